@@ -1,0 +1,143 @@
+"""The `diagnose` command line.
+
+Each command collects facts, evaluates the rules and renders a report; the commands live in
+`diagnose/commands/`, one module each. Keep module-level imports here and there to click and
+the standard library, so `diagnose --help` stays fast (no pandas, no torch).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+import click
+
+from diagnose import __version__
+from diagnose.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_FAILED, DiagnoseError
+
+SEVERITY_CHOICES = ("critical", "warning", "info", "never")
+
+
+class DiagnoseGroup(click.Group):
+    """Turns every error into one line on stderr and the documented exit code."""
+
+    def main(self, *args, **kwargs):
+        kwargs.setdefault("standalone_mode", True)
+        try:
+            return super().main(*args, **{**kwargs, "standalone_mode": False})
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(EXIT_BAD_INPUT)
+        except click.exceptions.Abort:
+            click.echo("diagnose: aborted", err=True)
+            sys.exit(130)
+        except DiagnoseError as exc:
+            click.echo(f"diagnose: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("diagnose: interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence
+            if os.environ.get("DIAGNOSE_DEBUG"):
+                raise
+            click.echo(
+                f"diagnose: internal error: {type(exc).__name__}: {exc} "
+                "(set DIAGNOSE_DEBUG=1 for the traceback)",
+                err=True,
+            )
+            sys.exit(EXIT_TOOL_FAILED)
+
+
+def output_options(func):
+    """The options every report-producing command shares."""
+
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema diagnose.report/1).")
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["terminal", "json", "md", "html"]),
+        default=None,
+        help="Output format: terminal (default), json, md (Markdown for tickets), html (one self-contained file).",
+    )
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report to FILE instead of printing it.")
+    @click.option(
+        "--fail-on",
+        type=click.Choice(SEVERITY_CHOICES),
+        default="critical",
+        show_default=True,
+        help="Exit 1 when a finding is at or above this severity; 'never' always exits 0.",
+    )
+    @click.option(
+        "--catalog",
+        "catalogs",
+        multiple=True,
+        type=click.Path(exists=True, dir_okay=False),
+        help="Extra catalog file (TOML) with GPUs, interconnects or models; repeatable. Also $DIAGNOSE_CATALOG.",
+    )
+    @functools.wraps(func)
+    def wrapper(*args, as_json, fmt, output, fail_on, catalogs, **kwargs):
+        from rules import catalog
+
+        catalog.configure(extra_files=catalogs)
+        if as_json:
+            fmt = "json"
+        report = func(*args, **kwargs)
+        finish(report, fmt or "terminal", output, fail_on)
+
+    return wrapper
+
+
+def finish(report, fmt: str, output: str | None, fail_on: str) -> None:
+    """Render the report and exit with the code DESIGN.md documents."""
+    from diagnose.report import write
+    from rules.engine import fails
+
+    write(report, fmt, output)
+    sys.exit(EXIT_FINDINGS if fails(report.findings, fail_on) else EXIT_OK)
+
+
+def int_list(text: str | None) -> list[int] | None:
+    """'1,2,4,8' -> [1, 2, 4, 8]."""
+    if text is None:
+        return None
+    try:
+        values = [int(x) for x in str(text).replace(" ", "").split(",") if x]
+    except ValueError:
+        raise click.BadParameter(f"expected integers separated by commas, got {text!r}") from None
+    if not values or any(v < 1 for v in values):
+        raise click.BadParameter(f"expected positive integers, got {text!r}")
+    return values
+
+
+@click.group(cls=DiagnoseGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="diagnose")
+def cli():
+    """Explain why tensor-parallel LLM inference is slower than it should be.
+
+    Every command collects facts (a live node, an Nsight Systems capture, a support ticket's
+    attachments), compares them with what the hardware should deliver, and prints ranked
+    findings with evidence and a fix.
+
+    \b
+    Examples:
+      diagnose predict --model llama-3-70b --gpu h100-sxm --tp 1,2,4,8
+      diagnose capture run.sqlite --model llama-3-70b --tp 8
+      diagnose ticket ./ticket-4711/
+      diagnose node --quick
+
+    Exit codes: 0 ran clean, 1 a finding at or above --fail-on, 2 bad usage or unreadable
+    input, 3 a probe or the tool failed.
+    """
+
+
+def _register():
+    from diagnose.commands import COMMANDS
+
+    for command in COMMANDS:
+        cli.add_command(command)
+
+
+_register()

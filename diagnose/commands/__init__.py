@@ -1,0 +1,3 @@
+"""One module per command. Keep heavy imports inside the command functions."""
+
+COMMANDS = []

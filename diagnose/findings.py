@@ -1,0 +1,181 @@
+"""The report contract: findings, verdict and report JSON (schema `diagnose.report/1`).
+
+Users' scripts parse this JSON, so field names and category names are stable; add fields,
+never rename or remove them without bumping SCHEMA.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from diagnose import __version__
+
+SCHEMA = "diagnose.report/1"
+
+REPORT_KINDS = ("node", "capture", "ticket", "predict", "scaling", "plan", "compare", "fleet")
+
+SEVERITIES = ("critical", "warning", "info", "ok")
+SEVERITY_RANK = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}  # ok=0 .. critical=3
+
+# Root-cause categories, exactly as DESIGN.md names them. The verdict uses only these.
+CATEGORIES = (
+    "p2p_disabled",
+    "pcie_fallback",
+    "shm_fallback",
+    "nvlink_down",
+    "pcie_link_degraded",
+    "numa_affinity",
+    "shm_too_small",
+    "socket_fallback",
+    "gdr_disabled",
+    "cross_node_tp",
+    "virtualization_no_p2p",
+    "eager_mode",
+    "latency_bound_small_batch",
+    "tp_not_dividing_heads",
+    "nccl_regression",
+    "throttling",
+    "expected_physics",
+    "comm_bound",
+    "launch_bound",
+    "straggler",
+    "host_bound",
+    "pp_bubble",
+    "hardware_fault",
+    "healthy",
+    "insufficient_data",
+    "other",
+)
+
+
+@dataclass
+class Evidence:
+    """One number (or quoted fact) a conclusion rests on, and where it came from.
+
+    `source` is a file and line ("attachment2.log:14"), a probe ("probe:nvml"), a prediction
+    ("prediction:roofline"), or what the reporter said ("ticket.toml").
+    """
+
+    source: str
+    detail: str
+    measured: Any = None
+    expected: Any = None
+    unit: str | None = None
+
+
+@dataclass
+class Finding:
+    rule: str
+    category: str
+    severity: str
+    confidence: float
+    title: str
+    summary: str
+    evidence: list[Evidence] = field(default_factory=list)
+    fix: str = ""
+    references: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.category not in CATEGORIES:
+            raise ValueError(f"finding {self.rule}: unknown category {self.category!r}")
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"finding {self.rule}: unknown severity {self.severity!r}")
+        if not 0.0 <= self.confidence <= 1.0:
+            raise ValueError(f"finding {self.rule}: confidence {self.confidence} outside 0..1")
+        self.evidence = [e if isinstance(e, Evidence) else Evidence(**e) for e in self.evidence]
+
+    @property
+    def is_problem(self) -> bool:
+        return self.severity in ("critical", "warning") and self.category not in (
+            "healthy",
+            "insufficient_data",
+        )
+
+    def sort_key(self):
+        """Most important first: severity, then confidence, then problems over notes."""
+        return (-SEVERITY_RANK[self.severity], -self.confidence, self.rule)
+
+
+@dataclass
+class Verdict:
+    category: str
+    confidence: float
+    summary: str
+
+    def __post_init__(self):
+        if self.category not in CATEGORIES:
+            raise ValueError(f"verdict: unknown category {self.category!r}")
+
+
+@dataclass
+class Report:
+    kind: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    predictions: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    verdict: Verdict | None = None
+    # Tables the renderers show before the findings: {title: {"columns": [...], "rows": [[...]]}}
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tool_version: str = __version__
+    schema: str = SCHEMA
+
+    def __post_init__(self):
+        if self.kind not in REPORT_KINDS:
+            raise ValueError(f"unknown report kind {self.kind!r}")
+        self.findings = sorted(self.findings, key=Finding.sort_key)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": self.schema,
+            "kind": self.kind,
+            "tool_version": self.tool_version,
+            "inputs": _jsonable(self.inputs),
+            "facts": _jsonable(self.facts),
+            "predictions": _jsonable(self.predictions),
+            "findings": [_jsonable(dataclasses.asdict(f)) for f in self.findings],
+            "verdict": _jsonable(dataclasses.asdict(self.verdict)) if self.verdict else None,
+            "tables": _jsonable(self.tables),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Report":
+        """Read a report written by `to_dict` (ours or an older 1.x)."""
+        if not str(data.get("schema", "")).startswith("diagnose.report/1"):
+            raise ValueError(f"not a diagnose report (schema {data.get('schema')!r})")
+        verdict = data.get("verdict")
+        return cls(
+            kind=data["kind"],
+            inputs=data.get("inputs") or {},
+            facts=data.get("facts") or {},
+            predictions=data.get("predictions") or {},
+            findings=[Finding(**f) for f in data.get("findings") or []],
+            verdict=Verdict(**verdict) if verdict else None,
+            tables=data.get("tables") or {},
+            tool_version=data.get("tool_version", "?"),
+            schema=data["schema"],
+        )
+
+    def worst_severity(self) -> str:
+        if not self.findings:
+            return "ok"
+        return max((f.severity for f in self.findings), key=SEVERITY_RANK.__getitem__)
+
+
+def _jsonable(value):
+    """Dataclasses, tuples, sets and floats that JSON cannot hold (nan, inf) made plain."""
+    import math
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _jsonable(dataclasses.asdict(value))
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if hasattr(value, "item") and callable(value.item):  # numpy / pandas scalars
+        return _jsonable(value.item())
+    return value

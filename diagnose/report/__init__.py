@@ -1,0 +1,45 @@
+"""Renderers: one module per format. `write` picks one and sends it to stdout or a file."""
+
+from __future__ import annotations
+
+import sys
+
+FORMATS = ("terminal", "json", "md")
+
+
+def render(report, fmt: str, color: bool = False) -> str:
+    """The report as text in `fmt`."""
+    if fmt == "json":
+        from diagnose.report.json_report import render_json
+
+        return render_json(report)
+    if fmt == "md":
+        from diagnose.report.markdown import render_markdown
+
+        return render_markdown(report)
+    if fmt == "html":
+        from diagnose.report.html import render_html
+
+        return render_html(report)
+    if fmt == "terminal":
+        from diagnose.report.terminal import render_terminal
+
+        return render_terminal(report, color=color)
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def write(report, fmt: str, output: str | None = None) -> None:
+    """Print the report, or write it to `output` (never coloured)."""
+    if output:
+        from pathlib import Path
+
+        from diagnose.errors import InputError
+
+        try:
+            Path(output).write_text(render(report, fmt), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
+        return
+    color = fmt == "terminal" and sys.stdout.isatty()
+    text = render(report, fmt, color=color)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")

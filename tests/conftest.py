@@ -1,0 +1,40 @@
+import os
+from pathlib import Path
+
+import pytest
+
+# A crashing rule must fail the tests, not hide as a finding.
+os.environ.setdefault("DIAGNOSE_STRICT", "1")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+def shared_path(*parts) -> Path:
+    """A path under ../shared, or skip the test with the reason."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (the project's shared reference folder is not beside the checkout)")
+    return path
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip @pytest.mark.gpu tests where no NVIDIA driver answers."""
+    if _gpu_present():
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU and driver (NVML found none)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+def _gpu_present() -> bool:
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        count = pynvml.nvmlDeviceGetCount()
+        pynvml.nvmlShutdown()
+        return count > 0
+    except Exception:
+        return False
