@@ -1,0 +1,52 @@
+"""Undo what pasting does to tool output, so each parser sees plain lines.
+
+People paste through terminals, chat tools and job launchers: ANSI colours, CRLF, MPI rank
+prefixes (`[1,0]<stdout>:`), `srun -l` labels (`3: `), Ray worker prefixes. Parsers call
+`lines(text)` and get (1-based line number, cleaned line) pairs; the numbers still point at
+the original file, so evidence quotes the right line.
+"""
+
+from __future__ import annotations
+
+import re
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+LAUNCHER_PREFIX = re.compile(
+    r"^\s*(?:"
+    r"\[\d+,\d+\]<(?:stdout|stderr)>:\s?"  # Open MPI --tag-output
+    r"|\[1,\d+\]:\s?"  # mpirun -tag-output variants
+    r"|\((?:RayWorkerWrapper|RayWorker|pid)[^)]*\)\s*"  # Ray worker output
+    r"|\d{1,4}:\s(?=\S)"  # srun -l / torchrun --tee labels
+    r")"
+)
+
+
+def clean(line: str) -> str:
+    """One line without colour codes, carriage returns and launcher prefixes."""
+    line = ANSI.sub("", line).replace("\r", "").replace("\x00", "")
+    previous = None
+    while previous != line:  # prefixes can stack: "[1,0]<stdout>:0: ..."
+        previous = line
+        line = LAUNCHER_PREFIX.sub("", line, count=1)
+    return line
+
+
+def lines(text: str) -> list[tuple[int, str]]:
+    """(line number, cleaned line) for every line of `text`."""
+    return [(n, clean(line)) for n, line in enumerate(text.splitlines(), start=1)]
+
+
+def number(token: str) -> float | None:
+    """A float from a printed cell ('43.04', '1e-07', '1,234.5'), or None ('N/A', '-nan')."""
+    try:
+        value = float(token.replace(",", ""))
+    except (ValueError, AttributeError):
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return value
+
+
+def integer(token: str) -> int | None:
+    value = number(token)
+    return int(value) if value is not None and value == int(value) else None
