@@ -1,0 +1,363 @@
+"""Open an Nsight Systems SQLite export read-only and resolve its schema by name.
+
+Exports differ by version (see ../shared/docs/nsys-sqlite-schema.md, section 13): tables exist
+only when data of that kind was captured, columns were added over time, the metadata table
+was renamed. Everything here asks the file what it has instead of assuming.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from diagnose.errors import InputError
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+KERNEL = "CUPTI_ACTIVITY_KIND_KERNEL"
+RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME"
+MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY"
+MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET"
+SYNC = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+NVTX = "NVTX_EVENTS"
+
+# Tables whose presence says "this is an nsys export" (any one is enough, with StringIds).
+NSYS_MARKERS = (
+    "TARGET_INFO_SESSION_START_TIME",
+    "META_DATA_EXPORT",
+    "EXPORT_META_DATA",
+    "TARGET_INFO_SYSTEM_ENV",
+    KERNEL,
+    RUNTIME,
+)
+
+# What a TP diagnosis wants, and what its absence means for the report.
+EXPECTED_TABLES = {
+    KERNEL: "GPU kernels (no CUDA kernel trace: capture with --trace=cuda)",
+    RUNTIME: "CUDA API calls (no CUDA API trace: capture with --trace=cuda)",
+    MEMCPY: "memory copies",
+    NVTX: "NVTX ranges (no step markers: capture with --trace=cuda,nvtx)",
+    "TARGET_INFO_GPU": "GPU inventory",
+}
+
+# ENUM_CUDA_MEMCPY_OPER, as the short labels nsys stats prints (ENUM tables exist only >= 3.0.0).
+COPY_KINDS = {
+    0: "Unknown", 1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA",
+    8: "DtoD", 9: "HtoH", 10: "PtoP", 11: "Unified HtoD", 12: "Unified DtoH", 13: "Unified DtoD",
+}
+UVM_COPY_KINDS = (11, 12, 13)
+# ENUM_CUDA_MEM_KIND
+MEM_KINDS = {0: "Pageable", 1: "Pinned", 2: "Device", 3: "Array", 4: "Managed",
+             5: "Device Static", 6: "Managed Static", 7: "Unknown"}
+# ENUM_CUPTI_SYNC_TYPE
+SYNC_TYPES = {0: "Unknown", 1: "Event sync", 2: "Stream wait event", 3: "Stream sync", 4: "Context sync"}
+# ENUM_NSYS_EVENT_TYPE values used for NVTX
+NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
+
+
+def pid_of(global_id: int | None) -> int | None:
+    """globalPid/globalTid -> pid (bits 24..47)."""
+    return None if global_id is None else (int(global_id) >> 24) & 0xFFFFFF
+
+
+def tid_of(global_tid: int | None) -> int | None:
+    return None if global_tid is None else int(global_tid) & 0xFFFFFF
+
+
+def vm_of(global_id: int | None) -> int | None:
+    return None if global_id is None else (int(global_id) >> 48) & 0xFF
+
+
+def _decode(raw: bytes) -> str:
+    """Text columns may hold non-UTF-8 bytes (2021/2022 exports): never fail on them."""
+    return raw.decode("utf-8", "replace")
+
+
+@dataclass
+class Gpu:
+    """A GPU the capture knows about, and the CUDA ordinal processes saw it under."""
+
+    id: int
+    name: str | None = None
+    bus: str | None = None
+    uuid: str | None = None
+    cu_device: int | None = None
+    memory_bytes: int | None = None
+    sm_count: int | None = None
+    used: bool = False
+
+
+@dataclass
+class Capture:
+    """One open export. Use `open_capture`; close with `close()` or a `with` block."""
+
+    path: Path
+    conn: sqlite3.Connection
+    tables: set[str]
+    meta: dict[str, str] = field(default_factory=dict)
+    _columns: dict[str, list[str]] = field(default_factory=dict)
+    _strings: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def source(self) -> str:
+        return f"capture:{self.path.name}"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:
+            pass
+
+    # ------------------------------------------------------------------ schema
+    def has(self, table: str) -> bool:
+        return table in self.tables
+
+    def columns(self, table: str) -> list[str]:
+        if table not in self._columns:
+            if table not in self.tables:
+                self._columns[table] = []
+            else:
+                rows = self.conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+                self._columns[table] = [r[1] for r in rows]
+        return self._columns[table]
+
+    def has_column(self, table: str, column: str) -> bool:
+        return column in self.columns(table)
+
+    def col(self, table: str, column: str, default: str = "NULL") -> str:
+        """The column's name for a SELECT, or a literal default when this version lacks it."""
+        return f'"{column}"' if self.has_column(table, column) else default
+
+    def count(self, table: str) -> int:
+        if not self.has(table):
+            return 0
+        return self.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+
+    def missing(self) -> list[str]:
+        """Expected tables this export lacks, each with what that means."""
+        return [f"{t}: {why}" for t, why in EXPECTED_TABLES.items() if not self.has(t)]
+
+    # ------------------------------------------------------------------ queries
+    def query(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, params)
+
+    def string(self, string_id: int | None) -> str | None:
+        if string_id is None:
+            return None
+        if string_id not in self._strings:
+            row = None
+            if self.has("StringIds"):
+                row = self.conn.execute("SELECT value FROM StringIds WHERE id = ?", (string_id,)).fetchone()
+            self._strings[string_id] = row[0] if row else f"<string {string_id}>"
+        return self._strings[string_id]
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def product_version(self) -> str | None:
+        return self.meta.get("EXPORT_PRODUCT_VERSION")
+
+    @property
+    def schema_version(self) -> str | None:
+        return self.meta.get("EXPORT_SCHEMA_VERSION")
+
+    def session_start_utc_ns(self) -> int | None:
+        if not self.has("TARGET_INFO_SESSION_START_TIME"):
+            return None
+        if not self.has_column("TARGET_INFO_SESSION_START_TIME", "utcEpochNs"):
+            return None
+        row = self.query("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1").fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    def system_env(self) -> dict[str, str]:
+        if not self.has("TARGET_INFO_SYSTEM_ENV") or not self.has_column("TARGET_INFO_SYSTEM_ENV", "name"):
+            return {}
+        return {str(n): str(v) for n, v in self.query("SELECT name, value FROM TARGET_INFO_SYSTEM_ENV")}
+
+    def capture_meta(self) -> dict[str, str]:
+        """META_DATA_CAPTURE (2023.3+) minus environment variables, which may hold secrets."""
+        if not self.has("META_DATA_CAPTURE"):
+            return {}
+        out = {}
+        for name, value in self.query("SELECT name, value FROM META_DATA_CAPTURE"):
+            if name and "ENVIRONMENT" not in str(name):
+                out.setdefault(str(name), str(value))
+        return out
+
+    def process_names(self) -> dict[int, str]:
+        """globalPid -> process name."""
+        if not self.has("PROCESSES") or not self.has_column("PROCESSES", "globalPid"):
+            return {}
+        return {int(g): str(n) for g, n in self.query("SELECT globalPid, name FROM PROCESSES") if g is not None}
+
+    def gpus(self) -> list[Gpu]:
+        """TARGET_INFO_GPU rows (every GPU on the host), marked `used` when activity ran on them."""
+        gpus: list[Gpu] = []
+        t = "TARGET_INFO_GPU"
+        if self.has(t):
+            sql = (
+                f"SELECT {self.col(t, 'id')}, {self.col(t, 'name')}, {self.col(t, 'busLocation')}, "
+                f"{self.col(t, 'uuid')}, {self.col(t, 'cuDevice')}, {self.col(t, 'totalMemory')}, "
+                f"{self.col(t, 'smCount')} FROM {t}"
+            )
+            for gid, name, bus, uuid, cu, mem, sms in self.query(sql):
+                gpus.append(Gpu(int(gid) if gid is not None else len(gpus), name, bus, uuid,
+                                None if cu is None else int(cu), mem, sms))
+        used = self.used_devices()
+        mapping = self.device_map()
+        for pid, dev in used:
+            gid = mapping.get((pid, dev))
+            for g in gpus:
+                if (gid is not None and g.id == gid) or (gid is None and g.cu_device == dev):
+                    g.used = True
+        return gpus
+
+    def used_devices(self) -> list[tuple[int, int]]:
+        """(pid, CUDA ordinal) pairs that ran kernels or copies."""
+        seen: set[tuple[int, int]] = set()
+        for table in (KERNEL, MEMCPY, MEMSET):
+            if self.has(table) and self.has_column(table, "deviceId") and self.has_column(table, "globalPid"):
+                for gpid, dev in self.query(f"SELECT DISTINCT globalPid, deviceId FROM {table}"):
+                    if dev is not None:
+                        seen.add((pid_of(gpid) or 0, int(dev)))
+        return sorted(seen)
+
+    def device_map(self) -> dict[tuple[int, int], int]:
+        """(pid, CUDA ordinal) -> TARGET_INFO_GPU.id, from TARGET_INFO_CUDA_DEVICE (2025.1+).
+
+        Older exports lack the table; callers then fall back to TARGET_INFO_GPU.cuDevice, which is
+        right only when the process saw every GPU in the default order.
+        """
+        t = "TARGET_INFO_CUDA_DEVICE"
+        if not self.has(t) or not all(self.has_column(t, c) for c in ("gpuId", "cudaId", "pid")):
+            return {}
+        return {(int(p), int(c)): int(g) for g, c, p in self.query(f"SELECT gpuId, cudaId, pid FROM {t}")
+                if None not in (g, c, p)}
+
+    def gpu_label(self, pid: int, dev: int, gpus: list[Gpu] | None = None) -> str:
+        """A human name for (process, ordinal): 'GPU 3 (NVIDIA H100 80GB HBM3)'."""
+        gpus = self.gpus() if gpus is None else gpus
+        gid = self.device_map().get((pid, dev))
+        for g in gpus:
+            if (gid is not None and g.id == gid) or (gid is None and g.cu_device == dev):
+                return f"GPU {g.id} ({g.name})" if g.name else f"GPU {g.id}"
+        return f"cuda:{dev}"
+
+
+def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Capture:
+    """Open an nsys SQLite export without ever writing to it.
+
+    Bad input (missing, unreadable, empty, truncated, not SQLite, not an nsys export, locked)
+    raises InputError with one line saying which. `deadline_s` bounds the time any query may
+    run on this connection (a damaged file must not hang the tool).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file")
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory, expected an nsys SQLite export (.sqlite)")
+    try:
+        size = p.stat().st_size
+        with open(p, "rb") as fh:
+            head = fh.read(100)
+    except PermissionError:
+        raise InputError(f"{p}: permission denied (cannot read the file)") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    if size == 0:
+        raise InputError(f"{p}: empty file (0 bytes), not an nsys SQLite export")
+    if not head.startswith(SQLITE_MAGIC):
+        hint = " (a .nsys-rep/.qdrep report: run `nsys export --type sqlite` on it first)" if p.suffix in (
+            ".nsys-rep", ".qdrep") else ""
+        raise InputError(f"{p}: not an SQLite file{hint}")
+    if len(head) < 100:
+        raise InputError(f"{p}: truncated SQLite file ({size} bytes)")
+    uri = f"{p.resolve().as_uri()}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=1.0, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise InputError(f"{p}: cannot open as SQLite ({exc})") from None
+    conn.text_factory = _decode
+    if deadline_s:
+        _set_deadline(conn, deadline_s)
+    try:
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA cell_size_check = ON")
+        conn.execute("PRAGMA temp_store = FILE")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+        _check_size(p, size, conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise InputError(f"{p}: {describe_sqlite_error(exc)}") from None
+    if "StringIds" not in tables or not any(t in tables for t in NSYS_MARKERS):
+        conn.close()
+        raise InputError(f"{p}: an SQLite file, but not an Nsight Systems export (no StringIds/TARGET_INFO tables)")
+    cap = Capture(path=p, conn=conn, tables=tables)
+    try:
+        cap.meta = _read_meta(cap)
+    except sqlite3.Error as exc:
+        cap.close()
+        raise InputError(f"{p}: {describe_sqlite_error(exc)}") from None
+    return cap
+
+
+def _check_size(p: Path, size: int, conn: sqlite3.Connection) -> None:
+    """A file shorter than its header's page count was cut off (a partial copy)."""
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    if page_size and pages and size < page_size * pages:
+        raise InputError(f"{p}: truncated SQLite file ({size} bytes, header says {page_size * pages})")
+
+
+def describe_sqlite_error(exc: Exception) -> str:
+    text = str(exc)
+    if "locked" in text:
+        return "the database is locked by another process (wait for nsys to finish, or copy the file)"
+    if "interrupted" in text:
+        return "reading took too long (damaged file?); gave up"
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return f"damaged SQLite file ({text})"
+    return f"cannot read as SQLite ({text})"
+
+
+def _set_deadline(conn: sqlite3.Connection, seconds: float) -> None:
+    """Abort any statement once `seconds` have passed since opening (progress handler)."""
+    stop = time.monotonic() + seconds
+    conn.set_progress_handler(lambda: 1 if time.monotonic() > stop else 0, 100_000)
+
+
+def _read_meta(cap: Capture) -> dict[str, str]:
+    """EXPORT_META_DATA (<= schema 3.1.7) or META_DATA_EXPORT (>= 3.4.0); none in 2021 exports."""
+    for table in ("META_DATA_EXPORT", "EXPORT_META_DATA"):
+        if cap.has(table) and cap.has_column(table, "name") and cap.has_column(table, "value"):
+            meta: dict[str, str] = {}
+            for name, value in cap.query(f"SELECT name, value FROM {table}"):
+                if name is not None:
+                    meta.setdefault(str(name), "" if value is None else str(value))
+            return meta
+    return {}
+
+
+def read_error(path, exc: Exception) -> InputError:
+    """Turn an sqlite error met while analysing `path` into the one-line InputError."""
+    return InputError(f"{path}: {describe_sqlite_error(exc)}")
+
+
+def as_int(value: Any) -> int | None:
+    try:
+        return None if value is None else int(value)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,235 @@
+"""The `nsys stats` summaries (2022.4 semantics), aggregated inside SQLite.
+
+Each summary is one GROUP BY over the table; the median comes from a window query
+(row_number within each group), so memory stays bounded however many rows the capture has
+(SQLite sorts on disk when it must). The numbers match `nsys stats --format csv` on the same
+file: same names, counts, totals, avg/median/min/max and sample standard deviation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
+
+STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
+
+
+@dataclass
+class SummaryRow:
+    name: str
+    total: int
+    count: int
+    avg: float
+    med: float
+    min: int
+    max: int
+    stddev: float
+    time_pct: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def as_list(self) -> list:
+        return [round(self.time_pct, 1), self.total, self.count, round(self.avg, 1), round(self.med, 1),
+                self.min, self.max, round(self.stddev, 1)]
+
+
+def _stats_sql(inner: str, keys: list[str], value: str = "d") -> str:
+    """Total/count/avg/median/min/max/sample-stddev of `value` per `keys` over `inner`.
+
+    Standard deviation uses the group mean from the same window pass (two-pass formula, no
+    overflow of sum(d*d) on long kernels); median averages the middle one or two rows.
+    """
+    part = ", ".join(keys)
+    return f"""
+    WITH base AS ({inner}),
+    ranked AS (
+        SELECT {part}, {value} AS v,
+               row_number() OVER (PARTITION BY {part} ORDER BY {value}) AS rn,
+               count(*) OVER (PARTITION BY {part}) AS n,
+               avg({value}) OVER (PARTITION BY {part}) AS mean
+        FROM base
+    )
+    SELECT {part}, sum(v), count(*), avg(v),
+           avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN v END),
+           min(v), max(v),
+           CASE WHEN count(*) > 1 THEN sqrt(sum((v - mean) * (v - mean)) / (count(*) - 1)) ELSE 0.0 END
+    FROM ranked GROUP BY {part}
+    """
+
+
+def _finish(rows: list[SummaryRow]) -> list[SummaryRow]:
+    total = sum(r.total for r in rows) or 1
+    for r in rows:
+        r.time_pct = r.total * 100.0 / total
+    rows.sort(key=lambda r: (-r.total, r.name))
+    return rows
+
+
+def kernel_summary(cap: Capture, name_column: str = "demangledName") -> list[SummaryRow]:
+    """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups)."""
+    if not cap.has(KERNEL):
+        return []
+    t = KERNEL
+    name_col = name_column if cap.has_column(t, name_column) else "shortName"
+    dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
+    inner = (
+        f"SELECT coalesce({name_col}, shortName) AS nameId, "
+        f"printf('%4d %4d %4d', {dims[0]}, {dims[1]}, {dims[2]}) AS grid, "
+        f"printf('%4d %4d %4d', {dims[3]}, {dims[4]}, {dims[5]}) AS block, "
+        f"\"end\" - start AS d FROM {t} WHERE \"end\" IS NOT NULL"
+    )
+    rows = []
+    for name_id, grid, block, *stats in cap.query(_stats_sql(inner, ["nameId", "grid", "block"])):
+        r = SummaryRow(cap.string(name_id) or "", *stats)
+        r.extra = {"grid": grid, "block": block, "name_id": name_id}
+        rows.append(r)
+    return _finish(rows)
+
+
+def api_summary(cap: Capture) -> list[SummaryRow]:
+    """cuda_api_sum: CUDA runtime and driver calls by name (4-digit _vNNNN suffix dropped, as 2022.4 does)."""
+    if not cap.has(RUNTIME):
+        return []
+    inner = f'SELECT nameId, "end" - start AS d FROM {RUNTIME} WHERE "end" IS NOT NULL'
+    rows = [SummaryRow(api_display_name(cap.string(nid) or ""), *stats)
+            for nid, *stats in cap.query(_stats_sql(inner, ["nameId"]))]
+    return _finish(_merge_same_names(rows, cap, inner))
+
+
+def api_display_name(raw: str) -> str:
+    """'cudaLaunchKernel_v7000' -> 'cudaLaunchKernel'; '..._v10000' stays (nsys stats 2022.4)."""
+    if len(raw) > 6 and raw[-6:-4] == "_v" and raw[-4:].isdigit():
+        return raw[:-6]
+    return raw
+
+
+def api_base_name(raw: str) -> str:
+    """Any '_vNNNN' version suffix removed, for matching API families."""
+    import re
+
+    return re.sub(r"(_v\d+)+$", "", raw or "")
+
+
+def _merge_same_names(rows: list[SummaryRow], cap: Capture, inner: str) -> list[SummaryRow]:
+    """Two string ids with the same display name (rare) would be one row in nsys stats."""
+    names = [r.name for r in rows]
+    if len(set(names)) == len(names):
+        return rows
+    merged: dict[str, list[SummaryRow]] = {}
+    for r in rows:
+        merged.setdefault(r.name, []).append(r)
+    out = []
+    for name, group in merged.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        total = sum(r.total for r in group)
+        count = sum(r.count for r in group)
+        out.append(SummaryRow(name, total, count, total / count, group[0].med, min(r.min for r in group),
+                              max(r.max for r in group), max(r.stddev for r in group)))
+    return out
+
+
+def _memop_inner(cap: Capture, value: str) -> str:
+    parts = []
+    if cap.has(MEMCPY):
+        labels = " ".join(f"WHEN {k} THEN '{v}'" for k, v in COPY_KINDS.items())
+        parts.append(
+            f"SELECT '[CUDA memcpy ' || (CASE copyKind {labels} ELSE 'Unknown' END) || ']' AS name, "
+            f"{value} AS d FROM {MEMCPY} WHERE \"end\" IS NOT NULL"
+        )
+    if cap.has(MEMSET):
+        parts.append(f"SELECT '[CUDA memset]' AS name, {value} AS d FROM {MEMSET} WHERE \"end\" IS NOT NULL")
+    return " UNION ALL ".join(parts)
+
+
+def memop_time_summary(cap: Capture) -> list[SummaryRow]:
+    """cuda_gpu_mem_time_sum: copies by kind and memsets, by duration (ns)."""
+    inner = _memop_inner(cap, '"end" - start')
+    if not inner:
+        return []
+    return _finish([SummaryRow(name, *stats) for name, *stats in cap.query(_stats_sql(inner, ["name"]))])
+
+
+def memop_size_summary(cap: Capture) -> list[SummaryRow]:
+    """cuda_gpu_mem_size_sum: the same operations by bytes moved (total, count, avg, ...)."""
+    inner = _memop_inner(cap, "bytes")
+    if not inner:
+        return []
+    return _finish([SummaryRow(name, *stats) for name, *stats in cap.query(_stats_sql(inner, ["name"]))])
+
+
+def nvtx_summary(cap: Capture) -> list[SummaryRow]:
+    """nvtx_sum: push/pop and start/end ranges by name and style, 'Domain:name' when the domain is named."""
+    inner = nvtx_ranges_sql(cap, with_duration=True)
+    if not inner:
+        return []
+    rows = []
+    for name, style, *stats in cap.query(_stats_sql(inner, ["name", "style"])):
+        r = SummaryRow(name or "", *stats)
+        r.extra = {"style": style}
+        rows.append(r)
+    return _finish(rows)
+
+
+def nvtx_ranges_sql(cap: Capture, with_duration: bool = False) -> str | None:
+    """SELECT name, style[, d], start, end, globalTid over NVTX ranges; None without NVTX_EVENTS.
+
+    Range text is `text` or StringIds(textId); a domain name comes from the eventType 75 row of
+    the same domain and process (absent in trimmed files: then the bare name).
+    """
+    if not cap.has(NVTX):
+        return None
+    t = NVTX
+    text = cap.col(t, "text")
+    text_id = cap.col(t, "textId")
+    domain = cap.col(t, "domainId", "0")
+    end_max = f'(SELECT max(max(start), max(coalesce("end", 0))) FROM {t})'
+    dur = f', coalesce(ne."end", {end_max}) - ne.start AS d' if with_duration else ""
+    return f"""
+        SELECT CASE WHEN dom.name IS NOT NULL THEN dom.name || ':' || coalesce(sid.value, ne.{text})
+                    ELSE coalesce(sid.value, ne.{text}) END AS name,
+               CASE ne.eventType WHEN 59 THEN 'PushPop' WHEN 60 THEN 'StartEnd'
+                    WHEN 70 THEN 'PushPop' WHEN 71 THEN 'StartEnd' ELSE 'Unknown' END AS style
+               {dur}, ne.start AS start, ne."end" AS "end", ne.globalTid AS globalTid
+        FROM {t} AS ne
+        LEFT JOIN (SELECT {domain} AS id, {text} AS name, globalTid AS gtid FROM {t} WHERE eventType = 75) AS dom
+            ON ne.{domain} = dom.id AND (ne.globalTid >> 24) = (dom.gtid >> 24)
+        LEFT JOIN StringIds AS sid ON sid.id = ne.{text_id}
+        WHERE ne.eventType IN (59, 60, 70, 71)
+    """
+
+
+SUMMARIES = {
+    "kernels": ("CUDA GPU kernel summary (nsys stats cuda_gpu_kern_sum)", kernel_summary),
+    "cuda_api": ("CUDA API summary (nsys stats cuda_api_sum)", api_summary),
+    "memops_time": ("GPU memory operations by time (cuda_gpu_mem_time_sum)", memop_time_summary),
+    "memops_size": ("GPU memory operations by size in bytes (cuda_gpu_mem_size_sum)", memop_size_summary),
+    "nvtx": ("NVTX range summary (nvtx_sum)", nvtx_summary),
+}
+
+
+def all_summaries(cap: Capture) -> dict[str, list[SummaryRow]]:
+    return {key: func(cap) for key, (_, func) in SUMMARIES.items()}
+
+
+def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) -> dict:
+    """One summary as a report table (the columns nsys stats prints)."""
+    title, _ = SUMMARIES[key]
+    size = key == "memops_size"
+    cols = ["Time (%)", "Total (B)" if size else "Total Time (ns)", "Count", "Avg", "Med", "Min", "Max", "StdDev"]
+    if key == "kernels":
+        cols += ["GridXYZ", "BlockXYZ"]
+    elif key == "nvtx":
+        cols += ["Style"]
+    cols.append("Name")
+    out = []
+    for r in rows[:limit] if limit else rows:
+        row = r.as_list()
+        if key == "kernels":
+            row += [r.extra.get("grid"), r.extra.get("block")]
+        elif key == "nvtx":
+            row += [r.extra.get("style")]
+        out.append(row + [r.name])
+    note = f"{len(rows) - limit} more rows not shown" if limit and len(rows) > limit else ""
+    return {"columns": cols, "rows": out, "note": note}
