@@ -1,0 +1,273 @@
+"""nccl-tests output (all_reduce_perf and friends), every generation of its table.
+
+Old tables have `type redop time algbw busbw error` (error = max abs error), newer ones add
+`root` and `#wrong`; all_gather in old versions has no redop; alltoall prints N/A in place.
+The row grammar is therefore read from the cells, not from fixed positions: size, count, type,
+optional redop, optional root, then one or two groups of (time, algbw, busbw, wrong).
+
+nccl-tests semantics: algbw = size / time, busbw = algbw x factor, factor = 2(n-1)/n for
+all_reduce, (n-1)/n for all_gather / reduce_scatter / alltoall, 1 otherwise. Both are kept as
+printed; rows whose printed figures disagree with that arithmetic become NcclEvent
+"inconsistent_bandwidth" (a hand-edited or mis-pasted table must not be trusted silently).
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.artifacts.text import integer, lines, number
+from diagnose.evidence import CollectiveResult, CollectiveSummary, GpuFact, Measurement, NcclEvent, NcclVersion, Note, Workload, where
+
+KIND = "nccl_tests"
+
+TYPE_BYTES = {
+    "int8": 1, "char": 1, "uint8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "f8e4m3": 1, "f8e5m2": 1,
+    "half": 2, "float16": 2, "bfloat16": 2, "bf16": 2, "fp16": 2,
+    "int32": 4, "int": 4, "uint32": 4, "float": 4, "float32": 4,
+    "int64": 8, "uint64": 8, "double": 8, "float64": 8,
+}
+REDOPS = {"sum", "prod", "max", "min", "avg", "none", "premulsum", "mulsum"}
+OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv",
+       "gather", "scatter", "hypercube")
+
+PERF_BINARY = re.compile(r"\b(" + "|".join(OPS) + r")_perf\b")
+HEADER = re.compile(
+    r"#\s*nThread\s+(?P<nthread>\d+)\s+nGpus\s+(?P<ngpus>\d+)\s+minBytes\s+(?P<min>\d+)\s+maxBytes\s+(?P<max>\d+)"
+)
+GRAPH = re.compile(r"\bgraph:\s*(\d+)")
+VERSION = re.compile(r"#\s*nccl-tests version\s+(?P<tests>\S+)(?:.*?nccl-library=(?P<lib>\d+))?")
+COLUMNS = re.compile(r"#\s*size\s+count\s+type\b.*\btime\b.*\balgbw\b.*\bbusbw\b")
+RANK = re.compile(
+    r"#\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<dev>\d+)"
+    r"\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>.+?)\s*$"
+)
+AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
+OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?")
+QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>[\d.]+)\s*GB/s,\s*busbw\s*=\s*(?P<bus>[\d.]+)")
+ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_][\w]*\s")
+DETECTORS = (
+    (COLUMNS, 0.7), (HEADER, 0.7), (AVG, 0.7), (PERF_BINARY, 0.3), (RANK, 0.3), (QUICK, 0.7),
+    (re.compile(r"out-of-place\s+in-place"), 0.5), (VERSION, 0.7),
+)
+
+
+def bus_factor(op: str | None, nranks: int | None) -> float | None:
+    """busbw / algbw for an op over n ranks, as nccl-tests defines it."""
+    if not op or not nranks:
+        return None
+    if op == "all_reduce":
+        return 2 * (nranks - 1) / nranks
+    if op in ("all_gather", "reduce_scatter", "alltoall"):
+        return (nranks - 1) / nranks
+    if op in ("broadcast", "reduce", "sendrecv"):
+        return 1.0
+    return None
+
+
+def nccl_version_from_code(code: int) -> str:
+    """NCCL_VERSION_CODE to 'x.y.z': 22703 -> 2.27.3 (>= 2.9), 2708 -> 2.7.8 (older)."""
+    if code >= 10000:
+        return f"{code // 10000}.{code % 10000 // 100}.{code % 100}"
+    return f"{code // 1000}.{code % 1000 // 100}.{code % 100}"
+
+
+def bus_id(text: str) -> str | None:
+    """'0x1b' (old nccl-tests: the bus number) or '0000:1d:00' -> '0000:1b:00.0'."""
+    text = text.strip().lower()
+    if re.fullmatch(r"0x[0-9a-f]{1,2}", text):
+        return f"0000:{int(text, 16):02x}:00.0"
+    m = re.fullmatch(r"(?:([0-9a-f]{4,8}):)?([0-9a-f]{2}):([0-9a-f]{2})(?:\.([0-7]))?", text)
+    if m:
+        return f"{(m.group(1) or '0000')[-4:]}:{m.group(2)}:{m.group(3)}.{m.group(4) or '0'}"
+    return None
+
+
+def detect(text: str) -> float:
+    head = text[:300_000]
+    total = sum(weight for pattern, weight in DETECTORS if pattern.search(head))
+    rows = sum(1 for line in head.splitlines()[:5000] if _row(line.split()) is not None)
+    if rows >= 2:
+        total += 0.5
+    return min(1.0, total)
+
+
+class _Block:
+    """State of one nccl-tests run inside the file (a file may hold several)."""
+
+    def __init__(self, op: str | None = None):
+        self.op = op
+        self.nranks: int | None = None
+        self.header_ranks: int | None = None
+        self.hosts: list[str] = []
+        self.devices: set[tuple[str, int]] = set()
+        self.graph = False
+        self.old_error_column = False
+        self.columns: list[str] | None = None
+        self.rank_source: str | None = None
+        self.op_line: int | None = None
+
+
+def parse(text: str, name: str) -> list:
+    out: list = []
+    block = _Block()
+    pending_op: str | None = None
+    for n, line in lines(text):
+        stripped = line.strip()
+        named = set(PERF_BINARY.findall(line))
+        if named and re.search(r"\$|/|starting|mpirun|srun", line):
+            pending_op = named.pop() if len(named) == 1 else None  # a {a,b,c}_perf loop names none
+            block.op = pending_op
+        if (m := VERSION.search(line)) is not None:
+            out.append(Note(where(name, n), "software", f"nccl-tests {m.group('tests')}"))
+            if m.group("lib"):
+                out.append(NcclVersion(where(name, n), nccl_version_from_code(int(m.group("lib")))))
+            continue
+        if (m := HEADER.search(line)) is not None:
+            out.extend(_finish(block))
+            block = _Block(pending_op or block.op)
+            block.header_ranks = int(m.group("nthread")) * int(m.group("ngpus"))
+            g = GRAPH.search(line)
+            block.graph = bool(g and int(g.group(1)) > 0)
+            continue
+        if (m := RANK.search(line)) is not None:
+            _rank_line(m, block, out, name, n)
+            continue
+        if COLUMNS.search(line):
+            block.old_error_column = "#wrong" not in line and re.search(r"\berror\b", line) is not None
+            block.columns = line.replace("#wrong", "wrong").strip("# ").split()
+            continue
+        if (m := AVG.search(line)) is not None:
+            value = number(m.group("v"))
+            if value is not None:
+                out.append(CollectiveSummary(where(name, n), block.op, value, _ranks(block)))
+            continue
+        if (m := OOB.search(line)) is not None:
+            if int(m.group("n")) > 0 or (m.group("status") or "OK").upper() != "OK":
+                out.append(NcclEvent(where(name, n), "nccl_tests_wrong", stripped, {"out_of_bounds": int(m.group("n"))}))
+            continue
+        if (m := QUICK.search(line)) is not None:
+            # A one-line summary someone typed: a figure without size or time, so a Measurement.
+            out.append(Measurement(where(name, n), "busbw_gbs", float(m.group("bus")), "GB/s"))
+            out.append(Measurement(where(name, n), "algbw_gbs", float(m.group("alg")), "GB/s"))
+            continue
+        if stripped.startswith("#") or not ROW_START.match(line):
+            continue
+        row = _row(line.split(), block.columns)
+        if row is not None:
+            out.extend(_result(row, block, name, n))
+    out.extend(_finish(block))
+    return out
+
+
+def _finish(block: _Block) -> list:
+    """The run's scale, from its device lines: how many ranks on how many hosts."""
+    if not block.hosts:
+        return []
+    return [Workload(block.rank_source, framework="nccl-tests", gpu_count=block.nranks, nodes=len(block.hosts))]
+
+
+def _rank_line(m, block: _Block, out: list, name: str, n: int) -> None:
+    host, dev = m.group("host"), int(m.group("dev"))
+    if host not in block.hosts:
+        block.hosts.append(host)
+    block.rank_source = block.rank_source or where(name, n)
+    block.nranks = max(block.nranks or 0, int(m.group("rank")) + 1)
+    # GPUs of the first host only: GpuFact has no host field, and rules count GPUs per node.
+    if host == block.hosts[0] and (host, dev) not in block.devices:
+        block.devices.add((host, dev))
+        out.append(GpuFact(where(name, n), index=dev, name=m.group("name").strip(), bus_id=bus_id(m.group("bus"))))
+
+
+def _ranks(block: _Block) -> int | None:
+    return block.nranks or block.header_ranks
+
+
+def _row(cells: list[str], columns: list[str] | None = None):
+    """(size, count, dtype, redop, root, groups) if `cells` is an nccl-tests data row.
+
+    `columns` (from the header line, when it was pasted) says whether redop and root are
+    there; without it the cell count decides. Cells after the value groups (RCCL's algo,
+    proto, nchannels) are ignored.
+    """
+    if len(cells) < 7:
+        return None
+    size, count = integer(cells[0]), integer(cells[1])
+    dtype = cells[2].lower()
+    if size is None or count is None or dtype not in TYPE_BYTES:
+        return None
+    rest = cells[3:]
+    redop = None
+    if rest and rest[0].lower() in REDOPS:
+        redop = rest.pop(0).lower()
+    root = None
+    has_root = ("root" in columns) if columns else (len(rest) in (5, 9) or rest[:1] == ["-1"])
+    if has_root and rest and re.fullmatch(r"-?\d+", rest[0]):
+        root = int(rest.pop(0))
+    width = 4 * columns.count("time") if columns and "time" in columns else 8
+    if len(rest) < 4 or (not columns and len(rest) > 8):
+        return None
+    # Only whole groups: a row cut off inside the in-place group keeps its out-of-place figures.
+    groups = [rest[i:i + 4] for i in range(0, min(width, len(rest)) - 3, 4)]
+    if any(number(c) is None for c in groups[0][:3]):
+        return None
+    return size, count, dtype, redop, root, groups
+
+
+def _guess_op(size: int, count: int, dtype: str, redop: str | None, root: int | None) -> str | None:
+    """The op when no command line names it: only the unambiguous case (sum, no root, count = size)."""
+    if redop not in (None, "none") and (root is None or root < 0) and count * TYPE_BYTES[dtype] == size:
+        return "all_reduce"
+    return None
+
+
+def _result(row, block: _Block, name: str, n: int) -> list:
+    size, count, dtype, redop, root, groups = row
+    op = block.op or _guess_op(size, count, dtype, redop, root)
+    out: list = []
+    for i, (time, alg, bus, wrong) in enumerate(groups):
+        time_us, algbw, busbw = number(time), number(alg), number(bus)
+        if time_us is None or algbw is None or busbw is None:
+            continue  # N/A: alltoall / sendrecv have no in-place figures
+        nranks = _ranks(block) or _ranks_from_ratio(op, algbw, busbw)
+        errors = None if block.old_error_column else integer(wrong)
+        result = CollectiveResult(
+            where(name, n), op or "unknown", size, time_us, algbw, busbw, nranks=nranks,
+            nodes=len(block.hosts) or None, count=count, dtype=dtype, in_place=(i == 1),
+            errors=errors, graph=block.graph,
+        )
+        out.append(result)
+        out.extend(_check(result, name, n))
+    return out
+
+
+def _ranks_from_ratio(op: str | None, algbw: float, busbw: float) -> int | None:
+    """n from busbw/algbw = 2(n-1)/n, for an all_reduce row large enough to read the ratio."""
+    if op != "all_reduce" or algbw < 1.0:
+        return None
+    ratio = busbw / algbw
+    if not 0.95 <= ratio < 1.99:
+        return None
+    n = round(2 / (2 - ratio))
+    return n if abs(bus_factor(op, n) - ratio) < 0.02 else None
+
+
+def _check(r: CollectiveResult, name: str, n: int) -> list:
+    """Events for printed figures that break nccl-tests' own arithmetic."""
+    events = []
+    if r.time_us > 0 and r.algbw_gbs >= 0.05:
+        expected = r.size_bytes / r.time_us / 1e3
+        if abs(expected - r.algbw_gbs) > 0.02 + 0.05 * expected:
+            events.append(NcclEvent(where(name, n), "inconsistent_bandwidth",
+                                    f"algbw {r.algbw_gbs} GB/s but size/time = {expected:.2f} GB/s",
+                                    {"printed": r.algbw_gbs, "computed": round(expected, 3), "column": "algbw"}))
+    factor = bus_factor(r.op, r.nranks)
+    if factor and r.algbw_gbs >= 0.05:
+        expected = r.algbw_gbs * factor
+        if abs(expected - r.busbw_gbs) > 0.02 + 0.03 * expected:
+            events.append(NcclEvent(where(name, n), "inconsistent_bandwidth",
+                                    f"busbw {r.busbw_gbs} GB/s but algbw x {factor:.3f} ({r.op}, {r.nranks} ranks) = {expected:.2f} GB/s",
+                                    {"printed": r.busbw_gbs, "computed": round(expected, 3), "column": "busbw"}))
+    if r.errors:
+        events.append(NcclEvent(where(name, n), "nccl_tests_wrong", f"{r.errors} wrong values at {r.size_bytes} B",
+                                {"errors": r.errors, "size_bytes": r.size_bytes}))
+    return events
