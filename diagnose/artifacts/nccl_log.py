@@ -1,0 +1,190 @@
+"""NCCL_DEBUG=INFO logs (and the NCCL errors frameworks print): what NCCL saw and chose.
+
+Yields the NCCL version, every `NCCL_* set by environment to ...` echo (NcclSetting), the
+transport of each channel connection (NcclTransport: P2P/IPC, P2P/CUMEM, P2P/direct pointer,
+SHM, NET/IB with or without GDRDMA, NET/Socket, CollNet, NVLS), and notable lines as NcclEvent:
+network selection and its failures, /dev/shm errors, init errors, warnings, channel counts,
+rings, trees, NVLS and communicator sizes. Lines that are not NCCL's are ignored, so a log
+interleaved with a framework's own output or an nccl-tests table reads fine.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.artifacts.text import lines
+from diagnose.evidence import HostFact, NcclEvent, NcclSetting, NcclTransport, NcclVersion, Workload, where
+
+KIND = "nccl_log"
+
+# "host:pid:tid [dev] NCCL INFO ..." / "file.cc:12 NCCL WARN ..." / "NCCL INFO ..."
+LEVEL = re.compile(r"\bNCCL (?P<level>INFO|WARN|ERROR|TRACE)\b\s*(?P<msg>.*)$")
+PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+)\s+\[(?P<dev>\d+)\]\s+NCCL")
+VERSION = re.compile(r"\bNCCL version:?\s*(?P<v>\d+\.\d+\.\d+)(?:[+-]cuda(?P<cuda>\d+\.\d+))?", re.I)
+FRAMEWORK_VERSION = re.compile(r"using nccl\s*==\s*(?P<v>\d+\.\d+\.\d+)", re.I)
+SETTING = re.compile(r"\b(?P<name>(?:NCCL|CUDA|UCX|FI|OMPI)_\w+) set by environment to\s*(?P<value>.*?)\.?\s*$")
+CONNECTION = re.compile(
+    r"\b(?:Channel|Ring)\s+(?P<ch>\d+)(?:/\d+)?\s*:\s*(?P<rank>\d+)\[[^\]]*\]\s*->\s*(?P<peer>\d+)\[[^\]]*\]"
+    r"(?:\s*\[(?P<dir>send|receive)\])?\s+via\s+(?P<via>.+?)\s*$"
+)
+RING = re.compile(r"\bChannel\s+(?P<ch>\d+)/(?P<of>\d+)\s*:\s*(?P<ranks>-?\d+(?:\s+-?\d+)*)\s*$")
+COMM = re.compile(r"\bcomm\s+0x[0-9a-f]+\s+rank\s+(?P<rank>\d+)\s+n[Rr]anks\s+(?P<nranks>\d+)(?P<rest>.*)$")
+CHANNELS = re.compile(r"(?P<n>\d+)\s+(?P<what>coll|collnet|nvls|p2p) channels(?! per)")
+CHUNK = re.compile(r"P2P Chunksize set to (?P<n>\d+)")
+USING_NETWORK = re.compile(r"Using network (?P<net>.+?)\s*$")
+NET_SOCKET = re.compile(r"NET/Socket\s*:\s*Using\s+(?P<ifs>.+?)\s*$")
+NET_IB_USING = re.compile(r"NET/IB\s*:\s*Using\s+(?P<devs>.+?)(?:;|$)")
+GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:HCA|GPU) .*?(?:\((?P<why>[^)]*)\))?\s*$")
+SHM_SEGMENT = re.compile(r"(?:creating shared memory segment|extend|open)\s+(?P<path>/dev/shm/[^\s()'\"]+)(?:\s+\(size (?P<size>\d+)\)|\s+to\s+(?P<to>\d+) bytes)?")
+SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s+\S+\s+\S+\s+\S+\s+/dev/shm\s*$")
+
+# Specific meanings, checked in order; the first match names the event.
+EVENTS = (
+    ("ib_unavailable", re.compile(r"NET/IB\s*:\s*No device found|Failed to open libibverbs|ibv_open_device failed|"
+                                  r"NET/IB\s*:\s*Unable to open device|Call to ibv_\w+ failed|No IB devices found", re.I)),
+    ("net_init_failed", re.compile(r"Failed to initialize (?:any )?NET plugin|NET/Plugin\s*:\s*.*failed|no socket interface found", re.I)),
+    ("shm_alloc_failed", re.compile(r"/dev/shm|No space left on device|posix_fallocate failed|shm_open", re.I)),
+    ("p2p_disabled", re.compile(r"Could not enable P2P|P2P is disabled|peer access is not supported|P2P disabled", re.I)),
+    ("nvls", re.compile(r"\bNVLS\b|NVLink SHARP", re.I)),
+    ("collnet", re.compile(r"\bCollNet\b|\bSHARP\b", re.I)),
+    ("topology", re.compile(r"Topology detection|not a PCI device|Attaching to first CPU|NCCL_TOPO_FILE|topo(?:logy)? file", re.I)),
+    ("error", re.compile(r"unhandled system error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
+                         r"ncclInvalidUsage|ncclRemoteError|NCCL error|NCCL failure|Watchdog caught collective operation timeout", re.I)),
+)
+DETECTORS = (
+    (re.compile(r"\bNCCL (?:INFO|WARN)\b"), 0.9),
+    (re.compile(r"\bNCCL_\w+ set by environment to"), 0.8),
+    (re.compile(r"unhandled system error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|NCCL error in"), 0.8),
+    (re.compile(r"/dev/shm/nccl"), 0.8),
+    (re.compile(r"using nccl\s*==", re.I), 0.7),
+    (re.compile(r"\bvia (?:P2P|SHM|NET|NVLS|COLLNET)/?", re.I), 0.7),
+    (re.compile(r"\bNCCL version \d"), 0.5),
+)
+
+
+def detect(text: str) -> float:
+    head = text[:500_000]
+    return min(1.0, sum(weight for pattern, weight in DETECTORS if pattern.search(head)))
+
+
+def parse(text: str, name: str) -> list:
+    out: list = []
+    seen_versions: set[str] = set()
+    seen_transports: set[tuple] = set()
+    for n, line in lines(text):
+        src = where(name, n)
+        m = LEVEL.search(line)
+        msg = m.group("msg") if m else line.strip()
+        level = m.group("level") if m else None
+        for v in (VERSION.search(line), FRAMEWORK_VERSION.search(line)):
+            if v and v.group("v") not in seen_versions:
+                seen_versions.add(v.group("v"))
+                cuda = v.groupdict().get("cuda")
+                out.append(NcclVersion(src, v.group("v"), cuda))
+        if (s := SETTING.search(line)) is not None:
+            out.append(NcclSetting(src, s.group("name"), s.group("value").strip().strip("'\"")))
+            continue
+        if (c := CONNECTION.search(line)) is not None:
+            transport = _transport(src, c, PREFIX.search(line))
+            key = (transport.detail, transport.channel, transport.rank, transport.peer, c.group("dir"))
+            if key not in seen_transports:
+                seen_transports.add(key)
+                out.append(transport)
+            continue
+        if (d := SHM_DF.search(line.strip())) is not None:
+            out.append(HostFact(src, "shm_bytes", size_bytes(d.group("size"))))
+            continue
+        if level is None and not _nccl_related(line):
+            continue
+        out.extend(_events(src, msg, level))
+    return _first_workload_only(out)
+
+
+def _first_workload_only(records: list) -> list:
+    """Every rank prints its comm line; the scale is said once."""
+    seen = False
+    kept = []
+    for r in records:
+        if isinstance(r, Workload):
+            if seen:
+                continue
+            seen = True
+        kept.append(r)
+    return kept
+
+
+def size_bytes(text: str) -> int:
+    """'64M' (df -h, docker --shm-size) or '67108864' -> bytes (binary units, as df and docker use)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT]?)(?:i?[bB])?\s*", text)
+    if not m:
+        raise ValueError(f"not a size: {text!r}")
+    return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " "))
+
+
+def _transport(src: str, c, prefix) -> NcclTransport:
+    via = c.group("via")
+    parts = via.split("/")
+    head = parts[0].upper()
+    transport = {"COLLNET": "COLLNET", "NVLS": "NVLS", "NET": "NET", "SHM": "SHM", "P2P": "P2P"}.get(head, head)
+    net = parts[1] if transport == "NET" and len(parts) > 1 else None
+    gdr = ("GDRDMA" in via.upper()) if transport == "NET" else None
+    return NcclTransport(src, transport, via, net=net, gdr=gdr, channel=int(c.group("ch")),
+                         rank=int(c.group("rank")), peer=int(c.group("peer")))
+
+
+def _nccl_related(line: str) -> bool:
+    """A line without 'NCCL INFO/WARN' that still carries an NCCL fact (framework errors, df)."""
+    return bool(re.search(r"nccl|/dev/shm|ibv_|libibverbs", line, re.I))
+
+
+def _events(src: str, msg: str, level: str | None) -> list:
+    """NcclEvents (and sizes) for one message."""
+    out: list = []
+    if (m := SHM_SEGMENT.search(msg)) is not None:
+        size = m.group("size") or m.group("to")
+        out.append(NcclEvent(src, "shm_alloc_failed", msg, {"path": m.group("path"), "size_bytes": int(size) if size else None}))
+        return out
+    if (m := COMM.search(msg)) is not None:
+        data = {"rank": int(m.group("rank")), "nranks": int(m.group("nranks"))}
+        for key, value in re.findall(r"\b(nNodes|localRanks|localRank|cudaDev|nvmlDev|busId|MNNVL)\s+(\S+)", m.group("rest")):
+            data[key] = int(value) if value.isdigit() else value
+        out.append(NcclEvent(src, "comm", msg, data))
+        if isinstance(data.get("nNodes"), int):
+            out.append(Workload(src, gpu_count=data["nranks"], nodes=data["nNodes"]))
+        return out
+    if (counts := CHANNELS.findall(msg)):
+        out.append(NcclEvent(src, "channels", msg, {what: int(k) for k, what in counts}))
+        return out
+    if (m := RING.search(msg)) is not None:
+        ranks = [int(r) for r in m.group("ranks").split()]
+        out.append(NcclEvent(src, "ring", msg, {"channel": int(m.group("ch")), "of": int(m.group("of")), "ranks": ranks}))
+        return out
+    if msg.startswith("Trees"):
+        out.append(NcclEvent(src, "trees", msg))
+        return out
+    if (m := CHUNK.search(msg)) is not None:
+        out.append(NcclEvent(src, "p2p_chunksize", msg, {"bytes": int(m.group("n"))}))
+        return out
+    if (m := USING_NETWORK.search(msg)) is not None:
+        net = m.group("net")
+        out.append(NcclEvent(src, "using_socket" if net.lower() == "socket" else "network", msg, {"network": net}))
+        return out
+    if (m := NET_SOCKET.search(msg)) is not None:
+        interfaces = re.findall(r"\[\d+\]([\w.\-]+)", m.group("ifs"))
+        out.append(NcclEvent(src, "using_socket", msg, {"interfaces": interfaces}))
+        return out
+    if (m := NET_IB_USING.search(msg)) is not None:
+        devices = re.findall(r"\[\d+\]([\w.\-]+:\d+)(?:/(\w+))?", m.group("devs"))
+        out.append(NcclEvent(src, "network", msg, {"network": "IB", "devices": [d for d, _ in devices],
+                                                    "link_layers": [ll for _, ll in devices if ll]}))
+        return out
+    if (m := GDR_HCA.search(msg)) is not None:
+        out.append(NcclEvent(src, "gdr", msg, {"enabled": m.group("state") == "Enabled", "reason": m.group("why")}))
+        return out
+    for kind, pattern in EVENTS:
+        if pattern.search(msg):
+            out.append(NcclEvent(src, kind, msg, {"level": level} if level else {}))
+            return out
+    if level in ("WARN", "ERROR"):
+        out.append(NcclEvent(src, "warn" if level == "WARN" else "error", msg, {"level": level}))
+    return out
