@@ -1,14 +1,33 @@
 """GPU, interconnect and model catalogs: TOML data files under rules/catalog/, plus the user's.
 
 Extra files come from `--catalog FILE` (repeatable) or $DIAGNOSE_CATALOG (paths separated by
-os.pathsep). Their entries add to or replace the bundled ones by key.
+os.pathsep). Their entries add to or replace the bundled ones by key. A file may hold any of
+the tables `[gpu.<key>]`, `[interconnect.<key>]`, `[model.<key>]`; the fields are those of
+GpuSpec, InterconnectSpec and ModelSpec below. Files are read and checked on first use; a
+bad file is an InputError naming the file and the field.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from diagnose.errors import InputError, closest_names
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
+BUNDLED = ("gpus.toml", "interconnects.toml", "models.toml")
 
 _EXTRA_FILES: tuple[str, ...] = ()
+_CACHE: dict[tuple[str, ...], "_Catalog"] = {}
 
 
 def configure(extra_files=()) -> None:
@@ -20,3 +39,512 @@ def configure(extra_files=()) -> None:
 
 def extra_files() -> tuple[str, ...]:
     return _EXTRA_FILES
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One GPU row. Rates are dense; bandwidths are GB/s (1e9 B/s), NVLink per direction."""
+
+    key: str
+    name: str
+    memory_gb: float
+    hbm_gbs: float
+    bf16_tflops: float
+    fp8_tflops: float  # 0 = no FP8 tensor cores
+    fp32_tflops: float
+    nvlink_gen: int  # 0 = no NVLink
+    nvlink_links: int
+    nvlink_gbs: float  # per direction, whole GPU
+    pcie_gen: int
+    pcie_lanes: int
+    tdp_w: float
+    sms: int
+    interconnect: str  # default intra-node fabric, a key of interconnects()
+    fp16_tflops: float = 0.0  # 0 = same as bf16
+    l2_mb: float = 0.0
+    nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
+    nvml_names: tuple[str, ...] = ()
+    pci_device_ids: tuple[str, ...] = ()  # 4 upper-case hex digits, vendor 10DE
+    aliases: tuple[str, ...] = ()
+    confidence: str = "M"
+    notes: str = ""
+    sources: tuple[str, ...] = ()
+
+    @property
+    def pcie_interconnect(self) -> str:
+        """The PCIe fabric key for pairs outside the NVLink domain."""
+        return f"pcie{self.pcie_gen}"
+
+    def tflops(self, dtype: str) -> float:
+        """Dense tensor rate for a compute dtype; weight-only int8/int4 compute in 16-bit."""
+        if dtype == "fp8" and self.fp8_tflops:
+            return self.fp8_tflops
+        if dtype == "fp16" and self.fp16_tflops:
+            return self.fp16_tflops
+        if dtype == "fp32":
+            return self.fp32_tflops
+        return self.bf16_tflops
+
+
+@dataclass(frozen=True)
+class InterconnectSpec:
+    """A fabric and its alpha-beta all-reduce model (see interconnects.toml)."""
+
+    key: str
+    name: str
+    kind: str  # nvlink | nvswitch | pcie | network
+    bandwidth_gbs: float  # theoretical, per direction, per GPU
+    achieved_gbs: float  # typical nccl-tests all-reduce bus bandwidth
+    latency_us: float  # NCCL ring/LL base latency
+    hop_us: float = 0.6  # per ring step
+    floor_us: float = 0.0  # smallest all-reduce time measured on this fabric
+    in_network_reduction: bool = False
+    aliases: tuple[str, ...] = ()
+    confidence: str = "M"
+    notes: str = ""
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A decoder-only transformer's shape (Hugging Face config.json meaning)."""
+
+    key: str
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int  # dense MLP intermediate size
+    vocab: int
+    tied_embeddings: bool = False
+    aliases: tuple[str, ...] = ()
+    gated_mlp: bool = True
+    qkv_bias: bool = False
+    attn_out_bias: bool = False
+    mlp_bias: bool = False
+    norms_per_layer: int = 2
+    parallel_attn: bool = False
+    experts: int = 0
+    experts_active: int = 0
+    expert_ffn: int = 0
+    shared_experts: int = 0
+    shared_expert_ffn: int = 0  # 0 = expert_ffn
+    first_dense_layers: int = 0
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0  # > 0 means MLA
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    sliding_window: int = 0
+    sliding_window_every: int = 0  # every n-th layer is local (windowed); 0 = none
+    checkpoint_dtype: str = "bf16"
+    max_context: int = 0
+    published_params_b: float = 0.0
+    published_active_b: float = 0.0
+    notes: str = ""
+    sources: tuple[str, ...] = ()
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.first_dense_layers if self.is_moe else 0
+
+    # -- parameters per part (model-configs.md section 4) --
+
+    def attn_params(self) -> int:
+        h, nh, nkv, hd = self.hidden, self.heads, self.kv_heads, self.head_dim
+        if self.is_mla:
+            rope, nope, v = self.qk_rope_head_dim, self.qk_nope_head_dim, self.v_head_dim
+            q = h * self.q_lora_rank + self.q_lora_rank * nh * (nope + rope) if self.q_lora_rank else h * nh * (nope + rope)
+            kv = h * (self.kv_lora_rank + rope) + self.kv_lora_rank * nh * (nope + v)
+            return q + kv + nh * v * h + self.q_lora_rank + self.kv_lora_rank
+        params = h * nh * hd + 2 * h * nkv * hd + nh * hd * h
+        if self.qkv_bias:
+            params += nh * hd + 2 * nkv * hd
+        if self.attn_out_bias:
+            params += h
+        return params
+
+    def mlp_params(self, ffn: int) -> int:
+        """One MLP (or one expert) of width `ffn`."""
+        mats = 3 if self.gated_mlp else 2
+        bias = (2 * ffn + self.hidden if self.gated_mlp else ffn + self.hidden) if self.mlp_bias else 0
+        return mats * self.hidden * ffn + bias
+
+    def router_params(self) -> int:
+        return self.hidden * self.experts + (self.experts if self.mlp_bias else 0)
+
+    def shared_params(self) -> int:
+        return self.shared_experts * self.mlp_params(self.shared_expert_ffn or self.expert_ffn)
+
+    def layer_params(self, moe: bool, active: bool = False) -> int:
+        base = self.attn_params() + self.norms_per_layer * self.hidden
+        if not moe:
+            return base + self.mlp_params(self.ffn)
+        n = self.experts_active if active else self.experts
+        return base + n * self.mlp_params(self.expert_ffn) + self.shared_params() + self.router_params()
+
+    def decoder_params(self, active: bool = False) -> int:
+        dense = self.layers - self.moe_layers
+        return dense * self.layer_params(False) + self.moe_layers * self.layer_params(True, active)
+
+    def embedding_params(self) -> int:
+        return self.vocab * self.hidden
+
+    def lm_head_params(self) -> int:
+        return self.vocab * self.hidden  # the tied table is read as the LM head too
+
+    def params(self) -> int:
+        """Total parameters (embedding, decoder, untied LM head, final norm)."""
+        head = 0 if self.tied_embeddings else self.lm_head_params()
+        return self.decoder_params() + self.embedding_params() + head + self.hidden
+
+    def active_params(self) -> int:
+        """Parameters used per token (MoE: routed experts_active + shared)."""
+        head = 0 if self.tied_embeddings else self.lm_head_params()
+        return self.decoder_params(active=True) + self.embedding_params() + head + self.hidden
+
+    def kv_bytes_per_token(self, bytes_per_elem: float = 2.0, context: int | None = None) -> float:
+        """KV-cache bytes per token of context, whole model (MLA: the shared latent).
+
+        With `context`, windowed layers hold at most `sliding_window` tokens, so this is the
+        average per token at that context.
+        """
+        per_layer = (self.kv_lora_rank + self.qk_rope_head_dim) if self.is_mla else 2 * self.kv_heads * self.head_dim
+        layers = float(self.layers)
+        if context and self.sliding_window and self.sliding_window_every and context > self.sliding_window:
+            local = self.layers // self.sliding_window_every
+            layers = (self.layers - local) + local * self.sliding_window / context
+        return per_layer * layers * bytes_per_elem
+
+
+# --------------------------------------------------------------------------- loading
+
+_SPECS = {"gpu": GpuSpec, "interconnect": InterconnectSpec, "model": ModelSpec}
+
+
+@dataclass
+class _Catalog:
+    gpu: dict[str, GpuSpec] = field(default_factory=dict)
+    interconnect: dict[str, InterconnectSpec] = field(default_factory=dict)
+    model: dict[str, ModelSpec] = field(default_factory=dict)
+
+
+def _catalog() -> _Catalog:
+    files = tuple(str(CATALOG_DIR / f) for f in BUNDLED) + _EXTRA_FILES
+    if files not in _CACHE:
+        cat = _Catalog()
+        for path in files:
+            _load_file(cat, path)
+        _check_links(cat)
+        _CACHE[files] = cat
+    return _CACHE[files]
+
+
+def _load_file(cat: _Catalog, path: str) -> None:
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read catalog file ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML ({exc})") from None
+    for section, entries in data.items():
+        if section not in _SPECS:
+            raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model)")
+        if not isinstance(entries, dict):
+            raise InputError(f"{path}: [{section}] must hold tables like [{section}.<key>]")
+        for key, entry in entries.items():
+            if not isinstance(entry, dict):
+                raise InputError(f"{path}: [{section}.{key}] must be a table of fields")
+            getattr(cat, section)[key] = _build(_SPECS[section], key, entry, f"{path}: [{section}.{key}]")
+
+
+def _build(cls, key: str, entry: dict, where: str):
+    """A spec from a TOML table, every field checked against the dataclass."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(entry) - set(fields))
+    if unknown:
+        hint = closest_names(unknown[0], fields, n=3)
+        raise InputError(f"{where}: unknown field '{unknown[0]}'" + (f" (did you mean {', '.join(hint)}?)" if hint else ""))
+    values = {"key": key}
+    for name, f in fields.items():
+        if name == "key":
+            continue
+        if name not in entry:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise InputError(f"{where}: missing field '{name}'")
+            continue
+        values[name] = _coerce(entry[name], f, where)
+    return cls(**values)
+
+
+def _coerce(value, f: dataclasses.Field, where: str):
+    kind = str(f.type)
+    if kind.startswith("tuple"):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(f"{where}: field '{f.name}' must be a list of strings")
+        return tuple(v.upper() if f.name == "pci_device_ids" else v for v in value)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: field '{f.name}' must be true or false, got {value!r}")
+        return value
+    if kind in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise InputError(f"{where}: field '{f.name}' must be a non-negative number, got {value!r}")
+        if kind == "int" and value != int(value):
+            raise InputError(f"{where}: field '{f.name}' must be an integer, got {value!r}")
+        return int(value) if kind == "int" else float(value)
+    if not isinstance(value, str):
+        raise InputError(f"{where}: field '{f.name}' must be a string, got {value!r}")
+    return value
+
+
+def _check_links(cat: _Catalog) -> None:
+    """Cross-references and shapes that would otherwise fail deep inside the predictor."""
+    for g in cat.gpu.values():
+        if g.interconnect not in cat.interconnect:
+            raise InputError(f"gpu {g.key}: field 'interconnect' names unknown interconnect '{g.interconnect}'")
+        for dev in g.pci_device_ids:
+            if not re.fullmatch(r"[0-9A-F]{4}", dev):
+                raise InputError(f"gpu {g.key}: field 'pci_device_ids' entry '{dev}' is not 4 hex digits")
+    for m in cat.model.values():
+        for name in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
+            if getattr(m, name) <= 0:
+                raise InputError(f"model {m.key}: field '{name}' must be positive")
+        if m.is_moe and not (m.experts_active and m.expert_ffn):
+            raise InputError(f"model {m.key}: field 'experts_active'/'expert_ffn' required when experts > 0")
+
+
+# --------------------------------------------------------------------------- lookups
+
+
+def _norm(text: str) -> str:
+    """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal."""
+    return re.sub(r"[^0-9a-z.]", "", str(text).lower()).replace(".", "")
+
+
+def _index(entries: dict, extra_names) -> dict[str, str]:
+    index: dict[str, str] = {}
+    for key, spec in entries.items():
+        for name in (key, spec.name, *spec.aliases, *extra_names(spec)):
+            index.setdefault(_norm(name), key)
+    return index
+
+
+def _lookup(entries: dict, name: str, extra_names=lambda s: ()):
+    return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
+
+
+def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> InputError:
+    names = list(entries) + [a for s in entries.values() for a in (*s.aliases, *extra_names(s))]
+    hint = closest_names(str(name), names)
+    return InputError(
+        f"unknown {what} '{name}'" + (f"; closest known: {', '.join(hint)}" if hint else "")
+        + f" (list: {', '.join(sorted(entries))}; add one with --catalog FILE)"
+    )
+
+
+def gpus() -> dict[str, GpuSpec]:
+    return dict(_catalog().gpu)
+
+
+def interconnects() -> dict[str, InterconnectSpec]:
+    return dict(_catalog().interconnect)
+
+
+def models() -> dict[str, ModelSpec]:
+    return dict(_catalog().model)
+
+
+def gpu(name: str) -> GpuSpec:
+    """A GPU by key, alias, product name or NVML name; InputError with the closest names."""
+    if isinstance(name, GpuSpec):
+        return name
+    found = _lookup(_catalog().gpu, name, lambda s: s.nvml_names)
+    if found is None:
+        raise _unknown("GPU", name, _catalog().gpu, lambda s: s.nvml_names)
+    return found
+
+
+def interconnect(key: str) -> InterconnectSpec:
+    if isinstance(key, InterconnectSpec):
+        return key
+    found = _lookup(_catalog().interconnect, key)
+    if found is None:
+        raise _unknown("interconnect", key, _catalog().interconnect)
+    return found
+
+
+def normalize_pci_device_id(value) -> str | None:
+    """'0x233010DE' (nvidia-smi), '10de:2330', '0x2330', 0x2330 -> '2330'."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return f"{value >> 16:04X}" if value > 0xFFFF and value & 0xFFFF == 0x10DE else f"{value & 0xFFFF:04X}"
+    text = str(value).strip().lower().replace("0x", "")
+    if ":" in text:
+        text = text.split(":")[-1]
+    if len(text) == 8 and text.endswith("10de"):
+        text = text[:4]
+    return text.upper() if re.fullmatch(r"[0-9a-f]{4}", text) else None
+
+
+def find_gpu(name: str | None = None, pci_device_id=None) -> GpuSpec | None:
+    """Map what NVML / nvidia-smi reports to a catalog row, or None.
+
+    The PCI device ID decides first (names are shared or ambiguous, gpu-specs.md section 4);
+    then the exact NVML name, then a catalog key or product name. Aliases are NOT used here:
+    a bare 'NVIDIA H100' must not become the 80 GB SXM row.
+    """
+    dev = normalize_pci_device_id(pci_device_id)
+    if dev:
+        for g in _catalog().gpu.values():
+            if dev in g.pci_device_ids:
+                return g
+    if not name:
+        return None
+    wanted = _norm(name)
+    for g in _catalog().gpu.values():
+        if wanted in {_norm(n) for n in (*g.nvml_names, g.key, g.name)}:
+            return g
+    return None
+
+
+def find_model(name: str) -> ModelSpec | None:
+    """A catalog model by key, alias or name ('Llama 3.1 405B', 'meta-llama/...'), or None."""
+    if not name:
+        return None
+    entries = _catalog().model
+    found = _lookup(entries, name)
+    if found is None and "/" in str(name):
+        found = _lookup(entries, str(name).rsplit("/", 1)[-1])
+    return found
+
+
+def model(name_or_path: str) -> ModelSpec:
+    """A catalog model, or a Hugging Face config.json (file or directory holding one)."""
+    if isinstance(name_or_path, ModelSpec):
+        return name_or_path
+    path = Path(str(name_or_path))
+    if path.is_dir() and (path / "config.json").is_file():
+        path = path / "config.json"
+    if path.is_file():
+        return model_from_config(path)
+    found = find_model(name_or_path)
+    if found is None:
+        raise _unknown("model", name_or_path, _catalog().model)
+    return found
+
+
+# --------------------------------------------------------------------------- config.json
+
+# HF field names (first one present wins) for each ModelSpec field.
+_HF_FIELDS = {
+    "layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "hidden": ("hidden_size", "n_embd", "d_model"),
+    "heads": ("num_attention_heads", "n_head"),
+    "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"),
+    "head_dim": ("head_dim",),
+    "ffn": ("intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim"),
+    "vocab": ("vocab_size", "padded_vocab_size"),
+    "experts": ("num_local_experts", "num_experts", "n_routed_experts"),
+    "experts_active": ("num_experts_per_tok", "moe_topk", "top_k"),
+    "expert_ffn": ("moe_intermediate_size",),
+    "shared_experts": ("n_shared_experts", "num_shared_experts"),
+    "shared_expert_ffn": ("shared_expert_intermediate_size",),
+    "first_dense_layers": ("first_k_dense_replace",),
+    "q_lora_rank": ("q_lora_rank",),
+    "kv_lora_rank": ("kv_lora_rank",),
+    "qk_nope_head_dim": ("qk_nope_head_dim",),
+    "qk_rope_head_dim": ("qk_rope_head_dim",),
+    "v_head_dim": ("v_head_dim",),
+    "max_context": ("max_position_embeddings", "n_positions", "seq_length"),
+}
+_REQUIRED = ("layers", "hidden", "heads", "vocab")
+_TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text", "falcon", "gpt2", "phi", "bloom", "opt")
+_UNGATED = ("falcon", "gpt2", "gpt_neox", "phi", "bloom", "opt", "gpt_bigcode", "starcoder2")
+
+
+def model_from_config(path) -> ModelSpec:
+    """Describe any model from its Hugging Face config.json, without network access."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object with fields like 'hidden_size'")
+    cfg = data.get("text_config") if isinstance(data.get("text_config"), dict) else data
+    mtype = str(cfg.get("model_type") or data.get("model_type") or "")
+    values: dict = {}
+    for field_name, hf_names in _HF_FIELDS.items():
+        hit = next((n for n in hf_names if cfg.get(n) is not None), None)
+        if hit is None:
+            if field_name in _REQUIRED:
+                raise InputError(f"{path}: field '{hf_names[0]}' is missing")
+            continue
+        value = cfg[hit]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (field_name in _REQUIRED and value == 0):
+            raise InputError(f"{path}: field '{hit}' must be a positive integer, got {value!r}")
+        values[field_name] = value
+    if values["hidden"] % values["heads"] and "head_dim" not in values:
+        raise InputError(f"{path}: field 'head_dim' is missing and hidden_size is not a multiple of num_attention_heads")
+    values.setdefault("kv_heads", 1 if cfg.get("multi_query") else values["heads"])
+    values.setdefault("head_dim", values["hidden"] // values["heads"])
+    values.setdefault("ffn", 4 * values["hidden"] if mtype in _UNGATED else 0)
+    if values.get("experts"):
+        values.setdefault("expert_ffn", values["ffn"])
+        if not values.get("experts_active"):
+            raise InputError(f"{path}: field 'num_experts_per_tok' is missing for a model with experts")
+        if values["ffn"] == 0:
+            values["ffn"] = values["expert_ffn"]
+    if values["ffn"] == 0:
+        raise InputError(f"{path}: field 'intermediate_size' is missing")
+    if values.get("kv_lora_rank"):
+        values["head_dim"] = values.get("qk_nope_head_dim", 0) + values.get("qk_rope_head_dim", 0) or values["head_dim"]
+        values["kv_heads"] = values["heads"]
+    window = cfg.get("sliding_window")
+    if isinstance(window, int) and window > 0 and mtype in ("gemma2", "gpt_oss"):
+        values.update(sliding_window=window, sliding_window_every=2)
+    name = str(data.get("_name_or_path") or path.parent.name or path.stem)
+    return ModelSpec(
+        key=f"config:{path}",
+        name=name,
+        tied_embeddings=bool(cfg.get("tie_word_embeddings", data.get("tie_word_embeddings", mtype in _TIED_BY_DEFAULT))),
+        gated_mlp=mtype not in _UNGATED,
+        qkv_bias=bool(cfg.get("attention_bias", mtype in ("qwen2", "qwen2_moe"))),
+        attn_out_bias=bool(cfg.get("attention_bias", False)) and mtype == "gpt_oss",
+        mlp_bias=bool(cfg.get("mlp_bias", mtype == "gpt_oss")),
+        norms_per_layer=4 if mtype.startswith("gemma") else 2,
+        parallel_attn=bool(cfg.get("parallel_attn", False)),
+        checkpoint_dtype=_checkpoint_dtype(cfg, data),
+        sources=(str(path),),
+        **values,
+    )
+
+
+def _checkpoint_dtype(cfg: dict, data: dict) -> str:
+    quant = data.get("quantization_config") or cfg.get("quantization_config") or {}
+    method = str(quant.get("quant_method", "")).lower() if isinstance(quant, dict) else ""
+    if method == "fp8":
+        return "fp8"
+    if method == "mxfp4":
+        return "mxfp4"
+    if method in ("awq", "gptq", "marlin"):
+        return "int4" if quant.get("bits", 4) == 4 else "int8"
+    return "fp16" if str(cfg.get("torch_dtype", "")) == "float16" else "bf16"
