@@ -77,25 +77,38 @@ def output_options(func):
         type=click.Path(exists=True, dir_okay=False),
         help="Extra catalog file (TOML) with GPUs, interconnects or models; repeatable. Also $DIAGNOSE_CATALOG.",
     )
+    @click.option(
+        "--save",
+        is_flag=True,
+        help="Store the report in the results database ($DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db); "
+        "always done when $DIAGNOSE_DB is set.",
+    )
     @functools.wraps(func)
-    def wrapper(*args, as_json, fmt, output, fail_on, catalogs, **kwargs):
+    def wrapper(*args, as_json, fmt, output, fail_on, catalogs, save, **kwargs):
         from rules import catalog
 
         catalog.configure(extra_files=catalogs)
         if as_json:
             fmt = "json"
         report = func(*args, **kwargs)
-        finish(report, fmt or "terminal", output, fail_on)
+        finish(report, fmt or "terminal", output, fail_on, save=save or bool(os.environ.get("DIAGNOSE_DB")))
 
     return wrapper
 
 
-def finish(report, fmt: str, output: str | None, fail_on: str) -> None:
-    """Render the report and exit with the code DESIGN.md documents."""
+def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = False) -> None:
+    """Render the report (and store it, with --save or $DIAGNOSE_DB) and exit with the code
+    DESIGN.md documents."""
     from diagnose.report import write
     from rules.engine import fails
 
     write(report, fmt, output)
+    if save:
+        from diagnose import store
+
+        if report.kind not in store.NOT_STORED:
+            run_id = store.save(report)
+            click.echo(f"diagnose: saved as run {run_id} in {store.default_path()}", err=True)
     sys.exit(EXIT_FINDINGS if fails(report.findings, fail_on) else EXIT_OK)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-FORMATS = ("terminal", "json", "md")
+FORMATS = ("terminal", "json", "md", "html")
 
 
 def render(report, fmt: str, color: bool = False) -> str:

@@ -1,0 +1,53 @@
+"""`diagnose history`: list the runs in the results database."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("history")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Results database (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
+@click.option("--kind", type=click.Choice(["node", "capture", "ticket", "predict", "scaling", "plan"]), help="Only runs of this kind.")
+@click.option("--host", help="Only runs from this host (SQL LIKE pattern when it holds %).")
+@click.option("--since", help="Only runs since: 7d, 12h, 30m, or an ISO date/time (UTC).")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many runs, newest first.")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON list.")
+def history(db_path, kind, host, since, limit, as_json):
+    """List stored runs, newest first: id, time, kind, host, GPUs, versions and verdict.
+
+    Runs are stored with --save on any report command (or always when $DIAGNOSE_DB is set);
+    pass two run ids to `diagnose compare`.
+
+    \b
+    Examples:
+      diagnose history --kind node --since 7d
+      diagnose history --host 'gpu-node-%' --json
+    """
+    import json
+
+    from diagnose import store
+
+    db = store.open_db(db_path, create=False)
+    rows = store.runs(db, kind=kind, host=host, since=since, limit=limit)
+    if as_json:
+        for r in rows:
+            r["gpu_uuids"] = json.loads(r["gpu_uuids"] or "[]")
+            r["inputs"] = json.loads(r["inputs"] or "{}")
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("No runs match.")
+        return
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD)
+    for col in ("id", "time", "kind", "host", "GPUs", "driver", "NCCL", "verdict", "worst"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        gpus = f"{r['gpu_count'] or 0}× {r['gpu_model']}" if r["gpu_model"] else "—"
+        verdict = f"{r['verdict']} ({r['confidence']:.2f})" if r["verdict"] else "—"
+        table.add_row(str(r["id"]), r["time"], r["kind"], r["host"] or "—", gpus, r["driver_version"] or "—",
+                      r["nccl_version"] or "—", verdict, r["worst_severity"] or "—")
+    Console(width=160, no_color=True, highlight=False).print(table)

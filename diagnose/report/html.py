@@ -1,0 +1,368 @@
+"""`--format html`: one self-contained page (inline CSS and SVG, no scripts, no network).
+
+Order: the verdict first, then the plots that explain it, the report's tables, the findings
+with their evidence, and what facts were collected. Plots are chosen from what the report
+holds, whatever the command: collective sweeps (bus bandwidth and latency against message
+size, with the catalog's ceilings), GPU-pair heatmaps, a capture's per-GPU time breakdown
+and step-time distribution, a scaling chart, a fleet's outliers.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from diagnose.report import plots
+from diagnose.report.plots import esc
+from diagnose.report.text import SEVERITY_MARK, fmt_value
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#1a1a1a;background:#fafafa}
+h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
+.verdict{padding:12px 16px;border-radius:6px;margin:12px 0;border-left:6px solid #888;background:#fff}
+.verdict.healthy{border-color:#009E73}.verdict.problem{border-color:#D55E00}.verdict.insufficient_data{border-color:#56B4E9}
+.verdict .cat{font-size:1.25em;font-weight:600}
+table{border-collapse:collapse;margin:6px 0 12px;background:#fff;font-size:.9em}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f0f0f0}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.finding{background:#fff;border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;padding:8px 12px;margin:10px 0}
+.finding.critical{border-left-color:#D55E00}.finding.warning{border-left-color:#E69F00}.finding.info{border-left-color:#56B4E9}.finding.ok{border-left-color:#009E73}
+.sev{font-weight:700;text-transform:uppercase;font-size:.8em;margin-right:6px}
+.rule{font-family:ui-monospace,monospace;font-size:.9em}.muted{color:#666;font-size:.9em}
+figure{display:inline-block;margin:8px 12px 8px 0;background:#fff;border:1px solid #ddd;padding:4px}
+figcaption{font-size:.85em;color:#444;max-width:640px;padding:2px 4px}
+svg.plot text{font-family:system-ui,Helvetica,Arial,sans-serif;font-size:11px;fill:#222}
+svg.plot .plot-title{font-size:13px;font-weight:600}svg.plot .label{font-size:11px;fill:#444}
+svg.plot .grid{stroke:#e6e6e6;stroke-width:1}svg.plot .axis{stroke:#333;stroke-width:1}
+svg.plot text.cell{font-size:10px}
+"""
+
+# Topology path kinds, best first, and their colours.
+PATH_COLOURS = {"NV": "#08519c", "PIX": "#3182bd", "PXB": "#6baed6", "PHB": "#fdae6b", "NODE": "#fd8d3c", "SYS": "#e6550d", "SOC": "#e6550d", "X": "#ffffff"}
+
+
+def render_html(report) -> str:
+    title = f"diagnose {report.kind} report"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        # No scripts, no remote fetches: the page must open from an attachment, offline.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        _verdict(report),
+        _inputs(report),
+    ]
+    figures = figures_for(report)
+    if figures:
+        parts.append("<h2>Plots</h2>")
+        parts += [f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>" for caption, svg in figures]
+    for name, table in report.tables.items():
+        parts.append(f"<h2>{esc(name)}</h2>")
+        parts.append(_table(table.get("columns", []), table.get("rows", [])))
+        if table.get("note"):
+            parts.append(f'<p class="muted">{esc(table["note"])}</p>')
+    parts.append(f"<h2>Findings ({len(report.findings)})</h2>")
+    parts += [_finding(i, f) for i, f in enumerate(report.findings, 1)] or ["<p>No findings.</p>"]
+    parts.append(_facts_summary(report))
+    parts.append(f'<p class="muted">diagnose {esc(report.tool_version)}, {esc(report.schema)}</p>')
+    parts.append("</body></html>")
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+# --------------------------------------------------------------------------- page parts
+
+
+def _verdict(report) -> str:
+    v = report.verdict
+    if v is None:
+        return '<div class="verdict"><span class="cat">No verdict</span></div>'
+    cls = v.category if v.category in ("healthy", "insufficient_data") else "problem"
+    return (
+        f'<div class="verdict {cls}"><div><span class="cat">Verdict: {esc(v.category)}</span> '
+        f'<span class="muted">(confidence {v.confidence:.2f}; worst finding: {esc(report.worst_severity())})</span></div>'
+        f"<p>{esc(v.summary)}</p></div>"
+    )
+
+
+def _inputs(report) -> str:
+    if not report.inputs:
+        return ""
+    rows = [[k, v] for k, v in report.inputs.items()]
+    return "<h2>Inputs</h2>" + _table(["input", "value"], rows)
+
+
+def _cell(value) -> str:
+    cls = ' class="num"' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+    if isinstance(value, dict):
+        value = ", ".join(f"{k}={fmt_value(v)}" for k, v in value.items())
+    return f"<td{cls}>{esc(fmt_value(value))}</td>"
+
+
+def _table(columns, rows) -> str:
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _finding(i: int, f) -> str:
+    out = [
+        f'<div class="finding {esc(f.severity)}">',
+        f'<div><span class="sev">{esc(SEVERITY_MARK[f.severity])}</span>{i}. <b>{esc(f.title)}</b></div>',
+        f'<div class="muted"><span class="rule">{esc(f.rule)}</span> · {esc(f.category)} · confidence {f.confidence:.2f}</div>',
+        f"<p>{esc(f.summary)}</p>",
+    ]
+    if f.evidence:
+        out.append(
+            _table(
+                ["source", "detail", "measured", "expected"],
+                [[e.source, e.detail, fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)] for e in f.evidence],
+            )
+        )
+    if f.fix:
+        out.append(f"<p><b>Fix:</b> {esc(f.fix)}</p>")
+    if f.references:
+        out.append('<p class="muted">References: ' + ", ".join(esc(r) for r in f.references) + "</p>")
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def _facts_summary(report) -> str:
+    facts = report.facts or {}
+    counts = [[name, len(v)] for name, v in facts.items() if isinstance(v, list) and name != "missing"]
+    out = []
+    if counts:
+        out.append("<h2>Facts collected</h2>" + _table(["record type", "count"], counts))
+    missing = facts.get("missing") or []
+    if missing:
+        out.append("<p><b>Missing:</b> " + "; ".join(esc(m) for m in missing) + "</p>")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def figures_for(report) -> list[tuple[str, str]]:
+    """(caption, svg) for every plot the report's contents support."""
+    facts = report.facts or {}
+    out: list[tuple[str, str]] = []
+    for build in (_collective_figures, _pair_figures, _breakdown_figures, _step_figures, _scaling_figures, _fleet_figures):
+        try:
+            out += [(c, s) for c, s in build(report, facts) if s]
+        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
+            # A plot is a view of data already in the tables; a report with an odd shape
+            # still renders, with the reason in place of the plot.
+            out.append((f"plot skipped: {type(exc).__name__}: {exc}", '<svg class="plot" width="1" height="1"></svg>'))
+    return out
+
+
+def _ceilings(facts, report) -> tuple[list[tuple[str, float]], float | None, str]:
+    """Expected bus bandwidth lines and latency floor from the catalog's interconnect."""
+    try:
+        from rules import catalog
+    except ImportError:
+        return [], None, ""
+    gpu_spec = None
+    for g in facts.get("gpu_fact") or []:
+        find = getattr(catalog, "find_gpu", None)
+        if find:
+            gpu_spec = find(name=g.get("name"), pci_device_id=g.get("pci_device_id"))
+            if gpu_spec is None and g.get("catalog_key"):
+                gpu_spec = find(name=g.get("catalog_key"))
+        if gpu_spec:
+            break
+    key = None
+    for w in facts.get("workload") or []:
+        key = key or w.get("interconnect")
+    key = key or getattr(gpu_spec, "interconnect", None)
+    if not key or not hasattr(catalog, "interconnect"):
+        return [], None, ""
+    try:
+        ic = catalog.interconnect(key)
+    except Exception:  # an unknown key in a report from elsewhere: draw no ceiling
+        return [], None, ""
+    lines = []
+    if getattr(ic, "bandwidth_gbs", None):
+        lines.append((f"{ic.name} line rate", float(ic.bandwidth_gbs)))
+    if getattr(ic, "achieved_gbs", None):
+        lines.append((f"{ic.name} typical achieved", float(ic.achieved_gbs)))
+    latency = getattr(ic, "latency_us", None)
+    return lines, (float(latency) if latency else None), ic.name
+
+
+def _collective_figures(report, facts):
+    rows = facts.get("collective_result") or []
+    if not rows:
+        return []
+    groups: dict[str, dict[int, list]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        if r.get("in_place"):
+            continue  # nccl-tests prints both; out-of-place is the usual reference
+        label = r["op"]
+        if r.get("nranks"):
+            label += f" ×{r['nranks']}"
+        if r.get("group"):
+            label += " GPUs " + ",".join(str(g) for g in r["group"])
+        groups[label][int(r["size_bytes"])].append(r)
+    if not groups:  # only in-place rows
+        for r in rows:
+            groups[r["op"]][int(r["size_bytes"])].append(r)
+    busbw = [(label, [(s, statistics.median(x["busbw_gbs"] for x in rs)) for s, rs in sizes.items()]) for label, sizes in groups.items()]
+    latency = [(label, [(s, statistics.median(x["time_us"] for x in rs)) for s, rs in sizes.items()]) for label, sizes in groups.items()]
+    lines, floor, ic_name = _ceilings(facts, report)
+    note = f" Dashed lines: the catalog's {ic_name} figures." if lines else " (No catalog interconnect known for this GPU: no ceiling drawn.)"
+    return [
+        (
+            "Bus bandwidth vs message size (nccl-tests busbw semantics)." + note,
+            plots.line_chart(busbw, title="Bus bandwidth", x_label="message size", y_label="busbw (GB/s)",
+                             log_x=True, x_fmt=plots.fmt_bytes, x_base=4, ceilings=lines),
+        ),
+        (
+            "Collective time vs message size; small messages show the latency floor.",
+            plots.line_chart(latency, title="Latency", x_label="message size", y_label="time (µs)", log_x=True,
+                             log_y=True, x_fmt=plots.fmt_bytes, x_base=4,
+                             ceilings=[(f"{ic_name} base latency", floor)] if floor else []),
+        ),
+    ]
+
+
+def _gpu_labels(pairs) -> list[str]:
+    ids = sorted({p for a, b in pairs for p in (a, b)}, key=lambda s: (len(str(s)), str(s)))
+    return [str(i) for i in ids]
+
+
+def _matrix(values: dict[tuple[str, str], object], labels: list[str], symmetric: bool):
+    m = [[None] * len(labels) for _ in labels]
+    index = {name: i for i, name in enumerate(labels)}
+    for (a, b), v in values.items():
+        m[index[a]][index[b]] = v
+        if symmetric and m[index[b]][index[a]] is None:
+            m[index[b]][index[a]] = v
+    return m
+
+
+def _pair_figures(report, facts):
+    out = []
+    paths = {}
+    for t in facts.get("topology_path") or []:
+        a, b = str(t["a"]), str(t["b"])
+        if a.upper().startswith("GPU") and b.upper().startswith("GPU"):
+            kind = "X" if a == b else ("NV" if str(t["path"]).upper().startswith("NV") else str(t["path"]).upper())
+            paths[(a, b)] = f"NV{t.get('nvlinks') or ''}" if kind == "NV" else kind
+    if paths:
+        labels = _gpu_labels(paths)
+        categories = {}
+        for v in sorted(set(paths.values()), key=lambda k: list(PATH_COLOURS).index(k[:2] if k.startswith("NV") else k) if (k[:2] if k.startswith("NV") else k) in PATH_COLOURS else 99):
+            categories[v] = PATH_COLOURS.get("NV" if v.startswith("NV") else v, "#cccccc")
+        out.append((
+            "GPU-pair topology (nvidia-smi topo -m): NV# is NVLink with # links; PIX/PXB one or more PCIe switches; "
+            "PHB/NODE through the CPU; SYS across sockets.",
+            plots.heatmap(_matrix(paths, labels, True), labels, title="GPU-pair topology", categories=categories),
+        ))
+    p2p = {}
+    for s in facts.get("p2p_status") or []:
+        if s.get("capability") in ("read", "access", "p2p"):
+            p2p[(f"GPU{s['a']}", f"GPU{s['b']}")] = "OK" if s.get("ok") else str(s.get("status"))
+    if p2p:
+        labels = _gpu_labels(p2p)
+        kinds = {v: ("#009E73" if v == "OK" else "#D55E00") for v in sorted(set(p2p.values()))}
+        out.append(("Peer-to-peer read access between GPU pairs.", plots.heatmap(_matrix(p2p, labels, False), labels, title="P2P status", categories=kinds)))
+    groups = defaultdict(dict)
+    for p in facts.get("pair_bandwidth") or []:
+        enabled = {True: ", P2P on", False: ", P2P off"}.get(p.get("p2p_enabled"), "")
+        key = (p["unit"], p.get("direction", "uni"), enabled)
+        groups[key][(f"GPU{p['a']}", f"GPU{p['b']}")] = float(p["value"])
+    for (unit, direction, enabled), values in sorted(groups.items()):
+        labels = _gpu_labels(values)
+        what = "latency" if unit == "us" else "bandwidth"
+        out.append((
+            f"Measured GPU-to-GPU copy {what} ({direction}directional{enabled}), {unit}.",
+            plots.heatmap(_matrix(values, labels, False), labels, title=f"P2P {what} ({direction}{enabled})", unit=unit),
+        ))
+    return out
+
+
+BREAKDOWN_PARTS = ("compute", "exposed comm", "comm", "idle", "copies", "copy", "memcpy", "other")
+
+
+def _breakdown_figures(report, facts):
+    """A table of per-GPU or per-rank time split into parts becomes stacked bars."""
+    out = []
+    for name, table in report.tables.items():
+        cols = [str(c) for c in table.get("columns", [])]
+        lowered = [c.lower() for c in cols]
+        picked = [i for i, c in enumerate(lowered) if any(c.startswith(p) for p in BREAKDOWN_PARTS) and "%" not in c]
+        if len(picked) < 2 or not any("compute" in lowered[i] for i in picked):
+            continue
+        rows = [r for r in table.get("rows", []) if all(isinstance(r[i], (int, float)) or r[i] is None for i in picked)]
+        if not rows:
+            continue
+        labels = [str(r[0]) for r in rows]
+        segments = {cols[i]: [float(r[i] or 0) for r in rows] for i in picked}
+        unit = "ms" if any("ms" in lowered[i] for i in picked) else ("µs" if any("us" in lowered[i] for i in picked) else "")
+        out.append((f"{name}: time per GPU or rank, split into compute, exposed communication, idle and copies.",
+                    plots.stacked_bars(labels, segments, title=name, unit=unit)))
+    return out
+
+
+STEP_KEYS = ("duration_ms", "step_ms", "ms", "duration_us", "time_ms")
+
+
+def _step_figures(report, facts):
+    """Step durations (capture facts whose type name mentions 'step') as a histogram."""
+    out = []
+    for name, records in facts.items():
+        if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
+            continue
+        key = next((k for k in STEP_KEYS if k in records[0]), None)
+        if key is None:
+            continue
+        unit = "µs" if key.endswith("_us") else "ms"
+        values = [float(r[key]) for r in records if isinstance(r.get(key), (int, float))]
+        if len(values) < 2:
+            continue
+        values.sort()
+        median = statistics.median(values)
+        p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+        out.append((f"Distribution of {len(values)} step times ({name}); a long right tail is stalls or stragglers.",
+                    plots.histogram(values, title="Step-time distribution", unit=unit, marks=[("median", median), ("p95", p95)])))
+    return out
+
+
+def _scaling_figures(report, facts):
+    """A table with a parallelism column (tp / gpus) and throughput columns becomes a scaling chart."""
+    out = []
+    for name, table in report.tables.items():
+        cols = [str(c) for c in table.get("columns", [])]
+        lowered = [c.lower() for c in cols]
+        x = next((i for i, c in enumerate(lowered) if c in ("tp", "gpus", "ranks", "tp×pp", "world size")), None)
+        if x is None:
+            continue
+        ys = [i for i, c in enumerate(lowered) if "tok/s" in c or "tok_s" in c or "throughput" in c]
+        ys = [i for i in ys if sum(isinstance(r[i], (int, float)) for r in table.get("rows", [])) >= 2]
+        if not ys:
+            continue
+        rows = [r for r in table["rows"] if isinstance(r[x], (int, float)) and not isinstance(r[x], bool)]
+        series = [(cols[i], [(float(r[x]), float(r[i])) for r in rows if isinstance(r[i], (int, float))]) for i in ys]
+        base_col = next((s for s in series if "measured" in s[0].lower()), series[0])
+        x0, y0 = min(base_col[1])
+        ideal = ("ideal (linear from " + fmt_value(x0) + ")", [(float(xx), y0 * xx / x0) for xx, _ in base_col[1]])
+        series.append(ideal)
+        out.append((f"{name}: throughput against parallelism; the dashed line is perfect linear scaling from the smallest layout.",
+                    plots.line_chart(series, title=f"Scaling ({name})", x_label=cols[x], y_label="tok/s", log_x=True,
+                                     x_base=2, dashed=(ideal[0],) + tuple(c for c, _ in series if "predict" in c.lower()))))
+    return out
+
+
+def _fleet_figures(report, facts):
+    fleet = (report.predictions or {}).get("fleet") if report.kind == "fleet" else None
+    if not fleet:
+        return []
+    rows = []
+    for metric in fleet.get("metrics", []):
+        pts = [(p["node"], p["ratio"], p["outlier"]) for p in metric.get("points", []) if p.get("ratio") is not None]
+        rows.append((f"{metric['name']} [{metric['group']}]", pts))
+    return [("Each node's value relative to the fleet median for the same GPU model; red points are outliers "
+             "(robust z-score beyond the threshold, in the bad direction).",
+             plots.strip_plot(rows, title="Fleet outliers", x_label="value / fleet median"))]

@@ -1,0 +1,212 @@
+"""The results store: every run's report in one SQLite file (sqlite-utils), for history,
+compare and fleet.
+
+One table, `runs`: the columns people filter on (kind, host, time, GPU model, driver and NCCL
+versions, verdict) plus the whole report JSON, so nothing is lost and old reports stay readable.
+
+Many nodes may write to one database at once (a fleet sweep writing to a shared file): the
+database runs in WAL mode, each writer waits on a busy timeout, and a write that still finds
+the database locked is retried with backoff, so no run is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import sqlite3
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from diagnose.errors import InputError
+
+TABLE = "runs"
+BUSY_TIMEOUT_MS = 30_000
+RETRIES = 20
+# Derived reports are built from stored runs; storing them again would only add noise.
+NOT_STORED = ("compare", "fleet")
+
+COLUMNS = {
+    "id": int,
+    "time": str,  # ISO 8601 UTC, seconds
+    "kind": str,
+    "host": str,
+    "gpu_model": str,
+    "gpu_count": int,
+    "gpu_uuids": str,  # JSON list
+    "driver_version": str,
+    "cuda_version": str,
+    "nccl_version": str,
+    "tool_version": str,
+    "verdict": str,
+    "confidence": float,
+    "worst_severity": str,
+    "findings": int,
+    "inputs": str,  # JSON
+    "report": str,  # JSON, the whole report (schema diagnose.report/1)
+}
+
+
+def default_path() -> Path:
+    """$DIAGNOSE_DB, else $XDG_DATA_HOME/diagnose/runs.db (~/.local/share/diagnose/runs.db)."""
+    if os.environ.get("DIAGNOSE_DB"):
+        return Path(os.environ["DIAGNOSE_DB"]).expanduser()
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(data) / "diagnose" / "runs.db"
+
+
+def open_db(path: str | os.PathLike | None = None, create: bool = True):
+    """The store at `path` (default: `default_path()`), in WAL mode with a busy timeout."""
+    import sqlite_utils
+
+    path = Path(path).expanduser() if path else default_path()
+    if not create and not path.exists():
+        raise InputError(f"no results database at {path} (save runs with --save or set $DIAGNOSE_DB)")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        db = sqlite_utils.Database(conn)
+        _retry(lambda: _prepare(db))
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot open results database {path}: {exc}") from None
+    except OSError as exc:
+        raise InputError(f"cannot open results database {path}: {exc.strerror or exc}") from None
+    return db
+
+
+def _prepare(db) -> None:
+    if db.conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        db.conn.execute("PRAGMA journal_mode=wal")
+    if TABLE not in db.table_names():
+        db[TABLE].create(COLUMNS, pk="id", if_not_exists=True)
+        db.conn.execute(f"CREATE INDEX IF NOT EXISTS idx_runs_kind_time ON {TABLE}(kind, time)")
+        db.conn.execute(f"CREATE INDEX IF NOT EXISTS idx_runs_host ON {TABLE}(host)")
+    else:
+        columns = set(db[TABLE].columns_dict)
+        if "report" not in columns or "kind" not in columns:
+            raise sqlite3.DatabaseError(f"table {TABLE!r} exists but is not a diagnose results table")
+
+
+def _retry(action, retries: int = RETRIES):
+    """Run `action`; if the database is locked or busy, wait (with jitter) and try again."""
+    delay = 0.02
+    for attempt in range(retries):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            message = str(exc).lower()
+            if ("locked" not in message and "busy" not in message) or attempt == retries - 1:
+                raise
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+
+
+# --------------------------------------------------------------------------- what a run is
+
+
+def row_for(report, when: datetime | None = None) -> dict:
+    """The indexed columns of a report, read from its facts."""
+    facts = report.facts or {}
+    gpus = facts.get("gpu_fact") or []
+    host_facts = {h.get("name"): h.get("value") for h in facts.get("host_fact") or [] if isinstance(h, dict)}
+    nccl = [n.get("version") for n in facts.get("nccl_version") or [] if n.get("version")]
+    models = [g.get("name") or g.get("catalog_key") for g in gpus if g.get("name") or g.get("catalog_key")]
+    when = when or datetime.now(timezone.utc)
+    v = report.verdict
+    return {
+        "time": when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "kind": report.kind,
+        "host": str(host_facts.get("hostname") or report.inputs.get("host") or socket.gethostname()),
+        "gpu_model": max(set(models), key=models.count) if models else None,
+        "gpu_count": len({g.get("uuid") or g.get("bus_id") or g.get("index") for g in gpus}) or None,
+        "gpu_uuids": json.dumps(sorted({g["uuid"] for g in gpus if g.get("uuid")})),
+        "driver_version": _str(host_facts.get("driver_version")),
+        "cuda_version": _str(host_facts.get("cuda_driver_version")),
+        "nccl_version": nccl[0] if nccl else None,
+        "tool_version": report.tool_version,
+        "verdict": v.category if v else None,
+        "confidence": v.confidence if v else None,
+        "worst_severity": report.worst_severity(),
+        "findings": len(report.findings),
+        "inputs": json.dumps(report.to_dict()["inputs"], sort_keys=True),
+        "report": json.dumps(report.to_dict()),
+    }
+
+
+def _str(value):
+    return None if value is None else str(value)
+
+
+def save(report, path: str | os.PathLike | None = None, db=None) -> int:
+    """Store one report; returns its run id."""
+    if report.kind in NOT_STORED:
+        raise InputError(f"{report.kind} reports are derived from stored runs and are not stored")
+    db = db or open_db(path)
+    row = row_for(report)
+
+    def insert():
+        with db.conn:  # one transaction: all of the row or none of it
+            return db[TABLE].insert(row).last_pk
+
+    return int(_retry(insert))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def parse_since(text: str | None) -> str | None:
+    """'7d', '12h', '30m' or an ISO date/time -> ISO UTC string to compare with `time`."""
+    if not text:
+        return None
+    text = text.strip()
+    units = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+    if text[:-1].isdigit() and text[-1].lower() in units:
+        when = datetime.now(timezone.utc) - timedelta(**{units[text[-1].lower()]: int(text[:-1])})
+    else:
+        try:
+            when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(f"--since: expected e.g. 7d, 12h or 2026-01-31[T12:00], got {text!r}") from None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def runs(db, kind=None, host=None, since=None, limit: int | None = 50, with_report=False) -> list[dict]:
+    """Stored runs, newest first, filtered by kind, host (exact or SQL LIKE with %) and time."""
+    where, params = [], {}
+    if kind:
+        where.append("kind = :kind")
+        params["kind"] = kind
+    if host:
+        where.append("host LIKE :host" if "%" in host else "host = :host")
+        params["host"] = host
+    if since:
+        where.append("time >= :since")
+        params["since"] = parse_since(since)
+    columns = [c for c in COLUMNS if with_report or c != "report"]
+    rows = db[TABLE].rows_where(
+        " AND ".join(where) or None,
+        params,
+        select=", ".join(columns),
+        order_by="time DESC, id DESC",
+        limit=limit,
+    )
+    return list(rows)
+
+
+def load(db, run_id: int):
+    """The Report stored as run `run_id`."""
+    from diagnose.findings import Report
+
+    rows = list(db[TABLE].rows_where("id = ?", [int(run_id)], select="report"))
+    if not rows:
+        raise InputError(f"no run {run_id} in the results database {db.conn.execute('PRAGMA database_list').fetchone()[2]}")
+    return Report.from_dict(json.loads(rows[0]["report"]))
+
+
+def count(db) -> int:
+    return db[TABLE].count

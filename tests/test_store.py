@@ -1,0 +1,110 @@
+"""The results store: save/load round trip, filters, and many writer processes losing nothing."""
+
+import json
+import multiprocessing
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose import store
+from diagnose.cli import cli
+from diagnose.findings import Evidence, Finding, Report, Verdict
+
+
+def node_report(host="node-a", uuid="GPU-0b8c6b2c-1d1e-4c43-9a27-1f5f1c7f0c01", nccl="2.21.5", driver="550.54.15"):
+    """A small node report with the facts the store indexes (hostname, GPU UUID, driver, NCCL)."""
+    return Report(
+        kind="node",
+        inputs={"quick": True},
+        facts={
+            "gpu_fact": [{"source": "probe:nvml", "index": 0, "name": "NVIDIA H100 80GB HBM3", "uuid": uuid}],
+            "host_fact": [
+                {"source": "probe:host", "name": "hostname", "value": host},
+                {"source": "probe:nvml", "name": "driver_version", "value": driver},
+            ],
+            "nccl_version": [{"source": "probe:nccl", "version": nccl, "cuda": None}],
+        },
+        findings=[Finding("nvlink.all_up", "healthy", "ok", 0.9, "all NVLinks up", "18 of 18 links active.",
+                          [Evidence("probe:nvml", "active links", 18, 18)])],
+        verdict=Verdict("healthy", 0.9, "No problem found."),
+    )
+
+
+def test_save_and_load_round_trip(tmp_path):
+    db = store.open_db(tmp_path / "runs.db")
+    report = node_report()
+    run_id = store.save(report, db=db)
+    row = store.runs(db)[0]
+    assert row["id"] == run_id
+    assert (row["kind"], row["host"], row["driver_version"], row["nccl_version"]) == ("node", "node-a", "550.54.15", "2.21.5")
+    assert json.loads(row["gpu_uuids"]) == ["GPU-0b8c6b2c-1d1e-4c43-9a27-1f5f1c7f0c01"]
+    assert row["gpu_model"] == "NVIDIA H100 80GB HBM3" and row["verdict"] == "healthy"
+    assert store.load(db, run_id).to_dict() == report.to_dict()
+    assert db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_filters(tmp_path):
+    db = store.open_db(tmp_path / "runs.db")
+    for host in ("a1", "a2", "b1"):
+        store.save(node_report(host=host), db=db)
+    store.save(Report(kind="predict", inputs={"model": "llama-3-70b"}), db=db)
+    assert len(store.runs(db, kind="node")) == 3
+    assert [r["host"] for r in store.runs(db, host="a%")] == ["a2", "a1"]  # newest first
+    assert len(store.runs(db, limit=2)) == 2
+    assert store.runs(db, since="1h") and not store.runs(db, since="2999-01-01")
+
+
+def _writer(path, n, worker):
+    db = store.open_db(path)
+    for i in range(n):
+        store.save(node_report(host=f"w{worker}", uuid=f"GPU-{worker}-{i}"), db=db)
+
+
+def test_parallel_writers_lose_nothing(tmp_path):
+    """Several processes write 1,200 runs into one database at once; every one arrives."""
+    path = tmp_path / "fleet.db"
+    workers, per_worker = 6, 200
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(path, per_worker, w)) for w in range(workers)]
+    start = time.monotonic()
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert all(p.exitcode == 0 for p in procs), [p.exitcode for p in procs]
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == workers * per_worker
+    per_host = dict(conn.execute("SELECT host, count(DISTINCT gpu_uuids) FROM runs GROUP BY host"))
+    assert per_host == {f"w{w}": per_worker for w in range(workers)}
+    assert time.monotonic() - start < 20
+
+
+def test_cli_save_and_history(tmp_path, monkeypatch):
+    """--save through a real command's output options, then `diagnose history` lists it."""
+    path = tmp_path / "runs.db"
+    db = store.open_db(path)
+    store.save(node_report(host="gpu-node-17"), db=db)
+    store.save(node_report(host="gpu-node-18"), db=db)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["history", "--db", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [r["host"] for r in rows] == ["gpu-node-18", "gpu-node-17"]
+    result = runner.invoke(cli, ["history", "--db", str(path), "--host", "gpu-node-17"])
+    assert result.exit_code == 0 and "gpu-node-17" in result.output and "gpu-node-18" not in result.output
+    result = runner.invoke(cli, ["history", "--db", str(tmp_path / "absent.db")])
+    assert result.exit_code == 2
+
+
+def test_not_a_results_database(tmp_path):
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE runs (x)")
+    conn.commit()
+    with pytest.raises(store.InputError):
+        store.open_db(path)
