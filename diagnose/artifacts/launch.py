@@ -1,0 +1,292 @@
+"""Launch command lines, environment settings and engine-config echoes: what was run, and how.
+
+Reads `vllm serve`, `python -m vllm.entrypoints...`, `python -m sglang.launch_server`,
+`aphrodite run`, `torchrun`, `trtllm-build`/`trtllm-serve`, `mpirun`/`srun` (nccl-tests and
+others), `docker run` (its `-e`, `--shm-size`, `--ipc=host`, and the engine arguments after
+the image); `export X=Y` and `X=Y cmd` assignments; the engine's own echo of its arguments
+(`api_server args: ...`, `Initializing an LLM engine ... with config: ...`, `non-default args`);
+and the vLLM error that names the attention-head count and the TP size.
+
+Yields one Workload per command or echo (so a file with an eager and a non-eager run keeps
+both, each with its line), NcclSetting for NCCL_* / CUDA_VISIBLE_DEVICES / TORCH_NCCL_*, and
+HostFact for what docker says about the host (shm_bytes, ipc_host, container).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from diagnose.artifacts.nccl_log import size_bytes
+from diagnose.artifacts.text import lines
+from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
+
+KIND = "launch"
+
+COMMAND = re.compile(
+    r"(?:^|[\s`'\"(;&|>$])(?P<cmd>"
+    r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
+    r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
+    r"mpirun\b|mpiexec\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
+    r"|(?:\./|/)\S*_perf\b)"
+)
+ECHO = re.compile(
+    r"(?:api_server args|engine args|args|Namespace|non-default args|with config)\s*[:(=]\s*(?P<body>.*(?:tensor_parallel_size|"
+    r"pipeline_parallel_size|model)\s*[=:].*)$"
+)
+HEADS_ERROR = re.compile(
+    r"Total number of attention heads \((?P<heads>\d+)\) must be divisible by tensor parallel size \((?P<tp>\d+)\)"
+)
+ASSIGN = re.compile(
+    r"(?:^|[\s;`'\"(])(?:export\s+|ENV\s+|env\s+|-e\s*|--env[=\s]\s*|-x\s+)?[\"']?"
+    r"(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'`;]*)"
+)
+ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own error text, not a setting
+PY_ENVIRON = re.compile(r"os\.environ\[[\"'](?P<name>[A-Z][A-Z0-9_]*)[\"']\]\s*=\s*[\"'](?P<value>[^\"']*)[\"']")
+NCCL_NAMES = re.compile(r"^(?:NCCL_|TORCH_NCCL_|CUDA_VISIBLE_DEVICES$|NVIDIA_VISIBLE_DEVICES$|CUDA_DEVICE_MAX_CONNECTIONS$|"
+                        r"UCX_|GLOO_SOCKET_IFNAME$|OMPI_MCA_)")
+
+# Workload field <- flags (dashes and underscores are the same flag).
+FLAGS = {
+    "tp": ("tensor-parallel-size", "tp", "tp-size", "tensor-model-parallel-size", "tp-degree"),
+    "pp": ("pipeline-parallel-size", "pp", "pp-size", "pipeline-model-parallel-size"),
+    "dp": ("data-parallel-size", "dp", "dp-size"),
+    "ep": ("expert-parallel-size", "ep", "ep-size", "moe-ep-size"),
+    "model": ("model", "model-path", "model-dir", "checkpoint-dir", "model-name-or-path"),
+    "dtype": ("dtype",),
+    "kv_dtype": ("kv-cache-dtype",),
+    "max_model_len": ("max-model-len", "context-length", "max-seq-len", "max-seqlen"),
+    "concurrency": ("max-concurrency",),
+    "batch": ("batch-size", "batch"),
+    "prompt_len": ("input-len", "random-input-len", "sharegpt-output-len-unused"),
+    "output_len": ("output-len", "random-output-len"),
+}
+EAGER_FLAGS = ("enforce-eager", "disable-cuda-graph")
+EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-utilization", "distributed-executor-backend",
+               "enable-dp-attention", "enable-expert-parallel", "attention-backend", "nproc-per-node", "nnodes",
+               "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens")
+INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
+SERVING = {"vLLM", "SGLang", "Aphrodite", "TensorRT-LLM"}
+# docker / mpirun options that take a value as the next token
+VALUE_OPTIONS = {"-v", "-w", "-p", "-e", "--env", "--name", "--gpus", "--ipc", "--network", "--net", "--entrypoint", "-u",
+                 "--runtime", "--ulimit", "--device", "--mount", "--shm-size", "--security-opt", "--cap-add", "-np", "-n",
+                 "-H", "-host", "--host", "-x", "--mca", "-N", "--env-file", "--hostfile", "-hostfile", "--cpus", "-m"}
+
+
+def detect(text: str) -> float:
+    head = ADVICE.sub("", text[:300_000])
+    total = 0.0
+    if COMMAND.search(head):
+        total += 0.8
+    if ECHO.search(head) or HEADS_ERROR.search(head):
+        total += 0.8
+    if any(NCCL_NAMES.match(m.group("name")) for m in ASSIGN.finditer(head)) or PY_ENVIRON.search(head):
+        total += 0.6
+    return min(1.0, total)
+
+
+def parse(text: str, name: str) -> list:
+    out: list = []
+    for n, line in _joined(text):
+        src = where(name, n)
+        out.extend(_assignments(line, src))
+        if (m := HEADS_ERROR.search(line)) is not None:
+            out.append(Workload(src, tp=int(m.group("tp")), extra={"attention_heads": int(m.group("heads"))}))
+            out.append(Note(src, "error", line.strip().strip("`")))
+            continue
+        if (m := ECHO.search(line)) is not None and not COMMAND.search(line):
+            out.append(_echo(m.group("body"), src))
+            continue
+        if (m := COMMAND.search(line)) is not None:
+            out.extend(_command(line[m.start("cmd"):], src))
+    return out
+
+
+def _joined(text: str) -> list[tuple[int, str]]:
+    """Lines with shell continuations ('\\' at the end) joined; the number of the first line."""
+    joined: list[tuple[int, str]] = []
+    pending: tuple[int, str] | None = None
+    for n, line in lines(text):
+        if pending is not None:
+            n, line = pending[0], pending[1] + " " + line.strip()
+        if line.rstrip().endswith("\\"):
+            pending = (n, line.rstrip()[:-1])
+            continue
+        pending = None
+        joined.append((n, line))
+    if pending is not None:
+        joined.append(pending)
+    return joined
+
+
+def _tokens(command: str) -> list[str]:
+    command = command.split("`")[0] if command.count("`") % 2 else command.replace("`", " ")
+    command = re.split(r"\s(?:&&|\|\||;|\|)\s", command)[0]
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def _flags(tokens: list[str]) -> tuple[dict[str, str | bool], list[str]]:
+    """{normalised flag: value or True} and the positional tokens."""
+    flags: dict[str, str | bool] = {}
+    positional: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", tok):
+            key, eq, value = tok.partition("=")
+            norm = key.lstrip("-").replace("_", "-").lower()
+            if eq:
+                flags.setdefault(norm, value)
+            elif i + 1 < len(tokens) and (not tokens[i + 1].startswith("-") or re.fullmatch(r"-\d+", tokens[i + 1])):
+                if key in VALUE_OPTIONS or _takes_value(norm):
+                    flags.setdefault(norm, tokens[i + 1])
+                    i += 1
+                else:
+                    flags.setdefault(norm, True)
+            else:
+                flags.setdefault(norm, True)
+        else:
+            positional.append(tok)
+        i += 1
+    return flags, positional
+
+
+def _takes_value(norm: str) -> bool:
+    known = {f for names in FLAGS.values() for f in names} | set(EXTRA_FLAGS) - {"enable-dp-attention", "trust-remote-code",
+                                                                                  "enable-expert-parallel"}
+    return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node", "nnodes",
+                                     "tokenizer", "revision", "seed"}
+
+
+def _framework(command: str, positional: list[str]) -> str | None:
+    lowered = command.lower()
+    for key, label in (("sglang", "SGLang"), ("aphrodite", "Aphrodite"), ("trtllm", "TensorRT-LLM"),
+                       ("tensorrt_llm", "TensorRT-LLM"), ("vllm", "vLLM")):
+        if key in lowered:
+            return label
+    if re.search(r"_perf\b", lowered):
+        return "nccl-tests"
+    if lowered.startswith("torchrun") or "torch.distributed" in lowered:
+        return "PyTorch"
+    if lowered.startswith("deepspeed"):
+        return "DeepSpeed"
+    return None
+
+
+def _command(command: str, src: str) -> list:
+    tokens = _tokens(command)
+    flags, positional = _flags(tokens[1:])
+    framework = _framework(command, positional)
+    w = Workload(src, framework=framework)
+    _apply_flags(w, flags)
+    if w.model is None:
+        m = re.match(r"(?:vllm\s+serve|aphrodite\s+run)\s+([^\s-][^\s`]*)", command)
+        if m:
+            w.model = m.group(1)
+    if any(flags.get(f) for f in EAGER_FLAGS):
+        w.eager = True
+    elif framework in SERVING and re.search(r"serve|launch_server|aphrodite run|api_server", command):
+        w.eager = False  # CUDA graphs are these servers' default
+    _launcher_scale(command, flags, w)
+    out: list = [w] if _says_something(w) else []
+    out.extend(_docker_host(command, flags, src))
+    return out
+
+
+def _apply_flags(w: Workload, flags: dict) -> None:
+    for field_name, names in FLAGS.items():
+        for flag in names:
+            value = flags.get(flag)
+            if value is None or value is True:
+                continue
+            if field_name in INT_FIELDS:
+                try:
+                    value = int(str(value))
+                except ValueError:
+                    continue
+            setattr(w, field_name, value)
+            break
+    for flag in EXTRA_FLAGS:
+        if flag in flags:
+            w.extra[flag.replace("-", "_")] = flags[flag]
+
+
+def _says_something(w: Workload) -> bool:
+    return any(v not in (None, {}) for k, v in vars(w).items() if k != "source")
+
+
+def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
+    """How many processes on how many hosts (mpirun -np/-H, torchrun --nnodes/--nproc-per-node)."""
+    lowered = command.lower()
+    if lowered.startswith(("mpirun", "mpiexec", "srun")):
+        hosts = flags.get("h") or flags.get("host")
+        if isinstance(hosts, str):
+            w.nodes = len({h.split(":")[0] for h in hosts.split(",") if h})
+        nproc = _int(flags.get("np") or flags.get("n"))
+        per_proc = _int(flags.get("g")) if w.framework == "nccl-tests" else 1
+        if nproc:
+            w.gpu_count = nproc * (per_proc or 1)
+        if flags.get("nodes") or flags.get("N"):
+            w.nodes = _int(flags.get("nodes") or flags.get("N")) or w.nodes
+    elif lowered.startswith("torchrun"):
+        per_node = _int(flags.get("nproc-per-node"))
+        nodes = _int(str(flags.get("nnodes", "")).split(":")[-1])
+        w.nodes = nodes
+        if per_node:
+            w.gpu_count = per_node * (nodes or 1)
+    elif w.framework == "nccl-tests":
+        w.gpu_count = _int(flags.get("g"))
+
+
+def _docker_host(command: str, flags: dict, src: str) -> list:
+    if not command.lower().startswith("docker"):
+        return []
+    out = [HostFact(src, "container", True)]
+    if isinstance(flags.get("shm-size"), str):
+        try:
+            out.append(HostFact(src, "shm_bytes", size_bytes(flags["shm-size"])))
+        except ValueError:
+            pass
+    if flags.get("ipc") == "host":
+        out.append(HostFact(src, "ipc_host", True))
+    return out
+
+
+def _echo(body: str, src: str) -> Workload:
+    """`key=value, ...` or `'key': value` pairs from an engine's own echo of its arguments."""
+    pairs = dict(re.findall(r"['\"]?(\w+)['\"]?\s*[=:]\s*('[^']*'|\"[^\"]*\"|[^,\s)}]+)", body))
+    flags = {k.replace("_", "-").lower(): v.strip("'\"") for k, v in pairs.items()}
+    w = Workload(src, framework="vLLM" if "vllm" in body.lower() or "tensor_parallel_size" in body else None)
+    _apply_flags(w, flags)
+    if flags.get("enforce-eager") in ("True", "true"):
+        w.eager = True
+    elif flags.get("enforce-eager") in ("False", "false"):
+        w.eager = False
+    if w.dtype and w.dtype.startswith("torch."):
+        w.dtype = w.dtype[len("torch."):]
+    if "distributed-executor-backend" in flags:
+        w.extra["distributed_executor_backend"] = flags["distributed-executor-backend"]
+    return w
+
+
+def _assignments(line: str, src: str) -> list:
+    out: list = []
+    line = ADVICE.sub("", line)
+    found = [(m.group("name"), m.group("value")) for m in ASSIGN.finditer(line)]
+    found += [(m.group("name"), m.group("value")) for m in PY_ENVIRON.finditer(line)]
+    for var, value in found:
+        if NCCL_NAMES.match(var):
+            out.append(NcclSetting(src, var, value.strip("'\"")))
+            if var == "CUDA_VISIBLE_DEVICES":
+                out.append(Workload(src, cuda_visible_devices=value.strip("'\"")))
+    return out
+
+
+def _int(value) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
