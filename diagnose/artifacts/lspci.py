@@ -1,0 +1,83 @@
+"""`lspci -vvv`: each device's PCIe link (LnkCap vs LnkSta) and its ACS control, one PcieLinkFact.
+
+A device starts at its `17:00.0 3D controller: NVIDIA ...` line. People often paste only a
+`grep LnkSta` or `grep ACSCtl`; lines without a device header still count, grouped until a
+field repeats, with bus_id "unknown". LnkSta below LnkCap is what a GPU at idle shows as well
+(it drops to 2.5GT/s to save power): lspci does not say whether the GPU was busy, and this
+parser does not guess.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.artifacts.smi_common import bus_id, clean_lines
+from diagnose.evidence import PcieLinkFact, where
+
+KIND = "lspci"
+
+_DEVICE = re.compile(r"^\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+?):\s*(.*)$")
+_LINK = re.compile(r"\b(LnkCap|LnkSta):\s*(.*)$")
+_SPEED = re.compile(r"Speed\s+(\d+(?:\.\d+)?)\s*GT/s", re.I)
+_WIDTH = re.compile(r"Width\s+x(\d+)", re.I)
+_ACS = re.compile(r"\bACSCtl:\s*(.*)$")
+_REDIRECT_FLAGS = ("SrcValid", "ReqRedir", "CmpltRedir")
+_BRIDGE = re.compile(r"bridge|Root Port|Downstream Port|Upstream Port", re.I)
+
+
+def detect(text: str) -> float:
+    head = text[:400_000]
+    hits = len(re.findall(r"\b(?:LnkCap|LnkSta|ACSCtl):", head))
+    if not hits:
+        return 0.0
+    return 0.95 if re.search(r"\bLnkSta:\s*Speed|\bACSCtl:\s*\w+[+-]", head) else 0.5
+
+
+def parse(text: str, name: str) -> list:
+    records: list = []
+    current: dict | None = None
+    for i, line in enumerate(clean_lines(text)):
+        device = _DEVICE.match(line)
+        if device and not _LINK.search(line) and not _ACS.search(line):
+            _finish(current, records)
+            current = {"bus": bus_id(device.group(1)), "device": f"{device.group(2)}: {device.group(3)}".strip(),
+                       "bridge": bool(_BRIDGE.search(device.group(2))), "lines": {}, "values": {}}
+            continue
+        if re.search(r"Capabilities:.*Express.*(Root Port|Downstream Port|Upstream Port)", line) and current:
+            current["bridge"] = True
+        link = _LINK.search(line)
+        acs = _ACS.search(line)
+        field = link.group(1) if link else ("ACSCtl" if acs else None)
+        if not field:
+            continue
+        if current is None or (current["bus"] is None and field in current["values"]):
+            _finish(current, records)
+            current = {"bus": None, "device": None, "bridge": False, "lines": {}, "values": {}}
+        if field in current["values"]:
+            continue  # a second LnkCap in one device block (rare) keeps the first
+        current["values"][field] = (link or acs).group(2 if link else 1)
+        current["lines"][field] = where(name, i + 1)
+    _finish(current, records)
+    return records
+
+
+def _finish(current: dict | None, records: list) -> None:
+    if not current or not current["values"]:
+        return
+    values, lines = current["values"], current["lines"]
+    src = lines.get("LnkSta") or lines.get("ACSCtl") or lines.get("LnkCap")
+    fact = PcieLinkFact(src, current["bus"] or "unknown", device=current["device"], is_bridge=current["bridge"])
+    if "LnkCap" in values:
+        fact.cap_speed_gts, fact.cap_width = _speed_width(values["LnkCap"])
+    if "LnkSta" in values:
+        fact.sta_speed_gts, fact.sta_width = _speed_width(values["LnkSta"])
+    if "ACSCtl" in values:
+        flags = dict(re.findall(r"(\w+)([+-])", values["ACSCtl"]))
+        shown = [flags[f] for f in _REDIRECT_FLAGS if f in flags]
+        fact.acs_redirect_enabled = ("+" in shown) if shown else None
+    records.append(fact)
+
+
+def _speed_width(value: str) -> tuple[float | None, int | None]:
+    speed, width = _SPEED.search(value), _WIDTH.search(value)
+    return (float(speed.group(1)) if speed else None, int(width.group(1)) if width else None)

@@ -1,0 +1,88 @@
+"""`nvidia-smi nvlink -s` / `--status` (and `-e` error counters): one NvLinkFact per GPU link.
+
+`GPU 0: NVIDIA A100-SXM4-80GB (UUID: ...)` opens a GPU; `Link 4: 25 GB/s` is an active link,
+`Link 4: <inactive>` an inactive one. Health-check logs that quote the same lines
+(`GPU 0 has nvlinks inactive: Link 4: Inactive`) are read the same way. Error counter lines
+(`Link 0: Replay Errors: 0`) attach to the link's status; a link whose status the text does not
+show becomes a Note, since its being up or down is not known.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.artifacts.smi_common import catalog_key, clean_lines
+from diagnose.evidence import GpuFact, Note, NvLinkFact, where
+
+KIND = "nvlink_status"
+
+_GPU = re.compile(r"^\s*GPU\s+(\d+)\s*:\s*(.*?)\s*(?:\(UUID:\s*(GPU-[0-9a-fA-F-]+)\s*\)?)?\s*$")
+_GPU_IN_TEXT = re.compile(r"\bGPU\s+(\d+)\b(?=[^:]*nvlinks?\b)", re.I)
+_LINK = re.compile(r"\bLink\s+(\d+)\s*:\s*(.*?)\s*(?=\bLink\s+\d+\s*:|$)")
+_SPEED = re.compile(r"^(?:Speed\s*:?\s*)?(\d+(?:\.\d+)?)\s*GB/s", re.I)
+_INACTIVE = re.compile(r"^<?\s*(?:inactive|down|disabled)\s*>?", re.I)
+_ERROR = re.compile(r"^([A-Za-z][A-Za-z .]*?)\s*(?:Errors?)?\s*:\s*(\d+)$")
+
+
+def detect(text: str) -> float:
+    head = text[:200_000]
+    links = len(re.findall(r"\bLink\s+\d+\s*:\s*(?:\d+(?:\.\d+)?\s*GB/s|<?inactive>?|Inactive)", head, re.I))
+    if links and re.search(r"(?m)^\s*GPU\s+\d+\s*:|GPU\s+\d+ has nvlinks", head):
+        return 0.95 if links >= 2 else 0.7
+    if re.search(r"all links are in\s*active", head, re.I):
+        return 0.8
+    if len(re.findall(r"\bLink\s+\d+\s*:\s*\w[\w ]*Errors?\s*:\s*\d+", head)) >= 2:
+        return 0.8
+    return 0.0
+
+
+def parse(text: str, name: str) -> list:
+    records: list = []
+    links: dict[tuple, NvLinkFact] = {}
+    errors: dict[tuple, tuple[str, dict]] = {}
+    gpu: int | None = None
+    for i, line in enumerate(clean_lines(text)):
+        src = where(name, i + 1)
+        header = _GPU.match(line)
+        if header and "Link" not in line:
+            gpu = int(header.group(1))
+            model = header.group(2).strip() or None
+            if model or header.group(3):
+                records.append(GpuFact(src, index=gpu, name=model, uuid=header.group(3), catalog_key=catalog_key(model)))
+            continue
+        if re.search(r"all links are in\s*active", line, re.I):
+            records.append(Note(src, "nvlink_all_inactive", line.strip(), {"gpu": gpu}))
+            continue
+        mention = _GPU_IN_TEXT.search(line)
+        if mention:
+            gpu = int(mention.group(1))
+        for m in _LINK.finditer(line):
+            link, rest = int(m.group(1)), m.group(2)
+            speed = _SPEED.match(rest)
+            error = _ERROR.match(rest)
+            if speed:
+                fact = NvLinkFact(src, gpu, link, True, speed_gbs=float(speed.group(1)))
+            elif _INACTIVE.match(rest):
+                fact = NvLinkFact(src, gpu, link, False)
+            elif error:
+                errors.setdefault((gpu, link), (src, {}))[1][_error_name(error.group(1))] = int(error.group(2))
+                continue
+            else:
+                continue
+            if (gpu, link) not in links:
+                links[(gpu, link)] = fact
+                records.append(fact)
+    for key, (src, counts) in errors.items():
+        if key in links:
+            links[key].errors.update(counts)
+        else:
+            gpu, link = key
+            text_ = ", ".join(f"{k}={v}" for k, v in counts.items())
+            records.append(Note(src, "nvlink_errors", f"GPU {gpu} link {link}: {text_}", {"gpu": gpu, "link": link, "errors": counts}))
+    return records
+
+
+def _error_name(raw: str) -> str:
+    """'Replay Errors' -> 'replay', 'CRC Errors' -> 'crc', 'Recovery' -> 'recovery'."""
+    raw = re.sub(r"\s*errors?$", "", raw.strip(), flags=re.I)
+    return re.sub(r"\W+", "_", raw).strip("_").lower()

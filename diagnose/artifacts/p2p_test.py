@@ -1,0 +1,106 @@
+"""CUDA sample `p2pBandwidthLatencyTest`: P2P access per pair and the bandwidth/latency matrices.
+
+Each matrix is titled, e.g. `Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)` or
+`P2P=Disabled Latency Matrix (us)`, followed by `D\\D 0 1 ...` (or `GPU 0 1 ...`) and one row
+per source device. Off-diagonal cells become PairBandwidth records (the diagonal is a GPU's
+copy to itself, not a link); the CPU-side latency block is skipped. A cut-off cell ends its
+row. Also read: `Device: 0, NVIDIA H100 ..., pciBusID: 18, ...` (GpuFact),
+`Device=0 CAN Access Peer Device=1` and the `P2P Connectivity Matrix` (P2PStatus), and
+health-check lines `P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 ...` (PairBandwidth).
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.artifacts.smi_common import catalog_key, clean_lines
+from diagnose.evidence import GpuFact, P2PStatus, PairBandwidth, where
+
+KIND = "p2p_test"
+
+_TITLE = re.compile(
+    r"(?:(Unidirectional|Bidirectional)\s+)?P2P\s*=\s*(Enabled|Disabled)\s+(Bandwidth|Latency)\b.*?Matrix\s*\((GB/s|us)\)",
+    re.I,
+)
+_CONNECTIVITY = re.compile(r"P2P Connectivity Matrix", re.I)
+_COLUMNS = re.compile(r"^\s*(D\\D|GPU|CPU)((?:\s+\d+)+)\s*$")
+_ROW = re.compile(r"^\s*(\d+)\s+(.*)$")
+_DEVICE = re.compile(r"Device:\s*(\d+),\s*(.+?),\s*pciBusID:\s*([0-9a-fA-F]+),\s*pciDeviceID:\s*([0-9a-fA-F]+),\s*pciDomainID:\s*([0-9a-fA-F]+)")
+_ACCESS = re.compile(r"Device=(\d+)\s+(CAN|CANNOT)\s+Access Peer Device=(\d+)", re.I)
+_NHC = re.compile(r"P2P test on GPU\s+(\d+)\s+to GPU\s+(\d+)\b.*?Bandwidth\s+(\d+(?:\.\d+)?)", re.I)
+
+
+def detect(text: str) -> float:
+    head = text[:400_000]
+    if "p2pBandwidthLatencyTest" in head or "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in head:
+        return 0.95
+    if _TITLE.search(head):
+        return 0.9
+    if _ACCESS.search(head) or _NHC.search(head):
+        return 0.7
+    return 0.0
+
+
+def parse(text: str, name: str) -> list:
+    records: list = []
+    access: dict[tuple[int, int], P2PStatus] = {}
+    matrix = None  # (kind, direction, enabled, unit) while reading a titled matrix
+    columns: list[int] = []
+    for i, line in enumerate(clean_lines(text)):
+        src = where(name, i + 1)
+        title = _TITLE.search(line)
+        if title:
+            direction = "bi" if (title.group(1) or "").lower().startswith("bi") else "uni"
+            matrix, columns = ("value", direction, title.group(2).lower() == "enabled", title.group(4)), []
+            continue
+        if _CONNECTIVITY.search(line):
+            matrix, columns = ("access", None, None, None), []
+            continue
+        header = _COLUMNS.match(line)
+        if header and matrix:
+            columns = [int(c) for c in header.group(2).split()] if header.group(1) != "CPU" else []
+            continue
+        row = _ROW.match(line)
+        if row and matrix and columns:
+            _row(records, access, matrix, columns, int(row.group(1)), row.group(2), src)
+            continue
+        if line.strip() and not row:
+            matrix, columns = None, []
+        _other_line(records, access, line, src)
+    return records
+
+
+def _row(records, access, matrix, columns, a, cells, src) -> None:
+    kind, direction, enabled, unit = matrix
+    for b, cell in zip(columns, cells.split()):
+        try:
+            value = float(cell)
+        except ValueError:
+            return  # cut off ('41...'): the rest of the row is not there
+        if a == b:
+            continue
+        if kind == "access":
+            access.setdefault((a, b), _status(records, src, a, b, value == 1, cell))
+        else:
+            records.append(PairBandwidth(src, a, b, value, "GB/s" if unit.lower() == "gb/s" else "us", direction, enabled))
+
+
+def _other_line(records, access, line, src) -> None:
+    device = _DEVICE.search(line)
+    if device:
+        domain, bus, dev = (int(device.group(k), 16) for k in (5, 3, 4))
+        model = device.group(2).strip()
+        records.append(GpuFact(src, index=int(device.group(1)), name=model, catalog_key=catalog_key(model),
+                               bus_id=f"{domain:04x}:{bus:02x}:{dev:02x}.0"))
+    for m in _ACCESS.finditer(line):
+        a, b = int(m.group(1)), int(m.group(3))
+        access.setdefault((a, b), _status(records, src, a, b, m.group(2).upper() == "CAN", m.group(2).upper()))
+    nhc = _NHC.search(line)
+    if nhc:
+        records.append(PairBandwidth(src, int(nhc.group(1)), int(nhc.group(2)), float(nhc.group(3)), "GB/s", "uni"))
+
+
+def _status(records, src, a, b, ok, printed) -> P2PStatus:
+    status = P2PStatus(src, a, b, "access", printed, ok)
+    records.append(status)
+    return status

@@ -1,0 +1,90 @@
+"""Plain `nvidia-smi` (the box-drawn table): one GpuFact per GPU, plus driver and CUDA version.
+
+Each GPU takes two or three table rows: `| idx name persistence | bus-id disp | ecc |` then
+`| fan temp perf power/cap | memory used/total | util compute-mode |` then the MIG row. Cells
+are split on `|`, so column widths (which change between drivers) do not matter. The table
+has no PCIe link data, so pcie_read_under_load stays None.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.artifacts.smi_common import bus_id, catalog_key, clean_lines, to_float
+from diagnose.evidence import GpuFact, HostFact, where
+
+KIND = "smi_table"
+
+_BANNER = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)(?:\s+CUDA Version:\s*([\d.]+|N/A))?")
+_FIRST = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*$")
+_BUS = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
+
+
+def detect(text: str) -> float:
+    head = text[:200_000]
+    if _BANNER.search(head):
+        return 0.95
+    if "Persistence-M" in head and "Bus-Id" in head:
+        return 0.9
+    return 0.0
+
+
+def parse(text: str, name: str) -> list:
+    lines = clean_lines(text)
+    records: list = []
+    second_row_for = mig_row_for = None
+    for i, line in enumerate(lines):
+        banner = _BANNER.search(line)
+        if banner:
+            records.append(HostFact(where(name, i + 1), "driver_version", banner.group(2)))
+            if banner.group(3) and banner.group(3) != "N/A":
+                records.append(HostFact(where(name, i + 1), "cuda_driver_version", banner.group(3)))
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2:
+            continue
+        first = _FIRST.match(cells[0])
+        bus = _BUS.search(cells[1])
+        if first and bus:
+            second_row_for = _first_row(where(name, i + 1), first, bus.group(1), cells)
+            records.append(second_row_for)
+            mig_row_for = None
+            continue
+        if second_row_for is not None and re.search(r"\d+\s*C\b|\bP\d+\b", cells[0]):
+            _second_row(second_row_for, cells)
+            second_row_for, mig_row_for = None, second_row_for
+            continue
+        if mig_row_for is not None and len(cells) > 2 and not cells[0] and cells[2] in ("Enabled", "Disabled"):
+            mig_row_for.mig_mode = cells[2] == "Enabled"
+        mig_row_for = None
+    return records
+
+
+def _first_row(src, first, bus, cells) -> GpuFact:
+    name = first.group(2).strip()
+    fact = GpuFact(src, index=int(first.group(1)), name=name, bus_id=bus_id(bus))
+    persistence = first.group(3)
+    if persistence in ("On", "Off"):
+        fact.persistence_mode = persistence == "On"
+    if len(cells) > 2 and re.fullmatch(r"\d+", cells[2]):
+        fact.ecc_uncorrected_volatile = int(cells[2])
+    if not name.endswith("..."):  # a cut name would match the wrong catalog row
+        fact.catalog_key = catalog_key(name)
+    return fact
+
+
+def _second_row(fact: GpuFact, cells) -> None:
+    """'N/A 28C P0 88W / 700W | 0MiB / 81559MiB | 0% Default'."""
+    temp = re.search(r"(\d+)\s*C\b", cells[0])
+    fact.temperature_c = float(temp.group(1)) if temp else None
+    power = re.search(r"(\d+(?:\.\d+)?|N/A)\s*W?\s*/\s*(\d+(?:\.\d+)?|N/A)\s*W", cells[0])
+    if power:
+        fact.power_draw_w, fact.power_limit_w = to_float(power.group(1)), to_float(power.group(2))
+    if len(cells) > 1:
+        memory = re.search(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB", cells[1])
+        fact.memory_total_mib = float(memory.group(2)) if memory else None
+    if len(cells) > 2:
+        util = re.match(r"(\d+)\s*%\s*(.*)$", cells[2])
+        if util:
+            fact.utilization_pct = float(util.group(1))
+            fact.compute_mode = util.group(2).strip() or None
