@@ -1,0 +1,204 @@
+"""Serving benchmarks and throughput logs: what the user measured, with its statistic.
+
+Reads the result block of vLLM `benchmark_serving.py` / `vllm bench serve` and SGLang
+`bench_serving` (text, and the JSON / JSON-lines they save), the engines' periodic throughput
+lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs`, SGLang
+`Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5`), `batch 8, input 128,
+output 256: 206.32 token/s` summaries, and training step lines (`9134.5 examples/sec;
+0.014 sec/batch`). Each figure is a Measurement with its stat (mean/median/p95/p99) and the
+concurrency or batch where the output states it.
+
+Periodic generation throughput is `decode_tok_s` with `batch` = the running requests: it is
+the decode rate of all running sequences together.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from diagnose.artifacts.text import lines, number
+from diagnose.evidence import Measurement, Workload, where
+
+KIND = "serving_bench"
+MAX_PERIODIC = 400  # per metric and file; a day of logs is thinned evenly, first and last kept
+
+RESULT_HEADER = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
+ROW = re.compile(r"^\s*(?P<label>[A-Za-z][^:]*?)\s*:\s+(?P<value>\S+)\s*$")
+STAT_ROW = re.compile(r"^(?P<stat>Mean|Median|P\d+(?:\.\d+)?|Std|Max|Min)\s+(?P<what>TTFT|TPOT|ITL|E2E ?Latency|E2EL)\s*\((?P<unit>ms|s)\)", re.I)
+TEXT_METRICS = {
+    "request throughput": ("request_throughput", "req/s"),
+    "output token throughput": ("output_tok_s", "tok/s"),
+    "total token throughput": ("total_tok_s", "tok/s"),
+    "input token throughput": ("input_tok_s", "tok/s"),
+    "peak output token throughput": ("peak_output_tok_s", "tok/s"),
+    "benchmark duration": ("duration_s", "s"),
+}
+LATENCY = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2e latency": "e2e_latency_ms", "e2elatency": "e2e_latency_ms",
+           "e2el": "e2e_latency_ms"}
+JSON_METRICS = {
+    "request_throughput": ("request_throughput", "req/s"),
+    "output_throughput": ("output_tok_s", "tok/s"),
+    "total_token_throughput": ("total_tok_s", "tok/s"),
+    "input_throughput": ("input_tok_s", "tok/s"),
+}
+JSON_LATENCY = re.compile(r"^(?P<stat>mean|median|std|p\d+(?:\.\d+)?)_(?P<what>ttft|tpot|itl|e2el|e2e_latency)_ms$")
+VLLM_PERIODIC = re.compile(
+    r"Avg prompt throughput:\s*(?P<prompt>[\d.]+)\s*tokens/s,\s*Avg generation throughput:\s*(?P<gen>[\d.]+)\s*tokens/s"
+    r"(?:,\s*Running:\s*(?P<running>\d+)\s*reqs)?"
+)
+SGLANG_PERIODIC = re.compile(r"Decode batch\..*?#running-req:\s*(?P<running>\d+).*?gen throughput \(token/s\):\s*(?P<gen>[\d.]+)")
+BATCH_SUMMARY = re.compile(
+    r"batch(?: size)?\s*(?P<batch>\d+),\s*input(?: len)?\s*(?P<input>\d+),\s*output(?: len)?\s*(?P<output>\d+)\s*:\s*\**\s*"
+    r"(?P<value>[\d.]+)\s*(?:token|tok)s?/s", re.I
+)
+STEP = re.compile(r"(?P<rate>[\d.]+)\s*(?:examples|samples|images)/sec(?:;\s*(?P<sec>[\d.]+)\s*sec/batch)?")
+CONCURRENCY = re.compile(r"^\s*Max(?:imum)? re\w+ concurrency:\s*(?P<v>\S+)", re.I)
+
+
+def detect(text: str) -> float:
+    head = text[:300_000]
+    if RESULT_HEADER.search(head) or VLLM_PERIODIC.search(head) or SGLANG_PERIODIC.search(head):
+        return 0.9
+    if _json_results(head[:100_000]):
+        return 0.9
+    if BATCH_SUMMARY.search(head) or len(STEP.findall(head, 0, 20_000)) >= 2:
+        return 0.7
+    return 0.0
+
+
+def parse(text: str, name: str) -> list:
+    results = _json_results(text)
+    if results:
+        return _from_json(results, text, name)
+    out: list = []
+    in_result = False
+    concurrency: int | None = None
+    periodic: dict[str, list] = {}
+    for n, line in lines(text):
+        src = where(name, n)
+        if (m := CONCURRENCY.search(line)) is not None:
+            concurrency = _int(m.group("v"))
+        if RESULT_HEADER.search(line):
+            in_result = True
+            continue
+        if in_result and re.fullmatch(r"\s*=+\s*", line):
+            in_result = False
+            continue
+        if in_result and (m := ROW.match(line)) is not None:
+            record = _result_row(m.group("label"), m.group("value"), src, concurrency)
+            if record is not None:
+                out.append(record)
+            continue
+        if (m := VLLM_PERIODIC.search(line)) is not None:
+            running = _int(m.group("running"))
+            periodic.setdefault("decode", []).append(
+                Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=running))
+            if float(m.group("prompt")) > 0:
+                periodic.setdefault("prefill", []).append(Measurement(src, "prefill_tok_s", float(m.group("prompt")), "tok/s"))
+            continue
+        if (m := SGLANG_PERIODIC.search(line)) is not None:
+            periodic.setdefault("decode", []).append(
+                Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=int(m.group("running"))))
+            continue
+        if (m := BATCH_SUMMARY.search(line)) is not None:
+            # One run of several: the batch goes on the figure, not on the ticket's Workload.
+            out.append(Measurement(src, "output_tok_s", float(m.group("value")), "tok/s", batch=int(m.group("batch"))))
+            continue
+        if (m := STEP.search(line)) is not None:
+            periodic.setdefault("samples", []).append(Measurement(src, "samples_s", float(m.group("rate")), "samples/s"))
+            if m.group("sec"):
+                periodic.setdefault("step", []).append(Measurement(src, "step_ms", float(m.group("sec")) * 1e3, "ms"))
+    for series in periodic.values():
+        out.extend(_thin(series))
+    return out
+
+
+def _result_row(label: str, value: str, src: str, concurrency: int | None) -> Measurement | None:
+    v = number(value)
+    if v is None:
+        return None
+    if (m := STAT_ROW.match(label.strip())) is not None:
+        metric = LATENCY[m.group("what").lower()]
+        stat = m.group("stat").lower()
+        scale = 1e3 if m.group("unit").lower() == "s" else 1.0
+        return Measurement(src, metric, v * scale, "ms", stat=stat, concurrency=concurrency)
+    key = re.sub(r"\s*\(.*\)\s*$", "", label).strip().lower()
+    if key in TEXT_METRICS:
+        metric, unit = TEXT_METRICS[key]
+        return Measurement(src, metric, v, unit, concurrency=concurrency)
+    return None
+
+
+def _json_results(text: str) -> list[dict]:
+    """Benchmark result objects: one JSON document, or JSON lines (SGLang appends one per run)."""
+    stripped = text.strip()
+    if not stripped.startswith(("{", "[")):
+        return []
+    docs: list = []
+    try:
+        doc = json.loads(stripped)
+        docs = doc if isinstance(doc, list) else [doc]
+    except ValueError:
+        for line in stripped.splitlines():
+            try:
+                docs.append(json.loads(line))
+            except ValueError:
+                continue
+    return [d for d in docs if isinstance(d, dict) and _looks_like_result(d)]
+
+
+def _looks_like_result(doc: dict) -> bool:
+    return any(k in doc for k in JSON_METRICS) or any(JSON_LATENCY.match(str(k)) for k in doc)
+
+
+def _from_json(results: list[dict], text: str, name: str) -> list:
+    out: list = []
+    text_lines = text.splitlines()
+    for doc in results:
+        concurrency = _int(doc.get("max_concurrency"))
+        tp = _int(doc.get("tensor_parallel_size") or doc.get("tp") or doc.get("tp_size"))
+        for key, value in doc.items():
+            v = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            if v is None:
+                continue
+            src = where(name, _line_of(text_lines, key))
+            if key in JSON_METRICS:
+                metric, unit = JSON_METRICS[key]
+                out.append(Measurement(src, metric, float(v), unit, concurrency=concurrency, tp=tp))
+            elif (m := JSON_LATENCY.match(key)) is not None:
+                metric = LATENCY.get(m.group("what").replace("_", " "), f"{m.group('what')}_ms")
+                out.append(Measurement(src, metric, float(v), "ms", stat=m.group("stat"), concurrency=concurrency, tp=tp))
+        model = doc.get("model_id") or doc.get("model")
+        if isinstance(model, str) or tp or concurrency:
+            out.append(Workload(where(name, _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
+                                tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend"))))
+    return out
+
+
+def _backend(value) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return {"vllm": "vLLM", "sglang": "SGLang", "openai": None, "tgi": "TGI", "trt": "TensorRT-LLM"}.get(value.lower(), value)
+
+
+def _line_of(text_lines: list[str], key: str) -> int | None:
+    needle = f'"{key}"'
+    for i, line in enumerate(text_lines, start=1):
+        if needle in line:
+            return i
+    return None
+
+
+def _thin(series: list) -> list:
+    if len(series) <= MAX_PERIODIC:
+        return series
+    step = (len(series) - 1) / (MAX_PERIODIC - 1)
+    return [series[round(i * step)] for i in range(MAX_PERIODIC)]
+
+
+def _int(value) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
