@@ -27,6 +27,7 @@ PARSER_MODULES = (
     "nccl_tests",
     "nccl_log",
     "nccl_topo",
+    "ib_status",
     "serving_bench",
     "launch",
     "node_report",
@@ -37,6 +38,7 @@ PARSER_MODULES = (
     "lspci",
     "p2p_test",
     "dmesg",
+    "nvtop",
 )
 THRESHOLD = 0.5
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -96,7 +98,11 @@ def parse_text(text: str, name: str) -> tuple[list, FileRead]:
     read = FileRead(name)
     records: list = []
     by_kind = {m.KIND: m for m in parsers()}
-    for kind, _score in detect(text):
+    detected = detect(text)
+    # A structured document (ticket.toml, a diagnose report) is read by its own parser only:
+    # the prose in a ticket's description must not pass for a log line.
+    exclusive = [(k, v) for k, v in detected if v >= 0.9 and getattr(by_kind[k], "EXCLUSIVE", False)]
+    for kind, _score in exclusive[:1] or detected:
         try:
             found = list(by_kind[kind].parse(text, name) or [])
         except Exception as exc:  # noqa: BLE001 - garbage in must not crash a ticket
