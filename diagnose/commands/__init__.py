@@ -5,3 +5,12 @@ COMMANDS = []
 from diagnose.commands.history import history  # noqa: E402
 
 COMMANDS.append(history)
+
+from diagnose.commands.compare import compare  # noqa: E402
+from diagnose.commands.fleet import fleet  # noqa: E402
+
+COMMANDS += [compare, fleet]
+
+from diagnose.commands.node import node  # noqa: E402
+
+COMMANDS.append(node)

@@ -157,38 +157,35 @@ def figures_for(report) -> list[tuple[str, str]]:
     return out
 
 
-def _ceilings(facts, report) -> tuple[list[tuple[str, float]], float | None, str]:
-    """Expected bus bandwidth lines and latency floor from the catalog's interconnect."""
-    try:
-        from rules import catalog
-    except ImportError:
-        return [], None, ""
-    gpu_spec = None
-    for g in facts.get("gpu_fact") or []:
-        find = getattr(catalog, "find_gpu", None)
-        if find:
-            gpu_spec = find(name=g.get("name"), pci_device_id=g.get("pci_device_id"))
-            if gpu_spec is None and g.get("catalog_key"):
-                gpu_spec = find(name=g.get("catalog_key"))
-        if gpu_spec:
-            break
-    key = None
-    for w in facts.get("workload") or []:
-        key = key or w.get("interconnect")
-    key = key or getattr(gpu_spec, "interconnect", None)
-    if not key or not hasattr(catalog, "interconnect"):
-        return [], None, ""
-    try:
-        ic = catalog.interconnect(key)
-    except Exception:  # an unknown key in a report from elsewhere: draw no ceiling
-        return [], None, ""
-    lines = []
-    if getattr(ic, "bandwidth_gbs", None):
-        lines.append((f"{ic.name} line rate", float(ic.bandwidth_gbs)))
-    if getattr(ic, "achieved_gbs", None):
+def _ceilings(facts) -> tuple[list[tuple[str, float]], float | None, str]:
+    """Expected bus bandwidth lines and latency floor from the catalog's interconnect: the one
+    the workload names, else the GPU's default intra-node fabric when the run stayed on one node."""
+    from rules import catalog
+
+    workloads = facts.get("workload") or []
+    rows = facts.get("collective_result") or []
+    multinode = any((w.get("nodes") or 1) > 1 for w in workloads) or any((r.get("nodes") or 1) > 1 for r in rows)
+    ic = None
+    for w in workloads:
+        if w.get("interconnect") and ic is None:
+            try:
+                ic = catalog.interconnect(w["interconnect"])
+            except Exception:  # free text such as "2x HDR 200Gb/s InfiniBand": not a catalog key
+                ic = None
+    if ic is None and not multinode:
+        names = [(g.get("name") or g.get("catalog_key"), g.get("pci_device_id")) for g in facts.get("gpu_fact") or []]
+        names += [(w.get("gpu"), None) for w in workloads if w.get("gpu")]
+        for name, device_id in names:
+            spec = catalog.find_gpu(name=name, pci_device_id=device_id)
+            if spec and spec.interconnect:
+                ic = catalog.interconnect(spec.interconnect)
+                break
+    if ic is None:
+        return [], None, "multi-node run" if multinode else ""
+    lines = [(f"{ic.name} line rate", float(ic.bandwidth_gbs))] if ic.bandwidth_gbs else []
+    if ic.achieved_gbs:
         lines.append((f"{ic.name} typical achieved", float(ic.achieved_gbs)))
-    latency = getattr(ic, "latency_us", None)
-    return lines, (float(latency) if latency else None), ic.name
+    return lines, (float(ic.latency_us) if ic.latency_us else None), ic.name
 
 
 def _collective_figures(report, facts):
@@ -210,8 +207,13 @@ def _collective_figures(report, facts):
             groups[r["op"]][int(r["size_bytes"])].append(r)
     busbw = [(label, [(s, statistics.median(x["busbw_gbs"] for x in rs)) for s, rs in sizes.items()]) for label, sizes in groups.items()]
     latency = [(label, [(s, statistics.median(x["time_us"] for x in rs)) for s, rs in sizes.items()]) for label, sizes in groups.items()]
-    lines, floor, ic_name = _ceilings(facts, report)
-    note = f" Dashed lines: the catalog's {ic_name} figures." if lines else " (No catalog interconnect known for this GPU: no ceiling drawn.)"
+    lines, floor, ic_name = _ceilings(facts)
+    if lines:
+        note = f" Dashed lines: the catalog's {ic_name} figures."
+    elif ic_name == "multi-node run":
+        note = " Multi-node run and no catalog interconnect named: no ceiling drawn."
+    else:
+        note = " No catalog interconnect known for this GPU: no ceiling drawn."
     return [
         (
             "Bus bandwidth vs message size (nccl-tests busbw semantics)." + note,
@@ -356,13 +358,12 @@ def _scaling_figures(report, facts):
 
 
 def _fleet_figures(report, facts):
-    fleet = (report.predictions or {}).get("fleet") if report.kind == "fleet" else None
-    if not fleet:
-        return []
     rows = []
-    for metric in fleet.get("metrics", []):
+    for metric in facts.get("fleet_metric") or []:
         pts = [(p["node"], p["ratio"], p["outlier"]) for p in metric.get("points", []) if p.get("ratio") is not None]
         rows.append((f"{metric['name']} [{metric['group']}]", pts))
+    if not rows:
+        return []
     return [("Each node's value relative to the fleet median for the same GPU model; red points are outliers "
              "(robust z-score beyond the threshold, in the bad direction).",
              plots.strip_plot(rows, title="Fleet outliers", x_label="value / fleet median"))]

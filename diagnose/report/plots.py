@@ -229,7 +229,8 @@ def heatmap(
             if value is None:
                 fill, text, ink = "#f2f2f2", "", "#000"
             elif categories is not None:
-                fill, text, ink = categories.get(str(value), "#cccccc"), str(value), "#000"
+                fill, text = categories.get(str(value), "#cccccc"), str(value)
+                ink = "#fff" if _dark(fill) else "#000"
             else:
                 t = 0.0 if hi == lo else (value - lo) / (hi - lo)
                 fill = _blue(t)
@@ -239,7 +240,7 @@ def heatmap(
                 f"<title>{esc(labels[i])} ↔ {esc(labels[j])}: {esc(text)} {esc(unit)}</title></rect>"
             )
             if text:
-                out.append(f'<text x="{x + cell / 2 - 1:.1f}" y="{y + cell / 2 + 3:.1f}" text-anchor="middle" class="cell" fill="{ink}">{esc(text)}</text>')
+                out.append(f'<text x="{x + cell / 2 - 1:.1f}" y="{y + cell / 2 + 3:.1f}" text-anchor="middle" class="cell" style="fill:{ink}">{esc(text)}</text>')
     ly = top + n * cell + 20
     if categories is not None:
         out += _legend([(k, c, "box") for k, c in categories.items()], left, ly)
@@ -247,6 +248,12 @@ def heatmap(
         out += _legend([(f"{fmt_num(lo)} {unit}", _blue(0), "box"), (f"{fmt_num(hi)} {unit}", _blue(1), "box")], left, ly)
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _dark(colour: str) -> bool:
+    """Is '#rrggbb' dark enough to need white text?"""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.299 * r + 0.587 * g + 0.114 * b < 140
 
 
 def _blue(t: float) -> str:
@@ -364,6 +371,6 @@ def strip_plot(rows: list[tuple[str, list[tuple[str, float, bool]]]], *, title: 
             colour, r = (BAD, 5) if outlier else (PALETTE[0], 3)
             out.append(f'<circle cx="{xs(v):.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.8"><title>{esc(name)}: {esc(fmt_num(v))}× median</title></circle>')
             if outlier:
-                out.append(f'<text x="{xs(v) + 7:.1f}" y="{cy - 6:.1f}" class="tick" fill="{BAD}">{esc(name)}</text>')
+                out.append(f'<text x="{xs(v) + 7:.1f}" y="{cy - 6:.1f}" class="tick" style="fill:{BAD}">{esc(name)}</text>')
     out.append("</svg>")
     return "\n".join(out)

@@ -1,0 +1,41 @@
+"""`diagnose compare A B`: what got worse between two runs of the same kind."""
+
+from __future__ import annotations
+
+import click
+
+from diagnose.cli import output_options
+
+
+@click.command("compare")
+@click.argument("a")
+@click.argument("b")
+@click.option("--threshold", type=float, default=10.0, show_default=True,
+              help="Regression threshold in percent: a metric worse than this fails the comparison.")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Results database for run ids (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
+@click.option("--model", help="For two nsys captures: the model, as `diagnose capture --model`.")
+@click.option("--tp", type=click.IntRange(min=1), help="For two nsys captures: the tensor-parallel size.")
+@output_options
+def compare(a, b, threshold, db_path, model, tp):
+    """Diff run B against run A and exit 1 on a regression beyond --threshold.
+
+    A and B are run ids from `diagnose history`, report JSON files (`--json -o FILE` of any
+    command), or two nsys SQLite exports analysed on the fly. Two node reports: per collective
+    and message size (busbw from 1 MiB, time below), per GPU pair, per NVLink and PCIe link.
+    Two captures: GPU time per kernel class and step-time median and p95. Any kind: problems
+    B reports that A did not.
+
+    \b
+    Examples:
+      diagnose compare 41 42
+      diagnose compare before.json after.json --threshold 5
+      diagnose compare before.sqlite after.sqlite --tp 8 --format html -o diff.html
+    """
+    from diagnose.compare import compare as diff, load_run
+
+    options = {k: v for k, v in (("model", model), ("tp", tp)) if v is not None}
+    report_a, label_a = load_run(a, db_path, options)
+    report_b, label_b = load_run(b, db_path, options)
+    if label_a == label_b:
+        label_a, label_b = f"A ({label_a})", f"B ({label_b})"
+    return diff(report_a, report_b, threshold / 100.0, labels=(label_a, label_b))

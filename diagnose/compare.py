@@ -1,0 +1,349 @@
+"""Diff two runs of the same kind and call out regressions beyond a threshold.
+
+Each report is reduced to metrics keyed the same way on both sides (a collective at one message
+size, one GPU pair's copy bandwidth, one NVLink, one kernel class's GPU time, the median step
+time), each knowing which direction is better. A metric that moved the bad way by more than the
+threshold is a regression; the command exits 1 on any, so it can gate CI or a driver rollout.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from diagnose.errors import InputError
+from diagnose.findings import Evidence, Finding, Report
+
+DEFAULT_THRESHOLD = 0.10
+LATENCY_BOUND_BYTES = 1 << 20  # below 1 MiB a collective is judged on time, above on busbw
+MIN_CLASS_SHARE = 0.01  # kernel classes under 1% of GPU time are noise for a diff
+
+
+@dataclass
+class Metric:
+    group: str  # "all_reduce ×8", "P2P GB/s uni", "kernel class", "step time"
+    key: str  # "64M", "GPU0→GPU1", "communication", "median"
+    name: str  # "busbw", "time", "active"
+    value: float
+    unit: str
+    better: str  # "higher" | "lower"
+    source: str
+    category: str = "other"  # root-cause category when this metric regresses
+    share: float = 1.0  # of the run's total (kernel classes), to skip negligible ones
+
+
+@dataclass
+class Delta:
+    a: Metric
+    b: Metric
+
+    @property
+    def change(self) -> float | None:
+        if self.a.value == 0:
+            return None if self.b.value == 0 else float("inf") * (1 if self.b.value > 0 else -1)
+        return (self.b.value - self.a.value) / abs(self.a.value)
+
+    def worse_by(self) -> float:
+        """How much worse B is than A (0 when equal or better)."""
+        change = self.change
+        if change is None:
+            return 0.0
+        return max(0.0, -change if self.a.better == "higher" else change)
+
+    def better_by(self) -> float:
+        change = self.change
+        if change is None:
+            return 0.0
+        return max(0.0, change if self.a.better == "higher" else -change)
+
+
+# --------------------------------------------------------------------------- metrics per kind
+
+
+def _size_label(size: int) -> str:
+    from diagnose.report.plots import fmt_bytes
+
+    return fmt_bytes(size)
+
+
+def collective_metrics(facts: dict) -> list[Metric]:
+    """Per op, rank count and message size: busbw for large messages, time for small ones."""
+    groups: dict[tuple, list[dict]] = {}
+    rows = facts.get("collective_result") or []
+    has_out_of_place = any(r.get("in_place") is False for r in rows)
+    for r in rows:
+        if has_out_of_place and r.get("in_place"):
+            continue
+        label = r["op"] + (f" ×{r['nranks']}" if r.get("nranks") else "")
+        if r.get("group"):
+            label += " GPUs " + ",".join(map(str, r["group"]))
+        groups.setdefault((label, int(r["size_bytes"])), []).append(r)
+    out = []
+    for (label, size), rs in sorted(groups.items()):
+        source = rs[0]["source"]
+        if size >= LATENCY_BOUND_BYTES:
+            out.append(Metric(label, _size_label(size), "busbw", statistics.median(x["busbw_gbs"] for x in rs), "GB/s", "higher", source))
+        else:
+            out.append(Metric(label, _size_label(size), "time", statistics.median(x["time_us"] for x in rs), "us", "lower", source))
+    return out
+
+
+def link_metrics(facts: dict) -> list[Metric]:
+    """Per GPU pair copy bandwidth/latency, per NVLink state and speed, per GPU PCIe link."""
+    out = []
+    for p in facts.get("pair_bandwidth") or []:
+        better = "lower" if p["unit"] == "us" else "higher"
+        out.append(Metric(f"P2P {p['unit']} {p.get('direction', 'uni')}", f"GPU{p['a']}→GPU{p['b']}", "copy",
+                          float(p["value"]), p["unit"], better, p["source"]))
+    for link in facts.get("nv_link_fact") or []:
+        key = f"GPU{link.get('gpu')} link {link['link']}"
+        out.append(Metric("NVLink", key, "active", 1.0 if link.get("active") else 0.0, "", "higher", link["source"], "nvlink_down"))
+        if link.get("speed_gbs"):
+            out.append(Metric("NVLink", key, "speed", float(link["speed_gbs"]), "GB/s", "higher", link["source"], "nvlink_down"))
+    for g in facts.get("gpu_fact") or []:
+        key = f"GPU{g.get('index')}"
+        if g.get("pcie_width_current"):
+            out.append(Metric("PCIe", key, "width", float(g["pcie_width_current"]), "lanes", "higher", g["source"], "pcie_link_degraded"))
+        if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False:
+            # An idle GPU drops its PCIe gen to save power; only a reading under load counts.
+            out.append(Metric("PCIe", key, "gen", float(g["pcie_gen_current"]), "", "higher", g["source"], "pcie_link_degraded"))
+    return out
+
+
+LOWER_IS_BETTER = ("_ms", "_us", "latency", "ttft", "itl", "tpot")
+
+
+def measurement_metrics(facts: dict) -> list[Metric]:
+    """Measurements (HBM rate, GEMM TFLOPS, tok/s, step_ms...), per GPU/size/stat when given."""
+    out = []
+    for m in facts.get("measurement") or []:
+        key = ", ".join(
+            f"{name}={m[name]}" for name in ("gpu", "tp", "batch", "stat", "dtype") if m.get(name) is not None
+        )
+        if m.get("size_bytes"):
+            key = (key + ", " if key else "") + _size_label(int(m["size_bytes"]))
+        better = "lower" if any(s in m["metric"] for s in LOWER_IS_BETTER) else "higher"
+        out.append(Metric("measurement", key or "—", m["metric"], float(m["value"]), m.get("unit") or "", better, m["source"]))
+    return out
+
+
+def step_metrics(facts: dict) -> list[Metric]:
+    """Median and p95 of step durations (capture facts whose type mentions 'step')."""
+    from diagnose.report.html import STEP_KEYS
+
+    out = []
+    for name, records in facts.items():
+        if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
+            continue
+        key = next((k for k in STEP_KEYS if k in records[0]), None)
+        values = sorted(float(r[key]) for r in records if key and isinstance(r.get(key), (int, float)))
+        if not values:
+            continue
+        unit = "us" if key.endswith("_us") else "ms"
+        source = f"{records[0].get('source', name)} ({len(values)} steps)"
+        out.append(Metric("step time", "median", name, statistics.median(values), unit, "lower", source, "other"))
+        p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
+        out.append(Metric("step time", "p95", name, p95, unit, "lower", source, "straggler"))
+    return out
+
+
+CLASS_COLUMNS = ("class", "kernel class", "category")
+TIME_COLUMNS = ("total ms", "total_ms", "time ms", "gpu ms", "total (ms)", "time (ms)", "ms")
+
+
+def kernel_class_metrics(report) -> list[Metric]:
+    """GPU time per kernel class, from the capture report's class table."""
+    out = []
+    for title, table in report.tables.items():
+        cols = [str(c).lower() for c in table.get("columns", [])]
+        if not cols or cols[0] not in CLASS_COLUMNS:
+            continue
+        t = next((cols.index(c) for c in TIME_COLUMNS if c in cols), None)
+        if t is None:
+            continue
+        rows = [r for r in table["rows"] if isinstance(r[t], (int, float))]
+        total = sum(r[t] for r in rows) or 1.0
+        for r in rows:
+            category = "comm_bound" if "comm" in str(r[0]).lower() else "other"
+            out.append(Metric("kernel class", str(r[0]), "GPU time", float(r[t]), "ms", "lower", f"{title} table",
+                              category, share=r[t] / total))
+    return out
+
+
+def metrics(report) -> list[Metric]:
+    facts = report.facts or {}
+    out = collective_metrics(facts) + link_metrics(facts) + measurement_metrics(facts)
+    if report.kind == "capture":
+        out += kernel_class_metrics(report) + step_metrics(facts)
+    return out
+
+
+# --------------------------------------------------------------------------- the diff
+
+
+def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=("A", "B")) -> Report:
+    """Report (kind 'compare') of B against A: a table of deltas, one finding per regressed group."""
+    from rules.engine import verdict
+
+    if a.kind != b.kind:
+        raise InputError(f"cannot compare a {a.kind} report with a {b.kind} report: compare two runs of the same kind")
+    if threshold <= 0:
+        raise InputError(f"--threshold must be positive, got {threshold}")
+    ma = {(m.group, m.key, m.name): m for m in metrics(a)}
+    mb = {(m.group, m.key, m.name): m for m in metrics(b)}
+    deltas = [Delta(ma[k], mb[k]) for k in ma if k in mb]
+    deltas = [d for d in deltas if max(d.a.share, d.b.share) >= MIN_CLASS_SHARE]
+    regressions = [d for d in deltas if d.worse_by() > threshold]
+    findings = _regression_findings(regressions, a, b, threshold, labels)
+    findings += _new_problem_findings(a, b, labels)
+    only = sorted({k[0] for k in ma.keys() ^ mb.keys()})
+    if not deltas and not findings:
+        findings.append(Finding(
+            "compare.nothing_in_common", "insufficient_data", "info", 0.0,
+            "the two runs share no measured metric",
+            f"{labels[0]} and {labels[1]} have no metric in common (message sizes, GPU pairs, kernel classes, steps), "
+            "so nothing could be compared.",
+            fix="compare runs made with the same sweep (same ops and sizes) or captures of the same workload",
+        ))
+    elif not any(f.is_problem for f in findings):
+        findings.append(Finding(
+            "compare.no_regression", "healthy", "ok", 0.9,
+            f"no metric regressed by more than {threshold:.0%}",
+            f"{len(deltas)} metrics compared between {labels[0]} and {labels[1]}; none got worse beyond the threshold.",
+            evidence=[_evidence(d, labels) for d in sorted(deltas, key=Delta.worse_by, reverse=True)[:3]],
+        ))
+    rows = [
+        [d.a.group, d.a.key, d.a.name, d.a.value, d.b.value, d.a.unit,
+         None if d.change is None else round(100 * d.change, 1),
+         "REGRESSION" if d in regressions else ("better" if d.better_by() > threshold else "")]
+        for d in deltas
+    ]
+    tables = {
+        f"{labels[0]} → {labels[1]}": {
+            "columns": ["group", "key", "metric", labels[0], labels[1], "unit", "change %", f"beyond {threshold:.0%}"],
+            "rows": rows,
+            "note": ("Only in one run (not compared): " + ", ".join(only)) if only else "",
+        }
+    }
+    findings_sorted = sorted(findings, key=Finding.sort_key)
+    return Report(
+        kind="compare",
+        inputs={"a": labels[0], "b": labels[1], "kind": a.kind, "threshold": threshold},
+        findings=findings_sorted,
+        verdict=verdict(findings_sorted),
+        tables=tables,
+    )
+
+
+def _evidence(d: Delta, labels) -> Evidence:
+    change = d.change
+    pct = "n/a" if change is None else f"{100 * change:+.1f}%"
+    return Evidence(
+        source=f"{labels[1]}: {d.b.source}",
+        detail=f"{d.a.group} {d.a.key} {d.a.name} ({pct}; expected = {labels[0]}: {d.a.source})",
+        measured=d.b.value,
+        expected=d.a.value,
+        unit=d.a.unit or None,
+    )
+
+
+def _regression_findings(regressions: list[Delta], a: Report, b: Report, threshold: float, labels) -> list[Finding]:
+    by_group: dict[str, list[Delta]] = {}
+    for d in regressions:
+        by_group.setdefault(d.a.group, []).append(d)
+    nccl_a, nccl_b = _nccl(a), _nccl(b)
+    out = []
+    for group, ds in by_group.items():
+        ds.sort(key=Delta.worse_by, reverse=True)
+        worst = ds[0]
+        category = worst.a.category
+        if category == "other" and _is_collective(group) and nccl_a and nccl_b and nccl_a != nccl_b:
+            category = "nccl_regression"
+        elif category == "other" and _is_collective(group):
+            category = "comm_bound"
+        names = ", ".join(f"{d.a.key} {d.a.name}" for d in ds[:4]) + (f" and {len(ds) - 4} more" if len(ds) > 4 else "")
+        version_note = f" NCCL changed from {nccl_a} to {nccl_b}." if nccl_a and nccl_b and nccl_a != nccl_b else ""
+        out.append(Finding(
+            rule=f"compare.regression.{_slug(group)}",
+            category=category,
+            severity="critical",
+            confidence=0.9,
+            title=f"{group}: {len(ds)} metric(s) worse by more than {threshold:.0%} (worst {worst.worse_by():.0%} at {worst.a.key})",
+            summary=f"Between {labels[0]} and {labels[1]}, {names} got worse beyond the {threshold:.0%} threshold.{version_note}",
+            evidence=[_evidence(d, labels) for d in ds[:12]],
+            fix="Find what changed between the two runs (driver, NCCL, firmware, BIOS, cabling, topology, "
+                "software version); rerun both on the same node to rule out noise.",
+        ))
+    return out
+
+
+def _new_problem_findings(a: Report, b: Report, labels) -> list[Finding]:
+    """Problems B reports that A did not (a ticket's or node's verdict turning bad)."""
+    before = {f.rule for f in a.findings if f.is_problem}
+    new = [f for f in b.findings if f.is_problem and f.rule not in before]
+    return [
+        Finding(
+            rule=f"compare.new_finding.{f.rule}",
+            category=f.category,
+            severity=f.severity,
+            confidence=f.confidence,
+            title=f"new in {labels[1]}: {f.title}",
+            summary=f"{labels[1]} reports {f.rule} ({f.category}), which {labels[0]} did not. {f.summary}",
+            evidence=f.evidence,
+            fix=f.fix,
+            references=f.references,
+        )
+        for f in new
+    ]
+
+
+def _nccl(report) -> str | None:
+    versions = [n.get("version") for n in (report.facts or {}).get("nccl_version") or []]
+    return versions[0] if versions else None
+
+
+def _is_collective(group: str) -> bool:
+    return group.split(" ")[0] in ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv")
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tuple[Report, str]:
+    """A report from a run id in the store, a report JSON file, or an nsys SQLite export."""
+    from diagnose import store
+
+    path = Path(spec)
+    if path.is_file():
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+        if head == b"SQLite format 3\x00":
+            return analyse_capture(path, capture_options or {}), path.name
+        import json
+
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return Report.from_dict(data), path.name
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{spec}: not a diagnose report JSON file ({exc})") from None
+        except OSError as exc:
+            raise InputError(f"{spec}: cannot read ({exc.strerror or exc})") from None
+    if spec.isdigit():
+        return store.load(store.open_db(db_path, create=False), int(spec)), f"run {spec}"
+    raise InputError(f"{spec}: no such file, and not a run id (see `diagnose history`)")
+
+
+def analyse_capture(path: Path, options: dict) -> Report:
+    """Run the capture command's analysis on an nsys export, as `diagnose capture` would."""
+    try:
+        from diagnose.commands.capture import analyse
+    except ImportError:
+        raise InputError(f"{path}: comparing captures needs the capture analysis (diagnose capture), which is not installed") from None
+    return analyse(str(path), **options)

@@ -1,0 +1,216 @@
+"""Find the weak nodes in a fleet from their `diagnose node` reports.
+
+Each node report becomes a few comparable numbers (bus bandwidth per collective and message
+size, small-message latency, HBM rate, GEMM rate, active NVLinks, PCIe width and gen). Nodes are
+grouped by GPU model, and within a group each metric's spread is measured robustly: the median
+and the median absolute deviation (MAD), so one broken node cannot hide itself by dragging the
+mean. A node is an outlier when its robust z-score is beyond the threshold in the bad direction.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from diagnose.findings import Evidence, Finding, Report
+
+Z_THRESHOLD = 3.5  # Iglewicz and Hoaglin's cut-off for the modified z-score
+MIN_RELATIVE = 0.03  # a node within 3% of the median is never an outlier, however tight the fleet
+MIN_NODES = 3
+SMALL_MESSAGE_BYTES = 64 << 10  # "small-message latency": the largest size at or below 64 KiB
+BW_MIN_BYTES = 1 << 20  # bus bandwidth is compared from 1 MiB up
+
+
+@dataclass
+class NodeMetrics:
+    node: str
+    group: str  # GPU model
+    source: str  # report file or run id
+    values: dict[str, tuple[float, str, str, str]] = field(default_factory=dict)  # name -> (value, unit, better, category)
+
+
+def node_metrics(report: Report, source: str) -> NodeMetrics:
+    """The fleet-comparable numbers of one node report."""
+    from diagnose.compare import collective_metrics, _size_label
+
+    facts = report.facts or {}
+    hosts = {h.get("name"): h.get("value") for h in facts.get("host_fact") or []}
+    gpus = facts.get("gpu_fact") or []
+    models = [g.get("name") or g.get("catalog_key") for g in gpus if g.get("name") or g.get("catalog_key")]
+    node = NodeMetrics(
+        node=str(hosts.get("hostname") or report.inputs.get("host") or source),
+        group=max(set(models), key=models.count) if models else "unknown GPU",
+        source=source,
+    )
+    values = node.values
+    for m in collective_metrics(facts):
+        if m.name == "busbw":
+            values[f"{m.group} busbw {m.key}"] = (m.value, "GB/s", "higher", "other")
+    small = _small_message_latency(facts)
+    if small:
+        op, size, value = small
+        values[f"{op} latency ≤{_size_label(SMALL_MESSAGE_BYTES)}"] = (value, "us", "lower", "other")
+    for metric, label, unit in (("hbm_gbs", "HBM rate (slowest GPU)", "GB/s"), ("gemm_tflops", "GEMM rate (slowest GPU)", "TFLOPS")):
+        rates = [float(m["value"]) for m in facts.get("measurement") or [] if m.get("metric") == metric]
+        if rates:
+            values[label] = (min(rates), unit, "higher", "throttling" if metric == "gemm_tflops" else "hardware_fault")
+    links = facts.get("nv_link_fact") or []
+    if links:
+        values["active NVLinks"] = (float(sum(1 for link in links if link.get("active"))), "links", "higher", "nvlink_down")
+    widths = [g["pcie_width_current"] for g in gpus if g.get("pcie_width_current")]
+    if widths:
+        values["PCIe width (narrowest GPU)"] = (float(min(widths)), "lanes", "higher", "pcie_link_degraded")
+    gens = [g["pcie_gen_current"] for g in gpus if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False]
+    if gens:
+        values["PCIe gen under load (lowest GPU)"] = (float(min(gens)), "", "higher", "pcie_link_degraded")
+    return node
+
+
+def _small_message_latency(facts):
+    best = None
+    for r in facts.get("collective_result") or []:
+        if r.get("in_place") or int(r["size_bytes"]) > SMALL_MESSAGE_BYTES:
+            continue
+        key = (r["op"] == "all_reduce", int(r["size_bytes"]))
+        if best is None or key > best[0]:
+            best = (key, r["op"], int(r["size_bytes"]), float(r["time_us"]))
+    return best[1:] if best else None
+
+
+@dataclass
+class Point:
+    node: str
+    value: float
+    ratio: float | None
+    z: float
+    outlier: bool
+    source: str
+
+
+def score(values: list[float], better: str) -> tuple[float, float, list[float]]:
+    """Median, MAD and each value's robust z-score, signed so that positive is worse."""
+    median = statistics.median(values)
+    mad = statistics.median(abs(v - median) for v in values)
+    scale = max(1.4826 * mad, MIN_RELATIVE * abs(median) / Z_THRESHOLD, 1e-12)
+    sign = -1.0 if better == "higher" else 1.0
+    return median, mad, [sign * (v - median) / scale for v in values]
+
+
+def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> dict:
+    """Per GPU model and metric: median, MAD and the points, outliers marked."""
+    metrics = []
+    groups: dict[str, list[NodeMetrics]] = {}
+    for n in nodes:
+        groups.setdefault(n.group, []).append(n)
+    for group, members in sorted(groups.items()):
+        names = list(dict.fromkeys(name for n in members for name in n.values))  # sizes stay in order
+        for name in names:
+            have = [n for n in members if name in n.values]
+            if len(have) < MIN_NODES:
+                continue
+            unit, better, category = have[0].values[name][1:]
+            values = [n.values[name][0] for n in have]
+            median, mad, zs = score(values, better)
+            points = [
+                Point(n.node, v, (v / median) if median else None, round(z, 2), z > z_threshold, n.source)
+                for n, v, z in zip(have, values, zs)
+            ]
+            metrics.append({
+                "name": name, "group": group, "unit": unit, "better": better, "category": category,
+                "median": median, "mad": mad, "nodes": len(have), "points": [p.__dict__ for p in points],
+            })
+    return {"z_threshold": z_threshold, "metrics": metrics, "groups": {g: len(m) for g, m in groups.items()}}
+
+
+def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Report:
+    from rules.engine import verdict
+
+    result = analyse(nodes, z_threshold)
+    findings = []
+    per_node: dict[str, list[tuple[dict, dict]]] = {}
+    for metric in result["metrics"]:
+        for p in metric["points"]:
+            if p["outlier"]:
+                per_node.setdefault(p["node"], []).append((metric, p))
+    for node, hits in sorted(per_node.items()):
+        hits.sort(key=lambda mp: -mp[1]["z"])
+        metric, worst = hits[0]
+        hard = metric["category"] in ("nvlink_down", "pcie_link_degraded", "hardware_fault")
+        findings.append(Finding(
+            rule="fleet.outlier",
+            category=metric["category"],
+            severity="critical" if hard else "warning",
+            confidence=0.8 if len(hits) > 1 or hard else 0.6,
+            title=f"{node} is an outlier in {len(hits)} metric(s) among {metric['nodes']} {metric['group']} nodes (worst: {metric['name']})",
+            summary=(
+                f"{node}'s {metric['name']} is {_fmt(worst['value'])} {metric['unit']} against a fleet median of "
+                f"{_fmt(metric['median'])} {metric['unit']} (robust z {worst['z']:+.1f}, threshold {z_threshold}). "
+                "Healthy nodes of the same model sit close together; this one does not."
+            ),
+            evidence=[
+                Evidence(
+                    source=p["source"],
+                    detail=f"{m['name']} (fleet median of {m['nodes']} {m['group']} nodes, MAD {_fmt(m['mad'])}; robust z {p['z']:+.1f})",
+                    measured=p["value"], expected=m["median"], unit=m["unit"] or None,
+                )
+                for m, p in hits
+            ],
+            fix="Take the node out of rotation and run `diagnose node` on it: check NVLink and PCIe link state, "
+                "clocks and throttle reasons, ECC/XID, and that its drivers and firmware match the fleet's.",
+        ))
+    small_groups = [g for g, n in result["groups"].items() if n < MIN_NODES]
+    if small_groups:
+        findings.append(Finding(
+            rule="fleet.too_few_nodes", category="insufficient_data", severity="info", confidence=0.0,
+            title=f"too few nodes to judge: {', '.join(f'{g} ({result['groups'][g]})' for g in small_groups)}",
+            summary=f"A fleet comparison needs at least {MIN_NODES} nodes of the same GPU model.",
+            fix=f"collect node reports from at least {MIN_NODES} nodes of each GPU model",
+        ))
+    if result["metrics"] and not per_node:
+        findings.append(Finding(
+            rule="fleet.no_outlier", category="healthy", severity="ok", confidence=0.8,
+            title=f"no outlier among {len(nodes)} nodes",
+            summary=f"Every node is within the fleet's spread on {len(result['metrics'])} metrics (robust z ≤ {z_threshold}).",
+        ))
+    findings.sort(key=Finding.sort_key)
+    return Report(
+        kind="fleet",
+        inputs={"nodes": len(nodes), "z_threshold": z_threshold},
+        facts={"fleet_metric": [{"source": "fleet", **m} for m in result["metrics"]]},
+        findings=findings,
+        verdict=verdict(findings),
+        tables={"Fleet": _table(nodes, result)},
+    )
+
+
+def _table(nodes: list[NodeMetrics], result: dict) -> dict:
+    """One row per node: its group and the headline metrics, outliers marked with '!'."""
+    outliers = {(p["node"], m["name"]) for m in result["metrics"] for p in m["points"] if p["outlier"]}
+    headline = []
+    for m in result["metrics"]:
+        if m["name"] not in headline and ("busbw" not in m["name"] or m["name"].endswith(_largest_size(result, m))):
+            headline.append(m["name"])
+    rows = []
+    for n in sorted(nodes, key=lambda n: (n.group, n.node)):
+        cells = []
+        for name in headline:
+            v = n.values.get(name)
+            cells.append(None if v is None else (f"{_fmt(v[0])} !" if (n.node, name) in outliers else v[0]))
+        rows.append([n.node, n.group, sum(1 for o in outliers if o[0] == n.node)] + cells)
+    return {
+        "columns": ["node", "GPU", "outliers"] + headline,
+        "rows": rows,
+        "note": "'!' marks a value outside the fleet's spread for the same GPU model (median ± robust z).",
+    }
+
+
+def _largest_size(result, metric) -> str:
+    prefix = metric["name"].rsplit(" ", 1)[0]
+    sizes = [m for m in result["metrics"] if m["name"].startswith(prefix + " ") and m["group"] == metric["group"]]
+    return sizes[-1]["name"].rsplit(" ", 1)[1] if sizes else ""
+
+
+def _fmt(value) -> str:
+    from diagnose.report.text import fmt_value
+
+    return fmt_value(float(value))

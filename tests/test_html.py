@@ -1,0 +1,355 @@
+"""HTML reports in a real headless Chromium: they load with no console errors, no blocked
+fetches (the page is offline by construction) and their SVG plots render with a real size.
+
+Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe): standard
+library only, no port. Where Chromium is absent the browser tests skip with the reason; the
+CI script installs Debian's `chromium`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import shared_path
+from diagnose.cli import cli
+from diagnose.findings import Evidence, Finding, Report, Verdict
+from diagnose.report.html import render_html
+
+# --------------------------------------------------------------------------- Chromium driver
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+
+
+def find_chromium() -> str | None:
+    for name in CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@dataclass
+class Page:
+    url: str
+    messages: list[dict] = field(default_factory=list)  # console / exception / log events
+    measure: object = None  # what the measuring script returned
+
+    def problems(self) -> list[str]:
+        """Console errors and warnings, exceptions, and browser log errors (e.g. CSP, network)."""
+        out = []
+        for m in self.messages:
+            p = m.get("params", {})
+            if m["method"] == "Runtime.exceptionThrown":
+                out.append("exception: " + json.dumps(p.get("exceptionDetails", {}))[:300])
+            elif m["method"] == "Runtime.consoleAPICalled" and p.get("type") in ("error", "warning", "assert"):
+                out.append(f"console.{p.get('type')}: " + " ".join(str(a.get("value")) for a in p.get("args", [])))
+            elif m["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") in ("error", "warning"):
+                e = p["entry"]
+                out.append(f"log {e.get('source')} {e.get('level')}: {e.get('text')} {e.get('url', '')}")
+        return out
+
+
+class Browser:
+    """One headless Chromium for many page loads."""
+
+    def __init__(self, binary: str, timeout: float = 20.0):
+        self.timeout = timeout
+        self.profile = tempfile.mkdtemp(prefix="diagnose-chromium-")
+        to_chrome_r, self._w = os.pipe()
+        self._r, from_chrome_w = os.pipe()
+
+        def wire():  # Chromium reads commands on fd 3 and writes answers on fd 4
+            import fcntl
+
+            high_r = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)  # out of the way of 3 and 4 first
+            high_w = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
+            os.dup2(high_r, 3)
+            os.dup2(high_w, 4)
+
+        self.proc = subprocess.Popen(
+            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
+             "--no-first-run", "--disable-extensions", f"--user-data-dir={self.profile}", "about:blank"],
+            pass_fds=(3, 4), preexec_fn=wire,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._buf = b""
+        self._id = 0
+        self.events: list[dict] = []
+
+    def _send(self, method: str, params: dict | None = None, session: str | None = None) -> int:
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self._w, json.dumps(msg).encode() + b"\0")
+        return self._id
+
+    def _wait(self, pred, deadline: float) -> dict:
+        while True:
+            while b"\0" in self._buf:
+                raw, self._buf = self._buf.split(b"\0", 1)
+                msg = json.loads(raw)
+                if "id" not in msg:
+                    self.events.append(msg)
+                if pred(msg):
+                    return msg
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("chromium did not answer in time")
+            ready, _, _ = select.select([self._r], [], [], min(left, 0.5))
+            if ready:
+                chunk = os.read(self._r, 1 << 20)
+                if not chunk:
+                    raise RuntimeError("chromium exited")
+                self._buf += chunk
+
+    def call(self, method: str, params: dict | None = None, session: str | None = None, deadline: float | None = None) -> dict:
+        i = self._send(method, params, session)
+        answer = self._wait(lambda m: m.get("id") == i, deadline or time.monotonic() + self.timeout)
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        return answer.get("result", {})
+
+    def load(self, path: Path, measure_js: str) -> Page:
+        """Open `path` in a fresh tab, wait for the load event, run `measure_js` (returns JSON)."""
+        deadline = time.monotonic() + self.timeout
+        target = self.call("Target.createTarget", {"url": "about:blank"}, deadline=deadline)["targetId"]
+        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, deadline=deadline)["sessionId"]
+        for domain in ("Runtime.enable", "Log.enable", "Page.enable"):
+            self.call(domain, session=session, deadline=deadline)
+        start = len(self.events)
+        url = Path(path).resolve().as_uri()
+        self._send("Page.navigate", {"url": url}, session)
+        self._wait(lambda m: m.get("method") == "Page.loadEventFired" and m.get("sessionId") == session, deadline)
+        result = self.call("Runtime.evaluate", {"expression": measure_js, "returnByValue": True}, session, deadline)
+        self.call("Target.closeTarget", {"targetId": target}, deadline=deadline)
+        kinds = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded")
+        messages = [e for e in self.events[start:] if e.get("method") in kinds and e.get("sessionId") == session]
+        value = result.get("result", {}).get("value")
+        return Page(url, messages, json.loads(value) if isinstance(value, str) else value)
+
+    def close(self) -> None:
+        try:
+            self._send("Browser.close")
+            self.proc.wait(10)
+        except Exception:
+            self.proc.kill()
+        finally:
+            os.close(self._w)
+            os.close(self._r)
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+
+# What the HTML tests measure on every page: each SVG plot's rendered size and its contents.
+MEASURE_SVGS = """JSON.stringify([...document.querySelectorAll('svg.plot')].map(s => {
+  const r = s.getBoundingClientRect();
+  return {cls: s.getAttribute('class'), title: (s.querySelector('title') || {}).textContent || '',
+          width: r.width, height: r.height,
+          marks: s.querySelectorAll('polyline, circle, rect').length,
+          ceilings: [...s.querySelectorAll('.ceiling')].map(c => c.getBoundingClientRect().width)};
+}))"""
+
+
+def screenshot(binary: str, path: Path, png: Path, size=(1200, 1600), timeout: float = 30.0) -> None:
+    """chromium --headless --screenshot of a file."""
+    profile = tempfile.mkdtemp(prefix="diagnose-chromium-")
+    try:
+        subprocess.run(
+            [binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={profile}",
+             f"--window-size={size[0]},{size[1]}", f"--screenshot={png}", Path(path).resolve().as_uri()],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=True,
+        )
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def png_pixels(png: Path) -> tuple[int, int, list[bytes]]:
+    """Decode an 8-bit RGB/RGBA non-interlaced PNG (what Chromium writes): width, height, rows."""
+    import struct
+    import zlib
+
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line) if bpp == 3 else bytes(v for k, v in enumerate(line) if k % 4 != 3))
+        prev = line
+    return width, height, rows
+
+
+# --------------------------------------------------------------------------- fixtures
+
+CHROMIUM = find_chromium()
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="headless Chromium is not installed (Debian: `apt-get install -y chromium`; .ci/run installs it)",
+)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    b = Browser(CHROMIUM)
+    yield b
+    b.close()
+
+
+def ticket_report(folder: str) -> Report:
+    """A ticket report the way `diagnose ticket` builds it: real artifacts -> facts -> rules."""
+    from diagnose.artifacts import read_bundle
+    from rules.engine import evaluate, verdict
+
+    path = next(shared_path("tickets").glob(folder + "*"))
+    facts = read_bundle([path])
+    findings = evaluate(facts)
+    return Report(kind="ticket", inputs={"bundle": path.name[:3]}, facts=facts.to_dict(), findings=findings,
+                  verdict=verdict(findings, facts.missing))
+
+
+def rendered(browser, tmp_path, report: Report, name="report.html"):
+    path = tmp_path / name
+    path.write_text(render_html(report), encoding="utf-8")
+    return browser.load(path, MEASURE_SVGS)
+
+
+def assert_renders(page, *titles):
+    """No console errors or warnings, every plot has a real size and marks, the wanted plots exist."""
+    assert page.problems() == [], page.problems()
+    svgs = page.measure
+    assert svgs, "no plot on the page"
+    for svg in svgs:
+        assert svg["width"] > 100 and svg["height"] > 50 and svg["marks"] > 3, svg
+    found = [s["title"] for s in svgs]
+    for title in titles:
+        assert any(title in f for f in found), (title, found)
+    return {s["title"]: s for s in svgs}
+
+
+# --------------------------------------------------------------------------- no browser needed
+
+
+HOSTILE = '<script>alert("x")</script><img src="http://example.invalid/a.png">'
+
+
+def test_user_text_is_escaped_and_page_is_offline():
+    report = Report(
+        kind="ticket",
+        inputs={"bundle": HOSTILE},
+        facts={"topology_path": [{"source": HOSTILE, "a": "GPU0", "b": "GPU1", "path": "NV4", "nvlinks": 4},
+                                 {"source": "x", "a": "GPU1", "b": "GPU0", "path": "NV4", "nvlinks": 4}]},
+        findings=[Finding("t.x", "other", "warning", 0.5, HOSTILE, HOSTILE, [Evidence(HOSTILE, HOSTILE, HOSTILE, 1)], fix=HOSTILE)],
+        verdict=Verdict("other", 0.5, HOSTILE),
+        tables={HOSTILE: {"columns": [HOSTILE], "rows": [[HOSTILE]], "note": HOSTILE}},
+    )
+    html = render_html(report)
+    assert "<script" not in html and "<img" not in html
+    assert html.count("&lt;script&gt;") >= 8
+    # Nothing is fetched: no src/href attributes at all, and a CSP that forbids fetching.
+    assert not re.search(r"<[^>]*\s(src|href)=", html)
+    assert "default-src 'none'" in html
+
+
+def test_html_format_is_offered():
+    from diagnose.report import FORMATS
+
+    assert "html" in FORMATS
+
+
+# --------------------------------------------------------------------------- in Chromium
+
+
+@needs_chromium
+def test_browser_check_catches_errors(browser, tmp_path):
+    """The harness itself: a blocked remote image and a script error are both reported."""
+    page = tmp_path / "bad.html"
+    page.write_text(
+        "<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'\">"
+        '</head><body><img src="http://example.invalid/a.png"><svg class="plot" width="0" height="0"></svg></body></html>'
+    )
+    result = browser.load(page, MEASURE_SVGS)
+    assert any("example.invalid" in p or "Content Security Policy" in p for p in result.problems()), result.messages
+    assert result.measure[0]["width"] == 0  # and a zero-size plot would fail assert_renders
+
+
+@needs_chromium
+def test_topology_heatmap_from_real_topo_matrix(browser, tmp_path):
+    """DGX H100 `nvidia-smi topo -m` (ticket 080): 8x8 GPU pairs, all NV18."""
+    page = rendered(browser, tmp_path, ticket_report("080-"))
+    plots = assert_renders(page, "GPU-pair topology")
+    heat = plots["GPU-pair topology"]
+    assert heat["marks"] >= 64 + 1  # one rect per GPU pair plus the legend
+
+
+@needs_chromium
+def test_p2p_bandwidth_heatmap_from_real_p2p_test(browser, tmp_path):
+    """HGX H100 p2pBandwidthLatencyTest (ticket 071): 56 measured pairs as a heatmap."""
+    page = rendered(browser, tmp_path, ticket_report("071-"))
+    plots = assert_renders(page, "P2P bandwidth")
+    assert any(s["marks"] >= 64 for t, s in plots.items() if "P2P bandwidth" in t)
+
+
+@needs_chromium
+def test_collective_plots_multinode_without_intranode_ceiling(browser, tmp_path):
+    """nccl-tests rows from a 2-node A100 run (ticket 006): latency and busbw curves render,
+    and no NVSwitch ceiling is drawn, because the traffic crossed InfiniBand."""
+    report = ticket_report("006-")
+    html = render_html(report)
+    assert "Multi-node run" in html
+    page = rendered(browser, tmp_path, report)
+    plots = assert_renders(page, "Bus bandwidth", "Latency")
+    assert plots["Bus bandwidth"]["ceilings"] == []
+
+
+@needs_chromium
+def test_screenshot_is_not_blank(tmp_path):
+    path = tmp_path / "report.html"
+    path.write_text(render_html(ticket_report("080-")), encoding="utf-8")
+    png = tmp_path / "shot.png"
+    screenshot(CHROMIUM, path, png, size=(900, 700))
+    width, height, rows = png_pixels(png)
+    assert (width, height) == (900, 700)
+    colours = set()
+    for row in rows[::7]:
+        colours.update(row[i:i + 3] for i in range(0, len(row), 21))
+    dark = sum(1 for row in rows[::7] for i in range(0, len(row), 21) if sum(row[i:i + 3]) < 200)
+    assert len(colours) > 20 and dark > 50, (len(colours), dark)
