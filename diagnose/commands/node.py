@@ -1,0 +1,180 @@
+"""`diagnose node`: validate this GPU server (or replay a recording of one)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from diagnose.cli import output_options
+
+
+def gpu_list(text: str | None) -> list[int] | None:
+    """'0,1,2,3' -> [0, 1, 2, 3] (GPU indices start at 0, unlike int_list's sizes)."""
+    if text is None:
+        return None
+    try:
+        values = sorted({int(x) for x in text.replace(" ", "").split(",") if x})
+    except ValueError:
+        raise click.BadParameter(f"expected GPU indices separated by commas, got {text!r}", param_hint="--gpus") from None
+    if not values or values[0] < 0:
+        raise click.BadParameter(f"expected GPU indices 0, 1, 2, ..., got {text!r}", param_hint="--gpus")
+    return values
+
+
+@click.command("node")
+@click.option("--quick", "profile", flag_value="quick", help="Inventory, host checks, one short all_reduce sweep (under a minute).")
+@click.option("--standard", "profile", flag_value="standard", default=True, help="Adds all collectives on TP groups, PCIe under load, HBM/GEMM/GEMV, host and P2P copies (default).")
+@click.option("--full", "profile", flag_value="full", help="Sweep to 1 GiB, every collective on every group, fp16/fp8 GEMM.")
+@click.option("--gpus", help="Only these GPU indices, e.g. 0,1,2,3.")
+@click.option("--record", "record", type=click.Path(dir_okay=False, writable=True), help="Save every raw NVML answer, host reading and measurement to FILE (JSON).")
+@click.option("--replay", "replay", type=click.Path(dir_okay=False), help="Analyse a recording made with --record (or transcribed) instead of this machine.")
+@click.option("--timeout", type=click.FloatRange(min=1), help="Seconds each probe may run before it is killed (default per profile: 60/180/600).")
+@click.option("--cpu-ranks", type=click.IntRange(min=0, max=64), default=0, show_default=True, help="Without GPUs: run the collective sweep on gloo across this many local CPU processes (tests the machinery).")
+@output_options
+def node(profile, gpus, record, replay, timeout, cpu_ranks):
+    """Check this GPU server: inventory, topology, host settings, collectives and kernel rates.
+
+    \b
+    Without an NVIDIA driver or GPU the host checks still run; the report says so with the
+    critical finding node.no_gpu (verdict insufficient_data) and the exit code is 1: the box
+    cannot serve GPU inference as it stands. Exit 3 only means the tool itself failed.
+
+    \b
+    Examples:
+      diagnose node --quick
+      diagnose node --gpus 0,1,2,3 --record node.json --json -o report.json
+      diagnose node --replay node.json
+    """
+    from diagnose.errors import InputError
+    from diagnose.evidence import Facts
+    from diagnose.findings import Report
+    from probes.recording import LiveSession, ReplaySession
+    from rules.engine import evaluate, verdict
+
+    if record and replay:
+        raise InputError("--record and --replay exclude each other (a replay records nothing new)")
+    selected = gpu_list(gpus)
+    session = ReplaySession(replay) if replay else LiveSession()
+    facts: Facts = _collect(session, profile, selected, timeout, cpu_ranks)
+    if record:
+        session.save(record)
+    _check_gpu_selection(facts, selected)
+    findings = evaluate(facts)
+    report = Report(
+        kind="node",
+        inputs={"profile": profile, "gpus": selected, "replay": replay, "record": record,
+                "recording_meta": session.meta if replay else None},
+        facts=facts.to_dict(),
+        findings=findings,
+        verdict=verdict(findings, facts.missing),
+        tables=tables(facts),
+    )
+    return report
+
+
+def _collect(session, profile, gpus, timeout, cpu_ranks):
+    from probes import runner
+
+    progress = _progress_bar() if sys.stderr.isatty() and session.live else None
+    try:
+        return runner.run(session, profile, gpus, timeout, cpu_ranks, progress=progress)
+    finally:
+        if progress:
+            progress.close()
+
+
+def _check_gpu_selection(facts, selected):
+    from diagnose.errors import InputError
+    from diagnose.evidence import GpuFact
+
+    count = facts.host("gpu_count")
+    if selected and count is not None and count.value:
+        unknown = sorted(set(selected) - {g.index for g in facts.of(GpuFact)})
+        if unknown:
+            raise InputError(f"--gpus {','.join(map(str, unknown))}: this node has GPUs 0..{count.value - 1}")
+
+
+class _progress_bar:
+    """A rich progress bar on stderr; the runner calls it with (step name, done, total)."""
+
+    def __init__(self):
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                            TimeElapsedColumn(), transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task("probes", total=None)
+
+    def __call__(self, name, done, total):
+        self.bar.update(self.task, description=name, completed=done, total=total)
+
+    def close(self):
+        self.bar.stop()
+
+
+def tables(facts) -> dict:
+    """What an engineer reads first: the GPUs, the path matrix, the sweep and kernel figures."""
+    from diagnose.evidence import CollectiveResult, GpuFact, Measurement, TopologyPath
+
+    out = {}
+    gpus = facts.of(GpuFact)
+    if gpus:
+        out["GPUs"] = {
+            "columns": ["gpu", "name", "bus id", "memory GiB", "PCIe now/max", "temp C", "power W", "SM MHz", "clock events", "ECC unc."],
+            "rows": [[g.index, g.name, g.bus_id, round(g.memory_total_mib / 1024, 1) if g.memory_total_mib else None,
+                      _pcie(g), g.temperature_c, _pair(g.power_draw_w, g.power_limit_w), _pair(g.sm_clock_mhz, g.sm_clock_max_mhz),
+                      ", ".join(g.clock_event_reasons) or None, g.ecc_uncorrected_volatile] for g in gpus],
+        }
+    host = [(name, facts.host(name)) for name in HOST_ROWS]
+    out["Host"] = {"columns": ["check", "value", "source"],
+                   "rows": [[name, _host_value(f.value), f.source] for name, f in host if f is not None]}
+    paths = facts.of(TopologyPath)
+    if paths and gpus:
+        names = [f"GPU{g.index}" for g in gpus]
+        cell = {(p.a, p.b): p.path for p in paths} | {(p.b, p.a): p.path for p in paths}
+        out["GPU topology (nvidia-smi topo -m)"] = {
+            "columns": [""] + names,
+            "rows": [[a] + ["X" if a == b else cell.get((a, b), "?") for b in names] for a in names],
+        }
+    rows = [r for r in facts.of(CollectiveResult) if r.source.startswith("probe:collectives")]
+    if rows:
+        out["Collectives (nccl-tests semantics)"] = {
+            "columns": ["op", "ranks", "group", "size B", "graph", "time us", "algbw GB/s", "busbw GB/s", "#wrong"],
+            "rows": [[r.op, r.nranks, ",".join(map(str, r.group)) if r.group else "cpu", r.size_bytes, "yes" if r.graph else "",
+                      round(r.time_us, 2), round(r.algbw_gbs, 3), round(r.busbw_gbs, 3), r.errors] for r in rows],
+            "note": "algbw = size / time; busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n (all_gather, reduce_scatter).",
+        }
+    measured = facts.of(Measurement)
+    if measured:
+        out["Kernels and copies"] = {
+            "columns": ["gpu", "metric", "dtype", "batch", "value", "unit"],
+            "rows": [[m.gpu, m.metric, m.dtype, m.batch, round(m.value, 1), m.unit] for m in measured],
+        }
+    return out
+
+
+HOST_ROWS = ("hostname", "driver_version", "cuda_driver_version", "gpu_count", "shm_bytes", "iommu", "acs_enabled_bridges",
+             "numa_nodes", "virtualization", "container", "ib_active_ports", "gdr_module", "nvswitch", "fabric_manager")
+
+
+def _host_value(value):
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "none"
+    if isinstance(value, int) and not isinstance(value, bool) and value > 2**30:
+        return f"{value / 2**30:.1f} GiB"
+    return value
+
+
+def _pcie(g):
+    if g.pcie_gen_current is None and g.pcie_width_current is None:
+        return None
+    now = f"Gen{g.pcie_gen_current} x{g.pcie_width_current}"
+    top = f"Gen{g.pcie_gen_max} x{g.pcie_width_max}" if g.pcie_gen_max else "?"
+    return f"{now} / {top}" + (" (load)" if g.pcie_read_under_load else "")
+
+
+def _pair(a, b):
+    if a is None and b is None:
+        return None
+    return f"{a if a is not None else '?'} / {b if b is not None else '?'}"

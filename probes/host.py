@@ -1,0 +1,246 @@
+"""Host checks that decide how NCCL can move data: /dev/shm, IOMMU, ACS, NUMA, VM/container,
+NCCL_* variables, InfiniBand, GPUDirect RDMA, fabric manager, and the PCIe links of the GPUs.
+
+Readings go through a `probes.recording.Session` (sysfs and procfs files, `lspci`,
+`systemctl`), so a recording replays through this same code. None of this needs the NVIDIA
+driver: on a box where the driver is missing it still finds the GPUs on the PCIe bus.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from diagnose.evidence import HostFact, NcclSetting, PcieLinkFact
+from probes.recording import Session, parse_cpu_list
+
+SOURCE = "probe:host"
+PCI = "/sys/bus/pci/devices"
+NVIDIA_VENDOR = "0x10de"
+NVSWITCH_CLASS = "0x0680"  # NVSwitch shows up as an NVIDIA "other bridge" device
+ENV_PREFIXES = ("NCCL_", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_MAX_CONNECTIONS", "TORCH_NCCL_", "NVIDIA_VISIBLE_DEVICES")
+GDR_MODULES = ("nvidia_peermem", "nv_peer_mem")
+HYPERVISORS = {"kvm": "kvm", "qemu": "kvm", "vmware": "vmware", "microsoft": "hyper-v", "xen": "xen",
+               "amazon ec2": "kvm", "google": "kvm", "virtualbox": "virtualbox", "innotek": "virtualbox"}
+
+
+def collect(session: Session, nvswitch: bool | None = None) -> list[Any]:
+    """Every host fact this machine answers; unreadable readings are left out, not guessed."""
+    out: list[Any] = []
+    out += _identity(session)
+    out += shm(session)
+    out += iommu(session)
+    out += numa(session)
+    out += virtualization(session)
+    out += nccl_environment(session)
+    gpus, switches = nvidia_pci_devices(session)
+    out.append(HostFact(SOURCE, "pci_nvidia_gpus", gpus))
+    out += pcie_links(session, gpus)
+    out += infiniband(session)
+    out += fabric_manager(session, nvswitch if nvswitch is not None else bool(switches))
+    return out
+
+
+def _identity(s: Session) -> list[HostFact]:
+    out = []
+    hostname = s.get("read", "/proc/sys/kernel/hostname")
+    if hostname:
+        out.append(HostFact(SOURCE, "hostname", hostname.strip()))
+    kernel = s.get("read", "/proc/sys/kernel/osrelease")
+    if kernel:
+        out.append(HostFact(SOURCE, "kernel", kernel.strip()))
+    cpuinfo = s.get("read", "/proc/cpuinfo") or ""
+    model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
+    if model:
+        out.append(HostFact(SOURCE, "cpu_model", model.group(1).strip()))
+    if cpuinfo:
+        out.append(HostFact(SOURCE, "cpus", len(re.findall(r"^processor\s*:", cpuinfo, re.M))))
+    return out
+
+
+def shm(s: Session) -> list[HostFact]:
+    """Size of /dev/shm: NCCL's SHM transport and its proxy buffers live there."""
+    disk = s.get("disk", "/dev/shm")
+    if not disk:
+        return [HostFact(f"{SOURCE}:/dev/shm", "shm_bytes", None)]
+    return [HostFact(f"{SOURCE}:/dev/shm", "shm_bytes", disk["total"]),
+            HostFact(f"{SOURCE}:/dev/shm", "shm_free_bytes", disk["free"])]
+
+
+def iommu(s: Session) -> list[HostFact]:
+    """'off', 'pt' (passthrough: P2P unaffected) or 'on' (DMA remapping: P2P may break or slow)."""
+    cmdline = s.get("read", "/proc/cmdline") or ""
+    groups = s.get("listdir", "/sys/kernel/iommu_groups") or []
+    units = s.get("listdir", "/sys/class/iommu") or []
+    if re.search(r"\biommu=pt\b|\b(intel|amd)_iommu=pt\b", cmdline):
+        mode = "pt"
+    elif re.search(r"\b(intel|amd)_iommu=off\b|\biommu=off\b", cmdline):
+        mode = "off"
+    elif units or re.search(r"\b(intel|amd)_iommu=on\b", cmdline):
+        mode = "on"
+    else:
+        mode = "off"
+    detail = f"{len(units)} IOMMU units, {len(groups)} groups; cmdline: " + " ".join(
+        w for w in cmdline.split() if "iommu" in w) if (units or groups or "iommu" in cmdline) else "no IOMMU units"
+    return [HostFact(f"{SOURCE}:/proc/cmdline", "iommu", mode), HostFact(SOURCE, "iommu_detail", detail)]
+
+
+def numa(s: Session) -> list[HostFact]:
+    nodes = [n for n in s.get("listdir", "/sys/devices/system/node") or [] if re.fullmatch(r"node\d+", n)]
+    cpus = {}
+    for node in nodes:
+        text = s.get("read", f"/sys/devices/system/node/{node}/cpulist")
+        if text is not None:
+            cpus[int(node[4:])] = text.strip()
+    out = [HostFact(f"{SOURCE}:/sys/devices/system/node", "numa_nodes", len(nodes) or None)]
+    if cpus:
+        out.append(HostFact(f"{SOURCE}:/sys/devices/system/node", "numa_cpus", cpus))
+    return out
+
+
+def virtualization(s: Session) -> list[HostFact]:
+    """VM (hypervisor) and container: both change what P2P, IB and /dev/shm can do."""
+    vendor = " ".join(
+        (s.get("read", f"/sys/class/dmi/id/{f}") or "").strip().lower() for f in ("sys_vendor", "product_name")
+    )
+    cpuinfo = s.get("read", "/proc/cpuinfo") or ""
+    vm = next((name for key, name in HYPERVISORS.items() if key in vendor), None)
+    if vm is None and re.search(r"^flags\s*:.*\bhypervisor\b", cpuinfo, re.M):
+        vm = "unknown-hypervisor"
+    cgroup = s.get("read", "/proc/1/cgroup") or ""
+    env = s.get("env") or {}
+    markers = [p for p in ("/.dockerenv", "/run/.containerenv") if s.get("realpath", p)]
+    if re.search(r"docker|kubepods|containerd|libpod|lxc", cgroup):
+        markers.append("/proc/1/cgroup")
+    if "KUBERNETES_SERVICE_HOST" in env:
+        markers.append("KUBERNETES_SERVICE_HOST")
+    return [
+        HostFact(f"{SOURCE}:/sys/class/dmi/id", "virtualization", vm or "none"),
+        HostFact(SOURCE, "container", bool(markers)),
+        HostFact(SOURCE, "container_markers", markers),
+    ]
+
+
+def nccl_environment(s: Session) -> list[NcclSetting]:
+    env = s.get("env") or {}
+    return [NcclSetting(f"{SOURCE}:env", k, v) for k, v in sorted(env.items()) if k.startswith(ENV_PREFIXES)]
+
+
+def nvidia_pci_devices(s: Session) -> tuple[list[str], list[str]]:
+    """(GPU bus IDs, NVSwitch bus IDs) from sysfs: present whether or not the driver loaded."""
+    gpus, switches = [], []
+    for dev in s.get("listdir", PCI) or []:
+        if (s.get("read", f"{PCI}/{dev}/vendor") or "").strip() != NVIDIA_VENDOR:
+            continue
+        cls = (s.get("read", f"{PCI}/{dev}/class") or "").strip()
+        if cls.startswith(("0x0300", "0x0302")):
+            gpus.append(dev)
+        elif cls.startswith(NVSWITCH_CLASS):
+            switches.append(dev)
+    return gpus, switches
+
+
+def pcie_links(s: Session, gpus: list[str]) -> list[Any]:
+    """Link speed/width of each GPU and of every bridge above it, plus ACS on those bridges."""
+    out: list[Any] = []
+    bridges: list[str] = []
+    for gpu in gpus:
+        out.append(_link(s, gpu, is_bridge=False))
+        path = s.get("realpath", f"{PCI}/{gpu}") or ""
+        for part in path.split("/")[:-1]:
+            if re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", part) and part not in bridges:
+                bridges.append(part)
+    acs_on = []
+    for bridge in bridges:
+        fact = _link(s, bridge, is_bridge=True)
+        fact.acs_redirect_enabled = _acs(s, bridge)
+        if fact.acs_redirect_enabled:
+            acs_on.append(bridge)
+        out.append(fact)
+    if bridges:
+        known = any(f.acs_redirect_enabled is not None for f in out if isinstance(f, PcieLinkFact))
+        out.append(HostFact(f"{SOURCE}:lspci", "acs_enabled_bridges", acs_on if known else None))
+    return out
+
+
+def _link(s: Session, bdf: str, is_bridge: bool) -> PcieLinkFact:
+    def speed(name):
+        text = s.get("read", f"{PCI}/{bdf}/{name}") or ""
+        m = re.match(r"\s*([\d.]+)\s*GT/s", text)
+        return float(m.group(1)) if m else None
+
+    def width(name):
+        text = (s.get("read", f"{PCI}/{bdf}/{name}") or "").strip()
+        return int(text) if text.isdigit() and int(text) > 0 else None
+
+    return PcieLinkFact(
+        source=f"{SOURCE}:{PCI}/{bdf}",
+        bus_id=bdf,
+        cap_speed_gts=speed("max_link_speed"),
+        cap_width=width("max_link_width"),
+        sta_speed_gts=speed("current_link_speed"),
+        sta_width=width("current_link_width"),
+        is_bridge=is_bridge,
+    )
+
+
+def _acs(s: Session, bdf: str) -> bool | None:
+    """True when the bridge's ACS redirects peer requests to the root complex (kills PCIe P2P).
+
+    sysfs does not show ACS control, `lspci -vvv` does (needs root to read extended config).
+    """
+    text = s.get("run", "lspci", "-vvv", "-s", bdf)
+    if not text:
+        return None
+    m = re.search(r"ACSCtl:\s*(.*)", text)
+    if not m:
+        return False if "Access Control Services" not in text else None
+    return bool(re.search(r"\b(ReqRedir|CmpltRedir|SrcValid)\+", m.group(1)))
+
+
+def infiniband(s: Session) -> list[Any]:
+    """IB/RoCE devices, their ports' state and rate, and whether GPUDirect RDMA can work."""
+    devices = []
+    base = "/sys/class/infiniband"
+    for dev in s.get("listdir", base) or []:
+        for port in s.get("listdir", f"{base}/{dev}/ports") or []:
+            state = (s.get("read", f"{base}/{dev}/ports/{port}/state") or "").strip()
+            devices.append({
+                "device": dev,
+                "port": int(port) if port.isdigit() else port,
+                "state": state.split(":")[-1].strip() or None,
+                "rate": (s.get("read", f"{base}/{dev}/ports/{port}/rate") or "").strip() or None,
+                "link_layer": (s.get("read", f"{base}/{dev}/ports/{port}/link_layer") or "").strip() or None,
+            })
+    modules_text = s.get("read", "/proc/modules")
+    loaded = {line.split()[0] for line in (modules_text or "").splitlines() if line.strip()}
+    gdr = [m for m in GDR_MODULES if m in loaded]
+    out = [
+        HostFact(f"{SOURCE}:{base}", "ib_devices", devices),
+        HostFact(f"{SOURCE}:{base}", "ib_active_ports", sum(d["state"] == "ACTIVE" for d in devices)),
+    ]
+    if modules_text is not None:
+        out.append(HostFact(f"{SOURCE}:/proc/modules", "gdr_module", "loaded" if gdr else "not_loaded"))
+        out.append(HostFact(f"{SOURCE}:/proc/modules", "gdr_module_name", gdr[0] if gdr else None))
+    return out
+
+
+def fabric_manager(s: Session, nvswitch: bool) -> list[HostFact]:
+    """On NVSwitch systems the fabric manager must run, or the GPUs cannot talk over NVLink."""
+    if not nvswitch:
+        return [HostFact(SOURCE, "nvswitch", False)]
+    state = s.get("run", "systemctl", "is-active", "nvidia-fabricmanager")
+    if state is None:
+        value = "unknown"  # no systemd here (a container); the GPU fabric state still tells
+    else:
+        value = "running" if state.strip() == "active" else "not_running"
+    return [HostFact(SOURCE, "nvswitch", True),
+            HostFact(f"{SOURCE}:systemctl is-active nvidia-fabricmanager", "fabric_manager", value)]
+
+
+def cpus_of_node(facts: list[Any], node: int) -> list[int]:
+    """The CPUs of NUMA node `node` from a numa_cpus HostFact (for pinning workers)."""
+    for f in facts:
+        if isinstance(f, HostFact) and f.name == "numa_cpus" and f.value:
+            return parse_cpu_list(f.value.get(node) or f.value.get(str(node)) or "")
+    return []

@@ -1,0 +1,348 @@
+"""Rules only a live node (or its recording) can feed: no GPU found, probes that hung or failed,
+measured collective and kernel rates against what the catalog and the topology imply, a slow
+driver, NUMA placement, and which TP group sizes this box serves well.
+
+The generic rules (P2P, NVLink, PCIe, throttling, ECC, /dev/shm, IOMMU, fabric manager) live in
+rules/topology.py, nccl.py, host.py, health.py and fire on the same facts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, HostFact, Measurement, Note, P2PStatus, TopologyPath
+from probes.results import ProbeFailure
+from rules.common import ev, gpu_spec, make, passed
+from rules.engine import rule
+
+# Fractions of the catalog figure below which a measured rate is a problem. A device copy
+# reaches ~85-92% of HBM peak and a large bf16 GEMM ~65-80% of dense peak on a healthy GPU.
+HBM_FLOOR = 0.70
+GEMM_FLOOR = 0.50
+# Share of the NVLink (or PCIe) per-direction bandwidth a large all_reduce's busbw reaches on a
+# healthy node (nccl-tests on DGX/HGX: ~80-90% NVLink; ~80% of PCIe).
+BUSBW_EFFICIENCY = 0.80
+BUSBW_FLOOR = 0.50  # below half of that: something forces a slower path
+# PCIe x16 per-direction payload bandwidth by generation, GB/s.
+PCIE_X16_GBS = {1: 4.0, 2: 8.0, 3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+SLOW_DRIVER_S = 30.0  # NVML answering a whole inventory slower than this is not normal
+NVLINK_PATH = re.compile(r"NV(\d+)")
+
+
+def _probe_results(facts: Facts) -> list[CollectiveResult]:
+    return [r for r in facts.of(CollectiveResult) if r.source.startswith("probe:collectives")]
+
+
+@rule("node.no_gpu", "insufficient_data")
+def no_gpu(facts: Facts, predictions=None):
+    """No NVIDIA driver or GPU answered: the host checks ran, nothing GPU-side could be checked.
+
+    Critical, so `diagnose node` exits 1 on a box that cannot serve GPU inference as it stands;
+    the verdict is insufficient_data and names what is missing."""
+    notes = [n for n in facts.of(Note) if n.kind == "no_gpu"]
+    if not notes:
+        return []
+    on_bus = facts.host("pci_nvidia_gpus")
+    evidence = [ev(notes[0], notes[0].text)]
+    if on_bus is not None:
+        evidence.append(ev(on_bus, "NVIDIA GPUs on the PCIe bus (sysfs)", len(on_bus.value or [])))
+    if on_bus is not None and on_bus.value:
+        summary = (f"{len(on_bus.value)} NVIDIA GPU(s) sit on the PCIe bus but the driver does not answer "
+                   f"({notes[0].text}). Host checks ran; no GPU check could.")
+        fix = "Install or load the NVIDIA driver (nvidia-smi must list the GPUs), then run diagnose node again."
+    else:
+        summary = (f"{notes[0].text[0].upper()}{notes[0].text[1:]}, and no NVIDIA GPU is visible on the PCIe bus. "
+                   "Only the host checks ran.")
+        fix = ("Run diagnose node on the GPU server itself (inside a container: start it with --gpus all "
+               "and the NVIDIA container toolkit), with the driver loaded.")
+    return [make("node.no_gpu", "insufficient_data", "critical", 0.95, "No NVIDIA driver or GPU found",
+                 summary, evidence, fix=fix, refs=["nvidia_smi"])]
+
+
+@rule("node.probe_failed", "other")
+def probe_failed(facts: Facts, predictions=None):
+    """A probe that hung (killed by its timeout) or failed: a hung collective is itself a finding."""
+    out = []
+    suspects = _p2p_suspects(facts)
+    for f in facts.of(ProbeFailure):
+        if f.reason == "skipped":
+            continue
+        what = "collective sweep" if f.probe == "collectives" else f.probe
+        group = f" over GPUs {','.join(map(str, f.group))}" if f.group else ""
+        if f.reason == "timeout":
+            title = f"The {what}{group} hung and was killed after {f.seconds:g} s"
+            summary = (f"{f.detail}. A collective that never completes on one node usually means peer "
+                       "traffic is blocked (ACS or IOMMU on PCIe switches, a half-trained NVLink, fabric "
+                       "manager down) or a GPU stopped answering." + (f" Seen here: {'; '.join(suspects)}." if suspects else ""))
+            fix = ("Re-run with NCCL_DEBUG=INFO and NCCL_P2P_DISABLE=1: if it then completes, peer traffic is "
+                   "the cause; check ACS/IOMMU and `nvidia-smi topo -p2p r`.")
+            out.append(make("node.probe_failed", "other", "critical", 0.7, title, summary,
+                            [ev(f, f.detail, f.seconds, None, "s")], fix=fix, refs=["nccl_trouble", "nccl_acs"]))
+        else:
+            out.append(make("node.probe_failed", "other", "warning", 0.5, f"The {what}{group} failed",
+                            f"{f.detail}. The other probes' results are unaffected.",
+                            [ev(f, f.detail)], fix="Re-run with DIAGNOSE_DEBUG=1 and NCCL_DEBUG=INFO to see why."))
+    return out
+
+
+def _p2p_suspects(facts: Facts) -> list[str]:
+    out = []
+    iommu = facts.host("iommu")
+    if iommu and iommu.value == "on":
+        out.append("IOMMU in translation mode")
+    acs = facts.host("acs_enabled_bridges")
+    if acs and acs.value:
+        out.append(f"ACS redirection on {len(acs.value)} PCIe bridge(s)")
+    fm = facts.host("fabric_manager")
+    if fm and fm.value == "not_running":
+        out.append("fabric manager not running")
+    return out
+
+
+def _links(facts: Facts) -> dict[tuple[int, int], TopologyPath]:
+    out = {}
+    for t in facts.of(TopologyPath):
+        a, b = re.fullmatch(r"GPU(\d+)", t.a), re.fullmatch(r"GPU(\d+)", t.b)
+        if a and b:
+            key = tuple(sorted((int(a.group(1)), int(b.group(1)))))
+            out[key] = t
+    return out
+
+
+def _expected_busbw(facts: Facts, group: list[int]) -> tuple[float | None, str, list]:
+    """Per-direction bandwidth the group's slowest path should carry, and what it rests on."""
+    spec, spec_src = gpu_spec(facts)
+    paths = _links(facts)
+    pairs = [paths.get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
+    if not pairs or any(p is None for p in pairs):
+        return None, "", []
+    nv = [int(m.group(1)) for p in pairs if (m := NVLINK_PATH.fullmatch(p.path))]
+    if len(nv) == len(pairs) and spec is not None and getattr(spec, "nvlink_gbs", None) and getattr(spec, "nvlink_links", None):
+        per_link = spec.nvlink_gbs / spec.nvlink_links
+        link_gbs = min(spec.nvlink_gbs, per_link * min(nv))
+        return link_gbs * BUSBW_EFFICIENCY, f"NV{min(nv)} x {per_link:g} GB/s per link ({spec.name})", [pairs[0], ev(spec_src, "catalog row", spec.key)]
+    if not nv:
+        gens = [g.pcie_gen_max for g in facts.of(GpuFact) if g.index in group and g.pcie_gen_max]
+        if gens and min(gens) in PCIE_X16_GBS:
+            return PCIE_X16_GBS[min(gens)] * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x16", [pairs[0]]
+    return None, "", []
+
+
+@rule("node.busbw_below_topology", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled")
+def busbw_below_topology(facts: Facts, predictions=None):
+    """The largest all_reduce's busbw on a group is far below what its links should carry."""
+    out = []
+    by_group: dict[tuple, list[CollectiveResult]] = {}
+    for r in _probe_results(facts):
+        if r.op == "all_reduce" and r.group and not r.graph:
+            by_group.setdefault(tuple(r.group), []).append(r)
+    for group, rows in by_group.items():
+        top = max(rows, key=lambda r: r.size_bytes)
+        if top.size_bytes < 32 << 20:
+            continue
+        expected, basis, basis_ev = _expected_busbw(facts, list(group))
+        if expected is None:
+            continue
+        if top.busbw_gbs >= BUSBW_FLOOR * expected:
+            continue
+        category, cause = _likely_cause(facts, list(group))
+        out.append(make(
+            "node.busbw_below_topology", category, "critical" if top.busbw_gbs < 0.25 * expected else "warning", 0.75,
+            f"all_reduce busbw on GPUs {','.join(map(str, group))} is {top.busbw_gbs:.1f} GB/s, "
+            f"under half of the ~{expected:.0f} GB/s its links should carry",
+            f"At {top.size_bytes / 2**20:g} MiB the sweep measured {top.busbw_gbs:.1f} GB/s bus bandwidth; "
+            f"{basis} should give about {expected:.0f} GB/s (80% of line rate). Likely cause: {cause}.",
+            [ev(top, f"all_reduce {top.size_bytes} B busbw", round(top.busbw_gbs, 2), round(expected, 1), "GB/s")] + basis_ev_list(basis_ev),
+            fix="Run with NCCL_DEBUG=INFO and look at the 'via' lines: P2P/NVLink is expected, SHM or NET means a fallback.",
+            refs=["nccl_tests_perf", "nccl_trouble"]))
+    return out
+
+
+def basis_ev_list(items: list) -> list:
+    return [i if not isinstance(i, TopologyPath) else ev(i, f"{i.a}-{i.b} path", i.path) for i in items]
+
+
+def _likely_cause(facts: Facts, group: list[int]) -> tuple[str, str]:
+    for s in facts.settings("NCCL_P2P_DISABLE"):
+        if s.value.strip() not in ("0", ""):
+            return "shm_fallback", f"NCCL_P2P_DISABLE={s.value} in the environment forces SHM"
+    for s in facts.settings("NCCL_P2P_LEVEL"):
+        if s.value.strip().upper() in ("LOC", "0"):
+            return "shm_fallback", f"NCCL_P2P_LEVEL={s.value} in the environment forbids P2P"
+    bad = [p for p in facts.of(P2PStatus) if p.a in group and p.b in group and p.capability == "read" and not p.ok]
+    if bad:
+        return "p2p_disabled", f"NVML reports no P2P read between GPU{bad[0].a} and GPU{bad[0].b} ({bad[0].status})"
+    numa = {g.numa_node for g in facts.of(GpuFact) if g.index in group and g.numa_node is not None}
+    if len(numa) > 1:
+        return "numa_affinity", "the group spans CPU sockets, so PCIe traffic crosses the inter-socket link"
+    return "pcie_fallback", "traffic is not taking the direct GPU-to-GPU path (SHM or host-routed PCIe)"
+
+
+@rule("node.small_message_latency", "latency_bound_small_batch", "launch_bound")
+def small_message_latency(facts: Facts, predictions=None):
+    """Small all_reduce latency: what a decode step pays per layer, eager and under CUDA graphs."""
+    out = []
+    by_group: dict[tuple, dict[bool, CollectiveResult]] = {}
+    for r in _probe_results(facts):
+        if r.op == "all_reduce" and r.group and r.size_bytes <= 64 << 10:
+            best = by_group.setdefault(tuple(r.group), {})
+            if r.graph not in best or r.size_bytes < best[r.graph].size_bytes:
+                best[r.graph] = r
+    for group, rows in by_group.items():
+        eager, graph = rows.get(False), rows.get(True)
+        paths = [_links(facts).get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
+        nvlink = all(p is not None and NVLINK_PATH.fullmatch(p.path) for p in paths)
+        limit = 30.0 if nvlink else 60.0  # a single-node NCCL all_reduce of a few bytes: ~8-25 us
+        worst = graph or eager
+        if worst and worst.time_us > limit:
+            out.append(make(
+                "node.small_message_latency", "latency_bound_small_batch", "warning", 0.6,
+                f"A {worst.size_bytes} B all_reduce on GPUs {','.join(map(str, group))} takes {worst.time_us:.1f} us",
+                f"A decode step sends two all_reduces per layer; at {worst.time_us:.0f} us each, an 80-layer model "
+                f"spends {worst.time_us * 160 / 1000:.1f} ms per token in them. Expected under {limit:g} us "
+                f"on {'NVLink' if nvlink else 'PCIe'} within one node.",
+                [ev(worst, f"all_reduce {worst.size_bytes} B{' (CUDA graph)' if worst.graph else ''}",
+                    round(worst.time_us, 1), limit, "us")],
+                fix="Check NCCL_PROTO/NCCL_ALGO overrides and NCCL_DEBUG=INFO transports; make sure the GPUs are not in a low clock state.",
+                refs=["nccl_env"]))
+        if eager and graph and graph.time_us > 0 and eager.time_us > 2 * graph.time_us:
+            out.append(make(
+                "node.small_message_latency", "launch_bound", "info", 0.6,
+                f"CUDA graphs cut small all_reduce time on GPUs {','.join(map(str, group))} "
+                f"from {eager.time_us:.1f} to {graph.time_us:.1f} us",
+                "Launch overhead dominates small collectives here: serve decode with CUDA graphs (no --enforce-eager).",
+                [ev(eager, "eager", round(eager.time_us, 1), None, "us"), ev(graph, "CUDA graph", round(graph.time_us, 1), None, "us")],
+                fix="Keep CUDA graphs enabled in the serving engine.", refs=["vllm_graphs"]))
+    return out
+
+
+def _catalog_floor(facts: Facts, metric: str, attr: str, floor: float, label: str, rule_id: str, dtype=None):
+    spec, spec_src = gpu_spec(facts)
+    expected = getattr(spec, attr, None) if spec else None
+    if not expected:
+        return []
+    out = []
+    rows = [m for m in facts.of(Measurement) if m.metric == metric and (dtype is None or m.dtype == dtype)]
+    bad = [m for m in rows if m.value < floor * expected]
+    for m in bad:
+        throttled = [g for g in facts.of(GpuFact) if g.index == m.gpu and
+                     set(g.clock_event_reasons) - {"idle", "applications_clocks_setting"}]
+        why = f" The GPU reports clock events: {', '.join(throttled[0].clock_event_reasons)}." if throttled else ""
+        out.append(make(
+            rule_id, "throttling" if throttled else "hardware_fault", "warning", 0.6,
+            f"GPU{m.gpu} {label} is {m.value:.0f} {m.unit}, {m.value / expected:.0%} of the {spec.name} catalog figure",
+            f"Measured {m.value:.0f} {m.unit} against {expected:g} in the catalog; a healthy GPU reaches more than "
+            f"{floor:.0%}.{why}",
+            [ev(m, label, round(m.value, 1), expected, m.unit), ev(spec_src, "catalog row", spec.key)],
+            fix="Check clocks and power (nvidia-smi -q -d PERFORMANCE,POWER,CLOCK), and compare with the other GPUs.",
+            refs=["throttle"]))
+    if rows and not bad:
+        best = max(rows, key=lambda m: m.value)
+        out.append(passed(rule_id, f"{label} matches the catalog",
+                          f"Every GPU reaches at least {floor:.0%} of {expected:g} {best.unit}.",
+                          [ev(best, label, round(best.value, 1), expected, best.unit)]))
+    return out
+
+
+@rule("node.hbm_below_catalog", "hardware_fault", "throttling")
+def hbm_below_catalog(facts: Facts, predictions=None):
+    """HBM device-copy bandwidth against the catalog's memory bandwidth."""
+    return _catalog_floor(facts, "hbm_gbs", "hbm_gbs", HBM_FLOOR, "HBM copy bandwidth", "node.hbm_below_catalog")
+
+
+@rule("node.gemm_below_catalog", "hardware_fault", "throttling")
+def gemm_below_catalog(facts: Facts, predictions=None):
+    """Dense bf16 GEMM rate against the catalog's dense bf16 TFLOP/s."""
+    return _catalog_floor(facts, "gemm_tflops", "bf16_tflops", GEMM_FLOOR, "bf16 GEMM rate",
+                          "node.gemm_below_catalog", dtype="bf16")
+
+
+@rule("node.slow_driver", "nvlink_down", "other")
+def slow_driver(facts: Facts, predictions=None):
+    """NVML took tens of seconds to answer: the driver is (re)initialising something, typically
+    NVLinks that fail to train, or GPUs without persistence mode being brought up each time."""
+    seconds = facts.host("nvml_seconds")
+    if not seconds or not seconds.value or seconds.value < SLOW_DRIVER_S:
+        return []
+    nvlinked = [t for t in facts.of(TopologyPath) if NVLINK_PATH.fullmatch(t.path)]
+    if nvlinked:
+        return [make("node.slow_driver", "nvlink_down", "warning", 0.5,
+                     f"The driver took {seconds.value:g} s to answer on an NVLink-connected box",
+                     "NVML normally answers in about a second. A driver that stalls for minutes while NVLinks are "
+                     "present is the signature of a link (or bridge) that keeps failing to train; collectives over "
+                     "it hang or crawl even though topo -m still lists NV#.",
+                     [ev(seconds, "NVML inventory time", seconds.value, 5, "s"),
+                      ev(nvlinked[0], f"{nvlinked[0].a}-{nvlinked[0].b} path", nvlinked[0].path)],
+                     fix="Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` for inactive links or errors and reseat "
+                         "the bridge; `dmesg | grep -i nvlink` shows training failures.", refs=["nvidia_smi"])]
+    return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
+                 "NVML normally answers in about a second; enable persistence mode so the driver stays initialised.",
+                 [ev(seconds, "NVML inventory time", seconds.value, 5, "s")], fix="sudo nvidia-smi -pm 1")]
+
+
+@rule("node.numa_placement", "numa_affinity")
+def numa_placement(facts: Facts, predictions=None):
+    """GPUs attached to different CPU sockets: a serving process must be pinned next to its GPUs."""
+    gpus = [g for g in facts.of(GpuFact) if g.index is not None]
+    nodes: dict[Any, list[GpuFact]] = {}
+    for g in gpus:
+        key = g.numa_node if g.numa_node is not None else g.cpu_affinity
+        if key is not None:
+            nodes.setdefault(key, []).append(g)
+    if len(nodes) < 2:
+        return []
+    parts = [f"GPU{','.join(str(g.index) for g in members)} on {f'NUMA node {k}' if isinstance(k, int) else f'CPUs {k}'}"
+             for k, members in nodes.items()]
+    evidence = [ev(members[0], f"GPU{members[0].index} CPU affinity", members[0].cpu_affinity or f"NUMA {k}")
+                for k, members in nodes.items()]
+    return [make("node.numa_placement", "numa_affinity", "info", 0.5,
+                 f"The GPUs hang off {len(nodes)} CPU sockets: {'; '.join(parts)}",
+                 "Host-side work of each rank (scheduler, sampling, pinned copies, NCCL proxy threads) runs best "
+                 "on the CPUs next to its GPU. Unpinned workers may run on the far socket and cross the "
+                 "inter-socket link.",
+                 evidence,
+                 fix="Pin each rank to its GPU's CPUs (numactl --cpunodebind=N --membind=N, or the CPU Affinity "
+                     "column of nvidia-smi topo -m); keep TP groups within one socket where NVLink is absent.",
+                 refs=["numa"])]
+
+
+@rule("node.tp_groups", "healthy", "pcie_fallback")
+def tp_groups(facts: Facts, predictions=None):
+    """Which TP group sizes this box serves well, from the path matrix (and the sweep if run)."""
+    gpus = sorted({g.index for g in facts.of(GpuFact) if g.index is not None})
+    paths = _links(facts)
+    if len(gpus) < 2 or not paths:
+        return []
+    good, host_routed, unknown = [], [], []
+    evidence = []
+    for size in [s for s in (2, 4, 8, 16) if s <= len(gpus) and len(gpus) % s == 0]:
+        groups = [gpus[i:i + size] for i in range(0, len(gpus), size)]
+        kinds = set()
+        for group in groups:
+            for pair in itertools.combinations(group, 2):
+                p = paths.get(pair)
+                kinds.add("unknown" if p is None else "nvlink" if NVLINK_PATH.fullmatch(p.path) else p.path)
+        if kinds == {"nvlink"}:
+            good.append(size)
+        elif "unknown" in kinds:
+            unknown.append(size)
+        else:
+            host_routed.append(f"TP{size} ({'/'.join(sorted(kinds - {'nvlink'}))})")
+        worst = min((paths[p] for g in groups for p in itertools.combinations(g, 2) if p in paths),
+                    key=lambda t: NVLINK_PATH.fullmatch(t.path) is None, default=None)
+        if worst is not None:
+            evidence.append(ev(worst, f"TP{size}: {worst.a}-{worst.b} path", worst.path))
+    if good and not host_routed:
+        return [passed("node.tp_groups", f"TP {', '.join(map(str, good))} run entirely over NVLink",
+                       "Every GPU pair inside each TP group of these sizes is NVLink-connected"
+                       + (f"; the paths of TP {', '.join(map(str, unknown))} are not all known." if unknown else "."),
+                       evidence, confidence=0.8)]
+    summary = ("Over NVLink: TP " + ", ".join(map(str, good)) + ". " if good else "No TP size stays on NVLink. ")
+    summary += ("Through PCIe or the host: " + ", ".join(host_routed) + "; their all_reduces are bounded by PCIe "
+                "and cost decode time at every layer." if host_routed else "")
+    return [make("node.tp_groups", "other", "info", 0.6,
+                 f"TP group sizes this box serves well: {', '.join(map(str, good)) or 'none over NVLink'}",
+                 summary.strip(), evidence,
+                 fix="Prefer the TP sizes that stay on NVLink; use pipeline or data parallelism across the rest.")]
