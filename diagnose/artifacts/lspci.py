@@ -17,10 +17,10 @@ from diagnose.evidence import PcieLinkFact, where
 KIND = "lspci"
 
 _DEVICE = re.compile(r"^\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+?):\s*(.*)$")
-_LINK = re.compile(r"\b(LnkCap|LnkSta):\s*(.*)$")
+_LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
 _SPEED = re.compile(r"Speed\s+(\d+(?:\.\d+)?)\s*GT/s", re.I)
 _WIDTH = re.compile(r"Width\s+x(\d+)", re.I)
-_ACS = re.compile(r"\bACSCtl:\s*(.*)$")
+_ACS = re.compile(r"^\s*ACSCtl:\s*(.*)$")
 _REDIRECT_FLAGS = ("SrcValid", "ReqRedir", "CmpltRedir")
 _BRIDGE = re.compile(r"bridge|Root Port|Downstream Port|Upstream Port", re.I)
 

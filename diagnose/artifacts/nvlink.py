@@ -41,13 +41,15 @@ def parse(text: str, name: str) -> list:
     links: dict[tuple, NvLinkFact] = {}
     errors: dict[tuple, tuple[str, dict]] = {}
     gpu: int | None = None
+    seen_gpus: set = set()
     for i, line in enumerate(clean_lines(text)):
         src = where(name, i + 1)
         header = _GPU.match(line)
         if header and "Link" not in line:
             gpu = int(header.group(1))
             model = header.group(2).strip() or None
-            if model or header.group(3):
+            if (model or header.group(3)) and (gpu, header.group(3)) not in seen_gpus:
+                seen_gpus.add((gpu, header.group(3)))
                 records.append(GpuFact(src, index=gpu, name=model, uuid=header.group(3), catalog_key=catalog_key(model)))
             continue
         if re.search(r"all links are in\s*active", line, re.I):

@@ -80,7 +80,7 @@ def _row(records, access, matrix, columns, a, cells, src) -> None:
         if a == b:
             continue
         if kind == "access":
-            access.setdefault((a, b), _status(records, src, a, b, value == 1, cell))
+            _status(records, access, src, a, b, value == 1, cell)
         else:
             records.append(PairBandwidth(src, a, b, value, "GB/s" if unit.lower() == "gb/s" else "us", direction, enabled))
 
@@ -94,13 +94,14 @@ def _other_line(records, access, line, src) -> None:
                                bus_id=f"{domain:04x}:{bus:02x}:{dev:02x}.0"))
     for m in _ACCESS.finditer(line):
         a, b = int(m.group(1)), int(m.group(3))
-        access.setdefault((a, b), _status(records, src, a, b, m.group(2).upper() == "CAN", m.group(2).upper()))
+        _status(records, access, src, a, b, m.group(2).upper() == "CAN", m.group(2).upper())
     nhc = _NHC.search(line)
     if nhc:
         records.append(PairBandwidth(src, int(nhc.group(1)), int(nhc.group(2)), float(nhc.group(3)), "GB/s", "uni"))
 
 
-def _status(records, src, a, b, ok, printed) -> P2PStatus:
-    status = P2PStatus(src, a, b, "access", printed, ok)
-    records.append(status)
-    return status
+def _status(records, access, src, a, b, ok, printed) -> None:
+    """One P2PStatus per pair: the access lines and the connectivity matrix say the same."""
+    if (a, b) not in access:
+        access[(a, b)] = P2PStatus(src, a, b, "access", printed, ok)
+        records.append(access[(a, b)])
