@@ -1,0 +1,285 @@
+"""The roofline predictor against hand-checkable figures and published measurements."""
+
+import re
+import tomllib
+
+import pytest
+
+from conftest import shared_path
+from diagnose.errors import InputError
+from rules import catalog
+from rules.roofline import Layout, allreduce_time_us, experts_touched, predict, tp_fabric, validity
+
+
+@pytest.fixture(autouse=True)
+def _bundled_catalog_only(monkeypatch):
+    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
+    catalog.configure()
+
+
+# ---------------------------------------------------------------- Llama-3-70B on H100 SXM
+
+
+def test_llama3_70b_weights_and_streamed_bytes():
+    p1 = predict("llama-3-70b", "h100-sxm", Layout(tp=1), batch=1, context=1)
+    assert p1.weights_gb_per_gpu == pytest.approx(141.1, abs=0.1)  # all weights, bf16
+    assert p1.streamed_gb_per_step == pytest.approx(139.0, abs=0.05)  # embedding looked up, not read
+    assert not p1.fits and p1.memory_shortfall_gb > 60
+
+
+def test_llama3_70b_tp2_is_21ms_not_10():
+    """TP=2 splits the 139 GB over two GPUs: 69.5 GB each at 3.35 TB/s, ~48 tok/s (not 96)."""
+    p = predict("llama-3-70b", "h100-sxm", Layout(tp=2), batch=1, context=1)
+    assert p.fits
+    assert p.weights_ms == pytest.approx(20.75, abs=0.02)
+    assert 1000 / p.weights_ms == pytest.approx(48.2, abs=0.1)
+    assert p.bound == "memory"
+    # the step adds the 160 all-reduces; still ~21-22 ms, nowhere near the 96 tok/s myth
+    assert 20.75 < p.decode_step_ms < 22.5
+    assert 44 < p.decode_tok_s < 48.2
+
+
+@pytest.mark.parametrize(
+    "dtype, expected_ms",  # collectives-reference.md section 3.2 (FP8 weights, bf16 LM head)
+    [("bf16", {1: 41.49, 2: 20.75, 4: 10.37, 8: 5.19}), ("fp8", {1: 21.06, 2: 10.53, 4: 5.27, 8: 2.63})],
+)
+def test_memory_term_table(dtype, expected_ms):
+    for tp, ms in expected_ms.items():
+        p = predict("llama-3-70b", "h100-sxm", Layout(tp=tp), batch=1, context=1, dtype=dtype)
+        assert p.weights_ms == pytest.approx(ms, rel=0.005), (dtype, tp)
+
+
+def test_kv_read_at_long_context_tp8():
+    """One KV head per GPU at TP8: 32k context reads 1.34 GB per GPU per step, 0.40 ms."""
+    p = predict("llama-3-70b", "h100-sxm", Layout(tp=8), batch=1, context=32768)
+    assert p.kv_ms == pytest.approx(0.40, abs=0.01)
+    assert p.kv_gb_per_seq_per_gpu == pytest.approx(1.342, abs=0.002)
+
+
+def test_allreduce_term_at_batch_1():
+    """160 all-reduces of 16 KiB; NCCL ring/LL model gives 1.25 / 1.63 / 2.40 ms per token."""
+    for tp, ms in {2: 1.25, 4: 1.63, 8: 2.40}.items():
+        p = predict("llama-3-70b", "h100-sxm", Layout(tp=tp), batch=1, context=1)
+        assert p.allreduce_count_per_step == 160
+        assert p.allreduce_bytes == 16384
+        assert p.allreduce_ms_per_step_expected == pytest.approx(ms, abs=0.02)  # doc: alpha only
+        assert p.allreduce_ms_per_step < p.allreduce_ms_per_step_expected
+    # the all-reduce share of the step grows with TP: the reason TP scaling flattens
+    shares = [predict("llama-3-70b", "h100-sxm", Layout(tp=t), context=1).allreduce_share_expected for t in (2, 4, 8)]
+    assert shares == sorted(shares) and shares[-1] > 2 * shares[0]
+
+
+def test_allreduce_alpha_beta():
+    assert allreduce_time_us("nvlink4", 1, 1 << 20) == 0
+    # ring bus factor: twice the ranks, same bytes -> data term x (2*7/8)/(2*1/2) = 1.75
+    big = 1 << 30
+    t2 = allreduce_time_us("nvlink4", 2, big) - (6.6 + 2 * 0.6)
+    t8 = allreduce_time_us("nvlink4", 8, big) - (6.6 + 14 * 0.6)
+    assert t8 / t2 == pytest.approx(1.75, rel=1e-6)
+    # small messages: latency floor, not bandwidth
+    assert allreduce_time_us("nvswitch3", 8, 16384) == pytest.approx(15.0, abs=0.1)
+
+
+def test_prefill_is_compute_bound_and_ttft_follows_flops():
+    p = predict("llama-3-70b", "h100-sxm", Layout(tp=8), batch=1, prompt=2048, context=2048)
+    assert p.prefill_bound == "compute"
+    flops = 2 * catalog.model("llama-3-70b").decoder_params() * 2048 / 8
+    gemm_ms = flops / 989e12 * 1e3
+    # 160 all-reduces of 2048 x 8192 x 2 B = 32 MiB each come on top (no overlap assumed)
+    ar_ms = 160 * allreduce_time_us("nvswitch3", 8, 2048 * 8192 * 2, roofline=True) / 1e3
+    assert gemm_ms + ar_ms < p.ttft_ms < 1.05 * (gemm_ms + ar_ms)  # + attention, logits
+    assert p.ttft_ms_expected > p.ttft_ms
+
+
+def test_memory_fit_and_max_sequences():
+    p = predict("llama-3-70b", "h100-sxm", Layout(tp=4), batch=1, context=8192)
+    usable = 80 * 0.9
+    assert p.kv_budget_gb == pytest.approx(usable - p.weights_gb_per_gpu, abs=0.01)
+    per_seq = 8192 * 327680 / 4 / 1e9
+    assert p.max_concurrent_seqs == int(p.kv_budget_gb // per_seq)
+    big = predict("llama-3-70b", "h100-sxm", Layout(tp=4), batch=p.max_concurrent_seqs + 1, context=8192)
+    assert not big.fits and 0 < big.memory_shortfall_gb <= per_seq + 0.01
+    assert any(pr.code == "does_not_fit" and "short by" in pr.message for pr in big.problems)
+
+
+# ---------------------------------------------------------------- MoE, PP, cross-node
+
+
+def test_moe_reads_active_experts_at_batch_1_and_more_with_batch():
+    m = catalog.model("mixtral-8x7b")
+    assert experts_touched(m, 1) == pytest.approx(2)
+    assert experts_touched(m, 64) == pytest.approx(8, abs=0.01)
+    one = predict(m, "h100-sxm", Layout(tp=2), batch=1, context=1)
+    many = predict(m, "h100-sxm", Layout(tp=2), batch=64, context=1)
+    decode_bytes = (m.active_params() - m.embedding_params()) * 2 / 1e9  # batch-1 decode reads active params
+    assert one.streamed_gb_per_step == pytest.approx(decode_bytes, rel=0.01)
+    assert many.streamed_gb_per_step == pytest.approx((m.params() - m.embedding_params()) * 2 / 1e9, rel=0.01)
+
+
+def test_pipeline_parallel_bubble_and_latency():
+    tp2 = predict("llama-3-70b", "h100-sxm", Layout(tp=2), batch=1, context=1)
+    pp2 = predict("llama-3-70b", "h100-sxm", Layout(tp=1, pp=2), batch=1, context=1)
+    assert pp2.fits and pp2.pp_bubble_fraction == 0.5
+    assert pp2.decode_step_ms > 1.9 * tp2.weights_ms  # PP does not cut per-token latency
+    full = predict("llama-3-70b", "h100-sxm", Layout(tp=1, pp=2), batch=2, context=1)
+    assert full.pp_bubble_fraction == 0
+    assert full.decode_tok_s_total > 1.9 * pp2.decode_tok_s_total
+
+
+def test_tp_across_nodes_uses_the_network():
+    gpu = catalog.gpu("h100-sxm")
+    assert tp_fabric(gpu, 8, 8)[0].key == "nvswitch3"
+    assert tp_fabric(gpu, 16, 8) == (catalog.interconnect("ib-ndr"), 2)
+    assert tp_fabric(catalog.gpu("l40s"), 4, 8)[0].key == "pcie4"
+    assert tp_fabric(catalog.gpu("h100-pcie"), 4, 8)[0].key == "pcie5"  # bridges pair GPUs only
+    assert tp_fabric(catalog.gpu("h100-pcie"), 2, 8)[0].bandwidth_gbs == 300  # bridge, capped
+    p = predict("llama-3-405b", "h100-sxm", Layout(tp=16), batch=1)
+    assert any(pr.category == "cross_node_tp" for pr in p.problems)
+    q = predict("llama-3-405b", "h100-sxm", Layout(tp=8, pp=2), batch=1)
+    assert p.allreduce_ms_per_step_expected > 3 * q.allreduce_ms_per_step_expected
+
+
+def test_expected_never_beats_roofline():
+    for model, gpu, tp, batch, dtype in [
+        ("llama-3-8b", "l40s", 1, 1, "bf16"), ("llama-3-70b", "a100-80gb-sxm", 4, 32, "bf16"),
+        ("mixtral-8x7b", "h100-sxm", 2, 16, "fp8"), ("deepseek-v3", "h200-sxm", 8, 8, "fp8"),
+        ("gemma-2-27b", "rtx-4090", 2, 4, "int4"),
+    ]:
+        p = predict(model, gpu, Layout(tp=tp), batch=batch, dtype=dtype)
+        assert p.decode_step_ms_expected > p.decode_step_ms
+        assert p.ttft_ms_expected > p.ttft_ms
+        assert p.decode_tok_s_expected < p.decode_tok_s
+
+
+def test_bad_arguments():
+    with pytest.raises(InputError, match="unknown dtype"):
+        predict("llama-3-8b", "h100-sxm", dtype="fp4")
+    with pytest.raises(InputError, match="--mbu"):
+        predict("llama-3-8b", "h100-sxm", mbu=1.5)
+    with pytest.raises(InputError, match="closest known"):
+        predict("llama-3-8", "h100-sxm")
+
+
+# ---------------------------------------------------------------- TP divisibility table
+
+DOC_ROWS = {
+    "Llama-2-7B": "llama-2-7b", "Llama-2-13B": "llama-2-13b", "Llama-2-70B": "llama-2-70b",
+    "Llama-3/3.1 8B": "llama-3-8b", "Llama-3/3.1/3.3 70B": "llama-3-70b", "Llama-3/3.1 405B": "llama-3-405b",
+    "Mistral-7B": "mistral-7b", "Mixtral-8x7B": "mixtral-8x7b", "Mixtral-8x22B": "mixtral-8x22b",
+    "Qwen2.5-7B": "qwen2.5-7b", "Qwen2.5-14B": "qwen2.5-14b", "Qwen2.5-32B": "qwen2.5-32b",
+    "Qwen2.5-72B": "qwen2.5-72b", "Qwen3-32B": "qwen3-32b", "Qwen3-235B-A22B": "qwen3-235b-a22b",
+    "DeepSeek-V3/R1": "deepseek-v3", "Gemma-2-9B": "gemma-2-9b", "Gemma-2-27B": "gemma-2-27b",
+    "Phi-3-mini": "phi-3-mini", "Falcon-180B": "falcon-180b", "GPT-OSS-120B": "gpt-oss-120b",
+}
+
+
+def _doc_divisibility():
+    text = shared_path("docs", "model-configs.md").read_text()
+    section = text.split("Computed validity per TP")[1].split("Pipeline parallelism")[0]
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 7 and cells[0] in DOC_ROWS:
+            yield DOC_ROWS[cells[0]], cells[1:6], cells[6]
+
+
+def _our_cell(model, tp):
+    problems = validity(model, tp)
+    if any(p.severity == "error" for p in problems):
+        return "no", None
+    rep = next((p for p in problems if p.code == "kv_replicated"), None)
+    return "ok", int(re.search(r"x(\d+)", rep.message).group(1)) if rep else None
+
+
+def test_tp_divisibility_table_is_reproduced():
+    rows = list(_doc_divisibility())
+    assert len(rows) == len(DOC_ROWS)
+    for key, cells, fp8_cell in rows:
+        model = catalog.model(key)
+        for tp, cell in zip((1, 2, 4, 8, 16), cells):
+            verdict, rep = _our_cell(model, tp)
+            if cell.startswith("**no**"):
+                assert verdict == "no", (key, tp, cell)
+                continue
+            assert verdict == "ok", (key, tp, cell)
+            doc_rep = re.search(r"×(\d+)", cell)
+            assert rep == (int(doc_rep.group(1)) if doc_rep else None), (key, tp, cell)
+        if fp8_cell.startswith("n/a"):
+            continue
+        doc_ok = {int(t) for t in re.findall(r"\b(\d+)\b", fp8_cell.split("(")[0])}
+        ours = {tp for tp in (2, 4, 8, 16) if not any(p.code == "fp8_block" for p in validity(model, tp, dtype="fp8"))}
+        assert ours == doc_ok, (key, fp8_cell)
+
+
+# ---------------------------------------------------------------- never slower than measured
+
+# Published all-reduce times (collectives-reference.md section 1): (fabric, GPU for the link
+# cap, ranks, nodes, bytes, measured us, source). busbw rows are converted to time with
+# t = bytes x 2(n-1)/n / busbw.
+KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+
+
+def _t(size, n, busbw_gbs):
+    return size * 2 * (n - 1) / n / (busbw_gbs * 1e3)
+
+
+MEASURED_ALLREDUCE = [
+    *[("nvswitch3", "h100-sxm", 8, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (29, 38, 33, 51, 112, 324))],
+    *[("nvswitch3", "h100-sxm", 4, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (38, 41, 42, 47, 90, 295))],
+    *[("nvswitch3", "h100-sxm", 2, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (11, 40, 42, 42, 71, 228))],
+    ("nvswitch3", "h100-sxm", 2, 1, 64 * KIB, 6.0, "R6"),
+    ("nvswitch3", "h100-sxm", 8, 1, 8 * GIB, _t(8 * GIB, 8, 480), "R2"),
+    *[("nvswitch3", "h100-sxm", n, 1, 1048576, t, "R7") for n, t in ((2, 19.9), (4, 31.1), (8, 33.8))],
+    *[("nvswitch3", "h100-sxm", n, 1, 512, t, "R7") for n, t in ((2, 3.7), (4, 4.8), (8, 5.9))],
+    ("nvswitch3", "h100-sxm", 8, 1, 58_000_000, _t(58_000_000, 8, 150), "R5"),
+    *[("nvswitch2", "a100-80gb-sxm", n, 1, 8, t, "R11") for n, t in ((2, 10), (4, 16.88), (8, 33.7))],
+    *[("nvswitch2", "a100-80gb-sxm", 8, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (26, 61, 40, 98, 254, 649))],
+    *[("nvswitch2", "a100-80gb-sxm", 4, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (18, 62, 63, 85, 198, 553))],
+    *[("nvswitch2", "a100-80gb-sxm", 2, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (46, 43, 55, 65, 136, 401))],
+    ("nvswitch2", "a100-80gb-sxm", 8, 1, GIB, _t(GIB, 8, 235), "R10"),
+    ("nvlink3", "a100-80gb-sxm", 2, 1, 12 * 10**9, _t(12 * 10**9, 2, 208), "R12"),
+    ("nvlink4", "h100-pcie", 2, 1, GIB, _t(GIB, 2, 116.3), "R15"),
+    ("pcie4", "rtx-4090", 6, 1, 32 * MIB, _t(32 * MIB, 6, 24.58), "R16"),
+    ("pcie4", "rtx-4090", 8, 1, 8, 42.1, "R17"),
+    ("pcie5", "rtx-4090", 8, 1, 8, 24.5, "R19"),
+    ("pcie5", "rtx-4090", 8, 1, MIB, _t(MIB, 8, 24.55), "R19"),
+    ("pcie5", "rtx-4090", 8, 1, 32 * MIB, _t(32 * MIB, 8, 45.70), "R19"),
+    *[("roce-200", "h100-sxm", 16, 2, s, t, "R21") for s, t in ((8, 135.8), (16 * KIB, 138.6), (MIB, 203), (64 * MIB, 1262), (GIB, 6759), (8 * GIB, 47535))],
+    ("ib-hdr", "a100-40gb-sxm", 24, 3, 128 * MIB, _t(128 * MIB, 24, 96), "R22"),
+    *[("ib-hdr", "a100-80gb-sxm", 16, 2, s, t, "R14") for s, t in ((16 * KIB, 71), (MIB, 512), (64 * MIB, 6625))],
+    ("ib-ndr", "h200-sxm", 1984, 248, 512 * MIB, _t(512 * MIB, 1984, 350), "R25"),
+]
+
+
+@pytest.mark.parametrize("fabric, gpu, n, nodes, size, measured_us, source", MEASURED_ALLREDUCE)
+def test_allreduce_roofline_never_slower_than_published(fabric, gpu, n, nodes, size, measured_us, source):
+    if nodes == 1:
+        ic, _ = tp_fabric(catalog.gpu(gpu), n, 8, interconnect=fabric)
+    else:
+        ic = catalog.interconnect(fabric)
+    assert allreduce_time_us(ic, n, size, roofline=True, nodes=nodes) <= measured_us * 1.001, source
+
+
+def _ticket_measurements(name, gpu_key):
+    """(layout, batch, metric, value) from a real ticket's ticket.toml (never expected.toml)."""
+    data = tomllib.loads(shared_path("tickets", name, "ticket.toml").read_text())
+    model = catalog.model(data["workload"]["model"])
+    for m in data["measured"]:
+        if "batch" in m and m["metric"] in ("decode_tok_s", "output_tok_s"):
+            yield model, gpu_key, m["tp"], m["batch"], m["metric"], m["value"]
+
+
+@pytest.mark.parametrize(
+    "ticket, gpu_key",
+    [
+        # "A100 80GB ... with full NVLink": the SXM part (the faster of the two 80 GB rows)
+        ("078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1", "a100-80gb-sxm"),
+        ("079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline", "h200-sxm"),
+    ],
+)
+def test_decode_roofline_never_slower_than_measured(ticket, gpu_key):
+    rows = list(_ticket_measurements(ticket, gpu_key))
+    assert rows
+    for model, gpu, tp, batch, metric, value in rows:
+        p = predict(model, gpu, Layout(tp=tp), batch=batch, dtype=model.checkpoint_dtype, prompt=128, context=128)
+        roof = p.decode_tok_s if metric == "decode_tok_s" else p.decode_tok_s_total
+        assert value <= roof, (ticket, tp, batch, metric, value, roof)
