@@ -116,7 +116,8 @@ def parse(text: str, name: str) -> list:
         named = set(PERF_BINARY.findall(line))
         if named and re.search(r"\$|/|starting|mpirun|srun", line):
             pending_op = named.pop() if len(named) == 1 else None  # a {a,b,c}_perf loop names none
-            block.op = pending_op
+            out.extend(_finish(block))  # a command line starts a new run
+            block = _Block(pending_op)
         if (m := VERSION.search(line)) is not None:
             out.append(Note(where(name, n), "software", f"nccl-tests {m.group('tests')}"))
             if m.group("lib"):

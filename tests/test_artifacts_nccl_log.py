@@ -1,0 +1,114 @@
+"""NCCL_DEBUG=INFO logs and NCCL errors: real ticket attachments, pasted variants, fuzz."""
+
+from artifact_fuzz import fuzz_texts
+from conftest import shared_path
+from diagnose.artifacts import nccl_log
+from diagnose.evidence import HostFact, NcclEvent, NcclSetting, NcclTransport, NcclVersion, Workload
+
+TICKETS = "tickets"
+
+
+def ticket_text(folder, name):
+    return shared_path(TICKETS, folder, name).read_text()
+
+
+def of(records, cls, kind=None):
+    return [r for r in records if isinstance(r, cls) and (kind is None or r.kind == kind)]
+
+
+def test_env_echo_010():
+    text = ticket_text("010-nccl-tests-228-a100-p2p-level-loc-forces-shm", "attachment2.log")
+    assert nccl_log.detect(text) >= 0.5
+    assert nccl_log.parse(text, "attachment2.log") == [NcclSetting("attachment2.log:1", "NCCL_P2P_LEVEL", "LOC")]
+
+
+def test_shm_segment_error_027():
+    records = nccl_log.parse(ticket_text("027-torchtitan-853-ci-container-shm-16mb-h100", "attachment1.log"), "a1")
+    (version,) = of(records, NcclVersion)
+    assert version.version == "2.21.5" and version.source == "a1:1"
+    (shm,) = of(records, NcclEvent, "shm_alloc_failed")
+    assert shm.source == "a1:4" and shm.data == {"path": "/dev/shm/nccl-1YsMbG", "size_bytes": 7340384}
+    errors = of(records, NcclEvent, "error")
+    assert [e.source for e in errors] == ["a1:1", "a1:2"]
+    assert "unhandled system error" in errors[0].message and errors[1].message.startswith("ncclSystemError")
+
+
+def test_framework_version_line_028():
+    records = nccl_log.parse(ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected", "attachment3.log"), "a3")
+    assert [(v.version, v.source) for v in of(records, NcclVersion)] == [("2.21.5", "a3:1")]
+
+
+def test_ib_open_failure_then_sockets_030():
+    records = nccl_log.parse(ticket_text("030-nccl-451-docker-ibv-open-device-failed-socket", "attachment1.log"), "a1")
+    assert of(records, NcclSetting) == [NcclSetting("a1:1", "NCCL_IB_DISABLE", "0")]  # the trailing '.' is NCCL's
+    assert [e.source for e in of(records, NcclEvent, "ib_unavailable")] == ["a1:2", "a1:3", "a1:4"]
+    socket = of(records, NcclEvent, "using_socket")
+    assert socket[0].data == {"interfaces": ["bond0"]} and socket[1].data == {"network": "Socket"}
+    assert socket[1].source == "a1:6"
+
+
+def test_transports_with_and_without_gdr_032():
+    records = nccl_log.parse(ticket_text("032-nccl-tests-152-a100-nv-peer-mem-not-loaded", "attachment2.log"), "a2")
+    (channels,) = of(records, NcclEvent, "channels")
+    assert channels.data == {"coll": 4, "p2p": 4}
+    transports = of(records, NcclTransport)
+    assert [(t.transport, t.detail, t.gdr, t.peer) for t in transports] == [
+        ("P2P", "P2P/IPC/read", None, 1),
+        ("NET", "NET/IB/1/GDRDMA", True, 8),
+        ("NET", "NET/IB/0", False, 8),
+        ("NET", "NET/IB/1/GDRDMA/Shared", True, 12),
+        ("NET", "NET/IB/5/Shared", False, 12),
+    ]
+    assert all(t.net in (None, "IB") and t.channel == 0 and t.rank == 0 for t in transports)
+    assert transports[0].source == "a2:2"
+
+
+def test_interleaved_prefixed_log_lines():
+    """Lines as a multi-rank job prints them, mixed with the framework's own output."""
+    real = ticket_text("032-nccl-tests-152-a100-nv-peer-mem-not-loaded", "attachment2.log").splitlines()
+    text = "\n".join([
+        "[1,0]<stdout>:gpu32:22612:22612 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+        "Epoch 1: loss 2.31",
+        "[1,1]<stdout>:" + real[1],
+        "gpu32:22612:22693 [0] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7",
+        "gpu32:22612:22693 [0] NCCL INFO Channel 01/0 : 1[1] -> 0[0] via SHM/direct/direct",
+        "gpu32:22612:22693 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+        "gpu32:22612:22693 [0] NCCL INFO Channel 03 : 0[0] -> 1[1] via P2P/direct pointer",
+        "gpu32:22612:22693 [0] NCCL INFO Channel 00 : 0[0] -> 8[0] [send] via NET/Socket/0",
+        "gpu32:22612:22693 [0] NCCL INFO comm 0x55d0 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0",
+        "gpu32:22612:22694 [1] NCCL INFO comm 0x55d1 rank 1 nRanks 16 nNodes 2 localRanks 8 localRank 1 MNNVL 0",
+        "gpu32:22612:22693 [0] NCCL INFO 24 coll channels, 0 collnet channels, 0 nvls channels, 32 p2p channels, 2 p2p channels per peer",
+        "gpu32:22612:22693 [0] NCCL INFO P2P Chunksize set to 524288",
+        "gpu32:22612:22693 [0] NCCL INFO NVLS multicast support is not available on dev 0",
+        "gpu32:22612:22693 [0] misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-ab12 to 9637892 bytes",
+        "gpu32:22612:22693 [0] NCCL WARN Cuda failure 'out of memory'",
+        "shm              64M     0   64M   0% /dev/shm",
+    ]).replace("\n", "\r\n")
+    records = nccl_log.parse(text, "log")
+    assert [(v.version, v.cuda) for v in of(records, NcclVersion)] == [("2.18.3", "12.2")]
+    details = [t.detail for t in of(records, NcclTransport)]
+    assert details == ["P2P/IPC/read", "SHM/direct/direct", "P2P/CUMEM/read", "P2P/direct pointer", "NET/Socket/0"]
+    socket = of(records, NcclTransport)[-1]
+    assert (socket.transport, socket.net, socket.gdr) == ("NET", "Socket", False)
+    (ring,) = of(records, NcclEvent, "ring")
+    assert ring.data == {"channel": 0, "of": 2, "ranks": list(range(8))}
+    assert len(of(records, NcclEvent, "comm")) == 2
+    assert [(w.gpu_count, w.nodes) for w in of(records, Workload)] == [(16, 2)]  # said once, not per rank
+    assert of(records, NcclEvent, "channels")[0].data == {"coll": 24, "collnet": 0, "nvls": 0, "p2p": 32}
+    assert of(records, NcclEvent, "p2p_chunksize")[0].data == {"bytes": 524288}
+    assert of(records, NcclEvent, "nvls")[0].source == "log:13"
+    assert of(records, NcclEvent, "shm_alloc_failed")[0].data["size_bytes"] == 9637892
+    assert of(records, NcclEvent, "warn")[0].message == "Cuda failure 'out of memory'"
+    assert of(records, HostFact) == [HostFact("log:16", "shm_bytes", 64 * 1024 ** 2)]
+
+
+def test_fuzz_never_raises():
+    seeds = [ticket_text(f, n) for f, n in (
+        ("030-nccl-451-docker-ibv-open-device-failed-socket", "attachment1.log"),
+        ("032-nccl-tests-152-a100-nv-peer-mem-not-loaded", "attachment2.log"),
+        ("027-torchtitan-853-ci-container-shm-16mb-h100", "attachment1.log"),
+    )]
+    for text in fuzz_texts(seeds, n=200):
+        assert 0.0 <= nccl_log.detect(text) <= 1.0
+        for record in nccl_log.parse(text, "f"):
+            assert record.source.startswith("f")
