@@ -1,0 +1,111 @@
+"""`diagnose compare`: real before/after data, regressions gate with exit 1, identical runs pass."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import shared_path
+from diagnose import store
+from diagnose.cli import cli
+from diagnose.compare import compare
+from diagnose.findings import Report
+
+
+def p2p_node_report(enabled: bool) -> Report:
+    """A node report holding one of ticket 022's real p2pBandwidthLatencyTest matrices (8x A40):
+    P2P enabled is 'before', P2P disabled (as after a driver or BIOS change) is 'after'."""
+    from diagnose.artifacts import read_bundle
+
+    facts = read_bundle([next(shared_path("tickets").glob("022-*"))]).to_dict()
+    pairs = [p for p in facts["pair_bandwidth"] if p["p2p_enabled"] is enabled]
+    assert len(pairs) >= 25
+    return Report(kind="node", inputs={"p2p": enabled}, facts={"pair_bandwidth": pairs, "gpu_fact": facts["gpu_fact"]})
+
+
+def write(tmp_path, name, report):
+    path = tmp_path / name
+    path.write_text(json.dumps(report.to_dict()))
+    return str(path)
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, ["compare", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def test_p2p_disabled_is_a_per_link_regression(tmp_path):
+    before = write(tmp_path, "before.json", p2p_node_report(True))
+    after = write(tmp_path, "after.json", p2p_node_report(False))
+    result = run(before, after, "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    problem = report["findings"][0]
+    assert problem["rule"] == "compare.regression.p2p_gb_s_bi" and problem["severity"] == "critical"
+    worst = problem["evidence"][0]
+    # GPU0->GPU1 went from 101.60 to 19.13 GB/s in the real matrices: -81%.
+    assert (worst["expected"], worst["measured"]) == (101.6, 19.13)
+    assert "GPU0→GPU1" in worst["detail"] and "-81.2%" in worst["detail"]
+    assert worst["source"].startswith("after.json: attachment2.txt:")
+    rows = report["tables"]["before.json → after.json"]["rows"]
+    assert sum(r[-1] == "REGRESSION" for r in rows) == len(rows) >= 25
+
+
+def test_the_other_way_is_an_improvement(tmp_path):
+    before = write(tmp_path, "before.json", p2p_node_report(False))
+    after = write(tmp_path, "after.json", p2p_node_report(True))
+    result = run(before, after, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["verdict"]["category"] == "healthy"
+    assert all(r[-1] == "better" for r in report["tables"]["before.json → after.json"]["rows"])
+
+
+def test_identical_inputs_exit_0(tmp_path):
+    path = write(tmp_path, "a.json", p2p_node_report(True))
+    result = run(path, path, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["verdict"]["category"] == "healthy"
+    assert all(r[6] == 0.0 for r in report["tables"]["A (a.json) → B (a.json)"]["rows"])
+
+
+def test_threshold_decides(tmp_path):
+    before = write(tmp_path, "before.json", p2p_node_report(True))
+    after = write(tmp_path, "after.json", p2p_node_report(False))
+    assert run(before, after, "--threshold", "85").exit_code == 0  # the worst drop is 81%
+    assert run(before, after, "--threshold", "80").exit_code == 1
+
+
+def test_run_ids_from_the_store(tmp_path):
+    db_path = tmp_path / "runs.db"
+    db = store.open_db(db_path)
+    a = store.save(p2p_node_report(True), db=db)
+    b = store.save(p2p_node_report(False), db=db)
+    result = run(a, b, "--db", db_path, "--format", "md")
+    assert result.exit_code == 1 and f"run {a} → run {b}" in result.output
+    assert run(b, b, "--db", db_path).exit_code == 0
+    assert run(a, 999, "--db", db_path).exit_code == 2
+
+
+def test_bad_inputs_exit_2(tmp_path):
+    node = write(tmp_path, "node.json", p2p_node_report(True))
+    ticket = write(tmp_path, "ticket.json", Report(kind="ticket"))
+    junk = tmp_path / "junk.json"
+    junk.write_text("{not json")
+    for args in ((node, ticket), (node, junk), (node, tmp_path / "absent.json"), (node, node, "--threshold", "0")):
+        result = CliRunner().invoke(cli, ["compare", *map(str, args)])
+        assert result.exit_code == 2, (args, result.output)
+
+
+def test_new_problem_findings_count_as_regressions():
+    """Any kind (here tickets): a problem B reports that A did not is a regression."""
+    from diagnose.findings import Finding
+
+    a = Report(kind="ticket")
+    b = Report(kind="ticket", findings=[Finding("topology.p2p_disabled", "p2p_disabled", "critical", 0.9, "P2P is disabled", "...")])
+    report = compare(a, b)
+    assert report.verdict.category == "p2p_disabled"
+    assert report.findings[0].rule == "compare.new_finding.topology.p2p_disabled"
+    assert compare(b, b).verdict.category == "insufficient_data"  # nothing measured in common, no new problem
