@@ -4,6 +4,7 @@ from pathlib import Path
 
 from conftest import shared_path
 from diagnose.artifacts import dmesg, nvtop
+from diagnose.evidence import Note, XidEvent
 
 DATA = Path(__file__).parent / "data" / "hardware"
 
@@ -11,10 +12,17 @@ DATA = Path(__file__).parent / "data" / "hardware"
 def test_xid_lines_in_three_log_formats():
     text = (DATA / "dmesg_xid.txt").read_text()
     assert dmesg.detect(text) > 0.9
-    events = dmesg.parse(text, "k")
+    events = [r for r in dmesg.parse(text, "k") if isinstance(r, XidEvent)]
     assert [(e.xid, e.bus_id, e.source) for e in events] == [
         (79, "0000:3b:00.0", "k:3"), (48, "0000:86:00.0", "k:5"), (74, "0000:af:00.0", "k:6")]
     assert "fallen off the bus" in events[0].message
+
+
+def test_sxid_and_bare_fallen_off_bus_are_notes():
+    records = dmesg.parse((DATA / "dmesg_xid.txt").read_text(), "k")
+    notes = {r.kind: r for r in records if isinstance(r, Note)}
+    assert notes["gpu_fallen_off_bus"].data == {"bus_id": "0000:3b:00.0"} and notes["gpu_fallen_off_bus"].source == "k:4"
+    assert notes["nvswitch_sxid"].data == {"switch": "nvidia-nvswitch3", "bus_id": "0000:07:00.0", "sxid": 12028}
 
 
 def test_no_xid_in_real_ticket_logs():

@@ -151,3 +151,13 @@ def test_nic_legend_names_the_nics():
 def test_unrelated_text_is_not_a_topology():
     assert topo.detect(_ticket("022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower", "attachment2.txt")) == 0
     assert topo.parse("GPU0 GPU1\nhello world\n", "t") == []
+
+
+def test_nic_rows_alone_still_put_the_gpu_first():
+    lines = _ticket("080-vllm-13855-dgx-h100-pin-vllm-to-numa-region").splitlines()
+    header, nic0 = lines[2], lines[11]
+    assert nic0.startswith("NIC0")
+    paths = [r for r in topo.parse(header + "\n" + nic0, "t") if isinstance(r, TopologyPath)]
+    by_pair = {(p.a, p.b): p.path for p in paths}
+    assert by_pair[("GPU0", "NIC0")] == "PXB" and by_pair[("GPU4", "NIC0")] == "SYS"
+    assert by_pair[("NIC0", "NIC1")] == "NODE"

@@ -2,7 +2,8 @@
 
 `NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus.` names the GPU by bus id
 and the error by number; what the number means (79 fallen off the bus, 48 double-bit ECC,
-74 NVLink, ...) is for the rules, not the parser.
+74 NVLink, ...) is for the rules, not the parser. NVSwitch errors (`SXid`, numbered in their
+own scheme) and a bare "GPU has fallen off the bus" line become Notes, not Xids.
 """
 
 from __future__ import annotations
@@ -10,21 +11,34 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.smi_common import bus_id, clean_lines
-from diagnose.evidence import XidEvent, where
+from diagnose.evidence import Note, XidEvent, where
 
 KIND = "dmesg_xid"
 
 _XID = re.compile(r"NVRM:\s*Xid\s*\((?:PCI:)?([0-9a-fA-F:.]+)\)\s*:?\s*(\d+)\s*,?\s*(.*)$")
+_SXID = re.compile(r"(nvidia-nvswitch\d*):\s*SXid\s*\((?:PCI:)?([0-9a-fA-F:.]+)\)\s*:?\s*(\d+)\s*,?\s*(.*)$")
+_OFF_BUS = re.compile(r"NVRM:\s*GPU\s+(?:at\s+)?(?:PCI:)?([0-9a-fA-F:.]+):\s*GPU has fallen off the bus", re.I)
 
 
 def detect(text: str) -> float:
-    return 0.95 if _XID.search(text[:2_000_000]) else 0.0
+    head = text[:2_000_000]
+    return 0.95 if _XID.search(head) or _SXID.search(head) or _OFF_BUS.search(head) else 0.0
 
 
 def parse(text: str, name: str) -> list:
-    records = []
+    records: list = []
     for i, line in enumerate(clean_lines(text)):
+        src = where(name, i + 1)
         m = _XID.search(line)
         if m:
-            records.append(XidEvent(where(name, i + 1), int(m.group(2)), bus_id(m.group(1)), m.group(3).strip()))
+            records.append(XidEvent(src, int(m.group(2)), bus_id(m.group(1)), m.group(3).strip()))
+            continue
+        m = _SXID.search(line)
+        if m:
+            data = {"switch": m.group(1), "bus_id": bus_id(m.group(2)), "sxid": int(m.group(3))}
+            records.append(Note(src, "nvswitch_sxid", line.strip(), data))
+            continue
+        m = _OFF_BUS.search(line)
+        if m:
+            records.append(Note(src, "gpu_fallen_off_bus", line.strip(), {"bus_id": bus_id(m.group(1))}))
     return records

@@ -128,7 +128,7 @@ def detect(text: str) -> float:
     if "<nvidia_smi_log" in head:
         return 0.95
     markers = sum(marker in head for marker in _TEXT_MARKERS)
-    if _GPU_BLOCK.search(head.replace("\r", ""), 0) or re.search(r"(?m)^\s*GPU [0-9A-Fa-f]{8}:", head):
+    if re.search(r"(?m)^\s*GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
         markers += 2
     return min(1.0, 0.3 * markers) if markers >= 2 else 0.0
 

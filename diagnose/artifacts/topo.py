@@ -148,6 +148,8 @@ def _pair_record(src, a, b, cell, is_p2p, capability):
             return None
         return P2PStatus(src, int(a[3:]), int(b[3:]), capability, cell, cell == "OK")
     nvlinks = int(cell[2:]) if cell.startswith("NV") else 0
+    if not a.startswith("GPU") and b.startswith("GPU"):
+        a, b = b, a  # GPU first, whichever row the pair was read from
     return TopologyPath(src, a, b, cell, nvlinks)
 
 
