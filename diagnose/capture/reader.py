@@ -101,6 +101,7 @@ class Capture:
     meta: dict[str, str] = field(default_factory=dict)
     _columns: dict[str, list[str]] = field(default_factory=dict)
     _strings: dict[int, str] = field(default_factory=dict)
+    _class_col: str | None = None  # set once the temp kernel-class table exists (timeline)
 
     @property
     def name(self) -> str:
@@ -294,7 +295,6 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     if deadline_s:
         _set_deadline(conn, deadline_s)
     try:
-        conn.execute("PRAGMA query_only = ON")
         conn.execute("PRAGMA cell_size_check = ON")
         conn.execute("PRAGMA temp_store = FILE")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}

@@ -14,3 +14,7 @@ COMMANDS += [compare, fleet]
 from diagnose.commands.node import node  # noqa: E402
 
 COMMANDS.append(node)
+
+from diagnose.commands.capture import capture  # noqa: E402
+
+COMMANDS.append(capture)

@@ -1,0 +1,359 @@
+"""Capture analysis -> facts records (the typed records rules read).
+
+`analyse(paths)` opens each capture, runs the summaries and the timeline analysis, and returns a
+`CaptureAnalysis` with the records; rules in rules/capture_rules.py read only the records.
+Record types that only captures produce live here, as evidence.py allows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from diagnose.capture import classify as C
+from diagnose.capture import multirank, steps as S, summaries, timeline as T
+from diagnose.capture.reader import KERNEL, Capture, open_capture, read_error
+from diagnose.evidence import Facts, GpuFact, Measurement
+
+
+@dataclass
+class CaptureInfo:
+    """What one export is: version, what it traced, what it lacks, which GPUs it saw."""
+
+    source: str
+    file: str
+    product_version: str | None = None
+    schema_version: str | None = None
+    session_start_utc_ns: int | None = None
+    missing_tables: list[str] = field(default_factory=list)
+    gpus_listed: list[str] = field(default_factory=list)  # TARGET_INFO_GPU: every GPU on the host
+    gpus_used: list[str] = field(default_factory=list)  # those with activity
+    processes_with_gpu_work: int = 0
+    kernel_rows: int = 0
+    runtime_rows: int = 0
+    partial_export: str | None = None  # EXPORT_PARAM_TABLES_TO_EXPORT / TIMES_TO_EXPORT when set
+    host: str | None = None
+
+
+@dataclass
+class GpuTimeline:
+    """One GPU of one process: where its time went (all times in ns)."""
+
+    source: str
+    gpu: str  # "pid 144 cuda:0 = GPU 0 (NVIDIA H100 ...)"
+    pid: int
+    device: int
+    gpu_name: str | None = None
+    span_ns: int = 0
+    busy_ns: int = 0
+    idle_ns: int = 0
+    kernels: int = 0
+    kernel_ns: int = 0
+    class_ns: dict[str, int] = field(default_factory=dict)
+    class_count: dict[str, int] = field(default_factory=dict)
+    comm_union_ns: int = 0
+    compute_union_ns: int = 0
+    exposed_comm_ns: int = 0
+    overlapped_comm_ns: int = 0
+    comm_ops: dict[str, int] = field(default_factory=dict)  # collective kind -> kernels
+    comm_ops_ns: dict[str, int] = field(default_factory=dict)
+    comm_libraries: dict[str, int] = field(default_factory=dict)  # nccl, custom_allreduce, ...
+    gap_histogram: dict[str, list[int]] = field(default_factory=dict)  # bucket -> [count, ns]
+    small_gaps: int = 0  # kernel-to-kernel gaps under 50 us
+    small_gap_ns: int = 0
+    short_kernels: int = 0  # kernels under 10 us
+    graph_kernels: int = 0
+    copy_ns: int = 0
+    large_gaps: int = 0  # idle gaps >= 50 us
+    large_gap_ns: int = 0
+    host_stall_gaps: int = 0  # large gaps during/after a host sync or synchronous copy
+    host_stall_ns: int = 0
+    top_kernels: list[list] = field(default_factory=list)  # [name, class, count, total_ns]
+
+    @property
+    def busy_pct(self) -> float:
+        return 100.0 * self.busy_ns / self.span_ns if self.span_ns else 0.0
+
+
+@dataclass
+class LaunchStats:
+    """CPU-side launch and synchronisation accounting of one process."""
+
+    source: str
+    pid: int
+    kernel_launches: int = 0
+    graph_launches: int = 0
+    launch_ns: int = 0
+    sync_calls: int = 0
+    sync_ns: int = 0
+    sync_copy_calls: int = 0
+    sync_copy_ns: int = 0
+    queue_mean_ns: float | None = None
+    queue_p50_ns: float | None = None
+    api_calls: int = 0
+    api_ns: int = 0
+
+    @property
+    def launch_avg_ns(self) -> float | None:
+        return self.launch_ns / self.kernel_launches if self.kernel_launches else None
+
+
+@dataclass
+class CopyStats:
+    source: str
+    pid: int
+    device: int
+    kind: str
+    count: int
+    total_ns: int
+    bytes: int
+    pageable: int = 0
+    uvm: bool = False
+
+
+@dataclass
+class StepStats:
+    source: str
+    method: str
+    count: int
+    p50_ns: float | None
+    p95_ns: float | None
+    p99_ns: float | None
+    mean_ns: float | None
+    pid: int | None = None
+    device: int | None = None
+
+
+@dataclass
+class CollectiveSkew:
+    source: str
+    op: str
+    instances: int
+    ranks: int
+    mean_ns: float
+    p50_ns: float | None
+    p95_ns: float | None
+    max_ns: int
+    mismatched: bool = False
+
+
+@dataclass
+class Straggler:
+    """The rank the others waited for most, and what it was doing meanwhile."""
+
+    source: str
+    rank: str
+    ranks: int
+    collectives: int
+    late_count: int
+    total_wait_ns: int
+    mean_wait_ns: float
+    doing_ns: dict[str, int] = field(default_factory=dict)
+    idle_ns: int = 0
+    runner_up_wait_ns: int = 0
+
+
+@dataclass
+class CaptureAnalysis:
+    facts: Facts
+    summaries: dict[str, dict[str, list]] = field(default_factory=dict)  # file -> key -> rows
+    steps: dict[str, S.Steps] = field(default_factory=dict)  # file -> step durations
+
+
+def _gpu_names(cap: Capture) -> dict[tuple[int, int], str]:
+    gpus = cap.gpus()
+    mapping = cap.device_map()
+    out = {}
+    for pid, dev in cap.used_devices():
+        gid = mapping.get((pid, dev))
+        for g in gpus:
+            if (gid is not None and g.id == gid) or (gid is None and g.cu_device == dev):
+                out[(pid, dev)] = g.name
+    return out
+
+
+def info(cap: Capture) -> CaptureInfo:
+    gpus = cap.gpus()
+    env = cap.system_env()
+    partial = "; ".join(f"{k}={v}" for k, v in cap.meta.items()
+                        if k in ("EXPORT_PARAM_TABLES_TO_EXPORT", "EXPORT_PARAM_TIMES_TO_EXPORT") and v)
+    used = cap.used_devices()
+    return CaptureInfo(
+        source=cap.source, file=cap.name, product_version=cap.product_version, schema_version=cap.schema_version,
+        session_start_utc_ns=cap.session_start_utc_ns(), missing_tables=cap.missing(),
+        gpus_listed=[f"GPU {g.id}: {g.name}" for g in gpus], gpus_used=[f"GPU {g.id}: {g.name}" for g in gpus if g.used]
+        or [f"pid {p} cuda:{d}" for p, d in used],
+        processes_with_gpu_work=len({p for p, _ in used}), kernel_rows=cap.count(KERNEL),
+        runtime_rows=cap.count("CUPTI_ACTIVITY_KIND_RUNTIME"), partial_export=partial or None,
+        host=env.get("Hostname") or cap.meta.get("EXPORT_HOST"),
+    )
+
+
+def per_gpu_kernels(cap: Capture) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
+    """(pid, device) -> [(name id, count, total ns)], one GROUP BY over the kernel table."""
+    if not cap.has(KERNEL):
+        return {}
+    col = T.ensure_class_table(cap)
+    out: dict[tuple[int, int], list] = {}
+    sql = (f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, deviceId, {col}, count(*), sum(\"end\" - start) "
+           f"FROM {KERNEL} WHERE \"end\" IS NOT NULL GROUP BY 1, 2, 3")
+    for pid, dev, nid, n, tot in cap.query(sql):
+        out.setdefault((int(pid), int(dev if dev is not None else -1)), []).append((nid, int(n), int(tot or 0)))
+    return out
+
+
+def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
+    names = _gpu_names(cap)
+    kernels = per_gpu_kernels(cap)
+    labels = T.gap_bucket_labels()
+    out = []
+    for a in acts:
+        g = GpuTimeline(
+            source=cap.source, gpu=f"pid {a.pid} cuda:{a.device}", pid=a.pid, device=a.device,
+            gpu_name=names.get((a.pid, a.device)), span_ns=a.all.span, busy_ns=a.busy_ns, idle_ns=a.idle_ns,
+            kernels=a.kernels.count, kernel_ns=sum(a.class_ns.values()),
+            class_ns=dict(a.class_ns), class_count=dict(a.class_count),
+            comm_union_ns=a.comm.union, compute_union_ns=a.compute.union,
+            exposed_comm_ns=a.exposed_comm_ns, overlapped_comm_ns=a.overlapped_comm_ns,
+            gap_histogram={lab: [c, n] for lab, c, n in zip(labels, a.gap_hist_count, a.gap_hist_ns)},
+            small_gaps=a.kernel_gap_count, small_gap_ns=a.kernel_gap_ns, short_kernels=a.short_kernels,
+            graph_kernels=a.graph_kernels, copy_ns=a.copy_ns,
+        )
+        if g.gpu_name:
+            g.gpu = f"{g.gpu} ({g.gpu_name})"
+        big = [i for i, e in enumerate((0,) + T.GAP_EDGES_US) if e * 1000 >= T.LARGE_GAP_NS]
+        g.large_gaps = sum(a.gap_hist_count[i] for i in big)
+        g.large_gap_ns = sum(a.gap_hist_ns[i] for i in big)
+        rows = []
+        for nid, n, tot in kernels.get((a.pid, a.device), []):
+            name = cap.string(nid) or ""
+            cls = C.classify(name)
+            rows.append([name, cls, n, tot])
+            if cls == C.COMM:
+                op = C.collective_op(name) or "other"
+                g.comm_ops[op] = g.comm_ops.get(op, 0) + n
+                g.comm_ops_ns[op] = g.comm_ops_ns.get(op, 0) + tot
+                lib = C.comm_library(name) or "other"
+                g.comm_libraries[lib] = g.comm_libraries.get(lib, 0) + n
+        g.top_kernels = sorted(rows, key=lambda r: -r[3])[:10]
+        out.append(g)
+    return out
+
+
+def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> None:
+    """Only GPUs with real idle time pay for the gap list and the API merge."""
+    for g in tls:
+        if g.span_ns and g.large_gap_ns > 0.05 * g.span_ns:
+            gaps = T.large_gaps(cap, g.pid, g.device)
+            g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps)
+
+
+def launch_stats(cap: Capture) -> list[LaunchStats]:
+    out = []
+    for p in T.process_api(cap).values():
+        out.append(LaunchStats(
+            source=cap.source, pid=p.pid, kernel_launches=p.launches.calls, graph_launches=p.graph_launches.calls,
+            launch_ns=p.launches.total_ns + p.graph_launches.total_ns, sync_calls=p.syncs.calls, sync_ns=p.syncs.total_ns,
+            sync_copy_calls=p.sync_copies.calls, sync_copy_ns=p.sync_copies.total_ns,
+            queue_mean_ns=p.queue_mean_ns, queue_p50_ns=p.queue_p50_ns,
+            api_calls=p.all_calls.calls, api_ns=p.all_calls.total_ns))
+    return out
+
+
+def find_steps(cap: Capture, tls: list[GpuTimeline], step_name: str | None) -> S.Steps | None:
+    """NVTX step ranges (named or auto-detected), else the repeating kernel pattern of the busiest GPU."""
+    steps = S.nvtx_steps(cap, step_name)
+    if steps is None and tls:
+        busiest = max(tls, key=lambda g: (g.kernels, -g.pid))
+        steps = S.pattern_steps(cap, busiest.pid, busiest.device)
+    return steps if steps is not None and steps.count else None
+
+
+def step_stats(cap: Capture, steps: S.Steps) -> StepStats:
+    return StepStats(cap.source, steps.method, steps.count, steps.percentile(50), steps.percentile(95),
+                     steps.percentile(99), steps.mean_ns, steps.pid, steps.device)
+
+
+def analyse(paths: list[str], step_name: str | None = None, names: list[str] | None = None,
+            with_summaries: bool = True, deadline_s: float | None = None) -> CaptureAnalysis:
+    """Open every capture, analyse it, and return the facts (InputError on unreadable input)."""
+    facts = Facts()
+    result = CaptureAnalysis(facts)
+    caps: list[Capture] = []
+    try:
+        for i, path in enumerate(paths):
+            cap = open_capture(path, deadline_s=deadline_s)
+            if names and i < len(names):
+                cap.path = type(cap.path)(names[i])
+            caps.append(cap)
+        activities: dict[str, list] = {}
+        for cap in caps:
+            try:
+                _analyse_one(cap, facts, result, activities, step_name, with_summaries)
+            except sqlite3.Error as exc:
+                raise read_error(cap.path, exc) from None
+        ranks = multirank.ranks_of(caps, activities)
+        try:
+            mr = multirank.analyse(ranks)
+        except sqlite3.Error as exc:
+            raise read_error(", ".join(c.name for c in caps), exc) from None
+        if mr:
+            _multirank_facts(caps, mr, facts)
+    finally:
+        for cap in caps:
+            cap.close()
+    return result
+
+
+def _analyse_one(cap, facts, result, activities, step_name, with_summaries):
+    ci = info(cap)
+    facts.add(ci)
+    facts.extend(GpuFact(cap.source, index=g.id, name=g.name, uuid=g.uuid, bus_id=g.bus,
+                         memory_total_mib=(g.memory_bytes / 2**20) if g.memory_bytes else None)
+                 for g in cap.gpus() if g.used)
+    for m in ci.missing_tables:
+        facts.missing.append(f"{cap.name}: {m}")
+    if with_summaries:
+        result.summaries[cap.name] = summaries.all_summaries(cap)
+    acts = T.gpu_activity(cap)
+    activities[cap.name] = acts
+    tls = timelines(cap, acts)
+    add_host_stall(cap, tls)
+    facts.extend(tls)
+    facts.extend(launch_stats(cap))
+    facts.extend(CopyStats(cap.source, c.pid, c.device, c.kind, c.count, c.total_ns, c.bytes, c.pageable, c.uvm)
+                 for c in T.copies(cap))
+    steps = find_steps(cap, tls, step_name)
+    if steps:
+        result.steps[cap.name] = steps
+        st = step_stats(cap, steps)
+        facts.add(st)
+        if st.p50_ns:
+            facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+
+def _multirank_facts(caps, mr: multirank.MultiRank, facts: Facts) -> None:
+    source = ", ".join(c.source for c in caps)
+    for op in mr.ops:
+        facts.add(CollectiveSkew(source, op.op, op.instances, len(mr.ranks), op.mean_ns, op.percentile(50),
+                                 op.percentile(95), op.max_ns, op.mismatched))
+    s = mr.straggler()
+    if s and s.last_count:
+        others = sorted((w.lateness_ns for w in mr.waits if w is not s), reverse=True)
+        facts.add(Straggler(source, s.label, len(mr.ranks), mr.collectives, s.last_count, s.lateness_ns,
+                            s.lateness_ns / max(1, s.last_count), dict(s.doing_ns), s.idle_ns,
+                            others[0] if others else 0))
+
+
+def capture_facts(path: str, name: str | None = None) -> list:
+    """The records of one capture (the ticket bundle reader hands SQLite files here)."""
+    result = analyse([path], names=[name] if name else None, with_summaries=False, deadline_s=120)
+    return list(result.facts.records) + [_missing_note(m) for m in result.facts.missing]
+
+
+def _missing_note(text: str):
+    from diagnose.evidence import Note
+
+    file = text.split(":", 1)[0]
+    return Note(f"capture:{file}", "missing_table", text)

@@ -1,0 +1,197 @@
+"""Several ranks: collectives matched across ranks, arrival skew, the straggler and what it did.
+
+Ranks are (file, process, device) triples: one file per rank (aligned on each file's UTC session
+start), or one file holding several ranks. Without NCCL payloads the communicator is not
+recorded, so collectives are matched per collective kind (all_reduce, all_gather, ...) in issue
+order: the k-th all-reduce of every rank is one collective. Every rank's kernels are read
+through an ordered cursor, so memory does not grow with the number of collectives.
+
+A collective cannot finish before its last rank arrives: the rank whose kernel starts last is
+the one the others waited for, and the arrival skew is how long they waited.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from diagnose.capture import classify as C
+from diagnose.capture.reader import KERNEL, Capture
+from diagnose.capture.timeline import CLASS_CODES, ensure_class_table
+
+MAX_WINDOWS = 200_000
+
+
+@dataclass
+class Rank:
+    cap: Capture
+    pid: int
+    device: int
+    offset_ns: int = 0  # add to this rank's timestamps to get the common time base
+    label: str = ""
+
+
+@dataclass
+class OpSkew:
+    op: str
+    instances: int
+    skews: list[int] = field(default_factory=list)  # bounded sample
+    mean_ns: float = 0.0
+    max_ns: int = 0
+    mismatched: bool = False  # ranks issued different numbers of this collective
+
+    def percentile(self, q: float) -> float | None:
+        if not self.skews:
+            return None
+        values = sorted(self.skews)
+        return float(values[min(len(values) - 1, int(q / 100.0 * len(values)))])
+
+
+@dataclass
+class RankWait:
+    label: str
+    last_count: int = 0  # collectives where this rank arrived last
+    lateness_ns: int = 0  # sum over those of (its arrival - first arrival)
+    doing_ns: dict[str, int] = field(default_factory=dict)  # class -> ns while the others waited
+    idle_ns: int = 0
+
+
+@dataclass
+class MultiRank:
+    ranks: list[str]
+    ops: list[OpSkew]
+    waits: list[RankWait]
+    collectives: int = 0
+
+    def straggler(self) -> RankWait | None:
+        if not self.waits or not self.collectives:
+            return None
+        return max(self.waits, key=lambda w: (w.lateness_ns, w.last_count))
+
+
+def rank_number(path_name: str) -> int | None:
+    """The rank a per-rank file name carries: 'rank3.sqlite', 'prof_r3', 'gpu_3', 'rank-03'."""
+    m = re.search(r"(?:rank|_r|gpu|device|dev)[_\-.]?(\d+)", path_name, re.IGNORECASE)
+    return int(m.group(1)) if m else None
+
+
+def ranks_of(caps: list[Capture], activities: dict[str, list]) -> list[Rank]:
+    """Every (file, process, device) that ran communication kernels, in rank order.
+
+    Files are aligned on TARGET_INFO_SESSION_START_TIME.utcEpochNs; a rank number in the file
+    name orders the files, else the order given.
+    """
+    starts = [c.session_start_utc_ns() for c in caps]
+    base = min((s for s in starts if s is not None), default=None)
+    order = sorted(range(len(caps)), key=lambda i: (rank_number(caps[i].name) is None, rank_number(caps[i].name) or 0, i))
+    ranks: list[Rank] = []
+    for i in order:
+        cap = caps[i]
+        offset = (starts[i] - base) if (base is not None and starts[i] is not None) else 0
+        acts = [a for a in activities.get(cap.name, []) if a.comm.count]
+        for a in acts:
+            label = f"{cap.name} pid {a.pid} cuda:{a.device}" if len(caps) > 1 else f"pid {a.pid} cuda:{a.device}"
+            ranks.append(Rank(cap, a.pid, a.device, offset, label))
+    for n, r in enumerate(ranks):
+        r.label = f"rank {n} ({r.label})"
+    return ranks
+
+
+def _comm_cursor(rank: Rank, name_ids: list[int], col: str):
+    marks = ",".join("?" * len(name_ids))
+    return rank.cap.query(
+        f"SELECT start, \"end\" FROM {KERNEL} WHERE deviceId = ? AND ((coalesce(globalPid, 0) >> 24) & 16777215) = ? "
+        f"AND {col} IN ({marks}) ORDER BY start",
+        (rank.device, rank.pid, *name_ids))
+
+
+def _op_names(cap: Capture) -> dict[str, list[int]]:
+    """Collective kind -> the kernel name ids of that kind in this capture."""
+    col = ensure_class_table(cap)
+    out: dict[str, list[int]] = {}
+    for (name_id,) in cap.query(f"SELECT nameId FROM temp.dx_kclass WHERE cls = {CLASS_CODES[C.COMM]}"):
+        op = C.collective_op(cap.string(name_id) or "") or "other"
+        out.setdefault(op, []).append(name_id)
+    del col
+    return out
+
+
+def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
+    """Match collectives across ranks and measure who arrived last, and by how much."""
+    if len(ranks) < 2:
+        return None
+    per_cap_ops = {id(r.cap): _op_names(r.cap) for r in ranks}
+    all_ops = sorted({op for ops in per_cap_ops.values() for op in ops})
+    waits = [RankWait(r.label) for r in ranks]
+    windows: list[list[tuple[int, int]]] = [[] for _ in ranks]
+    results, total = [], 0
+    for op in all_ops:
+        curs = []
+        for r in ranks:
+            ids = per_cap_ops[id(r.cap)].get(op)
+            curs.append(_comm_cursor(r, ids, r.cap._class_col) if ids else None)
+        if any(c is None for c in curs):
+            continue
+        skew = OpSkew(op, 0)
+        total_skew = 0
+        while True:
+            rows = [c.fetchone() for c in curs]
+            if any(row is None for row in rows):
+                skew.mismatched = any(row is not None for row in rows)
+                break
+            arrivals = [row[0] + r.offset_ns for row, r in zip(rows, ranks)]
+            first = min(arrivals)
+            late = max(range(len(ranks)), key=lambda i: arrivals[i])
+            spread = arrivals[late] - first
+            skew.instances += 1
+            total_skew += spread
+            skew.max_ns = max(skew.max_ns, spread)
+            if len(skew.skews) < sample:
+                skew.skews.append(spread)
+            if spread > 0:
+                w = waits[late]
+                w.last_count += 1
+                w.lateness_ns += spread
+                if len(windows[late]) < MAX_WINDOWS:
+                    # the wait, in the late rank's own clock
+                    windows[late].append((first - ranks[late].offset_ns, rows[late][0]))
+        if skew.instances:
+            skew.mean_ns = total_skew / skew.instances
+            results.append(skew)
+            total += skew.instances
+    out = MultiRank([r.label for r in ranks], results, waits, total)
+    s = out.straggler()
+    if s is not None and s.last_count:
+        i = waits.index(s)
+        _what_it_did(ranks[i], sorted(windows[i]), s)
+    return out
+
+
+def _what_it_did(rank: Rank, windows: list[tuple[int, int]], wait: RankWait) -> None:
+    """Sum, per kernel class, the straggler's kernel time inside the windows the others waited."""
+    if not windows:
+        return
+    col = ensure_class_table(rank.cap)
+    cur = rank.cap.query(
+        f"SELECT k.start, k.\"end\", coalesce(c.cls, 4) FROM {KERNEL} AS k "
+        f"LEFT JOIN temp.dx_kclass AS c ON c.nameId = k.{col} "
+        f"WHERE k.deviceId = ? AND ((coalesce(k.globalPid, 0) >> 24) & 16777215) = ? AND k.\"end\" > ? "
+        f"ORDER BY k.start",
+        (rank.device, rank.pid, windows[0][0]))
+    names = {code: name for name, code in CLASS_CODES.items()}
+    busy = 0
+    j = 0
+    for s, e, cls in cur:
+        while j < len(windows) and windows[j][1] <= s:
+            j += 1
+        if j >= len(windows):
+            break
+        k = j
+        while k < len(windows) and windows[k][0] < e:
+            lo, hi = max(s, windows[k][0]), min(e, windows[k][1])
+            if hi > lo:
+                wait.doing_ns[names[cls]] = wait.doing_ns.get(names[cls], 0) + (hi - lo)
+                busy += hi - lo
+            k += 1
+    span = sum(hi - lo for lo, hi in windows)
+    wait.idle_ns = max(0, span - busy)

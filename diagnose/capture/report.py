@@ -1,0 +1,203 @@
+"""Capture analysis -> Report(kind="capture"): facts, predictions, tables, findings, verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from diagnose.capture import classify as C
+from diagnose.capture.facts import CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats, StepStats, analyse
+from diagnose.capture.summaries import SUMMARIES, summary_table
+from diagnose.evidence import Workload
+from diagnose.findings import Report
+
+TOP_KERNELS = 15
+MAX_STEP_RECORDS = 20_000
+
+
+def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False) -> Report:
+    from rules.engine import evaluate, verdict
+
+    result = analyse(list(files), step_name=step_name)
+    facts = result.facts
+    if any(v is not None for v in (model, tp, pp, gpu, batch)):
+        facts.add(Workload("command line", model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))
+    predictions = predict(facts, model, tp, pp, gpu, batch)
+    findings = evaluate(facts, predictions)
+    report = Report(
+        kind="capture",
+        inputs={"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
+                "step": step_name},
+        facts=facts.to_dict(),
+        predictions={k: v for k, v in predictions.items() if k != "layout"} if predictions else {},
+        findings=findings,
+        verdict=verdict(findings),
+        tables=tables(result, full_stats),
+    )
+    report.facts["summaries"] = {
+        file: {key: [_row_dict(r) for r in rows] for key, rows in per_file.items()}
+        for file, per_file in result.summaries.items()
+    }
+    report.facts["step_durations"] = _step_records(result)
+    return report
+
+
+def _row_dict(r) -> dict:
+    d = {"name": r.name, "time_pct": round(r.time_pct, 1), "total": r.total, "count": r.count, "avg": r.avg,
+         "med": r.med, "min": r.min, "max": r.max, "stddev": r.stddev}
+    d.update({k: v for k, v in r.extra.items() if k != "name_id"})
+    return d
+
+
+def _step_records(result) -> list[dict]:
+    out = []
+    for file, steps in result.steps.items():
+        values = steps.durations_ns
+        stride = max(1, len(values) // MAX_STEP_RECORDS)
+        out += [{"source": f"capture:{file}", "method": steps.method, "duration_ms": d / 1e6}
+                for d in values[::stride]]
+    return out
+
+
+def predict(facts, model, tp, pp, gpu, batch) -> dict:
+    """Roofline predictions for the layout, on the GPU's fabric and over PCIe (when the predictor exists)."""
+    layout = {"tp": tp or _ranks(facts), "pp": pp or 1}
+    out: dict = {"layout": layout}
+    if not model:
+        return out
+    try:
+        from rules import catalog, roofline
+    except ImportError:
+        return out
+    spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
+    if spec is None:
+        return out
+    lay = roofline.Layout(tp=layout["tp"] or 1, pp=layout["pp"] or 1, dp=1)
+    out["roofline"] = roofline.predict(model, spec, lay, batch=batch or 1)
+    pcie = getattr(spec, "pcie_interconnect", None)
+    if pcie and pcie != getattr(spec, "interconnect", None):
+        try:
+            out["roofline_pcie"] = roofline.predict(model, spec, lay, batch=batch or 1, interconnect=pcie)
+        except Exception:  # noqa: BLE001 - the PCIe comparison is optional
+            pass
+    return out
+
+
+def _ranks(facts) -> int | None:
+    gpus = [g for g in facts.of(GpuTimeline) if g.kernels]
+    return len(gpus) if len(gpus) > 1 else None
+
+
+def _capture_gpu(facts, catalog):
+    from diagnose.evidence import GpuFact
+
+    for g in facts.of(GpuFact):
+        spec = catalog.find_gpu(name=g.name)
+        if spec:
+            return spec
+    return None
+
+
+def _ms(ns) -> float:
+    return round((ns or 0) / 1e6, 3)
+
+
+def tables(result, full_stats: bool) -> dict:
+    facts = result.facts
+    out = {}
+    infos = facts.of(CaptureInfo)
+    out["Captures"] = {
+        "columns": ["file", "nsys", "schema", "kernels", "GPUs used", "GPUs listed", "missing"],
+        "rows": [[i.file, i.product_version or "?", i.schema_version or "?", i.kernel_rows,
+                  ", ".join(i.gpus_used) or "-", len(i.gpus_listed),
+                  "; ".join(m.split(":")[0] for m in i.missing_tables) or "-"] for i in infos],
+        "note": "GPUs listed = TARGET_INFO_GPU (every GPU on the host); used = those with kernels or copies.",
+    }
+    gpus = [g for g in facts.of(GpuTimeline)]
+    if gpus:
+        out["Per-GPU breakdown"] = {
+            "columns": ["GPU", "span ms", "compute ms", "exposed comm ms", "copies ms", "idle ms", "busy %",
+                        "overlapped comm ms", "kernels", "short-gap ms", "graph kernels"],
+            "rows": [[f"{Path(g.source.split(':', 1)[-1]).name} {g.gpu}" if len(infos) > 1 else g.gpu,
+                      _ms(g.span_ns), _ms(g.compute_union_ns), _ms(g.exposed_comm_ns),
+                      _ms(max(0, g.busy_ns - g.compute_union_ns - g.exposed_comm_ns)), _ms(g.idle_ns),
+                      round(g.busy_pct, 1), _ms(g.overlapped_comm_ns), g.kernels, _ms(g.small_gap_ns), g.graph_kernels]
+                     for g in gpus],
+            "note": "compute + exposed comm + copies + idle = span (first to last GPU activity of that process).",
+        }
+        totals = {c: 0 for c in C.CLASSES}
+        counts = {c: 0 for c in C.CLASSES}
+        for g in gpus:
+            for c in C.CLASSES:
+                totals[c] += g.class_ns.get(c, 0)
+                counts[c] += g.class_count.get(c, 0)
+        whole = sum(totals.values()) or 1
+        out["Kernel classes"] = {
+            "columns": ["class", "total ms", "% of kernel time", "kernels"],
+            "rows": [[c, _ms(totals[c]), round(100.0 * totals[c] / whole, 1), counts[c]] for c in C.CLASSES if counts[c]],
+            "note": "Summed kernel durations over all GPUs (concurrent kernels both count).",
+        }
+        out["Idle gaps"] = {
+            "columns": ["GPU"] + list(gpus[0].gap_histogram),
+            "rows": [[g.gpu] + [f"{c} / {_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
+            "note": "count / total idle time of the gaps in each bucket (between any two GPU activities).",
+        }
+    launches = [l for l in facts.of(LaunchStats) if l.kernel_launches or l.graph_launches or l.sync_calls]
+    if launches:
+        out["Launches and synchronisation"] = {
+            "columns": ["pid", "kernel launches", "graph launches", "launch CPU ms", "avg launch us",
+                        "launch->start p50 us", "sync calls", "sync ms", "sync copies", "sync copy ms"],
+            "rows": [[l.pid, l.kernel_launches, l.graph_launches, _ms(l.launch_ns),
+                      round(l.launch_avg_ns / 1e3, 2) if l.launch_avg_ns else None,
+                      round(l.queue_p50_ns / 1e3, 2) if l.queue_p50_ns else None,
+                      l.sync_calls, _ms(l.sync_ns), l.sync_copy_calls, _ms(l.sync_copy_ns)] for l in launches],
+        }
+    steps = facts.of(StepStats)
+    if steps:
+        out["Steps"] = {
+            "columns": ["source", "method", "steps", "p50 ms", "p95 ms", "p99 ms", "mean ms"],
+            "rows": [[s.source, s.method, s.count, _ms(s.p50_ns), _ms(s.p95_ns), _ms(s.p99_ns), _ms(s.mean_ns)]
+                     for s in steps],
+        }
+    skews = facts.of(CollectiveSkew)
+    if skews:
+        out["Collective arrival skew"] = {
+            "columns": ["collective", "instances", "ranks", "mean us", "p50 us", "p95 us", "max us", "counts differ"],
+            "rows": [[s.op, s.instances, s.ranks, round(s.mean_ns / 1e3, 1),
+                      round((s.p50_ns or 0) / 1e3, 1), round((s.p95_ns or 0) / 1e3, 1), round(s.max_ns / 1e3, 1),
+                      "yes" if s.mismatched else "no"] for s in skews],
+            "note": "Matched across ranks in issue order per collective kind; skew = last arrival - first arrival.",
+        }
+    for file, per_file in result.summaries.items():
+        rows = per_file.get("kernels") or []
+        if rows:
+            out[f"Top kernels ({file})"] = top_kernels(rows)
+        if full_stats:
+            for key in SUMMARIES:
+                table = summary_table(key, per_file.get(key) or [])
+                if not table["rows"]:
+                    table["note"] = "no rows (table absent or empty in this export)"
+                out[f"{SUMMARIES[key][0]} [{file}]"] = table
+    return out
+
+
+def short_name(name: str, width: int = 70) -> str:
+    """A kernel's demangled name without its parameter list, cut to `width` characters."""
+    base = C._base(name) or name
+    return base if len(base) <= width else base[: width - 3] + "..."
+
+
+def top_kernels(rows, limit: int = TOP_KERNELS) -> dict:
+    """The kernels that took most GPU time, by name (grid/block shapes merged)."""
+    merged: dict[str, list] = {}
+    for r in rows:
+        m = merged.setdefault(r.name, [0, 0])
+        m[0] += r.total
+        m[1] += r.count
+    whole = sum(v[0] for v in merged.values()) or 1
+    top = sorted(merged.items(), key=lambda kv: -kv[1][0])[:limit]
+    return {
+        "columns": ["kernel", "class", "total ms", "% of kernel time", "instances", "avg us"],
+        "rows": [[short_name(n), C.classify(n), _ms(t), round(100.0 * t / whole, 1), c, round(t / c / 1e3, 2)]
+                 for n, (t, c) in top],
+        "note": f"{max(0, len(merged) - limit)} more kernel names not shown" if len(merged) > limit else "",
+    }

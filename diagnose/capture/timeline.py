@@ -1,0 +1,347 @@
+"""What each GPU was doing over time: busy/idle, gaps, kernel classes, overlap, copies, launches.
+
+All per-GPU numbers come from one window query per capture: kernels, copies and memsets sorted
+by start within (process, device), with running maxima of the end time for four subsets (all
+activity, kernels, compute kernels, communication kernels). A row that starts after the running
+maximum of its subset opens a gap; the union of a subset's intervals is its span minus its gaps.
+SQLite does the sorting (on disk if it must), so memory stays bounded on multi-GB captures.
+
+Exposed communication = |U(comm) minus U(compute)| = |U(all kernels)| - |U(compute)|.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from diagnose.capture import classify as C
+from diagnose.capture.reader import KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, COPY_KINDS, Capture, pid_of
+from diagnose.capture.summaries import api_base_name
+
+# Idle-gap histogram edges in microseconds (nsys analyze uses one 500 ms threshold; decode
+# steps live at 10 us .. 10 ms).
+GAP_EDGES_US = (1, 5, 10, 50, 100, 1000, 10_000)
+LARGE_GAP_NS = 50_000  # a gap no launch latency explains: the host was doing something else
+SHORT_KERNEL_NS = 10_000
+
+CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
+COPY_CODE, MEMSET_CODE = 5, 6
+
+LAUNCH_APIS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
+               "cudaLaunchCooperativeKernelMultiDevice", "cuLaunchKernel", "cuLaunchKernelEx",
+               "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernelMultiDevice", "cudaLaunch"}
+GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cuGraphLaunch"}
+SYNC_APIS = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+             "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"}
+SYNC_COPY_APIS = {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+                  "cudaMemcpyPeer", "cudaMemset", "cudaMemset2D", "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH",
+                  "cuMemcpyDtoD", "cuMemcpyPeer", "cuMemsetD8", "cuMemsetD32"}
+
+
+def gap_bucket_labels() -> list[str]:
+    edges = GAP_EDGES_US
+    labels = [f"<{edges[0]}us"]
+    labels += [f"{a}-{b}us" for a, b in zip(edges, edges[1:])]
+    return labels + [f">={edges[-1]}us"]
+
+
+@dataclass
+class Interval:
+    """Count, first start, last end and summed gaps of one subset of a GPU's activity."""
+
+    count: int = 0
+    first: int | None = None
+    last: int | None = None
+    gaps: int = 0
+
+    @property
+    def span(self) -> int:
+        return (self.last - self.first) if self.count and self.first is not None and self.last is not None else 0
+
+    @property
+    def union(self) -> int:
+        return max(0, self.span - self.gaps)
+
+
+@dataclass
+class GpuActivity:
+    """One (process, device) of one capture."""
+
+    pid: int
+    device: int
+    all: Interval
+    kernels: Interval
+    compute: Interval
+    comm: Interval
+    class_ns: dict[str, int] = field(default_factory=dict)
+    class_count: dict[str, int] = field(default_factory=dict)
+    gap_hist_count: list[int] = field(default_factory=list)
+    gap_hist_ns: list[int] = field(default_factory=list)
+    kernel_gap_count: int = 0  # gaps between consecutive kernels shorter than LARGE_GAP_NS
+    kernel_gap_ns: int = 0
+    short_kernels: int = 0
+    graph_kernels: int = 0
+    copy_ns: int = 0
+    memset_ns: int = 0
+
+    @property
+    def busy_ns(self) -> int:
+        return self.all.union
+
+    @property
+    def idle_ns(self) -> int:
+        return self.all.gaps
+
+    @property
+    def exposed_comm_ns(self) -> int:
+        return max(0, self.kernels.union - self.compute.union)
+
+    @property
+    def overlapped_comm_ns(self) -> int:
+        return max(0, self.comm.union - self.exposed_comm_ns)
+
+
+def ensure_class_table(cap: Capture) -> str:
+    """A TEMP table nameId -> class code, filled from the distinct kernel names (few thousand).
+
+    Returns the kernel column it keys on (shortName, or demangledName where shortName is absent).
+    The temp table lives in the connection's temp database, never in the user's file.
+    """
+    if cap._class_col:
+        return cap._class_col
+    col = "shortName" if cap.has_column(KERNEL, "shortName") else "demangledName"
+    cap.query("CREATE TEMP TABLE IF NOT EXISTS dx_kclass (nameId INTEGER PRIMARY KEY, cls INTEGER)")
+    ids = [r[0] for r in cap.query(f"SELECT DISTINCT {col} FROM {KERNEL}") if r[0] is not None]
+    rows = [(i, CLASS_CODES[C.classify(cap.string(i) or "")]) for i in ids]
+    cap.conn.executemany("INSERT OR REPLACE INTO dx_kclass VALUES (?, ?)", rows)
+    cap._class_col = col
+    return col
+
+
+def gpu_activity(cap: Capture) -> list[GpuActivity]:
+    """Per (process, device) activity from one ordered pass over kernels, copies and memsets."""
+    parts = []
+    if cap.has(KERNEL):
+        col = ensure_class_table(cap)
+        graph = "k.graphNodeId IS NOT NULL" if cap.has_column(KERNEL, "graphNodeId") else "0"
+        parts.append(
+            f"SELECT coalesce(k.globalPid, 0) AS gp, k.deviceId AS dev, k.start AS s, k.\"end\" AS e, "
+            f"coalesce(c.cls, 4) AS cls, {graph} AS g FROM {KERNEL} AS k "
+            f"LEFT JOIN temp.dx_kclass AS c ON c.nameId = k.{col} WHERE k.\"end\" IS NOT NULL"
+        )
+    for table, code in ((MEMCPY, COPY_CODE), (MEMSET, MEMSET_CODE)):
+        if cap.has(table):
+            parts.append(
+                f"SELECT coalesce(globalPid, 0), deviceId, start, \"end\", {code}, 0 FROM {table} WHERE \"end\" IS NOT NULL"
+            )
+    if not parts:
+        return []
+    edges = [e * 1000 for e in GAP_EDGES_US]
+    bounds = [0] + edges + [None]
+    hist = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        cond = f"gap > 0 AND gap >= {lo}" + (f" AND gap < {hi}" if hi else "")
+        hist.append(f"sum(CASE WHEN {cond} THEN 1 ELSE 0 END), sum(CASE WHEN {cond} THEN gap ELSE 0 END)")
+    class_sums = ", ".join(f"sum(CASE WHEN cls = {i} THEN e - s ELSE 0 END), sum(cls = {i})" for i in range(7))
+
+    def subset(cond: str, reach: str) -> str:
+        return (f"sum({cond}), min(CASE WHEN {cond} THEN s END), max(CASE WHEN {cond} THEN e END), "
+                f"sum(CASE WHEN {cond} AND {reach} IS NOT NULL AND s > {reach} THEN s - {reach} ELSE 0 END)")
+
+    sql = f"""
+    WITH ev AS ({' UNION ALL '.join(parts)}),
+    w AS (
+        SELECT gp, dev, s, e, cls, g,
+               max(e) OVER win AS r_all,
+               max(CASE WHEN cls < 5 THEN e END) OVER win AS r_k,
+               max(CASE WHEN cls BETWEEN 1 AND 4 THEN e END) OVER win AS r_c,
+               max(CASE WHEN cls = 0 THEN e END) OVER win AS r_m
+        FROM ev
+        WINDOW win AS (PARTITION BY gp, dev ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ),
+    x AS (SELECT *, CASE WHEN r_all IS NOT NULL AND s > r_all THEN s - r_all ELSE 0 END AS gap FROM w)
+    SELECT gp, dev,
+           {subset('1', 'r_all')},
+           {subset('cls < 5', 'r_k')},
+           {subset('cls BETWEEN 1 AND 4', 'r_c')},
+           {subset('cls = 0', 'r_m')},
+           {', '.join(hist)},
+           {class_sums},
+           sum(CASE WHEN cls < 5 AND r_k IS NOT NULL AND s > r_k AND s - r_k < {LARGE_GAP_NS} THEN 1 ELSE 0 END),
+           sum(CASE WHEN cls < 5 AND r_k IS NOT NULL AND s > r_k AND s - r_k < {LARGE_GAP_NS} THEN s - r_k ELSE 0 END),
+           sum(CASE WHEN cls < 5 AND e - s < {SHORT_KERNEL_NS} THEN 1 ELSE 0 END),
+           sum(g)
+    FROM x GROUP BY gp, dev ORDER BY gp, dev
+    """
+    out = []
+    nb = len(bounds) - 1
+    for row in cap.query(sql):
+        gp, dev, *rest = row
+        ivs = [Interval(*(v or 0 if i != 1 and i != 2 else v for i, v in enumerate(rest[j:j + 4]))) for j in range(0, 16, 4)]
+        rest = rest[16:]
+        hc = [int(rest[2 * i] or 0) for i in range(nb)]
+        hn = [int(rest[2 * i + 1] or 0) for i in range(nb)]
+        rest = rest[2 * nb:]
+        cls_ns = {name: int(rest[2 * code] or 0) for name, code in CLASS_CODES.items()}
+        cls_n = {name: int(rest[2 * code + 1] or 0) for name, code in CLASS_CODES.items()}
+        copy_ns, memset_ns = int(rest[10] or 0), int(rest[12] or 0)
+        rest = rest[14:]
+        out.append(GpuActivity(
+            pid=pid_of(gp) or 0, device=int(dev) if dev is not None else -1,
+            all=ivs[0], kernels=ivs[1], compute=ivs[2], comm=ivs[3],
+            class_ns=cls_ns, class_count=cls_n, gap_hist_count=hc, gap_hist_ns=hn,
+            kernel_gap_count=int(rest[0] or 0), kernel_gap_ns=int(rest[1] or 0),
+            short_kernels=int(rest[2] or 0), graph_kernels=int(rest[3] or 0),
+            copy_ns=copy_ns, memset_ns=memset_ns,
+        ))
+    return out
+
+
+def large_gaps(cap: Capture, pid: int, device: int, min_ns: int = LARGE_GAP_NS, limit: int = 200_000):
+    """(gap start, gap end) of idle gaps >= min_ns on one GPU, in time order (bounded list)."""
+    parts = []
+    for table in (KERNEL, MEMCPY, MEMSET):
+        if cap.has(table):
+            parts.append(f"SELECT start AS s, \"end\" AS e FROM {table} WHERE \"end\" IS NOT NULL "
+                         f"AND deviceId = {int(device)} AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(pid)}")
+    if not parts:
+        return []
+    sql = f"""
+    WITH ev AS ({' UNION ALL '.join(parts)}),
+    w AS (SELECT s, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS r FROM ev)
+    SELECT r, s FROM w WHERE r IS NOT NULL AND s - r >= ? ORDER BY r LIMIT ?
+    """
+    return cap.query(sql, (min_ns, limit)).fetchall()
+
+
+@dataclass
+class ApiGroup:
+    calls: int = 0
+    total_ns: int = 0
+
+    def add(self, calls, total):
+        self.calls += int(calls or 0)
+        self.total_ns += int(total or 0)
+
+
+@dataclass
+class ProcessApi:
+    """CPU-side CUDA API accounting of one process."""
+
+    pid: int
+    launches: ApiGroup = field(default_factory=ApiGroup)
+    graph_launches: ApiGroup = field(default_factory=ApiGroup)
+    syncs: ApiGroup = field(default_factory=ApiGroup)
+    sync_copies: ApiGroup = field(default_factory=ApiGroup)
+    all_calls: ApiGroup = field(default_factory=ApiGroup)
+    queue_mean_ns: float | None = None  # launch API end -> kernel start, positive values only
+    queue_p50_ns: float | None = None
+    queue_samples: int = 0
+
+
+def api_kind(raw_name: str) -> str | None:
+    base = api_base_name(raw_name)
+    if base in LAUNCH_APIS:
+        return "launch"
+    if base in GRAPH_LAUNCH_APIS:
+        return "graph_launch"
+    if base in SYNC_APIS:
+        return "sync"
+    if base in SYNC_COPY_APIS:
+        return "sync_copy"
+    return None
+
+
+def process_api(cap: Capture) -> dict[int, ProcessApi]:
+    """Launch, graph-launch, synchronisation and synchronous-copy API time per process."""
+    out: dict[int, ProcessApi] = {}
+    if not cap.has(RUNTIME):
+        return out
+    sql = (f"SELECT (globalTid >> 24) & 16777215, nameId, count(*), sum(\"end\" - start) "
+           f"FROM {RUNTIME} WHERE \"end\" IS NOT NULL GROUP BY 1, 2")
+    for pid, name_id, calls, total in cap.query(sql):
+        p = out.setdefault(int(pid or 0), ProcessApi(int(pid or 0)))
+        p.all_calls.add(calls, total)
+        kind = api_kind(cap.string(name_id) or "")
+        if kind:
+            getattr(p, {"launch": "launches", "graph_launch": "graph_launches", "sync": "syncs",
+                        "sync_copy": "sync_copies"}[kind]).add(calls, total)
+    _queue_delay(cap, out)
+    return out
+
+
+def _queue_delay(cap: Capture, out: dict[int, ProcessApi], sample: int = 200_000) -> None:
+    """Launch-to-start latency (API end -> kernel start), over a bounded sample of kernels."""
+    if not cap.has(KERNEL) or not cap.has_column(KERNEL, "correlationId"):
+        return
+    n = cap.count(KERNEL)
+    step = max(1, n // sample)
+    sql = f"""
+    WITH q AS (
+        SELECT (k.globalPid >> 24) & 16777215 AS pid, k.start - r."end" AS d
+        FROM {KERNEL} AS k JOIN {RUNTIME} AS r ON r.correlationId = k.correlationId
+        WHERE k.correlationId % {step} = 0 AND ((r.globalTid >> 24) & 16777215) = ((k.globalPid >> 24) & 16777215)
+    ),
+    ranked AS (SELECT pid, d, row_number() OVER (PARTITION BY pid ORDER BY d) AS rn,
+                      count(*) OVER (PARTITION BY pid) AS n FROM q WHERE d > 0)
+    SELECT pid, count(*), avg(d), avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN d END)
+    FROM ranked GROUP BY pid
+    """
+    for pid, count, mean, med in cap.query(sql):
+        p = out.setdefault(int(pid or 0), ProcessApi(int(pid or 0)))
+        p.queue_samples, p.queue_mean_ns, p.queue_p50_ns = int(count), mean, med
+
+
+@dataclass
+class CopyGroup:
+    pid: int
+    device: int
+    kind: str
+    count: int
+    total_ns: int
+    bytes: int
+    pageable: int  # host side pageable: staged by the driver, the call becomes synchronous
+    uvm: bool
+
+
+def copies(cap: Capture) -> list[CopyGroup]:
+    """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies."""
+    if not cap.has(MEMCPY):
+        return []
+    src = cap.col(MEMCPY, "srcKind", "-1")
+    dst = cap.col(MEMCPY, "dstKind", "-1")
+    sql = (f"SELECT coalesce(globalPid, 0), deviceId, copyKind, count(*), sum(\"end\" - start), sum(bytes), "
+           f"sum(CASE WHEN copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0) THEN 1 ELSE 0 END) "
+           f"FROM {MEMCPY} WHERE \"end\" IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+    return [CopyGroup(pid_of(gp) or 0, int(dev if dev is not None else -1), COPY_KINDS.get(kind, f"kind {kind}"),
+                      int(n), int(t or 0), int(b or 0), int(pg or 0), kind in UVM_COPY_KINDS)
+            for gp, dev, kind, n, t, b, pg in cap.query(sql)]
+
+
+def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int, int]:
+    """How much of the large GPU gaps began while the host sat in a sync or synchronous copy.
+
+    A gap is the host's fault when a blocking call (synchronize, synchronous/pageable memcpy)
+    of the same process ended inside it or overlaps it: the GPU drained, the host waited for
+    it, then spent the gap before issuing more work. Returns (gap count, gap ns) attributed.
+    """
+    if not gaps or not cap.has(RUNTIME):
+        return 0, 0
+    names = [nid for (nid,) in cap.query(f"SELECT DISTINCT nameId FROM {RUNTIME}")
+             if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")]
+    if not names:
+        return 0, 0
+    marks = ",".join("?" * len(names))
+    cur = cap.query(
+        f"SELECT start, \"end\" FROM {RUNTIME} WHERE nameId IN ({marks}) "
+        f"AND ((globalTid >> 24) & 16777215) = ? ORDER BY \"end\"", (*names, pid))
+    count = total = 0
+    api = cur.fetchone()
+    for g0, g1 in gaps:
+        while api is not None and api[1] < g0:
+            api = cur.fetchone()
+        if api is None:
+            break
+        if api[1] <= g1 or api[0] <= g1:
+            count += 1
+            total += g1 - g0
+    return count, total

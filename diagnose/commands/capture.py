@@ -1,0 +1,43 @@
+"""`diagnose capture FILE [FILE...]`: why an Nsight Systems capture of TP inference is slow."""
+
+from __future__ import annotations
+
+import click
+
+from diagnose.cli import output_options
+
+
+@click.command("capture")
+@click.argument("files", nargs=-1, required=True)
+@click.option("--model", help="Model name or config.json, to compare the step with the roofline.")
+@click.option("--tp", type=click.IntRange(min=1), help="Tensor-parallel size of the run.")
+@click.option("--pp", type=click.IntRange(min=1), help="Pipeline-parallel size of the run.")
+@click.option("--gpu", help="GPU catalog name (default: the GPU named in the capture).")
+@click.option("--batch", type=click.IntRange(min=1), help="Sequences per decode step.")
+@click.option("--step", "step_name", help="NVTX range that marks one step (default: auto-detect, else the kernel pattern).")
+@click.option("--stats", is_flag=True, help="Also print the full nsys-stats tables (kernels, CUDA API, memory ops, NVTX).")
+@output_options
+def capture(files, model, tp, pp, gpu, batch, step_name, stats):
+    """Explain where GPU time went in nsys SQLite exports: one file, or one file per rank.
+
+    Reads the file read-only (any Nsight Systems version), summarises it as `nsys stats` does,
+    splits each GPU's time into compute, exposed communication, copies and idle, measures
+    launch overhead, steps and cross-rank skew, and ranks what is wrong.
+
+    \b
+    Examples:
+      diagnose capture run.sqlite --model llama-3-70b --tp 8 --gpu h100-sxm --batch 8
+      diagnose capture rank0.sqlite rank1.sqlite rank2.sqlite rank3.sqlite
+      diagnose capture run.sqlite --stats --json
+    """
+    return analyse(list(files), model=model, tp=tp, pp=pp, gpu=gpu, batch=batch, step_name=step_name, stats=stats)
+
+
+def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, stats=False):
+    """The capture report (also used by `diagnose compare` on two captures)."""
+    from diagnose.capture import report as capture_report
+
+    if isinstance(files, str):
+        files = [files]
+    return capture_report.build(files, model=model, tp=tp, pp=pp, gpu=gpu, batch=batch,
+                                step_name=step_name, full_stats=stats)

@@ -1,0 +1,413 @@
+"""Rules over what an Nsight Systems capture shows (records from diagnose/capture/facts.py).
+
+Each rule states the physics it relies on in its docstring, quotes `capture:<file>` and the
+table or kernel names behind every number, and passes (severity ok) when its check is clean,
+so a clean capture reads as healthy rather than as "no data".
+
+Predictions (from `diagnose capture --model --tp --gpu --batch`) arrive as a dict:
+{"roofline": Prediction on the GPU's own fabric, "roofline_pcie": the same layout over PCIe,
+"layout": {"tp", "pp"}}; any of them may be missing.
+"""
+
+from __future__ import annotations
+
+from diagnose.capture.facts import CaptureInfo, CopyStats, GpuTimeline, LaunchStats, StepStats, Straggler
+from diagnose.evidence import Facts
+from rules.common import ev, make, need, passed
+from rules.engine import rule
+
+# Thresholds (fractions of a GPU's active span unless stated).
+EXPOSED_COMM_WARN = 0.25  # exposed communication / busy time
+LAUNCH_GAP_SHARE = 0.10  # time lost in short (< 50 us) kernel-to-kernel gaps
+IDLE_SHARE_BUBBLE = 0.20  # idle time of a pipeline stage
+HOST_STALL_SHARE = 0.15  # idle time that began at a host sync / synchronous copy
+COPY_SHARE = 0.05  # pageable/synchronous copy time worth a warning
+STRAGGLER_WAIT_SHARE = 0.05  # others' waiting for one rank / span
+STRAGGLER_LAST_SHARE = 0.5  # that rank arrived last in at least half the collectives
+PCIE_RATIO = 2.5  # all-reduce this many times slower than the NVLink prediction
+
+REFS = {
+    "nsys": "https://docs.nvidia.com/nsight-systems/UserGuide/index.html",
+    "graphs": "https://docs.vllm.ai/en/latest/configuration/optimization.html",
+    "nccl": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
+}
+
+
+def _ms(ns) -> float:
+    return round((ns or 0) / 1e6, 3)
+
+
+def _pct(part, whole) -> float:
+    return round(100.0 * part / whole, 1) if whole else 0.0
+
+
+def _gpus(facts: Facts) -> list[GpuTimeline]:
+    return [g for g in facts.of(GpuTimeline) if g.kernels and g.span_ns]
+
+
+def _where(g: GpuTimeline) -> str:
+    return f"{g.source} ({g.gpu})"
+
+
+def _layout(facts: Facts, predictions) -> tuple[int | None, int | None]:
+    w = facts.workload()
+    lay = (predictions or {}).get("layout") or {} if isinstance(predictions, dict) else {}
+    return (w.tp or lay.get("tp")), (w.pp or lay.get("pp"))
+
+
+@rule("capture.trace_present", "insufficient_data")
+def trace_present(facts: Facts, predictions=None):
+    """A capture without CUDA kernel rows cannot show where GPU time went: say which tables are
+    missing and how to capture them (`nsys profile --trace=cuda,nvtx`), instead of failing."""
+    for info in facts.of(CaptureInfo):
+        lacks = [m for m in info.missing_tables if m.startswith("CUPTI_ACTIVITY_KIND_KERNEL")]
+        if lacks or not info.kernel_rows:
+            yield need(
+                "capture.trace_present",
+                f"{info.file}: no GPU kernel trace in this export",
+                "The export has no CUPTI_ACTIVITY_KIND_KERNEL rows, so GPU busy time, communication and "
+                f"launch overhead cannot be measured. Missing: {'; '.join(info.missing_tables) or 'kernel rows'}.",
+                "an nsys export captured with `nsys profile --trace=cuda,nvtx` (then `nsys export --type sqlite`)",
+                [ev(info, f"tables missing in {info.file} (nsys {info.product_version or 'unknown version'})",
+                    measured=len(info.missing_tables))],
+            )
+
+
+def _min_exposed(gpus: list[GpuTimeline]) -> GpuTimeline:
+    """Across ranks, the GPU that waited least shows the real cost of communication; the others'
+    communication kernels also contain time spent waiting for the slowest rank."""
+    return min(gpus, key=lambda g: g.exposed_comm_ns / max(1, g.busy_ns))
+
+
+@rule("capture.comm_bound", "comm_bound")
+def comm_bound(facts: Facts, predictions=None):
+    """Tensor-parallel layers all-reduce between GEMMs; communication that no compute kernel
+    overlaps (|U(comm) - U(compute)| on the GPU timeline) adds straight to the step. Above a
+    quarter of busy time the interconnect, not the math, sets the speed."""
+    gpus = [g for g in _gpus(facts) if g.class_count.get("communication")]
+    if not gpus:
+        return
+    g = _min_exposed(gpus)
+    share = g.exposed_comm_ns / max(1, g.busy_ns)
+    evidence = [
+        ev(_where(g), "exposed communication (comm kernels not overlapped by compute), CUPTI_ACTIVITY_KIND_KERNEL",
+           _ms(g.exposed_comm_ns), None, "ms"),
+        ev(_where(g), "compute kernel time (union)", _ms(g.compute_union_ns), None, "ms"),
+        ev(_where(g), "exposed communication share of GPU busy time", _pct(g.exposed_comm_ns, g.busy_ns),
+           f"< {int(EXPOSED_COMM_WARN * 100)}", "%"),
+    ]
+    if len(gpus) > 1:
+        evidence.append(ev(g.source, f"lowest of {len(gpus)} ranks (the others include waiting for peers)",
+                           _pct(max(x.exposed_comm_ns for x in gpus), max(x.busy_ns for x in gpus)), None, "%"))
+    ops = ", ".join(f"{op} x{n}" for op, n in sorted(g.comm_ops.items(), key=lambda kv: -kv[1]))
+    if share >= EXPOSED_COMM_WARN:
+        severe = g.exposed_comm_ns >= g.compute_union_ns
+        yield make(
+            "capture.comm_bound", "comm_bound", "critical" if severe else "warning", 0.7 if severe else 0.6,
+            f"Exposed communication is {_pct(g.exposed_comm_ns, g.busy_ns)}% of GPU busy time ({_ms(g.exposed_comm_ns)} ms)",
+            f"On {g.gpu} communication kernels ({ops}) ran {_ms(g.exposed_comm_ns)} ms with no compute "
+            f"kernel beside them, against {_ms(g.compute_union_ns)} ms of compute. The step waits on the "
+            "interconnect.",
+            evidence,
+            fix="Check the fabric the all-reduce uses (NCCL_DEBUG=INFO: P2P/CUMEM or NVLS, not SHM or NET); use "
+                "the engine's custom all-reduce for small messages; a lower TP degree or a larger batch per GPU "
+                "shifts the balance back to compute.",
+            refs=[REFS["nccl"]],
+        )
+    else:
+        yield passed("capture.comm_bound", "Exposed communication is a small part of GPU time",
+                     f"{_pct(g.exposed_comm_ns, g.busy_ns)}% of busy time on {g.gpu}.", evidence, 0.6)
+
+
+def _allreduce_per_op(gpus: list[GpuTimeline]) -> tuple[float | None, GpuTimeline | None]:
+    """Mean all-reduce kernel time (us) on the rank that waited least (its kernels are the transfer)."""
+    best = None
+    for g in gpus:
+        n = g.comm_ops.get("all_reduce")
+        if n:
+            mean = g.comm_ops_ns["all_reduce"] / n / 1e3
+            if best is None or mean < best[0]:
+                best = (mean, g)
+    return best if best else (None, None)
+
+
+def _pred_value(pred, *names):
+    for name in names:
+        value = getattr(pred, name, None)
+        if value is None and isinstance(pred, dict):
+            value = pred.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+@rule("capture.allreduce_fabric", "pcie_fallback", "comm_bound")
+def allreduce_fabric(facts: Facts, predictions=None):
+    """An all-reduce's time is set by the fabric: alpha + 2(n-1)/n x bytes / bus bandwidth. When
+    the measured kernel time is far above the prediction for the GPU's NVLink/NVSwitch fabric and
+    near the prediction for PCIe, NCCL is moving the data over PCIe (P2P off, SHM or host
+    staging) even though the GPUs have NVLink."""
+    preds = predictions if isinstance(predictions, dict) else {}
+    fast, slow = preds.get("roofline"), preds.get("roofline_pcie")
+    gpus = _gpus(facts)
+    measured, g = _allreduce_per_op(gpus)
+    if measured is None:
+        return
+    exp_fast = _pred_value(fast, "allreduce_us", "allreduce_time_us", "allreduce_us_per_op") if fast else None
+    exp_slow = _pred_value(slow, "allreduce_us", "allreduce_time_us", "allreduce_us_per_op") if slow else None
+    if not exp_fast:
+        return
+    evidence = [
+        ev(_where(g), "mean all-reduce kernel time (rank that waited least), CUPTI_ACTIVITY_KIND_KERNEL",
+           round(measured, 2), round(float(exp_fast), 2), "us"),
+        ev("prediction:roofline", f"all-reduce on the GPU's own fabric ({_pred_value(fast, 'interconnect') or 'NVLink'})",
+           None, round(float(exp_fast), 2), "us"),
+    ]
+    if exp_slow:
+        evidence.append(ev("prediction:roofline", "the same all-reduce over PCIe", None, round(float(exp_slow), 2), "us"))
+    ratio = measured / float(exp_fast)
+    if ratio >= PCIE_RATIO and (not exp_slow or measured >= 0.5 * float(exp_slow)):
+        yield make(
+            "capture.allreduce_fabric", "pcie_fallback", "critical", 0.75 if exp_slow else 0.55,
+            f"All-reduce takes {measured:.1f} us per call, {ratio:.1f}x the NVLink prediction: traffic is on PCIe",
+            f"Each all-reduce on {g.gpu} lasts {measured:.1f} us; over NVLink it should take {float(exp_fast):.1f} us"
+            + (f" and over PCIe {float(exp_slow):.1f} us" if exp_slow else "") + ". The collective is not using NVLink.",
+            evidence,
+            fix="Run with NCCL_DEBUG=INFO and look for 'via P2P' vs 'via SHM'/'NET'; check `nvidia-smi topo -m` "
+                "(NV# between the GPUs), NCCL_P2P_DISABLE, and that the fabric manager runs on NVSwitch systems.",
+            refs=[REFS["nccl"]],
+        )
+    else:
+        yield passed("capture.allreduce_fabric", "All-reduce time matches the GPU's fabric",
+                     f"{measured:.1f} us per all-reduce against {float(exp_fast):.1f} us predicted.", evidence, 0.6)
+
+
+@rule("capture.launch_bound", "launch_bound", "eager_mode")
+def launch_bound(facts: Facts, predictions=None):
+    """When kernels are shorter than the CPU needs to launch them, the GPU idles in short gaps
+    between back-to-back kernels. CUDA graphs replay a whole step with one launch; a process that
+    issued thousands of kernel launches and no graph launch runs eagerly."""
+    launches = {l.pid: l for l in facts.of(LaunchStats)}
+    for g in _gpus(facts):
+        lost = g.small_gap_ns / g.span_ns
+        l = launches.get(g.pid)
+        graphs = (l.graph_launches if l else 0) or g.graph_kernels
+        evidence = [
+            ev(_where(g), "GPU idle in gaps < 50 us between kernels", _ms(g.small_gap_ns), None, "ms"),
+            ev(_where(g), "share of the GPU's active span lost in those gaps", _pct(g.small_gap_ns, g.span_ns),
+               f"< {int(LAUNCH_GAP_SHARE * 100)}", "%"),
+            ev(_where(g), "kernels / of them shorter than 10 us", g.kernels, None, None),
+            ev(_where(g), "short kernels", g.short_kernels, None, None),
+        ]
+        if l:
+            evidence += [
+                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "kernel launch API calls", l.kernel_launches),
+                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "CUDA graph launches", l.graph_launches, None),
+            ]
+            if l.launch_avg_ns:
+                evidence.append(ev(f"{g.source} (pid {g.pid})", "mean CPU time per launch call",
+                                   round(l.launch_avg_ns / 1e3, 2), round(g.kernel_ns / max(1, g.kernels) / 1e3, 2), "us"))
+        if lost >= LAUNCH_GAP_SHARE and g.small_gaps >= 100:
+            eager = not graphs and (l is None or l.kernel_launches >= 100)
+            yield make(
+                "capture.launch_bound", "eager_mode" if eager else "launch_bound", "warning",
+                0.7 if eager else 0.6,
+                f"GPU idles {_pct(g.small_gap_ns, g.span_ns)}% of the time between short kernels"
+                + (" and no CUDA graph was launched" if eager else ""),
+                f"On {g.gpu}, {g.small_gaps} gaps shorter than 50 us add up to {_ms(g.small_gap_ns)} ms: the CPU "
+                "cannot issue kernels as fast as the GPU runs them."
+                + (" Every kernel was launched one by one (cudaLaunchKernel), no cudaGraphLaunch." if eager else ""),
+                evidence,
+                fix=("Enable CUDA graphs (vLLM: drop --enforce-eager; SGLang: drop --disable-cuda-graph; raise the "
+                     "graph capture sizes to cover the batch)." if eager else
+                     "Fuse small kernels, capture more of the step in CUDA graphs, or raise the batch per step."),
+                refs=[REFS["graphs"]],
+            )
+        else:
+            yield passed("capture.launch_bound", "Kernel launches keep up with the GPU",
+                         f"{_pct(g.small_gap_ns, g.span_ns)}% of {g.gpu}'s span lost in short gaps.", evidence, 0.6)
+
+
+@rule("capture.straggler", "straggler")
+def straggler(facts: Facts, predictions=None):
+    """A collective finishes only when its last rank arrives, so every other rank's comm kernel
+    spins until then. One rank that arrives last in most collectives slows all of them; what it
+    was running meanwhile (compute, or nothing: host) says why."""
+    for s in facts.of(Straggler):
+        spans = [g.span_ns for g in _gpus(facts)]
+        span = max(spans) if spans else 0
+        share = s.total_wait_ns / span if span else 0
+        doing = ", ".join(f"{k} {_ms(v)} ms" for k, v in sorted(s.doing_ns.items(), key=lambda kv: -kv[1]))
+        evidence = [
+            ev(s.source, f"{s.rank} arrived last at collectives", s.late_count, s.collectives, None),
+            ev(s.source, "time the other ranks waited for it (arrival skew, summed)", _ms(s.total_wait_ns), None, "ms"),
+            ev(s.source, "mean wait per late collective", round(s.mean_wait_ns / 1e3, 1), None, "us"),
+            ev(s.source, "next worst rank's total", _ms(s.runner_up_wait_ns), None, "ms"),
+            ev(s.source, "what it ran while the others waited (CUPTI_ACTIVITY_KIND_KERNEL)", doing or "nothing",
+               None, None),
+            ev(s.source, "of that, GPU idle", _ms(s.idle_ns), None, "ms"),
+        ]
+        lone = s.late_count >= STRAGGLER_LAST_SHARE * s.collectives and s.total_wait_ns >= 2 * s.runner_up_wait_ns
+        if lone and share >= STRAGGLER_WAIT_SHARE:
+            top = max(s.doing_ns.items(), key=lambda kv: kv[1])[0] if s.doing_ns else None
+            cause = ("its GPU was idle (the host was late)" if s.idle_ns >= sum(s.doing_ns.values())
+                     else f"it was still running {top} kernels")
+            yield make(
+                "capture.straggler", "straggler", "critical", 0.8,
+                f"{s.rank} is the straggler: last at {s.late_count} of {s.collectives} collectives, "
+                f"{_ms(s.total_wait_ns)} ms of waiting for the others",
+                f"The other ranks waited {round(s.mean_wait_ns / 1e3, 1)} us on average at each late collective "
+                f"while {cause}. The whole TP group runs at that rank's speed.",
+                evidence,
+                fix="Compare that GPU's clocks, temperature and power (nvidia-smi -q -d PERFORMANCE,CLOCK); check "
+                    "its PCIe/NVLink links and NUMA binding; look for extra work on that rank (logging, sampling).",
+            )
+        else:
+            yield passed("capture.straggler", "No rank holds the others back",
+                         f"Arrival skew totals {_ms(s.total_wait_ns)} ms ({_pct(s.total_wait_ns, span)}% of the span).",
+                         evidence, 0.6)
+
+
+@rule("capture.host_bound", "host_bound")
+def host_bound(facts: Facts, predictions=None):
+    """If the GPU drains, the host synchronises (or copies synchronously) and only then prepares
+    the next work, the GPU idles for the host's whole turn. Idle gaps >= 50 us that begin at a
+    blocking call measure exactly that."""
+    for g in _gpus(facts):
+        share = g.host_stall_ns / g.span_ns
+        evidence = [
+            ev(_where(g), "idle gaps >= 50 us on the GPU", g.large_gaps, None, None),
+            ev(_where(g), "their total", _ms(g.large_gap_ns), None, "ms"),
+            ev(f"{g.source} (CUPTI_ACTIVITY_KIND_RUNTIME)", "of them, gaps that began at a host sync or synchronous copy",
+               _ms(g.host_stall_ns), None, "ms"),
+            ev(_where(g), "share of the GPU's span", _pct(g.host_stall_ns, g.span_ns),
+               f"< {int(HOST_STALL_SHARE * 100)}", "%"),
+        ]
+        if share >= HOST_STALL_SHARE:
+            yield make(
+                "capture.host_bound", "host_bound", "warning", 0.65,
+                f"GPU idle {_pct(g.host_stall_ns, g.span_ns)}% of the time waiting for the host after synchronisation",
+                f"On {g.gpu}, {g.host_stall_gaps} idle gaps ({_ms(g.host_stall_ns)} ms) began while the host sat in "
+                "a synchronize or a synchronous copy: the host, not the GPU, paces the loop.",
+                evidence,
+                fix="Remove per-step synchronisation (.item(), .cpu(), cudaStreamSynchronize) from the hot loop, "
+                    "overlap host work with GPU work (async scheduling), and use pinned memory with async copies.",
+            )
+        elif g.large_gaps:
+            yield passed("capture.host_bound", "The host does not stall the GPU",
+                         f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs.", evidence, 0.5)
+
+
+@rule("capture.copies", "host_bound")
+def copies(facts: Facts, predictions=None):
+    """Host<->device copies from pageable memory are staged by the driver and block the host; a
+    synchronous cudaMemcpy blocks it too. In a serving loop both stall the launch stream."""
+    spans = {(g.source, g.pid, g.device): g.span_ns for g in facts.of(GpuTimeline)}
+    launches = {(l.source, l.pid): l for l in facts.of(LaunchStats)}
+    for c in facts.of(CopyStats):
+        if not c.pageable or c.uvm:
+            continue
+        span = spans.get((c.source, c.pid, c.device)) or 0
+        l = launches.get((c.source, c.pid))
+        share = c.total_ns / span if span else 0
+        evidence = [
+            ev(f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, pid {c.pid} cuda:{c.device})",
+               f"{c.kind} copies from pageable host memory", c.pageable, 0, None),
+            ev(c.source, f"time of all {c.kind} copies", _ms(c.total_ns), None, "ms"),
+            ev(c.source, "share of the GPU's active span", _pct(c.total_ns, span), f"< {int(COPY_SHARE * 100)}", "%"),
+        ]
+        if l and l.sync_copy_calls:
+            evidence.append(ev(f"{c.source} (CUPTI_ACTIVITY_KIND_RUNTIME)", "synchronous copy calls (cudaMemcpy...)",
+                               l.sync_copy_calls, 0, None))
+        big = share >= COPY_SHARE
+        yield make(
+            "capture.copies", "host_bound" if big else "other", "warning" if big else "info", 0.5 if big else 0.3,
+            f"{c.pageable} {c.kind} copies use pageable host memory ({_ms(c.total_ns)} ms)",
+            "Pageable copies are staged through a driver buffer and make the call synchronous, so the host "
+            "cannot queue more work meanwhile.",
+            evidence,
+            fix="Allocate host buffers pinned (torch: pin_memory=True / cudaHostAlloc) and copy with "
+                "cudaMemcpyAsync (non_blocking=True).",
+        )
+
+
+@rule("capture.pp_bubble", "pp_bubble")
+def pp_bubble(facts: Facts, predictions=None):
+    """With pipeline parallelism each stage waits for the previous stage's activations: with p
+    stages and m micro-batches the bubble is (p-1)/(m+p-1) of the step. Stages that exchange
+    send/recv only and idle in long gaps show it."""
+    _, pp = _layout(facts, predictions)
+    gpus = _gpus(facts)
+    p2p_only = [g for g in gpus if g.comm_ops.get("send_recv")]
+    if not (pp and pp > 1) and not (len(p2p_only) >= 2 and len(p2p_only) == len(gpus)):
+        return
+    stages = p2p_only or gpus
+    idle = sum(g.large_gap_ns for g in stages)
+    span = sum(g.span_ns for g in stages)
+    share = idle / span if span else 0
+    evidence = [ev(_where(g), "idle in gaps >= 50 us", _ms(g.large_gap_ns), None, "ms") for g in stages[:8]]
+    evidence.append(ev(stages[0].source, "mean idle share of the stages", _pct(idle, span),
+                       f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
+    if pp and pp > 1:
+        evidence.append(ev("command line", "pipeline stages (--pp)", pp))
+    if share >= IDLE_SHARE_BUBBLE:
+        yield make(
+            "capture.pp_bubble", "pp_bubble", "warning", 0.65,
+            f"Pipeline stages idle {_pct(idle, span)}% of the time (pipeline bubble)",
+            f"{len(stages)} stages exchange activations with send/recv and each sits idle in long gaps waiting "
+            "for the other stage.",
+            evidence,
+            fix="Raise the number of micro-batches in flight (bubble = (p-1)/(m+p-1)), or trade PP for TP within "
+                "a node where NVLink allows.",
+        )
+    else:
+        yield passed("capture.pp_bubble", "Pipeline stages stay busy",
+                     f"{_pct(idle, span)}% idle across {len(stages)} stages.", evidence, 0.5)
+
+
+@rule("capture.step_vs_prediction", "expected_physics", "other")
+def step_vs_prediction(facts: Facts, predictions=None):
+    """Compare the measured step (NVTX or pattern) with the roofline's expected decode step, and
+    split the difference: exposed communication beyond the predicted all-reduce time, idle time,
+    and the unexplained rest."""
+    preds = predictions if isinstance(predictions, dict) else {}
+    pred = preds.get("roofline")
+    steps = facts.of(StepStats)
+    if not steps:
+        return
+    st = steps[0]
+    expected_ms = _pred_value(pred, "step_ms", "expected_step_ms", "decode_step_ms") if pred else None
+    if not expected_ms or not st.p50_ns:
+        return
+    measured_ms = st.p50_ns / 1e6
+    gpus = _gpus(facts)
+    n = max(1, st.count)
+    evidence = [
+        ev(st.source, f"median step ({st.method}), p95 {_ms(st.p95_ns)} ms, p99 {_ms(st.p99_ns)} ms",
+           round(measured_ms, 3), round(float(expected_ms), 3), "ms"),
+    ]
+    ar_pred = _pred_value(pred, "allreduce_count", "allreduces_per_step")
+    ar_ms_pred = _pred_value(pred, "allreduce_ms", "allreduce_ms_per_step")
+    rest = measured_ms - float(expected_ms)
+    if gpus:
+        g = _min_exposed(gpus) if any(x.comm_ops for x in gpus) else gpus[0]
+        ar = g.comm_ops.get("all_reduce", 0)
+        evidence.append(ev(_where(g), "all-reduce kernels per step", round(ar / n, 1), ar_pred, None))
+        evidence.append(ev(_where(g), "all-reduce time per step", round(g.comm_ops_ns.get("all_reduce", 0) / n / 1e6, 3),
+                           ar_ms_pred, "ms"))
+        evidence.append(ev(_where(g), "exposed communication per step", round(g.exposed_comm_ns / n / 1e6, 3), None, "ms"))
+        evidence.append(ev(_where(g), "GPU idle per step", round(g.idle_ns / n / 1e6, 3), None, "ms"))
+        explained = (g.exposed_comm_ns + g.idle_ns) / n / 1e6 - float(ar_ms_pred or 0)
+        evidence.append(ev("prediction:roofline", "slowdown left unexplained by exposed comm and idle",
+                           round(rest - max(0.0, explained), 3), None, "ms"))
+    ratio = measured_ms / float(expected_ms)
+    if ratio <= 1.3:
+        yield passed("capture.step_vs_prediction",
+                     f"Measured step {measured_ms:.2f} ms is within 30% of the roofline ({float(expected_ms):.2f} ms)",
+                     "The hardware delivers what the model predicts for this layout; speed-ups must come from a "
+                     "different layout, batch or precision.", evidence, 0.6)
+    else:
+        yield make("capture.step_vs_prediction", "other", "info", 0.4,
+                   f"Measured step {measured_ms:.2f} ms is {ratio:.1f}x the roofline ({float(expected_ms):.2f} ms)",
+                   "The other capture findings say where the extra time goes; the evidence splits it into "
+                   "communication, idle time and the rest.", evidence)
