@@ -43,7 +43,7 @@ RANK = re.compile(
 )
 AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
 OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?")
-QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>[\d.]+)\s*GB/s,\s*busbw\s*=\s*(?P<bus>[\d.]+)")
+QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>\d+(?:\.\d+)?)\s*GB/s,\s*busbw\s*=\s*(?P<bus>\d+(?:\.\d+)?)")
 ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_][\w]*\s")
 DETECTORS = (
     (COLUMNS, 0.7), (HEADER, 0.7), (AVG, 0.7), (PERF_BINARY, 0.3), (RANK, 0.3), (QUICK, 0.7),

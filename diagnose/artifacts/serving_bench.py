@@ -44,15 +44,15 @@ JSON_METRICS = {
 }
 JSON_LATENCY = re.compile(r"^(?P<stat>mean|median|std|p\d+(?:\.\d+)?)_(?P<what>ttft|tpot|itl|e2el|e2e_latency)_ms$")
 VLLM_PERIODIC = re.compile(
-    r"Avg prompt throughput:\s*(?P<prompt>[\d.]+)\s*tokens/s,\s*Avg generation throughput:\s*(?P<gen>[\d.]+)\s*tokens/s"
+    r"Avg prompt throughput:\s*(?P<prompt>\d+(?:\.\d+)?)\s*tokens/s,\s*Avg generation throughput:\s*(?P<gen>\d+(?:\.\d+)?)\s*tokens/s"
     r"(?:,\s*Running:\s*(?P<running>\d+)\s*reqs)?"
 )
-SGLANG_PERIODIC = re.compile(r"Decode batch\..*?#running-req:\s*(?P<running>\d+).*?gen throughput \(token/s\):\s*(?P<gen>[\d.]+)")
+SGLANG_PERIODIC = re.compile(r"Decode batch\..*?#running-req:\s*(?P<running>\d+).*?gen throughput \(token/s\):\s*(?P<gen>\d+(?:\.\d+)?)")
 BATCH_SUMMARY = re.compile(
     r"batch(?: size)?\s*(?P<batch>\d+),\s*input(?: len)?\s*(?P<input>\d+),\s*output(?: len)?\s*(?P<output>\d+)\s*:\s*\**\s*"
-    r"(?P<value>[\d.]+)\s*(?:token|tok)s?/s", re.I
+    r"(?P<value>\d+(?:\.\d+)?)\s*(?:token|tok)s?/s", re.I
 )
-STEP = re.compile(r"(?P<rate>[\d.]+)\s*(?:examples|samples|images)/sec(?:;\s*(?P<sec>[\d.]+)\s*sec/batch)?")
+STEP = re.compile(r"(?P<rate>\d+(?:\.\d+)?)\s*(?:examples|samples|images)/sec(?:;\s*(?P<sec>\d+(?:\.\d+)?)\s*sec/batch)?")
 CONCURRENCY = re.compile(r"^\s*Max(?:imum)? re\w+ concurrency:\s*(?P<v>\S+)", re.I)
 
 

@@ -1,0 +1,104 @@
+"""Launch lines, environment settings and engine echoes: real tickets, variants, fuzz."""
+
+from artifact_fuzz import fuzz_texts
+from conftest import shared_path
+from diagnose.artifacts import launch
+from diagnose.evidence import HostFact, NcclSetting, Note, Workload
+
+TICKETS = "tickets"
+
+
+def ticket_text(folder, name="attachment1.txt"):
+    return shared_path(TICKETS, folder, name).read_text()
+
+
+def of(records, cls):
+    return [r for r in records if isinstance(r, cls)]
+
+
+def test_aphrodite_eager_and_not_058():
+    records = launch.parse(ticket_text("058-sonar-1114-aphrodite-enforce-eager-tp2-3060", "attachment1.log"), "a1")
+    eager, graphs = of(records, Workload)
+    assert eager.source == "a1:2" and graphs.source == "a1:8"
+    for w in (eager, graphs):
+        assert (w.framework, w.model, w.tp, w.max_model_len) == ("Aphrodite", "Qwen/Qwen2.5-Coder-7B-Instruct-AWQ", 2, 5000)
+        assert w.extra["max_num_seqs"] == "1"
+    assert eager.eager is True and graphs.eager is False
+
+
+def test_docker_vllm_078():
+    records = launch.parse(ticket_text("078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1"), "a1")
+    (w,) = of(records, Workload)
+    assert (w.framework, w.model, w.tp, w.eager) == ("vLLM", "openai/gpt-oss-120b", 2, False)
+    assert {(h.name, h.value) for h in of(records, HostFact)} == {("container", True), ("ipc_host", True)}
+    assert not of(records, NcclSetting)  # VLLM_* and TORCH_CUDA_ARCH_LIST are not NCCL settings
+
+
+def test_sglang_server_and_bench_079():
+    records = launch.parse(ticket_text("079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline"), "a1")
+    server, bench = of(records, Workload)
+    assert (server.framework, server.model, server.tp, server.source) == ("SGLang", "deepseek-ai/DeepSeek-V3", 8, "a1:8")
+    assert server.extra["enable_dp_attention"] is True
+    assert bench.source == "a1:10" and bench.extra["num_prompts"] == "5000"
+
+
+def test_engine_args_echo_028():
+    records = launch.parse(ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected"), "a1")
+    (w,) = of(records, Workload)
+    assert (w.tp, w.pp, w.framework) == (1, 2, "vLLM")
+    assert w.extra["distributed_executor_backend"] == "ray"
+
+
+def test_mpirun_nccl_tests_scale_044_and_028():
+    records = launch.parse(ticket_text("044-nccl-371-v100-ib-278-slower-than-256-gdr-read", "attachment2.txt"), "a2")
+    assert of(records, NcclSetting) == [NcclSetting("a2:1", "NCCL_DEBUG", "INFO")]
+    (w,) = of(records, Workload)
+    assert (w.framework, w.nodes, w.gpu_count) == ("nccl-tests", 2, 16)  # -np 2 x -g 8 on need01, need02
+    records = launch.parse(ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected", "attachment2.txt"), "a2")
+    (w,) = of(records, Workload)
+    assert (w.nodes, w.gpu_count) == (2, 2)
+
+
+def test_attention_heads_error_056():
+    records = launch.parse(ticket_text("056-vllm-596-3x3090-llama2-13b-40-heads-tp3"), "a1")
+    (w,) = of(records, Workload)
+    assert w.tp == 3 and w.extra == {"attention_heads": 40}
+    assert of(records, Note)[0].kind == "error"
+
+
+def test_nccl_advice_in_an_error_is_not_a_setting_027():
+    text = ticket_text("027-torchtitan-853-ci-container-shm-16mb-h100", "attachment1.log")
+    assert launch.detect(text) < 0.5 and launch.parse(text, "a1") == []
+
+
+def test_shell_variants():
+    real = ticket_text("078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1").strip()
+    text = "\n".join([
+        "(base) user@gpu-node:~$ export NCCL_P2P_DISABLE=1",
+        "root@box:/# NCCL_SHM_DISABLE=1 CUDA_VISIBLE_DEVICES=0,1 " + real.replace("--ipc=host", "--shm-size=16m")
+        .replace("--tensor-parallel-size=2", "--tensor-parallel-size 4 \\\n   --enforce-eager --kv-cache-dtype fp8"),
+        'os.environ["NCCL_ALGO"] = "Ring"',
+        "torchrun --nproc_per_node=8 --nnodes=2 train.py",
+    ])
+    records = launch.parse(text, "cmd.sh")
+    settings = {(s.name, s.value, s.source) for s in of(records, NcclSetting)}
+    assert settings == {("NCCL_P2P_DISABLE", "1", "cmd.sh:1"), ("NCCL_SHM_DISABLE", "1", "cmd.sh:2"),
+                        ("CUDA_VISIBLE_DEVICES", "0,1", "cmd.sh:2"), ("NCCL_ALGO", "Ring", "cmd.sh:4")}
+    workloads = of(records, Workload)
+    vllm = [w for w in workloads if w.framework == "vLLM"][0]
+    assert (vllm.tp, vllm.eager, vllm.kv_dtype, vllm.source) == (4, True, "fp8", "cmd.sh:2")
+    assert [w.cuda_visible_devices for w in workloads if w.cuda_visible_devices] == ["0,1"]
+    torch = [w for w in workloads if w.framework == "PyTorch"][0]
+    assert (torch.nodes, torch.gpu_count) == (2, 16)
+    assert HostFact("cmd.sh:2", "shm_bytes", 16 * 1024 ** 2) in records
+
+
+def test_fuzz_never_raises():
+    seeds = [ticket_text("078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1"),
+             ticket_text("058-sonar-1114-aphrodite-enforce-eager-tp2-3060", "attachment1.log"),
+             ticket_text("044-nccl-371-v100-ib-278-slower-than-256-gdr-read", "attachment2.txt"),
+             ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected")]
+    for text in fuzz_texts(seeds, n=200):
+        assert 0.0 <= launch.detect(text) <= 1.0
+        for record in launch.parse(text, "f"):
+            assert record.source.startswith("f")
