@@ -14,12 +14,14 @@ malformed TOML is Note(kind="unreadable_file"). Nothing here raises on a user's 
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 
 from diagnose.evidence import HostFact, Measurement, NcclVersion, Note, Workload, where
 
 KIND = "ticket_toml"
+EXCLUSIVE = True  # see artifacts.parse_text
 
 SECTIONS = {
     "hardware": {"gpu": str, "gpu_count": int, "nodes": int, "interconnect": str},
@@ -127,18 +129,22 @@ def _measured(entry, src: str, name: str) -> list:
 
 
 def _typed(value, expected: type):
-    """`value` as `expected` (an int written as 8.0 or "8" is fine), or None."""
+    """`value` as `expected` (an int written as 8.0 or "8" is fine), or None; nan and inf are None."""
     if isinstance(value, bool):
         return None
     if expected is str:
         return str(value) if isinstance(value, (str, int, float)) else None
+    if not isinstance(value, (str, int, float)):
+        return None
     try:
-        converted = float(value) if expected is float else int(str(value)) if isinstance(value, str) else value
+        number = float(value)
     except ValueError:
         return None
-    if expected is int and isinstance(converted, float):
-        return int(converted) if converted == int(converted) else None
-    return converted if isinstance(converted, (int, float)) else None
+    if not math.isfinite(number):
+        return None
+    if expected is float:
+        return number
+    return int(number) if number == int(number) else None
 
 
 def _unknown(key: str, value, src: str) -> Note:
