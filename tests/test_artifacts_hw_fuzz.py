@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED
-from diagnose.artifacts import dmesg, lspci, nvlink, nvtop, p2p_test, smi_query, smi_table, topo
+from diagnose.artifacts import dmesg, lspci, nvlink, nvtop, p2p_test, smi_csv, smi_query, smi_table, topo
 
-PARSERS = [topo, smi_query, smi_table, nvlink, lspci, p2p_test, dmesg, nvtop]
+PARSERS = [topo, smi_query, smi_table, smi_csv, nvlink, lspci, p2p_test, dmesg, nvtop]
 DATA = Path(__file__).parent / "data" / "hardware"
 TOKENS = ["GPU0", "GPU12", "NV12", "X", "SYS", "Link 3:", "<inactive>", "LnkSta:", "Speed", "GT/s", "x16",
           "P2P=Enabled", "D\\D", "NVRM: Xid (PCI:", "|", ":", "\t", "\r", "\x1b[31m", "[1,0]<stdout>:",
