@@ -60,3 +60,9 @@ def test_rank_prefixed_and_spaced_paste():
     text = shared_path("tickets", "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional", "attachment2.txt").read_text()
     prefixed = "\n".join("[1,0]<stdout>:" + line.replace(" ", "\t") for line in text.splitlines())
     assert _bw(p2p_test.parse(prefixed, "t"))[(2, 1)].value == 773.25
+
+
+def test_a_description_naming_the_tool_is_not_its_output():
+    text = shared_path("tickets", "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional", "ticket.toml").read_text()
+    assert "p2pBandwidthLatencyTest" in text
+    assert p2p_test.detect(text) < 0.5 and p2p_test.parse(text, "ticket.toml") == []

@@ -32,13 +32,13 @@ _NHC = re.compile(r"P2P test on GPU\s+(\d+)\s+to GPU\s+(\d+)\b.*?Bandwidth\s+(\d
 
 def detect(text: str) -> float:
     head = text[:400_000]
-    if "p2pBandwidthLatencyTest" in head or "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in head:
-        return 0.95
     if _TITLE.search(head):
+        return 0.95
+    if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in head:
         return 0.9
     if _ACCESS.search(head) or _NHC.search(head):
         return 0.7
-    return 0.0
+    return 0.2 if "p2pBandwidthLatencyTest" in head else 0.0  # named in prose, no output
 
 
 def parse(text: str, name: str) -> list:
