@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from diagnose.evidence import HostFact, NcclSetting, PcieLinkFact
-from probes.recording import Session, parse_cpu_list
+from probes.recording import Session, Unanswered, parse_cpu_list
 
 SOURCE = "probe:host"
 PCI = "/sys/bus/pci/devices"
@@ -34,11 +34,21 @@ def collect(session: Session, nvswitch: bool | None = None) -> list[Any]:
     out += virtualization(session)
     out += nccl_environment(session)
     gpus, switches = nvidia_pci_devices(session)
-    out.append(HostFact(SOURCE, "pci_nvidia_gpus", gpus))
+    if session.get("listdir", PCI) is not None:
+        out.append(HostFact(SOURCE, "pci_nvidia_gpus", gpus))
     out += pcie_links(session, gpus)
     out += infiniband(session)
     out += fabric_manager(session, nvswitch if nvswitch is not None else bool(switches))
     return out
+
+
+def _known(s: Session, kind: str, *args) -> tuple[Any, bool]:
+    """(answer or None, whether the machine answered at all): a file that does not exist is an
+    answer; a reading a transcribed recording does not hold (NotRecorded) is not."""
+    try:
+        return getattr(s, kind)(*args), True
+    except Unanswered as exc:
+        return None, exc.reason != "NotRecorded"
 
 
 def _identity(s: Session) -> list[HostFact]:
@@ -60,18 +70,21 @@ def _identity(s: Session) -> list[HostFact]:
 
 def shm(s: Session) -> list[HostFact]:
     """Size of /dev/shm: NCCL's SHM transport and its proxy buffers live there."""
-    disk = s.get("disk", "/dev/shm")
-    if not disk:
-        return [HostFact(f"{SOURCE}:/dev/shm", "shm_bytes", None)]
+    disk, known = _known(s, "disk", "/dev/shm")
+    if not disk:  # no /dev/shm at all is an answer (0 bytes); an unrecorded reading is not
+        return [HostFact(f"{SOURCE}:/dev/shm", "shm_bytes", 0 if known else None)]
     return [HostFact(f"{SOURCE}:/dev/shm", "shm_bytes", disk["total"]),
             HostFact(f"{SOURCE}:/dev/shm", "shm_free_bytes", disk["free"])]
 
 
 def iommu(s: Session) -> list[HostFact]:
     """'off', 'pt' (passthrough: P2P unaffected) or 'on' (DMA remapping: P2P may break or slow)."""
-    cmdline = s.get("read", "/proc/cmdline") or ""
-    groups = s.get("listdir", "/sys/kernel/iommu_groups") or []
-    units = s.get("listdir", "/sys/class/iommu") or []
+    cmdline, known_cmdline = _known(s, "read", "/proc/cmdline")
+    groups, known_groups = _known(s, "listdir", "/sys/kernel/iommu_groups")
+    units, known_units = _known(s, "listdir", "/sys/class/iommu")
+    if not (known_cmdline or known_groups or known_units):
+        return [HostFact(f"{SOURCE}:/proc/cmdline", "iommu", None)]
+    cmdline, groups, units = cmdline or "", groups or [], units or []
     if re.search(r"\biommu=pt\b|\b(intel|amd)_iommu=pt\b", cmdline):
         mode = "pt"
     elif re.search(r"\b(intel|amd)_iommu=off\b|\biommu=off\b", cmdline):
@@ -86,7 +99,10 @@ def iommu(s: Session) -> list[HostFact]:
 
 
 def numa(s: Session) -> list[HostFact]:
-    nodes = [n for n in s.get("listdir", "/sys/devices/system/node") or [] if re.fullmatch(r"node\d+", n)]
+    listing, known = _known(s, "listdir", "/sys/devices/system/node")
+    if not known:
+        return []
+    nodes = [n for n in listing or [] if re.fullmatch(r"node\d+", n)]
     cpus = {}
     for node in nodes:
         text = s.get("read", f"/sys/devices/system/node/{node}/cpulist")
@@ -100,23 +116,28 @@ def numa(s: Session) -> list[HostFact]:
 
 def virtualization(s: Session) -> list[HostFact]:
     """VM (hypervisor) and container: both change what P2P, IB and /dev/shm can do."""
-    vendor = " ".join(
-        (s.get("read", f"/sys/class/dmi/id/{f}") or "").strip().lower() for f in ("sys_vendor", "product_name")
-    )
-    cpuinfo = s.get("read", "/proc/cpuinfo") or ""
+    dmi = [_known(s, "read", f"/sys/class/dmi/id/{f}") for f in ("sys_vendor", "product_name")]
+    vendor = " ".join((text or "").strip().lower() for text, _ in dmi)
+    cpuinfo, known_cpuinfo = _known(s, "read", "/proc/cpuinfo")
     vm = next((name for key, name in HYPERVISORS.items() if key in vendor), None)
-    if vm is None and re.search(r"^flags\s*:.*\bhypervisor\b", cpuinfo, re.M):
+    if vm is None and re.search(r"^flags\s*:.*\bhypervisor\b", cpuinfo or "", re.M):
         vm = "unknown-hypervisor"
-    cgroup = s.get("read", "/proc/1/cgroup") or ""
-    env = s.get("env") or {}
-    markers = [p for p in ("/.dockerenv", "/run/.containerenv") if s.get("realpath", p)]
-    if re.search(r"docker|kubepods|containerd|libpod|lxc", cgroup):
+    if vm is None and not (known_cpuinfo or any(known for _, known in dmi)):
+        vm = None  # nothing was read: unknown, not "none"
+    elif vm is None:
+        vm = "none"
+    cgroup, known_cgroup = _known(s, "read", "/proc/1/cgroup")
+    env, _ = _known(s, "env")
+    probes = [(p, *_known(s, "realpath", p)) for p in ("/.dockerenv", "/run/.containerenv")]
+    markers = [p for p, value, _ in probes if value]
+    if re.search(r"docker|kubepods|containerd|libpod|lxc", cgroup or ""):
         markers.append("/proc/1/cgroup")
-    if "KUBERNETES_SERVICE_HOST" in env:
+    if "KUBERNETES_SERVICE_HOST" in (env or {}):
         markers.append("KUBERNETES_SERVICE_HOST")
+    known = known_cgroup or any(k for *_, k in probes)  # the env alone cannot say "no container"
     return [
-        HostFact(f"{SOURCE}:/sys/class/dmi/id", "virtualization", vm or "none"),
-        HostFact(SOURCE, "container", bool(markers)),
+        HostFact(f"{SOURCE}:/sys/class/dmi/id", "virtualization", vm),
+        HostFact(SOURCE, "container", bool(markers) if (markers or known) else None),
         HostFact(SOURCE, "container_markers", markers),
     ]
 
@@ -202,7 +223,8 @@ def infiniband(s: Session) -> list[Any]:
     """IB/RoCE devices, their ports' state and rate, and whether GPUDirect RDMA can work."""
     devices = []
     base = "/sys/class/infiniband"
-    for dev in s.get("listdir", base) or []:
+    names, known_ib = _known(s, "listdir", base)
+    for dev in names or []:
         for port in s.get("listdir", f"{base}/{dev}/ports") or []:
             state = (s.get("read", f"{base}/{dev}/ports/{port}/state") or "").strip()
             devices.append({
@@ -216,8 +238,8 @@ def infiniband(s: Session) -> list[Any]:
     loaded = {line.split()[0] for line in (modules_text or "").splitlines() if line.strip()}
     gdr = [m for m in GDR_MODULES if m in loaded]
     out = [
-        HostFact(f"{SOURCE}:{base}", "ib_devices", devices),
-        HostFact(f"{SOURCE}:{base}", "ib_active_ports", sum(d["state"] == "ACTIVE" for d in devices)),
+        HostFact(f"{SOURCE}:{base}", "ib_devices", devices if known_ib else None),
+        HostFact(f"{SOURCE}:{base}", "ib_active_ports", sum(d["state"] == "ACTIVE" for d in devices) if known_ib else None),
     ]
     if modules_text is not None:
         out.append(HostFact(f"{SOURCE}:/proc/modules", "gdr_module", "loaded" if gdr else "not_loaded"))

@@ -67,9 +67,13 @@ def collect(session: Session, gpus: list[int] | None = None) -> tuple[list[Any],
     records += p2p_status(session, indices)
     seconds = sum(a.get("seconds", 0) for a in session.answers if a["call"].startswith("nvml"))
     records.append(HostFact(SOURCE, "nvml_seconds", round(seconds, 3)))
-    not_supported = sorted({a["call"] for a in session.unanswered() if a["call"].startswith("nvml")})
-    if not_supported:
-        records.append(Note(SOURCE, "not_supported", "NVML gave no answer to: " + ", ".join(not_supported)))
+    by_reason: dict[str, set] = {}
+    for a in session.unanswered():
+        if a["call"].startswith("nvml"):
+            by_reason.setdefault(a["error"], set()).add(a["call"])
+    for reason, calls in sorted(by_reason.items()):
+        records.append(Note(SOURCE, "not_supported" if reason != "NotRecorded" else "not_recorded",
+                            f"NVML answered {reason} to: " + ", ".join(sorted(calls))))
     return records, []
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from diagnose import evidence
-from diagnose.evidence import Facts, GpuFact, Note, NvLinkFact
+from diagnose.evidence import Facts, GpuFact, Note, NvLinkFact, PcieLinkFact
 from probes import collectives, host, nvml
 from probes.recording import Session
 from probes.results import ProbeFailure
@@ -59,6 +59,7 @@ def run(
     if not session.live:
         for fact in gpu_facts:
             _reread(session, fact)
+        sync_pcie_links(facts)
         facts.add(load_results(session.results))
         return facts
     steps = plan(session, profile, indices, gpu_facts, timeout, cpu_ranks)
@@ -74,6 +75,7 @@ def run(
                        + ", ".join(s.name for s in steps[done:])))
     if progress:
         progress("done", len(steps), len(steps))
+    sync_pcie_links(facts)
     session.results = dump_results(facts.records)
     return facts
 
@@ -117,6 +119,21 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
     if len(gpus) >= 2:
         steps.append(Step("P2P copy matrix", lambda: kernels.p2p_matrix(gpus), limit))
     return steps
+
+
+GT_PER_GEN = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
+
+
+def sync_pcie_links(facts: Facts) -> None:
+    """A GPU's sysfs link reading (taken idle) replaced by its NVML reading under load."""
+    loaded = {g.bus_id: g for g in facts.of(GpuFact) if g.pcie_read_under_load and g.bus_id}
+    for link in facts.of(PcieLinkFact):
+        g = loaded.get(link.bus_id)
+        if g is None or link.is_bridge:
+            continue
+        link.sta_speed_gts = GT_PER_GEN.get(g.pcie_gen_current, link.sta_speed_gts)
+        link.sta_width = g.pcie_width_current or link.sta_width
+        link.source = g.source
 
 
 def _run_step(step: Step) -> list[Any]:

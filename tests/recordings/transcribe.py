@@ -1,0 +1,176 @@
+"""How tests/recordings/*.json were transcribed from the real outputs in ../shared/tickets.
+
+Re-run with `python tests/recordings/transcribe.py`; every value is read off the quoted source text,
+and what a source does not show is left out of the recording (it replays as NotRecorded)."""
+import json, re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+T = REPO.parent / "shared" / "tickets"
+OUT = REPO / "tests" / "recordings"
+
+def entry(call, args, value=None, error=None, **extra):
+    e = {"call": call, "args": args}
+    if error: e["error"] = error
+    else: e["value"] = value
+    e.update(extra)
+    return e
+
+def save(name, meta, answers, results=()):
+    data = {"format": "diagnose.node-recording/1", "meta": meta, "answers": answers, "results": list(results)}
+    (OUT / name).write_text(json.dumps(data, indent=1) + "\n")
+    print(name, len(answers))
+
+# ---------------------------------------------------------------- 080: DGX H100 topo -m
+src = (T / "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region/attachment1.txt").read_text().splitlines()
+rows = [l for l in src if re.match(r"GPU\d\t", l)]
+assert len(rows) == 8
+a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8)]
+for line in rows:
+    cells = line.split("\t")
+    i = int(cells[0][3:])
+    gpu_cells = cells[1:9]
+    assert all(c.strip() in ("X", "NV18") for c in gpu_cells), gpu_cells
+    cpus = next(c for c in cells if re.fullmatch(r"\d+-\d+,\d+-\d+", c))
+    numa = int(cells[cells.index(cpus) + 1])
+    a.append(entry("nvmlDeviceGetCpuAffinity", [i], cpus))
+    a.append(entry("nvmlDeviceGetNumaNodeId", [i], numa))
+    for link in range(18):
+        a.append(entry("nvmlDeviceGetNvLinkState", [i, link], 1))
+        a.append(entry("nvmlDeviceGetNvLinkRemoteDeviceType", [i, link], 2))
+save("dgx-h100-topo-numa.json", {
+    "transcribed_from": "../shared/tickets/080-vllm-13855-dgx-h100-pin-vllm-to-numa-region/attachment1.txt "
+                        "(`nvidia-smi topo -m` of a DGX H100, lines 4-11; github.com/vllm-project/vllm/issues/13855)",
+    "notes": [
+        "Every GPU pair reads NV18: 18 bonded NVLinks. Eight GPUs all joined by 18 links each is only possible "
+        "through NVSwitch, so each GPU's links 0-17 are recorded active (nvmlDeviceGetNvLinkState=1) with "
+        "remote device type 2 (NVML_NVLINK_DEVICE_TYPE_SWITCH), which is how NVML describes that topology.",
+        "CPU Affinity and NUMA Affinity columns -> nvmlDeviceGetCpuAffinity (as a CPU list) and nvmlDeviceGetNumaNodeId.",
+    ],
+    "absent": ["GPU names, UUIDs, bus IDs, memory, clocks, power, PCIe, ECC (topo -m does not show them)",
+               "NVLink versions, speeds, remote bus IDs, error counters",
+               "NIC rows and the NIC columns (host readings of /sys/class/infiniband were not in the source)",
+               "every host reading (/dev/shm, IOMMU, ACS, environment)"],
+}, a)
+
+# ---------------------------------------------------------------- 010: A100 nvlink -s + NCCL env
+src = (T / "010-nccl-tests-228-a100-p2p-level-loc-forces-shm/attachment1.txt").read_text().splitlines()
+log = (T / "010-nccl-tests-228-a100-p2p-level-loc-forces-shm/attachment2.log").read_text().splitlines()
+assert log[0].strip() == "NCCL_P2P_LEVEL set by environment to LOC"
+a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8)]
+gpu = None
+for line in src:
+    m = re.match(r"GPU (\d+): (.+) \(UUID: (GPU-[0-9a-f-]+)\)", line)
+    if m:
+        gpu = int(m.group(1))
+        a.append(entry("nvmlDeviceGetName", [gpu], m.group(2)))
+        a.append(entry("nvmlDeviceGetUUID", [gpu], m.group(3)))
+        continue
+    m = re.match(r"\s+Link (\d+): ([\d.]+) GB/s", line)
+    if m:
+        link = int(m.group(1))
+        a.append(entry("nvmlDeviceGetNvLinkState", [gpu, link], 1))
+        a.append(entry("nvmlDeviceGetFieldValues", [gpu, 164, link], int(float(m.group(2)) * 1000)))
+a.append(entry("env", [], {"NCCL_P2P_LEVEL": "LOC"}))
+save("hgx-a100-nvlink-p2p-level-loc.json", {
+    "transcribed_from": "../shared/tickets/010-nccl-tests-228-a100-p2p-level-loc-forces-shm/attachment1.txt "
+                        "(`nvidia-smi nvlink -s`, 8x A100-SXM4-80GB NVSwitch node) and attachment2.log line 1 "
+                        "('NCCL_P2P_LEVEL set by environment to LOC'); github.com/NVIDIA/nccl-tests/issues/228",
+    "notes": [
+        "nvlink -s prints a link only when NVML reports it up, so each printed link is recorded with "
+        "nvmlDeviceGetNvLinkState=1 and its 'N GB/s' as NVML_FI_DEV_NVLINK_GET_SPEED (field 164) in MB/s.",
+        "The device count (8) is the reporter's gpu_count in ticket.toml; the pasted nvlink -s output stops "
+        "after GPU 1 link 0 ('...').",
+        "NCCL printed that NCCL_P2P_LEVEL was set by the environment to LOC: recorded as the environment reading.",
+    ],
+    "absent": ["GPU 1 links 1-11 and GPUs 2-7 entirely (the paste was cut with '...')",
+               "remote device types and bus IDs (so no NV# path matrix can be derived)",
+               "all other NVML fields and host readings"],
+}, a)
+
+# ---------------------------------------------------------------- 013: 2 GPUs NV3, slow driver
+src = (T / "013-nccl-557-2gpu-nvlink-bridge-hang-slow-nvml/attachment1.txt").read_text().splitlines()
+assert src[1].split("\t")[2] == "NV3" and "0-47" in src[1] and "N/A" in src[1]
+a = [entry("nvmlInit", [], True, seconds=112.0), entry("nvmlDeviceGetCount", [], 2)]
+for i in range(2):
+    a.append(entry("nvmlDeviceGetCpuAffinity", [i], "0-47"))
+    a.append(entry("nvmlDeviceGetNumaNodeId", [i], error="NotSupported"))
+    for link in range(3):
+        a.append(entry("nvmlDeviceGetNvLinkState", [i, link], 1))
+        a.append(entry("nvmlDeviceGetNvLinkRemoteDeviceType", [i, link], 0))
+save("workstation-2gpu-nvlink-bridge-slow-driver.json", {
+    "transcribed_from": "../shared/tickets/013-nccl-557-2gpu-nvlink-bridge-hang-slow-nvml/attachment1.txt "
+                        "(`nvidia-smi topo -m`, 2 GPUs with an NVLink bridge) and the reporter's statement that "
+                        "the command took 112 seconds; github.com/NVIDIA/nccl/issues/557",
+    "notes": [
+        "GPU0-GPU1 read NV3: three NVLinks between the two GPUs. Recorded as links 0-2 of each GPU active with "
+        "remote device type 0 (NVML_NVLINK_DEVICE_TYPE_GPU); the link numbers themselves are not in the source.",
+        "CPU Affinity 0-47 for both; NUMA Affinity N/A -> nvmlDeviceGetNumaNodeId NotSupported.",
+        "`nvidia-smi topo -m` took 112 s end to end; the recording carries those 112 s on nvmlInit, the only "
+        "place a single number for the whole run can sit.",
+    ],
+    "absent": ["GPU names and everything nvidia-smi -q would show (the ticket does not name the GPU model)",
+               "remote bus IDs, NVLink versions, speeds and error counters", "all host readings"],
+}, a)
+
+# ---------------------------------------------------------------- 021: nvtop 2x 1080 Ti, Gen1 at idle
+src = (T / "021-nvtop-6-gen1-at-idle-false-alarm/attachment1.txt").read_text().splitlines()
+a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 2)]
+for line in src:
+    m = re.match(r"Device (\d+) \[(.+)\] PCIe GEN (\d+)@(\d+)x", line)
+    i = int(m.group(1))
+    a.append(entry("nvmlDeviceGetName", [i], m.group(2)))
+    a.append(entry("nvmlDeviceGetCurrPcieLinkGeneration", [i], int(m.group(3))))
+    a.append(entry("nvmlDeviceGetCurrPcieLinkWidth", [i], int(m.group(4))))
+save("2x-gtx1080ti-pcie-gen1-reading.json", {
+    "transcribed_from": "../shared/tickets/021-nvtop-6-gen1-at-idle-false-alarm/attachment1.txt "
+                        "(nvtop's device lines, which nvtop reads from NVML's current PCIe generation and width); "
+                        "github.com/Syllo/nvtop/issues/6",
+    "notes": ["GPU 0 reads GEN 3@16x, GPU 1 GEN 1@16x; nothing says whether the GPUs were busy."],
+    "absent": ["max PCIe generation/width, utilisation, clocks and clock-event reasons (so whether the GPU was idle "
+               "is unknown)", "bus IDs, everything else NVML would report", "all host readings"],
+}, a)
+
+# ---------------------------------------------------------------- 071: HGX H100 smi + p2pBandwidthLatencyTest
+smi = (T / "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional/attachment1.txt").read_text().splitlines()
+mat = (T / "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional/attachment2.txt").read_text().splitlines()
+head = smi[1]
+driver = re.search(r"Driver Version: (\S+)", head).group(1)
+cuda = re.search(r"CUDA Version: (\S+)", head).group(1)
+row1, row2, row3 = smi[7], smi[8], smi[9]
+m1 = re.match(r"\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+(\S+)\s+(On|Off)\s+\|\s+(\d+)\s+\|", row1)
+m2 = re.match(r"\|\s+N/A\s+(\d+)C\s+P(\d)\s+(\d+)W\s*/\s*(\d+)W\s+\|\s+(\d+)MiB\s*/\s*(\d+)MiB\s+\|\s+(\d+)%\s+(\S+)\s+\|", row2)
+assert m1 and m2 and "Disabled" in row3, (row1, row2)
+maj, mnr = cuda.split(".")
+a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8),
+     entry("nvmlSystemGetDriverVersion", [], driver), entry("nvmlSystemGetCudaDriverVersion", [], int(maj) * 1000 + int(mnr) * 10),
+     entry("nvmlDeviceGetName", [0], m1.group(2)),
+     entry("nvmlDeviceGetPersistenceMode", [0], 1 if m1.group(3) == "On" else 0),
+     entry("nvmlDeviceGetPciInfo", [0], {"busId": m1.group(4)}),
+     entry("nvmlDeviceGetTotalEccErrors", [0, 1, 0], int(m1.group(6))),
+     entry("nvmlDeviceGetTemperature", [0, 0], int(m2.group(1))),
+     entry("nvmlDeviceGetPowerUsage", [0], int(m2.group(3)) * 1000),
+     entry("nvmlDeviceGetEnforcedPowerLimit", [0], int(m2.group(4)) * 1000),
+     entry("nvmlDeviceGetMemoryInfo", [0], {"total": int(m2.group(6)) * 2**20, "used": int(m2.group(5)) * 2**20}),
+     entry("nvmlDeviceGetUtilizationRates", [0], {"gpu": int(m2.group(7)), "memory": None}),
+     entry("nvmlDeviceGetComputeMode", [0], 0 if m2.group(8) == "Default" else None),
+     entry("nvmlDeviceGetMigMode", [0], [0, 0])]
+results = []
+rows = [l.split() for l in mat if re.match(r"\s+\d\s", l)]
+for r in rows:
+    i = int(r[0])
+    for j, v in enumerate(r[1:]):
+        if i != j:
+            results.append({"type": "PairBandwidth", "source": f"p2pBandwidthLatencyTest (transcribed): GPU{i}->GPU{j}",
+                            "a": i, "b": j, "value": float(v), "unit": "GB/s", "direction": "bi", "p2p_enabled": True})
+save("hgx-h100-smi-p2p-bidirectional.json", {
+    "transcribed_from": "../shared/tickets/071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional/attachment1.txt "
+                        "(`nvidia-smi` table, GPU 0 only) and attachment2.txt (p2pBandwidthLatencyTest bidirectional "
+                        "P2P=Enabled matrix, 8x H100 SXM on NVSwitch); github.com/NVIDIA/nccl/issues/1264",
+    "notes": ["nvidia-smi table row of GPU 0: name, persistence Off, bus 00000000:18:00.0, uncorrected ECC 0, 28C, P0, "
+              "88W/700W, 0MiB/81559MiB, 0% util, Default compute mode, MIG Disabled.",
+              "The device count (8) is the reporter's gpu_count; the paste shows GPU 0 only.",
+              "The bandwidth matrix is a measurement, recorded under results as PairBandwidth (bidirectional, P2P enabled)."],
+    "absent": ["GPUs 1-7 in the nvidia-smi table", "NVLink state and topology (no topo -m or nvlink -s in the ticket)",
+               "all host readings"],
+}, a, results)
