@@ -142,9 +142,9 @@ def step_metrics(facts: dict) -> list[Metric]:
             continue
         unit = "us" if key.endswith("_us") else "ms"
         source = f"{records[0].get('source', name)} ({len(values)} steps)"
-        out.append(Metric("step time", "median", name, statistics.median(values), unit, "lower", source, "other"))
+        out.append(Metric("step time", "median", "duration", statistics.median(values), unit, "lower", source))
         p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
-        out.append(Metric("step time", "p95", name, p95, unit, "lower", source, "straggler"))
+        out.append(Metric("step time", "p95", "duration", p95, unit, "lower", source))
     return out
 
 
@@ -153,21 +153,27 @@ TIME_COLUMNS = ("total ms", "total_ms", "time ms", "gpu ms", "total (ms)", "time
 
 
 def kernel_class_metrics(report) -> list[Metric]:
-    """GPU time per kernel class, from the capture report's class table."""
+    """Mean kernel time per kernel class, from the capture report's class table.
+
+    Per kernel rather than total, so two captures of different lengths of the same workload
+    compare (a slower all-reduce is slower per call however many steps were captured); the
+    step-time metrics catch a change in how many kernels a step runs.
+    """
     out = []
     for title, table in report.tables.items():
         cols = [str(c).lower() for c in table.get("columns", [])]
-        if not cols or cols[0] not in CLASS_COLUMNS:
+        if not cols or cols[0] not in CLASS_COLUMNS or "kernels" not in cols:
             continue
         t = next((cols.index(c) for c in TIME_COLUMNS if c in cols), None)
+        n = cols.index("kernels")
         if t is None:
             continue
-        rows = [r for r in table["rows"] if isinstance(r[t], (int, float))]
+        rows = [r for r in table["rows"] if isinstance(r[t], (int, float)) and isinstance(r[n], int) and r[n] > 0]
         total = sum(r[t] for r in rows) or 1.0
         for r in rows:
             category = "comm_bound" if "comm" in str(r[0]).lower() else "other"
-            out.append(Metric("kernel class", str(r[0]), "GPU time", float(r[t]), "ms", "lower", f"{title} table",
-                              category, share=r[t] / total))
+            out.append(Metric("kernel class", str(r[0]), "mean kernel time", 1000.0 * r[t] / r[n], "us", "lower",
+                              f"{title} table: {r[t]} ms over {r[n]} kernels", category, share=r[t] / total))
     return out
 
 
@@ -175,7 +181,10 @@ def metrics(report) -> list[Metric]:
     facts = report.facts or {}
     out = collective_metrics(facts) + link_metrics(facts) + measurement_metrics(facts)
     if report.kind == "capture":
-        out += kernel_class_metrics(report) + step_metrics(facts)
+        steps = step_metrics(facts)
+        if steps:  # the capture's step_ms measurement is the same median again
+            out = [m for m in out if m.name != "step_ms"]
+        out += kernel_class_metrics(report) + steps
     return out
 
 

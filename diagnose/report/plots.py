@@ -114,8 +114,22 @@ def _legend(items: list[tuple[str, str, str]], x: float, y: float) -> list[str]:
     return out
 
 
+def _distinct(fmt, ticks: list[float]):
+    """`fmt`, or fixed decimals enough to tell neighbouring ticks apart (a narrow range)."""
+    labels = [fmt(t) for t in ticks]
+    if len(set(labels)) == len(labels) or len(ticks) < 2:
+        return fmt
+    step = min(abs(b - a) for a, b in zip(ticks, ticks[1:])) or 1.0
+    decimals = max(0, -math.floor(math.log10(step)))
+    return lambda t: f"{t:.{decimals}f}"
+
+
 def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, x_fmt, y_fmt, x_base: int, y_base: int, height: int) -> list[str]:
     out = []
+    if not xs.log:
+        x_fmt = _distinct(x_fmt, xs.ticks(x_base))
+    if not ys.log:
+        y_fmt = _distinct(y_fmt, ys.ticks(y_base))
     left, right = xs.px_lo, xs.px_hi
     top, bottom = ys.px_hi, ys.px_lo
     for t in ys.ticks(y_base):
@@ -277,7 +291,8 @@ def stacked_bars(
     if not labels or not segments:
         return ""
     bar, gap = 18, 6
-    left, right = 90, 150
+    labels = [short_label(name) for name in labels]
+    left, right = min(max(len(name) for name in labels) * 6.5 + 14, 240), 150
     height = MARGIN["top"] + len(labels) * (bar + gap) + 40
     totals = [sum(seg[i] or 0 for seg in segments.values()) for i in range(len(labels))]
     xs = Scale(0, _nice_max(max(totals) or 1), left, width - right)
@@ -305,6 +320,14 @@ def stacked_bars(
     out += _legend([(seg, PALETTE[k % len(PALETTE)], "box") for k, seg in enumerate(segments)], width - right + 10, MARGIN["top"] + 8)
     out.append("</svg>")
     return "\n".join(out)
+
+
+def short_label(text: str, limit: int = 34) -> str:
+    """A row label that fits: drop a trailing '(...)', then keep the end (it differs most)."""
+    text = str(text)
+    if len(text) > limit and text.endswith(")") and " (" in text:
+        text = text[: text.rindex(" (")]
+    return text if len(text) <= limit else "…" + text[-(limit - 1):]
 
 
 def histogram(values: list[float], *, title: str, unit: str, bins: int = 24, marks: list[tuple[str, float]] = ()) -> str:
@@ -339,7 +362,7 @@ def histogram(values: list[float], *, title: str, unit: str, bins: int = 24, mar
         colour = PALETTE[(j + 1) % len(PALETTE)]
         px = xs(value)
         out.append(f'<line x1="{px:.1f}" y1="{plot_top}" x2="{px:.1f}" y2="{plot_bottom}" stroke="{colour}" stroke-width="1.5" stroke-dasharray="5,3"/>')
-        legend.append((f"{label} {fmt_num(value)}", colour, "dash"))
+        legend.append((f"{label} {value:.4g}", colour, "dash"))
     out += _legend(legend, plot_right + 10, plot_top + 8)
     out.append("</svg>")
     return "\n".join(out)
