@@ -1,0 +1,58 @@
+"""`diagnose ticket PATH...`: read a support ticket's attachments, evaluate the rules, and write
+the answer to paste back: verdict, ranked findings with quoted evidence, fix, what to attach next."""
+
+from __future__ import annotations
+
+import click
+
+from diagnose.cli import output_options
+
+
+@click.command("ticket")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@output_options(default_format="md")
+def ticket(paths):
+    """Diagnose a support ticket from its attachments (a folder or files).
+
+    Each file's kind is detected from its content (topo -m, nvidia-smi -q, nccl-tests, NCCL_DEBUG
+    logs, lspci, serving benchmarks, launch lines, ticket.toml, ...). The default output is
+    Markdown ready to paste into the ticket; --json and --format terminal as everywhere.
+
+    \b
+    Examples:
+      diagnose ticket ./ticket-4711/
+      diagnose ticket topo.txt nccl.log --json
+    """
+    from diagnose.artifacts import read_bundle
+    from diagnose.findings import Report
+    from rules.engine import evaluate, verdict
+
+    facts = read_bundle(list(paths))
+    findings = evaluate(facts)
+    return Report(
+        kind="ticket",
+        inputs={"paths": list(paths)},
+        facts=facts.to_dict(),
+        findings=findings,
+        verdict=verdict(findings, facts.missing),
+        tables=_tables(facts, findings),
+    )
+
+
+def _tables(facts, findings) -> dict:
+    """What was read from each attachment, and what to ask the reporter for next."""
+    tables = {}
+    files = getattr(facts, "files", None) or []
+    if files:
+        tables["Attachments read"] = {
+            "columns": ["file", "recognised as", "records"],
+            "rows": [[f.name, ", ".join(f.kinds) or (f.problem or "nothing"), f.records] for f in files],
+        }
+    asks = [(f.rule, f.fix.removeprefix("attach ")) for f in findings if f.category == "insufficient_data" and f.fix]
+    asks += [("bundle", m) for m in facts.missing]
+    if asks:
+        tables["What to attach next"] = {
+            "columns": ["check", "artifact"],
+            "rows": [list(a) for a in dict.fromkeys(asks)],
+        }
+    return tables

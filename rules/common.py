@@ -1,0 +1,268 @@
+"""Small helpers the topic rule modules share: building findings, and questions many rules ask
+of the facts (which GPU is this, is NVLink there, how many nodes, what does the NIC carry).
+
+Each answer comes with the evidence it rests on, so a finding can quote it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from diagnose.evidence import (
+    CollectiveResult,
+    Facts,
+    GpuFact,
+    HostFact,
+    Measurement,
+    NcclSetting,
+    NcclTransport,
+    NvLinkFact,
+    P2PStatus,
+    TopologyPath,
+    Workload,
+)
+from diagnose.findings import Evidence, Finding
+from rules import claims as _claims
+
+# Documentation the findings point to.
+DOCS = {
+    "nccl_env": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
+    "nccl_trouble": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
+    "nccl_acs": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs",
+    "nccl_docker": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data",
+    "nccl_tests_perf": "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md",
+    "nccl_releases": "https://docs.nvidia.com/deeplearning/nccl/release-notes/index.html",
+    "gdr": "https://docs.nvidia.com/cuda/gpudirect-rdma/index.html",
+    "fabric_manager": "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html",
+    "xid": "https://docs.nvidia.com/deploy/xid-errors/index.html",
+    "mem_errors": "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html",
+    "nvidia_smi": "https://docs.nvidia.com/deploy/nvidia-smi/index.html",
+    "throttle": "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html",
+    "vllm_parallel": "https://docs.vllm.ai/en/latest/serving/distributed_serving.html",
+    "vllm_graphs": "https://docs.vllm.ai/en/latest/configuration/optimization.html",
+    "numa": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ignore-cpu-affinity",
+}
+
+DESCRIPTION_NOTE = "the reporter's words"
+
+
+def ev(src: Any, detail: str, measured: Any = None, expected: Any = None, unit: str | None = None) -> Evidence:
+    """Evidence from a record (its `source`) or a source string."""
+    source = src if isinstance(src, str) else getattr(src, "source", str(src))
+    return Evidence(source=source, detail=detail, measured=measured, expected=expected, unit=unit)
+
+
+def claim_ev(c: _claims.Claim, detail: str) -> Evidence:
+    return Evidence(source=c.source, detail=f'{detail}: "{c.quote}"')
+
+
+def make(rule: str, category: str, severity: str, confidence: float, title: str, summary: str,
+         evidence: Iterable[Evidence] = (), fix: str = "", refs: Iterable[str] = ()) -> Finding:
+    return Finding(rule=rule, category=category, severity=severity, confidence=round(confidence, 2),
+                   title=title, summary=summary, evidence=list(evidence), fix=fix,
+                   references=[DOCS.get(r, r) for r in refs])
+
+
+def need(rule: str, title: str, summary: str, attach: str, evidence: Iterable[Evidence] = ()) -> Finding:
+    """An insufficient_data finding whose fix names exactly the artifact to attach."""
+    return make(rule, "insufficient_data", "info", 0.0, title, summary, evidence, fix=f"attach {attach}")
+
+
+def passed(rule: str, title: str, summary: str, evidence: Iterable[Evidence], confidence: float = 0.8) -> Finding:
+    return make(rule, "healthy", "ok", confidence, title, summary, evidence)
+
+
+# --------------------------------------------------------------------------- hardware
+
+
+def gpu_spec(facts: Facts):
+    """(GpuSpec, source) of the GPUs in the facts, from NVML/nvidia-smi names first, then the
+    reporter's `[hardware] gpu`; (None, None) when no catalog row matches."""
+    try:
+        from rules import catalog
+
+        find = catalog.find_gpu
+    except (ImportError, AttributeError):
+        return None, None
+    for g in facts.of(GpuFact):
+        if g.name or g.pci_device_id:
+            spec = _safe(find, name=g.name, pci_device_id=g.pci_device_id)
+            if spec:
+                return spec, g.source
+    gpu, source = wfield(facts, "gpu")
+    if gpu:
+        for name in (gpu, re.sub(r"\s*\(.*?\)", "", gpu).strip()):
+            spec = _safe(find, name=name)
+            if spec:
+                return spec, source
+    return None, None
+
+
+def _safe(fn, **kwargs):
+    try:
+        return fn(**kwargs)
+    except Exception:  # noqa: BLE001 - an unknown name is a normal answer here
+        return None
+
+
+def wfield(facts: Facts, name: str):
+    """(value, source) of the first Workload record that states `name`; (None, None) if none does."""
+    for w in facts.of(Workload):
+        value = getattr(w, name, None)
+        if value is not None:
+            return value, w.source
+    return None, None
+
+
+def gpu_name(facts: Facts) -> str | None:
+    for g in facts.of(GpuFact):
+        if g.name:
+            return g.name
+    return facts.workload().gpu
+
+
+def gpu_indices(facts: Facts) -> set[int]:
+    idx = {g.index for g in facts.of(GpuFact) if g.index is not None}
+    for t in facts.of(TopologyPath):
+        for end in (t.a, t.b):
+            m = re.fullmatch(r"GPU(\d+)", end)
+            if m:
+                idx.add(int(m.group(1)))
+    return idx
+
+
+def gpu_count(facts: Facts) -> int | None:
+    """GPUs in the job or the node, from any source; None when unknown."""
+    w = facts.workload()
+    seen = len(gpu_indices(facts))
+    counts = [c for c in (w.gpu_count, seen or None) if c]
+    return max(counts) if counts else None
+
+
+def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
+    """How many nodes the job spans, and why we think so."""
+    nodes, source = wfield(facts, "nodes")
+    if nodes:
+        return nodes, [ev(source, "nodes", nodes)]
+    for r in facts.of(CollectiveResult):
+        if r.nodes:
+            return r.nodes, [ev(r, "nodes in the collective benchmark", r.nodes)]
+    hosts = facts.host("hostnames")
+    if hosts and isinstance(hosts.value, (list, tuple)) and hosts.value:
+        return len(hosts.value), [ev(hosts, "distinct hosts in the logs", len(hosts.value))]
+    nets = [t for t in facts.of(NcclTransport) if t.transport == "NET"]
+    if nets:
+        return 2, [ev(nets[0], f"NCCL uses a network transport ({nets[0].detail}), so ranks span nodes")]
+    return None, []
+
+
+def gpus_per_node(facts: Facts) -> int | None:
+    w = facts.workload()
+    nodes, _ = node_count(facts)
+    if w.gpu_count and nodes:
+        return max(1, w.gpu_count // nodes)
+    seen = len(gpu_indices(facts))
+    if seen:
+        return seen
+    if w.gpu_count and nodes is None:
+        return w.gpu_count
+    return None
+
+
+def nvlink_evidence(facts: Facts) -> list[Evidence]:
+    """Evidence that the GPUs have NVLink between them (hardware, not NCCL's choice)."""
+    out: list[Evidence] = []
+    for t in facts.of(TopologyPath):
+        if t.nvlinks > 0 or t.path.upper().startswith("NV"):
+            out.append(ev(t, f"{t.a}<->{t.b} connected by {t.path} in the topology matrix", t.path))
+            break
+    active = [n for n in facts.of(NvLinkFact) if n.active]
+    if active:
+        out.append(ev(active[0], f"{len(active)} NVLink(s) reported active", len(active)))
+    for p in facts.of(P2PStatus):
+        if p.capability == "nvlink" and p.ok:
+            out.append(ev(p, f"GPU{p.a}<->GPU{p.b} NVLink P2P status {p.status}", p.status))
+            break
+    if not out:
+        for src, text in _claims.texts(facts):
+            m = re.search(r"\bNVLink\b|\bNVSwitch\b|\bNV\d+\b", text, re.I)
+            if m and not re.search(r"\b(?:no|without)\s+NVLink", text, re.I):
+                out.append(ev(src, f'the reporter describes NVLink: "{text[:120]}"'))
+                break
+    return out
+
+
+def has_nvlink(facts: Facts) -> bool:
+    return bool(nvlink_evidence(facts))
+
+
+def settings(facts: Facts, name: str) -> list[NcclSetting]:
+    """NCCL_* settings from logs and launch lines, then those the reporter wrote in the text."""
+    found = facts.settings(name)
+    for c in _claims.find(facts, "setting"):
+        if c.data["name"] == name:
+            found.append(NcclSetting(source=c.source, name=name, value=c.data["value"]))
+    return found
+
+
+def is_virtualized(facts: Facts) -> list[Evidence]:
+    out: list[Evidence] = []
+    for g in facts.of(GpuFact):
+        if g.virtualization_mode and g.virtualization_mode.strip().lower() not in ("none", "n/a", "bare metal", ""):
+            out.append(ev(g, f"GPU{g.index if g.index is not None else ''} virtualization mode", g.virtualization_mode))
+            break
+    h = facts.host("virtualization")
+    if h and str(h.value).lower() not in ("none", "no", "false", "bare metal", ""):
+        out.append(ev(h, "host virtualization", h.value))
+    if not out:
+        for c in _claims.find(facts, "virtualized"):
+            out.append(claim_ev(c, "the reporter runs in a virtual machine"))
+            break
+    return out
+
+
+# --------------------------------------------------------------------------- networks
+
+# Per-port data rate in GB/s (per direction) of the scale-out link generations.
+_IB_RATES = {"EDR": 12.5, "HDR": 25.0, "NDR": 50.0, "XDR": 100.0}
+
+
+def nic_rate_gbs(facts: Facts) -> tuple[float | None, list[Evidence]]:
+    """The node's scale-out bandwidth per direction (GB/s), from what is known of its NICs."""
+    h = facts.host("nic_rate_gbs")
+    if h and isinstance(h.value, (int, float)):
+        return float(h.value), [ev(h, "NIC data rate", h.value, unit="GB/s")]
+    for src, text in _claims.texts(facts):
+        rate = _rate_from_text(text)
+        if rate:
+            return rate, [ev(src, f'NIC line rate from the reporter\'s hardware note: "{text[:100]}"', rate, unit="GB/s")]
+    return None, []
+
+
+def _rate_from_text(text: str) -> float | None:
+    """'2x HDR 200Gb/s' -> 50.0; '800 Gbps' -> 100.0 (the highest rate mentioned wins)."""
+    best = None
+    for m in re.finditer(r"(?:(\d+)\s*[x×]\s*)?(?:(EDR|HDR|NDR|XDR)\s*)?(\d+(?:\.\d+)?)\s*G(?:b|bit)(?:ps|/s|/sec)\b", text, re.I):
+        n = int(m.group(1) or 1)
+        rate = n * float(m.group(3)) / 8.0
+        best = max(best or 0.0, rate)
+    if best is None:
+        for m in re.finditer(r"(?:(\d+)\s*[x×]\s*)?\b(EDR|HDR|NDR|XDR)\b", text, re.I):
+            rate = int(m.group(1) or 1) * _IB_RATES[m.group(2).upper()]
+            best = max(best or 0.0, rate)
+    return best
+
+
+def large_results(facts: Facts, min_bytes: int = 64 << 20) -> list[CollectiveResult]:
+    """Collective rows big enough to measure bandwidth; small sizes only measure latency."""
+    return [r for r in facts.of(CollectiveResult) if r.size_bytes >= min_bytes and r.busbw_gbs > 0]
+
+
+def measurements(facts: Facts, metric: str) -> list[Measurement]:
+    return [m for m in facts.of(Measurement) if m.metric == metric]
+
+
+def host_value(facts: Facts, name: str) -> tuple[Any, HostFact | None]:
+    h = facts.host(name)
+    return (h.value if h else None), h

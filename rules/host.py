@@ -1,0 +1,206 @@
+"""Rules about the host around the GPUs: NUMA/CPU placement, /dev/shm, IOMMU and ACS.
+
+The physics: a GPU hangs off one CPU socket. Traffic that crosses the socket interconnect
+(UPI/xGMI) — a rank running on the far socket, or PCIe P2P between GPUs on different
+sockets — is slower than the same traffic within a socket. NCCL's SHM transport and its
+proxy threads live in /dev/shm, so a container's default 64 MB is too small for 8 GPUs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from diagnose.evidence import Facts, GpuFact, NcclEvent, PairBandwidth, PcieLinkFact, TopologyPath
+from rules import claims
+from rules.common import claim_ev, ev, is_virtualized, make, need, passed
+from rules.engine import rule
+
+# Below this /dev/shm cannot hold NCCL's SHM buffers for a multi-GPU node (Docker's default is 64 MB).
+SHM_MIN_BYTES = 512 << 20
+
+
+@rule("host.shm_too_small", "shm_too_small")
+def shm_too_small(facts: Facts, predictions=None):
+    """NCCL could not create its shared-memory segment, or /dev/shm is tiny."""
+    failed = [e for e in facts.of(NcclEvent) if e.kind == "shm_alloc_failed"]
+    size, size_rec = None, facts.host("shm_bytes")
+    if size_rec is not None:
+        try:
+            size = float(size_rec.value)
+        except (TypeError, ValueError):
+            size = None
+    if not failed and (size is None or size >= SHM_MIN_BYTES):
+        if size is not None:
+            yield passed("host.shm_too_small", "/dev/shm is large enough for NCCL",
+                         f"/dev/shm holds {size / 2**30:.1f} GiB.", [ev(size_rec, "/dev/shm size", size, SHM_MIN_BYTES, "bytes")], 0.6)
+        return
+    evidence = []
+    for e in failed[:1]:
+        evidence.append(ev(e, "NCCL failed to create a shared-memory segment", e.data.get("size_bytes"), unit="bytes"))
+    if size is not None and size < SHM_MIN_BYTES:
+        evidence.append(ev(size_rec, "/dev/shm size", size, SHM_MIN_BYTES, "bytes"))
+    container = facts.host("container") or next(iter(claims.find(facts, "container")), None)
+    if container is not None:
+        evidence.append(ev(container.source, "the job runs in a container (Docker gives /dev/shm 64 MB by default)", True))
+    yield make(
+        "host.shm_too_small", "shm_too_small", "critical", 0.9 if failed else 0.7,
+        "/dev/shm is too small for NCCL's shared-memory buffers",
+        "NCCL allocates its intra-node SHM transport buffers and proxy state in /dev/shm. When the "
+        "segment cannot be created the communicator fails (or NCCL falls back to slower paths); "
+        "containers get a 64 MB /dev/shm unless told otherwise.",
+        evidence,
+        fix="Give the container a larger /dev/shm: `docker run --shm-size=16g` or `--ipc=host` (Kubernetes: "
+        "an emptyDir with medium: Memory mounted at /dev/shm); check with `df -h /dev/shm`.",
+        refs=["nccl_docker", "nccl_trouble"],
+    )
+
+
+def _numa_groups(facts: Facts) -> dict[str, list[GpuFact]]:
+    """GPUs grouped by the CPU socket/NUMA node they hang off (NUMA id, else CPU affinity)."""
+    groups: dict[str, list[GpuFact]] = defaultdict(list)
+    seen = set()
+    for g in facts.of(GpuFact):
+        key = g.index if g.index is not None else g.source
+        if key in seen:
+            continue
+        if g.numa_node is not None and g.numa_node >= 0:
+            groups[f"NUMA {g.numa_node}"].append(g)
+        elif g.cpu_affinity:
+            groups[f"CPUs {g.cpu_affinity}"].append(g)
+        else:
+            continue
+        seen.add(key)
+    return groups
+
+
+@rule("host.numa_affinity", "numa_affinity")
+def numa_affinity(facts: Facts, predictions=None):
+    """GPUs on several NUMA nodes: each rank must run on its GPU's own socket."""
+    groups = _numa_groups(facts)
+    if not groups:
+        return
+    if len(groups) == 1:
+        (name, gpus), = groups.items()
+        yield passed("host.numa_affinity", "All GPUs hang off one NUMA node",
+                     f"Every GPU reports the same CPU affinity ({name}), so no rank can land on a remote socket.",
+                     [ev(gpus[0], "GPU CPU/NUMA affinity", name)], 0.5)
+        return
+    evidence = [ev(gs[0], f"GPU{','.join(str(g.index) for g in gs if g.index is not None)} local to {name}", name)
+                for name, gs in list(groups.items())[:4]]
+    unpinned = claims.find(facts, "no_cpu_binding")
+    binding = facts.host("cpu_binding")
+    if binding is not None and str(binding.value).lower() not in ("none", "", "unbound"):
+        yield passed("host.numa_affinity", "Ranks are bound to CPUs", f"CPU binding: {binding.value}.",
+                     [ev(binding, "process CPU binding", binding.value)], 0.5)
+        return
+    if unpinned or (binding is not None):
+        src = claim_ev(unpinned[0], "the processes are not bound to CPUs") if unpinned else ev(binding, "process CPU binding", binding.value, "per-GPU NUMA node")
+        yield make(
+            "host.numa_affinity", "numa_affinity", "warning", 0.55,
+            f"GPUs span {len(groups)} NUMA nodes and the workers are not pinned to them",
+            "Each GPU is attached to one CPU socket. An unpinned worker can run (and allocate its pinned "
+            "host buffers) on the other socket, so every kernel launch, host copy and NCCL proxy step "
+            "crosses the socket interconnect. The cost is largest for latency-bound decode.",
+            evidence + [src],
+            fix="Bind each rank to its GPU's NUMA node: `numactl --cpunodebind=N --membind=N` per rank, "
+            "torchrun --local-ranks-filter with taskset, or the engine's own affinity option; check with "
+            "`nvidia-smi topo -m` (CPU/NUMA Affinity columns).",
+            refs=["numa", "nccl_env"],
+        )
+        return
+    yield need("host.numa_affinity", "Whether ranks run on their GPU's NUMA node is not known",
+               f"The GPUs hang off {len(groups)} NUMA nodes; nothing shows how the worker processes are bound.",
+               "the CPU binding of each rank (`taskset -cp <pid>` or `numactl --show` from inside each worker)",
+               evidence)
+
+
+def _pcie_pairs(facts: Facts) -> list[PairBandwidth]:
+    return [p for p in facts.of(PairBandwidth)
+            if p.a != p.b and p.p2p_enabled and p.unit.lower() in ("gb/s", "gbps") and p.value > 0]
+
+
+def _components(nodes: set[int], edges: list[tuple[int, int]]) -> dict[int, int]:
+    parent = {n: n for n in nodes}
+
+    def root(n):
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for a, b in edges:
+        parent[root(a)] = root(b)
+    return {n: root(n) for n in nodes}
+
+
+@rule("host.cross_socket_p2p", "numa_affinity")
+def cross_socket_p2p(facts: Facts, predictions=None):
+    """PCIe P2P between GPUs on different sockets is slower than within a socket."""
+    pairs = _pcie_pairs(facts)
+    if len(pairs) < 4:
+        return
+    values = sorted(p.value for p in pairs)
+    median = values[len(values) // 2]
+    # NVLink-bridged pairs are far above PCIe; leave them out of the PCIe comparison.
+    pcie = [p for p in pairs if p.value < 1.6 * median]
+    best = max(p.value for p in pcie)
+    slow = [p for p in pcie if p.value < 0.85 * best]
+    fast = [p for p in pairs if p not in slow]
+    if not slow or len(slow) == len(pcie):
+        return
+    gpus = {p.a for p in pairs} | {p.b for p in pairs}
+    comp = _components(gpus, [(p.a, p.b) for p in fast])
+    if any(comp[p.a] == comp[p.b] for p in slow):
+        return  # the slow pairs do not split the GPUs into groups: not a socket boundary
+    sys_paths = [t for t in facts.of(TopologyPath) if t.path in ("SYS", "SOC")
+                 and t.a.startswith("GPU") and t.b.startswith("GPU")]
+    socket_claim = claims.find(facts, "multi_socket")
+    s = min(slow, key=lambda p: p.value)
+    f = max((p for p in pcie if p not in slow), key=lambda p: p.value)
+    group = sorted(n for n in gpus if comp[n] == comp[f.a])
+    evidence = [ev(s, f"GPU{s.a}<->GPU{s.b} P2P across the groups", s.value, round(f.value, 2), "GB/s"),
+                ev(f, f"GPU{f.a}<->GPU{f.b} P2P within a group (PCIe)", f.value, unit="GB/s")]
+    evidence += [ev(t, f"{t.a}<->{t.b} path", t.path) for t in sys_paths[:1]]
+    evidence += [claim_ev(c, "the host has several CPU sockets") for c in socket_claim[:1]]
+    yield make(
+        "host.cross_socket_p2p", "numa_affinity", "warning", 0.7 if (sys_paths or socket_claim) else 0.55,
+        f"P2P between GPU groups is {1 - s.value / f.value:.0%} slower than within a group (socket boundary)",
+        f"GPUs {','.join(map(str, group))} reach {f.value:g} GB/s among themselves over PCIe but only {s.value:g} GB/s to the "
+        "other GPUs: that traffic crosses the CPU socket interconnect, which is slower for PCIe peer "
+        "writes. A ring over all GPUs must cross it, so the whole collective runs at the cross-socket rate "
+        "and P2P there can be no better than staging through host memory.",
+        evidence,
+        fix="Keep each TP group on GPUs of one socket (CUDA_VISIBLE_DEVICES), bind ranks to their GPU's NUMA "
+        "node, and compare NCCL_P2P_LEVEL=NODE (SHM across sockets) with the default; check the BIOS "
+        "NUMA-per-socket and inter-socket link settings.",
+        refs=["nccl_env", "numa"],
+    )
+
+
+@rule("host.iommu_acs", "p2p_disabled")
+def iommu_acs(facts: Facts, predictions=None):
+    """ACS redirect or a translating IOMMU sends P2P through the root complex (or blocks it)."""
+    if is_virtualized(facts):
+        return  # topology.virtualization_no_p2p covers a guest
+    acs_on = [link for link in facts.of(PcieLinkFact) if link.acs_redirect_enabled]
+    acs_known = [link for link in facts.of(PcieLinkFact) if link.acs_redirect_enabled is not None]
+    iommu = facts.host("iommu")
+    evidence = [ev(link, f"ACS redirect enabled on {link.device or link.bus_id}", "enabled", "disabled") for link in acs_on[:3]]
+    if iommu is not None and str(iommu.value).lower() in ("on", "translated", "full"):
+        evidence.append(ev(iommu, "IOMMU in translation mode", iommu.value, "off or pt"))
+    if evidence:
+        yield make(
+            "host.iommu_acs", "p2p_disabled", "warning", 0.7,
+            "ACS/IOMMU redirect peer-to-peer traffic through the CPU",
+            "With ACS redirect on a PCIe switch (or the IOMMU translating DMA), GPU-to-GPU and GPU-to-NIC "
+            "transfers are forced up to the root complex: P2P bandwidth collapses or P2P is refused, and "
+            "GPUDirect RDMA slows down.",
+            evidence,
+            fix="Disable ACS on the PCIe switches (BIOS option or `setpci ... ECAP_ACS+0x6.w=0000` at boot) "
+            "and boot with iommu=pt (or off) on bare metal.",
+            refs=["nccl_acs"],
+        )
+    elif acs_known:
+        yield passed("host.iommu_acs", "ACS redirect is off on the PCIe path",
+                     "lspci shows ACS redirect disabled, so P2P can stay below the root complex.",
+                     [ev(acs_known[0], "ACSCtl redirect", "disabled", "disabled")], 0.6)

@@ -1,0 +1,293 @@
+"""Rules about NCCL itself: which network it uses, GPUDirect RDMA, settings that force slow
+paths, known version regressions, and measured bus bandwidth against what the links allow.
+
+Bus bandwidth (busbw) is nccl-tests' link-comparable figure; algbw is not (for all-reduce
+busbw = algbw x 2(n-1)/n). Only busbw is compared with link rates, and only at message sizes
+large enough to measure bandwidth rather than latency.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from pathlib import Path
+
+from diagnose.evidence import CollectiveResult, Facts, NcclEvent, NcclTransport, NcclVersion, TopologyPath
+from rules import claims
+from rules.claims import version_key
+from rules.common import (
+    claim_ev, ev, gpu_spec, gpus_per_node, has_nvlink, large_results, make, measurements, need,
+    nic_rate_gbs, node_count, passed, settings,
+)
+from rules.engine import rule
+
+CATALOG_DIR = Path(__file__).parent / "catalog"
+# NCCL's all-reduce busbw lands at about 80% of the per-direction NVLink rate (protocol overhead).
+NVLINK_NCCL_EFFICIENCY = 0.8
+
+
+@functools.lru_cache(maxsize=None)
+def _toml(name: str) -> dict:
+    with open(CATALOG_DIR / name, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def regressions() -> list[dict]:
+    return _toml("nccl_regressions.toml").get("regression", [])
+
+
+def slow_settings() -> list[dict]:
+    return _toml("nccl_settings.toml").get("setting", [])
+
+
+def _multi_node(facts: Facts) -> tuple[bool | None, list]:
+    nodes, evidence = node_count(facts)
+    return (None if nodes is None else nodes > 1), evidence
+
+
+# --------------------------------------------------------------------------- network transport
+
+
+@rule("nccl.socket_fallback", "socket_fallback")
+def socket_fallback(facts: Facts, predictions=None):
+    """NCCL carries inter-node traffic over TCP sockets instead of InfiniBand/RoCE."""
+    socket_events = [e for e in facts.of(NcclEvent) if e.kind == "using_socket"]
+    socket_tx = [t for t in facts.of(NcclTransport) if t.transport == "NET" and (t.net or "").lower() == "socket"]
+    ib_tx = [t for t in facts.of(NcclTransport) if t.transport == "NET" and (t.net or "").upper() == "IB"]
+    ib_fail = [e for e in facts.of(NcclEvent) if e.kind in ("ib_unavailable", "net_init_failed")]
+    forced = [s for s in settings(facts, "NCCL_IB_DISABLE") if s.value.strip() == "1"]
+    forced += [s for s in settings(facts, "NCCL_NET") if s.value.strip().lower() == "socket"]
+    if not (socket_events or socket_tx):
+        if ib_tx:
+            yield passed("nccl.socket_fallback", "NCCL uses InfiniBand/RoCE between nodes",
+                         f"Inter-node connections go {ib_tx[0].detail}.", [ev(ib_tx[0], "network transport", ib_tx[0].detail, "NET/IB")], 0.8)
+        elif forced:
+            yield _socket_finding(facts, [ev(forced[0], f"{forced[0].name}={forced[0].value} keeps NCCL off InfiniBand", forced[0].value)], forced)
+        return
+    first = (socket_tx or socket_events)[0]
+    evidence = [ev(first, "NCCL network transport", "Socket", "IB (RDMA)")]
+    evidence += [ev(e, e.message[:100]) for e in ib_fail[:2]]
+    evidence += [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]]
+    yield _socket_finding(facts, evidence, forced, rdma_expected=bool(ib_fail) or _rdma_hardware(facts))
+
+
+def _rdma_hardware(facts: Facts) -> bool:
+    if facts.host("ib_devices") or facts.host("ib_active_ports"):
+        return True
+    return any(t.b.startswith(("mlx", "NIC")) for t in facts.of(TopologyPath)) or any(
+        re.search(r"infiniband|\bIB\b|RoCE|mlx5|HDR|NDR|EDR", text, re.I) for _, text in claims.texts(facts))
+
+
+def _socket_finding(facts, evidence, forced, rdma_expected=True):
+    container = facts.host("container") or next(iter(claims.find(facts, "container")), None)
+    fix = ("Unset " + forced[0].name + ". " if forced else "") + (
+        "Make the RDMA devices usable where NCCL runs: load the IB/RoCE drivers, and in containers pass "
+        "--device=/dev/infiniband (or --privileged), --cap-add=IPC_LOCK, --ulimit memlock=-1 and --network=host. "
+        "`ibv_devinfo` inside the container must list the HCA; then the NCCL_DEBUG=INFO log shows 'NET/IB'."
+    )
+    if container:
+        evidence = evidence + [ev(container.source, "the job runs in a container", True)]
+    return make(
+        "nccl.socket_fallback", "socket_fallback", "critical" if rdma_expected else "warning",
+        0.9 if rdma_expected else 0.65,
+        "NCCL falls back to TCP sockets instead of InfiniBand/RoCE",
+        "NCCL could not use the RDMA network and moves inter-node data over TCP sockets, which gives a "
+        "small fraction of the NIC's bandwidth and much higher latency. "
+        + ("The RDMA device exists but NCCL could not open it (missing device files, permissions or "
+           "drivers where NCCL runs)." if rdma_expected else "No RDMA device was found where NCCL runs."),
+        evidence, fix=fix, refs=["nccl_env", "nccl_trouble"],
+    )
+
+
+@rule("nccl.gdr", "gdr_disabled")
+def gdr(facts: Facts, predictions=None):
+    """GPUDirect RDMA: the NIC reads/writes GPU memory directly, or data bounces through the host."""
+    nets = [t for t in facts.of(NcclTransport) if t.transport == "NET" and (t.net or "").upper() == "IB"]
+    forced = [s for s in settings(facts, "NCCL_NET_GDR_LEVEL") if s.value.strip().upper() in ("LOC", "0")]
+    if not nets:
+        multi, node_ev = _multi_node(facts)
+        if multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
+                e for e in facts.of(NcclEvent) if e.kind == "using_socket"]:
+            yield need("nccl.gdr", "Which network path NCCL uses between nodes is not known",
+                       "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "
+                       "InfiniBand through host memory, or TCP sockets; each is a different fix.",
+                       "the NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS=INIT,NET) of one multi-node all_reduce_perf run, "
+                       "whose 'via NET/IB/.../GDRDMA' lines show the path, and `lsmod | grep -E 'nvidia_peermem|nv_peer_mem'` "
+                       "from every node", node_ev)
+        return
+    with_gdr = [t for t in nets if t.gdr]
+    without = [t for t in nets if not t.gdr]
+    if not without:
+        yield passed("nccl.gdr", "GPUDirect RDMA is in use on every network connection",
+                     f"All {len(nets)} NET/IB connections in the log carry GDRDMA.",
+                     [ev(with_gdr[0], "network transport", with_gdr[0].detail, "GDRDMA")], 0.8)
+        return
+    near = [t for t in facts.of(TopologyPath) if t.b.startswith(("mlx", "NIC")) and t.path in ("PIX", "PXB")]
+    evidence = [ev(without[0], "connection without GDRDMA", without[0].detail, "NET/IB/<dev>/GDRDMA")]
+    if with_gdr:
+        evidence.append(ev(with_gdr[0], "other connections do use GDRDMA", with_gdr[0].detail))
+        title = "GPUDirect RDMA is off on some ranks/nodes"
+        summary = (f"{len(without)} of {len(nets)} InfiniBand connections run without GDRDMA while the others use it: "
+                   "on those nodes the NIC cannot access GPU memory, so every message is copied through host "
+                   "memory. The usual cause is the peer-memory kernel module (nvidia_peermem / nv_peer_mem) not "
+                   "loaded on those nodes.")
+        confidence, severity = 0.85, "critical"
+    else:
+        title = "GPUDirect RDMA is not used"
+        summary = ("No InfiniBand connection in the log uses GDRDMA, so inter-node data is staged through host "
+                   "memory. " + ("The NICs sit on the same PCIe switch as GPUs, where GDR matters most." if near else ""))
+        confidence, severity = (0.75 if near else 0.6), ("critical" if near else "warning")
+        if near:
+            evidence.append(ev(near[0], f"{near[0].a}<->{near[0].b} path", near[0].path, "PIX/PXB: GDR expected"))
+    evidence += [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]]
+    yield make("nccl.gdr", "gdr_disabled", severity, confidence, title, summary, evidence,
+               fix="Load the peer-memory module on every node (`modprobe nvidia_peermem`, or nv_peer_mem on old "
+               "drivers) and check with `lsmod` on each node, not just one; unset NCCL_NET_GDR_LEVEL if set; "
+               "re-run and look for 'GDRDMA' on every 'via NET/IB' line.",
+               refs=["gdr", "nccl_env"])
+
+
+# --------------------------------------------------------------------------- settings and versions
+
+
+@rule("nccl.slow_settings", "comm_bound", "gdr_disabled", "other")
+def slow_settings_rule(facts: Facts, predictions=None):
+    """NCCL_* variables that force a slow path (catalog/nccl_settings.toml)."""
+    for row in slow_settings():
+        for s in settings(facts, row["name"]):
+            value = s.value.strip()
+            if "values" in row:
+                hit = value.lower() in {v.lower() for v in row["values"]}
+            else:
+                try:
+                    hit = float(value) < row["below"]
+                except ValueError:
+                    hit = False
+            if not hit:
+                continue
+            yield make("nccl.slow_settings", row["category"], row["severity"], 0.7 if row["severity"] == "warning" else 0.5,
+                       f"{s.name}={value} forces a slower NCCL path", row["why"],
+                       [ev(s, f"{s.name} set", value, "unset" if "values" in row else f">= {row['below']:g}")],
+                       fix=row["fix"], refs=["nccl_env"])
+            break
+
+
+def _in_range(version: str, spec: str) -> bool:
+    v = version_key(version)
+    for part in spec.split(","):
+        m = re.match(r"\s*(>=|<=|<|>|==)\s*([\d.]+)", part)
+        if not m:
+            continue
+        bound = version_key(m.group(2))
+        n = max(len(v), len(bound))
+        a, b = v + (0,) * (n - len(v)), bound + (0,) * (n - len(bound))
+        ok = {">=": a >= b, "<=": a <= b, "<": a < b, ">": a > b, "==": a == b}[m.group(1)]
+        if not ok:
+            return False
+    return True
+
+
+def _scope_holds(facts: Facts, row: dict) -> bool:
+    multi, _ = _multi_node(facts)
+    scope = row.get("scope", "any")
+    if scope == "inter-node" and multi is False:
+        return False
+    if scope == "intra-node" and multi:
+        return False
+    needs = row.get("needs", [])
+    if "pcie_only" in needs and has_nvlink(facts):
+        return False
+    if "nic_near_gpu" in needs and not any(
+            t.b.startswith(("mlx", "NIC")) and t.path in ("PIX", "PXB") for t in facts.of(TopologyPath)):
+        return False
+    return True
+
+
+@rule("nccl.regression", "nccl_regression")
+def regression(facts: Facts, predictions=None):
+    """Performance that changed with nothing but the NCCL version, and known regressions."""
+    compared = claims.find(facts, "nccl_versions_compared")
+    versions = facts.of(NcclVersion)
+    running = max((v.version for v in versions), key=version_key, default=None)
+    named = sorted({v for c in compared for v in c.data["versions"]}, key=version_key)
+    newest = running or (named[-1] if named else None)
+    known = [r for r in regressions() if newest and _in_range(newest, r["bad"]) and _scope_holds(facts, r)]
+    if compared:
+        c = compared[0]
+        evidence = [claim_ev(c, "the reporter compares NCCL versions on the same setup")]
+        evidence += [ev(v, "NCCL version in use", v.version) for v in versions[:1]]
+        for r in known[:1]:
+            evidence.append(ev(f"rules/catalog/nccl_regressions.toml:{r['id']}", r["symptom"], newest, r["bad"]))
+        older = named[0] if named else "the older version"
+        yield make(
+            "nccl.regression", "nccl_regression", "warning", 0.75 if known else 0.6,
+            f"Performance changed with the NCCL version alone ({older} -> {newest})",
+            "The same hardware and test give different bandwidth under different NCCL versions, which points "
+            "at a change in NCCL's defaults (algorithm, protocol, PXN, GDR read) rather than at the hardware. "
+            + (f"This matches a known regression: {known[0]['symptom']}." if known else ""),
+            evidence,
+            fix=(known[0]["fix"] if known else f"Pin NCCL {older} as a workaround; run all_reduce_perf with "
+                 "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING on both versions and diff the chosen algorithm, "
+                 "protocol and channels; report it upstream with both logs."),
+            refs=[known[0]["url"] if known else "nccl_releases", "nccl_env"],
+        )
+    elif known:
+        r = known[0]
+        v = next(v for v in versions if v.version == newest)
+        yield make("nccl.regression", "other", "info", 0.3,
+                   f"NCCL {newest} is in a range with a known regression",
+                   f"If the symptom matches — {r['symptom']} — this version may be the cause.",
+                   [ev(v, "NCCL version in use", newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
+
+
+# --------------------------------------------------------------------------- measured bandwidth
+
+
+def _nvls(facts: Facts) -> bool:
+    if any(t.transport == "NVLS" for t in facts.of(NcclTransport)):
+        return True
+    if any(e.kind == "nvls" or (e.kind == "channels" and (e.data.get("nvls") or 0) > 0) for e in facts.of(NcclEvent)):
+        return True
+    return any("NVLS" in s.value.upper() for s in settings(facts, "NCCL_ALGO"))
+
+
+@rule("nccl.busbw", "other")
+def busbw(facts: Facts, predictions=None):
+    """Measured all-reduce busbw against what the links carrying it allow."""
+    rows = [(r.busbw_gbs, r, r.nodes) for r in large_results(facts) if r.op == "all_reduce"]
+    rows += [(m.value, m, None) for m in measurements(facts, "busbw_gbs") if not m.size_bytes or m.size_bytes >= 64 << 20]
+    if not rows:
+        return
+    value, rec, _ = max(rows, key=lambda x: x[0])
+    multi, node_ev = _multi_node(facts)
+    if multi:
+        rate, rate_ev = nic_rate_gbs(facts)
+        if not rate:
+            return
+        expected, origin = rate, rate_ev
+        link = "the NICs' line rate"
+    else:
+        spec, spec_src = gpu_spec(facts)
+        if spec is None or not (spec.nvlink_gbs and has_nvlink(facts)):
+            return
+        expected = spec.nvlink_gbs * NVLINK_NCCL_EFFICIENCY
+        origin = [ev(spec_src or "catalog", f"catalog {spec.key}: NVLink {spec.nvlink_gbs:g} GB/s per direction x "
+                     f"{NVLINK_NCCL_EFFICIENCY} NCCL efficiency", expected, unit="GB/s")]
+        link = "what NVLink carries"
+    what = ev(rec, "largest all-reduce busbw (large messages)", value, round(expected, 1), "GB/s")
+    if value > expected * 1.05:
+        why = ("NVLink SHARP (NVLS) reduces inside the switch, so busbw can exceed the line rate."
+               if _nvls(facts) or not multi else
+               "Tree/NVLS algorithms keep part of the reduction inside the node, so busbw can exceed the NIC rate.")
+        yield passed("nccl.busbw", "Bus bandwidth at or above the line rate", f"busbw {value:g} GB/s is above {link}. {why} That is not an error.",
+                     [what] + origin, 0.7)
+    elif value >= 0.8 * expected:
+        yield passed("nccl.busbw", f"Bus bandwidth matches {link}",
+                     f"The largest all-reduce reaches {value:g} GB/s busbw, {value / expected:.0%} of {link}.",
+                     [what] + origin, 0.7)
+    else:
+        yield make("nccl.busbw", "other", "info", 0.4, f"Bus bandwidth is {value / expected:.0%} of {link}",
+                   f"The largest all-reduce reaches {value:g} GB/s busbw against about {expected:.0f} GB/s that "
+                   f"{link} allows. The other findings say why, if the evidence shows it.",
+                   [what] + origin + node_ev)

@@ -1,0 +1,522 @@
+"""Rules about how the GPUs reach each other: P2P, NVLink, PCIe links, virtualisation.
+
+The physics: inside a node NCCL moves data GPU-to-GPU over NVLink (or PCIe P2P). When P2P is
+off — by an NCCL_* variable, ACS/IOMMU, the driver, or a VM that hides the topology — it stages
+every byte through host shared memory (SHM), which is several times slower than NVLink.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from diagnose.evidence import (
+    Facts,
+    GpuFact,
+    NcclEvent,
+    NcclTransport,
+    NvLinkFact,
+    P2PStatus,
+    PairBandwidth,
+    PcieLinkFact,
+    TopologyPath,
+    XidEvent,
+)
+from rules import claims
+from rules.common import (
+    claim_ev, ev, gpu_name, gpu_spec, has_nvlink, is_virtualized, large_results, make, measurements,
+    need, nic_rate_gbs, node_count, nvlink_evidence, passed, settings,
+)
+from rules.engine import rule
+
+# NCCL_P2P_LEVEL values, from "no P2P" to "P2P everywhere" (NCCL env docs).
+P2P_LEVELS = {"LOC": 0, "NVL": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SYS": 5}
+PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SOC": 5, "SYS": 5}
+
+# PCIe data rate per lane (GB/s per direction) by generation, after line coding.
+PCIE_LANE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
+GTS_TO_GEN = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
+
+
+def _p2p_level(value: str) -> int | None:
+    v = value.strip().upper()
+    if v in P2P_LEVELS:
+        return P2P_LEVELS[v]
+    if v.isdigit():
+        return min(int(v), 5)
+    return None
+
+
+def p2p_off_settings(facts: Facts):
+    """NCCL settings that switch GPU-to-GPU P2P off entirely, with their records."""
+    off = [s for s in settings(facts, "NCCL_P2P_DISABLE") if s.value.strip().lower() in ("1", "true", "yes", "on")]
+    off += [s for s in settings(facts, "NCCL_P2P_LEVEL") if _p2p_level(s.value) == 0]
+    return off
+
+
+@rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled")
+def p2p_forced_off(facts: Facts, predictions=None):
+    """An NCCL_* variable switches P2P off, so NCCL copies through host memory (SHM)."""
+    off = p2p_off_settings(facts)
+    if not off:
+        return
+    s = off[0]
+    from_log = not s.source.startswith("ticket.toml")
+    nv = nvlink_evidence(facts)
+    evidence = [ev(s, f"{s.name}={s.value} switches NCCL's peer-to-peer transport off", s.value, "unset")] + nv
+    if nv:
+        yield make(
+            "topology.p2p_forced_off", "shm_fallback", "critical", 0.9 if from_log else 0.7,
+            f"{s.name}={s.value} makes NCCL use host shared memory although the GPUs have NVLink",
+            f"{s.name}={s.value} tells NCCL not to use peer-to-peer between GPUs, so every intra-node "
+            "transfer is staged through host shared memory (SHM) instead of going over NVLink. "
+            "That costs most of the NVLink bandwidth and adds latency to every all-reduce.",
+            evidence,
+            fix=f"Unset {s.name} (check the job environment, container image and /etc/nccl.conf for "
+            "inherited values), then confirm the NCCL_DEBUG=INFO log shows 'via P2P/IPC' or 'P2P/CUMEM'.",
+            refs=["nccl_env", "nccl_trouble"],
+        )
+    else:
+        yield make(
+            "topology.p2p_forced_off", "p2p_disabled", "warning", 0.75 if from_log else 0.6,
+            f"{s.name}={s.value} switches GPU peer-to-peer off",
+            f"{s.name}={s.value} tells NCCL not to use PCIe peer-to-peer between GPUs, so transfers are "
+            "staged through host memory. On PCIe systems where P2P works this roughly halves bandwidth.",
+            evidence,
+            fix=f"Unset {s.name} unless P2P was disabled on purpose (a platform known to corrupt or hang "
+            "with P2P); compare all_reduce_perf busbw with and without it.",
+            refs=["nccl_env"],
+        )
+
+
+@rule("topology.nccl_transport", "shm_fallback", "p2p_disabled")
+def nccl_transport(facts: Facts, predictions=None):
+    """Which intra-node transport NCCL chose, against what the hardware offers."""
+    local = [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]
+    if not local:
+        return
+    shm = [t for t in local if t.transport == "SHM"]
+    p2p = [t for t in local if t.transport == "P2P"]
+    if not shm:
+        yield passed("topology.nccl_transport", "NCCL uses peer-to-peer between the GPUs of a node",
+                     f"All {len(p2p)} intra-node connections in the NCCL log go GPU-to-GPU ({p2p[0].detail}).",
+                     [ev(p2p[0], f"channel via {p2p[0].detail}", p2p[0].detail)], 0.8)
+        return
+    if p2p_off_settings(facts):
+        return  # topology.p2p_forced_off explains it
+    evidence = [ev(shm[0], f"{len(shm)} of {len(local)} intra-node connections via {shm[0].detail or 'SHM'}",
+                   shm[0].detail or "SHM", "P2P")]
+    nv = nvlink_evidence(facts)
+    if nv:
+        yield make(
+            "topology.nccl_transport", "shm_fallback", "critical", 0.85,
+            "NCCL copies through host shared memory although the GPUs have NVLink",
+            "The NCCL log shows connections between GPUs of one node going through SHM (host memory) "
+            "while the topology shows NVLink between them. NCCL only does that when it cannot map the "
+            "peer GPU: P2P disabled by the environment, a container without the peer's IPC namespace, "
+            "or a driver/virtualisation problem.",
+            evidence + nv,
+            fix="Check NCCL_P2P_DISABLE / NCCL_P2P_LEVEL in the environment and /etc/nccl.conf; run all "
+            "ranks in one container or with --ipc=host; run `nvidia-smi topo -p2p r` to see if the "
+            "driver allows P2P.",
+            refs=["nccl_env", "nccl_trouble"],
+        )
+    else:
+        yield make(
+            "topology.nccl_transport", "p2p_disabled", "warning", 0.6,
+            "NCCL copies through host shared memory: PCIe peer-to-peer is not available",
+            "NCCL uses SHM between GPUs of one node, which means PCIe peer-to-peer is unavailable: "
+            "ACS redirect or an IOMMU in translation mode on the PCIe path, a consumer board whose "
+            "driver does not allow P2P, or a virtual machine.",
+            evidence,
+            fix="Run `nvidia-smi topo -p2p r`; check `lspci -vvv | grep ACSCtl` on the bridges and the "
+            "kernel command line for iommu=pt; see the NCCL troubleshooting guide on ACS.",
+            refs=["nccl_acs", "nccl_trouble"],
+        )
+
+
+@rule("topology.p2p_status", "p2p_disabled")
+def p2p_status(facts: Facts, predictions=None):
+    """The driver's own answer to 'can GPU a read/write GPU b' (topo -p2p, NVML)."""
+    rows = [p for p in facts.of(P2PStatus) if p.a != p.b and p.capability in ("read", "write", "access", "nvlink")]
+    if not rows:
+        return
+    bad = [p for p in rows if not p.ok]
+    if not bad:
+        yield passed("topology.p2p_status", "The driver allows peer-to-peer between every GPU pair",
+                     f"All {len(rows)} GPU pairs report P2P {rows[0].capability} as {rows[0].status}.",
+                     [ev(rows[0], f"GPU{rows[0].a}->GPU{rows[0].b} P2P {rows[0].capability}", rows[0].status, "OK")], 0.8)
+        return
+    if is_virtualized(facts):
+        return  # virtualization_no_p2p tells the fuller story
+    b = bad[0]
+    yield make(
+        "topology.p2p_status", "p2p_disabled", "critical", 0.85,
+        f"Peer-to-peer is not supported between {len(bad)} of {len(rows)} GPU pairs",
+        f"The driver reports P2P {b.capability} as '{b.status}' between GPU{b.a} and GPU{b.b}, so NCCL "
+        "falls back to host memory for those pairs. On bare metal this is usually ACS redirect on a PCIe "
+        "switch, the IOMMU in translation mode, or a board/driver that does not support P2P.",
+        [ev(p, f"GPU{p.a}->GPU{p.b} P2P {p.capability}", p.status, "OK") for p in bad[:4]],
+        fix="Disable ACS on the PCIe switches between the GPUs (BIOS or setpci), boot with iommu=pt, "
+        "and re-run `nvidia-smi topo -p2p r`.",
+        refs=["nccl_acs"],
+    )
+
+
+def _virtual_symptoms(facts: Facts) -> list:
+    """Signs that P2P (GPU<->GPU or GPU<->NIC) is broken in the way a VM breaks it."""
+    out = []
+    for p in facts.of(P2PStatus):
+        if not p.ok and p.a != p.b:
+            out.append(ev(p, f"GPU{p.a}->GPU{p.b} P2P {p.capability}", p.status, "OK"))
+            break
+    shm = [t for t in facts.of(NcclTransport) if t.transport == "SHM"]
+    if shm:
+        out.append(ev(shm[0], "NCCL uses host shared memory between GPUs", shm[0].detail or "SHM", "P2P"))
+    for g in facts.of(GpuFact):
+        if g.pcie_width_current == 0 or g.numa_node == -1:
+            out.append(ev(g, "the guest hides the GPU's PCIe link and NUMA placement (flat topology)",
+                          f"width {g.pcie_width_current}, NUMA {g.numa_node}"))
+            break
+    for e in facts.of(NcclEvent):
+        if e.kind == "topology" and (e.data.get("flat") or e.data.get("numaid") in (-1, "-1")):
+            out.append(ev(e, "NCCL sees a flat topology (no PCIe hierarchy, unknown NUMA)", e.message[:80]))
+            break
+    for c in claims.find(facts, "no_p2p"):
+        out.append(claim_ev(c, "the reporter sees no P2P"))
+        break
+    nodes, _ = node_count(facts)
+    if nodes and nodes > 1:
+        rate, rate_ev = nic_rate_gbs(facts)
+        busbw = [(m.value, m) for m in measurements(facts, "busbw_gbs")]
+        busbw += [(r.busbw_gbs, r) for r in large_results(facts)]
+        if rate and busbw:
+            value, rec = max(busbw, key=lambda x: x[0])
+            if value < 0.7 * rate:
+                out.append(ev(rec, "inter-node busbw against the NICs' line rate", value, rate, "GB/s"))
+                out += rate_ev
+    return out
+
+
+@rule("topology.virtualization_no_p2p", "virtualization_no_p2p")
+def virtualization_no_p2p(facts: Facts, predictions=None):
+    """A VM hides the PCIe/NVLink topology or keeps ACS on, so P2P and GPUDirect RDMA break."""
+    virt = is_virtualized(facts)
+    if not virt:
+        return
+    symptoms = _virtual_symptoms(facts)
+    if not symptoms:
+        return
+    hard = [e for e in symptoms if not e.source.startswith("ticket.toml")]
+    yield make(
+        "topology.virtualization_no_p2p", "virtualization_no_p2p", "critical", 0.75 if hard else 0.6,
+        "Virtualisation blocks peer-to-peer between GPUs (and between GPUs and NICs)",
+        "The GPUs run inside a virtual machine, and the evidence shows P2P traffic not taking the direct "
+        "path. A guest sees a flat PCIe topology and the host keeps ACS redirect on for isolation, so GPU "
+        "peer traffic (NVLink/PCIe P2P, and GPUDirect RDMA to the NIC) is refused or routed up through "
+        "the root complex, halving bandwidth or worse.",
+        virt + symptoms,
+        fix="On the host: pass GPUs and NICs through with ATS enabled and ACS redirect disabled on the "
+        "switches between them, and give the guest the real topology (NCCL_TOPO_FILE with the host's "
+        "PCIe/NVLink layout, as cloud VM images do). Then check the NCCL_DEBUG=INFO log for 'P2P/IPC' "
+        "and 'GDRDMA'.",
+        refs=["nccl_acs", "nccl_env", "gdr"],
+    )
+
+
+def _bridged_by_design(spec, name: str | None) -> bool:
+    """PCIe-card SKUs (H100 PCIe/NVL, A100 PCIe, A40, ...) get NVLink only through bridges
+    between pairs, so some of the links the chip reports are never wired."""
+    text = " ".join(str(x) for x in (getattr(spec, "key", ""), getattr(spec, "name", ""),
+                                      getattr(spec, "interconnect", ""), name or "")).lower()
+    return bool(re.search(r"pcie|bridge|\bnvl\b|-nvl|a40|a30|a6000|rtx|titan|quadro", text))
+
+
+@rule("topology.nvlink_links", "nvlink_down")
+def nvlink_links(facts: Facts, predictions=None):
+    """NVLinks reported inactive: a fault on SXM boards, by design on bridged PCIe cards."""
+    links = facts.of(NvLinkFact)
+    if not links:
+        return
+    spec, spec_src = gpu_spec(facts)
+    name = gpu_name(facts)
+    inactive = [n for n in links if not n.active]
+    active = [n for n in links if n.active]
+    if not inactive:
+        speeds = sorted({n.speed_gbs for n in active if n.speed_gbs})
+        yield passed("topology.nvlink_links", f"All {len(active)} reported NVLinks are active",
+                     "Every NVLink listed is up" + (f" at {speeds[0]:g} GB/s." if len(speeds) == 1 else "."),
+                     [ev(active[0], f"{len(active)} links active", len(active))], 0.75)
+        return
+    per_gpu = defaultdict(list)
+    for n in inactive:
+        per_gpu[n.gpu].append(n.link)
+    gpu, lost = next(iter(per_gpu.items()))
+    detail = f"GPU{gpu if gpu is not None else '?'} links {', '.join(map(str, lost))} inactive"
+    evidence = [ev(inactive[0], detail, len(lost), "0 on an SXM board")]
+    if _bridged_by_design(spec, name):
+        if spec is not None:
+            evidence.append(ev(spec_src or "catalog", f"catalog row {spec.key}: NVLink through bridges between pairs",
+                               getattr(spec, "nvlink_links", None)))
+        yield make(
+            "topology.nvlink_links", "healthy", "ok", 0.7,
+            "Inactive NVLinks on a bridged PCIe card are by design",
+            f"{name or 'This GPU'} is a PCIe card whose NVLinks are wired only through bridges to its "
+            "pair partner, so the links without a bridge connection always read Inactive. That is not "
+            "a fault; judge the bridge by the pair's P2P bandwidth instead.",
+            evidence,
+        )
+        return
+    all_down = not active
+    yield make(
+        "topology.nvlink_links", "nvlink_down", "critical", 0.85 if spec is not None else 0.7,
+        "NVLinks are down" if all_down else f"{len(inactive)} NVLinks are down",
+        f"{detail}. On an SXM/NVSwitch board every link is wired, so an inactive link means a "
+        "training failure, a bad baseboard connection or a fabric problem; NCCL then loses that "
+        "bandwidth or falls back to PCIe.",
+        evidence,
+        fix="Check `nvidia-smi nvlink -e` error counters and `dmesg` for Xid 74; reset the GPU (or "
+        "reboot) and, if links stay down, have the baseboard/NVSwitch tray serviced.",
+        refs=["nvidia_smi", "xid"],
+    )
+
+
+@rule("topology.fabric_manager", "nvlink_down")
+def fabric_manager(facts: Facts, predictions=None):
+    """On NVSwitch systems the fabric manager must have configured the fabric before CUDA runs."""
+    bad = [g for g in facts.of(GpuFact) if g.fabric_state and g.fabric_state.lower() in ("not started", "in progress")]
+    bad += [g for g in facts.of(GpuFact)
+            if g.fabric_status and g.fabric_status.lower() not in ("success", "n/a", "not supported", "")]
+    fm = facts.host("fabric_manager")
+    events = [e for e in facts.of(NcclEvent) if re.search(r"system not yet initiali[sz]ed|cuda error 802", e.message, re.I)]
+    evidence = [ev(g, f"GPU{g.index} fabric state {g.fabric_state}, status {g.fabric_status}",
+                   g.fabric_state, "Completed / Success") for g in bad[:2]]
+    if fm and str(fm.value) in ("not_running", "absent"):
+        evidence.append(ev(fm, "nvidia-fabricmanager service", fm.value, "running"))
+    evidence += [ev(e, "CUDA reports the system is not initialised (error 802)", e.message[:80]) for e in events[:1]]
+    if evidence:
+        yield make(
+            "topology.fabric_manager", "nvlink_down", "critical", 0.85,
+            "The NVSwitch fabric is not initialised (fabric manager)",
+            "On HGX/DGX boards the NVSwitch fabric is set up by the nvidia-fabricmanager service. "
+            "Until it has run, NVLink peer traffic is unavailable: CUDA fails with error 802 or NCCL "
+            "falls back to slower paths.",
+            evidence,
+            fix="Start nvidia-fabricmanager with the same version as the driver "
+            "(`systemctl enable --now nvidia-fabricmanager`) and check `nvidia-smi -q | grep -A2 Fabric`.",
+            refs=["fabric_manager"],
+        )
+    elif any(g.fabric_state == "Completed" for g in facts.of(GpuFact)):
+        g = next(g for g in facts.of(GpuFact) if g.fabric_state == "Completed")
+        yield passed("topology.fabric_manager", "The NVSwitch fabric is initialised",
+                     "nvidia-smi reports the fabric state Completed.", [ev(g, "fabric state", g.fabric_state, "Completed")], 0.7)
+
+
+@rule("topology.nvlink_errors", "nvlink_down")
+def nvlink_errors(facts: Facts, predictions=None):
+    """Unstable NVLinks: error counters, Xid 74, or a driver that takes minutes to enumerate them."""
+    evidence = []
+    for n in facts.of(NvLinkFact):
+        bad = {k: v for k, v in n.errors.items() if v and re.search(r"replay|recovery|crc|fatal", k, re.I)}
+        if sum(bad.values()) >= 100 or any(re.search(r"recovery|fatal", k, re.I) and v for k, v in bad.items()):
+            evidence.append(ev(n, f"GPU{n.gpu} link {n.link} error counters {bad}", sum(bad.values()), 0))
+    xid74 = [x for x in facts.of(XidEvent) if x.xid == 74]
+    evidence += [ev(x, "Xid 74: NVLink error", x.xid) for x in xid74[:2]]
+    confidence = 0.8 if evidence else 0.0
+    slow = [c for c in claims.find(facts, "nvidia_smi_slow") if c.data["seconds"] >= 20]
+    if slow and has_nvlink(facts):
+        evidence.append(claim_ev(slow[0], f"nvidia-smi needs {slow[0].data['seconds']:g} s (normally under 2 s)"))
+        evidence += nvlink_evidence(facts)[:1]
+        hang = claims.find(facts, "hang")
+        if hang:
+            evidence.append(claim_ev(hang[0], "collectives hang"))
+        confidence = max(confidence, 0.6 if hang else 0.5)
+    if not evidence:
+        return
+    yield make(
+        "topology.nvlink_errors", "nvlink_down", "critical" if confidence >= 0.8 else "warning", confidence,
+        "NVLink is unstable: links retrain or report errors",
+        "A link listed in `topo -m` is not proof of a healthy link. Error counters, Xid 74, or an "
+        "nvidia-smi that takes tens of seconds (the driver repeatedly initialising a partly connected "
+        "bridge) mean the link drops and retrains, which stalls or hangs NCCL collectives.",
+        evidence,
+        fix="Run `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` and check `dmesg` for Xid 74; reseat "
+        "or replace the NVLink bridge (or service the baseboard), and enable persistence mode. To "
+        "confirm, run all_reduce_perf with NCCL_P2P_DISABLE=1: if it no longer hangs, the link is at fault.",
+        refs=["nvidia_smi", "xid", "nccl_trouble"],
+    )
+
+
+# --------------------------------------------------------------------------- PCIe links
+
+
+def _idle(g: GpuFact) -> bool | None:
+    """Was the GPU idle when its link was read? None when nothing says."""
+    if g.pcie_read_under_load is not None:
+        return not g.pcie_read_under_load
+    if "idle" in (g.clock_event_reasons or []):
+        return True
+    if g.utilization_pct is not None:
+        return g.utilization_pct < 10
+    return None
+
+
+@rule("topology.pcie_link", "pcie_link_degraded")
+def pcie_link(facts: Facts, predictions=None):
+    """PCIe link trained below its capability; a Gen1 reading on an idle GPU is power saving."""
+    gpus = facts.of(GpuFact)
+    by_bus = {g.bus_id: g for g in gpus if g.bus_id}
+    found = False
+    for link in facts.of(PcieLinkFact):
+        if link.is_bridge or not (link.cap_speed_gts or link.cap_width):
+            continue
+        found = True
+        g = by_bus.get(link.bus_id)
+        idle = _idle(g) if g else None
+        who = link.device or link.bus_id or "the device"
+        if link.sta_width and link.cap_width and link.sta_width < link.cap_width:
+            yield make(
+                "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
+                f"PCIe link of {who} runs at x{link.sta_width} instead of x{link.cap_width}",
+                "The link trained with fewer lanes than both ends support. Width does not drop for power "
+                "saving, so this is a seating, riser or slot problem and cuts host and P2P bandwidth.",
+                [ev(link, "LnkSta width vs LnkCap width", link.sta_width, link.cap_width, "lanes")],
+                fix="Reseat the card, avoid risers/bifurcated slots, check the slot's wiring in the board "
+                "manual, and re-read `lspci -vvv` LnkSta.",
+                refs=["nvidia_smi"],
+            )
+        elif link.sta_speed_gts and link.cap_speed_gts and link.sta_speed_gts < link.cap_speed_gts:
+            evidence = [ev(link, "LnkSta speed vs LnkCap speed", link.sta_speed_gts, link.cap_speed_gts, "GT/s")]
+            if idle:
+                yield make("topology.pcie_link", "healthy", "ok", 0.6,
+                           f"{who} links at {link.sta_speed_gts:g} GT/s because it is idle",
+                           "NVIDIA GPUs drop the PCIe link to its lowest speed when idle to save power; "
+                           "that reading is not a fault.", evidence + [ev(g, "GPU idle when read", g.utilization_pct, unit="%")])
+                continue
+            yield make(
+                "topology.pcie_link", "pcie_link_degraded", "warning", 0.55,
+                f"PCIe link of {who} trained at {link.sta_speed_gts:g} GT/s of {link.cap_speed_gts:g} GT/s",
+                f"lspci reports the link running at {link.sta_speed_gts:g} GT/s although both ends can do "
+                f"{link.cap_speed_gts:g} GT/s. A riser, extender or marginal slot often forces this; but an "
+                "idle GPU also drops to 2.5 GT/s to save power, and the reading says nothing about load.",
+                evidence,
+                fix="Re-read `lspci -vvv | grep LnkSta` (or `nvidia-smi -q -d PCIE`) while the GPU is "
+                "busy; if it stays low, remove the riser or use another slot, and force the slot's PCIe "
+                "generation in the BIOS.",
+                refs=["nvidia_smi"],
+            )
+    yield from _gpu_pcie(facts, gpus, found)
+
+
+def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
+    lows = []
+    for g in gpus:
+        if g.pcie_gen_current is None:
+            continue
+        idle = _idle(g)
+        if g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max:
+            yield make(
+                "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
+                f"GPU{g.index} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}",
+                "The link trained with fewer lanes than it supports; width does not drop for power saving.",
+                [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")],
+                fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])
+        elif g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max:
+            if idle is False:
+                yield make(
+                    "topology.pcie_link", "pcie_link_degraded", "critical", 0.85,
+                    f"GPU{g.index} PCIe link at Gen{g.pcie_gen_current} under load (capable of Gen{g.pcie_gen_max})",
+                    "The GPU was busy when read, so the low generation is not power saving: the link "
+                    "trained below its capability and host/P2P bandwidth is cut accordingly.",
+                    [ev(g, "current vs max PCIe generation under load", g.pcie_gen_current, g.pcie_gen_max)],
+                    fix="Reseat the card, remove risers, set the slot's generation in the BIOS.", refs=["nvidia_smi"])
+            else:
+                lows.append(g)
+        elif not g.pcie_gen_max:
+            peers = [p.pcie_gen_current for p in gpus if p is not g and p.pcie_gen_current and p.name == g.name]
+            if peers and g.pcie_gen_current < max(peers):
+                lows.append(g)
+    if lows:
+        g = lows[0]
+        yield make(
+            "topology.pcie_link", "healthy", "ok", 0.6,
+            f"GPU{g.index} at PCIe Gen{g.pcie_gen_current} without load is normal power saving",
+            "NVIDIA GPUs drop their PCIe link to Gen1 when idle and return to full speed under load. "
+            "A low current generation read without load context is therefore not evidence of a "
+            "degraded link.",
+            [ev(x, f"GPU{x.index} current PCIe generation (load not known or idle)", x.pcie_gen_current,
+                x.pcie_gen_max or "higher under load") for x in lows[:4]],
+        )
+        yield need("topology.pcie_link", "PCIe generation under load not known",
+                   "The current PCIe generation was read while the GPU may have been idle.",
+                   "`nvidia-smi -q -d PCIE` (or `lspci -vvv | grep LnkSta`) captured while the GPU runs a "
+                   "bandwidth test such as `bandwidthTest` or `nvbandwidth`")
+
+
+# --------------------------------------------------------------------------- measured P2P
+
+
+def _pcie_gbs(spec) -> float:
+    gen = getattr(spec, "pcie_gen", None) or 4
+    lanes = getattr(spec, "pcie_lanes", None) or 16
+    return PCIE_LANE_GBS.get(gen, 2.0) * lanes
+
+
+def _topo_path(facts: Facts, a: int, b: int) -> TopologyPath | None:
+    for t in facts.of(TopologyPath):
+        if {t.a, t.b} == {f"GPU{a}", f"GPU{b}"}:
+            return t
+    return None
+
+
+@rule("topology.pair_bandwidth", "nvlink_down", "pcie_fallback")
+def pair_bandwidth(facts: Facts, predictions=None):
+    """Measured GPU-to-GPU copy bandwidth against the NVLink line rate from the catalog."""
+    pairs = [p for p in facts.of(PairBandwidth)
+             if p.a != p.b and p.unit.lower() in ("gb/s", "gbps") and p.p2p_enabled is not False and p.value > 0]
+    spec, spec_src = gpu_spec(facts)
+    nv_gbs = getattr(spec, "nvlink_gbs", None) if spec else None
+    if not pairs or not nv_gbs:
+        return
+    pcie = _pcie_gbs(spec)
+    nv_pairs, slow = [], []
+    for p in pairs:
+        factor = 2 if p.direction == "bi" else 1
+        t = _topo_path(facts, p.a, p.b)
+        on_nvlink = t.path.upper().startswith("NV") if t else p.value > 1.3 * pcie * factor
+        if not on_nvlink:
+            continue
+        expected = nv_gbs * factor
+        nv_pairs.append((p, expected))
+        if p.value < 0.6 * expected:
+            slow.append((p, expected, t))
+    if not nv_pairs:
+        return
+    line = f"catalog {spec.key}: NVLink {nv_gbs:g} GB/s per direction"
+    if not slow:
+        ratios = [p.value / e for p, e in nv_pairs]
+        p, e = min(nv_pairs, key=lambda x: x[0].value / x[1])
+        yield passed(
+            "topology.pair_bandwidth",
+            f"GPU-to-GPU bandwidth is {min(ratios):.0%}–{max(ratios):.0%} of the NVLink line rate, as expected",
+            "Copy engines reach about 80–90% of the NVLink line rate because of packet headers and flow "
+            "control, so the measured pairs are where healthy NVLink lands; a threshold set at the "
+            "marketed figure (or an SXM figure on a PCIe card) cannot be met.",
+            [ev(p, f"slowest pair GPU{p.a}<->GPU{p.b} ({p.direction}directional)", p.value, e, "GB/s"),
+             ev(spec_src or "catalog", line, nv_gbs, unit="GB/s")],
+            0.8,
+        )
+        return
+    p, e, t = slow[0]
+    below_pcie = p.value <= 1.1 * pcie * (2 if p.direction == "bi" else 1)
+    yield make(
+        "topology.pair_bandwidth", "pcie_fallback" if below_pcie else "nvlink_down", "warning", 0.6,
+        f"{len(slow)} NVLink-connected GPU pairs copy at PCIe-like or reduced bandwidth",
+        f"GPU{p.a}<->GPU{p.b} moves {p.value:g} GB/s where NVLink should give about {0.8 * e:.0f}–{e:.0f} GB/s. "
+        + ("That is what PCIe delivers, so the copy is not using NVLink." if below_pcie
+           else "Part of the links between them are down or running degraded."),
+        [ev(p, f"GPU{p.a}<->GPU{p.b} {p.direction}directional P2P bandwidth", p.value, e, "GB/s"),
+         ev(spec_src or "catalog", line, nv_gbs, unit="GB/s")] + ([ev(t, "topology path", t.path)] if t else []),
+        fix="Check `nvidia-smi nvlink -s` for inactive links and `nvidia-smi nvlink -e` for errors on those GPUs.",
+        refs=["nvidia_smi"],
+    )

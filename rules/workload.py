@@ -1,0 +1,282 @@
+"""Rules about how the model is laid out and run: TP across nodes, eager mode, batch-1 decode,
+TP that does not divide the heads, PP over the network, and measured TP scaling against the
+roofline (`rules.roofline.predict`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import Facts, Measurement, Note, Workload
+from rules import claims
+from rules.common import ev, gpu_spec, gpus_per_node, make, measurements, node_count, passed, wfield
+from rules.engine import rule
+
+DECODE = ("decode_tok_s", "output_tok_s")
+
+
+def _model(facts: Facts):
+    """(ModelSpec, source) from the first Workload naming a catalog model."""
+    try:
+        from rules import catalog
+    except ImportError:
+        return None, None
+    for w in facts.of(Workload):
+        if w.model:
+            try:
+                spec = catalog.find_model(w.model)
+            except Exception:  # noqa: BLE001 - an unknown model is a normal answer
+                spec = None
+            if spec:
+                return spec, w.source
+    return None, None
+
+
+@rule("workload.cross_node_tp", "cross_node_tp")
+def cross_node_tp(facts: Facts, predictions=None):
+    """Tensor parallelism wider than one node puts two all-reduces per layer on the network."""
+    tp, tp_src = wfield(facts, "tp")
+    per_node = gpus_per_node(facts)
+    nodes, node_ev = node_count(facts)
+    if not tp or not per_node or not nodes:
+        return
+    if nodes > 1 and tp > per_node:
+        yield make(
+            "workload.cross_node_tp", "cross_node_tp", "critical", 0.85,
+            f"TP={tp} spans {-(-tp // per_node)} nodes of {per_node} GPUs",
+            "Tensor parallelism all-reduces the activations twice per layer, every token. Inside a node that "
+            "runs over NVLink at hundreds of GB/s and a few microseconds; across nodes it runs over the NIC at "
+            "a tenth of the bandwidth and several times the latency, so the whole model waits on the network.",
+            [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node} (GPUs per node)")] + node_ev,
+            fix=f"Keep TP within a node (TP={per_node}) and use pipeline parallelism across nodes "
+            f"(PP={max(1, tp // per_node)}), or run independent replicas per node behind a load balancer.",
+            refs=["vllm_parallel"],
+        )
+    elif nodes >= 1 and tp <= per_node:
+        yield passed("workload.cross_node_tp", "Tensor parallelism stays within one node",
+                     f"TP={tp} fits in the {per_node} GPUs of a node.", [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node}")], 0.4)
+
+
+def _line(source: str) -> tuple[str, int]:
+    name, _, line = source.rpartition(":")
+    return (name, int(line)) if line.isdigit() else (source, 0)
+
+
+def _eager_pairs(facts: Facts):
+    """Measurements paired with the launch line above them in the same file: (eager, Measurement)."""
+    launches = [w for w in facts.of(Workload) if w.eager is not None or (w.tp and w.framework)]
+    out = []
+    for m in facts.of(Measurement):
+        if m.metric not in DECODE:
+            continue
+        mf, ml = _line(m.source)
+        above = [w for w in launches if _line(w.source)[0] == mf and _line(w.source)[1] < ml]
+        if above:
+            w = max(above, key=lambda w: _line(w.source)[1])
+            out.append((bool(w.eager), m, w))
+    return out
+
+
+@rule("workload.eager_mode", "eager_mode")
+def eager_mode(facts: Facts, predictions=None):
+    """Without CUDA graphs every decode step pays the CPU cost of launching each kernel."""
+    eager = [w for w in facts.of(Workload) if w.eager]
+    if not eager:
+        explicit = [w for w in facts.of(Workload) if w.eager is False]
+        graph_notes = [(src, text) for src, text in claims.texts(facts)
+                       if re.search(r"(?:using|with|enabled?)\s+cuda[ -]?graphs?|cuda[ -]?graphs? (?:on|enabled)", text, re.I)]
+        graph_notes += [(n.source, n.text) for n in facts.of(Note) if n.kind not in ("description",)
+                        and re.search(r"using cuda[ -]?graphs?", n.text, re.I)]
+        if explicit or graph_notes:
+            src = explicit[0].source if explicit else graph_notes[0][0]
+            yield passed("workload.eager_mode", "CUDA graphs are on", "The engine captures decode steps as CUDA graphs.",
+                         [ev(src, "CUDA graphs", "on", "on")], 0.55)
+        return
+    w = eager[0]
+    pairs = _eager_pairs(facts)
+    on = [m for e, m, _ in pairs if e]
+    off = [m for e, m, _ in pairs if not e]
+    evidence = [ev(w, "engine runs in eager mode (--enforce-eager / --disable-cuda-graph)", True, False)]
+    confidence = 0.8
+    summary_extra = ""
+    if on and off:
+        slow, fast = on[0], max(off, key=lambda m: m.value)
+        evidence.append(ev(slow, f"{slow.metric} in eager mode", slow.value, fast.value, slow.unit))
+        evidence.append(ev(fast, f"{fast.metric} with CUDA graphs", fast.value, unit=fast.unit))
+        if slow.value < 0.9 * fast.value:
+            confidence = 0.9
+            summary_extra = f" The attached runs show it: {slow.value:g} vs {fast.value:g} {slow.unit or ''} with graphs."
+    yield make(
+        "workload.eager_mode", "eager_mode", "warning", confidence,
+        "The engine runs without CUDA graphs (eager mode)",
+        "In eager mode the CPU launches every kernel of every layer for each decoded token; at small batch "
+        "the GPU finishes each kernel faster than the next one is launched, so decode becomes launch-bound. "
+        "With TP every rank must also launch its share in lock-step around the all-reduces." + summary_extra,
+        evidence,
+        fix="Remove --enforce-eager (vLLM/Aphrodite) or --disable-cuda-graph (SGLang) so decode runs as captured "
+        "CUDA graphs; if a feature (a quantisation kernel) forces eager mode, weigh it against the loss.",
+        refs=["vllm_graphs"],
+    )
+
+
+@rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads")
+def tp_not_dividing_heads(facts: Facts, predictions=None):
+    """TP must divide the attention heads (and the KV heads, or be a multiple of them)."""
+    tp, tp_src = wfield(facts, "tp")
+    if not tp or tp < 2:
+        return
+    spec, spec_src = _model(facts)
+    heads = kv = None
+    heads_src = None
+    for w in facts.of(Workload):
+        if w.extra.get("attention_heads"):
+            heads, heads_src = int(w.extra["attention_heads"]), w.source
+            break
+    if spec is not None:
+        heads = heads or spec.heads
+        heads_src = heads_src or f"catalog model {spec.key}"
+        kv = spec.kv_heads if not spec.is_mla else None
+    if not heads:
+        return
+    problems = []
+    if heads % tp:
+        problems.append(ev(heads_src, "attention heads not divisible by TP", heads, f"a multiple of {tp}"))
+    if kv and (kv % tp if tp <= kv else tp % kv):
+        problems.append(ev(f"catalog model {spec.key}", "KV heads neither divisible by TP nor a divisor of it", kv, tp))
+    if not problems:
+        yield passed("workload.tp_not_dividing_heads", f"TP={tp} divides the model's heads",
+                     f"{heads} attention heads" + (f" and {kv} KV heads" if kv else "") + f" split evenly over {tp} GPUs.",
+                     [ev(heads_src, "attention heads", heads, f"multiple of {tp}"), ev(tp_src, "tensor-parallel size", tp)], 0.4)
+        return
+    good = [d for d in (1, 2, 4, 8, 16) if heads % d == 0 and d != tp]
+    yield make(
+        "workload.tp_not_dividing_heads", "tp_not_dividing_heads", "critical", 0.95,
+        f"TP={tp} does not divide the model's {heads} attention heads",
+        "Tensor parallelism gives each GPU a whole number of attention heads, so the TP size must divide the "
+        "head count; engines refuse to start (or pad and waste GPUs) otherwise.",
+        problems + [ev(tp_src, "tensor-parallel size", tp)],
+        fix=f"Use a TP size that divides {heads} (e.g. {', '.join(map(str, good[-3:]))}); use the remaining GPUs "
+        "for pipeline parallelism or another replica.",
+        refs=["vllm_parallel"],
+    )
+
+
+def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
+    out: dict[int, Measurement] = {}
+    for m in measurements(facts, metric):
+        if m.tp and (m.batch in (None, 1)):
+            out.setdefault(m.tp, m)
+    return out
+
+
+def _predict(facts: Facts, tp: int, batch: int):
+    try:
+        from rules import roofline
+        from rules.catalog import find_model  # noqa: F401
+    except ImportError:
+        return None
+    model, _ = _model(facts)
+    gpu, _ = gpu_spec(facts)
+    if model is None or gpu is None:
+        return None
+    try:
+        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch)
+    except Exception:  # noqa: BLE001 - a layout the predictor rejects is not this rule's problem
+        return None
+
+
+@rule("workload.latency_bound_small_batch", "latency_bound_small_batch", "expected_physics")
+def latency_bound_small_batch(facts: Facts, predictions=None):
+    """At batch 1 adding TP GPUs adds per-layer all-reduce latency and shrinks GEMMs; the model
+    may already be limited by fixed per-step costs, not by memory bandwidth."""
+    for metric in DECODE:
+        by_tp = _by_tp(facts, metric)
+        if len(by_tp) >= 2:
+            break
+    else:
+        return
+    tps = sorted(by_tp)
+    lo, hi = by_tp[tps[0]], by_tp[tps[-1]]
+    measured = hi.value / lo.value
+    evidence = [ev(lo, f"{metric} at TP={tps[0]}, batch 1", lo.value, unit=lo.unit),
+                ev(hi, f"{metric} at TP={tps[-1]}, batch 1", hi.value, round(lo.value * tps[-1] / tps[0], 1), lo.unit)]
+    p_lo, p_hi = _predict(facts, tps[0], 1), _predict(facts, tps[-1], 1)
+    predicted = None
+    if p_lo and p_hi and p_lo.decode_tok_s_expected:
+        predicted = p_hi.decode_tok_s_expected / p_lo.decode_tok_s_expected
+        evidence.append(ev("prediction:roofline", f"expected speed-up TP={tps[0]}->{tps[-1]}", round(measured, 2), round(predicted, 2), "x"))
+    if measured <= 1.1:
+        yield make(
+            "workload.latency_bound_small_batch", "latency_bound_small_batch", "warning", 0.75,
+            f"More TP GPUs do not speed up batch-1 decode (x{measured:.2f} from TP={tps[0]} to TP={tps[-1]})",
+            "At batch 1 each decode step streams little data per GPU, so its time is dominated by fixed costs: "
+            "kernel launches and two all-reduces per layer whose latency grows with the TP size. Splitting the "
+            "weights further saves less time than the extra synchronisation costs; this is physics, not a fault.",
+            evidence,
+            fix=f"Serve single streams on the smallest TP that fits the model (TP={tps[0]} here) and use the other "
+            "GPUs for replicas; raise the batch (concurrency) to make TP pay off; keep CUDA graphs on and "
+            "prefer the engine's custom all-reduce.",
+            refs=["vllm_parallel"],
+        )
+    elif predicted and abs(measured / predicted - 1) <= 0.25:
+        yield make(
+            "workload.latency_bound_small_batch", "expected_physics", "info", 0.6,
+            f"TP scaling x{measured:.2f} matches the roofline's x{predicted:.2f}",
+            "The measured speed-up from more GPUs is what the memory-bandwidth and all-reduce terms of the "
+            "roofline predict for this model and GPU; nothing is slowing it down beyond physics.",
+            evidence, fix="Nothing to fix; to go faster, raise the batch or use faster interconnect/GPUs.")
+
+
+@rule("workload.pp_network", "expected_physics")
+def pp_network(facts: Facts, predictions=None):
+    """Pipeline stages on different nodes exchange one activation per micro-batch: the network
+    is not on the critical path of decode, so a faster network does not raise tok/s."""
+    pp, pp_src = wfield(facts, "pp")
+    tp, _ = wfield(facts, "tp")
+    nodes, node_ev = node_count(facts)
+    per_node = gpus_per_node(facts)
+    if not pp or pp < 2 or not nodes or nodes < 2 or (tp and per_node and tp > per_node):
+        return
+    model, model_src = _model(facts)
+    evidence = [ev(pp_src, "pipeline-parallel size across nodes", pp)] + node_ev
+    detail = ""
+    if model is not None:
+        per_token = model.hidden * 2
+        evidence.append(ev(f"catalog model {model.key}", "activation bytes crossing a stage boundary per token (bf16)", per_token, unit="bytes"))
+        detail = (f" For {model.name} that is {per_token / 1024:g} KiB per token per boundary — microseconds on any "
+                  "datacenter network, against a decode step of tens of milliseconds.")
+    yield make(
+        "workload.pp_network", "expected_physics", "info", 0.6,
+        "Across nodes only pipeline activations cross the network; its bandwidth does not limit decode",
+        "With pipeline parallelism between nodes (and TP inside each node), each token sends one hidden-state "
+        "vector from one stage to the next." + detail + " A faster network therefore cannot raise tokens/s; the "
+        "step time is set by the GPUs' memory bandwidth and the pipeline's sequential stages.",
+        evidence,
+        fix="To go faster at low concurrency, use TP inside a node with more GPUs per stage; raise concurrency so "
+        "both stages stay busy. A network upgrade helps TP across nodes or very large batches, not this layout.",
+        refs=["vllm_parallel"],
+    )
+
+
+@rule("workload.batch1_fits_fewer", "latency_bound_small_batch")
+def batch1_fits_fewer(facts: Facts, predictions=None):
+    """Batch-1 decode on more TP GPUs than the model needs, with no scaling measurement."""
+    if len(_by_tp(facts, "decode_tok_s")) >= 2:
+        return  # latency_bound_small_batch judges the measured scaling
+    tp, tp_src = wfield(facts, "tp")
+    batch, batch_src = wfield(facts, "batch")
+    if not tp or tp < 2 or batch != 1:
+        return
+    p_small = _predict(facts, tp // 2, 1)
+    if p_small is None or not p_small.fits:
+        return
+    yield make(
+        "workload.batch1_fits_fewer", "latency_bound_small_batch", "info", 0.4,
+        f"Batch-1 decode on TP={tp} although the model fits on {tp // 2} GPUs",
+        "At batch 1 decode time is dominated by fixed per-layer costs (launches, all-reduce latency), so "
+        "halving the weights per GPU buys little while each extra rank adds synchronisation.",
+        [ev(tp_src, "tensor-parallel size", tp), ev(batch_src, "batch", batch),
+         ev("prediction:roofline", f"model fits at TP={tp // 2}", p_small.weights_gb_per_gpu, unit="GB per GPU")],
+        fix=f"Compare TP={tp // 2} against TP={tp} at batch 1; use the spare GPUs as another replica.",
+        refs=["vllm_parallel"],
+    )
