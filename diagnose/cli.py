@@ -51,8 +51,14 @@ class DiagnoseGroup(click.Group):
             sys.exit(EXIT_TOOL_FAILED)
 
 
-def output_options(func):
-    """The options every report-producing command shares."""
+def output_options(func=None, *, default_format: str = "terminal"):
+    """The options every report-producing command shares.
+
+    `@output_options` or `@output_options(default_format="md")` (a ticket's report is pasted back
+    into the ticket, so `diagnose ticket` defaults to Markdown).
+    """
+    if func is None:
+        return functools.partial(output_options, default_format=default_format)
 
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema diagnose.report/1).")
     @click.option(
@@ -91,7 +97,7 @@ def output_options(func):
         if as_json:
             fmt = "json"
         report = func(*args, **kwargs)
-        finish(report, fmt or "terminal", output, fail_on, save=save or bool(os.environ.get("DIAGNOSE_DB")))
+        finish(report, fmt or default_format, output, fail_on, save=save or bool(os.environ.get("DIAGNOSE_DB")))
 
     return wrapper
 

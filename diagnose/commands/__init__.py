@@ -18,3 +18,7 @@ COMMANDS.append(node)
 from diagnose.commands.capture import capture  # noqa: E402
 
 COMMANDS.append(capture)
+
+from diagnose.commands.ticket import ticket  # noqa: E402
+
+COMMANDS.append(ticket)
