@@ -59,8 +59,14 @@ def _step_records(result) -> list[dict]:
 
 
 def predict(facts, model, tp, pp, gpu, batch) -> dict:
-    """Roofline predictions for the layout, on the GPU's fabric and over PCIe (when the predictor exists)."""
-    layout = {"tp": tp or _ranks(facts), "pp": pp or 1}
+    """Roofline figures the capture rules compare with: {"layout", "roofline", "expected"}.
+
+    "expected" holds plain numbers: decode step (ms), all-reduces per step and their time, one
+    all-reduce on the GPU's own fabric and over PCIe (us). Needs --model and a GPU (--gpu, or
+    the capture's TARGET_INFO_GPU name when the catalog knows it).
+    """
+    ranks = _ranks(facts)
+    layout = {"tp": tp or (max(1, ranks // (pp or 1)) if ranks else 1), "pp": pp or 1}
     out: dict = {"layout": layout}
     if not model:
         return out
@@ -71,14 +77,27 @@ def predict(facts, model, tp, pp, gpu, batch) -> dict:
     spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
     if spec is None:
         return out
-    lay = roofline.Layout(tp=layout["tp"] or 1, pp=layout["pp"] or 1, dp=1)
-    out["roofline"] = roofline.predict(model, spec, lay, batch=batch or 1)
-    pcie = getattr(spec, "pcie_interconnect", None)
-    if pcie and pcie != getattr(spec, "interconnect", None):
-        try:
-            out["roofline_pcie"] = roofline.predict(model, spec, lay, batch=batch or 1, interconnect=pcie)
-        except Exception:  # noqa: BLE001 - the PCIe comparison is optional
-            pass
+    lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
+    pred = roofline.predict(model, spec.key, lay, batch=batch or 1)
+    out["roofline"] = pred
+    expected = {
+        "step_ms": pred.decode_step_ms_expected,
+        "allreduce_per_step": pred.allreduce_count_per_step,
+        "allreduce_ms_per_step": pred.allreduce_ms_per_step_expected,
+        "allreduce_bytes": pred.allreduce_bytes,
+        "fabric": pred.interconnect,
+        "source": f"prediction:roofline ({pred.model}, {spec.key}, tp={layout['tp']}, pp={layout['pp']}, batch={batch or 1})",
+    }
+    if layout["tp"] > 1 and pred.allreduce_bytes:
+        expected["allreduce_us"] = roofline.allreduce_time_us(pred.interconnect, layout["tp"], pred.allreduce_bytes)
+        pcie = spec.pcie_interconnect
+        if pcie != pred.interconnect:
+            try:
+                expected["allreduce_us_pcie"] = roofline.allreduce_time_us(pcie, layout["tp"], pred.allreduce_bytes)
+                expected["pcie_fabric"] = pcie
+            except Exception:  # noqa: BLE001 - a catalog without that PCIe row: skip the comparison
+                pass
+    out["expected"] = expected
     return out
 
 

@@ -100,7 +100,9 @@ def nvtx_steps(cap: Capture, wanted: str | None = None) -> Steps | None:
     by_pid: dict[int, list] = {}
     for gtid, s, e in rows:
         by_pid.setdefault(pid_of(gtid) or 0, []).append((s, e))
-    pid, ranges = max(by_pid.items(), key=lambda kv: (len(kv[1]), -kv[0]))
+    # The process whose ranges last longest waits for the step's result (in PP: the last stage);
+    # the others' ranges may end as soon as their work is queued.
+    pid, ranges = max(by_pid.items(), key=lambda kv: (sum(e - s for s, e in _outermost(kv[1])), -kv[0]))
     ranges = _outermost(ranges)
     label = names[0] if len(names) == 1 else chosen
     return Steps(f"nvtx:{label}", [e - s for s, e in ranges], pid=pid,
