@@ -86,22 +86,31 @@ def is_cause(f: Finding) -> bool:
     return not (f.severity == "info" and f.category == "other")
 
 
+# An informational cause weaker than this does not outrank a check that could not run, and a
+# pass weaker than this does not make a bundle with open questions "healthy".
+WEAK = 0.5
+
+
 def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
     """The single most likely root cause, or healthy, or insufficient_data with what to attach."""
     causes = sorted((f for f in findings if is_cause(f)), key=Finding.sort_key)
+    gaps = [f for f in findings if f.category == "insufficient_data"]
+    requests = [f.fix for f in gaps if f.fix]
+    requests += [f"attach {m}" for m in missing if m]
+    lead = ""
     if causes:
         top = causes[0]
-        others = [f.category for f in causes[1:] if f.category != top.category]
-        also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
-        return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
-    requests = [f.fix for f in findings if f.category == "insufficient_data" and f.fix]
-    requests += [f"attach {m}" for m in missing if m]
+        if not (gaps and top.severity == "info" and top.confidence <= WEAK):
+            others = [f.category for f in causes[1:] if f.category != top.category]
+            also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
+            return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
+        lead = f" Weak lead so far: {top.title} ({top.category})."
     passed = [f for f in findings if f.severity == "ok"]
-    if passed and not any(f.category == "insufficient_data" for f in findings):
+    if passed and not gaps:
         conf = max(f.confidence for f in passed)
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
         return Verdict("healthy", round(conf, 2), f"No problem found; checks that passed: {checks}.")
-    if passed:
+    if passed and not lead and max(f.confidence for f in passed) >= WEAK:
         conf = min(0.6, max(f.confidence for f in passed))
         return Verdict(
             "healthy",
@@ -113,7 +122,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
         "attach `nvidia-smi topo -m`, `nvidia-smi -q`, and the NCCL_DEBUG=INFO output of one "
         "all_reduce_perf run on the affected GPUs"
     )
-    return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide. Next: {ask}.")
+    return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide. Next: {ask}.{lead}")
 
 
 def fails(findings: list[Finding], fail_on: str) -> bool:
