@@ -125,3 +125,17 @@ def test_table_variants_keep_values():
     ):
         (gpu,) = _gpus(smi_table.parse(variant, "t"))
         assert (gpu.bus_id, gpu.power_limit_w, gpu.memory_total_mib) == ("0000:18:00.0", 700, 81559)
+
+
+def test_query_grep_fragments_without_gpu_lines():
+    text = (DATA / "smi_q_h100.txt").read_text().splitlines()
+    fragments = []
+    for i, line in enumerate(text):
+        if "PCIe Generation" in line:
+            fragments += text[i : i + 3] + text[i + 6 : i + 9] + ["--"]
+    grep = '$ nvidia-smi -q | grep -A8 "PCIe Generation"\n' + "\n".join(fragments)
+    assert smi_query.detect(grep) > 0.5
+    gpus = _gpus(smi_query.parse(grep, "g"))
+    assert [(g.index, g.bus_id, g.pcie_gen_current, g.pcie_gen_max, g.pcie_width_current) for g in gpus] == [
+        (None, None, 5, 5, 16), (None, None, 1, 5, 16)]
+    assert gpus[1].source == "g:10" and gpus[1].pcie_read_under_load is None

@@ -18,7 +18,8 @@ KIND = "smi_query"
 
 _GPU_BLOCK = re.compile(r"^\s*GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _KEY_VALUE = re.compile(r"^(\s*)([^:]*?\S)\s*:(?:\s+(.*)|$)")
-_TEXT_MARKERS = ("NVSMI LOG", "Product Name", "Attached GPUs", "Persistence Mode", "PCIe Generation")
+_TEXT_MARKERS = ("NVSMI LOG", "Product Name", "Attached GPUs", "Persistence Mode", "PCIe Generation", "Link Width",
+                 "Throttle Reasons", "Event Reasons")
 
 # Clock event (throttle) reason names, as text keys and XML tag suffixes, normalised.
 _REASONS = {
@@ -155,7 +156,7 @@ def _text_items(lines):
     stack: list[tuple[int, str]] = []
     for i, raw in enumerate(lines):
         line = raw.replace("\t", "    ")
-        if not line.strip() or line.lstrip().startswith("<"):
+        if not line.strip() or line.lstrip().startswith(("<", "==")):
             continue
         block = _GPU_BLOCK.match(line)
         if block:
@@ -174,12 +175,21 @@ def _text_items(lines):
                 stack.append((indent, line.strip().lower()))
             continue
         key, value = kv.group(2).strip().lower(), (kv.group(3) or "").strip()
-        if current is None:
-            host.append((key, value, i + 1))
-            if key == "attached gpus":
-                attached = to_int(value)
-            continue
-        current["items"].append((tuple(s for _, s in stack), key, value, i + 1))
+        sections = tuple(s for _, s in stack)
+        if current is None or current.get("anonymous"):
+            if not sections:
+                host.append((key, value, i + 1))
+                attached = to_int(value) if key == "attached gpus" else attached
+                continue
+            if not _known(sections, key):
+                continue
+            # `nvidia-smi -q | grep -A3 "PCIe Generation"`: sections without a GPU line; a
+            # repeated item starts the next GPU.
+            if current is None or (sections[-1], key) in current["seen"]:
+                current = {"bus": None, "line": i + 1, "items": [], "anonymous": True, "seen": set()}
+                gpus.append(current)
+            current["seen"].add((sections[-1], key))
+        current["items"].append((sections, key, value, i + 1))
     if attached is None or attached != len(gpus):
         for gpu in gpus:
             gpu["no_index"] = True
@@ -273,6 +283,11 @@ def _facts(gpus, host, name, table) -> list:
         fact.catalog_key = catalog_key(fact.name, fact.pci_device_id)
         records.append(fact)
     return records
+
+
+def _known(sections, key) -> bool:
+    parent = sections[-1] if sections else ""
+    return bool(_field(_TEXT_FIELDS, parent, key) or _reason(sections, key) or _ecc(sections, key))
 
 
 def _field(table, parent, key):

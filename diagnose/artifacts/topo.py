@@ -38,16 +38,16 @@ _GROUP = re.compile(r"^GPU(\d+)-(\d+)$")
 def detect(text: str) -> float:
     """High when a GPU header is followed by a row of topology or P2P cells."""
     lines = clean_lines(text[:200_000])
+    best = 0.0
     for i, line in enumerate(lines):
-        header = _header(line)
-        if not header:
+        if not _header(line):
             continue
+        best = 0.3  # a header alone may be prose that names GPUs
         for row in lines[i + 1 : i + 4]:
             label, cells, _ = _row(row)
             if label and cells and "X" in cells:
                 return 0.95
-        return 0.3
-    return 0.0
+    return best
 
 
 def parse(text: str, name: str) -> list:
