@@ -52,16 +52,15 @@ DETECTORS = (
 
 
 def bus_factor(op: str | None, nranks: int | None) -> float | None:
-    """busbw / algbw for an op over n ranks, as nccl-tests defines it."""
+    """busbw / algbw for an op over n ranks, as nccl-tests defines it (None when unknown)."""
+    from probes.collectives import bus_factor as factor  # one definition, shared with the probe
+
     if not op or not nranks:
         return None
-    if op == "all_reduce":
-        return 2 * (nranks - 1) / nranks
-    if op in ("all_gather", "reduce_scatter", "alltoall"):
-        return (nranks - 1) / nranks
-    if op in ("broadcast", "reduce", "sendrecv"):
-        return 1.0
-    return None
+    try:
+        return factor(op, nranks)
+    except ValueError:
+        return None
 
 
 def nccl_version_from_code(code: int) -> str:

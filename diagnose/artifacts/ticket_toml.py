@@ -68,20 +68,7 @@ def parse(text: str, name: str) -> list:
 
 
 def _section(section: str, table: dict, name: str, lines: "_Lines") -> list:
-    out: list = []
-    values: dict = {}
-    for key, value in table.items():
-        src = where(name, lines.key(section, key))
-        expected = SECTIONS[section].get(key)
-        if expected is None:
-            out.append(_unknown(f"{section}.{key}", value, src))
-            continue
-        checked = _typed(value, expected)
-        if checked is None:
-            out.append(Note(src, "invalid_value", f"[{section}] {key} = {value!r}: expected {expected.__name__}",
-                            {"key": f"{section}.{key}", "value": value}))
-            continue
-        values[key] = checked
+    values, out = _checked(table, SECTIONS[section], section, lambda key: where(name, lines.key(section, key)))
     src = where(name, lines.section(section))
     if section == "hardware" and values:
         out.append(Workload(src, gpu=values.get("gpu"), gpu_count=values.get("gpu_count"), nodes=values.get("nodes"),
@@ -103,19 +90,7 @@ def _section(section: str, table: dict, name: str, lines: "_Lines") -> list:
 def _measured(entry, src: str, name: str) -> list:
     if not isinstance(entry, dict):
         return [Note(src, "invalid_value", f"[[measured]] entry is not a table: {entry!r}")]
-    out: list = []
-    fields: dict = {}
-    for key, value in entry.items():
-        expected = MEASURED_KEYS.get(key)
-        if expected is None:
-            out.append(_unknown(f"measured.{key}", value, src))
-            continue
-        checked = _typed(value, expected)
-        if checked is None:
-            out.append(Note(src, "invalid_value", f"[[measured]] {key} = {value!r}: expected {expected.__name__}",
-                            {"key": f"measured.{key}", "value": value}))
-            continue
-        fields[key] = checked
+    fields, out = _checked(entry, MEASURED_KEYS, "measured", lambda key: src)
     metric, value = fields.get("metric"), fields.get("value")
     if metric is None or value is None:
         out.append(Note(src, "invalid_value", "[[measured]] entry needs both metric and value", {"entry": entry}))
@@ -126,6 +101,24 @@ def _measured(entry, src: str, name: str) -> list:
     out.append(Measurement(src, metric, value, UNITS.get(metric), tp=fields.get("tp"), pp=fields.get("pp"),
                            batch=fields.get("batch"), gpus=fields.get("gpus"), size_bytes=fields.get("bytes")))
     return out
+
+
+def _checked(table: dict, schema: dict, prefix: str, source_of) -> tuple[dict, list]:
+    """The values of `table` that `schema` knows and that have its types; Notes for the rest."""
+    values: dict = {}
+    notes: list = []
+    for key, value in table.items():
+        expected = schema.get(key)
+        if expected is None:
+            notes.append(_unknown(f"{prefix}.{key}", value, source_of(key)))
+            continue
+        checked = _typed(value, expected)
+        if checked is None:
+            notes.append(Note(source_of(key), "invalid_value", f"{prefix}.{key} = {value!r}: expected {expected.__name__}",
+                              {"key": f"{prefix}.{key}", "value": value}))
+            continue
+        values[key] = checked
+    return values, notes
 
 
 def _typed(value, expected: type):
