@@ -24,6 +24,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rules import catalog, roofline
+
 HERE = Path(__file__).parent
 SCENARIOS_FILE = HERE / "scenarios.toml"
 CAPTURES_DIR = HERE / "captures"
@@ -79,49 +81,45 @@ def scenario_names() -> list[str]:
     return list(load_config()["scenarios"])
 
 
-def _catalog_lookup(kind: str, key: str):
-    """The predictor's catalog entry as a dict, or None while rules.catalog lacks it."""
-    try:
-        from rules import catalog
-        entry = getattr(catalog, kind)(key)
-        return dataclasses.asdict(entry) if dataclasses.is_dataclass(entry) else dict(vars(entry))
-    except Exception:       # catalog not there yet, or it does not know the key
-        return None
-
-
 def hardware(cfg: dict, key: str) -> dict:
-    spec = dict(cfg["gpus"][key])
-    spec.update({k: v for k, v in (_catalog_lookup("gpu", key) or {}).items()
-                 if k in ("hbm_gbs", "bf16_tflops", "sms", "memory_gb")})
-    return spec
+    """Catalog figures of GPU `key` plus the identity fields nsys records (chip, CC, clock)."""
+    g = catalog.gpu(key)
+    return dict(cfg["gpus"][key], key=g.key, name=g.nvml_names[0] if g.nvml_names else g.name,
+                memory_gb=g.memory_gb, hbm_gbs=g.hbm_gbs, tflops=g.bf16_tflops, sms=g.sms,
+                l2_bytes=int(g.l2_mb * 1024 * 1024))
 
 
-def model_spec(cfg: dict, key: str) -> dict:
-    spec = dict(cfg["models"][key])
-    spec.update({k: v for k, v in (_catalog_lookup("model", key) or {}).items()
-                 if k in ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab")})
-    return spec
+def model_spec(key: str) -> dict:
+    m = catalog.model(key)
+    return {f: getattr(m, f) for f in ("key", "name", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+                                       "vocab")}
 
 
-# --- timings: bytes / bandwidth and FLOPs / peak (one place, to switch to rules.roofline) --------
+# --- timings: the predictor's roofline with its expected efficiencies ------------------------------
 
-MBU, MFU, FLOOR_US = 0.80, 0.60, 2.0   # achieved fractions of peak; smallest kernel time
+FLOOR_US = 2.0      # no kernel, however small, takes less on these GPUs
 
 
 def kernel_time_us(gpu: dict, nbytes: float, flops: float = 0.0, floor_us: float = FLOOR_US) -> float:
-    """Roofline time of one kernel: the slower of memory and compute, plus a fixed floor."""
-    mem = nbytes / (gpu["hbm_gbs"] * 1e9 * MBU)
-    comp = flops / (gpu["bf16_tflops"] * 1e12 * MFU)
-    return max(mem, comp) * 1e6 + floor_us
+    """Expected time of one kernel: the slower of memory and compute at the predictor's MBU/MFU."""
+    mem = nbytes / (gpu["hbm_gbs"] * 1e9 * roofline.EXPECTED["mbu"])
+    comp = flops / (gpu["tflops"] * 1e12 * roofline.EXPECTED["mfu"])
+    return max(max(mem, comp) * 1e6, floor_us)
 
 
-def collective_time_us(link: dict, nranks: int, nbytes: float, kind: str) -> float:
-    """NCCL ring-LL cost: alpha + 2(n-1) hops + bus bytes / bus bandwidth."""
+def collective_time_us(link: str | dict, nranks: int, nbytes: float, kind: str) -> float:
+    """Expected NCCL time once every rank has arrived. `link` is a catalog interconnect key
+    (the predictor's alpha-beta model), or a [links.*] entry of scenarios.toml for a path the
+    catalog does not describe (same ring formula: alpha + hops + bus bytes / bus bandwidth)."""
+    if isinstance(link, str):
+        if kind in ("send", "recv"):
+            return roofline.p2p_time_us(link, nbytes)
+        # Ring all-gather moves (n-1)/n of the gathered bytes: half an all-reduce's data term.
+        return roofline.allreduce_time_us(link, nranks, nbytes if kind == "allreduce" else nbytes / 2)
     if kind in ("send", "recv"):
         return link["alpha_us"] + link["hop_us"] + nbytes / (link["busbw_gbs"] * 1e9) * 1e6
     steps = 2 * (nranks - 1) if kind == "allreduce" else nranks - 1
-    bus = nbytes * steps / nranks
-    return link["alpha_us"] + steps * link["hop_us"] + bus / (link["busbw_gbs"] * 1e9) * 1e6
+    return link["alpha_us"] + steps * link["hop_us"] + nbytes * steps / nranks / (link["busbw_gbs"] * 1e9) * 1e6
 
 
 # --- kernel names ----------------------------------------------------------------------------------
@@ -216,8 +214,8 @@ def scenario(name: str, schema: str | None = None) -> Scenario:
     if schema:
         sc["schema"] = schema
     sc["kernels"] = {role: _kernel_type(e) for role, e in cfg["stacks"][sc["stack"]]["kernels"].items()}
-    return Scenario(name, sc, hardware(cfg, sc["gpu"]), model_spec(cfg, sc["model"]),
-                    cfg["links"][sc["link"]], sc["tp"], sc["pp"])
+    link = cfg["links"].get(sc["interconnect"], sc["interconnect"])
+    return Scenario(name, sc, hardware(cfg, sc["gpu"]), model_spec(sc["model"]), link, sc["tp"], sc["pp"])
 
 
 def step_ops(s: Scenario, phase: str, stage: int) -> list[Op]:
@@ -257,7 +255,7 @@ def step_ops(s: Scenario, phase: str, stage: int) -> list[Op]:
         ops.append(small("kv_cache", 4 * tokens * kv_local * hd * b))
         if phase == "decode":
             kv_bytes = s.cfg["batch"] * ctx * 2 * kv_local * hd * b
-            ops.append(Op("attn_decode", kernel_time_us(g, kv_bytes, 0, 3.0) / MBU * 0.9, in_graph))
+            ops.append(Op("attn_decode", kernel_time_us(g, kv_bytes, 0, 3.0), in_graph))
             ops.append(small("attn_combine", tokens * heads * hd * 4 * 4))
         else:
             flops = 2.0 * ctx * ctx * heads * hd  # causal: half of 4*n^2*d
@@ -623,8 +621,7 @@ def write_metadata(w: ExportWriter, s: Scenario, ranks: list[Rank], session_utc:
         w.add(v["meta_table"], ("name", "value"), (name, value))
 
     if w.version == "recent":
-        m = s.model
-        args = ["-m", "vllm.entrypoints.openai.api_server", "--model", m["hf"],
+        args = ["-m", "vllm.entrypoints.openai.api_server", "--model", s.cfg["hf_model"],
                 "--tensor-parallel-size", str(s.tp), "--pipeline-parallel-size", str(s.pp),
                 "--max-num-seqs", str(s.cfg["batch"])]
         if not s.cfg["graphs"]:
@@ -660,7 +657,7 @@ def write_metadata(w: ExportWriter, s: Scenario, ranks: list[Rank], session_utc:
                                   "threadsPerWarp", "maxThreadsPerBlock"),
               (VM, gpu_id, g["name"], f"0000:{0x18 + 0x11 * gpu_id:02x}:00.0", 1, g["l2_bytes"],
                int(g["memory_gb"] * 1024**3 * 0.98), int(g["hbm_gbs"] * 1e9), g["clock_hz"], g["sms"], gpu_id,
-               f"{0x5a1e0000 + gpu_id:08x}-7c1d-4e2b-9a60-{s.gpu['chip'].encode().hex()[:8]}{gpu_id:04x}", 0,
+               f"{0x5a1e0000 + gpu_id:08x}-7c1d-4e2b-9a60-{g['chip'].encode().hex()[:8]}{gpu_id:04x}", 0,
                g["chip"], gpu_id, g["cc"][0], g["cc"][1], g["cc"][0], g["cc"][1], 32, 1024))
 
     names = [("nsys", 11), ("nsys-launcher", 12), ("bash", 13)] + [("python3", r.pid) for r in ranks]
