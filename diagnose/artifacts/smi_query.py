@@ -21,26 +21,19 @@ _KEY_VALUE = re.compile(r"^(\s*)([^:]*?\S)\s*:(?:\s+(.*)|$)")
 _TEXT_MARKERS = ("NVSMI LOG", "Product Name", "Attached GPUs", "Persistence Mode", "PCIe Generation", "Link Width",
                  "Throttle Reasons", "Event Reasons")
 
-# Clock event (throttle) reason names, as text keys and XML tag suffixes, normalised.
+# Clock event (throttle) reason names as -q prints them (XML tags with "_" read as spaces).
 _REASONS = {
     "idle": "idle",
-    "gpu_idle": "idle",
+    "gpu idle": "idle",
     "applications clocks setting": "applications_clocks_setting",
-    "applications_clocks_setting": "applications_clocks_setting",
     "sw power cap": "sw_power_cap",
-    "sw_power_cap": "sw_power_cap",
     "hw slowdown": "hw_slowdown",
-    "hw_slowdown": "hw_slowdown",
     "hw thermal slowdown": "hw_thermal_slowdown",
-    "hw_thermal_slowdown": "hw_thermal_slowdown",
     "hw power brake slowdown": "hw_power_brake_slowdown",
-    "hw_power_brake_slowdown": "hw_power_brake_slowdown",
     "sync boost": "sync_boost",
-    "sync_boost": "sync_boost",
     "sw thermal slowdown": "sw_thermal_slowdown",
-    "sw_thermal_slowdown": "sw_thermal_slowdown",
     "display clock setting": "display_clocks_setting",
-    "display_clocks_setting": "display_clocks_setting",
+    "display clocks setting": "display_clocks_setting",
 }
 
 # (parent section or None for any, key) -> field, for the text form. Keys compare lower-case.
@@ -314,12 +307,10 @@ def _ecc(sections, key) -> str | None:
 
 def _reason(sections, key) -> str | None:
     """The normalised clock event reason this item reports, if it is one."""
-    joined = " ".join(sections)
+    joined = " ".join(sections).replace("_", " ")
+    key = key.replace("_", " ")
     if "throttle reasons" in joined or "event reasons" in joined:
-        return _REASONS.get(key)
-    for prefix in ("clocks_event_reason_", "clocks_throttle_reason_", "clocks_event_reasons_"):
-        if key.startswith(prefix):
-            return _REASONS.get(key[len(prefix):])
+        return _REASONS.get(re.sub(r"^clocks (?:event|throttle) reason ", "", key))
     return None
 
 
