@@ -244,13 +244,22 @@ class _Catalog:
 
 def _catalog() -> _Catalog:
     files = tuple(str(CATALOG_DIR / f) for f in BUNDLED) + _EXTRA_FILES
-    if files not in _CACHE:
+    key = tuple((f, _stamp(f)) for f in files)  # a file edited since is read again
+    if key not in _CACHE:
         cat = _Catalog()
         for path in files:
             _load_file(cat, path)
         _check_links(cat)
-        _CACHE[files] = cat
-    return _CACHE[files]
+        _CACHE[key] = cat
+    return _CACHE[key]
+
+
+def _stamp(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return (st.st_mtime_ns, st.st_size)
 
 
 def _load_file(cat: _Catalog, path: str) -> None:

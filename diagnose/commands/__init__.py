@@ -19,6 +19,10 @@ from diagnose.commands.capture import capture  # noqa: E402
 
 COMMANDS.append(capture)
 
+from diagnose.commands.predict import predict  # noqa: E402
+
+COMMANDS.append(predict)
+
 from diagnose.commands.ticket import ticket  # noqa: E402
 
 COMMANDS.append(ticket)

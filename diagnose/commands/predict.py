@@ -1,0 +1,162 @@
+"""`diagnose predict`: what a model should deliver on a GPU type for each TP/PP/DP layout."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from diagnose.cli import int_list, output_options
+
+DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
+KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
+
+
+@click.command("predict")
+@click.option("--model", "model_name", required=True, help="Catalog name (llama-3-70b, meta-llama/Llama-3.3-70B-Instruct) or a path to a Hugging Face config.json.")
+@click.option("--gpu", "gpu_name", required=True, help="GPU type: h100-sxm, a100-80gb-sxm, l40s, rtx-4090, ... or an NVML name.")
+@click.option("--gpus", type=click.IntRange(min=1), help="Fixed GPU count: compare every TP (x PP) that fits it, the rest as DP replicas.")
+@click.option("--tp", "tp_text", help="Tensor-parallel sizes, e.g. 1,2,4,8 (default: 1,2,4,8, or the powers of 2 up to --gpus).")
+@click.option("--pp", "pp_text", default="1", show_default=True, help="Pipeline-parallel sizes, e.g. 1,2.")
+@click.option("--dp", "dp_text", default="1", show_default=True, help="Data-parallel replicas (ignored with --gpus).")
+@click.option("--batch", "batch_text", default="1", show_default=True, help="Concurrent sequences in total (split over DP replicas), e.g. 1,32.")
+@click.option("--prompt", type=click.IntRange(min=1), default=1024, show_default=True, help="Prompt tokens per request (prefill, TTFT).")
+@click.option("--context", type=click.IntRange(min=1), help="KV tokens per sequence during decode [default: prompt + 256].")
+@click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's, usually bf16].")
+@click.option("--kv-dtype", type=click.Choice(KV_DTYPES), help="KV-cache dtype [default: bf16].")
+@click.option("--interconnect", help="Intra-node fabric for the TP all-reduce, overriding what the GPU implies (nvswitch3, nvlink4, pcie4, ...).")
+@click.option("--network", help="Scale-out fabric when a layout spans nodes [default: ib-ndr].")
+@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True, help="GPUs per node (TP beyond this crosses the network).")
+@click.option("--mbu", type=float, help="Expected memory-bandwidth utilisation in decode (0-1] [default: 0.75].")
+@click.option("--mfu", type=float, help="Expected FLOPs utilisation in prefill (0-1] [default: 0.60].")
+@output_options
+def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
+            interconnect, network, gpus_per_node, mbu, mfu):
+    """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
+
+    Prints the scaling table (one row per layout and batch) with both the pure roofline
+    (datasheet bandwidth and FLOPs) and the expected figures (efficiency factors stated in
+    the table note), then findings: invalid or non-fitting layouts, where the all-reduce
+    flattens TP scaling, and the best layout for latency versus throughput.
+
+    \b
+    Examples:
+      diagnose predict --model llama-3-70b --gpu h100-sxm --tp 1,2,4,8
+      diagnose predict --model llama-3-70b --gpu h100-sxm --gpus 8 --batch 1,64
+      diagnose predict --model ./config.json --gpu l40s --tp 2,4 --dtype fp8 --json
+    """
+    from rules import catalog, roofline
+
+    model = catalog.model(model_name)
+    gpu = catalog.gpu(gpu_name)
+    for key in (interconnect, network):
+        if key:
+            catalog.interconnect(key)  # fail early, with closest names
+    layouts = _layouts(gpus, int_list(tp_text), int_list(pp_text), int_list(dp_text))
+    if not layouts:
+        raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}", param_hint="--tp")
+    rows = []
+    for batch in int_list(batch_text):
+        for layout in layouts:
+            p = roofline.predict(model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
+                                 dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect,
+                                 mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network)
+            rows.append({**p.to_dict(), "total_batch": batch})
+    return build_report(model, gpu, rows, request={
+        "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
+        "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
+        "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
+        "mbu": mbu, "mfu": mfu,
+    })
+
+
+def _layouts(gpus, tps, pps, dps):
+    """Every TP x PP x DP asked for; with --gpus, DP fills the GPU count."""
+    from rules.roofline import Layout
+
+    if gpus:
+        tps = tps or [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= gpus]
+        return [Layout(tp, pp, gpus // (tp * pp)) for pp in pps for tp in tps if gpus % (tp * pp) == 0]
+    return [Layout(tp, pp, dp) for dp in dps for pp in pps for tp in (tps or [1, 2, 4, 8])]
+
+
+def build_report(model, gpu, rows, request):
+    """The predict Report: scaling table, per-layout predictions, findings and verdict."""
+    from diagnose.evidence import Facts
+    from diagnose.findings import Report
+    from rules.engine import evaluate
+    from rules.roofline import EXPECTED
+
+    predictions = {"layouts": rows, "assumptions": {**EXPECTED, **{k: request[k] for k in ("mbu", "mfu") if request[k]}}}
+    findings = evaluate(Facts(), predictions, only=["predict."])
+    report = Report(kind="predict", inputs=request, predictions=predictions, findings=findings, verdict=_verdict(findings))
+    report.tables[f"Predicted scaling: {model.name} on {gpu.name}"] = scaling_table(rows)
+    return report
+
+
+def _verdict(findings):
+    """A valid request's answer is the recommendation (expected_physics); problems with some
+    of the asked-for layouts stay findings. With no usable layout, the usual verdict."""
+    from diagnose.findings import Verdict
+    from rules.engine import verdict
+
+    best = [f for f in findings if f.rule == "predict.best_layout"]
+    if not best:
+        return verdict(findings)
+    others = [f.title for f in findings if f.severity == "warning"]
+    also = f" Also: {'; '.join(others)}." if others else ""
+    return Verdict("expected_physics", best[0].confidence, f"{best[0].title}.{also}")
+
+
+COLUMNS = ["layout", "GPUs", "batch", "fits", "GB/GPU", "max seqs", "prefill tok/s", "TTFT ms",
+           "ITL ms", "ITL roofline", "tok/s/seq", "tok/s total", "AR %", "eff."]
+
+
+def scaling_table(rows: list[dict]) -> dict:
+    """One row per layout x batch; efficiency = decode tok/s per GPU vs the smallest layout that fits."""
+    from rules.predict_rules import label
+
+    base = {}
+    for r in sorted(rows, key=lambda r: r["tp"] * r["pp"]):
+        if r["valid"] and r["fits"]:
+            base.setdefault(r["total_batch"], r)
+    out = []
+    for r in rows:
+        b = base.get(r["total_batch"])
+        total = r["total_batch"] * r["decode_tok_s_expected"]
+        eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b else None
+        if not r["valid"]:
+            fits = "invalid"
+        else:
+            fits = "yes" if r["fits"] else f"no (-{r['memory_shortfall_gb']:.1f} GB)"
+        numbers = r["valid"]
+        out.append([
+            label(r), r["gpus"], r["total_batch"], fits,
+            round(r["weights_gb_per_gpu"], 1), r["max_concurrent_seqs"],
+            _n(r["prefill_tok_s_total_expected"], numbers, 0), _n(r["ttft_ms_expected"], numbers, 1),
+            _n(r["decode_step_ms_expected"], numbers, 2), _n(r["decode_step_ms"], numbers, 2),
+            _n(r["decode_tok_s_expected"], numbers, 1), _n(total, numbers, 0),
+            _n(100 * r["allreduce_share_expected"], numbers, 0),
+            f"{eff:.0%}" if eff is not None and numbers and r["fits"] else "-",
+        ])
+    a = rows[0]["assumptions"] if rows else {}
+    note = (
+        f"Expected figures: decode at MBU {rows[0]['mbu']:.2f}, prefill at MFU {rows[0]['mfu']:.2f}, NCCL ring latency "
+        f"and achieved bus bandwidth, {a.get('launch_us_per_layer', 0):g} us launch gap per layer; 'roofline' is datasheet "
+        f"bandwidth and FLOPs. Memory: {a.get('memory_utilization', 0):.0%} of the GPU usable. Batch = concurrent sequences "
+        "in total, split over DP replicas. GB/GPU: weights per GPU. AR %: all-reduce share of the expected decode step. "
+        "eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
+        if rows else ""
+    )
+    return {"columns": COLUMNS, "rows": out, "note": note}
+
+
+def _per_replica_gpu(r: dict) -> float:
+    """Decode tok/s per GPU of one model replica: the usual TP scaling-efficiency measure."""
+    return r["batch"] * r["decode_tok_s_expected"] / (r["tp"] * r["pp"])
+
+
+def _n(value, show: bool, digits: int):
+    if not show or value is None:
+        return "-"
+    return round(value) if digits == 0 else round(value, digits)

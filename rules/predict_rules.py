@@ -1,0 +1,182 @@
+"""Findings from roofline predictions: invalid and non-fitting layouts, where the all-reduce
+flattens TP scaling, and which layout to pick for latency versus throughput.
+
+These rules read `predictions["layouts"]` (what `diagnose predict` builds: one dict per
+layout x batch, the fields of rules.roofline.Prediction plus `total_batch`). They fire on
+nothing else, so other commands are unaffected.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from diagnose.findings import Evidence, Finding
+from rules.engine import rule
+
+SOURCE = "prediction:roofline"
+# A TP step-up that buys less than this share of the ideal speed-up is "flattening" ...
+FLAT_SCALING = 0.90
+# ... and it is blamed on the all-reduce only when that term is at least this share of the step
+# (collectives-reference.md 3.4: ~5-14 % at TP4, ~15-32 % at TP8 for Llama-3-70B).
+COMM_SHARE = 0.15
+
+
+def _layouts(predictions) -> list[dict]:
+    if not isinstance(predictions, dict):
+        return []
+    return [p for p in predictions.get("layouts") or [] if isinstance(p, dict)]
+
+
+def _usable(p: dict) -> bool:
+    return p["valid"] and p["fits"]
+
+
+def label(p: dict) -> str:
+    return "TP{tp}".format(**p) + (f" PP{p['pp']}" if p["pp"] > 1 else "") + (f" DP{p['dp']}" if p["dp"] > 1 else "")
+
+
+def _where(p: dict) -> str:
+    return f"{SOURCE} ({p['model']} on {p['gpu']}, {label(p)}, batch {p.get('total_batch', p['batch'])})"
+
+
+@rule("predict.invalid_layout", "tp_not_dividing_heads")
+def invalid_layout(facts, predictions):
+    """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into."""
+    seen: dict[tuple, list] = {}
+    for p in _layouts(predictions):
+        for pr in p["problems"]:
+            if pr["category"] == "tp_not_dividing_heads" and pr["severity"] in ("error", "warning"):
+                seen.setdefault((p["tp"], pr["code"]), [p, pr])
+    for (tp, code), (p, pr) in sorted(seen.items()):
+        hard = pr["severity"] == "error"
+        yield Finding(
+            rule="predict.invalid_layout",
+            category="tp_not_dividing_heads",
+            severity="warning",
+            confidence=0.95 if hard else 0.8,
+            title=f"TP={tp} is not a valid split for {p['model']}" if hard else f"TP={tp}: {p['dtype']} checkpoint blocks do not divide",
+            summary=pr["message"] + ". " + (
+                "Serving engines refuse to start with this tensor-parallel size."
+                if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel checkpoint would load."
+            ),
+            evidence=[Evidence(source=_where(p), detail=pr["message"], measured=tp, unit="TP ranks")],
+            fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN width; "
+            "use PP or DP for the remaining GPUs.",
+            references=["../shared/docs/model-configs.md section 3 (vLLM QKVParallelLinear)"],
+        )
+
+
+@rule("predict.does_not_fit", "other")
+def does_not_fit(facts, predictions):
+    """Layouts whose weights (+ KV cache for the batch) exceed the usable GPU memory."""
+    bad = [p for p in _layouts(predictions) if p["valid"] and not p["fits"]]
+    if not bad:
+        return
+    worst = max(bad, key=lambda p: p["memory_shortfall_gb"])
+    names = ", ".join(dict.fromkeys(f"{label(p)} @ batch {p.get('total_batch', p['batch'])}" for p in bad))
+    usable = _usable_gb(worst)
+    yield Finding(
+        rule="predict.does_not_fit",
+        category="other",
+        severity="warning",
+        confidence=0.9,
+        title=f"{len(bad)} layout(s) do not fit in GPU memory",
+        summary=f"Does not fit: {names}. The worst, {label(worst)}, is short by {worst['memory_shortfall_gb']:.1f} GB per GPU "
+        f"({worst['weights_gb_per_gpu']:.1f} GB of weights, {usable:.1f} GB usable).",
+        evidence=[
+            Evidence(source=_where(p), detail=f"{label(p)}: weights per GPU + KV for the batch vs usable memory",
+                     measured=round(_usable_gb(p) + p["memory_shortfall_gb"], 2), expected=round(_usable_gb(p), 2), unit="GB")
+            for p in bad[:6]
+        ],
+        fix="Use more GPUs per replica (TP or PP), a smaller weight dtype (--dtype fp8/int4), an FP8 KV cache, "
+        "or fewer concurrent sequences / shorter context.",
+    )
+
+
+@rule("predict.allreduce_flattens_scaling", "comm_bound", "latency_bound_small_batch")
+def allreduce_flattens_scaling(facts, predictions):
+    """Where doubling TP stops halving the decode step because the all-reduce term does not shrink."""
+    groups = defaultdict(list)
+    for p in _layouts(predictions):
+        if _usable(p) and p["pp"] == 1:
+            groups[p.get("total_batch", p["batch"])].append(p)
+    for batch, rows in sorted(groups.items()):
+        rows = sorted({p["tp"]: p for p in rows}.values(), key=lambda p: p["tp"])
+        for a, b in zip(rows, rows[1:]):
+            ideal = b["tp"] / a["tp"]
+            speedup = a["decode_step_ms_expected"] / b["decode_step_ms_expected"]
+            if speedup >= FLAT_SCALING * ideal or b["allreduce_share_expected"] < COMM_SHARE:
+                continue
+            small = b["batch"] <= 4
+            yield Finding(
+                rule="predict.allreduce_flattens_scaling",
+                category="latency_bound_small_batch" if small else "comm_bound",
+                severity="info",
+                confidence=0.7,
+                title=f"TP{a['tp']} -> TP{b['tp']} speeds decode up only {speedup:.2f}x (ideal {ideal:.0f}x) at batch {batch}",
+                summary=(
+                    f"The weight-streaming term shrinks with TP but the {b['allreduce_count_per_step']} all-reduces per step "
+                    f"({b['allreduce_bytes']} B each) do not: they take {b['allreduce_ms_per_step_expected']:.2f} ms of a "
+                    f"{b['decode_step_ms_expected']:.2f} ms step at TP{b['tp']} ({b['allreduce_share_expected']:.0%}). "
+                    + ("At this batch every all-reduce is latency-bound, so a faster link does not help; fewer or cheaper "
+                       "collectives do." if small else "The messages are large enough that bus bandwidth matters.")
+                ),
+                evidence=[
+                    Evidence(source=_where(a), detail=f"expected decode step at TP{a['tp']}", measured=a["decode_step_ms_expected"], unit="ms"),
+                    Evidence(source=_where(b), detail=f"expected decode step at TP{b['tp']}", measured=b["decode_step_ms_expected"],
+                             expected=round(a["decode_step_ms_expected"] / ideal, 3), unit="ms"),
+                    Evidence(source=_where(b), detail=f"all-reduce time per step at TP{b['tp']} ({b['interconnect']})",
+                             measured=b["allreduce_ms_per_step_expected"], unit="ms"),
+                ],
+                fix="Keep TP at the smallest size that meets the latency target and scale out with DP; use CUDA graphs and a "
+                "custom/one-shot all-reduce (vLLM, TRT-LLM) for small messages; larger batches amortise the per-call latency.",
+                references=["../shared/docs/collectives-reference.md section 3.4"],
+            )
+            break  # the first doubling that flattens is the finding
+
+
+@rule("predict.best_layout", "expected_physics")
+def best_layout(facts, predictions):
+    """Which layout serves best for a latency goal (ITL) and for a throughput goal (tok/s per GPU)."""
+    groups = defaultdict(list)
+    for p in _layouts(predictions):
+        if _usable(p):
+            groups[p.get("total_batch", p["batch"])].append(p)
+    for batch, rows in sorted(groups.items()):
+        if len(rows) < 2:
+            continue
+        fastest = min(rows, key=lambda p: (p["decode_step_ms_expected"], p["gpus"]))
+        per_gpu = max(rows, key=lambda p: (_total(p) / p["gpus"], -p["gpus"]))
+        same = fastest is per_gpu
+        yield Finding(
+            rule="predict.best_layout",
+            category="expected_physics",
+            severity="info",
+            confidence=0.6,
+            title=(f"At batch {batch}: {label(fastest)} on {fastest['gpus']} GPUs is best for both latency and throughput per GPU"
+                   if same else
+                   f"At batch {batch}: {label(fastest)} for latency, {label(per_gpu)} for throughput per GPU"),
+            summary=(
+                f"Lowest inter-token latency: {label(fastest)} ({fastest['decode_step_ms_expected']:.2f} ms, "
+                f"{fastest['decode_tok_s_expected']:.0f} tok/s per sequence). Most decode tokens per GPU: {label(per_gpu)} "
+                f"({_total(per_gpu) / per_gpu['gpus']:.0f} tok/s per GPU, {_total(per_gpu):.0f} tok/s in total). "
+                "TP cuts latency until the all-reduce dominates; DP replicas add throughput without any communication."
+            ),
+            evidence=[
+                Evidence(source=_where(p), detail=f"{label(p)}: expected ITL ({_total(p) / p['gpus']:.1f} decode tok/s per GPU)",
+                         measured=p["decode_step_ms_expected"], unit="ms")
+                for p in sorted(rows, key=lambda p: (p["gpus"], p["tp"]))[:8]
+            ],
+            fix=f"Latency goal: serve with {label(fastest)}. Throughput goal: {label(per_gpu)}"
+            + ("" if same else "; measure both with your request mix before choosing."),
+        )
+
+
+def _usable_gb(p: dict) -> float:
+    """GPU memory a serving engine may use (kv_budget is what is left after the weights)."""
+    return p["weights_gb_per_gpu"] + p["kv_budget_gb"]
+
+
+def _total(p: dict) -> float:
+    """Decode tokens per second over the whole request batch (every sequence at the per-sequence rate)."""
+    return p.get("total_batch", p["batch"] * p["dp"]) * p["decode_tok_s_expected"]

@@ -1,0 +1,141 @@
+"""`diagnose predict` end to end through the click CLI."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose.cli import cli
+from rules import catalog
+
+
+@pytest.fixture(autouse=True)
+def _bundled_catalog_only(monkeypatch):
+    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
+    catalog.configure()
+    yield
+    catalog.configure()
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["predict", *args])
+
+
+def run_json(*args):
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output + result.stderr
+    return json.loads(result.stdout)
+
+
+def test_llama3_70b_tp_sweep_json():
+    report = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8", "--context", "1")
+    assert report["schema"] == "diagnose.report/1" and report["kind"] == "predict"
+    (table,) = report["tables"].values()
+    assert [row[0] for row in table["rows"]] == ["TP1", "TP2", "TP4", "TP8"]
+    layouts = {p["tp"]: p for p in report["predictions"]["layouts"]}
+    assert not layouts[1]["fits"] and layouts[2]["fits"]
+    assert layouts[2]["weights_ms"] == pytest.approx(20.75, abs=0.02)
+    assert 44 < layouts[2]["decode_tok_s"] < 48.2
+    rules = {f["rule"]: f for f in report["findings"]}
+    assert rules["predict.does_not_fit"]["severity"] == "warning"
+    flat = rules["predict.allreduce_flattens_scaling"]
+    assert flat["category"] == "latency_bound_small_batch" and "TP4 -> TP8" in flat["title"]
+    assert all(e["source"].startswith("prediction:roofline") for f in report["findings"] for e in f["evidence"])
+    assert report["verdict"]["category"] == "expected_physics"
+    # efficiency column: 100 % for the smallest layout that fits, then falling
+    eff = [row[-1] for row in table["rows"]]
+    assert eff[0] == "-" and eff[1] == "100%" and int(eff[3][:-1]) < int(eff[2][:-1]) < 100
+
+
+def test_terminal_and_markdown_output():
+    args = ("--model", "meta-llama/Llama-3.3-70B-Instruct", "--gpu", "NVIDIA H100 80GB HBM3", "--tp", "2,8")
+    terminal = run(*args)
+    assert terminal.exit_code == 0, terminal.stderr
+    assert "Predicted scaling" in terminal.stdout and "TP8" in terminal.stdout
+    md = run(*args, "--format", "md")
+    assert md.exit_code == 0 and "| layout | GPUs |" in md.stdout
+
+
+def test_fixed_gpu_count_compares_tp_against_dp():
+    report = run_json("--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "8", "--batch", "1,256")
+    layouts = report["predictions"]["layouts"]
+    assert {(p["tp"], p["dp"]) for p in layouts} == {(1, 8), (2, 4), (4, 2), (8, 1)}
+    assert all(p["tp"] * p["dp"] == 8 for p in layouts)
+    # batch is the total: 256 sequences over 8 replicas is 32 per replica
+    assert next(p for p in layouts if p["tp"] == 1 and p["total_batch"] == 256)["batch"] == 32
+    best = [f for f in report["findings"] if f["rule"] == "predict.best_layout"]
+    assert {f["title"].split(":")[0] for f in best} == {"At batch 1", "At batch 256"}
+    # at batch 1 the lowest ITL is the widest TP; at 256 the 8B model is compute-heavy enough that
+    # DP replicas (no all-reduce) serve more tokens per GPU
+    assert "TP8 " in best[0]["title"]
+    assert "throughput" in best[1]["title"] and "DP" in best[1]["title"]
+
+
+def test_invalid_tp_is_a_warning_finding():
+    result = run("--model", "qwen2.5-7b", "--gpu", "l40s", "--tp", "4,8", "--json")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    bad = [f for f in report["findings"] if f["category"] == "tp_not_dividing_heads"]
+    assert bad and "28 attention heads" in bad[0]["summary"]
+    (table,) = report["tables"].values()
+    assert table["rows"][1][3] == "invalid"
+    assert run("--model", "qwen2.5-7b", "--gpu", "l40s", "--tp", "8", "--fail-on", "warning").exit_code == 1
+
+
+def test_efficiency_overrides():
+    report = run_json("--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--tp", "1", "--mbu", "1", "--mfu", "1")
+    (p,) = report["predictions"]["layouts"]
+    assert p["memory_ms_expected"] == pytest.approx(p["memory_ms"], abs=1e-3)
+    assert p["mbu"] == 1.0 and p["mfu"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--model", "llama-3-75b", "--gpu", "h100-sxm"), "closest known: llama-3-70b"),
+        (("--model", "llama-3-70b", "--gpu", "h100-sxn"), "closest known: h100, h100-sxm"),
+        (("--model", "llama-3-70b", "--gpu", "h100-sxm", "--interconnect", "nvlink9"), "unknown interconnect"),
+        (("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "two"), "expected integers"),
+        (("--model", "llama-3-70b", "--gpu", "h100-sxm", "--mbu", "1.5"), "--mbu"),
+        (("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "6", "--tp", "4"), "divides --gpus 6"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args, message):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_config_json_model_and_malformed_config(tmp_path):
+    cfg = {"model_type": "mistral", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000}
+    good = tmp_path / "config.json"
+    good.write_text(json.dumps(cfg))
+    report = run_json("--model", str(good), "--gpu", "l4", "--tp", "1,2")
+    assert report["predictions"]["layouts"][0]["weights_gb_per_gpu"] == pytest.approx(
+        catalog.model("mistral-7b").params() * 2 / 1e9, abs=0.01)
+
+    bad = tmp_path / "bad" / "config.json"
+    bad.parent.mkdir()
+    bad.write_text(json.dumps({**cfg, "num_attention_heads": "32"}))
+    result = run("--model", str(bad), "--gpu", "l4")
+    assert result.exit_code == 2
+    assert str(bad) in result.stderr and "num_attention_heads" in result.stderr
+
+
+def test_user_catalog_file(tmp_path):
+    extra = tmp_path / "gpus.toml"
+    extra.write_text(
+        '[gpu.test-gpu]\nname = "Test GPU"\nmemory_gb = 96\nhbm_gbs = 4000\nbf16_tflops = 900\nfp8_tflops = 0\n'
+        'fp32_tflops = 50\nnvlink_gen = 0\nnvlink_links = 0\nnvlink_gbs = 0\npcie_gen = 5\npcie_lanes = 16\n'
+        'tdp_w = 500\nsms = 100\ninterconnect = "pcie5"\n'
+    )
+    report = run_json("--model", "llama-3-8b", "--gpu", "test-gpu", "--tp", "1,2", "--catalog", str(extra))
+    assert {p["gpu"] for p in report["predictions"]["layouts"]} == {"test-gpu"}
+    assert report["predictions"]["layouts"][1]["interconnect"] == "pcie5"
+
+    extra.write_text('[gpu.test-gpu]\nname = "Test GPU"\nmemory_gb = "lots"\n')
+    result = run("--model", "llama-3-8b", "--gpu", "test-gpu", "--catalog", str(extra))
+    assert result.exit_code == 2
+    assert str(extra) in result.stderr and "memory_gb" in result.stderr
