@@ -57,3 +57,12 @@ def test_errors_without_status_are_a_note_and_inactive_variants():
     all_down = "GPU 1: NVIDIA H100 PCIe (UUID: GPU-3)\n\t NVML: Unable to retrieve NVLink information as all links are inActive\n"
     notes = [r for r in nvlink.parse(all_down, "x") if isinstance(r, Note)]
     assert notes[0].kind == "nvlink_all_inactive" and notes[0].data == {"gpu": 1}
+
+
+def test_same_index_on_two_nodes_stays_two_gpus():
+    text = shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm", "attachment1.txt").read_text()
+    first_gpu = "\n".join(text.splitlines()[:13])
+    other_node = first_gpu.replace("GPU-ff8a40d4", "GPU-aa8a40d4").replace("Link 4: 25 GB/s", "Link 4: <inactive>")
+    links = [r for r in nvlink.parse(first_gpu + "\n" + other_node, "t") if isinstance(r, NvLinkFact)]
+    assert len(links) == 24
+    assert [(l.active, l.source) for l in links if l.link == 4] == [(True, "t:6"), (False, "t:19")]

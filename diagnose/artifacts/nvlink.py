@@ -38,49 +38,53 @@ def detect(text: str) -> float:
 
 def parse(text: str, name: str) -> list:
     records: list = []
+    # A GPU is known by its UUID where the header gives one, so `-s` and `-e` of one GPU merge
+    # while the same index on two nodes stays two GPUs.
     links: dict[tuple, NvLinkFact] = {}
     errors: dict[tuple, tuple[str, dict]] = {}
     gpu: int | None = None
+    uuid: str | None = None
     seen_gpus: set = set()
     for i, line in enumerate(clean_lines(text)):
         src = where(name, i + 1)
         header = _GPU.match(line)
         if header and "Link" not in line:
-            gpu = int(header.group(1))
+            gpu, uuid = int(header.group(1)), header.group(3)
             model = header.group(2).strip() or None
-            if (model or header.group(3)) and (gpu, header.group(3)) not in seen_gpus:
-                seen_gpus.add((gpu, header.group(3)))
-                records.append(GpuFact(src, index=gpu, name=model, uuid=header.group(3), catalog_key=catalog_key(model)))
+            if (model or uuid) and (gpu, uuid) not in seen_gpus:
+                seen_gpus.add((gpu, uuid))
+                records.append(GpuFact(src, index=gpu, name=model, uuid=uuid, catalog_key=catalog_key(model)))
             continue
         if re.search(r"all links are in\s*active", line, re.I):
             records.append(Note(src, "nvlink_all_inactive", line.strip(), {"gpu": gpu}))
             continue
         mention = _GPU_IN_TEXT.search(line)
         if mention:
-            gpu = int(mention.group(1))
+            gpu, uuid = int(mention.group(1)), None
         for m in _LINK.finditer(line):
             link, rest = int(m.group(1)), m.group(2)
-            speed = _SPEED.match(rest)
-            error = _ERROR.match(rest)
+            key = (gpu, uuid, link)
+            speed, error = _SPEED.match(rest), _ERROR.match(rest)
             if speed:
                 fact = NvLinkFact(src, gpu, link, True, speed_gbs=float(speed.group(1)))
             elif _INACTIVE.match(rest):
                 fact = NvLinkFact(src, gpu, link, False)
             elif error:
-                errors.setdefault((gpu, link), (src, {}))[1][_error_name(error.group(1))] = int(error.group(2))
+                errors.setdefault(key, (src, {}))[1][_error_name(error.group(1))] = int(error.group(2))
                 continue
             else:
                 continue
-            if (gpu, link) not in links:
-                links[(gpu, link)] = fact
+            if key not in links:
+                links[key] = fact
                 records.append(fact)
     for key, (src, counts) in errors.items():
         if key in links:
             links[key].errors.update(counts)
         else:
-            gpu, link = key
-            text_ = ", ".join(f"{k}={v}" for k, v in counts.items())
-            records.append(Note(src, "nvlink_errors", f"GPU {gpu} link {link}: {text_}", {"gpu": gpu, "link": link, "errors": counts}))
+            gpu, _, link = key
+            summary = ", ".join(f"{k}={v}" for k, v in counts.items())
+            records.append(Note(src, "nvlink_errors", f"GPU {gpu} link {link}: {summary}",
+                                {"gpu": gpu, "link": link, "errors": counts}))
     return records
 
 
