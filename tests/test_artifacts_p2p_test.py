@@ -66,3 +66,11 @@ def test_a_description_naming_the_tool_is_not_its_output():
     text = shared_path("tickets", "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional", "ticket.toml").read_text()
     assert "p2pBandwidthLatencyTest" in text
     assert p2p_test.detect(text) < 0.5 and p2p_test.parse(text, "ticket.toml") == []
+
+
+def test_two_runs_in_one_file_keep_both_access_tables():
+    text = (DATA / "p2p_full.txt").read_text()
+    second = text.replace("CANNOT Access Peer Device=1\n", "CAN Access Peer Device=1\n", 1)
+    access = [r for r in p2p_test.parse(text + second, "p") if isinstance(r, P2PStatus)]
+    assert len(access) == 12
+    assert [(r.ok, r.source) for r in access if (r.a, r.b) == (0, 1)] == [(False, "p:5"), (True, "p:66")]  # line 5 of the second run (61 + 5)
