@@ -102,3 +102,27 @@ def test_fuzz_never_raises():
         assert 0.0 <= launch.detect(text) <= 1.0
         for record in launch.parse(text, "f"):
             assert record.source.startswith("f")
+
+
+def test_vllm_engine_config_echo_and_manifests():
+    """vLLM's own log line of its engine config, a Kubernetes env list, a TRT-LLM conversion."""
+    text = "\n".join([
+        "INFO 07-20 17:27:10 llm_engine.py:174] Initializing an LLM engine (v0.5.2) with config: "
+        "model='meta-llama/Meta-Llama-3-70B-Instruct', speculative_config=None, tokenizer='meta-llama/Meta-Llama-3-70B-Instruct', "
+        "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.bfloat16, "
+        "max_seq_len=8192, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=4, pipeline_parallel_size=2, "
+        "disable_custom_all_reduce=True, quantization=None, enforce_eager=True, kv_cache_dtype=fp8, seed=0)",
+        "        env:",
+        "        - name: NCCL_IB_HCA",
+        '          value: "mlx5_0,mlx5_1"',
+        "        - name: HOME",
+        "          value: /root",
+        "python3 convert_checkpoint.py --model_dir ./Llama-3-70B --output_dir ./ckpt --dtype float16 --tp_size 8 --pp_size 1",
+    ])
+    records = launch.parse(text, "k8s.yaml")
+    echo, convert = of(records, Workload)
+    assert (echo.model, echo.tp, echo.pp, echo.dtype, echo.kv_dtype, echo.max_model_len, echo.eager) == (
+        "meta-llama/Meta-Llama-3-70B-Instruct", 4, 2, "bfloat16", "fp8", 8192, True)
+    assert echo.extra["disable_custom_all_reduce"] == "True" and echo.source == "k8s.yaml:1"
+    assert of(records, NcclSetting) == [NcclSetting("k8s.yaml:4", "NCCL_IB_HCA", "mlx5_0,mlx5_1")]
+    assert (convert.tp, convert.pp, convert.dtype, convert.model) == (8, 1, "float16", "./Llama-3-70B")

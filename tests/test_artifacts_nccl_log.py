@@ -112,3 +112,22 @@ def test_fuzz_never_raises():
         assert 0.0 <= nccl_log.detect(text) <= 1.0
         for record in nccl_log.parse(text, "f"):
             assert record.source.startswith("f")
+
+
+def test_network_gdr_affinity_and_driver_lines():
+    text = "\n".join([
+        "node1:100:100 [0] NCCL INFO cudaDriverVersion 12020",
+        "node1:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE ; OOB eth0:10.0.0.1<0>",
+        "node1:100:100 [0] NCCL INFO Using network IB",
+        "node1:100:200 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)",
+        "node1:100:200 [3] NCCL INFO Setting affinity for GPU 3 to ffffff,00000000,00ffffff",
+    ])
+    records = nccl_log.parse(text, "n.log")
+    assert of(records, HostFact) == [HostFact("n.log:1", "cuda_driver_version", "12.2")]
+    ib = of(records, NcclEvent, "network")
+    assert ib[0].data == {"network": "IB", "devices": ["mlx5_0:1", "mlx5_1:1"], "link_layers": ["IB", "RoCE"]}
+    assert ib[1].data == {"network": "IB"}
+    (gdr,) = of(records, NcclEvent, "gdr")
+    assert gdr.data == {"enabled": False, "reason": "no module"}
+    (affinity,) = of(records, NcclEvent, "affinity")
+    assert affinity.data == {"gpu": 3, "mask": "ffffff,00000000,00ffffff", "cpus": 48}

@@ -21,7 +21,9 @@ from pathlib import Path
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, Note, where
 
-# Parser modules under diagnose/artifacts/, tried on every text file, in this order.
+# Parser modules under diagnose/artifacts/, tried on every text file, in this order. Each has
+# KIND, detect(text) -> 0..1 and parse(text, name) -> records; EXCLUSIVE = True on a
+# structured document's parser means nothing else reads a file it recognises.
 PARSER_MODULES = (
     "ticket_toml",
     "nccl_tests",
@@ -67,15 +69,8 @@ class BundleFacts(Facts):
 
 
 def parsers() -> list:
-    """The parser modules that are present (a missing one is skipped, not an error)."""
-    found = []
-    for name in PARSER_MODULES:
-        try:
-            found.append(importlib.import_module(f"{__name__}.{name}"))
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-    return found
+    """The parser modules, in PARSER_MODULES order."""
+    return [importlib.import_module(f"{__name__}.{name}") for name in PARSER_MODULES]
 
 
 def detect(text: str) -> list[tuple[str, float]]:
@@ -133,7 +128,7 @@ def read_file(path: Path, name: str) -> tuple[list, FileRead]:
     if b"\x00" in data[:8192] and not _is_utf16(data):
         read = FileRead(name, problem="binary")
         return [Note(where(name), "unrecognised_file", f"{name}: binary file, not an nsys SQLite export")], read
-    text = data.decode("utf-16") if _is_utf16(data) else data.decode("utf-8", errors="replace")
+    text = data.decode("utf-16", errors="replace") if _is_utf16(data) else data.decode("utf-8", errors="replace")
     return parse_text(text.lstrip("\ufeff"), name)
 
 
@@ -175,14 +170,10 @@ def _bundle_files(paths: list[Path]) -> list[tuple[Path, str]]:
 
 
 def _read_capture(path: Path, name: str) -> tuple[list, FileRead]:
-    """An nsys SQLite export, through the capture reader when it is installed."""
+    """An nsys SQLite export, through the capture reader (diagnose/capture/)."""
+    from diagnose.capture import capture_facts
+
     read = FileRead(name)
-    try:
-        from diagnose.capture import capture_facts  # the capture reader's entry point
-    except ImportError:
-        read.problem = "capture reader not available"
-        note = Note(where(name), "unread_capture", f"{name}: nsys SQLite capture; the capture reader is not available")
-        return [note], read
     try:
         records = list(capture_facts(str(path), name=name))
     except InputError as exc:

@@ -28,7 +28,7 @@ COMMAND = re.compile(
     r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
     r"mpirun\b|mpiexec\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
-    r"|(?:\./|/)\S*_perf\b)"
+    r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b)"
 )
 ECHO = re.compile(
     r"(?:api_server args|engine args|args|Namespace|non-default args|with config)\s*[:(=]\s*(?P<body>.*(?:tensor_parallel_size|"
@@ -42,6 +42,8 @@ ASSIGN = re.compile(
     r"(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'`;]*)"
 )
 ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own error text, not a setting
+YAML_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
+YAML_VALUE = re.compile(r"^\s*value:\s*(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
 PY_ENVIRON = re.compile(r"os\.environ\[[\"'](?P<name>[A-Z][A-Z0-9_]*)[\"']\]\s*=\s*[\"'](?P<value>[^\"']*)[\"']")
 NCCL_NAMES = re.compile(r"^(?:NCCL_|TORCH_NCCL_|CUDA_VISIBLE_DEVICES$|NVIDIA_VISIBLE_DEVICES$|CUDA_DEVICE_MAX_CONNECTIONS$|"
                         r"UCX_|GLOO_SOCKET_IFNAME$|OMPI_MCA_)")
@@ -64,7 +66,8 @@ FLAGS = {
 EAGER_FLAGS = ("enforce-eager", "disable-cuda-graph")
 EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-utilization", "distributed-executor-backend",
                "enable-dp-attention", "enable-expert-parallel", "attention-backend", "nproc-per-node", "nnodes",
-               "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens")
+               "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens",
+               "disable-custom-all-reduce", "enable-chunked-prefill")
 INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
 SERVING = {"vLLM", "SGLang", "Aphrodite", "TensorRT-LLM"}
 # docker / mpirun options that take a value as the next token
@@ -80,15 +83,20 @@ def detect(text: str) -> float:
         total += 0.8
     if ECHO.search(head) or HEADS_ERROR.search(head):
         total += 0.8
-    if any(NCCL_NAMES.match(m.group("name")) for m in ASSIGN.finditer(head)) or PY_ENVIRON.search(head):
+    if (any(NCCL_NAMES.match(m.group("name")) for m in ASSIGN.finditer(head)) or PY_ENVIRON.search(head)
+            or any(NCCL_NAMES.match(m.group("name")) for m in YAML_NAME.finditer(head))):
         total += 0.6
     return min(1.0, total)
 
 
 def parse(text: str, name: str) -> list:
     out: list = []
+    yaml_name: str | None = None  # `- name: NCCL_X` waiting for its `value:` line
     for n, line in _joined(text):
         src = where(name, n)
+        if yaml_name and (m := YAML_VALUE.match(line)) is not None:
+            out.extend(_assignments(f"{yaml_name}={m.group('value')}", src))
+        yaml_name = m.group("name") if (m := YAML_NAME.match(line)) is not None else None
         out.extend(_assignments(line, src))
         if (m := HEADS_ERROR.search(line)) is not None:
             out.append(Workload(src, tp=int(m.group("tp")), extra={"attention_heads": int(m.group("heads"))}))
@@ -157,6 +165,7 @@ def _flags(tokens: list[str]) -> tuple[dict[str, str | bool], list[str]]:
 def _takes_value(norm: str) -> bool:
     known = {f for names in FLAGS.values() for f in names} | set(EXTRA_FLAGS) - {"enable-dp-attention", "trust-remote-code",
                                                                                   "enable-expert-parallel"}
+    known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
     return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node", "nnodes",
                                      "tokenizer", "revision", "seed"}
 

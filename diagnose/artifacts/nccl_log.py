@@ -36,6 +36,8 @@ NET_SOCKET = re.compile(r"NET/Socket\s*:\s*Using\s+(?P<ifs>.+?)\s*$")
 NET_IB_USING = re.compile(r"NET/IB\s*:\s*Using\s+(?P<devs>.+?)(?:;|$)")
 GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:HCA|GPU) .*?(?:\((?P<why>[^)]*)\))?\s*$")
 SHM_SEGMENT = re.compile(r"(?:creating shared memory segment|extend|open)\s+(?P<path>/dev/shm/[^\s()'\"]+)(?:\s+\(size (?P<size>\d+)\)|\s+to\s+(?P<to>\d+) bytes)?")
+AFFINITY = re.compile(r"Setting affinity for GPU (?P<gpu>\d+) to (?P<mask>[0-9a-fA-F,]+)")
+CUDA_DRIVER = re.compile(r"\bcudaDriverVersion\s+(?P<v>\d+)")
 SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s+\S+\s+\S+\s+\S+\s+/dev/shm\s*$")
 
 # Specific meanings, checked in order; the first match names the event.
@@ -177,6 +179,15 @@ def _events(src: str, msg: str, level: str | None) -> list:
         devices = re.findall(r"\[\d+\]([\w.\-]+:\d+)(?:/(\w+))?", m.group("devs"))
         out.append(NcclEvent(src, "network", msg, {"network": "IB", "devices": [d for d, _ in devices],
                                                     "link_layers": [ll for _, ll in devices if ll]}))
+        return out
+    if (m := AFFINITY.search(msg)) is not None:
+        mask = m.group("mask")
+        out.append(NcclEvent(src, "affinity", msg, {"gpu": int(m.group("gpu")), "mask": mask,
+                                                     "cpus": bin(int(mask.replace(",", ""), 16)).count("1")}))
+        return out
+    if (m := CUDA_DRIVER.search(msg)) is not None:
+        code = int(m.group("v"))
+        out.append(HostFact(src, "cuda_driver_version", f"{code // 1000}.{code % 1000 // 10}"))
         return out
     if (m := GDR_HCA.search(msg)) is not None:
         out.append(NcclEvent(src, "gdr", msg, {"enabled": m.group("state") == "Enabled", "reason": m.group("why")}))
