@@ -701,6 +701,7 @@ def generate(name: str, out: str | Path, kernels: int | None = None, schema: str
     kernel rows per file (the step count is scaled to it; for benchmarks)."""
     s = scenario(name, schema)
     out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     version = s.cfg["schema"]
     paths = output_paths(name, out, s)
     writers = {p: ExportWriter(p, version) for p in set(paths.values())}
