@@ -19,13 +19,15 @@ def test_riser_gen1_downgraded_lines_without_device():
 def test_grepped_acsctl_line():
     text = shared_path("tickets", "032-nccl-tests-152-a100-nv-peer-mem-not-loaded", "attachment3.txt").read_text()
     assert lspci.detect(text) > 0.9
-    (link,) = lspci.parse(text, "a3.txt")
+    link, host = lspci.parse(text, "a3.txt")
     assert link.acs_redirect_enabled is False and link.source == "a3.txt:6"
+    assert (host.name, host.value, host.source) == ("acs_enabled_bridges", [], "a3.txt:6")
     assert link.cap_speed_gts is None  # no LnkCap in the paste
 
 
 def test_full_blocks_gpu_width_downgraded_and_bridge_acs():
-    gpu, bridge = lspci.parse((DATA / "lspci_vvv.txt").read_text(), "l")
+    gpu, bridge, host = lspci.parse((DATA / "lspci_vvv.txt").read_text(), "l")
+    assert (host.name, host.value) == ("acs_enabled_bridges", ["0000:15:00.0"])
     assert gpu.bus_id == "0000:17:00.0" and gpu.device.startswith("3D controller: NVIDIA")
     assert (gpu.cap_speed_gts, gpu.cap_width, gpu.sta_speed_gts, gpu.sta_width) == (16.0, 16, 16.0, 8)
     assert not gpu.is_bridge and gpu.acs_redirect_enabled is None and gpu.source == "l:19"

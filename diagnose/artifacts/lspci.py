@@ -2,7 +2,8 @@
 
 A device starts at its `17:00.0 3D controller: NVIDIA ...` line. People often paste only a
 `grep LnkSta` or `grep ACSCtl`; lines without a device header still count, grouped until a
-field repeats, with bus_id "unknown". LnkSta below LnkCap is what a GPU at idle shows as well
+field repeats, with bus_id "unknown". Where ACSCtl is shown, a HostFact `acs_enabled_bridges` lists
+the devices with ACS redirect on, as the node probe reports it. LnkSta below LnkCap is what a GPU at idle shows as well
 (it drops to 2.5GT/s to save power): lspci does not say whether the GPU was busy, and this
 parser does not guess.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.smi_common import bus_id, clean_lines
-from diagnose.evidence import PcieLinkFact, where
+from diagnose.evidence import HostFact, PcieLinkFact, where
 
 KIND = "lspci"
 
@@ -58,6 +59,9 @@ def parse(text: str, name: str) -> list:
         current["values"][field] = (link or acs).group(2 if link else 1)
         current["lines"][field] = where(name, i + 1)
     _finish(current, records)
+    acs = [r for r in records if r.acs_redirect_enabled is not None]
+    if acs:  # the same host fact the node probe reports, so the same rules read it
+        records.append(HostFact(acs[0].source, "acs_enabled_bridges", [r.bus_id for r in acs if r.acs_redirect_enabled]))
     return records
 
 
