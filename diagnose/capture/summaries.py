@@ -29,8 +29,17 @@ class SummaryRow:
     extra: dict = field(default_factory=dict)
 
     def as_list(self) -> list:
-        return [round(self.time_pct, 1), self.total, self.count, round(self.avg, 1), round(self.med, 1),
-                self.min, self.max, round(self.stddev, 1)]
+        return [round1(self.time_pct), self.total, self.count, round1(self.avg), round1(self.med),
+                self.min, self.max, round1(self.stddev)]
+
+
+def round1(x: float | None) -> float | None:
+    """One decimal, halves away from zero, as SQLite's round() in the nsys stats scripts."""
+    import math
+
+    if x is None:
+        return None
+    return math.floor(abs(x) * 10 + 0.5) / 10 * (1 if x >= 0 else -1)
 
 
 def _stats_sql(inner: str, keys: list[str], value: str = "d") -> str:

@@ -1,0 +1,176 @@
+"""Timeline analysis checked against a brute-force interval merge on real captures."""
+
+import csv
+
+import pytest
+
+from conftest import shared_path
+from diagnose.capture import classify as C
+from diagnose.capture import multirank, steps as S, timeline as T
+from diagnose.capture.reader import open_capture, pid_of
+from diagnose.errors import InputError
+
+
+def _union(intervals):
+    """Total length of the union of (start, end) intervals, the obvious way."""
+    total, cur_s, cur_e = 0, None, None
+    for s, e in sorted(intervals):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    return total + ((cur_e - cur_s) if cur_e is not None else 0)
+
+
+def _rows(cap, table, with_name=False):
+    name = ", (SELECT value FROM StringIds WHERE id = shortName)" if with_name else ""
+    return cap.query(f'SELECT globalPid, deviceId, start, "end"{name} FROM {table}').fetchall()
+
+
+@pytest.mark.parametrize("name", ["nsysai_h100x2_fastvideo_train_before", "rodinia_gaussian_rtx3090_2022_4",
+                                  "dlprof_rtx2070_pytorch_nvtx_2022_1", "fuser_h200_crossentropy_2025_1"])
+def test_busy_idle_and_overlap_match_brute_force(name):
+    with open_capture(shared_path("captures", f"{name}.sqlite")) as cap:
+        acts = {(a.pid, a.device): a for a in T.gpu_activity(cap)}
+        kernels = _rows(cap, "CUPTI_ACTIVITY_KIND_KERNEL", with_name=True)
+        others = [r for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET") if cap.has(t)
+                  for r in _rows(cap, t)]
+    assert acts
+    for (pid, dev), a in acts.items():
+        mine = [r for r in kernels if pid_of(r[0]) == pid and r[1] == dev]
+        rest = [(s, e) for g, d, s, e in others if pid_of(g) == pid and d == dev]
+        every = [(s, e) for _, _, s, e, _ in mine] + rest
+        comm = [(s, e) for *_, s, e, n in mine if C.classify(n) == C.COMM]
+        compute = [(s, e) for *_, s, e, n in mine if C.classify(n) != C.COMM]
+        span = max(e for _, e in every) - min(s for s, _ in every)
+        assert a.all.span == span
+        assert a.busy_ns == _union(every)
+        assert a.idle_ns == span - _union(every)
+        assert a.comm.union == _union(comm)
+        assert a.compute.union == _union(compute)
+        assert a.exposed_comm_ns == _union(comm + compute) - _union(compute)
+        assert sum(a.gap_hist_ns) == a.idle_ns
+        assert a.kernels.count == len(mine)
+
+
+def test_launch_and_sync_accounting_matches_nsys_stats():
+    """Kernel launches and synchronisation calls agree with the cuda_api_sum CSV."""
+    path = shared_path("captures", "nsys-stats-2022.4", "gameoflife_a100_2022_1_cudaapisum.csv")
+    api = {r["Name"]: r for r in csv.DictReader(open(path, newline=""))}
+    with open_capture(shared_path("captures", "gameoflife_a100_2022_1.sqlite")) as cap:
+        (proc,) = [p for p in T.process_api(cap).values() if p.launches.calls]
+    assert proc.launches.calls == int(api["cudaLaunchKernel"]["Num Calls"]) == 100
+    assert proc.launches.total_ns == int(api["cudaLaunchKernel"]["Total Time (ns)"])
+    assert proc.syncs.total_ns == int(api["cudaDeviceSynchronize"]["Total Time (ns)"])
+    assert proc.sync_copies.calls == int(api["cudaMemcpy"]["Num Calls"])
+    assert proc.graph_launches.calls == 0
+    assert proc.queue_p50_ns and proc.queue_p50_ns > 0
+
+
+def test_copies_by_kind_and_pageable():
+    with open_capture(shared_path("captures", "bitonic_gtx1050_2024_5.sqlite")) as cap:
+        copies = {c.kind: c for c in T.copies(cap)}
+    assert set(copies) == {"HtoD", "DtoH"}
+    assert copies["HtoD"].bytes == copies["DtoH"].bytes == 536870912
+    assert copies["DtoH"].total_ns == 309709719 and copies["HtoD"].pageable == 1 and not copies["HtoD"].uvm
+
+
+@pytest.mark.parametrize("name, expected", [
+    # NCCL <= 2.7, 2.8-2.18, >= 2.19, >= 2.22 signature, 2.27 symmetric, 2.28 symmetric
+    ("ncclAllReduceRingLLKernel_sum_f16", ("all_reduce", "nccl")),
+    ("ncclKernel_AllReduce_RING_LL_Sum_half", ("all_reduce", "nccl")),
+    ("void ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", ("all_gather", "nccl")),
+    ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", ("all_reduce", "nccl")),
+    ("ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
+     ("reduce_scatter", "nccl")),
+    ("ncclDevKernel_SendRecv", ("send_recv", "nccl")),
+    ("ncclDevKernel_Broadcast_RING_LL", ("broadcast", "nccl")),
+    ("ncclSymDevKernel_AllReduce_RSxLD_AGxST_sum_bf16", ("all_reduce", "nccl_symmetric")),
+    ("ncclSymkDevKernel_AllGather_LLMC", ("all_gather", "nccl_symmetric")),
+    # inference engines' own all-reduce
+    ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 4>(vllm::RankData*, vllm::RankSignals, int)",
+     ("all_reduce", "custom_allreduce")),
+    ("vllm::cross_device_reduce_2stage<half, 8>", ("all_reduce", "custom_allreduce")),
+    ("void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_oneshot_lamport<__nv_bfloat16, 8>",
+     ("all_reduce", "trtllm_allreduce")),
+    ("c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 8>", ("all_reduce", "symmetric_memory")),
+    ("void c10d::symmetric_memory::multimem_all_reduce_kernel<bf16>", ("all_reduce", "symmetric_memory")),
+    ("void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)", ("all_to_all", "deepep")),
+    ("deep_ep::internode_ll::combine<false>", ("all_to_all", "deepep")),
+])
+def test_communication_kernels_of_every_generation(name, expected):
+    assert C.classify(name) == C.COMM
+    assert (C.collective_op(name), C.comm_library(name)) == expected
+
+
+@pytest.mark.parametrize("name, cls", [
+    ("nvjet_tst_192x192_64x4_2x1_v_bz_coopB_bias_TNN", C.GEMM),
+    ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", C.GEMM),
+    ("ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn", C.GEMM),
+    ("void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_64x4_tn_align8>(T1::Params)", C.GEMM),
+    ("void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(flash::Flash_fwd_params)", C.ATTENTION),
+    ("void vllm::paged_attention_v2_kernel<__nv_bfloat16, 128>", C.ATTENTION),
+    ("void flashinfer::BatchDecodeWithPagedKVCacheKernel<true>", C.ATTENTION),
+    ("void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, const c10::BFloat16*, float, int, int)", C.NORM),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)", C.NORM),
+    ("void at::native::reduce_kernel<512, 1>(T3)", C.NORM),
+    ("compute_kernel(int *, int *, int)", C.OTHER),
+])
+def test_compute_kernel_classes(name, cls):
+    assert C.classify(name) == cls
+    assert C.collective_op(name) is None
+
+
+def test_steps_from_the_repeating_kernel_pattern():
+    """Gaussian elimination launches Fan1 then Fan2 once per row: Fan1 marks the iteration."""
+    with open_capture(shared_path("captures", "rodinia_gaussian_rtx3090_2022_4.sqlite")) as cap:
+        (a,) = T.gpu_activity(cap)
+        steps = S.pattern_steps(cap, a.pid, a.device)
+        starts = [s for (s,) in cap.query(
+            "SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+            "WHERE s.value = 'Fan1' ORDER BY k.start")]
+    assert steps.method == "pattern:Fan1" and steps.count == 4094
+    intervals = sorted(b - a for a, b in zip(starts, starts[1:]))
+    assert steps.percentile(50) == intervals[len(intervals) // 2 - 1] or steps.percentile(50) == intervals[len(intervals) // 2]
+    assert steps.percentile(50) <= steps.percentile(95) <= steps.percentile(99) <= intervals[-1]
+
+
+def test_steps_from_named_nvtx_range_and_typos():
+    path = shared_path("captures", "fuser_h200_crossentropy_2025_1.sqlite")
+    with open_capture(path) as cap:
+        steps = S.nvtx_steps(cap, "FusionKernelRuntime::compileKernel")
+        assert steps.method == "nvtx:FusionKernelRuntime::compileKernel" and 1 <= steps.count <= 8
+        assert S.nvtx_steps(cap) is None  # no common step name in a compiler trace
+        with pytest.raises(InputError, match="closest: FusionKernelRuntime::compileKernel"):
+            S.nvtx_steps(cap, "FusionKernelRuntime::compileKernal")
+
+
+def test_step_name_normalisation():
+    assert S.normalise("ProfilerStep#12") == "profilerstep"
+    assert S.normalise("vllm:execute_model") == "execute_model"
+    assert S.normalise("decode 3") == "decode"
+    assert S.normalise("aten::copy_, op_id = 9") == "aten::copy_, op_id ="  # no domain to strip
+
+
+def test_collectives_matched_across_two_ranks_in_one_file():
+    """Two torchrun ranks in one export: each SendRecv pair matched in order; skew = start spread."""
+    with open_capture(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")) as cap:
+        acts = T.gpu_activity(cap)
+        ranks = multirank.ranks_of([cap], {cap.name: acts})
+        result = multirank.analyse(ranks)
+        per_rank = []
+        for r in ranks:
+            per_rank.append([s for (s,) in cap.query(
+                "SELECT k.start FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+                "WHERE s.value LIKE 'ncclDevKernel_SendRecv%' AND k.deviceId = ? "
+                "AND ((k.globalPid >> 24) & 16777215) = ? ORDER BY k.start", (r.device, r.pid))])
+    assert len(ranks) == 2
+    (op,) = result.ops
+    spreads = [abs(a - b) for a, b in zip(*per_rank)]
+    assert op.op == "send_recv" and op.instances == len(spreads) == 33
+    assert op.max_ns == max(spreads) and op.mean_ns == pytest.approx(sum(spreads) / len(spreads))
+    late = result.straggler()
+    later = [i for i, (a, b) in enumerate(zip(*per_rank)) if b > a]
+    assert late.label.startswith("rank 1") and late.last_count == len(later)
