@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from samples import capture_files, generate_capture as gen
-from tests.conftest import shared_path
+from conftest import shared_path
 
 # The real export each generated version imitates.
 REAL = {"recent": "fuser_h200_crossentropy_2025_1.sqlite", "old": "dlprof_rtx2070_pytorch_nvtx_2022_1.sqlite"}

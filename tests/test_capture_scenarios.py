@@ -1,0 +1,47 @@
+"""`diagnose capture` on every generated scenario: the verdict names the cause the scenario was
+built with (samples/scenarios.toml `cause`), whichever export version carries it, and the
+straggler verdict names the slow rank."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose.cli import cli
+from samples import capture_files, generate_capture as gen
+
+
+def run_capture(paths, *extra):
+    result = CliRunner().invoke(cli, ["capture", *map(str, paths), "--json", "--fail-on", "never", *extra])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def check_verdict(report, scenario):
+    cfg = gen.scenario(scenario).cfg
+    assert report["verdict"]["category"] == cfg["cause"], (scenario, report["verdict"])
+    for slow_rank in cfg.get("slow_ranks", {}):
+        finding = next(f for f in report["findings"] if f["category"] == "straggler")
+        assert f"rank {slow_rank} " in finding["title"] and f"rank{slow_rank}.sqlite" in finding["title"]
+        others = [r for r in range(cfg["tp"] * cfg["pp"]) if str(r) != slow_rank]
+        assert not any(f"rank {r} " in finding["title"] for r in others)
+
+
+@pytest.mark.parametrize("scenario", gen.scenario_names())
+def test_committed_sample_verdict(scenario):
+    check_verdict(run_capture(capture_files(scenario)), scenario)
+
+
+@pytest.mark.parametrize("scenario", gen.scenario_names())
+def test_verdict_does_not_depend_on_the_export_version(scenario, tmp_path):
+    committed = gen.scenario(scenario).cfg["schema"]
+    other = next(v for v in gen.VERSIONS if v != committed)
+    check_verdict(run_capture(gen.generate(scenario, tmp_path / f"{scenario}.sqlite", schema=other)), scenario)
+
+
+def test_healthy_sample_agrees_with_the_predictor():
+    """Given the workload, the healthy step is within what the roofline predictor expects."""
+    report = run_capture(capture_files("tp4_nvlink_healthy"), "--model", "llama-3-70b", "--tp", "4", "--batch", "8")
+    assert report["verdict"]["category"] == "healthy"
+    rules = {f["rule"]: f for f in report["findings"]}
+    assert rules["capture.step_vs_prediction"]["severity"] == "ok"
