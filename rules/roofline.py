@@ -135,6 +135,24 @@ class Prediction:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def terms(self, expected: bool = True) -> dict[str, float]:
+        """The decode step per GPU, term by term in ms, to set beside a measured breakdown.
+
+        The memory terms overlap compute (the step takes the larger of the two); the all-reduce,
+        PP send/recv and launch terms add on top.
+        """
+        m = 1.0 / self.mbu if expected else 1.0
+        return {
+            "weights_ms": round(self.weights_ms * m, 4),
+            "kv_ms": round(self.kv_ms * m, 4),
+            "activation_ms": round(self.activation_ms * m, 4),
+            "compute_ms": self.compute_ms_expected if expected else self.compute_ms,
+            "allreduce_ms": self.allreduce_ms_per_step_expected if expected else self.allreduce_ms_per_step,
+            "pp_sendrecv_ms": self.pp_sendrecv_ms,
+            "launch_ms": self.launch_ms_expected if expected else 0.0,
+            "step_ms": self.decode_step_ms_expected if expected else self.decode_step_ms,
+        }
+
 
 # --------------------------------------------------------------------------- validity
 
@@ -215,6 +233,17 @@ def decoder_params_per_rank(model: ModelSpec, tp: int, experts_touched: float | 
     return (model.layers - model.moe_layers) * per_dense_layer + model.moe_layers * per_moe_layer
 
 
+def decoder_bytes_per_rank(model: ModelSpec, tp: int, dtype: str, experts_touched: float | None = None) -> float:
+    """Decoder weight bytes on one TP rank. MXFP4 checkpoints (GPT-OSS) quantise only the
+    routed experts; attention, router and shared experts stay 16-bit."""
+    params = decoder_params_per_rank(model, tp, experts_touched)
+    if dtype != "mxfp4" or not model.is_moe:
+        return params * DTYPE_BYTES[dtype]
+    n = model.experts if experts_touched is None else experts_touched
+    experts = model.moe_layers * n * model.mlp_params(model.expert_ffn) / tp
+    return experts * DTYPE_BYTES[dtype] + (params - experts) * 2.0
+
+
 def experts_touched(model: ModelSpec, tokens: int) -> float:
     """Expected distinct experts a layer reads for `tokens` tokens under uniform routing.
 
@@ -230,7 +259,7 @@ def weights_bytes_per_gpu(model: ModelSpec, layout: Layout, dtype: str) -> float
     """Weights resident on the fullest GPU (first or last PP stage)."""
     tp, pp = layout.tp, layout.pp
     stage_share = math.ceil(model.layers / pp) / model.layers
-    decoder = decoder_params_per_rank(model, tp) * stage_share * DTYPE_BYTES[dtype]
+    decoder = decoder_bytes_per_rank(model, tp, dtype) * stage_share
     emb = model.embedding_params() * _edge_bytes(dtype) / tp
     head = 0.0 if model.tied_embeddings else model.lm_head_params() * _edge_bytes(dtype) / tp
     edges = emb + head if pp == 1 else max(emb, head if head else emb)
@@ -298,9 +327,8 @@ def _act_bytes_per_token(model: ModelSpec, tp: int) -> float:
 def decode_work(model: ModelSpec, tp: int, batch: int, context: int, dtype: str, kv_dtype: str) -> Work:
     """One decode step: every sequence in `batch` produces one token at `context` tokens of KV."""
     touched = experts_touched(model, batch) if model.is_moe else None
-    params = decoder_params_per_rank(model, tp, touched)
     head = model.lm_head_params() / tp  # tied: the embedding table is read as the LM head
-    weights = params * DTYPE_BYTES[dtype] + head * _edge_bytes(dtype)
+    weights = decoder_bytes_per_rank(model, tp, dtype, touched) + head * _edge_bytes(dtype)
     kv = batch * context * kv_bytes_per_token_per_gpu(model, tp, 1, kv_dtype, context)
     active = decoder_params_per_rank(model, tp, model.experts_active if model.is_moe else None) + head
     flops = batch * (2.0 * active + _attention_flops_per_token(model, tp, _attended(model, context)))
@@ -313,7 +341,7 @@ def prefill_work(model: ModelSpec, tp: int, sequences: int, prompt: int, dtype: 
     tokens = sequences * prompt
     touched = experts_touched(model, tokens) if model.is_moe else None
     head = model.lm_head_params() / tp
-    weights = decoder_params_per_rank(model, tp, touched) * DTYPE_BYTES[dtype] + head * _edge_bytes(dtype)
+    weights = decoder_bytes_per_rank(model, tp, dtype, touched) + head * _edge_bytes(dtype)
     kv = tokens * kv_bytes_per_token_per_gpu(model, tp, 1, kv_dtype, prompt)
     active = decoder_params_per_rank(model, tp, model.experts_active if model.is_moe else None)
     attn = _attention_flops_per_token(model, tp, _attended(model, prompt) / 2)  # causal: half on average
@@ -464,12 +492,13 @@ class _Runner:
 
 
 def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int = 1024, context: int | None = None,
-            dtype: str | None = "bf16", kv_dtype: str | None = None, interconnect=None, mbu: float | None = None,
+            dtype: str | None = None, kv_dtype: str | None = None, interconnect=None, mbu: float | None = None,
             mfu: float | None = None, gpus_per_node: int = 8, network=None) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` (see module docstring).
 
     context: KV tokens each sequence holds during decode (default prompt + 256).
-    dtype None: the checkpoint's own dtype. kv_dtype None: 16-bit (fp8 weights keep a bf16 cache).
+    dtype None: the checkpoint's own dtype (bf16 for most catalog models, fp8 for DeepSeek-V3,
+    mxfp4 for GPT-OSS). kv_dtype None: 16-bit (fp8 weights keep a bf16 cache).
     """
     model, gpu = catalog.model(model), catalog.gpu(gpu)
     dtype = dtype or model.checkpoint_dtype

@@ -37,6 +37,11 @@ def test_llama3_70b_tp2_is_21ms_not_10():
     # the step adds the 160 all-reduces; still ~21-22 ms, nowhere near the 96 tok/s myth
     assert 20.75 < p.decode_step_ms < 22.5
     assert 44 < p.decode_tok_s < 48.2
+    # the term breakdown adds up to the step (memory-bound: memory + all-reduce + launch)
+    for expected in (False, True):
+        t = p.terms(expected)
+        memory = t["weights_ms"] + t["kv_ms"] + t["activation_ms"]
+        assert max(memory, t["compute_ms"]) + t["allreduce_ms"] + t["launch_ms"] == pytest.approx(t["step_ms"], abs=0.01)
 
 
 @pytest.mark.parametrize(
