@@ -28,7 +28,7 @@ _HEADER_TOKEN = re.compile(
 )
 _LABEL = re.compile(r"\s*(GPU\d+(?:-\d+)?|NIC\d+|mlx\d+_(?:bond_)?\d+|[A-Za-z][A-Za-z0-9_.]*\d)(?=\s|X|NV|PIX|PXB|PHB|NODE|SYS|SOC|OK|CNS|GNS|TNS|NS)")
 _PATH_CELL = re.compile(r"\s*(NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|X)")
-_P2P_CELL = re.compile(r"\s*(OK|CNS|GNS|TNS|NS|U|X)(?![A-Za-z])")
+_P2P_CELL = re.compile(r"\s*(OK|CNS|GNS|TNS|DNS|NS|U|X)(?![A-Za-z])")
 _NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
 _P2P_COMMAND = re.compile(r"topo\s+(?:-p2p|--p2p)\s*([rwnap])\b")
 _P2P_CAPABILITY = {"r": "read", "w": "write", "n": "nvlink", "a": "atomics", "p": "prop"}
@@ -44,7 +44,7 @@ def detect(text: str) -> float:
             continue
         best = 0.3  # a header alone may be prose that names GPUs
         for row in lines[i + 1 : i + 4]:
-            label, cells, _ = _row(row)
+            label, cells, _, _ = _row(row)
             if label and cells and "X" in cells:
                 return 0.95
     return best
@@ -91,11 +91,11 @@ def _header(line: str) -> list[str] | None:
     return tokens
 
 
-def _row(line: str) -> tuple[str | None, list[str], str]:
-    """(label, cells, rest) of a matrix row; cells from one vocabulary (topo or P2P)."""
+def _row(line: str) -> tuple[str | None, list[str], str, bool]:
+    """(label, cells, rest, is_p2p) of a matrix row; cells from one vocabulary (topo or P2P)."""
     m = _LABEL.match(line)
     if not m:
-        return None, [], ""
+        return None, [], "", False
     for vocabulary in (_PATH_CELL, _P2P_CELL):
         cells, pos = [], m.end()
         while True:
@@ -105,8 +105,8 @@ def _row(line: str) -> tuple[str | None, list[str], str]:
             cells.append(cell.group(1))
             pos = cell.end()
         if len(cells) > 1 or (cells and cells != ["X"]):
-            return m.group(1), cells, line[pos:]
-    return None, [], ""
+            return m.group(1), cells, line[pos:], vocabulary is _P2P_CELL
+    return None, [], "", False
 
 
 def _section(lines, start, header, name, legend, capability):
@@ -117,7 +117,7 @@ def _section(lines, start, header, name, legend, capability):
     i = start + 1
     while i < len(lines):
         line = lines[i]
-        label, cells, rest = _row(line)
+        label, cells, rest, is_p2p = _row(line)
         if not label:
             if line.strip() == "" and i == start + 1:
                 i += 1
@@ -125,7 +125,6 @@ def _section(lines, start, header, name, legend, capability):
             break
         src = where(name, i + 1)
         label = legend.get(label, label)
-        is_p2p = any(c in ("OK", "NS", "CNS", "GNS", "TNS", "U") for c in cells)
         for column, cell in zip(devices, cells):
             if cell == "X":
                 continue
