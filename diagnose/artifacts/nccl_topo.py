@@ -7,7 +7,8 @@ Read with a tag scanner rather than an XML parser, because pasted dumps are ofte
 Yields GpuFact (index, bus id, PCI device id, NUMA node), TopologyPath "NV#" for each
 `<nvlink>` (to the peer GPU, or to "NVSwitch"), and one NcclEvent(kind="topology") that
 summarises what a rule needs: GPU count, NVLinks seen, PCI link widths (0 = not reported, as
-in emulated PCI of a virtual machine), NUMA ids and NICs with their GDR flag.
+in emulated PCI of a virtual machine), NUMA ids (-1 = unknown), `flat` (every GPU directly
+under a CPU, no PCIe switch or bridge) and NICs with their GDR flag.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def parse(text: str, name: str) -> list:
     gpus: dict[str, int] = {}  # bus id -> dev
     nvlinks: list[tuple[int, str, int, str, int]] = []  # (dev, target, count, tclass, line)
     link_widths: list[int] = []
-    numa_ids: set[int] = set()
+    numa_ids: list[int] = []
+    gpu_parents: list[str] = []  # the tag above each GPU's own <pci>: "cpu" when no switch or bridge
     nets: list[dict] = []
     first_line = None
     line, counted_to = 1, 0
@@ -51,7 +53,7 @@ def parse(text: str, name: str) -> list:
                 pass
             continue
         if tag == "cpu" and _int(attrs.get("numaid")) is not None:
-            numa_ids.add(_int(attrs["numaid"]))
+            numa_ids.append(_int(attrs["numaid"]))
         if tag == "pci" and attrs.get("link_width") is not None and _parent_is_gpu_pci(attrs):
             link_widths.append(_int(attrs["link_width"]) or 0)
         if tag == "gpu":
@@ -61,6 +63,8 @@ def parse(text: str, name: str) -> list:
             dev = _int(attrs.get("dev"))
             if bus:
                 gpus[bus] = dev
+            pcis = [i for i, (t, _) in enumerate(stack) if t == "pci"]
+            gpu_parents.append(stack[pcis[-1] - 1][0] if pcis and pcis[-1] > 0 else "")
             numa = _int(cpu.get("numaid"))
             out.append(GpuFact(where(name, line), index=dev, bus_id=bus, pci_device_id=pci.get("device"),
                                numa_node=numa if numa is not None and numa >= 0 else None))
@@ -81,7 +85,10 @@ def parse(text: str, name: str) -> list:
             "gpus": len(gpus) or sum(isinstance(r, GpuFact) for r in out),
             "nvlinks": sum(c for _, _, c, _, _ in nvlinks),
             "gpu_link_widths": link_widths,
-            "numa_ids": sorted(numa_ids),
+            "numa_ids": numa_ids,
+            "numaid": numa_ids[0] if numa_ids else None,
+            # Every GPU hangs straight off a CPU, no PCIe switch or bridge: what a VM's emulated PCI looks like.
+            "flat": bool(gpu_parents) and all(p == "cpu" for p in gpu_parents),
             "nets": nets,
         }))
     return out
