@@ -90,8 +90,9 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
     if not gpus:
         if cpu_ranks >= 2:
             cpu_sizes = [s for s in sizes if s <= 4 << 20]
+            cpu_ops = ("all_reduce",) if profile == "quick" else collectives.OPS
             steps.append(Step(f"collectives: gloo on {cpu_ranks} CPU processes", lambda: collectives.run_sweep(
-                None, cpu_ranks, cpu_sizes, timeout=limit, iters=5, warmup=2, repeats=3), limit))
+                None, cpu_ranks, cpu_sizes, cpu_ops, timeout=limit, iters=5, warmup=2, repeats=3), limit))
         return steps
     if profile != "quick":
         from probes import kernels

@@ -297,7 +297,7 @@ def numa_placement(facts: Facts, predictions=None):
              for k, members in nodes.items()]
     evidence = [ev(members[0], f"GPU{members[0].index} CPU affinity", members[0].cpu_affinity or f"NUMA {k}")
                 for k, members in nodes.items()]
-    return [make("node.numa_placement", "numa_affinity", "info", 0.5,
+    return [make("node.numa_placement", "numa_affinity", "info", 0.6,
                  f"The GPUs hang off {len(nodes)} CPU sockets: {'; '.join(parts)}",
                  "Host-side work of each rank (scheduler, sampling, pinned copies, NCCL proxy threads) runs best "
                  "on the CPUs next to its GPU. Unpinned workers may run on the far socket and cross the "

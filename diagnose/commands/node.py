@@ -50,7 +50,7 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     from diagnose.evidence import Facts
     from diagnose.findings import Report
     from probes.recording import LiveSession, ReplaySession
-    from rules.engine import evaluate, verdict
+    from rules.engine import evaluate
 
     if record and replay:
         raise InputError("--record and --replay exclude each other (a replay records nothing new)")
@@ -67,10 +67,23 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
                 "recording_meta": session.meta if replay else None},
         facts=facts.to_dict(),
         findings=findings,
-        verdict=verdict(findings, facts.missing),
+        verdict=node_verdict(findings, facts.missing),
         tables=tables(facts),
     )
     return report
+
+
+def node_verdict(findings, missing):
+    """The engine's verdict, except that a node without a working GPU is never 'healthy':
+    host checks passing says nothing about a GPU server whose GPUs could not be checked."""
+    from diagnose.findings import Verdict
+    from rules.engine import verdict
+
+    v = verdict(findings, missing)
+    no_gpu = [f for f in findings if f.rule == "node.no_gpu"]
+    if no_gpu and v.category == "healthy":
+        return Verdict("insufficient_data", 0.0, f"{no_gpu[0].title}: {no_gpu[0].summary} Next: {no_gpu[0].fix}")
+    return v
 
 
 def _collect(session, profile, gpus, timeout, cpu_ranks):

@@ -1,0 +1,76 @@
+"""`diagnose node` on this machine (no NVIDIA driver, no GPU) and its usage errors."""
+
+import json
+import os
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from diagnose.cli import cli
+
+RECORDINGS = os.path.join(os.path.dirname(__file__), "recordings")
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, ["node", *args])
+    return result
+
+
+def test_without_driver_runs_host_checks_and_says_so():
+    r = run("--quick")
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    assert r.exit_code == 1, r.output  # documented: node.no_gpu is critical, the box cannot serve
+    assert "No NVIDIA driver or GPU found" in r.output
+    assert "Traceback" not in r.output
+    assert "shm_bytes" in r.output  # the host checks ran
+
+
+def test_without_driver_json_verdict_and_fail_on_never():
+    r = run("--quick", "--json", "--fail-on", "never")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert report["kind"] == "node" and report["schema"] == "diagnose.report/1"
+    assert report["verdict"]["category"] == "insufficient_data"
+    top = report["findings"][0]
+    assert top["rule"] == "node.no_gpu" and top["severity"] == "critical"
+    shm = [h for h in report["facts"]["host_fact"] if h["name"] == "shm_bytes"][0]
+    assert shm["value"] == os.statvfs("/dev/shm").f_blocks * os.statvfs("/dev/shm").f_frsize
+
+
+def test_gloo_sweep_from_the_command_line(tmp_path):
+    out = tmp_path / "rec.json"
+    r = run("--quick", "--cpu-ranks", "2", "--json", "--fail-on", "never", "--record", str(out), "--timeout", "60")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)["facts"]["collective_result"]
+    assert rows and all(row["nranks"] == 2 and row["op"] == "all_reduce" for row in rows)
+    # the recording carries the measurements; a replay shows the same rows without running anything
+    again = json.loads(run("--replay", str(out), "--json", "--fail-on", "never").output)
+    assert again["facts"]["collective_result"] == rows
+
+
+def test_bad_usage_is_one_line_and_exit_2(tmp_path):
+    for args in (["--replay", str(tmp_path / "missing.json")],
+                 ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"), "--record", str(tmp_path / "x.json")],
+                 ["--gpus", "0,x"],
+                 ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"), "--gpus", "9"]):
+        proc = subprocess.run([sys.executable, "-m", "diagnose", "node", *args], capture_output=True, text=True)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr and proc.stderr.strip(), args
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something-else"}')
+    proc = subprocess.run([sys.executable, "-m", "diagnose", "node", "--replay", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "not a diagnose node recording" in proc.stderr
+
+
+def test_help_and_replay_work_without_torch():
+    # torch made unimportable: --help and a replay must not need it
+    code = ("import sys; sys.modules['torch'] = None; from diagnose.cli import cli; "
+            f"sys.argv = ['diagnose', 'node', '--replay', {os.path.join(RECORDINGS, 'dgx-h100-topo-numa.json')!r}, '--json']; cli()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["verdict"]["category"] == "numa_affinity"
+    code = ("import sys; from click.testing import CliRunner; from diagnose.cli import cli; "
+            "r = CliRunner().invoke(cli, ['node', '--help']); assert r.exit_code == 0; assert '--replay' in r.output; "
+            "print('torch' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"

@@ -1,0 +1,91 @@
+"""Replays of recordings transcribed from real nvidia-smi / nvtop / NCCL outputs (see each file's
+meta and tests/recordings/transcribe.py) give the findings a human reading that output gives."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from diagnose.evidence import GpuFact, NvLinkFact, PairBandwidth, TopologyPath
+from probes import runner
+from probes.recording import ReplaySession
+from rules.engine import evaluate, verdict
+
+RECORDINGS = Path(__file__).parent / "recordings"
+
+
+def replay(name):
+    facts = runner.run(ReplaySession(RECORDINGS / name))
+    findings = evaluate(facts)
+    return facts, findings, verdict(findings, facts.missing)
+
+
+def by_rule(findings, rule):
+    return [f for f in findings if f.rule == rule]
+
+
+@pytest.mark.parametrize("path", sorted(RECORDINGS.glob("*.json")), ids=lambda p: p.name)
+def test_every_recording_says_where_it_came_from_and_what_it_lacks(path):
+    meta = json.loads(path.read_text())["meta"]
+    assert "../shared/tickets/" in meta["transcribed_from"] and meta["absent"]
+
+
+def test_dgx_h100_topo_numa():
+    # topo -m: every pair NV18, GPU0-3 on NUMA 0 (CPUs 0-55,112-167), GPU4-7 on NUMA 1.
+    # A reader says: NVLink is fine for any TP size; pin each rank to its GPU's socket.
+    facts, findings, v = replay("dgx-h100-topo-numa.json")
+    paths = facts.of(TopologyPath)
+    assert len(paths) == 28 and {p.path for p in paths} == {"NV18"}
+    assert v.category == "numa_affinity"
+    numa = by_rule(findings, "node.numa_placement")[0]
+    assert "GPU0,1,2,3 on NUMA node 0" in numa.title and "GPU4,5,6,7 on NUMA node 1" in numa.title
+    tp = by_rule(findings, "node.tp_groups")[0]
+    assert tp.severity == "ok" and "TP 2, 4, 8" in tp.title
+    assert not [f for f in findings if f.severity in ("critical", "warning")]
+    assert facts.host("fabric_manager").value == "unknown"  # NVSwitch seen, service state not in the source
+
+
+def test_a100_nvlinks_up_but_p2p_level_loc():
+    # nvlink -s: all 12 links of GPU0 up at 25 GB/s; NCCL: "NCCL_P2P_LEVEL set by environment to LOC".
+    # A reader says: the links are fine, the environment variable forces SHM.
+    facts, findings, v = replay("hgx-a100-nvlink-p2p-level-loc.json")
+    gpu0 = [link for link in facts.of(NvLinkFact) if link.gpu == 0]
+    assert len(gpu0) == 12 and all(link.active and link.speed_gbs == 25.0 for link in gpu0)
+    assert v.category in ("shm_fallback", "p2p_disabled")
+    top = findings[0]
+    assert top.severity == "critical" and "LOC" in top.title
+    assert any(e.source == "probe:host:env" for e in top.evidence)
+
+
+def test_nvlink_bridge_workstation_with_a_stalling_driver():
+    # topo -m: GPU0-GPU1 NV3, and the reporter says the command took 112 s.
+    # A reader says: the bridge is detected but something is wrong with it (links retraining).
+    facts, findings, v = replay("workstation-2gpu-nvlink-bridge-slow-driver.json")
+    assert [p.path for p in facts.of(TopologyPath)] == ["NV3"]
+    assert v.category == "nvlink_down"
+    slow = by_rule(findings, "node.slow_driver")[0]
+    assert slow.severity == "warning" and slow.evidence[0].measured == 112.0
+
+
+def test_gtx1080ti_gen1_reading_is_not_called_degraded():
+    # nvtop: GPU0 GEN 3@16x, GPU1 GEN 1@16x, nothing about load. A reader says: an idle GPU drops to
+    # Gen1 to save power; re-check under load before calling the link degraded.
+    facts, findings, v = replay("2x-gtx1080ti-pcie-gen1-reading.json")
+    gens = {g.index: g.pcie_gen_current for g in facts.of(GpuFact)}
+    assert gens == {0: 3, 1: 1}
+    assert not [f for f in findings if f.category == "pcie_link_degraded" and f.severity in ("critical", "warning")]
+    assert v.category in ("healthy", "insufficient_data")
+
+
+def test_hgx_h100_p2p_matrix_is_healthy_nvlink_efficiency():
+    # p2pBandwidthLatencyTest: ~740-773 GB/s bidirectional on every pair of an 8x H100 NVSwitch box, and
+    # nvidia-smi shows P0, 88 W of 700 W, no ECC errors. A reader says: healthy, ~83% of 900 GB/s is normal.
+    facts, findings, v = replay("hgx-h100-smi-p2p-bidirectional.json")
+    pairs = facts.of(PairBandwidth)
+    assert len(pairs) == 56 and min(p.value for p in pairs) == pytest.approx(739.42)
+    gpu0 = facts.of(GpuFact)[0]
+    assert (gpu0.name, gpu0.bus_id, gpu0.power_limit_w, gpu0.persistence_mode) == (
+        "NVIDIA H100 80GB HBM3", "0000:18:00.0", 700.0, False)
+    assert gpu0.catalog_key is not None  # the NVML name maps onto the catalog
+    assert v.category in ("healthy", "expected_physics")
+    assert not [f for f in findings if f.severity in ("critical", "warning")]

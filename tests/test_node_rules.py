@@ -1,0 +1,87 @@
+"""Node rules on node facts: measured rates against what the catalog and the topology imply."""
+
+import itertools
+
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, NcclSetting, TopologyPath
+from probes.collectives import bandwidths
+from rules.engine import evaluate
+
+H100 = "NVIDIA H100 80GB HBM3"
+
+
+def node(n=8, path="NV18", **gpu):
+    facts = Facts()
+    facts.add([GpuFact(f"probe:nvml:gpu{i}", index=i, name=H100, **gpu) for i in range(n)])
+    facts.add([TopologyPath("probe:nvml:topology", f"GPU{a}", f"GPU{b}", path(a, b) if callable(path) else path)
+               for a, b in itertools.combinations(range(n), 2)])
+    return facts
+
+
+def allreduce(size, us, group, graph=False):
+    algbw, busbw = bandwidths("all_reduce", size, us, len(group))
+    return CollectiveResult("probe:collectives:nccl:" + ",".join(map(str, group)), "all_reduce", size, us, algbw,
+                            busbw, nranks=len(group), group=list(group), graph=graph, tool="diagnose (nccl)")
+
+
+def rules(facts, prefix):
+    return [f for f in evaluate(facts, only=[prefix])]
+
+
+def test_busbw_like_published_dgx_h100_is_not_flagged():
+    facts = node()
+    # collectives-reference.md [R14]: 8x H100 64 MiB all_reduce in 324 us (busbw 362 GB/s)
+    facts.add(allreduce(64 << 20, 324, range(8)))
+    assert rules(facts, "node.busbw_below_topology") == []
+
+
+def test_busbw_far_below_nvlink_with_p2p_disabled_names_the_cause():
+    facts = node()
+    facts.add(NcclSetting("probe:host:env", "NCCL_P2P_DISABLE", "1"))
+    # the same 64 MiB at PCIe-through-host speed: 20x slower
+    facts.add(allreduce(64 << 20, 6480, range(8)))
+    (f,) = rules(facts, "node.busbw_below_topology")
+    assert f.category == "shm_fallback" and f.severity == "critical"
+    assert "NCCL_P2P_DISABLE=1" in f.summary
+    assert f.evidence[0].expected == 360.0  # NV18 x 25 GB/s per link x 80%
+
+
+def test_busbw_below_topology_across_sockets_blames_numa():
+    facts = node(4, path=lambda a, b: "SYS" if (a < 2) != (b < 2) else "PIX", pcie_gen_max=4)
+    for g in facts.of(GpuFact):
+        g.numa_node = 0 if g.index < 2 else 1
+    facts.add(allreduce(256 << 20, 100000, range(4)))  # 4 GB/s busbw over PCIe Gen4 (expected ~25)
+    (f,) = rules(facts, "node.busbw_below_topology")
+    assert f.category == "numa_affinity"
+
+
+def test_small_message_latency_and_cuda_graphs():
+    facts = node(2)
+    facts.add(allreduce(8, 62.0, [0, 1]), allreduce(8, 9.0, [0, 1], graph=True))
+    found = {f.category: f for f in rules(facts, "node.small_message_latency")}
+    assert set(found) == {"launch_bound"}  # graphs bring it to 9 us: the link is fine, launches are not
+    facts = node(2)
+    facts.add(allreduce(8, 80.0, [0, 1]), allreduce(8, 70.0, [0, 1], graph=True))
+    (f,) = rules(facts, "node.small_message_latency")
+    assert f.category == "latency_bound_small_batch" and f.evidence[0].measured == 70.0
+
+
+def test_hbm_and_gemm_against_the_catalog():
+    facts = node(2)
+    facts.add(Measurement("probe:kernels:hbm:gpu0", "hbm_gbs", 2950.0, "GB/s", gpu=0),
+              Measurement("probe:kernels:hbm:gpu1", "hbm_gbs", 1400.0, "GB/s", gpu=1),
+              Measurement("probe:kernels:gemm:bf16:gpu0", "gemm_tflops", 720.0, "TFLOP/s", gpu=0, dtype="bf16"))
+    facts.of(GpuFact)[1].clock_event_reasons = ["hw_thermal_slowdown"]
+    hbm = rules(facts, "node.hbm_below_catalog")
+    assert [(f.severity, f.category) for f in hbm] == [("warning", "throttling")]
+    assert "GPU1" in hbm[0].title and hbm[0].evidence[0].expected == 3350.0
+    gemm = rules(facts, "node.gemm_below_catalog")
+    assert [f.severity for f in gemm] == ["ok"]
+
+
+def test_tp_groups_on_a_box_of_nvlink_pairs():
+    # 4 GPUs, NVLink bridges on 0-1 and 2-3, the pairs on different sockets (like ticket 022's A40 box)
+    facts = node(4, path=lambda a, b: "NV4" if (a, b) in ((0, 1), (2, 3)) else "SYS")
+    (f,) = rules(facts, "node.tp_groups")
+    assert f.severity == "info" and "2" in f.title and "TP4 (SYS)" in f.summary
+    (ok,) = rules(node(8), "node.tp_groups")
+    assert ok.severity == "ok" and "TP 2, 4, 8" in ok.title

@@ -1,0 +1,54 @@
+"""Live GPU checks (skipped without an NVIDIA driver): real NVML, CUDA kernels, NCCL."""
+
+import subprocess
+
+import pytest
+
+from diagnose.evidence import CollectiveResult, GpuFact
+from probes import nvml
+from probes.recording import LiveSession
+
+pytestmark = pytest.mark.gpu
+
+
+def test_nvml_inventory_matches_nvidia_smi():
+    records, missing = nvml.collect(LiveSession())
+    gpus = [r for r in records if isinstance(r, GpuFact)]
+    out = subprocess.run(["nvidia-smi", "--query-gpu=index,name,pci.bus_id,memory.total", "--format=csv,noheader,nounits"],
+                         capture_output=True, text=True, check=True).stdout.strip().splitlines()
+    assert len(gpus) == len(out) and not missing
+    for g, line in zip(gpus, out):
+        index, name, bus, mem = [c.strip() for c in line.split(",")]
+        assert g.index == int(index) and g.name == name
+        assert g.bus_id == nvml.normalise_bus_id(bus)
+        assert abs(g.memory_total_mib - float(mem)) <= 1
+
+
+def test_kernels_hbm_and_gemm_against_the_catalog():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    from probes import kernels
+    from rules.catalog import find_gpu
+
+    spec = find_gpu(name=torch.cuda.get_device_name(0))
+    hbm = kernels.hbm_bandwidth(0)
+    gemm = kernels.gemm_tflops(0, "bf16")
+    assert hbm.value > 0 and gemm.value > 0
+    if spec:
+        assert hbm.value > 0.5 * spec.hbm_gbs, (hbm.value, spec.hbm_gbs)
+        assert gemm.value > 0.3 * spec.bf16_tflops, (gemm.value, spec.bf16_tflops)
+    gemv = kernels.gemv(0)
+    assert all(m.value < 1.2 * hbm.value for m in gemv)  # streaming a weight cannot beat the copy much
+
+
+def test_nccl_sweep_with_cuda_graphs():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two GPUs for NCCL")
+    from probes.collectives import run_sweep
+
+    rows = run_sweep([0, 1], 2, [8, 1 << 20, 64 << 20], timeout=180)
+    assert all(isinstance(r, CollectiveResult) for r in rows), rows
+    assert all(r.errors == 0 for r in rows)
+    assert any(r.graph for r in rows) and max(r.busbw_gbs for r in rows) > 1.0

@@ -1,0 +1,91 @@
+"""Record this machine's NVML answers and host readings, replay them through the same code."""
+
+import dataclasses
+import json
+import os
+
+import pytest
+
+from diagnose.errors import InputError
+from diagnose.evidence import HostFact, NcclSetting
+from probes import host, nvml, runner
+from probes.recording import LiveSession, ReplaySession, Unanswered, format_cpu_list, parse_cpu_list
+
+
+def _facts(session):
+    return [dataclasses.asdict(r) | {"type": type(r).__name__} for r in runner.run(session).records]
+
+
+def test_live_run_recorded_and_replayed_gives_the_same_facts(tmp_path, monkeypatch):
+    monkeypatch.setenv("NCCL_SOCKET_IFNAME", "eth0")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-record-me")
+    live = LiveSession()
+    live_facts = _facts(live)
+    path = tmp_path / "node.json"
+    live.save(path)
+    text = path.read_text()
+    assert "do-not-record-me" not in text  # a recording keeps only the variables the checks read
+    data = json.loads(text)
+    assert data["format"] == "diagnose.node-recording/1"
+    assert any(a["call"] == "nvmlInit" for a in data["answers"])
+    replayed = _facts(ReplaySession(path))
+    strip = lambda rows: [r for r in rows if r.get("name") != "nvml_seconds"]  # noqa: E731
+    assert strip(replayed) == strip(live_facts)
+    assert NcclSetting("probe:host:env", "NCCL_SOCKET_IFNAME", "eth0") in runner.run(ReplaySession(path)).records
+
+
+def test_not_supported_is_an_answer_and_unrecorded_stays_unknown(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "diagnose.node-recording/1", "meta": {}, "answers": [
+        {"call": "nvmlInit", "args": [], "value": True},
+        {"call": "nvmlDeviceGetCount", "args": [], "value": 1},
+        {"call": "nvmlDeviceGetName", "args": [0], "value": "NVIDIA A100-SXM4-80GB"},
+        {"call": "nvmlDeviceGetEccMode", "args": [0], "error": "NotSupported"},
+    ]}))
+    s = ReplaySession(path)
+    with pytest.raises(Unanswered) as exc:
+        s.nvml("nvmlDeviceGetEccMode", 0)
+    assert exc.value.reason == "NotSupported"
+    records, missing = nvml.collect(ReplaySession(path))
+    gpu = [r for r in records if type(r).__name__ == "GpuFact"][0]
+    assert gpu.name == "NVIDIA A100-SXM4-80GB" and gpu.ecc_mode is None and gpu.temperature_c is None
+    notes = {r.kind: r.text for r in records if type(r).__name__ == "Note"}
+    assert "nvmlDeviceGetEccMode" in notes["not_supported"] and "nvmlDeviceGetTemperature" in notes["not_recorded"]
+    # host readings a recording lacks are unknown, not "off" / "none"
+    facts = {f.name: f.value for f in host.collect(ReplaySession(path)) if isinstance(f, HostFact)}
+    assert facts["iommu"] is None and facts["virtualization"] is None and facts["container"] is None
+    assert facts["shm_bytes"] is None
+
+
+def test_no_driver_recorded_replays_as_no_driver(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "diagnose.node-recording/1",
+                                "answers": [{"call": "nvmlInit", "args": [], "error": "DriverNotLoaded"}]}))
+    records, missing = nvml.collect(ReplaySession(path))
+    assert HostFact("probe:nvml", "nvml", "DriverNotLoaded") in records and missing
+
+
+def test_bad_recordings_are_input_errors(tmp_path):
+    for content in ("not json", "[]", json.dumps({"format": "diagnose.node-recording/1", "answers": [{"args": []}]})):
+        p = tmp_path / "bad.json"
+        p.write_text(content)
+        with pytest.raises(InputError):
+            ReplaySession(p)
+    with pytest.raises(InputError):
+        ReplaySession(tmp_path / "absent.json")
+
+
+def test_host_checks_read_this_machine():
+    facts = {f.name: f.value for f in host.collect(LiveSession()) if isinstance(f, HostFact)}
+    st = os.statvfs("/dev/shm")
+    assert facts["shm_bytes"] == st.f_blocks * st.f_frsize
+    assert facts["container"] == (os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv")
+                                  or facts["container_markers"] != [])
+    nodes = [n for n in os.listdir("/sys/devices/system/node") if n.startswith("node") and n[4:].isdigit()]
+    assert facts["numa_nodes"] == len(nodes)
+    assert facts["iommu"] in ("off", "pt", "on")
+
+
+def test_cpu_lists():
+    assert format_cpu_list(parse_cpu_list("0-55,112-167")) == "0-55,112-167"
+    assert parse_cpu_list("0-2,8") == [0, 1, 2, 8]
