@@ -62,6 +62,10 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:steadily|gradually|progressively|monotonic\w*)\s+(?:degrad\w*|slow\w*|drop\w*|decreas\w*|declin\w*)",
         r"\bthermal(?:ly)? throttl\w*|\boverheat\w*",
     ],
+    "multi_node": [
+        r"\bmulti-?node\b", r"\binter-?node\b", r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
+        r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b", r"\b(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
+    ],
     "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b", r"\bfreez\w*\b", r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns)\b"],
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",

@@ -154,6 +154,9 @@ def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
     nets = [t for t in facts.of(NcclTransport) if t.transport == "NET"]
     if nets:
         return 2, [ev(nets[0], f"NCCL uses a network transport ({nets[0].detail}), so ranks span nodes")]
+    said = _claims.find(facts, "multi_node")
+    if said:
+        return 2, [claim_ev(said[0], "the job spans nodes")]
     return None, []
 
 

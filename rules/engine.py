@@ -86,9 +86,11 @@ def is_cause(f: Finding) -> bool:
     return not (f.severity == "info" and f.category == "other")
 
 
-# An informational cause weaker than this does not outrank a check that could not run, and a
-# pass weaker than this does not make a bundle with open questions "healthy".
+# A pass weaker than this does not make a bundle with open questions "healthy".
 WEAK = 0.5
+# Informational findings that are conclusions in their own right; other info-level causes are
+# leads, and a check that could not run outranks them.
+CONCLUSIONS = ("expected_physics",)
 
 
 def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
@@ -100,7 +102,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
     lead = ""
     if causes:
         top = causes[0]
-        if not (gaps and top.severity == "info" and top.confidence <= WEAK):
+        if not (gaps and top.severity == "info" and top.category not in CONCLUSIONS):
             others = [f.category for f in causes[1:] if f.category != top.category]
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")

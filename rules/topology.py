@@ -435,7 +435,17 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
         elif not g.pcie_gen_max:
             peers = [p.pcie_gen_current for p in gpus if p is not g and p.pcie_gen_current and p.name == g.name]
             if peers and g.pcie_gen_current < max(peers):
-                lows.append(g)
+                if idle is False:
+                    yield make(
+                        "topology.pcie_link", "pcie_link_degraded", "critical", 0.75,
+                        f"GPU{g.index} PCIe link at Gen{g.pcie_gen_current} under load; an identical GPU runs Gen{max(peers)}",
+                        "The GPU was busy when read, so the low generation is not power saving, and an identical "
+                        "GPU in the same host links faster: this slot, riser or card trained below its capability.",
+                        [ev(g, "current PCIe generation under load", g.pcie_gen_current, max(peers)),
+                         ev(g, "utilisation when read", g.utilization_pct, unit="%")],
+                        fix="Reseat the card, remove risers, set the slot's generation in the BIOS.", refs=["nvidia_smi"])
+                else:
+                    lows.append(g)
     if lows:
         g = lows[0]
         yield make(
@@ -483,7 +493,10 @@ def pair_bandwidth(facts: Facts, predictions=None):
     for p in pairs:
         factor = 2 if p.direction == "bi" else 1
         t = _topo_path(facts, p.a, p.b)
-        on_nvlink = t.path.upper().startswith("NV") if t else p.value > 1.3 * pcie * factor
+        # Without a topology matrix: on an NVSwitch board (catalog NVLink domain of 4+) every pair
+        # is on NVLink; elsewhere only a rate well above PCIe shows an NVLink bridge.
+        switched = (getattr(spec, "nvlink_domain", 1) or 1) >= 4
+        on_nvlink = t.path.upper().startswith("NV") if t else (switched or p.value > 1.3 * pcie * factor)
         if not on_nvlink:
             continue
         expected = nv_gbs * factor

@@ -22,14 +22,31 @@ def _model(facts: Facts):
     except ImportError:
         return None, None
     for w in facts.of(Workload):
-        if w.model:
+        if not w.model:
+            continue
+        for name in _model_names(w.model):
             try:
-                spec = catalog.find_model(w.model)
+                spec = catalog.find_model(name)
             except Exception:  # noqa: BLE001 - an unknown model is a normal answer
                 spec = None
             if spec:
                 return spec, w.source
     return None, None
+
+
+def _model_names(name: str) -> list[str]:
+    """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
+    ('-Instruct', '-Chat', '-AWQ'): fine-tunes and quantisations share the base architecture."""
+    base = name.rsplit("/", 1)[-1]
+    out = [name, base]
+    trimmed = re.sub(r"^meta-", "", base, flags=re.I)
+    while True:
+        shorter = re.sub(r"[-_](instruct|chat|hf|base|it|awq|gptq|fp8|int4|int8|bnb|gguf)$", "", trimmed, flags=re.I)
+        if shorter == trimmed:
+            break
+        trimmed = shorter
+    out.append(trimmed)
+    return list(dict.fromkeys(out))
 
 
 @rule("workload.cross_node_tp", "cross_node_tp")

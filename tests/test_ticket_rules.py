@@ -1,0 +1,399 @@
+"""The topic rules (topology, nccl, host, health, workload) on facts parsed from the real ticket
+attachments, and on variants derived from that real text (a line deleted, a value changed) to
+show each finding appears for its evidence and disappears without it."""
+
+import re
+import shutil
+
+import pytest
+
+from conftest import shared_path
+from diagnose.artifacts import read_bundle
+from diagnose.findings import Finding
+from rules import claims, common
+from rules.engine import evaluate, verdict
+
+
+def bundle(tmp_path, name, edits=None, drop=()):
+    """A copy of a real ticket (without its answer key), with `edits` {file: fn(text) -> text}."""
+    src = shared_path("tickets", name)
+    dst = tmp_path / name
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("expected.toml", *drop))
+    for file, fn in (edits or {}).items():
+        path = dst / file
+        path.write_text(fn(path.read_text()))
+    return dst
+
+
+def run(path, prefix=""):
+    facts = read_bundle([path])
+    findings = evaluate(facts, only=[prefix] if prefix else None)
+    return facts, findings
+
+
+def by_rule(findings, rule_id):
+    return [f for f in findings if f.rule == rule_id]
+
+
+def problems(findings, rule_id):
+    return [f for f in by_rule(findings, rule_id) if f.is_problem]
+
+
+def without_lines(pattern):
+    return lambda text: "\n".join(line for line in text.splitlines() if not re.search(pattern, line)) + "\n"
+
+
+def replace(old, new):
+    def fn(text):
+        assert old in text, old
+        return text.replace(old, new)
+    return fn
+
+
+# --------------------------------------------------------------------------- topology
+
+P2P_LOC = "010-nccl-tests-228-a100-p2p-level-loc-forces-shm"
+
+
+def test_p2p_level_loc_with_nvlink_is_shm_fallback(tmp_path):
+    _, fs = run(bundle(tmp_path, P2P_LOC), "topology.")
+    (f,) = problems(fs, "topology.p2p_forced_off")
+    assert (f.category, f.severity) == ("shm_fallback", "critical")
+    assert f.evidence[0].source == "attachment2.log:1" and f.evidence[0].measured == "LOC"
+    assert any("NVLink" in e.detail for e in f.evidence)  # what it was compared with
+    assert "NCCL_P2P_LEVEL" in f.fix and f.references
+
+
+def test_p2p_finding_disappears_without_the_setting(tmp_path):
+    _, fs = run(bundle(tmp_path, P2P_LOC, {"attachment2.log": without_lines("NCCL_P2P_LEVEL")}), "topology.")
+    assert not by_rule(fs, "topology.p2p_forced_off")
+    # NVL still allows P2P over NVLink: not a finding either
+    _, fs = run(bundle(tmp_path / "nvl", P2P_LOC, {"attachment2.log": replace("LOC", "NVL")}), "topology.")
+    assert not by_rule(fs, "topology.p2p_forced_off")
+
+
+def test_p2p_off_without_nvlink_is_p2p_disabled(tmp_path):
+    path = bundle(tmp_path, P2P_LOC, drop=("attachment1.txt", "ticket.toml"))
+    _, fs = run(path, "topology.")
+    (f,) = problems(fs, "topology.p2p_forced_off")
+    assert (f.category, f.severity) == ("p2p_disabled", "warning")
+
+
+def test_nvlink_links_all_active_pass(tmp_path):
+    _, fs = run(bundle(tmp_path, P2P_LOC), "topology.nvlink_links")
+    (f,) = by_rule(fs, "topology.nvlink_links")
+    assert f.severity == "ok" and f.evidence[0].measured == 13  # 12 links of GPU0 + the one shown of GPU1
+
+
+INACTIVE_BY_DESIGN = "018-azurehpc-health-checks-162-h100-pcie-inactive-links-by-design"
+
+
+def test_inactive_links_on_bridged_pcie_card_are_by_design(tmp_path):
+    _, fs = run(bundle(tmp_path, INACTIVE_BY_DESIGN), "topology.")
+    (links,) = by_rule(fs, "topology.nvlink_links")
+    assert links.severity == "ok" and "by design" in links.title
+    (bw,) = by_rule(fs, "topology.pair_bandwidth")
+    assert bw.severity == "ok"
+    assert bw.evidence[0].measured == 256.63 and bw.evidence[0].expected == 300.0  # H100 PCIe bridge, per direction
+
+
+def test_inactive_links_on_sxm_board_are_a_fault(tmp_path):
+    path = bundle(tmp_path, INACTIVE_BY_DESIGN, {"ticket.toml": replace("NVIDIA H100 PCIe (Azure NCv5)", "NVIDIA H100 80GB HBM3")})
+    _, fs = run(path, "topology.nvlink_links")
+    (f,) = problems(fs, "topology.nvlink_links")
+    assert (f.category, f.severity) == ("nvlink_down", "critical")
+    assert f.evidence[0].source == "attachment1.log:3"
+
+
+def test_bidirectional_p2p_at_82_percent_is_healthy(tmp_path):
+    facts, fs = run(bundle(tmp_path, "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional"))
+    (f,) = by_rule(fs, "topology.pair_bandwidth")
+    assert f.severity == "ok" and f.evidence[0].expected == 900.0
+    assert verdict(fs, facts.missing).category == "healthy"
+
+
+def test_p2p_at_pcie_speed_on_nvlink_pairs(tmp_path):
+    """The same matrix with every off-diagonal pair cut to PCIe Gen5 speed is no longer healthy."""
+    def cut(text):
+        return re.sub(r"\b7[4-7]\d\.\d\d\b", "101.00", text)
+    _, fs = run(bundle(tmp_path, "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional", {"attachment2.txt": cut}), "topology.")
+    (f,) = problems(fs, "topology.pair_bandwidth")
+    assert f.category == "pcie_fallback"
+
+
+def test_lspci_downgraded_speed_is_degraded_but_hedged(tmp_path):
+    _, fs = run(bundle(tmp_path, "019-janhq-183-4090-riser-pcie-gen1-downgraded"), "topology.pcie_link")
+    (f,) = problems(fs, "topology.pcie_link")
+    assert (f.category, f.severity) == ("pcie_link_degraded", "warning")
+    assert f.confidence < 0.7 and "idle" in f.summary  # the Gen1-at-idle caveat is stated
+    assert (f.evidence[0].measured, f.evidence[0].expected) == (2.5, 16.0)
+
+
+def test_lspci_width_loss_is_critical_and_full_link_passes(tmp_path):
+    path = bundle(tmp_path, "019-janhq-183-4090-riser-pcie-gen1-downgraded", {"attachment1.txt": replace("Width x16 (ok)", "Width x8 (downgraded)")})
+    _, fs = run(path, "topology.pcie_link")
+    (f,) = problems(fs, "topology.pcie_link")
+    assert f.severity == "critical" and "x8" in f.title
+    path = bundle(tmp_path / "ok", "019-janhq-183-4090-riser-pcie-gen1-downgraded",
+                  {"attachment1.txt": replace("Speed 2.5GT/s (downgraded)", "Speed 16GT/s")})
+    _, fs = run(path, "topology.pcie_link")
+    assert not problems(fs, "topology.pcie_link")
+
+
+def test_gen1_on_an_idle_gpu_is_not_a_fault(tmp_path):
+    facts, fs = run(bundle(tmp_path, "021-nvtop-6-gen1-at-idle-false-alarm"))
+    assert not problems(fs, "topology.pcie_link")
+    assert any(f.severity == "ok" and "power saving" in f.title for f in by_rule(fs, "topology.pcie_link"))
+    v = verdict(fs, facts.missing)
+    assert v.category == "healthy" and v.confidence <= 0.6
+
+
+def test_gen1_under_load_is_degraded(tmp_path):
+    """nvtop's utilisation bar says the GPU was busy: now Gen1 is a real finding."""
+    path = bundle(tmp_path, "021-nvtop-6-gen1-at-idle-false-alarm",
+                  {"attachment1.txt": lambda t: t.rstrip("\n") + "\n GPU[||||||||||||||||    95%]\n"})
+    _, fs = run(path, "topology.pcie_link")
+    (f,) = problems(fs, "topology.pcie_link")
+    assert f.severity == "critical" and "under load" in f.title
+
+
+def test_slow_nvidia_smi_on_bridged_pair_is_nvlink_trouble(tmp_path):
+    name = "013-nccl-557-2gpu-nvlink-bridge-hang-slow-nvml"
+    _, fs = run(bundle(tmp_path, name), "topology.nvlink_errors")
+    (f,) = problems(fs, "topology.nvlink_errors")
+    assert f.category == "nvlink_down" and any("112" in e.detail for e in f.evidence)
+    path = bundle(tmp_path / "fast", name, {"ticket.toml": replace("nvidia-smi topo -m takes 112 seconds to complete, but ", "")})
+    _, fs = run(path, "topology.nvlink_errors")
+    assert not problems(fs, "topology.nvlink_errors")
+
+
+def test_virtual_machine_with_low_internode_busbw(tmp_path):
+    name = "006-nccl-949-a100-vm-internode-acs"
+    _, fs = run(bundle(tmp_path, name), "topology.virtualization")
+    (f,) = problems(fs, "topology.virtualization_no_p2p")
+    measured = [e for e in f.evidence if e.measured == 27.0]
+    assert measured and measured[0].expected == 50.0  # 2x HDR 200 Gb/s
+    # at line rate, being a VM alone is not a finding
+    _, fs = run(bundle(tmp_path / "fast", name, {"ticket.toml": replace("value = 27.0", "value = 46.0")}), "topology.virtualization")
+    assert not problems(fs, "topology.virtualization_no_p2p")
+
+
+def test_vm_guest_without_p2p(tmp_path):
+    _, fs = run(bundle(tmp_path, "036-nccl-1329-a800-vm-4gpu-no-p2p-flat-topology"), "topology.virtualization")
+    (f,) = problems(fs, "topology.virtualization_no_p2p")
+    assert f.category == "virtualization_no_p2p"
+
+
+# --------------------------------------------------------------------------- nccl
+
+
+SOCKET = "030-nccl-451-docker-ibv-open-device-failed-socket"
+
+
+def test_socket_fallback_when_ib_cannot_be_opened(tmp_path):
+    _, fs = run(bundle(tmp_path, SOCKET), "nccl.socket")
+    (f,) = problems(fs, "nccl.socket_fallback")
+    assert (f.category, f.severity) == ("socket_fallback", "critical")
+    assert {e.source for e in f.evidence} >= {"attachment1.log:5", "attachment1.log:2"}
+    assert "/dev/infiniband" in f.fix
+
+
+def test_no_socket_finding_without_socket_lines(tmp_path):
+    path = bundle(tmp_path, SOCKET, {"attachment1.log": without_lines(r"Socket")})
+    _, fs = run(path, "nccl.socket")
+    assert not problems(fs, "nccl.socket_fallback")
+
+
+GDR = "032-nccl-tests-152-a100-nv-peer-mem-not-loaded"
+
+
+def test_gdr_off_on_one_node(tmp_path):
+    _, fs = run(bundle(tmp_path, GDR), "nccl.gdr")
+    (f,) = problems(fs, "nccl.gdr")
+    assert (f.category, f.severity) == ("gdr_disabled", "critical")
+    assert f.evidence[0].source == "attachment2.log:4" and f.evidence[1].measured == "NET/IB/1/GDRDMA"
+
+
+def test_gdr_everywhere_passes(tmp_path):
+    fix = lambda t: re.sub(r"(NET/IB/\d+)(/Shared)?$", r"\1/GDRDMA\2", t, flags=re.M)  # noqa: E731
+    _, fs = run(bundle(tmp_path, GDR, {"attachment2.log": fix}), "nccl.gdr")
+    (f,) = by_rule(fs, "nccl.gdr")
+    assert f.severity == "ok"
+
+
+def test_multi_node_without_nccl_log_asks_for_it(tmp_path):
+    facts, fs = run(bundle(tmp_path, "033-nccl-tests-29-dgx1-v100-gdr-enabled-doubled"))
+    gaps = [f for f in fs if f.category == "insufficient_data"]
+    assert any("NCCL_DEBUG=INFO" in f.fix and "nvidia_peermem" in f.fix for f in gaps)
+    assert all(f.fix.startswith("attach ") for f in gaps)
+    assert verdict(fs, facts.missing).category == "insufficient_data"
+
+
+@pytest.mark.parametrize("name", ["043-nccl-1876-222-to-225-ring-pxn-drop-a100",
+                                  "044-nccl-371-v100-ib-278-slower-than-256-gdr-read"])
+def test_version_regression(tmp_path, name):
+    _, fs = run(bundle(tmp_path, name), "nccl.regression")
+    (f,) = problems(fs, "nccl.regression")
+    assert f.category == "nccl_regression"
+    assert any(e.source.startswith("rules/catalog/nccl_regressions.toml") for e in f.evidence)
+
+
+def test_known_regression_range_alone_is_only_a_note(tmp_path):
+    """Without the reporter's version comparison, a version inside a known range is a hint, not a verdict."""
+    name = "043-nccl-1876-222-to-225-ring-pxn-drop-a100"
+    path = bundle(tmp_path, name, {"ticket.toml": lambda t: re.sub(r"(?m)^(description|nccl) = .*$", "", t)})
+    _, fs = run(path, "nccl.regression")
+    assert not problems(fs, "nccl.regression")
+    assert [f.severity for f in by_rule(fs, "nccl.regression")] == ["info"]
+
+
+def test_busbw_above_line_rate_with_nvls_is_not_an_error(tmp_path):
+    """An nccl-tests row (real format from ticket 006) at 1 GiB with 480 GB/s busbw on H100."""
+    row = "  1073741824     268435456     float     sum      -1   3900.0  275.32  481.81      0   3900.0  275.32  481.81      0\n"
+    path = bundle(tmp_path, "006-nccl-949-a100-vm-internode-acs", {"attachment1.txt": lambda t: t + row}, drop=("ticket.toml",))
+    (path / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA H100 80GB HBM3"\ngpu_count = 8\nnodes = 1\ninterconnect = "NVSwitch"\n')
+    _, fs = run(path, "nccl.busbw")
+    (f,) = by_rule(fs, "nccl.busbw")
+    assert f.severity == "ok" and f.evidence[0].measured == 481.81  # busbw, never algbw (275.32)
+
+
+def test_small_messages_say_nothing_about_bandwidth(tmp_path):
+    _, fs = run(bundle(tmp_path, "006-nccl-949-a100-vm-internode-acs", drop=("ticket.toml",)), "nccl.busbw")
+    assert not by_rule(fs, "nccl.busbw")  # 8-32 byte rows measure latency
+
+
+# --------------------------------------------------------------------------- host
+
+
+def test_shm_segment_failure(tmp_path):
+    name = "027-torchtitan-853-ci-container-shm-16mb-h100"
+    _, fs = run(bundle(tmp_path, name), "host.shm")
+    (f,) = problems(fs, "host.shm_too_small")
+    assert f.evidence[0].source == "attachment1.log:4" and f.evidence[0].measured == 7340384
+    assert "--shm-size" in f.fix
+    _, fs = run(bundle(tmp_path / "no", name, {"attachment1.log": without_lines("shared memory segment")}), "host.shm")
+    assert not problems(fs, "host.shm_too_small")
+
+
+CROSS = "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"
+
+
+def test_cross_socket_p2p_is_slower(tmp_path):
+    _, fs = run(bundle(tmp_path, CROSS), "host.cross")
+    (f,) = problems(fs, "host.cross_socket_p2p")
+    assert f.category == "numa_affinity"
+    assert f.evidence[0].measured < 42 and f.evidence[0].expected > 49
+
+
+def test_uniform_pcie_p2p_has_no_socket_finding(tmp_path):
+    path = bundle(tmp_path, CROSS, {"attachment2.txt": lambda t: re.sub(r"\b(39|40|41)\.\d\d\b", "50.10", t)})
+    _, fs = run(path, "host.cross")
+    assert not problems(fs, "host.cross_socket_p2p")
+
+
+def test_unpinned_workers_on_two_numa_nodes(tmp_path):
+    name = "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region"
+    _, fs = run(bundle(tmp_path, name), "host.numa")
+    (f,) = problems(fs, "host.numa_affinity")
+    assert f.category == "numa_affinity"
+    # without the statement about binding, it is an open question, not a finding
+    path = bundle(tmp_path / "q", name, {"ticket.toml": replace("the worker processes are launched without any CPU or memory binding. ", "")})
+    _, fs = run(path, "host.numa")
+    assert not problems(fs, "host.numa_affinity")
+    assert [f.category for f in by_rule(fs, "host.numa_affinity")] == ["insufficient_data"]
+
+
+# --------------------------------------------------------------------------- health
+
+
+def test_progressive_slowdown_suggests_throttling(tmp_path):
+    name = "075-tensorflow-40042-gpu-overheat-progressive-slowdown"
+    _, fs = run(bundle(tmp_path, name), "health.")
+    (f,) = problems(fs, "health.throttling")
+    assert f.category == "throttling" and f.confidence <= 0.6
+    assert any(g.category == "insufficient_data" and "TEMPERATURE" in g.fix for g in fs)
+    path = bundle(tmp_path / "flat", name, {"ticket.toml": replace("degrades steadily over a long run of the same workload", "is lower than expected")})
+    _, fs = run(path, "health.")
+    assert not problems(fs, "health.throttling")
+
+
+def test_cool_gpu_at_p0_is_not_throttled(tmp_path):
+    _, fs = run(bundle(tmp_path, "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional"), "health.")
+    assert [f.severity for f in by_rule(fs, "health.throttling")] == ["ok"]
+
+
+# --------------------------------------------------------------------------- workload
+
+
+def test_eager_mode_with_ab_runs(tmp_path):
+    name = "058-sonar-1114-aphrodite-enforce-eager-tp2-3060"
+    facts, fs = run(bundle(tmp_path, name))
+    (f,) = problems(fs, "workload.eager_mode")
+    assert f.confidence == 0.9
+    assert [(e.source, e.measured) for e in f.evidence[1:]] == [("attachment1.log:4", 31.4), ("attachment1.log:10", 57.8)]
+    assert verdict(fs, facts.missing).category == "eager_mode"
+    path = bundle(tmp_path / "graphs", name, {"attachment1.log": lambda t: t.replace(" --enforce-eager", "")})
+    _, fs = run(path, "workload.eager")
+    assert not problems(fs, "workload.eager_mode")
+
+
+def test_tp_not_dividing_heads(tmp_path):
+    name = "056-vllm-596-3x3090-llama2-13b-40-heads-tp3"
+    _, fs = run(bundle(tmp_path, name), "workload.tp_not")
+    (f,) = problems(fs, "workload.tp_not_dividing_heads")
+    assert f.evidence[0].measured == 40 and "2" in f.fix
+    path = bundle(tmp_path / "tp2", name, {"ticket.toml": replace("tp = 3", "tp = 2")}, drop=("attachment1.txt",))
+    _, fs = run(path, "workload.tp_not")
+    assert [f.severity for f in by_rule(fs, "workload.tp_not_dividing_heads")] == ["ok"]
+
+
+def test_tp_across_nodes(tmp_path):
+    name = "076-vllm-6938-llama-multinode-tp64-vs-tp8-pp8"
+    _, fs = run(bundle(tmp_path, name), "workload.cross")
+    (f,) = problems(fs, "workload.cross_node_tp")
+    assert f.evidence[0].measured == 64 and "PP=8" in f.fix
+    _, fs = run(bundle(tmp_path / "ok", name, {"ticket.toml": replace("tp = 64", "tp = 8")}), "workload.cross")
+    assert not problems(fs, "workload.cross_node_tp")
+
+
+def test_batch1_tp_scaling_flat(tmp_path):
+    name = "078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1"
+    _, fs = run(bundle(tmp_path, name), "workload.latency")
+    (f,) = problems(fs, "workload.latency_bound_small_batch")
+    assert (f.evidence[0].measured, f.evidence[1].measured) == (90.0, 77.0)
+    path = bundle(tmp_path / "scales", name, {"ticket.toml": replace("value = 77.0", "value = 165.0")})
+    _, fs = run(path, "workload.latency")
+    assert not problems(fs, "workload.latency_bound_small_batch")
+
+
+def test_pp_across_nodes_network_not_critical(tmp_path):
+    _, fs = run(bundle(tmp_path, "028-vllm-6610-gh200-multinode-pp-socket-and-expected"), "workload.pp")
+    (f,) = by_rule(fs, "workload.pp_network")
+    assert f.category == "expected_physics"
+    assert any(e.measured == 16384 for e in f.evidence)  # Llama-3-70B hidden 8192 x 2 bytes
+
+
+# --------------------------------------------------------------------------- helpers and verdict
+
+
+def test_claims_read_versions_and_rates():
+    assert claims.nccl_versions("dropped after upgrading NCCL from 2.22 to 2.25; nccl-tests 2.17.6, CUDA 12.4") == ["2.22", "2.25"]
+    assert claims.nccl_versions("driver 2.5 with no mention of the library") == []
+    assert common._rate_from_text("2x HDR 200Gb/s InfiniBand per node") == 50.0
+    assert common._rate_from_text("400 Gbps, then 800 Gbps (BlueField-3)") == 100.0
+    assert common._rate_from_text("4x NDR") == 200.0
+
+
+def _f(category, severity, confidence):
+    return Finding(rule="t", category=category, severity=severity, confidence=confidence, title="t", summary="s", fix="attach x")
+
+
+def test_verdict_weak_note_does_not_beat_an_open_question():
+    v = verdict([_f("numa_affinity", "info", 0.5), _f("insufficient_data", "info", 0.0)])
+    assert v.category == "insufficient_data" and "numa_affinity" in v.summary
+    assert verdict([_f("numa_affinity", "info", 0.7), _f("insufficient_data", "info", 0.0)]).category == "insufficient_data"
+    assert verdict([_f("numa_affinity", "warning", 0.5), _f("insufficient_data", "info", 0.0)]).category == "numa_affinity"
+    assert verdict([_f("expected_physics", "info", 0.6), _f("insufficient_data", "info", 0.0)]).category == "expected_physics"
+    assert verdict([_f("numa_affinity", "info", 0.5)]).category == "numa_affinity"
+    assert verdict([_f("healthy", "ok", 0.4), _f("insufficient_data", "info", 0.0)]).category == "insufficient_data"
+    assert verdict([_f("healthy", "ok", 0.6), _f("insufficient_data", "info", 0.0)]).category == "healthy"

@@ -1,0 +1,92 @@
+"""Every real ticket bundle in ../shared/tickets gets its expected verdict through the real CLI.
+
+The answer key (expected.toml) is read here, by the test, never by the tool: the CLI is given
+a copy of the bundle without it, so the tool could not peek even by accident.
+"""
+
+import json
+import shutil
+import tomllib
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import SHARED, shared_path
+from diagnose.cli import cli
+
+TICKETS = sorted(p for p in (SHARED / "tickets").glob("*/") if (p / "expected.toml").exists()) if (SHARED / "tickets").exists() else []
+
+
+def _without_answer(bundle, tmp_path):
+    copy = tmp_path / "bundle"
+    shutil.copytree(bundle, copy, ignore=shutil.ignore_patterns("expected.toml"))
+    return copy
+
+
+def _run(args):
+    result = CliRunner().invoke(cli, ["ticket", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def test_tickets_present():
+    shared_path("tickets")
+    assert len(TICKETS) >= 20
+
+
+@pytest.mark.parametrize("bundle", TICKETS, ids=[p.name[:3] for p in TICKETS])
+def test_real_ticket_verdict(bundle, tmp_path):
+    expected = tomllib.loads((bundle / "expected.toml").read_text())
+    result = _run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    got = report["verdict"]["category"]
+    accepted = {expected["label"], *expected.get("acceptable", [])}
+    if not expected.get("diagnosable", True):
+        accepted.add("insufficient_data")  # the honest answer when the decisive evidence is absent
+    assert got in accepted, (got, report["verdict"]["summary"], [f["rule"] for f in report["findings"][:5]])
+    if got == "insufficient_data":
+        assert "attach" in report["verdict"]["summary"]
+    else:
+        assert 0 < report["verdict"]["confidence"] <= 1
+    # every finding's evidence says where its numbers came from
+    for f in report["findings"]:
+        for e in f["evidence"]:
+            assert e["source"], f["rule"]
+
+
+def test_default_output_is_markdown_with_quoted_evidence(tmp_path):
+    bundle = _without_answer(shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm"), tmp_path)
+    result = _run([bundle, "--fail-on", "never"])
+    assert result.exit_code == 0
+    out = result.output
+    assert out.startswith("## diagnose ticket report")
+    assert "**Verdict: `shm_fallback`**" in out
+    assert "attachment2.log:1" in out and "NCCL_P2P_LEVEL" in out
+    assert "**Fix:**" in out
+
+
+def test_terminal_and_fail_on(tmp_path):
+    bundle = _without_answer(shared_path("tickets", "030-nccl-451-docker-ibv-open-device-failed-socket"), tmp_path)
+    result = _run([bundle, "--format", "terminal"])
+    assert result.exit_code == 1  # a critical finding at the default --fail-on critical
+    assert "socket_fallback" in result.output
+
+
+def test_files_instead_of_a_folder():
+    folder = shared_path("tickets", "027-torchtitan-853-ci-container-shm-16mb-h100")
+    result = _run([folder / "attachment1.log", "--json", "--fail-on", "never"])
+    assert json.loads(result.output)["verdict"]["category"] == "shm_too_small"
+
+
+def test_missing_path_is_bad_input():
+    result = CliRunner().invoke(cli, ["ticket", "/nonexistent/ticket"])
+    assert result.exit_code == 2
+
+
+def test_nothing_useful_asks_for_artifacts(tmp_path):
+    (tmp_path / "ticket.toml").write_text('description = "TP is slow. Please help."\n')
+    result = _run([tmp_path, "--json", "--fail-on", "never"])
+    v = json.loads(result.output)["verdict"]
+    assert v["category"] == "insufficient_data"
+    assert "topo -m" in v["summary"] and "NCCL_DEBUG=INFO" in v["summary"]
