@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from artifact_fuzz import fuzz_texts
 from conftest import SHARED
 from diagnose.artifacts import dmesg, lspci, nvlink, nvtop, p2p_test, smi_csv, smi_query, smi_table, topo
 
@@ -28,36 +29,27 @@ def _corpus() -> list[str]:
     return texts
 
 
-def _mutate(rng: random.Random, text: str) -> str:
-    lines = text.splitlines(keepends=True)
+def _with_tokens(rng: random.Random, text: str) -> str:
+    """A real artifact with hardware-table tokens dropped into random lines (fused cells, cut rows)."""
+    lines = text.splitlines(keepends=True) or [""]
     for _ in range(rng.randint(1, 6)):
-        op = rng.randrange(6)
-        if not lines:
-            lines = [""]
         i = rng.randrange(len(lines))
-        if op == 0:
-            del lines[i]
-        elif op == 1:
-            lines[i] = lines[i][: rng.randint(0, len(lines[i]))]
-        elif op == 2:
-            lines.insert(i, rng.choice(TOKENS) * rng.randint(1, 4) + "\n")
-        elif op == 3:
-            cut = rng.randint(0, len(lines[i]))
-            lines[i] = lines[i][:cut] + rng.choice(TOKENS) + lines[i][cut:]
-        elif op == 4:
-            lines[i] = lines[i].replace("\t", "").replace("  ", " ")
-        else:
-            lines = lines[: i + 1]
-    return "".join(lines)
+        cut = rng.randint(0, len(lines[i]))
+        lines[i] = lines[i][:cut] + rng.choice(TOKENS) + lines[i][cut:]
+    return "".join(lines[: rng.randint(1, len(lines))])
 
 
 @pytest.mark.parametrize("parser", PARSERS, ids=lambda m: m.KIND)
 def test_random_and_mutated_inputs_never_raise(parser):
     rng = random.Random(20261129)
     corpus = _corpus()
-    cases = [bytes(rng.randrange(256) for _ in range(rng.randint(0, 400))).decode("latin-1") for _ in range(100)]
-    cases += [_mutate(rng, rng.choice(corpus)) for _ in range(250)]
+    own = [text for text in corpus if parser.parse(text, "seed")]  # the artifacts of this kind
+    assert own, f"no real or fixture artifact of kind {parser.KIND}"
+    cases = [bytes(rng.randrange(256) for _ in range(rng.randint(0, 400))).decode("latin-1") for _ in range(50)]
+    cases += list(fuzz_texts(own, n=150)) + list(fuzz_texts(corpus, n=100))
+    cases += [_with_tokens(rng, rng.choice(own)) for _ in range(100)]
     cases += ["", "\n\n", "GPU0\tGPU1\n", "<nvidia_smi_log><gpu id='x'>", "Link 0:", "LnkSta:"]
+    parsed = 0
     for text in cases:
         score = parser.detect(text)
         assert 0.0 <= score <= 1.0
@@ -66,3 +58,5 @@ def test_random_and_mutated_inputs_never_raise(parser):
         for record in records:
             line = record.source.rsplit(":", 1)[-1]
             assert record.source.startswith("f") and (line == "f" or 1 <= int(line) <= n_lines), record
+        parsed += bool(records)
+    assert parsed >= 50  # the mutations keep enough of the real text to be read

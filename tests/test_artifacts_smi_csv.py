@@ -1,17 +1,11 @@
 """nvidia-smi --query-gpu CSV parser (no ticket carries one; the text follows driver 535 output)."""
 
+from pathlib import Path
+
 from diagnose.artifacts import smi_csv
 from diagnose.evidence import GpuFact
 
-QUERY = (
-    "$ nvidia-smi --query-gpu=index,name,pci.bus_id,pci.device_id,pcie.link.gen.current,pcie.link.gen.max,"
-    "pcie.link.width.current,pcie.link.width.max,utilization.gpu,pstate,clocks_throttle_reasons.gpu_idle --format=csv\n"
-    "index, name, pci.bus_id, pci.device_id, pcie.link.gen.current, pcie.link.gen.max, pcie.link.width.current, "
-    "pcie.link.width.max, utilization.gpu [%], pstate, clocks_throttle_reasons.gpu_idle\n"
-    "0, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 0x20B210DE, 1, 4, 16, 16, 0 %, P0, Active\n"
-    "1, NVIDIA A100-SXM4-80GB, 00000000:0F:00.0, 0x20B210DE, 4, 4, 16, 16, 100 %, P0, Not Active\n"
-    "2, NVIDIA A100-SXM4-80GB, 00000000:47:00.0, 0x20B210DE, 3, 4, 8, 16, 87 %, P0, Not Active\n"
-)
+QUERY = (Path(__file__).parent / "data" / "hardware" / "smi_query_gpu.csv").read_text()
 
 
 def _gpus(records):
