@@ -131,3 +131,19 @@ def test_network_gdr_affinity_and_driver_lines():
     assert gdr.data == {"enabled": False, "reason": "no module"}
     (affinity,) = of(records, NcclEvent, "affinity")
     assert affinity.data == {"gpu": 3, "mask": "ffffff,00000000,00ffffff", "cpus": 48}
+
+
+def test_old_ring_lines_timeouts_and_missing_interfaces():
+    text = "\n".join([
+        "dgx1:2001:2001 [0] NCCL INFO Ring 00 :    0   1   2   3",
+        "dgx1:2001:2001 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC",
+        "[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600055 milliseconds before timing out.",
+        "node1:100:100 [0] bootstrap.cc:40 NCCL WARN Bootstrap : no socket interface found",
+    ])
+    records = nccl_log.parse(text, "old.log")
+    (ring,) = of(records, NcclEvent, "ring")
+    assert ring.data == {"channel": 0, "of": None, "ranks": [0, 1, 2, 3]}
+    assert [t.detail for t in of(records, NcclTransport)] == ["P2P/IPC"]
+    assert [e.source for e in of(records, NcclEvent, "timeout")] == ["old.log:3"]
+    assert [e.source for e in of(records, NcclEvent, "net_init_failed")] == ["old.log:4"]

@@ -6,6 +6,13 @@ SHM, NET/IB with or without GDRDMA, NET/Socket, CollNet, NVLS), and notable line
 network selection and its failures, /dev/shm errors, init errors, warnings, channel counts,
 rings, trees, NVLS and communicator sizes. Lines that are not NCCL's are ignored, so a log
 interleaved with a framework's own output or an nccl-tests table reads fine.
+
+NcclEvent kinds (data): ib_unavailable, net_init_failed, using_socket ({interfaces} or
+{network}), network ({network, devices?, link_layers?}), gdr ({enabled, reason}),
+shm_alloc_failed ({path, size_bytes}), p2p_disabled, nvls, collnet, topology, timeout, error,
+warn, comm ({rank, nranks, nNodes?, localRanks?, ...}), channels ({coll, p2p, nvls?, collnet?}),
+ring ({channel, of, ranks}), trees, p2p_chunksize ({bytes}), affinity ({gpu, mask, cpus}).
+HostFact: shm_bytes (from `df /dev/shm`), cuda_driver_version.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ CONNECTION = re.compile(
     r"\b(?:Channel|Ring)\s+(?P<ch>\d+)(?:/\d+)?\s*:\s*(?P<rank>\d+)\[[^\]]*\]\s*->\s*(?P<peer>\d+)\[[^\]]*\]"
     r"(?:\s*\[(?P<dir>send|receive)\])?\s+via\s+(?P<via>.+?)\s*$"
 )
-RING = re.compile(r"\bChannel\s+(?P<ch>\d+)/(?P<of>\d+)\s*:\s*(?P<ranks>-?\d+(?:\s+-?\d+)*)\s*$")
+RING = re.compile(r"\b(?:Channel\s+(?P<ch>\d+)/(?P<of>\d+)|Ring\s+(?P<ring>\d+))\s*:\s*(?P<ranks>-?\d+(?:\s+-?\d+)*)\s*$")
 COMM = re.compile(r"\bcomm\s+0x[0-9a-f]+\s+rank\s+(?P<rank>\d+)\s+n[Rr]anks\s+(?P<nranks>\d+)(?P<rest>.*)$")
 CHANNELS = re.compile(r"(?P<n>\d+)\s+(?P<what>coll|collnet|nvls|p2p) channels(?! per)")
 CHUNK = re.compile(r"P2P Chunksize set to (?P<n>\d+)")
@@ -44,14 +51,16 @@ SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s
 EVENTS = (
     ("ib_unavailable", re.compile(r"NET/IB\s*:\s*No device found|Failed to open libibverbs|ibv_open_device failed|"
                                   r"NET/IB\s*:\s*Unable to open device|Call to ibv_\w+ failed|No IB devices found", re.I)),
-    ("net_init_failed", re.compile(r"Failed to initialize (?:any )?NET plugin|NET/Plugin\s*:\s*.*failed|no socket interface found", re.I)),
+    ("net_init_failed", re.compile(r"Failed to initialize (?:any )?NET plugin|NET/Plugin\s*:\s*.*failed|no (?:socket )?interface found", re.I)),
+    ("timeout", re.compile(r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out|"
+                           r"NCCL timeout|ncclCommWatchdog", re.I)),
     ("shm_alloc_failed", re.compile(r"/dev/shm|No space left on device|posix_fallocate failed|shm_open", re.I)),
     ("p2p_disabled", re.compile(r"Could not enable P2P|P2P is disabled|peer access is not supported|P2P disabled", re.I)),
     ("nvls", re.compile(r"\bNVLS\b|NVLink SHARP", re.I)),
     ("collnet", re.compile(r"\bCollNet\b|\bSHARP\b", re.I)),
     ("topology", re.compile(r"Topology detection|not a PCI device|Attaching to first CPU|NCCL_TOPO_FILE|topo(?:logy)? file", re.I)),
     ("error", re.compile(r"unhandled system error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
-                         r"ncclInvalidUsage|ncclRemoteError|NCCL error|NCCL failure|Watchdog caught collective operation timeout", re.I)),
+                         r"ncclInvalidUsage|ncclRemoteError|NCCL error|NCCL failure", re.I)),
 )
 DETECTORS = (
     (re.compile(r"\bNCCL (?:INFO|WARN)\b"), 0.9),
@@ -159,7 +168,9 @@ def _events(src: str, msg: str, level: str | None) -> list:
         return out
     if (m := RING.search(msg)) is not None:
         ranks = [int(r) for r in m.group("ranks").split()]
-        out.append(NcclEvent(src, "ring", msg, {"channel": int(m.group("ch")), "of": int(m.group("of")), "ranks": ranks}))
+        channel = int(m.group("ch") or m.group("ring"))
+        of = int(m.group("of")) if m.group("of") else None
+        out.append(NcclEvent(src, "ring", msg, {"channel": channel, "of": of, "ranks": ranks}))
         return out
     if msg.startswith("Trees"):
         out.append(NcclEvent(src, "trees", msg))
