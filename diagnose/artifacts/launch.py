@@ -197,7 +197,7 @@ def _command(command: str, src: str) -> list:
             w.model = m.group(1)
     if any(flags.get(f) for f in EAGER_FLAGS):
         w.eager = True
-    elif framework in SERVING and re.search(r"serve|launch_server|aphrodite run|api_server", command):
+    elif framework in SERVING and re.search(r"serve|launch_server|aphrodite run|api_server", command) and "bench" not in command:
         w.eager = False  # CUDA graphs are these servers' default
     _launcher_scale(command, flags, w)
     out: list = [w] if _says_something(w) else []

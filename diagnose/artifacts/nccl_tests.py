@@ -103,7 +103,6 @@ class _Block:
         self.old_error_column = False
         self.columns: list[str] | None = None
         self.rank_source: str | None = None
-        self.op_line: int | None = None
 
 
 def parse(text: str, name: str) -> list:
