@@ -56,7 +56,7 @@ def parse(text: str, name: str) -> list:
             current = {"bus": None, "device": None, "bridge": False, "lines": {}, "values": {}}
         if field in current["values"]:
             continue  # a second LnkCap in one device block (rare) keeps the first
-        current["values"][field] = (link or acs).group(2 if link else 1)
+        current["values"][field] = link.group(2) if link else acs.group(1)
         current["lines"][field] = where(name, i + 1)
     _finish(current, records)
     acs = [r for r in records if r.acs_redirect_enabled is not None]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.smi_common import catalog_key, clean_lines
+from diagnose.artifacts.text import number
 from diagnose.evidence import GpuFact, P2PStatus, PairBandwidth, where
 
 KIND = "p2p_test"
@@ -75,10 +76,9 @@ def parse(text: str, name: str) -> list:
 def _row(records, access, matrix, columns, a, cells, src) -> None:
     kind, direction, enabled, unit = matrix
     for b, cell in zip(columns, cells.split()):
-        try:
-            value = float(cell)
-        except ValueError:
-            return  # cut off ('41...'): the rest of the row is not there
+        value = number(cell)
+        if value is None:
+            return  # cut off ('41...') or garbled: the rest of the row is not there
         if a == b:
             continue
         if kind == "access":
