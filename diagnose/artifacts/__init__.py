@@ -129,7 +129,10 @@ def read_file(path: Path, name: str) -> tuple[list, FileRead]:
         read = FileRead(name, problem="binary")
         return [Note(where(name), "unrecognised_file", f"{name}: binary file, not an nsys SQLite export")], read
     text = data.decode("utf-16", errors="replace") if _is_utf16(data) else data.decode("utf-8", errors="replace")
-    return parse_text(text.lstrip("\ufeff"), name)
+    records, read = parse_text(text.lstrip("\ufeff"), name)
+    if len(data) == MAX_BYTES and path.stat().st_size > MAX_BYTES:
+        records.append(Note(where(name), "truncated_file", f"{name}: only the first {MAX_BYTES >> 20} MiB were read"))
+    return records, read
 
 
 def read_bundle(paths) -> BundleFacts:
