@@ -13,7 +13,8 @@ from typing import Any
 
 from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T
-from diagnose.capture.reader import KERNEL, Capture, open_capture, read_error
+from diagnose.capture.reader import KERNEL, Capture, one_line, open_capture, read_error
+from diagnose.errors import InputError
 from diagnose.evidence import Facts, GpuFact, Measurement
 
 
@@ -293,6 +294,12 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
                 _analyse_one(cap, facts, result, activities, step_name, with_summaries)
             except sqlite3.Error as exc:
                 raise read_error(cap.path, exc) from None
+            except (TypeError, ValueError, ArithmeticError) as exc:
+                # Values of the wrong type come from damaged pages; anything else is our bug.
+                problem = damage(cap)
+                if problem:
+                    raise InputError(f"{cap.path}: damaged SQLite file ({problem})") from None
+                raise exc
         ranks = multirank.ranks_of(caps, activities)
         try:
             mr = multirank.analyse(ranks)
@@ -344,6 +351,15 @@ def _multirank_facts(caps, mr: multirank.MultiRank, facts: Facts) -> None:
         facts.add(Straggler(source, s.label, len(mr.ranks), mr.collectives, s.last_count, s.lateness_ns,
                             s.lateness_ns / max(1, s.last_count), dict(s.doing_ns), s.idle_ns,
                             others[0] if others else 0))
+
+
+def damage(cap: Capture) -> str | None:
+    """SQLite's own integrity check (first problem), or None when the file is sound."""
+    try:
+        rows = cap.query("PRAGMA quick_check(1)").fetchall()
+    except sqlite3.Error as exc:
+        return one_line(str(exc))
+    return None if rows and rows[0][0] == "ok" else one_line(str(rows[0][0] if rows else "unreadable"))
 
 
 def capture_facts(path: str, name: str | None = None) -> list:

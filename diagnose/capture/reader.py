@@ -323,7 +323,8 @@ def _check_size(p: Path, size: int, conn: sqlite3.Connection) -> None:
 
 
 def describe_sqlite_error(exc: Exception) -> str:
-    text = str(exc)
+    """One short line for an sqlite error (messages may quote multi-line schema text)."""
+    text = one_line(str(exc))
     if "locked" in text:
         return "the database is locked by another process (wait for nsys to finish, or copy the file)"
     if "interrupted" in text:
@@ -331,6 +332,11 @@ def describe_sqlite_error(exc: Exception) -> str:
     if "malformed" in text or "not a database" in text or "corrupt" in text:
         return f"damaged SQLite file ({text})"
     return f"cannot read as SQLite ({text})"
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _set_deadline(conn: sqlite3.Connection, seconds: float) -> None:

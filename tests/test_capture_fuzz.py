@@ -1,0 +1,57 @@
+"""Truncated and bit-flipped copies of real captures: a report or one clear line, never a traceback."""
+
+import random
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import shared_path
+from diagnose.cli import cli
+
+SOURCES = ["nsysai_rtx3080_torch_mock.sqlite", "gameoflife_a100_2022_1.sqlite", "memfusion_rtx3090x4_trt_2023_1.sqlite"]
+MUTATIONS = 8  # per source file and kind: a few dozen runs in all, seconds not minutes
+
+
+def _check(path):
+    start = time.monotonic()
+    result = CliRunner().invoke(cli, ["capture", str(path), "--json", "--fail-on", "never"])
+    assert time.monotonic() - start < 30, "analysis of a damaged file took too long"
+    if result.exit_code == 2:
+        lines = [l for l in result.output.splitlines() if l.strip()]
+        assert len(lines) == 1 and lines[0].startswith("diagnose:"), result.output
+    else:
+        # exit 3 would be an internal error: a damaged file must not reach it
+        assert result.exit_code == 0, (result.exit_code, result.output[-2000:], result.exception)
+        assert result.output.lstrip().startswith("{")
+    assert "Traceback" not in result.output
+    return result.exit_code
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_truncated_copies(tmp_path, name):
+    data = shared_path("captures", name).read_bytes()
+    rng = random.Random(name)
+    cuts = sorted({rng.randrange(1, len(data)) for _ in range(MUTATIONS - 2)} | {4096, len(data) - 1})
+    codes = [_check(_write(tmp_path, f"cut{n}.sqlite", data[:n])) for n in cuts]
+    assert set(codes) == {2}  # every cut copy is recognised as truncated
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_bit_flipped_copies(tmp_path, name):
+    data = shared_path("captures", name).read_bytes()
+    rng = random.Random(f"flip-{name}")
+    codes = []
+    for i in range(MUTATIONS):
+        mutated = bytearray(data)
+        for _ in range(1 + i * 4):  # from one flipped bit to a few dozen
+            pos = rng.randrange(100, len(mutated))  # keep the 100-byte header so SQLite reads on
+            mutated[pos] ^= 1 << rng.randrange(8)
+        codes.append(_check(_write(tmp_path, f"flip{i}.sqlite", bytes(mutated))))
+    assert set(codes) <= {0, 2}
+
+
+def _write(folder, name, data):
+    path = folder / name
+    path.write_bytes(data)
+    return path
