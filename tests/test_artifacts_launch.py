@@ -126,3 +126,9 @@ def test_vllm_engine_config_echo_and_manifests():
     assert echo.extra["disable_custom_all_reduce"] == "True" and echo.source == "k8s.yaml:1"
     assert of(records, NcclSetting) == [NcclSetting("k8s.yaml:4", "NCCL_IB_HCA", "mlx5_0,mlx5_1")]
     assert (convert.tp, convert.pp, convert.dtype, convert.model) == (8, 1, "float16", "./Llama-3-70B")
+
+
+def test_nccl_tests_command_line_022():
+    records = launch.parse(ticket_text("022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"), "a1")
+    (w,) = of(records, Workload)
+    assert (w.framework, w.gpu_count, w.nodes, w.source) == ("nccl-tests", 8, None, "a1:2")  # ./all_reduce_perf -g 8

@@ -166,3 +166,15 @@ def test_fuzz_bundle(tmp_path):
     assert len(facts.files) == 250
     for read in facts.files:
         assert read.kinds or read.problem in ("unrecognised", "binary"), read
+
+
+def test_fuzz_diagnose_report():
+    from diagnose.artifacts import node_report
+
+    original = read_bundle(shared_path("tickets", "032-nccl-tests-152-a100-nv-peer-mem-not-loaded"))
+    seed = json.dumps(Report(kind="node", facts=Facts(records=list(original.records)).to_dict()).to_dict())
+    broken = [seed.replace('"facts": {', '"facts": [{', 1), seed.replace('"kind": "node"', '"kind": 3'),
+              seed.replace('"bus_id"', '"bus"'), seed.replace('"source": "', '"source": 7, "x": "')]
+    for text in broken + list(fuzz_texts([seed], n=100)):
+        for record in node_report.parse(text, "f.json"):
+            assert record.source.startswith("f.json")

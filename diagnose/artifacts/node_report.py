@@ -36,11 +36,12 @@ def parse(text: str, name: str) -> list:
 
     try:
         report = Report.from_dict(json.loads(text))
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         return [Note(where(name), "unreadable_file", f"{name}: not a readable diagnose report ({exc})")]
     out: list = [Note(where(name), "diagnose_report", f"diagnose {report.kind} report, tool {report.tool_version}",
                       {"kind": report.kind, "inputs": report.inputs})]
-    for group, items in (report.facts or {}).items():
+    facts = report.facts if isinstance(report.facts, dict) else {}
+    for group, items in facts.items():
         cls = RECORD_TYPES.get(group)
         if cls is None or not isinstance(items, list):
             continue
