@@ -12,7 +12,7 @@ from collections import defaultdict
 
 from diagnose.evidence import Facts, GpuFact, NcclEvent, PairBandwidth, PcieLinkFact, TopologyPath
 from rules import claims
-from rules.common import claim_ev, ev, is_virtualized, make, need, passed
+from rules.common import claim_ev, ev, is_virtualized, make, passed
 from rules.engine import rule
 
 # Below this /dev/shm cannot hold NCCL's SHM buffers for a multi-GPU node (Docker's default is 64 MB).
@@ -108,10 +108,8 @@ def numa_affinity(facts: Facts, predictions=None):
             refs=["numa", "nccl_env"],
         )
         return
-    yield need("host.numa_affinity", "Whether ranks run on their GPU's NUMA node is not known",
-               f"The GPUs hang off {len(groups)} NUMA nodes; nothing shows how the worker processes are bound.",
-               "the CPU binding of each rank (`taskset -cp <pid>` or `numactl --show` from inside each worker)",
-               evidence)
+    # Binding unknown: the placement itself is reported by node.numa_placement; a live node or a
+    # topology dump cannot know how a future job's ranks will be bound, so this is no open question.
 
 
 def _pcie_pairs(facts: Facts) -> list[PairBandwidth]:
