@@ -16,7 +16,7 @@ from diagnose.evidence import GpuFact, Note, NvLinkFact, where
 
 KIND = "nvlink_status"
 
-_GPU = re.compile(r"^\s*GPU\s+(\d+)\s*:\s*(.*?)\s*(?:\(UUID:\s*(GPU-[0-9a-fA-F-]+)\s*\)?)?\s*$")
+_GPU = re.compile(r"^\s*GPU\s+(\d{1,3})\s*:\s*((?:[A-Za-z].*?)?)\s*(?:\(UUID:\s*(GPU-[0-9a-fA-F-]+)\s*\)?)?\s*$")
 _GPU_IN_TEXT = re.compile(r"\bGPU\s+(\d+)\b(?=[^:]*nvlinks?\b)", re.I)
 _LINK = re.compile(r"\bLink\s+(\d+)\s*:\s*(.*?)\s*(?=\bLink\s+\d+\s*:|$)")
 _SPEED = re.compile(r"^(?:Speed\s*:?\s*)?(\d+(?:\.\d+)?)\s*GB/s", re.I)

@@ -170,7 +170,7 @@ def _text_items(lines):
         key, value = kv.group(2).strip().lower(), (kv.group(3) or "").strip()
         sections = tuple(s for _, s in stack)
         if current is None or current.get("anonymous"):
-            if not sections:
+            if not sections or (current is None and indent == 0):
                 host.append((key, value, i + 1))
                 attached = to_int(value) if key == "attached gpus" else attached
                 continue
