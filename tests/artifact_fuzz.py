@@ -39,3 +39,11 @@ def fuzz_texts(seeds: list[str], n: int = 150, seed: int = 20261129):
             yield "\n".join(lines)
         else:
             yield re.sub(r"\d+(?:\.\d+)?", lambda _: rng.choice(["", "-1", "nan", "1e400", "99999999999999999999", "0.0.0", "x"]), base)
+
+
+def assert_survives_fuzz(module, seeds: list[str], n: int = 200) -> None:
+    """`module.detect` stays in 0..1 and `module.parse` returns records with their source on every fuzz text."""
+    for text in fuzz_texts(seeds, n=n):
+        assert 0.0 <= module.detect(text) <= 1.0
+        for record in module.parse(text, "f"):
+            assert str(record.source).startswith("f")

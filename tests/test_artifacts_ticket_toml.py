@@ -4,7 +4,7 @@ import tomllib
 
 import pytest
 
-from artifact_fuzz import fuzz_texts
+from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
 from diagnose.artifacts import ticket_toml
 from diagnose.evidence import HostFact, Measurement, NcclVersion, Note, Workload
@@ -97,7 +97,4 @@ def test_malformed_toml_is_reported_unreadable(broken):
 def test_fuzz_never_raises():
     seeds = [ticket("079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline"),
              ticket("022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower")]
-    for text in fuzz_texts(seeds, n=200):
-        assert 0.0 <= ticket_toml.detect(text) <= 1.0
-        for record in ticket_toml.parse(text, "f"):
-            assert record.source.startswith("f")
+    assert_survives_fuzz(ticket_toml, seeds, n=200)
