@@ -41,3 +41,12 @@ def test_several_grepped_devices_split_when_a_field_repeats():
             "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16\n\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16 (ok)\n")
     links = lspci.parse(text.replace("\n", "\r\n"), "g")
     assert [(l.sta_speed_gts, l.source) for l in links] == [(32.0, "g:3"), (2.5, "g:5")]
+
+
+def test_grepped_lines_after_a_full_block_are_not_merged_into_it():
+    full = (DATA / "lspci_vvv.txt").read_text()
+    grepped = shared_path("tickets", "019-janhq-183-4090-riser-pcie-gen1-downgraded", "attachment1.txt").read_text()
+    for text in (full.rstrip("\n") + "\n" + grepped, full + grepped):
+        links = [r for r in lspci.parse(text, "x") if hasattr(r, "sta_speed_gts")]
+        assert [(l.bus_id, l.sta_speed_gts, l.sta_width) for l in links] == [
+            ("0000:17:00.0", 16.0, 8), ("0000:15:00.0", 8.0, 16), ("unknown", 2.5, 16)]

@@ -38,6 +38,10 @@ def parse(text: str, name: str) -> list:
     records: list = []
     current: dict | None = None
     for i, line in enumerate(clean_lines(text)):
+        if not line.strip() and current is not None and current["bus"] is not None:
+            _finish(current, records)  # lspci ends each device with a blank line
+            current = None
+            continue
         device = _DEVICE.match(line)
         if device and not _LINK.search(line) and not _ACS.search(line):
             _finish(current, records)
@@ -51,11 +55,9 @@ def parse(text: str, name: str) -> list:
         field = link.group(1) if link else ("ACSCtl" if acs else None)
         if not field:
             continue
-        if current is None or (current["bus"] is None and field in current["values"]):
+        if current is None or field in current["values"]:  # one LnkCap/LnkSta/ACSCtl per device
             _finish(current, records)
             current = {"bus": None, "device": None, "bridge": False, "lines": {}, "values": {}}
-        if field in current["values"]:
-            continue  # a second LnkCap in one device block (rare) keeps the first
         current["values"][field] = link.group(2) if link else acs.group(1)
         current["lines"][field] = where(name, i + 1)
     _finish(current, records)
