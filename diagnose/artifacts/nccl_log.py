@@ -83,6 +83,8 @@ def parse(text: str, name: str) -> list:
     seen_versions: set[str] = set()
     seen_transports: set[tuple] = set()
     for n, line in lines(text):
+        if not _may_matter(line):
+            continue
         src = where(name, n)
         m = LEVEL.search(line)
         msg = m.group("msg") if m else line.strip()
@@ -141,6 +143,12 @@ def _transport(src: str, c, prefix) -> NcclTransport:
     gdr = ("GDRDMA" in via.upper()) if transport == "NET" else None
     return NcclTransport(src, transport, via, net=net, gdr=gdr, channel=int(c.group("ch")),
                          rank=int(c.group("rank")), peer=int(c.group("peer")))
+
+
+def _may_matter(line: str) -> bool:
+    """A cheap test that skips the lines no pattern here can match."""
+    lowered = line.lower()
+    return "nccl" in lowered or " via " in line or "/dev/shm" in line or "ibv" in lowered
 
 
 def _nccl_related(line: str) -> bool:
