@@ -26,6 +26,9 @@ except ModuleNotFoundError:  # Python 3.10
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
 BUNDLED = ("gpus.toml", "interconnects.toml", "models.toml")
 
+INTERCONNECT_KINDS = ("nvlink", "nvswitch", "pcie", "network")
+WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
+
 _EXTRA_FILES: tuple[str, ...] = ()
 _CACHE: dict[tuple[str, ...], "_Catalog"] = {}
 
@@ -240,6 +243,10 @@ class _Catalog:
     gpu: dict[str, GpuSpec] = field(default_factory=dict)
     interconnect: dict[str, InterconnectSpec] = field(default_factory=dict)
     model: dict[str, ModelSpec] = field(default_factory=dict)
+    origin: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, key) -> file
+
+    def where(self, section: str, key: str) -> str:
+        return f"{self.origin.get((section, key), '?')}: [{section}.{key}]"
 
 
 def _catalog() -> _Catalog:
@@ -279,6 +286,7 @@ def _load_file(cat: _Catalog, path: str) -> None:
             if not isinstance(entry, dict):
                 raise InputError(f"{path}: [{section}.{key}] must be a table of fields")
             getattr(cat, section)[key] = _build(_SPECS[section], key, entry, f"{path}: [{section}.{key}]")
+            cat.origin[(section, key)] = path
 
 
 def _build(cls, key: str, entry: dict, where: str):
@@ -323,18 +331,29 @@ def _coerce(value, f: dataclasses.Field, where: str):
 
 def _check_links(cat: _Catalog) -> None:
     """Cross-references and shapes that would otherwise fail deep inside the predictor."""
+    for ic in cat.interconnect.values():
+        if ic.kind not in INTERCONNECT_KINDS:
+            raise InputError(f"{cat.where('interconnect', ic.key)}: field 'kind' must be one of {', '.join(INTERCONNECT_KINDS)}")
+        if not (ic.bandwidth_gbs > 0 and 0 < ic.achieved_gbs <= ic.bandwidth_gbs):
+            raise InputError(f"{cat.where('interconnect', ic.key)}: field 'achieved_gbs' must be > 0 and at most 'bandwidth_gbs'")
     for g in cat.gpu.values():
         if g.interconnect not in cat.interconnect:
-            raise InputError(f"gpu {g.key}: field 'interconnect' names unknown interconnect '{g.interconnect}'")
+            raise InputError(f"{cat.where('gpu', g.key)}: field 'interconnect' names unknown interconnect '{g.interconnect}'")
+        if g.pcie_interconnect not in cat.interconnect:
+            raise InputError(f"{cat.where('gpu', g.key)}: field 'pcie_gen' {g.pcie_gen} has no '{g.pcie_interconnect}' interconnect")
+        if not (g.memory_gb > 0 and g.hbm_gbs > 0 and g.bf16_tflops > 0):
+            raise InputError(f"{cat.where('gpu', g.key)}: fields 'memory_gb', 'hbm_gbs' and 'bf16_tflops' must be positive")
         for dev in g.pci_device_ids:
             if not re.fullmatch(r"[0-9A-F]{4}", dev):
-                raise InputError(f"gpu {g.key}: field 'pci_device_ids' entry '{dev}' is not 4 hex digits")
+                raise InputError(f"{cat.where('gpu', g.key)}: field 'pci_device_ids' entry '{dev}' is not 4 hex digits")
     for m in cat.model.values():
         for name in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
             if getattr(m, name) <= 0:
-                raise InputError(f"model {m.key}: field '{name}' must be positive")
+                raise InputError(f"{cat.where('model', m.key)}: field '{name}' must be positive")
+        if m.checkpoint_dtype not in WEIGHT_DTYPES:
+            raise InputError(f"{cat.where('model', m.key)}: field 'checkpoint_dtype' must be one of {', '.join(WEIGHT_DTYPES)}")
         if m.is_moe and not (m.experts_active and m.expert_ffn):
-            raise InputError(f"model {m.key}: field 'experts_active'/'expert_ffn' required when experts > 0")
+            raise InputError(f"{cat.where('model', m.key)}: field 'experts_active'/'expert_ffn' required when experts > 0")
 
 
 # --------------------------------------------------------------------------- lookups

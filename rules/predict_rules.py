@@ -143,7 +143,8 @@ def best_layout(facts, predictions):
         if _usable(p):
             groups[p.get("total_batch", p["batch"])].append(p)
     for batch, rows in sorted(groups.items()):
-        if len(rows) < 2:
+        if len(rows) == 1:
+            yield _single_layout(batch, rows[0])
             continue
         fastest = min(rows, key=lambda p: (p["decode_step_ms_expected"], p["gpus"]))
         per_gpu = max(rows, key=lambda p: (_total(p) / p["gpus"], -p["gpus"]))
@@ -170,6 +171,27 @@ def best_layout(facts, predictions):
             fix=f"Latency goal: serve with {label(fastest)}. Throughput goal: {label(per_gpu)}"
             + ("" if same else "; measure both with your request mix before choosing."),
         )
+
+
+def _single_layout(batch, p: dict) -> Finding:
+    """Only one layout to judge: say what it should deliver and what bounds it."""
+    return Finding(
+        rule="predict.best_layout",
+        category="expected_physics",
+        severity="info",
+        confidence=0.6,
+        title=f"At batch {batch}: {label(p)} should decode at {p['decode_tok_s_expected']:.0f} tok/s per sequence "
+        f"({p['decode_step_ms_expected']:.2f} ms ITL)",
+        summary=f"The decode step is {p['bound']}-bound: roofline {p['decode_step_ms']:.2f} ms, expected "
+        f"{p['decode_step_ms_expected']:.2f} ms with {p['allreduce_share_expected']:.0%} in all-reduces. TTFT for a "
+        f"{p['prompt']}-token prompt: {p['ttft_ms_expected']:.0f} ms. Up to {p['max_concurrent_seqs']} sequences of "
+        f"{p['context']} tokens fit per replica.",
+        evidence=[
+            Evidence(source=_where(p), detail=f"{label(p)}: expected decode step (vs the pure roofline)", measured=p["decode_step_ms_expected"],
+                     expected=p["decode_step_ms"], unit="ms"),
+        ],
+        fix="Compare with a measured ITL (diagnose capture / ticket); pass several --tp values to compare layouts.",
+    )
 
 
 def _usable_gb(p: dict) -> float:

@@ -183,6 +183,7 @@ vocab = 128256
         ('[model.x]\nname="x"\nlayerz=2\n', "unknown field 'layerz'"),
         ("[gpus.x]\nname = 1\n", "unknown table"),
         ("[gpu.x\n", "not valid TOML"),
+        ('[interconnect.x]\nname="x"\nkind="wire"\nbandwidth_gbs=1\nachieved_gbs=1\nlatency_us=1\n', "'kind'"),
     ],
 )
 def test_malformed_catalog_names_file_and_field(tmp_path, text, field):

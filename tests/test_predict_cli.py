@@ -82,6 +82,13 @@ def test_invalid_tp_is_a_warning_finding():
     assert run("--model", "qwen2.5-7b", "--gpu", "l40s", "--tp", "8", "--fail-on", "warning").exit_code == 1
 
 
+def test_single_layout_still_gets_an_answer():
+    report = run_json("--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1")
+    assert report["verdict"]["category"] == "expected_physics"
+    (finding,) = report["findings"]
+    assert finding["rule"] == "predict.best_layout" and "tok/s per sequence" in finding["title"]
+
+
 def test_efficiency_overrides():
     report = run_json("--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--tp", "1", "--mbu", "1", "--mfu", "1")
     (p,) = report["predictions"]["layouts"]
