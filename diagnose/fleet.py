@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from diagnose.findings import Evidence, Finding, Report
 
@@ -26,11 +27,22 @@ class NodeMetrics:
     node: str
     group: str  # GPU model
     source: str  # report file or run id
-    values: dict[str, tuple[float, str, str, str]] = field(default_factory=dict)  # name -> (value, unit, better, category)
+    values: dict[str, "Value"] = field(default_factory=dict)
 
 
-def node_metrics(report: Report, source: str) -> NodeMetrics:
-    """The fleet-comparable numbers of one node report."""
+@dataclass
+class Value:
+    value: float
+    unit: str
+    better: str  # "higher" | "lower"
+    category: str  # root-cause category of a node that is out of line on this metric
+    discrete: bool = False  # counts (links, lanes, PCIe gen): any deficit of one matters
+    detail: str = ""  # which GPU or link, for the evidence
+
+
+def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMetrics:
+    """The fleet-comparable numbers of one node report; the node is called `name`, else its
+    hostname fact, else the report file's name."""
     from diagnose.compare import collective_metrics, _size_label
 
     facts = report.facts or {}
@@ -38,31 +50,38 @@ def node_metrics(report: Report, source: str) -> NodeMetrics:
     gpus = facts.get("gpu_fact") or []
     models = [g.get("name") or g.get("catalog_key") for g in gpus if g.get("name") or g.get("catalog_key")]
     node = NodeMetrics(
-        node=str(hosts.get("hostname") or report.inputs.get("host") or source),
+        node=str(name or hosts.get("hostname") or report.inputs.get("host") or Path(source).stem),
         group=max(set(models), key=models.count) if models else "unknown GPU",
         source=source,
     )
     values = node.values
     for m in collective_metrics(facts):
         if m.name == "busbw":
-            values[f"{m.group} busbw {m.key}"] = (m.value, "GB/s", "higher", "other")
+            values[f"{m.group} busbw {m.key}"] = Value(m.value, "GB/s", "higher", "other")
     small = _small_message_latency(facts)
     if small:
         op, size, value = small
-        values[f"{op} latency ≤{_size_label(SMALL_MESSAGE_BYTES)}"] = (value, "us", "lower", "other")
+        values[f"{op} latency ≤{_size_label(SMALL_MESSAGE_BYTES)}"] = Value(value, "us", "lower", "other")
     for metric, label, unit in (("hbm_gbs", "HBM rate (slowest GPU)", "GB/s"), ("gemm_tflops", "GEMM rate (slowest GPU)", "TFLOPS")):
         rates = [float(m["value"]) for m in facts.get("measurement") or [] if m.get("metric") == metric]
         if rates:
-            values[label] = (min(rates), unit, "higher", "throttling" if metric == "gemm_tflops" else "hardware_fault")
+            values[label] = Value(min(rates), unit, "higher", "throttling" if metric == "gemm_tflops" else "hardware_fault")
+    pairs = [float(p["value"]) for p in facts.get("pair_bandwidth") or [] if p.get("unit") == "GB/s" and p.get("a") != p.get("b")]
+    if pairs:
+        values["P2P copy GB/s (slowest pair)"] = Value(min(pairs), "GB/s", "higher", "other")
+        values["P2P copy GB/s (median pair)"] = Value(statistics.median(pairs), "GB/s", "higher", "other")
     links = facts.get("nv_link_fact") or []
     if links:
-        values["active NVLinks"] = (float(sum(1 for link in links if link.get("active"))), "links", "higher", "nvlink_down")
+        down = [f"GPU{link.get('gpu')} link {link['link']}" for link in links if not link.get("active")]
+        values["active NVLinks"] = Value(float(len(links) - len(down)), "links", "higher", "nvlink_down", True,
+                                         f"inactive: {', '.join(down[:8])}" if down else "")
     widths = [g["pcie_width_current"] for g in gpus if g.get("pcie_width_current")]
     if widths:
-        values["PCIe width (narrowest GPU)"] = (float(min(widths)), "lanes", "higher", "pcie_link_degraded")
+        narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in gpus if g.get("pcie_width_current") == min(widths)]
+        values["PCIe width (narrowest GPU)"] = Value(float(min(widths)), "lanes", "higher", "pcie_link_degraded", True, ", ".join(narrow[:8]))
     gens = [g["pcie_gen_current"] for g in gpus if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False]
     if gens:
-        values["PCIe gen under load (lowest GPU)"] = (float(min(gens)), "", "higher", "pcie_link_degraded")
+        values["PCIe gen under load (lowest GPU)"] = Value(float(min(gens)), "", "higher", "pcie_link_degraded", True)
     return node
 
 
@@ -85,13 +104,19 @@ class Point:
     z: float
     outlier: bool
     source: str
+    detail: str = ""
 
 
-def score(values: list[float], better: str) -> tuple[float, float, list[float]]:
-    """Median, MAD and each value's robust z-score, signed so that positive is worse."""
+def score(values: list[float], better: str, discrete: bool = False) -> tuple[float, float, list[float]]:
+    """Median, MAD and each value's robust z-score, signed so that positive is worse.
+
+    MAD is scaled by 1.4826 to estimate the standard deviation. In a tight fleet MAD can be
+    zero, so the scale has a floor: 3% of the median for measured rates (run-to-run noise),
+    half a unit for counts (one missing link or lane is real)."""
     median = statistics.median(values)
     mad = statistics.median(abs(v - median) for v in values)
-    scale = max(1.4826 * mad, MIN_RELATIVE * abs(median) / Z_THRESHOLD, 1e-12)
+    floor = 0.5 if discrete else MIN_RELATIVE * abs(median)
+    scale = max(1.4826 * mad, floor / Z_THRESHOLD, 1e-12)
     sign = -1.0 if better == "higher" else 1.0
     return median, mad, [sign * (v - median) / scale for v in values]
 
@@ -108,11 +133,12 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> dict:
             have = [n for n in members if name in n.values]
             if len(have) < MIN_NODES:
                 continue
-            unit, better, category = have[0].values[name][1:]
-            values = [n.values[name][0] for n in have]
-            median, mad, zs = score(values, better)
+            first = have[0].values[name]
+            unit, better, category = first.unit, first.better, first.category
+            values = [n.values[name].value for n in have]
+            median, mad, zs = score(values, better, first.discrete)
             points = [
-                Point(n.node, v, (v / median) if median else None, round(z, 2), z > z_threshold, n.source)
+                Point(n.node, v, (v / median) if median else None, round(z, 2), z > z_threshold, n.source, n.values[name].detail)
                 for n, v, z in zip(have, values, zs)
             ]
             metrics.append({
@@ -150,7 +176,8 @@ def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> 
             evidence=[
                 Evidence(
                     source=p["source"],
-                    detail=f"{m['name']} (fleet median of {m['nodes']} {m['group']} nodes, MAD {_fmt(m['mad'])}; robust z {p['z']:+.1f})",
+                    detail=f"{m['name']}{' (' + p['detail'] + ')' if p['detail'] else ''}: fleet median of {m['nodes']} "
+                           f"{m['group']} nodes, MAD {_fmt(m['mad'])}; robust z {p['z']:+.1f}",
                     measured=p["value"], expected=m["median"], unit=m["unit"] or None,
                 )
                 for m, p in hits
@@ -160,9 +187,10 @@ def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> 
         ))
     small_groups = [g for g, n in result["groups"].items() if n < MIN_NODES]
     if small_groups:
+        listed = ", ".join(f"{g} ({result['groups'][g]})" for g in small_groups)
         findings.append(Finding(
             rule="fleet.too_few_nodes", category="insufficient_data", severity="info", confidence=0.0,
-            title=f"too few nodes to judge: {', '.join(f'{g} ({result['groups'][g]})' for g in small_groups)}",
+            title=f"too few nodes of one GPU model to judge: {listed}",
             summary=f"A fleet comparison needs at least {MIN_NODES} nodes of the same GPU model.",
             fix=f"collect node reports from at least {MIN_NODES} nodes of each GPU model",
         ))
@@ -186,28 +214,24 @@ def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> 
 def _table(nodes: list[NodeMetrics], result: dict) -> dict:
     """One row per node: its group and the headline metrics, outliers marked with '!'."""
     outliers = {(p["node"], m["name"]) for m in result["metrics"] for p in m["points"] if p["outlier"]}
-    headline = []
+    # Columns: every metric, but of a bus bandwidth sweep only its largest size (sizes come in order).
+    headline: dict[str, str] = {}
     for m in result["metrics"]:
-        if m["name"] not in headline and ("busbw" not in m["name"] or m["name"].endswith(_largest_size(result, m))):
-            headline.append(m["name"])
+        prefix = m["name"].rsplit(" ", 1)[0] if " busbw " in m["name"] else m["name"]
+        headline[prefix] = m["name"]
+    headline = list(headline.values())
     rows = []
     for n in sorted(nodes, key=lambda n: (n.group, n.node)):
         cells = []
         for name in headline:
             v = n.values.get(name)
-            cells.append(None if v is None else (f"{_fmt(v[0])} !" if (n.node, name) in outliers else v[0]))
+            cells.append(None if v is None else (f"{_fmt(v.value)} !" if (n.node, name) in outliers else v.value))
         rows.append([n.node, n.group, sum(1 for o in outliers if o[0] == n.node)] + cells)
     return {
         "columns": ["node", "GPU", "outliers"] + headline,
         "rows": rows,
         "note": "'!' marks a value outside the fleet's spread for the same GPU model (median ± robust z).",
     }
-
-
-def _largest_size(result, metric) -> str:
-    prefix = metric["name"].rsplit(" ", 1)[0]
-    sizes = [m for m in result["metrics"] if m["name"].startswith(prefix + " ") and m["group"] == metric["group"]]
-    return sizes[-1]["name"].rsplit(" ", 1)[1] if sizes else ""
 
 
 def _fmt(value) -> str:

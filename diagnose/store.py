@@ -23,8 +23,11 @@ from pathlib import Path
 from diagnose.errors import InputError
 
 TABLE = "runs"
-BUSY_TIMEOUT_MS = 30_000
-RETRIES = 20
+# How long a writer keeps trying before it gives up. SQLite's own busy handler sleeps up to
+# 100 ms between tries, which leaves the lock idle under contention; it gets a short first wait
+# and `_retry` polls after it with short random sleeps instead.
+BUSY_TIMEOUT_MS = 20
+WAIT_SECONDS = 60.0
 # Derived reports are built from stored runs; storing them again would only add noise.
 NOT_STORED = ("compare", "fleet")
 
@@ -66,8 +69,11 @@ def open_db(path: str | os.PathLike | None = None, create: bool = True):
         raise InputError(f"no results database at {path} (save runs with --save or set $DIAGNOSE_DB)")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000)
+        # Autocommit: each save opens its own BEGIN IMMEDIATE transaction (see `save`).
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # With WAL, NORMAL keeps the database consistent through crashes and skips an fsync per run.
+        conn.execute("PRAGMA synchronous=NORMAL")
         db = sqlite_utils.Database(conn)
         _retry(lambda: _prepare(db))
     except sqlite3.DatabaseError as exc:
@@ -90,18 +96,20 @@ def _prepare(db) -> None:
             raise sqlite3.DatabaseError(f"table {TABLE!r} exists but is not a diagnose results table")
 
 
-def _retry(action, retries: int = RETRIES):
-    """Run `action`; if the database is locked or busy, wait (with jitter) and try again."""
-    delay = 0.02
-    for attempt in range(retries):
+def _retry(action, wait: float = WAIT_SECONDS):
+    """Run `action`; while the database is locked or busy, sleep a few ms (jittered, so the
+    writers do not retry in step) and try again, for up to `wait` seconds."""
+    deadline = time.monotonic() + wait
+    delay = 0.001
+    while True:
         try:
             return action()
         except sqlite3.OperationalError as exc:
             message = str(exc).lower()
-            if ("locked" not in message and "busy" not in message) or attempt == retries - 1:
+            if ("locked" not in message and "busy" not in message) or time.monotonic() > deadline:
                 raise
-            time.sleep(delay * (1 + random.random()))
-            delay = min(delay * 2, 1.0)
+            time.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 1.5, 0.02)
 
 
 # --------------------------------------------------------------------------- what a run is
@@ -116,10 +124,11 @@ def row_for(report, when: datetime | None = None) -> dict:
     models = [g.get("name") or g.get("catalog_key") for g in gpus if g.get("name") or g.get("catalog_key")]
     when = when or datetime.now(timezone.utc)
     v = report.verdict
+    whole = report.to_dict()
     return {
         "time": when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "kind": report.kind,
-        "host": str(host_facts.get("hostname") or report.inputs.get("host") or socket.gethostname()),
+        "host": _host(report, host_facts),
         "gpu_model": max(set(models), key=models.count) if models else None,
         "gpu_count": len({g.get("uuid") or g.get("bus_id") or g.get("index") for g in gpus}) or None,
         "gpu_uuids": json.dumps(sorted({g["uuid"] for g in gpus if g.get("uuid")})),
@@ -131,9 +140,21 @@ def row_for(report, when: datetime | None = None) -> dict:
         "confidence": v.confidence if v else None,
         "worst_severity": report.worst_severity(),
         "findings": len(report.findings),
-        "inputs": json.dumps(report.to_dict()["inputs"], sort_keys=True),
-        "report": json.dumps(report.to_dict()),
+        "inputs": json.dumps(whole["inputs"], sort_keys=True),
+        "report": json.dumps(whole),
     }
+
+
+def _host(report, host_facts: dict) -> str:
+    """The machine the facts describe: its hostname fact, else the recording a replay read,
+    else (a live run) this machine."""
+    if host_facts.get("hostname"):
+        return str(host_facts["hostname"])
+    if report.inputs.get("host"):
+        return str(report.inputs["host"])
+    if report.inputs.get("replay"):
+        return f"replay:{Path(str(report.inputs['replay'])).stem}"
+    return socket.gethostname()
 
 
 def _str(value):
@@ -146,12 +167,26 @@ def save(report, path: str | os.PathLike | None = None, db=None) -> int:
         raise InputError(f"{report.kind} reports are derived from stored runs and are not stored")
     db = db or open_db(path)
     row = row_for(report)
+    sql = f"INSERT INTO {TABLE} ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})"
 
     def insert():
-        with db.conn:  # one transaction: all of the row or none of it
-            return db[TABLE].insert(row).last_pk
+        # BEGIN IMMEDIATE takes the write lock up front, so a busy database makes this wait in
+        # the busy handler instead of failing half-way when a read would upgrade to a write.
+        db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            run_id = db.conn.execute(sql, list(row.values())).lastrowid
+            db.conn.execute("COMMIT")
+        except BaseException:
+            db.conn.execute("ROLLBACK")
+            raise
+        return run_id
 
-    return int(_retry(insert))
+    try:
+        return int(_retry(insert))
+    except sqlite3.OperationalError as exc:
+        from diagnose.errors import ProbeError
+
+        raise ProbeError(f"could not save the run to the results database: {exc}") from None
 
 
 # --------------------------------------------------------------------------- reading

@@ -35,7 +35,7 @@ def fleet(reports, db_path, since, z_threshold):
     loaded = list(_from_files(reports)) + (list(_from_db(db_path, since)) if db_path else [])
     if not loaded:
         raise InputError("no node reports found in the given files, folders or database")
-    nodes = [node_metrics(r, source) for r, source in loaded]
+    nodes = [node_metrics(r, source, name) for r, source, name in loaded]
     seen: dict[str, int] = {}
     for n in nodes:  # two reports from one host: keep both, named apart
         seen[n.node] = seen.get(n.node, 0) + 1
@@ -61,7 +61,7 @@ def _from_files(paths):
             raise InputError(f"{f}: not a diagnose report JSON file ({exc})") from None
         if report.kind != "node":
             raise InputError(f"{f}: a {report.kind} report; fleet compares node reports (diagnose node --json)")
-        yield report, str(f)
+        yield report, str(f), None
 
 
 def _from_db(db_path, since):
@@ -72,4 +72,4 @@ def _from_db(db_path, since):
     for row in store.runs(db, kind="node", since=since, limit=None):
         latest.setdefault(row["host"], row["id"])  # newest first
     for host, run_id in sorted(latest.items()):
-        yield store.load(db, run_id), f"run {run_id}"
+        yield store.load(db, run_id), f"run {run_id}", host

@@ -87,10 +87,12 @@ def _verdict(report) -> str:
 
 
 def _inputs(report) -> str:
-    if not report.inputs:
+    """One line: what the run was given (unset options left out)."""
+    given = [(k, v) for k, v in report.inputs.items() if v not in (None, "", [], {})]
+    if not given:
         return ""
-    rows = [[k, v] for k, v in report.inputs.items()]
-    return "<h2>Inputs</h2>" + _table(["input", "value"], rows)
+    items = "; ".join(f"<b>{esc(k)}</b> {esc(fmt_value(v))}" for k, v in given)
+    return f'<p class="muted">Inputs: {items}</p>'
 
 
 def _cell(value) -> str:
@@ -333,27 +335,44 @@ def _step_figures(report, facts):
 
 
 def _scaling_figures(report, facts):
-    """A table with a parallelism column (tp / gpus) and throughput columns becomes a scaling chart."""
+    """A table with a parallelism column (TP, GPUs) and throughput columns becomes a scaling
+    chart: measured and predicted throughput, and ideal linear scaling from the smallest
+    layout that fits."""
     out = []
     for name, table in report.tables.items():
         cols = [str(c) for c in table.get("columns", [])]
         lowered = [c.lower() for c in cols]
-        x = next((i for i, c in enumerate(lowered) if c in ("tp", "gpus", "ranks", "tp×pp", "world size")), None)
+        x = next((i for i, c in enumerate(lowered) if c in ("gpus", "tp", "ranks", "world size")), None)
         if x is None:
             continue
-        ys = [i for i, c in enumerate(lowered) if "tok/s" in c or "tok_s" in c or "throughput" in c]
-        ys = [i for i in ys if sum(isinstance(r[i], (int, float)) for r in table.get("rows", [])) >= 2]
-        if not ys:
+        rows = [r for r in table.get("rows", []) if isinstance(r[x], (int, float)) and not isinstance(r[x], bool)]
+        fits = next((i for i, c in enumerate(lowered) if c == "fits"), None)
+        if fits is not None:  # a layout that does not fit has no throughput to draw
+            rows = [r for r in rows if not str(r[fits]).lower().startswith("no")]
+        ys = [i for i, c in enumerate(lowered) if "tok/s" in c or "throughput" in c]
+        ys = [i for i in ys if sum(isinstance(r[i], (int, float)) for r in rows) >= 2]
+        headline = [i for i in ys if "total" in lowered[i] or "measured" in lowered[i]]
+        ys = headline or ys
+        if not ys or len({r[x] for r in rows}) < 2:
             continue
-        rows = [r for r in table["rows"] if isinstance(r[x], (int, float)) and not isinstance(r[x], bool)]
-        series = [(cols[i], [(float(r[x]), float(r[i])) for r in rows if isinstance(r[i], (int, float))]) for i in ys]
-        base_col = next((s for s in series if "measured" in s[0].lower()), series[0])
-        x0, y0 = min(base_col[1])
-        ideal = ("ideal (linear from " + fmt_value(x0) + ")", [(float(xx), y0 * xx / x0) for xx, _ in base_col[1]])
+        predicted = report.kind == "predict"
+        series = []
+        for i in ys:
+            label = ("predicted " + cols[i]) if predicted and "predict" not in lowered[i] else cols[i]
+            best: dict[float, float] = {}
+            for r in rows:  # several batches per layout: draw the best
+                if isinstance(r[i], (int, float)):
+                    best[float(r[x])] = max(best.get(float(r[x]), 0.0), float(r[i]))
+            series.append((label, sorted(best.items())))
+        base = next((s for s in series if "measured" in s[0].lower()), series[0])
+        x0, y0 = base[1][0]
+        ideal = (f"ideal: linear from {x0:g}", [(xx, y0 * xx / x0) for xx, _ in base[1]])
         series.append(ideal)
-        out.append((f"{name}: throughput against parallelism; the dashed line is perfect linear scaling from the smallest layout.",
-                    plots.line_chart(series, title=f"Scaling ({name})", x_label=cols[x], y_label="tok/s", log_x=True,
-                                     x_base=2, dashed=(ideal[0],) + tuple(c for c, _ in series if "predict" in c.lower()))))
+        dashed = (ideal[0],) + tuple(label for label, _ in series if label.startswith("predicted"))
+        out.append((f"{name}: throughput against {cols[x]}; dashed: perfect linear scaling from the smallest layout, "
+                    "and predictions.",
+                    plots.line_chart(series, title="Scaling", x_label=cols[x], y_label="tok/s", log_x=True,
+                                     x_base=2, dashed=dashed)))
     return out
 
 

@@ -16,7 +16,7 @@ BAD = "#D55E00"
 GOOD = "#009E73"
 
 WIDTH, HEIGHT = 640, 320
-MARGIN = {"left": 64, "right": 150, "top": 34, "bottom": 44}
+MARGIN = {"left": 64, "right": 175, "top": 34, "bottom": 44}
 
 
 def esc(text) -> str:
@@ -110,7 +110,8 @@ def _legend(items: list[tuple[str, str, str]], x: float, y: float) -> list[str]:
         else:
             dash = ' stroke-dasharray="5,3"' if kind == "dash" else ""
             out.append(f'<line x1="{x:.1f}" y1="{yy - 3:.1f}" x2="{x + 14:.1f}" y2="{yy - 3:.1f}" stroke="{colour}" stroke-width="2"{dash}/>')
-        out.append(f'<text x="{x + 18:.1f}" y="{yy:.1f}" class="legend">{esc(label)}</text>')
+        shown = label if len(label) <= 26 else label[:25] + "…"
+        out.append(f'<text x="{x + 18:.1f}" y="{yy:.1f}" class="legend">{esc(shown)}<title>{esc(label)}</title></text>')
     return out
 
 

@@ -1,0 +1,144 @@
+"""`diagnose fleet`: outlier nodes among real node reports (replays of real recordings, real
+p2pBandwidthLatencyTest matrices, published nccl-tests figures)."""
+
+import json
+import shutil
+
+from click.testing import CliRunner
+
+from conftest import REPO, shared_path
+from diagnose import store
+from diagnose.cli import cli
+from diagnose.findings import Report
+from diagnose.fleet import NodeMetrics, Value, analyse, fleet_report
+
+DGX_H100 = REPO / "tests" / "recordings" / "dgx-h100-topo-numa.json"
+
+
+def invoke(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def replay(recording, out):
+    """`diagnose node --replay` of a recording, as JSON: the node report each machine would send."""
+    result = invoke("node", "--replay", recording, "--json", "-o", out, "--fail-on", "never")
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def recording_with_link_down(tmp_path, gpu=3, link=5):
+    """The DGX H100 recording with one NVLink answering inactive, as NVML reports a link that
+    trained down: the fault is in the raw answer, everything above it is the real pipeline."""
+    data = json.loads(DGX_H100.read_text())
+    hits = [a for a in data["answers"] if a["call"] == "nvmlDeviceGetNvLinkState" and a["args"] == [gpu, link]]
+    assert len(hits) == 1 and hits[0]["value"] == 1
+    hits[0]["value"] = 0
+    path = tmp_path / "node-bad-recording.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_nvlink_down_node_stands_out(tmp_path):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    for i in range(1, 5):
+        replay(DGX_H100, reports / f"node-0{i}.json")
+    replay(recording_with_link_down(tmp_path), reports / "node-05.json")
+    result = invoke("fleet", reports, "--json")
+    assert result.exit_code == 1, result.output  # a link down is critical
+    report = json.loads(result.output)
+    assert report["verdict"]["category"] == "nvlink_down"
+    outliers = [f for f in report["findings"] if f["rule"] == "fleet.outlier"]
+    assert len(outliers) == 1 and outliers[0]["title"].startswith("node-05 ")
+    evidence = outliers[0]["evidence"][0]
+    assert (evidence["measured"], evidence["expected"]) == (143.0, 144.0)
+    assert "GPU3 link 5" in evidence["detail"] and evidence["source"].endswith("node-05.json")
+    rows = {r[0]: r for r in report["tables"]["Fleet"]["rows"]}
+    assert rows["node-05"][2] == 1 and all(rows[f"node-0{i}"][2] == 0 for i in range(1, 5))
+
+
+def test_identical_real_nodes_have_no_outlier(tmp_path):
+    paths = [replay(DGX_H100, tmp_path / f"n{i}.json") for i in range(3)]
+    result = invoke("fleet", *paths, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["verdict"]["category"] == "healthy"
+    assert [f["rule"] for f in report["findings"]] == ["fleet.no_outlier"]
+
+
+def a40_node(tmp_path, name, p2p_enabled):
+    """A node report carrying one of ticket 022's real 8x A40 bandwidth matrices."""
+    from diagnose.artifacts import read_bundle
+
+    facts = read_bundle([next(shared_path("tickets").glob("022-*"))]).to_dict()
+    facts["pair_bandwidth"] = [p for p in facts["pair_bandwidth"] if p["p2p_enabled"] is p2p_enabled]
+    facts["host_fact"] = [{"source": "test", "name": "hostname", "value": name}]
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(Report(kind="node", facts=facts).to_dict()))
+    return path
+
+
+def test_node_with_p2p_off_is_an_outlier_in_copy_bandwidth(tmp_path):
+    paths = [a40_node(tmp_path, f"a40-{i}", True) for i in range(4)] + [a40_node(tmp_path, "a40-9", False)]
+    result = invoke("fleet", *paths, "--json")
+    assert result.exit_code == 0, result.output  # bandwidth outliers are warnings
+    report = json.loads(result.output)
+    outlier = next(f for f in report["findings"] if f["rule"] == "fleet.outlier")
+    assert outlier["severity"] == "warning" and outlier["title"].startswith("a40-9 ")
+    by_metric = {e["detail"].split(":")[0]: e for e in outlier["evidence"]}
+    slowest = by_metric["P2P copy GB/s (slowest pair)"]
+    assert slowest["measured"] < 20 < 39 < slowest["expected"]  # ~19 GB/s through the host vs ~39.6 over P2P
+    assert invoke("fleet", *paths, "--fail-on", "warning").exit_code == 1
+    # Mixed GPU models are judged apart: three H100 replays join, and nothing changes for the A40s.
+    more = [replay(DGX_H100, tmp_path / f"h100-{i}.json") for i in range(3)]
+    mixed = json.loads(invoke("fleet", *paths, *more, "--json").output)
+    assert [f["title"].split(" ")[0] for f in mixed["findings"] if f["rule"] == "fleet.outlier"] == ["a40-9"]
+
+
+def test_robust_statistics_on_published_h100_figures():
+    """Peak all-reduce busbw of 8x H100 SXM machines as published (collectives-reference.md):
+    ~480 GB/s [R2], 476 GB/s [R3], ≈480 GB/s with SHARP [R5]; and ≈370 GB/s [R5] with NVLink
+    SHARP off. The SHARP-off machine is the fleet's outlier; the others are not."""
+    doc = shared_path("docs", "collectives-reference.md").read_text()
+    for quoted in ("~480 GB/s", "476 GB/s", "≈480 GB/s", "≈370 GB/s"):
+        assert quoted in doc
+    published = {"R2-nvls": 480.0, "R3-nvls": 476.0, "R5-sharp-on": 480.0, "R5-sharp-off": 370.0}
+    nodes = [NodeMetrics(name, "H100 SXM", "collectives-reference.md",
+                         {"all_reduce ×8 busbw peak": Value(v, "GB/s", "higher", "other")})
+             for name, v in published.items()]
+    result = analyse(nodes)
+    (metric,) = result["metrics"]
+    assert metric["median"] == 478.0 and metric["mad"] == 2.0
+    flagged = {p["node"]: p["outlier"] for p in metric["points"]}
+    assert flagged == {"R2-nvls": False, "R3-nvls": False, "R5-sharp-on": False, "R5-sharp-off": True}
+    # Two nodes are not a fleet: no verdict from too few.
+    report = fleet_report(nodes[:2])
+    assert report.verdict.category == "insufficient_data"
+
+
+def test_fleet_from_the_results_database(tmp_path):
+    db_path = tmp_path / "fleet.db"
+    db = store.open_db(db_path)
+    for i in range(1, 4):
+        recording = tmp_path / f"node-0{i}.json"
+        shutil.copy(DGX_H100, recording)
+        store.save(Report.from_dict(json.loads(replay(recording, tmp_path / f"r{i}.json").read_text())), db=db)
+    bad = tmp_path / "node-04.json"
+    shutil.copy(recording_with_link_down(tmp_path), bad)
+    store.save(Report.from_dict(json.loads(replay(bad, tmp_path / "r4.json").read_text())), db=db)
+    hosts = {r["host"] for r in store.runs(db)}
+    assert hosts == {"replay:node-01", "replay:node-02", "replay:node-03", "replay:node-04"}
+    result = invoke("fleet", "--db", db_path, "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    assert [f["title"].split(" ")[0] for f in report["findings"] if f["rule"] == "fleet.outlier"] == ["replay:node-04"]
+
+
+def test_bad_input_exits_2(tmp_path):
+    ticket = tmp_path / "ticket.json"
+    ticket.write_text(json.dumps(Report(kind="ticket").to_dict()))
+    assert invoke("fleet", ticket).exit_code == 2
+    assert invoke("fleet").exit_code == 2
+    assert invoke("fleet", "--db", tmp_path / "absent.db").exit_code == 2
