@@ -66,6 +66,38 @@ def invalid_layout(facts, predictions):
         )
 
 
+LAYOUT_ADVICE = {
+    "tp_spans_nodes": "Keep TP inside one NVLink domain (TP <= GPUs per node) and span nodes with PP or DP, "
+    "whose traffic is one send/recv per stage boundary instead of two all-reduces per layer.",
+    "pp_uneven": "Choose a PP size that divides the layer count, or give the first and last stages fewer layers "
+    "(they also hold the embedding and the LM head).",
+}
+
+
+@rule("predict.layout_warning", "cross_node_tp", "pp_bubble")
+def layout_warning(facts, predictions):
+    """Layouts that run but waste the hardware: TP across nodes, PP stages of unequal size."""
+    seen: dict[tuple, dict] = {}
+    for p in _layouts(predictions):
+        for pr in p["problems"]:
+            if pr["code"] in LAYOUT_ADVICE:
+                seen.setdefault((pr["code"], label(p)), {"p": p, "problem": pr})
+    for (code, name), hit in sorted(seen.items()):
+        p, pr = hit["p"], hit["problem"]
+        share = f" The all-reduces take {p['allreduce_share_expected']:.0%} of the expected decode step." if code == "tp_spans_nodes" else ""
+        yield Finding(
+            rule="predict.layout_warning",
+            category=pr["category"],
+            severity="warning",
+            confidence=0.8,
+            title=f"{name}: {pr['message'].split(':')[0]}",
+            summary=pr["message"] + "." + share,
+            evidence=[Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({p['interconnect']})",
+                               measured=p["allreduce_ms_per_step_expected"], unit="ms")],
+            fix=LAYOUT_ADVICE[code],
+        )
+
+
 @rule("predict.does_not_fit", "other")
 def does_not_fit(facts, predictions):
     """Layouts whose weights (+ KV cache for the batch) exceed the usable GPU memory."""

@@ -43,6 +43,7 @@ EXPECTED = {
 FP8_BLOCK = 128  # 128x128 block-quantised FP8 checkpoints (model-configs.md section 3)
 INT4_MIN_K = 128  # AWQ/Marlin min_thread_k on the row-parallel input
 DEFAULT_NETWORK = "ib-ndr"
+INTRA_HOP_US = 0.6  # NCCL's NVLink hop latency, for the intra-node steps of a multi-node ring
 
 
 @dataclass(frozen=True)
@@ -356,8 +357,8 @@ def prefill_work(model: ModelSpec, tp: int, sequences: int, prompt: int, dtype: 
 def allreduce_time_us(interconnect, nranks: int, size_bytes: float, *, roofline: bool = False, nodes: int = 1) -> float:
     """One all-reduce of `size_bytes` over `nranks` GPUs, alpha-beta model.
 
-    expected: NCCL ring/LL latency, base + 2(n-1) hops, and the data term at the achieved bus
-    bandwidth. roofline: the fabric's smallest measured all-reduce time as latency and the data
+    expected: NCCL ring/LL latency, base + 2(n-1) hops (across nodes, 2(nodes-1) of them are
+    network hops), and the data term at the achieved bus bandwidth. roofline: the fabric's smallest measured all-reduce time as latency and the data
     term at line rate. Data term inside a node: 2(n-1)/n x size (ring bus factor), or 1 x size
     when the switch reduces (NVLS). On a `network` fabric the ranks sit `nranks/nodes` to a
     node, each GPU with its own NIC, and the reduction is hierarchical (NVLink inside the node),
@@ -374,7 +375,13 @@ def allreduce_time_us(interconnect, nranks: int, size_bytes: float, *, roofline:
         data = size_bytes
     else:
         data = 2.0 * (nranks - 1) / nranks * size_bytes
-    alpha = ic.floor_us if roofline else ic.latency_us + 2 * (nranks - 1) * ic.hop_us
+    if roofline:
+        alpha = ic.floor_us
+    elif ic.kind == "network":  # NCCL: 2(nodes-1) of the ring's 2(n-1) steps cross the network
+        net_steps = 2 * (nodes - 1)
+        alpha = ic.latency_us + net_steps * ic.hop_us + (2 * (nranks - 1) - net_steps) * INTRA_HOP_US
+    else:
+        alpha = ic.latency_us + 2 * (nranks - 1) * ic.hop_us
     return alpha + data / bw
 
 

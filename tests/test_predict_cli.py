@@ -82,6 +82,15 @@ def test_invalid_tp_is_a_warning_finding():
     assert run("--model", "qwen2.5-7b", "--gpu", "l40s", "--tp", "8", "--fail-on", "warning").exit_code == 1
 
 
+def test_tp_across_nodes_is_flagged():
+    report = run_json("--model", "Llama 3.1 405B", "--gpu", "h100-sxm", "--gpus", "16", "--tp", "8,16", "--pp", "1,2")
+    cross = [f for f in report["findings"] if f["category"] == "cross_node_tp"]
+    assert [f["title"].split(":")[0] for f in cross] == ["TP16"]
+    assert "ib-ndr" in cross[0]["evidence"][0]["detail"]
+    layouts = {(p["tp"], p["pp"]): p for p in report["predictions"]["layouts"]}
+    assert layouts[(16, 1)]["allreduce_share_expected"] > 3 * layouts[(8, 2)]["allreduce_share_expected"]
+
+
 def test_single_layout_still_gets_an_answer():
     report = run_json("--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1")
     assert report["verdict"]["category"] == "expected_physics"
