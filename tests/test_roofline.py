@@ -1,9 +1,13 @@
 """The roofline predictor against hand-checkable figures and published measurements."""
 
 import re
-import tomllib
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from conftest import shared_path
 from diagnose.errors import InputError
