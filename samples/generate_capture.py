@@ -384,7 +384,6 @@ class Simulator:
         self.ktypes = dict(s.cfg["kernels"])
         for kind in COMM_ROLES:
             self.ktypes[kind] = nccl_kernel(kind, self.nccl, self.dtype)
-        self.kernels_written = 0
 
     def jitter(self, us: float, spread: float = 0.03) -> float:
         return us * (1.0 + self.rng.uniform(-spread, spread))
@@ -404,7 +403,6 @@ class Simulator:
         if not r.writer:
             return
         w = r.writer
-        self.kernels_written += 1
         w.add("CUPTI_ACTIVITY_KIND_KERNEL", KERNEL_COLS,
               (int(start) + r.offset, int(end) + r.offset, r.device, r.context, COMPUTE_STREAM, corr, r.gpid,
                w.sid(kt.demangled), w.sid(kt.short), w.sid(kt.mangled) if kt.mangled else None, 1, 1,
