@@ -145,10 +145,10 @@ def run_sweep(
             os.unlink(store)
     if failure:
         return [failure]
-    return _results(rows, nranks, source, group, backend)
+    return results_from_rows(rows, nranks, source, group, backend)
 
 
-def _results(rows: dict[int, list], nranks: int, source: str, group, backend: str) -> list[CollectiveResult]:
+def results_from_rows(rows: dict[int, list], nranks: int, source: str, group, backend: str, nodes: int = 1) -> list[CollectiveResult]:
     """Per (op, size, graph): the slowest rank's median time decides, as a collective does."""
     merged: dict[tuple, list] = {}
     for rank_rows in rows.values():
@@ -159,7 +159,7 @@ def _results(rows: dict[int, list], nranks: int, source: str, group, backend: st
         time_us = max(t for t, _ in values)
         algbw, busbw = bandwidths(op, size, time_us, nranks)
         out.append(CollectiveResult(
-            source=source, op=op, size_bytes=size, time_us=time_us, algbw_gbs=algbw, busbw_gbs=busbw, nranks=nranks, nodes=1, count=size // ELEMENT_BYTES, dtype="float",
+            source=source, op=op, size_bytes=size, time_us=time_us, algbw_gbs=algbw, busbw_gbs=busbw, nranks=nranks, nodes=nodes, count=size // ELEMENT_BYTES, dtype="float",
             in_place=False, errors=sum(w for _, w in values), graph=graph, group=group,
             tool=f"diagnose ({backend})",
         ))
@@ -183,29 +183,37 @@ def _measure(rank: int, nranks: int, config: dict) -> list[tuple]:
     import torch.distributed as dist
 
     cuda = config["backend"] == "nccl"
+    device = torch.device("cuda", config["group"][rank]) if cuda else torch.device("cpu")
     if cuda:
-        device = torch.device("cuda", config["group"][rank])
         torch.cuda.set_device(device)
-    else:
-        device = torch.device("cpu")
     dist.init_process_group(
         config["backend"], init_method=f"file://{config['store']}", rank=rank, world_size=nranks,
         timeout=timedelta(seconds=config["timeout"] + 60),  # our kill comes first
     )
-    rows = []
     try:
-        for op in config["ops"]:
-            for size in config["sizes"]:
-                size = op_size(op, size, nranks)
-                bufs = _buffers(torch, op, size, nranks, rank, device)
-                wrong = _validate(torch, dist, op, bufs, nranks, rank)
-                call = _op_call(dist, op, bufs)
-                rows.append((op, size, False, _time(torch, dist, call, config, cuda), wrong))
-                if cuda and config["graphs"] and size <= GRAPH_MAX_BYTES:
-                    rows.append((op, size, True, _time_graph(torch, call, config), wrong))
-        dist.barrier()
+        return sweep(rank, nranks, config, device)
     finally:
         dist.destroy_process_group()
+
+
+def sweep(rank: int, nranks: int, config: dict, device) -> list[tuple]:
+    """This rank's rows (op, size, graph, median us, wrong elements) in an initialised process
+    group; the single-node workers and the torchrun entry point (probes.multinode) share it."""
+    import torch
+    import torch.distributed as dist
+
+    cuda = device.type == "cuda"
+    rows = []
+    for op in config["ops"]:
+        for size in config["sizes"]:
+            size = op_size(op, size, nranks)
+            bufs = _buffers(torch, op, size, nranks, rank, device)
+            wrong = _validate(torch, dist, op, bufs, nranks, rank)
+            call = _op_call(dist, op, bufs)
+            rows.append((op, size, False, _time(torch, dist, call, config, cuda), wrong))
+            if cuda and config["graphs"] and size <= GRAPH_MAX_BYTES:
+                rows.append((op, size, True, _time_graph(torch, call, config), wrong))
+    dist.barrier()
     return rows
 
 

@@ -14,6 +14,7 @@ with it are read back instead of being run.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import threading
 import time
 from dataclasses import dataclass
@@ -62,6 +63,11 @@ def run(
         sync_pcie_links(facts)
         facts.add(load_results(session.results))
         return facts
+    if indices and importlib.util.find_spec("torch") is None:
+        facts.add(ProbeFailure("probe:runner", "measurements", "skipped",
+                               "torch is not installed, so the collective sweep and kernel timings did not run "
+                               "(pip install 'diagnose[probes]' or torch with CUDA)"))
+        indices = []
     steps = plan(session, profile, indices, gpu_facts, timeout, cpu_ranks)
     try:
         for n, step in enumerate(steps):
@@ -101,6 +107,9 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
             if fact.pcie_gen_current is not None and fact.pcie_gen_max and fact.pcie_gen_current < fact.pcie_gen_max:
                 steps.append(Step(f"PCIe link of GPU{fact.index} under load",
                                   lambda f=fact: [] if kernels.pcie_under_load(session, f) else [], 30))
+    if len(gpus) == 1 and profile != "quick":  # one GPU: still proves NCCL initialises and runs
+        steps.append(Step(f"NCCL on GPU{gpus[0]} alone", lambda: collectives.run_sweep(
+            gpus, 1, [8, 1 << 20], ("all_reduce",), timeout=limit), limit))
     if len(gpus) >= 2:
         ops = ("all_reduce",) if profile == "quick" else collectives.OPS
         for group in collectives.tp_groups(gpus) if profile != "quick" else [gpus]:

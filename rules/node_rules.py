@@ -68,6 +68,8 @@ def probe_failed(facts: Facts, predictions=None):
     suspects = _p2p_suspects(facts)
     for f in facts.of(ProbeFailure):
         if f.reason == "skipped":
+            out.append(make("node.probe_failed", "insufficient_data", "info", 0.0, f"{f.probe} not run",
+                            f"{f.detail}.", [ev(f, f.detail)], fix=f"run the {f.probe} on the node: {f.detail}"))
             continue
         what = "collective sweep" if f.probe == "collectives" else f.probe
         group = f" over GPUs {','.join(map(str, f.group))}" if f.group else ""
@@ -85,6 +87,14 @@ def probe_failed(facts: Facts, predictions=None):
                             f"{f.detail}. The other probes' results are unaffected.",
                             [ev(f, f.detail)], fix="Re-run with DIAGNOSE_DEBUG=1 and NCCL_DEBUG=INFO to see why."))
     return out
+
+
+@rule("node.interrupted", "insufficient_data")
+def interrupted(facts: Facts, predictions=None):
+    """The run was stopped (Ctrl-C): the report holds what was measured until then."""
+    return [make("node.interrupted", "insufficient_data", "info", 0.0, "The run was interrupted; this report is partial",
+                 f"{n.text}.", [ev(n, n.text)], fix="run diagnose node again and let it finish")
+            for n in facts.of(Note) if n.kind == "interrupted"]
 
 
 def _p2p_suspects(facts: Facts) -> list[str]:
@@ -165,12 +175,10 @@ def basis_ev_list(items: list) -> list:
 
 
 def _likely_cause(facts: Facts, group: list[int]) -> tuple[str, str]:
-    for s in facts.settings("NCCL_P2P_DISABLE"):
-        if s.value.strip() not in ("0", ""):
-            return "shm_fallback", f"NCCL_P2P_DISABLE={s.value} in the environment forces SHM"
-    for s in facts.settings("NCCL_P2P_LEVEL"):
-        if s.value.strip().upper() in ("LOC", "0"):
-            return "shm_fallback", f"NCCL_P2P_LEVEL={s.value} in the environment forbids P2P"
+    from rules.topology import p2p_off_settings
+
+    for s in p2p_off_settings(facts):
+        return "shm_fallback", f"{s.name}={s.value} in the environment switches P2P off, so NCCL goes through SHM"
     bad = [p for p in facts.of(P2PStatus) if p.a in group and p.b in group and p.capability == "read" and not p.ok]
     if bad:
         return "p2p_disabled", f"NVML reports no P2P read between GPU{bad[0].a} and GPU{bad[0].b} ({bad[0].status})"

@@ -74,3 +74,32 @@ def test_help_and_replay_work_without_torch():
             "r = CliRunner().invoke(cli, ['node', '--help']); assert r.exit_code == 0; assert '--replay' in r.output; "
             "print('torch' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_ctrl_c_stops_cleanly_with_the_partial_report():
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "diagnose", "node", "--full", "--cpu-ranks", "2", "--json",
+                             "--fail-on", "never"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # the sweep is running (a full gloo sweep takes ~25 s here)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    report = json.loads(out)
+    assert [f for f in report["findings"] if f["rule"] == "node.interrupted"]
+    assert any(h["name"] == "shm_bytes" for h in report["facts"]["host_fact"])  # what ran is kept
+
+
+def test_torchrun_entry_point_across_processes(tmp_path):
+    out = tmp_path / "sweep.json"
+    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "2",
+                           "--rdzv-backend", "c10d", "--rdzv-endpoint", "localhost:0", "-m", "probes.multinode",
+                           "--backend", "gloo", "--sizes", "4096", "--ops", "all_reduce", "--iters", "3", "-o", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (row,) = json.loads(out.read_text())["facts"]["collective_result"]
+    assert (row["op"], row["size_bytes"], row["nranks"], row["nodes"], row["errors"]) == ("all_reduce", 4096, 2, 1, 0)
+    assert row["busbw_gbs"] == row["algbw_gbs"]  # 2(n-1)/n = 1 for two ranks
+    bad = subprocess.run([sys.executable, "-m", "probes.multinode"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "torchrun" in bad.stderr
