@@ -80,11 +80,6 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:not|n't|never|no longer)\s+(?:use|using|uses|enable|enabling|enabled)\s+(?:the\s+)?(?:P2P|NVLink|peer[- ]to[- ]peer)",
         r"\bP2P (?:is )?(?:not (?:supported|available|enabled)|disabled|unavailable)\b", r"\bno P2P\b",
     ],
-    "low_bandwidth": [
-        r"(?:bandwidth|busbw|throughput)[^.]{0,80}?(?:far |well |way )?(?:below|lower than|less than|under)\b",
-        r"\b(?:only|just) (?:about |around |~)?\d+(?:\.\d+)? ?GB/s", r"\bhalf (?:of )?(?:the )?(?:line rate|expected|bandwidth)\b",
-        r"\b(?:extremely|very|really|much|way) slow\w*\b", r"\bwell below\b|\bfar below\b|\bway worse\b",
-    ],
 }
 
 _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")

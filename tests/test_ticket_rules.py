@@ -396,3 +396,36 @@ def test_verdict_weak_note_does_not_beat_an_open_question():
     assert verdict([_f("numa_affinity", "info", 0.5)]).category == "numa_affinity"
     assert verdict([_f("healthy", "ok", 0.4), _f("insufficient_data", "info", 0.0)]).category == "insufficient_data"
     assert verdict([_f("healthy", "ok", 0.6), _f("insufficient_data", "info", 0.0)]).category == "healthy"
+
+
+def test_batch1_on_more_gpus_than_the_model_needs(tmp_path):
+    """078 with a catalog GPU row and only the TP=2 figure: the roofline says TP=1 fits."""
+    name = "078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1"
+    def edit(t):
+        t = t.replace('gpu = "NVIDIA A100 80GB"', 'gpu = "NVIDIA A100-SXM4-80GB"')
+        return re.sub(r'\[\[measured\]\]\nmetric = "decode_tok_s"\nvalue = 90.0\ntp = 1\nbatch = 1\n', "", t)
+    _, fs = run(bundle(tmp_path, name, {"ticket.toml": edit}), "workload.")
+    assert not by_rule(fs, "workload.latency_bound_small_batch")  # one TP size measured: nothing to compare
+    (f,) = by_rule(fs, "workload.batch1_fits_fewer")
+    assert f.category == "latency_bound_small_batch" and f.severity == "info"
+    assert any(e.source == "prediction:roofline" for e in f.evidence)
+
+
+# --------------------------------------------------------------------------- same rules on a live node
+
+
+def test_same_rules_fire_on_node_replays():
+    """NVML replays (tests/recordings, transcribed from the same real outputs) give the facts a
+    `diagnose node` run gives; the ticket rules judge them the same way."""
+    from pathlib import Path
+
+    from probes import runner
+    from probes.recording import ReplaySession
+
+    recordings = Path(__file__).parent / "recordings"
+    facts = runner.run(ReplaySession(recordings / "hgx-a100-nvlink-p2p-level-loc.json"))
+    (f,) = problems(evaluate(facts, only=["topology."]), "topology.p2p_forced_off")
+    assert f.category == "shm_fallback" and f.evidence[0].source.startswith("probe:")
+    facts = runner.run(ReplaySession(recordings / "2x-gtx1080ti-pcie-gen1-reading.json"))
+    fs = evaluate(facts, only=["topology.pcie_link"])
+    assert not problems(fs, "topology.pcie_link")
