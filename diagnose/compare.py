@@ -238,7 +238,13 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     findings_sorted = sorted(findings, key=Finding.sort_key)
     return Report(
         kind="compare",
-        inputs={"a": labels[0], "b": labels[1], "kind": a.kind, "threshold": threshold},
+        inputs={"a": labels[0], "b": labels[1], "kind": a.kind, "threshold_pct": round(100 * threshold, 3)},
+        facts={"metric_delta": [
+            {"source": d.b.source, "group": d.a.group, "key": d.a.key, "metric": d.a.name, "unit": d.a.unit,
+             "a": d.a.value, "b": d.b.value, "worse_pct": round(100 * (d.worse_by() or -d.better_by()), 2),
+             "regression": d in regressions}
+            for d in deltas
+        ]},
         findings=findings_sorted,
         verdict=verdict(findings_sorted),
         tables=tables,

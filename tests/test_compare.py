@@ -109,3 +109,38 @@ def test_new_problem_findings_count_as_regressions():
     assert report.verdict.category == "p2p_disabled"
     assert report.findings[0].rule == "compare.new_finding.topology.p2p_disabled"
     assert compare(b, b).verdict.category == "insufficient_data"  # nothing measured in common, no new problem
+
+
+# --------------------------------------------------------------------------- captures
+
+
+@pytest.fixture(scope="module")
+def captures(tmp_path_factory):
+    """Generated nsys exports of the same TP=4 decode: healthy, and with rank 2 30% slow."""
+    gen = pytest.importorskip("samples.generate_capture", reason="the capture generator (samples/) is not installed")
+    out = tmp_path_factory.mktemp("captures")
+    healthy = gen.generate("tp4_nvlink_healthy", out / "healthy.sqlite", kernels=3000)[0]
+    straggler = gen.generate("straggler", out / "after.sqlite", kernels=3000)
+    return healthy, straggler[0]  # rank 0: a fast rank that now waits for rank 2 in every all-reduce
+
+
+def test_captures_regression_found_and_exit_1(captures):
+    healthy, after = captures
+    result = run(healthy, after, "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    rows = {(r[0], r[1]): r for r in report["tables"]["healthy.sqlite → after_rank0.sqlite"]["rows"]}
+    comm = rows[("kernel class", "communication")]
+    assert comm[-1] == "REGRESSION" and comm[6] > 100  # each all-reduce now includes the wait
+    assert rows[("kernel class", "gemm")][6] == 0.0  # rank 0's own compute did not change
+    assert rows[("step time", "median")][-1] == "REGRESSION"
+    top = report["findings"][0]
+    assert top["rule"] == "compare.regression.kernel_class" and top["category"] == "comm_bound"
+    assert report["verdict"]["category"] == "comm_bound"
+
+
+def test_identical_captures_exit_0(captures):
+    healthy, _ = captures
+    result = run(healthy, healthy, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["verdict"]["category"] == "healthy"

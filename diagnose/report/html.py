@@ -149,7 +149,7 @@ def figures_for(report) -> list[tuple[str, str]]:
     """(caption, svg) for every plot the report's contents support."""
     facts = report.facts or {}
     out: list[tuple[str, str]] = []
-    for build in (_collective_figures, _pair_figures, _breakdown_figures, _step_figures, _scaling_figures, _fleet_figures):
+    for build in (_collective_figures, _pair_figures, _breakdown_figures, _step_figures, _scaling_figures, _fleet_figures, _compare_figures):
         try:
             out += [(c, s) for c, s in build(report, facts) if s]
         except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
@@ -386,3 +386,15 @@ def _fleet_figures(report, facts):
     return [("Each node's value relative to the fleet median for the same GPU model; red points are outliers "
              "(robust z-score beyond the threshold, in the bad direction).",
              plots.strip_plot(rows, title="Fleet outliers", x_label="value / fleet median"))]
+
+
+def _compare_figures(report, facts):
+    deltas = facts.get("metric_delta") or []
+    if not deltas:
+        return []
+    threshold = float(report.inputs.get("threshold_pct") or 10.0)
+    shown = sorted(deltas, key=lambda d: -abs(d["worse_pct"]))[:25]
+    rows = [(f"{d['group']} {d['key']} {d['metric']}", d["worse_pct"], d["regression"]) for d in shown]
+    more = f" (the {len(shown)} largest changes of {len(deltas)})" if len(deltas) > len(shown) else ""
+    return [(f"How much worse (right) or better (left) B is than A per metric{more}; red: beyond the "
+             f"{threshold:g}% threshold.", plots.change_bars(rows, title="Changes", threshold_pct=threshold))]

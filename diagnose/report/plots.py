@@ -323,6 +323,38 @@ def stacked_bars(
     return "\n".join(out)
 
 
+def change_bars(rows: list[tuple[str, float, bool]], *, title: str, threshold_pct: float, width: int = WIDTH) -> str:
+    """One bar per metric: how much worse (right, %) or better (left) B is than A; regressions
+    beyond the threshold in red, improvements in green, the threshold as dashed lines."""
+    if not rows:
+        return ""
+    bar, gap = 14, 4
+    labels = [short_label(name, 40) for name, _, _ in rows]
+    left, right = min(max(len(x) for x in labels) * 6.2 + 14, 260), 30
+    height = MARGIN["top"] + len(rows) * (bar + gap) + 40
+    extent = max([abs(v) for _, v, _ in rows] + [threshold_pct * 1.5])
+    xs = Scale(-extent, extent, left, width - right)
+    bottom = MARGIN["top"] + len(rows) * (bar + gap)
+    out = _svg_open(width, height, title, "change-bars")
+    for t in xs.ticks():
+        out.append(f'<line x1="{xs(t):.1f}" y1="{MARGIN["top"]}" x2="{xs(t):.1f}" y2="{bottom}" class="grid"/>')
+        out.append(f'<text x="{xs(t):.1f}" y="{bottom + 14}" text-anchor="middle" class="tick">{esc(fmt_num(t))}</text>')
+    for t in (-threshold_pct, threshold_pct):
+        out.append(f'<line x1="{xs(t):.1f}" y1="{MARGIN["top"]}" x2="{xs(t):.1f}" y2="{bottom}" stroke="{BAD}" stroke-dasharray="4,3"/>')
+    out.append(f'<line x1="{xs(0):.1f}" y1="{MARGIN["top"]}" x2="{xs(0):.1f}" y2="{bottom}" class="axis"/>')
+    out.append(f'<text x="{(left + width - right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">'
+               f'{esc("% worse (right) or better (left) than A")}</text>')
+    for i, ((name, value, regression), label) in enumerate(zip(rows, labels)):
+        y = MARGIN["top"] + i * (bar + gap)
+        x0, x1 = sorted((xs(0), xs(value)))
+        colour = BAD if regression else (GOOD if value < -threshold_pct else PALETTE[8])
+        out.append(f'<text x="{left - 6}" y="{y + bar - 3}" text-anchor="end" class="tick">{esc(label)}</text>')
+        out.append(f'<rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 1):.1f}" height="{bar}" fill="{colour}">'
+                   f"<title>{esc(name)}: {value:+.1f}%</title></rect>")
+    out.append("</svg>")
+    return "\n".join(out)
+
+
 def short_label(text: str, limit: int = 34) -> str:
     """A row label that fits: drop a trailing '(...)', then keep the end (it differs most)."""
     text = str(text)
