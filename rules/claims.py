@@ -52,7 +52,7 @@ def _quote(text: str, m: re.Match, pad: int = 50) -> str:
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
-        r"\bguest (?:OS|VM)\b", r"\bhypervisor\b", r"\bpass(?:ed)?[- ]?through\b", r"\bvGPU\b",
+        r"\bguest (?:OS|VM)\b", r"\bhypervisor\b", r"\bpassed[- ]through\b", r"\bpass-?through\b", r"\bvGPU\b",
         r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b",
     ],
     "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b", r"\bsingularity\b|\bapptainer\b|\benroot\b"],
@@ -114,16 +114,28 @@ _SMI_SLOW = re.compile(
 )
 
 
+# "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
+_NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b[\w\s,-]{0,20}$", re.I)
+# Kinds whose patterns carry the negation themselves.
+_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p")
+
+
+def _first_affirmed(kind: str, patterns: list[str], text: str):
+    for p in patterns:
+        for m in re.finditer(p, text, re.I):
+            if kind in _NEGATIVE_KINDS or not _NEGATION.search(text[max(0, m.start() - 30):m.start()]):
+                return m
+    return None
+
+
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for kind, patterns in PATTERNS.items():
-            for p in patterns:
-                m = re.search(p, text, re.I)
-                if m:
-                    out.append(Claim(kind, source, _quote(text, m)))
-                    break
+            m = _first_affirmed(kind, patterns, text)
+            if m:
+                out.append(Claim(kind, source, _quote(text, m)))
         versions = nccl_versions(text)
         if len(versions) >= 2 and _REGRESS_WORDS.search(text):
             m = re.search(r"\bNCCL\b", text, re.I)

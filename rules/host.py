@@ -150,8 +150,11 @@ def cross_socket_p2p(facts: Facts, predictions=None):
     comp = _components(gpus, [(p.a, p.b) for p in fast])
     if any(comp[p.a] == comp[p.b] for p in slow):
         return  # the slow pairs do not split the GPUs into groups: not a socket boundary
-    sys_paths = [t for t in facts.of(TopologyPath) if t.path in ("SYS", "SOC")
-                 and t.a.startswith("GPU") and t.b.startswith("GPU")]
+    gpu_paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU")}
+    slow_paths = [gpu_paths.get(frozenset((f"GPU{p.a}", f"GPU{p.b}"))) for p in slow]
+    if any(t is not None and t.path not in ("SYS", "SOC") for t in slow_paths):
+        return  # the topology puts slow pairs within a socket: a PCIe switch boundary, not this rule
+    sys_paths = [t for t in slow_paths if t is not None]
     socket_claim = claims.find(facts, "multi_socket")
     s = min(slow, key=lambda p: p.value)
     f = max((p for p in pcie if p not in slow), key=lambda p: p.value)

@@ -268,12 +268,15 @@ def nvlink_links(facts: Facts, predictions=None):
         )
         return
     all_down = not active
+    known = spec is not None
     yield make(
-        "topology.nvlink_links", "nvlink_down", "critical", 0.85 if spec is not None else 0.7,
+        "topology.nvlink_links", "nvlink_down", "critical" if known else "warning", 0.85 if known else 0.5,
         "NVLinks are down" if all_down else f"{len(inactive)} NVLinks are down",
         f"{detail}. On an SXM/NVSwitch board every link is wired, so an inactive link means a "
         "training failure, a bad baseboard connection or a fabric problem; NCCL then loses that "
-        "bandwidth or falls back to PCIe.",
+        "bandwidth or falls back to PCIe."
+        + ("" if known else " The GPU model is not known here: on a PCIe card with NVLink bridges, "
+           "links without a bridge are inactive by design."),
         evidence,
         fix="Check `nvidia-smi nvlink -e` error counters and `dmesg` for Xid 74; reset the GPU (or "
         "reboot) and, if links stay down, have the baseboard/NVSwitch tray serviced.",

@@ -383,6 +383,16 @@ def test_claims_read_versions_and_rates():
     assert common._rate_from_text("4x NDR") == 200.0
 
 
+def test_claims_respect_negation(tmp_path):
+    """The reporter ruling a situation out is not a claim of it (075 with its sentence negated)."""
+    name = "075-tensorflow-40042-gpu-overheat-progressive-slowdown"
+    path = bundle(tmp_path, name, {"ticket.toml": replace("training throughput degrades steadily over a long run of the same workload",
+                                                          "there is no thermal throttling and the throughput is flat")})
+    facts = read_bundle([path])
+    assert not claims.find(facts, "slowdown_over_time")
+    assert not problems(evaluate(facts, only=["health."]), "health.throttling")
+
+
 def _f(category, severity, confidence):
     return Finding(rule="t", category=category, severity=severity, confidence=confidence, title="t", summary="s", fix="attach x")
 
