@@ -70,7 +70,6 @@ class GpuTimeline:
     large_gap_ns: int = 0
     host_stall_gaps: int = 0  # large gaps during/after a host sync or synchronous copy
     host_stall_ns: int = 0
-    top_kernels: list[list] = field(default_factory=list)  # [name, class, count, total_ns]
 
     @property
     def busy_pct(self) -> float:
@@ -191,14 +190,15 @@ def info(cap: Capture) -> CaptureInfo:
     )
 
 
-def per_gpu_kernels(cap: Capture) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
-    """(pid, device) -> [(name id, count, total ns)], one GROUP BY over the kernel table."""
+def per_gpu_comm(cap: Capture) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
+    """(pid, device) -> [(name id, count, total ns)] of communication kernels only (a filtered GROUP BY)."""
     if not cap.has(KERNEL):
         return {}
     col = T.ensure_class_table(cap)
     out: dict[tuple[int, int], list] = {}
     sql = (f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, deviceId, {col}, count(*), sum(\"end\" - start) "
-           f"FROM {KERNEL} WHERE \"end\" IS NOT NULL GROUP BY 1, 2, 3")
+           f"FROM {KERNEL} WHERE \"end\" IS NOT NULL AND {col} IN "
+           f"(SELECT nameId FROM temp.dx_kclass WHERE cls = {T.CLASS_CODES[C.COMM]}) GROUP BY 1, 2, 3")
     for pid, dev, nid, n, tot in cap.query(sql):
         out.setdefault((int(pid), int(dev if dev is not None else -1)), []).append((nid, int(n), int(tot or 0)))
     return out
@@ -206,7 +206,7 @@ def per_gpu_kernels(cap: Capture) -> dict[tuple[int, int], list[tuple[int, int, 
 
 def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
     names = _gpu_names(cap)
-    kernels = per_gpu_kernels(cap)
+    comm = per_gpu_comm(cap)
     labels = T.gap_bucket_labels()
     out = []
     for a in acts:
@@ -226,18 +226,13 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
         big = [i for i, e in enumerate((0,) + T.GAP_EDGES_US) if e * 1000 >= T.LARGE_GAP_NS]
         g.large_gaps = sum(a.gap_hist_count[i] for i in big)
         g.large_gap_ns = sum(a.gap_hist_ns[i] for i in big)
-        rows = []
-        for nid, n, tot in kernels.get((a.pid, a.device), []):
+        for nid, n, tot in comm.get((a.pid, a.device), []):
             name = cap.string(nid) or ""
-            cls = C.classify(name)
-            rows.append([name, cls, n, tot])
-            if cls == C.COMM:
-                op = C.collective_op(name) or "other"
-                g.comm_ops[op] = g.comm_ops.get(op, 0) + n
-                g.comm_ops_ns[op] = g.comm_ops_ns.get(op, 0) + tot
-                lib = C.comm_library(name) or "other"
-                g.comm_libraries[lib] = g.comm_libraries.get(lib, 0) + n
-        g.top_kernels = sorted(rows, key=lambda r: -r[3])[:10]
+            op = C.collective_op(name) or "other"
+            g.comm_ops[op] = g.comm_ops.get(op, 0) + n
+            g.comm_ops_ns[op] = g.comm_ops_ns.get(op, 0) + tot
+            lib = C.comm_library(name) or "other"
+            g.comm_libraries[lib] = g.comm_libraries.get(lib, 0) + n
         out.append(g)
     return out
 

@@ -1,13 +1,14 @@
 """The `nsys stats` summaries (2022.4 semantics), aggregated inside SQLite.
 
-Each summary is one GROUP BY over the table; the median comes from a window query
-(row_number within each group), so memory stays bounded however many rows the capture has
-(SQLite sorts on disk when it must). The numbers match `nsys stats --format csv` on the same
+Each summary is one GROUP BY over the table plus one ordered read of the values (for the
+median and the deviation), so memory stays bounded however many rows the capture has (SQLite
+sorts on disk when it must). The numbers match `nsys stats --format csv` on the same
 file: same names, counts, totals, avg/median/min/max and sample standard deviation.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
@@ -42,28 +43,43 @@ def round1(x: float | None) -> float | None:
     return math.floor(abs(x) * 10 + 0.5) / 10 * (1 if x >= 0 else -1)
 
 
-def _stats_sql(inner: str, keys: list[str], value: str = "d") -> str:
-    """Total/count/avg/median/min/max/sample-stddev of `value` per `keys` over `inner`.
+def grouped_stats(cap: Capture, inner: str, keys: list[str], value: str = "d"):
+    """Yield (*keys, total, count, avg, median, min, max, sample stddev) per group of `inner`.
 
-    Standard deviation uses the group mean from the same window pass (two-pass formula, no
-    overflow of sum(d*d) on long kernels); median averages the middle one or two rows.
+    Two sorted reads, no per-group buffers: SQLite aggregates count/sum/min/max per group (in
+    key order), then streams the values ordered by (keys, value); knowing each group's count,
+    the median is picked at its rank and the deviation summed around the known mean (two-pass
+    formula: no overflow or cancellation on long kernels).
     """
     part = ", ".join(keys)
-    return f"""
-    WITH base AS ({inner}),
-    ranked AS (
-        SELECT {part}, {value} AS v,
-               row_number() OVER (PARTITION BY {part} ORDER BY {value}) AS rn,
-               count(*) OVER (PARTITION BY {part}) AS n,
-               avg({value}) OVER (PARTITION BY {part}) AS mean
-        FROM base
-    )
-    SELECT {part}, sum(v), count(*), avg(v),
-           avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN v END),
-           min(v), max(v),
-           CASE WHEN count(*) > 1 THEN sqrt(sum((v - mean) * (v - mean)) / (count(*) - 1)) ELSE 0.0 END
-    FROM ranked GROUP BY {part}
-    """
+    groups = cap.query(
+        f"SELECT {part}, count(*), sum({value}), min({value}), max({value}) FROM ({inner}) "
+        f"GROUP BY {part} ORDER BY {part}").fetchall()
+    values = cap.query(f"SELECT {value} FROM ({inner}) ORDER BY {part}, {value}")
+    nk = len(keys)
+    chunk: list = []
+    pos = 0
+    for g in groups:
+        n, total, low, high = g[nk], g[nk + 1], g[nk + 2], g[nk + 3]
+        mean = total / n
+        lo_rank, hi_rank = (n - 1) // 2, n // 2
+        med_lo = med_hi = None
+        ss = 0.0
+        for i in range(n):
+            if pos >= len(chunk):
+                chunk, pos = values.fetchmany(65536), 0
+                if not chunk:
+                    raise sqlite3.DatabaseError("the capture changed while it was read")
+            v = chunk[pos][0]
+            pos += 1
+            if i == lo_rank:
+                med_lo = v
+            if i == hi_rank:
+                med_hi = v
+            dv = v - mean
+            ss += dv * dv
+        stddev = (ss / (n - 1)) ** 0.5 if n > 1 else 0.0
+        yield (*g[:nk], total, n, mean, (med_lo + med_hi) / 2, low, high, stddev)
 
 
 def _finish(rows: list[SummaryRow]) -> list[SummaryRow]:
@@ -81,18 +97,27 @@ def kernel_summary(cap: Capture, name_column: str = "demangledName") -> list[Sum
     t = KERNEL
     name_col = name_column if cap.has_column(t, name_column) else "shortName"
     dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
+    # Grid and block packed into two integers (CUDA limits: grid y/z and block sizes < 2^16),
+    # because sorting on two integer keys is several times cheaper than on six.
     inner = (
         f"SELECT coalesce({name_col}, shortName) AS nameId, "
-        f"printf('%4d %4d %4d', {dims[0]}, {dims[1]}, {dims[2]}) AS grid, "
-        f"printf('%4d %4d %4d', {dims[3]}, {dims[4]}, {dims[5]}) AS block, "
+        f"({dims[0]}) | (({dims[1]}) << 32) AS g1, "
+        f"({dims[2]}) | (({dims[3]}) << 16) | (({dims[4]}) << 32) | (({dims[5]}) << 48) AS g2, "
         f"\"end\" - start AS d FROM {t} WHERE \"end\" IS NOT NULL"
     )
     rows = []
-    for name_id, grid, block, *stats in cap.query(_stats_sql(inner, ["nameId", "grid", "block"])):
+    for name_id, g1, g2, *stats in grouped_stats(cap, inner, ["nameId", "g1", "g2"]):
+        m = 0xFFFF
         r = SummaryRow(cap.string(name_id) or "", *stats)
-        r.extra = {"grid": grid, "block": block, "name_id": name_id}
+        r.extra = {"grid": _dims(g1 & 0xFFFFFFFF, g1 >> 32, g2 & m),
+                   "block": _dims((g2 >> 16) & m, (g2 >> 32) & m, g2 >> 48), "name_id": name_id}
         rows.append(r)
     return _finish(rows)
+
+
+def _dims(x, y, z) -> str:
+    """printf('%4d %4d %4d') as the nsys report prints grid and block sizes."""
+    return "%4d %4d %4d" % (x or 0, y or 0, z or 0)
 
 
 def api_summary(cap: Capture) -> list[SummaryRow]:
@@ -101,7 +126,7 @@ def api_summary(cap: Capture) -> list[SummaryRow]:
         return []
     inner = f'SELECT nameId, "end" - start AS d FROM {RUNTIME} WHERE "end" IS NOT NULL'
     rows = [SummaryRow(api_display_name(cap.string(nid) or ""), *stats)
-            for nid, *stats in cap.query(_stats_sql(inner, ["nameId"]))]
+            for nid, *stats in grouped_stats(cap, inner, ["nameId"])]
     return _finish(_merge_same_names(rows, cap, inner))
 
 
@@ -157,7 +182,7 @@ def memop_time_summary(cap: Capture) -> list[SummaryRow]:
     inner = _memop_inner(cap, '"end" - start')
     if not inner:
         return []
-    return _finish([SummaryRow(name, *stats) for name, *stats in cap.query(_stats_sql(inner, ["name"]))])
+    return _finish([SummaryRow(name, *stats) for name, *stats in grouped_stats(cap, inner, ["name"])])
 
 
 def memop_size_summary(cap: Capture) -> list[SummaryRow]:
@@ -165,7 +190,7 @@ def memop_size_summary(cap: Capture) -> list[SummaryRow]:
     inner = _memop_inner(cap, "bytes")
     if not inner:
         return []
-    return _finish([SummaryRow(name, *stats) for name, *stats in cap.query(_stats_sql(inner, ["name"]))])
+    return _finish([SummaryRow(name, *stats) for name, *stats in grouped_stats(cap, inner, ["name"])])
 
 
 def nvtx_summary(cap: Capture) -> list[SummaryRow]:
@@ -174,7 +199,7 @@ def nvtx_summary(cap: Capture) -> list[SummaryRow]:
     if not inner:
         return []
     rows = []
-    for name, style, *stats in cap.query(_stats_sql(inner, ["name", "style"])):
+    for name, style, *stats in grouped_stats(cap, inner, ["name", "style"]):
         r = SummaryRow(name or "", *stats)
         r.extra = {"style": style}
         rows.append(r)

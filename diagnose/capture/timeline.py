@@ -135,65 +135,75 @@ def gpu_activity(cap: Capture) -> list[GpuActivity]:
             )
     if not parts:
         return []
+    has_comm = cap.has(KERNEL) and cap.query(
+        f"SELECT 1 FROM temp.dx_kclass WHERE cls = {CLASS_CODES[C.COMM]} LIMIT 1").fetchone() is not None
+    # Running maxima of `end` per subset; a GPU without communication kernels needs only two.
+    reach = ["max(e) OVER win AS r_all", "max(CASE WHEN cls < 5 THEN e END) OVER win AS r_k"]
+    if has_comm:
+        reach += ["max(CASE WHEN cls BETWEEN 1 AND 4 THEN e END) OVER win AS r_c",
+                  "max(CASE WHEN cls = 0 THEN e END) OVER win AS r_m"]
+    else:
+        reach += ["NULL AS r_c", "NULL AS r_m"]
     edges = [e * 1000 for e in GAP_EDGES_US]
-    bounds = [0] + edges + [None]
-    hist = []
-    for lo, hi in zip(bounds, bounds[1:]):
-        cond = f"gap > 0 AND gap >= {lo}" + (f" AND gap < {hi}" if hi else "")
-        hist.append(f"sum(CASE WHEN {cond} THEN 1 ELSE 0 END), sum(CASE WHEN {cond} THEN gap ELSE 0 END)")
-    class_sums = ", ".join(f"sum(CASE WHEN cls = {i} THEN e - s ELSE 0 END), sum(cls = {i})" for i in range(7))
-
-    def subset(cond: str, reach: str) -> str:
-        return (f"sum({cond}), min(CASE WHEN {cond} THEN s END), max(CASE WHEN {cond} THEN e END), "
-                f"sum(CASE WHEN {cond} AND {reach} IS NOT NULL AND s > {reach} THEN s - {reach} ELSE 0 END)")
-
+    bucket = " ".join(f"WHEN gap < {edge} THEN {i}" for i, edge in enumerate(edges))
     sql = f"""
     WITH ev AS ({' UNION ALL '.join(parts)}),
     w AS (
-        SELECT gp, dev, s, e, cls, g,
-               max(e) OVER win AS r_all,
-               max(CASE WHEN cls < 5 THEN e END) OVER win AS r_k,
-               max(CASE WHEN cls BETWEEN 1 AND 4 THEN e END) OVER win AS r_c,
-               max(CASE WHEN cls = 0 THEN e END) OVER win AS r_m
+        SELECT gp, dev, s, e, cls, g, {', '.join(reach)}
         FROM ev
         WINDOW win AS (PARTITION BY gp, dev ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ),
-    x AS (SELECT *, CASE WHEN r_all IS NOT NULL AND s > r_all THEN s - r_all ELSE 0 END AS gap FROM w)
-    SELECT gp, dev,
-           {subset('1', 'r_all')},
-           {subset('cls < 5', 'r_k')},
-           {subset('cls BETWEEN 1 AND 4', 'r_c')},
-           {subset('cls = 0', 'r_m')},
-           {', '.join(hist)},
-           {class_sums},
-           sum(CASE WHEN cls < 5 AND r_k IS NOT NULL AND s > r_k AND s - r_k < {LARGE_GAP_NS} THEN 1 ELSE 0 END),
-           sum(CASE WHEN cls < 5 AND r_k IS NOT NULL AND s > r_k AND s - r_k < {LARGE_GAP_NS} THEN s - r_k ELSE 0 END),
-           sum(CASE WHEN cls < 5 AND e - s < {SHORT_KERNEL_NS} THEN 1 ELSE 0 END),
-           sum(g)
-    FROM x GROUP BY gp, dev ORDER BY gp, dev
+    x AS (
+        SELECT gp, dev, s, e, cls, g,
+               CASE WHEN s > r_all THEN s - r_all ELSE 0 END AS gap,
+               CASE WHEN cls < 5 AND s > r_k THEN s - r_k ELSE 0 END AS gk,
+               CASE WHEN cls BETWEEN 1 AND 4 AND s > r_c THEN s - r_c ELSE 0 END AS gc,
+               CASE WHEN cls = 0 AND s > r_m THEN s - r_m ELSE 0 END AS gm
+        FROM w
+    )
+    SELECT gp, dev, cls, CASE WHEN gap <= 0 THEN -1 {bucket} ELSE {len(edges)} END AS b,
+           count(*), min(s), max(e), sum(e - s), sum(gap), sum(gk), sum(gc), sum(gm),
+           sum(gk > 0 AND gk < {LARGE_GAP_NS}), sum(CASE WHEN gk < {LARGE_GAP_NS} THEN gk ELSE 0 END),
+           sum(e - s < {SHORT_KERNEL_NS}), sum(g)
+    FROM x GROUP BY 1, 2, 3, 4 ORDER BY 1, 2
     """
-    out = []
-    nb = len(bounds) - 1
-    for row in cap.query(sql):
-        gp, dev, *rest = row
-        ivs = [Interval(*(v or 0 if i != 1 and i != 2 else v for i, v in enumerate(rest[j:j + 4]))) for j in range(0, 16, 4)]
-        rest = rest[16:]
-        hc = [int(rest[2 * i] or 0) for i in range(nb)]
-        hn = [int(rest[2 * i + 1] or 0) for i in range(nb)]
-        rest = rest[2 * nb:]
-        cls_ns = {name: int(rest[2 * code] or 0) for name, code in CLASS_CODES.items()}
-        cls_n = {name: int(rest[2 * code + 1] or 0) for name, code in CLASS_CODES.items()}
-        copy_ns, memset_ns = int(rest[10] or 0), int(rest[12] or 0)
-        rest = rest[14:]
-        out.append(GpuActivity(
-            pid=pid_of(gp) or 0, device=int(dev) if dev is not None else -1,
-            all=ivs[0], kernels=ivs[1], compute=ivs[2], comm=ivs[3],
-            class_ns=cls_ns, class_count=cls_n, gap_hist_count=hc, gap_hist_ns=hn,
-            kernel_gap_count=int(rest[0] or 0), kernel_gap_ns=int(rest[1] or 0),
-            short_kernels=int(rest[2] or 0), graph_kernels=int(rest[3] or 0),
-            copy_ns=copy_ns, memset_ns=memset_ns,
-        ))
-    return out
+    acts: dict[tuple, GpuActivity] = {}
+    nb = len(edges) + 1
+    names = {code: name for name, code in CLASS_CODES.items()}
+    for gp, dev, cls, b, n, first, last, dur, gap, gk, gc, gm, small_n, small_ns, short, graph in cap.query(sql):
+        key = (pid_of(gp) or 0, int(dev) if dev is not None else -1)
+        a = acts.get(key)
+        if a is None:
+            a = acts[key] = GpuActivity(pid=key[0], device=key[1], all=Interval(), kernels=Interval(),
+                                        compute=Interval(), comm=Interval(),
+                                        class_ns={c: 0 for c in CLASS_CODES}, class_count={c: 0 for c in CLASS_CODES},
+                                        gap_hist_count=[0] * nb, gap_hist_ns=[0] * nb)
+        subsets = [(a.all, gap)]
+        if cls < 5:
+            subsets.append((a.kernels, gk))
+            subsets.append((a.comm, gm) if cls == 0 else (a.compute, gc))
+            a.class_ns[names[cls]] += int(dur or 0)
+            a.class_count[names[cls]] += int(n)
+            a.kernel_gap_count += int(small_n or 0)
+            a.kernel_gap_ns += int(small_ns or 0)
+            a.short_kernels += int(short or 0)
+            a.graph_kernels += int(graph or 0)
+        elif cls == COPY_CODE:
+            a.copy_ns += int(dur or 0)
+        else:
+            a.memset_ns += int(dur or 0)
+        for iv, gaps in subsets:
+            iv.count += int(n)
+            iv.first = first if iv.first is None else min(iv.first, first)
+            iv.last = last if iv.last is None else max(iv.last, last)
+            iv.gaps += int(gaps or 0)
+        if b >= 0:
+            a.gap_hist_count[b] += int(n)
+            a.gap_hist_ns[b] += int(gap or 0)
+    if not has_comm:
+        for a in acts.values():  # every kernel is compute
+            a.compute = Interval(a.kernels.count, a.kernels.first, a.kernels.last, a.kernels.gaps)
+    return [acts[k] for k in sorted(acts)]
 
 
 def large_gaps(cap: Capture, pid: int, device: int, min_ns: int = LARGE_GAP_NS, limit: int = 200_000):
@@ -269,26 +279,32 @@ def process_api(cap: Capture) -> dict[int, ProcessApi]:
     return out
 
 
-def _queue_delay(cap: Capture, out: dict[int, ProcessApi], sample: int = 200_000) -> None:
-    """Launch-to-start latency (API end -> kernel start), over a bounded sample of kernels."""
-    if not cap.has(KERNEL) or not cap.has_column(KERNEL, "correlationId"):
-        return
-    n = cap.count(KERNEL)
-    step = max(1, n // sample)
-    sql = f"""
-    WITH q AS (
-        SELECT (k.globalPid >> 24) & 16777215 AS pid, k.start - r."end" AS d
-        FROM {KERNEL} AS k JOIN {RUNTIME} AS r ON r.correlationId = k.correlationId
-        WHERE k.correlationId % {step} = 0 AND ((r.globalTid >> 24) & 16777215) = ((k.globalPid >> 24) & 16777215)
-    ),
-    ranked AS (SELECT pid, d, row_number() OVER (PARTITION BY pid ORDER BY d) AS rn,
-                      count(*) OVER (PARTITION BY pid) AS n FROM q WHERE d > 0)
-    SELECT pid, count(*), avg(d), avg(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN d END)
-    FROM ranked GROUP BY pid
+def _queue_delay(cap: Capture, out: dict[int, ProcessApi], sample: int = 50_000) -> None:
+    """Launch-to-start latency (API end -> kernel start), over a bounded sample of launches.
+
+    Both sides are filtered on correlationId modulo a stride before the join, so SQLite joins
+    two small materialised sets instead of indexing the whole runtime table.
     """
-    for pid, count, mean, med in cap.query(sql):
-        p = out.setdefault(int(pid or 0), ProcessApi(int(pid or 0)))
-        p.queue_samples, p.queue_mean_ns, p.queue_p50_ns = int(count), mean, med
+    if not cap.has(KERNEL) or not cap.has(RUNTIME) or not cap.has_column(KERNEL, "correlationId"):
+        return
+    step = max(1, cap.count(KERNEL) // sample)
+    sql = f"""
+    WITH kk AS MATERIALIZED (SELECT (coalesce(globalPid, 0) >> 24) & 16777215 AS pid, correlationId AS c, start
+                             FROM {KERNEL} WHERE correlationId % {step} = 0),
+         rr AS MATERIALIZED (SELECT (globalTid >> 24) & 16777215 AS pid, correlationId AS c, "end"
+                             FROM {RUNTIME} WHERE correlationId % {step} = 0)
+    SELECT kk.pid, kk.start - rr."end" FROM kk JOIN rr ON rr.c = kk.c AND rr.pid = kk.pid
+    WHERE kk.start > rr."end"
+    """
+    delays: dict[int, list[int]] = {}
+    for pid, d in cap.query(sql):
+        delays.setdefault(int(pid or 0), []).append(d)
+    for pid, values in delays.items():
+        values.sort()
+        n = len(values)
+        p = out.setdefault(pid, ProcessApi(pid))
+        p.queue_samples, p.queue_mean_ns = n, sum(values) / n
+        p.queue_p50_ns = (values[(n - 1) // 2] + values[n // 2]) / 2
 
 
 @dataclass
