@@ -145,16 +145,21 @@ def row_for(report, when: datetime | None = None) -> dict:
     }
 
 
-def _host(report, host_facts: dict) -> str:
-    """The machine the facts describe: its hostname fact, else the recording a replay read,
-    else (a live run) this machine."""
+def _host(report, host_facts: dict) -> str | None:
+    """The machine the facts describe: its hostname fact (or the host a capture names), else
+    the recording a replay read; a live node run is this machine; otherwise unknown."""
     if host_facts.get("hostname"):
         return str(host_facts["hostname"])
+    for info in (report.facts or {}).get("capture_info") or []:
+        if isinstance(info, dict) and info.get("host"):
+            return str(info["host"])
     if report.inputs.get("host"):
         return str(report.inputs["host"])
     if report.inputs.get("replay"):
         return f"replay:{Path(str(report.inputs['replay'])).stem}"
-    return socket.gethostname()
+    if report.kind == "node":
+        return socket.gethostname()
+    return None
 
 
 def _str(value):

@@ -1,6 +1,7 @@
 """The results store: save/load round trip, filters, and many writer processes losing nothing."""
 
 import json
+from pathlib import Path
 import multiprocessing
 import os
 import sqlite3
@@ -108,3 +109,34 @@ def test_not_a_results_database(tmp_path):
     conn.commit()
     with pytest.raises(store.InputError):
         store.open_db(path)
+
+
+RECORDINGS = Path(__file__).parent / "recordings"
+
+
+def test_save_option_and_env_on_real_commands(tmp_path, monkeypatch):
+    """`--save` on a node replay and $DIAGNOSE_DB on a capture store runs with their metadata."""
+    path = tmp_path / "runs.db"
+    runner = CliRunner()
+    monkeypatch.delenv("DIAGNOSE_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    result = runner.invoke(cli, ["node", "--replay", str(RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json"),
+                                 "--save", "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    assert "saved as run 1" in result.stderr
+    default_db = tmp_path / "xdg" / "diagnose" / "runs.db"
+    row = store.runs(store.open_db(default_db))[0]
+    assert (row["kind"], row["host"], row["driver_version"]) == ("node", "replay:hgx-h100-smi-p2p-bidirectional", "550.54.15")
+    assert row["gpu_count"] == 8 and row["gpu_model"]
+
+    gen = pytest.importorskip("samples.generate_capture", reason="the capture generator (samples/) is not installed")
+    capture = gen.generate("tp4_nvlink_healthy", tmp_path / "run.sqlite", kernels=1000)[0]
+    monkeypatch.setenv("DIAGNOSE_DB", str(path))
+    result = runner.invoke(cli, ["capture", str(capture), "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    row = store.runs(store.open_db(path), kind="capture")[0]
+    assert row["host"] == "gpu-node-07" and row["gpu_model"] == "NVIDIA H100 80GB HBM3" and row["verdict"]
+    assert len(json.loads(row["gpu_uuids"])) == 1  # the capture's TARGET_INFO_GPU uuid of the traced GPU
+    assert store.load(store.open_db(path), row["id"]).kind == "capture"
+    result = runner.invoke(cli, ["history", "--kind", "capture"])  # $DIAGNOSE_DB is the default
+    assert result.exit_code == 0 and "gpu-node-07" in result.output
