@@ -105,6 +105,19 @@ def gdr(facts: Facts, predictions=None):
     """GPUDirect RDMA: the NIC reads/writes GPU memory directly, or data bounces through the host."""
     nets = [t for t in facts.of(NcclTransport) if t.transport == "NET" and (t.net or "").upper() == "IB"]
     forced = [s for s in settings(facts, "NCCL_NET_GDR_LEVEL") if s.value.strip().upper() in ("LOC", "0")]
+    refused = [e for e in facts.of(NcclEvent) if e.kind == "gdr" and e.data.get("enabled") is False]
+    if refused and not any(t.gdr for t in nets):
+        e = refused[0]
+        yield make("nccl.gdr", "gdr_disabled", "critical", 0.85, "NCCL reports GPUDirect RDMA disabled",
+                   "NCCL found the HCA but could not enable GPUDirect RDMA on it"
+                   + (f" ({e.data['reason']})" if e.data.get("reason") else "")
+                   + ", so every inter-node message is staged through host memory.",
+                   [ev(e, "NCCL's GPUDirect RDMA check", "Disabled", "Enabled")]
+                   + [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]],
+                   fix="Load the peer-memory module (`modprobe nvidia_peermem`; nv_peer_mem on old drivers) on every "
+                   "node, or use a DMA-BUF capable driver and kernel; then look for 'GDRDMA' on the 'via NET/IB' lines.",
+                   refs=["gdr", "nccl_env"])
+        return
     if not nets:
         multi, node_ev = _multi_node(facts)
         if multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [

@@ -93,6 +93,23 @@ def p2p_forced_off(facts: Facts, predictions=None):
 def nccl_transport(facts: Facts, predictions=None):
     """Which intra-node transport NCCL chose, against what the hardware offers."""
     local = [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]
+    refused = [e for e in facts.of(NcclEvent) if e.kind == "p2p_disabled"]
+    if refused and not p2p_off_settings(facts) and not any(t.transport == "P2P" for t in local):
+        e = refused[0]
+        nv = nvlink_evidence(facts)
+        yield make(
+            "topology.nccl_transport", "shm_fallback" if nv else "p2p_disabled", "critical" if nv else "warning",
+            0.8 if nv else 0.65,
+            "NCCL could not enable peer-to-peer between the GPUs",
+            "NCCL reports that P2P is unavailable between GPUs of a node, so it stages transfers through host "
+            "memory. The driver refuses peer access when ACS/IOMMU sit on the path, in many VMs, and on boards "
+            "that do not support P2P.",
+            [ev(e, "NCCL's P2P check", e.message[:100])] + nv,
+            fix="Run `nvidia-smi topo -p2p r` and the CUDA sample p2pBandwidthLatencyTest; disable ACS on the "
+            "PCIe switches and boot with iommu=pt (bare metal).",
+            refs=["nccl_acs", "nccl_trouble"],
+        )
+        return
     if not local:
         return
     shm = [t for t in local if t.transport == "SHM"]
@@ -281,6 +298,40 @@ def nvlink_links(facts: Facts, predictions=None):
         fix="Check `nvidia-smi nvlink -e` error counters and `dmesg` for Xid 74; reset the GPU (or "
         "reboot) and, if links stay down, have the baseboard/NVSwitch tray serviced.",
         refs=["nvidia_smi", "xid"],
+    )
+
+
+def _nvswitch_board(spec) -> bool:
+    return str(getattr(spec, "interconnect", "") or "").startswith("nvswitch")
+
+
+@rule("topology.nvlink_missing", "nvlink_down")
+def nvlink_missing(facts: Facts, predictions=None):
+    """On an NVSwitch board every GPU pair connects over NVLink; a PCIe path between two GPUs
+    means the fabric is not up or the GPU's links are down."""
+    spec, spec_src = gpu_spec(facts)
+    if spec is None or not _nvswitch_board(spec):
+        return
+    pairs = [t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU") and t.a != t.b]
+    if not pairs:
+        return
+    off = [t for t in pairs if not t.path.upper().startswith("NV")]
+    catalog_ev = ev(spec_src or "catalog", f"catalog {spec.key}: NVSwitch board, every pair on NVLink", spec.interconnect)
+    if not off:
+        yield passed("topology.nvlink_missing", "Every GPU pair connects over NVLink",
+                     f"All {len(pairs)} GPU pairs in the topology matrix are NV#.", [ev(pairs[0], "path", pairs[0].path), catalog_ev], 0.7)
+        return
+    t = off[0]
+    yield make(
+        "topology.nvlink_missing", "nvlink_down", "critical", 0.8,
+        f"{len(off)} of {len(pairs)} GPU pairs connect over PCIe on an NVSwitch board",
+        f"{t.a} and {t.b} are joined by {t.path} instead of NVLink. On HGX/DGX boards all GPUs reach each other "
+        "through the NVSwitches, so a PCIe path means the fabric manager has not set the fabric up or the GPU's "
+        "NVLinks are down; NCCL then runs those pairs over PCIe at a tenth of the bandwidth.",
+        [ev(t, f"{t.a}<->{t.b} path", t.path, "NV#"), catalog_ev],
+        fix="Check `systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A2 Fabric` and `nvidia-smi nvlink -s` "
+        "for the GPUs involved; restart the fabric manager or service the board.",
+        refs=["fabric_manager", "nvidia_smi"],
     )
 
 
@@ -496,9 +547,9 @@ def pair_bandwidth(facts: Facts, predictions=None):
     for p in pairs:
         factor = 2 if p.direction == "bi" else 1
         t = _topo_path(facts, p.a, p.b)
-        # Without a topology matrix: on an NVSwitch board (catalog NVLink domain of 4+) every pair
-        # is on NVLink; elsewhere only a rate well above PCIe shows an NVLink bridge.
-        switched = (getattr(spec, "nvlink_domain", 1) or 1) >= 4
+        # Without a topology matrix: on an NVSwitch board every pair is on NVLink; elsewhere
+        # (bridges, DGX-1 cube mesh) only a rate well above PCIe shows an NVLink path.
+        switched = _nvswitch_board(spec)
         on_nvlink = t.path.upper().startswith("NV") if t else (switched or p.value > 1.3 * pcie * factor)
         if not on_nvlink:
             continue

@@ -439,3 +439,35 @@ def test_same_rules_fire_on_node_replays():
     facts = runner.run(ReplaySession(recordings / "2x-gtx1080ti-pcie-gen1-reading.json"))
     fs = evaluate(facts, only=["topology.pcie_link"])
     assert not problems(fs, "topology.pcie_link")
+
+
+DGX = "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region"
+SXM_NAME = ('gpu = "NVIDIA H100 (DGX H100)"', 'gpu = "NVIDIA H100 80GB HBM3"')
+
+
+def test_nvswitch_board_all_pairs_on_nvlink(tmp_path):
+    _, fs = run(bundle(tmp_path, DGX, {"ticket.toml": replace(*SXM_NAME)}), "topology.nvlink_missing")
+    (f,) = by_rule(fs, "topology.nvlink_missing")
+    assert f.severity == "ok"
+
+
+def test_pcie_path_on_nvswitch_board_is_nvlink_down(tmp_path):
+    def one_pair_on_pcie(t):
+        return t.replace("GPU1\tNV18\t X \tNV18", "GPU1\tNV18\t X \tSYS", 1)
+    path = bundle(tmp_path, DGX, {"ticket.toml": replace(*SXM_NAME), "attachment1.txt": one_pair_on_pcie})
+    _, fs = run(path, "topology.nvlink_missing")
+    (f,) = problems(fs, "topology.nvlink_missing")
+    assert f.category == "nvlink_down" and f.evidence[0].measured == "SYS"
+
+
+def test_nccl_reports_gdr_and_p2p_refused(tmp_path):
+    """NCCL's own INFO lines (same prefix as ticket 032's log) saying GDR / P2P are unavailable."""
+    def add(t):
+        return (t.replace("/GDRDMA", "") + "gpu32:22612:22693 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
+                "'mlx5_0' (no module)\ngpu32:22612:22693 [0] NCCL INFO Could not enable P2P between dev 0(=7000) and dev 1(=b000)\n")
+    path = bundle(tmp_path, GDR, {"attachment2.log": add})
+    facts, fs = run(path)
+    (g,) = problems(fs, "nccl.gdr")
+    assert g.severity == "critical" and g.evidence[0].measured == "Disabled"
+    # P2P/IPC is still in the log for that pair, so the refused-P2P line alone is not a finding
+    assert not problems(fs, "topology.nccl_transport")
