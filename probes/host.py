@@ -211,7 +211,7 @@ def _acs(s: Session, bdf: str) -> bool | None:
     sysfs does not show ACS control, `lspci -vvv` does (needs root to read extended config).
     """
     text = s.get("run", "lspci", "-vvv", "-s", bdf)
-    if not text:
+    if not text or "<access denied>" in text:  # not root: extended capabilities are hidden
         return None
     m = re.search(r"ACSCtl:\s*(.*)", text)
     if not m:

@@ -62,8 +62,10 @@ def collect(session: Session, gpus: list[int] | None = None) -> tuple[list[Any],
     facts = [gpu_fact(session, i) for i in indices]
     links = {i: nvlinks(session, i) for i in indices}
     records += facts
-    records += [link for i in indices for link in links[i]]
+    records += [link for i in indices for link, _ in links[i]]
     records += topology(session, facts, links)
+    switch_links = sum(kind == "switch" for i in indices for link, kind in links[i] if link.active)
+    records.append(HostFact(SOURCE, "nvswitch_links", switch_links))
     records += p2p_status(session, indices)
     seconds = sum(a.get("seconds", 0) for a in session.answers if a["call"].startswith("nvml"))
     records.append(HostFact(SOURCE, "nvml_seconds", round(seconds, 3)))
@@ -152,8 +154,9 @@ def gpu_fact(s: Session, i: int) -> GpuFact:
     )
 
 
-def nvlinks(s: Session, i: int) -> list[NvLinkFact]:
-    """Every NVLink NVML knows on GPU i; links it answers NotSupported for do not exist."""
+def nvlinks(s: Session, i: int) -> list[tuple[NvLinkFact, str | None]]:
+    """Every NVLink NVML knows on GPU i, with what is at its other end ("gpu", "switch", ...);
+    links NVML answers NotSupported for do not exist."""
     out = []
     for link in range(MAX_NVLINKS):
         state = s.get("nvml", "nvmlDeviceGetNvLinkState", i, link)
@@ -167,7 +170,7 @@ def nvlinks(s: Session, i: int) -> list[NvLinkFact]:
             value = s.get("nvml", "nvmlDeviceGetNvLinkErrorCounter", i, link, counter)
             if value is not None:
                 errors[label] = value
-        fact = NvLinkFact(
+        out.append((NvLinkFact(
             source=f"{SOURCE}:gpu{i}:link{link}",
             gpu=i,
             link=link,
@@ -176,13 +179,11 @@ def nvlinks(s: Session, i: int) -> list[NvLinkFact]:
             version=s.get("nvml", "nvmlDeviceGetNvLinkVersion", i, link),
             remote_bus_id=normalise_bus_id(remote.get("busId")),
             errors=errors,
-        )
-        fact.remote_type = NVLINK_DEVICE_TYPES.get(kind)  # not a dataclass field: topology() only
-        out.append(fact)
+        ), NVLINK_DEVICE_TYPES.get(kind)))
     return out
 
 
-def topology(s: Session, facts: list[GpuFact], links: dict[int, list[NvLinkFact]]) -> list[TopologyPath]:
+def topology(s: Session, facts: list[GpuFact], links: dict[int, list[tuple[NvLinkFact, str | None]]]) -> list[TopologyPath]:
     """The `nvidia-smi topo -m` matrix for GPU pairs: NV# where NVLinks join them, else PCIe level.
 
     NV# counts the active links from a to b; on NVSwitch systems every active link goes to a
@@ -192,7 +193,7 @@ def topology(s: Session, facts: list[GpuFact], links: dict[int, list[NvLinkFact]
     out = []
     for fa, fb in itertools.combinations(facts, 2):
         a, b = fa.index, fb.index
-        n = _links_between(a, b, links, by_bus, len(facts))
+        n = _links_between(a, b, links, by_bus, [f.index for f in facts])
         if n:
             path = f"NV{n}"
         else:
@@ -204,20 +205,19 @@ def topology(s: Session, facts: list[GpuFact], links: dict[int, list[NvLinkFact]
     return out
 
 
-def _links_between(a: int, b: int, links, by_bus, gpu_count: int) -> int:
+def _links_between(a: int, b: int, links, by_bus, indices: list[int]) -> int:
     def peers(x):
         direct, switch = {}, 0
-        for link in links.get(x, []):
+        for link, kind in links.get(x, []):
             if not link.active:
                 continue
-            kind = getattr(link, "remote_type", None)
             if kind == "switch":
                 switch += 1
             elif link.remote_bus_id in by_bus:
                 peer = by_bus[link.remote_bus_id]
                 direct[peer] = direct.get(peer, 0) + 1
-            elif kind == "gpu" and gpu_count == 2:  # a GPU link on a 2-GPU box reaches the other one
-                peer = 1 - x if x in (0, 1) else None
+            elif kind == "gpu" and len(indices) == 2:  # with two GPUs, a GPU link reaches the other
+                peer = indices[1] if x == indices[0] else indices[0]
                 direct[peer] = direct.get(peer, 0) + 1
         return direct, switch
 

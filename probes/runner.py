@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from diagnose import evidence
-from diagnose.evidence import Facts, GpuFact, Note, NvLinkFact, PcieLinkFact
+from diagnose.evidence import Facts, GpuFact, Note, PcieLinkFact
 from probes import collectives, host, nvml
 from probes.recording import Session
 from probes.results import ProbeFailure
@@ -55,7 +56,8 @@ def run(
     facts.missing += missing
     gpu_facts = facts.of(GpuFact)
     indices = [g.index for g in gpu_facts]
-    nvswitch = any(getattr(link, "remote_type", None) == "switch" for link in facts.of(NvLinkFact)) or None
+    switch_links = facts.host("nvswitch_links")
+    nvswitch = True if switch_links and switch_links.value else None  # else sysfs decides
     facts.add(host.collect(session, nvswitch=nvswitch))
     if not session.live:
         for fact in gpu_facts:
@@ -63,11 +65,12 @@ def run(
         sync_pcie_links(facts)
         facts.add(load_results(session.results))
         return facts
-    if indices and importlib.util.find_spec("torch") is None:
-        facts.add(ProbeFailure("probe:runner", "measurements", "skipped",
-                               "torch is not installed, so the collective sweep and kernel timings did not run "
-                               "(pip install 'diagnose[probes]' or torch with CUDA)"))
+    skip = _measurements_blocked(indices)
+    if skip:
+        facts.add(ProbeFailure("probe:runner", "measurements", "skipped", skip))
         indices = []
+    # CUDA numbers GPUs fastest-first by default; NVML (and our --gpus) by PCI bus order.
+    os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
     steps = plan(session, profile, indices, gpu_facts, timeout, cpu_ranks)
     try:
         for n, step in enumerate(steps):
@@ -84,6 +87,21 @@ def run(
     sync_pcie_links(facts)
     session.results = dump_results(facts.records)
     return facts
+
+
+def _measurements_blocked(indices: list[int]) -> str | None:
+    """Why the torch measurements cannot run here, or None."""
+    if not indices:
+        return None
+    if importlib.util.find_spec("torch") is None:
+        return ("torch is not installed, so the collective sweep and kernel timings did not run "
+                "(pip install 'diagnose[probes]' or torch with CUDA)")
+    if os.environ.get("CUDA_VISIBLE_DEVICES") is not None:
+        return ("CUDA_VISIBLE_DEVICES is set, so CUDA and NVML would number the GPUs differently; "
+                "the measurements did not run (unset it and choose GPUs with --gpus)")
+    if os.environ.get("CUDA_DEVICE_ORDER", "PCI_BUS_ID") != "PCI_BUS_ID":
+        return "CUDA_DEVICE_ORDER is not PCI_BUS_ID, so CUDA and NVML would number the GPUs differently"
+    return None
 
 
 def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeout, cpu_ranks: int) -> list[Step]:
@@ -106,7 +124,7 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
         for fact in gpu_facts:
             if fact.pcie_gen_current is not None and fact.pcie_gen_max and fact.pcie_gen_current < fact.pcie_gen_max:
                 steps.append(Step(f"PCIe link of GPU{fact.index} under load",
-                                  lambda f=fact: [] if kernels.pcie_under_load(session, f) else [], 30))
+                                  lambda f=fact: _under_load(session, f), 30))
     if len(gpus) == 1 and profile != "quick":  # one GPU: still proves NCCL initialises and runs
         steps.append(Step(f"NCCL on GPU{gpus[0]} alone", lambda: collectives.run_sweep(
             gpus, 1, [8, 1 << 20], ("all_reduce",), timeout=limit), limit))
@@ -167,6 +185,14 @@ def _run_step(step: Step) -> list[Any]:
     if "error" in box:
         return [ProbeFailure("probe:runner", step.name, "error", box["error"], seconds)]
     return [r for r in box.get("records") or [] if r is not None]
+
+
+def _under_load(session: Session, fact: GpuFact) -> list:
+    """Re-read the link while the GPU copies; the GpuFact is updated in place, no new record."""
+    from probes.kernels import pcie_under_load
+
+    pcie_under_load(session, fact)
+    return []
 
 
 def _reread(session: Session, fact: GpuFact) -> None:

@@ -12,7 +12,7 @@ import itertools
 import re
 from typing import Any
 
-from diagnose.evidence import CollectiveResult, Facts, GpuFact, HostFact, Measurement, Note, P2PStatus, TopologyPath
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, P2PStatus, TopologyPath
 from probes.results import ProbeFailure
 from rules.common import ev, gpu_spec, make, passed
 from rules.engine import rule
