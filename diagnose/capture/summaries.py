@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
 
 STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
@@ -46,10 +48,10 @@ def round1(x: float | None) -> float | None:
 def grouped_stats(cap: Capture, inner: str, keys: list[str], value: str = "d"):
     """Yield (*keys, total, count, avg, median, min, max, sample stddev) per group of `inner`.
 
-    Two sorted reads, no per-group buffers: SQLite aggregates count/sum/min/max per group (in
-    key order), then streams the values ordered by (keys, value); knowing each group's count,
-    the median is picked at its rank and the deviation summed around the known mean (two-pass
-    formula: no overflow or cancellation on long kernels).
+    Two sorted reads: SQLite aggregates count/sum/min/max per group (in key order), then streams
+    the values ordered by (keys, value); knowing each group's count, the median is picked at its
+    rank and the deviation summed around the known mean (two-pass formula: no overflow or
+    cancellation on long kernels). Only one group's values are held at a time.
     """
     part = ", ".join(keys)
     groups = cap.query(
@@ -57,29 +59,37 @@ def grouped_stats(cap: Capture, inner: str, keys: list[str], value: str = "d"):
         f"GROUP BY {part} ORDER BY {part}").fetchall()
     values = cap.query(f"SELECT {value} FROM ({inner}) ORDER BY {part}, {value}")
     nk = len(keys)
-    chunk: list = []
-    pos = 0
+    reader = _SortedValues(values)
     for g in groups:
         n, total, low, high = g[nk], g[nk + 1], g[nk + 2], g[nk + 3]
         mean = total / n
-        lo_rank, hi_rank = (n - 1) // 2, n // 2
-        med_lo = med_hi = None
-        ss = 0.0
-        for i in range(n):
-            if pos >= len(chunk):
-                chunk, pos = values.fetchmany(65536), 0
-                if not chunk:
+        v = reader.take(n)  # this group's values, sorted (memory: the largest group, 8 bytes a value)
+        med = (float(v[(n - 1) // 2]) + float(v[n // 2])) / 2
+        stddev = float(np.sqrt(np.square(v - mean).sum() / (n - 1))) if n > 1 else 0.0
+        yield (*g[:nk], total, n, mean, med, low, high, stddev)
+
+
+class _SortedValues:
+    """Hands out the next n values of a one-column cursor as a float64 array, reading in chunks."""
+
+    CHUNK = 65536
+
+    def __init__(self, cursor):
+        self.cursor = cursor
+        self.buf = np.empty(0)
+
+    def take(self, n: int):
+        parts, have = [], 0
+        while have < n:
+            if not len(self.buf):
+                rows = self.cursor.fetchmany(max(self.CHUNK, min(n - have, 1 << 20)))
+                if not rows:
                     raise sqlite3.DatabaseError("the capture changed while it was read")
-            v = chunk[pos][0]
-            pos += 1
-            if i == lo_rank:
-                med_lo = v
-            if i == hi_rank:
-                med_hi = v
-            dv = v - mean
-            ss += dv * dv
-        stddev = (ss / (n - 1)) ** 0.5 if n > 1 else 0.0
-        yield (*g[:nk], total, n, mean, (med_lo + med_hi) / 2, low, high, stddev)
+                self.buf = np.fromiter((r[0] for r in rows), dtype=np.float64, count=len(rows))
+            piece, self.buf = self.buf[: n - have], self.buf[n - have:]
+            parts.append(piece)
+            have += len(piece)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _finish(rows: list[SummaryRow]) -> list[SummaryRow]:
