@@ -237,10 +237,19 @@ def nic_rate_gbs(facts: Facts) -> tuple[float | None, list[Evidence]]:
     if h and isinstance(h.value, (int, float)):
         return float(h.value), [ev(h, "NIC data rate", h.value, unit="GB/s")]
     for src, text in _claims.texts(facts):
-        rate = _rate_from_text(text)
+        rate, quote = _rate_and_quote(text)
         if rate:
-            return rate, [ev(src, f'NIC line rate from the reporter\'s hardware note: "{text[:100]}"', rate, unit="GB/s")]
+            return rate, [ev(src, f'NIC line rate as the reporter states it: "{quote}"', rate, unit="GB/s")]
     return None, []
+
+
+def _rate_and_quote(text: str) -> tuple[float | None, str]:
+    rate = _rate_from_text(text)
+    if not rate:
+        return None, ""
+    m = re.search(r"(?:\d+\s*[x×]\s*)?(?:(?:EDR|HDR|NDR|XDR)\s*)?\d+(?:\.\d+)?\s*G(?:b|bit)(?:ps|/s|/sec)[^;.,:(]{0,25}|"
+                  r"(?:\d+\s*[x×]\s*)?\b(?:EDR|HDR|NDR|XDR)\b[^;.,]{0,40}", text, re.I)
+    return rate, (m.group(0).strip() if m else text[:80])
 
 
 def _rate_from_text(text: str) -> float | None:
