@@ -22,7 +22,7 @@ TOKENS = ["GPU0", "GPU12", "NV12", "X", "SYS", "Link 3:", "<inactive>", "LnkSta:
 
 
 def _corpus() -> list[str]:
-    texts = [p.read_text() for p in sorted(DATA.iterdir())]
+    texts = [p.read_text() for p in sorted(DATA.rglob("*")) if p.is_file()]  # real/ holds public samples
     tickets = SHARED / "tickets"
     if tickets.is_dir():
         texts += [p.read_text(errors="replace") for p in sorted(tickets.glob("*/attachment*"))]

@@ -20,6 +20,10 @@ _GPU_BLOCK = re.compile(r"^\s*GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]
 _KEY_VALUE = re.compile(r"^(\s*)([^:]*?\S)\s*:(?:\s+(.*)|$)")
 _TEXT_MARKERS = ("NVSMI LOG", "Product Name", "Attached GPUs", "Persistence Mode", "PCIe Generation", "Link Width",
                  "Throttle Reasons", "Event Reasons")
+# Sections only -q prints; a paste of one of them alone (`nvidia-smi -q -d ROW_REMAPPER | grep -A4 Remapped`)
+# still names the output when its items sit under it.
+_PASTED_SECTIONS = {"remapped rows", "fabric", "ecc errors", "retired pages", "clocks event reasons",
+                    "clocks throttle reasons", "pcie generation", "link width"}
 
 # Clock event (throttle) reason names as -q prints them (XML tags with "_" read as spaces).
 _REASONS = {
@@ -124,7 +128,11 @@ def detect(text: str) -> float:
     markers = sum(marker in head for marker in _TEXT_MARKERS)
     if re.search(r"(?m)^\s*GPU\s+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
         markers += 2
-    return min(1.0, 0.3 * markers) if markers >= 2 else 0.0
+    if markers >= 2:
+        return min(1.0, 0.3 * markers)
+    gpus, _ = _text_items(clean_lines(head[:50_000]))
+    pasted = any(set(sections) & _PASTED_SECTIONS for gpu in gpus for sections, *_ in gpu["items"])
+    return 0.6 if pasted else 0.0
 
 
 def parse(text: str, name: str) -> list:
