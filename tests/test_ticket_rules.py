@@ -471,3 +471,18 @@ def test_nccl_reports_gdr_and_p2p_refused(tmp_path):
     assert g.severity == "critical" and g.evidence[0].measured == "Disabled"
     # P2P/IPC is still in the log for that pair, so the refused-P2P line alone is not a finding
     assert not problems(fs, "topology.nccl_transport")
+
+
+def test_tp_scaling_as_the_roofline_predicts_is_expected_physics(tmp_path):
+    """078 on a catalog A100 row, with the TP=2 figure set to what the roofline's ratio gives."""
+    from rules import catalog, roofline
+
+    model, gpu = catalog.find_model("openai/gpt-oss-120b"), catalog.find_gpu("NVIDIA A100-SXM4-80GB")
+    ratio = (roofline.predict(model, gpu, roofline.Layout(tp=2), batch=1).decode_tok_s_expected
+             / roofline.predict(model, gpu, roofline.Layout(tp=1), batch=1).decode_tok_s_expected)
+    edits = {"ticket.toml": lambda t: t.replace('gpu = "NVIDIA A100 80GB"', 'gpu = "NVIDIA A100-SXM4-80GB"')
+             .replace("value = 77.0", f"value = {90.0 * ratio:.1f}")}
+    _, fs = run(bundle(tmp_path, "078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1", edits), "workload.latency")
+    (f,) = by_rule(fs, "workload.latency_bound_small_batch")
+    assert f.category == "expected_physics"
+    assert f.evidence[-1].source == "prediction:roofline" and f.evidence[-1].expected == round(ratio, 2)
