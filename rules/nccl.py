@@ -13,11 +13,11 @@ import re
 import tomllib
 from pathlib import Path
 
-from diagnose.evidence import CollectiveResult, Facts, NcclEvent, NcclTransport, NcclVersion, TopologyPath
+from diagnose.evidence import Facts, NcclEvent, NcclTransport, NcclVersion, TopologyPath
 from rules import claims
 from rules.claims import version_key
 from rules.common import (
-    claim_ev, ev, gpu_spec, gpus_per_node, has_nvlink, large_results, make, measurements, need,
+    claim_ev, ev, gpu_spec, has_nvlink, large_results, make, measurements, need,
     nic_rate_gbs, node_count, passed, settings,
 )
 from rules.engine import rule
