@@ -21,6 +21,7 @@ EXPOSED_COMM_WARN = 0.25  # exposed communication / busy time
 LAUNCH_GAP_SHARE = 0.10  # time lost in short (< 50 us) kernel-to-kernel gaps
 IDLE_SHARE_BUBBLE = 0.20  # idle time of a pipeline stage
 HOST_STALL_SHARE = 0.15  # idle time that began at a host sync / synchronous copy
+HOST_IDLE_SHARE = 0.5  # idle in long gaps with nothing queued at all
 COPY_SHARE = 0.05  # pageable/synchronous copy time worth a warning
 STRAGGLER_WAIT_SHARE = 0.05  # others' waiting for one rank / span
 STRAGGLER_LAST_SHARE = 0.5  # that rank arrived last in at least half the collectives
@@ -53,6 +54,14 @@ def _layout(facts: Facts, predictions) -> tuple[int | None, int | None]:
     w = facts.workload()
     lay = (predictions or {}).get("layout") or {} if isinstance(predictions, dict) else {}
     return (w.tp or lay.get("tp")), (w.pp or lay.get("pp"))
+
+
+def _pp(facts: Facts, predictions) -> bool:
+    """Pipeline-parallel run: given, or every GPU exchanges only send/recv (see pp_bubble)."""
+    _, pp = _layout(facts, predictions)
+    gpus = _gpus(facts)
+    p2p = [g for g in gpus if g.comm_ops.get("send_recv") and not g.comm_ops.get("all_reduce")]
+    return bool(pp and pp > 1) or (len(p2p) >= 2 and len(p2p) == len(gpus))
 
 
 @rule("capture.trace_present", "insufficient_data")
@@ -295,6 +304,18 @@ def host_bound(facts: Facts, predictions=None):
                 fix="Remove per-step synchronisation (.item(), .cpu(), cudaStreamSynchronize) from the hot loop, "
                     "overlap host work with GPU work (async scheduling), and use pinned memory with async copies.",
             )
+        elif g.large_gap_ns - g.host_stall_ns >= HOST_IDLE_SHARE * g.span_ns and not _pp(facts, predictions):
+            idle = g.large_gap_ns - g.host_stall_ns
+            yield make(
+                "capture.host_bound", "host_bound", "warning", 0.4,
+                f"GPU idle {_pct(idle, g.span_ns)}% of the time with no work queued",
+                f"On {g.gpu}, {g.large_gaps} idle gaps of 50 us or more add up to {_ms(g.large_gap_ns)} ms; no "
+                "kernel or copy was queued during them, so the host (Python, scheduling, compilation, data "
+                "loading) or the arrival of requests set the pace, not the GPU.",
+                evidence,
+                fix="Profile the host side (nsys --sample=cpu, py-spy) over the same window; for a server, check "
+                    "that the capture covers a loaded period.",
+            )
         elif g.large_gaps:
             yield passed("capture.host_bound", "The host does not stall the GPU",
                          f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs.", evidence, 0.5)
@@ -340,10 +361,9 @@ def pp_bubble(facts: Facts, predictions=None):
     send/recv only and idle in long gaps show it."""
     _, pp = _layout(facts, predictions)
     gpus = _gpus(facts)
-    p2p_only = [g for g in gpus if g.comm_ops.get("send_recv")]
-    if not (pp and pp > 1) and not (len(p2p_only) >= 2 and len(p2p_only) == len(gpus)):
+    if not _pp(facts, predictions):
         return
-    stages = p2p_only or gpus
+    stages = [g for g in gpus if g.comm_ops.get("send_recv")] or gpus
     idle = sum(g.large_gap_ns for g in stages)
     span = sum(g.span_ns for g in stages)
     share = idle / span if span else 0
