@@ -144,3 +144,21 @@ def test_identical_captures_exit_0(captures):
     result = run(healthy, healthy, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["verdict"]["category"] == "healthy"
+
+
+def test_per_size_collective_deltas_on_published_sweeps(tmp_path):
+    """Two real 8-GPU all_reduce sweeps [R14]: DGX H100 as A, DGX A100 as B. Large messages are
+    judged on busbw (64 MiB: 362 -> 181 GB/s, -50%), small ones on time (16 KiB: 29 -> 26 us)."""
+    from test_html import published_sweep
+
+    h100 = Report(kind="node", facts={"collective_result": published_sweep()})
+    a100 = Report(kind="node", facts={"collective_result": published_sweep("| 8× A100 (DGX), 8 GPUs | NCCL via PyTorch (vidur")})
+    result = run(write(tmp_path, "h100.json", h100), write(tmp_path, "a100.json", a100), "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    rows = {r[1]: r for r in report["tables"]["h100.json → a100.json"]["rows"]}
+    assert set(rows) == {"16K", "256K", "1M", "4M", "16M", "64M"}
+    assert rows["64M"][2] == "busbw" and round(rows["64M"][3]) == 362 and round(rows["64M"][4]) == 181
+    assert rows["64M"][-1] == "REGRESSION"
+    assert rows["16K"][2] == "time" and (rows["16K"][3], rows["16K"][4]) == (29.0, 26.0) and rows["16K"][-1] == "better"
+    assert report["findings"][0]["rule"] == "compare.regression.all_reduce_8"

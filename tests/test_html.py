@@ -415,3 +415,33 @@ def test_compare_and_fleet_html(browser, tmp_path):
     assert_renders(browser.load(compare, MEASURE_SVGS), "Changes")
     fleet = command_html(tmp_path, "fleet", "fleet", a, b, c)
     assert_renders(browser.load(fleet, MEASURE_SVGS), "Fleet outliers")
+
+
+def published_sweep(row_start: str = "| 8× H100 SXM (DGX) | NCCL via PyTorch (vidur", n: int = 8) -> list[dict]:
+    """An all_reduce sweep on a DGX as collectives-reference.md quotes it [R14] (kernel times for
+    16 KiB .. 64 MiB), read from the document; busbw by nccl-tests' formula."""
+    doc = shared_path("docs", "collectives-reference.md").read_text(encoding="utf-8")
+    line = next(l for l in doc.splitlines() if l.startswith(row_start))
+    cells = [c.strip() for c in line.split("|")]
+    sizes = [int(s.split()[0]) << {"KiB": 10, "MiB": 20}[s.split()[1]] for s in cells[4].split(" / ")]
+    times = [float(t.split()[0]) for t in cells[6].split(" / ")]
+    return [{"source": "collectives-reference.md [R14]", "op": "all_reduce", "size_bytes": s, "time_us": t,
+             "algbw_gbs": s / t / 1e3, "busbw_gbs": s / t / 1e3 * 2 * (n - 1) / n, "nranks": n, "in_place": False}
+            for s, t in zip(sizes, times)]
+
+
+@needs_chromium
+def test_collective_plots_with_catalog_ceilings(browser, tmp_path):
+    """A single-node DGX H100 sweep: the catalog's NVSwitch gen3 line rate and typical busbw are
+    drawn across the busbw plot, its base latency across the latency plot."""
+    rows = published_sweep()
+    assert len(rows) == 6 and round(rows[2]["busbw_gbs"]) == 56  # the document's own figure at 1 MiB
+    report = Report(kind="node", facts={
+        "gpu_fact": [{"source": "probe:nvml", "index": i, "name": "NVIDIA H100 80GB HBM3"} for i in range(8)],
+        "collective_result": rows,
+    })
+    html = render_html(report)
+    assert "NVSwitch gen3" in html
+    plots = assert_renders(rendered(browser, tmp_path, report), "Bus bandwidth", "Latency")
+    assert len(plots["Bus bandwidth"]["ceilings"]) == 2 and min(plots["Bus bandwidth"]["ceilings"]) > 100
+    assert len(plots["Latency"]["ceilings"]) == 1
