@@ -354,3 +354,4 @@ def tp_groups(facts: Facts, predictions=None):
                  f"TP group sizes this box serves well: {', '.join(map(str, good)) or 'none over NVLink'}",
                  summary.strip(), evidence,
                  fix="Prefer the TP sizes that stay on NVLink; use pipeline or data parallelism across the rest.")]
+

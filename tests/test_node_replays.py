@@ -89,3 +89,13 @@ def test_hgx_h100_p2p_matrix_is_healthy_nvlink_efficiency():
     assert gpu0.catalog_key is not None  # the NVML name maps onto the catalog
     assert v.category in ("healthy", "expected_physics")
     assert not [f for f in findings if f.severity in ("critical", "warning")]
+
+
+def test_a40_nvlink_pairs_on_two_sockets():
+    # p2pBandwidthLatencyTest with P2P: NVLink pairs 0-1, 2-3 at ~101 GB/s, same-socket PCIe ~50, pairs
+    # crossing to GPU4-7 ~40. A reader says: the socket boundary is the slow hop an 8-GPU ring must take.
+    facts, findings, v = replay("8x-a40-nvlink-pairs-two-sockets.json")
+    enabled = [p for p in facts.of(PairBandwidth) if p.p2p_enabled]
+    assert {(p.a, p.b) for p in enabled if p.value > 100} == {(0, 1), (1, 0), (2, 3), (3, 2)}
+    assert v.category == "numa_affinity"
+    assert not [f for f in findings if f.severity == "critical"]

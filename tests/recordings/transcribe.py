@@ -174,3 +174,35 @@ save("hgx-h100-smi-p2p-bidirectional.json", {
     "absent": ["GPUs 1-7 in the nvidia-smi table", "NVLink state and topology (no topo -m or nvlink -s in the ticket)",
                "all host readings"],
 }, a, results)
+
+# ---------------------------------------------------------------- 022: 8x A40, NVLink pairs, two sockets
+base = T / "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"
+log = (base / "attachment1.txt").read_text().splitlines()
+mat = (base / "attachment2.txt").read_text().splitlines()
+devices = [re.search(r"device\s+(\d+) \[0x[0-9a-f]+\] (\S+)", l) for l in log if "Rank" in l and "device" in l]
+assert len(devices) == 8
+a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8)]
+a += [entry("nvmlDeviceGetName", [int(m.group(1))], m.group(2)) for m in devices]
+results, enabled = [], None
+for line in mat:
+    if line.startswith("Bidirectional P2P="):
+        enabled = "Enabled" in line
+        continue
+    cells = line.split()
+    if not cells or not cells[0].isdigit():
+        continue
+    i = int(cells[0])
+    for j, v in enumerate(cells[1:]):
+        if i != j and re.fullmatch(r"\d+\.\d+", v):  # '41...' where the paste was cut is left out
+            results.append({"type": "PairBandwidth", "source": f"p2pBandwidthLatencyTest (transcribed): P2P={'Enabled' if enabled else 'Disabled'} GPU{i}->GPU{j}",
+                            "a": i, "b": j, "value": float(v), "unit": "GB/s", "direction": "bi", "p2p_enabled": enabled})
+save("8x-a40-nvlink-pairs-two-sockets.json", {
+    "transcribed_from": "../shared/tickets/022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower/attachment2.txt "
+                        "(p2pBandwidthLatencyTest bidirectional matrices, P2P disabled and enabled) and attachment1.txt "
+                        "('# Using devices' lines of all_reduce_perf: 8 GPUs named A40); github.com/NVIDIA/nccl-tests/issues/74",
+    "notes": ["Names as nccl-tests printed them ('A40'), one per device line.",
+              "Both matrices are measurements, recorded under results as PairBandwidth with p2p_enabled false/true."],
+    "absent": ["rows 4-7 of both matrices and the end of row 3 of the enabled one (the paste was cut)",
+               "topology, NUMA affinity and every other NVML field", "all host readings (the reporter describes a "
+               "dual-socket AMD EPYC 7302 server with four NVLink bridges in ticket.toml)"],
+}, a, results)
