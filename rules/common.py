@@ -106,6 +106,11 @@ def _safe(fn, **kwargs):
         return None
 
 
+def label(g: GpuFact) -> str:
+    """'GPU3', or 'the GPU' when the source did not number it."""
+    return f"GPU{g.index}" if g.index is not None else "the GPU"
+
+
 def wfield(facts: Facts, name: str):
     """(value, source) of the first Workload record that states `name`; (None, None) if none does."""
     for w in facts.of(Workload):

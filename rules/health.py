@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from diagnose.evidence import Facts, GpuFact, Measurement, NcclEvent, XidEvent
 from rules import claims
-from rules.common import claim_ev, ev, gpu_spec, make, need, passed
+from rules.common import claim_ev, ev, gpu_spec, label, make, need, passed
 from rules.engine import rule
 
 THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown"}
@@ -33,10 +33,6 @@ FATAL_XIDS = {
 }
 
 
-def _label(g: GpuFact) -> str:
-    return f"GPU{g.index}" if g.index is not None else "the GPU"
-
-
 @rule("health.throttling", "throttling")
 def throttling(facts: Facts, predictions=None):
     """Clocks held down by temperature, power or a hardware slowdown signal."""
@@ -48,13 +44,13 @@ def throttling(facts: Facts, predictions=None):
         hot = g.temperature_c is not None and g.temperature_slowdown_c and g.temperature_c >= g.temperature_slowdown_c - 2
         if reasons & (THERMAL | HARD) or hot:
             detail = ", ".join(sorted(reasons)) or f"temperature {g.temperature_c:g} C"
-            found.append((g, "critical", 0.85, ev(g, f"{_label(g)} clock event reasons active", detail, "none (or idle)")))
+            found.append((g, "critical", 0.85, ev(g, f"{label(g)} clock event reasons active", detail, "none (or idle)")))
             if g.temperature_c is not None:
-                found.append((g, None, 0, ev(g, f"{_label(g)} temperature", g.temperature_c, g.temperature_slowdown_c, "C")))
+                found.append((g, None, 0, ev(g, f"{label(g)} temperature", g.temperature_c, g.temperature_slowdown_c, "C")))
         elif "sw_power_cap" in reasons:
             limit_low = spec is not None and g.power_limit_w and g.power_limit_w < 0.85 * spec.tdp_w
             found.append((g, "warning", 0.65 if limit_low else 0.45,
-                          ev(g, f"{_label(g)} held at its power cap", g.power_draw_w, g.power_limit_w, "W")))
+                          ev(g, f"{label(g)} held at its power cap", g.power_draw_w, g.power_limit_w, "W")))
             if limit_low:
                 found.append((g, None, 0, ev(spec_src, f"catalog {spec.key} TDP", spec.tdp_w, unit="W")))
     if found:
@@ -77,7 +73,7 @@ def throttling(facts: Facts, predictions=None):
         g = readings[0]
         yield passed("health.throttling", "No GPU is throttled",
                      f"{len(readings)} GPU reading(s) show no thermal, power or hardware slowdown.",
-                     [ev(g, f"{_label(g)} clock event reasons / temperature",
+                     [ev(g, f"{label(g)} clock event reasons / temperature",
                          ", ".join(g.clock_event_reasons) or f"{g.temperature_c:g} C", "none")], 0.6)
     yield from _slowdown_over_time(facts, readings)
 
@@ -133,11 +129,11 @@ def hardware_fault(facts: Facts, predictions=None):
     evidence = []
     for g in facts.of(GpuFact):
         if g.ecc_uncorrected_volatile:
-            evidence.append(ev(g, f"{_label(g)} volatile uncorrectable ECC errors", g.ecc_uncorrected_volatile, 0))
+            evidence.append(ev(g, f"{label(g)} volatile uncorrectable ECC errors", g.ecc_uncorrected_volatile, 0))
         if g.remapped_rows_failure:
-            evidence.append(ev(g, f"{_label(g)} row remapping failed", True, False))
+            evidence.append(ev(g, f"{label(g)} row remapping failed", True, False))
         if g.remapped_rows_pending or g.retired_pages_pending:
-            evidence.append(ev(g, f"{_label(g)} row remap / page retirement pending (needs a GPU reset)", True, False))
+            evidence.append(ev(g, f"{label(g)} row remap / page retirement pending (needs a GPU reset)", True, False))
     for x in facts.of(XidEvent):
         if x.xid in FATAL_XIDS:
             evidence.append(ev(x, f"Xid {x.xid}: {FATAL_XIDS[x.xid]}", x.xid))
@@ -160,4 +156,4 @@ def hardware_fault(facts: Facts, predictions=None):
     if read:
         yield passed("health.hardware_fault", "No ECC or remapping errors",
                      f"{len(read)} GPU(s) report zero uncorrectable ECC errors and no failed row remapping.",
-                     [ev(read[0], f"{_label(read[0])} uncorrectable ECC errors", read[0].ecc_uncorrected_volatile or 0, 0)], 0.7)
+                     [ev(read[0], f"{label(read[0])} uncorrectable ECC errors", read[0].ecc_uncorrected_volatile or 0, 0)], 0.7)

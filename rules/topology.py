@@ -24,7 +24,7 @@ from diagnose.evidence import (
 )
 from rules import claims
 from rules.common import (
-    claim_ev, ev, gpu_name, gpu_spec, has_nvlink, is_virtualized, large_results, make, measurements,
+    claim_ev, ev, gpu_name, gpu_spec, has_nvlink, label, is_virtualized, large_results, make, measurements,
     need, nic_rate_gbs, node_count, nvlink_evidence, passed, settings,
 )
 from rules.engine import rule
@@ -288,7 +288,7 @@ def nvlink_links(facts: Facts, predictions=None):
     known = spec is not None
     yield make(
         "topology.nvlink_links", "nvlink_down", "critical" if known else "warning", 0.85 if known else 0.5,
-        "NVLinks are down" if all_down else f"{len(inactive)} NVLinks are down",
+        "NVLinks are down" if all_down else (f"{len(inactive)} NVLinks are down" if len(inactive) > 1 else "An NVLink is down"),
         f"{detail}. On an SXM/NVSwitch board every link is wired, so an inactive link means a "
         "training failure, a bad baseboard connection or a fabric problem; NCCL then loses that "
         "bandwidth or falls back to PCIe."
@@ -343,7 +343,7 @@ def fabric_manager(facts: Facts, predictions=None):
             if g.fabric_status and g.fabric_status.lower() not in ("success", "n/a", "not supported", "")]
     fm = facts.host("fabric_manager")
     events = [e for e in facts.of(NcclEvent) if re.search(r"system not yet initiali[sz]ed|cuda error 802", e.message, re.I)]
-    evidence = [ev(g, f"GPU{g.index} fabric state {g.fabric_state}, status {g.fabric_status}",
+    evidence = [ev(g, f"{label(g)} fabric state {g.fabric_state}, status {g.fabric_status}",
                    g.fabric_state, "Completed / Success") for g in bad[:2]]
     if fm and str(fm.value) in ("not_running", "absent"):
         evidence.append(ev(fm, "nvidia-fabricmanager service", fm.value, "running"))
@@ -471,7 +471,7 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
         if g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max:
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
-                f"GPU{g.index} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}",
+                f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}",
                 "The link trained with fewer lanes than it supports; width does not drop for power saving.",
                 [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")],
                 fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])
@@ -479,7 +479,7 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
             if idle is False:
                 yield make(
                     "topology.pcie_link", "pcie_link_degraded", "critical", 0.85,
-                    f"GPU{g.index} PCIe link at Gen{g.pcie_gen_current} under load (capable of Gen{g.pcie_gen_max})",
+                    f"{label(g)} PCIe link at Gen{g.pcie_gen_current} under load (capable of Gen{g.pcie_gen_max})",
                     "The GPU was busy when read, so the low generation is not power saving: the link "
                     "trained below its capability and host/P2P bandwidth is cut accordingly.",
                     [ev(g, "current vs max PCIe generation under load", g.pcie_gen_current, g.pcie_gen_max)],
@@ -492,7 +492,7 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
                 if idle is False:
                     yield make(
                         "topology.pcie_link", "pcie_link_degraded", "critical", 0.75,
-                        f"GPU{g.index} PCIe link at Gen{g.pcie_gen_current} under load; an identical GPU runs Gen{max(peers)}",
+                        f"{label(g)} PCIe link at Gen{g.pcie_gen_current} under load; an identical GPU runs Gen{max(peers)}",
                         "The GPU was busy when read, so the low generation is not power saving, and an identical "
                         "GPU in the same host links faster: this slot, riser or card trained below its capability.",
                         [ev(g, "current PCIe generation under load", g.pcie_gen_current, max(peers)),
@@ -504,11 +504,11 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
         g = lows[0]
         yield make(
             "topology.pcie_link", "healthy", "ok", 0.6,
-            f"GPU{g.index} at PCIe Gen{g.pcie_gen_current} without load is normal power saving",
+            f"{label(g)} at PCIe Gen{g.pcie_gen_current} without load is normal power saving",
             "NVIDIA GPUs drop their PCIe link to Gen1 when idle and return to full speed under load. "
             "A low current generation read without load context is therefore not evidence of a "
             "degraded link.",
-            [ev(x, f"GPU{x.index} current PCIe generation (load not known or idle)", x.pcie_gen_current,
+            [ev(x, f"{label(x)} current PCIe generation (load not known or idle)", x.pcie_gen_current,
                 x.pcie_gen_max or "higher under load") for x in lows[:4]],
         )
         yield need("topology.pcie_link", "PCIe generation under load not known",
