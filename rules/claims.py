@@ -86,7 +86,8 @@ _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")
 # A version number right after another product's name is that product's version.
 _OTHER_PRODUCT = re.compile(
     r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|python|ubuntu|tensorflow|transformers|ofed|ucx|"
-    r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|v)\W{0,3}$",
+    r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
+    r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc|v)\W{0,3}$",
     re.I,
 )
 
