@@ -89,3 +89,25 @@ def test_host_checks_read_this_machine():
 def test_cpu_lists():
     assert format_cpu_list(parse_cpu_list("0-55,112-167")) == "0-55,112-167"
     assert parse_cpu_list("0-2,8") == [0, 1, 2, 8]
+
+
+def test_nvml_structs_become_plain_json():
+    # the ctypes types pynvml returns on a real driver, filled as the driver would
+    import pynvml
+
+    from probes.recording import _to_json
+
+    pci = pynvml.nvmlPciInfo_t()
+    pci.busId, pci.pciDeviceId = b"00000000:18:00.0", 0x233010DE
+    assert _to_json("nvmlDeviceGetPciInfo", pci) == {"busId": "00000000:18:00.0", "pciDeviceId": 0x233010DE}
+    mem = pynvml.c_nvmlMemory_t()
+    mem.total, mem.used, mem.free = 85520809984, 0, 85520809984
+    assert _to_json("nvmlDeviceGetMemoryInfo", mem)["total"] == 85520809984
+    util = pynvml.c_nvmlUtilization_t()
+    util.gpu, util.memory = 97, 40
+    assert _to_json("nvmlDeviceGetUtilizationRates", util) == {"gpu": 97, "memory": 40}
+    mask = (pynvml.c_ulonglong * 16)()
+    mask[0], mask[1] = (1 << 56) - 1, ((1 << 64) - 1) ^ ((1 << 48) - 1)  # CPUs 0-55 and 112-127
+    mask[2] = (1 << 40) - 1  # CPUs 128-167
+    assert _to_json("nvmlDeviceGetCpuAffinity", mask) == "0-55,112-167"
+    assert json.dumps(_to_json("nvmlDeviceGetName", b"NVIDIA H100 80GB HBM3")) == '"NVIDIA H100 80GB HBM3"'

@@ -150,13 +150,15 @@ def tables(facts) -> dict:
             "columns": [""] + names,
             "rows": [[a] + ["X" if a == b else cell.get((a, b), "?") for b in names] for a in names],
         }
-    rows = [r for r in facts.of(CollectiveResult) if r.source.startswith("probe:collectives")]
+    rows = _collective_rows(facts.of(CollectiveResult))
     if rows:
         out["Collectives (nccl-tests semantics)"] = {
             "columns": ["op", "ranks", "group", "size B", "graph", "time us", "algbw GB/s", "busbw GB/s", "#wrong"],
             "rows": [[r.op, r.nranks, ",".join(map(str, r.group)) if r.group else "cpu", r.size_bytes, "yes" if r.graph else "",
                       round(r.time_us, 2), round(r.algbw_gbs, 3), round(r.busbw_gbs, 3), r.errors] for r in rows],
-            "note": "algbw = size / time; busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n (all_gather, reduce_scatter).",
+            "note": "algbw = size / time; busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n (all_gather, reduce_scatter). "
+                    "Shown: the smallest size, decode-sized messages (16 KiB, 512 KiB), 1 and 16 MiB, and the largest; "
+                    "every row is in the JSON report (facts.collective_result).",
         }
     measured = facts.of(Measurement)
     if measured:
@@ -164,6 +166,27 @@ def tables(facts) -> dict:
             "columns": ["gpu", "metric", "dtype", "batch", "value", "unit"],
             "rows": [[m.gpu, m.metric, m.dtype, m.batch, round(m.value, 1), m.unit] for m in measured],
         }
+    return out
+
+
+SHOWN_SIZES = (16 << 10, 512 << 10, 1 << 20, 16 << 20)  # plus the smallest and the largest
+
+
+def _collective_rows(results):
+    """A readable subset of the sweep: per group, op and graph mode, the sizes in SHOWN_SIZES."""
+    series: dict[tuple, list] = {}
+    for r in results:
+        if r.source.startswith("probe:collectives"):
+            series.setdefault((tuple(r.group or ()), r.nranks, r.op, r.graph), []).append(r)
+    out = []
+    for rows in series.values():
+        rows.sort(key=lambda r: r.size_bytes)
+        keep = {id(rows[0]), id(rows[-1])}
+        for target in SHOWN_SIZES:
+            near = min(rows, key=lambda r: abs(r.size_bytes - target))
+            if abs(near.size_bytes - target) <= target // 8:
+                keep.add(id(near))
+        out += [r for r in rows if id(r) in keep]
     return out
 
 
