@@ -157,3 +157,27 @@ def test_unreadable_capture(tmp_path):
     shutil.copy(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), p)
     p.chmod(0)
     assert "permission denied" in _error(p)
+
+
+def test_launch_line_and_nccl_environment_from_capture_metadata():
+    """META_DATA_CAPTURE records the profiled command and its environment (2023.3+)."""
+    from diagnose.capture.facts import launch_records
+    from diagnose.evidence import NcclSetting, Workload
+    from conftest import REPO
+
+    with open_capture(REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite") as cap:
+        records = launch_records(cap)
+    (w,) = [r for r in records if isinstance(r, Workload)]
+    assert (w.tp, w.framework, w.model) == (8, "vLLM", "meta-llama/Meta-Llama-3-70B-Instruct")
+    assert ("NCCL_P2P_DISABLE", "1") in [(s.name, s.value) for s in records if isinstance(s, NcclSetting)]
+    assert w.source.startswith("capture:tp8_pcie_fallback.sqlite META_DATA_CAPTURE")
+
+
+def test_launch_text_keeps_no_other_environment():
+    """Real captures hold the whole environment (tokens, keys): only NCCL/CUDA device names pass."""
+    with open_capture(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")) as cap:
+        env_rows = cap.query("SELECT count(*) FROM META_DATA_CAPTURE WHERE name LIKE '%ENVIRONMENT%'").fetchone()[0]
+        text = cap.launch_text()
+    assert env_rows > 10 and text.startswith("NCCL_VERSION=")
+    assignments = [t for t in text.split() if "=" in t and t.split("=")[0].isupper()]
+    assert assignments and all(t.startswith(("NCCL_", "TORCH_NCCL_", "CUDA_VISIBLE_DEVICES=", "VLLM_")) for t in assignments)

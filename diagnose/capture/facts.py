@@ -15,7 +15,7 @@ from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T
 from diagnose.capture.reader import KERNEL, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
-from diagnose.evidence import Facts, GpuFact, Measurement
+from diagnose.evidence import Facts, GpuFact, Measurement, Note
 
 
 @dataclass
@@ -316,6 +316,7 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries):
                  for g in cap.gpus() if g.used)
     for m in ci.missing_tables:
         facts.missing.append(f"{cap.name}: {m}")
+    facts.extend(launch_records(cap))
     if with_summaries:
         result.summaries[cap.name] = summaries.all_summaries(cap)
     acts = T.gpu_activity(cap)
@@ -333,6 +334,16 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries):
         facts.add(st)
         if st.p50_ns:
             facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+
+def launch_records(cap: Capture) -> list:
+    """Workload and NCCL settings from the command line nsys recorded (the launch-line parser)."""
+    text = cap.launch_text()
+    if not text:
+        return []
+    from diagnose.artifacts import launch
+
+    return [r for r in launch.parse(text, f"{cap.source} META_DATA_CAPTURE") if not isinstance(r, Note)]
 
 
 def _multirank_facts(caps, mr: multirank.MultiRank, facts: Facts) -> None:

@@ -198,6 +198,32 @@ class Capture:
                 out.setdefault(str(name), str(value))
         return out
 
+    def launch_text(self) -> str | None:
+        """The profiled command line (META_DATA_CAPTURE, 2023.3+) with its NCCL/CUDA environment
+        assignments in front, as one shell line; None when the export does not record it.
+
+        Only NCCL_*, TORCH_NCCL_*, CUDA_VISIBLE_DEVICES and similar variables are kept: the
+        environment of a real capture holds tokens and keys.
+        """
+        import re
+        import shlex
+
+        if not self.has("META_DATA_CAPTURE"):
+            return None
+        command, args, env = None, {}, []
+        keep = re.compile(r"^(NCCL_|TORCH_NCCL_|CUDA_VISIBLE_DEVICES=|CUDA_DEVICE_MAX_CONNECTIONS=|VLLM_|SGLANG_)")
+        for name, value in self.query("SELECT name, value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_0:%'"):
+            key = str(name).split(":", 1)[1]
+            if key == "COMMAND":
+                command = str(value)
+            elif key.startswith("ARGUMENT_") and key[9:].isdigit():
+                args[int(key[9:])] = str(value)
+            elif key == "ENVIRONMENT_VARIABLE" and keep.match(str(value or "")):
+                env.append(str(value))
+        if not command:
+            return None
+        return " ".join([*env, shlex.join([command, *(args[i] for i in sorted(args))])])
+
     def process_names(self) -> dict[int, str]:
         """globalPid -> process name."""
         if not self.has("PROCESSES") or not self.has_column("PROCESSES", "globalPid"):

@@ -21,7 +21,7 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
     facts = result.facts
     if any(v is not None for v in (model, tp, pp, gpu, batch)):
         facts.add(Workload("command line", model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))
-    predictions = predict(facts, model, tp, pp, gpu, batch)
+    predictions = predict(facts, *_workload(facts, model, tp, pp, batch), gpu)
     findings = evaluate(facts, predictions)
     report = Report(
         kind="capture",
@@ -58,7 +58,19 @@ def _step_records(result) -> list[dict]:
     return out
 
 
-def predict(facts, model, tp, pp, gpu, batch) -> dict:
+def _workload(facts, model, tp, pp, batch):
+    """Command-line values first, then what the capture's recorded launch line says.
+
+    A serving engine's --max-num-seqs is the decode batch at full load: used as the batch when
+    nothing better is known (the prediction's source says so).
+    """
+    w = facts.workload()
+    seqs = w.extra.get("max_num_seqs")
+    guess = batch or w.batch or w.concurrency or (int(seqs) if str(seqs or "").isdigit() else None)
+    return model or w.model, tp or w.tp, pp or w.pp, guess
+
+
+def predict(facts, model, tp, pp, batch, gpu) -> dict:
     """Roofline figures the capture rules compare with: {"layout", "roofline", "expected"}.
 
     "expected" holds plain numbers: decode step (ms), all-reduces per step and their time, one
@@ -75,8 +87,8 @@ def predict(facts, model, tp, pp, gpu, batch) -> dict:
     except ImportError:
         return out
     spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
-    if spec is None:
-        return out
+    if spec is None or (catalog.find_model(model) is None and not _given(facts, model)):
+        return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
     pred = roofline.predict(model, spec.key, lay, batch=batch or 1)
     out["roofline"] = pred
@@ -99,6 +111,11 @@ def predict(facts, model, tp, pp, gpu, batch) -> dict:
                 pass
     out["expected"] = expected
     return out
+
+
+def _given(facts, model) -> bool:
+    """Did the user name this model on our command line (then an unknown name is their error)?"""
+    return any(w.source == "command line" and w.model == model for w in facts.of(Workload))
 
 
 def _ranks(facts) -> int | None:
