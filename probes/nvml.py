@@ -60,6 +60,11 @@ def collect(session: Session, gpus: list[int] | None = None) -> tuple[list[Any],
         return records + [_no_gpu_note("the NVIDIA driver answers but sees no GPU")], ["an NVIDIA GPU"]
     indices = [i for i in range(count) if gpus is None or i in gpus]
     facts = [gpu_fact(session, i) for i in indices]
+    for i in indices:
+        lost = [a for a in session.answers if a.get("error") == "GpuIsLost" and a["args"][:1] == [i]]
+        if lost:
+            records.append(Note(f"{SOURCE}:gpu{i}", "gpu_lost", f"NVML answers GpuIsLost for GPU{i} ({lost[0]['call']})",
+                                data={"gpu": i}))
     links = {i: nvlinks(session, i) for i in indices}
     records += facts
     records += [link for i in indices for link, _ in links[i]]

@@ -31,6 +31,7 @@ PROFILES = ("quick", "standard", "full")
 # (min bytes, max bytes, factor) of the sweep, per profile
 SWEEPS = {"quick": (8, 64 << 20, 8), "standard": (8, 256 << 20, 4), "full": (8, 1 << 30, 2)}
 DEFAULT_TIMEOUT = {"quick": 60.0, "standard": 180.0, "full": 600.0}
+GRACE = 15.0  # a sweep kills its own ranks at its timeout; the step waits this much longer
 MEASURED = (evidence.CollectiveResult, evidence.PairBandwidth, evidence.Measurement, ProbeFailure)
 
 
@@ -39,6 +40,7 @@ class Step:
     name: str
     func: Callable[[], list[Any]]
     timeout: float
+    on_gpu: bool = True  # runs CUDA work in this process: after one hangs, the GPU is not trusted
 
 
 def run(
@@ -72,11 +74,18 @@ def run(
     # CUDA numbers GPUs fastest-first by default; NVML (and our --gpus) by PCI bus order.
     os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
     steps = plan(session, profile, indices, gpu_facts, timeout, cpu_ranks)
+    hung = None
     try:
         for n, step in enumerate(steps):
             if progress:
                 progress(step.name, n, len(steps))
-            facts.add(_run_step(step))
+            if hung and step.on_gpu:
+                facts.add(ProbeFailure("probe:runner", step.name, "skipped", f"not run because '{hung}' hung in this process"))
+                continue
+            records = _run_step(step)
+            if step.on_gpu and any(isinstance(r, ProbeFailure) and r.reason == "timeout" for r in records):
+                hung = step.name
+            facts.add(records)
     except KeyboardInterrupt:
         done = n if steps else 0
         facts.add(Note("probe:runner", "interrupted",
@@ -116,7 +125,7 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
             cpu_sizes = [s for s in sizes if s <= 4 << 20]
             cpu_ops = ("all_reduce",) if profile == "quick" else collectives.OPS
             steps.append(Step(f"collectives: gloo on {cpu_ranks} CPU processes", lambda: collectives.run_sweep(
-                None, cpu_ranks, cpu_sizes, cpu_ops, timeout=limit, iters=5, warmup=2, repeats=3), limit))
+                None, cpu_ranks, cpu_sizes, cpu_ops, timeout=limit, iters=5, warmup=2, repeats=3), limit + GRACE, False))
         return steps
     if profile != "quick":
         from probes import kernels
@@ -127,14 +136,14 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
                                   lambda f=fact: _under_load(session, f), 30))
     if len(gpus) == 1 and profile != "quick":  # one GPU: still proves NCCL initialises and runs
         steps.append(Step(f"NCCL on GPU{gpus[0]} alone", lambda: collectives.run_sweep(
-            gpus, 1, [8, 1 << 20], ("all_reduce",), timeout=limit), limit))
+            gpus, 1, [8, 1 << 20], ("all_reduce",), timeout=limit), limit + GRACE, False))
     if len(gpus) >= 2:
         ops = ("all_reduce",) if profile == "quick" else collectives.OPS
         for group in collectives.tp_groups(gpus) if profile != "quick" else [gpus]:
             group_ops = ops if (group == gpus or profile == "full") else ("all_reduce",)
             steps.append(Step(f"collectives on GPUs {','.join(map(str, group))}",
                               lambda g=group, o=group_ops: collectives.run_sweep(g, len(g), sizes, o, timeout=limit),
-                              limit))
+                              limit + GRACE, False))
     if profile == "quick":
         return steps
     from probes import kernels

@@ -89,6 +89,17 @@ def probe_failed(facts: Facts, predictions=None):
     return out
 
 
+@rule("node.gpu_lost", "hardware_fault")
+def gpu_lost(facts: Facts, predictions=None):
+    """NVML says a GPU is lost: it fell off the bus (Xid 79) and needs a reset or a reboot."""
+    return [make("node.gpu_lost", "hardware_fault", "critical", 0.95, f"GPU{n.data.get('gpu')} has fallen off the bus",
+                 f"{n.text}: the driver can no longer reach it. Jobs on it fail; NCCL communicators that include it hang.",
+                 [ev(n, n.text)],
+                 fix="Check `dmesg` for Xid 79; drain the node, reset the GPU (nvidia-smi -r) or reboot; if it recurs, "
+                     "check power, cooling and the riser/slot, and RMA the board.", refs=["xid"])
+            for n in facts.of(Note) if n.kind == "gpu_lost"]
+
+
 @rule("node.interrupted", "insufficient_data")
 def interrupted(facts: Facts, predictions=None):
     """The run was stopped (Ctrl-C): the report holds what was measured until then."""
@@ -342,6 +353,13 @@ def tp_groups(facts: Facts, predictions=None):
                     key=lambda t: NVLINK_PATH.fullmatch(t.path) is None, default=None)
         if worst is not None:
             evidence.append(ev(worst, f"TP{size}: {worst.a}-{worst.b} path", worst.path))
+        measured = [r for r in _probe_results(facts) if r.op == "all_reduce" and r.group and len(r.group) == size
+                    and not r.graph]
+        if measured:
+            top = max(measured, key=lambda r: (r.size_bytes, -r.busbw_gbs))
+            slowest = min((r for r in measured if r.size_bytes == top.size_bytes), key=lambda r: r.busbw_gbs)
+            evidence.append(ev(slowest, f"TP{size}: slowest group's all_reduce busbw at {slowest.size_bytes} B",
+                               round(slowest.busbw_gbs, 1), None, "GB/s"))
     if good and not host_routed:
         return [passed("node.tp_groups", f"TP {', '.join(map(str, good))} run entirely over NVLink",
                        "Every GPU pair inside each TP group of these sizes is NVLink-connected"

@@ -85,3 +85,12 @@ def test_tp_groups_on_a_box_of_nvlink_pairs():
     assert f.severity == "info" and "2" in f.title and "TP4 (SYS)" in f.summary
     (ok,) = rules(node(8), "node.tp_groups")
     assert ok.severity == "ok" and "TP 2, 4, 8" in ok.title
+
+
+def test_tp_groups_quote_the_measured_busbw():
+    facts = node(4, path="NV4")
+    facts.add(allreduce(64 << 20, 400, [0, 1]), allreduce(64 << 20, 900, [2, 3]), allreduce(64 << 20, 600, range(4)))
+    (f,) = rules(facts, "node.tp_groups")
+    quoted = {e.detail.split(":")[0]: e.measured for e in f.evidence if e.unit == "GB/s"}
+    assert quoted["TP2"] == round(bandwidths("all_reduce", 64 << 20, 900, 2)[1], 1)  # the slower pair decides
+    assert "TP4" in quoted

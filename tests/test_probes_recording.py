@@ -111,3 +111,37 @@ def test_nvml_structs_become_plain_json():
     mask[2] = (1 << 40) - 1  # CPUs 128-167
     assert _to_json("nvmlDeviceGetCpuAffinity", mask) == "0-55,112-167"
     assert json.dumps(_to_json("nvmlDeviceGetName", b"NVIDIA H100 80GB HBM3")) == '"NVIDIA H100 80GB HBM3"'
+
+
+def test_a_gpu_that_fell_off_the_bus_is_a_critical_finding(tmp_path):
+    from rules.engine import evaluate
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"format": "diagnose.node-recording/1", "answers": [
+        {"call": "nvmlInit", "args": [], "value": True},
+        {"call": "nvmlDeviceGetCount", "args": [], "value": 2},
+        {"call": "nvmlDeviceGetName", "args": [0], "value": "NVIDIA H100 80GB HBM3"},
+        {"call": "nvmlDeviceGetName", "args": [1], "error": "GpuIsLost"},
+    ]}))
+    facts = runner.run(ReplaySession(path))
+    (f,) = [f for f in evaluate(facts) if f.rule == "node.gpu_lost"]
+    assert f.severity == "critical" and f.category == "hardware_fault" and "GPU1" in f.title
+
+
+def test_a_probe_that_hangs_in_process_is_cut_off_and_later_gpu_probes_skipped(monkeypatch):
+    import time
+
+    from probes.results import ProbeFailure
+    from probes.runner import Step
+
+    steps = [Step("hbm on GPU0", lambda: time.sleep(30), 1.0),
+             Step("gemm on GPU0", lambda: [], 5.0),
+             Step("sweep in worker processes", lambda: [], 5.0, on_gpu=False)]
+    monkeypatch.setattr(runner, "plan", lambda *a, **k: steps)
+    monkeypatch.setattr(runner, "_measurements_blocked", lambda indices: None)
+    monkeypatch.setattr(runner.nvml, "collect", lambda s, g: ([], []))
+    start = time.monotonic()
+    facts = runner.run(LiveSession())
+    assert time.monotonic() - start < 5
+    failures = {f.probe: f.reason for f in facts.of(ProbeFailure)}
+    assert failures == {"hbm on GPU0": "timeout", "gemm on GPU0": "skipped"}
