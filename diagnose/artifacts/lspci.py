@@ -1,8 +1,9 @@
 """`lspci -vvv`: each device's PCIe link (LnkCap vs LnkSta) and its ACS control, one PcieLinkFact.
 
-A device starts at its `17:00.0 3D controller: NVIDIA ...` line. People often paste only a
-`grep LnkSta` or `grep ACSCtl`; lines without a device header still count, grouped until a
-field repeats, with bus_id "unknown". Where ACSCtl is shown, a HostFact `acs_enabled_bridges` lists
+A device starts at its `17:00.0 3D controller: NVIDIA ...` line, or at a pasted
+`lspci -vvv -s 17:00.0` command line. People often paste only a `grep LnkSta` or
+`grep ACSCtl`; lines without a device header still count, grouped until a field repeats, with
+bus_id "unknown". Where ACSCtl is shown, a HostFact `acs_enabled_bridges` lists
 the devices with ACS redirect on, as the node probe reports it. LnkSta below LnkCap is what a GPU at idle shows as well
 (it drops to 2.5GT/s to save power): lspci does not say whether the GPU was busy, and this
 parser does not guess.
@@ -17,6 +18,8 @@ from diagnose.evidence import HostFact, PcieLinkFact, where
 
 KIND = "lspci"
 
+# `lspci -vvv -s 0000:00:03.2 | grep Lnk` pasted with its command line: the lines after it are that device's.
+_SELECTED = re.compile(r"\blspci\b.*?\s-[a-zA-Z]*s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?![\w:.])")
 _DEVICE = re.compile(r"^\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+?):\s*(.*)$")
 _LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
 _SPEED = re.compile(r"Speed\s+(\d+(?:\.\d+)?)\s*GT/s", re.I)
@@ -41,6 +44,11 @@ def parse(text: str, name: str) -> list:
         if not line.strip() and current is not None and current["bus"] is not None:
             _finish(current, records)  # lspci ends each device with a blank line
             current = None
+            continue
+        selected = _SELECTED.search(line)
+        if selected:
+            _finish(current, records)
+            current = {"bus": bus_id(selected.group(1)), "device": None, "bridge": False, "lines": {}, "values": {}}
             continue
         device = _DEVICE.match(line)
         if device and not _LINK.search(line) and not _ACS.search(line):
