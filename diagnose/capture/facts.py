@@ -13,6 +13,7 @@ from typing import Any
 
 from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T
+from diagnose.capture.timeline import CopyStats  # noqa: F401 - a facts record, re-exported
 from diagnose.capture.reader import KERNEL, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, GpuFact, Measurement, Note
@@ -97,19 +98,6 @@ class LaunchStats:
     @property
     def launch_avg_ns(self) -> float | None:
         return self.launch_ns / self.kernel_launches if self.kernel_launches else None
-
-
-@dataclass
-class CopyStats:
-    source: str
-    pid: int
-    device: int
-    kind: str
-    count: int
-    total_ns: int
-    bytes: int
-    pageable: int = 0
-    uvm: bool = False
 
 
 @dataclass
@@ -325,8 +313,7 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries):
     add_host_stall(cap, tls)
     facts.extend(tls)
     facts.extend(launch_stats(cap))
-    facts.extend(CopyStats(cap.source, c.pid, c.device, c.kind, c.count, c.total_ns, c.bytes, c.pageable, c.uvm)
-                 for c in T.copies(cap))
+    facts.extend(T.copies(cap))
     steps = find_steps(cap, tls, step_name)
     if steps:
         result.steps[cap.name] = steps

@@ -308,18 +308,21 @@ def _queue_delay(cap: Capture, out: dict[int, ProcessApi], sample: int = 50_000)
 
 
 @dataclass
-class CopyGroup:
+class CopyStats:
+    """Copies of one kind on one GPU of one process (a facts record: rules read it)."""
+
+    source: str
     pid: int
     device: int
     kind: str
     count: int
     total_ns: int
     bytes: int
-    pageable: int  # host side pageable: staged by the driver, the call becomes synchronous
-    uvm: bool
+    pageable: int = 0  # host side pageable: staged by the driver, the call becomes synchronous
+    uvm: bool = False  # unified-memory page migrations, not explicit copies
 
 
-def copies(cap: Capture) -> list[CopyGroup]:
+def copies(cap: Capture) -> list[CopyStats]:
     """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies."""
     if not cap.has(MEMCPY):
         return []
@@ -328,7 +331,7 @@ def copies(cap: Capture) -> list[CopyGroup]:
     sql = (f"SELECT coalesce(globalPid, 0), deviceId, copyKind, count(*), sum(\"end\" - start), sum(bytes), "
            f"sum(CASE WHEN copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0) THEN 1 ELSE 0 END) "
            f"FROM {MEMCPY} WHERE \"end\" IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
-    return [CopyGroup(pid_of(gp) or 0, int(dev if dev is not None else -1), COPY_KINDS.get(kind, f"kind {kind}"),
+    return [CopyStats(cap.source, pid_of(gp) or 0, int(dev if dev is not None else -1), COPY_KINDS.get(kind, f"kind {kind}"),
                       int(n), int(t or 0), int(b or 0), int(pg or 0), kind in UVM_COPY_KINDS)
             for gp, dev, kind, n, t, b, pg in cap.query(sql)]
 
