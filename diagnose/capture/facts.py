@@ -334,14 +334,15 @@ def launch_records(cap: Capture) -> list:
 
 
 def _multirank_facts(caps, mr: multirank.MultiRank, facts: Facts) -> None:
-    source = ", ".join(c.source for c in caps)
+    source = caps[0].source if len(caps) == 1 else f"{caps[0].source} .. {caps[-1].name} ({len(caps)} files)"
     for op in mr.ops:
         facts.add(CollectiveSkew(source, op.op, op.instances, len(mr.ranks), op.mean_ns, op.percentile(50),
                                  op.percentile(95), op.max_ns, op.mismatched))
     s = mr.straggler()
     if s and s.last_count:
         others = sorted((w.lateness_ns for w in mr.waits if w is not s), reverse=True)
-        facts.add(Straggler(source, s.label, len(mr.ranks), mr.collectives, s.last_count, s.lateness_ns,
+        late = next((c.source for c in caps if c.name in s.label), source)
+        facts.add(Straggler(late, s.label, len(mr.ranks), mr.collectives, s.last_count, s.lateness_ns,
                             s.lateness_ns / max(1, s.last_count), dict(s.doing_ns), s.idle_ns,
                             others[0] if others else 0))
 
