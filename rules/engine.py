@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from diagnose.findings import Evidence, Finding, Verdict, SEVERITY_RANK
 
 # Modules that define rules, imported on first evaluation. Add yours here.
-RULE_MODULES: list[str] = ["rules.node_rules", "rules.capture_rules", "rules.topology", "rules.nccl", "rules.host", "rules.health", "rules.workload", "rules.predict_rules"]
+RULE_MODULES: list[str] = ["rules.node_rules", "rules.capture_rules", "rules.topology", "rules.nccl", "rules.host", "rules.health", "rules.workload", "rules.predict_rules", "rules.scaling", "rules.planner"]
 
 
 @dataclass

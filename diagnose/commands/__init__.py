@@ -26,3 +26,11 @@ COMMANDS.append(predict)
 from diagnose.commands.ticket import ticket  # noqa: E402
 
 COMMANDS.append(ticket)
+
+from diagnose.commands.scaling import scaling  # noqa: E402
+
+COMMANDS.append(scaling)
+
+from diagnose.commands.plan import plan  # noqa: E402
+
+COMMANDS.append(plan)

@@ -1,0 +1,82 @@
+"""`diagnose plan`: the serving layout for a model on N GPUs, with the napkin math."""
+
+from __future__ import annotations
+
+import click
+
+from diagnose.cli import output_options
+
+DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
+
+
+@click.command("plan")
+@click.option("--model", "model_name", required=True, help="Catalog name or a Hugging Face config.json.")
+@click.option("--gpu", "gpu_name", required=True, help="GPU type (h100-sxm, a100-80gb-sxm, l40s, ...).")
+@click.option("--gpus", type=click.IntRange(min=1), required=True, help="GPUs available in total.")
+@click.option("--context", type=click.IntRange(min=1), required=True, help="Tokens per sequence (prompt + output) to hold in the KV cache.")
+@click.option("--concurrency", "--seats", "concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Concurrent sequences (users) to serve.")
+@click.option("--slo", help="Latency SLO, e.g. itl_p95=50ms,ttft_p95=2s (the prediction is a typical value, not a percentile).")
+@click.option("--prompt", type=click.IntRange(min=1), help="Prompt tokens for the TTFT estimate [default: min(1024, context)].")
+@click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
+@click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
+@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True)
+@output_options
+def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node):
+    """Pick a TP/PP/DP layout for serving and show the napkin math.
+
+    Walks the serving decision tree: fits on one GPU -> data-parallel replicas; else the smallest
+    TP within a node that leaves a KV budget (larger while the replicas hold fewer sequences than
+    --concurrency); TP within a node and PP across nodes when one node is not enough; experts
+    spread over the GPUs for MoE. Prints weights per GPU, KV budget and KV tokens per replica,
+    concurrent decode slots, replicas, expected per-user and total tok/s, and the fallback layout
+    for a stricter latency SLO.
+
+    Exit 2 (one line on stderr) when the request is impossible: the model does not fit on all the
+    GPUs given, or no TP size divides the GPUs and the model's heads. A plan that serves fewer
+    users than asked or misses the SLO is a warning finding (exit 1 with --fail-on warning).
+
+    \b
+    Examples:
+      diagnose plan --model llama-3-70b --gpu h100-sxm --gpus 8 --context 8192 --concurrency 64 --dtype fp8
+      diagnose plan --model llama-3-8b --gpu l40s --gpus 4 --context 4096 --seats 100 --slo itl_p95=40ms
+    """
+    from diagnose.evidence import Facts
+    from diagnose.findings import Report
+    from rules import planner
+    from rules.engine import evaluate, verdict
+    from rules.scaling import parse_slo
+
+    limits = parse_slo(slo)
+    itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
+    ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
+    result = planner.plan(model_name, gpu_name, gpus, context, concurrency, prompt=prompt, dtype=dtype,
+                          kv_dtype=kv_dtype, gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft)
+    predictions = {"plan": result}
+    findings = evaluate(Facts(), predictions, only=["plan."])
+    report = Report(kind="plan", inputs={"model": result["model"], "gpu": result["gpu"], "gpus": gpus, "context": context,
+                                         "concurrency": concurrency, "slo": slo, "prompt": result["prompt"],
+                                         "dtype": result["dtype"], "kv_dtype": result["kv_dtype"],
+                                         "gpus_per_node": gpus_per_node},
+                    predictions=predictions, findings=findings, verdict=verdict(findings))
+    report.tables[f"Plan: {result['model_name']} on {gpus} x {result['gpu_name']}, {context}-token context"] = plan_table(result)
+    return report
+
+
+COLUMNS = ["layout", "GB weights/GPU", "GB KV/GPU", "KV tokens/replica", "seqs/replica", "replicas", "seqs total",
+           "batch/replica", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", ""]
+
+
+def plan_table(result: dict) -> dict:
+    rows = []
+    for o in result["options"]:
+        mark = "chosen" if o["label"] == result["chosen"]["label"] else (
+            "fallback" if result["fallback"] and o["label"] == result["fallback"]["label"] else "")
+        rows.append([o["label"], round(o["weights_gb_per_gpu"], 2), round(o["kv_budget_gb_per_gpu"], 2),
+                     o["kv_tokens_per_replica"], o["slots_per_replica"], o["dp"], o["total_slots"], o["batch_per_replica"],
+                     round(o["itl_ms"], 2), round(o["tok_s_per_user"], 1), round(o["tok_s_total"]), round(o["ttft_ms"]),
+                     round(100 * o["allreduce_share"]), mark])
+    return {"columns": COLUMNS, "rows": rows,
+            "note": f"{result['dtype']} weights, {result['kv_dtype']} KV cache; 90% of each GPU's memory usable. "
+                    "KV tokens per replica = KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. "
+                    "ITL and tok/s are the predictor's expected figures (MBU 0.75, NCCL ring latency) at the batch shown."}

@@ -1,0 +1,272 @@
+"""Measurements at several layouts, for `diagnose scaling`: one `Run` per layout x batch.
+
+Inputs, each read as what its content is:
+- a ticket folder or `ticket.toml`: its `[[measured]]` entries carry tp/pp/batch themselves;
+- a serving-benchmark output (vLLM `bench serve` text or JSON, SGLang `bench_serving` text or
+  JSON lines), one file per layout;
+- an nsys SQLite capture, one per layout: its step time and its measured all-reduce kernel time
+  per call (the GPU that waited least, so a slow peer's lateness is not counted);
+- a small CSV: `layout,batch,metric,value` (or `tp,pp,dp,batch,metric,value`; optional `stat`,
+  `unit`); lines starting with `#` are comments (say where the figures came from there).
+
+A file's layout comes from `--tp-of FILE=TP` (or `FILE=TP4xDP2`), else from its content (a JSON
+result's `tensor_parallel_size`, a launch line's `--tensor-parallel-size`), else from its name
+(`bench_tp4.json`, `run-tp8-pp2.sqlite`). A file whose layout cannot be found is an InputError:
+a figure without its layout would be compared with the wrong prediction.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from diagnose.errors import InputError
+from diagnose.evidence import Facts, Measurement, Workload
+
+# Metrics a CSV may carry: the Measurement vocabulary plus the all-reduce kernel time per call.
+CSV_METRICS = {
+    "decode_tok_s": "tok/s", "output_tok_s": "tok/s", "itl_ms": "ms", "tpot_ms": "ms", "ttft_ms": "ms",
+    "step_ms": "ms", "prefill_tok_s": "tok/s", "request_throughput": "req/s", "allreduce_us": "us",
+}
+LAYOUT_TEXT = re.compile(r"(?<![a-z])(tp|pp|dp)[\s_=:-]*(\d+)", re.I)
+
+
+@dataclass(frozen=True)
+class LayoutKey:
+    tp: int = 1
+    pp: int = 1
+    dp: int = 1
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.dp
+
+    def label(self) -> str:
+        return f"TP{self.tp}" + (f" PP{self.pp}" if self.pp > 1 else "") + (f" DP{self.dp}" if self.dp > 1 else "")
+
+
+@dataclass
+class CaptureComm:
+    """What a capture measured of the all-reduce: kernel time per call and calls seen."""
+
+    source: str
+    per_call_us: float
+    calls: int
+    step_ms: float | None = None
+    steps: int = 0
+
+
+@dataclass
+class Run:
+    """Everything measured at one layout and one batch (concurrent sequences per replica)."""
+
+    layout: LayoutKey
+    batch: int | None
+    measurements: list[Measurement] = field(default_factory=list)
+    capture: CaptureComm | None = None
+
+    @property
+    def sources(self) -> list[str]:
+        out = [m.source for m in self.measurements] + ([self.capture.source] if self.capture else [])
+        return list(dict.fromkeys(out))
+
+    def get(self, metric: str, stats=("median", "mean", "p50", None)) -> Measurement | None:
+        """The first measurement of `metric` with one of `stats`, in that order of preference."""
+        for stat in stats:
+            for m in self.measurements:
+                if m.metric == metric and m.stat == stat:
+                    return m
+        return None
+
+
+@dataclass
+class Inputs:
+    runs: list[Run]
+    facts: Facts  # everything read, for the report and for calibration (node facts)
+    files: list[str]
+
+
+def parse_layout(text: str) -> LayoutKey | None:
+    """'TP4', 'tp=4,pp=2', 'TP4xDP2', 'bench_tp8.json' -> LayoutKey; None when no TP/PP/DP is named."""
+    found = {k.lower(): int(v) for k, v in LAYOUT_TEXT.findall(text)}
+    if not found:
+        return None
+    if any(v < 1 for v in found.values()):
+        raise InputError(f"layout {text!r}: TP, PP and DP must be at least 1")
+    return LayoutKey(found.get("tp", 1), found.get("pp", 1), found.get("dp", 1))
+
+
+def parse_tp_of(items) -> dict[str, LayoutKey]:
+    """`--tp-of FILE=TP` values -> {file name: layout}; TP may be '4' or 'TP4xDP2'."""
+    out = {}
+    for item in items or ():
+        name, sep, value = str(item).rpartition("=")
+        if not sep or not name:
+            raise InputError(f"--tp-of {item!r}: expected FILE=TP, e.g. bench_a.json=4 or run.sqlite=TP4xDP2")
+        layout = LayoutKey(int(value)) if value.strip().isdigit() else parse_layout(value)
+        if layout is None or layout.tp < 1:
+            raise InputError(f"--tp-of {item!r}: {value!r} is not a TP size or a layout like TP4xDP2")
+        out[name] = layout
+    return out
+
+
+def collect(paths, tp_of: dict[str, LayoutKey] | None = None) -> Inputs:
+    """Read every input and group its figures into runs (one per layout x batch)."""
+    tp_of = tp_of or {}
+    facts = Facts()
+    runs: dict[tuple, Run] = {}
+    files = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+        files.append(str(path))
+        given = tp_of.get(str(raw)) or tp_of.get(path.name)
+        if path.is_file() and _is_csv(path):
+            for m, layout in read_csv(path):
+                _add(runs, layout, m)
+            continue
+        read = _read(path)
+        facts.extend(read.records)
+        _from_facts(read, path, given, runs)
+    for name in tp_of:
+        if not any(name in (str(p), Path(p).name) for p in paths):
+            raise InputError(f"--tp-of {name}: not one of the inputs")
+    ordered = sorted(runs.values(), key=lambda r: (r.layout.gpus, r.layout.tp, r.layout.pp, r.batch or 0))
+    return Inputs(ordered, facts, files)
+
+
+def _read(path: Path):
+    from diagnose.artifacts import read_bundle
+
+    return read_bundle([path])
+
+
+def _from_facts(read, path: Path, given: LayoutKey | None, runs: dict) -> None:
+    """Measurements with their own tp (ticket.toml) keep it; the rest take the file's layout."""
+    from diagnose.capture.facts import GpuTimeline, StepStats
+
+    measurements = [m for m in read.of(Measurement)]
+    file_layout = given or _content_layout(read) or parse_layout(path.name if path.is_file() else "")
+    timelines = read.of(GpuTimeline)
+    steps = read.of(StepStats)
+    if timelines:
+        if file_layout is None:
+            raise InputError(f"{path}: cannot tell this capture's TP size; name it (run_tp4.sqlite) or pass --tp-of {path.name}=TP")
+        run = _run(runs, file_layout, _batch_of(read))
+        run.capture = capture_comm(timelines, steps)
+        run.measurements.extend(m for m in measurements if m.metric == "step_ms")
+        return
+    kept = [m for m in measurements if m.metric in CSV_METRICS or m.metric in ("input_tok_s", "total_tok_s")]
+    if not kept:
+        return
+    for m in kept:
+        layout = file_layout if given else None
+        if layout is None and m.tp:
+            layout = LayoutKey(m.tp, m.pp or 1, m.dp or 1)
+        layout = layout or file_layout
+        if layout is None:
+            raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
+                             f"(bench_tp4.json) or pass --tp-of {path.name}=TP")
+        _add(runs, layout, m)
+
+
+def _content_layout(read) -> LayoutKey | None:
+    """A launch line or benchmark JSON in the file that states the TP size (the ticket's [workload]
+    is a claim about the problem run, not about each [[measured]] entry, so it is not used)."""
+    for w in read.of(Workload):
+        if w.tp and not str(w.source).split(":")[0].endswith(".toml"):
+            return LayoutKey(w.tp, w.pp or 1, w.dp or 1)
+    return None
+
+
+def _batch_of(read) -> int | None:
+    for w in read.of(Workload):
+        if w.batch or w.concurrency:
+            return w.batch or w.concurrency
+    return None
+
+
+def capture_comm(timelines, steps) -> CaptureComm | None:
+    """Per-call all-reduce kernel time: the GPU with the lowest per-call time (the others' kernels
+    also hold time spent waiting for the slowest rank)."""
+    best = None
+    for g in timelines:
+        n = g.comm_ops.get("all_reduce", 0)
+        if n:
+            per_call = g.comm_ops_ns.get("all_reduce", 0) / n / 1e3
+            if best is None or per_call < best[0]:
+                best = (per_call, n, g.source)
+    if best is None:
+        return None
+    st = steps[0] if steps else None
+    step = st.p50_ns / 1e6 if st and st.p50_ns else None
+    return CaptureComm(best[2], round(best[0], 3), best[1], step, st.count if st else 0)
+
+
+def _add(runs: dict, layout: LayoutKey, m: Measurement) -> None:
+    _run(runs, layout, m.batch or m.concurrency).measurements.append(m)
+
+
+def _run(runs: dict, layout: LayoutKey, batch: int | None) -> Run:
+    key = (layout, batch)
+    if key not in runs:
+        runs[key] = Run(layout, batch)
+    return runs[key]
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+def _is_csv(path: Path) -> bool:
+    if path.suffix.lower() == ".csv":
+        return True
+    try:
+        head = path.read_text(errors="replace")[:4000]
+    except OSError:
+        return False
+    header = next((ln for ln in head.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    cells = {c.strip().lower() for c in header.split(",")}
+    return {"metric", "value"} <= cells
+
+
+def read_csv(path: Path) -> list[tuple[Measurement, LayoutKey]]:
+    """Rows of a `layout|tp,pp,dp, batch, metric, value[, stat, unit]` CSV, each with its layout."""
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: unreadable ({exc})") from None
+    numbered = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1) if ln.strip() and not ln.lstrip().startswith("#")]
+    if not numbered:
+        raise InputError(f"{path}: no rows")
+    rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in numbered))))
+    header = [h.strip().lower() for h in rows[0]]
+    if not {"metric", "value"} <= set(header) or not ({"layout", "tp"} & set(header)):
+        raise InputError(f"{path}:{numbered[0][0]}: a scaling CSV needs the columns metric, value and layout (or tp)")
+    out = []
+    for (n, _), row in zip(numbered[1:], rows[1:]):
+        cell = dict(zip(header, (c.strip() for c in row)))
+        src = f"{path.name}:{n}"
+        metric = cell.get("metric", "")
+        if metric not in CSV_METRICS:
+            raise InputError(f"{src}: unknown metric {metric!r} (known: {', '.join(CSV_METRICS)})")
+        try:
+            value = float(cell["value"])
+            batch = int(cell["batch"]) if cell.get("batch") else None
+            if cell.get("layout"):
+                layout = parse_layout(cell["layout"])
+            else:
+                layout = LayoutKey(int(cell["tp"]), int(cell.get("pp") or 1), int(cell.get("dp") or 1))
+        except (KeyError, ValueError):
+            raise InputError(f"{src}: expected numbers in value/batch/tp/pp/dp, got {row}") from None
+        if layout is None or value <= 0 or (batch is not None and batch < 1):
+            raise InputError(f"{src}: need a layout like TP4 and a positive value and batch, got {row}")
+        stat = cell.get("stat") or None
+        out.append((Measurement(src, metric, value, cell.get("unit") or CSV_METRICS[metric], stat=stat,
+                                tp=layout.tp, pp=layout.pp, dp=layout.dp, batch=batch), layout))
+    if not out:
+        raise InputError(f"{path}: header but no rows")
+    return out
