@@ -86,7 +86,7 @@ def is_cause(f: Finding) -> bool:
     return not (f.severity == "info" and f.category == "other")
 
 
-# A pass weaker than this does not make a bundle with open questions "healthy".
+# Passes weaker than this (configuration checks only) do not make a bundle "healthy".
 WEAK = 0.5
 # Informational findings that are conclusions in their own right; other info-level causes are
 # leads, and a check that could not run outranks them.
@@ -108,11 +108,11 @@ def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
         lead = f" Weak lead so far: {top.title} ({top.category})."
     passed = [f for f in findings if f.severity == "ok"]
-    if passed and not gaps:
-        conf = max(f.confidence for f in passed)
+    best = max((f.confidence for f in passed), default=0.0)
+    if passed and not gaps and best >= WEAK:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
-        return Verdict("healthy", round(conf, 2), f"No problem found; checks that passed: {checks}.")
-    if passed and not lead and max(f.confidence for f in passed) >= WEAK:
+        return Verdict("healthy", round(best, 2), f"No problem found; checks that passed: {checks}.")
+    if passed and not lead and best >= WEAK:
         conf = min(0.6, max(f.confidence for f in passed))
         return Verdict(
             "healthy",

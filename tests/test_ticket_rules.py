@@ -406,6 +406,7 @@ def test_verdict_weak_note_does_not_beat_an_open_question():
     assert verdict([_f("numa_affinity", "info", 0.5)]).category == "numa_affinity"
     assert verdict([_f("healthy", "ok", 0.4), _f("insufficient_data", "info", 0.0)]).category == "insufficient_data"
     assert verdict([_f("healthy", "ok", 0.6), _f("insufficient_data", "info", 0.0)]).category == "healthy"
+    assert verdict([_f("healthy", "ok", 0.4)]).category == "insufficient_data"  # config checks alone
 
 
 def test_batch1_on_more_gpus_than_the_model_needs(tmp_path):
