@@ -354,6 +354,34 @@ def copies(facts: Facts, predictions=None):
         )
 
 
+@rule("capture.sync_copies", "host_bound")
+def sync_copies(facts: Facts, predictions=None):
+    """cudaMemcpy/cudaMemset without Async return only when the copy is done: the host stops
+    queueing work for the whole transfer, and the GPU drains behind it."""
+    spans: dict[tuple, int] = {}
+    for g in facts.of(GpuTimeline):
+        spans[(g.source, g.pid)] = max(spans.get((g.source, g.pid), 0), g.span_ns)
+    for l in facts.of(LaunchStats):
+        span = spans.get((l.source, l.pid))
+        if not l.sync_copy_calls or not span:
+            continue
+        share = l.sync_copy_ns / span
+        if share < COPY_SHARE:
+            continue
+        src = f"{l.source} (pid {l.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
+        yield make(
+            "capture.sync_copies", "host_bound", "warning", 0.5,
+            f"Synchronous copy calls block the host for {_ms(l.sync_copy_ns)} ms ({_pct(l.sync_copy_ns, span)}% of the span)",
+            f"Process {l.pid} made {l.sync_copy_calls} synchronous cudaMemcpy/cudaMemset calls; while each runs the "
+            "host queues nothing else.",
+            [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
+             ev(src, "time inside them", _ms(l.sync_copy_ns), None, "ms"),
+             ev(src, "share of the GPU's active span", _pct(l.sync_copy_ns, span), f"< {int(COPY_SHARE * 100)}", "%")],
+            fix="Use cudaMemcpyAsync on a stream with pinned host buffers (torch: non_blocking=True) and "
+                "synchronise once where the result is needed.",
+        )
+
+
 @rule("capture.pp_bubble", "pp_bubble")
 def pp_bubble(facts: Facts, predictions=None):
     """With pipeline parallelism each stage waits for the previous stage's activations: with p
