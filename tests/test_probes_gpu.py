@@ -52,3 +52,30 @@ def test_nccl_sweep_with_cuda_graphs():
     assert all(isinstance(r, CollectiveResult) for r in rows), rows
     assert all(r.errors == 0 for r in rows)
     assert any(r.graph for r in rows) and max(r.busbw_gbs for r in rows) > 1.0
+
+
+def test_pcie_read_under_load_and_host_copies():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    from probes import kernels
+
+    session = LiveSession()
+    nvml.collect(session, [0])
+    fact = nvml.gpu_fact(session, 0)
+    loaded = kernels.pcie_under_load(session, fact)
+    assert loaded.pcie_read_under_load and loaded.pcie_gen_current >= 1
+    assert any(a.get("tag") == "under_load" for a in session.answers)  # recorded for the replay
+    h2d, d2h = kernels.host_copies(0)
+    assert h2d.value > 1.0 and d2h.value > 1.0  # GB/s; a Gen3 x16 link gives ~12
+
+
+def test_nccl_on_one_gpu_initialises_and_validates():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    from probes.collectives import run_sweep
+
+    rows = run_sweep([0], 1, [8, 1 << 20], ("all_reduce",), timeout=120)
+    assert rows and all(isinstance(r, CollectiveResult) and r.errors == 0 for r in rows), rows
+    assert any(r.graph for r in rows)  # captured under a CUDA graph too
