@@ -20,6 +20,7 @@ from diagnose.evidence import (
     PairBandwidth,
     PcieLinkFact,
     TopologyPath,
+    Workload,
     XidEvent,
 )
 from rules import claims
@@ -138,6 +139,15 @@ def nccl_transport(facts: Facts, predictions=None):
             "driver allows P2P.",
             refs=["nccl_env", "nccl_trouble"],
         )
+    elif _p2p_off_by_design(facts):
+        spec, spec_src = gpu_spec(facts)
+        yield make(
+            "topology.nccl_transport", "other", "info", 0.5,
+            f"NCCL copies through host memory, as it must on {spec.name}",
+            f"The driver does not allow PCIe peer-to-peer on {spec.name}, so SHM between its GPUs is expected; "
+            "all-reduce bandwidth is bounded by host memory and the CPU's PCIe root complex.",
+            evidence + [ev(spec_src or "catalog", f"catalog {spec.key}: {spec.notes}")],
+        )
     else:
         yield make(
             "topology.nccl_transport", "p2p_disabled", "warning", 0.6,
@@ -150,6 +160,51 @@ def nccl_transport(facts: Facts, predictions=None):
             "kernel command line for iommu=pt; see the NCCL troubleshooting guide on ACS.",
             refs=["nccl_acs", "nccl_trouble"],
         )
+
+
+def _p2p_off_by_design(facts: Facts) -> bool:
+    """Boards whose stock driver refuses PCIe P2P (the catalog row's notes say so)."""
+    spec, _ = gpu_spec(facts)
+    return spec is not None and bool(re.search(r"P2P[^.]*disabled", getattr(spec, "notes", "") or "", re.I))
+
+
+@rule("topology.tp_group_paths", "pcie_fallback")
+def tp_group_paths(facts: Facts, predictions=None):
+    """CUDA_VISIBLE_DEVICES picks GPUs that are not NVLink-connected on a box that has NVLink."""
+    visible, src = None, None
+    for w in facts.of(Workload):
+        if w.cuda_visible_devices:
+            visible, src = w.cuda_visible_devices, w.source
+            break
+    if not visible:
+        return
+    try:
+        chosen = [int(x) for x in re.split(r"[,\s]+", visible.strip()) if x != ""]
+    except ValueError:
+        return  # UUIDs: the matrix is indexed by number, so this cannot be judged
+    paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU")}
+    nv_any = [t for t in paths.values() if t.path.upper().startswith("NV")]
+    if len(chosen) < 2 or not nv_any:
+        return
+    group = [paths.get(frozenset((f"GPU{a}", f"GPU{b}"))) for i, a in enumerate(chosen) for b in chosen[i + 1:]]
+    off = [t for t in group if t is not None and not t.path.upper().startswith("NV")]
+    if not off:
+        yield passed("topology.tp_group_paths", "The selected GPUs are NVLink-connected",
+                     f"Every pair of CUDA_VISIBLE_DEVICES={visible} is joined by NVLink.",
+                     [ev(src, "CUDA_VISIBLE_DEVICES", visible), ev(next(t for t in group if t), "path", next(t for t in group if t).path)], 0.6)
+        return
+    t = off[0]
+    yield make(
+        "topology.tp_group_paths", "pcie_fallback", "warning", 0.7,
+        f"The selected GPUs {visible} talk over {t.path}, not NVLink",
+        f"CUDA_VISIBLE_DEVICES={visible} puts {t.a} and {t.b} in one group although they are joined by {t.path}; "
+        f"the box has NVLink (e.g. {nv_any[0].a}<->{nv_any[0].b} {nv_any[0].path}), but this group's all-reduces "
+        "run over PCIe.",
+        [ev(src, "CUDA_VISIBLE_DEVICES", visible), ev(t, f"{t.a}<->{t.b} path", t.path, "NV#"),
+         ev(nv_any[0], f"{nv_any[0].a}<->{nv_any[0].b} path", nv_any[0].path)],
+        fix="Choose GPUs that share NVLink for each TP group (read `nvidia-smi topo -m`), e.g. the bridged pairs.",
+        refs=["nvidia_smi"],
+    )
 
 
 @rule("topology.p2p_status", "p2p_disabled")

@@ -487,3 +487,30 @@ def test_tp_scaling_as_the_roofline_predicts_is_expected_physics(tmp_path):
     (f,) = by_rule(fs, "workload.latency_bound_small_batch")
     assert f.category == "expected_physics"
     assert f.evidence[-1].source == "prediction:roofline" and f.evidence[-1].expected == round(ratio, 2)
+
+
+@pytest.mark.parametrize("visible, bad", [("0,5", True), ("0,1,2,3", False)])
+def test_visible_devices_against_the_nvlink_mesh(tmp_path, visible, bad):
+    """DGX-1 cube mesh (033's real topo -m): GPU0 and GPU5 are joined by SYS, GPU0-3 by NVLink."""
+    path = bundle(tmp_path, "033-nccl-tests-29-dgx1-v100-gdr-enabled-doubled")
+    (path / "launch.txt").write_text(f"CUDA_VISIBLE_DEVICES={visible} vllm serve meta-llama/Llama-3-8B "
+                                     f"--tensor-parallel-size {len(visible.split(','))}\n")
+    _, fs = run(path, "topology.tp_group")
+    (f,) = by_rule(fs, "topology.tp_group_paths")
+    assert (f.category == "pcie_fallback") is bad
+    if bad:
+        assert f.evidence[1].measured == "SYS"
+
+
+def test_shm_is_expected_where_the_driver_refuses_p2p(tmp_path):
+    """A SHM transport line (032's log, with SHM in place of P2P) on an RTX 4090 box is not a fault."""
+    path = bundle(tmp_path, GDR, {"attachment2.log": replace("via P2P/IPC/read", "via SHM/direct/direct")},
+                  drop=("attachment1.txt", "ticket.toml"))
+    (path / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA GeForce RTX 4090"\n')
+    _, fs = run(path, "topology.nccl_transport")
+    (f,) = by_rule(fs, "topology.nccl_transport")
+    assert f.severity == "info" and not f.is_problem
+    (path / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA L40S"\n')  # P2P-capable PCIe board
+    _, fs = run(path, "topology.nccl_transport")
+    (f,) = by_rule(fs, "topology.nccl_transport")
+    assert f.category == "p2p_disabled"
