@@ -112,10 +112,11 @@ class _progress_bar:
     """A rich progress bar on stderr; the runner calls it with (step name, done, total)."""
 
     def __init__(self):
+        from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                            TimeElapsedColumn(), transient=True)
+                            TimeElapsedColumn(), transient=True, console=Console(stderr=True))
         self.bar.start()
         self.task = self.bar.add_task("probes", total=None)
 
