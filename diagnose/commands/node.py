@@ -54,6 +54,8 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
 
     if record and replay:
         raise InputError("--record and --replay exclude each other (a replay records nothing new)")
+    if cpu_ranks == 1:
+        raise InputError("--cpu-ranks needs at least 2 processes (a collective of one rank measures nothing)")
     selected = gpu_list(gpus)
     session = ReplaySession(replay) if replay else LiveSession()
     facts: Facts = _collect(session, profile, selected, timeout, cpu_ranks)
@@ -64,13 +66,22 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     report = Report(
         kind="node",
         inputs={"profile": profile, "gpus": selected, "replay": replay, "record": record,
-                "recording_meta": session.meta if replay else None},
+                "recording_source": _recording_source(session.meta) if replay else None},
         facts=facts.to_dict(),
         findings=findings,
         verdict=node_verdict(findings, facts.missing),
         tables=tables(facts),
     )
     return report
+
+
+def _recording_source(meta: dict) -> str | None:
+    """One line on where a replayed recording came from (its full meta stays in the file)."""
+    if meta.get("transcribed_from"):
+        return "transcribed from " + meta["transcribed_from"]
+    if meta.get("recorded_by"):
+        return f"{meta['recorded_by']} on {meta.get('hostname', '?')} at {meta.get('recorded_at', '?')}"
+    return None
 
 
 def node_verdict(findings, missing):
