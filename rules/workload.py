@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts, Measurement, Note, Workload
+from diagnose.evidence import Facts, Measurement, Note, NvLinkFact, P2PStatus, PairBandwidth, TopologyPath, Workload
 from rules import claims
-from rules.common import ev, gpu_spec, gpus_per_node, make, measurements, node_count, passed, wfield
+from rules.common import ev, gpu_spec, gpus_per_node, make, measurements, need, node_count, passed, wfield
 from rules.engine import rule
 
 DECODE = ("decode_tok_s", "output_tok_s")
@@ -297,3 +297,21 @@ def batch1_fits_fewer(facts: Facts, predictions=None):
         fix=f"Compare TP={tp // 2} against TP={tp} at batch 1; use the spare GPUs as another replica.",
         refs=["vllm_parallel"],
     )
+
+
+@rule("workload.evidence_coverage", "insufficient_data")
+def evidence_coverage(facts: Facts, predictions=None):
+    """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected."""
+    tp, tp_src = wfield(facts, "tp")
+    per_node = gpus_per_node(facts)
+    _, count_src = wfield(facts, "gpu_count")
+    if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
+        return
+    links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
+    if links:
+        return
+    yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
+               "Several GPUs work together, but nothing shows whether they talk over NVLink, a PCIe switch, "
+               "or across CPU sockets.",
+               "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)",
+               [ev(tp_src or count_src or "ticket", "GPUs working together in a node", tp or per_node)])

@@ -514,3 +514,11 @@ def test_shm_is_expected_where_the_driver_refuses_p2p(tmp_path):
     _, fs = run(path, "topology.nccl_transport")
     (f,) = by_rule(fs, "topology.nccl_transport")
     assert f.category == "p2p_disabled"
+
+
+def test_multi_gpu_case_without_topology_asks_for_topo(tmp_path):
+    _, fs = run(bundle(tmp_path, "056-vllm-596-3x3090-llama2-13b-40-heads-tp3"), "workload.evidence")
+    (f,) = by_rule(fs, "workload.evidence_coverage")
+    assert f.category == "insufficient_data" and "nvidia-smi topo -m" in f.fix
+    _, fs = run(bundle(tmp_path, P2P_LOC), "workload.evidence")  # nvlink -s attached
+    assert not by_rule(fs, "workload.evidence_coverage")
