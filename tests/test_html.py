@@ -445,3 +445,14 @@ def test_collective_plots_with_catalog_ceilings(browser, tmp_path):
     plots = assert_renders(rendered(browser, tmp_path, report), "Bus bandwidth", "Latency")
     assert len(plots["Bus bandwidth"]["ceilings"]) == 2 and min(plots["Bus bandwidth"]["ceilings"]) > 100
     assert len(plots["Latency"]["ceilings"]) == 1
+
+
+@needs_chromium
+def test_nvlink_state_grid_shows_the_down_link(browser, tmp_path):
+    """DGX H100 replay with GPU3 link 5 down: a GPU x link grid, 144 cells, one of them down."""
+    from test_fleet import recording_with_link_down
+
+    path = command_html(tmp_path, "node", "node", "--replay", recording_with_link_down(tmp_path))
+    assert "143 up, 1 down" in path.read_text(encoding="utf-8")
+    plots = assert_renders(browser.load(path, MEASURE_SVGS), "NVLink state", "GPU-pair topology")
+    assert plots["NVLink state"]["marks"] >= 144 + 2

@@ -9,6 +9,7 @@ and step-time distribution, a scaling chart, a fleet's outliers.
 
 from __future__ import annotations
 
+import os
 import statistics
 from collections import defaultdict
 
@@ -91,8 +92,12 @@ def _inputs(report) -> str:
     given = [(k, v) for k, v in report.inputs.items() if v not in (None, "", [], {})]
     if not given:
         return ""
-    items = "; ".join(f"<b>{esc(k)}</b> {esc(fmt_value(v))}" for k, v in given)
+    items = "; ".join(f"<b>{esc(k)}</b> {esc(_clip(fmt_value(v)))}" for k, v in given)
     return f'<p class="muted">Inputs: {items}</p>'
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _cell(value) -> str:
@@ -153,8 +158,11 @@ def figures_for(report) -> list[tuple[str, str]]:
         try:
             out += [(c, s) for c, s in build(report, facts) if s]
         except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
-            # A plot is a view of data already in the tables; a report with an odd shape
-            # still renders, with the reason in place of the plot.
+            # A plot is a view of data already in the tables; a report with an odd shape (an
+            # older or hand-edited JSON) still renders, with the reason in place of the plot.
+            # The tests (DIAGNOSE_STRICT=1) want the bug instead.
+            if os.environ.get("DIAGNOSE_STRICT"):
+                raise
             out.append((f"plot skipped: {type(exc).__name__}: {exc}", '<svg class="plot" width="1" height="1"></svg>'))
     return out
 
@@ -246,6 +254,20 @@ def _matrix(values: dict[tuple[str, str], object], labels: list[str], symmetric:
     return m
 
 
+def _path_colours(kinds: set[str]) -> dict[str, str]:
+    """Legend for path kinds, best first; an NV# below the most links seen is drawn lighter."""
+    def nv(kind):
+        return int(kind[2:]) if kind.startswith("NV") and kind[2:].isdigit() else 0
+
+    most = max((nv(k) for k in kinds), default=0)
+    order = list(PATH_COLOURS)
+    out = {}
+    for kind in sorted(kinds, key=lambda k: (order.index("NV") if k.startswith("NV") else order.index(k) if k in order else 99, -nv(k))):
+        colour = PATH_COLOURS.get("NV" if kind.startswith("NV") else kind, "#cccccc")
+        out[kind] = "#6baed6" if kind.startswith("NV") and nv(kind) < most else colour
+    return out
+
+
 def _pair_figures(report, facts):
     out = []
     paths = {}
@@ -256,9 +278,7 @@ def _pair_figures(report, facts):
             paths[(a, b)] = f"NV{t.get('nvlinks') or ''}" if kind == "NV" else kind
     if paths:
         labels = _gpu_labels(paths)
-        categories = {}
-        for v in sorted(set(paths.values()), key=lambda k: list(PATH_COLOURS).index(k[:2] if k.startswith("NV") else k) if (k[:2] if k.startswith("NV") else k) in PATH_COLOURS else 99):
-            categories[v] = PATH_COLOURS.get("NV" if v.startswith("NV") else v, "#cccccc")
+        categories = _path_colours(set(paths.values()))
         out.append((
             "GPU-pair topology (nvidia-smi topo -m): NV# is NVLink with # links; PIX/PXB one or more PCIe switches; "
             "PHB/NODE through the CPU; SYS across sockets.",
@@ -272,6 +292,18 @@ def _pair_figures(report, facts):
         labels = _gpu_labels(p2p)
         kinds = {v: ("#009E73" if v == "OK" else "#D55E00") for v in sorted(set(p2p.values()))}
         out.append(("Peer-to-peer read access between GPU pairs.", plots.heatmap(_matrix(p2p, labels, False), labels, title="P2P status", categories=kinds)))
+    links = facts.get("nv_link_fact") or []
+    if links:
+        gpus = sorted({link.get("gpu") for link in links}, key=lambda g: (g is None, g if g is not None else 0))
+        numbers = sorted({int(link["link"]) for link in links})
+        state = {(link.get("gpu"), int(link["link"])): ("up" if link.get("active") else "down") for link in links}
+        grid = [[state.get((g, n)) for n in numbers] for g in gpus]
+        down = sum(1 for v in state.values() if v == "down")
+        out.append((
+            f"NVLink state per GPU and link: {len(state) - down} up, {down} down (nvidia-smi nvlink -s / NVML).",
+            plots.heatmap(grid, [f"GPU{g}" if g is not None else "GPU?" for g in gpus], col_labels=[str(n) for n in numbers],
+                          title="NVLink state", categories={"up": "#009E73", "down": "#D55E00"}, cell=26),
+        ))
     groups = defaultdict(dict)
     for p in facts.get("pair_bandwidth") or []:
         enabled = {True: ", P2P on", False: ", P2P off"}.get(p.get("p2p_enabled"), "")

@@ -222,22 +222,26 @@ def heatmap(
     unit: str = "",
     categories: dict[str, str] | None = None,
     cell: int = 44,
+    col_labels: list[str] | None = None,
 ) -> str:
-    """A square matrix (GPU pairs). Numbers shade from light to dark blue; with `categories`
+    """A matrix of GPU pairs (rows and columns `labels`), or a grid (rows `labels`, columns
+    `col_labels`, e.g. GPU x NVLink). Numbers shade from light to dark blue; with `categories`
     (value -> colour, e.g. topology path kinds) cells take the category's colour."""
-    n = len(labels)
-    if n == 0:
+    cols = col_labels or labels
+    if not labels or not cols:
         return ""
+    pair = col_labels is None
     left, top = 64, 34
     legend_h = 20 * (len(categories) if categories else 2)
-    width = max(left + n * cell + 24, 320)
-    height = top + n * cell + 16 + legend_h + 8
+    width = max(left + len(cols) * cell + 24, 320)
+    height = top + len(labels) * cell + 16 + legend_h + 8
     numbers = [v for row in matrix for v in row if isinstance(v, (int, float)) and not isinstance(v, bool)]
     lo, hi = (min(numbers), max(numbers)) if numbers else (0.0, 1.0)
     out = _svg_open(width, height, title, "heatmap")
     for i, name in enumerate(labels):
         out.append(f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.1f}" text-anchor="end" class="tick">{esc(name)}</text>')
-        out.append(f'<text x="{left + i * cell + cell / 2:.1f}" y="{top - 4}" text-anchor="middle" class="tick">{esc(name)}</text>')
+    for j, name in enumerate(cols):
+        out.append(f'<text x="{left + j * cell + cell / 2:.1f}" y="{top - 4}" text-anchor="middle" class="tick">{esc(name)}</text>')
     for i, row in enumerate(matrix):
         for j, value in enumerate(row):
             x, y = left + j * cell, top + i * cell
@@ -250,13 +254,14 @@ def heatmap(
                 t = 0.0 if hi == lo else (value - lo) / (hi - lo)
                 fill = _blue(t)
                 text, ink = fmt_num(value), "#fff" if t > 0.55 else "#000"
+            where = f"{labels[i]} ↔ {cols[j]}" if pair else f"{labels[i]} {cols[j]}"
             out.append(
                 f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{fill}">'
-                f"<title>{esc(labels[i])} ↔ {esc(labels[j])}: {esc(text)} {esc(unit)}</title></rect>"
+                f"<title>{esc(where)}: {esc(text)} {esc(unit)}</title></rect>"
             )
-            if text:
+            if text and cell >= 30:
                 out.append(f'<text x="{x + cell / 2 - 1:.1f}" y="{y + cell / 2 + 3:.1f}" text-anchor="middle" class="cell" style="fill:{ink}">{esc(text)}</text>')
-    ly = top + n * cell + 20
+    ly = top + len(labels) * cell + 20
     if categories is not None:
         out += _legend([(k, c, "box") for k, c in categories.items()], left, ly)
     else:
