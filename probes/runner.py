@@ -110,6 +110,11 @@ def _measurements_blocked(indices: list[int]) -> str | None:
                 "the measurements did not run (unset it and choose GPUs with --gpus)")
     if os.environ.get("CUDA_DEVICE_ORDER", "PCI_BUS_ID") != "PCI_BUS_ID":
         return "CUDA_DEVICE_ORDER is not PCI_BUS_ID, so CUDA and NVML would number the GPUs differently"
+    import torch  # only here, where GPUs are present and measurements are about to run
+
+    if torch.version.cuda is None:
+        return (f"torch {torch.__version__} is a CPU-only build, so the collective sweep and kernel timings did not "
+                "run (install a CUDA build of torch)")
     return None
 
 

@@ -53,6 +53,7 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
     for args in (["--replay", str(tmp_path / "missing.json")],
                  ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"), "--record", str(tmp_path / "x.json")],
                  ["--gpus", "0,x"],
+                 ["--cpu-ranks", "1"],
                  ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"), "--gpus", "9"]):
         proc = subprocess.run([sys.executable, "-m", "diagnose", "node", *args], capture_output=True, text=True)
         assert proc.returncode == 2, (args, proc.stderr)
