@@ -145,3 +145,14 @@ def test_a_probe_that_hangs_in_process_is_cut_off_and_later_gpu_probes_skipped(m
     assert time.monotonic() - start < 5
     failures = {f.probe: f.reason for f in facts.of(ProbeFailure)}
     assert failures == {"hbm on GPU0": "timeout", "gemm on GPU0": "skipped"}
+
+
+def test_measurements_say_why_they_cannot_run(monkeypatch):
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert runner._measurements_blocked([]) is None  # no GPU: nothing to measure, nothing to explain
+    import torch
+
+    if torch.version.cuda is None:  # this machine's CPU-only torch
+        assert "CPU-only build" in runner._measurements_blocked([0])
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    assert "CUDA_VISIBLE_DEVICES" in runner._measurements_blocked([0])
