@@ -48,10 +48,10 @@ def throttling(facts: Facts, predictions=None):
             if g.temperature_c is not None:
                 found.append((g, None, 0, ev(g, f"{label(g)} temperature", g.temperature_c, g.temperature_slowdown_c, "C")))
         elif "sw_power_cap" in reasons:
-            limit_low = spec is not None and g.power_limit_w and g.power_limit_w < 0.85 * spec.tdp_w
-            found.append((g, "warning", 0.65 if limit_low else 0.45,
-                          ev(g, f"{label(g)} held at its power cap", g.power_draw_w, g.power_limit_w, "W")))
-            if limit_low:
+            # At full load a GPU running at its default power limit is managed by power: normal.
+            # A limit lowered well below the board's TDP is a throttle someone set.
+            if spec is not None and g.power_limit_w and g.power_limit_w < 0.85 * spec.tdp_w:
+                found.append((g, "warning", 0.65, ev(g, f"{label(g)} held at a lowered power cap", g.power_draw_w, g.power_limit_w, "W")))
                 found.append((g, None, 0, ev(spec_src, f"catalog {spec.key} TDP", spec.tdp_w, unit="W")))
     if found:
         severity, confidence = next((s, c) for _, s, c, _ in found if s)

@@ -4,6 +4,7 @@ show each finding appears for its evidence and disappears without it."""
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -428,8 +429,6 @@ def test_batch1_on_more_gpus_than_the_model_needs(tmp_path):
 def test_same_rules_fire_on_node_replays():
     """NVML replays (tests/recordings, transcribed from the same real outputs) give the facts a
     `diagnose node` run gives; the ticket rules judge them the same way."""
-    from pathlib import Path
-
     from probes import runner
     from probes.recording import ReplaySession
 
@@ -522,3 +521,23 @@ def test_multi_gpu_case_without_topology_asks_for_topo(tmp_path):
     assert f.category == "insufficient_data" and "nvidia-smi topo -m" in f.fix
     _, fs = run(bundle(tmp_path, P2P_LOC), "workload.evidence")  # nvlink -s attached
     assert not by_rule(fs, "workload.evidence_coverage")
+
+
+HW = Path(__file__).parent / "data" / "hardware"
+
+
+def test_power_cap_at_default_limit_is_normal_but_a_lowered_limit_throttles(tmp_path):
+    text = (HW / "smi_q_h100.txt").read_text()
+    _, fs = run(HW / "smi_q_h100.txt", "health.throttling")
+    assert not problems(fs, "health.throttling")  # SW Power Cap active at 689 of 700 W under load
+    lowered = tmp_path / "smi.txt"
+    lowered.write_text(text.replace("Current Power Limit               : 700.00 W", "Current Power Limit               : 450.00 W", 1))
+    _, fs = run(lowered, "health.throttling")
+    (f,) = problems(fs, "health.throttling")
+    assert f.severity == "warning" and any(e.measured == 700.0 or e.expected == 450.0 for e in f.evidence)
+
+
+def test_thermal_slowdown_is_throttling():
+    _, fs = run(HW / "smi_qx_a100.xml", "health.throttling")
+    (f,) = problems(fs, "health.throttling")
+    assert f.severity == "critical" and "thermal" in f.evidence[0].measured
