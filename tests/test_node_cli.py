@@ -104,3 +104,13 @@ def test_torchrun_entry_point_across_processes(tmp_path):
     assert row["busbw_gbs"] == row["algbw_gbs"]  # 2(n-1)/n = 1 for two ranks
     bad = subprocess.run([sys.executable, "-m", "probes.multinode"], capture_output=True, text=True)
     assert bad.returncode == 2 and "torchrun" in bad.stderr
+
+
+def test_gpus_limits_the_run():
+    r = run("--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"), "--gpus", "4,5,6,7", "--json")
+    report = json.loads(r.output)
+    assert [g["index"] for g in report["facts"]["gpu_fact"]] == [4, 5, 6, 7]
+    assert len(report["facts"]["topology_path"]) == 6
+    # one socket's GPUs only: no NUMA split to report, TP 2 and 4 on NVLink
+    assert report["verdict"]["category"] == "healthy"
+    assert any(f["rule"] == "node.tp_groups" and "TP 2, 4" in f["title"] for f in report["findings"])
