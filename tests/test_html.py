@@ -392,6 +392,21 @@ def test_predict_html_scaling_chart(browser, tmp_path):
 
 
 @needs_chromium
+def test_scaling_html_measured_predicted_ideal(browser, tmp_path):
+    """gpt-fast's published TP1..TP8 decode rates (the scaling command's test data): measured,
+    the model's expected and roofline throughput, and ideal linear scaling, four lines."""
+    data = Path(__file__).parent / "data" / "scaling" / "gpt-fast-llama-2-7b-a100.csv"
+    if not data.exists():
+        pytest.skip(f"{data} is absent")
+    path = command_html(tmp_path, "scaling", "scaling", data, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    html = path.read_text(encoding="utf-8")
+    for label in ("measured decode tok/s", "model: expected", "model: roofline", "ideal: linear from 1"):
+        assert label in html
+    plots = assert_renders(browser.load(path, MEASURE_SVGS), "Scaling")
+    assert plots["Scaling"]["marks"] >= 4 * 4 + 4  # four lines of four layouts, with their markers
+
+
+@needs_chromium
 def test_capture_html_breakdown_and_steps(browser, tmp_path, straggler_capture):
     path = command_html(tmp_path, "capture", "capture", *straggler_capture)
     plots = assert_renders(browser.load(path, MEASURE_SVGS), "Per-GPU breakdown", "Step-time distribution")

@@ -366,10 +366,13 @@ def _step_figures(report, facts):
     return out
 
 
+MODEL_STEP_COLUMNS = {"expected ms": "model: expected", "roofline ms": "model: roofline"}
+
+
 def _scaling_figures(report, facts):
-    """A table with a parallelism column (TP, GPUs) and throughput columns becomes a scaling
-    chart: measured and predicted throughput, and ideal linear scaling from the smallest
-    layout that fits."""
+    """A table with a parallelism column (GPUs, TP) and throughput becomes a scaling chart:
+    measured throughput (scaling) or predicted (predict), the model's throughput from its step
+    times where the table has them, and ideal linear scaling from the smallest layout."""
     out = []
     for name, table in report.tables.items():
         cols = [str(c) for c in table.get("columns", [])]
@@ -381,31 +384,39 @@ def _scaling_figures(report, facts):
         fits = next((i for i, c in enumerate(lowered) if c == "fits"), None)
         if fits is not None:  # a layout that does not fit has no throughput to draw
             rows = [r for r in rows if not str(r[fits]).lower().startswith("no")]
-        ys = [i for i, c in enumerate(lowered) if "tok/s" in c or "throughput" in c]
-        ys = [i for i in ys if sum(isinstance(r[i], (int, float)) for r in rows) >= 2]
-        headline = [i for i in ys if "total" in lowered[i] or "measured" in lowered[i]]
-        ys = headline or ys
-        if not ys or len({r[x] for r in rows}) < 2:
+        if len({r[x] for r in rows}) < 2:
             continue
-        predicted = report.kind == "predict"
-        series = []
-        for i in ys:
-            label = ("predicted " + cols[i]) if predicted and "predict" not in lowered[i] else cols[i]
-            best: dict[float, float] = {}
-            for r in rows:  # several batches per layout: draw the best
-                if isinstance(r[i], (int, float)):
-                    best[float(r[x])] = max(best.get(float(r[x]), 0.0), float(r[i]))
-            series.append((label, sorted(best.items())))
-        base = next((s for s in series if "measured" in s[0].lower()), series[0])
-        x0, y0 = base[1][0]
-        ideal = (f"ideal: linear from {x0:g}", [(xx, y0 * xx / x0) for xx, _ in base[1]])
+        totals = [i for i, c in enumerate(lowered) if ("tok/s" in c or "throughput" in c)
+                  and not any(w in c for w in ("/user", "/seq", "prefill"))]
+        kind = "predicted" if report.kind == "predict" else "measured"
+        series = [(f"{kind} {cols[i]}", _best_per_x(rows, x, lambda r, i=i: r[i])) for i in totals]
+        batch = next((i for i, c in enumerate(lowered) if c == "batch"), None)
+        for col, label in MODEL_STEP_COLUMNS.items():
+            if col in lowered and batch is not None:
+                i = lowered.index(col)
+                series.append((label, _best_per_x(rows, x, lambda r, i=i: 1000.0 * r[batch] / r[i] if r[i] else None)))
+        series = [(label, pts) for label, pts in series if len(pts) >= 2]
+        if not series:
+            continue
+        x0, y0 = series[0][1][0]
+        ideal = (f"ideal: linear from {x0:g}", [(xx, y0 * xx / x0) for xx, _ in series[0][1]])
         series.append(ideal)
-        dashed = (ideal[0],) + tuple(label for label, _ in series if label.startswith("predicted"))
-        out.append((f"{name}: throughput against {cols[x]}; dashed: perfect linear scaling from the smallest layout, "
-                    "and predictions.",
+        dashed = tuple(label for label, _ in series if not label.startswith("measured"))
+        out.append((f"{name}: throughput against {cols[x]}; dashed: the model's figures and perfect linear scaling "
+                    "from the smallest layout.",
                     plots.line_chart(series, title="Scaling", x_label=cols[x], y_label="tok/s", log_x=True,
                                      x_base=2, dashed=dashed)))
     return out
+
+
+def _best_per_x(rows, x, value) -> list[tuple[float, float]]:
+    """(x, y) points, the best y where several rows (batches) share an x."""
+    best: dict[float, float] = {}
+    for r in rows:
+        y = value(r)
+        if isinstance(y, (int, float)) and not isinstance(y, bool):
+            best[float(r[x])] = max(best.get(float(r[x]), 0.0), float(y))
+    return sorted(best.items())
 
 
 def _fleet_figures(report, facts):

@@ -32,6 +32,8 @@ def fmt_num(value: float) -> str:
         return f"{value / 1e6:.3g}M"
     if a >= 1e4:
         return f"{value / 1e3:.3g}k"
+    if a >= 100:
+        return f"{value:.0f}"
     return f"{value:.3g}"
 
 
