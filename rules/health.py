@@ -7,7 +7,7 @@ settings are not throttling.
 
 from __future__ import annotations
 
-from diagnose.evidence import Facts, GpuFact, Measurement, NcclEvent, XidEvent
+from diagnose.evidence import Facts, GpuFact, Measurement, NcclEvent, Note, XidEvent
 from rules import claims
 from rules.common import claim_ev, ev, gpu_spec, label, make, need, passed
 from rules.engine import rule
@@ -140,6 +140,9 @@ def hardware_fault(facts: Facts, predictions=None):
     for e in facts.of(NcclEvent):
         if "fallen off the bus" in e.message.lower():
             evidence.append(ev(e, "GPU has fallen off the bus", e.message[:80]))
+    for n in facts.of(Note):
+        if n.kind == "gpu_fallen_off_bus":
+            evidence.append(ev(n, "GPU has fallen off the bus", n.data.get("bus_id") or n.text[:80]))
     if evidence:
         yield make(
             "health.hardware_fault", "hardware_fault", "critical", 0.9,

@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from diagnose.evidence import (
     Facts,
+    Note,
     GpuFact,
     NcclEvent,
     NcclTransport,
@@ -33,6 +34,17 @@ from rules.engine import rule
 # NCCL_P2P_LEVEL values, from "no P2P" to "P2P everywhere" (NCCL env docs).
 P2P_LEVELS = {"LOC": 0, "NVL": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SYS": 5}
 PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SOC": 5, "SYS": 5}
+
+# Xid codes of NVLink faults: 74 (up to Hopper), 144-150 (NVLink-5 era: NETIR, RLW, ... blocks).
+NVLINK_XIDS = {74, 144, 145, 146, 147, 148, 149, 150}
+
+
+
+def _caused_by_nvlink_xid(message: str) -> bool:
+    """Xid 45 (channel cleanup) says which earlier Xid caused it: 'caused by previous Xid 149'."""
+    m = re.search(r"previous Xid (\d+)", message or "")
+    return bool(m) and int(m.group(1)) in NVLINK_XIDS
+
 
 # PCIe data rate per lane (GB/s per direction) by generation, after line coding.
 PCIE_LANE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
@@ -210,7 +222,7 @@ def tp_group_paths(facts: Facts, predictions=None):
 @rule("topology.p2p_status", "p2p_disabled")
 def p2p_status(facts: Facts, predictions=None):
     """The driver's own answer to 'can GPU a read/write GPU b' (topo -p2p, NVML)."""
-    rows = [p for p in facts.of(P2PStatus) if p.a != p.b and p.capability in ("read", "write", "access", "nvlink")]
+    rows = [p for p in facts.of(P2PStatus) if p.a != p.b and p.capability != "atomics"]
     if not rows:
         return
     bad = [p for p in rows if not p.ok]
@@ -308,10 +320,25 @@ def _bridged_by_design(spec, name: str | None) -> bool:
 def nvlink_links(facts: Facts, predictions=None):
     """NVLinks reported inactive: a fault on SXM boards, by design on bridged PCIe cards."""
     links = facts.of(NvLinkFact)
-    if not links:
-        return
     spec, spec_src = gpu_spec(facts)
     name = gpu_name(facts)
+    none_up = [n for n in facts.of(Note) if n.kind == "nvlink_all_inactive"]
+    if none_up and not links and getattr(spec, "nvlink_gbs", 0) and not _bridged_by_design(spec, name):
+        n = none_up[0]
+        yield make(
+            "topology.nvlink_links", "nvlink_down", "critical", 0.85,
+            f"All NVLinks of GPU{n.data.get('gpu', '?')} are inactive",
+            f"NVML reports every NVLink of this {spec.name} inactive. On its board every link is wired, so the "
+            "GPU has lost its NVLink fabric: peer traffic falls back to PCIe or fails.",
+            [ev(n, "NVLink state", "all inactive", f"{spec.nvlink_links} active"),
+             ev(spec_src or "catalog", f"catalog {spec.key}: {spec.nvlink_links} NVLinks", spec.nvlink_links)],
+            fix="Check the fabric manager / NVLink subnet manager and `dmesg` for NVLink Xids; reset the GPU or "
+            "service the tray.",
+            refs=["fabric_manager", "xid"],
+        )
+        return
+    if not links:
+        return
     inactive = [n for n in links if not n.active]
     active = [n for n in links if n.active]
     if not inactive:
@@ -425,12 +452,15 @@ def fabric_manager(facts: Facts, predictions=None):
 def nvlink_errors(facts: Facts, predictions=None):
     """Unstable NVLinks: error counters, Xid 74, or a driver that takes minutes to enumerate them."""
     evidence = []
-    for n in facts.of(NvLinkFact):
-        bad = {k: v for k, v in n.errors.items() if v and re.search(r"replay|recovery|crc|fatal", k, re.I)}
+    counters = [(n, n.gpu, n.link, n.errors) for n in facts.of(NvLinkFact) if n.errors]
+    counters += [(n, n.data.get("gpu"), n.data.get("link"), n.data.get("errors") or {})
+                 for n in facts.of(Note) if n.kind == "nvlink_errors"]
+    for rec, gpu, link, errors in counters:
+        bad = {k: v for k, v in errors.items() if v and re.search(r"replay|recovery|crc|fatal", k, re.I)}
         if sum(bad.values()) >= 100 or any(re.search(r"recovery|fatal", k, re.I) and v for k, v in bad.items()):
-            evidence.append(ev(n, f"GPU{n.gpu} link {n.link} error counters {bad}", sum(bad.values()), 0))
-    xid74 = [x for x in facts.of(XidEvent) if x.xid == 74]
-    evidence += [ev(x, "Xid 74: NVLink error", x.xid) for x in xid74[:2]]
+            evidence.append(ev(rec, f"GPU{gpu} link {link} error counters {bad}", sum(bad.values()), 0))
+    xids = [x for x in facts.of(XidEvent) if x.xid in NVLINK_XIDS or _caused_by_nvlink_xid(x.message)]
+    evidence += [ev(x, f"Xid {x.xid}: NVLink error ({x.message[:60]})", x.xid) for x in xids[:2]]
     confidence = 0.8 if evidence else 0.0
     slow = [c for c in claims.find(facts, "nvidia_smi_slow") if c.data["seconds"] >= 20]
     if slow and has_nvlink(facts):
@@ -441,6 +471,11 @@ def nvlink_errors(facts: Facts, predictions=None):
             evidence.append(claim_ev(hang[0], "collectives hang"))
         confidence = max(confidence, 0.6 if hang else 0.5)
     if not evidence:
+        if counters:
+            rec = counters[0][0]
+            yield passed("topology.nvlink_errors", "NVLink error counters are clean",
+                         f"{len(counters)} link(s) report no replay, recovery or CRC errors worth noting.",
+                         [ev(rec, "NVLink error counters", 0, 0)], 0.6)
         return
     yield make(
         "topology.nvlink_errors", "nvlink_down", "critical" if confidence >= 0.8 else "warning", confidence,

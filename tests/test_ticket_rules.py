@@ -541,3 +541,28 @@ def test_thermal_slowdown_is_throttling():
     _, fs = run(HW / "smi_qx_a100.xml", "health.throttling")
     (f,) = problems(fs, "health.throttling")
     assert f.severity == "critical" and "thermal" in f.evidence[0].measured
+
+
+REAL = HW / "real"
+
+
+@pytest.mark.parametrize("name, rule_id, category", [
+    ("dmesg_fallen_off_bus_multiline_nvsentinel155.txt", "health.hardware_fault", "hardware_fault"),
+    ("dmesg_xid79_fallen_off_bus_akash209.txt", "health.hardware_fault", "hardware_fault"),
+    ("smi_q_remapped_rows_uncorrectable_pending.txt", "health.hardware_fault", "hardware_fault"),
+    ("kmsg_xid149_145_nvlink_gpud1174.txt", "topology.nvlink_errors", "nvlink_down"),
+    ("kmsg_xid45_after_nvlink_xid149_145.txt", "topology.nvlink_errors", "nvlink_down"),
+    ("nvlink_s_b200_all_links_inactive.txt", "topology.nvlink_links", "nvlink_down"),
+    ("topo_p2p_rw_2x_rtx5090_gns_tabs.txt", "topology.p2p_status", "p2p_disabled"),
+    ("lspci_vvv_s_rtx3090_gpu_and_bridge_acs.txt", "host.iommu_acs", "p2p_disabled"),
+])
+def test_real_hardware_outputs(name, rule_id, category):
+    """Real pasted outputs collected by the parser work (tests/data/hardware/real/SOURCES.md)."""
+    _, fs = run(REAL / name)
+    assert any(f.category == category for f in problems(fs, rule_id)), [(f.rule, f.category) for f in fs]
+
+
+@pytest.mark.parametrize("name", ["nvlink_e_h100_counters.txt", "nvlink_s_a100_sxm4_x8.txt", "smi_qx_a100_sxm4_mig_535.xml"])
+def test_real_healthy_outputs_raise_nothing(name):
+    facts, fs = run(REAL / name)
+    assert not [f for f in fs if f.is_problem and f.rule.startswith(("topology.", "nccl.", "host.", "health."))]
