@@ -162,3 +162,17 @@ def test_per_size_collective_deltas_on_published_sweeps(tmp_path):
     assert rows["64M"][-1] == "REGRESSION"
     assert rows["16K"][2] == "time" and (rows["16K"][3], rows["16K"][4]) == (29.0, 26.0) and rows["16K"][-1] == "better"
     assert report["findings"][0]["rule"] == "compare.regression.all_reduce_8"
+
+
+def test_nvlink_down_between_two_replays(tmp_path):
+    """The same DGX H100 recording before and after GPU3 link 5 went down: a per-link regression."""
+    from test_fleet import DGX_H100, recording_with_link_down, replay
+
+    before = replay(DGX_H100, tmp_path / "before.json")
+    after = replay(recording_with_link_down(tmp_path), tmp_path / "after.json")
+    result = run(before, after, "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    link = next(f for f in report["findings"] if f["rule"] == "compare.regression.nvlink")
+    assert link["category"] == "nvlink_down" and "GPU3 link 5" in link["title"]
+    assert (link["evidence"][0]["expected"], link["evidence"][0]["measured"]) == (1.0, 0.0)

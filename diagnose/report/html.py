@@ -420,8 +420,13 @@ def _best_per_x(rows, x, value) -> list[tuple[float, float]]:
 
 
 def _fleet_figures(report, facts):
+    metrics = facts.get("fleet_metric") or []
+    # Of a bus bandwidth sweep, keep its largest size (sizes come in order) and any size with an outlier.
+    last = {m["name"].rsplit(" ", 1)[0]: m["name"] for m in metrics if " busbw " in m["name"]}
+    keep = [m for m in metrics if " busbw " not in m["name"] or m["name"] in last.values()
+            or any(p.get("outlier") for p in m.get("points", []))]
     rows = []
-    for metric in facts.get("fleet_metric") or []:
+    for metric in keep:
         pts = [(p["node"], p["ratio"], p["outlier"]) for p in metric.get("points", []) if p.get("ratio") is not None]
         rows.append((f"{metric['name']} [{metric['group']}]", pts))
     if not rows:
