@@ -1,4 +1,10 @@
-"""dmesg / kernel log Xid parser, and the nvtop device line."""
+"""dmesg / kernel log Xid parser, and the nvtop device line.
+
+STAND-IN: tests/data/hardware/dmesg_xid.txt was written by hand after real kernel-log lines (it
+mixes three log formats and an NVSwitch SXid in one file). Real public Xid lines (79, 48, 64, 63,
+43, 31, 94, 45, 149, 145, the three-line "fallen off the bus") are tested in
+test_artifacts_real_public.py (tests/data/hardware/real/, sources in SOURCES.md there).
+"""
 
 from pathlib import Path
 

@@ -1,4 +1,9 @@
-"""lspci -vvv parser: LnkCap vs LnkSta and ACS control, full blocks and grep'd lines."""
+"""lspci -vvv parser: LnkCap vs LnkSta and ACS control, full blocks and grep'd lines.
+
+STAND-IN: tests/data/hardware/lspci_vvv.txt was written by hand after real lspci output (a full
+GPU block with its header plus a bridge); ticket attachments are real. Real public lspci output is
+tested in test_artifacts_real_public.py (tests/data/hardware/real/, sources in SOURCES.md there).
+"""
 
 from pathlib import Path
 

@@ -1,4 +1,9 @@
-"""nvidia-smi nvlink -s / -e parser on the real ticket attachments and pasted variants."""
+"""nvidia-smi nvlink -s / -e parser on the real ticket attachments and pasted variants.
+
+STAND-IN: tests/data/hardware/topo_p2p_and_nvlink_e.txt (the -e counters with non-zero values)
+was written by hand; no public -e paste with non-zero counters was found. Real public nvlink -s
+/ -e output is tested in test_artifacts_real_public.py (tests/data/hardware/real/).
+"""
 
 from pathlib import Path
 

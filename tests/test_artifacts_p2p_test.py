@@ -1,4 +1,9 @@
-"""p2pBandwidthLatencyTest parser (and health-check P2P lines) on real tickets and a full run."""
+"""p2pBandwidthLatencyTest parser (and health-check P2P lines) on real tickets and a full run.
+
+STAND-IN: tests/data/hardware/p2p_full.txt (the "full run") was written by hand after the CUDA
+sample's output; ticket attachments are real. Real public runs (2x RTX 5090 without peer access,
+8x A100 over NVLink) are tested in test_artifacts_real_public.py (tests/data/hardware/real/).
+"""
 
 from pathlib import Path
 

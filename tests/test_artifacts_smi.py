@@ -1,7 +1,10 @@
 """nvidia-smi -q (text and XML) and the plain nvidia-smi table.
 
-No ticket in ../shared/tickets carries `nvidia-smi -q`; its fixtures in tests/data/hardware/
-follow the layout of driver 550 (text) and 525 (XML) output field for field.
+No ticket in ../shared/tickets carries `nvidia-smi -q`. STAND-INS: smi_q_h100.txt and
+smi_qx_a100.xml in tests/data/hardware/ were written by hand after the layout of driver 550 (text)
+and 525 (XML) output; they are kept for cases no public sample shows (a full H100 -q with fabric,
+HW-slowdown throttling, a Gen3 x8 link with replays). Real public -q / -q -x output is tested in
+test_artifacts_real_public.py (tests/data/hardware/real/, sources in SOURCES.md there).
 """
 
 import re

@@ -1,4 +1,9 @@
-"""nvidia-smi --query-gpu CSV parser (no ticket carries one; the text follows driver 535 output)."""
+"""nvidia-smi --query-gpu CSV parser.
+
+STAND-IN: no ticket carries a --query-gpu CSV; tests/data/hardware/smi_query_gpu.csv was written by
+hand after driver 535 output. A real public CSV (Tesla P100) is tested in
+test_artifacts_real_public.py (tests/data/hardware/real/).
+"""
 
 from pathlib import Path
 

@@ -1,4 +1,8 @@
-"""nvidia-smi topo -m / topo -p2p parser on the real ticket attachments and pasted variants."""
+"""nvidia-smi topo -m / topo -p2p parser on the real ticket attachments and pasted variants.
+
+STAND-IN: tests/data/hardware/topo_p2p_and_nvlink_e.txt was written by hand after real output.
+Real public `topo -p2p rw` and `topo -m` pastes are tested in test_artifacts_real_public.py.
+"""
 
 from pathlib import Path
 

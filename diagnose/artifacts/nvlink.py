@@ -16,7 +16,9 @@ from diagnose.evidence import GpuFact, Note, NvLinkFact, where
 
 KIND = "nvlink_status"
 
-_GPU = re.compile(r"^\s*GPU\s+(\d{1,3})\s*:\s*((?:[A-Za-z].*?)?)\s*(?:\(UUID:\s*(GPU-[0-9a-fA-F-]+)\s*\)?)?\s*$")
+# The UUID in parentheses may be redacted in a paste (`(UUID: GPU-xxx)`): it is still not part of the name.
+_GPU = re.compile(r"^\s*GPU\s+(\d{1,3})\s*:\s*((?:[A-Za-z].*?)?)\s*(?:\(UUID:\s*([^)]*?)\s*\)?)?\s*$")
+_UUID = re.compile(r"GPU-[0-9a-fA-F]+(?:-[0-9a-fA-F]+)+")
 _GPU_IN_TEXT = re.compile(r"\bGPU\s+(\d+)\b(?=[^:]*nvlinks?\b)", re.I)
 _LINK = re.compile(r"\bLink\s+(\d+)\s*:\s*(.*?)\s*(?=\bLink\s+\d+\s*:|$)")
 _SPEED = re.compile(r"^(?:Speed\s*:?\s*)?(\d+(?:\.\d+)?)\s*GB/s", re.I)
@@ -49,7 +51,8 @@ def parse(text: str, name: str) -> list:
         src = where(name, i + 1)
         header = _GPU.match(line)
         if header and "Link" not in line:
-            gpu, uuid = int(header.group(1)), header.group(3)
+            gpu = int(header.group(1))
+            uuid = header.group(3) if header.group(3) and _UUID.fullmatch(header.group(3)) else None
             model = header.group(2).strip() or None
             if (model or uuid) and (gpu, uuid) not in seen_gpus:
                 seen_gpus.add((gpu, uuid))
