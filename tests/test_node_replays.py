@@ -9,7 +9,8 @@ import pytest
 from diagnose.evidence import GpuFact, NvLinkFact, PairBandwidth, TopologyPath
 from probes import runner
 from probes.recording import ReplaySession
-from rules.engine import evaluate, verdict
+from diagnose.commands.node import node_verdict
+from rules.engine import evaluate
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -17,7 +18,7 @@ RECORDINGS = Path(__file__).parent / "recordings"
 def replay(name):
     facts = runner.run(ReplaySession(RECORDINGS / name))
     findings = evaluate(facts)
-    return facts, findings, verdict(findings, facts.missing)
+    return facts, findings, node_verdict(findings, facts.missing)
 
 
 def by_rule(findings, rule):
@@ -27,7 +28,10 @@ def by_rule(findings, rule):
 @pytest.mark.parametrize("path", sorted(RECORDINGS.glob("*.json")), ids=lambda p: p.name)
 def test_every_recording_says_where_it_came_from_and_what_it_lacks(path):
     meta = json.loads(path.read_text())["meta"]
-    assert "../shared/tickets/" in meta["transcribed_from"] and meta["absent"]
+    if "recorded_by" in meta:  # recorded live by diagnose node --record
+        assert meta["hostname"] and meta["recorded_at"]
+    else:
+        assert "../shared/tickets/" in meta["transcribed_from"] and meta["absent"]
 
 
 def test_dgx_h100_topo_numa():
@@ -99,3 +103,12 @@ def test_a40_nvlink_pairs_on_two_sockets():
     assert {(p.a, p.b) for p in enabled if p.value > 100} == {(0, 1), (1, 0), (2, 3), (3, 2)}
     assert v.category == "numa_affinity"
     assert not [f for f in findings if f.severity == "critical"]
+
+
+def test_recorded_vm_without_a_driver():
+    # recorded on the development VM (no NVIDIA driver, no GPU) with diagnose node --record
+    facts, findings, v = replay("recorded-vm-without-driver.json")
+    assert facts.host("nvml").value == "LibraryNotFound"
+    assert facts.host("shm_bytes").value > 0 and facts.host("pci_nvidia_gpus").value == []
+    assert by_rule(findings, "node.no_gpu")[0].severity == "critical"
+    assert v.category == "insufficient_data" and "No NVIDIA driver" in v.summary
