@@ -78,8 +78,9 @@ def p2p_forced_off(facts: Facts, predictions=None):
     nv = nvlink_evidence(facts)
     evidence = [ev(s, f"{s.name}={s.value} switches NCCL's peer-to-peer transport off", s.value, "unset")] + nv
     if nv:
+        # A setting only named in the reporter's text may have been an experiment, not the job's.
         yield make(
-            "topology.p2p_forced_off", "shm_fallback", "critical", 0.9 if from_log else 0.7,
+            "topology.p2p_forced_off", "shm_fallback", "critical" if from_log else "warning", 0.9 if from_log else 0.6,
             f"{s.name}={s.value} makes NCCL use host shared memory although the GPUs have NVLink",
             f"{s.name}={s.value} tells NCCL not to use peer-to-peer between GPUs, so every intra-node "
             "transfer is staged through host shared memory (SHM) instead of going over NVLink. "
