@@ -36,6 +36,7 @@ EXPECTED_KINDS = {
     "smi_q_a100_sxm4_row_remap_pending.txt": ["smi_query"],
     "smi_q_remapped_rows_uncorrectable_pending.txt": ["smi_query"],
     "smi_q_grep_fabric_health_unhealthy.txt": ["smi_query"],
+    "smi_q_h800_fabric_in_progress_chunk.txt": ["smi_query"],
     "lspci_vvv_rtx_a4000_link_chunk.txt": ["lspci"],
     "lspci_vvv_s_rtx3090_gpu_and_bridge_acs.txt": ["lspci"],
     "dmesg_xid63_a100_row_remap.txt": ["dmesg_xid"],
@@ -140,6 +141,14 @@ def test_smi_q_single_sections_pasted_alone():
     assert smi_query.detect(text) >= 0.5
     (gpu,) = _of(smi_query.parse(text, "f"), GpuFact)
     assert (gpu.source, gpu.fabric_state, gpu.fabric_status) == ("f:3", "Completed", "Success")
+
+
+def test_smi_q_h800_chunk_fabric_in_progress_then_next_gpu():
+    first, second = _of(smi_query.parse(_text("smi_q_h800_fabric_in_progress_chunk.txt"), "h"), GpuFact)
+    # The paste starts inside a GPU block: its facts are kept, without a bus id to name the GPU.
+    assert (first.bus_id, first.source, first.sm_clock_mhz, first.sm_clock_max_mhz) == (None, "h:4", 345.0, 1980.0)
+    assert (first.fabric_state, first.fabric_status) == ("In Progress", None)  # Status "N/A"
+    assert (second.bus_id, second.name, second.source) == ("0000:88:00.0", "NVIDIA H800", "h:32")
 
 
 # --------------------------------------------------------------------------- lspci -vvv
