@@ -143,11 +143,13 @@ def _expected_busbw(facts: Facts, group: list[int]) -> tuple[float | None, str, 
     if len(nv) == len(pairs) and spec is not None and getattr(spec, "nvlink_gbs", None) and getattr(spec, "nvlink_links", None):
         per_link = spec.nvlink_gbs / spec.nvlink_links
         link_gbs = min(spec.nvlink_gbs, per_link * min(nv))
-        return link_gbs * BUSBW_EFFICIENCY, f"NV{min(nv)} x {per_link:g} GB/s per link ({spec.name})", [pairs[0], ev(spec_src, "catalog row", spec.key)]
+        return link_gbs * BUSBW_EFFICIENCY, f"NV{min(nv)} x {per_link:g} GB/s per link ({spec.name})", [
+            ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path), ev(spec_src, "catalog row", spec.key)]
     if not nv:
         gens = [g.pcie_gen_max for g in facts.of(GpuFact) if g.index in group and g.pcie_gen_max]
         if gens and min(gens) in PCIE_X16_GBS:
-            return PCIE_X16_GBS[min(gens)] * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x16", [pairs[0]]
+            return PCIE_X16_GBS[min(gens)] * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x16", [
+                ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path)]
     return None, "", []
 
 
@@ -175,14 +177,10 @@ def busbw_below_topology(facts: Facts, predictions=None):
             f"under half of the ~{expected:.0f} GB/s its links should carry",
             f"At {top.size_bytes / 2**20:g} MiB the sweep measured {top.busbw_gbs:.1f} GB/s bus bandwidth; "
             f"{basis} should give about {expected:.0f} GB/s (80% of line rate). Likely cause: {cause}.",
-            [ev(top, f"all_reduce {top.size_bytes} B busbw", round(top.busbw_gbs, 2), round(expected, 1), "GB/s")] + basis_ev_list(basis_ev),
+            [ev(top, f"all_reduce {top.size_bytes} B busbw", round(top.busbw_gbs, 2), round(expected, 1), "GB/s")] + basis_ev,
             fix="Run with NCCL_DEBUG=INFO and look at the 'via' lines: P2P/NVLink is expected, SHM or NET means a fallback.",
             refs=["nccl_tests_perf", "nccl_trouble"]))
     return out
-
-
-def basis_ev_list(items: list) -> list:
-    return [i if not isinstance(i, TopologyPath) else ev(i, f"{i.a}-{i.b} path", i.path) for i in items]
 
 
 def _likely_cause(facts: Facts, group: list[int]) -> tuple[str, str]:
@@ -205,7 +203,7 @@ def small_message_latency(facts: Facts, predictions=None):
     out = []
     by_group: dict[tuple, dict[bool, CollectiveResult]] = {}
     for r in _probe_results(facts):
-        if r.op == "all_reduce" and r.group and r.size_bytes <= 64 << 10:
+        if r.op == "all_reduce" and r.group and len(r.group) > 1 and r.size_bytes <= 64 << 10:
             best = by_group.setdefault(tuple(r.group), {})
             if r.graph not in best or r.size_bytes < best[r.graph].size_bytes:
                 best[r.graph] = r
