@@ -43,7 +43,7 @@ class Value:
 def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMetrics:
     """The fleet-comparable numbers of one node report; the node is called `name`, else its
     hostname fact, else the report file's name."""
-    from diagnose.compare import collective_metrics, _size_label
+    from diagnose.compare import collective_metrics, link_metrics
 
     facts = report.facts or {}
     hosts = {h.get("name"): h.get("value") for h in facts.get("host_fact") or []}
@@ -55,18 +55,18 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
         source=source,
     )
     values = node.values
-    for m in collective_metrics(facts):
+    collectives = collective_metrics(facts)
+    for m in collectives:
         if m.name == "busbw":
             values[f"{m.group} busbw {m.key}"] = Value(m.value, "GB/s", "higher", "other")
-    small = _small_message_latency(facts)
+    small = _small_message_latency(collectives)
     if small:
-        op, size, value = small
-        values[f"{op} latency ≤{_size_label(SMALL_MESSAGE_BYTES)}"] = Value(value, "us", "lower", "other")
+        values[f"{small.group} latency {small.key}"] = Value(small.value, "us", "lower", "other")
     for metric, label, unit in (("hbm_gbs", "HBM rate (slowest GPU)", "GB/s"), ("gemm_tflops", "GEMM rate (slowest GPU)", "TFLOPS")):
         rates = [float(m["value"]) for m in facts.get("measurement") or [] if m.get("metric") == metric]
         if rates:
             values[label] = Value(min(rates), unit, "higher", "throttling" if metric == "gemm_tflops" else "hardware_fault")
-    pairs = [float(p["value"]) for p in facts.get("pair_bandwidth") or [] if p.get("unit") == "GB/s" and p.get("a") != p.get("b")]
+    pairs = [m.value for m in link_metrics(facts) if m.group.startswith("P2P GB/s")]  # best path per pair
     if pairs:
         values["P2P copy GB/s (slowest pair)"] = Value(min(pairs), "GB/s", "higher", "other")
         values["P2P copy GB/s (median pair)"] = Value(statistics.median(pairs), "GB/s", "higher", "other")
@@ -85,15 +85,13 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
     return node
 
 
-def _small_message_latency(facts):
-    best = None
-    for r in facts.get("collective_result") or []:
-        if r.get("in_place") or int(r["size_bytes"]) > SMALL_MESSAGE_BYTES:
-            continue
-        key = (r["op"] == "all_reduce", int(r["size_bytes"]))
-        if best is None or key > best[0]:
-            best = (key, r["op"], int(r["size_bytes"]), float(r["time_us"]))
-    return best[1:] if best else None
+def _small_message_latency(collectives):
+    """Time of the largest message at or below 64 KiB, of all_reduce on the most ranks when
+    measured (the decode all-reduce of a TP group), else of any collective."""
+    small = [m for m in collectives if m.name == "time" and m.size <= SMALL_MESSAGE_BYTES]
+    if not small:
+        return None
+    return max(small, key=lambda m: (m.group.startswith("all_reduce"), m.nranks, m.size))
 
 
 @dataclass

@@ -142,3 +142,17 @@ def test_bad_input_exits_2(tmp_path):
     assert invoke("fleet", ticket).exit_code == 2
     assert invoke("fleet").exit_code == 2
     assert invoke("fleet", "--db", tmp_path / "absent.db").exit_code == 2
+
+
+def test_node_metrics_from_a_published_sweep():
+    """What fleet reads from a node's all_reduce sweep (DGX H100 [R14]): busbw per size from
+    1 MiB, and the small-message latency of the largest size at or below 64 KiB."""
+    from diagnose.fleet import node_metrics
+    from test_html import published_sweep
+
+    node = node_metrics(Report(kind="node", facts={"collective_result": published_sweep()}), "dgx-h100.json")
+    assert node.node == "dgx-h100"
+    assert list(node.values) == ["all_reduce ×8 busbw 1M", "all_reduce ×8 busbw 4M", "all_reduce ×8 busbw 16M",
+                                 "all_reduce ×8 busbw 64M", "all_reduce ×8 latency 16K"]
+    assert node.values["all_reduce ×8 latency 16K"].value == 29.0  # µs, as published
+    assert round(node.values["all_reduce ×8 busbw 64M"].value) == 362
