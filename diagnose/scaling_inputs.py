@@ -91,6 +91,7 @@ class Inputs:
 
 def parse_layout(text: str) -> LayoutKey | None:
     """'TP4', 'tp=4,pp=2', 'TP4xDP2', 'bench_tp8.json' -> LayoutKey; None when no TP/PP/DP is named."""
+    text = re.sub(r"(\d)[x*]", r"\1 ", text)  # TP4xDP2, TP4*PP2
     found = {k.lower(): int(v) for k, v in LAYOUT_TEXT.findall(text)}
     if not found:
         return None

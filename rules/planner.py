@@ -191,8 +191,12 @@ def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Opt
             continue
         o = option(model, gpu, tp, pp, gpus, **args)
         if o:
-            steps.append(f"Does not fit in one node even at TP{tp}; TP{tp} within each node and PP{pp} across nodes "
-                         f"({math.ceil(tp * pp / node)} nodes per replica).")
+            if tp * pp > node:
+                steps.append(f"Does not fit in one node even at TP{tp}; TP{tp} within each node and PP{pp} across nodes "
+                             f"({math.ceil(tp * pp / node)} nodes per replica).")
+            else:
+                steps.append(f"No valid TP size up to TP{tp} fits ({model.heads} heads, {model.kv_heads} KV heads); "
+                             f"PP{pp} splits the {model.layers} layers over {tp * pp} GPUs instead (no TP all-reduce).")
             return [o] + [x for x in (option(model, gpu, tp, q, gpus, **args) for q in range(pp + 1, gpus // tp + 1)
                                       if gpus % (tp * q) == 0) if x]
     need = one.weights_gb_per_gpu

@@ -41,6 +41,9 @@ SCALING_TOLERANCE = 1.4
 COMM_RATIO = 3.0
 # ... and it matters when the excess is at least this share of the measured step.
 COMM_SHARE_MIN = 0.10
+# ... and batch-small decode "cannot scale further" once the all-reduce is this share of the step
+# (rules.predict_rules.COMM_SHARE, collectives-reference.md section 3.4).
+COMM_SHARE_FLAT = 0.15
 # Below this batch per replica the all-reduce is latency-bound (16-64 KiB messages).
 SMALL_BATCH = 4
 SOURCE = "prediction:roofline"
@@ -365,11 +368,15 @@ def goodput(runs, slo: dict, gpus: int) -> dict:
         checks, unknown = [], []
         for name, (metric, stat, limit) in slo.items():
             m = _percentile(run, metric, stat)
-            if m is None:
+            value, got, source = (m.value, m.stat, m.source) if m else (None, None, None)
+            step = measured_step(run) if m is None and metric == "itl_ms" and stat in ("mean", "median") else None
+            if step:  # batch / decode rate is the mean inter-token latency
+                value, got, source = step[0], f"mean ({step[1]})", step[2]
+            if value is None:
                 unknown.append(name)
             else:
-                checks.append({"slo": name, "limit": limit, "measured": m.value, "stat": m.stat, "source": m.source,
-                               "met": m.value <= limit})
+                checks.append({"slo": name, "limit": limit, "measured": round(value, 3), "stat": got, "source": source,
+                               "met": value <= limit})
         met = not unknown and all(c["met"] for c in checks)
         entry = by_layout.setdefault(run.layout.label(), {"label": run.layout.label(), "gpus": run.layout.gpus,
                                                           "runs": [], "goodput": 0.0})
@@ -499,7 +506,7 @@ def tracks_prediction(facts, predictions):
     )
 
 
-@rule("scaling.term_grows_with_tp", "expected_physics", "latency_bound_small_batch")
+@rule("scaling.term_grows_with_tp", "expected_physics")
 def term_grows_with_tp(facts, predictions):
     """Name the modelled term that grows as TP grows (usually the all-reduce: its count per step
     is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP)."""
@@ -527,7 +534,7 @@ def term_grows_with_tp(facts, predictions):
         summary = (f"From {a['label']} to {b['label']} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(a['terms'][term])} "
                    f"to {_ms(b['terms'][term])} while weight streaming shrinks from {_ms(a['terms']['weights_ms'])} to "
                    f"{_ms(b['terms']['weights_ms'])}. ")
-        if small:
+        if small and share >= COMM_SHARE_FLAT:
             summary += ("At this batch every all-reduce is a small, latency-bound message: batch-"
                         f"{batch} decode cannot scale much further on this interconnect. ")
         if abs(extra) >= 0.1 * b["step_ms"]:
@@ -535,7 +542,7 @@ def term_grows_with_tp(facts, predictions):
                         "host work per step does not shrink with TP).")
         yield Finding(
             rule="scaling.term_grows_with_tp",
-            category="latency_bound_small_batch" if small and broken else "expected_physics",
+            category="expected_physics",
             severity="info", confidence=0.5 if broken else 0.8, title=title, summary=summary.strip(),
             evidence=[
                 Evidence(source=f"{SOURCE} + calibration", detail=f"{TERM_NAMES[term]} per step at {r['label']}",
@@ -555,7 +562,9 @@ def dp_alternative(facts, predictions):
         return
     yield Finding(
         rule="scaling.dp_alternative", category="expected_physics", severity="info", confidence=0.6,
-        title=f"{alt['alt_label']} serves twice the users at {alt['per_user_ratio']:.0%} of the per-user speed of {alt['label']}",
+        title=(f"{alt['alt_label']} serves twice the users at {alt['per_user_ratio']:.0%} of the per-user speed of {alt['label']}"
+               if alt["per_user_ratio"] < 1 else
+               f"{alt['alt_label']} serves twice the users and is {alt['per_user_ratio']:.2f}x faster per user than {alt['label']}"),
         summary=f"On the same {alt['gpus']} GPUs, {alt['label']} decodes at {alt['tok_s_user']:.1f} tok/s per user; "
         f"{alt['alt_label']} at {alt['alt_tok_s_user']:.1f} tok/s per user ({alt['alt_how']}) with two replicas, so "
         f"{alt['total_ratio']:.2f}x the total decode throughput at the same batch per replica.",

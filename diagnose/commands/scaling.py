@@ -133,7 +133,8 @@ def scaling_table(analysis: dict) -> dict:
             "(MBU 0.75, NCCL ring latency); calibrated: " + ("; ".join(cal) if cal else "no node measurements given, so the "
             "expected figures") + ". '+ base ovh': calibrated + the smallest layout's overhead beyond the model, the "
             f"figure each layout is judged against (tracks when measured / model <= {analysis['tolerance']}).")
-    return {"columns": SCALING_COLUMNS, "rows": rows, "note": note}
+    keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "step ms"]
+    return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
 
 
 def decomposition_table(analysis: dict) -> dict:

@@ -1,0 +1,316 @@
+"""`diagnose scaling` on real published TP-scaling measurements, real tickets and the sample captures.
+
+Each tests/data/scaling file names its source in its header. What must hold (issue 6): the
+roofline is never slower than a real measurement; the verdict tells expected physics from a
+broken system; the decomposition names the term the source blames.
+"""
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose.cli import cli
+from diagnose.evidence import Facts
+from rules import catalog
+from rules import scaling as S
+
+from conftest import REPO, shared_path
+
+DATA = Path(__file__).parent / "data" / "scaling"
+SAMPLES = REPO / "samples" / "captures"
+
+# (data file, model, gpu, extra options): every real TP-scaling measurement we transcribed.
+PUBLISHED = [
+    ("gpt-fast-llama-2-7b-a100.csv", "llama-2-7b", "a100-80gb-sxm", ["--prompt", "5"]),
+    ("gpt-fast-llama-2-70b-a100.csv", "llama-2-70b", "a100-80gb-sxm", ["--prompt", "5"]),
+    ("vllm-16300-qwq-32b-a100-tp.csv", "qwen2.5-32b", "a100-80gb-sxm", ["--prompt", "1", "--context", "200"]),
+    ("gpt-fast-111-v100-nvlink-tp2.csv", "llama-2-7b", "v100-sxm2-32gb", ["--dtype", "fp16", "--prompt", "5"]),
+]
+# Tickets whose [[measured]] figures name a layout, with the catalog keys of their model and GPU.
+TICKETS = [
+    ("078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1", "gpt-oss-120b", "a100-80gb-sxm"),
+    ("079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline", "deepseek-v3", "h200-sxm"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _bundled_catalog_only(monkeypatch):
+    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
+    catalog.configure()
+    yield
+    catalog.configure()
+
+
+def scaling(*args):
+    return CliRunner().invoke(cli, ["scaling", *map(str, args)])
+
+
+def report(*args):
+    result = scaling(*args, "--json", "--fail-on", "never")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def rows(rep):
+    return {(r["label"], r["batch"]): r for r in rep["predictions"]["scaling"]["rows"]}
+
+
+def findings(rep, rule):
+    return [f for f in rep["findings"] if f["rule"] == rule]
+
+
+# --------------------------------------------------------------------------- the roofline bound
+
+
+@pytest.mark.parametrize("name,model,gpu,extra", PUBLISHED)
+def test_roofline_is_never_slower_than_a_published_measurement(name, model, gpu, extra):
+    rep = report(DATA / name, "--model", model, "--gpu", gpu, *extra)
+    measured = [r for r in rep["predictions"]["scaling"]["rows"] if r["step_ms"]]
+    assert measured
+    for r in measured:
+        assert r["roofline_ms"] <= r["step_ms"], (name, r["label"], r["batch"])
+    assert not findings(rep, "scaling.faster_than_roofline")
+
+
+@pytest.mark.parametrize("ticket,model,gpu", TICKETS)
+def test_roofline_is_never_slower_than_a_ticket_measurement(ticket, model, gpu):
+    folder = shared_path("tickets", ticket)
+    rep = report(folder, "--model", model, "--gpu", gpu)
+    measured = [r for r in rep["predictions"]["scaling"]["rows"] if r["step_ms"]]
+    declared = tomllib.loads((folder / "ticket.toml").read_text())["measured"]
+    assert len(measured) >= sum(1 for m in declared if m["metric"] == "decode_tok_s")
+    for r in measured:
+        assert r["roofline_ms"] <= r["step_ms"], (ticket, r["label"], r["batch"])
+
+
+def test_faster_than_roofline_is_flagged():
+    """The bound is checked, not assumed: gpt-fast's 70B TP8 rate claimed for a 405B model beats the roofline."""
+    rep = report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-3-405b", "--gpu", "a100-80gb-sxm", "--prompt", "5")
+    flagged = findings(rep, "scaling.faster_than_roofline")
+    assert flagged and flagged[0]["severity"] == "warning"
+
+
+# --------------------------------------------------------------------------- expected physics
+
+
+def test_gpt_fast_7b_is_expected_physics_and_names_the_all_reduce():
+    """gpt-fast README: per-GPU memory bandwidth falls 1397 -> 704 GB/s from TP1 to TP8 on healthy
+    A100s; what grows with TP is the per-token all-reduce (2 per layer x 32 layers)."""
+    rep = report(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--prompt", "5")
+    assert rep["verdict"]["category"] == "expected_physics"
+    r = rows(rep)
+    assert [r[(f"TP{t}", 1)]["status"] for t in (1, 2, 4, 8)] == ["tracks"] * 4
+    tp8 = r[("TP8", 1)]
+    assert tp8["step_ms"] == pytest.approx(1e3 / 328.43, rel=1e-3)
+    assert tp8["allreduce_count"] == 2 * 32 and tp8["allreduce_bytes"] == 4096 * 2  # hidden x bf16, batch 1
+    # The expected per-call time is NCCL's ring latency on the GPU's fabric: base + 2(n-1) hops.
+    fabric = catalog.interconnect(tp8["interconnect"])
+    assert tp8["allreduce_ref_us"] == pytest.approx(fabric.latency_us + 14 * fabric.hop_us + 8192 * 2 * 7 / 8 / (fabric.achieved_gbs * 1e3), abs=0.01)
+    assert tp8["terms"]["allreduce_ms"] == pytest.approx(64 * tp8["allreduce_ref_us"] / 1e3, abs=1e-3)
+    # Measured speed-up vs ideal, as the table shows it: 328.43 / 104.9.
+    assert tp8["speedup"] == pytest.approx(328.43 / 104.9, abs=0.01) and tp8["ideal_speedup"] == 8
+    (grow,) = findings(rep, "scaling.term_grows_with_tp")
+    assert "64 all-reduces per step" in grow["title"] and grow["category"] == "expected_physics"
+    # Weight streaming shrinks 1/TP while the all-reduce grows: the source's falling GB/s per GPU.
+    assert r[("TP1", 1)]["terms"]["weights_ms"] == pytest.approx(8 * tp8["terms"]["weights_ms"], rel=0.01)
+    assert tp8["terms"]["allreduce_ms"] > r[("TP2", 1)]["terms"]["allreduce_ms"] > 0
+
+
+def test_qwq_32b_vllm_16300_is_expected_physics():
+    """vLLM #16300: TP2 -> TP8 at batch 1 gives 36.2 -> 63 tok/s (1.74x of 4x) on 8x A100; healthy."""
+    rep = report(DATA / "vllm-16300-qwq-32b-a100-tp.csv", "--model", "qwen2.5-32b", "--gpu", "a100-80gb-sxm",
+                 "--prompt", "1", "--context", "200")
+    assert rep["verdict"]["category"] == "expected_physics"
+    assert {r["status"] for r in rep["predictions"]["scaling"]["rows"]} == {"tracks"}
+    grows = findings(rep, "scaling.term_grows_with_tp")
+    assert {f["title"].split(" the ")[1].split(" all-reduces")[0] for f in grows} == {"128"}  # 2 x 64 layers, both batches
+    batch16 = rows(rep)[("TP8", 16)]
+    assert batch16["step_ms"] == pytest.approx(16 / 760 * 1e3, rel=1e-3)  # the reporter's 760 tok/s over 16 sequences
+
+
+def test_ticket_078_gpt_oss_tp2_slower_than_tp1_is_physics():
+    """vLLM #22331: TP1 90 tok/s, TP2 77 tok/s, single stream on A100: the answer key says
+    latency_bound_small_batch (or expected_physics) - all-reduce latency and smaller expert GEMMs."""
+    folder = shared_path("tickets", "078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1")
+    key = tomllib.loads((folder / "expected.toml").read_text())
+    rep = report(folder, "--model", "gpt-oss-120b", "--gpu", "a100-80gb-sxm")
+    assert rep["verdict"]["category"] in [key["label"], *key["acceptable"]]
+    r = rows(rep)
+    assert r[("TP1", 1)]["step_ms"] == pytest.approx(1e3 / 90) and r[("TP2", 1)]["step_ms"] == pytest.approx(1e3 / 77)
+    assert r[("TP2", 1)]["speedup"] < 1  # slower at TP2, as reported
+    (grow,) = findings(rep, "scaling.term_grows_with_tp")
+    assert "72 all-reduces per step" in grow["title"]  # 36 layers x 2: the source's "per-layer all-reduce latency"
+    assert "GEMMs" in grow["summary"]  # and the unexplained rest that grows: smaller per-GPU expert GEMMs
+    # TP1 itself runs far from the roofline: an engine overhead, reported as an info lead, not the cause.
+    (base,) = findings(rep, "scaling.base_efficiency")
+    assert base["severity"] == "info"
+
+
+# --------------------------------------------------------------------------- broken systems
+
+
+def test_gpt_fast_111_v100_all_reduce_500us_is_comm_bound():
+    """gpt-fast #111: 2x V100 over NVLink, TP2 slower than TP1 (29 -> 17 tok/s); nsys showed 500 us
+    per all-reduce, far above compute. The decomposition's dominant term must be the all-reduce."""
+    rep = report(DATA / "gpt-fast-111-v100-nvlink-tp2.csv", "--model", "llama-2-7b", "--gpu", "v100-sxm2-32gb",
+                 "--dtype", "fp16", "--prompt", "5")
+    assert rep["verdict"]["category"] == "comm_bound"
+    tp2 = rows(rep)[("TP2", 1)]
+    assert tp2["status"] == "comm_broken" and rows(rep)[("TP1", 1)]["status"] == "tracks"
+    terms = {k: v for k, v in tp2["terms"].items()}
+    assert max(terms, key=terms.get) == "allreduce_ms"
+    assert terms["allreduce_ms"] == pytest.approx(64 * 500 / 1e3)  # 64 all-reduces x 500 us = 32 ms of a 58.8 ms step
+    (broken,) = findings(rep, "scaling.broken_layout")
+    assert broken["severity"] == "warning" and broken["category"] == "comm_bound"
+    assert any(e["source"].startswith("gpt-fast-111-v100-nvlink-tp2.csv:") and e["measured"] == 500 for e in broken["evidence"])
+
+
+def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
+    """Captures in, layout from the file names: TP8 over PCIe/SHM against a healthy TP4 capture."""
+    rep = report(SAMPLES / "tp4_nvlink_healthy.sqlite", SAMPLES / "tp8_pcie_fallback.sqlite", "--model", "llama-3-70b",
+                 "--gpu", "h100-sxm", "--batch", "8", "--prompt", "512", "--context", "2048")
+    assert rep["verdict"]["category"] == "comm_bound"
+    r = rows(rep)
+    tp4, tp8 = r[("TP4", 8)], r[("TP8", 8)]
+    assert tp4["status"] == "tracks" and tp8["status"] == "comm_broken"
+    # Per-call time: the capture's all-reduce kernel time / calls (GPU that waited least).
+    from diagnose.artifacts import read_bundle
+    from diagnose.capture.facts import GpuTimeline
+
+    (g,) = read_bundle([SAMPLES / "tp8_pcie_fallback.sqlite"]).of(GpuTimeline)
+    assert tp8["allreduce_measured_us"] == pytest.approx(g.comm_ops_ns["all_reduce"] / g.comm_ops["all_reduce"] / 1e3, abs=1e-3)
+    assert tp8["allreduce_measured_us"] > S.COMM_RATIO * tp8["allreduce_ref_us"]
+    assert max(tp8["terms"], key=tp8["terms"].get) == "allreduce_ms"
+
+
+def test_layout_from_content_and_tp_of_overrides_it(tmp_path):
+    """A capture's own launch line (nsys META_DATA_CAPTURE) states TP=4; --tp-of wins over it."""
+    a = tmp_path / "run_a.sqlite"
+    a.write_bytes((SAMPLES / "tp4_nvlink_healthy.sqlite").read_bytes())
+    rep = report(a, "--model", "llama-3-70b", "--gpu", "h100-sxm", "--batch", "8")
+    assert [r["label"] for r in rep["predictions"]["scaling"]["rows"]] == ["TP4"]
+    rep = report(a, "--tp-of", "run_a.sqlite=TP2xDP2", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--batch", "8")
+    assert [r["label"] for r in rep["predictions"]["scaling"]["rows"]] == ["TP2 DP2"]
+
+
+def test_benchmark_output_without_a_layout_is_refused(tmp_path):
+    """The result block of ticket 079's SGLang bench_serving output, without its launch line."""
+    text = shared_path("tickets", "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline", "attachment1.txt").read_text()
+    block = text[text.index("============ Serving Benchmark Result"):]
+    bench = tmp_path / "bench.txt"
+    bench.write_text(block)
+    result = scaling(bench, "--model", "deepseek-v3", "--gpu", "h200-sxm")
+    assert result.exit_code == 2 and "--tp-of bench.txt=TP" in result.stderr and "Traceback" not in result.output
+    (bench.parent / "bench_tp8.txt").write_text(block)
+    rep = report(bench.parent / "bench_tp8.txt", "--model", "deepseek-v3", "--gpu", "h200-sxm")
+    (row,) = rep["predictions"]["scaling"]["rows"]
+    assert row["label"] == "TP8" and row["output_tok_s"] == 2673.55
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def test_node_report_calibrates_streaming_and_all_reduce():
+    """--node: a report holding published A100 figures (vidur all-reduce kernel times, gpt-fast's
+    1700 GB/s): the streaming term uses 1700 GB/s and the all-reduce the measured curve."""
+    node = DATA / "node-a100-published.json"
+    rep = report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-2-70b", "--gpu", "a100-80gb-sxm", "--prompt", "5",
+                 "--node", node)
+    r = rows(rep)
+    plain = rows(report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-2-70b", "--gpu", "a100-80gb-sxm", "--prompt", "5"))
+    gpu = catalog.gpu("a100-80gb-sxm")
+    for label in ("TP2", "TP4", "TP8"):
+        cal, exp = r[(label, 1)], plain[(label, 1)]
+        # Same bytes, measured bandwidth instead of MBU 0.75 x datasheet.
+        assert cal["terms"]["weights_ms"] == pytest.approx(exp["terms"]["weights_ms"] * 0.75 * gpu.hbm_gbs / 1700, rel=1e-3)
+    # 16 KiB messages (8192 hidden x 2 B) sit exactly on the curve's first size: vidur's 26 us at 8 GPUs.
+    assert r[("TP8", 1)]["allreduce_ref_us"] == 26.0 and "measured curve" in r[("TP8", 1)]["allreduce_ref_source"]
+    assert r[("TP8", 1)]["terms"]["allreduce_ms"] == pytest.approx(160 * 26 / 1e3)
+    assert any("1700 GB/s" in line for line in rep["predictions"]["scaling"]["calibration"])
+    assert rep["verdict"]["category"] == "expected_physics"
+    # How much of the gap above the roofline the calibrated model explains, per layout.
+    assert 0.5 < r[("TP8", 1)]["explained_share"] <= 1.0
+
+
+def test_calibration_curve_interpolates_log_log():
+    cal = S.Calibration(allreduce={8: [(16384, 26.0, "a"), (262144, 61.0, "b")]})
+    assert cal.allreduce_us(8, 4096) == (26.0, "a")  # below the curve: its latency floor
+    mid, _ = cal.allreduce_us(8, 65536)  # halfway in log(size)
+    assert mid == pytest.approx((26.0 * 61.0) ** 0.5, rel=1e-6)
+    assert cal.allreduce_us(8, 524288)[0] == pytest.approx(122.0)  # beyond: time grows with size
+    assert cal.allreduce_us(4, 16384) is None
+
+
+def test_calibration_from_no_facts_is_empty():
+    assert S.calibration(Facts()).empty
+
+
+# --------------------------------------------------------------------------- goodput
+
+
+def test_goodput_picks_the_layout_with_most_tokens_within_the_slo():
+    """vLLM #16300 at a 25 ms mean ITL SLO on 8 GPUs, by hand:
+    TP2: 27.6 ms (b1), 30.3 ms (b16) -> misses -> 0 tok/s x 4 replicas = 0
+    TP4: 20.0 ms, 24.2 ms -> both meet -> best 660 tok/s x 2 replicas = 1320
+    TP8: 15.9 ms, 21.1 ms -> both meet -> best 760 tok/s x 1 replica = 760."""
+    rep = report(DATA / "vllm-16300-qwq-32b-a100-tp.csv", "--model", "qwen2.5-32b", "--gpu", "a100-80gb-sxm",
+                 "--prompt", "1", "--context", "200", "--slo", "itl_mean=25ms")
+    g = rep["predictions"]["scaling"]["goodput"]
+    by = {e["label"]: e for e in g["layouts"]}
+    assert (by["TP2"]["fleet_goodput"], by["TP4"]["fleet_goodput"], by["TP8"]["fleet_goodput"]) == (0, 1320, 760)
+    assert g["best"] == "TP4" and g["gpus"] == 8
+    (f,) = findings(rep, "scaling.goodput")
+    assert "TP4 x 2 replicas" in f["title"] and "1320 tok/s" in f["title"]
+
+
+def test_goodput_without_the_percentile_asks_for_it():
+    folder = shared_path("tickets", "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline")
+    rep = report(folder, "--model", "deepseek-v3", "--gpu", "h200-sxm", "--slo", "ttft_p99=2s")
+    (f,) = findings(rep, "scaling.goodput")
+    assert f["category"] == "insufficient_data" and "--percentile-metrics" in f["fix"]
+
+
+def test_parse_slo():
+    assert S.parse_slo("itl_p95=150ms,ttft_p95=2s") == {"itl_p95": ("itl_ms", "p95", 150.0), "ttft_p95": ("ttft_ms", "p95", 2000.0)}
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("layout,batch,metric,value\nTP2,1,tokens_per_s,10\n", "unknown metric"),
+    ("layout,batch,metric,value\nTP2,1,decode_tok_s,fast\n", "expected numbers"),
+    ("batch,metric,value\n1,decode_tok_s,10\n", "needs the columns"),
+    ("layout,batch,metric,value\nTP2,0,decode_tok_s,10\n", "positive"),
+])
+def test_bad_csv_is_one_line_and_exit_2(tmp_path, content, needle):
+    bad = tmp_path / "runs.csv"
+    bad.write_text(content)
+    result = scaling(bad, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    assert result.exit_code == 2 and needle in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--slo", "itl=fast"], "--slo"),
+    (["--tp-of", "other.json=4"], "not one of the inputs"),
+    (["--tp-of", "x"], "expected FILE=TP"),
+])
+def test_bad_options_exit_2(args, needle):
+    result = scaling(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", *args)
+    assert result.exit_code == 2 and needle in result.stderr
+
+
+def test_missing_input_exit_2():
+    result = scaling("/nonexistent/bench.json", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    assert result.exit_code == 2 and "no such file" in result.stderr
+
+
+def test_terminal_and_markdown_render():
+    for fmt in ("terminal", "md"):
+        result = scaling(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm",
+                         "--format", fmt, "--fail-on", "never")
+        assert result.exit_code == 0 and "Decode step decomposition" in result.stdout
