@@ -66,7 +66,7 @@ def output_options(func=None, *, default_format: str = "terminal"):
         "fmt",
         type=click.Choice(["terminal", "json", "md", "html"]),
         default=None,
-        help="Output format: terminal (default), json, md (Markdown for tickets), html (one self-contained file).",
+        help=f"Output format (default {default_format}): terminal, json, md (Markdown for tickets), html (one self-contained file).",
     )
     @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report to FILE instead of printing it.")
     @click.option(

@@ -93,6 +93,11 @@ WEAK = 0.5
 CONCLUSIONS = ("expected_physics",)
 
 
+# What to ask for when nothing more specific is known.
+DEFAULT_ASK = ("attach `nvidia-smi topo -m`, `nvidia-smi -q`, and the NCCL_DEBUG=INFO output of one "
+               "all_reduce_perf run on the affected GPUs")
+
+
 def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
     """The single most likely root cause, or healthy, or insufficient_data with what to attach."""
     causes = sorted((f for f in findings if is_cause(f)), key=Finding.sort_key)
@@ -120,10 +125,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
             "No problem found in what was given, but some checks could not run: "
             + "; ".join(dict.fromkeys(requests)),
         )
-    ask = "; ".join(dict.fromkeys(requests)) or (
-        "attach `nvidia-smi topo -m`, `nvidia-smi -q`, and the NCCL_DEBUG=INFO output of one "
-        "all_reduce_perf run on the affected GPUs"
-    )
+    ask = "; ".join(dict.fromkeys(requests)) or DEFAULT_ASK
     return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide. Next: {ask}.{lead}")
 
 

@@ -90,3 +90,5 @@ def test_nothing_useful_asks_for_artifacts(tmp_path):
     v = json.loads(result.output)["verdict"]
     assert v["category"] == "insufficient_data"
     assert "topo -m" in v["summary"] and "NCCL_DEBUG=INFO" in v["summary"]
+    md = _run([tmp_path, "--fail-on", "never"]).output
+    assert "### What to attach next" in md and "nvidia-smi topo -m" in md

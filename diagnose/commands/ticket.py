@@ -29,17 +29,18 @@ def ticket(paths):
 
     facts = read_bundle(list(paths))
     findings = evaluate(facts)
+    answer = verdict(findings, facts.missing)
     return Report(
         kind="ticket",
         inputs={"paths": list(paths)},
         facts=facts.to_dict(),
         findings=findings,
-        verdict=verdict(findings, facts.missing),
-        tables=_tables(facts, findings),
+        verdict=answer,
+        tables=_tables(facts, findings, answer),
     )
 
 
-def _tables(facts, findings) -> dict:
+def _tables(facts, findings, answer) -> dict:
     """What was read from each attachment, and what to ask the reporter for next."""
     tables = {}
     files = getattr(facts, "files", None) or []
@@ -50,6 +51,10 @@ def _tables(facts, findings) -> dict:
         }
     asks = [(f.rule, f.fix.removeprefix("attach ")) for f in findings if f.category == "insufficient_data" and f.fix]
     asks += [("bundle", m) for m in facts.missing]
+    if not asks and answer.category == "insufficient_data":
+        from rules.engine import DEFAULT_ASK
+
+        asks = [("bundle", DEFAULT_ASK.removeprefix("attach "))]
     if asks:
         tables["What to attach next"] = {
             "columns": ["check", "artifact"],
