@@ -140,6 +140,8 @@ def test_graph_creation_rows_link_cloned_nodes_to_captured_ones(made):
 def test_nccl_kernel_names_follow_the_nccl_version(made):
     recent = set(names(connect(made["tp4_nvlink_healthy", "recent"][0]), "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName"))
     assert "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm *, unsigned long, ncclWork *)" in recent
+    newest = set(names(connect(made["straggler", "recent"][0]), "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName"))
+    assert "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)" in newest
     old = set(names(connect(made["eager_no_graphs", "old"][0]), "CUPTI_ACTIVITY_KIND_KERNEL", "demangledName"))
     assert "ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm *, unsigned long, ncclWork *)" in old
     assert gen.nccl_kernel("allreduce", "2.23.4", "bf16").demangled == \
