@@ -39,7 +39,26 @@ def collect(session: Session, nvswitch: bool | None = None) -> list[Any]:
     out += pcie_links(session, gpus)
     out += infiniband(session)
     out += fabric_manager(session, nvswitch if nvswitch is not None else bool(switches))
+    out += kernel_log(session)
     return out
+
+
+KERNEL_LOG_LINES = r"NVRM|SXid|nvidia-nvswitch|fallen off the bus"
+
+
+def kernel_log(s: Session) -> list[Any]:
+    """NVIDIA Xid / SXid / fallen-off-the-bus lines of the kernel log (dmesg needs root on many
+    systems; journalctl -k is the fallback), parsed by the same parser tickets use."""
+    from diagnose.artifacts import dmesg
+
+    for argv in (("dmesg",), ("journalctl", "-k", "-b", "--no-pager", "-q")):
+        text, known = _known(s, "run_grep", KERNEL_LOG_LINES, *argv)
+        if text is not None:
+            name = f"{SOURCE}:{' '.join(argv)}"
+            return [HostFact(name, "kernel_log", "readable")] + dmesg.parse(text, name)
+        if not known:  # a transcribed recording without the kernel log: say nothing
+            return []
+    return [HostFact(SOURCE, "kernel_log", "unreadable")]
 
 
 def _known(s: Session, kind: str, *args) -> tuple[Any, bool]:

@@ -97,6 +97,11 @@ class Session:
         """A command's stdout; Unanswered when it is absent or fails."""
         return self._answer("run", list(argv))
 
+    def run_grep(self, pattern: str, *argv: str) -> str:
+        """The lines of a command's output that match `pattern` (a regex): how a recording keeps
+        only what matters from a big output such as the kernel log."""
+        return self._answer("run_grep", [pattern, *argv])
+
     def env(self) -> dict[str, str]:
         return self._answer("env", [])
 
@@ -184,6 +189,11 @@ class LiveSession(Session):
             except OSError as exc:
                 raise Unanswered(call, args, type(exc).__name__) from None
             return {"total": st.f_blocks * st.f_frsize, "free": st.f_bavail * st.f_frsize}
+        if call == "run_grep":
+            import re
+
+            text = self._live("run", args[1:])
+            return "".join(line for line in text.splitlines(keepends=True) if re.search(args[0], line))
         if call == "run":
             try:
                 out = subprocess.run(args, capture_output=True, text=True, timeout=self.command_timeout)

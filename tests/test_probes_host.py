@@ -72,3 +72,30 @@ def test_fabric_manager_checked_only_with_nvswitch(tmp_path):
                                       "value": "inactive\n"}])
     assert "fabric_manager" not in facts_of(host.collect(s))
     assert facts_of(host.collect(s, nvswitch=True))["fabric_manager"] == "not_running"
+
+
+def test_kernel_log_xid_from_a_real_dmesg(tmp_path):
+    # tests/data/hardware/real/dmesg_xid79_fallen_off_bus_akash209.txt is `dmesg -T | grep NVRM` from a
+    # real node: the same lines our kernel-log reading keeps
+    from pathlib import Path
+
+    from diagnose.evidence import Facts, XidEvent
+    from rules.engine import evaluate
+
+    real = Path(__file__).parent / "data" / "hardware" / "real" / "dmesg_xid79_fallen_off_bus_akash209.txt"
+    lines = real.read_text().splitlines(keepends=True)[1:]  # without the shell prompt line
+    s = session(tmp_path, "", extra=[{"call": "run_grep", "args": [host.KERNEL_LOG_LINES, "dmesg"], "value": "".join(lines)}])
+    records = host.collect(s)
+    (xid,) = [r for r in records if isinstance(r, XidEvent)]
+    assert xid.xid == 79 and xid.bus_id.startswith("0000:a1:00") and xid.source.startswith("probe:host:dmesg:")
+    facts = Facts()
+    facts.add(records)
+    assert any(f.category == "hardware_fault" and f.severity == "critical" for f in evaluate(facts))
+
+
+def test_kernel_log_unreadable_without_root_falls_back_then_says_so(tmp_path):
+    s = session(tmp_path, "", extra=[
+        {"call": "run_grep", "args": [host.KERNEL_LOG_LINES, "dmesg"], "error": "ExitCode1"},
+        {"call": "run_grep", "args": [host.KERNEL_LOG_LINES, "journalctl", "-k", "-b", "--no-pager", "-q"],
+         "error": "CommandNotFound"}])
+    assert facts_of(host.collect(s))["kernel_log"] == "unreadable"
