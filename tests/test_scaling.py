@@ -314,3 +314,22 @@ def test_terminal_and_markdown_render():
         result = scaling(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm",
                          "--format", fmt, "--fail-on", "never")
         assert result.exit_code == 0 and "Decode step decomposition" in result.stdout
+
+
+def test_one_layout_is_judged_against_the_model_and_asks_for_a_second():
+    """A single PP2 capture that matches its calibrated model is physics; scaling needs a second layout."""
+    rep = report(SAMPLES / "pp2_bubble.sqlite", "--model", "llama-3-70b", "--gpu", "h200-sxm", "--batch", "8",
+                 "--prompt", "512", "--context", "2048")
+    (row,) = rep["predictions"]["scaling"]["rows"]
+    assert (row["tp"], row["pp"]) == (1, 2) and row["terms"]["pp_bubble_ms"] >= 0
+    assert rep["verdict"]["category"] == "expected_physics" and "Only one layout" in findings(rep, "scaling.tracks_prediction")[0]["summary"]
+
+
+def test_one_layout_far_from_the_model_is_insufficient_data():
+    """Ticket 079 (DeepSeek-V3, TP8 only, batches 1/8/32): one layout at several batches says nothing
+    about TP scaling; the engine's distance from the roofline is a lead, the verdict asks for a second layout."""
+    folder = shared_path("tickets", "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline")
+    rep = report(folder, "--model", "deepseek-v3", "--gpu", "h200-sxm")
+    assert rep["verdict"]["category"] == "insufficient_data" and "second layout" in rep["verdict"]["summary"]
+    assert {r["label"] for r in rep["predictions"]["scaling"]["rows"]} == {"TP8"}
+    assert findings(rep, "scaling.base_efficiency") and not findings(rep, "scaling.broken_layout")

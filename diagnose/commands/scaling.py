@@ -93,8 +93,10 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
         analysis["goodput"] = S.goodput(data.runs, slo_spec, total_gpus)
     predictions = {"scaling": analysis}
     findings = evaluate(data.facts, predictions, only=["scaling."])
-    missing = [] if any(r["step_ms"] for r in analysis["rows"]) else [
-        "a decode figure per layout: ITL/TPOT, decode tok/s at a known batch, or an nsys capture"]
+    layouts = {r["label"] for r in analysis["rows"] if r["step_ms"]}
+    missing = [] if layouts else ["a decode figure per layout: ITL/TPOT, decode tok/s at a known batch, or an nsys capture"]
+    if len(layouts) == 1:
+        missing.append("the same benchmark at a second layout (TP/2 or 2x TP) to judge the scaling")
     report = Report(kind="scaling", inputs=request or {}, facts=_facts_summary(data, node), predictions=predictions,
                     findings=findings, verdict=verdict(findings, missing))
     report.tables[f"Scaling: {model.name} on {gpu.name}"] = scaling_table(analysis)
@@ -121,7 +123,7 @@ def scaling_table(analysis: dict) -> dict:
     for r in analysis["rows"]:
         step = r["step_ms"]
         rows.append([
-            r["label"], r["gpus"], r["batch"], _n(step, 3), r["step_how"] or "-",
+            r["label"], r["gpus"], r["batch"] if r["batch_stated"] or step else "-", _n(step, 3), r["step_how"] or "-",
             _n(1e3 / step if step else None, 1), _n(r["batch"] * r["dp"] * 1e3 / step if step else r["output_tok_s"], 0),
             _n(r["prefill_tok_s"], 0), _n(r["itl_p95_ms"], 1), _n(r["ttft_p95_ms"], 0),
             f"{r['speedup']:.2f}x / {r['ideal_speedup']:g}x" if r.get("speedup") else "-",
