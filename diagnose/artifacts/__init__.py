@@ -36,6 +36,7 @@ PARSER_MODULES = (
     "topo",
     "smi_query",
     "smi_table",
+    "smi_csv",
     "nvlink",
     "lspci",
     "p2p_test",
