@@ -5,6 +5,7 @@
 #   scripts/gpu_check.sh [OUTDIR]        (default: $OUT, else out/gpu-check-<host>-<time>)
 #
 #   nvidia-smi*.txt           what the driver says (table, -q, topo -m, topo -p2p r, nvlink -s)
+#   node-quick.json           diagnose node --quick --json (its time is in summary.txt: target < 60 s)
 #   node-standard.json        diagnose node --standard --json (the report)
 #   node-recording.json       diagnose node --record: every raw NVML answer, host reading, measurement
 #   node-replay.json          the same analysis replayed from the recording (must agree)
@@ -18,8 +19,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUTDIR="${1:-${OUT:-out/gpu-check-$(hostname)-$(date -u +%Y%m%dT%H%M%SZ)}}"
 mkdir -p "$OUTDIR"
-PY=python3
-[ -x .venv/bin/python ] && PY=.venv/bin/python
+PY=${PYTHON:-python3}
+[ -z "${PYTHON:-}" ] && [ -x .venv/bin/python ] && PY=.venv/bin/python
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"  # runs from the checkout, installed or not
 FAILED=0
 
 step() {  # step NAME TIMEOUT_S OUTFILE CMD...
@@ -39,9 +41,17 @@ step "nvidia-smi -q" 60 nvidia-smi-q.txt nvidia-smi -q
 step "topo -m" 60 nvidia-smi-topo-m.txt nvidia-smi topo -m
 step "topo -p2p r" 60 nvidia-smi-topo-p2p-r.txt nvidia-smi topo -p2p r
 step "nvlink -s" 60 nvidia-smi-nvlink-s.txt nvidia-smi nvlink -s
+step "python modules" 60 modules.txt $PY -c "
+import importlib.util as u
+need = ['click', 'rich', 'pandas', 'sqlite_utils', 'pynvml', 'torch', 'pytest']
+missing = [m for m in need if u.find_spec(m) is None]
+print('missing:', ', '.join(missing) or 'none')
+raise SystemExit(1 if missing else 0)" || FAILED=1
 step "torch" 60 torch.txt $PY -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count(), torch.cuda.nccl.version() if torch.cuda.is_available() else None)"
 
 # The node check itself (exit 1 = a critical finding, which is a result, not a failure of the tool).
+step "diagnose node --quick" 120 node-quick.log \
+    $PY -m diagnose node --quick --json -o "$OUTDIR/node-quick.json" --fail-on never || FAILED=1
 step "diagnose node --standard" 360 node-standard.log \
     $PY -m diagnose node --standard --timeout 120 --json -o "$OUTDIR/node-standard.json" \
     --record "$OUTDIR/node-recording.json" --fail-on never || FAILED=1
