@@ -165,10 +165,9 @@ def _from_facts(read, path: Path, given: LayoutKey | None, runs: dict) -> None:
     if not kept:
         return
     for m in kept:
-        layout = file_layout if given else None
-        if layout is None and m.tp:
-            layout = LayoutKey(m.tp, m.pp or 1, m.dp or 1)
-        layout = layout or file_layout
+        # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
+        own = LayoutKey(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
+        layout = given or own or file_layout
         if layout is None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
                              f"(bench_tp4.json) or pass --tp-of {path.name}=TP")

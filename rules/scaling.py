@@ -113,11 +113,12 @@ def calibration(facts) -> Calibration:
     if hbm:
         cal.hbm_gbs = statistics.median(m.value for m in hbm)
         cal.hbm_source = f"{hbm[0].source}, median of {len(hbm)}"
+    gemm: dict[str, list[float]] = {}
     for m in ms:
         if m.metric == "gemm_tflops":
-            cal.gemm_tflops.setdefault(m.dtype or "bf16", []).append(m.value)  # type: ignore[arg-type]
+            gemm.setdefault(m.dtype or "bf16", []).append(m.value)
             cal.gemm_source = cal.gemm_source or m.source
-    cal.gemm_tflops = {k: statistics.median(v) for k, v in cal.gemm_tflops.items()}  # type: ignore[union-attr]
+    cal.gemm_tflops = {k: statistics.median(v) for k, v in gemm.items()}
     best: dict[tuple[int, int], tuple[float, str]] = {}
     for c in facts.of(CollectiveResult) if facts is not None else []:
         if c.op != "all_reduce" or not c.nranks or not c.size_bytes or not c.time_us or c.time_us <= 0:

@@ -107,15 +107,17 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
 
 
 def _facts_summary(data, node) -> dict:
-    out = {"files": data.files, "runs": [{"layout": r.layout.label(), "batch": r.batch, "sources": r.sources} for r in data.runs]}
+    """The facts read from the inputs and the calibration files, plus which runs they made."""
+    out = data.facts.to_dict()
     if node is not None and node.records:
-        out["calibration_records"] = len(node.records)
+        out["calibration"] = node.to_dict()
+    out["runs"] = [{"layout": r.layout.label(), "batch": r.batch, "sources": r.sources} for r in data.runs]
     return out
 
 
 SCALING_COLUMNS = ["layout", "GPUs", "batch", "step ms", "measured as", "tok/s/user", "decode tok/s", "prefill tok/s",
                    "ITL p95", "TTFT p95", "speed-up / ideal", "roofline ms", "expected ms", "calibrated ms",
-                   "+ base ovh ms", "measured / model", "status"]
+                   "+ base ovh ms", "measured / model", "model explains", "status"]
 
 
 def scaling_table(analysis: dict) -> dict:
@@ -128,13 +130,15 @@ def scaling_table(analysis: dict) -> dict:
             _n(r["prefill_tok_s"], 0), _n(r["itl_p95_ms"], 1), _n(r["ttft_p95_ms"], 0),
             f"{r['speedup']:.2f}x / {r['ideal_speedup']:g}x" if r.get("speedup") else "-",
             _n(r["roofline_ms"], 3), _n(r["expected_ms"], 3), _n(r["calibrated_ms"], 3), _n(r.get("anchored_ms"), 3),
-            f"{r['ratio']:.2f}" if r.get("ratio") else "-", r.get("status", "no decode figure"),
+            f"{r['ratio']:.2f}" if r.get("ratio") else "-",
+            f"{r['explained_share']:.0%}" if r.get("explained_share") is not None else "-", r.get("status", "no decode figure"),
         ])
     cal = analysis["calibration"]
     note = ("roofline: datasheet bandwidth and FLOPs (nothing real is faster); expected: the predictor's efficiencies "
             "(MBU 0.75, NCCL ring latency); calibrated: " + ("; ".join(cal) if cal else "no node measurements given, so the "
             "expected figures") + ". '+ base ovh': calibrated + the smallest layout's overhead beyond the model, the "
-            f"figure each layout is judged against (tracks when measured / model <= {analysis['tolerance']}).")
+            f"figure each layout is judged against (tracks when measured / model <= {analysis['tolerance']}). 'model explains': the share "
+            "of the gap between the roofline and the measured step that calibrated model + base overhead account for.")
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "step ms"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
 
