@@ -333,3 +333,28 @@ def test_one_layout_far_from_the_model_is_insufficient_data():
     assert rep["verdict"]["category"] == "insufficient_data" and "second layout" in rep["verdict"]["summary"]
     assert {r["label"] for r in rep["predictions"]["scaling"]["rows"]} == {"TP8"}
     assert findings(rep, "scaling.base_efficiency") and not findings(rep, "scaling.broken_layout")
+
+
+def test_calibration_prefers_decode_shaped_gemv_bandwidth():
+    """A node report's GEMV figures at batch <= 8 are what decode streams at; batch 32 and the copy
+    bandwidth are not used when they exist."""
+    from diagnose.evidence import Measurement
+
+    facts = Facts()
+    facts.add(Measurement("probe:kernels:hbm:gpu0", "hbm_gbs", 4100.0, "GB/s"),
+              Measurement("probe:kernels:gemv:b1:gpu0", "gemv_gbs", 3600.0, "GB/s", batch=1),
+              Measurement("probe:kernels:gemv:b8:gpu0", "gemv_gbs", 3400.0, "GB/s", batch=8),
+              Measurement("probe:kernels:gemv:b32:gpu0", "gemv_gbs", 2000.0, "GB/s", batch=32),
+              Measurement("probe:kernels:gemm:bf16:gpu0", "gemm_tflops", 700.0, "TFLOP/s", dtype="bf16"))
+    cal = S.calibration(facts)
+    assert cal.hbm_gbs == 3500.0 and cal.gemm_tflops == {"bf16": 700.0}
+
+
+def test_csv_with_tp_pp_dp_and_stat_columns(tmp_path):
+    csv = tmp_path / "runs.csv"
+    csv.write_text("# gpt-fast README (see gpt-fast-llama-2-7b-a100.csv), as ITL in ms\n"
+                   "tp,pp,dp,batch,metric,value,stat\n1,1,1,1,itl_ms,9.533,median\n8,1,1,1,itl_ms,3.045,median\n")
+    rep = report(csv, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--prompt", "5")
+    r = rows(rep)
+    assert r[("TP8", 1)]["step_how"] == "ITL median" and r[("TP8", 1)]["step_ms"] == 3.045
+    assert rep["verdict"]["category"] == "expected_physics"
