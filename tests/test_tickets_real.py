@@ -53,6 +53,8 @@ def test_real_ticket_verdict(bundle, tmp_path):
     for f in report["findings"]:
         for e in f["evidence"]:
             assert e["source"], f["rule"]
+        if f["severity"] in ("critical", "warning") and f["rule"].startswith(("topology.", "nccl.", "host.", "health.", "workload.")):
+            assert f["fix"] and f["references"], f["rule"]  # a problem always says what to do and where to read
 
 
 def test_default_output_is_markdown_with_quoted_evidence(tmp_path):
