@@ -360,6 +360,9 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
     """A report from a run id in the store, a report JSON file, or an nsys SQLite export."""
     from diagnose import store
 
+    parts = [Path(p) for p in spec.split(",")] if "," in spec else []
+    if parts and all(p.is_file() for p in parts):  # one capture per rank: a,b,c
+        return analyse_capture(parts, capture_options or {}), ",".join(p.name for p in parts)
     path = Path(spec)
     if path.is_file():
         with open(path, "rb") as fh:
@@ -380,10 +383,12 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
     raise InputError(f"{spec}: no such file, and not a run id (see `diagnose history`)")
 
 
-def analyse_capture(path: Path, options: dict) -> Report:
-    """Run the capture command's analysis on an nsys export, as `diagnose capture` would."""
+def analyse_capture(paths, options: dict) -> Report:
+    """Run the capture command's analysis on an nsys export (or one per rank), as
+    `diagnose capture` would."""
+    paths = [str(p) for p in (paths if isinstance(paths, list) else [paths])]
     try:
         from diagnose.commands.capture import analyse
     except ImportError:
-        raise InputError(f"{path}: comparing captures needs the capture analysis (diagnose capture), which is not installed") from None
-    return analyse(str(path), **options)
+        raise InputError(f"{paths[0]}: comparing captures needs the capture analysis (diagnose capture), which is not installed") from None
+    return analyse(paths, **options)

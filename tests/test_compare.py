@@ -121,11 +121,12 @@ def captures(tmp_path_factory):
     out = tmp_path_factory.mktemp("captures")
     healthy = gen.generate("tp4_nvlink_healthy", out / "healthy.sqlite", kernels=3000)[0]
     straggler = gen.generate("straggler", out / "after.sqlite", kernels=3000)
-    return healthy, straggler[0]  # rank 0: a fast rank that now waits for rank 2 in every all-reduce
+    return healthy, straggler  # one export per rank
 
 
 def test_captures_regression_found_and_exit_1(captures):
-    healthy, after = captures
+    healthy, ranks = captures
+    after = ranks[0]  # rank 0: a fast rank that now waits for rank 2 in every all-reduce
     result = run(healthy, after, "--json")
     assert result.exit_code == 1, result.output
     report = json.loads(result.output)
@@ -140,10 +141,15 @@ def test_captures_regression_found_and_exit_1(captures):
 
 
 def test_identical_captures_exit_0(captures):
-    healthy, _ = captures
+    healthy, ranks = captures
     result = run(healthy, healthy, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["verdict"]["category"] == "healthy"
+    all_ranks = ",".join(map(str, ranks))  # one run captured as one export per rank
+    assert run(all_ranks, all_ranks).exit_code == 0
+    report = json.loads(run(healthy, all_ranks, "--json").output)
+    assert report["verdict"]["category"] == "comm_bound"
+    assert any(f["category"] == "straggler" for f in report["findings"])  # new in B: rank 2 is the straggler
 
 
 def test_per_size_collective_deltas_on_published_sweeps(tmp_path):

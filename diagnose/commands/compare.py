@@ -20,7 +20,8 @@ def compare(a, b, threshold, db_path, model, tp):
     """Diff run B against run A and exit 1 on a regression beyond --threshold.
 
     A and B are run ids from `diagnose history`, report JSON files (`--json -o FILE` of any
-    command), or two nsys SQLite exports analysed on the fly. Two node reports: per collective
+    command), or two nsys SQLite exports analysed on the fly (one export per rank: join the
+    files of one run with commas). Two node reports: per collective
     and message size (busbw from 1 MiB, time below), per GPU pair, per NVLink and PCIe link.
     Two captures: GPU time per kernel class and step-time median and p95. Any kind: problems
     B reports that A did not.
@@ -30,6 +31,7 @@ def compare(a, b, threshold, db_path, model, tp):
       diagnose compare 41 42
       diagnose compare before.json after.json --threshold 5
       diagnose compare before.sqlite after.sqlite --tp 8 --format html -o diff.html
+      diagnose compare a_rank0.sqlite,a_rank1.sqlite b_rank0.sqlite,b_rank1.sqlite
     """
     from diagnose.compare import compare as diff, load_run
 
