@@ -13,6 +13,7 @@ import os
 import statistics
 from collections import defaultdict
 
+from diagnose.errors import InputError
 from diagnose.report import plots
 from diagnose.report.plots import esc
 from diagnose.report.text import SEVERITY_MARK, fmt_value
@@ -180,7 +181,7 @@ def _ceilings(facts) -> tuple[list[tuple[str, float]], float | None, str]:
         if w.get("interconnect") and ic is None:
             try:
                 ic = catalog.interconnect(w["interconnect"])
-            except Exception:  # free text such as "2x HDR 200Gb/s InfiniBand": not a catalog key
+            except InputError:  # free text such as "2x HDR 200Gb/s InfiniBand": not a catalog key
                 ic = None
     if ic is None and not multinode:
         names = [(g.get("name") or g.get("catalog_key"), g.get("pci_device_id")) for g in facts.get("gpu_fact") or []]
