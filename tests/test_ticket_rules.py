@@ -566,3 +566,17 @@ def test_real_hardware_outputs(name, rule_id, category):
 def test_real_healthy_outputs_raise_nothing(name):
     facts, fs = run(REAL / name)
     assert not [f for f in fs if f.is_problem and f.rule.startswith(("topology.", "nccl.", "host.", "health."))]
+
+
+@pytest.mark.parametrize("busbw, verdict_ok", [(361.40, True), (42.10, False)])
+def test_busbw_against_the_catalog_fabric(tmp_path, busbw, verdict_ok):
+    """Real nccl-tests row format (ticket 006) at 1 GiB on an 8x H100 SXM node (nvswitch3: ~370 GB/s)."""
+    algbw = round(busbw * 8 / 14, 2)
+    row = f"  1073741824     268435456     float     sum      -1   3900.0  {algbw}  {busbw}      0   3900.0  {algbw}  {busbw}      0\n"
+    path = bundle(tmp_path, "006-nccl-949-a100-vm-internode-acs", {"attachment1.txt": lambda t: t + row}, drop=("ticket.toml",))
+    (path / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA H100 80GB HBM3"\ngpu_count = 8\nnodes = 1\n')
+    _, fs = run(path, "nccl.busbw")
+    (f,) = by_rule(fs, "nccl.busbw")
+    assert (f.severity == "ok") is verdict_ok
+    assert f.evidence[0].measured == busbw and f.evidence[1].measured == 370.0  # catalog nvswitch3 achieved busbw
+    assert not f.is_problem  # a low figure alone is a symptom; the cause comes from the other rules
