@@ -50,13 +50,16 @@ class LayoutKey:
 
 @dataclass
 class CaptureComm:
-    """What a capture measured of the all-reduce: kernel time per call and calls seen."""
+    """What a capture measured: all-reduce kernel time per call and calls seen, the step, and the
+    GPU's idle time in short kernel-to-kernel gaps (launch overhead) per step."""
 
     source: str
-    per_call_us: float
+    per_call_us: float | None
     calls: int
     step_ms: float | None = None
     steps: int = 0
+    gap_ms_per_step: float | None = None
+    gap_share: float | None = None  # of the GPU's active span
 
 
 @dataclass
@@ -191,20 +194,26 @@ def _batch_of(read) -> int | None:
 
 
 def capture_comm(timelines, steps) -> CaptureComm | None:
-    """Per-call all-reduce kernel time: the GPU with the lowest per-call time (the others' kernels
-    also hold time spent waiting for the slowest rank)."""
+    """Per-call all-reduce kernel time from the GPU with the lowest per-call time (the others'
+    kernels also hold time spent waiting for the slowest rank); launch gaps from the busiest GPU."""
+    busy = [g for g in timelines if g.kernels and g.span_ns]
+    if not busy:
+        return None
     best = None
-    for g in timelines:
+    for g in busy:
         n = g.comm_ops.get("all_reduce", 0)
         if n:
             per_call = g.comm_ops_ns.get("all_reduce", 0) / n / 1e3
             if best is None or per_call < best[0]:
-                best = (per_call, n, g.source)
-    if best is None:
-        return None
+                best = (per_call, n)
+    main = max(busy, key=lambda g: g.kernels)
     st = steps[0] if steps else None
-    step = st.p50_ns / 1e6 if st and st.p50_ns else None
-    return CaptureComm(best[2], round(best[0], 3), best[1], step, st.count if st else 0)
+    count = st.count if st and st.count else 0
+    return CaptureComm(
+        main.source, round(best[0], 3) if best else None, best[1] if best else 0,
+        st.p50_ns / 1e6 if st and st.p50_ns else None, count,
+        round(main.small_gap_ns / count / 1e6, 4) if count else None, round(main.small_gap_ns / main.span_ns, 4),
+    )
 
 
 def _add(runs: dict, layout: LayoutKey, m: Measurement) -> None:

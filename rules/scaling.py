@@ -30,6 +30,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from diagnose.findings import Evidence, Finding
+from rules.capture_rules import LAUNCH_GAP_SHARE  # a capture's short-gap share that means launch-bound
 from rules.engine import rule
 
 # A layout tracks the model when measured <= (calibrated + base overhead) x this. Per-GPU
@@ -190,12 +191,14 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
 def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
     step = measured_step(run)
     ar_ref, ar_ref_src = _allreduce_reference(p, cal)
-    ar_meas = run.capture.per_call_us if run.capture else None
-    ar_meas_src = run.capture.source if run.capture else None
+    cap = run.capture
+    ar_meas = cap.per_call_us if cap else None
+    ar_meas_src = cap.source if cap and cap.per_call_us is not None else None
     m = run.get("allreduce_us", stats=("median", "mean", None))
     if ar_meas is None and m:
         ar_meas, ar_meas_src = m.value, m.source
-    terms, how = _calibrated_terms(p, gpu, cal, ar_meas if ar_meas is not None else ar_ref)
+    launch = cap.gap_ms_per_step if cap and cap.gap_ms_per_step is not None else None
+    terms, how = _calibrated_terms(p, gpu, cal, ar_meas if ar_meas is not None else ar_ref, launch)
     calibrated = sum(terms.values())
     row = {
         "label": run.layout.label(), "tp": p.tp, "pp": p.pp, "dp": p.dp, "gpus": p.gpus, "batch": batch,
@@ -210,8 +213,9 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
         "fits": p.fits, "valid": p.valid, "model": p.model, "gpu": p.gpu, "dtype": p.dtype,
         "prefill_tok_s": _value(run, "prefill_tok_s"), "output_tok_s": _value(run, "output_tok_s"),
         "itl_p95_ms": _pvalue(run, "itl_ms", "p95"), "ttft_p95_ms": _pvalue(run, "ttft_ms", "p95"),
-        "ttft_roofline_ms": p.ttft_ms, "prefill_tok_s_expected": p.prefill_tok_s_expected,
-        "capture_calls": run.capture.calls if run.capture else None,
+        "ttft_roofline_ms": p.ttft_ms, "launch_expected_ms": p.launch_ms_expected, "prefill_tok_s_expected": p.prefill_tok_s_expected,
+        "capture_calls": cap.calls if cap else None, "capture_source": cap.source if cap else None,
+        "launch_gap_share": cap.gap_share if cap else None,
     }
     if step:
         row["terms"]["unexplained_ms"] = round(step[0] - calibrated, 4)
@@ -243,8 +247,9 @@ def _allreduce_reference(p, cal: Calibration) -> tuple[float, str]:
             f"{SOURCE} (NCCL ring latency on {p.interconnect})")
 
 
-def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float) -> tuple[dict, list[str]]:
-    """The predictor's decode terms with measured rates where the calibration has them."""
+def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float | None = None) -> tuple[dict, list[str]]:
+    """The predictor's decode terms with measured rates where the calibration has them (and the
+    launch gaps a capture measured, when given)."""
     how = []
     if cal.hbm_gbs:
         bw_scale = gpu.hbm_gbs / cal.hbm_gbs
@@ -263,7 +268,11 @@ def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float) -> tuple[dict, lis
     kv = (p.kv_ms + p.activation_ms) * bw_scale
     busy = max(weights + kv, compute)
     allreduce = p.allreduce_count_per_step * ar_us / 1e3
-    launch = p.launch_ms_expected
+    if launch_ms is None:
+        launch = p.launch_ms_expected
+    else:
+        launch = launch_ms
+        how.append("launch gaps measured in the capture")
     f = p.pp_bubble_fraction
     bubble = (busy + allreduce + launch) * f / (1 - f) + p.pp_sendrecv_ms if p.pp > 1 else 0.0
     return {"weights_ms": weights, "kv_ms": kv, "compute_ms": max(0.0, compute - weights - kv),
@@ -297,7 +306,7 @@ def _dp_alternative(rows, model, gpu, cal, kwargs) -> dict | None:
     measured when that layout was measured, else the calibrated model plus the base overhead."""
     from rules import roofline
 
-    top = max((r for r in rows if r.get("anchored_ms") and r["pp"] == 1 and r["dp"] == 1 and r["tp"] >= 2),
+    top = max((r for r in rows if r.get("status") == "tracks" and r["pp"] == 1 and r["dp"] == 1 and r["tp"] >= 2),
               key=lambda r: (r["tp"], -r["batch"]), default=None)
     if top is None:
         return None
@@ -324,6 +333,8 @@ def _status(r: dict) -> str:
         return "faster_than_roofline"
     if _comm_broken(r):
         return "comm_broken"
+    if (r.get("launch_gap_share") or 0) >= LAUNCH_GAP_SHARE:
+        return "launch_gaps"
     return "tracks" if r["ratio"] <= SCALING_TOLERANCE else "beyond_model"
 
 
@@ -488,6 +499,30 @@ def _beyond_finding(r: dict) -> Finding:
     )
 
 
+@rule("scaling.launch_gaps", "launch_bound")
+def launch_gaps(facts, predictions):
+    """A capture whose GPU idles between short kernels for a large share of its time: each kernel
+    waits for its launch (no CUDA graphs, host-bound Python), a per-step cost TP does not shrink.
+    Threshold: rules.capture_rules.LAUNCH_GAP_SHARE."""
+    for r in _rows(predictions):
+        if r["status"] != "launch_gaps":
+            continue
+        share = r["launch_gap_share"]
+        gap = r["terms"]["launch_ms"]
+        yield Finding(
+            rule="scaling.launch_gaps", category="launch_bound", severity="warning", confidence=0.75,
+            title=f"{r['label']}: the GPU waits {_ms(gap)} per step between kernels ({gap / r['step_ms']:.0%} of the step)",
+            summary=f"The capture shows {share:.0%} of the GPU's active time in short gaps between kernels; with CUDA "
+            f"graphs a decode step of this model loses about {_ms(r['launch_expected_ms'])}. This cost is per step and "
+            "per layer, so more TP does not shrink it: the step cannot fall below it.",
+            evidence=[Evidence(source=r["capture_source"], detail="kernel-to-kernel gaps under 50 us per step",
+                               measured=gap, expected=r["launch_expected_ms"], unit="ms"), _step_ev(r)],
+            fix="Serve with CUDA graphs (drop --enforce-eager / --disable-cuda-graph); `diagnose capture` on the file "
+            "shows where the host time goes.",
+            references=["https://docs.vllm.ai/en/latest/configuration/optimization.html"],
+        )
+
+
 @rule("scaling.tracks_prediction", "expected_physics")
 def tracks_prediction(facts, predictions):
     """Every layout's measured step within SCALING_TOLERANCE of the calibrated model (plus the
@@ -516,7 +551,7 @@ def tracks_prediction(facts, predictions):
 def _single_layout(r: dict):
     """One layout: no scaling to judge, but its step against the calibrated model still says something."""
     ratio = r["step_ms"] / r["calibrated_ms"]
-    if r["status"] == "faster_than_roofline" or ratio > SCALING_TOLERANCE:
+    if r["status"] != "tracks" or ratio > SCALING_TOLERANCE:
         return
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.5,

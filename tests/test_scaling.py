@@ -358,3 +358,20 @@ def test_csv_with_tp_pp_dp_and_stat_columns(tmp_path):
     r = rows(rep)
     assert r[("TP8", 1)]["step_how"] == "ITL median" and r[("TP8", 1)]["step_ms"] == 3.045
     assert rep["verdict"]["category"] == "expected_physics"
+
+
+def test_capture_launch_gaps_make_the_launch_term_and_the_verdict():
+    """The eager-mode sample (no CUDA graphs): the decomposition's launch term is the capture's
+    measured kernel-to-kernel gaps per step, and they dominate the step: launch_bound."""
+    rep = report(SAMPLES / "eager_no_graphs.sqlite", "--tp-of", "eager_no_graphs.sqlite=2", "--model", "llama-3.1-8b",
+                 "--gpu", "a100-80gb-sxm", "--dtype", "fp16", "--prompt", "256", "--context", "1024")
+    assert rep["verdict"]["category"] == "launch_bound"
+    (row,) = rep["predictions"]["scaling"]["rows"]
+    from diagnose.artifacts import read_bundle
+    from diagnose.capture.facts import GpuTimeline, StepStats
+
+    facts = read_bundle([SAMPLES / "eager_no_graphs.sqlite"])
+    (g,), (st,) = facts.of(GpuTimeline), facts.of(StepStats)
+    assert row["terms"]["launch_ms"] == pytest.approx(g.small_gap_ns / st.count / 1e6, abs=1e-3)
+    assert max(row["terms"], key=row["terms"].get) == "launch_ms" and row["status"] == "launch_gaps"
+    assert not findings(rep, "scaling.tracks_prediction")
