@@ -295,6 +295,27 @@ def test_html_format_is_offered():
     assert "html" in FORMATS
 
 
+def test_plots_are_well_formed_svg(tmp_path, straggler_capture):
+    """Without a browser: every plot of every kind parses as XML with a size and a title."""
+    import xml.etree.ElementTree as ET
+
+    pages = [
+        command_html(tmp_path, "predict", "predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8"),
+        command_html(tmp_path, "capture", "capture", *straggler_capture),
+        command_html(tmp_path, "node", "node", "--replay", RECORDINGS / "dgx-h100-topo-numa.json"),
+    ]
+    pages.append(tmp_path / "sweep.html")
+    pages[-1].write_text(render_html(Report(kind="node", facts={"collective_result": published_sweep()})), encoding="utf-8")
+    count = 0
+    for page in pages:
+        for svg in re.findall(r"<svg\b.*?</svg>", page.read_text(encoding="utf-8"), flags=re.S):
+            root = ET.fromstring(svg)
+            assert float(root.get("width")) > 100 and float(root.get("height")) > 50
+            assert root.find("{http://www.w3.org/2000/svg}title").text
+            count += 1
+    assert count >= 6
+
+
 # --------------------------------------------------------------------------- in Chromium
 
 
