@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -271,7 +272,7 @@ def read_csv(path: Path) -> list[tuple[Measurement, LayoutKey]]:
                 layout = LayoutKey(int(cell["tp"]), int(cell.get("pp") or 1), int(cell.get("dp") or 1))
         except (KeyError, ValueError):
             raise InputError(f"{src}: expected numbers in value/batch/tp/pp/dp, got {row}") from None
-        if layout is None or value <= 0 or (batch is not None and batch < 1):
+        if layout is None or not math.isfinite(value) or value <= 0 or (batch is not None and batch < 1):
             raise InputError(f"{src}: need a layout like TP4 and a positive value and batch, got {row}")
         stat = cell.get("stat") or None
         out.append((Measurement(src, metric, value, cell.get("unit") or CSV_METRICS[metric], stat=stat,

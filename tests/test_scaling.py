@@ -285,6 +285,7 @@ def test_parse_slo():
     ("layout,batch,metric,value\nTP2,1,decode_tok_s,fast\n", "expected numbers"),
     ("batch,metric,value\n1,decode_tok_s,10\n", "needs the columns"),
     ("layout,batch,metric,value\nTP2,0,decode_tok_s,10\n", "positive"),
+    ("layout,batch,metric,value\nTP2,1,decode_tok_s,nan\n", "positive"),
 ])
 def test_bad_csv_is_one_line_and_exit_2(tmp_path, content, needle):
     bad = tmp_path / "runs.csv"
@@ -375,3 +376,9 @@ def test_capture_launch_gaps_make_the_launch_term_and_the_verdict():
     assert row["terms"]["launch_ms"] == pytest.approx(g.small_gap_ns / st.count / 1e6, abs=1e-3)
     assert max(row["terms"], key=row["terms"].get) == "launch_ms" and row["status"] == "launch_gaps"
     assert not findings(rep, "scaling.tracks_prediction")
+
+
+def test_node_file_without_measurements_is_refused():
+    result = scaling(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm",
+                     "--node", DATA / "gpt-fast-llama-2-70b-a100.csv")
+    assert result.exit_code == 2 and "no all-reduce, HBM or GEMM measurements" in result.stderr

@@ -86,6 +86,9 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
         raise InputError(f"no measurements found in {', '.join(data.files)} (need decode/output tok/s, ITL/TPOT, a step time, "
                          "or a capture per layout)")
     cal = S.calibration(node)
+    if node is not None and node.records and cal.empty:
+        raise InputError(f"--node {', '.join(sorted({f.name for f in getattr(node, 'files', [])}))}: no all-reduce, HBM or "
+                         "GEMM measurements in it (expected a `diagnose node --json` report or nccl-tests output)")
     analysis = S.analyse(data.runs, model, gpu, dtype=dtype, kv_dtype=kv_dtype, prompt=prompt, context=context,
                          interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch)
     total_gpus = gpus or max(r.layout.gpus for r in data.runs)
