@@ -7,7 +7,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -72,7 +71,6 @@ def test_parallel_writers_lose_nothing(tmp_path):
     workers, per_worker = 6, 200
     ctx = multiprocessing.get_context("spawn")
     procs = [ctx.Process(target=_writer, args=(path, per_worker, w)) for w in range(workers)]
-    start = time.monotonic()
     for p in procs:
         p.start()
     for p in procs:
@@ -82,7 +80,6 @@ def test_parallel_writers_lose_nothing(tmp_path):
     assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == workers * per_worker
     per_host = dict(conn.execute("SELECT host, count(DISTINCT gpu_uuids) FROM runs GROUP BY host"))
     assert per_host == {f"w{w}": per_worker for w in range(workers)}
-    assert time.monotonic() - start < 20
 
 
 def test_cli_save_and_history(tmp_path, monkeypatch):
