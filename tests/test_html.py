@@ -230,6 +230,11 @@ needs_chromium = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def browser():
     b = Browser(CHROMIUM)
+    try:
+        b.call("Target.getTargets")
+    except (RuntimeError, TimeoutError, OSError) as exc:
+        b.close()
+        pytest.skip(f"{CHROMIUM} is installed but does not start headless here: {exc}")
     yield b
     b.close()
 
