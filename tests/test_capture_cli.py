@@ -44,13 +44,19 @@ def test_missing_tables_are_reported_not_fatal():
 
 
 def test_json_summaries_match_the_stats_tables():
+    """Default: counts and totals; --stats adds median and deviation (extra sorted reads)."""
     name = "gameoflife_a100_2022_1.sqlite"
-    report = json.loads(run(shared_path("captures", name), "--json").output)
-    (kernel,) = report["facts"]["summaries"][name]["kernels"]
+    quick = json.loads(run(shared_path("captures", name), "--json").output)["facts"]["summaries"][name]
+    full = json.loads(run(shared_path("captures", name), "--json", "--stats").output)["facts"]["summaries"][name]
+    (kernel,) = full["kernels"]
     assert (kernel["name"], kernel["count"], kernel["total"], kernel["med"]) == (
         "compute_kernel(int *, int *, int)", 100, 460636, 4576.0)
-    api = {r["name"]: r for r in report["facts"]["summaries"][name]["cuda_api"]}
-    assert api["cudaDeviceSynchronize"]["count"] == 100
+    assert kernel["stddev"] == pytest.approx(74.2, abs=0.05)
+    assert [(k["name"], k["count"], k["total"], k["min"], k["max"], k["med"]) for k in quick["kernels"]] == [
+        (kernel["name"], 100, 460636, kernel["min"], kernel["max"], None)]
+    for summaries in (quick, full):
+        api = {r["name"]: r for r in summaries["cuda_api"]}
+        assert (api["cudaDeviceSynchronize"]["count"], api["cudaDeviceSynchronize"]["total"]) == (100, 966563)
 
 
 def test_stats_flag_prints_nsys_tables():

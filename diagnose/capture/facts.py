@@ -260,7 +260,7 @@ def step_stats(cap: Capture, steps: S.Steps) -> StepStats:
 
 
 def analyse(paths: list[str], step_name: str | None = None, names: list[str] | None = None,
-            with_summaries: bool = True, deadline_s: float | None = None) -> CaptureAnalysis:
+            with_summaries: bool = True, deadline_s: float | None = None, medians: bool = True) -> CaptureAnalysis:
     """Open every capture, analyse it, and return the facts (InputError on unreadable input)."""
     facts = Facts()
     result = CaptureAnalysis(facts)
@@ -274,7 +274,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
         activities: dict[str, list] = {}
         for cap in caps:
             try:
-                _analyse_one(cap, facts, result, activities, step_name, with_summaries)
+                _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians)
             except sqlite3.Error as exc:
                 raise read_error(cap.path, exc) from None
             except (TypeError, ValueError, ArithmeticError) as exc:
@@ -296,7 +296,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
     return result
 
 
-def _analyse_one(cap, facts, result, activities, step_name, with_summaries):
+def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians):
     ci = info(cap)
     facts.add(ci)
     facts.extend(GpuFact(cap.source, index=g.id, name=g.name, uuid=g.uuid, bus_id=g.bus,
@@ -306,7 +306,7 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries):
         facts.missing.append(f"{cap.name}: {m}")
     facts.extend(launch_records(cap))
     if with_summaries:
-        result.summaries[cap.name] = summaries.all_summaries(cap)
+        result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians)
     acts = T.gpu_activity(cap)
     activities[cap.name] = acts
     tls = timelines(cap, acts)

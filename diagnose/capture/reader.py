@@ -102,6 +102,7 @@ class Capture:
     _columns: dict[str, list[str]] = field(default_factory=dict)
     _strings: dict[int, str] = field(default_factory=dict)
     _class_col: str | None = None  # set once the temp kernel-class table exists (timeline)
+    cache: dict[str, Any] = field(default_factory=dict)  # results two analyses share
 
     @property
     def name(self) -> str:

@@ -17,7 +17,7 @@ MAX_STEP_RECORDS = 20_000
 def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False) -> Report:
     from rules.engine import evaluate, verdict
 
-    result = analyse(list(files), step_name=step_name)
+    result = analyse(list(files), step_name=step_name, medians=full_stats)
     facts = result.facts
     if any(v is not None for v in (model, tp, pp, gpu, batch)):
         facts.add(Workload("command line", model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))

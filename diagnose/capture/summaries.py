@@ -24,10 +24,10 @@ class SummaryRow:
     total: int
     count: int
     avg: float
-    med: float
+    med: float | None  # None when computed without medians (see all_summaries)
     min: int
     max: int
-    stddev: float
+    stddev: float | None
     time_pct: float = 0.0
     extra: dict = field(default_factory=dict)
 
@@ -69,6 +69,20 @@ def grouped_stats(cap: Capture, inner: str, keys: list[str], value: str = "d"):
         yield (*g[:nk], total, n, mean, med, low, high, stddev)
 
 
+def grouped_totals(cap: Capture, inner: str, keys: list[str], value: str = "d"):
+    """Like grouped_stats without median and deviation: one GROUP BY, no sorted read of the values."""
+    part = ", ".join(keys)
+    nk = len(keys)
+    for g in cap.query(f"SELECT {part}, count(*), sum({value}), min({value}), max({value}) "
+                       f"FROM ({inner}) GROUP BY {part}"):
+        n, total = g[nk], g[nk + 1]
+        yield (*g[:nk], total, n, total / n, None, g[nk + 2], g[nk + 3], None)
+
+
+def _stats(cap: Capture, inner: str, keys: list[str], medians: bool, value: str = "d"):
+    return grouped_stats(cap, inner, keys, value) if medians else grouped_totals(cap, inner, keys, value)
+
+
 class _SortedValues:
     """Hands out the next n values of a one-column cursor as a float64 array, reading in chunks."""
 
@@ -100,7 +114,7 @@ def _finish(rows: list[SummaryRow]) -> list[SummaryRow]:
     return rows
 
 
-def kernel_summary(cap: Capture, name_column: str = "demangledName") -> list[SummaryRow]:
+def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bool = True) -> list[SummaryRow]:
     """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups)."""
     if not cap.has(KERNEL):
         return []
@@ -116,7 +130,7 @@ def kernel_summary(cap: Capture, name_column: str = "demangledName") -> list[Sum
         f"\"end\" - start AS d FROM {t} WHERE \"end\" IS NOT NULL"
     )
     rows = []
-    for name_id, g1, g2, *stats in grouped_stats(cap, inner, ["nameId", "g1", "g2"]):
+    for name_id, g1, g2, *stats in _stats(cap, inner, ["nameId", "g1", "g2"], medians):
         m = 0xFFFF
         r = SummaryRow(cap.string(name_id) or "", *stats)
         r.extra = {"grid": _dims(g1 & 0xFFFFFFFF, g1 >> 32, g2 & m),
@@ -130,14 +144,33 @@ def _dims(x, y, z) -> str:
     return "%4d %4d %4d" % (x or 0, y or 0, z or 0)
 
 
-def api_summary(cap: Capture) -> list[SummaryRow]:
+def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """cuda_api_sum: CUDA runtime and driver calls by name (4-digit _vNNNN suffix dropped, as 2022.4 does)."""
     if not cap.has(RUNTIME):
         return []
-    inner = f'SELECT nameId, "end" - start AS d FROM {RUNTIME} WHERE "end" IS NOT NULL'
-    rows = [SummaryRow(api_display_name(cap.string(nid) or ""), *stats)
-            for nid, *stats in grouped_stats(cap, inner, ["nameId"])]
-    return _finish(_merge_same_names(rows, cap, inner))
+    if medians:
+        inner = f'SELECT nameId, "end" - start AS d FROM {RUNTIME} WHERE "end" IS NOT NULL'
+        rows = [SummaryRow(api_display_name(cap.string(nid) or ""), *stats)
+                for nid, *stats in grouped_stats(cap, inner, ["nameId"])]
+    else:  # from the per-process groups the launch accounting reads anyway: one pass over the table
+        per_name: dict[int, list] = {}
+        for _pid, nid, n, total, low, high in api_groups(cap):
+            m = per_name.setdefault(nid, [0, 0, low, high])
+            m[0] += n
+            m[1] += total
+            m[2], m[3] = min(m[2], low), max(m[3], high)
+        rows = [SummaryRow(api_display_name(cap.string(nid) or ""), total, n, total / n, None, low, high, None)
+                for nid, (n, total, low, high) in per_name.items()]
+    return _finish(_merge_same_names(rows))
+
+
+def api_groups(cap: Capture) -> list[tuple]:
+    """(pid, nameId, count, total ns, min, max) of CUDA API calls: one GROUP BY, cached per capture."""
+    if "api_groups" not in cap.cache:
+        cap.cache["api_groups"] = [] if not cap.has(RUNTIME) else cap.query(
+            f"SELECT (globalTid >> 24) & 16777215, nameId, count(*), sum(\"end\" - start), min(\"end\" - start), "
+            f"max(\"end\" - start) FROM {RUNTIME} WHERE \"end\" IS NOT NULL GROUP BY 1, 2").fetchall()
+    return cap.cache["api_groups"]
 
 
 def api_display_name(raw: str) -> str:
@@ -154,7 +187,7 @@ def api_base_name(raw: str) -> str:
     return re.sub(r"(_v\d+)+$", "", raw or "")
 
 
-def _merge_same_names(rows: list[SummaryRow], cap: Capture, inner: str) -> list[SummaryRow]:
+def _merge_same_names(rows: list[SummaryRow]) -> list[SummaryRow]:
     """Two string ids with the same display name (rare) would be one row in nsys stats."""
     names = [r.name for r in rows]
     if len(set(names)) == len(names):
@@ -170,7 +203,7 @@ def _merge_same_names(rows: list[SummaryRow], cap: Capture, inner: str) -> list[
         total = sum(r.total for r in group)
         count = sum(r.count for r in group)
         out.append(SummaryRow(name, total, count, total / count, group[0].med, min(r.min for r in group),
-                              max(r.max for r in group), max(r.stddev for r in group)))
+                              max(r.max for r in group), None))
     return out
 
 
@@ -187,29 +220,29 @@ def _memop_inner(cap: Capture, value: str) -> str:
     return " UNION ALL ".join(parts)
 
 
-def memop_time_summary(cap: Capture) -> list[SummaryRow]:
+def memop_time_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """cuda_gpu_mem_time_sum: copies by kind and memsets, by duration (ns)."""
     inner = _memop_inner(cap, '"end" - start')
     if not inner:
         return []
-    return _finish([SummaryRow(name, *stats) for name, *stats in grouped_stats(cap, inner, ["name"])])
+    return _finish([SummaryRow(name, *stats) for name, *stats in _stats(cap, inner, ["name"], medians)])
 
 
-def memop_size_summary(cap: Capture) -> list[SummaryRow]:
+def memop_size_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """cuda_gpu_mem_size_sum: the same operations by bytes moved (total, count, avg, ...)."""
     inner = _memop_inner(cap, "bytes")
     if not inner:
         return []
-    return _finish([SummaryRow(name, *stats) for name, *stats in grouped_stats(cap, inner, ["name"])])
+    return _finish([SummaryRow(name, *stats) for name, *stats in _stats(cap, inner, ["name"], medians)])
 
 
-def nvtx_summary(cap: Capture) -> list[SummaryRow]:
+def nvtx_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """nvtx_sum: push/pop and start/end ranges by name and style, 'Domain:name' when the domain is named."""
     inner = nvtx_ranges_sql(cap, with_duration=True)
     if not inner:
         return []
     rows = []
-    for name, style, *stats in grouped_stats(cap, inner, ["name", "style"]):
+    for name, style, *stats in _stats(cap, inner, ["name", "style"], medians):
         r = SummaryRow(name or "", *stats)
         r.extra = {"style": style}
         rows.append(r)
@@ -253,8 +286,10 @@ SUMMARIES = {
 }
 
 
-def all_summaries(cap: Capture) -> dict[str, list[SummaryRow]]:
-    return {key: func(cap) for key, (_, func) in SUMMARIES.items()}
+def all_summaries(cap: Capture, medians: bool = True) -> dict[str, list[SummaryRow]]:
+    """Every summary; without `medians` the median and deviation are left out (None), which
+    spares a sorted read of every kernel and API row on large captures."""
+    return {key: func(cap, medians=medians) for key, (_, func) in SUMMARIES.items()}
 
 
 def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) -> dict:

@@ -15,13 +15,18 @@ from dataclasses import dataclass, field
 
 from diagnose.capture import classify as C
 from diagnose.capture.reader import KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, COPY_KINDS, Capture, pid_of
-from diagnose.capture.summaries import api_base_name
+from diagnose.capture.summaries import api_base_name, api_groups
 
 # Idle-gap histogram edges in microseconds (nsys analyze uses one 500 ms threshold; decode
 # steps live at 10 us .. 10 ms).
 GAP_EDGES_US = (1, 5, 10, 50, 100, 1000, 10_000)
 LARGE_GAP_NS = 50_000  # a gap no launch latency explains: the host was doing something else
 SHORT_KERNEL_NS = 10_000
+
+# One integer per (process, device): globalPid keeps its pid bits (24..47), the CUDA ordinal
+# fills the low 24 bits (where globalPid has the thread id, always 0). Sorting one integer key
+# is much cheaper than two.
+GPU_KEY = "(((coalesce({p}globalPid, 0) >> 24) << 24) | (coalesce({p}deviceId, 16777215) & 16777215))"
 
 CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
 COPY_CODE, MEMSET_CODE = 5, 6
@@ -124,14 +129,14 @@ def gpu_activity(cap: Capture) -> list[GpuActivity]:
         col = ensure_class_table(cap)
         graph = "k.graphNodeId IS NOT NULL" if cap.has_column(KERNEL, "graphNodeId") else "0"
         parts.append(
-            f"SELECT coalesce(k.globalPid, 0) AS gp, k.deviceId AS dev, k.start AS s, k.\"end\" AS e, "
+            f"SELECT {GPU_KEY.format(p='k.')} AS gpu, k.start AS s, k.\"end\" AS e, "
             f"coalesce(c.cls, 4) AS cls, {graph} AS g FROM {KERNEL} AS k "
             f"LEFT JOIN temp.dx_kclass AS c ON c.nameId = k.{col} WHERE k.\"end\" IS NOT NULL"
         )
     for table, code in ((MEMCPY, COPY_CODE), (MEMSET, MEMSET_CODE)):
         if cap.has(table):
             parts.append(
-                f"SELECT coalesce(globalPid, 0), deviceId, start, \"end\", {code}, 0 FROM {table} WHERE \"end\" IS NOT NULL"
+                f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {code}, 0 FROM {table} WHERE \"end\" IS NOT NULL"
             )
     if not parts:
         return []
@@ -149,29 +154,30 @@ def gpu_activity(cap: Capture) -> list[GpuActivity]:
     sql = f"""
     WITH ev AS ({' UNION ALL '.join(parts)}),
     w AS (
-        SELECT gp, dev, s, e, cls, g, {', '.join(reach)}
+        SELECT gpu, s, e, cls, g, {', '.join(reach)}
         FROM ev
-        WINDOW win AS (PARTITION BY gp, dev ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+        WINDOW win AS (PARTITION BY gpu ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     ),
     x AS (
-        SELECT gp, dev, s, e, cls, g,
+        SELECT gpu, s, e, cls, g,
                CASE WHEN s > r_all THEN s - r_all ELSE 0 END AS gap,
                CASE WHEN cls < 5 AND s > r_k THEN s - r_k ELSE 0 END AS gk,
                CASE WHEN cls BETWEEN 1 AND 4 AND s > r_c THEN s - r_c ELSE 0 END AS gc,
                CASE WHEN cls = 0 AND s > r_m THEN s - r_m ELSE 0 END AS gm
         FROM w
     )
-    SELECT gp, dev, cls, CASE WHEN gap <= 0 THEN -1 {bucket} ELSE {len(edges)} END AS b,
+    SELECT gpu, cls, CASE WHEN gap <= 0 THEN -1 {bucket} ELSE {len(edges)} END AS b,
            count(*), min(s), max(e), sum(e - s), sum(gap), sum(gk), sum(gc), sum(gm),
            sum(gk > 0 AND gk < {LARGE_GAP_NS}), sum(CASE WHEN gk < {LARGE_GAP_NS} THEN gk ELSE 0 END),
            sum(e - s < {SHORT_KERNEL_NS}), sum(g)
-    FROM x GROUP BY 1, 2, 3, 4 ORDER BY 1, 2
+    FROM x GROUP BY 1, 2, 3
     """
     acts: dict[tuple, GpuActivity] = {}
     nb = len(edges) + 1
     names = {code: name for name, code in CLASS_CODES.items()}
-    for gp, dev, cls, b, n, first, last, dur, gap, gk, gc, gm, small_n, small_ns, short, graph in cap.query(sql):
-        key = (pid_of(gp) or 0, int(dev) if dev is not None else -1)
+    for gpu, cls, b, n, first, last, dur, gap, gk, gc, gm, small_n, small_ns, short, graph in cap.query(sql):
+        dev = gpu & 0xFFFFFF
+        key = (pid_of(gpu) or 0, -1 if dev == 0xFFFFFF else dev)
         a = acts.get(key)
         if a is None:
             a = acts[key] = GpuActivity(pid=key[0], device=key[1], all=Interval(), kernels=Interval(),
@@ -266,9 +272,7 @@ def process_api(cap: Capture) -> dict[int, ProcessApi]:
     out: dict[int, ProcessApi] = {}
     if not cap.has(RUNTIME):
         return out
-    sql = (f"SELECT (globalTid >> 24) & 16777215, nameId, count(*), sum(\"end\" - start) "
-           f"FROM {RUNTIME} WHERE \"end\" IS NOT NULL GROUP BY 1, 2")
-    for pid, name_id, calls, total in cap.query(sql):
+    for pid, name_id, calls, total, _low, _high in api_groups(cap):
         p = out.setdefault(int(pid or 0), ProcessApi(int(pid or 0)))
         p.all_calls.add(calls, total)
         kind = api_kind(cap.string(name_id) or "")
