@@ -38,3 +38,15 @@ def _gpu_present() -> bool:
         return count > 0
     except Exception:
         return False
+
+
+@pytest.fixture(autouse=True)
+def _bundled_catalog_only(monkeypatch):
+    """Each test starts from the bundled catalogs: a user's $DIAGNOSE_CATALOG or an earlier
+    test's --catalog must not leak in (the CLI configures the catalog module globally)."""
+    from rules import catalog
+
+    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
+    catalog.configure()
+    yield
+    catalog.configure()

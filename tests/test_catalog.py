@@ -24,14 +24,6 @@ DOC_ACTIVE_B = {"mixtral-8x7b": 12.88, "mixtral-8x22b": 39.16, "qwen3-235b-a22b"
                 "deepseek-v3": 37.6, "gpt-oss-120b": 5.7}
 
 
-@pytest.fixture(autouse=True)
-def _no_user_catalog(monkeypatch):
-    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
-    catalog.configure()
-    yield
-    catalog.configure()
-
-
 def test_every_doc_model_is_in_the_catalog_and_counts_within_1_percent():
     assert set(DOC_PARAMS_B) <= set(catalog.models())
     for key, published in DOC_PARAMS_B.items():

@@ -18,21 +18,13 @@ from click.testing import CliRunner
 
 from diagnose.cli import cli
 from diagnose.errors import InputError
-from rules import catalog, planner
+from rules import planner
 
 DECODER = 68_452_352_000
 NORMS = 80 * 2 * 8192
 EDGE = 128_256 * 8192  # embedding, and the LM head
 KV_TOKEN = 2 * 80 * 8 * 128 * 2  # bytes, bf16
 USABLE = 80 * 0.90  # GB
-
-
-@pytest.fixture(autouse=True)
-def _bundled_catalog_only(monkeypatch):
-    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
-    catalog.configure()
-    yield
-    catalog.configure()
 
 
 def run(*args):

@@ -9,14 +9,6 @@ from diagnose.cli import cli
 from rules import catalog
 
 
-@pytest.fixture(autouse=True)
-def _bundled_catalog_only(monkeypatch):
-    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
-    catalog.configure()
-    yield
-    catalog.configure()
-
-
 def run(*args):
     return CliRunner().invoke(cli, ["predict", *args])
 

@@ -36,14 +36,6 @@ TICKETS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _bundled_catalog_only(monkeypatch):
-    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
-    catalog.configure()
-    yield
-    catalog.configure()
-
-
 def scaling(*args):
     return CliRunner().invoke(cli, ["scaling", *map(str, args)])
 
