@@ -174,3 +174,35 @@ def test_collectives_matched_across_two_ranks_in_one_file():
     late = result.straggler()
     later = [i for i, (a, b) in enumerate(zip(*per_rank)) if b > a]
     assert late.label.startswith("rank 1") and late.last_count == len(later)
+
+
+def test_uvm_migrations_kept_apart_from_copies(tmp_path):
+    """Unified-memory page migrations are MEMCPY rows (copyKind 11-13, memory kind 7): they are
+    reported as UVM, never as pageable copies. Built with the real 2025.1 DDL (samples/schema)."""
+    import sqlite3
+
+    from conftest import REPO
+    from diagnose.capture import summaries
+
+    path = tmp_path / "uvm.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((REPO / "samples" / "schema" / "nsys-2025.1.1.sql").read_text())
+    gpid = (1 << 48) + (4242 << 24)
+    cols = "start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind"
+    rows = [(0, 1000, 0, 1, 7, 1, gpid, 4096, 1, 0, 2),      # explicit HtoD from pageable memory
+            (2000, 2600, 0, 1, 7, 0, gpid, 65536, 11, 7, 7),  # UVM migrations, no API call behind them
+            (3000, 3500, 0, 1, 7, 0, gpid, 65536, 11, 7, 7),
+            (4000, 4100, 0, 1, 7, 0, gpid, 4096, 12, 7, 7)]
+    db.executemany(f"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY ({cols}) VALUES ({','.join('?' * 11)})", rows)
+    db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1, 'x', 'y')")
+    db.commit()
+    db.close()
+    with open_capture(path) as cap:
+        copies = {c.kind: c for c in T.copies(cap)}
+        names = {r.name: r for r in summaries.memop_time_summary(cap)}
+        (act,) = T.gpu_activity(cap)
+    assert (copies["HtoD"].uvm, copies["HtoD"].pageable) == (False, 1)
+    assert (copies["Unified HtoD"].uvm, copies["Unified HtoD"].count, copies["Unified HtoD"].pageable) == (True, 2, 0)
+    assert copies["Unified DtoH"].uvm and copies["Unified DtoH"].bytes == 4096
+    assert names["[CUDA memcpy Unified HtoD]"].total == 1100
+    assert (act.pid, act.busy_ns, act.idle_ns) == (4242, 1000 + 600 + 500 + 100, 4100 - 2200)
