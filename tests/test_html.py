@@ -362,8 +362,8 @@ def test_collective_plots_multinode_without_intranode_ceiling(browser, tmp_path)
     html = render_html(report)
     assert "Multi-node run" in html
     page = rendered(browser, tmp_path, report)
-    plots = assert_renders(page, "Bus bandwidth", "Latency")
-    assert plots["Bus bandwidth"]["ceilings"] == []
+    plots = assert_renders(page, "Bus bandwidth: all_reduce", "Latency: all_reduce")
+    assert plots["Bus bandwidth: all_reduce"]["ceilings"] == []
 
 
 @needs_chromium
@@ -461,10 +461,11 @@ def test_compare_and_fleet_html(browser, tmp_path):
 def published_sweep(row_start: str = "| 8× H100 SXM (DGX) | NCCL via PyTorch (vidur", n: int = 8) -> list[dict]:
     """An all_reduce sweep on a DGX as collectives-reference.md quotes it [R14] (kernel times for
     16 KiB .. 64 MiB), read from the document; busbw by nccl-tests' formula."""
-    doc = shared_path("docs", "collectives-reference.md").read_text(encoding="utf-8")
-    line = next(l for l in doc.splitlines() if l.startswith(row_start))
-    cells = [c.strip() for c in line.split("|")]
-    sizes = [int(s.split()[0]) << {"KiB": 10, "MiB": 20}[s.split()[1]] for s in cells[4].split(" / ")]
+    doc = shared_path("docs", "collectives-reference.md").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(doc) if line.startswith(row_start))
+    cells = [c.strip() for c in doc[at].split("|")]
+    sized = next(line for line in reversed(doc[: at + 1]) if "KiB / " in line)  # "same sizes": the row above
+    sizes = [int(s.split()[0]) << {"KiB": 10, "MiB": 20}[s.split()[1]] for s in sized.split("|")[4].strip().split(" / ")]
     times = [float(t.split()[0]) for t in cells[6].split(" / ")]
     return [{"source": "collectives-reference.md [R14]", "op": "all_reduce", "size_bytes": s, "time_us": t,
              "algbw_gbs": s / t / 1e3, "busbw_gbs": s / t / 1e3 * 2 * (n - 1) / n, "nranks": n, "in_place": False}
@@ -483,9 +484,10 @@ def test_collective_plots_with_catalog_ceilings(browser, tmp_path):
     })
     html = render_html(report)
     assert "NVSwitch gen3" in html
-    plots = assert_renders(rendered(browser, tmp_path, report), "Bus bandwidth", "Latency")
-    assert len(plots["Bus bandwidth"]["ceilings"]) == 2 and min(plots["Bus bandwidth"]["ceilings"]) > 100
-    assert len(plots["Latency"]["ceilings"]) == 1
+    plots = assert_renders(rendered(browser, tmp_path, report), "Bus bandwidth: all_reduce", "Latency: all_reduce")
+    bus = plots["Bus bandwidth: all_reduce"]
+    assert len(bus["ceilings"]) == 2 and min(bus["ceilings"]) > 100
+    assert len(plots["Latency: all_reduce"]["ceilings"]) == 1
 
 
 @needs_chromium
@@ -497,3 +499,16 @@ def test_nvlink_state_grid_shows_the_down_link(browser, tmp_path):
     assert "143 up, 1 down" in path.read_text(encoding="utf-8")
     plots = assert_renders(browser.load(path, MEASURE_SVGS), "NVLink state", "GPU-pair topology")
     assert plots["NVLink state"]["marks"] >= 144 + 2
+
+
+@needs_chromium
+def test_one_line_per_rank_count(browser, tmp_path):
+    """The published DGX H100 sweeps on 8, 4 and 2 of its GPUs [R14]: one line each."""
+    rows = (published_sweep() + published_sweep("| 4 of 8× H100 (DGX) |", 4) + published_sweep("| 2 of 8× H100 (DGX) |", 2))
+    assert {r["nranks"] for r in rows} == {8, 4, 2} and len(rows) == 18
+    report = Report(kind="node", facts={"collective_result": rows})
+    html = render_html(report)
+    for label in (">×8<", ">×4<", ">×2<"):
+        assert label in html
+    plots = assert_renders(rendered(browser, tmp_path, report), "Bus bandwidth: all_reduce", "Latency: all_reduce")
+    assert plots["Latency: all_reduce"]["marks"] >= 3 * (1 + 6) + 1  # three lines of six points

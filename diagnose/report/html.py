@@ -193,31 +193,19 @@ def _ceilings(facts) -> tuple[list[tuple[str, float]], float | None, str]:
                 break
     if ic is None:
         return [], None, "multi-node run" if multinode else ""
-    lines = [(f"{ic.name} line rate", float(ic.bandwidth_gbs))] if ic.bandwidth_gbs else []
+    # Short legend labels; the caption names the interconnect.
+    lines = [("line rate", float(ic.bandwidth_gbs))] if ic.bandwidth_gbs else []
     if ic.achieved_gbs:
-        lines.append((f"{ic.name} typical achieved", float(ic.achieved_gbs)))
+        lines.append(("typical achieved", float(ic.achieved_gbs)))
     return lines, (float(ic.latency_us) if ic.latency_us else None), ic.name
 
 
 def _collective_figures(report, facts):
-    rows = facts.get("collective_result") or []
-    if not rows:
+    """Bus bandwidth per op and all_reduce latency against message size, one line per rank
+    count (the median of its GPU groups, and the slowest group when it lags)."""
+    curves = _collective_curves(facts.get("collective_result") or [])
+    if not curves:
         return []
-    groups: dict[str, dict[int, list]] = defaultdict(lambda: defaultdict(list))
-    for r in rows:
-        if r.get("in_place"):
-            continue  # nccl-tests prints both; out-of-place is the usual reference
-        label = r["op"]
-        if r.get("nranks"):
-            label += f" ×{r['nranks']}"
-        if r.get("group"):
-            label += " GPUs " + ",".join(str(g) for g in r["group"])
-        groups[label][int(r["size_bytes"])].append(r)
-    if not groups:  # only in-place rows
-        for r in rows:
-            groups[r["op"]][int(r["size_bytes"])].append(r)
-    busbw = [(label, [(s, statistics.median(x["busbw_gbs"] for x in rs)) for s, rs in sizes.items()]) for label, sizes in groups.items()]
-    latency = [(label, [(s, statistics.median(x["time_us"] for x in rs)) for s, rs in sizes.items()]) for label, sizes in groups.items()]
     lines, floor, ic_name = _ceilings(facts)
     if lines:
         note = f" Dashed lines: the catalog's {ic_name} figures."
@@ -225,19 +213,51 @@ def _collective_figures(report, facts):
         note = " Multi-node run and no catalog interconnect named: no ceiling drawn."
     else:
         note = " No catalog interconnect known for this GPU: no ceiling drawn."
-    return [
-        (
-            "Bus bandwidth vs message size (nccl-tests busbw semantics)." + note,
-            plots.line_chart(busbw, title="Bus bandwidth", x_label="message size", y_label="busbw (GB/s)",
-                             log_x=True, x_fmt=plots.fmt_bytes, x_base=4, ceilings=lines),
-        ),
-        (
-            "Collective time vs message size; small messages show the latency floor.",
-            plots.line_chart(latency, title="Latency", x_label="message size", y_label="time (µs)", log_x=True,
-                             log_y=True, x_fmt=plots.fmt_bytes, x_base=4,
-                             ceilings=[(f"{ic_name} base latency", floor)] if floor else []),
-        ),
-    ]
+    out = []
+    for op, series in curves.items():
+        busbw = [(label, [(size, v["busbw"]) for size, v in sorted(points.items())]) for label, points in series]
+        out.append((f"{op} bus bandwidth vs message size (nccl-tests busbw semantics).{note}",
+                    plots.line_chart(busbw, title=f"Bus bandwidth: {op}", x_label="message size", y_label="busbw (GB/s)",
+                                     log_x=True, x_fmt=plots.fmt_bytes, x_base=4, ceilings=lines)))
+    op = "all_reduce" if "all_reduce" in curves else next(iter(curves))
+    latency = [(label, [(size, v["time"]) for size, v in sorted(points.items())]) for label, points in curves[op]]
+    floor_note = f" Dashed: the catalog's {ic_name} base latency." if floor else ""
+    out.append((f"{op} time vs message size; small messages show the latency floor.{floor_note}",
+                plots.line_chart(latency, title=f"Latency: {op}", x_label="message size", y_label="time (µs)", log_x=True,
+                                 log_y=True, x_fmt=plots.fmt_bytes, x_base=4,
+                                 ceilings=[("base latency", floor)] if floor else [])))
+    return out
+
+
+def _collective_curves(rows) -> dict[str, list[tuple[str, dict[int, dict]]]]:
+    """op -> [(label, {size: {"busbw", "time"}})]: per rank count the median over its GPU
+    groups, plus the slowest group where it is under 90% of that median at its largest size."""
+    if any(r.get("in_place") is False for r in rows):
+        rows = [r for r in rows if not r.get("in_place")]  # nccl-tests prints both; out-of-place is the reference
+    per_group: dict[tuple, dict[int, list]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        group = tuple(r.get("group") or ())
+        per_group[(r["op"], r.get("nranks") or 0, group)][int(r["size_bytes"])].append(r)
+    medians = {key: {size: {"busbw": statistics.median(x["busbw_gbs"] for x in rs),
+                            "time": statistics.median(x["time_us"] for x in rs)} for size, rs in sizes.items()}
+               for key, sizes in per_group.items()}
+    out: dict[str, list] = defaultdict(list)
+    for op, nranks in sorted({(op, n) for op, n, _ in medians}, key=lambda k: (k[0], -k[1])):
+        groups = {g: pts for (o, n, g), pts in medians.items() if (o, n) == (op, nranks)}
+        name = f"×{nranks}" if nranks else op
+        if len(groups) == 1:
+            (group, points), = groups.items()
+            out[op].append((name + (f" GPUs {','.join(map(str, group))}" if group and nranks < 8 else ""), points))
+            continue
+        sizes = sorted({s for pts in groups.values() for s in pts})
+        typical = {s: {k: statistics.median(pts[s][k] for pts in groups.values() if s in pts) for k in ("busbw", "time")}
+                   for s in sizes}
+        out[op].append((f"{name} (median of {len(groups)} groups)", typical))
+        top = sizes[-1]
+        slowest, points = min(groups.items(), key=lambda gp: gp[1].get(top, {"busbw": float("inf")})["busbw"])
+        if top in points and points[top]["busbw"] < 0.9 * typical[top]["busbw"]:
+            out[op].append((f"{name} slowest: GPUs {','.join(map(str, slowest))}", points))
+    return out
 
 
 def _gpu_labels(pairs) -> list[str]:
