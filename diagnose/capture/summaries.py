@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
+from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture, pid_of
 
 STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
 
@@ -167,9 +167,17 @@ def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
 def api_groups(cap: Capture) -> list[tuple]:
     """(pid, nameId, count, total ns, min, max) of CUDA API calls: one GROUP BY, cached per capture."""
     if "api_groups" not in cap.cache:
-        cap.cache["api_groups"] = [] if not cap.has(RUNTIME) else cap.query(
-            f"SELECT (globalTid >> 24) & 16777215, nameId, count(*), sum(\"end\" - start), min(\"end\" - start), "
-            f"max(\"end\" - start) FROM {RUNTIME} WHERE \"end\" IS NOT NULL GROUP BY 1, 2").fetchall()
+        groups: dict[tuple, list] = {}
+        if cap.has(RUNTIME):
+            # grouped on the raw thread id (cheaper to sort than an expression), merged per process here
+            for tid, nid, n, total, low, high in cap.query(
+                    f"SELECT globalTid, nameId, count(*), sum(\"end\" - start), min(\"end\" - start), "
+                    f"max(\"end\" - start) FROM {RUNTIME} WHERE \"end\" IS NOT NULL GROUP BY 1, 2"):
+                m = groups.setdefault((pid_of(tid) or 0, nid), [0, 0, low, high])
+                m[0] += n
+                m[1] += total
+                m[2], m[3] = min(m[2], low), max(m[3], high)
+        cap.cache["api_groups"] = [(pid, nid, *m) for (pid, nid), m in groups.items()]
     return cap.cache["api_groups"]
 
 
