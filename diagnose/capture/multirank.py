@@ -107,12 +107,11 @@ def _comm_cursor(rank: Rank, name_ids: list[int], col: str):
 
 def _op_names(cap: Capture) -> dict[str, list[int]]:
     """Collective kind -> the kernel name ids of that kind in this capture."""
-    col = ensure_class_table(cap)
+    ensure_class_table(cap)
     out: dict[str, list[int]] = {}
     for (name_id,) in cap.query(f"SELECT nameId FROM temp.dx_kclass WHERE cls = {CLASS_CODES[C.COMM]}"):
         op = C.collective_op(cap.string(name_id) or "") or "other"
         out.setdefault(op, []).append(name_id)
-    del col
     return out
 
 

@@ -254,14 +254,17 @@ class Capture:
         return gpus
 
     def used_devices(self) -> list[tuple[int, int]]:
-        """(pid, CUDA ordinal) pairs that ran kernels or copies."""
+        """(pid, CUDA ordinal) pairs that ran kernels or copies (one scan per table, cached)."""
+        if "used_devices" in self.cache:
+            return self.cache["used_devices"]
         seen: set[tuple[int, int]] = set()
         for table in (KERNEL, MEMCPY, MEMSET):
             if self.has(table) and self.has_column(table, "deviceId") and self.has_column(table, "globalPid"):
                 for gpid, dev in self.query(f"SELECT DISTINCT globalPid, deviceId FROM {table}"):
                     if dev is not None:
                         seen.add((pid_of(gpid) or 0, int(dev)))
-        return sorted(seen)
+        self.cache["used_devices"] = sorted(seen)
+        return self.cache["used_devices"]
 
     def device_map(self) -> dict[tuple[int, int], int]:
         """(pid, CUDA ordinal) -> TARGET_INFO_GPU.id, from TARGET_INFO_CUDA_DEVICE (2025.1+).
