@@ -55,3 +55,13 @@ def _write(folder, name, data):
     path = folder / name
     path.write_bytes(data)
     return path
+
+
+def test_deadline_stops_a_long_read():
+    """The ticket reader bounds capture analysis in time: a read past the deadline is interrupted
+    and reported in one line instead of hanging."""
+    from diagnose.capture.facts import analyse
+    from diagnose.errors import InputError
+
+    with pytest.raises(InputError, match="took too long"):
+        analyse([str(shared_path("captures", "rodinia_gaussian_rtx3090_2022_4.sqlite"))], deadline_s=1e-9)
