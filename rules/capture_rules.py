@@ -4,9 +4,11 @@ Each rule states the physics it relies on in its docstring, quotes `capture:<fil
 table or kernel names behind every number, and passes (severity ok) when its check is clean,
 so a clean capture reads as healthy rather than as "no data".
 
-Predictions (from `diagnose capture --model --tp --gpu --batch`) arrive as a dict:
-{"roofline": Prediction on the GPU's own fabric, "roofline_pcie": the same layout over PCIe,
-"layout": {"tp", "pp"}}; any of them may be missing.
+Predictions arrive as the dict `diagnose.capture.report.predict` builds (from --model/--tp/--gpu/
+--batch, or the launch line the capture recorded): {"layout": {"tp", "pp"}, "roofline":
+Prediction, "expected": {"step_ms", "allreduce_per_step", "allreduce_ms_per_step",
+"allreduce_bytes", "allreduce_us", "allreduce_us_pcie", "fabric", "pcie_fabric", "source"}};
+any part may be missing, and then the rules that need it stay silent.
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ def comm_bound(facts: Facts, predictions=None):
            f"< {int(EXPOSED_COMM_WARN * 100)}", "%"),
     ]
     if len(gpus) > 1:
-        evidence.append(ev(g.source, f"lowest of {len(gpus)} ranks (the others include waiting for peers)",
+        evidence.append(ev(g.source, f"highest share among the {len(gpus)} ranks (theirs includes waiting for "
+                                     "peers; the lowest, above, is the transfer itself)",
                            _pct(max(x.exposed_comm_ns for x in gpus), max(x.busy_ns for x in gpus)), None, "%"))
     ops = ", ".join(f"{op} x{n}" for op, n in sorted(g.comm_ops.items(), key=lambda kv: -kv[1]))
     if share >= EXPOSED_COMM_WARN:
@@ -399,7 +402,7 @@ def pp_bubble(facts: Facts, predictions=None):
     evidence.append(ev(stages[0].source, "mean idle share of the stages", _pct(idle, span),
                        f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
     if pp and pp > 1:
-        evidence.append(ev("command line", "pipeline stages (--pp)", pp))
+        evidence.append(ev(facts.workload().source, "pipeline stages", pp))
     if share >= IDLE_SHARE_BUBBLE:
         yield make(
             "capture.pp_bubble", "pp_bubble", "warning", 0.65,
