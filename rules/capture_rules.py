@@ -7,7 +7,8 @@ so a clean capture reads as healthy rather than as "no data".
 Predictions arrive as the dict `diagnose.capture.report.predict` builds (from --model/--tp/--gpu/
 --batch, or the launch line the capture recorded): {"layout": {"tp", "pp"}, "roofline":
 Prediction, "expected": {"step_ms", "allreduce_per_step", "allreduce_ms_per_step",
-"allreduce_bytes", "allreduce_us", "allreduce_us_pcie", "fabric", "pcie_fabric", "source"}};
+"allreduce_bytes", "allreduce_us", "allreduce_us_pcie", "fabric", "pcie_fabric",
+"pp_bubble_fraction", "source"}};
 any part may be missing, and then the rules that need it stay silent.
 """
 
@@ -401,6 +402,11 @@ def pp_bubble(facts: Facts, predictions=None):
     evidence = [ev(_where(g), "idle in gaps >= 50 us", _ms(g.large_gap_ns), None, "ms") for g in stages[:8]]
     evidence.append(ev(stages[0].source, "mean idle share of the stages", _pct(idle, span),
                        f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
+    bubble = _expected(predictions).get("pp_bubble_fraction")
+    if bubble is not None:
+        evidence.append(ev(_expected(predictions).get("source", "prediction:roofline"),
+                           "bubble the roofline expects for this layout ((p-1)/(m+p-1))", None,
+                           round(100 * bubble, 1), "%"))
     if pp and pp > 1:
         evidence.append(ev(facts.workload().source, "pipeline stages", pp))
     if share >= IDLE_SHARE_BUBBLE:

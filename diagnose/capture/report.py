@@ -98,6 +98,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
         "allreduce_ms_per_step": pred.allreduce_ms_per_step_expected,
         "allreduce_bytes": pred.allreduce_bytes,
         "fabric": pred.interconnect,
+        "pp_bubble_fraction": pred.pp_bubble_fraction,
         "source": f"prediction:roofline ({pred.model}, {spec.key}, tp={layout['tp']}, pp={layout['pp']}, batch={batch or 1})",
     }
     if layout["tp"] > 1 and pred.allreduce_bytes:
