@@ -448,7 +448,25 @@ def find_gpu(name: str | None = None, pci_device_id=None) -> GpuSpec | None:
     for g in _catalog().gpu.values():
         if wanted in {_norm(n) for n in (*g.nvml_names, g.key, g.name)}:
             return g
-    return None
+    return _by_name_and_memory(name)
+
+
+def _by_name_and_memory(name: str) -> GpuSpec | None:
+    """'NVIDIA TITAN RTX 24GB': a product name with its memory size, as reporters write it.
+
+    Matches only when the name without the size is one row's NVML name and the size agrees
+    with that row's memory, so 'NVIDIA A100 80GB' (SXM or PCIe?) stays unmapped.
+    """
+    m = re.fullmatch(r"\s*(.+?)\s*(\d+(?:\.\d+)?)\s*GB\s*", str(name), re.I)
+    if not m:
+        return None
+    base, size = _norm(m.group(1)), float(m.group(2))
+    hits = [
+        g
+        for g in _catalog().gpu.values()
+        if base in {_norm(n) for n in g.nvml_names} and abs(g.memory_gb - size) <= 0.1 * size
+    ]
+    return hits[0] if len(hits) == 1 else None
 
 
 def find_model(name: str) -> ModelSpec | None:

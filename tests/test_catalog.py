@@ -105,9 +105,11 @@ def test_device_id_decides_before_the_name():
     assert catalog.find_gpu("NVIDIA H200", pci_device_id="0x233010DE").key == "h100-sxm"
     assert catalog.find_gpu(pci_device_id="10de:20b5").key == "a100-80gb-pcie"
     assert catalog.find_gpu(pci_device_id=0x20B210DE).key == "a100-80gb-sxm"
-    # plain "NVIDIA H100" (2339, 94 GB SXM) must not become the 80 GB row; China SKUs neither
+    # plain "NVIDIA H100" (2339, 94 GB SXM) must not become the 80 GB row; a China SKU gets
+    # its own row (reduced NVLink), never the H100's
     assert catalog.find_gpu("NVIDIA H100") is None
-    assert catalog.find_gpu("NVIDIA H800", pci_device_id="0x232410DE") is None
+    h800 = catalog.find_gpu("NVIDIA H800", pci_device_id="0x232410DE")
+    assert h800.key == "h800-sxm" and h800.nvlink_gbs < catalog.gpu("h100-sxm").nvlink_gbs
 
 
 def test_gpu_rows_carry_the_doc_figures():

@@ -172,10 +172,14 @@ def test_reporters_gpu_text_maps_or_is_left_undecided(bundles):
 NOT_NVML_FORM = {"NVIDIA TITAN RTX 24GB": "titan-rtx", "NVIDIA GeForce RTX 3060 12GB": "rtx-3060"}
 
 
-@pytest.mark.xfail(strict=True, reason="find_gpu (rules/catalog.py) does not strip 'NVIDIA ' and a memory size")
 @pytest.mark.parametrize("text, key", sorted(NOT_NVML_FORM.items()))
 def test_reporters_product_names_with_memory_size(text, key):
     assert catalog.find_gpu(name=text).key == key
+
+
+def test_memory_size_must_agree_and_be_unambiguous():
+    assert catalog.find_gpu(name="NVIDIA TITAN RTX 12GB") is None
+    assert catalog.find_gpu(name="NVIDIA A100 80GB") is None
 
 
 def test_ticket_a800_maps_by_its_device_id(bundles):
