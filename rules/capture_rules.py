@@ -393,8 +393,8 @@ def pp_bubble(facts: Facts, predictions=None):
     send/recv only and idle in long gaps show it."""
     _, pp = _layout(facts, predictions)
     gpus = _gpus(facts)
-    if not _pp(facts, predictions):
-        return
+    if not gpus or not _pp(facts, predictions):
+        return  # no GPU timeline (a ticket that only says pp=2): nothing to measure
     stages = [g for g in gpus if g.comm_ops.get("send_recv")] or gpus
     idle = sum(g.large_gap_ns for g in stages)
     span = sum(g.span_ns for g in stages)
