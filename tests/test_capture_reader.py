@@ -181,3 +181,30 @@ def test_launch_text_keeps_no_other_environment():
     assert env_rows > 10 and text.startswith("NCCL_VERSION=")
     assignments = [t for t in text.split() if "=" in t and t.split("=")[0].isupper()]
     assert assignments and all(t.startswith(("NCCL_", "TORCH_NCCL_", "CUDA_VISIBLE_DEVICES=", "VLLM_")) for t in assignments)
+
+
+def test_columns_missing_in_other_versions_are_tolerated(tmp_path):
+    """Columns are resolved by name: a copy without some of them (as other nsys versions write)
+    still analyses, with the missing facts left empty."""
+    import json
+
+    from click.testing import CliRunner
+    from diagnose.cli import cli
+
+    path = tmp_path / "trimmed.sqlite"
+    shutil.copy(shared_path("captures", "dlprof_rtx2070_pytorch_nvtx_2022_1.sqlite"), path)
+    db = sqlite3.connect(path)
+    for table, column in (("NVTX_EVENTS", "textId"), ("NVTX_EVENTS", "domainId"),
+                          ("CUPTI_ACTIVITY_KIND_KERNEL", "graphNodeId"), ("CUPTI_ACTIVITY_KIND_KERNEL", "shortName"),
+                          ("CUPTI_ACTIVITY_KIND_MEMCPY", "srcKind"), ("TARGET_INFO_GPU", "cuDevice")):
+        db.execute(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
+    db.commit()
+    db.close()
+    result = CliRunner().invoke(cli, ["capture", str(path), "--json", "--stats", "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    summaries = report["facts"]["summaries"]["trimmed.sqlite"]
+    assert sum(k["count"] for k in summaries["kernels"]) == 46
+    assert sum(r["count"] for r in summaries["nvtx"]) > 0
+    (gpu,) = report["facts"]["gpu_timeline"]
+    assert gpu["kernels"] == 46 and gpu["graph_kernels"] == 0

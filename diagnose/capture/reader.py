@@ -140,9 +140,10 @@ class Capture:
     def has_column(self, table: str, column: str) -> bool:
         return column in self.columns(table)
 
-    def col(self, table: str, column: str, default: str = "NULL") -> str:
-        """The column's name for a SELECT, or a literal default when this version lacks it."""
-        return f'"{column}"' if self.has_column(table, column) else default
+    def col(self, table: str, column: str, default: str = "NULL", prefix: str = "") -> str:
+        """The column's name for a SELECT (`prefix` = a table alias such as "ne."), or a literal
+        default when this version of the schema lacks the column."""
+        return f'{prefix}"{column}"' if self.has_column(table, column) else default
 
     def count(self, table: str) -> int:
         if not self.has(table):

@@ -119,12 +119,15 @@ def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bo
     if not cap.has(KERNEL):
         return []
     t = KERNEL
-    name_col = name_column if cap.has_column(t, name_column) else "shortName"
+    names = [c for c in (name_column, "demangledName", "shortName") if cap.has_column(t, c)]
+    if not names:
+        return []
+    name_expr = f"coalesce({', '.join(dict.fromkeys(names))}, 0)"
     dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
     # Grid and block packed into two integers (CUDA limits: grid y/z and block sizes < 2^16),
     # because sorting on two integer keys is several times cheaper than on six.
     inner = (
-        f"SELECT coalesce({name_col}, shortName) AS nameId, "
+        f"SELECT {name_expr} AS nameId, "
         f"({dims[0]}) | (({dims[1]}) << 32) AS g1, "
         f"({dims[2]}) | (({dims[3]}) << 16) | (({dims[4]}) << 32) | (({dims[5]}) << 48) AS g2, "
         f"\"end\" - start AS d FROM {t} WHERE \"end\" IS NOT NULL"
@@ -266,21 +269,21 @@ def nvtx_ranges_sql(cap: Capture, with_duration: bool = False) -> str | None:
     if not cap.has(NVTX):
         return None
     t = NVTX
-    text = cap.col(t, "text")
-    text_id = cap.col(t, "textId")
-    domain = cap.col(t, "domainId", "0")
+    text, ne_text = cap.col(t, "text"), cap.col(t, "text", prefix="ne.")
+    ne_text_id = cap.col(t, "textId", prefix="ne.")
+    domain, ne_domain = cap.col(t, "domainId", "0"), cap.col(t, "domainId", "0", prefix="ne.")
     end_max = f'(SELECT max(max(start), max(coalesce("end", 0))) FROM {t})'
     dur = f', coalesce(ne."end", {end_max}) - ne.start AS d' if with_duration else ""
     return f"""
-        SELECT CASE WHEN dom.name IS NOT NULL THEN dom.name || ':' || coalesce(sid.value, ne.{text})
-                    ELSE coalesce(sid.value, ne.{text}) END AS name,
+        SELECT CASE WHEN dom.name IS NOT NULL THEN dom.name || ':' || coalesce(sid.value, {ne_text})
+                    ELSE coalesce(sid.value, {ne_text}) END AS name,
                CASE ne.eventType WHEN 59 THEN 'PushPop' WHEN 60 THEN 'StartEnd'
                     WHEN 70 THEN 'PushPop' WHEN 71 THEN 'StartEnd' ELSE 'Unknown' END AS style
                {dur}, ne.start AS start, ne."end" AS "end", ne.globalTid AS globalTid
         FROM {t} AS ne
         LEFT JOIN (SELECT {domain} AS id, {text} AS name, globalTid AS gtid FROM {t} WHERE eventType = 75) AS dom
-            ON ne.{domain} = dom.id AND (ne.globalTid >> 24) = (dom.gtid >> 24)
-        LEFT JOIN StringIds AS sid ON sid.id = ne.{text_id}
+            ON {ne_domain} = dom.id AND (ne.globalTid >> 24) = (dom.gtid >> 24)
+        LEFT JOIN StringIds AS sid ON sid.id = {ne_text_id}
         WHERE ne.eventType IN (59, 60, 70, 71)
     """
 
