@@ -17,6 +17,7 @@ from diagnose import __version__
 from diagnose.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_FAILED, DiagnoseError
 
 SEVERITY_CHOICES = ("critical", "warning", "info", "never")
+NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
 class DiagnoseGroup(click.Group):
@@ -28,14 +29,17 @@ class DiagnoseGroup(click.Group):
             return super().main(*args, **{**kwargs, "standalone_mode": False})
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
+        except NO_ARGS_IS_HELP as exc:
+            exc.show()  # `diagnose` alone: the help text, as every click tool does
+            sys.exit(EXIT_BAD_INPUT)
         except click.ClickException as exc:
-            exc.show()
+            click.echo(f"diagnose: {usage_line(exc)}", err=True)
             sys.exit(EXIT_BAD_INPUT)
         except click.exceptions.Abort:
             click.echo("diagnose: aborted", err=True)
             sys.exit(130)
         except DiagnoseError as exc:
-            click.echo(f"diagnose: {exc}", err=True)
+            click.echo(f"diagnose: {one_line(str(exc))}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("diagnose: interrupted", err=True)
@@ -44,11 +48,26 @@ class DiagnoseGroup(click.Group):
             if os.environ.get("DIAGNOSE_DEBUG"):
                 raise
             click.echo(
-                f"diagnose: internal error: {type(exc).__name__}: {exc} "
+                f"diagnose: internal error: {type(exc).__name__}: {one_line(str(exc))} "
                 "(set DIAGNOSE_DEBUG=1 for the traceback)",
                 err=True,
             )
             sys.exit(EXIT_TOOL_FAILED)
+
+
+def one_line(text: str) -> str:
+    """Any message as the single stderr line the exit-code contract promises."""
+    return " ".join(text.split())
+
+
+def usage_line(exc: click.ClickException) -> str:
+    """click's usage errors (missing option, bad value, no such command) in the same one-line form
+    as every other error, with the help command to run instead of the usage block."""
+    message = one_line(exc.format_message())
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    ctx = getattr(exc, "ctx", None)
+    return f"{message.rstrip('.')} (see '{ctx.command_path} --help')" if ctx is not None else message
 
 
 def output_options(func=None, *, default_format: str = "terminal"):
@@ -94,6 +113,8 @@ def output_options(func=None, *, default_format: str = "terminal"):
         from rules import catalog
 
         catalog.configure(extra_files=catalogs)
+        if as_json and fmt not in (None, "json"):
+            raise click.UsageError(f"--json and --format {fmt} contradict each other; give one")
         if as_json:
             fmt = "json"
         report = func(*args, **kwargs)
@@ -118,16 +139,16 @@ def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = Fals
     sys.exit(EXIT_FINDINGS if fails(report.findings, fail_on) else EXIT_OK)
 
 
-def int_list(text: str | None) -> list[int] | None:
-    """'1,2,4,8' -> [1, 2, 4, 8]."""
+def int_list(text: str | None, option: str | None = None) -> list[int] | None:
+    """'1,2,4,8' -> [1, 2, 4, 8]; `option` names the flag in the error message."""
     if text is None:
         return None
     try:
         values = [int(x) for x in str(text).replace(" ", "").split(",") if x]
     except ValueError:
-        raise click.BadParameter(f"expected integers separated by commas, got {text!r}") from None
+        raise click.BadParameter(f"expected integers separated by commas, got {text!r}", param_hint=option) from None
     if not values or any(v < 1 for v in values):
-        raise click.BadParameter(f"expected positive integers, got {text!r}")
+        raise click.BadParameter(f"expected positive integers, got {text!r}", param_hint=option)
     return values
 
 
@@ -156,6 +177,9 @@ def _register():
     from diagnose.commands import COMMANDS
 
     for command in COMMANDS:
+        if command.short_help is None and command.help:
+            # the whole first sentence in `diagnose --help`, wrapped, rather than cut at 45 columns with "..."
+            command.short_help = command.help.strip().split("\n\n")[0].replace("\n", " ")
         cli.add_command(command)
 
 

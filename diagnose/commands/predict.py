@@ -52,11 +52,11 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     for key in (interconnect, network):
         if key:
             catalog.interconnect(key)  # fail early, with closest names
-    layouts = _layouts(gpus, int_list(tp_text), int_list(pp_text), int_list(dp_text))
+    layouts = _layouts(gpus, int_list(tp_text, "--tp"), int_list(pp_text, "--pp"), int_list(dp_text, "--dp"))
     if not layouts:
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}", param_hint="--tp")
     rows = []
-    for batch in int_list(batch_text):
+    for batch in int_list(batch_text, "--batch"):
         for layout in layouts:
             p = roofline.predict(model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
                                  dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect,
