@@ -277,6 +277,8 @@ def _load_file(cat: _Catalog, path: str) -> None:
         raise InputError(f"{path}: cannot read catalog file ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a UTF-8 text file (a catalog file is TOML)") from None
     for section, entries in data.items():
         if section not in _SPECS:
             raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model)")
@@ -379,10 +381,9 @@ def _lookup(entries: dict, name: str, extra_names=lambda s: ()):
 def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> InputError:
     names = list(entries) + [a for s in entries.values() for a in (*s.aliases, *extra_names(s))]
     hint = closest_names(str(name), names)
-    return InputError(
-        f"unknown {what} '{name}'" + (f"; closest known: {', '.join(hint)}" if hint else "")
-        + f" (list: {', '.join(sorted(entries))}; add one with --catalog FILE)"
-    )
+    # the closest names when there are some (the whole list buries them), else the whole list
+    known = f"closest known: {', '.join(hint)}" if hint else f"known: {', '.join(sorted(entries))}"
+    return InputError(f"unknown {what} '{name}'; {known} (add one with --catalog FILE)")
 
 
 def gpus() -> dict[str, GpuSpec]:
@@ -491,6 +492,10 @@ def model(name_or_path: str) -> ModelSpec:
         return model_from_config(path)
     found = find_model(name_or_path)
     if found is None:
+        if path.is_dir():
+            raise InputError(f"{path}: a folder without config.json (give a catalog name or a Hugging Face config.json)")
+        if path.suffix == ".json":
+            raise InputError(f"{path}: no such file (a Hugging Face config.json or a catalog model name)")
         raise _unknown("model", name_or_path, _catalog().model)
     return found
 
