@@ -289,7 +289,7 @@ def busbw(facts: Facts, predictions=None):
         ic, _ = roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
         origin = [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce busbw typically "
-                     f"{ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per direction", expected, unit="GB/s")]
+                     f"{ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per direction", expected=expected, unit="GB/s")]
         nvls = nvls or ic.in_network_reduction
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
                   "busbw is an algorithm-normalised figure; above the line rate it points at in-network reduction.")

@@ -332,7 +332,7 @@ def nvlink_links(facts: Facts, predictions=None):
             f"NVML reports every NVLink of this {spec.name} inactive. On its board every link is wired, so the "
             "GPU has lost its NVLink fabric: peer traffic falls back to PCIe or fails.",
             [ev(n, "NVLink state", "all inactive", f"{spec.nvlink_links} active"),
-             ev(spec_src or "catalog", f"catalog {spec.key}: {spec.nvlink_links} NVLinks", spec.nvlink_links)],
+             ev(spec_src or "catalog", f"catalog {spec.key}: {spec.nvlink_links} NVLinks", expected=spec.nvlink_links)],
             fix="Check the fabric manager / NVLink subnet manager and `dmesg` for NVLink Xids; reset the GPU or "
             "service the tray.",
             refs=["fabric_manager", "xid"],
@@ -357,7 +357,7 @@ def nvlink_links(facts: Facts, predictions=None):
     if _bridged_by_design(spec, name):
         if spec is not None:
             evidence.append(ev(spec_src or "catalog", f"catalog row {spec.key}: NVLink through bridges between pairs",
-                               getattr(spec, "nvlink_links", None)))
+                               expected=getattr(spec, "nvlink_links", None)))
         yield make(
             "topology.nvlink_links", "healthy", "ok", 0.7,
             "Inactive NVLinks on a bridged PCIe card are by design",
@@ -399,7 +399,7 @@ def nvlink_missing(facts: Facts, predictions=None):
     if not pairs:
         return
     off = [t for t in pairs if not t.path.upper().startswith("NV")]
-    catalog_ev = ev(spec_src or "catalog", f"catalog {spec.key}: NVSwitch board, every pair on NVLink", spec.interconnect)
+    catalog_ev = ev(spec_src or "catalog", f"catalog {spec.key}: NVSwitch board, every pair on NVLink", expected=spec.interconnect)
     if not off:
         yield passed("topology.nvlink_missing", "Every GPU pair connects over NVLink",
                      f"All {len(pairs)} GPU pairs in the topology matrix are NV#.", [ev(pairs[0], "path", pairs[0].path), catalog_ev], 0.7)
@@ -661,7 +661,7 @@ def pair_bandwidth(facts: Facts, predictions=None):
             "control, so the measured pairs are where healthy NVLink lands; a threshold set at the "
             "marketed figure (or an SXM figure on a PCIe card) cannot be met.",
             [ev(p, f"slowest pair GPU{p.a}<->GPU{p.b} ({p.direction}directional)", p.value, e, "GB/s"),
-             ev(spec_src or "catalog", line, nv_gbs, unit="GB/s")],
+             ev(spec_src or "catalog", line, expected=nv_gbs, unit="GB/s")],
             0.8,
         )
         return
@@ -674,7 +674,7 @@ def pair_bandwidth(facts: Facts, predictions=None):
         + ("That is what PCIe delivers, so the copy is not using NVLink." if below_pcie
            else "Part of the links between them are down or running degraded."),
         [ev(p, f"GPU{p.a}<->GPU{p.b} {p.direction}directional P2P bandwidth", p.value, e, "GB/s"),
-         ev(spec_src or "catalog", line, nv_gbs, unit="GB/s")] + ([ev(t, "topology path", t.path)] if t else []),
+         ev(spec_src or "catalog", line, expected=nv_gbs, unit="GB/s")] + ([ev(t, "topology path", t.path)] if t else []),
         fix="Check `nvidia-smi nvlink -s` for inactive links and `nvidia-smi nvlink -e` for errors on those GPUs.",
         refs=["nvidia_smi"],
     )
