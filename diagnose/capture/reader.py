@@ -362,6 +362,8 @@ def describe_sqlite_error(exc: Exception) -> str:
         return "reading took too long (damaged file?); gave up"
     if "malformed" in text or "not a database" in text or "corrupt" in text:
         return f"damaged SQLite file ({text})"
+    if "no such column" in text or "no such table" in text:
+        return f"an nsys export with an unexpected layout ({text}); please report the nsys version that wrote it"
     return f"cannot read as SQLite ({text})"
 
 
