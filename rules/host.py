@@ -159,14 +159,15 @@ def cross_socket_p2p(facts: Facts, predictions=None):
     s = min(slow, key=lambda p: p.value)
     f = max((p for p in pcie if p not in slow), key=lambda p: p.value)
     group = sorted(n for n in gpus if comp[n] == comp[f.a])
-    evidence = [ev(s, f"GPU{s.a}<->GPU{s.b} P2P across the groups", s.value, round(f.value, 2), "GB/s"),
-                ev(f, f"GPU{f.a}<->GPU{f.b} P2P within a group (PCIe)", f.value, unit="GB/s")]
+    way = "bidirectional" if f.direction == "bi" else "one direction"  # PCIe Gen4 x16: ~25 GB/s each way, ~50 both
+    evidence = [ev(s, f"GPU{s.a}<->GPU{s.b} P2P across the groups ({way})", s.value, round(f.value, 2), "GB/s"),
+                ev(f, f"GPU{f.a}<->GPU{f.b} P2P within a group (PCIe, {way}): the rate compared with", f.value, unit="GB/s")]
     evidence += [ev(t, f"{t.a}<->{t.b} path", t.path) for t in sys_paths[:1]]
     evidence += [claim_ev(c, "the host has several CPU sockets") for c in socket_claim[:1]]
     yield make(
         "host.cross_socket_p2p", "numa_affinity", "warning", 0.7 if (sys_paths or socket_claim) else 0.55,
         f"P2P between GPU groups is {1 - s.value / f.value:.0%} slower than within a group (socket boundary)",
-        f"GPUs {','.join(map(str, group))} reach {f.value:g} GB/s among themselves over PCIe but only {s.value:g} GB/s to the "
+        f"GPUs {','.join(map(str, group))} reach {f.value:g} GB/s ({way}) among themselves over PCIe but only {s.value:g} GB/s to the "
         "other GPUs: that traffic crosses the CPU socket interconnect, which is slower for PCIe peer "
         "writes. A ring over all GPUs must cross it, so the whole collective runs at the cross-socket rate "
         "and P2P there can be no better than staging through host memory.",

@@ -656,7 +656,7 @@ def pair_bandwidth(facts: Facts, predictions=None):
         p, e = min(nv_pairs, key=lambda x: x[0].value / x[1])
         yield passed(
             "topology.pair_bandwidth",
-            f"GPU-to-GPU bandwidth is {min(ratios):.0%}–{max(ratios):.0%} of the NVLink line rate, as expected",
+            f"GPU-to-GPU bandwidth is {_share_range(min(ratios), max(ratios))} of the NVLink line rate, as expected",
             "Copy engines reach about 80–90% of the NVLink line rate because of packet headers and flow "
             "control, so the measured pairs are where healthy NVLink lands; a threshold set at the "
             "marketed figure (or an SXM figure on a PCIe card) cannot be met.",
@@ -678,3 +678,8 @@ def pair_bandwidth(facts: Facts, predictions=None):
         fix="Check `nvidia-smi nvlink -s` for inactive links and `nvidia-smi nvlink -e` for errors on those GPUs.",
         refs=["nvidia_smi"],
     )
+
+
+def _share_range(low: float, high: float) -> str:
+    """'82%–86%', or '90%' when both ends round alike."""
+    return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}–{high:.0%}"

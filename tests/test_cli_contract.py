@@ -435,3 +435,24 @@ def test_command_list_summaries_are_not_cut_off():
     for name in cli.commands:
         assert re.search(rf"^  {name}\s+\S", commands, re.M), name
 
+
+
+# ---------------------------------------------------------------- numbers as a reader takes them
+
+
+def test_byte_counts_read_in_binary_units():
+    """/dev/shm of 25,276,514,304 bytes against 536,870,912: the terminal says 23.5 GiB vs 512 MiB
+    (the JSON keeps the bytes)."""
+    result = run("node", "--replay", NO_DRIVER, "--fail-on", "never")
+    (line,) = [x for x in result.stdout.splitlines() if "/dev/shm size" in x]
+    assert "23.5 GiB" in line and "512 MiB" in line, line
+
+
+def test_pcie_pair_rates_say_which_direction():
+    """50 GB/s over PCIe Gen4 x16 is only possible both ways at once; the evidence says so."""
+    report = json.loads(run("node", "--replay", RECORDINGS / "8x-a40-nvlink-pairs-two-sockets.json", "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "host.cross_socket_p2p"]
+    assert "(bidirectional)" in f["summary"]
+    assert all("bidirectional" in e["detail"] for e in f["evidence"] if e["unit"] == "GB/s")
+    (ok,) = [f for f in report["findings"] if f["rule"] == "topology.pair_bandwidth"]
+    assert "90%–90%" not in ok["title"] and "90% of the NVLink line rate" in ok["title"]

@@ -9,6 +9,8 @@ def fmt_value(value, unit: str | None = None) -> str:
     """A number as a person reads it: 3 significant figures, thousands separated."""
     if value is None:
         return "—"
+    if unit in ("bytes", "B") and isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1 << 20:
+        return _binary_size(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -31,6 +33,14 @@ def fmt_value(value, unit: str | None = None) -> str:
     else:
         text = str(value)
     return f"{text} {unit}" if unit else text
+
+
+def _binary_size(n: float) -> str:
+    """Bytes as a person reads them: 536870912 -> '512 MiB', 25276514304 -> '23.5 GiB'."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if abs(n) >= size:
+            return f"{fmt_value(float(n) / size)} {unit}"
+    return f"{n:,} bytes"
 
 
 def verdict_line(report) -> str:
