@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
 
 from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T

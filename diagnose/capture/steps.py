@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from diagnose.capture.reader import KERNEL, NVTX, Capture, pid_of
+from diagnose.capture.reader import KERNEL, Capture, pid_of
 from diagnose.capture.summaries import nvtx_ranges_sql
 from diagnose.errors import InputError, closest_names
 
