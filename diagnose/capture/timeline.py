@@ -1,17 +1,20 @@
 """What each GPU was doing over time: busy/idle, gaps, kernel classes, overlap, copies, launches.
 
-All per-GPU numbers come from one window query per capture: kernels, copies and memsets sorted
-by start within (process, device), with running maxima of the end time for four subsets (all
-activity, kernels, compute kernels, communication kernels). A row that starts after the running
-maximum of its subset opens a gap; the union of a subset's intervals is its span minus its gaps.
-SQLite does the sorting (on disk if it must), so memory stays bounded on multi-GB captures.
+All per-GPU numbers come from one ordered read per capture: SQLite sorts kernels, copies and
+memsets by (process and device, start) (on disk if it must) and numpy walks the rows in chunks,
+keeping running maxima of the end time for four subsets (all activity, kernels, compute kernels,
+communication kernels). A row that starts after the running maximum of its subset opens a gap;
+the union of a subset's intervals is its span minus its gaps. Memory: one chunk of rows.
 
 Exposed communication = |U(comm) minus U(compute)| = |U(all kernels)| - |U(compute)|.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture.reader import KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, COPY_KINDS, Capture, pid_of
@@ -123,93 +126,102 @@ def ensure_class_table(cap: Capture) -> str:
 
 
 def gpu_activity(cap: Capture) -> list[GpuActivity]:
-    """Per (process, device) activity from one ordered pass over kernels, copies and memsets."""
+    """Per (process, device) activity: SQLite sorts kernels, copies and memsets by (GPU, start);
+    numpy walks the sorted rows in chunks with running maxima of `end` per subset (all activity,
+    kernels, compute, communication). A row that starts after its subset's running maximum
+    opens a gap; a subset's union is its span minus its gaps. Memory: one chunk."""
     parts = []
     if cap.has(KERNEL):
         col = ensure_class_table(cap)
         graph = "k.graphNodeId IS NOT NULL" if cap.has_column(KERNEL, "graphNodeId") else "0"
         parts.append(
             f"SELECT {GPU_KEY.format(p='k.')} AS gpu, k.start AS s, k.\"end\" AS e, "
-            f"coalesce(c.cls, 4) AS cls, {graph} AS g FROM {KERNEL} AS k "
+            f"coalesce(c.cls, 4) | (({graph}) << 3) AS tag FROM {KERNEL} AS k "
             f"LEFT JOIN temp.dx_kclass AS c ON c.nameId = k.{col} WHERE k.\"end\" IS NOT NULL"
         )
     for table, code in ((MEMCPY, COPY_CODE), (MEMSET, MEMSET_CODE)):
         if cap.has(table):
-            parts.append(
-                f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {code}, 0 FROM {table} WHERE \"end\" IS NOT NULL"
-            )
+            parts.append(f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {code} FROM {table} WHERE \"end\" IS NOT NULL")
     if not parts:
         return []
-    has_comm = cap.has(KERNEL) and cap.query(
-        f"SELECT 1 FROM temp.dx_kclass WHERE cls = {CLASS_CODES[C.COMM]} LIMIT 1").fetchone() is not None
-    # Running maxima of `end` per subset; a GPU without communication kernels needs only two.
-    reach = ["max(e) OVER win AS r_all", "max(CASE WHEN cls < 5 THEN e END) OVER win AS r_k"]
-    if has_comm:
-        reach += ["max(CASE WHEN cls BETWEEN 1 AND 4 THEN e END) OVER win AS r_c",
-                  "max(CASE WHEN cls = 0 THEN e END) OVER win AS r_m"]
-    else:
-        reach += ["NULL AS r_c", "NULL AS r_m"]
-    edges = [e * 1000 for e in GAP_EDGES_US]
-    bucket = " ".join(f"WHEN gap < {edge} THEN {i}" for i, edge in enumerate(edges))
-    sql = f"""
-    WITH ev AS ({' UNION ALL '.join(parts)}),
-    w AS (
-        SELECT gpu, s, e, cls, g, {', '.join(reach)}
-        FROM ev
-        WINDOW win AS (PARTITION BY gpu ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ),
-    x AS (
-        SELECT gpu, s, e, cls, g,
-               CASE WHEN s > r_all THEN s - r_all ELSE 0 END AS gap,
-               CASE WHEN cls < 5 AND s > r_k THEN s - r_k ELSE 0 END AS gk,
-               CASE WHEN cls BETWEEN 1 AND 4 AND s > r_c THEN s - r_c ELSE 0 END AS gc,
-               CASE WHEN cls = 0 AND s > r_m THEN s - r_m ELSE 0 END AS gm
-        FROM w
-    )
-    SELECT gpu, cls, CASE WHEN gap <= 0 THEN -1 {bucket} ELSE {len(edges)} END AS b,
-           count(*), min(s), max(e), sum(e - s), sum(gap), sum(gk), sum(gc), sum(gm),
-           sum(gk > 0 AND gk < {LARGE_GAP_NS}), sum(CASE WHEN gk < {LARGE_GAP_NS} THEN gk ELSE 0 END),
-           sum(e - s < {SHORT_KERNEL_NS}), sum(g)
-    FROM x GROUP BY 1, 2, 3
-    """
-    acts: dict[tuple, GpuActivity] = {}
-    nb = len(edges) + 1
-    names = {code: name for name, code in CLASS_CODES.items()}
-    for gpu, cls, b, n, first, last, dur, gap, gk, gc, gm, small_n, small_ns, short, graph in cap.query(sql):
+    cur = cap.query(f"SELECT gpu, s, e, tag FROM ({' UNION ALL '.join(parts)}) ORDER BY gpu, s")
+    walker = _Walker()
+    while True:
+        rows = cur.fetchmany(1 << 16)
+        if not rows:
+            break
+        flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=4 * len(rows)).reshape(-1, 4)
+        cuts = np.flatnonzero(np.diff(flat[:, 0])) + 1
+        for seg in np.split(flat, cuts):
+            walker.feed(int(seg[0, 0]), seg[:, 1], seg[:, 2], seg[:, 3])
+    return walker.result()
+
+
+class _Walker:
+    """Running state of the ordered walk, one GpuActivity per GPU key."""
+
+    NONE = np.iinfo(np.int64).min
+
+    def __init__(self):
+        self.acts: dict[tuple, GpuActivity] = {}
+        self.reach: dict[int, list[int]] = {}
+        self.edges = np.array([e * 1000 for e in GAP_EDGES_US], dtype=np.int64)
+
+    def feed(self, gpu: int, s, e, tag) -> None:
         dev = gpu & 0xFFFFFF
         key = (pid_of(gpu) or 0, -1 if dev == 0xFFFFFF else dev)
-        a = acts.get(key)
+        a = self.acts.get(key)
+        nb = len(self.edges) + 1
         if a is None:
-            a = acts[key] = GpuActivity(pid=key[0], device=key[1], all=Interval(), kernels=Interval(),
-                                        compute=Interval(), comm=Interval(),
-                                        class_ns={c: 0 for c in CLASS_CODES}, class_count={c: 0 for c in CLASS_CODES},
-                                        gap_hist_count=[0] * nb, gap_hist_ns=[0] * nb)
-        subsets = [(a.all, gap)]
-        if cls < 5:
-            subsets.append((a.kernels, gk))
-            subsets.append((a.comm, gm) if cls == 0 else (a.compute, gc))
-            a.class_ns[names[cls]] += int(dur or 0)
-            a.class_count[names[cls]] += int(n)
-            a.kernel_gap_count += int(small_n or 0)
-            a.kernel_gap_ns += int(small_ns or 0)
-            a.short_kernels += int(short or 0)
-            a.graph_kernels += int(graph or 0)
-        elif cls == COPY_CODE:
-            a.copy_ns += int(dur or 0)
-        else:
-            a.memset_ns += int(dur or 0)
-        for iv, gaps in subsets:
-            iv.count += int(n)
-            iv.first = first if iv.first is None else min(iv.first, first)
-            iv.last = last if iv.last is None else max(iv.last, last)
-            iv.gaps += int(gaps or 0)
-        if b >= 0:
-            a.gap_hist_count[b] += int(n)
-            a.gap_hist_ns[b] += int(gap or 0)
-    if not has_comm:
-        for a in acts.values():  # every kernel is compute
-            a.compute = Interval(a.kernels.count, a.kernels.first, a.kernels.last, a.kernels.gaps)
-    return [acts[k] for k in sorted(acts)]
+            a = self.acts[key] = GpuActivity(key[0], key[1], Interval(), Interval(), Interval(), Interval(),
+                                            {c: 0 for c in CLASS_CODES}, {c: 0 for c in CLASS_CODES}, [0] * nb, [0] * nb)
+            self.reach[gpu] = [self.NONE] * 4
+        cls, graph = tag & 7, tag >> 3
+        kern = cls < 5
+        masks = (np.ones(len(s), dtype=bool), kern, kern & (cls > 0), cls == 0)
+        ivs = (a.all, a.kernels, a.compute, a.comm)
+        gaps = []
+        for i, (mask, iv) in enumerate(zip(masks, ivs)):
+            carry = self.reach[gpu][i]
+            em = np.where(mask, e, self.NONE)
+            acc = np.maximum.accumulate(em)
+            prev = np.maximum(np.concatenate(([carry], acc[:-1])), carry)
+            gap = np.where(mask & (prev != self.NONE) & (s > prev), s - prev, 0)
+            gaps.append(gap)
+            self.reach[gpu][i] = max(carry, int(acc[-1]))
+            n = int(mask.sum())
+            if n:
+                iv.count += n
+                first, last = int(s[mask][0]), int(e[mask].max())
+                iv.first = first if iv.first is None else min(iv.first, first)
+                iv.last = last if iv.last is None else max(iv.last, last)
+                iv.gaps += int(gap.sum())
+        dur = e - s
+        names = {code: name for name, code in CLASS_CODES.items()}
+        for code in np.unique(cls):
+            m = cls == code
+            if code < 5:
+                a.class_ns[names[int(code)]] += int(dur[m].sum())
+                a.class_count[names[int(code)]] += int(m.sum())
+            elif code == COPY_CODE:
+                a.copy_ns += int(dur[m].sum())
+            else:
+                a.memset_ns += int(dur[m].sum())
+        g_all, g_k = gaps[0], gaps[1]
+        small = (g_k > 0) & (g_k < LARGE_GAP_NS)
+        a.kernel_gap_count += int(small.sum())
+        a.kernel_gap_ns += int(g_k[small].sum())
+        a.short_kernels += int((kern & (dur < SHORT_KERNEL_NS)).sum())
+        a.graph_kernels += int(graph[kern].sum())
+        opened = g_all > 0
+        bucket = np.searchsorted(self.edges, g_all[opened], side="right")
+        counts = np.bincount(bucket, minlength=nb)
+        for b in np.flatnonzero(counts):
+            a.gap_hist_count[b] += int(counts[b])
+            a.gap_hist_ns[b] += int(g_all[opened][bucket == b].sum())
+
+    def result(self) -> list[GpuActivity]:
+        return [self.acts[k] for k in sorted(self.acts)]
 
 
 def large_gaps(cap: Capture, pid: int, device: int, min_ns: int = LARGE_GAP_NS, limit: int = 200_000):
