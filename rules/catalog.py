@@ -77,6 +77,14 @@ class GpuSpec:
     sources: tuple[str, ...] = ()
 
     @property
+    def memory_bytes(self) -> float:
+        """Device memory in bytes. The marketed size is binary: "80GB" is 80 GiB. CUDA reports a total of
+        84.9e9 B on an H100 80GB, 150.1e9 on an H200 (141), 42.3e9 on an A100 40GB, 25.4e9 on an RTX 3090
+        (TARGET_INFO_GPU.totalMemory in ../shared/captures), 1-1.5% below memory_gb GiB; reading it as
+        decimal GB would hide ~6% of every GPU. Boards with ECC on GDDR (T4: 15.8e9 of 16) show ~7% less."""
+        return self.memory_gb * 2**30
+
+    @property
     def pcie_interconnect(self) -> str:
         """The PCIe fabric key for pairs outside the NVLink domain."""
         return f"pcie{self.pcie_gen}"

@@ -89,7 +89,7 @@ def option(model, gpu, tp: int, pp: int, gpus: int, context: int, concurrency: i
             p = roofline.predict(model, gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=prompt, context=context,
                                  dtype=dtype, kv_dtype=kv_dtype, gpus_per_node=gpus_per_node)
     kv_tok = roofline.kv_bytes_per_token_per_gpu(model, tp, pp, p.kv_dtype, context)
-    usable = gpu.memory_gb * roofline.EXPECTED["memory_utilization"]
+    usable = roofline.usable_gb(gpu)
     weights = roofline.weights_bytes_per_gpu(model, roofline.Layout(tp, pp, dp), p.dtype) / 1e9
     budget = usable - weights
     ep = tp * dp if model.is_moe else 1
@@ -148,11 +148,11 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, prompt: int |
                            kv_dtype=kv_dtype, gpus_per_node=gpus_per_node)
     if options and options[0].tp == 1:
         steps.append(f"Fits on one GPU: {one.weights_gb_per_gpu:.1f} GB of weights + {one.kv_gb_per_seq_per_gpu:.2f} GB "
-                     f"of KV per {context}-token sequence <= {gpu.memory_gb * roofline.EXPECTED['memory_utilization']:.1f} GB "
+                     f"of KV per {context}-token sequence <= {roofline.usable_gb(gpu):.1f} GB "
                      f"usable, so start with TP1 x DP{gpus} (no communication).")
     elif options:
         steps.append(f"Does not fit on one GPU ({one.weights_gb_per_gpu:.1f} GB of weights; "
-                     f"{gpu.memory_gb * roofline.EXPECTED['memory_utilization']:.1f} GB usable): the smallest TP within a node "
+                     f"{roofline.usable_gb(gpu):.1f} GB usable): the smallest TP within a node "
                      f"that leaves a KV budget is TP{options[0].tp}.")
     else:
         options = _pipeline_options(model, gpu, gpus, node, tps, args, one, steps)
@@ -185,6 +185,8 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, prompt: int |
 
 def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Option]:
     """TP fills a node, PP stages across nodes: the fewest stages that fit."""
+    from rules import roofline
+
     tp = max(tps)
     for pp in range(2, gpus // tp + 1):
         if gpus % (tp * pp):
@@ -200,7 +202,7 @@ def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Opt
             return [o] + [x for x in (option(model, gpu, tp, q, gpus, **args) for q in range(pp + 1, gpus // tp + 1)
                                       if gpus % (tp * q) == 0) if x]
     need = one.weights_gb_per_gpu
-    usable = gpu.memory_gb * 0.9
+    usable = roofline.usable_gb(gpu)
     raise InputError(f"{model.name} ({need:.0f} GB of {args['dtype']} weights + KV for one {args['context']}-token "
                      f"sequence) does not fit on {gpus} x {gpu.name} ({gpus * usable:.0f} GB usable in total); "
                      "use more GPUs, a smaller dtype (--dtype fp8/int4), or a shorter --context")

@@ -256,6 +256,11 @@ def experts_touched(model: ModelSpec, tokens: int) -> float:
     return e * (1.0 - (1.0 - k / e) ** tokens)
 
 
+def usable_gb(gpu: GpuSpec) -> float:
+    """GB (1e9 B) a serving engine may fill on one GPU: memory_utilization of its memory."""
+    return gpu.memory_bytes / 1e9 * EXPECTED["memory_utilization"]
+
+
 def weights_bytes_per_gpu(model: ModelSpec, layout: Layout, dtype: str) -> float:
     """Weights resident on the fullest GPU (first or last PP stage)."""
     tp, pp = layout.tp, layout.pp
@@ -527,7 +532,7 @@ def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int =
                                 f"TP={tp} spans {nodes} nodes of {gpus_per_node} GPUs: every layer's all-reduce crosses {fabric.name}"))
 
     # memory fit
-    usable = gpu.memory_gb * EXPECTED["memory_utilization"]
+    usable = usable_gb(gpu)
     weights_gb = weights_bytes_per_gpu(model, layout, dtype) / 1e9
     kv_seq_gb = context * kv_bytes_per_token_per_gpu(model, tp, pp, kv_dtype, context) / 1e9
     budget = usable - weights_gb
@@ -537,7 +542,7 @@ def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int =
         what = "the weights alone" if budget < 0 else f"weights + KV for {batch} x {context} tokens"
         problems.append(Problem("does_not_fit", "other", "error",
                                 f"{what} need {weights_gb + (batch * kv_seq_gb if budget >= 0 else 0):.1f} GB per GPU, "
-                                f"{usable:.1f} GB usable ({EXPECTED['memory_utilization']:.0%} of {gpu.memory_gb:g} GB): "
+                                f"{usable:.1f} GB usable ({EXPECTED['memory_utilization']:.0%} of {gpu.memory_gb:g} GiB): "
                                 f"short by {shortfall:.1f} GB"))
 
     # decode: m microbatches of the batch in flight through pp stages

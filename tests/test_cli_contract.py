@@ -456,3 +456,20 @@ def test_pcie_pair_rates_say_which_direction():
     assert all("bidirectional" in e["detail"] for e in f["evidence"] if e["unit"] == "GB/s")
     (ok,) = [f for f in report["findings"] if f["rule"] == "topology.pair_bandwidth"]
     assert "90%–90%" not in ok["title"] and "90% of the NVLink line rate" in ok["title"]
+
+
+@pytest.mark.parametrize("capture", ["fuser_h100x8node_matmul_2024_6.sqlite", "fuser_h200_crossentropy_2025_1.sqlite",
+                                     "recon_a100x4_cupy_2023_1.sqlite", "memfusion_rtx3090x4_trt_2023_1.sqlite"])
+def test_gpu_memory_is_what_cuda_reports(capture):
+    """The marketed "80GB" is binary: the memory the planner and predictor fill is within 2% of the
+    total CUDA reported in real captures (decimal GB would hide ~6% of every GPU)."""
+    import sqlite3
+
+    from rules import catalog
+
+    path = shared_path("captures", capture)
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        name, total = db.execute("SELECT name, totalMemory FROM TARGET_INFO_GPU LIMIT 1").fetchone()
+    spec = catalog.find_gpu(name=name)
+    assert spec is not None, name
+    assert spec.memory_bytes == pytest.approx(total, rel=0.02), (name, spec.key)

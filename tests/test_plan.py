@@ -24,7 +24,7 @@ DECODER = 68_452_352_000
 NORMS = 80 * 2 * 8192
 EDGE = 128_256 * 8192  # embedding, and the LM head
 KV_TOKEN = 2 * 80 * 8 * 128 * 2  # bytes, bf16
-USABLE = 80 * 0.90  # GB
+USABLE = 80 * 2**30 * 0.90 / 1e9  # GB: an "80GB" H100 holds 80 GiB (CUDA reports 84.9e9 B), 90% usable = 77.309
 
 
 def run(*args):
@@ -43,20 +43,22 @@ def weights_gb(tp: int) -> float:
 
 
 def test_llama3_70b_fp8_on_8_h100_at_8k_by_hand():
-    # TP1: 68.45 GB (fp8 decoder) + 2 x 2.10 GB (bf16 embedding + head) = 72.65 GB > 72.0 GB: no room for any KV.
-    assert weights_gb(1) == pytest.approx(72.655, abs=0.001) and weights_gb(1) > USABLE
+    # TP1: 68.45 GB (fp8 decoder) + 2 x 2.10 GB (bf16 embedding + head) = 72.65 GB of 77.31 GB usable: 4.65 GB of KV
+    # = 14,203 tokens at 327,680 B/token, one 8k sequence per GPU, 8 on the box: far below 64 users.
+    assert weights_gb(1) == pytest.approx(72.655, abs=0.001)
+    assert int((USABLE - weights_gb(1)) * 1e9 // KV_TOKEN) // 8192 == 1
     # TP2: (68,452,352,000 - 1,310,720) / 2 + 1,310,720 = 34,226,831,360 B of decoder weights
     #      + 2 x 1,050,673,152 x 2 B / 2 = 2,101,346,304 B of embedding + head = 36.328 GB per GPU.
     assert weights_gb(2) == pytest.approx(36.328, abs=0.001)
-    # KV budget per GPU: 72.0 - 36.328 = 35.672 GB. Each GPU holds 4 of the 8 KV heads: 327,680 / 2 = 163,840 B/token.
+    # KV budget per GPU: 77.309 - 36.328 = 40.981 GB. Each GPU holds 4 of the 8 KV heads: 327,680 / 2 = 163,840 B/token.
     budget = USABLE - weights_gb(2)
-    assert budget == pytest.approx(35.672, abs=0.001)
-    tokens = int(budget * 1e9 // (KV_TOKEN / 2))  # 35.672e9 / 163,840 = 217,723 tokens per replica
-    assert tokens == 217_723
-    slots = math.floor(tokens / 8192)  # 217,723 / 8192 = 26.6 -> 26 sequences of 8k per replica
-    assert slots == 26
+    assert budget == pytest.approx(40.981, abs=0.001)
+    tokens = int(budget * 1e9 // (KV_TOKEN / 2))  # 40.981e9 / 163,840 = 250,129 tokens per replica
+    assert tokens == 250_129
+    slots = math.floor(tokens / 8192)  # 250,129 / 8192 = 30.5 -> 30 sequences of 8k per replica
+    assert slots == 30
     replicas = 8 // 2  # 4 replicas of TP2
-    assert replicas * slots == 104  # concurrent 8k decode slots on the box
+    assert replicas * slots == 120  # concurrent 8k decode slots on the box
 
     rep = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", 8, "--context", 8192, "--concurrency", 64,
                     "--dtype", "fp8")
@@ -65,7 +67,7 @@ def test_llama3_70b_fp8_on_8_h100_at_8k_by_hand():
     assert o["weights_gb_per_gpu"] == pytest.approx(weights_gb(2), abs=0.001)
     assert o["kv_budget_gb_per_gpu"] == pytest.approx(budget, abs=0.001)
     assert o["kv_tokens_per_replica"] == tokens
-    assert o["slots_per_replica"] == slots and o["total_slots"] == 104
+    assert o["slots_per_replica"] == slots and o["total_slots"] == 120
     assert o["batch_per_replica"] == 16  # 64 users over 4 replicas
     assert rep["verdict"]["category"] == "expected_physics" and "TP2 x DP4" in rep["verdict"]["summary"]
     # Per-user speed and total throughput are the predictor's expected figures at 16 sequences per replica.
@@ -81,16 +83,18 @@ def test_llama3_70b_fp8_on_8_h100_at_8k_by_hand():
 
 
 def test_more_users_than_tp2_holds_moves_to_tp4():
-    # TP4: weights 18.164 GB/GPU, budget 72.0 - 18.164 = 53.836 GB; 2 KV heads per GPU: 81,920 B/token
-    # -> 657,177... tokens, / 8192 = 80 sequences x 2 replicas = 160 >= 150 (TP2 holds only 104).
+    # TP4: weights 18.165 GB/GPU, budget 77.309 - 18.165 = 59.145 GB; 2 KV heads per GPU: 81,920 B/token
+    # -> 721,980 tokens, / 8192 = 88 sequences x 2 replicas = 176 >= 150 (TP2 holds only 120).
     budget = USABLE - weights_gb(4)
     slots = int(budget / (8192 * KV_TOKEN / 4 / 1e9))
-    assert slots == 80
+    assert slots == 88
     rep = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", 8, "--context", 8192, "--concurrency", 150,
                     "--dtype", "fp8")
     o = rep["predictions"]["plan"]["chosen"]
-    assert (o["tp"], o["dp"], o["slots_per_replica"], o["total_slots"]) == (4, 2, slots, 160)
-    assert any("holds only 104" in s for s in rep["predictions"]["plan"]["steps"])
+    assert (o["tp"], o["dp"], o["slots_per_replica"], o["total_slots"]) == (4, 2, slots, 176)
+    tp2 = next(x for x in rep["predictions"]["plan"]["options"] if x["tp"] == 2)
+    assert tp2["total_slots"] == 120  # < 150
+    assert any("TP1 x DP8 holds only 8 " in s for s in rep["predictions"]["plan"]["steps"])
 
 
 def test_a_model_that_fits_one_gpu_gets_data_parallel_replicas():

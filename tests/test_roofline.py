@@ -102,7 +102,7 @@ def test_prefill_is_compute_bound_and_ttft_follows_flops():
 
 def test_memory_fit_and_max_sequences():
     p = predict("llama-3-70b", "h100-sxm", Layout(tp=4), batch=1, context=8192)
-    usable = 80 * 0.9
+    usable = 80 * 2**30 / 1e9 * 0.9  # "80GB" is 80 GiB
     assert p.kv_budget_gb == pytest.approx(usable - p.weights_gb_per_gpu, abs=0.01)
     per_seq = 8192 * 327680 / 4 / 1e9
     assert p.max_concurrent_seqs == int(p.kv_budget_gb // per_seq)
