@@ -296,6 +296,9 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
 
 
 def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians):
+    acts = T.gpu_activity(cap)
+    # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
+    cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
     ci = info(cap)
     facts.add(ci)
     facts.extend(GpuFact(cap.source, index=g.id, name=g.name, uuid=g.uuid, bus_id=g.bus,
@@ -306,7 +309,6 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
     facts.extend(launch_records(cap))
     if with_summaries:
         result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians)
-    acts = T.gpu_activity(cap)
     activities[cap.name] = acts
     tls = timelines(cap, acts)
     add_host_stall(cap, tls)
