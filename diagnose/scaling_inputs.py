@@ -135,6 +135,10 @@ def collect(paths, tp_of: dict[str, LayoutKey] | None = None) -> Inputs:
                 _add(runs, layout, m)
             continue
         read = _read(path)
+        if path.is_file():  # a file named on the command line that cannot be read is bad input, not "no data"
+            damaged = [f.problem for f in getattr(read, "files", []) if f.problem and f.problem.startswith("unreadable")]
+            if damaged:
+                raise InputError(f"{path}: {damaged[0].removeprefix('unreadable: ').removeprefix(f'{path.name}: ')}")
         facts.extend(read.records)
         _from_facts(read, path, given, runs)
     for name in tp_of:

@@ -118,6 +118,14 @@ def test_unreadable_input_is_one_line_and_exit_2(junk, command, kind, request):
         assert junk[kind].name in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize("command", ["capture", "scaling"])
+def test_a_damaged_capture_is_called_damaged(junk, command):
+    """Not 'no measurements found': the user must learn the export was cut short."""
+    args = FILE_COMMANDS[command]
+    result = run(*[str(junk["truncated_header"]) if a == "FILE" else a for a in args])
+    assert_bad_input(result, "cut-5k.sqlite", "damaged")
+
+
 @pytest.mark.parametrize("kind", ["missing", "directory"])
 def test_ticket_missing_path_or_empty_folder_is_bad_input(junk, kind):
     assert_bad_input(run("ticket", junk[kind]), junk[kind].name)
