@@ -291,8 +291,9 @@ def slo(facts, predictions):
             title=f"For a stricter latency SLO: {fb['label']} (ITL {fb['itl_ms']:.1f} ms vs {o['itl_ms']:.1f} ms, "
             f"{fb['total_slots']} sequences)",
             summary=f"{fb['label']} streams {fb['weights_gb_per_gpu']:.1f} GB per GPU per token instead of "
-            f"{o['weights_gb_per_gpu']:.1f} GB, at the cost of {fb['allreduce_share']:.0%} of the step in all-reduces and "
-            f"{fb['total_slots']} instead of {o['total_slots']} concurrent sequences.",
+            f"{o['weights_gb_per_gpu']:.1f} GB, at the cost of {fb['allreduce_share']:.0%} of the step in all-reduces"
+            + (f" and {fb['total_slots']} instead of {o['total_slots']} concurrent sequences." if fb["total_slots"] < o["total_slots"]
+               else f"; with fewer weight copies it holds {fb['total_slots']} concurrent sequences instead of {o['total_slots']}."),
             evidence=[Evidence(_where(p, fb), "expected ITL of the fallback layout", fb["itl_ms"], o["itl_ms"], "ms")],
-            fix=f"Move to {fb['label']} if the ITL target drops below {o['itl_ms']:.0f} ms.",
+            fix=f"Move to {fb['label']} if the ITL target drops below {o['itl_ms']:.1f} ms.",
         )

@@ -481,3 +481,13 @@ def test_gpu_memory_is_what_cuda_reports(capture):
     spec = catalog.find_gpu(name=name)
     assert spec is not None, name
     assert spec.memory_bytes == pytest.approx(total, rel=0.02), (name, spec.key)
+
+
+def test_plan_fallback_does_not_call_more_capacity_a_cost():
+    """TP4 x DP2 holds more 8k sequences than TP2 x DP4 (fewer weight copies): that is a gain."""
+    result = run("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
+                 "--concurrency", "64", "--dtype", "fp8", "--json")
+    (f,) = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "plan.slo"]
+    chosen = json.loads(result.stdout)["predictions"]["plan"]["chosen"]
+    assert f"drops below {chosen['itl_ms']:.1f} ms" in f["fix"]
+    assert "176 instead of 120" not in f["summary"] and "holds 176 concurrent sequences instead of 120" in f["summary"]
