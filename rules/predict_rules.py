@@ -88,14 +88,26 @@ def layout_warning(facts, predictions):
         yield Finding(
             rule="predict.layout_warning",
             category=pr["category"],
-            severity="warning",
+            severity="warning" if pr["severity"] in ("warning", "error") else "info",
             confidence=0.8,
-            title=f"{name}: {pr['message'].split(':')[0]}",
+            title=f"{name}: {pr['message'].split(':')[0].split(';')[0]}",
             summary=pr["message"] + "." + share,
-            evidence=[Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({p['interconnect']})",
-                               measured=p["allreduce_ms_per_step_expected"], unit="ms")],
+            evidence=_layout_evidence(code, name, p),
             fix=LAYOUT_ADVICE[code],
         )
+
+
+def _layout_evidence(code: str, name: str, p: dict) -> list[Evidence]:
+    """The numbers the layout problem rests on: the all-reduce time across nodes, or the layers
+    of the largest PP stage against an even split."""
+    if code == "pp_uneven":
+        from rules import catalog
+
+        layers = catalog.model(p["model"]).layers
+        return [Evidence(source=f"catalog model {p['model']}", detail=f"{name}: layers in the largest of {p['pp']} stages "
+                         f"({layers} layers)", measured=-(-layers // p["pp"]), expected=round(layers / p["pp"], 2), unit="layers")]
+    return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({p['interconnect']})",
+                     measured=p["allreduce_ms_per_step_expected"], unit="ms")]
 
 
 @rule("predict.does_not_fit", "other")

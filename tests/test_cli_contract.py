@@ -491,3 +491,14 @@ def test_plan_fallback_does_not_call_more_capacity_a_cost():
     chosen = json.loads(result.stdout)["predictions"]["plan"]["chosen"]
     assert f"drops below {chosen['itl_ms']:.1f} ms" in f["fix"]
     assert "176 instead of 120" not in f["summary"] and "holds 176 concurrent sequences instead of 120" in f["summary"]
+
+
+@pytest.mark.parametrize("model, pp, severity", [("deepseek-v3", 2, "info"), ("llama-3-8b", 6, "warning")])
+def test_uneven_pp_split_evidence_is_the_layer_count(model, pp, severity):
+    """61 layers over PP2: the largest stage has 31 against 30.5 (2% slower), a note. 32 layers over
+    PP6: 6 against 5.33 (12.5%), a warning. The evidence is the layers, not an unrelated all-reduce time."""
+    report = json.loads(run("predict", "--model", model, "--gpu", "h200", "--tp", "1", "--pp", pp, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "predict.layout_warning"]
+    assert f["severity"] == severity
+    (e,) = f["evidence"]
+    assert e["unit"] == "layers" and e["measured"] > e["expected"]
