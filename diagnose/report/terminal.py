@@ -30,9 +30,15 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
         console.print(v.summary, markup=False)
         console.print()
     for title, table in report.tables.items():
+        if not table["rows"]:  # a header over nothing reads like a rendering fault
+            console.print(f"{title}: none", markup=False)
+            if table.get("note"):
+                console.print(table["note"], markup=False)
+            console.print()
+            continue
         cells = [[fmt_value(c) for c in row] for row in table["rows"]]
         _print_table(console, [str(c) for c in table["columns"]], cells,
-                     lambda part: Table(title=title if part == 0 else f"{title} (continued)", box=box.SIMPLE_HEAD,
+                     lambda part: Table(title=title if part == 0 else "(continued)", box=box.SIMPLE_HEAD,
                                         title_justify="left"))
         if table.get("note"):
             console.print(table["note"], markup=False)
@@ -64,21 +70,20 @@ def _indented(console, text: str) -> None:
     console.print(Padding(Text(text), (0, 0, 0, 3)))
 
 
-FOLDABLE = 12  # a token longer than this (a path, a long kernel name) may be folded; shorter ones never are
+FOLDABLE = 16  # a token longer than this (a path, a long kernel name) may be folded; shorter ones never are
 
 
 def _print_table(console, headers: list[str], rows: list[list[str]], new_table) -> None:
     """A table that fits the console without breaking a header word or a short value.
 
     Left alone, rich squeezes the widest columns first and cuts words anywhere ("prefil l").
-    Here every column keeps at least its longest header word and its longest short token; only
-    long tokens (paths, kernel names) fold. A table too wide even so is printed in parts, each
+    Here every column keeps at least its longest word (header or cell) of up to FOLDABLE
+    characters; only longer tokens (paths, kernel names) fold. A table too wide even so is printed in parts, each
     repeating the first column, rather than cut into unreadable slivers. `new_table(part)` makes
     an empty rich Table for part 0, 1, ...
     """
     columns = [[header] + [str(row[i]) for row in rows] for i, header in enumerate(headers)]
-    keep = [max([len(w) for w in col[0].split()] + [len(w) for text in col[1:] for w in text.split() if len(w) <= FOLDABLE]
-                + [1]) for col in columns]
+    keep = [max([len(w) for text in col for w in text.split() if len(w) <= FOLDABLE] + [1]) for col in columns]
     for part, group in enumerate(_column_groups(keep, console.width, new_table(0))):
         table = new_table(part)
         widths = _widths([columns[i] for i in group], [keep[i] for i in group], console.width - _overhead(table, len(group)))
