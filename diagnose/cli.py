@@ -117,10 +117,26 @@ def output_options(func=None, *, default_format: str = "terminal"):
             raise click.UsageError(f"--json and --format {fmt} contradict each other; give one")
         if as_json:
             fmt = "json"
+        if output:
+            check_writable(output, "-o")  # before a long probe run, not after it
         report = func(*args, **kwargs)
         finish(report, fmt or default_format, output, fail_on, save=save or bool(os.environ.get("DIAGNOSE_DB")))
 
     return wrapper
+
+
+def check_writable(path: str, option: str) -> None:
+    """Refuse an output path whose folder is missing or read-only before any work is done."""
+    from pathlib import Path
+
+    from diagnose.errors import InputError
+
+    folder = Path(path).expanduser().absolute().parent
+    if not folder.is_dir():
+        raise InputError(f"{option} {path}: folder {folder} does not exist" if not folder.exists()
+                         else f"{option} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"{option} {path}: cannot write in {folder}")
 
 
 def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = False) -> None:

@@ -240,6 +240,15 @@ def test_unwritable_output_path(tmp_path, target):
     assert_bad_input(result, str(path.name if target == "directory" else path))
 
 
+@pytest.mark.parametrize("target", ["under_a_file", "missing_parent"])
+def test_unwritable_record_path_fails_before_probing(tmp_path, target):
+    """`--record` and `-o` are checked before the probes run, not after ten minutes of them."""
+    (tmp_path / "a-file").write_text("x")
+    path = {"under_a_file": tmp_path / "a-file" / "rec.json", "missing_parent": tmp_path / "no" / "rec.json"}[target]
+    assert_bad_input(run("node", "--quick", "--record", path), "--record")
+    assert_bad_input(run("node", "--quick", "-o", path), "-o")
+
+
 # ---------------------------------------------------------------- every command on good inputs
 
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from diagnose.cli import output_options
+from diagnose.cli import check_writable, output_options
 
 
 def gpu_list(text: str | None) -> list[int] | None:
@@ -57,10 +57,15 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     if cpu_ranks == 1:
         raise InputError("--cpu-ranks needs at least 2 processes (a collective of one rank measures nothing)")
     selected = gpu_list(gpus)
+    if record:
+        check_writable(record, "--record")
     session = ReplaySession(replay) if replay else LiveSession()
     facts: Facts = _collect(session, profile, selected, timeout, cpu_ranks)
     if record:
-        session.save(record)
+        try:
+            session.save(record)
+        except OSError as exc:
+            raise InputError(f"--record {record}: cannot write ({exc.strerror or exc})") from None
     _check_gpu_selection(facts, selected)
     findings = evaluate(facts)
     report = Report(
