@@ -206,3 +206,27 @@ def test_uvm_migrations_kept_apart_from_copies(tmp_path):
     assert copies["Unified DtoH"].uvm and copies["Unified DtoH"].bytes == 4096
     assert names["[CUDA memcpy Unified HtoD]"].total == 1100
     assert (act.pid, act.busy_ns, act.idle_ns) == (4242, 1000 + 600 + 500 + 100, 4100 - 2200)
+
+
+def test_graph_level_trace_rows_count_as_gpu_busy(tmp_path):
+    """With --cuda-graph-trace=graph each replay is one CUPTI_ACTIVITY_KIND_GRAPH_TRACE row (columns
+    as the 3.28.1 schema reference lists them) and no kernel rows: the GPU is still busy then."""
+    import sqlite3
+
+    from conftest import REPO
+
+    path = tmp_path / "graphs.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((REPO / "samples" / "schema" / "nsys-2025.1.1.sql").read_text())
+    db.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+               "deviceId INTEGER NOT NULL, contextId INTEGER, greenContextId INTEGER, streamId INTEGER, "
+               "correlationId INTEGER, globalPid INTEGER, graphId INTEGER, graphExecId INTEGER)")
+    gpid = (1 << 48) + (77 << 24)
+    db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start, end, deviceId, globalPid, graphId) "
+                   "VALUES (?, ?, 0, ?, 1)", [(0, 10_000, gpid), (12_000, 22_000, gpid)])
+    db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1, 'x', 'y')")
+    db.commit()
+    db.close()
+    with open_capture(path) as cap:
+        (a,) = T.gpu_activity(cap)
+    assert (a.pid, a.device, a.busy_ns, a.idle_ns, a.graph_kernels) == (77, 0, 20_000, 2_000, 2)

@@ -33,6 +33,7 @@ GPU_KEY = "(((coalesce({p}globalPid, 0) >> 24) << 24) | (coalesce({p}deviceId, 1
 
 CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
 COPY_CODE, MEMSET_CODE = 5, 6
+GRAPH_TRACE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"  # graph-level CUDA graph tracing (no per-kernel rows)
 
 LAUNCH_APIS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
                "cudaLaunchCooperativeKernelMultiDevice", "cuLaunchKernel", "cuLaunchKernelEx",
@@ -139,6 +140,10 @@ def gpu_activity(cap: Capture) -> list[GpuActivity]:
             f"coalesce(c.cls, 4) | (({graph}) << 3) AS tag FROM {KERNEL} AS k "
             f"LEFT JOIN temp.dx_kclass AS c ON c.nameId = k.{col} WHERE k.\"end\" IS NOT NULL"
         )
+    if cap.has(GRAPH_TRACE) and all(cap.has_column(GRAPH_TRACE, c) for c in ("deviceId", "globalPid")):
+        # --cuda-graph-trace=graph: a whole replay is one row; it counts as one graph-launched kernel
+        parts.append(f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {CLASS_CODES[C.OTHER]} | (1 << 3) "
+                     f"FROM {GRAPH_TRACE} WHERE \"end\" IS NOT NULL")
     for table, code in ((MEMCPY, COPY_CODE), (MEMSET, MEMSET_CODE)):
         if cap.has(table):
             parts.append(f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {code} FROM {table} WHERE \"end\" IS NOT NULL")
