@@ -23,6 +23,16 @@ NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >=
 class DiagnoseGroup(click.Group):
     """Turns every error into one line on stderr and the documented exit code."""
 
+    # Registration completes on first use: a command module imported before this one (a test doing
+    # `from diagnose.commands.node import ...`) runs `_register` while COMMANDS is still half built.
+    def list_commands(self, ctx):
+        _register(self)
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx, name):
+        _register(self)
+        return super().get_command(ctx, name)
+
     def main(self, *args, **kwargs):
         kwargs.setdefault("standalone_mode", True)
         try:
@@ -189,10 +199,16 @@ def cli():
     """
 
 
-def _register():
+def _register(group=None):
+    """Add every command of diagnose.commands.COMMANDS not yet on the `diagnose` group."""
     from diagnose.commands import COMMANDS
 
+    group = group or cli
+    if group is not cli:
+        return
     for command in COMMANDS:
+        if command.name in cli.commands:
+            continue
         if command.short_help is None and command.help:
             # the whole first sentence in `diagnose --help`, wrapped, rather than cut at 45 columns with "..."
             command.short_help = command.help.strip().split("\n\n")[0].replace("\n", " ")

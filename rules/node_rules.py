@@ -315,10 +315,11 @@ def numa_placement(facts: Facts, predictions=None):
     evidence = [ev(members[0], f"GPU{members[0].index} CPU affinity", members[0].cpu_affinity or f"NUMA {k}")
                 for k, members in nodes.items()]
     return [make("node.numa_placement", "numa_affinity", "info", 0.6,
-                 f"The GPUs hang off {len(nodes)} CPU sockets: {'; '.join(parts)}",
+                 # NUMA nodes, not sockets: an EPYC in NPS4 mode has four per socket
+                 f"The GPUs hang off {len(nodes)} NUMA nodes: {'; '.join(parts)}",
                  "Host-side work of each rank (scheduler, sampling, pinned copies, NCCL proxy threads) runs best "
-                 "on the CPUs next to its GPU. Unpinned workers may run on the far socket and cross the "
-                 "inter-socket link.",
+                 "on the CPUs next to its GPU. Unpinned workers may run on a far NUMA node (or socket) and cross "
+                 "the link between them.",
                  evidence,
                  fix="Pin each rank to its GPU's CPUs (numactl --cpunodebind=N --membind=N, or the CPU Affinity "
                      "column of nvidia-smi topo -m); keep TP groups within one socket where NVLink is absent.",

@@ -440,7 +440,21 @@ def test_per_step_all_reduce_count_matches_the_model_layers():
 # ---------------------------------------------------------------- --help
 
 
-@pytest.mark.parametrize("command", sorted(cli.commands))
+ALL_COMMANDS = ["capture", "compare", "fleet", "history", "node", "plan", "predict", "scaling", "ticket"]
+
+
+def test_every_command_is_registered_whatever_was_imported_first():
+    """A command module imported before diagnose.cli (as a test may do) must not leave the group half built."""
+    import subprocess
+    import sys
+
+    code = ("import diagnose.commands.node; from diagnose.cli import cli; from click.testing import CliRunner; "
+            "r = CliRunner().invoke(cli, ['ticket', '--help']); print(r.exit_code, sorted(cli.list_commands(None)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
+    assert out.strip() == f"0 {ALL_COMMANDS}"
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS)
 def test_every_command_help_has_a_summary_and_examples(command):
     result = run(command, "--help")
     assert result.exit_code == 0
@@ -451,7 +465,7 @@ def test_command_list_summaries_are_not_cut_off():
     result = run("--help")
     commands = result.stdout.split("Commands:")[1]
     assert "..." not in commands, commands
-    for name in cli.commands:
+    for name in ALL_COMMANDS:
         assert re.search(rf"^  {name}\s+\S", commands, re.M), name
 
 
