@@ -425,6 +425,20 @@ def test_history_pointed_at_a_capture_leaves_it_alone(tmp_path):
     assert_bad_input(result, "capture.sqlite")
 
 
+@pytest.mark.xfail(strict=True, reason="diagnose/capture/report.py: the capture's recorded TP=4 silently wins over "
+                   "an explicit --tp 64 (Facts.workload: first source wins); the user is never told their value was ignored")
+def test_capture_says_when_the_given_tp_contradicts_the_capture():
+    report = json.loads(run("capture", HEALTHY, "--model", "llama-3-70b", "--tp", "64", "--json").stdout)
+    text = json.dumps(report["findings"])
+    assert "64" in text and report["verdict"]["category"] != "healthy"
+
+
+@pytest.mark.xfail(strict=True, reason="diagnose/capture/report.py: the same export given twice is analysed as two "
+                   "ranks (verdict healthy); it should be bad input")
+def test_capture_refuses_the_same_file_twice():
+    assert_bad_input(run("capture", HEALTHY, HEALTHY), HEALTHY.name)
+
+
 @pytest.mark.xfail(strict=True, reason="rules/capture_rules.py:443-447 divides capture-wide kernel totals by the number "
                    "of step intervals (markers - 1): 644 all-reduces over 4 decode steps read as 215 per step")
 def test_per_step_all_reduce_count_matches_the_model_layers():
@@ -540,3 +554,14 @@ def test_an_empty_table_says_none_instead_of_a_bare_header(tmp_path):
     text = run("compare", a, b).stdout
     for title in empty:
         assert f"{title}: none" in text
+
+
+def test_ticket_names_a_recognised_attachment_it_could_not_parse(tmp_path):
+    """A reporter's ticket.toml with a TOML error is listed as unreadable, not as read."""
+    bundle = shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm")
+    copy = tmp_path / "ticket"
+    shutil.copytree(bundle, copy, ignore=shutil.ignore_patterns("expected.toml"))
+    (copy / "ticket.toml").write_text('[hardware\ngpu = "A100"\n')
+    report = json.loads(run("ticket", copy, "--json", "--fail-on", "never").stdout)
+    (row,) = [r for r in report_table(report, "Attachments read")["rows"] if r[0] == "ticket.toml"]
+    assert "unreadable: not valid TOML" in row[1], row

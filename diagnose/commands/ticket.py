@@ -45,9 +45,13 @@ def _tables(facts, findings, answer) -> dict:
     tables = {}
     files = getattr(facts, "files", None) or []
     if files:
+        from diagnose.evidence import Note
+
+        # a recognised file whose parser gave up (a ticket.toml that is not TOML) must not read as fine
+        failed = {n.source: n.text.removeprefix(f"{n.source}: ") for n in facts.of(Note) if n.kind == "unreadable_file"}
         tables["Attachments read"] = {
             "columns": ["file", "recognised as", "records"],
-            "rows": [[f.name, ", ".join(f.kinds) or (f.problem or "nothing"), f.records] for f in files],
+            "rows": [[f.name, _recognised(f, failed.get(f.name)), f.records] for f in files],
         }
     asks = [(f.rule, f.fix.removeprefix("attach ")) for f in findings if f.category == "insufficient_data" and f.fix]
     asks += [("bundle", m) for m in facts.missing]
@@ -61,3 +65,10 @@ def _tables(facts, findings, answer) -> dict:
             "rows": [list(a) for a in dict.fromkeys(asks)],
         }
     return tables
+
+
+def _recognised(f, failure: str | None) -> str:
+    kinds = ", ".join(f.kinds)
+    if kinds and failure:
+        return f"{kinds}, unreadable: {failure}"
+    return kinds or f.problem or "nothing"
