@@ -475,6 +475,19 @@ def test_every_command_help_has_a_summary_and_examples(command):
     assert "Examples:" in result.stdout and f"diagnose {command}" in result.stdout.split("Examples:")[1]
 
 
+WIDE_EXAMPLES = {"capture": "diagnose/commands/capture.py:29", "compare": "diagnose/commands/compare.py:33",
+                 "fleet": "diagnose/commands/fleet.py:28"}
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS)
+def test_help_fits_an_80_column_terminal(command, request):
+    if command in WIDE_EXAMPLES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{WIDE_EXAMPLES[command]}: an example line is wider "
+                                              "than 80 columns (break it with ' \\')"))
+    wide = [line for line in run(command, "--help").stdout.splitlines() if len(line) > 80]
+    assert not wide, wide
+
+
 def test_command_list_summaries_are_not_cut_off():
     result = run("--help")
     commands = result.stdout.split("Commands:")[1]

@@ -26,7 +26,7 @@ def gpu_list(text: str | None) -> list[int] | None:
 @click.option("--quick", "profile", flag_value="quick", help="Inventory, host checks, one short all_reduce sweep (under a minute).")
 @click.option("--standard", "profile", flag_value="standard", default=True, help="Adds all collectives on TP groups, PCIe under load, HBM/GEMM/GEMV, host and P2P copies (default).")
 @click.option("--full", "profile", flag_value="full", help="Sweep to 1 GiB, every collective on every group, fp16/fp8 GEMM.")
-@click.option("--gpus", help="Only these GPU indices, e.g. 0,1,2,3.")
+@click.option("--gpus", metavar="LIST", help="Only these GPU indices, e.g. 0,1,2,3.")
 @click.option("--record", "record", type=click.Path(dir_okay=False, writable=True), help="Save every raw NVML answer, host reading and measurement to FILE (JSON).")
 @click.option("--replay", "replay", type=click.Path(dir_okay=False), help="Analyse a recording made with --record (or transcribed) instead of this machine.")
 @click.option("--timeout", type=click.FloatRange(min=1), help="Seconds each probe may run before it is killed (default per profile: 60/180/600).")
@@ -35,7 +35,6 @@ def gpu_list(text: str | None) -> list[int] | None:
 def node(profile, gpus, record, replay, timeout, cpu_ranks):
     """Check this GPU server: inventory, topology, host settings, collectives and kernel rates.
 
-    \b
     Without an NVIDIA driver or GPU the host checks still run; the report says so with the
     critical finding node.no_gpu (verdict insufficient_data) and the exit code is 1: the box
     cannot serve GPU inference as it stands. Exit 3 only means the tool itself failed.

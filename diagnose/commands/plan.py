@@ -38,8 +38,10 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
 
     \b
     Examples:
-      diagnose plan --model llama-3-70b --gpu h100-sxm --gpus 8 --context 8192 --concurrency 64 --dtype fp8
-      diagnose plan --model llama-3-8b --gpu l40s --gpus 4 --context 4096 --seats 100 --slo itl_p95=40ms
+      diagnose plan --model llama-3-70b --gpu h100-sxm --gpus 8 --context 8192 \\
+                    --concurrency 64 --dtype fp8
+      diagnose plan --model llama-3-8b --gpu l40s --gpus 4 --context 4096 \\
+                    --seats 100 --slo itl_p95=40ms
     """
     from diagnose.evidence import Facts
     from diagnose.findings import Report

@@ -16,10 +16,10 @@ KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
 @click.option("--model", "model_name", required=True, help="Catalog name (llama-3-70b, meta-llama/Llama-3.3-70B-Instruct) or a path to a Hugging Face config.json.")
 @click.option("--gpu", "gpu_name", required=True, help="GPU type: h100-sxm, a100-80gb-sxm, l40s, rtx-4090, ... or an NVML name.")
 @click.option("--gpus", type=click.IntRange(min=1), help="Fixed GPU count: compare every TP (x PP) that fits it, the rest as DP replicas.")
-@click.option("--tp", "tp_text", help="Tensor-parallel sizes, e.g. 1,2,4,8 (default: 1,2,4,8, or the powers of 2 up to --gpus).")
-@click.option("--pp", "pp_text", default="1", show_default=True, help="Pipeline-parallel sizes, e.g. 1,2.")
-@click.option("--dp", "dp_text", default="1", show_default=True, help="Data-parallel replicas (ignored with --gpus).")
-@click.option("--batch", "batch_text", default="1", show_default=True, help="Concurrent sequences in total (split over DP replicas), e.g. 1,32.")
+@click.option("--tp", "tp_text", metavar="LIST", help="Tensor-parallel sizes, e.g. 1,2,4,8 (default: 1,2,4,8, or the powers of 2 up to --gpus).")
+@click.option("--pp", "pp_text", metavar="LIST", default="1", show_default=True, help="Pipeline-parallel sizes, e.g. 1,2.")
+@click.option("--dp", "dp_text", metavar="LIST", default="1", show_default=True, help="Data-parallel replicas (ignored with --gpus).")
+@click.option("--batch", "batch_text", metavar="LIST", default="1", show_default=True, help="Concurrent sequences in total (split over DP replicas), e.g. 1,32.")
 @click.option("--prompt", type=click.IntRange(min=1), default=1024, show_default=True, help="Prompt tokens per request (prefill, TTFT).")
 @click.option("--context", type=click.IntRange(min=1), help="KV tokens per sequence during decode [default: prompt + 256].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's, usually bf16].")
@@ -43,7 +43,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     Examples:
       diagnose predict --model llama-3-70b --gpu h100-sxm --tp 1,2,4,8
       diagnose predict --model llama-3-70b --gpu h100-sxm --gpus 8 --batch 1,64
-      diagnose predict --model ./config.json --gpu l40s --tp 2,4 --dtype fp8 --json
+      diagnose predict --model ./config.json --gpu l40s --tp 2,4 --dtype fp8
     """
     from rules import catalog, roofline
 

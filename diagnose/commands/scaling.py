@@ -39,10 +39,13 @@ def scaling(inputs, model_name, gpu_name, tp_of, node_files, slo, gpus, batch, p
 
     \b
     Examples:
-      diagnose scaling bench_tp1.json bench_tp2.json bench_tp4.json --model llama-3-70b --gpu h100-sxm
+      diagnose scaling bench_tp1.json bench_tp2.json bench_tp4.json \\
+                       --model llama-3-70b --gpu h100-sxm
       diagnose scaling ./ticket-4711/ --model gpt-oss-120b --gpu a100-80gb-sxm
-      diagnose scaling runs.csv --model llama-2-7b --gpu a100-80gb-sxm --node node.json
-      diagnose scaling a.sqlite b.sqlite --tp-of a.sqlite=4 --tp-of b.sqlite=8 --model llama-3-70b --gpu h100-sxm --batch 8
+      diagnose scaling runs.csv --model llama-2-7b --gpu a100-80gb-sxm \\
+                       --node node.json
+      diagnose scaling a.sqlite b.sqlite --tp-of a.sqlite=4 --tp-of b.sqlite=8 \\
+                       --model llama-3-70b --gpu h100-sxm --batch 8
     """
     from diagnose import scaling_inputs
     from rules import catalog
