@@ -13,6 +13,7 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     buf = io.StringIO()
     console = Console(
@@ -37,8 +38,10 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
             console.print()
             continue
         cells = [[fmt_value(c) for c in row] for row in table["rows"]]
+        # the title on its own line: as a rich table title it wraps at the width of a narrow table
+        console.print(Text(title, style="bold" if color else ""))
         _print_table(console, [str(c) for c in table["columns"]], cells,
-                     lambda part: Table(title=title if part == 0 else "(continued)", box=box.SIMPLE_HEAD,
+                     lambda part: Table(title=None if part == 0 else "(continued)", box=box.SIMPLE_HEAD,
                                         title_justify="left"))
         if table.get("note"):
             console.print(table["note"], markup=False)
