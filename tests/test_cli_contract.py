@@ -312,6 +312,13 @@ def test_markdown_renders(invocations, name):
 
 
 @pytest.mark.parametrize("name", COMMANDS)
+def test_html_renders(invocations, name):
+    result = run(*invocations[name], "--format", "html", "--fail-on", "never")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.lstrip().lower().startswith("<!doctype html") and result.stdout.rstrip().endswith("</html>")
+
+
+@pytest.mark.parametrize("name", COMMANDS)
 def test_output_file_gets_the_report_and_stdout_stays_empty(invocations, name, tmp_path):
     path = tmp_path / "report.json"
     result = run(*invocations[name], "--json", "-o", path, "--fail-on", "never")
