@@ -165,3 +165,14 @@ def test_nic_rows_alone_still_put_the_gpu_first():
     by_pair = {(p.a, p.b): p.path for p in paths}
     assert by_pair[("GPU0", "NIC0")] == "PXB" and by_pair[("GPU4", "NIC0")] == "SYS"
     assert by_pair[("NIC0", "NIC1")] == "NODE"
+
+
+def test_mangled_cells_and_labels_give_no_record_rather_than_a_crash():
+    """Found by the fuzz test: a doubled 'NVNV12' cell or a 'GPUNV12' label once raised ValueError."""
+    text = "\tGPU0\tGPU1\nGPU0\t X \tNVNV12\nGPU1\tNV12\t X \n"
+    paths = _paths(topo.parse(text, "m.txt"))
+    assert all(r.path != "NVNV12" for r in paths.values())
+    sane = _paths(topo.parse(text.replace("NVNV12", "NV12"), "m.txt"))
+    assert sane[frozenset(("GPU0", "GPU1"))].nvlinks == 12
+    p2p = "$ nvidia-smi topo -p2p r\n\tGPU0\tGPUNV12\nGPU0\tX\tOK\nGPUNV12\tOK\tX\n"
+    assert not [r for r in topo.parse(p2p, "p.txt") if isinstance(r, P2PStatus)]

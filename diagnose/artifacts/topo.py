@@ -143,10 +143,17 @@ def _section(lines, start, header, name, legend, capability):
 
 def _pair_record(src, a, b, cell, is_p2p, capability):
     if is_p2p:
-        if not (a.startswith("GPU") and b.startswith("GPU")):
+        ga, gb = re.fullmatch(r"GPU(\d+)", a), re.fullmatch(r"GPU(\d+)", b)
+        if not (ga and gb):
             return None
-        return P2PStatus(src, int(a[3:]), int(b[3:]), capability, cell, cell == "OK")
-    nvlinks = int(cell[2:]) if cell.startswith("NV") else 0
+        return P2PStatus(src, int(ga.group(1)), int(gb.group(1)), capability, cell, cell == "OK")
+    if cell.startswith("NV"):
+        m = re.fullmatch(r"NV(\d+)", cell)
+        if not m:
+            return None  # a mangled cell ("NVNV12"): no path rather than a wrong one
+        nvlinks = int(m.group(1))
+    else:
+        nvlinks = 0
     if not a.startswith("GPU") and b.startswith("GPU"):
         a, b = b, a  # GPU first, whichever row the pair was read from
     return TopologyPath(src, a, b, cell, nvlinks)
