@@ -20,7 +20,7 @@ def run_json(*args):
 
 
 def test_llama3_70b_tp_sweep_json():
-    report = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8", "--context", "1")
+    report = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8", "--prompt", "1", "--context", "1")
     assert report["schema"] == "diagnose.report/1" and report["kind"] == "predict"
     (table,) = report["tables"].values()
     assert [row[0] for row in table["rows"]] == ["TP1", "TP2", "TP4", "TP8"]

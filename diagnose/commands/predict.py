@@ -49,6 +49,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
 
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
+    check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:
             catalog.interconnect(key)  # fail early, with closest names
@@ -68,6 +69,18 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
         "mbu": mbu, "mfu": mfu,
     })
+
+
+def check_lengths(model, prompt: int, context: int | None) -> None:
+    """The KV held in decode includes the prompt, and no model attends beyond its window (as `plan`)."""
+    from diagnose.errors import InputError
+
+    if context is not None and context < prompt:
+        raise InputError(f"--context {context} is shorter than --prompt {prompt} (the KV context includes the prompt)")
+    longest = context or prompt
+    if model.max_context and longest > model.max_context:
+        raise InputError(f"--{'context' if context else 'prompt'} {longest} is longer than {model.name}'s "
+                         f"{model.max_context}-token window")
 
 
 def _layouts(gpus, tps, pps, dps):

@@ -50,8 +50,11 @@ def scaling(inputs, model_name, gpu_name, tp_of, node_files, slo, gpus, batch, p
     from diagnose import scaling_inputs
     from rules import catalog
 
+    from diagnose.commands.predict import check_lengths
+
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
+    check_lengths(model, prompt, context)
     if interconnect:
         catalog.interconnect(interconnect)
     slo_spec = _parse_slo(slo)
