@@ -129,8 +129,13 @@ def output_options(func=None, *, default_format: str = "terminal"):
             fmt = "json"
         if output:
             check_writable(output, "-o")  # before a long probe run, not after it
+        save = save or bool(os.environ.get("DIAGNOSE_DB"))
+        if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
+            from diagnose import store
+
+            store.open_db().conn.close()
         report = func(*args, **kwargs)
-        finish(report, fmt or default_format, output, fail_on, save=save or bool(os.environ.get("DIAGNOSE_DB")))
+        finish(report, fmt or default_format, output, fail_on, save=save)
 
     return wrapper
 

@@ -330,6 +330,13 @@ def test_output_file_gets_the_report_and_stdout_stays_empty(invocations, name, t
     assert json.loads(path.read_text())["schema"] == "diagnose.report/1"
 
 
+def test_unusable_results_database_fails_before_printing_the_report(tmp_path, junk):
+    """$DIAGNOSE_DB saves every run: a database that cannot be opened is exit 2 with stdout empty,
+    not a printed report followed by exit 2."""
+    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1", env={"DIAGNOSE_DB": str(junk["binary"])})
+    assert_bad_input(result, "results database")
+
+
 def test_bad_input_leaves_no_half_written_output_file(tmp_path):
     path = tmp_path / "report.json"
     assert_bad_input(run("capture", tmp_path / "nope.sqlite", "--json", "-o", path))
