@@ -595,3 +595,13 @@ def test_ticket_names_a_recognised_attachment_it_could_not_parse(tmp_path):
     report = json.loads(run("ticket", copy, "--json", "--fail-on", "never").stdout)
     (row,) = [r for r in report_table(report, "Attachments read")["rows"] if r[0] == "ticket.toml"]
     assert "unreadable: not valid TOML" in row[1], row
+
+
+def test_a_ticket_file_named_twice_is_read_once():
+    """attachment1.txt named three times: its 13 active NVLinks stay 13, not 39."""
+    bundle = shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm")
+    report = json.loads(run("ticket", bundle / "attachment1.txt", bundle / "attachment1.txt", bundle / "attachment2.log",
+                            bundle / "ticket.toml", bundle / "attachment1.txt", "--json", "--fail-on", "never").stdout)
+    assert [r[0] for r in report_table(report, "Attachments read")["rows"]] == ["attachment1.txt", "attachment2.log", "ticket.toml"]
+    (f,) = [f for f in report["findings"] if f["rule"] == "topology.nvlink_links"]
+    assert f["evidence"][0]["measured"] == 13

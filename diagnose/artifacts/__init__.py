@@ -170,7 +170,14 @@ def _bundle_files(paths: list[Path]) -> list[tuple[Path, str]]:
                     continue
                 path = Path(dirpath) / fname
                 found.append((path, str(path.relative_to(root))))
-    return found
+    # a file named twice (or also inside a folder given) is read once: its facts would count twice
+    seen: set[Path] = set()
+    unique = []
+    for path, name in found:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            unique.append((path, name))
+    return unique
 
 
 def _read_capture(path: Path, name: str) -> tuple[list, FileRead]:
