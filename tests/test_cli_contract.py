@@ -456,6 +456,15 @@ def test_capture_refuses_the_same_file_twice():
     assert_bad_input(run("capture", HEALTHY, HEALTHY), HEALTHY.name)
 
 
+@pytest.mark.xfail(strict=True, reason="diagnose/commands/fleet.py:59 (_from_files): one report file named three times "
+                   "is three nodes, which passes the 3-node minimum and calls the fleet healthy")
+def test_fleet_counts_a_report_file_once(tmp_path):
+    path = tmp_path / "node.json"
+    run("node", "--replay", DGX, "--json", "-o", path, "--fail-on", "never")
+    report = json.loads(run("fleet", path, path, path, "--json", "--fail-on", "never").stdout)
+    assert len(report_table(report, "Fleet")["rows"]) == 1
+
+
 @pytest.mark.xfail(strict=True, reason="rules/capture_rules.py:443-447 divides capture-wide kernel totals by the number "
                    "of step intervals (markers - 1): 644 all-reduces over 4 decode steps read as 215 per step")
 def test_per_step_all_reduce_count_matches_the_model_layers():
