@@ -614,3 +614,11 @@ def test_a_ticket_file_named_twice_is_read_once():
     assert [r[0] for r in report_table(report, "Attachments read")["rows"]] == ["attachment1.txt", "attachment2.log", "ticket.toml"]
     (f,) = [f for f in report["findings"] if f["rule"] == "topology.nvlink_links"]
     assert f["evidence"][0]["measured"] == 13
+
+
+@pytest.mark.parametrize("extreme", [["--mbu", "0.00001"], ["--mfu", "0.000001"], ["--batch", "100000"], ["--prompt", "1"]])
+def test_predict_survives_extreme_but_valid_values(extreme):
+    """Any value the options accept gives a report, never an internal error (rates that round to 0)."""
+    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1,2", *extreme, "--json", "--fail-on", "never")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["schema"] == "diagnose.report/1"

@@ -137,7 +137,7 @@ def scaling_table(rows: list[dict]) -> dict:
     for r in rows:
         b = base.get(r["total_batch"])
         total = r["total_batch"] * r["decode_tok_s_expected"]
-        eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b else None
+        eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b and _per_replica_gpu(b) else None  # rates round to 0 at tiny --mbu
         if not r["valid"]:
             fits = "invalid"
         else:
