@@ -197,8 +197,10 @@ def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Opt
                 steps.append(f"Does not fit in one node even at TP{tp}; TP{tp} within each node and PP{pp} across nodes "
                              f"({math.ceil(tp * pp / node)} nodes per replica).")
             else:
-                steps.append(f"No valid TP size up to TP{tp} fits ({model.heads} heads, {model.kv_heads} KV heads); "
-                             f"PP{pp} splits the {model.layers} layers over {tp * pp} GPUs instead (no TP all-reduce).")
+                steps.append(f"TP{tp}, the largest TP that divides {gpus} GPU(s), {model.heads} heads and {model.kv_heads} KV "
+                             f"heads, does not fit; "
+                             f"PP{pp} splits the {model.layers} layers over {tp * pp} GPUs instead"
+                             + (" (no TP all-reduce)." if tp == 1 else "."))
             return [o] + [x for x in (option(model, gpu, tp, q, gpus, **args) for q in range(pp + 1, gpus // tp + 1)
                                       if gpus % (tp * q) == 0) if x]
     need = one.weights_gb_per_gpu
@@ -209,6 +211,10 @@ def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Opt
 
 
 # --------------------------------------------------------------------------- rules
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _plan(predictions) -> dict:
@@ -232,7 +238,7 @@ def recommendation(facts, predictions):
         f"~{o['tok_s_per_user']:.0f} tok/s per user, ~{o['tok_s_total']:.0f} tok/s in total",
         summary=" ".join(p["steps"]) + f" Per GPU: {o['weights_gb_per_gpu']:.1f} GB of weights, {o['kv_budget_gb_per_gpu']:.1f} GB "
         f"left for KV = {o['kv_tokens_per_replica']:,} tokens per replica = {o['slots_per_replica']} sequences; "
-        f"{o['dp']} replicas. At {o['batch_per_replica']} sequences per replica the expected ITL is {o['itl_ms']:.1f} ms "
+        f"{_count(o['dp'], 'replica')}. At {_count(o['batch_per_replica'], 'sequence')} per replica the expected ITL is {o['itl_ms']:.1f} ms "
         f"(roofline {o['itl_ms_roofline']:.1f} ms), TTFT {o['ttft_ms']:.0f} ms for a {p['prompt']}-token prompt.",
         evidence=[
             Evidence(_where(p, o), "weights per GPU vs usable memory", o["weights_gb_per_gpu"], o["usable_gb"], "GB"),

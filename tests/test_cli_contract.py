@@ -622,3 +622,11 @@ def test_predict_survives_extreme_but_valid_values(extreme):
     result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1,2", *extreme, "--json", "--fail-on", "never")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["schema"] == "diagnose.report/1"
+
+
+def test_plan_wording_on_three_t4s():
+    """Llama-3-8B bf16 does not fit one 16 GB T4 and no TP divides 3 GPUs and 32 heads: PP3, said plainly."""
+    report = json.loads(run("plan", "--model", "llama-3-8b", "--gpu", "t4", "--gpus", "3", "--context", "2048", "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "plan.recommendation"]
+    assert "TP1, the largest TP that divides 3 GPU(s), 32 heads and 8 KV heads, does not fit" in f["summary"]
+    assert "1 replica." in f["summary"] and "At 1 sequence per replica" in f["summary"]
