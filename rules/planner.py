@@ -207,7 +207,7 @@ def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Opt
     usable = roofline.usable_gb(gpu)
     raise InputError(f"{model.name} ({need:.0f} GB of {args['dtype']} weights + KV for one {args['context']}-token "
                      f"sequence) does not fit on {gpus} x {gpu.name} ({gpus * usable:.0f} GB usable in total); "
-                     "use more GPUs, a smaller dtype (--dtype fp8/int4), or a shorter --context")
+                     f"use more GPUs, {roofline.smaller_dtype_hint(args['dtype'])}or a shorter --context")
 
 
 # --------------------------------------------------------------------------- rules

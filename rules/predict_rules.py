@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from diagnose.findings import Evidence, Finding
 from rules.engine import rule
+from rules.roofline import smaller_dtype_hint
 
 SOURCE = "prediction:roofline"
 # A TP step-up that buys less than this share of the ideal speed-up is "flattening" ...
@@ -132,7 +133,7 @@ def does_not_fit(facts, predictions):
                      measured=round(_usable_gb(p) + p["memory_shortfall_gb"], 2), expected=round(_usable_gb(p), 2), unit="GB")
             for p in bad[:6]
         ],
-        fix="Use more GPUs per replica (TP or PP), a smaller weight dtype (--dtype fp8/int4), an FP8 KV cache, "
+        fix=f"Use more GPUs per replica (TP or PP), {smaller_dtype_hint(worst['dtype'])}an FP8 KV cache, "
         "or fewer concurrent sequences / shorter context.",
     )
 

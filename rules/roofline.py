@@ -259,6 +259,12 @@ def experts_touched(model: ModelSpec, tokens: int) -> float:
     return e * (1.0 - (1.0 - k / e) ** tokens)
 
 
+def smaller_dtype_hint(dtype: str) -> str:
+    """'a smaller weight dtype (--dtype fp8/int4), ' naming only dtypes smaller than `dtype` ('' at int4)."""
+    smaller = [d for d in ("fp8", "int4") if DTYPE_BYTES[d] < DTYPE_BYTES.get(dtype, 2.0)]
+    return f"a smaller weight dtype (--dtype {'/'.join(smaller)}), " if smaller else ""
+
+
 def usable_gb(gpu: GpuSpec) -> float:
     """GB (1e9 B) a serving engine may fill on one GPU: memory_utilization of its memory."""
     return gpu.memory_bytes / 1e9 * EXPECTED["memory_utilization"]

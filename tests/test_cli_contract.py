@@ -630,3 +630,10 @@ def test_plan_wording_on_three_t4s():
     (f,) = [f for f in report["findings"] if f["rule"] == "plan.recommendation"]
     assert "TP1, the largest TP that divides 3 GPU(s), 32 heads and 8 KV heads, does not fit" in f["summary"]
     assert "1 replica." in f["summary"] and "At 1 sequence per replica" in f["summary"]
+
+
+def test_no_fit_advice_names_only_smaller_dtypes():
+    """DeepSeek-V3 is already FP8: the advice is int4, not 'fp8/int4'."""
+    result = run("plan", "--model", "deepseek-v3", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192")
+    assert_bad_input(result, "does not fit", "--dtype int4)")
+    assert "fp8/int4" not in result.stderr
