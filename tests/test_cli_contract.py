@@ -99,7 +99,7 @@ TOLERATED = {
 
 # Known defects in files still being written by their owners (remove the entry once fixed).
 OPEN_DEFECTS = {
-    ("fleet", "directory"): "diagnose/commands/fleet.py:40: an empty folder gives 'no node reports found in the given "
+    ("fleet", "directory"): "diagnose/commands/fleet.py:37: an empty folder gives 'no node reports found in the given "
                             "files, folders or database' without naming the folder",
 }
 
@@ -456,7 +456,7 @@ def test_capture_refuses_the_same_file_twice():
     assert_bad_input(run("capture", HEALTHY, HEALTHY), HEALTHY.name)
 
 
-@pytest.mark.xfail(strict=True, reason="diagnose/commands/fleet.py:59 (_from_files): one report file named three times "
+@pytest.mark.xfail(strict=True, reason="diagnose/commands/fleet.py:47 (_from_files): one report file named three times "
                    "is three nodes, which passes the 3-node minimum and calls the fleet healthy")
 def test_fleet_counts_a_report_file_once(tmp_path):
     path = tmp_path / "node.json"
@@ -474,7 +474,7 @@ def test_history_piped_is_as_wide_as_the_reports(tmp_path):
     assert max(map(len, lines)) <= 120 and all(line == line.rstrip() for line in lines)
 
 
-@pytest.mark.xfail(strict=True, reason="rules/capture_rules.py:443-447 divides capture-wide kernel totals by the number "
+@pytest.mark.xfail(strict=True, reason="rules/capture_rules.py step_vs_prediction (~line 452, n = st.count) divides capture-wide kernel totals by the number "
                    "of step intervals (markers - 1): 644 all-reduces over 4 decode steps read as 215 per step")
 def test_per_step_all_reduce_count_matches_the_model_layers():
     """Llama-3-70B has 80 layers, so a TP decode step runs 2 x 80 all-reduces; the PCIe sample
