@@ -450,6 +450,14 @@ def test_capture_says_when_the_given_tp_contradicts_the_capture():
     assert "64" in text and report["verdict"]["category"] != "healthy"
 
 
+@pytest.mark.xfail(strict=True, reason="diagnose/capture/report.py: --gpu a100-80gb-sxm on a capture whose "
+                   "TARGET_INFO_GPU says H100 is used silently (prediction on nvswitch2); the contradiction is never shown")
+def test_capture_says_when_the_given_gpu_contradicts_the_capture():
+    report = json.loads(run("capture", PCIE, "--gpu", "a100-80gb-sxm", "--model", "llama-3-70b", "--tp", "8",
+                            "--json", "--fail-on", "never").stdout)
+    assert any("H100" in f["summary"] and "a100" in f["summary"].lower() for f in report["findings"])
+
+
 @pytest.mark.xfail(strict=True, reason="diagnose/capture/report.py: the same export given twice is analysed as two "
                    "ranks (verdict healthy); it should be bad input")
 def test_capture_refuses_the_same_file_twice():
