@@ -135,6 +135,9 @@ def calibration(facts) -> Calibration:
 # --------------------------------------------------------------------------- measured step
 
 
+STEP_NAMES = {"itl_ms": "ITL", "tpot_ms": "TPOT", "step_ms": "step"}
+
+
 def measured_step(run) -> tuple[float, str, str] | None:
     """(decode step ms, how it was measured, source): the typical inter-token latency, else the
     capture's step, else batch / decode rate, else batch / output rate (an upper bound: it
@@ -142,7 +145,7 @@ def measured_step(run) -> tuple[float, str, str] | None:
     for metric in ("itl_ms", "tpot_ms", "step_ms"):
         m = run.get(metric)
         if m:
-            return m.value, f"{metric.split('_')[0].upper()} {m.stat or 'reported'}", m.source
+            return m.value, f"{STEP_NAMES[metric]} {m.stat or 'reported'}", m.source
     batch = run.batch or 1
     m = run.get("decode_tok_s", stats=("median", "mean", None))
     if m:

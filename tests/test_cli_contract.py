@@ -654,3 +654,11 @@ def test_no_fit_advice_names_only_smaller_dtypes():
     result = run("plan", "--model", "deepseek-v3", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192")
     assert_bad_input(result, "does not fit", "--dtype int4)")
     assert "fp8/int4" not in result.stderr
+
+
+def test_scaling_names_how_a_capture_step_was_measured():
+    report = json.loads(run("scaling", HEALTHY, PCIE, "--model", "llama-3-70b", "--gpu", "h100-sxm", "--batch", "8",
+                            "--json", "--fail-on", "never").stdout)
+    (table,) = [t for title, t in report["tables"].items() if title.startswith("Scaling:")]
+    how = [row[table["columns"].index("measured as")] for row in table["rows"]]
+    assert how == ["step median", "step median"]
