@@ -216,7 +216,8 @@ def latency_bound_small_batch(facts: Facts, predictions=None):
     lo, hi = by_tp[tps[0]], by_tp[tps[-1]]
     measured = hi.value / lo.value
     evidence = [ev(lo, f"{metric} at TP={tps[0]}, batch 1", lo.value, unit=lo.unit),
-                ev(hi, f"{metric} at TP={tps[-1]}, batch 1", hi.value, round(lo.value * tps[-1] / tps[0], 1), lo.unit)]
+                ev(hi, f"{metric} at TP={tps[-1]}, batch 1 (expected: TP={tps[0]} x {tps[-1] / tps[0]:g}, ideal scaling)",
+                   hi.value, round(lo.value * tps[-1] / tps[0], 1), lo.unit)]
     p_lo, p_hi = _predict(facts, tps[0], 1), _predict(facts, tps[-1], 1)
     predicted = None
     if p_lo and p_hi and p_lo.decode_tok_s_expected:

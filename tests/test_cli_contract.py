@@ -662,3 +662,15 @@ def test_scaling_names_how_a_capture_step_was_measured():
     (table,) = [t for title, t in report["tables"].items() if title.startswith("Scaling:")]
     how = [row[table["columns"].index("measured as")] for row in table["rows"]]
     assert how == ["step median", "step median"]
+
+
+def test_ideal_scaling_is_labelled_as_such(tmp_path):
+    """Ticket 078: TP2 decodes at 77 tok/s against TP1's 90; the 180 it is compared with is ideal linear
+    scaling, not a prediction, and the evidence says so."""
+    bundle = shared_path("tickets", "078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1")
+    copy = tmp_path / "ticket"
+    shutil.copytree(bundle, copy, ignore=shutil.ignore_patterns("expected.toml"))
+    report = json.loads(run("ticket", copy, "--json", "--fail-on", "never").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "workload.latency_bound_small_batch"]
+    (row,) = [e for e in f["evidence"] if e["expected"] is not None]
+    assert row["expected"] == 180.0 and "ideal scaling" in row["detail"]
