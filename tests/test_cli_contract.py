@@ -31,6 +31,14 @@ SCALING_CSV = REPO / "tests" / "data" / "scaling" / "gpt-fast-llama-2-7b-a100.cs
 REPORT_KEYS = {"schema", "kind", "tool_version", "inputs", "facts", "predictions", "findings", "verdict"}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _no_results_database():
+    """A developer's $DIAGNOSE_DB would store every run here and add a 'saved as run' line."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv("DIAGNOSE_DB", raising=False)
+        yield
+
+
 def run(*args, env=None):
     return CliRunner().invoke(cli, [str(a) for a in args], prog_name="diagnose", env=env)
 
