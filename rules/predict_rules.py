@@ -42,29 +42,40 @@ def _where(p: dict) -> str:
 
 @rule("predict.invalid_layout", "tp_not_dividing_heads")
 def invalid_layout(facts, predictions):
-    """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into."""
-    seen: dict[tuple, list] = {}
+    """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into: one
+    finding per TP size, every reason in it, and the sizes that would work."""
+    by_tp: dict[int, tuple[dict, list]] = {}
     for p in _layouts(predictions):
-        for pr in p["problems"]:
-            if pr["category"] == "tp_not_dividing_heads" and pr["severity"] in ("error", "warning"):
-                seen.setdefault((p["tp"], pr["code"]), [p, pr])
-    for (tp, code), (p, pr) in sorted(seen.items()):
-        hard = pr["severity"] == "error"
+        probs = [pr for pr in p["problems"] if pr["category"] == "tp_not_dividing_heads" and pr["severity"] in ("error", "warning")]
+        if probs:
+            by_tp.setdefault(p["tp"], (p, probs))
+    for tp, (p, probs) in sorted(by_tp.items()):
+        hard = any(pr["severity"] == "error" for pr in probs)
+        valid = _valid_tps(p["model"], p["dtype"])
         yield Finding(
             rule="predict.invalid_layout",
             category="tp_not_dividing_heads",
             severity="warning",
             confidence=0.95 if hard else 0.8,
             title=f"TP={tp} is not a valid split for {p['model']}" if hard else f"TP={tp}: {p['dtype']} checkpoint blocks do not divide",
-            summary=pr["message"] + ". " + (
+            summary="; ".join(pr["message"] for pr in probs) + ". " + (
                 "Serving engines refuse to start with this tensor-parallel size."
                 if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel checkpoint would load."
-            ),
-            evidence=[Evidence(source=_where(p), detail=pr["message"], measured=tp, unit="TP ranks")],
+            ) + (f" Valid TP sizes up to 64: {', '.join(map(str, valid))}." if valid else ""),
+            evidence=[Evidence(source=_where(p), detail=pr["message"], measured=tp, expected=f"TP in {{{', '.join(map(str, valid))}}}",
+                               unit=None) for pr in probs],
             fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN width; "
             "use PP or DP for the remaining GPUs.",
             references=["../shared/docs/model-configs.md section 3 (vLLM QKVParallelLinear)"],
         )
+
+
+def _valid_tps(model_key: str, dtype: str) -> list[int]:
+    """The TP sizes up to 64 this model (and checkpoint dtype) can be split into."""
+    from rules import catalog, roofline
+
+    model = catalog.model(model_key)
+    return [t for t in range(1, 65) if not any(pr.severity == "error" for pr in roofline.validity(model, t, 1, dtype))]
 
 
 LAYOUT_ADVICE = {

@@ -682,3 +682,13 @@ def test_ideal_scaling_is_labelled_as_such(tmp_path):
     (f,) = [f for f in report["findings"] if f["rule"] == "workload.latency_bound_small_batch"]
     (row,) = [e for e in f["evidence"] if e["expected"] is not None]
     assert row["expected"] == 180.0 and "ideal scaling" in row["detail"]
+
+
+def test_an_invalid_tp_is_one_finding_with_every_reason_and_the_valid_sizes():
+    """Llama-3-70B at TP3: 64 heads, 8 KV heads and FFN 28672 all refuse it; one finding, heads first,
+    and the evidence names the sizes that work."""
+    report = json.loads(run("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "3,8", "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "predict.invalid_layout"]
+    assert f["summary"].startswith("64 attention heads are not divisible by TP=3")
+    assert "FFN 28672" in f["summary"] and "Valid TP sizes up to 64: 1, 2, 4, 8, 16, 32, 64." in f["summary"]
+    assert len(f["evidence"]) == 3 and all(e["expected"] == "TP in {1, 2, 4, 8, 16, 32, 64}" for e in f["evidence"])
