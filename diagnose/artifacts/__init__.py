@@ -124,6 +124,9 @@ def read_file(path: Path, name: str) -> tuple[list, FileRead]:
     except OSError as exc:
         read = FileRead(name, problem=f"unreadable: {exc.strerror or exc}")
         return [Note(where(name), "unreadable_file", f"{name}: {read.problem}")], read
+    if not data:
+        read = FileRead(name, problem="empty (0 bytes)")
+        return [Note(where(name), "unrecognised_file", f"{name}: empty file (0 bytes)")], read
     if data.startswith(SQLITE_MAGIC):
         return _read_capture(path, name)
     if b"\x00" in data[:8192] and not _is_utf16(data):

@@ -48,7 +48,8 @@ def _tables(facts, findings, answer) -> dict:
         from diagnose.evidence import Note
 
         # a recognised file whose parser gave up (a ticket.toml that is not TOML) must not read as fine
-        failed = {n.source: n.text.removeprefix(f"{n.source}: ") for n in facts.of(Note) if n.kind == "unreadable_file"}
+        failed = {n.source: n.text.removeprefix(f"{n.source}: ") for n in facts.of(Note)
+                  if n.kind in ("unreadable_file", "parser_error")}
         tables["Attachments read"] = {
             "columns": ["file", "recognised as", "records"],
             "rows": [[f.name, _recognised(f, failed.get(f.name)), f.records] for f in files],
@@ -71,4 +72,6 @@ def _recognised(f, failure: str | None) -> str:
     kinds = ", ".join(f.kinds)
     if kinds and failure:
         return f"{kinds}, unreadable: {failure}"
+    if failure and f.problem == "unrecognised":  # detected, but its parser failed
+        return f"unrecognised ({failure})"
     return kinds or f.problem or "nothing"
