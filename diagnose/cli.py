@@ -129,6 +129,7 @@ def output_options(func=None, *, default_format: str = "terminal"):
             fmt = "json"
         if output:
             check_writable(output, "-o")  # before a long probe run, not after it
+            refuse_overwriting_an_input(output, {**kwargs, "catalog": catalogs})
         save = save or bool(os.environ.get("DIAGNOSE_DB"))
         if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
             from diagnose import store
@@ -152,6 +153,20 @@ def check_writable(path: str, option: str) -> None:
                          else f"{option} {path}: {folder} is not a folder")
     if not os.access(folder, os.W_OK):
         raise InputError(f"{option} {path}: cannot write in {folder}")
+
+
+def refuse_overwriting_an_input(output: str, params: dict) -> None:
+    """`-o run.sqlite` on `diagnose capture run.sqlite` would replace the capture with the report
+    (and `-o` = `--record` would replace the recording)."""
+    from diagnose.errors import InputError
+
+    for key, value in params.items():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            for path in str(item).split(",") if isinstance(item, str) else []:
+                same = path and os.path.exists(path) and os.path.exists(output) and os.path.samefile(path, output)
+                if same or (key == "record" and os.path.realpath(path) == os.path.realpath(output)):
+                    what = "the --record file" if key == "record" else "one of the inputs"
+                    raise InputError(f"-o {output} is {what}; write the report to another file")
 
 
 def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = False) -> None:

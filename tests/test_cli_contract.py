@@ -694,3 +694,23 @@ def test_an_invalid_tp_is_one_finding_with_every_reason_and_the_valid_sizes():
     assert f["summary"].startswith("64 attention heads are not divisible by TP=3")
     assert "FFN 28672" in f["summary"] and "Valid TP sizes up to 64: 1, 2, 4, 8, 16, 32, 64." in f["summary"]
     assert len(f["evidence"]) == 3 and all(e["expected"] == "TP in {1, 2, 4, 8, 16, 32, 64}" for e in f["evidence"])
+
+
+@pytest.mark.parametrize("command", ["capture", "node", "ticket", "compare"])
+def test_output_never_overwrites_an_input(tmp_path, command):
+    """`-o` naming one of the inputs would replace a capture, recording or attachment with the report."""
+    capture, recording = tmp_path / "run.sqlite", tmp_path / "node.json"
+    shutil.copy(HEALTHY, capture)
+    shutil.copy(DGX, recording)
+    args, target = {"capture": (["capture", capture], capture), "node": (["node", "--replay", recording], recording),
+                    "ticket": (["ticket", recording], recording),
+                    "compare": (["compare", f"{capture},{capture}", HEALTHY], capture)}[command]
+    before = target.read_bytes()
+    assert_bad_input(run(*args, "-o", target), "one of the inputs")
+    assert target.read_bytes() == before
+
+
+def test_output_and_record_must_differ(tmp_path):
+    path = tmp_path / "node.json"
+    assert_bad_input(run("node", "--quick", "--record", path, "-o", path), "--record")
+    assert not path.exists()
