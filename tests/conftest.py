@@ -42,11 +42,12 @@ def _gpu_present() -> bool:
 
 @pytest.fixture(autouse=True)
 def _bundled_catalog_only(monkeypatch):
-    """Each test starts from the bundled catalogs: a user's $DIAGNOSE_CATALOG or an earlier
+    """Each test starts from the bundled catalogs and no results store: a user's $DIAGNOSE_CATALOG or an earlier
     test's --catalog must not leak in (the CLI configures the catalog module globally)."""
     from rules import catalog
 
     monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
+    monkeypatch.delenv("DIAGNOSE_DB", raising=False)  # never save test runs into a developer's store
     catalog.configure()
     yield
     catalog.configure()
