@@ -67,6 +67,10 @@ def open_db(path: str | os.PathLike | None = None, create: bool = True):
     path = Path(path).expanduser() if path else default_path()
     if not create and not path.exists():
         raise InputError(f"no results database at {path} (save runs with --save or set $DIAGNOSE_DB)")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory; the results database is a file (e.g. runs.db)")
+    if path.exists():
+        _check_is_store(path, empty_ok=create)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit: each save opens its own BEGIN IMMEDIATE transaction (see `save`).
@@ -83,6 +87,30 @@ def open_db(path: str | os.PathLike | None = None, create: bool = True):
     return db
 
 
+def _check_is_store(path: Path, empty_ok: bool) -> None:
+    """Refuse, without writing a byte, a file that is not a results database: an nsys capture
+    or any other SQLite file handed to --db would otherwise get the runs table and WAL mode.
+    A database with no tables at all (a 0-byte file) is a store only when about to save."""
+    what = f"{path} is not a diagnose results database"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            tables = {r[0] for r in _retry(lambda: conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall())}
+            columns = {r[1] for r in conn.execute(f"PRAGMA table_info({TABLE})")} if TABLE in tables else set()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{what} ({exc})") from None
+    if TABLE not in tables:
+        if tables or not empty_ok:
+            held = f"its tables: {', '.join(sorted(tables)[:5])}{', ...' if len(tables) > 5 else ''}" if tables else "it is empty"
+            raise InputError(f"{what} (no {TABLE} table; {held})")
+        return
+    lacking = [c for c in COLUMNS if c not in columns]
+    if lacking:
+        raise InputError(f"{what} (its {TABLE} table lacks {', '.join(lacking)})")
+
+
 def _prepare(db) -> None:
     if db.conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         db.conn.execute("PRAGMA journal_mode=wal")
@@ -90,10 +118,6 @@ def _prepare(db) -> None:
         db[TABLE].create(COLUMNS, pk="id", if_not_exists=True)
         db.conn.execute(f"CREATE INDEX IF NOT EXISTS idx_runs_kind_time ON {TABLE}(kind, time)")
         db.conn.execute(f"CREATE INDEX IF NOT EXISTS idx_runs_host ON {TABLE}(host)")
-    else:
-        columns = set(db[TABLE].columns_dict)
-        if "report" not in columns or "kind" not in columns:
-            raise sqlite3.DatabaseError(f"table {TABLE!r} exists but is not a diagnose results table")
 
 
 def _retry(action, wait: float = WAIT_SECONDS):

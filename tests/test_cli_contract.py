@@ -441,8 +441,6 @@ def test_catalog_figures_are_expectations_not_measurements(tmp_path):
         assert e["measured"] is None and e["expected"] is not None, e
 
 
-@pytest.mark.xfail(strict=True, reason="diagnose/store.py:78 open_db(create=False) runs _prepare on any SQLite file: "
-                   "`diagnose history --db capture.sqlite` writes the runs schema into the user's capture")
 def test_history_pointed_at_a_capture_leaves_it_alone(tmp_path):
     copy = tmp_path / "capture.sqlite"
     shutil.copy(HEALTHY, copy)

@@ -137,3 +137,45 @@ def test_save_option_and_env_on_real_commands(tmp_path, monkeypatch):
     assert store.load(store.open_db(path), row["id"]).kind == "capture"
     result = runner.invoke(cli, ["history", "--kind", "capture"])  # $DIAGNOSE_DB is the default
     assert result.exit_code == 0 and "gpu-node-07" in result.output
+
+
+CAPTURE = Path(__file__).parent.parent / "samples" / "captures" / "tp4_nvlink_healthy.sqlite"
+
+
+@pytest.mark.parametrize("create", [False, True])
+def test_a_capture_is_refused_and_left_byte_for_byte(tmp_path, create):
+    """An nsys export handed to --db (history) or $DIAGNOSE_DB (--save) is not a store: it is
+    refused by name and never written (no runs table, no WAL switch, no -wal file)."""
+    copy = tmp_path / "capture.sqlite"
+    copy.write_bytes(CAPTURE.read_bytes())
+    before = copy.read_bytes()
+    with pytest.raises(store.InputError, match=r"capture\.sqlite is not a diagnose results database \(no runs table; its tables: "):
+        store.open_db(copy, create=create)
+    assert copy.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["capture.sqlite"]
+
+
+def test_an_empty_file_is_a_store_only_when_saving(tmp_path):
+    """`history --db empty.sqlite` must not answer 'No runs match.' for a file that holds no store."""
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    result = CliRunner().invoke(cli, ["history", "--db", str(empty)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "empty.sqlite is not a diagnose results database (no runs table; it is empty)" in result.stderr
+    assert empty.stat().st_size == 0
+    store.save(node_report(), db=store.open_db(empty))  # saving starts a new store in it
+    assert store.count(store.open_db(empty, create=False)) == 1
+
+
+def test_junk_and_an_old_layout_are_refused(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not sqlite at all\n" * 100)
+    with pytest.raises(store.InputError, match="junk.db is not a diagnose results database"):
+        store.open_db(junk, create=False)
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, kind TEXT, report TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(store.InputError, match="its runs table lacks time, host"):
+        store.open_db(old, create=False)
