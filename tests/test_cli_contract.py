@@ -481,8 +481,6 @@ def test_fleet_counts_a_report_file_once(tmp_path):
     assert len(report_table(report, "Fleet")["rows"]) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="diagnose/commands/history.py:53 prints through its own Console(width=160): "
-                   "piped lines are 160 wide and padded with blanks, unlike every report (120, diagnose/report/terminal.py)")
 def test_history_piped_is_as_wide_as_the_reports(tmp_path):
     db = tmp_path / "runs.db"
     run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--save", env={"DIAGNOSE_DB": str(db)})

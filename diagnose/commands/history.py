@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 
@@ -38,16 +40,32 @@ def history(db_path, kind, host, since, limit, as_json):
     if not rows:
         click.echo("No runs match.")
         return
+    headers = ["id", "time", "kind", "host", "GPUs", "driver", "NCCL", "verdict", "worst"]
+    cells = [
+        [str(r["id"]), r["time"], r["kind"], r["host"] or "—",
+         f"{r['gpu_count'] or 0}× {r['gpu_model']}" if r["gpu_model"] else "—",
+         r["driver_version"] or "—", r["nccl_version"] or "—",
+         f"{r['verdict']} ({r['confidence']:.2f})" if r["verdict"] else "—", r["worst_severity"] or "—"]
+        for r in rows
+    ]
+    click.echo(_table_text(headers, cells, color=sys.stdout.isatty()), nl=False)
+
+
+def _table_text(headers: list[str], cells: list[list[str]], color: bool) -> str:
+    """The runs as the reports print their tables (diagnose/report/terminal.py): the terminal's
+    width on a TTY, else 120 columns with no blanks padding the lines."""
+    import io
+
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(box=box.SIMPLE_HEAD)
-    for col in ("id", "time", "kind", "host", "GPUs", "driver", "NCCL", "verdict", "worst"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        gpus = f"{r['gpu_count'] or 0}× {r['gpu_model']}" if r["gpu_model"] else "—"
-        verdict = f"{r['verdict']} ({r['confidence']:.2f})" if r["verdict"] else "—"
-        table.add_row(str(r["id"]), r["time"], r["kind"], r["host"] or "—", gpus, r["driver_version"] or "—",
-                      r["nccl_version"] or "—", verdict, r["worst_severity"] or "—")
-    Console(width=160, no_color=True, highlight=False).print(table)
+    from diagnose.report.terminal import _print_table
+
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=color, no_color=not color, width=None if color else 120,
+                      highlight=False, emoji=False)
+    _print_table(console, headers, cells, lambda part: Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                                                             title=None if part == 0 else "(continued)"))
+    text = buf.getvalue()
+    return text if color else "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
