@@ -25,26 +25,41 @@ def fleet(reports, db_path, since, z_threshold):
     \b
     Examples:
       diagnose fleet reports/*.json
-      diagnose fleet --db /shared/diagnose.db --since 1d --format html -o fleet.html
+      diagnose fleet --db /shared/diagnose.db --since 1d \\
+          --format html -o fleet.html
     """
     from diagnose.errors import InputError
     from diagnose.fleet import fleet_report, node_metrics
 
     if not reports and not db_path:
         raise InputError("give node report files or folders, or --db PATH")
-    loaded = list(_from_files(reports)) + (list(_from_db(db_path, since)) if db_path else [])
+    from_files, duplicates = _from_files(reports)
+    loaded = from_files + (list(_from_db(db_path, since)) if db_path else [])
     if not loaded:
-        raise InputError("no node reports found in the given files, folders or database")
+        where = [f"{p} (no *.json files)" for p in reports]
+        if db_path:
+            where.append(f"{db_path} (no node runs{' since ' + since if since else ''})")
+        raise InputError(f"no node reports found in {'; '.join(where)}")
     nodes = [node_metrics(r, source, name) for r, source, name in loaded]
     seen: dict[str, int] = {}
     for n in nodes:  # two reports from one host: keep both, named apart
         seen[n.node] = seen.get(n.node, 0) + 1
         if seen[n.node] > 1:
             n.node = f"{n.node}#{seen[n.node]}"
-    return fleet_report(nodes, z_threshold)
+    report = fleet_report(nodes, z_threshold)
+    if duplicates:
+        report.inputs["duplicates_dropped"] = len(duplicates)
+        table = report.tables["Fleet"]
+        table["note"] = (f"{len(duplicates)} duplicate report(s) counted once: {', '.join(duplicates[:5])}"
+                         f"{', ...' if len(duplicates) > 5 else ''}. " + table["note"])
+    return report
 
 
-def _from_files(paths):
+def _from_files(paths) -> tuple[list, list[str]]:
+    """The node reports in the files and folders given, each counted once: a file named twice
+    (or also found in a folder given), or a copy of one, would be one node counted as several
+    and could make up the fleet's minimum on its own."""
+    import hashlib
     import json
     from pathlib import Path
 
@@ -54,14 +69,25 @@ def _from_files(paths):
     files = []
     for p in map(Path, paths):
         files += sorted(p.glob("*.json")) if p.is_dir() else [p]
+    loaded, duplicates, seen = [], [], {}
     for f in files:
         try:
-            report = Report.from_dict(json.loads(f.read_text(encoding="utf-8")))
+            text = f.read_text(encoding="utf-8")
+            report = Report.from_dict(json.loads(text))
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{f}: not a diagnose report JSON file ({exc})") from None
         if report.kind != "node":
             raise InputError(f"{f}: a {report.kind} report; fleet compares node reports (diagnose node --json)")
-        yield report, str(f), None
+        # Two nodes never report the same to the last digit (hostname, measurements, the recording
+        # a replay read): the same text under another name is a copy of one report.
+        keys = [("path", f.resolve()), ("text", hashlib.sha256(text.encode()).hexdigest())]
+        first = next((seen[k] for k in keys if k in seen), None)
+        if first is not None:
+            duplicates.append(f"{f} (= {first})" if f.resolve() != first.resolve() else str(f))
+            continue
+        seen.update((k, f) for k in keys)
+        loaded.append((report, str(f), None))
+    return loaded, duplicates
 
 
 def _from_db(db_path, since):
