@@ -22,13 +22,8 @@ def invoke(*args):
 
 
 def replay(recording, out):
-    """`diagnose node --replay` of a recording, as JSON: the node report each machine would send.
-    Each node replays its own copy of the recording (named after it, as a fleet's recordings
-    are), so no two reports are the same text; one report given twice counts once."""
-    own = out.parent.parent / f"{out.parent.name}-recordings" / out.name
-    own.parent.mkdir(exist_ok=True)
-    shutil.copy(recording, own)
-    result = invoke("node", "--replay", own, "--json", "-o", out, "--fail-on", "never")
+    """`diagnose node --replay` of a recording, as JSON: the node report each machine would send."""
+    result = invoke("node", "--replay", recording, "--json", "-o", out, "--fail-on", "never")
     assert result.exit_code == 0, result.output
     return out
 
@@ -126,12 +121,13 @@ def test_robust_statistics_on_published_h100_figures():
 def test_fleet_from_the_results_database(tmp_path):
     db_path = tmp_path / "fleet.db"
     db = store.open_db(db_path)
-    reports = tmp_path / "reports"
-    reports.mkdir()
     for i in range(1, 4):
-        store.save(Report.from_dict(json.loads(replay(DGX_H100, reports / f"node-0{i}.json").read_text())), db=db)
-    bad = replay(recording_with_link_down(tmp_path), reports / "node-04.json")
-    store.save(Report.from_dict(json.loads(bad.read_text())), db=db)
+        recording = tmp_path / f"node-0{i}.json"
+        shutil.copy(DGX_H100, recording)
+        store.save(Report.from_dict(json.loads(replay(recording, tmp_path / f"r{i}.json").read_text())), db=db)
+    bad = tmp_path / "node-04.json"
+    shutil.copy(recording_with_link_down(tmp_path), bad)
+    store.save(Report.from_dict(json.loads(replay(bad, tmp_path / "r4.json").read_text())), db=db)
     hosts = {r["host"] for r in store.runs(db)}
     assert hosts == {"replay:node-01", "replay:node-02", "replay:node-03", "replay:node-04"}
     result = invoke("fleet", "--db", db_path, "--json")
@@ -140,21 +136,29 @@ def test_fleet_from_the_results_database(tmp_path):
     assert [f["title"].split(" ")[0] for f in report["findings"] if f["rule"] == "fleet.outlier"] == ["replay:node-04"]
 
 
+def named_node(path, hostname):
+    """A real node report (DGX H100 replay) as a live node sends it: with its hostname."""
+    report = json.loads(path.read_text())
+    report["facts"]["host_fact"].append({"source": "probe:host", "name": "hostname", "value": hostname})
+    path.write_text(json.dumps(report))
+    return path
+
+
 def test_a_report_named_twice_or_copied_counts_once(tmp_path):
     """Three names for one report are one node, not a fleet of three that passes the minimum."""
     reports = tmp_path / "reports"
     reports.mkdir()
-    one = replay(DGX_H100, reports / "node-01.json")
+    one = named_node(replay(DGX_H100, reports / "node-01.json"), "gpu-node-01")
     copy = tmp_path / "node-01-copy.json"
     shutil.copy(one, copy)
     result = invoke("fleet", one, one, reports, copy, "--json")
     report = json.loads(result.output)
-    assert [r[0] for r in report["tables"]["Fleet"]["rows"]] == ["node-01"]
+    assert [r[0] for r in report["tables"]["Fleet"]["rows"]] == ["gpu-node-01"]
     assert report["verdict"]["category"] == "insufficient_data" and report["inputs"]["duplicates_dropped"] == 3
     note = report["tables"]["Fleet"]["note"]
     assert note.startswith("3 duplicate report(s) counted once: ") and f"{copy} (= {one})" in note
     # Three real nodes, one of them also named in its folder: still three, and nothing else changes.
-    paths = [one, replay(DGX_H100, reports / "node-02.json"), replay(DGX_H100, reports / "node-03.json")]
+    paths = [one] + [named_node(replay(DGX_H100, reports / f"node-0{i}.json"), f"gpu-node-0{i}") for i in (2, 3)]
     report = json.loads(invoke("fleet", reports, *paths, "--json").output)
     assert len(report["tables"]["Fleet"]["rows"]) == 3 and report["verdict"]["category"] == "healthy"
     assert report["inputs"]["duplicates_dropped"] == 3

@@ -57,8 +57,8 @@ def fleet(reports, db_path, since, z_threshold):
 
 def _from_files(paths) -> tuple[list, list[str]]:
     """The node reports in the files and folders given, each counted once: a file named twice
-    (or also found in a folder given), or a copy of one, would be one node counted as several
-    and could make up the fleet's minimum on its own."""
+    (or also found in a folder given), or a copy of a report that names its host, would be one
+    node counted as several and could make up the fleet's minimum on its own."""
     import hashlib
     import json
     from pathlib import Path
@@ -78,9 +78,12 @@ def _from_files(paths) -> tuple[list, list[str]]:
             raise InputError(f"{f}: not a diagnose report JSON file ({exc})") from None
         if report.kind != "node":
             raise InputError(f"{f}: a {report.kind} report; fleet compares node reports (diagnose node --json)")
-        # Two nodes never report the same to the last digit (hostname, measurements, the recording
-        # a replay read): the same text under another name is a copy of one report.
-        keys = [("path", f.resolve()), ("text", hashlib.sha256(text.encode()).hexdigest())]
+        # A live node's report names its host, and two runs never measure the same to the last
+        # digit: the same text from a named host is a copy of one report. (Replays of one recording
+        # name no host and stay apart: each stands for the node its file is named after.)
+        facts = report.facts or {}
+        named = any(h.get("name") == "hostname" for h in facts.get("host_fact") or []) or report.inputs.get("host")
+        keys = [("path", f.resolve())] + ([("text", hashlib.sha256(text.encode()).hexdigest())] if named else [])
         first = next((seen[k] for k in keys if k in seen), None)
         if first is not None:
             duplicates.append(f"{f} (= {first})" if f.resolve() != first.resolve() else str(f))
