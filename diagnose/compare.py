@@ -231,8 +231,9 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     regressions = [d for d in deltas if d.worse_by() > threshold]
     findings = _regression_findings(regressions, a, b, threshold, labels)
     findings += _new_problem_findings(a, b, labels)
+    findings += _layout_findings(a, b, labels)
     only = sorted({k[0] for k in ma.keys() ^ mb.keys()})
-    if not deltas and not findings:
+    if not deltas and not any(f.is_problem for f in findings):
         findings.append(Finding(
             "compare.nothing_in_common", "insufficient_data", "info", 0.0,
             "the two runs share no measured metric",
@@ -338,6 +339,48 @@ def _new_problem_findings(a: Report, b: Report, labels) -> list[Finding]:
     ]
 
 
+LAYOUT = (("tp", "TP"), ("pp", "PP"), ("dp", "DP"))
+
+
+def layout(report) -> dict[str, tuple[int, str]]:
+    """The parallel layout a run was made with, each size with where it came from: what the
+    run recorded (a capture's metadata, a ticket), else what was given (--tp), else what the
+    prediction assumed."""
+    facts = report.facts or {}
+    prediction = (report.predictions or {}).get("roofline")
+    out = {}
+    for key, _ in LAYOUT:
+        recorded = next((w for w in facts.get("workload") or [] if isinstance(w, dict) and w.get(key)), None)
+        if recorded:
+            out[key] = (int(recorded[key]), recorded.get("source") or "workload")
+        elif (report.inputs or {}).get(key):
+            out[key] = (int(report.inputs[key]), f"given --{key}")
+        elif isinstance(prediction, dict) and prediction.get(key):
+            out[key] = (int(prediction[key]), "prediction:roofline")
+    return out
+
+
+def _layout_findings(a: Report, b: Report, labels) -> list[Finding]:
+    """Two runs made with different TP (or PP, DP) are not like for like: a kernel's time, the
+    step time and the all-reduce size all change with the layout, so their diff is not a regression."""
+    la, lb = layout(a), layout(b)
+    differ = [(key, name) for key, name in LAYOUT if key in la and key in lb and la[key][0] != lb[key][0]]
+    if not differ:
+        return []
+    what = ", ".join(f"{name} {la[key][0]} in {labels[0]} and {lb[key][0]} in {labels[1]}" for key, name in differ)
+    return [Finding(
+        "compare.layout_differs", "insufficient_data", "warning", 0.9,
+        f"the runs are not like for like: {what}",
+        f"{labels[0]} and {labels[1]} ran with different parallel layouts ({what}). Kernel times, step times and "
+        "collective sizes change with the layout, so a difference between them is not by itself a regression or "
+        "an improvement.",
+        evidence=[Evidence(f"{labels[1]}: {lb[key][1]}", f"{name} size (expected = {labels[0]}: {la[key][1]})",
+                           lb[key][0], la[key][0]) for key, name in differ],
+        fix="compare two runs of the same layout (same --tp/--pp), or judge each run against its own prediction "
+            "with `diagnose capture --model ... --tp ...`",
+    )]
+
+
 def _nccl(report) -> str | None:
     versions = [n.get("version") for n in (report.facts or {}).get("nccl_version") or []]
     return versions[0] if versions else None
@@ -360,27 +403,38 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
     """A report from a run id in the store, a report JSON file, or an nsys SQLite export."""
     from diagnose import store
 
-    parts = [Path(p) for p in spec.split(",")] if "," in spec else []
-    if parts and all(p.is_file() for p in parts):  # one capture per rank: a,b,c
+    if "," in spec:  # one capture per rank: a,b,c
+        parts = [Path(p) for p in spec.split(",") if p]
+        for part in parts:
+            _check_file(part, f"{part} (one of the per-rank exports in {spec})", "an nsys SQLite export")
+        twice = [p for p in parts if sum(q.resolve() == p.resolve() for q in parts) > 1]
+        if twice:
+            raise InputError(f"{twice[0]}: named twice in {spec}; give each rank's export once")
         return analyse_capture(parts, capture_options or {}), ",".join(p.name for p in parts)
     path = Path(spec)
-    if path.is_file():
-        with open(path, "rb") as fh:
-            head = fh.read(16)
-        if head == b"SQLite format 3\x00":
-            return analyse_capture(path, capture_options or {}), path.name
-        import json
-
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return Report.from_dict(data), path.name
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{spec}: not a diagnose report JSON file ({exc})") from None
-        except OSError as exc:
-            raise InputError(f"{spec}: cannot read ({exc.strerror or exc})") from None
-    if spec.isdigit():
+    if spec.isdigit() and not path.exists():
         return store.load(store.open_db(db_path, create=False), int(spec)), f"run {spec}"
-    raise InputError(f"{spec}: no such file, and not a run id (see `diagnose history`)")
+    _check_file(path, spec, "a run id (see `diagnose history`), a report JSON file or an nsys SQLite export")
+    import json
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{spec}: cannot read ({exc.strerror or exc})") from None
+    if data.startswith(b"SQLite format 3\x00"):
+        return analyse_capture(path, capture_options or {}), path.name
+    try:
+        return Report.from_dict(json.loads(data.decode("utf-8"))), path.name
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{spec}: not a diagnose report JSON file ({exc})") from None
+
+
+def _check_file(path: Path, name: str, expected: str) -> None:
+    """A compare input must be a file: say which one is not, and what was expected instead."""
+    if path.is_dir():
+        raise InputError(f"{name}: is a directory; expected {expected} (give the file, not its folder)")
+    if not path.is_file():
+        raise InputError(f"{name}: no such file; expected {expected}")
 
 
 def analyse_capture(paths, options: dict) -> Report:

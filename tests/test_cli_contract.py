@@ -519,7 +519,7 @@ def test_every_command_help_has_a_summary_and_examples(command):
     assert "Examples:" in result.stdout and f"diagnose {command}" in result.stdout.split("Examples:")[1]
 
 
-WIDE_EXAMPLES = {"capture": "diagnose/commands/capture.py:29", "compare": "diagnose/commands/compare.py:33"}
+WIDE_EXAMPLES = {"capture": "diagnose/commands/capture.py:29"}
 
 
 @pytest.mark.parametrize("command", ALL_COMMANDS)

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from conftest import shared_path
+from conftest import REPO, shared_path
 from diagnose import store
 from diagnose.cli import cli
 from diagnose.compare import compare
@@ -182,3 +182,44 @@ def test_nvlink_down_between_two_replays(tmp_path):
     link = next(f for f in report["findings"] if f["rule"] == "compare.regression.nvlink")
     assert link["category"] == "nvlink_down" and "GPU3 link 5" in link["title"]
     assert (link["evidence"][0]["expected"], link["evidence"][0]["measured"]) == (1.0, 0.0)
+
+
+SAMPLES = REPO / "samples" / "captures"
+
+
+def test_captures_of_different_tp_are_not_like_for_like():
+    """The bundled TP=4 NVLink and TP=8 PCIe exports record their layouts (META_DATA_CAPTURE):
+    the diff says the runs are not like for like, naming both sizes and where they were read."""
+    a, b = SAMPLES / "tp4_nvlink_healthy.sqlite", SAMPLES / "tp8_pcie_fallback.sqlite"
+    report = json.loads(run(a, b, "--json", "--fail-on", "never").output)
+    (f,) = [f for f in report["findings"] if f["rule"] == "compare.layout_differs"]
+    assert f["severity"] == "warning" and f["title"] == (
+        "the runs are not like for like: TP 4 in tp4_nvlink_healthy.sqlite and 8 in tp8_pcie_fallback.sqlite")
+    (e,) = f["evidence"]
+    assert (e["measured"], e["expected"]) == (8, 4)
+    assert e["source"] == "tp8_pcie_fallback.sqlite: capture:tp8_pcie_fallback.sqlite META_DATA_CAPTURE:1"
+    same = json.loads(run(a, a, "--json").output)
+    assert not [f for f in same["findings"] if f["rule"] == "compare.layout_differs"]
+
+
+def test_given_layouts_that_differ_are_named():
+    """Reports of captures without metadata, analysed with --tp 4 and --tp 8 (and PP 2 only on one side)."""
+    report = compare(Report(kind="capture", inputs={"tp": 4, "pp": 2}), Report(kind="capture", inputs={"tp": 8}))
+    (f,) = [f for f in report.findings if f.rule == "compare.layout_differs"]
+    assert f.title == "the runs are not like for like: TP 4 in A and 8 in B"  # PP known on one side only
+    assert f.evidence[0].source == "B: given --tp"
+    assert report.verdict.category == "insufficient_data"
+
+
+def test_a_folder_or_a_missing_rank_is_named(tmp_path):
+    healthy = str(SAMPLES / "tp4_nvlink_healthy.sqlite")
+    result = run(tmp_path, healthy)
+    assert result.exit_code == 2
+    assert f"{tmp_path}: is a directory; expected a run id" in result.stderr
+    missing = tmp_path / "rank1.sqlite"
+    result = run(f"{SAMPLES / 'straggler_rank0.sqlite'},{missing}", healthy)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"diagnose: {missing} (one of the per-rank exports in ")
+    assert "no such file; expected an nsys SQLite export" in result.stderr
+    result = run(f"{healthy},{healthy}", healthy)
+    assert result.exit_code == 2 and f"{healthy}: named twice in " in result.stderr

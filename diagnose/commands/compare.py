@@ -30,8 +30,10 @@ def compare(a, b, threshold, db_path, model, tp):
     Examples:
       diagnose compare 41 42
       diagnose compare before.json after.json --threshold 5
-      diagnose compare before.sqlite after.sqlite --tp 8 --format html -o diff.html
-      diagnose compare a_rank0.sqlite,a_rank1.sqlite b_rank0.sqlite,b_rank1.sqlite
+      diagnose compare before.sqlite after.sqlite --tp 8 \\
+          --format html -o diff.html
+      diagnose compare a_rank0.sqlite,a_rank1.sqlite \\
+          b_rank0.sqlite,b_rank1.sqlite
     """
     from diagnose.compare import compare as diff, load_run
 
