@@ -100,22 +100,16 @@ FILE_COMMANDS = {
 # missing path and an empty folder are bad input. The results store creates an absent file
 # only when saving; an empty file is a valid empty SQLite database to it.
 TOLERATED = {
-    ("history --db", "empty"),  # sqlite3 opens a 0-byte file as an empty database: "No runs match."
     ("predict --catalog", "empty"),  # an empty TOML file is a catalog with nothing to add
 }
 
 
-# Known defects in files still being written by their owners (remove the entry once fixed).
-OPEN_DEFECTS: dict = {}
-
 
 @pytest.mark.parametrize("kind", FILE_KINDS)
 @pytest.mark.parametrize("command", list(FILE_COMMANDS))
-def test_unreadable_input_is_one_line_and_exit_2(junk, command, kind, request):
+def test_unreadable_input_is_one_line_and_exit_2(junk, command, kind):
     if (command, kind) in TOLERATED:
         pytest.skip("a valid (empty) input for this option")
-    if (command, kind) in OPEN_DEFECTS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=OPEN_DEFECTS[command, kind]))
     args = [str(junk[kind]) if a == "FILE" else a for a in FILE_COMMANDS[command]]
     result = run(*args)
     assert_bad_input(result)
