@@ -26,6 +26,7 @@ from pathlib import Path
 
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, Measurement, Workload
+from rules.roofline import Layout
 
 # Metrics a CSV may carry: the Measurement vocabulary plus the all-reduce kernel time per call.
 CSV_METRICS = {
@@ -33,20 +34,6 @@ CSV_METRICS = {
     "step_ms": "ms", "prefill_tok_s": "tok/s", "request_throughput": "req/s", "allreduce_us": "us",
 }
 LAYOUT_TEXT = re.compile(r"(?<![a-z])(tp|pp|dp)[\s_=:-]*(\d+)", re.I)
-
-
-@dataclass(frozen=True)
-class LayoutKey:
-    tp: int = 1
-    pp: int = 1
-    dp: int = 1
-
-    @property
-    def gpus(self) -> int:
-        return self.tp * self.pp * self.dp
-
-    def label(self) -> str:
-        return f"TP{self.tp}" + (f" PP{self.pp}" if self.pp > 1 else "") + (f" DP{self.dp}" if self.dp > 1 else "")
 
 
 @dataclass
@@ -67,7 +54,7 @@ class CaptureComm:
 class Run:
     """Everything measured at one layout and one batch (concurrent sequences per replica)."""
 
-    layout: LayoutKey
+    layout: Layout
     batch: int | None
     measurements: list[Measurement] = field(default_factory=list)
     capture: CaptureComm | None = None
@@ -93,32 +80,32 @@ class Inputs:
     files: list[str]
 
 
-def parse_layout(text: str) -> LayoutKey | None:
-    """'TP4', 'tp=4,pp=2', 'TP4xDP2', 'bench_tp8.json' -> LayoutKey; None when no TP/PP/DP is named."""
+def parse_layout(text: str) -> Layout | None:
+    """'TP4', 'tp=4,pp=2', 'TP4xDP2', 'bench_tp8.json' -> Layout; None when no TP/PP/DP is named."""
     text = re.sub(r"(\d)[x*]", r"\1 ", text)  # TP4xDP2, TP4*PP2
     found = {k.lower(): int(v) for k, v in LAYOUT_TEXT.findall(text)}
     if not found:
         return None
     if any(v < 1 for v in found.values()):
         raise InputError(f"layout {text!r}: TP, PP and DP must be at least 1")
-    return LayoutKey(found.get("tp", 1), found.get("pp", 1), found.get("dp", 1))
+    return Layout(found.get("tp", 1), found.get("pp", 1), found.get("dp", 1))
 
 
-def parse_tp_of(items) -> dict[str, LayoutKey]:
+def parse_tp_of(items) -> dict[str, Layout]:
     """`--tp-of FILE=TP` values -> {file name: layout}; TP may be '4' or 'TP4xDP2'."""
     out = {}
     for item in items or ():
         name, sep, value = str(item).rpartition("=")
         if not sep or not name:
             raise InputError(f"--tp-of {item!r}: expected FILE=TP, e.g. bench_a.json=4 or run.sqlite=TP4xDP2")
-        layout = LayoutKey(int(value)) if value.strip().isdigit() else parse_layout(value)
+        layout = Layout(int(value)) if value.strip().isdigit() else parse_layout(value)
         if layout is None or layout.tp < 1:
             raise InputError(f"--tp-of {item!r}: {value!r} is not a TP size or a layout like TP4xDP2")
         out[name] = layout
     return out
 
 
-def collect(paths, tp_of: dict[str, LayoutKey] | None = None) -> Inputs:
+def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
     """Read every input and group its figures into runs (one per layout x batch)."""
     tp_of = tp_of or {}
     facts = Facts()
@@ -154,7 +141,7 @@ def _read(path: Path):
     return read_bundle([path])
 
 
-def _from_facts(read, path: Path, given: LayoutKey | None, runs: dict) -> None:
+def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     """Measurements with their own tp (ticket.toml) keep it; the rest take the file's layout."""
     from diagnose.capture.facts import GpuTimeline, StepStats
 
@@ -174,7 +161,7 @@ def _from_facts(read, path: Path, given: LayoutKey | None, runs: dict) -> None:
         return
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
-        own = LayoutKey(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
+        own = Layout(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
         layout = given or own or file_layout
         if layout is None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
@@ -182,12 +169,12 @@ def _from_facts(read, path: Path, given: LayoutKey | None, runs: dict) -> None:
         _add(runs, layout, m)
 
 
-def _content_layout(read) -> LayoutKey | None:
+def _content_layout(read) -> Layout | None:
     """A launch line or benchmark JSON in the file that states the TP size (the ticket's [workload]
     is a claim about the problem run, not about each [[measured]] entry, so it is not used)."""
     for w in read.of(Workload):
         if w.tp and not str(w.source).split(":")[0].endswith(".toml"):
-            return LayoutKey(w.tp, w.pp or 1, w.dp or 1)
+            return Layout(w.tp, w.pp or 1, w.dp or 1)
     return None
 
 
@@ -221,11 +208,11 @@ def capture_comm(timelines, steps) -> CaptureComm | None:
     )
 
 
-def _add(runs: dict, layout: LayoutKey, m: Measurement) -> None:
+def _add(runs: dict, layout: Layout, m: Measurement) -> None:
     _run(runs, layout, m.batch or m.concurrency).measurements.append(m)
 
 
-def _run(runs: dict, layout: LayoutKey, batch: int | None) -> Run:
+def _run(runs: dict, layout: Layout, batch: int | None) -> Run:
     key = (layout, batch)
     if key not in runs:
         runs[key] = Run(layout, batch)
@@ -247,7 +234,7 @@ def _is_csv(path: Path) -> bool:
     return {"metric", "value"} <= cells
 
 
-def read_csv(path: Path) -> list[tuple[Measurement, LayoutKey]]:
+def read_csv(path: Path) -> list[tuple[Measurement, Layout]]:
     """Rows of a `layout|tp,pp,dp, batch, metric, value[, stat, unit]` CSV, each with its layout."""
     try:
         text = path.read_text()
@@ -273,7 +260,7 @@ def read_csv(path: Path) -> list[tuple[Measurement, LayoutKey]]:
             if cell.get("layout"):
                 layout = parse_layout(cell["layout"])
             else:
-                layout = LayoutKey(int(cell["tp"]), int(cell.get("pp") or 1), int(cell.get("dp") or 1))
+                layout = Layout(int(cell["tp"]), int(cell.get("pp") or 1), int(cell.get("dp") or 1))
         except (KeyError, ValueError):
             raise InputError(f"{src}: expected numbers in value/batch/tp/pp/dp, got {row}") from None
         if layout is None or not math.isfinite(value) or value <= 0 or (batch is not None and batch < 1):
