@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T
+from diagnose.capture.kernels import kernel_groups
 from diagnose.capture.timeline import CopyStats  # noqa: F401 - a facts record, re-exported
 from diagnose.capture.reader import KERNEL, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
@@ -178,17 +179,8 @@ def info(cap: Capture) -> CaptureInfo:
 
 
 def per_gpu_comm(cap: Capture) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
-    """(pid, device) -> [(name id, count, total ns)] of communication kernels only (a filtered GROUP BY)."""
-    if not cap.has(KERNEL):
-        return {}
-    col = T.ensure_class_table(cap)
-    out: dict[tuple[int, int], list] = {}
-    sql = (f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, deviceId, {col}, count(*), sum(\"end\" - start) "
-           f"FROM {KERNEL} WHERE \"end\" IS NOT NULL AND {col} IN "
-           f"(SELECT nameId FROM temp.dx_kclass WHERE cls = {T.CLASS_CODES[C.COMM]}) GROUP BY 1, 2, 3")
-    for pid, dev, nid, n, tot in cap.query(sql):
-        out.setdefault((int(pid), int(dev if dev is not None else -1)), []).append((nid, int(n), int(tot or 0)))
-    return out
+    """(pid, device) -> [(name id, count, total ns)] of communication kernels only."""
+    return kernel_groups(cap).comm_rows()
 
 
 def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:

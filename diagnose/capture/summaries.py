@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from diagnose.capture.kernels import kernel_groups, name_expr
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture, pid_of
 
 STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
@@ -118,28 +119,35 @@ def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bo
     """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups)."""
     if not cap.has(KERNEL):
         return []
-    t = KERNEL
-    names = [c for c in (name_column, "demangledName", "shortName") if cap.has_column(t, c)]
-    if not names:
-        return []
-    name_expr = f"coalesce({', '.join(dict.fromkeys(names))}, 0)"
-    dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
-    # Grid and block packed into two integers (CUDA limits: grid y/z and block sizes < 2^16),
-    # because sorting on two integer keys is several times cheaper than on six.
-    inner = (
-        f"SELECT {name_expr} AS nameId, "
-        f"({dims[0]}) | (({dims[1]}) << 32) AS g1, "
-        f"({dims[2]}) | (({dims[3]}) << 16) | (({dims[4]}) << 32) | (({dims[5]}) << 48) AS g2, "
-        f"\"end\" - start AS d FROM {t} WHERE \"end\" IS NOT NULL"
-    )
+    if name_expr(cap, name_column) == "0":
+        return []  # no name column at all
+    if medians or name_column != "demangledName":
+        groups = _kernel_stats(cap, name_expr(cap, name_column), medians)
+    else:  # the aggregates of the timeline's read of the kernel table: no GROUP BY
+        groups = [(*key, total, n, total / n, None, low, high, None)
+                  for key, (n, total, low, high) in sorted(kernel_groups(cap).by_name.items())]
     rows = []
-    for name_id, g1, g2, *stats in _stats(cap, inner, ["nameId", "g1", "g2"], medians):
+    for name_id, g1, g2, *stats in groups:
         m = 0xFFFF
         r = SummaryRow(cap.string(name_id) or "", *stats)
         r.extra = {"grid": _dims(g1 & 0xFFFFFFFF, g1 >> 32, g2 & m),
                    "block": _dims((g2 >> 16) & m, (g2 >> 32) & m, g2 >> 48), "name_id": name_id}
         rows.append(r)
     return _finish(rows)
+
+
+def _kernel_stats(cap: Capture, name: str, medians: bool):
+    t = KERNEL
+    dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
+    # Grid and block packed into two integers (CUDA limits: grid y/z and block sizes < 2^16),
+    # because sorting on two integer keys is several times cheaper than on six.
+    inner = (
+        f"SELECT {name} AS nameId, "
+        f"({dims[0]}) | (({dims[1]}) << 32) AS g1, "
+        f"({dims[2]}) | (({dims[3]}) << 16) | (({dims[4]}) << 32) | (({dims[5]}) << 48) AS g2, "
+        f"\"end\" - start AS d FROM {t} WHERE \"end\" IS NOT NULL"
+    )
+    return _stats(cap, inner, ["nameId", "g1", "g2"], medians)
 
 
 def _dims(x, y, z) -> str:
@@ -168,19 +176,16 @@ def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
 
 
 def api_groups(cap: Capture) -> list[tuple]:
-    """(pid, nameId, count, total ns, min, max) of CUDA API calls: one GROUP BY, cached per capture."""
+    """(pid, nameId, count, total ns, min, max) of CUDA API calls, in (pid, nameId) order: one
+    hash aggregate over the table (Capture.aggregate), cached per capture."""
     if "api_groups" not in cap.cache:
-        groups: dict[tuple, list] = {}
+        rows = []
         if cap.has(RUNTIME):
-            # grouped on the raw thread id (cheaper to sort than an expression), merged per process here
-            for tid, nid, n, total, low, high in cap.query(
-                    f"SELECT globalTid, nameId, count(*), sum(\"end\" - start), min(\"end\" - start), "
-                    f"max(\"end\" - start) FROM {RUNTIME} WHERE \"end\" IS NOT NULL GROUP BY 1, 2"):
-                m = groups.setdefault((pid_of(tid) or 0, nid), [0, 0, low, high])
-                m[0] += n
-                m[1] += total
-                m[2], m[3] = min(m[2], low), max(m[3], high)
-        cap.cache["api_groups"] = [(pid, nid, *m) for (pid, nid), m in groups.items()]
+            # the group key packs the pid (24 bits) above the name id (a StringIds id, < 2^32)
+            key = "(((coalesce(globalTid, 0) >> 24) & 16777215) << 32) | coalesce(nameId & 4294967295, 4294967295)"
+            rows = [(k >> 32, None if k & 0xFFFFFFFF == 0xFFFFFFFF else k & 0xFFFFFFFF, n, total, low, high)
+                    for k, n, total, low, high in cap.aggregate(RUNTIME, key, [], '"end" - start', '"end" IS NOT NULL')]
+        cap.cache["api_groups"] = rows
     return cap.cache["api_groups"]
 
 

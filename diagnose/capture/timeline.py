@@ -1,10 +1,11 @@
 """What each GPU was doing over time: busy/idle, gaps, kernel classes, overlap, copies, launches.
 
-All per-GPU numbers come from one ordered read per capture: SQLite sorts kernels, copies and
-memsets by (process and device, start) (on disk if it must) and numpy walks the rows in chunks,
-keeping running maxima of the end time for four subsets (all activity, kernels, compute kernels,
-communication kernels). A row that starts after the running maximum of its subset opens a gap;
-the union of a subset's intervals is its span minus its gaps. Memory: one chunk of rows.
+All per-GPU numbers come from one walk per capture over kernels, copies and memsets in start
+order (nsys writes the tables that way: they are read in rowid order and merged; SQLite sorts
+them only when one is not). numpy walks the rows in chunks, keeping running maxima of the end
+time for four subsets (all activity, kernels, compute kernels, communication kernels). A row
+that starts after the running maximum of its subset opens a gap; the union of a subset's
+intervals is its span minus its gaps. Memory: one chunk of rows.
 
 Exposed communication = |U(comm) minus U(compute)| = |U(all kernels)| - |U(compute)|.
 """
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diagnose.capture import classify as C
+from diagnose.capture import kernels as K
 from diagnose.capture.reader import KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, COPY_KINDS, Capture, pid_of
 from diagnose.capture.summaries import api_base_name, api_groups
 
@@ -31,7 +33,7 @@ SHORT_KERNEL_NS = 10_000
 # is much cheaper than two.
 GPU_KEY = "(((coalesce({p}globalPid, 0) >> 24) << 24) | (coalesce({p}deviceId, 16777215) & 16777215))"
 
-CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
+CLASS_CODES = K.CLASS_CODES
 COPY_CODE, MEMSET_CODE = 5, 6
 GRAPH_TRACE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"  # graph-level CUDA graph tracing (no per-kernel rows)
 
@@ -110,27 +112,118 @@ class GpuActivity:
 
 
 def ensure_class_table(cap: Capture) -> str:
-    """A TEMP table nameId -> class code, filled from the distinct kernel names (few thousand).
+    """A TEMP table nameId -> class code for SQL that joins kernels to their class.
 
-    Returns the kernel column it keys on (shortName, or demangledName where shortName is absent).
-    The temp table lives in the connection's temp database, never in the user's file.
+    Filled from the classes the kernel read found (kernels.kernel_groups). Returns the kernel
+    column it keys on (shortName, or demangledName where shortName is absent). The temp table
+    lives in the connection's temp database, never in the user's file.
     """
     if cap._class_col:
         return cap._class_col
-    col = "shortName" if cap.has_column(KERNEL, "shortName") else "demangledName"
+    col = K.class_column(cap) or "shortName"
     cap.query("CREATE TEMP TABLE IF NOT EXISTS dx_kclass (nameId INTEGER PRIMARY KEY, cls INTEGER)")
-    ids = [r[0] for r in cap.query(f"SELECT DISTINCT {col} FROM {KERNEL}") if r[0] is not None]
-    rows = [(i, CLASS_CODES[C.classify(cap.string(i) or "")]) for i in ids]
+    rows = [(i, code) for i, code in K.kernel_groups(cap).classes.items() if i >= 0]
     cap.conn.executemany("INSERT OR REPLACE INTO dx_kclass VALUES (?, ?)", rows)
     cap._class_col = col
     return col
 
 
+class _Unordered(Exception):
+    """A table is not in start order by rowid: the walk needs SQLite to sort it."""
+
+
 def gpu_activity(cap: Capture) -> list[GpuActivity]:
-    """Per (process, device) activity: SQLite sorts kernels, copies and memsets by (GPU, start);
-    numpy walks the sorted rows in chunks with running maxima of `end` per subset (all activity,
-    kernels, compute, communication). A row that starts after its subset's running maximum
-    opens a gap; a subset's union is its span minus its gaps. Memory: one chunk."""
+    """Per (process, device) activity from one walk over kernels, copies and memsets in start
+    order: numpy keeps running maxima of `end` per subset (all activity, kernels, compute,
+    communication); a row that starts after its subset's running maximum opens a gap, and a
+    subset's union is its span minus its gaps. Memory: one chunk.
+
+    nsys writes these tables in start order, so they are read in rowid order and merged by
+    start, and the same read of the kernel table fills the kernel aggregates
+    (kernels.kernel_groups). A table found out of order is sorted by SQLite instead.
+    """
+    groups = K.KernelGroups()
+    try:
+        walker = _walk(_merge(_sources(cap, groups)))
+    except _Unordered:
+        groups = K.KernelReader(cap).read_all() if cap.has(KERNEL) else K.KernelGroups()
+        cap.cache["kernel_groups"] = groups
+        walker = _walk(_sorted_by_sqlite(cap))
+    cap.cache["kernel_groups"] = groups
+    return walker.result()
+
+
+def _walk(blocks) -> "_Walker":
+    walker = _Walker()
+    for gpu, s, e, tag in blocks:
+        if gpu[0] != gpu[-1] or not (gpu == gpu[0]).all():
+            order = np.argsort(gpu, kind="stable")  # per GPU, still in start order
+            gpu, s, e, tag = gpu[order], s[order], e[order], tag[order]
+        cuts = np.flatnonzero(np.diff(gpu)) + 1
+        for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(gpu)])).tolist()):
+            walker.feed(int(gpu[lo]), s[lo:hi], e[lo:hi], tag[lo:hi])
+    return walker
+
+
+def _sources(cap: Capture, groups: K.KernelGroups) -> list:
+    """One (GPU key, start, end, tag) chunk iterator per activity table, each in rowid order."""
+    out = []
+    if cap.has(KERNEL):
+        out.append(K.KernelReader(cap, groups).chunks())
+    gpu = ["start", '"end" - start', "coalesce(globalPid, 0) >> 24", f"coalesce(deviceId, {K.NO_DEVICE})"]
+    if cap.has(GRAPH_TRACE) and all(cap.has_column(GRAPH_TRACE, c) for c in ("deviceId", "globalPid")):
+        # --cuda-graph-trace=graph: a whole replay is one row; it counts as one graph-launched kernel
+        out.append(_plain(cap, GRAPH_TRACE, gpu, CLASS_CODES[C.OTHER] | (1 << 3)))
+    for table, code in ((MEMCPY, COPY_CODE), (MEMSET, MEMSET_CODE)):
+        if cap.has(table):
+            out.append(_plain(cap, table, gpu, code))
+    return out
+
+
+def _plain(cap: Capture, table: str, exprs: list[str], tag: int):
+    for start, dur, pid_bits, dev in cap.chunks(table, exprs, where='"end" IS NOT NULL'):
+        yield K.gpu_key(pid_bits, dev), start, start + dur, np.full(len(start), tag, dtype=np.int64)
+
+
+def _merge(sources: list):
+    """Blocks of (GPU key, start, end, tag) in start order, merged from iterators that are each
+    in start order (checked: _Unordered otherwise). A block holds every buffered row that starts
+    no later than the earliest last-buffered start of the iterators not yet exhausted."""
+    bufs: list = [None] * len(sources)
+    done = [False] * len(sources)
+    last = [None] * len(sources)
+    while True:
+        for i, src in enumerate(sources):
+            if not done[i] and (bufs[i] is None or not len(bufs[i][1])):
+                bufs[i] = next(src, None)
+                if bufs[i] is None:
+                    done[i] = True
+                    continue
+                s = bufs[i][1]
+                if (last[i] is not None and s[0] < last[i]) or (len(s) > 1 and (s[1:] < s[:-1]).any()):
+                    raise _Unordered
+                last[i] = s[-1]
+        live = [i for i in range(len(sources)) if bufs[i] is not None and len(bufs[i][1])]
+        if not live:
+            return
+        open_ends = [bufs[i][1][-1] for i in live if not done[i]]
+        horizon = min(open_ends) if open_ends else None
+        parts = []
+        for i in live:
+            cut = len(bufs[i][1]) if horizon is None else int(np.searchsorted(bufs[i][1], horizon, side="right"))
+            if cut:
+                parts.append(tuple(a[:cut] for a in bufs[i]))
+                bufs[i] = tuple(a[cut:] for a in bufs[i])
+        if len(parts) == 1:
+            yield parts[0]
+        else:
+            cols = [np.concatenate(c) for c in zip(*parts)]
+            order = np.argsort(cols[1], kind="stable")
+            yield tuple(c[order] for c in cols)
+
+
+def _sorted_by_sqlite(cap: Capture):
+    """The same blocks when a table is out of start order: SQLite sorts (on disk if it must)."""
     parts = []
     if cap.has(KERNEL):
         col = ensure_class_table(cap)
@@ -141,25 +234,20 @@ def gpu_activity(cap: Capture) -> list[GpuActivity]:
             f"LEFT JOIN temp.dx_kclass AS c ON c.nameId = k.{col} WHERE k.\"end\" IS NOT NULL"
         )
     if cap.has(GRAPH_TRACE) and all(cap.has_column(GRAPH_TRACE, c) for c in ("deviceId", "globalPid")):
-        # --cuda-graph-trace=graph: a whole replay is one row; it counts as one graph-launched kernel
         parts.append(f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {CLASS_CODES[C.OTHER]} | (1 << 3) "
                      f"FROM {GRAPH_TRACE} WHERE \"end\" IS NOT NULL")
     for table, code in ((MEMCPY, COPY_CODE), (MEMSET, MEMSET_CODE)):
         if cap.has(table):
             parts.append(f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {code} FROM {table} WHERE \"end\" IS NOT NULL")
     if not parts:
-        return []
+        return
     cur = cap.query(f"SELECT gpu, s, e, tag FROM ({' UNION ALL '.join(parts)}) ORDER BY gpu, s")
-    walker = _Walker()
     while True:
         rows = cur.fetchmany(1 << 16)
         if not rows:
             break
         flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=4 * len(rows)).reshape(-1, 4)
-        cuts = np.flatnonzero(np.diff(flat[:, 0])) + 1
-        for seg in np.split(flat, cuts):
-            walker.feed(int(seg[0, 0]), seg[:, 1], seg[:, 2], seg[:, 3])
-    return walker.result()
+        yield flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3]
 
 
 class _Walker:

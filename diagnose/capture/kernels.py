@@ -1,0 +1,148 @@
+"""One read of the kernel table for everything that needs every kernel row.
+
+The timeline walk needs each kernel's GPU, start, end and class in start order; the kernel
+summary needs count, total, min and max per (name, grid, block); the communication accounting
+needs count and total per (GPU, name). A GROUP BY makes SQLite sort every row, once per
+question. Instead one read in rowid order (`Capture.chunks`) hands chunks of rows to numpy,
+which folds them into the aggregates and passes the timeline columns on. Memory: one chunk
+plus one entry per distinct (name, grid, block).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from diagnose.capture import classify as C
+from diagnose.capture.reader import KERNEL, Capture, pid_of
+
+CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
+NO_DEVICE = 0xFFFFFF  # deviceId NULL: kept apart from every real ordinal
+
+
+def class_column(cap: Capture) -> str | None:
+    """The kernel column classes are read from: the base name (shortName) where it exists."""
+    for col in ("shortName", "demangledName"):
+        if cap.has_column(KERNEL, col):
+            return col
+    return None
+
+
+def name_expr(cap: Capture, name_column: str = "demangledName") -> str:
+    """The kernel summary's name: `name_column`, else the other name columns, else 0."""
+    names = [c for c in (name_column, "demangledName", "shortName") if cap.has_column(KERNEL, c)]
+    return f"coalesce({', '.join(dict.fromkeys(names))}, 0)" if names else "0"
+
+
+def gpu_key(pid_bits, device):
+    """One integer per (process, device): globalPid >> 24 in the high bits, the ordinal below."""
+    return (pid_bits << 24) | (device & NO_DEVICE)
+
+
+def gpu_of(key: int) -> tuple[int, int]:
+    """gpu_key -> (pid, CUDA ordinal or -1)."""
+    dev = key & NO_DEVICE
+    return pid_of(key) or 0, -1 if dev == NO_DEVICE else dev
+
+
+@dataclass
+class KernelGroups:
+    """Aggregates of every kernel row with an end time (the kernel summary's rows)."""
+
+    # (name id, grid x|y<<32, grid z|block x<<16|y<<32|z<<48) -> [count, total ns, min ns, max ns]
+    by_name: dict[tuple[int, int, int], list[int]] = field(default_factory=dict)
+    # (pid, device) -> {class-column id -> [count, total ns]}, communication kernels only
+    comm: dict[tuple[int, int], dict[int, list[int]]] = field(default_factory=dict)
+    classes: dict[int, int] = field(default_factory=dict)  # class-column id -> class code
+
+    def comm_rows(self) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
+        """(pid, device) -> [(name id, count, total ns)] in name-id order."""
+        return {k: [(nid, n, t) for nid, (n, t) in sorted(v.items())] for k, v in self.comm.items()}
+
+
+class KernelReader:
+    """Reads the kernel table in rowid order, folds every chunk into `groups`, and yields the
+    columns the timeline walk needs: (GPU key, start, end, tag = class | graph-launched << 3)."""
+
+    def __init__(self, cap: Capture, groups: KernelGroups | None = None):
+        self.cap = cap
+        self.groups = groups if groups is not None else KernelGroups()
+        t = KERNEL
+        short = class_column(cap)
+        dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
+        self.exprs = [
+            "start", '"end" - start',
+            "coalesce(globalPid, 0) >> 24", f"coalesce(deviceId, {NO_DEVICE})",
+            "graphNodeId IS NOT NULL" if cap.has_column(t, "graphNodeId") else "0",
+            f"coalesce({short}, -1)" if short else "-1",
+            name_expr(cap),
+            # grid and block packed into two integers (CUDA limits: grid y/z and block sizes < 2^16)
+            f"({dims[0]}) | (({dims[1]}) << 32)",
+            f"({dims[2]}) | (({dims[3]}) << 16) | (({dims[4]}) << 32) | (({dims[5]}) << 48)",
+        ]
+
+    def chunks(self):
+        for start, dur, pid_bits, dev, graph, short, name, g1, g2 in self.cap.chunks(
+                KERNEL, self.exprs, where='"end" IS NOT NULL'):
+            gpu = gpu_key(pid_bits, dev)
+            cls = self._classes(short)
+            self._fold_names(name, g1, g2, dur)
+            self._fold_comm(gpu, short, cls, dur)
+            yield gpu, start, start + dur, cls | (graph << 3)
+
+    def read_all(self) -> KernelGroups:
+        """Only the aggregates (when the timeline does not need the rows)."""
+        for _ in self.chunks():
+            pass
+        return self.groups
+
+    def _classes(self, short):
+        ids, inverse = np.unique(short, return_inverse=True)
+        known = self.groups.classes
+        for i in ids.tolist():
+            if i not in known:
+                known[i] = CLASS_CODES[C.classify(self.cap.string(i) or "")] if i >= 0 else CLASS_CODES[C.OTHER]
+        return np.array([known[i] for i in ids.tolist()], dtype=np.int64)[inverse]
+
+    def _fold_names(self, name, g1, g2, dur):
+        order = np.lexsort((g2, g1, name))
+        name, g1, g2, dur = name[order], g1[order], g2[order], dur[order]
+        new = np.flatnonzero((np.diff(name) != 0) | (np.diff(g1) != 0) | (np.diff(g2) != 0)) + 1
+        starts = np.concatenate(([0], new))
+        counts = np.diff(np.concatenate((starts, [len(dur)])))
+        totals = np.add.reduceat(dur, starts)
+        lows = np.minimum.reduceat(dur, starts)
+        highs = np.maximum.reduceat(dur, starts)
+        by_name = self.groups.by_name
+        for key, n, total, low, high in zip(zip(name[starts].tolist(), g1[starts].tolist(), g2[starts].tolist()),
+                                            counts.tolist(), totals.tolist(), lows.tolist(), highs.tolist()):
+            m = by_name.get(key)
+            if m is None:
+                by_name[key] = [n, total, low, high]
+            else:
+                m[0] += n
+                m[1] += total
+                m[2], m[3] = min(m[2], low), max(m[3], high)
+
+    def _fold_comm(self, gpu, short, cls, dur):
+        comm = cls == CLASS_CODES[C.COMM]
+        if not comm.any():
+            return
+        gpu, short, dur = gpu[comm], short[comm], dur[comm]
+        order = np.lexsort((short, gpu))
+        gpu, short, dur = gpu[order], short[order], dur[order]
+        starts = np.concatenate(([0], np.flatnonzero((np.diff(gpu) != 0) | (np.diff(short) != 0)) + 1))
+        counts = np.diff(np.concatenate((starts, [len(dur)])))
+        totals = np.add.reduceat(dur, starts)
+        for g, nid, n, total in zip(gpu[starts].tolist(), short[starts].tolist(), counts.tolist(), totals.tolist()):
+            m = self.groups.comm.setdefault(gpu_of(g), {}).setdefault(nid, [0, 0])
+            m[0] += n
+            m[1] += total
+
+
+def kernel_groups(cap: Capture) -> KernelGroups:
+    """The aggregates, from the timeline's read when it ran, else from a read of their own."""
+    if "kernel_groups" not in cap.cache:
+        cap.cache["kernel_groups"] = KernelReader(cap).read_all() if cap.has(KERNEL) else KernelGroups()
+    return cap.cache["kernel_groups"]
