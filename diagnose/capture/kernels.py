@@ -68,6 +68,7 @@ class KernelReader:
     def __init__(self, cap: Capture, groups: KernelGroups | None = None):
         self.cap = cap
         self.groups = groups if groups is not None else KernelGroups()
+        self._lut = np.empty(0, dtype=np.int64)  # name id -> class code, -1 not yet classified
         t = KERNEL
         short = class_column(cap)
         dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
@@ -98,12 +99,24 @@ class KernelReader:
         return self.groups
 
     def _classes(self, short):
+        """Class code per row, from a lookup array indexed by name id (StringIds ids are small)."""
+        if len(short) and 0 <= short.min() and short.max() < 1 << 24:
+            if short.max() >= len(self._lut):
+                self._lut = np.concatenate((self._lut, np.full(int(short.max()) + 1 - len(self._lut), -1, np.int64)))
+            codes = self._lut[short]
+            if (codes < 0).any():
+                for i in np.unique(short[codes < 0]).tolist():
+                    self._lut[i] = self._class_of(i)
+                codes = self._lut[short]
+            return codes
         ids, inverse = np.unique(short, return_inverse=True)
+        return np.array([self._class_of(i) for i in ids.tolist()], dtype=np.int64)[inverse]
+
+    def _class_of(self, name_id: int) -> int:
         known = self.groups.classes
-        for i in ids.tolist():
-            if i not in known:
-                known[i] = CLASS_CODES[C.classify(self.cap.string(i) or "")] if i >= 0 else CLASS_CODES[C.OTHER]
-        return np.array([known[i] for i in ids.tolist()], dtype=np.int64)[inverse]
+        if name_id not in known:
+            known[name_id] = CLASS_CODES[C.classify(self.cap.string(name_id) or "")] if name_id >= 0 else CLASS_CODES[C.OTHER]
+        return known[name_id]
 
     def _fold_names(self, name, g1, g2, dur):
         order = np.lexsort((g2, g1, name))

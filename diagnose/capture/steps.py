@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from diagnose.capture.reader import KERNEL, Capture, pid_of
-from diagnose.capture.summaries import nvtx_ranges_sql
+from diagnose.capture.summaries import nvtx_groups, nvtx_ranges_sql
 from diagnose.errors import InputError, closest_names
 
 # Normalised names that usually mark one step, most specific first.
@@ -69,7 +69,9 @@ def nvtx_steps(cap: Capture, wanted: str | None = None) -> Steps | None:
         return None
     counts: dict[str, int] = {}
     raw_names: dict[str, set] = {}
-    for name, n in cap.query(f"SELECT name, count(*) FROM ({inner}) WHERE \"end\" IS NOT NULL GROUP BY name"):
+    for name, _style, _n, n, *_ in nvtx_groups(cap):
+        if not n:
+            continue  # ranges of this name never end: they mark no step
         key = normalise(name or "")
         counts[key] = counts.get(key, 0) + n
         raw_names.setdefault(key, set()).add(name)

@@ -257,12 +257,28 @@ def nvtx_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     inner = nvtx_ranges_sql(cap, with_duration=True)
     if not inner:
         return []
+    if medians:
+        groups = grouped_stats(cap, inner, ["name", "style"])
+    else:
+        groups = [(name, style, total, n, total / n, None, low, high, None)
+                  for name, style, n, _ended, total, low, high in nvtx_groups(cap)]
     rows = []
-    for name, style, *stats in _stats(cap, inner, ["name", "style"], medians):
+    for name, style, *stats in groups:
         r = SummaryRow(name or "", *stats)
         r.extra = {"style": style}
         rows.append(r)
     return _finish(rows)
+
+
+def nvtx_groups(cap: Capture) -> list[tuple]:
+    """(name, style, count, count with an end, total, min, max) of NVTX ranges: one GROUP BY that
+    the NVTX summary and the step detection share (cached per capture)."""
+    if "nvtx_groups" not in cap.cache:
+        inner = nvtx_ranges_sql(cap, with_duration=True)
+        cap.cache["nvtx_groups"] = cap.query(
+            f'SELECT name, style, count(*), count("end"), sum(d), min(d), max(d) FROM ({inner}) '
+            f"GROUP BY name, style").fetchall() if inner else []
+    return cap.cache["nvtx_groups"]
 
 
 def nvtx_ranges_sql(cap: Capture, with_duration: bool = False) -> str | None:
