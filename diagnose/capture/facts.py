@@ -8,6 +8,8 @@ Record types that only captures produce live here, as evidence.py allows.
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from dataclasses import dataclass, field
 
 from diagnose.capture import classify as C
@@ -288,7 +290,16 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
 
 
 def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians):
-    acts = T.gpu_activity(cap)
+    side: dict = {}
+    worker = threading.Thread(target=_side_aggregates, args=(cap, side), daemon=True)
+    worker.start()
+    try:
+        acts = T.gpu_activity(cap)
+    finally:
+        worker.join()
+    if "error" in side:
+        raise side["error"]
+    cap.cache.update(side)
     # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
     cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
     ci = info(cap)
@@ -314,6 +325,24 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         facts.add(st)
         if st.p50_ns:
             facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+
+def _side_aggregates(cap: Capture, into: dict) -> None:
+    """The CUDA API groups, NVTX groups and launch-latency sample, on a second connection.
+
+    They are SQLite work alone (no rows come back to Python), and the sqlite3 module releases
+    the GIL while a statement runs: they run on another core while the calling thread reads the
+    kernel table, instead of after it. Results (or the error) go into `into`.
+    """
+    try:
+        stop = cap.stop_at
+        with open_capture(cap.file or cap.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
+            summaries.api_groups(other)
+            summaries.nvtx_groups(other)
+            T.queue_delays(other)
+            into.update((k, other.cache[k]) for k in ("api_groups", "nvtx_groups", "queue_delays"))
+    except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
+        into["error"] = exc
 
 
 def launch_records(cap: Capture) -> list:

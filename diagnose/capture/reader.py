@@ -119,6 +119,8 @@ class Capture:
     _strings: dict[int, str] = field(default_factory=dict)
     _class_col: str | None = None  # set once the temp kernel-class table exists (timeline)
     _temp: int = 0  # temp tables made so far (aggregate)
+    file: Path | None = None  # the file opened (`path` may be renamed for display)
+    stop_at: float | None = None  # time.monotonic() after which queries are interrupted
     cache: dict[str, Any] = field(default_factory=dict)  # results two analyses share
 
     @property
@@ -165,7 +167,10 @@ class Capture:
     def count(self, table: str) -> int:
         if not self.has(table):
             return 0
-        return self.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+        key = f"count:{table}"
+        if key not in self.cache:
+            self.cache[key] = self.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+        return self.cache[key]
 
     def missing(self) -> list[str]:
         """Expected tables this export lacks, each with what that means."""
@@ -385,8 +390,9 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     except sqlite3.Error as exc:
         raise InputError(f"{p}: cannot open as SQLite ({exc})") from None
     conn.text_factory = _decode
-    if deadline_s:
-        _set_deadline(conn, deadline_s)
+    stop_at = time.monotonic() + deadline_s if deadline_s else None
+    if stop_at:
+        conn.set_progress_handler(lambda: 1 if time.monotonic() > stop_at else 0, 100_000)
     try:
         conn.execute("PRAGMA cell_size_check = ON")
         conn.execute("PRAGMA temp_store = FILE")
@@ -398,7 +404,7 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     if "StringIds" not in tables or not any(t in tables for t in NSYS_MARKERS):
         conn.close()
         raise InputError(f"{p}: an SQLite file, but not an Nsight Systems export (no StringIds/TARGET_INFO tables)")
-    cap = Capture(path=p, conn=conn, tables=tables)
+    cap = Capture(path=p, conn=conn, tables=tables, file=p, stop_at=stop_at)
     try:
         cap.meta = _read_meta(cap)
     except sqlite3.Error as exc:
@@ -432,12 +438,6 @@ def describe_sqlite_error(exc: Exception) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _set_deadline(conn: sqlite3.Connection, seconds: float) -> None:
-    """Abort any statement once `seconds` have passed since opening (progress handler)."""
-    stop = time.monotonic() + seconds
-    conn.set_progress_handler(lambda: 1 if time.monotonic() > stop else 0, 100_000)
 
 
 def _read_meta(cap: Capture) -> dict[str, str]:

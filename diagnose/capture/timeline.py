@@ -388,32 +388,40 @@ def process_api(cap: Capture) -> dict[int, ProcessApi]:
     return out
 
 
-def _queue_delay(cap: Capture, out: dict[int, ProcessApi], sample: int = 50_000) -> None:
-    """Launch-to-start latency (API end -> kernel start), over a bounded sample of launches.
-
-    Both sides are filtered on correlationId modulo a stride before the join, so SQLite joins
-    two small materialised sets instead of indexing the whole runtime table.
-    """
-    if not cap.has(KERNEL) or not cap.has(RUNTIME) or not cap.has_column(KERNEL, "correlationId"):
-        return
-    step = max(1, cap.count(KERNEL) // sample)
-    sql = f"""
-    WITH kk AS MATERIALIZED (SELECT (coalesce(globalPid, 0) >> 24) & 16777215 AS pid, correlationId AS c, start
-                             FROM {KERNEL} WHERE correlationId % {step} = 0),
-         rr AS MATERIALIZED (SELECT (globalTid >> 24) & 16777215 AS pid, correlationId AS c, "end"
-                             FROM {RUNTIME} WHERE correlationId % {step} = 0)
-    SELECT kk.pid, kk.start - rr."end" FROM kk JOIN rr ON rr.c = kk.c AND rr.pid = kk.pid
-    WHERE kk.start > rr."end"
-    """
-    delays: dict[int, list[int]] = {}
-    for pid, d in cap.query(sql):
-        delays.setdefault(int(pid or 0), []).append(d)
-    for pid, values in delays.items():
-        values.sort()
+def _queue_delay(cap: Capture, out: dict[int, ProcessApi]) -> None:
+    for pid, values in queue_delays(cap).items():
         n = len(values)
         p = out.setdefault(pid, ProcessApi(pid))
         p.queue_samples, p.queue_mean_ns = n, sum(values) / n
         p.queue_p50_ns = (values[(n - 1) // 2] + values[n // 2]) / 2
+
+
+def queue_delays(cap: Capture, sample: int = 50_000) -> dict[int, list[int]]:
+    """pid -> sorted launch-to-start latencies (API end -> kernel start) of a bounded sample of
+    launches (cached per capture).
+
+    Both sides are filtered on correlationId modulo a stride before the join, so SQLite joins
+    two small materialised sets instead of indexing the whole runtime table.
+    """
+    if "queue_delays" in cap.cache:
+        return cap.cache["queue_delays"]
+    delays: dict[int, list[int]] = {}
+    if cap.has(KERNEL) and cap.has(RUNTIME) and cap.has_column(KERNEL, "correlationId"):
+        step = max(1, cap.count(KERNEL) // sample)
+        sql = f"""
+        WITH kk AS MATERIALIZED (SELECT (coalesce(globalPid, 0) >> 24) & 16777215 AS pid, correlationId AS c, start
+                                 FROM {KERNEL} WHERE correlationId % {step} = 0),
+             rr AS MATERIALIZED (SELECT (globalTid >> 24) & 16777215 AS pid, correlationId AS c, "end"
+                                 FROM {RUNTIME} WHERE correlationId % {step} = 0)
+        SELECT kk.pid, kk.start - rr."end" FROM kk JOIN rr ON rr.c = kk.c AND rr.pid = kk.pid
+        WHERE kk.start > rr."end"
+        """
+        for pid, d in cap.query(sql):
+            delays.setdefault(int(pid or 0), []).append(d)
+        for values in delays.values():
+            values.sort()
+    cap.cache["queue_delays"] = delays
+    return delays
 
 
 @dataclass
