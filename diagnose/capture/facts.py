@@ -16,7 +16,7 @@ from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T
 from diagnose.capture.kernels import kernel_groups
 from diagnose.capture.timeline import CopyStats  # noqa: F401 - a facts record, re-exported
-from diagnose.capture.reader import KERNEL, Capture, one_line, open_capture, read_error
+from diagnose.capture.reader import KERNEL, RUNTIME, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, GpuFact, Measurement, Note
 
@@ -175,7 +175,7 @@ def info(cap: Capture) -> CaptureInfo:
         gpus_listed=[f"GPU {g.id}: {g.name}" for g in gpus], gpus_used=[f"GPU {g.id}: {g.name}" for g in gpus if g.used]
         or [f"pid {p} cuda:{d}" for p, d in used],
         processes_with_gpu_work=len({p for p, _ in used}), kernel_rows=cap.count(KERNEL),
-        runtime_rows=cap.count("CUPTI_ACTIVITY_KIND_RUNTIME"), partial_export=partial or None,
+        runtime_rows=cap.count(RUNTIME), partial_export=partial or None,
         host=env.get("Hostname") or cap.meta.get("EXPORT_HOST"),
     )
 
@@ -240,7 +240,7 @@ def launch_stats(cap: Capture) -> list[LaunchStats]:
 
 def find_steps(cap: Capture, tls: list[GpuTimeline], step_name: str | None) -> S.Steps | None:
     """NVTX step ranges (named or auto-detected), else the repeating kernel pattern of the busiest GPU."""
-    steps = S.nvtx_steps(cap, step_name)
+    steps = cap.cache["nvtx_steps"] if "nvtx_steps" in cap.cache else S.nvtx_steps(cap, step_name)
     if steps is None and tls:
         busiest = max(tls, key=lambda g: (g.kernels, -g.pid))
         steps = S.pattern_steps(cap, busiest.pid, busiest.device)
@@ -291,7 +291,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
 
 def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians):
     side: dict = {}
-    worker = threading.Thread(target=_side_aggregates, args=(cap, side), daemon=True)
+    worker = threading.Thread(target=_side_aggregates, args=(cap, step_name, side), daemon=True)
     worker.start()
     try:
         acts = T.gpu_activity(cap)
@@ -327,8 +327,9 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
             facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
 
 
-def _side_aggregates(cap: Capture, into: dict) -> None:
-    """The CUDA API groups, NVTX groups and launch-latency sample, on a second connection.
+def _side_aggregates(cap: Capture, step_name: str | None, into: dict) -> None:
+    """The CUDA API groups, NVTX groups and steps, launch-latency sample and row counts, on a
+    second connection (results in `into`, as cache entries of the capture).
 
     They are SQLite work alone (no rows come back to Python), and the sqlite3 module releases
     the GIL while a statement runs: they run on another core while the calling thread reads the
@@ -337,10 +338,12 @@ def _side_aggregates(cap: Capture, into: dict) -> None:
     try:
         stop = cap.stop_at
         with open_capture(cap.file or cap.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
+            other.path = cap.path  # the name messages use
             summaries.api_groups(other)
-            summaries.nvtx_groups(other)
             T.queue_delays(other)
-            into.update((k, other.cache[k]) for k in ("api_groups", "nvtx_groups", "queue_delays"))
+            other.count(KERNEL), other.count(RUNTIME)
+            other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
+            into.update(other.cache)
     except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
         into["error"] = exc
 
