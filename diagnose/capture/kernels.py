@@ -73,7 +73,7 @@ class KernelReader:
         short = class_column(cap)
         dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
         self.exprs = [
-            "start", '"end" - start',
+            "start", '"end"',
             "coalesce(globalPid, 0) >> 24", f"coalesce(deviceId, {NO_DEVICE})",
             "graphNodeId IS NOT NULL" if cap.has_column(t, "graphNodeId") else "0",
             f"coalesce({short}, -1)" if short else "-1",
@@ -84,13 +84,14 @@ class KernelReader:
         ]
 
     def chunks(self):
-        for start, dur, pid_bits, dev, graph, short, name, g1, g2 in self.cap.chunks(
+        for start, end, pid_bits, dev, graph, short, name, g1, g2 in self.cap.chunks(
                 KERNEL, self.exprs, where='"end" IS NOT NULL'):
             gpu = gpu_key(pid_bits, dev)
+            dur = end - start
             cls = self._classes(short)
             self._fold_names(name, g1, g2, dur)
             self._fold_comm(gpu, short, cls, dur)
-            yield gpu, start, start + dur, cls | (graph << 3)
+            yield gpu, start, end, cls | (graph << 3)
 
     def read_all(self) -> KernelGroups:
         """Only the aggregates (when the timeline does not need the rows)."""

@@ -69,7 +69,7 @@ def _ints(text: str | None, n: int) -> np.ndarray:
         try:
             values = np.fromstring(text or "", dtype=np.int64, sep=",")
         except (ValueError, DeprecationWarning):
-            raise ValueError("a value that is not an integer where the schema has one") from None
+            raise ValueError("not an integer where the schema has one") from None
     if len(values) != n:
         raise ValueError(f"{len(values)} values where {n} rows were read")
     return values
@@ -186,17 +186,30 @@ class Capture:
 
         Why not a cursor: the sqlite3 module builds a Python tuple per row (~0.3 us, most of
         the time of a large read); group_concat hands one chunk of a column over as one string
-        that numpy parses in C, three times faster. Every expression must be non-NULL (the
-        caller coalesces): a NULL would shift that column. A value that is not an integer
-        (a damaged page) raises ValueError. Memory: one chunk.
+        that numpy parses in C, three times faster. Expressions must be non-NULL (the caller
+        coalesces). A chunk holding a REAL where an integer belongs is read again with CASTs
+        (truncated, as a cursor read would); a NULL or text there is a damaged export
+        (sqlite3.DatabaseError). Memory: one chunk.
         """
-        sql = (f"SELECT count(*), {', '.join(f'group_concat({e})' for e in exprs)} FROM {table} "
-               f"WHERE rowid >= ? AND rowid < ? AND ({where})")
+        def select(cols):
+            return (f"SELECT count(*), {', '.join(f'group_concat({e})' for e in cols)} FROM {table} "
+                    f"WHERE rowid >= ? AND rowid < ? AND ({where})")
+
+        sql = select(exprs)
         lo, hi = self.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
         while lo is not None and lo <= hi:
             n, *texts = self.conn.execute(sql, (lo, lo + size)).fetchone()
             if n:
-                yield [_ints(t, n) for t in texts]
+                try:
+                    values = [_ints(t, n) for t in texts]
+                except ValueError:
+                    n, *texts = self.conn.execute(select([f"CAST(({e}) AS INTEGER)" for e in exprs]),
+                                                  (lo, lo + size)).fetchone()
+                    try:
+                        values = [_ints(t, n) for t in texts]
+                    except ValueError as exc:
+                        raise sqlite3.DatabaseError(f"corrupt value in {table} ({exc})") from None
+                yield values
                 lo += size
             else:  # sparse rowids: jump to the next row instead of walking empty ranges
                 lo = self.conn.execute(f"SELECT min(rowid) FROM {table} WHERE rowid >= ?", (lo + size,)).fetchone()[0]

@@ -13,6 +13,7 @@ Exposed communication = |U(comm) minus U(compute)| = |U(all kernels)| - |U(compu
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -170,7 +171,7 @@ def _sources(cap: Capture, groups: K.KernelGroups) -> list:
     out = []
     if cap.has(KERNEL):
         out.append(K.KernelReader(cap, groups).chunks())
-    gpu = ["start", '"end" - start', "coalesce(globalPid, 0) >> 24", f"coalesce(deviceId, {K.NO_DEVICE})"]
+    gpu = ["start", '"end"', "coalesce(globalPid, 0) >> 24", f"coalesce(deviceId, {K.NO_DEVICE})"]
     if cap.has(GRAPH_TRACE) and all(cap.has_column(GRAPH_TRACE, c) for c in ("deviceId", "globalPid")):
         # --cuda-graph-trace=graph: a whole replay is one row; it counts as one graph-launched kernel
         out.append(_plain(cap, GRAPH_TRACE, gpu, CLASS_CODES[C.OTHER] | (1 << 3)))
@@ -181,8 +182,8 @@ def _sources(cap: Capture, groups: K.KernelGroups) -> list:
 
 
 def _plain(cap: Capture, table: str, exprs: list[str], tag: int):
-    for start, dur, pid_bits, dev in cap.chunks(table, exprs, where='"end" IS NOT NULL'):
-        yield K.gpu_key(pid_bits, dev), start, start + dur, np.full(len(start), tag, dtype=np.int64)
+    for start, end, pid_bits, dev in cap.chunks(table, exprs, where='"end" IS NOT NULL'):
+        yield K.gpu_key(pid_bits, dev), start, end, np.full(len(start), tag, dtype=np.int64)
 
 
 def _merge(sources: list):
@@ -246,7 +247,10 @@ def _sorted_by_sqlite(cap: Capture):
         rows = cur.fetchmany(1 << 16)
         if not rows:
             break
-        flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=4 * len(rows)).reshape(-1, 4)
+        try:
+            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=4 * len(rows)).reshape(-1, 4)
+        except (TypeError, ValueError) as exc:  # text or NULL where the schema has an integer
+            raise sqlite3.DatabaseError(f"corrupt value in an activity table ({exc})") from None
         yield flat[:, 0], flat[:, 1], flat[:, 2], flat[:, 3]
 
 

@@ -1,0 +1,131 @@
+"""The fast read paths of the capture analysis give the same numbers as the obvious ones.
+
+The default report reads the kernel table once in rowid order (group_concat chunks), merges the
+activity tables by start, and aggregates CUDA API calls by upsert; `--stats` and the checks here
+use plain GROUP BYs and SQLite's sort. Real captures, and copies of them rewritten out of start
+order, with sparse rowids, or with odd values, must agree.
+"""
+
+import csv
+import shutil
+import sqlite3
+from dataclasses import asdict
+
+import pytest
+
+from conftest import SHARED, shared_path
+from diagnose.capture import kernels as K
+from diagnose.capture import summaries as S
+from diagnose.capture import timeline as T
+from diagnose.capture.facts import analyse
+from diagnose.capture.reader import KERNEL, MEMCPY, MEMSET, open_capture
+from diagnose.errors import InputError
+
+CAPTURES = sorted(p.stem for p in (SHARED / "captures").glob("*.sqlite")) or ["(shared captures absent)"]
+REPORTS = {"gpukernsum": ("kernels", "Instances", "Name"), "cudaapisum": ("cuda_api", "Num Calls", "Name"),
+           "nvtxsum": ("nvtx", "Instances", "Range")}
+BUSY = "nsysai_h100x2_fastvideo_train_before"  # 2 GPUs, 4010 kernels, 1020 copies, 269 memsets
+
+
+def _key(key, row):
+    if key == "kernels":
+        return (row.name, row.extra["grid"], row.extra["block"])
+    return (row.name, row.extra.get("style"))
+
+
+@pytest.mark.parametrize("stem", CAPTURES)
+@pytest.mark.parametrize("suffix", sorted(REPORTS))
+def test_quick_summaries_match_nsys_stats(stem, suffix):
+    """Counts, totals, min and max without medians (the default report) equal nsys stats."""
+    key, count_col, name_col = REPORTS[suffix]
+    path = shared_path("captures", "nsys-stats-2022.4", f"{stem}_{suffix}.csv")
+    with open(path, newline="", encoding="utf-8") as fh:
+        expected = list(csv.DictReader(fh))
+    with open_capture(shared_path("captures", f"{stem}.sqlite")) as cap:
+        got = {_key(key, r): r for r in S.SUMMARIES[key][1](cap, medians=False)}
+    want = {}
+    for e in expected:
+        name = e[name_col]
+        want[(name, e.get("GridXYZ"), e.get("BlockXYZ")) if key == "kernels" else (name, e.get("Style"))] = e
+    assert set(got) == set(want)
+    for k, e in want.items():
+        r = got[k]
+        assert (r.count, r.total, r.min, r.max) == (int(e[count_col]), int(e["Total Time (ns)"]),
+                                                    int(e["Min (ns)"]), int(e["Max (ns)"])), k
+        assert r.med is None and r.stddev is None
+
+
+def _rewrite(src, dst, order_by="rowid", rowid="rowid"):
+    """Copy `src` with the activity tables' rows re-inserted in another order / under other rowids."""
+    shutil.copy(src, dst)
+    dst.chmod(0o644)
+    db = sqlite3.connect(dst)
+    for table in (KERNEL, MEMCPY, MEMSET):
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+            continue
+        cols = [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
+        names = ", ".join(f'"{c}"' for c in cols)
+        db.execute(f"CREATE TEMP TABLE t AS SELECT {rowid} AS r, {names} FROM {table} ORDER BY {order_by}")
+        db.execute(f"DELETE FROM {table}")
+        db.execute(f"INSERT INTO {table} (rowid, {names}) SELECT r, {names} FROM temp.t ORDER BY r")
+        db.execute("DROP TABLE temp.t")
+    db.commit()
+    db.close()
+    return dst
+
+
+def _everything(path):
+    with open_capture(path) as cap:
+        acts = [asdict(a) for a in T.gpu_activity(cap)]
+        groups = K.kernel_groups(cap)
+        kernels = [(r.name, r.extra["grid"], r.extra["block"], r.count, r.total, r.min, r.max)
+                   for r in S.kernel_summary(cap, medians=False)]
+        return acts, groups.comm_rows(), kernels
+
+
+def test_out_of_order_tables_are_sorted_by_sqlite_with_the_same_result(tmp_path):
+    src = shared_path("captures", f"{BUSY}.sqlite")
+    shuffled = _rewrite(src, tmp_path / "reversed.sqlite", order_by="start DESC", rowid="-rowid")
+    with open_capture(shuffled) as cap:
+        with pytest.raises(T._Unordered):
+            for _ in T._merge(T._sources(cap, K.KernelGroups())):
+                pass
+    assert _everything(shuffled) == _everything(src)
+    acts, comm, kernels = _everything(src)
+    assert len(acts) == 2 and comm and sum(k[3] for k in kernels) == 4010
+
+
+def test_sparse_rowids_read_every_row(tmp_path):
+    src = shared_path("captures", f"{BUSY}.sqlite")
+    sparse = _rewrite(src, tmp_path / "sparse.sqlite", rowid="rowid * 1000003")
+    with open_capture(sparse) as cap:
+        assert sum(len(c[0]) for c in cap.chunks(KERNEL, ["start"])) == 4010
+    assert _everything(sparse) == _everything(src)
+
+
+def test_the_default_report_equals_the_sorted_reads_on_a_multi_gpu_capture():
+    """Per-GPU numbers from the merged rowid-order read equal SQLite's sorted read."""
+    with open_capture(shared_path("captures", f"{BUSY}.sqlite")) as cap:
+        fast = [asdict(a) for a in T.gpu_activity(cap)]
+        walker = T._walk(T._sorted_by_sqlite(cap))
+        assert fast == [asdict(a) for a in walker.result()]
+        quick = S.api_summary(cap, medians=False)
+        full = S.api_summary(cap, medians=True)
+        assert [(r.name, r.count, r.total, r.min, r.max) for r in quick] == [
+            (r.name, r.count, r.total, r.min, r.max) for r in full]
+
+
+def test_a_real_value_is_read_as_an_integer_and_text_is_a_damaged_file(tmp_path):
+    src = shared_path("captures", "rodinia_gaussian_rtx3090_2022_4.sqlite")
+    base = _everything(src)
+    for label, value in (("real", "start + 0.5"), ("text", "'abc'")):
+        path = tmp_path / f"{label}.sqlite"
+        shutil.copy(src, path)
+        path.chmod(0o644)
+        with sqlite3.connect(path) as db:
+            db.execute(f"UPDATE {KERNEL} SET start = {value} WHERE rowid = 10")
+        if label == "real":
+            assert _everything(path) == base  # that chunk is read again with CASTs: truncated, as a cursor would
+        else:
+            with pytest.raises(InputError, match="damaged SQLite file"):
+                analyse([str(path)])
