@@ -14,9 +14,10 @@ any part may be missing, and then the rules that need it stay silent.
 
 from __future__ import annotations
 
-from diagnose.capture.facts import CaptureInfo, CopyStats, GpuTimeline, LaunchStats, StepStats, Straggler
-from diagnose.evidence import Facts
-from rules.common import ev, make, need, passed
+from diagnose.capture.facts import CaptureInfo, CopyStats, GpuTimeline, LaunchStats, StepComm, StepStats, Straggler
+from diagnose.capture.facts import GIVEN
+from diagnose.evidence import Facts, Workload
+from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
 
 # Thresholds (fractions of a GPU's active span unless stated).
@@ -65,6 +66,59 @@ def _pp(facts: Facts, predictions) -> bool:
     gpus = _gpus(facts)
     p2p = [g for g in gpus if g.comm_ops.get("send_recv") and not g.comm_ops.get("all_reduce")]
     return bool(pp and pp > 1) or (len(p2p) >= 2 and len(p2p) == len(gpus))
+
+
+@rule("capture.given_vs_recorded", "other")
+def given_vs_recorded(facts: Facts, predictions=None):
+    """What the user states on the command line is used for the prediction; when the capture
+    recorded something else (the launch line nsys saved, the GPUs in TARGET_INFO_GPU, the number
+    of GPUs that ran NCCL kernels), one of the two is wrong and every figure compared with the
+    prediction rests on that choice: say so, naming both values and where each comes from."""
+    given = [w for w in facts.of(Workload) if w.source == GIVEN]
+    if not given:
+        return
+    w = given[0]
+    recorded = [r for r in facts.of(Workload) if r.source != GIVEN]
+    for name, flag in (("tp", "--tp"), ("pp", "--pp")):
+        mine = getattr(w, name)
+        theirs = next(((getattr(r, name), r.source) for r in recorded if getattr(r, name) is not None), None)
+        if mine is not None and theirs and theirs[0] != mine:
+            yield _contradiction(f"{flag} {mine}", f"{name}={theirs[0]}", theirs[1], name.upper(), mine, theirs[0])
+    ranks = [g for g in _gpus(facts) if g.class_count.get("communication")]
+    if w.tp is not None and len(ranks) > w.tp * (w.pp or 1):
+        mine = f"--tp {w.tp}" + (f" --pp {w.pp}" if w.pp else "")
+        where = ", ".join(dict.fromkeys(g.source for g in ranks)) + " (CUPTI_ACTIVITY_KIND_KERNEL)"
+        yield _contradiction(mine, f"{len(ranks)} GPUs ran communication kernels", where, "GPUs in the group",
+                             w.tp * (w.pp or 1), len(ranks))
+    if w.gpu:
+        yield from _gpu_contradiction(facts, w.gpu)
+
+
+def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorded):
+    evidence = [ev(GIVEN, f"{what} given", given), ev(where, f"{what} recorded in the capture", recorded)]
+    return make(
+        "capture.given_vs_recorded", "other", "warning", 0.6,
+        f"{mine} (command line) contradicts the capture: {theirs}",
+        f"The prediction and the rules use {mine} as given on the command line, but {where} says {theirs}. "
+        "Figures compared with the prediction are only right if the command line is.",
+        evidence, fix="Check the run's launch line; drop the option to use what the capture recorded.")
+
+
+def _gpu_contradiction(facts: Facts, name: str):
+    from diagnose.evidence import GpuFact
+
+    try:
+        from rules import catalog
+
+        spec = catalog.gpu(name)
+    except Exception:  # noqa: BLE001 - an unknown name fails in the prediction, with the closest names
+        return
+    for g in facts.of(GpuFact):
+        seen = catalog.find_gpu(name=g.name) if g.name else None
+        if seen and seen.key != spec.key:
+            yield _contradiction(f"--gpu {name}", f"GPU {g.index} is {g.name} (catalog {seen.key})",
+                                 f"{g.source} TARGET_INFO_GPU", "GPU", spec.key, seen.key)
+            return
 
 
 @rule("capture.trace_present", "insufficient_data")
@@ -402,13 +456,9 @@ def pp_bubble(facts: Facts, predictions=None):
     evidence = [ev(_where(g), "idle in gaps >= 50 us", _ms(g.large_gap_ns), None, "ms") for g in stages[:8]]
     evidence.append(ev(stages[0].source, "mean idle share of the stages", _pct(idle, span),
                        f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
-    bubble = _expected(predictions).get("pp_bubble_fraction")
-    if bubble is not None:
-        evidence.append(ev(_expected(predictions).get("source", "prediction:roofline"),
-                           "bubble the roofline expects for this layout ((p-1)/(m+p-1))", None,
-                           round(100 * bubble, 1), "%"))
+    evidence.append(_bubble_formula(facts, pp or len(stages), stages, _pct(idle, span)))
     if pp and pp > 1:
-        evidence.append(ev(facts.workload().source, "pipeline stages", pp))
+        evidence.append(ev(wfield(facts, "pp")[1] or "prediction:layout", "pipeline stages", pp))
     if share >= IDLE_SHARE_BUBBLE:
         yield make(
             "capture.pp_bubble", "pp_bubble", "warning", 0.65,
@@ -422,6 +472,28 @@ def pp_bubble(facts: Facts, predictions=None):
     else:
         yield passed("capture.pp_bubble", "Pipeline stages stay busy",
                      f"{_pct(idle, span)}% idle across {len(stages)} stages.", evidence, 0.5)
+
+
+def _bubble_formula(facts: Facts, p: int, stages: list[GpuTimeline], idle_pct: float):
+    """The bubble (p-1)/(m+p-1) for p stages and the micro-batches per step the capture shows:
+    the send/recv kernels per step of the stage with fewest (the first stage sends once per
+    micro-batch, the last receives once; a middle stage does both)."""
+    steps = facts.of(StepStats)
+    inside = [c for c in facts.of(StepComm) if c.ops.get("send_recv") and c.steps]
+    if inside:
+        c = min(inside, key=lambda c: c.ops["send_recv"] / c.steps)
+        m, n, k, where = c.ops["send_recv"] / c.steps, c.ops["send_recv"], c.steps, f"{c.source} ({c.gpu}, {c.window_from})"
+    elif steps and steps[0].count:
+        g = min(stages, key=lambda g: g.comm_ops.get("send_recv", 0))
+        n, k = g.comm_ops.get("send_recv", 0), steps[0].count
+        m, where = n / k, f"{_where(g)}, whole capture / {k} steps ({steps[0].method})"
+    else:
+        return ev(stages[0].source, f"bubble (p-1)/(m+p-1) for p={p} stages: micro-batches per step unknown (no steps "
+                                    "found: name the step's NVTX range with --step)", idle_pct, None, "%")
+    m = max(1, round(m))
+    bubble = (p - 1) / (m + p - 1)
+    return ev(where, f"mean idle share vs the bubble (p-1)/(m+p-1), p={p} stages, m={m} micro-batch(es) per step "
+                     f"({n} send/recv kernels over {k} steps)", idle_pct, round(100 * bubble, 1), "%")
 
 
 @rule("capture.step_vs_prediction", "expected_physics", "other")
@@ -448,15 +520,30 @@ def step_vs_prediction(facts: Facts, predictions=None):
     rest = measured_ms - float(expected_ms)
     if gpus:
         g = _min_exposed(gpus) if any(x.comm_ops for x in gpus) else gpus[0]
-        ar = g.comm_ops.get("all_reduce", 0)
-        evidence.append(ev(_where(g), "all-reduce kernels per step", round(ar / n, 1), ar_pred, None))
-        evidence.append(ev(_where(g), "all-reduce time per step", round(g.comm_ops_ns.get("all_reduce", 0) / n / 1e6, 3),
+        # Capture-wide totals hold every step the GPU's span covers (plus partial ones at the
+        # edges): per step they divide by span / mean step, not by the number of step intervals.
+        covered = g.span_ns / st.mean_ns if st.mean_ns else float(n)
+        inside = next((c for c in facts.of(StepComm)
+                       if (c.source, c.pid, c.device) == (g.source, g.pid, g.device) and c.steps), None)
+        if inside:
+            ar, ar_ns, per = inside.ops.get("all_reduce", 0), inside.ops_ns.get("all_reduce", 0), inside.steps
+            where = f"{_where(g)}, {inside.window_from}, {inside.steps} steps"
+        else:
+            ar, ar_ns, per = g.comm_ops.get("all_reduce", 0), g.comm_ops_ns.get("all_reduce", 0), covered
+            where = f"{_where(g)}, whole capture / {covered:.2f} steps (span / mean step)"
+        evidence.append(ev(where, "all-reduce kernels per step", round(ar / per, 1), ar_pred, None))
+        evidence.append(ev(where, "all-reduce time per step", round(ar_ns / per / 1e6, 3),
                            round(ar_ms_pred, 3) if ar_ms_pred is not None else None, "ms"))
-        evidence.append(ev(_where(g), "exposed communication per step", round(g.exposed_comm_ns / n / 1e6, 3), None, "ms"))
-        evidence.append(ev(_where(g), "GPU idle per step", round(g.idle_ns / n / 1e6, 3), None, "ms"))
-        explained = (g.exposed_comm_ns + g.idle_ns) / n / 1e6 - float(ar_ms_pred or 0)
-        evidence.append(ev(src, "slowdown left unexplained by extra communication and idle time",
-                           round(rest - max(0.0, explained), 3), None, "ms"))
+        span_src = f"{_where(g)}, whole capture / {covered:.2f} steps (span / mean step)"
+        evidence.append(ev(span_src, "exposed communication per step", round(g.exposed_comm_ns / covered / 1e6, 3),
+                           None, "ms"))
+        evidence.append(ev(span_src, "GPU idle per step", round(g.idle_ns / covered / 1e6, 3), None, "ms"))
+        explained = max(0.0, (g.exposed_comm_ns + g.idle_ns) / covered / 1e6 - float(ar_ms_pred or 0))
+        if rest > 0 and explained >= rest:
+            detail = "slowdown left unexplained (extra communication and idle time cover all of it)"
+        else:
+            detail = "slowdown left unexplained by extra communication and idle time"
+        evidence.append(ev(src, detail, round(max(0.0, rest - explained), 3), None, "ms"))
     ratio = measured_ms / float(expected_ms)
     if ratio <= 1.3:
         yield passed("capture.step_vs_prediction",

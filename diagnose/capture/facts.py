@@ -7,6 +7,7 @@ Record types that only captures produce live here, as evidence.py allows.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -14,11 +15,13 @@ from dataclasses import dataclass, field
 
 from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T
-from diagnose.capture.kernels import kernel_groups
+from diagnose.capture.kernels import class_column, kernel_groups
 from diagnose.capture.timeline import CopyStats  # noqa: F401 - a facts record, re-exported
 from diagnose.capture.reader import KERNEL, RUNTIME, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, GpuFact, Measurement, Note
+
+GIVEN = "command line"  # the source of what the user stated (--model, --tp, --gpu, ...)
 
 
 @dataclass
@@ -116,6 +119,23 @@ class StepStats:
 
 
 @dataclass
+class StepComm:
+    """Communication kernels of one GPU inside the measured steps only (warm-up, prefill and
+    partial steps at the capture's edges left out), so per-step counts divide by the right number."""
+
+    source: str
+    gpu: str
+    pid: int
+    device: int
+    steps: int
+    window_start_ns: int  # GPU time
+    window_end_ns: int
+    window_from: str  # how the window was placed on the GPU timeline
+    ops: dict[str, int] = field(default_factory=dict)  # collective kind -> kernels in the window
+    ops_ns: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
 class CollectiveSkew:
     source: str
     op: str
@@ -149,6 +169,8 @@ class CaptureAnalysis:
     facts: Facts
     summaries: dict[str, dict[str, list]] = field(default_factory=dict)  # file -> key -> rows
     steps: dict[str, S.Steps] = field(default_factory=dict)  # file -> step durations
+    paths: dict[str, str] = field(default_factory=dict)  # file -> path it was read from
+    comm_names: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> comm kernel name id -> op
 
 
 def _gpu_names(cap: Capture) -> dict[tuple[int, int], str]:
@@ -255,6 +277,7 @@ def step_stats(cap: Capture, steps: S.Steps) -> StepStats:
 def analyse(paths: list[str], step_name: str | None = None, names: list[str] | None = None,
             with_summaries: bool = True, deadline_s: float | None = None, medians: bool = True) -> CaptureAnalysis:
     """Open every capture, analyse it, and return the facts (InputError on unreadable input)."""
+    _refuse_repeats(paths)
     facts = Facts()
     result = CaptureAnalysis(facts)
     caps: list[Capture] = []
@@ -289,6 +312,21 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
     return result
 
 
+def _refuse_repeats(paths: list[str]) -> None:
+    """One export given twice (same path, another relative path, a link) is not two ranks."""
+    seen: dict[tuple[int, int], str] = {}
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # open_capture says what is wrong with it
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            same = "" if str(seen[key]) == str(path) else f" (the same file as {seen[key]})"
+            raise InputError(f"{path}: given twice{same}; give each rank's export once")
+        seen[key] = path
+
+
 def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians):
     side: dict = {}
     worker = threading.Thread(target=_side_aggregates, args=(cap, step_name, side), daemon=True)
@@ -313,6 +351,9 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
     if with_summaries:
         result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians)
     activities[cap.name] = acts
+    result.paths[cap.name] = str(cap.file or cap.path)
+    result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
+                                   for per_gpu in kernel_groups(cap).comm.values() for nid in per_gpu}
     tls = timelines(cap, acts)
     add_host_stall(cap, tls)
     facts.extend(tls)
@@ -325,6 +366,47 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         facts.add(st)
         if st.p50_ns:
             facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+
+def step_comm(result: CaptureAnalysis) -> list[StepComm]:
+    """Communication kernels inside each capture's measured steps, per GPU (one more scan of the
+    kernel table, so only run when a rule compares steps with a prediction).
+
+    Pattern steps are on the GPU already (first to last start of the marker kernel). NVTX ranges
+    are CPU time; a step range that waits for its result (as engines' execute_model does) holds
+    its kernels, so kernels that start between the first range's start and the last one's end count.
+    """
+    out = []
+    names = {(g.source, g.pid, g.device): g.gpu for g in result.facts.of(GpuTimeline)}
+    for file, steps in result.steps.items():
+        ids = result.comm_names.get(file)
+        if not steps.window or not ids:
+            continue
+        with open_capture(result.paths[file]) as cap:
+            start, end = steps.window
+            how = ("kernels starting between the first NVTX step's start and the last one's end"
+                   if steps.method.startswith("nvtx:") else "kernels starting from the first to the last marker kernel")
+            col = class_column(cap)
+            if col is None:
+                continue
+            where = [f'start >= {int(start)}', f'start < {int(end)}', '"end" IS NOT NULL',
+                     f"{col} IN ({','.join(str(int(i)) for i in ids)})"]
+            if steps.device is not None:  # pattern steps: the GPU that ran the marker (NVTX: every GPU)
+                where += [f"((coalesce(globalPid, 0) >> 24) & 16777215) = {int(steps.pid or 0)}",
+                          f"deviceId = {int(steps.device)}"]
+            rows = cap.query(f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, deviceId, {col}, count(*), "
+                             f"sum(\"end\" - start) FROM {KERNEL} WHERE {' AND '.join(where)} GROUP BY 1, 2, 3").fetchall()
+            per_gpu: dict[tuple[int, int], StepComm] = {}
+            for pid, dev, nid, n, ns in rows:
+                sc = per_gpu.get((pid, dev))
+                if sc is None:
+                    sc = per_gpu[(pid, dev)] = StepComm(cap.source, names.get((cap.source, pid, dev), f"pid {pid} cuda:{dev}"),
+                                                        pid, dev, steps.count, int(start), int(end), how)
+                op = ids.get(nid, "other")
+                sc.ops[op] = sc.ops.get(op, 0) + n
+                sc.ops_ns[op] = sc.ops_ns.get(op, 0) + (ns or 0)
+            out += per_gpu.values()
+    return out
 
 
 def _side_aggregates(cap: Capture, step_name: str | None, into: dict) -> None:

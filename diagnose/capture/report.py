@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from diagnose.capture import classify as C
-from diagnose.capture.facts import CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats, StepStats, analyse
+from diagnose.capture.facts import (GIVEN, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats, StepStats, analyse,
+                                    step_comm)
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
 
 TOP_KERNELS = 15
+TOP_NVTX = 50  # NVTX summary rows in --json without --stats
 MAX_STEP_RECORDS = 20_000
 
 
@@ -20,8 +22,13 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
     result = analyse(list(files), step_name=step_name, medians=full_stats)
     facts = result.facts
     if any(v is not None for v in (model, tp, pp, gpu, batch)):
-        facts.add(Workload("command line", model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))
+        # first, so that every rule reads the user's values (Facts.workload: first source wins);
+        # capture.given_vs_recorded says where the capture recorded something else
+        facts.records.insert(0, Workload(GIVEN, model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))
     predictions = predict(facts, *_workload(facts, model, tp, pp, batch), gpu)
+    pipeline = any(g.comm_ops.get("send_recv") for g in facts.of(GpuTimeline))
+    if pipeline or (predictions or {}).get("expected", {}).get("step_ms"):
+        facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
     findings = evaluate(facts, predictions)
     report = Report(
         kind="capture",
@@ -33,12 +40,25 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         verdict=verdict(findings),
         tables=tables(result, full_stats),
     )
-    report.facts["summaries"] = {
-        file: {key: [_row_dict(r) for r in rows] for key, rows in per_file.items()}
-        for file, per_file in result.summaries.items()
-    }
+    report.facts["summaries"] = {file: _summaries(per_file, full_stats) for file, per_file in result.summaries.items()}
     report.facts["step_durations"] = _step_records(result)
     return report
+
+
+def _summaries(per_file: dict, full_stats: bool) -> dict:
+    """Every summary row, except that without --stats the NVTX summary keeps its TOP_NVTX ranges
+    by total time (a training run can name a range per tensor: megabytes of JSON); `left_out`
+    says how many ranges and how much of the NVTX time were dropped."""
+    out = {}
+    for key, rows in per_file.items():
+        if key == "nvtx" and not full_stats and len(rows) > TOP_NVTX:
+            kept = rows[:TOP_NVTX]  # sorted by total time (summaries._finish)
+            out["left_out"] = {"nvtx": {"ranges": len(rows) - TOP_NVTX,
+                                        "time_pct": round(100.0 - sum(r.time_pct for r in kept), 1),
+                                        "why": f"top {TOP_NVTX} NVTX ranges by total time kept; --stats keeps all"}}
+            rows = kept
+        out[key] = [_row_dict(r) for r in rows]
+    return out
 
 
 def _row_dict(r) -> dict:
@@ -116,7 +136,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
 
 def _given(facts, model) -> bool:
     """Did the user name this model on our command line (then an unknown name is their error)?"""
-    return any(w.source == "command line" and w.model == model for w in facts.of(Workload))
+    return any(w.source == GIVEN and w.model == model for w in facts.of(Workload))
 
 
 def _ranks(facts) -> int | None:
@@ -183,7 +203,7 @@ def tables(result, full_stats: bool) -> dict:
         out["Launches and synchronisation"] = {
             "columns": ["pid", "kernel launches", "graph launches", "launch CPU ms", "avg launch us",
                         "launch->start p50 us", "sync calls", "sync ms", "sync copies", "sync copy ms"],
-            "rows": [[l.pid, l.kernel_launches, l.graph_launches, _ms(l.launch_ns),
+            "rows": [[str(l.pid), l.kernel_launches, l.graph_launches, _ms(l.launch_ns),
                       round(l.launch_avg_ns / 1e3, 2) if l.launch_avg_ns else None,
                       round(l.queue_p50_ns / 1e3, 2) if l.queue_p50_ns else None,
                       l.sync_calls, _ms(l.sync_ns), l.sync_copy_calls, _ms(l.sync_copy_ns)] for l in launches],

@@ -39,6 +39,9 @@ class Steps:
     device: int | None = None
     first_ns: int | None = None
     last_ns: int | None = None
+    # (start, end) in ns holding exactly `count` steps: NVTX, first range start to last range end
+    # (CPU time); pattern, first to last occurrence of the marker kernel (GPU time)
+    window: tuple[int, int] | None = None
 
     @property
     def count(self) -> int:
@@ -108,7 +111,7 @@ def nvtx_steps(cap: Capture, wanted: str | None = None) -> Steps | None:
     ranges = _outermost(ranges)
     label = names[0] if len(names) == 1 else chosen
     return Steps(f"nvtx:{label}", [e - s for s, e in ranges], pid=pid,
-                 first_ns=ranges[0][0], last_ns=ranges[-1][1])
+                 first_ns=ranges[0][0], last_ns=ranges[-1][1], window=(ranges[0][0], ranges[-1][1]))
 
 
 def _outermost(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -147,6 +150,9 @@ def pattern_steps(cap: Capture, pid: int, device: int, min_count: int = 3) -> St
             durations = [d for (d,) in cap.query(f"""
                 SELECT d FROM (SELECT start - lag(start) OVER (ORDER BY start) AS d FROM {KERNEL}
                                WHERE {where} AND {col} = ?) WHERE d IS NOT NULL LIMIT {MAX_STEPS}""", (name_id,))]
+            marks = cap.query(f"SELECT min(start), max(start) FROM {KERNEL} WHERE {where} AND {col} = ?",
+                              (name_id,)).fetchone()
+            window = tuple(marks) if len(durations) == count else None  # cut at MAX_STEPS: no window
             return Steps(f"pattern:{cap.string(name_id)}", durations, pid=pid, device=device,
-                         first_ns=first, last_ns=last)
+                         first_ns=first, last_ns=last, window=window)
     return None

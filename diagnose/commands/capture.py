@@ -26,7 +26,8 @@ def capture(files, model, tp, pp, gpu, batch, step_name, stats):
 
     \b
     Examples:
-      diagnose capture run.sqlite --model llama-3-70b --tp 8 --gpu h100-sxm --batch 8
+      diagnose capture run.sqlite --model llama-3-70b --tp 8 \\
+        --gpu h100-sxm --batch 8
       diagnose capture rank0.sqlite rank1.sqlite rank2.sqlite rank3.sqlite
       diagnose capture run.sqlite --stats --json
     """

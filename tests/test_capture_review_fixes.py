@@ -1,0 +1,157 @@
+"""`diagnose capture` on the bundled samples: per-step figures, what the user states against what
+the capture recorded, repeated files, the bounded NVTX summary, ids in tables, the PP bubble.
+
+Expected numbers come from the capture files themselves (SQL over their kernel tables) or from
+the model's layer count, not from the tool's own output."""
+
+import json
+import re
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import REPO, shared_path
+from diagnose.cli import cli
+
+SAMPLES = REPO / "samples" / "captures"
+HEALTHY = SAMPLES / "tp4_nvlink_healthy.sqlite"
+PCIE = SAMPLES / "tp8_pcie_fallback.sqlite"
+PP2 = SAMPLES / "pp2_bubble.sqlite"
+LLAMA_70B_LAYERS = 80
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["capture", *map(str, args)])
+
+
+def report(*args):
+    result = run(*args, "--json", "--fail-on", "never")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def findings(rep, rule):
+    return [f for f in rep["findings"] if f["rule"] == rule]
+
+
+def row(finding, detail_start):
+    (e,) = [e for e in finding["evidence"] if e["detail"].startswith(detail_start)]
+    return e
+
+
+def all_reduces(path) -> int:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return db.execute("""SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+                             WHERE s.value LIKE '%AllReduce%'""").fetchone()[0]
+
+
+# ---------------------------------------------------------------- per-step figures
+
+
+def test_nvtx_steps_count_the_all_reduces_inside_them():
+    """4 execute_model ranges hold all 644 all-reduces: 161 per step (2 per layer of 80, plus
+    the vocab-parallel embedding's), not 644 / 3."""
+    (f,) = findings(report(HEALTHY, "--model", "llama-3-70b"), "capture.step_vs_prediction")
+    per_step = row(f, "all-reduce kernels per step")
+    assert per_step["measured"] == all_reduces(HEALTHY) / 4 == 2 * LLAMA_70B_LAYERS + 1
+    assert per_step["expected"] == 2 * LLAMA_70B_LAYERS
+    assert "4 steps" in per_step["source"]
+
+
+@pytest.mark.parametrize("path", [HEALTHY, PCIE])
+def test_unexplained_slowdown_is_never_negative(path):
+    """The PCIe sample showed -5.32 ms: idle and communication were divided by 3 steps of 4."""
+    (f,) = findings(report(path, "--model", "llama-3-70b", "--batch", "8"), "capture.step_vs_prediction")
+    left = row(f, "slowdown left unexplained")
+    assert left["measured"] >= 0
+    exposed = row(f, "exposed communication per step")
+    assert "span / mean step" in exposed["source"]
+
+
+def test_pattern_steps_count_between_the_first_and_last_marker():
+    """No NVTX: the marker kernel runs 4 times, so 3 whole steps lie between its first and last run."""
+    (f,) = findings(report(PCIE, "--model", "llama-3-70b", "--tp", "8"), "capture.step_vs_prediction")
+    per_step = row(f, "all-reduce kernels per step")
+    assert per_step["measured"] == all_reduces(PCIE) / 4 and "3 steps" in per_step["source"]
+
+
+# ---------------------------------------------------------------- given vs recorded
+
+
+def test_given_values_that_match_the_capture_raise_nothing():
+    rep = report(HEALTHY, "--model", "llama-3-70b", "--tp", "4", "--gpu", "h100-sxm")
+    assert findings(rep, "capture.given_vs_recorded") == []
+    assert rep["verdict"]["category"] == "healthy"
+
+
+def test_given_tp_is_used_and_both_values_are_named():
+    rep = report(HEALTHY, "--model", "llama-3-70b", "--tp", "64")
+    (f,) = findings(rep, "capture.given_vs_recorded")
+    assert f["severity"] == "warning"
+    given, recorded = f["evidence"]
+    assert (given["source"], given["measured"]) == ("command line", 64)
+    assert recorded["measured"] == 4 and "META_DATA_CAPTURE" in recorded["source"]
+    assert "tp=64" in rep["predictions"]["expected"]["source"]
+
+
+def test_more_ranks_with_collectives_than_the_given_group():
+    ranks = [SAMPLES / f"straggler_rank{i}.sqlite" for i in range(4)]
+    rep = report(*ranks, "--tp", "2")
+    titles = [f["title"] for f in findings(rep, "capture.given_vs_recorded")]
+    assert any("4 GPUs ran communication kernels" in t for t in titles), titles
+
+
+def test_given_gpu_is_used_for_the_prediction_and_the_capture_gpu_named():
+    rep = report(PCIE, "--gpu", "a100-80gb-sxm", "--model", "llama-3-70b", "--tp", "8")
+    (f,) = findings(rep, "capture.given_vs_recorded")
+    assert "a100-80gb-sxm" in f["title"] and "NVIDIA H100 80GB HBM3" in f["title"]
+    assert "a100-80gb-sxm" in rep["predictions"]["expected"]["source"]
+
+
+# ---------------------------------------------------------------- the same export twice
+
+
+def test_the_same_export_through_a_link_is_refused(tmp_path):
+    link = tmp_path / "rank1.sqlite"
+    link.symlink_to(HEALTHY)
+    result = run(HEALTHY, link)
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "rank1.sqlite" in line and "given twice" in line and HEALTHY.name in line
+
+
+# ---------------------------------------------------------------- NVTX summary size
+
+
+def test_nvtx_summary_is_bounded_without_stats():
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    quick = report(path)["facts"]["summaries"][path.name]
+    full = report(path, "--stats")["facts"]["summaries"][path.name]
+    assert len(quick["nvtx"]) == 50 < len(full["nvtx"])
+    assert quick["left_out"]["nvtx"]["ranges"] == len(full["nvtx"]) - 50
+    top = [(r["name"], r["total"]) for r in full["nvtx"][:50]]  # the ranges with most time
+    assert [(r["name"], r["total"]) for r in quick["nvtx"]] == top
+    assert "left_out" not in full
+
+
+# ---------------------------------------------------------------- ids print plain
+
+
+def test_pids_print_without_thousands_separators():
+    text = run(PCIE, "--fail-on", "never").stdout
+    assert re.search(r"^\s+23009\s+16\s", text, re.M), text  # pid, then its 16 kernel launches
+    assert "23,009" not in text
+    assert "4,188" in text  # counts keep their separators
+
+
+# ---------------------------------------------------------------- PP bubble
+
+
+def test_pp_bubble_expected_from_stages_and_micro_batches():
+    """2 stages, one micro-batch per step (one send/recv per stage per execute_model range):
+    (p-1)/(m+p-1) = 1/2."""
+    (f,) = findings(report(PP2), "capture.pp_bubble")
+    e = row(f, "mean idle share vs the bubble")
+    assert e["expected"] == 50.0 and "p=2" in e["detail"] and "m=1" in e["detail"]
+    assert abs(e["measured"] - e["expected"]) < 10
