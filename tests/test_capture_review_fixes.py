@@ -155,3 +155,32 @@ def test_pp_bubble_expected_from_stages_and_micro_batches():
     e = row(f, "mean idle share vs the bubble")
     assert e["expected"] == 50.0 and "p=2" in e["detail"] and "m=1" in e["detail"]
     assert abs(e["measured"] - e["expected"]) < 10
+
+
+@pytest.mark.parametrize("path", [HEALTHY, PCIE, PP2])
+@pytest.mark.parametrize("chunk", [1 << 16, 97])
+def test_step_window_counts_match_a_plain_query(path, chunk, monkeypatch):
+    """Whole chunks inside the step window add their counts from the kernel read; chunks across
+    its edges are read again. Either way the counts equal one plain query over the window."""
+    from diagnose.capture import kernels as K
+    from diagnose.capture.facts import analyse, step_comm
+
+    monkeypatch.setattr(K.KernelReader, "CHUNK", chunk)
+    result = analyse([str(path)])
+    (steps,) = result.steps.values()
+    got = {(c.pid, c.device): (c.ops, c.ops_ns) for c in step_comm(result)}
+    assert got
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        rows = db.execute("""SELECT (globalPid >> 24) & 16777215, deviceId, s.value, count(*), sum(k."end" - k.start)
+                             FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+                             WHERE k.start >= ? AND k.start < ? AND (s.value LIKE 'nccl%') GROUP BY 1, 2, 3""",
+                          steps.window).fetchall()
+    want: dict = {}
+    for pid, dev, name, n, ns in rows:
+        if steps.device is not None and (pid, dev) != (steps.pid, steps.device):
+            continue
+        op = "all_reduce" if "AllReduce" in name else "all_gather" if "AllGather" in name else "send_recv"
+        ops, ops_ns = want.setdefault((pid, dev), ({}, {}))
+        ops[op] = ops.get(op, 0) + n
+        ops_ns[op] = ops_ns.get(op, 0) + ns
+    assert got == want

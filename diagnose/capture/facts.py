@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from diagnose.capture import classify as C
 from diagnose.capture import multirank, steps as S, summaries, timeline as T
-from diagnose.capture.kernels import class_column, kernel_groups
+from diagnose.capture import kernels as K
+from diagnose.capture.kernels import kernel_groups
 from diagnose.capture.timeline import CopyStats  # noqa: F401 - a facts record, re-exported
 from diagnose.capture.reader import KERNEL, RUNTIME, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
@@ -171,6 +172,7 @@ class CaptureAnalysis:
     steps: dict[str, S.Steps] = field(default_factory=dict)  # file -> step durations
     paths: dict[str, str] = field(default_factory=dict)  # file -> path it was read from
     comm_names: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> comm kernel name id -> op
+    comm_chunks: dict[str, list] = field(default_factory=dict)  # file -> kernels.KernelGroups.comm_chunks
 
 
 def _gpu_names(cap: Capture) -> dict[tuple[int, int], str]:
@@ -352,8 +354,10 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians)
     activities[cap.name] = acts
     result.paths[cap.name] = str(cap.file or cap.path)
+    groups = kernel_groups(cap)
     result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
-                                   for per_gpu in kernel_groups(cap).comm.values() for nid in per_gpu}
+                                   for per_gpu in groups.comm.values() for nid in per_gpu}
+    result.comm_chunks[cap.name] = groups.comm_chunks
     tls = timelines(cap, acts)
     add_host_stall(cap, tls)
     facts.extend(tls)
@@ -369,12 +373,13 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
 
 
 def step_comm(result: CaptureAnalysis) -> list[StepComm]:
-    """Communication kernels inside each capture's measured steps, per GPU (one more scan of the
-    kernel table, so only run when a rule compares steps with a prediction).
+    """Communication kernels inside each capture's measured steps, per GPU.
 
     Pattern steps are on the GPU already (first to last start of the marker kernel). NVTX ranges
     are CPU time; a step range that waits for its result (as engines' execute_model does) holds
-    its kernels, so kernels that start between the first range's start and the last one's end count.
+    its kernels, so kernels that start between the first range's start and the last one's end
+    count. The kernel read kept per-chunk counts (KernelGroups.comm_chunks): chunks wholly
+    inside the window add those, and only chunks that straddle its edges are read again.
     """
     out = []
     names = {(g.source, g.pid, g.device): g.gpu for g in result.facts.of(GpuTimeline)}
@@ -382,30 +387,44 @@ def step_comm(result: CaptureAnalysis) -> list[StepComm]:
         ids = result.comm_names.get(file)
         if not steps.window or not ids:
             continue
-        with open_capture(result.paths[file]) as cap:
-            start, end = steps.window
-            how = ("kernels starting between the first NVTX step's start and the last one's end"
-                   if steps.method.startswith("nvtx:") else "kernels starting from the first to the last marker kernel")
-            col = class_column(cap)
-            if col is None:
-                continue
-            where = [f'start >= {int(start)}', f'start < {int(end)}', '"end" IS NOT NULL',
-                     f"{col} IN ({','.join(str(int(i)) for i in ids)})"]
-            if steps.device is not None:  # pattern steps: the GPU that ran the marker (NVTX: every GPU)
-                where += [f"((coalesce(globalPid, 0) >> 24) & 16777215) = {int(steps.pid or 0)}",
-                          f"deviceId = {int(steps.device)}"]
-            rows = cap.query(f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, deviceId, {col}, count(*), "
-                             f"sum(\"end\" - start) FROM {KERNEL} WHERE {' AND '.join(where)} GROUP BY 1, 2, 3").fetchall()
-            per_gpu: dict[tuple[int, int], StepComm] = {}
-            for pid, dev, nid, n, ns in rows:
-                sc = per_gpu.get((pid, dev))
-                if sc is None:
-                    sc = per_gpu[(pid, dev)] = StepComm(cap.source, names.get((cap.source, pid, dev), f"pid {pid} cuda:{dev}"),
-                                                        pid, dev, steps.count, int(start), int(end), how)
+        start, end = steps.window
+        wanted = (steps.pid or 0, steps.device) if steps.device is not None else None  # pattern: its GPU only
+        how = ("kernels starting between the first NVTX step's start and the last one's end"
+               if steps.method.startswith("nvtx:") else "kernels starting from the first to the last marker kernel")
+        counts: dict[tuple[int, int], dict[int, list[int]]] = {}
+
+        def add(gpu, nid, n, ns):
+            if wanted is None or gpu == wanted:
+                c = counts.setdefault(gpu, {}).setdefault(nid, [0, 0])
+                c[0] += n
+                c[1] += ns or 0
+
+        straddling = []
+        for lo, hi, first, last, groups in result.comm_chunks.get(file, []):
+            if start <= first and last < end:
+                for key, nid, n, ns in groups:
+                    add(K.gpu_of(key), nid, n, ns)
+            elif not (last < start or first >= end):
+                straddling.append((lo, hi))
+        if straddling:
+            with open_capture(result.paths[file]) as cap:
+                col = K.class_column(cap) or "NULL"
+                for lo, hi in straddling:
+                    for pid, dev, nid, n, ns in cap.query(
+                            f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, coalesce(deviceId, -1), {col}, count(*), "
+                            f"sum(\"end\" - start) FROM {KERNEL} WHERE rowid >= ? AND rowid < ? AND \"end\" IS NOT NULL "
+                            f"AND start >= ? AND start < ? AND {col} IN ({','.join(str(int(i)) for i in ids)}) "
+                            "GROUP BY 1, 2, 3", (lo, hi, int(start), int(end))):
+                        add((pid, dev), nid, n, ns)
+        for (pid, dev), per_name in sorted(counts.items()):
+            source = f"capture:{file}"
+            sc = StepComm(source, names.get((source, pid, dev), f"pid {pid} cuda:{dev}"), pid, dev, steps.count,
+                          int(start), int(end), how)
+            for nid, (n, ns) in per_name.items():
                 op = ids.get(nid, "other")
                 sc.ops[op] = sc.ops.get(op, 0) + n
-                sc.ops_ns[op] = sc.ops_ns.get(op, 0) + (ns or 0)
-            out += per_gpu.values()
+                sc.ops_ns[op] = sc.ops_ns.get(op, 0) + ns
+            out.append(sc)
     return out
 
 

@@ -55,6 +55,10 @@ class KernelGroups:
     # (pid, device) -> {class-column id -> [count, total ns]}, communication kernels only
     comm: dict[tuple[int, int], dict[int, list[int]]] = field(default_factory=dict)
     classes: dict[int, int] = field(default_factory=dict)  # class-column id -> class code
+    # per chunk with communication kernels: (first rowid, end rowid, earliest and latest start of
+    # its comm kernels, [(GPU key, class-column id, count, total ns)]); lets a time window's
+    # counts re-read only the chunks that straddle its edges (facts.step_comm)
+    comm_chunks: list[tuple[int, int, int, int, list]] = field(default_factory=list)
 
     def comm_rows(self) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
         """(pid, device) -> [(name id, count, total ns)] in name-id order."""
@@ -64,6 +68,8 @@ class KernelGroups:
 class KernelReader:
     """Reads the kernel table in rowid order, folds every chunk into `groups`, and yields the
     columns the timeline walk needs: (GPU key, start, end, tag = class | graph-launched << 3)."""
+
+    CHUNK = 1 << 16  # rowids per chunk
 
     def __init__(self, cap: Capture, groups: KernelGroups | None = None):
         self.cap = cap
@@ -84,13 +90,14 @@ class KernelReader:
         ]
 
     def chunks(self):
+        rowids: list[tuple[int, int]] = []
         for start, end, pid_bits, dev, graph, short, name, g1, g2 in self.cap.chunks(
-                KERNEL, self.exprs, where='"end" IS NOT NULL'):
+                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids):
             gpu = gpu_key(pid_bits, dev)
             dur = end - start
             cls = self._classes(short)
             self._fold_names(name, g1, g2, dur)
-            self._fold_comm(gpu, short, cls, dur)
+            self._fold_comm(gpu, short, cls, dur, start, rowids[-1])
             yield gpu, start, end, cls | (graph << 3)
 
     def read_all(self) -> KernelGroups:
@@ -139,17 +146,20 @@ class KernelReader:
                 m[1] += total
                 m[2], m[3] = min(m[2], low), max(m[3], high)
 
-    def _fold_comm(self, gpu, short, cls, dur):
+    def _fold_comm(self, gpu, short, cls, dur, start, rowids):
         comm = cls == CLASS_CODES[C.COMM]
         if not comm.any():
             return
-        gpu, short, dur = gpu[comm], short[comm], dur[comm]
+        gpu, short, dur, start = gpu[comm], short[comm], dur[comm], start[comm]
+        groups: list = []
+        self.groups.comm_chunks.append((*rowids, int(start.min()), int(start.max()), groups))
         order = np.lexsort((short, gpu))
         gpu, short, dur = gpu[order], short[order], dur[order]
         starts = np.concatenate(([0], np.flatnonzero((np.diff(gpu) != 0) | (np.diff(short) != 0)) + 1))
         counts = np.diff(np.concatenate((starts, [len(dur)])))
         totals = np.add.reduceat(dur, starts)
         for g, nid, n, total in zip(gpu[starts].tolist(), short[starts].tolist(), counts.tolist(), totals.tolist()):
+            groups.append((g, nid, n, total))
             m = self.groups.comm.setdefault(gpu_of(g), {}).setdefault(nid, [0, 0])
             m[0] += n
             m[1] += total

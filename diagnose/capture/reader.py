@@ -180,7 +180,7 @@ class Capture:
     def query(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 
-    def chunks(self, table: str, exprs: list[str], where: str = "1", size: int = 1 << 16):
+    def chunks(self, table: str, exprs: list[str], where: str = "1", size: int = 1 << 16, rowids: list | None = None):
         """Yield the integer values of `exprs` over `table` in rowid order: one list of int64
         arrays (one per expression, equal lengths) per chunk of `size` rowids.
 
@@ -189,7 +189,8 @@ class Capture:
         that numpy parses in C, three times faster. Expressions must be non-NULL (the caller
         coalesces). A chunk holding a REAL where an integer belongs is read again with CASTs
         (truncated, as a cursor read would); a NULL or text there is a damaged export
-        (sqlite3.DatabaseError). Memory: one chunk.
+        (sqlite3.DatabaseError). Memory: one chunk. `rowids`, when given, gets the (first, end)
+        rowid range of each chunk appended just before the chunk is yielded.
         """
         def select(cols):
             return (f"SELECT count(*), {', '.join(f'group_concat({e})' for e in cols)} FROM {table} "
@@ -209,6 +210,8 @@ class Capture:
                         values = [_ints(t, n) for t in texts]
                     except ValueError as exc:
                         raise sqlite3.DatabaseError(f"corrupt value in {table} ({exc})") from None
+                if rowids is not None:
+                    rowids.append((lo, lo + size))
                 yield values
                 lo += size
             else:  # sparse rowids: jump to the next row instead of walking empty ranges
