@@ -522,7 +522,7 @@ def step_vs_prediction(facts: Facts, predictions=None):
         g = _min_exposed(gpus) if any(x.comm_ops for x in gpus) else gpus[0]
         # Capture-wide totals hold every step the GPU's span covers (plus partial ones at the
         # edges): per step they divide by span / mean step, not by the number of step intervals.
-        covered = g.span_ns / st.mean_ns if st.mean_ns else float(n)
+        covered = max(1.0, g.span_ns / st.mean_ns) if st.mean_ns else float(n)
         inside = next((c for c in facts.of(StepComm)
                        if (c.source, c.pid, c.device) == (g.source, g.pid, g.device) and c.steps), None)
         if inside:
