@@ -113,12 +113,12 @@ def _gpu_contradiction(facts: Facts, name: str):
         spec = catalog.gpu(name)
     except Exception:  # noqa: BLE001 - an unknown name fails in the prediction, with the closest names
         return
-    for g in facts.of(GpuFact):
-        seen = catalog.find_gpu(name=g.name) if g.name else None
-        if seen and seen.key != spec.key:
-            yield _contradiction(f"--gpu {name}", f"GPU {g.index} is {g.name} (catalog {seen.key})",
-                                 f"{g.source} TARGET_INFO_GPU", "GPU", spec.key, seen.key)
-            return
+    seen = [(g, catalog.find_gpu(name=g.name)) for g in facts.of(GpuFact) if g.name]
+    seen = [(g, s) for g, s in seen if s]
+    if seen and all(s.key != spec.key for _, s in seen):  # a mixed host: any GPU of that kind will do
+        g, s = seen[0]
+        yield _contradiction(f"--gpu {name}", f"GPU {g.index} is {g.name} (catalog {s.key})",
+                             f"{g.source} TARGET_INFO_GPU", "GPU", spec.key, s.key)
 
 
 @rule("capture.trace_present", "insufficient_data")
@@ -532,6 +532,9 @@ def step_vs_prediction(facts: Facts, predictions=None):
             ar, ar_ns, per = g.comm_ops.get("all_reduce", 0), g.comm_ops_ns.get("all_reduce", 0), covered
             where = f"{_where(g)}, whole capture / {covered:.2f} steps (span / mean step)"
         evidence.append(ev(where, "all-reduce kernels per step", round(ar / per, 1), ar_pred, None))
+        if ar_pred:
+            evidence.append(ev(src, "the roofline counts 2 all-reduces per layer (attention and MLP outputs); an "
+                                    "engine that splits the embedding by vocabulary adds 1 per step", None, ar_pred))
         evidence.append(ev(where, "all-reduce time per step", round(ar_ns / per / 1e6, 3),
                            round(ar_ms_pred, 3) if ar_ms_pred is not None else None, "ms"))
         span_src = f"{_where(g)}, whole capture / {covered:.2f} steps (span / mean step)"
