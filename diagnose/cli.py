@@ -214,8 +214,8 @@ def cli():
       diagnose ticket ./ticket-4711/
       diagnose node --quick
 
-    Exit codes: 0 ran clean, 1 a finding at or above --fail-on, 2 bad usage or unreadable
-    input, 3 a probe or the tool failed.
+    Exit codes: 0 no finding at or above --fail-on, 1 at least one such finding,
+    2 bad usage or unreadable input, 3 a probe or the tool itself failed.
     """
 
 

@@ -14,6 +14,7 @@ import random
 import re
 import shutil
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -503,6 +504,14 @@ def test_every_command_help_has_a_summary_and_examples(command):
     result = run(command, "--help")
     assert result.exit_code == 0
     assert "Examples:" in result.stdout and f"diagnose {command}" in result.stdout.split("Examples:")[1]
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS)
+def test_every_option_says_what_it_does(command):
+    """An option listed with only '[default: 8; x>=1]' leaves a newcomer guessing what it sets."""
+    cmd = cli.get_command(None, command)
+    bare = [p.opts[0] for p in cmd.params if isinstance(p, click.Option) and not (p.help or "").strip()]
+    assert not bare, bare
 
 
 WIDE_EXAMPLES = {}

@@ -20,7 +20,8 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--prompt", type=click.IntRange(min=1), help="Prompt tokens for the TTFT estimate [default: min(1024, context)].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
 @click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
-@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True,
+              help="GPUs in one node: TP stays within a node, PP spans nodes beyond it.")
 @output_options
 def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node):
     """Pick a TP/PP/DP layout for serving and show the napkin math.

@@ -25,7 +25,8 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
 @click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
 @click.option("--interconnect", help="Fabric of the TP all-reduce, overriding what the GPU implies (nvswitch3, pcie4, ...).")
-@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True,
+              help="GPUs per node (TP beyond this crosses the network).")
 @output_options
 def scaling(inputs, model_name, gpu_name, tp_of, node_files, slo, gpus, batch, prompt, context, dtype, kv_dtype,
             interconnect, gpus_per_node):
