@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts, Measurement, Note, NvLinkFact, P2PStatus, PairBandwidth, TopologyPath, Workload
+from diagnose.evidence import Facts, GpuFact, Measurement, Note, NvLinkFact, P2PStatus, PairBandwidth, TopologyPath, Workload
 from rules import claims
 from rules.common import ev, gpu_spec, gpus_per_node, make, measurements, need, node_count, passed, wfield
 from rules.engine import rule
@@ -315,4 +315,10 @@ def evidence_coverage(facts: Facts, predictions=None):
                "Several GPUs work together, but nothing shows whether they talk over NVLink, a PCIe switch, "
                "or across CPU sockets.",
                "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)",
-               [ev(tp_src or count_src or "ticket", "GPUs working together in a node", tp or per_node)])
+               [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node", tp or per_node)])
+
+
+def _first_gpu_source(facts: Facts) -> str:
+    """Where the GPUs were seen when no field states their count (a probe, nvidia-smi output)."""
+    gpu = next((g for g in facts.of(GpuFact) if g.index is not None), None)
+    return gpu.source if gpu else "GPU count: source not recorded"

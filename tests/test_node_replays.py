@@ -81,6 +81,15 @@ def test_gtx1080ti_gen1_reading_is_not_called_degraded():
     assert v.category in ("healthy", "insufficient_data")
 
 
+def test_unknown_gpu_links_name_the_probe_that_saw_the_gpus():
+    """Two GPUs, no topology: the insufficient-data finding cites where the GPUs were seen, not 'ticket'."""
+    facts, findings, _ = replay("2x-gtx1080ti-pcie-gen1-reading.json")
+    (f,) = by_rule(findings, "workload.evidence_coverage")
+    (e,) = f.evidence
+    assert e.measured == 2
+    assert e.source in {g.source for g in facts.of(GpuFact)} and e.source.startswith("probe:")
+
+
 def test_hgx_h100_p2p_matrix_is_healthy_nvlink_efficiency():
     # p2pBandwidthLatencyTest: ~740-773 GB/s bidirectional on every pair of an 8x H100 NVSwitch box, and
     # nvidia-smi shows P0, 88 W of 700 W, no ECC errors. A reader says: healthy, ~83% of 900 GB/s is normal.
