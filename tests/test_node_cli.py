@@ -1,10 +1,12 @@
 """`diagnose node` on this machine (no NVIDIA driver, no GPU) and its usage errors."""
 
+import glob
 import json
 import os
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from diagnose.cli import cli
@@ -77,13 +79,31 @@ def test_help_and_replay_work_without_torch():
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 
+def _child_pids(pid: int) -> list[str]:
+    """Processes started by `pid` (any of its threads), from Linux /proc."""
+    found = []
+    for path in glob.glob(f"/proc/{pid}/task/*/children"):
+        try:
+            found += open(path).read().split()
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.skipif(not glob.glob("/proc/self/task/*/children"), reason="needs Linux /proc/<pid>/task/*/children")
 def test_ctrl_c_stops_cleanly_with_the_partial_report():
     import signal
     import time
 
     proc = subprocess.Popen([sys.executable, "-m", "diagnose", "node", "--full", "--cpu-ranks", "2", "--json",
                              "--fail-on", "never"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)  # the sweep is running (a full gloo sweep takes ~25 s here)
+    # Interrupt while the gloo sweep's worker processes run (a fixed sleep raced the sweep's end:
+    # the whole run takes ~6 s here, the sweep ~1-4.5 s of it, and longer under load).
+    deadline = time.monotonic() + 60
+    while len(_child_pids(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before its sweep started"
+    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "Traceback" not in err, err
