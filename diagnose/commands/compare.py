@@ -21,10 +21,10 @@ def compare(a, b, threshold, db_path, model, tp):
 
     A and B are run ids from `diagnose history`, report JSON files (`--json -o FILE` of any
     command), or two nsys SQLite exports analysed on the fly (one export per rank: join the
-    files of one run with commas). Two node reports: per collective
-    and message size (busbw from 1 MiB, time below), per GPU pair, per NVLink and PCIe link.
-    Two captures: GPU time per kernel class and step-time median and p95. Any kind: problems
-    B reports that A did not.
+    files of one run with commas). What is compared: for two node reports, each collective
+    and message size (bus bandwidth for messages of 1 MiB and up, time for smaller ones), each
+    GPU pair, NVLink and PCIe link; for two captures, GPU time per kernel class and the step
+    time's median and p95; for any kind, problems B reports that A did not.
 
     \b
     Examples:
