@@ -94,9 +94,16 @@ def test_bad_inputs_exit_2(tmp_path):
     ticket = write(tmp_path, "ticket.json", Report(kind="ticket"))
     junk = tmp_path / "junk.json"
     junk.write_text("{not json")
-    for args in ((node, ticket), (node, junk), (node, tmp_path / "absent.json"), (node, node, "--threshold", "0")):
+    cases = [((node, ticket), "cannot compare a node report with a ticket report"),
+             ((node, junk), "junk.json: not a diagnose report JSON file"),
+             ((node, tmp_path / "absent.json"), "absent.json: no such file"),
+             ((node, node, "--threshold", "0"), "--threshold must be positive")]
+    for args, needle in cases:
         result = CliRunner().invoke(cli, ["compare", *map(str, args)])
         assert result.exit_code == 2, (args, result.output)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("diagnose: ") and needle in lines[0], result.stderr
+        assert result.stdout == ""
 
 
 def test_new_problem_findings_count_as_regressions():

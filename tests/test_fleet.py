@@ -177,9 +177,13 @@ def test_empty_folders_are_named(tmp_path):
 def test_bad_input_exits_2(tmp_path):
     ticket = tmp_path / "ticket.json"
     ticket.write_text(json.dumps(Report(kind="ticket").to_dict()))
-    assert invoke("fleet", ticket).exit_code == 2
-    assert invoke("fleet").exit_code == 2
-    assert invoke("fleet", "--db", tmp_path / "absent.db").exit_code == 2
+    for args, needle in [((ticket,), "ticket.json: a ticket report; fleet compares node reports"),
+                         ((), "give node report files or folders, or --db PATH"),
+                         (("--db", tmp_path / "absent.db"), "no results database at")]:
+        result = invoke("fleet", *args)
+        assert result.exit_code == 2, result.output
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("diagnose: ") and needle in lines[0], result.stderr
 
 
 def test_node_metrics_from_a_published_sweep():
