@@ -176,9 +176,9 @@ def nccl_transport(facts: Facts, predictions=None):
 
 
 def _p2p_off_by_design(facts: Facts) -> bool:
-    """Boards whose stock driver refuses PCIe P2P (the catalog row's notes say so)."""
+    """Boards whose stock driver refuses PCIe P2P (the catalog row's `pcie_p2p = false`)."""
     spec, _ = gpu_spec(facts)
-    return spec is not None and bool(re.search(r"P2P[^.]*disabled", getattr(spec, "notes", "") or "", re.I))
+    return spec is not None and not getattr(spec, "pcie_p2p", True)
 
 
 @rule("topology.tp_group_paths", "pcie_fallback")

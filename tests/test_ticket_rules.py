@@ -11,7 +11,7 @@ import pytest
 from conftest import shared_path
 from diagnose.artifacts import read_bundle
 from diagnose.findings import Finding
-from rules import claims, common
+from rules import catalog, claims, common
 from rules.engine import evaluate, verdict
 
 
@@ -513,6 +513,25 @@ def test_shm_is_expected_where_the_driver_refuses_p2p(tmp_path):
     _, fs = run(path, "topology.nccl_transport")
     (f,) = by_rule(fs, "topology.nccl_transport")
     assert f.category == "p2p_disabled"
+
+
+def test_p2p_refused_by_design_is_the_catalog_field_not_its_notes(tmp_path):
+    """A user catalog row says `pcie_p2p = false`: SHM on that board is expected, whatever its notes say."""
+    path = bundle(tmp_path, GDR, {"attachment2.log": replace("via P2P/IPC/read", "via SHM/direct/direct")},
+                  drop=("attachment1.txt", "ticket.toml"))
+    (path / "ticket.toml").write_text('[hardware]\ngpu = "Acme P2P-less 48GB"\n')
+    row = ('[gpu.acme-p2pless]\nname = "Acme P2P-less 48GB"\nmemory_gb = 48\nhbm_gbs = 900\nbf16_tflops = 180\n'
+           'fp8_tflops = 0\nfp32_tflops = 90\nnvlink_gen = 0\nnvlink_links = 0\nnvlink_gbs = 0\npcie_gen = 4\n'
+           'pcie_lanes = 16\ntdp_w = 300\nsms = 100\ninterconnect = "pcie4"\nnotes = "{notes}"\n{p2p}')
+    catalog_file = tmp_path / "acme.toml"
+    for p2p, notes, expected in [("pcie_p2p = false\n", "a workstation card", "other"),
+                                 ("", "P2P is disabled in this text only", "p2p_disabled")]:
+        catalog_file.write_text(row.format(notes=notes, p2p=p2p))
+        catalog.configure([str(catalog_file)])
+        _, fs = run(path, "topology.nccl_transport")
+        (f,) = by_rule(fs, "topology.nccl_transport")
+        assert f.category == expected, (p2p, f.title)
+    catalog.configure()
 
 
 def test_multi_gpu_case_without_topology_asks_for_topo(tmp_path):
