@@ -1,11 +1,13 @@
 """The report contract: findings, verdict, JSON schema, exit codes."""
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
+from conftest import shared_path
 from diagnose.evidence import Facts, GpuFact, Workload
 from diagnose.findings import CATEGORIES, Finding, Report, Verdict
 from rules.engine import fails, verdict
@@ -17,8 +19,12 @@ def finding(category="p2p_disabled", severity="critical", confidence=0.9, rule="
 
 
 def test_categories_are_design_md_names():
-    assert len(CATEGORIES) == 26
-    assert {"healthy", "insufficient_data", "expected_physics", "other"} <= set(CATEGORIES)
+    """Exactly the names DESIGN.md lists under 'Root-cause categories', in its order."""
+    design = shared_path("docs", "DESIGN.md").read_text()
+    section = design.split("**Root-cause categories**", 1)[1].split("\n\n", 1)[0]
+    listed = re.findall(r"`([a-z0-9_]+)`", section)
+    assert len(listed) == 26
+    assert tuple(listed) == CATEGORIES
 
 
 def test_unknown_category_and_severity_rejected():
