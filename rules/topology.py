@@ -37,6 +37,10 @@ PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SOC": 5,
 
 # Xid codes of NVLink faults: 74 (up to Hopper), 144-150 (NVLink-5 era: NETIR, RLW, ... blocks).
 NVLINK_XIDS = {74, 144, 145, 146, 147, 148, 149, 150}
+# Replay and CRC errors are retried by the link layer and accumulate slowly on healthy links
+# since boot; a link worth servicing shows hundreds. A recovery (retraining) or fatal error counts
+# from the first one.
+NVLINK_RETRIED_ERRORS = 100
 
 
 
@@ -458,7 +462,7 @@ def nvlink_errors(facts: Facts, predictions=None):
                  for n in facts.of(Note) if n.kind == "nvlink_errors"]
     for rec, gpu, link, errors in counters:
         bad = {k: v for k, v in errors.items() if v and re.search(r"replay|recovery|crc|fatal", k, re.I)}
-        if sum(bad.values()) >= 100 or any(re.search(r"recovery|fatal", k, re.I) and v for k, v in bad.items()):
+        if sum(bad.values()) >= NVLINK_RETRIED_ERRORS or any(re.search(r"recovery|fatal", k, re.I) and v for k, v in bad.items()):
             evidence.append(ev(rec, f"GPU{gpu} link {link} error counters {bad}", sum(bad.values()), 0))
     xids = [x for x in facts.of(XidEvent) if x.xid in NVLINK_XIDS or _caused_by_nvlink_xid(x.message)]
     evidence += [ev(x, f"Xid {x.xid}: NVLink error ({x.message[:60]})", x.xid) for x in xids[:2]]

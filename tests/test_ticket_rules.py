@@ -581,6 +581,18 @@ def test_real_hardware_outputs(name, rule_id, category):
     assert any(f.category == category for f in problems(fs, rule_id)), [(f.rule, f.category) for f in fs]
 
 
+def test_nvlink_counters_a_few_replays_are_noise_a_recovery_is_not(tmp_path):
+    """The real `nvidia-smi nvlink -e` output with its zero counters edited."""
+    text = (REAL / "nvlink_e_h100_counters.txt").read_text()
+    for edit, flagged in [(("Link 1: Replay Errors: 0", "Link 1: Replay Errors: 7"), False),
+                          (("Link 1: Replay Errors: 0", "Link 1: Replay Errors: 4096"), True),
+                          (("Link 17: Recovery Errors: 0", "Link 17: Recovery Errors: 1"), True)]:
+        path = tmp_path / "nvlink_e.txt"
+        path.write_text(replace(*edit)(text))
+        _, fs = run(path, "topology.nvlink_errors")
+        assert bool(problems(fs, "topology.nvlink_errors")) is flagged, edit
+
+
 @pytest.mark.parametrize("name", ["nvlink_e_h100_counters.txt", "nvlink_s_a100_sxm4_x8.txt", "smi_qx_a100_sxm4_mig_535.xml"])
 def test_real_healthy_outputs_raise_nothing(name):
     facts, fs = run(REAL / name)
