@@ -70,6 +70,7 @@ class GpuSpec:
     l2_mb: float = 0.0
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
+    nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
     nvml_names: tuple[str, ...] = ()
     pci_device_ids: tuple[str, ...] = ()  # 4 upper-case hex digits, vendor 10DE
     aliases: tuple[str, ...] = ()

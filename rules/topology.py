@@ -315,10 +315,12 @@ def virtualization_no_p2p(facts: Facts, predictions=None):
 
 def _bridged_by_design(spec, name: str | None) -> bool:
     """PCIe-card SKUs (H100 PCIe/NVL, A100 PCIe, A40, ...) get NVLink only through bridges
-    between pairs, so some of the links the chip reports are never wired."""
-    text = " ".join(str(x) for x in (getattr(spec, "key", ""), getattr(spec, "name", ""),
-                                      getattr(spec, "interconnect", ""), name or "")).lower()
-    return bool(re.search(r"pcie|bridge|\bnvl\b|-nvl|a40|a30|a6000|rtx|titan|quadro", text))
+    between pairs, so some of the links the chip reports are never wired. The catalog row's
+    `nvlink_bridged` decides; for a GPU the catalog does not know, the product name's family
+    (PCIe, NVL, workstation and GeForce cards) is the best guess."""
+    if spec is not None:
+        return bool(getattr(spec, "nvlink_bridged", False))
+    return bool(re.search(r"pcie|bridge|\bnvl\b|-nvl|a40|a30|a6000|rtx|titan|quadro", (name or "").lower()))
 
 
 @rule("topology.nvlink_links", "nvlink_down")

@@ -611,3 +611,17 @@ def test_busbw_against_the_catalog_fabric(tmp_path, busbw, verdict_ok):
     assert (f.severity == "ok") is verdict_ok
     assert f.evidence[0].measured == busbw and f.evidence[1].expected == 370.0  # catalog nvswitch3 achieved busbw
     assert not f.is_problem  # a low figure alone is a symptom; the cause comes from the other rules
+
+
+def test_bridged_nvlink_is_decided_by_the_catalog_row_not_the_name():
+    """`nvlink_bridged` in gpus.toml decides; the name is only a guess for GPUs the catalog lacks."""
+    from rules import catalog
+    from rules.topology import _bridged_by_design
+
+    assert _bridged_by_design(catalog.gpu("h100-pcie"), None)
+    assert not _bridged_by_design(catalog.gpu("h100-sxm"), "NVIDIA H100 PCIe")  # the row wins
+    assert not _bridged_by_design(catalog.gpu("gh200-96gb"), None)  # NVLink-C2C, no bridges
+    assert _bridged_by_design(None, "NVIDIA A40")
+    assert not _bridged_by_design(None, "NVIDIA H100 80GB HBM3")
+    bridged = {k for k, g in catalog.gpus().items() if g.nvlink_bridged}
+    assert all(catalog.gpu(k).nvlink_gbs > 0 for k in bridged)  # a bridge needs NVLink
