@@ -15,7 +15,7 @@ any part may be missing, and then the rules that need it stay silent.
 from __future__ import annotations
 
 from diagnose.capture.facts import CaptureInfo, CopyStats, GpuTimeline, LaunchStats, StepComm, StepStats, Straggler
-from diagnose.capture.facts import GIVEN
+from diagnose.capture.facts import GIVEN, ns_to_ms
 from diagnose.evidence import Facts, Workload
 from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
@@ -36,10 +36,6 @@ REFS = {
     "graphs": "https://docs.vllm.ai/en/latest/configuration/optimization.html",
     "nccl": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
 }
-
-
-def _ms(ns) -> float:
-    return round((ns or 0) / 1e6, 3)
 
 
 def _pct(part, whole) -> float:
@@ -157,8 +153,8 @@ def comm_bound(facts: Facts, predictions=None):
     share = g.exposed_comm_ns / max(1, g.busy_ns)
     evidence = [
         ev(_where(g), "exposed communication (comm kernels not overlapped by compute), CUPTI_ACTIVITY_KIND_KERNEL",
-           _ms(g.exposed_comm_ns), None, "ms"),
-        ev(_where(g), "compute kernel time (union)", _ms(g.compute_union_ns), None, "ms"),
+           ns_to_ms(g.exposed_comm_ns), None, "ms"),
+        ev(_where(g), "compute kernel time (union)", ns_to_ms(g.compute_union_ns), None, "ms"),
         ev(_where(g), "exposed communication share of GPU busy time", _pct(g.exposed_comm_ns, g.busy_ns),
            f"< {int(EXPOSED_COMM_WARN * 100)}", "%"),
     ]
@@ -171,9 +167,9 @@ def comm_bound(facts: Facts, predictions=None):
         severe = g.exposed_comm_ns >= g.compute_union_ns
         yield make(
             "capture.comm_bound", "comm_bound", "critical" if severe else "warning", 0.7 if severe else 0.6,
-            f"Exposed communication is {_pct(g.exposed_comm_ns, g.busy_ns)}% of GPU busy time ({_ms(g.exposed_comm_ns)} ms)",
-            f"On {g.gpu} communication kernels ({ops}) ran {_ms(g.exposed_comm_ns)} ms with no compute "
-            f"kernel beside them, against {_ms(g.compute_union_ns)} ms of compute. The step waits on the "
+            f"Exposed communication is {_pct(g.exposed_comm_ns, g.busy_ns)}% of GPU busy time ({ns_to_ms(g.exposed_comm_ns)} ms)",
+            f"On {g.gpu} communication kernels ({ops}) ran {ns_to_ms(g.exposed_comm_ns)} ms with no compute "
+            f"kernel beside them, against {ns_to_ms(g.compute_union_ns)} ms of compute. The step waits on the "
             "interconnect.",
             evidence,
             fix="Check the fabric the all-reduce uses (NCCL_DEBUG=INFO: P2P/CUMEM or NVLS, not SHM or NET); use "
@@ -262,7 +258,7 @@ def launch_bound(facts: Facts, predictions=None):
         l = launches.get(g.pid)
         graphs = (l.graph_launches if l else 0) or g.graph_kernels
         evidence = [
-            ev(_where(g), "GPU idle in gaps < 50 us between kernels", _ms(g.small_gap_ns), None, "ms"),
+            ev(_where(g), "GPU idle in gaps < 50 us between kernels", ns_to_ms(g.small_gap_ns), None, "ms"),
             ev(_where(g), "share of the GPU's active span lost in those gaps", _pct(g.small_gap_ns, g.span_ns),
                f"< {int(LAUNCH_GAP_SHARE * 100)}", "%"),
             ev(_where(g), "kernels / of them shorter than 10 us", g.kernels, None, None),
@@ -283,7 +279,7 @@ def launch_bound(facts: Facts, predictions=None):
                 0.7 if eager else 0.6,
                 f"GPU idles {_pct(g.small_gap_ns, g.span_ns)}% of the time between short kernels"
                 + (" and no CUDA graph was launched" if eager else ""),
-                f"On {g.gpu}, {g.small_gaps} gaps shorter than 50 us add up to {_ms(g.small_gap_ns)} ms: the CPU "
+                f"On {g.gpu}, {g.small_gaps} gaps shorter than 50 us add up to {ns_to_ms(g.small_gap_ns)} ms: the CPU "
                 "cannot issue kernels as fast as the GPU runs them."
                 + (" Every kernel was launched one by one (cudaLaunchKernel), no cudaGraphLaunch." if eager else ""),
                 evidence,
@@ -306,15 +302,15 @@ def straggler(facts: Facts, predictions=None):
         spans = [g.span_ns for g in _gpus(facts)]
         span = max(spans) if spans else 0
         share = s.total_wait_ns / span if span else 0
-        doing = ", ".join(f"{k} {_ms(v)} ms" for k, v in sorted(s.doing_ns.items(), key=lambda kv: -kv[1]))
+        doing = ", ".join(f"{k} {ns_to_ms(v)} ms" for k, v in sorted(s.doing_ns.items(), key=lambda kv: -kv[1]))
         evidence = [
             ev(s.source, f"{s.rank} arrived last at collectives", s.late_count, s.collectives, None),
-            ev(s.source, "time the other ranks waited for it (arrival skew, summed)", _ms(s.total_wait_ns), None, "ms"),
+            ev(s.source, "time the other ranks waited for it (arrival skew, summed)", ns_to_ms(s.total_wait_ns), None, "ms"),
             ev(s.source, "mean wait per late collective", round(s.mean_wait_ns / 1e3, 1), None, "us"),
-            ev(s.source, "next worst rank's total", _ms(s.runner_up_wait_ns), None, "ms"),
+            ev(s.source, "next worst rank's total", ns_to_ms(s.runner_up_wait_ns), None, "ms"),
             ev(s.source, "what it ran while the others waited (CUPTI_ACTIVITY_KIND_KERNEL)", doing or "nothing",
                None, None),
-            ev(s.source, "of that, GPU idle", _ms(s.idle_ns), None, "ms"),
+            ev(s.source, "of that, GPU idle", ns_to_ms(s.idle_ns), None, "ms"),
         ]
         lone = s.late_count >= STRAGGLER_LAST_SHARE * s.collectives and s.total_wait_ns >= 2 * s.runner_up_wait_ns
         if lone and share >= STRAGGLER_WAIT_SHARE:
@@ -324,7 +320,7 @@ def straggler(facts: Facts, predictions=None):
             yield make(
                 "capture.straggler", "straggler", "critical", 0.8,
                 f"{s.rank} is the straggler: last at {s.late_count} of {s.collectives} collectives, "
-                f"{_ms(s.total_wait_ns)} ms of waiting for the others",
+                f"{ns_to_ms(s.total_wait_ns)} ms of waiting for the others",
                 f"The other ranks waited {round(s.mean_wait_ns / 1e3, 1)} us on average at each late collective "
                 f"while {cause}. The whole TP group runs at that rank's speed.",
                 evidence,
@@ -333,7 +329,7 @@ def straggler(facts: Facts, predictions=None):
             )
         else:
             yield passed("capture.straggler", "No rank holds the others back",
-                         f"Arrival skew totals {_ms(s.total_wait_ns)} ms ({_pct(s.total_wait_ns, span)}% of the span).",
+                         f"Arrival skew totals {ns_to_ms(s.total_wait_ns)} ms ({_pct(s.total_wait_ns, span)}% of the span).",
                          evidence, 0.6)
 
 
@@ -346,9 +342,9 @@ def host_bound(facts: Facts, predictions=None):
         share = g.host_stall_ns / g.span_ns
         evidence = [
             ev(_where(g), "idle gaps >= 50 us on the GPU", g.large_gaps, None, None),
-            ev(_where(g), "their total", _ms(g.large_gap_ns), None, "ms"),
+            ev(_where(g), "their total", ns_to_ms(g.large_gap_ns), None, "ms"),
             ev(f"{g.source} (CUPTI_ACTIVITY_KIND_RUNTIME)", "of them, gaps that began at a host sync or synchronous copy",
-               _ms(g.host_stall_ns), None, "ms"),
+               ns_to_ms(g.host_stall_ns), None, "ms"),
             ev(_where(g), "share of the GPU's span", _pct(g.host_stall_ns, g.span_ns),
                f"< {int(HOST_STALL_SHARE * 100)}", "%"),
         ]
@@ -356,7 +352,7 @@ def host_bound(facts: Facts, predictions=None):
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.65,
                 f"GPU idle {_pct(g.host_stall_ns, g.span_ns)}% of the time waiting for the host after synchronisation",
-                f"On {g.gpu}, {g.host_stall_gaps} idle gaps ({_ms(g.host_stall_ns)} ms) began while the host sat in "
+                f"On {g.gpu}, {g.host_stall_gaps} idle gaps ({ns_to_ms(g.host_stall_ns)} ms) began while the host sat in "
                 "a synchronize or a synchronous copy: the host, not the GPU, paces the loop.",
                 evidence,
                 fix="Remove per-step synchronisation (.item(), .cpu(), cudaStreamSynchronize) from the hot loop, "
@@ -367,7 +363,7 @@ def host_bound(facts: Facts, predictions=None):
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.4,
                 f"GPU idle {_pct(idle, g.span_ns)}% of the time with no work queued",
-                f"On {g.gpu}, {g.large_gaps} idle gaps of 50 us or more add up to {_ms(g.large_gap_ns)} ms; no "
+                f"On {g.gpu}, {g.large_gaps} idle gaps of 50 us or more add up to {ns_to_ms(g.large_gap_ns)} ms; no "
                 "kernel or copy was queued during them, so the host (Python, scheduling, compilation, data "
                 "loading) or the arrival of requests set the pace, not the GPU.",
                 evidence,
@@ -394,7 +390,7 @@ def copies(facts: Facts, predictions=None):
         evidence = [
             ev(f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, pid {c.pid} cuda:{c.device})",
                f"{c.kind} copies from pageable host memory", c.pageable, 0, None),
-            ev(c.source, f"time of all {c.kind} copies", _ms(c.total_ns), None, "ms"),
+            ev(c.source, f"time of all {c.kind} copies", ns_to_ms(c.total_ns), None, "ms"),
             ev(c.source, "share of the GPU's active span", _pct(c.total_ns, span), f"< {int(COPY_SHARE * 100)}", "%"),
         ]
         if l and l.sync_copy_calls:
@@ -403,7 +399,7 @@ def copies(facts: Facts, predictions=None):
         big = share >= COPY_SHARE
         yield make(
             "capture.copies", "host_bound" if big else "other", "warning" if big else "info", 0.5 if big else 0.3,
-            f"{c.pageable} {c.kind} copies use pageable host memory ({_ms(c.total_ns)} ms)",
+            f"{c.pageable} {c.kind} copies use pageable host memory ({ns_to_ms(c.total_ns)} ms)",
             "Pageable copies are staged through a driver buffer and make the call synchronous, so the host "
             "cannot queue more work meanwhile.",
             evidence,
@@ -429,11 +425,11 @@ def sync_copies(facts: Facts, predictions=None):
         src = f"{l.source} (pid {l.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
         yield make(
             "capture.sync_copies", "host_bound", "warning", 0.5,
-            f"Synchronous copy calls block the host for {_ms(l.sync_copy_ns)} ms ({_pct(l.sync_copy_ns, span)}% of the span)",
+            f"Synchronous copy calls block the host for {ns_to_ms(l.sync_copy_ns)} ms ({_pct(l.sync_copy_ns, span)}% of the span)",
             f"Process {l.pid} made {l.sync_copy_calls} synchronous cudaMemcpy/cudaMemset calls; while each runs the "
             "host queues nothing else.",
             [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
-             ev(src, "time inside them", _ms(l.sync_copy_ns), None, "ms"),
+             ev(src, "time inside them", ns_to_ms(l.sync_copy_ns), None, "ms"),
              ev(src, "share of the GPU's active span", _pct(l.sync_copy_ns, span), f"< {int(COPY_SHARE * 100)}", "%")],
             fix="Use cudaMemcpyAsync on a stream with pinned host buffers (torch: non_blocking=True) and "
                 "synchronise once where the result is needed.",
@@ -453,7 +449,7 @@ def pp_bubble(facts: Facts, predictions=None):
     idle = sum(g.large_gap_ns for g in stages)
     span = sum(g.span_ns for g in stages)
     share = idle / span if span else 0
-    evidence = [ev(_where(g), "idle in gaps >= 50 us", _ms(g.large_gap_ns), None, "ms") for g in stages[:8]]
+    evidence = [ev(_where(g), "idle in gaps >= 50 us", ns_to_ms(g.large_gap_ns), None, "ms") for g in stages[:8]]
     evidence.append(ev(stages[0].source, "mean idle share of the stages", _pct(idle, span),
                        f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
     evidence.append(_bubble_formula(facts, pp or len(stages), stages, _pct(idle, span)))
@@ -512,7 +508,7 @@ def step_vs_prediction(facts: Facts, predictions=None):
     n = max(1, st.count)
     src = exp.get("source", "prediction:roofline")
     evidence = [
-        ev(st.source, f"median step ({st.method}), p95 {_ms(st.p95_ns)} ms, p99 {_ms(st.p99_ns)} ms",
+        ev(st.source, f"median step ({st.method}), p95 {ns_to_ms(st.p95_ns)} ms, p99 {ns_to_ms(st.p99_ns)} ms",
            round(measured_ms, 3), round(float(expected_ms), 3), "ms"),
         ev(src, "expected decode step", None, round(float(expected_ms), 3), "ms"),
     ]
@@ -535,12 +531,12 @@ def step_vs_prediction(facts: Facts, predictions=None):
         if ar_pred:
             evidence.append(ev(src, "the roofline counts 2 all-reduces per layer (attention and MLP outputs); an "
                                     "engine that splits the embedding by vocabulary adds 1 per step", None, ar_pred))
-        evidence.append(ev(where, "all-reduce time per step", round(ar_ns / per / 1e6, 3),
+        evidence.append(ev(where, "all-reduce time per step", ns_to_ms(ar_ns / per),
                            round(ar_ms_pred, 3) if ar_ms_pred is not None else None, "ms"))
         span_src = f"{_where(g)}, whole capture / {covered:.2f} steps (span / mean step)"
-        evidence.append(ev(span_src, "exposed communication per step", round(g.exposed_comm_ns / covered / 1e6, 3),
+        evidence.append(ev(span_src, "exposed communication per step", ns_to_ms(g.exposed_comm_ns / covered),
                            None, "ms"))
-        evidence.append(ev(span_src, "GPU idle per step", round(g.idle_ns / covered / 1e6, 3), None, "ms"))
+        evidence.append(ev(span_src, "GPU idle per step", ns_to_ms(g.idle_ns / covered), None, "ms"))
         explained = max(0.0, (g.exposed_comm_ns + g.idle_ns) / covered / 1e6 - float(ar_ms_pred or 0))
         if rest > 0 and explained >= rest:
             detail = "slowdown left unexplained (extra communication and idle time cover all of it)"

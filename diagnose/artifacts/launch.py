@@ -18,7 +18,7 @@ import re
 import shlex
 
 from diagnose.artifacts.nccl_log import size_bytes
-from diagnose.artifacts.text import lines
+from diagnose.artifacts.text import lines, to_int
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
 
 KIND = "launch"
@@ -234,20 +234,20 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
         hosts = flags.get("h") or flags.get("host")
         if isinstance(hosts, str):
             w.nodes = len({h.split(":")[0] for h in hosts.split(",") if h})
-        nproc = _int(flags.get("np") or flags.get("n"))
-        per_proc = _int(flags.get("g")) if w.framework == "nccl-tests" else 1
+        nproc = to_int(flags.get("np") or flags.get("n"))
+        per_proc = to_int(flags.get("g")) if w.framework == "nccl-tests" else 1
         if nproc:
             w.gpu_count = nproc * (per_proc or 1)
         if flags.get("nodes") or flags.get("N"):
-            w.nodes = _int(flags.get("nodes") or flags.get("N")) or w.nodes
+            w.nodes = to_int(flags.get("nodes") or flags.get("N")) or w.nodes
     elif lowered.startswith("torchrun"):
-        per_node = _int(flags.get("nproc-per-node"))
-        nodes = _int(str(flags.get("nnodes", "")).split(":")[-1])
+        per_node = to_int(flags.get("nproc-per-node"))
+        nodes = to_int(str(flags.get("nnodes", "")).split(":")[-1])
         w.nodes = nodes
         if per_node:
             w.gpu_count = per_node * (nodes or 1)
     elif w.framework == "nccl-tests":
-        w.gpu_count = _int(flags.get("g"))
+        w.gpu_count = to_int(flags.get("g"))
 
 
 def _docker_host(command: str, flags: dict, src: str) -> list:
@@ -292,10 +292,3 @@ def _assignments(line: str, src: str) -> list:
             if var == "CUDA_VISIBLE_DEVICES":
                 out.append(Workload(src, cuda_visible_devices=value.strip("'\"")))
     return out
-
-
-def _int(value) -> int | None:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 
-from diagnose.artifacts.text import lines, number
+from diagnose.artifacts.text import lines, number, to_int
 from diagnose.evidence import Measurement, Workload, where
 
 KIND = "serving_bench"
@@ -78,7 +78,7 @@ def parse(text: str, name: str) -> list:
     for n, line in lines(text):
         src = where(name, n)
         if (m := CONCURRENCY.search(line)) is not None:
-            concurrency = _int(m.group("v"))
+            concurrency = to_int(m.group("v"))
         if RESULT_HEADER.search(line):
             in_result = True
             continue
@@ -91,7 +91,7 @@ def parse(text: str, name: str) -> list:
                 out.append(record)
             continue
         if (m := VLLM_PERIODIC.search(line)) is not None:
-            running = _int(m.group("running"))
+            running = to_int(m.group("running"))
             periodic.setdefault("decode", []).append(
                 Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=running))
             if float(m.group("prompt")) > 0:
@@ -156,8 +156,8 @@ def _from_json(results: list[dict], text: str, name: str) -> list:
     out: list = []
     text_lines = text.splitlines()
     for doc in results:
-        concurrency = _int(doc.get("max_concurrency"))
-        tp = _int(doc.get("tensor_parallel_size") or doc.get("tp") or doc.get("tp_size"))
+        concurrency = to_int(doc.get("max_concurrency"))
+        tp = to_int(doc.get("tensor_parallel_size") or doc.get("tp") or doc.get("tp_size"))
         for key, value in doc.items():
             v = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
             if v is None:
@@ -195,10 +195,3 @@ def _thin(series: list) -> list:
         return series
     step = (len(series) - 1) / (MAX_PERIODIC - 1)
     return [series[round(i * step)] for i in range(MAX_PERIODIC)]
-
-
-def _int(value) -> int | None:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return None

@@ -50,3 +50,11 @@ def number(token: str) -> float | None:
 def integer(token: str) -> int | None:
     value = number(token)
     return int(value) if value is not None and value == int(value) else None
+
+
+def to_int(value) -> int | None:
+    """An integer from a flag value or JSON field ('8', 8), or None; '8.0' and 'auto' are None."""
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None

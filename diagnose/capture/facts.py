@@ -175,6 +175,11 @@ class CaptureAnalysis:
     comm_chunks: dict[str, list] = field(default_factory=dict)  # file -> kernels.KernelGroups.comm_chunks
 
 
+def ns_to_ms(ns) -> float:
+    """Capture times are integer nanoseconds; reports and findings show milliseconds."""
+    return round((ns or 0) / 1e6, 3)
+
+
 def _gpu_names(cap: Capture) -> dict[tuple[int, int], str]:
     gpus = cap.gpus()
     mapping = cap.device_map()

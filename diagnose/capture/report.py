@@ -6,7 +6,7 @@ from pathlib import Path
 
 from diagnose.capture import classify as C
 from diagnose.capture.facts import (GIVEN, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats, StepStats, analyse,
-                                    step_comm)
+                                    ns_to_ms, step_comm)
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
@@ -154,10 +154,6 @@ def _capture_gpu(facts, catalog):
     return None
 
 
-def _ms(ns) -> float:
-    return round((ns or 0) / 1e6, 3)
-
-
 def tables(result, full_stats: bool) -> dict:
     facts = result.facts
     out = {}
@@ -175,9 +171,9 @@ def tables(result, full_stats: bool) -> dict:
             "columns": ["GPU", "span ms", "compute ms", "exposed comm ms", "copies ms", "idle ms", "busy %",
                         "overlapped comm ms", "kernels", "short-gap ms", "graph kernels"],
             "rows": [[f"{Path(g.source.split(':', 1)[-1]).name} {g.gpu}" if len(infos) > 1 else g.gpu,
-                      _ms(g.span_ns), _ms(g.compute_union_ns), _ms(g.exposed_comm_ns),
-                      _ms(max(0, g.busy_ns - g.compute_union_ns - g.exposed_comm_ns)), _ms(g.idle_ns),
-                      round(g.busy_pct, 1), _ms(g.overlapped_comm_ns), g.kernels, _ms(g.small_gap_ns), g.graph_kernels]
+                      ns_to_ms(g.span_ns), ns_to_ms(g.compute_union_ns), ns_to_ms(g.exposed_comm_ns),
+                      ns_to_ms(max(0, g.busy_ns - g.compute_union_ns - g.exposed_comm_ns)), ns_to_ms(g.idle_ns),
+                      round(g.busy_pct, 1), ns_to_ms(g.overlapped_comm_ns), g.kernels, ns_to_ms(g.small_gap_ns), g.graph_kernels]
                      for g in gpus],
             "note": "compute + exposed comm + copies + idle = span (first to last GPU activity of that process).",
         }
@@ -190,12 +186,12 @@ def tables(result, full_stats: bool) -> dict:
         whole = sum(totals.values()) or 1
         out["Kernel classes"] = {
             "columns": ["class", "total ms", "% of kernel time", "kernels"],
-            "rows": [[c, _ms(totals[c]), round(100.0 * totals[c] / whole, 1), counts[c]] for c in C.CLASSES if counts[c]],
+            "rows": [[c, ns_to_ms(totals[c]), round(100.0 * totals[c] / whole, 1), counts[c]] for c in C.CLASSES if counts[c]],
             "note": "Summed kernel durations over all GPUs (concurrent kernels both count).",
         }
         out["Idle gaps"] = {
             "columns": ["GPU"] + list(gpus[0].gap_histogram),
-            "rows": [[g.gpu] + [f"{c} / {_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
+            "rows": [[g.gpu] + [f"{c} / {ns_to_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
             "note": "count / total idle time of the gaps in each bucket (between any two GPU activities).",
         }
     launches = [l for l in facts.of(LaunchStats) if l.kernel_launches or l.graph_launches or l.sync_calls]
@@ -203,16 +199,16 @@ def tables(result, full_stats: bool) -> dict:
         out["Launches and synchronisation"] = {
             "columns": ["pid", "kernel launches", "graph launches", "launch CPU ms", "avg launch us",
                         "launch->start p50 us", "sync calls", "sync ms", "sync copies", "sync copy ms"],
-            "rows": [[str(l.pid), l.kernel_launches, l.graph_launches, _ms(l.launch_ns),
+            "rows": [[str(l.pid), l.kernel_launches, l.graph_launches, ns_to_ms(l.launch_ns),
                       round(l.launch_avg_ns / 1e3, 2) if l.launch_avg_ns else None,
                       round(l.queue_p50_ns / 1e3, 2) if l.queue_p50_ns else None,
-                      l.sync_calls, _ms(l.sync_ns), l.sync_copy_calls, _ms(l.sync_copy_ns)] for l in launches],
+                      l.sync_calls, ns_to_ms(l.sync_ns), l.sync_copy_calls, ns_to_ms(l.sync_copy_ns)] for l in launches],
         }
     steps = facts.of(StepStats)
     if steps:
         out["Steps"] = {
             "columns": ["source", "method", "steps", "p50 ms", "p95 ms", "p99 ms", "mean ms"],
-            "rows": [[s.source, s.method, s.count, _ms(s.p50_ns), _ms(s.p95_ns), _ms(s.p99_ns), _ms(s.mean_ns)]
+            "rows": [[s.source, s.method, s.count, ns_to_ms(s.p50_ns), ns_to_ms(s.p95_ns), ns_to_ms(s.p99_ns), ns_to_ms(s.mean_ns)]
                      for s in steps],
         }
     skews = facts.of(CollectiveSkew)
@@ -254,7 +250,7 @@ def top_kernels(rows, limit: int = TOP_KERNELS) -> dict:
     top = sorted(merged.items(), key=lambda kv: -kv[1][0])[:limit]
     return {
         "columns": ["kernel", "class", "total ms", "% of kernel time", "instances", "avg us"],
-        "rows": [[short_name(n), C.classify(n), _ms(t), round(100.0 * t / whole, 1), c, round(t / c / 1e3, 2)]
+        "rows": [[short_name(n), C.classify(n), ns_to_ms(t), round(100.0 * t / whole, 1), c, round(t / c / 1e3, 2)]
                  for n, (t, c) in top],
         "note": f"{max(0, len(merged) - limit)} more kernel names not shown" if len(merged) > limit else "",
     }
