@@ -118,6 +118,9 @@ def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
         return Verdict("healthy", round(best, 2), f"No problem found; checks that passed: {checks}.")
     if passed and not lead and best >= WEAK:
+        blocking = next((g for g in gaps if g.severity == "critical"), None)
+        if blocking:  # e.g. no GPU answered: host checks passing say nothing about the GPUs
+            return Verdict("insufficient_data", 0.0, f"{blocking.title}: {blocking.summary} Next: {blocking.fix}")
         conf = min(0.6, max(f.confidence for f in passed))
         return Verdict(
             "healthy",

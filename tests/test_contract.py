@@ -86,3 +86,13 @@ def test_help_does_not_import_heavy_modules():
 def test_version_and_module_entry():
     out = subprocess.run([sys.executable, "-m", "diagnose", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and "diagnose" in out.stdout
+
+
+def test_a_critical_gap_is_never_healthy():
+    """Passed checks cannot outweigh a critical check that could not run (no GPU answered)."""
+    passed = finding(severity="ok", category="healthy", confidence=0.9, rule="host.shm")
+    gap = finding(severity="critical", category="insufficient_data", rule="node.no_gpu")
+    assert verdict([passed]).category == "healthy"
+    v = verdict([passed, gap])
+    assert v.category == "insufficient_data" and v.summary.startswith("t: s")
+    assert verdict([passed, finding(severity="info", category="insufficient_data")]).category == "healthy"

@@ -9,8 +9,7 @@ import pytest
 from diagnose.evidence import GpuFact, NvLinkFact, PairBandwidth, TopologyPath
 from probes import runner
 from probes.recording import ReplaySession
-from diagnose.commands.node import node_verdict
-from rules.engine import evaluate
+from rules.engine import evaluate, verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
@@ -18,7 +17,7 @@ RECORDINGS = Path(__file__).parent / "recordings"
 def replay(name):
     facts = runner.run(ReplaySession(RECORDINGS / name))
     findings = evaluate(facts)
-    return facts, findings, node_verdict(findings, facts.missing)
+    return facts, findings, verdict(findings, facts.missing)
 
 
 def by_rule(findings, rule):

@@ -49,7 +49,7 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     from diagnose.evidence import Facts
     from diagnose.findings import Report
     from probes.recording import LiveSession, ReplaySession
-    from rules.engine import evaluate
+    from rules.engine import evaluate, verdict
 
     if record and replay:
         raise InputError("--record and --replay exclude each other (a replay records nothing new)")
@@ -73,7 +73,7 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
                 "recording_source": _recording_source(session.meta) if replay else None},
         facts=facts.to_dict(),
         findings=findings,
-        verdict=node_verdict(findings, facts.missing),
+        verdict=verdict(findings, facts.missing),
         tables=tables(facts),
     )
     return report
@@ -86,19 +86,6 @@ def _recording_source(meta: dict) -> str | None:
     if meta.get("recorded_by"):
         return f"{meta['recorded_by']} on {meta.get('hostname', '?')} at {meta.get('recorded_at', '?')}"
     return None
-
-
-def node_verdict(findings, missing):
-    """The engine's verdict, except that a node without a working GPU is never 'healthy':
-    host checks passing says nothing about a GPU server whose GPUs could not be checked."""
-    from diagnose.findings import Verdict
-    from rules.engine import verdict
-
-    v = verdict(findings, missing)
-    no_gpu = [f for f in findings if f.rule == "node.no_gpu"]
-    if no_gpu and v.category == "healthy":
-        return Verdict("insufficient_data", 0.0, f"{no_gpu[0].title}: {no_gpu[0].summary} Next: {no_gpu[0].fix}")
-    return v
 
 
 def _collect(session, profile, gpus, timeout, cpu_ranks):
