@@ -7,7 +7,9 @@ Inputs, each read as what its content is:
 - an nsys SQLite capture, one per layout: its step time and its measured all-reduce kernel time
   per call (the GPU that waited least, so a slow peer's lateness is not counted);
 - a small CSV: `layout,batch,metric,value` (or `tp,pp,dp,batch,metric,value`; optional `stat`,
-  `unit`); lines starting with `#` are comments (say where the figures came from there).
+  `unit`); lines starting with `#` are comments (say where the figures came from there);
+- a published-measurements CSV (diagnose.published): every row names its engine, GPU, model,
+  dtype, layout, batch and lengths, so the runs carry their own setup.
 
 A file's layout comes from `--tp-of FILE=TP` (or `FILE=TP4xDP2`), else from its content (a JSON
 result's `tensor_parallel_size`, a launch line's `--tensor-parallel-size`), else from its name
@@ -24,8 +26,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from diagnose import published
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, Measurement, Workload
+from rules.common import engine_of
 from rules.roofline import Layout
 
 # Metrics a CSV may carry: the Measurement vocabulary plus the all-reduce kernel time per call.
@@ -50,6 +54,20 @@ class CaptureComm:
     gap_share: float | None = None  # of the GPU's active span
 
 
+@dataclass(frozen=True)
+class Setup:
+    """What a run was, where its input says so (a published row): it overrides the command line."""
+
+    model: str | None = None
+    gpu: str | None = None
+    engine: str | None = None
+    dtype: str | None = None
+    prompt: int | None = None
+    output: int | None = None
+    gpus_per_node: int | None = None
+    network: str | None = None
+
+
 @dataclass
 class Run:
     """Everything measured at one layout and one batch (concurrent sequences per replica)."""
@@ -58,6 +76,7 @@ class Run:
     batch: int | None
     measurements: list[Measurement] = field(default_factory=list)
     capture: CaptureComm | None = None
+    setup: Setup = Setup()
 
     @property
     def sources(self) -> list[str]:
@@ -117,6 +136,10 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
             raise InputError(f"{path}: no such file or directory")
         files.append(str(path))
         given = tp_of.get(str(raw)) or tp_of.get(path.name)
+        if path.is_file() and published.is_published_csv(path):
+            for row in published.read(path):
+                _add(runs, Layout(row.tp, row.pp), published_measurement(row), published_setup(row))
+            continue
         if path.is_file() and _is_csv(path):
             for m, layout in read_csv(path):
                 _add(runs, layout, m)
@@ -131,7 +154,8 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
     for name in tp_of:
         if not any(name in (str(p), Path(p).name) for p in paths):
             raise InputError(f"--tp-of {name}: not one of the inputs")
-    ordered = sorted(runs.values(), key=lambda r: (r.layout.gpus, r.layout.tp, r.layout.pp, r.batch or 0))
+    ordered = sorted(runs.values(), key=lambda r: (r.layout.gpus, r.layout.tp, r.layout.pp, r.batch or 0,
+                                                   r.setup.prompt or 0, r.setup.output or 0))
     return Inputs(ordered, facts, files)
 
 
@@ -152,13 +176,14 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     if timelines:
         if file_layout is None:
             raise InputError(f"{path}: cannot tell this capture's TP size; name it (run_tp4.sqlite) or pass --tp-of {path.name}=TP")
-        run = _run(runs, file_layout, _batch_of(read))
+        run = _run(runs, file_layout, _batch_of(read), _setup_of(read))
         run.capture = capture_comm(timelines, steps)
         run.measurements.extend(m for m in measurements if m.metric == "step_ms")
         return
     kept = [m for m in measurements if m.metric in CSV_METRICS or m.metric in ("input_tok_s", "total_tok_s")]
     if not kept:
         return
+    setup = _setup_of(read)
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
         own = Layout(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
@@ -166,7 +191,18 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         if layout is None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
                              f"(bench_tp4.json) or pass --tp-of {path.name}=TP")
-        _add(runs, layout, m)
+        _add(runs, layout, m, setup)
+
+
+def _setup_of(read) -> Setup:
+    """The engine, model and GPU a file's own facts name (a ticket's [workload] and [hardware], a
+    launch line, a capture's GPU), where the catalog knows them."""
+    from rules.common import gpu_spec
+    from rules.workload import catalog_model
+
+    model, _ = catalog_model(read)
+    gpu, _ = gpu_spec(read)
+    return Setup(model=model.key if model else None, gpu=gpu.key if gpu else None, engine=engine_of(read))
 
 
 def _content_layout(read) -> Layout | None:
@@ -208,15 +244,28 @@ def capture_comm(timelines, steps) -> CaptureComm | None:
     )
 
 
-def _add(runs: dict, layout: Layout, m: Measurement) -> None:
-    _run(runs, layout, m.batch or m.concurrency).measurements.append(m)
+def _add(runs: dict, layout: Layout, m: Measurement, setup: Setup = Setup()) -> None:
+    _run(runs, layout, m.batch or m.concurrency, setup).measurements.append(m)
 
 
-def _run(runs: dict, layout: Layout, batch: int | None) -> Run:
-    key = (layout, batch)
+def _run(runs: dict, layout: Layout, batch: int | None, setup: Setup = Setup()) -> Run:
+    key = (layout, batch, setup)
     if key not in runs:
-        runs[key] = Run(layout, batch)
+        runs[key] = Run(layout, batch, setup=setup)
     return runs[key]
+
+
+# published metric -> the Measurement vocabulary (output_tok_s is the batch's total)
+PUBLISHED_METRICS = {"output_tok_s_total": "output_tok_s"}
+
+
+def published_measurement(row: published.Row) -> Measurement:
+    return Measurement(row.source, PUBLISHED_METRICS.get(row.metric, row.metric), row.value, None, stat="mean",
+                       tp=row.tp, pp=row.pp, batch=row.batch)
+
+
+def published_setup(row: published.Row) -> Setup:
+    return Setup(row.model, row.gpu, row.engine, row.dtype, row.input_len, row.output_len, row.gpus_per_node, row.network)
 
 
 # --------------------------------------------------------------------------- CSV

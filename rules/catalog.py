@@ -2,8 +2,8 @@
 
 Extra files come from `--catalog FILE` (repeatable) or $DIAGNOSE_CATALOG (paths separated by
 os.pathsep). Their entries add to or replace the bundled ones by key. A file may hold any of
-the tables `[gpu.<key>]`, `[interconnect.<key>]`, `[model.<key>]`; the fields are those of
-GpuSpec, InterconnectSpec and ModelSpec below. Files are read and checked on first use; a
+the tables `[gpu.<key>]`, `[interconnect.<key>]`, `[model.<key>]`, `[engine.<key>]`; the fields are
+those of GpuSpec, InterconnectSpec, ModelSpec and EngineSpec below. Files are read and checked on first use; a
 bad file is an InputError naming the file and the field.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from contextlib import contextmanager
 import os
 import re
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
-BUNDLED = ("gpus.toml", "interconnects.toml", "models.toml")
+BUNDLED = ("gpus.toml", "interconnects.toml", "models.toml", "engines.toml")
 
 INTERCONNECT_KINDS = ("nvlink", "nvswitch", "pcie", "network")
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
@@ -68,9 +69,12 @@ class GpuSpec:
     interconnect: str  # default intra-node fabric, a key of interconnects()
     fp16_tflops: float = 0.0  # 0 = same as bf16
     l2_mb: float = 0.0
+    matmul_max: float = 0.0  # best measured 16-bit matmul / datasheet (MAMF); 0 = calibration.toml's typical
+    matmul_fp8_max: float = 0.0  # the same for FP8
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
     nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
+    nvlink_achieved_gbs: float = 0.0  # measured all-reduce bus bandwidth over its own NVLink; 0 = scaled from the fabric
     nvml_names: tuple[str, ...] = ()
     pci_device_ids: tuple[str, ...] = ()  # 4 upper-case hex digits, vendor 10DE
     aliases: tuple[str, ...] = ()
@@ -111,9 +115,9 @@ class InterconnectSpec:
     kind: str  # nvlink | nvswitch | pcie | network
     bandwidth_gbs: float  # theoretical, per direction, per GPU
     achieved_gbs: float  # typical nccl-tests all-reduce bus bandwidth
-    latency_us: float  # NCCL ring/LL base latency
+    latency_us: float  # NCCL tuner's ring/LL base latency (reference; the expected figure uses calibration.toml)
     hop_us: float = 0.6  # per ring step
-    floor_us: float = 0.0  # smallest all-reduce time measured on this fabric
+    floor_us: float = 0.0  # physical minimum of any all-reduce here: one hop of latency (roofline)
     in_network_reduction: bool = False
     aliases: tuple[str, ...] = ()
     confidence: str = "M"
@@ -243,9 +247,40 @@ class ModelSpec:
         return per_layer * layers * bytes_per_elem
 
 
+@dataclass(frozen=True)
+class EngineSpec:
+    """How a serving engine runs a model, as far as step time and memory go (engines.toml).
+
+    The predictor's expected figures model the engine that ran: its kernel count per layer and
+    whether decode replays CUDA graphs set the fixed per-step GPU and host cost; its all-reduce
+    (NCCL, or a custom one-shot/two-shot kernel up to a size) sets the communication term.
+    """
+
+    key: str
+    name: str
+    cuda_graphs: bool  # decode steps replayed from CUDA graphs: no host launch per kernel
+    kernels_per_layer: int  # kernels one decoder layer runs in a decode step (GEMMs, attention, norms, ...)
+    launch_us: float  # host time to launch one kernel when it is not in a CUDA graph
+    host_ms_per_step: float  # scheduling, sampling and bookkeeping per step; does not shrink with TP
+    host_ms_per_request: float  # fixed cost per request (admission, tokenising, first sample)
+    custom_allreduce: str = ""  # a [custom.<key>] of calibration.toml; "" = NCCL for every message
+    custom_allreduce_max_bytes: int = 0  # larger messages go to NCCL
+    custom_allreduce_max_ranks: int = 8
+    custom_allreduce_pcie_pairs: bool = False  # also on 2 GPUs joined only by PCIe P2P
+    attention_efficiency: float = 0.0  # share of HBM bandwidth its decode attention reaches; 0 = calibration.toml's
+    fp8_kv_cache: bool = False  # an FP8 checkpoint gets an FP8 KV cache unless told otherwise
+    activation_tokens: int = 8192  # tokens per forward pass the engine reserves activation memory for
+    cuda_graph_gb: float = 0.0  # memory the captured CUDA graphs hold per GPU
+    comm_buffer_gb: float = 0.0  # NCCL and custom all-reduce buffers per GPU
+    memory_utilization: float = 0.9  # share of each GPU's memory the engine may fill
+    aliases: tuple[str, ...] = ()
+    notes: str = ""
+    sources: tuple[str, ...] = ()
+
+
 # --------------------------------------------------------------------------- loading
 
-_SPECS = {"gpu": GpuSpec, "interconnect": InterconnectSpec, "model": ModelSpec}
+_SPECS = {"gpu": GpuSpec, "interconnect": InterconnectSpec, "model": ModelSpec, "engine": EngineSpec}
 
 
 @dataclass
@@ -253,6 +288,7 @@ class _Catalog:
     gpu: dict[str, GpuSpec] = field(default_factory=dict)
     interconnect: dict[str, InterconnectSpec] = field(default_factory=dict)
     model: dict[str, ModelSpec] = field(default_factory=dict)
+    engine: dict[str, EngineSpec] = field(default_factory=dict)
     origin: dict[tuple[str, str], str] = field(default_factory=dict)  # (table, key) -> file
 
     def where(self, section: str, key: str) -> str:
@@ -291,7 +327,7 @@ def _load_file(cat: _Catalog, path: str) -> None:
         raise InputError(f"{path}: not a UTF-8 text file (a catalog file is TOML)") from None
     for section, entries in data.items():
         if section not in _SPECS:
-            raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model)")
+            raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model, engine)")
         if not isinstance(entries, dict):
             raise InputError(f"{path}: [{section}] must hold tables like [{section}.<key>]")
         for key, entry in entries.items():
@@ -358,6 +394,13 @@ def _check_links(cat: _Catalog) -> None:
         for dev in g.pci_device_ids:
             if not re.fullmatch(r"[0-9A-F]{4}", dev):
                 raise InputError(f"{cat.where('gpu', g.key)}: field 'pci_device_ids' entry '{dev}' is not 4 hex digits")
+    for e in cat.engine.values():
+        if e.custom_allreduce and e.custom_allreduce not in calibration().custom:
+            raise InputError(f"{cat.where('engine', e.key)}: field 'custom_allreduce' names unknown kernel "
+                             f"'{e.custom_allreduce}' (known: {', '.join(calibration().custom)})")
+        if not 0 < e.memory_utilization <= 1 or e.kernels_per_layer < 1:
+            raise InputError(f"{cat.where('engine', e.key)}: fields 'memory_utilization' must be in (0, 1] and "
+                             "'kernels_per_layer' at least 1")
     for m in cat.model.values():
         for name in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
             if getattr(m, name) <= 0:
@@ -366,6 +409,116 @@ def _check_links(cat: _Catalog) -> None:
             raise InputError(f"{cat.where('model', m.key)}: field 'checkpoint_dtype' must be one of {', '.join(WEIGHT_DTYPES)}")
         if m.is_moe and not (m.experts_active and m.expert_ffn):
             raise InputError(f"{cat.where('model', m.key)}: field 'experts_active'/'expert_ffn' required when experts > 0")
+
+
+# --------------------------------------------------------------------------- calibration
+
+CALIBRATION_FILE = CATALOG_DIR / "calibration.toml"
+
+
+@dataclass(frozen=True)
+class CustomAllReduceSpec:
+    """An engine's own all-reduce kernel (calibration.toml [custom.<key>])."""
+
+    key: str
+    name: str
+    base_us: float  # fixed time of one call replayed from a CUDA graph
+    per_doubling_us: float  # added per doubling of the rank count beyond 2
+    bus_gbs_per_link_gbs: float  # achieved bus bandwidth per GB/s of NVLink line rate
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The fitted constants of the expected figures (calibration.toml; see its comments)."""
+
+    stream_efficiency: float
+    kernel_overhead_us: float
+    attention_efficiency: float
+    gemm_ceiling: dict
+    tile_overhead_k: float
+    gemm_efficiency: dict
+    nccl: dict
+    eager_extra_us: float  # a collective launched from the host instead of a CUDA graph
+    custom: dict
+    band: tuple[float, float]
+    allreduce_band: tuple[float, float]
+
+    def gemm(self, dtype: str, gpu: "GpuSpec | None" = None) -> float:
+        """Share of the datasheet tensor rate a model GEMM reaches on `gpu`: the GPU's measured
+        matmul ceiling (or the typical one) times the fitted share of it."""
+        fp8 = dtype == "fp8"
+        ceiling = (gpu.matmul_fp8_max if fp8 else gpu.matmul_max) if gpu is not None else 0.0
+        ceiling = ceiling or self.gemm_ceiling["fp8" if fp8 else "bf16"]
+        return ceiling * (self.gemm_efficiency.get(dtype) or self.gemm_efficiency["bf16"])
+
+
+_CALIBRATION: dict[tuple, Calibration] = {}
+_TRIAL: list[Calibration] = []
+
+
+@contextmanager
+def trial_calibration(cal: Calibration):
+    """Use `cal` instead of calibration.toml inside the block (the fit tries candidates so)."""
+    _TRIAL.append(cal)
+    try:
+        yield cal
+    finally:
+        _TRIAL.pop()
+
+
+def calibration() -> Calibration:
+    """The bundled calibration.toml, read once (re-read when the file changes)."""
+    if _TRIAL:
+        return _TRIAL[-1]
+    key = _stamp(str(CALIBRATION_FILE))
+    if key not in _CALIBRATION:
+        _CALIBRATION.clear()
+        _CALIBRATION[key] = _load_calibration(CALIBRATION_FILE)
+    return _CALIBRATION[key]
+
+
+def _load_calibration(path: Path) -> Calibration:
+    where = str(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{where}: cannot read the predictor calibration ({exc})") from None
+
+    def number(table: dict, name: str, section: str) -> float:
+        value = table.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise InputError(f"{where}: [{section}] field '{name}' must be a positive number, got {value!r}")
+        return float(value)
+
+    def table(name: str) -> dict:
+        value = data.get(name)
+        if not isinstance(value, dict):
+            raise InputError(f"{where}: table [{name}] is missing")
+        return value
+
+    kernels, ceiling, shape, gemm, nccl, launch, band, ar_band = (
+        table(n) for n in ("kernels", "gemm_ceiling", "gemm_shape", "gemm_efficiency", "nccl", "launch", "band",
+                           "allreduce_band"))
+    custom = {}
+    for key, entry in table("custom").items():
+        if not isinstance(entry, dict):
+            raise InputError(f"{where}: [custom.{key}] must be a table of fields")
+        custom[key] = _build(CustomAllReduceSpec, key, entry, f"{where}: [custom.{key}]")
+    bands = tuple(tuple(number(b, k, n) for k in ("low", "high")) for b, n in ((band, "band"), (ar_band, "allreduce_band")))
+    if any(not lo < 1 < hi for lo, hi in bands):
+        raise InputError(f"{where}: a band must hold 1 (low < 1 < high)")
+    return Calibration(
+        stream_efficiency=number(kernels, "stream_efficiency", "kernels"),
+        kernel_overhead_us=number(kernels, "kernel_overhead_us", "kernels"),
+        attention_efficiency=number(kernels, "attention_efficiency", "kernels"),
+        gemm_ceiling={k: number(ceiling, k, "gemm_ceiling") for k in ceiling},
+        tile_overhead_k=number(shape, "tile_overhead_k", "gemm_shape"),
+        gemm_efficiency={k: number(gemm, k, "gemm_efficiency") for k in gemm},
+        nccl={k: number(nccl, k, "nccl") for k in nccl},
+        eager_extra_us=number(launch, "eager_extra_us", "launch"),
+        custom=custom, band=bands[0], allreduce_band=bands[1],
+    )
 
 
 # --------------------------------------------------------------------------- lookups
@@ -406,6 +559,35 @@ def interconnects() -> dict[str, InterconnectSpec]:
 
 def models() -> dict[str, ModelSpec]:
     return dict(_catalog().model)
+
+
+def engines() -> dict[str, EngineSpec]:
+    return dict(_catalog().engine)
+
+
+def engine(name: str | None) -> EngineSpec:
+    """A serving engine profile by key or alias ('vllm', 'trt-llm', ...); None is 'generic'."""
+    if isinstance(name, EngineSpec):
+        return name
+    found = _lookup(_catalog().engine, name or "generic")
+    if found is None:
+        raise _unknown("engine", name, _catalog().engine)
+    return found
+
+
+def find_engine(text: str | None) -> EngineSpec | None:
+    """The engine a framework string names ('vLLM (vllm/vllm-openai:gptoss)', 'SGLang v0.4.1',
+    'TensorRT-LLM 0.9'), by its first word or any key/alias in it; None when none matches."""
+    if not text:
+        return None
+    words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", str(text).lower())
+    entries = _catalog().engine
+    for w in words:
+        for name in (w, w.rstrip("0123456789.-")):
+            found = _lookup(entries, name) if name else None
+            if found is not None and found.key != "generic":
+                return found
+    return None
 
 
 def gpu(name: str) -> GpuSpec:

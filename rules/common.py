@@ -99,6 +99,17 @@ def gpu_spec(facts: Facts):
     return None, None
 
 
+def engine_of(facts: Facts) -> str | None:
+    """The catalog engine profile of the framework a launch line or ticket.toml names, if any."""
+    from rules import catalog
+
+    for w in facts.of(Workload):
+        found = catalog.find_engine(w.framework)
+        if found is not None:
+            return found.key
+    return None
+
+
 def _safe(fn, **kwargs):
     try:
         return fn(**kwargs)

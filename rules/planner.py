@@ -1,22 +1,23 @@
 """`diagnose plan`: which TP/PP/DP layout to serve a model with, and the napkin math behind it.
 
-The serving decision tree, in order:
-1. Does the model (weights + one sequence of KV at the context) fit on one GPU? Then TP=1 and
-   every GPU is a data-parallel replica: no communication at all.
-2. Else the smallest TP (a power of two within one node, valid for the model's heads) that
-   leaves a KV budget for at least one sequence.
-3. Either way, while the replicas together hold fewer concurrent sequences than asked, take the
-   next TP: fewer weight copies leave more memory to the KV cache.
-4. If no TP within a node fits, TP = the node and PP across nodes (the all-reduce stays on
-   NVLink; only one activation per micro-batch crosses the network per stage).
+Every layout that fits is worked out (memory first, then the expected speed), and the one that
+best meets the stated objective is chosen from that same table:
+1. Candidates: every TP size within a node that divides the GPUs and the model's heads, the
+   other GPUs as data-parallel replicas (TP1 when the model fits one GPU: no communication at
+   all). When no TP within a node fits, TP fills the node and PP spans nodes (the all-reduce
+   stays on NVLink; one activation per micro-batch crosses the network per stage).
+2. Memory decides how many sequences of `context` tokens each replica holds: the engine's share
+   of the GPU memory, less the weights and what the engine keeps for activations, CUDA graphs
+   and communication buffers (rules.roofline.reserved_gb), is KV cache.
+3. Each replica takes its share of the concurrent users, up to what it holds. With an ITL SLO
+   the batch per replica is capped where the expected ITL meets it.
+4. Objective: with an SLO, the most goodput (output tok/s of the users served within the SLO);
+   without, the most output tok/s at the requested concurrency. Ties go to more users served,
+   then the lower ITL.
 5. MoE models: experts spread over the GPUs of a replica (EP), attention by TP.
-6. With an ITL SLO, the batch per replica is capped where the predicted ITL meets it; if it
-   cannot, the next larger TP is tried. The fallback is the next larger TP (lower ITL, fewer
-   users): the layout to move to for a stricter SLO.
-
-Impossible requests (a model that does not fit on all the GPUs given, a GPU count no layout
-divides) raise InputError: the CLI prints one line and exits 2. A plan that serves fewer users
-than asked, or misses the SLO, is a finding.
+A plan that serves fewer users than asked, or where no layout meets the SLO, says so as a
+warning finding. Impossible requests (the model does not fit on all the GPUs given, no layout
+divides the GPUs) raise InputError: the CLI prints one line and exits 2.
 """
 
 from __future__ import annotations
@@ -42,18 +43,22 @@ class Option:
     gpus_used: int
     usable_gb: float
     weights_gb_per_gpu: float
+    reserved_gb_per_gpu: float  # activations, CUDA graphs, communication buffers
     kv_budget_gb_per_gpu: float
     kv_bytes_per_token_per_gpu: float
     kv_tokens_per_replica: int
     slots_per_replica: int
     total_slots: int
     batch_per_replica: int
+    served: int  # concurrent sequences this layout serves (<= the users asked for)
     itl_ms: float
     itl_ms_roofline: float
     tok_s_per_user: float
-    tok_s_total: float
+    tok_s_total: float  # served x per-user rate
     ttft_ms: float
     allreduce_share: float
+    meets_slo: bool | None = None  # None: no SLO asked
+    goodput: float = 0.0  # tok/s within the SLO (= tok_s_total when it is met or none was asked)
     ep: int = 1
     experts_per_gpu: float = 0.0
     notes: list[str] = field(default_factory=list)
@@ -66,132 +71,177 @@ class Option:
         return {**asdict(self), "label": self.label}
 
 
-def option(model, gpu, tp: int, pp: int, gpus: int, context: int, concurrency: int, prompt: int, dtype: str,
-           kv_dtype: str | None, gpus_per_node: int, itl_slo_ms: float | None = None) -> Option | None:
-    """Napkin math for TP x PP with DP filling `gpus`; None when it does not fit one sequence."""
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for, shared by every option."""
+
+    model: object
+    gpu: object
+    gpus: int
+    context: int
+    concurrency: int
+    prompt: int
+    dtype: str
+    kv_dtype: str | None
+    gpus_per_node: int
+    engine: object
+    itl_slo_ms: float | None = None
+    ttft_slo_ms: float | None = None
+
+    def predict(self, tp: int, pp: int, dp: int, batch: int):
+        from rules import roofline
+
+        return roofline.predict(self.model, self.gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=self.prompt,
+                                context=self.context, dtype=self.dtype, kv_dtype=self.kv_dtype,
+                                gpus_per_node=self.gpus_per_node, engine=self.engine)
+
+
+def option(req: Request, tp: int, pp: int) -> Option | None:
+    """Napkin math for TP x PP with DP filling the GPUs; None when one sequence does not fit."""
     from rules import roofline
 
-    dp = gpus // (tp * pp)
-    probe = roofline.predict(model, gpu, roofline.Layout(tp, pp, dp), batch=1, prompt=prompt, context=context,
-                             dtype=dtype, kv_dtype=kv_dtype, gpus_per_node=gpus_per_node)
-    if probe.max_concurrent_seqs < 1:
-        return None
+    dp = req.gpus // (tp * pp)
+    probe = req.predict(tp, pp, dp, 1)
     slots = probe.max_concurrent_seqs
-    batch = max(1, min(slots, math.ceil(concurrency / dp)))
-    p = roofline.predict(model, gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=prompt, context=context,
-                         dtype=dtype, kv_dtype=kv_dtype, gpus_per_node=gpus_per_node)
+    if slots < 1:
+        return None
+    batch = max(1, min(slots, math.ceil(req.concurrency / dp)))
     notes = []
-    if itl_slo_ms and p.decode_step_ms_expected > itl_slo_ms:
-        capped = _batch_for_itl(model, gpu, tp, pp, dp, batch, prompt, context, dtype, kv_dtype, gpus_per_node, itl_slo_ms)
-        if capped:
-            notes.append(f"batch per replica capped at {capped} (from {batch}) to meet ITL <= {itl_slo_ms:g} ms")
-            batch = capped
-            p = roofline.predict(model, gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=prompt, context=context,
-                                 dtype=dtype, kv_dtype=kv_dtype, gpus_per_node=gpus_per_node)
-    kv_tok = roofline.kv_bytes_per_token_per_gpu(model, tp, pp, p.kv_dtype, context)
-    usable = roofline.usable_gb(gpu)
-    weights = roofline.weights_bytes_per_gpu(model, roofline.Layout(tp, pp, dp), p.dtype) / 1e9
-    budget = usable - weights
-    ep = tp * dp if model.is_moe else 1
+    meets = None
+    if req.itl_slo_ms or req.ttft_slo_ms:
+        capped = _batch_within_slo(req, tp, pp, dp, batch)
+        meets = capped is not None
+        if capped is not None and capped < batch:
+            notes.append(f"batch per replica capped at {capped} (from {batch}) to meet ITL <= {req.itl_slo_ms:g} ms")
+        batch = capped or batch
+    p = req.predict(tp, pp, dp, batch)
+    served = min(req.concurrency, batch * dp)
+    total = round(p.decode_tok_s_expected * served, 1)
+    # the memory figures unrounded, as the prediction computes them
+    usable = roofline.usable_gb(req.gpu, req.engine)
+    weights = roofline.weights_bytes_per_gpu(req.model, roofline.Layout(tp, pp, dp), p.dtype) / 1e9
+    reserved = roofline.reserved_gb(req.model, tp, req.engine, tp * pp)
+    kv_token = roofline.kv_bytes_per_token_per_gpu(req.model, tp, pp, p.kv_dtype, req.context)
+    budget = usable - weights - reserved
     return Option(
-        tp=tp, pp=pp, dp=dp, gpus_used=tp * pp * dp, usable_gb=round(usable, 3), weights_gb_per_gpu=round(weights, 3),
-        kv_budget_gb_per_gpu=round(budget, 3), kv_bytes_per_token_per_gpu=kv_tok,
-        kv_tokens_per_replica=int(budget * 1e9 // kv_tok), slots_per_replica=slots, total_slots=slots * dp,
-        batch_per_replica=batch, itl_ms=p.decode_step_ms_expected, itl_ms_roofline=p.decode_step_ms,
-        tok_s_per_user=p.decode_tok_s_expected, tok_s_total=round(p.decode_tok_s_expected * batch * dp, 1),
-        ttft_ms=p.ttft_ms_expected, allreduce_share=p.allreduce_share_expected, ep=ep,
-        experts_per_gpu=round(model.experts / ep, 2) if model.is_moe else 0.0, notes=notes,
+        tp=tp, pp=pp, dp=dp, gpus_used=tp * pp * dp, usable_gb=round(usable, 3),
+        weights_gb_per_gpu=round(weights, 3), reserved_gb_per_gpu=round(reserved, 3),
+        kv_budget_gb_per_gpu=round(budget, 3), kv_bytes_per_token_per_gpu=kv_token,
+        kv_tokens_per_replica=int(budget * 1e9 // kv_token),
+        slots_per_replica=slots, total_slots=slots * dp, batch_per_replica=batch, served=served,
+        itl_ms=p.decode_step_ms_expected, itl_ms_roofline=p.decode_step_ms, tok_s_per_user=p.decode_tok_s_expected,
+        tok_s_total=total, ttft_ms=p.ttft_ms_expected, allreduce_share=p.allreduce_share_expected,
+        meets_slo=meets, goodput=total if meets in (None, True) else 0.0,
+        ep=tp * dp if req.model.is_moe else 1,
+        experts_per_gpu=round(req.model.experts / (tp * dp), 2) if req.model.is_moe else 0.0, notes=notes,
     )
 
 
-def _batch_for_itl(model, gpu, tp, pp, dp, batch, prompt, context, dtype, kv_dtype, gpus_per_node, slo) -> int | None:
-    """The largest batch per replica (<= batch) whose expected ITL meets the SLO (binary search)."""
-    from rules import roofline
+def _batch_within_slo(req: Request, tp: int, pp: int, dp: int, batch: int) -> int | None:
+    """The largest batch per replica (<= batch) whose expected ITL and TTFT meet the SLO; None
+    when even one sequence per replica misses it (binary search: ITL grows with the batch)."""
 
-    def itl(b):
-        return roofline.predict(model, gpu, roofline.Layout(tp, pp, dp), batch=b, prompt=prompt, context=context,
-                                dtype=dtype, kv_dtype=kv_dtype, gpus_per_node=gpus_per_node).decode_step_ms_expected
+    def ok(b: int) -> bool:
+        p = req.predict(tp, pp, dp, b)
+        return ((not req.itl_slo_ms or p.decode_step_ms_expected <= req.itl_slo_ms)
+                and (not req.ttft_slo_ms or p.ttft_ms_expected <= req.ttft_slo_ms))
 
-    if itl(1) > slo:
+    if not ok(1):
         return None
     lo, hi = 1, batch
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if itl(mid) <= slo else (lo, mid - 1)
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
     return lo
+
+
+def best(options: list[Option], slo: bool) -> Option:
+    """The option the objective picks: goodput within the SLO, else throughput at the asked
+    concurrency; then more users served, then the lower ITL. Without any option meeting the SLO,
+    the one closest to it (lowest ITL)."""
+    if slo and not any(o.meets_slo for o in options):
+        return min(options, key=lambda o: (o.itl_ms, -o.served))
+    return max(options, key=lambda o: (o.goodput if slo else o.tok_s_total, o.served, -o.itl_ms))
 
 
 def plan(model, gpu, gpus: int, context: int, concurrency: int, *, prompt: int | None = None, dtype: str | None = None,
          kv_dtype: str | None = None, gpus_per_node: int = 8, itl_slo_ms: float | None = None,
-         ttft_slo_ms: float | None = None) -> dict:
-    """Walk the decision tree (module docstring); the result is what the plan rules read."""
+         ttft_slo_ms: float | None = None, engine=None) -> dict:
+    """Work out every layout and pick by the objective (module docstring); what the plan rules read."""
     from rules import catalog, roofline
 
-    model, gpu = catalog.model(model), catalog.gpu(gpu)
+    model, gpu, engine = catalog.model(model), catalog.gpu(gpu), catalog.engine(engine)
     dtype = dtype or model.checkpoint_dtype
     prompt = min(prompt or 1024, context)
     if gpus < 1 or context < 1 or concurrency < 1:
         raise InputError("--gpus, --context and --concurrency must be positive")
     if model.max_context and context > model.max_context:
         raise InputError(f"--context {context} is longer than {model.name}'s {model.max_context}-token window")
+    req = Request(model, gpu, gpus, context, concurrency, prompt, dtype, kv_dtype, gpus_per_node, engine, itl_slo_ms,
+                  ttft_slo_ms)
     node = min(gpus, gpus_per_node)
     tps = [t for t in TP_SIZES if t <= node and gpus % t == 0
            and not any(pr.severity == "error" for pr in roofline.validity(model, t, 1, dtype))]
     if not tps:
         raise InputError(f"no tensor-parallel size divides {gpus} GPU(s) and {model.name}'s {model.heads} heads / "
                          f"{model.kv_heads} KV heads")
-    args = dict(context=context, concurrency=concurrency, prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
-                gpus_per_node=gpus_per_node, itl_slo_ms=itl_slo_ms)
     steps: list[str] = []
-    options = [o for o in (option(model, gpu, t, 1, gpus, **args) for t in tps) if o]
-    one = roofline.predict(model, gpu, roofline.Layout(1, 1, 1), batch=1, prompt=prompt, context=context, dtype=dtype,
-                           kv_dtype=kv_dtype, gpus_per_node=gpus_per_node)
+    options = [o for o in (option(req, t, 1) for t in tps) if o]
+    one = req.predict(1, 1, 1, 1)
+    usable = roofline.usable_gb(gpu, engine)
     if options and options[0].tp == 1:
-        steps.append(f"Fits on one GPU: {one.weights_gb_per_gpu:.1f} GB of weights + {one.kv_gb_per_seq_per_gpu:.2f} GB "
-                     f"of KV per {context}-token sequence <= {roofline.usable_gb(gpu):.1f} GB "
-                     f"usable, so start with TP1 x DP{gpus} (no communication).")
+        steps.append(f"Fits on one GPU: {one.weights_gb_per_gpu:.1f} GB of weights + {one.reserved_gb:.1f} GB for activations, "
+                     f"graphs and buffers + {one.kv_gb_per_seq_per_gpu:.2f} GB of KV per {context}-token sequence <= "
+                     f"{usable:.1f} GB usable, so TP1 x DP{gpus} (no communication) is a candidate.")
     elif options:
-        steps.append(f"Does not fit on one GPU ({one.weights_gb_per_gpu:.1f} GB of weights; "
-                     f"{roofline.usable_gb(gpu):.1f} GB usable): the smallest TP within a node "
-                     f"that leaves a KV budget is TP{options[0].tp}.")
+        steps.append(f"Does not fit on one GPU ({one.weights_gb_per_gpu:.1f} GB of weights; {usable:.1f} GB usable): "
+                     f"the smallest TP within a node that leaves a KV budget is TP{options[0].tp}.")
     else:
-        options = _pipeline_options(model, gpu, gpus, node, tps, args, one, steps)
-    chosen = next((o for o in options if o.total_slots >= concurrency), None)
-    if chosen is None:
-        chosen = max(options, key=lambda o: (o.total_slots, -o.tp))
-        steps.append(f"No layout holds {concurrency} concurrent {context}-token sequences; the most is {chosen.total_slots} "
-                     f"({chosen.label}).")
-    elif chosen is not options[0]:
-        steps.append(f"{options[0].label} holds only {options[0].total_slots} concurrent sequences (< {concurrency}); "
-                     f"{chosen.label} holds {chosen.total_slots}: fewer weight copies leave more memory for KV.")
-    if itl_slo_ms and chosen.itl_ms > itl_slo_ms:
-        better = next((o for o in options if o.tp > chosen.tp and o.itl_ms <= itl_slo_ms), None)
-        if better:
-            steps.append(f"{chosen.label} misses ITL <= {itl_slo_ms:g} ms ({chosen.itl_ms:.1f} ms); {better.label} meets it.")
-            chosen = better
+        options = _pipeline_options(req, node, tps, one, steps)
+    slo = bool(itl_slo_ms or ttft_slo_ms)
+    chosen = best(options, slo)
+    steps.append(_why(chosen, options, req, slo))
     if model.is_moe:
         steps.append(f"MoE: spread the {model.experts} experts over the {chosen.ep} GPUs of the TP x DP group (expert "
                      f"parallel, {chosen.experts_per_gpu:g} experts per GPU), attention by TP{chosen.tp}.")
-    fallback = next((o for o in options if o.tp * o.pp > chosen.tp * chosen.pp and o.itl_ms < chosen.itl_ms), None)
+    # for a stricter latency SLO: the layout with the lowest ITL, where it is lower than the chosen one's
+    fallback = min((o for o in options if o is not chosen and o.itl_ms < chosen.itl_ms), key=lambda o: o.itl_ms, default=None)
     return {
         "model": model.key, "model_name": model.name, "gpu": gpu.key, "gpu_name": gpu.name, "gpus": gpus,
+        "engine": engine.key, "engine_name": engine.name,
         "context": context, "prompt": prompt, "concurrency": concurrency, "dtype": dtype,
-        "kv_dtype": kv_dtype or ("fp16" if dtype == "fp16" else "bf16"), "gpus_per_node": gpus_per_node,
-        "itl_slo_ms": itl_slo_ms, "ttft_slo_ms": ttft_slo_ms, "steps": steps,
+        "kv_dtype": one.kv_dtype, "gpus_per_node": gpus_per_node, "objective": "goodput within the SLO" if slo else
+        f"output tok/s at {concurrency} concurrent users",
+        "itl_slo_ms": itl_slo_ms, "ttft_slo_ms": ttft_slo_ms, "steps": steps, "slo_met": chosen.meets_slo,
         "options": [o.to_dict() for o in options], "chosen": chosen.to_dict(),
         "fallback": fallback.to_dict() if fallback else None, "is_moe": model.is_moe,
     }
 
 
-def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Option]:
-    """TP fills a node, PP stages across nodes: the fewest stages that fit."""
+def _why(chosen: Option, options: list[Option], req: Request, slo: bool) -> str:
+    """One sentence on why the objective lands on `chosen`, naming the runner-up."""
+    key = (lambda o: o.goodput) if slo else (lambda o: o.tok_s_total)
+    others = sorted((o for o in options if o is not chosen), key=key, reverse=True)
+    if slo and not chosen.meets_slo:
+        return (f"No layout meets the SLO even at one sequence per replica; {chosen.label} comes closest "
+                f"(ITL {chosen.itl_ms:.1f} ms).")
+    what = "goodput within the SLO" if slo else f"output tok/s with {req.concurrency} concurrent users"
+    text = f"{chosen.label} gives the most {what}: {key(chosen):.0f} tok/s serving {chosen.served} sequences"
+    if others:
+        text += f" ({others[0].label}: {key(others[0]):.0f} tok/s, {others[0].served} sequences)"
+    return text + "."
+
+
+def _pipeline_options(req: Request, node: int, tps: list[int], one, steps: list[str]) -> list[Option]:
+    """TP fills a node, PP stages across nodes: the fewest stages that fit, and more."""
     from rules import roofline
 
     tp = max(tps)
+    model, gpus = req.model, req.gpus
     for pp in range(2, gpus // tp + 1):
         if gpus % (tp * pp):
             continue
-        o = option(model, gpu, tp, pp, gpus, **args)
+        o = option(req, tp, pp)
         if o:
             if tp * pp > node:
                 steps.append(f"Does not fit in one node even at TP{tp}; TP{tp} within each node and PP{pp} across nodes "
@@ -201,13 +251,13 @@ def _pipeline_options(model, gpu, gpus, node, tps, args, one, steps) -> list[Opt
                              f"heads, does not fit; "
                              f"PP{pp} splits the {model.layers} layers over {tp * pp} GPUs instead"
                              + (" (no TP all-reduce)." if tp == 1 else "."))
-            return [o] + [x for x in (option(model, gpu, tp, q, gpus, **args) for q in range(pp + 1, gpus // tp + 1)
+            return [o] + [x for x in (option(req, tp, q) for q in range(pp + 1, gpus // tp + 1)
                                       if gpus % (tp * q) == 0) if x]
-    need = one.weights_gb_per_gpu
-    usable = roofline.usable_gb(gpu)
-    raise InputError(f"{model.name} ({need:.0f} GB of {args['dtype']} weights + KV for one {args['context']}-token "
-                     f"sequence) does not fit on {gpus} x {gpu.name} ({gpus * usable:.0f} GB usable in total); "
-                     f"use more GPUs, {roofline.smaller_dtype_hint(args['dtype'])}or a shorter --context")
+    usable = roofline.usable_gb(req.gpu, req.engine)
+    raise InputError(f"{model.name} ({one.weights_gb_per_gpu:.0f} GB of {req.dtype} weights + {one.reserved_gb:.1f} GB "
+                     f"for activations and buffers + KV for one {req.context}-token sequence) does not fit on {gpus} x "
+                     f"{req.gpu.name} ({gpus * usable:.0f} GB usable in total); use more GPUs, "
+                     f"{roofline.smaller_dtype_hint(req.dtype)}or a shorter --context")
 
 
 # --------------------------------------------------------------------------- rules
@@ -227,46 +277,59 @@ def _where(p: dict, o: dict) -> str:
 
 @rule("plan.recommendation", "expected_physics")
 def recommendation(facts, predictions):
-    """The layout the decision tree lands on, with its napkin math."""
+    """The layout the objective picks from the table, with its napkin math (the same numbers as
+    its row of the table)."""
     p = _plan(predictions)
     if not p:
         return
     o = p["chosen"]
     yield Finding(
         rule="plan.recommendation", category="expected_physics", severity="info", confidence=0.7,
-        title=f"Serve {p['model_name']} as {o['label']}: {o['total_slots']} concurrent {p['context']}-token sequences, "
-        f"~{o['tok_s_per_user']:.0f} tok/s per user, ~{o['tok_s_total']:.0f} tok/s in total",
-        summary=" ".join(p["steps"]) + f" Per GPU: {o['weights_gb_per_gpu']:.1f} GB of weights, {o['kv_budget_gb_per_gpu']:.1f} GB "
-        f"left for KV = {o['kv_tokens_per_replica']:,} tokens per replica = {o['slots_per_replica']} sequences; "
-        f"{_count(o['dp'], 'replica')}. At {_count(o['batch_per_replica'], 'sequence')} per replica the expected ITL is {o['itl_ms']:.1f} ms "
+        title=f"Serve {p['model_name']} as {o['label']}: {o['served']} of {p['concurrency']} users at once "
+        f"(holds {o['total_slots']} {p['context']}-token sequences), ~{o['tok_s_per_user']:.0f} tok/s per user, "
+        f"~{o['tok_s_total']:.0f} tok/s in total",
+        summary=" ".join(p["steps"]) + f" Per GPU: {o['weights_gb_per_gpu']:.1f} GB of weights, {o['reserved_gb_per_gpu']:.1f} GB "
+        f"kept by the engine, {o['kv_budget_gb_per_gpu']:.1f} GB left for KV = {o['kv_tokens_per_replica']:,} tokens per "
+        f"replica = {o['slots_per_replica']} sequences; {_count(o['dp'], 'replica')}. At "
+        f"{_count(o['batch_per_replica'], 'sequence')} per replica the expected ITL is {o['itl_ms']:.1f} ms "
         f"(roofline {o['itl_ms_roofline']:.1f} ms), TTFT {o['ttft_ms']:.0f} ms for a {p['prompt']}-token prompt.",
         evidence=[
             Evidence(_where(p, o), "weights per GPU vs usable memory", o["weights_gb_per_gpu"], o["usable_gb"], "GB"),
             Evidence(_where(p, o), "KV tokens per replica (KV budget / KV bytes per token per GPU)", o["kv_tokens_per_replica"],
                      unit="tokens"),
-            Evidence(_where(p, o), "concurrent sequences, all replicas", o["total_slots"], p["concurrency"], "sequences"),
+            Evidence(_where(p, o), "users served at once vs asked", o["served"], p["concurrency"], "sequences"),
             Evidence(_where(p, o), "expected inter-token latency", o["itl_ms"], p.get("itl_slo_ms"), "ms"),
+            Evidence(_where(p, o), f"expected output tok/s ({p['objective']})", o["goodput"] if p.get("itl_slo_ms") or
+                     p.get("ttft_slo_ms") else o["tok_s_total"], unit="tok/s"),
         ],
         fix=f"Launch {o['dp']} replica(s) with --tensor-parallel-size {o['tp']}"
         + (f" --pipeline-parallel-size {o['pp']}" if o["pp"] > 1 else "")
-        + (" --enable-expert-parallel" if p["is_moe"] and o["ep"] > 1 else "") + f" --max-model-len {p['context']}.",
+        + (" --enable-expert-parallel" if p["is_moe"] and o["ep"] > 1 else "") + f" --max-model-len {p['context']}"
+        + f" --max-num-seqs {o['batch_per_replica']}.",
     )
 
 
 @rule("plan.capacity_short", "other")
 def capacity_short(facts, predictions):
-    """Fewer concurrent sequences fit than were asked for: the rest queue."""
+    """The chosen layout serves fewer users at once than asked: the rest queue."""
     p = _plan(predictions)
-    if not p or p["chosen"]["total_slots"] >= p["concurrency"]:
+    if not p or p["chosen"]["served"] >= p["concurrency"]:
         return
     o = p["chosen"]
+    capped = o["batch_per_replica"] * o["dp"] < o["total_slots"]
+    why = (f"the SLO caps each replica at {o['batch_per_replica']} sequences" if capped else
+           f"the KV cache holds {o['kv_tokens_per_replica']:,} tokens per replica x {o['dp']} replicas")
+    most = max(p["options"], key=lambda x: x["total_slots"])
     yield Finding(
         rule="plan.capacity_short", category="other", severity="warning", confidence=0.8,
-        title=f"Only {o['total_slots']} of {p['concurrency']} concurrent {p['context']}-token sequences fit on {p['gpus']} GPUs",
-        summary=f"The KV cache holds {o['kv_tokens_per_replica']:,} tokens per replica x {o['dp']} replicas; the other "
-        "requests wait in the queue, so their TTFT grows.",
-        evidence=[Evidence(_where(p, o), "concurrent sequences that fit", o["total_slots"], p["concurrency"], "sequences")],
-        fix="Add GPUs, use an FP8 KV cache (--kv-dtype fp8), FP8/INT4 weights, or a shorter context.",
+        title=f"{o['label']} serves only {o['served']} of {p['concurrency']} users at once ({p['context']}-token sequences "
+              f"on {p['gpus']} GPUs)",
+        summary=f"Because {why}, the other requests wait in the queue and their TTFT grows."
+        + (f" The layout holding the most is {most['label']} with {most['total_slots']}." if most["label"] != o["label"] else ""),
+        evidence=[Evidence(_where(p, o), "users served at once", o["served"], p["concurrency"], "sequences"),
+                  Evidence(_where(p, most), "the most sequences any layout holds", most["total_slots"], p["concurrency"],
+                           "sequences")],
+        fix="Add GPUs, use an FP8 KV cache (--kv-dtype fp8), FP8/INT4 weights, a shorter context, or relax the SLO.",
     )
 
 
@@ -285,20 +348,23 @@ def slo(facts, predictions):
     if misses:
         yield Finding(
             rule="plan.slo", category="latency_bound_small_batch" if misses[0][0] == "ITL" else "other", severity="warning",
-            confidence=0.7, title=f"{o['label']} misses the SLO: " + ", ".join(f"{k} {v:.1f} ms > {t:g} ms" for k, v, t in misses),
-            summary="No TP size on these GPUs brings the predicted latency under the SLO at this context and batch 1 "
-            "per replica: the per-token time is set by weight streaming and the all-reduce latency.",
-            evidence=[Evidence(_where(p, o), f"expected {k}", v, t, "ms") for k, v, t in misses],
-            fix="Use faster GPUs, FP8/INT4 weights (less to stream per token), or speculative decoding.",
+            confidence=0.7, title=f"No layout meets the SLO; the closest, {o['label']}, misses it: "
+            + ", ".join(f"{k} {v:.1f} ms > {t:g} ms" for k, v, t in misses),
+            summary="Even at one sequence per replica no TP size on these GPUs brings the expected latency under the SLO at "
+            "this context: the per-token time is set by weight streaming, the kernels' fixed costs and the all-reduce latency.",
+            evidence=[Evidence(_where(p, o), f"expected {k} at one sequence per replica", v, t, "ms") for k, v, t in misses],
+            fix="Use faster GPUs, FP8/INT4 weights (less to stream per token), speculative decoding, or relax the SLO.",
         )
     if fb:
         yield Finding(
             rule="plan.slo", category="expected_physics", severity="info", confidence=0.6,
             title=f"For a stricter latency SLO: {fb['label']} (ITL {fb['itl_ms']:.1f} ms vs {o['itl_ms']:.1f} ms, "
             f"{fb['total_slots']} sequences)",
-            summary=f"{fb['label']} streams {fb['weights_gb_per_gpu']:.1f} GB per GPU per token instead of "
-            f"{o['weights_gb_per_gpu']:.1f} GB, at the cost of {fb['allreduce_share']:.0%} of the step in all-reduces"
-            + (f" and {fb['total_slots']} instead of {o['total_slots']} concurrent sequences." if fb["total_slots"] < o["total_slots"]
+            summary=f"At {fb['batch_per_replica']} sequence(s) per replica {fb['label']} decodes in {fb['itl_ms']:.1f} ms per token "
+            f"(streaming {fb['weights_gb_per_gpu']:.1f} GB of weights per GPU, {fb['allreduce_share']:.0%} of the step in "
+            f"all-reduces) and serves {fb['served']} users at once, for ~{fb['tok_s_total']:.0f} tok/s in total instead of "
+            f"~{o['tok_s_total']:.0f}"
+            + (f"; it holds {fb['total_slots']} concurrent sequences instead of {o['total_slots']}." if fb["total_slots"] < o["total_slots"]
                else f"; with fewer weight copies it holds {fb['total_slots']} concurrent sequences instead of {o['total_slots']}."),
             evidence=[Evidence(_where(p, fb), "expected ITL of the fallback layout", fb["itl_ms"], o["itl_ms"], "ms")],
             fix=f"Move to {fb['label']} if the ITL target drops below {o['itl_ms']:.1f} ms.",

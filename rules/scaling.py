@@ -1,23 +1,25 @@
-"""Measured TP scaling against the roofline model, term by term (`diagnose scaling`).
+"""Measured TP scaling against the predictor, layout by layout (`diagnose scaling`).
 
-`analyse()` turns runs (diagnose.scaling_inputs.Run: what was measured at one layout and batch)
-into rows: the measured decode step beside the roofline, the expected and the calibrated model,
-and the measured step split into the predictor's terms:
+analyse() turns runs (diagnose.scaling_inputs.Run: what was measured at one layout and batch,
+and, where the input says so, the engine, model, GPU, dtype and lengths it ran) into rows: the
+measured figure beside its roofline, its expected value and the expected band (rules.roofline,
+rules.expectations), and for a decode step the step split into the predictor's terms:
 
-    step = weights + KV streaming (at the achieved bandwidth)  + GEMM compute beyond streaming
-         + all-reduces (count per step x time per call at the message size)
-         + kernel launch gaps + pipeline bubble + unexplained rest
+    step = weights + KV and activation streaming + GEMM compute beyond streaming
+         + every kernel's fixed cost + all-reduces (count per step x time per call)
+         + host time (launches the GPU waits for, scheduling, sampling) + PP bubble
+         + unexplained rest
 
-Calibration, best source first: the run's own capture (all-reduce kernel time per call), a
-`diagnose node --json` report or nccl-tests output of the same machine (all-reduce time curve
-by size and rank count; HBM and decode-GEMV bandwidth; GEMM rate), else the catalog figures at
-the predictor's stated efficiencies (rules.roofline.EXPECTED).
+Calibration, best source first: the run's own capture (all-reduce kernel time per call, launch
+gaps), a `diagnose node --json` report or nccl-tests output of the same machine (all-reduce time
+curve by size and rank count; HBM and decode-GEMV bandwidth; GEMM rate), else the expected terms.
 
-Scaling is judged relative to the smallest layout measured (the base): whatever per-step
-overhead the engine has there beyond the calibrated model (Python, sampling, MoE routing
-kernels) is carried to the other layouts as a constant, and a layout is "broken" when its
-measured step exceeds calibrated + that overhead by more than SCALING_TOLERANCE, or when its
-measured all-reduce is COMM_RATIO times what the fabric should give.
+Judgement per layout, on the median of its rows' measured / expected (one figure among many
+does not decide): inside the band (calibration.toml [band]) is what a healthy system running
+this engine delivers; beyond it the layout is broken, and the finding says by how much, unless
+the smallest layout measured is just as far beyond it (then the whole system runs slow: engine
+version, clocks or host, a finding of its own, not a scaling fault). A measured all-reduce
+COMM_RATIO times what the fabric should give is a broken communication path whatever else holds.
 
 The rules below read `predictions["scaling"]` (what analyse() returns) and nothing else.
 """
@@ -33,12 +35,9 @@ from diagnose.findings import Evidence, Finding
 from rules.capture_rules import LAUNCH_GAP_SHARE  # a capture's short-gap share that means launch-bound
 from rules.engine import rule
 
-# A layout tracks the model when measured <= (calibrated + base overhead) x this. Per-GPU
-# kernel efficiency falls as TP shrinks each GPU's GEMMs (typical decode MBU spans 0.55-0.8,
-# collectives-reference.md section 3.4: 0.75 / 0.55 = 1.36), so ~1.4 is within physics.
-SCALING_TOLERANCE = 1.4
 # A measured all-reduce this many times the fabric's expected time per call is a broken path
-# (PCIe/SHM fallback, P2P off, a wrong NCCL setting), not latency physics.
+# (PCIe/SHM fallback, P2P off, a wrong NCCL setting), not latency physics: the expected figure's
+# all-reduce band (calibration.toml [allreduce_band], 2.5th-97.5th percentile) tops out near x3.
 COMM_RATIO = 3.0
 # ... and it matters when the excess is at least this share of the measured step.
 COMM_SHARE_MIN = 0.10
@@ -48,11 +47,11 @@ COMM_SHARE_FLAT = 0.15
 # Below this batch per replica the all-reduce is latency-bound (16-64 KiB messages).
 SMALL_BATCH = 4
 SOURCE = "prediction:roofline"
-TERMS = ("weights_ms", "kv_ms", "compute_ms", "allreduce_ms", "launch_ms", "pp_bubble_ms", "unexplained_ms")
+TERMS = ("weights_ms", "kv_ms", "compute_ms", "overhead_ms", "allreduce_ms", "launch_ms", "pp_bubble_ms", "unexplained_ms")
 TERM_NAMES = {
     "weights_ms": "weight streaming", "kv_ms": "KV-cache and activation streaming", "compute_ms": "GEMM compute beyond streaming",
-    "allreduce_ms": "all-reduce", "launch_ms": "kernel launch gaps", "pp_bubble_ms": "pipeline bubble + PP send/recv",
-    "unexplained_ms": "unexplained rest",
+    "overhead_ms": "kernels' fixed costs", "allreduce_ms": "all-reduce", "launch_ms": "host time (launches, scheduling)",
+    "pp_bubble_ms": "pipeline bubble + PP send/recv", "unexplained_ms": "unexplained rest",
 }
 
 
@@ -132,7 +131,7 @@ def calibration(facts) -> Calibration:
     return cal
 
 
-# --------------------------------------------------------------------------- measured step
+# --------------------------------------------------------------------------- measured figure
 
 
 STEP_NAMES = {"itl_ms": "ITL", "tpot_ms": "TPOT", "step_ms": "step"}
@@ -141,7 +140,7 @@ STEP_NAMES = {"itl_ms": "ITL", "tpot_ms": "TPOT", "step_ms": "step"}
 def measured_step(run) -> tuple[float, str, str] | None:
     """(decode step ms, how it was measured, source): the typical inter-token latency, else the
     capture's step, else batch / decode rate, else batch / output rate (an upper bound: it
-    includes the prefills)."""
+    includes the prefills). None when the run has no decode figure."""
     for metric in ("itl_ms", "tpot_ms", "step_ms"):
         m = run.get(metric)
         if m:
@@ -151,9 +150,14 @@ def measured_step(run) -> tuple[float, str, str] | None:
     if m:
         return 1e3 * batch / m.value, f"{batch} / decode tok/s", m.source
     m = run.get("output_tok_s", stats=("median", "mean", None))
-    if m and run.batch:
+    if m and run.batch and not run.setup.output:
         return 1e3 * batch / m.value, f"{batch} / output tok/s (upper bound)", m.source
     return None
+
+
+# Figures of a run with known lengths, in the order one is picked to judge it (rules.expectations).
+WHOLE_METRICS = (("e2e_latency_ms", "e2e_latency_ms"), ("output_tok_s", "output_tok_s_total"),
+                 ("output_tok_s_per_gpu", "output_tok_s_per_gpu"), ("ttft_ms", "ttft_ms"))
 
 
 def _percentile(run, metric: str, stat: str):
@@ -171,27 +175,47 @@ def _percentile(run, metric: str, stat: str):
 
 
 def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context=None, interconnect=None,
-            gpus_per_node=8, cal: Calibration | None = None, default_batch: int = 1) -> dict:
-    """Rows (one per run), with prediction, calibration and decomposition; see the module doc."""
-    from rules import catalog, roofline
+            gpus_per_node=8, cal: Calibration | None = None, default_batch: int = 1, engine=None,
+            override: frozenset = frozenset()) -> dict:
+    """Rows (one per run), each with its prediction, calibration and judgement; see the module doc.
 
-    model, gpu = catalog.model(model), catalog.gpu(gpu)
+    model, gpu, engine, dtype: for runs whose input does not name its own (a published row or a
+    ticket does); the fields named in `override` (given on the command line) win over the inputs.
+    """
+    from rules import catalog
+
     cal = cal or Calibration()
     rows = []
+
+    def pick(name, given, named):
+        return given if name in override or not named else named
+
     for run in runs:
-        layout = roofline.Layout(run.layout.tp, run.layout.pp, run.layout.dp)
-        batch = run.batch or default_batch
-        p = roofline.predict(model, gpu, layout, batch=batch, prompt=prompt, context=context, dtype=dtype,
-                             kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node)
-        rows.append(_row(run, p, gpu, cal, batch))
-    _anchor(rows)
-    alt = _dp_alternative(rows, model, gpu, cal, dict(dtype=dtype, kv_dtype=kv_dtype, prompt=prompt, context=context,
-                                                         interconnect=interconnect, gpus_per_node=gpus_per_node))
-    return {"dp_alternative": alt, "model": model.key, "gpu": gpu.key, "rows": rows, "calibration": cal.describe(),
-            "tolerance": SCALING_TOLERANCE, "comm_ratio": COMM_RATIO}
+        s = run.setup
+        m = catalog.model(pick("model", model, s.model))
+        g = catalog.gpu(pick("gpu", gpu, s.gpu))
+        p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
+                     context=None if s.output else context, output=s.output, interconnect=interconnect,
+                     gpus_per_node=s.gpus_per_node or gpus_per_node, engine=pick("engine", engine, s.engine),
+                     network=s.network, batch=run.batch or default_batch)
+        rows.append(_row(run, p, g, cal, run.batch or default_batch))
+    _judge(rows)
+    alt = _dp_alternative(rows, cal, dict(kv_dtype=kv_dtype, interconnect=interconnect))
+    band = catalog.calibration().band
+    return {"dp_alternative": alt, "model": rows[0]["model"] if rows else None, "gpu": rows[0]["gpu"] if rows else None,
+            "rows": rows, "calibration": cal.describe(), "band": list(band), "comm_ratio": COMM_RATIO}
+
+
+def _predict(run, model, gpu, *, batch, **kwargs):
+    from rules import roofline
+
+    layout = roofline.Layout(run.layout.tp, run.layout.pp, run.layout.dp)
+    return roofline.predict(model, gpu, layout, batch=batch, **kwargs)
 
 
 def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
+    from rules.expectations import expectation
+
     step = measured_step(run)
     ar_ref, ar_ref_src = _allreduce_reference(p, cal)
     cap = run.capture
@@ -205,23 +229,50 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
     calibrated = sum(terms.values())
     row = {
         "label": run.layout.label(), "tp": p.tp, "pp": p.pp, "dp": p.dp, "gpus": p.gpus, "batch": batch,
-        "batch_stated": run.batch is not None, "sources": run.sources,
+        "batch_stated": run.batch is not None, "sources": run.sources, "engine": p.engine, "prompt": p.prompt,
+        "output": p.output if run.setup.output else None,
         "step_ms": round(step[0], 4) if step else None, "step_how": step[1] if step else None,
         "step_source": step[2] if step else None,
         "roofline_ms": p.decode_step_ms, "expected_ms": p.decode_step_ms_expected, "calibrated_ms": round(calibrated, 4),
         "terms": {k: round(v, 4) for k, v in terms.items()}, "calibrated_with": how,
         "allreduce_count": p.allreduce_count_per_step, "allreduce_bytes": p.allreduce_bytes,
         "allreduce_ref_us": round(ar_ref, 2), "allreduce_ref_source": ar_ref_src,
+        "allreduce_healthy_max_us": round(_healthy_slowest_us(p, ar_ref), 2),
         "allreduce_measured_us": ar_meas, "allreduce_measured_source": ar_meas_src, "interconnect": p.interconnect,
         "fits": p.fits, "valid": p.valid, "model": p.model, "gpu": p.gpu, "dtype": p.dtype,
         "prefill_tok_s": _value(run, "prefill_tok_s"), "output_tok_s": _value(run, "output_tok_s"),
         "itl_p95_ms": _pvalue(run, "itl_ms", "p95"), "ttft_p95_ms": _pvalue(run, "ttft_ms", "p95"),
         "ttft_roofline_ms": p.ttft_ms, "launch_expected_ms": p.launch_ms_expected, "prefill_tok_s_expected": p.prefill_tok_s_expected,
         "capture_calls": cap.calls if cap else None, "capture_source": cap.source if cap else None,
-        "launch_gap_share": cap.gap_share if cap else None,
+        "launch_gap_share": cap.gap_share if cap else None, "band_low": p.band_low, "band_high": p.band_high,
     }
     if step:
         row["terms"]["unexplained_ms"] = round(step[0] - calibrated, 4)
+        gap = step[0] - p.decode_step_ms
+        row["explained_share"] = round(min(1.0, (calibrated - p.decode_step_ms) / gap), 3) if gap > 0 else None
+        row.update(metric="step_ms", measured=row["step_ms"], measured_how=step[1], measured_source=step[2],
+                   roofline=p.decode_step_ms, expected=round(calibrated, 4), time_metric=True)
+        if run.setup.output and step[1].startswith(("ITL", "TPOT")):  # the mean over the output: the average context
+            row.update(roofline=p.itl_ms, expected=p.itl_ms_expected)
+    else:
+        whole = next(((metric, m) for metric, m in ((mm, run.get(key, stats=("median", "mean", None)))
+                                                    for key, mm in WHOLE_METRICS) if m), None)
+        if whole is None or not run.setup.output:
+            row.update(metric=None, measured=None, ratio=None, position=None)
+            return row
+        metric, meas = whole
+        e = expectation(metric, p)
+        row.update(metric=metric, measured=meas.value, measured_how=metric, measured_source=meas.source,
+                   roofline=round(e.roofline, 4), expected=round(e.expected, 4), time_metric=e.is_time)
+    meas, exp, roof = row["measured"], row["expected"], row["roofline"]
+    ratio = meas / exp if row["time_metric"] else exp / meas
+    faster = meas < roof if row["time_metric"] else meas > roof
+    row["ratio"] = round(ratio, 3)
+    row["position"] = ("faster_than_roofline" if faster else "slower" if ratio > p.band_high else
+                       "faster" if ratio < p.band_low else "inside")
+    if "upper bound" in (row.get("measured_how") or "") and not faster:
+        # batch / output rate holds the prefills too: it can beat the roofline, it cannot be called slow
+        row.update(ratio=None, position="upper bound")
     return row
 
 
@@ -237,93 +288,141 @@ def _pvalue(run, metric, stat):
 
 def _allreduce_reference(p, cal: Calibration) -> tuple[float, str]:
     """What one all-reduce of this step's message should take on this machine: the node's
-    measured curve at the same rank count, else the predictor's expected alpha-beta model."""
-    from rules import roofline
-
+    measured curve at the same rank count, else the predictor's expected time for the engine."""
     if p.tp <= 1:
         return 0.0, "no all-reduce at TP=1"
     got = cal.allreduce_us(p.tp, p.allreduce_bytes)
     if got:
         return got[0], f"measured curve, {got[1]}"
-    nodes = math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))
-    return (roofline.allreduce_time_us(p.interconnect, p.tp, p.allreduce_bytes, nodes=nodes),
-            f"{SOURCE} (NCCL ring latency on {p.interconnect})")
+    return p.allreduce_us_expected, f"{SOURCE} ({p.allreduce_impl} on {p.interconnect}, {p.engine})"
+
+
+def _healthy_slowest_us(p, ref: float) -> float:
+    """The slowest time a healthy path gives for this all-reduce: the engine's own kernel, or NCCL
+    on the same fabric (an engine run without its custom kernel is not broken)."""
+    from rules import catalog, collectives
+
+    if p.tp <= 1:
+        return ref
+    gpu = catalog.gpu(p.gpu)
+    p2p = gpu.pcie_p2p or catalog.interconnect(p.interconnect).kind != "pcie"
+    nccl = collectives.nccl(p.interconnect, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
+                            p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))))
+    return max(ref, nccl.us)
 
 
 def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float | None = None) -> tuple[dict, list[str]]:
-    """The predictor's decode terms with measured rates where the calibration has them (and the
-    launch gaps a capture measured, when given)."""
-    how = []
+    """The predictor's expected decode terms, with the machine's measured rates where the
+    calibration has them (and the launch gaps a capture measured, when given)."""
+    e = p.expected_terms
+    how = [f"{p.engine} profile"]
+    weights, kv = e["weights_ms"], e["kv_ms"] + e["activation_ms"]
     if cal.hbm_gbs:
-        bw_scale = gpu.hbm_gbs / cal.hbm_gbs
+        scale = gpu.hbm_gbs / cal.hbm_gbs
+        weights, kv = p.weights_ms * scale, (p.kv_ms + p.activation_ms) * scale
         how.append(f"streaming at the measured {cal.hbm_gbs:.0f} GB/s")
-    else:
-        bw_scale = 1.0 / p.mbu
-        how.append(f"streaming at MBU {p.mbu:.2f} of {gpu.hbm_gbs:g} GB/s (catalog)")
     compute_dtype = "fp8" if p.dtype == "fp8" and gpu.fp8_tflops else ("fp16" if p.dtype == "fp16" else "bf16")
     rate = cal.gemm_tflops.get(compute_dtype) or cal.gemm_tflops.get("bf16")
+    compute = e["compute_ms"]
     if rate:
-        compute = p.compute_ms * gpu.tflops(compute_dtype) / rate
+        compute = max(0.0, p.compute_ms * gpu.tflops(compute_dtype) / rate - weights - kv)
         how.append(f"GEMM at the measured {rate:.0f} TFLOP/s")
-    else:
-        compute = p.compute_ms_expected
-    weights = p.weights_ms * bw_scale
-    kv = (p.kv_ms + p.activation_ms) * bw_scale
-    busy = max(weights + kv, compute)
     allreduce = p.allreduce_count_per_step * ar_us / 1e3
-    if launch_ms is None:
-        launch = p.launch_ms_expected
-    else:
-        launch = launch_ms
+    host = e["launch_ms"] + e["host_ms"]
+    if launch_ms is not None:  # the GPU's idle gaps between kernels hold every host wait, launches and scheduling alike
+        host = launch_ms
         how.append("launch gaps measured in the capture")
-    f = p.pp_bubble_fraction
-    bubble = (busy + allreduce + launch) * f / (1 - f) + p.pp_sendrecv_ms if p.pp > 1 else 0.0
-    return {"weights_ms": weights, "kv_ms": kv, "compute_ms": max(0.0, compute - weights - kv),
-            "allreduce_ms": allreduce, "launch_ms": launch, "pp_bubble_ms": bubble}, how
+    return {"weights_ms": weights, "kv_ms": kv, "compute_ms": compute, "overhead_ms": e["overhead_ms"],
+            "allreduce_ms": allreduce, "launch_ms": host, "pp_bubble_ms": e["pp_bubble_ms"]}, how
 
 
-def _anchor(rows: list[dict]) -> None:
-    """Per batch and PP: the smallest layout's overhead beyond the model, carried to the others."""
+# --------------------------------------------------------------------------- judgement
+
+
+def _judge(rows: list[dict]) -> None:
+    """Each layout on the median of its rows' measured / expected, against the band and against
+    the smallest layout measured of the same model, GPU, engine and dtype (a table may hold several
+    systems); see the module doc. Sets row["status"] and the speed-ups."""
+    judged = [r for r in rows if r.get("ratio") is not None]
+    systems: dict[tuple, dict[str, list[dict]]] = {}
+    for r in judged:
+        systems.setdefault(_system(r), {}).setdefault(r["label"], []).append(r)
+    for by_layout in systems.values():
+        usable = {label: [x["ratio"] for x in rs if x["position"] != "faster_than_roofline"] for label, rs in by_layout.items()}
+        ratio = {label: statistics.median(v) if v else None for label, v in usable.items()}
+        base = min(by_layout, key=lambda lb: (by_layout[lb][0]["gpus"], by_layout[lb][0]["tp"]))
+        hi = next(iter(by_layout.values()))[0]["band_high"]
+        base_ratio = ratio[base] or 1.0
+        for label, rs in by_layout.items():
+            status = _layout_status(rs, ratio[label], hi, base_ratio, label == base)
+            for r in rs:
+                r["status"] = status if r["position"] != "faster_than_roofline" else "faster_than_roofline"
+                r["base"] = base
+                r["layout_ratio"] = round(ratio[label], 3) if ratio[label] is not None else None
+                r["base_ratio"] = round(base_ratio, 3)
+    for r in rows:
+        r.setdefault("status", "no figure")
+    _speedups(judged)
+
+
+def _system(r: dict) -> tuple:
+    """What makes two rows the same system measured at different layouts."""
+    return r["model"], r["gpu"], r["engine"], r["dtype"]
+
+
+def _layout_status(rs: list[dict], ratio: float | None, hi: float, base_ratio: float, is_base: bool) -> str:
+    if ratio is None:
+        return "faster_than_roofline"
+    if any(_comm_broken(r) for r in rs):
+        return "comm_broken"
+    if any((r.get("launch_gap_share") or 0) >= LAUNCH_GAP_SHARE for r in rs):
+        return "launch_gaps"
+    if ratio <= hi:
+        return "tracks"
+    if is_base or ratio <= base_ratio * hi:
+        return "slow_everywhere" if base_ratio > hi else "tracks"
+    return "beyond_band"
+
+
+def _speedups(rows: list[dict]) -> None:
+    """Speed-up of each layout over the smallest one measured at the same batch and lengths."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
-        if r["step_ms"] is not None:
-            groups.setdefault((r["batch"], r["pp"]), []).append(r)
+        groups.setdefault((*_system(r), r["batch"], r["pp"], r["prompt"], r["output"], r["metric"]), []).append(r)
     for group in groups.values():
         group.sort(key=lambda r: (r["tp"], r["dp"]))
-        base = group[0]
-        overhead = max(0.0, base["step_ms"] - base["calibrated_ms"])
+        first = group[0]
         for r in group:
-            r["base"] = base["label"]
-            r["base_overhead_ms"] = round(overhead, 4)
-            r["anchored_ms"] = round(r["calibrated_ms"] + overhead, 4)
-            r["ratio"] = round(r["step_ms"] / r["anchored_ms"], 3)
-            r["speedup"] = round(base["step_ms"] / r["step_ms"], 3)
-            r["ideal_speedup"] = r["tp"] / base["tp"]
-            gap = r["step_ms"] - r["roofline_ms"]
-            r["explained_share"] = round(min(1.0, (r["anchored_ms"] - r["roofline_ms"]) / gap), 3) if gap > 0 else None
-            r["status"] = _status(r)
+            faster = first["measured"] / r["measured"] if r["time_metric"] else r["measured"] / first["measured"]
+            r["speedup"] = round(faster, 3)
+            r["ideal_speedup"] = r["tp"] / first["tp"]
+            r["speedup_base"] = first["label"]
 
 
-def _dp_alternative(rows, model, gpu, cal, kwargs) -> dict | None:
-    """The largest-TP row against TP/2 x DP2 on the same GPUs at the same batch per replica:
-    measured when that layout was measured, else the calibrated model plus the base overhead."""
-    from rules import roofline
+def _dp_alternative(rows, cal, kwargs) -> dict | None:
+    """The largest-TP decode row against TP/2 x DP2 on the same GPUs at the same batch per replica:
+    measured when that layout was measured, else its expected step."""
+    from rules import catalog
 
-    top = max((r for r in rows if r.get("status") == "tracks" and r["pp"] == 1 and r["dp"] == 1 and r["tp"] >= 2),
-              key=lambda r: (r["tp"], -r["batch"]), default=None)
+    top = max((r for r in rows if r.get("status") == "tracks" and r["pp"] == 1 and r["dp"] == 1 and r["tp"] >= 2
+               and r["step_ms"]), key=lambda r: (r["tp"], -r["batch"]), default=None)
     if top is None:
         return None
     half = top["tp"] // 2
-    twin = next((r for r in rows if r["tp"] == half and r["pp"] == 1 and r["batch"] == top["batch"] and r.get("step_ms")), None)
+    twin = next((r for r in rows if r["tp"] == half and r["pp"] == 1 and r["batch"] == top["batch"] and r.get("step_ms")
+                 and r["prompt"] == top["prompt"]), None)
     if twin:
         alt_ms, how, src = twin["step_ms"], "measured", twin["step_source"]
     else:
-        p = roofline.predict(model, gpu, roofline.Layout(half, 1, 2), batch=top["batch"], **kwargs)
+        from rules import roofline
+
+        p = roofline.predict(top["model"], top["gpu"], roofline.Layout(half, 1, 2), batch=top["batch"], dtype=top["dtype"],
+                             prompt=top["prompt"], engine=top["engine"], **kwargs)
         if not (p.valid and p.fits):
             return None
         ar_ref, _ = _allreduce_reference(p, cal)
-        terms, _ = _calibrated_terms(p, gpu, cal, ar_ref)
-        alt_ms, how, src = sum(terms.values()) + top["base_overhead_ms"], "calibrated model + base overhead", SOURCE
+        terms, _ = _calibrated_terms(p, catalog.gpu(top["gpu"]), cal, ar_ref)
+        alt_ms, how, src = sum(terms.values()), "expected", SOURCE
     ratio = top["step_ms"] / alt_ms
     return {"label": top["label"], "alt_label": f"TP{half} DP2", "gpus": top["gpus"], "step_ms": top["step_ms"],
             "source": top["step_source"], "alt_step_ms": round(alt_ms, 4), "alt_source": src, "alt_how": how,
@@ -331,19 +430,10 @@ def _dp_alternative(rows, model, gpu, cal, kwargs) -> dict | None:
             "total_ratio": round(2 * ratio, 3)}
 
 
-def _status(r: dict) -> str:
-    if r["step_ms"] < r["roofline_ms"]:
-        return "faster_than_roofline"
-    if _comm_broken(r):
-        return "comm_broken"
-    if (r.get("launch_gap_share") or 0) >= LAUNCH_GAP_SHARE:
-        return "launch_gaps"
-    return "tracks" if r["ratio"] <= SCALING_TOLERANCE else "beyond_model"
-
-
 def _comm_broken(r: dict) -> bool:
-    meas, ref = r.get("allreduce_measured_us"), r.get("allreduce_ref_us")
-    if not meas or not ref or r["tp"] <= 1:
+    """A measured all-reduce COMM_RATIO times the slowest healthy path, costing a share of the step."""
+    meas, ref = r.get("allreduce_measured_us"), r.get("allreduce_healthy_max_us") or r.get("allreduce_ref_us")
+    if not meas or not ref or r["tp"] <= 1 or not r.get("step_ms"):
         return False
     excess_ms = r["allreduce_count"] * (meas - ref) / 1e3
     return meas >= COMM_RATIO * ref and excess_ms >= COMM_SHARE_MIN * r["step_ms"]
@@ -416,67 +506,97 @@ def _data(predictions) -> dict:
 
 
 def _rows(predictions) -> list[dict]:
-    return [r for r in _data(predictions).get("rows") or [] if r.get("step_ms") is not None]
+    return [r for r in _data(predictions).get("rows") or [] if r.get("ratio") is not None]
+
+
+def _roofline_rows(predictions) -> list[dict]:
+    return [r for r in _data(predictions).get("rows") or [] if r.get("position") == "faster_than_roofline"]
 
 
 def _ms(x) -> str:
     return f"{x:.2f} ms" if x < 100 else f"{x:.0f} ms"
 
 
+def _what(r: dict) -> str:
+    """'TP4 batch 8' (+ the lengths when the row has them)."""
+    lengths = f", {r['prompt']} in / {r['output']} out" if r.get("output") else ""
+    return f"{r['label']} batch {r['batch']}{lengths}"
+
+
+def _unit(r: dict) -> str:
+    return "ms" if r["time_metric"] else "tok/s"
+
+
 def _step_ev(r: dict) -> Evidence:
-    return Evidence(source=r["step_source"], detail=f"{r['label']} batch {r['batch']}: measured decode step ({r['step_how']}) "
-                    f"vs the calibrated model plus the {r['base']} overhead", measured=r["step_ms"], expected=r["anchored_ms"], unit="ms")
+    lo, hi = (r["expected"] * r["band_low"], r["expected"] * r["band_high"]) if r["time_metric"] else \
+        (r["expected"] / r["band_high"], r["expected"] / r["band_low"])
+    return Evidence(source=r["measured_source"], detail=f"{_what(r)}: measured {r['measured_how']} vs the expected figure "
+                    f"(band {lo:.4g}-{hi:.4g})", measured=r["measured"], expected=r["expected"], unit=_unit(r))
 
 
 def _model_ev(r: dict) -> Evidence:
-    return Evidence(source=f"{SOURCE} ({r['model']} {r['dtype']} on {r['gpu']}, {r['label']}, batch {r['batch']})",
-                    detail=f"roofline / expected / calibrated decode step ({'; '.join(r['calibrated_with'])})",
-                    measured=r["calibrated_ms"], expected=r["roofline_ms"], unit="ms")
+    return Evidence(source=f"{SOURCE} ({r['model']} {r['dtype']} on {r['gpu']}, {r['engine']}, {_what(r)})",
+                    detail=f"roofline / expected {r['metric']} ({'; '.join(r['calibrated_with'])})",
+                    measured=r["expected"], expected=r["roofline"], unit=_unit(r))
+
+
+def _layouts(predictions) -> dict[str, list[dict]]:
+    """Rows by layout ('TP4'; 'TP4 (llama-2-70b on h100-sxm)' where a table holds several systems)."""
+    rows = _rows(predictions)
+    several = len({_system(r) for r in rows}) > 1
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        key = f"{r['label']} ({r['model']} {r['dtype']} on {r['gpu']}, {r['engine']})" if several else r["label"]
+        out.setdefault(key, []).append(r)
+    return out
 
 
 @rule("scaling.faster_than_roofline", "other")
 def faster_than_roofline(facts, predictions):
-    """A measured step below the 100 %-efficiency roofline means the inputs (model, dtype, GPU,
-    layout, batch) do not describe the run, or the model is wrong: nothing real beats it."""
-    for r in _rows(predictions):
-        if r["status"] != "faster_than_roofline":
-            continue
+    """A measurement better than the roofline means the inputs (model, dtype, GPU, layout,
+    batch, lengths) do not describe the run, or the model is wrong: nothing real beats it."""
+    for r in _roofline_rows(predictions):
         yield Finding(
             rule="scaling.faster_than_roofline", category="other", severity="warning", confidence=0.8,
-            title=f"{r['label']}: measured {_ms(r['step_ms'])} per step is faster than the roofline ({_ms(r['roofline_ms'])})",
-            summary="No run can beat datasheet bandwidth and FLOPs, so the model, dtype, GPU, layout or batch given does "
-            "not match what was measured (a quantised checkpoint run as bf16, a smaller model, speculative decoding).",
+            title=f"{_what(r)}: measured {r['measured']:g} {_unit(r)} beats the roofline ({r['roofline']:.4g} {_unit(r)})",
+            summary="No run can beat datasheet bandwidth and FLOPs, so the model, dtype, GPU, layout, batch or lengths given "
+            "do not match what was measured (a quantised checkpoint run as bf16, a smaller model, speculative decoding).",
             evidence=[_step_ev(r), _model_ev(r)],
-            fix="Check --model, --dtype, --gpu and each input's TP and batch; rerun.",
+            fix="Check --model, --dtype, --gpu and each input's TP, batch and lengths; rerun.",
         )
 
 
 @rule("scaling.broken_layout", "comm_bound", "other")
 def broken_layout(facts, predictions):
-    """A layout far slower than the calibrated model explains: a measured all-reduce far above
-    what the fabric should give is comm_bound; a gap the model cannot place is `other`, with
-    what to check next."""
-    for r in _rows(predictions):
-        if r["status"] == "comm_broken":
-            yield _comm_finding(r)
-        elif r["status"] == "beyond_model":
-            yield _beyond_finding(r)
+    """A layout slower than the band of a healthy system (and than its smallest layout's distance
+    from the band explains): a measured all-reduce far above what the fabric should give is
+    comm_bound; a gap the model cannot place is `other`, with what to check next."""
+    for label, rs in _layouts(predictions).items():
+        status = rs[0]["status"]
+        if status == "comm_broken":
+            yield _comm_finding(next(r for r in rs if _comm_broken(r)))
+        elif status == "beyond_band":
+            yield _beyond_finding(rs)
 
 
 def _comm_finding(r: dict) -> Finding:
-    meas, ref, n = r["allreduce_measured_us"], r["allreduce_ref_us"], r["allreduce_count"]
+    meas, n = r["allreduce_measured_us"], r["allreduce_count"]
+    ref = r.get("allreduce_healthy_max_us") or r["allreduce_ref_us"]
     total = n * meas / 1e3
     return Finding(
         rule="scaling.broken_layout", category="comm_bound", severity="warning", confidence=0.85,
-        title=f"{r['label']}: each all-reduce takes {meas:.0f} us, {meas / ref:.0f}x what this fabric should give ({ref:.1f} us)",
+        title=f"{r['label']}: each all-reduce takes {meas:.0f} us, {meas / ref:.1f}x the slowest healthy path on this fabric "
+              f"({ref:.1f} us)",
         summary=f"At {r['label']} the {n} all-reduces per step cost {_ms(total)} of the measured {_ms(r['step_ms'])} step "
         f"({total / r['step_ms']:.0%}); at {ref:.1f} us each they would cost {_ms(n * ref / 1e3)}. The communication "
         "path is broken, not the physics: the all-reduce is not running over the GPU fabric at its normal latency.",
         evidence=[
             Evidence(source=r["allreduce_measured_source"], detail=f"measured all-reduce kernel time per call ({r['allreduce_bytes']} B)",
                      measured=meas, expected=round(ref, 2), unit="us"),
-            Evidence(source=r["allreduce_ref_source"], detail="expected time per call at this message size and rank count",
-                     measured=round(ref, 2), unit="us"),
+            Evidence(source=r["allreduce_ref_source"], detail="expected time per call at this message size and rank count "
+                     "(the engine's all-reduce)", measured=r["allreduce_ref_us"], unit="us"),
+            Evidence(source=f"{SOURCE} (NCCL on {r['interconnect']})", detail="the slowest healthy path: NCCL when the engine's "
+                     f"custom kernel is off; broken beyond x{COMM_RATIO:g}", measured=round(ref, 2), unit="us"),
             _step_ev(r),
         ],
         fix="Check the NCCL transport of this run (NCCL_DEBUG=INFO: P2P/IPC or NVLS expected, not SHM or NET), "
@@ -486,17 +606,16 @@ def _comm_finding(r: dict) -> Finding:
     )
 
 
-def _beyond_finding(r: dict) -> Finding:
-    rest = r["step_ms"] - r["anchored_ms"]
+def _beyond_finding(rs: list[dict]) -> Finding:
+    r = max(rs, key=lambda x: x["ratio"])
+    ratio, hi, base = r["layout_ratio"], r["band_high"], r["base"]
     return Finding(
         rule="scaling.broken_layout", category="other", severity="warning", confidence=0.6,
-        title=f"{r['label']}: {_ms(r['step_ms'])} per step, {r['ratio']:.1f}x what the calibrated model and the "
-        f"{r['base']} overhead explain",
-        summary=f"The model (streaming, GEMMs, {r['allreduce_count']} all-reduces, launch gaps) plus the {_ms(r['base_overhead_ms'])} "
-        f"the engine spends beyond it at {r['base']} account for {_ms(r['anchored_ms'])}; {_ms(rest)} per step is not "
-        "explained. Something grows at this layout that physics does not: a slow path, a throttled or straggling GPU, "
-        "or host overhead per rank.",
-        evidence=[_step_ev(r), _model_ev(r)],
+        title=f"{r['label']} runs x{ratio:.2f} the expected time, beyond the band's x{hi:.2f} (x{ratio / hi:.2f} past it)",
+        summary=f"Over its {len(rs)} figure(s), {r['label']} is x{ratio:.2f} slower than a healthy {r['engine']} system gives "
+        f"for this model, GPU and lengths (median), while {base} is x{r['base_ratio']:.2f}: something grows at this layout "
+        "that the physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
+        evidence=[_step_ev(x) for x in sorted(rs, key=lambda x: -x["ratio"])[:4]] + [_model_ev(r)],
         fix="Capture one step per layout with nsys and run `diagnose capture` (exposed communication, launch gaps, "
         "straggler rank); check clocks and throttle reasons (`nvidia-smi -q -d PERFORMANCE`) and the NCCL transport.",
     )
@@ -528,40 +647,51 @@ def launch_gaps(facts, predictions):
 
 @rule("scaling.tracks_prediction", "expected_physics")
 def tracks_prediction(facts, predictions):
-    """Every layout's measured step within SCALING_TOLERANCE of the calibrated model (plus the
-    base layout's overhead): the scaling seen is what the hardware delivers."""
-    rows = _rows(predictions)
-    judged = [r for r in rows if r["label"] != r["base"]]  # a base layout tracks itself by construction
-    if not judged:
-        for r in rows:
-            yield from _single_layout(r)
+    """Every layout's figures inside the band of the expected figures (or as far outside it as the
+    smallest layout's, which scaling does not change): the scaling measured is what the hardware
+    and the engine deliver."""
+    layouts = _layouts(predictions)
+    if not layouts:
         return
-    if any(r["status"] != "tracks" for r in rows):
+    if len(layouts) == 1:
+        (rs,) = layouts.values()
+        yield from _single_layout(rs)
         return
-    worst = max(judged, key=lambda r: r["ratio"])
+    statuses = {rs[0]["status"] for rs in layouts.values()}
+    if not statuses <= {"tracks", "slow_everywhere"}:
+        return
+    worst = max((r for rs in layouts.values() for r in rs), key=lambda r: r["layout_ratio"])
+    n = sum(len(rs) for rs in layouts.values())
+    if statuses == {"tracks"}:
+        title = (f"All {len(layouts)} measured layouts are inside the expected band (worst {worst['label']}: "
+                 f"x{worst['layout_ratio']:.2f} the expected time, band x{worst['band_low']:.2f}-x{worst['band_high']:.2f})")
+        where = f"sit, by their median, inside the band of what a healthy {worst['engine']} system delivers"
+    else:
+        title = (f"All {len(layouts)} measured layouts scale as expected: each is within the band of the smallest "
+                 f"layout's x{worst['base_ratio']:.2f} (worst {worst['label']}: x{worst['layout_ratio']:.2f})")
+        where = (f"are as far from what a healthy {worst['engine']} system delivers as the smallest layout's, which "
+                 "scaling does not change (see the base-efficiency finding)")
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.7,
-        title=f"All {len({r['label'] for r in rows})} measured layouts track the calibrated model "
-        f"(worst {worst['label']} at batch {worst['batch']}: {worst['ratio']:.2f}x)",
-        summary="Each layout's decode step is within "
-        f"{SCALING_TOLERANCE:.1f}x of the calibrated prediction plus the engine's overhead at the base layout. "
-        "The scaling measured is the scaling this hardware gives; nothing here points to a broken system.",
-        evidence=[_step_ev(r) for r in rows[:8]],
+        title=title,
+        summary=f"Each layout's {n} figure(s) {where}, for this model and GPU. The scaling measured is the scaling this "
+        "hardware and engine give; nothing here points to a broken layout.",
+        evidence=[_step_ev(r) for rs in layouts.values() for r in rs[:2]][:8],
         fix="Nothing to fix; choose the layout by latency and throughput goals (see the goodput and DP findings).",
     )
 
 
-def _single_layout(r: dict):
-    """One layout: no scaling to judge, but its step against the calibrated model still says something."""
-    ratio = r["step_ms"] / r["calibrated_ms"]
-    if r["status"] != "tracks" or ratio > SCALING_TOLERANCE:
+def _single_layout(rs: list[dict]):
+    """One layout: no scaling to judge, but its figures against the expected band still say something."""
+    r = rs[0]
+    if r["status"] != "tracks":
         return
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.5,
-        title=f"{r['label']} at batch {r['batch']} runs as the calibrated model predicts ({_ms(r['step_ms'])} per step, "
-        f"{ratio:.2f}x the model)",
-        summary="Only one layout was measured, so scaling cannot be judged, but this layout's decode step is what its "
-        "streaming, GEMMs, all-reduces and launch gaps explain.",
+        title=f"{r['label']} runs as a healthy system does (x{r['layout_ratio']:.2f} the expected time, band "
+        f"x{r['band_low']:.2f}-x{r['band_high']:.2f})",
+        summary="Only one layout was measured, so scaling cannot be judged, but its figures are what its streaming, "
+        "GEMMs, kernels, all-reduces and host time explain.",
         evidence=[_step_ev(r), _model_ev(r)],
         fix="Measure a second layout (TP/2 or 2x TP) with the same benchmark to see how it scales.",
     )
@@ -573,8 +703,9 @@ def term_grows_with_tp(facts, predictions):
     is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP)."""
     groups: dict[tuple, list[dict]] = {}
     for r in _rows(predictions):
-        groups.setdefault((r["batch"], r["pp"], r["dp"]), []).append(r)
-    for (batch, _pp, _dp), rows in sorted(groups.items()):
+        if r["step_ms"]:
+            groups.setdefault((r["batch"], r["pp"], r["dp"], r["prompt"], r.get("output"), *_system(r)), []).append(r)
+    for (batch, *_), rows in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rows = sorted({r["tp"]: r for r in rows}.values(), key=lambda r: r["tp"])
         if len(rows) < 2:
             continue
@@ -583,7 +714,7 @@ def term_grows_with_tp(facts, predictions):
         term = max(growth, key=growth.get)
         if growth[term] <= 0:
             continue
-        broken = any(r["status"] != "tracks" for r in rows)
+        broken = any(r["status"] not in ("tracks", "slow_everywhere") for r in rows)
         share = b["terms"][term] / b["step_ms"]
         speedup, ideal = a["step_ms"] / b["step_ms"], b["tp"] / a["tp"]
         small = batch <= SMALL_BATCH and term == "allreduce_ms"
@@ -599,8 +730,10 @@ def term_grows_with_tp(facts, predictions):
             summary += ("At this batch every all-reduce is a small, latency-bound message: batch-"
                         f"{batch} decode cannot scale much further on this interconnect. ")
         if abs(extra) >= 0.1 * b["step_ms"]:
-            summary += (f"The unexplained rest also changes by {extra:+.2f} ms (smaller per-GPU GEMMs run less efficiently; "
-                        "host work per step does not shrink with TP).")
+            what = "grows" if extra > 0 else "shrinks"
+            why = ("smaller per-GPU GEMMs run less efficiently and host work per step does not shrink with TP"
+                   if extra > 0 else "the engine's per-step costs at the smaller layout are larger than the model holds")
+            summary += f"The unexplained rest {what} by {abs(extra):.2f} ms ({why})."
         yield Finding(
             rule="scaling.term_grows_with_tp",
             category="expected_physics",
@@ -680,21 +813,22 @@ def _goodput_ev(g) -> list[Evidence]:
 
 @rule("scaling.base_efficiency", "other")
 def base_efficiency(facts, predictions):
-    """How far the smallest layout is from the calibrated model: an engine overhead every layout
-    carries (Python, sampling, scheduling, unfused kernels), not a scaling problem."""
-    rows = _rows(predictions)
-    bases = {r["base"] for r in rows}
-    for r in rows:
-        if r["label"] not in bases or r["step_ms"] <= r["calibrated_ms"] * SCALING_TOLERANCE:
+    """The smallest layout measured is itself beyond the band of a healthy system: every layout
+    carries it (engine version, Python, sampling, clocks, unfused or MoE-routing kernels). A lead
+    about the system, not a verdict on the scaling: the expected figure's own blind spots (a new
+    architecture's extra kernels) look the same."""
+    for label, rs in _layouts(predictions).items():
+        r = rs[0]
+        if r["label"] != r["base"] or r["layout_ratio"] is None or r["layout_ratio"] <= r["band_high"]:
             continue
-        bases.discard(r["label"])
         yield Finding(
             rule="scaling.base_efficiency", category="other", severity="info", confidence=0.4,
-            title=f"Even {r['label']} runs at {r['calibrated_ms'] / r['step_ms']:.0%} of the calibrated model's speed "
-            f"({_ms(r['step_ms'])} vs {_ms(r['calibrated_ms'])})",
-            summary=f"{_ms(r['step_ms'] - r['calibrated_ms'])} per step at the smallest layout is engine time the model does "
-            "not hold (host scheduling, sampling, unfused or MoE-routing kernels, eager mode). It is carried to the other "
-            "layouts as a constant when judging their scaling.",
-            evidence=[_step_ev(r), _model_ev(r)],
-            fix="Check the engine runs with CUDA graphs (no --enforce-eager) and compare with its published single-GPU figures.",
+            title=f"Even {label} runs x{r['layout_ratio']:.2f} the expected time of a healthy {r['engine']} system "
+            f"(band up to x{r['band_high']:.2f})",
+            summary=f"At the smallest layout measured the figures are x{r['layout_ratio']:.2f} what this model, GPU and engine "
+            "deliver when healthy: the host (scheduling, sampling, an older engine version, eager mode), clocks or unfused "
+            "kernels cost the same at every layout. The other layouts are judged against this factor.",
+            evidence=[_step_ev(x) for x in rs[:4]] + [_model_ev(r)],
+            fix="Check the engine version and that it runs with CUDA graphs (no --enforce-eager); compare clocks and power "
+            "limits (`nvidia-smi -q -d PERFORMANCE,CLOCK`); capture a step with nsys and run `diagnose capture`.",
         )

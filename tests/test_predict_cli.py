@@ -57,9 +57,12 @@ def test_fixed_gpu_count_compares_tp_against_dp():
     assert next(p for p in layouts if p["tp"] == 1 and p["total_batch"] == 256)["batch"] == 32
     best = [f for f in report["findings"] if f["rule"] == "predict.best_layout"]
     assert {f["title"].split(":")[0] for f in best} == {"At batch 1", "At batch 256"}
-    # at batch 1 the lowest ITL is the widest TP; at 256 the 8B model is compute-heavy enough that
-    # DP replicas (no all-reduce) serve more tokens per GPU
-    assert "TP8 " in best[0]["title"]
+    # at batch 1 the lowest ITL needs TP (weight streaming shrinks), though not always the widest: at
+    # TP8 an 8B model's all-reduces cost more than the streaming they save; at 256 the 8B model is
+    # compute-heavy enough that DP replicas (no all-reduce) serve more tokens per GPU
+    at1 = [p for p in layouts if p["total_batch"] == 1]
+    fastest = min(at1, key=lambda p: p["decode_step_ms_expected"])
+    assert fastest["tp"] >= 2 and f"TP{fastest['tp']} " in best[0]["title"]
     assert "throughput" in best[1]["title"] and "DP" in best[1]["title"]
 
 
@@ -93,7 +96,9 @@ def test_single_layout_still_gets_an_answer():
 def test_efficiency_overrides():
     report = run_json("--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--tp", "1", "--mbu", "1", "--mfu", "1")
     (p,) = report["predictions"]["layouts"]
-    assert p["memory_ms_expected"] == pytest.approx(p["memory_ms"], abs=1e-3)
+    # at 100 % of the bandwidth the expected streaming is the roofline's (the per-kernel model counts the GEMMs'
+    # activations a little differently, hence the 0.1 %)
+    assert p["memory_ms_expected"] == pytest.approx(p["memory_ms"], rel=1e-3)
     assert p["mbu"] == 1.0 and p["mfu"] == 1.0
 
 
@@ -147,3 +152,15 @@ def test_user_catalog_file(tmp_path):
     result = run("--model", "llama-3-8b", "--gpu", "test-gpu", "--catalog", str(extra))
     assert result.exit_code == 2
     assert str(extra) in result.stderr and "memory_gb" in result.stderr
+
+
+def test_totals_over_uneven_replicas_agree_with_the_table():
+    """3 sequences over 2 replicas: the fullest replica decodes 2 at a time, so each of the 3 runs at
+    that rate; the JSON total is 3 x the per-sequence rate, as the table prints it (not 2 x 2)."""
+    report = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "8", "--dp", "2", "--batch", "3")
+    (p,) = report["predictions"]["layouts"]
+    assert p["batch"] == 2 and p["total_batch"] == 3
+    assert p["decode_tok_s_total_expected"] == pytest.approx(3 * p["decode_tok_s_expected"], abs=0.01)
+    assert p["decode_tok_s_total"] == pytest.approx(3 * p["decode_tok_s"], abs=0.01)
+    (table,) = report["tables"].values()
+    assert table["rows"][0][table["columns"].index("tok/s total")] == round(p["decode_tok_s_total_expected"])

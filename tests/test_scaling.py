@@ -91,16 +91,20 @@ def test_faster_than_roofline_is_flagged():
 def test_gpt_fast_7b_is_expected_physics_and_names_the_all_reduce():
     """gpt-fast README: per-GPU memory bandwidth falls 1397 -> 704 GB/s from TP1 to TP8 on healthy
     A100s; what grows with TP is the per-token all-reduce (2 per layer x 32 layers)."""
-    rep = report(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--prompt", "5")
+    rep = report(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--prompt", "5",
+                 "--engine", "gpt-fast")
     assert rep["verdict"]["category"] == "expected_physics"
     r = rows(rep)
     assert [r[(f"TP{t}", 1)]["status"] for t in (1, 2, 4, 8)] == ["tracks"] * 4
     tp8 = r[("TP8", 1)]
     assert tp8["step_ms"] == pytest.approx(1e3 / 328.43, rel=1e-3)
     assert tp8["allreduce_count"] == 2 * 32 and tp8["allreduce_bytes"] == 4096 * 2  # hidden x bf16, batch 1
-    # The expected per-call time is NCCL's ring latency on the GPU's fabric: base + 2(n-1) hops.
-    fabric = catalog.interconnect(tp8["interconnect"])
-    assert tp8["allreduce_ref_us"] == pytest.approx(fabric.latency_us + 14 * fabric.hop_us + 8192 * 2 * 7 / 8 / (fabric.achieved_gbs * 1e3), abs=0.01)
+    # The expected per-call time is the engine's: gpt-fast runs PyTorch's intra-node one-shot kernel (vLLM's design).
+    from rules import roofline
+
+    p = roofline.predict("llama-2-7b", "a100-80gb-sxm", roofline.Layout(8), batch=1, prompt=5, engine="gpt-fast")
+    assert p.allreduce_impl == "vllm custom"
+    assert tp8["allreduce_ref_us"] == pytest.approx(p.allreduce_us_expected, abs=0.01)
     assert tp8["terms"]["allreduce_ms"] == pytest.approx(64 * tp8["allreduce_ref_us"] / 1e3, abs=1e-3)
     # Measured speed-up vs ideal, as the table shows it: 328.43 / 104.9.
     assert tp8["speedup"] == pytest.approx(328.43 / 104.9, abs=0.01) and tp8["ideal_speedup"] == 8
@@ -109,6 +113,10 @@ def test_gpt_fast_7b_is_expected_physics_and_names_the_all_reduce():
     # Weight streaming shrinks 1/TP while the all-reduce grows: the source's falling GB/s per GPU.
     assert r[("TP1", 1)]["terms"]["weights_ms"] == pytest.approx(8 * tp8["terms"]["weights_ms"], rel=0.01)
     assert tp8["terms"]["allreduce_ms"] > r[("TP2", 1)]["terms"]["allreduce_ms"] > 0
+    # Each layout is judged against the band around its expected step.
+    for label in ("TP1", "TP2", "TP4", "TP8"):
+        row = r[(label, 1)]
+        assert row["ratio"] <= row["band_high"]
 
 
 def test_qwq_32b_vllm_16300_is_expected_physics():
@@ -135,10 +143,9 @@ def test_ticket_078_gpt_oss_tp2_slower_than_tp1_is_physics():
     assert r[("TP2", 1)]["speedup"] < 1  # slower at TP2, as reported
     (grow,) = findings(rep, "scaling.term_grows_with_tp")
     assert "72 all-reduces per step" in grow["title"]  # 36 layers x 2: the source's "per-layer all-reduce latency"
-    assert "GEMMs" in grow["summary"]  # and the unexplained rest that grows: smaller per-GPU expert GEMMs
-    # TP1 itself runs far from the roofline: an engine overhead, reported as an info lead, not the cause.
-    (base,) = findings(rep, "scaling.base_efficiency")
-    assert base["severity"] == "info"
+    # the ticket names vLLM: its profile (custom all-reduce, host time per step) is what TP1 and TP2 are held to
+    assert {x["engine"] for x in rep["predictions"]["scaling"]["rows"]} == {"vllm"}
+    assert all(f["severity"] == "info" for f in findings(rep, "scaling.base_efficiency"))
 
 
 # --------------------------------------------------------------------------- broken systems
@@ -151,7 +158,7 @@ def test_gpt_fast_111_v100_all_reduce_500us_is_comm_bound():
                  "--dtype", "fp16", "--prompt", "5")
     assert rep["verdict"]["category"] == "comm_bound"
     tp2 = rows(rep)[("TP2", 1)]
-    assert tp2["status"] == "comm_broken" and rows(rep)[("TP1", 1)]["status"] == "tracks"
+    assert tp2["status"] == "comm_broken" and rows(rep)[("TP1", 1)]["status"] in ("tracks", "slow_everywhere")
     terms = {k: v for k, v in tp2["terms"].items()}
     assert max(terms, key=terms.get) == "allreduce_ms"
     assert terms["allreduce_ms"] == pytest.approx(64 * 500 / 1e3)  # 64 all-reduces x 500 us = 32 ms of a 58.8 ms step
@@ -174,7 +181,7 @@ def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
 
     (g,) = read_bundle([SAMPLES / "tp8_pcie_fallback.sqlite"]).of(GpuTimeline)
     assert tp8["allreduce_measured_us"] == pytest.approx(g.comm_ops_ns["all_reduce"] / g.comm_ops["all_reduce"] / 1e3, abs=1e-3)
-    assert tp8["allreduce_measured_us"] > S.COMM_RATIO * tp8["allreduce_ref_us"]
+    assert tp8["allreduce_measured_us"] > S.COMM_RATIO * tp8["allreduce_healthy_max_us"]
     assert max(tp8["terms"], key=tp8["terms"].get) == "allreduce_ms"
 
 
@@ -214,10 +221,14 @@ def test_node_report_calibrates_streaming_and_all_reduce():
     r = rows(rep)
     plain = rows(report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-2-70b", "--gpu", "a100-80gb-sxm", "--prompt", "5"))
     gpu = catalog.gpu("a100-80gb-sxm")
-    for label in ("TP2", "TP4", "TP8"):
+    from rules import roofline
+
+    for label, tp in (("TP2", 2), ("TP4", 4), ("TP8", 8)):
         cal, exp = r[(label, 1)], plain[(label, 1)]
-        # Same bytes, measured bandwidth instead of MBU 0.75 x datasheet.
-        assert cal["terms"]["weights_ms"] == pytest.approx(exp["terms"]["weights_ms"] * 0.75 * gpu.hbm_gbs / 1700, rel=1e-3)
+        # Same bytes, at the measured bandwidth instead of the calibrated share of the datasheet's.
+        roof = roofline.predict("llama-2-70b", "a100-80gb-sxm", roofline.Layout(tp), batch=1, prompt=5).weights_ms
+        assert cal["terms"]["weights_ms"] == pytest.approx(roof * gpu.hbm_gbs / 1700, rel=1e-3)
+        assert exp["terms"]["weights_ms"] == pytest.approx(roof / catalog.calibration().stream_efficiency, rel=1e-2)
     # 16 KiB messages (8192 hidden x 2 B) sit exactly on the curve's first size: vidur's 26 us at 8 GPUs.
     assert r[("TP8", 1)]["allreduce_ref_us"] == 26.0 and "measured curve" in r[("TP8", 1)]["allreduce_ref_source"]
     assert r[("TP8", 1)]["terms"]["allreduce_ms"] == pytest.approx(160 * 26 / 1e3)

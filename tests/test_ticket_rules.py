@@ -473,19 +473,51 @@ def test_nccl_reports_gdr_and_p2p_refused(tmp_path):
     assert not problems(fs, "topology.nccl_transport")
 
 
-def test_tp_scaling_as_the_roofline_predicts_is_expected_physics(tmp_path):
-    """078 on a catalog A100 row, with the TP=2 figure set to what the roofline's ratio gives."""
+def _two_tp_ticket(tmp_path, model: str, gpu_name: str, tps: tuple[int, int], values: tuple[float, float]):
+    """078's bundle with its model, GPU, the two measured TP sizes and their decode tok/s replaced."""
+    def edit(text: str) -> str:
+        head, *blocks = text.split("[[measured]]")
+        head = head.replace('gpu = "NVIDIA A100 80GB"', f'gpu = "{gpu_name}"').replace(
+            'model = "openai/gpt-oss-120b"', f'model = "{model}"').replace("tp = 2\n", f"tp = {tps[1]}\n")
+        out = []
+        for block, tp, value in zip(blocks, tps, values):
+            block = re.sub(r"tp = \d+", f"tp = {tp}", block)
+            out.append(re.sub(r"value = [0-9.]+", f"value = {value:.1f}", block))
+        return "[[measured]]".join([head, *out])
+
+    return bundle(tmp_path, "078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1", {"ticket.toml": edit})
+
+
+def _ratio(model: str, gpu_name: str, lo: int, hi: int) -> float:
     from rules import catalog, roofline
 
-    model, gpu = catalog.find_model("openai/gpt-oss-120b"), catalog.find_gpu("NVIDIA A100-SXM4-80GB")
-    ratio = (roofline.predict(model, gpu, roofline.Layout(tp=2), batch=1).decode_tok_s_expected
-             / roofline.predict(model, gpu, roofline.Layout(tp=1), batch=1).decode_tok_s_expected)
-    edits = {"ticket.toml": lambda t: t.replace('gpu = "NVIDIA A100 80GB"', 'gpu = "NVIDIA A100-SXM4-80GB"')
-             .replace("value = 77.0", f"value = {90.0 * ratio:.1f}")}
-    _, fs = run(bundle(tmp_path, "078-vllm-22331-gptoss-120b-a100-tp2-slower-than-tp1", edits), "workload.latency")
+    spec, gpu = catalog.find_model(model), catalog.find_gpu(gpu_name)
+    return (roofline.predict(spec, gpu, roofline.Layout(tp=hi), batch=1, engine="vllm").decode_tok_s_expected
+            / roofline.predict(spec, gpu, roofline.Layout(tp=lo), batch=1, engine="vllm").decode_tok_s_expected)
+
+
+@pytest.mark.parametrize("model, gpu_name, tps", [
+    ("openai/gpt-oss-120b", "NVIDIA A100-SXM4-80GB", (1, 2)),  # 078's own setup: the prediction says TP2 barely helps
+    ("openai/gpt-oss-120b", "NVIDIA A100-SXM4-80GB", (1, 8)),  # TP8 does help
+])
+def test_tp_scaling_as_the_prediction_says_is_physics(tmp_path, model, gpu_name, tps):
+    """The larger TP's figure set to what the expected figures' ratio gives (for the engine the ticket
+    names, vLLM): physics either way; latency_bound_small_batch where the predicted speed-up is at most
+    x1.1, expected_physics above."""
+    ratio = _ratio(model, gpu_name, *tps)
+    _, fs = run(_two_tp_ticket(tmp_path, model, gpu_name, tps, (90.0, 90.0 * ratio)), "workload.latency")
     (f,) = by_rule(fs, "workload.latency_bound_small_batch")
-    assert f.category == "expected_physics"
-    assert f.evidence[-1].source == "prediction:roofline" and f.evidence[-1].expected == round(ratio, 2)
+    assert f.category == ("latency_bound_small_batch" if ratio <= 1.1 else "expected_physics")
+    (pred,) = [e for e in f.evidence if e.source == "prediction:roofline"]
+    assert pred.expected == round(ratio, 2) and "vllm profile" in pred.detail
+
+
+def test_tp_scaling_far_below_the_prediction_is_not_called_physics(tmp_path):
+    """TP8 at a third of what the prediction allows over TP1: the rule does not call it physics."""
+    model, gpu_name = "openai/gpt-oss-120b", "NVIDIA A100-SXM4-80GB"
+    ratio = _ratio(model, gpu_name, 1, 8)
+    _, fs = run(_two_tp_ticket(tmp_path, model, gpu_name, (1, 8), (90.0, 90.0 * ratio / 3)), "workload.latency")
+    assert not [f for f in by_rule(fs, "workload.latency_bound_small_batch") if f.category == "expected_physics"]
 
 
 @pytest.mark.parametrize("visible, bad", [("0,5", True), ("0,1,2,3", False)])

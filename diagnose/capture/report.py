@@ -102,34 +102,38 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
     out: dict = {"layout": layout}
     if not model:
         return out
-    try:
-        from rules import catalog, roofline
-    except ImportError:
-        return out
+    from rules import catalog, collectives, roofline
+    from rules.common import engine_of
+
     spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
     if spec is None or (catalog.find_model(model) is None and not _given(facts, model)):
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
-    pred = roofline.predict(model, spec.key, lay, batch=batch or 1)
+    pred = roofline.predict(model, spec.key, lay, batch=batch or 1, engine=engine_of(facts))
     out["roofline"] = pred
     expected = {
         "step_ms": pred.decode_step_ms_expected,
+        "step_ms_roofline": pred.decode_step_ms,
+        "band": [pred.band_low, pred.band_high],
+        "engine": pred.engine,
         "allreduce_per_step": pred.allreduce_count_per_step,
         "allreduce_ms_per_step": pred.allreduce_ms_per_step_expected,
         "allreduce_bytes": pred.allreduce_bytes,
         "fabric": pred.interconnect,
         "pp_bubble_fraction": pred.pp_bubble_fraction,
-        "source": f"prediction:roofline ({pred.model}, {spec.key}, tp={layout['tp']}, pp={layout['pp']}, batch={batch or 1})",
+        "source": f"prediction:expected ({pred.model}, {spec.key}, {pred.engine}, tp={layout['tp']}, pp={layout['pp']}, "
+                  f"batch={batch or 1})",
     }
     if layout["tp"] > 1 and pred.allreduce_bytes:
-        expected["allreduce_us"] = roofline.allreduce_time_us(pred.interconnect, layout["tp"], pred.allreduce_bytes)
+        expected["allreduce_us"] = pred.allreduce_us_expected
+        # NCCL on the same fabric: the slowest healthy path (an engine run without its custom kernel is not broken)
+        expected["allreduce_us_nccl"] = collectives.nccl(pred.interconnect, layout["tp"], pred.allreduce_bytes,
+                                                         graphs=bool(pred.assumptions.get("cuda_graphs"))).us
         pcie = spec.pcie_interconnect
-        if pcie != pred.interconnect:
-            try:
-                expected["allreduce_us_pcie"] = roofline.allreduce_time_us(pcie, layout["tp"], pred.allreduce_bytes)
-                expected["pcie_fabric"] = pcie
-            except Exception:  # noqa: BLE001 - a catalog without that PCIe row: skip the comparison
-                pass
+        if pcie != pred.interconnect and pcie in catalog.interconnects():
+            # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
+            expected["allreduce_us_pcie"] = collectives.nccl(pcie, layout["tp"], pred.allreduce_bytes, p2p=spec.pcie_p2p).us
+            expected["pcie_fabric"] = pcie
     out["expected"] = expected
     return out
 

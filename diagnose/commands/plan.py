@@ -22,16 +22,17 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
 @click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True,
               help="GPUs in one node: TP stays within a node, PP spans nodes beyond it.")
+@click.option("--engine", help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, ...) [default: generic].")
 @output_options
-def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node):
+def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine):
     """Pick a TP/PP/DP layout for serving and show the napkin math.
 
-    Walks the serving decision tree: fits on one GPU -> data-parallel replicas; else the smallest
-    TP within a node that leaves a KV budget (larger while the replicas hold fewer sequences than
-    --concurrency); TP within a node and PP across nodes when one node is not enough; experts
-    spread over the GPUs for MoE. Prints weights per GPU, KV budget and KV tokens per replica,
-    concurrent decode slots, replicas, expected per-user and total tok/s, and the fallback layout
-    for a stricter latency SLO.
+    Works out every layout that fits (TP within a node, the other GPUs as replicas; PP across
+    nodes when one node is not enough; experts spread over the GPUs for MoE): weights per GPU,
+    what the engine keeps for activations, graphs and buffers, KV budget and KV tokens per
+    replica, sequences held, users served, expected per-user and total tok/s. Then picks from
+    that table: with --slo the most goodput within it, else the most output tok/s at
+    --concurrency users. Also names the fallback layout for a stricter latency SLO.
 
     Exit 2 (one line on stderr) when the request is impossible: the model does not fit on all the
     GPUs given, or no TP size divides the GPUs and the model's heads. A plan that serves fewer
@@ -54,20 +55,20 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
     result = planner.plan(model_name, gpu_name, gpus, context, concurrency, prompt=prompt, dtype=dtype,
-                          kv_dtype=kv_dtype, gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft)
+                          kv_dtype=kv_dtype, gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, engine=engine)
     predictions = {"plan": result}
     findings = evaluate(Facts(), predictions, only=["plan."])
     report = Report(kind="plan", inputs={"model": result["model"], "gpu": result["gpu"], "gpus": gpus, "context": context,
                                          "concurrency": concurrency, "slo": slo, "prompt": result["prompt"],
                                          "dtype": result["dtype"], "kv_dtype": result["kv_dtype"],
-                                         "gpus_per_node": gpus_per_node},
+                                         "gpus_per_node": gpus_per_node, "engine": result["engine"]},
                     predictions=predictions, findings=findings, verdict=verdict(findings))
     report.tables[f"Plan: {result['model_name']} on {gpus} x {result['gpu_name']}, {context}-token context"] = plan_table(result)
     return report
 
 
-COLUMNS = ["layout", "GB weights/GPU", "GB KV/GPU", "KV tokens/replica", "seqs/replica", "replicas", "seqs total",
-           "batch/replica", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", ""]
+COLUMNS = ["layout", "GB weights/GPU", "GB kept/GPU", "GB KV/GPU", "KV tokens/replica", "seqs/replica", "replicas",
+           "seqs held", "batch/replica", "users served", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", "SLO", ""]
 
 
 def plan_table(result: dict) -> dict:
@@ -75,11 +76,14 @@ def plan_table(result: dict) -> dict:
     for o in result["options"]:
         mark = "chosen" if o["label"] == result["chosen"]["label"] else (
             "fallback" if result["fallback"] and o["label"] == result["fallback"]["label"] else "")
-        rows.append([o["label"], round(o["weights_gb_per_gpu"], 2), round(o["kv_budget_gb_per_gpu"], 2),
-                     o["kv_tokens_per_replica"], o["slots_per_replica"], o["dp"], o["total_slots"], o["batch_per_replica"],
-                     round(o["itl_ms"], 2), round(o["tok_s_per_user"], 1), round(o["tok_s_total"]), round(o["ttft_ms"]),
-                     round(100 * o["allreduce_share"]), mark])
+        slo = "-" if o["meets_slo"] is None else ("met" if o["meets_slo"] else "missed")
+        rows.append([o["label"], round(o["weights_gb_per_gpu"], 2), round(o["reserved_gb_per_gpu"], 2),
+                     round(o["kv_budget_gb_per_gpu"], 2), o["kv_tokens_per_replica"], o["slots_per_replica"], o["dp"],
+                     o["total_slots"], o["batch_per_replica"], o["served"], round(o["itl_ms"], 2), round(o["tok_s_per_user"], 1),
+                     round(o["tok_s_total"]), round(o["ttft_ms"]), round(100 * o["allreduce_share"]), slo, mark])
     return {"columns": COLUMNS, "rows": rows,
-            "note": f"{result['dtype']} weights, {result['kv_dtype']} KV cache; 90% of each GPU's memory usable. "
-                    "KV tokens per replica = KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. "
-                    "ITL and tok/s are the predictor's expected figures (MBU 0.75, NCCL ring latency) at the batch shown."}
+            "note": f"{result['dtype']} weights, {result['kv_dtype']} KV cache, as {result['engine_name']} runs them. "
+                    "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per replica "
+                    "= KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users served = "
+                    "min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. ITL and tok/s "
+                    f"are the predictor's expected figures at the batch shown. Chosen by: {result['objective']}."}

@@ -27,17 +27,26 @@ KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
 @click.option("--interconnect", help="Intra-node fabric for the TP all-reduce, overriding what the GPU implies (nvswitch3, nvlink4, pcie4, ...).")
 @click.option("--network", help="Scale-out fabric when a layout spans nodes [default: ib-ndr].")
 @click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True, help="GPUs per node (TP beyond this crosses the network).")
-@click.option("--mbu", type=float, help="Expected memory-bandwidth utilisation in decode (0-1] [default: 0.75].")
-@click.option("--mfu", type=float, help="Expected FLOPs utilisation in prefill (0-1] [default: 0.60].")
+@click.option("--engine", help="Serving engine that runs it: vllm, sglang, trtllm, gpt-fast, hf-eager, fastertransformer, ... "
+              "[default: generic]. Sets the all-reduce, CUDA graphs, host time and memory it keeps.")
+@click.option("--output-len", "output_len", type=click.IntRange(min=1), help="Output tokens per request, for the end-to-end latency "
+              "[default: context - prompt, else 256].")
+@click.option("--quant-group", type=click.IntRange(min=1), help="Group size of int4/int8 weights (scales + zero points per "
+              "group) [default: 128 for int4, per channel for int8].")
+@click.option("--mbu", type=float, help="Override the calibrated stream efficiency: the share of HBM bandwidth a long weight "
+              "stream reaches (0-1].")
+@click.option("--mfu", type=float, help="Override the calibrated GEMM efficiency: the share of the tensor FLOPs a large GEMM "
+              "reaches (0-1].")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
-            interconnect, network, gpus_per_node, mbu, mfu):
+            interconnect, network, gpus_per_node, engine, output_len, quant_group, mbu, mfu):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
-    Prints the scaling table (one row per layout and batch) with both the pure roofline
-    (datasheet bandwidth and FLOPs) and the expected figures (efficiency factors stated in
-    the table note), then findings: invalid or non-fitting layouts, where the all-reduce
-    flattens TP scaling, and the best layout for latency versus throughput.
+    Prints the scaling table (one row per layout and batch) with the roofline (datasheet
+    bandwidth and FLOPs: nothing real is faster) and the expected figures of a healthy system
+    running --engine, with their band (calibrated on published measurements), then findings:
+    invalid or non-fitting layouts, where the all-reduce flattens TP scaling, and the best
+    layout for latency versus throughput.
 
     \b
     Examples:
@@ -49,6 +58,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
 
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
+    eng = catalog.engine(engine)
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:
@@ -61,14 +71,24 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
         for layout in layouts:
             p = roofline.predict(model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
                                  dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect,
-                                 mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network)
-            rows.append({**p.to_dict(), "total_batch": batch})
+                                 mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network, engine=eng,
+                                 output=output_len, quant_group=quant_group)
+            rows.append(_totals({**p.to_dict(), "total_batch": batch}))
     return build_report(model, gpu, rows, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
-        "mbu": mbu, "mfu": mfu,
+        "engine": eng.key, "output": output_len, "quant_group": quant_group, "mbu": mbu, "mfu": mfu,
     })
+
+
+def _totals(row: dict) -> dict:
+    """Totals over `total_batch` sequences: each runs at the per-sequence rate of the fullest replica
+    (ceil(batch / DP) sequences), so the JSON says what the table says (3 sequences over 2 replicas
+    are 3 x the rate, not 2 x 2)."""
+    row["decode_tok_s_total"] = round(row["total_batch"] * row["decode_tok_s"], 2)
+    row["decode_tok_s_total_expected"] = round(row["total_batch"] * row["decode_tok_s_expected"], 2)
+    return row
 
 
 def check_lengths(model, prompt: int, context: int | None) -> None:
@@ -98,9 +118,8 @@ def build_report(model, gpu, rows, request):
     from diagnose.evidence import Facts
     from diagnose.findings import Report
     from rules.engine import evaluate
-    from rules.roofline import EXPECTED
 
-    predictions = {"layouts": rows, "assumptions": {**EXPECTED, **{k: request[k] for k in ("mbu", "mfu") if request[k]}}}
+    predictions = {"layouts": rows, "assumptions": rows[0]["assumptions"] if rows else {}}
     findings = evaluate(Facts(), predictions, only=["predict."])
     report = Report(kind="predict", inputs=request, predictions=predictions, findings=findings, verdict=_verdict(findings))
     report.tables[f"Predicted scaling: {model.name} on {gpu.name}"] = scaling_table(rows)
@@ -122,7 +141,7 @@ def _verdict(findings):
 
 
 COLUMNS = ["layout", "GPUs", "batch", "fits", "GB/GPU", "max seqs", "prefill tok/s", "TTFT ms",
-           "ITL ms", "ITL roofline", "tok/s/seq", "tok/s total", "AR %", "eff."]
+           "ITL ms", "ITL band", "ITL roofline", "tok/s/seq", "tok/s total", "AR %", "MBU", "eff."]
 
 
 def scaling_table(rows: list[dict]) -> dict:
@@ -136,29 +155,35 @@ def scaling_table(rows: list[dict]) -> dict:
     out = []
     for r in rows:
         b = base.get(r["total_batch"])
-        total = r["total_batch"] * r["decode_tok_s_expected"]
         eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b and _per_replica_gpu(b) else None  # rates round to 0 at tiny --mbu
         if not r["valid"]:
             fits = "invalid"
         else:
             fits = "yes" if r["fits"] else f"no (-{r['memory_shortfall_gb']:.1f} GB)"
         numbers = r["valid"]
+        itl = r["decode_step_ms_expected"]
+        band = f"{itl * r['band_low']:.2f}-{itl * r['band_high']:.2f}" if numbers else "-"
         out.append([
             label(r), r["gpus"], r["total_batch"], fits,
             round(r["weights_gb_per_gpu"], 1), r["max_concurrent_seqs"],
             _n(r["prefill_tok_s_total_expected"], numbers, 0), _n(r["ttft_ms_expected"], numbers, 1),
-            _n(r["decode_step_ms_expected"], numbers, 2), _n(r["decode_step_ms"], numbers, 2),
-            _n(r["decode_tok_s_expected"], numbers, 1), _n(total, numbers, 0),
-            _n(100 * r["allreduce_share_expected"], numbers, 0),
+            _n(itl, numbers, 2), band, _n(r["decode_step_ms"], numbers, 2),
+            _n(r["decode_tok_s_expected"], numbers, 1), _n(r["decode_tok_s_total_expected"], numbers, 0),
+            _n(100 * r["allreduce_share_expected"], numbers, 0), _n(r["mbu_implied"], numbers, 2),
             f"{eff:.0%}" if eff is not None and numbers and r["fits"] else "-",
         ])
-    a = rows[0]["assumptions"] if rows else {}
+    a = max(rows, key=lambda r: r["tp"])["assumptions"] if rows else {}
     note = (
-        f"Expected figures: decode at MBU {rows[0]['mbu']:.2f}, prefill at MFU {rows[0]['mfu']:.2f}, NCCL ring latency "
-        f"and achieved bus bandwidth, {a.get('launch_us_per_layer', 0):g} us launch gap per layer; 'roofline' is datasheet "
-        f"bandwidth and FLOPs. Memory: {a.get('memory_utilization', 0):.0%} of the GPU usable. Batch = concurrent sequences "
-        "in total, split over DP replicas. GB/GPU: weights per GPU. AR %: all-reduce share of the expected decode step. "
-        "eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
+        f"Expected figures: {a.get('engine')} ({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
+        f"{a.get('allreduce')} all-reduce at the largest TP), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
+        f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
+        f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, {a.get('host_ms_per_step', 0):g} ms host time per step; "
+        f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time (the calibration's 5th-95th "
+        "percentiles). 'Roofline' is datasheet bandwidth and FLOPs with ideal collectives. Memory: "
+        f"{a.get('memory_utilization', 0):.0%} of the GPU usable, {a.get('reserved_gb', 0):g} GB of it kept for activations, "
+        "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
+        "AR %: all-reduce share of the expected decode step. MBU: bytes streamed per step / (expected step x datasheet "
+        "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
         if rows else ""
     )
     return {"columns": COLUMNS, "rows": out, "note": note}

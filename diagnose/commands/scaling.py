@@ -11,8 +11,10 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 
 @click.command("scaling")
 @click.argument("inputs", nargs=-1, required=True)
-@click.option("--model", "model_name", required=True, help="Catalog name or a Hugging Face config.json.")
-@click.option("--gpu", "gpu_name", required=True, help="GPU type (h100-sxm, a100-80gb-sxm, ...) or an NVML name.")
+@click.option("--model", "model_name", help="Catalog name or a Hugging Face config.json [default: what the inputs name].")
+@click.option("--gpu", "gpu_name", help="GPU type (h100-sxm, a100-80gb-sxm, ...) or an NVML name [default: what the inputs name].")
+@click.option("--engine", help="Serving engine that ran the inputs (vllm, sglang, trtllm, ...) [default: what the inputs "
+              "name, else generic].")
 @click.option("--tp-of", "tp_of", multiple=True, help="FILE=TP or FILE=TP4xDP2 for an input whose layout is in neither its content nor its name; repeatable.")
 @click.option("--node", "node_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="`diagnose node --json` report (or nccl-tests output) of the same machine: calibrate with its measured "
@@ -28,15 +30,18 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True,
               help="GPUs per node (TP beyond this crosses the network).")
 @output_options
-def scaling(inputs, model_name, gpu_name, tp_of, node_files, slo, gpus, batch, prompt, context, dtype, kv_dtype,
+def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, batch, prompt, context, dtype, kv_dtype,
             interconnect, gpus_per_node):
     """Explain measured TP scaling: a table per layout beside the prediction, and the decode step split into terms.
 
     INPUTS are measurements at several layouts: ticket folders or ticket.toml files ([[measured]]
     entries with tp), serving-benchmark outputs (vLLM bench serve text/JSON, SGLang bench_serving),
-    one per layout, nsys SQLite captures, one per layout, or a CSV with columns
+    one per layout, nsys SQLite captures, one per layout, a CSV with columns
     layout,batch,metric,value (metrics: decode_tok_s, output_tok_s, itl_ms, tpot_ms, ttft_ms,
-    step_ms, prefill_tok_s, allreduce_us; optional stat column: median, p95, ...).
+    step_ms, prefill_tok_s, allreduce_us; optional stat column: median, p95, ...), or a published
+    table whose rows name their engine, GPU, model, dtype, layout, batch and lengths
+    (tests/data/published format). Each layout is judged against the band of what a healthy
+    system running that engine delivers.
 
     \b
     Examples:
@@ -53,19 +58,42 @@ def scaling(inputs, model_name, gpu_name, tp_of, node_files, slo, gpus, batch, p
 
     from diagnose.commands.predict import check_lengths
 
+    if interconnect:
+        catalog.interconnect(interconnect)
+    if engine:
+        catalog.engine(engine)
+    slo_spec = _parse_slo(slo)
+    data = scaling_inputs.collect(list(inputs), scaling_inputs.parse_tp_of(tp_of))
+    given_model, given_gpu = bool(model_name), bool(gpu_name)  # flags win over what the inputs name
+    model_name, gpu_name = _from_inputs(data, model_name, "model"), _from_inputs(data, gpu_name, "gpu")
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
     check_lengths(model, prompt, context)
-    if interconnect:
-        catalog.interconnect(interconnect)
-    slo_spec = _parse_slo(slo)
-    data = scaling_inputs.collect(list(inputs), scaling_inputs.parse_tp_of(tp_of))
     node = _node_facts(node_files)
     return build_report(data, model, gpu, node, slo_spec, gpus=gpus, batch=batch, prompt=prompt, context=context,
                         dtype=dtype, kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node,
-                        request={"inputs": list(inputs), "model": model.key, "gpu": gpu.key, "tp_of": list(tp_of),
-                                 "node": list(node_files), "slo": slo, "gpus": gpus, "batch": batch, "prompt": prompt,
-                                 "context": context, "dtype": dtype, "kv_dtype": kv_dtype, "interconnect": interconnect})
+                        engine=engine,
+                        override=frozenset(k for k, v in (("model", given_model), ("gpu", given_gpu), ("engine", engine),
+                                                          ("dtype", dtype)) if v),
+                        request={"inputs": list(inputs), "model": model.key, "gpu": gpu.key, "engine": engine,
+                                 "tp_of": list(tp_of), "node": list(node_files), "slo": slo, "gpus": gpus, "batch": batch,
+                                 "prompt": prompt, "context": context, "dtype": dtype, "kv_dtype": kv_dtype,
+                                 "interconnect": interconnect})
+
+
+def _from_inputs(data, given: str | None, what: str) -> str:
+    """The --model / --gpu given, else the one the inputs name (published rows, ticket.toml); a
+    flag that names another than the inputs wins, with a warning on stderr."""
+    from diagnose.errors import InputError
+
+    named = sorted({getattr(r.setup, what) for r in data.runs if getattr(r.setup, what)})
+    if given:
+        if named and given not in named:
+            click.echo(f"warning: --{what} {given} overrides the {what} the inputs name ({', '.join(named)})", err=True)
+        return given
+    if not named:
+        raise InputError(f"--{what} is needed: the inputs do not name the {what}")
+    return named[0]
 
 
 def _parse_slo(text):
@@ -82,7 +110,7 @@ def _node_facts(files):
 
 
 def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt=1024, context=None, dtype=None,
-                 kv_dtype=None, interconnect=None, gpus_per_node=8, request=None):
+                 kv_dtype=None, interconnect=None, gpus_per_node=8, request=None, engine=None, override=frozenset()):
     """The scaling Report: table, per-layout decomposition, findings and verdict."""
     from diagnose.errors import InputError
     from diagnose.findings import Report
@@ -97,19 +125,21 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
         raise InputError(f"--node {', '.join(sorted({f.name for f in getattr(node, 'files', [])}))}: no all-reduce, HBM or "
                          "GEMM measurements in it (expected a `diagnose node --json` report or nccl-tests output)")
     analysis = S.analyse(data.runs, model, gpu, dtype=dtype, kv_dtype=kv_dtype, prompt=prompt, context=context,
-                         interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch)
+                         interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch, engine=engine,
+                         override=override)
     total_gpus = gpus or max(r.layout.gpus for r in data.runs)
     if slo_spec:
         analysis["goodput"] = S.goodput(data.runs, slo_spec, total_gpus)
     predictions = {"scaling": analysis}
     findings = evaluate(data.facts, predictions, only=["scaling."])
-    layouts = {r["label"] for r in analysis["rows"] if r["step_ms"]}
-    missing = [] if layouts else ["a decode figure per layout: ITL/TPOT, decode tok/s at a known batch, or an nsys capture"]
+    layouts = {r["label"] for r in analysis["rows"] if r.get("ratio") is not None}
+    missing = [] if layouts else ["a figure per layout the predictor can judge: ITL/TPOT, decode tok/s at a known batch, "
+                                  "an nsys capture, or latency/throughput with the input and output lengths"]
     if len(layouts) == 1:
         missing.append("the same benchmark at a second layout (TP/2 or 2x TP) to judge the scaling")
     report = Report(kind="scaling", inputs=request or {}, facts=_facts_summary(data, node), predictions=predictions,
                     findings=findings, verdict=verdict(findings, missing))
-    report.tables[f"Scaling: {model.name} on {gpu.name}"] = scaling_table(analysis)
+    report.tables[f"Scaling: {_names(analysis)}"] = scaling_table(analysis)
     report.tables["Decode step decomposition (ms per step)"] = decomposition_table(analysis)
     if analysis.get("goodput"):
         report.tables["Goodput within the SLO"] = goodput_table(analysis["goodput"])
@@ -125,49 +155,70 @@ def _facts_summary(data, node) -> dict:
     return out
 
 
-SCALING_COLUMNS = ["layout", "GPUs", "batch", "step ms", "measured as", "tok/s/user", "decode tok/s", "prefill tok/s",
-                   "ITL p95", "TTFT p95", "speed-up / ideal", "roofline ms", "expected ms", "calibrated ms",
-                   "+ base ovh ms", "measured / model", "model explains", "status"]
+def _names(analysis: dict) -> str:
+    """'Llama-2-70B on A100 SXM4 80GB' (several when the inputs name several)."""
+    from rules import catalog
+
+    pairs = sorted({(r["model"], r["gpu"]) for r in analysis["rows"]})
+    return "; ".join(f"{catalog.model(m).name} on {catalog.gpu(g).name}" for m, g in pairs[:3]) + \
+        (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
+
+
+SCALING_COLUMNS = ["layout", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "tok/s total", "speed-up / ideal",
+                   "roofline", "expected", "band", "measured / expected", "layout median", "status"]
 
 
 def scaling_table(analysis: dict) -> dict:
     rows = []
     for r in analysis["rows"]:
         step = r["step_ms"]
+        has = r.get("ratio") is not None
+        if has and r["time_metric"]:
+            band = f"{r['expected'] * r['band_low']:.4g}-{r['expected'] * r['band_high']:.4g}"
+        elif has:
+            band = f"{r['expected'] / r['band_high']:.4g}-{r['expected'] / r['band_low']:.4g}"
+        else:
+            band = "-"
         rows.append([
-            r["label"], r["gpus"], r["batch"] if r["batch_stated"] or step else "-", _n(step, 3), r["step_how"] or "-",
-            _n(1e3 / step if step else None, 1), _n(r["batch"] * r["dp"] * 1e3 / step if step else r["output_tok_s"], 0),
-            _n(r["prefill_tok_s"], 0), _n(r["itl_p95_ms"], 1), _n(r["ttft_p95_ms"], 0),
+            r["label"], r["gpus"], r["batch"] if r["batch_stated"] or step else "-",
+            f"{r['prompt']}/{r['output']}" if r.get("output") else "-",
+            _n(r["measured"], 4) if has else "-", r.get("measured_how") or "-",
+            _n(1e3 / step if step else None, 1), _n(_total_tok_s(r), 0),
             f"{r['speedup']:.2f}x / {r['ideal_speedup']:g}x" if r.get("speedup") else "-",
-            _n(r["roofline_ms"], 3), _n(r["expected_ms"], 3), _n(r["calibrated_ms"], 3), _n(r.get("anchored_ms"), 3),
-            f"{r['ratio']:.2f}" if r.get("ratio") else "-",
-            f"{r['explained_share']:.0%}" if r.get("explained_share") is not None else "-", r.get("status", "no decode figure"),
+            _n(r.get("roofline"), 4), _n(r.get("expected"), 4), band,
+            f"{r['ratio']:.2f}" if has else "-", f"{r['layout_ratio']:.2f}" if r.get("layout_ratio") else "-",
+            r.get("status", "no figure"),
         ])
     cal = analysis["calibration"]
-    note = ("roofline: datasheet bandwidth and FLOPs (nothing real is faster); expected: the predictor's efficiencies "
-            "(MBU 0.75, NCCL ring latency); calibrated: " + ("; ".join(cal) if cal else "no node measurements given, so the "
-            "expected figures") + ". '+ base ovh': calibrated + the smallest layout's overhead beyond the model, the "
-            f"figure each layout is judged against (tracks when measured / model <= {analysis['tolerance']}). 'model explains': the share "
-            "of the gap between the roofline and the measured step that calibrated model + base overhead account for.")
-    keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "step ms"]
+    lo, hi = analysis["band"]
+    note = ("roofline: datasheet bandwidth and FLOPs with ideal collectives (nothing real is faster); expected: what a "
+            "healthy system running the engine delivers (rules.step_model, calibrated on published measurements)"
+            + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
+            "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
+            "of its rows: inside the band tracks; beyond it is broken unless the smallest layout is as far beyond "
+            "(slow_everywhere).")
+    keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
 
 
 def decomposition_table(analysis: dict) -> dict:
     from rules.scaling import TERMS
 
-    columns = ["layout", "batch", "measured", "weights", "KV+act", "GEMM extra", "all-reduce", "AR calls x us", "launch",
-               "PP bubble", "unexplained", "AR source"]
+    columns = ["layout", "batch", "measured", "weights", "KV+act", "GEMM extra", "kernel fixed", "all-reduce", "AR calls x us",
+               "host", "PP bubble", "unexplained", "AR source"]
     rows = []
     for r in analysis["rows"]:
+        if not r["step_ms"]:
+            continue
         t = r["terms"]
         ar_us = r["allreduce_measured_us"] if r["allreduce_measured_us"] is not None else r["allreduce_ref_us"]
-        rows.append([r["label"], r["batch"], _n(r["step_ms"], 3)] + [_n(t.get(k), 3) for k in TERMS[:4]]
-                    + [f"{r['allreduce_count']} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[4:]]
+        rows.append([r["label"], r["batch"], _n(r["step_ms"], 3)] + [_n(t.get(k), 3) for k in TERMS[:5]]
+                    + [f"{r['allreduce_count']} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:]]
                     + ["measured" if r["allreduce_measured_us"] is not None else r["allreduce_ref_source"].split(" (")[0]])
     return {"columns": columns, "rows": rows,
-            "note": "Terms per GPU per decode step; streaming and GEMM overlap, so 'GEMM extra' is the compute beyond "
-                    "streaming. unexplained = measured - the sum of the modelled terms."}
+            "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the fixed "
+                    "cost of every kernel, the all-reduces and the host time add up to the expected step. unexplained = "
+                    "measured - the sum of the modelled terms."}
 
 
 def goodput_table(g: dict) -> dict:
@@ -177,6 +228,17 @@ def goodput_table(g: dict) -> dict:
     return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g['gpus']}", "total tok/s", ""],
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
                                   "next higher one reported)."}
+
+
+def _total_tok_s(r: dict) -> float | None:
+    """Output tok/s of all the layout's sequences: batch x replicas / step, else the measured rate."""
+    if r["step_ms"]:
+        return r["batch"] * r["dp"] * 1e3 / r["step_ms"]
+    if r.get("metric") == "output_tok_s":
+        return r["measured"]
+    if r.get("metric") == "output_tok_s_per_gpu":
+        return r["measured"] * r["gpus"]
+    return r["output_tok_s"]
 
 
 def _n(value, digits: int):

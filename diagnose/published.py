@@ -1,0 +1,216 @@
+"""Published measurements: CSV tables of what real systems delivered, one figure per row with
+everything needed to predict it.
+
+Format (tests/data/published/*.csv; `diagnose scaling` reads it too):
+
+    # <what the table is>
+    # Source: <URL with commit or date>, <section>
+    # Conditions: <engine version, CUDA graphs, clocks, what the metric means>
+    # Split: fit | validation      (which part of the predictor's calibration the file is in)
+    engine,gpu,gpus_per_node,model,dtype,tp,pp,batch,input_len,output_len,metric,value[,healthy]
+
+engine, gpu and model are catalog names (rules/catalog/*.toml); metric is one of
+rules.expectations.METRICS; healthy (yes/no, default yes) says whether the source found the
+system working. A malformed row is an InputError naming its file and line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from diagnose.errors import InputError
+from rules.expectations import METRICS
+
+COLUMNS = ("engine", "gpu", "gpus_per_node", "model", "dtype", "tp", "pp", "batch", "input_len", "output_len", "metric",
+           "value")
+SPLITS = ("fit", "validation")
+
+
+@dataclass(frozen=True)
+class Row:
+    source: str  # file:line
+    engine: str
+    gpu: str
+    gpus_per_node: int
+    model: str
+    dtype: str
+    tp: int
+    pp: int
+    batch: int
+    input_len: int
+    output_len: int
+    metric: str
+    value: float
+    healthy: bool = True
+    split: str = "fit"
+    url: str = ""  # the file's Source line
+    network: str | None = None  # the fabric between nodes, where the row spans several
+
+    @property
+    def table(self) -> str:
+        """The file the row came from (the unit of the fit / validation split)."""
+        return self.source.rsplit(":", 1)[0]
+
+
+def is_published_csv(path: Path) -> bool:
+    """A CSV whose header names the published columns (engine, model, metric, value, ...)."""
+    try:
+        head = path.read_text(errors="replace")[:8000]
+    except OSError:
+        return False
+    header = next((ln for ln in head.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    return {"engine", "model", "gpu", "metric", "value"} <= {c.strip().lower() for c in header.split(",")}
+
+
+def read(path) -> list[Row]:
+    """Every row of one published CSV, checked."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: unreadable ({exc})") from None
+    lines = text.splitlines()
+    comments = [ln.lstrip("# ").strip() for ln in lines if ln.lstrip().startswith("#")]
+    url = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("source:")), "")
+    split = next((c.split(":", 1)[1].strip().lower() for c in comments if c.lower().startswith("split:")), "fit")
+    if split not in SPLITS:
+        raise InputError(f"{path}: '# Split: {split}' must be one of {', '.join(SPLITS)}")
+    numbered = [(n, ln) for n, ln in enumerate(lines, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
+    if not numbered:
+        raise InputError(f"{path}: no rows")
+    rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in numbered))))
+    header = [h.strip().lower() for h in rows[0]]
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise InputError(f"{path}:{numbered[0][0]}: a published table needs the columns {', '.join(COLUMNS)} "
+                         f"(missing: {', '.join(missing)})")
+    out = []
+    for (n, _), cells in zip(numbered[1:], rows[1:]):
+        out.append(_row(dict(zip(header, (c.strip() for c in cells))), f"{path.name}:{n}", split, url))
+    if not out:
+        raise InputError(f"{path}: header but no rows")
+    return out
+
+
+def _row(cell: dict, src: str, split: str, url: str) -> Row:
+    metric = cell.get("metric", "")
+    if metric not in METRICS:
+        raise InputError(f"{src}: unknown metric {metric!r} (known: {', '.join(METRICS)})")
+    try:
+        value = float(cell["value"])
+        ints = {k: int(cell[k]) if cell.get(k) else None for k in ("gpus_per_node", "tp", "pp", "batch", "input_len", "output_len")}
+    except (KeyError, ValueError):
+        raise InputError(f"{src}: expected numbers in value, tp, pp, batch, input_len, output_len; got {cell}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(f"{src}: the value must be a positive number, got {cell['value']!r}")
+    if not ints["tp"] or ints["tp"] < 1 or not ints["batch"] or ints["batch"] < 1:
+        raise InputError(f"{src}: tp and batch must be positive integers")
+    if not ints["input_len"] or not ints["output_len"]:
+        raise InputError(f"{src}: input_len and output_len are needed to predict a figure")
+    healthy = (cell.get("healthy") or "yes").lower()
+    if healthy not in ("yes", "no"):
+        raise InputError(f"{src}: healthy must be yes or no, got {healthy!r}")
+    return Row(src, cell["engine"], cell["gpu"], ints["gpus_per_node"] or 8, cell["model"], cell["dtype"], ints["tp"],
+               ints["pp"] or 1, ints["batch"], ints["input_len"], ints["output_len"], metric, value, healthy == "yes",
+               split, url, cell.get("network") or None)
+
+
+def read_dir(folder) -> list[Row]:
+    """Every published CSV in a folder, sorted by file name."""
+    rows = []
+    for path in sorted(Path(folder).glob("*.csv")):
+        rows.extend(read(path))
+    return rows
+
+
+def expect(row: Row, **overrides):
+    """The roofline, expected value and band of the row's metric, for the setup it names.
+
+    overrides go to rules.roofline.predict (an engine spec, mbu, ...): the calibration uses them.
+    """
+    from rules.expectations import expectation
+    from rules.roofline import Layout, predict
+
+    args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=row.dtype, engine=row.engine,
+                gpus_per_node=row.gpus_per_node, network=row.network)
+    args.update(overrides)
+    p = predict(row.model, row.gpu, Layout(row.tp, row.pp), **args)
+    return expectation(row.metric, p)
+
+
+# --------------------------------------------------------------------------- all-reduce tables
+
+COLLECTIVE_COLUMNS = ("implementation", "gpu", "fabric", "gpus", "nodes", "size_bytes", "time_us", "graph")
+# implementation column -> (what runs, the custom kernel's calibration key)
+IMPLEMENTATIONS = {
+    "nccl": ("nccl", None), "nccl-ring": ("ring", None), "nccl-tree": ("tree", None), "nccl-nvls": ("nvls", None),
+    "nccl-nvlstree": ("tree", None), "vllm-custom": ("custom", "vllm"), "sglang-custom": ("custom", "trtllm"),
+    "trtllm-custom": ("custom", "trtllm"),
+}
+
+
+@dataclass(frozen=True)
+class CollectiveRow:
+    source: str
+    implementation: str
+    gpu: str
+    fabric: str
+    gpus: int
+    nodes: int
+    size_bytes: int
+    time_us: float
+    graph: bool
+    p2p: bool | None = None  # None: what the GPU's catalog row says (a P2P-patched driver says yes)
+
+
+def read_collectives(path) -> list[CollectiveRow]:
+    """The timed all-reduce rows of one tests/data/collectives table (rows without a time, of an
+    implementation or fabric the model has no entry for, are left out)."""
+    from rules import catalog
+
+    path = Path(path)
+    lines = [(n, ln) for n, ln in enumerate(path.read_text().splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
+    header = [h.strip() for h in rows[0]]
+    if any(c not in header for c in COLLECTIVE_COLUMNS):
+        raise InputError(f"{path}: an all-reduce table needs the columns {', '.join(COLLECTIVE_COLUMNS)}")
+    known = catalog.interconnects()
+    out = []
+    for (n, _), cells in zip(lines[1:], rows[1:]):
+        c = dict(zip(header, cells))
+        if c["implementation"] not in IMPLEMENTATIONS or not c["time_us"] or c["fabric"] not in (*known, "nvlink-bridge"):
+            continue
+        p2p = {"yes": True, "no": False}.get(c.get("p2p") or "")
+        out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], c["fabric"], int(c["gpus"]),
+                                 int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]), c["graph"] == "yes", p2p))
+    return out
+
+
+def expect_collective(row: CollectiveRow) -> tuple[float, float]:
+    """(expected, roofline) time in us of the row's all-reduce on its fabric."""
+    from rules import catalog, collectives
+    from rules.roofline import tp_fabric
+
+    gpu = catalog.gpu(row.gpu) if row.gpu in catalog.gpus() else None
+    if row.fabric == "nvlink-bridge":
+        fabric = tp_fabric(gpu, 2, 8)[0] if gpu else catalog.interconnect("nvlink3")
+    else:
+        fabric = catalog.interconnect(row.fabric)
+        if gpu is not None and row.nodes == 1:
+            fabric = tp_fabric(gpu, row.gpus, row.gpus, interconnect=fabric.key)[0]
+    p2p = gpu.pcie_p2p if gpu is not None and fabric.kind == "pcie" else True
+    if row.p2p is not None:
+        p2p = row.p2p
+    what, key = IMPLEMENTATIONS[row.implementation]
+    roof = collectives.roofline_us(fabric, row.gpus, row.size_bytes, nodes=row.nodes)
+    if what == "custom":
+        link = (gpu.nvlink_gbs if gpu is not None and gpu.nvlink_gbs else fabric.bandwidth_gbs)
+        return collectives.custom(key, row.gpus, row.size_bytes, graphs=row.graph, link_gbs=link).us, roof
+    t = collectives.nccl(fabric, row.gpus, row.size_bytes, nodes=row.nodes, graphs=row.graph, p2p=p2p, only=None
+                         if what == "nccl" else what)
+    return t.us, roof

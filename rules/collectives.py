@@ -1,0 +1,164 @@
+"""How long one all-reduce takes: the physical floor (roofline) and what each implementation
+takes on a healthy system (expected).
+
+roofline: the fabric's one-hop latency (`floor_us` in interconnects.toml, a physical minimum,
+  below every measured all-reduce) plus the bytes at line rate, with the switch reducing where
+  it can (NVLS / SHARP: the bytes cross each link once, not 2(n-1)/n times).
+expected: the implementation the engine runs at this size and rank count:
+  - NCCL: the ring (fixed cost + 2(n-1) steps x hop latency + 2(n-1)/n x bytes at the fabric's
+    achieved bus bandwidth), the tree across nodes (steps grow with log2 of the node count, not
+    the rank count; the faster of the two), NVLS on NVSwitch gen3+ where NCCL's own tuner model
+    prefers it (NVIDIA/nccl src/graph/tuning.cc [R8]: large messages); a call launched from the
+    host, not a CUDA graph, waits longer for its peers (x log2 of the ranks).
+  - an engine's custom one-shot/two-shot kernel over NVLink P2P (vLLM, SGLang, TensorRT-LLM)
+    up to its size limit, where the GPUs are all-to-all NVLink (or a PCIe pair, where the
+    engine allows it);
+  - between GPUs without PCIe peer-to-peer, NCCL's SHM transport: every step crosses PCIe
+    twice through host memory, so twice the hop latency and half the bandwidth.
+All constants are in rules/catalog/calibration.toml ([nccl], [custom.*]), fitted to
+tests/data/collectives and collectives-reference.md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from rules import catalog
+from rules.catalog import EngineSpec, InterconnectSpec
+
+# NCCL's own tuner constants (src/graph/tuning.cc [R8]): which algorithm it picks, not how long it takes
+NCCL_RING_LL_US = 6.6
+NCCL_NVLINK_HOP_US = 0.6
+
+
+@dataclass(frozen=True)
+class AllReduceTime:
+    us: float
+    impl: str  # what ran: "NCCL ring", "NCCL tree", "NCCL NVLS", "vllm custom", "floor"
+
+
+def ring_bus_factor(nranks: int) -> float:
+    """Bytes each GPU sends per byte reduced in a ring all-reduce: 2(n-1)/n."""
+    return 2.0 * (nranks - 1) / nranks
+
+
+def roofline_us(fabric, nranks: int, size_bytes: float, nodes: int = 1) -> float:
+    """The physical bound: one hop of latency and the bytes at line rate. Nothing is faster."""
+    ic = catalog.interconnect(fabric)
+    if nranks <= 1:
+        return 0.0
+    bw = ic.bandwidth_gbs * 1e3  # bytes per microsecond
+    if ic.kind == "network":
+        nodes = nodes if nodes > 1 else nranks
+        data = ring_bus_factor(nodes) * size_bytes / (nranks / nodes)
+    elif ic.in_network_reduction:
+        data = size_bytes
+    else:
+        data = ring_bus_factor(nranks) * size_bytes
+    return ic.floor_us + data / bw
+
+
+def expected(fabric, nranks: int, size_bytes: float, *, nodes: int = 1, engine: EngineSpec | None = None,
+             graphs: bool = True, p2p: bool = True, link_gbs: float | None = None) -> AllReduceTime:
+    """What one all-reduce takes on a healthy system running `engine` (see the module doc).
+
+    fabric: the TP group's fabric (InterconnectSpec or key); nodes: how many nodes the group
+    spans; p2p: False where the GPUs cannot reach each other by PCIe peer-to-peer (NCCL uses
+    SHM); link_gbs: the GPU's own NVLink rate per direction (sets a custom kernel's bandwidth).
+    """
+    ic = catalog.interconnect(fabric)
+    if nranks <= 1:
+        return AllReduceTime(0.0, "none")
+    options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p)]
+    if engine is not None and _custom_applies(engine, ic, nranks, size_bytes, nodes, p2p):
+        options.append(custom(engine.custom_allreduce, nranks, size_bytes, graphs=graphs,
+                              link_gbs=link_gbs or ic.bandwidth_gbs))
+        return options[-1]  # the engine routes every message under its limit to its own kernel
+    return min(options, key=lambda t: t.us)
+
+
+def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, p2p: bool) -> bool:
+    if not engine.custom_allreduce or nodes > 1 or nranks > engine.custom_allreduce_max_ranks:
+        return False
+    if size_bytes >= engine.custom_allreduce_max_bytes:
+        return False
+    if ic.kind in ("nvlink", "nvswitch"):
+        return ic.kind == "nvswitch" or nranks == 2  # NVLink bridges join pairs only
+    return ic.kind == "pcie" and nranks == 2 and p2p and engine.custom_allreduce_pcie_pairs
+
+
+def nccl(fabric, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True, p2p: bool = True,
+         only: str | None = None) -> AllReduceTime:
+    """NCCL's fastest algorithm for this size: ring, tree (across nodes) or NVLS (NVSwitch);
+    `only` ('ring', 'tree', 'nvls') times the one algorithm forced with NCCL_ALGO."""
+    ic = catalog.interconnect(fabric)
+    cal = catalog.calibration()
+    c = cal.nccl
+    fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
+    hop = _hop_us(ic, c, p2p)
+    shm = not p2p and ic.kind == "pcie"
+    bus = ic.achieved_gbs * 1e3 * (c["shm_bus_factor"] if shm else 1.0)  # bytes per microsecond
+    if ic.kind != "network" or nodes <= 1:
+        data = ring_bus_factor(nranks) * size_bytes
+        ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL ring")
+        if not (ic.kind == "nvswitch" and ic.in_network_reduction):
+            return ring
+        nvls_bus = c["nvls_bus_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3
+        nvls = AllReduceTime(fixed + data / nvls_bus, "NCCL NVLS")
+        if only:
+            return nvls if only == "nvls" else ring
+        # NCCL's tuner picks by its own model: NVLS costs it a 25 us hardware latency [R8], the ring
+        # its LL base and hops; the time is then what the picked algorithm is measured to take
+        tuner_ring = NCCL_RING_LL_US + 2 * (nranks - 1) * NCCL_NVLINK_HOP_US + data / bus
+        tuner_nvls = c["nvls_us"] + data / nvls_bus
+        return nvls if nranks > 2 and tuner_nvls < tuner_ring else ring
+    per_node = max(1, nranks // nodes)
+    intra = c["hop_us_nvlink"]
+    net = c["hop_us_network"]
+    # each GPU's NIC carries its 1/per_node share of the inter-node reduction (hierarchical)
+    data = ring_bus_factor(nodes) * size_bytes / per_node / bus
+    ring_steps = 2 * (nranks - 1)
+    ring = fixed + (ring_steps - 2 * (nodes - 1)) * intra + 2 * (nodes - 1) * net + data
+    tree = fixed + 2 * ((per_node - 1) * intra + math.ceil(math.log2(nodes)) * net) + data
+    return _pick([AllReduceTime(ring, "NCCL ring"), AllReduceTime(tree, "NCCL tree")], only)
+
+
+def _pick(options: list[AllReduceTime], only: str | None) -> AllReduceTime:
+    """The fastest, as NCCL's tuner picks; or the one algorithm forced."""
+    forced = [t for t in options if only and t.impl.lower().endswith(only)]
+    return min(forced or options, key=lambda t: t.us)
+
+
+def eager_extra_us(nranks: int) -> float:
+    """What a collective launched from the host costs beyond one replayed in a CUDA graph: the
+    launch, and the wait for the last of the peers' launches, whose lateness grows with the
+    log of the rank count (the largest of n random delays)."""
+    return catalog.calibration().eager_extra_us * math.log2(max(nranks, 2))
+
+
+def _hop_us(ic: InterconnectSpec, c: dict, p2p: bool) -> float:
+    if ic.kind in ("nvlink", "nvswitch"):
+        return c["hop_us_nvlink"]
+    if ic.kind == "pcie":
+        return c["hop_us_pcie"] * (1.0 if p2p else c["shm_hop_factor"])  # SHM: GPU -> host memory -> GPU
+    return c["hop_us_network"]
+
+
+def custom(key: str, nranks: int, size_bytes: float, *, graphs: bool = True, link_gbs: float = 450.0) -> AllReduceTime:
+    """An engine's own one-shot/two-shot all-reduce: a fixed cost that grows slowly with the rank
+    count, and the bytes at the kernel's achieved share of the NVLink rate."""
+    spec = catalog.calibration().custom[key]
+    fixed = spec.base_us + (0.0 if graphs else eager_extra_us(nranks)) + spec.per_doubling_us * math.log2(max(nranks, 2) / 2)
+    bus = spec.bus_gbs_per_link_gbs * link_gbs * 1e3
+    return AllReduceTime(fixed + ring_bus_factor(nranks) * size_bytes / bus, f"{key} custom")
+
+
+def p2p_us(fabric, size_bytes: float, *, roofline: bool = False, graphs: bool = True) -> float:
+    """One PP send/recv between neighbouring stages."""
+    ic = catalog.interconnect(fabric)
+    if roofline:
+        return ic.floor_us + size_bytes / (ic.bandwidth_gbs * 1e3)
+    cal = catalog.calibration()
+    fixed = cal.nccl["base_us"] + (0.0 if graphs else eager_extra_us(2))
+    return fixed + _hop_us(ic, cal.nccl, True) + size_bytes / (ic.achieved_gbs * 1e3)

@@ -1,0 +1,73 @@
+"""What a healthy system should measure: a metric's roofline, expected value and band, read off
+one Prediction (rules.roofline).
+
+The metrics are those of published tables and serving benchmarks:
+- e2e_latency_ms: one batch of requests end to end (prefill of every prompt, then output - 1
+  decode steps, plus the engine's per-request host time);
+- ttft_ms: the first token of every request in the batch (the batch's prefill);
+- itl_ms / tpot_ms: the mean time between output tokens of one sequence;
+- decode_tok_s: one sequence's decode rate, 1000 / ITL;
+- output_tok_s_total / output_tok_s_per_gpu: every output token of the batch over the
+  end-to-end time (static batching), in total or per GPU of the replica;
+- step_ms: one decode step at the prediction's context.
+Times are "slower is worse"; rates are "lower is worse": the band is turned around for rates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TIME_METRICS = ("e2e_latency_ms", "ttft_ms", "itl_ms", "tpot_ms", "step_ms")
+RATE_METRICS = ("decode_tok_s", "output_tok_s_total", "output_tok_s_per_gpu")
+METRICS = TIME_METRICS + RATE_METRICS
+
+
+@dataclass(frozen=True)
+class Expectation:
+    metric: str
+    roofline: float  # the physical bound: no healthy or broken system does better
+    expected: float
+    low: float  # the band: the worst and best a healthy system gives, in the metric's own unit
+    high: float
+
+    @property
+    def is_time(self) -> bool:
+        return self.metric in TIME_METRICS
+
+    def ratio(self, measured: float) -> float:
+        """How much slower than expected the measurement is (> 1: slower, < 1: faster)."""
+        return measured / self.expected if self.is_time else self.expected / measured
+
+    def verdict(self, measured: float) -> str:
+        """'faster_than_roofline', 'faster' (than the band), 'inside', or 'slower' (than the band)."""
+        better = measured < self.roofline if self.is_time else measured > self.roofline
+        if better:
+            return "faster_than_roofline"
+        lo, hi = (self.low, self.high) if self.is_time else (self.high, self.low)
+        slower = measured > hi if self.is_time else measured < hi
+        faster = measured < lo if self.is_time else measured > lo
+        return "slower" if slower else "faster" if faster else "inside"
+
+
+def expectation(metric: str, p) -> Expectation:
+    """The metric's figures from Prediction `p` (its batch, prompt and output)."""
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r} (known: {', '.join(METRICS)})")
+    times = {
+        "e2e_latency_ms": (p.e2e_latency_ms, p.e2e_latency_ms_expected),
+        "ttft_ms": (p.ttft_batch_ms, p.ttft_batch_ms_expected),
+        "itl_ms": (p.itl_ms, p.itl_ms_expected),
+        "tpot_ms": (p.itl_ms, p.itl_ms_expected),
+        "step_ms": (p.decode_step_ms, p.decode_step_ms_expected),
+    }
+    if metric in times:
+        roof, exp = times[metric]
+        return Expectation(metric, roof, exp, exp * p.band_low, exp * p.band_high)
+    if metric == "decode_tok_s":
+        roof, exp = 1e3 / p.itl_ms, 1e3 / p.itl_ms_expected
+    else:
+        tokens = p.batch * p.output * 1e3
+        roof, exp = tokens / p.e2e_latency_ms, tokens / p.e2e_latency_ms_expected
+        if metric == "output_tok_s_per_gpu":
+            roof, exp = roof / (p.tp * p.pp), exp / (p.tp * p.pp)
+    return Expectation(metric, roof, exp, exp / p.band_high, exp / p.band_low)

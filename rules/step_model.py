@@ -1,0 +1,202 @@
+"""The expected figures: one pass of a model through one TP rank, timed kernel by kernel as a
+healthy GPU running a given engine delivers it.
+
+A kernel costs a fixed time (calibration `kernel_overhead_us`: launch inside a graph, ramp-up,
+the last partial wave) plus the larger of its bytes at the achieved stream bandwidth and its
+FLOPs at the achieved tensor rate for its shape and dtype. So the bandwidth a step achieves is a
+function of the bytes per kernel: near the stream efficiency when each GPU holds large matrices,
+falling as TP shrinks them (the implied MBU of published runs falls from ~0.7 at TP1 to 0.3-0.4
+at TP8), and the FLOPs a GEMM achieves falls when its output tiles do not fill the GPU's SMs.
+
+Per decoder layer: its GEMMs (rules.shapes.layer_matrices), one attention kernel, and the
+engine's other kernels (norms, rotary, activation, residual adds: `kernels_per_layer` minus
+those) with the activation traffic; per pass the LM head and a few sampling kernels; every
+all-reduce at the engine's implementation (rules.collectives). Without CUDA graphs the host
+launches every kernel, so a pass takes at least kernels x `launch_us`. The engine's host time
+per step and per request is added by the caller (rules.roofline), once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+from rules import collectives, shapes
+from rules.catalog import Calibration, EngineSpec, GpuSpec, InterconnectSpec, ModelSpec
+
+STEP_KERNELS = 4  # per pass outside the layers: embedding, final norm, logits processing, sampling
+MOE_ROUTING_KERNELS = 3  # top-k, token permute, un-permute / combine
+# MLA (DeepSeek-V3) runs its attention projections as six GEMM-like kernels and two norms where
+# a GQA layer runs one QKV GEMM: q down-proj, q norm, q up-proj, kv down-proj, kv norm, and the
+# absorbed k and v up-projections (two batched GEMMs around the attention).
+MLA_EXTRA_KERNELS = 6
+TILE = 128  # output tile edge of the tensor-core GEMM kernels (cuBLAS / CUTLASS 128x128 tiles)
+SPLIT_K_MIN = 512  # shortest K slice a split-K GEMM gives one work unit
+
+
+@dataclass
+class PassTerms:
+    """Milliseconds of one pass on one rank, split so a measurement can be compared term by term.
+
+    weights/kv/activation: their bytes at the achieved stream bandwidth; compute: GEMM and
+    attention time beyond their streaming (compute-bound kernels); overhead: the fixed time of
+    every kernel; allreduce: every all-reduce; launch: host launch time the GPU waits for
+    (no CUDA graphs only).
+    """
+
+    weights_ms: float = 0.0
+    kv_ms: float = 0.0
+    activation_ms: float = 0.0
+    compute_ms: float = 0.0
+    overhead_ms: float = 0.0
+    allreduce_ms: float = 0.0
+    launch_ms: float = 0.0
+    kernels: int = 0
+    allreduces: int = 0
+    allreduce_us: float = 0.0
+    allreduce_impl: str = "none"
+
+    @property
+    def memory_ms(self) -> float:
+        return self.weights_ms + self.kv_ms + self.activation_ms
+
+    @property
+    def total_ms(self) -> float:
+        return self.memory_ms + self.compute_ms + self.overhead_ms + self.allreduce_ms + self.launch_ms
+
+    def scaled(self, factor: float) -> "PassTerms":
+        """Per-GPU share of a pass over `factor` of the layers (PP: m microbatches / pp stages)."""
+        out = PassTerms(**{f.name: getattr(self, f.name) for f in fields(self)})
+        for name in ("weights_ms", "kv_ms", "activation_ms", "compute_ms", "overhead_ms", "allreduce_ms", "launch_ms"):
+            setattr(out, name, getattr(self, name) * factor)
+        return out
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Everything about the run that is not the batch: who runs what where, at what efficiency."""
+
+    model: ModelSpec
+    gpu: GpuSpec
+    engine: EngineSpec
+    cal: Calibration
+    tp: int
+    dtype: str
+    kv_dtype: str
+    fabric: InterconnectSpec
+    nodes: int = 1
+    p2p: bool = True
+    group: int | None = None
+    stream_efficiency: float | None = None  # --mbu override
+    gemm_efficiency: float | None = None  # --mfu override
+
+    @property
+    def compute_dtype(self) -> str:
+        if self.dtype == "fp8" and self.gpu.fp8_tflops:
+            return "fp8"
+        return "fp16" if self.dtype == "fp16" else "bf16"
+
+    def stream_bw(self) -> float:
+        """Achieved bytes per microsecond of a long stream."""
+        eff = self.stream_efficiency or self.cal.stream_efficiency
+        return self.gpu.hbm_gbs * 1e3 * eff
+
+    def tensor_rate(self, dtype: str, m: float, n: float, k: float) -> float:
+        """Achieved FLOPs per microsecond of an m x n x k GEMM: the ceiling, times the share of SMs
+        its tiles keep busy, times the share of each tile's time spent in its K loop (a tile's
+        prologue and epilogue cost about `tile_overhead_k` steps of K, so a shallow K, as TP
+        leaves the row-parallel GEMMs, runs less efficiently)."""
+        eff = self.gemm_efficiency or self.cal.gemm(dtype, self.gpu)
+        depth = k / (k + self.cal.tile_overhead_k)
+        return self.gpu.tflops(dtype) * 1e6 * eff * wave_efficiency(m, n, k, self.gpu.sms) * depth
+
+
+def wave_efficiency(m: float, n: float, k: float, sms: int) -> float:
+    """Share of the SMs busy over a GEMM's waves of work units: TILE x TILE output tiles, each
+    split along K into slices of at least SPLIT_K_MIN (split-K / stream-K, as cuBLAS and CUTLASS
+    do when the output tiles alone cannot fill the GPU). Units that do not fill the last wave
+    leave SMs idle."""
+    if not sms:
+        return 1.0
+    tiles = math.ceil(max(m, 1) / TILE) * math.ceil(max(n, 1) / TILE)
+    split = max(1, min(math.ceil(sms / tiles), int(k // SPLIT_K_MIN)))
+    units = tiles * split
+    return units / (math.ceil(units / sms) * sms)
+
+
+def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: float, prefill: bool) -> PassTerms:
+    """One pass through all layers: decode (tokens_per_seq = 1 at `context` keys) or prefill
+    (tokens_per_seq = prompt, causal attention over the prompt)."""
+    model, cal = s.model, s.cal
+    tokens = sequences * tokens_per_seq
+    bw = s.stream_bw()
+    over = cal.kernel_overhead_us
+    t = PassTerms()
+    us = {"weights": 0.0, "kv": 0.0, "act": 0.0, "compute": 0.0}
+    kernels = 0
+
+    # decode attention reads the KV cache below the stream rate (an --mbu override sets both)
+    kv_bw = s.gpu.hbm_gbs * 1e3 * (s.stream_efficiency or s.engine.attention_efficiency or cal.attention_efficiency)
+
+    def kernel(weights_b: float, kv_b: float, act_b: float, flops: float, rate: float) -> None:
+        """Time of one kernel's bytes and FLOPs (its fixed overhead is counted per kernel below)."""
+        stream = (weights_b + act_b) / bw + kv_b / kv_bw
+        us["weights"] += weights_b / bw
+        us["kv"] += kv_b / kv_bw
+        us["act"] += act_b / bw
+        us["compute"] += max(0.0, flops / rate - stream) if rate else 0.0
+
+    touched = shapes.experts_touched(model, tokens) if model.is_moe else 0.0
+    keys = shapes.attended(model, context)
+    kv_token_layer = shapes.kv_bytes_per_token_per_gpu(model, s.tp, 1, s.kv_dtype, int(context)) / model.layers
+    attn_rate = s.tensor_rate("fp16" if s.dtype == "fp16" else "bf16", tokens, model.heads / s.tp * model.head_dim,
+                              keys)
+    ffn_w = model.experts_active * model.expert_ffn if model.is_moe else model.ffn
+    for count, moe in ((model.layers - model.moe_layers, False), (model.moe_layers, True)):
+        if not count:
+            continue
+        mats = shapes.layer_matrices(model, s.tp, moe, touched)
+        for mat in mats:
+            m = tokens * mat.tokens_share
+            groups = touched if mat.expert else 1.0  # a grouped GEMM: one m x n output per expert read
+            flops = 2.0 * tokens * mat.params / groups * (model.experts_active if mat.expert else 1.0)
+            kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * groups * count,
+                   flops * count, s.tensor_rate(s.compute_dtype, m, mat.n, mat.k))
+        if prefill:  # causal attention over the prompt; K and V written once
+            flops = tokens * shapes.attention_flops_per_token(model, s.tp, keys / 2, layers=1)
+            kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
+        else:  # every sequence reads its whole KV cache
+            flops = sequences * shapes.attention_flops_per_token(model, s.tp, keys, layers=1)
+            kernel(0.0, sequences * keys * kv_token_layer * count, 0.0, flops * count, attn_rate)
+        misc = (max(0, s.engine.kernels_per_layer - len(mats) - 1) + (MOE_ROUTING_KERNELS if moe else 0)
+                + (MLA_EXTRA_KERNELS if model.is_mla else 0))
+        us["act"] += tokens * (6 * model.hidden + 3 * ffn_w / s.tp) * 2.0 * count / bw
+        kernels += count * (len(mats) + 1 + misc)
+    head_tokens = sequences  # logits only for the last token of each sequence
+    head_params = model.lm_head_params() / s.tp
+    kernel(head_params * shapes.edge_bytes(s.dtype), 0.0, head_tokens * (model.hidden + model.vocab / s.tp) * 2.0,
+           2.0 * head_tokens * head_params, s.tensor_rate(s.compute_dtype, head_tokens, model.vocab / s.tp, model.hidden))
+    kernels += 1 + STEP_KERNELS
+    t.kernels = kernels
+    t.weights_ms, t.kv_ms, t.activation_ms, t.compute_ms = (us[k] / 1e3 for k in ("weights", "kv", "act", "compute"))
+    t.overhead_ms = kernels * over / 1e3
+    t.allreduces = shapes.allreduces_per_pass(model, s.tp)
+    if t.allreduces:
+        graphs = s.engine.cuda_graphs and not prefill
+        ar = collectives.expected(s.fabric, s.tp, tokens * model.hidden * 2, nodes=s.nodes, engine=s.engine,
+                                  graphs=graphs, p2p=s.p2p, link_gbs=s.gpu.nvlink_gbs or None)
+        t.allreduce_us, t.allreduce_impl = ar.us, ar.impl
+        t.allreduce_ms = t.allreduces * ar.us / 1e3
+    if not s.engine.cuda_graphs or prefill:
+        host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
+        t.launch_ms = max(0.0, host - t.total_ms)
+    return t
+
+
+def _bytes_per_param(s: Setting, mat: shapes.Matrix) -> float:
+    """16-bit where the checkpoint keeps it (routers; MXFP4 quantises only the routed experts)."""
+    if not mat.quantised or (s.dtype == "mxfp4" and not mat.expert):
+        return 2.0
+    if s.dtype == "mxfp4" and not s.model.is_moe:
+        return 2.0
+    return shapes.bytes_per_param(s.dtype, s.group)

@@ -1,0 +1,290 @@
+"""Fit the predictor's expected-figure constants to published measurements.
+
+Reads the `fit` tables of tests/data/published (end-to-end latency, TTFT, ITL, throughput of
+real engines) and tests/data/collectives (all-reduce times), and adjusts, one at a time by
+golden-section search over a few sweeps (coordinate descent), the constants of
+rules/catalog/calibration.toml and the host times of each engine in rules/catalog/engines.toml
+that has fit rows, minimising the weighted mean |log(measured / expected)|. Each table weighs
+about as much as any other (a row weighs 1/sqrt(rows in its table)), so one long table does not
+drown the rest. `validation` tables are never read here.
+
+    python scripts/fit_predictor.py            # print the fitted constants and the fit error
+    python scripts/fit_predictor.py --write    # and write them into the two TOML files
+
+Then `python benchmarks/predictor_accuracy.py` reports the error on both parts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import math
+import re
+import statistics
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from diagnose import published  # noqa: E402
+from rules import catalog  # noqa: E402
+
+PUBLISHED = REPO / "tests" / "data" / "published"
+COLLECTIVES = REPO / "tests" / "data" / "collectives"
+COLLECTIVE_WEIGHT = 0.3  # the all-reduce tables together weigh this share of the end-to-end ones
+
+# (section, name, low, high): calibration.toml constants the fit moves, with their search range
+GLOBAL = [
+    ("kernels", "stream_efficiency", 0.5, 0.98), ("kernels", "kernel_overhead_us", 0.3, 12.0),
+    ("kernels", "attention_efficiency", 0.15, 0.98), ("gemm_shape", "tile_overhead_k", 8.0, 2048.0),
+    ("gemm_efficiency", "bf16", 0.3, 1.0),
+    ("gemm_efficiency", "fp8", 0.2, 1.0), ("nccl", "base_us", 1.0, 40.0), ("nccl", "hop_us_nvlink", 0.1, 6.0),
+    ("nccl", "hop_us_pcie", 0.1, 10.0), ("nccl", "hop_us_network", 0.5, 40.0), ("nccl", "shm_hop_factor", 1.0, 8.0),
+    ("nccl", "shm_bus_factor", 0.03, 1.0), ("launch", "eager_extra_us", 0.3, 30.0),
+    ("custom.vllm", "base_us", 0.5, 25.0), ("custom.vllm", "per_doubling_us", 0.01, 10.0),
+    ("custom.vllm", "bus_gbs_per_link_gbs", 0.02, 1.0), ("custom.trtllm", "base_us", 0.3, 25.0),
+    ("custom.trtllm", "per_doubling_us", 0.01, 10.0), ("custom.trtllm", "bus_gbs_per_link_gbs", 0.02, 1.0),
+]
+ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98)]
+
+
+# --------------------------------------------------------------------------- data
+
+
+def fit_rows() -> list[published.Row]:
+    return [r for r in published.read_dir(PUBLISHED) if r.split == "fit" and r.healthy]
+
+
+def collective_points() -> list[tuple[published.CollectiveRow, float]]:
+    """One point per table x implementation x ranks x nodes x power-of-two size: the median
+    measured time of the rows in it (vidur's thousand sizes per rank count are noisy singles)."""
+    groups = collections.defaultdict(list)
+    for path in sorted(COLLECTIVES.glob("*.csv")):
+        for r in published.read_collectives(path):
+            key = (path.name, r.implementation, r.gpus, r.nodes, r.graph, int(math.log2(max(r.size_bytes, 1))))
+            groups[key].append(r)
+    out = []
+    for rows in groups.values():
+        rows.sort(key=lambda r: r.time_us)
+        mid = rows[len(rows) // 2]
+        out.append((mid, mid.time_us))
+    return out
+
+
+# --------------------------------------------------------------------------- the model under trial
+
+
+@dataclasses.dataclass
+class Trial:
+    """The constants being fitted: a Calibration and the engines' host times."""
+
+    cal: catalog.Calibration
+    engines: dict
+
+    def get(self, key: tuple) -> float:
+        if key[0] == "engine":
+            return getattr(self.engines[key[1]], key[2])
+        section, name = key
+        if section in ("kernels", "gemm_shape"):
+            return getattr(self.cal, name)
+        if section == "gemm_efficiency":
+            return self.cal.gemm_efficiency[name]
+        if section == "nccl":
+            return self.cal.nccl[name]
+        if section == "launch":
+            return self.cal.eager_extra_us
+        return getattr(self.cal.custom[section.split(".", 1)[1]], name)
+
+    def set(self, key: tuple, value: float) -> None:
+        if key[0] == "engine":
+            self.engines[key[1]] = dataclasses.replace(self.engines[key[1]], **{key[2]: value})
+            return
+        section, name = key
+        cal = self.cal
+        if section in ("kernels", "gemm_shape"):
+            cal = dataclasses.replace(cal, **{name: value})
+        elif section == "gemm_efficiency":
+            gemm = {**cal.gemm_efficiency, name: value}
+            if name == "bf16":
+                gemm["fp16"] = gemm["fp32"] = value
+            cal = dataclasses.replace(cal, gemm_efficiency=gemm)
+        elif section == "nccl":
+            cal = dataclasses.replace(cal, nccl={**cal.nccl, name: value})
+        elif section == "launch":
+            cal = dataclasses.replace(cal, eager_extra_us=value)
+        else:
+            key2 = section.split(".", 1)[1]
+            cal = dataclasses.replace(cal, custom={**cal.custom, key2: dataclasses.replace(cal.custom[key2], **{name: value})})
+        self.cal = cal
+
+
+class Objective:
+    """Weighted mean |log(measured / expected)|, recomputed only for the rows a constant touches."""
+
+    def __init__(self, rows, points, trial: Trial):
+        self.rows, self.points, self.trial = rows, points, trial
+        per_table = collections.Counter(r.table for r in rows)
+        self.w = [1 / math.sqrt(per_table[r.table]) for r in rows]
+        per_file = collections.Counter(p[0].source.split(":")[0] for p in points)
+        cw = [1 / math.sqrt(per_file[p[0].source.split(":")[0]]) for p in points]
+        scale = COLLECTIVE_WEIGHT * sum(self.w) / sum(cw) if cw else 0.0
+        self.cw = [w * scale for w in cw]
+        self.loss = [0.0] * len(rows)
+        self.closs = [0.0] * len(points)
+        self.refresh(None)
+
+    def _row_loss(self, r) -> float:
+        e = published.expect(r, engine=self.trial.engines[r.engine])
+        return abs(math.log(e.ratio(r.value)))
+
+    def refresh(self, engine: str | None) -> float:
+        with catalog.trial_calibration(self.trial.cal):
+            for i, r in enumerate(self.rows):
+                if engine is None or r.engine == engine:
+                    self.loss[i] = self._row_loss(r)
+            if engine is None:
+                for i, (c, t) in enumerate(self.points):
+                    self.closs[i] = abs(math.log(t / published.expect_collective(c)[0]))
+        return self.value()
+
+    def value(self) -> float:
+        total = sum(w * v for w, v in zip(self.w, self.loss)) + sum(w * v for w, v in zip(self.cw, self.closs))
+        return total / (sum(self.w) + sum(self.cw))
+
+
+def golden(f, lo: float, hi: float, x0: float, steps: int = 14) -> tuple[float, float]:
+    """Minimise f on [lo, hi] in log space (golden section), never worse than f(x0)."""
+    a, b = math.log(lo), math.log(hi)
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(math.exp(c)), f(math.exp(d))
+    for _ in range(steps):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(math.exp(c))
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(math.exp(d))
+    best, fbest = (math.exp(c), fc) if fc < fd else (math.exp(d), fd)
+    f0 = f(x0)
+    return (best, fbest) if fbest < f0 else (x0, f0)
+
+
+def fit(sweeps: int = 4, verbose: bool = True) -> tuple[Trial, Objective]:
+    rows, points = fit_rows(), collective_points()
+    engines = {r.engine for r in rows}
+    trial = Trial(catalog.calibration(), {k: catalog.engine(k) for k in engines})
+    obj = Objective(rows, points, trial)
+    keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
+    for e in sorted(engines):
+        for name, lo, hi in ENGINE:
+            if name == "attention_efficiency" and not trial.engines[e].attention_efficiency:
+                continue  # the engine takes the calibration's
+            keys.append((("engine", e, name), lo, hi))
+    if verbose:
+        print(f"{len(rows)} fit rows in {len({r.table for r in rows})} tables, {len(points)} all-reduce points; "
+              f"start {obj.value():.4f}")
+    for sweep in range(sweeps):
+        start = obj.value()
+        for key, lo, hi in keys:
+            engine = key[1] if key[0] == "engine" else None
+
+            def f(x, key=key, engine=engine):
+                trial.set(key, x)
+                return obj.refresh(engine)
+
+            best, value = golden(f, lo, hi, trial.get(key))
+            f(best)
+        if verbose:
+            print(f"sweep {sweep + 1}: {obj.value():.4f}")
+        if start - obj.value() < 1e-4:
+            break
+    return trial, obj
+
+
+BAND = (0.025, 0.975)  # the band holds 95 % of the healthy fit rows: a 95 % prediction interval
+
+
+def bands(obj: Objective) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The BAND percentiles of measured / expected (as slower-than-expected factors)."""
+    with catalog.trial_calibration(obj.trial.cal):
+        q = sorted(published.expect(r, engine=obj.trial.engines[r.engine]).ratio(r.value) for r in obj.rows)
+        c = sorted(t / published.expect_collective(p)[0] for p, t in obj.points)
+
+    def pct(v, p):
+        return v[min(len(v) - 1, int(p * len(v)))]
+
+    lo, hi = BAND
+    return (round(pct(q, lo), 3), round(pct(q, hi), 3)), (round(pct(c, lo), 3), round(pct(c, hi), 3))
+
+
+# --------------------------------------------------------------------------- writing the TOML files
+
+
+def _set_value(text: str, section: str, name: str, value: float) -> str:
+    """Replace `name = <number>` inside [section] of a TOML text, keeping comments and layout."""
+    head = re.search(rf"^\[{re.escape(section)}\]\s*$", text, re.M)
+    if not head:
+        raise SystemExit(f"no [{section}] table to write {name} into")
+    nxt = re.search(r"^\[", text[head.end():], re.M)
+    end = head.end() + (nxt.start() if nxt else len(text) - head.end())
+    body = text[head.end():end]
+    new, n = re.subn(rf"^({re.escape(name)}\s*=\s*)[-0-9.eE+]+", rf"\g<1>{_fmt(value)}", body, count=1, flags=re.M)
+    if not n:
+        raise SystemExit(f"[{section}] has no {name} to write")
+    return text[:head.end()] + new + text[end:]
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3g}" if value < 100 else f"{value:.0f}"
+
+
+def write(trial: Trial, band: tuple, ar_band: tuple) -> None:
+    cal_path = catalog.CALIBRATION_FILE
+    text = cal_path.read_text()
+    for section, name, _, _ in GLOBAL:
+        text = _set_value(text, section, name, trial.get((section, name)))
+    text = _set_value(text, "gemm_efficiency", "fp16", trial.get(("gemm_efficiency", "bf16")))
+    text = _set_value(text, "gemm_efficiency", "fp32", trial.get(("gemm_efficiency", "bf16")))
+    for (section, values) in (("band", band), ("allreduce_band", ar_band)):
+        text = _set_value(text, section, "low", values[0])
+        text = _set_value(text, section, "high", values[1])
+    cal_path.write_text(text)
+    eng_path = catalog.CATALOG_DIR / "engines.toml"
+    text = eng_path.read_text()
+    for key, spec in trial.engines.items():
+        for name, _, _ in ENGINE:
+            if name == "attention_efficiency" and not spec.attention_efficiency:
+                continue
+            text = _set_value(text, f"engine.{key}", name, getattr(spec, name))
+    eng_path.write_text(text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help="write the fitted constants into the TOML files")
+    ap.add_argument("--sweeps", type=int, default=4)
+    ap.add_argument("--bands-only", action="store_true", help="keep the constants, recompute only the bands")
+    args = ap.parse_args()
+    catalog.configure([str(PUBLISHED / "models.toml")])
+    trial, obj = fit(0 if args.bands_only else args.sweeps)
+    band, ar_band = bands(obj)
+    for section, name, _, _ in GLOBAL:
+        print(f"[{section}] {name} = {_fmt(trial.get((section, name)))}")
+    for key, spec in sorted(trial.engines.items()):
+        print(f"[engine.{key}] " + ", ".join(f"{n} = {_fmt(getattr(spec, n))}" for n, _, _ in ENGINE))
+    print(f"band ({BAND[0]:.1%}, {BAND[1]:.1%} percentiles of measured / expected on the fit rows): {band}; "
+          f"all-reduce: {ar_band}")
+    q = [math.exp(v) for v in obj.loss]
+    print(f"fit rows: median |log error| {statistics.median(obj.loss):.3f} (x{statistics.median(q):.3f})")
+    if args.write:
+        write(trial, band, ar_band)
+        print(f"written: {catalog.CALIBRATION_FILE} and {catalog.CATALOG_DIR / 'engines.toml'}")
+
+
+if __name__ == "__main__":
+    main()
