@@ -164,8 +164,9 @@ def _names(analysis: dict) -> str:
         (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
 
 
-SCALING_COLUMNS = ["layout", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "tok/s total", "speed-up / ideal",
-                   "roofline", "expected", "band", "measured / expected", "layout median", "status"]
+SCALING_COLUMNS = ["layout", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "decode tok/s", "speed-up / ideal",
+                   "roofline", "expected", "band", "measured / expected", "layout median", "status", "roofline ms",
+                   "expected ms"]
 
 
 def scaling_table(analysis: dict) -> dict:
@@ -188,6 +189,8 @@ def scaling_table(analysis: dict) -> dict:
             _n(r.get("roofline"), 4), _n(r.get("expected"), 4), band,
             f"{r['ratio']:.2f}" if has else "-", f"{r['layout_ratio']:.2f}" if r.get("layout_ratio") else "-",
             r.get("status", "no figure"),
+            # the decode step of the model, where a decode step was measured (the HTML scaling chart draws them)
+            _n(r["roofline_ms"], 3) if step else "-", _n(r["calibrated_ms"], 3) if step else "-",
         ])
     cal = analysis["calibration"]
     lo, hi = analysis["band"]
@@ -196,7 +199,7 @@ def scaling_table(analysis: dict) -> dict:
             + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
             "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
             "of its rows: inside the band tracks; beyond it is broken unless the smallest layout is as far beyond "
-            "(slow_everywhere).")
+            "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured.")
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
 
