@@ -26,6 +26,7 @@ from diagnose.evidence import Facts, Note, where
 # structured document's parser means nothing else reads a file it recognises.
 PARSER_MODULES = (
     "ticket_toml",
+    "issue_md",
     "nccl_tests",
     "nccl_log",
     "nccl_topo",
@@ -74,10 +75,12 @@ def parsers() -> list:
     return [importlib.import_module(f"{__name__}.{name}") for name in PARSER_MODULES]
 
 
-def detect(text: str) -> list[tuple[str, float]]:
-    """(kind, score) of every parser that recognises `text`, best first."""
+def detect(text: str, skip: tuple[str, ...] = ()) -> list[tuple[str, float]]:
+    """(kind, score) of every parser that recognises `text`, best first (kinds in `skip` not tried)."""
     scores = []
     for module in parsers():
+        if module.KIND in skip:
+            continue
         try:
             value = float(module.detect(text))
         except Exception:  # noqa: BLE001 - a detector must never break the bundle
@@ -89,12 +92,13 @@ def detect(text: str) -> list[tuple[str, float]]:
     return sorted(scores, key=lambda kv: -kv[1])
 
 
-def parse_text(text: str, name: str) -> tuple[list, FileRead]:
-    """Run every recognising parser over one file's text."""
+def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, FileRead]:
+    """Run every recognising parser over one file's text. `skip`: kinds not to try (a pasted
+    issue hands its code blocks back here, and must not read them as issues again)."""
     read = FileRead(name)
     records: list = []
     by_kind = {m.KIND: m for m in parsers()}
-    detected = detect(text)
+    detected = detect(text, skip)
     # A structured document (ticket.toml, a diagnose report) is read by its own parser only:
     # the prose in a ticket's description must not pass for a log line.
     exclusive = [(k, v) for k, v in detected if v >= 0.9 and getattr(by_kind[k], "EXCLUSIVE", False)]
@@ -108,7 +112,10 @@ def parse_text(text: str, name: str) -> tuple[list, FileRead]:
             continue
         if found:
             read.kinds.append(kind)
-            records.extend(found)
+            # a pasted issue reports the kinds of the outputs pasted inside it
+            nested = [r for r in found if isinstance(r, Note) and r.kind == "embedded_kinds"]
+            read.kinds.extend(k for n in nested for k in n.text.split(", ") if k not in read.kinds)
+            records.extend(r for r in found if r not in nested)
     if not read.kinds:
         read.problem = "unrecognised"
         records.append(Note(where(name), "unrecognised_file", f"{name}: no parser recognised this file"))

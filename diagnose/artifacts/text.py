@@ -58,3 +58,18 @@ def to_int(value) -> int | None:
         return int(str(value))
     except (TypeError, ValueError):
         return None
+
+
+# Serving engines and inference frameworks as people name them in prose ("on vLLM 0.6.3",
+# "sglang", "TensorRT-LLM", "TGI"). The name is kept as written; the rules resolve it.
+ENGINE_WORD = re.compile(
+    r"\b(vllm|sglang|tensorrt[-_ ]?llm|trt[-_ ]?llm|text[-_ ]generation[-_ ]inference|TGI|lmdeploy|deepspeed(?:[-_ ]mii)?|"
+    r"fastertransformer|llama\.cpp|exllama(?:v2)?|ollama|gpt-fast|megatron(?:-lm)?|transformers|accelerate)\b",
+    re.I,
+)
+
+
+def engine_named(text: str) -> str | None:
+    """The first serving engine or framework named in `text`, as written; None when none is."""
+    m = ENGINE_WORD.search(text or "")
+    return m.group(1) if m else None

@@ -1,0 +1,257 @@
+"""A pasted GitHub issue (Markdown): the reporter's words, and the outputs they pasted.
+
+    # <title>                       -> Note(kind="description"): title and prose together
+    prose paragraphs                 -> the same description; the model, GPUs, layout, engine
+                                        and measured figures they name -> Workload, Measurement
+    ``` code blocks ``` / <details>  -> every other artifact parser, as if each block were its own
+                                        attachment (sources keep the issue's line numbers)
+
+The prose is what the reporter *says* (rules weigh it below a parsed artifact); the code blocks
+are tool output (rules weigh it as such). Names are kept as written ("8x A100 80GB",
+"meta-llama/Llama-3.1-70B-Instruct"): the rules resolve them through the catalog.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import Measurement, Note, Workload, where
+
+KIND = "issue_md"
+EMBEDDED = "embedded_kinds"
+EXCLUSIVE = True  # see artifacts.parse_text: this parser hands the code blocks to the others itself
+
+FENCE = re.compile(r"^\s*(```+|~~~+)")
+FENCE_ANYWHERE = re.compile(r"^\s*(```+|~~~+)", re.M)
+PLAIN_WORD = re.compile(r"^[a-z]{2,}[,.;:!?]?$")
+TITLE = re.compile(r"^#\s+\S")
+ISSUE_HEADINGS = re.compile(
+    r"^(?:#{2,4}\s*|\*\*)(?:your current environment|describe the bug|bug description|system info|environment|"
+    r"reproduction|to reproduce|steps to reproduce|expected behavio(?:u)?r|🐛 describe the bug|information|"
+    r"motivation|what happened|issue description|details|question)\b", re.I | re.M)
+# nccl-tests' own comment lines: its output starts with "#" too, but is no issue title
+NCCL_TESTS_HEAD = re.compile(r"^#\s*(?:nThread|Using devices|Rank\b|out-of-place|size\s+count|Avg bus|Out of bounds|"
+                             r"Collective test|Check|$)", re.M | re.I)
+WORD = re.compile(r"[A-Za-z]{2,}")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def detect(text: str) -> float:
+    head = text[:20_000]
+    lines = [ln for ln in head.splitlines() if ln.strip()]
+    if not lines:
+        return 0.0
+    first = lines[0]
+    title_words = len(WORD.findall(first)) + len(CJK.findall(first)) // 2
+    titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and title_words >= 2
+    prose = [ln for ln in _prose_lines(head.splitlines()) if not ln.lstrip().startswith("#") and _wordy(ln, 5)]
+    if titled and (prose or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
+        return 0.95
+    if ISSUE_HEADINGS.search(head) and prose:
+        return 0.9
+    return 0.0
+
+
+def _wordy(line: str, k: int) -> bool:
+    """At least k plain lower-case words (or 2k CJK characters): a sentence, not a log line or a
+    table row."""
+    return sum(1 for w in line.split() if PLAIN_WORD.match(w)) >= k or len(CJK.findall(line)) >= 2 * k
+
+
+def _prose_lines(lines: list[str]) -> list[str]:
+    out, fenced = [], False
+    for ln in lines:
+        if FENCE.match(ln):
+            fenced = not fenced
+            continue
+        if not fenced:
+            out.append(ln)
+    return out
+
+
+def blocks(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(prose lines, code blocks) with their 1-based line numbers. A <details> body and an
+    indented (4-space) run of lines count as code too: people paste logs there."""
+    prose: list[tuple[int, str]] = []
+    code: list[tuple[int, str]] = []
+    current: list[str] | None = None
+    start = 0
+    fence = ""
+    for i, ln in enumerate(text.splitlines(), start=1):
+        m = FENCE.match(ln)
+        if current is None and m:
+            current, start, fence = [], i + 1, m.group(1)[:3]
+            continue
+        if current is not None and m and m.group(1).startswith(fence):
+            code.append((start, "\n".join(current)))
+            current = None
+            continue
+        if current is not None:
+            current.append(ln)
+        else:
+            prose.append((i, ln))
+    if current is not None:  # an unclosed fence: the rest is the block
+        code.append((start, "\n".join(current)))
+    return prose, code
+
+
+def parse(text: str, name: str) -> list:
+    from diagnose.artifacts import parse_text
+
+    prose, code = blocks(text)
+    words = "\n".join(ln for _, ln in prose)
+    out: list = [Note(where(name, 1), "description", _plain(words))]
+    code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
+    out.extend(_mentions(prose, name, code_lines))
+    # each pasted block as its own attachment; the prose too (logs pasted without a fence)
+    kinds: list[str] = []
+    for start, body in [*code, (1, words)]:
+        padded = "\n" * (start - 1) + body  # keep the issue's line numbers in every source
+        records, read = parse_text(padded, name, skip=(KIND, "ticket_toml"))
+        kinds.extend(k for k in read.kinds if k not in kinds)
+        out.extend(r for r in records if not (isinstance(r, Note) and r.kind == "unrecognised_file"))
+    if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
+        out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
+    return out
+
+
+def _plain(text: str) -> str:
+    """Markdown markup off the prose: images, link targets, HTML tags, emphasis."""
+    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"<[^>\n]{1,200}>", " ", text)
+    text = re.sub(r"(\*\*|__|`)", "", text)
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+# --------------------------------------------------------------------------- what the prose names
+
+# GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
+GPU_NAME = re.compile(
+    r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
+    r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|"
+    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*[4568]000(?:\s*Ada)?|P6000|"
+    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|super|ti))?)"
+    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
+    re.I)
+COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
+               "sixteen": 16}
+_COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
+GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
+GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
+GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b", re.I)
+TP = re.compile(
+    r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
+    r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
+HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/[A-Za-z0-9][\w.-]*(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
+                   r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX)"
+                   r"[\w.-]*)")
+MODEL_NAME = re.compile(
+    r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s]?\d{1,3}[bB]|"
+    r"(?:Qwen|QwQ|qwen)[\d.]*[-\s]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s]?\d+x\d+[bB]|(?:Mistral|mistral)[-\s]?\d+[bB]|"
+    r"(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
+    r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
+RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps|it/s)\b", re.I)
+BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
+
+
+def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
+    """Workload and Measurement facts from what the reporter names in the prose."""
+    from diagnose.artifacts.text import engine_named
+
+    out: list = []
+    gpu_line = model_line = tp_line = None
+    count_line = None
+    for i, ln in prose:
+        ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z])", r"\1 x ", ln)  # "8xH100" -> "8 x H100"
+        if gpu_line is None and (m := GPU_NAME.search(ln)):
+            before, after = ln[:m.start()], ln[m.end():]
+            count = GPU_COUNT.search(before[-24:])
+            n = _count(count.group(1)) if count else None
+            if n is None and (count := GPU_COUNT_AFTER.match(after)):
+                n = _count(count.group(1))
+            gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
+        if count_line is None and (m := GPUS_COUNTED.search(ln)):
+            count_line = (i, _count(m.group(1)))
+        if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
+            model_line = (i, m.group(1))
+        if tp_line is None and (m := TP.search(ln)):
+            tp_line = (i, int(next(g for g in m.groups() if g)))
+    if gpu_line:
+        n = gpu_line[2] or (count_line[1] if count_line else None)
+        out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n))
+    elif count_line and count_line[1]:
+        out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
+    if model_line:
+        out.append(Workload(where(name, model_line[0]), model=model_line[1]))
+    if tp_line and 1 <= tp_line[1] <= 1024:
+        out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
+    framework = engine_named(" ".join(ln for _, ln in prose[:40]))
+    if framework:
+        out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
+    gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
+    out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
+    out.extend(_bandwidths(prose, name))
+    named = _gpus_named(list(prose) + list(code_lines))
+    if len({n for _, n, _ in named}) >= 2:
+        out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _ in named)),
+                        data={"gpus": [{"line": i, "name": n, "compared": c} for i, n, c in named]}))
+    return out
+
+
+# "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s": bytes per second (capital B) only;
+# "200Gb/s" is a link rate, read by the rules as such.
+BANDWIDTH = re.compile(r"\b(algbw|algorithm bandwidth|busbw|bus ?bandwidth|bus ?width)\b[^.\n]{0,30}?"
+                       r"(\d+(?:\.\d+)?)\s*(?:GB/s|GB/S|GBps|GiB/s|GB/sec)", re.I)
+COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
+
+
+def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
+    out = []
+    for i, ln in prose:
+        for m in BANDWIDTH.finditer(ln):
+            if "Gb" in m.group(0).split(m.group(2))[-1]:
+                continue
+            metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
+            out.append(Measurement(where(name, i), metric, float(m.group(2)), "GB/s", stat="reported"))
+    return out
+
+
+def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool]]:
+    """(line, GPU name, named in a comparison) for every GPU product the prose names."""
+    out = []
+    for i, ln in prose:
+        ln = _plain(ln)
+        for m in GPU_NAME.finditer(ln):
+            key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "")
+            key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
+            out.append((i, key, bool(COMPARED.search(ln))))
+    return out
+
+
+def _count(token: str) -> int | None:
+    token = token.lower()
+    return COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
+
+
+def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
+    """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s': a rate with the TP (and batch)
+    named on its own line. A rate without a layout is kept only when one layout is named at all."""
+    out = []
+    heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
+    for i, ln in prose:
+        if ln.strip().endswith(":") and len(ln.split()) <= 8:
+            heading = (i, ln)
+        context = ln if heading is None or i - heading[0] > 6 else f"{heading[1]} {ln}"
+        for m in RATE.finditer(ln):
+            tps = [(t.start(), int(next(g for g in t.groups() if g))) for t in TP.finditer(ln)]
+            tp = min(tps, key=lambda t: abs(t[0] - m.start()))[1] if tps else None
+            single = re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I)
+            if tp is None and single:
+                tp = 1
+            elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
+                tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
+            b = BATCH.search(ln)
+            out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="reported", tp=tp,
+                                   batch=int(b.group(1)) if b else None))
+    return out
