@@ -662,6 +662,44 @@ def _by_name_and_memory(name: str) -> GpuSpec | None:
     return hits[0] if len(hits) == 1 else None
 
 
+def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | None:
+    """A GPU as people write it ("A100 80GB", "H100", "4090", "2x RTX A6000"), to a catalog row.
+
+    The family decides the rows; a memory size or form factor in the name narrows them; what
+    remains is split by context: NVLink/NVSwitch seen -> the SXM/NVLink board, NVLink known
+    absent -> the PCIe card; otherwise the catalog's alias for the bare family name. Use it
+    only after find_gpu, whose exact names win.
+    """
+    if not name:
+        return None
+    text = re.sub(r"\b(?:nvidia|geforce|tesla|quadro|gpus?|cards?)\b", " ", str(name), flags=re.I)
+    size = re.search(r"(\d{2,3})\s*G(?:i)?B?\b", text, re.I)
+    form = re.search(r"\b(sxm\d?|pcie|nvl)\b", text, re.I)
+    base = re.sub(r"(\d{2,3})\s*G(?:i)?B?\b|\b(?:sxm\d?|pcie|nvl)\b", " ", text, flags=re.I)
+    base = _norm(re.sub(r"\s+", " ", base).strip())
+    if not base or base.isdigit() and len(base) < 4:
+        return None
+    entries = _catalog().gpu
+    rows = [g for g in entries.values()
+            if any(base == t or base == t.removeprefix("rtx").removeprefix("gtx")
+                   for t in (_norm(n) for n in (g.key, *g.aliases, *g.key.split("-")[:1], *(g.key.rsplit("-", 1)[:1]))))]
+    if not rows:
+        rows = [g for g in entries.values() if _norm(g.name).endswith(base) or _norm(g.key).startswith(base)]
+    if size:
+        rows = [g for g in rows if abs(g.memory_gb - float(size.group(1))) <= 0.1 * float(size.group(1))] or rows
+    if form:
+        want = form.group(1).lower()[:3]
+        rows = [g for g in rows if want in g.key or want in _norm(g.name)] or rows
+    if len(rows) > 1 and nvlink is not None:
+        rows = [g for g in rows if (g.nvlink_gen > 0 and not g.nvlink_bridged) == nvlink
+                and ("pcie" not in g.key) == nvlink] or rows
+    if len(rows) > 1:
+        alias = _lookup(entries, base)
+        if alias in rows:
+            return alias
+    return rows[0] if rows else None
+
+
 def find_model(name: str) -> ModelSpec | None:
     """A catalog model by key, alias or name ('Llama 3.1 405B', 'meta-llama/...'), or None."""
     if not name:

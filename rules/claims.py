@@ -21,10 +21,15 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 
 @dataclass
 class Claim:
+    """One statement of the reporter's: what (kind, data), where (source, quote), and how it was
+    said: ruled out ("no Xid errors": negated) or offered as a guess ("maybe P2P?")."""
+
     kind: str
     source: str
     quote: str
     data: dict[str, Any] = field(default_factory=dict)
+    negated: bool = False
+    guess: bool = False
 
 
 def texts(facts: Facts) -> list[tuple[str, str]]:
@@ -48,14 +53,16 @@ def _quote(text: str, m: re.Match, pad: int = 50) -> str:
     return ("…" if a else "") + snippet + ("…" if b < len(text) else "")
 
 
-# One physical situation per entry; several phrasings each.
+# One physical situation per entry; several phrasings each, taken from the vocabulary of the
+# tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
+# catalogs), never from one ticket's sentence.
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
         r"\bguest (?:OS|VM)\b", r"\bhypervisor\b", r"\bpassed[- ]through\b", r"\bpass-?through\b", r"\bvGPU\b",
-        r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b",
+        r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b", r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
     ],
-    "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b", r"\bsingularity\b|\bapptainer\b|\benroot\b"],
+    "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b", r"\bsingularity\b|\bapptainer\b|\benroot\b|\bpodman\b"],
     "slowdown_over_time": [
         r"(?:degrad\w*|slow(?:s|ing|ed)? down|slower|drops?|dropping|decreas\w*|declin\w*)[^.]{0,60}?"
         r"(?:over time|steadily|gradually|progressively|over (?:a |the )?long(?:er)? run|over (?:minutes|hours)|the longer it runs|after (?:a few|some|several) (?:minutes|hours))",
@@ -64,9 +71,12 @@ PATTERNS: dict[str, list[str]] = {
     ],
     "multi_node": [
         r"\bmulti-?node\b", r"\binter-?node\b", r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
-        r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b", r"\b(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
+        r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
+        r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
+        r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
-    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b", r"\bfreez\w*\b", r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns)\b"],
+    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
+             r"\bnever (?:finishes|completes|returns|ends)\b", r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
@@ -74,13 +84,116 @@ PATTERNS: dict[str, list[str]] = {
     ],
     "multi_socket": [
         r"\bdual[- ]socket\b", r"\b(?:two|2|four|4) (?:cpu )?sockets\b", r"\b(?:2|4)\s*x\s*(?:AMD |Intel )?(?:EPYC|Xeon)\b",
-        r"\btwo (?:cpu )?numa\b", r"\b(?:2|two)[- ]socket\b",
+        r"\btwo (?:cpu )?numa\b", r"\b(?:2|two)[- ]socket\b", r"\bNPS\s?[24]\b",
     ],
+    # GPU peer-to-peer refused: CUDA's and nvidia-smi's words for it (cudaErrorPeerAccessUnsupported,
+    # `topo -p2p` legend: NS / CNS "chipset not supported" / GNS / TNS), and boot logs.
     "no_p2p": [
         r"(?:not|n't|never|no longer)\s+(?:use|using|uses|enable|enabling|enabled)\s+(?:the\s+)?(?:P2P|NVLink|peer[- ]to[- ]peer)",
-        r"\bP2P (?:is )?(?:not (?:supported|available|enabled)|disabled|unavailable)\b", r"\bno P2P\b",
+        r"\b(?:P2P|peer[- ]to[- ]peer|peer)(?: access)?(?: is| was| are)? (?:not (?:supported|available|enabled|possible|working)|disabled|unavailable|unsupported|refused)\b",
+        r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
+        r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?(?:P2P|peer(?: access| to peer| mapping)?)\b",
+        r"\bcan ?access ?peer\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"\b(?:Chipset|GPU|Topology) not supported\b",
+    ],
+    # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
+    "link_down": [
+        r"\bNVLinks?\b[^.\n]{0,40}?\b(?:down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
+        r"\b(?:link|links|lanes?)\s*\d*\s*(?:is|are|was|were|shows?)?\s*(?:<inactive>|inactive|down)\b",
+        r"\bNVLink bridge\b[^.\n]{0,40}?\b(?:not (?:seated|detected|recogni[sz]ed|working)|loose|broken)\b",
+    ],
+    # nvidia-smi / NVML answering slowly, in words ("nvidia-smi takes forever", "nvidia-smi is very slow").
+    "nvidia_smi_slow_words": [
+        r"\bnvidia-smi\b[^.\n]{0,40}?\b(?:is|was|runs?|takes?|became|becomes)\s+(?:very |extremely |super |really |so )?(?:slow|forever|ages|a long time|long time)\b",
+        r"\bnvidia-smi\b[^.\n]{0,30}?\b(?:hangs?|hung|freezes|stalls|is unresponsive)\b",
+    ],
+    # A kernel module the GPU or RDMA path needs is absent.
+    "module_missing": [
+        r"\b(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|nvidia[-_]uvm|mlx5_ib|ib_uverbs|ib_core|nvidia[-_]fabricmanager)\b[^.\n]{0,40}?"
+        r"\b(?:is |was |are )?(?:not (?:loaded|installed|running|found|present)|missing|absent|unavailable)\b",
+        r"\b(?:no|missing|without)\s+(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|mlx5_ib|ib_uverbs)\b",
+    ],
+    # NCCL's shared-memory helper failing (docker's 64 MB /dev/shm default).
+    "shm_error": [
+        r"\b(?:posix_fallocate|shm_open|/dev/shm|shared memory segment)\b[^.\n]{0,80}?\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
+        r"\bError while creating shared memory segment\b", r"\b/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
+        r"\bshm[-_ ]size\b", r"\bBus error\b",
+    ],
+    # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
+    "clock_power": [
+        r"\bSW Power Cap\b", r"\bHW Slowdown\b", r"\bHW Power Brake\b", r"\b(?:SW |HW )?Thermal Slowdown\b",
+        r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b", r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
+        r"\bfrequency (?:reduction|drops?|throttl\w*)\b", r"\b(?:stuck|stays|remains) (?:in|at) P[2-8]\b",
+    ],
+    # Xid, ECC and reset-required errors, named in words or pasted.
+    "hardware_error": [
+        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*\d+\b", r"\bfallen off the bus\b", r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b",
+        r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b", r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b|\brequires? (?:a )?(?:GPU )?reset\b",
+        r"\brow[- ]remap\w*\s+(?:failure|pending)\b", r"\bGPU is lost\b|\bGPU has fallen\b", r"\bretired pages? pending\b",
+    ],
+    # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").
+    "fabric_setup": [
+        r"\bfabric ?manager\b", r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
+        r"\bnvls\.cc\b[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b", r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
+        r"\bmulticast (?:object|support)\b[^.\n]{0,30}?\b(?:fail\w*|not supported)\b",
+    ],
+    # One GPU, rank or node always behind the rest.
+    "one_slow": [
+        r"\b(?:one|a single|a certain|a specific|the same|always (?:a|one)|only one)\s+(?:GPU|rank|node|card|device|worker|process|machine)\b"
+        r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
+        r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b[^.\n]{0,30}?\bwait(?:s|ing)? for\b",
+        r"\bstraggl\w+\b", r"\bGPU\s?\d+\b[^.\n]{0,30}?\b(?:is |was )?(?:much |always |consistently )?(?:slower|lagging|behind)\b",
+    ],
+    # The first calls of a collective or the first requests are slow, the rest are normal.
+    "first_calls_slow": [
+        r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+)?(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|"
+        r"ncclSendRecv|send/?recv|all[-_ ]?reduces?|collectives?|allgathers?)\b[^.\n]{0,60}?\b(?:slow\w*|take|takes|took|longer|\d+\s*ms)\b",
+    ],
+    # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
+    "memory_per_gpu": [
+        r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b[^.\n]{0,20}?\b(?:on|of|per|in)\s+(?:each|every|per|both|all)\b",
+        r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
+    ],
+    # The share of time spent communicating, as the reporter measured it.
+    "comm_share": [
+        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%",
+        r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was |goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
+    ],
+    # Compute kernels slowing down while a collective runs beside them.
+    "overlap_slowdown": [
+        r"\b(?:kernels?|compute|GEMM|attention)\b[^.\n]{0,80}?\boverlap\w*\b[^.\n]{0,60}?\b(?:NCCL|communication|all[-_ ]?reduce|allgather|collective)",
+        r"\boverlap\w*\b[^.\n]{0,40}?\b(?:NCCL|communication|collective)\b[^.\n]{0,60}?\b(?:slower|longer|increase\w*|slows?)\b",
+    ],
+    # The engine refusing a TP size: its error catalog (vLLM, SGLang, TRT-LLM, DeepSpeed, Megatron).
+    "tp_size_error": [
+        r"\bnot aligned with the quantized weight shape\b", r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp)",
+        r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?)\b",
+        r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|hidden_size|intermediate_size)\b\s*%\s*(?:tp|mp|world)\w*",
+        r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
+        r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
+    ],
+    # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
+    "cpu_ab": [
+        r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b",
+        r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
+    ],
+    # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
+    "layer_split": [
+        r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",
+        r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
 }
+
+# Cause words whose claim is the reporter's guess, not an observation ("maybe it's P2P?").
+_GUESS = re.compile(
+    r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
+    r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether))\b", re.I)
+# "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
+_NEGATED_AFTER = re.compile(
+    r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|were(?:n't| not)|"
+    r"never|not)\s+(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)", re.I)
+# Sentences: a claim's scope for negation and guessing.
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
+
 
 _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")
 # A version number right after another product's name is that product's version.
@@ -118,41 +231,130 @@ _SMI_SLOW = re.compile(
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
 _NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b[\w\s,-]{0,20}$", re.I)
 # Kinds whose patterns carry the negation themselves.
-_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p")
+_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down")
 
 
-def _first_affirmed(kind: str, patterns: list[str], text: str):
-    for p in patterns:
-        for m in re.finditer(p, text, re.I):
-            if kind in _NEGATIVE_KINDS or not _NEGATION.search(text[max(0, m.start() - 30):m.start()]):
-                return m
-    return None
+def _negated(kind: str, sentence: str, m: re.Match) -> bool:
+    if kind in _NEGATIVE_KINDS:
+        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", sentence[max(0, m.start() - 20):m.start()], re.I)
+                    and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
+    return bool(_NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
+    """The first affirmed statement of `kind` in `text`; else the first negated one (negated=True)."""
+    negated = None
+    for sentence in sentences(text):
+        for p in patterns:
+            for m in re.finditer(p, sentence, re.I):
+                claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
+                              negated=_negated(kind, sentence, m), guess=bool(_GUESS.search(sentence)))
+                if not claim.negated:
+                    return claim
+                negated = negated or claim
+    return negated
 
 
 def claims(facts: Facts) -> list[Claim]:
-    """Every claim found in the reporter's text, in order."""
+    """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
+    key = (id(facts), len(facts.records))
+    cached = _CACHE.get(key)
+    if cached is not None and cached[0] is facts:
+        return cached[1]
     out: list[Claim] = []
     for source, text in texts(facts):
         for kind, patterns in PATTERNS.items():
-            m = _first_affirmed(kind, patterns, text)
-            if m:
-                out.append(Claim(kind, source, _quote(text, m)))
+            c = _first(kind, patterns, text)
+            if c:
+                c.source = source
+                out.append(c)
         versions = nccl_versions(text)
         if len(versions) >= 2 and _REGRESS_WORDS.search(text):
             m = re.search(r"\bNCCL\b", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
+        engine_versions = _engine_versions(text)
+        if engine_versions and _REGRESS_WORDS.search(text):
+            out.append(Claim("engine_versions_compared", source, engine_versions[2], {"engine": engine_versions[0],
+                                                                                       "versions": engine_versions[1]}))
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".")
-            out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value}))
+            sentence = _sentence_at(text, m.start())
+            out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
+                                                                     "effect": _effect(sentence)}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": seconds}))
+        for m in _UTIL.finditer(text):
+            pct = float(m.group(1) or m.group(2))
+            if 0 <= pct <= 100:
+                out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct},
+                                 negated=False, guess=False))
+    _CACHE.clear()
+    _CACHE[key] = (facts, out)
     return out
 
 
-def find(facts: Facts, kind: str) -> list[Claim]:
-    return [c for c in claims(facts) if c.kind == kind]
+_CACHE: dict = {}
+_UTIL = re.compile(
+    r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:GPU[- ]?|volatile\s+)?(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
+    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+# What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
+_FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
+                    r"succeed\w*|passes|runs? (?:fine|normally|ok)|goes away|went away)\b", re.I)
+_WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b", re.I)
+
+
+def _sentence_at(text: str, pos: int) -> str:
+    a = max(text.rfind(".", 0, pos), text.rfind("\n", 0, pos)) + 1
+    b = min((i for i in (text.find(".", pos), text.find("\n", pos)) if i >= 0), default=len(text))
+    return text[a:b]
+
+
+def _effect(sentence: str) -> str | None:
+    """'fixes' when the sentence says the setting made the problem go away, 'worse' when it hurt."""
+    if _FIXES.search(sentence):
+        return "fixes"
+    if _WORSENS.search(sentence):
+        return "worse"
+    return None
+
+
+_ENGINE_VERSION = re.compile(r"\b(vllm|sglang|tgi|text-generation-inference|tensorrt[-_]llm|trt[-_]llm|lmdeploy|ollama|"
+                             r"llama\.cpp|deepspeed|transformers)\b", re.I)
+# A release: "v0.3.2", "0.2.7", "version 0.4" (not "3.8x speedup" nor "1.23 s").
+_SEMVER = re.compile(r"(?<![\w.])(?:v(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)|(\d{1,2}\.\d{1,3}\.\d{1,3})|"
+                     r"(?<=version )(\d{1,2}\.\d{1,3}))(?![\w.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
+_PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latency|speed\w*|regress\w*|performance)\b", re.I)
+
+
+def _engine_versions(text: str):
+    """(engine, [versions], quote) when the text compares two releases of a serving engine."""
+    m = _ENGINE_VERSION.search(text)
+    if not m or re.search(r"\bNCCL\b", text[:m.start() + 200], re.I) and nccl_versions(text):
+        return None
+    versions: list[str] = []
+    for v in _SEMVER.finditer(text):
+        before = text[max(0, v.start() - 16):v.start()]
+        if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
+            continue
+        number = next(g for g in v.groups() if g)
+        if number not in versions:
+            versions.append(number)
+    if len(versions) < 2 or not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I):
+        return None
+    if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
+        return None
+    return m.group(1), versions[:3], _quote(text, m, 120)
+
+
+def find(facts: Facts, kind: str, negated: bool = False) -> list[Claim]:
+    """Claims of `kind` the reporter affirms (or, with negated=True, rules out)."""
+    return [c for c in claims(facts) if c.kind == kind and c.negated == negated]
 
 
 def version_key(v: str) -> tuple[int, ...]:

@@ -96,7 +96,23 @@ def gpu_spec(facts: Facts):
             spec = _safe(find, name=name)
             if spec:
                 return spec, source
+    # a family name as people write it ("A100 80GB", "H100"): the links seen pick SXM or PCIe
+    names = [g.name for g in facts.of(GpuFact) if g.name] + ([gpu] if gpu else [])
+    for name in names:
+        spec = _safe(catalog.find_gpu_family, name=name, nvlink=_nvlink_hint(facts))
+        if spec:
+            src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
+            return spec, f"{src} (GPU family '{name}' read as {spec.key})"
     return None, None
+
+
+def _nvlink_hint(facts: Facts) -> bool | None:
+    """True when NVLink is seen, False when the topology shows none, None when nothing tells."""
+    if has_nvlink(facts):
+        return True
+    if any(t.path.upper() in ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC") for t in facts.of(TopologyPath)):
+        return False
+    return None
 
 
 def engine_of(facts: Facts) -> str | None:
@@ -259,11 +275,16 @@ def nic_rate_gbs(facts: Facts) -> tuple[float | None, list[Evidence]]:
     return None, []
 
 
+# Gigabits, not gigabytes: the lower-case "b" decides ("200Gb/s", "200 Gbps", "200Gb", "200 Gbit/s"),
+# so a measured "250 GB/s" is never read as a NIC's line rate.
+_GBIT = r"G(?-i:b)(?:it)?(?:ps|/s|/sec|\b)"
+
+
 def _rate_and_quote(text: str) -> tuple[float | None, str]:
     rate = _rate_from_text(text)
     if not rate:
         return None, ""
-    m = re.search(r"(?:\d+\s*[x×]\s*)?(?:(?:EDR|HDR|NDR|XDR)\s*)?\d+(?:\.\d+)?\s*G(?:b|bit)(?:ps|/s|/sec)[^;.,:(]{0,25}|"
+    m = re.search(r"(?:\d+\s*[x×]\s*)?(?:(?:EDR|HDR|NDR|XDR)\s*)?\d+(?:\.\d+)?\s*" + _GBIT + r"[^;.,:(]{0,25}|"
                   r"(?:\d+\s*[x×]\s*)?\b(?:EDR|HDR|NDR|XDR)\b[^;.,]{0,40}", text, re.I)
     return rate, (m.group(0).strip() if m else text[:80])
 
@@ -271,7 +292,7 @@ def _rate_and_quote(text: str) -> tuple[float | None, str]:
 def _rate_from_text(text: str) -> float | None:
     """'2x HDR 200Gb/s' -> 50.0; '800 Gbps' -> 100.0 (the highest rate mentioned wins)."""
     best = None
-    for m in re.finditer(r"(?:(\d+)\s*[x×]\s*)?(?:(EDR|HDR|NDR|XDR)\s*)?(\d+(?:\.\d+)?)\s*G(?:b|bit)(?:ps|/s|/sec)\b", text, re.I):
+    for m in re.finditer(r"(?:(\d+)\s*[x×]\s*)?(?:(EDR|HDR|NDR|XDR)\s*)?(\d+(?:\.\d+)?)\s*" + _GBIT, text, re.I):
         n = int(m.group(1) or 1)
         rate = n * float(m.group(3)) / 8.0
         best = max(best or 0.0, rate)

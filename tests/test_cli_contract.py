@@ -672,8 +672,11 @@ def test_ideal_scaling_is_labelled_as_such(tmp_path):
     shutil.copytree(bundle, copy, ignore=shutil.ignore_patterns("expected.toml"))
     report = json.loads(run("ticket", copy, "--json", "--fail-on", "never").stdout)
     (f,) = [f for f in report["findings"] if f["rule"] == "workload.latency_bound_small_batch"]
-    (row,) = [e for e in f["evidence"] if e["expected"] is not None]
+    (row,) = [e for e in f["evidence"] if e["source"].startswith("ticket.toml") and e["expected"] is not None]
     assert row["expected"] == 180.0 and "ideal scaling" in row["detail"]
+    # "A100" is read as a GPU family, so the calibrated speed-up stands beside the ideal one
+    (predicted,) = [e for e in f["evidence"] if e["source"] == "prediction:roofline"]
+    assert predicted["measured"] == 0.86 and 1.0 < predicted["expected"] < 2.0
 
 
 def test_an_invalid_tp_is_one_finding_with_every_reason_and_the_valid_sizes():
