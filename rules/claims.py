@@ -17,6 +17,11 @@ from diagnose.evidence import Facts, Note, Workload
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
 _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
+# Tool output pasted inside a ticket's text (an issue's code blocks): read for the families that
+# name what a tool prints, weighed as output, not as the reporter's words.
+OUTPUT_KIND = "pasted_output"
+OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
+                   "module_missing", "wrong_results", "iommu_fault")
 
 
 @dataclass
@@ -132,7 +137,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").
     "fabric_setup": [
-        r"\bfabric ?manager\b", r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
+        r"\bfabric ?manager\b[^.\n]{0,60}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|error\w*|inactive|stopped|dead|mismatch\w*|in progress)\b",
+        r"\b(?:fail\w*|error|cannot start|could not start)\b[^.\n]{0,30}?\bfabric ?manager\b", r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
         r"\bnvls\.cc\b[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b", r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
         r"\bmulticast (?:object|support)\b[^.\n]{0,30}?\b(?:fail\w*|not supported)\b",
     ],
@@ -148,6 +154,32 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+)?(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|"
         r"ncclSendRecv|send/?recv|all[-_ ]?reduces?|collectives?|allgathers?)\b[^.\n]{0,60}?\b(?:slow\w*|take|takes|took|longer|\d+\s*ms)\b",
     ],
+    # A rank blocked in a collective, waiting for a peer that has not arrived.
+    "blocked_in_collective": [
+        r"\b(?:blocked|blocking|waiting|wait(?:s|ed)? for)\b[^.\n]{0,60}?\b(?:all[-_ ]?gather|all[-_ ]?reduce|broadcast|collective|NCCL|"
+        r"(?:the )?other (?:process|rank|GPU|worker)s?)",
+        r"\b(?:skip|skips|skipped|not call\w*|never call\w*)\b[^.\n]{0,30}?\b(?:all[-_ ]?gather|all[-_ ]?reduce|broadcast|collective)",
+    ],
+    # Each rank isolated from the other GPUs: its own container, or a scheduler showing it one GPU.
+    # CUDA IPC / P2P needs the peer GPU visible in the same IPC and PID namespaces.
+    "isolated_ranks": [
+        r"\b(?:each|every) (?:rank|process|task|worker|container|pod)\b[^.\n]{0,30}?\b(?:only )?(?:sees?|has|gets)\b[^.\n]{0,20}?\b(?:its own|one|a single) GPU\b",
+        r"\b(?:across|between) (?:two |multiple |different |\d+ )?(?:docker|containers?|pods)\b",
+        r"\b(?:two|multiple|several|\d+) (?:docker|containers|pods)\b[^.\n]{0,40}?\b(?:same|one) (?:host|node|machine|server)\b",
+        r"--gpus-per-task\b|\bgpus-per-task\b",
+    ],
+    # Wrong numbers out of a collective or a multi-GPU run: corrupted peer transfers.
+    "wrong_results": [
+        r"\b(?:data|results?|values?|outputs?|gradients?|communication data)\b[^.\n]{0,30}?\b(?:is|are|was|were)?\s*(?:all )?"
+        r"(?:incorrect|corrupt\w*|wrong|garbage|NaNs?|nan)\b",
+        r"\b#?\s*wrong\b[^\n]{0,20}\b[1-9]\d*\b", r"\bOut of bounds values\s*:\s*[1-9]",
+        r"\baccuracy (?:does ?n[o']t|would ?n[o']t|did ?n[o']t|never) (?:go up|improve|increase)\b",
+    ],
+    # The IOMMU faulting on GPU DMA: peer traffic blocked on bare metal (AMD-Vi / Intel DMAR).
+    "iommu_fault": [
+        r"\bAMD-Vi\b[^\n]{0,80}?\bIO_PAGE_FAULT\b", r"\bIO_PAGE_FAULT\b", r"\bDMAR\b[^\n]{0,80}?\b(?:fault|DRHD)\b",
+        r"\bDMA (?:Read|Write) (?:NO_PASID|fault)\b",
+    ],
     # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
     "memory_per_gpu": [
         r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b[^.\n]{0,20}?\b(?:on|of|per|in)\s+(?:each|every|per|both|all)\b",
@@ -155,7 +187,7 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
-        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%",
+        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))",
         r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was |goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
     ],
     # Compute kernels slowing down while a collective runs beside them.
@@ -166,7 +198,7 @@ PATTERNS: dict[str, list[str]] = {
     # The engine refusing a TP size: its error catalog (vLLM, SGLang, TRT-LLM, DeepSpeed, Megatron).
     "tp_size_error": [
         r"\bnot aligned with the quantized weight shape\b", r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp)",
-        r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?)\b",
+        r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?)",
         r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|hidden_size|intermediate_size)\b\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
         r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
@@ -238,7 +270,13 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     if kind in _NEGATIVE_KINDS:
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", sentence[max(0, m.start() - 20):m.start()], re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
-    return bool(_NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+    before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()])
+    if before and _CLAUSE.search(before.group(0)):
+        before = None  # "not working when each rank ...": the negation belongs to another clause
+    return bool(before or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+
+
+_CLAUSE = re.compile(r"\b(?:when|while|because|if|after|since|but|unless|whenever|so|as)\b", re.I)
 
 
 def sentences(text: str) -> list[str]:
@@ -272,6 +310,16 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
+    for n in facts.of(Note):
+        if n.kind != OUTPUT_KIND or not n.text:
+            continue
+        for kind in OUTPUT_FAMILIES:
+            c = _first(kind, PATTERNS[kind], n.text)
+            if c and not c.negated:
+                c.source, c.guess = n.source, False
+                c.data["origin"] = "output"
+                out.append(c)
+    for source, text in texts(facts):
         versions = nccl_versions(text)
         if len(versions) >= 2 and _REGRESS_WORDS.search(text):
             m = re.search(r"\bNCCL\b", text, re.I)
@@ -335,8 +383,8 @@ _PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latenc
 def _engine_versions(text: str):
     """(engine, [versions], quote) when the text compares two releases of a serving engine."""
     m = _ENGINE_VERSION.search(text)
-    if not m or re.search(r"\bNCCL\b", text[:m.start() + 200], re.I) and nccl_versions(text):
-        return None
+    if nccl_versions(text):
+        return None  # NCCL's own releases: nccl_versions_compared
     versions: list[str] = []
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
@@ -349,7 +397,65 @@ def _engine_versions(text: str):
         return None
     if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
         return None
-    return m.group(1), versions[:3], _quote(text, m, 120)
+    anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version)\b", text, re.I)
+    return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
+
+
+# --------------------------------------------------------------------------- the symptom
+
+# "more GPUs", "TP=4", "8x H100", "tensor parallel", "more nodes": the layout grows.
+_MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight)[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
+              r"\btensor[-_ ]?parallel\w*|\bTP\b|\btp\s?=?\s?\d|\btp[-_]size\b|\bshard\w*|\bmulti-?gpu\b|\bsingle (?:GPU|card)\b|"
+              r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
+# ... and the speed does not follow: slower, no gain, the same, higher latency.
+_NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit)|"
+            r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|\bsame (?:speed|throughput|performance|qps|latency)|"
+            r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
+            r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
+            r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b)")
+_CJK_SCALING = r"(?:多卡|多GPU|多个GPU|多张|张卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速)|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)"
+
+# What kind of ticket it is, from the title and the opening of the description: the prior every
+# category's score starts from. Checked in this order; the first that matches wins.
+SYMPTOMS: list[tuple[str, str]] = [
+    ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|\btimed? ?out\b|\bwatchdog\b"),
+    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b"),
+    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b"),
+    ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
+    ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
+                r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b"),
+    ("slow", r"\bslow\w*|\blow (?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
+             r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降"),
+]
+
+
+def _opening(facts: Facts) -> tuple[str, str] | None:
+    """(source, title and first paragraphs) of the reporter's description."""
+    for n in facts.of(Note):
+        if n.kind == "description" and n.text:
+            return n.source, n.text[:900]
+    return None
+
+
+def symptom(facts: Facts) -> str | None:
+    """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
+    found = symptom_quote(facts)
+    return found[2] if found else None
+
+
+def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
+    """(source, quote, symptom) of the words that class the ticket."""
+    opening = _opening(facts)
+    if not opening:
+        return None
+    source, text = opening
+    for kind, pattern in SYMPTOMS:
+        for m in re.finditer(pattern, text, re.I):
+            if kind in ("hang", "crash", "error") and _NEGATION.search(text[max(0, m.start() - 30):m.start()]):
+                continue  # "no errors", "does not hang"
+            return source, _quote(text, m, 60), kind
+    return source, text[:120], "other"  # a question or report of another kind
 
 
 def find(facts: Facts, kind: str, negated: bool = False) -> list[Claim]:

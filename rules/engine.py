@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from diagnose.findings import Evidence, Finding, Verdict, SEVERITY_RANK
 
 # Modules that define rules, imported on first evaluation. Add yours here.
-RULE_MODULES: list[str] = ["rules.node_rules", "rules.capture_rules", "rules.topology", "rules.nccl", "rules.host", "rules.health", "rules.workload", "rules.predict_rules", "rules.scaling", "rules.planner"]
+RULE_MODULES: list[str] = ["rules.node_rules", "rules.capture_rules", "rules.topology", "rules.nccl", "rules.host", "rules.health", "rules.workload", "rules.predict_rules", "rules.scaling", "rules.planner", "rules.ticket_rules"]
 
 
 @dataclass
@@ -79,9 +79,14 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
     return sorted(findings, key=Finding.sort_key)
 
 
+# Inventory observations (where the GPUs sit, which TP groups a box serves well): context for the
+# other findings, never a root cause by themselves.
+CONTEXT_ONLY = ("node.numa_placement", "node.tp_groups")
+
+
 def is_cause(f: Finding) -> bool:
     """Can this finding be the verdict? Problems, and explanations such as expected_physics."""
-    if f.severity == "ok" or f.category in ("healthy", "insufficient_data"):
+    if f.severity == "ok" or f.category in ("healthy", "insufficient_data") or f.rule in CONTEXT_ONLY:
         return False
     return not (f.severity == "info" and f.category == "other")
 
@@ -98,9 +103,31 @@ DEFAULT_ASK = ("attach `nvidia-smi topo -m`, `nvidia-smi -q`, and the NCCL_DEBUG
                "all_reduce_perf run on the affected GPUs")
 
 
-def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
-    """The single most likely root cause, or healthy, or insufficient_data with what to attach."""
-    causes = sorted((f for f in findings if is_cause(f)), key=Finding.sort_key)
+# Categories that explain a slow system, not a hang, crash or error: for a ticket that reports a
+# failure they are context, and the verdict comes from the other causes when there are any.
+PERFORMANCE_ONLY = ("eager_mode", "latency_bound_small_batch", "expected_physics", "launch_bound", "comm_bound",
+                    "pp_bubble", "host_bound", "numa_affinity", "pcie_fallback")
+FAILURES = ("hang", "crash", "error")
+COMPLAINTS = (*FAILURES, "slow", "scaling")
+# Checks whose pass answers a performance complaint (they measure the figure complained about):
+# other passes (a setting that is fine, a link that is up) do not make a complaint "healthy".
+ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth", "topology.nvlink_links", "topology.pcie_link",
+                     "workload.latency_bound_small_batch", "scaling.")
+MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
+
+
+def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None) -> Verdict:
+    """The single most likely root cause, or healthy, or insufficient_data with what to attach.
+
+    `symptom` (a ticket's class: hang, crash, error, scaling, normal?, slow; None elsewhere) weighs
+    the causes: a failure is not explained by a performance-only category when another cause is
+    present, and only checks that measured the complained-about figure can answer a complaint.
+    """
+    def rank(f: Finding):
+        demoted = symptom in FAILURES and f.category in PERFORMANCE_ONLY
+        return (demoted, Finding.sort_key(f))
+
+    causes = sorted((f for f in findings if is_cause(f)), key=rank)
     gaps = [f for f in findings if f.category == "insufficient_data"]
     requests = [f.fix for f in gaps if f.fix]
     requests += [f"attach {m}" for m in missing if m]
@@ -113,7 +140,13 @@ def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
         lead = f" Weak lead so far: {top.title} ({top.category})."
     passed = [f for f in findings if f.severity == "ok"]
+    if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
+        passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
     best = max((f.confidence for f in passed), default=0.0)
+    if passed and symptom in ("slow", "scaling") and all(f.rule.startswith(MEASURED) for f in passed) and best >= WEAK:
+        checks = ", ".join(dict.fromkeys(f.rule for f in passed))
+        return Verdict("expected_physics", round(min(best, 0.7), 2),
+                       f"The measured figures are what this hardware delivers; checks that passed: {checks}.")
     if passed and not gaps and best >= WEAK:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
         return Verdict("healthy", round(best, 2), f"No problem found; checks that passed: {checks}.")
@@ -130,6 +163,13 @@ def verdict(findings: list[Finding], missing: Iterable[str] = ()) -> Verdict:
         )
     ask = "; ".join(dict.fromkeys(requests)) or DEFAULT_ASK
     return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide. Next: {ask}.{lead}")
+
+
+def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
+    """The verdict for a ticket: the findings weighed by the symptom its reporter describes."""
+    from rules.claims import symptom
+
+    return verdict(findings, getattr(facts, "missing", ()), symptom(facts))
 
 
 def fails(findings: list[Finding], fail_on: str) -> bool:

@@ -63,6 +63,9 @@ def socket_fallback(facts: Facts, predictions=None):
         elif forced:
             yield _socket_finding(facts, [ev(forced[0], f"{forced[0].name}={forced[0].value} keeps NCCL off InfiniBand", forced[0].value)], forced)
         return
+    multi, _ = _multi_node(facts)
+    if not socket_tx and not multi and not forced:
+        return  # NCCL names its socket interface at every init; on one node it carries no GPU data
     first = (socket_tx or socket_events)[0]
     evidence = [ev(first, "NCCL network transport", "Socket", "IB (RDMA)")]
     evidence += [ev(e, e.message[:100]) for e in ib_fail[:2]]
@@ -255,6 +258,25 @@ def regression(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- measured bandwidth
 
 
+def _busbw_from_algbw(facts: Facts):
+    """(busbw, record, ranks, evidence) from an all-reduce algbw the reporter gives: algbw counts the
+    data once, busbw the traffic each link carries (x 2(n-1)/n for all-reduce), so only busbw compares
+    with a link. The rank count comes from the ticket, else the GPU's NVLink domain (8 on an HGX board)."""
+    algbw = [m for m in measurements(facts, "algbw_gbs") if not m.size_bytes or m.size_bytes >= 64 << 20]
+    if not algbw:
+        return None
+    m = max(algbw, key=lambda x: x.value)
+    n = m.gpus or gpu_count(facts)
+    if not n:
+        spec, _ = gpu_spec(facts)
+        n = spec.nvlink_domain if spec is not None and spec.nvlink_domain > 1 else None
+    if not n or n < 2:
+        return None
+    busbw = m.value * 2 * (n - 1) / n
+    return busbw, m, n, ev(m, f"all-reduce algbw {m.value:g} GB/s is busbw {busbw:.0f} GB/s at {n} GPUs "
+                             f"(busbw = algbw x 2(n-1)/n: the figure to compare with a link)", round(busbw, 1), unit="GB/s")
+
+
 def _nvls(facts: Facts) -> bool:
     if any(t.transport == "NVLS" for t in facts.of(NcclTransport)):
         return True
@@ -268,8 +290,12 @@ def busbw(facts: Facts, predictions=None):
     """Measured all-reduce busbw against what the links carrying it allow (catalog interconnects)."""
     rows = [(r.busbw_gbs, r, r.nranks) for r in large_results(facts) if r.op == "all_reduce"]
     rows += [(m.value, m, m.gpus) for m in measurements(facts, "busbw_gbs") if not m.size_bytes or m.size_bytes >= 64 << 20]
+    converted = None
     if not rows:
-        return
+        converted = _busbw_from_algbw(facts)
+        if converted is None:
+            return
+        rows = [converted[:3]]
     value, rec, nranks = max(rows, key=lambda x: x[0])
     multi, node_ev = _multi_node(facts)
     nvls = _nvls(facts)
@@ -294,6 +320,8 @@ def busbw(facts: Facts, predictions=None):
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
                   "busbw is an algorithm-normalised figure; above the line rate it points at in-network reduction.")
     what = ev(rec, "largest all-reduce busbw (large messages)", value, round(expected, 1), "GB/s")
+    if converted is not None:
+        what = converted[3]
     if value > line * 1.05:
         yield passed("nccl.busbw", "Bus bandwidth above the line rate: not an error",
                      f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond}", [what] + origin, 0.7)

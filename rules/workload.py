@@ -227,6 +227,8 @@ def latency_bound_small_batch(facts: Facts, predictions=None):
         consistent = predicted / measured <= p_hi.band_high
     if consistent is False:
         return  # slower than physics explains: not this rule's verdict (scaling and the transport rules judge it)
+    if consistent is None and measured < 0.6:
+        return  # far slower than fixed per-step costs make a batch-1 split: something else costs the time
     if measured <= 1.1:
         yield make(
             "workload.latency_bound_small_batch", "latency_bound_small_batch", "warning", 0.75,

@@ -104,6 +104,9 @@ def parse(text: str, name: str) -> list:
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     out.extend(_mentions(prose, name, code_lines))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
+    for start, body in code:  # what tools printed, for the claims that read output (rules/claims.py)
+        if body.strip():
+            out.append(Note(where(name, start), "pasted_output", body[:20_000]))
     kinds: list[str] = []
     for start, body in [*code, (1, words)]:
         padded = "\n" * (start - 1) + body  # keep the issue's line numbers in every source
@@ -143,6 +146,8 @@ GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(
 TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
+CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
+                     r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
 HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/[A-Za-z0-9][\w.-]*(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX)"
                    r"[\w.-]*)")
@@ -184,6 +189,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
     if model_line:
         out.append(Workload(where(name, model_line[0]), model=model_line[1]))
+    if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
+        found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
+        tp_line = max(found, key=lambda x: x[1]) if found else None
     if tp_line and 1 <= tp_line[1] <= 1024:
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
     framework = engine_named(" ".join(ln for _, ln in prose[:40]))
@@ -193,9 +201,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
     out.extend(_bandwidths(prose, name))
     named = _gpus_named(list(prose) + list(code_lines))
-    if len({n for _, n, _ in named}) >= 2:
-        out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _ in named)),
-                        data={"gpus": [{"line": i, "name": n, "compared": c} for i, n, c in named]}))
+    if len({n for _, n, _, _ in named}) >= 2:
+        out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
+                        data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
     return out
 
 
@@ -217,15 +225,17 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
     return out
 
 
-def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool]]:
-    """(line, GPU name, named in a comparison) for every GPU product the prose names."""
+def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool]]:
+    """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
+    named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence."""
     out = []
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
-            key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "")
+            key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "").replace("GTX", "")
             key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
-            out.append((i, key, bool(COMPARED.search(ln))))
+            listed = len(ln.split()) <= 8 or "|" in ln or bool(re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
+            out.append((i, key, bool(COMPARED.search(ln)), listed))
     return out
 
 
@@ -244,6 +254,9 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
             heading = (i, ln)
         context = ln if heading is None or i - heading[0] > 6 else f"{heading[1]} {ln}"
         for m in RATE.finditer(ln):
+            label = ln[max(0, m.start() - 40):m.start()].lower()
+            if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):
+                continue  # prompt-processing rate: not a decode rate
             tps = [(t.start(), int(next(g for g in t.groups() if g))) for t in TP.finditer(ln)]
             tp = min(tps, key=lambda t: abs(t[0] - m.start()))[1] if tps else None
             single = re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I)

@@ -25,11 +25,11 @@ def ticket(paths):
     """
     from diagnose.artifacts import read_bundle
     from diagnose.findings import Report
-    from rules.engine import evaluate, verdict
+    from rules.engine import evaluate, ticket_verdict
 
     facts = read_bundle(list(paths))
     findings = evaluate(facts)
-    answer = verdict(findings, facts.missing)
+    answer = ticket_verdict(facts, findings)
     return Report(
         kind="ticket",
         inputs={"paths": list(paths)},

@@ -1,0 +1,514 @@
+"""Rules over what a ticket's reporter says and measured, as a support engineer reads them.
+
+The reporter's words are evidence below a parsed artifact, and a guess ("maybe it's P2P?")
+weighs less than an observation ("nvidia-smi shows SW Power Cap"). So every finding here takes
+its confidence from how the claim was made (`weight`), never above what an artifact would give,
+and quotes the words. A claim the reporter rules out ("no Xid errors") never fires a rule.
+
+Knowledge here is physical or documented (NCCL's spin-waiting kernels, lazy connection set-up,
+engines pre-allocating the KV cache, tensor parallelism running at the pace of its slowest GPU),
+not one ticket's wording: the claim families live in rules/claims.py.
+"""
+
+from __future__ import annotations
+
+from diagnose.evidence import Facts, GpuFact, Measurement, Note, NvLinkFact, XidEvent
+from rules import claims
+from rules.claims import Claim
+from rules.common import (
+    claim_ev, engine_of, ev, gpu_count, gpu_spec, has_nvlink, is_virtualized, make, measurements, passed, wfield,
+)
+from rules.engine import rule
+from rules.workload import catalog_model
+
+# Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
+# reporter's observation, the reporter's guess.
+OUTPUT, OBSERVED, GUESSED = 0.8, 0.7, 0.4
+
+
+def weight(c: Claim, observed: float = OBSERVED) -> float:
+    if c.data.get("origin") == "output":
+        return max(observed, OUTPUT)
+    return GUESSED if c.guess else observed
+
+
+def _first(facts: Facts, kind: str) -> Claim | None:
+    found = claims.find(facts, kind)
+    return max(found, key=weight) if found else None
+
+
+def _gpus(facts: Facts) -> int | None:
+    tp, _ = wfield(facts, "tp")
+    return max(x for x in (tp or 0, gpu_count(facts) or 0)) or None
+
+
+# --------------------------------------------------------------------------- hardware state
+
+
+@rule("ticket.clock_power", "throttling")
+def clock_power(facts: Facts, predictions=None):
+    """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low."""
+    c = _first(facts, "clock_power")
+    if not c or any(set(g.clock_event_reasons) - {"idle"} for g in facts.of(GpuFact)):
+        return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
+    yield make("ticket.clock_power", "throttling", "warning", weight(c, 0.7),
+               "The GPU clocks are being held down (power cap, slowdown or thermal state)",
+               "The reporter sees a clocks-event reason or lowered clocks while the GPU works. A GPU capped below "
+               "its rated power or slowed by the board runs every kernel slower, and in a TP group every other "
+               "GPU waits for it.",
+               [claim_ev(c, "clock/power state the reporter reports")],
+               fix="Check `nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE` under load: an active SW Power Cap at a draw "
+               "far below the enforced limit means the board or chassis limits power (PSU, BMC/iDRAC power policy); "
+               "HW Slowdown or thermal reasons mean cooling or power delivery. Fix those, then compare clocks under load.",
+               refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.hardware_error", "hardware_fault")
+def hardware_error(facts: Facts, predictions=None):
+    """Xid, uncorrectable ECC, reset-required or fallen-off-the-bus errors quoted or described."""
+    c = _first(facts, "hardware_error")
+    if not c or facts.of(XidEvent):
+        return  # parsed Xid lines: health.hardware_fault judges them
+    yield make("ticket.hardware_error", "hardware_fault", "critical", weight(c, 0.7),
+               "A GPU reports a hardware error (Xid / ECC / reset required)",
+               "The driver reports an error that needs a GPU reset or points at failing hardware; collectives that "
+               "include this GPU fail or stall while the others work.",
+               [claim_ev(c, "hardware error")],
+               fix="Drain the node, reset the GPU (`nvidia-smi -r` or reboot), check `nvidia-smi -q -d ECC,ROW_REMAPPER` "
+               "and the Xid meaning; replace the GPU if errors return.",
+               refs=["xid", "mem_errors"])
+
+
+@rule("ticket.fabric_setup", "nvlink_down")
+def fabric_setup(facts: Facts, predictions=None):
+    """NVSwitch / NVLS set-up failing: fabric manager not running or not matching the driver."""
+    c = _first(facts, "fabric_setup")
+    if not c:
+        return
+    yield make("ticket.fabric_setup", "nvlink_down", "critical", weight(c, 0.7),
+               "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
+               "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "
+               "until then CUDA reports 'system not yet initialized' and NCCL's NVLS (multicast) set-up fails.",
+               [claim_ev(c, "fabric / NVLS failure")],
+               fix="Start nvidia-fabricmanager with the same version as the driver (`systemctl status nvidia-fabricmanager`), "
+               "check `nvidia-smi -q | grep -i fabric` shows 'Completed'; NCCL_NVLS_ENABLE=0 only works around NVLS.",
+               refs=["fabric_manager"])
+
+
+@rule("ticket.link_down", "nvlink_down")
+def link_down(facts: Facts, predictions=None):
+    """The reporter says NVLink links are down, inactive, or a bridge is not seated."""
+    c = _first(facts, "link_down")
+    if not c or facts.of(NvLinkFact):
+        return  # the link states themselves are attached: topology.nvlink_links judges them
+    yield make("ticket.link_down", "nvlink_down", "warning", weight(c, 0.65),
+               "NVLink is reported down or inactive",
+               "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
+               [claim_ev(c, "link state")],
+               fix="Attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m`; reseat bridges, check fabric manager on NVSwitch systems.",
+               refs=["fabric_manager"])
+
+
+@rule("ticket.mixed_gpus", "straggler")
+def mixed_gpus(facts: Facts, predictions=None):
+    """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
+    names = {g.name for g in facts.of(GpuFact) if g.name}
+    src = next((g.source for g in facts.of(GpuFact) if g.name), None)
+    if len(names) < 2:
+        for n in facts.of(Note):
+            if n.kind == "gpus_named":
+                # named in an inventory (a list item, a system-info line), not in a sentence comparing machines
+                listed = {g["name"] for g in n.data.get("gpus", []) if not g["compared"] and g.get("listed")}
+                if len(listed) >= 2:
+                    names, src = listed, n.source
+    if len(names) < 2:
+        return
+    yield make("ticket.mixed_gpus", "straggler", "warning", 0.7,
+               f"Different GPU models work together ({', '.join(sorted(names))})",
+               "Every tensor-parallel step waits for all GPUs, and a layer split hands each token through every GPU in "
+               "turn, so the job runs at the pace of the slowest GPU, with the extra copies between unlike cards on top.",
+               [ev(src, "GPU models in the job", ", ".join(sorted(names)))],
+               fix="Run on identical GPUs; otherwise give the slower card less work (uneven layer split) or leave it out "
+               "and compare with the fastest GPU alone.")
+
+
+@rule("ticket.one_slow", "straggler")
+def one_slow(facts: Facts, predictions=None):
+    """One GPU, rank or node is always behind and the others wait for it."""
+    c = _first(facts, "one_slow")
+    if not c:
+        return
+    yield make("ticket.one_slow", "straggler", "warning", weight(c, 0.65),
+               "One GPU (rank) is consistently slower and the others wait for it",
+               "A collective finishes when its slowest rank arrives: one GPU held back by clocks, power, a PCIe link "
+               "or a busier CPU core makes every other rank wait in the collective.",
+               [claim_ev(c, "one rank behind")],
+               fix="Find why that GPU is slower: compare `nvidia-smi -q -d CLOCK,PERFORMANCE` and the PCIe link of that GPU "
+               "with its peers, and its CPU/NUMA binding.",
+               refs=["throttle"])
+
+
+# --------------------------------------------------------------------------- software / configuration
+
+
+@rule("ticket.tp_size_error", "tp_not_dividing_heads")
+def tp_size_error(facts: Facts, predictions=None):
+    """The engine refuses the TP size: a dimension (heads, KV heads, quantised weight groups) does not split."""
+    c = _first(facts, "tp_size_error")
+    if not c:
+        return
+    tp, tp_src = wfield(facts, "tp")
+    evidence = [claim_ev(c, "the engine's error")] + ([ev(tp_src, "tensor-parallel size", tp)] if tp else [])
+    yield make("ticket.tp_size_error", "tp_not_dividing_heads", "critical", max(weight(c, 0.8), 0.8),
+               "The TP size does not divide the model's heads or (quantised) weight shapes",
+               "Tensor parallelism splits every attention head group and weight matrix evenly; when a dimension (heads, "
+               "KV heads, FFN width, or a quantised layer's group count) is not a multiple of the TP size the engine "
+               "refuses to load.",
+               evidence,
+               fix="Use a TP size that divides the dimension the error names (often 2 or 4 instead of 3, 6 or 8 for "
+               "quantised models with group size 128); use the other GPUs for pipeline parallelism or replicas.",
+               refs=["vllm_parallel"])
+
+
+# NCCL settings whose working-around a hang or failure points at one cause (NCCL env docs).
+WORKAROUNDS = {
+    "NCCL_P2P_DISABLE": ("p2p_disabled", "GPU peer-to-peer transfers themselves fail on this host"),
+    "NCCL_P2P_LEVEL": ("p2p_disabled", "P2P over some PCIe paths fails on this host"),
+    "NCCL_NVLS_ENABLE": ("nvlink_down", "NVLink SHARP (NVLS) set-up fails: the NVSwitch fabric is not ready"),
+    "NCCL_SHM_DISABLE": ("shm_too_small", "NCCL's shared-memory transport fails where the job runs"),
+    "NCCL_CUMEM_ENABLE": ("nccl_regression", "the cuMem allocator path of this NCCL release fails here"),
+}
+
+
+@rule("ticket.setting_works_around", "p2p_disabled", "nvlink_down", "shm_too_small", "nccl_regression")
+def setting_works_around(facts: Facts, predictions=None):
+    """A setting that turns one NCCL path off makes a hang or failure go away: that path is broken."""
+    for c in claims.find(facts, "setting"):
+        known = WORKAROUNDS.get(c.data["name"])
+        if not known or c.data.get("effect") != "fixes" or c.data["value"] in ("", None):
+            continue
+        category, meaning = known
+        if category == "p2p_disabled" and is_virtualized(facts):
+            category = "virtualization_no_p2p"
+        yield make("ticket.setting_works_around", category, "critical", weight(c, 0.75),
+                   f"{c.data['name']}={c.data['value']} works around the problem: {meaning}",
+                   "Turning one transport off and seeing the problem go away locates it: the path NCCL chose is what "
+                   "fails. On bare metal, P2P failures behind PCIe switches come from ACS/IOMMU (VT-d, AMD-Vi) redirecting "
+                   "peer traffic; the workaround costs bandwidth.",
+                   [claim_ev(c, "the workaround the reporter found")],
+                   fix="Fix the path instead of disabling it: for P2P disable ACS on the PCIe switches / IOMMU (or set "
+                   "iommu=pt), then check with `p2pBandwidthLatencyTest`; for NVLS start fabric manager; for SHM give the "
+                   "container a larger /dev/shm.",
+                   refs=["nccl_acs", "nccl_env"])
+        return
+
+
+@rule("ticket.isolated_ranks", "shm_fallback")
+def isolated_ranks(facts: Facts, predictions=None):
+    """Ranks on one node that cannot see each other's GPUs (separate containers, one GPU per task):
+    NCCL cannot use CUDA IPC / P2P between them and moves intra-node data through shared memory."""
+    c = _first(facts, "isolated_ranks")
+    if not c:
+        return
+    from diagnose.evidence import NcclTransport
+
+    shm = [t for t in facts.of(NcclTransport) if t.transport == "SHM"]
+    evidence = [claim_ev(c, "how the ranks are isolated")] + ([ev(shm[0], "NCCL transport", shm[0].detail)] if shm else [])
+    yield make("ticket.isolated_ranks", "shm_fallback", "warning", weight(c, 0.6) + (0.1 if shm else 0.0),
+               "The ranks cannot see each other's GPUs, so NCCL uses shared memory instead of P2P/NVLink",
+               "CUDA IPC and peer-to-peer need the peer GPU visible to the process, in the same IPC and PID namespaces. "
+               "Separate containers, or a scheduler giving each task only its own GPU (cgroups, CUDA_VISIBLE_DEVICES), "
+               "hide it; NCCL then copies through host shared memory (or the network) at a fraction of NVLink's bandwidth.",
+               evidence,
+               fix="Run the ranks of one node in one container (or with --ipc=host --pid=host), and let every task see all "
+               "the node's GPUs (Slurm: --gpus-per-node instead of --gpus-per-task, or --gpu-bind=none); the NCCL log then "
+               "shows 'via P2P/IPC' or 'P2P/CUMEM'.",
+               refs=["nccl_docker", "nccl_trouble"])
+
+
+@rule("ticket.p2p_corrupts", "p2p_disabled", "virtualization_no_p2p")
+def p2p_corrupts(facts: Facts, predictions=None):
+    """Wrong results or IOMMU page faults from GPU DMA: peer-to-peer transfers broken by the IOMMU/ACS."""
+    fault = _first(facts, "iommu_fault")
+    wrong = _first(facts, "wrong_results")
+    if not (fault or wrong):
+        return
+    if not fault and not ((_gpus(facts) or 0) >= 2 or claims.find(facts, "multi_node") is None):
+        return
+    virt = is_virtualized(facts)
+    evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results")) if c]
+    confidence = 0.75 if fault else 0.55
+    yield make("ticket.p2p_corrupts", "virtualization_no_p2p" if virt else "p2p_disabled", "critical" if fault else "warning",
+               confidence,
+               "Peer-to-peer transfers between GPUs are blocked or corrupted (IOMMU / ACS)",
+               "When the IOMMU (AMD-Vi, Intel VT-d) or PCIe ACS sits between GPUs, their direct DMA is faulted or "
+               "redirected: collectives hang, return wrong data, or training stops converging, while single-GPU runs "
+               "are fine.",
+               virt + evidence,
+               fix="On bare metal boot with iommu=pt (or disable the IOMMU / VT-d for the GPUs) and disable ACS on the PCIe "
+               "switches; verify with `p2pBandwidthLatencyTest` or nccl-tests with data checking. NCCL_P2P_DISABLE=1 is only a "
+               "workaround.",
+               refs=["nccl_acs"])
+
+
+@rule("ticket.shm_error", "shm_too_small")
+def shm_error(facts: Facts, predictions=None):
+    """NCCL's (or the engine's) shared-memory segment cannot be created: /dev/shm too small or not shared."""
+    if any(f for f in facts.of(Note) if f.kind == "host_shm_checked"):
+        return
+    c = _first(facts, "shm_error")
+    if not c:
+        return
+    yield make("ticket.shm_error", "shm_too_small", "critical", weight(c, 0.7),
+               "Shared memory (/dev/shm) is too small or not available where the job runs",
+               "NCCL's SHM transport and the engines' worker queues live in /dev/shm; docker gives a container 64 MB "
+               "by default, and creating the segments then fails (posix_fallocate / shm_open errors, bus errors).",
+               [claim_ev(c, "shared-memory failure")],
+               fix="Run the container with --ipc=host or --shm-size of several GB (Kubernetes: an emptyDir with "
+               "medium: Memory mounted at /dev/shm).",
+               refs=["nccl_docker"])
+
+
+@rule("ticket.module_missing", "gdr_disabled")
+def module_missing(facts: Facts, predictions=None):
+    """The GPUDirect RDMA kernel module (nvidia-peermem) is not loaded."""
+    c = _first(facts, "module_missing")
+    if not c or not any("peer" in g or "gdr" in g for g in (str(x).lower() for x in c.data.get("groups", []))):
+        return
+    yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c, 0.65),
+               "The GPUDirect RDMA module (nvidia-peermem) is not loaded",
+               "Without nvidia-peermem the NIC cannot read GPU memory directly; NCCL stages inter-node traffic through "
+               "host memory and loses bandwidth.",
+               [claim_ev(c, "module state")],
+               fix="`modprobe nvidia-peermem` (in the host, matching the driver), then NCCL_DEBUG=INFO shows 'GDRDMA'.",
+               refs=["gdr"])
+
+
+@rule("ticket.engine_versions", "other")
+def engine_versions(facts: Facts, predictions=None):
+    """The same setup is slower on a newer release of the serving engine: a software regression."""
+    c = _first(facts, "engine_versions_compared")
+    if not c:
+        return
+    versions = " vs ".join(c.data["versions"][:2])
+    engine = c.data["engine"] or engine_of(facts) or "the engine"
+    yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6),
+               f"{engine} {versions}: the same setup behaves differently between releases",
+               "When only the engine's release changed, the difference is the engine's: a default that changed "
+               "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
+               [claim_ev(c, "releases compared")],
+               fix="Compare the two releases' launch logs for changed defaults; bisect releases and report it upstream "
+               "with both figures.")
+
+
+@rule("ticket.cpu_bound", "host_bound")
+def cpu_bound(facts: Facts, predictions=None):
+    """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
+    c = _first(facts, "cpu_ab")
+    if not c:
+        return
+    yield make("ticket.cpu_bound", "host_bound", "warning", weight(c, 0.65),
+               "The host CPU limits the engine",
+               "Serving engines schedule, tokenize and launch kernels from one Python process per GPU; when a faster "
+               "CPU changes the speed, the GPUs were waiting on the host.",
+               [claim_ev(c, "CPU comparison")],
+               fix="Give the engine fast, uncontended cores (CPU governor 'performance', NUMA-local binding), use CUDA "
+               "graphs and async output processing, and move tokenization off the serving process.")
+
+
+@rule("ticket.comm_share", "comm_bound")
+def comm_share(facts: Facts, predictions=None):
+    """The reporter measured communication taking a large share of the step."""
+    for c in claims.find(facts, "comm_share"):
+        pct = next((float(g) for g in c.data.get("groups", []) if str(g).replace(".", "").isdigit()), None)
+        if pct is None or not 30 <= pct <= 100:
+            continue
+        yield make("ticket.comm_share", "comm_bound", "warning", weight(c, 0.6),
+                   f"Communication takes {pct:g} % of the time",
+                   "When collectives take this share of each step, the GPUs spend most of it waiting for data; the "
+                   "link and the amount exchanged per step decide the speed.",
+                   [claim_ev(c, "share of time in communication")],
+                   fix="Exchange less or less often (larger batches per step, gradient accumulation, fewer ranks per "
+                   "collective), overlap it with compute, and check the measured bus bandwidth against the links.")
+        return
+
+
+# --------------------------------------------------------------------------- explanations (nothing broken)
+
+
+@rule("ticket.explained", "healthy", "expected_physics")
+def explained(facts: Facts, predictions=None):
+    """Behaviour the reporter asks about that is how the software is designed to work."""
+    c = _first(facts, "memory_per_gpu")
+    engine = engine_of(facts)
+    if c and engine in (None, "vllm", "sglang", "trtllm", "lmdeploy"):
+        yield passed("ticket.explained", "Each GPU's memory is filled by design",
+                     "vLLM, SGLang, TensorRT-LLM and LMDeploy reserve a fixed fraction of every GPU's memory "
+                     "(gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction) for weights plus KV cache, "
+                     "so every GPU shows the same high use whatever the TP size; the KV cache is what grows.",
+                     [claim_ev(c, "memory per GPU")], 0.65)
+    c = _first(facts, "first_calls_slow")
+    if c and not claims.find(facts, "hang"):
+        yield passed("ticket.explained", "Only the first calls are slow: connection set-up and warm-up",
+                     "NCCL connects peers lazily on the first collective between them, and the first kernels pay "
+                     "for module loading and allocation; later calls run at the steady rate. Time after warm-up.",
+                     [claim_ev(c, "first calls slow")], 0.65)
+    busy = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] >= 95]
+    waiting = claims.find(facts, "blocked_in_collective")
+    if busy and waiting and not claims.find(facts, "hang"):
+        yield passed("ticket.explained", "100 % utilisation while waiting in a collective is NCCL spin-waiting",
+                     "NCCL kernels poll for their peers on the GPU, so a GPU blocked in a collective shows 100 % "
+                     "'utilisation' (nvidia-smi counts time a kernel runs, not work done) at low power and temperature.",
+                     [claim_ev(busy[0], "GPU utilisation while blocked")], 0.6)
+    c = _first(facts, "overlap_slowdown")
+    if c:
+        yield make("ticket.explained", "expected_physics", "info", weight(c, 0.6),
+                   "Compute kernels slow down while a collective runs beside them",
+                   "NCCL's kernels occupy SMs and memory bandwidth while they run, so overlapped compute kernels get "
+                   "fewer of both and take longer; the overlap still usually wins over running them in turn.",
+                   [claim_ev(c, "overlap slowdown")],
+                   fix="Expected; limit NCCL's share with NCCL_MAX_NCHANNELS / NCCL_NTHREADS if the compute matters more.")
+
+
+@rule("ticket.gpu_utilisation", "host_bound", "expected_physics", "healthy")
+def gpu_utilisation(facts: Facts, predictions=None):
+    """A low GPU-utilisation figure, read by what the GPUs are doing: one GPU waiting on the host, a layer
+    split where GPUs take turns, or TP ranks waiting on each other."""
+    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
+    if not low:
+        return
+    u = min(low, key=lambda c: c.data["percent"])
+    pct = u.data["percent"]
+    n = _gpus(facts)
+    engine = engine_of(facts)
+    layer_split = claims.find(facts, "layer_split") or _layer_split_engine(facts)
+    evidence = [claim_ev(u, "GPU utilisation")]
+    if layer_split and (n or 2) >= 2:
+        yield passed("ticket.gpu_utilisation", f"{pct:g} % per GPU is what a layer split gives",
+                     "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
+                     "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
+                     "the time; more GPUs add memory, not speed.",
+                     evidence, 0.65)
+    elif n and n >= 2:
+        yield make("ticket.gpu_utilisation", "expected_physics", "info", 0.55,
+                   f"{pct:g} % utilisation with {n} GPUs: the ranks wait on each other",
+                   "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
+                   "the slowest, their compute units idle, and small per-GPU kernels finish before the next launch.",
+                   evidence, fix="Raise the batch (concurrency) per step; use fewer GPUs per replica for small models.")
+    else:
+        yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
+                   f"The GPU is busy only {pct:g} % of the time: it waits on the host",
+                   "A single GPU that is not kept busy is starved by the CPU side: request handling, scheduling, "
+                   "tokenization or kernel launches between steps." + (f" ({engine} serving path)" if engine else ""),
+                   evidence,
+                   fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, and "
+                   "fast uncontended CPU cores.")
+
+
+def _layer_split_engine(facts: Facts) -> bool:
+    from diagnose.evidence import Workload
+
+    words = " ".join(w.framework or "" for w in facts.of(Workload)).lower()
+    return any(e in words for e in ("ollama", "llama.cpp", "text-generation-webui", "accelerate", "exllama", "koboldcpp"))
+
+
+# --------------------------------------------------------------------------- the reporter's numbers vs the predictor
+
+
+@rule("ticket.measured_vs_expected", "expected_physics", "other")
+def measured_vs_expected(facts: Facts, predictions=None):
+    """A decode rate the reporter gives, against the calibrated expected figure and the roofline for the
+    model, GPU, layout and engine the ticket names."""
+    model, model_src = catalog_model(facts)
+    gpu, gpu_src = gpu_spec(facts)
+    if model is None or gpu is None:
+        return
+    tp, tp_src = wfield(facts, "tp")
+    for m in measurements(facts, "decode_tok_s"):
+        layout_tp = m.tp or tp or 1
+        p = _predict(model, gpu, layout_tp, m.batch or 1, engine_of(facts))
+        if p is None or not p.decode_tok_s_expected:
+            continue
+        expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
+        low, high = expected / p.band_high, expected / p.band_low
+        evidence = [ev(m, f"decode rate at TP={layout_tp}, batch {m.batch or 1}", m.value, round(expected, 1), "tok/s"),
+                    ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
+                       f"{low:.0f}-{high:.0f}", unit="tok/s"),
+                    ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit="tok/s"),
+                    ev(model_src, "model", model.key)]
+        if m.value > roofline * 1.1:
+            continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
+        if m.value >= low:
+            yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6,
+                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f})",
+                       "The rate the reporter measured sits inside the calibrated band for this model on these GPUs; "
+                       "decode streams every weight from memory per token, and that bound, not a fault, sets the speed.",
+                       evidence, fix="Nothing is broken; for more speed raise the batch, quantise, or use GPUs with "
+                       "more memory bandwidth.")
+            return
+        yield make("ticket.measured_vs_expected", "other", "info", 0.45,
+                   f"{m.value:g} tok/s is below the expected {low:.0f}-{high:.0f} tok/s",
+                   "The measured rate is slower than a healthy system with this engine delivers; something beyond "
+                   "physics costs time (host, transport, clocks, configuration).",
+                   evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
+        return
+
+
+def _predict(model, gpu, tp: int, batch: int, engine: str | None):
+    from diagnose.errors import InputError
+    from rules import roofline
+
+    try:
+        p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine)
+    except (InputError, ValueError, ZeroDivisionError):
+        return None
+    return p if p.valid and p.fits else None
+
+
+# --------------------------------------------------------------------------- the symptom's prior
+
+
+@rule("ticket.symptom_prior", "expected_physics", "p2p_disabled")
+def symptom_prior(facts: Facts, predictions=None):
+    """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
+    parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling."""
+    kind = claims.symptom(facts)
+    if kind not in ("scaling", "slow", "normal?"):
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    n = _gpus(facts)
+    said = claims.symptom_quote(facts)
+    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')] if said else []
+    layer_split = claims.find(facts, "layer_split") or _layer_split_engine(facts)
+    if layer_split and kind in ("scaling", "normal?"):
+        yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
+                   "A layer split adds GPUs for memory, not for speed",
+                   "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
+                   "device_map), each token passes through the GPUs one after another: one GPU works at a time, and "
+                   "every hand-over adds a copy. More GPUs hold a bigger model; they do not decode one stream faster.",
+                   evidence, fix="Use the fewest GPUs that hold the model (one if it fits); for speed on several GPUs use an "
+                   "engine with tensor parallelism (vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
+        return
+    if kind == "normal?":
+        return
+    engine = engine_of(facts)
+    tp_engine = engine not in (None, "generic", "hf-eager") or (wfield(facts, "tp")[0] or 0) >= 2
+    if gpu is not None and not gpu.pcie_p2p and (n is None or n >= 2) and not has_nvlink(facts) and tp_engine:
+        yield make("ticket.symptom_prior", "p2p_disabled", "warning", 0.55,
+                   f"{gpu.name}: the driver refuses PCIe peer-to-peer, so TP traffic goes through host memory",
+                   "GeForce boards do not get PCIe P2P from the stock driver; NCCL falls back to staging every all-reduce "
+                   "through host memory (SHM), which caps multi-GPU decode well below what the GPUs could do.",
+                   evidence + [ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)],
+                   fix="Expect little gain from TP on these boards; prefer one GPU or pipeline/layer split for capacity, an "
+                   "NVLink bridge where the board has one, and measure `all_reduce_perf` to see the ceiling.",
+                   refs=["nccl_trouble"])
+        return
+    known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
+    if kind == "scaling" and known:  # with nothing but the complaint, asking for the artifacts is the answer
+        yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
+                   "Tensor parallelism not paying off is what physics predicts for many setups",
+                   "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per layer "
+                   "and smaller kernels; for small models, single requests or PCIe-connected GPUs those fixed costs eat the "
+                   "gain. Nothing in the ticket shows a broken link or setting.",
+                   evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`); "
+                   "attach `nvidia-smi topo -m` and the NCCL_DEBUG=INFO log to rule out a transport problem.")
