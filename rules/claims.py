@@ -98,7 +98,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:P2P|peer[- ]to[- ]peer|peer)(?: access)?(?: is| was| are)? (?:not (?:supported|available|enabled|possible|working)|disabled|unavailable|unsupported|refused)\b",
         r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
         r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?(?:P2P|peer(?: access| to peer| mapping)?)\b",
-        r"\bcan ?access ?peer\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"\b(?:Chipset|GPU|Topology) not supported\b",
+        r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"\b(?:Chipset|GPU|Topology) not supported\b",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [
@@ -119,8 +119,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # NCCL's shared-memory helper failing (docker's 64 MB /dev/shm default).
     "shm_error": [
-        r"\b(?:posix_fallocate|shm_open|/dev/shm|shared memory segment)\b[^.\n]{0,80}?\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
-        r"\bError while creating shared memory segment\b", r"\b/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
+        r"(?:\bposix_fallocate|\bshm_open|/dev/shm|\bshared memory segment)\b[^.\n]{0,80}?\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
+        r"\bError while creating shared memory segment\b", r"/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
         r"\bshm[-_ ]size\b", r"\bBus error\b",
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
@@ -144,7 +144,7 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # One GPU, rank or node always behind the rest.
     "one_slow": [
-        r"\b(?:one|a single|a certain|a specific|the same|always (?:a|one)|only one)\s+(?:GPU|rank|node|card|device|worker|process|machine)\b"
+        r"\b(?:one|a single|single|a certain|a specific|the same|always (?:a|one)|only one)\s+(?:GPU|rank|node|card|device|worker|process|machine)\b"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
         r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b[^.\n]{0,30}?\bwait(?:s|ing)? for\b",
         r"\bstraggl\w+\b", r"\bGPU\s?\d+\b[^.\n]{0,30}?\b(?:is |was )?(?:much |always |consistently )?(?:slower|lagging|behind)\b",
@@ -182,13 +182,13 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
     "memory_per_gpu": [
-        r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b[^.\n]{0,20}?\b(?:on|of|per|in)\s+(?:each|every|per|both|all)\b",
+        r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b[^.\n]{0,20}?\b(?:(?:on|of|per|in)\s+(?:each|every|per|both|all)\b|per (?:GPU|card|device)\b)",
         r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
         r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))",
-        r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was |goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
+        r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was )?(?:goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
     ],
     # Compute kernels slowing down while a collective runs beside them.
     "overlap_slowdown": [
@@ -219,6 +219,16 @@ PATTERNS: dict[str, list[str]] = {
 _GUESS = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
     r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether))\b", re.I)
+# "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
+# why-question ("why is the first call slow?") presupposes what it asks about.
+_YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?(?:is|are|was|were|does|dose|do|did|can|could|would|will|should|might|may|has|have)\b", re.I)
+
+
+def _guessed(sentence: str) -> bool:
+    s = sentence.strip()
+    return bool(_GUESS.search(s)) or (s.rstrip().endswith(("?", "？")) and bool(_YES_NO.match(s)))
+
+
 # "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
 _NEGATED_AFTER = re.compile(
     r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|were(?:n't| not)|"
@@ -290,7 +300,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
-                              negated=_negated(kind, sentence, m), guess=bool(_GUESS.search(sentence)))
+                              negated=_negated(kind, sentence, m), guess=_guessed(sentence))
                 if not claim.negated:
                     return claim
                 negated = negated or claim
@@ -353,7 +363,7 @@ _UTIL = re.compile(
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%", re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
 _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
-                    r"succeed\w*|passes|runs? (?:fine|normally|ok)|goes away|went away)\b", re.I)
+                    r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b", re.I)
 
 
@@ -404,7 +414,7 @@ def _engine_versions(text: str):
 # --------------------------------------------------------------------------- the symptom
 
 # "more GPUs", "TP=4", "8x H100", "tensor parallel", "more nodes": the layout grows.
-_MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight)[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
+_MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight|second|another|extra|additional)[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
               r"\btensor[-_ ]?parallel\w*|\bTP\b|\btp\s?=?\s?\d|\btp[-_]size\b|\bshard\w*|\bmulti-?gpu\b|\bsingle (?:GPU|card)\b|"
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
@@ -412,7 +422,9 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|\bsame (?:speed|throughput|performance|qps|latency)|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
-            r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b)")
+            r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
+            r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
+            r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
 _CJK_SCALING = r"(?:多卡|多GPU|多个GPU|多张|张卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速)|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)"
 
 # What kind of ticket it is, from the title and the opening of the description: the prior every

@@ -113,6 +113,9 @@ def parse(text: str, name: str) -> list:
         records, read = parse_text(padded, name, skip=(KIND, "ticket_toml"))
         kinds.extend(k for k in read.kinds if k not in kinds)
         out.extend(r for r in records if not (isinstance(r, Note) and r.kind == "unrecognised_file"))
+    # a rate a parser read from the same line (a vLLM log line quoted in prose) is not said twice
+    parsed = {(r.source, r.value) for r in out if isinstance(r, Measurement) and r.stat != "reported"}
+    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and (r.source, r.value) in parsed)]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
     return out
@@ -148,14 +151,15 @@ TP = re.compile(
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
 CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
                      r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
-HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/[A-Za-z0-9][\w.-]*(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
+HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX)"
-                   r"[\w.-]*)")
+                   r")[A-Za-z0-9][\w.-]*)")
 MODEL_NAME = re.compile(
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s]?\d{1,3}[bB]|"
     r"(?:Qwen|QwQ|qwen)[\d.]*[-\s]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s]?\d+x\d+[bB]|(?:Mistral|mistral)[-\s]?\d+[bB]|"
     r"(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
+CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps|it/s)\b", re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
 
@@ -245,26 +249,27 @@ def _count(token: str) -> int | None:
 
 
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
-    """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s': a rate with the TP (and batch)
-    named on its own line. A rate without a layout is kept only when one layout is named at all."""
+    """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
+    TP (and batch) named in its own clause, else on its line, else in a heading line above it."""
     out = []
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
-        context = ln if heading is None or i - heading[0] > 6 else f"{heading[1]} {ln}"
-        for m in RATE.finditer(ln):
-            label = ln[max(0, m.start() - 40):m.start()].lower()
-            if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):
-                continue  # prompt-processing rate: not a decode rate
-            tps = [(t.start(), int(next(g for g in t.groups() if g))) for t in TP.finditer(ln)]
-            tp = min(tps, key=lambda t: abs(t[0] - m.start()))[1] if tps else None
-            single = re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I)
-            if tp is None and single:
-                tp = 1
-            elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
-                tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
-            b = BATCH.search(ln)
-            out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                   batch=int(b.group(1)) if b else None))
+        line_tps = {int(next(g for g in t.groups() if g)) for t in TP.finditer(ln)}
+        for clause in CLAUSE.split(ln):
+            context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
+            for m in RATE.finditer(clause):
+                label = clause[max(0, m.start() - 40):m.start()].lower()
+                if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):
+                    continue  # prompt-processing rate: not a decode rate
+                tps = [int(next(g for g in t.groups() if g)) for t in TP.finditer(clause)]
+                tp = tps[0] if tps else (next(iter(line_tps)) if len(line_tps) == 1 else None)
+                if tp is None and re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
+                    tp = 1
+                elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
+                    tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
+                b = BATCH.search(clause)
+                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="reported", tp=tp,
+                                       batch=int(b.group(1)) if b else None))
     return out

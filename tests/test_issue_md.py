@@ -1,0 +1,124 @@
+"""A pasted GitHub issue as a ticket: detection, prose vs pasted output, and the workload the
+prose names. Real issues from tests/data/tickets (development part) and variants of their text."""
+
+from pathlib import Path
+
+import pytest
+
+from diagnose.artifacts import detect, parse_text, read_bundle
+from diagnose.artifacts import issue_md
+from diagnose.evidence import Measurement, NcclTransport, Note, TopologyPath, Workload
+
+CORPUS = Path(__file__).parent / "data" / "tickets"
+
+
+def case(prefix: str) -> Path:
+    (folder,) = [p for p in CORPUS.iterdir() if p.name.startswith(prefix + "-")]
+    return folder / "issue.md"
+
+
+def facts_of(text: str, name: str = "issue.md"):
+    records, read = parse_text(text, name)
+    return records, read
+
+
+def of(records, cls):
+    return [r for r in records if isinstance(r, cls)]
+
+
+def test_every_corpus_issue_is_read_as_an_issue():
+    for path in sorted(CORPUS.glob("*/issue.md")):
+        _, read = parse_text(path.read_text(), "issue.md")
+        assert read.kinds[:1] == ["issue_md"], (path.parent.name, read.kinds)
+
+
+def test_tool_outputs_are_not_taken_for_issues():
+    for sample in ("# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20\n#\n"
+                   "# Using devices\n#  Rank  0 Group  0 Pid  1 on host device  0 [0x18] NVIDIA H100\n",
+                   "host:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nhost:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0\n",
+                   "# lspci -vvv -s 0000:41:00.0  (GPU function: LnkCap/LnkSta)\n\t\tLnkSta:\tSpeed 2.5GT/s, Width x8\n"):
+        assert "issue_md" not in [k for k, _ in detect(sample)]
+
+
+def test_the_topology_pasted_without_a_fence_is_read_with_the_issue_line_numbers():
+    # n022: a topo matrix pasted straight into the prose, then the reporter's words
+    records, read = facts_of(case("n022").read_text())
+    assert read.kinds[0] == "issue_md" and "topo_matrix" in read.kinds
+    paths = of(records, TopologyPath)
+    assert {(p.a, p.b, p.path) for p in paths} >= {("GPU0", "GPU1", "PXB"), ("GPU2", "GPU3", "PIX"), ("GPU0", "GPU2", "SYS")}
+    assert paths[0].source.startswith("issue.md:4")  # the matrix's line in the issue, not in a block
+    (desc,) = [n for n in of(records, Note) if n.kind == "description"]
+    assert "works fine only with those linked through SYS" in desc.text
+
+
+def test_code_blocks_go_through_the_artifact_parsers():
+    # n018: an NCCL_DEBUG log in a fenced block
+    records, read = facts_of(case("n018").read_text())
+    assert "nccl_log" in read.kinds
+    assert any(t.transport == "P2P" for t in of(records, NcclTransport))
+    assert any(n.kind == "pasted_output" for n in of(records, Note))
+
+
+def test_the_workload_the_prose_names():
+    text = ("# TP=4 is slower than TP=2\n\nWe run meta-llama/Llama-3.1-70B-Instruct on 8xH100 SXM with vLLM 0.6.3.\n"
+            "With tensor parallel 4 we get 31.5 tok/s, with TP=2 we get 35 tokens/s at batch size 1.\n")
+    records, _ = facts_of(text)
+    w = {k: v for r in of(records, Workload) for k, v in vars(r).items() if v not in (None, {}, [])}
+    assert w["gpu"] == "H100 SXM" and w["gpu_count"] == 8 and w["model"] == "meta-llama/Llama-3.1-70B-Instruct"
+    assert w["framework"] == "vLLM" and w["tp"] == 4
+    rates = [(m.value, m.tp, m.batch) for m in of(records, Measurement)]
+    assert rates == [(31.5, 4, None), (35.0, 2, 1)]
+
+
+def test_rates_under_a_heading_inherit_its_layout():
+    # h007 (text-generation-webui): "With TP:" / "Without TP:" above the result lines
+    records, _ = facts_of(case("h007").read_text())
+    by_tp = {}
+    for m in of(records, Measurement):
+        by_tp.setdefault(m.tp, []).append(m.value)
+    assert by_tp == {2: [2.75, 2.26], 1: [9.93, 8.87]}
+
+
+def test_prompt_throughput_is_not_a_decode_rate():
+    records, _ = facts_of("# Slow after upgrade\n\nOn 0.3.2: `Avg prompt throughput: 175.5 tokens/s, "
+                          "Avg generation throughput: 15.5 tokens/s,` on one GPU, much slower than before.\n")
+    assert sorted((m.metric, m.value) for m in of(records, Measurement)) == [("decode_tok_s", 15.5), ("prefill_tok_s", 175.5)]
+
+
+@pytest.mark.parametrize("line,metric,value", [
+    ("the all_reduce busbw is about 180GB/s with 4 nodes", "busbw_gbs", 180.0),
+    ("We measure an algbw of 250 GB/s in all_reduce_perf", "algbw_gbs", 250.0),
+])
+def test_bandwidth_figures_in_bytes(line, metric, value):
+    records, _ = facts_of(f"# Bandwidth question\n\n{line}, is this normal for our cluster?\n")
+    assert [(m.metric, m.value) for m in of(records, Measurement)] == [(metric, value)]
+
+
+def test_a_link_rate_in_bits_is_not_a_measured_bandwidth():
+    records, _ = facts_of("# IB question\n\nTwo nodes are connected with 200Gb/s HDR InfiniBand and the bus bandwidth "
+                          "is 200Gb/s at most, why is that?\n")
+    assert not of(records, Measurement)
+
+
+def test_gpus_listed_in_an_inventory_are_mixed_gpus_but_compared_machines_are_not():
+    records, _ = facts_of("# slow with three cards\n\nGeneration is slow when all cards are enabled.\n\n"
+                          "- GPU: \n - 1 RTX 4070ti\n - 2 RTX 1660ti\n")
+    (note,) = [n for n in of(records, Note) if n.kind == "gpus_named"]
+    assert {g["name"] for g in note.data["gpus"] if g["listed"]} == {"4070TI", "1660TI"}
+    records, _ = facts_of("# Which is faster\n\nOur 8x H100 box decodes slower than the 4x A100 PCIe box, how come "
+                          "given that the H100 has much more bandwidth than the A100?\n")
+    notes = [n for n in of(records, Note) if n.kind == "gpus_named"]
+    assert all(not g["listed"] or g["compared"] for n in notes for g in n.data["gpus"])
+
+
+def test_family_gpu_names_and_counts_in_words():
+    records, _ = facts_of("# Slower with TP\n\nHi, when I am running four A100 with tensor_parallel_size 4 it is "
+                          "twice as slow as a single card.\n")
+    (w,) = [r for r in of(records, Workload) if r.gpu]
+    assert (w.gpu, w.gpu_count) == ("A100", 4)
+
+
+def test_a_ticket_folder_with_an_issue_reads_like_any_bundle():
+    facts = read_bundle([case("h016").parent])
+    assert [f.label() for f in facts.files] == ["issue.md (issue_md)"]
+    assert issue_md.KIND == "issue_md"
