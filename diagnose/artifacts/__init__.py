@@ -34,6 +34,7 @@ PARSER_MODULES = (
     "serving_bench",
     "launch",
     "node_report",
+    "collect_env",
     "topo",
     "smi_query",
     "smi_table",

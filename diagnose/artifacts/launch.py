@@ -25,11 +25,14 @@ KIND = "launch"
 
 COMMAND = re.compile(
     r"(?:^|[\s`'\"(;&|>$])(?P<cmd>"
-    r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
+    r"vllm\s+serve\b|vllm\s+bench\s+\w+|python[\d.]*(?:\s+-[uOBsSEIqV]+|\s+-[XW]\s*\S+)*\s+-m\s+(?:vllm\.entrypoints|sglang\.launch_server|sglang\.bench_\w+|"
     r"vllm\.\w+|tensorrt_llm\.\w+|torch\.distributed\.\w+)\S*|aphrodite\s+run\b|torchrun\b|trtllm-(?:build|serve|bench)\b|"
     r"mpirun\b|mpiexec\b|srun\b(?!:)|docker\s+run\b|deepspeed\b|accelerate\s+launch\b|python[\d.]*\s+\S*benchmark_\w+\.py"
     r"|python[\d.]*\s+\S*convert_checkpoint\.py|(?:\./|/)\S*_perf\b)"
 )
+# Engine arguments pasted without the program ("--model X --tensor-parallel-size 4 --enforce-eager"):
+# a line that starts with a flag and names at least two of the engine flags read below.
+ARGS_ONLY = re.compile(r"^\s*--[a-z][\w-]*(?:[= ]\S+)?(?:\s+--?[a-z][\w-]*(?:[= ]\S+)?)+\s*$")
 ECHO = re.compile(
     r"(?:api_server args|engine args|args|Namespace|non-default args|with config)\s*[:(=]\s*(?P<body>.*(?:tensor_parallel_size|"
     r"pipeline_parallel_size|model)\s*[=:].*)$"
@@ -83,6 +86,8 @@ def detect(text: str) -> float:
         total += 0.8
     if ECHO.search(head) or HEADS_ERROR.search(head):
         total += 0.8
+    if any(_engine_args(line) for line in head.splitlines()[:200]):
+        total += 0.6
     if (any(NCCL_NAMES.match(m.group("name")) for m in ASSIGN.finditer(head)) or PY_ENVIRON.search(head)
             or any(NCCL_NAMES.match(m.group("name")) for m in YAML_NAME.finditer(head))):
         total += 0.6
@@ -107,7 +112,17 @@ def parse(text: str, name: str) -> list:
             continue
         if (m := COMMAND.search(line)) is not None:
             out.extend(_command(line[m.start("cmd"):], src))
+        elif _engine_args(line):
+            out.extend(_command("engine-args " + line.strip(), src))
     return out
+
+
+def _engine_args(line: str) -> bool:
+    if not ARGS_ONLY.match(line):
+        return False
+    known = {f for names in FLAGS.values() for f in names} | set(EXTRA_FLAGS) | set(EAGER_FLAGS)
+    named = {t.lstrip("-").split("=")[0].replace("_", "-").lower() for t in line.split() if t.startswith("--")}
+    return len(named & known) >= 2
 
 
 def _joined(text: str) -> list[tuple[int, str]]:

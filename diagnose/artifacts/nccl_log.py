@@ -61,6 +61,7 @@ EVENTS = (
     ("topology", re.compile(r"Topology detection|not a PCI device|Attaching to first CPU|NCCL_TOPO_FILE|topo(?:logy)? file", re.I)),
     ("error", re.compile(r"unhandled system error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
                          r"ncclInvalidUsage|ncclRemoteError|NCCL error|NCCL failure", re.I)),
+    ("cuda_error", re.compile(r"Test CUDA failure", re.I)),  # nccl-tests: a CUDA call failed
 )
 DETECTORS = (
     (re.compile(r"\bNCCL (?:INFO|WARN)\b"), 0.9),
@@ -70,6 +71,7 @@ DETECTORS = (
     (re.compile(r"using nccl\s*==", re.I), 0.7),
     (re.compile(r"\bvia (?:P2P|SHM|NET|NVLS|COLLNET)/?", re.I), 0.7),
     (re.compile(r"\bNCCL version \d"), 0.5),
+    (re.compile(r"\bTest (?:NCCL|CUDA) failure \S+:\d+"), 0.8),  # nccl-tests' own error lines
 )
 
 
@@ -148,12 +150,12 @@ def _transport(src: str, c, prefix) -> NcclTransport:
 def _may_matter(line: str) -> bool:
     """A cheap test that skips the lines no pattern here can match."""
     lowered = line.lower()
-    return "nccl" in lowered or " via " in line or "/dev/shm" in line or "ibv" in lowered
+    return "nccl" in lowered or " via " in line or "/dev/shm" in line or "ibv" in lowered or "test cuda failure" in lowered
 
 
 def _nccl_related(line: str) -> bool:
     """A line without 'NCCL INFO/WARN' that still carries an NCCL fact (framework errors, df)."""
-    return bool(re.search(r"nccl|/dev/shm|ibv_|libibverbs", line, re.I))
+    return bool(re.search(r"nccl|/dev/shm|ibv_|libibverbs|Test CUDA failure", line, re.I))
 
 
 def _events(src: str, msg: str, level: str | None) -> list:

@@ -1,0 +1,58 @@
+"""vLLM's / PyTorch's `collect_env` report: the GPUs, driver, CUDA and library versions a
+reporter's environment has, as the issue templates ask for it.
+
+    GPU models and configuration:        -> GpuFact per "GPU n: NAME" line
+    Nvidia driver version: 535.104.05    -> HostFact driver_version
+    [pip3] nvidia-nccl-cu12==2.20.5      -> NcclVersion
+    vLLM Version: 0.6.3 / [pip3] vllm==  -> Workload framework "vLLM 0.6.3"
+The "GPU Topology:" matrix in the same report is read by the topo parser.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.artifacts.text import lines
+from diagnose.evidence import GpuFact, HostFact, NcclVersion, Workload, where
+
+KIND = "collect_env"
+
+MARKERS = re.compile(r"^(?:Collecting environment information|PyTorch version:|Is debug build:|CUDA used to build PyTorch:|"
+                     r"GPU models and configuration:|Nvidia driver version:|Versions of relevant libraries:|vLLM Version:)", re.M)
+GPU_LINE = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^\n(]+?)\s*(?:\(UUID[^)]*\))?\s*$")
+SINGLE_GPU = re.compile(r"^GPU models and configuration:\s*(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro)[^\n]+?)\s*$")
+DRIVER = re.compile(r"^Nvidia driver version:\s*(?P<v>[\d.]+)")
+NCCL_PIP = re.compile(r"\bnvidia-nccl-cu\d+==(?P<v>\d+\.\d+\.\d+)|^\s*\[conda\]\s+nccl\s+(?P<c>\d+\.\d+\.\d+)")
+ENGINE = re.compile(r"^(?:vLLM Version:\s*(?P<v1>[\w.+-]+)|\[pip\d?\]\s+(?P<name>vllm|sglang|tensorrt[-_]llm|lmdeploy)==(?P<v2>[\w.+-]+))", re.I)
+
+
+def detect(text: str) -> float:
+    found = len(set(m.group(0)[:12] for m in MARKERS.finditer(text[:200_000])))
+    return 0.0 if found < 2 else min(1.0, 0.4 + 0.2 * found)
+
+
+def parse(text: str, name: str) -> list:
+    out: list = []
+    in_gpus = False
+    for n, line in lines(text):
+        src = where(name, n)
+        if line.startswith("GPU models and configuration:"):
+            in_gpus = True
+            if (m := SINGLE_GPU.match(line)) is not None:
+                out.append(GpuFact(src, index=0, name=m.group("name").strip()))
+            continue
+        if in_gpus:
+            if (m := GPU_LINE.match(line)) is not None:
+                out.append(GpuFact(src, index=int(m.group("index")), name=m.group("name").strip()))
+                continue
+            if line.strip():
+                in_gpus = False
+        if (m := DRIVER.match(line)) is not None:
+            out.append(HostFact(src, "driver_version", m.group("v")))
+        if (m := NCCL_PIP.search(line)) is not None:
+            out.append(NcclVersion(src, m.group("v") or m.group("c")))
+        if (m := ENGINE.match(line.strip())) is not None:
+            label = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy"}.get((m.group("name") or "vllm").lower(),
+                                                                                  "TensorRT-LLM")
+            out.append(Workload(src, framework=f"{label} {m.group('v1') or m.group('v2')}"))
+    return out
