@@ -180,6 +180,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bAMD-Vi\b[^\n]{0,80}?\bIO_PAGE_FAULT\b", r"\bIO_PAGE_FAULT\b", r"\bDMAR\b[^\n]{0,80}?\b(?:fault|DRHD)\b",
         r"\bDMA (?:Read|Write) (?:NO_PASID|fault)\b",
     ],
+    # A/B: the same job on bare metal and in a VM (or a cloud instance), differently.
+    "vm_vs_bare_metal": [
+        r"\b(?:bare[- ]?metal|\bBM\b|physical (?:host|machine|server))\b[^\n]{0,200}?\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b",
+        r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b[^\n]{0,200}?\b(?:bare[- ]?metal|physical (?:host|machine|server))\b",
+    ],
     # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
     "memory_per_gpu": [
         r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b[^.\n]{0,20}?\b(?:(?:on|of|per|in)\s+(?:each|every|per|both|all)\b|per (?:GPU|card|device)\b)",

@@ -274,6 +274,9 @@ def _virtual_symptoms(facts: Facts) -> list:
     for c in claims.find(facts, "no_p2p"):
         out.append(claim_ev(c, "the reporter sees no P2P"))
         break
+    for c in claims.find(facts, "vm_vs_bare_metal"):
+        out.append(claim_ev(c, "the same job is fine on bare metal and not in the VM"))
+        break
     nodes, _ = node_count(facts)
     if nodes and nodes > 1:
         rate, rate_ev = nic_rate_gbs(facts)

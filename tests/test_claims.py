@@ -133,6 +133,10 @@ PARAPHRASES = {
         "The other ranks sit waiting for the broadcast from rank 0.",
         "Process 2 is blocked in allReduce while process 0 never calls it.",
     ],
+    "vm_vs_bare_metal": [
+        "It reaches full bandwidth on bare metal but only half inside the KVM guest.",
+        "Inside the VM the all-reduce is 3x slower than on the physical host.",
+    ],
     "hang": ["all_reduce_perf hangs at the first size", "The job gets stuck after NCCL init.", "It freezes at 8 GPUs"],
 }
 

@@ -94,6 +94,15 @@ def test_bandwidth_figures_in_bytes(line, metric, value):
     assert [(m.metric, m.value) for m in of(records, Measurement)] == [(metric, value)]
 
 
+@pytest.mark.parametrize("line,value", [
+    ("all_reduce_perf on the 8 GPUs: we observed a bus bw of 480 GB/s while the NVLink spec is 900 GB/s", 480.0),
+    ("between the two nodes we only get 35 GB/s bandwidth in all_reduce_perf", 35.0),
+])
+def test_a_measured_bandwidth_in_words_is_read_and_a_spec_figure_is_not(line, value):
+    records, _ = facts_of(f"# Is this bandwidth normal\n\n{line}.\n")
+    assert [m.value for m in of(records, Measurement)] == [value]
+
+
 def test_a_link_rate_in_bits_is_not_a_measured_bandwidth():
     records, _ = facts_of("# IB question\n\nTwo nodes are connected with 200Gb/s HDR InfiniBand and the bus bandwidth "
                           "is 200Gb/s at most, why is that?\n")

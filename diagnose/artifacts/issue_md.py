@@ -218,10 +218,20 @@ BANDWIDTH = re.compile(r"\b(algbw|algorithm bandwidth|busbw|bus ?bandwidth|bus ?
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
+# "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
+MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\w*|reach\w*|only)\b[^.\n]{0,25}?"
+                         r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*(?:GB/s|GB/S|GBps)|"
+                         r"(\d+(?:\.\d+)?)\s*(?:GB/s|GB/S|GBps)\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
+
+
 def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
     out = []
     for i, ln in prose:
-        for m in BANDWIDTH.finditer(ln):
+        named = list(BANDWIDTH.finditer(ln))
+        if not named:
+            for m in MEASURED_BW.finditer(ln):
+                out.append(Measurement(where(name, i), "busbw_gbs", float(m.group(1) or m.group(2)), "GB/s", stat="reported"))
+        for m in named:
             if "Gb" in m.group(0).split(m.group(2))[-1]:
                 continue
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
