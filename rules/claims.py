@@ -121,7 +121,7 @@ PATTERNS: dict[str, list[str]] = {
     "shm_error": [
         r"(?:\bposix_fallocate|\bshm_open|/dev/shm|\bshared memory segment)\b[^.\n]{0,80}?\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
         r"\bError while creating shared memory segment\b", r"/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
-        r"\bshm[-_ ]size\b", r"\bBus error\b",
+        r"\bBus error\b",
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
@@ -131,7 +131,7 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Xid, ECC and reset-required errors, named in words or pasted.
     "hardware_error": [
-        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*\d+\b", r"\bfallen off the bus\b", r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b",
+        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*(\d+)\b", r"\bfallen off the bus\b", r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b",
         r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b", r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b|\brequires? (?:a )?(?:GPU )?reset\b",
         r"\brow[- ]remap\w*\s+(?:failure|pending)\b", r"\bGPU is lost\b|\bGPU has fallen\b", r"\bretired pages? pending\b",
     ],

@@ -12,11 +12,14 @@ not one ticket's wording: the claim families live in rules/claims.py.
 
 from __future__ import annotations
 
+import re
+
 from diagnose.evidence import Facts, GpuFact, Measurement, Note, NvLinkFact, XidEvent
 from rules import claims
 from rules.claims import Claim
 from rules.common import (
-    claim_ev, engine_of, ev, gpu_count, gpu_spec, has_nvlink, is_virtualized, make, measurements, passed, wfield,
+    claim_ev, engine_of, ev, gpu_count, gpu_spec, has_nvlink, is_virtualized, make, measurements, node_count, passed,
+    wfield,
 )
 from rules.engine import rule
 from rules.workload import catalog_model
@@ -66,9 +69,13 @@ def clock_power(facts: Facts, predictions=None):
 @rule("ticket.hardware_error", "hardware_fault")
 def hardware_error(facts: Facts, predictions=None):
     """Xid, uncorrectable ECC, reset-required or fallen-off-the-bus errors quoted or described."""
-    c = _first(facts, "hardware_error")
+    from rules.health import FATAL_XIDS
+
+    found = [c for c in claims.find(facts, "hardware_error")
+             if not any(g.isdigit() and int(g) not in FATAL_XIDS for g in c.data.get("groups", []))]
+    c = max(found, key=weight) if found else None
     if not c or facts.of(XidEvent):
-        return  # parsed Xid lines: health.hardware_fault judges them
+        return  # parsed Xid lines: health.hardware_fault judges them; Xid 13, 31, 43 ... are the application's
     yield make("ticket.hardware_error", "hardware_fault", "critical", weight(c, 0.7),
                "A GPU reports a hardware error (Xid / ECC / reset required)",
                "The driver reports an error that needs a GPU reset or points at failing hardware; collectives that "
@@ -208,8 +215,9 @@ def isolated_ranks(facts: Facts, predictions=None):
     """Ranks on one node that cannot see each other's GPUs (separate containers, one GPU per task):
     NCCL cannot use CUDA IPC / P2P between them and moves intra-node data through shared memory."""
     c = _first(facts, "isolated_ranks")
-    if not c:
-        return
+    nodes, _ = node_count(facts)
+    if not c or (nodes and nodes > 1 and not re.search(r"\b(?:same|one|single) (?:host|node|machine|server)\b", c.quote, re.I)):
+        return  # containers on different nodes talk over the network anyway
     from diagnose.evidence import NcclTransport
 
     shm = [t for t in facts.of(NcclTransport) if t.transport == "SHM"]

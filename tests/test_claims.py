@@ -171,6 +171,15 @@ def test_guesses_are_marked_and_observations_are_not():
     assert guess and guess[0].guess and seen and not seen[0].guess
 
 
+def test_an_application_xid_is_not_a_hardware_fault():
+    from rules.engine import evaluate
+
+    for text, fires in (("dmesg shows NVRM: Xid 79, GPU has fallen off the bus", True),
+                        ("dmesg shows NVRM: Xid 13 (Graphics Engine Exception) from our kernel", False)):
+        findings = evaluate(said(text), only=["ticket.hardware_error"])
+        assert bool(findings) == fires, text
+
+
 def test_unrelated_sentences_claim_nothing():
     text = ("We serve Llama 3 70B on eight H100s with vLLM. Throughput is fine at night, we just want to know "
             "which batch size to use for the morning peak.")
