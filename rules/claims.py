@@ -182,8 +182,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # A/B: the same job on bare metal and in a VM (or a cloud instance), differently.
     "vm_vs_bare_metal": [
-        r"\b(?:bare[- ]?metal|\bBM\b|physical (?:host|machine|server))\b[^\n]{0,200}?\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b",
-        r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b[^\n]{0,200}?\b(?:bare[- ]?metal|physical (?:host|machine|server))\b",
+        r"\b(?:bare[- ]?metal|BM|physical (?:host|machine|server))\b[\s\S]{0,300}?\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b",
+        r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b[\s\S]{0,300}?\b(?:bare[- ]?metal|BM|physical (?:host|machine|server))\b",
     ],
     # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
     "memory_per_gpu": [
@@ -219,6 +219,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
 }
+
+# Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
+# it was fine."): matched over the whole text.
+ACROSS_SENTENCES = ("vm_vs_bare_metal",)
 
 # Cause words whose claim is the reporter's guess, not an observation ("maybe it's P2P?").
 _GUESS = re.compile(
@@ -301,7 +305,7 @@ def sentences(text: str) -> list[str]:
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     """The first affirmed statement of `kind` in `text`; else the first negated one (negated=True)."""
     negated = None
-    for sentence in sentences(text):
+    for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
