@@ -21,7 +21,7 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 # name what a tool prints, weighed as output, not as the reporter's words.
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
-                   "module_missing", "wrong_results", "iommu_fault")
+                   "module_missing", "wrong_results", "iommu_fault", "exception")
 
 
 @dataclass
@@ -78,6 +78,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bmulti-?node\b", r"\binter-?node\b", r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
+        r"\b(?:two|\d+|multiple|several)\s+(?:GPU\s+)?(?:nodes|servers|hosts)\b", r"\bcross-?node\b",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
     "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
@@ -179,6 +180,11 @@ PATTERNS: dict[str, list[str]] = {
     "iommu_fault": [
         r"\bAMD-Vi\b[^\n]{0,80}?\bIO_PAGE_FAULT\b", r"\bIO_PAGE_FAULT\b", r"\bDMAR\b[^\n]{0,80}?\b(?:fault|DRHD)\b",
         r"\bDMA (?:Read|Write) (?:NO_PASID|fault)\b",
+    ],
+    # A Python exception or an engine error message quoted in the ticket: software raising.
+    "exception": [
+        r"\b(?:[A-Z]\w*(?:Error|Exception)|AssertionError|Traceback \(most recent call last\))\b(?::|\s*$)",
+        r"\bRuntimeError\b|\bValueError\b|\bTypeError\b|\bKeyError\b|\bNotImplementedError\b",
     ],
     # A/B: the same job on bare metal and in a VM (or a cloud instance), differently.
     "vm_vs_bare_metal": [

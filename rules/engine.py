@@ -113,6 +113,8 @@ COMPLAINTS = (*FAILURES, "slow", "scaling")
 # other passes (a setting that is fine, a link that is up) do not make a complaint "healthy".
 ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth", "topology.nvlink_links", "topology.pcie_link",
                      "workload.latency_bound_small_batch", "scaling.")
+# Rules that only state the symptom class's prior: any check that answers the question outweighs them.
+PRIORS = ("ticket.symptom_prior",)
 MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
 
 
@@ -131,7 +133,13 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     gaps = [f for f in findings if f.category == "insufficient_data"]
     requests = [f.fix for f in gaps if f.fix]
     requests += [f"attach {m}" for m in missing if m]
+    passed = [f for f in findings if f.severity == "ok"]
+    if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
+        passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
+    answered = max((f.confidence for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)), default=0.0)
     lead = ""
+    if causes and causes[0].rule in PRIORS and answered > causes[0].confidence:
+        causes = []  # a check that answers the question outweighs the symptom's prior
     if causes:
         top = causes[0]
         if not (gaps and top.severity == "info" and top.category not in CONCLUSIONS):
@@ -139,9 +147,6 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")
         lead = f" Weak lead so far: {top.title} ({top.category})."
-    passed = [f for f in findings if f.severity == "ok"]
-    if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
-        passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
     best = max((f.confidence for f in passed), default=0.0)
     if passed and symptom in ("slow", "scaling") and all(f.rule.startswith(MEASURED) for f in passed) and best >= WEAK:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))

@@ -413,6 +413,13 @@ def gpu_utilisation(facts: Facts, predictions=None):
                    "fast uncontended CPU cores.")
 
 
+def _about_performance(facts: Facts) -> bool:
+    said = claims.symptom_quote(facts)
+    text = " ".join(t for _, t in claims.texts(facts))[:2000]
+    return bool(facts.of(Measurement) or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|"
+                                                    r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I)) and said is not None
+
+
 def _layer_split_engine(facts: Facts) -> bool:
     from diagnose.evidence import Workload
 
@@ -476,6 +483,50 @@ def _predict(model, gpu, tp: int, batch: int, engine: str | None):
 # --------------------------------------------------------------------------- the symptom's prior
 
 
+@rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
+def hang_on_pcie(facts: Facts, predictions=None):
+    """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
+    guide's first suspect is peer-to-peer blocked by ACS / the IOMMU (or, in a VM, by the hypervisor)."""
+    if claims.symptom(facts) != "hang" or has_nvlink(facts):
+        return
+    nodes, _ = node_count(facts)
+    n = _gpus(facts)
+    if (nodes and nodes > 1) or not (n and n >= 2):
+        return
+    hang = claims.symptom_quote(facts)
+    virt = is_virtualized(facts)
+    yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
+               "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
+               "NCCL moves data between GPUs of a node with PCIe peer-to-peer when there is no NVLink. With PCIe ACS "
+               "redirect on the switches or an IOMMU translating DMA (bare metal), or a hypervisor in between, the peer "
+               "writes never arrive and the collective waits forever, while single-GPU work is fine.",
+               virt + [ev(hang[0], f'the symptom: "{hang[1]}"')],
+               fix="Run all_reduce_perf with NCCL_P2P_DISABLE=1: if it no longer hangs, disable ACS on the PCIe switches "
+               "(or boot with iommu=pt / VT-d off) and check `p2pBandwidthLatencyTest`; attach `nvidia-smi topo -m` and "
+               "`lspci -vvv | grep -i acsctl`.",
+               refs=["nccl_acs", "nccl_trouble"])
+
+
+@rule("ticket.software_error", "other")
+def software_error(facts: Facts, predictions=None):
+    """An error or crash whose only evidence is the software raising: an engine or framework problem
+    until a hardware or transport cause shows."""
+    if claims.symptom(facts) not in ("error", "crash"):
+        return
+    c = _first(facts, "exception")
+    if not c:
+        return
+    yield make("ticket.software_error", "other", "warning", 0.4,
+               "The engine (or framework) raises an error: a software problem unless the hardware evidence says otherwise",
+               "The ticket shows the software failing, and nothing in it points at a link, a transport, memory or a clock. "
+               "Such failures are most often a version mismatch, an unsupported option or a bug fixed in a later release.",
+               [claim_ev(c, "the error")],
+               fix="Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the latest release, and "
+               "search the engine's issues for the exact error line.")
+
+
+
+
 @rule("ticket.symptom_prior", "expected_physics", "p2p_disabled")
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
@@ -497,7 +548,15 @@ def symptom_prior(facts: Facts, predictions=None):
                    evidence, fix="Use the fewest GPUs that hold the model (one if it fits); for speed on several GPUs use an "
                    "engine with tensor parallelism (vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
         return
+    known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
     if kind == "normal?":
+        if known and (n or 0) >= 2 and _about_performance(facts):
+            yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
+                       "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics",
+                       "The reporter asks whether a multi-GPU figure is normal and no link, transport, clock or setting "
+                       "problem shows in what was given; communication and per-GPU work set these figures.",
+                       evidence, fix="Compare with `diagnose predict` for this model and GPUs; attach `nvidia-smi topo -m` "
+                       "and an all_reduce_perf run to confirm the links deliver their rate.")
         return
     engine = engine_of(facts)
     tp_engine = engine not in (None, "generic", "hf-eager") or (wfield(facts, "tp")[0] or 0) >= 2
@@ -511,7 +570,6 @@ def symptom_prior(facts: Facts, predictions=None):
                    "NVLink bridge where the board has one, and measure `all_reduce_perf` to see the ceiling.",
                    refs=["nccl_trouble"])
         return
-    known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
     if kind == "scaling" and known:  # with nothing but the complaint, asking for the artifacts is the answer
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",

@@ -473,8 +473,10 @@ def nvlink_errors(facts: Facts, predictions=None):
     evidence += [ev(x, f"Xid {x.xid}: NVLink error ({x.message[:60]})", x.xid) for x in xids[:2]]
     confidence = 0.8 if evidence else 0.0
     slow = [c for c in claims.find(facts, "nvidia_smi_slow") if c.data["seconds"] >= 20]
+    slow += [c for c in claims.find(facts, "nvidia_smi_slow_words") if not c.guess]  # "nvidia-smi takes forever"
     if slow and has_nvlink(facts):
-        evidence.append(claim_ev(slow[0], f"nvidia-smi needs {slow[0].data['seconds']:g} s (normally under 2 s)"))
+        took = f"{slow[0].data['seconds']:g} s" if "seconds" in slow[0].data else "a long time"
+        evidence.append(claim_ev(slow[0], f"nvidia-smi needs {took} (normally under 2 s)"))
         evidence += nvlink_evidence(facts)[:1]
         hang = claims.find(facts, "hang")
         if hang:

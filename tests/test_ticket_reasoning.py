@@ -147,3 +147,38 @@ def test_a_bare_complaint_asks_for_artifacts():
     facts = Facts()
     facts.add(Note("ticket.toml:1", "description", "Tensor parallel is slow on our servers, please help."))
     assert ticket_verdict(facts, evaluate(facts)).category == "insufficient_data"
+
+
+def _ticket(text: str, *records):
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text), *records)
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+def test_a_hang_between_pcie_gpus_points_at_p2p_and_names_the_test():
+    from diagnose.evidence import TopologyPath
+
+    v, findings = _ticket("all_reduce_perf hangs on our 4 GPU server as soon as it starts.",
+                          TopologyPath("topo.txt:2", "GPU0", "GPU1", "PXB"), TopologyPath("topo.txt:3", "GPU2", "GPU3", "PXB"))
+    (f,) = [f for f in findings if f.rule == "ticket.hang_on_pcie"]
+    assert v.category == "p2p_disabled" and f.confidence == 0.5 and "NCCL_P2P_DISABLE=1" in f.fix
+    # with NVLink between the GPUs the suspect is not PCIe P2P
+    v, findings = _ticket("all_reduce_perf hangs on our 4 GPU server as soon as it starts.",
+                          TopologyPath("topo.txt:2", "GPU0", "GPU1", "NV4"), TopologyPath("topo.txt:3", "GPU2", "GPU3", "NV4"))
+    assert not [f for f in findings if f.rule == "ticket.hang_on_pcie"]
+
+
+def test_an_error_with_only_a_traceback_is_software():
+    v, _ = _ticket("The server fails to start with tensor parallel 2.\nRuntimeError: CUDA error: invalid device ordinal")
+    assert (v.category, v.confidence) == ("other", 0.4)
+
+
+def test_a_normal_question_about_multi_gpu_figures_leans_to_physics_unless_a_check_answers_it():
+    from diagnose.evidence import Workload
+
+    v, findings = _ticket("Is 40 tok/s normal for our 4 A100 setup?", Workload("issue.md:1", gpu="A100", gpu_count=4))
+    assert (v.category, v.confidence) == ("expected_physics", 0.45)
+    spin = "GPU utilization shows 100% while process 1 is blocked waiting for the allreduce from rank 0. Is this normal?"
+    v, findings = _ticket(spin, Workload("issue.md:1", gpu="A100", gpu_count=4))
+    assert v.category == "healthy" and any(f.rule == "ticket.explained" for f in findings)
