@@ -335,16 +335,6 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
-    for n in facts.of(Note):
-        if n.kind != OUTPUT_KIND or not n.text:
-            continue
-        for kind in OUTPUT_FAMILIES:
-            c = _first(kind, PATTERNS[kind], n.text)
-            if c and not c.negated:
-                c.source, c.guess = n.source, False
-                c.data["origin"] = "output"
-                out.append(c)
-    for source, text in texts(facts):
         versions = nccl_versions(text)
         if len(versions) >= 2 and _REGRESS_WORDS.search(text):
             m = re.search(r"\bNCCL\b", text, re.I)
@@ -365,8 +355,16 @@ def claims(facts: Facts) -> list[Claim]:
         for m in _UTIL.finditer(text):
             pct = float(m.group(1) or m.group(2))
             if 0 <= pct <= 100:
-                out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct},
-                                 negated=False, guess=False))
+                out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct}))
+    for n in facts.of(Note):
+        if n.kind != OUTPUT_KIND or not n.text:
+            continue
+        for kind in OUTPUT_FAMILIES:
+            c = _first(kind, PATTERNS[kind], n.text)
+            if c and not c.negated:
+                c.source, c.guess = n.source, False
+                c.data["origin"] = "output"
+                out.append(c)
     _CACHE.clear()
     _CACHE[key] = (facts, out)
     return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts, GpuFact, Measurement, Note, NvLinkFact, XidEvent
+from diagnose.evidence import Facts, GpuFact, Measurement, NcclTransport, Note, NvLinkFact, Workload, XidEvent
 from rules import claims
 from rules.claims import Claim
 from rules.common import (
@@ -22,7 +22,8 @@ from rules.common import (
     wfield,
 )
 from rules.engine import rule
-from rules.workload import catalog_model
+from rules.health import FATAL_XIDS
+from rules.workload import catalog_model, predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
 # reporter's observation (at most), the reporter's guess. Measured on tickets the rules were not
@@ -37,14 +38,17 @@ def weight(c: Claim, observed: float = OBSERVED) -> float:
     return GUESSED if c.guess else min(observed, OBSERVED)
 
 
-def _first(facts: Facts, kind: str) -> Claim | None:
-    found = claims.find(facts, kind)
+def _strongest(found: list[Claim]) -> Claim | None:
     return max(found, key=weight) if found else None
+
+
+def _first(facts: Facts, kind: str) -> Claim | None:
+    return _strongest(claims.find(facts, kind))
 
 
 def _gpus(facts: Facts) -> int | None:
     tp, _ = wfield(facts, "tp")
-    return max(x for x in (tp or 0, gpu_count(facts) or 0)) or None
+    return max(tp or 0, gpu_count(facts) or 0) or None
 
 
 # --------------------------------------------------------------------------- hardware state
@@ -56,7 +60,7 @@ def clock_power(facts: Facts, predictions=None):
     c = _first(facts, "clock_power")
     if not c or any(set(g.clock_event_reasons) - {"idle"} for g in facts.of(GpuFact)):
         return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
-    yield make("ticket.clock_power", "throttling", "warning", weight(c, 0.7),
+    yield make("ticket.clock_power", "throttling", "warning", weight(c),
                "The GPU clocks are being held down (power cap, slowdown or thermal state)",
                "The reporter sees a clocks-event reason or lowered clocks while the GPU works. A GPU capped below "
                "its rated power or slowed by the board runs every kernel slower, and in a TP group every other "
@@ -71,14 +75,11 @@ def clock_power(facts: Facts, predictions=None):
 @rule("ticket.hardware_error", "hardware_fault")
 def hardware_error(facts: Facts, predictions=None):
     """Xid, uncorrectable ECC, reset-required or fallen-off-the-bus errors quoted or described."""
-    from rules.health import FATAL_XIDS
-
-    found = [c for c in claims.find(facts, "hardware_error")
-             if not any(g.isdigit() and int(g) not in FATAL_XIDS for g in c.data.get("groups", []))]
-    c = max(found, key=weight) if found else None
+    c = _strongest([c for c in claims.find(facts, "hardware_error")
+                    if not any(g.isdigit() and int(g) not in FATAL_XIDS for g in c.data.get("groups", []))])
     if not c or facts.of(XidEvent):
         return  # parsed Xid lines: health.hardware_fault judges them; Xid 13, 31, 43 ... are the application's
-    yield make("ticket.hardware_error", "hardware_fault", "critical", weight(c, 0.7),
+    yield make("ticket.hardware_error", "hardware_fault", "critical", weight(c),
                "A GPU reports a hardware error (Xid / ECC / reset required)",
                "The driver reports an error that needs a GPU reset or points at failing hardware; collectives that "
                "include this GPU fail or stall while the others work.",
@@ -94,7 +95,7 @@ def fabric_setup(facts: Facts, predictions=None):
     c = _first(facts, "fabric_setup")
     if not c:
         return
-    yield make("ticket.fabric_setup", "nvlink_down", "critical", weight(c, 0.7),
+    yield make("ticket.fabric_setup", "nvlink_down", "critical", weight(c),
                "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
                "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "
                "until then CUDA reports 'system not yet initialized' and NCCL's NVLS (multicast) set-up fails.",
@@ -110,7 +111,7 @@ def link_down(facts: Facts, predictions=None):
     c = _first(facts, "link_down")
     if not c or facts.of(NvLinkFact):
         return  # the link states themselves are attached: topology.nvlink_links judges them
-    yield make("ticket.link_down", "nvlink_down", "warning", weight(c, 0.65),
+    yield make("ticket.link_down", "nvlink_down", "warning", weight(c),
                "NVLink is reported down or inactive",
                "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
                [claim_ev(c, "link state")],
@@ -147,7 +148,7 @@ def one_slow(facts: Facts, predictions=None):
     c = _first(facts, "one_slow")
     if not c:
         return
-    yield make("ticket.one_slow", "straggler", "warning", weight(c, 0.65),
+    yield make("ticket.one_slow", "straggler", "warning", weight(c),
                "One GPU (rank) is consistently slower and the others wait for it",
                "A collective finishes when its slowest rank arrives: one GPU held back by clocks, power, a PCIe link "
                "or a busier CPU core makes every other rank wait in the collective.",
@@ -168,7 +169,7 @@ def tp_size_error(facts: Facts, predictions=None):
         return
     tp, tp_src = wfield(facts, "tp")
     evidence = [claim_ev(c, "the engine's error")] + ([ev(tp_src, "tensor-parallel size", tp)] if tp else [])
-    yield make("ticket.tp_size_error", "tp_not_dividing_heads", "critical", max(weight(c, 0.8), 0.8),
+    yield make("ticket.tp_size_error", "tp_not_dividing_heads", "critical", 0.8,  # the engine's own error text
                "The TP size does not divide the model's heads or (quantised) weight shapes",
                "Tensor parallelism splits every attention head group and weight matrix evenly; when a dimension (heads, "
                "KV heads, FFN width, or a quantised layer's group count) is not a multiple of the TP size the engine "
@@ -199,7 +200,7 @@ def setting_works_around(facts: Facts, predictions=None):
         category, meaning = known
         if category == "p2p_disabled" and is_virtualized(facts):
             category = "virtualization_no_p2p"
-        yield make("ticket.setting_works_around", category, "critical", weight(c, 0.75),
+        yield make("ticket.setting_works_around", category, "critical", weight(c),
                    f"{c.data['name']}={c.data['value']} works around the problem: {meaning}",
                    "Turning one transport off and seeing the problem go away locates it: the path NCCL chose is what "
                    "fails. On bare metal, P2P failures behind PCIe switches come from ACS/IOMMU (VT-d, AMD-Vi) redirecting "
@@ -220,8 +221,6 @@ def isolated_ranks(facts: Facts, predictions=None):
     nodes, _ = node_count(facts)
     if not c or (nodes and nodes > 1 and not re.search(r"\b(?:same|one|single) (?:host|node|machine|server)\b", c.quote, re.I)):
         return  # containers on different nodes talk over the network anyway
-    from diagnose.evidence import NcclTransport
-
     shm = [t for t in facts.of(NcclTransport) if t.transport == "SHM"]
     evidence = [claim_ev(c, "how the ranks are isolated")] + ([ev(shm[0], "NCCL transport", shm[0].detail)] if shm else [])
     yield make("ticket.isolated_ranks", "shm_fallback", "warning", weight(c, 0.6) + (0.1 if shm else 0.0),
@@ -269,7 +268,7 @@ def shm_error(facts: Facts, predictions=None):
     c = _first(facts, "shm_error")
     if not c:
         return
-    yield make("ticket.shm_error", "shm_too_small", "critical", weight(c, 0.7),
+    yield make("ticket.shm_error", "shm_too_small", "critical", weight(c),
                "Shared memory (/dev/shm) is too small or not available where the job runs",
                "NCCL's SHM transport and the engines' worker queues live in /dev/shm; docker gives a container 64 MB "
                "by default, and creating the segments then fails (posix_fallocate / shm_open errors, bus errors).",
@@ -285,7 +284,7 @@ def module_missing(facts: Facts, predictions=None):
     c = _first(facts, "module_missing")
     if not c or not any("peer" in g or "gdr" in g for g in (str(x).lower() for x in c.data.get("groups", []))):
         return
-    yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c, 0.65),
+    yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c),
                "The GPUDirect RDMA module (nvidia-peermem) is not loaded",
                "Without nvidia-peermem the NIC cannot read GPU memory directly; NCCL stages inter-node traffic through "
                "host memory and loses bandwidth.",
@@ -317,7 +316,7 @@ def cpu_bound(facts: Facts, predictions=None):
     c = _first(facts, "cpu_ab")
     if not c:
         return
-    yield make("ticket.cpu_bound", "host_bound", "warning", weight(c, 0.65),
+    yield make("ticket.cpu_bound", "host_bound", "warning", weight(c),
                "The host CPU limits the engine",
                "Serving engines schedule, tokenize and launch kernels from one Python process per GPU; when a faster "
                "CPU changes the speed, the GPUs were waiting on the host.",
@@ -416,15 +415,13 @@ def gpu_utilisation(facts: Facts, predictions=None):
 
 
 def _about_performance(facts: Facts) -> bool:
-    said = claims.symptom_quote(facts)
+    """Does the reporter ask about a performance figure (a measurement, or its words)?"""
     text = " ".join(t for _, t in claims.texts(facts))[:2000]
     return bool(facts.of(Measurement) or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|"
-                                                    r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I)) and said is not None
+                                                    r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I))
 
 
 def _layer_split_engine(facts: Facts) -> bool:
-    from diagnose.evidence import Workload
-
     words = " ".join(w.framework or "" for w in facts.of(Workload)).lower()
     return any(e in words for e in ("ollama", "llama.cpp", "text-generation-webui", "accelerate", "exllama", "koboldcpp"))
 
@@ -437,14 +434,14 @@ def measured_vs_expected(facts: Facts, predictions=None):
     """A decode rate the reporter gives, against the calibrated expected figure and the roofline for the
     model, GPU, layout and engine the ticket names."""
     model, model_src = catalog_model(facts)
-    gpu, gpu_src = gpu_spec(facts)
+    gpu, _ = gpu_spec(facts)
     if model is None or gpu is None:
         return
-    tp, tp_src = wfield(facts, "tp")
+    tp, _ = wfield(facts, "tp")
     for m in measurements(facts, "decode_tok_s"):
         layout_tp = m.tp or tp or 1
-        p = _predict(model, gpu, layout_tp, m.batch or 1, engine_of(facts))
-        if p is None or not p.decode_tok_s_expected:
+        p = predict_layout(facts, layout_tp, m.batch or 1)
+        if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
@@ -471,17 +468,6 @@ def measured_vs_expected(facts: Facts, predictions=None):
         return
 
 
-def _predict(model, gpu, tp: int, batch: int, engine: str | None):
-    from diagnose.errors import InputError
-    from rules import roofline
-
-    try:
-        p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine)
-    except (InputError, ValueError, ZeroDivisionError):
-        return None
-    return p if p.valid and p.fits else None
-
-
 # --------------------------------------------------------------------------- the symptom's prior
 
 
@@ -489,13 +475,13 @@ def _predict(model, gpu, tp: int, batch: int, engine: str | None):
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
     guide's first suspect is peer-to-peer blocked by ACS / the IOMMU (or, in a VM, by the hypervisor)."""
-    if claims.symptom(facts) != "hang" or has_nvlink(facts):
+    hang = claims.symptom_quote(facts)
+    if not hang or hang[2] != "hang" or has_nvlink(facts):
         return
     nodes, _ = node_count(facts)
     n = _gpus(facts)
     if (nodes and nodes > 1) or not (n and n >= 2):
         return
-    hang = claims.symptom_quote(facts)
     virt = is_virtualized(facts)
     yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
@@ -513,7 +499,8 @@ def hang_on_pcie(facts: Facts, predictions=None):
 def software_error(facts: Facts, predictions=None):
     """An error or crash whose only evidence is the software raising: an engine or framework problem
     until a hardware or transport cause shows."""
-    if claims.symptom(facts) not in ("error", "crash"):
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("error", "crash"):
         return
     c = _first(facts, "exception")
     if not c:
@@ -533,13 +520,13 @@ def software_error(facts: Facts, predictions=None):
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
     parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling."""
-    kind = claims.symptom(facts)
+    said = claims.symptom_quote(facts)
+    kind = said[2] if said else None
     if kind not in ("scaling", "slow", "normal?"):
         return
     gpu, gpu_src = gpu_spec(facts)
     n = _gpus(facts)
-    said = claims.symptom_quote(facts)
-    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')] if said else []
+    evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
     layer_split = claims.find(facts, "layer_split") or _layer_split_engine(facts)
     if layer_split and kind in ("scaling", "normal?"):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,

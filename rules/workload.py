@@ -186,7 +186,9 @@ def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     return out
 
 
-def _predict(facts: Facts, tp: int, batch: int):
+def predict_layout(facts: Facts, tp: int, batch: int):
+    """The prediction for the ticket's model and GPU at this TP and batch (its engine's profile), or
+    None when the catalog does not know them or the predictor rejects the layout."""
     from diagnose.errors import InputError
     from rules import roofline
 
@@ -216,7 +218,7 @@ def latency_bound_small_batch(facts: Facts, predictions=None):
     evidence = [ev(lo, f"{metric} at TP={tps[0]}, batch 1", lo.value, unit=lo.unit),
                 ev(hi, f"{metric} at TP={tps[-1]}, batch 1 (expected: TP={tps[0]} x {tps[-1] / tps[0]:g}, ideal scaling)",
                    hi.value, round(lo.value * tps[-1] / tps[0], 1), lo.unit)]
-    p_lo, p_hi = _predict(facts, tps[0], 1), _predict(facts, tps[-1], 1)
+    p_lo, p_hi = predict_layout(facts, tps[0], 1), predict_layout(facts, tps[-1], 1)
     predicted = consistent = None
     if p_lo and p_hi and p_lo.decode_tok_s_expected:
         predicted = p_hi.decode_tok_s_expected / p_lo.decode_tok_s_expected
@@ -291,7 +293,7 @@ def batch1_fits_fewer(facts: Facts, predictions=None):
     batch, batch_src = wfield(facts, "batch")
     if not tp or tp < 2 or batch != 1:
         return
-    p_small = _predict(facts, tp // 2, 1)
+    p_small = predict_layout(facts, tp // 2, 1)
     if p_small is None or not p_small.fits:
         return
     yield make(
