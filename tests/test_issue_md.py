@@ -107,6 +107,9 @@ def test_a_link_rate_in_bits_is_not_a_measured_bandwidth():
     records, _ = facts_of("# IB question\n\nTwo nodes are connected with 200Gb/s HDR InfiniBand and the bus bandwidth "
                           "is 200Gb/s at most, why is that?\n")
     assert not of(records, Measurement)
+    records, _ = facts_of("# IB question\n\nBetween the two nodes we only get 200Gb/s bandwidth in all_reduce_perf, "
+                          "is that normal?\n")
+    assert not of(records, Measurement)
 
 
 def test_gpus_listed_in_an_inventory_are_mixed_gpus_but_compared_machines_are_not():

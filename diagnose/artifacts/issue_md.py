@@ -213,15 +213,17 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
 
 # "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s": bytes per second (capital B) only;
 # "200Gb/s" is a link rate, read by the rules as such.
+# Gigabytes only: the capital "B" decides, whatever the case of the rest ("GB/s", "GB/S", "GiB/s").
+GBYTES = r"(?-i:GB|GiB)(?:/s|ps|/sec)\b"
 BANDWIDTH = re.compile(r"\b(algbw|algorithm bandwidth|busbw|bus ?bandwidth|bus ?width)\b[^.\n]{0,30}?"
-                       r"(\d+(?:\.\d+)?)\s*(?:GB/s|GB/S|GBps|GiB/s|GB/sec)", re.I)
+                       r"(\d+(?:\.\d+)?)\s*" + GBYTES, re.I)
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
 MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\w*|reach\w*|only)\b[^.\n]{0,25}?"
-                         r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*(?:GB/s|GB/S|GBps)|"
-                         r"(\d+(?:\.\d+)?)\s*(?:GB/s|GB/S|GBps)\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
+                         r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*" + GBYTES + "|"
+                         r"(\d+(?:\.\d+)?)\s*" + GBYTES + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
 
 
 def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
@@ -232,8 +234,6 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
             for m in MEASURED_BW.finditer(ln):
                 out.append(Measurement(where(name, i), "busbw_gbs", float(m.group(1) or m.group(2)), "GB/s", stat="reported"))
         for m in named:
-            if "Gb" in m.group(0).split(m.group(2))[-1]:
-                continue
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
             out.append(Measurement(where(name, i), metric, float(m.group(2)), "GB/s", stat="reported"))
     return out
