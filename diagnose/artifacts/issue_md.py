@@ -185,7 +185,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             model_line = (i, m.group(1))
         if tp_line is None and (m := TP.search(ln)):
-            tp_line = (i, int(next(g for g in m.groups() if g)))
+            tp_line = (i, _tp_size(m))
     if gpu_line:
         n = gpu_line[2] or (count_line[1] if count_line else None)
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n))
@@ -253,6 +253,11 @@ def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool
     return out
 
 
+def _tp_size(m: re.Match) -> int:
+    """The size a TP match names, whichever of its spellings matched ("TP=4", "TP4", "--tp 4")."""
+    return int(next(g for g in m.groups() if g))
+
+
 def _count(token: str) -> int | None:
     token = token.lower()
     return COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
@@ -266,14 +271,14 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
-        line_tps = {int(next(g for g in t.groups() if g)) for t in TP.finditer(ln)}
+        line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         for clause in CLAUSE.split(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             for m in RATE.finditer(clause):
                 label = clause[max(0, m.start() - 40):m.start()].lower()
                 if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):
                     continue  # prompt-processing rate: not a decode rate
-                tps = [int(next(g for g in t.groups() if g)) for t in TP.finditer(clause)]
+                tps = [_tp_size(t) for t in TP.finditer(clause)]
                 tp = tps[0] if tps else (next(iter(line_tps)) if len(line_tps) == 1 else None)
                 if tp is None and re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = 1
