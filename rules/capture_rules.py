@@ -378,7 +378,7 @@ def host_bound(facts: Facts, predictions=None):
                          f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs.", evidence, 0.5)
 
 
-@rule("capture.copies", "host_bound")
+@rule("capture.copies", "host_bound", "other")
 def copies(facts: Facts, predictions=None):
     """Host<->device copies from pageable memory are staged by the driver and block the host; a
     synchronous cudaMemcpy blocks it too. In a serving loop both stall the launch stream."""

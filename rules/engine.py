@@ -41,6 +41,27 @@ def rule(rule_id: str, *categories: str):
     return wrap
 
 
+# Any check may pass (healthy) or say it could not judge (insufficient_data); every other
+# category a rule gives must be one it declares, so `diagnose rules` tells the truth.
+ANY_RULE_CATEGORIES = ("healthy", "insufficient_data")
+
+
+class UndeclaredFinding(Exception):
+    """A rule emitted a finding under another id or a category it does not declare: a bug in the rule."""
+
+
+def check_declared(r: Rule, f: Finding) -> None:
+    if f.rule != r.id:
+        raise UndeclaredFinding(f"rule {r.id} emitted a finding as {f.rule}")
+    if f.category not in r.categories and f.category not in ANY_RULE_CATEGORIES:
+        raise UndeclaredFinding(f"rule {r.id} emitted category {f.category}, declared {', '.join(r.categories)}")
+
+
+def summary(r: Rule) -> str:
+    """A rule's documentation's first paragraph, on one line."""
+    return " ".join(r.doc.split("\n\n")[0].split())
+
+
 def load_rules() -> dict[str, Rule]:
     for name in RULE_MODULES:
         importlib.import_module(name)
@@ -60,7 +81,11 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
         if prefixes and not rule_id.startswith(prefixes):
             continue
         try:
-            findings.extend(r.func(facts, predictions) or [])
+            found = list(r.func(facts, predictions) or [])
+            if os.environ.get("DIAGNOSE_STRICT"):  # the tests: a rule's declaration must be true
+                for f in found:
+                    check_declared(r, f)
+            findings.extend(found)
         except Exception as exc:  # noqa: BLE001 - see docstring
             if os.environ.get("DIAGNOSE_STRICT"):
                 raise

@@ -218,7 +218,7 @@ def _scope_holds(facts: Facts, row: dict) -> bool:
     return True
 
 
-@rule("nccl.regression", "nccl_regression")
+@rule("nccl.regression", "nccl_regression", "other")
 def regression(facts: Facts, predictions=None):
     """Performance that changed with nothing but the NCCL version, and known regressions."""
     compared = claims.find(facts, "nccl_versions_compared")

@@ -326,7 +326,7 @@ def numa_placement(facts: Facts, predictions=None):
                  refs=["numa"])]
 
 
-@rule("node.tp_groups", "healthy", "pcie_fallback")
+@rule("node.tp_groups", "pcie_fallback", "other")
 def tp_groups(facts: Facts, predictions=None):
     """Which TP group sizes this box serves well, from the path matrix (and the sweep if run)."""
     gpus = sorted({g.index for g in facts.of(GpuFact) if g.index is not None})

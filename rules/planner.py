@@ -333,7 +333,7 @@ def capacity_short(facts, predictions):
     )
 
 
-@rule("plan.slo", "latency_bound_small_batch", "other")
+@rule("plan.slo", "latency_bound_small_batch", "expected_physics", "other")
 def slo(facts, predictions):
     """The ITL/TTFT SLO against the chosen layout's prediction, and the fallback for a stricter one."""
     p = _plan(predictions)

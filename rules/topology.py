@@ -107,7 +107,7 @@ def p2p_forced_off(facts: Facts, predictions=None):
         )
 
 
-@rule("topology.nccl_transport", "shm_fallback", "p2p_disabled")
+@rule("topology.nccl_transport", "shm_fallback", "p2p_disabled", "other")
 def nccl_transport(facts: Facts, predictions=None):
     """Which intra-node transport NCCL chose, against what the hardware offers."""
     local = [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]

@@ -485,7 +485,7 @@ def test_per_step_all_reduce_count_matches_the_model_layers():
 # ---------------------------------------------------------------- --help
 
 
-ALL_COMMANDS = ["capture", "compare", "fleet", "history", "node", "plan", "predict", "scaling", "ticket"]
+ALL_COMMANDS = ["capture", "compare", "fleet", "history", "node", "plan", "predict", "rules", "scaling", "ticket"]
 
 
 def test_every_command_is_registered_whatever_was_imported_first():

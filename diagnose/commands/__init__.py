@@ -34,3 +34,7 @@ COMMANDS.append(scaling)
 from diagnose.commands.plan import plan  # noqa: E402
 
 COMMANDS.append(plan)
+
+from diagnose.commands.rule_list import rule_list  # noqa: E402
+
+COMMANDS.append(rule_list)
