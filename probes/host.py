@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from diagnose.evidence import HostFact, NcclSetting, PcieLinkFact
-from probes.recording import Session, Unanswered, parse_cpu_list
+from probes.recording import Session, Unanswered
 
 SOURCE = "probe:host"
 PCI = "/sys/bus/pci/devices"
@@ -279,9 +279,3 @@ def fabric_manager(s: Session, nvswitch: bool) -> list[HostFact]:
             HostFact(f"{SOURCE}:systemctl is-active nvidia-fabricmanager", "fabric_manager", value)]
 
 
-def cpus_of_node(facts: list[Any], node: int) -> list[int]:
-    """The CPUs of NUMA node `node` from a numa_cpus HostFact (for pinning workers)."""
-    for f in facts:
-        if isinstance(f, HostFact) and f.name == "numa_cpus" and f.value:
-            return parse_cpu_list(f.value.get(node) or f.value.get(str(node)) or "")
-    return []

@@ -13,7 +13,6 @@ from diagnose.evidence import (
     CollectiveResult,
     Facts,
     GpuFact,
-    HostFact,
     Measurement,
     NcclSetting,
     NcclTransport,
@@ -312,6 +311,3 @@ def measurements(facts: Facts, metric: str) -> list[Measurement]:
     return [m for m in facts.of(Measurement) if m.metric == metric]
 
 
-def host_value(facts: Facts, name: str) -> tuple[Any, HostFact | None]:
-    h = facts.host(name)
-    return (h.value if h else None), h

@@ -127,5 +127,3 @@ def comm_library(name: str) -> str | None:
     return "other"
 
 
-def is_compute(cls: str) -> bool:
-    return cls != COMM

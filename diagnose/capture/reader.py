@@ -473,8 +473,3 @@ def read_error(path, exc: Exception) -> InputError:
     return InputError(f"{path}: {describe_sqlite_error(exc)}")
 
 
-def as_int(value: Any) -> int | None:
-    try:
-        return None if value is None else int(value)
-    except (TypeError, ValueError):
-        return None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diagnose.capture.kernels import kernel_groups, name_expr
-from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture, pid_of
+from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
 
 STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
 

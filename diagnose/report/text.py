@@ -43,8 +43,3 @@ def _binary_size(n: float) -> str:
     return f"{n:,} bytes"
 
 
-def verdict_line(report) -> str:
-    v = report.verdict
-    if v is None:
-        return "Verdict: none"
-    return f"Verdict: {v.category} (confidence {v.confidence:.2f}) — {v.summary}"
