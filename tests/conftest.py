@@ -18,6 +18,26 @@ def shared_path(*parts) -> Path:
     return path
 
 
+def diagnose(*args, env=None):
+    """Run `diagnose ARGS...` in-process, as the shell would; a crash (not an exit) fails the test."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    result = CliRunner().invoke(cli, [str(a) for a in args], prog_name="diagnose", env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def report_json(*args, env=None) -> dict:
+    """`diagnose ARGS... --json --fail-on never` as a parsed report (exit 0 asserted)."""
+    import json
+
+    result = diagnose(*args, "--json", "--fail-on", "never", env=env)
+    assert result.exit_code == 0, result.output + result.stderr
+    return json.loads(result.stdout)
+
+
 def pytest_collection_modifyitems(config, items):
     """Skip @pytest.mark.gpu tests where no NVIDIA driver answers."""
     if _gpu_present():

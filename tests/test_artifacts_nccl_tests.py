@@ -1,6 +1,5 @@
 """nccl-tests output: real ticket attachments, pasted variants of them, and a fuzz test."""
 
-import os
 
 import pytest
 

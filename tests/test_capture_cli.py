@@ -5,16 +5,14 @@ import shutil
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
 
-from conftest import SHARED, shared_path
-from diagnose.cli import cli
+from conftest import SHARED, diagnose, shared_path
 
 CAPTURES = sorted(p.name for p in (SHARED / "captures").glob("*.sqlite")) or ["(shared captures absent)"]
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["capture", *map(str, args)])
+    return diagnose("capture", *args)
 
 
 @pytest.mark.parametrize("name", CAPTURES)

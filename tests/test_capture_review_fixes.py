@@ -4,15 +4,12 @@ the capture recorded, repeated files, the bounded NVTX summary, ids in tables, t
 Expected numbers come from the capture files themselves (SQL over their kernel tables) or from
 the model's layer count, not from the tool's own output."""
 
-import json
 import re
 import sqlite3
 
 import pytest
-from click.testing import CliRunner
 
-from conftest import REPO, shared_path
-from diagnose.cli import cli
+from conftest import REPO, diagnose, report_json, shared_path
 
 SAMPLES = REPO / "samples" / "captures"
 HEALTHY = SAMPLES / "tp4_nvlink_healthy.sqlite"
@@ -22,13 +19,11 @@ LLAMA_70B_LAYERS = 80
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["capture", *map(str, args)])
+    return diagnose("capture", *args)
 
 
 def report(*args):
-    result = run(*args, "--json", "--fail-on", "never")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    return report_json("capture", *args)
 
 
 def findings(rep, rule):

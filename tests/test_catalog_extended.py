@@ -7,7 +7,6 @@ by hand come from the sources each row cites.
 
 import re
 import sqlite3
-from pathlib import Path
 
 import pytest
 

@@ -18,7 +18,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from conftest import REPO, shared_path
+from conftest import REPO, diagnose, shared_path
 from diagnose.cli import DiagnoseGroup, cli
 from diagnose.errors import ProbeError
 
@@ -40,8 +40,7 @@ def _no_results_database():
         yield
 
 
-def run(*args, env=None):
-    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="diagnose", env=env)
+run = diagnose
 
 
 def assert_bad_input(result, *needles):

@@ -5,7 +5,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from conftest import REPO, shared_path
+from conftest import REPO, diagnose, shared_path
 from diagnose import store
 from diagnose.cli import cli
 from diagnose.compare import compare
@@ -30,9 +30,7 @@ def write(tmp_path, name, report):
 
 
 def run(*args):
-    result = CliRunner().invoke(cli, ["compare", *map(str, args)])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
+    return diagnose("compare", *args)
 
 
 def test_p2p_disabled_is_a_per_link_regression(tmp_path):

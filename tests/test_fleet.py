@@ -4,21 +4,16 @@ p2pBandwidthLatencyTest matrices, published nccl-tests figures)."""
 import json
 import shutil
 
-from click.testing import CliRunner
 
-from conftest import REPO, shared_path
+from conftest import REPO, diagnose, shared_path
 from diagnose import store
-from diagnose.cli import cli
 from diagnose.findings import Report
 from diagnose.fleet import NodeMetrics, Value, analyse, fleet_report
 
 DGX_H100 = REPO / "tests" / "recordings" / "dgx-h100-topo-numa.json"
 
 
-def invoke(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
+invoke = diagnose
 
 
 def replay(recording, out):

@@ -7,16 +7,15 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from diagnose.cli import cli
+
+from conftest import diagnose
 
 RECORDINGS = os.path.join(os.path.dirname(__file__), "recordings")
 
 
 def run(*args):
-    result = CliRunner().invoke(cli, ["node", *args])
-    return result
+    return diagnose("node", *args)
 
 
 def test_without_driver_runs_host_checks_and_says_so():
@@ -40,6 +39,7 @@ def test_without_driver_json_verdict_and_fail_on_never():
     assert shm["value"] == os.statvfs("/dev/shm").f_blocks * os.statvfs("/dev/shm").f_frsize
 
 
+@pytest.mark.slow
 def test_gloo_sweep_from_the_command_line(tmp_path):
     out = tmp_path / "rec.json"
     r = run("--quick", "--cpu-ranks", "2", "--json", "--fail-on", "never", "--record", str(out), "--timeout", "60")
@@ -92,6 +92,7 @@ def _child_pids(pid: int) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not glob.glob("/proc/self/task/*/children"), reason="needs Linux /proc/<pid>/task/*/children")
 def test_ctrl_c_stops_cleanly_with_the_partial_report():
     import signal
@@ -114,6 +115,7 @@ def test_ctrl_c_stops_cleanly_with_the_partial_report():
     assert any(h["name"] == "shm_bytes" for h in report["facts"]["host_fact"])  # what ran is kept
 
 
+@pytest.mark.slow
 def test_torchrun_entry_point_across_processes(tmp_path):
     out = tmp_path / "sweep.json"
     proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "2",

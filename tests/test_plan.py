@@ -14,11 +14,11 @@ import json
 import math
 
 import pytest
-from click.testing import CliRunner
 
-from diagnose.cli import cli
 from diagnose.errors import InputError
 from rules import planner
+
+from conftest import diagnose
 
 DECODER = 68_452_352_000
 NORMS = 80 * 2 * 8192
@@ -28,7 +28,7 @@ USABLE = 80 * 2**30 * 0.90 / 1e9  # GB: an "80GB" H100 holds 80 GiB (CUDA report
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["plan", *map(str, args)])
+    return diagnose("plan", *args)
 
 
 def plan_json(*args):

@@ -3,14 +3,14 @@
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from diagnose.cli import cli
 from rules import catalog
+
+from conftest import diagnose
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["predict", *args])
+    return diagnose("predict", *args)
 
 
 def run_json(*args):

@@ -47,6 +47,7 @@ def test_tp_groups_are_node_halves_pairs():
     assert collectives.tp_groups([0, 1]) == [[0, 1]]
 
 
+@pytest.mark.slow
 def test_gloo_sweep_three_ranks_reports_nccl_tests_semantics():
     sizes = [8, 4096, 1 << 16]
     rows = run_sweep(None, 3, sizes, timeout=90, iters=3, warmup=1, repeats=3)
@@ -64,6 +65,7 @@ def test_gloo_sweep_three_ranks_reports_nccl_tests_semantics():
     assert ar[1 << 16].algbw_gbs > ar[8].algbw_gbs
 
 
+@pytest.mark.slow
 def test_a_rank_that_never_joins_is_killed_by_the_timeout_and_becomes_a_finding():
     start = time.monotonic()
     out = run_sweep(None, 3, [8], timeout=5, iters=2, warmup=1, repeats=1, missing_ranks=(2,))

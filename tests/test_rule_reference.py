@@ -9,7 +9,7 @@ from diagnose.cli import cli
 from diagnose.commands.rule_list import markdown_table
 from diagnose.findings import CATEGORIES
 from rules.engine import load_rules
-from tests.conftest import REPO
+from conftest import REPO
 
 
 def test_every_rule_is_documented_and_declares_known_categories():

@@ -5,19 +5,16 @@ roofline is never slower than a real measurement; the verdict tells expected phy
 broken system; the decomposition names the term the source blames.
 """
 
-import json
 import tomllib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from diagnose.cli import cli
 from diagnose.evidence import Facts
 from rules import catalog
 from rules import scaling as S
 
-from conftest import REPO, shared_path
+from conftest import REPO, diagnose, report_json, shared_path
 
 DATA = Path(__file__).parent / "data" / "scaling"
 SAMPLES = REPO / "samples" / "captures"
@@ -37,13 +34,11 @@ TICKETS = [
 
 
 def scaling(*args):
-    return CliRunner().invoke(cli, ["scaling", *map(str, args)])
+    return diagnose("scaling", *args)
 
 
 def report(*args):
-    result = scaling(*args, "--json", "--fail-on", "never")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    return report_json("scaling", *args)
 
 
 def rows(rep):

@@ -3,10 +3,7 @@
 import json
 from pathlib import Path
 import multiprocessing
-import os
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -65,6 +62,7 @@ def _writer(path, n, worker):
         store.save(node_report(host=f"w{worker}", uuid=f"GPU-{worker}-{i}"), db=db)
 
 
+@pytest.mark.slow
 def test_parallel_writers_lose_nothing(tmp_path):
     """Several processes write 1,200 runs into one database at once; every one arrives."""
     path = tmp_path / "fleet.db"

@@ -11,7 +11,7 @@ import tomllib
 import pytest
 from click.testing import CliRunner
 
-from conftest import SHARED, shared_path
+from conftest import SHARED, diagnose, shared_path
 from diagnose.cli import cli
 
 TICKETS = sorted(p for p in (SHARED / "tickets").glob("*/") if (p / "expected.toml").exists()) if (SHARED / "tickets").exists() else []
@@ -24,9 +24,7 @@ def _without_answer(bundle, tmp_path):
 
 
 def _run(args):
-    result = CliRunner().invoke(cli, ["ticket", *map(str, args)])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
-    return result
+    return diagnose("ticket", *args)
 
 
 def test_tickets_present():
