@@ -15,8 +15,101 @@ import click
 
 from diagnose import __version__
 from diagnose.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_FAILED, DiagnoseError
+from diagnose.inputs import SQLITE_MAX_INT  # noqa: F401 - the commands' option bounds live here
 
 SEVERITY_CHOICES = ("critical", "warning", "info", "never")
+
+# Physical bounds on what options count, so an absurd value is bad usage at parse time rather than
+# arithmetic that overflows or runs for ever. The largest GPU clusters hold about 200,000 GPUs
+# (xAI Colossus, https://x.ai/colossus); a TP, PP or DP size or a GPU count beyond a million is a
+# typo. No serving engine holds more than a million sequences in one step, nor attends over more
+# than 2**27 tokens (the longest windows are 10M: Llama 4 Scout, https://ai.meta.com/blog/llama-4-multimodal-intelligence/).
+MAX_GPUS = 1_000_000
+MAX_BATCH = 1_000_000
+MAX_TOKENS = 2**27
+
+
+def gpu_count(**kwargs) -> click.IntRange:
+    """A TP/PP/DP size or GPU count: at least 1, at most what a cluster can have."""
+    return click.IntRange(min=1, max=MAX_GPUS, **kwargs)
+
+
+def token_count() -> click.IntRange:
+    return click.IntRange(min=1, max=MAX_TOKENS)
+
+
+def batch_size() -> click.IntRange:
+    return click.IntRange(min=1, max=MAX_BATCH)
+
+
+def since_option(help_text: str):
+    """--since 7d / 12h / an ISO time, checked at parse time (diagnose.store.parse_since)."""
+
+    def check(ctx, param, value):
+        if value is None:
+            return None
+        from diagnose import store
+        from diagnose.errors import InputError
+
+        try:
+            store.parse_since(value)
+        except InputError as exc:
+            raise click.BadParameter(str(exc).removeprefix("--since: "), ctx, param) from None
+        return value
+
+    return click.option("--since", callback=check, help=help_text)
+
+
+class FiniteFloat(click.ParamType):
+    """A float that is finite and within [low, high] (`low_open`: strictly above low): 'nan',
+    'inf' and '1e999' are bad usage, never a threshold every comparison fails."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None, low_open: bool = False):
+        self.low, self.high, self.low_open = low, high, low_open
+
+    def convert(self, value, param, ctx):
+        import math
+
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.low is not None and (number <= self.low if self.low_open else number < self.low):
+            self.fail(f"{value} must be {'above' if self.low_open else 'at least'} {self.low:g}", param, ctx)
+        if self.high is not None and number > self.high:
+            self.fail(f"{value} must be at most {self.high:g}", param, ctx)
+        return number
+
+
+class InputPath(click.ParamType):
+    """A path the user hands us to read, checked by diagnose.inputs.check_path at parse time:
+    it exists, is a regular file (or a folder with `folder`), not a FIFO, device or /proc file,
+    and within the size bound of its kind. Returns the path as given (a str). `missing_ok`: a
+    path that does not exist is left to the command (a results database says how to make one)."""
+
+    name = "path"
+
+    def __init__(self, kind: str, folder: bool | None = False, missing_ok: bool = False):
+        self.kind, self.folder, self.missing_ok = kind, folder, missing_ok  # folder=None: a file or a folder
+
+    def convert(self, value, param, ctx):
+        import os as _os
+
+        from diagnose.errors import InputError
+        from diagnose.inputs import check_path
+
+        if self.missing_ok and not _os.path.lexists(value):
+            return str(value)
+        folder = _os.path.isdir(value) if self.folder is None else self.folder
+        try:
+            check_path(value, self.kind, folder=folder)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value)
 NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
@@ -109,7 +202,7 @@ def output_options(func=None, *, default_format: str = "terminal"):
         "--catalog",
         "catalogs",
         multiple=True,
-        type=click.Path(exists=True, dir_okay=False),
+        type=InputPath("catalog"),
         help="Extra catalog file (TOML) with GPUs, interconnects or models; repeatable. Also $DIAGNOSE_CATALOG.",
     )
     @click.option(
@@ -123,6 +216,7 @@ def output_options(func=None, *, default_format: str = "terminal"):
         from rules import catalog
 
         catalog.configure(extra_files=catalogs)
+        catalog.check()  # a broken --catalog or $DIAGNOSE_CATALOG is bad input in every command
         if as_json and fmt not in (None, "json"):
             raise click.UsageError(f"--json and --format {fmt} contradict each other; give one")
         if as_json:
@@ -185,8 +279,8 @@ def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = Fals
     sys.exit(EXIT_FINDINGS if fails(report.findings, fail_on) else EXIT_OK)
 
 
-def int_list(text: str | None, option: str | None = None) -> list[int] | None:
-    """'1,2,4,8' -> [1, 2, 4, 8]; `option` names the flag in the error message."""
+def int_list(text: str | None, option: str | None = None, high: int = MAX_GPUS) -> list[int] | None:
+    """'1,2,4,8' -> [1, 2, 4, 8]; `option` names the flag in the error message; each value at most `high`."""
     if text is None:
         return None
     try:
@@ -195,6 +289,8 @@ def int_list(text: str | None, option: str | None = None) -> list[int] | None:
         raise click.BadParameter(f"expected integers separated by commas, got {text!r}", param_hint=option) from None
     if not values or any(v < 1 for v in values):
         raise click.BadParameter(f"expected positive integers, got {text!r}", param_hint=option)
+    if max(values) > high:
+        raise click.BadParameter(f"{max(values)} is beyond any real cluster (at most {high:,})", param_hint=option)
     return values
 
 

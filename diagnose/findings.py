@@ -142,7 +142,9 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Report":
-        """Read a report written by `to_dict` (ours or an older 1.x)."""
+        """Read a report written by `to_dict` (ours or an older 1.x). A field of the wrong type
+        (a hand-edited file, a damaged database row) is a ValueError naming the field."""
+        _check_types(data)
         if not str(data.get("schema", "")).startswith("diagnose.report/1"):
             raise ValueError(f"not a diagnose report (schema {data.get('schema')!r})")
         verdict = data.get("verdict")
@@ -162,6 +164,55 @@ class Report:
         if not self.findings:
             return "ok"
         return max((f.severity for f in self.findings), key=SEVERITY_RANK.__getitem__)
+
+
+_TOP_TYPES = {"schema": str, "kind": str, "tool_version": str, "inputs": dict, "facts": dict, "predictions": dict,
+              "findings": list, "verdict": dict, "tables": dict}
+_FINDING_TYPES = {"rule": str, "category": str, "severity": str, "confidence": (int, float), "title": str,
+                  "summary": str, "evidence": list, "fix": str, "references": list}
+_VERDICT_TYPES = {"category": str, "confidence": (int, float), "summary": str}
+_EVIDENCE_TYPES = {"source": str, "detail": str, "unit": str}
+
+
+def _check_types(data) -> None:
+    """Every field the report's readers use has the type `to_dict` writes (None where optional)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object (a report), got a {_type_name(data)}")
+    _fields(data, _TOP_TYPES, "")
+    for i, f in enumerate(data.get("findings") or []):
+        where = f"findings[{i}]"
+        if not isinstance(f, dict):
+            raise ValueError(f"field '{where}' must be an object, got a {_type_name(f)}")
+        _fields(f, _FINDING_TYPES, where + ".")
+        for j, e in enumerate(f.get("evidence") or []):
+            if not isinstance(e, dict):
+                raise ValueError(f"field '{where}.evidence[{j}]' must be an object, got a {_type_name(e)}")
+            _fields(e, _EVIDENCE_TYPES, f"{where}.evidence[{j}].")
+    if data.get("verdict") is not None:
+        _fields(data["verdict"], _VERDICT_TYPES, "verdict.")
+
+
+def _fields(obj: dict, types: dict, prefix: str) -> None:
+    import math
+
+    for name, kind in types.items():
+        value = obj.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+            raise ValueError(f"field '{prefix}{name}' must be {_type_name(kind)}, got a {_type_name(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"field '{prefix}{name}' is {value}, not a finite number")
+
+
+def _type_name(value) -> str:
+    names = {dict: "object", list: "list", str: "string", int: "integer", float: "number", bool: "boolean",
+             type(None): "null"}
+    if isinstance(value, tuple):
+        return "a number"
+    if isinstance(value, type):
+        return "an " + names[value] if names[value][0] in "aeio" else "a " + names[value]
+    return names.get(type(value), type(value).__name__)
 
 
 def _jsonable(value):

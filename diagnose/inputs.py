@@ -28,14 +28,19 @@ MiB = 1 << 20
 SIZE_LIMITS = {
     "capture": None,
     "database": None,
+    "measurements": None,  # a scaling input may be a capture; each file is bounded by its kind when read
     "recording": 64 * MiB,
     "report": 64 * MiB,
     "catalog": 8 * MiB,
+    "config": 8 * MiB,  # a Hugging Face config.json is a few kB
     "json": 64 * MiB,
     "toml": 8 * MiB,
     "csv": 256 * MiB,
     "text": 64 * MiB,
 }
+
+# SQLite's INTEGER range: a run id or LIMIT beyond it overflows.
+SQLITE_MAX_INT = 2**63 - 1
 
 # Deeper nesting than any real config, recording or report has; Python's own parsers recurse.
 MAX_DEPTH = 64

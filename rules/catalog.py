@@ -10,7 +10,6 @@ bad file is an InputError naming the file and the field.
 from __future__ import annotations
 
 import dataclasses
-import json
 from contextlib import contextmanager
 import os
 import re
@@ -43,6 +42,17 @@ def configure(extra_files=()) -> None:
 
 def extra_files() -> tuple[str, ...]:
     return _EXTRA_FILES
+
+
+def check() -> None:
+    """Read every catalog file now: a broken --catalog is bad input (exit 2) in every command,
+    before any work, rather than a lookup that some rule treats as 'unknown name'."""
+    _catalog()
+
+
+class UnknownName(InputError):
+    """A name no catalog entry has: a normal answer for rules that only try a lookup, unlike a
+    broken catalog file (a plain InputError), which must reach the user."""
 
 
 # --------------------------------------------------------------------------- records
@@ -316,15 +326,9 @@ def _stamp(path: str) -> tuple:
 
 
 def _load_file(cat: _Catalog, path: str) -> None:
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read catalog file ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML ({exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file (a catalog file is TOML)") from None
+    from diagnose.inputs import load_toml
+
+    data = load_toml(path, "catalog")  # kind, size, UTF-8 and nesting checked: bad input names the file
     for section, entries in data.items():
         if section not in _SPECS:
             raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model, engine)")
@@ -541,12 +545,12 @@ def _lookup(entries: dict, name: str, extra_names=lambda s: ()):
     return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
 
 
-def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> InputError:
+def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> UnknownName:
     names = list(entries) + [a for s in entries.values() for a in (*s.aliases, *extra_names(s))]
     hint = closest_names(str(name), names)
     # the closest names when there are some (the whole list buries them), else the whole list
     known = f"closest known: {', '.join(hint)}" if hint else f"known: {', '.join(sorted(entries))}"
-    return InputError(f"unknown {what} '{name}'; {known} (add one with --catalog FILE)")
+    return UnknownName(f"unknown {what} '{name}'; {known} (add one with --catalog FILE)")
 
 
 def gpus() -> dict[str, GpuSpec]:
@@ -755,19 +759,22 @@ _HF_FIELDS = {
     "max_context": ("max_position_embeddings", "n_positions", "seq_length"),
 }
 _REQUIRED = ("layers", "hidden", "heads", "vocab")
+# Bounds on a config.json, so absurd sizes are bad input rather than overflowing arithmetic. No
+# tensor dimension reaches 2**31 (CUDA kernels index with 32-bit ints); the largest open models
+# have about 1e12 parameters (Kimi K2: 1.04e12, https://huggingface.co/moonshotai/Kimi-K2-Instruct),
+# so 1e14 leaves a hundredfold margin.
+MAX_DIMENSION = 2**31 - 1
+MAX_PARAMS = 1e14
 _TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text", "falcon", "gpt2", "phi", "bloom", "opt")
 _UNGATED = ("falcon", "gpt2", "gpt_neox", "phi", "bloom", "opt", "gpt_bigcode", "starcoder2")
 
 
 def model_from_config(path) -> ModelSpec:
     """Describe any model from its Hugging Face config.json, without network access."""
+    from diagnose.inputs import load_json
+
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    data = load_json(path, "config")
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object with fields like 'hidden_size'")
     cfg = data.get("text_config") if isinstance(data.get("text_config"), dict) else data
@@ -782,6 +789,8 @@ def model_from_config(path) -> ModelSpec:
         value = cfg[hit]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (field_name in _REQUIRED and value == 0):
             raise InputError(f"{path}: field '{hit}' must be a positive integer, got {value!r}")
+        if value > MAX_DIMENSION:
+            raise InputError(f"{path}: field '{hit}' = {value} is beyond any real model (at most {MAX_DIMENSION})")
         values[field_name] = value
     if values["hidden"] % values["heads"] and "head_dim" not in values:
         raise InputError(f"{path}: field 'head_dim' is missing and hidden_size is not a multiple of num_attention_heads")
@@ -803,7 +812,7 @@ def model_from_config(path) -> ModelSpec:
     if isinstance(window, int) and window > 0 and mtype in ("gemma2", "gpt_oss"):
         values.update(sliding_window=window, sliding_window_every=2)
     name = str(data.get("_name_or_path") or path.parent.name or path.stem)
-    return ModelSpec(
+    spec = ModelSpec(
         key=f"config:{path}",
         name=name,
         tied_embeddings=bool(cfg.get("tie_word_embeddings", data.get("tie_word_embeddings", mtype in _TIED_BY_DEFAULT))),
@@ -817,6 +826,10 @@ def model_from_config(path) -> ModelSpec:
         sources=(str(path),),
         **values,
     )
+    if spec.params() > MAX_PARAMS:
+        raise InputError(f"{path}: its sizes make {spec.params():.3g} parameters, beyond any real model "
+                         f"(at most {MAX_PARAMS:.0e})")
+    return spec
 
 
 def _checkpoint_dtype(cfg: dict, data: dict) -> str:

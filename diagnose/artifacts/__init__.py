@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diagnose.errors import InputError
+from diagnose.errors import InputError, strict
 from diagnose.evidence import Facts, Note, where
 
 # Parser modules under diagnose/artifacts/, tried on every text file, in this order. Each has
@@ -85,7 +85,7 @@ def detect(text: str, skip: tuple[str, ...] = ()) -> list[tuple[str, float]]:
         try:
             value = float(module.detect(text))
         except Exception:  # noqa: BLE001 - a detector must never break the bundle
-            if _strict():
+            if strict():
                 raise
             value = 0.0
         if value >= THRESHOLD:
@@ -107,7 +107,7 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, 
         try:
             found = list(by_kind[kind].parse(text, name) or [])
         except Exception as exc:  # noqa: BLE001 - garbage in must not crash a ticket
-            if _strict():
+            if strict():
                 raise
             records.append(Note(where(name), "parser_error", f"{kind} parser failed: {type(exc).__name__}: {exc}"))
             continue
@@ -210,6 +210,3 @@ def _is_utf16(data: bytes) -> bool:
     """PowerShell redirection writes UTF-16 with a byte-order mark."""
     return data[:2] in (b"\xff\xfe", b"\xfe\xff")
 
-
-def _strict() -> bool:
-    return os.environ.get("DIAGNOSE_STRICT") == "1"
