@@ -15,18 +15,10 @@ import click
 
 from diagnose import __version__
 from diagnose.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_FAILED, DiagnoseError
-from diagnose.inputs import SQLITE_MAX_INT  # noqa: F401 - the commands' option bounds live here
+from diagnose.inputs import MAX_BATCH, MAX_GPUS, MAX_TOKENS, SQLITE_MAX_INT  # noqa: F401 - the commands' option bounds
 
 SEVERITY_CHOICES = ("critical", "warning", "info", "never")
 
-# Physical bounds on what options count, so an absurd value is bad usage at parse time rather than
-# arithmetic that overflows or runs for ever. The largest GPU clusters hold about 200,000 GPUs
-# (xAI Colossus, https://x.ai/colossus); a TP, PP or DP size or a GPU count beyond a million is a
-# typo. No serving engine holds more than a million sequences in one step, nor attends over more
-# than 2**27 tokens (the longest windows are 10M: Llama 4 Scout, https://ai.meta.com/blog/llama-4-multimodal-intelligence/).
-MAX_GPUS = 1_000_000
-MAX_BATCH = 1_000_000
-MAX_TOKENS = 2**27
 
 
 def gpu_count(**kwargs) -> click.IntRange:
@@ -221,10 +213,13 @@ def output_options(func=None, *, default_format: str = "terminal"):
             raise click.UsageError(f"--json and --format {fmt} contradict each other; give one")
         if as_json:
             fmt = "json"
+        save = save or bool(os.environ.get("DIAGNOSE_DB"))
         if output:
             check_writable(output, "-o")  # before a long probe run, not after it
-            refuse_overwriting_an_input(output, {**kwargs, "catalog": catalogs})
-        save = save or bool(os.environ.get("DIAGNOSE_DB"))
+            from diagnose.store import default_path
+
+            refuse_overwriting_an_input(output, {**kwargs, "catalog": catalog.extra_files(),
+                                                 "db": [kwargs.get("db_path"), str(default_path()) if save else None]})
         if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
             from diagnose import store
 
@@ -250,17 +245,56 @@ def check_writable(path: str, option: str) -> None:
 
 
 def refuse_overwriting_an_input(output: str, params: dict) -> None:
-    """`-o run.sqlite` on `diagnose capture run.sqlite` would replace the capture with the report
-    (and `-o` = `--record` would replace the recording)."""
+    """`-o` must be none of the files the command reads, checked before anything is written:
+    `-o run.sqlite` on `diagnose capture run.sqlite`, `-o DIR/attachment1.txt` on `ticket DIR`
+    (every file inside a folder given counts), a hard link to an input, or a file with the same
+    content as one (and `-o` = `--record` would replace the recording)."""
     from diagnose.errors import InputError
 
+    out_real = os.path.realpath(output)
+    out_is_file = os.path.isfile(output)
+    for key, path in _input_paths(params):
+        if key == "record":
+            if os.path.realpath(path) == out_real:
+                raise InputError(f"-o {output} is the --record file; write the report to another file")
+            continue
+        for f in _files_under(path):
+            same = os.path.realpath(f) == out_real or out_is_file and os.path.samefile(f, output)
+            if same or out_is_file and _same_content(f, output):
+                what = "one of the inputs" if f == path else f"{f}, which the command reads from {path}"
+                raise InputError(f"-o {output} {'is' if same else 'has the same content as'} {what}; "
+                                 "write the report to another file")
+
+
+def _input_paths(params: dict):
+    """(option, path) for every existing path among the command's parameters: lists, comma-separated
+    per-rank exports, FILE=TP pairs."""
     for key, value in params.items():
         for item in value if isinstance(value, (list, tuple)) else [value]:
-            for path in str(item).split(",") if isinstance(item, str) else []:
-                same = path and os.path.exists(path) and os.path.exists(output) and os.path.samefile(path, output)
-                if same or (key == "record" and os.path.realpath(path) == os.path.realpath(output)):
-                    what = "the --record file" if key == "record" else "one of the inputs"
-                    raise InputError(f"-o {output} is {what}; write the report to another file")
+            if not isinstance(item, str):
+                continue
+            for part in item.split(","):
+                for path in (part, part.split("=", 1)[0]):
+                    if path and (os.path.lexists(path) or key == "record"):
+                        yield key, path
+                        break
+
+
+def _files_under(path: str) -> list[str]:
+    """The path itself, or every file in the folder (links included: they may lead anywhere)."""
+    if not os.path.isdir(path):
+        return [path] if os.path.exists(path) else []
+    return [os.path.join(d, f) for d, _, files in os.walk(path) for f in files if os.path.exists(os.path.join(d, f))]
+
+
+def _same_content(a: str, b: str) -> bool:
+    """Two regular files with the same bytes (size first, so a real check reads almost nothing)."""
+    import filecmp
+
+    try:
+        return os.path.isfile(a) and os.path.getsize(a) == os.path.getsize(b) and filecmp.cmp(a, b, shallow=False)
+    except OSError:
+        return False
 
 
 def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = False) -> None:

@@ -9,7 +9,7 @@ from diagnose.cli import InputPath, output_options
 
 
 @click.command("ticket")
-@click.argument("paths", nargs=-1, required=True, type=InputPath("ticket", folder=None))
+@click.argument("paths", nargs=-1, required=True, type=InputPath("attachment", folder=None))
 @output_options(default_format="md")
 def ticket(paths):
     """Diagnose a support ticket from its attachments (a folder or files).
