@@ -253,16 +253,19 @@ def refuse_overwriting_an_input(output: str, params: dict) -> None:
 
     out_real = os.path.realpath(output)
     out_is_file = os.path.isfile(output)
+    files = []
     for key, path in _input_paths(params):
         if key == "record":
             if os.path.realpath(path) == out_real:
                 raise InputError(f"-o {output} is the --record file; write the report to another file")
             continue
-        for f in _files_under(path):
-            same = os.path.realpath(f) == out_real or out_is_file and os.path.samefile(f, output)
-            if same or out_is_file and _same_content(f, output):
+        files += [(f, path) for f in _files_under(path)]
+    for by_content in (False, True):  # the file itself first, so the message names it rather than a copy
+        for f, path in files:
+            if (out_is_file and _same_content(f, output)) if by_content else (
+                    os.path.realpath(f) == out_real or out_is_file and os.path.samefile(f, output)):
                 what = "one of the inputs" if f == path else f"{f}, which the command reads from {path}"
-                raise InputError(f"-o {output} {'is' if same else 'has the same content as'} {what}; "
+                raise InputError(f"-o {output} {'has the same content as' if by_content else 'is'} {what}; "
                                  "write the report to another file")
 
 

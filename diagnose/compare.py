@@ -403,13 +403,12 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
     """A report from a run id in the store, a report JSON file, or an nsys SQLite export."""
     from diagnose import store
 
-    from diagnose.inputs import check_path, parse_json, read_text
+    from diagnose.inputs import parse_json, read_text
 
     if "," in spec:  # one capture per rank: a,b,c
         parts = [Path(p) for p in spec.split(",") if p]
         for part in parts:
             _check_file(part, f"{part} (one of the per-rank exports in {spec})", "an nsys SQLite export")
-            check_path(part, "capture")
         twice = [p for p in parts if sum(q.resolve() == p.resolve() for q in parts) > 1]
         if twice:
             raise InputError(f"{twice[0]}: named twice in {spec}; give each rank's export once")
@@ -420,7 +419,6 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
             raise InputError(f"run id {spec} is beyond SQLite's integer range; see `diagnose history` for the ids")
         return store.load(store.open_db(db_path, create=False), int(spec)), f"run {spec}"
     _check_file(path, spec, "a run id (see `diagnose history`), a report JSON file or an nsys SQLite export")
-    check_path(path, "capture")  # a FIFO or device is refused before the first byte is read
     try:
         with open(path, "rb") as fh:
             magic = fh.read(16)
@@ -438,10 +436,13 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
 
 def _check_file(path: Path, name: str, expected: str) -> None:
     """A compare input must be a file: say which one is not, and what was expected instead."""
+    from diagnose.inputs import check_path
+
     if path.is_dir():
         raise InputError(f"{name}: is a directory; expected {expected} (give the file, not its folder)")
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"{name}: no such file; expected {expected}")
+    check_path(path, "capture")  # a FIFO or device is refused before the first byte is read
 
 
 def analyse_capture(paths, options: dict) -> Report:

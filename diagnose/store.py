@@ -65,7 +65,8 @@ def default_path() -> Path:
 
 
 def open_db(path: str | os.PathLike | None = None, create: bool = True):
-    """The store at `path` (default: `default_path()`), in WAL mode with a busy timeout."""
+    """The store at `path` (default: `default_path()`), in WAL mode with a busy timeout; with
+    `create=False` an existing store, opened read-only."""
     import sqlite_utils
 
     from diagnose.inputs import check_path
@@ -79,6 +80,10 @@ def open_db(path: str | os.PathLike | None = None, create: bool = True):
         check_path(path, "database")  # a FIFO, device or dangling link: refused before SQLite opens it
         _check_is_store(path, empty_ok=create, before_writing=create)
     try:
+        if not create:  # history, compare, fleet only read: the file stays byte for byte
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   isolation_level=None)
+            return sqlite_utils.Database(conn)
         path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit: each save opens its own BEGIN IMMEDIATE transaction (see `save`).
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
@@ -153,7 +158,7 @@ def _retry(action, path, wait: float = WAIT_SECONDS):
             if "locked" not in message and "busy" not in message:
                 raise
             if time.monotonic() > deadline:
-                raise InputError(f"{path}: the results database stayed locked by another program for {wait:.0f} s "
+                raise InputError(f"{path}: the results database stayed locked by another program for {wait:g} s "
                                  "(a long transaction?); try again when it is done") from None
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 1.5, 0.02)

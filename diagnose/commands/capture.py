@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import batch_size, gpu_count, output_options
+from diagnose.cli import InputPath, batch_size, gpu_count, output_options
 
 
 @click.command("capture")
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1, required=True, type=InputPath("capture"))
 @click.option("--model", help="Model name or config.json, to compare the step with the roofline.")
 @click.option("--tp", type=gpu_count(), help="Tensor-parallel size of the run.")
 @click.option("--pp", type=gpu_count(), help="Pipeline-parallel size of the run.")
