@@ -165,14 +165,16 @@ def usage_line(exc: click.ClickException) -> str:
     return f"{message.rstrip('.')} (see '{ctx.command_path} --help')" if ctx is not None else message
 
 
-def output_options(func=None, *, default_format: str = "terminal"):
+def output_options(func=None, *, default_format: str = "terminal", reads=None):
     """The options every report-producing command shares.
 
     `@output_options` or `@output_options(default_format="md")` (a ticket's report is pasted back
-    into the ticket, so `diagnose ticket` defaults to Markdown).
+    into the ticket, so `diagnose ticket` defaults to Markdown). `reads(params)`: the files the
+    command reads from its parameters, where it reads fewer than every file in a folder given
+    (fleet reads only a folder's *.json), so `-o FOLDER/fleet.html` stays allowed.
     """
     if func is None:
-        return functools.partial(output_options, default_format=default_format)
+        return functools.partial(output_options, default_format=default_format, reads=reads)
 
     @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema diagnose.report/1).")
     @click.option(
@@ -218,8 +220,9 @@ def output_options(func=None, *, default_format: str = "terminal"):
             check_writable(output, "-o")  # before a long probe run, not after it
             from diagnose.store import default_path
 
-            refuse_overwriting_an_input(output, {**kwargs, "catalog": catalog.extra_files(),
-                                                 "db": [kwargs.get("db_path"), str(default_path()) if save else None]})
+            params = {**kwargs, "catalog": catalog.extra_files(),
+                      "db": [kwargs.get("db_path"), str(default_path()) if save else None]}
+            refuse_overwriting_an_input(output, {**params, **(reads(kwargs) if reads else {})})
         if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
             from diagnose import store
 

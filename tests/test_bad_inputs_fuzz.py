@@ -184,7 +184,7 @@ def _cases(c):
         # issue 17: -o is never an input, inside a folder or by content
         (("ticket", t, "-o", t / "attachment1.txt"), "attachment1.txt, which the command reads from"),
         (("scaling", c["itl_zero"], *scaling, "-o", c["itl_zero"] / "ticket.toml"), "ticket.toml, which the command reads"),
-        (("fleet", c["fleet"], "-o", c["fleet"] / "node0.json"), "node0.json, which the command reads from"),
+        (("fleet", c["fleet"], "-o", c["fleet"] / "node0.json"), "fleet/node0.json is one of the inputs"),
         (("capture", c["capture.sqlite"], "-o", c["capture_copy.sqlite"]), "capture_copy.sqlite has the same content as"),
         (("ticket", t, "-o", t / "expected.toml"), "expected.toml, which the command reads from"),
         # measured values: finite, positive, within physical bounds, naming the key
@@ -344,3 +344,15 @@ def test_an_interrupted_write_leaves_the_old_report_whole(tmp_path, monkeypatch)
     result = invoke("ticket", shared_path("tickets", TICKET), "-o", out, "--format", "json")
     assert result.exit_code == 130
     assert out.read_bytes() == first and sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_a_report_beside_the_inputs_it_does_not_read_is_allowed(corpus, tmp_path):
+    """README's fleet sweep writes fleet.html into the folder of node reports: fleet reads only the
+    folder's *.json, so a second run may replace it; -o on one of those *.json is refused."""
+    folder = tmp_path / "fleet"
+    shutil.copytree(corpus["fleet"], folder)
+    for _ in range(2):
+        result = invoke("fleet", folder, "--format", "html", "-o", folder / "fleet.html", "--fail-on", "never")
+        assert result.exit_code == 0, result.stderr
+    assert (folder / "fleet.html").read_text().startswith("<!DOCTYPE html>")
+    assert invoke("fleet", folder, "-o", folder / "node1.json").exit_code == 2
