@@ -426,8 +426,9 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
         raise InputError(f"{spec}: cannot read ({exc.strerror or exc})") from None
     if magic.startswith(b"SQLite format 3\x00"):
         return analyse_capture(path, capture_options or {}), path.name
+    text = read_text(path, "report")  # size and encoding: said as they are
     try:
-        return Report.from_dict(parse_json(read_text(path, "report"), spec)), path.name
+        return Report.from_dict(parse_json(text, spec)), path.name
     except InputError as exc:
         raise InputError(f"{spec}: not a diagnose report JSON file ({str(exc).removeprefix(spec + ': ')})") from None
     except (ValueError, KeyError, TypeError) as exc:

@@ -32,6 +32,7 @@ WAIT_SECONDS = 60.0
 # A reader (history, compare, fleet) waits less: a writer holds the lock for milliseconds, so a
 # lock held this long is another program's (a `sqlite3` shell with an open transaction).
 READ_WAIT_SECONDS = 10.0
+DAMAGED = ("malformed", "corrupt")  # SQLite's words for a damaged file (SQLITE_CORRUPT)
 # Derived reports are built from stored runs; storing them again would only add noise.
 NOT_STORED = ("compare", "fleet")
 
@@ -119,7 +120,7 @@ def _check_is_store(path: Path, empty_ok: bool, before_writing: bool = False) ->
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        if "malformed" in str(exc) or "corrupt" in str(exc):
+        if any(word in str(exc).lower() for word in DAMAGED):
             raise InputError(f"{path}: the results database is damaged ({exc}); nothing was written to it") from None
         raise InputError(f"{what} ({exc})") from None
     if damaged:
@@ -153,9 +154,11 @@ def _retry(action, path, wait: float = WAIT_SECONDS):
     while True:
         try:
             return action()
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             message = str(exc).lower()
-            if "locked" not in message and "busy" not in message:
+            if any(word in message for word in DAMAGED):  # found only when a query reaches the bad page
+                raise InputError(f"{path}: the results database is damaged ({exc})") from None
+            if not isinstance(exc, sqlite3.OperationalError) or ("locked" not in message and "busy" not in message):
                 raise
             if time.monotonic() > deadline:
                 raise InputError(f"{path}: the results database stayed locked by another program for {wait:g} s "

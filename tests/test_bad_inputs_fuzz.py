@@ -118,7 +118,7 @@ def corpus(tmp_path_factory):
     from diagnose.findings import Report
 
     report = Report.from_dict(json.loads((fleet / "node0.json").read_text()))
-    for name in ("runs.db", "bad_rows.db", "flipped.db"):
+    for name in ("runs.db", "bad_rows.db", "flipped.db", "flipped_table.db"):
         db = store.open_db(root / name)
         for _ in range(3):
             store.save(report, db=db)
@@ -130,13 +130,14 @@ def corpus(tmp_path_factory):
         conn.execute("UPDATE runs SET report = '{\"schema\": ', gpu_uuids = '[' WHERE id = 2")
         conn.execute("UPDATE runs SET confidence = 'high' WHERE id = 3")
     conn.close()
-    with sqlite3.connect(root / "flipped.db") as conn:
-        index_root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'idx_runs_host'").fetchone()[0]
-        page = conn.execute("PRAGMA page_size").fetchone()[0]
-    conn.close()
-    data = bytearray((root / "flipped.db").read_bytes())
-    data[(index_root - 1) * page + 3] ^= 0x40  # one bit of the cell count in an index page header
-    (root / "flipped.db").write_bytes(bytes(data))
+    for name, btree in (("flipped.db", "idx_runs_host"), ("flipped_table.db", "runs")):
+        with sqlite3.connect(root / name) as conn:
+            page_no = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", [btree]).fetchone()[0]
+            page = conn.execute("PRAGMA page_size").fetchone()[0]
+        conn.close()
+        data = bytearray((root / name).read_bytes())
+        data[(page_no - 1) * page + 3] ^= 0x40  # one bit of the cell count in the b-tree page's header
+        (root / name).write_bytes(bytes(data))
     c["root"] = root
     return c
 
@@ -178,9 +179,17 @@ def _cases(c):
         (("fleet", c["fleet"], "--since", "1d"), "--since 1d filters the runs of --db"),
         (("ticket", "/proc/self/status"), "/proc/self/status: is a system pseudo-file"),
         (("ticket", t, "--save", "--format", "json"), "flipped.db: the results database is damaged"),
+        (("history", "--db", c["flipped.db"], "--host", "gpu-node-01"), "flipped.db: the results database is damaged"),
+        (("history", "--db", c["flipped_table.db"]), "flipped_table.db: the results database is damaged"),
+        (("compare", "--db", c["flipped_table.db"], "1", "2"), "flipped_table.db: the results database is damaged"),
+        (("fleet", "--db", c["flipped_table.db"]), "flipped_table.db: the results database is damaged"),
         (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,10000000"), "--tp"),
         (("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", str(10**30), "--context", "8192"), "--gpus"),
         (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--context", str(10**12)), "--context"),
+        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--context", "1000000"), "131072-token window"),
+        (("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "1000000"), "131072-token window"),
+        (("node", "--replay", DGX, "--timeout", "nan"), "--timeout"),
+        (("node", "--replay", DGX, "--timeout", "1e308"), "--timeout"),
         # issue 17: -o is never an input, inside a folder or by content
         (("ticket", t, "-o", t / "attachment1.txt"), "attachment1.txt, which the command reads from"),
         (("scaling", c["itl_zero"], *scaling, "-o", c["itl_zero"] / "ticket.toml"), "ticket.toml, which the command reads"),
@@ -356,3 +365,27 @@ def test_a_report_beside_the_inputs_it_does_not_read_is_allowed(corpus, tmp_path
         assert result.exit_code == 0, result.stderr
     assert (folder / "fleet.html").read_text().startswith("<!DOCTYPE html>")
     assert invoke("fleet", folder, "-o", folder / "node1.json").exit_code == 2
+
+
+def test_json_and_toml_inputs_are_bounded_by_size_before_reading(corpus, tmp_path):
+    """A JSON or TOML input larger than any real one of its kind is refused from its size alone
+    (sparse files: nothing is read, nothing allocated)."""
+    def sparse(name, size):
+        path = tmp_path / name
+        with open(path, "wb") as fh:
+            fh.truncate(size)
+        return path
+
+    big_report = sparse("big.json", 100 << 20)
+    big_config = sparse("config.json", 16 << 20)
+    big_catalog = sparse("big.toml", 16 << 20)
+    for args, needle in [
+        (("compare", big_report, corpus["node0.json"]), "big.json: 100 MiB is larger than any real report file"),
+        (("fleet", big_report), "big.json: 100 MiB is larger than any real report file"),
+        (("predict", "--model", big_config, "--gpu", "h100-sxm"), "config.json: 16 MiB is larger than any real config file"),
+        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", big_catalog), "big.toml: 16 MiB is larger"),
+    ]:
+        start = time.monotonic()
+        result = invoke(*args)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and needle in result.stderr, (args, result.stderr)
+        assert time.monotonic() - start < 2.0, args
