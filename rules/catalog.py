@@ -29,6 +29,14 @@ BUNDLED = ("gpus.toml", "interconnects.toml", "models.toml", "engines.toml")
 INTERCONNECT_KINDS = ("nvlink", "nvswitch", "pcie", "network")
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 
+# Bounds on a model (catalog or config.json) and on catalog figures, so absurd sizes are bad input
+# rather than overflowing arithmetic. No tensor dimension reaches 2**31 (CUDA kernels index with
+# 32-bit ints); the largest open models have about 1e12 parameters (Kimi K2: 1.04e12, https://huggingface.co/moonshotai/Kimi-K2-Instruct),
+# so 1e14 leaves a hundredfold margin.
+MAX_DIMENSION = 2**31 - 1
+MAX_PARAMS = 1e14
+MAX_NUMBER = 1e30  # any catalog figure (GB, GB/s, TFLOPS, us) beyond this is a typo, and inf is none
+
 _EXTRA_FILES: tuple[str, ...] = ()
 _CACHE: dict[tuple[str, ...], "_Catalog"] = {}
 
@@ -371,8 +379,8 @@ def _coerce(value, f: dataclasses.Field, where: str):
             raise InputError(f"{where}: field '{f.name}' must be true or false, got {value!r}")
         return value
     if kind in ("int", "float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise InputError(f"{where}: field '{f.name}' must be a non-negative number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_NUMBER:
+            raise InputError(f"{where}: field '{f.name}' must be a non-negative, finite number, got {value!r}")
         if kind == "int" and value != int(value):
             raise InputError(f"{where}: field '{f.name}' must be an integer, got {value!r}")
         return int(value) if kind == "int" else float(value)
@@ -407,8 +415,11 @@ def _check_links(cat: _Catalog) -> None:
                              "'kernels_per_layer' at least 1")
     for m in cat.model.values():
         for name in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
-            if getattr(m, name) <= 0:
-                raise InputError(f"{cat.where('model', m.key)}: field '{name}' must be positive")
+            if not 0 < getattr(m, name) <= MAX_DIMENSION:
+                raise InputError(f"{cat.where('model', m.key)}: field '{name}' must be positive and at most {MAX_DIMENSION}")
+        if m.params() > MAX_PARAMS:
+            raise InputError(f"{cat.where('model', m.key)}: its sizes make {m.params():.3g} parameters, beyond any real "
+                             f"model (at most {MAX_PARAMS:.0e})")
         if m.checkpoint_dtype not in WEIGHT_DTYPES:
             raise InputError(f"{cat.where('model', m.key)}: field 'checkpoint_dtype' must be one of {', '.join(WEIGHT_DTYPES)}")
         if m.is_moe and not (m.experts_active and m.expert_ffn):
@@ -719,6 +730,8 @@ def model(name_or_path: str) -> ModelSpec:
     """A catalog model, or a Hugging Face config.json (file or directory holding one)."""
     if isinstance(name_or_path, ModelSpec):
         return name_or_path
+    if str(name_or_path).startswith("config:"):  # the key model_from_config gives: the same file again
+        return model_from_config(str(name_or_path).removeprefix("config:"))
     path = Path(str(name_or_path))
     if path.is_dir() and (path / "config.json").is_file():
         path = path / "config.json"
@@ -759,12 +772,6 @@ _HF_FIELDS = {
     "max_context": ("max_position_embeddings", "n_positions", "seq_length"),
 }
 _REQUIRED = ("layers", "hidden", "heads", "vocab")
-# Bounds on a config.json, so absurd sizes are bad input rather than overflowing arithmetic. No
-# tensor dimension reaches 2**31 (CUDA kernels index with 32-bit ints); the largest open models
-# have about 1e12 parameters (Kimi K2: 1.04e12, https://huggingface.co/moonshotai/Kimi-K2-Instruct),
-# so 1e14 leaves a hundredfold margin.
-MAX_DIMENSION = 2**31 - 1
-MAX_PARAMS = 1e14
 _TIED_BY_DEFAULT = ("gemma", "gemma2", "gemma3_text", "falcon", "gpt2", "phi", "bloom", "opt")
 _UNGATED = ("falcon", "gpt2", "gpt_neox", "phi", "bloom", "opt", "gpt_bigcode", "starcoder2")
 
@@ -794,6 +801,9 @@ def model_from_config(path) -> ModelSpec:
         values[field_name] = value
     if values["hidden"] % values["heads"] and "head_dim" not in values:
         raise InputError(f"{path}: field 'head_dim' is missing and hidden_size is not a multiple of num_attention_heads")
+    for optional in ("kv_heads", "head_dim"):
+        if values.get(optional) == 0:
+            raise InputError(f"{path}: field '{_HF_FIELDS[optional][0]}' must be a positive integer, got 0")
     values.setdefault("kv_heads", 1 if cfg.get("multi_query") else values["heads"])
     values.setdefault("head_dim", values["hidden"] // values["heads"])
     values.setdefault("ffn", 4 * values["hidden"] if mtype in _UNGATED else 0)

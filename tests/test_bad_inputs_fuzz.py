@@ -87,6 +87,14 @@ def corpus(tmp_path_factory):
     file("huge_layers_config.json", json.dumps({"model_type": "llama", "num_hidden_layers": 10**6, "hidden_size": 65536,
                                                 "num_attention_heads": 64, "vocab_size": 128256,
                                                 "intermediate_size": 262144}))
+    llama = {"model_type": "llama", "num_hidden_layers": 80, "hidden_size": 8192, "num_attention_heads": 64,
+             "vocab_size": 128256, "intermediate_size": 28672}
+    file("kv0_config.json", json.dumps({**llama, "num_key_value_heads": 0}))
+    file("catalog_huge_model.toml", '[model.m]\nname = "m"\nlayers = 1\nhidden = 1e300\nheads = 1\nkv_heads = 1\n'
+                                    'head_dim = 1\nffn = 1\nvocab = 1\n')
+    file("catalog_inf_gpu.toml", '[gpu.g]\nname = "g"\nmemory_gb = 80\nhbm_gbs = inf\nbf16_tflops = 989\nfp8_tflops = 0\n'
+                                 'fp32_tflops = 67\nnvlink_gen = 0\nnvlink_links = 0\nnvlink_gbs = 0\npcie_gen = 5\n'
+                                 'pcie_lanes = 16\ntdp_w = 700\nsms = 132\ninterconnect = "pcie5"\n')
     file("list.json", "[]")
     file("report_bad_field.json", json.dumps({"schema": "diagnose.report/1", "kind": "node", "findings": "many"}))
     file("report_nan.json", '{"schema": "diagnose.report/1", "kind": "node", "verdict": {"category": "healthy", '
@@ -173,6 +181,11 @@ def _cases(c):
         (("predict", "--model", c["absurd_config.json"], "--gpu", "h100-sxm"), "'hidden_size' = 1000000000000 is beyond"),
         (("predict", "--model", c["huge_layers_config.json"], "--gpu", "h100-sxm"), "huge_layers_config.json: its sizes make"),
         (("compare", c["node0.json"], c["node0.json"], "--threshold", "nan"), "--threshold"),
+        (("predict", "--model", c["kv0_config.json"], "--gpu", "h100-sxm"), "'num_key_value_heads' must be a positive integer"),
+        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", c["catalog_huge_model.toml"]),
+         "[model.m]: field 'hidden' must be a non-negative, finite number"),
+        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", c["catalog_inf_gpu.toml"]),
+         "[gpu.g]: field 'hbm_gbs' must be a non-negative, finite number"),
         (("fleet", c["fleet"], "--z", "nan"), "--z"),
         (("fleet", c["fleet"], "--z", "-1"), "--z"),
         (("fleet", c["fleet"], "--z", "0"), "--z"),
@@ -389,3 +402,16 @@ def test_json_and_toml_inputs_are_bounded_by_size_before_reading(corpus, tmp_pat
         result = invoke(*args)
         assert result.exit_code == 2 and result.stderr.count("\n") == 1 and needle in result.stderr, (args, result.stderr)
         assert time.monotonic() - start < 2.0, args
+
+
+def test_a_config_json_model_is_found_again_by_its_key(tmp_path):
+    """A config.json whose KV heads do not divide the heads: the rules look the model up again by
+    the key the config gave it, which must find the same file (it was 'config:...: no such file')."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "llama", "num_hidden_layers": 80, "hidden_size": 8192,
+                                  "num_attention_heads": 64, "num_key_value_heads": 7, "vocab_size": 128256,
+                                  "intermediate_size": 28672}))
+    result = invoke("predict", "--model", config, "--gpu", "h100-sxm", "--tp", "1,2", "--json", "--fail-on", "never")
+    assert result.exit_code == 0, result.stderr
+    titles = [f["title"] for f in json.loads(result.stdout)["findings"]]
+    assert any("TP=2 is not a valid split" in t for t in titles), titles
