@@ -121,6 +121,10 @@ def corpus(tmp_path_factory):
         result = invoke("node", "--replay", DGX, "--json", "-o", fleet / f"node{i}.json", "--fail-on", "never")
         assert result.exit_code == 0, result.output
     c["node0.json"] = fleet / "node0.json"
+    node = json.loads((fleet / "node0.json").read_text())
+    file("facts_items.json", json.dumps({**node, "facts": {**node["facts"], "gpu_fact": [1, 2]}}))
+    file("facts_field.json", json.dumps({**node, "facts": {**node["facts"], "gpu_fact": [
+        {**node["facts"]["gpu_fact"][0], "memory_total_mib": "80GB"}]}}))
 
     from diagnose import store
     from diagnose.findings import Report
@@ -171,6 +175,9 @@ def _cases(c):
         (("compare", c["report_bad_field.json"], c["node0.json"]), "field 'findings' must be a list"),
         (("compare", c["report_nan.json"], c["node0.json"]), "report_nan.json: not a diagnose report JSON file (not valid JSON (NaN is not a number"),
         (("fleet", c["list.json"]), "list.json: not a diagnose report JSON file"),
+        (("fleet", c["facts_items.json"]), "field 'facts.gpu_fact[0]' must be an object, got an integer"),
+        (("compare", c["node0.json"], c["facts_field.json"]), "field 'facts.gpu_fact[0].memory_total_mib' must be a number"),
+        (("fleet", "--db", c["bad_rows.db"]), "run 3: column 'confidence' holds str"),
         (("capture", c["capture.sqlite"], "--catalog", c["catalog_malformed.toml"]), "catalog_malformed.toml: not valid TOML"),
         (("capture", c["capture.sqlite"], "--catalog", c["catalog_binary.toml"]), "catalog_binary.toml: is not UTF-8"),
         (("capture", c["capture.sqlite"], "--catalog", c["catalog_latin1.toml"]), "catalog_latin1.toml: is not UTF-8"),
