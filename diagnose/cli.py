@@ -18,7 +18,10 @@ from diagnose.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_FA
 from diagnose.inputs import MAX_BATCH, MAX_GPUS, MAX_TOKENS, SQLITE_MAX_INT  # noqa: F401 - the commands' option bounds
 
 SEVERITY_CHOICES = ("critical", "warning", "info", "never")
+NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
+
+# --------------------------------------------------------------------------- option types: bad values fail at parse time
 
 
 def gpu_count(**kwargs) -> click.IntRange:
@@ -27,10 +30,12 @@ def gpu_count(**kwargs) -> click.IntRange:
 
 
 def token_count() -> click.IntRange:
+    """A prompt, context or output length in tokens (the model's own window is checked later)."""
     return click.IntRange(min=1, max=MAX_TOKENS)
 
 
 def batch_size() -> click.IntRange:
+    """Sequences in one step, or concurrent users."""
     return click.IntRange(min=1, max=MAX_BATCH)
 
 
@@ -102,7 +107,6 @@ class InputPath(click.ParamType):
         except InputError as exc:
             self.fail(str(exc), param, ctx)
         return str(value)
-NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
 class DiagnoseGroup(click.Group):
@@ -330,7 +334,7 @@ def int_list(text: str | None, option: str | None = None, high: int = MAX_GPUS) 
     if not values or any(v < 1 for v in values):
         raise click.BadParameter(f"expected positive integers, got {text!r}", param_hint=option)
     if max(values) > high:
-        raise click.BadParameter(f"{max(values)} is beyond any real cluster (at most {high:,})", param_hint=option)
+        raise click.BadParameter(f"{max(values)} is beyond any real value (at most {high:,})", param_hint=option)
     return values
 
 

@@ -243,10 +243,8 @@ def save(report, path: str | os.PathLike | None = None, db=None) -> int:
 
     try:
         return int(_retry(insert, _name(db)))
-    except sqlite3.OperationalError as exc:
-        from diagnose.errors import ProbeError
-
-        raise ProbeError(f"could not save the run to the results database: {exc}") from None
+    except sqlite3.OperationalError as exc:  # read-only file, full disk: the store's fault, not a probe's (exit 3)
+        raise InputError(f"{_name(db)}: could not save the run to the results database: {exc}") from None
 
 
 # --------------------------------------------------------------------------- reading
