@@ -268,8 +268,12 @@ def test_fifos_and_memory_bounded_inputs_end_within_10_s(corpus, tmp_path):
         (("scaling", fifo, *scaling), "is a FIFO"),
         (("predict", "--model", corpus["deep.json"], "--gpu", "h100-sxm"), "nested more than"),
         (("ticket", corpus["ticket_deep"]), "nested too deeply"),
+        (("scaling", corpus["itl_zero"], *scaling), "itl_ms: 0 must be positive"),
+        (("scaling", corpus["itl_negative"], *scaling), "itl_ms: -10 must be positive"),
         (("scaling", corpus["itl_huge"], *scaling), "itl_ms: 1e+300 is above"),
         (("scaling", corpus["itl_nan"], *scaling), "measured.value = nan"),
+        (("scaling", corpus["decode_zero"], *scaling), "decode_tok_s: 0 must be positive"),
+        (("scaling", corpus["ticket_bigint"], *scaling), "itl_ms tp: 1e+30 is above"),
     ]
     env = {k: v for k, v in os.environ.items() if k not in ("DIAGNOSE_STRICT", "DIAGNOSE_DB")}
     env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
