@@ -122,7 +122,9 @@ def _check_is_store(path: Path, empty_ok: bool, before_writing: bool = False) ->
     except sqlite3.DatabaseError as exc:
         if any(word in str(exc).lower() for word in DAMAGED):
             raise InputError(f"{path}: the results database is damaged ({exc}); nothing was written to it") from None
-        raise InputError(f"{what} ({exc})") from None
+        if "not a database" in str(exc) or "file is encrypted" in str(exc):
+            raise InputError(f"{what} ({exc})") from None
+        raise InputError(f"{path}: cannot open the results database ({exc})") from None  # e.g. a read-only folder
     if damaged:
         raise InputError(f"{path}: the results database is damaged (integrity check: {damaged[:200]}); "
                          "nothing was written to it")
