@@ -8,11 +8,13 @@ threshold is a regression; the command exits 1 on any, so it can gate CI or a dr
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
 from diagnose.errors import InputError
+from diagnose.inputs import SQLITE_MAX_INT
 from diagnose.findings import Evidence, Finding, Report
 
 DEFAULT_THRESHOLD = 0.10
@@ -391,8 +393,6 @@ def _is_collective(group: str) -> bool:
 
 
 def _slug(text: str) -> str:
-    import re
-
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
@@ -403,6 +403,8 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
     """A report from a run id in the store, a report JSON file, or an nsys SQLite export."""
     from diagnose import store
 
+    from diagnose.inputs import parse_json, read_text
+
     if "," in spec:  # one capture per rank: a,b,c
         parts = [Path(p) for p in spec.split(",") if p]
         for part in parts:
@@ -412,29 +414,36 @@ def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tu
             raise InputError(f"{twice[0]}: named twice in {spec}; give each rank's export once")
         return analyse_capture(parts, capture_options or {}), ",".join(p.name for p in parts)
     path = Path(spec)
-    if spec.isdigit() and not path.exists():
+    if re.fullmatch(r"[0-9]+", spec) and not path.exists():
+        if int(spec) > SQLITE_MAX_INT:
+            raise InputError(f"run id {spec} is beyond SQLite's integer range; see `diagnose history` for the ids")
         return store.load(store.open_db(db_path, create=False), int(spec)), f"run {spec}"
     _check_file(path, spec, "a run id (see `diagnose history`), a report JSON file or an nsys SQLite export")
-    import json
-
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            magic = fh.read(16)
     except OSError as exc:
         raise InputError(f"{spec}: cannot read ({exc.strerror or exc})") from None
-    if data.startswith(b"SQLite format 3\x00"):
+    if magic.startswith(b"SQLite format 3\x00"):
         return analyse_capture(path, capture_options or {}), path.name
+    text = read_text(path, "report")  # size and encoding: said as they are
     try:
-        return Report.from_dict(json.loads(data.decode("utf-8"))), path.name
+        return Report.from_dict(parse_json(text, spec)), path.name
+    except InputError as exc:
+        raise InputError(f"{spec}: not a diagnose report JSON file ({str(exc).removeprefix(spec + ': ')})") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise InputError(f"{spec}: not a diagnose report JSON file ({exc})") from None
 
 
 def _check_file(path: Path, name: str, expected: str) -> None:
     """A compare input must be a file: say which one is not, and what was expected instead."""
+    from diagnose.inputs import check_path
+
     if path.is_dir():
         raise InputError(f"{name}: is a directory; expected {expected} (give the file, not its folder)")
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"{name}: no such file; expected {expected}")
+    check_path(path, "capture")  # a FIFO or device is refused before the first byte is read
 
 
 def analyse_capture(paths, options: dict) -> Report:

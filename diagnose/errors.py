@@ -27,6 +27,14 @@ class ProbeError(DiagnoseError):
     exit_code = EXIT_TOOL_FAILED
 
 
+def strict() -> bool:
+    """DIAGNOSE_STRICT set (the tests set it to 1): a crashing parser, rule or plot raises
+    instead of becoming a note or finding. The one place the variable is read."""
+    import os
+
+    return os.environ.get("DIAGNOSE_STRICT", "") not in ("", "0")
+
+
 def closest_names(name: str, known, n: int = 5) -> list[str]:
     """The known names nearest to `name`, for 'did you mean' messages."""
     import difflib

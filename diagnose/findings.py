@@ -142,7 +142,9 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Report":
-        """Read a report written by `to_dict` (ours or an older 1.x)."""
+        """Read a report written by `to_dict` (ours or an older 1.x). A field of the wrong type
+        (a hand-edited file, a damaged database row) is a ValueError naming the field."""
+        _check_types(data)
         if not str(data.get("schema", "")).startswith("diagnose.report/1"):
             raise ValueError(f"not a diagnose report (schema {data.get('schema')!r})")
         verdict = data.get("verdict")
@@ -162,6 +164,99 @@ class Report:
         if not self.findings:
             return "ok"
         return max((f.severity for f in self.findings), key=SEVERITY_RANK.__getitem__)
+
+
+_TOP_TYPES = {"schema": str, "kind": str, "tool_version": str, "inputs": dict, "facts": dict, "predictions": dict,
+              "findings": list, "verdict": dict, "tables": dict}
+_FINDING_TYPES = {"rule": str, "category": str, "severity": str, "confidence": (int, float), "title": str,
+                  "summary": str, "evidence": list, "fix": str, "references": list}
+_VERDICT_TYPES = {"category": str, "confidence": (int, float), "summary": str}
+_EVIDENCE_TYPES = {"source": str, "detail": str, "unit": str}
+
+
+def _check_types(data) -> None:
+    """Every field the report's readers use has the type `to_dict` writes (None where optional)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object (a report), got {_type_name(data)}")
+    _fields(data, _TOP_TYPES, "")
+    for i, f in enumerate(data.get("findings") or []):
+        where = f"findings[{i}]"
+        if not isinstance(f, dict):
+            raise ValueError(f"field '{where}' must be an object, got {_type_name(f)}")
+        _fields(f, _FINDING_TYPES, where + ".")
+        for j, e in enumerate(f.get("evidence") or []):
+            if not isinstance(e, dict):
+                raise ValueError(f"field '{where}.evidence[{j}]' must be an object, got {_type_name(e)}")
+            _fields(e, _EVIDENCE_TYPES, f"{where}.evidence[{j}].")
+    if data.get("verdict") is not None:
+        _fields(data["verdict"], _VERDICT_TYPES, "verdict.")
+    _check_facts(data.get("facts") or {})
+
+
+def _check_facts(facts: dict) -> None:
+    """Each group of records the evidence classes define holds objects whose fields have the
+    types those classes declare: the readers of a stored report (fleet, compare) use them as such."""
+    kinds = _record_types()
+    for kind, records in facts.items():
+        if kind not in kinds:  # summaries a report adds (a scaling report's runs): read by no one as records
+            continue
+        if not isinstance(records, list):
+            raise ValueError(f"field 'facts.{kind}' must be a list, got {_type_name(records)}")
+        for i, record in enumerate(records):
+            if not isinstance(record, dict):
+                raise ValueError(f"field 'facts.{kind}[{i}]' must be an object, got {_type_name(record)}")
+            _fields(record, kinds[kind], f"facts.{kind}[{i}].")
+
+
+def _record_types() -> dict[str, dict]:
+    """{snake-case record kind: {field: Python types}} for the dataclasses of diagnose.evidence and
+    the capture facts, from their annotations ('int | None' -> int; Any and other classes unchecked)."""
+    global _RECORD_TYPES
+    if _RECORD_TYPES is None:
+        import re
+
+        from diagnose import evidence
+        from diagnose.capture import facts as capture_facts
+
+        simple = {"int": int, "float": (int, float), "str": str, "bool": bool, "list": list, "tuple": list, "dict": dict}
+        _RECORD_TYPES = {}
+        for module in (evidence, capture_facts):
+            for cls in vars(module).values():
+                if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)) or cls is evidence.Facts:
+                    continue
+                types = {}
+                for f in dataclasses.fields(cls):
+                    names = {re.split(r"\[", part.strip())[0] for part in str(f.type).split("|")} - {"None"}
+                    if len(names) == 1 and next(iter(names)) in simple:
+                        types[f.name] = simple[next(iter(names))]
+                _RECORD_TYPES[re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()] = types
+    return _RECORD_TYPES
+
+
+_RECORD_TYPES: dict | None = None
+
+
+def _fields(obj: dict, types: dict, prefix: str) -> None:
+    import math
+
+    for name, kind in types.items():
+        value = obj.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
+            raise ValueError(f"field '{prefix}{name}' must be {_type_name(kind)}, got {_type_name(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"field '{prefix}{name}' is {value}, not a finite number")
+
+
+def _type_name(value) -> str:
+    """'an object', 'a string', ... for a JSON value or for one of the types above."""
+    names = {dict: "object", list: "list", str: "string", int: "integer", float: "number", bool: "boolean",
+             type(None): "null"}
+    if isinstance(value, tuple):
+        return "a number"
+    name = names[value] if isinstance(value, type) else names.get(type(value), type(value).__name__)
+    return ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def _jsonable(value):

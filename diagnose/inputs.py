@@ -28,14 +28,29 @@ MiB = 1 << 20
 SIZE_LIMITS = {
     "capture": None,
     "database": None,
+    "attachment": None,  # a ticket attachment is read only in part (artifacts.MAX_BYTES)
+    "measurements": None,  # a scaling input may be a capture; each file is bounded by its kind when read
     "recording": 64 * MiB,
     "report": 64 * MiB,
     "catalog": 8 * MiB,
+    "config": 8 * MiB,  # a Hugging Face config.json is a few kB
     "json": 64 * MiB,
     "toml": 8 * MiB,
     "csv": 256 * MiB,
     "text": 64 * MiB,
 }
+
+# Physical bounds on counts, so an absurd value is bad input rather than arithmetic that overflows
+# or runs for ever. The largest GPU clusters hold about 200,000 GPUs (xAI Colossus,
+# https://x.ai/colossus); a TP, PP or DP size or a GPU count beyond a million is a typo. No serving
+# engine holds more than a million sequences in one step, nor attends over more than 2**27 tokens
+# (the longest windows are 10M: Llama 4 Scout, https://ai.meta.com/blog/llama-4-multimodal-intelligence/).
+MAX_GPUS = 1_000_000
+MAX_BATCH = 1_000_000
+MAX_TOKENS = 2**27
+
+# SQLite's INTEGER range: a run id or LIMIT beyond it overflows.
+SQLITE_MAX_INT = 2**63 - 1
 
 # Deeper nesting than any real config, recording or report has; Python's own parsers recurse.
 MAX_DEPTH = 64
@@ -54,7 +69,7 @@ def check_path(path, kind: str, *, folder: bool = False) -> Path:
         raise InputError(f"{p}: cannot be opened ({exc.strerror or exc})") from None
     real = os.path.realpath(p)
     if any(real == root or real.startswith(root + "/") for root in _PSEUDO_ROOTS):
-        raise InputError(f"{p}: is a system pseudo-file ({real}), not a {kind} file")
+        raise InputError(f"{p}: is a system pseudo-file ({real}); give a regular {kind} file")
     mode = st.st_mode
     if folder:
         if not stat.S_ISDIR(mode):
@@ -85,6 +100,17 @@ def read_bytes(path, kind: str) -> bytes:
     p = check_path(path, kind)
     try:
         return p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+
+
+def read_head(path, kind: str, size: int = 8192) -> str:
+    """The first `size` bytes as text (undecodable bytes replaced), to tell what a file is
+    without reading a large one whole."""
+    p = check_path(path, kind)
+    try:
+        with open(p, "rb") as fh:
+            return fh.read(size).decode("utf-8", errors="replace")
     except OSError as exc:
         raise InputError(f"{p}: cannot be read ({exc.strerror or exc})") from None
 

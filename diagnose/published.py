@@ -58,21 +58,19 @@ class Row:
 
 def is_published_csv(path: Path) -> bool:
     """A CSV whose header names the published columns (engine, model, metric, value, ...)."""
-    try:
-        head = path.read_text(errors="replace")[:8000]
-    except OSError:
-        return False
+    from diagnose.inputs import read_head
+
+    head = read_head(path, "csv", 8000)
     header = next((ln for ln in head.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
     return {"engine", "model", "gpu", "metric", "value"} <= {c.strip().lower() for c in header.split(",")}
 
 
 def read(path) -> list[Row]:
     """Every row of one published CSV, checked."""
+    from diagnose.inputs import read_text
+
     path = Path(path)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: unreadable ({exc})") from None
+    text = read_text(path, "csv")
     lines = text.splitlines()
     comments = [ln.lstrip("# ").strip() for ln in lines if ln.lstrip().startswith("#")]
     url = next((c.split(":", 1)[1].strip() for c in comments if c.lower().startswith("source:")), "")

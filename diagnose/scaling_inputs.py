@@ -28,7 +28,7 @@ from pathlib import Path
 
 from diagnose import published
 from diagnose.errors import InputError
-from diagnose.evidence import Facts, Measurement, Workload
+from diagnose.evidence import Facts, Measurement, Note, Workload
 from rules.common import engine_of
 from rules.roofline import Layout
 
@@ -37,6 +37,9 @@ CSV_METRICS = {
     "decode_tok_s": "tok/s", "output_tok_s": "tok/s", "itl_ms": "ms", "tpot_ms": "ms", "ttft_ms": "ms",
     "step_ms": "ms", "prefill_tok_s": "tok/s", "request_throughput": "req/s", "allreduce_us": "us",
 }
+# The most a real measurement can be, per unit: a million GPUs (inputs.MAX_GPUS) at 1e4 tok/s each
+# is 1e10 tok/s; a step, ITL or TTFT beyond a day (8.64e7 ms) is not a serving measurement.
+UNIT_LIMITS = {"tok/s": 1e10, "ms": 8.64e7, "us": 8.64e10, "req/s": 1e8}
 LAYOUT_TEXT = re.compile(r"(?<![a-z])(tp|pp|dp)[\s_=:-]*(\d+)", re.I)
 
 
@@ -131,9 +134,12 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
     runs: dict[tuple, Run] = {}
     files = []
     for raw in paths:
+        from diagnose.inputs import check_path
+
         path = Path(raw)
         if not path.exists():
             raise InputError(f"{path}: no such file or directory")
+        check_path(path, "measurements", folder=path.is_dir())  # a FIFO or device: refused before any read
         files.append(str(path))
         given = tp_of.get(str(raw)) or tp_of.get(path.name)
         if path.is_file() and published.is_published_csv(path):
@@ -149,6 +155,11 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
             damaged = [f.problem for f in getattr(read, "files", []) if f.problem and f.problem.startswith("unreadable")]
             if damaged:
                 raise InputError(f"{path}: {damaged[0].removeprefix('unreadable: ').removeprefix(f'{path.name}: ')}")
+        # a [[measured]] value that is not a number (nan, a string) is a figure the user meant:
+        # dropping it would judge the scaling without it
+        broken = [n for n in read.of(Note) if n.kind == "invalid_value" and str(n.text).startswith("measured.value")]
+        if broken:
+            raise InputError(f"{broken[0].source}: {broken[0].text}")
         facts.extend(read.records)
         _from_facts(read, path, given, runs)
     for name in tp_of:
@@ -183,6 +194,8 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     kept = [m for m in measurements if m.metric in CSV_METRICS or m.metric in ("input_tok_s", "total_tok_s")]
     if not kept:
         return
+    for m in kept:
+        check_measurement(m)
     setup = _setup_of(read)
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
@@ -192,6 +205,20 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
                              f"(bench_tp4.json) or pass --tp-of {path.name}=TP")
         _add(runs, layout, m, setup)
+
+
+def check_measurement(m: Measurement) -> None:
+    """A figure the analysis divides by: finite, positive and within physical bounds, as is its
+    layout and batch; else bad input naming the figure's source and key (ticket.toml's itl_ms = 0
+    would otherwise divide by zero, -10 would read as faster than the roofline)."""
+    from diagnose.inputs import MAX_BATCH, MAX_GPUS, finite_number
+
+    unit = CSV_METRICS.get(m.metric, "tok/s")
+    finite_number(m.value, f"{m.source}: {m.metric}", positive=True, high=UNIT_LIMITS.get(unit))
+    for key in ("tp", "pp", "dp", "batch", "concurrency"):
+        value = getattr(m, key, None)
+        if value is not None:
+            finite_number(value, f"{m.source}: {m.metric} {key}", low=1, high=MAX_BATCH if key in ("batch", "concurrency") else MAX_GPUS)
 
 
 def _setup_of(read) -> Setup:
@@ -272,12 +299,11 @@ def published_setup(row: published.Row) -> Setup:
 
 
 def _is_csv(path: Path) -> bool:
+    from diagnose.inputs import read_head
+
     if path.suffix.lower() == ".csv":
         return True
-    try:
-        head = path.read_text(errors="replace")[:4000]
-    except OSError:
-        return False
+    head = read_head(path, "measurements", 4000)
     header = next((ln for ln in head.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
     cells = {c.strip().lower() for c in header.split(",")}
     return {"metric", "value"} <= cells
@@ -285,10 +311,9 @@ def _is_csv(path: Path) -> bool:
 
 def read_csv(path: Path) -> list[tuple[Measurement, Layout]]:
     """Rows of a `layout|tp,pp,dp, batch, metric, value[, stat, unit]` CSV, each with its layout."""
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: unreadable ({exc})") from None
+    from diagnose.inputs import read_text
+
+    text = read_text(path, "csv")
     numbered = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1) if ln.strip() and not ln.lstrip().startswith("#")]
     if not numbered:
         raise InputError(f"{path}: no rows")
@@ -315,8 +340,10 @@ def read_csv(path: Path) -> list[tuple[Measurement, Layout]]:
         if layout is None or not math.isfinite(value) or value <= 0 or (batch is not None and batch < 1):
             raise InputError(f"{src}: need a layout like TP4 and a positive value and batch, got {row}")
         stat = cell.get("stat") or None
-        out.append((Measurement(src, metric, value, cell.get("unit") or CSV_METRICS[metric], stat=stat,
-                                tp=layout.tp, pp=layout.pp, dp=layout.dp, batch=batch), layout))
+        m = Measurement(src, metric, value, cell.get("unit") or CSV_METRICS[metric], stat=stat,
+                        tp=layout.tp, pp=layout.pp, dp=layout.dp, batch=batch)
+        check_measurement(m)
+        out.append((m, layout))
     if not out:
         raise InputError(f"{path}: header but no rows")
     return out

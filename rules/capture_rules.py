@@ -103,11 +103,11 @@ def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorde
 def _gpu_contradiction(facts: Facts, name: str):
     from diagnose.evidence import GpuFact
 
-    try:
-        from rules import catalog
+    from rules import catalog
 
+    try:
         spec = catalog.gpu(name)
-    except Exception:  # noqa: BLE001 - an unknown name fails in the prediction, with the closest names
+    except catalog.UnknownName:  # fails in the prediction, with the closest names
         return
     seen = [(g, catalog.find_gpu(name=g.name)) for g in facts.of(GpuFact) if g.name]
     seen = [(g, s) for g, s in seen if s]

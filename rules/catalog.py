@@ -10,7 +10,6 @@ bad file is an InputError naming the file and the field.
 from __future__ import annotations
 
 import dataclasses
-import json
 from contextlib import contextmanager
 import os
 import re
@@ -30,6 +29,14 @@ BUNDLED = ("gpus.toml", "interconnects.toml", "models.toml", "engines.toml")
 INTERCONNECT_KINDS = ("nvlink", "nvswitch", "pcie", "network")
 WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 
+# Bounds on a model (catalog or config.json) and on catalog figures, so absurd sizes are bad input
+# rather than overflowing arithmetic. No tensor dimension reaches 2**31 (CUDA kernels index with
+# 32-bit ints); the largest open models have about 1e12 parameters (Kimi K2: 1.04e12, https://huggingface.co/moonshotai/Kimi-K2-Instruct),
+# so 1e14 leaves a hundredfold margin.
+MAX_DIMENSION = 2**31 - 1
+MAX_PARAMS = 1e14
+MAX_NUMBER = 1e30  # any catalog figure (GB, GB/s, TFLOPS, us) beyond this is a typo, and inf is none
+
 _EXTRA_FILES: tuple[str, ...] = ()
 _CACHE: dict[tuple[str, ...], "_Catalog"] = {}
 
@@ -43,6 +50,17 @@ def configure(extra_files=()) -> None:
 
 def extra_files() -> tuple[str, ...]:
     return _EXTRA_FILES
+
+
+def check() -> None:
+    """Read every catalog file now: a broken --catalog is bad input (exit 2) in every command,
+    before any work, rather than a lookup that some rule treats as 'unknown name'."""
+    _catalog()
+
+
+class UnknownName(InputError):
+    """A name no catalog entry has: a normal answer for rules that only try a lookup, unlike a
+    broken catalog file (a plain InputError), which must reach the user."""
 
 
 # --------------------------------------------------------------------------- records
@@ -316,15 +334,9 @@ def _stamp(path: str) -> tuple:
 
 
 def _load_file(cat: _Catalog, path: str) -> None:
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read catalog file ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: not valid TOML ({exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a UTF-8 text file (a catalog file is TOML)") from None
+    from diagnose.inputs import load_toml
+
+    data = load_toml(path, "catalog")  # kind, size, UTF-8 and nesting checked: bad input names the file
     for section, entries in data.items():
         if section not in _SPECS:
             raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model, engine)")
@@ -367,8 +379,8 @@ def _coerce(value, f: dataclasses.Field, where: str):
             raise InputError(f"{where}: field '{f.name}' must be true or false, got {value!r}")
         return value
     if kind in ("int", "float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise InputError(f"{where}: field '{f.name}' must be a non-negative number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_NUMBER:
+            raise InputError(f"{where}: field '{f.name}' must be a non-negative, finite number, got {value!r}")
         if kind == "int" and value != int(value):
             raise InputError(f"{where}: field '{f.name}' must be an integer, got {value!r}")
         return int(value) if kind == "int" else float(value)
@@ -403,8 +415,11 @@ def _check_links(cat: _Catalog) -> None:
                              "'kernels_per_layer' at least 1")
     for m in cat.model.values():
         for name in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
-            if getattr(m, name) <= 0:
-                raise InputError(f"{cat.where('model', m.key)}: field '{name}' must be positive")
+            if not 0 < getattr(m, name) <= MAX_DIMENSION:
+                raise InputError(f"{cat.where('model', m.key)}: field '{name}' must be positive and at most {MAX_DIMENSION}")
+        if m.params() > MAX_PARAMS:
+            raise InputError(f"{cat.where('model', m.key)}: its sizes make {m.params():.3g} parameters, beyond any real "
+                             f"model (at most {MAX_PARAMS:.0e})")
         if m.checkpoint_dtype not in WEIGHT_DTYPES:
             raise InputError(f"{cat.where('model', m.key)}: field 'checkpoint_dtype' must be one of {', '.join(WEIGHT_DTYPES)}")
         if m.is_moe and not (m.experts_active and m.expert_ffn):
@@ -541,12 +556,12 @@ def _lookup(entries: dict, name: str, extra_names=lambda s: ()):
     return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
 
 
-def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> InputError:
+def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> UnknownName:
     names = list(entries) + [a for s in entries.values() for a in (*s.aliases, *extra_names(s))]
     hint = closest_names(str(name), names)
     # the closest names when there are some (the whole list buries them), else the whole list
     known = f"closest known: {', '.join(hint)}" if hint else f"known: {', '.join(sorted(entries))}"
-    return InputError(f"unknown {what} '{name}'; {known} (add one with --catalog FILE)")
+    return UnknownName(f"unknown {what} '{name}'; {known} (add one with --catalog FILE)")
 
 
 def gpus() -> dict[str, GpuSpec]:
@@ -715,6 +730,8 @@ def model(name_or_path: str) -> ModelSpec:
     """A catalog model, or a Hugging Face config.json (file or directory holding one)."""
     if isinstance(name_or_path, ModelSpec):
         return name_or_path
+    if str(name_or_path).startswith("config:"):  # the key model_from_config gives: the same file again
+        return model_from_config(str(name_or_path).removeprefix("config:"))
     path = Path(str(name_or_path))
     if path.is_dir() and (path / "config.json").is_file():
         path = path / "config.json"
@@ -761,13 +778,10 @@ _UNGATED = ("falcon", "gpt2", "gpt_neox", "phi", "bloom", "opt", "gpt_bigcode", 
 
 def model_from_config(path) -> ModelSpec:
     """Describe any model from its Hugging Face config.json, without network access."""
+    from diagnose.inputs import load_json
+
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    data = load_json(path, "config")
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object with fields like 'hidden_size'")
     cfg = data.get("text_config") if isinstance(data.get("text_config"), dict) else data
@@ -782,9 +796,14 @@ def model_from_config(path) -> ModelSpec:
         value = cfg[hit]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (field_name in _REQUIRED and value == 0):
             raise InputError(f"{path}: field '{hit}' must be a positive integer, got {value!r}")
+        if value > MAX_DIMENSION:
+            raise InputError(f"{path}: field '{hit}' = {value} is beyond any real model (at most {MAX_DIMENSION})")
         values[field_name] = value
     if values["hidden"] % values["heads"] and "head_dim" not in values:
         raise InputError(f"{path}: field 'head_dim' is missing and hidden_size is not a multiple of num_attention_heads")
+    for optional in ("kv_heads", "head_dim"):
+        if values.get(optional) == 0:
+            raise InputError(f"{path}: field '{_HF_FIELDS[optional][0]}' must be a positive integer, got 0")
     values.setdefault("kv_heads", 1 if cfg.get("multi_query") else values["heads"])
     values.setdefault("head_dim", values["hidden"] // values["heads"])
     values.setdefault("ffn", 4 * values["hidden"] if mtype in _UNGATED else 0)
@@ -803,7 +822,7 @@ def model_from_config(path) -> ModelSpec:
     if isinstance(window, int) and window > 0 and mtype in ("gemma2", "gpt_oss"):
         values.update(sliding_window=window, sliding_window_every=2)
     name = str(data.get("_name_or_path") or path.parent.name or path.stem)
-    return ModelSpec(
+    spec = ModelSpec(
         key=f"config:{path}",
         name=name,
         tied_embeddings=bool(cfg.get("tie_word_embeddings", data.get("tie_word_embeddings", mtype in _TIED_BY_DEFAULT))),
@@ -817,6 +836,10 @@ def model_from_config(path) -> ModelSpec:
         sources=(str(path),),
         **values,
     )
+    if spec.params() > MAX_PARAMS:
+        raise InputError(f"{path}: its sizes make {spec.params():.3g} parameters, beyond any real model "
+                         f"(at most {MAX_PARAMS:.0e})")
+    return spec
 
 
 def _checkpoint_dtype(cfg: dict, data: dict) -> str:

@@ -126,9 +126,12 @@ def engine_of(facts: Facts) -> str | None:
 
 
 def _safe(fn, **kwargs):
+    """The lookup's answer, None for a name no entry has; a broken catalog still raises."""
+    from rules import catalog
+
     try:
         return fn(**kwargs)
-    except Exception:  # noqa: BLE001 - an unknown name is a normal answer here
+    except catalog.UnknownName:
         return None
 
 

@@ -8,10 +8,10 @@ listed in RULE_MODULES so every command sees every rule.
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
+from diagnose.errors import DiagnoseError, strict
 from diagnose.findings import Evidence, Finding, Verdict, SEVERITY_RANK
 
 # Modules that define rules, imported on first evaluation. Add yours here.
@@ -82,12 +82,14 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
             continue
         try:
             found = list(r.func(facts, predictions) or [])
-            if os.environ.get("DIAGNOSE_STRICT"):  # the tests: a rule's declaration must be true
+            if strict():  # the tests: a rule's declaration must be true
                 for f in found:
                     check_declared(r, f)
             findings.extend(found)
+        except DiagnoseError:  # bad input (a broken --catalog) or a failed probe: the user must see it
+            raise
         except Exception as exc:  # noqa: BLE001 - see docstring
-            if os.environ.get("DIAGNOSE_STRICT"):
+            if strict():
                 raise
             findings.append(
                 Finding(

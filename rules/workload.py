@@ -25,10 +25,7 @@ def catalog_model(facts: Facts):
         if not w.model:
             continue
         for name in _model_names(w.model):
-            try:
-                spec = catalog.find_model(name)
-            except Exception:  # noqa: BLE001 - an unknown model is a normal answer
-                spec = None
+            spec = catalog.find_model(name)  # None for an unknown model; a broken catalog raises
             if spec:
                 return spec, w.source
     return None, None

@@ -82,7 +82,7 @@ def test_files_instead_of_a_folder():
 def test_missing_path_is_bad_input():
     result = CliRunner().invoke(cli, ["ticket", "/nonexistent/ticket"])
     assert result.exit_code == 2
-    assert result.stderr.count("\n") == 1 and "/nonexistent/ticket' does not exist" in result.stderr
+    assert result.stderr.count("\n") == 1 and "/nonexistent/ticket: no such file" in result.stderr
 
 
 def test_nothing_useful_asks_for_artifacts(tmp_path):

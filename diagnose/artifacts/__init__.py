@@ -8,18 +8,23 @@ reaches THRESHOLD reads it and ignores the lines that are not its own.
 
 `read_bundle(paths)` reads a ticket folder or a list of files and returns `BundleFacts`: the
 facts plus, per file, the kinds found in it ("attachment1.txt (nccl_log, nccl_tests)").
-It never reads `expected.toml` (a ticket's answer key) nor hidden files.
+It never reads `expected.toml` (a ticket's answer key, under any name or link) nor hidden
+files. A folder is read inside its own boundary: a link that resolves outside it is listed as
+skipped, by name, and its content is never read. Every file goes through the input door
+(diagnose/inputs.py): a FIFO, device, /proc file or link loop is bad input, never a hang.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diagnose.errors import InputError
+from diagnose.errors import InputError, strict
 from diagnose.evidence import Facts, Note, where
+from diagnose.inputs import check_path
 
 # Parser modules under diagnose/artifacts/, tried on every text file, in this order. Each has
 # KIND, detect(text) -> 0..1 and parse(text, name) -> records; EXCLUSIVE = True on a
@@ -48,6 +53,8 @@ PARSER_MODULES = (
 THRESHOLD = 0.5
 SQLITE_MAGIC = b"SQLite format 3\x00"
 NEVER_READ = {"expected.toml"}
+# An answer key under another name: TOML whose first lines give the label and what is acceptable.
+ANSWER_KEY = re.compile(rb"(?m)^(?:acceptable|diagnosable)\s*=")
 MAX_BYTES = 64 * 1024 * 1024  # a pasted artifact is small; larger text files are read in part
 
 
@@ -84,8 +91,10 @@ def detect(text: str, skip: tuple[str, ...] = ()) -> list[tuple[str, float]]:
             continue
         try:
             value = float(module.detect(text))
+        except RecursionError:  # absurd nesting: bad input, see read_file
+            raise
         except Exception:  # noqa: BLE001 - a detector must never break the bundle
-            if _strict():
+            if strict():
                 raise
             value = 0.0
         if value >= THRESHOLD:
@@ -106,8 +115,10 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, 
     for kind, _score in exclusive[:1] or detected:
         try:
             found = list(by_kind[kind].parse(text, name) or [])
+        except RecursionError:
+            raise
         except Exception as exc:  # noqa: BLE001 - garbage in must not crash a ticket
-            if _strict():
+            if strict():
                 raise
             records.append(Note(where(name), "parser_error", f"{kind} parser failed: {type(exc).__name__}: {exc}"))
             continue
@@ -126,6 +137,7 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, 
 
 def read_file(path: Path, name: str) -> tuple[list, FileRead]:
     """One file of a bundle: SQLite captures go to the capture reader, text to the parsers."""
+    check_path(path, "attachment")  # a FIFO or device would block the read below for ever
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES)
@@ -137,11 +149,16 @@ def read_file(path: Path, name: str) -> tuple[list, FileRead]:
         return [Note(where(name), "unrecognised_file", f"{name}: empty file (0 bytes)")], read
     if data.startswith(SQLITE_MAGIC):
         return _read_capture(path, name)
+    if ANSWER_KEY.search(data[:4096]) and b"label" in data[:4096]:
+        return _skipped(name, "a ticket's answer key (expected.toml content), never read")
     if b"\x00" in data[:8192] and not _is_utf16(data):
         read = FileRead(name, problem="binary")
         return [Note(where(name), "unrecognised_file", f"{name}: binary file, not an nsys SQLite export")], read
     text = data.decode("utf-16", errors="replace") if _is_utf16(data) else data.decode("utf-8", errors="replace")
-    records, read = parse_text(text.lstrip("\ufeff"), name)
+    try:
+        records, read = parse_text(text.lstrip("\ufeff"), name)
+    except RecursionError:  # a JSON or TOML parser met absurd nesting: no real attachment has it
+        raise InputError(f"{path}: nested too deeply to be a real attachment (a hostile or broken file)") from None
     if len(data) == MAX_BYTES and path.stat().st_size > MAX_BYTES:
         records.append(Note(where(name), "truncated_file", f"{name}: only the first {MAX_BYTES >> 20} MiB were read"))
     return records, read
@@ -155,40 +172,65 @@ def read_bundle(paths) -> BundleFacts:
     if not files:
         raise InputError(f"no readable files in {', '.join(str(p) for p in paths) or 'the bundle'}")
     facts = BundleFacts()
-    for path, name in files:
-        records, read = read_file(path, name)
+    for path, name, skipped in files:
+        records, read = _skipped(name, skipped) if skipped else read_file(path, name)
         facts.extend(records)
         facts.files.append(read)
     return facts
 
 
-def _bundle_files(paths: list[Path]) -> list[tuple[Path, str]]:
-    """(path, display name) for every file to read; display names are relative to the folder."""
-    found: list[tuple[Path, str]] = []
+def _bundle_files(paths: list[Path]) -> list[tuple[Path, str, str | None]]:
+    """(path, display name, reason to skip or None) for every file; display names are relative
+    to the folder. Links leaving a folder, links to folders and the answer key are skipped."""
+    found: list[tuple[Path, str, str | None]] = []
     for root in paths:
-        if not root.exists():
+        if not os.path.lexists(root):
             raise InputError(f"{root}: no such file or directory")
-        if root.is_file():
-            if root.name not in NEVER_READ:
-                found.append((root, root.name))
-            continue
+        check_path(root, "attachment", folder=root.is_dir())  # a loop, FIFO, device or /proc file
         if not root.is_dir():
-            raise InputError(f"{root}: not a file or directory")
+            if root.name not in NEVER_READ and Path(os.path.realpath(root)).name not in NEVER_READ:
+                found.append((root, root.name, None))
+            continue
+        inside = os.path.realpath(root)
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for fname in sorted(filenames):
+            links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in links)
+            for fname in sorted(filenames + links):
+                path = Path(dirpath) / fname
                 if fname.startswith(".") or fname in NEVER_READ:
                     continue
-                path = Path(dirpath) / fname
-                found.append((path, str(path.relative_to(root))))
+                found.append((path, str(path.relative_to(root)), _leaves(path, inside)))
     # a file named twice (or also inside a folder given) is read once: its facts would count twice
-    seen: set[Path] = set()
+    seen: set[str] = set()
     unique = []
-    for path, name in found:
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            unique.append((path, name))
+    for path, name, skipped in found:
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            unique.append((path, name, skipped))
     return unique
+
+
+def _leaves(path: Path, inside: str) -> str | None:
+    """Why a file found in a folder is not read: a link out of the folder, a link to a folder, or
+    a link to the answer key; None for a file to read."""
+    if not path.is_symlink():
+        return None
+    if not os.path.lexists(os.path.realpath(path)):  # a loop raises in check_path instead: ELOOP, not ENOENT
+        return "a link to a file that does not exist"
+    real = os.path.realpath(path)
+    if not (real == inside or real.startswith(inside.rstrip(os.sep) + os.sep)):
+        return "a link that leads outside the ticket folder, not followed"
+    if os.path.isdir(real):
+        return "a link to a folder, not followed"
+    if Path(real).name in NEVER_READ:
+        return "a link to the ticket's answer key (expected.toml), never read"
+    return None
+
+
+def _skipped(name: str, reason: str) -> tuple[list, FileRead]:
+    read = FileRead(name, problem=f"skipped: {reason}")
+    return [Note(where(name), "skipped_file", f"{name}: skipped, {reason}")], read
 
 
 def _read_capture(path: Path, name: str) -> tuple[list, FileRead]:
@@ -210,6 +252,3 @@ def _is_utf16(data: bytes) -> bool:
     """PowerShell redirection writes UTF-16 with a byte-order mark."""
     return data[:2] in (b"\xff\xfe", b"\xfe\xff")
 
-
-def _strict() -> bool:
-    return os.environ.get("DIAGNOSE_STRICT") == "1"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import output_options
+from diagnose.cli import InputPath, batch_size, gpu_count, output_options
 
 
 @click.command("capture")
-@click.argument("files", nargs=-1, required=True)
+@click.argument("files", nargs=-1, required=True, type=InputPath("capture"))
 @click.option("--model", help="Model name or config.json, to compare the step with the roofline.")
-@click.option("--tp", type=click.IntRange(min=1), help="Tensor-parallel size of the run.")
-@click.option("--pp", type=click.IntRange(min=1), help="Pipeline-parallel size of the run.")
+@click.option("--tp", type=gpu_count(), help="Tensor-parallel size of the run.")
+@click.option("--pp", type=gpu_count(), help="Pipeline-parallel size of the run.")
 @click.option("--gpu", help="GPU catalog name (default: the GPU named in the capture).")
-@click.option("--batch", type=click.IntRange(min=1), help="Sequences per decode step.")
+@click.option("--batch", type=batch_size(), help="Sequences per decode step.")
 @click.option("--step", "step_name", help="NVTX range that marks one step (default: auto-detect, else the kernel pattern).")
 @click.option("--stats", is_flag=True, help="Also print the full nsys-stats tables (kernels, CUDA API, memory ops, NVTX).")
 @output_options

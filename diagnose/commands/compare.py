@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import output_options
+from diagnose.cli import FiniteFloat, InputPath, gpu_count, output_options
 
 
 @click.command("compare")
 @click.argument("a")
 @click.argument("b")
-@click.option("--threshold", type=float, default=10.0, show_default=True,
+@click.option("--threshold", type=FiniteFloat(0, 1000), default=10.0, show_default=True,
               help="Regression threshold in percent: a metric worse than this fails the comparison.")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Results database for run ids (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
+@click.option("--db", "db_path", type=InputPath("database", missing_ok=True), help="Results database for run ids (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
 @click.option("--model", help="For two nsys captures: the model, as `diagnose capture --model`.")
-@click.option("--tp", type=click.IntRange(min=1), help="For two nsys captures: the tensor-parallel size.")
+@click.option("--tp", type=gpu_count(), help="For two nsys captures: the tensor-parallel size.")
 @output_options
 def compare(a, b, threshold, db_path, model, tp):
     """Diff run B against run A and exit 1 on a regression beyond --threshold.

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import output_options
+from diagnose.cli import FiniteFloat, InputPath, output_options, since_option
+
+
+def _report_files(paths) -> list:
+    """The files fleet reads: each file given, and the *.json directly inside each folder given."""
+    from pathlib import Path
+
+    files = []
+    for p in map(Path, paths):
+        files += sorted(p.glob("*.json")) if p.is_dir() else [p]
+    return files
 
 
 @click.command("fleet")
-@click.argument("reports", nargs=-1, type=click.Path(exists=True, dir_okay=True))
-@click.option("--db", "db_path", type=click.Path(dir_okay=False), help="Read the latest node run of each host from this results database.")
-@click.option("--since", help="With --db: only runs since 7d, 12h, or an ISO date.")
-@click.option("--z", "z_threshold", type=float, default=3.5, show_default=True, help="Robust z-score beyond which a node is an outlier.")
-@output_options
+@click.argument("reports", nargs=-1, type=InputPath("report", folder=None))
+@click.option("--db", "db_path", type=InputPath("database", missing_ok=True), help="Read the latest node run of each host from this results database.")
+@since_option("With --db: only runs since 7d, 12h, or an ISO date.")
+@click.option("--z", "z_threshold", type=FiniteFloat(0, 1000, low_open=True), default=3.5, show_default=True, help="Robust z-score beyond which a node is an outlier.")
+@output_options(reads=lambda params: {"reports": [str(f) for f in _report_files(params["reports"])]})
 def fleet(reports, db_path, since, z_threshold):
     """Find outlier nodes among many `diagnose node` reports.
 
@@ -33,6 +43,8 @@ def fleet(reports, db_path, since, z_threshold):
 
     if not reports and not db_path:
         raise InputError("give node report files or folders, or --db PATH")
+    if since and not db_path:
+        raise InputError(f"--since {since} filters the runs of --db; give --db PATH (report files carry no run time)")
     from_files, duplicates = _from_files(reports)
     loaded = from_files + (list(_from_db(db_path, since)) if db_path else [])
     if not loaded:
@@ -60,20 +72,19 @@ def _from_files(paths) -> tuple[list, list[str]]:
     (or also found in a folder given), or a copy of a report that names its host, would be one
     node counted as several and could make up the fleet's minimum on its own."""
     import hashlib
-    import json
-    from pathlib import Path
 
     from diagnose.errors import InputError
     from diagnose.findings import Report
+    from diagnose.inputs import parse_json, read_text
 
-    files = []
-    for p in map(Path, paths):
-        files += sorted(p.glob("*.json")) if p.is_dir() else [p]
+    files = _report_files(paths)
     loaded, duplicates, seen = [], [], {}
     for f in files:
+        text = read_text(f, "report")  # kind and size checked first; not UTF-8 is bad input naming it
         try:
-            text = f.read_text(encoding="utf-8")
-            report = Report.from_dict(json.loads(text))
+            report = Report.from_dict(parse_json(text, f))
+        except InputError as exc:
+            raise InputError(f"{f}: not a diagnose report JSON file ({str(exc).removeprefix(f'{f}: ')})") from None
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{f}: not a diagnose report JSON file ({exc})") from None
         if report.kind != "node":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import output_options
+from diagnose.cli import batch_size, gpu_count, output_options, token_count
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 
@@ -12,15 +12,15 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.command("plan")
 @click.option("--model", "model_name", required=True, help="Catalog name or a Hugging Face config.json.")
 @click.option("--gpu", "gpu_name", required=True, help="GPU type (h100-sxm, a100-80gb-sxm, l40s, ...).")
-@click.option("--gpus", type=click.IntRange(min=1), required=True, help="GPUs available in total.")
-@click.option("--context", type=click.IntRange(min=1), required=True, help="Tokens per sequence (prompt + output) to hold in the KV cache.")
-@click.option("--concurrency", "--seats", "concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--gpus", type=gpu_count(), required=True, help="GPUs available in total.")
+@click.option("--context", type=token_count(), required=True, help="Tokens per sequence (prompt + output) to hold in the KV cache.")
+@click.option("--concurrency", "--seats", "concurrency", type=batch_size(), default=1, show_default=True,
               help="Concurrent sequences (users) to serve.")
 @click.option("--slo", help="Latency SLO, e.g. itl_p95=50ms,ttft_p95=2s (the prediction is a typical value, not a percentile).")
-@click.option("--prompt", type=click.IntRange(min=1), help="Prompt tokens for the TTFT estimate [default: min(1024, context)].")
+@click.option("--prompt", type=token_count(), help="Prompt tokens for the TTFT estimate [default: min(1024, context)].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
 @click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
-@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs in one node: TP stays within a node, PP spans nodes beyond it.")
 @click.option("--engine", help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, ...) [default: generic].")
 @output_options

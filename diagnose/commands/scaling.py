@@ -4,30 +4,30 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import output_options
+from diagnose.cli import InputPath, batch_size, gpu_count, output_options, token_count
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 
 
 @click.command("scaling")
-@click.argument("inputs", nargs=-1, required=True)
+@click.argument("inputs", nargs=-1, required=True, type=InputPath("measurements", folder=None))
 @click.option("--model", "model_name", help="Catalog name or a Hugging Face config.json [default: what the inputs name].")
 @click.option("--gpu", "gpu_name", help="GPU type (h100-sxm, a100-80gb-sxm, ...) or an NVML name [default: what the inputs name].")
 @click.option("--engine", help="Serving engine that ran the inputs (vllm, sglang, trtllm, ...) [default: what the inputs "
               "name, else generic].")
 @click.option("--tp-of", "tp_of", multiple=True, help="FILE=TP or FILE=TP4xDP2 for an input whose layout is in neither its content nor its name; repeatable.")
-@click.option("--node", "node_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+@click.option("--node", "node_files", multiple=True, type=InputPath("report"),
               help="`diagnose node --json` report (or nccl-tests output) of the same machine: calibrate with its measured "
               "all-reduce curve, HBM bandwidth and GEMM rate; repeatable.")
 @click.option("--slo", help="Latency SLO for goodput, e.g. itl_p95=150ms,ttft_p95=2s.")
-@click.option("--gpus", type=click.IntRange(min=1), help="GPU count to fill with replicas for goodput [default: the largest layout].")
-@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True, help="Sequences per decode step for inputs that do not state it.")
-@click.option("--prompt", type=click.IntRange(min=1), default=1024, show_default=True, help="Prompt tokens (prefill, TTFT).")
-@click.option("--context", type=click.IntRange(min=1), help="KV tokens per sequence during decode [default: prompt + 256].")
+@click.option("--gpus", type=gpu_count(), help="GPU count to fill with replicas for goodput [default: the largest layout].")
+@click.option("--batch", type=batch_size(), default=1, show_default=True, help="Sequences per decode step for inputs that do not state it.")
+@click.option("--prompt", type=token_count(), default=1024, show_default=True, help="Prompt tokens (prefill, TTFT).")
+@click.option("--context", type=token_count(), help="KV tokens per sequence during decode [default: prompt + 256].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
 @click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
 @click.option("--interconnect", help="Fabric of the TP all-reduce, overriding what the GPU implies (nvswitch3, pcie4, ...).")
-@click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True,
+@click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs per node (TP beyond this crosses the network).")
 @output_options
 def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, batch, prompt, context, dtype, kv_dtype,

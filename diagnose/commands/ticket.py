@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import output_options
+from diagnose.cli import InputPath, output_options
 
 
 @click.command("ticket")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=InputPath("attachment", folder=None))
 @output_options(default_format="md")
 def ticket(paths):
     """Diagnose a support ticket from its attachments (a folder or files).

@@ -31,12 +31,11 @@ def render(report, fmt: str, color: bool = False) -> str:
 def write(report, fmt: str, output: str | None = None) -> None:
     """Print the report, or write it to `output` (never coloured)."""
     if output:
-        from pathlib import Path
-
         from diagnose.errors import InputError
+        from diagnose.outputs import write_atomic
 
         try:
-            Path(output).write_text(render(report, fmt), encoding="utf-8")
+            write_atomic(output, render(report, fmt))  # temp file + rename: never half a report
         except OSError as exc:
             raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
         return

@@ -9,11 +9,10 @@ and step-time distribution, a scaling chart, a fleet's outliers.
 
 from __future__ import annotations
 
-import os
 import statistics
 from collections import defaultdict
 
-from diagnose.errors import InputError
+from diagnose.errors import InputError, strict
 from diagnose.report import plots
 from diagnose.report.plots import esc
 from diagnose.report.text import SEVERITY_MARK, fmt_value
@@ -162,7 +161,7 @@ def figures_for(report) -> list[tuple[str, str]]:
             # A plot is a view of data already in the tables; a report with an odd shape (an
             # older or hand-edited JSON) still renders, with the reason in place of the plot.
             # The tests (DIAGNOSE_STRICT=1) want the bug instead.
-            if os.environ.get("DIAGNOSE_STRICT"):
+            if strict():
                 raise
             out.append((f"plot skipped: {type(exc).__name__}: {exc}", '<svg class="plot" width="1" height="1"></svg>'))
     return out
