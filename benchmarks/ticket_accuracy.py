@@ -79,7 +79,7 @@ def write_split() -> None:
 def diagnose(folder: Path) -> tuple[str, float, list[str]]:
     """(verdict, confidence, distinct cause categories best first) for a copy of the folder
     without its answer key."""
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
     from rules.engine import evaluate, is_cause, ticket_verdict
 
     with tempfile.TemporaryDirectory() as tmp:

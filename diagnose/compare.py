@@ -449,9 +449,8 @@ def _check_file(path: Path, name: str, expected: str) -> None:
 def analyse_capture(paths, options: dict) -> Report:
     """Run the capture command's analysis on an nsys export (or one per rank), as
     `diagnose capture` would."""
+    from diagnose.capture import report as capture_report
+
     paths = [str(p) for p in (paths if isinstance(paths, list) else [paths])]
-    try:
-        from diagnose.commands.capture import analyse
-    except ImportError:
-        raise InputError(f"{paths[0]}: comparing captures needs the capture analysis (diagnose capture), which is not installed") from None
-    return analyse(paths, **options)
+    opts = dict(options)
+    return capture_report.build(paths, full_stats=opts.pop("stats", False), **opts)

@@ -171,7 +171,7 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
 
 
 def _read(path: Path):
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
 
     return read_bundle([path])
 

@@ -9,7 +9,7 @@ import pytest
 from artifact_fuzz import fuzz_texts
 from conftest import shared_path
 from diagnose import artifacts
-from diagnose.artifacts import read_bundle
+from diagnose.bundle import read_bundle
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, NcclSetting, Note
 from diagnose.findings import Report

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from conftest import REPO, shared_path
-from diagnose.artifacts import read_bundle
+from diagnose.bundle import read_bundle
 from diagnose.evidence import GpuFact
 from rules import catalog, roofline
 from rules.common import gpu_spec

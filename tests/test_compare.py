@@ -15,7 +15,7 @@ from diagnose.findings import Report
 def p2p_node_report(enabled: bool) -> Report:
     """A node report holding one of ticket 022's real p2pBandwidthLatencyTest matrices (8x A40):
     P2P enabled is 'before', P2P disabled (as after a driver or BIOS change) is 'after'."""
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
 
     facts = read_bundle([next(shared_path("tickets").glob("022-*"))]).to_dict()
     pairs = [p for p in facts["pair_bandwidth"] if p["p2p_enabled"] is enabled]

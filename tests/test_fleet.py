@@ -65,7 +65,7 @@ def test_identical_real_nodes_have_no_outlier(tmp_path):
 
 def a40_node(tmp_path, name, p2p_enabled):
     """A node report carrying one of ticket 022's real 8x A40 bandwidth matrices."""
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
 
     facts = read_bundle([next(shared_path("tickets").glob("022-*"))]).to_dict()
     facts["pair_bandwidth"] = [p for p in facts["pair_bandwidth"] if p["p2p_enabled"] is p2p_enabled]

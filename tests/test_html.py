@@ -241,7 +241,7 @@ def browser():
 
 def ticket_report(folder: str) -> Report:
     """A ticket report the way `diagnose ticket` builds it: real artifacts -> facts -> rules."""
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
     from rules.engine import evaluate, verdict
 
     path = next(shared_path("tickets").glob(folder + "*"))

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from diagnose.artifacts import detect, parse_text, read_bundle
+from diagnose.artifacts import detect, parse_text
+from diagnose.bundle import read_bundle
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement, NcclTransport, Note, TopologyPath, Workload
 

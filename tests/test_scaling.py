@@ -171,7 +171,7 @@ def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
     tp4, tp8 = r[("TP4", 8)], r[("TP8", 8)]
     assert tp4["status"] == "tracks" and tp8["status"] == "comm_broken"
     # Per-call time: the capture's all-reduce kernel time / calls (GPU that waited least).
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
     from diagnose.capture.facts import GpuTimeline
 
     (g,) = read_bundle([SAMPLES / "tp8_pcie_fallback.sqlite"]).of(GpuTimeline)
@@ -366,7 +366,7 @@ def test_capture_launch_gaps_make_the_launch_term_and_the_verdict():
                  "--gpu", "a100-80gb-sxm", "--dtype", "fp16", "--prompt", "256", "--context", "1024")
     assert rep["verdict"]["category"] == "launch_bound"
     (row,) = rep["predictions"]["scaling"]["rows"]
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
     from diagnose.capture.facts import GpuTimeline, StepStats
 
     facts = read_bundle([SAMPLES / "eager_no_graphs.sqlite"])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnose.artifacts import read_bundle
+from diagnose.bundle import read_bundle
 from diagnose.evidence import Facts, Note
 from diagnose.findings import Finding
 from rules.engine import evaluate, ticket_verdict, verdict

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from diagnose.artifacts import read_bundle
+from diagnose.bundle import read_bundle
 from diagnose.findings import Finding
 from rules import catalog, claims, common
 from rules.engine import evaluate, verdict

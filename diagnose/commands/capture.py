@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import InputPath, batch_size, gpu_count, output_options
+from diagnose.commands.options import InputPath, batch_size, gpu_count, output_options
 
 
 @click.command("capture")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import FiniteFloat, InputPath, gpu_count, output_options
+from diagnose.commands.options import FiniteFloat, InputPath, gpu_count, output_options
 
 
 @click.command("compare")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import FiniteFloat, InputPath, output_options, since_option
+from diagnose.commands.options import FiniteFloat, InputPath, output_options, since_option
 
 
 def _report_files(paths) -> list:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from diagnose.cli import SQLITE_MAX_INT, InputPath, since_option
+from diagnose.commands.options import SQLITE_MAX_INT, InputPath, since_option
 
 
 @click.command("history")

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from diagnose.cli import FiniteFloat, InputPath, check_writable, output_options
+from diagnose.commands.options import FiniteFloat, InputPath, check_writable, output_options
 
 
 def gpu_list(text: str | None) -> list[int] | None:

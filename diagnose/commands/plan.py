@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import batch_size, gpu_count, output_options, token_count
+from diagnose.commands.options import batch_size, gpu_count, output_options, token_count
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 

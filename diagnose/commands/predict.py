@@ -6,7 +6,7 @@ import math
 
 import click
 
-from diagnose.cli import MAX_BATCH, FiniteFloat, gpu_count, int_list, output_options, token_count
+from diagnose.commands.options import MAX_BATCH, FiniteFloat, gpu_count, int_list, output_options, token_count
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import InputPath, batch_size, gpu_count, output_options, token_count
+from diagnose.commands.options import InputPath, batch_size, gpu_count, output_options, token_count
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 
@@ -103,7 +103,7 @@ def _parse_slo(text):
 
 
 def _node_facts(files):
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
     from diagnose.evidence import Facts
 
     return read_bundle(list(files)) if files else Facts()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.cli import InputPath, output_options
+from diagnose.commands.options import InputPath, output_options
 
 
 @click.command("ticket")
@@ -23,7 +23,7 @@ def ticket(paths):
       diagnose ticket ./ticket-4711/
       diagnose ticket topo.txt nccl.log --json
     """
-    from diagnose.artifacts import read_bundle
+    from diagnose.bundle import read_bundle
     from diagnose.findings import Report
     from rules.engine import evaluate, ticket_verdict
 

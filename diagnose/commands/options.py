@@ -1,0 +1,271 @@
+"""Options and the report hand-off every command shares: bounded option types (bad values fail
+at parse time, exit 2), the output options, and `finish`, which renders, stores and sets the exit code."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+import click
+
+from diagnose.errors import EXIT_FINDINGS, EXIT_OK
+from diagnose.inputs import MAX_BATCH, MAX_GPUS, MAX_TOKENS, SQLITE_MAX_INT  # noqa: F401 - the commands' option bounds
+
+SEVERITY_CHOICES = ("critical", "warning", "info", "never")
+
+
+
+
+def gpu_count(**kwargs) -> click.IntRange:
+    """A TP/PP/DP size or GPU count: at least 1, at most what a cluster can have."""
+    return click.IntRange(min=1, max=MAX_GPUS, **kwargs)
+
+
+def token_count() -> click.IntRange:
+    """A prompt, context or output length in tokens (the model's own window is checked later)."""
+    return click.IntRange(min=1, max=MAX_TOKENS)
+
+
+def batch_size() -> click.IntRange:
+    """Sequences in one step, or concurrent users."""
+    return click.IntRange(min=1, max=MAX_BATCH)
+
+
+def since_option(help_text: str):
+    """--since 7d / 12h / an ISO time, checked at parse time (diagnose.store.parse_since)."""
+
+    def check(ctx, param, value):
+        if value is None:
+            return None
+        from diagnose import store
+        from diagnose.errors import InputError
+
+        try:
+            store.parse_since(value)
+        except InputError as exc:
+            raise click.BadParameter(str(exc).removeprefix("--since: "), ctx, param) from None
+        return value
+
+    return click.option("--since", callback=check, help=help_text)
+
+
+class FiniteFloat(click.ParamType):
+    """A float that is finite and within [low, high] (`low_open`: strictly above low): 'nan',
+    'inf' and '1e999' are bad usage, never a threshold every comparison fails."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None, low_open: bool = False):
+        self.low, self.high, self.low_open = low, high, low_open
+
+    def convert(self, value, param, ctx):
+        import math
+
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.low is not None and (number <= self.low if self.low_open else number < self.low):
+            self.fail(f"{value} must be {'above' if self.low_open else 'at least'} {self.low:g}", param, ctx)
+        if self.high is not None and number > self.high:
+            self.fail(f"{value} must be at most {self.high:g}", param, ctx)
+        return number
+
+
+class InputPath(click.ParamType):
+    """A path the user hands us to read, checked by diagnose.inputs.check_path at parse time:
+    it exists, is a regular file (or a folder with `folder`), not a FIFO, device or /proc file,
+    and within the size bound of its kind. Returns the path as given (a str). `missing_ok`: a
+    path that does not exist is left to the command (a results database says how to make one)."""
+
+    name = "path"
+
+    def __init__(self, kind: str, folder: bool | None = False, missing_ok: bool = False):
+        self.kind, self.folder, self.missing_ok = kind, folder, missing_ok  # folder=None: a file or a folder
+
+    def convert(self, value, param, ctx):
+        import os as _os
+
+        from diagnose.errors import InputError
+        from diagnose.inputs import check_path
+
+        if self.missing_ok and not _os.path.lexists(value):
+            return str(value)
+        folder = _os.path.isdir(value) if self.folder is None else self.folder
+        try:
+            check_path(value, self.kind, folder=folder)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value)
+
+
+def output_options(func=None, *, default_format: str = "terminal", reads=None):
+    """The options every report-producing command shares.
+
+    `@output_options` or `@output_options(default_format="md")` (a ticket's report is pasted back
+    into the ticket, so `diagnose ticket` defaults to Markdown). `reads(params)`: the files the
+    command reads from its parameters, where it reads fewer than every file in a folder given
+    (fleet reads only a folder's *.json), so `-o FOLDER/fleet.html` stays allowed.
+    """
+    if func is None:
+        return functools.partial(output_options, default_format=default_format, reads=reads)
+
+    @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema diagnose.report/1).")
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["terminal", "json", "md", "html"]),
+        default=None,
+        help=f"Output format (default {default_format}): terminal, json, md (Markdown for tickets), html (one self-contained file).",
+    )
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report to FILE instead of printing it.")
+    @click.option(
+        "--fail-on",
+        type=click.Choice(SEVERITY_CHOICES),
+        default="critical",
+        show_default=True,
+        help="Exit 1 when a finding is at or above this severity; 'never' always exits 0.",
+    )
+    @click.option(
+        "--catalog",
+        "catalogs",
+        multiple=True,
+        type=InputPath("catalog"),
+        help="Extra catalog file (TOML) with GPUs, interconnects or models; repeatable. Also $DIAGNOSE_CATALOG.",
+    )
+    @click.option(
+        "--save",
+        is_flag=True,
+        help="Store the report in the results database ($DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db); "
+        "always done when $DIAGNOSE_DB is set.",
+    )
+    @functools.wraps(func)
+    def wrapper(*args, as_json, fmt, output, fail_on, catalogs, save, **kwargs):
+        from rules import catalog
+
+        catalog.configure(extra_files=catalogs)
+        catalog.check()  # a broken --catalog or $DIAGNOSE_CATALOG is bad input in every command
+        if as_json and fmt not in (None, "json"):
+            raise click.UsageError(f"--json and --format {fmt} contradict each other; give one")
+        if as_json:
+            fmt = "json"
+        save = save or bool(os.environ.get("DIAGNOSE_DB"))
+        if output:
+            check_writable(output, "-o")  # before a long probe run, not after it
+            from diagnose.store import default_path
+
+            params = {**kwargs, "catalog": catalog.extra_files(),
+                      "db": [kwargs.get("db_path"), str(default_path()) if save else None]}
+            refuse_overwriting_an_input(output, {**params, **(reads(kwargs) if reads else {})})
+        if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
+            from diagnose import store
+
+            store.open_db().conn.close()
+        report = func(*args, **kwargs)
+        finish(report, fmt or default_format, output, fail_on, save=save)
+
+    return wrapper
+
+
+def check_writable(path: str, option: str) -> None:
+    """Refuse an output path whose folder is missing or read-only before any work is done."""
+    from pathlib import Path
+
+    from diagnose.errors import InputError
+
+    folder = Path(path).expanduser().absolute().parent
+    if not folder.is_dir():
+        raise InputError(f"{option} {path}: folder {folder} does not exist" if not folder.exists()
+                         else f"{option} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"{option} {path}: cannot write in {folder}")
+
+
+def refuse_overwriting_an_input(output: str, params: dict) -> None:
+    """`-o` must be none of the files the command reads, checked before anything is written:
+    `-o run.sqlite` on `diagnose capture run.sqlite`, `-o DIR/attachment1.txt` on `ticket DIR`
+    (every file inside a folder given counts), a hard link to an input, or a file with the same
+    content as one (and `-o` = `--record` would replace the recording)."""
+    from diagnose.errors import InputError
+
+    out_real = os.path.realpath(output)
+    out_is_file = os.path.isfile(output)
+    files = []
+    for key, path in _input_paths(params):
+        if key == "record":
+            if os.path.realpath(path) == out_real:
+                raise InputError(f"-o {output} is the --record file; write the report to another file")
+            continue
+        files += [(f, path) for f in _files_under(path)]
+    for by_content in (False, True):  # the file itself first, so the message names it rather than a copy
+        for f, path in files:
+            if (out_is_file and _same_content(f, output)) if by_content else (
+                    os.path.realpath(f) == out_real or out_is_file and os.path.samefile(f, output)):
+                what = "one of the inputs" if f == path else f"{f}, which the command reads from {path}"
+                raise InputError(f"-o {output} {'has the same content as' if by_content else 'is'} {what}; "
+                                 "write the report to another file")
+
+
+def _input_paths(params: dict):
+    """(option, path) for every existing path among the command's parameters: lists, comma-separated
+    per-rank exports, FILE=TP pairs."""
+    for key, value in params.items():
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if not isinstance(item, str):
+                continue
+            for part in item.split(","):
+                for path in (part, part.split("=", 1)[0]):
+                    if path and (os.path.lexists(path) or key == "record"):
+                        yield key, path
+                        break
+
+
+def _files_under(path: str) -> list[str]:
+    """The path itself, or every file in the folder (links included: they may lead anywhere)."""
+    if not os.path.isdir(path):
+        return [path] if os.path.exists(path) else []
+    return [os.path.join(d, f) for d, _, files in os.walk(path) for f in files if os.path.exists(os.path.join(d, f))]
+
+
+def _same_content(a: str, b: str) -> bool:
+    """Two regular files with the same bytes (size first, so a real check reads almost nothing)."""
+    import filecmp
+
+    try:
+        return os.path.isfile(a) and os.path.getsize(a) == os.path.getsize(b) and filecmp.cmp(a, b, shallow=False)
+    except OSError:
+        return False
+
+
+def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = False) -> None:
+    """Render the report (and store it, with --save or $DIAGNOSE_DB) and exit with the code
+    DESIGN.md documents."""
+    from diagnose.report import write
+    from rules.engine import fails
+
+    write(report, fmt, output)
+    if save:
+        from diagnose import store
+
+        if report.kind not in store.NOT_STORED:
+            run_id = store.save(report)
+            click.echo(f"diagnose: saved as run {run_id} in {store.default_path()}", err=True)
+    sys.exit(EXIT_FINDINGS if fails(report.findings, fail_on) else EXIT_OK)
+
+
+def int_list(text: str | None, option: str | None = None, high: int = MAX_GPUS) -> list[int] | None:
+    """'1,2,4,8' -> [1, 2, 4, 8]; `option` names the flag in the error message; each value at most `high`."""
+    if text is None:
+        return None
+    try:
+        values = [int(x) for x in str(text).replace(" ", "").split(",") if x]
+    except ValueError:
+        raise click.BadParameter(f"expected integers separated by commas, got {text!r}", param_hint=option) from None
+    if not values or any(v < 1 for v in values):
+        raise click.BadParameter(f"expected positive integers, got {text!r}", param_hint=option)
+    if max(values) > high:
+        raise click.BadParameter(f"{max(values)} is beyond any real value (at most {high:,})", param_hint=option)
+    return values
