@@ -134,3 +134,13 @@ def test_a_ticket_folder_with_an_issue_reads_like_any_bundle():
     facts = read_bundle([case("h016").parent])
     assert [f.label() for f in facts.files] == ["issue.md (issue_md)"]
     assert issue_md.KIND == "issue_md"
+
+
+def test_a_one_word_title_is_a_title_when_a_sentence_follows():
+    # a tool's name as the whole title (cuda-samples issues are often titled so)
+    text = ("# p2pBandwidthLatencyTest\n\nSeeing this on a 4xH100 system\n\nThe spec says the link is 300 GB/s, "
+            "is it possible to close the gap between the two?\n")
+    assert "issue_md" in [k for k, _ in detect(text)]
+    # ... but a one-word heading over log lines is not an issue
+    log = "# results\nGPU0 GPU1 260.89\nGPU1 GPU0 259.10\n"
+    assert "issue_md" not in [k for k, _ in detect(log)]

@@ -43,8 +43,10 @@ def detect(text: str) -> float:
         return 0.0
     first = lines[0]
     title_words = len(WORD.findall(first)) + len(CJK.findall(first)) // 2
-    titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and title_words >= 2
     prose = [ln for ln in _prose_lines(head.splitlines()) if not ln.lstrip().startswith("#") and _wordy(ln, 5)]
+    # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows
+    titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
+        title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)))
     if titled and (prose or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
     if ISSUE_HEADINGS.search(head) and prose:
