@@ -21,7 +21,7 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 # name what a tool prints, weighed as output, not as the reporter's words.
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
-                   "module_missing", "wrong_results", "iommu_fault", "exception")
+                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel")
 
 
 @dataclass
@@ -100,6 +100,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
         r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?(?:P2P|peer(?: access| to peer| mapping)?)\b",
         r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"\b(?:Chipset|GPU|Topology) not supported\b",
+        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)", r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [
@@ -218,6 +219,32 @@ PATTERNS: dict[str, list[str]] = {
     "cpu_ab": [
         r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
+    ],
+    # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
+    # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
+    # words for it. Not HF's attn_implementation="eager", which names an attention kernel.
+    "eager_flag": [
+        r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\benforce_eager\s*[=:]\s*(?:True|true|1)\b",
+        r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
+        r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
+        r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+    ],
+    # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
+    "pipeline_parallel": [
+        r"\bpipeline[- _]?parallel\w*\b(?![- _]?size\s*(?:=\s*)?1\b)", r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
+        r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
+    ],
+    # One request (stream) at a time, or a small batch: nothing to overlap or split.
+    "few_requests": [
+        r"\b(?:non-?concurrent\w*|one request at a time|one at a time|single (?:request|stream|user|prompt|sequence))\b",
+        r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
+        r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?\b(?:is |are )?(?:small|low|few)\b",
+        r"#running-req: 1\b|\bRunning: 1 reqs\b",
+    ],
+    # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
+    "small_collective_slow": [
+        r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|broadcast\w*|collective\w*)\b[^.\n]{0,60}?"
+        r"\b(\d+(?:\.\d+)?)\s*(bytes?|B|KB|KiB|kB)\b[^.\n]{0,40}?\b(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)\b",
     ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
@@ -450,7 +477,7 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b"),
-    ("slow", r"\bslow\w*|\blow (?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
+    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降"),
 ]
 

@@ -21,7 +21,7 @@ from rules.common import (
     claim_ev, engine_of, ev, gpu_count, gpu_spec, has_nvlink, is_virtualized, make, measurements, node_count, passed,
     wfield,
 )
-from rules.engine import rule
+from rules.engine import FAILURES, rule
 from rules.health import FATAL_XIDS
 from rules.workload import catalog_model, predict_layout
 
@@ -49,6 +49,12 @@ def _first(facts: Facts, kind: str) -> Claim | None:
 def _gpus(facts: Facts) -> int | None:
     tp, _ = wfield(facts, "tp")
     return max(tp or 0, gpu_count(facts) or 0) or None
+
+
+def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, title: str, summary: str, fix: str,
+              refs=()):
+    """The finding of a rule that rests on one claim: weighed by how it was said, quoting it."""
+    return make(rule_id, category, severity, weight(c), title, summary, [claim_ev(c, what)], fix=fix, refs=refs)
 
 
 # --------------------------------------------------------------------------- hardware state
@@ -95,11 +101,10 @@ def fabric_setup(facts: Facts, predictions=None):
     c = _first(facts, "fabric_setup")
     if not c:
         return
-    yield make("ticket.fabric_setup", "nvlink_down", "critical", weight(c),
+    yield _on_claim("ticket.fabric_setup", "nvlink_down", "critical", c, "fabric / NVLS failure",
                "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
                "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "
                "until then CUDA reports 'system not yet initialized' and NCCL's NVLS (multicast) set-up fails.",
-               [claim_ev(c, "fabric / NVLS failure")],
                fix="Start nvidia-fabricmanager with the same version as the driver (`systemctl status nvidia-fabricmanager`), "
                "check `nvidia-smi -q | grep -i fabric` shows 'Completed'; NCCL_NVLS_ENABLE=0 only works around NVLS.",
                refs=["fabric_manager"])
@@ -111,10 +116,9 @@ def link_down(facts: Facts, predictions=None):
     c = _first(facts, "link_down")
     if not c or facts.of(NvLinkFact):
         return  # the link states themselves are attached: topology.nvlink_links judges them
-    yield make("ticket.link_down", "nvlink_down", "warning", weight(c),
+    yield _on_claim("ticket.link_down", "nvlink_down", "warning", c, "link state",
                "NVLink is reported down or inactive",
                "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
-               [claim_ev(c, "link state")],
                fix="Attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m`; reseat bridges, check fabric manager on NVSwitch systems.",
                refs=["fabric_manager"])
 
@@ -178,6 +182,110 @@ def tp_size_error(facts: Facts, predictions=None):
                fix="Use a TP size that divides the dimension the error names (often 2 or 4 instead of 3, 6 or 8 for "
                "quantised models with group size 128); use the other GPUs for pipeline parallelism or replicas.",
                refs=["vllm_parallel"])
+
+
+@rule("ticket.eager_flag", "eager_mode")
+def eager_flag(facts: Facts, predictions=None):
+    """The engine the ticket shows runs without CUDA graphs (--enforce-eager, --disable-cuda-graph), as
+    the reporter's words or pasted commands say it where no launch line was parsed."""
+    if any(w.eager is not None for w in facts.of(Workload)):
+        return  # a parsed launch line says it: workload.eager_mode judges it
+    c = _first(facts, "eager_flag")
+    said = claims.symptom_quote(facts)
+    if not c or (said and said[2] in FAILURES):
+        return  # against a crash or hang the flag is a workaround people add, not the cause
+    yield _on_claim("ticket.eager_flag", "eager_mode", "warning", c, "CUDA graphs off",
+               "The engine runs without CUDA graphs (eager mode)",
+               "With CUDA graphs off the CPU launches every kernel of every layer for each decoded token, and with "
+               "tensor parallelism every rank does so around each all-reduce; at small and medium batch the GPUs "
+               "finish each kernel before the next is launched, so decode runs at the pace of the launches.",
+               fix="Drop --enforce-eager (vLLM/Aphrodite) or --disable-cuda-graph (SGLang) and compare decode tok/s; if "
+               "a feature forces eager mode (some quantisation kernels, unsupported GPUs), weigh it against the loss.",
+               refs=["vllm_graphs"])
+
+
+@rule("ticket.p2p_refused", "p2p_disabled")
+def p2p_refused(facts: Facts, predictions=None):
+    """The reporter sees GPU peer-to-peer refused or off on bare metal (CUDA's 'peer access is not
+    supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory."""
+    c = _first(facts, "no_p2p")
+    if not c or is_virtualized(facts) or has_nvlink(facts):
+        return  # in a VM topology.virtualization_no_p2p judges it; over NVLink PCIe P2P is not the path
+    nodes, _ = node_count(facts)
+    if (nodes or 1) > 1 and (_gpus(facts) or 0) < 2:
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    geforce = gpu is not None and not gpu.pcie_p2p
+    evidence = [claim_ev(c, "peer-to-peer refused")] + ([ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)] if geforce else [])
+    yield make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
+               "Peer-to-peer between the GPUs is refused, so GPU traffic goes through host memory",
+               "Without P2P, NCCL copies every transfer between GPUs through host shared memory (SHM), and CUDA peer "
+               "copies through the CPU: the all-reduce runs at a fraction of the PCIe rate and decode with tensor "
+               "parallelism hits that ceiling. GeForce boards do not get PCIe P2P from the stock driver; on other "
+               "boards ACS on the PCIe switches or the IOMMU blocks it.",
+               evidence,
+               fix="Check `nvidia-smi topo -p2p r` and `p2pBandwidthLatencyTest`; on data-centre boards disable ACS on the "
+               "PCIe switches (or boot with iommu=pt) and compare all_reduce_perf; on GeForce boards expect the SHM "
+               "ceiling and prefer fewer GPUs or a layer split.",
+               refs=["nccl_acs", "nccl_trouble"])
+
+
+@rule("ticket.pp_bubble", "pp_bubble")
+def pp_bubble(facts: Facts, predictions=None):
+    """Pipeline parallelism judged by what it can give: with fewer micro-batches in flight than stages,
+    the stages wait for each other (the pipeline bubble), and one request never gets faster."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("slow", "scaling", "normal?"):
+        return
+    pp, pp_src = wfield(facts, "pp")
+    c = _first(facts, "pipeline_parallel")
+    if not ((pp or 0) >= 2 or c):
+        return
+    few = _first(facts, "few_requests")
+    evidence = ([ev(pp_src, "pipeline-parallel stages", pp)] if pp else []) + ([claim_ev(c, "pipeline parallelism")] if c else [])
+    evidence += [claim_ev(few, "requests in flight")] if few else []
+    yield make("ticket.pp_bubble", "pp_bubble", "warning", 0.6 if few else 0.5,
+               "Pipeline stages wait for each other: too few requests in flight to fill the pipeline",
+               "Pipeline parallelism hands each micro-batch through the stages in turn: a request is never faster than "
+               "on one stage's GPUs plus the hand-overs, and with m micro-batches in flight over P stages each stage "
+               "idles (P-1)/(m+P-1) of the time (GPipe's bubble). It adds throughput only when many concurrent "
+               "requests keep every stage busy.",
+               evidence,
+               fix="For latency or few concurrent requests use tensor parallelism within a node (or one GPU for a model "
+               "that fits); keep PP for models that do not fit, across nodes, with enough concurrent requests to fill "
+               "every stage.",
+               refs=["vllm_parallel"])
+
+
+@rule("ticket.small_collective_slow", "straggler")
+def small_collective_slow(facts: Facts, predictions=None):
+    """A collective of bytes to a megabyte that takes milliseconds in an application: such a collective
+    is latency-bound at tens of microseconds, so the time is ranks waiting for a late one."""
+    c = _first(facts, "small_collective_slow")
+    if not c:
+        return
+    size, unit, took, tunit = c.data["groups"][:4]
+    nbytes = float(size) * {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024}[unit.lower()]
+    ms = float(took) * (1000.0 if tunit.lower().startswith("s") else 1.0)
+    if nbytes > 1e6 or ms < 10 * SMALL_COLLECTIVE_MS:
+        return
+    yield make("ticket.small_collective_slow", "straggler", "warning", weight(c, 0.6),
+               f"A {size} {unit} collective takes {took} {tunit}: the ranks wait for a late one",
+               "A collective this small moves almost no data: NCCL finishes it in tens of microseconds (the small-size "
+               "rows of nccl-tests), within a node or across nodes. Milliseconds inside an application are the time the "
+               "early ranks spend in the collective until the last rank arrives (uneven work, a slower GPU, host work "
+               "or data loading on one rank).",
+               [claim_ev(c, "collective size and time"),
+                ev(c.source, "time of the collective in the application", ms, SMALL_COLLECTIVE_MS, "ms"),
+                ev(c.source, "collective size", nbytes, unit="B")],
+               fix="Time the collective after a barrier, or compare when each rank enters it in an nsys trace; find the "
+               "rank that arrives late and why (its GPU clocks, its data loader, its CPU binding).",
+               refs=["nccl_tests_perf"])
+
+
+# What a collective of up to a megabyte costs when every rank arrives together: NCCL's small-message
+# latency, tens of microseconds (nccl-tests small-size rows, intra- and inter-node), rounded up.
+SMALL_COLLECTIVE_MS = 0.1
 
 
 # NCCL settings whose working-around a hang or failure points at one cause (NCCL env docs).

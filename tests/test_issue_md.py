@@ -144,3 +144,22 @@ def test_a_one_word_title_is_a_title_when_a_sentence_follows():
     # ... but a one-word heading over log lines is not an issue
     log = "# results\nGPU0 GPU1 260.89\nGPU1 GPU0 259.10\n"
     assert "issue_md" not in [k for k, _ in detect(log)]
+
+
+def test_gpus_in_the_rows_of_a_results_table_are_compared_not_an_inventory():
+    # t003: a latency table over A100 and H100 deployments is a comparison, not one mixed machine
+    records, _ = facts_of(case("t003").read_text())
+    (named,) = [n for n in of(records, Note) if n.kind == "gpus_named"]
+    rows = [g for g in named.data["gpus"] if g["line"] > 9]
+    assert rows and all(g["compared"] for g in rows)
+    # the same names in an nvidia-smi box row stay an inventory (one number-like cell)
+    smi = "|   0  NVIDIA A100-SXM4-80GB   On  | 00000000:07:00.0 Off |   0 |\n|   1  NVIDIA H100 80GB HBM3   On  | 00000000:0F:00.0 Off |   0 |"
+    assert not any(issue_md._result_row(ln) for ln in smi.splitlines())
+
+
+def test_angle_brackets_around_numbers_are_prose_not_html():
+    # t009: "(<3B parameters) ... 50% GPU utilization ... (>7B)" must survive the markup strip
+    records, _ = facts_of(case("t009").read_text())
+    (desc,) = [n for n in of(records, Note) if n.kind == "description"]
+    assert "50% GPU utilization" in desc.text and "<3B" in desc.text
+    assert issue_md._plain("a <b>bold</b> word <br/> end") == "a bold word end"

@@ -14,12 +14,13 @@ from diagnose.findings import Finding
 from rules.engine import evaluate, ticket_verdict, verdict
 
 CORPUS = Path(__file__).parent / "data" / "tickets"
-HOLDOUT = set(tomllib.loads((CORPUS / "SPLIT.toml").read_text())["holdout"])
+SPLIT = tomllib.loads((CORPUS / "SPLIT.toml").read_text())
+HOLDOUT = set(SPLIT["holdout"]) | set(SPLIT.get("fresh", []))
 
 
 def folder(prefix: str) -> Path:
     (found,) = [p for p in CORPUS.iterdir() if p.name.startswith(prefix + "-")]
-    assert found.name not in HOLDOUT, "tests use the development part only; the holdout is scored, not studied"
+    assert found.name not in HOLDOUT, "tests use the development part only; holdout and fresh are scored, not studied"
     return found
 
 
@@ -182,3 +183,26 @@ def test_a_normal_question_about_multi_gpu_figures_leans_to_physics_unless_a_che
     spin = "GPU utilization shows 100% while process 1 is blocked waiting for the allreduce from rank 0. Is this normal?"
     v, findings = _ticket(spin, Workload("issue.md:1", gpu="A100", gpu_count=4))
     assert v.category == "healthy" and any(f.rule == "ticket.explained" for f in findings)
+
+
+@pytest.mark.parametrize("prefix,category,rule,evidence,removed", [
+    # --enforce-eager in pasted engine flags that no launch parser took (continued lines)
+    ("t001", "eager_mode", "ticket.eager_flag", "--enforce-eager", ""),
+    # a pipeline-parallel layout complained about: the stages wait for each other
+    ("t005", "pp_bubble", "ticket.pp_bubble", "pipeline parallelism", "tensor parallelism"),
+    # a 228-byte all-reduce taking milliseconds: a late rank, not the link
+    ("t011", "straggler", "ticket.small_collective_slow", "228 bytes", "228 MB"),
+    # "P2P not enabled" said in Chinese about two GPUs without NVLink
+    ("s012", "p2p_disabled", "ticket.p2p_refused", "且未开启p2p", ""),
+])
+def test_new_claim_rules_fire_for_their_evidence_and_go_without_it(tmp_path, prefix, category, rule, evidence, removed):
+    answer_, findings = answer(tmp_path, prefix)
+    assert answer_.category == category and rule in rules_of(findings, category)
+    _, findings = answer(tmp_path / "edited", prefix, lambda t: t.replace(evidence, removed))
+    assert rule not in rules_of(findings, category)
+
+
+@pytest.mark.parametrize("prefix", ["t003", "t021"])
+def test_gpus_compared_in_a_results_table_are_not_one_mixed_job(tmp_path, prefix):
+    _, findings = answer(tmp_path, prefix)
+    assert "ticket.mixed_gpus" not in rules_of(findings, "straggler")

@@ -127,7 +127,7 @@ def _plain(text: str) -> str:
     """Markdown markup off the prose: images, link targets, HTML tags, emphasis."""
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"<[^>\n]{1,200}>", " ", text)
+    text = re.sub(r"</?[A-Za-z!][^<>\n]{0,200}>", " ", text)  # a tag starts with a name: "<3B ... >7B" is prose
     text = re.sub(r"(\*\*|__|`)", "", text)
     return re.sub(r"[ \t]+", " ", text).strip()
 
@@ -251,8 +251,19 @@ def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool
             key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "").replace("GTX", "")
             key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
             listed = len(ln.split()) <= 8 or "|" in ln or bool(re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
-            out.append((i, key, bool(COMPARED.search(ln)), listed))
+            out.append((i, key, bool(COMPARED.search(ln)) or _result_row(ln), listed))
     return out
+
+
+RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:?-{2,}:?", re.I)
+
+
+def _result_row(line: str) -> bool:
+    """A row of a results table ("| A100-80G | 2 | 29.39 | 28.71 |", "3090 24GB * 2 | 17.95 | OOM"):
+    each row is another configuration measured, so the GPUs its rows name are compared, not one
+    machine's inventory (an nvidia-smi box row holds one number-like cell at most)."""
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    return len(cells) >= 3 and sum(bool(RESULT_CELL.fullmatch(c)) for c in cells) >= 2
 
 
 def _tp_size(m: re.Match) -> int:
