@@ -576,6 +576,54 @@ def measured_vs_expected(facts: Facts, predictions=None):
         return
 
 
+@rule("ticket.comparison_set", "latency_bound_small_batch", "expected_physics")
+def comparison_set(facts: Facts, predictions=None):
+    """A results table that sets GPU counts side by side, read as a set: the step where more GPUs stop
+    paying (per-stream speed up by 10 % or less) is named, against ideal scaling of the smaller count."""
+    for n in facts.of(Note):
+        if n.kind != "results_table":
+            continue
+        flat = []
+        series: dict[str, list[dict]] = {}
+        for row in n.data.get("rows", []):
+            series.setdefault(row["label"], []).append(row)
+        for label, rows in series.items():
+            rows = sorted(rows, key=lambda r: r["gpus"])
+            for a, b in zip(rows, rows[1:]):
+                speed_a, speed_b = (a["value"], b["value"]) if a["kind"] == "rate" else (1 / a["value"], 1 / b["value"])
+                if b["gpus"] > a["gpus"] and speed_a > 0 and speed_b / speed_a <= 1.1:
+                    flat.append((speed_b / speed_a, label, a, b))
+        if not flat:
+            continue
+        gain, label, a, b = min(flat, key=lambda x: x[0])
+        file = n.source.rsplit(":", 1)[0]
+        unit = "ms" if a["kind"] == "ms" else "tok/s"
+        ideal = a["value"] * a["gpus"] / b["gpus"] if a["kind"] == "ms" else a["value"] * b["gpus"] / a["gpus"]
+        what = f"{label + ' ' if label else ''}{a['column']}".strip()
+        evidence = [ev(f"{file}:{a['line']}", f"{what} on {a['gpus']} GPU(s)", a["value"], unit=unit),
+                    ev(f"{file}:{b['line']}", f"{what} on {b['gpus']} GPUs (ideal: {a['gpus']} GPU(s) scaled)",
+                       b["value"], round(ideal, 2), unit)]
+        few = _first(facts, "few_requests")
+        if few:
+            yield make("ticket.comparison_set", "latency_bound_small_batch", "warning", 0.65,
+                       f"From {a['gpus']} to {b['gpus']} GPUs one request gets no faster (x{gain:.2f})",
+                       "With one request at a time each decode step moves little data per GPU, so fixed costs set its "
+                       "time: kernel launches and two all-reduces per layer whose latency grows with the GPU count. "
+                       "Past the step named here, splitting the weights further saves less than the extra "
+                       "synchronisation costs.",
+                       evidence + [claim_ev(few, "requests in flight")],
+                       fix=f"Serve single streams on {a['gpus']} GPU(s) and use the others for replicas; raise the "
+                       "concurrency to make more GPUs pay off.", refs=["vllm_parallel"])
+        else:
+            yield make("ticket.comparison_set", "expected_physics", "info", 0.55,
+                       f"From {a['gpus']} to {b['gpus']} GPUs the figure stops improving (x{gain:.2f})",
+                       "Each added GPU shrinks every GPU's share of the work and adds all-reduce time; past the step "
+                       "named here the second outweighs the first. Nothing in the table points at a fault.",
+                       evidence, fix="Compare with `diagnose predict` for this model and GPU counts; for throughput, "
+                       "replicas on fewer GPUs each usually beat one wide group.")
+        return
+
+
 # --------------------------------------------------------------------------- the symptom's prior
 
 
@@ -624,7 +672,11 @@ def software_error(facts: Facts, predictions=None):
 
 
 
-@rule("ticket.symptom_prior", "expected_physics", "p2p_disabled")
+# What a served model's speed is measured in (a collective benchmark's busbw is not one).
+SERVING_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms")
+
+
+@rule("ticket.symptom_prior", "expected_physics", "p2p_disabled", "cross_node_tp")
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
     parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling."""
@@ -644,6 +696,19 @@ def symptom_prior(facts: Facts, predictions=None):
                    "every hand-over adds a copy. More GPUs hold a bigger model; they do not decode one stream faster.",
                    evidence, fix="Use the fewest GPUs that hold the model (one if it fits); for speed on several GPUs use an "
                    "engine with tensor parallelism (vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
+        return
+    across = [c for c in claims.find(facts, "multi_node") if not c.guess]
+    if across and kind in ("scaling", "slow") and not wfield(facts, "nodes")[0] and not wfield(facts, "tp")[0] \
+            and (engine_of(facts) or any(m.metric in SERVING_METRICS for m in facts.of(Measurement))):
+        yield make("ticket.symptom_prior", "cross_node_tp", "info", 0.45,
+                   "A model served across machines: tensor parallelism over the network is the first suspect",
+                   "When one tensor-parallel group spans machines, every layer's all-reduce crosses the network, whose "
+                   "latency per call is ten to a hundred times NVLink's; single-stream decode then runs at the pace of "
+                   "those round trips. The ticket does not say how the layout is split.",
+                   evidence + [claim_ev(across[0], "served across machines")],
+                   fix="Attach the launch command of every node (TP, PP and node counts); keep TP inside a node and use "
+                   "pipeline parallelism across nodes, and attach the NCCL_DEBUG=INFO log to check the network path.",
+                   refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
     if kind == "normal?":

@@ -163,3 +163,16 @@ def test_angle_brackets_around_numbers_are_prose_not_html():
     (desc,) = [n for n in of(records, Note) if n.kind == "description"]
     assert "50% GPU utilization" in desc.text and "<3B" in desc.text
     assert issue_md._plain("a <b>bold</b> word <br/> end") == "a bold word end"
+
+
+def test_a_results_table_of_gpu_counts_is_read_as_a_set():
+    # t003: "| GPU | #GPU | Average | P50 | P99 |", per-token latency in ms said in the sentence above
+    records, _ = facts_of(case("t003").read_text())
+    (table,) = [n for n in of(records, Note) if n.kind == "results_table"]
+    a100 = [(r["gpus"], r["value"]) for r in table.data["rows"] if r["label"] == "A100-80G"]
+    assert a100 == [(1, 46.79), (2, 29.39), (4, 32.06)]
+    assert {r["kind"] for r in table.data["rows"]} == {"ms"} and table.source == "issue.md:9"
+    # a table without a GPU-count column is no comparison set
+    records, _ = facts_of("# Bench\n\nWe measured decode speed for each model on our box:\n\n| model | tok/s |\n|---|---|\n"
+                          "| 7B | 90 |\n| 13B | 50 |\n")
+    assert not [n for n in of(records, Note) if n.kind == "results_table"]

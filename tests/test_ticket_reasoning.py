@@ -206,3 +206,21 @@ def test_new_claim_rules_fire_for_their_evidence_and_go_without_it(tmp_path, pre
 def test_gpus_compared_in_a_results_table_are_not_one_mixed_job(tmp_path, prefix):
     _, findings = answer(tmp_path, prefix)
     assert "ticket.mixed_gpus" not in rules_of(findings, "straggler")
+
+
+def test_a_table_of_gpu_counts_names_the_step_where_more_gpus_stop_paying(tmp_path):
+    # t003: one request at a time; per-token latency flat or worse from 2 to 4 GPUs
+    answer_, findings = answer(tmp_path, "t003")
+    (f,) = [f for f in findings if f.rule == "ticket.comparison_set"]
+    assert answer_.category == "latency_bound_small_batch" and f.category == "latency_bound_small_batch"
+    assert any(e.expected is not None for e in f.evidence)  # measured against ideal scaling
+    # the same table under concurrent load is physics, not a batch-1 limit
+    _, findings = answer(tmp_path / "b", "t003", lambda t: t.replace("**non-concurrently**", "64 at a time"))
+    assert [f.category for f in findings if f.rule == "ticket.comparison_set"] == ["expected_physics"]
+
+
+def test_a_model_served_across_machines_points_at_tp_over_the_network(tmp_path):
+    _, findings = answer(tmp_path, "t019")
+    assert "ticket.symptom_prior" in rules_of(findings, "cross_node_tp")
+    _, findings = answer(tmp_path / "b", "t019", lambda t: t.replace("Multi machine, multi card", "Two cards"))
+    assert not rules_of(findings, "cross_node_tp")

@@ -206,6 +206,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
     out.extend(_bandwidths(prose, name))
+    out.extend(_results_tables(prose, name))
     named = _gpus_named(list(prose) + list(code_lines))
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
@@ -238,6 +239,61 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
             out.append(Measurement(where(name, i), metric, float(m.group(2)), "GB/s", stat="reported"))
+    return out
+
+
+# A results table's columns: how many GPUs (or the TP size) a row ran on, and what it measured.
+GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus?|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|tensor[_ ]?parallel\w*|"
+                         r"num[_ -]?shards?|shards?|world[_ ]?size|cards?|#\s*cards?)$", re.I)
+RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
+LATENCY_WORDS = re.compile(r"\b(?:ms|milliseconds?|latency|itl|tpot)\b", re.I)
+NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
+    """Rows of a results table that sets GPU counts (or TP sizes) side by side: "| A100 | 2 | 29.39 |".
+    One Note per table, each row with its label (the first text cell), GPU count and figure; what
+    the figure is (a rate, or a latency in ms) comes from its header or the sentence above the table."""
+    out = []
+    lines = [(i, _plain(ln)) for i, ln in prose]
+    k = 0
+    while k < len(lines):
+        i, head = lines[k]
+        cells = _cells(head)
+        start = k
+        k += 1
+        if "|" not in head or len(cells) < 3 or not any(GPUS_HEADER.match(c) for c in cells):
+            continue
+        body = []
+        while k < len(lines) and "|" in lines[k][1]:
+            vals = _cells(lines[k][1])
+            if len(vals) == len(cells) and not set("".join(vals)) <= set("-: "):
+                body.append((lines[k][0], vals))
+            k += 1
+        # the GPU-count column: a header naming it whose cells are whole numbers
+        gcol = next((j for j, c in enumerate(cells) if GPUS_HEADER.match(c) and body
+                     and all(v[j].isdigit() for _, v in body)), None)
+        if gcol is None:
+            continue
+        above = " ".join(ln for _, ln in lines[max(0, start - 5):start])
+        default = "rate" if RATE_WORDS.search(above) and not LATENCY_WORDS.search(above) else \
+            "ms" if LATENCY_WORDS.search(above) else None
+        columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
+                   for j, c in enumerate(cells) if j != gcol]
+        rows = []
+        for r, vals in body:
+            label = next((v for j, v in enumerate(vals) if j != gcol and not NUMBER.fullmatch(v)), "")
+            for j, header, kind in columns:
+                if kind and NUMBER.fullmatch(vals[j]):
+                    rows.append({"line": r, "label": label, "gpus": int(vals[gcol]), "column": header, "kind": kind,
+                                 "value": float(vals[j].replace(",", "").lstrip("~+"))})
+                    break  # the first figure column: the average or the main figure
+        if len({row["gpus"] for row in rows}) >= 2:
+            out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
     return out
 
 
