@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts, GpuFact, Measurement, NcclTransport, Note, NvLinkFact, Workload, XidEvent
+from diagnose.evidence import (
+    Facts, GpuFact, Measurement, NcclEvent, NcclTransport, NcclVersion, Note, NvLinkFact, Workload, XidEvent,
+)
 from rules import claims
 from rules.claims import Claim
 from rules.common import (
@@ -286,6 +288,28 @@ def small_collective_slow(facts: Facts, predictions=None):
 # What a collective of up to a megabyte costs when every rank arrives together: NCCL's small-message
 # latency, tens of microseconds (nccl-tests small-size rows, intra- and inter-node), rounded up.
 SMALL_COLLECTIVE_MS = 0.1
+
+
+@rule("ticket.nccl_build", "nccl_regression")
+def nccl_build(facts: Facts, predictions=None):
+    """The loaded NCCL library cannot serve CUDA graphs: NCCL's own warning that it was built for a
+    CUDA runtime older than 11.3 (or the driver is older than R465), which engines that capture
+    their decode steps as graphs run into at TP >= 2."""
+    warn = next((e for e in facts.of(NcclEvent) if "cannot be captured in a graph" in (e.message or "")), None)
+    old = [v for v in facts.of(NcclVersion) if v.cuda and claims.version_key(v.cuda) < (11, 3)]
+    if not (warn or old):
+        return
+    evidence = ([ev(warn, "NCCL's warning", warn.message[:120])] if warn else []) + \
+               [ev(v, "CUDA runtime the loaded NCCL was built for", v.cuda, ">= 11.3") for v in old[:1]]
+    yield make("ticket.nccl_build", "nccl_regression", "critical" if warn else "warning", 0.75 if warn else 0.5,
+               "The NCCL library in use was built for too old a CUDA runtime to be captured in CUDA graphs",
+               "NCCL supports CUDA-graph capture only when built with CUDA runtime 11.3 or newer on driver R465 or "
+               "newer; engines that capture decode steps as graphs (vLLM, SGLang, TensorRT-LLM) fail at TP >= 2 when a "
+               "package pulls in an older NCCL build, while TP=1 (no NCCL) works.",
+               evidence,
+               fix="Install the NCCL build that matches the CUDA runtime of PyTorch (`pip install nvidia-nccl-cu12` / the "
+               "wheel torch pins) and check `NCCL version ... +cudaXX.Y` in the NCCL_DEBUG=INFO log.",
+               refs=["nccl_env"])
 
 
 # NCCL settings whose working-around a hang or failure points at one cause (NCCL env docs).

@@ -224,3 +224,12 @@ def test_a_model_served_across_machines_points_at_tp_over_the_network(tmp_path):
     assert "ticket.symptom_prior" in rules_of(findings, "cross_node_tp")
     _, findings = answer(tmp_path / "b", "t019", lambda t: t.replace("Multi machine, multi card", "Two cards"))
     assert not rules_of(findings, "cross_node_tp")
+
+
+def test_an_nccl_build_too_old_for_graph_capture_is_named(tmp_path):
+    # h020: NCCL's own warning plus 'NCCL version 2.19.3+cuda11.0' in the pasted log
+    answer_, findings = answer(tmp_path, "h020")
+    assert answer_.category == "nccl_regression" and "ticket.nccl_build" in rules_of(findings, "nccl_regression")
+    edited = lambda t: "\n".join(ln for ln in t.splitlines() if "captured in a graph" not in ln).replace("cuda11.0", "cuda12.1")
+    _, findings = answer(tmp_path / "b", "h020", edited)
+    assert "ticket.nccl_build" not in rules_of(findings, "nccl_regression")
