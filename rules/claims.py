@@ -21,7 +21,7 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 # name what a tool prints, weighed as output, not as the reporter's words.
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
-                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel")
+                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off")
 
 
 @dataclass
@@ -241,6 +241,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
         r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?\b(?:is |are )?(?:small|low|few)\b",
         r"#running-req: 1\b|\bRunning: 1 reqs\b",
+    ],
+    # GPUDirect RDMA (NCCL's "GDRDMA") off or sought: the NIC reads GPU memory through host memory.
+    "gdr_off": [
+        r"\b(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b[^.\n?]{0,40}?\b(?:(?:is |was )?not (?:enabled|working|used|active|supported)|"
+        r"disabled|unavailable|fail\w*|(?:does|did)(?:n't| not) work)\b",
+        r"\b(?:how (?:to|do I|can I)|unable to|cannot|can't|fail\w* to|problem with)\s+(?:enabl\w*|turn\w* on|us\w*|get)\s+"
+        r"(?:the\s+)?(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b",
     ],
     # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
     "small_collective_slow": [

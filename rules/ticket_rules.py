@@ -290,6 +290,26 @@ def small_collective_slow(facts: Facts, predictions=None):
 SMALL_COLLECTIVE_MS = 0.1
 
 
+@rule("ticket.gdr_off", "gdr_disabled")
+def gdr_off(facts: Facts, predictions=None):
+    """The reporter cannot get GPUDirect RDMA: the NIC then reads and writes GPU memory through host
+    memory. Judged here only when no NCCL log shows the network path (nccl.gdr reads those)."""
+    c = _first(facts, "gdr_off")
+    if not c or [t for t in facts.of(NcclTransport) if t.transport == "NET"]:
+        return
+    module = _first(facts, "module_missing")
+    evidence = [claim_ev(c, "GPUDirect RDMA off")] + ([claim_ev(module, "kernel module")] if module else [])
+    yield make("ticket.gdr_off", "gdr_disabled", "warning", weight(c, 0.6) + (0.05 if module else 0.0),
+               "GPUDirect RDMA is not in use between the GPUs and the NIC",
+               "Without GPUDirect RDMA the NIC cannot read or write GPU memory directly: NCCL stages every inter-node "
+               "transfer through host memory, which costs bandwidth and CPU. GDR needs the nvidia_peermem kernel module "
+               "(or DMA-BUF with the open driver on a recent kernel) and a GPU and NIC close enough in PCIe (NCCL_NET_GDR_LEVEL).",
+               evidence,
+               fix="`modprobe nvidia_peermem` on every node (check `lsmod | grep nvidia_peermem`), or use DMA-BUF; then the "
+               "NCCL_DEBUG=INFO log's 'via NET/IB/<dev>/GDRDMA' lines confirm it.",
+               refs=["gdr", "nccl_env"])
+
+
 @rule("ticket.nccl_build", "nccl_regression")
 def nccl_build(facts: Facts, predictions=None):
     """The loaded NCCL library cannot serve CUDA graphs: NCCL's own warning that it was built for a

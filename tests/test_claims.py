@@ -163,6 +163,11 @@ PARAPHRASES = {
         "The broadcast of 512 bytes costs about 12 ms per step.",
     ],
 }
+PARAPHRASES["gdr_off"] = [
+    "GPUDirect RDMA is not enabled on our ConnectX-6 nodes.",
+    "How do I enable GDRDMA between the GPUs and the IB card?",
+    "We cannot get GPU Direct RDMA working inside the container.",
+]
 PARAPHRASES["no_p2p"] += ["两张卡之间无法开启P2P，只能走PCIe", "显卡没有开启p2p"]
 
 NEGATIONS = {
@@ -175,6 +180,8 @@ NEGATIONS = {
     "eager_flag": ["We never run with --enforce-eager."],
     "pipeline_parallel": ["We are not using pipeline parallelism at all."],
 }
+NEGATIONS["gdr_off"] = ["It is not that GPUDirect RDMA is unavailable: lsmod shows nvidia_peermem loaded."]
+
 
 
 @pytest.mark.parametrize("kind,text", [(k, t) for k, ts in PARAPHRASES.items() for t in ts])

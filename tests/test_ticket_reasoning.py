@@ -233,3 +233,12 @@ def test_an_nccl_build_too_old_for_graph_capture_is_named(tmp_path):
     edited = lambda t: "\n".join(ln for ln in t.splitlines() if "captured in a graph" not in ln).replace("cuda11.0", "cuda12.1")
     _, findings = answer(tmp_path / "b", "h020", edited)
     assert "ticket.nccl_build" not in rules_of(findings, "nccl_regression")
+
+
+def test_gpudirect_rdma_sought_points_at_gdr_until_a_log_shows_the_path(tmp_path):
+    # n019: "How to enable GDR for NIC?" with a topology and no NCCL log
+    answer_, findings = answer(tmp_path, "n019")
+    assert answer_.category == "gdr_disabled" and "ticket.gdr_off" in rules_of(findings, "gdr_disabled")
+    _, findings = answer(tmp_path / "b", "n019", lambda t: t.replace("enable GDR for NIC", "read this topology")
+                         .replace("enabling GDR for my NIC", "reading this topology"))
+    assert "ticket.gdr_off" not in rules_of(findings, "gdr_disabled")
