@@ -14,7 +14,7 @@ validation, printed as a score only) and per category:
 - top-3: one of the first three distinct categories among the causes the findings give is;
 - insufficient_data: how often the verdict gives up;
 - confidently wrong: a wrong verdict (not insufficient_data) at confidence >= 0.7.
-Targets (issue 11): top-1 >= 85 % on development, >= 75 % on holdout; confidently wrong <= 5 %.
+Targets (issue 11): top-1 >= 85 % on development, >= 75 % on fresh and holdout; confidently wrong <= 5 %.
 
     python benchmarks/ticket_accuracy.py [--cases] [--split development|fresh|holdout|shared] [--final]
 """
