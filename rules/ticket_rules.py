@@ -13,9 +13,11 @@ not one ticket's wording: the claim families live in rules/claims.py.
 from __future__ import annotations
 
 import re
+import statistics
 
 from diagnose.evidence import (
-    Facts, GpuFact, Measurement, NcclEvent, NcclTransport, NcclVersion, Note, NvLinkFact, Workload, XidEvent,
+    Facts, GpuFact, Measurement, NcclEvent, NcclTransport, NcclVersion, Note, NvLinkFact, PairBandwidth, Workload,
+    XidEvent,
 )
 from rules import claims
 from rules.claims import Claim
@@ -162,6 +164,43 @@ def one_slow(facts: Facts, predictions=None):
                fix="Find why that GPU is slower: compare `nvidia-smi -q -d CLOCK,PERFORMANCE` and the PCIe link of that GPU "
                "with its peers, and its CPU/NUMA binding.",
                refs=["throttle"])
+
+
+@rule("ticket.one_gpu_every_peer", "pcie_link_degraded")
+def one_gpu_every_peer(facts: Facts, predictions=None):
+    """One GPU slow to every peer while the others are fast among themselves: a copy runs at the slowest
+    link on its path, and the one link all of that GPU's paths share is its own PCIe link (a slot wired
+    narrower, a link trained down, a riser)."""
+    groups: dict[tuple, dict[frozenset, PairBandwidth]] = {}
+    for p in facts.of(PairBandwidth):
+        if p.a != p.b and p.unit.lower() in ("gb/s", "gbps") and p.value > 0:
+            groups.setdefault((p.direction, p.p2p_enabled), {}).setdefault(frozenset((p.a, p.b)), p)
+    for pairs in groups.values():
+        gpus = sorted({g for pair in pairs for g in pair})
+        if len(gpus) < 4:
+            continue  # the rest must be at least three pairs to show what a healthy pair gets here
+        for x in gpus:
+            mine = [p for pair, p in pairs.items() if x in pair]
+            rest = [p.value for pair, p in pairs.items() if x not in pair]
+            if len(rest) < 3 or min(rest) < 0.6 * max(rest):
+                continue  # the others are not alike (NUMA sides, NVLink pairs): no single reference
+            typical = statistics.median(rest)
+            if max(p.value for p in mine) < 0.5 * typical:
+                worst = max(mine, key=lambda p: p.value)
+                yield make("ticket.one_gpu_every_peer", "pcie_link_degraded", "warning", 0.6,
+                           f"GPU{x} is slow to every peer ({worst.value:g} GB/s at best, others {typical:g} GB/s)",
+                           "Every copy to or from this GPU is slow while the other GPUs reach each other at full speed. A "
+                           "copy runs at the slowest link on its path, and the link all of this GPU's paths share is its "
+                           "own PCIe link: a slot wired narrower than x16, a link trained down to an older generation, or "
+                           "a riser.",
+                           [ev(worst, f"GPU{x}'s fastest peer copy ({worst.direction}directional)", worst.value,
+                               round(typical, 2), "GB/s"),
+                            ev(worst.source, "median of the pairs without it", round(typical, 2), unit="GB/s")],
+                           fix=f"Check GPU{x}'s link under load: `nvidia-smi --query-gpu=index,pcie.link.gen.current,"
+                           "pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max --format=csv` and `lspci -vvv` "
+                           "(LnkSta vs LnkCap); move it to a CPU-attached x16 slot, reseat it, or replace the riser.",
+                           refs=["nvidia_smi"])
+                return
 
 
 # --------------------------------------------------------------------------- software / configuration

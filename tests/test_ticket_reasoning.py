@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from diagnose.artifacts import read_bundle
-from diagnose.evidence import Facts, Note
+from diagnose.evidence import Facts, Note, PairBandwidth
 from diagnose.findings import Finding
 from rules.engine import evaluate, ticket_verdict, verdict
 
@@ -242,3 +242,42 @@ def test_gpudirect_rdma_sought_points_at_gdr_until_a_log_shows_the_path(tmp_path
     _, findings = answer(tmp_path / "b", "n019", lambda t: t.replace("enable GDR for NIC", "read this topology")
                          .replace("enabling GDR for my NIC", "reading this topology"))
     assert "ticket.gdr_off" not in rules_of(findings, "gdr_disabled")
+
+
+# A p2pBandwidthLatencyTest matrix posted in a public thread (tinygrad/open-gpu-kernel-modules#6,
+# seven RTX 4090 on long riser cables): device 6 reaches every peer at ~3.9 GB/s, the rest ~50 GB/s.
+RISER_MATRIX = """Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)
+   D\\D     0      1      2      3      4      5      6
+     0 918.58  50.44  50.18  49.97  50.36  51.00   3.93
+     1  51.02 921.54  50.17  50.09  50.04  51.08   3.91
+     2  51.02  51.12 923.11  50.30  50.11  51.12   3.94
+     3  50.46  51.12  50.40 920.47  50.39  51.09   3.93
+     4  50.13  51.12  50.53  50.00 922.10  51.12   3.94
+     5  50.45  51.09  50.46  50.47  51.09 920.95   3.94
+     6   3.92   3.92   3.93   3.92   3.93   3.93 278.45
+"""
+
+
+def test_one_gpu_slow_to_every_peer_points_at_its_own_pcie_link(tmp_path):
+    from diagnose.artifacts import parse_text
+    from rules.engine import evaluate
+
+    def findings(text):
+        facts = Facts()
+        for r in parse_text(text, "p2p.txt")[0]:
+            facts.add(r)
+        assert len(facts.of(PairBandwidth)) >= 12  # the matrix was read: the verdict below is about it
+        return [f for f in evaluate(facts) if f.rule == "ticket.one_gpu_every_peer"]
+
+    (f,) = findings(RISER_MATRIX)
+    assert f.category == "pcie_link_degraded" and "GPU6" in f.title
+    assert f.evidence[0].measured == 3.94 and f.evidence[0].expected == pytest.approx(50.45, abs=0.5)
+    # the same box with the riser fixed: every pair alike, nothing to say
+    healed = "\n".join(ln.replace("3.9", "50.9") if not ln.lstrip().startswith("6") else
+                       "     6  50.92  50.92  50.93  50.92  50.93  50.93 920.45" for ln in RISER_MATRIX.splitlines())
+    assert not findings(healed)
+    # two NUMA sides (fast within, slow across) is no single slow GPU
+    sides = RISER_MATRIX.splitlines()[:2] + [
+        "     %d " % i + " ".join("918.00" if j == i else ("50.00" if (i < 3) == (j < 3) else "20.00") for j in range(6))
+        for i in range(6)]
+    assert not findings("\n".join(sides).replace("      6", ""))
