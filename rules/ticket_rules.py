@@ -687,9 +687,10 @@ def comparison_set(facts: Facts, predictions=None):
                     ev(f"{file}:{b['line']}", f"{what} on {b['gpus']} GPUs (ideal: {a['gpus']} GPU(s) scaled)",
                        b["value"], round(ideal, 2), unit)]
         few = _first(facts, "few_requests")
+        who = f"{label}: f" if label else "F"
         if few:
             yield make("ticket.comparison_set", "latency_bound_small_batch", "warning", 0.65,
-                       f"From {a['gpus']} to {b['gpus']} GPUs one request gets no faster (x{gain:.2f})",
+                       f"{who}rom {a['gpus']} to {b['gpus']} GPUs one request gets no faster (x{gain:.2f})",
                        "With one request at a time each decode step moves little data per GPU, so fixed costs set its "
                        "time: kernel launches and two all-reduces per layer whose latency grows with the GPU count. "
                        "Past the step named here, splitting the weights further saves less than the extra "
@@ -699,7 +700,7 @@ def comparison_set(facts: Facts, predictions=None):
                        "concurrency to make more GPUs pay off.", refs=["vllm_parallel"])
         else:
             yield make("ticket.comparison_set", "expected_physics", "info", 0.55,
-                       f"From {a['gpus']} to {b['gpus']} GPUs the figure stops improving (x{gain:.2f})",
+                       f"{who}rom {a['gpus']} to {b['gpus']} GPUs the figure stops improving (x{gain:.2f})",
                        "Each added GPU shrinks every GPU's share of the work and adds all-reduce time; past the step "
                        "named here the second outweighs the first. Nothing in the table points at a fault.",
                        evidence, fix="Compare with `diagnose predict` for this model and GPU counts; for throughput, "
