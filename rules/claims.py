@@ -485,7 +485,9 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b"),
-    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
+    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
+             r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
+             r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降"),
 ]
 
