@@ -233,7 +233,7 @@ def eager_flag(facts: Facts, predictions=None):
         return  # a parsed launch line says it: workload.eager_mode judges it
     c = _first(facts, "eager_flag")
     said = claims.symptom_quote(facts)
-    if not c or (said and said[2] in FAILURES):
+    if not c or c.guess or (said and said[2] in FAILURES):  # "should I use --enforce-eager?" runs without it
         return  # against a crash or hang the flag is a workaround people add, not the cause
     yield _on_claim("ticket.eager_flag", "eager_mode", "warning", c, "CUDA graphs off",
                "The engine runs without CUDA graphs (eager mode)",
@@ -280,6 +280,7 @@ def pp_bubble(facts: Facts, predictions=None):
         return
     pp, pp_src = wfield(facts, "pp")
     c = _first(facts, "pipeline_parallel")
+    c = None if c and c.guess else c  # "would pipeline parallelism be better?" asks about a layout not in use
     if not ((pp or 0) >= 2 or c):
         return
     few = _first(facts, "few_requests")

@@ -281,3 +281,17 @@ def test_one_gpu_slow_to_every_peer_points_at_its_own_pcie_link(tmp_path):
         "     %d " % i + " ".join("918.00" if j == i else ("50.00" if (i < 3) == (j < 3) else "20.00") for j in range(6))
         for i in range(6)]
     assert not findings("\n".join(sides).replace("      6", ""))
+
+
+@pytest.mark.parametrize("text,rule", [
+    ("TP=2 on two A100s is slower than one GPU. Should I use pipeline parallelism instead?", "ticket.pp_bubble"),
+    ("Decode is slow on our two L40S with vLLM. Would --enforce-eager help here?", "ticket.eager_flag"),
+])
+def test_a_layout_or_flag_asked_about_is_not_one_in_use(text, rule):
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    assert rule not in [f.rule for f in evaluate(facts)]
+    asserted = text.split(".")[0] + ". We run it with pipeline parallelism and --enforce-eager."
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", asserted))
+    assert rule in [f.rule for f in evaluate(facts)]
