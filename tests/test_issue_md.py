@@ -176,3 +176,14 @@ def test_a_results_table_of_gpu_counts_is_read_as_a_set():
     records, _ = facts_of("# Bench\n\nWe measured decode speed for each model on our box:\n\n| model | tok/s |\n|---|---|\n"
                           "| 7B | 90 |\n| 13B | 50 |\n")
     assert not [n for n in of(records, Note) if n.kind == "results_table"]
+
+
+def test_a_column_numbering_the_gpus_is_not_a_layout():
+    # per-GPU readings ("| GPU | latency ms |" with 0, 1, 2) are one machine's GPUs, not GPU counts
+    text = ("# Uneven GPUs\n\nThe step latency per GPU in ms looks uneven, is this normal?\n\n| GPU | latency | util |\n"
+            "|---|---|---|\n| 0 | 12.1 | 90 |\n| 1 | 12.3 | 91 |\n| 2 | 30.5 | 40 |\n")
+    records, _ = facts_of(text)
+    assert not [n for n in of(records, Note) if n.kind == "results_table"]
+    counted = text.replace("| GPU |", "| GPUs |").replace("| 0 |", "| 4 |")
+    records, _ = facts_of(counted)
+    assert [n for n in of(records, Note) if n.kind == "results_table"]

@@ -243,8 +243,9 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
 
 
 # A results table's columns: how many GPUs (or the TP size) a row ran on, and what it measured.
-GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus?|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|tensor[_ ]?parallel\w*|"
-                         r"num[_ -]?shards?|shards?|world[_ ]?size|cards?|#\s*cards?)$", re.I)
+# A bare "GPU" column numbers the GPUs (0, 1, 2 ...), it does not count them: not a layout column.
+GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|tensor[_ ]?parallel\w*|"
+                         r"num[_ -]?shards?|shards?|world[_ ]?size|cards|#\s*cards?)$", re.I)
 RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
 LATENCY_WORDS = re.compile(r"\b(?:ms|milliseconds?|latency|itl|tpot)\b", re.I)
 NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
@@ -276,7 +277,7 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
             k += 1
         # the GPU-count column: a header naming it whose cells are whole numbers
         gcol = next((j for j, c in enumerate(cells) if GPUS_HEADER.match(c) and body
-                     and all(v[j].isdigit() for _, v in body)), None)
+                     and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
         if gcol is None:
             continue
         above = " ".join(ln for _, ln in lines[max(0, start - 5):start])
