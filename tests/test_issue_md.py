@@ -187,3 +187,11 @@ def test_a_column_numbering_the_gpus_is_not_a_layout():
     counted = text.replace("| GPU |", "| GPUs |").replace("| 0 |", "| 4 |")
     records, _ = facts_of(counted)
     assert [n for n in of(records, Note) if n.kind == "results_table"]
+
+
+def test_a_wide_results_table_with_html_cells_is_read_per_layout_column():
+    # t029: "| | batch-size | tp=2 | tp=4 | tp=8 |", cells like "5.50s<br/>36.2tok/s" and <font> tags
+    records, _ = facts_of(case("t029").read_text())
+    (table,) = [n for n in of(records, Note) if n.kind == "results_table"]
+    batch16 = [(r["gpus"], r["value"]) for r in table.data["rows"] if r["label"] == "16"]
+    assert batch16 == [(2, 528.0), (4, 660.0), (8, 760.0)] and {r["kind"] for r in table.data["rows"]} == {"rate"}

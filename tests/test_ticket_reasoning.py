@@ -295,3 +295,12 @@ def test_a_layout_or_flag_asked_about_is_not_one_in_use(text, rule):
     facts = Facts()
     facts.add(Note("issue.md:1", "description", asserted))
     assert rule in [f.rule for f in evaluate(facts)]
+
+
+def test_a_wide_table_names_the_layout_step_that_stops_paying(tmp_path):
+    # t029 scales at every step it shows; the same table with TP=8 no faster than TP=4 names that step
+    _, findings = answer(tmp_path, "t029")
+    assert not [f for f in findings if f.rule == "ticket.comparison_set"]
+    _, findings = answer(tmp_path / "b", "t029", lambda t: t.replace("4.25s</font><br/>760tok/s", "4.80s</font><br/>650tok/s"))
+    (f,) = [f for f in findings if f.rule == "ticket.comparison_set"]
+    assert "from 4 to 8 GPUs" in f.title and f.evidence[1].measured == 650.0 and f.evidence[1].expected == 1320.0

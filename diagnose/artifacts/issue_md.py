@@ -256,9 +256,10 @@ def _cells(line: str) -> list[str]:
 
 
 def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
-    """Rows of a results table that sets GPU counts (or TP sizes) side by side: "| A100 | 2 | 29.39 |".
-    One Note per table, each row with its label (the first text cell), GPU count and figure; what
-    the figure is (a rate, or a latency in ms) comes from its header or the sentence above the table."""
+    """Rows of a results table that sets GPU counts (or TP sizes) side by side, long ("| A100 | 2 | 29.39 |",
+    a GPU-count column) or wide ("| batch | tp=2 | tp=4 |", one column per layout). One Note per table,
+    each row with its label, GPU count and figure; what the figure is (a rate, or a latency in ms)
+    comes from the cell's unit, its header, or the sentence above the table."""
     out = []
     lines = [(i, _plain(ln)) for i, ln in prose]
     k = 0
@@ -267,7 +268,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         cells = _cells(head)
         start = k
         k += 1
-        if "|" not in head or len(cells) < 3 or not any(GPUS_HEADER.match(c) for c in cells):
+        wide = {j: int(m.group(1) or m.group(2)) for j, c in enumerate(cells) if (m := LAYOUT_HEADER.match(c))}
+        if "|" not in head or len(cells) < 3 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
             continue
         body = []
         while k < len(lines) and "|" in lines[k][1]:
@@ -275,27 +277,53 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
             if len(vals) == len(cells) and not set("".join(vals)) <= set("-: "):
                 body.append((lines[k][0], vals))
             k += 1
-        # the GPU-count column: a header naming it whose cells are whole numbers
-        gcol = next((j for j, c in enumerate(cells) if GPUS_HEADER.match(c) and body
-                     and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
-        if gcol is None:
-            continue
         above = " ".join(ln for _, ln in lines[max(0, start - 5):start])
         default = "rate" if RATE_WORDS.search(above) and not LATENCY_WORDS.search(above) else \
             "ms" if LATENCY_WORDS.search(above) else None
-        columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
-                   for j, c in enumerate(cells) if j != gcol]
-        rows = []
-        for r, vals in body:
-            label = next((v for j, v in enumerate(vals) if j != gcol and not NUMBER.fullmatch(v)), "")
-            for j, header, kind in columns:
-                if kind and NUMBER.fullmatch(vals[j]):
-                    rows.append({"line": r, "label": label, "gpus": int(vals[gcol]), "column": header, "kind": kind,
-                                 "value": float(vals[j].replace(",", "").lstrip("~+"))})
-                    break  # the first figure column: the average or the main figure
+        rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default)
         if len({row["gpus"] for row in rows}) >= 2:
             out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
     return out
+
+
+# A wide table's layout columns: "tp=4", "TP 8", "4 GPUs", "2x GPU".
+LAYOUT_HEADER = re.compile(r"^(?:tp|tensor[_ -]?parallel(?:[_ -]?size)?)\s*[=:]?\s*(\d+)$|^(\d+)\s*(?:x\s*)?(?:GPUs?|cards?)$", re.I)
+CELL_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s)\b", re.I)
+CELL_MS = re.compile(r"(\d+(?:\.\d+)?)\s*ms\b", re.I)
+
+
+def _long_rows(cells: list[str], body: list, default: str | None) -> list[dict]:
+    # the GPU-count column: a header naming it whose cells are whole numbers
+    gcol = next((j for j, c in enumerate(cells) if GPUS_HEADER.match(c) and body
+                 and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
+    if gcol is None:
+        return []
+    columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
+               for j, c in enumerate(cells) if j != gcol]
+    rows = []
+    for r, vals in body:
+        label = next((v for j, v in enumerate(vals) if j != gcol and not NUMBER.fullmatch(v)), "")
+        for j, header, kind in columns:
+            if kind and NUMBER.fullmatch(vals[j]):
+                rows.append({"line": r, "label": label, "gpus": int(vals[gcol]), "column": header, "kind": kind,
+                             "value": float(vals[j].replace(",", "").lstrip("~+"))})
+                break  # the first figure column: the average or the main figure
+    return rows
+
+
+def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str | None) -> list[dict]:
+    """One row per (table row, layout column): the cell's rate ("36.2tok/s"), else its latency in ms,
+    else a bare number read as the table's default kind."""
+    rows = []
+    for r, vals in body:
+        label = " ".join(v for j, v in enumerate(vals) if j not in wide and v)
+        for j, gpus in wide.items():
+            rate, ms = CELL_RATE.search(vals[j]), CELL_MS.search(vals[j])
+            if rate or ms or (default and NUMBER.fullmatch(vals[j])):
+                kind, value = ("rate", rate.group(1)) if rate else ("ms", ms.group(1)) if ms else (default, vals[j])
+                rows.append({"line": r, "label": label, "gpus": gpus, "column": cells[j], "kind": kind,
+                             "value": float(value.replace(",", "").lstrip("~+"))})
+    return rows
 
 
 def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool]]:
