@@ -27,6 +27,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule
 from rules.health import FATAL_XIDS
+from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
@@ -201,6 +202,40 @@ def one_gpu_every_peer(facts: Facts, predictions=None):
                            "(LnkSta vs LnkCap); move it to a CPU-attached x16 slot, reseat it, or replace the riser.",
                            refs=["nvidia_smi"])
                 return
+
+
+@rule("ticket.pcie_pairs", "expected_physics")
+def pcie_pairs(facts: Facts, predictions=None):
+    """GPU-to-GPU copies between GPUs without NVLink, against the PCIe link they cross: copies reach
+    about 70-90 % of the x16 line rate (packet headers and flow control); that is the link working."""
+    spec, spec_src = gpu_spec(facts)
+    if spec is None or has_nvlink(facts):
+        return
+    pairs = [p for p in facts.of(PairBandwidth)
+             if p.a != p.b and p.unit.lower() in ("gb/s", "gbps") and p.p2p_enabled is not False and p.value > 0]
+    pick = [p for p in pairs if p.direction == "uni"] or pairs
+    if not pick:
+        return
+    factor = 1 if pick[0].direction == "uni" else 2
+    gen, lanes = spec.pcie_gen or 4, spec.pcie_lanes or 16
+    rate = PCIE_LANE_GBS.get(gen, 2.0) * lanes * factor
+    best = max(pick, key=lambda p: p.value)
+    share = best.value / rate
+    if share > 1.3 or share < 0.7:
+        return  # above PCIe: an NVLink path; well below: the transport and link rules judge it
+    slowest = min(pick, key=lambda p: p.value)
+    yield make("ticket.pcie_pairs", "expected_physics", "info", 0.6,
+               f"{best.value:g} GB/s between GPUs is {share:.0%} of PCIe Gen{gen} x{lanes}: the link works",
+               "Without NVLink, GPU-to-GPU copies cross PCIe, and copy engines reach about 70-90 % of the x16 line "
+               "rate because of packet headers and flow control; pairs that cross the CPU sockets land lower. "
+               "These figures are what the hardware delivers.",
+               [ev(best, f"fastest GPU{best.a}->GPU{best.b} copy ({best.direction}directional)", best.value, round(rate, 1),
+                   "GB/s"),
+                ev(slowest, f"slowest GPU{slowest.a}->GPU{slowest.b} copy", slowest.value, round(rate, 1), "GB/s"),
+                ev(spec_src or "catalog", f"PCIe Gen{gen} x{lanes} line rate ({spec.key})", expected=round(rate, 1),
+                   unit="GB/s")],
+               fix="Nothing to fix on the links; for faster GPU-to-GPU transfers the GPUs need NVLink (bridges or an "
+               "NVLink/NVSwitch board).")
 
 
 # --------------------------------------------------------------------------- software / configuration

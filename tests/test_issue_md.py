@@ -195,3 +195,13 @@ def test_a_wide_results_table_with_html_cells_is_read_per_layout_column():
     (table,) = [n for n in of(records, Note) if n.kind == "results_table"]
     batch16 = [(r["gpus"], r["value"]) for r in table.data["rows"] if r["label"] == "16"]
     assert batch16 == [(2, 528.0), (4, 660.0), (8, 760.0)] and {r["kind"] for r in table.data["rows"]} == {"rate"}
+
+
+def test_an_nvbandwidth_matrix_pasted_in_an_issue_is_read():
+    # t025: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", numbered columns, N/A diagonal
+    from diagnose.evidence import PairBandwidth
+
+    records, read = facts_of(case("t025").read_text())
+    pairs = of(records, PairBandwidth)
+    assert "p2p_test" in read.kinds and len(pairs) == 30
+    assert {(p.a, p.b, p.value) for p in pairs} >= {(0, 1, 26.34), (3, 0, 21.82), (5, 4, 26.35)}

@@ -304,3 +304,13 @@ def test_a_wide_table_names_the_layout_step_that_stops_paying(tmp_path):
     _, findings = answer(tmp_path / "b", "t029", lambda t: t.replace("4.25s</font><br/>760tok/s", "4.80s</font><br/>650tok/s"))
     (f,) = [f for f in findings if f.rule == "ticket.comparison_set"]
     assert "from 4 to 8 GPUs" in f.title and f.evidence[1].measured == 650.0 and f.evidence[1].expected == 1320.0
+
+
+def test_pcie_copies_near_the_line_rate_answer_is_this_normal(tmp_path):
+    # t025: nvbandwidth on six RTX A6000 without NVLink, 26.3 GB/s per direction of PCIe Gen4 x16's 31.5
+    answer_, findings = answer(tmp_path, "t025")
+    (f,) = [f for f in findings if f.rule == "ticket.pcie_pairs"]
+    assert answer_.category == "expected_physics" and f.evidence[0].measured == 26.35 and f.evidence[0].expected == 31.5
+    # the same matrix at a quarter of that is no longer 'the link works'
+    _, findings = answer(tmp_path / "b", "t025", lambda t: t.replace("26.3", "6.3").replace("22.", "5."))
+    assert not [f for f in findings if f.rule == "ticket.pcie_pairs"]
