@@ -221,8 +221,8 @@ def pcie_pairs(facts: Facts, predictions=None):
     rate = PCIE_LANE_GBS.get(gen, 2.0) * lanes * factor
     best = max(pick, key=lambda p: p.value)
     share = best.value / rate
-    if share > 1.3 or share < 0.7:
-        return  # above PCIe: an NVLink path; well below: the transport and link rules judge it
+    if share > 1.05 or share < 0.7:
+        return  # above the PCIe rate: another path (NVLink) or another link; well below: transport and link rules
     slowest = min(pick, key=lambda p: p.value)
     yield make("ticket.pcie_pairs", "expected_physics", "info", 0.6,
                f"{best.value:g} GB/s between GPUs is {share:.0%} of PCIe Gen{gen} x{lanes}: the link works",
