@@ -82,7 +82,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b", r"(?:多机|跨机|多节点|跨节点)",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
-    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
+    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
              r"\bnever (?:finishes|completes|returns|ends)\b", r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
@@ -478,7 +478,8 @@ _CJK_SCALING = r"(?:多卡|多GPU|多个GPU|多张|张卡|并行)[^\n]{0,80}?(?:
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
-    ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|\btimed? ?out\b|\bwatchdog\b"),
+    ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
+             r"\btimed? ?out\b|\bwatchdog\b"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b"),

@@ -270,6 +270,7 @@ def test_gpu_utilisation_figures():
     ("多卡推理速度没有提升", "scaling"),
     ("How do I choose a batch size?", "other"),
     ("Extremely low generation throughput since the upgrade", "slow"),
+    ("all_reduce_perf stalls after the first line on our 4 cards", "hang"),
     ("Our GPUs are underutilized while serving the 13B model", "slow"),
     ("We see a performance regression on the new nodes", "slow"),
 ])

@@ -205,3 +205,13 @@ def test_an_nvbandwidth_matrix_pasted_in_an_issue_is_read():
     pairs = of(records, PairBandwidth)
     assert "p2p_test" in read.kinds and len(pairs) == 30
     assert {(p.a, p.b, p.value) for p in pairs} >= {(0, 1, 26.34), (3, 0, 21.82), (5, 4, 26.35)}
+
+
+def test_the_gpu_count_may_come_after_a_title_that_names_the_gpu_alone():
+    # t031: the title says "M40 24GB", the first sentence "on 8xM40 GPU"
+    records, _ = facts_of(case("t031").read_text())
+    (w,) = [w for w in of(records, Workload) if w.gpu]
+    assert w.gpu.startswith("M40") and w.gpu_count == 8
+    # workstation Ada names: "2x RTX 5880 Ada"
+    records, _ = facts_of("# Deadlock on 2x RTX 5880 Ada\n\nThe all-reduce never returns on our two workstation cards here.\n")
+    assert [(w.gpu, w.gpu_count) for w in of(records, Workload) if w.gpu] == [("RTX 5880 Ada", 2)]

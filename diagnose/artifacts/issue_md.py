@@ -138,7 +138,7 @@ def _plain(text: str) -> str:
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
     r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|"
-    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*[4568]000(?:\s*Ada)?|P6000|"
+    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*(?:[2-6]000|[345]500|5880)(?:\s*Ada)?|P6000|"
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|super|ti))?)"
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
     re.I)
@@ -175,13 +175,16 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     count_line = None
     for i, ln in prose:
         ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z])", r"\1 x ", ln)  # "8xH100" -> "8 x H100"
-        if gpu_line is None and (m := GPU_NAME.search(ln)):
+        if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(count.group(1))
-            gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
+            if gpu_line is None:
+                gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
+            elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
+                gpu_line = (gpu_line[0], gpu_line[1], n)
         if count_line is None and (m := GPUS_COUNTED.search(ln)):
             count_line = (i, _count(m.group(1)))
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
