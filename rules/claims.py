@@ -479,7 +479,7 @@ _CJK_SCALING = r"(?:多卡|多GPU|多个GPU|多张|张卡|并行)[^\n]{0,80}?(?:
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
-             r"\btimed? ?out\b|\bwatchdog\b"),
+             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b"),

@@ -271,6 +271,7 @@ def test_gpu_utilisation_figures():
     ("How do I choose a batch size?", "other"),
     ("Extremely low generation throughput since the upgrade", "slow"),
     ("all_reduce_perf stalls after the first line on our 4 cards", "hang"),
+    ("The first all-reduce never returns on the new box", "hang"),
     ("Our GPUs are underutilized while serving the 13B model", "slow"),
     ("We see a performance regression on the new nodes", "slow"),
 ])
