@@ -21,7 +21,7 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 # name what a tool prints, weighed as output, not as the reporter's words.
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
-                   "module_missing", "wrong_results", "iommu_fault", "exception")
+                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off")
 
 
 @dataclass
@@ -78,10 +78,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bmulti-?node\b", r"\binter-?node\b", r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
-        r"\b(?:two|\d+|multiple|several)\s+(?:GPU\s+)?(?:nodes|servers|hosts)\b", r"\bcross-?node\b",
+        r"\b(?:two|\d+|multiple|several)\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", r"\bcross-?node\b",
+        r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b", r"(?:多机|跨机|多节点|跨节点)",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
-    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
+    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
              r"\bnever (?:finishes|completes|returns|ends)\b", r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
@@ -100,6 +101,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
         r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?(?:P2P|peer(?: access| to peer| mapping)?)\b",
         r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"\b(?:Chipset|GPU|Topology) not supported\b",
+        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)", r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [
@@ -218,6 +220,39 @@ PATTERNS: dict[str, list[str]] = {
     "cpu_ab": [
         r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
+    ],
+    # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
+    # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
+    # words for it. Not HF's attn_implementation="eager", which names an attention kernel.
+    "eager_flag": [
+        r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\benforce_eager\s*[=:]\s*(?:True|true|1)\b",
+        r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
+        r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
+        r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+    ],
+    # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
+    "pipeline_parallel": [
+        r"\bpipeline[- _]?parallel\w*\b(?![- _]?size\s*(?:=\s*)?1\b)", r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
+        r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
+    ],
+    # One request (stream) at a time, or a small batch: nothing to overlap or split.
+    "few_requests": [
+        r"\b(?:non-?concurrent\w*|one request at a time|one at a time|single (?:request|stream|user|prompt|sequence))\b",
+        r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
+        r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?\b(?:is |are )?(?:small|low|few)\b",
+        r"#running-req: 1\b|\bRunning: 1 reqs\b",
+    ],
+    # GPUDirect RDMA (NCCL's "GDRDMA") off or sought: the NIC reads GPU memory through host memory.
+    "gdr_off": [
+        r"\b(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b[^.\n?]{0,40}?\b(?:(?:is |was )?not (?:enabled|working|used|active|supported)|"
+        r"disabled|unavailable|fail\w*|(?:does|did)(?:n't| not) work)\b",
+        r"\b(?:how (?:to|do I|can I)|unable to|cannot|can't|fail\w* to|problem with)\s+(?:enabl\w*|turn\w* on|us\w*|get)\s+"
+        r"(?:the\s+)?(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b",
+    ],
+    # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
+    "small_collective_slow": [
+        r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|broadcast\w*|collective\w*)\b[^.\n]{0,60}?"
+        r"\b(\d+(?:\.\d+)?)\s*(bytes?|B|KB|KiB|kB)\b[^.\n]{0,40}?\b(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)\b",
     ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
@@ -443,14 +478,17 @@ _CJK_SCALING = r"(?:多卡|多GPU|多个GPU|多张|张卡|并行)[^\n]{0,80}?(?:
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
-    ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|\btimed? ?out\b|\bwatchdog\b"),
+    ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
+             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b"),
-    ("slow", r"\bslow\w*|\blow (?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
+    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
+             r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
+             r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降"),
 ]
 

@@ -13,16 +13,21 @@ not one ticket's wording: the claim families live in rules/claims.py.
 from __future__ import annotations
 
 import re
+import statistics
 
-from diagnose.evidence import Facts, GpuFact, Measurement, NcclTransport, Note, NvLinkFact, Workload, XidEvent
+from diagnose.evidence import (
+    Facts, GpuFact, Measurement, NcclEvent, NcclTransport, NcclVersion, Note, NvLinkFact, PairBandwidth, Workload,
+    XidEvent,
+)
 from rules import claims
 from rules.claims import Claim
 from rules.common import (
     claim_ev, engine_of, ev, gpu_count, gpu_spec, has_nvlink, is_virtualized, make, measurements, node_count, passed,
     wfield,
 )
-from rules.engine import rule
+from rules.engine import FAILURES, rule
 from rules.health import FATAL_XIDS
+from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
@@ -49,6 +54,12 @@ def _first(facts: Facts, kind: str) -> Claim | None:
 def _gpus(facts: Facts) -> int | None:
     tp, _ = wfield(facts, "tp")
     return max(tp or 0, gpu_count(facts) or 0) or None
+
+
+def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, title: str, summary: str, fix: str,
+              refs=()):
+    """The finding of a rule that rests on one claim: weighed by how it was said, quoting it."""
+    return make(rule_id, category, severity, weight(c), title, summary, [claim_ev(c, what)], fix=fix, refs=refs)
 
 
 # --------------------------------------------------------------------------- hardware state
@@ -95,11 +106,10 @@ def fabric_setup(facts: Facts, predictions=None):
     c = _first(facts, "fabric_setup")
     if not c:
         return
-    yield make("ticket.fabric_setup", "nvlink_down", "critical", weight(c),
+    yield _on_claim("ticket.fabric_setup", "nvlink_down", "critical", c, "fabric / NVLS failure",
                "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
                "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "
                "until then CUDA reports 'system not yet initialized' and NCCL's NVLS (multicast) set-up fails.",
-               [claim_ev(c, "fabric / NVLS failure")],
                fix="Start nvidia-fabricmanager with the same version as the driver (`systemctl status nvidia-fabricmanager`), "
                "check `nvidia-smi -q | grep -i fabric` shows 'Completed'; NCCL_NVLS_ENABLE=0 only works around NVLS.",
                refs=["fabric_manager"])
@@ -111,10 +121,9 @@ def link_down(facts: Facts, predictions=None):
     c = _first(facts, "link_down")
     if not c or facts.of(NvLinkFact):
         return  # the link states themselves are attached: topology.nvlink_links judges them
-    yield make("ticket.link_down", "nvlink_down", "warning", weight(c),
+    yield _on_claim("ticket.link_down", "nvlink_down", "warning", c, "link state",
                "NVLink is reported down or inactive",
                "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
-               [claim_ev(c, "link state")],
                fix="Attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m`; reseat bridges, check fabric manager on NVSwitch systems.",
                refs=["fabric_manager"])
 
@@ -158,6 +167,77 @@ def one_slow(facts: Facts, predictions=None):
                refs=["throttle"])
 
 
+@rule("ticket.one_gpu_every_peer", "pcie_link_degraded")
+def one_gpu_every_peer(facts: Facts, predictions=None):
+    """One GPU slow to every peer while the others are fast among themselves: a copy runs at the slowest
+    link on its path, and the one link all of that GPU's paths share is its own PCIe link (a slot wired
+    narrower, a link trained down, a riser)."""
+    groups: dict[tuple, dict[frozenset, PairBandwidth]] = {}
+    for p in facts.of(PairBandwidth):
+        if p.a != p.b and p.unit.lower() in ("gb/s", "gbps") and p.value > 0:
+            groups.setdefault((p.direction, p.p2p_enabled), {}).setdefault(frozenset((p.a, p.b)), p)
+    for pairs in groups.values():
+        gpus = sorted({g for pair in pairs for g in pair})
+        if len(gpus) < 4:
+            continue  # the rest must be at least three pairs to show what a healthy pair gets here
+        for x in gpus:
+            mine = [p for pair, p in pairs.items() if x in pair]
+            rest = [p.value for pair, p in pairs.items() if x not in pair]
+            if len(rest) < 3 or min(rest) < 0.6 * max(rest):
+                continue  # the others are not alike (NUMA sides, NVLink pairs): no single reference
+            typical = statistics.median(rest)
+            if max(p.value for p in mine) < 0.5 * typical:
+                worst = max(mine, key=lambda p: p.value)
+                yield make("ticket.one_gpu_every_peer", "pcie_link_degraded", "warning", 0.6,
+                           f"GPU{x} is slow to every peer ({worst.value:g} GB/s at best, others {typical:g} GB/s)",
+                           "Every copy to or from this GPU is slow while the other GPUs reach each other at full speed. A "
+                           "copy runs at the slowest link on its path, and the link all of this GPU's paths share is its "
+                           "own PCIe link: a slot wired narrower than x16, a link trained down to an older generation, or "
+                           "a riser.",
+                           [ev(worst, f"GPU{x}'s fastest peer copy ({worst.direction}directional)", worst.value,
+                               round(typical, 2), "GB/s"),
+                            ev(worst.source, "median of the pairs without it", round(typical, 2), unit="GB/s")],
+                           fix=f"Check GPU{x}'s link under load: `nvidia-smi --query-gpu=index,pcie.link.gen.current,"
+                           "pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max --format=csv` and `lspci -vvv` "
+                           "(LnkSta vs LnkCap); move it to a CPU-attached x16 slot, reseat it, or replace the riser.",
+                           refs=["nvidia_smi"])
+                return
+
+
+@rule("ticket.pcie_pairs", "expected_physics")
+def pcie_pairs(facts: Facts, predictions=None):
+    """GPU-to-GPU copies between GPUs without NVLink, against the PCIe link they cross: copies reach
+    about 70-90 % of the x16 line rate (packet headers and flow control); that is the link working."""
+    spec, spec_src = gpu_spec(facts)
+    if spec is None or has_nvlink(facts):
+        return
+    pairs = [p for p in facts.of(PairBandwidth)
+             if p.a != p.b and p.unit.lower() in ("gb/s", "gbps") and p.p2p_enabled is not False and p.value > 0]
+    pick = [p for p in pairs if p.direction == "uni"] or pairs
+    if not pick:
+        return
+    factor = 1 if pick[0].direction == "uni" else 2
+    gen, lanes = spec.pcie_gen or 4, spec.pcie_lanes or 16
+    rate = PCIE_LANE_GBS.get(gen, 2.0) * lanes * factor
+    best = max(pick, key=lambda p: p.value)
+    share = best.value / rate
+    if share > 1.05 or share < 0.7:
+        return  # above the PCIe rate: another path (NVLink) or another link; well below: transport and link rules
+    slowest = min(pick, key=lambda p: p.value)
+    yield make("ticket.pcie_pairs", "expected_physics", "info", 0.6,
+               f"{best.value:g} GB/s between GPUs is {share:.0%} of PCIe Gen{gen} x{lanes}: the link works",
+               "Without NVLink, GPU-to-GPU copies cross PCIe, and copy engines reach about 70-90 % of the x16 line "
+               "rate because of packet headers and flow control; pairs that cross the CPU sockets land lower. "
+               "These figures are what the hardware delivers.",
+               [ev(best, f"fastest GPU{best.a}->GPU{best.b} copy ({best.direction}directional)", best.value, round(rate, 1),
+                   "GB/s"),
+                ev(slowest, f"slowest GPU{slowest.a}->GPU{slowest.b} copy", slowest.value, round(rate, 1), "GB/s"),
+                ev(spec_src or "catalog", f"PCIe Gen{gen} x{lanes} line rate ({spec.key})", expected=round(rate, 1),
+                   unit="GB/s")],
+               fix="Nothing to fix on the links; for faster GPU-to-GPU transfers the GPUs need NVLink (bridges or an "
+               "NVLink/NVSwitch board).")
+
+
 # --------------------------------------------------------------------------- software / configuration
 
 
@@ -178,6 +258,153 @@ def tp_size_error(facts: Facts, predictions=None):
                fix="Use a TP size that divides the dimension the error names (often 2 or 4 instead of 3, 6 or 8 for "
                "quantised models with group size 128); use the other GPUs for pipeline parallelism or replicas.",
                refs=["vllm_parallel"])
+
+
+@rule("ticket.eager_flag", "eager_mode")
+def eager_flag(facts: Facts, predictions=None):
+    """The engine the ticket shows runs without CUDA graphs (--enforce-eager, --disable-cuda-graph), as
+    the reporter's words or pasted commands say it where no launch line was parsed."""
+    if any(w.eager is not None for w in facts.of(Workload)):
+        return  # a parsed launch line says it: workload.eager_mode judges it
+    c = _first(facts, "eager_flag")
+    said = claims.symptom_quote(facts)
+    if not c or c.guess or (said and said[2] in FAILURES):  # "should I use --enforce-eager?" runs without it
+        return  # against a crash or hang the flag is a workaround people add, not the cause
+    yield _on_claim("ticket.eager_flag", "eager_mode", "warning", c, "CUDA graphs off",
+               "The engine runs without CUDA graphs (eager mode)",
+               "With CUDA graphs off the CPU launches every kernel of every layer for each decoded token, and with "
+               "tensor parallelism every rank does so around each all-reduce; at small and medium batch the GPUs "
+               "finish each kernel before the next is launched, so decode runs at the pace of the launches.",
+               fix="Drop --enforce-eager (vLLM/Aphrodite) or --disable-cuda-graph (SGLang) and compare decode tok/s; if "
+               "a feature forces eager mode (some quantisation kernels, unsupported GPUs), weigh it against the loss.",
+               refs=["vllm_graphs"])
+
+
+@rule("ticket.p2p_refused", "p2p_disabled")
+def p2p_refused(facts: Facts, predictions=None):
+    """The reporter sees GPU peer-to-peer refused or off on bare metal (CUDA's 'peer access is not
+    supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory."""
+    c = _first(facts, "no_p2p")
+    if not c or is_virtualized(facts) or has_nvlink(facts):
+        return  # in a VM topology.virtualization_no_p2p judges it; over NVLink PCIe P2P is not the path
+    nodes, _ = node_count(facts)
+    if (nodes or 1) > 1 and (_gpus(facts) or 0) < 2:
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    geforce = gpu is not None and not gpu.pcie_p2p
+    evidence = [claim_ev(c, "peer-to-peer refused")] + ([ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)] if geforce else [])
+    yield make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
+               "Peer-to-peer between the GPUs is refused, so GPU traffic goes through host memory",
+               "Without P2P, NCCL copies every transfer between GPUs through host shared memory (SHM), and CUDA peer "
+               "copies through the CPU: the all-reduce runs at a fraction of the PCIe rate and decode with tensor "
+               "parallelism hits that ceiling. GeForce boards do not get PCIe P2P from the stock driver; on other "
+               "boards ACS on the PCIe switches or the IOMMU blocks it.",
+               evidence,
+               fix="Check `nvidia-smi topo -p2p r` and `p2pBandwidthLatencyTest`; on data-centre boards disable ACS on the "
+               "PCIe switches (or boot with iommu=pt) and compare all_reduce_perf; on GeForce boards expect the SHM "
+               "ceiling and prefer fewer GPUs or a layer split.",
+               refs=["nccl_acs", "nccl_trouble"])
+
+
+@rule("ticket.pp_bubble", "pp_bubble")
+def pp_bubble(facts: Facts, predictions=None):
+    """Pipeline parallelism judged by what it can give: with fewer micro-batches in flight than stages,
+    the stages wait for each other (the pipeline bubble), and one request never gets faster."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("slow", "scaling", "normal?"):
+        return
+    pp, pp_src = wfield(facts, "pp")
+    c = _first(facts, "pipeline_parallel")
+    c = None if c and c.guess else c  # "would pipeline parallelism be better?" asks about a layout not in use
+    if not ((pp or 0) >= 2 or c):
+        return
+    few = _first(facts, "few_requests")
+    evidence = ([ev(pp_src, "pipeline-parallel stages", pp)] if pp else []) + ([claim_ev(c, "pipeline parallelism")] if c else [])
+    evidence += [claim_ev(few, "requests in flight")] if few else []
+    yield make("ticket.pp_bubble", "pp_bubble", "warning", 0.6 if few else 0.5,
+               "Pipeline stages wait for each other: too few requests in flight to fill the pipeline",
+               "Pipeline parallelism hands each micro-batch through the stages in turn: a request is never faster than "
+               "on one stage's GPUs plus the hand-overs, and with m micro-batches in flight over P stages each stage "
+               "idles (P-1)/(m+P-1) of the time (GPipe's bubble). It adds throughput only when many concurrent "
+               "requests keep every stage busy.",
+               evidence,
+               fix="For latency or few concurrent requests use tensor parallelism within a node (or one GPU for a model "
+               "that fits); keep PP for models that do not fit, across nodes, with enough concurrent requests to fill "
+               "every stage.",
+               refs=["vllm_parallel"])
+
+
+@rule("ticket.small_collective_slow", "straggler")
+def small_collective_slow(facts: Facts, predictions=None):
+    """A collective of bytes to a megabyte that takes milliseconds in an application: such a collective
+    is latency-bound at tens of microseconds, so the time is ranks waiting for a late one."""
+    c = _first(facts, "small_collective_slow")
+    if not c:
+        return
+    size, unit, took, tunit = c.data["groups"][:4]
+    nbytes = float(size) * {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024}[unit.lower()]
+    ms = float(took) * (1000.0 if tunit.lower().startswith("s") else 1.0)
+    if nbytes > 1e6 or ms < 10 * SMALL_COLLECTIVE_MS:
+        return
+    yield make("ticket.small_collective_slow", "straggler", "warning", weight(c, 0.6),
+               f"A {size} {unit} collective takes {took} {tunit}: the ranks wait for a late one",
+               "A collective this small moves almost no data: NCCL finishes it in tens of microseconds (the small-size "
+               "rows of nccl-tests), within a node or across nodes. Milliseconds inside an application are the time the "
+               "early ranks spend in the collective until the last rank arrives (uneven work, a slower GPU, host work "
+               "or data loading on one rank).",
+               [claim_ev(c, "collective size and time"),
+                ev(c.source, "time of the collective in the application", ms, SMALL_COLLECTIVE_MS, "ms"),
+                ev(c.source, "collective size", nbytes, unit="B")],
+               fix="Time the collective after a barrier, or compare when each rank enters it in an nsys trace; find the "
+               "rank that arrives late and why (its GPU clocks, its data loader, its CPU binding).",
+               refs=["nccl_tests_perf"])
+
+
+# What a collective of up to a megabyte costs when every rank arrives together: NCCL's small-message
+# latency, tens of microseconds (nccl-tests small-size rows, intra- and inter-node), rounded up.
+SMALL_COLLECTIVE_MS = 0.1
+
+
+@rule("ticket.gdr_off", "gdr_disabled")
+def gdr_off(facts: Facts, predictions=None):
+    """The reporter cannot get GPUDirect RDMA: the NIC then reads and writes GPU memory through host
+    memory. Judged here only when no NCCL log shows the network path (nccl.gdr reads those)."""
+    c = _first(facts, "gdr_off")
+    if not c or [t for t in facts.of(NcclTransport) if t.transport == "NET"]:
+        return
+    module = _first(facts, "module_missing")
+    evidence = [claim_ev(c, "GPUDirect RDMA off")] + ([claim_ev(module, "kernel module")] if module else [])
+    yield make("ticket.gdr_off", "gdr_disabled", "warning", weight(c, 0.6) + (0.05 if module else 0.0),
+               "GPUDirect RDMA is not in use between the GPUs and the NIC",
+               "Without GPUDirect RDMA the NIC cannot read or write GPU memory directly: NCCL stages every inter-node "
+               "transfer through host memory, which costs bandwidth and CPU. GDR needs the nvidia_peermem kernel module "
+               "(or DMA-BUF with the open driver on a recent kernel) and a GPU and NIC close enough in PCIe (NCCL_NET_GDR_LEVEL).",
+               evidence,
+               fix="`modprobe nvidia_peermem` on every node (check `lsmod | grep nvidia_peermem`), or use DMA-BUF; then the "
+               "NCCL_DEBUG=INFO log's 'via NET/IB/<dev>/GDRDMA' lines confirm it.",
+               refs=["gdr", "nccl_env"])
+
+
+@rule("ticket.nccl_build", "nccl_regression")
+def nccl_build(facts: Facts, predictions=None):
+    """The loaded NCCL library cannot serve CUDA graphs: NCCL's own warning that it was built for a
+    CUDA runtime older than 11.3 (or the driver is older than R465), which engines that capture
+    their decode steps as graphs run into at TP >= 2."""
+    warn = next((e for e in facts.of(NcclEvent) if "cannot be captured in a graph" in (e.message or "")), None)
+    old = [v for v in facts.of(NcclVersion) if v.cuda and claims.version_key(v.cuda) < (11, 3)]
+    if not (warn or old):
+        return
+    evidence = ([ev(warn, "NCCL's warning", warn.message[:120])] if warn else []) + \
+               [ev(v, "CUDA runtime the loaded NCCL was built for", v.cuda, ">= 11.3") for v in old[:1]]
+    yield make("ticket.nccl_build", "nccl_regression", "critical" if warn else "warning", 0.75 if warn else 0.5,
+               "The NCCL library in use was built for too old a CUDA runtime to be captured in CUDA graphs",
+               "NCCL supports CUDA-graph capture only when built with CUDA runtime 11.3 or newer on driver R465 or "
+               "newer; engines that capture decode steps as graphs (vLLM, SGLang, TensorRT-LLM) fail at TP >= 2 when a "
+               "package pulls in an older NCCL build, while TP=1 (no NCCL) works.",
+               evidence,
+               fix="Install the NCCL build that matches the CUDA runtime of PyTorch (`pip install nvidia-nccl-cu12` / the "
+               "wheel torch pins) and check `NCCL version ... +cudaXX.Y` in the NCCL_DEBUG=INFO log.",
+               refs=["nccl_env"])
 
 
 # NCCL settings whose working-around a hang or failure points at one cause (NCCL env docs).
@@ -468,6 +695,55 @@ def measured_vs_expected(facts: Facts, predictions=None):
         return
 
 
+@rule("ticket.comparison_set", "latency_bound_small_batch", "expected_physics")
+def comparison_set(facts: Facts, predictions=None):
+    """A results table that sets GPU counts side by side, read as a set: the step where more GPUs stop
+    paying (per-stream speed up by 10 % or less) is named, against ideal scaling of the smaller count."""
+    for n in facts.of(Note):
+        if n.kind != "results_table":
+            continue
+        flat = []
+        series: dict[str, list[dict]] = {}
+        for row in n.data.get("rows", []):
+            series.setdefault(row["label"], []).append(row)
+        for label, rows in series.items():
+            rows = sorted(rows, key=lambda r: r["gpus"])
+            for a, b in zip(rows, rows[1:]):
+                speed_a, speed_b = (a["value"], b["value"]) if a["kind"] == "rate" else (1 / a["value"], 1 / b["value"])
+                if b["gpus"] > a["gpus"] and speed_a > 0 and speed_b / speed_a <= 1.1:
+                    flat.append((speed_b / speed_a, label, a, b))
+        if not flat:
+            continue
+        gain, label, a, b = min(flat, key=lambda x: x[0])
+        file = n.source.rsplit(":", 1)[0]
+        unit = "ms" if a["kind"] == "ms" else "tok/s"
+        ideal = a["value"] * a["gpus"] / b["gpus"] if a["kind"] == "ms" else a["value"] * b["gpus"] / a["gpus"]
+        what = f"{label + ' ' if label else ''}{a['column']}".strip()
+        evidence = [ev(f"{file}:{a['line']}", f"{what} on {a['gpus']} GPU(s)", a["value"], unit=unit),
+                    ev(f"{file}:{b['line']}", f"{what} on {b['gpus']} GPUs (ideal: {a['gpus']} GPU(s) scaled)",
+                       b["value"], round(ideal, 2), unit)]
+        few = _first(facts, "few_requests")
+        who = f"{label}: f" if label else "F"
+        if few:
+            yield make("ticket.comparison_set", "latency_bound_small_batch", "warning", 0.65,
+                       f"{who}rom {a['gpus']} to {b['gpus']} GPUs one request gets no faster (x{gain:.2f})",
+                       "With one request at a time each decode step moves little data per GPU, so fixed costs set its "
+                       "time: kernel launches and two all-reduces per layer whose latency grows with the GPU count. "
+                       "Past the step named here, splitting the weights further saves less than the extra "
+                       "synchronisation costs.",
+                       evidence + [claim_ev(few, "requests in flight")],
+                       fix=f"Serve single streams on {a['gpus']} GPU(s) and use the others for replicas; raise the "
+                       "concurrency to make more GPUs pay off.", refs=["vllm_parallel"])
+        else:
+            yield make("ticket.comparison_set", "expected_physics", "info", 0.55,
+                       f"{who}rom {a['gpus']} to {b['gpus']} GPUs the figure stops improving (x{gain:.2f})",
+                       "Each added GPU shrinks every GPU's share of the work and adds all-reduce time; past the step "
+                       "named here the second outweighs the first. Nothing in the table points at a fault.",
+                       evidence, fix="Compare with `diagnose predict` for this model and GPU counts; for throughput, "
+                       "replicas on fewer GPUs each usually beat one wide group.")
+        return
+
+
 # --------------------------------------------------------------------------- the symptom's prior
 
 
@@ -516,7 +792,11 @@ def software_error(facts: Facts, predictions=None):
 
 
 
-@rule("ticket.symptom_prior", "expected_physics", "p2p_disabled")
+# What a served model's speed is measured in (a collective benchmark's busbw is not one).
+SERVING_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms")
+
+
+@rule("ticket.symptom_prior", "expected_physics", "p2p_disabled", "cross_node_tp")
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
     parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling."""
@@ -536,6 +816,19 @@ def symptom_prior(facts: Facts, predictions=None):
                    "every hand-over adds a copy. More GPUs hold a bigger model; they do not decode one stream faster.",
                    evidence, fix="Use the fewest GPUs that hold the model (one if it fits); for speed on several GPUs use an "
                    "engine with tensor parallelism (vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
+        return
+    across = [c for c in claims.find(facts, "multi_node") if not c.guess]
+    if across and kind in ("scaling", "slow") and not wfield(facts, "nodes")[0] and not wfield(facts, "tp")[0] \
+            and (engine_of(facts) or any(m.metric in SERVING_METRICS for m in facts.of(Measurement))):
+        yield make("ticket.symptom_prior", "cross_node_tp", "info", 0.45,
+                   "A model served across machines: tensor parallelism over the network is the first suspect",
+                   "When one tensor-parallel group spans machines, every layer's all-reduce crosses the network, whose "
+                   "latency per call is ten to a hundred times NVLink's; single-stream decode then runs at the pace of "
+                   "those round trips. The ticket does not say how the layout is split.",
+                   evidence + [claim_ev(across[0], "served across machines")],
+                   fix="Attach the launch command of every node (TP, PP and node counts); keep TP inside a node and use "
+                   "pipeline parallelism across nodes, and attach the NCCL_DEBUG=INFO log to check the network path.",
+                   refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
     if kind == "normal?":

@@ -139,7 +139,36 @@ PARAPHRASES = {
         "We run the job in a Proxmox VM now. On bare metal the same nccl-tests run reached 180 GB/s.",
     ],
     "hang": ["all_reduce_perf hangs at the first size", "The job gets stuck after NCCL init.", "It freezes at 8 GPUs"],
+    "eager_flag": [
+        "We start the server with `vllm serve my-model --enforce-eager --tp 2`.",
+        "llm = LLM(model=path, enforce_eager=True, tensor_parallel_size=4)",
+        "python -m sglang.launch_server --model-path m --tp 8 --disable-cuda-graph",
+        "compilation_config: {cudagraph_mode: NONE}",
+        "The model runs in eager mode because graph capture fails on this GPU.",
+    ],
+    "pipeline_parallel": [
+        "We split the 70B model with --pipeline-parallel-size 4 across the box.",
+        "Using pipeline parallelism over 2 GPUs the throughput barely moves.",
+        "TP2PP2 gives lower throughput than TP4 on the same node",
+        "the engine was built with pp=2 and tp=1",
+    ],
+    "few_requests": [
+        "Requests are sent one at a time from a single client.",
+        "I benchmark with batch size 1.",
+        "With only a single user the latency is what matters.",
+        "Our concurrency is low, two or three users at most.",
+    ],
+    "small_collective_slow": [
+        "An all_reduce of 4 KB takes 3 ms in our training loop.",
+        "The broadcast of 512 bytes costs about 12 ms per step.",
+    ],
 }
+PARAPHRASES["gdr_off"] = [
+    "GPUDirect RDMA is not enabled on our ConnectX-6 nodes.",
+    "How do I enable GDRDMA between the GPUs and the IB card?",
+    "We cannot get GPU Direct RDMA working inside the container.",
+]
+PARAPHRASES["no_p2p"] += ["两张卡之间无法开启P2P，只能走PCIe", "显卡没有开启p2p"]
 
 NEGATIONS = {
     "clock_power": ["HW Slowdown does not appear in nvidia-smi -q.", "There is no throttling on any GPU."],
@@ -148,7 +177,11 @@ NEGATIONS = {
     "one_slow": ["No single GPU is slower than the others."],
     "shm_error": ["There is no shm_open failure in the log."],
     "iommu_fault": ["There is no IO_PAGE_FAULT in dmesg."],
+    "eager_flag": ["We never run with --enforce-eager."],
+    "pipeline_parallel": ["We are not using pipeline parallelism at all."],
 }
+NEGATIONS["gdr_off"] = ["It is not that GPUDirect RDMA is unavailable: lsmod shows nvidia_peermem loaded."]
+
 
 
 @pytest.mark.parametrize("kind,text", [(k, t) for k, ts in PARAPHRASES.items() for t in ts])
@@ -236,6 +269,11 @@ def test_gpu_utilisation_figures():
     ("Decode is slow on our new box", "slow"),
     ("多卡推理速度没有提升", "scaling"),
     ("How do I choose a batch size?", "other"),
+    ("Extremely low generation throughput since the upgrade", "slow"),
+    ("all_reduce_perf stalls after the first line on our 4 cards", "hang"),
+    ("The first all-reduce never returns on the new box", "hang"),
+    ("Our GPUs are underutilized while serving the 13B model", "slow"),
+    ("We see a performance regression on the new nodes", "slow"),
 ])
 def test_symptom_classes(text, kind):
     assert claims.symptom(said(text)) == kind
@@ -258,3 +296,14 @@ def test_a_yes_no_question_offers_a_cause_as_a_guess(text, kind):
 def test_a_why_question_presupposes_its_observation():
     (c,) = claims.find(said("Why are the first few all_reduce calls so slow?"), "first_calls_slow")
     assert not c.guess
+
+
+def test_graph_flags_turned_on_or_attention_named_eager_are_not_eager_mode():
+    for text in ("vllm serve m --enforce-eager=False --tp 2", "model = AutoModel.from_pretrained(p, attn_implementation='eager')",
+                 "enforce_eager=False keeps the CUDA graphs"):
+        assert not affirmed(text, "eager_flag"), text
+
+
+def test_a_large_or_fast_collective_is_not_a_small_slow_one():
+    assert not affirmed("The all_reduce of 512 MB takes 20 ms.", "small_collective_slow")
+    assert not affirmed("Our pipeline-parallel-size 1 run is the baseline.", "pipeline_parallel")

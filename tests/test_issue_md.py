@@ -135,3 +135,84 @@ def test_a_ticket_folder_with_an_issue_reads_like_any_bundle():
     facts = read_bundle([case("h016").parent])
     assert [f.label() for f in facts.files] == ["issue.md (issue_md)"]
     assert issue_md.KIND == "issue_md"
+
+
+def test_a_one_word_title_is_a_title_when_a_sentence_follows():
+    # a tool's name as the whole title (cuda-samples issues are often titled so)
+    text = ("# p2pBandwidthLatencyTest\n\nSeeing this on a 4xH100 system\n\nThe spec says the link is 300 GB/s, "
+            "is it possible to close the gap between the two?\n")
+    assert "issue_md" in [k for k, _ in detect(text)]
+    # ... but a one-word heading over log lines is not an issue
+    log = "# results\nGPU0 GPU1 260.89\nGPU1 GPU0 259.10\n"
+    assert "issue_md" not in [k for k, _ in detect(log)]
+
+
+def test_gpus_in_the_rows_of_a_results_table_are_compared_not_an_inventory():
+    # t003: a latency table over A100 and H100 deployments is a comparison, not one mixed machine
+    records, _ = facts_of(case("t003").read_text())
+    (named,) = [n for n in of(records, Note) if n.kind == "gpus_named"]
+    rows = [g for g in named.data["gpus"] if g["line"] > 9]
+    assert rows and all(g["compared"] for g in rows)
+    # the same names in an nvidia-smi box row stay an inventory (one number-like cell)
+    smi = "|   0  NVIDIA A100-SXM4-80GB   On  | 00000000:07:00.0 Off |   0 |\n|   1  NVIDIA H100 80GB HBM3   On  | 00000000:0F:00.0 Off |   0 |"
+    assert not any(issue_md._result_row(ln) for ln in smi.splitlines())
+
+
+def test_angle_brackets_around_numbers_are_prose_not_html():
+    # t009: "(<3B parameters) ... 50% GPU utilization ... (>7B)" must survive the markup strip
+    records, _ = facts_of(case("t009").read_text())
+    (desc,) = [n for n in of(records, Note) if n.kind == "description"]
+    assert "50% GPU utilization" in desc.text and "<3B" in desc.text
+    assert issue_md._plain("a <b>bold</b> word <br/> end") == "a bold word end"
+
+
+def test_a_results_table_of_gpu_counts_is_read_as_a_set():
+    # t003: "| GPU | #GPU | Average | P50 | P99 |", per-token latency in ms said in the sentence above
+    records, _ = facts_of(case("t003").read_text())
+    (table,) = [n for n in of(records, Note) if n.kind == "results_table"]
+    a100 = [(r["gpus"], r["value"]) for r in table.data["rows"] if r["label"] == "A100-80G"]
+    assert a100 == [(1, 46.79), (2, 29.39), (4, 32.06)]
+    assert {r["kind"] for r in table.data["rows"]} == {"ms"} and table.source == "issue.md:9"
+    # a table without a GPU-count column is no comparison set
+    records, _ = facts_of("# Bench\n\nWe measured decode speed for each model on our box:\n\n| model | tok/s |\n|---|---|\n"
+                          "| 7B | 90 |\n| 13B | 50 |\n")
+    assert not [n for n in of(records, Note) if n.kind == "results_table"]
+
+
+def test_a_column_numbering_the_gpus_is_not_a_layout():
+    # per-GPU readings ("| GPU | latency ms |" with 0, 1, 2) are one machine's GPUs, not GPU counts
+    text = ("# Uneven GPUs\n\nThe step latency per GPU in ms looks uneven, is this normal?\n\n| GPU | latency | util |\n"
+            "|---|---|---|\n| 0 | 12.1 | 90 |\n| 1 | 12.3 | 91 |\n| 2 | 30.5 | 40 |\n")
+    records, _ = facts_of(text)
+    assert not [n for n in of(records, Note) if n.kind == "results_table"]
+    counted = text.replace("| GPU |", "| GPUs |").replace("| 0 |", "| 4 |")
+    records, _ = facts_of(counted)
+    assert [n for n in of(records, Note) if n.kind == "results_table"]
+
+
+def test_a_wide_results_table_with_html_cells_is_read_per_layout_column():
+    # t029: "| | batch-size | tp=2 | tp=4 | tp=8 |", cells like "5.50s<br/>36.2tok/s" and <font> tags
+    records, _ = facts_of(case("t029").read_text())
+    (table,) = [n for n in of(records, Note) if n.kind == "results_table"]
+    batch16 = [(r["gpus"], r["value"]) for r in table.data["rows"] if r["label"] == "16"]
+    assert batch16 == [(2, 528.0), (4, 660.0), (8, 760.0)] and {r["kind"] for r in table.data["rows"]} == {"rate"}
+
+
+def test_an_nvbandwidth_matrix_pasted_in_an_issue_is_read():
+    # t025: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", numbered columns, N/A diagonal
+    from diagnose.evidence import PairBandwidth
+
+    records, read = facts_of(case("t025").read_text())
+    pairs = of(records, PairBandwidth)
+    assert "p2p_test" in read.kinds and len(pairs) == 30
+    assert {(p.a, p.b, p.value) for p in pairs} >= {(0, 1, 26.34), (3, 0, 21.82), (5, 4, 26.35)}
+
+
+def test_the_gpu_count_may_come_after_a_title_that_names_the_gpu_alone():
+    # t031: the title says "M40 24GB", the first sentence "on 8xM40 GPU"
+    records, _ = facts_of(case("t031").read_text())
+    (w,) = [w for w in of(records, Workload) if w.gpu]
+    assert w.gpu.startswith("M40") and w.gpu_count == 8
+    # workstation Ada names: "2x RTX 5880 Ada"
+    records, _ = facts_of("# Deadlock on 2x RTX 5880 Ada\n\nThe all-reduce never returns on our two workstation cards here.\n")
+    assert [(w.gpu, w.gpu_count) for w in of(records, Workload) if w.gpu] == [("RTX 5880 Ada", 2)]

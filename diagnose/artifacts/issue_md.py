@@ -43,8 +43,10 @@ def detect(text: str) -> float:
         return 0.0
     first = lines[0]
     title_words = len(WORD.findall(first)) + len(CJK.findall(first)) // 2
-    titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and title_words >= 2
     prose = [ln for ln in _prose_lines(head.splitlines()) if not ln.lstrip().startswith("#") and _wordy(ln, 5)]
+    # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows
+    titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
+        title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)))
     if titled and (prose or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
     if ISSUE_HEADINGS.search(head) and prose:
@@ -125,7 +127,7 @@ def _plain(text: str) -> str:
     """Markdown markup off the prose: images, link targets, HTML tags, emphasis."""
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"<[^>\n]{1,200}>", " ", text)
+    text = re.sub(r"</?[A-Za-z!][^<>\n]{0,200}>", " ", text)  # a tag starts with a name: "<3B ... >7B" is prose
     text = re.sub(r"(\*\*|__|`)", "", text)
     return re.sub(r"[ \t]+", " ", text).strip()
 
@@ -136,7 +138,7 @@ def _plain(text: str) -> str:
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
     r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|"
-    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*[4568]000(?:\s*Ada)?|P6000|"
+    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*(?:[2-6]000|[345]500|5880)(?:\s*Ada)?|P6000|"
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|super|ti))?)"
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
     re.I)
@@ -173,13 +175,16 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     count_line = None
     for i, ln in prose:
         ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z])", r"\1 x ", ln)  # "8xH100" -> "8 x H100"
-        if gpu_line is None and (m := GPU_NAME.search(ln)):
+        if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(count.group(1))
-            gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
+            if gpu_line is None:
+                gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
+            elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
+                gpu_line = (gpu_line[0], gpu_line[1], n)
         if count_line is None and (m := GPUS_COUNTED.search(ln)):
             count_line = (i, _count(m.group(1)))
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
@@ -204,6 +209,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
     out.extend(_bandwidths(prose, name))
+    out.extend(_results_tables(prose, name))
     named = _gpus_named(list(prose) + list(code_lines))
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
@@ -239,6 +245,90 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
     return out
 
 
+# A results table's columns: how many GPUs (or the TP size) a row ran on, and what it measured.
+# A bare "GPU" column numbers the GPUs (0, 1, 2 ...), it does not count them: not a layout column.
+GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|tensor[_ ]?parallel\w*|"
+                         r"num[_ -]?shards?|shards?|world[_ ]?size|cards|#\s*cards?)$", re.I)
+RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
+LATENCY_WORDS = re.compile(r"\b(?:ms|milliseconds?|latency|itl|tpot)\b", re.I)
+NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
+    """Rows of a results table that sets GPU counts (or TP sizes) side by side, long ("| A100 | 2 | 29.39 |",
+    a GPU-count column) or wide ("| batch | tp=2 | tp=4 |", one column per layout). One Note per table,
+    each row with its label, GPU count and figure; what the figure is (a rate, or a latency in ms)
+    comes from the cell's unit, its header, or the sentence above the table."""
+    out = []
+    lines = [(i, _plain(ln)) for i, ln in prose]
+    k = 0
+    while k < len(lines):
+        i, head = lines[k]
+        cells = _cells(head)
+        start = k
+        k += 1
+        wide = {j: int(m.group(1) or m.group(2)) for j, c in enumerate(cells) if (m := LAYOUT_HEADER.match(c))}
+        if "|" not in head or len(cells) < 3 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
+            continue
+        body = []
+        while k < len(lines) and "|" in lines[k][1]:
+            vals = _cells(lines[k][1])
+            if len(vals) == len(cells) and not set("".join(vals)) <= set("-: "):
+                body.append((lines[k][0], vals))
+            k += 1
+        above = " ".join(ln for _, ln in lines[max(0, start - 5):start])
+        default = "rate" if RATE_WORDS.search(above) and not LATENCY_WORDS.search(above) else \
+            "ms" if LATENCY_WORDS.search(above) else None
+        rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default)
+        if len({row["gpus"] for row in rows}) >= 2:
+            out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
+    return out
+
+
+# A wide table's layout columns: "tp=4", "TP 8", "4 GPUs", "2x GPU".
+LAYOUT_HEADER = re.compile(r"^(?:tp|tensor[_ -]?parallel(?:[_ -]?size)?)\s*[=:]?\s*(\d+)$|^(\d+)\s*(?:x\s*)?(?:GPUs?|cards?)$", re.I)
+CELL_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s)\b", re.I)
+CELL_MS = re.compile(r"(\d+(?:\.\d+)?)\s*ms\b", re.I)
+
+
+def _long_rows(cells: list[str], body: list, default: str | None) -> list[dict]:
+    # the GPU-count column: a header naming it whose cells are whole numbers
+    gcol = next((j for j, c in enumerate(cells) if GPUS_HEADER.match(c) and body
+                 and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
+    if gcol is None:
+        return []
+    columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
+               for j, c in enumerate(cells) if j != gcol]
+    rows = []
+    for r, vals in body:
+        label = next((v for j, v in enumerate(vals) if j != gcol and not NUMBER.fullmatch(v)), "")
+        for j, header, kind in columns:
+            if kind and NUMBER.fullmatch(vals[j]):
+                rows.append({"line": r, "label": label, "gpus": int(vals[gcol]), "column": header, "kind": kind,
+                             "value": float(vals[j].replace(",", "").lstrip("~+"))})
+                break  # the first figure column: the average or the main figure
+    return rows
+
+
+def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str | None) -> list[dict]:
+    """One row per (table row, layout column): the cell's rate ("36.2tok/s"), else its latency in ms,
+    else a bare number read as the table's default kind."""
+    rows = []
+    for r, vals in body:
+        label = " ".join(v for j, v in enumerate(vals) if j not in wide and v)
+        for j, gpus in wide.items():
+            rate, ms = CELL_RATE.search(vals[j]), CELL_MS.search(vals[j])
+            if rate or ms or (default and NUMBER.fullmatch(vals[j])):
+                kind, value = ("rate", rate.group(1)) if rate else ("ms", ms.group(1)) if ms else (default, vals[j])
+                rows.append({"line": r, "label": label, "gpus": gpus, "column": cells[j], "kind": kind,
+                             "value": float(value.replace(",", "").lstrip("~+"))})
+    return rows
+
+
 def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool]]:
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
     named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence."""
@@ -249,8 +339,19 @@ def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool
             key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "").replace("GTX", "")
             key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
             listed = len(ln.split()) <= 8 or "|" in ln or bool(re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
-            out.append((i, key, bool(COMPARED.search(ln)), listed))
+            out.append((i, key, bool(COMPARED.search(ln)) or _result_row(ln), listed))
     return out
+
+
+RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:?-{2,}:?", re.I)
+
+
+def _result_row(line: str) -> bool:
+    """A row of a results table ("| A100-80G | 2 | 29.39 | 28.71 |", "3090 24GB * 2 | 17.95 | OOM"):
+    each row is another configuration measured, so the GPUs its rows name are compared, not one
+    machine's inventory (an nvidia-smi box row holds one number-like cell at most)."""
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    return len(cells) >= 3 and sum(bool(RESULT_CELL.fullmatch(c)) for c in cells) >= 2
 
 
 def _tp_size(m: re.Match) -> int:

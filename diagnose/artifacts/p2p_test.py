@@ -7,6 +7,8 @@ copy to itself, not a link); the CPU-side latency block is skipped. A cut-off ce
 row. Also read: `Device: 0, NVIDIA H100 ..., pciBusID: 18, ...` (GpuFact),
 `Device=0 CAN Access Peer Device=1` and the `P2P Connectivity Matrix` (P2PStatus), and
 health-check lines `P2P test on GPU 1 to GPU 0 failed. Bandwidth 256.63 ...` (PairBandwidth).
+nvbandwidth's GPU-to-GPU matrices (`memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)`, numbered
+columns, `N/A` on the diagonal) are read the same way.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ _TITLE = re.compile(
     r"(?:(Unidirectional|Bidirectional)\s+)?P2P\s*=\s*(Enabled|Disabled)\s+(Bandwidth|Latency)\b.*?Matrix\s*\((GB/s|us)\)",
     re.I,
 )
+# nvbandwidth's copy matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", columns numbered only.
+_NVB_TITLE = re.compile(r"memcpy\s+(?:CE|SM)\s+GPU\(row\)\s*(->|<-|<->)\s*GPU\(column\)\s+(bandwidth|latency)\s*\((GB/s|us)\)", re.I)
+_NUMBERED = re.compile(r"^\s*((?:\d+\s+)*\d+)\s*$")
 _CONNECTIVITY = re.compile(r"P2P Connectivity Matrix", re.I)
 _COLUMNS = re.compile(r"^\s*(D\\D|GPU|CPU)((?:\s+\d+)+)\s*$")
 _ROW = re.compile(r"^\s*(\d+)\s+(.*)$")
@@ -33,7 +38,7 @@ _NHC = re.compile(r"P2P test on GPU\s+(\d+)\s+to GPU\s+(\d+)\b.*?Bandwidth\s+(\d
 
 def detect(text: str) -> float:
     head = text[:400_000]
-    if _TITLE.search(head):
+    if _TITLE.search(head) or _NVB_TITLE.search(head):
         return 0.95
     if "P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in head:
         return 0.9
@@ -56,12 +61,20 @@ def parse(text: str, name: str) -> list:
             direction = "bi" if (title.group(1) or "").lower().startswith("bi") else "uni"
             matrix, columns = ("value", direction, title.group(2).lower() == "enabled", title.group(4)), []
             continue
+        nvb = _NVB_TITLE.search(line)
+        if nvb:
+            matrix, columns = ("value", "bi" if nvb.group(1) == "<->" else "uni", None, nvb.group(3)), []
+            continue
         if _CONNECTIVITY.search(line):
             matrix, columns = ("access", None, None, None), []
             continue
         header = _COLUMNS.match(line)
         if header and matrix:
             columns = [int(c) for c in header.group(2).split()] if header.group(1) != "CPU" else []
+            continue
+        numbered = _NUMBERED.match(line)
+        if numbered and matrix and not columns:  # nvbandwidth numbers its columns without a label
+            columns = [int(c) for c in numbered.group(1).split()]
             continue
         row = _ROW.match(line)
         if row and matrix and columns:
@@ -76,6 +89,8 @@ def parse(text: str, name: str) -> list:
 def _row(records, access, matrix, columns, a, cells, src) -> None:
     kind, direction, enabled, unit = matrix
     for b, cell in zip(columns, cells.split()):
+        if cell.upper() == "N/A":
+            continue  # nvbandwidth's diagonal
         value = number(cell)
         if value is None:
             return  # cut off ('41...') or garbled: the rest of the row is not there
