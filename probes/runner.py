@@ -21,18 +21,16 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from diagnose import evidence
 from diagnose.evidence import Facts, GpuFact, Note, PcieLinkFact
 from probes import collectives, host, nvml
 from probes.recording import Session
-from probes.results import ProbeFailure
+from probes.results import MEASURED, ProbeFailure
 
 PROFILES = ("quick", "standard", "full")
 # (min bytes, max bytes, factor) of the sweep, per profile
 SWEEPS = {"quick": (8, 64 << 20, 8), "standard": (8, 256 << 20, 4), "full": (8, 1 << 30, 2)}
 DEFAULT_TIMEOUT = {"quick": 60.0, "standard": 180.0, "full": 600.0}
 GRACE = 15.0  # a sweep kills its own ranks at its timeout; the step waits this much longer
-MEASURED = (evidence.CollectiveResult, evidence.PairBandwidth, evidence.Measurement, ProbeFailure)
 
 
 @dataclass
