@@ -292,6 +292,8 @@ def _call_nvml(pynvml, func, call: str, args: list, handle):
     real = [handle(a) for a in args[:devices]] + list(args[devices:])
     if call == "nvmlDeviceGetCpuAffinity":
         return func(real[0], 16)  # 16 x 64 bits = 1024 CPUs
+    if call == "nvmlDeviceGetMemoryAffinity":  # the CPU NUMA nodes nearest the GPU (topo -m's NUMA Affinity)
+        return func(real[0], 1, pynvml.NVML_AFFINITY_SCOPE_NODE)  # 64 nodes
     if call == "nvmlDeviceGetGpuFabricInfo":
         # NVML fills the struct through a pointer; pynvml forwards the argument as given, so a
         # struct passed by value would be copied onto the stack and the reading lost (or worse).
@@ -311,7 +313,7 @@ def _call_nvml(pynvml, func, call: str, args: list, handle):
 
 def _to_json(call: str, value):
     """NVML answers as plain JSON: structs to dicts, bytes to str, CPU masks to a CPU list."""
-    if call == "nvmlDeviceGetCpuAffinity":
+    if call in ("nvmlDeviceGetCpuAffinity", "nvmlDeviceGetMemoryAffinity"):
         return _cpu_list(value)
     if call in ("nvmlDeviceGetPciInfo", "nvmlDeviceGetNvLinkRemotePciInfo"):
         return {"busId": _text(value.busId), "pciDeviceId": int(value.pciDeviceId)}
@@ -358,6 +360,9 @@ def parse_cpu_list(text: str) -> list[int]:
     cpus: list[int] = []
     for part in str(text).strip().split(","):
         lo, _, hi = part.strip().partition("-")
-        if lo.isdigit() and (not hi or hi.isdigit()):
+        if lo.isdigit() and (not hi or hi.isdigit()) and int(lo) <= int(hi or lo) < MAX_CPUS:
             cpus.extend(range(int(lo), int(hi or lo) + 1))
     return cpus
+
+
+MAX_CPUS = 8192  # Linux's largest NR_CPUS (x86_64 MAXSMP): a higher CPU number is not a real one

@@ -67,6 +67,7 @@ INT_VALUES: dict[str, tuple[int, int]] = {
     "nvmlDeviceGetFieldValues": (0, MAX_U64),
 }
 TEXT_VALUES = {"nvmlDeviceGetName", "nvmlDeviceGetUUID", "nvmlSystemGetDriverVersion", "nvmlDeviceGetCpuAffinity",
+               "nvmlDeviceGetMemoryAffinity",
                "read", "realpath", "run", "run_grep"}
 # dict-valued answers: field -> (low, high) for numbers, or str
 DICT_VALUES: dict[str, dict[str, Any]] = {
