@@ -146,9 +146,17 @@ def _expected_busbw(facts: Facts, group: list[int]) -> tuple[float | None, str, 
         return link_gbs * BUSBW_EFFICIENCY, f"NV{min(nv)} x {per_link:g} GB/s per link ({spec.name})", [
             ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path), ev(spec_src, "catalog row", spec.key)]
     if not nv:
-        gens = [g.pcie_gen_max for g in facts.of(GpuFact) if g.index in group and g.pcie_gen_max]
+        from rules.topology import _p2p_off_by_design
+
+        if _p2p_off_by_design(facts) or any(p.a in group and p.b in group and p.capability in ("read", "write")
+                                            and not p.ok for p in facts.of(P2PStatus)):
+            return None, "", []  # no P2P: the data goes through host memory, not GPU to GPU over PCIe
+        gpus = [g for g in facts.of(GpuFact) if g.index in group]
+        gens = [g.pcie_gen_max for g in gpus if g.pcie_gen_max]
+        lanes = [g.pcie_width_max for g in gpus if g.pcie_width_max] or [16]
         if gens and min(gens) in PCIE_X16_GBS:
-            return PCIE_X16_GBS[min(gens)] * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x16", [
+            gbs = PCIE_X16_GBS[min(gens)] * min(lanes) / 16
+            return gbs * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x{min(lanes)}", [
                 ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path)]
     return None, "", []
 

@@ -132,3 +132,22 @@ def test_inactive_nvlinks_of_a_mig_gpu_are_not_a_fault():
     assert not [f for f in rules(facts, "topology.nvlink_links") if f.severity == "critical"]
     facts.of(GpuFact)[1].mig_mode = False  # the same readings on a GPU outside MIG: links are down
     assert [f.severity for f in rules(facts, "topology.nvlink_links")] == ["critical"]
+
+
+def test_pcie_busbw_expectation_uses_the_link_width_and_skips_boards_without_p2p():
+    # Two GPUs behind the CPU at Gen4 x8 (common on workstation boards): 15.75 GB/s per direction,
+    # ~12.6 GB/s busbw expected. 10 GB/s is normal there; against an x16 figure it read as half.
+    facts = node(2, path="PHB", pcie_gen_max=4, pcie_width_max=8)
+    facts.add(allreduce(256 << 20, 2 * (256 << 20) / 2 / 10e9 * 1e6, [0, 1]))  # busbw 10 GB/s
+    assert rules(facts, "node.busbw_below_topology") == []
+    facts = node(2, path="PHB", pcie_gen_max=4, pcie_width_max=16)
+    facts.add(allreduce(256 << 20, 2 * (256 << 20) / 2 / 10e9 * 1e6, [0, 1]))
+    (f,) = rules(facts, "node.busbw_below_topology")
+    assert f.evidence[0].expected == 25.2
+    # RTX 4090: the stock driver refuses P2P, NCCL goes through host memory; no PCIe P2P figure applies
+    facts = Facts()
+    facts.add([GpuFact(f"probe:nvml:gpu{i}", index=i, name="NVIDIA GeForce RTX 4090", pcie_gen_max=4, pcie_width_max=16)
+               for i in range(2)])
+    facts.add(TopologyPath("probe:nvml:topology", "GPU0", "GPU1", "PHB"))
+    facts.add(allreduce(256 << 20, 2 * (256 << 20) / 2 / 3e9 * 1e6, [0, 1]))
+    assert rules(facts, "node.busbw_below_topology") == []
