@@ -83,7 +83,12 @@ def run(
         return facts
     if _hung(facts.records):
         indices = []  # the driver does not answer: no GPU work can be trusted to finish
-    skip = _measurements_blocked(indices, facts)
+    # importing torch and asking CUDA for its devices can hang on a broken driver too
+    check = _run_step(Step("torch and CUDA check", lambda: [_measurements_blocked(indices, facts)], limit, on_gpu=False))
+    skip = check[0] if check and isinstance(check[0], str) else None
+    if check and isinstance(check[0], ProbeFailure):
+        facts.add(check)
+        indices = []
     if skip:
         facts.add(ProbeFailure("probe:runner", "measurements", "skipped", skip))
         indices = []

@@ -138,3 +138,15 @@ def test_a_mig_gpu_is_not_measured():
     gpus = _gpus("2x-a100-sxm-one-gpu-in-mig-mode.json")
     devices, notes = runner.cuda_devices(gpus, None)
     assert devices == {0: 0} and "GPU1 is in MIG mode" in notes[0]
+
+
+def test_a_hung_torch_or_cuda_check_is_cut_off(monkeypatch):
+    # `import torch` / cudaGetDeviceCount on a wedged driver: the check itself has a deadline.
+    gpu = GpuFact("probe:nvml:gpu0", index=0, name="NVIDIA H100 80GB HBM3")
+    monkeypatch.setattr(runner.nvml, "collect", lambda s, g: ([gpu], []))
+    monkeypatch.setattr(runner, "_measurements_blocked", lambda indices, facts=None: time.sleep(3600))
+    start = time.monotonic()
+    facts = runner.run(LiveSession(), "quick", timeout=1)
+    assert time.monotonic() - start < 15
+    _critical_hang(facts, "torch and CUDA check")
+    assert not [r for r in facts.records if type(r).__name__ == "CollectiveResult"]
