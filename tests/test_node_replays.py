@@ -31,7 +31,7 @@ def test_every_recording_says_where_it_came_from_and_what_it_lacks(path):
         assert meta["hostname"] and meta["recorded_at"]
     elif "../shared/tickets/" in meta["transcribed_from"]:
         assert meta["absent"]
-    else:  # a public thread: its URL, and the excerpt quoted in the recording itself
+    else:  # a public source: its URL, and the excerpt quoted in the recording or kept in tests/data
         assert meta["transcribed_from"].startswith("https://github.com/") and meta["absent"] and meta["source_text"]
 
 
@@ -44,10 +44,12 @@ HUMAN_CRITICALS = {
     "2x-rtx5090-pcie-p2p-gns.json": set(),  # GNS on GeForce is how the stock driver ships
     "4x-l40s-pcie-two-sockets.json": set(),  # a plain two-socket PCIe server
     "8x-a40-nvlink-pairs-two-sockets.json": set(),  # socket crossing is slower, nothing broken
+    "8x-rtx4090-smi-q-idle-and-loaded.json": set(),  # idle GPU at Gen1, busy GPU at Gen4 on its power cap
     "dgx-h100-topo-numa.json": set(),  # every pair NV18
     "hgx-a100-nvlink-p2p-level-loc.json": {"topology.p2p_forced_off"},  # NCCL_P2P_LEVEL=LOC forces SHM
     "hgx-h100-nvlink-status-mig-disabled.json": set(),  # 18 links up on each GPU
     "hgx-h100-smi-p2p-bidirectional.json": set(),  # ~83% of NVLink bidirectional is healthy
+    "hgx-h800-fabric-in-progress.json": set(),  # fabric still registering: wait, not yet a fault
     "recorded-vm-without-driver.json": {"node.no_gpu"},  # no driver, no GPU: cannot serve
     "workstation-2gpu-nvlink-bridge-slow-driver.json": set(),  # 112 s nvidia-smi: suspicious, not proof
 }
@@ -172,3 +174,23 @@ def test_recorded_vm_without_a_driver():
     assert facts.host("shm_bytes").value > 0 and facts.host("pci_nvidia_gpus").value == []
     assert by_rule(findings, "node.no_gpu")[0].severity == "critical"
     assert v.category == "insufficient_data" and "No NVIDIA driver" in v.summary
+
+
+def test_fabric_still_registering_is_a_warning_not_a_critical():
+    # nvidia-smi -q of an HGX H800: Fabric State In Progress, Status N/A (fabric manager not done).
+    facts, findings, _ = replay("hgx-h800-fabric-in-progress.json")
+    g = facts.of(GpuFact)[0]
+    assert (g.fabric_state, g.fabric_status) == ("In Progress", None)
+    (f,) = by_rule(findings, "topology.fabric_manager")
+    assert f.severity == "warning" and "In Progress" in f.title
+
+
+def test_rtx4090_idle_gen1_and_busy_gen4_on_its_power_cap():
+    facts, findings, v = replay("8x-rtx4090-smi-q-idle-and-loaded.json")
+    gpus = {g.bus_id: g for g in facts.of(GpuFact)}
+    idle, busy = gpus["0000:01:00.0"], gpus["0000:23:00.0"]
+    assert (idle.pcie_gen_current, idle.clock_event_reasons) == (1, ["idle"])
+    assert (busy.pcie_gen_current, busy.utilization_pct, busy.clock_event_reasons) == (4, 97, ["sw_power_cap"])
+    assert idle.catalog_key == "rtx-4090" and idle.pci_device_id == "0x2684"
+    assert not [f for f in findings if f.severity == "critical"]
+    assert not [f for f in findings if f.category == "pcie_link_degraded" and f.is_problem]

@@ -409,3 +409,161 @@ save("hgx-h100-nvlink-status-mig-disabled.json", {
                "all host readings"],
     "human_reading": "All 18 NVLinks of each H100 are up at full per-link speed.",
 }, a[:1] + [entry("nvmlDeviceGetCount", [], 2)] + a[1:])
+
+
+# ================================================================ nvidia-smi -q / -q -x in tests/data/hardware/real
+# Real outputs already in the repository (SOURCES.md there names each URL), read field by field.
+REAL = REPO / "tests" / "data" / "hardware" / "real"
+SOURCES = (REAL / "SOURCES.md").read_text()
+FABRIC = {"Not Supported": 0, "Not Started": 1, "In Progress": 2, "Completed": 3}
+REASON_BITS = {"Idle": 0x1, "Applications Clocks Setting": 0x2, "SW Power Cap": 0x4, "HW Slowdown": 0x8,
+               "Sync Boost": 0x10, "SW Thermal Slowdown": 0x20, "HW Thermal Slowdown": 0x40,
+               "HW Power Brake Slowdown": 0x80, "Display Clock Setting": 0x100}
+
+
+def source_url(name):
+    line = next(l for l in SOURCES.splitlines() if f"`{name}`" in l)
+    return re.search(r"https://\S+", line).group(0).rstrip("|) ")
+
+
+def smi_q_blocks(text):
+    """`nvidia-smi -q` -> (header fields, [per-GPU {"Section/Key": value}]); a block cut at its top
+    (an excerpt) keeps the fields it has under the paths they have."""
+    header, blocks, path = {}, [], []
+    current = header
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("="):
+            continue
+        m = re.match(r"GPU ([0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)\s*$", line)
+        if m:
+            current = {"Bus Id": m.group(1)}
+            blocks.append(current)
+            path = []
+            continue
+        depth = (len(line) - len(line.lstrip())) // 4
+        key, sep, value = line.strip().partition(":")
+        key = key.strip()
+        path = path[:max(depth - 1, 0)]
+        if sep and value.strip():
+            current["/".join(path + [key])] = value.strip()
+        else:
+            path.append(key)
+    if any("/" in k for k in header):  # an excerpt that starts inside a GPU block
+        blocks, header = [header] + blocks, {}
+    return header, blocks
+
+
+def _num(text):
+    m = re.match(r"-?[\d.]+", text or "")
+    return float(m.group(0)) if m else None
+
+
+def smi_q_answers(header, blocks, first_index=0):
+    a = [entry("nvmlInit", [], True)]
+    if "Driver Version" in header:
+        a.append(entry("nvmlSystemGetDriverVersion", [], header["Driver Version"]))
+    if _num(header.get("CUDA Version")):
+        major, minor = header["CUDA Version"].split(".")
+        a.append(entry("nvmlSystemGetCudaDriverVersion", [], int(major) * 1000 + int(minor) * 10))
+    a.append(entry("nvmlDeviceGetCount", [], int(header.get("Attached GPUs", len(blocks)))))
+    for n, b in enumerate(blocks):
+        i = first_index + n
+
+        def put(call, value, *args):
+            if value is not None:
+                a.append(entry(call, [i, *args], value))
+
+        put("nvmlDeviceGetName", b.get("Product Name"))
+        put("nvmlDeviceGetUUID", b.get("GPU UUID"))
+        if "Bus Id" in b:
+            device = b.get("PCI/Device Id")
+            put("nvmlDeviceGetPciInfo", {"busId": b["Bus Id"], **({"pciDeviceId": int(device, 16)} if device else {})})
+        link = "PCI/GPU Link Info/"
+        for call, key in (("nvmlDeviceGetMaxPcieLinkGeneration", "PCIe Generation/Max"),
+                          ("nvmlDeviceGetCurrPcieLinkGeneration", "PCIe Generation/Current"),
+                          ("nvmlDeviceGetMaxPcieLinkWidth", "Link Width/Max"),
+                          ("nvmlDeviceGetCurrPcieLinkWidth", "Link Width/Current")):
+            value = _num(b.get(link + key))
+            put(call, int(value) if value is not None else None)
+        if _num(b.get("PCI/Replays Since Reset")) is not None:
+            put("nvmlDeviceGetPcieReplayCounter", int(_num(b["PCI/Replays Since Reset"])))
+        if "Persistence Mode" in b:
+            put("nvmlDeviceGetPersistenceMode", int(b["Persistence Mode"] == "Enabled"))
+        mig = b.get("MIG Mode/Current")
+        if mig == "N/A":
+            a.append(entry("nvmlDeviceGetMigMode", [i], error="NotSupported"))
+        elif mig:
+            put("nvmlDeviceGetMigMode", [int(mig == "Enabled"), int(b.get("MIG Mode/Pending") == "Enabled")])
+        reasons = {k.split("/")[-1]: v for k, v in b.items() if k.startswith("Clocks Event Reasons/")}
+        if reasons:
+            put("nvmlDeviceGetCurrentClocksEventReasons",
+                sum(bit for name, bit in REASON_BITS.items() if reasons.get(name) == "Active"))
+        fb = {k: _num(b.get(f"FB Memory Usage/{k.title()}")) for k in ("total", "used", "free")}
+        if fb["total"]:
+            put("nvmlDeviceGetMemoryInfo", {k: int(v) * 2**20 for k, v in fb.items() if v is not None})
+        util = _num(b.get("Utilization/Gpu"))
+        if util is not None:
+            put("nvmlDeviceGetUtilizationRates", {"gpu": int(util), "memory": int(_num(b.get("Utilization/Memory")) or 0)})
+        elif b.get("Utilization/Gpu") == "N/A":
+            a.append(entry("nvmlDeviceGetUtilizationRates", [i], error="NotSupported"))
+        if b.get("Compute Mode") == "Default":
+            put("nvmlDeviceGetComputeMode", 0)
+        ecc = b.get("ECC Mode/Current")
+        if ecc in ("Enabled", "Disabled"):
+            put("nvmlDeviceGetEccMode", [int(ecc == "Enabled"), int(b.get("ECC Mode/Pending") == "Enabled")])
+        temp = _num(b.get("Temperature/GPU Current Temp"))
+        put("nvmlDeviceGetTemperature", int(temp) if temp is not None else None, 0)
+        for call, key in (("nvmlDeviceGetPowerUsage", "Power Draw"), ("nvmlDeviceGetEnforcedPowerLimit", "Current Power Limit")):
+            value = next((_num(v) for k, v in b.items() if k.endswith("/" + key) and _num(v) is not None), None)
+            put(call, int(value * 1000) if value is not None else None)
+        for call, key in (("nvmlDeviceGetClockInfo", "Clocks/SM"), ("nvmlDeviceGetMaxClockInfo", "Max Clocks/SM")):
+            value = _num(b.get(key))
+            put(call, int(value) if value is not None else None, 1)
+        if b.get("GPU Virtualization Mode/Virtualization Mode") == "None":
+            put("nvmlDeviceGetVirtualizationMode", 0)
+        state = b.get("Fabric/State")
+        if state in FABRIC:
+            status = b.get("Fabric/Status")
+            put("nvmlDeviceGetGpuFabricInfo", {"state": FABRIC[state],
+                                               "status": 0 if status == "Success" else None})
+        elif state == "N/A":
+            a.append(entry("nvmlDeviceGetGpuFabricInfo", [i], error="NotSupported"))
+    return a
+
+
+SMI_Q_NOTES = ["Fields read from the -q text: Product Name, GPU UUID, Bus Id and Device Id, PCIe generation and width "
+               "(max/current), replays, persistence, MIG mode, clock event reasons (Active -> the NVML bit), FB memory, "
+               "utilisation, compute mode, ECC mode, GPU temperature, power draw and limit, SM clock now/max, "
+               "virtualisation mode, fabric state/status. N/A -> NotSupported where NVML answers so."]
+
+# ---------------------------------------------------------------- 8x RTX 4090 (-q of two GPUs)
+name = "smi_q_rtx4090_x8_535.txt"
+header, blocks = smi_q_blocks((REAL / name).read_text())
+save("8x-rtx4090-smi-q-idle-and-loaded.json", {
+    "transcribed_from": f"{source_url(name)} (`nvidia-smi -q`, driver 535.154.05, of an 8x GeForce RTX 4090 node: "
+                        "the blocks of GPU 01:00.0 and 23:00.0; tests/data/hardware/real/{name})".replace("{name}", name),
+    "source_text": [f"tests/data/hardware/real/{name}"],
+    "notes": SMI_Q_NOTES + ["The source shows GPUs 01:00.0 and 23:00.0 only: recorded as indices 0 and 1, the count as 8."],
+    "absent": ["GPUs 2-7", "topology and P2P status", "NVLink (the 4090 has none)", "all host readings"],
+    "human_reading": "GPU 01:00.0 idles at Gen1 (P8, Idle active): power saving. GPU 23:00.0 is busy (97 %) at Gen4 x16, "
+                     "at its 450 W cap (SW power cap active): working at its limit, not a fault.",
+}, smi_q_answers(header, blocks))
+
+# ---------------------------------------------------------------- HGX H800, fabric In Progress
+name = "smi_q_h800_fabric_in_progress_chunk.txt"
+header, blocks = smi_q_blocks((REAL / name).read_text())
+first = blocks[0]
+first["Product Name"] = blocks[1]["Product Name"] if len(blocks) > 1 else None
+save("hgx-h800-fabric-in-progress.json", {
+    "transcribed_from": f"{source_url(name)} (`nvidia-smi -q` excerpt of an HGX H800 node: the end of one GPU's block, "
+                        f"fabric State In Progress, Status N/A; tests/data/hardware/real/{name})",
+    "source_text": [f"tests/data/hardware/real/{name}"],
+    "notes": SMI_Q_NOTES + ["The excerpt starts inside a GPU block (no bus id); the next block is an 'NVIDIA H800' of the "
+                            "same node, so that name is recorded for it; only that first GPU is recorded.",
+                            "Fabric Status N/A while the State is In Progress: NVML's status is not valid yet (nvml.h); "
+                            "recorded as state 2 with no status."],
+    "absent": ["the GPU's identity fields, PCIe, memory, ECC (before the excerpt)", "the other GPUs",
+               "NVLink state, topology", "all host readings (the fabric manager service state is unknown)"],
+    "human_reading": "The fabric manager has not finished registering the GPU: wait and re-check; not yet a fault.",
+}, [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 1)]
+   + [e for e in smi_q_answers({}, blocks[:1]) if e["call"] not in ("nvmlInit", "nvmlDeviceGetCount")])
