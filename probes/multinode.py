@@ -20,6 +20,8 @@ import time
 from probes import collectives
 from probes.results import ProbeFailure
 
+DESTROY_S = 30.0  # destroy_process_group() normally takes well under a second
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m probes.multinode", description=__doc__.split("\n\n")[0])
@@ -70,10 +72,12 @@ def run(sizes, ops, backend, iters, output, timeout: float = 600.0) -> int:
     source = f"probe:multinode:{backend}:{nodes}x{per_node}"
     inputs = {"nodes": nodes, "ranks": world, "backend": backend}
     start = time.monotonic()
-    done = threading.Event()
+    done, finished = threading.Event(), threading.Event()
 
     def watchdog():
         if done.wait(timeout):
+            if not finished.wait(DESTROY_S):  # the results are out; a blocked teardown must not hang the job
+                os._exit(0)
             return
         if rank == 0:
             failure = ProbeFailure(source, "collectives", "timeout",
@@ -99,6 +103,7 @@ def run(sizes, ops, backend, iters, output, timeout: float = 600.0) -> int:
                inputs)
     done.set()
     dist.destroy_process_group()
+    finished.set()
     return 0
 
 

@@ -73,9 +73,18 @@ def probe_failed(facts: Facts, predictions=None):
             continue
         what = "collective sweep" if f.probe == "collectives" else f.probe
         group = f" over GPUs {','.join(map(str, f.group))}" if f.group else ""
-        if f.reason == "timeout":
+        if f.reason == "timeout" and not f.probe.startswith(("collectives", "P2P")):
+            title = f"The {what}{group} hung and was stopped after {f.seconds:g} s"
+            summary = (f"{f.detail}. A step that never returns here means the driver or a GPU stopped answering "
+                       "(a GPU in recovery, a wedged persistence daemon, a link that dropped): nothing after it on "
+                       "the GPUs can be trusted to finish.")
+            fix = ("Check `dmesg` for Xid errors and whether `nvidia-smi` itself answers; reset the GPU or reboot, "
+                   "then run diagnose node again.")
+            out.append(make("node.probe_failed", "other", "critical", 0.7, title, summary,
+                            [ev(f, f.detail, f.seconds, None, "s")], fix=fix, refs=["xid", "nvidia_smi"]))
+        elif f.reason == "timeout":
             title = f"The {what}{group} hung and was killed after {f.seconds:g} s"
-            summary = (f"{f.detail}. A collective that never completes on one node usually means peer "
+            summary = (f"{f.detail}. A collective or peer copy that never completes on one node usually means peer "
                        "traffic is blocked (ACS or IOMMU on PCIe switches, a half-trained NVLink, fabric "
                        "manager down) or a GPU stopped answering." + (f" Seen here: {'; '.join(suspects)}." if suspects else ""))
             fix = ("Re-run with NCCL_DEBUG=INFO and NCCL_P2P_DISABLE=1: if it then completes, peer traffic is "
