@@ -50,6 +50,7 @@ HUMAN_CRITICALS = {
     "hgx-h100-nvlink-status-mig-disabled.json": set(),  # 18 links up on each GPU
     "hgx-h100-smi-p2p-bidirectional.json": set(),  # ~83% of NVLink bidirectional is healthy
     "hgx-h800-fabric-in-progress.json": set(),  # fabric still registering: wait, not yet a fault
+    "h200-vm-one-gpu-smi-q.json": set(),  # one healthy H200 passed through to a VM
     "recorded-vm-without-driver.json": {"node.no_gpu"},  # no driver, no GPU: cannot serve
     "workstation-2gpu-nvlink-bridge-slow-driver.json": set(),  # 112 s nvidia-smi: suspicious, not proof
 }
@@ -194,3 +195,11 @@ def test_rtx4090_idle_gen1_and_busy_gen4_on_its_power_cap():
     assert idle.catalog_key == "rtx-4090" and idle.pci_device_id == "0x2684"
     assert not [f for f in findings if f.severity == "critical"]
     assert not [f for f in findings if f.category == "pcie_link_degraded" and f.is_problem]
+
+
+def test_one_h200_passed_through_to_a_vm_is_healthy():
+    facts, findings, v = replay("h200-vm-one-gpu-smi-q.json")
+    (g,) = facts.of(GpuFact)
+    assert (g.catalog_key, g.virtualization_mode, g.fabric_state, g.fabric_status) == (
+        "h200-sxm", "Pass-Through", "Completed", "Success")
+    assert v.category == "healthy" and not [f for f in findings if f.is_problem]

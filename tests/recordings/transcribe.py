@@ -519,8 +519,8 @@ def smi_q_answers(header, blocks, first_index=0):
         for call, key in (("nvmlDeviceGetClockInfo", "Clocks/SM"), ("nvmlDeviceGetMaxClockInfo", "Max Clocks/SM")):
             value = _num(b.get(key))
             put(call, int(value) if value is not None else None, 1)
-        if b.get("GPU Virtualization Mode/Virtualization Mode") == "None":
-            put("nvmlDeviceGetVirtualizationMode", 0)
+        virt = {"None": 0, "Pass-Through": 1, "VGPU": 2, "Host VGPU": 3, "Host VSGA": 4}
+        put("nvmlDeviceGetVirtualizationMode", virt.get(b.get("GPU Virtualization Mode/Virtualization Mode")))
         state = b.get("Fabric/State")
         if state in FABRIC:
             status = b.get("Fabric/Status")
@@ -567,3 +567,16 @@ save("hgx-h800-fabric-in-progress.json", {
     "human_reading": "The fabric manager has not finished registering the GPU: wait and re-check; not yet a fault.",
 }, [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 1)]
    + [e for e in smi_q_answers({}, blocks[:1]) if e["call"] not in ("nvmlInit", "nvmlDeviceGetCount")])
+
+# ---------------------------------------------------------------- one H200 in a VM (pass-through)
+URL = ("https://github.com/thamada/gls/blob/c0bed08d0e20bb1abccfee5aeedb80bc63b493a6/gls/H200_smi.py "
+       "(the `nvidia-smi -a` output its simulator prints, `out_a`)")
+header, blocks = smi_q_blocks((OUT / "sources" / "h200-vm-one-gpu-smi-q.txt").read_text())
+save("h200-vm-one-gpu-smi-q.json", {
+    "transcribed_from": f"{URL}; kept verbatim in tests/recordings/sources/h200-vm-one-gpu-smi-q.txt",
+    "source_text": ["tests/recordings/sources/h200-vm-one-gpu-smi-q.txt"],
+    "notes": SMI_Q_NOTES + ["Attached GPUs 1, Virtualization Mode Pass-Through: one H200 SXM (Module ID 3 of its "
+                            "baseboard) passed through to a VM; fabric State Completed, Status Success."],
+    "absent": ["topology, NVLink state (a single GPU has no peer)", "all host readings"],
+    "human_reading": "A healthy H200 passed through alone to a VM: idle (P0, Idle active), Gen5 x16, ECC clean.",
+}, smi_q_answers(header, blocks))
