@@ -105,7 +105,16 @@ def p2p_matrix(gpus: list[int], devices: list[int] | None = None, size_bytes: in
 
 def copy_latency(torch, src, dst, copies: int = 100) -> float:
     """Seconds per small copy as the GPU executes them: the copies are captured once in a CUDA
-    graph and replayed, so the host's launch rate does not enter (timing a Python loop would)."""
+    graph and replayed, so the host's launch rate does not enter (timing a Python loop would).
+    Where the copy cannot be captured (no peer access: the driver stages it through the host),
+    each copy is timed alone between two events instead."""
+    try:
+        return _graph_copy_latency(torch, src, dst, copies)
+    except RuntimeError:
+        return time_cuda(lambda: dst.copy_(src, non_blocking=True), warmup=3, repeats=50)
+
+
+def _graph_copy_latency(torch, src, dst, copies: int) -> float:
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
