@@ -25,7 +25,9 @@ from probes.results import ProbeFailure
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter")
 ELEMENT_BYTES = 4  # float32, nccl-tests' default type
-GRAPH_MAX_BYTES = 1 << 20  # sizes up to this are also timed under a CUDA graph
+# Sizes up to this are also timed under a CUDA graph: the largest decode all-reduce of
+# decode_sizes() (hidden 8192 x batch 128 x 2 bytes = 2 MiB) is what a served decode step sends.
+GRAPH_MAX_BYTES = 2 << 20
 
 
 def bus_factor(op: str, nranks: int) -> float:
@@ -80,11 +82,14 @@ def run_sweep(
     repeats: int = 5,
     graphs: bool = True,
     missing_ranks: tuple[int, ...] = (),
+    devices: list[int] | None = None,
 ) -> list[Any]:
     """One sweep over one group: CollectiveResult rows, or a ProbeFailure when it failed or hung.
 
-    `group` lists the GPU indices (None on gloo); `missing_ranks` are ranks never started, which
-    is what a rank that never joins looks like to the others (used to prove the timeout works).
+    `group` lists the GPU indices (None on gloo) the results are labelled with, `devices` the CUDA
+    ordinals the ranks use (the same unless CUDA_VISIBLE_DEVICES renumbers them); `missing_ranks`
+    are ranks never started, which is what a rank that never joins looks like to the others
+    (used to prove the timeout works).
     """
     import torch.multiprocessing as mp
 
@@ -97,7 +102,8 @@ def run_sweep(
     os.close(fd)
     os.unlink(store)  # the file store wants to create it
     config = dict(backend=backend, sizes=sizes, ops=list(ops), iters=iters, warmup=warmup,
-                  repeats=repeats, graphs=graphs, group=group, store=store, timeout=timeout)
+                  repeats=repeats, graphs=graphs, group=group, store=store, timeout=timeout,
+                  devices=devices or group)
     procs = []
     start = time.monotonic()
     for rank in range(nranks):
@@ -107,6 +113,7 @@ def run_sweep(
         p.start()
         procs.append(p)
     rows: dict[int, list] = {}
+    notes: set[str] = set()
     failure = None
     try:
         while len(rows) < len(procs):
@@ -133,7 +140,8 @@ def run_sweep(
                 failure = ProbeFailure(source, "collectives", "error", f"rank {rank} on {label}: {payload}",
                                        seconds=round(time.monotonic() - start, 1), group=group)
                 break
-            rows[rank] = payload
+            rows[rank] = payload["rows"]
+            notes.update(payload["notes"])
     finally:
         for p in procs:
             if p.is_alive():
@@ -145,7 +153,8 @@ def run_sweep(
             os.unlink(store)
     if failure:
         return [failure]
-    return results_from_rows(rows, nranks, source, group, backend)
+    kept = [ProbeFailure(source, "collectives.graph", "error", note, group=group) for note in sorted(notes)]
+    return results_from_rows(rows, nranks, source, group, backend) + kept
 
 
 def results_from_rows(rows: dict[int, list], nranks: int, source: str, group, backend: str, nodes: int = 1) -> list[CollectiveResult]:
@@ -160,7 +169,8 @@ def results_from_rows(rows: dict[int, list], nranks: int, source: str, group, ba
         algbw, busbw = bandwidths(op, size, time_us, nranks)
         out.append(CollectiveResult(
             source=source, op=op, size_bytes=size, time_us=time_us, algbw_gbs=algbw, busbw_gbs=busbw, nranks=nranks, nodes=nodes, count=size // ELEMENT_BYTES, dtype="float",
-            in_place=False, errors=sum(w for _, w in values), graph=graph, group=group,
+            in_place=op == "all_reduce",  # all_reduce runs on its buffer; the others write a separate output
+            errors=sum(w for _, w in values), graph=graph, group=group,
             tool=f"diagnose ({backend})",
         ))
     return out
@@ -170,40 +180,49 @@ def results_from_rows(rows: dict[int, list], nranks: int, source: str, group, ba
 
 
 def _worker(rank: int, nranks: int, config: dict, queue) -> None:
+    """One rank: its rows go to the parent before the process group is destroyed, because
+    destroy_process_group() can itself block on a broken peer; the parent kills what lingers."""
     try:
         queue.put(("result", rank, _measure(rank, nranks, config)))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         queue.put(("error", rank, f"{type(exc).__name__}: {exc}"))
+        return
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        dist.destroy_process_group()
 
 
-def _measure(rank: int, nranks: int, config: dict) -> list[tuple]:
+def _measure(rank: int, nranks: int, config: dict) -> dict:
     from datetime import timedelta
 
     import torch
     import torch.distributed as dist
 
     cuda = config["backend"] == "nccl"
-    device = torch.device("cuda", config["group"][rank]) if cuda else torch.device("cpu")
+    device = torch.device("cuda", config["devices"][rank]) if cuda else torch.device("cpu")
     if cuda:
         torch.cuda.set_device(device)
     dist.init_process_group(
         config["backend"], init_method=f"file://{config['store']}", rank=rank, world_size=nranks,
         timeout=timedelta(seconds=config["timeout"] + 60),  # our kill comes first
     )
-    try:
-        return sweep(rank, nranks, config, device)
-    finally:
-        dist.destroy_process_group()
+    notes: list[str] = []
+    return {"rows": sweep(rank, nranks, config, device, notes), "notes": notes}
 
 
-def sweep(rank: int, nranks: int, config: dict, device) -> list[tuple]:
+def sweep(rank: int, nranks: int, config: dict, device, notes: list[str] | None = None) -> list[tuple]:
     """This rank's rows (op, size, graph, median us, wrong elements) in an initialised process
-    group; the single-node workers and the torchrun entry point (probes.multinode) share it."""
+    group; the single-node workers and the torchrun entry point (probes.multinode) share it.
+
+    A CUDA-graph capture that fails loses only its graph row: the eager rows stay, and the
+    failure is said once in `notes`."""
     import torch
     import torch.distributed as dist
 
     cuda = device.type == "cuda"
     rows = []
+    graph_failed = False
     for op in config["ops"]:
         for size in config["sizes"]:
             size = op_size(op, size, nranks)
@@ -211,8 +230,14 @@ def sweep(rank: int, nranks: int, config: dict, device) -> list[tuple]:
             wrong = _validate(torch, dist, op, bufs, nranks, rank)
             call = _op_call(dist, op, bufs)
             rows.append((op, size, False, _time(torch, dist, call, config, cuda), wrong))
-            if cuda and config["graphs"] and size <= GRAPH_MAX_BYTES:
-                rows.append((op, size, True, _time_graph(torch, call, config), wrong))
+            if cuda and config["graphs"] and size <= GRAPH_MAX_BYTES and not graph_failed:
+                try:
+                    rows.append((op, size, True, _time_graph(torch, call, config), wrong))
+                except Exception as exc:  # noqa: BLE001 - the eager timings stand without it
+                    graph_failed = True
+                    if notes is not None:
+                        notes.append(f"CUDA-graph capture of {op} failed ({type(exc).__name__}: {str(exc)[:120]}); "
+                                     "eager timings kept, graph timings missing")
     dist.barrier()
     return rows
 

@@ -29,11 +29,11 @@ def collect(session: Session, nvswitch: bool | None = None) -> list[Any]:
     out: list[Any] = []
     out += _identity(session)
     out += shm(session)
-    out += iommu(session)
+    gpus, switches = nvidia_pci_devices(session)
+    out += iommu(session, gpus)
     out += numa(session)
     out += virtualization(session)
     out += nccl_environment(session)
-    gpus, switches = nvidia_pci_devices(session)
     if session.get("listdir", PCI) is not None:
         out.append(HostFact(SOURCE, "pci_nvidia_gpus", gpus))
     out += pcie_links(session, gpus)
@@ -96,15 +96,37 @@ def shm(s: Session) -> list[HostFact]:
             HostFact(f"{SOURCE}:/dev/shm", "shm_free_bytes", disk["free"])]
 
 
-def iommu(s: Session) -> list[HostFact]:
-    """'off', 'pt' (passthrough: P2P unaffected) or 'on' (DMA remapping: P2P may break or slow)."""
+# /sys/kernel/iommu_groups/N/type: how the kernel's IOMMU treats the devices of a group
+# (Documentation/ABI/testing/sysfs-kernel-iommu_groups). identity = passthrough, DMA/DMA-FQ =
+# translated; this is what actually applies, whatever the command line says.
+IOMMU_GROUP_TYPES = {"identity": "pt", "DMA": "on", "DMA-FQ": "on", "blocked": "on", "unmanaged": "on"}
+
+
+def iommu(s: Session, gpus: list[str] | None = None) -> list[HostFact]:
+    """'off', 'pt' (passthrough: P2P unaffected) or 'on' (DMA remapping: P2P may break or slow).
+
+    The type of the GPUs' IOMMU groups is definitive (iommu.passthrough=1, a kernel built with
+    passthrough as default, and iommu=pt all show as 'identity'); the command line and the list
+    of IOMMU units decide only where no GPU group type can be read."""
     cmdline, known_cmdline = _known(s, "read", "/proc/cmdline")
     groups, known_groups = _known(s, "listdir", "/sys/kernel/iommu_groups")
     units, known_units = _known(s, "listdir", "/sys/class/iommu")
-    if not (known_cmdline or known_groups or known_units):
+    types = {}
+    for gpu in gpus or []:
+        text = s.get("read", f"{PCI}/{gpu}/iommu_group/type")
+        if text and text.strip() in IOMMU_GROUP_TYPES:
+            types[gpu] = text.strip()
+    if not (known_cmdline or known_groups or known_units or types):
         return [HostFact(f"{SOURCE}:/proc/cmdline", "iommu", None)]
     cmdline, groups, units = cmdline or "", groups or [], units or []
-    if re.search(r"\biommu=pt\b|\b(intel|amd)_iommu=pt\b", cmdline):
+    if types:
+        modes = {IOMMU_GROUP_TYPES[t] for t in types.values()}
+        mode = "on" if "on" in modes else "pt"
+        gpu = next(iter(types))
+        return [HostFact(f"{SOURCE}:{PCI}/{gpu}/iommu_group/type", "iommu", mode),
+                HostFact(SOURCE, "iommu_detail", "IOMMU group type of the GPUs: "
+                         + ", ".join(f"{g} {t}" for g, t in types.items()))]
+    if re.search(r"\biommu=pt\b|\b(intel|amd)_iommu=pt\b|\biommu\.passthrough=1\b", cmdline):
         mode = "pt"
     elif re.search(r"\b(intel|amd)_iommu=off\b|\biommu=off\b", cmdline):
         mode = "off"
@@ -232,10 +254,14 @@ def _acs(s: Session, bdf: str) -> bool | None:
     text = s.get("run", "lspci", "-vvv", "-s", bdf)
     if not text or "<access denied>" in text:  # not root: extended capabilities are hidden
         return None
+    if re.search(r"Express \(v\d\) Root Port", text):
+        return False  # traffic between root ports goes through the root complex whatever ACS says
     m = re.search(r"ACSCtl:\s*(.*)", text)
     if not m:
         return False if "Access Control Services" not in text else None
-    return bool(re.search(r"\b(ReqRedir|CmpltRedir|SrcValid)\+", m.group(1)))
+    # Only redirection sends peer traffic up to the root complex (NCCL troubleshooting, "PCI
+    # Access Control Services"); SrcValid+ merely validates requester IDs and is harmless.
+    return bool(re.search(r"\b(ReqRedir|CmpltRedir)\+", m.group(1)))
 
 
 def infiniband(s: Session) -> list[Any]:

@@ -31,11 +31,14 @@ CLOCK_EVENT_BITS = {
 COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
 VIRTUALIZATION_MODES = {0: "None", 1: "Pass-Through", 2: "VGPU", 3: "Host VGPU", 4: "Host VSGA"}
 FABRIC_STATES = {0: "Not Supported", 1: "Not Started", 2: "In Progress", 3: "Completed"}
+FABRIC_COMPLETED = 3  # nvml.h: the status field is valid only once registration is completed
 # nvmlGpuTopologyLevel -> nvidia-smi topo -m legend.
 TOPOLOGY_LEVELS = {0: "X", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}
 # nvmlGpuP2PCapsIndex -> P2PStatus.capability, and nvmlGpuP2PStatus -> topo -p2p's letters.
-P2P_CAPS = {0: "read", 1: "write", 2: "nvlink", 3: "atomics"}
-P2P_STATUS = {0: "OK", 1: "CNS", 2: "GNS", 3: "TNS", 4: "DNS", 5: "NS", 6: "U"}
+# Only read and write say whether peers can reach each other: the NVLINK index answers NS for
+# every pair that has no NVLink, which on a PCIe box is every pair, and says nothing about P2P.
+P2P_CAPS = {0: "read", 1: "write"}
+P2P_STATUS = {0: "OK", 1: "CNS", 2: "GNS", 3: "TNS", 4: "DR", 5: "NS", 6: "U"}
 NVLINK_DEVICE_TYPES = {0: "gpu", 1: "ibmnpu", 2: "switch", 255: "unknown"}
 NVLINK_ERROR_COUNTERS = {0: "replay", 1: "recovery", 2: "crc_flit", 3: "crc_data"}
 FI_NVLINK_GET_SPEED = 164  # NVML_FI_DEV_NVLINK_GET_SPEED, MB/s per link (scope = link)
@@ -153,8 +156,8 @@ def gpu_fact(s: Session, i: int) -> GpuFact:
         mig_mode=bool(mig[0]) if mig else None,
         virtualization_mode=VIRTUALIZATION_MODES.get(q("nvmlDeviceGetVirtualizationMode")),
         fabric_state=FABRIC_STATES.get(fabric["state"]) if fabric else None,
-        fabric_status=("Success" if fabric["status"] == 0 else f"error {fabric['status']}") if fabric else None,
-        numa_node=_numa(q("nvmlDeviceGetNumaNodeId")),
+        fabric_status=_fabric_status(fabric),
+        numa_node=_numa_node(s, i, normalise_bus_id(pci.get("busId"))),
         cpu_affinity=q("nvmlDeviceGetCpuAffinity"),
     )
 
@@ -275,6 +278,32 @@ def _milli(value):
 
 def _flag(value):
     return bool(value) if value is not None else None
+
+
+def _fabric_status(fabric: dict | None) -> str | None:
+    """The registration result, read only when NVML says it is valid (state Completed)."""
+    if not fabric or fabric.get("state") != FABRIC_COMPLETED or fabric.get("status") is None:
+        return None
+    return "Success" if fabric["status"] == 0 else f"error {fabric['status']}"
+
+
+def _numa_node(s: Session, i: int, bus_id: str | None) -> int | None:
+    """The CPU NUMA node the GPU's PCI device hangs off (topo -m's "NUMA Affinity").
+
+    sysfs's numa_node of the PCI device is definitive; NVML's memory affinity (node scope) is
+    the same answer through the driver. nvmlDeviceGetNumaNodeId is not: it is the GPU's own
+    memory node ("GPU NUMA ID", e.g. 4..11 on Grace Hopper) and is not used here."""
+    if bus_id:
+        text = s.get("read", f"/sys/bus/pci/devices/{bus_id}/numa_node")
+        if text is not None and text.strip().lstrip("-").isdigit():
+            return _numa(int(text.strip()))
+    nodes = s.get("nvml", "nvmlDeviceGetMemoryAffinity", i)
+    if nodes is not None:
+        from probes.recording import parse_cpu_list
+
+        found = parse_cpu_list(nodes)
+        return found[0] if len(found) == 1 else None
+    return None
 
 
 def _numa(value):

@@ -235,22 +235,28 @@ class ReplaySession(Session):
     """Answers from a recording, in any order; what it lacks answers NotRecorded."""
 
     def __init__(self, path: str | Path):
+        from diagnose.inputs import load_json
+        from probes.recording_check import check_answer, check_result
+        from probes.results import MEASURED
+
         super().__init__()
-        try:
-            data = json.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise InputError(f"recording {path} not found") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"recording {path} is not readable JSON: {exc}") from None
+        data = load_json(path, "recording")
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"{path} is not a diagnose node recording (format {FORMAT} expected)")
+        meta, results, answers = data.get("meta") or {}, data.get("results") or [], data.get("answers") or []
+        for name, value, kind in (("meta", meta, dict), ("results", results, list), ("answers", answers, list)):
+            if not isinstance(value, kind):
+                raise InputError(f"{path}: '{name}' must be a JSON {'object' if kind is dict else 'list'}, "
+                                 f"got {type(value).__name__}")
+        types = {cls.__name__: cls for cls in MEASURED}
+        for n, row in enumerate(results):
+            check_result(row, types, f"{path}: results[{n}]")
         self.path = str(path)
-        self.meta = data.get("meta") or {}
-        self.results = data.get("results") or []
+        self.meta = meta
+        self.results = results
         self._table: dict[str, dict] = {}
-        for entry in data.get("answers") or []:
-            if not isinstance(entry, dict) or "call" not in entry:
-                raise InputError(f"{path}: every answer needs a 'call' (got {entry!r:.80})")
+        for n, entry in enumerate(answers):
+            check_answer(entry, f"{path}: answers[{n}]")
             self._table[_key(entry["call"], entry.get("args") or [], entry.get("tag"))] = entry
 
     def _answer(self, call: str, args: list, tag: str | None = None):
@@ -286,9 +292,15 @@ def _call_nvml(pynvml, func, call: str, args: list, handle):
     real = [handle(a) for a in args[:devices]] + list(args[devices:])
     if call == "nvmlDeviceGetCpuAffinity":
         return func(real[0], 16)  # 16 x 64 bits = 1024 CPUs
+    if call == "nvmlDeviceGetMemoryAffinity":  # the CPU NUMA nodes nearest the GPU (topo -m's NUMA Affinity)
+        return func(real[0], 1, pynvml.NVML_AFFINITY_SCOPE_NODE)  # 64 nodes
     if call == "nvmlDeviceGetGpuFabricInfo":
+        # NVML fills the struct through a pointer; pynvml forwards the argument as given, so a
+        # struct passed by value would be copied onto the stack and the reading lost (or worse).
+        import ctypes
+
         info = pynvml.c_nvmlGpuFabricInfo_t()
-        func(real[0], info)
+        func(real[0], ctypes.byref(info))
         return info
     if call == "nvmlDeviceGetFieldValues":  # args: gpu, field id, scope id (e.g. the link)
         field = func(real[0], [(int(real[1]), int(real[2]))])[0]
@@ -301,7 +313,7 @@ def _call_nvml(pynvml, func, call: str, args: list, handle):
 
 def _to_json(call: str, value):
     """NVML answers as plain JSON: structs to dicts, bytes to str, CPU masks to a CPU list."""
-    if call == "nvmlDeviceGetCpuAffinity":
+    if call in ("nvmlDeviceGetCpuAffinity", "nvmlDeviceGetMemoryAffinity"):
         return _cpu_list(value)
     if call in ("nvmlDeviceGetPciInfo", "nvmlDeviceGetNvLinkRemotePciInfo"):
         return {"busId": _text(value.busId), "pciDeviceId": int(value.pciDeviceId)}
@@ -348,6 +360,9 @@ def parse_cpu_list(text: str) -> list[int]:
     cpus: list[int] = []
     for part in str(text).strip().split(","):
         lo, _, hi = part.strip().partition("-")
-        if lo.isdigit() and (not hi or hi.isdigit()):
+        if lo.isdigit() and (not hi or hi.isdigit()) and int(lo) <= int(hi or lo) < MAX_CPUS:
             cpus.extend(range(int(lo), int(hi or lo) + 1))
     return cpus
+
+
+MAX_CPUS = 8192  # Linux's largest NR_CPUS (x86_64 MAXSMP): a higher CPU number is not a real one

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from diagnose import evidence
+
 
 @dataclass
 class ProbeFailure:
@@ -20,3 +22,7 @@ class ProbeFailure:
     seconds: float | None = None
     group: list[int] | None = None
     data: dict = field(default_factory=dict)
+
+
+# The records a recording keeps as measurements (NVML and host readings are recorded raw).
+MEASURED = (evidence.CollectiveResult, evidence.PairBandwidth, evidence.Measurement, ProbeFailure)

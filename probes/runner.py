@@ -14,25 +14,28 @@ with it are read back instead of being run.
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
+import queue as queues
 import importlib.util
 import os
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable
 
-from diagnose import evidence
 from diagnose.evidence import Facts, GpuFact, Note, PcieLinkFact
 from probes import collectives, host, nvml
 from probes.recording import Session
-from probes.results import ProbeFailure
+from probes.results import MEASURED, ProbeFailure
 
 PROFILES = ("quick", "standard", "full")
 # (min bytes, max bytes, factor) of the sweep, per profile
 SWEEPS = {"quick": (8, 64 << 20, 8), "standard": (8, 256 << 20, 4), "full": (8, 1 << 30, 2)}
 DEFAULT_TIMEOUT = {"quick": 60.0, "standard": 180.0, "full": 600.0}
 GRACE = 15.0  # a sweep kills its own ranks at its timeout; the step waits this much longer
-MEASURED = (evidence.CollectiveResult, evidence.PairBandwidth, evidence.Measurement, ProbeFailure)
+# NVML answers a whole 8-GPU inventory in a few seconds; one that needs minutes is a stuck driver.
+INVENTORY_TIMEOUT = 120.0
 
 
 @dataclass
@@ -40,7 +43,8 @@ class Step:
     name: str
     func: Callable[[], list[Any]]
     timeout: float
-    on_gpu: bool = True  # runs CUDA work in this process: after one hangs, the GPU is not trusted
+    on_gpu: bool = True  # uses the GPUs: after one GPU step hangs, the remaining GPU steps are skipped
+    isolated: bool = False  # `func` (picklable) runs in a spawned process, killed at the timeout
 
 
 def run(
@@ -51,39 +55,61 @@ def run(
     cpu_ranks: int = 0,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Facts:
-    """Collect the facts of this node (or of a recording) for `profile`."""
+    """Collect the facts of this node (or of a recording) for `profile`.
+
+    Every step has a deadline, the NVML inventory and the host readings included: a step that
+    hangs becomes a ProbeFailure (a critical finding) and the report still comes back."""
     facts = Facts()
-    records, missing = nvml.collect(session, gpus)
-    facts.add(records)
+    limit = timeout or INVENTORY_TIMEOUT
+    missing: list[str] = []
+
+    def inventory():
+        records, lacking = nvml.collect(session, gpus)
+        missing.extend(lacking)
+        return records
+
+    facts.add(_run_step(Step("NVML inventory", inventory, limit)))
     facts.missing += missing
     gpu_facts = facts.of(GpuFact)
     indices = [g.index for g in gpu_facts]
     switch_links = facts.host("nvswitch_links")
     nvswitch = True if switch_links and switch_links.value else None  # else sysfs decides
-    facts.add(host.collect(session, nvswitch=nvswitch))
+    facts.add(_run_step(Step("host readings", lambda: host.collect(session, nvswitch=nvswitch), limit, on_gpu=False)))
     if not session.live:
         for fact in gpu_facts:
             _reread(session, fact)
         sync_pcie_links(facts)
         facts.add(load_results(session.results))
         return facts
-    skip = _measurements_blocked(indices)
+    if _hung(facts.records):
+        indices = []  # the driver does not answer: no GPU work can be trusted to finish
+    # importing torch and asking CUDA for its devices can hang on a broken driver too
+    check = _run_step(Step("torch and CUDA check", lambda: [_measurements_blocked(indices, facts)], limit, on_gpu=False))
+    skip = check[0] if check and isinstance(check[0], str) else None
+    if check and isinstance(check[0], ProbeFailure):
+        facts.add(check)
+        indices = []
     if skip:
         facts.add(ProbeFailure("probe:runner", "measurements", "skipped", skip))
         indices = []
     # CUDA numbers GPUs fastest-first by default; NVML (and our --gpus) by PCI bus order.
     os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
-    steps = plan(session, profile, indices, gpu_facts, timeout, cpu_ranks)
+    devices, notes = cuda_devices([g for g in gpu_facts if g.index in indices], os.environ.get("CUDA_VISIBLE_DEVICES"),
+                                  os.environ.get("CUDA_DEVICE_ORDER"))
+    facts.add([Note("probe:runner", "not_measured", text) for text in notes])
+    indices = [i for i in indices if i in devices]
+    steps = plan(session, profile, indices, gpu_facts, timeout, cpu_ranks, devices)
     hung = None
     try:
         for n, step in enumerate(steps):
             if progress:
                 progress(step.name, n, len(steps))
             if hung and step.on_gpu:
-                facts.add(ProbeFailure("probe:runner", step.name, "skipped", f"not run because '{hung}' hung in this process"))
+                facts.add(ProbeFailure("probe:runner", step.name, "skipped",
+                                       f"not run because '{hung}' hung: a GPU that stopped answering would hang it too"))
                 continue
             records = _run_step(step)
-            if step.on_gpu and any(isinstance(r, ProbeFailure) and r.reason == "timeout" for r in records):
+            if step.on_gpu and _hung(records):
                 hung = step.name
             facts.add(records)
     except KeyboardInterrupt:
@@ -98,27 +124,88 @@ def run(
     return facts
 
 
-def _measurements_blocked(indices: list[int]) -> str | None:
-    """Why the torch measurements cannot run here, or None."""
+def _measurements_blocked(indices: list[int], facts: Facts | None = None) -> str | None:
+    """Why the torch measurements cannot run here, or None (said once, not once per step)."""
     if not indices:
         return None
     if importlib.util.find_spec("torch") is None:
         return ("torch is not installed, so the collective sweep and kernel timings did not run "
                 "(pip install 'diagnose[probes]' or torch with CUDA)")
-    if os.environ.get("CUDA_VISIBLE_DEVICES") is not None:
-        return ("CUDA_VISIBLE_DEVICES is set, so CUDA and NVML would number the GPUs differently; "
-                "the measurements did not run (unset it and choose GPUs with --gpus)")
     if os.environ.get("CUDA_DEVICE_ORDER", "PCI_BUS_ID") != "PCI_BUS_ID":
         return "CUDA_DEVICE_ORDER is not PCI_BUS_ID, so CUDA and NVML would number the GPUs differently"
     import torch  # only here, where GPUs are present and measurements are about to run
 
-    if torch.version.cuda is None:
-        return (f"torch {torch.__version__} is a CPU-only build, so the collective sweep and kernel timings did not "
+    driver = facts.host("cuda_driver_version") if facts is not None else None
+    return torch_mismatch(torch.__version__, torch.version.cuda, driver.value if driver else None,
+                          torch.cuda.is_available() if torch.version.cuda else False)
+
+
+def torch_mismatch(version: str, torch_cuda: str | None, driver_cuda: str | None, available: bool) -> str | None:
+    """Why this torch cannot use the GPUs NVML sees, in one sentence, or None.
+
+    A CUDA 12.8 or 13.0 wheel on a driver that supports an older CUDA (e.g. 550 -> 12.4)
+    reports is_available() False: every GPU step would fail on its own; this says it once."""
+    if torch_cuda is None:
+        return (f"torch {version} is a CPU-only build, so the collective sweep and kernel timings did not "
                 "run (install a CUDA build of torch)")
+    if driver_cuda and _version(torch_cuda) > _version(driver_cuda):
+        return (f"torch {version} is built for CUDA {torch_cuda} but the driver supports CUDA {driver_cuda} at most, "
+                f"so CUDA cannot start and nothing was measured (install a torch built for CUDA {driver_cuda} or "
+                "older, or update the driver)")
+    if not available:
+        return (f"torch {version} (CUDA {torch_cuda}) sees no usable GPU although NVML lists them "
+                f"(driver CUDA {driver_cuda or 'unknown'}); nothing was measured")
     return None
 
 
-def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeout, cpu_ranks: int) -> list[Step]:
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in str(text).split(".")[:2] if x.isdigit())
+
+
+def cuda_devices(gpu_facts: list[GpuFact], visible: str | None, order: str | None = "PCI_BUS_ID") -> tuple[dict[int, int], list[str]]:
+    """NVML index -> the CUDA ordinal CUDA gives that GPU in this process, and why others are left out.
+
+    CUDA numbers only the GPUs CUDA_VISIBLE_DEVICES lists (Slurm --gres and containers set it),
+    in its order; entries are indices (PCI bus order under CUDA_DEVICE_ORDER=PCI_BUS_ID, NVML's
+    order), GPU UUIDs or unique UUID prefixes, or MIG UUIDs. A GPU in MIG mode is reachable
+    only through its instances, which are not TP peers, so it is not measured."""
+    notes = [f"GPU{g.index} is in MIG mode: CUDA reaches it only through MIG instances, which have no "
+             "peer-to-peer, so it was not measured" for g in gpu_facts if g.mig_mode]
+    usable = [g for g in gpu_facts if not g.mig_mode]
+    if visible is None:
+        return {g.index: n for n, g in enumerate(sorted(gpu_facts, key=lambda g: g.index)) if not g.mig_mode}, notes
+    chosen: list[GpuFact | None] = []
+    for entry in [e.strip() for e in visible.split(",")]:
+        if not entry:
+            continue
+        if entry.isdigit():
+            if order != "PCI_BUS_ID":
+                notes.append(f"CUDA_VISIBLE_DEVICES={visible} numbers GPUs in CUDA_DEVICE_ORDER={order}, not NVML's "
+                             "PCI order: nothing was measured")
+                return {}, notes
+            chosen.append(next((g for g in gpu_facts if g.index == int(entry)), None))
+        elif entry.startswith("MIG-"):
+            chosen.append(None)
+            notes.append(f"CUDA_VISIBLE_DEVICES entry {entry[:16]}... is a MIG instance: not measured")
+        else:
+            match = [g for g in gpu_facts if g.uuid and g.uuid.lower().startswith(entry.lower())]
+            chosen.append(match[0] if len(match) == 1 else None)
+        if chosen[-1] is None:
+            break  # CUDA stops enumerating at the first entry it cannot resolve
+    out = {}
+    for ordinal, g in enumerate(chosen):
+        if g is not None and g in usable:
+            out[g.index] = ordinal
+    hidden = sorted(g.index for g in usable if g.index not in out)
+    if hidden:
+        notes.append(f"CUDA_VISIBLE_DEVICES={visible} hides GPU{', GPU'.join(map(str, hidden))} from CUDA: "
+                     "measured only " + (", ".join(f"GPU{i}" for i in out) or "none"))
+    return out, notes
+
+
+def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeout, cpu_ranks: int,
+         devices: dict[int, int] | None = None) -> list[Step]:
+    """The steps of `profile`; `devices` maps NVML indices (reported) to CUDA ordinals (used)."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}")
     limit = timeout or DEFAULT_TIMEOUT[profile]
@@ -132,34 +219,37 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
             steps.append(Step(f"collectives: gloo on {cpu_ranks} CPU processes", lambda: collectives.run_sweep(
                 None, cpu_ranks, cpu_sizes, cpu_ops, timeout=limit, iters=5, warmup=2, repeats=3), limit + GRACE, False))
         return steps
+    devices = devices if devices is not None else {g: g for g in gpus}
+    on = lambda group: [devices[g] for g in group]  # noqa: E731 - CUDA ordinals of NVML indices
     if profile != "quick":
-        from probes import kernels
-
         for fact in gpu_facts:
-            if fact.pcie_gen_current is not None and fact.pcie_gen_max and fact.pcie_gen_current < fact.pcie_gen_max:
+            if fact.index in devices and fact.pcie_gen_current is not None and fact.pcie_gen_max \
+                    and fact.pcie_gen_current < fact.pcie_gen_max:
                 steps.append(Step(f"PCIe link of GPU{fact.index} under load",
-                                  lambda f=fact: _under_load(session, f), 30))
+                                  lambda f=fact: _under_load(session, f, devices[f.index]), 90))
     if len(gpus) == 1 and profile != "quick":  # one GPU: still proves NCCL initialises and runs
         steps.append(Step(f"NCCL on GPU{gpus[0]} alone", lambda: collectives.run_sweep(
-            gpus, 1, [8, 1 << 20], ("all_reduce",), timeout=limit), limit + GRACE, False))
+            gpus, 1, [8, 1 << 20], ("all_reduce",), timeout=limit, devices=on(gpus)), limit + GRACE))
     if len(gpus) >= 2:
         ops = ("all_reduce",) if profile == "quick" else collectives.OPS
         for group in collectives.tp_groups(gpus) if profile != "quick" else [gpus]:
             group_ops = ops if (group == gpus or profile == "full") else ("all_reduce",)
             steps.append(Step(f"collectives on GPUs {','.join(map(str, group))}",
-                              lambda g=group, o=group_ops: collectives.run_sweep(g, len(g), sizes, o, timeout=limit),
-                              limit + GRACE, False))
+                              lambda g=group, o=group_ops: collectives.run_sweep(g, len(g), sizes, o, timeout=limit,
+                                                                                 devices=on(g)),
+                              limit + GRACE))
     if profile == "quick":
         return steps
     from probes import kernels
 
     dtypes = ("bf16",) if profile == "standard" else ("bf16", "fp16", "fp8")
-    for g in gpus:
-        steps.append(Step(f"HBM, GEMM, GEMV on GPU{g}", lambda g=g: [kernels.hbm_bandwidth(g)]
-                          + [kernels.gemm_tflops(g, d) for d in dtypes] + kernels.gemv(g), limit))
-        steps.append(Step(f"pinned host copies on GPU{g}", lambda g=g: kernels.host_copies(g), limit))
+    for g in gpus:  # in spawned processes: a kernel or copy that never returns is killed at the deadline
+        steps.append(Step(f"HBM, GEMM, GEMV on GPU{g}", partial(kernels.single_gpu, g, devices[g], dtypes), limit,
+                          isolated=True))
+        steps.append(Step(f"pinned host copies on GPU{g}", partial(kernels.host_copies, g, device=devices[g]), limit,
+                          isolated=True))
     if len(gpus) >= 2:
-        steps.append(Step("P2P copy matrix", lambda: kernels.p2p_matrix(gpus), limit))
+        steps.append(Step("P2P copy matrix", partial(kernels.p2p_matrix, gpus, on(gpus)), limit, isolated=True))
     return steps
 
 
@@ -178,8 +268,15 @@ def sync_pcie_links(facts: Facts) -> None:
         link.source = g.source
 
 
+def _hung(records: list[Any]) -> bool:
+    return any(isinstance(r, ProbeFailure) and r.reason == "timeout" for r in records)
+
+
 def _run_step(step: Step) -> list[Any]:
-    """Run one in-process probe in a thread, so its timeout returns control even if it hangs."""
+    """Run one probe under its deadline: in a spawned process that is killed when it overruns
+    (isolated steps), else in a thread, so a hang returns control either way."""
+    if step.isolated:
+        return _run_isolated(step)
     box: dict[str, Any] = {}
 
     def target():
@@ -195,17 +292,59 @@ def _run_step(step: Step) -> list[Any]:
         worker.join(0.2)  # short waits keep Ctrl-C responsive
     seconds = round(time.monotonic() - start, 1)
     if worker.is_alive():
-        return [ProbeFailure("probe:runner", step.name, "timeout", f"'{step.name}' did not finish within {step.timeout:g} s", seconds)]
+        return [_timeout(step, seconds)]
     if "error" in box:
         return [ProbeFailure("probe:runner", step.name, "error", box["error"], seconds)]
     return [r for r in box.get("records") or [] if r is not None]
 
 
-def _under_load(session: Session, fact: GpuFact) -> list:
+def _timeout(step: Step, seconds: float) -> ProbeFailure:
+    how = "its process was killed" if step.isolated else "it was abandoned"
+    return ProbeFailure("probe:runner", step.name, "timeout",
+                        f"'{step.name}' did not finish within {step.timeout:g} s; {how}", seconds)
+
+
+def _run_isolated(step: Step) -> list[Any]:
+    ctx = multiprocessing.get_context("spawn")  # a fresh CUDA context; fork would copy this one
+    box = ctx.Queue()
+    proc = ctx.Process(target=_isolated, args=(step.func, box), daemon=True)
+    start = time.monotonic()
+    proc.start()
+    try:
+        while True:
+            try:
+                kind, payload = box.get(timeout=0.2)
+                break
+            except queues.Empty:
+                seconds = round(time.monotonic() - start, 1)
+                if seconds >= step.timeout:
+                    return [_timeout(step, seconds)]
+                if not proc.is_alive() and box.empty():
+                    return [ProbeFailure("probe:runner", step.name, "error",
+                                         f"its process died (exit code {proc.exitcode})", seconds)]
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        box.close()
+    seconds = round(time.monotonic() - start, 1)
+    if kind == "error":
+        return [ProbeFailure("probe:runner", step.name, "error", payload, seconds)]
+    return [r for r in payload or [] if r is not None]
+
+
+def _isolated(func, box) -> None:
+    try:
+        box.put(("records", list(func())))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
+        box.put(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def _under_load(session: Session, fact: GpuFact, device: int) -> list:
     """Re-read the link while the GPU copies; the GpuFact is updated in place, no new record."""
     from probes.kernels import pcie_under_load
 
-    pcie_under_load(session, fact)
+    pcie_under_load(session, fact, device)
     return []
 
 

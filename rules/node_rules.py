@@ -73,9 +73,18 @@ def probe_failed(facts: Facts, predictions=None):
             continue
         what = "collective sweep" if f.probe == "collectives" else f.probe
         group = f" over GPUs {','.join(map(str, f.group))}" if f.group else ""
-        if f.reason == "timeout":
+        if f.reason == "timeout" and not f.probe.startswith(("collectives", "P2P")):
+            title = f"The {what}{group} hung and was stopped after {f.seconds:g} s"
+            summary = (f"{f.detail}. A step that never returns here means the driver or a GPU stopped answering "
+                       "(a GPU in recovery, a wedged persistence daemon, a link that dropped): nothing after it on "
+                       "the GPUs can be trusted to finish.")
+            fix = ("Check `dmesg` for Xid errors and whether `nvidia-smi` itself answers; reset the GPU or reboot, "
+                   "then run diagnose node again.")
+            out.append(make("node.probe_failed", "other", "critical", 0.7, title, summary,
+                            [ev(f, f.detail, f.seconds, None, "s")], fix=fix, refs=["xid", "nvidia_smi"]))
+        elif f.reason == "timeout":
             title = f"The {what}{group} hung and was killed after {f.seconds:g} s"
-            summary = (f"{f.detail}. A collective that never completes on one node usually means peer "
+            summary = (f"{f.detail}. A collective or peer copy that never completes on one node usually means peer "
                        "traffic is blocked (ACS or IOMMU on PCIe switches, a half-trained NVLink, fabric "
                        "manager down) or a GPU stopped answering." + (f" Seen here: {'; '.join(suspects)}." if suspects else ""))
             fix = ("Re-run with NCCL_DEBUG=INFO and NCCL_P2P_DISABLE=1: if it then completes, peer traffic is "
@@ -146,9 +155,17 @@ def _expected_busbw(facts: Facts, group: list[int]) -> tuple[float | None, str, 
         return link_gbs * BUSBW_EFFICIENCY, f"NV{min(nv)} x {per_link:g} GB/s per link ({spec.name})", [
             ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path), ev(spec_src, "catalog row", spec.key)]
     if not nv:
-        gens = [g.pcie_gen_max for g in facts.of(GpuFact) if g.index in group and g.pcie_gen_max]
+        from rules.topology import _p2p_off_by_design
+
+        if _p2p_off_by_design(facts) or any(p.a in group and p.b in group and p.capability in ("read", "write")
+                                            and not p.ok for p in facts.of(P2PStatus)):
+            return None, "", []  # no P2P: the data goes through host memory, not GPU to GPU over PCIe
+        gpus = [g for g in facts.of(GpuFact) if g.index in group]
+        gens = [g.pcie_gen_max for g in gpus if g.pcie_gen_max]
+        lanes = [g.pcie_width_max for g in gpus if g.pcie_width_max] or [16]
         if gens and min(gens) in PCIE_X16_GBS:
-            return PCIE_X16_GBS[min(gens)] * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x16", [
+            gbs = PCIE_X16_GBS[min(gens)] * min(lanes) / 16
+            return gbs * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x{min(lanes)}", [
                 ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path)]
     return None, "", []
 

@@ -179,6 +179,13 @@ def nccl_transport(facts: Facts, predictions=None):
         )
 
 
+def _mig_gpus(facts: Facts) -> set[int]:
+    """GPUs in MIG mode: their instances have no peer-to-peer and do not use NVLink, so P2P and
+    NVLink readings of such a GPU say nothing about a fault (MIG user guide; `nvidia-smi mig
+    -lgip` lists P2P "No" for every profile)."""
+    return {g.index for g in facts.of(GpuFact) if g.mig_mode}
+
+
 def _p2p_off_by_design(facts: Facts) -> bool:
     """Boards whose stock driver refuses PCIe P2P (the catalog row's `pcie_p2p = false`)."""
     spec, _ = gpu_spec(facts)
@@ -227,7 +234,12 @@ def tp_group_paths(facts: Facts, predictions=None):
 @rule("topology.p2p_status", "p2p_disabled")
 def p2p_status(facts: Facts, predictions=None):
     """The driver's own answer to 'can GPU a read/write GPU b' (topo -p2p, NVML)."""
-    rows = [p for p in facts.of(P2PStatus) if p.a != p.b and p.capability != "atomics"]
+    # Only read/write answer "can these GPUs reach each other"; the NVLINK capability is NS for
+    # every pair without NVLink (all pairs of a PCIe box) and atomics are optional. A pasted matrix
+    # whose command line was cut counts unless it reads NS, which the NVLINK matrix also prints.
+    mig = _mig_gpus(facts)
+    rows = [p for p in facts.of(P2PStatus) if p.a != p.b and p.a not in mig and p.b not in mig
+            and (p.capability in ("read", "write") or (p.capability == "unknown" and p.status != "NS"))]
     if not rows:
         return
     bad = [p for p in rows if not p.ok]
@@ -239,6 +251,18 @@ def p2p_status(facts: Facts, predictions=None):
     if is_virtualized(facts):
         return  # virtualization_no_p2p tells the fuller story
     b = bad[0]
+    if _p2p_off_by_design(facts):
+        spec, spec_src = gpu_spec(facts)
+        yield make(
+            "topology.p2p_status", "other", "info", 0.6,
+            f"Peer-to-peer is off between the {spec.name} GPUs, as its driver ships",
+            f"The driver reports P2P {b.capability} as '{b.status}' between GPU{b.a} and GPU{b.b}. The stock driver "
+            f"does not allow PCIe peer-to-peer on {spec.name}, so NCCL stages GPU-to-GPU traffic through host "
+            "memory by design: all-reduce bandwidth is bounded by host memory and the CPU's PCIe root complex.",
+            [ev(b, f"GPU{b.a}->GPU{b.b} P2P {b.capability}", b.status, "OK"),
+             ev(spec_src or "catalog", f"catalog {spec.key}: pcie_p2p = false ({spec.notes or 'P2P off in the stock driver'})")],
+        )
+        return
     yield make(
         "topology.p2p_status", "p2p_disabled", "critical", 0.85,
         f"Peer-to-peer is not supported between {len(bad)} of {len(rows)} GPU pairs",
@@ -329,10 +353,11 @@ def _bridged_by_design(spec, name: str | None) -> bool:
 @rule("topology.nvlink_links", "nvlink_down")
 def nvlink_links(facts: Facts, predictions=None):
     """NVLinks reported inactive: a fault on SXM boards, by design on bridged PCIe cards."""
-    links = facts.of(NvLinkFact)
+    mig = _mig_gpus(facts)
+    links = [n for n in facts.of(NvLinkFact) if n.gpu not in mig]
     spec, spec_src = gpu_spec(facts)
     name = gpu_name(facts)
-    none_up = [n for n in facts.of(Note) if n.kind == "nvlink_all_inactive"]
+    none_up = [n for n in facts.of(Note) if n.kind == "nvlink_all_inactive" and n.data.get("gpu") not in mig]
     if none_up and not links and getattr(spec, "nvlink_gbs", 0) and not _bridged_by_design(spec, name):
         n = none_up[0]
         yield make(
@@ -430,9 +455,11 @@ def nvlink_missing(facts: Facts, predictions=None):
 @rule("topology.fabric_manager", "nvlink_down")
 def fabric_manager(facts: Facts, predictions=None):
     """On NVSwitch systems the fabric manager must have configured the fabric before CUDA runs."""
-    bad = [g for g in facts.of(GpuFact) if g.fabric_state and g.fabric_state.lower() in ("not started", "in progress")]
-    bad += [g for g in facts.of(GpuFact)
-            if g.fabric_status and g.fabric_status.lower() not in ("success", "n/a", "not supported", "")]
+    # The registration status means something only once the state is Completed (nvml.h); before
+    # that the fabric is still coming up (or the GPU has none, e.g. a single GPU in a VM).
+    bad = [g for g in facts.of(GpuFact) if g.fabric_state == "Completed"
+           and g.fabric_status and g.fabric_status.lower() not in ("success", "n/a", "not supported", "")]
+    pending = [g for g in facts.of(GpuFact) if g.fabric_state in ("Not Started", "In Progress")]
     fm = facts.host("fabric_manager")
     events = [e for e in facts.of(NcclEvent) if re.search(r"system not yet initiali[sz]ed|cuda error 802", e.message, re.I)]
     evidence = [ev(g, f"{label(g)} fabric state {g.fabric_state}, status {g.fabric_status}",
@@ -450,6 +477,19 @@ def fabric_manager(facts: Facts, predictions=None):
             evidence,
             fix="Start nvidia-fabricmanager with the same version as the driver "
             "(`systemctl enable --now nvidia-fabricmanager`) and check `nvidia-smi -q | grep -A2 Fabric`.",
+            refs=["fabric_manager"],
+        )
+    elif pending:
+        g = pending[0]
+        yield make(
+            "topology.fabric_manager", "nvlink_down", "warning", 0.5,
+            f"The NVSwitch fabric is still registering ({g.fabric_state})",
+            f"NVML reports the GPU fabric state '{g.fabric_state}' on {len(pending)} GPU(s): the fabric manager has "
+            "not finished setting up NVLink. Its result is not known until the state reads Completed; a state that "
+            "stays here for minutes means the fabric manager is not running or failed.",
+            [ev(x, f"{label(x)} fabric state", x.fabric_state, "Completed") for x in pending[:2]],
+            fix="Re-check `nvidia-smi -q | grep -A3 Fabric` in a minute; if it does not reach Completed, check "
+            "`systemctl status nvidia-fabricmanager` and its log.",
             refs=["fabric_manager"],
         )
     elif any(g.fabric_state == "Completed" for g in facts.of(GpuFact)):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnose.evidence import GpuFact, NvLinkFact, PairBandwidth, TopologyPath
+from diagnose.evidence import GpuFact, NvLinkFact, P2PStatus, PairBandwidth, TopologyPath
 from probes import runner
 from probes.recording import ReplaySession
 from rules.engine import evaluate, verdict
@@ -29,8 +29,62 @@ def test_every_recording_says_where_it_came_from_and_what_it_lacks(path):
     meta = json.loads(path.read_text())["meta"]
     if "recorded_by" in meta:  # recorded live by diagnose node --record
         assert meta["hostname"] and meta["recorded_at"]
-    else:
-        assert "../shared/tickets/" in meta["transcribed_from"] and meta["absent"]
+    elif "../shared/tickets/" in meta["transcribed_from"]:
+        assert meta["absent"]
+    else:  # a public source: its URL, and the excerpt quoted in the recording or kept in tests/data
+        assert meta["transcribed_from"].startswith("https://github.com/") and meta["absent"] and meta["source_text"]
+
+
+# The criticals a person reading each recording's source output would raise, written from that
+# output (see each file's meta), not from what the tool says. Anything else critical is a false alarm.
+HUMAN_CRITICALS = {
+    "2x-a100-sxm-one-gpu-in-mig-mode.json": set(),  # one GPU partitioned with MIG, the other busy: normal
+    "2x-gtx1080ti-pcie-gen1-reading.json": set(),  # Gen1 on an idle GeForce is power saving
+    "2x-l4-pcie-two-sockets-p2p-ok.json": set(),  # simpleP2P: peer access Yes both ways
+    "2x-rtx5090-pcie-p2p-gns.json": set(),  # GNS on GeForce is how the stock driver ships
+    "4x-l40s-pcie-two-sockets.json": set(),  # a plain two-socket PCIe server
+    "8x-a40-nvlink-pairs-two-sockets.json": set(),  # socket crossing is slower, nothing broken
+    "8x-rtx4090-smi-q-idle-and-loaded.json": set(),  # idle GPU at Gen1, busy GPU at Gen4 on its power cap
+    "dgx-h100-topo-numa.json": set(),  # every pair NV18
+    "hgx-a100-nvlink-p2p-level-loc.json": {"topology.p2p_forced_off"},  # NCCL_P2P_LEVEL=LOC forces SHM
+    "hgx-h100-nvlink-status-mig-disabled.json": set(),  # 18 links up on each GPU
+    "hgx-h100-smi-p2p-bidirectional.json": set(),  # ~83% of NVLink bidirectional is healthy
+    "hgx-h800-fabric-in-progress.json": set(),  # fabric still registering: wait, not yet a fault
+    "h200-vm-one-gpu-smi-q.json": set(),  # one healthy H200 passed through to a VM
+    "recorded-vm-without-driver.json": {"node.no_gpu"},  # no driver, no GPU: cannot serve
+    "workstation-2gpu-nvlink-bridge-slow-driver.json": set(),  # 112 s nvidia-smi: suspicious, not proof
+}
+
+
+@pytest.mark.parametrize("path", sorted(RECORDINGS.glob("*.json")), ids=lambda p: p.name)
+def test_no_replay_raises_a_critical_a_human_would_not(path):
+    assert path.name in HUMAN_CRITICALS, f"write down what a human reading {path.name}'s source would call critical"
+    _, findings, _ = replay(path.name)
+    assert {f.rule for f in findings if f.severity == "critical"} == HUMAN_CRITICALS[path.name]
+
+
+def test_a_healthy_pcie_pair_is_not_called_p2p_disabled():
+    # simpleP2P: peer access Yes both ways between two L4s on different sockets; NVML's NVLINK
+    # capability answers NS for the pair (it has no NVLink), which says nothing about P2P.
+    facts, findings, v = replay("2x-l4-pcie-two-sockets-p2p-ok.json")
+    assert {p.capability for p in facts.of(P2PStatus)} == {"read", "write"}
+    (p2p,) = by_rule(findings, "topology.p2p_status")
+    assert p2p.severity == "ok"
+    assert not [f for f in findings if f.category == "p2p_disabled"]
+    assert {g.index: g.numa_node for g in facts.of(GpuFact)} == {0: 0, 1: 2}
+
+
+def test_p2p_off_by_design_on_geforce_is_info():
+    facts, findings, _ = replay("2x-rtx5090-pcie-p2p-gns.json")
+    (p2p,) = by_rule(findings, "topology.p2p_status")
+    assert p2p.severity == "info" and "GNS" in p2p.summary
+    assert any("pcie_p2p = false" in e.detail for e in p2p.evidence)
+
+
+def test_a_mig_gpu_is_seen_and_not_judged_for_nvlink_or_p2p():
+    facts, findings, _ = replay("2x-a100-sxm-one-gpu-in-mig-mode.json")
+    assert {g.index: g.mig_mode for g in facts.of(GpuFact)} == {0: False, 1: True}
+    assert not [f for f in findings if f.severity == "critical"]
 
 
 def test_dgx_h100_topo_numa():
@@ -121,3 +175,31 @@ def test_recorded_vm_without_a_driver():
     assert facts.host("shm_bytes").value > 0 and facts.host("pci_nvidia_gpus").value == []
     assert by_rule(findings, "node.no_gpu")[0].severity == "critical"
     assert v.category == "insufficient_data" and "No NVIDIA driver" in v.summary
+
+
+def test_fabric_still_registering_is_a_warning_not_a_critical():
+    # nvidia-smi -q of an HGX H800: Fabric State In Progress, Status N/A (fabric manager not done).
+    facts, findings, _ = replay("hgx-h800-fabric-in-progress.json")
+    g = facts.of(GpuFact)[0]
+    assert (g.fabric_state, g.fabric_status) == ("In Progress", None)
+    (f,) = by_rule(findings, "topology.fabric_manager")
+    assert f.severity == "warning" and "In Progress" in f.title
+
+
+def test_rtx4090_idle_gen1_and_busy_gen4_on_its_power_cap():
+    facts, findings, v = replay("8x-rtx4090-smi-q-idle-and-loaded.json")
+    gpus = {g.bus_id: g for g in facts.of(GpuFact)}
+    idle, busy = gpus["0000:01:00.0"], gpus["0000:23:00.0"]
+    assert (idle.pcie_gen_current, idle.clock_event_reasons) == (1, ["idle"])
+    assert (busy.pcie_gen_current, busy.utilization_pct, busy.clock_event_reasons) == (4, 97, ["sw_power_cap"])
+    assert idle.catalog_key == "rtx-4090" and idle.pci_device_id == "0x2684"
+    assert not [f for f in findings if f.severity == "critical"]
+    assert not [f for f in findings if f.category == "pcie_link_degraded" and f.is_problem]
+
+
+def test_one_h200_passed_through_to_a_vm_is_healthy():
+    facts, findings, v = replay("h200-vm-one-gpu-smi-q.json")
+    (g,) = facts.of(GpuFact)
+    assert (g.catalog_key, g.virtualization_mode, g.fabric_state, g.fabric_status) == (
+        "h200-sxm", "Pass-Through", "Completed", "Success")
+    assert v.category == "healthy" and not [f for f in findings if f.is_problem]

@@ -1,9 +1,12 @@
 """Node rules on node facts: measured rates against what the catalog and the topology imply."""
 
 import itertools
+import json
 
-from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, NcclSetting, TopologyPath
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, NcclSetting, NvLinkFact, TopologyPath
+from probes import nvml
 from probes.collectives import bandwidths
+from probes.recording import ReplaySession
 from rules.engine import evaluate
 
 H100 = "NVIDIA H100 80GB HBM3"
@@ -94,3 +97,57 @@ def test_tp_groups_quote_the_measured_busbw():
     quoted = {e.detail.split(":")[0]: e.measured for e in f.evidence if e.unit == "GB/s"}
     assert quoted["TP2"] == round(bandwidths("all_reduce", 64 << 20, 900, 2)[1], 1)  # the slower pair decides
     assert "TP4" in quoted
+
+
+def _fabric(state, status, tmp_path):
+    answers = [{"call": "nvmlInit", "args": [], "value": True}, {"call": "nvmlDeviceGetCount", "args": [], "value": 1},
+               {"call": "nvmlDeviceGetName", "args": [0], "value": H100},
+               {"call": "nvmlDeviceGetGpuFabricInfo", "args": [0], "value": {"state": state, "status": status}}]
+    path = tmp_path / f"fabric-{state}-{status}.json"
+    path.write_text(json.dumps({"format": "diagnose.node-recording/1", "meta": {}, "answers": answers}))
+    facts = Facts()
+    facts.add(nvml.collect(ReplaySession(path))[0])
+    return facts
+
+
+def test_fabric_status_counts_only_once_the_state_is_completed(tmp_path):
+    # nvml.h: nvmlGpuFabricInfo_t.status is valid only when state is COMPLETED. A single H100 in a VM
+    # answers state 0 (Not Supported); a booting HGX answers 1/2 with a status that means nothing yet.
+    for state, status in ((0, 999), (1, 999), (2, 999)):
+        facts = _fabric(state, status, tmp_path)
+        assert facts.of(GpuFact)[0].fabric_status is None
+        assert not [f for f in rules(facts, "topology.fabric_manager") if f.severity == "critical"]
+    pending = rules(_fabric(2, 999, tmp_path), "topology.fabric_manager")
+    assert [f.severity for f in pending] == ["warning"] and "In Progress" in pending[0].title
+    assert rules(_fabric(0, 999, tmp_path), "topology.fabric_manager") == []
+    failed = rules(_fabric(3, 999, tmp_path), "topology.fabric_manager")
+    assert [f.severity for f in failed] == ["critical"] and "error 999" in failed[0].evidence[0].detail
+    assert [f.severity for f in rules(_fabric(3, 0, tmp_path), "topology.fabric_manager")] == ["ok"]
+
+
+def test_inactive_nvlinks_of_a_mig_gpu_are_not_a_fault():
+    facts = node(n=2, path="SYS")
+    facts.of(GpuFact)[1].mig_mode = True
+    facts.add([NvLinkFact(f"probe:nvml:gpu1:link{k}", gpu=1, link=k, active=False) for k in range(18)])
+    assert not [f for f in rules(facts, "topology.nvlink_links") if f.severity == "critical"]
+    facts.of(GpuFact)[1].mig_mode = False  # the same readings on a GPU outside MIG: links are down
+    assert [f.severity for f in rules(facts, "topology.nvlink_links")] == ["critical"]
+
+
+def test_pcie_busbw_expectation_uses_the_link_width_and_skips_boards_without_p2p():
+    # Two GPUs behind the CPU at Gen4 x8 (common on workstation boards): 15.75 GB/s per direction,
+    # ~12.6 GB/s busbw expected. 10 GB/s is normal there; against an x16 figure it read as half.
+    facts = node(2, path="PHB", pcie_gen_max=4, pcie_width_max=8)
+    facts.add(allreduce(256 << 20, 2 * (256 << 20) / 2 / 10e9 * 1e6, [0, 1]))  # busbw 10 GB/s
+    assert rules(facts, "node.busbw_below_topology") == []
+    facts = node(2, path="PHB", pcie_gen_max=4, pcie_width_max=16)
+    facts.add(allreduce(256 << 20, 2 * (256 << 20) / 2 / 10e9 * 1e6, [0, 1]))
+    (f,) = rules(facts, "node.busbw_below_topology")
+    assert f.evidence[0].expected == 25.2
+    # RTX 4090: the stock driver refuses P2P, NCCL goes through host memory; no PCIe P2P figure applies
+    facts = Facts()
+    facts.add([GpuFact(f"probe:nvml:gpu{i}", index=i, name="NVIDIA GeForce RTX 4090", pcie_gen_max=4, pcie_width_max=16)
+               for i in range(2)])
+    facts.add(TopologyPath("probe:nvml:topology", "GPU0", "GPU1", "PHB"))
+    facts.add(allreduce(256 << 20, 2 * (256 << 20) / 2 / 3e9 * 1e6, [0, 1]))
+    assert rules(facts, "node.busbw_below_topology") == []

@@ -56,6 +56,7 @@ def test_gloo_sweep_three_ranks_reports_nccl_tests_semantics():
     assert len(rows) == 9
     for r in rows:
         assert r.nranks == 3 and r.errors == 0 and r.time_us > 0 and not r.graph
+        assert r.in_place is (r.op == "all_reduce")  # all_reduce runs on its buffer; the others write an output
         assert r.size_bytes == op_size(r.op, r.size_bytes, 3)
         assert r.algbw_gbs == pytest.approx(r.size_bytes / (r.time_us * 1e-6) / 1e9)
         factor = 2 * 2 / 3 if r.op == "all_reduce" else 2 / 3

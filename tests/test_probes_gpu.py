@@ -79,3 +79,43 @@ def test_nccl_on_one_gpu_initialises_and_validates():
     rows = run_sweep([0], 1, [8, 1 << 20], ("all_reduce",), timeout=120)
     assert rows and all(isinstance(r, CollectiveResult) and r.errors == 0 for r in rows), rows
     assert any(r.graph for r in rows)  # captured under a CUDA graph too
+
+
+def test_fabric_info_is_read_live_through_a_pointer():
+    session = LiveSession()
+    session.nvml("nvmlInit")
+    value = session.get("nvml", "nvmlDeviceGetGpuFabricInfo", 0)
+    entry = [a for a in session.answers if a["call"] == "nvmlDeviceGetGpuFabricInfo"][0]
+    # Hopper and later answer a state (a single GPU: Not Supported); older GPUs NotSupported.
+    assert value is not None and value["state"] in (0, 1, 2, 3) or entry.get("error") in ("NotSupported", "FunctionNotFound")
+
+
+def test_kernels_in_a_spawned_process_and_graphs_at_decode_sizes():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    from functools import partial
+
+    from probes import kernels, runner
+    from probes.collectives import run_sweep
+
+    records = runner._run_step(runner.Step("HBM, GEMM, GEMV on GPU0", partial(kernels.single_gpu, 0, 0), 300,
+                                           isolated=True))
+    assert {m.metric for m in records} == {"hbm_gbs", "gemm_tflops", "gemv_gbs"}, records
+    rows = run_sweep([0], 1, [2 << 20], ("all_reduce",), timeout=120)
+    assert any(r.graph and r.size_bytes == 2 << 20 for r in rows), rows  # the largest decode all-reduce
+
+
+def test_torchrun_entry_point_on_one_gpu(tmp_path):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    import json
+    import sys
+
+    out = tmp_path / "sweep.json"
+    subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "1", "-m", "probes.multinode",
+                    "--sizes", "8,1048576", "--ops", "all_reduce", "--timeout", "120", "--json", "-o", str(out)],
+                   check=True, timeout=180)
+    rows = json.loads(out.read_text())["facts"]["collective_result"]
+    assert rows and all(r["errors"] == 0 for r in rows)
