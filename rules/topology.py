@@ -231,7 +231,7 @@ def tp_group_paths(facts: Facts, predictions=None):
     )
 
 
-@rule("topology.p2p_status", "p2p_disabled")
+@rule("topology.p2p_status", "p2p_disabled", "other")
 def p2p_status(facts: Facts, predictions=None):
     """The driver's own answer to 'can GPU a read/write GPU b' (topo -p2p, NVML)."""
     # Only read/write answer "can these GPUs reach each other"; the NVLINK capability is NS for
