@@ -216,6 +216,18 @@ class NcclEvent:
 # --------------------------------------------------------------------------- measurements
 
 
+def bus_factor(op: str, nranks: int) -> float:
+    """nccl-tests' bus bandwidth factor (busbw / algbw) for `op` on `nranks` ranks."""
+    n = nranks
+    if op == "all_reduce":
+        return 2 * (n - 1) / n
+    if op in ("all_gather", "reduce_scatter", "alltoall"):
+        return (n - 1) / n
+    if op in ("broadcast", "reduce", "sendrecv"):
+        return 1.0
+    raise ValueError(f"unknown collective {op!r}")
+
+
 @dataclass
 class CollectiveResult:
     """One row of a collective benchmark (nccl-tests or our probe), nccl-tests semantics."""

@@ -20,7 +20,7 @@ import tempfile
 import time
 from typing import Any
 
-from diagnose.evidence import CollectiveResult
+from diagnose.evidence import CollectiveResult, bus_factor
 from probes.results import ProbeFailure
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter")
@@ -28,18 +28,6 @@ ELEMENT_BYTES = 4  # float32, nccl-tests' default type
 # Sizes up to this are also timed under a CUDA graph: the largest decode all-reduce of
 # decode_sizes() (hidden 8192 x batch 128 x 2 bytes = 2 MiB) is what a served decode step sends.
 GRAPH_MAX_BYTES = 2 << 20
-
-
-def bus_factor(op: str, nranks: int) -> float:
-    """nccl-tests' bus bandwidth factor for `op` on `nranks` ranks."""
-    n = nranks
-    if op == "all_reduce":
-        return 2 * (n - 1) / n
-    if op in ("all_gather", "reduce_scatter", "alltoall"):
-        return (n - 1) / n
-    if op in ("broadcast", "reduce", "sendrecv"):
-        return 1.0
-    raise ValueError(f"unknown collective {op!r}")
 
 
 def bandwidths(op: str, size_bytes: int, time_us: float, nranks: int) -> tuple[float, float]:

@@ -126,7 +126,6 @@ def gpu_fact(s: Session, i: int) -> GpuFact:
         source=f"{SOURCE}:gpu{i}",
         index=i,
         name=name,
-        catalog_key=_catalog_key(name, device_id),
         uuid=q("nvmlDeviceGetUUID"),
         bus_id=normalise_bus_id(pci.get("busId")),
         pci_device_id=device_id,
@@ -258,18 +257,6 @@ def normalise_bus_id(bus_id: str | None) -> str | None:
     if rest and len(domain) > 4:
         domain = domain[-4:]
     return f"{domain}:{rest}" if rest else bus_id
-
-
-def _catalog_key(name: str | None, device_id: str | None) -> str | None:
-    try:
-        from rules.catalog import find_gpu
-    except ImportError:  # the catalog is not there yet; the name still identifies the GPU
-        return None
-    try:
-        spec = find_gpu(name=name, pci_device_id=device_id)
-    except Exception:  # noqa: BLE001 - an unmapped name is not an error of the probe
-        return None
-    return getattr(spec, "key", None)
 
 
 def _milli(value):

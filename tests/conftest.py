@@ -38,6 +38,17 @@ def report_json(*args, env=None) -> dict:
     return json.loads(result.stdout)
 
 
+def named(records):
+    """Parsed records with each GPU named by its catalog row, as the pipeline does for a command."""
+    from diagnose.evidence import Facts
+    from diagnose.pipeline import name_catalog_rows
+
+    facts = Facts()
+    facts.add(list(records))
+    name_catalog_rows(facts)
+    return records
+
+
 def pytest_collection_modifyitems(config, items):
     """Skip @pytest.mark.gpu tests where no NVIDIA driver answers."""
     if _gpu_present():

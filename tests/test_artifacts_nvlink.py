@@ -9,7 +9,8 @@ from pathlib import Path
 
 from conftest import shared_path
 from diagnose.artifacts import nvlink
-from diagnose.evidence import GpuFact, Note, NvLinkFact
+from diagnose.evidence import Facts, GpuFact, Note, NvLinkFact
+from diagnose.pipeline import name_catalog_rows
 
 DATA = Path(__file__).parent / "data" / "hardware"
 
@@ -26,7 +27,10 @@ def test_a100_status_cut_after_second_gpu():
     assert sorted(links) == [(0, n) for n in range(12)] + [(1, 0)]  # GPU1's list ends in '...'
     assert all(link.active and link.speed_gbs == 25.0 for link in links.values())
     assert links[(0, 11)].source == "a1.txt:13"
-    gpus = [r for r in records if isinstance(r, GpuFact)]
+    facts = Facts()
+    facts.add(records)
+    name_catalog_rows(facts)  # the pipeline names each GPU's catalog row; the parser only reads
+    gpus = facts.of(GpuFact)
     assert [(g.index, g.name, g.catalog_key) for g in gpus] == [
         (0, "NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"), (1, "NVIDIA A100-SXM4-80GB", "a100-80gb-sxm")]
     assert gpus[1].uuid == "GPU-0c512562-871f-8257-6187-b5ae1b986d5e"

@@ -7,7 +7,7 @@ sample's output; ticket attachments are real. Real public runs (2x RTX 5090 with
 
 from pathlib import Path
 
-from conftest import shared_path
+from conftest import named, shared_path
 from diagnose.artifacts import p2p_test
 from diagnose.evidence import GpuFact, P2PStatus, PairBandwidth
 
@@ -48,7 +48,7 @@ def test_health_check_p2p_lines():
 
 
 def test_full_run_devices_access_and_latency():
-    records = p2p_test.parse((DATA / "p2p_full.txt").read_text(), "p")
+    records = named(p2p_test.parse((DATA / "p2p_full.txt").read_text(), "p"))
     gpus = [r for r in records if isinstance(r, GpuFact)]
     assert [(g.index, g.bus_id, g.catalog_key) for g in gpus][1] == (1, "0000:41:00.0", "rtx-4090")
     access = {(r.a, r.b): r for r in records if isinstance(r, P2PStatus)}

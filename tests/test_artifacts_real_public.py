@@ -14,6 +14,8 @@ import pytest
 from diagnose.artifacts import dmesg, lspci, nvlink, p2p_test, parse_text, smi_csv, smi_query, topo
 from diagnose.evidence import GpuFact, HostFact, Note, NvLinkFact, P2PStatus, PairBandwidth, PcieLinkFact, XidEvent
 
+from conftest import named
+
 REAL = Path(__file__).parent / "data" / "hardware" / "real"
 
 
@@ -79,7 +81,7 @@ def test_registry_recognises_each_real_sample(name):
 
 
 def test_smi_q_rtx4090_idle_gen1_and_busy_power_capped():
-    records = smi_query.parse(_text("smi_q_rtx4090_x8_535.txt"), "q")
+    records = named(smi_query.parse(_text("smi_q_rtx4090_x8_535.txt"), "q"))
     assert _host(records) == {"driver_version": "535.154.05", "cuda_driver_version": "12.2"}
     idle, busy = _of(records, GpuFact)
     # 8 GPUs attached, 2 blocks kept: a block's position is not the GPU's index.
@@ -101,7 +103,7 @@ def test_smi_q_rtx4090_idle_gen1_and_busy_power_capped():
 
 
 def test_smi_qx_a100_mig_cut_off_xml():
-    records = smi_query.parse(_text("smi_qx_a100_sxm4_mig_535.xml"), "x")
+    records = named(smi_query.parse(_text("smi_qx_a100_sxm4_mig_535.xml"), "x"))
     assert _host(records) == {"driver_version": "535.54.03", "cuda_driver_version": "12.2"}
     (gpu,) = _of(records, GpuFact)  # the file stops after </fabric>: what was read is kept
     assert gpu.index is None  # attached_gpus 4, one <gpu> shown
@@ -119,7 +121,7 @@ def test_smi_qx_a100_mig_cut_off_xml():
 
 
 def test_smi_q_a100_after_xid63_counts_volatile_errors_only_and_matches_the_xid():
-    records = smi_query.parse(_text("smi_q_a100_sxm4_row_remap_pending.txt"), "q")
+    records = named(smi_query.parse(_text("smi_q_a100_sxm4_row_remap_pending.txt"), "q"))
     assert _host(records) == {"driver_version": "510.73.08", "cuda_driver_version": "11.6"}
     (gpu,) = _of(records, GpuFact)
     assert (gpu.source, gpu.bus_id, gpu.name, gpu.catalog_key) == ("q:6", "0000:10:1c.0", "NVIDIA A100-SXM4-80GB", "a100-80gb-sxm")
@@ -272,7 +274,7 @@ def test_topo_m_two_gpus_behind_one_host_bridge():
 
 
 def test_nvlink_status_eight_a100_twelve_links_each():
-    records = nvlink.parse(_text("nvlink_s_a100_sxm4_x8.txt"), "n")
+    records = named(nvlink.parse(_text("nvlink_s_a100_sxm4_x8.txt"), "n"))
     gpus = _of(records, GpuFact)
     assert [g.index for g in gpus] == list(range(8)) and {g.catalog_key for g in gpus} == {"a100-80gb-sxm"}
     assert gpus[7].uuid == "GPU-754035b4-4708-efcd-b261-623aea38bcad"
@@ -282,7 +284,7 @@ def test_nvlink_status_eight_a100_twelve_links_each():
 
 
 def test_nvlink_error_counters_without_status():
-    records = nvlink.parse(_text("nvlink_e_h100_counters.txt"), "e")
+    records = named(nvlink.parse(_text("nvlink_e_h100_counters.txt"), "e"))
     (gpu,) = _of(records, GpuFact)
     assert (gpu.name, gpu.catalog_key, gpu.uuid) == ("NVIDIA H100 80GB HBM3", "h100-sxm", "GPU-abcdefab-cdef-abdc-abcd-abababababab")
     assert not _of(records, NvLinkFact)  # -e alone does not say whether a link is up
@@ -293,7 +295,7 @@ def test_nvlink_error_counters_without_status():
 
 
 def test_nvlink_all_links_inactive_with_redacted_uuid():
-    gpu, note = nvlink.parse(_text("nvlink_s_b200_all_links_inactive.txt"), "b")
+    gpu, note = named(nvlink.parse(_text("nvlink_s_b200_all_links_inactive.txt"), "b"))
     # `(UUID: GPU-xxx)` is a redaction, not part of the name and not a UUID.
     assert (gpu.index, gpu.name, gpu.uuid, gpu.catalog_key) == (2, "NVIDIA B200", None, "b200")
     assert (note.kind, note.data, note.source) == ("nvlink_all_inactive", {"gpu": 2}, "b:2")

@@ -10,7 +10,7 @@ test_artifacts_real_public.py (tests/data/hardware/real/, sources in SOURCES.md 
 import re
 from pathlib import Path
 
-from conftest import shared_path
+from conftest import named, shared_path
 from diagnose.artifacts import smi_query, smi_table
 from diagnose.evidence import GpuFact, HostFact
 
@@ -28,7 +28,7 @@ def _host(records):
 def test_query_text_loaded_and_idle_gpu():
     text = (DATA / "smi_q_h100.txt").read_text()
     assert smi_query.detect(text) > 0.9
-    records = smi_query.parse(text, "q.txt")
+    records = named(smi_query.parse(text, "q.txt"))
     assert _host(records) == {"driver_version": "550.54.15", "cuda_driver_version": "12.4"}
     busy, idle = _gpus(records)
     assert (busy.index, busy.bus_id, busy.pci_device_id, busy.catalog_key) == (0, "0000:18:00.0", "0x2330", "h100-sxm")
@@ -50,7 +50,7 @@ def test_query_text_loaded_and_idle_gpu():
 def test_query_xml_throttled_passthrough_gpu():
     text = (DATA / "smi_qx_a100.xml").read_text()
     assert smi_query.detect(text) > 0.9
-    records = smi_query.parse(text, "q.xml")
+    records = named(smi_query.parse(text, "q.xml"))
     assert _host(records)["driver_version"] == "525.125.06"
     (gpu,) = _gpus(records)
     assert gpu.index is None  # `-i 3` printed one GPU of 8: its position is not its index
@@ -91,7 +91,7 @@ def test_table_real_h100():
     text = shared_path("tickets", "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional", "attachment1.txt").read_text()
     assert smi_table.detect(text) > 0.9
     assert smi_query.detect(text) < 0.5
-    records = smi_table.parse(text, "a1.txt")
+    records = named(smi_table.parse(text, "a1.txt"))
     assert _host(records) == {"driver_version": "550.54.15", "cuda_driver_version": "12.4"}
     (gpu,) = _gpus(records)
     assert (gpu.index, gpu.name, gpu.bus_id, gpu.catalog_key) == (0, "NVIDIA H100 80GB HBM3", "0000:18:00.0", "h100-sxm")

@@ -9,15 +9,15 @@ import pytest
 from diagnose.evidence import GpuFact, NvLinkFact, P2PStatus, PairBandwidth, TopologyPath
 from probes import runner
 from probes.recording import ReplaySession
-from rules.engine import evaluate, verdict
+from diagnose.pipeline import run_pipeline
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
 def replay(name):
     facts = runner.run(ReplaySession(RECORDINGS / name))
-    findings = evaluate(facts)
-    return facts, findings, verdict(findings, facts.missing)
+    report = run_pipeline("node", {}, facts)  # as `diagnose node --replay` runs it
+    return facts, report.findings, report.verdict
 
 
 def by_rule(findings, rule):

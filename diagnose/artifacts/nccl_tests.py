@@ -17,6 +17,7 @@ import re
 
 from diagnose.artifacts.text import integer, lines, number
 from diagnose.evidence import CollectiveResult, CollectiveSummary, GpuFact, Measurement, NcclEvent, NcclVersion, Note, Workload, where
+from diagnose.evidence import bus_factor as busbw_factor
 
 KIND = "nccl_tests"
 
@@ -53,12 +54,10 @@ DETECTORS = (
 
 def bus_factor(op: str | None, nranks: int | None) -> float | None:
     """busbw / algbw for an op over n ranks, as nccl-tests defines it (None when unknown)."""
-    from probes.collectives import bus_factor as factor  # one definition, shared with the probe
-
     if not op or not nranks:
         return None
     try:
-        return factor(op, nranks)
+        return busbw_factor(op, nranks)
     except ValueError:
         return None
 

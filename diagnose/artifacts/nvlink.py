@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.smi_common import catalog_key, clean_lines
+from diagnose.artifacts.smi_common import clean_lines
 from diagnose.evidence import GpuFact, Note, NvLinkFact, where
 
 KIND = "nvlink_status"
@@ -56,7 +56,7 @@ def parse(text: str, name: str) -> list:
             model = header.group(2).strip() or None
             if (model or uuid) and (gpu, uuid) not in seen_gpus:
                 seen_gpus.add((gpu, uuid))
-                records.append(GpuFact(src, index=gpu, name=model, uuid=uuid, catalog_key=catalog_key(model)))
+                records.append(GpuFact(src, index=gpu, name=model, uuid=uuid))
             continue
         if re.search(r"all links are in\s*active", line, re.I):
             records.append(Note(src, "nvlink_all_inactive", line.strip(), {"gpu": gpu}))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.smi_common import catalog_key, clean_lines, idle_or_loaded
+from diagnose.artifacts.smi_common import clean_lines, idle_or_loaded
 from diagnose.evidence import GpuFact, where
 
 KIND = "nvtop"
@@ -29,7 +29,7 @@ def parse(text: str, name: str) -> list:
         m = _DEVICE.search(line)
         if m:
             model = m.group(2).strip()
-            current = GpuFact(where(name, i + 1), index=int(m.group(1)), name=model, catalog_key=catalog_key(model),
+            current = GpuFact(where(name, i + 1), index=int(m.group(1)), name=model,
                               pcie_gen_current=int(m.group(3)), pcie_width_current=int(m.group(4)))
             records.append(current)
             continue

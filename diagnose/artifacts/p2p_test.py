@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.smi_common import catalog_key, clean_lines
+from diagnose.artifacts.smi_common import clean_lines
 from diagnose.artifacts.text import number
 from diagnose.evidence import GpuFact, P2PStatus, PairBandwidth, where
 
@@ -107,7 +107,7 @@ def _other_line(records, access, line, src) -> None:
     if device:
         domain, bus, dev = (int(device.group(k), 16) for k in (5, 3, 4))
         model = device.group(2).strip()
-        records.append(GpuFact(src, index=int(device.group(1)), name=model, catalog_key=catalog_key(model),
+        records.append(GpuFact(src, index=int(device.group(1)), name=model,
                                bus_id=f"{domain:04x}:{bus:02x}:{dev:02x}.0"))
     for m in _ACCESS.finditer(line):
         a, b = int(m.group(1)), int(m.group(3))

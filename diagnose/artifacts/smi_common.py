@@ -42,16 +42,6 @@ def to_float(raw: str | None) -> float | None:
     return float(m.group()) if m else None
 
 
-def catalog_key(name: str | None = None, pci_device_id: str | None = None) -> str | None:
-    """The GPU catalog row for an nvidia-smi name / PCI device id, when the catalog knows it."""
-    if not name and not pci_device_id:
-        return None
-    from rules.catalog import find_gpu
-
-    spec = find_gpu(name=name, pci_device_id=pci_device_id)
-    return spec.key if spec else None
-
-
 def idle_or_loaded(utilization_pct: float | None, pstate: str | None, reasons: list[str]) -> bool | None:
     """Whether PCIe values in this output were read under load: False if idle, True if busy.
 

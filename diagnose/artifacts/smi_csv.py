@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.smi_common import bus_id, catalog_key, clean_lines, idle_or_loaded, to_float, to_int
+from diagnose.artifacts.smi_common import bus_id, clean_lines, idle_or_loaded, to_float, to_int
 from diagnose.evidence import GpuFact, HostFact, where
 
 KIND = "smi_csv"
@@ -100,5 +100,4 @@ def _row(src, columns, cells) -> list:
             out.append(HostFact(src, "driver_version", value))
     if fact.pcie_gen_current is not None or fact.pcie_width_current is not None:
         fact.pcie_read_under_load = idle_or_loaded(fact.utilization_pct, pstate, fact.clock_event_reasons)
-    fact.catalog_key = catalog_key(fact.name, fact.pci_device_id)
     return [fact] + out

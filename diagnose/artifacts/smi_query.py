@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import xml.parsers.expat
 
-from diagnose.artifacts.smi_common import bus_id, catalog_key, clean_lines, idle_or_loaded, to_float, to_int
+from diagnose.artifacts.smi_common import bus_id, clean_lines, idle_or_loaded, to_float, to_int
 from diagnose.evidence import GpuFact, HostFact, where
 
 KIND = "smi_query"
@@ -281,7 +281,6 @@ def _facts(gpus, host, name, table) -> list:
             if fact.pcie_gen_current is not None or fact.pcie_width_current is not None
             else None
         )
-        fact.catalog_key = catalog_key(fact.name, fact.pci_device_id)
         records.append(fact)
     return records
 

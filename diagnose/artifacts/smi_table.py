@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.smi_common import bus_id, catalog_key, clean_lines, to_float
+from diagnose.artifacts.smi_common import bus_id, clean_lines, to_float
 from diagnose.evidence import GpuFact, HostFact, where
 
 KIND = "smi_table"
@@ -68,8 +68,6 @@ def _first_row(src, first, bus, cells) -> GpuFact:
         fact.persistence_mode = persistence == "On"
     if len(cells) > 2 and re.fullmatch(r"\d+", cells[2]):
         fact.ecc_uncorrected_volatile = int(cells[2])
-    if not name.endswith("..."):  # a cut name would match the wrong catalog row
-        fact.catalog_key = catalog_key(name)
     return fact
 
 

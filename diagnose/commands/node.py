@@ -47,9 +47,8 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     """
     from diagnose.errors import InputError
     from diagnose.evidence import Facts
-    from diagnose.findings import Report
+    from diagnose.pipeline import run_pipeline
     from probes.recording import LiveSession, ReplaySession
-    from rules.engine import evaluate, verdict
 
     if record and replay:
         raise InputError("--record and --replay exclude each other (a replay records nothing new)")
@@ -66,17 +65,9 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
         except OSError as exc:
             raise InputError(f"--record {record}: cannot write ({exc.strerror or exc})") from None
     _check_gpu_selection(facts, selected)
-    findings = evaluate(facts)
-    report = Report(
-        kind="node",
-        inputs={"profile": profile, "gpus": selected, "replay": replay, "record": record,
-                "recording_source": _recording_source(session.meta) if replay else None},
-        facts=facts.to_dict(),
-        findings=findings,
-        verdict=verdict(findings, facts.missing),
-        tables=tables(facts),
-    )
-    return report
+    inputs = {"profile": profile, "gpus": selected, "replay": replay, "record": record,
+              "recording_source": _recording_source(session.meta) if replay else None}
+    return run_pipeline("node", inputs, facts, tables=tables(facts))
 
 
 def _recording_source(meta: dict) -> str | None:

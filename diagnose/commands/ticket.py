@@ -24,20 +24,11 @@ def ticket(paths):
       diagnose ticket topo.txt nccl.log --json
     """
     from diagnose.bundle import read_bundle
-    from diagnose.findings import Report
-    from rules.engine import evaluate, ticket_verdict
+    from diagnose.pipeline import run_pipeline
+    from rules.engine import ticket_verdict
 
     facts = read_bundle(list(paths))
-    findings = evaluate(facts)
-    answer = ticket_verdict(facts, findings)
-    return Report(
-        kind="ticket",
-        inputs={"paths": list(paths)},
-        facts=facts.to_dict(),
-        findings=findings,
-        verdict=answer,
-        tables=_tables(facts, findings, answer),
-    )
+    return run_pipeline("ticket", {"paths": list(paths)}, facts, decide=ticket_verdict, tables=_tables)
 
 
 def _tables(facts, findings, answer) -> dict:

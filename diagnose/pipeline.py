@@ -1,0 +1,43 @@
+"""One pipeline for every command: facts (and predictions) -> rules -> findings -> verdict -> Report.
+
+Parsers and probes only state what they read; here, at the boundary, each GPU is named by its
+catalog row once, the rules run over the facts, and the verdict and report are made the same way
+whatever command gathered the evidence, so the same evidence gives the same verdict everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from diagnose.evidence import Facts, GpuFact
+from diagnose.findings import Finding, Report, Verdict
+
+
+def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: dict[str, Any] | None = None, *,
+                 only: list[str] | None = None,
+                 decide: Callable[[Facts, list[Finding]], Verdict] | None = None,
+                 facts_json: dict[str, Any] | None = None,
+                 tables: Callable[[Facts, list[Finding], Verdict], dict] | dict | None = None) -> Report:
+    """The report of `kind` on `facts`.
+
+    only: rule id prefixes to run (predict/plan/scaling run their own family); decide: the
+    verdict for the kind (a ticket weighs the reporter's claims), else the ranked causes;
+    facts_json: what the report shows of the facts when not all of them (scaling)."""
+    from rules.engine import evaluate, verdict
+
+    name_catalog_rows(facts)
+    findings = evaluate(facts, predictions, only=only)
+    answer = decide(facts, findings) if decide else verdict(findings, facts.missing)
+    return Report(kind=kind, inputs=inputs, facts=facts.to_dict() if facts_json is None else facts_json,
+                  predictions=predictions or {}, findings=findings, verdict=answer,
+                  tables=tables(facts, findings, answer) if callable(tables) else dict(tables or {}))
+
+
+def name_catalog_rows(facts: Facts) -> None:
+    """Fill each GPU's `catalog_key` (its row in rules/catalog/gpus.toml) where the catalog knows it."""
+    from rules.catalog import find_gpu
+
+    for gpu in facts.of(GpuFact):
+        if gpu.catalog_key is None and (gpu.name or gpu.pci_device_id):
+            spec = find_gpu(name=gpu.name, pci_device_id=gpu.pci_device_id)
+            gpu.catalog_key = spec.key if spec else None
