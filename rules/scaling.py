@@ -584,7 +584,7 @@ def _comm_finding(r: dict) -> Finding:
     ref = r.get("allreduce_healthy_max_us") or r["allreduce_ref_us"]
     total = n * meas / 1e3
     return Finding(
-        rule="scaling.broken_layout", category="comm_bound", severity="warning", confidence=0.85,
+        rule="scaling.broken_layout", category="comm_bound", severity="critical", confidence=0.85,
         title=f"{r['label']}: each all-reduce takes {meas:.0f} us, {meas / ref:.1f}x the slowest healthy path on this fabric "
               f"({ref:.1f} us)",
         summary=f"At {r['label']} the {n} all-reduces per step cost {_ms(total)} of the measured {_ms(r['step_ms'])} step "
@@ -602,7 +602,7 @@ def _comm_finding(r: dict) -> Finding:
         fix="Check the NCCL transport of this run (NCCL_DEBUG=INFO: P2P/IPC or NVLS expected, not SHM or NET), "
         "NCCL_P2P_DISABLE / NCCL_P2P_LEVEL, ACS/IOMMU, and that CUDA graphs and the engine's custom all-reduce are on; "
         "`diagnose ticket` on the NCCL log names the cause.",
-        references=["../shared/docs/collectives-reference.md section 3.3"],
+        references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc", "https://github.com/sgl-project/sglang/pull/2904"],
     )
 
 
@@ -744,7 +744,7 @@ def term_grows_with_tp(facts, predictions):
             ] + [_step_ev(r) for r in rows],
             fix="For lower latency at small batch: CUDA graphs and a one-shot/custom all-reduce (fewer, cheaper "
             "collectives); for more users: add DP replicas of a smaller TP rather than a larger TP.",
-            references=["../shared/docs/collectives-reference.md section 3.4"],
+            references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc"],
         )
 
 

@@ -131,7 +131,8 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     if slo_spec:
         analysis["goodput"] = S.goodput(data.runs, slo_spec, total_gpus)
     predictions = {"scaling": analysis}
-    findings = evaluate(data.facts, predictions, only=["scaling."])
+    findings = evaluate(data.facts, predictions, only=["scaling.", *SETTING_RULES])
+    findings = [f for f in findings if f.rule.startswith("scaling.") or f.is_problem]
     layouts = {r["label"] for r in analysis["rows"] if r.get("ratio") is not None}
     missing = [] if layouts else ["a figure per layout the predictor can judge: ITL/TPOT, decode tok/s at a known batch, "
                                   "an nsys capture, or latency/throughput with the input and output lengths"]
@@ -144,6 +145,13 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     if analysis.get("goodput"):
         report.tables["Goodput within the SLO"] = goodput_table(analysis["goodput"])
     return report
+
+
+# Rules that read a setting the inputs record (a capture's launch line, a ticket's environment) and
+# that can cause what scaling measures: the same evidence names the same cause as in `capture` and
+# `ticket`. Only their problems are shown; their passes are not about scaling.
+SETTING_RULES = ("topology.p2p_forced_off", "topology.nccl_transport", "topology.virtualization_no_p2p",
+                 "nccl.socket_fallback", "workload.eager_mode")
 
 
 def _facts_summary(data, node) -> dict:
