@@ -539,11 +539,15 @@ def test_command_list_summaries_are_not_cut_off():
 
 
 def test_byte_counts_read_in_binary_units():
-    """/dev/shm of 25,276,514,304 bytes against 536,870,912: the terminal says 23.5 GiB vs 512 MiB
-    (the JSON keeps the bytes)."""
+    """/dev/shm of 25,276,514,304 bytes: the terminal says 23.5 GiB (the JSON keeps the bytes). The
+    shm check passes, so it is one name on the 'Checks that passed' line, not a table."""
     result = run("node", "--replay", NO_DRIVER, "--fail-on", "never")
-    (line,) = [x for x in result.stdout.splitlines() if "/dev/shm size" in x]
-    assert "23.5 GiB" in line and "512 MiB" in line, line
+    (line,) = [x for x in result.stdout.splitlines() if "shm_bytes" in x]
+    assert "23.5 GiB" in line and "25276514304" not in line, line
+    report = json.loads(run("node", "--replay", NO_DRIVER, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "host.shm_too_small"]
+    assert f["severity"] == "ok" and f["evidence"][0]["measured"] == 25276514304
+    assert "host.shm_too_small" in [x for x in result.stdout.splitlines() if x.startswith("Checks that passed")][0]
 
 
 def test_pcie_pair_rates_say_which_direction():
