@@ -223,22 +223,33 @@ def decomposition_table(analysis: dict) -> dict:
             continue
         t = r["terms"]
         ar_us = r["allreduce_measured_us"] if r["allreduce_measured_us"] is not None else r["allreduce_ref_us"]
+        rest = t.get("unexplained_ms")
         rows.append([r["label"], r["batch"], _n(r["step_ms"], 3)] + [_n(t.get(k), 3) for k in TERMS[:5]]
-                    + [f"{r['allreduce_count']} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:]]
+                    + [f"{r['allreduce_count']} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:-1]]
+                    + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {-rest:.3g} over)"]
                     + ["measured" if r["allreduce_measured_us"] is not None else r["allreduce_ref_source"].split(" (")[0]])
     return {"columns": columns, "rows": rows,
             "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the fixed "
                     "cost of every kernel, the all-reduces and the host time add up to the expected step. unexplained = "
-                    "measured - the sum of the modelled terms."}
+                    "measured - the sum of the modelled terms; where the terms add up to more than was measured, the model is "
+                    "over by that much and nothing is unexplained."}
 
 
 def goodput_table(g: dict) -> dict:
-    rows = [[e["label"], e["gpus"], ", ".join(f"{run['batch']}:{'ok' if run['met'] else 'miss'}" for run in e["runs"]),
+    rows = [[e["label"], e["gpus"], ", ".join(f"{run['batch']}:{_slo_mark(run)}" for run in e["runs"]),
              _n(e["goodput"], 0), e["replicas"], _n(e["fleet_goodput"], 0), "best" if e["label"] == g["best"] else ""]
             for e in g["layouts"]]
     return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g['gpus']}", "total tok/s", ""],
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
-                                  "next higher one reported)."}
+                                  "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
+                                  "so it cannot be judged."}
+
+
+def _slo_mark(run: dict) -> str:
+    """miss when a reported figure breaks the SLO; n/a when a figure it needs is not reported."""
+    if any(not c["met"] for c in run["checks"]):
+        return "miss"
+    return "n/a" if run["unknown"] else "ok"
 
 
 def _total_tok_s(r: dict) -> float | None:
