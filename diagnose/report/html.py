@@ -16,7 +16,7 @@ from collections import defaultdict
 from diagnose.errors import InputError
 from diagnose.report import plots
 from diagnose.report.plots import esc
-from diagnose.report.text import SEVERITY_MARK, fmt_value
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#1a1a1a;background:#fafafa}
@@ -80,10 +80,11 @@ def _verdict(report) -> str:
     v = report.verdict
     if v is None:
         return '<div class="verdict"><span class="cat">No verdict</span></div>'
-    cls = v.category if v.category in ("healthy", "insufficient_data") else "problem"
+    cls = "healthy" if v.category in NORMAL else "insufficient_data" if v.category == "insufficient_data" else "problem"
+    conf = confidence_note(v).strip(" ()")
     return (
         f'<div class="verdict {cls}"><div><span class="cat">Verdict: {esc(v.category)}</span> '
-        f'<span class="muted">(confidence {v.confidence:.2f}; worst finding: {esc(report.worst_severity())})</span></div>'
+        f'<span class="muted">({conf + "; " if conf else ""}worst finding: {esc(report.worst_severity())})</span></div>'
         f"<p>{esc(v.summary)}</p></div>"
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from diagnose.report.escape import markdown as esc
-from diagnose.report.text import SEVERITY_MARK, fmt_value
+from diagnose.report.text import SEVERITY_MARK, confidence_note, fmt_value
 
 
 def _cell(value) -> str:
@@ -37,7 +37,7 @@ def render_markdown(report) -> str:
     lines = [f"## diagnose {esc(report.kind)} report", ""]
     v = report.verdict
     if v:
-        lines += [f"**Verdict: `{v.category}`** (confidence {v.confidence:.2f})", "", esc(v.summary), ""]
+        lines += [f"**Verdict: `{v.category}`**{confidence_note(v)}", "", esc(v.summary), ""]
     shown = {k: val for k, val in report.inputs.items() if val not in (None, [], (), "", False)}
     if shown:
         lines.append("**Inputs:** " + ", ".join(f"{esc(k)}={esc(fmt_value(_local(val)))}" for k, val in shown.items()))

@@ -14,12 +14,13 @@ import os
 import re
 
 from diagnose.report.escape import terminal as esc
-from diagnose.report.text import SEVERITY_MARK, fmt_value
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value
 
 STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 DEFAULT_WIDTH = 120  # piped output without $COLUMNS
 STACK_BELOW = 100
 LONG_NAME = 40
+SHORT_CELL = 20
 GLUE = "\ue000"  # not whitespace to rich (a private-use character): holds a number to its unit; a space in the output
 
 _UNIT = r"(?:us|ms|s|%|[kKMGT]i?B(?:/s)?|[kMG]b/s|GT/s|B|W|MHz|GHz|tok/s|x|C|bytes)(?![\w/])"
@@ -68,22 +69,22 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
     )
     v = report.verdict
     if v:
-        style = "green" if v.category == "healthy" else ("cyan" if v.category == "insufficient_data" else "bold red")
-        console.print(Text(f"Verdict: {v.category}", style=style) + Text(f" (confidence {v.confidence:.2f})"))
-        console.print(Text(_text(v.summary)))
+        style = "green" if v.category in NORMAL else ("cyan" if v.category == "insufficient_data" else "bold red")
+        console.print(Text(f"Verdict: {v.category}", style=style) + Text(confidence_note(v)))
+        _paragraph(console, v.summary)
         console.print()
     for title, table in report.tables.items():
         if not table["rows"]:  # a header over nothing reads like a rendering fault
-            console.print(Text(f"{_text(title)}: none"))
+            _paragraph(console, f"{title}: none")
             if table.get("note"):
-                console.print(Text(_text(table["note"])))
+                _paragraph(console, table["note"])
             console.print()
             continue
-        console.print(Text(_text(title), style="bold" if color else ""))
+        _paragraph(console, title, style="bold" if color else "")
         _print_table(console, [str(c) for c in table["columns"]], [[fmt_value(c) for c in row] for row in table["rows"]],
                      head=True)
         if table.get("note"):
-            console.print(Text(_text(table["note"])))
+            _paragraph(console, table["note"])
         console.print()
     problems = [f for f in report.findings if f.severity != "ok"]
     references: list[str] = []
@@ -102,9 +103,9 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
         console.print()
     passed = [f for f in report.findings if f.severity == "ok"]
     if passed:
-        console.print(Text("Checks that passed: " + ", ".join(_text(f.rule) for f in passed), style="green" if color else ""))
+        _paragraph(console, "Checks that passed: " + ", ".join(f.rule for f in passed), style="green" if color else "")
     if references:
-        console.print(Text("References: " + " ; ".join(esc(r) for r in references)))
+        _paragraph(console, "References: " + " ".join(references))
     if not report.findings:
         console.print("No findings.")
     text = buf.getvalue().replace(GLUE, " ")
@@ -114,34 +115,64 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
 
 def _indented(console, text: str) -> None:
     """A finding's paragraph, wrapped under its number rather than at the left margin."""
-    from rich.padding import Padding
+    _paragraph(console, text, indent=3)
+
+
+def _paragraph(console, text: str, indent: int = 0, style: str = "", hang: int = 0) -> None:
+    """Prose wrapped between words only: a word longer than the line (a URL, a kernel name)
+    runs past the margin whole rather than being cut (rich folds it, and crops padded text)."""
+    import textwrap
+
     from rich.text import Text
 
-    console.print(Padding(Text(_text(text)), (0, 0, 0, 3)))
+    for line in textwrap.wrap(_text(text), width=max(20, console.width - indent), break_long_words=False,
+                              break_on_hyphens=False, subsequent_indent=" " * hang) or [""]:
+        console.print(Text(" " * indent + line, style=style), no_wrap=True, overflow="ignore", crop=False)
 
 
 def _print_table(console, headers: list[str], rows: list[list[str]], head: bool) -> None:
     """A table for the console's width: a rich table when it fits or the console is wide; below
     STACK_BELOW columns a table that would wrap is stacked instead."""
-    cells = [[_short(_text(c)) for c in row] for row in rows]
+    # a short cell ("16 / decode tok/s", "1.00x / 1x") is one value: never wrapped inside
+    cells = [[_short(_text(c)).replace(" ", GLUE) if len(str(c)) <= SHORT_CELL else _short(_text(c)) for c in row]
+             for row in rows]
     headers = [_text(h) for h in headers]
     natural = sum(max(len(c) for c in [h] + [row[i] for row in cells]) + 2 for i, h in enumerate(headers))
-    if console.width < STACK_BELOW and natural > console.width:
-        _stacked(console, headers, cells)
+    if console.width < STACK_BELOW and natural > console.width and not head:
+        _stacked_evidence(console, cells)
+    elif console.width < STACK_BELOW and natural > console.width:
+        _stacked(console, headers, cells, indent=2)
     else:
+        if not head:  # evidence rows from one source: the source once
+            cells = [[c if i or n == 0 or c != cells[n - 1][0] else "" for i, c in enumerate(row)] for n, row in enumerate(cells)]
         _columns(console, headers, cells, head)
 
 
-def _stacked(console, headers: list[str], rows: list[list[str]]) -> None:
-    """Each row as its first cell, then `column: value` lines under it (skipping empty values)."""
-    from rich.padding import Padding
-    from rich.text import Text
-
+def _stacked(console, headers: list[str], rows: list[list[str]], indent: int = 2) -> None:
+    """Each row as its first cell, then `column: value` lines under it (skipping empty values); a
+    first cell equal to the previous row's is not repeated."""
+    previous = None
     for row in rows:
-        console.print(Padding(Text(row[0], style="bold" if console.is_terminal else ""), (0, 0, 0, 2)))
+        if row[0] != previous:
+            _paragraph(console, row[0], indent=indent, style="bold" if console.is_terminal else "")
+        previous = row[0]
         for header, cell in zip(headers[1:], row[1:]):
             if cell not in ("", "-", "—"):
-                console.print(Padding(Text(f"{header}: {cell}"), (0, 0, 0, 4)))
+                _paragraph(console, f"{header}: {cell}", indent=indent + 2)
+
+
+def _stacked_evidence(console, rows: list[list[str]]) -> None:
+    """Evidence rows (source, detail, measured, expected) as '- detail: measured (expected X)'
+    under their source, each source once."""
+    previous = None
+    for source, detail, measured, expected in rows:
+        if source != previous:
+            _paragraph(console, source, indent=3)
+        previous = source
+        value = measured if measured not in ("", "—") else ""
+        if expected not in ("", "—"):
+            value = f"{value} (expected {expected})" if value else f"expected {expected}"
+        _paragraph(console, f"- {detail}: {value}" if value else f"- {detail}", indent=5, hang=2)
 
 
 def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> None:
