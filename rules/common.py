@@ -7,6 +7,7 @@ Each answer comes with the evidence it rests on, so a finding can quote it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, Iterable
 
 from diagnose.evidence import (
@@ -207,17 +208,12 @@ def gpus_per_node(facts: Facts) -> int | None:
 
 def max_links_per_gpu(links) -> int:
     """The most links any one GPU lists: a paste cut off after a GPU's first link must not add it."""
-    counts: dict = {}
-    for n in links:
-        counts[n.gpu] = counts.get(n.gpu, 0) + 1
-    return max(counts.values(), default=0)
+    return max(Counter(n.gpu for n in links).values(), default=0)
 
 
 def links_per_gpu(links) -> str:
     """'12 on each of 2 GPUs', or '12 on GPU 0, 1 on GPU 1' when the GPUs list different counts."""
-    counts: dict = {}
-    for n in links:
-        counts[n.gpu] = counts.get(n.gpu, 0) + 1
+    counts = Counter(n.gpu for n in links)
     if len(set(counts.values())) == 1:
         n = next(iter(counts.values()))
         return f"{n} on each of {len(counts)} GPUs" if len(counts) > 1 else f"{n} on GPU {next(iter(counts))}"
