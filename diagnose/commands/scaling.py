@@ -45,12 +45,11 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
 
     \b
     Examples:
-      diagnose scaling bench_tp1.json bench_tp2.json bench_tp4.json \\
-                       --model llama-3-70b --gpu h100-sxm
-      diagnose scaling ./ticket-4711/ --model gpt-oss-120b --gpu a100-80gb-sxm
-      diagnose scaling runs.csv --model llama-2-7b --gpu a100-80gb-sxm \\
-                       --node node.json
-      diagnose scaling a.sqlite b.sqlite --tp-of a.sqlite=4 --tp-of b.sqlite=8 \\
+      diagnose scaling samples/tickets/gptoss-tp2-slower/
+      diagnose scaling samples/scaling/runs.csv --model llama-2-7b \\
+                       --gpu a100-80gb-sxm --node samples/node/a100-report.json
+      diagnose scaling samples/captures/tp4_nvlink_healthy.sqlite \\
+                       samples/captures/tp8_pcie_fallback.sqlite \\
                        --model llama-3-70b --gpu h100-sxm --batch 8
     """
     from diagnose import scaling_inputs
