@@ -103,6 +103,8 @@ class _Elements(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
+# Where the rules' reference links point (rules/common.py DOCS and the rules' own citations).
+OUR_LINKS = ("https://docs.nvidia.com/", "https://docs.vllm.ai/", "https://github.com/")
 MARKDOWN_TAGS = {"h2", "h3", "p", "strong", "em", "code", "ol", "ul", "li", "table", "thead", "tbody", "tr", "th", "td",
                  "sub", "a"}
 
@@ -118,7 +120,7 @@ def test_markdown_renders_no_link_image_or_html(tmp_path, case):
     tags = {tag for tag, _ in parser.tags}
     assert tags <= MARKDOWN_TAGS, (case, tags - MARKDOWN_TAGS)
     links = [attrs.get("href", "") for tag, attrs in parser.tags if tag == "a"]
-    assert all(h.startswith(("https://docs.nvidia.com/", "https://docs.vllm.ai/", "https://github.com/")) for h in links), links
+    assert all(h.startswith(OUR_LINKS) for h in links), links
     assert not any("onerror" in v or "javascript" in v for _, attrs in parser.tags for v in attrs.values() if v)
     # GitHub also links bare URLs and www. names; they must not survive as such
     assert not re.search(r"https?://evil|www\.evil", md), case
@@ -131,6 +133,7 @@ ELEMENTS_JS = """JSON.stringify({
   tags: [...new Set([...document.querySelectorAll('body *')].map(e => e.tagName.toLowerCase()))],
   handlers: [...document.querySelectorAll('*')].flatMap(e => [...e.attributes].map(a => a.name))
             .filter(n => n.startsWith('on')),
+  hrefs: [...document.querySelectorAll('a')].map(a => a.getAttribute('href')),
   text: document.body.innerText,
   injectedBold: [...document.querySelectorAll('b')].some(e => e.textContent === 'bold'),
   alerted: typeof window.__alerted !== 'undefined'
@@ -147,7 +150,8 @@ def test_html_in_chromium_has_no_injected_element(tmp_path, case, request):
     page = request.getfixturevalue("browser").load(path, ELEMENTS_JS)
     assert page.problems() == [], page.problems()
     found = page.measure
-    assert not {"script", "img", "a", "iframe", "object", "embed"} & set(found["tags"]), (case, found["tags"])
+    assert not {"script", "img", "iframe", "object", "embed"} & set(found["tags"]), (case, found["tags"])
+    assert all(h.startswith(OUR_LINKS) for h in found["hrefs"]), (case, found["hrefs"])  # rules' references only
     assert not found["injectedBold"], case  # the page makes <b> itself; the input's <b>bold</b> must stay text
     assert found["handlers"] == [], case
     assert VISIBLE in found["text"] and "<img src=x onerror=alert(2)>" in found["text"], case
