@@ -251,7 +251,7 @@ def heatmap(
     if not labels or not cols:
         return ""
     pair = col_labels is None
-    left, top = (80, 50) if axes else (64, 34)
+    left, top = (80, 60) if axes else (64, 34)
     legend_h = 20 * (len(categories) if categories else 2)
     width = max(left + len(cols) * cell + 24, 320)
     height = top + len(labels) * cell + 16 + legend_h + 8
@@ -262,7 +262,7 @@ def heatmap(
         mid_y = top + len(labels) * cell / 2
         out.append(f'<text x="14" y="{mid_y:.1f}" text-anchor="middle" class="label" '
                    f'transform="rotate(-90 14 {mid_y:.1f})">{esc(axes[0])}</text>')
-        out.append(f'<text x="{left + len(cols) * cell / 2:.1f}" y="{top - 20}" text-anchor="middle" class="label">'
+        out.append(f'<text x="{left + len(cols) * cell / 2:.1f}" y="{top - 22}" text-anchor="middle" class="label">'
                    f'{esc(axes[1])}</text>')
     for i, name in enumerate(labels):
         out.append(f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.1f}" text-anchor="end" class="tick">{esc(name)}</text>')
