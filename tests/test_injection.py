@@ -156,3 +156,17 @@ def test_html_in_chromium_has_no_injected_element(tmp_path, case, request):
     assert found["handlers"] == [], case
     assert VISIBLE in found["text"] and "<img src=x onerror=alert(2)>" in found["text"], case
 
+
+
+def test_escape_functions_on_each_sequence_kind():
+    from diagnose.report.escape import markdown, terminal
+
+    # OSC ended by BEL and by ST, CSI 7- and 8-bit, a DCS string, a two-byte escape, C0/C1, bidi override
+    raw = "a\x1b]0;title\x07b\x1b]8;;http://x\x1b\\c\x1b[1;31md\x9b2Je\x1bPq#0\x1b\\f\x1bcg\x00\x08\x85h\u202ei\tj"
+    assert terminal(raw) == "abcdefghi j"
+    assert terminal("GPU 0: NVIDIA H100 80GB HBM3") == "GPU 0: NVIDIA H100 80GB HBM3"  # plain text untouched
+    assert markdown("![x](http://e/i.png)") == "\\!\\[x\\](http\\://e/i.png)"
+    assert markdown("<img src=x onerror=alert(1)>") == "\\<img src=x onerror=alert(1)\\>"
+    assert markdown("run `nvidia-smi topo -m` | x") == "run `nvidia-smi topo -m` \\| x"  # code spans kept
+    assert markdown("- a list?") == "\\- a list?" and markdown("- cell", line_start=False) == "- cell"
+    assert markdown("NCCL_P2P_DISABLE=1 _em_") == "NCCL_P2P_DISABLE=1 \\_em\\_"
