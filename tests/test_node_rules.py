@@ -94,3 +94,17 @@ def test_tp_groups_quote_the_measured_busbw():
     quoted = {e.detail.split(":")[0]: e.measured for e in f.evidence if e.unit == "GB/s"}
     assert quoted["TP2"] == round(bandwidths("all_reduce", 64 << 20, 900, 2)[1], 1)  # the slower pair decides
     assert "TP4" in quoted
+
+
+def test_no_nvml_but_collectives_ran_does_not_say_only_host_checks_ran():
+    """NVML missing (a container without libnvidia-ml) while the collectives ran through CUDA: the
+    finding says what ran instead of 'Only the host checks ran' beside a collectives table."""
+    from diagnose.evidence import CollectiveResult, Facts, Note
+    from rules.node_rules import no_gpu
+
+    facts = Facts()
+    facts.extend([Note("probe:nvml", "no_gpu", "no NVIDIA driver found (libnvidia-ml.so is not installed)"),
+                  CollectiveResult("probe:collectives", "all_reduce", 1 << 20, 40.0, 26.2, 45.9, nranks=8)])
+    (f,) = no_gpu(facts)
+    assert "Only the host checks ran" not in f.summary
+    assert "1 collective measurement(s) ran" in f.summary and f.evidence[-1].measured == 1
