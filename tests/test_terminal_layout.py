@@ -98,3 +98,19 @@ def test_no_color_is_honoured_on_a_terminal(monkeypatch):
         monkeypatch.setenv("NO_COLOR", no_color)
         write(report, "terminal")
         assert ("\x1b[" in out.getvalue()) is coloured, no_color
+
+
+@pytest.mark.parametrize("width", [100, 120, 160])
+def test_long_tables_laid_out_without_rich_read_the_same(width, monkeypatch):
+    """Tables over PLAIN_ROWS rows skip rich (18,000 NVTX ranges took it 20 s); the text must be the
+    same as rich's, wrapped cells, header on the rule and '(continued)' parts included."""
+    from diagnose.findings import Report
+    from diagnose.report import terminal
+
+    rows = [[f"aten::op_{i}, op_id = {i * 7919}", i * 1000, 3.5, "PushPop", "word " * (i % 20)] for i in range(260)]
+    report = Report(kind="capture", tables={"NVTX": {"columns": ["Name", "Total Time (ns)", "Avg", "Style", "Note"],
+                                                     "rows": rows}})
+    fast = terminal.render_terminal(report, width=width)
+    assert len(fast.splitlines()) > 300 or width == 160  # cells wrap at the narrower widths
+    monkeypatch.setattr(terminal, "PLAIN_ROWS", 10**9)
+    assert fast == terminal.render_terminal(report, width=width)

@@ -21,6 +21,7 @@ DEFAULT_WIDTH = 120  # piped output without $COLUMNS
 STACK_BELOW = 100
 LONG_NAME = 40
 SHORT_CELL = 20
+PLAIN_ROWS = 200  # longer tables are laid out without rich (see _plain)
 GLUE = "\ue000"  # not whitespace to rich (a private-use character): holds a number to its unit; a space in the output
 
 _UNIT = r"(?:us|ms|s|%|[kKMGT]i?B(?:/s)?|[kMG]b/s|GT/s|B|W|MHz|GHz|tok/s|x|C|bytes)(?![\w/])"
@@ -121,13 +122,27 @@ def _indented(console, text: str) -> None:
 def _paragraph(console, text: str, indent: int = 0, style: str = "", hang: int = 0) -> None:
     """Prose wrapped between words only: a word longer than the line (a URL, a kernel name)
     runs past the margin whole rather than being cut (rich folds it, and crops padded text)."""
+    _emit(console, [(line, style) for line in _lines(console, text, indent, hang)])
+
+
+def _lines(console, text: str, indent: int = 0, hang: int = 0) -> list[str]:
     import textwrap
 
+    return [" " * indent + line for line in textwrap.wrap(_text(text), width=max(20, console.width - indent),
+                                                          break_long_words=False, break_on_hyphens=False,
+                                                          subsequent_indent=" " * hang) or [""]]
+
+
+def _emit(console, lines: list[tuple[str, str]]) -> None:
+    """(line, style) pairs as one print: a long stacked table is one call, not one per line."""
     from rich.text import Text
 
-    for line in textwrap.wrap(_text(text), width=max(20, console.width - indent), break_long_words=False,
-                              break_on_hyphens=False, subsequent_indent=" " * hang) or [""]:
-        console.print(Text(" " * indent + line, style=style), no_wrap=True, overflow="ignore", crop=False)
+    out = Text()
+    for k, (line, style) in enumerate(lines):
+        if k:
+            out.append("\n")
+        out.append(line, style=style or None)
+    console.print(out, no_wrap=True, overflow="ignore", crop=False)
 
 
 def _print_table(console, headers: list[str], rows: list[list[str]], head: bool) -> None:
@@ -151,28 +166,31 @@ def _print_table(console, headers: list[str], rows: list[list[str]], head: bool)
 def _stacked(console, headers: list[str], rows: list[list[str]], indent: int = 2) -> None:
     """Each row as its first cell, then `column: value` lines under it (skipping empty values); a
     first cell equal to the previous row's is not repeated."""
-    previous = None
+    out, previous = [], None
+    bold = "bold" if console.is_terminal else ""
     for row in rows:
         if row[0] != previous:
-            _paragraph(console, row[0], indent=indent, style="bold" if console.is_terminal else "")
+            out += [(line, bold) for line in _lines(console, row[0], indent)]
         previous = row[0]
         for header, cell in zip(headers[1:], row[1:]):
             if cell not in ("", "-", "—"):
-                _paragraph(console, f"{header}: {cell}", indent=indent + 2)
+                out += [(line, "") for line in _lines(console, f"{header}: {cell}", indent + 2)]
+    _emit(console, out)
 
 
 def _stacked_evidence(console, rows: list[list[str]]) -> None:
     """Evidence rows (source, detail, measured, expected) as '- detail: measured (expected X)'
     under their source, each source once."""
-    previous = None
+    out, previous = [], None
     for source, detail, measured, expected in rows:
         if source != previous:
-            _paragraph(console, source, indent=3)
+            out += [(line, "") for line in _lines(console, source, 3)]
         previous = source
         value = measured if measured not in ("", "—") else ""
         if expected not in ("", "—"):
             value = f"{value} (expected {expected})" if value else f"expected {expected}"
-        _paragraph(console, f"- {detail}: {value}" if value else f"- {detail}", indent=5, hang=2)
+        out += [(line, "") for line in _lines(console, f"- {detail}: {value}" if value else f"- {detail}", 5, hang=2)]
+    _emit(console, out)
 
 
 def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> None:
@@ -197,11 +215,42 @@ def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> 
     for part, group in enumerate(_column_groups(keep, console.width, new_table(0))):
         table = new_table(part)
         widths = _widths([columns[i] for i in group], [keep[i] for i in group], console.width - _overhead(table, len(group)))
+        if head and len(rows) > PLAIN_ROWS:
+            natural = [max(len(line) for text in columns[i] for line in text.splitlines() or [""]) for i in group]
+            _plain(console, [columns[i] for i in group], [w or n for w, n in zip(widths, natural)],
+                   "(continued)" if part else None)
+            continue
         for i, width in zip(group, widths):
             table.add_column(Text(headers[i]), overflow="fold", width=width)
         for row in rows:
             table.add_row(*(Text(row[i]) for i in group))
         console.print(table)
+
+
+def _plain(console, columns: list[list[str]], widths: list[int], title: str | None) -> None:
+    """A long table laid out as rich's SIMPLE_HEAD would, without rich (18,000 NVTX ranges take
+    rich 20 s): each cell wrapped between words into its column's width."""
+    import textwrap
+
+    from rich.text import Text
+
+    def wrap(text: str, width: int) -> list[str]:
+        return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+
+    def row(cells: list[str], bottom: bool = False) -> list[str]:
+        wrapped = [wrap(c, w) for c, w in zip(cells, widths)]
+        height = max(len(c) for c in wrapped)
+        if bottom:  # headers sit on the rule, as rich puts them
+            wrapped = [[""] * (height - len(c)) + c for c in wrapped]
+        return ["  " + "   ".join((cell[k] if k < len(cell) else "").ljust(w) for cell, w in zip(wrapped, widths))
+                for k in range(height)]
+
+    lines = ([title] if title else []) + [""] + row([col[0] for col in columns], bottom=True)  # "": blank edges
+    lines.append(" " + "─" * (sum(widths) + 3 * (len(widths) - 1) + 2))
+    for r in range(1, len(columns[0])):
+        lines += row([col[r] for col in columns])
+    lines.append("")
+    console.print(Text("\n".join(lines)), no_wrap=True, overflow="ignore", crop=False)
 
 
 def _column_groups(keep: list[int], width: int, table) -> list[list[int]]:
