@@ -421,4 +421,5 @@ def test_negative_rest_and_unreported_slo_read_as_such(tmp_path, monkeypatch):
     result = scaling(csv, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--slo", "ttft_p95=2s", "--fail-on", "never")
     goodput = result.stdout.split("Goodput within the SLO")[1].split("A run counts")[0]
     assert "8:n/a" in goodput and "miss" not in goodput
+    assert " 0 " not in goodput  # not judged is no figure, not zero tok/s
     assert "Goodput cannot be judged" in result.stdout

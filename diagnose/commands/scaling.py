@@ -235,9 +235,11 @@ def decomposition_table(analysis: dict) -> dict:
 
 
 def goodput_table(g: dict) -> dict:
+    judged = [any(not run["unknown"] for run in e["runs"]) for e in g["layouts"]]  # else goodput is unknown, not 0
     rows = [[e["label"], e["gpus"], ", ".join(f"{run['batch']}:{_slo_mark(run)}" for run in e["runs"]),
-             _n(e["goodput"], 0), e["replicas"], _n(e["fleet_goodput"], 0), "best" if e["label"] == g["best"] else ""]
-            for e in g["layouts"]]
+             _n(e["goodput"], 0) if ok else "-", e["replicas"], _n(e["fleet_goodput"], 0) if ok else "-",
+             "best" if e["label"] == g["best"] else ""]
+            for e, ok in zip(g["layouts"], judged)]
     return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g['gpus']}", "total tok/s", ""],
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
                                   "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
