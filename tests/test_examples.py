@@ -82,3 +82,11 @@ def test_example_runs(example, tmp_path, monkeypatch):
     args = [m for a in args for m in (sorted(glob.glob(a)) or [a] if "*" in a else [a])]
     result = CliRunner().invoke(cli, args, prog_name="diagnose")
     assert result.exit_code in (0, 1), (example, result.exit_code, result.stderr[-400:])
+
+
+def test_goodput_example_gives_what_the_readme_says():
+    (example,) = [e for e in EXAMPLES if "qwq-32b" in e and "--slo" in e]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "goodput: TP4 x 2 replicas, 1,320 tok/s" in readme
+    result = CliRunner().invoke(cli, shlex.split(example)[1:], prog_name="diagnose", env={"COLUMNS": "200"})
+    assert "TP4 x 2 replicas gives the most goodput on 8 GPUs: 1320 tok/s" in result.stdout, result.stdout[-800:]
