@@ -84,7 +84,8 @@ def test_example_runs(example, tmp_path, monkeypatch):
     assert result.exit_code in (0, 1), (example, result.exit_code, result.stderr[-400:])
 
 
-def test_goodput_example_gives_what_the_readme_says():
+def test_goodput_example_gives_what_the_readme_says(monkeypatch):
+    monkeypatch.chdir(REPO)
     (example,) = [e for e in EXAMPLES if "qwq-32b" in e and "--slo" in e]
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "goodput: TP4 x 2 replicas, 1,320 tok/s" in readme
