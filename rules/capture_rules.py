@@ -322,8 +322,8 @@ def straggler(facts: Facts, predictions=None):
                      else f"it was still running {top} kernels")
             yield make(
                 "capture.straggler", "straggler", "critical", 0.8,
-                f"{s.rank} is the straggler: last at {s.late_count} of {s.collectives} collectives, "
-                f"{ns_to_ms(s.total_wait_ns)} ms of waiting for the others",
+                f"{s.rank} is the straggler: last at {s.late_count} of {s.collectives} collectives; the other ranks "
+                f"waited {ns_to_ms(s.total_wait_ns)} ms for it",
                 f"The other ranks waited {round(s.mean_wait_ns / 1e3, 1)} us on average at each late collective "
                 f"while {cause}. The whole TP group runs at that rank's speed.",
                 evidence,
@@ -529,14 +529,14 @@ def step_vs_prediction(facts: Facts, predictions=None):
             where = f"{_where(g)}, {inside.window_from}, {inside.steps} steps"
         else:
             ar, ar_ns, per = g.comm_ops.get("all_reduce", 0), g.comm_ops_ns.get("all_reduce", 0), covered
-            where = f"{_where(g)}, whole capture / {covered:.2f} steps (span / mean step)"
+            where = f"{_where(g)}, whole capture per step (span / mean step = {covered:.2f})"
         evidence.append(ev(where, "all-reduce kernels per step", round(ar / per, 1), ar_pred, None))
         if ar_pred:
             evidence.append(ev(src, "the roofline counts 2 all-reduces per layer (attention and MLP outputs); an "
                                     "engine that splits the embedding by vocabulary adds 1 per step", None, ar_pred))
         evidence.append(ev(where, "all-reduce time per step", ns_to_ms(ar_ns / per),
                            round(ar_ms_pred, 3) if ar_ms_pred is not None else None, "ms"))
-        span_src = f"{_where(g)}, whole capture / {covered:.2f} steps (span / mean step)"
+        span_src = f"{_where(g)}, whole capture per step (span / mean step = {covered:.2f})"
         evidence.append(ev(span_src, "exposed communication per step", ns_to_ms(g.exposed_comm_ns / covered),
                            None, "ms"))
         evidence.append(ev(span_src, "GPU idle per step", ns_to_ms(g.idle_ns / covered), None, "ms"))

@@ -7,6 +7,7 @@ Each answer comes with the evidence it rests on, so a finding can quote it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, Iterable
 
 from diagnose.evidence import (
@@ -207,6 +208,20 @@ def gpus_per_node(facts: Facts) -> int | None:
     return None
 
 
+def max_links_per_gpu(links) -> int:
+    """The most links any one GPU lists: a paste cut off after a GPU's first link must not add it."""
+    return max(Counter(n.gpu for n in links).values(), default=0)
+
+
+def links_per_gpu(links) -> str:
+    """'12 on each of 2 GPUs', or '12 on GPU 0, 1 on GPU 1' when the GPUs list different counts."""
+    counts = Counter(n.gpu for n in links)
+    if len(set(counts.values())) == 1:
+        n = next(iter(counts.values()))
+        return f"{n} on each of {len(counts)} GPUs" if len(counts) > 1 else f"{n} on GPU {next(iter(counts))}"
+    return ", ".join(f"{c} on GPU {g}" for g, c in sorted(counts.items(), key=lambda kv: str(kv[0])))
+
+
 def nvlink_evidence(facts: Facts) -> list[Evidence]:
     """Evidence that the GPUs have NVLink between them (hardware, not NCCL's choice)."""
     out: list[Evidence] = []
@@ -216,7 +231,7 @@ def nvlink_evidence(facts: Facts) -> list[Evidence]:
             break
     active = [n for n in facts.of(NvLinkFact) if n.active]
     if active:
-        out.append(ev(active[0], f"{len(active)} NVLink(s) reported active", len(active)))
+        out.append(ev(active[0], f"NVLinks reported active: {links_per_gpu(active)}", max_links_per_gpu(active)))
     for p in facts.of(P2PStatus):
         if p.capability == "nvlink" and p.ok:
             out.append(ev(p, f"GPU{p.a}<->GPU{p.b} NVLink P2P status {p.status}", p.status))

@@ -7,6 +7,7 @@ listed in RULE_MODULES so every command sees every rule.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
@@ -103,7 +104,42 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
                     fix="Report it with the inputs that triggered it.",
                 )
             )
-    return sorted(findings, key=Finding.sort_key)
+    return sorted(corroborate(findings), key=Finding.sort_key)
+
+
+# A setting or transport that produces a measured symptom (NCCL_P2P_DISABLE=1 puts the all-reduce on
+# PCIe or host memory; no CUDA graphs means a CPU launch per kernel). When both are found, the cause
+# is what to fix and the measurement is its proof: the cause leads, at the symptom's severity.
+# Sources: NCCL environment variables and troubleshooting guides (rules/common.py DOCS nccl_env,
+# nccl_trouble), vLLM's CUDA-graph documentation (vllm_graphs).
+EXPLAINS = {
+    "p2p_disabled": ("pcie_fallback", "shm_fallback", "comm_bound"),
+    "shm_fallback": ("pcie_fallback", "comm_bound"),
+    "virtualization_no_p2p": ("pcie_fallback", "shm_fallback", "comm_bound"),
+    "socket_fallback": ("comm_bound",),
+    "eager_mode": ("launch_bound",),
+}
+
+
+def corroborate(findings: list[Finding]) -> list[Finding]:
+    """Each cause in EXPLAINS whose measured symptom was also found takes the symptom's severity
+    when that is higher, and the two independent findings' joint confidence (noisy-OR:
+    1 - (1-a)(1-b)), so the same evidence gives the same lead in every command."""
+    out = []
+    for f in findings:
+        symptoms = [s for s in findings if s is not f and s.category in EXPLAINS.get(f.category, ())
+                    and s.is_problem and s.confidence > 0]
+        if not f.is_problem or not symptoms:
+            out.append(f)
+            continue
+        s = max(symptoms, key=lambda x: (SEVERITY_RANK[x.severity], x.confidence))
+        joint = round(1 - (1 - f.confidence) * (1 - s.confidence), 2)
+        severity = max(f.severity, s.severity, key=SEVERITY_RANK.get)
+        out.append(dataclasses.replace(
+            f, severity=severity, confidence=max(f.confidence, joint),
+            summary=f"{f.summary} The measurement agrees: {s.title[0].lower()}{s.title[1:]} ({s.rule}).",
+            evidence=f.evidence + s.evidence[:1]))
+    return out
 
 
 # Inventory observations (where the GPUs sit, which TP groups a box serves well): context for the

@@ -57,6 +57,12 @@ def no_gpu(facts: Facts, predictions=None):
                    "Only the host checks ran.")
         fix = ("Run diagnose node on the GPU server itself (inside a container: start it with --gpus all "
                "and the NVIDIA container toolkit), with the driver loaded.")
+    ran = facts.of(CollectiveResult)
+    if ran:  # the collectives went through CUDA without NVML (a container without libnvidia-ml): say what did run
+        summary = summary.replace("Only the host checks ran.", "").replace("Host checks ran; no GPU check could.", "")
+        summary += (f"The host checks and {len(ran)} collective measurement(s) ran (see the collectives table); "
+                    "no NVML check (clocks, links, ECC, topology) could.")
+        evidence.append(ev(ran[0], "collective measurements that ran without NVML", len(ran)))
     return [make("node.no_gpu", "insufficient_data", "critical", 0.95, "No NVIDIA driver or GPU found",
                  summary, evidence, fix=fix, refs=["nvidia_smi"])]
 

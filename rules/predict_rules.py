@@ -66,7 +66,7 @@ def invalid_layout(facts, predictions):
                                unit=None) for pr in probs],
             fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN width; "
             "use PP or DP for the remaining GPUs.",
-            references=["../shared/docs/model-configs.md section 3 (vLLM QKVParallelLinear)"],
+            references=["https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/linear.py (QKVParallelLinear)"],
         )
 
 
@@ -186,7 +186,7 @@ def allreduce_flattens_scaling(facts, predictions):
                 ],
                 fix="Keep TP at the smallest size that meets the latency target and scale out with DP; use CUDA graphs and a "
                 "custom/one-shot all-reduce (vLLM, TRT-LLM) for small messages; larger batches amortise the per-call latency.",
-                references=["../shared/docs/collectives-reference.md section 3.4"],
+                references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc"],
             )
             break  # the first doubling that flattens is the finding
 

@@ -46,7 +46,7 @@ COMM_SHARE_MIN = 0.10
 COMM_SHARE_FLAT = 0.15
 # Below this batch per replica the all-reduce is latency-bound (16-64 KiB messages).
 SMALL_BATCH = 4
-SOURCE = "prediction:roofline"
+SOURCE = "prediction:expected"  # the calibrated model; the roofline is named as such where it is quoted
 TERMS = ("weights_ms", "kv_ms", "compute_ms", "overhead_ms", "allreduce_ms", "launch_ms", "pp_bubble_ms", "unexplained_ms")
 TERM_NAMES = {
     "weights_ms": "weight streaming", "kv_ms": "KV-cache and activation streaming", "compute_ms": "GEMM compute beyond streaming",
@@ -239,7 +239,8 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
         "allreduce_ref_us": round(ar_ref, 2), "allreduce_ref_source": ar_ref_src,
         "allreduce_healthy_max_us": round(_healthy_slowest_us(p, ar_ref), 2),
         "allreduce_measured_us": ar_meas, "allreduce_measured_source": ar_meas_src, "interconnect": p.interconnect,
-        "fits": p.fits, "valid": p.valid, "model": p.model, "gpu": p.gpu, "dtype": p.dtype,
+        "fits": p.fits, "weights_gb_per_gpu": p.weights_gb_per_gpu, "gpu_memory_gb": round(gpu.memory_gb * 2**30 / 1e9, 1),
+        "valid": p.valid, "model": p.model, "gpu": p.gpu, "dtype": p.dtype,
         "prefill_tok_s": _value(run, "prefill_tok_s"), "output_tok_s": _value(run, "output_tok_s"),
         "itl_p95_ms": _pvalue(run, "itl_ms", "p95"), "ttft_p95_ms": _pvalue(run, "ttft_ms", "p95"),
         "ttft_roofline_ms": p.ttft_ms, "launch_expected_ms": p.launch_ms_expected, "prefill_tok_s_expected": p.prefill_tok_s_expected,
@@ -356,7 +357,8 @@ def _judge(rows: list[dict]) -> None:
         for label, rs in by_layout.items():
             status = _layout_status(rs, ratio[label], hi, base_ratio, label == base)
             for r in rs:
-                r["status"] = status if r["position"] != "faster_than_roofline" else "faster_than_roofline"
+                r["status"] = status if status == "does_not_fit" or r["position"] != "faster_than_roofline" else \
+                    "faster_than_roofline"
                 r["base"] = base
                 r["layout_ratio"] = round(ratio[label], 3) if ratio[label] is not None else None
                 r["base_ratio"] = round(base_ratio, 3)
@@ -371,6 +373,8 @@ def _system(r: dict) -> tuple:
 
 
 def _layout_status(rs: list[dict], ratio: float | None, hi: float, base_ratio: float, is_base: bool) -> str:
+    if any(r["weights_gb_per_gpu"] > r["gpu_memory_gb"] for r in rs):
+        return "does_not_fit"  # the weights alone exceed the GPU: a measurement of something else, never "tracks"
     if ratio is None:
         return "faster_than_roofline"
     if any(_comm_broken(r) for r in rs):
@@ -536,8 +540,8 @@ def _step_ev(r: dict) -> Evidence:
 
 def _model_ev(r: dict) -> Evidence:
     return Evidence(source=f"{SOURCE} ({r['model']} {r['dtype']} on {r['gpu']}, {r['engine']}, {_what(r)})",
-                    detail=f"roofline / expected {r['metric']} ({'; '.join(r['calibrated_with'])})",
-                    measured=r["expected"], expected=r["roofline"], unit=_unit(r))
+                    detail=f"expected {r['metric']} ({'; '.join(r['calibrated_with'])}); the roofline (nothing real is "
+                    f"faster) is {r['roofline']:.4g} {_unit(r)}", expected=r["expected"], unit=_unit(r))
 
 
 def _layouts(predictions) -> dict[str, list[dict]]:
@@ -549,6 +553,28 @@ def _layouts(predictions) -> dict[str, list[dict]]:
         key = f"{r['label']} ({r['model']} {r['dtype']} on {r['gpu']}, {r['engine']})" if several else r["label"]
         out.setdefault(key, []).append(r)
     return out
+
+
+@rule("scaling.does_not_fit", "other")
+def does_not_fit(facts, predictions):
+    """A layout whose GPUs cannot even hold the model's weights as described: the run measured
+    something else (a quantised checkpoint, offloading, a smaller model), so no verdict on its
+    speed can stand. (Weights only: the KV-cache and engine reserve estimates are too rough to
+    overrule a real measurement.)"""
+    for label, rs in _layouts(predictions).items():
+        r = rs[0]
+        if r["status"] != "does_not_fit":
+            continue
+        yield Finding(
+            rule="scaling.does_not_fit", category="other", severity="warning", confidence=0.8,
+            title=f"{label}: the weights of {r['model']} ({r['dtype']}) do not fit on {r['gpus']} {r['gpu']} GPU(s): "
+                  f"{r['weights_gb_per_gpu']:.1f} GB per GPU, {r['gpu_memory_gb']:.1f} GB on the GPU",
+            summary=f"The weights alone take {r['weights_gb_per_gpu']:.1f} GB per GPU at {label}, more than the GPU's "
+            f"{r['gpu_memory_gb']:.1f} GB, so the measurement describes another setup (a quantised checkpoint, CPU "
+            "offload, a smaller model). It is not judged.",
+            evidence=[_step_ev(x) for x in rs[:2] if x.get("measured") is not None] + [_model_ev(r)],
+            fix="Check --model, --dtype (a quantised checkpoint), --gpu and the layout of this input; rerun.",
+        )
 
 
 @rule("scaling.faster_than_roofline", "other")
@@ -584,7 +610,7 @@ def _comm_finding(r: dict) -> Finding:
     ref = r.get("allreduce_healthy_max_us") or r["allreduce_ref_us"]
     total = n * meas / 1e3
     return Finding(
-        rule="scaling.broken_layout", category="comm_bound", severity="warning", confidence=0.85,
+        rule="scaling.broken_layout", category="comm_bound", severity="critical", confidence=0.85,
         title=f"{r['label']}: each all-reduce takes {meas:.0f} us, {meas / ref:.1f}x the slowest healthy path on this fabric "
               f"({ref:.1f} us)",
         summary=f"At {r['label']} the {n} all-reduces per step cost {_ms(total)} of the measured {_ms(r['step_ms'])} step "
@@ -602,7 +628,7 @@ def _comm_finding(r: dict) -> Finding:
         fix="Check the NCCL transport of this run (NCCL_DEBUG=INFO: P2P/IPC or NVLS expected, not SHM or NET), "
         "NCCL_P2P_DISABLE / NCCL_P2P_LEVEL, ACS/IOMMU, and that CUDA graphs and the engine's custom all-reduce are on; "
         "`diagnose ticket` on the NCCL log names the cause.",
-        references=["../shared/docs/collectives-reference.md section 3.3"],
+        references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc", "https://github.com/sgl-project/sglang/pull/2904"],
     )
 
 
@@ -723,6 +749,12 @@ def term_grows_with_tp(facts, predictions):
                  f"{share:.0%} of the step" if term == "allreduce_ms" else
                  f"At {b['label']} {TERM_NAMES[term]} costs about {_ms(b['terms'][term])}, {share:.0%} of the step")
         title += f"; {a['label']} -> {b['label']} gives {speedup:.2f}x of an ideal {ideal:g}x"
+        rest = b["terms"]["unexplained_ms"]
+        if rest > b["terms"][term] and rest >= 0.25 * b["step_ms"]:  # the model cannot name the main cost
+            title = (f"At {b['label']} {rest / b['step_ms']:.0%} of the {_ms(b['step_ms'])} step is not explained by the "
+                     f"model; the largest modelled growth, {TERM_NAMES[term]}, is {share:.0%} of it; {a['label']} -> "
+                     f"{b['label']} gives {speedup:.2f}x of an ideal {ideal:g}x")
+            broken = True
         summary = (f"From {a['label']} to {b['label']} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(a['terms'][term])} "
                    f"to {_ms(b['terms'][term])} while weight streaming shrinks from {_ms(a['terms']['weights_ms'])} to "
                    f"{_ms(b['terms']['weights_ms'])}. ")
@@ -744,7 +776,7 @@ def term_grows_with_tp(facts, predictions):
             ] + [_step_ev(r) for r in rows],
             fix="For lower latency at small batch: CUDA graphs and a one-shot/custom all-reduce (fewer, cheaper "
             "collectives); for more users: add DP replicas of a smaller TP rather than a larger TP.",
-            references=["../shared/docs/collectives-reference.md section 3.4"],
+            references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc"],
         )
 
 

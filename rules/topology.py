@@ -27,7 +27,7 @@ from diagnose.evidence import (
 from rules import claims
 from rules.common import (
     claim_ev, ev, gpu_name, gpu_spec, has_nvlink, label, is_virtualized, large_results, make, measurements,
-    need, nic_rate_gbs, node_count, nvlink_evidence, passed, settings,
+    links_per_gpu, max_links_per_gpu, need, nic_rate_gbs, node_count, nvlink_evidence, passed, settings,
 )
 from rules.engine import rule
 
@@ -378,9 +378,10 @@ def nvlink_links(facts: Facts, predictions=None):
     active = [n for n in links if n.active]
     if not inactive:
         speeds = sorted({n.speed_gbs for n in active if n.speed_gbs})
-        yield passed("topology.nvlink_links", f"All {len(active)} reported NVLinks are active",
+        yield passed("topology.nvlink_links", f"All reported NVLinks are active ({links_per_gpu(active)})",
                      "Every NVLink listed is up" + (f" at {speeds[0]:g} GB/s." if len(speeds) == 1 else "."),
-                     [ev(active[0], f"{len(active)} links active", len(active))], 0.75)
+                     [ev(active[0], f"links active, most on one GPU ({links_per_gpu(active)})",
+                         max_links_per_gpu(active))], 0.75)
         return
     per_gpu = defaultdict(list)
     for n in inactive:

@@ -538,11 +538,15 @@ def test_command_list_summaries_are_not_cut_off():
 
 
 def test_byte_counts_read_in_binary_units():
-    """/dev/shm of 25,276,514,304 bytes against 536,870,912: the terminal says 23.5 GiB vs 512 MiB
-    (the JSON keeps the bytes)."""
+    """/dev/shm of 25,276,514,304 bytes: the terminal says 23.5 GiB (the JSON keeps the bytes). The
+    shm check passes, so it is one name on the 'Checks that passed' line, not a table."""
     result = run("node", "--replay", NO_DRIVER, "--fail-on", "never")
-    (line,) = [x for x in result.stdout.splitlines() if "/dev/shm size" in x]
-    assert "23.5 GiB" in line and "512 MiB" in line, line
+    (line,) = [x for x in result.stdout.splitlines() if "shm_bytes" in x]
+    assert "23.5 GiB" in line and "25276514304" not in line, line
+    report = json.loads(run("node", "--replay", NO_DRIVER, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "host.shm_too_small"]
+    assert f["severity"] == "ok" and f["evidence"][0]["measured"] == 25276514304
+    assert "host.shm_too_small" in [x for x in result.stdout.splitlines() if x.startswith("Checks that passed")][0]
 
 
 def test_pcie_pair_rates_say_which_direction():
@@ -623,13 +627,15 @@ def test_ticket_names_a_recognised_attachment_it_could_not_parse(tmp_path):
 
 
 def test_a_ticket_file_named_twice_is_read_once():
-    """attachment1.txt named three times: its 13 active NVLinks stay 13, not 39."""
+    """attachment1.txt named three times: its 12 active NVLinks of GPU 0 (and the one line of GPU 1
+    before the paste is cut off) stay 12 per GPU, not 36 or 39."""
     bundle = shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm")
     report = json.loads(run("ticket", bundle / "attachment1.txt", bundle / "attachment1.txt", bundle / "attachment2.log",
                             bundle / "ticket.toml", bundle / "attachment1.txt", "--json", "--fail-on", "never").stdout)
     assert [r[0] for r in report_table(report, "Attachments read")["rows"]] == ["attachment1.txt", "attachment2.log", "ticket.toml"]
     (f,) = [f for f in report["findings"] if f["rule"] == "topology.nvlink_links"]
-    assert f["evidence"][0]["measured"] == 13
+    assert f["evidence"][0]["measured"] == 12
+    assert "12 on GPU 0, 1 on GPU 1" in f["title"]
 
 
 @pytest.mark.parametrize("extreme", [["--mbu", "0.00001"], ["--mfu", "0.000001"], ["--batch", "100000"], ["--prompt", "1"]])

@@ -426,8 +426,10 @@ def test_scaling_html_measured_predicted_ideal(browser, tmp_path):
         pytest.skip(f"{data} is absent")
     path = command_html(tmp_path, "scaling", "scaling", data, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
     html = path.read_text(encoding="utf-8")
-    for label in ("measured decode tok/s", "model: expected", "model: roofline", "ideal: linear from 1"):
-        assert label in html
+    for label in ("measured decode tok/s", "expected", "roofline", "ideal: linear from 1"):
+        assert f">{label}<title>" in html  # a legend entry
+    # the three dashed lines each have their own pattern
+    assert {m for m in re.findall(r'<polyline [^>]*stroke-dasharray="([^"]+)"', html)} == {"7,4", "2,3", "10,3,2,3"}
     plots = assert_renders(browser.load(path, MEASURE_SVGS), "Scaling")
     assert plots["Scaling"]["marks"] >= 4 * 4 + 4  # four lines of four layouts, with their markers
 
@@ -435,8 +437,19 @@ def test_scaling_html_measured_predicted_ideal(browser, tmp_path):
 @needs_chromium
 def test_capture_html_breakdown_and_steps(browser, tmp_path, straggler_capture):
     path = command_html(tmp_path, "capture", "capture", *straggler_capture)
-    plots = assert_renders(browser.load(path, MEASURE_SVGS), "Per-GPU breakdown", "Step-time distribution")
+    plots = assert_renders(browser.load(path, MEASURE_SVGS), "Per-GPU breakdown", "Step times")
     assert plots["Per-GPU breakdown"]["marks"] >= 4 * 3  # 4 ranks x (compute, exposed comm, idle)
+    html = path.read_text(encoding="utf-8")
+    # steps in the order they ran beside the expected and roofline steps (the capture's own prediction)
+    assert ">expected step (" in html and ">roofline step (" in html and 'class="ceiling"' in html
+
+
+def test_capture_with_one_step_says_why_there_is_no_step_plot():
+    from diagnose.report.html import _step_figures
+
+    report = Report(kind="capture", facts={"step_durations": [{"source": "capture:x.sqlite", "duration_ms": 26.4}]})
+    ((caption, svg),) = _step_figures(report, report.facts)
+    assert svg is None and caption.startswith("No step plot: the capture holds 1 complete step(s)")
 
 
 @needs_chromium
@@ -512,3 +525,61 @@ def test_one_line_per_rank_count(browser, tmp_path):
         assert label in html
     plots = assert_renders(rendered(browser, tmp_path, report), "Bus bandwidth: all_reduce", "Latency: all_reduce")
     assert plots["Latency: all_reduce"]["marks"] >= 3 * (1 + 6) + 1  # three lines of six points
+
+
+# --------------------------------------------------------------------------- a screenshot per plot kind
+
+
+def _plot_pages(tmp_path) -> dict[str, Report]:
+    """A real report for each kind of plot the HTML report draws."""
+    def report_of(*args) -> Report:
+        result = CliRunner().invoke(cli, [str(a) for a in args] + ["--json", "--fail-on", "never"])
+        assert result.exit_code == 0, (args, result.stderr)
+        return Report.from_dict(json.loads(result.stdout))
+
+    samples = Path(__file__).parent.parent / "samples"
+    node = [node_json(tmp_path, "dgx-h100-topo-numa.json", n) for n in "abc"]
+    return {
+        "Scaling": report_of("scaling", samples / "scaling" / "runs.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm"),
+        "Step times": report_of("capture", *sorted((samples / "captures").glob("straggler_rank*.sqlite"))),
+        "Per-GPU breakdown": report_of("capture", samples / "captures" / "tp8_pcie_fallback.sqlite"),
+        "P2P bandwidth": report_of("node", "--replay", RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json"),
+        "GPU-pair topology": report_of("node", "--replay", RECORDINGS / "dgx-h100-topo-numa.json"),
+        "Latency: all_reduce": Report(kind="node", facts={"collective_result": published_sweep()}),
+        "Changes": report_of("compare", node[0], node[1]),
+        "Fleet outliers": report_of("fleet", *node),
+    }
+
+
+@needs_chromium
+def test_a_screenshot_of_each_plot_kind_shows_a_drawing(tmp_path):
+    """Each kind of plot, on its own page, screenshot by Chromium: many colours and dark ink (axes,
+    labels, marks), not a blank box. DIAGNOSE_SHOTS=DIR keeps the PNGs to look at."""
+    from diagnose.report.html import figures_for
+
+    keep = os.environ.get("DIAGNOSE_SHOTS")
+    for title, report in _plot_pages(tmp_path).items():
+        svgs = [svg for _, svg in figures_for(report) if svg and f"<title>{title}" in svg]
+        assert svgs, (title, [s[:120] for _, s in figures_for(report)])
+        page = tmp_path / f"{title}.html".replace(" ", "_").replace(":", "")
+        page.write_text(f"<!DOCTYPE html><html><body style='margin:0;background:#fff'>{svgs[0]}</body></html>",
+                         encoding="utf-8")
+        png = page.with_suffix(".png")
+        screenshot(CHROMIUM, page, png, size=(720, 560))
+        _, _, rows = png_pixels(png)
+        colours = {row[i:i + 3] for row in rows[::5] for i in range(0, len(row), 15)}
+        dark = sum(1 for row in rows[::5] for i in range(0, len(row), 15) if sum(row[i:i + 3]) < 300)
+        assert len(colours) > 8 and dark > 20, (title, len(colours), dark)
+        if keep:
+            shutil.copy(png, Path(keep) / png.name)
+
+
+def test_code_spans_and_reference_links():
+    """A rule's `code` shows as code and its https references are links; a reference that is not a
+    plain https URL stays text."""
+    f = Finding("t.x", "other", "warning", 0.5, "title", "run `nvidia-smi topo -m` <b>", fix="attach `dmesg`",
+                references=["https://docs.nvidia.com/deploy/nvidia-smi/index.html", "javascript:alert(1)"])
+    html = render_html(Report(kind="ticket", findings=[f]))
+    assert "run <code>nvidia-smi topo -m</code> &lt;b&gt;" in html and "attach <code>dmesg</code>" in html
+    assert '<a href="https://docs.nvidia.com/deploy/nvidia-smi/index.html" rel="noreferrer">' in html
+    assert 'href="javascript' not in html and "javascript:alert(1)" in html

@@ -151,3 +151,17 @@ def test_pcie_busbw_expectation_uses_the_link_width_and_skips_boards_without_p2p
     facts.add(TopologyPath("probe:nvml:topology", "GPU0", "GPU1", "PHB"))
     facts.add(allreduce(256 << 20, 2 * (256 << 20) / 2 / 3e9 * 1e6, [0, 1]))
     assert rules(facts, "node.busbw_below_topology") == []
+
+
+def test_no_nvml_but_collectives_ran_does_not_say_only_host_checks_ran():
+    """NVML missing (a container without libnvidia-ml) while the collectives ran through CUDA: the
+    finding says what ran instead of 'Only the host checks ran' beside a collectives table."""
+    from diagnose.evidence import CollectiveResult, Facts, Note
+    from rules.node_rules import no_gpu
+
+    facts = Facts()
+    facts.extend([Note("probe:nvml", "no_gpu", "no NVIDIA driver found (libnvidia-ml.so is not installed)"),
+                  CollectiveResult("probe:collectives", "all_reduce", 1 << 20, 40.0, 26.2, 45.9, nranks=8)])
+    (f,) = no_gpu(facts)
+    assert "Only the host checks ran" not in f.summary
+    assert "1 collective measurement(s) ran" in f.summary and f.evidence[-1].measured == 1

@@ -26,10 +26,10 @@ def capture(files, model, tp, pp, gpu, batch, step_name, stats):
 
     \b
     Examples:
-      diagnose capture run.sqlite --model llama-3-70b --tp 8 \\
-        --gpu h100-sxm --batch 8
-      diagnose capture rank0.sqlite rank1.sqlite rank2.sqlite rank3.sqlite
-      diagnose capture run.sqlite --stats --json
+      diagnose capture samples/captures/tp8_pcie_fallback.sqlite \\
+        --model llama-3-70b --tp 8 --gpu h100-sxm --batch 8
+      diagnose capture samples/captures/straggler_rank*.sqlite
+      diagnose capture samples/captures/tp4_nvlink_healthy.sqlite --stats --json
     """
     return analyse(list(files), model=model, tp=tp, pp=pp, gpu=gpu, batch=batch, step_name=step_name, stats=stats)
 

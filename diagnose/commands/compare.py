@@ -29,11 +29,10 @@ def compare(a, b, threshold, db_path, model, tp):
     \b
     Examples:
       diagnose compare 41 42
-      diagnose compare before.json after.json --threshold 5
-      diagnose compare before.sqlite after.sqlite --tp 8 \\
-          --format html -o diff.html
-      diagnose compare a_rank0.sqlite,a_rank1.sqlite \\
-          b_rank0.sqlite,b_rank1.sqlite
+      diagnose compare samples/fleet/hgx-h100-smi-p2p-bidirectional.json \\
+          samples/fleet/dgx-h100-topo-numa.json --threshold 5
+      diagnose compare samples/captures/tp4_nvlink_healthy.sqlite \\
+          samples/captures/tp8_pcie_fallback.sqlite --format html -o diff.html
     """
     from diagnose.compare import compare as diff, load_run
 

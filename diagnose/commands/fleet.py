@@ -34,7 +34,7 @@ def fleet(reports, db_path, since, z_threshold):
 
     \b
     Examples:
-      diagnose fleet reports/*.json
+      diagnose fleet samples/fleet/*.json
       diagnose fleet --db /shared/diagnose.db --since 1d \\
           --format html -o fleet.html
     """

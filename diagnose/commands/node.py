@@ -43,7 +43,7 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     Examples:
       diagnose node --quick
       diagnose node --gpus 0,1,2,3 --record node.json --json -o report.json
-      diagnose node --replay node.json
+      diagnose node --replay samples/node/recording.json
     """
     from diagnose.errors import InputError
     from diagnose.evidence import Facts

@@ -52,7 +52,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     Examples:
       diagnose predict --model llama-3-70b --gpu h100-sxm --tp 1,2,4,8
       diagnose predict --model llama-3-70b --gpu h100-sxm --gpus 8 --batch 1,64
-      diagnose predict --model ./config.json --gpu l40s --tp 2,4 --dtype fp8
+      diagnose predict --model samples/config.json --gpu l40s --tp 2,4 --dtype fp8
     """
     from rules import catalog, roofline
 

@@ -45,12 +45,11 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
 
     \b
     Examples:
-      diagnose scaling bench_tp1.json bench_tp2.json bench_tp4.json \\
-                       --model llama-3-70b --gpu h100-sxm
-      diagnose scaling ./ticket-4711/ --model gpt-oss-120b --gpu a100-80gb-sxm
-      diagnose scaling runs.csv --model llama-2-7b --gpu a100-80gb-sxm \\
-                       --node node.json
-      diagnose scaling a.sqlite b.sqlite --tp-of a.sqlite=4 --tp-of b.sqlite=8 \\
+      diagnose scaling samples/tickets/gptoss-tp2-slower/
+      diagnose scaling samples/scaling/runs.csv --model llama-2-7b \\
+                       --gpu a100-80gb-sxm --node samples/node/a100-report.json
+      diagnose scaling samples/captures/tp4_nvlink_healthy.sqlite \\
+                       samples/captures/tp8_pcie_fallback.sqlite \\
                        --model llama-3-70b --gpu h100-sxm --batch 8
     """
     from diagnose import scaling_inputs
@@ -131,7 +130,8 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     if slo_spec:
         analysis["goodput"] = S.goodput(data.runs, slo_spec, total_gpus)
     predictions = {"scaling": analysis}
-    findings = evaluate(data.facts, predictions, only=["scaling."])
+    findings = evaluate(data.facts, predictions, only=["scaling.", *SETTING_RULES])
+    findings = [f for f in findings if f.rule.startswith("scaling.") or f.is_problem]
     layouts = {r["label"] for r in analysis["rows"] if r.get("ratio") is not None}
     missing = [] if layouts else ["a figure per layout the predictor can judge: ITL/TPOT, decode tok/s at a known batch, "
                                   "an nsys capture, or latency/throughput with the input and output lengths"]
@@ -144,6 +144,13 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     if analysis.get("goodput"):
         report.tables["Goodput within the SLO"] = goodput_table(analysis["goodput"])
     return report
+
+
+# Rules that read a setting the inputs record (a capture's launch line, a ticket's environment) and
+# that can cause what scaling measures: the same evidence names the same cause as in `capture` and
+# `ticket`. Only their problems are shown; their passes are not about scaling.
+SETTING_RULES = ("topology.p2p_forced_off", "topology.nccl_transport", "topology.virtualization_no_p2p",
+                 "nccl.socket_fallback", "workload.eager_mode")
 
 
 def _facts_summary(data, node) -> dict:
@@ -215,22 +222,35 @@ def decomposition_table(analysis: dict) -> dict:
             continue
         t = r["terms"]
         ar_us = r["allreduce_measured_us"] if r["allreduce_measured_us"] is not None else r["allreduce_ref_us"]
+        rest = t.get("unexplained_ms")
         rows.append([r["label"], r["batch"], _n(r["step_ms"], 3)] + [_n(t.get(k), 3) for k in TERMS[:5]]
-                    + [f"{r['allreduce_count']} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:]]
+                    + [f"{r['allreduce_count']} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:-1]]
+                    + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {-rest:.3g} over)"]
                     + ["measured" if r["allreduce_measured_us"] is not None else r["allreduce_ref_source"].split(" (")[0]])
     return {"columns": columns, "rows": rows,
             "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the fixed "
                     "cost of every kernel, the all-reduces and the host time add up to the expected step. unexplained = "
-                    "measured - the sum of the modelled terms."}
+                    "measured - the sum of the modelled terms; where the terms add up to more than was measured, the model is "
+                    "over by that much and nothing is unexplained."}
 
 
 def goodput_table(g: dict) -> dict:
-    rows = [[e["label"], e["gpus"], ", ".join(f"{run['batch']}:{'ok' if run['met'] else 'miss'}" for run in e["runs"]),
-             _n(e["goodput"], 0), e["replicas"], _n(e["fleet_goodput"], 0), "best" if e["label"] == g["best"] else ""]
-            for e in g["layouts"]]
+    judged = [any(not run["unknown"] for run in e["runs"]) for e in g["layouts"]]  # else goodput is unknown, not 0
+    rows = [[e["label"], e["gpus"], ", ".join(f"{run['batch']}:{_slo_mark(run)}" for run in e["runs"]),
+             _n(e["goodput"], 0) if ok else "-", e["replicas"], _n(e["fleet_goodput"], 0) if ok else "-",
+             "best" if e["label"] == g["best"] else ""]
+            for e, ok in zip(g["layouts"], judged)]
     return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g['gpus']}", "total tok/s", ""],
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
-                                  "next higher one reported)."}
+                                  "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
+                                  "so it cannot be judged."}
+
+
+def _slo_mark(run: dict) -> str:
+    """miss when a reported figure breaks the SLO; n/a when a figure it needs is not reported."""
+    if any(not c["met"] for c in run["checks"]):
+        return "miss"
+    return "n/a" if run["unknown"] else "ok"
 
 
 def _total_tok_s(r: dict) -> float | None:

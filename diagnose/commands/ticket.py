@@ -20,8 +20,8 @@ def ticket(paths):
 
     \b
     Examples:
-      diagnose ticket ./ticket-4711/
-      diagnose ticket topo.txt nccl.log --json
+      diagnose ticket samples/tickets/p2p-level-loc/
+      diagnose ticket samples/tickets/p2p-level-loc/attachment2.log --json
     """
     from diagnose.bundle import read_bundle
     from diagnose.pipeline import run_pipeline

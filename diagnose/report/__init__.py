@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 
 FORMATS = ("terminal", "json", "md", "html")
 
 
-def render(report, fmt: str, color: bool = False) -> str:
+def render(report, fmt: str, color: bool = False, width: int | None = None) -> str:
     """The report as text in `fmt`."""
     if fmt == "json":
         from diagnose.report.json_report import render_json
@@ -24,7 +26,7 @@ def render(report, fmt: str, color: bool = False) -> str:
     if fmt == "terminal":
         from diagnose.report.terminal import render_terminal
 
-        return render_terminal(report, color=color)
+        return render_terminal(report, color=color, width=width)
     raise ValueError(f"unknown format {fmt!r}")
 
 
@@ -39,6 +41,12 @@ def write(report, fmt: str, output: str | None = None) -> None:
         except OSError as exc:
             raise InputError(f"cannot write {output}: {exc.strerror or exc}") from None
         return
-    color = fmt == "terminal" and sys.stdout.isatty()
-    text = render(report, fmt, color=color)
+    tty = sys.stdout.isatty()
+    color = fmt == "terminal" and tty and not os.environ.get("NO_COLOR")  # https://no-color.org
+    width = None
+    if fmt == "terminal":
+        from diagnose.report.terminal import DEFAULT_WIDTH, env_width
+
+        width = env_width() or (shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns if tty else DEFAULT_WIDTH)
+    text = render(report, fmt, color=color, width=width)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")

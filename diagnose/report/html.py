@@ -9,13 +9,14 @@ and step-time distribution, a scaling chart, a fleet's outliers.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import defaultdict
 
 from diagnose.errors import InputError, strict
 from diagnose.report import plots
 from diagnose.report.plots import esc
-from diagnose.report.text import SEVERITY_MARK, fmt_value
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#1a1a1a;background:#fafafa}
@@ -79,10 +80,11 @@ def _verdict(report) -> str:
     v = report.verdict
     if v is None:
         return '<div class="verdict"><span class="cat">No verdict</span></div>'
-    cls = v.category if v.category in ("healthy", "insufficient_data") else "problem"
+    cls = "healthy" if v.category in NORMAL else "insufficient_data" if v.category == "insufficient_data" else "problem"
+    conf = confidence_note(v).strip(" ()")
     return (
         f'<div class="verdict {cls}"><div><span class="cat">Verdict: {esc(v.category)}</span> '
-        f'<span class="muted">(confidence {v.confidence:.2f}; worst finding: {esc(report.worst_severity())})</span></div>'
+        f'<span class="muted">({conf + "; " if conf else ""}worst finding: {esc(report.worst_severity())})</span></div>'
         f"<p>{esc(v.summary)}</p></div>"
     )
 
@@ -113,12 +115,25 @@ def _table(columns, rows) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _prose(text) -> str:
+    """Escaped text whose `code spans` show as code (the escaping runs first: nothing inside a
+    span can become markup)."""
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", esc(text))
+
+
+def _reference(ref: str) -> str:
+    """A rule's reference: a link when it is a plain https URL, else text."""
+    if re.fullmatch(r"https://[^\s\"'<>`]+", ref):
+        return f'<a href="{esc(ref)}" rel="noreferrer">{esc(ref)}</a>'
+    return esc(ref)
+
+
 def _finding(i: int, f) -> str:
     out = [
         f'<div class="finding {esc(f.severity)}">',
-        f'<div><span class="sev">{esc(SEVERITY_MARK[f.severity])}</span>{i}. <b>{esc(f.title)}</b></div>',
+        f'<div><span class="sev">{esc(SEVERITY_MARK[f.severity])}</span>{i}. <b>{_prose(f.title)}</b></div>',
         f'<div class="muted"><span class="rule">{esc(f.rule)}</span> · {esc(f.category)} · confidence {f.confidence:.2f}</div>',
-        f"<p>{esc(f.summary)}</p>",
+        f"<p>{_prose(f.summary)}</p>",
     ]
     if f.evidence:
         out.append(
@@ -128,9 +143,9 @@ def _finding(i: int, f) -> str:
             )
         )
     if f.fix:
-        out.append(f"<p><b>Fix:</b> {esc(f.fix)}</p>")
+        out.append(f"<p><b>Fix:</b> {_prose(f.fix)}</p>")
     if f.references:
-        out.append('<p class="muted">References: ' + ", ".join(esc(r) for r in f.references) + "</p>")
+        out.append('<p class="muted">References: ' + ", ".join(_reference(r) for r in f.references) + "</p>")
     out.append("</div>")
     return "\n".join(out)
 
@@ -156,7 +171,7 @@ def figures_for(report) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for build in (_collective_figures, _pair_figures, _breakdown_figures, _step_figures, _scaling_figures, _fleet_figures, _compare_figures):
         try:
-            out += [(c, s) for c, s in build(report, facts) if s]
+            out += [(c, s or "") for c, s in build(report, facts) if s or s is None]  # None: a sentence, no plot
         except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
             # A plot is a view of data already in the tables; a report with an odd shape (an
             # older or hand-edited JSON) still renders, with the reason in place of the plot.
@@ -311,7 +326,8 @@ def _pair_figures(report, facts):
     if p2p:
         labels = _gpu_labels(p2p)
         kinds = {v: ("#009E73" if v == "OK" else "#D55E00") for v in sorted(set(p2p.values()))}
-        out.append(("Peer-to-peer read access between GPU pairs.", plots.heatmap(_matrix(p2p, labels, False), labels, title="P2P status", categories=kinds)))
+        out.append(("Peer-to-peer read access between GPU pairs.", plots.heatmap(_matrix(p2p, labels, False), labels, title="P2P status", categories=kinds,
+                                                                      axes=("source GPU", "destination GPU"))))
     links = facts.get("nv_link_fact") or []
     if links:
         gpus = sorted({link.get("gpu") for link in links}, key=lambda g: (g is None, g if g is not None else 0))
@@ -334,7 +350,8 @@ def _pair_figures(report, facts):
         what = "latency" if unit == "us" else "bandwidth"
         out.append((
             f"Measured GPU-to-GPU copy {what} ({direction}directional{enabled}), {unit}.",
-            plots.heatmap(_matrix(values, labels, False), labels, title=f"P2P {what} ({direction}{enabled})", unit=unit),
+            plots.heatmap(_matrix(values, labels, False), labels, title=f"P2P {what} ({direction}{enabled})", unit=unit,
+                          axes=("source GPU", "destination GPU")),
         ))
     return out
 
@@ -366,27 +383,38 @@ STEP_KEYS = ("duration_ms", "step_ms", "ms", "duration_us", "time_ms")
 
 
 def _step_figures(report, facts):
-    """Step durations (capture facts whose type name mentions 'step') as a histogram."""
+    """Each step's duration in the order the steps ran (one line per capture or rank) beside the
+    expected step and the roofline step of the capture's prediction: drift, stalls and the gap
+    to what the hardware should give show at once. Fewer than two steps: a sentence, no plot."""
     out = []
+    expected = (report.predictions or {}).get("expected") or {}
     for name, records in facts.items():
         if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
             continue
         key = next((k for k in STEP_KEYS if k in records[0]), None)
         if key is None:
             continue
-        unit = "µs" if key.endswith("_us") else "ms"
-        values = [float(r[key]) for r in records if isinstance(r.get(key), (int, float))]
-        if len(values) < 2:
+        unit, scale = ("µs", 1000.0) if key.endswith("_us") else ("ms", 1.0)
+        runs: dict[str, list[float]] = {}
+        for r in records:
+            if isinstance(r.get(key), (int, float)):
+                runs.setdefault(str(r.get("source", name)), []).append(float(r[key]))
+        longest = max((len(v) for v in runs.values()), default=0)
+        if longest < 2:
+            out.append((f"No step plot: the capture holds {longest} complete step(s); the Steps table has its time.", None))
             continue
-        values.sort()
-        median = statistics.median(values)
-        p95 = values[min(len(values) - 1, int(round(0.95 * (len(values) - 1))))]
-        out.append((f"Distribution of {len(values)} step times ({name}); a long right tail is stalls or stragglers.",
-                    plots.histogram(values, title="Step-time distribution", unit=unit, marks=[("median", median), ("p95", p95)])))
+        series = [(src.removeprefix("capture:"), list(enumerate(v, 1))) for src, v in runs.items()]
+        lines = [(label, float(expected[k]) * scale) for label, k in (("expected step", "step_ms"),
+                                                                      ("roofline step", "step_ms_roofline"))
+                 if isinstance(expected.get(k), (int, float))]
+        out.append((f"Each of the {longest} step times ({name}) in the order the steps ran"
+                    + (", against the expected step and the roofline step (nothing real is faster)." if lines else "."),
+                    plots.line_chart(series, title="Step times", x_label="step", y_label=unit, ceilings=lines,
+                                     integer_x=True)))
     return out
 
 
-MODEL_STEP_COLUMNS = {"expected ms": "model: expected", "roofline ms": "model: roofline"}
+MODEL_STEP_COLUMNS = {"expected ms": "expected", "roofline ms": "roofline", "itl roofline": "roofline"}
 
 
 def _scaling_figures(report, facts):
@@ -422,10 +450,11 @@ def _scaling_figures(report, facts):
         ideal = (f"ideal: linear from {x0:g}", [(xx, y0 * xx / x0) for xx, _ in series[0][1]])
         series.append(ideal)
         dashed = tuple(label for label, _ in series if not label.startswith("measured"))
-        out.append((f"{name}: throughput against {cols[x]}; dashed: the model's figures and perfect linear scaling "
-                    "from the smallest layout.",
+        out.append((f"{name}: throughput against {cols[x]}, both axes logarithmic (perfect linear scaling is a "
+                    "straight line); dashed: the expected figure, the roofline and linear scaling from the smallest "
+                    "layout, each its own pattern.",
                     plots.line_chart(series, title="Scaling", x_label=cols[x], y_label="tok/s", log_x=True,
-                                     x_base=2, dashed=dashed)))
+                                     log_y=True, x_base=2, dashed=dashed)))
     return out
 
 

@@ -1,12 +1,19 @@
-"""`--format md`: a report to paste into a ticket. Plain GitHub-flavoured Markdown."""
+"""`--format md`: a report to paste into a ticket. Plain GitHub-flavoured Markdown.
+
+Paste-ready: every string is escaped (report.escape.markdown) so an attachment's text stays
+text, local folders are not shown, passing checks are one line, references are listed once.
+"""
 
 from __future__ import annotations
 
-from diagnose.report.text import SEVERITY_MARK, fmt_value
+from pathlib import PurePath
+
+from diagnose.report.escape import markdown as esc
+from diagnose.report.text import SEVERITY_MARK, confidence_note, fmt_value
 
 
 def _cell(value) -> str:
-    return fmt_value(value).replace("|", "\\|").replace("\n", " ")
+    return esc(fmt_value(value), line_start=False)
 
 
 def _table(columns, rows) -> list[str]:
@@ -17,38 +24,70 @@ def _table(columns, rows) -> list[str]:
     return out
 
 
+def _local(value):
+    """A path as the reader of the ticket knows it: the file's name, not this machine's folders."""
+    if isinstance(value, (list, tuple)):
+        return [_local(v) for v in value]
+    if isinstance(value, str) and value.startswith(("/", "~", "./", "../")):
+        return PurePath(value).name or value
+    return value
+
+
 def render_markdown(report) -> str:
-    lines = [f"## diagnose {report.kind} report", ""]
+    lines = [f"## diagnose {esc(report.kind)} report", ""]
     v = report.verdict
     if v:
-        lines += [f"**Verdict: `{v.category}`** (confidence {v.confidence:.2f})", "", v.summary, ""]
-    if report.inputs:
-        lines.append("**Inputs:** " + ", ".join(f"{k}={fmt_value(val)}" for k, val in report.inputs.items()))
+        lines += [f"**Verdict: `{v.category}`**{confidence_note(v)}", "", esc(v.summary), ""]
+    shown = {k: val for k, val in report.inputs.items() if val not in (None, [], (), "", False)}
+    if shown:
+        lines.append("**Inputs:** " + ", ".join(f"{esc(k)}={esc(fmt_value(_local(val)))}" for k, val in shown.items()))
         lines.append("")
     for title, table in report.tables.items():
-        lines += [f"### {title}", ""]
+        lines += [f"### {esc(title)}", ""]
         lines += _table(table["columns"], table["rows"])
         if table.get("note"):
-            lines += ["", table["note"]]
+            lines += ["", esc(table["note"])]
         lines.append("")
-    if report.findings:
+    problems = [f for f in report.findings if f.severity != "ok"]
+    passed = [f for f in report.findings if f.severity == "ok"]
+    if problems:
         lines += ["### Findings", ""]
-    for i, f in enumerate(report.findings, 1):
+    references: list[str] = []
+    for i, f in enumerate(problems, 1):
         lines.append(
-            f"{i}. **{SEVERITY_MARK[f.severity]}** `{f.rule}` ({f.category}, confidence {f.confidence:.2f}): {f.title}"
+            f"{i}. **{SEVERITY_MARK[f.severity]}** `{f.rule}` ({f.category}, confidence {f.confidence:.2f}): {esc(f.title)}"
         )
         lines.append("")
-        lines.append(f"   {f.summary}")
+        lines.append(f"   {esc(f.summary)}")
         lines.append("")
         if f.evidence:
-            lines += ["   " + row for row in _table(
-                ["source", "detail", "measured", "expected", "unit"],
-                [[e.source, e.detail, e.measured, e.expected, e.unit or ""] for e in f.evidence],
-            )]
+            lines += ["   " + row for row in _evidence_table(f.evidence)]
             lines.append("")
-        if f.fix:
-            lines += [f"   **Fix:** {f.fix}", ""]
-        if f.references:
-            lines += ["   References: " + ", ".join(f.references), ""]
-    lines.append(f"<sub>diagnose {report.tool_version}, {report.schema}</sub>")
+        if f.fix and not _needless_ask(f, v):
+            lines += [f"   **Fix:** {esc(f.fix)}", ""]
+        references += [r for r in f.references if r not in references]
+    if passed:
+        lines += ["**Checks that passed:** " + "; ".join(f"`{f.rule}` ({esc(f.title)})" for f in passed), ""]
+    if references:
+        lines += ["**References:** " + ", ".join(_link(r) for r in references), ""]
+    lines.append(f"<sub>diagnose {esc(report.tool_version, line_start=False)}, {esc(report.schema)}</sub>")
     return "\n".join(lines) + "\n"
+
+
+def _evidence_table(evidence) -> list[str]:
+    rows = [[e.source, e.detail, fmt_value(e.measured, e.unit) if e.measured is not None else None,
+             fmt_value(e.expected, e.unit) if e.expected is not None else None] for e in evidence]
+    return _table(["source", "detail", "measured", "expected"], rows)
+
+
+def _needless_ask(f, verdict) -> bool:
+    """'Attach X next' is noise once a confident verdict names the cause."""
+    return (f.category == "insufficient_data" and verdict is not None
+            and verdict.category not in ("insufficient_data", "healthy") and verdict.confidence >= 0.75)
+
+
+def _link(url: str) -> str:
+    """Our own reference URLs as links; anything else as text."""
+    if url.startswith("https://") and " " not in url and not any(c in url for c in "<>[]()`"):
+        return f"<{url}>"
+    return esc(url)

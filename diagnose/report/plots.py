@@ -51,7 +51,8 @@ def fmt_bytes(value: float) -> str:
 class Scale:
     """Maps data values onto pixels, linear or log."""
 
-    def __init__(self, lo: float, hi: float, px_lo: float, px_hi: float, log: bool = False):
+    def __init__(self, lo: float, hi: float, px_lo: float, px_hi: float, log: bool = False, integer: bool = False):
+        self.integer = integer  # counts (step numbers): no tick between two whole numbers
         if log:
             lo, hi = max(lo, 1e-12), max(hi, 1e-12)
         if hi <= lo:
@@ -74,10 +75,17 @@ class Scale:
             last = math.ceil(math.log(self.hi, base) - 1e-9)
             powers = list(range(first, last + 1))
             step = max(1, math.ceil(len(powers) / 8))
-            return [base**p for p in powers[::step] if self.lo <= base**p <= self.hi * 1.0001]
+            ticks = [base**p for p in powers[::step] if self.lo <= base**p <= self.hi * 1.0001]
+            if len(ticks) < 3:  # a range inside one or two decades: 1-2-5 (base 10) or 1-1.5 (base 2) steps
+                mantissas = (1, 2, 5) if base == 10 else (1, 1.5)
+                ticks = [m * base**p for p in range(first - 1, last + 1) for m in mantissas
+                         if self.lo <= m * base**p <= self.hi * 1.0001]
+            return ticks
         raw = (self.hi - self.lo) / max(count - 1, 1)
         mag = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
         step = min((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), default=raw)
+        if self.integer:
+            step = max(1, round(step))
         start = math.ceil(self.lo / step) * step
         return [start + i * step for i in range(int((self.hi - start) / step + 1e-9) + 1)]
 
@@ -110,11 +118,16 @@ def _legend(items: list[tuple[str, str, str]], x: float, y: float) -> list[str]:
         if kind == "box":
             out.append(f'<rect x="{x:.1f}" y="{yy - 8:.1f}" width="12" height="10" fill="{colour}"/>')
         else:
-            dash = ' stroke-dasharray="5,3"' if kind == "dash" else ""
+            pattern = kind.split(":", 1)[1] if kind.startswith("dash:") else "5,3" if kind == "dash" else ""
+            dash = f' stroke-dasharray="{pattern}"' if pattern else ""
             out.append(f'<line x1="{x:.1f}" y1="{yy - 3:.1f}" x2="{x + 14:.1f}" y2="{yy - 3:.1f}" stroke="{colour}" stroke-width="2"{dash}/>')
         shown = label if len(label) <= 26 else label[:25] + "…"
         out.append(f'<text x="{x + 18:.1f}" y="{yy:.1f}" class="legend">{esc(shown)}<title>{esc(label)}</title></text>')
     return out
+
+
+# Dashed series told apart by pattern as well as colour: dashes, dots, dash-dot.
+DASHES = ("7,4", "2,3", "10,3,2,3")
 
 
 def _distinct(fmt, ticks: list[float]):
@@ -170,6 +183,7 @@ def line_chart(
     dashed: tuple[str, ...] = (),
     width: int = WIDTH,
     height: int = HEIGHT,
+    integer_x: bool = False,
 ) -> str:
     """Lines with markers; `ceilings` are horizontal dashed lines (what the hardware should reach);
     series named in `dashed` are drawn dashed (ideal or predicted curves)."""
@@ -181,7 +195,7 @@ def line_chart(
     ys_all = [y for _, pts in series for _, y in pts] + [c for _, c in ceilings if c]
     plot_left, plot_right = MARGIN["left"], width - MARGIN["right"]
     plot_top, plot_bottom = MARGIN["top"], height - MARGIN["bottom"]
-    xs = Scale(min(xs_all), max(xs_all), plot_left, plot_right, log=log_x)
+    xs = Scale(min(xs_all), max(xs_all), plot_left, plot_right, log=log_x, integer=integer_x)
     if log_y:
         positive = [y for y in ys_all if y > 0] or [1.0]
         ys = Scale(min(positive) / 1.5, max(positive) * 1.5, plot_bottom, plot_top, log=True)
@@ -192,7 +206,8 @@ def line_chart(
     legend = []
     for i, (name, pts) in enumerate(series):
         colour = PALETTE[i % len(PALETTE)]
-        dash = ' stroke-dasharray="6,4"' if name in dashed else ""
+        pattern = DASHES[dashed.index(name) % len(DASHES)] if name in dashed else ""
+        dash = f' stroke-dasharray="{pattern}"' if pattern else ""
         path = " ".join(f"{xs(x):.1f},{ys(y):.1f}" for x, y in pts)
         out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dash}><title>{esc(name)}</title></polyline>')
         for x, y in pts:
@@ -200,7 +215,7 @@ def line_chart(
                 f'<circle cx="{xs(x):.1f}" cy="{ys(y):.1f}" r="2.5" fill="{colour}">'
                 f"<title>{esc(name)}: {esc(x_fmt(x))} → {esc(fmt_num(y))}</title></circle>"
             )
-        legend.append((name, colour, "dash" if name in dashed else "line"))
+        legend.append((name, colour, f"dash:{pattern}" if pattern else "line"))
     for j, (label, value) in enumerate(ceilings):
         if not value or (log_y and value <= 0):
             continue
@@ -225,21 +240,30 @@ def heatmap(
     categories: dict[str, str] | None = None,
     cell: int = 44,
     col_labels: list[str] | None = None,
+    axes: tuple[str, str] | None = None,
 ) -> str:
     """A matrix of GPU pairs (rows and columns `labels`), or a grid (rows `labels`, columns
-    `col_labels`, e.g. GPU x NVLink). Numbers shade from light to dark blue; with `categories`
-    (value -> colour, e.g. topology path kinds) cells take the category's colour."""
+    `col_labels`, e.g. GPU x NVLink). Numbers shade from light to dark blue on a scale from zero
+    (a spread of a few percent looks like one); with `categories` (value -> colour, e.g. topology
+    path kinds) cells take the category's colour. A pair not measured reads "n/a" (a GPU with
+    itself: "—"). `axes`: (rows, columns) names, e.g. source and destination GPU."""
     cols = col_labels or labels
     if not labels or not cols:
         return ""
     pair = col_labels is None
-    left, top = 64, 34
+    left, top = (80, 60) if axes else (64, 34)
     legend_h = 20 * (len(categories) if categories else 2)
     width = max(left + len(cols) * cell + 24, 320)
     height = top + len(labels) * cell + 16 + legend_h + 8
     numbers = [v for row in matrix for v in row if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    lo, hi = (min(numbers), max(numbers)) if numbers else (0.0, 1.0)
+    lo, hi = (min(0.0, min(numbers)), max(numbers)) if numbers else (0.0, 1.0)
     out = _svg_open(width, height, title, "heatmap")
+    if axes:
+        mid_y = top + len(labels) * cell / 2
+        out.append(f'<text x="14" y="{mid_y:.1f}" text-anchor="middle" class="label" '
+                   f'transform="rotate(-90 14 {mid_y:.1f})">{esc(axes[0])}</text>')
+        out.append(f'<text x="{left + len(cols) * cell / 2:.1f}" y="{top - 22}" text-anchor="middle" class="label">'
+                   f'{esc(axes[1])}</text>')
     for i, name in enumerate(labels):
         out.append(f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.1f}" text-anchor="end" class="tick">{esc(name)}</text>')
     for j, name in enumerate(cols):
@@ -248,7 +272,8 @@ def heatmap(
         for j, value in enumerate(row):
             x, y = left + j * cell, top + i * cell
             if value is None:
-                fill, text, ink = "#f2f2f2", "", "#000"
+                fill, ink = "#f2f2f2", "#777"
+                text = "—" if pair and labels[i] == cols[j] else "n/a"
             elif categories is not None:
                 fill, text = categories.get(str(value), "#cccccc"), str(value)
                 ink = "#fff" if _dark(fill) else "#000"

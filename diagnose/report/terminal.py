@@ -1,18 +1,61 @@
-"""The terminal renderer (rich): colour on a TTY, plain and readable when piped."""
+"""The terminal renderer (rich): colour on a TTY, plain and readable when piped.
+
+Every string passes report.escape.terminal (no escape sequence from an input reaches the
+terminal) and is handed to rich as Text, never as markup. Tables fit the width they get: below
+STACK_BELOW columns each row is printed as stacked `column: value` lines; wider, columns keep
+their longest word, a number keeps its unit, and names longer than LONG_NAME are shortened in
+the middle, so nothing is broken across lines.
+"""
 
 from __future__ import annotations
 
 import io
+import os
+import re
 
-from diagnose.report.text import SEVERITY_MARK, fmt_value
+from diagnose.report.escape import terminal as esc
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value
 
 STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
+DEFAULT_WIDTH = 120  # piped output without $COLUMNS
+STACK_BELOW = 100
+LONG_NAME = 40
+SHORT_CELL = 20
+PLAIN_ROWS = 200  # longer tables are laid out without rich (see _plain)
+GLUE = "\ue000"  # not whitespace to rich (a private-use character): holds a number to its unit; a space in the output
+
+_UNIT = r"(?:us|ms|s|%|[kKMGT]i?B(?:/s)?|[kMG]b/s|GT/s|B|W|MHz|GHz|tok/s|x|C|bytes)(?![\w/])"
+_NUMBER_UNIT = re.compile(r"(\d) (?=" + _UNIT + ")")
+_RATIO = re.compile(r"(\d[x%]?) / (?=\d)")
+
+
+def env_width() -> int | None:
+    """$COLUMNS when it is a sensible width, honoured on a terminal and when piped."""
+    try:
+        width = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        return None
+    return width if 20 <= width <= 1000 else None
+
+
+def _text(value) -> str:
+    """An input string as safe terminal text whose numbers stay beside their units."""
+    text = esc(value)
+    text = _NUMBER_UNIT.sub(r"\1" + GLUE, text)
+    return _RATIO.sub(lambda m: f"{m[1]}{GLUE}/{GLUE}", text)
+
+
+def _short(text: str) -> str:
+    """Tokens longer than LONG_NAME shortened in the middle: the start and the end identify a
+    kernel or a file better than a fold across three lines."""
+    def cut(m):
+        word = m[0]
+        return word if len(word) <= LONG_NAME else word[: LONG_NAME // 2 - 1] + "…" + word[-(LONG_NAME // 2):]
+    return re.sub(r"\S+", cut, text)
 
 
 def render_terminal(report, color: bool = False, width: int | None = None) -> str:
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     buf = io.StringIO()
@@ -20,81 +63,194 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
         file=buf,
         force_terminal=color,
         no_color=not color,
-        width=width or (None if color else 120),
+        width=width or env_width() or DEFAULT_WIDTH,
         highlight=False,
         emoji=False,
+        markup=False,
     )
     v = report.verdict
     if v:
-        style = "green" if v.category == "healthy" else ("cyan" if v.category == "insufficient_data" else "bold red")
-        console.print(f"[{style}]Verdict: {v.category}[/] (confidence {v.confidence:.2f})")
-        console.print(v.summary, markup=False)
+        style = "green" if v.category in NORMAL else ("cyan" if v.category == "insufficient_data" else "bold red")
+        console.print(Text(f"Verdict: {v.category}", style=style) + Text(confidence_note(v)))
+        _paragraph(console, v.summary)
         console.print()
     for title, table in report.tables.items():
         if not table["rows"]:  # a header over nothing reads like a rendering fault
-            console.print(f"{title}: none", markup=False)
+            _paragraph(console, f"{title}: none")
             if table.get("note"):
-                console.print(table["note"], markup=False)
+                _paragraph(console, table["note"])
             console.print()
             continue
-        cells = [[fmt_value(c) for c in row] for row in table["rows"]]
-        # the title on its own line: as a rich table title it wraps at the width of a narrow table
-        console.print(Text(title, style="bold" if color else ""))
-        _print_table(console, [str(c) for c in table["columns"]], cells,
-                     lambda part: Table(title=None if part == 0 else "(continued)", box=box.SIMPLE_HEAD,
-                                        title_justify="left"))
+        _paragraph(console, title, style="bold" if color else "")
+        _print_table(console, [str(c) for c in table["columns"]], [[fmt_value(c) for c in row] for row in table["rows"]],
+                     head=True)
         if table.get("note"):
-            console.print(table["note"], markup=False)
+            _paragraph(console, table["note"])
         console.print()
-    for i, f in enumerate(report.findings, 1):
-        mark = SEVERITY_MARK[f.severity]
-        console.print(f"[{STYLE[f.severity]}]{i}. {mark}[/] [bold]{f.rule}[/] ({f.category}, {f.confidence:.2f})")
+    problems = [f for f in report.findings if f.severity != "ok"]
+    references: list[str] = []
+    for i, f in enumerate(problems, 1):
+        console.print(Text(f"{i}. {SEVERITY_MARK[f.severity]}", style=STYLE[f.severity]) + Text(" ")
+                      + Text(f.rule, style="bold") + Text(f" ({f.category}, {f.confidence:.2f})"))
         _indented(console, f.title)
         _indented(console, f.summary)
         if f.evidence:
-            cells = [[e.source, e.detail, fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)] for e in f.evidence]
-            _print_table(console, ["source", "detail", "measured", "expected"], cells,
-                         lambda part: Table(box=box.SIMPLE, show_header=True, padding=(0, 1), pad_edge=False))
+            rows = [[e.source, e.detail, fmt_value(e.measured, e.unit) if e.measured is not None else "—",
+                     fmt_value(e.expected, e.unit) if e.expected is not None else "—"] for e in f.evidence]
+            _print_table(console, ["source", "detail", "measured", "expected"], rows, head=False)
         if f.fix:
             _indented(console, f"Fix: {f.fix}")
+        references += [r for r in f.references if r not in references]
         console.print()
+    passed = [f for f in report.findings if f.severity == "ok"]
+    if passed:
+        _paragraph(console, "Checks that passed: " + ", ".join(f.rule for f in passed), style="green" if color else "")
+    if references:
+        _paragraph(console, "References: " + " ".join(references))
     if not report.findings:
         console.print("No findings.")
-    text = buf.getvalue()
+    text = buf.getvalue().replace(GLUE, " ")
     # piped: no padding to the console width, so the text pastes and diffs cleanly
     return text if color else "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 
 def _indented(console, text: str) -> None:
     """A finding's paragraph, wrapped under its number rather than at the left margin."""
-    from rich.padding import Padding
+    _paragraph(console, text, indent=3)
+
+
+def _paragraph(console, text: str, indent: int = 0, style: str = "", hang: int = 0) -> None:
+    """Prose wrapped between words only: a word longer than the line (a URL, a kernel name)
+    runs past the margin whole rather than being cut (rich folds it, and crops padded text)."""
+    _emit(console, [(line, style) for line in _lines(console, text, indent, hang)])
+
+
+def _lines(console, text: str, indent: int = 0, hang: int = 0) -> list[str]:
+    import textwrap
+
+    return [" " * indent + line for line in textwrap.wrap(_text(text), width=max(20, console.width - indent),
+                                                          break_long_words=False, break_on_hyphens=False,
+                                                          subsequent_indent=" " * hang) or [""]]
+
+
+def _emit(console, lines: list[tuple[str, str]]) -> None:
+    """(line, style) pairs as one print: a long stacked table is one call, not one per line."""
     from rich.text import Text
 
-    console.print(Padding(Text(text), (0, 0, 0, 3)))
+    out = Text()
+    for k, (line, style) in enumerate(lines):
+        if k:
+            out.append("\n")
+        out.append(line, style=style or None)
+    console.print(out, no_wrap=True, overflow="ignore", crop=False)
 
 
-FOLDABLE = 16  # a token longer than this (a path, a long kernel name) may be folded; shorter ones never are
+def _print_table(console, headers: list[str], rows: list[list[str]], head: bool) -> None:
+    """A table for the console's width: a rich table when it fits or the console is wide; below
+    STACK_BELOW columns a table that would wrap is stacked instead."""
+    # a short cell ("16 / decode tok/s", "1.00x / 1x") is one value: never wrapped inside
+    cells = [[_short(_text(c)).replace(" ", GLUE) if len(str(c)) <= SHORT_CELL else _short(_text(c)) for c in row]
+             for row in rows]
+    headers = [_text(h) for h in headers]
+    natural = sum(max(len(c) for c in [h] + [row[i] for row in cells]) + 2 for i, h in enumerate(headers))
+    if console.width < STACK_BELOW and natural > console.width and not head:
+        _stacked_evidence(console, cells)
+    elif console.width < STACK_BELOW and natural > console.width:
+        _stacked(console, headers, cells, indent=2)
+    else:
+        if not head:  # evidence rows from one source: the source once
+            cells = [[c if i or n == 0 or c != cells[n - 1][0] else "" for i, c in enumerate(row)] for n, row in enumerate(cells)]
+        _columns(console, headers, cells, head)
 
 
-def _print_table(console, headers: list[str], rows: list[list[str]], new_table) -> None:
-    """A table that fits the console without breaking a header word or a short value.
+def _stacked(console, headers: list[str], rows: list[list[str]], indent: int = 2) -> None:
+    """Each row as its first cell, then `column: value` lines under it (skipping empty values); a
+    first cell equal to the previous row's is not repeated."""
+    out, previous = [], None
+    bold = "bold" if console.is_terminal else ""
+    for row in rows:
+        if row[0] != previous:
+            out += [(line, bold) for line in _lines(console, row[0], indent)]
+        previous = row[0]
+        for header, cell in zip(headers[1:], row[1:]):
+            if cell not in ("", "-", "—"):
+                out += [(line, "") for line in _lines(console, f"{header}: {cell}", indent + 2)]
+    _emit(console, out)
+
+
+def _stacked_evidence(console, rows: list[list[str]]) -> None:
+    """Evidence rows (source, detail, measured, expected) as '- detail: measured (expected X)'
+    under their source, each source once."""
+    out, previous = [], None
+    for source, detail, measured, expected in rows:
+        if source != previous:
+            out += [(line, "") for line in _lines(console, source, 3)]
+        previous = source
+        value = measured if measured not in ("", "—") else ""
+        if expected not in ("", "—"):
+            value = f"{value} (expected {expected})" if value else f"expected {expected}"
+        out += [(line, "") for line in _lines(console, f"- {detail}: {value}" if value else f"- {detail}", 5, hang=2)]
+    _emit(console, out)
+
+
+def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> None:
+    """A table that fits the console without breaking a word or a short value.
 
     Left alone, rich squeezes the widest columns first and cuts words anywhere ("prefil l").
-    Here every column keeps at least its longest word (header or cell) of up to FOLDABLE
-    characters; only longer tokens (paths, kernel names) fold. A table too wide even so is printed in parts, each
-    repeating the first column, rather than cut into unreadable slivers. `new_table(part)` makes
-    an empty rich Table for part 0, 1, ...
+    Here every column keeps at least its longest word (header or cell); names were already
+    shortened to LONG_NAME. A table too wide even so is printed in parts, each repeating the
+    first column, rather than cut into slivers.
     """
-    columns = [[header] + [str(row[i]) for row in rows] for i, header in enumerate(headers)]
-    keep = [max([len(w) for text in col for w in text.split() if len(w) <= FOLDABLE] + [1]) for col in columns]
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    def new_table(part):
+        if head:
+            return Table(title=None if part == 0 else "(continued)", box=box.SIMPLE_HEAD, title_justify="left")
+        return Table(box=box.SIMPLE, show_header=True, padding=(0, 1), pad_edge=False)
+
+    columns = [[header] + [row[i] for row in rows] for i, header in enumerate(headers)]
+    keep = [max([len(w) for text in col for w in re.split(r"[ \n]+", text)] + [1]) for col in columns]  # GLUE holds
     for part, group in enumerate(_column_groups(keep, console.width, new_table(0))):
         table = new_table(part)
         widths = _widths([columns[i] for i in group], [keep[i] for i in group], console.width - _overhead(table, len(group)))
+        if head and len(rows) > PLAIN_ROWS:
+            natural = [max(len(line) for text in columns[i] for line in text.splitlines() or [""]) for i in group]
+            _plain(console, [columns[i] for i in group], [w or n for w, n in zip(widths, natural)],
+                   "(continued)" if part else None)
+            continue
         for i, width in zip(group, widths):
-            table.add_column(headers[i], overflow="fold", width=width)
+            table.add_column(Text(headers[i]), overflow="fold", width=width)
         for row in rows:
-            table.add_row(*(row[i] for i in group))
+            table.add_row(*(Text(row[i]) for i in group))
         console.print(table)
+
+
+def _plain(console, columns: list[list[str]], widths: list[int], title: str | None) -> None:
+    """A long table laid out as rich's SIMPLE_HEAD would, without rich (18,000 NVTX ranges take
+    rich 20 s): each cell wrapped between words into its column's width."""
+    import textwrap
+
+    from rich.text import Text
+
+    def wrap(text: str, width: int) -> list[str]:
+        return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+
+    def row(cells: list[str], bottom: bool = False) -> list[str]:
+        wrapped = [wrap(c, w) for c, w in zip(cells, widths)]
+        height = max(len(c) for c in wrapped)
+        if bottom:  # headers sit on the rule, as rich puts them
+            wrapped = [[""] * (height - len(c)) + c for c in wrapped]
+        return ["  " + "   ".join((cell[k] if k < len(cell) else "").ljust(w) for cell, w in zip(wrapped, widths))
+                for k in range(height)]
+
+    lines = ([title] if title else []) + [""] + row([col[0] for col in columns], bottom=True)  # "": blank edges
+    lines.append(" " + "─" * (sum(widths) + 3 * (len(widths) - 1) + 2))
+    for r in range(1, len(columns[0])):
+        lines += row([col[r] for col in columns])
+    lines.append("")
+    console.print(Text("\n".join(lines)), no_wrap=True, overflow="ignore", crop=False)
 
 
 def _column_groups(keep: list[int], width: int, table) -> list[list[int]]:
@@ -116,12 +272,7 @@ def _widths(columns: list[list[str]], keep: list[int], available: int) -> list[i
     longest = [max(len(line) for text in col for line in (text.splitlines() or [""])) for col in columns]
     if sum(longest) <= available:
         return [None] * len(columns)
-    widths = [max([k] + [len(w) for text in col[1:] for w in text.split()]) for k, col in zip(keep, columns)]
-    while sum(widths) > available:
-        i = max(range(len(widths)), key=lambda k: widths[k] - keep[k])
-        if widths[i] <= keep[i]:
-            break
-        widths[i] -= 1
+    widths = list(keep)
     spare = available - sum(widths)
     while spare > 0:
         i = max(range(len(widths)), key=lambda k: (longest[k] - widths[k]) / longest[k])

@@ -23,7 +23,8 @@ def fmt_value(value, unit: str | None = None) -> str:
         elif abs(value) >= 10:
             text = f"{value:.1f}"
         elif abs(value) >= 0.01:
-            text = f"{value:.2f}"
+            # a value already rounded to one decimal (a percentage) is not printed with a made-up second one
+            text = f"{value:.1f}" if value == round(value, 1) else f"{value:.2f}"
         else:
             text = f"{value:.2g}"
     elif isinstance(value, int):
@@ -43,3 +44,11 @@ def _binary_size(n: float) -> str:
     return f"{n:,} bytes"
 
 
+# Verdicts that say the system is as it should be: shown as good news, never in alarm colours.
+NORMAL = ("healthy", "expected_physics")
+
+
+def confidence_note(verdict) -> str:
+    """' (confidence 0.80)'; nothing for insufficient_data, whose verdict is a question, not a
+    conclusion (a 0.00 beside its finding's 0.95 reads as a contradiction)."""
+    return "" if verdict.category == "insufficient_data" else f" (confidence {verdict.confidence:.2f})"

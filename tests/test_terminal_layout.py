@@ -1,0 +1,116 @@
+"""The terminal report at the width it gets: COLUMNS honoured (also piped), NO_COLOR honoured on a
+terminal, and at 80, 100 and 120 columns no word, number or unit broken across lines.
+
+Each command's report is rendered once at a width where nothing wraps; every word of that
+rendering must appear whole in the narrow one, and no number may end a line whose next line
+starts with its unit.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import REPO
+from diagnose.cli import cli
+
+SAMPLES = REPO / "samples" / "captures"
+RECORDINGS = REPO / "tests" / "recordings"
+SCALING = REPO / "tests" / "data" / "scaling"
+
+REPORTS = {
+    "capture": ["capture", SAMPLES / "tp8_pcie_fallback.sqlite"],
+    "capture-ranks": ["capture", *sorted(SAMPLES.glob("straggler_rank*.sqlite"))],
+    "ticket": ["ticket", SAMPLES / "tp8_pcie_fallback.sqlite", "--format", "terminal"],
+    "node": ["node", "--replay", RECORDINGS / "8x-a40-nvlink-pairs-two-sockets.json"],
+    "predict": ["predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8"],
+    "plan": ["plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
+             "--concurrency", "64"],
+    "scaling": ["scaling", SCALING / "vllm-16300-qwq-32b-a100-tp.csv", "--model", "qwen2.5-32b", "--gpu",
+                "a100-80gb-sxm", "--prompt", "1", "--context", "200"],
+}
+UNITS = r"(?:us|ms|s|%|GB/s|GiB|MiB|GB|tok/s|W|MHz)"
+
+
+def _render(args, columns: int, **env) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args] + ["--fail-on", "never"], prog_name="diagnose",
+                                env={"COLUMNS": str(columns), **env})
+    assert result.exit_code == 0, (args, result.stderr)
+    return result.stdout
+
+
+@pytest.mark.parametrize("name", REPORTS)
+def test_no_word_number_or_unit_is_broken(name):
+    wide = _render(REPORTS[name], 1000)
+    # layout, not content: table rules, empty-cell dashes, and column headers (the stacked layout
+    # writes 'header: value' and drops the evidence table's header row)
+    args = [a for a in REPORTS[name] if a not in ("--format", "terminal")]
+    report = json.loads(_render(args + ["--json"], 1000))
+    headers = {w for t in report["tables"].values() for c in t["columns"] for w in str(c).split()}
+    headers |= {"source", "detail", "measured", "expected"}
+    words = {w.strip(",;:()") for w in wide.split()} - headers - {"", "—", "-"}
+    words = {w for w in words if set(w) - set("─━ ")}
+    for width in (80, 100, 120):
+        narrow = _render(REPORTS[name], width)
+        found = {w.strip(",;:()") for w in narrow.split()}
+        broken = sorted(w for w in words if w not in found and not any(w in f for f in found))
+        assert not broken, (name, width, broken[:10])
+        # (a stacked 'GB weights/GPU: 70.6' line starts with a unit word in its header: not a break)
+        split_unit = re.search(r"\d\n(?![^\n]*: )\s*" + UNITS + r"\b", narrow)
+        assert not split_unit, (name, width, narrow[max(0, split_unit.start() - 80):split_unit.end() + 20])
+        long_lines = [line for line in narrow.splitlines() if len(line) > width and " " in line.strip()]
+        assert not long_lines, (name, width, long_lines[:3])  # only a single unbreakable word may run past
+
+
+def test_columns_is_honoured_when_piped():
+    narrow = _render(REPORTS["capture"], 80)
+    wide = _render(REPORTS["capture"], 160)
+    assert max(len(line) for line in narrow.splitlines() if " " in line.strip()) <= 80
+    assert max(len(line) for line in wide.splitlines()) > 120  # the width given, not the old fixed 120
+
+
+def test_narrow_layout_stacks_fields():
+    narrow = _render(REPORTS["capture"], 80)
+    assert "    exposed comm ms: 67.0" in narrow  # 'column: value' under the GPU, not a squeezed table
+    assert "exposed comm ms: " not in _render(REPORTS["capture"], 120)
+
+
+def test_no_color_is_honoured_on_a_terminal(monkeypatch):
+    """On a TTY the report is coloured, unless NO_COLOR is set (https://no-color.org)."""
+    import io
+    import sys
+
+    from diagnose.findings import Finding, Report, Verdict
+    from diagnose.report import write
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    report = Report(kind="capture", findings=[Finding("x.y", "comm_bound", "critical", 0.9, "title", "summary")],
+                    verdict=Verdict("comm_bound", 0.9, "summary"))
+    for no_color, coloured in (("", True), ("1", False)):
+        out = Tty()
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setenv("NO_COLOR", no_color)
+        write(report, "terminal")
+        assert ("\x1b[" in out.getvalue()) is coloured, no_color
+
+
+@pytest.mark.parametrize("width", [100, 120, 160])
+def test_long_tables_laid_out_without_rich_read_the_same(width, monkeypatch):
+    """Tables over PLAIN_ROWS rows skip rich (18,000 NVTX ranges took it 20 s); the text must be the
+    same as rich's, wrapped cells, header on the rule and '(continued)' parts included."""
+    from diagnose.findings import Report
+    from diagnose.report import terminal
+
+    rows = [[f"aten::op_{i}, op_id = {i * 7919}", i * 1000, 3.5, "PushPop", "word " * (i % 20)] for i in range(260)]
+    report = Report(kind="capture", tables={"NVTX": {"columns": ["Name", "Total Time (ns)", "Avg", "Style", "Note"],
+                                                     "rows": rows}})
+    fast = terminal.render_terminal(report, width=width)
+    assert len(fast.splitlines()) > 300 or width == 160  # cells wrap at the narrower widths
+    monkeypatch.setattr(terminal, "PLAIN_ROWS", 10**9)
+    assert fast == terminal.render_terminal(report, width=width)
