@@ -66,7 +66,7 @@ class Delta:
 
 
 def size_label(size: int) -> str:
-    from diagnose.report.plots import fmt_bytes
+    from diagnose.formatting import fmt_bytes
 
     return fmt_bytes(size)
 
@@ -157,7 +157,7 @@ def _median_of_repeats(metrics: list[Metric]) -> list[Metric]:
 
 def step_metrics(facts: dict) -> list[Metric]:
     """Median and p95 of step durations (capture facts whose type mentions 'step')."""
-    from diagnose.report.html import STEP_KEYS
+    from diagnose.evidence import STEP_KEYS
 
     out = []
     for name, records in facts.items():

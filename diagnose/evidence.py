@@ -216,6 +216,10 @@ class NcclEvent:
 # --------------------------------------------------------------------------- measurements
 
 
+# Fields that carry a step's duration in step facts (capture steps, stored runs): readers look for them in order.
+STEP_KEYS = ("duration_ms", "step_ms", "ms", "duration_us", "time_ms")
+
+
 def bus_factor(op: str, nranks: int) -> float:
     """nccl-tests' bus bandwidth factor (busbw / algbw) for `op` on `nranks` ranks."""
     n = nranks

@@ -233,6 +233,6 @@ def _table(nodes: list[NodeMetrics], result: dict) -> dict:
 
 
 def _fmt(value) -> str:
-    from diagnose.report.text import fmt_value
+    from diagnose.formatting import fmt_value
 
     return fmt_value(float(value))

@@ -177,3 +177,15 @@ def test_junk_and_an_old_layout_are_refused(tmp_path):
     conn.close()
     with pytest.raises(store.InputError, match="its runs table lacks time, host"):
         store.open_db(old, create=False)
+
+
+def test_history_table_keeps_words_and_values_whole(tmp_path):
+    """`history` lays its table out as the reports do: no value split from its unit or cut mid-word."""
+    from conftest import diagnose
+
+    db = tmp_path / "runs.db"
+    assert diagnose("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", env={"DIAGNOSE_DB": str(db)}).exit_code == 0
+    for width in ("80", "120"):
+        out = diagnose("history", "--db", db, env={"COLUMNS": width}).stdout
+        assert "\ue000" not in out and "expected_physics" in out and "predict" in out, out
+        assert max(len(line) for line in out.splitlines()) <= int(width)

@@ -50,24 +50,6 @@ def history(db_path, kind, host, since, limit, as_json):
          f"{r['verdict']} ({r['confidence']:.2f})" if r["verdict"] else "—", r["worst_severity"] or "—"]
         for r in rows
     ]
-    click.echo(_table_text(headers, cells, color=sys.stdout.isatty()), nl=False)
+    from diagnose.report.terminal import render_table
 
-
-def _table_text(headers: list[str], cells: list[list[str]], color: bool) -> str:
-    """The runs as the reports print their tables (diagnose/report/terminal.py): the terminal's
-    width on a TTY, else 120 columns with no blanks padding the lines."""
-    import io
-
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    from diagnose.report.terminal import _print_table
-
-    buf = io.StringIO()
-    console = Console(file=buf, force_terminal=color, no_color=not color, width=None if color else 120,
-                      highlight=False, emoji=False)
-    _print_table(console, headers, cells, lambda part: Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                                                             title=None if part == 0 else "(continued)"))
-    text = buf.getvalue()
-    return text if color else "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+    click.echo(render_table(headers, cells, color=sys.stdout.isatty()), nl=False)

@@ -14,6 +14,8 @@ import statistics
 from collections import defaultdict
 
 from diagnose.errors import InputError, strict
+from diagnose.evidence import STEP_KEYS
+from diagnose.formatting import fmt_bytes
 from diagnose.report import plots
 from diagnose.report.plots import esc
 from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value
@@ -232,13 +234,13 @@ def _collective_figures(report, facts):
         busbw = [(label, [(size, v["busbw"]) for size, v in sorted(points.items())]) for label, points in series]
         out.append((f"{op} bus bandwidth vs message size (nccl-tests busbw semantics).{note}",
                     plots.line_chart(busbw, title=f"Bus bandwidth: {op}", x_label="message size", y_label="busbw (GB/s)",
-                                     log_x=True, x_fmt=plots.fmt_bytes, x_base=4, ceilings=lines)))
+                                     log_x=True, x_fmt=fmt_bytes, x_base=4, ceilings=lines)))
     op = "all_reduce" if "all_reduce" in curves else next(iter(curves))
     latency = [(label, [(size, v["time"]) for size, v in sorted(points.items())]) for label, points in curves[op]]
     floor_note = f" Dashed: the catalog's {ic_name} base latency." if floor else ""
     out.append((f"{op} time vs message size; small messages show the latency floor.{floor_note}",
                 plots.line_chart(latency, title=f"Latency: {op}", x_label="message size", y_label="time (µs)", log_x=True,
-                                 log_y=True, x_fmt=plots.fmt_bytes, x_base=4,
+                                 log_y=True, x_fmt=fmt_bytes, x_base=4,
                                  ceilings=[("base latency", floor)] if floor else [])))
     return out
 
@@ -379,7 +381,6 @@ def _breakdown_figures(report, facts):
     return out
 
 
-STEP_KEYS = ("duration_ms", "step_ms", "ms", "duration_us", "time_ms")
 
 
 def _step_figures(report, facts):

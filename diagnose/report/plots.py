@@ -37,14 +37,6 @@ def fmt_num(value: float) -> str:
     return f"{value:.3g}"
 
 
-def fmt_bytes(value: float) -> str:
-    """Message sizes the way nccl-tests users say them: 8B, 64K, 1M, 2G."""
-    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if value >= scale:
-            return f"{value / scale:.3g}{unit}"
-    return f"{value:.3g}B"
-
-
 # --------------------------------------------------------------------------- scales
 
 

@@ -54,20 +54,26 @@ def _short(text: str) -> str:
     return re.sub(r"\S+", cut, text)
 
 
-def render_terminal(report, color: bool = False, width: int | None = None) -> str:
+def _console(buf, color: bool, width: int | None):
     from rich.console import Console
+
+    return Console(file=buf, force_terminal=color, no_color=not color, width=width or env_width() or DEFAULT_WIDTH,
+                   highlight=False, emoji=False, markup=False)
+
+
+def render_table(headers: list[str], rows: list[list], color: bool = False, width: int | None = None) -> str:
+    """One table laid out as the reports lay out theirs (`diagnose history` prints runs this way)."""
+    buf = io.StringIO()
+    _print_table(_console(buf, color, width), headers, rows, head=True)
+    text = buf.getvalue().replace(GLUE, " ")
+    return text if color else "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+def render_terminal(report, color: bool = False, width: int | None = None) -> str:
     from rich.text import Text
 
     buf = io.StringIO()
-    console = Console(
-        file=buf,
-        force_terminal=color,
-        no_color=not color,
-        width=width or env_width() or DEFAULT_WIDTH,
-        highlight=False,
-        emoji=False,
-        markup=False,
-    )
+    console = _console(buf, color, width)
     v = report.verdict
     if v:
         style = "green" if v.category in NORMAL else ("cyan" if v.category == "insufficient_data" else "bold red")

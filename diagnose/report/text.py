@@ -2,46 +2,9 @@
 
 from __future__ import annotations
 
+from diagnose.formatting import fmt_value  # noqa: F401 - the renderers' formatter
+
 SEVERITY_MARK = {"critical": "CRITICAL", "warning": "WARNING", "info": "info", "ok": "ok"}
-
-
-def fmt_value(value, unit: str | None = None) -> str:
-    """A number as a person reads it: 3 significant figures, thousands separated."""
-    if value is None:
-        return "—"
-    if unit in ("bytes", "B") and isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1 << 20:
-        return _binary_size(value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if value == 0:
-            text = "0"
-        elif abs(value) >= 1000:
-            text = f"{value:,.0f}"
-        elif abs(value) >= 100:
-            text = f"{value:.0f}"
-        elif abs(value) >= 10:
-            text = f"{value:.1f}"
-        elif abs(value) >= 0.01:
-            # a value already rounded to one decimal (a percentage) is not printed with a made-up second one
-            text = f"{value:.1f}" if value == round(value, 1) else f"{value:.2f}"
-        else:
-            text = f"{value:.2g}"
-    elif isinstance(value, int):
-        text = f"{value:,}"
-    elif isinstance(value, (list, tuple)):
-        text = ", ".join(fmt_value(v) for v in value)
-    else:
-        text = str(value)
-    return f"{text} {unit}" if unit else text
-
-
-def _binary_size(n: float) -> str:
-    """Bytes as a person reads them: 536870912 -> '512 MiB', 25276514304 -> '23.5 GiB'."""
-    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
-        if abs(n) >= size:
-            return f"{fmt_value(float(n) / size)} {unit}"
-    return f"{n:,} bytes"
 
 
 # Verdicts that say the system is as it should be: shown as good news, never in alarm colours.
