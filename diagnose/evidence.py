@@ -389,11 +389,10 @@ class Facts:
 
     def to_dict(self) -> dict[str, Any]:
         """Records grouped by type (snake-case names), for the report's `facts`."""
-        from diagnose.findings import _jsonable
 
         grouped: dict[str, list] = {}
         for r in self.records:
-            grouped.setdefault(_snake(type(r).__name__), []).append(_jsonable(r))
+            grouped.setdefault(_snake(type(r).__name__), []).append(jsonable(r))
         if self.missing:
             grouped["missing"] = list(self.missing)
         return grouped
@@ -403,3 +402,20 @@ def _snake(name: str) -> str:
     import re
 
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def jsonable(value):
+    """Dataclasses, tuples, sets and floats that JSON cannot hold (nan, inf) made plain."""
+    import math
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return jsonable(dataclasses.asdict(value))
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if hasattr(value, "item") and callable(value.item):  # numpy / pandas scalars
+        return jsonable(value.item())
+    return value

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import __version__
+from diagnose.evidence import jsonable as _jsonable
 
 SCHEMA = "diagnose.report/1"
 
@@ -257,20 +258,3 @@ def _type_name(value) -> str:
         return "a number"
     name = names[value] if isinstance(value, type) else names.get(type(value), type(value).__name__)
     return ("an " if name[0] in "aeiou" else "a ") + name
-
-
-def _jsonable(value):
-    """Dataclasses, tuples, sets and floats that JSON cannot hold (nan, inf) made plain."""
-    import math
-
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _jsonable(dataclasses.asdict(value))
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
-    if hasattr(value, "item") and callable(value.item):  # numpy / pandas scalars
-        return _jsonable(value.item())
-    return value
