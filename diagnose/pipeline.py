@@ -15,19 +15,25 @@ from diagnose.findings import Finding, Report, Verdict
 
 def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: dict[str, Any] | None = None, *,
                  only: list[str] | None = None,
+                 keep: Callable[[Finding], bool] | None = None,
+                 missing: list[str] | None = None,
                  decide: Callable[[Facts, list[Finding]], Verdict] | None = None,
                  facts_json: dict[str, Any] | None = None,
                  tables: Callable[[Facts, list[Finding], Verdict], dict] | dict | None = None) -> Report:
     """The report of `kind` on `facts`.
 
-    only: rule id prefixes to run (predict/plan/scaling run their own family); decide: the
-    verdict for the kind (a ticket weighs the reporter's claims), else the ranked causes;
-    facts_json: what the report shows of the facts when not all of them (scaling)."""
+    only: rule id prefixes to run (predict/plan/scaling run their own family); keep: which of
+    their findings the report keeps; missing: what the evidence lacks, when the command knows
+    better than the facts; decide: the verdict for the kind (a ticket weighs the reporter's
+    claims), else the ranked causes; facts_json: what the report shows of the facts when not all
+    of them (scaling)."""
     from rules.engine import evaluate, verdict
 
     name_catalog_rows(facts)
     findings = evaluate(facts, predictions, only=only)
-    answer = decide(facts, findings) if decide else verdict(findings, facts.missing)
+    if keep:
+        findings = [f for f in findings if keep(f)]
+    answer = decide(facts, findings) if decide else verdict(findings, facts.missing if missing is None else missing)
     return Report(kind=kind, inputs=inputs, facts=facts.to_dict() if facts_json is None else facts_json,
                   predictions=predictions or {}, findings=findings, verdict=answer,
                   tables=tables(facts, findings, answer) if callable(tables) else dict(tables or {}))

@@ -46,9 +46,8 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
                     --seats 100 --slo itl_p95=40ms
     """
     from diagnose.evidence import Facts
-    from diagnose.findings import Report
+    from diagnose.pipeline import run_pipeline
     from rules import planner
-    from rules.engine import evaluate, verdict
     from rules.scaling import parse_slo
 
     limits = parse_slo(slo)
@@ -57,12 +56,10 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     result = planner.plan(model_name, gpu_name, gpus, context, concurrency, prompt=prompt, dtype=dtype,
                           kv_dtype=kv_dtype, gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, engine=engine)
     predictions = {"plan": result}
-    findings = evaluate(Facts(), predictions, only=["plan."])
-    report = Report(kind="plan", inputs={"model": result["model"], "gpu": result["gpu"], "gpus": gpus, "context": context,
-                                         "concurrency": concurrency, "slo": slo, "prompt": result["prompt"],
-                                         "dtype": result["dtype"], "kv_dtype": result["kv_dtype"],
-                                         "gpus_per_node": gpus_per_node, "engine": result["engine"]},
-                    predictions=predictions, findings=findings, verdict=verdict(findings))
+    inputs = {"model": result["model"], "gpu": result["gpu"], "gpus": gpus, "context": context,
+              "concurrency": concurrency, "slo": slo, "prompt": result["prompt"], "dtype": result["dtype"],
+              "kv_dtype": result["kv_dtype"], "gpus_per_node": gpus_per_node, "engine": result["engine"]}
+    report = run_pipeline("plan", inputs, Facts(), predictions, only=["plan."])
     report.tables[f"Plan: {result['model_name']} on {gpus} x {result['gpu_name']}, {context}-token context"] = plan_table(result)
     return report
 

@@ -116,12 +116,11 @@ def _layouts(gpus, tps, pps, dps):
 def build_report(model, gpu, rows, request):
     """The predict Report: scaling table, per-layout predictions, findings and verdict."""
     from diagnose.evidence import Facts
-    from diagnose.findings import Report
-    from rules.engine import evaluate
+    from diagnose.pipeline import run_pipeline
 
     predictions = {"layouts": rows, "assumptions": rows[0]["assumptions"] if rows else {}}
-    findings = evaluate(Facts(), predictions, only=["predict."])
-    report = Report(kind="predict", inputs=request, predictions=predictions, findings=findings, verdict=_verdict(findings))
+    report = run_pipeline("predict", request, Facts(), predictions, only=["predict."],
+                          decide=lambda _facts, findings: _verdict(findings))
     report.tables[f"Predicted scaling: {model.name} on {gpu.name}"] = scaling_table(rows)
     return report
 

@@ -112,9 +112,8 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
                  kv_dtype=None, interconnect=None, gpus_per_node=8, request=None, engine=None, override=frozenset()):
     """The scaling Report: table, per-layout decomposition, findings and verdict."""
     from diagnose.errors import InputError
-    from diagnose.findings import Report
+    from diagnose.pipeline import run_pipeline
     from rules import scaling as S
-    from rules.engine import evaluate, verdict
 
     if not data.runs:
         raise InputError(f"no measurements found in {', '.join(data.files)} (need decode/output tok/s, ITL/TPOT, a step time, "
@@ -130,15 +129,14 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     if slo_spec:
         analysis["goodput"] = S.goodput(data.runs, slo_spec, total_gpus)
     predictions = {"scaling": analysis}
-    findings = evaluate(data.facts, predictions, only=["scaling.", *SETTING_RULES])
-    findings = [f for f in findings if f.rule.startswith("scaling.") or f.is_problem]
     layouts = {r["label"] for r in analysis["rows"] if r.get("ratio") is not None}
     missing = [] if layouts else ["a figure per layout the predictor can judge: ITL/TPOT, decode tok/s at a known batch, "
                                   "an nsys capture, or latency/throughput with the input and output lengths"]
     if len(layouts) == 1:
         missing.append("the same benchmark at a second layout (TP/2 or 2x TP) to judge the scaling")
-    report = Report(kind="scaling", inputs=request or {}, facts=_facts_summary(data, node), predictions=predictions,
-                    findings=findings, verdict=verdict(findings, missing))
+    report = run_pipeline("scaling", request or {}, data.facts, predictions, only=["scaling.", *SETTING_RULES],
+                          keep=lambda f: f.rule.startswith("scaling.") or f.is_problem, missing=missing,
+                          facts_json=_facts_summary(data, node))
     report.tables[f"Scaling: {_names(analysis)}"] = scaling_table(analysis)
     report.tables["Decode step decomposition (ms per step)"] = decomposition_table(analysis)
     if analysis.get("goodput"):
