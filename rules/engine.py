@@ -25,18 +25,20 @@ class Rule:
     categories: tuple[str, ...]
     func: Callable[..., Iterable[Finding]]
     doc: str
+    needs: str | None = None  # the prediction (predictions[needs]) the rule reads; it runs only where one exists
 
 
 REGISTRY: dict[str, Rule] = {}
 
 
-def rule(rule_id: str, *categories: str):
-    """Register a rule under a stable id; its docstring is its documentation."""
+def rule(rule_id: str, *categories: str, needs: str | None = None):
+    """Register a rule under a stable id; its docstring is its documentation. `needs` names the
+    prediction it reads ("layouts", "scaling", "plan"): the engine runs it only where that exists."""
 
     def wrap(func):
         if rule_id in REGISTRY and REGISTRY[rule_id].func is not func:
             raise ValueError(f"rule id {rule_id} registered twice")
-        REGISTRY[rule_id] = Rule(rule_id, tuple(categories), func, (func.__doc__ or "").strip())
+        REGISTRY[rule_id] = Rule(rule_id, tuple(categories), func, (func.__doc__ or "").strip(), needs)
         return func
 
     return wrap
@@ -80,6 +82,8 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
     prefixes = tuple(only) if only else None
     for rule_id, r in sorted(load_rules().items()):
         if prefixes and not rule_id.startswith(prefixes):
+            continue
+        if r.needs and not (isinstance(predictions, dict) and predictions.get(r.needs)):
             continue
         try:
             found = list(r.func(facts, predictions) or [])

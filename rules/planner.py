@@ -268,14 +268,14 @@ def _count(n: int, noun: str) -> str:
 
 
 def _plan(predictions) -> dict:
-    return predictions.get("plan") or {} if isinstance(predictions, dict) else {}
+    return predictions["plan"]
 
 
 def _where(p: dict, o: dict) -> str:
     return f"{SOURCE} ({p['model']} {p['dtype']} on {p['gpus']} x {p['gpu']}, {o['label']}, {p['context']}-token context)"
 
 
-@rule("plan.recommendation", "expected_physics")
+@rule("plan.recommendation", "expected_physics", needs="plan")
 def recommendation(facts, predictions):
     """The layout the objective picks from the table, with its napkin math (the same numbers as
     its row of the table)."""
@@ -309,7 +309,7 @@ def recommendation(facts, predictions):
     )
 
 
-@rule("plan.capacity_short", "other")
+@rule("plan.capacity_short", "other", needs="plan")
 def capacity_short(facts, predictions):
     """The chosen layout serves fewer users at once than asked: the rest queue."""
     p = _plan(predictions)
@@ -333,7 +333,7 @@ def capacity_short(facts, predictions):
     )
 
 
-@rule("plan.slo", "latency_bound_small_batch", "expected_physics", "other")
+@rule("plan.slo", "latency_bound_small_batch", "expected_physics", "other", needs="plan")
 def slo(facts, predictions):
     """The ITL/TTFT SLO against the chosen layout's prediction, and the fallback for a stricter one."""
     p = _plan(predictions)

@@ -23,9 +23,7 @@ COMM_SHARE = 0.15
 
 
 def _layouts(predictions) -> list[dict]:
-    if not isinstance(predictions, dict):
-        return []
-    return [p for p in predictions.get("layouts") or [] if isinstance(p, dict)]
+    return predictions["layouts"]
 
 
 def _usable(p: dict) -> bool:
@@ -40,7 +38,7 @@ def _where(p: dict) -> str:
     return f"{SOURCE} ({p['model']} on {p['gpu']}, {label(p)}, batch {p.get('total_batch', p['batch'])})"
 
 
-@rule("predict.invalid_layout", "tp_not_dividing_heads")
+@rule("predict.invalid_layout", "tp_not_dividing_heads", needs="layouts")
 def invalid_layout(facts, predictions):
     """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into: one
     finding per TP size, every reason in it, and the sizes that would work."""
@@ -86,7 +84,7 @@ LAYOUT_ADVICE = {
 }
 
 
-@rule("predict.layout_warning", "cross_node_tp", "pp_bubble")
+@rule("predict.layout_warning", "cross_node_tp", "pp_bubble", needs="layouts")
 def layout_warning(facts, predictions):
     """Layouts that run but waste the hardware: TP across nodes, PP stages of unequal size."""
     seen: dict[tuple, dict] = {}
@@ -122,7 +120,7 @@ def _layout_evidence(code: str, name: str, p: dict) -> list[Evidence]:
                      measured=p["allreduce_ms_per_step_expected"], unit="ms")]
 
 
-@rule("predict.does_not_fit", "other")
+@rule("predict.does_not_fit", "other", needs="layouts")
 def does_not_fit(facts, predictions):
     """Layouts whose weights (+ KV cache for the batch) exceed the usable GPU memory."""
     bad = [p for p in _layouts(predictions) if p["valid"] and not p["fits"]]
@@ -149,7 +147,7 @@ def does_not_fit(facts, predictions):
     )
 
 
-@rule("predict.allreduce_flattens_scaling", "comm_bound", "latency_bound_small_batch")
+@rule("predict.allreduce_flattens_scaling", "comm_bound", "latency_bound_small_batch", needs="layouts")
 def allreduce_flattens_scaling(facts, predictions):
     """Where doubling TP stops halving the decode step because the all-reduce term does not shrink."""
     groups = defaultdict(list)
@@ -191,7 +189,7 @@ def allreduce_flattens_scaling(facts, predictions):
             break  # the first doubling that flattens is the finding
 
 
-@rule("predict.best_layout", "expected_physics")
+@rule("predict.best_layout", "expected_physics", needs="layouts")
 def best_layout(facts, predictions):
     """Which layout serves best for a latency goal (ITL) and for a throughput goal (tok/s per GPU)."""
     groups = defaultdict(list)

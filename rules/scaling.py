@@ -506,7 +506,7 @@ def goodput(runs, slo: dict, gpus: int) -> dict:
 
 
 def _data(predictions) -> dict:
-    return predictions.get("scaling") or {} if isinstance(predictions, dict) else {}
+    return predictions["scaling"]
 
 
 def _rows(predictions) -> list[dict]:
@@ -555,7 +555,7 @@ def _layouts(predictions) -> dict[str, list[dict]]:
     return out
 
 
-@rule("scaling.does_not_fit", "other")
+@rule("scaling.does_not_fit", "other", needs="scaling")
 def does_not_fit(facts, predictions):
     """A layout whose GPUs cannot even hold the model's weights as described: the run measured
     something else (a quantised checkpoint, offloading, a smaller model), so no verdict on its
@@ -577,7 +577,7 @@ def does_not_fit(facts, predictions):
         )
 
 
-@rule("scaling.faster_than_roofline", "other")
+@rule("scaling.faster_than_roofline", "other", needs="scaling")
 def faster_than_roofline(facts, predictions):
     """A measurement better than the roofline means the inputs (model, dtype, GPU, layout,
     batch, lengths) do not describe the run, or the model is wrong: nothing real beats it."""
@@ -592,7 +592,7 @@ def faster_than_roofline(facts, predictions):
         )
 
 
-@rule("scaling.broken_layout", "comm_bound", "other")
+@rule("scaling.broken_layout", "comm_bound", "other", needs="scaling")
 def broken_layout(facts, predictions):
     """A layout slower than the band of a healthy system (and than its smallest layout's distance
     from the band explains): a measured all-reduce far above what the fabric should give is
@@ -647,7 +647,7 @@ def _beyond_finding(rs: list[dict]) -> Finding:
     )
 
 
-@rule("scaling.launch_gaps", "launch_bound")
+@rule("scaling.launch_gaps", "launch_bound", needs="scaling")
 def launch_gaps(facts, predictions):
     """A capture whose GPU idles between short kernels for a large share of its time: each kernel
     waits for its launch (no CUDA graphs, host-bound Python), a per-step cost TP does not shrink.
@@ -671,7 +671,7 @@ def launch_gaps(facts, predictions):
         )
 
 
-@rule("scaling.tracks_prediction", "expected_physics")
+@rule("scaling.tracks_prediction", "expected_physics", needs="scaling")
 def tracks_prediction(facts, predictions):
     """Every layout's figures inside the band of the expected figures (or as far outside it as the
     smallest layout's, which scaling does not change): the scaling measured is what the hardware
@@ -723,7 +723,7 @@ def _single_layout(rs: list[dict]):
     )
 
 
-@rule("scaling.term_grows_with_tp", "expected_physics")
+@rule("scaling.term_grows_with_tp", "expected_physics", needs="scaling")
 def term_grows_with_tp(facts, predictions):
     """Name the modelled term that grows as TP grows (usually the all-reduce: its count per step
     is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP)."""
@@ -780,7 +780,7 @@ def term_grows_with_tp(facts, predictions):
         )
 
 
-@rule("scaling.dp_alternative", "expected_physics")
+@rule("scaling.dp_alternative", "expected_physics", needs="scaling")
 def dp_alternative(facts, predictions):
     """For the largest TP measured: what TP/2 x DP2 on the same GPUs gives per user and in total."""
     alt = _data(predictions).get("dp_alternative")
@@ -801,7 +801,7 @@ def dp_alternative(facts, predictions):
     )
 
 
-@rule("scaling.goodput", "expected_physics")
+@rule("scaling.goodput", "expected_physics", needs="scaling")
 def goodput_rule(facts, predictions):
     """Tokens/s within the SLO per layout, and the layout that maximises it for the GPU count."""
     g = _data(predictions).get("goodput")
@@ -843,7 +843,7 @@ def _goodput_ev(g) -> list[Evidence]:
     return out[:12]
 
 
-@rule("scaling.base_efficiency", "other")
+@rule("scaling.base_efficiency", "other", needs="scaling")
 def base_efficiency(facts, predictions):
     """The smallest layout measured is itself beyond the band of a healthy system: every layout
     carries it (engine version, Python, sampling, clocks, unfused or MoE-routing kernels). A lead
