@@ -77,6 +77,7 @@ class Finding:
     evidence: list[Evidence] = field(default_factory=list)
     fix: str = ""
     references: list[str] = field(default_factory=list)
+    ask: str = ""  # the artifact(s) to attach next, when the finding cannot judge without them
 
     def __post_init__(self):
         if self.category not in CATEGORIES:

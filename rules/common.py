@@ -58,15 +58,15 @@ def claim_ev(c: _claims.Claim, detail: str) -> Evidence:
 
 
 def make(rule: str, category: str, severity: str, confidence: float, title: str, summary: str,
-         evidence: Iterable[Evidence] = (), fix: str = "", refs: Iterable[str] = ()) -> Finding:
+         evidence: Iterable[Evidence] = (), fix: str = "", refs: Iterable[str] = (), ask: str = "") -> Finding:
     return Finding(rule=rule, category=category, severity=severity, confidence=round(confidence, 2),
                    title=title, summary=summary, evidence=list(evidence), fix=fix,
-                   references=[DOCS.get(r, r) for r in refs])
+                   references=[DOCS.get(r, r) for r in refs], ask=ask)
 
 
 def need(rule: str, title: str, summary: str, attach: str, evidence: Iterable[Evidence] = ()) -> Finding:
     """An insufficient_data finding whose fix names exactly the artifact to attach."""
-    return make(rule, "insufficient_data", "info", 0.0, title, summary, evidence, fix=f"attach {attach}")
+    return make(rule, "insufficient_data", "info", 0.0, title, summary, evidence, fix=f"attach {attach}", ask=attach)
 
 
 def passed(rule: str, title: str, summary: str, evidence: Iterable[Evidence], confidence: float = 0.8) -> Finding:

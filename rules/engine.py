@@ -166,7 +166,7 @@ CONCLUSIONS = ("expected_physics",)
 
 
 # What to ask for when nothing more specific is known.
-DEFAULT_ASK = ("attach `nvidia-smi topo -m`, `nvidia-smi -q`, and the NCCL_DEBUG=INFO output of one "
+DEFAULT_ASK = ("`nvidia-smi topo -m`, `nvidia-smi -q`, and the NCCL_DEBUG=INFO output of one "
                "all_reduce_perf run on the affected GPUs")
 
 
@@ -233,7 +233,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             "No problem found in what was given, but some checks could not run: "
             + "; ".join(dict.fromkeys(requests)),
         )
-    ask = "; ".join(dict.fromkeys(requests)) or DEFAULT_ASK
+    ask = "; ".join(dict.fromkeys(requests)) or f"attach {DEFAULT_ASK}"
     return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide. Next: {ask}.{lead}")
 
 

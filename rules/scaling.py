@@ -814,7 +814,8 @@ def goodput_rule(facts, predictions):
             yield Finding(rule="scaling.goodput", category="insufficient_data", severity="info", confidence=0.0,
                           title=f"Goodput cannot be judged: the benchmarks do not report {', '.join(unknown)}",
                           summary=f"The SLO ({slo}) needs percentiles the outputs lack.",
-                          fix="attach benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99")
+                          fix="attach benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99",
+                          ask="benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99")
             return
         yield Finding(rule="scaling.goodput", category="other", severity="warning", confidence=0.7,
                       title=f"No measured layout meets the SLO ({slo})",

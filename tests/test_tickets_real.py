@@ -93,3 +93,14 @@ def test_nothing_useful_asks_for_artifacts(tmp_path):
     assert "topo -m" in v["summary"] and "NCCL_DEBUG=INFO" in v["summary"]
     md = _run([tmp_path, "--fail-on", "never"]).output
     assert "### What to attach next" in md and "nvidia-smi topo -m" in md
+
+
+def test_what_to_attach_is_a_field_not_prose(tmp_path):
+    """An insufficient_data finding carries the artifact it needs in `ask`; the attach-next table is built
+    from it, and the fix sentence around it stays prose."""
+    (tmp_path / "ticket.toml").write_text('description = "TP=4 on 4 GPUs is slow."\n')
+    report = json.loads(_run([tmp_path, "--json", "--fail-on", "never"]).output)
+    gaps = [f for f in report["findings"] if f["category"] == "insufficient_data"]
+    assert gaps and all(f["ask"] and not f["ask"].startswith("attach ") for f in gaps if f["fix"].startswith("attach "))
+    rows = report["tables"]["What to attach next"]["rows"]
+    assert {(f["rule"], f["ask"]) for f in gaps if f["ask"]} <= {tuple(r) for r in rows}

@@ -45,12 +45,12 @@ def _tables(facts, findings, answer) -> dict:
             "columns": ["file", "recognised as", "records"],
             "rows": [[f.name, _recognised(f, failed.get(f.name)), f.records] for f in files],
         }
-    asks = [(f.rule, f.fix.removeprefix("attach ")) for f in findings if f.category == "insufficient_data" and f.fix]
+    asks = [(f.rule, f.ask or f.fix) for f in findings if f.category == "insufficient_data" and (f.ask or f.fix)]
     asks += [("bundle", m) for m in facts.missing]
     if not asks and answer.category == "insufficient_data":
         from rules.engine import DEFAULT_ASK
 
-        asks = [("bundle", DEFAULT_ASK.removeprefix("attach "))]
+        asks = [("bundle", DEFAULT_ASK)]
     if asks:
         tables["What to attach next"] = {
             "columns": ["check", "artifact"],
