@@ -95,12 +95,13 @@ def test_nothing_useful_asks_for_artifacts(tmp_path):
     assert "### What to attach next" in md and "nvidia-smi topo -m" in md
 
 
-def test_what_to_attach_is_a_field_not_prose(tmp_path):
+def test_what_to_attach_is_a_field_not_prose():
     """An insufficient_data finding carries the artifact it needs in `ask`; the attach-next table is built
     from it, and the fix sentence around it stays prose."""
-    (tmp_path / "ticket.toml").write_text('description = "TP=4 on 4 GPUs is slow."\n')
-    report = json.loads(_run([tmp_path, "--json", "--fail-on", "never"]).output)
-    gaps = [f for f in report["findings"] if f["category"] == "insufficient_data"]
-    assert gaps and all(f["ask"] and not f["ask"].startswith("attach ") for f in gaps if f["fix"].startswith("attach "))
-    rows = report["tables"]["What to attach next"]["rows"]
-    assert {(f["rule"], f["ask"]) for f in gaps if f["ask"]} <= {tuple(r) for r in rows}
+    path = shared_path("tickets", "021-nvtop-6-gen1-at-idle-false-alarm")
+    report = json.loads(_run([path, "--json", "--fail-on", "never"]).output)
+    gaps = [f for f in report["findings"] if f["ask"]]
+    assert {f["rule"] for f in gaps} >= {"topology.pcie_link", "workload.evidence_coverage"}
+    assert all(f["category"] == "insufficient_data" and f["fix"] == "attach " + f["ask"] for f in gaps)
+    rows = {tuple(r) for r in report["tables"]["What to attach next"]["rows"]}
+    assert {(f["rule"], f["ask"]) for f in gaps} <= rows
