@@ -2,21 +2,20 @@
 
 A rule is a function `(facts, predictions) -> iterable of Finding`. It never reads files or
 calls NVML; it reads `diagnose.evidence.Facts`. Register it with `@rule(...)` in a module
-listed in RULE_MODULES so every command sees every rule.
+of the `rules` package: every module there is imported, so every command sees every rule.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import pkgutil
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from diagnose.errors import DiagnoseError, strict
 from diagnose.findings import Evidence, Finding, Verdict, SEVERITY_RANK
 
-# Modules that define rules, imported on first evaluation. Add yours here.
-RULE_MODULES: list[str] = ["rules.node_rules", "rules.capture_rules", "rules.topology", "rules.nccl", "rules.host", "rules.health", "rules.workload", "rules.predict_rules", "rules.scaling", "rules.planner", "rules.ticket_rules"]
 
 
 @dataclass
@@ -66,8 +65,12 @@ def summary(r: Rule) -> str:
 
 
 def load_rules() -> dict[str, Rule]:
-    for name in RULE_MODULES:
-        importlib.import_module(name)
+    """Every rule of the `rules` package: importing its modules registers them (adding a rule is
+    adding a decorated function; no list to keep)."""
+    import rules
+
+    for info in pkgutil.iter_modules(rules.__path__):
+        importlib.import_module(f"rules.{info.name}")
     return REGISTRY
 
 
