@@ -77,6 +77,18 @@ class GpuTimeline:
     large_gap_ns: int = 0
     host_stall_gaps: int = 0  # large gaps during/after a host sync or synchronous copy
     host_stall_ns: int = 0
+    # of the idle gaps >= 50 us, the time another GPU of the same file that also exchanges
+    # send/recv was busy (stages taking turns: a pipeline); None when not measured
+    idle_while_peer_busy_ns: int | None = None
+    # kernels per duration bucket: [0] shorter than DURATION_EDGES_NS[0], [i] from edge i-1 to edge i
+    duration_hist: list[int] = field(default_factory=list)
+
+    def kernels_shorter_than(self, ns: float) -> tuple[int, int]:
+        """(count, edge): kernels shorter than the largest histogram edge at or below `ns`."""
+        edges = [e for e in T.DURATION_EDGES_NS if e <= ns]
+        if not edges or not self.duration_hist:
+            return 0, 0
+        return sum(self.duration_hist[:len(edges)]), edges[-1]
 
     @property
     def busy_pct(self) -> float:
@@ -166,6 +178,23 @@ class Straggler:
 
 
 @dataclass
+class GridUse:
+    """How much of the GPU the kernels' grids could occupy at all. A thread block runs on one SM,
+    so a grid of b blocks keeps at most min(b, SMs) of the GPU's SMs busy: kernel time in grids
+    smaller than the SM count is GPU left idle by the launch itself."""
+
+    source: str
+    sm_count: int
+    sm_from: str  # where the SM count was read
+    kernel_ns: int = 0  # all kernel time of the capture
+    small_grid_ns: int = 0  # in grids of fewer blocks than SMs
+    small_grid_kernels: int = 0
+    single_block_ns: int = 0  # in 1-block grids
+    idle_sm_ns: float = 0.0  # sum of duration x (1 - blocks / SMs) over small grids
+    worst: list[tuple[str, int, int]] = field(default_factory=list)  # (kernel, blocks, ns), most time first
+
+
+@dataclass
 class CaptureAnalysis:
     facts: Facts
     summaries: dict[str, dict[str, list]] = field(default_factory=dict)  # file -> key -> rows
@@ -209,6 +238,34 @@ def info(cap: Capture) -> CaptureInfo:
     )
 
 
+def grid_use(cap: Capture) -> GridUse | None:
+    """Kernel time by grid size against the SM count of the GPUs used (TARGET_INFO_GPU.smCount;
+    the smallest when several kinds ran). From the kernel read's per-(name, grid, block) groups.
+    Communication kernels are left out: their block count is NCCL's channel count, sized for the
+    links, not for the SMs."""
+    sms = [(g.sm_count, g.name) for g in cap.gpus() if g.used and g.sm_count]
+    groups = kernel_groups(cap).by_name
+    if not sms or not groups:
+        return None
+    sm, name = min(sms)
+    out = GridUse(cap.source, int(sm), f"{cap.source} TARGET_INFO_GPU.smCount ({name})")
+    small: dict[tuple[int, int], int] = {}
+    for (nid, g1, g2), (n, total, _low, _high) in groups.items():
+        if C.classify(cap.string(nid) or "") == C.COMM:
+            continue
+        blocks = max(1, (g1 & 0xFFFFFFFF) * (g1 >> 32) * (g2 & 0xFFFF))
+        out.kernel_ns += total
+        if blocks < sm:
+            out.small_grid_ns += total
+            out.small_grid_kernels += n
+            out.idle_sm_ns += total * (1 - blocks / sm)
+            out.single_block_ns += total if blocks == 1 else 0
+            small[(nid, blocks)] = small.get((nid, blocks), 0) + total
+    top = sorted(small.items(), key=lambda kv: -kv[1])[:5]
+    out.worst = [(cap.string(nid) or "", blocks, ns) for (nid, blocks), ns in top]
+    return out
+
+
 def per_gpu_comm(cap: Capture) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
     """(pid, device) -> [(name id, count, total ns)] of communication kernels only."""
     return kernel_groups(cap).comm_rows()
@@ -229,7 +286,7 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
             exposed_comm_ns=a.exposed_comm_ns, overlapped_comm_ns=a.overlapped_comm_ns,
             gap_histogram={lab: [c, n] for lab, c, n in zip(labels, a.gap_hist_count, a.gap_hist_ns)},
             small_gaps=a.kernel_gap_count, small_gap_ns=a.kernel_gap_ns, short_kernels=a.short_kernels,
-            graph_kernels=a.graph_kernels, copy_ns=a.copy_ns,
+            graph_kernels=a.graph_kernels, copy_ns=a.copy_ns, duration_hist=list(a.duration_hist),
         )
         if g.gpu_name:
             g.gpu = f"{g.gpu} ({g.gpu_name})"
@@ -249,10 +306,42 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
 
 def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> None:
     """Only GPUs with real idle time pay for the gap list and the API merge."""
+    gaps = {}
     for g in tls:
         if g.span_ns and g.large_gap_ns > 0.05 * g.span_ns:
-            gaps = T.large_gaps(cap, g.pid, g.device)
-            g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps)
+            gaps[(g.pid, g.device)] = T.large_gaps(cap, g.pid, g.device)
+            g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps[(g.pid, g.device)])
+    _turn_taking(tls, gaps)
+
+
+def _turn_taking(tls: list[GpuTimeline], gaps: dict) -> None:
+    """For GPUs that exchange send/recv only: how much of each one's idle gaps the others spent
+    busy. Pipeline stages take turns (one idles while another computes); ranks of sequence- or
+    context-parallel attention, which also use send/recv, idle together."""
+    peers = [g for g in tls if g.comm_ops.get("send_recv") and not g.comm_ops.get("all_reduce")]
+    if len(peers) < 2 or not all((g.pid, g.device) in gaps for g in peers):
+        return
+    for g in peers:
+        together = None  # the times every other peer was idle too
+        for o in peers:
+            if o is not g:
+                together = gaps[(o.pid, o.device)] if together is None else _intersect(together, gaps[(o.pid, o.device)])
+        own = gaps[(g.pid, g.device)]
+        g.idle_while_peer_busy_ns = sum(e - s for s, e in own) - sum(e - s for s, e in _intersect(own, together))
+
+
+def _intersect(a: list, b: list) -> list[tuple[int, int]]:
+    """Intersection of two sorted lists of disjoint (start, end) intervals."""
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if s < e:
+            out.append((s, e))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
 
 
 def launch_stats(cap: Capture) -> list[LaunchStats]:
@@ -368,6 +457,9 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
     facts.extend(tls)
     facts.extend(launch_stats(cap))
     facts.extend(T.copies(cap))
+    grids = grid_use(cap)
+    if grids:
+        facts.add(grids)
     steps = find_steps(cap, tls, step_name)
     if steps:
         result.steps[cap.name] = steps

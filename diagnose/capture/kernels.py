@@ -22,8 +22,10 @@ NO_DEVICE = 0xFFFFFF  # deviceId NULL: kept apart from every real ordinal
 
 
 def class_column(cap: Capture) -> str | None:
-    """The kernel column classes are read from: the base name (shortName) where it exists."""
-    for col in ("shortName", "demangledName"):
+    """The kernel column classes are read from: the demangled name where it exists, as the kernel
+    summary and "Top kernels" name kernels, so a kernel has one class in every table (a short name
+    such as `Kernel` or `kernel2` hides the GEMM its demangled name shows)."""
+    for col in ("demangledName", "shortName"):
         if cap.has_column(KERNEL, col):
             return col
     return None

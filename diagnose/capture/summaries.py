@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diagnose.capture.kernels import kernel_groups, name_expr
-from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture, pid_of
+from diagnose.capture.reader import COPY_OPERATION_NAMES, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture, pid_of
 
 STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
 
@@ -226,9 +226,9 @@ def _merge_same_names(rows: list[SummaryRow]) -> list[SummaryRow]:
 def _memop_inner(cap: Capture, value: str) -> str:
     parts = []
     if cap.has(MEMCPY):
-        labels = " ".join(f"WHEN {k} THEN '{v}'" for k, v in COPY_KINDS.items())
+        labels = " ".join(f"WHEN {k} THEN '{v}'" for k, v in COPY_OPERATION_NAMES.items())
         parts.append(
-            f"SELECT '[CUDA memcpy ' || (CASE copyKind {labels} ELSE 'Unknown' END) || ']' AS name, "
+            f"SELECT (CASE copyKind {labels} ELSE '[CUDA memcpy Unknown]' END) AS name, "
             f"{value} AS d FROM {MEMCPY} WHERE \"end\" IS NOT NULL"
         )
     if cap.has(MEMSET):

@@ -1,0 +1,263 @@
+"""Issue 13: the conclusions drawn from real exports, each figure checked against a plain SQL query."""
+
+import sqlite3
+
+import pytest
+
+from conftest import REPO, shared_path
+from diagnose.capture import classify as C
+from diagnose.capture.facts import GpuTimeline, analyse
+from diagnose.capture.report import build
+from rules.engine import evaluate
+from samples import generate_capture as gen
+
+
+def _sql(name, query):
+    db = sqlite3.connect(f"file:{shared_path('captures', name)}?immutable=1", uri=True)
+    try:
+        return db.execute(query).fetchall()
+    finally:
+        db.close()
+
+
+def _findings(path, *rules, predictions=None):
+    result = analyse([str(path)])
+    return [f for f in evaluate(result.facts, predictions or {}) if f.rule in rules]
+
+
+def _evidence(finding, detail_part):
+    return next(e for e in finding.evidence if detail_part in e.detail)
+
+
+def _capture(path, rows, table="CUPTI_ACTIVITY_KIND_MEMCPY"):
+    """An export with the real nsys 2025.1 DDL (samples/schema) and the given MEMCPY rows."""
+    db = sqlite3.connect(path)
+    db.executescript((REPO / "samples" / "schema" / "nsys-2025.1.1.sql").read_text())
+    cols = "start, end, deviceId, contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind"
+    db.executemany(f"INSERT INTO {table} ({cols}) VALUES ({','.join('?' * 11)})", rows)
+    db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1, 'x', 'y')")
+    db.commit()
+    db.close()
+    return path
+
+
+GPID = (1 << 48) + (4242 << 24)
+
+
+def test_pageable_rule_counts_only_the_pageable_copies(tmp_path):
+    """223 pinned weight copies and 2 tiny pageable ones in the same direction: the pageable
+    finding reports the 2 copies' own time, not the pinned copies' (and so stays informational)."""
+    rows = [(i * 5_000_000, i * 5_000_000 + 4_000_000, 0, 1, 7, i + 1, GPID, 64 << 20, 1, 1, 2) for i in range(223)]
+    rows += [(2_000_000_000 + i * 10_000, 2_000_000_000 + i * 10_000 + 800, 0, 1, 7, 900 + i, GPID, 8, 1, 0, 2)
+             for i in range(2)]
+    (f,) = _findings(_capture(tmp_path / "weights.sqlite", rows), "capture.copies")
+    assert f.title == "2 HtoD copies use pageable host memory (0.002 ms)"
+    assert _evidence(f, "time of those pageable").measured == round(1600 / 1e6, 3)
+    assert f.severity == "info" and f.category == "other"
+
+
+def test_pageable_time_matches_sql_on_a_real_export():
+    (f,) = [f for f in _findings(shared_path("captures", "bitonic_gtx1050_2024_5.sqlite"), "capture.copies")
+            if "DtoH" in f.title]
+    ((ns,),) = _sql("bitonic_gtx1050_2024_5.sqlite", 'SELECT sum("end" - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY '
+                                                     "WHERE copyKind = 2 AND (srcKind = 0 OR dstKind = 0)")
+    assert _evidence(f, "time of those pageable").measured == round(ns / 1e6, 3)
+
+
+def test_one_class_per_kernel_in_every_table():
+    """Kernel classes and Top kernels class a kernel from the same (demangled) name: the per-class
+    totals of the summary rows, classed as Top kernels classes them, equal the Kernel classes table."""
+    report = build([str(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite"))])
+    rows = report.facts["summaries"]["nsysai_h100x2_fastvideo_train_before.sqlite"]["kernels"]
+    per_class = {}
+    for r in rows:
+        per_class[C.classify(r["name"])] = per_class.get(C.classify(r["name"]), 0) + r["total"]
+    table = {row[0]: row[1] for row in report.tables["Kernel classes"]["rows"]}
+    assert table == {c: round(ns / 1e6, 3) for c, ns in per_class.items()}
+    top = report.tables["Top kernels (nsysai_h100x2_fastvideo_train_before.sqlite)"]["rows"]
+    assert all(row[1] in table for row in top)
+
+
+def test_host_bound_evidence_shows_the_number_it_fired_on():
+    (f,) = _findings(shared_path("captures", "fuser_h100x8node_matmul_2024_6.sqlite"), "capture.host_bound")
+    fired = _evidence(f, "nothing queued")
+    assert f.title == f"GPU idle {fired.measured}% of the time with no work queued"
+    assert fired.expected == "< 50" and fired.measured >= 50
+
+
+def test_sequence_parallel_send_recv_is_not_a_pipeline():
+    """FastVideo's 2-GPU training exchanges send/recv for sequence parallelism; its ranks idle
+    together, so pp_bubble stays silent."""
+    assert _findings(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite"), "capture.pp_bubble") == []
+
+
+def test_pipeline_found_from_turn_taking_without_a_launch_line(tmp_path):
+    """The PP=2 sample in the old export layout (no recorded launch line): the stages take turns,
+    and every figure names the same number of stages."""
+    old = next(v for v in gen.VERSIONS if v != gen.scenario("pp2_bubble").cfg.get("schema"))
+    (path,) = gen.generate("pp2_bubble", tmp_path / "pp2.sqlite", schema=old)
+    (f,) = _findings(path, "capture.pp_bubble")
+    assert f.severity == "warning"
+    stages = _evidence(f, "pipeline stages")
+    assert stages.measured == 2 and "p=2 stages" in _evidence(f, "bubble").detail
+    assert "p=1" not in " ".join(e.detail for e in f.evidence)
+
+
+def test_small_grids_measured_as_sql_says():
+    """Game of Life runs 5x5-block grids on a 108-SM A100."""
+    (f,) = _findings(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), "capture.small_grids")
+    ((empty, total),) = _sql("gameoflife_a100_2022_1.sqlite", """
+        SELECT sum(CASE WHEN gridX * gridY * gridZ < 108 THEN ("end" - start) * (1 - gridX * gridY * gridZ / 108.0)
+                   ELSE 0 END), sum("end" - start) FROM CUPTI_ACTIVITY_KIND_KERNEL""")
+    assert _evidence(f, "SM time those grids leave empty").measured == round(100 * empty / total, 1)
+    assert _evidence(f, "SMs per GPU").measured == 108 and f.severity == "warning"
+
+
+def test_big_grids_pass():
+    (f,) = _findings(shared_path("captures", "sc23_t4_openmp_offload_2023_3.sqlite"), "capture.small_grids")
+    assert f.severity == "ok"
+
+
+@pytest.mark.parametrize("name", ["dlprof_rtx2070_pytorch_nvtx_2022_1.sqlite", "rodinia_gaussian_rtx3090_2022_4.sqlite"])
+def test_kernels_shorter_than_launch_counted_as_sql_says(name):
+    (f,) = _findings(shared_path("captures", name), "capture.short_kernels")
+    counted = _evidence(f, "kernels shorter than")
+    edge_us = float(counted.detail.split("shorter than ")[1].split(" us")[0])
+    ((n,),) = _sql(name, f'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE "end" - start < {edge_us * 1000}')
+    assert counted.measured == n
+
+
+def test_eager_sample_has_kernels_shorter_than_their_launch():
+    (f,) = _findings(REPO / "samples" / "captures" / "eager_no_graphs.sqlite", "capture.short_kernels")
+    assert f.category == "launch_bound" and f.severity == "warning"
+
+
+def test_uvm_migration_storm(tmp_path):
+    """A managed-memory program: 18,432 4 KiB migrations and no explicit copy (the count one real
+    export shows, nsys-sqlite-schema.md 4.3)."""
+    rows = [(i * 2_000, i * 2_000 + 1_500, 0, 1, 7, 0, GPID, 4096, 11 if i % 3 else 12, 7, 7) for i in range(18_432)]
+    path = _capture(tmp_path / "uvm.sqlite", rows)
+    (f,) = _findings(path, "capture.uvm_migrations")
+    assert f.severity == "warning" and _evidence(f, "unified-memory migrations").measured == 18_432
+    assert _evidence(f, "their time").measured == round(18_432 * 1500 / 1e6, 3)
+    assert _findings(path, "capture.copies") == []
+
+
+def test_no_uvm_rule_without_migrations():
+    assert _findings(shared_path("captures", "sc23_t4_openmp_offload_2023_3.sqlite"), "capture.uvm_migrations") == []
+
+
+def test_copy_bandwidth_against_the_link_as_sql_says():
+    """The T4 OpenMP offload copies 512 MB blocks from pageable memory at a quarter of PCIe Gen3 x16."""
+    name = "sc23_t4_openmp_offload_2023_3.sqlite"
+    (f,) = [f for f in _findings(shared_path("captures", name), "capture.copy_bandwidth") if "HtoD" in f.title]
+    ((b, ns),) = _sql(name, 'SELECT sum(bytes), sum("end" - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY '
+                            "WHERE copyKind = 1 AND bytes >= 1048576 AND (srcKind = 0 OR dstKind = 0)")
+    achieved = _evidence(f, "achieved bandwidth")
+    assert achieved.measured == round(b / ns, 2) and achieved.expected == 15.75
+    assert f.category == "host_bound" and "pageable" in f.title
+
+
+def test_gpu_timeline_records_duration_histogram():
+    result = analyse([str(shared_path("captures", "rodinia_gaussian_rtx3090_2022_4.sqlite"))])
+    (g,) = [g for g in result.facts.of(GpuTimeline) if g.kernels]
+    ((n,),) = _sql("rodinia_gaussian_rtx3090_2022_4.sqlite", "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+    assert sum(g.duration_hist) == g.kernels == n
+
+
+# ---------------------------------------------------------------- steps
+
+
+def test_period_is_the_whole_step_not_a_layer():
+    """Embedding, 32 blocks of 5 kernels, final norm, LM head and sampling, 6 times: the period is
+    the step (164 kernels), not the block (5) that repeats inside it."""
+    import numpy as np
+
+    from diagnose.capture.steps import _period
+
+    step = [1] + [10, 11, 12, 11, 13] * 32 + [2, 3, 4]
+    period, anchor = _period(np.array(step * 6), 3)
+    assert period == len(step) == 164 and anchor in (1, 2, 3, 4)
+
+
+def test_one_kernel_over_and_over_is_no_step():
+    """Game of Life launches one kernel 100 times, the T4 offload one kernel 50 times."""
+    for name in ("gameoflife_a100_2022_1.sqlite", "sc23_t4_openmp_offload_2023_3.sqlite"):
+        assert analyse([str(shared_path("captures", name))]).steps == {}
+
+
+def test_pattern_step_is_the_decode_step_of_the_sample():
+    """tp8_pcie_fallback has no NVTX and 4 decode steps: one step is every kernel of one decode."""
+    path = REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite"
+    steps = analyse([str(path)]).steps["tp8_pcie_fallback.sqlite"]
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    ((n,),) = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ? AND "
+                         "((globalPid >> 24) & 16777215) = ?", (steps.device, steps.pid)).fetchall()
+    db.close()
+    assert steps.kernels_per_step == n / 4 and steps.count == 3
+
+
+# ---------------------------------------------------------------- read-only, WAL mode (issue 17)
+
+
+def _folder_bytes(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _wal_export(folder, keep_log):
+    """A real export switched to WAL mode; with `keep_log`, the file and its log as a copy taken
+    while the writer still had pages in the log (an export left in WAL mode)."""
+    import shutil
+
+    work = folder.parent / f"{folder.name}-writer"
+    work.mkdir()
+    src = work / "run.sqlite"
+    shutil.copy(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), src)
+    db = sqlite3.connect(src, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    if keep_log:
+        db.execute("CREATE TABLE late_rows (x)")
+        db.executemany("INSERT INTO late_rows VALUES (?)", [(i,) for i in range(5000)])
+        folder.mkdir()
+        shutil.copy(src, folder / "run.sqlite")
+        shutil.copy(f"{src}-wal", folder / "run.sqlite-wal")
+        db.close()
+    else:
+        db.close()
+        folder.mkdir()
+        shutil.copy(src, folder / "run.sqlite")
+    import os
+
+    old = 1_700_000_000
+    for p in folder.iterdir():
+        os.utime(p, (old, old))  # written long ago: no writer at work
+    return folder / "run.sqlite"
+
+
+@pytest.mark.parametrize("keep_log", [False, True])
+def test_wal_mode_export_is_analysed_and_its_folder_stays_byte_for_byte(tmp_path, keep_log):
+    path = _wal_export(tmp_path / "export", keep_log)
+    with open(path, "rb") as fh:
+        assert fh.read(20)[18] == 2  # WAL mode in the header
+    before = _folder_bytes(path.parent)
+    report = build([str(path)])
+    assert report.facts["summaries"]["run.sqlite"]["kernels"][0]["count"] == 100
+    if keep_log:  # the pages still in the log were read too
+        from diagnose.capture.reader import open_capture
+
+        with open_capture(path) as cap:
+            assert cap.has("late_rows") and cap.query("SELECT count(*) FROM late_rows").fetchone()[0] == 5000
+    assert _folder_bytes(path.parent) == before
+
+
+def test_wal_log_being_written_is_refused(tmp_path):
+    import os
+
+    from diagnose.capture.reader import open_capture
+    from diagnose.errors import InputError
+
+    path = _wal_export(tmp_path / "export", keep_log=True)
+    os.utime(f"{path}-wal")  # the log just changed: a writer is at work
+    with pytest.raises(InputError, match="still being written"):
+        open_capture(path)
