@@ -261,3 +261,78 @@ def test_wal_log_being_written_is_refused(tmp_path):
     os.utime(f"{path}-wal")  # the log just changed: a writer is at work
     with pytest.raises(InputError, match="still being written"):
         open_capture(path)
+
+
+# ---------------------------------------------------------------- bounded output (issue 17)
+
+
+def _run(*args):
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    return CliRunner().invoke(cli, ["capture", *map(str, args), "--fail-on", "never"])
+
+
+def test_every_summary_keeps_its_top_rows_and_counts_the_rest():
+    import json
+
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    quick = json.loads(_run(path, "--json").output)["facts"]["summaries"][path.name]
+    full = json.loads(_run(path, "--json", "--stats").output)["facts"]["summaries"][path.name]
+    assert len(full["nvtx"]) > 50 and len(quick["nvtx"]) == 50
+    assert [(r["name"], r["total"]) for r in quick["nvtx"]] == [(r["name"], r["total"]) for r in full["nvtx"][:50]]
+    rest = quick["left_out"]["nvtx"]
+    assert rest["rows"] == len(full["nvtx"]) - 50 and rest["total"] == sum(r["total"] for r in full["nvtx"][50:])
+    for key in ("kernels", "cuda_api"):  # 48 and 22 rows: all kept, the same as with --stats
+        assert key not in quick["left_out"]
+        assert [(r["name"], r["total"]) for r in quick[key]] == [(r["name"], r["total"]) for r in full[key]]
+
+
+def test_stats_dir_writes_every_row_as_csv(tmp_path):
+    import csv
+    import json
+
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    result = _run(path, "--json", "--stats-dir", tmp_path / "stats")
+    full = json.loads(result.output)["facts"]["summaries"][path.name]
+    with open(tmp_path / "stats" / f"{path.stem}.nvtx.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(full["nvtx"]) and rows[0]["Name"] == full["nvtx"][0]["name"]
+
+
+def test_save_keeps_the_report_not_the_full_summaries():
+    import json
+
+    from diagnose import store
+
+    report = build([str(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite"))], full_stats=True)
+    stored = json.loads(store.row_for(report)["report"])
+    per_file = stored["facts"]["summaries"]["nsysai_h100x2_fastvideo_train_before.sqlite"]
+    assert len(per_file["nvtx"]) == 50 < len(report.facts["summaries"]["nsysai_h100x2_fastvideo_train_before.sqlite"]["nvtx"])
+    assert not any("nsys stats" in name for name in stored["tables"])
+
+
+def test_unknown_gpu_is_bad_input():
+    result = _run(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), "--gpu", "no-such-gpu")
+    assert result.exit_code == 2 and "unknown GPU 'no-such-gpu'" in result.output
+
+
+def test_many_distinct_kernel_names_stay_bounded(tmp_path):
+    """20,000 kernels, each with its own name: 50 summary rows, the rest counted as SQL counts them."""
+    import json
+
+    from benchmarks.capture_bench import distinct_names
+
+    path = tmp_path / "names.sqlite"
+    distinct_names(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), path, 20_000)
+    result = _run(path, "--json")
+    summaries = json.loads(result.output)["facts"]["summaries"]["names.sqlite"]
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    ((groups, total),) = db.execute(
+        'SELECT count(*), sum(t) FROM (SELECT sum("end" - start) AS t FROM CUPTI_ACTIVITY_KIND_KERNEL '
+        "GROUP BY demangledName, gridX, gridY, gridZ, blockX, blockY, blockZ)").fetchall()
+    db.close()
+    assert len(summaries["kernels"]) == 50 and summaries["left_out"]["kernels"]["rows"] == groups - 50
+    assert summaries["left_out"]["kernels"]["total"] + sum(r["total"] for r in summaries["kernels"]) == total
+    assert len(result.output) < 1_000_000

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+
+import numpy as np
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +25,8 @@ from diagnose.errors import InputError
 from diagnose.evidence import Facts, GpuFact, Measurement, Note
 
 GIVEN = "command line"  # the source of what the user stated (--model, --tp, --gpu, ...)
+SUMMARY_ROWS = 50  # rows each nsys-stats summary keeps without --stats (the rest: a count and a total)
+TOP_KERNELS = 15  # kernel names in "Top kernels"
 
 
 @dataclass
@@ -202,6 +206,7 @@ class CaptureAnalysis:
     paths: dict[str, str] = field(default_factory=dict)  # file -> path it was read from
     comm_names: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> comm kernel name id -> op
     comm_chunks: dict[str, list] = field(default_factory=dict)  # file -> kernels.KernelGroups.comm_chunks
+    top_kernels: dict[str, tuple] = field(default_factory=dict)  # file -> summaries.top_kernel_names
 
 
 def ns_to_ms(ns) -> float:
@@ -245,24 +250,21 @@ def grid_use(cap: Capture) -> GridUse | None:
     links, not for the SMs."""
     sms = [(g.sm_count, g.name) for g in cap.gpus() if g.used and g.sm_count]
     groups = kernel_groups(cap).by_name
-    if not sms or not groups:
+    if not sms or not len(groups):
         return None
     sm, name = min(sms)
     out = GridUse(cap.source, int(sm), f"{cap.source} TARGET_INFO_GPU.smCount ({name})")
-    small: dict[tuple[int, int], int] = {}
-    for (nid, g1, g2), (n, total, _low, _high) in groups.items():
-        if C.classify(cap.string(nid) or "") == C.COMM:
-            continue
-        blocks = max(1, (g1 & 0xFFFFFFFF) * (g1 >> 32) * (g2 & 0xFFFF))
-        out.kernel_ns += total
-        if blocks < sm:
-            out.small_grid_ns += total
-            out.small_grid_kernels += n
-            out.idle_sm_ns += total * (1 - blocks / sm)
-            out.single_block_ns += total if blocks == 1 else 0
-            small[(nid, blocks)] = small.get((nid, blocks), 0) + total
-    top = sorted(small.items(), key=lambda kv: -kv[1])[:5]
-    out.worst = [(cap.string(nid) or "", blocks, ns) for (nid, blocks), ns in top]
+    nid, g1, g2, n, total, _low, _high = groups.arrays()
+    out.kernel_ns = int(total.sum())
+    blocks = np.maximum(1, (g1 & 0xFFFFFFFF) * (g1 >> 32) * (g2 & 0xFFFF))
+    small = (blocks < sm) & (kernel_groups(cap).class_of(nid) != K.CLASS_CODES[C.COMM])
+    out.small_grid_ns = int(total[small].sum())
+    out.small_grid_kernels = int(n[small].sum())
+    out.idle_sm_ns = float((total[small] * (1 - blocks[small] / sm)).sum())
+    out.single_block_ns = int(total[small & (blocks == 1)].sum())
+    worst = np.flatnonzero(small)[np.argsort(-total[small], kind="stable")[:5]]
+    names = K.strings_of(cap, nid[worst].tolist())
+    out.worst = [(names.get(int(nid[i]), ""), int(blocks[i]), int(total[i])) for i in worst.tolist()]
     return out
 
 
@@ -445,7 +447,9 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         facts.missing.append(f"{cap.name}: {m}")
     facts.extend(launch_records(cap))
     if with_summaries:
-        result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians)
+        result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
+                                                             limit=None if medians else SUMMARY_ROWS)
+        result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
     activities[cap.name] = acts
     result.paths[cap.name] = str(cap.file or cap.path)
     groups = kernel_groups(cap)

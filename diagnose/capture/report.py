@@ -5,20 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from diagnose.capture import classify as C
-from diagnose.capture.facts import (GIVEN, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats, StepStats, analyse,
-                                    ns_to_ms, step_comm)
+from diagnose.capture.facts import (GIVEN, SUMMARY_ROWS, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats,
+                                    StepStats, analyse, ns_to_ms, step_comm)
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
 
-TOP_KERNELS = 15
-TOP_NVTX = 50  # NVTX summary rows in --json without --stats
 MAX_STEP_RECORDS = 20_000
 
 
-def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False) -> Report:
+def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False,
+          stats_dir=None) -> Report:
     from rules.engine import evaluate, verdict
 
+    full_stats = full_stats or bool(stats_dir)
     result = analyse(list(files), step_name=step_name, medians=full_stats)
     facts = result.facts
     if any(v is not None for v in (model, tp, pp, gpu, batch)):
@@ -40,25 +40,61 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         verdict=verdict(findings),
         tables=tables(result, full_stats),
     )
-    report.facts["summaries"] = {file: _summaries(per_file, full_stats) for file, per_file in result.summaries.items()}
+    report.facts["summaries"] = {file: _summaries(per_file) for file, per_file in result.summaries.items()}
+    if stats_dir:
+        report.inputs["stats_files"] = write_stats_csv(result, stats_dir)
     report.facts["step_durations"] = _step_records(result)
     return report
 
 
-def _summaries(per_file: dict, full_stats: bool) -> dict:
-    """Every summary row, except that without --stats the NVTX summary keeps its TOP_NVTX ranges
-    by total time (a training run can name a range per tensor: megabytes of JSON); `left_out`
-    says how many ranges and how much of the NVTX time were dropped."""
-    out = {}
-    for key, rows in per_file.items():
-        if key == "nvtx" and not full_stats and len(rows) > TOP_NVTX:
-            kept = rows[:TOP_NVTX]  # sorted by total time (summaries._finish)
-            out["left_out"] = {"nvtx": {"ranges": len(rows) - TOP_NVTX,
-                                        "time_pct": round(100.0 - sum(r.time_pct for r in kept), 1),
-                                        "why": f"top {TOP_NVTX} NVTX ranges by total time kept; --stats keeps all"}}
-            rows = kept
-        out[key] = [_row_dict(r) for r in rows]
+def _summaries(per_file: dict) -> dict:
+    """Every summary's rows as analysed: without --stats each kept its SUMMARY_ROWS rows with most
+    time, and `left_out` says, per summary, how many rows and how much time were dropped (a
+    training run naming a range per op, or a capture naming a million kernels, made hundreds of
+    MB of JSON)."""
+    out = {key: [_row_dict(r) for r in rows] for key, rows in per_file.items() if key != "left_out"}
+    left = per_file.get("left_out") or {}
+    if left:
+        out["left_out"] = {key: {"rows": rest.rows, "total": rest.total, "time_pct": round(rest.time_pct, 1),
+                                 "why": f"top {SUMMARY_ROWS} rows by total kept; --stats keeps all, "
+                                        "--stats-dir writes them as CSV"}
+                           for key, rest in left.items()}
     return out
+
+
+def for_storage(report: Report) -> Report:
+    """The report as the results database keeps it: summaries cut to SUMMARY_ROWS rows each and
+    the full nsys-stats tables left out (--stats output is for the terminal or a file, not for a
+    row in the history)."""
+    import copy
+
+    stored = copy.copy(report)
+    stored.facts = dict(report.facts)
+    stored.facts["summaries"] = {file: {key: rows[:SUMMARY_ROWS] if isinstance(rows, list) else rows
+                                        for key, rows in per_file.items()}
+                                 for file, per_file in (report.facts.get("summaries") or {}).items()}
+    stored.tables = {k: v for k, v in (report.tables or {}).items() if not v.get("stats")}
+    return stored
+
+
+def write_stats_csv(result, folder: str) -> list[str]:
+    """Each summary of each capture as `<capture>.<summary>.csv` in `folder` (the columns nsys
+    stats prints); returns the paths written."""
+    import csv
+    import os
+
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for file, per_file in result.summaries.items():
+        for key in SUMMARIES:
+            table = summary_table(key, per_file.get(key) or [])
+            path = os.path.join(folder, f"{Path(file).stem}.{key}.csv")
+            with open(path, "w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh)
+                w.writerow(table["columns"])
+                w.writerows(table["rows"])
+            written.append(path)
+    return written
 
 
 def _row_dict(r) -> dict:
@@ -225,14 +261,15 @@ def tables(result, full_stats: bool) -> dict:
             "note": "Matched across ranks in issue order per collective kind; skew = last arrival - first arrival.",
         }
     for file, per_file in result.summaries.items():
-        rows = per_file.get("kernels") or []
-        if rows:
-            out[f"Top kernels ({file})"] = top_kernels(rows)
+        top, others, whole = result.top_kernels.get(file) or ([], 0, 0)
+        if top:
+            out[f"Top kernels ({file})"] = top_kernels(top, others, whole)
         if full_stats:
             for key in SUMMARIES:
                 table = summary_table(key, per_file.get(key) or [])
                 if not table["rows"]:
                     table["note"] = "no rows (table absent or empty in this export)"
+                table["stats"] = True
                 out[f"{SUMMARIES[key][0]} [{file}]"] = table
     return out
 
@@ -243,18 +280,12 @@ def short_name(name: str, width: int = 70) -> str:
     return base if len(base) <= width else base[: width - 3] + "..."
 
 
-def top_kernels(rows, limit: int = TOP_KERNELS) -> dict:
+def top_kernels(top, others: int, whole: int) -> dict:
     """The kernels that took most GPU time, by name (grid/block shapes merged)."""
-    merged: dict[str, list] = {}
-    for r in rows:
-        m = merged.setdefault(r.name, [0, 0])
-        m[0] += r.total
-        m[1] += r.count
-    whole = sum(v[0] for v in merged.values()) or 1
-    top = sorted(merged.items(), key=lambda kv: -kv[1][0])[:limit]
+    whole = whole or 1
     return {
         "columns": ["kernel", "class", "total ms", "% of kernel time", "instances", "avg us"],
         "rows": [[short_name(n), C.classify(n), ns_to_ms(t), round(100.0 * t / whole, 1), c, round(t / c / 1e3, 2)]
-                 for n, (t, c) in top],
-        "note": f"{max(0, len(merged) - limit)} more kernel names not shown" if len(merged) > limit else "",
+                 for n, t, c in top],
+        "note": f"{others} more kernel names not shown" if others else "",
     }

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diagnose.capture.kernels import kernel_groups, name_expr
+from diagnose.capture.kernels import kernel_groups, name_expr, strings_of
 from diagnose.capture.reader import COPY_OPERATION_NAMES, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture, pid_of
 
 STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
@@ -107,33 +107,79 @@ class _SortedValues:
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _finish(rows: list[SummaryRow]) -> list[SummaryRow]:
-    total = sum(r.total for r in rows) or 1
+def _finish(rows: list[SummaryRow], grand_total: int | None = None) -> list[SummaryRow]:
+    total = (sum(r.total for r in rows) if grand_total is None else grand_total) or 1
     for r in rows:
         r.time_pct = r.total * 100.0 / total
     rows.sort(key=lambda r: (-r.total, r.name))
     return rows
 
 
-def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bool = True) -> list[SummaryRow]:
-    """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups)."""
+@dataclass
+class LeftOut:
+    """The rows a bounded summary dropped: how many, and their summed total (and share of it)."""
+
+    rows: int
+    total: int
+    time_pct: float
+
+
+def bounded(rows: list[SummaryRow], limit: int | None) -> tuple[list[SummaryRow], LeftOut | None]:
+    """The first `limit` rows (rows come sorted by total), and what the rest add up to."""
+    if limit is None or len(rows) <= limit:
+        return rows, None
+    rest = rows[limit:]
+    return rows[:limit], LeftOut(len(rest), sum(r.total for r in rest), sum(r.time_pct for r in rest))
+
+
+def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bool = True,
+                   limit: int | None = None) -> list[SummaryRow]:
+    """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups).
+
+    Without medians the rows come from the kernel read's aggregates (no GROUP BY); with `limit`
+    only the rows with most time become SummaryRows (and only their names are read), so a
+    capture naming a million kernels costs a few arrays; `kernel_left_out` says what was dropped."""
     if not cap.has(KERNEL):
         return []
     if name_expr(cap, name_column) == "0":
         return []  # no name column at all
     if medians or name_column != "demangledName":
-        groups = _kernel_stats(cap, name_expr(cap, name_column), medians)
-    else:  # the aggregates of the timeline's read of the kernel table: no GROUP BY
-        groups = [(*key, total, n, total / n, None, low, high, None)
-                  for key, (n, total, low, high) in sorted(kernel_groups(cap).by_name.items())]
+        groups = list(_kernel_stats(cap, name_expr(cap, name_column), medians))
+        grand = None
+    else:  # the aggregates of the timeline's read of the kernel table
+        name, g1, g2, n, total, low, high = kernel_groups(cap).by_name.arrays()
+        grand = int(total.sum())
+        keep = np.arange(len(total))
+        if limit is not None and len(total) > limit:
+            keep = np.argpartition(-total, limit - 1)[:limit]
+            cap.cache["kernel_left_out"] = LeftOut(len(total) - limit, grand - int(total[keep].sum()),
+                                                   100.0 * (grand - int(total[keep].sum())) / (grand or 1))
+        groups = [(k, a, b, t, c, t / c, None, lo, hi, None) for k, a, b, c, t, lo, hi in zip(
+            *(x[keep].tolist() for x in (name, g1, g2, n, total, low, high)))]
+    names = strings_of(cap, [g[0] for g in groups])
     rows = []
     for name_id, g1, g2, *stats in groups:
         m = 0xFFFF
-        r = SummaryRow(cap.string(name_id) or "", *stats)
+        r = SummaryRow(names.get(name_id, ""), *stats)
         r.extra = {"grid": _dims(g1 & 0xFFFFFFFF, g1 >> 32, g2 & m),
                    "block": _dims((g2 >> 16) & m, (g2 >> 32) & m, g2 >> 48), "name_id": name_id}
         rows.append(r)
-    return _finish(rows)
+    return _finish(rows, grand)
+
+
+def top_kernel_names(cap: Capture, limit: int) -> tuple[list[tuple[str, int, int]], int, int]:
+    """([(demangled name, total ns, count)] of the `limit` names with most time, grid/block shapes
+    merged; number of other names; total ns of all kernels): from the kernel read's aggregates."""
+    name, _g1, _g2, n, total, _low, _high = kernel_groups(cap).by_name.arrays()
+    if not len(name):
+        return [], 0, 0
+    ids, inverse = np.unique(name, return_inverse=True)
+    totals = np.bincount(inverse, weights=total, minlength=len(ids))
+    counts = np.bincount(inverse, weights=n, minlength=len(ids))
+    keep = np.argsort(-totals, kind="stable")[:limit]
+    names = strings_of(cap, ids[keep].tolist())
+    top = [(names.get(int(ids[i]), ""), int(totals[i]), int(counts[i])) for i in keep.tolist()]
+    return top, max(0, len(ids) - limit), int(total.sum())
 
 
 def _kernel_stats(cap: Capture, name: str, medians: bool):
@@ -318,10 +364,20 @@ SUMMARIES = {
 }
 
 
-def all_summaries(cap: Capture, medians: bool = True) -> dict[str, list[SummaryRow]]:
+def all_summaries(cap: Capture, medians: bool = True, limit: int | None = None) -> dict[str, list]:
     """Every summary; without `medians` the median and deviation are left out (None), which
-    spares a sorted read of every kernel and API row on large captures."""
-    return {key: func(cap, medians=medians) for key, (_, func) in SUMMARIES.items()}
+    spares a sorted read of every kernel and API row on large captures. With `limit` each keeps
+    its `limit` rows with most time, and "left_out" maps a summary to the LeftOut of the rest."""
+    out: dict[str, list] = {}
+    left: dict[str, LeftOut] = {}
+    for key, (_, func) in SUMMARIES.items():
+        rows = func(cap, medians=medians, limit=limit) if key == "kernels" else func(cap, medians=medians)
+        out[key], rest = bounded(rows, limit)
+        rest = cap.cache.pop("kernel_left_out", None) if key == "kernels" else rest
+        if rest:
+            left[key] = rest
+    out["left_out"] = left
+    return out
 
 
 def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) -> dict:
