@@ -565,6 +565,14 @@ def step_vs_prediction(facts: Facts, predictions=None):
         else:
             detail = "slowdown left unexplained by extra communication and idle time"
         evidence.append(ev(src, detail, round(max(0.0, rest - explained), 3), None, "ms"))
+    if exp.get("bytes_per_gpu_step") and exp.get("hbm_gbs"):
+        gbs = exp["bytes_per_gpu_step"] / st.p50_ns
+        evidence.append(ev(st.source, f"achieved HBM bandwidth per GPU in the median step ({exp['bytes_per_gpu_step'] / 1e9:.2f} "
+                                      "GB a step per the roofline / step time)", round(gbs, 1), exp["hbm_gbs"], "GB/s"))
+    if exp.get("flops_per_gpu_step") and exp.get("peak_tflops"):
+        tflops = exp["flops_per_gpu_step"] / st.p50_ns / 1e3
+        evidence.append(ev(st.source, "achieved FLOP/s per GPU in the median step (roofline FLOPs / step time)",
+                           round(tflops, 2), exp["peak_tflops"], "TFLOP/s"))
     ratio = measured_ms / float(expected_ms)
     lo, hi = exp.get("band") or (0.0, 1.3)
     roof = exp.get("step_ms_roofline")

@@ -336,3 +336,63 @@ def test_many_distinct_kernel_names_stay_bounded(tmp_path):
     assert len(summaries["kernels"]) == 50 and summaries["left_out"]["kernels"]["rows"] == groups - 50
     assert summaries["left_out"]["kernels"]["total"] + sum(r["total"] for r in summaries["kernels"]) == total
     assert len(result.output) < 1_000_000
+
+
+# ---------------------------------------------------------------- .nsys-rep input
+
+
+def _report_file(tmp_path):
+    import shutil
+
+    rep = tmp_path / "run.nsys-rep"
+    shutil.copy(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), rep)  # content never read by us
+    return rep
+
+
+def test_nsys_rep_without_nsys_says_what_to_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    result = _run(_report_file(tmp_path), "--json")
+    assert result.exit_code == 2
+    assert "nsys export --type sqlite --output" in result.output and "run.sqlite" in result.output
+
+
+def test_nsys_rep_is_exported_by_the_installed_nsys(tmp_path, monkeypatch):
+    """`nsys` here is a stand-in script that writes a real export where `--output` says (the
+    real nsys is not installed on this machine); the command must call it and analyse its output."""
+    import json
+    import os
+    import sys
+
+    tool = tmp_path / "bin" / "nsys"
+    tool.parent.mkdir()
+    src = shared_path("captures", "gameoflife_a100_2022_1.sqlite")
+    tool.write_text(f"#!{sys.executable}\nimport shutil, sys\na = sys.argv[1:]\n"
+                    "assert a[:3] == ['export', '--type', 'sqlite'], a\n"
+                    f"shutil.copy({str(src)!r}, a[a.index('--output') + 1])\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
+    result = _run(_report_file(tmp_path), "--json")
+    assert result.exit_code == 0, result.output
+    body = result.output[result.output.index("{"):]
+    assert json.loads(body)["facts"]["summaries"]["run.sqlite"]["kernels"][0]["count"] == 100
+
+
+def test_step_efficiency_from_the_measured_steps():
+    """Achieved HBM bandwidth per GPU = the bytes one decode step moves per GPU (roofline) / the
+    step time, the step times being the execute_model NVTX ranges as SQL reads them."""
+    path = REPO / "samples" / "captures" / "tp4_nvlink_healthy.sqlite"
+    report = build([str(path)], model="llama-3-70b", batch=8)
+    db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    steps = sorted(d for (d,) in db.execute(
+        'SELECT "end" - start FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId '
+        "WHERE coalesce(n.text, s.value) = 'execute_model'"))
+    db.close()
+    expected = report.predictions["expected"]
+    rows = {r[1]: r for r in report.tables["Step efficiency"]["rows"]}
+    p50 = steps[(len(steps) + 1) // 2 - 1]  # nearest rank
+    assert rows["p50"][3] == round(expected["bytes_per_gpu_step"] / p50, 1)
+    assert rows["p50"][4] == round(100 * expected["bytes_per_gpu_step"] / p50 / expected["hbm_gbs"], 1)
+    assert rows["p99"][2] == round(steps[-1] / 1e6, 3)
+    (f,) = [f for f in report.findings if f.rule == "capture.step_vs_prediction"]
+    bw = _evidence(f, "achieved HBM bandwidth")
+    assert (bw.measured, bw.expected) == (rows["p50"][3], expected["hbm_gbs"])

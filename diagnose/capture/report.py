@@ -40,6 +40,9 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         verdict=verdict(findings),
         tables=tables(result, full_stats),
     )
+    efficiency = step_efficiency(facts, (predictions or {}).get("expected") or {})
+    if efficiency:
+        report.tables["Step efficiency"] = efficiency
     report.facts["summaries"] = {file: _summaries(per_file) for file, per_file in result.summaries.items()}
     if stats_dir:
         report.inputs["stats_files"] = write_stats_csv(result, stats_dir)
@@ -159,6 +162,12 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
         "pp_bubble_fraction": pred.pp_bubble_fraction,
         "source": f"prediction:expected ({pred.model}, {spec.key}, {pred.engine}, tp={layout['tp']}, pp={layout['pp']}, "
                   f"batch={batch or 1})",
+        # what one decode step must move and compute on each GPU (the roofline's own terms), and
+        # the GPU's datasheet peaks: measured step -> achieved bandwidth and FLOP/s
+        "hbm_gbs": spec.hbm_gbs,
+        "peak_tflops": spec.tflops(pred.dtype),
+        "bytes_per_gpu_step": pred.memory_ms / 1e3 * spec.hbm_gbs * 1e9,
+        "flops_per_gpu_step": pred.compute_ms / 1e3 * spec.tflops(pred.dtype) * 1e12,
     }
     if layout["tp"] > 1 and pred.allreduce_bytes:
         expected["allreduce_us"] = pred.allreduce_us_expected
@@ -172,6 +181,30 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
             expected["pcie_fabric"] = pcie
     out["expected"] = expected
     return out
+
+
+def step_efficiency(facts, expected: dict) -> dict | None:
+    """Achieved HBM bandwidth and FLOP/s per GPU in the measured steps (p50, p95, p99), against
+    the datasheet: the bytes and FLOPs one decode step needs per GPU (roofline) / step time."""
+    steps = facts.of(StepStats)
+    need_b, need_f = expected.get("bytes_per_gpu_step"), expected.get("flops_per_gpu_step")
+    if not steps or not need_b or not expected.get("hbm_gbs"):
+        return None
+    rows = []
+    for s in steps:
+        for label, ns in (("p50", s.p50_ns), ("p95", s.p95_ns), ("p99", s.p99_ns)):
+            if ns:
+                gbs, tflops = need_b / ns, need_f / ns / 1e3
+                rows.append([s.source, label, ns_to_ms(ns), round(gbs, 1), round(100 * gbs / expected["hbm_gbs"], 1),
+                             round(tflops, 1), round(100 * tflops / expected["peak_tflops"], 1)])
+    return {
+        "columns": ["source", "step", "ms", "achieved GB/s per GPU", "% of HBM peak", "achieved TFLOP/s per GPU",
+                    "% of peak FLOP/s"],
+        "rows": rows,
+        "note": f"Per GPU and step: {need_b / 1e9:.2f} GB moved and {need_f / 1e12:.2f} TFLOP computed "
+                f"({expected.get('source')}); peaks {expected['hbm_gbs']:g} GB/s HBM and "
+                f"{expected['peak_tflops']:g} dense TFLOP/s (catalog).",
+    }
 
 
 def _given(facts, model) -> bool:

@@ -42,9 +42,24 @@ def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name
 
     if isinstance(files, str):
         files = [files]
+    files = _exported(files)
     if gpu:  # an unknown name is bad input, named with the closest catalog names (as `predict` does)
         from rules import catalog
 
         catalog.gpu(gpu)
     return capture_report.build(files, model=model, tp=tp, pp=pp, gpu=gpu, batch=batch,
                                 step_name=step_name, full_stats=stats, stats_dir=stats_dir)
+
+
+def _exported(files: list) -> list:
+    """.nsys-rep reports exported to SQLite by the installed nsys (saying so on stderr)."""
+    from diagnose.capture import nsysrep
+
+    out = []
+    for f in files:
+        if nsysrep.is_report(f):
+            sqlite = nsysrep.to_sqlite(f)
+            click.echo(f"diagnose: {f}: exported with `nsys export --type sqlite` to {sqlite} (temporary)", err=True)
+            f = sqlite
+        out.append(f)
+    return out
