@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from diagnose.capture.facts import (CaptureInfo, CopyStats, GpuTimeline, GridUse, LaunchStats, StepComm, StepStats,
                                     Straggler)
+from diagnose.capture.timeline import IdleGapCause
 from diagnose.capture.facts import GIVEN, ns_to_ms
 from diagnose.evidence import Facts, Workload
 from rules.common import ev, make, need, passed, wfield
@@ -363,6 +364,8 @@ def host_bound(facts: Facts, predictions=None):
             ev(_where(g), "the other gaps >= 50 us (nothing queued, no blocking call), share of the GPU's span",
                _pct(idle, g.span_ns), f"< {int(HOST_IDLE_SHARE * 100)}", "%"),
         ]
+        evidence += [_gap_cause(c) for c in facts.of(IdleGapCause)
+                     if (c.source, c.pid, c.device) == (g.source, g.pid, g.device)][:1]
         if share >= HOST_STALL_SHARE:
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.65,
@@ -388,6 +391,17 @@ def host_bound(facts: Facts, predictions=None):
             yield passed("capture.host_bound", "The host does not stall the GPU",
                          f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs, "
                          f"{_pct(idle, g.span_ns)}% idle with nothing queued.", evidence, 0.5)
+
+
+def _gap_cause(c: IdleGapCause):
+    """The largest idle gap and what the launching thread did meanwhile, as one evidence row."""
+    what = (f"{c.cpu_call} for {ns_to_ms(c.cpu_call_ns)} ms of it, the rest host code" if c.cpu_call else
+            "no CUDA call: host code")
+    where = f" inside NVTX '{c.nvtx}'" if c.nvtx else ""
+    then = f", then {c.launch_call} {ns_to_ms(c.launch_lead_ns)} ms after the gap began" if c.launch_call else ""
+    return ev(f"{c.source} (CUPTI_ACTIVITY_KIND_RUNTIME, NVTX_EVENTS)",
+              f"largest idle gap, at {ns_to_ms(c.start_ns)} ms: the launching thread ran {what}{where}{then}",
+              ns_to_ms(c.gap_ns), None, "ms")
 
 
 @rule("capture.copies", "host_bound")

@@ -396,3 +396,36 @@ def test_step_efficiency_from_the_measured_steps():
     (f,) = [f for f in report.findings if f.rule == "capture.step_vs_prediction"]
     bw = _evidence(f, "achieved HBM bandwidth")
     assert (bw.measured, bw.expected) == (rows["p50"][3], expected["hbm_gbs"])
+
+
+def test_cpu_side_of_the_largest_idle_gap_as_sql_says():
+    """nvFuser's cross-entropy run: the GPU's largest gap, the call that launched the work ending it
+    (correlationId), and that thread's longest CUDA call during the gap, each by plain SQL."""
+    from diagnose.capture.timeline import IdleGapCause
+
+    name = "fuser_h200_crossentropy_2025_1.sqlite"
+    result = analyse([str(shared_path("captures", name))])
+    biggest = max(result.facts.of(IdleGapCause), key=lambda c: c.gap_ns)
+    acts = sorted(_sql(name, 'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL '
+                             'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL '
+                             'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_MEMSET'))
+    reach, gaps = acts[0][1], []
+    for s, e in acts[1:]:
+        if s > reach:
+            gaps.append((s - reach, reach, s))
+        reach = max(reach, e)
+    length, start, end = max(gaps)
+    assert (biggest.gap_ns, biggest.start_ns) == (length, start)
+    ((launch, tid, launched),) = _sql(name, f"""
+        SELECT s.value, r.globalTid, r.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId
+        WHERE r.correlationId = (SELECT correlationId FROM (SELECT start, correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL
+              UNION ALL SELECT start, correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL
+              SELECT start, correlationId FROM CUPTI_ACTIVITY_KIND_MEMSET) WHERE start = {end})""")
+    assert biggest.launch_call == launch.split("_v")[0] and biggest.launch_lead_ns == launched - start
+    ((call, inside),) = _sql(name, f"""
+        SELECT s.value, min(r."end", {launched}) - max(r.start, {start}) AS d FROM CUPTI_ACTIVITY_KIND_RUNTIME r
+        JOIN StringIds s ON s.id = r.nameId WHERE r.globalTid = {tid} AND r.start < {launched} AND r."end" > {start}
+        ORDER BY d DESC LIMIT 1""")
+    assert (biggest.cpu_call, biggest.cpu_call_ns) == (call.split("_v")[0], inside)
+    (f,) = [f for f in evaluate(result.facts, {}) if f.rule == "capture.host_bound"]
+    assert _evidence(f, "largest idle gap").measured == round(length / 1e6, 3)

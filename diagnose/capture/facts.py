@@ -306,14 +306,21 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
     return out
 
 
-def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> None:
-    """Only GPUs with real idle time pay for the gap list and the API merge."""
-    gaps = {}
+GAP_CAUSE_SHARE = 0.15  # idle share of the span from which the largest gaps' CPU side is looked up
+
+
+def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> list[T.IdleGapCause]:
+    """Only GPUs with real idle time pay for the gap list and the API merge; those idle for a
+    sixth of their span or more also get the CPU work behind their largest gaps."""
+    gaps, causes = {}, []
     for g in tls:
         if g.span_ns and g.large_gap_ns > 0.05 * g.span_ns:
             gaps[(g.pid, g.device)] = T.large_gaps(cap, g.pid, g.device)
             g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps[(g.pid, g.device)])
+            if g.large_gap_ns >= GAP_CAUSE_SHARE * g.span_ns:
+                causes += T.gap_causes(cap, g.pid, g.device, gaps[(g.pid, g.device)])
     _turn_taking(tls, gaps)
+    return causes
 
 
 def _turn_taking(tls: list[GpuTimeline], gaps: dict) -> None:
@@ -457,8 +464,9 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
                                    for per_gpu in groups.comm.values() for nid in per_gpu}
     result.comm_chunks[cap.name] = groups.comm_chunks
     tls = timelines(cap, acts)
-    add_host_stall(cap, tls)
+    causes = add_host_stall(cap, tls)
     facts.extend(tls)
+    facts.extend(causes)
     facts.extend(launch_stats(cap))
     facts.extend(T.copies(cap))
     grids = grid_use(cap)

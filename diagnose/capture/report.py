@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from diagnose.capture import classify as C
+from diagnose.capture import timeline as T
+from diagnose.capture.reader import tid_of
 from diagnose.capture.facts import (GIVEN, SUMMARY_ROWS, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats,
                                     StepStats, analyse, ns_to_ms, step_comm)
 from diagnose.capture.summaries import SUMMARIES, summary_table
@@ -266,6 +268,19 @@ def tables(result, full_stats: bool) -> dict:
             "columns": ["GPU"] + list(gpus[0].gap_histogram),
             "rows": [[g.gpu] + [f"{c} / {ns_to_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
             "note": "count / total idle time of the gaps in each bucket (between any two GPU activities).",
+        }
+    causes = facts.of(T.IdleGapCause)
+    if causes:
+        out["Largest idle gaps: the CPU side"] = {
+            "columns": ["GPU", "at ms", "gap ms", "CPU thread", "longest CUDA call in it", "its ms", "NVTX range",
+                        "work launched by", "launched after ms"],
+            "rows": [[f"pid {c.pid} cuda:{c.device}", ns_to_ms(c.start_ns), ns_to_ms(c.gap_ns),
+                      tid_of(c.launch_tid) if c.launch_tid is not None else None, c.cpu_call or "-",
+                      ns_to_ms(c.cpu_call_ns), c.nvtx or "-", c.launch_call or "-",
+                      ns_to_ms(c.launch_lead_ns) if c.launch_lead_ns is not None else None] for c in causes],
+            "note": "The work that ended each gap leads to its launch call (correlationId) and thread; the CUDA call "
+                    "and NVTX range are those of that thread between the gap's start and the launch. Time not in a "
+                    "CUDA call was host code.",
         }
     launches = [l for l in facts.of(LaunchStats) if l.kernel_launches or l.graph_launches or l.sync_calls]
     if launches:

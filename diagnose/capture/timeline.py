@@ -510,3 +510,74 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
             count += 1
             total += g1 - g0
     return count, total
+
+
+@dataclass
+class IdleGapCause:
+    """One of a GPU's largest idle gaps and what the launching CPU thread did meanwhile (a facts
+    record). The gap ends with a kernel or copy; its launch call (same correlationId in
+    CUPTI_ACTIVITY_KIND_RUNTIME) names the thread; on that thread, between the gap's start and
+    that launch, the CUDA call that overlapped most and the innermost NVTX range around it."""
+
+    source: str
+    pid: int
+    device: int
+    start_ns: int  # session time
+    gap_ns: int
+    launch_call: str | None = None  # the call that issued the work ending the gap
+    launch_tid: int | None = None
+    launch_lead_ns: int | None = None  # gap start -> that call's start: the CPU's turn
+    cpu_call: str | None = None  # CUDA call on that thread overlapping the gap most
+    cpu_call_ns: int = 0  # of the gap, time inside it
+    nvtx: str | None = None  # innermost NVTX range on that thread holding the gap
+
+
+def gap_causes(cap: Capture, pid: int, device: int, gaps: list[tuple[int, int]], k: int = 3) -> list[IdleGapCause]:
+    """The `k` largest of `gaps` ((start, end) on one GPU) with the CPU work behind them. A few
+    scans of the kernel, API and NVTX tables, each restricted to the gaps' own times."""
+    from diagnose.capture.summaries import nvtx_ranges_sql
+
+    top = sorted(gaps, key=lambda g: g[0] - g[1])[:k]
+    out = [IdleGapCause(cap.source, pid, device, int(a), int(b - a)) for a, b in top]
+    if not out or not cap.has(RUNTIME) or not cap.has_column(RUNTIME, "correlationId"):
+        return out
+    ends = {int(b): g for (a, b), g in zip(top, out)}
+    corr: dict[int, IdleGapCause] = {}
+    for table in (KERNEL, MEMCPY, MEMSET):
+        if cap.has(table) and cap.has_column(table, "correlationId"):
+            for start, c in cap.query(
+                    f"SELECT start, correlationId FROM {table} WHERE start IN ({','.join(map(str, ends))}) "
+                    f"AND coalesce(deviceId, -1) = ? AND ((coalesce(globalPid, 0) >> 24) & 16777215) = ?", (device, pid)):
+                if c is not None:
+                    corr.setdefault(int(c), ends[int(start)])
+    if not corr:
+        return out
+    for c, tid, start, name_id in cap.query(
+            f"SELECT correlationId, globalTid, start, nameId FROM {RUNTIME} WHERE correlationId IN "
+            f"({','.join(map(str, corr))}) AND ((globalTid >> 24) & 16777215) = ?", (pid,)):
+        g = corr[int(c)]
+        if g.launch_call is None:
+            g.launch_call, g.launch_tid = api_base_name(cap.string(name_id) or ""), int(tid)
+            g.launch_lead_ns = max(0, int(start) - g.start_ns)
+    known = [g for g in out if g.launch_tid is not None]
+    if not known:
+        return out
+    windows = " OR ".join(f"(globalTid = {g.launch_tid} AND start < {g.start_ns + g.launch_lead_ns} "
+                          f"AND \"end\" > {g.start_ns})" for g in known)
+    for tid, name_id, s, e in cap.query(f'SELECT globalTid, nameId, start, "end" FROM {RUNTIME} WHERE {windows}'):
+        for g in known:
+            lo, hi = g.start_ns, g.start_ns + g.launch_lead_ns
+            inside = min(e, hi) - max(s, lo)
+            if tid == g.launch_tid and inside > g.cpu_call_ns:
+                g.cpu_call, g.cpu_call_ns = api_base_name(cap.string(name_id) or ""), int(inside)
+    inner = nvtx_ranges_sql(cap)
+    if inner:
+        holds = " OR ".join(f"(globalTid = {g.launch_tid} AND start <= {g.start_ns} "
+                            f"AND \"end\" >= {g.start_ns + g.launch_lead_ns})" for g in known)
+        best: dict[int, int] = {}
+        for name, tid, s, e in cap.query(f'SELECT name, globalTid, start, "end" FROM ({inner}) WHERE {holds}'):
+            for i, g in enumerate(known):
+                if tid == g.launch_tid and s <= g.start_ns and e >= g.start_ns + g.launch_lead_ns:
+                    if i not in best or e - s < best[i]:
+                        best[i], g.nvtx = e - s, name
+    return out
