@@ -429,3 +429,19 @@ def test_cpu_side_of_the_largest_idle_gap_as_sql_says():
     assert (biggest.cpu_call, biggest.cpu_call_ns) == (call.split("_v")[0], inside)
     (f,) = [f for f in evaluate(result.facts, {}) if f.rule == "capture.host_bound"]
     assert _evidence(f, "largest idle gap").measured == round(length / 1e6, 3)
+
+
+def test_nvtx_ranges_to_gpu_kernels_as_sql_says():
+    """--stats: GPU time per NVTX range through correlation ids, against one plain join."""
+    name = "fuser_h200_crossentropy_2025_1.sqlite"
+    report = build([str(shared_path("captures", name))], full_stats=True)
+    rows = {r["name"]: r for r in report.facts["summaries"][name]["nvtx_gpu"]}
+    expected = _sql(name, """
+        SELECT coalesce(s.value, n.text), count(DISTINCT n.rowid), count(*), sum(k."end" - k.start)
+        FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+        JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.globalTid = n.globalTid AND r.start BETWEEN n.start AND n."end"
+        JOIN CUPTI_ACTIVITY_KIND_KERNEL k ON k.correlationId = r.correlationId
+        WHERE n.eventType IN (59, 60) GROUP BY 1""")
+    assert expected and {n: (r, k, t) for n, r, k, t in expected} == {
+        n: (v["ranges"], v["kernels"], v["kernel_ns"]) for n, v in rows.items()}
+    assert any(t.startswith("NVTX ranges -> GPU kernels") for t in report.tables)

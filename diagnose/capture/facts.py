@@ -207,6 +207,7 @@ class CaptureAnalysis:
     comm_names: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> comm kernel name id -> op
     comm_chunks: dict[str, list] = field(default_factory=dict)  # file -> kernels.KernelGroups.comm_chunks
     top_kernels: dict[str, tuple] = field(default_factory=dict)  # file -> summaries.top_kernel_names
+    nvtx_gpu: dict[str, list] = field(default_factory=dict)  # file -> summaries.nvtx_gpu_summary (--stats)
 
 
 def ns_to_ms(ns) -> float:
@@ -457,6 +458,8 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
                                                              limit=None if medians else SUMMARY_ROWS)
         result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
+        if medians:  # --stats: also GPU time per NVTX range (two temp tables keyed for the joins)
+            result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
     activities[cap.name] = acts
     result.paths[cap.name] = str(cap.file or cap.path)
     groups = kernel_groups(cap)

@@ -46,6 +46,8 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
     if efficiency:
         report.tables["Step efficiency"] = efficiency
     report.facts["summaries"] = {file: _summaries(per_file) for file, per_file in result.summaries.items()}
+    for file, rows in result.nvtx_gpu.items():
+        report.facts["summaries"][file]["nvtx_gpu"] = rows
     if stats_dir:
         report.inputs["stats_files"] = write_stats_csv(result, stats_dir)
     report.facts["step_durations"] = _step_records(result)
@@ -319,6 +321,16 @@ def tables(result, full_stats: bool) -> dict:
                     table["note"] = "no rows (table absent or empty in this export)"
                 table["stats"] = True
                 out[f"{SUMMARIES[key][0]} [{file}]"] = table
+        gpu = result.nvtx_gpu.get(file)
+        if gpu:
+            out[f"NVTX ranges -> GPU kernels [{file}]"] = {
+                "columns": ["range", "ranges", "CPU ms", "kernels", "kernel ms", "GPU span ms"],
+                "rows": [[r["name"], r["ranges"], ns_to_ms(r["cpu_ns"]), r["kernels"], ns_to_ms(r["kernel_ns"]),
+                          ns_to_ms(r["gpu_span_ns"])] for r in gpu],
+                "note": "Kernels whose launch call started inside a range on the same thread (correlationId); "
+                        "a kernel counts for every range that encloses its launch.",
+                "stats": True,
+            }
     return out
 
 

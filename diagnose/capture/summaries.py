@@ -400,3 +400,40 @@ def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) ->
         out.append(row + [r.name])
     note = f"{len(rows) - limit} more rows not shown" if limit and len(rows) > limit else ""
     return {"columns": cols, "rows": out, "note": note}
+
+
+def nvtx_gpu_summary(cap: Capture) -> list[dict]:
+    """NVTX range -> GPU work, through correlation ids: for each range name, the kernels whose
+    launch call (CUPTI_ACTIVITY_KIND_RUNTIME, same thread) started inside one of its ranges, by
+    correlationId, as nsys's nvtx_kern_sum attributes them (a kernel counts for every range that
+    encloses its launch). Per name: ranges, their CPU time, kernels, kernel time, and the GPU
+    span (first kernel start to last kernel end, summed over the ranges). Two temp tables keyed
+    for the joins (launch calls by thread and start, kernels by correlationId), in the
+    connection's temp database: never in the user's file. Sorted by kernel time."""
+    inner = nvtx_ranges_sql(cap)
+    if not inner or not cap.has(KERNEL) or not cap.has(RUNTIME) or not cap.has_column(KERNEL, "correlationId"):
+        return []
+    cap.query("DROP TABLE IF EXISTS temp.dx_launch")
+    cap.query("DROP TABLE IF EXISTS temp.dx_kern")
+    cap.query(f"CREATE TEMP TABLE dx_launch AS SELECT globalTid AS tid, start AS s, correlationId AS c FROM {RUNTIME} "
+              "WHERE correlationId IS NOT NULL AND correlationId != 0")
+    cap.query("CREATE INDEX temp.dx_launch_ts ON dx_launch (tid, s)")
+    cap.query(f'CREATE TEMP TABLE dx_kern AS SELECT correlationId AS c, (coalesce(globalPid, 0) >> 24) AS p, '
+              f'start AS s, "end" AS e FROM {KERNEL} WHERE "end" IS NOT NULL AND correlationId IS NOT NULL')
+    cap.query("CREATE INDEX temp.dx_kern_c ON dx_kern (c, p)")
+    try:
+        rows = cap.query(f"""
+            WITH r AS MATERIALIZED (SELECT row_number() OVER () AS id, name, globalTid AS tid, start AS s, "end" AS e
+                                    FROM ({inner}) WHERE "end" IS NOT NULL),
+                 per AS (SELECT r.id, r.name, r.e - r.s AS cpu, count(k.c) AS n, coalesce(sum(k.e - k.s), 0) AS t,
+                                coalesce(max(k.e) - min(k.s), 0) AS span
+                         FROM r JOIN temp.dx_launch AS l ON l.tid = r.tid AND l.s >= r.s AND l.s <= r.e
+                         JOIN temp.dx_kern AS k ON k.c = l.c AND k.p = (r.tid >> 24)
+                         GROUP BY r.id)
+            SELECT name, count(*), sum(cpu), sum(n), sum(t), sum(span) FROM per GROUP BY name
+            ORDER BY sum(t) DESC, name""").fetchall()
+    finally:
+        cap.query("DROP TABLE IF EXISTS temp.dx_launch")
+        cap.query("DROP TABLE IF EXISTS temp.dx_kern")
+    return [{"name": name or "", "ranges": n, "cpu_ns": cpu, "kernels": k, "kernel_ns": t, "gpu_span_ns": span}
+            for name, n, cpu, k, t, span in rows]
