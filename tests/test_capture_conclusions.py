@@ -445,3 +445,15 @@ def test_nvtx_ranges_to_gpu_kernels_as_sql_says():
     assert expected and {n: (r, k, t) for n, r, k, t in expected} == {
         n: (v["ranges"], v["kernels"], v["kernel_ns"]) for n, v in rows.items()}
     assert any(t.startswith("NVTX ranges -> GPU kernels") for t in report.tables)
+
+
+def test_stats_terminal_prints_every_nvtx_range_in_plain_columns():
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    text = _run(path, "--stats", "--format", "terminal").output.splitlines()
+    start = next(i for i, line in enumerate(text) if line.startswith("NVTX range summary (nvtx_sum)"))
+    ((ranges,),) = _sql(path.name, "SELECT count(*) FROM (SELECT DISTINCT coalesce(s.value, n.text), n.eventType "
+                                   "FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+                                   "WHERE n.eventType IN (59, 60))")
+    body = text[start + 3:start + 3 + ranges]
+    assert text[start + 1].split()[:2] == ["Time", "(%)"] and len(body) == ranges
+    assert all(line.split()[-1] for line in body) and text[start + 3 + ranges].strip() == ""
