@@ -136,8 +136,10 @@ def pattern_steps(cap: Capture, pid: int, device: int, min_count: int = 3) -> St
     optimizer) break that shorter period. So: every kernel name that recurs at a regular index
     interval (the same interval for >= 80 % of its repeats) gives its interval; P is the longest
     such interval at which the whole sequence matches itself shifted by P (>= 90 % of positions,
-    allowing warm-up and the odd extra kernel). A period of one kernel name (one kernel launched over and over) is no step. The
-    step times are the intervals between runs of a kernel that occurs once per period.
+    allowing warm-up and the odd extra kernel). A period of one kernel name (one kernel launched
+    over and over) is no step. The step times are the intervals between runs of a kernel that
+    occurs once per period. A capture holding only repeated blocks of one step (no kernel outside
+    the block) cannot tell the block from a step; `kernels_per_step` gives the period.
     """
     if not cap.has(KERNEL):
         return None
