@@ -457,3 +457,14 @@ def test_stats_terminal_prints_every_nvtx_range_in_plain_columns():
     body = text[start + 3:start + 3 + ranges]
     assert text[start + 1].split()[:2] == ["Time", "(%)"] and len(body) == ranges
     assert all(line.split()[-1] for line in body) and text[start + 3 + ranges].strip() == ""
+
+
+def test_nccl_calls_from_nccl_nvtx_ranges_as_sql_says():
+    from diagnose.capture.facts import NcclCalls
+
+    name = "nsysai_h100x2_fastvideo_train_before.sqlite"
+    (calls,) = analyse([str(shared_path("captures", name))]).facts.of(NcclCalls)
+    expected = _sql(name, """SELECT s.value, count(*), sum(n."end" - n.start) FROM NVTX_EVENTS n
+                             JOIN StringIds s ON s.id = n.textId WHERE s.value LIKE 'nccl%' GROUP BY 1""")
+    assert calls.calls == {call: [n, ns] for call, n, ns in expected}
+    assert "Message size [bytes]" in calls.payload_fields and "NCCL communicator ID" in calls.payload_fields

@@ -199,6 +199,17 @@ class GridUse:
 
 
 @dataclass
+class NcclCalls:
+    """NCCL's own NVTX ranges (NCCL_NVTX, domain "NCCL"): the host-side calls the process made
+    (ncclAllReduce, ncclSend, ncclGroupEnd, ...), with their count and CPU time, and the payload
+    fields NCCL declares for them (NVTX_PAYLOAD_SCHEMA_ENTRIES: communicator, message size, ...)."""
+
+    source: str
+    calls: dict[str, list[int]] = field(default_factory=dict)  # call -> [count, CPU ns]
+    payload_fields: list[str] = field(default_factory=list)
+
+
+@dataclass
 class CaptureAnalysis:
     facts: Facts
     summaries: dict[str, dict[str, list]] = field(default_factory=dict)  # file -> key -> rows
@@ -266,6 +277,25 @@ def grid_use(cap: Capture) -> GridUse | None:
     worst = np.flatnonzero(small)[np.argsort(-total[small], kind="stable")[:5]]
     names = K.strings_of(cap, nid[worst].tolist())
     out.worst = [(names.get(int(nid[i]), ""), int(blocks[i]), int(total[i])) for i in worst.tolist()]
+    return out
+
+
+def nccl_calls(cap: Capture) -> NcclCalls | None:
+    """From the NVTX groups the summary and the steps already read (no extra scan of NVTX)."""
+    import re
+
+    out = NcclCalls(cap.source)
+    for name, _style, n, _ended, total, _low, _high in summaries.nvtx_groups(cap):
+        call = re.sub(r"^NCCL:", "", name or "")
+        if re.match(r"nccl[A-Z]\w*$", call):
+            c = out.calls.setdefault(call, [0, 0])
+            c[0] += int(n)
+            c[1] += int(total or 0)
+    if not out.calls:
+        return None
+    t = "NVTX_PAYLOAD_SCHEMA_ENTRIES"
+    if cap.has(t) and cap.has_column(t, "name"):
+        out.payload_fields = sorted({str(n) for (n,) in cap.query(f"SELECT DISTINCT name FROM {t}") if n})
     return out
 
 
@@ -475,6 +505,9 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
     grids = grid_use(cap)
     if grids:
         facts.add(grids)
+    nccl = nccl_calls(cap)
+    if nccl:
+        facts.add(nccl)
     steps = find_steps(cap, tls, step_name)
     if steps:
         result.steps[cap.name] = steps

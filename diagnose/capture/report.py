@@ -8,7 +8,7 @@ from diagnose.capture import classify as C
 from diagnose.capture import timeline as T
 from diagnose.capture.reader import tid_of
 from diagnose.capture.facts import (GIVEN, SUMMARY_ROWS, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats,
-                                    StepStats, analyse, ns_to_ms, step_comm)
+                                    NcclCalls, StepStats, analyse, ns_to_ms, step_comm)
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
@@ -270,6 +270,14 @@ def tables(result, full_stats: bool) -> dict:
             "columns": ["GPU"] + list(gpus[0].gap_histogram),
             "rows": [[g.gpu] + [f"{c} / {ns_to_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
             "note": "count / total idle time of the gaps in each bucket (between any two GPU activities).",
+        }
+    for n in facts.of(NcclCalls):
+        out[f"NCCL calls (NCCL's NVTX ranges) [{n.source.split(':', 1)[-1]}]"] = {
+            "columns": ["call", "count", "CPU ms", "avg us"],
+            "rows": [[call, c, ns_to_ms(ns), round(ns / c / 1e3, 1)] for call, (c, ns) in
+                     sorted(n.calls.items(), key=lambda kv: -kv[1][1])],
+            "note": ("Payload fields NCCL declares for these ranges: " + ", ".join(n.payload_fields) +
+                     " (values not decoded)." if n.payload_fields else ""),
         }
     causes = facts.of(T.IdleGapCause)
     if causes:
