@@ -50,10 +50,10 @@ for sql in (
 """
 
 
-def timed(argv: list[str], ok=(0, 1)) -> tuple[float, int, str, float]:
+def timed(argv: list[str], ok=(0, 1), env=None) -> tuple[float, int, str, float]:
     """Run argv; return (wall s, peak RSS MB of that process, its output, CPU s of that process)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
@@ -182,9 +182,15 @@ def main() -> int:
         print(verdict("  peak memory, MB", d[1], 1024))
         print(verdict("  JSON without --stats, MB", size, 5))
 
-    small = timed(diagnose(str(SMALL), "--json", "-o", str(out / "small.json")))
-    python = timed([sys.executable, "-c", "pass"])
-    print(verdict(f"small export ({SMALL.name}): CPU beyond Python's own start-up, s", small[3] - python[3], 0.25))
+    # byte-compiled modules cached (as any installed copy has them), in a folder of our own
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(out / "pycache")
+    small_cmd = diagnose(str(SMALL), "--json", "-o", str(out / "small.json"))
+    timed(small_cmd, env=env)  # warm: writes the cache
+    small = min((timed(small_cmd, env=env) for _ in range(3)), key=lambda r: r[3])
+    python = min((timed([sys.executable, "-c", "pass"], env=env) for _ in range(3)), key=lambda r: r[3])
+    print(verdict(f"small export ({SMALL.name}): CPU beyond Python's own start-up, s (best of 3)",
+                  small[3] - python[3], 0.25))
     tmp.cleanup()
     return 0
 
