@@ -54,8 +54,9 @@ COPY_KINDS = {
 }
 UVM_COPY_KINDS = (11, 12, 13)
 # The operation names `nsys stats` prints (cuda_gpu_mem_time_sum): unified-memory migrations are
-# "[CUDA Unified Memory memcpy HtoD]", not "[CUDA memcpy Unified HtoD]" (nsys's own report script
-# maps copyKind 11-13 so; public `nsys stats` outputs show the same names).
+# "[CUDA Unified Memory memcpy HtoD]", not "[CUDA memcpy Unified HtoD]": the cuda_gpu_mem_time_sum
+# report (https://docs.nvidia.com/nsight-systems/UserGuide/index.html, "Report Scripts") maps
+# copyKind 11-13 so, and published `nsys stats` outputs of managed-memory programs print them.
 COPY_OPERATION_NAMES = {k: (f"[CUDA Unified Memory memcpy {v.split()[1]}]" if k in UVM_COPY_KINDS
                             else f"[CUDA memcpy {v}]") for k, v in COPY_KINDS.items()}
 # ENUM_CUDA_MEM_KIND
