@@ -419,7 +419,7 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
         conn.execute("PRAGMA cell_size_check = ON")
         conn.execute("PRAGMA temp_store = FILE")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-        _check_size(p, size, head)
+        _check_size(p, size, head, conn)
     except sqlite3.Error as exc:
         conn.close()
         raise InputError(f"{p}: {describe_sqlite_error(exc)}") from None
@@ -435,14 +435,19 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     return cap
 
 
-def _check_size(p: Path, size: int, head: bytes) -> None:
+def _check_size(p: Path, size: int, head: bytes, conn: sqlite3.Connection) -> None:
     """A file shorter than its header's page count was cut off (a partial copy). The header's own
     count (offset 28, valid when offset 24 equals offset 92) counts the database file only;
-    `PRAGMA page_count` would add the pages a write-ahead log holds."""
+    `PRAGMA page_count` would add the pages a write-ahead log holds, so it is used only for a
+    rollback-journal file whose header count is not valid (written before SQLite 3.7)."""
     page_size = int.from_bytes(head[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(head[28:32], "big")
-    if head[24:28] == head[92:96] and page_size and pages and size < page_size * pages:
+    if head[24:28] != head[92:96]:
+        if head[18] == 2:
+            return
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    if page_size and pages and size < page_size * pages:
         raise InputError(f"{p}: truncated SQLite file ({size} bytes, header says {page_size * pages})")
 
 
