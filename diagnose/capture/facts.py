@@ -133,6 +133,7 @@ class StepStats:
     mean_ns: float | None
     pid: int | None = None
     device: int | None = None
+    kernels_per_step: int | None = None  # pattern steps: the period of the kernel sequence
 
 
 @dataclass
@@ -407,7 +408,7 @@ def find_steps(cap: Capture, tls: list[GpuTimeline], step_name: str | None) -> S
 
 def step_stats(cap: Capture, steps: S.Steps) -> StepStats:
     return StepStats(cap.source, steps.method, steps.count, steps.percentile(50), steps.percentile(95),
-                     steps.percentile(99), steps.mean_ns, steps.pid, steps.device)
+                     steps.percentile(99), steps.mean_ns, steps.pid, steps.device, steps.kernels_per_step)
 
 
 def analyse(paths: list[str], step_name: str | None = None, names: list[str] | None = None,

@@ -305,9 +305,12 @@ def tables(result, full_stats: bool) -> dict:
     steps = facts.of(StepStats)
     if steps:
         out["Steps"] = {
-            "columns": ["source", "method", "steps", "p50 ms", "p95 ms", "p99 ms", "mean ms"],
-            "rows": [[s.source, s.method, s.count, ns_to_ms(s.p50_ns), ns_to_ms(s.p95_ns), ns_to_ms(s.p99_ns), ns_to_ms(s.mean_ns)]
-                     for s in steps],
+            "columns": ["source", "method", "kernels/step", "steps", "p50 ms", "p95 ms", "p99 ms", "mean ms"],
+            "rows": [[s.source, s.method, s.kernels_per_step, s.count, ns_to_ms(s.p50_ns), ns_to_ms(s.p95_ns),
+                      ns_to_ms(s.p99_ns), ns_to_ms(s.mean_ns)] for s in steps],
+            "note": "pattern: the period of the busiest GPU's kernel sequence (kernels/step). A capture that holds "
+                    "only repeats of one block, with no kernel outside it, cannot tell a block from a step: name the "
+                    "step's NVTX range with --step when there is one.",
         }
     skews = facts.of(CollectiveSkew)
     if skews:
