@@ -174,6 +174,10 @@ def _retry(action, path, wait: float = WAIT_SECONDS):
 
 def row_for(report, when: datetime | None = None) -> dict:
     """The indexed columns of a report, read from its facts."""
+    if report.kind == "capture":  # the report, not its full nsys-stats summaries (issue 17)
+        from diagnose.capture.report import for_storage
+
+        report = for_storage(report)
     facts = report.facts or {}
     gpus = facts.get("gpu_fact") or []
     host_facts = {h.get("name"): h.get("value") for h in facts.get("host_fact") or [] if isinstance(h, dict)}

@@ -14,7 +14,9 @@ any part may be missing, and then the rules that need it stay silent.
 
 from __future__ import annotations
 
-from diagnose.capture.facts import CaptureInfo, CopyStats, GpuTimeline, LaunchStats, StepComm, StepStats, Straggler
+from diagnose.capture.facts import (CaptureInfo, CopyStats, GpuTimeline, GridUse, LaunchStats, StepComm, StepStats,
+                                    Straggler)
+from diagnose.capture.timeline import IdleGapCause
 from diagnose.capture.facts import GIVEN, ns_to_ms
 from diagnose.evidence import Facts, Workload
 from rules.common import ev, make, need, passed, wfield
@@ -30,6 +32,13 @@ COPY_SHARE = 0.05  # pageable/synchronous copy time worth a warning
 STRAGGLER_WAIT_SHARE = 0.05  # others' waiting for one rank / span
 STRAGGLER_LAST_SHARE = 0.5  # that rank arrived last in at least half the collectives
 PCIE_RATIO = 2.5  # all-reduce this many times slower than the NVLink prediction
+GRID_IDLE_SHARE = 0.25  # kernel time in which small grids leave SMs empty (SM-weighted)
+BUSY_MATTERS = 0.10  # kernels must fill this much of the GPU's span for their shape to matter
+SHORT_KERNEL_SHARE = 0.5  # kernels shorter than their own launch call
+UVM_SHARE = 0.05  # unified-memory migration time / span
+UVM_STORM_COUNT = 1000  # migrations: each is a GPU page fault serviced by the driver
+TURN_TAKING = 0.8  # share of a stage's idle time another stage was busy: in a pipeline all of it but host gaps
+COPY_BW_FLOOR = 0.5  # large copies below half the link's line rate
 
 REFS = {
     "nsys": "https://docs.nvidia.com/nsight-systems/UserGuide/index.html",
@@ -50,18 +59,19 @@ def _where(g: GpuTimeline) -> str:
     return f"{g.source} ({g.gpu})"
 
 
-def _layout(facts: Facts, predictions) -> tuple[int | None, int | None]:
+def _pp(facts: Facts, predictions) -> int | None:
+    """The pipeline depth when the run is pipeline-parallel, else None: as given (--pp) or recorded
+    (the launch line); else the GPUs that exchange only send/recv, when each spent most of its
+    idle time while another of them was busy (stages taking turns). Send/recv kernels alone do not
+    say PP: sequence- and context-parallel attention (Ulysses, ring attention) use them too, and
+    their ranks idle together."""
     w = facts.workload()
-    lay = (predictions or {}).get("layout") or {} if isinstance(predictions, dict) else {}
-    return (w.tp or lay.get("tp")), (w.pp or lay.get("pp"))
-
-
-def _pp(facts: Facts, predictions) -> bool:
-    """Pipeline-parallel run: given, or every GPU exchanges only send/recv (see pp_bubble)."""
-    _, pp = _layout(facts, predictions)
-    gpus = _gpus(facts)
-    p2p = [g for g in gpus if g.comm_ops.get("send_recv") and not g.comm_ops.get("all_reduce")]
-    return bool(pp and pp > 1) or (len(p2p) >= 2 and len(p2p) == len(gpus))
+    if w.pp:
+        return w.pp if w.pp > 1 else None
+    peers = [g for g in _gpus(facts) if g.idle_while_peer_busy_ns is not None]
+    if len(peers) >= 2 and all(g.idle_while_peer_busy_ns >= TURN_TAKING * g.large_gap_ns for g in peers):
+        return len(peers)
+    return None
 
 
 @rule("capture.given_vs_recorded", "other")
@@ -343,14 +353,19 @@ def host_bound(facts: Facts, predictions=None):
     blocking call measure exactly that."""
     for g in _gpus(facts):
         share = g.host_stall_ns / g.span_ns
+        idle = g.large_gap_ns - g.host_stall_ns
         evidence = [
             ev(_where(g), "idle gaps >= 50 us on the GPU", g.large_gaps, None, None),
             ev(_where(g), "their total", ns_to_ms(g.large_gap_ns), None, "ms"),
             ev(f"{g.source} (CUPTI_ACTIVITY_KIND_RUNTIME)", "of them, gaps that began at a host sync or synchronous copy",
                ns_to_ms(g.host_stall_ns), None, "ms"),
-            ev(_where(g), "share of the GPU's span", _pct(g.host_stall_ns, g.span_ns),
-               f"< {int(HOST_STALL_SHARE * 100)}", "%"),
+            ev(_where(g), "gaps after a host sync or synchronous copy, share of the GPU's span",
+               _pct(g.host_stall_ns, g.span_ns), f"< {int(HOST_STALL_SHARE * 100)}", "%"),
+            ev(_where(g), "the other gaps >= 50 us (nothing queued, no blocking call), share of the GPU's span",
+               _pct(idle, g.span_ns), f"< {int(HOST_IDLE_SHARE * 100)}", "%"),
         ]
+        evidence += [_gap_cause(c) for c in facts.of(IdleGapCause)
+                     if (c.source, c.pid, c.device) == (g.source, g.pid, g.device)][:1]
         if share >= HOST_STALL_SHARE:
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.65,
@@ -361,27 +376,39 @@ def host_bound(facts: Facts, predictions=None):
                 fix="Remove per-step synchronisation (.item(), .cpu(), cudaStreamSynchronize) from the hot loop, "
                     "overlap host work with GPU work (async scheduling), and use pinned memory with async copies.",
             )
-        elif g.large_gap_ns - g.host_stall_ns >= HOST_IDLE_SHARE * g.span_ns and not _pp(facts, predictions):
-            idle = g.large_gap_ns - g.host_stall_ns
+        elif idle >= HOST_IDLE_SHARE * g.span_ns and not _pp(facts, predictions):
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.4,
                 f"GPU idle {_pct(idle, g.span_ns)}% of the time with no work queued",
-                f"On {g.gpu}, {g.large_gaps} idle gaps of 50 us or more add up to {ns_to_ms(g.large_gap_ns)} ms; no "
-                "kernel or copy was queued during them, so the host (Python, scheduling, compilation, data "
-                "loading) or the arrival of requests set the pace, not the GPU.",
+                f"On {g.gpu}, {g.large_gaps} idle gaps of 50 us or more add up to {ns_to_ms(g.large_gap_ns)} ms; "
+                f"{ns_to_ms(idle)} ms of them followed no blocking call and had no kernel or copy queued, so the host "
+                "(Python, scheduling, compilation, data loading) or the arrival of requests set the pace, not the GPU.",
                 evidence,
                 fix="Profile the host side (nsys --sample=cpu, py-spy) over the same window; for a server, check "
                     "that the capture covers a loaded period.",
             )
         elif g.large_gaps:
             yield passed("capture.host_bound", "The host does not stall the GPU",
-                         f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs.", evidence, 0.5)
+                         f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs, "
+                         f"{_pct(idle, g.span_ns)}% idle with nothing queued.", evidence, 0.5)
+
+
+def _gap_cause(c: IdleGapCause):
+    """The largest idle gap and what the launching thread did meanwhile, as one evidence row."""
+    what = (f"{c.cpu_call} for {ns_to_ms(c.cpu_call_ns)} ms of it, the rest host code" if c.cpu_call else
+            "no CUDA call: host code")
+    where = f" inside NVTX '{c.nvtx}'" if c.nvtx else ""
+    then = f", then {c.launch_call} {ns_to_ms(c.launch_lead_ns)} ms after the gap began" if c.launch_call else ""
+    return ev(f"{c.source} (CUPTI_ACTIVITY_KIND_RUNTIME, NVTX_EVENTS)",
+              f"largest idle gap, at {ns_to_ms(c.start_ns)} ms: the launching thread ran {what}{where}{then}",
+              ns_to_ms(c.gap_ns), None, "ms")
 
 
 @rule("capture.copies", "host_bound", "other")
 def copies(facts: Facts, predictions=None):
     """Host<->device copies from pageable memory are staged by the driver and block the host; a
-    synchronous cudaMemcpy blocks it too. In a serving loop both stall the launch stream."""
+    synchronous cudaMemcpy blocks it too. In a serving loop both stall the launch stream. Only the
+    pageable copies' own time counts: pinned copies of the same direction are not their cost."""
     spans = {(g.source, g.pid, g.device): g.span_ns for g in facts.of(GpuTimeline)}
     launches = {(l.source, l.pid): l for l in facts.of(LaunchStats)}
     for c in facts.of(CopyStats):
@@ -389,12 +416,14 @@ def copies(facts: Facts, predictions=None):
             continue
         span = spans.get((c.source, c.pid, c.device)) or 0
         l = launches.get((c.source, c.pid))
-        share = c.total_ns / span if span else 0
+        share = c.pageable_ns / span if span else 0
+        table = f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, pid {c.pid} cuda:{c.device})"
         evidence = [
-            ev(f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, pid {c.pid} cuda:{c.device})",
-               f"{c.kind} copies from pageable host memory", c.pageable, 0, None),
-            ev(c.source, f"time of all {c.kind} copies", ns_to_ms(c.total_ns), None, "ms"),
-            ev(c.source, "share of the GPU's active span", _pct(c.total_ns, span), f"< {int(COPY_SHARE * 100)}", "%"),
+            ev(table, f"{c.kind} copies from pageable host memory", c.pageable, 0, None),
+            ev(table, f"time of those pageable {c.kind} copies", ns_to_ms(c.pageable_ns), None, "ms"),
+            ev(table, f"all {c.kind} copies, pinned included (not counted above)", c.count, None, None),
+            ev(c.source, "pageable copy time, share of the GPU's active span", _pct(c.pageable_ns, span),
+               f"< {int(COPY_SHARE * 100)}", "%"),
         ]
         if l and l.sync_copy_calls:
             evidence.append(ev(f"{c.source} (CUPTI_ACTIVITY_KIND_RUNTIME)", "synchronous copy calls (cudaMemcpy...)",
@@ -402,7 +431,7 @@ def copies(facts: Facts, predictions=None):
         big = share >= COPY_SHARE
         yield make(
             "capture.copies", "host_bound" if big else "other", "warning" if big else "info", 0.5 if big else 0.3,
-            f"{c.pageable} {c.kind} copies use pageable host memory ({ns_to_ms(c.total_ns)} ms)",
+            f"{c.pageable} {c.kind} copies use pageable host memory ({ns_to_ms(c.pageable_ns)} ms)",
             "Pageable copies are staged through a driver buffer and make the call synchronous, so the host "
             "cannot queue more work meanwhile.",
             evidence,
@@ -444,33 +473,37 @@ def pp_bubble(facts: Facts, predictions=None):
     """With pipeline parallelism each stage waits for the previous stage's activations: with p
     stages and m micro-batches the bubble is (p-1)/(m+p-1) of the step. Stages that exchange
     send/recv only and idle in long gaps show it."""
-    _, pp = _layout(facts, predictions)
+    pp = _pp(facts, predictions)
     gpus = _gpus(facts)
-    if not gpus or not _pp(facts, predictions):
-        return  # no GPU timeline (a ticket that only says pp=2): nothing to measure
+    if not gpus or not pp:
+        return  # no GPU timeline, or no stated pipeline (send/recv alone may be sequence parallelism)
     stages = [g for g in gpus if g.comm_ops.get("send_recv")] or gpus
     idle = sum(g.large_gap_ns for g in stages)
     span = sum(g.span_ns for g in stages)
     share = idle / span if span else 0
     evidence = [ev(_where(g), "idle in gaps >= 50 us", ns_to_ms(g.large_gap_ns), None, "ms") for g in stages[:8]]
-    evidence.append(ev(stages[0].source, "mean idle share of the stages", _pct(idle, span),
+    evidence.append(ev(stages[0].source, f"mean idle share of the {len(stages)} GPUs that ran send/recv", _pct(idle, span),
                        f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
-    evidence.append(_bubble_formula(facts, pp or len(stages), stages, _pct(idle, span)))
-    if pp and pp > 1:
-        evidence.append(ev(wfield(facts, "pp")[1] or "prediction:layout", "pipeline stages", pp))
+    evidence.append(_bubble_formula(facts, pp, stages, _pct(idle, span)))
+    stated = wfield(facts, "pp")[1]
+    evidence.append(ev(stated or f"{stages[0].source} (per-GPU idle gaps)",
+                       "pipeline stages" if stated else "pipeline stages (GPUs that exchange send/recv and take turns "
+                       "idling)", pp))
+    evidence += [ev(_where(g), "of its idle gaps, time another stage was busy", ns_to_ms(g.idle_while_peer_busy_ns),
+                    None, "ms") for g in stages[:8] if g.idle_while_peer_busy_ns is not None]
     if share >= IDLE_SHARE_BUBBLE:
         yield make(
             "capture.pp_bubble", "pp_bubble", "warning", 0.65,
             f"Pipeline stages idle {_pct(idle, span)}% of the time (pipeline bubble)",
-            f"{len(stages)} stages exchange activations with send/recv and each sits idle in long gaps waiting "
-            "for the other stage.",
+            f"{pp} pipeline stages exchange activations with send/recv; the {len(stages)} GPUs that ran them sit "
+            "idle in long gaps waiting for the other stages.",
             evidence,
             fix="Raise the number of micro-batches in flight (bubble = (p-1)/(m+p-1)), or trade PP for TP within "
                 "a node where NVLink allows.",
         )
     else:
         yield passed("capture.pp_bubble", "Pipeline stages stay busy",
-                     f"{_pct(idle, span)}% idle across {len(stages)} stages.", evidence, 0.5)
+                     f"{_pct(idle, span)}% idle across {len(stages)} GPUs of {pp} stages.", evidence, 0.5)
 
 
 def _bubble_formula(facts: Facts, p: int, stages: list[GpuTimeline], idle_pct: float):
@@ -546,6 +579,14 @@ def step_vs_prediction(facts: Facts, predictions=None):
         else:
             detail = "slowdown left unexplained by extra communication and idle time"
         evidence.append(ev(src, detail, round(max(0.0, rest - explained), 3), None, "ms"))
+    if exp.get("bytes_per_gpu_step") and exp.get("hbm_gbs"):
+        gbs = exp["bytes_per_gpu_step"] / st.p50_ns
+        evidence.append(ev(st.source, f"achieved HBM bandwidth per GPU in the median step ({exp['bytes_per_gpu_step'] / 1e9:.2f} "
+                                      "GB a step per the roofline / step time)", round(gbs, 1), exp["hbm_gbs"], "GB/s"))
+    if exp.get("flops_per_gpu_step") and exp.get("peak_tflops"):
+        tflops = exp["flops_per_gpu_step"] / st.p50_ns / 1e3
+        evidence.append(ev(st.source, "achieved FLOP/s per GPU in the median step (roofline FLOPs / step time)",
+                           round(tflops, 2), exp["peak_tflops"], "TFLOP/s"))
     ratio = measured_ms / float(expected_ms)
     lo, hi = exp.get("band") or (0.0, 1.3)
     roof = exp.get("step_ms_roofline")
@@ -564,3 +605,213 @@ def step_vs_prediction(facts: Facts, predictions=None):
                    f"beyond the band's x{hi:.2f}",
                    "The other capture findings say where the extra time goes; the evidence splits it into "
                    "communication, idle time and the rest.", evidence)
+
+
+def _spans(facts: Facts) -> dict[str, int]:
+    """source -> summed span of its GPUs."""
+    out: dict[str, int] = {}
+    for g in facts.of(GpuTimeline):
+        out[g.source] = out.get(g.source, 0) + g.span_ns
+    return out
+
+
+@rule("capture.small_grids", "other")
+def small_grids(facts: Facts, predictions=None):
+    """A thread block runs on one SM, so a grid of b blocks on a GPU with S SMs uses at most b/S of
+    it; the rest sits empty however long the kernel runs (unless other streams fill it, which the
+    timeline's overlap would show). SM-weighted empty time = sum of duration x (1 - b/S) over the
+    kernels whose grids are smaller than the GPU (CUDA C Programming Guide, hardware
+    implementation: blocks are scheduled onto SMs)."""
+    spans = _spans(facts)
+    for u in facts.of(GridUse):
+        if not u.kernel_ns:
+            continue
+        share = u.idle_sm_ns / u.kernel_ns
+        span = spans.get(u.source) or 0
+        kernels = f"{u.source} (CUPTI_ACTIVITY_KIND_KERNEL gridX*gridY*gridZ)"
+        evidence = [
+            ev(u.sm_from, "SMs per GPU", u.sm_count),
+            ev(kernels, f"kernel time in grids of fewer than {u.sm_count} blocks", ns_to_ms(u.small_grid_ns), None, "ms"),
+            ev(kernels, "of it in single-block grids (1 SM busy)", ns_to_ms(u.single_block_ns), None, "ms"),
+            ev(kernels, "SM time those grids leave empty, share of all kernel time", _pct(u.idle_sm_ns, u.kernel_ns),
+               f"< {int(GRID_IDLE_SHARE * 100)}", "%"),
+            ev(f"{u.source} (per-GPU timeline)", "kernel time, share of the GPUs' summed span", _pct(u.kernel_ns, span),
+               f">= {int(BUSY_MATTERS * 100)} to matter", "%"),
+        ]
+        evidence += [ev(kernels, f"{_short(name)}: {blocks} block(s)", ns_to_ms(ns), None, "ms") for name, blocks, ns in u.worst[:3]]
+        if share >= GRID_IDLE_SHARE and u.small_grid_kernels:
+            matters = span and u.kernel_ns >= BUSY_MATTERS * span
+            name, blocks, _ = u.worst[0]
+            yield make(
+                "capture.small_grids", "other", "warning" if matters else "info", 0.6 if matters else 0.3,
+                f"Kernels leave {_pct(u.idle_sm_ns, u.kernel_ns)}% of the GPU's SM time empty: grids smaller than its "
+                f"{u.sm_count} SMs",
+                f"{u.small_grid_kernels} kernel launches ran grids of fewer blocks than the GPU has SMs "
+                f"({ns_to_ms(u.small_grid_ns)} ms); the largest, {_short(name)}, ran {blocks} block(s). Each block "
+                "occupies one SM, so the others idled while these kernels ran.",
+                evidence,
+                fix="Launch enough blocks to cover every SM (more, smaller tiles; split-K/stream-K for GEMMs; batch "
+                    "independent small kernels into one launch or run them on several streams).",
+                refs=["https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#hardware-implementation"],
+            )
+        else:
+            yield passed("capture.small_grids", "Kernel grids cover the GPU's SMs",
+                         f"{_pct(u.idle_sm_ns, u.kernel_ns)}% of kernel SM time left empty by small grids.", evidence, 0.5)
+
+
+def _short(name: str, width: int = 60) -> str:
+    base = (name or "").split("(", 1)[0]
+    return base if len(base) <= width else base[: width - 3] + "..."
+
+
+@rule("capture.short_kernels", "launch_bound")
+def short_kernels(facts: Facts, predictions=None):
+    """A kernel launched one by one costs the CPU one launch call (cudaLaunchKernel, a few us); a
+    kernel that runs for less than that call cannot keep the GPU fed however the host is written.
+    CUDA graphs launch a whole sequence with one call. Counted against the process's own mean
+    launch call from CUPTI_ACTIVITY_KIND_RUNTIME."""
+    launches = {(l.source, l.pid): l for l in facts.of(LaunchStats)}
+    for g in _gpus(facts):
+        l = launches.get((g.source, g.pid))
+        if not l or not l.launch_avg_ns or not l.kernel_launches:
+            continue
+        n, edge = g.kernels_shorter_than(l.launch_avg_ns)
+        if not edge:
+            continue
+        graphs = l.graph_launches or g.graph_kernels
+        src = f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
+        evidence = [
+            ev(src, "mean CPU time of a kernel launch call", round(l.launch_avg_ns / 1e3, 2), None, "us"),
+            ev(f"{_where(g)} CUPTI_ACTIVITY_KIND_KERNEL", f"kernels shorter than {edge / 1e3:g} us (the histogram "
+               "edge at or below that launch time)", n, None, None),
+            ev(_where(g), "share of the GPU's kernels", _pct(n, g.kernels), f"< {int(SHORT_KERNEL_SHARE * 100)}", "%"),
+            ev(src, "CUDA graph launches", l.graph_launches, None, None),
+        ]
+        if n >= SHORT_KERNEL_SHARE * g.kernels and not graphs and g.kernels >= 100:
+            yield make(
+                "capture.short_kernels", "launch_bound", "warning" if _launch_limited(g, facts) else "info", 0.5,
+                f"{_pct(n, g.kernels)}% of kernels run shorter than the {l.launch_avg_ns / 1e3:.1f} us the CPU needs "
+                "to launch each",
+                f"On {g.gpu}, {n} of {g.kernels} kernels finish in under {edge / 1e3:g} us, while each launch call "
+                f"of process {g.pid} takes {l.launch_avg_ns / 1e3:.1f} us on average and no CUDA graph was launched: "
+                "the GPU waits for the CPU between them.",
+                evidence,
+                fix="Capture the step in a CUDA graph (torch.cuda.graphs / torch.compile mode='reduce-overhead'; "
+                    "vLLM/SGLang: keep CUDA graphs on), or fuse the small kernels.",
+                refs=[REFS["graphs"]],
+            )
+        else:
+            yield passed("capture.short_kernels", "Kernels outlast their launch calls",
+                         f"{_pct(n, g.kernels)}% of {g.gpu}'s kernels are shorter than a launch call"
+                         + (" (CUDA graphs in use)" if graphs else "") + ".", evidence, 0.5)
+
+
+@rule("capture.uvm_migrations", "other")
+def uvm_migrations(facts: Facts, predictions=None):
+    """Unified (managed) memory moves pages on demand: each GPU page fault stalls the faulting
+    warps while the driver migrates the page over PCIe/NVLink, at a small fraction of copy
+    bandwidth. Thousands of migrations, or migration time that is a visible part of the span, is
+    a migration storm: prefetch or place the data instead (CUDA C Programming Guide, unified
+    memory performance hints)."""
+    spans = {(g.source, g.pid, g.device): g.span_ns for g in facts.of(GpuTimeline)}
+    per_gpu: dict[tuple, list[CopyStats]] = {}
+    for c in facts.of(CopyStats):
+        if c.uvm:
+            per_gpu.setdefault((c.source, c.pid, c.device), []).append(c)
+    for (source, pid, dev), rows in per_gpu.items():
+        n, ns, b = sum(c.count for c in rows), sum(c.total_ns for c in rows), sum(c.bytes for c in rows)
+        span = spans.get((source, pid, dev)) or 0
+        table = f"{source} (CUPTI_ACTIVITY_KIND_MEMCPY copyKind 11-13, pid {pid} cuda:{dev})"
+        evidence = [ev(table, f"{c.kind} migrations", c.count, None, None) for c in rows]
+        evidence += [
+            ev(table, "unified-memory migrations", n, f"< {UVM_STORM_COUNT}", None),
+            ev(table, "their time", ns_to_ms(ns), None, "ms"),
+            ev(table, "mean size", round(b / n / 1024, 1) if n else None, None, "KiB"),
+            ev(table, "share of the GPU's span", _pct(ns, span), f"< {int(UVM_SHARE * 100)}", "%"),
+        ]
+        if n >= UVM_STORM_COUNT or (span and ns >= UVM_SHARE * span):
+            yield make(
+                "capture.uvm_migrations", "other", "warning", 0.6,
+                f"{n} unified-memory page migrations ({ns_to_ms(ns)} ms, {_pct(ns, span)}% of the span)",
+                f"Process {pid} on cuda:{dev} faulted {n} times on managed memory (mean {round(b / n / 1024, 1)} KiB "
+                "per migration); every fault stalls the kernel that touched the page until the driver moves it.",
+                evidence,
+                fix="Prefetch managed data before the kernels use it (cudaMemPrefetchAsync), set "
+                    "cudaMemAdviseSetPreferredLocation/SetReadMostly, or allocate device memory and copy explicitly.",
+                refs=["https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#unified-memory-programming"],
+            )
+        else:
+            yield passed("capture.uvm_migrations", "Few unified-memory migrations",
+                         f"{n} migrations, {_pct(ns, span)}% of the span.", evidence, 0.5)
+
+
+@rule("capture.copy_bandwidth", "pcie_link_degraded", "host_bound")
+def copy_bandwidth(facts: Facts, predictions=None):
+    """A host<->device copy of 1 MiB or more is bandwidth-bound: bytes / time should approach the
+    PCIe link's per-direction line rate (catalog `pcie_gen` -> pcieN bandwidth; 80-90 % is normal,
+    protocol overhead). Pinned copies far below it point at the link (trained down in width or
+    generation, a shared switch); pageable copies are capped by the driver's staging copy in host
+    memory, which pinned memory removes."""
+    gpus = _catalog_gpus(facts)
+    for c in facts.of(CopyStats):
+        if c.kind not in ("HtoD", "DtoH") or c.uvm:
+            continue
+        spec = gpus.get(c.source)
+        if spec is None:
+            continue
+        link, ceiling = spec
+        for pinned, (n, b, ns) in ((True, c.large_pinned), (False, c.large_pageable)):
+            if not n or not ns:
+                continue
+            gbs = b / ns  # bytes per ns = GB/s
+            memory = "pinned" if pinned else "pageable"
+            table = f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, {c.kind} copies >= 1 MiB from {memory} memory, pid {c.pid})"
+            evidence = [
+                ev(table, "copies", n, None, None),
+                ev(table, "bytes moved", b, None, "B"),
+                ev(table, "their time", ns_to_ms(ns), None, "ms"),
+                ev(table, "achieved bandwidth (bytes / time)", round(gbs, 2), round(ceiling, 2), "GB/s"),
+                ev(link, "link line rate per direction", None, round(ceiling, 2), "GB/s"),
+                ev(table, "share of the line rate", _pct(gbs, ceiling), f">= {int(COPY_BW_FLOOR * 100)}", "%"),
+            ]
+            if gbs < COPY_BW_FLOOR * ceiling:
+                yield make(
+                    "capture.copy_bandwidth", "pcie_link_degraded" if pinned else "host_bound", "warning",
+                    0.5 if pinned else 0.45,
+                    f"{c.kind} copies from {memory} memory reach {gbs:.1f} GB/s, {_pct(gbs, ceiling)}% of the "
+                    f"{ceiling:g} GB/s link",
+                    f"{n} {c.kind} copies of 1 MiB or more moved {b / 1e9:.2f} GB in {ns_to_ms(ns)} ms. "
+                    + ("Pinned copies this slow point at the PCIe link itself (fewer lanes or a lower generation than "
+                       "the card supports, or a shared switch)." if pinned else
+                       "Pageable copies go through a driver staging buffer, so host memcpy speed, not the link, "
+                       "sets their pace."),
+                    evidence,
+                    fix=("Check `nvidia-smi -q -d PCIE` (current vs max link gen/width) under load and `lspci -vv` "
+                         "LnkSta; reseat or move the card." if pinned else
+                         "Allocate the host buffers pinned (cudaHostAlloc / torch pin_memory=True) and copy with "
+                         "cudaMemcpyAsync."),
+                )
+            else:
+                yield passed("capture.copy_bandwidth", f"{c.kind} copies run near the link's line rate",
+                             f"{gbs:.1f} GB/s against {ceiling:g} GB/s ({memory} memory).", evidence, 0.5)
+
+
+def _catalog_gpus(facts: Facts) -> dict[str, tuple[str, float]]:
+    """source -> (where the ceiling comes from, PCIe GB/s per direction) for GPUs the catalog knows."""
+    from diagnose.evidence import GpuFact
+
+    out: dict[str, tuple[str, float]] = {}
+    try:
+        from rules import catalog
+
+        links = catalog.interconnects()
+        for g in facts.of(GpuFact):
+            spec = catalog.find_gpu(name=g.name) if g.name else None
+            link = links.get(spec.pcie_interconnect) if spec else None
+            if link and g.source not in out:
+                lanes = min(16, spec.pcie_lanes or 16)
+                out[g.source] = (f"catalog:gpu.{spec.key} (pcie_gen {spec.pcie_gen} x{lanes}) -> interconnect."
+                                 f"{spec.pcie_interconnect}", link.bandwidth_gbs * lanes / 16)
+    except Exception:  # noqa: BLE001 - a broken user catalog is reported by the commands that read it
+        return {}
+    return out

@@ -124,7 +124,8 @@ def test_nvtx_summary_is_bounded_without_stats():
     quick = report(path)["facts"]["summaries"][path.name]
     full = report(path, "--stats")["facts"]["summaries"][path.name]
     assert len(quick["nvtx"]) == 50 < len(full["nvtx"])
-    assert quick["left_out"]["nvtx"]["ranges"] == len(full["nvtx"]) - 50
+    assert quick["left_out"]["nvtx"]["rows"] == len(full["nvtx"]) - 50
+    assert quick["left_out"]["nvtx"]["total"] == sum(r["total"] for r in full["nvtx"][50:])
     top = [(r["name"], r["total"]) for r in full["nvtx"][:50]]  # the ranges with most time
     assert [(r["name"], r["total"]) for r in quick["nvtx"]] == top
     assert "left_out" not in full

@@ -204,7 +204,7 @@ def test_uvm_migrations_kept_apart_from_copies(tmp_path):
     assert (copies["HtoD"].uvm, copies["HtoD"].pageable) == (False, 1)
     assert (copies["Unified HtoD"].uvm, copies["Unified HtoD"].count, copies["Unified HtoD"].pageable) == (True, 2, 0)
     assert copies["Unified DtoH"].uvm and copies["Unified DtoH"].bytes == 4096
-    assert names["[CUDA memcpy Unified HtoD]"].total == 1100
+    assert names["[CUDA Unified Memory memcpy HtoD]"].total == 1100
     assert (act.pid, act.busy_ns, act.idle_ns) == (4242, 1000 + 600 + 500 + 100, 4100 - 2200)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+
+import numpy as np
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +25,8 @@ from diagnose.errors import InputError
 from diagnose.evidence import Facts, GpuFact, Measurement, Note
 
 GIVEN = "command line"  # the source of what the user stated (--model, --tp, --gpu, ...)
+SUMMARY_ROWS = 50  # rows each nsys-stats summary keeps without --stats (the rest: a count and a total)
+TOP_KERNELS = 15  # kernel names in "Top kernels"
 
 
 @dataclass
@@ -77,6 +81,18 @@ class GpuTimeline:
     large_gap_ns: int = 0
     host_stall_gaps: int = 0  # large gaps during/after a host sync or synchronous copy
     host_stall_ns: int = 0
+    # of the idle gaps >= 50 us, the time another GPU of the same file that also exchanges
+    # send/recv was busy (stages taking turns: a pipeline); None when not measured
+    idle_while_peer_busy_ns: int | None = None
+    # kernels per duration bucket: [0] shorter than DURATION_EDGES_NS[0], [i] from edge i-1 to edge i
+    duration_hist: list[int] = field(default_factory=list)
+
+    def kernels_shorter_than(self, ns: float) -> tuple[int, int]:
+        """(count, edge): kernels shorter than the largest histogram edge at or below `ns`."""
+        edges = [e for e in T.DURATION_EDGES_NS if e <= ns]
+        if not edges or not self.duration_hist:
+            return 0, 0
+        return sum(self.duration_hist[:len(edges)]), edges[-1]
 
     @property
     def busy_pct(self) -> float:
@@ -117,6 +133,7 @@ class StepStats:
     mean_ns: float | None
     pid: int | None = None
     device: int | None = None
+    kernels_per_step: int | None = None  # pattern steps: the period of the kernel sequence
 
 
 @dataclass
@@ -166,6 +183,34 @@ class Straggler:
 
 
 @dataclass
+class GridUse:
+    """How much of the GPU the kernels' grids could occupy at all. A thread block runs on one SM,
+    so a grid of b blocks keeps at most min(b, SMs) of the GPU's SMs busy: kernel time in grids
+    smaller than the SM count is GPU left idle by the launch itself."""
+
+    source: str
+    sm_count: int
+    sm_from: str  # where the SM count was read
+    kernel_ns: int = 0  # all kernel time of the capture
+    small_grid_ns: int = 0  # in grids of fewer blocks than SMs
+    small_grid_kernels: int = 0
+    single_block_ns: int = 0  # in 1-block grids
+    idle_sm_ns: float = 0.0  # sum of duration x (1 - blocks / SMs) over small grids
+    worst: list[tuple[str, int, int]] = field(default_factory=list)  # (kernel, blocks, ns), most time first
+
+
+@dataclass
+class NcclCalls:
+    """NCCL's own NVTX ranges (NCCL_NVTX, domain "NCCL"): the host-side calls the process made
+    (ncclAllReduce, ncclSend, ncclGroupEnd, ...), with their count and CPU time, and the payload
+    fields NCCL declares for them (NVTX_PAYLOAD_SCHEMA_ENTRIES: communicator, message size, ...)."""
+
+    source: str
+    calls: dict[str, list[int]] = field(default_factory=dict)  # call -> [count, CPU ns]
+    payload_fields: list[str] = field(default_factory=list)
+
+
+@dataclass
 class CaptureAnalysis:
     facts: Facts
     summaries: dict[str, dict[str, list]] = field(default_factory=dict)  # file -> key -> rows
@@ -173,6 +218,8 @@ class CaptureAnalysis:
     paths: dict[str, str] = field(default_factory=dict)  # file -> path it was read from
     comm_names: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> comm kernel name id -> op
     comm_chunks: dict[str, list] = field(default_factory=dict)  # file -> kernels.KernelGroups.comm_chunks
+    top_kernels: dict[str, tuple] = field(default_factory=dict)  # file -> summaries.top_kernel_names
+    nvtx_gpu: dict[str, list] = field(default_factory=dict)  # file -> summaries.nvtx_gpu_summary (--stats)
 
 
 def ns_to_ms(ns) -> float:
@@ -209,6 +256,50 @@ def info(cap: Capture) -> CaptureInfo:
     )
 
 
+def grid_use(cap: Capture) -> GridUse | None:
+    """Kernel time by grid size against the SM count of the GPUs used (TARGET_INFO_GPU.smCount;
+    the smallest when several kinds ran). From the kernel read's per-(name, grid, block) groups.
+    Communication kernels are left out: their block count is NCCL's channel count, sized for the
+    links, not for the SMs."""
+    sms = [(g.sm_count, g.name) for g in cap.gpus() if g.used and g.sm_count]
+    groups = kernel_groups(cap).by_name
+    if not sms or not len(groups):
+        return None
+    sm, name = min(sms)
+    out = GridUse(cap.source, int(sm), f"{cap.source} TARGET_INFO_GPU.smCount ({name})")
+    nid, g1, g2, n, total, _low, _high = groups.arrays()
+    out.kernel_ns = int(total.sum())
+    blocks = np.maximum(1, (g1 & 0xFFFFFFFF) * (g1 >> 32) * (g2 & 0xFFFF))
+    small = (blocks < sm) & (kernel_groups(cap).class_of(nid) != K.CLASS_CODES[C.COMM])
+    out.small_grid_ns = int(total[small].sum())
+    out.small_grid_kernels = int(n[small].sum())
+    out.idle_sm_ns = float((total[small] * (1 - blocks[small] / sm)).sum())
+    out.single_block_ns = int(total[small & (blocks == 1)].sum())
+    worst = np.flatnonzero(small)[np.argsort(-total[small], kind="stable")[:5]]
+    names = K.strings_of(cap, nid[worst].tolist())
+    out.worst = [(names.get(int(nid[i]), ""), int(blocks[i]), int(total[i])) for i in worst.tolist()]
+    return out
+
+
+def nccl_calls(cap: Capture) -> NcclCalls | None:
+    """From the NVTX groups the summary and the steps already read (no extra scan of NVTX)."""
+    import re
+
+    out = NcclCalls(cap.source)
+    for name, _style, n, _ended, total, _low, _high in summaries.nvtx_groups(cap):
+        call = re.sub(r"^NCCL:", "", name or "")
+        if re.match(r"nccl[A-Z]\w*$", call):
+            c = out.calls.setdefault(call, [0, 0])
+            c[0] += int(n)
+            c[1] += int(total or 0)
+    if not out.calls:
+        return None
+    t = "NVTX_PAYLOAD_SCHEMA_ENTRIES"
+    if cap.has(t) and cap.has_column(t, "name"):
+        out.payload_fields = sorted({str(n) for (n,) in cap.query(f"SELECT DISTINCT name FROM {t}") if n})
+    return out
+
+
 def per_gpu_comm(cap: Capture) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
     """(pid, device) -> [(name id, count, total ns)] of communication kernels only."""
     return kernel_groups(cap).comm_rows()
@@ -229,7 +320,7 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
             exposed_comm_ns=a.exposed_comm_ns, overlapped_comm_ns=a.overlapped_comm_ns,
             gap_histogram={lab: [c, n] for lab, c, n in zip(labels, a.gap_hist_count, a.gap_hist_ns)},
             small_gaps=a.kernel_gap_count, small_gap_ns=a.kernel_gap_ns, short_kernels=a.short_kernels,
-            graph_kernels=a.graph_kernels, copy_ns=a.copy_ns,
+            graph_kernels=a.graph_kernels, copy_ns=a.copy_ns, duration_hist=list(a.duration_hist),
         )
         if g.gpu_name:
             g.gpu = f"{g.gpu} ({g.gpu_name})"
@@ -247,12 +338,51 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
     return out
 
 
-def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> None:
-    """Only GPUs with real idle time pay for the gap list and the API merge."""
+GAP_CAUSE_SHARE = 0.15  # idle share of the span from which the largest gaps' CPU side is looked up
+
+
+def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> list[T.IdleGapCause]:
+    """Only GPUs with real idle time pay for the gap list and the API merge; those idle for a
+    sixth of their span or more also get the CPU work behind their largest gaps."""
+    gaps, causes = {}, []
     for g in tls:
         if g.span_ns and g.large_gap_ns > 0.05 * g.span_ns:
-            gaps = T.large_gaps(cap, g.pid, g.device)
-            g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps)
+            gaps[(g.pid, g.device)] = T.large_gaps(cap, g.pid, g.device)
+            g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps[(g.pid, g.device)])
+            if g.large_gap_ns >= GAP_CAUSE_SHARE * g.span_ns:
+                causes += T.gap_causes(cap, g.pid, g.device, gaps[(g.pid, g.device)])
+    _turn_taking(tls, gaps)
+    return causes
+
+
+def _turn_taking(tls: list[GpuTimeline], gaps: dict) -> None:
+    """For GPUs that exchange send/recv only: how much of each one's idle gaps the others spent
+    busy. Pipeline stages take turns (one idles while another computes); ranks of sequence- or
+    context-parallel attention, which also use send/recv, idle together."""
+    peers = [g for g in tls if g.comm_ops.get("send_recv") and not g.comm_ops.get("all_reduce")]
+    if len(peers) < 2 or not all((g.pid, g.device) in gaps for g in peers):
+        return
+    for g in peers:
+        together = None  # the times every other peer was idle too
+        for o in peers:
+            if o is not g:
+                together = gaps[(o.pid, o.device)] if together is None else _intersect(together, gaps[(o.pid, o.device)])
+        own = gaps[(g.pid, g.device)]
+        g.idle_while_peer_busy_ns = sum(e - s for s, e in own) - sum(e - s for s, e in _intersect(own, together))
+
+
+def _intersect(a: list, b: list) -> list[tuple[int, int]]:
+    """Intersection of two sorted lists of disjoint (start, end) intervals."""
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if s < e:
+            out.append((s, e))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
 
 
 def launch_stats(cap: Capture) -> list[LaunchStats]:
@@ -278,7 +408,7 @@ def find_steps(cap: Capture, tls: list[GpuTimeline], step_name: str | None) -> S
 
 def step_stats(cap: Capture, steps: S.Steps) -> StepStats:
     return StepStats(cap.source, steps.method, steps.count, steps.percentile(50), steps.percentile(95),
-                     steps.percentile(99), steps.mean_ns, steps.pid, steps.device)
+                     steps.percentile(99), steps.mean_ns, steps.pid, steps.device, steps.kernels_per_step)
 
 
 def analyse(paths: list[str], step_name: str | None = None, names: list[str] | None = None,
@@ -356,7 +486,11 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         facts.missing.append(f"{cap.name}: {m}")
     facts.extend(launch_records(cap))
     if with_summaries:
-        result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians)
+        result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
+                                                             limit=None if medians else SUMMARY_ROWS)
+        result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
+        if medians:  # --stats: also GPU time per NVTX range (two temp tables keyed for the joins)
+            result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
     activities[cap.name] = acts
     result.paths[cap.name] = str(cap.file or cap.path)
     groups = kernel_groups(cap)
@@ -364,10 +498,17 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
                                    for per_gpu in groups.comm.values() for nid in per_gpu}
     result.comm_chunks[cap.name] = groups.comm_chunks
     tls = timelines(cap, acts)
-    add_host_stall(cap, tls)
+    causes = add_host_stall(cap, tls)
     facts.extend(tls)
+    facts.extend(causes)
     facts.extend(launch_stats(cap))
     facts.extend(T.copies(cap))
+    grids = grid_use(cap)
+    if grids:
+        facts.add(grids)
+    nccl = nccl_calls(cap)
+    if nccl:
+        facts.add(nccl)
     steps = find_steps(cap, tls, step_name)
     if steps:
         result.steps[cap.name] = steps

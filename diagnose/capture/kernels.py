@@ -22,8 +22,10 @@ NO_DEVICE = 0xFFFFFF  # deviceId NULL: kept apart from every real ordinal
 
 
 def class_column(cap: Capture) -> str | None:
-    """The kernel column classes are read from: the base name (shortName) where it exists."""
-    for col in ("shortName", "demangledName"):
+    """The kernel column classes are read from: the demangled name where it exists, as the kernel
+    summary and "Top kernels" name kernels, so a kernel has one class in every table (a short name
+    such as `Kernel` or `kernel2` hides the GEMM its demangled name shows)."""
+    for col in ("demangledName", "shortName"):
         if cap.has_column(KERNEL, col):
             return col
     return None
@@ -46,19 +48,87 @@ def gpu_of(key: int) -> tuple[int, int]:
     return pid_of(key) or 0, -1 if dev == NO_DEVICE else dev
 
 
+class NameTotals:
+    """count, total, min and max per (name id, grid, block), held as numpy arrays: 56 bytes a group,
+    so a capture with a million distinct kernel names costs tens of MB, not a dict of lists.
+    Chunks' partial groups are kept apart and folded together when they outgrow the folded part
+    (each row is re-folded O(log n) times)."""
+
+    def __init__(self):
+        self._parts: list[tuple] = []
+        self._pending = 0
+        self._folded: tuple | None = None
+
+    def add(self, name, g1, g2, n, total, low, high) -> None:
+        self._parts.append((name, g1, g2, n, total, low, high))
+        self._pending += len(name)
+        if self._pending > max(1 << 16, 2 * self.size):
+            self._fold()
+
+    @property
+    def size(self) -> int:
+        return len(self._folded[0]) if self._folded is not None else 0
+
+    def _fold(self) -> None:
+        parts = self._parts + ([self._folded] if self._folded is not None else [])
+        self._parts, self._pending = [], 0
+        if not parts:
+            return
+        name, g1, g2, n, total, low, high = (np.concatenate(c) for c in zip(*parts))
+        order = np.lexsort((g2, g1, name))
+        name, g1, g2, n, total, low, high = (a[order] for a in (name, g1, g2, n, total, low, high))
+        starts = np.concatenate(([0], np.flatnonzero((np.diff(name) != 0) | (np.diff(g1) != 0) | (np.diff(g2) != 0)) + 1))
+        self._folded = (name[starts], g1[starts], g2[starts], np.add.reduceat(n, starts), np.add.reduceat(total, starts),
+                        np.minimum.reduceat(low, starts), np.maximum.reduceat(high, starts))
+
+    def arrays(self) -> tuple:
+        """(name, grid1, grid2, count, total, min, max) arrays, one entry per group, in key order."""
+        self._fold()
+        if self._folded is None:
+            return tuple(np.empty(0, np.int64) for _ in range(7))
+        return self._folded
+
+    def items(self):
+        """((name id, grid1, grid2), (count, total, min, max)) per group, in key order."""
+        name, g1, g2, n, total, low, high = (a.tolist() for a in self.arrays())
+        return zip(zip(name, g1, g2), zip(n, total, low, high))
+
+    def __len__(self) -> int:
+        return len(self.arrays()[0])
+
+
 @dataclass
 class KernelGroups:
     """Aggregates of every kernel row with an end time (the kernel summary's rows)."""
 
-    # (name id, grid x|y<<32, grid z|block x<<16|y<<32|z<<48) -> [count, total ns, min ns, max ns]
-    by_name: dict[tuple[int, int, int], list[int]] = field(default_factory=dict)
+    # (name id, grid x|y<<32, grid z|block x<<16|y<<32|z<<48) -> count, total ns, min ns, max ns
+    by_name: NameTotals = field(default_factory=NameTotals)
     # (pid, device) -> {class-column id -> [count, total ns]}, communication kernels only
     comm: dict[tuple[int, int], dict[int, list[int]]] = field(default_factory=dict)
-    classes: dict[int, int] = field(default_factory=dict)  # class-column id -> class code
+    # class-column id -> class code (-1: never seen), indexed by id; ids outside 0..2^24 in `far`
+    lut: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    far: dict[int, int] = field(default_factory=dict)
     # per chunk with communication kernels: (first rowid, end rowid, earliest and latest start of
     # its comm kernels, [(GPU key, class-column id, count, total ns)]); lets a time window's
     # counts re-read only the chunks that straddle its edges (facts.step_comm)
     comm_chunks: list[tuple[int, int, int, int, list]] = field(default_factory=list)
+
+    @property
+    def classes(self) -> dict[int, int]:
+        """class-column id -> class code of every kernel name seen."""
+        out = {int(i): int(c) for i, c in zip(np.flatnonzero(self.lut >= 0).tolist(), self.lut[self.lut >= 0].tolist())}
+        out.update(self.far)
+        return out
+
+    def class_of(self, ids) -> np.ndarray:
+        """Class codes of class-column ids (OTHER for ids never seen)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        inside = (ids >= 0) & (ids < len(self.lut))
+        out = np.full(len(ids), CLASS_CODES[C.OTHER], dtype=np.int64)
+        out[inside] = np.maximum(self.lut[ids[inside]], 0) if len(self.lut) else out[inside]
+        for i in np.flatnonzero(~inside).tolist():
+            out[i] = self.far.get(int(ids[i]), CLASS_CODES[C.OTHER])
+        return out
 
     def comm_rows(self) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
         """(pid, device) -> [(name id, count, total ns)] in name-id order."""
@@ -74,7 +144,6 @@ class KernelReader:
     def __init__(self, cap: Capture, groups: KernelGroups | None = None):
         self.cap = cap
         self.groups = groups if groups is not None else KernelGroups()
-        self._lut = np.empty(0, dtype=np.int64)  # name id -> class code, -1 not yet classified
         t = KERNEL
         short = class_column(cap)
         dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
@@ -107,24 +176,29 @@ class KernelReader:
         return self.groups
 
     def _classes(self, short):
-        """Class code per row, from a lookup array indexed by name id (StringIds ids are small)."""
+        """Class code per row, from a lookup array indexed by name id (StringIds ids are small);
+        names first seen in this chunk are read from StringIds in one query and classified."""
+        g = self.groups
         if len(short) and 0 <= short.min() and short.max() < 1 << 24:
-            if short.max() >= len(self._lut):
-                self._lut = np.concatenate((self._lut, np.full(int(short.max()) + 1 - len(self._lut), -1, np.int64)))
-            codes = self._lut[short]
+            if short.max() >= len(g.lut):
+                g.lut = np.concatenate((g.lut, np.full(int(short.max()) + 1 - len(g.lut), -1, np.int64)))
+            codes = g.lut[short]
             if (codes < 0).any():
-                for i in np.unique(short[codes < 0]).tolist():
-                    self._lut[i] = self._class_of(i)
-                codes = self._lut[short]
+                new = np.unique(short[codes < 0]).tolist()
+                for i, code in zip(new, self._classify(new)):
+                    g.lut[i] = code
+                codes = g.lut[short]
             return codes
         ids, inverse = np.unique(short, return_inverse=True)
-        return np.array([self._class_of(i) for i in ids.tolist()], dtype=np.int64)[inverse]
+        new = [i for i in ids.tolist() if i not in g.far]
+        g.far.update(zip(new, self._classify(new)))
+        return np.array([g.far[i] for i in ids.tolist()], dtype=np.int64)[inverse]
 
-    def _class_of(self, name_id: int) -> int:
-        known = self.groups.classes
-        if name_id not in known:
-            known[name_id] = CLASS_CODES[C.classify(self.cap.string(name_id) or "")] if name_id >= 0 else CLASS_CODES[C.OTHER]
-        return known[name_id]
+    def _classify(self, ids: list[int]) -> list[int]:
+        """Class codes of name ids, their texts read in bulk (not kept: a capture may name a
+        million kernels)."""
+        texts = strings_of(self.cap, ids)
+        return [CLASS_CODES[C.classify(texts.get(i, ""))] if i >= 0 else CLASS_CODES[C.OTHER] for i in ids]
 
     def _fold_names(self, name, g1, g2, dur):
         order = np.lexsort((g2, g1, name))
@@ -135,16 +209,7 @@ class KernelReader:
         totals = np.add.reduceat(dur, starts)
         lows = np.minimum.reduceat(dur, starts)
         highs = np.maximum.reduceat(dur, starts)
-        by_name = self.groups.by_name
-        for key, n, total, low, high in zip(zip(name[starts].tolist(), g1[starts].tolist(), g2[starts].tolist()),
-                                            counts.tolist(), totals.tolist(), lows.tolist(), highs.tolist()):
-            m = by_name.get(key)
-            if m is None:
-                by_name[key] = [n, total, low, high]
-            else:
-                m[0] += n
-                m[1] += total
-                m[2], m[3] = min(m[2], low), max(m[3], high)
+        self.groups.by_name.add(name[starts], g1[starts], g2[starts], counts, totals, lows, highs)
 
     def _fold_comm(self, gpu, short, cls, dur, start, rowids):
         comm = cls == CLASS_CODES[C.COMM]
@@ -163,6 +228,18 @@ class KernelReader:
             m = self.groups.comm.setdefault(gpu_of(g), {}).setdefault(nid, [0, 0])
             m[0] += n
             m[1] += total
+
+
+def strings_of(cap: Capture, ids) -> dict[int, str]:
+    """StringIds texts of many ids in few queries, without filling the capture's string cache."""
+    out: dict[int, str] = {}
+    ids = sorted(set(int(i) for i in ids if i is not None and i >= 0))
+    if not ids or not cap.has("StringIds"):
+        return out
+    for lo in range(0, len(ids), 500):
+        part = ids[lo:lo + 500]
+        out.update(cap.query(f"SELECT id, value FROM StringIds WHERE id IN ({','.join(map(str, part))})").fetchall())
+    return out
 
 
 def kernel_groups(cap: Capture) -> KernelGroups:

@@ -53,6 +53,12 @@ COPY_KINDS = {
     8: "DtoD", 9: "HtoH", 10: "PtoP", 11: "Unified HtoD", 12: "Unified DtoH", 13: "Unified DtoD",
 }
 UVM_COPY_KINDS = (11, 12, 13)
+# The operation names `nsys stats` prints (cuda_gpu_mem_time_sum): unified-memory migrations are
+# "[CUDA Unified Memory memcpy HtoD]", not "[CUDA memcpy Unified HtoD]": the cuda_gpu_mem_time_sum
+# report (https://docs.nvidia.com/nsight-systems/UserGuide/index.html, "Report Scripts") maps
+# copyKind 11-13 so, and published `nsys stats` outputs of managed-memory programs print them.
+COPY_OPERATION_NAMES = {k: (f"[CUDA Unified Memory memcpy {v.split()[1]}]" if k in UVM_COPY_KINDS
+                            else f"[CUDA memcpy {v}]") for k, v in COPY_KINDS.items()}
 # ENUM_CUDA_MEM_KIND
 MEM_KINDS = {0: "Pageable", 1: "Pinned", 2: "Device", 3: "Array", 4: "Managed",
              5: "Device Static", 6: "Managed Static", 7: "Unknown"}
@@ -373,7 +379,7 @@ class Capture:
 
 
 def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Capture:
-    """Open an nsys SQLite export without ever writing to it.
+    """Open an nsys SQLite export without ever writing to it or beside it (see _readonly_uri).
 
     Bad input (missing, unreadable, empty, truncated, not SQLite, not an nsys export, locked)
     raises InputError with one line saying which. `deadline_s` bounds the time any query may
@@ -400,7 +406,7 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
         raise InputError(f"{p}: not an SQLite file{hint}")
     if len(head) < 100:
         raise InputError(f"{p}: truncated SQLite file ({size} bytes)")
-    uri = f"{p.resolve().as_uri()}?mode=ro"
+    uri = _readonly_uri(p, head)
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=1.0, check_same_thread=False)
     except sqlite3.Error as exc:
@@ -413,7 +419,7 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
         conn.execute("PRAGMA cell_size_check = ON")
         conn.execute("PRAGMA temp_store = FILE")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-        _check_size(p, size, conn)
+        _check_size(p, size, head, conn)
     except sqlite3.Error as exc:
         conn.close()
         raise InputError(f"{p}: {describe_sqlite_error(exc)}") from None
@@ -429,12 +435,69 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     return cap
 
 
-def _check_size(p: Path, size: int, conn: sqlite3.Connection) -> None:
-    """A file shorter than its header's page count was cut off (a partial copy)."""
-    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+def _check_size(p: Path, size: int, head: bytes, conn: sqlite3.Connection) -> None:
+    """A file shorter than its header's page count was cut off (a partial copy). The header's own
+    count (offset 28, valid when offset 24 equals offset 92) counts the database file only;
+    `PRAGMA page_count` would add the pages a write-ahead log holds, so it is used only for a
+    rollback-journal file whose header count is not valid (written before SQLite 3.7)."""
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    if head[24:28] != head[92:96]:
+        if head[18] == 2:
+            return
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
     if page_size and pages and size < page_size * pages:
         raise InputError(f"{p}: truncated SQLite file ({size} bytes, header says {page_size * pages})")
+
+
+WAL_BUSY_S = 2.0  # a write-ahead log touched this recently belongs to a writer still at work
+_WAL_COPIES: dict[tuple, Path] = {}  # (dev, inode, size, mtime of file and log) -> private copy
+
+
+def _readonly_uri(p: Path, head: bytes) -> str:
+    """The URI that reads `p` without writing anything beside it.
+
+    A rollback-journal file (header byte 18 = 1) opens `mode=ro`: SQLite then takes a shared lock
+    and creates nothing. A WAL-mode file (byte 18 = 2) would get a `-shm` file created or rewritten
+    by any connection that uses the log; so without a log (or an empty one) it opens `immutable=1`,
+    which reads the file alone. With committed pages still in the log, the file and its log are
+    copied to a private temporary folder (removed at exit) and read there, unless the log changed
+    in the last WAL_BUSY_S seconds: then a writer is at work and the export is not finished.
+    """
+    base = p.resolve().as_uri()
+    if head[18] != 2:
+        return f"{base}?mode=ro"
+    wal = Path(f"{p}-wal")
+    try:
+        wst = wal.stat()
+    except OSError:
+        wst = None
+    if wst is None or wst.st_size == 0:
+        return f"{base}?mode=ro&immutable=1"
+    if time.time() - wst.st_mtime < WAL_BUSY_S:
+        raise InputError(f"{p}: the export is still being written (its write-ahead log {wal.name} changed "
+                         f"{time.time() - wst.st_mtime:.1f} s ago); wait for nsys to finish")
+    st = p.stat()
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, wst.st_size, wst.st_mtime_ns)
+    if key not in _WAL_COPIES:
+        _WAL_COPIES[key] = _copy_with_log(p, wal)
+    return f"{_WAL_COPIES[key].resolve().as_uri()}?mode=ro"
+
+
+def _copy_with_log(p: Path, wal: Path) -> Path:
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="diagnose-wal-"))
+    atexit.register(shutil.rmtree, folder, True)
+    try:
+        shutil.copyfile(p, folder / "capture.sqlite")
+        shutil.copyfile(wal, folder / "capture.sqlite-wal")
+    except OSError as exc:
+        raise InputError(f"{p}: cannot copy the export and its write-ahead log to read them ({exc.strerror or exc})") from None
+    return folder / "capture.sqlite"
 
 
 def describe_sqlite_error(exc: Exception) -> str:

@@ -5,20 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from diagnose.capture import classify as C
-from diagnose.capture.facts import (GIVEN, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats, StepStats, analyse,
-                                    ns_to_ms, step_comm)
+from diagnose.capture import timeline as T
+from diagnose.capture.reader import tid_of
+from diagnose.capture.facts import (GIVEN, SUMMARY_ROWS, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats,
+                                    NcclCalls, StepStats, analyse, ns_to_ms, step_comm)
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
 
-TOP_KERNELS = 15
-TOP_NVTX = 50  # NVTX summary rows in --json without --stats
 MAX_STEP_RECORDS = 20_000
 
 
-def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False) -> Report:
+def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False,
+          stats_dir=None) -> Report:
     from rules.engine import evaluate, verdict
 
+    full_stats = full_stats or bool(stats_dir)
     result = analyse(list(files), step_name=step_name, medians=full_stats)
     facts = result.facts
     if any(v is not None for v in (model, tp, pp, gpu, batch)):
@@ -40,25 +42,66 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         verdict=verdict(findings),
         tables=tables(result, full_stats),
     )
-    report.facts["summaries"] = {file: _summaries(per_file, full_stats) for file, per_file in result.summaries.items()}
+    efficiency = step_efficiency(facts, (predictions or {}).get("expected") or {})
+    if efficiency:
+        report.tables["Step efficiency"] = efficiency
+    report.facts["summaries"] = {file: _summaries(per_file) for file, per_file in result.summaries.items()}
+    for file, rows in result.nvtx_gpu.items():
+        report.facts["summaries"][file]["nvtx_gpu"] = rows
+    if stats_dir:
+        report.inputs["stats_files"] = write_stats_csv(result, stats_dir)
     report.facts["step_durations"] = _step_records(result)
     return report
 
 
-def _summaries(per_file: dict, full_stats: bool) -> dict:
-    """Every summary row, except that without --stats the NVTX summary keeps its TOP_NVTX ranges
-    by total time (a training run can name a range per tensor: megabytes of JSON); `left_out`
-    says how many ranges and how much of the NVTX time were dropped."""
-    out = {}
-    for key, rows in per_file.items():
-        if key == "nvtx" and not full_stats and len(rows) > TOP_NVTX:
-            kept = rows[:TOP_NVTX]  # sorted by total time (summaries._finish)
-            out["left_out"] = {"nvtx": {"ranges": len(rows) - TOP_NVTX,
-                                        "time_pct": round(100.0 - sum(r.time_pct for r in kept), 1),
-                                        "why": f"top {TOP_NVTX} NVTX ranges by total time kept; --stats keeps all"}}
-            rows = kept
-        out[key] = [_row_dict(r) for r in rows]
+def _summaries(per_file: dict) -> dict:
+    """Every summary's rows as analysed: without --stats each kept its SUMMARY_ROWS rows with most
+    time, and `left_out` says, per summary, how many rows and how much time were dropped (a
+    training run naming a range per op, or a capture naming a million kernels, made hundreds of
+    MB of JSON)."""
+    out = {key: [_row_dict(r) for r in rows] for key, rows in per_file.items() if key != "left_out"}
+    left = per_file.get("left_out") or {}
+    if left:
+        out["left_out"] = {key: {"rows": rest.rows, "total": rest.total, "time_pct": round(rest.time_pct, 1),
+                                 "why": f"top {SUMMARY_ROWS} rows by total kept; --stats keeps all, "
+                                        "--stats-dir writes them as CSV"}
+                           for key, rest in left.items()}
     return out
+
+
+def for_storage(report: Report) -> Report:
+    """The report as the results database keeps it: summaries cut to SUMMARY_ROWS rows each and
+    the full nsys-stats tables left out (--stats output is for the terminal or a file, not for a
+    row in the history)."""
+    import copy
+
+    stored = copy.copy(report)
+    stored.facts = dict(report.facts)
+    stored.facts["summaries"] = {file: {key: rows[:SUMMARY_ROWS] if isinstance(rows, list) else rows
+                                        for key, rows in per_file.items()}
+                                 for file, per_file in (report.facts.get("summaries") or {}).items()}
+    stored.tables = {k: v for k, v in (report.tables or {}).items() if not v.get("stats")}
+    return stored
+
+
+def write_stats_csv(result, folder: str) -> list[str]:
+    """Each summary of each capture as `<capture>.<summary>.csv` in `folder` (the columns nsys
+    stats prints); returns the paths written."""
+    import csv
+    import os
+
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for file, per_file in result.summaries.items():
+        for key in SUMMARIES:
+            table = summary_table(key, per_file.get(key) or [])
+            path = os.path.join(folder, f"{Path(file).stem}.{key}.csv")
+            with open(path, "w", newline="", encoding="utf-8") as fh:
+                w = csv.writer(fh)
+                w.writerow(table["columns"])
+                w.writerows(table["rows"])
+            written.append(path)
+    return written
 
 
 def _row_dict(r) -> dict:
@@ -123,6 +166,12 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
         "pp_bubble_fraction": pred.pp_bubble_fraction,
         "source": f"prediction:expected ({pred.model}, {spec.key}, {pred.engine}, tp={layout['tp']}, pp={layout['pp']}, "
                   f"batch={batch or 1})",
+        # what one decode step must move and compute on each GPU (the roofline's own terms), and
+        # the GPU's datasheet peaks: measured step -> achieved bandwidth and FLOP/s
+        "hbm_gbs": spec.hbm_gbs,
+        "peak_tflops": spec.tflops(pred.dtype),
+        "bytes_per_gpu_step": pred.memory_ms / 1e3 * spec.hbm_gbs * 1e9,
+        "flops_per_gpu_step": pred.compute_ms / 1e3 * spec.tflops(pred.dtype) * 1e12,
     }
     if layout["tp"] > 1 and pred.allreduce_bytes:
         expected["allreduce_us"] = pred.allreduce_us_expected
@@ -136,6 +185,30 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
             expected["pcie_fabric"] = pcie
     out["expected"] = expected
     return out
+
+
+def step_efficiency(facts, expected: dict) -> dict | None:
+    """Achieved HBM bandwidth and FLOP/s per GPU in the measured steps (p50, p95, p99), against
+    the datasheet: the bytes and FLOPs one decode step needs per GPU (roofline) / step time."""
+    steps = facts.of(StepStats)
+    need_b, need_f = expected.get("bytes_per_gpu_step"), expected.get("flops_per_gpu_step")
+    if not steps or not need_b or not expected.get("hbm_gbs"):
+        return None
+    rows = []
+    for s in steps:
+        for label, ns in (("p50", s.p50_ns), ("p95", s.p95_ns), ("p99", s.p99_ns)):
+            if ns:
+                gbs, tflops = need_b / ns, need_f / ns / 1e3
+                rows.append([s.source, label, ns_to_ms(ns), round(gbs, 1), round(100 * gbs / expected["hbm_gbs"], 1),
+                             round(tflops, 1), round(100 * tflops / expected["peak_tflops"], 1)])
+    return {
+        "columns": ["source", "step", "ms", "achieved GB/s per GPU", "% of HBM peak", "achieved TFLOP/s per GPU",
+                    "% of peak FLOP/s"],
+        "rows": rows,
+        "note": f"Per GPU and step: {need_b / 1e9:.2f} GB moved and {need_f / 1e12:.2f} TFLOP computed "
+                f"({expected.get('source')}); peaks {expected['hbm_gbs']:g} GB/s HBM and "
+                f"{expected['peak_tflops']:g} dense TFLOP/s (catalog).",
+    }
 
 
 def _given(facts, model) -> bool:
@@ -198,6 +271,27 @@ def tables(result, full_stats: bool) -> dict:
             "rows": [[g.gpu] + [f"{c} / {ns_to_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
             "note": "count / total idle time of the gaps in each bucket (between any two GPU activities).",
         }
+    for n in facts.of(NcclCalls):
+        out[f"NCCL calls (NCCL's NVTX ranges) [{n.source.split(':', 1)[-1]}]"] = {
+            "columns": ["call", "count", "CPU ms", "avg us"],
+            "rows": [[call, c, ns_to_ms(ns), round(ns / c / 1e3, 1)] for call, (c, ns) in
+                     sorted(n.calls.items(), key=lambda kv: -kv[1][1])],
+            "note": ("Payload fields NCCL declares for these ranges: " + ", ".join(n.payload_fields) +
+                     " (values not decoded)." if n.payload_fields else ""),
+        }
+    causes = facts.of(T.IdleGapCause)
+    if causes:
+        out["Largest idle gaps: the CPU side"] = {
+            "columns": ["GPU", "at ms", "gap ms", "CPU thread", "longest CUDA call in it", "its ms", "NVTX range",
+                        "work launched by", "launched after ms"],
+            "rows": [[f"pid {c.pid} cuda:{c.device}", ns_to_ms(c.start_ns), ns_to_ms(c.gap_ns),
+                      tid_of(c.launch_tid) if c.launch_tid is not None else None, c.cpu_call or "-",
+                      ns_to_ms(c.cpu_call_ns), c.nvtx or "-", c.launch_call or "-",
+                      ns_to_ms(c.launch_lead_ns) if c.launch_lead_ns is not None else None] for c in causes],
+            "note": "The work that ended each gap leads to its launch call (correlationId) and thread; the CUDA call "
+                    "and NVTX range are those of that thread between the gap's start and the launch. Time not in a "
+                    "CUDA call was host code.",
+        }
     launches = [l for l in facts.of(LaunchStats) if l.kernel_launches or l.graph_launches or l.sync_calls]
     if launches:
         out["Launches and synchronisation"] = {
@@ -211,9 +305,12 @@ def tables(result, full_stats: bool) -> dict:
     steps = facts.of(StepStats)
     if steps:
         out["Steps"] = {
-            "columns": ["source", "method", "steps", "p50 ms", "p95 ms", "p99 ms", "mean ms"],
-            "rows": [[s.source, s.method, s.count, ns_to_ms(s.p50_ns), ns_to_ms(s.p95_ns), ns_to_ms(s.p99_ns), ns_to_ms(s.mean_ns)]
-                     for s in steps],
+            "columns": ["source", "method", "kernels/step", "steps", "p50 ms", "p95 ms", "p99 ms", "mean ms"],
+            "rows": [[s.source, s.method, s.kernels_per_step, s.count, ns_to_ms(s.p50_ns), ns_to_ms(s.p95_ns),
+                      ns_to_ms(s.p99_ns), ns_to_ms(s.mean_ns)] for s in steps],
+            "note": "pattern: the period of the busiest GPU's kernel sequence (kernels/step). A capture that holds "
+                    "only repeats of one block, with no kernel outside it, cannot tell a block from a step: name the "
+                    "step's NVTX range with --step when there is one.",
         }
     skews = facts.of(CollectiveSkew)
     if skews:
@@ -225,15 +322,26 @@ def tables(result, full_stats: bool) -> dict:
             "note": "Matched across ranks in issue order per collective kind; skew = last arrival - first arrival.",
         }
     for file, per_file in result.summaries.items():
-        rows = per_file.get("kernels") or []
-        if rows:
-            out[f"Top kernels ({file})"] = top_kernels(rows)
+        top, others, whole = result.top_kernels.get(file) or ([], 0, 0)
+        if top:
+            out[f"Top kernels ({file})"] = top_kernels(top, others, whole)
         if full_stats:
             for key in SUMMARIES:
                 table = summary_table(key, per_file.get(key) or [])
                 if not table["rows"]:
                     table["note"] = "no rows (table absent or empty in this export)"
+                table["stats"] = True
                 out[f"{SUMMARIES[key][0]} [{file}]"] = table
+        gpu = result.nvtx_gpu.get(file)
+        if gpu:
+            out[f"NVTX ranges -> GPU kernels [{file}]"] = {
+                "columns": ["range", "ranges", "CPU ms", "kernels", "kernel ms", "GPU span ms"],
+                "rows": [[r["name"], r["ranges"], ns_to_ms(r["cpu_ns"]), r["kernels"], ns_to_ms(r["kernel_ns"]),
+                          ns_to_ms(r["gpu_span_ns"])] for r in gpu],
+                "note": "Kernels whose launch call started inside a range on the same thread (correlationId); "
+                        "a kernel counts for every range that encloses its launch.",
+                "stats": True,
+            }
     return out
 
 
@@ -243,18 +351,12 @@ def short_name(name: str, width: int = 70) -> str:
     return base if len(base) <= width else base[: width - 3] + "..."
 
 
-def top_kernels(rows, limit: int = TOP_KERNELS) -> dict:
+def top_kernels(top, others: int, whole: int) -> dict:
     """The kernels that took most GPU time, by name (grid/block shapes merged)."""
-    merged: dict[str, list] = {}
-    for r in rows:
-        m = merged.setdefault(r.name, [0, 0])
-        m[0] += r.total
-        m[1] += r.count
-    whole = sum(v[0] for v in merged.values()) or 1
-    top = sorted(merged.items(), key=lambda kv: -kv[1][0])[:limit]
+    whole = whole or 1
     return {
         "columns": ["kernel", "class", "total ms", "% of kernel time", "instances", "avg us"],
         "rows": [[short_name(n), C.classify(n), ns_to_ms(t), round(100.0 * t / whole, 1), c, round(t / c / 1e3, 2)]
-                 for n, (t, c) in top],
-        "note": f"{max(0, len(merged) - limit)} more kernel names not shown" if len(merged) > limit else "",
+                 for n, t, c in top],
+        "note": f"{others} more kernel names not shown" if others else "",
     }

@@ -1,15 +1,17 @@
 """Steps (decode iterations, training steps): from NVTX ranges, else from the repeating kernel pattern.
 
 NVTX: a range whose name (trailing numbers dropped) is a common step marker, or the one the user
-names with `--step`. Pattern: on the busiest GPU, the least frequent kernel name that recurs at
-a regular interval (coefficient of variation below 0.25) and whose occurrences cover most of the
-active time marks one step per occurrence; the step time is the interval between occurrences.
+names with `--step`. Pattern: on the busiest GPU, the period of the whole kernel sequence (see
+pattern_steps), never the first kernel that recurs (that finds layers, or single GEMMs). When
+neither exists, no steps are reported.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+import numpy as np
 
 from diagnose.capture.reader import KERNEL, Capture, pid_of
 from diagnose.capture.summaries import nvtx_groups, nvtx_ranges_sql
@@ -42,6 +44,7 @@ class Steps:
     # (start, end) in ns holding exactly `count` steps: NVTX, first range start to last range end
     # (CPU time); pattern, first to last occurrence of the marker kernel (GPU time)
     window: tuple[int, int] | None = None
+    kernels_per_step: int | None = None  # pattern steps: the period of the kernel sequence
 
     @property
     def count(self) -> int:
@@ -125,34 +128,82 @@ def _outermost(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def pattern_steps(cap: Capture, pid: int, device: int, min_count: int = 3) -> Steps | None:
-    """Steps inferred from a kernel that runs once per step at a regular interval."""
+    """Steps as the period of the GPU's whole kernel sequence; None when it has none.
+
+    A decode or training step launches the same kernel sequence every time, so the sequence of
+    kernel names repeats with the step's length P. A transformer block repeats too, L times per
+    step, but kernels that run once per step (embedding, final norm, LM head, sampling, the
+    optimizer) break that shorter period. So: every kernel name that recurs at a regular index
+    interval (the same interval for >= 80 % of its repeats) gives its interval; P is the longest
+    such interval at which the whole sequence matches itself shifted by P (>= 90 % of positions,
+    allowing warm-up and the odd extra kernel). A period of one kernel name (one kernel launched
+    over and over) is no step. The step times are the intervals between runs of a kernel that
+    occurs once per period. A capture holding only repeated blocks of one step (no kernel outside
+    the block) cannot tell the block from a step; `kernels_per_step` gives the period.
+    """
     if not cap.has(KERNEL):
         return None
     col = "shortName" if cap.has_column(KERNEL, "shortName") else "demangledName"
-    where = f"deviceId = {int(device)} AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(pid)}"
-    first, last, total = cap.query(f"SELECT min(start), max(\"end\"), count(*) FROM {KERNEL} WHERE {where}").fetchone()
-    if not total or first is None:
+    where = (f'"end" IS NOT NULL AND coalesce(deviceId, -1) = {int(device)} '
+             f"AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(pid)}")
+    starts, names = _sequence(cap, col, where)
+    n = len(names)
+    if n < 2 * min_count:
         return None
-    active = last - first
-    candidates = cap.query(
-        f"SELECT {col}, count(*) AS n FROM {KERNEL} WHERE {where} GROUP BY 1 HAVING n >= ? ORDER BY n, 1 LIMIT 40",
-        (min_count,)).fetchall()
-    for name_id, n in candidates:
-        stats = cap.query(f"""
-            WITH o AS (SELECT start - lag(start) OVER (ORDER BY start) AS d FROM {KERNEL} WHERE {where} AND {col} = ?)
-            SELECT count(d), avg(d), avg(d * 1.0 * d), min(d) FROM o WHERE d IS NOT NULL""", (name_id,)).fetchone()
-        count, mean, mean_sq, low = stats
-        if not count or not mean or mean <= 0:
+    found = _period(names, min_count)
+    if found is None:
+        return None
+    period, anchor = found
+    at = starts[names == anchor]
+    first, last = int(starts[0]), int(starts[-1])
+    if at[-1] - at[0] < 0.5 * (last - first):
+        return None  # the repeating part is a small piece of the capture
+    durations = np.diff(at).tolist()[:MAX_STEPS]
+    window = (int(at[0]), int(at[len(durations)])) if durations else None
+    return Steps(f"pattern:{cap.string(anchor)}", durations, pid=pid, device=device, first_ns=first,
+                 last_ns=last, window=window, kernels_per_step=period)
+
+
+MAX_SEQUENCE = 1_000_000  # kernels of one GPU read for the period (memory: 16 bytes each)
+
+
+def _sequence(cap: Capture, col: str, where: str):
+    """(start, name id) of the GPU's kernels in start order, the first MAX_SEQUENCE of them."""
+    parts, have = [], 0
+    for start, name in cap.chunks(KERNEL, ["start", f"coalesce({col}, -1)"], where=where):
+        parts.append((start, name))
+        have += len(start)
+        if have >= MAX_SEQUENCE:
+            break
+    if not parts:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    starts = np.concatenate([p[0] for p in parts])[:MAX_SEQUENCE]
+    names = np.concatenate([p[1] for p in parts])[:MAX_SEQUENCE]
+    order = np.argsort(starts, kind="stable")
+    return starts[order], names[order]
+
+
+def _period(names, min_count: int) -> tuple[int, int] | None:
+    """(P, anchor name id) of the whole sequence's period, or None (see pattern_steps)."""
+    n = len(names)
+    order = np.argsort(names, kind="stable")  # positions grouped by name, ascending within a name
+    ids, first, counts = np.unique(names[order], return_index=True, return_counts=True)
+    regular: dict[int, tuple[int, int]] = {}  # name -> (its index interval, count)
+    for nid, lo, c in zip(ids.tolist(), first.tolist(), counts.tolist()):
+        if c < min_count:
             continue
-        var = max(0.0, mean_sq - mean * mean)
-        cv = var ** 0.5 / mean
-        if cv < 0.25 and count * mean >= 0.5 * active:
-            durations = [d for (d,) in cap.query(f"""
-                SELECT d FROM (SELECT start - lag(start) OVER (ORDER BY start) AS d FROM {KERNEL}
-                               WHERE {where} AND {col} = ?) WHERE d IS NOT NULL LIMIT {MAX_STEPS}""", (name_id,))]
-            marks = cap.query(f"SELECT min(start), max(start) FROM {KERNEL} WHERE {where} AND {col} = ?",
-                              (name_id,)).fetchone()
-            window = tuple(marks) if len(durations) == count else None  # cut at MAX_STEPS: no window
-            return Steps(f"pattern:{cap.string(name_id)}", durations, pid=pid, device=device,
-                         first_ns=first, last_ns=last, window=window)
+        gaps = np.diff(order[lo:lo + c])
+        values, times = np.unique(gaps, return_counts=True)
+        best = int(np.argmax(times))
+        if times[best] >= 0.8 * len(gaps):
+            regular[nid] = (int(values[best]), c)
+    for period in sorted({g for g, _ in regular.values()}, reverse=True):
+        if period < 2 or n // period < min_count:
+            continue
+        if (names[:-period] == names[period:]).mean() < 0.9:
+            continue
+        if len(np.unique(names[:period])) < 2:
+            return None  # one kernel over and over: no step structure
+        anchors = [(c, nid) for nid, (g, c) in regular.items() if g == period]
+        return period, min(anchors)[1]
     return None

@@ -8,13 +8,12 @@ file: same names, counts, totals, avg/median/min/max and sample standard deviati
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from diagnose.capture.kernels import kernel_groups, name_expr
-from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
+from diagnose.capture.kernels import kernel_groups, name_expr, strings_of
+from diagnose.capture.reader import COPY_OPERATION_NAMES, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
 
 STAT_COLUMNS = ["time_pct", "total_ns", "count", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
 
@@ -46,28 +45,89 @@ def round1(x: float | None) -> float | None:
     return math.floor(abs(x) * 10 + 0.5) / 10 * (1 if x >= 0 else -1)
 
 
+VALUE_BITS = 40  # durations and sizes below 2^40 (18 min, 1 TB) pack under a group code in one int64
+
+
 def grouped_stats(cap: Capture, inner: str, keys: list[str], value: str = "d"):
     """Yield (*keys, total, count, avg, median, min, max, sample stddev) per group of `inner`.
 
-    Two sorted reads: SQLite aggregates count/sum/min/max per group (in key order), then streams
-    the values ordered by (keys, value); knowing each group's count, the median is picked at its
-    rank and the deviation summed around the known mean (two-pass formula: no overflow or
-    cancellation on long kernels). Only one group's values are held at a time.
+    One unsorted read: each row's keys become a small integer code (a dict, first seen first),
+    and code << 40 | value goes into one int64 array that numpy sorts in place; a group is then
+    a run of equal codes with its values in order, so count, sum, min, max, the median at its
+    middle and the deviation around its mean (two-pass formula: no overflow or cancellation) are
+    vectorised reductions over the runs. SQLite never sorts (its ORDER BY on range names was most
+    of the time of --stats). Memory: 8 bytes a row. A value outside 0..2^40 (a damaged or
+    days-long row) falls back to a sorted read by SQLite.
     """
-    part = ", ".join(keys)
-    groups = cap.query(
-        f"SELECT {part}, count(*), sum({value}), min({value}), max({value}) FROM ({inner}) "
-        f"GROUP BY {part} ORDER BY {part}").fetchall()
-    values = cap.query(f"SELECT {value} FROM ({inner}) ORDER BY {part}, {value}")
     nk = len(keys)
-    reader = _SortedValues(values)
-    for g in groups:
-        n, total, low, high = g[nk], g[nk + 1], g[nk + 2], g[nk + 3]
-        mean = total / n
-        v = reader.take(n)  # this group's values, sorted (memory: the largest group, 8 bytes a value)
-        med = (float(v[(n - 1) // 2]) + float(v[n // 2])) / 2
-        stddev = float(np.sqrt(np.square(v - mean).sum() / (n - 1))) if n > 1 else 0.0
-        yield (*g[:nk], total, n, mean, med, low, high, stddev)
+    codes: dict = {}
+    parts = []
+    cur = cap.query(f"SELECT {', '.join(keys)}, {value} FROM ({inner})")
+    while True:
+        rows = cur.fetchmany(1 << 16)
+        if not rows:
+            break
+        try:
+            v = np.fromiter((r[nk] for r in rows), dtype=np.int64, count=len(rows))
+        except (TypeError, ValueError, OverflowError):
+            yield from _sorted_stats(cap, inner, keys, value)
+            return
+        if len(v) and (v.min() < 0 or v.max() >= 1 << VALUE_BITS):
+            yield from _sorted_stats(cap, inner, keys, value)
+            return
+        ks = (r[0] for r in rows) if nk == 1 else (r[:nk] for r in rows)
+        c = np.fromiter((codes.setdefault(k, len(codes)) for k in ks), dtype=np.int64, count=len(rows))
+        parts.append((c << VALUE_BITS) | v)
+    if not parts:
+        return
+    packed = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    del parts
+    packed.sort()
+    group = packed >> VALUE_BITS
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1))
+    counts = np.diff(np.concatenate((starts, [len(packed)])))
+    names = list(codes)
+    ids = group[starts].tolist()
+    del group
+    packed &= (1 << VALUE_BITS) - 1  # the values, in group order, sorted within each group
+    totals = np.add.reduceat(packed, starts)
+    means = totals / counts
+    dev = np.zeros(len(starts))
+    for lo in range(0, len(packed), 1 << 22):  # squared deviations in slices: bounded temporaries
+        hi = min(len(packed), lo + (1 << 22))
+        g = np.searchsorted(starts, np.arange(lo, hi), side="right") - 1
+        np.add.at(dev, g, np.square(packed[lo:hi] - means[g]))
+    low, high = packed[starts], packed[starts + counts - 1]
+    med = (packed[starts + (counts - 1) // 2] + packed[starts + counts // 2]) / 2
+    std = np.where(counts > 1, np.sqrt(dev / np.maximum(counts - 1, 1)), 0.0)
+    for i, gid in enumerate(ids):
+        k = names[gid]
+        yield (*((k,) if nk == 1 else k), int(totals[i]), int(counts[i]), float(means[i]), float(med[i]),
+               int(low[i]), int(high[i]), float(std[i]))
+
+
+def _sorted_stats(cap: Capture, inner: str, keys: list[str], value: str):
+    """grouped_stats by a sorted read in SQLite (for values that do not pack)."""
+    nk = len(keys)
+    cur = cap.query(f"SELECT {', '.join(keys)}, {value} FROM ({inner}) ORDER BY {', '.join(keys)}, {value}")
+    key, values = None, []
+    for row in cur:
+        if key is not None and tuple(row[:nk]) != key:
+            yield _group_stats(key, values)
+            values = []
+        key = tuple(row[:nk])
+        values.append(row[nk])
+    if key is not None:
+        yield _group_stats(key, values)
+
+
+def _group_stats(key: tuple, values: list) -> tuple:
+    v = np.array(values, dtype=np.float64)
+    n = len(v)
+    mean = float(v.sum()) / n
+    med = (float(v[(n - 1) // 2]) + float(v[n // 2])) / 2
+    stddev = float(np.sqrt(np.square(v - mean).sum() / (n - 1))) if n > 1 else 0.0
+    return (*key, sum(values), n, mean, med, values[0], values[-1], stddev)
 
 
 def grouped_totals(cap: Capture, inner: str, keys: list[str], value: str = "d"):
@@ -84,56 +144,79 @@ def _stats(cap: Capture, inner: str, keys: list[str], medians: bool, value: str 
     return grouped_stats(cap, inner, keys, value) if medians else grouped_totals(cap, inner, keys, value)
 
 
-class _SortedValues:
-    """Hands out the next n values of a one-column cursor as a float64 array, reading in chunks."""
-
-    CHUNK = 65536
-
-    def __init__(self, cursor):
-        self.cursor = cursor
-        self.buf = np.empty(0)
-
-    def take(self, n: int):
-        parts, have = [], 0
-        while have < n:
-            if not len(self.buf):
-                rows = self.cursor.fetchmany(max(self.CHUNK, min(n - have, 1 << 20)))
-                if not rows:
-                    raise sqlite3.DatabaseError("the capture changed while it was read")
-                self.buf = np.fromiter((r[0] for r in rows), dtype=np.float64, count=len(rows))
-            piece, self.buf = self.buf[: n - have], self.buf[n - have:]
-            parts.append(piece)
-            have += len(piece)
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-def _finish(rows: list[SummaryRow]) -> list[SummaryRow]:
-    total = sum(r.total for r in rows) or 1
+def _finish(rows: list[SummaryRow], grand_total: int | None = None) -> list[SummaryRow]:
+    total = (sum(r.total for r in rows) if grand_total is None else grand_total) or 1
     for r in rows:
         r.time_pct = r.total * 100.0 / total
     rows.sort(key=lambda r: (-r.total, r.name))
     return rows
 
 
-def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bool = True) -> list[SummaryRow]:
-    """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups)."""
+@dataclass
+class LeftOut:
+    """The rows a bounded summary dropped: how many, and their summed total (and share of it)."""
+
+    rows: int
+    total: int
+    time_pct: float
+
+
+def bounded(rows: list[SummaryRow], limit: int | None) -> tuple[list[SummaryRow], LeftOut | None]:
+    """The first `limit` rows (rows come sorted by total), and what the rest add up to."""
+    if limit is None or len(rows) <= limit:
+        return rows, None
+    rest = rows[limit:]
+    return rows[:limit], LeftOut(len(rest), sum(r.total for r in rest), sum(r.time_pct for r in rest))
+
+
+def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bool = True,
+                   limit: int | None = None) -> list[SummaryRow]:
+    """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups).
+
+    Without medians the rows come from the kernel read's aggregates (no GROUP BY); with `limit`
+    only the rows with most time become SummaryRows (and only their names are read), so a
+    capture naming a million kernels costs a few arrays; `kernel_left_out` says what was dropped."""
     if not cap.has(KERNEL):
         return []
     if name_expr(cap, name_column) == "0":
         return []  # no name column at all
     if medians or name_column != "demangledName":
-        groups = _kernel_stats(cap, name_expr(cap, name_column), medians)
-    else:  # the aggregates of the timeline's read of the kernel table: no GROUP BY
-        groups = [(*key, total, n, total / n, None, low, high, None)
-                  for key, (n, total, low, high) in sorted(kernel_groups(cap).by_name.items())]
+        groups = list(_kernel_stats(cap, name_expr(cap, name_column), medians))
+        grand = None
+    else:  # the aggregates of the timeline's read of the kernel table
+        name, g1, g2, n, total, low, high = kernel_groups(cap).by_name.arrays()
+        grand = int(total.sum())
+        keep = np.arange(len(total))
+        if limit is not None and len(total) > limit:
+            keep = np.argpartition(-total, limit - 1)[:limit]
+            cap.cache["kernel_left_out"] = LeftOut(len(total) - limit, grand - int(total[keep].sum()),
+                                                   100.0 * (grand - int(total[keep].sum())) / (grand or 1))
+        groups = [(k, a, b, t, c, t / c, None, lo, hi, None) for k, a, b, c, t, lo, hi in zip(
+            *(x[keep].tolist() for x in (name, g1, g2, n, total, low, high)))]
+    names = strings_of(cap, [g[0] for g in groups])
     rows = []
     for name_id, g1, g2, *stats in groups:
         m = 0xFFFF
-        r = SummaryRow(cap.string(name_id) or "", *stats)
+        r = SummaryRow(names.get(name_id, ""), *stats)
         r.extra = {"grid": _dims(g1 & 0xFFFFFFFF, g1 >> 32, g2 & m),
                    "block": _dims((g2 >> 16) & m, (g2 >> 32) & m, g2 >> 48), "name_id": name_id}
         rows.append(r)
-    return _finish(rows)
+    return _finish(rows, grand)
+
+
+def top_kernel_names(cap: Capture, limit: int) -> tuple[list[tuple[str, int, int]], int, int]:
+    """([(demangled name, total ns, count)] of the `limit` names with most time, grid/block shapes
+    merged; number of other names; total ns of all kernels): from the kernel read's aggregates."""
+    name, _g1, _g2, n, total, _low, _high = kernel_groups(cap).by_name.arrays()
+    if not len(name):
+        return [], 0, 0
+    ids, inverse = np.unique(name, return_inverse=True)
+    totals = np.bincount(inverse, weights=total, minlength=len(ids))
+    counts = np.bincount(inverse, weights=n, minlength=len(ids))
+    keep = np.argsort(-totals, kind="stable")[:limit]
+    names = strings_of(cap, ids[keep].tolist())
+    top = [(names.get(int(ids[i]), ""), int(totals[i]), int(counts[i])) for i in keep.tolist()]
+    return top, max(0, len(ids) - limit), int(total.sum())
 
 
 def _kernel_stats(cap: Capture, name: str, medians: bool):
@@ -226,9 +309,9 @@ def _merge_same_names(rows: list[SummaryRow]) -> list[SummaryRow]:
 def _memop_inner(cap: Capture, value: str) -> str:
     parts = []
     if cap.has(MEMCPY):
-        labels = " ".join(f"WHEN {k} THEN '{v}'" for k, v in COPY_KINDS.items())
+        labels = " ".join(f"WHEN {k} THEN '{v}'" for k, v in COPY_OPERATION_NAMES.items())
         parts.append(
-            f"SELECT '[CUDA memcpy ' || (CASE copyKind {labels} ELSE 'Unknown' END) || ']' AS name, "
+            f"SELECT (CASE copyKind {labels} ELSE '[CUDA memcpy Unknown]' END) AS name, "
             f"{value} AS d FROM {MEMCPY} WHERE \"end\" IS NOT NULL"
         )
     if cap.has(MEMSET):
@@ -318,10 +401,20 @@ SUMMARIES = {
 }
 
 
-def all_summaries(cap: Capture, medians: bool = True) -> dict[str, list[SummaryRow]]:
+def all_summaries(cap: Capture, medians: bool = True, limit: int | None = None) -> dict[str, list]:
     """Every summary; without `medians` the median and deviation are left out (None), which
-    spares a sorted read of every kernel and API row on large captures."""
-    return {key: func(cap, medians=medians) for key, (_, func) in SUMMARIES.items()}
+    spares a sorted read of every kernel and API row on large captures. With `limit` each keeps
+    its `limit` rows with most time, and "left_out" maps a summary to the LeftOut of the rest."""
+    out: dict[str, list] = {}
+    left: dict[str, LeftOut] = {}
+    for key, (_, func) in SUMMARIES.items():
+        rows = func(cap, medians=medians, limit=limit) if key == "kernels" else func(cap, medians=medians)
+        out[key], rest = bounded(rows, limit)
+        rest = cap.cache.pop("kernel_left_out", None) if key == "kernels" else rest
+        if rest:
+            left[key] = rest
+    out["left_out"] = left
+    return out
 
 
 def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) -> dict:
@@ -344,3 +437,40 @@ def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) ->
         out.append(row + [r.name])
     note = f"{len(rows) - limit} more rows not shown" if limit and len(rows) > limit else ""
     return {"columns": cols, "rows": out, "note": note}
+
+
+def nvtx_gpu_summary(cap: Capture) -> list[dict]:
+    """NVTX range -> GPU work, through correlation ids: for each range name, the kernels whose
+    launch call (CUPTI_ACTIVITY_KIND_RUNTIME, same thread) started inside one of its ranges, by
+    correlationId, as nsys's nvtx_kern_sum attributes them (a kernel counts for every range that
+    encloses its launch). Per name: ranges, their CPU time, kernels, kernel time, and the GPU
+    span (first kernel start to last kernel end, summed over the ranges). Two temp tables keyed
+    for the joins (launch calls by thread and start, kernels by correlationId), in the
+    connection's temp database: never in the user's file. Sorted by kernel time."""
+    inner = nvtx_ranges_sql(cap)
+    if not inner or not cap.has(KERNEL) or not cap.has(RUNTIME) or not cap.has_column(KERNEL, "correlationId"):
+        return []
+    cap.query("DROP TABLE IF EXISTS temp.dx_launch")
+    cap.query("DROP TABLE IF EXISTS temp.dx_kern")
+    cap.query(f"CREATE TEMP TABLE dx_launch AS SELECT globalTid AS tid, start AS s, correlationId AS c FROM {RUNTIME} "
+              "WHERE correlationId IS NOT NULL AND correlationId != 0")
+    cap.query("CREATE INDEX temp.dx_launch_ts ON dx_launch (tid, s)")
+    cap.query(f'CREATE TEMP TABLE dx_kern AS SELECT correlationId AS c, (coalesce(globalPid, 0) >> 24) AS p, '
+              f'start AS s, "end" AS e FROM {KERNEL} WHERE "end" IS NOT NULL AND correlationId IS NOT NULL')
+    cap.query("CREATE INDEX temp.dx_kern_c ON dx_kern (c, p)")
+    try:
+        rows = cap.query(f"""
+            WITH r AS MATERIALIZED (SELECT row_number() OVER () AS id, name, globalTid AS tid, start AS s, "end" AS e
+                                    FROM ({inner}) WHERE "end" IS NOT NULL),
+                 per AS (SELECT r.id, r.name, r.e - r.s AS cpu, count(k.c) AS n, coalesce(sum(k.e - k.s), 0) AS t,
+                                coalesce(max(k.e) - min(k.s), 0) AS span
+                         FROM r JOIN temp.dx_launch AS l ON l.tid = r.tid AND l.s >= r.s AND l.s <= r.e
+                         JOIN temp.dx_kern AS k ON k.c = l.c AND k.p = (r.tid >> 24)
+                         GROUP BY r.id)
+            SELECT name, count(*), sum(cpu), sum(n), sum(t), sum(span) FROM per GROUP BY name
+            ORDER BY sum(t) DESC, name""").fetchall()
+    finally:
+        cap.query("DROP TABLE IF EXISTS temp.dx_launch")
+        cap.query("DROP TABLE IF EXISTS temp.dx_kern")
+    return [{"name": name or "", "ranges": n, "cpu_ns": cpu, "kernels": k, "kernel_ns": t, "gpu_span_ns": span}
+            for name, n, cpu, k, t, span in rows]

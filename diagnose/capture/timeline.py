@@ -28,6 +28,9 @@ from diagnose.capture.summaries import api_base_name, api_groups
 GAP_EDGES_US = (1, 5, 10, 50, 100, 1000, 10_000)
 LARGE_GAP_NS = 50_000  # a gap no launch latency explains: the host was doing something else
 SHORT_KERNEL_NS = 10_000
+# Kernel-duration histogram edges (ns): fine where CPU launch costs lie (2-20 us per call), so a
+# rule can count the kernels shorter than their process's launch call.
+DURATION_EDGES_NS = tuple(range(1000, 20_001, 1000)) + (30_000, 50_000, 100_000)
 
 # One integer per (process, device): globalPid keeps its pid bits (24..47), the CUDA ordinal
 # fills the low 24 bits (where globalPid has the thread id, always 0). Sorting one integer key
@@ -94,6 +97,7 @@ class GpuActivity:
     graph_kernels: int = 0
     copy_ns: int = 0
     memset_ns: int = 0
+    duration_hist: list[int] = field(default_factory=lambda: [0] * (len(DURATION_EDGES_NS) + 1))
 
     @property
     def busy_ns(self) -> int:
@@ -263,6 +267,7 @@ class _Walker:
         self.acts: dict[tuple, GpuActivity] = {}
         self.reach: dict[int, list[int]] = {}
         self.edges = np.array([e * 1000 for e in GAP_EDGES_US], dtype=np.int64)
+        self.dur_edges = np.array(DURATION_EDGES_NS, dtype=np.int64)
 
     def feed(self, gpu: int, s, e, tag) -> None:
         dev = gpu & 0xFFFFFF
@@ -309,6 +314,8 @@ class _Walker:
         a.kernel_gap_count += int(small.sum())
         a.kernel_gap_ns += int(g_k[small].sum())
         a.short_kernels += int((kern & (dur < SHORT_KERNEL_NS)).sum())
+        hist = np.bincount(np.searchsorted(self.dur_edges, dur[kern], side="right"), minlength=len(self.dur_edges) + 1)
+        a.duration_hist = [x + int(y) for x, y in zip(a.duration_hist, hist)]
         a.graph_kernels += int(graph[kern].sum())
         opened = g_all > 0
         bucket = np.searchsorted(self.edges, g_all[opened], side="right")
@@ -441,20 +448,38 @@ class CopyStats:
     bytes: int
     pageable: int = 0  # host side pageable: staged by the driver, the call becomes synchronous
     uvm: bool = False  # unified-memory page migrations, not explicit copies
+    pageable_ns: int = 0  # time of the pageable copies alone
+    pageable_bytes: int = 0
+    # copies of at least BANDWIDTH_MIN_BYTES (small ones are latency-bound, their bandwidth says
+    # nothing about the link): pinned and pageable apart, as [count, bytes, ns]
+    large_pinned: list[int] = field(default_factory=lambda: [0, 0, 0])
+    large_pageable: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+
+BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of its time in latency
 
 
 def copies(cap: Capture) -> list[CopyStats]:
-    """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies."""
+    """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies.
+    One GROUP BY: pageable and large copies are sums over the same rows."""
     if not cap.has(MEMCPY):
         return []
     src = cap.col(MEMCPY, "srcKind", "-1")
     dst = cap.col(MEMCPY, "dstKind", "-1")
-    sql = (f"SELECT coalesce(globalPid, 0), deviceId, copyKind, count(*), sum(\"end\" - start), sum(bytes), "
-           f"sum(CASE WHEN copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0) THEN 1 ELSE 0 END) "
-           f"FROM {MEMCPY} WHERE \"end\" IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
-    return [CopyStats(cap.source, pid_of(gp) or 0, int(dev if dev is not None else -1), COPY_KINDS.get(kind, f"kind {kind}"),
-                      int(n), int(t or 0), int(b or 0), int(pg or 0), kind in UVM_COPY_KINDS)
-            for gp, dev, kind, n, t, b, pg in cap.query(sql)]
+    big = BANDWIDTH_MIN_BYTES
+    sql = (f"SELECT gp, dev, kind, count(*), sum(d), sum(b), sum(pg), sum(pg * d), sum(pg * b), "
+           f"sum((b >= {big}) * (1 - pg)), sum((b >= {big}) * (1 - pg) * b), sum((b >= {big}) * (1 - pg) * d), "
+           f"sum((b >= {big}) * pg), sum((b >= {big}) * pg * b), sum((b >= {big}) * pg * d) "
+           f"FROM (SELECT coalesce(globalPid, 0) AS gp, deviceId AS dev, copyKind AS kind, \"end\" - start AS d, "
+           f"coalesce(bytes, 0) AS b, (copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0)) AS pg "
+           f"FROM {MEMCPY} WHERE \"end\" IS NOT NULL) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+    out = []
+    for gp, dev, kind, n, t, b, pg, pg_ns, pg_b, *large in cap.query(sql):
+        large = [int(v or 0) for v in large]
+        out.append(CopyStats(cap.source, pid_of(gp) or 0, int(dev if dev is not None else -1),
+                             COPY_KINDS.get(kind, f"kind {kind}"), int(n), int(t or 0), int(b or 0), int(pg or 0),
+                             kind in UVM_COPY_KINDS, int(pg_ns or 0), int(pg_b or 0), large[:3], large[3:]))
+    return out
 
 
 def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int, int]:
@@ -485,3 +510,74 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
             count += 1
             total += g1 - g0
     return count, total
+
+
+@dataclass
+class IdleGapCause:
+    """One of a GPU's largest idle gaps and what the launching CPU thread did meanwhile (a facts
+    record). The gap ends with a kernel or copy; its launch call (same correlationId in
+    CUPTI_ACTIVITY_KIND_RUNTIME) names the thread; on that thread, between the gap's start and
+    that launch, the CUDA call that overlapped most and the innermost NVTX range around it."""
+
+    source: str
+    pid: int
+    device: int
+    start_ns: int  # session time
+    gap_ns: int
+    launch_call: str | None = None  # the call that issued the work ending the gap
+    launch_tid: int | None = None
+    launch_lead_ns: int | None = None  # gap start -> that call's start: the CPU's turn
+    cpu_call: str | None = None  # CUDA call on that thread overlapping the gap most
+    cpu_call_ns: int = 0  # of the gap, time inside it
+    nvtx: str | None = None  # innermost NVTX range on that thread holding the gap
+
+
+def gap_causes(cap: Capture, pid: int, device: int, gaps: list[tuple[int, int]], k: int = 3) -> list[IdleGapCause]:
+    """The `k` largest of `gaps` ((start, end) on one GPU) with the CPU work behind them. A few
+    scans of the kernel, API and NVTX tables, each restricted to the gaps' own times."""
+    from diagnose.capture.summaries import nvtx_ranges_sql
+
+    top = sorted(gaps, key=lambda g: g[0] - g[1])[:k]
+    out = [IdleGapCause(cap.source, pid, device, int(a), int(b - a)) for a, b in top]
+    if not out or not cap.has(RUNTIME) or not cap.has_column(RUNTIME, "correlationId"):
+        return out
+    ends = {int(b): g for (a, b), g in zip(top, out)}
+    corr: dict[int, IdleGapCause] = {}
+    for table in (KERNEL, MEMCPY, MEMSET):
+        if cap.has(table) and cap.has_column(table, "correlationId"):
+            for start, c in cap.query(
+                    f"SELECT start, correlationId FROM {table} WHERE start IN ({','.join(map(str, ends))}) "
+                    f"AND coalesce(deviceId, -1) = ? AND ((coalesce(globalPid, 0) >> 24) & 16777215) = ?", (device, pid)):
+                if c is not None:
+                    corr.setdefault(int(c), ends[int(start)])
+    if not corr:
+        return out
+    for c, tid, start, name_id in cap.query(
+            f"SELECT correlationId, globalTid, start, nameId FROM {RUNTIME} WHERE correlationId IN "
+            f"({','.join(map(str, corr))}) AND ((globalTid >> 24) & 16777215) = ?", (pid,)):
+        g = corr[int(c)]
+        if g.launch_call is None:
+            g.launch_call, g.launch_tid = api_base_name(cap.string(name_id) or ""), int(tid)
+            g.launch_lead_ns = max(0, int(start) - g.start_ns)
+    known = [g for g in out if g.launch_tid is not None]
+    if not known:
+        return out
+    windows = " OR ".join(f"(globalTid = {g.launch_tid} AND start < {g.start_ns + g.launch_lead_ns} "
+                          f"AND \"end\" > {g.start_ns})" for g in known)
+    for tid, name_id, s, e in cap.query(f'SELECT globalTid, nameId, start, "end" FROM {RUNTIME} WHERE {windows}'):
+        for g in known:
+            lo, hi = g.start_ns, g.start_ns + g.launch_lead_ns
+            inside = min(e, hi) - max(s, lo)
+            if tid == g.launch_tid and inside > g.cpu_call_ns:
+                g.cpu_call, g.cpu_call_ns = api_base_name(cap.string(name_id) or ""), int(inside)
+    inner = nvtx_ranges_sql(cap)
+    if inner:
+        holds = " OR ".join(f"(globalTid = {g.launch_tid} AND start <= {g.start_ns} "
+                            f"AND \"end\" >= {g.start_ns + g.launch_lead_ns})" for g in known)
+        best: dict[int, int] = {}
+        for name, tid, s, e in cap.query(f'SELECT name, globalTid, start, "end" FROM ({inner}) WHERE {holds}'):
+            for i, g in enumerate(known):
+                if tid == g.launch_tid and s <= g.start_ns and e >= g.start_ns + g.launch_lead_ns:
+                    if i not in best or e - s < best[i]:
+                        best[i], g.nvtx = e - s, name
+    return out

@@ -16,8 +16,9 @@ from diagnose.commands.options import InputPath, batch_size, gpu_count, output_o
 @click.option("--batch", type=batch_size(), help="Sequences per decode step.")
 @click.option("--step", "step_name", help="NVTX range that marks one step (default: auto-detect, else the kernel pattern).")
 @click.option("--stats", is_flag=True, help="Also print the full nsys-stats tables (kernels, CUDA API, memory ops, NVTX).")
+@click.option("--stats-dir", type=click.Path(file_okay=False), help="Also write every nsys-stats summary, all rows, as CSV here.")
 @output_options
-def capture(files, model, tp, pp, gpu, batch, step_name, stats):
+def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir):
     """Explain where GPU time went in nsys SQLite exports: one file, or one file per rank.
 
     Reads the file read-only (any Nsight Systems version), summarises it as `nsys stats` does,
@@ -31,14 +32,34 @@ def capture(files, model, tp, pp, gpu, batch, step_name, stats):
       diagnose capture samples/captures/straggler_rank*.sqlite
       diagnose capture samples/captures/tp4_nvlink_healthy.sqlite --stats --json
     """
-    return analyse(list(files), model=model, tp=tp, pp=pp, gpu=gpu, batch=batch, step_name=step_name, stats=stats)
+    return analyse(list(files), model=model, tp=tp, pp=pp, gpu=gpu, batch=batch, step_name=step_name, stats=stats,
+                   stats_dir=stats_dir)
 
 
-def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, stats=False):
+def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, stats=False, stats_dir=None):
     """The capture report (also used by `diagnose compare` on two captures)."""
     from diagnose.capture import report as capture_report
 
     if isinstance(files, str):
         files = [files]
+    files = _exported(files)
+    if gpu:  # an unknown name is bad input, named with the closest catalog names (as `predict` does)
+        from rules import catalog
+
+        catalog.gpu(gpu)
     return capture_report.build(files, model=model, tp=tp, pp=pp, gpu=gpu, batch=batch,
-                                step_name=step_name, full_stats=stats)
+                                step_name=step_name, full_stats=stats, stats_dir=stats_dir)
+
+
+def _exported(files: list) -> list:
+    """.nsys-rep reports exported to SQLite by the installed nsys (saying so on stderr)."""
+    from diagnose.capture import nsysrep
+
+    out = []
+    for f in files:
+        if nsysrep.is_report(f):
+            sqlite = nsysrep.to_sqlite(f)
+            click.echo(f"diagnose: {f}: exported with `nsys export --type sqlite` to {sqlite} (temporary)", err=True)
+            f = sqlite
+        out.append(f)
+    return out

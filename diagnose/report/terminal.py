@@ -21,7 +21,7 @@ DEFAULT_WIDTH = 120  # piped output without $COLUMNS
 STACK_BELOW = 100
 LONG_NAME = 40
 SHORT_CELL = 20
-PLAIN_ROWS = 200  # longer tables are laid out without rich (see _plain)
+PLAIN_ROWS = 200  # longer tables print as plain columns (see _plain_table)
 GLUE = "\ue000"  # not whitespace to rich (a private-use character): holds a number to its unit; a space in the output
 
 _UNIT = r"(?:us|ms|s|%|[kKMGT]i?B(?:/s)?|[kMG]b/s|GT/s|B|W|MHz|GHz|tok/s|x|C|bytes)(?![\w/])"
@@ -64,7 +64,7 @@ def _console(buf, color: bool, width: int | None):
 def render_table(headers: list[str], rows: list[list], color: bool = False, width: int | None = None) -> str:
     """One table laid out as the reports lay out theirs (`diagnose history` prints runs this way)."""
     buf = io.StringIO()
-    _print_table(_console(buf, color, width), headers, rows, head=True)
+    _table(_console(buf, color, width), headers, rows)
     text = buf.getvalue().replace(GLUE, " ")
     return text if color else "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
@@ -88,8 +88,7 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
             console.print()
             continue
         _paragraph(console, title, style="bold" if color else "")
-        _print_table(console, [str(c) for c in table["columns"]], [[fmt_value(c) for c in row] for row in table["rows"]],
-                     head=True)
+        _table(console, [str(c) for c in table["columns"]], [[fmt_value(c) for c in row] for row in table["rows"]])
         if table.get("note"):
             _paragraph(console, table["note"])
         console.print()
@@ -169,6 +168,26 @@ def _print_table(console, headers: list[str], rows: list[list[str]], head: bool)
         _columns(console, headers, cells, head)
 
 
+def _table(console, headers: list[str], rows: list[list]) -> None:
+    """A titled table of a report: laid out for the width below PLAIN_ROWS rows, plain above."""
+    if len(rows) > PLAIN_ROWS:
+        text = _plain_table([_text(h) for h in headers], [[_text(c) for c in row] for row in rows])
+        console.print(text, no_wrap=True, overflow="ignore", crop=False, highlight=False)
+    else:
+        _print_table(console, headers, rows, head=True)
+
+
+def _plain_table(headers: list[str], rows: list[list[str]]) -> str:
+    """Columns padded to their widest cell, the last one (a name) left whole, as `nsys stats`
+    prints: linear in the rows (laying out a rich table of 16 k NVTX ranges took 15 s), and a
+    name is never split from its figures into a second part."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers[:-1])]
+    line = "  ".join("{:>%d}" % w for w in widths) + "  {}"
+    out = [line.format(*headers), line.format(*("-" * w for w in widths), "-" * len(headers[-1]))]
+    out += [line.format(*r) for r in rows]
+    return "\n".join(out)
+
+
 def _stacked(console, headers: list[str], rows: list[list[str]], indent: int = 2) -> None:
     """Each row as its first cell, then `column: value` lines under it (skipping empty values); a
     first cell equal to the previous row's is not repeated."""
@@ -221,42 +240,11 @@ def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> 
     for part, group in enumerate(_column_groups(keep, console.width, new_table(0))):
         table = new_table(part)
         widths = _widths([columns[i] for i in group], [keep[i] for i in group], console.width - _overhead(table, len(group)))
-        if head and len(rows) > PLAIN_ROWS:
-            natural = [max(len(line) for text in columns[i] for line in text.splitlines() or [""]) for i in group]
-            _plain(console, [columns[i] for i in group], [w or n for w, n in zip(widths, natural)],
-                   "(continued)" if part else None)
-            continue
         for i, width in zip(group, widths):
             table.add_column(Text(headers[i]), overflow="fold", width=width)
         for row in rows:
             table.add_row(*(Text(row[i]) for i in group))
         console.print(table)
-
-
-def _plain(console, columns: list[list[str]], widths: list[int], title: str | None) -> None:
-    """A long table laid out as rich's SIMPLE_HEAD would, without rich (18,000 NVTX ranges take
-    rich 20 s): each cell wrapped between words into its column's width."""
-    import textwrap
-
-    from rich.text import Text
-
-    def wrap(text: str, width: int) -> list[str]:
-        return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
-
-    def row(cells: list[str], bottom: bool = False) -> list[str]:
-        wrapped = [wrap(c, w) for c, w in zip(cells, widths)]
-        height = max(len(c) for c in wrapped)
-        if bottom:  # headers sit on the rule, as rich puts them
-            wrapped = [[""] * (height - len(c)) + c for c in wrapped]
-        return ["  " + "   ".join((cell[k] if k < len(cell) else "").ljust(w) for cell, w in zip(wrapped, widths))
-                for k in range(height)]
-
-    lines = ([title] if title else []) + [""] + row([col[0] for col in columns], bottom=True)  # "": blank edges
-    lines.append(" " + "─" * (sum(widths) + 3 * (len(widths) - 1) + 2))
-    for r in range(1, len(columns[0])):
-        lines += row([col[r] for col in columns])
-    lines.append("")
-    console.print(Text("\n".join(lines)), no_wrap=True, overflow="ignore", crop=False)
 
 
 def _column_groups(keep: list[int], width: int, table) -> list[list[int]]:
