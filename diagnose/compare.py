@@ -449,7 +449,7 @@ def _check_file(path: Path, name: str, expected: str) -> None:
 def analyse_capture(paths, options: dict) -> Report:
     """Run the capture command's analysis on an nsys export (or one per rank), as
     `diagnose capture` would."""
-    from diagnose.capture import report as capture_report
+    from diagnose import capture_report
 
     paths = [str(p) for p in (paths if isinstance(paths, list) else [paths])]
     opts = dict(options)

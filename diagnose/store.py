@@ -175,7 +175,7 @@ def _retry(action, path, wait: float = WAIT_SECONDS):
 def row_for(report, when: datetime | None = None) -> dict:
     """The indexed columns of a report, read from its facts."""
     if report.kind == "capture":  # the report, not its full nsys-stats summaries (issue 17)
-        from diagnose.capture.report import for_storage
+        from diagnose.capture_report import for_storage
 
         report = for_storage(report)
     facts = report.facts or {}

@@ -4,7 +4,7 @@ Each rule states the physics it relies on in its docstring, quotes `capture:<fil
 table or kernel names behind every number, and passes (severity ok) when its check is clean,
 so a clean capture reads as healthy rather than as "no data".
 
-Predictions arrive as the dict `diagnose.capture.report.predict` builds (from --model/--tp/--gpu/
+Predictions arrive as the dict `diagnose.capture_report.predict` builds (from --model/--tp/--gpu/
 --batch, or the launch line the capture recorded): {"layout": {"tp", "pp"}, "roofline":
 Prediction, "expected": {"step_ms", "allreduce_per_step", "allreduce_ms_per_step",
 "allreduce_bytes", "allreduce_us", "allreduce_us_pcie", "fabric", "pcie_fabric",

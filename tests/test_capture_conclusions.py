@@ -7,7 +7,7 @@ import pytest
 from conftest import REPO, shared_path
 from diagnose.capture import classify as C
 from diagnose.capture.facts import GpuTimeline, analyse
-from diagnose.capture.report import build
+from diagnose.capture_report import build
 from rules.engine import evaluate
 from samples import generate_capture as gen
 

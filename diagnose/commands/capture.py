@@ -38,7 +38,7 @@ def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir):
 
 def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, stats=False, stats_dir=None):
     """The capture report (also used by `diagnose compare` on two captures)."""
-    from diagnose.capture import report as capture_report
+    from diagnose import capture_report
 
     if isinstance(files, str):
         files = [files]

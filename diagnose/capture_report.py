@@ -1,4 +1,6 @@
-"""Capture analysis -> Report(kind="capture"): facts, predictions, tables, findings, verdict."""
+"""Capture analysis -> Report(kind="capture"): the capture reader's facts, the roofline's
+predictions for the workload given or recorded, then the shared pipeline (rules, verdict), plus
+the capture's own tables (summaries, steps, efficiency)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ MAX_STEP_RECORDS = 20_000
 
 def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False,
           stats_dir=None) -> Report:
-    from rules.engine import evaluate, verdict
+    from diagnose.pipeline import run_pipeline
 
     full_stats = full_stats or bool(stats_dir)
     result = analyse(list(files), step_name=step_name, medians=full_stats)
@@ -31,17 +33,10 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
     pipeline = any(g.comm_ops.get("send_recv") for g in facts.of(GpuTimeline))
     if pipeline or (predictions or {}).get("expected", {}).get("step_ms"):
         facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
-    findings = evaluate(facts, predictions)
-    report = Report(
-        kind="capture",
-        inputs={"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
-                "step": step_name},
-        facts=facts.to_dict(),
-        predictions={k: v for k, v in predictions.items() if k != "layout"} if predictions else {},
-        findings=findings,
-        verdict=verdict(findings),
-        tables=tables(result, full_stats),
-    )
+    inputs = {"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
+              "step": step_name}
+    report = run_pipeline("capture", inputs, facts, predictions, tables=tables(result, full_stats))
+    report.predictions = {k: v for k, v in predictions.items() if k != "layout"} if predictions else {}
     efficiency = step_efficiency(facts, (predictions or {}).get("expected") or {})
     if efficiency:
         report.tables["Step efficiency"] = efficiency
