@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterable, TypeVar
+from typing import Any, ClassVar, Iterable, TypeVar
 
 T = TypeVar("T")
 
@@ -28,9 +28,32 @@ def where(path: str, line: int | None = None) -> str:
 # --------------------------------------------------------------------------- GPUs and links
 
 
+# The record types of a report's `facts`, by their declared report key (every Fact subclass registers here).
+FACT_TYPES: dict[str, type] = {}
+
+
+class Fact:
+    """Base of every fact record. `report_key` is the record's key in a report's `facts`, declared
+    by each type so that renaming a class never changes the JSON schema; all keys are registered
+    in FACT_TYPES, which the report reader checks stored records against."""
+
+    report_key: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        key = cls.__dict__.get("report_key")
+        if not key:
+            raise TypeError(f"fact type {cls.__name__} must declare its report key: report_key = '...'")
+        if FACT_TYPES.get(key, cls) is not cls:
+            raise TypeError(f"report key {key!r} declared by {FACT_TYPES[key].__name__} and {cls.__name__}")
+        FACT_TYPES[key] = cls
+
+
 @dataclass
-class GpuFact:
+class GpuFact(Fact):
     """One GPU as nvidia-smi / NVML describes it."""
+
+    report_key: ClassVar[str] = "gpu_fact"
 
     source: str
     index: int | None = None
@@ -74,8 +97,10 @@ class GpuFact:
 
 
 @dataclass
-class NvLinkFact:
+class NvLinkFact(Fact):
     """One NVLink of one GPU (nvidia-smi nvlink -s / NVML)."""
+
+    report_key: ClassVar[str] = "nv_link_fact"
 
     source: str
     gpu: int | None
@@ -88,8 +113,10 @@ class NvLinkFact:
 
 
 @dataclass
-class TopologyPath:
+class TopologyPath(Fact):
     """How two devices connect (nvidia-smi topo -m): NV#, PIX, PXB, PHB, NODE, SYS, SOC."""
+
+    report_key: ClassVar[str] = "topology_path"
 
     source: str
     a: str  # "GPU0", "NIC1", "mlx5_0"
@@ -99,8 +126,10 @@ class TopologyPath:
 
 
 @dataclass
-class P2PStatus:
+class P2PStatus(Fact):
     """Whether two GPUs can reach each other peer-to-peer (topo -p2p, NVML, CUDA)."""
+
+    report_key: ClassVar[str] = "p2_p_status"
 
     source: str
     a: int
@@ -111,8 +140,10 @@ class P2PStatus:
 
 
 @dataclass
-class PairBandwidth:
+class PairBandwidth(Fact):
     """A measured GPU-to-GPU copy bandwidth or latency (p2pBandwidthLatencyTest, probes)."""
+
+    report_key: ClassVar[str] = "pair_bandwidth"
 
     source: str
     a: int
@@ -124,8 +155,10 @@ class PairBandwidth:
 
 
 @dataclass
-class PcieLinkFact:
+class PcieLinkFact(Fact):
     """A PCIe device's link as lspci -vvv shows it (LnkCap vs LnkSta), and its ACS control."""
+
+    report_key: ClassVar[str] = "pcie_link_fact"
 
     source: str
     bus_id: str
@@ -139,8 +172,10 @@ class PcieLinkFact:
 
 
 @dataclass
-class XidEvent:
+class XidEvent(Fact):
     """An NVIDIA Xid error from the kernel log."""
+
+    report_key: ClassVar[str] = "xid_event"
 
     source: str
     xid: int
@@ -152,7 +187,7 @@ class XidEvent:
 
 
 @dataclass
-class HostFact:
+class HostFact(Fact):
     """One fact about the host, keyed by name so sources can report what they know.
 
     Known names: shm_bytes, iommu ("off", "pt", "on"), virtualization ("none", "kvm", ...),
@@ -160,6 +195,8 @@ class HostFact:
     driver_version, cuda_driver_version, fabric_manager ("running", "not_running", "absent"),
     gdr_module ("loaded", "not_loaded"), ib_devices, ib_active_ports, acs_enabled_bridges.
     """
+
+    report_key: ClassVar[str] = "host_fact"
 
     source: str
     name: str
@@ -170,15 +207,19 @@ class HostFact:
 
 
 @dataclass
-class NcclVersion:
+class NcclVersion(Fact):
+    report_key: ClassVar[str] = "nccl_version"
+
     source: str
     version: str  # "2.18.3"
     cuda: str | None = None
 
 
 @dataclass
-class NcclSetting:
+class NcclSetting(Fact):
     """An NCCL_* (or related) variable: from 'set by environment', a launch line, or the env."""
+
+    report_key: ClassVar[str] = "nccl_setting"
 
     source: str
     name: str
@@ -186,8 +227,10 @@ class NcclSetting:
 
 
 @dataclass
-class NcclTransport:
+class NcclTransport(Fact):
     """Which transport NCCL chose for a connection (NCCL_DEBUG=INFO 'via ...' lines)."""
+
+    report_key: ClassVar[str] = "nccl_transport"
 
     source: str
     transport: str  # "P2P", "SHM", "NET", "NVLS", "COLLNET"
@@ -200,12 +243,14 @@ class NcclTransport:
 
 
 @dataclass
-class NcclEvent:
+class NcclEvent(Fact):
     """A notable NCCL log line: warnings, init failures, fallbacks, topology notes.
 
     kind: "warn", "error", "net_init_failed", "ib_unavailable", "using_socket", "nvls",
     "shm_alloc_failed", "p2p_disabled", "topology", ...
     """
+
+    report_key: ClassVar[str] = "nccl_event"
 
     source: str
     kind: str
@@ -233,8 +278,10 @@ def bus_factor(op: str, nranks: int) -> float:
 
 
 @dataclass
-class CollectiveResult:
+class CollectiveResult(Fact):
     """One row of a collective benchmark (nccl-tests or our probe), nccl-tests semantics."""
+
+    report_key: ClassVar[str] = "collective_result"
 
     source: str
     op: str  # "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"
@@ -254,8 +301,10 @@ class CollectiveResult:
 
 
 @dataclass
-class CollectiveSummary:
+class CollectiveSummary(Fact):
     """nccl-tests' '# Avg bus bandwidth' footer."""
+
+    report_key: ClassVar[str] = "collective_summary"
 
     source: str
     op: str | None
@@ -264,13 +313,15 @@ class CollectiveSummary:
 
 
 @dataclass
-class Measurement:
+class Measurement(Fact):
     """A measured figure: serving benchmark, reporter claim, probe, capture.
 
     metric: decode_tok_s, output_tok_s, itl_ms, tpot_ms, ttft_ms, busbw_gbs, algbw_gbs,
     step_ms, latency_us, request_tok_s, request_throughput, prefill_tok_s, hbm_gbs,
     gemm_tflops, h2d_gbs, d2h_gbs; a percentile goes in `stat` ("mean", "median", "p95", "p99").
     """
+
+    report_key: ClassVar[str] = "measurement"
 
     source: str
     metric: str
@@ -289,8 +340,10 @@ class Measurement:
 
 
 @dataclass
-class Workload:
+class Workload(Fact):
     """What was being run, as far as one source tells: a launch line, ticket.toml, a capture."""
+
+    report_key: ClassVar[str] = "workload"
 
     source: str
     model: str | None = None
@@ -316,8 +369,10 @@ class Workload:
 
 
 @dataclass
-class Note:
+class Note(Fact):
     """Free text that matters: the reporter's description, a versions line, unknown keys."""
+
+    report_key: ClassVar[str] = "note"
 
     source: str
     kind: str  # "description", "software", "unknown_key", "unrecognised_file", ...
@@ -326,6 +381,282 @@ class Note:
 
 
 # --------------------------------------------------------------------------- container
+
+
+@dataclass
+class ProbeFailure(Fact):
+    """A probe that did not deliver: `reason` is "timeout" (killed), "error" or "skipped".
+
+    A hung collective is the typical timeout: its ranks are killed, the rest of the report
+    still arrives, and rules turn this record into a finding.
+    """
+
+    report_key: ClassVar[str] = "probe_failure"
+
+    source: str
+    probe: str  # "collectives", "kernels.hbm", ...
+    reason: str
+    detail: str = ""
+    seconds: float | None = None
+    group: list[int] | None = None
+    data: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ capture facts (diagnose/capture)
+
+
+# Kernel-duration histogram edges (ns): fine where CPU launch costs lie (2-20 us per call), so a
+# rule can count the kernels shorter than their process's launch call.
+DURATION_EDGES_NS = tuple(range(1000, 20_001, 1000)) + (30_000, 50_000, 100_000)
+
+
+@dataclass
+class CaptureInfo(Fact):
+    """What one export is: version, what it traced, what it lacks, which GPUs it saw."""
+
+    report_key: ClassVar[str] = "capture_info"
+
+    source: str
+    file: str
+    product_version: str | None = None
+    schema_version: str | None = None
+    session_start_utc_ns: int | None = None
+    missing_tables: list[str] = field(default_factory=list)
+    gpus_listed: list[str] = field(default_factory=list)  # TARGET_INFO_GPU: every GPU on the host
+    gpus_used: list[str] = field(default_factory=list)  # those with activity
+    processes_with_gpu_work: int = 0
+    kernel_rows: int = 0
+    runtime_rows: int = 0
+    partial_export: str | None = None  # EXPORT_PARAM_TABLES_TO_EXPORT / TIMES_TO_EXPORT when set
+    host: str | None = None
+
+
+@dataclass
+class GpuTimeline(Fact):
+    """One GPU of one process: where its time went (all times in ns)."""
+
+    report_key: ClassVar[str] = "gpu_timeline"
+
+    source: str
+    gpu: str  # "pid 144 cuda:0 = GPU 0 (NVIDIA H100 ...)"
+    pid: int
+    device: int
+    gpu_name: str | None = None
+    span_ns: int = 0
+    busy_ns: int = 0
+    idle_ns: int = 0
+    kernels: int = 0
+    kernel_ns: int = 0
+    class_ns: dict[str, int] = field(default_factory=dict)
+    class_count: dict[str, int] = field(default_factory=dict)
+    comm_union_ns: int = 0
+    compute_union_ns: int = 0
+    exposed_comm_ns: int = 0
+    overlapped_comm_ns: int = 0
+    comm_ops: dict[str, int] = field(default_factory=dict)  # collective kind -> kernels
+    comm_ops_ns: dict[str, int] = field(default_factory=dict)
+    comm_libraries: dict[str, int] = field(default_factory=dict)  # nccl, custom_allreduce, ...
+    gap_histogram: dict[str, list[int]] = field(default_factory=dict)  # bucket -> [count, ns]
+    small_gaps: int = 0  # kernel-to-kernel gaps under 50 us
+    small_gap_ns: int = 0
+    short_kernels: int = 0  # kernels under 10 us
+    graph_kernels: int = 0
+    copy_ns: int = 0
+    large_gaps: int = 0  # idle gaps >= 50 us
+    large_gap_ns: int = 0
+    host_stall_gaps: int = 0  # large gaps during/after a host sync or synchronous copy
+    host_stall_ns: int = 0
+    # of the idle gaps >= 50 us, the time another GPU of the same file that also exchanges
+    # send/recv was busy (stages taking turns: a pipeline); None when not measured
+    idle_while_peer_busy_ns: int | None = None
+    # kernels per duration bucket: [0] shorter than DURATION_EDGES_NS[0], [i] from edge i-1 to edge i
+    duration_hist: list[int] = field(default_factory=list)
+
+    def kernels_shorter_than(self, ns: float) -> tuple[int, int]:
+        """(count, edge): kernels shorter than the largest histogram edge at or below `ns`."""
+        edges = [e for e in DURATION_EDGES_NS if e <= ns]
+        if not edges or not self.duration_hist:
+            return 0, 0
+        return sum(self.duration_hist[:len(edges)]), edges[-1]
+
+    @property
+    def busy_pct(self) -> float:
+        return 100.0 * self.busy_ns / self.span_ns if self.span_ns else 0.0
+
+
+@dataclass
+class LaunchStats(Fact):
+    """CPU-side launch and synchronisation accounting of one process."""
+
+    report_key: ClassVar[str] = "launch_stats"
+
+    source: str
+    pid: int
+    kernel_launches: int = 0
+    graph_launches: int = 0
+    launch_ns: int = 0
+    sync_calls: int = 0
+    sync_ns: int = 0
+    sync_copy_calls: int = 0
+    sync_copy_ns: int = 0
+    queue_mean_ns: float | None = None
+    queue_p50_ns: float | None = None
+    api_calls: int = 0
+    api_ns: int = 0
+
+    @property
+    def launch_avg_ns(self) -> float | None:
+        return self.launch_ns / self.kernel_launches if self.kernel_launches else None
+
+
+@dataclass
+class StepStats(Fact):
+    report_key: ClassVar[str] = "step_stats"
+
+    source: str
+    method: str
+    count: int
+    p50_ns: float | None
+    p95_ns: float | None
+    p99_ns: float | None
+    mean_ns: float | None
+    pid: int | None = None
+    device: int | None = None
+    kernels_per_step: int | None = None  # pattern steps: the period of the kernel sequence
+
+
+@dataclass
+class StepComm(Fact):
+    """Communication kernels of one GPU inside the measured steps only (warm-up, prefill and
+    partial steps at the capture's edges left out), so per-step counts divide by the right number."""
+
+    report_key: ClassVar[str] = "step_comm"
+
+    source: str
+    gpu: str
+    pid: int
+    device: int
+    steps: int
+    window_start_ns: int  # GPU time
+    window_end_ns: int
+    window_from: str  # how the window was placed on the GPU timeline
+    ops: dict[str, int] = field(default_factory=dict)  # collective kind -> kernels in the window
+    ops_ns: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class CollectiveSkew(Fact):
+    report_key: ClassVar[str] = "collective_skew"
+
+    source: str
+    op: str
+    instances: int
+    ranks: int
+    mean_ns: float
+    p50_ns: float | None
+    p95_ns: float | None
+    max_ns: int
+    mismatched: bool = False
+
+
+@dataclass
+class Straggler(Fact):
+    """The rank the others waited for most, and what it was doing meanwhile."""
+
+    report_key: ClassVar[str] = "straggler"
+
+    source: str
+    rank: str
+    ranks: int
+    collectives: int
+    late_count: int
+    total_wait_ns: int
+    mean_wait_ns: float
+    doing_ns: dict[str, int] = field(default_factory=dict)
+    idle_ns: int = 0
+    runner_up_wait_ns: int = 0
+
+
+@dataclass
+class GridUse(Fact):
+    """How much of the GPU the kernels' grids could occupy at all. A thread block runs on one SM,
+    so a grid of b blocks keeps at most min(b, SMs) of the GPU's SMs busy: kernel time in grids
+    smaller than the SM count is GPU left idle by the launch itself."""
+
+    report_key: ClassVar[str] = "grid_use"
+
+    source: str
+    sm_count: int
+    sm_from: str  # where the SM count was read
+    kernel_ns: int = 0  # all kernel time of the capture
+    small_grid_ns: int = 0  # in grids of fewer blocks than SMs
+    small_grid_kernels: int = 0
+    single_block_ns: int = 0  # in 1-block grids
+    idle_sm_ns: float = 0.0  # sum of duration x (1 - blocks / SMs) over small grids
+    worst: list[tuple[str, int, int]] = field(default_factory=list)  # (kernel, blocks, ns), most time first
+
+
+@dataclass
+class NcclCalls(Fact):
+    """NCCL's own NVTX ranges (NCCL_NVTX, domain "NCCL"): the host-side calls the process made
+    (ncclAllReduce, ncclSend, ncclGroupEnd, ...), with their count and CPU time, and the payload
+    fields NCCL declares for them (NVTX_PAYLOAD_SCHEMA_ENTRIES: communicator, message size, ...)."""
+
+    report_key: ClassVar[str] = "nccl_calls"
+
+    source: str
+    calls: dict[str, list[int]] = field(default_factory=dict)  # call -> [count, CPU ns]
+    payload_fields: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CopyStats(Fact):
+    """Copies of one kind on one GPU of one process (a facts record: rules read it)."""
+
+    report_key: ClassVar[str] = "copy_stats"
+
+    source: str
+    pid: int
+    device: int
+    kind: str
+    count: int
+    total_ns: int
+    bytes: int
+    pageable: int = 0  # host side pageable: staged by the driver, the call becomes synchronous
+    uvm: bool = False  # unified-memory page migrations, not explicit copies
+    pageable_ns: int = 0  # time of the pageable copies alone
+    pageable_bytes: int = 0
+    # copies of at least BANDWIDTH_MIN_BYTES (small ones are latency-bound, their bandwidth says
+    # nothing about the link): pinned and pageable apart, as [count, bytes, ns]
+    large_pinned: list[int] = field(default_factory=lambda: [0, 0, 0])
+    large_pageable: list[int] = field(default_factory=lambda: [0, 0, 0])
+
+
+@dataclass
+class IdleGapCause(Fact):
+    """One of a GPU's largest idle gaps and what the launching CPU thread did meanwhile (a facts
+    record). The gap ends with a kernel or copy; its launch call (same correlationId in
+    CUPTI_ACTIVITY_KIND_RUNTIME) names the thread; on that thread, between the gap's start and
+    that launch, the CUDA call that overlapped most and the innermost NVTX range around it."""
+
+    report_key: ClassVar[str] = "idle_gap_cause"
+
+    source: str
+    pid: int
+    device: int
+    start_ns: int  # session time
+    gap_ns: int
+    launch_call: str | None = None  # the call that issued the work ending the gap
+    launch_tid: int | None = None
+    launch_lead_ns: int | None = None  # gap start -> that call's start: the CPU's turn
+    cpu_call: str | None = None  # CUDA call on that thread overlapping the gap most
+    cpu_call_ns: int = 0  # of the gap, time inside it
+    nvtx: str | None = None  # innermost NVTX range on that thread holding the gap
+
+
+# The records the capture reader produces (diagnose/capture): a capture's own timeline, not the node's.
+CAPTURE_FACTS = (CaptureInfo, GpuTimeline, LaunchStats, StepStats, StepComm, CollectiveSkew, Straggler, GridUse, NcclCalls,
+                 CopyStats, IdleGapCause)
 
 
 @dataclass
@@ -392,16 +723,10 @@ class Facts:
 
         grouped: dict[str, list] = {}
         for r in self.records:
-            grouped.setdefault(_snake(type(r).__name__), []).append(jsonable(r))
+            grouped.setdefault(type(r).report_key, []).append(jsonable(r))
         if self.missing:
             grouped["missing"] = list(self.missing)
         return grouped
-
-
-def _snake(name: str) -> str:
-    import re
-
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def jsonable(value):

@@ -211,27 +211,23 @@ def _check_facts(facts: dict) -> None:
 
 
 def _record_types() -> dict[str, dict]:
-    """{snake-case record kind: {field: Python types}} for the dataclasses of diagnose.evidence and
-    the capture facts, from their annotations ('int | None' -> int; Any and other classes unchecked)."""
+    """{record kind: {field: Python types}} for every registered fact type (evidence.FACT_TYPES),
+    from their annotations ('int | None' -> int; Any and other classes unchecked)."""
     global _RECORD_TYPES
     if _RECORD_TYPES is None:
         import re
 
-        from diagnose import evidence
-        from diagnose.capture import facts as capture_facts
+        from diagnose.evidence import FACT_TYPES
 
         simple = {"int": int, "float": (int, float), "str": str, "bool": bool, "list": list, "tuple": list, "dict": dict}
         _RECORD_TYPES = {}
-        for module in (evidence, capture_facts):
-            for cls in vars(module).values():
-                if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)) or cls is evidence.Facts:
-                    continue
-                types = {}
-                for f in dataclasses.fields(cls):
-                    names = {re.split(r"\[", part.strip())[0] for part in str(f.type).split("|")} - {"None"}
-                    if len(names) == 1 and next(iter(names)) in simple:
-                        types[f.name] = simple[next(iter(names))]
-                _RECORD_TYPES[re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()] = types
+        for kind, cls in FACT_TYPES.items():
+            types = {}
+            for f in dataclasses.fields(cls):
+                names = {re.split(r"\[", part.strip())[0] for part in str(f.type).split("|")} - {"None"}
+                if len(names) == 1 and next(iter(names)) in simple:
+                    types[f.name] = simple[next(iter(names))]
+            _RECORD_TYPES[kind] = types
     return _RECORD_TYPES
 
 

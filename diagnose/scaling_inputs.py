@@ -178,7 +178,7 @@ def _read(path: Path):
 
 def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     """Measurements with their own tp (ticket.toml) keep it; the rest take the file's layout."""
-    from diagnose.capture.facts import GpuTimeline, StepStats
+    from diagnose.evidence import GpuTimeline, StepStats
 
     measurements = [m for m in read.of(Measurement)]
     file_layout = given or _content_layout(read) or parse_layout(path.name if path.is_file() else "")

@@ -14,11 +14,9 @@ any part may be missing, and then the rules that need it stay silent.
 
 from __future__ import annotations
 
-from diagnose.capture.facts import (CaptureInfo, CopyStats, GpuTimeline, GridUse, LaunchStats, StepComm, StepStats,
-                                    Straggler)
-from diagnose.capture.timeline import IdleGapCause
 from diagnose.capture.facts import GIVEN, ns_to_ms
-from diagnose.evidence import Facts, Workload
+from diagnose.evidence import (CaptureInfo, CopyStats, Facts, GpuTimeline, GridUse, IdleGapCause, LaunchStats, StepComm,
+                               StepStats, Straggler, Workload)
 from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
 

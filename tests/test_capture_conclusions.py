@@ -6,7 +6,8 @@ import pytest
 
 from conftest import REPO, shared_path
 from diagnose.capture import classify as C
-from diagnose.capture.facts import GpuTimeline, analyse
+from diagnose.capture.facts import analyse
+from diagnose.evidence import GpuTimeline
 from diagnose.capture_report import build
 from rules.engine import evaluate
 from samples import generate_capture as gen
@@ -401,7 +402,7 @@ def test_step_efficiency_from_the_measured_steps():
 def test_cpu_side_of_the_largest_idle_gap_as_sql_says():
     """nvFuser's cross-entropy run: the GPU's largest gap, the call that launched the work ending it
     (correlationId), and that thread's longest CUDA call during the gap, each by plain SQL."""
-    from diagnose.capture.timeline import IdleGapCause
+    from diagnose.evidence import IdleGapCause
 
     name = "fuser_h200_crossentropy_2025_1.sqlite"
     result = analyse([str(shared_path("captures", name))])
@@ -460,7 +461,7 @@ def test_stats_terminal_prints_every_nvtx_range_in_plain_columns():
 
 
 def test_nccl_calls_from_nccl_nvtx_ranges_as_sql_says():
-    from diagnose.capture.facts import NcclCalls
+    from diagnose.evidence import NcclCalls
 
     name = "nsysai_h100x2_fastvideo_train_before.sqlite"
     (calls,) = analyse([str(shared_path("captures", name))]).facts.of(NcclCalls)

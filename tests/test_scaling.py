@@ -179,7 +179,7 @@ def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
     assert tp4["status"] == "tracks" and tp8["status"] == "comm_broken"
     # Per-call time: the capture's all-reduce kernel time / calls (GPU that waited least).
     from diagnose.bundle import read_bundle
-    from diagnose.capture.facts import GpuTimeline
+    from diagnose.evidence import GpuTimeline
 
     (g,) = read_bundle([SAMPLES / "tp8_pcie_fallback.sqlite"]).of(GpuTimeline)
     assert tp8["allreduce_measured_us"] == pytest.approx(g.comm_ops_ns["all_reduce"] / g.comm_ops["all_reduce"] / 1e3, abs=1e-3)
@@ -374,7 +374,7 @@ def test_capture_launch_gaps_make_the_launch_term_and_the_verdict():
     assert rep["verdict"]["category"] == "launch_bound"
     (row,) = rep["predictions"]["scaling"]["rows"]
     from diagnose.bundle import read_bundle
-    from diagnose.capture.facts import GpuTimeline, StepStats
+    from diagnose.evidence import GpuTimeline, StepStats
 
     facts = read_bundle([SAMPLES / "eager_no_graphs.sqlite"])
     (g,), (st,) = facts.of(GpuTimeline), facts.of(StepStats)

@@ -18,12 +18,10 @@ from diagnose.evidence import Note, where
 KIND = "diagnose_report"
 EXCLUSIVE = True  # see artifacts.parse_text
 
-# snake_case group name in Report.facts -> record class
-RECORD_TYPES = {
-    evidence._snake(cls.__name__): cls
-    for cls in vars(evidence).values()
-    if isinstance(cls, type) and dataclasses.is_dataclass(cls) and "source" in {f.name for f in dataclasses.fields(cls)}
-}
+# report key in Report.facts -> record class: the facts a node or ticket report carries (a capture
+# report's timeline records describe its capture, not the node, and are not read back)
+RECORD_TYPES = {key: cls for key, cls in evidence.FACT_TYPES.items()
+                if cls not in evidence.CAPTURE_FACTS and cls is not evidence.ProbeFailure}
 
 
 def detect(text: str) -> float:

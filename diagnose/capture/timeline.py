@@ -22,15 +22,13 @@ from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
 from diagnose.capture.reader import KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, COPY_KINDS, Capture, pid_of
 from diagnose.capture.summaries import api_base_name, api_groups
+from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
 
 # Idle-gap histogram edges in microseconds (nsys analyze uses one 500 ms threshold; decode
 # steps live at 10 us .. 10 ms).
 GAP_EDGES_US = (1, 5, 10, 50, 100, 1000, 10_000)
 LARGE_GAP_NS = 50_000  # a gap no launch latency explains: the host was doing something else
 SHORT_KERNEL_NS = 10_000
-# Kernel-duration histogram edges (ns): fine where CPU launch costs lie (2-20 us per call), so a
-# rule can count the kernels shorter than their process's launch call.
-DURATION_EDGES_NS = tuple(range(1000, 20_001, 1000)) + (30_000, 50_000, 100_000)
 
 # One integer per (process, device): globalPid keeps its pid bits (24..47), the CUDA ordinal
 # fills the low 24 bits (where globalPid has the thread id, always 0). Sorting one integer key
@@ -435,25 +433,6 @@ def queue_delays(cap: Capture, sample: int = 50_000) -> dict[int, list[int]]:
     return delays
 
 
-@dataclass
-class CopyStats:
-    """Copies of one kind on one GPU of one process (a facts record: rules read it)."""
-
-    source: str
-    pid: int
-    device: int
-    kind: str
-    count: int
-    total_ns: int
-    bytes: int
-    pageable: int = 0  # host side pageable: staged by the driver, the call becomes synchronous
-    uvm: bool = False  # unified-memory page migrations, not explicit copies
-    pageable_ns: int = 0  # time of the pageable copies alone
-    pageable_bytes: int = 0
-    # copies of at least BANDWIDTH_MIN_BYTES (small ones are latency-bound, their bandwidth says
-    # nothing about the link): pinned and pageable apart, as [count, bytes, ns]
-    large_pinned: list[int] = field(default_factory=lambda: [0, 0, 0])
-    large_pageable: list[int] = field(default_factory=lambda: [0, 0, 0])
 
 
 BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of its time in latency
@@ -512,24 +491,6 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
     return count, total
 
 
-@dataclass
-class IdleGapCause:
-    """One of a GPU's largest idle gaps and what the launching CPU thread did meanwhile (a facts
-    record). The gap ends with a kernel or copy; its launch call (same correlationId in
-    CUPTI_ACTIVITY_KIND_RUNTIME) names the thread; on that thread, between the gap's start and
-    that launch, the CUDA call that overlapped most and the innermost NVTX range around it."""
-
-    source: str
-    pid: int
-    device: int
-    start_ns: int  # session time
-    gap_ns: int
-    launch_call: str | None = None  # the call that issued the work ending the gap
-    launch_tid: int | None = None
-    launch_lead_ns: int | None = None  # gap start -> that call's start: the CPU's turn
-    cpu_call: str | None = None  # CUDA call on that thread overlapping the gap most
-    cpu_call_ns: int = 0  # of the gap, time inside it
-    nvtx: str | None = None  # innermost NVTX range on that thread holding the gap
 
 
 def gap_causes(cap: Capture, pid: int, device: int, gaps: list[tuple[int, int]], k: int = 3) -> list[IdleGapCause]:
