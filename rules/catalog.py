@@ -18,10 +18,7 @@ from pathlib import Path
 
 from diagnose.errors import InputError, closest_names
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+from diagnose.inputs import tomllib  # tomli on Python 3.10
 
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"
 BUNDLED = ("gpus.toml", "interconnects.toml", "models.toml", "engines.toml")

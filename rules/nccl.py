@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
+from diagnose.inputs import tomllib  # tomli on Python 3.10
 from pathlib import Path
 
 from diagnose.evidence import Facts, NcclEvent, NcclTransport, NcclVersion, TopologyPath

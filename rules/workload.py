@@ -17,10 +17,8 @@ DECODE = ("decode_tok_s", "output_tok_s")
 
 def catalog_model(facts: Facts):
     """(ModelSpec, source) from the first Workload naming a catalog model."""
-    try:
-        from rules import catalog
-    except ImportError:
-        return None, None
+    from rules import catalog
+
     for w in facts.of(Workload):
         if not w.model:
             continue

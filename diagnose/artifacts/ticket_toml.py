@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
+from diagnose.inputs import tomllib  # tomli on Python 3.10
 
 from diagnose.evidence import HostFact, Measurement, NcclVersion, Note, Workload, where
 
