@@ -60,6 +60,26 @@ def run(
     Every step has a deadline, the NVML inventory and the host readings included: a step that
     hangs becomes a ProbeFailure (a critical finding) and the report still comes back."""
     facts = Facts()
+    # where a Ctrl-C lands: the step running and the steps not yet run (a live run only)
+    at = {"step": "NVML inventory", "left": ["host readings", "torch and CUDA check", "measurements"]}
+    try:
+        steps = _collect(facts, at, session, profile, gpus, timeout, cpu_ranks, progress)
+    except KeyboardInterrupt:
+        facts.add(Note("probe:runner", "interrupted", f"stopped by Ctrl-C during '{at['step']}'; not run: "
+                       + (", ".join(at["left"]) or "nothing")))
+        steps = None
+    if steps is None and not session.live:
+        return facts
+    if progress and steps is not None:
+        progress("done", len(steps), len(steps))
+    sync_pcie_links(facts)
+    session.results = dump_results(facts.records)
+    return facts
+
+
+def _collect(facts: Facts, at: dict, session: Session, profile, gpus, timeout, cpu_ranks, progress) -> list | None:
+    """The steps of `run`, adding to `facts` as they go; `at` follows the step running. Returns the
+    steps run (None on a replay, whose readings and measurements come from the recording)."""
     limit = timeout or INVENTORY_TIMEOUT
     missing: list[str] = []
 
@@ -74,16 +94,18 @@ def run(
     indices = [g.index for g in gpu_facts]
     switch_links = facts.host("nvswitch_links")
     nvswitch = True if switch_links and switch_links.value else None  # else sysfs decides
+    at.update(step="host readings", left=at["left"][1:])
     facts.add(_run_step(Step("host readings", lambda: host.collect(session, nvswitch=nvswitch), limit, on_gpu=False)))
     if not session.live:
         for fact in gpu_facts:
             _reread(session, fact)
         sync_pcie_links(facts)
         facts.add(load_results(session.results))
-        return facts
+        return None
     if _hung(facts.records):
         indices = []  # the driver does not answer: no GPU work can be trusted to finish
     # importing torch and asking CUDA for its devices can hang on a broken driver too
+    at.update(step="torch and CUDA check", left=at["left"][1:])
     check = _run_step(Step("torch and CUDA check", lambda: [_measurements_blocked(indices, facts)], limit, on_gpu=False))
     skip = check[0] if check and isinstance(check[0], str) else None
     if check and isinstance(check[0], ProbeFailure):
@@ -99,29 +121,22 @@ def run(
     facts.add([Note("probe:runner", "not_measured", text) for text in notes])
     indices = [i for i in indices if i in devices]
     steps = plan(session, profile, indices, gpu_facts, timeout, cpu_ranks, devices)
+    at.update(step="planning the measurements", left=[s.name for s in steps])
     hung = None
-    try:
-        for n, step in enumerate(steps):
-            if progress:
-                progress(step.name, n, len(steps))
-            if hung and step.on_gpu:
-                facts.add(ProbeFailure("probe:runner", step.name, "skipped",
-                                       f"not run because '{hung}' hung: a GPU that stopped answering would hang it too"))
-                continue
-            records = _run_step(step)
-            if step.on_gpu and _hung(records):
-                hung = step.name
-            facts.add(records)
-    except KeyboardInterrupt:
-        done = n if steps else 0
-        facts.add(Note("probe:runner", "interrupted",
-                       f"stopped by Ctrl-C during '{steps[done].name}'; not run: "
-                       + ", ".join(s.name for s in steps[done:])))
-    if progress:
-        progress("done", len(steps), len(steps))
-    sync_pcie_links(facts)
-    session.results = dump_results(facts.records)
-    return facts
+    for n, step in enumerate(steps):
+        at.update(step=step.name, left=[s.name for s in steps[n + 1:]])
+        if progress:
+            progress(step.name, n, len(steps))
+        if hung and step.on_gpu:
+            facts.add(ProbeFailure("probe:runner", step.name, "skipped",
+                                   f"not run because '{hung}' hung: a GPU that stopped answering would hang it too"))
+            continue
+        records = _run_step(step)
+        if step.on_gpu and _hung(records):
+            hung = step.name
+        facts.add(records)
+    at.update(step="the end of the run", left=[])
+    return steps
 
 
 def _measurements_blocked(indices: list[int], facts: Facts | None = None) -> str | None:

@@ -81,6 +81,18 @@ def test_help_and_replay_work_without_torch():
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 
+def _sweep_ranks(pid: int) -> list[str]:
+    """Children of `pid` that are multiprocessing workers (the sweep's ranks)."""
+    ranks = []
+    for child in _child_pids(pid):
+        try:
+            if b"multiprocessing" in open(f"/proc/{child}/cmdline", "rb").read():
+                ranks.append(child)
+        except OSError:
+            pass
+    return ranks
+
+
 def _child_pids(pid: int) -> list[str]:
     """Processes started by `pid` (any of its threads), from Linux /proc."""
     found = []
@@ -100,13 +112,13 @@ def test_ctrl_c_stops_cleanly_with_the_partial_report():
 
     proc = subprocess.Popen([sys.executable, "-m", "diagnose", "node", "--full", "--cpu-ranks", "2", "--json",
                              "--fail-on", "never"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # Interrupt while the gloo sweep's worker processes run (a fixed sleep raced the sweep's end:
-    # the whole run takes ~6 s here, the sweep ~1-4.5 s of it, and longer under load).
+    # Interrupt as soon as the gloo sweep's rank processes exist: they still have to import torch and
+    # meet, so the sweep cannot be over yet (a fixed sleep here raced the sweep's end under load; a
+    # count of any children also caught the host checks' own subprocesses, before the sweep began).
     deadline = time.monotonic() + 60
-    while len(_child_pids(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    while len(_sweep_ranks(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert proc.poll() is None, "the run ended before its sweep started"
-    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "Traceback" not in err, err
@@ -138,3 +150,24 @@ def test_gpus_limits_the_run():
     # one socket's GPUs only: no NUMA split to report, TP 2 and 4 on NVLink
     assert report["verdict"]["category"] == "healthy"
     assert any(f["rule"] == "node.tp_groups" and "TP 2, 4" in f["title"] for f in report["findings"])
+
+
+def test_ctrl_c_before_the_measurements_still_gives_the_partial_report(monkeypatch):
+    """Ctrl-C while the host is read (before any measurement step) is the same clean stop: what was
+    read stays, a Note says where it stopped and what did not run."""
+    from diagnose.evidence import GpuFact, Note
+    from probes import runner
+    from probes.recording import ReplaySession
+
+    real = runner._run_step
+
+    def interrupted(step):
+        if step.name == "host readings":
+            raise KeyboardInterrupt
+        return real(step)
+
+    monkeypatch.setattr(runner, "_run_step", interrupted)
+    facts = runner.run(ReplaySession(os.path.join(RECORDINGS, "dgx-h100-topo-numa.json")))
+    (note,) = [n for n in facts.of(Note) if n.kind == "interrupted"]
+    assert "during 'host readings'" in note.text and "torch and CUDA check" in note.text
+    assert len(facts.of(GpuFact)) == 8  # the NVML inventory read before the stop is kept
