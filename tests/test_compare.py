@@ -200,9 +200,16 @@ def test_captures_of_different_tp_are_not_like_for_like():
     (f,) = [f for f in report["findings"] if f["rule"] == "compare.layout_differs"]
     assert f["severity"] == "warning" and f["title"] == (
         "the runs are not like for like: TP 4 in tp4_nvlink_healthy.sqlite and 8 in tp8_pcie_fallback.sqlite")
-    (e,) = f["evidence"]
+    e, *moved = f["evidence"]
     assert (e["measured"], e["expected"]) == (8, 4)
     assert e["source"] == "tp8_pcie_fallback.sqlite: capture:tp8_pcie_fallback.sqlite META_DATA_CAPTURE:1"
+    # what moved is listed as what differs, never called a regression (TP 8 runs other kernels and steps)
+    assert not [x for x in report["findings"] if x["rule"].startswith("compare.regression.")]
+    assert not [d for d in report["facts"]["metric_delta"] if d["regression"]]
+    worse = {d["key"] for d in report["facts"]["metric_delta"] if d["worse_pct"] > 10}
+    assert {"communication", "median"} <= worse and {m["detail"].split(" (")[0] for m in moved} == {
+        f"{d['group']} {d['key']} {d['metric']}" for d in report["facts"]["metric_delta"] if d["worse_pct"] > 10}
+    assert "not a regression" in f["summary"] and "communication mean kernel time, 394%" in f["summary"]
     same = json.loads(run(a, a, "--json").output)
     assert not [f for f in same["findings"] if f["rule"] == "compare.layout_differs"]
 
