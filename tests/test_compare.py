@@ -235,3 +235,16 @@ def test_a_folder_or_a_missing_rank_is_named(tmp_path):
     assert "no such file; expected an nsys SQLite export" in result.stderr
     result = run(f"{healthy},{healthy}", healthy)
     assert result.exit_code == 2 and f"{healthy}: named twice in " in result.stderr
+
+
+def test_readme_fleet_compare_example_compares_something():
+    """The README's fleet-operator example diffs two real H100 node reports that share metrics
+    (every NVLink of GPUs 0 and 1), not two reports with nothing in common."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    (a, b), = {m.groups() for m in re.finditer(r"diagnose compare (samples/fleet/\S+\.json) (samples/fleet/\S+\.json)", readme)}
+    report = json.loads(run(REPO / a, REPO / b, "--json", "--fail-on", "never").output)
+    assert not [f for f in report["findings"] if f["rule"] == "compare.nothing_in_common"]
+    deltas = report["facts"]["metric_delta"]
+    assert len(deltas) == 36 and {d["group"] for d in deltas} == {"NVLink"}
