@@ -15,7 +15,8 @@ from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
 
-MAX_STEP_RECORDS = 20_000
+MAX_STEP_RECORDS = 20_000  # with --stats: every step, up to this many per capture
+STEP_POINTS = 200  # without --stats: this many steps per capture, evenly chosen, plus percentiles of all
 
 
 def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False,
@@ -45,7 +46,7 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         report.facts["summaries"][file]["nvtx_gpu"] = rows
     if stats_dir:
         report.inputs["stats_files"] = write_stats_csv(result, stats_dir)
-    report.facts["step_durations"] = _step_records(result)
+    report.facts["step_durations"], report.facts["step_series"] = _step_records(result, full_stats)
     return report
 
 
@@ -76,7 +77,23 @@ def for_storage(report: Report) -> Report:
                                         for key, rows in per_file.items()}
                                  for file, per_file in (report.facts.get("summaries") or {}).items()}
     stored.tables = {k: v for k, v in (report.tables or {}).items() if not v.get("stats")}
+    series = report.facts.get("step_series") or {}
+    if any(s.get("shown", 0) > STEP_POINTS for s in series.values()):  # a --stats run: the bounded series
+        stored.facts["step_series"] = series = {source: dict(summary) for source, summary in series.items()}
+        stored.facts["step_durations"] = _stored_steps(report.facts.get("step_durations") or [], series)
     return stored
+
+
+def _stored_steps(records: list[dict], series: dict) -> list[dict]:
+    """STEP_POINTS of each capture's steps, evenly chosen as without --stats; updates `series`' notes."""
+    out = []
+    for source, summary in series.items():
+        mine = [r for r in records if r.get("source") == source]
+        kept = [mine[i] for i in _evenly_chosen([r["duration_ms"] for r in mine], STEP_POINTS)]
+        summary.update(shown=len(kept), why=f"step_durations holds {len(kept)} of {summary['steps']:,} steps, "
+                                             "evenly chosen plus the fastest and slowest")
+        out += kept
+    return out
 
 
 def write_stats_csv(result, folder: str) -> list[str]:
@@ -85,17 +102,22 @@ def write_stats_csv(result, folder: str) -> list[str]:
     import csv
     import os
 
-    os.makedirs(folder, exist_ok=True)
+    from diagnose.errors import InputError
+
     written = []
-    for file, per_file in result.summaries.items():
-        for key in SUMMARIES:
-            table = summary_table(key, per_file.get(key) or [])
-            path = os.path.join(folder, f"{Path(file).stem}.{key}.csv")
-            with open(path, "w", newline="", encoding="utf-8") as fh:
-                w = csv.writer(fh)
-                w.writerow(table["columns"])
-                w.writerows(table["rows"])
-            written.append(path)
+    try:  # the folder was checked at parse time; this catches what changed since (a full disk)
+        os.makedirs(folder, exist_ok=True)
+        for file, per_file in result.summaries.items():
+            for key in SUMMARIES:
+                table = summary_table(key, per_file.get(key) or [])
+                path = os.path.join(folder, f"{Path(file).stem}.{key}.csv")
+                with open(path, "w", newline="", encoding="utf-8") as fh:
+                    w = csv.writer(fh)
+                    w.writerow(table["columns"])
+                    w.writerows(table["rows"])
+                written.append(path)
+    except OSError as exc:
+        raise InputError(f"--stats-dir {folder}: cannot write ({exc.strerror or exc})") from None
     return written
 
 
@@ -106,13 +128,48 @@ def _row_dict(r) -> dict:
     return d
 
 
-def _step_records(result) -> list[dict]:
-    out = []
+def _step_records(result, full: bool = False) -> tuple[list[dict], dict]:
+    """Each capture's step durations in the order they ran, each with its 1-based step number,
+    and per capture the percentiles of every step. Without --stats at most STEP_POINTS steps per
+    capture, evenly chosen plus the fastest and slowest, so a capture of 4,000 steps does not
+    make the JSON, the plot and the stored run grow with it (the summary says what was left out)."""
+    records, series = [], {}
     for file, steps in result.steps.items():
         values = steps.durations_ns
-        stride = max(1, len(values) // MAX_STEP_RECORDS)
-        out += [{"source": f"capture:{file}", "method": steps.method, "duration_ms": d / 1e6}
-                for d in values[::stride]]
+        limit = MAX_STEP_RECORDS if full else STEP_POINTS
+        kept = _evenly_chosen(values, limit)
+        records += [{"source": f"capture:{file}", "method": steps.method, "step": i + 1, "duration_ms": values[i] / 1e6}
+                    for i in kept]
+        series[f"capture:{file}"] = _step_percentiles(values, len(kept), full)
+    return records, series
+
+
+def _evenly_chosen(values, limit: int) -> list[int]:
+    """Indexes of at most `limit` (+2) values: evenly spaced from first to last, plus the extremes."""
+    n = len(values)
+    if n <= limit:
+        return list(range(n))
+    picked = {round(i * (n - 1) / (limit - 1)) for i in range(limit)}
+    picked |= {max(range(n), key=values.__getitem__), min(range(n), key=values.__getitem__)}
+    return sorted(picked)
+
+
+def _step_percentiles(values, shown: int, full: bool) -> dict:
+    """count, min, p50, p90, p95, p99, max and mean (ms) of every step, and what `step_durations` holds."""
+    import statistics
+
+    ms = sorted(v / 1e6 for v in values)
+    if not ms:
+        return {"steps": 0, "shown": 0}
+
+    def pct(p):  # nearest rank: a step that ran, never an interpolated one
+        return ms[min(len(ms) - 1, max(0, round(p / 100 * len(ms) + 0.5) - 1))]
+
+    out = {"steps": len(ms), "shown": shown, "min_ms": ms[0], "p50_ms": pct(50), "p90_ms": pct(90),
+           "p95_ms": pct(95), "p99_ms": pct(99), "max_ms": ms[-1], "mean_ms": statistics.fmean(ms)}
+    if shown < len(ms):
+        out["why"] = (f"step_durations holds {shown} of {len(ms):,} steps, evenly chosen plus the fastest and slowest; "
+                      + ("more than --stats keeps" if full else "--stats keeps every step"))
     return out
 
 

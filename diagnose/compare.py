@@ -156,9 +156,17 @@ def _median_of_repeats(metrics: list[Metric]) -> list[Metric]:
 
 
 def step_metrics(facts: dict) -> list[Metric]:
-    """Median and p95 of step durations (capture facts whose type mentions 'step')."""
+    """Median and p95 of step durations: of every step where the capture report summarised them
+    (`step_series`, since its `step_durations` keeps only some steps), else of the step records."""
     from diagnose.evidence import STEP_KEYS
 
+    series = [s for s in (facts.get("step_series") or {}).values() if isinstance(s, dict) and s.get("steps")]
+    if series:  # one capture (per-rank exports: the first rank, as the step records' first source)
+        first = next(iter(facts["step_series"]))
+        s = facts["step_series"][first]
+        source = f"{first} ({s['steps']} steps)"
+        return [Metric("step time", key, "duration", s[f"{p}_ms"], "ms", "lower", source)
+                for key, p in (("median", "p50"), ("p95", "p95")) if isinstance(s.get(f"{p}_ms"), (int, float))]
     out = []
     for name, records in facts.items():
         if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
@@ -230,10 +238,12 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     mb = {(m.group, m.key, m.name): m for m in metrics(b)}
     deltas = [Delta(ma[k], mb[k]) for k in ma if k in mb]
     deltas = [d for d in deltas if max(d.a.share, d.b.share) >= MIN_CLASS_SHARE]
-    regressions = [d for d in deltas if d.worse_by() > threshold]
+    moved = [d for d in deltas if d.worse_by() > threshold]
+    layouts = _layout_findings(a, b, labels, moved, threshold)
+    regressions = [] if layouts else moved  # another layout's kernels and steps differ by design, not by fault
     findings = _regression_findings(regressions, a, b, threshold, labels)
     findings += _new_problem_findings(a, b, labels)
-    findings += _layout_findings(a, b, labels)
+    findings += layouts
     only = sorted({k[0] for k in ma.keys() ^ mb.keys()})
     if not deltas and not any(f.is_problem for f in findings):
         findings.append(Finding(
@@ -253,7 +263,8 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     rows = [
         [d.a.group, d.a.key, d.a.name, d.a.value, d.b.value, d.a.unit,
          None if d.change is None else round(100 * d.change, 1),
-         "REGRESSION" if d in regressions else ("better" if d.better_by() > threshold else "")]
+         "REGRESSION" if d in regressions else "worse, other layout" if d in moved else (
+             "better" if d.better_by() > threshold else "")]
         for d in deltas
     ]
     tables = {
@@ -362,22 +373,29 @@ def layout(report) -> dict[str, tuple[int, str]]:
     return out
 
 
-def _layout_findings(a: Report, b: Report, labels) -> list[Finding]:
+def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), threshold: float = DEFAULT_THRESHOLD
+                     ) -> list[Finding]:
     """Two runs made with different TP (or PP, DP) are not like for like: a kernel's time, the
-    step time and the all-reduce size all change with the layout, so their diff is not a regression."""
+    step time and the all-reduce size all change with the layout, so their diff is not a regression;
+    the metrics that moved beyond the threshold are listed here as what differs, not judged."""
     la, lb = layout(a), layout(b)
     differ = [(key, name) for key, name in LAYOUT if key in la and key in lb and la[key][0] != lb[key][0]]
     if not differ:
         return []
     what = ", ".join(f"{name} {la[key][0]} in {labels[0]} and {lb[key][0]} in {labels[1]}" for key, name in differ)
+    worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    differs = (f" {len(worst)} metric(s) are worse by more than {threshold:.0%} in {labels[1]} (most: {worst[0].a.group} "
+               f"{worst[0].a.key} {worst[0].a.name}, {worst[0].worse_by():.0%}); with another layout that is what "
+               "differs, not a regression." if worst else "")
     return [Finding(
         "compare.layout_differs", "insufficient_data", "warning", 0.9,
         f"the runs are not like for like: {what}",
         f"{labels[0]} and {labels[1]} ran with different parallel layouts ({what}). Kernel times, step times and "
         "collective sizes change with the layout, so a difference between them is not by itself a regression or "
-        "an improvement.",
+        "an improvement." + differs,
         evidence=[Evidence(f"{labels[1]}: {lb[key][1]}", f"{name} size (expected = {labels[0]}: {la[key][1]})",
-                           lb[key][0], la[key][0]) for key, name in differ],
+                           lb[key][0], la[key][0]) for key, name in differ]
+        + [_evidence(d, labels) for d in worst[:4]],
         fix="compare two runs of the same layout (same --tp/--pp), or judge each run against its own prediction "
             "with `diagnose capture --model ... --tp ...`",
     )]

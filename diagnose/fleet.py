@@ -48,10 +48,9 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
     facts = report.facts or {}
     hosts = {h.get("name"): h.get("value") for h in facts.get("host_fact") or []}
     gpus = facts.get("gpu_fact") or []
-    models = [g.get("name") or g.get("catalog_key") for g in gpus if g.get("name") or g.get("catalog_key")]
     node = NodeMetrics(
         node=str(name or hosts.get("hostname") or report.inputs.get("host") or Path(source).stem),
-        group=max(set(models), key=models.count) if models else "unknown GPU",
+        group=gpu_model(gpus),
         source=source,
     )
     values = node.values
@@ -83,6 +82,20 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
     if gens:
         values["PCIe gen under load (lowest GPU)"] = Value(float(min(gens)), "", "higher", "pcie_link_degraded", True)
     return node
+
+
+UNNAMED_GPU = "GPU not named in the report"
+
+
+def gpu_model(gpus: list[dict]) -> str:
+    """The node's GPU model: the catalog row most of its GPUs resolve to (the pipeline fills
+    `catalog_key` from the NVML name or the PCI device id, so "NVIDIA H100 80GB HBM3" and a GPU
+    known only by PCI id 0x2330 are one model), else the most common raw name."""
+    for field_name in ("catalog_key", "name"):
+        models = [g.get(field_name) for g in gpus if g.get(field_name)]
+        if models:
+            return max(sorted(set(models)), key=models.count)
+    return UNNAMED_GPU
 
 
 def _small_message_latency(collectives):

@@ -469,3 +469,36 @@ def test_nccl_calls_from_nccl_nvtx_ranges_as_sql_says():
                              JOIN StringIds s ON s.id = n.textId WHERE s.value LIKE 'nccl%' GROUP BY 1""")
     assert calls.calls == {call: [n, ns] for call, n, ns in expected}
     assert "Message size [bytes]" in calls.payload_fields and "NCCL communicator ID" in calls.payload_fields
+
+
+def test_step_series_is_bounded_without_stats_and_whole_with_it(tmp_path):
+    """A real capture of 4,094 steps: the JSON and the HTML step plot keep STEP_POINTS of them
+    (evenly chosen, fastest and slowest included) plus percentiles of all; --stats keeps every step,
+    and --save stores the bounded series either way (issue 17: output must not grow with the capture)."""
+    import json
+    import re
+
+    from conftest import diagnose, report_json
+    from diagnose.capture_report import STEP_POINTS, for_storage
+    from diagnose.findings import Report
+
+    path = shared_path("captures", "rodinia_gaussian_rtx3090_2022_4.sqlite")
+    full = report_json("capture", path, "--stats")["facts"]
+    every = [r["duration_ms"] for r in full["step_durations"]]
+    assert len(every) == 4094 and [r["step"] for r in full["step_durations"]] == list(range(1, 4095))
+    facts = report_json("capture", path)["facts"]
+    steps, (summary,) = facts["step_durations"], facts["step_series"].values()
+    assert STEP_POINTS <= len(steps) <= STEP_POINTS + 2 and summary["shown"] == len(steps)
+    assert summary["steps"] == 4094 and "--stats keeps every step" in summary["why"]
+    assert all(every[r["step"] - 1] == r["duration_ms"] for r in steps)  # each kept step is the step it says
+    assert {steps[0]["step"], steps[-1]["step"]} == {1, 4094}
+    assert {min(every), max(every)} <= {r["duration_ms"] for r in steps}
+    assert summary["min_ms"] == min(every) and summary["max_ms"] == max(every)
+    assert summary["p50_ms"] == sorted(every)[2046] and summary["min_ms"] <= summary["p90_ms"] <= summary["p99_ms"]
+    assert len(json.dumps(facts)) < 150_000  # was 650 KB, 462 KB of it the step series
+    out = tmp_path / "r.html"
+    assert diagnose("capture", path, "--format", "html", "-o", out, "--fail-on", "never").exit_code == 0
+    svg = re.search(r'<svg[^>]*>(?:(?!</svg>).)*Step times(?:(?!</svg>).)*</svg>', out.read_text(), re.S).group(0)
+    assert svg.count("<circle") == len(steps) and "4,094 step times" in out.read_text()
+    stored = for_storage(Report(kind="capture", facts=full))
+    assert len(stored.facts["step_durations"]) <= STEP_POINTS + 2 and len(full["step_durations"]) == 4094

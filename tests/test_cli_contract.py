@@ -253,6 +253,23 @@ def test_unwritable_record_path_fails_before_probing(tmp_path, target):
     assert_bad_input(run("node", "--quick", "-o", path), "-o")
 
 
+@pytest.mark.parametrize("folder", ["/sys/kernel", "/proc/self"])
+@pytest.mark.parametrize("option", ["--stats-dir", "-o", "--record"])
+def test_output_in_a_pseudo_filesystem_is_bad_input_before_any_work(folder, option):
+    """/sys and /proc take no new files, even for root (where os.access says yes): every option
+    that names an output is exit 2 naming the path at parse time, never an OSError at the end."""
+    target = folder if option == "--stats-dir" else f"{folder}/report.json"
+    args = ("node", "--replay", DGX) if option == "--record" else ("capture", PCIE)
+    result = run(*args, option, target)
+    assert_bad_input(result, target)
+    assert "cannot write in" in result.stderr
+
+
+def test_stats_dir_that_is_a_file_is_bad_input(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    assert_bad_input(run("capture", PCIE, "--stats-dir", tmp_path / "a-file"), "not a folder")
+
+
 # ---------------------------------------------------------------- every command on good inputs
 
 

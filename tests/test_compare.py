@@ -200,9 +200,16 @@ def test_captures_of_different_tp_are_not_like_for_like():
     (f,) = [f for f in report["findings"] if f["rule"] == "compare.layout_differs"]
     assert f["severity"] == "warning" and f["title"] == (
         "the runs are not like for like: TP 4 in tp4_nvlink_healthy.sqlite and 8 in tp8_pcie_fallback.sqlite")
-    (e,) = f["evidence"]
+    e, *moved = f["evidence"]
     assert (e["measured"], e["expected"]) == (8, 4)
     assert e["source"] == "tp8_pcie_fallback.sqlite: capture:tp8_pcie_fallback.sqlite META_DATA_CAPTURE:1"
+    # what moved is listed as what differs, never called a regression (TP 8 runs other kernels and steps)
+    assert not [x for x in report["findings"] if x["rule"].startswith("compare.regression.")]
+    assert not [d for d in report["facts"]["metric_delta"] if d["regression"]]
+    worse = {d["key"] for d in report["facts"]["metric_delta"] if d["worse_pct"] > 10}
+    assert {"communication", "median"} <= worse and {m["detail"].split(" (")[0] for m in moved} == {
+        f"{d['group']} {d['key']} {d['metric']}" for d in report["facts"]["metric_delta"] if d["worse_pct"] > 10}
+    assert "not a regression" in f["summary"] and "communication mean kernel time, 394%" in f["summary"]
     same = json.loads(run(a, a, "--json").output)
     assert not [f for f in same["findings"] if f["rule"] == "compare.layout_differs"]
 
@@ -228,3 +235,16 @@ def test_a_folder_or_a_missing_rank_is_named(tmp_path):
     assert "no such file; expected an nsys SQLite export" in result.stderr
     result = run(f"{healthy},{healthy}", healthy)
     assert result.exit_code == 2 and f"{healthy}: named twice in " in result.stderr
+
+
+def test_readme_fleet_compare_example_compares_something():
+    """The README's fleet-operator example diffs two real H100 node reports that share metrics
+    (every NVLink of GPUs 0 and 1), not two reports with nothing in common."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    (a, b), = {m.groups() for m in re.finditer(r"diagnose compare (samples/fleet/\S+\.json) (samples/fleet/\S+\.json)", readme)}
+    report = json.loads(run(REPO / a, REPO / b, "--json", "--fail-on", "never").output)
+    assert not [f for f in report["findings"] if f["rule"] == "compare.nothing_in_common"]
+    deltas = report["facts"]["metric_delta"]
+    assert len(deltas) == 36 and {d["group"] for d in deltas} == {"NVLink"}

@@ -193,3 +193,26 @@ def test_node_metrics_from_a_published_sweep():
                                  "all_reduce ×8 busbw 64M", "all_reduce ×8 latency 16K"]
     assert node.values["all_reduce ×8 latency 16K"].value == 29.0  # µs, as published
     assert round(node.values["all_reduce ×8 busbw 64M"].value) == 362
+
+
+def test_nodes_are_grouped_by_catalog_row_not_raw_name(tmp_path):
+    """Two real HGX H100 replays name their GPUs "NVIDIA H100 80GB HBM3"; a third node whose
+    report knows its GPUs only by catalog row (a PCI id reading, names null) is the same model:
+    one group of 3 that can be judged, not a group of 2 plus an "unknown GPU" of 1. A report
+    naming no GPU at all (the DGX topology transcription) says so instead of "unknown GPU"."""
+    recordings = REPO / "tests" / "recordings"
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    replay(recordings / "hgx-h100-smi-p2p-bidirectional.json", reports / "a.json")
+    named = json.loads(replay(recordings / "hgx-h100-nvlink-status-mig-disabled.json", reports / "b.json").read_text())
+    assert {g["name"] for g in named["facts"]["gpu_fact"]} == {"NVIDIA H100 80GB HBM3"}
+    for gpu in named["facts"]["gpu_fact"]:
+        gpu["name"] = None
+    named["facts"]["host_fact"] = [h for h in named["facts"]["host_fact"] if h["name"] != "hostname"]
+    (reports / "c.json").write_text(json.dumps(named))
+    replay(DGX_H100, reports / "d.json")
+    report = json.loads(invoke("fleet", reports, "--json", "--fail-on", "never").stdout)
+    groups = {row[0]: row[1] for row in next(iter(report["tables"].values()))["rows"]}
+    assert groups == {"a": "h100-sxm", "b": "h100-sxm", "c": "h100-sxm", "d": "GPU not named in the report"}, groups
+    (few,) = [f for f in report["findings"] if f["rule"] == "fleet.too_few_nodes"]
+    assert "h100-sxm" not in few["title"] and "GPU not named in the report (1)" in few["title"]

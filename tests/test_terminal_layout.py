@@ -117,3 +117,30 @@ def test_long_tables_print_one_line_per_row_whatever_the_width(width):
     assert lines[start + 1].split() == ["Total", "Time", "(ns)", "Avg", "Style", "Name"]
     assert [line.split("  PushPop  ")[1] for line in body] == [r[3].rstrip() for r in rows]
     assert all(line.lstrip().startswith(f"{r[0]:,}") for line, r in zip(body, rows))
+
+
+NAMED = {**REPORTS, "node-a100": ["node", "--replay", REPO / "samples" / "node" / "recording.json"]}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_names_are_never_wrapped_at_120_columns(name):
+    """A name cell (a table's row label, or its `name` column: GPU, file, host) of at most
+    LONG_NAME characters prints on one line at 120 columns: the tables split into parts rather
+    than fold "pid 23009 cuda:0 (NVIDIA H100 80GB HBM3)" over five lines."""
+    from diagnose.report.terminal import LONG_NAME, PLAIN_ROWS
+
+    report = json.loads(CliRunner().invoke(cli, [str(a) for a in NAMED[name]] + ["--format", "json", "--fail-on", "never"],
+                                           prog_name="diagnose").stdout)
+    lines = _render(NAMED[name], 120).splitlines()
+    names = {row[i] for table in (report.get("tables") or {}).values() if len(table.get("rows") or []) <= PLAIN_ROWS
+             for i, column in enumerate(table.get("columns") or []) if i == 0 or str(column).lower() == "name"
+             for row in table["rows"] if isinstance(row[i], str) and " " in row[i] and len(row[i]) <= LONG_NAME}
+    shown = [n for n in names if any(n.split()[0] in line for line in lines)]
+    assert shown or name not in ("capture", "capture-ranks", "node-a100"), names  # the reviewer's cases have names
+    assert [n for n in shown if not any(n in line for line in lines)] == []
+
+    def cut(n, line):  # a cell holding the name's first words only (5+ characters): the rest went below
+        words = n.split()
+        heads = [" ".join(words[:k]) for k in range(1, len(words)) if len(" ".join(words[:k])) >= 5]
+        return n not in line and any(re.search(r"(^|\s\s)" + re.escape(h) + r"(\s{2,}|$)", line) for h in heads)
+    assert [(n, line) for n in shown for line in lines if cut(n, line)] == []

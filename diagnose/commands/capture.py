@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.commands.options import InputPath, batch_size, gpu_count, output_options
+from diagnose.commands.options import InputPath, OutputPath, batch_size, gpu_count, output_options
 
 
 @click.command("capture")
@@ -16,7 +16,7 @@ from diagnose.commands.options import InputPath, batch_size, gpu_count, output_o
 @click.option("--batch", type=batch_size(), help="Sequences per decode step.")
 @click.option("--step", "step_name", help="NVTX range that marks one step (default: auto-detect, else the kernel pattern).")
 @click.option("--stats", is_flag=True, help="Also print the full nsys-stats tables (kernels, CUDA API, memory ops, NVTX).")
-@click.option("--stats-dir", type=click.Path(file_okay=False), help="Also write every nsys-stats summary, all rows, as CSV here.")
+@click.option("--stats-dir", type=OutputPath(folder=True), help="Also write every nsys-stats summary, all rows, as CSV here.")
 @output_options
 def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir):
     """Explain where GPU time went in nsys SQLite exports: one file, or one file per rank.

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from diagnose.commands.options import FiniteFloat, InputPath, check_writable, output_options
+from diagnose.commands.options import FiniteFloat, InputPath, OutputPath, check_writable, output_options
 
 
 def gpu_list(text: str | None) -> list[int] | None:
@@ -27,7 +27,7 @@ def gpu_list(text: str | None) -> list[int] | None:
 @click.option("--standard", "profile", flag_value="standard", default=True, help="Adds all collectives on TP groups, PCIe under load, HBM/GEMM/GEMV, host and P2P copies (default).")
 @click.option("--full", "profile", flag_value="full", help="Sweep to 1 GiB, every collective on every group, fp16/fp8 GEMM.")
 @click.option("--gpus", metavar="LIST", help="Only these GPU indices, e.g. 0,1,2,3.")
-@click.option("--record", "record", type=click.Path(dir_okay=False, writable=True), help="Save every raw NVML answer, host reading and measurement to FILE (JSON).")
+@click.option("--record", "record", type=OutputPath(), help="Save every raw NVML answer, host reading and measurement to FILE (JSON).")
 @click.option("--replay", "replay", type=InputPath("recording"), help="Analyse a recording made with --record (or transcribed) instead of this machine.")
 @click.option("--timeout", type=FiniteFloat(1, 86400), help="Seconds each probe may run before it is killed (default per profile: 60/180/600).")
 @click.option("--cpu-ranks", type=click.IntRange(min=0, max=64), default=0, show_default=True, help="Without GPUs: run the collective sweep on gloo across this many local CPU processes (tests the machinery).")

@@ -121,7 +121,7 @@ def output_options(func=None, *, default_format: str = "terminal", reads=None):
         default=None,
         help=f"Output format (default {default_format}): terminal, json, md (Markdown for tickets), html (one self-contained file).",
     )
-    @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report to FILE instead of printing it.")
+    @click.option("-o", "--output", type=OutputPath(), help="Write the report to FILE instead of printing it.")
     @click.option(
         "--fail-on",
         type=click.Choice(SEVERITY_CHOICES),
@@ -171,17 +171,68 @@ def output_options(func=None, *, default_format: str = "terminal", reads=None):
 
 
 def check_writable(path: str, option: str) -> None:
-    """Refuse an output path whose folder is missing or read-only before any work is done."""
+    """Refuse an output path whose folder is missing, read-only or not a real folder (/proc,
+    /sys) before any work is done."""
+    from pathlib import Path
+
+    folder = Path(path).expanduser().absolute().parent
+    if not folder.is_dir():
+        from diagnose.errors import InputError
+
+        raise InputError(f"{option} {path}: folder {folder} does not exist" if not folder.exists()
+                         else f"{option} {path}: {folder} is not a folder")
+    _check_can_create(folder, f"{option} {path}")
+
+
+def check_writable_folder(path: str, option: str) -> None:
+    """An output folder (made if missing, like `mkdir -p`): it, or its nearest existing parent,
+    must be a folder where files can be created."""
     from pathlib import Path
 
     from diagnose.errors import InputError
 
-    folder = Path(path).expanduser().absolute().parent
-    if not folder.is_dir():
-        raise InputError(f"{option} {path}: folder {folder} does not exist" if not folder.exists()
-                         else f"{option} {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK):
-        raise InputError(f"{option} {path}: cannot write in {folder}")
+    folder = Path(path).expanduser().absolute()
+    existing = next(p for p in (folder, *folder.parents) if p.exists() or p.is_symlink())
+    if not existing.is_dir():
+        raise InputError(f"{option} {path}: {existing} is not a folder")
+    _check_can_create(existing, f"{option} {path}")
+
+
+def _check_can_create(folder, what: str) -> None:
+    """Create and remove a file in `folder`: os.access says yes to root in /sys and /proc, where
+    creating a file still fails, so only trying tells."""
+    import tempfile
+
+    from diagnose.errors import InputError
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".diagnose-write-check-", dir=folder)
+    except OSError as exc:
+        raise InputError(f"{what}: cannot write in {folder} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+class OutputPath(click.ParamType):
+    """A file (or, with `folder`, a folder) the command will write, checked at parse time so a
+    bad one is exit 2 before any work, never an OSError after it."""
+
+    name = "path"
+
+    def __init__(self, folder: bool = False):
+        self.folder = folder
+
+    def convert(self, value, param, ctx):
+        from diagnose.errors import InputError
+
+        option = param.opts[-1] if param is not None and param.opts else "path"
+        if not self.folder and os.path.isdir(value):
+            self.fail(f"{value} is a folder; give a file name", param, ctx)
+        try:
+            (check_writable_folder if self.folder else check_writable)(value, option)
+        except InputError as exc:
+            self.fail(str(exc).removeprefix(f"{option} "), param, ctx)
+        return str(value)
 
 
 def refuse_overwriting_an_input(output: str, params: dict) -> None:

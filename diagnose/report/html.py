@@ -396,19 +396,25 @@ def _step_figures(report, facts):
         if key is None:
             continue
         unit, scale = ("µs", 1000.0) if key.endswith("_us") else ("ms", 1.0)
-        runs: dict[str, list[float]] = {}
+        runs: dict[str, list[tuple[float, float]]] = {}
         for r in records:
             if isinstance(r.get(key), (int, float)):
-                runs.setdefault(str(r.get("source", name)), []).append(float(r[key]))
+                pts = runs.setdefault(str(r.get("source", name)), [])
+                step = r.get("step")  # the step's own number when the series was thinned
+                pts.append((step if isinstance(step, int) else len(pts) + 1, float(r[key])))
         longest = max((len(v) for v in runs.values()), default=0)
         if longest < 2:
             out.append((f"No step plot: the capture holds {longest} complete step(s); the Steps table has its time.", None))
             continue
-        series = [(src.removeprefix("capture:"), list(enumerate(v, 1))) for src, v in runs.items()]
+        series = [(src.removeprefix("capture:"), pts) for src, pts in runs.items()]
         lines = [(label, float(expected[k]) * scale) for label, k in (("expected step", "step_ms"),
                                                                       ("roofline step", "step_ms_roofline"))
                  if isinstance(expected.get(k), (int, float))]
-        out.append((f"Each of the {longest} step times ({name}) in the order the steps ran"
+        total = max((s.get("steps", 0) for s in (facts.get("step_series") or {}).values() if isinstance(s, dict)),
+                    default=0)
+        which = (f"{longest} of the {total:,} step times ({name}, evenly chosen plus the fastest and slowest; "
+                 "--stats plots every step)" if total > longest else f"Each of the {longest:,} step times ({name})")
+        out.append((f"{which} in the order the steps ran"
                     + (", against the expected step and the roofline step (nothing real is faster)." if lines else "."),
                     plots.line_chart(series, title="Step times", x_label="step", y_label=unit, ceilings=lines,
                                      integer_x=True)))

@@ -237,6 +237,7 @@ def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> 
 
     columns = [[header] + [row[i] for row in rows] for i, header in enumerate(headers)]
     keep = [max([len(w) for text in col for w in re.split(r"[ \n]+", text)] + [1]) for col in columns]  # GLUE holds
+    keep[0] = max(keep[0], _whole(columns[0]))  # what each row is, repeated in every part: never folded
     for part, group in enumerate(_column_groups(keep, console.width, new_table(0))):
         table = new_table(part)
         widths = _widths([columns[i] for i in group], [keep[i] for i in group], console.width - _overhead(table, len(group)))
@@ -261,13 +262,19 @@ def _column_groups(keep: list[int], width: int, table) -> list[list[int]]:
 
 
 def _widths(columns: list[list[str]], keep: list[int], available: int) -> list[int | None]:
-    """Natural widths when they fit; else fold the longest tokens first (never below `keep`) and
-    give what is left to the columns whose text wraps the most."""
+    """Natural widths when they fit; else fold the longest tokens first (never below `keep`), widen
+    the columns whose names (up to LONG_NAME) then fit whole, and give what is left to the columns
+    whose text wraps the most."""
     longest = [max(len(line) for text in col for line in (text.splitlines() or [""])) for col in columns]
     if sum(longest) <= available:
         return [None] * len(columns)
     widths = list(keep)
     spare = available - sum(widths)
+    for i in sorted(range(len(widths)), key=lambda k: _whole(columns[k]) - widths[k]):  # names whole, shortest first
+        grow = _whole(columns[i]) - widths[i]
+        if 0 < grow <= spare:
+            widths[i] += grow
+            spare -= grow
     while spare > 0:
         i = max(range(len(widths)), key=lambda k: (longest[k] - widths[k]) / longest[k])
         if widths[i] >= longest[i]:
@@ -275,6 +282,12 @@ def _widths(columns: list[list[str]], keep: list[int], available: int) -> list[i
         widths[i] += 1
         spare -= 1
     return widths
+
+
+def _whole(column: list[str]) -> int:
+    """Width that keeps every body cell of the column (a GPU, file or host name) on one line, for
+    cells up to LONG_NAME (longer ones were shortened to it); the header may still wrap."""
+    return max([len(line) for text in column[1:] for line in text.splitlines() if len(line) <= LONG_NAME] + [0])
 
 
 def _overhead(table, n: int) -> int:
