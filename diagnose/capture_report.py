@@ -116,6 +116,12 @@ def _step_records(result) -> list[dict]:
     return out
 
 
+def recorded_predictions(facts) -> dict:
+    """The predictions `build` makes for the workload a capture records when nothing is given
+    (a ticket's captures are judged against the same expectation as `diagnose capture`'s)."""
+    return predict(facts, *_workload(facts, None, None, None, None), None)
+
+
 def _workload(facts, model, tp, pp, batch):
     """Command-line values first, then what the capture's recorded launch line says.
 

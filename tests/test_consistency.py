@@ -9,6 +9,7 @@ TP=4 capture must give no critical finding and exit 0 in each of them.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -56,3 +57,40 @@ def test_healthy_capture_exits_zero_everywhere():
         report, code = _run(cmd, HEALTHY)
         assert code == 0, cmd
         assert not any(f["severity"] == "critical" for f in report["findings"]), cmd
+
+
+STRAGGLER = sorted(SAMPLES.glob("straggler_rank*.sqlite"))
+
+
+@pytest.fixture(scope="module")
+def straggler_folder(tmp_path_factory):
+    # a ticket folder holding one run's per-rank exports, as a reporter attaches them
+    folder = tmp_path_factory.mktemp("straggler-ticket")
+    for f in STRAGGLER:
+        shutil.copyfile(f, folder / f.name)
+    return folder
+
+
+def test_per_rank_exports_give_the_straggler_in_capture_and_ticket(straggler_folder):
+    assert len(STRAGGLER) == 4
+    runs = {"capture": _run("capture", *STRAGGLER), "ticket files": _run("ticket", *STRAGGLER),
+            "ticket folder": _run("ticket", straggler_folder)}
+    seen = {cmd: (_lead(report), code) for cmd, (report, code) in runs.items()}
+    assert set(seen.values()) == {(("straggler", "straggler", "critical"), 1)}, seen
+    # the same checks ran on the same evidence: ticket judges the captures as capture does
+    rules = {cmd: sorted({f["rule"] for f in report["findings"]}) for cmd, (report, _) in runs.items()}
+    assert rules["ticket files"] == rules["capture"] == rules["ticket folder"], rules
+
+
+def test_ticket_on_a_capture_runs_the_capture_checks_capture_runs():
+    # capture.allreduce_fabric needs the prediction for the recorded model: ticket makes it too
+    rules = {cmd: {f["rule"]: f["severity"] for f in _run(cmd, PCIE)[0]["findings"]} for cmd in ("capture", "ticket")}
+    assert rules["ticket"] == rules["capture"], rules
+    assert rules["ticket"]["capture.allreduce_fabric"] == "critical"
+
+
+def test_checks_that_passed_name_each_rule_once():
+    for fmt in ("md", "terminal"):
+        result = CliRunner().invoke(cli, ["ticket", *map(str, STRAGGLER), "--format", fmt], prog_name="diagnose")
+        line = " ".join(result.stdout.split("Checks that passed")[1].split("\n\n")[0].split())
+        assert line.count("capture.launch_bound") == 1, (fmt, line)
