@@ -129,9 +129,7 @@ def _workload(facts, model, tp, pp, batch):
     nothing better is known (the prediction's source says so).
     """
     w = facts.workload()
-    seqs = w.extra.get("max_num_seqs")
-    guess = batch or w.batch or w.concurrency or (int(seqs) if str(seqs or "").isdigit() else None)
-    return model or w.model, tp or w.tp, pp or w.pp, guess
+    return model or w.model, tp or w.tp, pp or w.pp, batch or w.decode_batch()
 
 
 def predict(facts, model, tp, pp, batch, gpu) -> dict:

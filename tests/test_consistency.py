@@ -94,3 +94,23 @@ def test_checks_that_passed_name_each_rule_once():
         result = CliRunner().invoke(cli, ["ticket", *map(str, STRAGGLER), "--format", fmt], prog_name="diagnose")
         line = " ".join(result.stdout.split("Checks that passed")[1].split("\n\n")[0].split())
         assert line.count("capture.launch_bound") == 1, (fmt, line)
+
+
+@pytest.mark.parametrize("batch", [(), ("--batch", "8")])
+def test_scaling_expects_what_capture_expects_and_reads_the_recorded_batch(batch):
+    """The TP=8 capture's broken all-reduce (103 us a call) is a measurement: it must not raise the
+    expected step it is compared with. Without --batch, scaling reads --max-num-seqs 8 from the
+    recorded launch line, as capture does."""
+    given = ("--model", "llama-3-70b", "--gpu", "h100-sxm")
+    rows = {r["tp"]: r for r in _run("scaling", HEALTHY, PCIE, *given, *batch)[0]["predictions"]["scaling"]["rows"]}
+    for tp, path in ((4, HEALTHY), (8, PCIE)):
+        expected = _run("capture", path, *given)[0]["predictions"]["expected"]
+        assert "batch=8" in expected["source"]
+        assert rows[tp]["batch"] == 8
+        assert rows[tp]["expected"] == pytest.approx(expected["step_ms"], abs=1e-3), tp
+    tp8 = rows[8]
+    assert tp8["ratio"] == pytest.approx(tp8["measured"] / tp8["expected"], abs=1e-3) and tp8["ratio"] > 1
+    assert tp8["status"] == "comm_broken"
+    # the measured all-reduce still splits the measured step (it is where the time went)
+    assert tp8["terms"]["allreduce_ms"] == pytest.approx(tp8["allreduce_count"] * tp8["allreduce_measured_us"] / 1e3,
+                                                         abs=0.01)
