@@ -114,3 +114,13 @@ def test_scaling_expects_what_capture_expects_and_reads_the_recorded_batch(batch
     # the measured all-reduce still splits the measured step (it is where the time went)
     assert tp8["terms"]["allreduce_ms"] == pytest.approx(tp8["allreduce_count"] * tp8["allreduce_measured_us"] / 1e3,
                                                          abs=0.01)
+
+
+def test_a_quoted_title_keeps_its_acronym(broken):
+    """scaling's cause quotes scaling.broken_layout, whose title starts with the layout: "TP8: ...",
+    never "tP8: ..."; an ordinary first word is lower-cased inside the sentence."""
+    summary = broken["scaling"][0]["findings"][0]["summary"]
+    assert "The measurement agrees: TP8: each all-reduce" in summary, summary
+    summary = broken["capture"][0]["findings"][0]["summary"]
+    quoted = summary.split("The measurement agrees: ", 1)[1]
+    assert quoted[0].islower() or quoted.split(" ", 1)[0].isupper(), quoted
