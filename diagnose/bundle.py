@@ -1,9 +1,9 @@
 """A ticket folder (or a list of files) read into facts: each file's kind found from its content.
 
 `read_bundle(paths)` returns `BundleFacts`: the facts plus, per file, the kinds found in it
-("attachment1.txt (nccl_log, nccl_tests)"). SQLite files go to the capture reader all together,
-as `diagnose capture` reads them (per-rank exports of one run give the cross-rank facts: skew,
-straggler), text to the parsers in `diagnose.artifacts`. It never reads `expected.toml` (a ticket's answer key, under any
+("attachment1.txt (nccl_log, nccl_tests)"). SQLite files go to the capture reader, the per-rank
+exports of one run (names that differ only in the rank number) together, as `diagnose capture`
+reads them (cross-rank skew, straggler); text goes to the parsers in `diagnose.artifacts`. It never reads `expected.toml` (a ticket's answer key, under any
 name or link) nor hidden files. A folder is read inside its own boundary: a link that resolves
 outside it is listed as skipped, by name, and its content is never read. Every file goes through
 the input door (diagnose/inputs.py): a FIFO, device, /proc file or link loop is bad input, never
@@ -83,10 +83,15 @@ def read_bundle(paths) -> BundleFacts:
         records, read = _skipped(name, skipped) if skipped else read_file(path, name, captures)
         facts.extend(records)
         facts.files.append(read)
-    if captures:
-        records, reads = _read_captures([(path, name) for path, name, _ in captures])
+    from diagnose.capture.multirank import run_of
+
+    runs: dict[str, list[tuple[Path, str, FileRead]]] = {}
+    for found in captures:  # per-rank exports of one run (name_rank0, name_rank1, ...) are read together
+        runs.setdefault(run_of(str(found[1])), []).append(found)
+    for run in runs.values():
+        records, reads = _read_captures([(path, name) for path, name, _ in run])
         facts.extend(records)
-        for (_, _, read), got in zip(captures, reads):
+        for (_, _, read), got in zip(run, reads):
             read.kinds, read.records, read.problem = got.kinds, got.records, got.problem
     return facts
 

@@ -124,3 +124,15 @@ def test_a_quoted_title_keeps_its_acronym(broken):
     summary = broken["capture"][0]["findings"][0]["summary"]
     quoted = summary.split("The measurement agrees: ", 1)[1]
     assert quoted[0].islower() or quoted.split(" ", 1)[0].isupper(), quoted
+
+
+def test_a_ticket_with_another_run_beside_the_ranks_keeps_them_apart(tmp_path):
+    """Per-rank exports (names differing only in the rank) are one run; a capture of another run in
+    the same ticket is read alone, never as a fifth rank of the straggler run."""
+    for f in [*STRAGGLER, HEALTHY]:
+        shutil.copyfile(f, tmp_path / f.name)
+    ticket, code = _run("ticket", tmp_path)
+    alone, _ = _run("capture", *STRAGGLER)
+    assert (_lead(ticket), code) == (("straggler", "straggler", "critical"), 1)
+    assert ticket["findings"][0]["title"] == alone["findings"][0]["title"]
+    assert sorted(row[1] for row in ticket["tables"]["Attachments read"]["rows"]) == ["nsys_sqlite"] * 5
