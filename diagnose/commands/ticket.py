@@ -28,11 +28,11 @@ def ticket(paths):
     from rules.engine import ticket_verdict
 
     facts = read_bundle(list(paths))
-    return run_pipeline("ticket", {"paths": list(paths)}, facts, _predictions(facts), decide=ticket_verdict,
+    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), decide=ticket_verdict,
                         tables=_tables)
 
 
-def _predictions(facts) -> dict | None:
+def ticket_predictions(facts) -> dict | None:
     """Captures in the ticket are judged against the expectation `diagnose capture` uses."""
     from diagnose.evidence import CaptureInfo
 
