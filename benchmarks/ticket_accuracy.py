@@ -98,13 +98,14 @@ def diagnose(folder: Path) -> tuple[str, float, list[str]]:
     """(verdict, confidence, distinct cause categories best first) for a copy of the folder
     without its answer key."""
     from diagnose.bundle import read_bundle
+    from diagnose.commands.ticket import ticket_predictions
     from rules.engine import evaluate, is_cause, ticket_verdict
 
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "ticket"
         shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("expected.toml"))
         facts = read_bundle([copy])
-        findings = evaluate(facts)
+        findings = evaluate(facts, ticket_predictions(facts))  # as `diagnose ticket` judges it
         answer = ticket_verdict(facts, findings)
     ranked = [answer.category] + [f.category for f in findings if is_cause(f)]
     return answer.category, answer.confidence, list(dict.fromkeys(ranked))

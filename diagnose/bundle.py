@@ -1,8 +1,9 @@
 """A ticket folder (or a list of files) read into facts: each file's kind found from its content.
 
 `read_bundle(paths)` returns `BundleFacts`: the facts plus, per file, the kinds found in it
-("attachment1.txt (nccl_log, nccl_tests)"). SQLite files go to the capture reader, text to the
-parsers in `diagnose.artifacts`. It never reads `expected.toml` (a ticket's answer key, under any
+("attachment1.txt (nccl_log, nccl_tests)"). SQLite files go to the capture reader, the per-rank
+exports of one run (names that differ only in the rank number) together, as `diagnose capture`
+reads them (cross-rank skew, straggler); text goes to the parsers in `diagnose.artifacts`. It never reads `expected.toml` (a ticket's answer key, under any
 name or link) nor hidden files. A folder is read inside its own boundary: a link that resolves
 outside it is listed as skipped, by name, and its content is never read. Every file goes through
 the input door (diagnose/inputs.py): a FIFO, device, /proc file or link loop is bad input, never
@@ -35,8 +36,9 @@ class BundleFacts(Facts):
     files: list[FileRead] = field(default_factory=list)
 
 
-def read_file(path: Path, name: str) -> tuple[list, FileRead]:
-    """One file of a bundle: SQLite captures go to the capture reader, text to the parsers."""
+def read_file(path: Path, name: str, captures: list | None = None) -> tuple[list, FileRead]:
+    """One file of a bundle: SQLite captures go to the capture reader (or, given `captures`, are
+    appended there to be read together with the bundle's other exports), text to the parsers."""
     check_path(path, "attachment")  # a FIFO or device would block the read below for ever
     try:
         with open(path, "rb") as fh:
@@ -48,7 +50,11 @@ def read_file(path: Path, name: str) -> tuple[list, FileRead]:
         read = FileRead(name, problem="empty (0 bytes)")
         return [Note(where(name), "unrecognised_file", f"{name}: empty file (0 bytes)")], read
     if data.startswith(SQLITE_MAGIC):
-        return _read_capture(path, name)
+        if captures is None:
+            return _read_captures([(path, name)])[0]
+        read = FileRead(name)
+        captures.append((path, name, read))
+        return [], read
     if ANSWER_KEY.search(data[:4096]) and b"label" in data[:4096]:
         return _skipped(name, "a ticket's answer key (expected.toml content), never read")
     if b"\x00" in data[:8192] and not _is_utf16(data):
@@ -72,10 +78,21 @@ def read_bundle(paths) -> BundleFacts:
     if not files:
         raise InputError(f"no readable files in {', '.join(str(p) for p in paths) or 'the bundle'}")
     facts = BundleFacts()
+    captures: list[tuple[Path, str, FileRead]] = []
     for path, name, skipped in files:
-        records, read = _skipped(name, skipped) if skipped else read_file(path, name)
+        records, read = _skipped(name, skipped) if skipped else read_file(path, name, captures)
         facts.extend(records)
         facts.files.append(read)
+    from diagnose.capture.multirank import run_of
+
+    runs: dict[str, list[tuple[Path, str, FileRead]]] = {}
+    for found in captures:  # per-rank exports of one run (name_rank0, name_rank1, ...) are read together
+        runs.setdefault(run_of(str(found[1])), []).append(found)
+    for run in runs.values():
+        records, reads = _read_captures([(path, name) for path, name, _ in run])
+        facts.extend(records)
+        for (_, _, read), got in zip(run, reads):
+            read.kinds, read.records, read.problem = got.kinds, got.records, got.problem
     return facts
 
 
@@ -133,19 +150,31 @@ def _skipped(name: str, reason: str) -> tuple[list, FileRead]:
     return [Note(where(name), "skipped_file", f"{name}: skipped, {reason}")], read
 
 
-def _read_capture(path: Path, name: str) -> tuple[list, FileRead]:
-    """An nsys SQLite export, through the capture reader (diagnose/capture/)."""
+def _read_captures(found: list[tuple[Path, str]]) -> tuple[list, list[FileRead]]:
+    """nsys SQLite exports through the capture reader (diagnose/capture/), all in one analysis as
+    `diagnose capture` does, so that one run's per-rank exports are compared with each other.
+    When that fails, each is read alone: the unreadable one is named and the others still count."""
     from diagnose.capture import capture_facts
 
-    read = FileRead(name)
     try:
-        records = list(capture_facts(str(path), name=name))
+        records = capture_facts([str(p) for p, _ in found], names=[n for _, n in found])
     except InputError as exc:
-        read.problem = f"unreadable: {exc}"
-        return [Note(where(name), "unreadable_file", f"{name}: {exc}")], read
-    read.kinds.append("nsys_sqlite")
-    read.records = len(records)
-    return records, read
+        if len(found) == 1:
+            name = found[0][1]
+            read = FileRead(name, problem=f"unreadable: {exc}")
+            return [Note(where(name), "unreadable_file", f"{name}: {exc}")], [read]
+        records, reads = [], []
+        for one in found:
+            got, (read,) = _read_captures([one])
+            records += got
+            reads.append(read)
+        return records, reads
+    reads = []
+    for _, name in found:
+        read = FileRead(name, kinds=["nsys_sqlite"])
+        read.records = sum(1 for r in records if name in str(getattr(r, "source", "")))
+        reads.append(read)
+    return records, reads
 
 
 def _is_utf16(data: bytes) -> bool:

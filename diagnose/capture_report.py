@@ -173,6 +173,12 @@ def _step_percentiles(values, shown: int, full: bool) -> dict:
     return out
 
 
+def recorded_predictions(facts) -> dict:
+    """The predictions `build` makes for the workload a capture records when nothing is given
+    (a ticket's captures are judged against the same expectation as `diagnose capture`'s)."""
+    return predict(facts, *_workload(facts, None, None, None, None), None)
+
+
 def _workload(facts, model, tp, pp, batch):
     """Command-line values first, then what the capture's recorded launch line says.
 
@@ -180,9 +186,7 @@ def _workload(facts, model, tp, pp, batch):
     nothing better is known (the prediction's source says so).
     """
     w = facts.workload()
-    seqs = w.extra.get("max_num_seqs")
-    guess = batch or w.batch or w.concurrency or (int(seqs) if str(seqs or "").isdigit() else None)
-    return model or w.model, tp or w.tp, pp or w.pp, guess
+    return model or w.model, tp or w.tp, pp or w.pp, batch or w.decode_batch()
 
 
 def predict(facts, model, tp, pp, batch, gpu) -> dict:

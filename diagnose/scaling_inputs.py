@@ -242,10 +242,8 @@ def _content_layout(read) -> Layout | None:
 
 
 def _batch_of(read) -> int | None:
-    for w in read.of(Workload):
-        if w.batch or w.concurrency:
-            return w.batch or w.concurrency
-    return None
+    """The batch the input records, read as `diagnose capture` reads it (--max-num-seqs included)."""
+    return read.workload().decode_batch() if read.of(Workload) else None
 
 
 def capture_comm(timelines, steps) -> CaptureComm | None:

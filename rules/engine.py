@@ -144,9 +144,18 @@ def corroborate(findings: list[Finding]) -> list[Finding]:
         severity = max(f.severity, s.severity, key=SEVERITY_RANK.get)
         out.append(dataclasses.replace(
             f, severity=severity, confidence=max(f.confidence, joint),
-            summary=f"{f.summary} The measurement agrees: {s.title[0].lower()}{s.title[1:]} ({s.rule}).",
+            summary=f"{f.summary} The measurement agrees: {sentence_inside(s.title)} ({s.rule}).",
             evidence=f.evidence + s.evidence[:1]))
     return out
+
+
+def sentence_inside(title: str) -> str:
+    """A title quoted mid-sentence: its first word lower-cased only when it is an ordinary word
+    ("All-reduce" -> "all-reduce"); an acronym or identifier ("TP8", "NCCL_P2P_DISABLE", "nvidia-smi") stays."""
+    word = title.split(" ", 1)[0]
+    if word[:1].isupper() and word[1:].islower() and word.replace("-", "").isalpha():
+        return title[0].lower() + title[1:]
+    return title
 
 
 # Inventory observations (where the GPUs sit, which TP groups a box serves well): context for the

@@ -259,6 +259,12 @@ def term_grows_with_tp(facts, predictions):
                      f"model; the largest modelled growth, {TERM_NAMES[term]}, is {share:.0%} of it; {a['label']} -> "
                      f"{b['label']} gives {speedup:.2f}x of an ideal {ideal:g}x")
             broken = True
+        elif rest > 0 and extra > growth[term]:  # what the model cannot name grows more than any term it can
+            title = (f"From {a['label']} to {b['label']} the unexplained rest grows by {extra:.2f} ms, more than any "
+                     f"modelled term ({TERM_NAMES[term]} grows {growth[term]:.2f} ms): at {b['label']} it is "
+                     f"{_ms(rest)}, {rest / b['step_ms']:.0%} of the step; {a['label']} -> {b['label']} gives "
+                     f"{speedup:.2f}x of an ideal {ideal:g}x")
+            broken = True
         summary = (f"From {a['label']} to {b['label']} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(a['terms'][term])} "
                    f"to {_ms(b['terms'][term])} while weight streaming shrinks from {_ms(a['terms']['weights_ms'])} to "
                    f"{_ms(b['terms']['weights_ms'])}. ")

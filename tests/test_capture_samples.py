@@ -71,6 +71,36 @@ def test_pattern_steps_count_between_the_first_and_last_marker():
     assert per_step["measured"] == all_reduces(PCIE) / 4 and "3 steps" in per_step["source"]
 
 
+def all_reduce_ms(path) -> float:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return db.execute("""SELECT sum(k."end" - k.start) / 1e6 FROM CUPTI_ACTIVITY_KIND_KERNEL k
+                             JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE '%AllReduce%'""").fetchone()[0]
+
+
+def test_a_step_inside_the_band_does_not_pass_when_its_all_reduce_is_far_beyond_expected():
+    """The PCIe sample's step (26.43 ms) sits in the band around 19.7 ms, but its own all-reduces take
+    ~16.6 ms a step against 0.58 ms: it must not be listed among the checks that passed."""
+    rep = report(PCIE)  # the model and batch the capture records (llama-3-70b, --max-num-seqs 8)
+    (f,) = findings(rep, "capture.step_vs_prediction")
+    assert f["severity"] != "ok", f["title"]
+    (per_step,) = [e for e in f["evidence"] if e["detail"] == "all-reduce time per step"]
+    # 4 marker runs: the SQL total over ~4 steps of the capture, within the 3 counted steps' share
+    assert per_step["measured"] > all_reduce_ms(PCIE) / 5
+    excess = row(f, "all-reduce time per step beyond the expected")
+    assert excess["measured"] == pytest.approx(per_step["measured"] - per_step["expected"], abs=0.01)
+    assert excess["measured"] > excess["expected"] > 0
+    assert "16.60 ms a step against 0.58 ms" in f["title"]
+
+
+def test_a_healthy_step_still_passes_and_one_below_the_band_is_not_called_inside_it():
+    (f,) = findings(report(HEALTHY, "--model", "llama-3-70b", "--batch", "8"), "capture.step_vs_prediction")
+    assert f["severity"] == "ok"
+    rep = report(HEALTHY)
+    (f,) = findings(rep, "capture.step_vs_prediction")
+    low = rep["predictions"]["expected"]["step_ms"] * rep["predictions"]["expected"]["band"][0]
+    assert f["evidence"][0]["measured"] < low and "is faster than the expected band" in f["title"], f["title"]
+
+
 # ---------------------------------------------------------------- given vs recorded
 
 

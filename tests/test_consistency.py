@@ -9,6 +9,7 @@ TP=4 capture must give no critical finding and exit 0 in each of them.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -56,3 +57,82 @@ def test_healthy_capture_exits_zero_everywhere():
         report, code = _run(cmd, HEALTHY)
         assert code == 0, cmd
         assert not any(f["severity"] == "critical" for f in report["findings"]), cmd
+
+
+STRAGGLER = sorted(SAMPLES.glob("straggler_rank*.sqlite"))
+
+
+@pytest.fixture(scope="module")
+def straggler_folder(tmp_path_factory):
+    # a ticket folder holding one run's per-rank exports, as a reporter attaches them
+    folder = tmp_path_factory.mktemp("straggler-ticket")
+    for f in STRAGGLER:
+        shutil.copyfile(f, folder / f.name)
+    return folder
+
+
+def test_per_rank_exports_give_the_straggler_in_capture_and_ticket(straggler_folder):
+    assert len(STRAGGLER) == 4
+    runs = {"capture": _run("capture", *STRAGGLER), "ticket files": _run("ticket", *STRAGGLER),
+            "ticket folder": _run("ticket", straggler_folder)}
+    seen = {cmd: (_lead(report), code) for cmd, (report, code) in runs.items()}
+    assert set(seen.values()) == {(("straggler", "straggler", "critical"), 1)}, seen
+    # the same checks ran on the same evidence: ticket judges the captures as capture does
+    rules = {cmd: sorted({f["rule"] for f in report["findings"]}) for cmd, (report, _) in runs.items()}
+    assert rules["ticket files"] == rules["capture"] == rules["ticket folder"], rules
+
+
+def test_ticket_on_a_capture_runs_the_capture_checks_capture_runs():
+    # capture.allreduce_fabric needs the prediction for the recorded model: ticket makes it too
+    rules = {cmd: {f["rule"]: f["severity"] for f in _run(cmd, PCIE)[0]["findings"]} for cmd in ("capture", "ticket")}
+    assert rules["ticket"] == rules["capture"], rules
+    assert rules["ticket"]["capture.allreduce_fabric"] == "critical"
+
+
+def test_checks_that_passed_name_each_rule_once():
+    for fmt in ("md", "terminal"):
+        result = CliRunner().invoke(cli, ["ticket", *map(str, STRAGGLER), "--format", fmt], prog_name="diagnose")
+        line = " ".join(result.stdout.split("Checks that passed")[1].split("\n\n")[0].split())
+        assert line.count("capture.launch_bound") == 1, (fmt, line)
+
+
+@pytest.mark.parametrize("batch", [(), ("--batch", "8")])
+def test_scaling_expects_what_capture_expects_and_reads_the_recorded_batch(batch):
+    """The TP=8 capture's broken all-reduce (103 us a call) is a measurement: it must not raise the
+    expected step it is compared with. Without --batch, scaling reads --max-num-seqs 8 from the
+    recorded launch line, as capture does."""
+    given = ("--model", "llama-3-70b", "--gpu", "h100-sxm")
+    rows = {r["tp"]: r for r in _run("scaling", HEALTHY, PCIE, *given, *batch)[0]["predictions"]["scaling"]["rows"]}
+    for tp, path in ((4, HEALTHY), (8, PCIE)):
+        expected = _run("capture", path, *given)[0]["predictions"]["expected"]
+        assert "batch=8" in expected["source"]
+        assert rows[tp]["batch"] == 8
+        assert rows[tp]["expected"] == pytest.approx(expected["step_ms"], abs=1e-3), tp
+    tp8 = rows[8]
+    assert tp8["ratio"] == pytest.approx(tp8["measured"] / tp8["expected"], abs=1e-3) and tp8["ratio"] > 1
+    assert tp8["status"] == "comm_broken"
+    # the measured all-reduce still splits the measured step (it is where the time went)
+    assert tp8["terms"]["allreduce_ms"] == pytest.approx(tp8["allreduce_count"] * tp8["allreduce_measured_us"] / 1e3,
+                                                         abs=0.01)
+
+
+def test_a_quoted_title_keeps_its_acronym(broken):
+    """scaling's cause quotes scaling.broken_layout, whose title starts with the layout: "TP8: ...",
+    never "tP8: ..."; an ordinary first word is lower-cased inside the sentence."""
+    summary = broken["scaling"][0]["findings"][0]["summary"]
+    assert "The measurement agrees: TP8: each all-reduce" in summary, summary
+    summary = broken["capture"][0]["findings"][0]["summary"]
+    quoted = summary.split("The measurement agrees: ", 1)[1]
+    assert quoted[0].islower() or quoted.split(" ", 1)[0].isupper(), quoted
+
+
+def test_a_ticket_with_another_run_beside_the_ranks_keeps_them_apart(tmp_path):
+    """Per-rank exports (names differing only in the rank) are one run; a capture of another run in
+    the same ticket is read alone, never as a fifth rank of the straggler run."""
+    for f in [*STRAGGLER, HEALTHY]:
+        shutil.copyfile(f, tmp_path / f.name)
+    ticket, code = _run("ticket", tmp_path)
+    alone, _ = _run("capture", *STRAGGLER)
+    assert (_lead(ticket), code) == (("straggler", "straggler", "critical"), 1)
+    assert ticket["findings"][0]["title"] == alone["findings"][0]["title"]
+    assert sorted(row[1] for row in ticket["tables"]["Attachments read"]["rows"]) == ["nsys_sqlite"] * 5

@@ -91,3 +91,29 @@ def test_goodput_example_gives_what_the_readme_says(monkeypatch):
     assert "goodput: TP4 x 2 replicas, 1,320 tok/s" in readme
     result = CliRunner().invoke(cli, shlex.split(example)[1:], prog_name="diagnose", env={"COLUMNS": "200"})
     assert "TP4 x 2 replicas gives the most goodput on 8 GPUs: 1320 tok/s" in result.stdout, result.stdout[-800:]
+
+
+def _said(pattern: str) -> tuple[str, ...]:
+    """What README.md quotes where `pattern` finds it (whitespace joined: the README wraps lines)."""
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    found = re.search(pattern, text)
+    assert found, pattern
+    return found.groups()
+
+
+def _titles(*args: str) -> list[str]:
+    import json
+
+    result = CliRunner().invoke(cli, [*args, "--json"], prog_name="diagnose")
+    assert result.exit_code in (0, 1), result.stderr
+    return [f["title"] for f in json.loads(result.stdout)["findings"]]
+
+
+def test_readme_quotes_what_scaling_prints():
+    """The Decomposition paragraph quotes the runs.csv example's headline; the Verdict paragraph
+    the figures of the gpt-oss ticket whose unexplained rest outgrows the all-reduce."""
+    (quote,) = _said(r'on `samples/scaling/runs\.csv`: "([^"]+)"')
+    assert quote in _titles("scaling", "samples/scaling/runs.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    rest, ar = _said(r"`samples/tickets/gptoss-tp2-slower/`: the rest grows (\S+ ms), the all-reduce (\S+ ms)")
+    (title,) = [t for t in _titles("scaling", "samples/tickets/gptoss-tp2-slower/") if "unexplained rest grows" in t]
+    assert f"grows by {rest}" in title and f"all-reduce grows {ar}" in title, title

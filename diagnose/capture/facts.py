@@ -447,10 +447,12 @@ def damage(cap: Capture) -> str | None:
     return None if rows and rows[0][0] == "ok" else one_line(str(rows[0][0] if rows else "unreadable"))
 
 
-def capture_facts(path: str, name: str | None = None) -> list:
-    """The records of one capture (the ticket bundle reader hands SQLite files here)."""
-    result = analyse([path], names=[name] if name else None, with_summaries=False, deadline_s=120)
-    return list(result.facts.records) + [_missing_note(m) for m in result.facts.missing]
+def capture_facts(paths: list[str], names: list[str] | None = None) -> list:
+    """The records of captures read together, as `diagnose capture` reads them (the ticket bundle
+    reader hands its SQLite files here), with the communication inside the measured steps that
+    step_vs_prediction and pp_bubble weigh."""
+    result = analyse(list(paths), names=names, with_summaries=False, deadline_s=120)
+    return list(result.facts.records) + step_comm(result) + [_missing_note(m) for m in result.facts.missing]
 
 
 def _missing_note(text: str):

@@ -69,10 +69,20 @@ class MultiRank:
         return max(self.waits, key=lambda w: (w.lateness_ns, w.last_count))
 
 
+RANK_IN_NAME = re.compile(r"(?:rank|_r|gpu|device|dev)[_\-.]?(\d+)", re.IGNORECASE)
+
+
 def rank_number(path_name: str) -> int | None:
     """The rank a per-rank file name carries: 'rank3.sqlite', 'prof_r3', 'gpu_3', 'rank-03'."""
-    m = re.search(r"(?:rank|_r|gpu|device|dev)[_\-.]?(\d+)", path_name, re.IGNORECASE)
+    m = RANK_IN_NAME.search(path_name)
     return int(m.group(1)) if m else None
+
+
+def run_of(path_name: str) -> str:
+    """The run a per-rank file belongs to: its name without the rank number ('straggler_rank2.sqlite'
+    -> 'straggler_rank#.sqlite'); a file without one is a run of its own (its own name)."""
+    m = RANK_IN_NAME.search(path_name)
+    return path_name if m is None else path_name[:m.start(1)] + "#" + path_name[m.end(1):]
 
 
 def ranks_of(caps: list[Capture], activities: dict[str, list]) -> list[Rank]:

@@ -28,7 +28,19 @@ def ticket(paths):
     from rules.engine import ticket_verdict
 
     facts = read_bundle(list(paths))
-    return run_pipeline("ticket", {"paths": list(paths)}, facts, decide=ticket_verdict, tables=_tables)
+    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), decide=ticket_verdict,
+                        tables=_tables)
+
+
+def ticket_predictions(facts) -> dict | None:
+    """Captures in the ticket are judged against the expectation `diagnose capture` uses."""
+    from diagnose.evidence import CaptureInfo
+
+    if not facts.of(CaptureInfo):
+        return None
+    from diagnose.capture_report import recorded_predictions
+
+    return recorded_predictions(facts)
 
 
 def _tables(facts, findings, answer) -> dict:

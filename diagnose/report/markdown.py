@@ -67,11 +67,16 @@ def render_markdown(report) -> str:
             lines += [f"   **Fix:** {esc(f.fix)}", ""]
         references += [r for r in f.references if r not in references]
     if passed:
-        lines += ["**Checks that passed:** " + "; ".join(f"`{f.rule}` ({esc(f.title)})" for f in passed), ""]
+        lines += ["**Checks that passed:** " + "; ".join(f"`{rule}` ({esc(title)})" for rule, title in _once(passed)), ""]
     if references:
         lines += ["**References:** " + ", ".join(_link(r) for r in references), ""]
     lines.append(f"<sub>diagnose {esc(report.tool_version, line_start=False)}, {esc(report.schema)}</sub>")
     return "\n".join(lines) + "\n"
+
+
+def _once(passed) -> list[tuple[str, str]]:
+    """Each passed rule once (a rule checked per rank or per GPU passes once per rank)."""
+    return list({f.rule: f.title for f in reversed(passed)}.items())[::-1]
 
 
 def _evidence_table(evidence) -> list[str]:

@@ -109,7 +109,7 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
         console.print()
     passed = [f for f in report.findings if f.severity == "ok"]
     if passed:
-        _paragraph(console, "Checks that passed: " + ", ".join(f.rule for f in passed), style="green" if color else "")
+        _paragraph(console, "Checks that passed: " + ", ".join(dict.fromkeys(f.rule for f in passed)), style="green" if color else "")
     if references:
         _paragraph(console, "References: " + " ".join(references))
     if not report.findings:
