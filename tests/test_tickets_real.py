@@ -105,3 +105,13 @@ def test_what_to_attach_is_a_field_not_prose():
     assert all(f["category"] == "insufficient_data" and f["fix"] == "attach " + f["ask"] for f in gaps)
     rows = {tuple(r) for r in report["tables"]["What to attach next"]["rows"]}
     assert {(f["rule"], f["ask"]) for f in gaps} <= rows
+
+
+def test_system_cuda_is_not_the_cuda_nccl_was_built_for():
+    """022 states `[software] cuda = "11.0"` (the host's CUDA) on an nccl-tests ticket with no NCCL log:
+    only NCCL's own `NCCL version 2.x.y+cudaXX.Y` line says which runtime the library was built for,
+    so no CUDA-graph build warning, and nothing about it in the verdict."""
+    report = json.loads(_run([shared_path("tickets", "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"),
+                              "--json", "--fail-on", "never"]).output)
+    assert "ticket.nccl_build" not in {f["rule"] for f in report["findings"]}
+    assert "nccl_regression" not in report["verdict"]["summary"]
