@@ -115,3 +115,15 @@ def test_system_cuda_is_not_the_cuda_nccl_was_built_for():
                               "--json", "--fail-on", "never"]).output)
     assert "ticket.nccl_build" not in {f["rule"] for f in report["findings"]}
     assert "nccl_regression" not in report["verdict"]["summary"]
+
+
+def test_the_fallback_ask_never_asks_for_what_the_ticket_holds(tmp_path):
+    """A vague complaint with a real `nvidia-smi topo -m` attached (080's DGX H100 matrix): still
+    insufficient_data, but the ask names only what is missing."""
+    (tmp_path / "ticket.toml").write_text('description = "Inference is slow. Please help."\n')
+    shutil.copy(shared_path("tickets", "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region", "attachment1.txt"), tmp_path / "topo.txt")
+    report = json.loads(_run([tmp_path, "--json", "--fail-on", "never"]).output)
+    v = report["verdict"]
+    assert v["category"] == "insufficient_data", v
+    asked = v["summary"] + json.dumps(report["tables"].get("What to attach next", {}))
+    assert "topo -m" not in asked and "NCCL_DEBUG=INFO" in asked
