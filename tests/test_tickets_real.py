@@ -127,3 +127,13 @@ def test_the_fallback_ask_never_asks_for_what_the_ticket_holds(tmp_path):
     assert v["category"] == "insufficient_data", v
     asked = v["summary"] + json.dumps(report["tables"].get("What to attach next", {}))
     assert "topo -m" not in asked and "NCCL_DEBUG=INFO" in asked
+
+
+def test_a_pcie_link_pasted_without_its_device_line_names_a_gpu_not_unknown():
+    """019 pastes `LnkCap`/`LnkSta` lines without lspci's device header: the title names the GPU the
+    ticket describes (one model), never the parser's placeholder bus id."""
+    report = json.loads(_run([shared_path("tickets", "019-janhq-183-4090-riser-pcie-gen1-downgraded"),
+                              "--json", "--fail-on", "never"]).output)
+    titles = [f["title"] for f in report["findings"] if f["rule"] == "topology.pcie_link"]
+    assert titles == ["PCIe link of a GPU (NVIDIA GeForce RTX 4090) trained at 2.5 GT/s of 16 GT/s"]
+    assert "unknown" not in report["verdict"]["summary"]
