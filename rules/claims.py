@@ -254,6 +254,17 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|broadcast\w*|collective\w*)\b[^.\n]{0,60}?"
         r"\b(\d+(?:\.\d+)?)\s*(bytes?|B|KB|KiB|kB)\b[^.\n]{0,40}?\b(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)\b",
     ],
+    # The host launching kernels too slowly for the GPU: the words of the CUDA-graphs documentation
+    # ("CPU launch overhead", the GPU idle between kernels) and of profilers' step breakdowns (the
+    # TensorFlow profiler's "Kernel Launch" time); https://developer.nvidia.com/blog/cuda-graphs/,
+    # https://www.tensorflow.org/guide/gpu_performance_analysis
+    "launch_overhead": [
+        r"\b(?:kernel|CUDA)[- ]launch(?:es|ing)?\b\W{0,3}\s*(?:overheads?|time|latency|latencies|step|costs?|bound|bottleneck)\b",
+        r"\blaunch(?:ing)?[- ](?:overheads?|latency|bound)\b",
+        r"\b(?:wait\w*|idle|starv\w*)\b[^.\n]{0,40}?\bCPU\b[^.\n]{0,30}?\blaunch\w*\b",
+        r"\bCPU\b[^.\n]{0,30}?\b(?:too slow|cannot keep up|can't keep up|not fast enough|bottleneck\w*)\b[^.\n]{0,30}?\blaunch\w*",
+        r"\bGPU\b[^.\n]{0,30}?\bidle\b[^.\n]{0,20}?\bbetween (?:kernels|kernel launches|ops|operators)\b", r"\bgaps? between (?:the )?kernels\b",
+    ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
         r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",

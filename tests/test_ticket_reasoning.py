@@ -2,6 +2,7 @@
 their text: each finding appears for its evidence and goes away without it; the verdict weighs
 the symptom the reporter describes."""
 
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -314,3 +315,14 @@ def test_pcie_copies_near_the_line_rate_answer_is_this_normal(tmp_path):
     # the same matrix at a quarter of that is no longer 'the link works'
     _, findings = answer(tmp_path / "b", "t025", lambda t: t.replace("26.3", "6.3").replace("22.", "5."))
     assert not [f for f in findings if f.rule == "ticket.pcie_pairs"]
+
+
+@pytest.mark.parametrize("prefix", ["t020", "t026"])
+def test_kernel_launch_time_in_the_reporters_words_is_launch_bound(tmp_path, prefix):
+    # t020: "the CPU is too slow to launch GPU kernels"; t026: a profile with ~50% in "kernel launch"
+    answer_, findings = answer(tmp_path, prefix)
+    assert answer_.category == "launch_bound" and "ticket.launch_overhead" in rules_of(findings, "launch_bound")
+    # the same text without any word about launching kernels gives the rule nothing to read
+    scrub = lambda t: re.sub(r"(?i)\blaunch\w*", "run", t)
+    _, findings = answer(tmp_path / "b", prefix, scrub)
+    assert "ticket.launch_overhead" not in rules_of(findings, "launch_bound")
