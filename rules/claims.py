@@ -500,7 +500,11 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
-             r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降"),
+             r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降|"
+             # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
+             r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
+             r"\b(?:running|busy|work\w*|utili[sz]ed|used|active|computing)\b|"
+             r"\b(?:other|rest of the|remaining) (?:GPUs|cards)\b[^.\n]{0,20}?\b(?:are |stay |sit )?(?:idle|unused|waiting|at 0\s*%)"),
 ]
 
 

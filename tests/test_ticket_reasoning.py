@@ -326,3 +326,12 @@ def test_kernel_launch_time_in_the_reporters_words_is_launch_bound(tmp_path, pre
     scrub = lambda t: re.sub(r"(?i)\blaunch\w*", "run", t)
     _, findings = answer(tmp_path / "b", prefix, scrub)
     assert "ticket.launch_overhead" not in rules_of(findings, "launch_bound")
+
+
+def test_only_some_gpus_busy_is_a_complaint_that_pipeline_parallelism_explains(tmp_path):
+    # t006: "Set pipeline-parallel-size to 8 but only 1 or 2 GPUs running at the same time" (a 7B model)
+    answer_, findings = answer(tmp_path, "t006")
+    assert answer_.category == "pp_bubble" and "ticket.pp_bubble" in rules_of(findings, "pp_bubble")
+    # the same title without the idle GPUs states a layout, not a complaint
+    _, findings = answer(tmp_path / "b", "t006", lambda t: t.replace("but only 1 or 2 GPUs running at the same time", ""))
+    assert "ticket.pp_bubble" not in rules_of(findings, "pp_bubble")
