@@ -478,6 +478,8 @@ _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
 _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit)|"
+            r"\bno (?:significant|noticeable|obvious|real|big|much|great) (?:gain|improvement|speed-?up|difference|acceleration|benefit|increase)|"
+            r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) (?:basically |almost |nearly |largely )?unchanged\b|"
             r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|\bsame (?:speed|throughput|performance|qps|latency)|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"

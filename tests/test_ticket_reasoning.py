@@ -335,3 +335,12 @@ def test_only_some_gpus_busy_is_a_complaint_that_pipeline_parallelism_explains(t
     # the same title without the idle GPUs states a layout, not a complaint
     _, findings = answer(tmp_path / "b", "t006", lambda t: t.replace("but only 1 or 2 GPUs running at the same time", ""))
     assert "ticket.pp_bubble" not in rules_of(findings, "pp_bubble")
+
+
+def test_no_significant_increase_with_tensor_parallelism_is_a_scaling_question(tmp_path):
+    # t008: LLaMA-7B on vLLM, TP on 2 and 4 GPUs, "no significant increase in token throughput"
+    answer_, findings = answer(tmp_path, "t008")
+    assert answer_.category == "expected_physics" and "ticket.symptom_prior" in rules_of(findings, "expected_physics")
+    # the same complaint about a model the catalog does not know leaves nothing to compare with
+    _, findings = answer(tmp_path / "b", "t008", lambda t: t.replace("llama-7B", "our in-house model"))
+    assert "ticket.symptom_prior" not in rules_of(findings, "expected_physics")
