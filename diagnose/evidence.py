@@ -212,7 +212,7 @@ class NcclVersion(Fact):
 
     source: str
     version: str  # "2.18.3"
-    cuda: str | None = None
+    cuda: str | None = None  # the CUDA NCCL was built for ("+cuda12.1" in its own log line), never the system CUDA
 
 
 @dataclass

@@ -110,6 +110,15 @@ class Verdict:
         if self.category not in CATEGORIES:
             raise ValueError(f"verdict: unknown category {self.category!r}")
 
+    def names_the_cause(self) -> bool:
+        """A confident verdict naming a problem: asking for more attachments under it is noise, so
+        the text reports show no "attach next" (JSON keeps each finding's `ask` as data)."""
+        return self.category not in ("insufficient_data", "healthy") and self.confidence >= CONFIDENT
+
+
+# The confidence from which a verdict is stated as the cause rather than a lead to follow up.
+CONFIDENT = 0.75
+
 
 @dataclass
 class Report:

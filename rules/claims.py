@@ -254,6 +254,17 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|broadcast\w*|collective\w*)\b[^.\n]{0,60}?"
         r"\b(\d+(?:\.\d+)?)\s*(bytes?|B|KB|KiB|kB)\b[^.\n]{0,40}?\b(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|seconds?)\b",
     ],
+    # The host launching kernels too slowly for the GPU: the words of the CUDA-graphs documentation
+    # ("CPU launch overhead", the GPU idle between kernels) and of profilers' step breakdowns (the
+    # TensorFlow profiler's "Kernel Launch" time); https://developer.nvidia.com/blog/cuda-graphs/,
+    # https://www.tensorflow.org/guide/gpu_performance_analysis
+    "launch_overhead": [
+        r"\b(?:kernel|CUDA)[- ]launch(?:es|ing)?\b\W{0,3}\s*(?:overheads?|time|latency|latencies|step|costs?|bound|bottleneck)\b",
+        r"\blaunch(?:ing)?[- ](?:overheads?|latency|bound)\b",
+        r"\b(?:wait\w*|idle|starv\w*)\b[^.\n]{0,40}?\bCPU\b[^.\n]{0,30}?\blaunch\w*\b",
+        r"\bCPU\b[^.\n]{0,30}?\b(?:too slow|cannot keep up|can't keep up|not fast enough|bottleneck\w*)\b[^.\n]{0,30}?\blaunch\w*",
+        r"\bGPU\b[^.\n]{0,30}?\bidle\b[^.\n]{0,20}?\bbetween (?:kernels|kernel launches|ops|operators)\b", r"\bgaps? between (?:the )?kernels\b",
+    ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
         r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",
@@ -467,6 +478,8 @@ _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
 _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit)|"
+            r"\bno (?:significant|noticeable|obvious|real|big|much|great) (?:gain|improvement|speed-?up|difference|acceleration|benefit|increase)|"
+            r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) (?:basically |almost |nearly |largely )?unchanged\b|"
             r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|\bsame (?:speed|throughput|performance|qps|latency)|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
@@ -489,7 +502,11 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
-             r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降"),
+             r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降|"
+             # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
+             r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
+             r"\b(?:running|busy|work\w*|utili[sz]ed|used|active|computing)\b|"
+             r"\b(?:other|rest of the|remaining) (?:GPUs|cards)\b[^.\n]{0,20}?\b(?:are |stay |sit )?(?:idle|unused|waiting|at 0\s*%)"),
 ]
 
 

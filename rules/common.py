@@ -42,6 +42,7 @@ DOCS = {
     "vllm_parallel": "https://docs.vllm.ai/en/latest/serving/distributed_serving.html",
     "vllm_graphs": "https://docs.vllm.ai/en/latest/configuration/optimization.html",
     "numa": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ignore-cpu-affinity",
+    "cuda_graphs": "https://developer.nvidia.com/blog/cuda-graphs/",
 }
 
 DESCRIPTION_NOTE = "the reporter's words"

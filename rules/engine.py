@@ -177,9 +177,35 @@ WEAK = 0.5
 CONCLUSIONS = ("expected_physics",)
 
 
-# What to ask for when nothing more specific is known.
-DEFAULT_ASK = ("`nvidia-smi topo -m`, `nvidia-smi -q`, and the NCCL_DEBUG=INFO output of one "
-               "all_reduce_perf run on the affected GPUs")
+def fallback_ask(kind: str, facts) -> str | None:
+    """What to ask for when no check named its own gap, worded for the report kind and never for
+    what the facts already hold: a ticket asks the reporter for artifacts; a node run says which of
+    its checks have no measurement and how to run them. None: nothing sensible to ask."""
+    from diagnose.evidence import (CollectiveResult, GpuFact, Measurement, NcclEvent, NcclTransport, NcclVersion,
+                                   PairBandwidth, TopologyPath)
+
+    if kind == "ticket":
+        held = {"`nvidia-smi topo -m`": facts.of(TopologyPath),
+                "`nvidia-smi -q`": [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.power_draw_w or g.clock_event_reasons],
+                "the NCCL_DEBUG=INFO output of one all_reduce_perf run on the affected GPUs":
+                    facts.of(NcclEvent) + facts.of(NcclTransport) + facts.of(NcclVersion) + facts.of(CollectiveResult)}
+        wanted = [ask for ask, records in held.items() if not records]
+        return "attach " + ", ".join(wanted) if wanted else None
+    if kind == "node":
+        unmeasured = [check for check, records in (
+            ("the collective sweep (node.busbw_below_topology, node.small_message_latency)", facts.of(CollectiveResult)),
+            ("the P2P copies (topology.pair_bandwidth)", facts.of(PairBandwidth)),
+            ("the HBM and GEMM rates (node.hbm_below_catalog, node.gemm_below_catalog)", facts.of(Measurement)))
+            if not records]
+        if unmeasured:
+            return (f"these checks have no measurement: {'; '.join(unmeasured)}. Run `diagnose node --standard` on "
+                    "the machine (add `--record node.json` to replay it elsewhere)")
+    return None
+
+
+def node_verdict(facts, findings: list[Finding]) -> Verdict:
+    """The verdict for a node run: when no check decides, which checks have no measurement."""
+    return verdict(findings, facts.missing, fallback=fallback_ask("node", facts))
 
 
 # Categories that explain a slow system, not a hang, crash or error: for a ticket that reports a
@@ -197,12 +223,14 @@ PRIORS = ("ticket.symptom_prior",)
 MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
 
 
-def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None) -> Verdict:
+def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None,
+            fallback: str | None = None) -> Verdict:
     """The single most likely root cause, or healthy, or insufficient_data with what to attach.
 
     `symptom` (a ticket's class: hang, crash, error, scaling, normal?, slow; None elsewhere) weighs
     the causes: a failure is not explained by a performance-only category when another cause is
     present, and only checks that measured the complained-about figure can answer a complaint.
+    `fallback` (fallback_ask) is what to ask for when no finding names a gap of its own.
     """
     def rank(f: Finding):
         demoted = symptom in FAILURES and f.category in PERFORMANCE_ONLY
@@ -245,15 +273,15 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             "No problem found in what was given, but some checks could not run: "
             + "; ".join(dict.fromkeys(requests)),
         )
-    ask = "; ".join(dict.fromkeys(requests)) or f"attach {DEFAULT_ASK}"
-    return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide. Next: {ask}.{lead}")
+    ask = "; ".join(dict.fromkeys(requests)) or fallback
+    return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide.{f' Next: {ask}.' if ask else ''}{lead}")
 
 
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     """The verdict for a ticket: the findings weighed by the symptom its reporter describes."""
     from rules.claims import symptom
 
-    return verdict(findings, getattr(facts, "missing", ()), symptom(facts))
+    return verdict(findings, getattr(facts, "missing", ()), symptom(facts), fallback_ask("ticket", facts))
 
 
 def fails(findings: list[Finding], fail_on: str) -> bool:

@@ -167,6 +167,24 @@ def one_slow(facts: Facts, predictions=None):
                refs=["throttle"])
 
 
+@rule("ticket.launch_overhead", "launch_bound")
+def launch_overhead(facts: Facts, predictions=None):
+    """The reporter sees the host's kernel launches holding the GPU back (launch time in a profile, the
+    GPU idle while the CPU launches): short kernels finish before the next one is launched."""
+    c = _first(facts, "launch_overhead")
+    if not c or c.negated:
+        return
+    yield make("ticket.launch_overhead", "launch_bound", "warning", weight(c),
+               "The GPU waits for the CPU to launch its kernels",
+               "Each kernel launch costs the host a few microseconds; when kernels are shorter than that, as in decode "
+               "or small batches, the GPU idles between them and more GPUs (shorter kernels each) make it worse.",
+               [claim_ev(c, "launch time the reporter sees")],
+               fix="Replay the step from CUDA graphs (the engines' default; torch.compile mode='reduce-overhead'), give each "
+               "launch more work (larger batch, fused kernels), keep the launching thread on an unshared core, and confirm "
+               "the gaps between kernels in an nsys timeline (`diagnose capture`).",
+               refs=["cuda_graphs"])
+
+
 @rule("ticket.one_gpu_every_peer", "pcie_link_degraded")
 def one_gpu_every_peer(facts: Facts, predictions=None):
     """One GPU slow to every peer while the others are fast among themselves: a copy runs at the slowest

@@ -570,7 +570,7 @@ def pcie_link(facts: Facts, predictions=None):
         found = True
         g = by_bus.get(link.bus_id)
         idle = _idle(g) if g else None
-        who = link.device or link.bus_id or "the device"
+        who = _link_owner(link, g, facts)
         if link.sta_width and link.cap_width and link.sta_width < link.cap_width:
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
@@ -586,7 +586,7 @@ def pcie_link(facts: Facts, predictions=None):
             evidence = [ev(link, "LnkSta speed vs LnkCap speed", link.sta_speed_gts, link.cap_speed_gts, "GT/s")]
             if idle:
                 yield make("topology.pcie_link", "healthy", "ok", 0.6,
-                           f"{who} links at {link.sta_speed_gts:g} GT/s because it is idle",
+                           f"{who[:1].upper()}{who[1:]} links at {link.sta_speed_gts:g} GT/s because it is idle",
                            "NVIDIA GPUs drop the PCIe link to its lowest speed when idle to save power; "
                            "that reading is not a fault.", evidence + [ev(g, "GPU idle when read", g.utilization_pct, unit="%")])
                 continue
@@ -603,6 +603,20 @@ def pcie_link(facts: Facts, predictions=None):
                 refs=["nvidia_smi"],
             )
     yield from _gpu_pcie(facts, gpus, found)
+
+
+def _link_owner(link: PcieLinkFact, g: GpuFact | None, facts: Facts) -> str:
+    """The device an lspci link belongs to, as the facts name it: the GPU on that bus, lspci's own
+    device line, the bus id; for lines pasted without any of them, "a GPU" (with its model when the
+    ticket's GPUs are all one model)."""
+    if g is not None:
+        return label(g) + (f" ({g.name})" if g.name else "")
+    if link.device:
+        return link.device
+    if link.bus_id and link.bus_id != "unknown":
+        return link.bus_id
+    names = {x.name for x in facts.of(GpuFact) if x.name} or {facts.workload().gpu} - {None}
+    return f"a GPU ({names.pop()})" if len(names) == 1 else "a GPU"
 
 
 def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):

@@ -4,9 +4,12 @@ the cause. (Inert text from attachments: tests/test_injection.py.)"""
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from click.testing import CliRunner
 
-from conftest import REPO
+from conftest import REPO, shared_path
 from diagnose.cli import cli
 
 TICKET = REPO / "samples" / "tickets" / "p2p-level-loc"
@@ -35,3 +38,21 @@ def test_no_attach_next_once_the_cause_is_certain_and_bytes_are_readable():
     assert "**Fix:** attach" not in coverage  # the verdict names the cause at 0.94
     node = _md("node", "--replay", REPO / "tests" / "recordings" / "recorded-vm-without-driver.json")
     assert "23.5 GiB" in node and "25276514304" not in node
+
+
+CONFIDENT_TICKETS = ["027-torchtitan-853-ci-container-shm-16mb-h100", "056-vllm-596-3x3090-llama2-13b-40-heads-tp3",
+                     "058-sonar-1114-aphrodite-enforce-eager-tp2-3060", "076-vllm-6938-llama-multinode-tp64-vs-tp8-pp8"]
+
+
+@pytest.mark.parametrize("name", CONFIDENT_TICKETS + ["tp8_pcie_fallback"], ids=lambda n: n[:3])
+def test_no_attach_next_table_under_a_confident_ticket_verdict(name):
+    """The README's rule, in every text format of `ticket`: once a confident verdict names the cause there
+    is no "What to attach next" table and no "attach X" fix; JSON keeps each finding's `ask` as data."""
+    path = REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite" if name.startswith("tp8") else shared_path("tickets", name)
+    report = json.loads(CliRunner().invoke(cli, ["ticket", str(path), "--json", "--fail-on", "never"]).stdout)
+    assert report["verdict"]["confidence"] >= 0.75 and any(f["ask"] for f in report["findings"])
+    assert "What to attach next" not in report["tables"]
+    md = _md("ticket", path)
+    assert "What to attach next" not in md and "**Fix:** attach" not in md
+    terminal = CliRunner().invoke(cli, ["ticket", str(path), "--format", "terminal", "--fail-on", "never"]).stdout
+    assert "What to attach next" not in terminal and "Fix: attach" not in terminal

@@ -10,13 +10,14 @@ from diagnose.evidence import GpuFact, NvLinkFact, P2PStatus, PairBandwidth, Top
 from probes import runner
 from probes.recording import ReplaySession
 from diagnose.pipeline import run_pipeline
+from rules.engine import node_verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
 def replay(name):
     facts = runner.run(ReplaySession(RECORDINGS / name))
-    report = run_pipeline("node", {}, facts)  # as `diagnose node --replay` runs it
+    report = run_pipeline("node", {}, facts, decide=node_verdict)  # as `diagnose node --replay` runs it
     return facts, report.findings, report.verdict
 
 
@@ -203,3 +204,19 @@ def test_one_h200_passed_through_to_a_vm_is_healthy():
     assert (g.catalog_key, g.virtualization_mode, g.fabric_state, g.fabric_status) == (
         "h200-sxm", "Pass-Through", "Completed", "Success")
     assert v.category == "healthy" and not [f for f in findings if f.is_problem]
+
+
+def test_an_undecided_node_run_names_the_checks_that_did_not_run_not_a_ticket_attachment(tmp_path):
+    """4x L40S transcribed from topo -m: the report prints that matrix and builds node.tp_groups from it,
+    so the verdict must not ask to attach `nvidia-smi topo -m`; it names the checks without a measurement
+    and the command that runs them."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    result = CliRunner().invoke(cli, ["node", "--replay", str(RECORDINGS / "4x-l40s-pcie-two-sockets.json"), "--json"])
+    report = json.loads(result.stdout)
+    summary = report["verdict"]["summary"]
+    assert report["verdict"]["category"] == "insufficient_data" and "node.tp_groups" in {f["rule"] for f in report["findings"]}
+    assert "topo -m" not in summary and "attach" not in summary
+    assert "collective sweep" in summary and "topology.pair_bandwidth" in summary and "diagnose node --standard" in summary

@@ -2,6 +2,7 @@
 their text: each finding appears for its evidence and goes away without it; the verdict weighs
 the symptom the reporter describes."""
 
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -314,3 +315,32 @@ def test_pcie_copies_near_the_line_rate_answer_is_this_normal(tmp_path):
     # the same matrix at a quarter of that is no longer 'the link works'
     _, findings = answer(tmp_path / "b", "t025", lambda t: t.replace("26.3", "6.3").replace("22.", "5."))
     assert not [f for f in findings if f.rule == "ticket.pcie_pairs"]
+
+
+@pytest.mark.parametrize("prefix", ["t020", "t026"])
+def test_kernel_launch_time_in_the_reporters_words_is_launch_bound(tmp_path, prefix):
+    # t020: "the CPU is too slow to launch GPU kernels"; t026: a profile with ~50% in "kernel launch"
+    answer_, findings = answer(tmp_path, prefix)
+    assert answer_.category == "launch_bound" and "ticket.launch_overhead" in rules_of(findings, "launch_bound")
+    # the same text without any word about launching kernels gives the rule nothing to read
+    scrub = lambda t: re.sub(r"(?i)\blaunch\w*", "run", t)
+    _, findings = answer(tmp_path / "b", prefix, scrub)
+    assert "ticket.launch_overhead" not in rules_of(findings, "launch_bound")
+
+
+def test_only_some_gpus_busy_is_a_complaint_that_pipeline_parallelism_explains(tmp_path):
+    # t006: "Set pipeline-parallel-size to 8 but only 1 or 2 GPUs running at the same time" (a 7B model)
+    answer_, findings = answer(tmp_path, "t006")
+    assert answer_.category == "pp_bubble" and "ticket.pp_bubble" in rules_of(findings, "pp_bubble")
+    # the same title without the idle GPUs states a layout, not a complaint
+    _, findings = answer(tmp_path / "b", "t006", lambda t: t.replace("but only 1 or 2 GPUs running at the same time", ""))
+    assert "ticket.pp_bubble" not in rules_of(findings, "pp_bubble")
+
+
+def test_no_significant_increase_with_tensor_parallelism_is_a_scaling_question(tmp_path):
+    # t008: LLaMA-7B on vLLM, TP on 2 and 4 GPUs, "no significant increase in token throughput"
+    answer_, findings = answer(tmp_path, "t008")
+    assert answer_.category == "expected_physics" and "ticket.symptom_prior" in rules_of(findings, "expected_physics")
+    # the same complaint about a model the catalog does not know leaves nothing to compare with
+    _, findings = answer(tmp_path / "b", "t008", lambda t: t.replace("llama-7B", "our in-house model"))
+    assert "ticket.symptom_prior" not in rules_of(findings, "expected_physics")

@@ -105,3 +105,35 @@ def test_what_to_attach_is_a_field_not_prose():
     assert all(f["category"] == "insufficient_data" and f["fix"] == "attach " + f["ask"] for f in gaps)
     rows = {tuple(r) for r in report["tables"]["What to attach next"]["rows"]}
     assert {(f["rule"], f["ask"]) for f in gaps} <= rows
+
+
+def test_system_cuda_is_not_the_cuda_nccl_was_built_for():
+    """022 states `[software] cuda = "11.0"` (the host's CUDA) on an nccl-tests ticket with no NCCL log:
+    only NCCL's own `NCCL version 2.x.y+cudaXX.Y` line says which runtime the library was built for,
+    so no CUDA-graph build warning, and nothing about it in the verdict."""
+    report = json.loads(_run([shared_path("tickets", "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"),
+                              "--json", "--fail-on", "never"]).output)
+    assert "ticket.nccl_build" not in {f["rule"] for f in report["findings"]}
+    assert "nccl_regression" not in report["verdict"]["summary"]
+
+
+def test_the_fallback_ask_never_asks_for_what_the_ticket_holds(tmp_path):
+    """A vague complaint with a real `nvidia-smi topo -m` attached (080's DGX H100 matrix): still
+    insufficient_data, but the ask names only what is missing."""
+    (tmp_path / "ticket.toml").write_text('description = "Inference is slow. Please help."\n')
+    shutil.copy(shared_path("tickets", "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region", "attachment1.txt"), tmp_path / "topo.txt")
+    report = json.loads(_run([tmp_path, "--json", "--fail-on", "never"]).output)
+    v = report["verdict"]
+    assert v["category"] == "insufficient_data", v
+    asked = v["summary"] + json.dumps(report["tables"].get("What to attach next", {}))
+    assert "topo -m" not in asked and "NCCL_DEBUG=INFO" in asked
+
+
+def test_a_pcie_link_pasted_without_its_device_line_names_a_gpu_not_unknown():
+    """019 pastes `LnkCap`/`LnkSta` lines without lspci's device header: the title names the GPU the
+    ticket describes (one model), never the parser's placeholder bus id."""
+    report = json.loads(_run([shared_path("tickets", "019-janhq-183-4090-riser-pcie-gen1-downgraded"),
+                              "--json", "--fail-on", "never"]).output)
+    titles = [f["title"] for f in report["findings"] if f["rule"] == "topology.pcie_link"]
+    assert titles == ["PCIe link of a GPU (NVIDIA GeForce RTX 4090) trained at 2.5 GT/s of 16 GT/s"]
+    assert "unknown" not in report["verdict"]["summary"]

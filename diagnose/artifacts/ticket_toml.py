@@ -81,7 +81,9 @@ def _section(section: str, table: dict, name: str, lines: "_Lines") -> list:
         if "framework" in values:
             out.append(Workload(src, framework=values["framework"]))
         if "nccl" in values and (m := VERSION.search(values["nccl"])):
-            out.append(NcclVersion(where(name, lines.key(section, "nccl")), m.group(0), values.get("cuda")))
+            # software.cuda is the system's CUDA, not the runtime NCCL was built for: only NCCL's own
+            # "NCCL version 2.x.y+cudaXX.Y" line says that, so the version carries no CUDA here.
+            out.append(NcclVersion(where(name, lines.key(section, "nccl")), m.group(0)))
         if "driver" in values:
             out.append(HostFact(where(name, lines.key(section, "driver")), "driver_version", values["driver"]))
     return out

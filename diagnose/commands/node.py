@@ -49,6 +49,7 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
     from probes.recording import LiveSession, ReplaySession
+    from rules.engine import node_verdict
 
     if record and replay:
         raise InputError("--record and --replay exclude each other (a replay records nothing new)")
@@ -67,7 +68,7 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     _check_gpu_selection(facts, selected)
     inputs = {"profile": profile, "gpus": selected, "replay": replay, "record": record,
               "recording_source": _recording_source(session.meta) if replay else None}
-    return run_pipeline("node", inputs, facts, tables=tables(facts))
+    return run_pipeline("node", inputs, facts, decide=node_verdict, tables=tables(facts))
 
 
 def _recording_source(meta: dict) -> str | None:

@@ -57,12 +57,14 @@ def _tables(facts, findings, answer) -> dict:
             "columns": ["file", "recognised as", "records"],
             "rows": [[f.name, _recognised(f, failed.get(f.name)), f.records] for f in files],
         }
+    if answer.names_the_cause():  # a confident verdict: asking for more is noise (findings keep `ask`)
+        return tables
     asks = [(f.rule, f.ask or f.fix) for f in findings if f.category == "insufficient_data" and (f.ask or f.fix)]
     asks += [("bundle", m) for m in facts.missing]
     if not asks and answer.category == "insufficient_data":
-        from rules.engine import DEFAULT_ASK
+        from rules.engine import fallback_ask
 
-        asks = [("bundle", DEFAULT_ASK)]
+        asks = [("bundle", ask.removeprefix("attach "))] if (ask := fallback_ask("ticket", facts)) else []
     if asks:
         tables["What to attach next"] = {
             "columns": ["check", "artifact"],

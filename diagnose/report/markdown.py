@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from diagnose.report.escape import markdown as esc
-from diagnose.report.text import SEVERITY_MARK, confidence_note, fmt_value
+from diagnose.report.text import SEVERITY_MARK, confidence_note, fmt_value, needless_ask
 
 
 def _cell(value) -> str:
@@ -63,7 +63,7 @@ def render_markdown(report) -> str:
         if f.evidence:
             lines += ["   " + row for row in _evidence_table(f.evidence)]
             lines.append("")
-        if f.fix and not _needless_ask(f, v):
+        if f.fix and not needless_ask(f, v):
             lines += [f"   **Fix:** {esc(f.fix)}", ""]
         references += [r for r in f.references if r not in references]
     if passed:
@@ -83,12 +83,6 @@ def _evidence_table(evidence) -> list[str]:
     rows = [[e.source, e.detail, fmt_value(e.measured, e.unit) if e.measured is not None else None,
              fmt_value(e.expected, e.unit) if e.expected is not None else None] for e in evidence]
     return _table(["source", "detail", "measured", "expected"], rows)
-
-
-def _needless_ask(f, verdict) -> bool:
-    """'Attach X next' is noise once a confident verdict names the cause."""
-    return (f.category == "insufficient_data" and verdict is not None
-            and verdict.category not in ("insufficient_data", "healthy") and verdict.confidence >= 0.75)
 
 
 def _link(url: str) -> str:

@@ -14,7 +14,7 @@ import os
 import re
 
 from diagnose.report.escape import terminal as esc
-from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value, needless_ask
 
 STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 DEFAULT_WIDTH = 120  # piped output without $COLUMNS
@@ -103,7 +103,7 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
             rows = [[e.source, e.detail, fmt_value(e.measured, e.unit) if e.measured is not None else "—",
                      fmt_value(e.expected, e.unit) if e.expected is not None else "—"] for e in f.evidence]
             _print_table(console, ["source", "detail", "measured", "expected"], rows, head=False)
-        if f.fix:
+        if f.fix and not needless_ask(f, v):
             _indented(console, f"Fix: {f.fix}")
         references += [r for r in f.references if r not in references]
         console.print()

@@ -11,6 +11,11 @@ SEVERITY_MARK = {"critical": "CRITICAL", "warning": "WARNING", "info": "info", "
 NORMAL = ("healthy", "expected_physics")
 
 
+def needless_ask(finding, verdict) -> bool:
+    """A finding's "attach X" fix under a verdict that already names the cause (Verdict.names_the_cause)."""
+    return finding.category == "insufficient_data" and verdict is not None and verdict.names_the_cause()
+
+
 def confidence_note(verdict) -> str:
     """' (confidence 0.80)'; nothing for insufficient_data, whose verdict is a question, not a
     conclusion (a 0.00 beside its finding's 0.95 reads as a contradiction)."""
