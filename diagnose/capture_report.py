@@ -8,9 +8,20 @@ from pathlib import Path
 
 from diagnose.capture import classify as C
 from diagnose.capture import timeline as T
+from diagnose.capture.facts import (
+    GIVEN,
+    SUMMARY_ROWS,
+    CaptureInfo,
+    CollectiveSkew,
+    GpuTimeline,
+    LaunchStats,
+    NcclCalls,
+    StepStats,
+    analyse,
+    ns_to_ms,
+    step_comm,
+)
 from diagnose.capture.reader import tid_of
-from diagnose.capture.facts import (GIVEN, SUMMARY_ROWS, CaptureInfo, CollectiveSkew, GpuTimeline, LaunchStats,
-                                    NcclCalls, StepStats, analyse, ns_to_ms, step_comm)
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report

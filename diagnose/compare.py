@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from diagnose.errors import InputError
-from diagnose.inputs import SQLITE_MAX_INT
 from diagnose.findings import Evidence, Finding, Report
+from diagnose.inputs import SQLITE_MAX_INT
 
 DEFAULT_THRESHOLD = 0.10
 LATENCY_BOUND_BYTES = 1 << 20  # below 1 MiB a collective is judged on time, above on busbw
@@ -420,7 +420,6 @@ def _slug(text: str) -> str:
 def load_run(spec: str, db_path=None, capture_options: dict | None = None) -> tuple[Report, str]:
     """A report from a run id in the store, a report JSON file, or an nsys SQLite export."""
     from diagnose import store
-
     from diagnose.inputs import parse_json, read_text
 
     if "," in spec:  # one capture per rank: a,b,c

@@ -90,7 +90,7 @@ def p2p_matrix(gpus: list[int], devices: list[int] | None = None, size_bytes: in
         src = torch.empty(size_bytes, dtype=torch.uint8, device=f"cuda:{cuda[a]}")
         dst = torch.empty(size_bytes, dtype=torch.uint8, device=f"cuda:{cuda[b]}")
         with torch.cuda.device(cuda[a]):
-            seconds = time_cuda(lambda: dst.copy_(src, non_blocking=True), repeats=5)
+            seconds = time_cuda(lambda dst=dst, src=src: dst.copy_(src, non_blocking=True), repeats=5)
             latency = copy_latency(torch, src[:4], dst[:4])
         source = f"{SOURCE}:p2p:gpu{a}->gpu{b}"
         out.append(PairBandwidth(source, a, b, size_bytes / seconds / 1e9, "GB/s", "uni", peer))
@@ -189,7 +189,7 @@ def gemv(gpu: int, hidden: int = 8192, out_features: int = 8192 * 3, batches=(1,
         weight = torch.randn(out_features, hidden, device="cuda", dtype=torch.bfloat16)
         for batch in batches:
             x = torch.randn(batch, hidden, device="cuda", dtype=torch.bfloat16)
-            seconds = time_cuda(lambda: torch.nn.functional.linear(x, weight), warmup=5, repeats=20, inner=10)
+            seconds = time_cuda(lambda x=x: torch.nn.functional.linear(x, weight), warmup=5, repeats=20, inner=10)
             out.append(Measurement(f"{SOURCE}:gemv:b{batch}:gpu{gpu}", "gemv_gbs",
                                    weight.numel() * 2 / seconds / 1e9, "GB/s", "median", batch=batch,
                                    gpu=gpu, dtype="bf16", size_bytes=weight.numel() * 2))

@@ -14,10 +14,10 @@ with it are read back instead of being run.
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
-import queue as queues
 import importlib.util
+import multiprocessing
 import os
+import queue as queues
 import threading
 import time
 from dataclasses import dataclass

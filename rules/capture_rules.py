@@ -15,8 +15,19 @@ any part may be missing, and then the rules that need it stay silent.
 from __future__ import annotations
 
 from diagnose.capture.facts import GIVEN, ns_to_ms
-from diagnose.evidence import (CaptureInfo, CopyStats, Facts, GpuTimeline, GridUse, IdleGapCause, LaunchStats, StepComm,
-                               StepStats, Straggler, Workload)
+from diagnose.evidence import (
+    CaptureInfo,
+    CopyStats,
+    Facts,
+    GpuTimeline,
+    GridUse,
+    IdleGapCause,
+    LaunchStats,
+    StepComm,
+    StepStats,
+    Straggler,
+    Workload,
+)
 from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
 
@@ -110,7 +121,6 @@ def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorde
 
 def _gpu_contradiction(facts: Facts, name: str):
     from diagnose.evidence import GpuFact
-
     from rules import catalog
 
     try:

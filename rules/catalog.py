@@ -10,14 +10,13 @@ bad file is an InputError naming the file and the field.
 from __future__ import annotations
 
 import dataclasses
-from contextlib import contextmanager
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from diagnose.errors import InputError, closest_names
-
 from diagnose.inputs import tomllib  # tomli on Python 3.10
 
 CATALOG_DIR = Path(__file__).resolve().parent / "catalog"

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from diagnose.errors import DiagnoseError, strict
-from diagnose.findings import Evidence, Finding, Verdict, SEVERITY_RANK
-
+from diagnose.findings import SEVERITY_RANK, Evidence, Finding, Verdict
 
 
 @dataclass
@@ -181,8 +180,16 @@ def fallback_ask(kind: str, facts) -> str | None:
     """What to ask for when no check named its own gap, worded for the report kind and never for
     what the facts already hold: a ticket asks the reporter for artifacts; a node run says which of
     its checks have no measurement and how to run them. None: nothing sensible to ask."""
-    from diagnose.evidence import (CollectiveResult, GpuFact, Measurement, NcclEvent, NcclTransport, NcclVersion,
-                                   PairBandwidth, TopologyPath)
+    from diagnose.evidence import (
+        CollectiveResult,
+        GpuFact,
+        Measurement,
+        NcclEvent,
+        NcclTransport,
+        NcclVersion,
+        PairBandwidth,
+        TopologyPath,
+    )
 
     if kind == "ticket":
         held = {"`nvidia-smi topo -m`": facts.of(TopologyPath),

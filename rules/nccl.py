@@ -10,15 +10,27 @@ from __future__ import annotations
 
 import functools
 import re
-from diagnose.inputs import tomllib  # tomli on Python 3.10
 from pathlib import Path
 
 from diagnose.evidence import Facts, NcclEvent, NcclTransport, NcclVersion, TopologyPath
+from diagnose.inputs import tomllib  # tomli on Python 3.10
 from rules import claims
 from rules.claims import version_key
 from rules.common import (
-    claim_ev, ev, gpu_count, gpu_spec, gpus_per_node, has_nvlink, large_results, make, measurements, need,
-    nic_rate_gbs, node_count, passed, settings,
+    claim_ev,
+    ev,
+    gpu_count,
+    gpu_spec,
+    gpus_per_node,
+    has_nvlink,
+    large_results,
+    make,
+    measurements,
+    need,
+    nic_rate_gbs,
+    node_count,
+    passed,
+    settings,
 )
 from rules.engine import rule
 

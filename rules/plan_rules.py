@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-
 from diagnose.findings import Evidence, Finding
 from rules.engine import rule
 from rules.planner import SOURCE
+
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -28,7 +28,12 @@ from diagnose.errors import InputError
 from rules import catalog, collectives, shapes, step_model
 from rules.catalog import EngineSpec, GpuSpec, InterconnectSpec, ModelSpec
 from rules.shapes import (  # noqa: F401 - re-exported: the predictor's vocabulary
-    DTYPE_BYTES, KV_DTYPES, decoder_bytes_per_rank, decoder_params_per_rank, experts_touched, kv_bytes_per_token_per_gpu,
+    DTYPE_BYTES,
+    KV_DTYPES,
+    decoder_bytes_per_rank,
+    decoder_params_per_rank,
+    experts_touched,
+    kv_bytes_per_token_per_gpu,
     kv_replication,
 )
 

@@ -4,10 +4,10 @@ returns) and nothing else.
 
 from __future__ import annotations
 
-
 from diagnose.findings import Evidence, Finding
 from rules.engine import rule
 from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
+
 
 def _data(predictions) -> dict:
     return predictions["scaling"]
@@ -101,7 +101,7 @@ def broken_layout(facts, predictions):
     """A layout slower than the band of a healthy system (and than its smallest layout's distance
     from the band explains): a measured all-reduce far above what the fabric should give is
     comm_bound; a gap the model cannot place is `other`, with what to check next."""
-    for label, rs in _layouts(predictions).items():
+    for _label, rs in _layouts(predictions).items():
         status = rs[0]["status"]
         if status == "comm_broken":
             yield _comm_finding(next(r for r in rs if comm_broken(r)))

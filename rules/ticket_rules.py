@@ -16,13 +16,32 @@ import re
 import statistics
 
 from diagnose.evidence import (
-    Facts, GpuFact, Measurement, NcclEvent, NcclTransport, NcclVersion, Note, NvLinkFact, PairBandwidth, Workload,
+    Facts,
+    GpuFact,
+    Measurement,
+    NcclEvent,
+    NcclTransport,
+    NcclVersion,
+    Note,
+    NvLinkFact,
+    PairBandwidth,
+    Workload,
     XidEvent,
 )
 from rules import claims
 from rules.claims import Claim
 from rules.common import (
-    claim_ev, engine_of, ev, gpu_count, gpu_spec, has_nvlink, is_virtualized, make, measurements, node_count, passed,
+    claim_ev,
+    engine_of,
+    ev,
+    gpu_count,
+    gpu_spec,
+    has_nvlink,
+    is_virtualized,
+    make,
+    measurements,
+    node_count,
+    passed,
     wfield,
 )
 from rules.engine import FAILURES, rule

@@ -12,10 +12,10 @@ from collections import defaultdict
 
 from diagnose.evidence import (
     Facts,
-    Note,
     GpuFact,
     NcclEvent,
     NcclTransport,
+    Note,
     NvLinkFact,
     P2PStatus,
     PairBandwidth,
@@ -26,8 +26,24 @@ from diagnose.evidence import (
 )
 from rules import claims
 from rules.common import (
-    claim_ev, ev, gpu_name, gpu_spec, has_nvlink, label, is_virtualized, large_results, make, measurements,
-    links_per_gpu, max_links_per_gpu, need, nic_rate_gbs, node_count, nvlink_evidence, passed, settings,
+    claim_ev,
+    ev,
+    gpu_name,
+    gpu_spec,
+    has_nvlink,
+    is_virtualized,
+    label,
+    large_results,
+    links_per_gpu,
+    make,
+    max_links_per_gpu,
+    measurements,
+    need,
+    nic_rate_gbs,
+    node_count,
+    nvlink_evidence,
+    passed,
+    settings,
 )
 from rules.engine import rule
 

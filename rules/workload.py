@@ -7,9 +7,19 @@ from __future__ import annotations
 
 import re
 
-from diagnose.evidence import Facts, GpuFact, Measurement, Note, NvLinkFact, P2PStatus, PairBandwidth, TopologyPath, Workload
+from diagnose.evidence import (
+    Facts,
+    GpuFact,
+    Measurement,
+    Note,
+    NvLinkFact,
+    P2PStatus,
+    PairBandwidth,
+    TopologyPath,
+    Workload,
+)
 from rules import claims
-from rules.common import ev, engine_of, gpu_spec, gpus_per_node, make, measurements, need, node_count, passed, wfield
+from rules.common import engine_of, ev, gpu_spec, gpus_per_node, make, measurements, need, node_count, passed, wfield
 from rules.engine import rule
 
 DECODE = ("decode_tok_s", "output_tok_s")

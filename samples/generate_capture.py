@@ -15,14 +15,14 @@ Rows are streamed to SQLite in chunks, so a capture of millions of kernels needs
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime as _dt
 import random
 import sqlite3
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from rules import catalog
 

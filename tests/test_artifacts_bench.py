@@ -4,6 +4,7 @@ import json
 
 from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
+
 from diagnose.artifacts import serving_bench
 from diagnose.evidence import Measurement, Workload
 

@@ -9,6 +9,7 @@ test_artifacts_real_public.py (tests/data/hardware/real/, sources in SOURCES.md 
 from pathlib import Path
 
 from conftest import shared_path
+
 from diagnose.artifacts import dmesg, nvtop
 from diagnose.evidence import Note, XidEvent
 

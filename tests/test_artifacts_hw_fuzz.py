@@ -9,9 +9,9 @@ import random
 from pathlib import Path
 
 import pytest
-
 from artifact_fuzz import fuzz_texts
 from conftest import SHARED
+
 from diagnose.artifacts import dmesg, lspci, nvlink, nvtop, p2p_test, smi_csv, smi_query, smi_table, topo
 
 PARSERS = [topo, smi_query, smi_table, smi_csv, nvlink, lspci, p2p_test, dmesg, nvtop]

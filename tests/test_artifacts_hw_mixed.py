@@ -4,6 +4,7 @@ import dataclasses
 from pathlib import Path
 
 from conftest import shared_path
+
 from diagnose.artifacts import dmesg, lspci, nvlink, nvtop, p2p_test, smi_csv, smi_query, smi_table, topo
 
 DATA = Path(__file__).parent / "data" / "hardware"
@@ -37,7 +38,7 @@ def test_each_parser_finds_its_section_in_one_pasted_file():
         pasted += f"user@gpu-node:~$ {module.KIND.replace('_', ' ')}\n"
         offsets.append(pasted.count("\n"))
         pasted += text.rstrip("\n") + "\n\n"
-    for (module, folder, _), text, offset in zip(PARTS, texts, offsets):
+    for (module, _folder, _), text, offset in zip(PARTS, texts, offsets):
         assert module.detect(pasted) >= 0.5, module.KIND
         alone = _shifted(module.parse(text, "x"), offset)
         assert alone, module.KIND

@@ -2,6 +2,7 @@
 
 from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
+
 from diagnose.artifacts import launch
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload
 

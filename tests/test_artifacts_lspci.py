@@ -8,6 +8,7 @@ tested in test_artifacts_real_public.py (tests/data/hardware/real/, sources in S
 from pathlib import Path
 
 from conftest import shared_path
+
 from diagnose.artifacts import lspci
 
 DATA = Path(__file__).parent / "data" / "hardware"

@@ -2,11 +2,19 @@
 
 
 import pytest
-
 from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
+
 from diagnose.artifacts import nccl_tests
-from diagnose.evidence import CollectiveResult, CollectiveSummary, GpuFact, Measurement, NcclEvent, NcclVersion, Workload
+from diagnose.evidence import (
+    CollectiveResult,
+    CollectiveSummary,
+    GpuFact,
+    Measurement,
+    NcclEvent,
+    NcclVersion,
+    Workload,
+)
 
 TICKETS = "tickets"
 

@@ -8,6 +8,7 @@ was written by hand; no public -e paste with non-zero counters was found. Real p
 from pathlib import Path
 
 from conftest import shared_path
+
 from diagnose.artifacts import nvlink
 from diagnose.evidence import Facts, GpuFact, Note, NvLinkFact
 from diagnose.pipeline import name_catalog_rows

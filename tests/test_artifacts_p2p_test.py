@@ -8,6 +8,7 @@ sample's output; ticket attachments are real. Real public runs (2x RTX 5090 with
 from pathlib import Path
 
 from conftest import named, shared_path
+
 from diagnose.artifacts import p2p_test
 from diagnose.evidence import GpuFact, P2PStatus, PairBandwidth
 

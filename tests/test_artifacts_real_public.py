@@ -10,11 +10,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import named
 
 from diagnose.artifacts import dmesg, lspci, nvlink, p2p_test, parse_text, smi_csv, smi_query, topo
 from diagnose.evidence import GpuFact, HostFact, Note, NvLinkFact, P2PStatus, PairBandwidth, PcieLinkFact, XidEvent
-
-from conftest import named
 
 REAL = Path(__file__).parent / "data" / "hardware" / "real"
 

@@ -5,9 +5,9 @@ import os
 import shutil
 
 import pytest
-
 from artifact_fuzz import fuzz_texts
 from conftest import shared_path
+
 from diagnose import artifacts
 from diagnose.bundle import read_bundle
 from diagnose.errors import InputError

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from conftest import named, shared_path
+
 from diagnose.artifacts import smi_query, smi_table
 from diagnose.evidence import GpuFact, HostFact
 

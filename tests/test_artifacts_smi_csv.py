@@ -7,10 +7,10 @@ test_artifacts_real_public.py (tests/data/hardware/real/).
 
 from pathlib import Path
 
+from conftest import named
+
 from diagnose.artifacts import smi_csv
 from diagnose.evidence import GpuFact
-
-from conftest import named
 
 QUERY = (Path(__file__).parent / "data" / "hardware" / "smi_query_gpu.csv").read_text()
 

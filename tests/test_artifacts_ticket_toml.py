@@ -1,11 +1,10 @@
 """ticket.toml: every real ticket's file, unknown and wrong keys, malformed TOML, fuzz."""
 
-import tomllib
-
 import pytest
-
+import tomllib
 from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
+
 from diagnose.artifacts import ticket_toml
 from diagnose.evidence import HostFact, Measurement, NcclVersion, Note, Workload
 

@@ -7,6 +7,7 @@ Real public `topo -p2p rw` and `topo -m` pastes are tested in test_artifacts_rea
 from pathlib import Path
 
 from conftest import shared_path
+
 from diagnose.artifacts import topo
 from diagnose.evidence import GpuFact, Note, P2PStatus, TopologyPath
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO, shared_path
+
 from diagnose.cli import cli
 
 HEALTHY = REPO / "samples" / "captures" / "tp4_nvlink_healthy.sqlite"

@@ -5,7 +5,6 @@ import shutil
 import sqlite3
 
 import pytest
-
 from conftest import SHARED, diagnose, shared_path
 
 CAPTURES = sorted(p.name for p in (SHARED / "captures").glob("*.sqlite")) or ["(shared captures absent)"]

@@ -3,12 +3,12 @@
 import sqlite3
 
 import pytest
-
 from conftest import REPO, shared_path
+
 from diagnose.capture import classify as C
 from diagnose.capture.facts import analyse
-from diagnose.evidence import GpuTimeline
 from diagnose.capture_report import build
+from diagnose.evidence import GpuTimeline
 from rules.engine import evaluate
 from samples import generate_capture as gen
 
@@ -479,6 +479,7 @@ def test_step_series_is_bounded_without_stats_and_whole_with_it(tmp_path):
     import re
 
     from conftest import diagnose, report_json
+
     from diagnose.capture_report import STEP_POINTS, for_storage
     from diagnose.findings import Report
 

@@ -12,8 +12,8 @@ import sqlite3
 from dataclasses import asdict
 
 import pytest
-
 from conftest import SHARED, shared_path
+
 from diagnose.capture import kernels as K
 from diagnose.capture import summaries as S
 from diagnose.capture import timeline as T

@@ -5,8 +5,8 @@ import time
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import shared_path
+
 from diagnose.cli import cli
 
 SOURCES = ["nsysai_rtx3080_torch_mock.sqlite", "gameoflife_a100_2022_1.sqlite", "memfusion_rtx3090x4_trt_2023_1.sqlite"]

@@ -6,8 +6,8 @@ import shutil
 import sqlite3
 
 import pytest
-
 from conftest import SHARED, shared_path
+
 from diagnose.capture.reader import open_capture, pid_of, tid_of, vm_of
 from diagnose.errors import InputError
 
@@ -161,9 +161,10 @@ def test_unreadable_capture(tmp_path):
 
 def test_launch_line_and_nccl_environment_from_capture_metadata():
     """META_DATA_CAPTURE records the profiled command and its environment (2023.3+)."""
+    from conftest import REPO
+
     from diagnose.capture.facts import launch_records
     from diagnose.evidence import NcclSetting, Workload
-    from conftest import REPO
 
     with open_capture(REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite") as cap:
         records = launch_records(cap)
@@ -189,6 +190,7 @@ def test_columns_missing_in_other_versions_are_tolerated(tmp_path):
     import json
 
     from click.testing import CliRunner
+
     from diagnose.cli import cli
 
     path = tmp_path / "trimmed.sqlite"

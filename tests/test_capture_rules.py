@@ -3,6 +3,7 @@
 import csv
 
 from conftest import shared_path
+
 from diagnose.capture.facts import analyse
 from rules.engine import evaluate
 

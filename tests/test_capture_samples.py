@@ -8,7 +8,6 @@ import re
 import sqlite3
 
 import pytest
-
 from conftest import REPO, diagnose, report_json, shared_path
 
 SAMPLES = REPO / "samples" / "captures"

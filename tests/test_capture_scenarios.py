@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from diagnose.cli import cli
-from samples import capture_files, generate_capture as gen
+from samples import capture_files
+from samples import generate_capture as gen
 
 
 def run_capture(paths, *extra):

@@ -3,8 +3,8 @@
 import csv
 
 import pytest
-
 from conftest import SHARED, shared_path
+
 from diagnose.capture import summaries as S
 from diagnose.capture.reader import open_capture
 

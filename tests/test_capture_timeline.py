@@ -3,10 +3,12 @@
 import csv
 
 import pytest
-
 from conftest import shared_path
+
 from diagnose.capture import classify as C
-from diagnose.capture import multirank, steps as S, timeline as T
+from diagnose.capture import multirank
+from diagnose.capture import steps as S
+from diagnose.capture import timeline as T
 from diagnose.capture.reader import open_capture, pid_of
 from diagnose.errors import InputError
 
@@ -182,6 +184,7 @@ def test_uvm_migrations_kept_apart_from_copies(tmp_path):
     import sqlite3
 
     from conftest import REPO
+
     from diagnose.capture import summaries
 
     path = tmp_path / "uvm.sqlite"

@@ -4,8 +4,8 @@ import json
 import re
 
 import pytest
-
 from conftest import shared_path
+
 from diagnose.errors import InputError
 from rules import catalog
 

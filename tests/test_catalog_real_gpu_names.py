@@ -9,8 +9,8 @@ import re
 import sqlite3
 
 import pytest
-
 from conftest import REPO, shared_path
+
 from diagnose.bundle import read_bundle
 from diagnose.evidence import GpuFact
 from rules import catalog, roofline

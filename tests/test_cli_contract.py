@@ -17,8 +17,8 @@ import shutil
 import click
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO, diagnose, shared_path
+
 from diagnose.cli import DiagnoseGroup, cli
 from diagnose.errors import ProbeError
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO, diagnose, shared_path
+
 from diagnose import store
 from diagnose.cli import cli
 from diagnose.compare import compare

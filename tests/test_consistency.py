@@ -13,8 +13,8 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO
+
 from diagnose.cli import cli
 
 SAMPLES = REPO / "samples" / "captures"

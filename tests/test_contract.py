@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import shared_path
+
 from diagnose.evidence import Facts, GpuFact, Workload
 from diagnose.findings import CATEGORIES, Finding, Report, Verdict
 from rules.engine import fails, verdict

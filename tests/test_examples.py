@@ -14,8 +14,8 @@ import shlex
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO
+
 from diagnose.cli import cli
 from diagnose.commands import COMMANDS
 

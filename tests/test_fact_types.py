@@ -3,8 +3,8 @@
 import dataclasses
 
 import pytest
-
 from conftest import REPO, report_json
+
 from diagnose import evidence
 
 

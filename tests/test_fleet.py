@@ -4,8 +4,8 @@ p2pBandwidthLatencyTest matrices, published nccl-tests figures)."""
 import json
 import shutil
 
-
 from conftest import REPO, diagnose, shared_path
+
 from diagnose import store
 from diagnose.findings import Report
 from diagnose.fleet import NodeMetrics, Value, analyse, fleet_report
@@ -184,8 +184,9 @@ def test_bad_input_exits_2(tmp_path):
 def test_node_metrics_from_a_published_sweep():
     """What fleet reads from a node's all_reduce sweep (DGX H100 [R14]): busbw per size from
     1 MiB, and the small-message latency of the largest size at or below 64 KiB."""
-    from diagnose.fleet import node_metrics
     from test_html import published_sweep
+
+    from diagnose.fleet import node_metrics
 
     node = node_metrics(Report(kind="node", facts={"collective_result": published_sweep()}), "dgx-h100.json")
     assert node.node == "dgx-h100"

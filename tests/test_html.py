@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import shared_path
+
 from diagnose.cli import cli
 from diagnose.findings import Evidence, Finding, Report, Verdict
 from diagnose.report.html import render_html

@@ -20,10 +20,10 @@ from html.parser import HTMLParser
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO
-from diagnose.cli import cli
 from test_html import CHROMIUM, browser  # noqa: F401 - the shared headless Chromium fixture
+
+from diagnose.cli import cli
 
 # What reaches the reader must be inert: a window-title change, clear screen, colours (7- and
 # 8-bit), a Markdown image and link, raw HTML with a script and an event handler.

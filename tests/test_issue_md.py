@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from diagnose.artifacts import detect, parse_text
+from diagnose.artifacts import detect, issue_md, parse_text
 from diagnose.bundle import read_bundle
-from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement, NcclTransport, Note, TopologyPath, Workload
 
 CORPUS = Path(__file__).parent / "data" / "tickets"

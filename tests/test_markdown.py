@@ -8,8 +8,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import REPO, shared_path
+
 from diagnose.cli import cli
 
 TICKET = REPO / "samples" / "tickets" / "p2p-level-loc"

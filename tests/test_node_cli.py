@@ -7,8 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
-
 from conftest import diagnose
 
 RECORDINGS = os.path.join(os.path.dirname(__file__), "recordings")

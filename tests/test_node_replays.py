@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from diagnose.evidence import GpuFact, NvLinkFact, P2PStatus, PairBandwidth, TopologyPath
+from diagnose.pipeline import run_pipeline
 from probes import runner
 from probes.recording import ReplaySession
-from diagnose.pipeline import run_pipeline
 from rules.engine import node_verdict
 
 RECORDINGS = Path(__file__).parent / "recordings"

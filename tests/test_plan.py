@@ -14,11 +14,10 @@ import json
 import math
 
 import pytest
+from conftest import diagnose
 
 from diagnose.errors import InputError
 from rules import planner
-
-from conftest import diagnose
 
 DECODER = 68_452_352_000
 NORMS = 80 * 2 * 8192

@@ -3,10 +3,9 @@
 import json
 
 import pytest
+from conftest import diagnose
 
 from rules import catalog
-
-from conftest import diagnose
 
 
 def run(*args):

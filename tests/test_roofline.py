@@ -10,6 +10,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 from conftest import shared_path
+
 from diagnose.errors import InputError
 from rules import catalog
 from rules.roofline import Layout, allreduce_time_us, experts_touched, predict, tp_fabric, validity

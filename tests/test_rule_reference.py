@@ -4,12 +4,12 @@ import json
 import re
 
 from click.testing import CliRunner
+from conftest import REPO
 
 from diagnose.cli import cli
 from diagnose.commands.rule_list import markdown_table
 from diagnose.findings import CATEGORIES
 from rules.engine import load_rules
-from conftest import REPO
 
 
 def test_every_rule_is_documented_and_declares_known_categories():

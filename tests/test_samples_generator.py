@@ -8,9 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from samples import capture_files, generate_capture as gen
 from conftest import shared_path
+
+from samples import capture_files
+from samples import generate_capture as gen
 
 # The real export each generated version imitates.
 REAL = {"recent": "fuser_h200_crossentropy_2025_1.sqlite", "old": "dlprof_rtx2070_pytorch_nvtx_2022_1.sqlite"}
@@ -103,7 +104,7 @@ def test_ids_strings_and_correlation_are_consistent(made, scenario):
             assert (gtid & ~0xFFFFFF) in pids
         # Kernels of one process never overlap on its single stream; each has positive duration.
         rows = db.execute("SELECT globalPid, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY globalPid, start").fetchall()
-        for (p1, s1, e1), (p2, s2, e2) in zip(rows, rows[1:]):
+        for (p1, s1, e1), (p2, s2, _e2) in zip(rows, rows[1:]):
             assert e1 > s1 and (p1 != p2 or s2 >= e1), path
 
 

@@ -5,16 +5,15 @@ roofline is never slower than a real measurement; the verdict tells expected phy
 broken system; the decomposition names the term the source blames.
 """
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
+from conftest import REPO, diagnose, report_json, shared_path
 
 from diagnose.evidence import Facts
 from rules import catalog
 from rules import scaling as S
-
-from conftest import REPO, diagnose, report_json, shared_path
 
 DATA = Path(__file__).parent / "data" / "scaling"
 SAMPLES = REPO / "samples" / "captures"

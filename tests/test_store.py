@@ -1,9 +1,9 @@
 """The results store: save/load round trip, filters, and many writer processes losing nothing."""
 
 import json
-from pathlib import Path
 import multiprocessing
 import sqlite3
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

@@ -4,10 +4,10 @@ the symptom the reporter describes."""
 
 import re
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from diagnose.bundle import read_bundle
 from diagnose.evidence import Facts, Note, PairBandwidth
@@ -231,7 +231,8 @@ def test_an_nccl_build_too_old_for_graph_capture_is_named(tmp_path):
     # h020: NCCL's own warning plus 'NCCL version 2.19.3+cuda11.0' in the pasted log
     answer_, findings = answer(tmp_path, "h020")
     assert answer_.category == "nccl_regression" and "ticket.nccl_build" in rules_of(findings, "nccl_regression")
-    edited = lambda t: "\n".join(ln for ln in t.splitlines() if "captured in a graph" not in ln).replace("cuda11.0", "cuda12.1")
+    def edited(t):
+        return "\n".join(ln for ln in t.splitlines() if "captured in a graph" not in ln).replace("cuda11.0", "cuda12.1")
     _, findings = answer(tmp_path / "b", "h020", edited)
     assert "ticket.nccl_build" not in rules_of(findings, "nccl_regression")
 
@@ -323,7 +324,8 @@ def test_kernel_launch_time_in_the_reporters_words_is_launch_bound(tmp_path, pre
     answer_, findings = answer(tmp_path, prefix)
     assert answer_.category == "launch_bound" and "ticket.launch_overhead" in rules_of(findings, "launch_bound")
     # the same text without any word about launching kernels gives the rule nothing to read
-    scrub = lambda t: re.sub(r"(?i)\blaunch\w*", "run", t)
+    def scrub(t):
+        return re.sub(r"(?i)\blaunch\w*", "run", t)
     _, findings = answer(tmp_path / "b", prefix, scrub)
     assert "ticket.launch_overhead" not in rules_of(findings, "launch_bound")
 

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import shared_path
+
 from diagnose.bundle import read_bundle
 from diagnose.findings import Finding
 from rules import catalog, claims, common

@@ -6,12 +6,12 @@ a copy of the bundle without it, so the tool could not peek even by accident.
 
 import json
 import shutil
-import tomllib
 
 import pytest
+import tomllib
 from click.testing import CliRunner
-
 from conftest import SHARED, diagnose, shared_path
+
 from diagnose.cli import cli
 
 TICKETS = sorted(p for p in (SHARED / "tickets").glob("*/") if (p / "expected.toml").exists()) if (SHARED / "tickets").exists() else []

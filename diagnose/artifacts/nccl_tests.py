@@ -16,7 +16,17 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.text import integer, lines, number
-from diagnose.evidence import CollectiveResult, CollectiveSummary, GpuFact, Measurement, NcclEvent, NcclVersion, Note, Workload, where
+from diagnose.evidence import (
+    CollectiveResult,
+    CollectiveSummary,
+    GpuFact,
+    Measurement,
+    NcclEvent,
+    NcclVersion,
+    Note,
+    Workload,
+    where,
+)
 from diagnose.evidence import bus_factor as busbw_factor
 
 KIND = "nccl_tests"

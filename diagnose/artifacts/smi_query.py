@@ -258,7 +258,7 @@ def _facts(gpus, host, name, table) -> list:
         fact = GpuFact(where(name, gpu["line"]), index=None if gpu.get("no_index") else index)
         fact.bus_id = bus_id(gpu["bus"])
         pstate = None
-        for sections, key, value, line in gpu["items"]:
+        for sections, key, value, _line in gpu["items"]:
             parent = sections[-1] if sections else ""
             ecc = _ecc(sections, key)
             if ecc:

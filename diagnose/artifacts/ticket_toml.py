@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 import re
-from diagnose.inputs import tomllib  # tomli on Python 3.10
 
 from diagnose.evidence import HostFact, Measurement, NcclVersion, Note, Workload, where
+from diagnose.inputs import tomllib  # tomli on Python 3.10
 
 KIND = "ticket_toml"
 EXCLUSIVE = True  # see artifacts.parse_text

@@ -9,20 +9,35 @@ from __future__ import annotations
 
 import os
 import sqlite3
-
-import numpy as np
 import threading
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from diagnose.capture import classify as C
-from diagnose.capture import multirank, steps as S, summaries, timeline as T
 from diagnose.capture import kernels as K
+from diagnose.capture import multirank, summaries
+from diagnose.capture import steps as S
+from diagnose.capture import timeline as T
 from diagnose.capture.kernels import kernel_groups
 from diagnose.capture.reader import KERNEL, RUNTIME, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
-from diagnose.evidence import (CaptureInfo, CollectiveSkew, Facts, GpuFact, GpuTimeline, GridUse, LaunchStats,
-                               Measurement, NcclCalls, Note, StepComm, StepStats, Straggler)
+from diagnose.evidence import (
+    CaptureInfo,
+    CollectiveSkew,
+    Facts,
+    GpuFact,
+    GpuTimeline,
+    GridUse,
+    LaunchStats,
+    Measurement,
+    NcclCalls,
+    Note,
+    StepComm,
+    StepStats,
+    Straggler,
+)
 
 GIVEN = "command line"  # the source of what the user stated (--model, --tp, --gpu, ...)
 SUMMARY_ROWS = 50  # rows each nsys-stats summary keeps without --stats (the rest: a count and a total)
@@ -358,7 +373,7 @@ def step_comm(result: CaptureAnalysis) -> list[StepComm]:
                if steps.method.startswith("nvtx:") else "kernels starting from the first to the last marker kernel")
         counts: dict[tuple[int, int], dict[int, list[int]]] = {}
 
-        def add(gpu, nid, n, ns):
+        def add(gpu, nid, n, ns, wanted=wanted, counts=counts):  # this file's window and tally
             if wanted is None or gpu == wanted:
                 c = counts.setdefault(gpu, {}).setdefault(nid, [0, 0])
                 c[0] += n

@@ -20,7 +20,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
-from diagnose.capture.reader import KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, COPY_KINDS, Capture, pid_of
+from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, Capture, pid_of
 from diagnose.capture.summaries import api_base_name, api_groups
 from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
 

@@ -34,7 +34,8 @@ def compare(a, b, threshold, db_path, model, tp):
       diagnose compare samples/captures/tp4_nvlink_healthy.sqlite \\
           samples/captures/tp8_pcie_fallback.sqlite --format html -o diff.html
     """
-    from diagnose.compare import compare as diff, load_run
+    from diagnose.compare import compare as diff
+    from diagnose.compare import load_run
 
     options = {k: v for k, v in (("model", model), ("tp", tp)) if v is not None}
     report_a, label_a = load_run(a, db_path, options)

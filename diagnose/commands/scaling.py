@@ -53,9 +53,8 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
                        --model llama-3-70b --gpu h100-sxm --batch 8
     """
     from diagnose import scaling_inputs
-    from rules import catalog
-
     from diagnose.commands.predict import check_lengths
+    from rules import catalog
 
     if interconnect:
         catalog.interconnect(interconnect)

@@ -449,7 +449,7 @@ def _scaling_figures(report, facts):
         for col, label in MODEL_STEP_COLUMNS.items():
             if col in lowered and batch is not None:
                 i = lowered.index(col)
-                series.append((label, _best_per_x(rows, x, lambda r, i=i: 1000.0 * r[batch] / r[i] if r[i] else None)))
+                series.append((label, _best_per_x(rows, x, lambda r, i=i, batch=batch: 1000.0 * r[batch] / r[i] if r[i] else None)))
         series = [(label, pts) for label, pts in series if len(pts) >= 2]
         if not series:
             continue

@@ -2,7 +2,8 @@
 
 Re-run with `python tests/recordings/transcribe.py`; every value is read off the quoted source text,
 and what a source does not show is left out of the recording (it replays as NotRecorded)."""
-import json, re
+import json
+import re
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -11,8 +12,10 @@ OUT = REPO / "tests" / "recordings"
 
 def entry(call, args, value=None, error=None, **extra):
     e = {"call": call, "args": args}
-    if error: e["error"] = error
-    else: e["value"] = value
+    if error:
+        e["error"] = error
+    else:
+        e["value"] = value
     e.update(extra)
     return e
 
@@ -469,7 +472,7 @@ def smi_q_answers(header, blocks, first_index=0):
     for n, b in enumerate(blocks):
         i = first_index + n
 
-        def put(call, value, *args):
+        def put(call, value, *args, i=i):
             if value is not None:
                 a.append(entry(call, [i, *args], value))
 
