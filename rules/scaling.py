@@ -387,6 +387,8 @@ def _layout_status(rs: list[dict], ratio: float | None, hi: float, base_ratio: f
         return "comm_broken"
     if any((r.get("launch_gap_share") or 0) >= LAUNCH_GAP_SHARE for r in rs):
         return "launch_gaps"
+    if ratio < rs[0]["band_low"]:
+        return "faster_than_band"  # above the roofline but quicker than the model expects: not a fault
     if ratio <= hi:
         return "tracks"
     if is_base or ratio <= base_ratio * hi:
@@ -414,7 +416,7 @@ def _dp_alternative(rows, cal, kwargs) -> dict | None:
     measured when that layout was measured, else its expected step."""
     from rules import catalog
 
-    top = max((r for r in rows if r.get("status") == "tracks" and r["pp"] == 1 and r["dp"] == 1 and r["tp"] >= 2
+    top = max((r for r in rows if r.get("status") in ("tracks", "faster_than_band") and r["pp"] == 1 and r["dp"] == 1 and r["tp"] >= 2
                and r["step_ms"]), key=lambda r: (r["tp"], -r["batch"]), default=None)
     if top is None:
         return None

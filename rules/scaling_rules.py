@@ -8,6 +8,10 @@ from diagnose.findings import Evidence, Finding
 from rules.engine import rule
 from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
 
+# Layout statuses of a system that is not broken: inside the band, faster than it (yet above the
+# roofline), or as far from it as the smallest layout (scaling does not change that distance).
+HEALTHY_STATUSES = {"tracks", "faster_than_band", "slow_everywhere"}
+
 
 def _data(predictions) -> dict:
     return predictions["scaling"]
@@ -188,11 +192,16 @@ def tracks_prediction(facts, predictions):
         yield from _single_layout(rs)
         return
     statuses = {rs[0]["status"] for rs in layouts.values()}
-    if not statuses <= {"tracks", "slow_everywhere"}:
+    if not statuses <= HEALTHY_STATUSES:
         return
     worst = max((r for rs in layouts.values() for r in rs), key=lambda r: r["layout_ratio"])
     n = sum(len(rs) for rs in layouts.values())
-    if statuses == {"tracks"}:
+    if statuses == {"faster_than_band"} or statuses == {"faster_than_band", "tracks"}:
+        title = (f"All {len(layouts)} measured layouts are inside the expected band or faster (worst {worst['label']}: "
+                 f"x{worst['layout_ratio']:.2f} the expected time, band x{worst['band_low']:.2f}-x{worst['band_high']:.2f})")
+        where = (f"sit, by their median, inside the band of what a healthy {worst['engine']} system delivers or above "
+                 "it in speed (still below the roofline)")
+    elif statuses == {"tracks"}:
         title = (f"All {len(layouts)} measured layouts are inside the expected band (worst {worst['label']}: "
                  f"x{worst['layout_ratio']:.2f} the expected time, band x{worst['band_low']:.2f}-x{worst['band_high']:.2f})")
         where = f"sit, by their median, inside the band of what a healthy {worst['engine']} system delivers"
@@ -214,7 +223,7 @@ def tracks_prediction(facts, predictions):
 def _single_layout(rs: list[dict]):
     """One layout: no scaling to judge, but its figures against the expected band still say something."""
     r = rs[0]
-    if r["status"] != "tracks":
+    if r["status"] not in ("tracks", "faster_than_band"):
         return
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.5,
@@ -244,7 +253,7 @@ def term_grows_with_tp(facts, predictions):
         term = max(growth, key=growth.get)
         if growth[term] <= 0:
             continue
-        broken = any(r["status"] not in ("tracks", "slow_everywhere") for r in rows)
+        broken = any(r["status"] not in HEALTHY_STATUSES for r in rows)
         share = b["terms"][term] / b["step_ms"]
         speedup, ideal = a["step_ms"] / b["step_ms"], b["tp"] / a["tp"]
         small = batch <= SMALL_BATCH and term == "allreduce_ms"

@@ -202,7 +202,7 @@ def scaling_table(analysis: dict) -> dict:
             "healthy system running the engine delivers (rules.step_model, calibrated on published measurements)"
             + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
             "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
-            "of its rows: inside the band tracks; beyond it is broken unless the smallest layout is as far beyond "
+            "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not a fault); beyond it is broken unless the smallest layout is as far beyond "
             "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured.")
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
