@@ -29,7 +29,7 @@ def compare(a, b, threshold, db_path, model, tp):
     \b
     Examples:
       diagnose compare 41 42
-      diagnose compare samples/fleet/hgx-h100-smi-p2p-bidirectional.json \\
+      diagnose compare samples/fleet/hgx-h100-nvlink-status-mig-disabled.json \\
           samples/fleet/dgx-h100-topo-numa.json --threshold 5
       diagnose compare samples/captures/tp4_nvlink_healthy.sqlite \\
           samples/captures/tp8_pcie_fallback.sqlite --format html -o diff.html

@@ -47,7 +47,8 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     Examples:
       diagnose scaling samples/tickets/gptoss-tp2-slower/
       diagnose scaling samples/scaling/runs.csv --model llama-2-7b \\
-                       --gpu a100-80gb-sxm --node samples/node/a100-report.json
+                       --gpu a100-80gb-sxm --engine gpt-fast \\
+                       --node samples/node/a100-report.json
       diagnose scaling samples/captures/tp4_nvlink_healthy.sqlite \\
                        samples/captures/tp8_pcie_fallback.sqlite \\
                        --model llama-3-70b --gpu h100-sxm --batch 8
