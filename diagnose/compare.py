@@ -264,7 +264,7 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
         [d.a.group, d.a.key, d.a.name, d.a.value, d.b.value, d.a.unit,
          None if d.change is None else round(100 * d.change, 1),
          "REGRESSION" if d in regressions else "worse, other layout" if d in moved else (
-             "better" if d.better_by() > threshold else "")]
+             ("better, other layout" if layouts else "better") if d.better_by() > threshold else "")]
         for d in deltas
     ]
     tables = {

@@ -210,6 +210,10 @@ def test_captures_of_different_tp_are_not_like_for_like():
     assert {"communication", "median"} <= worse and {m["detail"].split(" (")[0] for m in moved} == {
         f"{d['group']} {d['key']} {d['metric']}" for d in report["facts"]["metric_delta"] if d["worse_pct"] > 10}
     assert "not a regression" in f["summary"] and "communication mean kernel time, 394%" in f["summary"]
+    # and nothing is plainly "better" either: every change beyond the threshold is marked as the other layout's
+    (table,) = [t for title, t in report["tables"].items() if "→" in title]
+    marks = {row[-1] for row in table["rows"]} - {""}
+    assert marks and marks <= {"worse, other layout", "better, other layout"}, marks
     same = json.loads(run(a, a, "--json").output)
     assert not [f for f in same["findings"] if f["rule"] == "compare.layout_differs"]
 
