@@ -64,6 +64,21 @@ def _gpus(facts: Facts) -> list[GpuTimeline]:
     return [g for g in facts.of(GpuTimeline) if g.kernels and g.span_ns]
 
 
+def _gpu_name(facts: Facts, pid: int, device: int) -> str:
+    """'GPU' when the capture has one, else which one ('GPU cuda:1', 'GPU pid 42 cuda:0'): per-GPU
+    findings of a multi-GPU capture must be told apart by their titles."""
+    gpus = {(g.pid, g.device) for g in _gpus(facts)}
+    if len(gpus) <= 1:
+        return "GPU"
+    return f"GPU cuda:{device}" if len({p for p, _ in gpus}) == 1 else f"GPU pid {pid} cuda:{device}"
+
+
+def _tag(facts: Facts, g: GpuTimeline) -> str:
+    """' (GPU cuda:1)' on a per-GPU finding's title when the capture has several GPUs, else ''."""
+    name = _gpu_name(facts, g.pid, g.device)
+    return "" if name == "GPU" else f" ({name})"
+
+
 def _where(g: GpuTimeline) -> str:
     return f"{g.source} ({g.gpu})"
 
@@ -298,7 +313,7 @@ def launch_bound(facts: Facts, predictions=None):
             yield make(
                 "capture.launch_bound", "eager_mode" if eager else "launch_bound", "warning",
                 0.7 if eager else 0.6,
-                f"GPU idles {_pct(g.small_gap_ns, g.span_ns)}% of the time between short kernels"
+                f"{_gpu_name(facts, g.pid, g.device)} idles {_pct(g.small_gap_ns, g.span_ns)}% of the time between short kernels"
                 + (" and no CUDA graph was launched" if eager else ""),
                 f"On {g.gpu}, {g.small_gaps} gaps shorter than 50 us add up to {ns_to_ms(g.small_gap_ns)} ms: the CPU "
                 "cannot issue kernels as fast as the GPU runs them."
@@ -310,7 +325,7 @@ def launch_bound(facts: Facts, predictions=None):
                 refs=[REFS["graphs"]],
             )
         else:
-            yield passed("capture.launch_bound", "Kernel launches keep up with the GPU",
+            yield passed("capture.launch_bound", "Kernel launches keep up with the GPU" + _tag(facts, g),
                          f"{_pct(g.small_gap_ns, g.span_ns)}% of {g.gpu}'s span lost in short gaps.", evidence, 0.6)
 
 
@@ -377,7 +392,8 @@ def host_bound(facts: Facts, predictions=None):
         if share >= HOST_STALL_SHARE:
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.65,
-                f"GPU idle {_pct(g.host_stall_ns, g.span_ns)}% of the time waiting for the host after synchronisation",
+                f"{_gpu_name(facts, g.pid, g.device)} idle {_pct(g.host_stall_ns, g.span_ns)}% of the time waiting for the host "
+                "after synchronisation",
                 f"On {g.gpu}, {g.host_stall_gaps} idle gaps ({ns_to_ms(g.host_stall_ns)} ms) began while the host sat in "
                 "a synchronize or a synchronous copy: the host, not the GPU, paces the loop.",
                 evidence,
@@ -387,7 +403,7 @@ def host_bound(facts: Facts, predictions=None):
         elif idle >= HOST_IDLE_SHARE * g.span_ns and not _pp(facts, predictions):
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.4,
-                f"GPU idle {_pct(idle, g.span_ns)}% of the time with no work queued",
+                f"{_gpu_name(facts, g.pid, g.device)} idle {_pct(idle, g.span_ns)}% of the time with no work queued",
                 f"On {g.gpu}, {g.large_gaps} idle gaps of 50 us or more add up to {ns_to_ms(g.large_gap_ns)} ms; "
                 f"{ns_to_ms(idle)} ms of them followed no blocking call and had no kernel or copy queued, so the host "
                 "(Python, scheduling, compilation, data loading) or the arrival of requests set the pace, not the GPU.",
@@ -396,7 +412,7 @@ def host_bound(facts: Facts, predictions=None):
                     "that the capture covers a loaded period.",
             )
         elif g.large_gaps:
-            yield passed("capture.host_bound", "The host does not stall the GPU",
+            yield passed("capture.host_bound", "The host does not stall the GPU" + _tag(facts, g),
                          f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs, "
                          f"{_pct(idle, g.span_ns)}% idle with nothing queued.", evidence, 0.5)
 
@@ -439,7 +455,8 @@ def copies(facts: Facts, predictions=None):
         big = share >= COPY_SHARE
         yield make(
             "capture.copies", "host_bound" if big else "other", "warning" if big else "info", 0.5 if big else 0.3,
-            f"{c.pageable} {c.kind} copies use pageable host memory ({ns_to_ms(c.pageable_ns)} ms)",
+            f"{c.pageable} {c.kind} copies use pageable host memory ({ns_to_ms(c.pageable_ns)} ms)"
+            + ("" if _gpu_name(facts, c.pid, c.device) == "GPU" else f" on {_gpu_name(facts, c.pid, c.device)}"),
             "Pageable copies are staged through a driver buffer and make the call synchronous, so the host "
             "cannot queue more work meanwhile.",
             evidence,
@@ -716,7 +733,7 @@ def short_kernels(facts: Facts, predictions=None):
             yield make(
                 "capture.short_kernels", "launch_bound", "warning" if _launch_limited(g, facts) else "info", 0.5,
                 f"{_pct(n, g.kernels)}% of kernels run shorter than the {l.launch_avg_ns / 1e3:.1f} us the CPU needs "
-                "to launch each",
+                "to launch each" + _tag(facts, g),
                 f"On {g.gpu}, {n} of {g.kernels} kernels finish in under {edge / 1e3:g} us, while each launch call "
                 f"of process {g.pid} takes {l.launch_avg_ns / 1e3:.1f} us on average and no CUDA graph was launched: "
                 "the GPU waits for the CPU between them.",
@@ -726,7 +743,7 @@ def short_kernels(facts: Facts, predictions=None):
                 refs=[REFS["graphs"]],
             )
         else:
-            yield passed("capture.short_kernels", "Kernels outlast their launch calls",
+            yield passed("capture.short_kernels", "Kernels outlast their launch calls" + _tag(facts, g),
                          f"{_pct(n, g.kernels)}% of {g.gpu}'s kernels are shorter than a launch call"
                          + (" (CUDA graphs in use)" if graphs else "") + ".", evidence, 0.5)
 

@@ -3,7 +3,7 @@
 import sqlite3
 
 import pytest
-from conftest import REPO, shared_path
+from conftest import REPO, report_json, shared_path
 
 from diagnose.capture import classify as C
 from diagnose.capture.facts import analyse
@@ -503,3 +503,16 @@ def test_step_series_is_bounded_without_stats_and_whole_with_it(tmp_path):
     assert svg.count("<circle") == len(steps) and "4,094 step times" in out.read_text()
     stored = for_storage(Report(kind="capture", facts=full))
     assert len(stored.facts["step_durations"]) <= STEP_POINTS + 2 and len(full["step_durations"]) == 4094
+
+
+def test_per_gpu_findings_of_a_two_gpu_capture_say_which_gpu():
+    """FastVideo's export has two GPUs: each per-GPU finding (pageable copies, launch and host checks)
+    names its GPU, so no two findings of the report read the same; a one-GPU capture keeps 'GPU'."""
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    titles = [f["title"] for f in report_json("capture", path)["findings"]]
+    assert len(titles) == len(set(titles)), titles
+    assert {t for t in titles if "pageable" in t} == {
+        "17 HtoD copies use pageable host memory (0.013 ms) on GPU pid 144 cuda:0",
+        "17 HtoD copies use pageable host memory (0.013 ms) on GPU pid 145 cuda:1"}
+    one = [f["title"] for f in report_json("capture", REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite")["findings"]]
+    assert not [t for t in one if "cuda:" in t]
