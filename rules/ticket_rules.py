@@ -44,7 +44,7 @@ from rules.common import (
     passed,
     wfield,
 )
-from rules.engine import FAILURES, rule
+from rules.engine import FAILURES, fallback_ask, rule
 from rules.health import FATAL_XIDS
 from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
@@ -864,7 +864,8 @@ def symptom_prior(facts: Facts, predictions=None):
                    "those round trips. The ticket does not say how the layout is split.",
                    evidence + [claim_ev(across[0], "served across machines")],
                    fix="Attach the launch command of every node (TP, PP and node counts); keep TP inside a node and use "
-                   "pipeline parallelism across nodes, and attach the NCCL_DEBUG=INFO log to check the network path.",
+                   "pipeline parallelism across nodes" + _unless_held(facts, "NCCL_DEBUG", ", and attach the NCCL_DEBUG=INFO "
+                                                                      "log to check the network path") + ".",
                    refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
@@ -874,8 +875,8 @@ def symptom_prior(facts: Facts, predictions=None):
                        "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics",
                        "The reporter asks whether a multi-GPU figure is normal and no link, transport, clock or setting "
                        "problem shows in what was given; communication and per-GPU work set these figures.",
-                       evidence, fix="Compare with `diagnose predict` for this model and GPUs; attach `nvidia-smi topo -m` "
-                       "and an all_reduce_perf run to confirm the links deliver their rate.")
+                       evidence, fix="Compare with `diagnose predict` for this model and GPUs"
+                       + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
         return
     engine = engine_of(facts)
     tp_engine = engine not in (None, "generic", "hf-eager") or (wfield(facts, "tp")[0] or 0) >= 2
@@ -895,5 +896,18 @@ def symptom_prior(facts: Facts, predictions=None):
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per layer "
                    "and smaller kernels; for small models, single requests or PCIe-connected GPUs those fixed costs eat the "
                    "gain. Nothing in the ticket shows a broken link or setting.",
-                   evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`); "
-                   "attach `nvidia-smi topo -m` and the NCCL_DEBUG=INFO log to rule out a transport problem.")
+                   evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
+                   + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+def _still_to_attach(facts, why: str) -> str:
+    """'; attach X, Y <why>' for the basic artifacts the ticket lacks; '' when it holds them all
+    (a fix never asks for what is already attached)."""
+    ask = fallback_ask("ticket", facts)
+    return f"; {ask} {why}" if ask else ""
+
+
+def _unless_held(facts, artifact: str, clause: str) -> str:
+    """`clause` (asking for `artifact`) unless the ticket already holds it."""
+    ask = fallback_ask("ticket", facts) or ""
+    return clause if artifact in ask else ""

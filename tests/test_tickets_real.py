@@ -5,6 +5,7 @@ a copy of the bundle without it, so the tool could not peek even by accident.
 """
 
 import json
+import re
 import shutil
 
 import pytest
@@ -137,3 +138,11 @@ def test_a_pcie_link_pasted_without_its_device_line_names_a_gpu_not_unknown():
     titles = [f["title"] for f in report["findings"] if f["rule"] == "topology.pcie_link"]
     assert titles == ["PCIe link of a GPU (NVIDIA GeForce RTX 4090) trained at 2.5 GT/s of 16 GT/s"]
     assert "unknown" not in report["verdict"]["summary"]
+
+
+def test_a_fix_never_asks_for_an_attachment_the_ticket_holds():
+    """Ticket 030 attaches its NCCL_DEBUG=INFO log (read as nccl_log): no finding's fix asks for it again."""
+    path = shared_path("tickets", "030-nccl-451-docker-ibv-open-device-failed-socket")
+    report = json.loads(_run([path, "--json", "--fail-on", "never"]).output)
+    assert "nccl_log" in " ".join(r[1] for r in report["tables"]["Attachments read"]["rows"])
+    assert not [f["rule"] for f in report["findings"] if re.search(r"(?i)attach[^.;]*NCCL_DEBUG", f["fix"])]
