@@ -311,15 +311,17 @@ def tables(result, full_stats: bool) -> dict:
     }
     gpus = [g for g in facts.of(GpuTimeline)]
     if gpus:
+        model, label = _gpu_labels(gpus)
         out["Per-GPU breakdown"] = {
             "columns": ["GPU", "span ms", "compute ms", "exposed comm ms", "copies ms", "idle ms", "busy %",
                         "overlapped comm ms", "kernels", "short-gap ms", "graph kernels"],
-            "rows": [[f"{Path(g.source.split(':', 1)[-1]).name} {g.gpu}" if len(infos) > 1 else g.gpu,
+            "rows": [[f"{Path(g.source.split(':', 1)[-1]).name} {label(g)}" if len(infos) > 1 else label(g),
                       ns_to_ms(g.span_ns), ns_to_ms(g.compute_union_ns), ns_to_ms(g.exposed_comm_ns),
                       ns_to_ms(max(0, g.busy_ns - g.compute_union_ns - g.exposed_comm_ns)), ns_to_ms(g.idle_ns),
                       round(g.busy_pct, 1), ns_to_ms(g.overlapped_comm_ns), g.kernels, ns_to_ms(g.small_gap_ns), g.graph_kernels]
                      for g in gpus],
-            "note": "compute + exposed comm + copies + idle = span (first to last GPU activity of that process).",
+            "note": "compute + exposed comm + copies + idle = span (first to last GPU activity of that process)."
+                    + (f" GPU model of every row: {model}." if model else ""),
         }
         totals = {c: 0 for c in C.CLASSES}
         counts = {c: 0 for c in C.CLASSES}
@@ -335,7 +337,7 @@ def tables(result, full_stats: bool) -> dict:
         }
         out["Idle gaps"] = {
             "columns": ["GPU"] + list(gpus[0].gap_histogram),
-            "rows": [[g.gpu] + [f"{c} / {ns_to_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
+            "rows": [[label(g)] + [f"{c} / {ns_to_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
             "note": "count / total idle time of the gaps in each bucket (between any two GPU activities).",
         }
     for n in facts.of(NcclCalls):
@@ -410,6 +412,14 @@ def tables(result, full_stats: bool) -> dict:
                 "stats": True,
             }
     return out
+
+
+def _gpu_labels(gpus):
+    """(the GPU model every row shares or None, row label): a model all rows share is said once in
+    the table's note instead of in every row label, which then fits on one line."""
+    names = {g.gpu_name for g in gpus}
+    model = next(iter(names)) if len(names) == 1 and None not in names else None
+    return model, (lambda g: g.gpu.replace(f" ({model})", "") if model else g.gpu)
 
 
 def short_name(name: str, width: int = 70) -> str:

@@ -139,8 +139,22 @@ def test_names_are_never_wrapped_at_120_columns(name):
     assert shown or name not in ("capture", "capture-ranks", "node-a100"), names  # the reviewer's cases have names
     assert [n for n in shown if not any(n in line for line in lines)] == []
 
-    def cut(n, line):  # a cell holding the name's first words only (5+ characters): the rest went below
+    def cut(n, line, below):  # a cell holding the name's first words only, and the next line its next word
         words = n.split()
-        heads = [" ".join(words[:k]) for k in range(1, len(words)) if len(" ".join(words[:k])) >= 5]
-        return n not in line and any(re.search(r"(^|\s\s)" + re.escape(h) + r"(\s{2,}|$)", line) for h in heads)
-    assert [(n, line) for n in shown for line in lines if cut(n, line)] == []
+        return n not in line and any(
+            re.search(r"(^|\s\s)" + re.escape(" ".join(words[:k])) + r"(\s{2,}|$)", line)
+            and below.strip().startswith(words[k]) for k in range(1, len(words)))
+    assert [(n, line) for n in shown for line, below in zip(lines, lines[1:] + [""]) if cut(n, line, below)] == []
+
+
+def test_per_rank_gpu_labels_say_the_shared_model_once():
+    """Four rank files of one H100 run: each Per-GPU row is 'file pid N cuda:K' on one line at 120
+    columns, and the GPU model they share is said once, in the table's note."""
+    files = [REPO / "samples" / "captures" / f"straggler_rank{i}.sqlite" for i in range(4)]
+    report = json.loads(CliRunner().invoke(cli, ["capture", *map(str, files), "--json", "--fail-on", "never"]).stdout)
+    table = report["tables"]["Per-GPU breakdown"]
+    labels = [row[0] for row in table["rows"]]
+    assert labels == [f"straggler_rank{i}.sqlite pid {pid} cuda:{i}" for i, pid in enumerate((23003, 23101, 23228, 23297))]
+    assert "GPU model of every row: NVIDIA H100 80GB HBM3." in table["note"]
+    text = _render(["capture", *files], 120)
+    assert all(any(label in line for line in text.splitlines()) for label in labels)
