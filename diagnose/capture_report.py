@@ -338,7 +338,8 @@ def tables(result, full_stats: bool) -> dict:
         out["Idle gaps"] = {
             "columns": ["GPU"] + list(gpus[0].gap_histogram),
             "rows": [[label(g)] + [f"{c} / {ns_to_ms(n)} ms" for c, n in g.gap_histogram.values()] for g in gpus],
-            "note": "count / total idle time of the gaps in each bucket (between any two GPU activities).",
+            "note": "count / total idle time of the gaps in each bucket (between any two GPU activities)."
+                    + (f" GPU model of every row: {model}." if model else ""),
         }
     for n in facts.of(NcclCalls):
         out[f"NCCL calls (NCCL's NVTX ranges) [{n.source.split(':', 1)[-1]}]"] = {
