@@ -53,17 +53,11 @@ def _cell(text: str) -> str:
 
 
 def _print_terminal(rules) -> None:
+    """The table laid out as every report's tables are (width, colour, escaping)."""
     import sys
 
-    from rich.console import Console
-    from rich.table import Table
-
+    from diagnose.report.terminal import render_table
     from rules.engine import summary
 
-    table = Table(show_lines=False, header_style="bold")
-    table.add_column("rule", no_wrap=True)
-    table.add_column("concludes")
-    table.add_column("checks")
-    for r in rules:
-        table.add_row(r.id, ", ".join(r.categories), summary(r))
-    Console(no_color=not sys.stdout.isatty(), width=None if sys.stdout.isatty() else 120).print(table)
+    rows = [[r.id, ", ".join(r.categories), summary(r)] for r in rules]
+    click.echo(render_table(["rule", "concludes", "checks"], rows, color=sys.stdout.isatty()), nl=False)
