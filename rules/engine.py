@@ -176,27 +176,34 @@ WEAK = 0.5
 CONCLUSIONS = ("expected_physics",)
 
 
+# The basic artifacts of a multi-GPU ticket, as a reporter is asked for them.
+TOPO_MATRIX = "`nvidia-smi topo -m`"
+SMI_QUERY = "`nvidia-smi -q`"
+NCCL_LOG = "the NCCL_DEBUG=INFO output of one all_reduce_perf run on the affected GPUs"
+
+
+def ticket_gaps(facts) -> list[str]:
+    """The basic artifacts (TOPO_MATRIX, SMI_QUERY, NCCL_LOG) whose facts the ticket does not hold."""
+    from diagnose.evidence import CollectiveResult, GpuFact, NcclEvent, NcclTransport, NcclVersion, TopologyPath
+
+    held = {TOPO_MATRIX: facts.of(TopologyPath),
+            SMI_QUERY: [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.power_draw_w or g.clock_event_reasons],
+            NCCL_LOG: facts.of(NcclEvent) + facts.of(NcclTransport) + facts.of(NcclVersion) + facts.of(CollectiveResult)}
+    return [ask for ask, records in held.items() if not records]
+
+
 def fallback_ask(kind: str, facts) -> str | None:
     """What to ask for when no check named its own gap, worded for the report kind and never for
     what the facts already hold: a ticket asks the reporter for artifacts; a node run says which of
     its checks have no measurement and how to run them. None: nothing sensible to ask."""
     from diagnose.evidence import (
         CollectiveResult,
-        GpuFact,
         Measurement,
-        NcclEvent,
-        NcclTransport,
-        NcclVersion,
         PairBandwidth,
-        TopologyPath,
     )
 
     if kind == "ticket":
-        held = {"`nvidia-smi topo -m`": facts.of(TopologyPath),
-                "`nvidia-smi -q`": [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.power_draw_w or g.clock_event_reasons],
-                "the NCCL_DEBUG=INFO output of one all_reduce_perf run on the affected GPUs":
-                    facts.of(NcclEvent) + facts.of(NcclTransport) + facts.of(NcclVersion) + facts.of(CollectiveResult)}
-        wanted = [ask for ask, records in held.items() if not records]
+        wanted = ticket_gaps(facts)
         return "attach " + ", ".join(wanted) if wanted else None
     if kind == "node":
         unmeasured = [check for check, records in (

@@ -44,7 +44,7 @@ from rules.common import (
     passed,
     wfield,
 )
-from rules.engine import FAILURES, fallback_ask, rule
+from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.health import FATAL_XIDS
 from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
@@ -864,8 +864,9 @@ def symptom_prior(facts: Facts, predictions=None):
                    "those round trips. The ticket does not say how the layout is split.",
                    evidence + [claim_ev(across[0], "served across machines")],
                    fix="Attach the launch command of every node (TP, PP and node counts); keep TP inside a node and use "
-                   "pipeline parallelism across nodes" + _unless_held(facts, "NCCL_DEBUG", ", and attach the NCCL_DEBUG=INFO "
-                                                                      "log to check the network path") + ".",
+                   "pipeline parallelism across nodes"
+                   + (", and attach the NCCL_DEBUG=INFO log to check the network path" if NCCL_LOG in ticket_gaps(facts)
+                      else "") + ".",
                    refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
@@ -903,11 +904,5 @@ def symptom_prior(facts: Facts, predictions=None):
 def _still_to_attach(facts, why: str) -> str:
     """'; attach X, Y <why>' for the basic artifacts the ticket lacks; '' when it holds them all
     (a fix never asks for what is already attached)."""
-    ask = fallback_ask("ticket", facts)
-    return f"; {ask} {why}" if ask else ""
-
-
-def _unless_held(facts, artifact: str, clause: str) -> str:
-    """`clause` (asking for `artifact`) unless the ticket already holds it."""
-    ask = fallback_ask("ticket", facts) or ""
-    return clause if artifact in ask else ""
+    wanted = ticket_gaps(facts)
+    return f"; attach {', '.join(wanted)} {why}" if wanted else ""
