@@ -73,10 +73,11 @@ def _gpu_name(facts: Facts, pid: int, device: int) -> str:
     return f"GPU cuda:{device}" if len({p for p, _ in gpus}) == 1 else f"GPU pid {pid} cuda:{device}"
 
 
-def _tag(facts: Facts, g: GpuTimeline) -> str:
-    """' (GPU cuda:1)' on a per-GPU finding's title when the capture has several GPUs, else ''."""
-    name = _gpu_name(facts, g.pid, g.device)
-    return "" if name == "GPU" else f" ({name})"
+def _tag(facts: Facts, pid: int, device: int, form: str = " ({})") -> str:
+    """' (GPU cuda:1)' (or `form` around the name) on a per-GPU finding's title when the capture
+    has several GPUs, else ''."""
+    name = _gpu_name(facts, pid, device)
+    return "" if name == "GPU" else form.format(name)
 
 
 def _where(g: GpuTimeline) -> str:
@@ -325,7 +326,7 @@ def launch_bound(facts: Facts, predictions=None):
                 refs=[REFS["graphs"]],
             )
         else:
-            yield passed("capture.launch_bound", "Kernel launches keep up with the GPU" + _tag(facts, g),
+            yield passed("capture.launch_bound", "Kernel launches keep up with the GPU" + _tag(facts, g.pid, g.device),
                          f"{_pct(g.small_gap_ns, g.span_ns)}% of {g.gpu}'s span lost in short gaps.", evidence, 0.6)
 
 
@@ -412,7 +413,7 @@ def host_bound(facts: Facts, predictions=None):
                     "that the capture covers a loaded period.",
             )
         elif g.large_gaps:
-            yield passed("capture.host_bound", "The host does not stall the GPU" + _tag(facts, g),
+            yield passed("capture.host_bound", "The host does not stall the GPU" + _tag(facts, g.pid, g.device),
                          f"{_pct(g.host_stall_ns, g.span_ns)}% of {g.gpu}'s span idle after host syncs, "
                          f"{_pct(idle, g.span_ns)}% idle with nothing queued.", evidence, 0.5)
 
@@ -456,7 +457,7 @@ def copies(facts: Facts, predictions=None):
         yield make(
             "capture.copies", "host_bound" if big else "other", "warning" if big else "info", 0.5 if big else 0.3,
             f"{c.pageable} {c.kind} copies use pageable host memory ({ns_to_ms(c.pageable_ns)} ms)"
-            + ("" if _gpu_name(facts, c.pid, c.device) == "GPU" else f" on {_gpu_name(facts, c.pid, c.device)}"),
+            + _tag(facts, c.pid, c.device, " on {}"),
             "Pageable copies are staged through a driver buffer and make the call synchronous, so the host "
             "cannot queue more work meanwhile.",
             evidence,
@@ -733,7 +734,7 @@ def short_kernels(facts: Facts, predictions=None):
             yield make(
                 "capture.short_kernels", "launch_bound", "warning" if _launch_limited(g, facts) else "info", 0.5,
                 f"{_pct(n, g.kernels)}% of kernels run shorter than the {l.launch_avg_ns / 1e3:.1f} us the CPU needs "
-                "to launch each" + _tag(facts, g),
+                "to launch each" + _tag(facts, g.pid, g.device),
                 f"On {g.gpu}, {n} of {g.kernels} kernels finish in under {edge / 1e3:g} us, while each launch call "
                 f"of process {g.pid} takes {l.launch_avg_ns / 1e3:.1f} us on average and no CUDA graph was launched: "
                 "the GPU waits for the CPU between them.",
@@ -743,7 +744,7 @@ def short_kernels(facts: Facts, predictions=None):
                 refs=[REFS["graphs"]],
             )
         else:
-            yield passed("capture.short_kernels", "Kernels outlast their launch calls" + _tag(facts, g),
+            yield passed("capture.short_kernels", "Kernels outlast their launch calls" + _tag(facts, g.pid, g.device),
                          f"{_pct(n, g.kernels)}% of {g.gpu}'s kernels are shorter than a launch call"
                          + (" (CUDA graphs in use)" if graphs else "") + ".", evidence, 0.5)
 
