@@ -47,7 +47,12 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
     inputs = {"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
               "step": step_name}
-    report = run_pipeline("capture", inputs, facts, predictions, tables=tables(result, full_stats))
+    # what an export lacks is not attached but captured again: one command, not a line per table
+    # (the Captures table names the tables; capture.trace_present asks it where kernels are missing)
+    from rules.capture_rules import RECAPTURE
+
+    missing = [RECAPTURE] if facts.missing and all(i.kernel_rows for i in facts.of(CaptureInfo)) else []
+    report = run_pipeline("capture", inputs, facts, predictions, missing=missing, tables=tables(result, full_stats))
     report.predictions = {k: v for k, v in predictions.items() if k != "layout"} if predictions else {}
     efficiency = step_efficiency(facts, (predictions or {}).get("expected") or {})
     if efficiency:

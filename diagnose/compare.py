@@ -252,6 +252,8 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
             f"{labels[0]} and {labels[1]} have no metric in common (message sizes, GPU pairs, kernel classes, steps), "
             "so nothing could be compared.",
             fix="compare runs made with the same sweep (same ops and sizes) or captures of the same workload",
+            ask="two runs of the same sweep (`diagnose node --standard --json` on each node) or two captures of the "
+                "same workload",
         ))
     elif not any(f.is_problem for f in findings):
         findings.append(Finding(
@@ -398,6 +400,8 @@ def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), thre
         + [_evidence(d, labels) for d in worst[:4]],
         fix="compare two runs of the same layout (same --tp/--pp), or judge each run against its own prediction "
             "with `diagnose capture --model ... --tp ...`",
+        ask=f"a run of {labels[1]} at {labels[0]}'s layout ({', '.join(f'{name} {la[key][0]}' for key, name in differ)}) "
+            "to compare with it, or `diagnose capture --model ... --tp ...` on each run alone",
     )]
 
 

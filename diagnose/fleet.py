@@ -17,6 +17,9 @@ from diagnose.findings import Evidence, Finding, Report
 
 Z_THRESHOLD = 3.5  # Iglewicz and Hoaglin's cut-off for the modified z-score
 MIN_RELATIVE = 0.03  # a node within 3% of the median is never an outlier, however tight the fleet
+# Fewest nodes of one GPU model that can name an outlier: with two, the median is their mean and
+# both sit at the same distance from it, so nothing says which one is off; with three, two that
+# agree outvote the third (a majority is what the median and MAD stand on).
 MIN_NODES = 3
 SMALL_MESSAGE_BYTES = 64 << 10  # "small-message latency": the largest size at or below 64 KiB
 BW_MIN_BYTES = 1 << 20  # bus bandwidth is compared from 1 MiB up
@@ -202,8 +205,12 @@ def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> 
         findings.append(Finding(
             rule="fleet.too_few_nodes", category="insufficient_data", severity="info", confidence=0.0,
             title=f"too few nodes of one GPU model to judge: {listed}",
-            summary=f"A fleet comparison needs at least {MIN_NODES} nodes of the same GPU model.",
+            summary=f"A fleet comparison needs at least {MIN_NODES} nodes of the same GPU model measured the same "
+                    "way: with two, nothing says which one is out of line; with three, the two that agree outvote "
+                    "the third.",
             fix=f"collect node reports from at least {MIN_NODES} nodes of each GPU model",
+            ask=f"`diagnose node --standard --json -o $(hostname).json` on at least {MIN_NODES} nodes of each "
+                f"model ({', '.join(small_groups)}), then `diagnose fleet` on the folder of reports",
         ))
     if result["metrics"] and not per_node:
         findings.append(Finding(

@@ -151,10 +151,18 @@ def _gpu_contradiction(facts: Facts, name: str):
                              f"{g.source} TARGET_INFO_GPU", "GPU", spec.key, s.key)
 
 
+# What to capture again when an export lacks what the checks read: CUDA kernels and API calls,
+# NVTX step markers, OS runtime calls (host waits), and CUDA-graph replays kernel by kernel (the
+# default graph-level trace shows one row per replay). nsys CLI options:
+# https://docs.nvidia.com/nsight-systems/UserGuide/index.html#cli-profile-command-switch-options
+RECAPTURE = ("a new capture: `nsys profile --trace=cuda,nvtx,osrt --cuda-graph-trace=node -o run <command>`, "
+             "then `nsys export --type sqlite run.nsys-rep` and `diagnose capture run.sqlite`")
+
+
 @rule("capture.trace_present", "insufficient_data")
 def trace_present(facts: Facts, predictions=None):
     """A capture without CUDA kernel rows cannot show where GPU time went: say which tables are
-    missing and how to capture them (`nsys profile --trace=cuda,nvtx`), instead of failing."""
+    missing and how to capture them (RECAPTURE), instead of failing."""
     for info in facts.of(CaptureInfo):
         lacks = [m for m in info.missing_tables if m.startswith("CUPTI_ACTIVITY_KIND_KERNEL")]
         if lacks or not info.kernel_rows:
@@ -163,7 +171,7 @@ def trace_present(facts: Facts, predictions=None):
                 f"{info.file}: no GPU kernel trace in this export",
                 "The export has no CUPTI_ACTIVITY_KIND_KERNEL rows, so GPU busy time, communication and "
                 f"launch overhead cannot be measured. Missing: {'; '.join(info.missing_tables) or 'kernel rows'}.",
-                "an nsys export captured with `nsys profile --trace=cuda,nvtx` (then `nsys export --type sqlite`)",
+                RECAPTURE,
                 [ev(info, f"tables missing in {info.file} (nsys {info.product_version or 'unknown version'})",
                     measured=len(info.missing_tables))],
             )

@@ -75,7 +75,8 @@ def probe_failed(facts: Facts, predictions=None):
     for f in facts.of(ProbeFailure):
         if f.reason == "skipped":
             out.append(make("node.probe_failed", "insufficient_data", "info", 0.0, f"{f.probe} not run",
-                            f"{f.detail}.", [ev(f, f.detail)], fix=f"run the {f.probe} on the node: {f.detail}"))
+                            f"{f.detail}.", [ev(f, f.detail)], fix=f"run the {f.probe} on the node: {f.detail}",
+                            ask=f"`diagnose node --standard` once the {f.probe} can run ({f.detail})"))
             continue
         what = "collective sweep" if f.probe == "collectives" else f.probe
         group = f" over GPUs {','.join(map(str, f.group))}" if f.group else ""
@@ -119,7 +120,8 @@ def gpu_lost(facts: Facts, predictions=None):
 def interrupted(facts: Facts, predictions=None):
     """The run was stopped (Ctrl-C): the report holds what was measured until then."""
     return [make("node.interrupted", "insufficient_data", "info", 0.0, "The run was interrupted; this report is partial",
-                 f"{n.text}.", [ev(n, n.text)], fix="run diagnose node again and let it finish")
+                 f"{n.text}.", [ev(n, n.text)], fix="run diagnose node again and let it finish",
+                 ask="`diagnose node` run to the end (add `--record node.json` to keep every answer)")
             for n in facts.of(Note) if n.kind == "interrupted"]
 
 

@@ -233,7 +233,14 @@ def _single_layout(rs: list[dict]):
         "GEMMs, kernels, all-reduces and host time explain.",
         evidence=[_step_ev(r), _model_ev(r)],
         fix="Measure a second layout (TP/2 or 2x TP) with the same benchmark to see how it scales.",
+        ask=f"the same benchmark at {_other_layouts(r)} to judge the scaling",
     )
+
+
+def _other_layouts(r: dict) -> str:
+    """The layouts beside a single measured one: twice its TP, and half of it when it has any."""
+    tp = r.get("tp") or 1
+    return f"TP{tp * 2}" + (f" or TP{tp // 2}" if tp > 1 else "")
 
 
 @rule("scaling.term_grows_with_tp", "expected_physics", needs="scaling")

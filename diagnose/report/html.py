@@ -18,7 +18,7 @@ from diagnose.evidence import STEP_KEYS
 from diagnose.formatting import fmt_bytes
 from diagnose.report import plots
 from diagnose.report.plots import esc
-from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value, needless_ask, next_steps
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#1a1a1a;background:#fafafa}
@@ -68,7 +68,11 @@ def render_html(report) -> str:
         if table.get("note"):
             parts.append(f'<p class="muted">{esc(table["note"])}</p>')
     parts.append(f"<h2>Findings ({len(report.findings)})</h2>")
-    parts += [_finding(i, f) for i, f in enumerate(report.findings, 1)] or ["<p>No findings.</p>"]
+    parts += [_finding(i, f, report.verdict) for i, f in enumerate(report.findings, 1)] or ["<p>No findings.</p>"]
+    steps = next_steps(report)
+    if steps:
+        parts.append("<h2>Next</h2><ul>" + "".join(
+            f'<li>{_prose(ask)} <span class="rule">{esc(rule)}</span></li>' for rule, ask in steps) + "</ul>")
     parts.append(_facts_summary(report))
     parts.append(f'<p class="muted">diagnose {esc(report.tool_version)}, {esc(report.schema)}</p>')
     parts.append("</body></html>")
@@ -130,7 +134,7 @@ def _reference(ref: str) -> str:
     return esc(ref)
 
 
-def _finding(i: int, f) -> str:
+def _finding(i: int, f, verdict=None) -> str:
     out = [
         f'<div class="finding {esc(f.severity)}">',
         f'<div><span class="sev">{esc(SEVERITY_MARK[f.severity])}</span>{i}. <b>{_prose(f.title)}</b></div>',
@@ -144,7 +148,7 @@ def _finding(i: int, f) -> str:
                 [[e.source, e.detail, fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)] for e in f.evidence],
             )
         )
-    if f.fix:
+    if f.fix and not needless_ask(f, verdict):
         out.append(f"<p><b>Fix:</b> {_prose(f.fix)}</p>")
     if f.references:
         out.append('<p class="muted">References: ' + ", ".join(_reference(r) for r in f.references) + "</p>")

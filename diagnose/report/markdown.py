@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from diagnose.report.escape import markdown as esc
-from diagnose.report.text import SEVERITY_MARK, confidence_note, fmt_value, needless_ask
+from diagnose.report.text import SEVERITY_MARK, confidence_note, fmt_value, needless_ask, next_steps, said_next
 
 
 def _cell(value) -> str:
@@ -53,6 +53,7 @@ def render_markdown(report) -> str:
     if problems:
         lines += ["### Findings", ""]
     references: list[str] = []
+    steps = next_steps(report)
     for i, f in enumerate(problems, 1):
         lines.append(
             f"{i}. **{SEVERITY_MARK[f.severity]}** `{f.rule}` ({f.category}, confidence {f.confidence:.2f}): {esc(f.title)}"
@@ -63,9 +64,11 @@ def render_markdown(report) -> str:
         if f.evidence:
             lines += ["   " + row for row in _evidence_table(f.evidence)]
             lines.append("")
-        if f.fix and not needless_ask(f, v):
+        if f.fix and not needless_ask(f, v) and not said_next(f, steps):
             lines += [f"   **Fix:** {esc(f.fix)}", ""]
         references += [r for r in f.references if r not in references]
+    if steps:
+        lines += ["### Next", ""] + [f"- {esc(ask, line_start=False)} (`{rule}`)" for rule, ask in steps] + [""]
     if passed:
         lines += ["**Checks that passed:** " + "; ".join(f"`{rule}` ({esc(title)})" for rule, title in _once(passed)), ""]
     if references:

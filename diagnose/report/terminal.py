@@ -14,7 +14,7 @@ import os
 import re
 
 from diagnose.report.escape import terminal as esc
-from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value, needless_ask
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value, needless_ask, next_steps, said_next
 
 STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 DEFAULT_WIDTH = 120  # piped output without $COLUMNS
@@ -94,6 +94,7 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
         console.print()
     problems = [f for f in report.findings if f.severity != "ok"]
     references: list[str] = []
+    steps = next_steps(report)
     for i, f in enumerate(problems, 1):
         console.print(Text(f"{i}. {SEVERITY_MARK[f.severity]}", style=STYLE[f.severity]) + Text(" ")
                       + Text(f.rule, style="bold") + Text(f" ({f.category}, {f.confidence:.2f})"))
@@ -103,9 +104,14 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
             rows = [[e.source, e.detail, fmt_value(e.measured, e.unit) if e.measured is not None else "—",
                      fmt_value(e.expected, e.unit) if e.expected is not None else "—"] for e in f.evidence]
             _print_table(console, ["source", "detail", "measured", "expected"], rows, head=False)
-        if f.fix and not needless_ask(f, v):
+        if f.fix and not needless_ask(f, v) and not said_next(f, steps):
             _indented(console, f"Fix: {f.fix}")
         references += [r for r in f.references if r not in references]
+        console.print()
+    if steps:
+        _paragraph(console, "Next:", style="bold" if color else "")
+        for rule, ask in steps:
+            _paragraph(console, f"- {ask} ({rule})", indent=2, hang=2)
         console.print()
     passed = [f for f in report.findings if f.severity == "ok"]
     if passed:

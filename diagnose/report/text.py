@@ -16,6 +16,29 @@ def needless_ask(finding, verdict) -> bool:
     return finding.category == "insufficient_data" and verdict is not None and verdict.names_the_cause()
 
 
+# The ticket command's own table of what to attach: a report that has it needs no Next list besides.
+ATTACH_TABLE = "What to attach next"
+
+
+def next_steps(report) -> list[tuple[str, str]]:
+    """(rule, ask): what to run or attach next, from each finding's structured `ask`, once each.
+    Nothing when the verdict already names the cause (more evidence would change nothing), and
+    nothing where the report lists its asks in its own table (a ticket's ATTACH_TABLE)."""
+    v = report.verdict
+    if (v is not None and v.names_the_cause()) or ATTACH_TABLE in report.tables:
+        return []
+    first: dict[str, str] = {}
+    for f in report.findings:
+        if f.ask:
+            first.setdefault(f.ask, f.rule)
+    return [(rule, ask) for ask, rule in first.items()]
+
+
+def said_next(finding, steps) -> bool:
+    """A fix that only says "attach <its ask>": the Next list says it, once."""
+    return finding.fix == f"attach {finding.ask}" and any(ask == finding.ask for _rule, ask in steps)
+
+
 def confidence_note(verdict) -> str:
     """' (confidence 0.80)'; nothing for insufficient_data, whose verdict is a question, not a
     conclusion (a 0.00 beside its finding's 0.95 reads as a contradiction)."""
