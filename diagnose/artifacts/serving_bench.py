@@ -130,39 +130,40 @@ def _result_row(label: str, value: str, src: str, concurrency: int | None) -> Me
     return None
 
 
-def _json_results(text: str) -> list[dict]:
-    """Benchmark result objects: one JSON document, or JSON lines (SGLang appends one per run)."""
+def _json_results(text: str) -> list[tuple[dict, int | None]]:
+    """Benchmark result objects with the line each stands on: one JSON document (None: each key
+    is found on its own line), or JSON lines (vLLM --append-result and SGLang add one per run)."""
     stripped = text.strip()
     if not stripped.startswith(("{", "[")):
         return []
     docs: list = []
     try:
         doc = json.loads(stripped)
-        docs = doc if isinstance(doc, list) else [doc]
+        docs = [(d, None) for d in (doc if isinstance(doc, list) else [doc])]
     except ValueError:
-        for line in stripped.splitlines():
+        for n, line in enumerate(text.splitlines(), start=1):
             try:
-                docs.append(json.loads(line))
+                docs.append((json.loads(line), n))
             except ValueError:
                 continue
-    return [d for d in docs if isinstance(d, dict) and _looks_like_result(d)]
+    return [(d, n) for d, n in docs if isinstance(d, dict) and _looks_like_result(d)]
 
 
 def _looks_like_result(doc: dict) -> bool:
     return any(k in doc for k in JSON_METRICS) or any(JSON_LATENCY.match(str(k)) for k in doc)
 
 
-def _from_json(results: list[dict], text: str, name: str) -> list:
+def _from_json(results: list[tuple[dict, int | None]], text: str, name: str) -> list:
     out: list = []
     text_lines = text.splitlines()
-    for doc in results:
+    for doc, line in results:
         concurrency = to_int(doc.get("max_concurrency"))
         tp = to_int(doc.get("tensor_parallel_size") or doc.get("tp") or doc.get("tp_size"))
         for key, value in doc.items():
             v = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
             if v is None:
                 continue
-            src = where(name, _line_of(text_lines, key))
+            src = where(name, line or _line_of(text_lines, key))
             if key in JSON_METRICS:
                 metric, unit = JSON_METRICS[key]
                 out.append(Measurement(src, metric, float(v), unit, concurrency=concurrency, tp=tp))
@@ -171,7 +172,7 @@ def _from_json(results: list[dict], text: str, name: str) -> list:
                 out.append(Measurement(src, metric, float(v), "ms", stat=m.group("stat"), concurrency=concurrency, tp=tp))
         model = doc.get("model_id") or doc.get("model")
         if isinstance(model, str) or tp or concurrency:
-            out.append(Workload(where(name, _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
+            out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
                                 tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend"))))
     return out
 

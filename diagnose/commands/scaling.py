@@ -52,6 +52,9 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
       diagnose scaling samples/captures/tp4_nvlink_healthy.sqlite \\
                        samples/captures/tp8_pcie_fallback.sqlite \\
                        --model llama-3-70b --gpu h100-sxm --batch 8
+      diagnose scaling samples/bench/llmd-llama-3.2-3b-l40s-tp1-dp4.json \\
+                       --model samples/bench/llama-3.2-3b-config.json \\
+                       --gpu l40s --prompt 1000
     """
     from diagnose import scaling_inputs
     from diagnose.commands.predict import check_lengths
