@@ -56,3 +56,16 @@ def test_no_attach_next_table_under_a_confident_ticket_verdict(name):
     assert "What to attach next" not in md and "**Fix:** attach" not in md
     terminal = CliRunner().invoke(cli, ["ticket", str(path), "--format", "terminal", "--fail-on", "never"]).stdout
     assert "What to attach next" not in terminal and "Fix: attach" not in terminal
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_no_local_folder_in_a_report_to_share(fmt):
+    """A config.json given by absolute path reaches the evidence ('config:/home/...'): the shared
+    report names the file only, as its reader knows it."""
+    config = REPO / "samples/bench/llama-3.2-3b-config.json"
+    args = ["scaling", str(REPO / "samples/bench/llmd-llama-3.2-3b-l40s-tp1-dp4.json"), "--model", str(config),
+            "--gpu", "l40s", "--format", fmt]
+    result = CliRunner().invoke(cli, args, prog_name="diagnose")
+    assert result.exit_code == 0, result.stderr
+    assert str(REPO) not in result.stdout
+    assert "config:llama-3.2-3b-config.json" in result.stdout

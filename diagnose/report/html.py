@@ -18,7 +18,7 @@ from diagnose.evidence import STEP_KEYS
 from diagnose.formatting import fmt_bytes
 from diagnose.report import plots
 from diagnose.report.plots import esc
-from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value, needless_ask, next_steps
+from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value, local_name, needless_ask, next_steps
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#1a1a1a;background:#fafafa}
@@ -27,6 +27,7 @@ h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.6em;border-bot
 .verdict.healthy{border-color:#009E73}.verdict.problem{border-color:#D55E00}.verdict.insufficient_data{border-color:#56B4E9}
 .verdict .cat{font-size:1.25em;font-weight:600}
 table{border-collapse:collapse;margin:6px 0 12px;background:#fff;font-size:.9em}
+.wide{overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f0f0f0}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .finding{background:#fff;border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;padding:8px 12px;margin:10px 0}
@@ -100,7 +101,7 @@ def _inputs(report) -> str:
     given = [(k, v) for k, v in report.inputs.items() if v not in (None, "", [], {})]
     if not given:
         return ""
-    items = "; ".join(f"<b>{esc(k)}</b> {esc(_clip(fmt_value(v)))}" for k, v in given)
+    items = "; ".join(f"<b>{esc(k)}</b> {esc(_clip(fmt_value(local_name(v))))}" for k, v in given)
     return f'<p class="muted">Inputs: {items}</p>'
 
 
@@ -118,7 +119,8 @@ def _cell(value) -> str:
 def _table(columns, rows) -> str:
     head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    # a table wider than the page scrolls inside its box instead of running past the margin
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def _prose(text) -> str:
@@ -145,7 +147,8 @@ def _finding(i: int, f, verdict=None) -> str:
         out.append(
             _table(
                 ["source", "detail", "measured", "expected"],
-                [[e.source, e.detail, fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)] for e in f.evidence],
+                [[local_name(e.source), local_name(e.detail), fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)]
+                 for e in f.evidence],
             )
         )
     if f.fix and not needless_ask(f, verdict):
@@ -444,6 +447,10 @@ def _scaling_figures(report, facts):
         if fits is not None:  # a layout that does not fit has no throughput to draw
             rows = [r for r in rows if not str(r[fits]).lower().startswith("no")]
         if len({r[x] for r in rows}) < 2:
+            if report.kind == "scaling" and rows:  # say why, rather than leave the reader looking for a chart
+                label = rows[0][lowered.index("layout")] if "layout" in lowered else f"{cols[x]} {rows[0][x]:g}"
+                out.append((f"{name}: no scaling chart, every figure is from one layout ({label}); measure a second "
+                            "layout to draw one", None))
             continue
         totals = [i for i, c in enumerate(lowered) if ("tok/s" in c or "throughput" in c)
                   and not any(w in c for w in ("/user", "/seq", "prefill"))]

@@ -6,10 +6,16 @@ text, local folders are not shown, passing checks are one line, references are l
 
 from __future__ import annotations
 
-from pathlib import PurePath
-
 from diagnose.report.escape import markdown as esc
-from diagnose.report.text import SEVERITY_MARK, confidence_note, fmt_value, needless_ask, next_steps, said_next
+from diagnose.report.text import (
+    SEVERITY_MARK,
+    confidence_note,
+    fmt_value,
+    local_name,
+    needless_ask,
+    next_steps,
+    said_next,
+)
 
 
 def _cell(value) -> str:
@@ -24,15 +30,6 @@ def _table(columns, rows) -> list[str]:
     return out
 
 
-def _local(value):
-    """A path as the reader of the ticket knows it: the file's name, not this machine's folders."""
-    if isinstance(value, (list, tuple)):
-        return [_local(v) for v in value]
-    if isinstance(value, str) and value.startswith(("/", "~", "./", "../")):
-        return PurePath(value).name or value
-    return value
-
-
 def render_markdown(report) -> str:
     lines = [f"## diagnose {esc(report.kind)} report", ""]
     v = report.verdict
@@ -40,7 +37,7 @@ def render_markdown(report) -> str:
         lines += [f"**Verdict: `{v.category}`**{confidence_note(v)}", "", esc(v.summary), ""]
     shown = {k: val for k, val in report.inputs.items() if val not in (None, [], (), "", False)}
     if shown:
-        lines.append("**Inputs:** " + ", ".join(f"{esc(k)}={esc(fmt_value(_local(val)))}" for k, val in shown.items()))
+        lines.append("**Inputs:** " + ", ".join(f"{esc(k)}={esc(fmt_value(local_name(val)))}" for k, val in shown.items()))
         lines.append("")
     for title, table in report.tables.items():
         lines += [f"### {esc(title)}", ""]
@@ -83,7 +80,7 @@ def _once(passed) -> list[tuple[str, str]]:
 
 
 def _evidence_table(evidence) -> list[str]:
-    rows = [[e.source, e.detail, fmt_value(e.measured, e.unit) if e.measured is not None else None,
+    rows = [[local_name(e.source), local_name(e.detail), fmt_value(e.measured, e.unit) if e.measured is not None else None,
              fmt_value(e.expected, e.unit) if e.expected is not None else None] for e in evidence]
     return _table(["source", "detail", "measured", "expected"], rows)
 

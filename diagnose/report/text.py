@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import PurePath
+
 from diagnose.formatting import fmt_value  # noqa: F401 - the renderers' formatter
 
 SEVERITY_MARK = {"critical": "CRITICAL", "warning": "WARNING", "info": "info", "ok": "ok"}
@@ -43,3 +46,17 @@ def confidence_note(verdict) -> str:
     """' (confidence 0.80)'; nothing for insufficient_data, whose verdict is a question, not a
     conclusion (a 0.00 beside its finding's 0.95 reads as a contradiction)."""
     return "" if verdict.category == "insufficient_data" else f" (confidence {verdict.confidence:.2f})"
+
+
+def local_name(value):
+    """Paths as the reader of a pasted or attached report knows them: each file's name, not this
+    machine's folders ("config:/home/me/x/config.json" -> "config:config.json")."""
+    if isinstance(value, (list, tuple)):
+        return [local_name(v) for v in value]
+    if isinstance(value, str):
+        return _LOCAL_PATH.sub(lambda m: PurePath(m[0]).name or m[0], value)
+    return value
+
+
+# an absolute, home or relative path at the start of the text or after a space, '(', ':' or '='
+_LOCAL_PATH = re.compile(r"(?:(?<=^)|(?<=[\s(:=]))(?:/(?!/)|~/|\.\.?/)[^\s()\[\]<>`'\",;]*[^\s()\[\]<>`'\",;:./]")
