@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import shared_path
+from conftest import REPO, shared_path
 
 from diagnose.cli import cli
 from diagnose.findings import Evidence, Finding, Report, Verdict
@@ -465,7 +465,11 @@ def test_compare_and_fleet_html(browser, tmp_path):
     a = node_json(tmp_path, "dgx-h100-topo-numa.json", "a")
     b = node_json(tmp_path, "dgx-h100-topo-numa.json", "b")
     c = node_json(tmp_path, "dgx-h100-topo-numa.json", "c")
-    compare = command_html(tmp_path, "compare", "compare", a, b)
+    same = command_html(tmp_path, "compare", "compare", a, b)
+    assert "No chart of changes: all" in same.read_text(encoding="utf-8")  # zero-length bars say nothing
+    captures = REPO / "samples" / "captures"
+    compare = command_html(tmp_path, "compare", "compare", captures / "straggler_rank0.sqlite",
+                           captures / "straggler_rank1.sqlite")
     assert_renders(browser.load(compare, MEASURE_SVGS), "Changes")
     fleet = command_html(tmp_path, "fleet", "fleet", a, b, c)
     assert_renders(browser.load(fleet, MEASURE_SVGS), "Fleet outliers")
@@ -546,7 +550,8 @@ def _plot_pages(tmp_path) -> dict[str, Report]:
         "P2P bandwidth": report_of("node", "--replay", RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json"),
         "GPU-pair topology": report_of("node", "--replay", RECORDINGS / "dgx-h100-topo-numa.json"),
         "Latency: all_reduce": Report(kind="node", facts={"collective_result": published_sweep()}),
-        "Changes": report_of("compare", node[0], node[1]),
+        "Changes": report_of("compare", samples / "captures" / "straggler_rank0.sqlite",
+                             samples / "captures" / "straggler_rank1.sqlite"),
         "Fleet outliers": report_of("fleet", *node),
     }
 

@@ -144,19 +144,29 @@ def _finding(i: int, f, verdict=None) -> str:
         f"<p>{_prose(f.summary)}</p>",
     ]
     if f.evidence:
-        out.append(
-            _table(
-                ["source", "detail", "measured", "expected"],
-                [[local_name(e.source), local_name(e.detail), fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)]
-                 for e in f.evidence],
-            )
-        )
+        out.append(_evidence_table(f.evidence))
     if f.fix and not needless_ask(f, verdict):
         out.append(f"<p><b>Fix:</b> {_prose(f.fix)}</p>")
     if f.references:
         out.append('<p class="muted">References: ' + ", ".join(_reference(r) for r in f.references) + "</p>")
     out.append("</div>")
     return "\n".join(out)
+
+
+def _evidence_table(evidence) -> str:
+    """A finding's evidence; a source shared by consecutive rows is one cell spanning them (a
+    planner's five figures need not repeat its long prediction label five times)."""
+    head = "".join(f"<th>{c}</th>" for c in ("source", "detail", "measured", "expected"))
+    rows, sources = [], [local_name(e.source) for e in evidence]
+    for i, e in enumerate(evidence):
+        span = 1
+        while i + span < len(sources) and sources[i + span] == sources[i]:
+            span += 1
+        first = i == 0 or sources[i - 1] != sources[i]
+        cells = (f'<td rowspan="{span}">{esc(sources[i])}</td>' if span > 1 else _cell(sources[i])) if first else ""
+        cells += "".join(_cell(v) for v in (local_name(e.detail), fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)))
+        rows.append(f"<tr>{cells}</tr>")
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
 def _facts_summary(report) -> str:
@@ -508,6 +518,8 @@ def _compare_figures(report, facts):
     if not deltas:
         return []
     threshold = float(report.inputs.get("threshold_pct") or 10.0)
+    if all(abs(d["worse_pct"]) < 0.05 for d in deltas):  # a chart of zero-length bars says nothing
+        return [(f"No chart of changes: all {len(deltas)} metrics compared are the same in A and B.", None)]
     shown = sorted(deltas, key=lambda d: -abs(d["worse_pct"]))[:25]
     rows = [(f"{d['group']} {d['key']} {d['metric']}", d["worse_pct"], d["regression"]) for d in shown]
     more = f" (the {len(shown)} largest changes of {len(deltas)})" if len(deltas) > len(shown) else ""

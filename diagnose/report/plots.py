@@ -95,7 +95,10 @@ def _nice_max(value: float) -> float:
 def _svg_open(width: int, height: int, title: str, cls: str) -> list[str]:
     return [
         f'<svg class="plot {esc(cls)}" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{esc(title)}">',
+        # the page's CSS styles the text; these defaults keep an SVG shown alone at the size its
+        # label margins were measured for
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{esc(title)}" '
+        'font-family="system-ui,Helvetica,Arial,sans-serif" font-size="11">',
         f"<title>{esc(title)}</title>",
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
         f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" class="plot-title">{esc(title)}</text>',
@@ -244,7 +247,9 @@ def heatmap(
         return ""
     pair = col_labels is None
     left, top = (80, 60) if axes else (64, 34)
-    legend_h = 20 * (len(categories) if categories else 2)
+    unreported = any(v is None and not (pair and labels[i] == cols[j])
+                     for i, row in enumerate(matrix) for j, v in enumerate(row))  # said in the legend
+    legend_h = 20 * ((len(categories) if categories else 2) + unreported)
     width = max(left + len(cols) * cell + 24, 320)
     height = top + len(labels) * cell + 16 + legend_h + 8
     numbers = [v for row in matrix for v in row if isinstance(v, (int, float)) and not isinstance(v, bool)]
@@ -282,9 +287,10 @@ def heatmap(
                 out.append(f'<text x="{x + cell / 2 - 1:.1f}" y="{y + cell / 2 + 3:.1f}" text-anchor="middle" class="cell" style="fill:{ink}">{esc(text)}</text>')
     ly = top + len(labels) * cell + 20
     if categories is not None:
-        out += _legend([(k, c, "box") for k, c in categories.items()], left, ly)
+        entries = [(k, c, "box") for k, c in categories.items()]
     else:
-        out += _legend([(f"{fmt_num(lo)} {unit}", _blue(0), "box"), (f"{fmt_num(hi)} {unit}", _blue(1), "box")], left, ly)
+        entries = [(f"{fmt_num(lo)} {unit}", _blue(0), "box"), (f"{fmt_num(hi)} {unit}", _blue(1), "box")]
+    out += _legend(entries + ([("not reported", "#f2f2f2", "box")] if unreported else []), left, ly)
     out.append("</svg>")
     return "\n".join(out)
 
@@ -431,7 +437,9 @@ def strip_plot(rows: list[tuple[str, list[tuple[str, float, bool]]]], *, title: 
     rows = [(m, pts) for m, pts in rows if pts]
     if not rows:
         return ""
-    row_h, left, right = 30, 200, 40
+    labels = [short_label(m, 46) for m, _ in rows]
+    row_h, right = 30, 40
+    left = min(max(200, max(len(x) for x in labels) * 6.2 + 14), 300)  # as wide as the longest label
     height = MARGIN["top"] + len(rows) * row_h + 44
     values = [v for _, pts in rows for _, v, _ in pts]
     lo, hi = min(min(values), 0.8), max(max(values), 1.2)
@@ -446,7 +454,8 @@ def strip_plot(rows: list[tuple[str, list[tuple[str, float, bool]]]], *, title: 
     out.append(f'<text x="{(left + WIDTH - right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">{esc(x_label)}</text>')
     for i, (metric, pts) in enumerate(rows):
         cy = MARGIN["top"] + i * row_h + row_h / 2
-        out.append(f'<text x="{left - 8}" y="{cy + 4:.1f}" text-anchor="end" class="tick">{esc(metric)}</text>')
+        out.append(f'<text x="{left - 8}" y="{cy + 4:.1f}" text-anchor="end" class="tick">{esc(labels[i])}'
+                   f'<title>{esc(metric)}</title></text>')
         for name, v, outlier in pts:
             colour, r = (BAD, 5) if outlier else (PALETTE[0], 3)
             out.append(f'<circle cx="{xs(v):.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.8"><title>{esc(name)}: {esc(fmt_num(v))}× median</title></circle>')
