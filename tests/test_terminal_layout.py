@@ -31,6 +31,12 @@ REPORTS = {
              "--concurrency", "64"],
     "scaling": ["scaling", SCALING / "vllm-16300-qwq-32b-a100-tp.csv", "--model", "qwen2.5-32b", "--gpu",
                 "a100-80gb-sxm", "--prompt", "1", "--context", "200"],
+    # a saved benchmark JSON, and reports whose Next list says what to run
+    "scaling-bench": ["scaling", REPO / "samples/bench/llmd-llama-3.2-3b-l40s-tp1-dp4.json", "--model",
+                      REPO / "samples/bench/llama-3.2-3b-config.json", "--gpu", "l40s"],
+    "fleet": ["fleet", REPO / "samples/fleet"],
+    "compare": ["compare", REPO / "samples/fleet/hgx-h100-nvlink-status-mig-disabled.json",
+                REPO / "samples/fleet/dgx-h100-topo-numa.json"],
 }
 UNITS = r"(?:us|ms|s|%|GB/s|GiB|MiB|GB|tok/s|W|MHz)"
 
