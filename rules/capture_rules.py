@@ -162,7 +162,8 @@ RECAPTURE = ("a new capture: `nsys profile --trace=cuda,nvtx,osrt --cuda-graph-t
 @rule("capture.trace_present", "insufficient_data")
 def trace_present(facts: Facts, predictions=None):
     """A capture without CUDA kernel rows cannot show where GPU time went: say which tables are
-    missing and how to capture them (RECAPTURE), instead of failing."""
+    missing and how to capture them (`nsys profile --trace=cuda,nvtx,osrt --cuda-graph-trace=node`),
+    instead of failing."""
     for info in facts.of(CaptureInfo):
         lacks = [m for m in info.missing_tables if m.startswith("CUPTI_ACTIVITY_KIND_KERNEL")]
         if lacks or not info.kernel_rows:
