@@ -23,15 +23,21 @@ class Rule:
     categories: tuple[str, ...]
     func: Callable[..., Iterable[Finding]]
     doc: str
-    needs: str | None = None  # the prediction (predictions[needs]) the rule reads; it runs only where one exists
+    needs: type | str | None = None  # the Predictions type the rule reads; it runs only where the command made one
+
+    @property
+    def needs_name(self) -> str | None:
+        """The prediction type's name, as `diagnose rules --format json` shows it."""
+        return getattr(self.needs, "__name__", self.needs)
 
 
 REGISTRY: dict[str, Rule] = {}
 
 
-def rule(rule_id: str, *categories: str, needs: str | None = None):
+def rule(rule_id: str, *categories: str, needs: type | str | None = None):
     """Register a rule under a stable id; its docstring is its documentation. `needs` names the
-    prediction it reads ("layouts", "scaling", "plan"): the engine runs it only where that exists."""
+    prediction type it reads (rules.predictions: PredictResult, ScalingAnalysis, Plan): the engine
+    runs it only where the command made one."""
 
     def wrap(func):
         if rule_id in REGISTRY and REGISTRY[rule_id].func is not func:
@@ -85,7 +91,7 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
     for rule_id, r in sorted(load_rules().items()):
         if prefixes and not rule_id.startswith(prefixes):
             continue
-        if r.needs and not (isinstance(predictions, dict) and predictions.get(r.needs)):
+        if r.needs and not has_prediction(predictions, r.needs):
             continue
         try:
             found = list(r.func(facts, predictions) or [])
@@ -111,6 +117,12 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
                 )
             )
     return sorted(corroborate(findings), key=Finding.sort_key)
+
+
+def has_prediction(predictions, needs) -> bool:
+    if isinstance(needs, type):
+        return isinstance(predictions, needs)
+    return isinstance(predictions, dict) and bool(predictions.get(needs))
 
 
 # A setting or transport that produces a measured symptom (NCCL_P2P_DISABLE=1 puts the all-reduce on
