@@ -10,7 +10,7 @@ they replace made, so renaming a field here is a schema change.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules.roofline import Prediction
@@ -64,3 +64,82 @@ class PredictResult(Predictions):
 
     def report_json(self) -> dict[str, Any]:
         return {"layouts": [r.to_dict() for r in self.layouts], "assumptions": self.assumptions}
+
+
+# --------------------------------------------------------------------------- diagnose plan
+
+
+@dataclass
+class Option:
+    """One layout's napkin math (all memory in GB = 1e9 B, per GPU unless named per replica)."""
+
+    tp: int
+    pp: int
+    dp: int
+    gpus_used: int
+    usable_gb: float
+    weights_gb_per_gpu: float
+    reserved_gb_per_gpu: float  # activations, CUDA graphs, communication buffers
+    kv_budget_gb_per_gpu: float
+    kv_bytes_per_token_per_gpu: float
+    kv_tokens_per_replica: int
+    slots_per_replica: int
+    total_slots: int
+    batch_per_replica: int
+    served: int  # concurrent sequences this layout serves (<= the users asked for)
+    itl_ms: float
+    itl_ms_roofline: float
+    tok_s_per_user: float
+    tok_s_total: float  # served x per-user rate
+    ttft_ms: float
+    allreduce_share: float
+    meets_slo: bool | None = None  # None: no SLO asked
+    goodput: float = 0.0  # tok/s within the SLO (= tok_s_total when it is met or none was asked)
+    ep: int = 1
+    experts_per_gpu: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"TP{self.tp}" + (f" PP{self.pp}" if self.pp > 1 else "") + f" x DP{self.dp}"
+
+    def to_dict(self) -> dict:
+        return {**dataclasses.asdict(self), "label": self.label}
+
+
+@dataclass
+class Plan(Predictions):
+    """`diagnose plan`: every layout that fits (rules.planner), the one the objective picks, the
+    fallback for a stricter latency SLO, and the napkin-math steps that lead there."""
+
+    model: str
+    model_name: str
+    gpu: str
+    gpu_name: str
+    gpus: int
+    engine: str
+    engine_name: str
+    context: int
+    prompt: int
+    concurrency: int
+    dtype: str
+    kv_dtype: str
+    gpus_per_node: int
+    objective: str
+    itl_slo_ms: float | None
+    ttft_slo_ms: float | None
+    steps: list[str]
+    slo_met: bool | None
+    options: list[Option]
+    chosen: Option
+    fallback: Option | None
+    is_moe: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out.update(options=[o.to_dict() for o in self.options], chosen=self.chosen.to_dict(),
+                   fallback=self.fallback.to_dict() if self.fallback else None)
+        return out
+
+    def report_json(self) -> dict[str, Any]:
+        return {"plan": self.to_dict()}
