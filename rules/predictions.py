@@ -143,3 +143,141 @@ class Plan(Predictions):
 
     def report_json(self) -> dict[str, Any]:
         return {"plan": self.to_dict()}
+
+
+# --------------------------------------------------------------------------- diagnose scaling
+
+
+@dataclass
+class ScalingRow:
+    """One measured run beside its prediction (rules.scaling._row), then its judgement
+    (rules.scaling._judge). Times in ms per decode step unless named."""
+
+    label: str
+    tp: int
+    pp: int
+    dp: int
+    gpus: int
+    batch: int
+    batch_stated: bool
+    sources: list[str]
+    engine: str
+    prompt: int
+    output: int | None
+    step_ms: float | None  # the measured decode step (rules.scaling.measured_step), None when none was measured
+    step_how: str | None
+    step_source: str | None
+    roofline_ms: float
+    expected_ms: float
+    calibrated_ms: float  # expected, with the machine's own measured rates
+    terms: dict[str, float]  # the measured step split into rules.scaling.TERMS
+    calibrated_with: list[str]
+    split_with: list[str]
+    allreduce_count: int
+    allreduce_bytes: int
+    allreduce_ref_us: float
+    allreduce_ref_source: str
+    allreduce_healthy_max_us: float
+    allreduce_measured_us: float | None
+    allreduce_measured_source: str | None
+    interconnect: str
+    fits: bool
+    weights_gb_per_gpu: float
+    gpu_memory_gb: float
+    valid: bool
+    model: str
+    gpu: str
+    dtype: str
+    prefill_tok_s: float | None
+    output_tok_s: float | None
+    itl_p95_ms: float | None
+    ttft_p95_ms: float | None
+    ttft_roofline_ms: float
+    launch_expected_ms: float
+    prefill_tok_s_expected: float
+    capture_calls: int | None
+    capture_source: str | None
+    launch_gap_share: float | None
+    band_low: float
+    band_high: float
+    # with a measured step: the share of the gap above the roofline the calibrated terms explain
+    explained_share: float | None = None
+    # the figure judged (None: the run has none the predictor can judge); with it, how and where it
+    # was measured, and its roofline and expected value
+    metric: str | None = None
+    measured: float | None = None
+    measured_how: str | None = None
+    measured_source: str | None = None
+    roofline: float | None = None
+    expected: float | None = None
+    time_metric: bool | None = None
+    ratio: float | None = None  # measured / expected in time (above 1 is slower); None: not judged
+    position: str | None = None  # inside | slower | faster | faster_than_roofline | upper bound
+    status: str = "no figure"  # the layout's judgement (rules.scaling._layout_status)
+    # judged rows only: the smallest layout of the same system, the medians, the speed-up over it
+    base: str | None = None
+    layout_ratio: float | None = None
+    base_ratio: float | None = None
+    speedup: float | None = None
+    ideal_speedup: float | None = None
+    speedup_base: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as the report holds it: the figures a row of its kind has, and no others."""
+        absent = set()
+        if self.step_ms is None:
+            absent.add("explained_share")
+        if self.metric is None:
+            absent |= {"measured_how", "measured_source", "roofline", "expected", "time_metric"}
+        if self.ratio is None:
+            absent |= {"base", "layout_ratio", "base_ratio", "speedup", "ideal_speedup", "speedup_base"}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in absent}
+
+
+@dataclass
+class DpAlternative:
+    """The largest TP layout that tracks its prediction against TP/2 x DP2 on the same GPUs."""
+
+    label: str
+    alt_label: str
+    gpus: int
+    step_ms: float
+    source: str
+    alt_step_ms: float
+    alt_source: str
+    alt_how: str  # measured | expected
+    tok_s_user: float
+    alt_tok_s_user: float
+    per_user_ratio: float
+    total_ratio: float
+
+
+@dataclass
+class ScalingAnalysis(Predictions):
+    """`diagnose scaling`: every run judged against the predictor (rules.scaling.analyse), and
+    with an SLO, the goodput per layout (rules.scaling.goodput, kept as its JSON)."""
+
+    dp_alternative: DpAlternative | None
+    model: str | None
+    gpu: str | None
+    rows: list[ScalingRow]
+    calibration: list[str]
+    band: list[float]
+    comm_ratio: float
+    goodput: dict | None = None
+
+    @property
+    def judged(self) -> list[ScalingRow]:
+        """The rows with a figure the predictor judged."""
+        return [r for r in self.rows if r.ratio is not None]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"dp_alternative": dataclasses.asdict(self.dp_alternative) if self.dp_alternative else None,
+               "model": self.model, "gpu": self.gpu, "rows": [r.to_dict() for r in self.rows],
+               "calibration": self.calibration, "band": self.band, "comm_ratio": self.comm_ratio}
+        if self.goodput is not None:
+            out["goodput"] = self.goodput
+        return out
+
+    def report_json(self) -> dict[str, Any]:
+        return {"scaling": self.to_dict()}
