@@ -7,13 +7,16 @@ whatever command gathered the evidence, so the same evidence gives the same verd
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from diagnose.evidence import Facts, GpuFact
 from diagnose.findings import Finding, Report, Verdict
 
+if TYPE_CHECKING:
+    from rules.predictions import Predictions
 
-def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: Any = None, *,
+
+def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: Predictions | None = None, *,
                  only: list[str] | None = None,
                  keep: Callable[[Finding], bool] | None = None,
                  missing: list[str] | None = None,
@@ -22,9 +25,9 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: A
                  tables: Callable[[Facts, list[Finding], Verdict], dict] | dict | None = None) -> Report:
     """The report of `kind` on `facts`.
 
-    predictions: the command's rules.predictions type (the rules read it; the report shows its
-    report_json()), or None. only: rule id prefixes to run (predict/plan/scaling run their own family); keep: which of
-    their findings the report keeps; missing: what the evidence lacks, when the command knows
+    predictions: the command's rules.predictions object (the rules whose `needs=` names its type
+    read it; the report shows its report_json()), or None. only: rule id prefixes to run
+    (predict/plan/scaling run their own family); keep: which of their findings the report keeps; missing: what the evidence lacks, when the command knows
     better than the facts; decide: the verdict for the kind (a ticket weighs the reporter's
     claims), else the ranked causes; facts_json: what the report shows of the facts when not all
     of them (scaling)."""
@@ -40,11 +43,9 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: A
                   tables=tables(facts, findings, answer) if callable(tables) else dict(tables or {}))
 
 
-def shown(predictions) -> dict[str, Any]:
+def shown(predictions: Predictions | None) -> dict[str, Any]:
     """What the report shows of the predictions (schema diagnose.report/1)."""
-    if hasattr(predictions, "report_json"):
-        return predictions.report_json()
-    return predictions or {}
+    return predictions.report_json() if predictions is not None else {}
 
 
 def name_catalog_rows(facts: Facts) -> None:

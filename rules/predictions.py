@@ -281,3 +281,26 @@ class ScalingAnalysis(Predictions):
 
     def report_json(self) -> dict[str, Any]:
         return {"scaling": self.to_dict()}
+
+
+# --------------------------------------------------------------------------- diagnose capture / ticket
+
+
+@dataclass
+class CapturePrediction(Predictions):
+    """What a capture's workload should take (diagnose.capture_report.predict): the layout it ran
+    ({"tp", "pp"}), and, when the model and GPU are known, the roofline Prediction and `expected`,
+    the plain numbers the capture rules compare with (decode step, all-reduces per step and their
+    time, one all-reduce on the GPU's fabric and over PCIe, bytes and FLOPs per step)."""
+
+    layout: dict[str, int]
+    roofline: Prediction | None = None
+    expected: dict[str, Any] | None = None
+
+    def report_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"layout": self.layout}
+        if self.roofline is not None:
+            out["roofline"] = self.roofline
+        if self.expected is not None:
+            out["expected"] = self.expected
+        return out
