@@ -304,3 +304,51 @@ class CapturePrediction(Predictions):
         if self.expected is not None:
             out["expected"] = self.expected
         return out
+
+
+# --------------------------------------------------------------------------- diagnose fleet
+
+
+@dataclass
+class FleetPoint:
+    """One node's value of a fleet metric, against the metric's median (diagnose.fleet.score)."""
+
+    node: str
+    value: float
+    ratio: float | None  # value / median
+    z: float  # robust z-score, signed so that positive is worse
+    outlier: bool
+    source: str
+    detail: str = ""
+
+
+@dataclass
+class FleetMetric:
+    """One metric over the nodes of one GPU model: what a healthy node of that model gives is
+    their median, and its spread their MAD."""
+
+    name: str
+    group: str  # GPU model
+    unit: str
+    better: str  # higher | lower
+    category: str  # root-cause category of a node out of line on it
+    median: float
+    mad: float
+    nodes: int
+    points: list[FleetPoint]
+
+
+@dataclass
+class FleetSpread(Predictions):
+    """`diagnose fleet`: each node's metrics against its GPU model's fleet (diagnose.fleet.analyse)."""
+
+    z_threshold: float
+    metrics: list[FleetMetric]
+    groups: dict[str, int]  # GPU model -> nodes
+    node_count: int
+
+    def report_json(self) -> dict[str, Any]:
+        return {}  # the report shows the spread as its facts' fleet_metric (fact_json), as it always has
+
+    def fact_json(self) -> list[dict[str, Any]]:
+        return [{"source": "fleet", **dataclasses.asdict(m)} for m in self.metrics]
