@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from diagnose.findings import Evidence, Finding
+from rules.catalog import ModelSpec
 from rules.engine import rule
 from rules.predictions import PredictResult, PredictRow
 from rules.roofline import smaller_dtype_hint
@@ -42,7 +43,7 @@ def invalid_layout(facts, predictions):
             by_tp.setdefault(p.tp, (p, probs))
     for tp, (p, probs) in sorted(by_tp.items()):
         hard = any(pr.severity == "error" for pr in probs)
-        valid = _valid_tps(p.model, p.dtype)
+        valid = _valid_tps(predictions.model, p.dtype)
         yield Finding(
             rule="predict.invalid_layout",
             category="tp_not_dividing_heads",
@@ -61,11 +62,10 @@ def invalid_layout(facts, predictions):
         )
 
 
-def _valid_tps(model_key: str, dtype: str) -> list[int]:
+def _valid_tps(model: ModelSpec, dtype: str) -> list[int]:
     """The TP sizes up to 64 this model (and checkpoint dtype) can be split into."""
-    from rules import catalog, roofline
+    from rules import roofline
 
-    model = catalog.model(model_key)
     return [t for t in range(1, 65) if not any(pr.severity == "error" for pr in roofline.validity(model, t, 1, dtype))]
 
 
@@ -95,18 +95,16 @@ def layout_warning(facts, predictions):
             confidence=0.8,
             title=f"{name}: {pr.message.split(':')[0].split(';')[0]}",
             summary=pr.message + "." + share,
-            evidence=_layout_evidence(code, name, p),
+            evidence=_layout_evidence(code, name, p, predictions.model),
             fix=LAYOUT_ADVICE[code],
         )
 
 
-def _layout_evidence(code: str, name: str, p: PredictRow) -> list[Evidence]:
+def _layout_evidence(code: str, name: str, p: PredictRow, model: ModelSpec) -> list[Evidence]:
     """The numbers the layout problem rests on: the all-reduce time across nodes, or the layers
     of the largest PP stage against an even split."""
     if code == "pp_uneven":
-        from rules import catalog
-
-        layers = catalog.model(p.model).layers
+        layers = model.layers
         return [Evidence(source=f"catalog model {p.model}", detail=f"{name}: layers in the largest of {p.pp} stages "
                          f"({layers} layers)", measured=-(-layers // p.pp), expected=round(layers / p.pp, 2), unit="layers")]
     return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({p.interconnect})",

@@ -115,7 +115,7 @@ def build_report(model, gpu, rows: list[PredictRow], request):
     from diagnose.pipeline import run_pipeline
     from rules.predictions import PredictResult
 
-    report = run_pipeline("predict", request, Facts(), PredictResult(rows), only=["predict."],
+    report = run_pipeline("predict", request, Facts(), PredictResult(rows, model, gpu), only=["predict."],
                           decide=lambda _facts, findings: _verdict(findings))
     report.tables[f"Predicted scaling: {model.name} on {gpu.name}"] = scaling_table(rows)
     return report
