@@ -149,38 +149,10 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Fleet
 def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Report:
     """The fleet Report: the spread per GPU model and metric, then the fleet rules
     (rules/fleet_rules.py) through the shared pipeline."""
+    from diagnose import tables
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
 
     spread = analyse(nodes, z_threshold)
     return run_pipeline("fleet", {"nodes": len(nodes), "z_threshold": z_threshold}, Facts(), spread, only=["fleet."],
-                        facts_json={"fleet_metric": spread.fact_json()}, tables={"Fleet": _table(nodes, spread)})
-
-
-def _table(nodes: list[NodeMetrics], spread: FleetSpread) -> dict:
-    """One row per node: its group and the headline metrics, outliers marked with '!'."""
-    outliers = {(p.node, m.name) for m in spread.metrics for p in m.points if p.outlier}
-    # Columns: every metric, but of a bus bandwidth sweep only its largest size (sizes come in order).
-    headline: dict[str, str] = {}
-    for m in spread.metrics:
-        prefix = m.name.rsplit(" ", 1)[0] if " busbw " in m.name else m.name
-        headline[prefix] = m.name
-    headline = list(headline.values())
-    rows = []
-    for n in sorted(nodes, key=lambda n: (n.group, n.node)):
-        cells = []
-        for name in headline:
-            v = n.values.get(name)
-            cells.append(None if v is None else (f"{_fmt(v.value)} !" if (n.node, name) in outliers else v.value))
-        rows.append([n.node, n.group, sum(1 for o in outliers if o[0] == n.node)] + cells)
-    return {
-        "columns": ["node", "GPU", "outliers"] + headline,
-        "rows": rows,
-        "note": "'!' marks a value outside the fleet's spread for the same GPU model (median ± robust z).",
-    }
-
-
-def _fmt(value) -> str:
-    from diagnose.formatting import fmt_value
-
-    return fmt_value(float(value))
+                        facts_json={"fleet_metric": spread.fact_json()}, tables=tables.fleet.tables(nodes, spread))
