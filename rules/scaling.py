@@ -186,6 +186,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
 
     cal = cal or Calibration()
     rows = []
+    specs: dict[tuple[str, str], object] = {}  # the catalog rows resolved here, by (kind, key): never looked up again
 
     def pick(name, given, named):
         return given if name in override or not named else named
@@ -194,13 +195,14 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         s = run.setup
         m = catalog.model(pick("model", model, s.model))
         g = catalog.gpu(pick("gpu", gpu, s.gpu))
+        specs[("model", m.key)], specs[("gpu", g.key)] = m, g
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=pick("engine", engine, s.engine),
                      network=s.network, batch=run.batch or default_batch)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
-    alt = _dp_alternative(rows, cal, dict(kv_dtype=kv_dtype, interconnect=interconnect))
+    alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect))
     band = catalog.calibration().band
     return ScalingAnalysis(dp_alternative=alt, model=rows[0].model if rows else None, gpu=rows[0].gpu if rows else None,
                            rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO)
@@ -410,11 +412,10 @@ def _speedups(rows: list[ScalingRow]) -> None:
             r.speedup_base = first.label
 
 
-def _dp_alternative(rows: list[ScalingRow], cal, kwargs) -> DpAlternative | None:
+def _dp_alternative(rows: list[ScalingRow], cal, specs: dict, kwargs) -> DpAlternative | None:
     """The largest-TP decode row against TP/2 x DP2 on the same GPUs at the same batch per replica:
-    measured when that layout was measured, else its expected step."""
-    from rules import catalog
-
+    measured when that layout was measured, else its expected step (of the model and GPU in `specs`,
+    as analyse resolved them)."""
     top = max((r for r in rows if r.status in ("tracks", "faster_than_band") and r.pp == 1 and r.dp == 1 and r.tp >= 2
                and r.step_ms), key=lambda r: (r.tp, -r.batch), default=None)
     if top is None:
@@ -427,12 +428,13 @@ def _dp_alternative(rows: list[ScalingRow], cal, kwargs) -> DpAlternative | None
     else:
         from rules import roofline
 
-        p = roofline.predict(top.model, top.gpu, roofline.Layout(half, 1, 2), batch=top.batch, dtype=top.dtype,
+        gpu = specs[("gpu", top.gpu)]
+        p = roofline.predict(specs[("model", top.model)], gpu, roofline.Layout(half, 1, 2), batch=top.batch, dtype=top.dtype,
                              prompt=top.prompt, engine=top.engine, **kwargs)
         if not (p.valid and p.fits):
             return None
         ar_ref, _ = _allreduce_reference(p, cal)
-        terms, _ = _calibrated_terms(p, catalog.gpu(top.gpu), cal, ar_ref)
+        terms, _ = _calibrated_terms(p, gpu, cal, ar_ref)
         alt_ms, how, src = sum(terms.values()), "expected", SOURCE
     ratio = top.step_ms / alt_ms
     return DpAlternative(label=top.label, alt_label=f"TP{half} DP2", gpus=top.gpus, step_ms=top.step_ms,
