@@ -258,9 +258,50 @@ class DpAlternative:
 
 
 @dataclass
+class SloCheck:
+    """One SLO percentile of one benchmark run against its limit (ms)."""
+
+    slo: str  # itl_p95, ttft_p99, ...
+    limit: float
+    measured: float
+    stat: str  # the percentile the run reported (the next higher one when the asked one is missing)
+    source: str
+    met: bool
+
+
+@dataclass
+class GoodputRun:
+    batch: int | None  # concurrency
+    tok_s: float
+    met: bool  # every SLO percentile reported and met
+    checks: list[SloCheck]
+    unknown: list[str]  # SLO percentiles the run does not report
+
+
+@dataclass
+class GoodputLayout:
+    label: str
+    gpus: int
+    runs: list[GoodputRun]
+    goodput: float = 0.0  # tok/s of the best run within the SLO, per replica
+    replicas: int = 0  # of this layout on the GPU count
+    fleet_goodput: float = 0.0  # goodput x replicas
+
+
+@dataclass
+class Goodput:
+    """Tokens/s within an SLO per layout (rules.scaling.goodput)."""
+
+    slo: dict[str, float]  # name -> limit in ms
+    gpus: int
+    layouts: list[GoodputLayout]
+    best: str | None  # the layout with the most goodput on `gpus` GPUs; None when none meets the SLO
+
+
+@dataclass
 class ScalingAnalysis(Predictions):
     """`diagnose scaling`: every run judged against the predictor (rules.scaling.analyse), and
-    with an SLO, the goodput per layout (rules.scaling.goodput, kept as its JSON)."""
+    with an SLO, the goodput per layout (rules.scaling.goodput)."""
 
     dp_alternative: DpAlternative | None
     model: str | None
@@ -269,7 +310,7 @@ class ScalingAnalysis(Predictions):
     calibration: list[str]
     band: list[float]
     comm_ratio: float
-    goodput: dict | None = None
+    goodput: Goodput | None = None
 
     @property
     def judged(self) -> list[ScalingRow]:
@@ -281,7 +322,7 @@ class ScalingAnalysis(Predictions):
                "model": self.model, "gpu": self.gpu, "rows": [r.to_dict() for r in self.rows],
                "calibration": self.calibration, "band": self.band, "comm_ratio": self.comm_ratio}
         if self.goodput is not None:
-            out["goodput"] = self.goodput
+            out["goodput"] = dataclasses.asdict(self.goodput)
         return out
 
     def report_json(self) -> dict[str, Any]:

@@ -33,7 +33,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from rules.capture_rules import LAUNCH_GAP_SHARE  # a capture's short-gap share that means launch-bound
-from rules.predictions import DpAlternative, ScalingAnalysis, ScalingRow
+from rules.predictions import DpAlternative, Goodput, GoodputLayout, GoodputRun, ScalingAnalysis, ScalingRow, SloCheck
 
 # A measured all-reduce this many times the fabric's expected time per call is a broken path
 # (PCIe/SHM fallback, P2P off, a wrong NCCL setting), not latency physics: the expected figure's
@@ -475,10 +475,10 @@ def parse_slo(text: str | None) -> dict[str, tuple[str, str, float]]:
     return out
 
 
-def goodput(runs, slo: dict, gpus: int) -> dict:
+def goodput(runs, slo: dict, gpus: int) -> Goodput:
     """Tokens/s within the SLO per layout (a run counts when every SLO percentile is met), and
     how many replicas of each layout `gpus` GPUs hold."""
-    by_layout: dict = {}
+    by_layout: dict[str, GoodputLayout] = {}
     for run in runs:
         tok = _value(run, "output_tok_s") or _value(run, "decode_tok_s")
         if tok is None:
@@ -493,19 +493,15 @@ def goodput(runs, slo: dict, gpus: int) -> dict:
             if value is None:
                 unknown.append(name)
             else:
-                checks.append({"slo": name, "limit": limit, "measured": round(value, 3), "stat": got, "source": source,
-                               "met": value <= limit})
-        met = not unknown and all(c["met"] for c in checks)
-        entry = by_layout.setdefault(run.layout.label(), {"label": run.layout.label(), "gpus": run.layout.gpus,
-                                                          "runs": [], "goodput": 0.0})
-        entry["runs"].append({"batch": run.batch, "tok_s": tok, "met": met, "checks": checks, "unknown": unknown})
+                checks.append(SloCheck(name, limit, round(value, 3), got, source, value <= limit))
+        met = not unknown and all(c.met for c in checks)
+        entry = by_layout.setdefault(run.layout.label(), GoodputLayout(run.layout.label(), run.layout.gpus, []))
+        entry.runs.append(GoodputRun(run.batch, tok, met, checks, unknown))
         if met:
-            entry["goodput"] = max(entry["goodput"], tok)
-    rows = []
-    for entry in by_layout.values():
-        entry["replicas"] = gpus // entry["gpus"] if entry["gpus"] <= gpus else 0
-        entry["fleet_goodput"] = round(entry["goodput"] * entry["replicas"], 2)
-        rows.append(entry)
-    best = max(rows, key=lambda e: e["fleet_goodput"], default=None)
-    return {"slo": {k: v[2] for k, v in slo.items()}, "gpus": gpus, "layouts": rows,
-            "best": best["label"] if best and best["fleet_goodput"] > 0 else None}
+            entry.goodput = max(entry.goodput, tok)
+    rows = list(by_layout.values())
+    for entry in rows:
+        entry.replicas = gpus // entry.gpus if entry.gpus <= gpus else 0
+        entry.fleet_goodput = round(entry.goodput * entry.replicas, 2)
+    best = max(rows, key=lambda e: e.fleet_goodput, default=None)
+    return Goodput({k: v[2] for k, v in slo.items()}, gpus, rows, best.label if best and best.fleet_goodput > 0 else None)

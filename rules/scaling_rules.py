@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
 from rules.engine import rule
-from rules.predictions import ScalingAnalysis, ScalingRow
+from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
 from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
 
 # Layout statuses of a system that is not broken: inside the band, faster than it (yet above the
@@ -317,11 +317,11 @@ def dp_alternative(facts, predictions):
 def goodput_rule(facts, predictions):
     """Tokens/s within the SLO per layout, and the layout that maximises it for the GPU count."""
     g = predictions.goodput
-    if not g or not g.get("slo"):
+    if not g or not g.slo:
         return
-    unknown = sorted({u for e in g["layouts"] for run in e["runs"] for u in run["unknown"]})
-    slo = ", ".join(f"{k} <= {v:g} ms" for k, v in g["slo"].items())
-    if g["best"] is None:
+    unknown = sorted({u for e in g.layouts for run in e.runs for u in run.unknown})
+    slo = ", ".join(f"{k} <= {v:g} ms" for k, v in g.slo.items())
+    if g.best is None:
         if unknown:
             yield Finding(rule="scaling.goodput", category="insufficient_data", severity="info", confidence=0.0,
                           title=f"Goodput cannot be judged: the benchmarks do not report {', '.join(unknown)}",
@@ -334,25 +334,25 @@ def goodput_rule(facts, predictions):
                       summary="Every benchmark run at every layout exceeds at least one SLO percentile.",
                       evidence=_goodput_ev(g), fix="Lower the concurrency per replica, or use a larger TP for lower ITL.")
         return
-    best = next(e for e in g["layouts"] if e["label"] == g["best"])
+    best = next(e for e in g.layouts if e.label == g.best)
     yield Finding(
         rule="scaling.goodput", category="expected_physics", severity="info", confidence=0.7,
-        title=f"Within the SLO ({slo}), {best['label']} x {best['replicas']} replicas gives the most goodput on {g['gpus']} GPUs: "
-        f"{best['fleet_goodput']:.0f} tok/s",
-        summary="; ".join(f"{e['label']}: {e['goodput']:.0f} tok/s per replica within the SLO x {e['replicas']} = "
-                          f"{e['fleet_goodput']:.0f} tok/s" for e in g["layouts"]) + ".",
+        title=f"Within the SLO ({slo}), {best.label} x {best.replicas} replicas gives the most goodput on {g.gpus} GPUs: "
+        f"{best.fleet_goodput:.0f} tok/s",
+        summary="; ".join(f"{e.label}: {e.goodput:.0f} tok/s per replica within the SLO x {e.replicas} = "
+                          f"{e.fleet_goodput:.0f} tok/s" for e in g.layouts) + ".",
         evidence=_goodput_ev(g),
-        fix=f"Serve with {best['label']} replicas; recheck the SLO at the concurrency you expect.",
+        fix=f"Serve with {best.label} replicas; recheck the SLO at the concurrency you expect.",
     )
 
 
-def _goodput_ev(g) -> list[Evidence]:
+def _goodput_ev(g: Goodput) -> list[Evidence]:
     out = []
-    for e in g["layouts"]:
-        for run in e["runs"]:
-            for c in run["checks"]:
-                out.append(Evidence(source=c["source"], detail=f"{e['label']} concurrency {run['batch']}: {c['slo']} ({c['stat']})",
-                                    measured=c["measured"], expected=c["limit"], unit="ms"))
+    for e in g.layouts:
+        for run in e.runs:
+            for c in run.checks:
+                out.append(Evidence(source=c.source, detail=f"{e.label} concurrency {run.batch}: {c.slo} ({c.stat})",
+                                    measured=c.measured, expected=c.limit, unit="ms"))
     return out[:12]
 
 

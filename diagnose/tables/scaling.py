@@ -3,7 +3,7 @@ model's terms, and with an SLO the goodput per layout."""
 
 from __future__ import annotations
 
-from rules.predictions import ScalingAnalysis, ScalingRow
+from rules.predictions import Goodput, GoodputRun, ScalingAnalysis, ScalingRow
 
 
 def tables(analysis: ScalingAnalysis) -> dict[str, dict]:
@@ -86,23 +86,23 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
                     "over by that much and nothing is unexplained."}
 
 
-def goodput_table(g: dict) -> dict:
-    judged = [any(not run["unknown"] for run in e["runs"]) for e in g["layouts"]]  # else goodput is unknown, not 0
-    rows = [[e["label"], e["gpus"], ", ".join(f"{run['batch']}:{_slo_mark(run)}" for run in e["runs"]),
-             _n(e["goodput"], 0) if ok else "-", e["replicas"], _n(e["fleet_goodput"], 0) if ok else "-",
-             "best" if e["label"] == g["best"] else ""]
-            for e, ok in zip(g["layouts"], judged)]
-    return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g['gpus']}", "total tok/s", ""],
+def goodput_table(g: Goodput) -> dict:
+    judged = [any(not run.unknown for run in e.runs) for e in g.layouts]  # else goodput is unknown, not 0
+    rows = [[e.label, e.gpus, ", ".join(f"{run.batch}:{_slo_mark(run)}" for run in e.runs),
+             _n(e.goodput, 0) if ok else "-", e.replicas, _n(e.fleet_goodput, 0) if ok else "-",
+             "best" if e.label == g.best else ""]
+            for e, ok in zip(g.layouts, judged)]
+    return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g.gpus}", "total tok/s", ""],
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
                                   "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
                                   "so it cannot be judged."}
 
 
-def _slo_mark(run: dict) -> str:
+def _slo_mark(run: GoodputRun) -> str:
     """miss when a reported figure breaks the SLO; n/a when a figure it needs is not reported."""
-    if any(not c["met"] for c in run["checks"]):
+    if any(not c.met for c in run.checks):
         return "miss"
-    return "n/a" if run["unknown"] else "ok"
+    return "n/a" if run.unknown else "ok"
 
 
 def _total_tok_s(r: ScalingRow) -> float | None:
