@@ -247,7 +247,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         terms={k: round(v, 4) for k, v in terms.items()}, calibrated_with=how, split_with=split_how,
         allreduce_count=p.allreduce_count_per_step, allreduce_bytes=p.allreduce_bytes,
         allreduce_ref_us=round(ar_ref, 2), allreduce_ref_source=ar_ref_src,
-        allreduce_healthy_max_us=round(_healthy_slowest_us(p, ar_ref), 2),
+        allreduce_healthy_max_us=round(_healthy_slowest_us(p, gpu, ar_ref), 2),
         allreduce_measured_us=ar_meas, allreduce_measured_source=ar_meas_src, interconnect=p.interconnect,
         fits=p.fits, weights_gb_per_gpu=p.weights_gb_per_gpu, gpu_memory_gb=round(gpu.memory_gb * 2**30 / 1e9, 1),
         valid=p.valid, model=p.model, gpu=p.gpu, dtype=p.dtype,
@@ -307,14 +307,14 @@ def _allreduce_reference(p, cal: Calibration) -> tuple[float, str]:
     return p.allreduce_us_expected, f"{SOURCE} ({p.allreduce_impl} on {p.interconnect}, {p.engine})"
 
 
-def _healthy_slowest_us(p, ref: float) -> float:
-    """The slowest time a healthy path gives for this all-reduce: the engine's own kernel, or NCCL
-    on the same fabric (an engine run without its custom kernel is not broken)."""
+def _healthy_slowest_us(p, gpu, ref: float) -> float:
+    """The slowest time a healthy path gives for this all-reduce on `gpu` (the prediction's catalog
+    row): the engine's own kernel, or NCCL on the same fabric (an engine run without its custom
+    kernel is not broken)."""
     from rules import catalog, collectives
 
     if p.tp <= 1:
         return ref
-    gpu = catalog.gpu(p.gpu)
     p2p = gpu.pcie_p2p or catalog.interconnect(p.interconnect).kind != "pcie"
     nccl = collectives.nccl(p.interconnect, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
                             p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))))
