@@ -125,12 +125,19 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:\bposix_fallocate|\bshm_open|/dev/shm|\bshared memory segment)\b[^.\n]{0,80}?\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
         r"\bError while creating shared memory segment\b", r"/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
         r"\bBus error\b",
+        # NCCL's shmutils.cc / shm.h and PyTorch's DataLoader messages for the same failure
+        r"\bncclShmOpen\b", r"\bfailed to extend /dev/shm\b", r"\binsufficient shared memory\b",
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
-        r"\bSW Power Cap\b", r"\bHW Slowdown\b", r"\bHW Power Brake\b", r"\b(?:SW |HW )?Thermal Slowdown\b",
+        # `nvidia-smi -q` prints every reason with ": Active" or ": Not Active"; only an active one is a claim
+        r"\bSW Power Cap\b(?!\s*:\s*Not)", r"\bHW Slowdown\b(?!\s*:\s*Not)", r"\bHW Power Brake\b(?!(?: Slowdown)?\s*:\s*Not)",
+        r"\b(?:SW |HW )?Thermal Slowdown\b(?!\s*:\s*Not)",
         r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b", r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
         r"\bfrequency (?:reduction|drops?|throttl\w*)\b", r"\b(?:stuck|stays|remains) (?:in|at) P[2-8]\b",
+        # the board drawing far less than its limit under full load: the power controller holds it back
+        r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?\b(?:never (?:exceeds|goes above|reaches|gets above)|stuck at|capped at|"
+        r"limited to|tops out at)\b",
     ],
     # Xid, ECC and reset-required errors, named in words or pasted.
     "hardware_error": [
@@ -200,7 +207,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
-        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))",
+        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))"
+        r"(?!\s*(?:slower|faster|lower|higher|less|more|worse|better|drop|increase|decrease|improvement|regression|of (?:the )?(?:bandwidth|peak|line rate)))",
         r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was )?(?:goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
     ],
     # Compute kernels slowing down while a collective runs beside them.
@@ -220,12 +228,20 @@ PATTERNS: dict[str, list[str]] = {
     "cpu_ab": [
         r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
+        # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
+        # Python's GIL (one core per process), the GPU idle between steps waiting on the host
+        r"\bCPU\b[^.\n%]{0,40}?(?:>\s*|over |above )?100\s*%", r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
+        r"\b(?:one|single|1|a|two|2) (?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
+        r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
+        r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*)\b[^.\n]{0,40}?"
+        r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
+        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPU|host|Python)\b",
     ],
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
     # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
     # words for it. Not HF's attn_implementation="eager", which names an attention kernel.
     "eager_flag": [
-        r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\benforce_eager\s*[=:]\s*(?:True|true|1)\b",
+        r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
         r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
@@ -344,7 +360,13 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()])
     if before and _CLAUSE.search(before.group(0)):
         before = None  # "not working when each rank ...": the negation belongs to another clause
-    return bool(before or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+    inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
+    return bool(before or inside or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+
+
+# Kinds whose matched words can carry their own negation ("the CPU is not the bottleneck").
+_NEGATED_INSIDE = ("cpu_ab",)
+_INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
 
 
 _CLAUSE = re.compile(r"\b(?:when|while|because|if|after|since|but|unless|whenever|so|as)\b", re.I)
@@ -381,8 +403,9 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
-        versions = nccl_versions(text)
-        if len(versions) >= 2 and _REGRESS_WORDS.search(text):
+        figured = version_figures(text)
+        versions = figured or nccl_versions(text)
+        if figured or (len(versions) >= 2 and _REGRESS_WORDS.search(text)):
             m = re.search(r"\bNCCL\b", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         engine_versions = _engine_versions(text)
@@ -468,6 +491,78 @@ def _engine_versions(text: str):
         return None
     anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version)\b", text, re.I)
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
+
+
+# --------------------------------------------------------------------------- failure families (issue 11 b)
+# More families for failure categories, each from the vocabulary of the tool that reports the
+# situation, registered into PATTERNS like the rest.
+FAILURE_PATTERNS: dict[str, list[str]] = {
+    # NCCL on TCP sockets between nodes: its own INFO/WARN lines (net_socket.cc, net_ib.cc, ibvwrap.cc;
+    # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html) and the words for it.
+    "net_socket": [
+        r"\bUsing (?:network|internal Network) Socket\b", r"\bNET/IB\s*:\s*No device found\b",
+        r"\b(?:ibv_open_device|ibv_get_device_list)\b[^\n]{0,30}?\bfail\w*", r"\bFailed to open libibverbs\b",
+        r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
+        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
+        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
+        r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
+        r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
+        r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
+    ],
+    # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
+    # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
+    "pcie_degraded": [
+        r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
+        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
+        r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
+        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
+        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
+        r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
+    ],
+    # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
+    # slow link, not a verdict by itself.
+    "pcie_slot": [
+        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|mining (?:board|frame|rig))\b",
+        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b", r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
+        r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
+    ],
+    # A rank's CPU work on the other socket from its GPU: numactl / taskset / CPU-affinity words
+    # (NCCL env docs NCCL_IGNORE_CPU_AFFINITY; vLLM/TRT-LLM NUMA-binding docs).
+    "numa_words": [
+        r"\b(?:cross|remote|wrong|other|opposite|different)[- ](?:NUMA|socket|CPU socket)\b",
+        r"\bNUMA\b[^.\n]{0,40}?\b(?:mismatch\w*|wrong|remote|not (?:local|match\w*|aligned))\b",
+        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
+        r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
+        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
+    ],
+    # The NCCL release changed and the behaviour with it, said without two version numbers.
+    "nccl_upgrade": [
+        r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
+        r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
+        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
+        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
+    ],
+}
+PATTERNS.update(FAILURE_PATTERNS)
+OUTPUT_FAMILIES += ("net_socket", "pcie_degraded")
+# Families whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
+_NEGATIVE_KINDS += ("net_socket",)
+
+# "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
+_VERSION_FIGURE = re.compile(r"(?<![\d.])v?([12]\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
+
+
+def version_figures(text: str) -> list[str]:
+    """The NCCL releases of a text that gives a figure per release, when the figures differ by more than
+    20 %: an A/B stated as numbers, not words. [] otherwise."""
+    if not re.search(r"\bNCCL\b", text, re.I):
+        return []
+    figures: dict[str, float] = {}
+    for m in _VERSION_FIGURE.finditer(text):
+        figures.setdefault(m.group(1), float(m.group(2)))
+    values = [v for v in figures.values() if v > 0]
+    return list(figures) if len(values) >= 2 and max(values) > 1.2 * min(values) else []
 
 
 # --------------------------------------------------------------------------- the symptom

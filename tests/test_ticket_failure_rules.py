@@ -1,0 +1,104 @@
+"""The failure-category ticket rules: each fires on the evidence it names, stays silent without it
+or where that evidence means something else (one node, a failure the category cannot cause, a fix),
+and the verdict of real development cases follows them."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from diagnose.bundle import read_bundle
+from diagnose.evidence import Facts, Note
+from rules.engine import evaluate, ticket_verdict
+
+CORPUS = Path(__file__).parent / "data" / "tickets"
+SPLIT = tomllib.loads((CORPUS / "SPLIT.toml").read_text())
+NOT_STUDIED = set(SPLIT["holdout"]) | set(SPLIT.get("fresh", []))
+
+
+def ticket(text: str):
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+def fired(findings, rule_id):
+    return [f for f in findings if f.rule == rule_id and f.severity != "ok"]
+
+
+def test_nccl_on_sockets_between_nodes_is_socket_fallback():
+    answer, findings = ticket("All-reduce across two nodes with 8 A100 each is very slow. NCCL_DEBUG=INFO prints "
+                              "'NCCL INFO NET/IB : No device found.' on both hosts.")
+    assert [f.category for f in fired(findings, "ticket.net_socket")] == ["socket_fallback"]
+    assert answer.category == "socket_fallback" and answer.confidence < 0.7  # words, not a parsed log
+
+
+def test_the_socket_interface_line_on_one_node_is_routine():
+    _, findings = ticket("Single server, 4 GPUs, the all-reduce is slow. The log shows NCCL INFO NET/Socket : Using "
+                         "[0]eth0:10.1.1.2<0>.")
+    assert not fired(findings, "ticket.net_socket")
+
+
+def test_a_link_below_its_capability_is_a_degraded_link():
+    answer, findings = ticket("TP=2 on two RTX 3090 is slower than one GPU. For GPU1 lspci shows "
+                              "LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok).")
+    assert fired(findings, "ticket.pcie_words")[0].confidence == 0.65
+    assert answer.category == "pcie_link_degraded"
+
+
+def test_a_riser_is_a_weaker_prior_and_only_for_a_speed_complaint():
+    _, slow = ticket("Tensor parallel inference on two GPUs is slower than on one. The second card is on a riser.")
+    assert [f.confidence for f in fired(slow, "ticket.pcie_words")] == [0.45]
+    _, crash = ticket("vLLM crashes with an illegal memory access. The second card is on a riser.")
+    assert not fired(crash, "ticket.pcie_words")
+
+
+def test_cpu_binding_that_changes_the_speed_is_numa_affinity_not_for_a_hang():
+    answer, findings = ticket("Decode on our dual-socket box is slow; binding each rank with numactl --cpunodebind "
+                              "made it twice as fast.")
+    assert answer.category == "numa_affinity" and fired(findings, "ticket.numa_words")
+    _, hang = ticket("The job hangs at init; binding the ranks with numactl helped nothing and still hangs.")
+    assert not fired(hang, "ticket.numa_words")
+
+
+def test_an_nccl_upgrade_as_cause_and_as_cure():
+    answer, findings = ticket("After upgrading NCCL the all-reduce on our 16 nodes is 30% slower.")
+    assert answer.category == "nccl_regression" and fired(findings, "ticket.nccl_upgrade")
+    _, cured = ticket("The job hung at the first all-reduce; after upgrading NCCL it works.")
+    assert not fired(cured, "ticket.nccl_upgrade")
+
+
+def test_a_saturated_host_core_is_host_bound_unless_the_engine_runs_on_the_cpu():
+    answer, findings = ticket("vLLM on one H100 is slow: the engine process sits at 100% CPU and GPU utilization "
+                              "is around 40%.")
+    assert answer.category == "host_bound"
+    assert len(fired(findings, "ticket.cpu_bound")[0].evidence) == 2  # the CPU load and the GPU idling meanwhile
+    _, cpu_backend = ticket("Using the vLLM CPU backend, the CPU is at 100% and generation is slow.")
+    assert not fired(cpu_backend, "ticket.cpu_bound")
+
+
+def test_pasted_smi_output_with_every_reason_inactive_is_not_throttling():
+    _, findings = ticket("Inference is slow on this A100.\n\n```\n    Clocks Event Reasons\n"
+                         "        SW Power Cap                      : Not Active\n"
+                         "        HW Slowdown                       : Not Active\n```")
+    assert not fired(findings, "ticket.clock_power")
+
+
+@pytest.mark.parametrize("prefix,label,rule", [
+    ("u101", "socket_fallback", "nccl.socket_fallback"),   # NET/Socket on a cross-node all-reduce, IB expected
+    ("u103", "shm_too_small", "ticket.shm_error"),         # posix_fallocate: No space left on device
+    ("u105", "host_bound", "ticket.gpu_utilisation"),      # one GPU at 60 % under a large batch
+    ("u107", "nccl_regression", "nccl.regression"),        # busbw per NCCL release, 57 -> 7 GB/s
+    ("u109", "throttling", "ticket.clock_power"),          # SW Power Cap stuck active
+])
+def test_development_cases_of_these_categories(tmp_path, prefix, label, rule):
+    (case,) = [p for p in CORPUS.iterdir() if p.name.startswith(prefix + "-")]
+    assert case.name not in NOT_STUDIED
+    copy = tmp_path / "t"
+    shutil.copytree(case, copy, ignore=shutil.ignore_patterns("expected.toml"))
+    facts = read_bundle([copy])
+    findings = evaluate(facts)
+    assert ticket_verdict(facts, findings).category == label
+    assert any(f.rule == rule and f.category == label for f in findings)
