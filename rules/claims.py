@@ -100,7 +100,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:P2P|peer[- ]to[- ]peer|peer)(?: access)?(?: is| was| are)? (?:not (?:supported|available|enabled|possible|working)|disabled|unavailable|unsupported|refused)\b",
         r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
         r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?(?:P2P|peer(?: access| to peer| mapping)?)\b",
-        r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"\b(?:Chipset|GPU|Topology) not supported\b",
+        # `topo -p2p`'s legend ("CNS  = Chipset not supported") prints under every matrix, however the pairs read
+        r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
         r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)", r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
@@ -141,8 +142,12 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # Xid, ECC and reset-required errors, named in words or pasted.
     "hardware_error": [
-        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*(\d+)\b", r"\bfallen off the bus\b", r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b",
-        r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b", r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b|\brequires? (?:a )?(?:GPU )?reset\b",
+        # `nvidia-smi -q` prints its ECC counters and reset status as "Double Bit ECC : N/A", "Reset Required : No":
+        # a counter at 0 / N/A or a "No" is the field's name, not an error
+        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*(\d+)\b", r"\bfallen off the bus\b",
+        r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b(?!\s*:\s*(?:0|N/A|No|None)\b)",
+        r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b",
+        r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b(?!\s*:\s*(?:No|N/A)\b)|\brequires? (?:a )?(?:GPU )?reset\b",
         r"\brow[- ]remap\w*\s+(?:failure|pending)\b", r"\bGPU is lost\b|\bGPU has fallen\b", r"\bretired pages? pending\b",
     ],
     # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").

@@ -230,7 +230,7 @@ FAILURES = ("hang", "crash", "error")
 COMPLAINTS = (*FAILURES, "slow", "scaling")
 # Checks whose pass answers a performance complaint (they measure the figure complained about):
 # other passes (a setting that is fine, a link that is up) do not make a complaint "healthy".
-ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth", "topology.nvlink_links", "topology.pcie_link",
+ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth", "topology.nvlink_links",
                      "workload.latency_bound_small_batch", "scaling.")
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 PRIORS = ("ticket.symptom_prior",)

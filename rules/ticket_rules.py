@@ -532,7 +532,11 @@ def shm_error(facts: Facts, predictions=None):
     c = _first(facts, "shm_error")
     if not c:
         return
-    yield make("ticket.shm_error", "shm_too_small", "critical", weight(c),
+    confidence = weight(c)
+    if re.search(r"\bBus error\b", c.quote, re.I) and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
+            and not claims.find(facts, "container"):
+        confidence = min(confidence, 0.45)  # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
+    yield make("ticket.shm_error", "shm_too_small", "critical", confidence,
                "Shared memory (/dev/shm) is too small or not available where the job runs",
                "NCCL's SHM transport and the engines' worker queues live in /dev/shm; docker gives a container 64 MB "
                "by default, and creating the segments then fails (posix_fallocate / shm_open errors, bus errors).",

@@ -102,3 +102,36 @@ def test_development_cases_of_these_categories(tmp_path, prefix, label, rule):
     findings = evaluate(facts)
     assert ticket_verdict(facts, findings).category == label
     assert any(f.rule == rule and f.category == label for f in findings)
+
+
+def test_a_healthy_pasted_smi_query_is_no_hardware_fault():
+    # a real `nvidia-smi -q` of a healthy RTX 4090: "Double Bit ECC : N/A", "Reset Required : No"
+    smi = (Path(__file__).parent / "data" / "hardware" / "real" / "smi_q_rtx4090_x8_535.txt").read_text()
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", "Decode on this box is slower than I expected."))
+    facts.add(Note("issue.md:5", "pasted_output", smi))
+    findings = evaluate(facts)
+    assert not fired(findings, "ticket.hardware_error")
+    assert ticket_verdict(facts, findings).category != "hardware_fault"
+
+
+def test_the_topo_p2p_legend_is_not_p2p_refused(tmp_path):
+    matrix = (Path(__file__).parent / "data" / "hardware" / "real" / "topo_p2p_rw_2x_rtx5090_gns_spaces.txt").read_text()
+    all_ok = matrix.replace("GNS     X", "OK      X").replace("X       GNS", "X       OK")
+    verdicts = {}
+    for name, table in (("ok", all_ok), ("gns", matrix)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "issue.md").write_text("# all_reduce_perf on two GPUs is slower than I expected\n\n"
+                                                  f"nvidia-smi topo -p2p r:\n\n```\n{table}\n```\n")
+        facts = read_bundle([tmp_path / name])
+        findings = evaluate(facts)
+        verdicts[name] = ticket_verdict(facts, findings).category
+        if name == "ok":
+            assert not fired(findings, "ticket.p2p_refused")  # the legend prints under every matrix
+    assert verdicts["ok"] != "p2p_disabled" and verdicts["gns"] == "p2p_disabled"  # the GNS cells decide
+
+
+def test_a_bus_error_outside_a_container_is_a_weak_shm_lead():
+    _, bare = ticket("Loading the model on 2 GPUs crashes with Bus error (core dumped).")
+    _, docker = ticket("Inside the docker container, loading the model on 2 GPUs crashes with Bus error (core dumped).")
+    assert fired(bare, "ticket.shm_error")[0].confidence < fired(docker, "ticket.shm_error")[0].confidence
