@@ -25,6 +25,7 @@ from diagnose.evidence import (
     Note,
     NvLinkFact,
     PairBandwidth,
+    PcieLinkFact,
     Workload,
     XidEvent,
 )
@@ -963,12 +964,15 @@ def pcie_words(facts: Facts, predictions=None):
     """A PCIe link running below its capability (lspci's '(downgraded)', 'Gen1 instead of Gen4', 'stuck at
     x4'), quoted or said where no link state was parsed; a riser or narrow slot alone only when the
     ticket complains of speed, and weaker: how a card is attached is a prior, not an observation."""
-    if [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.pcie_width_current]:
+    if [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.pcie_width_current] or facts.of(PcieLinkFact):
         return  # the link states themselves: topology.pcie_link judges them
     said = claims.symptom_quote(facts)
     c = _first(facts, "pcie_degraded")
     confidence = weight(c) if c else 0.0
-    if not c or c.guess:
+    if c and not _IDLE_PROOF.search(c.quote):
+        # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, and only for a speed complaint
+        confidence = 0.45 if said and said[2] in ("slow", "scaling", "normal?") else 0.0
+    if not c or c.guess or not confidence:
         c = _first(facts, "pcie_slot")
         if not c or c.guess or not said or said[2] not in ("slow", "scaling", "normal?"):
             return
@@ -984,6 +988,11 @@ def pcie_words(facts: Facts, predictions=None):
                "against LnkCap); move the card to a CPU-attached x16 slot, replace the riser, or set the slot's "
                "generation in the BIOS.",
                refs=["nvidia_smi"])
+
+
+# What a link's power saving cannot explain: fewer lanes than the card has, or a low speed seen under load.
+_IDLE_PROOF = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)|under (?:full )?load|while (?:running|training|serving|"
+                         r"benchmarking)|during (?:the )?(?:run|benchmark|training|inference)", re.I)
 
 
 @rule("ticket.numa_words", "numa_affinity")

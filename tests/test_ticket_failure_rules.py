@@ -43,9 +43,19 @@ def test_the_socket_interface_line_on_one_node_is_routine():
 
 def test_a_link_below_its_capability_is_a_degraded_link():
     answer, findings = ticket("TP=2 on two RTX 3090 is slower than one GPU. For GPU1 lspci shows "
-                              "LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok).")
+                              "LnkSta: Speed 16GT/s (ok), Width x4 (downgraded).")
     assert fired(findings, "ticket.pcie_words")[0].confidence == 0.65
     assert answer.category == "pcie_link_degraded"
+
+
+def test_a_lower_link_speed_alone_is_what_an_idle_gpu_does():
+    # ASPM drops an idle GPU's link to 2.5 GT/s; without fewer lanes or a reading under load it is a weak lead
+    idle = "TP=2 on two RTX 3090 is slower than one GPU. lspci shows LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)."
+    assert [f.confidence for f in fired(ticket(idle)[1], "ticket.pcie_words")] == [0.45]
+    loaded = "TP=2 is slower than one GPU. Under load GPU1 still runs at Gen1 instead of Gen4."
+    assert [f.confidence for f in fired(ticket(loaded)[1], "ticket.pcie_words")] == [0.65]
+    _, hang = ticket("NCCL hangs on two RTX 3090. lspci shows LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok).")
+    assert not fired(hang, "ticket.pcie_words")
 
 
 def test_a_riser_is_a_weaker_prior_and_only_for_a_speed_complaint():
@@ -135,3 +145,17 @@ def test_a_bus_error_outside_a_container_is_a_weak_shm_lead():
     _, bare = ticket("Loading the model on 2 GPUs crashes with Bus error (core dumped).")
     _, docker = ticket("Inside the docker container, loading the model on 2 GPUs crashes with Bus error (core dumped).")
     assert fired(bare, "ticket.shm_error")[0].confidence < fired(docker, "ticket.shm_error")[0].confidence
+
+
+@pytest.mark.parametrize("complaint", [
+    "# NCCL hangs at the first all-reduce on this node\n\nThe job never finishes.",
+    "# Tensor parallel decode with vLLM on this node is slower than I expected\n\nWhat could be wrong?",
+])
+def test_links_that_are_up_do_not_make_a_complaint_healthy(tmp_path, complaint):
+    # a real `nvidia-smi nvlink -s` of an A100 SXM4 with every link up: a state, not the figure complained of
+    links = (Path(__file__).parent / "data" / "hardware" / "real" / "nvlink_s_a100_sxm4_x8.txt").read_text()
+    (tmp_path / "issue.md").write_text(f"{complaint}\n\n```\n{links}\n```\n")
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    assert any(f.rule == "topology.nvlink_links" and f.severity == "ok" for f in findings)
+    assert ticket_verdict(facts, findings).category != "healthy"
