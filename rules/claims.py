@@ -58,6 +58,9 @@ def _quote(text: str, m: re.Match, pad: int = 50) -> str:
     return ("…" if a else "") + snippet + ("…" if b < len(text) else "")
 
 
+# Words an engine's log puts before a switch it recommends (not one that is set).
+_ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
+
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
@@ -245,9 +248,11 @@ PATTERNS: dict[str, list[str]] = {
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
     # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
     # words for it. Not HF's attn_implementation="eager", which names an attention kernel.
+    # The engines' own logs name the switch as advice ("To run the model in eager mode, set 'enforce_eager=True' or
+    # use '--enforce-eager'", SGLang's "disable CUDA graph by --disable-cuda-graph"): advice is not the setting.
     "eager_flag": [
-        r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
-        r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", _ADVICE + r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
     ],

@@ -133,3 +133,20 @@ def test_release_figures_that_agree_or_versions_without_figures_are_no_compariso
     assert not claims.find(said("NCCL v2.19.3: 385 GB/s, v2.20.3: 383 GB/s"), "nccl_versions_compared")
     assert not claims.find(said("The source of NCCL v2.27.7 sets this constant; we run NCCL 2.27.1."),
                            "nccl_versions_compared")
+
+
+@pytest.mark.parametrize("line", [
+    # vLLM V0's start-up log, printed while it captures CUDA graphs (so graphs are on)
+    "INFO 05-14 10:02:11 model_runner.py:1402] Capturing the model for CUDA graphs. This may lead to unexpected "
+    "consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use "
+    "'--enforce-eager' in the CLI.",
+    # SGLang's out-of-memory advice
+    "Possible solutions: 1. set --mem-fraction-static to a smaller value 2. disable CUDA graph by --disable-cuda-graph.",
+])
+def test_an_engine_recommending_eager_mode_is_not_running_in_it(line):
+    assert not found(line, "eager_flag", note="pasted_output") and not found(line, "eager_flag")
+
+
+def test_the_eager_switch_when_it_is_set():
+    assert found("python -m vllm.entrypoints.openai.api_server --model m --enforce-eager -tp 2", "eager_flag")
+    assert found('engine_args = {"enforce_eager": true, "tensor_parallel_size": 4}', "eager_flag")
