@@ -65,6 +65,12 @@ PARAPHRASES = {
         "Is the GIL limiting how fast the workers feed the GPUs?",
         "The GPUs are idle most of the time, waiting on the CPU.",
         "Tokenization is the bottleneck for our short prompts.",
+        "The dataloader is the bottleneck: the GPUs sit idle between batches.",
+    ],
+    "launch_overhead": [
+        "Turning CUDA graphs back on made decoding 3x faster.",
+        "With torch.compile mode=reduce-overhead it sped up a lot at batch 1.",
+        "The profile shows thousands of tiny kernels per token.",
     ],
     "clock_power": [
         "SW Power Cap                      : Active",
