@@ -239,7 +239,7 @@ PATTERNS: dict[str, list[str]] = {
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host
         r"\bCPU\b[^.\n%]{0,40}?(?:>\s*|over |above )?100\s*%", r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
-        r"\b(?:one|single|1|a|two|2) (?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
+        r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
         r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|data ?loader\w*)\b[^.\n]{0,40}?"
         r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
@@ -436,7 +436,7 @@ def claims(facts: Facts) -> list[Claim]:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": seconds}))
         for m in _UTIL.finditer(text):
-            pct = float(m.group(1) or m.group(2))
+            pct = float(next(g for g in m.groups() if g))
             if 0 <= pct <= 100:
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct}))
     for n in facts.of(Note):
@@ -456,7 +456,11 @@ def claims(facts: Facts) -> list[Claim]:
 _CACHE: dict = {}
 _UTIL = re.compile(
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:GPU[- ]?|volatile\s+)?(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
-    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
+    # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
+    r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
+    r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
+    re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
 _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|go(?:es)? away|went away|disappear\w*|gone)\b", re.I)

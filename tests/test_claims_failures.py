@@ -156,3 +156,16 @@ def test_an_engine_recommending_eager_mode_is_not_running_in_it(line):
 def test_the_eager_switch_when_it_is_set():
     assert found("python -m vllm.entrypoints.openai.api_server --model m --enforce-eager -tp 2", "eager_flag")
     assert found('engine_args = {"enforce_eager": true, "tensor_parallel_size": 4}', "eager_flag")
+
+
+@pytest.mark.parametrize("text,percent", [
+    ("The GPU only uses 10% while one logical core is pegged.", 10.0),
+    ("Each GPU is at 40% during decoding.", 40.0),
+])
+def test_utilisation_said_as_what_the_gpu_uses(text, percent):
+    assert [c.data["percent"] for c in claims.find(said(text), "gpu_util")] == [percent]
+
+
+@pytest.mark.parametrize("text", ["GPU memory at 90% on every card.", "The GPU fan runs at 80%.", "GPU temperature is at 85% of the limit."])
+def test_a_gpus_memory_fan_or_temperature_is_not_its_utilisation(text):
+    assert not claims.find(said(text), "gpu_util")
