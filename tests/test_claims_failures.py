@@ -89,6 +89,9 @@ NEGATIONS = {
     "numa_words": ["There is no cross-NUMA traffic: every rank is bound to its own socket."],
     "cpu_ab": ["The CPU is not the bottleneck here."],
     "pcie_slot": ["No riser is involved, every GPU is in a full slot."],
+    "pcie_degraded": ["No PCIe link is downgraded on this box."],
+    "nccl_upgrade": ["The slowdown is not an NCCL regression: 2.18 and 2.21 give the same numbers."],
+    "launch_overhead": ["It is not launch-bound on this GPU."],
 }
 
 
