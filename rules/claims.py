@@ -419,7 +419,7 @@ def claims(facts: Facts) -> list[Claim]:
                 out.append(c)
         figured = version_figures(text)
         versions = figured or nccl_versions(text)
-        if figured or (len(versions) >= 2 and _REGRESS_WORDS.search(text)):
+        if figured or (len(versions) >= 2 and (_REGRESS_WORDS.search(text) or failure_ab(text))):
             m = re.search(r"\bNCCL\b", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         engine_versions = _engine_versions(text)
@@ -569,6 +569,17 @@ _NEGATIVE_KINDS += ("net_socket",)
 
 # "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
 _VERSION_FIGURE = re.compile(r"(?<![\d.])v?([12]\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
+
+
+# "with 2.18 it works, with 2.19 it hangs": one release fails where another does not.
+_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succeed\w*|passe[sd])\b", re.I)
+_FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*)\b", re.I)
+_ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|same (?:error|hang|problem|issue|result))\b", re.I)
+
+
+def failure_ab(text: str) -> bool:
+    """A text saying one release works and another fails (not that every release tried fails alike)."""
+    return bool(_WORKS.search(text) and _FAILS.search(text) and not _ALIKE.search(text))
 
 
 def version_figures(text: str) -> list[str]:

@@ -172,3 +172,13 @@ def test_utilisation_said_as_what_the_gpu_uses(text, percent):
 @pytest.mark.parametrize("text", ["GPU memory at 90% on every card.", "The GPU fan runs at 80%.", "GPU temperature is at 85% of the limit."])
 def test_a_gpus_memory_fan_or_temperature_is_not_its_utilisation(text):
     assert not claims.find(said(text), "gpu_util")
+
+
+@pytest.mark.parametrize("text,compared", [
+    ("With NCCL 2.18.6 the job runs fine; with NCCL 2.19.3 it hangs at the first all-reduce.", True),
+    ("NCCL 2.21.5 crashes during init while 2.20.5 works.", True),
+    ("We tried NCCL 2.18.6 and 2.19.3, both hang at the first all-reduce.", False),
+    ("NCCL 2.21.5 and 2.20.5 give the same error.", False),
+])
+def test_one_release_failing_where_another_works_is_an_nccl_ab(text, compared):
+    assert bool(claims.find(said(text), "nccl_versions_compared")) is compared
