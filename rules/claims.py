@@ -561,6 +561,21 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
     ],
+    # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
+    # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
+    "bimodal": [
+        r"\bbimodal\b",
+        r"\b(?:alternat\w+|flip\w*|jump\w*|switch\w*|oscillat\w+|toggl\w+)\s+between\s+(?:two\s+)?[^.\n]{0,25}?"
+        r"(?:speeds?|rates?|levels?|\d+(?:\.\d+)?\s*(?:ms|tok/s|tokens/s|it/s|s)\b)",
+        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b[^.\n]{0,40}?"
+        r"\b(?:\d+\s*x|twice|2x|much|far) (?:slower|longer)\b",
+    ],
+    # The slowdown reproduces on one GPU, without the engine or tensor parallelism: nothing between GPUs causes it.
+    "single_gpu_repro": [
+        r"\b(?:also|even|same|still)\b[^.\n]{0,40}?\b(?:on|with|using) (?:a |one |only one )?single GPU\b",
+        r"\b(?:on|with) (?:a )?single GPU\b[^.\n]{0,40}?\b(?:also|too|as well|same|still)\b",
+        r"\bwithout (?:vLLM|SGLang|the engine|tensor parallel\w*|TP|NCCL)\b[^.\n]{0,40}?\b(?:same|also|still|too)\b",
+    ],
 }
 PATTERNS.update(FAILURE_PATTERNS)
 OUTPUT_FAMILIES += ("net_socket", "pcie_degraded")

@@ -1030,3 +1030,27 @@ def nccl_upgrade(facts: Facts, predictions=None):
                "NCCL_DEBUG_SUBSYS=INIT,TUNING on both releases, diff the chosen algorithm, protocol and transport, and "
                "report it upstream with both logs.",
                refs=["nccl_releases", "nccl_env"])
+
+
+@rule("ticket.clock_scope", "throttling")
+def clock_scope(facts: Facts, predictions=None):
+    """Step times that jump between two levels, above all when it reproduces on one GPU without the
+    engine: a GPU switching between clock or power states (P-state, power brake, thermal cycling), not a
+    steady bottleneck and nothing between GPUs."""
+    c = _first(facts, "bimodal")
+    said = claims.symptom_quote(facts)
+    if not c or c.guess or not said or said[2] in FAILURES or _first(facts, "clock_power"):
+        return  # clocks named outright: ticket.clock_power says it
+    alone = _first(facts, "single_gpu_repro")
+    evidence = [claim_ev(c, "step times at two levels")] + ([claim_ev(alone, "reproduces on one GPU")] if alone else [])
+    yield make("ticket.clock_scope", "throttling", "warning", 0.55 if alone else 0.45,
+               "Step times jump between two levels: the GPU is switching clock or power states",
+               "A steady bottleneck (memory bandwidth, a link, the host) gives steady step times; two distinct levels "
+               "mean the GPU runs part of the time at lower clocks (power brake, power cap, thermal slowdown, a "
+               "P-state change)" + (", and reproducing on one GPU without the engine rules out anything between GPUs."
+                                   if alone else "."),
+               evidence,
+               fix="Log `nvidia-smi --query-gpu=index,clocks.sm,power.draw,power.limit,temperature.gpu,"
+               "clocks_event_reasons.active --format=csv -l 1` during the run and match the slow steps to the clocks "
+               "and the active reasons.",
+               refs=["throttle", "nvidia_smi"])

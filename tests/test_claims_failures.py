@@ -182,3 +182,18 @@ def test_a_gpus_memory_fan_or_temperature_is_not_its_utilisation(text):
 ])
 def test_one_release_failing_where_another_works_is_an_nccl_ab(text, compared):
     assert bool(claims.find(said(text), "nccl_versions_compared")) is compared
+
+
+@pytest.mark.parametrize("kind,text", [
+    ("bimodal", "The step time is bimodal: either 40 ms or 90 ms."),
+    ("bimodal", "Decode speed keeps jumping between two levels, 35 tok/s and 18 tok/s."),
+    ("bimodal", "Every few steps take twice longer than the rest."),
+    ("single_gpu_repro", "It also happens on a single GPU with a plain matmul loop."),
+    ("single_gpu_repro", "Without vLLM the same slowdown shows up in a bare PyTorch benchmark."),
+])
+def test_scope_and_two_level_step_times(kind, text):
+    assert found(text, kind), (kind, text)
+
+
+def test_steady_step_times_are_not_bimodal():
+    assert not found("Each step takes 40 ms, very consistent across runs.", "bimodal")

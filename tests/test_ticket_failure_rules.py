@@ -159,3 +159,13 @@ def test_links_that_are_up_do_not_make_a_complaint_healthy(tmp_path, complaint):
     findings = evaluate(facts)
     assert any(f.rule == "topology.nvlink_links" and f.severity == "ok" for f in findings)
     assert ticket_verdict(facts, findings).category != "healthy"
+
+
+def test_two_level_step_times_on_one_gpu_are_a_clock_state_lead():
+    answer, findings = ticket("Training is slow: the step time is bimodal, either 40 ms or 90 ms. It also happens "
+                              "on a single GPU without NCCL.")
+    assert [f.confidence for f in fired(findings, "ticket.clock_scope")] == [0.55] and answer.category == "throttling"
+    _, alone = ticket("Training is slow: the step time is bimodal, either 40 ms or 90 ms.")
+    assert [f.confidence for f in fired(alone, "ticket.clock_scope")] == [0.45]
+    _, steady = ticket("Training is slow: every step takes 90 ms on the 8 GPUs.")
+    assert not fired(steady, "ticket.clock_scope")
