@@ -938,8 +938,8 @@ def net_socket(facts: Facts, predictions=None):
     device found', 'Using network Socket') or the reporter's words say it, where no NCCL log was parsed.
     On one node NCCL names its socket interface at every init, so only traffic between nodes counts."""
     if [t for t in facts.of(NcclTransport) if t.transport == "NET"] or \
-            [e for e in facts.of(NcclEvent) if e.kind in ("using_socket", "ib_unavailable", "net_init_failed")]:
-        return  # the parsed NCCL log: nccl.socket_fallback judges it
+            [e for e in facts.of(NcclEvent) if e.kind == "using_socket"]:
+        return  # the parsed log shows the transport itself: nccl.socket_fallback judges it (an HCA not found alone it does not)
     c = _first(facts, "net_socket")
     if not c or c.guess:
         return

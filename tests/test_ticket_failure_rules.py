@@ -169,3 +169,14 @@ def test_two_level_step_times_on_one_gpu_are_a_clock_state_lead():
     assert [f.confidence for f in fired(alone, "ticket.clock_scope")] == [0.45]
     _, steady = ticket("Training is slow: every step takes 90 ms on the 8 GPUs.")
     assert not fired(steady, "ticket.clock_scope")
+
+
+def test_nccl_finding_no_hca_between_nodes_is_socket_fallback(tmp_path):
+    # NCCL's own line, pasted without a fence: the log parser reads it, and no rule judged it alone before
+    (tmp_path / "issue.md").write_text(
+        "# Training across 2 nodes is slow\n\nWe run on 2 nodes with 8 A100 each, connected by InfiniBand. The log:\n\n"
+        "gpu01:1111:2222 [0] NCCL INFO NET/IB : No device found.\n"
+        "gpu01:1111:2222 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n")
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    assert fired(findings, "ticket.net_socket") and ticket_verdict(facts, findings).category == "socket_fallback"
