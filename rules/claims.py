@@ -657,6 +657,12 @@ def _opening(facts: Facts) -> tuple[str, str] | None:
     return None
 
 
+_A_RATE_STUCK = re.compile(
+    r"\b(?:throughput|speed|performance|bandwidth|busbw|algbw|tok(?:en)?s?/s|utili[sz]ation|latency|scaling)\b\W+(?:\w+\W+){0,2}?"
+    r"(?:stuck|stall\w*|plateau\w*)\b|\b(?:stuck|stall\w*)\s+(?:at|around|near|below|under)\s+~?\d+(?:\.\d+)?\s*"
+    r"(?:tok\w*/s|tokens?/s|t/s|it/s|GB/s|Gb/s|%|ms|samples/s|req\w*/s)", re.I)
+
+
 def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
     found = symptom_quote(facts)
@@ -673,6 +679,9 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
         for m in re.finditer(pattern, text, re.I):
             if kind in ("hang", "crash", "error") and _NEGATION.search(text[max(0, m.start() - 30):m.start()]):
                 continue  # "no errors", "does not hang"
+            if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
+                    _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
+                continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             return source, _quote(text, m, 60), kind
     return source, text[:120], "other"  # a question or report of another kind
 

@@ -197,3 +197,13 @@ def test_scope_and_two_level_step_times(kind, text):
 
 def test_steady_step_times_are_not_bimodal():
     assert not found("Each step takes 40 ms, very consistent across runs.", "bimodal")
+
+
+@pytest.mark.parametrize("text,hang", [
+    ("TP=4 throughput stuck\n\nWith TP=4 on 4x A100 the throughput does not improve.", False),
+    ("Decode is stuck at 20 tok/s on this box\n\nWhy is it slow?", False),
+    ("all_reduce_perf gets stuck at 128 MB and never finishes", True),
+    ("The job is stuck after NCCL init on 8 GPUs", True),
+])
+def test_a_figure_that_is_stuck_is_not_a_hang(text, hang):
+    assert (claims.symptom(said(text)) == "hang") is hang
