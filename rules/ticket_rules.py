@@ -1054,3 +1054,26 @@ def clock_scope(facts: Facts, predictions=None):
                "clocks_event_reasons.active --format=csv -l 1` during the run and match the slow steps to the clocks "
                "and the active reasons.",
                refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.vm_pcie_slow", "virtualization_no_p2p")
+def vm_pcie_slow(facts: Facts, predictions=None):
+    """Several GPUs without NVLink inside a virtual machine, and the job is slow: the hypervisor keeps ACS
+    on and shows the guest a flat topology, so peer-to-peer is refused or routed through the host (NCCL
+    troubleshooting guide, 'Virtual machines'). A lead until P2P status or the NCCL log shows it."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("slow", "scaling") or has_nvlink(facts) or _across_nodes(facts):
+        return
+    virt = [c for c in claims.find(facts, "virtualized") if not c.guess]
+    if not virt or (_gpus(facts) or 0) < 2:
+        return
+    yield make("ticket.vm_pcie_slow", "virtualization_no_p2p", "warning", 0.45,
+               "Several PCIe GPUs in a VM: peer-to-peer between them is likely refused or routed through the host",
+               "Inside a virtual machine the hypervisor keeps PCIe ACS on for isolation and shows the guest a flat "
+               "topology, so GPU peer traffic either is refused (NCCL then stages it through host memory) or crosses "
+               "the root complex; multi-GPU work is then slower than the same GPUs on bare metal.",
+               [claim_ev(virt[0], "runs in a virtual machine"), ev(said[0], f'the symptom: "{said[1]}"')],
+               fix="Attach `nvidia-smi topo -p2p r` and the NCCL_DEBUG=INFO log from the guest (look for 'via SHM' "
+               "instead of 'via P2P'); on the host pass the GPUs through with ACS redirect off and give the guest the "
+               "real topology (NCCL_TOPO_FILE), or compare with the same GPUs on bare metal.",
+               refs=["nccl_acs", "nccl_trouble"])

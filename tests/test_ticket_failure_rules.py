@@ -180,3 +180,21 @@ def test_nccl_finding_no_hca_between_nodes_is_socket_fallback(tmp_path):
     facts = read_bundle([tmp_path])
     findings = evaluate(facts)
     assert fired(findings, "ticket.net_socket") and ticket_verdict(facts, findings).category == "socket_fallback"
+
+
+def issue(tmp_path, text: str):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+def test_pcie_gpus_in_a_vm_with_a_speed_complaint_are_a_p2p_lead(tmp_path):
+    (tmp_path / "vm").mkdir()
+    answer, findings = issue(tmp_path / "vm", "# all_reduce_perf on our 4x A100 PCIe is slow\n\nThe GPUs are passed "
+                             "through to a KVM virtual machine.")
+    assert [f.confidence for f in fired(findings, "ticket.vm_pcie_slow")] == [0.45]
+    assert answer.category == "virtualization_no_p2p"
+    (tmp_path / "guess").mkdir()
+    _, guess = issue(tmp_path / "guess", "# all_reduce_perf on our 4x A100 PCIe is slow\n\nCould the VM be the reason?")
+    assert not fired(guess, "ticket.vm_pcie_slow")
