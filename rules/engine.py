@@ -237,10 +237,13 @@ def node_verdict(facts, findings: list[Finding]) -> Verdict:
 PERFORMANCE_ONLY = ("eager_mode", "latency_bound_small_batch", "expected_physics", "launch_bound", "comm_bound",
                     "pp_bubble", "host_bound", "numa_affinity", "pcie_fallback")
 FAILURES = ("hang", "crash", "error")
+# Symptoms no passed check answers: something stopped or died ("error" also covers questions that quote a
+# warning, which a passed check can answer).
+NEVER_HEALTHY = ("hang", "crash")
 COMPLAINTS = (*FAILURES, "slow", "scaling")
 # Checks whose pass answers a performance complaint (they measure the figure complained about):
 # other passes (a setting that is fine, a link that is up) do not make a complaint "healthy".
-ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth", "topology.nvlink_links", "topology.pcie_link",
+ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth",
                      "workload.latency_bound_small_batch", "scaling.")
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 PRIORS = ("ticket.symptom_prior",)
@@ -267,6 +270,8 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     passed = [f for f in findings if f.severity == "ok"]
     if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
         passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
+    if symptom in NEVER_HEALTHY:  # links up or a setting fine does not explain a hang or a crash away
+        passed = []
     answered = max((f.confidence for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)), default=0.0)
     lead = ""
     if causes and causes[0].rule in PRIORS and answered > causes[0].confidence:
