@@ -163,6 +163,10 @@ MODEL_NAME = re.compile(
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps|it/s)\b", re.I)
+# Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
+REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
+                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
+                              re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
 
 
@@ -174,7 +178,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     gpu_line = model_line = tp_line = None
     count_line = None
     for i, ln in prose:
-        ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z])", r"\1 x ", ln)  # "8xH100" -> "8 x H100"
+        ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln)  # "8xH100", "2x3060" -> "8 x H100", "2 x 3060"
         if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:])
@@ -221,8 +225,16 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
 # "200Gb/s" is a link rate, read by the rules as such.
 # Gigabytes only: the capital "B" decides, whatever the case of the rest ("GB/s", "GB/S", "GiB/s").
 GBYTES = r"(?-i:GB|GiB)(?:/s|ps|/sec)\b"
-BANDWIDTH = re.compile(r"\b(algbw|algorithm bandwidth|busbw|bus ?bandwidth|bus ?width)\b[^.\n]{0,30}?"
-                       r"(\d+(?:\.\d+)?)\s*" + GBYTES, re.I)
+# nccl-tests' column names as people retype them: "busbw", "bus bw", "BusBW", "bwbus", "algbw".
+BANDWIDTH = re.compile(r"\b(algbw|algo ?bw|algorithm bandwidth|busbw|bus ?bw|bw ?bus|bus ?bandwidth|bus ?width)\b[^.\n]{0,30}?"
+                       r"(\d[\d,]*(?:\.\d+)?)\s*" + GBYTES, re.I)
+# "8 GPU max performance: busbw 28GB/s", "with 4 GPUs ... busbw": the GPU count a figure ran on.
+LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I)
+# A collective benchmark named in a sentence: its bare figures ("should it reach 900+? Ours is 830+")
+# are that benchmark's GB/s.
+COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|busbw|bus ?bw|algbw)\b", re.I)
+BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
+                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?B\b|[GM]b\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
@@ -235,14 +247,33 @@ MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\
 def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
     out = []
     for i, ln in prose:
+        ln = _plain(ln)  # image and link targets hold digits that are no figures
+        gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
+        n = gpus[0] if len(set(gpus)) == 1 else None  # the figure's GPU count, when the line names one
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
-                out.append(Measurement(where(name, i), "busbw_gbs", float(m.group(1) or m.group(2)), "GB/s", stat="reported"))
+                out.append(Measurement(where(name, i), "busbw_gbs", _num(m.group(1) or m.group(2)), "GB/s", stat="reported",
+                                       gpus=n))
+            if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(GBYTES, ln, re.I):
+                out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
+                           for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln)) if not s.rstrip().endswith(("?", "？"))
+                           for m in BARE_FIGURE.finditer(s))  # a figure asked about ("reach 900+?") is not measured
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
-            out.append(Measurement(where(name, i), metric, float(m.group(2)), "GB/s", stat="reported"))
+            out.append(Measurement(where(name, i), metric, _num(m.group(2)), "GB/s", stat="reported", gpus=n))
     return out
+
+
+def _num(token: str) -> float:
+    return float(token.replace(",", ""))
+
+
+def _after_bench(line: str) -> str:
+    """The part of a line after the benchmark's name (its command-line options are not figures)."""
+    m = COLLECTIVE_BENCH.search(line)
+    rest = line[m.end():] if m else line
+    return re.sub(r"(?:^|\s)-{1,2}\w[\w-]*(?:[ =]\S+)?", " ", rest)
 
 
 # A results table's columns: how many GPUs (or the TP size) a row ran on, and what it measured.
@@ -375,6 +406,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         for clause in CLAUSE.split(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
+            if REFERENCE_FIGURE.search(clause):
+                continue  # a published or promised figure ("the official table reports 12000 tokens/s"), not measured
             for m in RATE.finditer(clause):
                 label = clause[max(0, m.start() - 40):m.start()].lower()
                 if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):
