@@ -17,7 +17,7 @@ application-level bandwidth is about 80 % of the NVLink line rate because of pac
 
 from __future__ import annotations
 
-from diagnose.evidence import Facts, Measurement, PairBandwidth
+from diagnose.evidence import Facts, Measurement, Note, PairBandwidth
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, gpu_spec, large_results, make, measurements, node_count
 from rules.engine import FAILURES, rule
@@ -43,6 +43,16 @@ def _measured_by_a_tool(facts: Facts) -> bool:
     """A pasted nccl-tests sweep or P2P matrix: the checks that parse them (nccl.busbw,
     topology.pair_bandwidth) judge the figures, above the reporter's words."""
     return bool(facts.of(PairBandwidth) or large_results(facts))
+
+
+def _served(facts: Facts):
+    """(model, its source, GPU) of a question or complaint whose model and GPU the catalog knows,
+    else (None, None, None)."""
+    if not _asks_about_figures(facts):
+        return None, None, None
+    model, model_src = catalog_model(facts)
+    gpu, _ = gpu_spec(facts)
+    return (model, model_src, gpu) if model is not None and gpu is not None else (None, None, None)
 
 
 def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
@@ -168,16 +178,16 @@ def busbw_without_p2p(facts: Facts, predictions=None):
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
     throughput the predictor expects at large batches, it says whether the batch was the limit."""
-    if not _asks_about_figures(facts):
+    model, model_src, gpu = _served(facts)
+    if model is None:
         return
-    model, model_src = catalog_model(facts)
-    gpu, _ = gpu_spec(facts)
-    if model is None or gpu is None:
-        return
-    for m in measurements(facts, "decode_tok_s"):
-        if m.stat != "reported" or m.batch:
+    rates = [m for m in measurements(facts, "decode_tok_s") if m.stat == "reported"]
+    if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
+        return  # a sweep or a results table: the comparison-set rules read it as a set
+    for m in rates:
+        if m.batch:
             continue
-        tp = m.tp or 1
+        tp, _ = assumed_tp(facts, m)
         one = predict_layout(facts, tp, 1)
         if one is None or not one.valid or m.value <= 1.5 * one.decode_tok_s:
             continue  # one stream could give it: the per-stream rules judge it
@@ -197,7 +207,7 @@ def batched_rate(facts: Facts, predictions=None):
                        unit="tok/s"),
                     ev(model_src, "model", model.key)]
         if m.value < 0.6 * total:
-            yield make("ticket.batched_rate", "latency_bound_small_batch", "warning", 0.5,
+            yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",
                        "Decode reads every weight once per step whatever the batch, so throughput grows almost in step "
                        "with the number of sequences decoded together until compute or the KV cache limits it. Published "
@@ -231,4 +241,73 @@ def faster_than_physics(facts: Facts, predictions=None):
                        [claim_ev(c, "the timing"), ev(c, "implied bandwidth", round(rate), unit="GB/s"),
                         ev("catalog:gpus", "catalog: fastest NVLink, both directions", expected=fastest, unit="GB/s")],
                        fix="Time with nccl-tests or synchronise the stream before stopping the timer; check the units.")
+            return
+
+
+# Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
+# (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
+TP_ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "tgi", "deepspeed", "exllamav2")
+
+
+def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
+    """(TP of the layout a figure ran on, how it is known). The figure's own clause first, then the
+    ticket's layout; with neither, an engine that does tensor parallelism is taken to use every GPU
+    the ticket names, and anything else one GPU: the answer says it assumed so."""
+    from rules.common import engine_of, wfield
+
+    if m.tp:
+        return m.tp, "stated with the figure"
+    tp, _ = wfield(facts, "tp")
+    if tp:
+        return tp, "the ticket's layout"
+    n = gpu_count(facts)
+    if n and n > 1 and (engine_of(facts) or "") in TP_ENGINES:
+        return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
+    return 1, "assumed: one GPU (no layout stated)"
+
+
+@rule("ticket.latency_vs_expected", "expected_physics", "other")
+def latency_vs_expected(facts: Facts, predictions=None):
+    """A per-token latency the reporter states (ITL / TPOT), against the calibrated band and the
+    roofline for the model, GPU, layout and engine the ticket names (rules/expectations.py)."""
+    model, model_src, gpu = _served(facts)
+    if model is None:
+        return
+    from rules.expectations import expectation
+
+    for metric in ("itl_ms", "tpot_ms"):
+        for m in measurements(facts, metric):
+            if m.stat != "reported":
+                continue
+            tp, how = assumed_tp(facts, m)
+            batch = m.batch or 1
+            p = predict_layout(facts, tp, batch)
+            if p is None or not (p.valid and p.fits):
+                continue
+            e = expectation(metric, p)
+            verdict = e.verdict(m.value)
+            if verdict == "faster_than_roofline":
+                continue  # faster than the bound: measured differently (speculative decoding, a batch's mean)
+            evidence = [ev(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", m.value,
+                           round(e.expected, 1), "ms"),
+                        ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
+                           f"{e.low:.1f}-{e.high:.1f}", unit="ms"),
+                        ev("prediction:roofline", "roofline (nothing real is faster)", round(e.roofline, 1), unit="ms"),
+                        ev(model_src, "model", model.key)]
+            if verdict in ("inside", "faster"):
+                yield make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
+                           f"{m.value:g} ms per token is what this model, GPU and layout deliver "
+                           f"(expected {e.low:.1f}-{e.high:.1f} ms)",
+                           "Each decode step reads every weight (and the KV cache) from memory and, with tensor "
+                           "parallelism, waits for two all-reduces per layer; that sets the per-token time, not a fault.",
+                           evidence, fix="Nothing is broken; a faster step needs more memory bandwidth per GPU, "
+                           "quantised weights, or (for throughput) a larger batch.")
+            else:
+                # beyond the band, the numbers contradict a physics answer: ranked above the symptom's prior
+                yield make("ticket.latency_vs_expected", "other", "warning", 0.45,
+                           f"{m.value:g} ms per token is slower than the expected {e.low:.1f}-{e.high:.1f} ms "
+                           f"(x{e.ratio(m.value):.1f})",
+                           "The step takes longer than a healthy system with this engine needs; something beyond "
+                           "physics costs time (host, transport, clocks, configuration).",
+                           evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
             return

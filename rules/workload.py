@@ -41,16 +41,26 @@ def catalog_model(facts: Facts):
 
 def _model_names(name: str) -> list[str]:
     """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
-    ('-Instruct', '-Chat', '-AWQ'): fine-tunes and quantisations share the base architecture."""
+    ('-Instruct', '-Chat', '-AWQ', '-v0.1', '-2507'): fine-tunes and quantisations share the base
+    architecture. A distilled model is its student's architecture (DeepSeek-R1-Distill-Qwen-32B is
+    a Qwen2.5-32B: https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-32B), and Qwen2's
+    sizes that Qwen2.5 kept have the same shapes (hidden size, layers and heads of their config.json)."""
     base = name.rsplit("/", 1)[-1]
     out = [name, base]
     trimmed = re.sub(r"^meta-", "", base, flags=re.I)
     while True:
-        shorter = re.sub(r"[-_](instruct|chat|hf|base|it|awq|gptq|fp8|int4|int8|bnb|gguf)$", "", trimmed, flags=re.I)
+        shorter = re.sub(r"[-_ ](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|w4a16|w8a8|"
+                         r"[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$", "", trimmed, flags=re.I)
         if shorter == trimmed:
             break
         trimmed = shorter
     out.append(trimmed)
+    distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
+    if distill:
+        out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
+    older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
+    if older:
+        out.append(f"qwen2.5-{older.group(1).lower()}")
     return list(dict.fromkeys(out))
 
 

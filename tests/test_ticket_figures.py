@@ -155,3 +155,52 @@ def test_a_collective_faster_than_any_link_is_a_measurement_error():
     assert _rules(findings, "ticket.faster_than_physics") and v.category == "other"
     _, findings, _ = _issue("# NCCL latency question\n\nWhy does an all_reduce of 1 GB take 10 ms on 2 GPUs?\n")
     assert not _rules(findings, "ticket.faster_than_physics")
+
+
+def test_per_token_latencies_in_prose_are_read_in_ms_with_their_percentile():
+    text = _ISSUE + ("With TP=2 the ITL is 28 ms and TTFT 1.2 s, p99 TPOT 60ms. llama.cpp reports 108.32 ms per token. "
+                     "We get 1,234 tokens/s in total and 9.5it/s.\n")
+    records, _ = parse_text(text, "issue.md")
+    got = [(m.metric, m.value, m.stat, m.tp) for m in records if isinstance(m, Measurement)]
+    assert got == [("decode_tok_s", 1234.0, "reported", 2), ("itl_ms", 28.0, "reported", 2), ("ttft_ms", 1200.0, "reported", None),
+                   ("tpot_ms", 60.0, "p99", None), ("itl_ms", 108.32, "reported", None)]  # no "9.5 it/s": prompts, not tokens
+
+
+def test_a_published_figure_is_not_the_reporters_measurement():
+    records, _ = parse_text(_ISSUE + "The official table reports 12000 tokens/s; we get 3000 tokens/s.\n", "issue.md")
+    assert [m.value for m in records if isinstance(m, Measurement)] == [3000.0]
+
+
+@pytest.mark.parametrize("name,key", [
+    ("Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "qwen2.5-32b"),  # a distilled model is its student's architecture
+    ("DeepSeek-R1-Distill-Llama-70B", "llama-3-70b"),
+    ("Qwen2-72B-Instruct", "qwen2.5-72b"),  # Qwen2.5 kept Qwen2's shapes at this size
+    ("Meta-Llama-3-70B-Instruct-GPTQ-INT4", "llama-3-70b"),
+    ("Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b"),
+])
+def test_renamed_and_quantised_models_resolve_to_their_architecture(name, key):
+    from rules.workload import catalog_model
+
+    facts = Facts()
+    facts.add(Workload("issue.md:3", model=name))
+    assert catalog_model(facts)[0].key == key
+
+
+def test_a_per_token_latency_inside_the_band_is_physics_and_far_above_it_is_not():
+    text = ("# Is this ITL normal?\n\nWe serve Llama 3 70B with vLLM on 4x H100 SXM (TP=4). The ITL is 30 ms at batch 1. "
+            "Is this expected for this setup?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.latency_vs_expected")
+    assert v.category == "expected_physics" and f.evidence[0].measured == 30.0 and f.evidence[0].expected
+    _, findings, v = _issue(text.replace("30 ms", "120 ms"))
+    (f,) = _rules(findings, "ticket.latency_vs_expected")
+    assert (v.category, f.severity) == ("other", "warning")  # the numbers contradict a physics answer
+
+
+def test_an_unstated_layout_is_assumed_from_the_engine_and_said():
+    text = ("# Is this ITL normal?\n\nWe serve Llama 3 70B with vLLM on 4x H100 SXM. The ITL is 30 ms at batch 1. "
+            "Is this expected for this setup?\n")
+    _, findings, _ = _issue(text)
+    (f,) = _rules(findings, "ticket.latency_vs_expected")
+    assert "TP=4 (assumed: the vllm engine splits the model over the 4 GPUs named)" in f.evidence[0].detail

@@ -159,10 +159,19 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/(?=[\w.-]*?(?:[Ll]lama|[Q
 MODEL_NAME = re.compile(
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s]?\d{1,3}[bB]|"
     r"(?:Qwen|QwQ|qwen)[\d.]*[-\s]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s]?\d+x\d+[bB]|(?:Mistral|mistral)[-\s]?\d+[bB]|"
-    r"(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
+    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
-RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps|it/s)\b", re.I)
+# Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
+# tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
+RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps)\b",
+                  re.I)
+# Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
+# token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|time to first token|"
+                     r"first[- ]token latency)\b[^.\n\d]{0,25}?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
+MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
+PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
                               r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
@@ -212,6 +221,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
+    out.extend(_latencies(prose, name))
     out.extend(_bandwidths(prose, name))
     out.extend(_results_tables(prose, name))
     named = _gpus_named(list(prose) + list(code_lines))
@@ -419,6 +429,29 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
                 b = BATCH.search(clause)
-                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="reported", tp=tp,
+                out.append(Measurement(where(name, i), "decode_tok_s", _num(m.group(1)), "tok/s", stat="reported", tp=tp,
+                                       batch=int(b.group(1)) if b else None))
+    return out
+
+
+def _latencies(prose: list[tuple[int, str]], name: str) -> list:
+    """Per-token latencies (itl_ms, tpot_ms) and times to first token (ttft_ms) the prose states, in
+    ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
+    out = []
+    for i, ln in prose:
+        for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
+            if REFERENCE_FIGURE.search(clause):
+                continue
+            tps = [_tp_size(t) for t in TP.finditer(clause)]
+            b = BATCH.search(clause)
+            found = [(m, m.group(1).lower(), float(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
+            found += [(m, "ms per token", float(m.group(1)), "ms") for m in MS_PER_TOKEN.finditer(clause)]
+            for m, what, value, unit in found:
+                ms = value if unit.startswith("m") else value * 1000
+                metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
+                          "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
+                pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
+                stat = pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average") else "reported"
+                out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
                                        batch=int(b.group(1)) if b else None))
     return out
