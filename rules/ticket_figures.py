@@ -17,7 +17,7 @@ application-level bandwidth is about 80 % of the NVLink line rate because of pac
 
 from __future__ import annotations
 
-from diagnose.evidence import Facts, Measurement, Note, PairBandwidth
+from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, gpu_spec, large_results, make, measurements, node_count
 from rules.engine import FAILURES, rule
@@ -311,3 +311,42 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            "physics costs time (host, transport, clocks, configuration).",
                            evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
             return
+
+
+# Engines that place whole layers on each GPU (pipeline without overlap for one stream).
+LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama", "text-generation-webui", "accelerate", "koboldcpp", "exllama")
+
+
+@rule("ticket.layer_split_rate", "expected_physics")
+def layer_split_rate(facts: Facts, predictions=None):
+    """A decode rate from a layer split (llama.cpp, Ollama, accelerate device_map): the GPUs take
+    turns, so one stream decodes at the pace of one GPU streaming all the weights, whatever the
+    number of GPUs; the figure is judged against that single-GPU expectation."""
+    model, model_src, gpu = _served(facts)
+    if model is None:
+        return
+    from rules.common import engine_of
+
+    words = " ".join(w.framework or "" for w in facts.of(Workload)).lower() + " " + (engine_of(facts) or "")
+    if not (claims.find(facts, "layer_split") or any(e in words for e in LAYER_SPLIT_ENGINES)):
+        return
+    p = predict_layout(facts, 1, 1)
+    if p is None or not p.valid:
+        return
+    low, high = p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low
+    for m in measurements(facts, "decode_tok_s"):
+        if m.stat != "reported" or (m.batch or 1) > 1 or not low <= m.value <= 1.1 * p.decode_tok_s:
+            continue
+        yield make("ticket.layer_split_rate", "expected_physics", "info", 0.55,
+                   f"{m.value:g} tok/s is one GPU's pace for this model: a layer split does not add speed",
+                   "With the layers split over the GPUs each token passes through them one after another, so one "
+                   "stream decodes as fast as one GPU streaming every weight from its memory; more GPUs hold a bigger "
+                   "model, they do not make one stream faster.",
+                   [ev(m, "decode rate, one stream", m.value, round(p.decode_tok_s_expected, 1), "tok/s"),
+                    ev("prediction:expected", f"one {gpu.key} streaming all of {model.key} (layer split: GPUs take turns)",
+                       f"{low:.0f}-{high:.0f}", unit="tok/s"),
+                    ev("prediction:roofline", "roofline (nothing real is faster)", round(p.decode_tok_s, 1), unit="tok/s"),
+                    ev(model_src, "model", model.key)],
+                   fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
+                   "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of requests.")
+        return

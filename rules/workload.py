@@ -39,6 +39,21 @@ def catalog_model(facts: Facts):
     return None, None
 
 
+def weight_dtype(facts: Facts) -> str | None:
+    """The weights' quantisation the ticket states (a Workload's int4/int8/fp8, or the model's name:
+    '-AWQ', 'GPTQ-Int8', 'Q4_K_M'); None for the checkpoint's own dtype."""
+    from diagnose.artifacts.text import quant_dtype
+
+    for w in facts.of(Workload):
+        if w.dtype in ("int4", "int8", "fp8"):
+            return w.dtype
+    for w in facts.of(Workload):
+        found = quant_dtype(w.model)
+        if found:
+            return found
+    return None
+
+
 def _model_names(name: str) -> list[str]:
     """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
     ('-Instruct', '-Chat', '-AWQ', '-v0.1', '-2507'): fine-tunes and quantisations share the base
@@ -212,7 +227,8 @@ def predict_layout(facts: Facts, tp: int, batch: int):
     if model is None or gpu is None:
         return None
     try:
-        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine_of(facts))
+        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine_of(facts),
+                                dtype=weight_dtype(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
 

@@ -204,3 +204,35 @@ def test_an_unstated_layout_is_assumed_from_the_engine_and_said():
     _, findings, _ = _issue(text)
     (f,) = _rules(findings, "ticket.latency_vs_expected")
     assert "TP=4 (assumed: the vllm engine splits the model over the 4 GPUs named)" in f.evidence[0].detail
+
+
+@pytest.mark.parametrize("name,dtype", [
+    ("Llama-2-70B-GPTQ", "int4"), ("Qwen2.5-72B-Instruct-AWQ", "int4"), ("llama-2-70b.Q4_K_M.gguf", "int4"),
+    ("Qwen-7B-Chat-GPTQ-Int8", "int8"), ("mistral-7b.Q8_0.gguf", "int8"), ("Llama-3.1-8B-Instruct-FP8", "fp8"),
+    ("Llama 3 70B", None), ("gpt-4o", None),
+])
+def test_a_models_quantisation_is_read_from_its_name(name, dtype):
+    from diagnose.artifacts.text import quant_dtype
+
+    assert quant_dtype(name) == dtype
+
+
+def test_a_quantised_model_is_predicted_with_its_weights_size():
+    from rules.workload import predict_layout
+
+    def rate(model):
+        facts = Facts()
+        facts.add(Workload("issue.md:3", model=model, gpu="RTX 3090"))
+        return predict_layout(facts, 1, 1).decode_tok_s
+
+    assert rate("Llama-2-13B-GPTQ") > 2.5 * rate("Llama-2-13B")  # about 4 bits a weight against 16
+
+
+def test_a_layer_split_decodes_at_one_gpus_pace():
+    text = ("# Is this speed normal with two cards?\n\nI run Llama 2 70B Q4 with llama.cpp on 2x RTX 3090 and get 14 tokens/s "
+            "for one request. Is this the expected speed for this setup?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.layer_split_rate")
+    assert v.category == "expected_physics" and f.evidence[0].measured == 14.0
+    _, findings, _ = _issue(text.replace("llama.cpp", "vLLM"))  # tensor parallelism: judged per layout instead
+    assert not _rules(findings, "ticket.layer_split_rate")

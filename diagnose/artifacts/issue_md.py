@@ -181,7 +181,7 @@ BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|c
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
-    from diagnose.artifacts.text import engine_named
+    from diagnose.artifacts.text import engine_named, quant_dtype
 
     out: list = []
     gpu_line = model_line = tp_line = None
@@ -209,8 +209,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n))
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
-    if model_line:
-        out.append(Workload(where(name, model_line[0]), model=model_line[1]))
+    if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
+        line = next(ln for i, ln in prose if i == model_line[0])
+        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
         tp_line = max(found, key=lambda x: x[1]) if found else None
