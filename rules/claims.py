@@ -486,7 +486,8 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
-_CJK_SCALING = r"(?:多卡|多GPU|多个GPU|多张|张卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速)|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)"
+_CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速|"
+                r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "puzzled by the latency number", a published table's figure
@@ -497,7 +498,9 @@ _FIGURE_QUESTION = (
     r"\b(?:puzzl\w*|confus\w*|understand\w*)\b[^.\n]{0,60}?\b(?:numbers?|figures?|results?|latency|bandwidth|throughput|speed|B/W)\b|"
     r"\b(?:this|the|that|official|published|your|their)\s+(?:page|table|benchmark|blog|paper|readme|document\w*|docs?|slides?|presentation)\b"
     r"[^\n]{0,100}?\b(?:states?|says|shows|reports?|claims?|lists?|reached|reaches|mentions?|gives)\b|"
-    r"\bperformance impact\b|\bhow (?:fast|much faster)\b|\b(?:can|could) (?:anyone|someone|somebody) confirm\b"
+    r"\bperformance impact\b|\bhow (?:fast|much faster)\b|\b(?:can|could) (?:anyone|someone|somebody) confirm\b|"
+    r"\breference (?:results?|numbers?|figures?|values?|performance)\b|"
+    r"\bverify(?:ing)?\b[^.\n]{0,40}?\b(?:is using|uses|is used|is enabled|works|is working)\b"
 )
 
 # What kind of ticket it is, from the title and the opening of the description: the prior every
@@ -515,6 +518,7 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
+             r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降|"
              # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
              r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?(?:GPUs?|cards?)\b[^.\n]{0,30}?"

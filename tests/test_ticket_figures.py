@@ -236,3 +236,21 @@ def test_a_layer_split_decodes_at_one_gpus_pace():
     assert v.category == "expected_physics" and f.evidence[0].measured == 14.0
     _, findings, _ = _issue(text.replace("llama.cpp", "vLLM"))  # tensor parallelism: judged per layout instead
     assert not _rules(findings, "ticket.layer_split_rate")
+
+
+def test_a_typed_busbw_weighs_as_an_observation_not_as_a_parsed_sweep():
+    text = "# all_reduce_perf result\n\nOn our 8x H100 SXM server all_reduce_perf gives a busbw of 370 GB/s. Is this expected?\n"
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "nccl.busbw")
+    assert f.severity == "ok" and f.confidence == 0.6 and v.confidence < 0.7
+
+
+@pytest.mark.parametrize("title,kind", [
+    ("# 2*4090: the GPU load can only reach 50%", "slow"),
+    ("# We only get 35 GB/s between the cards", "slow"),
+    ("# 4卡和8卡部署测试发现吞吐没有很大区别", "scaling"),  # 4 vs 8 cards, throughput without a big difference
+    ("# Could you please provide reference results?", "normal?"),
+    ("# Verifying NCCL is using NVLink", "normal?"),
+])
+def test_more_ways_of_asking_are_classed(title, kind):
+    assert claims.symptom(_described(title + "\n\nDetails below.")) == kind
