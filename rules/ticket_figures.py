@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import claims
-from rules.common import claim_ev, ev, gpu_count, gpu_spec, large_results, make, measurements, node_count
+from rules.common import claim_ev, ev, gpu_count, gpu_spec, has_nvlink, large_results, make, measurements, node_count
 from rules.engine import FAILURES, rule
 from rules.workload import catalog_model, predict_layout
 
@@ -350,3 +350,63 @@ def layer_split_rate(facts: Facts, predictions=None):
                    fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
                    "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of requests.")
         return
+
+
+# A copy between two GPUs (not a collective), as people name it.
+_P2P_WORDS = r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b"
+
+
+@rule("ticket.pcie_figure", "expected_physics", "p2p_disabled", "other")
+def pcie_figure(facts: Facts, predictions=None):
+    """A GPU-to-GPU copy rate on GPUs without NVLink, against their PCIe generation: a x16 link's
+    line rate per direction (Gen3 15.75, Gen4 31.5, Gen5 63 GB/s; PCI-SIG) of which copies reach
+    about 80 % after packet overhead."""
+    import re
+
+    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    if gpu is None or (gpu.nvlink_gbs and not gpu.nvlink_bridged) or has_nvlink(facts):
+        return  # NVLink carries the copies (an SXM board, or a bridge the topology shows)
+    text = " ".join(t for _, t in claims.texts(facts))
+    if not re.search(_P2P_WORDS, text, re.I) or re.search(r"\bnvlink\b", text, re.I):
+        return
+    from rules import catalog
+
+    pcie = catalog.interconnect(gpu.pcie_interconnect)
+    line = pcie.bandwidth_gbs
+    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
+    bidirectional = [f for f in figures if re.search(r"\bbi-?directional\b", f.quote, re.I)]
+    usable = [(f.data["value"] / (2 if f in bidirectional else 1), f) for f in figures if not f.data["spec"]]
+    low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * 0.8 * line]
+    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * 0.8 * line <= v <= 1.05 * line]
+    if not usable and low:
+        value, c = max(low, key=lambda x: x[0])
+        evidence = [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(0.8 * line, 1), "GB/s"),
+                    ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")]
+        if not gpu.pcie_p2p:
+            yield make("ticket.pcie_figure", "p2p_disabled", "warning", 0.5,
+                       f"{value:g} GB/s is a copy staged through host memory: {gpu.name} has no PCIe peer-to-peer",
+                       "The stock driver does not give these boards PCIe P2P, so a GPU-to-GPU copy goes to host memory "
+                       "and back, at a fraction of the link's rate.", evidence,
+                       fix="Expected with the stock driver; NVLink or P2P-capable GPUs copy directly.")
+        else:  # far below the link: not physics; the link's state or the P2P path says why
+            yield make("ticket.pcie_figure", "other", "warning", 0.45,
+                       f"{value:g} GB/s is {value / (0.8 * line):.0%} of what a {pcie.name} link carries",
+                       "A copy this slow is not the link's physics: the link trained narrower or slower (x8/x4, Gen1-3 "
+                       "under load), or the copy goes through host memory because peer-to-peer is off (ACS, IOMMU, "
+                       "a VM).", evidence,
+                       fix="attach `sudo lspci -vvv` (LnkCap/LnkSta of the GPUs) and p2pBandwidthLatencyTest's "
+                       "P2P=Enabled and P2P=Disabled matrices")
+        return
+    if not usable:
+        return
+    value, c = max(usable, key=lambda x: x[0])
+    yield make("ticket.pcie_figure", "expected_physics", "info", 0.5,
+               f"{value:g} GB/s per direction is what a {pcie.name} link carries ({value / line:.0%} of its line rate)",
+               f"{gpu.name} GPUs without NVLink copy over PCIe: a x16 link's line rate is {line:g} GB/s per direction and "
+               "packet and protocol overhead leave about 80 % of it to a copy; the figure sits there, so the link runs at "
+               "its full width and speed.",
+               [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(0.8 * line, 1), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")],
+               fix="Nothing to fix for the link; for more GPU-to-GPU bandwidth use NVLink-capable GPUs.")

@@ -254,3 +254,16 @@ def test_a_typed_busbw_weighs_as_an_observation_not_as_a_parsed_sweep():
 ])
 def test_more_ways_of_asking_are_classed(title, kind):
     assert claims.symptom(_described(title + "\n\nDetails below.")) == kind
+
+
+@pytest.mark.parametrize("gpus,rate,category", [
+    ("4x L40S", "25.5 GB/s", "expected_physics"),  # ~80 % of PCIe Gen4 x16 per direction: the link at full width
+    ("4x L40S", "6 GB/s", "other"),  # a quarter of it: the link's state or the P2P path, not physics
+    ("4x RTX 3090", "6 GB/s", "p2p_disabled"),  # GeForce without a bridge: copies go through host memory
+])
+def test_a_copy_rate_between_pcie_gpus_is_read_against_the_link(gpus, rate, category):
+    text = (f"# Is this P2P bandwidth normal?\n\nOn our server with {gpus}, p2pBandwidthLatencyTest shows {rate} between "
+            "GPU0 and GPU1. Is this expected?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.pcie_figure")
+    assert f.category == category == v.category
