@@ -267,3 +267,9 @@ def test_a_copy_rate_between_pcie_gpus_is_read_against_the_link(gpus, rate, cate
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "ticket.pcie_figure")
     assert f.category == category == v.category
+
+
+def test_a_per_gpu_rate_is_not_taken_for_one_streams_rate():
+    records, _ = parse_text(_ISSUE + "We get 1,200 tok/s per GPU at TP=4 and 45 tokens/s for a single request.\n", "issue.md")
+    got = [(m.metric, m.value) for m in records if isinstance(m, Measurement)]
+    assert got == [("output_tok_s_per_gpu", 1200.0), ("decode_tok_s", 45.0)]

@@ -170,6 +170,7 @@ RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:tok(?:en)?
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|time to first token|"
                      r"first[- ]token latency)\b[^.\n\d]{0,25}?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
+PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
@@ -430,8 +431,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
                 b = BATCH.search(clause)
-                out.append(Measurement(where(name, i), "decode_tok_s", _num(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=int(b.group(1)) if b else None))
+                # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
+                per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
+                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s", _num(m.group(1)),
+                                       "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None))
     return out
 
 
