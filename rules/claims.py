@@ -298,7 +298,7 @@ PATTERNS: dict[str, list[str]] = {
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
         r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",
-        r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
+        r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b", r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
 }
 
@@ -625,7 +625,22 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
-_CJK_SCALING = r"(?:多卡|多GPU|多个GPU|多张|张卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速)|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)"
+_CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速|"
+                r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)")
+
+# A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
+# "Question about NVLink max bandwidth", "puzzled by the latency number", a published table's figure
+# set against one's own ("this page states ... 6552 tokens"), "can anyone confirm the performance impact?".
+_FIGURE_QUESTION = (
+    r"\bwhy\b[^?\n]{0,150}?\d+(?:\.\d+)?\s*(?:[GMT]B/s|GB\b|Gb/s|Gbps|tok\w*/s|tokens?\b|t/s|%|ms\b|us\b|usec|TFLOPS)[^?\n]{0,80}\?|"
+    r"^#\s*(?:\[question\]\s*)?questions? (?:about|on|regarding)\b|\[question\]|"
+    r"\b(?:puzzl\w*|confus\w*|understand\w*)\b[^.\n]{0,60}?\b(?:numbers?|figures?|results?|latency|bandwidth|throughput|speed|B/W)\b|"
+    r"\b(?:this|the|that|official|published|your|their)\s+(?:page|table|benchmark|blog|paper|readme|document\w*|docs?|slides?|presentation)\b"
+    r"[^\n]{0,100}?\b(?:states?|says|shows|reports?|claims?|lists?|reached|reaches|mentions?|gives)\b|"
+    r"\bperformance impact\b|\bhow (?:fast|much faster)\b|\b(?:can|could) (?:anyone|someone|somebody) confirm\b|"
+    r"\breference (?:results?|numbers?|figures?|values?|performance)\b|"
+    r"\bverify(?:ing)?\b[^.\n]{0,40}?\b(?:is using|uses|is used|is enabled|works|is working)\b"
+)
 
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
@@ -637,10 +652,12 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
-                r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b"),
+                r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b|"
+                + _FIGURE_QUESTION),
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
+             r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降|"
              # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
              r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
@@ -693,3 +710,66 @@ def find(facts: Facts, kind: str, negated: bool = False) -> list[Claim]:
 
 def version_key(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+# --------------------------------------------------------------------------- figures the reporter quotes
+
+# A bandwidth in gigabytes per second as people write it: "337.35 GB/s", "450GB/S", "25 GBps",
+# "1,800 GB/s". The capital B decides (Gb/s is a link's bit rate). A bare "25GB" counts only in a
+# sentence about bandwidth, never one about memory.
+_GBYTES_FIG = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?-i:GB|GiB)(/s|/S|ps|/sec|ytes/s)?(?![\w/])")
+_BW_WORDS = re.compile(r"\b(?:bandwidth|b/w|bw|busbw|algbw|nvlink|link|links|transfer\w*|throughput|speed)\b", re.I)
+_CAPACITY_WORDS = re.compile(r"\b(?:memory|vram|ram|capacity|disk|weights?|cache|storage|model size)\b", re.I)
+# Words that make a figure a specification or an expectation rather than a measurement.
+_SPEC_WORDS = re.compile(
+    r"\b(?:theor\w*|spec\w*|datasheet|official\w*|claim\w*|advertis\w*|nominal|peak|line[- ]rate|up to|"
+    r"bi-?directional|uni-?directional|should|expect\w*|instead of|according to|readme|paper|cited|published|"
+    r"rated|maximum|aggregate|total)\b", re.I)
+
+
+def bandwidth_figures(facts: Facts) -> list[Claim]:
+    """Every GB/s figure in the reporter's own words, in order: data {value, spec (said as a
+    specification or an expectation), question (asked about, in a sentence ending with '?')}."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for part in re.split(r"(?<=[.?!。？])\s+", sentence):
+                for m in _GBYTES_FIG.finditer(part):
+                    if not m.group(2) and (not _BW_WORDS.search(part) or _CAPACITY_WORDS.search(part)):
+                        continue  # "25GB" of memory, not of bandwidth
+                    around = part[max(0, m.start() - 45):m.end() + 25]
+                    value = float(m.group(1).replace(",", ""))
+                    if value <= 0:
+                        continue
+                    out.append(Claim("bandwidth_figure", source, _quote(part, m, 40),
+                                     {"value": value, "spec": bool(_SPEC_WORDS.search(around)),
+                                      "question": part.rstrip().endswith(("?", "？"))}))
+    return out
+
+
+# "1.6 usec for a 10000000 byte allreduce", "an 8 MB all_gather takes 2 ms": one collective's size and
+# time, in either order, in a sentence that names the collective.
+_COLLECTIVE_WORD = re.compile(r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|reduce[-_ ]?scatter\w*|broadcast\w*|all[-_ ]?to[-_ ]?all|"
+                              r"send[-_ ]?recv|collective\w*)\b", re.I)
+_SIZE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(bytes?|B|KB|KiB|kB|MB|MiB|GB|GiB)\b(?!/)")
+_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(usecs?|us|µs|μs|microseconds?|ms|msecs?|milliseconds?|s|secs?|seconds?)\b(?!/)", re.I)
+_BYTES = {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1 << 20, "gb": 1e9, "gib": 1 << 30}
+
+
+def collective_timings(facts: Facts) -> list[Claim]:
+    """Claims {bytes, seconds} of one collective the reporter timed, in their words."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            if not _COLLECTIVE_WORD.search(sentence):
+                continue
+            size, time = _SIZE.search(sentence), _TIME.search(sentence)
+            if not (size and time):
+                continue
+            unit = time.group(2).lower()
+            scale = 1e-6 if unit.startswith(("u", "µ", "μ", "micro")) else 1e-3 if unit.startswith(("ms", "msec", "milli")) else 1.0
+            nbytes = float(size.group(1).replace(",", "")) * _BYTES[size.group(2).lower()]
+            seconds = float(time.group(1)) * scale
+            if nbytes > 0 and seconds > 0:
+                out.append(Claim("collective_timing", source, _quote(sentence, size, 60), {"bytes": nbytes, "seconds": seconds}))
+    return out

@@ -47,6 +47,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.health import FATAL_XIDS
+from rules.ticket_figures import assumed_tp
 from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
 
@@ -714,15 +715,14 @@ def measured_vs_expected(facts: Facts, predictions=None):
     gpu, _ = gpu_spec(facts)
     if model is None or gpu is None:
         return
-    tp, _ = wfield(facts, "tp")
     for m in measurements(facts, "decode_tok_s"):
-        layout_tp = m.tp or tp or 1
+        layout_tp, how = assumed_tp(facts, m)  # the layout stated, else the engine's use of the GPUs named (said so)
         p = predict_layout(facts, layout_tp, m.batch or 1)
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
-        evidence = [ev(m, f"decode rate at TP={layout_tp}, batch {m.batch or 1}", m.value, round(expected, 1), "tok/s"),
+        evidence = [ev(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", m.value, round(expected, 1), "tok/s"),
                     ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
                        f"{low:.0f}-{high:.0f}", unit="tok/s"),
                     ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit="tok/s"),

@@ -39,18 +39,43 @@ def catalog_model(facts: Facts):
     return None, None
 
 
+def weight_dtype(facts: Facts) -> str | None:
+    """The weights' quantisation the ticket states (a Workload's int4/int8/fp8, or the model's name:
+    '-AWQ', 'GPTQ-Int8', 'Q4_K_M'); None for the checkpoint's own dtype."""
+    from diagnose.artifacts.text import quant_dtype
+
+    for w in facts.of(Workload):
+        if w.dtype in ("int4", "int8", "fp8"):
+            return w.dtype
+    for w in facts.of(Workload):
+        found = quant_dtype(w.model)
+        if found:
+            return found
+    return None
+
+
 def _model_names(name: str) -> list[str]:
     """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
-    ('-Instruct', '-Chat', '-AWQ'): fine-tunes and quantisations share the base architecture."""
+    ('-Instruct', '-Chat', '-AWQ', '-v0.1', '-2507'): fine-tunes and quantisations share the base
+    architecture. A distilled model is its student's architecture (DeepSeek-R1-Distill-Qwen-32B is
+    a Qwen2.5-32B: https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-32B), and Qwen2's
+    sizes that Qwen2.5 kept have the same shapes (hidden size, layers and heads of their config.json)."""
     base = name.rsplit("/", 1)[-1]
     out = [name, base]
     trimmed = re.sub(r"^meta-", "", base, flags=re.I)
     while True:
-        shorter = re.sub(r"[-_](instruct|chat|hf|base|it|awq|gptq|fp8|int4|int8|bnb|gguf)$", "", trimmed, flags=re.I)
+        shorter = re.sub(r"[-_ ](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|w4a16|w8a8|"
+                         r"[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$", "", trimmed, flags=re.I)
         if shorter == trimmed:
             break
         trimmed = shorter
     out.append(trimmed)
+    distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
+    if distill:
+        out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
+    older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
+    if older:
+        out.append(f"qwen2.5-{older.group(1).lower()}")
     return list(dict.fromkeys(out))
 
 
@@ -202,7 +227,8 @@ def predict_layout(facts: Facts, tp: int, batch: int):
     if model is None or gpu is None:
         return None
     try:
-        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine_of(facts))
+        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine_of(facts),
+                                dtype=weight_dtype(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
 

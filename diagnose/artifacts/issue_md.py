@@ -159,22 +159,36 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/(?=[\w.-]*?(?:[Ll]lama|[Q
 MODEL_NAME = re.compile(
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s]?\d{1,3}[bB]|"
     r"(?:Qwen|QwQ|qwen)[\d.]*[-\s]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s]?\d+x\d+[bB]|(?:Mistral|mistral)[-\s]?\d+[bB]|"
-    r"(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
+    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
-RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps|it/s)\b", re.I)
+# Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
+# tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
+RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps)\b",
+                  re.I)
+# Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
+# token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|time to first token|"
+                     r"first[- ]token latency)\b[^.\n\d]{0,25}?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
+PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
+MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
+PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
+# Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
+REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
+                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
+                              re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
 
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
-    from diagnose.artifacts.text import engine_named
+    from diagnose.artifacts.text import engine_named, quant_dtype
 
     out: list = []
     gpu_line = model_line = tp_line = None
     count_line = None
     for i, ln in prose:
-        ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z])", r"\1 x ", ln)  # "8xH100" -> "8 x H100"
+        ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln)  # "8xH100", "2x3060" -> "8 x H100", "2 x 3060"
         if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:])
@@ -196,8 +210,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n))
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
-    if model_line:
-        out.append(Workload(where(name, model_line[0]), model=model_line[1]))
+    if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
+        line = next(ln for i, ln in prose if i == model_line[0])
+        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
         tp_line = max(found, key=lambda x: x[1]) if found else None
@@ -208,6 +223,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
+    out.extend(_latencies(prose, name))
     out.extend(_bandwidths(prose, name))
     out.extend(_results_tables(prose, name))
     named = _gpus_named(list(prose) + list(code_lines))
@@ -221,8 +237,16 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
 # "200Gb/s" is a link rate, read by the rules as such.
 # Gigabytes only: the capital "B" decides, whatever the case of the rest ("GB/s", "GB/S", "GiB/s").
 GBYTES = r"(?-i:GB|GiB)(?:/s|ps|/sec)\b"
-BANDWIDTH = re.compile(r"\b(algbw|algorithm bandwidth|busbw|bus ?bandwidth|bus ?width)\b[^.\n]{0,30}?"
-                       r"(\d+(?:\.\d+)?)\s*" + GBYTES, re.I)
+# nccl-tests' column names as people retype them: "busbw", "bus bw", "BusBW", "bwbus", "algbw".
+BANDWIDTH = re.compile(r"\b(algbw|algo ?bw|algorithm bandwidth|busbw|bus ?bw|bw ?bus|bus ?bandwidth|bus ?width)\b[^.\n]{0,30}?"
+                       r"(\d[\d,]*(?:\.\d+)?)\s*" + GBYTES, re.I)
+# "8 GPU max performance: busbw 28GB/s", "with 4 GPUs ... busbw": the GPU count a figure ran on.
+LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I)
+# A collective benchmark named in a sentence: its bare figures ("should it reach 900+? Ours is 830+")
+# are that benchmark's GB/s.
+COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|busbw|bus ?bw|algbw)\b", re.I)
+BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
+                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?B\b|[GM]b\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
@@ -235,14 +259,33 @@ MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\
 def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
     out = []
     for i, ln in prose:
+        ln = _plain(ln)  # image and link targets hold digits that are no figures
+        gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
+        n = gpus[0] if len(set(gpus)) == 1 else None  # the figure's GPU count, when the line names one
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
-                out.append(Measurement(where(name, i), "busbw_gbs", float(m.group(1) or m.group(2)), "GB/s", stat="reported"))
+                out.append(Measurement(where(name, i), "busbw_gbs", _num(m.group(1) or m.group(2)), "GB/s", stat="reported",
+                                       gpus=n))
+            if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(GBYTES, ln, re.I):
+                out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
+                           for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln)) if not s.rstrip().endswith(("?", "？"))
+                           for m in BARE_FIGURE.finditer(s))  # a figure asked about ("reach 900+?") is not measured
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
-            out.append(Measurement(where(name, i), metric, float(m.group(2)), "GB/s", stat="reported"))
+            out.append(Measurement(where(name, i), metric, _num(m.group(2)), "GB/s", stat="reported", gpus=n))
     return out
+
+
+def _num(token: str) -> float:
+    return float(token.replace(",", ""))
+
+
+def _after_bench(line: str) -> str:
+    """The part of a line after the benchmark's name (its command-line options are not figures)."""
+    m = COLLECTIVE_BENCH.search(line)
+    rest = line[m.end():] if m else line
+    return re.sub(r"(?:^|\s)-{1,2}\w[\w-]*(?:[ =]\S+)?", " ", rest)
 
 
 # A results table's columns: how many GPUs (or the TP size) a row ran on, and what it measured.
@@ -375,6 +418,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         for clause in CLAUSE.split(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
+            if REFERENCE_FIGURE.search(clause):
+                continue  # a published or promised figure ("the official table reports 12000 tokens/s"), not measured
             for m in RATE.finditer(clause):
                 label = clause[max(0, m.start() - 40):m.start()].lower()
                 if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):
@@ -386,6 +431,31 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
                 b = BATCH.search(clause)
-                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="reported", tp=tp,
+                # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
+                per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
+                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s", _num(m.group(1)),
+                                       "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None))
+    return out
+
+
+def _latencies(prose: list[tuple[int, str]], name: str) -> list:
+    """Per-token latencies (itl_ms, tpot_ms) and times to first token (ttft_ms) the prose states, in
+    ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
+    out = []
+    for i, ln in prose:
+        for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
+            if REFERENCE_FIGURE.search(clause):
+                continue
+            tps = [_tp_size(t) for t in TP.finditer(clause)]
+            b = BATCH.search(clause)
+            found = [(m, m.group(1).lower(), float(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
+            found += [(m, "ms per token", float(m.group(1)), "ms") for m in MS_PER_TOKEN.finditer(clause)]
+            for m, what, value, unit in found:
+                ms = value if unit.startswith("m") else value * 1000
+                metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
+                          "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
+                pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
+                stat = pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average") else "reported"
+                out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
                                        batch=int(b.group(1)) if b else None))
     return out

@@ -73,3 +73,24 @@ def engine_named(text: str) -> str | None:
     """The first serving engine or framework named in `text`, as written; None when none is."""
     m = ENGINE_WORD.search(text or "")
     return m.group(1) if m else None
+
+
+# Weight quantisation as model names and engines spell it, as the weight dtype the predictor knows:
+# AWQ / GPTQ / bitsandbytes 4-bit / GGUF Q2-Q5 / EXL2 store about 4 bits a weight (int4), GGUF Q6-Q8
+# / W8A8 / 8-bit about 8 (int8). https://huggingface.co/docs/transformers/main/en/quantization/overview,
+# https://github.com/ggml-org/llama.cpp/blob/master/tools/quantize/README.md
+QUANT_DTYPES = (
+    ("fp8", re.compile(r"(?<![a-z0-9])fp8(?![a-z0-9])", re.I)),
+    ("int8", re.compile(r"(?<![a-z0-9])(?:int8|w8a8|w8a16|8[-_ ]?bit|q[68](?:_k)?(?:_[a-z0-9]+)?)(?![a-z0-9])", re.I)),
+    ("int4", re.compile(r"(?<![a-z0-9])(?:awq|gptq|int4|w4a16|w4a8\w*|nf4|bnb[-_ ]?4bit|4[-_ ]?bit|q[2-5](?:_k)?(?:_[a-z0-9]+)?|"
+                        r"iq[1-4]\w*|exl2)(?![a-z0-9])", re.I)),
+)
+
+
+def quant_dtype(text: str | None) -> str | None:
+    """'int4', 'int8' or 'fp8' when `text` (a model name, a launch option) names a weight
+    quantisation; None when it names none."""
+    for dtype, pattern in QUANT_DTYPES:
+        if text and pattern.search(text):
+            return dtype
+    return None

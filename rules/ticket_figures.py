@@ -1,0 +1,412 @@
+"""The figures a ticket quotes, set against what the hardware can deliver.
+
+"Is this normal?" tickets mostly compare a measured figure with a number read elsewhere: a
+datasheet's NVLink total, a published benchmark table, a friend's result. An engineer answers
+them with arithmetic: which of the catalog's figures the quoted number is (NVLink's
+bidirectional total, its per-direction line rate, one link's rate), what a healthy system
+reaches on that path, and whether the measured figure sits there. The knowledge is the catalog's
+(rules/catalog/gpus.toml, interconnects.toml) and the predictor's (rules/roofline.py); the claims
+come from rules/claims.py.
+
+Sources for the physics: NVIDIA's NVLink figures are bidirectional totals (H100: 900 GB/s = 18
+links x 25 GB/s per direction x 2; https://www.nvidia.com/en-us/data-center/nvlink/); NCCL's
+application-level bandwidth is about 80 % of the NVLink line rate because of packet overhead
+(https://github.com/NVIDIA/nccl/issues/1054); NVLink SHARP busbw is not wire bandwidth
+(https://github.com/NVIDIA/nccl-tests/issues/212).
+"""
+
+from __future__ import annotations
+
+from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
+from rules import claims
+from rules.common import claim_ev, ev, gpu_count, gpu_spec, has_nvlink, large_results, make, measurements, node_count
+from rules.engine import FAILURES, rule
+from rules.workload import catalog_model, predict_layout
+
+# A quoted figure is one of the catalog's specification figures when it is within this of it.
+SPEC_MATCH = 0.03
+# Below this share of what a healthy path reaches, a figure is not explained by physics: another
+# rule (or an artifact) must say why.
+PHYSICS_FLOOR = 0.5
+# NVLink SHARP reduces in the switch, so all-reduce busbw can pass the line rate, but not by this much
+# (H100: ~480 GB/s on 450 GB/s links, https://github.com/NVIDIA/nccl-tests/issues/212).
+NVLS_CEILING = 1.5
+
+
+def _asks_about_figures(facts: Facts) -> bool:
+    """A question or a performance complaint, not a hang, crash or error report."""
+    said = claims.symptom(facts)
+    return said is not None and said not in FAILURES
+
+
+def _measured_by_a_tool(facts: Facts) -> bool:
+    """A pasted nccl-tests sweep or P2P matrix: the checks that parse them (nccl.busbw,
+    topology.pair_bandwidth) judge the figures, above the reporter's words."""
+    return bool(facts.of(PairBandwidth) or large_results(facts))
+
+
+def _served(facts: Facts):
+    """(model, its source, GPU) of a question or complaint whose model and GPU the catalog knows,
+    else (None, None, None)."""
+    if not _asks_about_figures(facts):
+        return None, None, None
+    model, model_src = catalog_model(facts)
+    gpu, _ = gpu_spec(facts)
+    return (model, model_src, gpu) if model is not None and gpu is not None else (None, None, None)
+
+
+def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
+    """The GPU's NVLink figures as datasheets and tools print them: value -> (figure, what it is,
+    per link?)."""
+    if not gpu.nvlink_gbs:
+        return {}
+    line = gpu.nvlink_gbs
+    out = {"bidirectional": (2 * line, f"{gpu.name}'s NVLink total of both directions", False),
+           "line": (line, f"{gpu.name}'s NVLink line rate per direction", False)}
+    if gpu.nvlink_links:
+        link = line / gpu.nvlink_links
+        out["link"] = (link, f"one NVLink's line rate per direction on {gpu.name}", True)
+        out["link_bidirectional"] = (2 * link, f"one NVLink's rate counting both directions on {gpu.name}", True)
+    return out
+
+
+def _matches(value: float, target: float) -> bool:
+    return abs(value - target) <= SPEC_MATCH * target
+
+
+@rule("ticket.link_figure", "expected_physics")
+def link_figure(facts: Facts, predictions=None):
+    """A measured GPU-to-GPU bandwidth set against an NVLink datasheet figure: the datasheet's
+    number is the total of both directions (or the raw line rate), and NCCL reaches about 80 % of
+    the per-direction line rate."""
+    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    if gpu is None or not gpu.nvlink_gbs:
+        return
+    nodes, _ = node_count(facts)
+    if nodes and nodes > 1:
+        return  # across nodes the NICs set the figure, not NVLink
+    figures = claims.bandwidth_figures(facts)
+    specs = _spec_figures(gpu)
+    quoted = [(f, key) for f in figures for key, (value, _, _) in specs.items() if _matches(f.data["value"], value)]
+    if not quoted:
+        return
+    spec_claim, key = max(quoted, key=lambda q: q[0].data["value"])
+    spec_value, spec_what, per_link = specs[key]
+    line = specs["link"][0] if per_link else gpu.nvlink_gbs
+    from rules import roofline
+
+    n = gpu_count(facts) or gpu.nvlink_domain or 2
+    fabric, _ = roofline.tp_fabric(gpu, max(2, min(n, gpu.nvlink_domain or n)), max(2, gpu.nvlink_domain or n))
+    achieved = fabric.achieved_gbs / (gpu.nvlink_links if per_link and gpu.nvlink_links else 1)
+    measured = [f for f in figures if not f.data["spec"] and not f.data["question"]
+                and not any(_matches(f.data["value"], v) for v, _, _ in specs.values())]
+    measured_values = [(f.data["value"], f) for f in measured] + [
+        (m.value, m) for metric in ("busbw_gbs", "algbw_gbs") for m in measurements(facts, metric)
+        if not any(_matches(m.value, v) for v, _, _ in specs.values())]
+    usable = [(v, r) for v, r in measured_values if PHYSICS_FLOOR * achieved <= v <= 1.1 * line
+              or (1.1 * line < v <= NVLS_CEILING * line and fabric.in_network_reduction and not per_link)]
+    evidence = [claim_ev(spec_claim, "the figure quoted"),
+                ev(gpu_src, f"catalog {gpu.key}: NVLink {gpu.nvlink_gbs:g} GB/s per direction"
+                   + (f", {gpu.nvlink_links} links" if gpu.nvlink_links else ""), expected=spec_value, unit="GB/s"),
+                ev("catalog:interconnects", f"catalog {fabric.name}: NCCL all-reduce busbw typically", expected=round(achieved, 1),
+                   unit="GB/s")]
+    explain = (f"{spec_value:g} GB/s is {spec_what}. A transfer moves data one way at a time, and NVLink's packet "
+               f"overhead leaves about 80 % of the {line:g} GB/s line rate to NCCL: healthy systems measure about "
+               f"{achieved:.0f} GB/s {'per link' if per_link else 'bus bandwidth'} here.")
+    if measured_values and not usable:
+        return  # the measured figure is far below the path's rate: not explained by the datasheet's arithmetic
+    if usable:
+        value, rec = max(usable, key=lambda x: x[0])
+        src = rec.source if isinstance(rec, (claims.Claim, Measurement)) else str(rec)
+        evidence.insert(1, ev(src, "the figure measured", value, round(achieved, 1), "GB/s"))
+        if value > 1.1 * line:
+            explain = (f"{value:g} GB/s is above the {line:g} GB/s per-direction line rate because NVLink SHARP (NVLS) "
+                       "reduces inside the NVSwitch: busbw then counts the data a ring would have moved, not what "
+                       f"crossed the wire. {explain}")
+        title = (f"{value:g} GB/s against {spec_value:g} GB/s is what {gpu.name}'s NVLink delivers: "
+                 f"{value / line:.0%} of the per-direction line rate")
+        confidence = 0.6
+    else:
+        title = f"{spec_value:g} GB/s is not a figure any transfer reaches on {gpu.name}"
+        confidence = 0.5
+    yield make("ticket.link_figure", "expected_physics", "info", confidence, title, explain, evidence,
+               fix="Nothing to fix: compare nccl-tests busbw at large sizes (-b 1G -e 8G) with the achieved figure, not "
+               "with the datasheet's total; nvbandwidth measures the raw copy rate per direction.",
+               refs=["https://github.com/NVIDIA/nccl/issues/1054"])
+
+
+@rule("ticket.busbw_without_p2p", "expected_physics")
+def busbw_without_p2p(facts: Facts, predictions=None):
+    """All-reduce busbw on boards whose driver refuses PCIe peer-to-peer (GeForce): NCCL stages every
+    transfer through host memory, so the CPU's memory and PCIe root ports, not the GPUs, set the
+    ceiling (https://github.com/NVIDIA/nccl/issues/1639)."""
+    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    if gpu is None or gpu.pcie_p2p:
+        return
+    nodes, _ = node_count(facts)
+    if nodes and nodes > 1:
+        return
+    rows = [m for m in measurements(facts, "busbw_gbs") if m.stat == "reported"]
+    if not rows:
+        return
+    from rules import catalog
+
+    pcie = catalog.interconnect(gpu.pcie_interconnect)
+    best = max(rows, key=lambda m: m.value)
+    share = best.value / pcie.achieved_gbs
+    if not PHYSICS_FLOOR <= share <= 1.2:
+        return
+    yield make("ticket.busbw_without_p2p", "expected_physics", "info", 0.55,
+               f"{best.value:g} GB/s busbw is what {gpu.name} boards reach without peer-to-peer",
+               f"The stock driver does not give {gpu.name} PCIe peer-to-peer, so NCCL copies every chunk through host "
+               f"memory (SHM): each transfer crosses PCIe twice and the CPU's memory bandwidth is shared by all GPUs. "
+               f"{best.value:g} GB/s is {share:.0%} of the {pcie.achieved_gbs:g} GB/s a {pcie.name} path gives with "
+               "peer-to-peer; more GPUs share the same host memory, so the figure falls as GPUs are added.",
+               [ev(best, f"all-reduce busbw{f' on {best.gpus} GPUs' if best.gpus else ''}", best.value,
+                   pcie.achieved_gbs, "GB/s"),
+                ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)],
+               fix="Expected on these boards; NVLink-capable or datacenter GPUs (PCIe P2P) or fewer GPUs per all-reduce "
+               "raise it. Check the CPU memory channels are all populated.",
+               refs=["https://github.com/NVIDIA/nccl/issues/1639"])
+
+
+@rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics")
+def batched_rate(facts: Facts, predictions=None):
+    """A tokens/s figure above what one stream can reach is a batch's total; set against the
+    throughput the predictor expects at large batches, it says whether the batch was the limit."""
+    model, model_src, gpu = _served(facts)
+    if model is None:
+        return
+    rates = [m for m in measurements(facts, "decode_tok_s") if m.stat == "reported"]
+    if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
+        return  # a sweep or a results table: the comparison-set rules read it as a set
+    for m in rates:
+        if m.batch:
+            continue
+        tp, _ = assumed_tp(facts, m)
+        one = predict_layout(facts, tp, 1)
+        if one is None or not one.valid or m.value <= 1.5 * one.decode_tok_s:
+            continue  # one stream could give it: the per-stream rules judge it
+        best = None
+        for batch in (256, 128, 64, 32):
+            p = predict_layout(facts, tp, batch)
+            if p is not None and p.valid and p.fits:
+                best = (batch, batch * p.decode_tok_s_expected)
+                break
+        if best is None:
+            continue
+        batch, total = best
+        evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
+                       round(total), "tok/s"),
+                    ev("prediction:roofline", f"one stream's roofline at TP={tp}", round(one.decode_tok_s, 1), unit="tok/s"),
+                    ev("prediction:expected", f"expected decode throughput at batch {batch} ({gpu.key})", round(total),
+                       unit="tok/s"),
+                    ev(model_src, "model", model.key)]
+        if m.value < 0.6 * total:
+            yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
+                       f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",
+                       "Decode reads every weight once per step whatever the batch, so throughput grows almost in step "
+                       "with the number of sequences decoded together until compute or the KV cache limits it. Published "
+                       "throughput tables use hundreds of concurrent requests.",
+                       evidence, fix="Send more concurrent requests (raise max batch size / max_num_seqs) and measure "
+                       "throughput at that concurrency; per-request speed falls slowly while throughput rises.")
+        else:
+            yield make("ticket.batched_rate", "expected_physics", "info", 0.5,
+                       f"{m.value:g} tok/s is near what batched decode of this model gives (about {total:.0f} at batch {batch})",
+                       "The figure is a batch's total throughput and sits near the predictor's large-batch expectation.",
+                       evidence)
+        return
+
+
+@rule("ticket.faster_than_physics", "other")
+def faster_than_physics(facts: Facts, predictions=None):
+    """A collective timed faster than any GPU link can move its bytes: the measurement, not the
+    system, is wrong (units, an unsynchronised timer, a no-op)."""
+    from rules import catalog
+
+    fastest = max((g.nvlink_gbs for g in catalog.gpus().values()), default=0.0) * 2
+    for c in claims.collective_timings(facts):
+        rate = c.data["bytes"] / c.data["seconds"] / 1e9
+        if fastest and rate > fastest:
+            yield make("ticket.faster_than_physics", "other", "warning", 0.6,
+                       f"The timing implies {rate:,.0f} GB/s: faster than any GPU interconnect",
+                       f"{c.data['bytes']:,.0f} bytes in {c.data['seconds'] * 1e6:g} us is {rate:,.0f} GB/s, above the "
+                       f"fastest NVLink in the catalog ({fastest:g} GB/s counting both directions). The figure comes from "
+                       "the measurement: a unit slip (us for ms), timing the launch instead of the completion "
+                       "(no cudaStreamSynchronize), or a collective that did not run.",
+                       [claim_ev(c, "the timing"), ev(c, "implied bandwidth", round(rate), unit="GB/s"),
+                        ev("catalog:gpus", "catalog: fastest NVLink, both directions", expected=fastest, unit="GB/s")],
+                       fix="Time with nccl-tests or synchronise the stream before stopping the timer; check the units.")
+            return
+
+
+# Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
+# (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
+TP_ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "tgi", "deepspeed", "exllamav2")
+
+
+def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
+    """(TP of the layout a figure ran on, how it is known). The figure's own clause first, then the
+    ticket's layout; with neither, an engine that does tensor parallelism is taken to use every GPU
+    the ticket names, and anything else one GPU: the answer says it assumed so."""
+    from rules.common import engine_of, wfield
+
+    if m.tp:
+        return m.tp, "stated with the figure"
+    tp, _ = wfield(facts, "tp")
+    if tp:
+        return tp, "the ticket's layout"
+    n = gpu_count(facts)
+    if n and n > 1 and (engine_of(facts) or "") in TP_ENGINES:
+        return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
+    return 1, "assumed: one GPU (no layout stated)"
+
+
+@rule("ticket.latency_vs_expected", "expected_physics", "other")
+def latency_vs_expected(facts: Facts, predictions=None):
+    """A per-token latency the reporter states (ITL / TPOT), against the calibrated band and the
+    roofline for the model, GPU, layout and engine the ticket names (rules/expectations.py)."""
+    model, model_src, gpu = _served(facts)
+    if model is None:
+        return
+    from rules.expectations import expectation
+
+    for metric in ("itl_ms", "tpot_ms"):
+        for m in measurements(facts, metric):
+            if m.stat != "reported":
+                continue
+            tp, how = assumed_tp(facts, m)
+            batch = m.batch or 1
+            p = predict_layout(facts, tp, batch)
+            if p is None or not (p.valid and p.fits):
+                continue
+            e = expectation(metric, p)
+            verdict = e.verdict(m.value)
+            if verdict == "faster_than_roofline":
+                continue  # faster than the bound: measured differently (speculative decoding, a batch's mean)
+            evidence = [ev(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", m.value,
+                           round(e.expected, 1), "ms"),
+                        ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
+                           f"{e.low:.1f}-{e.high:.1f}", unit="ms"),
+                        ev("prediction:roofline", "roofline (nothing real is faster)", round(e.roofline, 1), unit="ms"),
+                        ev(model_src, "model", model.key)]
+            if verdict in ("inside", "faster"):
+                yield make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
+                           f"{m.value:g} ms per token is what this model, GPU and layout deliver "
+                           f"(expected {e.low:.1f}-{e.high:.1f} ms)",
+                           "Each decode step reads every weight (and the KV cache) from memory and, with tensor "
+                           "parallelism, waits for two all-reduces per layer; that sets the per-token time, not a fault.",
+                           evidence, fix="Nothing is broken; a faster step needs more memory bandwidth per GPU, "
+                           "quantised weights, or (for throughput) a larger batch.")
+            else:
+                # beyond the band, the numbers contradict a physics answer: ranked above the symptom's prior
+                yield make("ticket.latency_vs_expected", "other", "warning", 0.45,
+                           f"{m.value:g} ms per token is slower than the expected {e.low:.1f}-{e.high:.1f} ms "
+                           f"(x{e.ratio(m.value):.1f})",
+                           "The step takes longer than a healthy system with this engine needs; something beyond "
+                           "physics costs time (host, transport, clocks, configuration).",
+                           evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
+            return
+
+
+# Engines that place whole layers on each GPU (pipeline without overlap for one stream).
+LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama", "text-generation-webui", "accelerate", "koboldcpp", "exllama")
+
+
+@rule("ticket.layer_split_rate", "expected_physics")
+def layer_split_rate(facts: Facts, predictions=None):
+    """A decode rate from a layer split (llama.cpp, Ollama, accelerate device_map): the GPUs take
+    turns, so one stream decodes at the pace of one GPU streaming all the weights, whatever the
+    number of GPUs; the figure is judged against that single-GPU expectation."""
+    model, model_src, gpu = _served(facts)
+    if model is None:
+        return
+    from rules.common import engine_of
+
+    words = " ".join(w.framework or "" for w in facts.of(Workload)).lower() + " " + (engine_of(facts) or "")
+    if not (claims.find(facts, "layer_split") or any(e in words for e in LAYER_SPLIT_ENGINES)):
+        return
+    p = predict_layout(facts, 1, 1)
+    if p is None or not p.valid:
+        return
+    low, high = p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low
+    for m in measurements(facts, "decode_tok_s"):
+        if m.stat != "reported" or (m.batch or 1) > 1 or not low <= m.value <= 1.1 * p.decode_tok_s:
+            continue
+        yield make("ticket.layer_split_rate", "expected_physics", "info", 0.55,
+                   f"{m.value:g} tok/s is one GPU's pace for this model: a layer split does not add speed",
+                   "With the layers split over the GPUs each token passes through them one after another, so one "
+                   "stream decodes as fast as one GPU streaming every weight from its memory; more GPUs hold a bigger "
+                   "model, they do not make one stream faster.",
+                   [ev(m, "decode rate, one stream", m.value, round(p.decode_tok_s_expected, 1), "tok/s"),
+                    ev("prediction:expected", f"one {gpu.key} streaming all of {model.key} (layer split: GPUs take turns)",
+                       f"{low:.0f}-{high:.0f}", unit="tok/s"),
+                    ev("prediction:roofline", "roofline (nothing real is faster)", round(p.decode_tok_s, 1), unit="tok/s"),
+                    ev(model_src, "model", model.key)],
+                   fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
+                   "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of requests.")
+        return
+
+
+# A copy between two GPUs (not a collective), as people name it.
+_P2P_WORDS = r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b"
+
+
+@rule("ticket.pcie_figure", "expected_physics", "p2p_disabled", "other")
+def pcie_figure(facts: Facts, predictions=None):
+    """A GPU-to-GPU copy rate on GPUs without NVLink, against their PCIe generation: a x16 link's
+    line rate per direction (Gen3 15.75, Gen4 31.5, Gen5 63 GB/s; PCI-SIG) of which copies reach
+    about 80 % after packet overhead."""
+    import re
+
+    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    if gpu is None or (gpu.nvlink_gbs and not gpu.nvlink_bridged) or has_nvlink(facts):
+        return  # NVLink carries the copies (an SXM board, or a bridge the topology shows)
+    text = " ".join(t for _, t in claims.texts(facts))
+    if not re.search(_P2P_WORDS, text, re.I) or re.search(r"\bnvlink\b", text, re.I):
+        return
+    from rules import catalog
+
+    pcie = catalog.interconnect(gpu.pcie_interconnect)
+    line = pcie.bandwidth_gbs
+    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
+    bidirectional = [f for f in figures if re.search(r"\bbi-?directional\b", f.quote, re.I)]
+    usable = [(f.data["value"] / (2 if f in bidirectional else 1), f) for f in figures if not f.data["spec"]]
+    low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * 0.8 * line]
+    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * 0.8 * line <= v <= 1.05 * line]
+    if not usable and low:
+        value, c = max(low, key=lambda x: x[0])
+        evidence = [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(0.8 * line, 1), "GB/s"),
+                    ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")]
+        if not gpu.pcie_p2p:
+            yield make("ticket.pcie_figure", "p2p_disabled", "warning", 0.5,
+                       f"{value:g} GB/s is a copy staged through host memory: {gpu.name} has no PCIe peer-to-peer",
+                       "The stock driver does not give these boards PCIe P2P, so a GPU-to-GPU copy goes to host memory "
+                       "and back, at a fraction of the link's rate.", evidence,
+                       fix="Expected with the stock driver; NVLink or P2P-capable GPUs copy directly.")
+        else:  # far below the link: not physics; the link's state or the P2P path says why
+            yield make("ticket.pcie_figure", "other", "warning", 0.45,
+                       f"{value:g} GB/s is {value / (0.8 * line):.0%} of what a {pcie.name} link carries",
+                       "A copy this slow is not the link's physics: the link trained narrower or slower (x8/x4, Gen1-3 "
+                       "under load), or the copy goes through host memory because peer-to-peer is off (ACS, IOMMU, "
+                       "a VM).", evidence,
+                       fix="attach `sudo lspci -vvv` (LnkCap/LnkSta of the GPUs) and p2pBandwidthLatencyTest's "
+                       "P2P=Enabled and P2P=Disabled matrices")
+        return
+    if not usable:
+        return
+    value, c = max(usable, key=lambda x: x[0])
+    yield make("ticket.pcie_figure", "expected_physics", "info", 0.5,
+               f"{value:g} GB/s per direction is what a {pcie.name} link carries ({value / line:.0%} of its line rate)",
+               f"{gpu.name} GPUs without NVLink copy over PCIe: a x16 link's line rate is {line:g} GB/s per direction and "
+               "packet and protocol overhead leave about 80 % of it to a copy; the figure sits there, so the link runs at "
+               "its full width and speed.",
+               [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(0.8 * line, 1), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")],
+               fix="Nothing to fix for the link; for more GPU-to-GPU bandwidth use NVLink-capable GPUs.")

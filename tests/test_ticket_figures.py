@@ -1,0 +1,275 @@
+"""The figures a ticket quotes, against the catalog and the predictor (rules/ticket_figures.py and
+the figure claims of rules/claims.py). The texts are paraphrases written for these tests, not the
+corpus tickets' sentences; the corpus cases the rules answer are scored by
+benchmarks/ticket_accuracy.py."""
+
+import re
+
+import pytest
+
+from diagnose.artifacts import parse_text
+from diagnose.evidence import Facts, Measurement, Note, Workload
+from rules import claims
+from rules.engine import evaluate, ticket_verdict
+
+
+def _issue(text: str):
+    """Facts, findings and verdict of an issue's Markdown, read as `diagnose ticket` reads it."""
+    records, _ = parse_text(text, "issue.md")
+    facts = Facts()
+    facts.add(*records)
+    findings = evaluate(facts)
+    return facts, findings, ticket_verdict(facts, findings)
+
+
+def _described(text: str, *records) -> Facts:
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text), *records)
+    return facts
+
+
+def _rules(findings, name):
+    return [f for f in findings if f.rule == name]
+
+
+# --------------------------------------------------------------------------- claims
+
+
+@pytest.mark.parametrize("sentence,value,spec,question", [
+    ("We only get 341.5 GB/s between the GPUs.", 341.5, False, False),
+    ("The datasheet says NVLink is 900GB/s.", 900.0, True, False),
+    ("Our copies reach 1,450 GBps on this node.", 1450.0, False, False),
+    ("Should the link bandwidth not be 25GB per direction?", 25.0, True, True),
+    ("Each link moves 20 GB/s in our test", 20.0, False, False),
+])
+def test_bandwidth_figures_are_read_with_how_they_were_said(sentence, value, spec, question):
+    (c,) = claims.bandwidth_figures(_described(sentence))
+    assert (c.data["value"], c.data["spec"], c.data["question"]) == (value, spec, question)
+
+
+@pytest.mark.parametrize("sentence", [
+    "The model takes 25GB of memory on each GPU.",  # a size, not a rate
+    "The NIC runs at 200 Gb/s.",  # bits per second: a link's rate, read elsewhere
+    "We have 80GB cards.",
+])
+def test_sizes_and_bit_rates_are_not_bandwidth_figures(sentence):
+    assert claims.bandwidth_figures(_described(sentence)) == []
+
+
+@pytest.mark.parametrize("sentence,nbytes,seconds", [
+    ("An 8 MB all_gather takes 2 ms on our cluster.", 8e6, 2e-3),
+    ("It takes 350 us to allreduce 1 MiB here.", 1 << 20, 350e-6),
+    ("A broadcast of 4,000,000 bytes finishes in 0.8 milliseconds.", 4e6, 0.8e-3),
+])
+def test_a_collective_timed_in_words_gives_its_size_and_time(sentence, nbytes, seconds):
+    (c,) = claims.collective_timings(_described(sentence))
+    assert c.data["bytes"] == pytest.approx(nbytes) and c.data["seconds"] == pytest.approx(seconds)
+
+
+def test_sizes_and_times_without_a_collective_are_not_timings():
+    assert claims.collective_timings(_described("Loading the 16 GB checkpoint takes 40 s.")) == []
+
+
+@pytest.mark.parametrize("title,kind", [
+    ("# Why is the copy rate 180 GB/s and not 450 GB/s?", "normal?"),
+    ("# Question on busbw between our nodes", "normal?"),
+    ("# Confused by the bandwidth numbers nccl-tests prints", "normal?"),
+    ("# The official table reports 12000 tokens/s, we see 3000", "normal?"),
+    ("# Why does all_reduce hang after the first step?", "hang"),  # a failure stays a failure
+    ("# vLLM crashes when loading the model", "crash"),
+])
+def test_a_question_about_a_figure_is_an_is_this_normal_ticket(title, kind):
+    assert claims.symptom(_described(title + "\n\nDetails below.")) == kind
+
+
+# --------------------------------------------------------------------------- what the issue text gives
+
+_ISSUE = "# Numbers from our new server\n\nWe ran the usual tests on the new machine and want to know if these are fine.\n\n"
+
+
+def test_busbw_as_people_retype_it_carries_the_gpu_count_of_its_line():
+    records, _ = parse_text(_ISSUE + "On 8 GPUs the bus bw is 28GB/s.\nWith 4 GPUs BusBW 35 GB/s.\n", "issue.md")
+    got = sorted((m.value, m.gpus) for m in records if isinstance(m, Measurement) and m.metric == "busbw_gbs")
+    assert got == [(28.0, 8), (35.0, 4)]
+
+
+def test_bare_figures_of_a_collective_benchmark_count_unless_they_are_asked_about():
+    text = _ISSUE + "Should all_reduce_perf on 8 GPUs give 700? We measure 612 with -b 1G -e 8G.\n"
+    records, _ = parse_text(text, "issue.md")
+    assert [m.value for m in records if isinstance(m, Measurement) and m.metric == "busbw_gbs"] == [612.0]
+
+
+def test_a_gpu_count_written_against_the_model_number_is_read():
+    records, _ = parse_text(_ISSUE + "I run 2x4090 with llama.cpp and get 20 t/s.\n", "issue.md")
+    (w,) = [r for r in records if isinstance(r, Workload) and r.gpu]
+    assert (re.sub(r"\s", "", w.gpu), w.gpu_count) == ("4090", 2)
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+def test_a_measured_nvlink_figure_against_the_datasheet_total_is_physics():
+    text = ("# Is our NVLink slow?\n\nOur server has 8x H100 SXM. NVIDIA advertises 900 GB/s NVLink, but all_reduce_perf "
+            "shows a bus bandwidth of 360 GB/s. Is this expected?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.link_figure")
+    assert v.category == "expected_physics" and f.confidence == 0.6
+    assert 360.0 in {e.measured for e in f.evidence} and 900.0 in {e.expected for e in f.evidence}
+
+
+def test_a_figure_far_below_the_links_is_not_explained_by_the_datasheet():
+    text = ("# Is our NVLink slow?\n\nOur server has 8x H100 SXM. NVIDIA advertises 900 GB/s NVLink, but all_reduce_perf "
+            "shows a bus bandwidth of 40 GB/s. Is this expected?\n")
+    _, findings, _ = _issue(text)
+    assert not _rules(findings, "ticket.link_figure")
+
+
+def test_a_hang_is_not_answered_with_link_arithmetic():
+    text = "# all_reduce hangs\n\n8x H100 SXM with 900 GB/s NVLink: all_reduce_perf hangs at 128 MB, busbw 360 GB/s before that.\n"
+    _, findings, _ = _issue(text)
+    assert not _rules(findings, "ticket.link_figure")
+
+
+def test_busbw_on_boards_without_peer_to_peer_is_bounded_by_host_memory():
+    text = "# Slow all-reduce on 4x RTX 4090\n\n4x RTX 4090 in one server, all_reduce_perf busbw 18 GB/s. Why so slow?\n"
+    _, findings, v = _issue(text)
+    assert _rules(findings, "ticket.busbw_without_p2p") and v.category == "expected_physics"
+    text = text.replace("18 GB/s", "2 GB/s")  # far below what host staging gives: not physics
+    _, findings, _ = _issue(text)
+    assert not _rules(findings, "ticket.busbw_without_p2p")
+
+
+def test_a_batch_total_below_large_batch_throughput_is_the_batch():
+    text = ("# Throughput lower than the published table\n\nLlama 3 8B on one H100 gives 3000 tokens/s in total, the "
+            "official benchmark table reports 12000 tokens/s for the same model.\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert (v.category, f.confidence) == ("latency_bound_small_batch", 0.5)
+    # a single stream's rate is judged against the per-stream expectation instead
+    _, findings, _ = _issue(text.replace("3000 tokens/s in total", "60 tokens/s"))
+    assert not _rules(findings, "ticket.batched_rate")
+
+
+def test_a_collective_faster_than_any_link_is_a_measurement_error():
+    _, findings, v = _issue("# NCCL latency question\n\nWhy does an all_reduce of 1 GB take only 0.1 ms on 2 GPUs?\n")
+    assert _rules(findings, "ticket.faster_than_physics") and v.category == "other"
+    _, findings, _ = _issue("# NCCL latency question\n\nWhy does an all_reduce of 1 GB take 10 ms on 2 GPUs?\n")
+    assert not _rules(findings, "ticket.faster_than_physics")
+
+
+def test_per_token_latencies_in_prose_are_read_in_ms_with_their_percentile():
+    text = _ISSUE + ("With TP=2 the ITL is 28 ms and TTFT 1.2 s, p99 TPOT 60ms. llama.cpp reports 108.32 ms per token. "
+                     "We get 1,234 tokens/s in total and 9.5it/s.\n")
+    records, _ = parse_text(text, "issue.md")
+    got = [(m.metric, m.value, m.stat, m.tp) for m in records if isinstance(m, Measurement)]
+    assert got == [("decode_tok_s", 1234.0, "reported", 2), ("itl_ms", 28.0, "reported", 2), ("ttft_ms", 1200.0, "reported", None),
+                   ("tpot_ms", 60.0, "p99", None), ("itl_ms", 108.32, "reported", None)]  # no "9.5 it/s": prompts, not tokens
+
+
+def test_a_published_figure_is_not_the_reporters_measurement():
+    records, _ = parse_text(_ISSUE + "The official table reports 12000 tokens/s; we get 3000 tokens/s.\n", "issue.md")
+    assert [m.value for m in records if isinstance(m, Measurement)] == [3000.0]
+
+
+@pytest.mark.parametrize("name,key", [
+    ("Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "qwen2.5-32b"),  # a distilled model is its student's architecture
+    ("DeepSeek-R1-Distill-Llama-70B", "llama-3-70b"),
+    ("Qwen2-72B-Instruct", "qwen2.5-72b"),  # Qwen2.5 kept Qwen2's shapes at this size
+    ("Meta-Llama-3-70B-Instruct-GPTQ-INT4", "llama-3-70b"),
+    ("Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b"),
+])
+def test_renamed_and_quantised_models_resolve_to_their_architecture(name, key):
+    from rules.workload import catalog_model
+
+    facts = Facts()
+    facts.add(Workload("issue.md:3", model=name))
+    assert catalog_model(facts)[0].key == key
+
+
+def test_a_per_token_latency_inside_the_band_is_physics_and_far_above_it_is_not():
+    text = ("# Is this ITL normal?\n\nWe serve Llama 3 70B with vLLM on 4x H100 SXM (TP=4). The ITL is 30 ms at batch 1. "
+            "Is this expected for this setup?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.latency_vs_expected")
+    assert v.category == "expected_physics" and f.evidence[0].measured == 30.0 and f.evidence[0].expected
+    _, findings, v = _issue(text.replace("30 ms", "120 ms"))
+    (f,) = _rules(findings, "ticket.latency_vs_expected")
+    assert (v.category, f.severity) == ("other", "warning")  # the numbers contradict a physics answer
+
+
+def test_an_unstated_layout_is_assumed_from_the_engine_and_said():
+    text = ("# Is this ITL normal?\n\nWe serve Llama 3 70B with vLLM on 4x H100 SXM. The ITL is 30 ms at batch 1. "
+            "Is this expected for this setup?\n")
+    _, findings, _ = _issue(text)
+    (f,) = _rules(findings, "ticket.latency_vs_expected")
+    assert "TP=4 (assumed: the vllm engine splits the model over the 4 GPUs named)" in f.evidence[0].detail
+
+
+@pytest.mark.parametrize("name,dtype", [
+    ("Llama-2-70B-GPTQ", "int4"), ("Qwen2.5-72B-Instruct-AWQ", "int4"), ("llama-2-70b.Q4_K_M.gguf", "int4"),
+    ("Qwen-7B-Chat-GPTQ-Int8", "int8"), ("mistral-7b.Q8_0.gguf", "int8"), ("Llama-3.1-8B-Instruct-FP8", "fp8"),
+    ("Llama 3 70B", None), ("gpt-4o", None),
+])
+def test_a_models_quantisation_is_read_from_its_name(name, dtype):
+    from diagnose.artifacts.text import quant_dtype
+
+    assert quant_dtype(name) == dtype
+
+
+def test_a_quantised_model_is_predicted_with_its_weights_size():
+    from rules.workload import predict_layout
+
+    def rate(model):
+        facts = Facts()
+        facts.add(Workload("issue.md:3", model=model, gpu="RTX 3090"))
+        return predict_layout(facts, 1, 1).decode_tok_s
+
+    assert rate("Llama-2-13B-GPTQ") > 2.5 * rate("Llama-2-13B")  # about 4 bits a weight against 16
+
+
+def test_a_layer_split_decodes_at_one_gpus_pace():
+    text = ("# Is this speed normal with two cards?\n\nI run Llama 2 70B Q4 with llama.cpp on 2x RTX 3090 and get 14 tokens/s "
+            "for one request. Is this the expected speed for this setup?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.layer_split_rate")
+    assert v.category == "expected_physics" and f.evidence[0].measured == 14.0
+    _, findings, _ = _issue(text.replace("llama.cpp", "vLLM"))  # tensor parallelism: judged per layout instead
+    assert not _rules(findings, "ticket.layer_split_rate")
+
+
+def test_a_typed_busbw_weighs_as_an_observation_not_as_a_parsed_sweep():
+    text = "# all_reduce_perf result\n\nOn our 8x H100 SXM server all_reduce_perf gives a busbw of 370 GB/s. Is this expected?\n"
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "nccl.busbw")
+    assert f.severity == "ok" and f.confidence == 0.6 and v.confidence < 0.7
+
+
+@pytest.mark.parametrize("title,kind", [
+    ("# 2*4090: the GPU load can only reach 50%", "slow"),
+    ("# We only get 35 GB/s between the cards", "slow"),
+    ("# 4卡和8卡部署测试发现吞吐没有很大区别", "scaling"),  # 4 vs 8 cards, throughput without a big difference
+    ("# Could you please provide reference results?", "normal?"),
+    ("# Verifying NCCL is using NVLink", "normal?"),
+])
+def test_more_ways_of_asking_are_classed(title, kind):
+    assert claims.symptom(_described(title + "\n\nDetails below.")) == kind
+
+
+@pytest.mark.parametrize("gpus,rate,category", [
+    ("4x L40S", "25.5 GB/s", "expected_physics"),  # ~80 % of PCIe Gen4 x16 per direction: the link at full width
+    ("4x L40S", "6 GB/s", "other"),  # a quarter of it: the link's state or the P2P path, not physics
+    ("4x RTX 3090", "6 GB/s", "p2p_disabled"),  # GeForce without a bridge: copies go through host memory
+])
+def test_a_copy_rate_between_pcie_gpus_is_read_against_the_link(gpus, rate, category):
+    text = (f"# Is this P2P bandwidth normal?\n\nOn our server with {gpus}, p2pBandwidthLatencyTest shows {rate} between "
+            "GPU0 and GPU1. Is this expected?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.pcie_figure")
+    assert f.category == category == v.category
+
+
+def test_a_per_gpu_rate_is_not_taken_for_one_streams_rate():
+    records, _ = parse_text(_ISSUE + "We get 1,200 tok/s per GPU at TP=4 and 45 tokens/s for a single request.\n", "issue.md")
+    got = [(m.metric, m.value) for m in records if isinstance(m, Measurement)]
+    assert got == [("output_tok_s_per_gpu", 1200.0), ("decode_tok_s", 45.0)]
