@@ -3,7 +3,8 @@
 Inputs, each read as what its content is:
 - a ticket folder or `ticket.toml`: its `[[measured]]` entries carry tp/pp/batch themselves;
 - a serving-benchmark output (vLLM `bench serve` text or JSON, SGLang `bench_serving` text or
-  JSON lines), one file per layout;
+  JSON lines), one file per layout; a saved result that states no concurrency is a run of its own,
+  its batch per replica derived from its figures (in_flight);
 - an nsys SQLite capture, one per layout: its step time and its measured all-reduce kernel time
   per call (the GPU that waited least, so a slow peer's lateness is not counted);
 - a small CSV: `layout,batch,metric,value` (or `tp,pp,dp,batch,metric,value`; optional `stat`,
@@ -73,13 +74,18 @@ class Setup:
 
 @dataclass
 class Run:
-    """Everything measured at one layout and one batch (concurrent sequences per replica)."""
+    """Everything measured at one layout and one batch (concurrent sequences per replica).
+
+    A benchmark result that states no concurrency is a run of its own, `tag` naming it (its
+    request rate), with the batch derived from its figures and `batch_how` saying how."""
 
     layout: Layout
     batch: int | None
     measurements: list[Measurement] = field(default_factory=list)
     capture: CaptureComm | None = None
     setup: Setup = Setup()
+    tag: str | None = None
+    batch_how: str | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -197,6 +203,7 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     for m in kept:
         check_measurement(m)
     setup = _setup_of(read)
+    results = _results(read.of(Workload), measurements)
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
         own = Layout(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
@@ -204,7 +211,81 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         if layout is None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
                              f"(bench_tp4.json) or pass --tp-of {path.name}=TP")
-        _add(runs, layout, m, setup)
+        result = results.get(m.source)
+        derived = None if m.batch or m.concurrency or result is None else in_flight(result[1], layout.dp)
+        if derived is None:
+            _add(runs, layout, m, setup)
+            continue
+        run = _run(runs, layout, derived[0], setup, tag=_rate_of(result[1]), result=result[0])
+        run.batch_how = derived[1]
+        run.measurements.append(m)
+
+
+def _results(workloads, measurements) -> dict[str, tuple[str, list]]:
+    """{measurement source: (its result's source, every measurement of that result)}: a figure
+    belongs to the last benchmark result (the Workload a serving benchmark states per result) at
+    or above its line in the same file. Only files with several such results are grouped."""
+    by_file: dict[str, list[tuple[int, object]]] = {}
+    for w in workloads:
+        if "request_rate" in w.extra:
+            file, _, line = str(w.source).rpartition(":")
+            if line.isdigit():
+                by_file.setdefault(file, []).append((int(line), w))
+    groups: dict[str, list] = {}
+    owner: dict[str, object] = {}
+    for m in measurements:
+        file, _, line = str(m.source).rpartition(":")
+        found = sorted(by_file.get(file, []), key=lambda x: x[0])
+        if not found or not line.isdigit():
+            continue
+        w = next((w for n, w in reversed(found) if n <= int(line)), found[0][1])
+        owner[m.source] = w
+        groups.setdefault(w.source, []).append(m)
+    return {src: (w.source, [w, *groups[w.source]]) for src, w in owner.items()}
+
+
+def _rate_of(result: list) -> str:
+    rate = result[0].extra.get("request_rate")
+    return "rate inf" if rate == "inf" else f"rate {rate:g}/s"
+
+
+def in_flight(result: list, replicas: int) -> tuple[int, str] | None:
+    """Requests in flight per replica of a benchmark result that states no concurrency (no
+    max_concurrency: vLLM's benchmark_serving.py then sends requests at `request_rate` with no
+    cap), by Little's law over the benchmark window: in flight = completed / duration x mean
+    end-to-end latency = request_throughput x (mean TTFT + mean TPOT x (output tokens per request
+    - 1)), where TPOT is per request (latency - TTFT) / (output tokens - 1) and duration runs from
+    the first request sent to the last answer, so the identity is exact for the window. Requests
+    still queued count as in flight. None when a figure it needs is missing.
+    Source: https://github.com/vllm-project/vllm/blob/0049e29c41fd383bda519a3f250e3227713081ef/benchmarks/benchmark_serving.py
+    (calculate_metrics, benchmark, main's result_json)."""
+    from diagnose.inputs import MAX_BATCH, finite_number
+
+    def get(metric, stat=None):
+        return next((m for m in result[1:] if m.metric == metric and m.stat == stat), None)
+
+    rps, e2e = get("request_throughput"), get("e2e_latency_ms", "mean")
+    ttft, tpot, done, tokens = get("ttft_ms", "mean"), get("tpot_ms", "mean"), get("completed_requests"), get("output_tokens_total")
+    if rps is None or (e2e is None and None in (ttft, tpot, done, tokens)):
+        return None
+    for m in (rps, e2e, ttft, tpot, done, tokens):
+        if m is not None:
+            finite_number(m.value, f"{m.source}: {m.metric}", low=0, high=UNIT_LIMITS.get(m.unit or "", 1e12))
+    if e2e is not None:
+        e2e_ms, how = e2e.value, f"mean_e2el_ms {e2e.value:.4g}"
+    else:
+        per_request = tokens.value / done.value if done.value else 0.0
+        e2e_ms = ttft.value + tpot.value * max(per_request - 1, 0.0)
+        how = (f"mean_ttft_ms {ttft.value:.4g} + mean_tpot_ms {tpot.value:.4g} x (total_output_tokens / completed "
+               f"{per_request:.4g} - 1)")
+    total = rps.value * e2e_ms / 1e3
+    per_replica = total / replicas
+    finite_number(per_replica, f"{rps.source}: requests in flight derived from request_throughput", high=MAX_BATCH)
+    batch = max(1, round(per_replica))
+    text = (f"derived, no concurrency stated: request_throughput {rps.value:.4g} req/s x {e2e_ms / 1e3:.4g} s end-to-end "
+            f"({how}) = {total:.4g} in flight" + (f" / {replicas} replicas = {per_replica:.3g}" if replicas > 1 else "")
+            + " (Little's law)")
+    return batch, text
 
 
 def check_measurement(m: Measurement) -> None:
@@ -273,10 +354,11 @@ def _add(runs: dict, layout: Layout, m: Measurement, setup: Setup = Setup()) -> 
     _run(runs, layout, m.batch or m.concurrency, setup).measurements.append(m)
 
 
-def _run(runs: dict, layout: Layout, batch: int | None, setup: Setup = Setup()) -> Run:
-    key = (layout, batch, setup)
+def _run(runs: dict, layout: Layout, batch: int | None, setup: Setup = Setup(), tag: str | None = None,
+         result: str | None = None) -> Run:
+    key = (layout, batch, setup, result)
     if key not in runs:
-        runs[key] = Run(layout, batch, setup=setup)
+        runs[key] = Run(layout, batch, setup=setup, tag=tag)
     return runs[key]
 
 

@@ -235,7 +235,8 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
     calibrated = sum(terms.values())
     row = {
         "label": run.layout.label(), "tp": p.tp, "pp": p.pp, "dp": p.dp, "gpus": p.gpus, "batch": batch,
-        "batch_stated": run.batch is not None, "sources": run.sources, "engine": p.engine, "prompt": p.prompt,
+        "batch_stated": run.batch is not None and not run.batch_how, "batch_how": run.batch_how, "run": run.tag,
+        "sources": run.sources, "engine": p.engine, "prompt": p.prompt,
         "output": p.output if run.setup.output else None,
         "step_ms": round(step[0], 4) if step else None, "step_how": step[1] if step else None,
         "step_source": step[2] if step else None,

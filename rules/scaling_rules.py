@@ -30,8 +30,10 @@ def _ms(x) -> str:
 
 
 def _what(r: dict) -> str:
-    """'TP4 batch 8' (+ the lengths when the row has them)."""
+    """'TP4 batch 8' (+ the lengths when the row has them; a derived batch says how it was found)."""
     lengths = f", {r['prompt']} in / {r['output']} out" if r.get("output") else ""
+    if r.get("batch_how"):
+        return f"{r['label']} at {r['run']}, batch {r['batch']} per replica (derived){lengths}"
     return f"{r['label']} batch {r['batch']}{lengths}"
 
 
@@ -42,8 +44,9 @@ def _unit(r: dict) -> str:
 def _step_ev(r: dict) -> Evidence:
     lo, hi = (r["expected"] * r["band_low"], r["expected"] * r["band_high"]) if r["time_metric"] else \
         (r["expected"] / r["band_high"], r["expected"] / r["band_low"])
+    derived = f"; batch {r['batch_how']}" if r.get("batch_how") else ""
     return Evidence(source=r["measured_source"], detail=f"{_what(r)}: measured {r['measured_how']} vs the expected figure "
-                    f"(band {lo:.4g}-{hi:.4g})", measured=r["measured"], expected=r["expected"], unit=_unit(r))
+                    f"(band {lo:.4g}-{hi:.4g}){derived}", measured=r["measured"], expected=r["expected"], unit=_unit(r))
 
 
 def _model_ev(r: dict) -> Evidence:

@@ -10,7 +10,9 @@ import json
 
 from conftest import REPO, report_json
 
+from diagnose import scaling_inputs
 from diagnose.artifacts import serving_bench
+from diagnose.evidence import Measurement, Workload
 
 BENCH = REPO / "samples/bench/llmd-llama-3.2-3b-l40s-tp1-dp4.json"
 CONFIG = REPO / "samples/bench/llama-3.2-3b-config.json"
@@ -43,5 +45,67 @@ def test_scaling_reads_the_layout_from_the_file_name():
     report = report_json("scaling", BENCH, "--model", CONFIG, "--gpu", "l40s", "--prompt", "1000")
     rows = report["predictions"]["scaling"]["rows"]
     assert {r["label"] for r in rows} == {"TP1 DP4"} and {r["gpus"] for r in rows} == {4}
-    # a 3.2B-parameter bf16 model streams ~6.4 GB per step: L40S's 864 GB/s gives a roofline near 7.5 ms
-    assert 7.0 < rows[0]["roofline_ms"] < 8.5
+    # a 3.2B-parameter bf16 model streams ~6.4 GB per step: L40S's 864 GB/s gives 7.4 ms; the 8
+    # sequences of the rate-10 runs add 8 x 1256 tokens x 114,688 B of KV (28 layers x 2 x 8 KV
+    # heads x 128 x 2 B) = 1.15 GB, 1.3 ms more
+    assert rows[0]["batch"] == 8 and 8.3 < rows[0]["roofline_ms"] < 9.3
+
+
+def test_the_parser_states_the_counts_and_the_request_rate():
+    records = serving_bench.parse(BENCH.read_text(encoding="utf-8"), BENCH.name)
+    first = {r.metric: r.value for r in records if isinstance(r, Measurement) and r.source == f"{BENCH.name}:1"}
+    assert (first["completed_requests"], first["output_tokens_total"], round(first["duration_s"], 3)) == (300, 80945, 35.845)
+    rates = [r.extra.get("request_rate") for r in records if isinstance(r, Workload)]
+    assert rates == [10.0, 30.0, "inf"] * 3  # benchmark_serving.py saves float("inf") as the string "inf"
+    assert all(r.concurrency is None for r in records if isinstance(r, Measurement))  # max_concurrency null: no cap
+
+
+def test_each_result_is_a_run_with_its_concurrency_derived():
+    """No max_concurrency: the batch per replica is the mean number of requests in flight
+    (Little's law over the benchmark window), never batch 1.
+
+    Line 1 by hand: 300 completed in 35.845 s = 8.369 req/s; 80945 output tokens / 300 = 269.8 per
+    request; end-to-end = mean TTFT 54.60 ms + mean TPOT 13.711 ms x 268.8 = 3740 ms; in flight =
+    8.369 x 3.740 s = 31.3 over 4 replicas = 7.83 -> 8. Line 3 (rate inf): 31.18 req/s x (4386.7 +
+    61.81 x 265.9 = 20822 ms) = 649 in flight, 162 per replica."""
+    runs = scaling_inputs.collect([BENCH]).runs
+    assert len(runs) == 9 and {r.layout.label() for r in runs} == {"TP1 DP4"}
+    assert [r.batch for r in runs] == [8, 8, 8, 34, 36, 37, 129, 133, 162]
+    assert [r.tag for r in runs] == ["rate 10/s"] * 3 + ["rate 30/s"] * 3 + ["rate inf"] * 3
+    first = next(r for r in runs if r.sources == [f"{BENCH.name}:1"])
+    assert first.batch == 8 and round(first.get("itl_ms").value, 2) == 13.10
+    assert "= 31.3 in flight / 4 replicas = 7.83" in first.batch_how
+    assert all(f in first.batch_how for f in ("request_throughput", "mean_ttft_ms", "mean_tpot_ms", "total_output_tokens / completed"))
+    inf = next(r for r in runs if r.sources == [f"{BENCH.name}:3"])
+    assert inf.batch == 162 and "= 649.2 in flight" in inf.batch_how
+
+
+def test_the_report_says_the_batch_was_derived():
+    report = report_json("scaling", BENCH, "--model", CONFIG, "--gpu", "l40s", "--prompt", "1000")
+    rows = report["predictions"]["scaling"]["rows"]
+    assert len(rows) == 9 and 1 not in {r["batch"] for r in rows}
+    assert all(not r["batch_stated"] and "Little's law" in r["batch_how"] for r in rows)
+    details = [e["detail"] for f in report["findings"] for e in f["evidence"]]
+    assert any("batch 8 per replica (derived)" in d and "request_throughput 8.369 req/s" in d for d in details)
+
+
+def test_a_stated_max_concurrency_is_the_batch(tmp_path):
+    """The same results saved with --max-concurrency: the stated cap is the batch, as before, and
+    two results at one cap are one run."""
+    docs = [json.loads(line) for line in BENCH.read_text(encoding="utf-8").splitlines()][:2]
+    for doc, cap in zip(docs, (8, 8)):
+        doc["max_concurrency"] = cap
+    bench = tmp_path / "bench_tp1.json"
+    bench.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    (run,) = scaling_inputs.collect([bench]).runs
+    assert (run.batch, run.batch_how, run.tag) == (8, None, None)
+
+
+def test_a_stated_mean_end_to_end_latency_is_used(tmp_path):
+    """vLLM versions that save mean_e2el_ms: the end-to-end latency is read, not rebuilt."""
+    doc = json.loads(BENCH.read_text(encoding="utf-8").splitlines()[0])
+    doc["mean_e2el_ms"] = 4780.0  # 8.369 req/s x 4.78 s = 40.0 in flight, 10.0 per replica
+    bench = tmp_path / "bench_tp1_dp4.json"
+    bench.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
+    runs = scaling_inputs.collect([bench]).runs
+    assert [r.batch for r in runs] == [10, 10] and "mean_e2el_ms 4780" in runs[0].batch_how

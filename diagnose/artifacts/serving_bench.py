@@ -6,7 +6,9 @@ lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs
 `Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5`), `batch 8, input 128,
 output 256: 206.32 token/s` summaries, and training step lines (`9134.5 examples/sec;
 0.014 sec/batch`). Each figure is a Measurement with its stat (mean/median/p95/p99) and the
-concurrency or batch where the output states it.
+concurrency or batch where the output states it. A saved JSON result also states its completed
+requests, output tokens and duration (Measurements), and a Workload on its line with the offered
+`request_rate` (a number, or "inf"); the parser derives nothing from them.
 
 Periodic generation throughput is `decode_tok_s` with `batch` = the running requests: it is
 the decode rate of all running sequences together.
@@ -41,6 +43,13 @@ JSON_METRICS = {
     "output_throughput": ("output_tok_s", "tok/s"),
     "total_token_throughput": ("total_tok_s", "tok/s"),
     "input_throughput": ("input_tok_s", "tok/s"),
+}
+# Counts a saved result states beside its rates (vLLM benchmark_serving.py's `result` dict): what a
+# request's mean output length and the requests in flight are derived from (diagnose.scaling_inputs).
+JSON_COUNTS = {
+    "completed": ("completed_requests", "requests"),
+    "total_output_tokens": ("output_tokens_total", "tokens"),
+    "duration": ("duration_s", "s"),
 }
 JSON_LATENCY = re.compile(r"^(?P<stat>mean|median|std|p\d+(?:\.\d+)?)_(?P<what>ttft|tpot|itl|e2el|e2e_latency)_ms$")
 VLLM_PERIODIC = re.compile(
@@ -164,17 +173,28 @@ def _from_json(results: list[tuple[dict, int | None]], text: str, name: str) -> 
             if v is None:
                 continue
             src = where(name, line or _line_of(text_lines, key))
-            if key in JSON_METRICS:
-                metric, unit = JSON_METRICS[key]
+            if key in JSON_METRICS or key in JSON_COUNTS:
+                metric, unit = JSON_METRICS.get(key) or JSON_COUNTS[key]
                 out.append(Measurement(src, metric, float(v), unit, concurrency=concurrency, tp=tp))
             elif (m := JSON_LATENCY.match(key)) is not None:
                 metric = LATENCY.get(m.group("what").replace("_", " "), f"{m.group('what')}_ms")
                 out.append(Measurement(src, metric, float(v), "ms", stat=m.group("stat"), concurrency=concurrency, tp=tp))
         model = doc.get("model_id") or doc.get("model")
-        if isinstance(model, str) or tp or concurrency:
-            out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
-                                tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend"))))
+        rate = _request_rate(doc.get("request_rate"))
+        # one per result, on the result's line: diagnose.scaling_inputs groups a result's figures by it
+        out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
+                            tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend")),
+                            extra={"request_rate": rate} if rate is not None else {}))
     return out
+
+
+def _request_rate(value) -> float | str | None:
+    """The offered request rate (req/s) as saved: a number, or "inf" when every request was sent at
+    once (benchmark_serving.py writes the string "inf" for float("inf"))."""
+    if str(value).strip().lower() in ("inf", "infinity"):
+        return "inf"
+    v = number(str(value)) if isinstance(value, (int, float, str)) and not isinstance(value, bool) else None
+    return v if v is not None and v > 0 else None
 
 
 def _backend(value) -> str | None:
