@@ -25,6 +25,7 @@ from diagnose.capture.reader import tid_of
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
+from rules.predictions import CapturePrediction
 
 MAX_STEP_RECORDS = 20_000  # with --stats: every step, up to this many per capture
 STEP_POINTS = 200  # without --stats: this many steps per capture, evenly chosen, plus percentiles of all
@@ -43,7 +44,7 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         facts.records.insert(0, Workload(GIVEN, model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))
     predictions = predict(facts, *_workload(facts, model, tp, pp, batch), gpu)
     pipeline = any(g.comm_ops.get("send_recv") for g in facts.of(GpuTimeline))
-    if pipeline or (predictions or {}).get("expected", {}).get("step_ms"):
+    if pipeline or (predictions.expected or {}).get("step_ms"):
         facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
     inputs = {"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
               "step": step_name}
@@ -53,8 +54,8 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
 
     missing = [RECAPTURE] if facts.missing and all(i.kernel_rows for i in facts.of(CaptureInfo)) else []
     report = run_pipeline("capture", inputs, facts, predictions, missing=missing, tables=tables(result, full_stats))
-    report.predictions = {k: v for k, v in predictions.items() if k != "layout"} if predictions else {}
-    efficiency = step_efficiency(facts, (predictions or {}).get("expected") or {})
+    report.predictions.pop("layout")  # the inputs say it
+    efficiency = step_efficiency(facts, predictions.expected or {})
     if efficiency:
         report.tables["Step efficiency"] = efficiency
     report.facts["summaries"] = {file: _summaries(per_file) for file, per_file in result.summaries.items()}
@@ -189,7 +190,7 @@ def _step_percentiles(values, shown: int, full: bool) -> dict:
     return out
 
 
-def recorded_predictions(facts) -> dict:
+def recorded_predictions(facts) -> CapturePrediction:
     """The predictions `build` makes for the workload a capture records when nothing is given
     (a ticket's captures are judged against the same expectation as `diagnose capture`'s)."""
     return predict(facts, *_workload(facts, None, None, None, None), None)
@@ -205,8 +206,8 @@ def _workload(facts, model, tp, pp, batch):
     return model or w.model, tp or w.tp, pp or w.pp, batch or w.decode_batch()
 
 
-def predict(facts, model, tp, pp, batch, gpu) -> dict:
-    """Roofline figures the capture rules compare with: {"layout", "roofline", "expected"}.
+def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
+    """Roofline figures the capture rules compare with (rules.predictions.CapturePrediction).
 
     "expected" holds plain numbers: decode step (ms), all-reduces per step and their time, one
     all-reduce on the GPU's own fabric and over PCIe (us). Needs --model and a GPU (--gpu, or
@@ -214,7 +215,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
     """
     ranks = _ranks(facts)
     layout = {"tp": tp or (max(1, ranks // (pp or 1)) if ranks else 1), "pp": pp or 1}
-    out: dict = {"layout": layout}
+    out = CapturePrediction(layout)
     if not model:
         return out
     from rules import catalog, collectives, roofline
@@ -225,7 +226,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
     pred = roofline.predict(model, spec.key, lay, batch=batch or 1, engine=engine_of(facts))
-    out["roofline"] = pred
+    out.roofline = pred
     expected = {
         "step_ms": pred.decode_step_ms_expected,
         "step_ms_roofline": pred.decode_step_ms,
@@ -255,7 +256,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> dict:
             # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
             expected["allreduce_us_pcie"] = collectives.nccl(pcie, layout["tp"], pred.allreduce_bytes, p2p=spec.pcie_p2p).us
             expected["pcie_fabric"] = pcie
-    out["expected"] = expected
+    out.expected = expected
     return out
 
 

@@ -227,7 +227,14 @@ def metrics(report) -> list[Metric]:
 
 
 def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=("A", "B")) -> Report:
-    """Report (kind 'compare') of B against A: a table of deltas, one finding per regressed group."""
+    """Report (kind 'compare') of B against A: a table of deltas, one finding per regressed group.
+
+    Not through diagnose.pipeline.run_pipeline, because its findings are not rules: their ids and
+    categories come from the data (`compare.regression.<group>` per regressed metric group,
+    `compare.new_finding.<rule>` with the category of B's finding), which the rule registry (one
+    fixed id per rule, categories declared and checked) cannot hold without changing the ids the
+    report JSON carries; and its evidence is two reports, not Facts. The verdict is the pipeline's
+    (rules.engine.verdict), so the same findings give the same verdict as in every command."""
     from rules.engine import verdict
 
     if a.kind != b.kind:

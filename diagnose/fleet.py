@@ -13,14 +13,12 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from diagnose.findings import Evidence, Finding, Report
+from diagnose.findings import Report
+from rules.fleet_rules import MIN_NODES
+from rules.predictions import FleetMetric, FleetPoint, FleetSpread
 
 Z_THRESHOLD = 3.5  # Iglewicz and Hoaglin's cut-off for the modified z-score
 MIN_RELATIVE = 0.03  # a node within 3% of the median is never an outlier, however tight the fleet
-# Fewest nodes of one GPU model that can name an outlier: with two, the median is their mean and
-# both sit at the same distance from it, so nothing says which one is off; with three, two that
-# agree outvote the third (a majority is what the median and MAD stand on).
-MIN_NODES = 3
 SMALL_MESSAGE_BYTES = 64 << 10  # "small-message latency": the largest size at or below 64 KiB
 BW_MIN_BYTES = 1 << 20  # bus bandwidth is compared from 1 MiB up
 
@@ -110,17 +108,6 @@ def _small_message_latency(collectives):
     return max(small, key=lambda m: (m.group.startswith("all_reduce"), m.nranks, m.size))
 
 
-@dataclass
-class Point:
-    node: str
-    value: float
-    ratio: float | None
-    z: float
-    outlier: bool
-    source: str
-    detail: str = ""
-
-
 def score(values: list[float], better: str, discrete: bool = False) -> tuple[float, float, list[float]]:
     """Median, MAD and each value's robust z-score, signed so that positive is worse.
 
@@ -135,7 +122,7 @@ def score(values: list[float], better: str, discrete: bool = False) -> tuple[flo
     return median, mad, [sign * (v - median) / scale for v in values]
 
 
-def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> dict:
+def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> FleetSpread:
     """Per GPU model and metric: median, MAD and the points, outliers marked."""
     metrics = []
     groups: dict[str, list[NodeMetrics]] = {}
@@ -148,111 +135,24 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> dict:
             if len(have) < MIN_NODES:
                 continue
             first = have[0].values[name]
-            unit, better, category = first.unit, first.better, first.category
             values = [n.values[name].value for n in have]
-            median, mad, zs = score(values, better, first.discrete)
+            median, mad, zs = score(values, first.better, first.discrete)
             points = [
-                Point(n.node, v, (v / median) if median else None, round(z, 2), z > z_threshold, n.source, n.values[name].detail)
+                FleetPoint(n.node, v, (v / median) if median else None, round(z, 2), z > z_threshold, n.source,
+                           n.values[name].detail)
                 for n, v, z in zip(have, values, zs)
             ]
-            metrics.append({
-                "name": name, "group": group, "unit": unit, "better": better, "category": category,
-                "median": median, "mad": mad, "nodes": len(have), "points": [p.__dict__ for p in points],
-            })
-    return {"z_threshold": z_threshold, "metrics": metrics, "groups": {g: len(m) for g, m in groups.items()}}
+            metrics.append(FleetMetric(name, group, first.unit, first.better, first.category, median, mad, len(have), points))
+    return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, len(nodes))
 
 
 def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Report:
-    from rules.engine import verdict
+    """The fleet Report: the spread per GPU model and metric, then the fleet rules
+    (rules/fleet_rules.py) through the shared pipeline."""
+    from diagnose import tables
+    from diagnose.evidence import Facts
+    from diagnose.pipeline import run_pipeline
 
-    result = analyse(nodes, z_threshold)
-    findings = []
-    per_node: dict[str, list[tuple[dict, dict]]] = {}
-    for metric in result["metrics"]:
-        for p in metric["points"]:
-            if p["outlier"]:
-                per_node.setdefault(p["node"], []).append((metric, p))
-    for node, hits in sorted(per_node.items()):
-        hits.sort(key=lambda mp: -mp[1]["z"])
-        metric, worst = hits[0]
-        hard = metric["category"] in ("nvlink_down", "pcie_link_degraded", "hardware_fault")
-        findings.append(Finding(
-            rule="fleet.outlier",
-            category=metric["category"],
-            severity="critical" if hard else "warning",
-            confidence=0.8 if len(hits) > 1 or hard else 0.6,
-            title=f"{node} is an outlier in {len(hits)} metric(s) among {metric['nodes']} {metric['group']} nodes (worst: {metric['name']})",
-            summary=(
-                f"{node}'s {metric['name']} is {_fmt(worst['value'])} {metric['unit']} against a fleet median of "
-                f"{_fmt(metric['median'])} {metric['unit']} (robust z {worst['z']:+.1f}, threshold {z_threshold}). "
-                "Healthy nodes of the same model sit close together; this one does not."
-            ),
-            evidence=[
-                Evidence(
-                    source=p["source"],
-                    detail=f"{m['name']}{' (' + p['detail'] + ')' if p['detail'] else ''}: fleet median of {m['nodes']} "
-                           f"{m['group']} nodes, MAD {_fmt(m['mad'])}; robust z {p['z']:+.1f}",
-                    measured=p["value"], expected=m["median"], unit=m["unit"] or None,
-                )
-                for m, p in hits
-            ],
-            fix="Take the node out of rotation and run `diagnose node` on it: check NVLink and PCIe link state, "
-                "clocks and throttle reasons, ECC/XID, and that its drivers and firmware match the fleet's.",
-        ))
-    small_groups = [g for g, n in result["groups"].items() if n < MIN_NODES]
-    if small_groups:
-        listed = ", ".join(f"{g} ({result['groups'][g]})" for g in small_groups)
-        findings.append(Finding(
-            rule="fleet.too_few_nodes", category="insufficient_data", severity="info", confidence=0.0,
-            title=f"too few nodes of one GPU model to judge: {listed}",
-            summary=f"A fleet comparison needs at least {MIN_NODES} nodes of the same GPU model measured the same "
-                    "way: with two, nothing says which one is out of line; with three, the two that agree outvote "
-                    "the third.",
-            fix=f"collect node reports from at least {MIN_NODES} nodes of each GPU model",
-            ask=f"`diagnose node --standard --json -o $(hostname).json` on at least {MIN_NODES} nodes of each "
-                f"model ({', '.join(small_groups)}), then `diagnose fleet` on the folder of reports",
-        ))
-    if result["metrics"] and not per_node:
-        findings.append(Finding(
-            rule="fleet.no_outlier", category="healthy", severity="ok", confidence=0.8,
-            title=f"no outlier among {len(nodes)} nodes",
-            summary=f"Every node is within the fleet's spread on {len(result['metrics'])} metrics (robust z ≤ {z_threshold}).",
-        ))
-    findings.sort(key=Finding.sort_key)
-    return Report(
-        kind="fleet",
-        inputs={"nodes": len(nodes), "z_threshold": z_threshold},
-        facts={"fleet_metric": [{"source": "fleet", **m} for m in result["metrics"]]},
-        findings=findings,
-        verdict=verdict(findings),
-        tables={"Fleet": _table(nodes, result)},
-    )
-
-
-def _table(nodes: list[NodeMetrics], result: dict) -> dict:
-    """One row per node: its group and the headline metrics, outliers marked with '!'."""
-    outliers = {(p["node"], m["name"]) for m in result["metrics"] for p in m["points"] if p["outlier"]}
-    # Columns: every metric, but of a bus bandwidth sweep only its largest size (sizes come in order).
-    headline: dict[str, str] = {}
-    for m in result["metrics"]:
-        prefix = m["name"].rsplit(" ", 1)[0] if " busbw " in m["name"] else m["name"]
-        headline[prefix] = m["name"]
-    headline = list(headline.values())
-    rows = []
-    for n in sorted(nodes, key=lambda n: (n.group, n.node)):
-        cells = []
-        for name in headline:
-            v = n.values.get(name)
-            cells.append(None if v is None else (f"{_fmt(v.value)} !" if (n.node, name) in outliers else v.value))
-        rows.append([n.node, n.group, sum(1 for o in outliers if o[0] == n.node)] + cells)
-    return {
-        "columns": ["node", "GPU", "outliers"] + headline,
-        "rows": rows,
-        "note": "'!' marks a value outside the fleet's spread for the same GPU model (median ± robust z).",
-    }
-
-
-def _fmt(value) -> str:
-    from diagnose.formatting import fmt_value
-
-    return fmt_value(float(value))
+    spread = analyse(nodes, z_threshold)
+    return run_pipeline("fleet", {"nodes": len(nodes), "z_threshold": z_threshold}, Facts(), spread, only=["fleet."],
+                        facts_json={"fleet_metric": spread.fact_json()}, tables=tables.fleet.tables(nodes, spread))

@@ -7,13 +7,16 @@ whatever command gathered the evidence, so the same evidence gives the same verd
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from diagnose.evidence import Facts, GpuFact
 from diagnose.findings import Finding, Report, Verdict
 
+if TYPE_CHECKING:
+    from rules.predictions import Predictions
 
-def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: dict[str, Any] | None = None, *,
+
+def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: Predictions | None = None, *,
                  only: list[str] | None = None,
                  keep: Callable[[Finding], bool] | None = None,
                  missing: list[str] | None = None,
@@ -22,8 +25,9 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: d
                  tables: Callable[[Facts, list[Finding], Verdict], dict] | dict | None = None) -> Report:
     """The report of `kind` on `facts`.
 
-    only: rule id prefixes to run (predict/plan/scaling run their own family); keep: which of
-    their findings the report keeps; missing: what the evidence lacks, when the command knows
+    predictions: the command's rules.predictions object (the rules whose `needs=` names its type
+    read it; the report shows its report_json()), or None. only: rule id prefixes to run
+    (predict/plan/scaling run their own family); keep: which of their findings the report keeps; missing: what the evidence lacks, when the command knows
     better than the facts; decide: the verdict for the kind (a ticket weighs the reporter's
     claims), else the ranked causes; facts_json: what the report shows of the facts when not all
     of them (scaling)."""
@@ -35,8 +39,13 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: d
         findings = [f for f in findings if keep(f)]
     answer = decide(facts, findings) if decide else verdict(findings, facts.missing if missing is None else missing)
     return Report(kind=kind, inputs=inputs, facts=facts.to_dict() if facts_json is None else facts_json,
-                  predictions=predictions or {}, findings=findings, verdict=answer,
+                  predictions=shown(predictions), findings=findings, verdict=answer,
                   tables=tables(facts, findings, answer) if callable(tables) else dict(tables or {}))
+
+
+def shown(predictions: Predictions | None) -> dict[str, Any]:
+    """What the report shows of the predictions (schema diagnose.report/1)."""
+    return predictions.report_json() if predictions is not None else {}
 
 
 def name_catalog_rows(facts: Facts) -> None:

@@ -30,6 +30,7 @@ from diagnose.evidence import (
 )
 from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
+from rules.predictions import CapturePrediction
 
 # Thresholds (fractions of a GPU's active span unless stated).
 EXPOSED_COMM_WARN = 0.25  # exposed communication / busy time
@@ -238,7 +239,7 @@ def _allreduce_per_op(gpus: list[GpuTimeline]) -> tuple[float | None, GpuTimelin
 
 
 def _expected(predictions) -> dict:
-    return (predictions or {}).get("expected") or {} if isinstance(predictions, dict) else {}
+    return (predictions.expected or {}) if isinstance(predictions, CapturePrediction) else {}
 
 
 @rule("capture.allreduce_fabric", "pcie_fallback")

@@ -58,6 +58,9 @@ def _quote(text: str, m: re.Match, pad: int = 50) -> str:
     return ("…" if a else "") + snippet + ("…" if b < len(text) else "")
 
 
+# Words an engine's log puts before a switch it recommends (not one that is set).
+_ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
+
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
@@ -100,7 +103,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:P2P|peer[- ]to[- ]peer|peer)(?: access)?(?: is| was| are)? (?:not (?:supported|available|enabled|possible|working)|disabled|unavailable|unsupported|refused)\b",
         r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
         r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?(?:P2P|peer(?: access| to peer| mapping)?)\b",
-        r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"\b(?:Chipset|GPU|Topology) not supported\b",
+        # `topo -p2p`'s legend ("CNS  = Chipset not supported") prints under every matrix, however the pairs read
+        r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
         r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)", r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
@@ -125,17 +129,28 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:\bposix_fallocate|\bshm_open|/dev/shm|\bshared memory segment)\b[^.\n]{0,80}?\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
         r"\bError while creating shared memory segment\b", r"/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
         r"\bBus error\b",
+        # NCCL's shmutils.cc / shm.h and PyTorch's DataLoader messages for the same failure
+        r"\bncclShmOpen\b", r"\bfailed to extend /dev/shm\b", r"\binsufficient shared memory\b",
     ],
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
-        r"\bSW Power Cap\b", r"\bHW Slowdown\b", r"\bHW Power Brake\b", r"\b(?:SW |HW )?Thermal Slowdown\b",
+        # `nvidia-smi -q` prints every reason with ": Active" or ": Not Active"; only an active one is a claim
+        r"\bSW Power Cap\b(?!\s*:\s*Not)", r"\bHW Slowdown\b(?!\s*:\s*Not)", r"\bHW Power Brake\b(?!(?: Slowdown)?\s*:\s*Not)",
+        r"\b(?:SW |HW )?Thermal Slowdown\b(?!\s*:\s*Not)",
         r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b", r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
         r"\bfrequency (?:reduction|drops?|throttl\w*)\b", r"\b(?:stuck|stays|remains) (?:in|at) P[2-8]\b",
+        # the board drawing far less than its limit under full load: the power controller holds it back
+        r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?\b(?:never (?:exceeds|goes above|reaches|gets above)|stuck at|capped at|"
+        r"limited to|tops out at)\b",
     ],
     # Xid, ECC and reset-required errors, named in words or pasted.
     "hardware_error": [
-        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*(\d+)\b", r"\bfallen off the bus\b", r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b",
-        r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b", r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b|\brequires? (?:a )?(?:GPU )?reset\b",
+        # `nvidia-smi -q` prints its ECC counters and reset status as "Double Bit ECC : N/A", "Reset Required : No":
+        # a counter at 0 / N/A or a "No" is the field's name, not an error
+        r"\bXid\s*(?:\(PCI:[^)]*\))?:?\s*(\d+)\b", r"\bfallen off the bus\b",
+        r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b(?!\s*:\s*(?:0|N/A|No|None)\b)",
+        r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b",
+        r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b(?!\s*:\s*(?:No|N/A)\b)|\brequires? (?:a )?(?:GPU )?reset\b",
         r"\brow[- ]remap\w*\s+(?:failure|pending)\b", r"\bGPU is lost\b|\bGPU has fallen\b", r"\bretired pages? pending\b",
     ],
     # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").
@@ -200,7 +215,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
-        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))",
+        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))"
+        r"(?!\s*(?:slower|faster|lower|higher|less|more|worse|better|drop|increase|decrease|improvement|regression|of (?:the )?(?:bandwidth|peak|line rate)))",
         r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was )?(?:goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
     ],
     # Compute kernels slowing down while a collective runs beside them.
@@ -220,13 +236,23 @@ PATTERNS: dict[str, list[str]] = {
     "cpu_ab": [
         r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
+        # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
+        # Python's GIL (one core per process), the GPU idle between steps waiting on the host
+        r"\bCPU\b[^.\n%]{0,40}?(?:>\s*|over |above )?100\s*%", r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
+        r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
+        r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
+        r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|data ?loader\w*)\b[^.\n]{0,40}?"
+        r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
+        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPU|host|Python)\b",
     ],
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
     # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
     # words for it. Not HF's attn_implementation="eager", which names an attention kernel.
+    # The engines' own logs name the switch as advice ("To run the model in eager mode, set 'enforce_eager=True' or
+    # use '--enforce-eager'", SGLang's "disable CUDA graph by --disable-cuda-graph"): advice is not the setting.
     "eager_flag": [
-        r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\benforce_eager\s*[=:]\s*(?:True|true|1)\b",
-        r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", _ADVICE + r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
     ],
@@ -264,6 +290,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:wait\w*|idle|starv\w*)\b[^.\n]{0,40}?\bCPU\b[^.\n]{0,30}?\blaunch\w*\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:too slow|cannot keep up|can't keep up|not fast enough|bottleneck\w*)\b[^.\n]{0,30}?\blaunch\w*",
         r"\bGPU\b[^.\n]{0,30}?\bidle\b[^.\n]{0,20}?\bbetween (?:kernels|kernel launches|ops|operators)\b", r"\bgaps? between (?:the )?kernels\b",
+        # replaying the step as a CUDA graph removes the launches: when that alone makes it much faster, they were the cost
+        r"\b(?:CUDA[- ]?graphs?|cudagraphs?|torch\.compile\b[^.\n]{0,30}?reduce-overhead)\b[^.\n]{0,60}?"
+        r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|speeds? (?:it |things )?up|sped (?:it )?up)",
+        r"\b(?:many|thousands of|lots of|hundreds of) (?:tiny|small|short) kernels\b",
     ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
@@ -344,7 +374,13 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()])
     if before and _CLAUSE.search(before.group(0)):
         before = None  # "not working when each rank ...": the negation belongs to another clause
-    return bool(before or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+    inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
+    return bool(before or inside or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+
+
+# Kinds whose matched words can carry their own negation ("the CPU is not the bottleneck").
+_NEGATED_INSIDE = ("cpu_ab",)
+_INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
 
 
 _CLAUSE = re.compile(r"\b(?:when|while|because|if|after|since|but|unless|whenever|so|as)\b", re.I)
@@ -381,8 +417,9 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
-        versions = nccl_versions(text)
-        if len(versions) >= 2 and _REGRESS_WORDS.search(text):
+        figured = version_figures(text)
+        versions = figured or nccl_versions(text)
+        if figured or (len(versions) >= 2 and (_REGRESS_WORDS.search(text) or failure_ab(text))):
             m = re.search(r"\bNCCL\b", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         engine_versions = _engine_versions(text)
@@ -399,7 +436,7 @@ def claims(facts: Facts) -> list[Claim]:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": seconds}))
         for m in _UTIL.finditer(text):
-            pct = float(m.group(1) or m.group(2))
+            pct = float(next(g for g in m.groups() if g))
             if 0 <= pct <= 100:
                 out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct}))
     for n in facts.of(Note):
@@ -419,7 +456,11 @@ def claims(facts: Facts) -> list[Claim]:
 _CACHE: dict = {}
 _UTIL = re.compile(
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:GPU[- ]?|volatile\s+)?(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
-    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+    r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
+    # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
+    r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
+    r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
+    re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
 _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
@@ -470,6 +511,104 @@ def _engine_versions(text: str):
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
 
 
+# --------------------------------------------------------------------------- failure families (issue 11 b)
+# More families for failure categories, each from the vocabulary of the tool that reports the
+# situation, registered into PATTERNS like the rest.
+FAILURE_PATTERNS: dict[str, list[str]] = {
+    # NCCL on TCP sockets between nodes: its own INFO/WARN lines (net_socket.cc, net_ib.cc, ibvwrap.cc;
+    # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html) and the words for it.
+    "net_socket": [
+        r"\bUsing (?:network|internal Network) Socket\b", r"\bNET/IB\s*:\s*No device found\b",
+        r"\b(?:ibv_open_device|ibv_get_device_list)\b[^\n]{0,30}?\bfail\w*", r"\bFailed to open libibverbs\b",
+        r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
+        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
+        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
+        r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
+        r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
+        r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
+    ],
+    # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
+    # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
+    "pcie_degraded": [
+        r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
+        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
+        r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
+        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
+        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
+        r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
+    ],
+    # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
+    # slow link, not a verdict by itself.
+    "pcie_slot": [
+        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|mining (?:board|frame|rig))\b",
+        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b", r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
+        r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
+    ],
+    # A rank's CPU work on the other socket from its GPU: numactl / taskset / CPU-affinity words
+    # (NCCL env docs NCCL_IGNORE_CPU_AFFINITY; vLLM/TRT-LLM NUMA-binding docs).
+    "numa_words": [
+        r"\b(?:cross|remote|wrong|other|opposite|different)[- ](?:NUMA|socket|CPU socket)\b",
+        r"\bNUMA\b[^.\n]{0,40}?\b(?:mismatch\w*|wrong|remote|not (?:local|match\w*|aligned))\b",
+        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
+        r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
+        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
+    ],
+    # The NCCL release changed and the behaviour with it, said without two version numbers.
+    "nccl_upgrade": [
+        r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
+        r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
+        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
+        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
+    ],
+    # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
+    # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
+    "bimodal": [
+        r"\bbimodal\b",
+        r"\b(?:alternat\w+|flip\w*|jump\w*|switch\w*|oscillat\w+|toggl\w+)\s+between\s+(?:two\s+)?[^.\n]{0,25}?"
+        r"(?:speeds?|rates?|levels?|\d+(?:\.\d+)?\s*(?:ms|tok/s|tokens/s|it/s|s)\b)",
+        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b[^.\n]{0,40}?"
+        r"\b(?:\d+\s*x|twice|2x|much|far) (?:slower|longer)\b",
+    ],
+    # The slowdown reproduces on one GPU, without the engine or tensor parallelism: nothing between GPUs causes it.
+    "single_gpu_repro": [
+        r"\b(?:also|even|same|still)\b[^.\n]{0,40}?\b(?:on|with|using) (?:a |one |only one )?single GPU\b",
+        r"\b(?:on|with) (?:a )?single GPU\b[^.\n]{0,40}?\b(?:also|too|as well|same|still)\b",
+        r"\bwithout (?:vLLM|SGLang|the engine|tensor parallel\w*|TP|NCCL)\b[^.\n]{0,40}?\b(?:same|also|still|too)\b",
+    ],
+}
+PATTERNS.update(FAILURE_PATTERNS)
+OUTPUT_FAMILIES += ("net_socket", "pcie_degraded")
+# Families whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
+_NEGATIVE_KINDS += ("net_socket",)
+
+# "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
+_VERSION_FIGURE = re.compile(r"(?<![\d.])v?([12]\.\d{1,2}(?:\.\d{1,2})?)(?:-\d)?\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
+
+
+# "with 2.18 it works, with 2.19 it hangs": one release fails where another does not.
+_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succeed\w*|passe[sd])\b", re.I)
+_FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*)\b", re.I)
+_ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|same (?:error|hang|problem|issue|result))\b", re.I)
+
+
+def failure_ab(text: str) -> bool:
+    """A text saying one release works and another fails (not that every release tried fails alike)."""
+    return bool(_WORKS.search(text) and _FAILS.search(text) and not _ALIKE.search(text))
+
+
+def version_figures(text: str) -> list[str]:
+    """The NCCL releases of a text that gives a figure per release, when the figures differ by more than
+    20 %: an A/B stated as numbers, not words. [] otherwise."""
+    if not re.search(r"\bNCCL\b", text, re.I):
+        return []
+    figures: dict[str, float] = {}
+    for m in _VERSION_FIGURE.finditer(text):
+        figures.setdefault(m.group(1), float(m.group(2)))
+    values = [v for v in figures.values() if v > 0]
+    return list(figures) if len(values) >= 2 and max(values) > 1.2 * min(values) else []
+
+
 # --------------------------------------------------------------------------- the symptom
 
 # "more GPUs", "TP=4", "8x H100", "tensor parallel", "more nodes": the layout grows.
@@ -518,6 +657,12 @@ def _opening(facts: Facts) -> tuple[str, str] | None:
     return None
 
 
+_A_RATE_STUCK = re.compile(
+    r"\b(?:throughput|speed|performance|bandwidth|busbw|algbw|tok(?:en)?s?/s|utili[sz]ation|latency|scaling)\b\W+(?:\w+\W+){0,2}?"
+    r"(?:stuck|stall\w*|plateau\w*)\b|\b(?:stuck|stall\w*)\s+(?:at|around|near|below|under)\s+~?\d+(?:\.\d+)?\s*"
+    r"(?:tok\w*/s|tokens?/s|t/s|it/s|GB/s|Gb/s|%|ms|samples/s|req\w*/s)", re.I)
+
+
 def symptom(facts: Facts) -> str | None:
     """hang | crash | error | scaling | normal? | slow | other, or None when there is no description."""
     found = symptom_quote(facts)
@@ -534,6 +679,9 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
         for m in re.finditer(pattern, text, re.I):
             if kind in ("hang", "crash", "error") and _NEGATION.search(text[max(0, m.start() - 30):m.start()]):
                 continue  # "no errors", "does not hang"
+            if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
+                    _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
+                continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             return source, _quote(text, m, 60), kind
     return source, text[:120], "other"  # a question or report of another kind
 

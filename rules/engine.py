@@ -1,7 +1,8 @@
 """The rule registry, evaluation, and the verdict.
 
 A rule is a function `(facts, predictions) -> iterable of Finding`. It never reads files or
-calls NVML; it reads `diagnose.evidence.Facts`. Register it with `@rule(...)` in a module
+calls NVML; it reads `diagnose.evidence.Facts`, and the command's rules.predictions object
+(None, or the type its `needs=` names). Register it with `@rule(...)` in a module
 of the `rules` package: every module there is imported, so every command sees every rule.
 """
 
@@ -11,10 +12,13 @@ import dataclasses
 import importlib
 import pkgutil
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from diagnose.errors import DiagnoseError, strict
 from diagnose.findings import SEVERITY_RANK, Evidence, Finding, Verdict
+
+if TYPE_CHECKING:
+    from rules.predictions import Predictions
 
 
 @dataclass
@@ -23,15 +27,21 @@ class Rule:
     categories: tuple[str, ...]
     func: Callable[..., Iterable[Finding]]
     doc: str
-    needs: str | None = None  # the prediction (predictions[needs]) the rule reads; it runs only where one exists
+    needs: type | None = None  # the rules.predictions type the rule reads; it runs only where the command made one
+
+    @property
+    def needs_name(self) -> str | None:
+        """The prediction type's name, as `diagnose rules --format json` shows it."""
+        return self.needs.__name__ if self.needs else None
 
 
 REGISTRY: dict[str, Rule] = {}
 
 
-def rule(rule_id: str, *categories: str, needs: str | None = None):
+def rule(rule_id: str, *categories: str, needs: type | None = None):
     """Register a rule under a stable id; its docstring is its documentation. `needs` names the
-    prediction it reads ("layouts", "scaling", "plan"): the engine runs it only where that exists."""
+    prediction type it reads (rules.predictions: PredictResult, ScalingAnalysis, Plan): the engine
+    runs it only where the command made one."""
 
     def wrap(func):
         if rule_id in REGISTRY and REGISTRY[rule_id].func is not func:
@@ -73,7 +83,7 @@ def load_rules() -> dict[str, Rule]:
     return REGISTRY
 
 
-def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) -> list[Finding]:
+def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] | None = None) -> list[Finding]:
     """Run every registered rule (or those whose id starts with one of `only`).
 
     A rule that crashes is a bug in the tool, not in the user's input: the rest of the report
@@ -85,7 +95,7 @@ def evaluate(facts, predictions: Any = None, only: Iterable[str] | None = None) 
     for rule_id, r in sorted(load_rules().items()):
         if prefixes and not rule_id.startswith(prefixes):
             continue
-        if r.needs and not (isinstance(predictions, dict) and predictions.get(r.needs)):
+        if r.needs and not isinstance(predictions, r.needs):
             continue
         try:
             found = list(r.func(facts, predictions) or [])
@@ -227,10 +237,13 @@ def node_verdict(facts, findings: list[Finding]) -> Verdict:
 PERFORMANCE_ONLY = ("eager_mode", "latency_bound_small_batch", "expected_physics", "launch_bound", "comm_bound",
                     "pp_bubble", "host_bound", "numa_affinity", "pcie_fallback")
 FAILURES = ("hang", "crash", "error")
+# Symptoms no passed check answers: something stopped or died ("error" also covers questions that quote a
+# warning, which a passed check can answer).
+NEVER_HEALTHY = ("hang", "crash")
 COMPLAINTS = (*FAILURES, "slow", "scaling")
 # Checks whose pass answers a performance complaint (they measure the figure complained about):
 # other passes (a setting that is fine, a link that is up) do not make a complaint "healthy".
-ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth", "topology.nvlink_links", "topology.pcie_link",
+ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth",
                      "workload.latency_bound_small_batch", "scaling.")
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 PRIORS = ("ticket.symptom_prior",)
@@ -257,6 +270,8 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     passed = [f for f in findings if f.severity == "ok"]
     if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
         passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
+    if symptom in NEVER_HEALTHY:  # links up or a setting fine does not explain a hang or a crash away
+        passed = []
     answered = max((f.confidence for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)), default=0.0)
     lead = ""
     if causes and causes[0].rule in PRIORS and answered > causes[0].confidence:

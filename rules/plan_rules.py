@@ -1,4 +1,4 @@
-"""Findings from a plan: they read `predictions["plan"]` (what rules.planner.plan returns).
+"""Findings from a plan: they read a rules.predictions.Plan (what rules.planner.plan returns).
 """
 
 from __future__ import annotations
@@ -6,94 +6,84 @@ from __future__ import annotations
 from diagnose.findings import Evidence, Finding
 from rules.engine import rule
 from rules.planner import SOURCE
+from rules.predictions import Option, Plan
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _plan(predictions) -> dict:
-    return predictions["plan"]
+def _where(p: Plan, o: Option) -> str:
+    return f"{SOURCE} ({p.model} {p.dtype} on {p.gpus} x {p.gpu}, {o.label}, {p.context}-token context)"
 
 
-def _where(p: dict, o: dict) -> str:
-    return f"{SOURCE} ({p['model']} {p['dtype']} on {p['gpus']} x {p['gpu']}, {o['label']}, {p['context']}-token context)"
-
-
-@rule("plan.recommendation", "expected_physics", needs="plan")
-def recommendation(facts, predictions):
+@rule("plan.recommendation", "expected_physics", needs=Plan)
+def recommendation(facts, p: Plan):
     """The layout the objective picks from the table, with its napkin math (the same numbers as
     its row of the table)."""
-    p = _plan(predictions)
-    if not p:
-        return
-    o = p["chosen"]
+    o = p.chosen
     yield Finding(
         rule="plan.recommendation", category="expected_physics", severity="info", confidence=0.7,
-        title=f"Serve {p['model_name']} as {o['label']}: {o['served']} of {p['concurrency']} users at once "
-        f"(holds {o['total_slots']} {p['context']}-token sequences), ~{o['tok_s_per_user']:.0f} tok/s per user, "
-        f"~{o['tok_s_total']:.0f} tok/s in total",
-        summary=" ".join(p["steps"]) + f" Per GPU: {o['weights_gb_per_gpu']:.1f} GB of weights, {o['reserved_gb_per_gpu']:.1f} GB "
-        f"kept by the engine, {o['kv_budget_gb_per_gpu']:.1f} GB left for KV = {o['kv_tokens_per_replica']:,} tokens per "
-        f"replica = {o['slots_per_replica']} sequences; {_count(o['dp'], 'replica')}. At "
-        f"{_count(o['batch_per_replica'], 'sequence')} per replica the expected ITL is {o['itl_ms']:.1f} ms "
-        f"(roofline {o['itl_ms_roofline']:.1f} ms), TTFT {o['ttft_ms']:.0f} ms for a {p['prompt']}-token prompt.",
+        title=f"Serve {p.model_name} as {o.label}: {o.served} of {p.concurrency} users at once "
+        f"(holds {o.total_slots} {p.context}-token sequences), ~{o.tok_s_per_user:.0f} tok/s per user, "
+        f"~{o.tok_s_total:.0f} tok/s in total",
+        summary=" ".join(p.steps) + f" Per GPU: {o.weights_gb_per_gpu:.1f} GB of weights, {o.reserved_gb_per_gpu:.1f} GB "
+        f"kept by the engine, {o.kv_budget_gb_per_gpu:.1f} GB left for KV = {o.kv_tokens_per_replica:,} tokens per "
+        f"replica = {o.slots_per_replica} sequences; {_count(o.dp, 'replica')}. At "
+        f"{_count(o.batch_per_replica, 'sequence')} per replica the expected ITL is {o.itl_ms:.1f} ms "
+        f"(roofline {o.itl_ms_roofline:.1f} ms), TTFT {o.ttft_ms:.0f} ms for a {p.prompt}-token prompt.",
         evidence=[
-            Evidence(_where(p, o), "weights per GPU vs usable memory", o["weights_gb_per_gpu"], o["usable_gb"], "GB"),
-            Evidence(_where(p, o), "KV tokens per replica (KV budget / KV bytes per token per GPU)", o["kv_tokens_per_replica"],
+            Evidence(_where(p, o), "weights per GPU vs usable memory", o.weights_gb_per_gpu, o.usable_gb, "GB"),
+            Evidence(_where(p, o), "KV tokens per replica (KV budget / KV bytes per token per GPU)", o.kv_tokens_per_replica,
                      unit="tokens"),
-            Evidence(_where(p, o), "users served at once vs asked", o["served"], p["concurrency"], "sequences"),
-            Evidence(_where(p, o), "expected inter-token latency", o["itl_ms"], p.get("itl_slo_ms"), "ms"),
-            Evidence(_where(p, o), f"expected output tok/s ({p['objective']})", o["goodput"] if p.get("itl_slo_ms") or
-                     p.get("ttft_slo_ms") else o["tok_s_total"], unit="tok/s"),
+            Evidence(_where(p, o), "users served at once vs asked", o.served, p.concurrency, "sequences"),
+            Evidence(_where(p, o), "expected inter-token latency", o.itl_ms, p.itl_slo_ms, "ms"),
+            Evidence(_where(p, o), f"expected output tok/s ({p.objective})", o.goodput if p.itl_slo_ms or
+                     p.ttft_slo_ms else o.tok_s_total, unit="tok/s"),
         ],
-        fix=f"Launch {o['dp']} replica(s) with --tensor-parallel-size {o['tp']}"
-        + (f" --pipeline-parallel-size {o['pp']}" if o["pp"] > 1 else "")
-        + (" --enable-expert-parallel" if p["is_moe"] and o["ep"] > 1 else "") + f" --max-model-len {p['context']}"
-        + f" --max-num-seqs {o['batch_per_replica']}.",
+        fix=f"Launch {o.dp} replica(s) with --tensor-parallel-size {o.tp}"
+        + (f" --pipeline-parallel-size {o.pp}" if o.pp > 1 else "")
+        + (" --enable-expert-parallel" if p.is_moe and o.ep > 1 else "") + f" --max-model-len {p.context}"
+        + f" --max-num-seqs {o.batch_per_replica}.",
     )
 
 
-@rule("plan.capacity_short", "other", needs="plan")
-def capacity_short(facts, predictions):
+@rule("plan.capacity_short", "other", needs=Plan)
+def capacity_short(facts, p: Plan):
     """The chosen layout serves fewer users at once than asked: the rest queue."""
-    p = _plan(predictions)
-    if not p or p["chosen"]["served"] >= p["concurrency"]:
+    if p.chosen.served >= p.concurrency:
         return
-    o = p["chosen"]
-    capped = o["batch_per_replica"] * o["dp"] < o["total_slots"]
-    why = (f"the SLO caps each replica at {o['batch_per_replica']} sequences" if capped else
-           f"the KV cache holds {o['kv_tokens_per_replica']:,} tokens per replica x {o['dp']} replicas")
-    most = max(p["options"], key=lambda x: x["total_slots"])
+    o = p.chosen
+    capped = o.batch_per_replica * o.dp < o.total_slots
+    why = (f"the SLO caps each replica at {o.batch_per_replica} sequences" if capped else
+           f"the KV cache holds {o.kv_tokens_per_replica:,} tokens per replica x {o.dp} replicas")
+    most = max(p.options, key=lambda x: x.total_slots)
     yield Finding(
         rule="plan.capacity_short", category="other", severity="warning", confidence=0.8,
-        title=f"{o['label']} serves only {o['served']} of {p['concurrency']} users at once ({p['context']}-token sequences "
-              f"on {p['gpus']} GPUs)",
+        title=f"{o.label} serves only {o.served} of {p.concurrency} users at once ({p.context}-token sequences "
+              f"on {p.gpus} GPUs)",
         summary=f"Because {why}, the other requests wait in the queue and their TTFT grows."
-        + (f" The layout holding the most is {most['label']} with {most['total_slots']}." if most["label"] != o["label"] else ""),
-        evidence=[Evidence(_where(p, o), "users served at once", o["served"], p["concurrency"], "sequences"),
-                  Evidence(_where(p, most), "the most sequences any layout holds", most["total_slots"], p["concurrency"],
+        + (f" The layout holding the most is {most.label} with {most.total_slots}." if most.label != o.label else ""),
+        evidence=[Evidence(_where(p, o), "users served at once", o.served, p.concurrency, "sequences"),
+                  Evidence(_where(p, most), "the most sequences any layout holds", most.total_slots, p.concurrency,
                            "sequences")],
         fix="Add GPUs, use an FP8 KV cache (--kv-dtype fp8), FP8/INT4 weights, a shorter context, or relax the SLO.",
     )
 
 
-@rule("plan.slo", "latency_bound_small_batch", "expected_physics", "other", needs="plan")
-def slo(facts, predictions):
+@rule("plan.slo", "latency_bound_small_batch", "expected_physics", "other", needs=Plan)
+def slo(facts, p: Plan):
     """The ITL/TTFT SLO against the chosen layout's prediction, and the fallback for a stricter one."""
-    p = _plan(predictions)
-    if not p:
-        return
-    o, fb = p["chosen"], p.get("fallback")
+    o, fb = p.chosen, p.fallback
     misses = []
-    if p.get("itl_slo_ms") and o["itl_ms"] > p["itl_slo_ms"]:
-        misses.append(("ITL", o["itl_ms"], p["itl_slo_ms"]))
-    if p.get("ttft_slo_ms") and o["ttft_ms"] > p["ttft_slo_ms"]:
-        misses.append(("TTFT", o["ttft_ms"], p["ttft_slo_ms"]))
+    if p.itl_slo_ms and o.itl_ms > p.itl_slo_ms:
+        misses.append(("ITL", o.itl_ms, p.itl_slo_ms))
+    if p.ttft_slo_ms and o.ttft_ms > p.ttft_slo_ms:
+        misses.append(("TTFT", o.ttft_ms, p.ttft_slo_ms))
     if misses:
         yield Finding(
             rule="plan.slo", category="latency_bound_small_batch" if misses[0][0] == "ITL" else "other", severity="warning",
-            confidence=0.7, title=f"No layout meets the SLO; the closest, {o['label']}, misses it: "
+            confidence=0.7, title=f"No layout meets the SLO; the closest, {o.label}, misses it: "
             + ", ".join(f"{k} {v:.1f} ms > {t:g} ms" for k, v, t in misses),
             summary="Even at one sequence per replica no TP size on these GPUs brings the expected latency under the SLO at "
             "this context: the per-token time is set by weight streaming, the kernels' fixed costs and the all-reduce latency.",
@@ -103,14 +93,14 @@ def slo(facts, predictions):
     if fb:
         yield Finding(
             rule="plan.slo", category="expected_physics", severity="info", confidence=0.6,
-            title=f"For a stricter latency SLO: {fb['label']} (ITL {fb['itl_ms']:.1f} ms vs {o['itl_ms']:.1f} ms, "
-            f"{fb['total_slots']} sequences)",
-            summary=f"At {fb['batch_per_replica']} sequence(s) per replica {fb['label']} decodes in {fb['itl_ms']:.1f} ms per token "
-            f"(streaming {fb['weights_gb_per_gpu']:.1f} GB of weights per GPU, {fb['allreduce_share']:.0%} of the step in "
-            f"all-reduces) and serves {fb['served']} users at once, for ~{fb['tok_s_total']:.0f} tok/s in total instead of "
-            f"~{o['tok_s_total']:.0f}"
-            + (f"; it holds {fb['total_slots']} concurrent sequences instead of {o['total_slots']}." if fb["total_slots"] < o["total_slots"]
-               else f"; with fewer weight copies it holds {fb['total_slots']} concurrent sequences instead of {o['total_slots']}."),
-            evidence=[Evidence(_where(p, fb), "expected ITL of the fallback layout", fb["itl_ms"], o["itl_ms"], "ms")],
-            fix=f"Move to {fb['label']} if the ITL target drops below {o['itl_ms']:.1f} ms.",
+            title=f"For a stricter latency SLO: {fb.label} (ITL {fb.itl_ms:.1f} ms vs {o.itl_ms:.1f} ms, "
+            f"{fb.total_slots} sequences)",
+            summary=f"At {fb.batch_per_replica} sequence(s) per replica {fb.label} decodes in {fb.itl_ms:.1f} ms per token "
+            f"(streaming {fb.weights_gb_per_gpu:.1f} GB of weights per GPU, {fb.allreduce_share:.0%} of the step in "
+            f"all-reduces) and serves {fb.served} users at once, for ~{fb.tok_s_total:.0f} tok/s in total instead of "
+            f"~{o.tok_s_total:.0f}"
+            + (f"; it holds {fb.total_slots} concurrent sequences instead of {o.total_slots}." if fb.total_slots < o.total_slots
+               else f"; with fewer weight copies it holds {fb.total_slots} concurrent sequences instead of {o.total_slots}."),
+            evidence=[Evidence(_where(p, fb), "expected ITL of the fallback layout", fb.itl_ms, o.itl_ms, "ms")],
+            fix=f"Move to {fb.label} if the ITL target drops below {o.itl_ms:.1f} ms.",
         )

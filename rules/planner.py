@@ -23,50 +23,13 @@ divides the GPUs) raise InputError: the CLI prints one line and exits 2.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
 from diagnose.errors import InputError
+from rules.predictions import Option, Plan
 
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 SOURCE = "prediction:planner"
-
-
-@dataclass
-class Option:
-    """One layout's napkin math (all memory in GB = 1e9 B, per GPU unless named per replica)."""
-
-    tp: int
-    pp: int
-    dp: int
-    gpus_used: int
-    usable_gb: float
-    weights_gb_per_gpu: float
-    reserved_gb_per_gpu: float  # activations, CUDA graphs, communication buffers
-    kv_budget_gb_per_gpu: float
-    kv_bytes_per_token_per_gpu: float
-    kv_tokens_per_replica: int
-    slots_per_replica: int
-    total_slots: int
-    batch_per_replica: int
-    served: int  # concurrent sequences this layout serves (<= the users asked for)
-    itl_ms: float
-    itl_ms_roofline: float
-    tok_s_per_user: float
-    tok_s_total: float  # served x per-user rate
-    ttft_ms: float
-    allreduce_share: float
-    meets_slo: bool | None = None  # None: no SLO asked
-    goodput: float = 0.0  # tok/s within the SLO (= tok_s_total when it is met or none was asked)
-    ep: int = 1
-    experts_per_gpu: float = 0.0
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def label(self) -> str:
-        return f"TP{self.tp}" + (f" PP{self.pp}" if self.pp > 1 else "") + f" x DP{self.dp}"
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "label": self.label}
 
 
 @dataclass(frozen=True)
@@ -162,13 +125,13 @@ def best(options: list[Option], slo: bool) -> Option:
     return max(options, key=lambda o: (o.goodput if slo else o.tok_s_total, o.served, -o.itl_ms))
 
 
-def plan(model, gpu, gpus: int, context: int, concurrency: int, *, prompt: int | None = None, dtype: str | None = None,
-         kv_dtype: str | None = None, gpus_per_node: int = 8, itl_slo_ms: float | None = None,
-         ttft_slo_ms: float | None = None, engine=None) -> dict:
-    """Work out every layout and pick by the objective (module docstring); what the plan rules read."""
-    from rules import catalog, roofline
+def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, prompt: int | None = None,
+         dtype: str | None = None, kv_dtype: str | None = None, gpus_per_node: int = 8, itl_slo_ms: float | None = None,
+         ttft_slo_ms: float | None = None) -> Plan:
+    """Work out every layout and pick by the objective (module docstring); what the plan rules read.
+    model, gpu, engine: the catalog rows (rules.catalog.model/gpu/engine), resolved by the command."""
+    from rules import roofline
 
-    model, gpu, engine = catalog.model(model), catalog.gpu(gpu), catalog.engine(engine)
     dtype = dtype or model.checkpoint_dtype
     prompt = min(prompt or 1024, context)
     if gpus < 1 or context < 1 or concurrency < 1:
@@ -204,16 +167,15 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, prompt: int |
                      f"parallel, {chosen.experts_per_gpu:g} experts per GPU), attention by TP{chosen.tp}.")
     # for a stricter latency SLO: the layout with the lowest ITL, where it is lower than the chosen one's
     fallback = min((o for o in options if o is not chosen and o.itl_ms < chosen.itl_ms), key=lambda o: o.itl_ms, default=None)
-    return {
-        "model": model.key, "model_name": model.name, "gpu": gpu.key, "gpu_name": gpu.name, "gpus": gpus,
-        "engine": engine.key, "engine_name": engine.name,
-        "context": context, "prompt": prompt, "concurrency": concurrency, "dtype": dtype,
-        "kv_dtype": one.kv_dtype, "gpus_per_node": gpus_per_node, "objective": "goodput within the SLO" if slo else
+    return Plan(
+        model=model.key, model_name=model.name, gpu=gpu.key, gpu_name=gpu.name, gpus=gpus,
+        engine=engine.key, engine_name=engine.name,
+        context=context, prompt=prompt, concurrency=concurrency, dtype=dtype,
+        kv_dtype=one.kv_dtype, gpus_per_node=gpus_per_node, objective="goodput within the SLO" if slo else
         f"output tok/s at {concurrency} concurrent users",
-        "itl_slo_ms": itl_slo_ms, "ttft_slo_ms": ttft_slo_ms, "steps": steps, "slo_met": chosen.meets_slo,
-        "options": [o.to_dict() for o in options], "chosen": chosen.to_dict(),
-        "fallback": fallback.to_dict() if fallback else None, "is_moe": model.is_moe,
-    }
+        itl_slo_ms=itl_slo_ms, ttft_slo_ms=ttft_slo_ms, steps=steps, slo_met=chosen.meets_slo,
+        options=options, chosen=chosen, fallback=fallback, is_moe=model.is_moe,
+    )
 
 
 def _why(chosen: Option, options: list[Option], req: Request, slo: bool) -> str:

@@ -1,8 +1,8 @@
 """Findings from roofline predictions: invalid and non-fitting layouts, where the all-reduce
 flattens TP scaling, and which layout to pick for latency versus throughput.
 
-These rules read `predictions["layouts"]` (what `diagnose predict` builds: one dict per
-layout x batch, the fields of rules.roofline.Prediction plus `total_batch`). They fire on
+These rules read a rules.predictions.PredictResult (what `diagnose predict` builds: one
+PredictRow per layout x batch, a rules.roofline.Prediction with its `total_batch`). They fire on
 nothing else, so other commands are unaffected.
 """
 
@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from diagnose.findings import Evidence, Finding
+from rules.catalog import ModelSpec
 from rules.engine import rule
+from rules.predictions import PredictResult, PredictRow
 from rules.roofline import smaller_dtype_hint
 
 SOURCE = "prediction:roofline"
@@ -22,45 +24,37 @@ FLAT_SCALING = 0.90
 COMM_SHARE = 0.15
 
 
-def _layouts(predictions) -> list[dict]:
-    return predictions["layouts"]
+def _layouts(predictions: PredictResult) -> list[PredictRow]:
+    return predictions.layouts
 
 
-def _usable(p: dict) -> bool:
-    return p["valid"] and p["fits"]
+def _where(p: PredictRow) -> str:
+    return f"{SOURCE} ({p.model} on {p.gpu}, {p.label}, batch {p.total_batch})"
 
 
-def label(p: dict) -> str:
-    return "TP{tp}".format(**p) + (f" PP{p['pp']}" if p["pp"] > 1 else "") + (f" DP{p['dp']}" if p["dp"] > 1 else "")
-
-
-def _where(p: dict) -> str:
-    return f"{SOURCE} ({p['model']} on {p['gpu']}, {label(p)}, batch {p.get('total_batch', p['batch'])})"
-
-
-@rule("predict.invalid_layout", "tp_not_dividing_heads", needs="layouts")
+@rule("predict.invalid_layout", "tp_not_dividing_heads", needs=PredictResult)
 def invalid_layout(facts, predictions):
     """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into: one
     finding per TP size, every reason in it, and the sizes that would work."""
-    by_tp: dict[int, tuple[dict, list]] = {}
+    by_tp: PredictRow[int, tuple[dict, list]] = {}
     for p in _layouts(predictions):
-        probs = [pr for pr in p["problems"] if pr["category"] == "tp_not_dividing_heads" and pr["severity"] in ("error", "warning")]
+        probs = [pr for pr in p.problems if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
         if probs:
-            by_tp.setdefault(p["tp"], (p, probs))
+            by_tp.setdefault(p.tp, (p, probs))
     for tp, (p, probs) in sorted(by_tp.items()):
-        hard = any(pr["severity"] == "error" for pr in probs)
-        valid = _valid_tps(p["model"], p["dtype"])
+        hard = any(pr.severity == "error" for pr in probs)
+        valid = _valid_tps(predictions.model, p.dtype)
         yield Finding(
             rule="predict.invalid_layout",
             category="tp_not_dividing_heads",
             severity="warning",
             confidence=0.95 if hard else 0.8,
-            title=f"TP={tp} is not a valid split for {p['model']}" if hard else f"TP={tp}: {p['dtype']} checkpoint blocks do not divide",
-            summary="; ".join(pr["message"] for pr in probs) + ". " + (
+            title=f"TP={tp} is not a valid split for {p.model}" if hard else f"TP={tp}: {p.dtype} checkpoint blocks do not divide",
+            summary="; ".join(pr.message for pr in probs) + ". " + (
                 "Serving engines refuse to start with this tensor-parallel size."
                 if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel checkpoint would load."
             ) + (f" Valid TP sizes up to 64: {', '.join(map(str, valid))}." if valid else ""),
-            evidence=[Evidence(source=_where(p), detail=pr["message"], measured=tp, expected=f"TP in {{{', '.join(map(str, valid))}}}",
+            evidence=[Evidence(source=_where(p), detail=pr.message, measured=tp, expected=f"TP in {{{', '.join(map(str, valid))}}}",
                                unit=None) for pr in probs],
             fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN width; "
             "use PP or DP for the remaining GPUs.",
@@ -68,11 +62,10 @@ def invalid_layout(facts, predictions):
         )
 
 
-def _valid_tps(model_key: str, dtype: str) -> list[int]:
+def _valid_tps(model: ModelSpec, dtype: str) -> list[int]:
     """The TP sizes up to 64 this model (and checkpoint dtype) can be split into."""
-    from rules import catalog, roofline
+    from rules import roofline
 
-    model = catalog.model(model_key)
     return [t for t in range(1, 65) if not any(pr.severity == "error" for pr in roofline.validity(model, t, 1, dtype))]
 
 
@@ -84,50 +77,48 @@ LAYOUT_ADVICE = {
 }
 
 
-@rule("predict.layout_warning", "cross_node_tp", "pp_bubble", needs="layouts")
+@rule("predict.layout_warning", "cross_node_tp", "pp_bubble", needs=PredictResult)
 def layout_warning(facts, predictions):
     """Layouts that run but waste the hardware: TP across nodes, PP stages of unequal size."""
     seen: dict[tuple, dict] = {}
     for p in _layouts(predictions):
-        for pr in p["problems"]:
-            if pr["code"] in LAYOUT_ADVICE:
-                seen.setdefault((pr["code"], label(p)), {"p": p, "problem": pr})
+        for pr in p.problems:
+            if pr.code in LAYOUT_ADVICE:
+                seen.setdefault((pr.code, p.label), {"p": p, "problem": pr})
     for (code, name), hit in sorted(seen.items()):
         p, pr = hit["p"], hit["problem"]
-        share = f" The all-reduces take {p['allreduce_share_expected']:.0%} of the expected decode step." if code == "tp_spans_nodes" else ""
+        share = f" The all-reduces take {p.allreduce_share_expected:.0%} of the expected decode step." if code == "tp_spans_nodes" else ""
         yield Finding(
             rule="predict.layout_warning",
-            category=pr["category"],
-            severity="warning" if pr["severity"] in ("warning", "error") else "info",
+            category=pr.category,
+            severity="warning" if pr.severity in ("warning", "error") else "info",
             confidence=0.8,
-            title=f"{name}: {pr['message'].split(':')[0].split(';')[0]}",
-            summary=pr["message"] + "." + share,
-            evidence=_layout_evidence(code, name, p),
+            title=f"{name}: {pr.message.split(':')[0].split(';')[0]}",
+            summary=pr.message + "." + share,
+            evidence=_layout_evidence(code, name, p, predictions.model),
             fix=LAYOUT_ADVICE[code],
         )
 
 
-def _layout_evidence(code: str, name: str, p: dict) -> list[Evidence]:
+def _layout_evidence(code: str, name: str, p: PredictRow, model: ModelSpec) -> list[Evidence]:
     """The numbers the layout problem rests on: the all-reduce time across nodes, or the layers
     of the largest PP stage against an even split."""
     if code == "pp_uneven":
-        from rules import catalog
-
-        layers = catalog.model(p["model"]).layers
-        return [Evidence(source=f"catalog model {p['model']}", detail=f"{name}: layers in the largest of {p['pp']} stages "
-                         f"({layers} layers)", measured=-(-layers // p["pp"]), expected=round(layers / p["pp"], 2), unit="layers")]
-    return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({p['interconnect']})",
-                     measured=p["allreduce_ms_per_step_expected"], unit="ms")]
+        layers = model.layers
+        return [Evidence(source=f"catalog model {p.model}", detail=f"{name}: layers in the largest of {p.pp} stages "
+                         f"({layers} layers)", measured=-(-layers // p.pp), expected=round(layers / p.pp, 2), unit="layers")]
+    return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({p.interconnect})",
+                     measured=p.allreduce_ms_per_step_expected, unit="ms")]
 
 
-@rule("predict.does_not_fit", "other", needs="layouts")
+@rule("predict.does_not_fit", "other", needs=PredictResult)
 def does_not_fit(facts, predictions):
     """Layouts whose weights (+ KV cache for the batch) exceed the usable GPU memory."""
-    bad = [p for p in _layouts(predictions) if p["valid"] and not p["fits"]]
+    bad = [p for p in _layouts(predictions) if p.valid and not p.fits]
     if not bad:
         return
-    worst = max(bad, key=lambda p: p["memory_shortfall_gb"])
-    names = ", ".join(dict.fromkeys(f"{label(p)} @ batch {p.get('total_batch', p['batch'])}" for p in bad))
+    worst = max(bad, key=lambda p: p.memory_shortfall_gb)
+    names = ", ".join(dict.fromkeys(f"{p.label} @ batch {p.total_batch}" for p in bad))
     usable = _usable_gb(worst)
     yield Finding(
         rule="predict.does_not_fit",
@@ -135,52 +126,52 @@ def does_not_fit(facts, predictions):
         severity="warning",
         confidence=0.9,
         title=f"{len(bad)} layout(s) do not fit in GPU memory",
-        summary=f"Does not fit: {names}. The worst, {label(worst)}, is short by {worst['memory_shortfall_gb']:.1f} GB per GPU "
-        f"({worst['weights_gb_per_gpu']:.1f} GB of weights, {usable:.1f} GB usable).",
+        summary=f"Does not fit: {names}. The worst, {worst.label}, is short by {worst.memory_shortfall_gb:.1f} GB per GPU "
+        f"({worst.weights_gb_per_gpu:.1f} GB of weights, {usable:.1f} GB usable).",
         evidence=[
-            Evidence(source=_where(p), detail=f"{label(p)}: weights per GPU + KV for the batch vs usable memory",
-                     measured=round(_usable_gb(p) + p["memory_shortfall_gb"], 2), expected=round(_usable_gb(p), 2), unit="GB")
+            Evidence(source=_where(p), detail=f"{p.label}: weights per GPU + KV for the batch vs usable memory",
+                     measured=round(_usable_gb(p) + p.memory_shortfall_gb, 2), expected=round(_usable_gb(p), 2), unit="GB")
             for p in bad[:6]
         ],
-        fix=f"Use more GPUs per replica (TP or PP), {smaller_dtype_hint(worst['dtype'])}an FP8 KV cache, "
+        fix=f"Use more GPUs per replica (TP or PP), {smaller_dtype_hint(worst.dtype)}an FP8 KV cache, "
         "or fewer concurrent sequences / shorter context.",
     )
 
 
-@rule("predict.allreduce_flattens_scaling", "comm_bound", "latency_bound_small_batch", needs="layouts")
+@rule("predict.allreduce_flattens_scaling", "comm_bound", "latency_bound_small_batch", needs=PredictResult)
 def allreduce_flattens_scaling(facts, predictions):
     """Where doubling TP stops halving the decode step because the all-reduce term does not shrink."""
     groups = defaultdict(list)
     for p in _layouts(predictions):
-        if _usable(p) and p["pp"] == 1:
-            groups[p.get("total_batch", p["batch"])].append(p)
+        if p.usable and p.pp == 1:
+            groups[p.total_batch].append(p)
     for batch, rows in sorted(groups.items()):
-        rows = sorted({p["tp"]: p for p in rows}.values(), key=lambda p: p["tp"])
+        rows = sorted({p.tp: p for p in rows}.values(), key=lambda p: p.tp)
         for a, b in zip(rows, rows[1:]):
-            ideal = b["tp"] / a["tp"]
-            speedup = a["decode_step_ms_expected"] / b["decode_step_ms_expected"]
-            if speedup >= FLAT_SCALING * ideal or b["allreduce_share_expected"] < COMM_SHARE:
+            ideal = b.tp / a.tp
+            speedup = a.decode_step_ms_expected / b.decode_step_ms_expected
+            if speedup >= FLAT_SCALING * ideal or b.allreduce_share_expected < COMM_SHARE:
                 continue
-            small = b["batch"] <= 4
+            small = b.batch <= 4
             yield Finding(
                 rule="predict.allreduce_flattens_scaling",
                 category="latency_bound_small_batch" if small else "comm_bound",
                 severity="info",
                 confidence=0.7,
-                title=f"TP{a['tp']} -> TP{b['tp']} speeds decode up only {speedup:.2f}x (ideal {ideal:.0f}x) at batch {batch}",
+                title=f"TP{a.tp} -> TP{b.tp} speeds decode up only {speedup:.2f}x (ideal {ideal:.0f}x) at batch {batch}",
                 summary=(
-                    f"The weight-streaming term shrinks with TP but the {b['allreduce_count_per_step']} all-reduces per step "
-                    f"({b['allreduce_bytes']} B each) do not: they take {b['allreduce_ms_per_step_expected']:.2f} ms of a "
-                    f"{b['decode_step_ms_expected']:.2f} ms step at TP{b['tp']} ({b['allreduce_share_expected']:.0%}). "
+                    f"The weight-streaming term shrinks with TP but the {b.allreduce_count_per_step} all-reduces per step "
+                    f"({b.allreduce_bytes} B each) do not: they take {b.allreduce_ms_per_step_expected:.2f} ms of a "
+                    f"{b.decode_step_ms_expected:.2f} ms step at TP{b.tp} ({b.allreduce_share_expected:.0%}). "
                     + ("At this batch every all-reduce is latency-bound, so a faster link does not help; fewer or cheaper "
                        "collectives do." if small else "The messages are large enough that bus bandwidth matters.")
                 ),
                 evidence=[
-                    Evidence(source=_where(a), detail=f"expected decode step at TP{a['tp']}", measured=a["decode_step_ms_expected"], unit="ms"),
-                    Evidence(source=_where(b), detail=f"expected decode step at TP{b['tp']}", measured=b["decode_step_ms_expected"],
-                             expected=round(a["decode_step_ms_expected"] / ideal, 3), unit="ms"),
-                    Evidence(source=_where(b), detail=f"all-reduce time per step at TP{b['tp']} ({b['interconnect']})",
-                             measured=b["allreduce_ms_per_step_expected"], unit="ms"),
+                    Evidence(source=_where(a), detail=f"expected decode step at TP{a.tp}", measured=a.decode_step_ms_expected, unit="ms"),
+                    Evidence(source=_where(b), detail=f"expected decode step at TP{b.tp}", measured=b.decode_step_ms_expected,
+                             expected=round(a.decode_step_ms_expected / ideal, 3), unit="ms"),
+                    Evidence(source=_where(b), detail=f"all-reduce time per step at TP{b.tp} ({b.interconnect})",
+                             measured=b.allreduce_ms_per_step_expected, unit="ms"),
                 ],
                 fix="Keep TP at the smallest size that meets the latency target and scale out with DP; use CUDA graphs and a "
                 "custom/one-shot all-reduce (vLLM, TRT-LLM) for small messages; larger batches amortise the per-call latency.",
@@ -189,70 +180,70 @@ def allreduce_flattens_scaling(facts, predictions):
             break  # the first doubling that flattens is the finding
 
 
-@rule("predict.best_layout", "expected_physics", needs="layouts")
+@rule("predict.best_layout", "expected_physics", needs=PredictResult)
 def best_layout(facts, predictions):
     """Which layout serves best for a latency goal (ITL) and for a throughput goal (tok/s per GPU)."""
     groups = defaultdict(list)
     for p in _layouts(predictions):
-        if _usable(p):
-            groups[p.get("total_batch", p["batch"])].append(p)
+        if p.usable:
+            groups[p.total_batch].append(p)
     for batch, rows in sorted(groups.items()):
         if len(rows) == 1:
             yield _single_layout(batch, rows[0])
             continue
-        fastest = min(rows, key=lambda p: (p["decode_step_ms_expected"], p["gpus"]))
-        per_gpu = max(rows, key=lambda p: (_total(p) / p["gpus"], -p["gpus"]))
+        fastest = min(rows, key=lambda p: (p.decode_step_ms_expected, p.gpus))
+        per_gpu = max(rows, key=lambda p: (_total(p) / p.gpus, -p.gpus))
         same = fastest is per_gpu
         yield Finding(
             rule="predict.best_layout",
             category="expected_physics",
             severity="info",
             confidence=0.6,
-            title=(f"At batch {batch}: {label(fastest)} on {fastest['gpus']} GPUs is best for both latency and throughput per GPU"
+            title=(f"At batch {batch}: {fastest.label} on {fastest.gpus} GPUs is best for both latency and throughput per GPU"
                    if same else
-                   f"At batch {batch}: {label(fastest)} for latency, {label(per_gpu)} for throughput per GPU"),
+                   f"At batch {batch}: {fastest.label} for latency, {per_gpu.label} for throughput per GPU"),
             summary=(
-                f"Lowest inter-token latency: {label(fastest)} ({fastest['decode_step_ms_expected']:.2f} ms, "
-                f"{fastest['decode_tok_s_expected']:.0f} tok/s per sequence). Most decode tokens per GPU: {label(per_gpu)} "
-                f"({_total(per_gpu) / per_gpu['gpus']:.0f} tok/s per GPU, {_total(per_gpu):.0f} tok/s in total). "
+                f"Lowest inter-token latency: {fastest.label} ({fastest.decode_step_ms_expected:.2f} ms, "
+                f"{fastest.decode_tok_s_expected:.0f} tok/s per sequence). Most decode tokens per GPU: {per_gpu.label} "
+                f"({_total(per_gpu) / per_gpu.gpus:.0f} tok/s per GPU, {_total(per_gpu):.0f} tok/s in total). "
                 "TP cuts latency until the all-reduce dominates; DP replicas add throughput without any communication."
             ),
             evidence=[
-                Evidence(source=_where(p), detail=f"{label(p)}: expected ITL ({_total(p) / p['gpus']:.1f} decode tok/s per GPU)",
-                         measured=p["decode_step_ms_expected"], unit="ms")
-                for p in sorted(rows, key=lambda p: (p["gpus"], p["tp"]))[:8]
+                Evidence(source=_where(p), detail=f"{p.label}: expected ITL ({_total(p) / p.gpus:.1f} decode tok/s per GPU)",
+                         measured=p.decode_step_ms_expected, unit="ms")
+                for p in sorted(rows, key=lambda p: (p.gpus, p.tp))[:8]
             ],
-            fix=f"Latency goal: serve with {label(fastest)}. Throughput goal: {label(per_gpu)}"
+            fix=f"Latency goal: serve with {fastest.label}. Throughput goal: {per_gpu.label}"
             + ("" if same else "; measure both with your request mix before choosing."),
         )
 
 
-def _single_layout(batch, p: dict) -> Finding:
+def _single_layout(batch, p: PredictRow) -> Finding:
     """Only one layout to judge: say what it should deliver and what bounds it."""
     return Finding(
         rule="predict.best_layout",
         category="expected_physics",
         severity="info",
         confidence=0.6,
-        title=f"At batch {batch}: {label(p)} should decode at {p['decode_tok_s_expected']:.0f} tok/s per sequence "
-        f"({p['decode_step_ms_expected']:.2f} ms ITL)",
-        summary=f"The decode step is {p['bound']}-bound: roofline {p['decode_step_ms']:.2f} ms, expected "
-        f"{p['decode_step_ms_expected']:.2f} ms with {p['allreduce_share_expected']:.0%} in all-reduces. TTFT for a "
-        f"{p['prompt']}-token prompt: {p['ttft_ms_expected']:.0f} ms. Up to {p['max_concurrent_seqs']} sequences of "
-        f"{p['context']} tokens fit per replica.",
+        title=f"At batch {batch}: {p.label} should decode at {p.decode_tok_s_expected:.0f} tok/s per sequence "
+        f"({p.decode_step_ms_expected:.2f} ms ITL)",
+        summary=f"The decode step is {p.bound}-bound: roofline {p.decode_step_ms:.2f} ms, expected "
+        f"{p.decode_step_ms_expected:.2f} ms with {p.allreduce_share_expected:.0%} in all-reduces. TTFT for a "
+        f"{p.prompt}-token prompt: {p.ttft_ms_expected:.0f} ms. Up to {p.max_concurrent_seqs} sequences of "
+        f"{p.context} tokens fit per replica.",
         evidence=[
-            Evidence(source=_where(p), detail=f"{label(p)}: expected decode step (vs the pure roofline)", measured=p["decode_step_ms_expected"],
-                     expected=p["decode_step_ms"], unit="ms"),
+            Evidence(source=_where(p), detail=f"{p.label}: expected decode step (vs the pure roofline)", measured=p.decode_step_ms_expected,
+                     expected=p.decode_step_ms, unit="ms"),
         ],
         fix="Compare with a measured ITL (diagnose capture / ticket); pass several --tp values to compare layouts.",
     )
 
 
-def _usable_gb(p: dict) -> float:
+def _usable_gb(p: PredictRow) -> float:
     """GPU memory a serving engine may use (kv_budget is what is left after the weights)."""
-    return p["weights_gb_per_gpu"] + p["kv_budget_gb"]
+    return p.weights_gb_per_gpu + p.kv_budget_gb
 
 
-def _total(p: dict) -> float:
+def _total(p: PredictRow) -> float:
     """Decode tokens per second over the whole request batch (every sequence at the per-sequence rate)."""
-    return p.get("total_batch", p["batch"] * p["dp"]) * p["decode_tok_s_expected"]
+    return p.total_batch * p.decode_tok_s_expected

@@ -21,7 +21,8 @@ the smallest layout measured is just as far beyond it (then the whole system run
 version, clocks or host, a finding of its own, not a scaling fault). A measured all-reduce
 COMM_RATIO times what the fabric should give is a broken communication path whatever else holds.
 
-The rules below read `predictions["scaling"]` (what analyse() returns) and nothing else.
+The scaling rules (rules.scaling_rules) read the rules.predictions.ScalingAnalysis analyse()
+returns and nothing else.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from rules.capture_rules import LAUNCH_GAP_SHARE  # a capture's short-gap share that means launch-bound
+from rules.predictions import DpAlternative, Goodput, GoodputLayout, GoodputRun, ScalingAnalysis, ScalingRow, SloCheck
 
 # A measured all-reduce this many times the fabric's expected time per call is a broken path
 # (PCIe/SHM fallback, P2P off, a wrong NCCL setting), not latency physics: the expected figure's
@@ -174,7 +176,7 @@ def _percentile(run, metric: str, stat: str):
 
 def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context=None, interconnect=None,
             gpus_per_node=8, cal: Calibration | None = None, default_batch: int = 1, engine=None,
-            override: frozenset = frozenset()) -> dict:
+            override: frozenset = frozenset()) -> ScalingAnalysis:
     """Rows (one per run), each with its prediction, calibration and judgement; see the module doc.
 
     model, gpu, engine, dtype: for runs whose input does not name its own (a published row or a
@@ -184,6 +186,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
 
     cal = cal or Calibration()
     rows = []
+    specs: dict[tuple[str, str], object] = {}  # the catalog rows resolved here, by (kind, key): never looked up again
 
     def pick(name, given, named):
         return given if name in override or not named else named
@@ -192,16 +195,17 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         s = run.setup
         m = catalog.model(pick("model", model, s.model))
         g = catalog.gpu(pick("gpu", gpu, s.gpu))
+        specs[("model", m.key)], specs[("gpu", g.key)] = m, g
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=pick("engine", engine, s.engine),
                      network=s.network, batch=run.batch or default_batch)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
-    alt = _dp_alternative(rows, cal, dict(kv_dtype=kv_dtype, interconnect=interconnect))
+    alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect))
     band = catalog.calibration().band
-    return {"dp_alternative": alt, "model": rows[0]["model"] if rows else None, "gpu": rows[0]["gpu"] if rows else None,
-            "rows": rows, "calibration": cal.describe(), "band": list(band), "comm_ratio": COMM_RATIO}
+    return ScalingAnalysis(dp_alternative=alt, model=rows[0].model if rows else None, gpu=rows[0].gpu if rows else None,
+                           rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO)
 
 
 def _predict(run, model, gpu, *, batch, **kwargs):
@@ -211,7 +215,7 @@ def _predict(run, model, gpu, *, batch, **kwargs):
     return roofline.predict(model, gpu, layout, batch=batch, **kwargs)
 
 
-def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
+def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
     from rules.expectations import expectation
 
     step = measured_step(run)
@@ -233,54 +237,53 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> dict:
     if ar_meas is not None and p.tp > 1:
         split_how.append("all-reduce measured in the run")
     calibrated = sum(terms.values())
-    row = {
-        "label": run.layout.label(), "tp": p.tp, "pp": p.pp, "dp": p.dp, "gpus": p.gpus, "batch": batch,
-        "batch_stated": run.batch is not None and not run.batch_how, "batch_how": run.batch_how, "run": run.tag,
-        "sources": run.sources, "engine": p.engine, "prompt": p.prompt,
-        "output": p.output if run.setup.output else None,
-        "step_ms": round(step[0], 4) if step else None, "step_how": step[1] if step else None,
-        "step_source": step[2] if step else None,
-        "roofline_ms": p.decode_step_ms, "expected_ms": p.decode_step_ms_expected, "calibrated_ms": round(expected, 4),
-        "terms": {k: round(v, 4) for k, v in terms.items()}, "calibrated_with": how, "split_with": split_how,
-        "allreduce_count": p.allreduce_count_per_step, "allreduce_bytes": p.allreduce_bytes,
-        "allreduce_ref_us": round(ar_ref, 2), "allreduce_ref_source": ar_ref_src,
-        "allreduce_healthy_max_us": round(_healthy_slowest_us(p, ar_ref), 2),
-        "allreduce_measured_us": ar_meas, "allreduce_measured_source": ar_meas_src, "interconnect": p.interconnect,
-        "fits": p.fits, "weights_gb_per_gpu": p.weights_gb_per_gpu, "gpu_memory_gb": round(gpu.memory_gb * 2**30 / 1e9, 1),
-        "valid": p.valid, "model": p.model, "gpu": p.gpu, "dtype": p.dtype,
-        "prefill_tok_s": _value(run, "prefill_tok_s"), "output_tok_s": _value(run, "output_tok_s"),
-        "itl_p95_ms": _pvalue(run, "itl_ms", "p95"), "ttft_p95_ms": _pvalue(run, "ttft_ms", "p95"),
-        "ttft_roofline_ms": p.ttft_ms, "launch_expected_ms": p.launch_ms_expected, "prefill_tok_s_expected": p.prefill_tok_s_expected,
-        "capture_calls": cap.calls if cap else None, "capture_source": cap.source if cap else None,
-        "launch_gap_share": cap.gap_share if cap else None, "band_low": p.band_low, "band_high": p.band_high,
-    }
+    row = ScalingRow(
+        label=run.layout.label(), tp=p.tp, pp=p.pp, dp=p.dp, gpus=p.gpus, batch=batch,
+        batch_stated=run.batch is not None and not run.batch_how, batch_how=run.batch_how, run=run.tag,
+        sources=run.sources, engine=p.engine, prompt=p.prompt,
+        output=p.output if run.setup.output else None,
+        step_ms=round(step[0], 4) if step else None, step_how=step[1] if step else None,
+        step_source=step[2] if step else None,
+        roofline_ms=p.decode_step_ms, expected_ms=p.decode_step_ms_expected, calibrated_ms=round(expected, 4),
+        terms={k: round(v, 4) for k, v in terms.items()}, calibrated_with=how, split_with=split_how,
+        allreduce_count=p.allreduce_count_per_step, allreduce_bytes=p.allreduce_bytes,
+        allreduce_ref_us=round(ar_ref, 2), allreduce_ref_source=ar_ref_src,
+        allreduce_healthy_max_us=round(_healthy_slowest_us(p, gpu, ar_ref), 2),
+        allreduce_measured_us=ar_meas, allreduce_measured_source=ar_meas_src, interconnect=p.interconnect,
+        fits=p.fits, weights_gb_per_gpu=p.weights_gb_per_gpu, gpu_memory_gb=round(gpu.memory_gb * 2**30 / 1e9, 1),
+        valid=p.valid, model=p.model, gpu=p.gpu, dtype=p.dtype,
+        prefill_tok_s=_value(run, "prefill_tok_s"), output_tok_s=_value(run, "output_tok_s"),
+        itl_p95_ms=_pvalue(run, "itl_ms", "p95"), ttft_p95_ms=_pvalue(run, "ttft_ms", "p95"),
+        ttft_roofline_ms=p.ttft_ms, launch_expected_ms=p.launch_ms_expected, prefill_tok_s_expected=p.prefill_tok_s_expected,
+        capture_calls=cap.calls if cap else None, capture_source=cap.source if cap else None,
+        launch_gap_share=cap.gap_share if cap else None, band_low=p.band_low, band_high=p.band_high,
+    )
     if step:
-        row["terms"]["unexplained_ms"] = round(step[0] - calibrated, 4)
+        row.terms["unexplained_ms"] = round(step[0] - calibrated, 4)
         gap = step[0] - p.decode_step_ms
-        row["explained_share"] = round(min(1.0, (calibrated - p.decode_step_ms) / gap), 3) if gap > 0 else None
-        row.update(metric="step_ms", measured=row["step_ms"], measured_how=step[1], measured_source=step[2],
-                   roofline=p.decode_step_ms, expected=round(expected, 4), time_metric=True)
+        row.explained_share = round(min(1.0, (calibrated - p.decode_step_ms) / gap), 3) if gap > 0 else None
+        row.metric, row.measured, row.measured_how, row.measured_source = "step_ms", row.step_ms, step[1], step[2]
+        row.roofline, row.expected, row.time_metric = p.decode_step_ms, round(expected, 4), True
         if run.setup.output and step[1].startswith(("ITL", "TPOT")):  # the mean over the output: the average context
-            row.update(roofline=p.itl_ms, expected=p.itl_ms_expected)
+            row.roofline, row.expected = p.itl_ms, p.itl_ms_expected
     else:
         whole = next(((metric, m) for metric, m in ((mm, run.get(key, stats=("median", "mean", None)))
                                                     for key, mm in WHOLE_METRICS) if m), None)
         if whole is None or not run.setup.output:
-            row.update(metric=None, measured=None, ratio=None, position=None)
-            return row
+            return row  # no figure the predictor can judge
         metric, meas = whole
         e = expectation(metric, p)
-        row.update(metric=metric, measured=meas.value, measured_how=metric, measured_source=meas.source,
-                   roofline=round(e.roofline, 4), expected=round(e.expected, 4), time_metric=e.is_time)
-    meas, exp, roof = row["measured"], row["expected"], row["roofline"]
-    ratio = meas / exp if row["time_metric"] else exp / meas
-    faster = meas < roof if row["time_metric"] else meas > roof
-    row["ratio"] = round(ratio, 3)
-    row["position"] = ("faster_than_roofline" if faster else "slower" if ratio > p.band_high else
-                       "faster" if ratio < p.band_low else "inside")
-    if "upper bound" in (row.get("measured_how") or "") and not faster:
+        row.metric, row.measured, row.measured_how, row.measured_source = metric, meas.value, metric, meas.source
+        row.roofline, row.expected, row.time_metric = round(e.roofline, 4), round(e.expected, 4), e.is_time
+    meas, exp, roof = row.measured, row.expected, row.roofline
+    ratio = meas / exp if row.time_metric else exp / meas
+    faster = meas < roof if row.time_metric else meas > roof
+    row.ratio = round(ratio, 3)
+    row.position = ("faster_than_roofline" if faster else "slower" if ratio > p.band_high else
+                    "faster" if ratio < p.band_low else "inside")
+    if "upper bound" in (row.measured_how or "") and not faster:
         # batch / output rate holds the prefills too: it can beat the roofline, it cannot be called slow
-        row.update(ratio=None, position="upper bound")
+        row.ratio, row.position = None, "upper bound"
     return row
 
 
@@ -305,14 +308,14 @@ def _allreduce_reference(p, cal: Calibration) -> tuple[float, str]:
     return p.allreduce_us_expected, f"{SOURCE} ({p.allreduce_impl} on {p.interconnect}, {p.engine})"
 
 
-def _healthy_slowest_us(p, ref: float) -> float:
-    """The slowest time a healthy path gives for this all-reduce: the engine's own kernel, or NCCL
-    on the same fabric (an engine run without its custom kernel is not broken)."""
+def _healthy_slowest_us(p, gpu, ref: float) -> float:
+    """The slowest time a healthy path gives for this all-reduce on `gpu` (the prediction's catalog
+    row): the engine's own kernel, or NCCL on the same fabric (an engine run without its custom
+    kernel is not broken)."""
     from rules import catalog, collectives
 
     if p.tp <= 1:
         return ref
-    gpu = catalog.gpu(p.gpu)
     p2p = gpu.pcie_p2p or catalog.interconnect(p.interconnect).kind != "pcie"
     nccl = collectives.nccl(p.interconnect, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
                             p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))))
@@ -347,48 +350,46 @@ def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float |
 # --------------------------------------------------------------------------- judgement
 
 
-def _judge(rows: list[dict]) -> None:
+def _judge(rows: list[ScalingRow]) -> None:
     """Each layout on the median of its rows' measured / expected, against the band and against
     the smallest layout measured of the same model, GPU, engine and dtype (a table may hold several
-    systems); see the module doc. Sets row["status"] and the speed-ups."""
-    judged = [r for r in rows if r.get("ratio") is not None]
-    systems: dict[tuple, dict[str, list[dict]]] = {}
+    systems); see the module doc. Sets each row's status and the speed-ups."""
+    judged = [r for r in rows if r.ratio is not None]
+    systems: dict[tuple, dict[str, list[ScalingRow]]] = {}
     for r in judged:
-        systems.setdefault(same_system(r), {}).setdefault(r["label"], []).append(r)
+        systems.setdefault(same_system(r), {}).setdefault(r.label, []).append(r)
     for by_layout in systems.values():
-        usable = {label: [x["ratio"] for x in rs if x["position"] != "faster_than_roofline"] for label, rs in by_layout.items()}
+        usable = {label: [x.ratio for x in rs if x.position != "faster_than_roofline"] for label, rs in by_layout.items()}
         ratio = {label: statistics.median(v) if v else None for label, v in usable.items()}
-        base = min(by_layout, key=lambda lb: (by_layout[lb][0]["gpus"], by_layout[lb][0]["tp"]))
-        hi = next(iter(by_layout.values()))[0]["band_high"]
+        base = min(by_layout, key=lambda lb: (by_layout[lb][0].gpus, by_layout[lb][0].tp))
+        hi = next(iter(by_layout.values()))[0].band_high
         base_ratio = ratio[base] or 1.0
         for label, rs in by_layout.items():
             status = _layout_status(rs, ratio[label], hi, base_ratio, label == base)
             for r in rs:
-                r["status"] = status if status == "does_not_fit" or r["position"] != "faster_than_roofline" else \
+                r.status = status if status == "does_not_fit" or r.position != "faster_than_roofline" else \
                     "faster_than_roofline"
-                r["base"] = base
-                r["layout_ratio"] = round(ratio[label], 3) if ratio[label] is not None else None
-                r["base_ratio"] = round(base_ratio, 3)
-    for r in rows:
-        r.setdefault("status", "no figure")
+                r.base = base
+                r.layout_ratio = round(ratio[label], 3) if ratio[label] is not None else None
+                r.base_ratio = round(base_ratio, 3)
     _speedups(judged)
 
 
-def same_system(r: dict) -> tuple:
+def same_system(r: ScalingRow) -> tuple:
     """What makes two rows the same system measured at different layouts."""
-    return r["model"], r["gpu"], r["engine"], r["dtype"]
+    return r.model, r.gpu, r.engine, r.dtype
 
 
-def _layout_status(rs: list[dict], ratio: float | None, hi: float, base_ratio: float, is_base: bool) -> str:
-    if any(r["weights_gb_per_gpu"] > r["gpu_memory_gb"] for r in rs):
+def _layout_status(rs: list[ScalingRow], ratio: float | None, hi: float, base_ratio: float, is_base: bool) -> str:
+    if any(r.weights_gb_per_gpu > r.gpu_memory_gb for r in rs):
         return "does_not_fit"  # the weights alone exceed the GPU: a measurement of something else, never "tracks"
     if ratio is None:
         return "faster_than_roofline"
     if any(comm_broken(r) for r in rs):
         return "comm_broken"
-    if any((r.get("launch_gap_share") or 0) >= LAUNCH_GAP_SHARE for r in rs):
+    if any((r.launch_gap_share or 0) >= LAUNCH_GAP_SHARE for r in rs):
         return "launch_gaps"
-    if ratio < rs[0]["band_low"]:
+    if ratio < rs[0].band_low:
         return "faster_than_band"  # above the roofline but quicker than the model expects: not a fault
     if ratio <= hi:
         return "tracks"
@@ -397,59 +398,59 @@ def _layout_status(rs: list[dict], ratio: float | None, hi: float, base_ratio: f
     return "beyond_band"
 
 
-def _speedups(rows: list[dict]) -> None:
+def _speedups(rows: list[ScalingRow]) -> None:
     """Speed-up of each layout over the smallest one measured at the same batch and lengths."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[ScalingRow]] = {}
     for r in rows:
-        groups.setdefault((*same_system(r), r["batch"], r["pp"], r["prompt"], r["output"], r["metric"]), []).append(r)
+        groups.setdefault((*same_system(r), r.batch, r.pp, r.prompt, r.output, r.metric), []).append(r)
     for group in groups.values():
-        group.sort(key=lambda r: (r["tp"], r["dp"]))
+        group.sort(key=lambda r: (r.tp, r.dp))
         first = group[0]
         for r in group:
-            faster = first["measured"] / r["measured"] if r["time_metric"] else r["measured"] / first["measured"]
-            r["speedup"] = round(faster, 3)
-            r["ideal_speedup"] = r["tp"] / first["tp"]
-            r["speedup_base"] = first["label"]
+            faster = first.measured / r.measured if r.time_metric else r.measured / first.measured
+            r.speedup = round(faster, 3)
+            r.ideal_speedup = r.tp / first.tp
+            r.speedup_base = first.label
 
 
-def _dp_alternative(rows, cal, kwargs) -> dict | None:
+def _dp_alternative(rows: list[ScalingRow], cal, specs: dict, kwargs) -> DpAlternative | None:
     """The largest-TP decode row against TP/2 x DP2 on the same GPUs at the same batch per replica:
-    measured when that layout was measured, else its expected step."""
-    from rules import catalog
-
-    top = max((r for r in rows if r.get("status") in ("tracks", "faster_than_band") and r["pp"] == 1 and r["dp"] == 1 and r["tp"] >= 2
-               and r["step_ms"]), key=lambda r: (r["tp"], -r["batch"]), default=None)
+    measured when that layout was measured, else its expected step (of the model and GPU in `specs`,
+    as analyse resolved them)."""
+    top = max((r for r in rows if r.status in ("tracks", "faster_than_band") and r.pp == 1 and r.dp == 1 and r.tp >= 2
+               and r.step_ms), key=lambda r: (r.tp, -r.batch), default=None)
     if top is None:
         return None
-    half = top["tp"] // 2
-    twin = next((r for r in rows if r["tp"] == half and r["pp"] == 1 and r["batch"] == top["batch"] and r.get("step_ms")
-                 and r["prompt"] == top["prompt"]), None)
+    half = top.tp // 2
+    twin = next((r for r in rows if r.tp == half and r.pp == 1 and r.batch == top.batch and r.step_ms
+                 and r.prompt == top.prompt), None)
     if twin:
-        alt_ms, how, src = twin["step_ms"], "measured", twin["step_source"]
+        alt_ms, how, src = twin.step_ms, "measured", twin.step_source
     else:
         from rules import roofline
 
-        p = roofline.predict(top["model"], top["gpu"], roofline.Layout(half, 1, 2), batch=top["batch"], dtype=top["dtype"],
-                             prompt=top["prompt"], engine=top["engine"], **kwargs)
+        gpu = specs[("gpu", top.gpu)]
+        p = roofline.predict(specs[("model", top.model)], gpu, roofline.Layout(half, 1, 2), batch=top.batch, dtype=top.dtype,
+                             prompt=top.prompt, engine=top.engine, **kwargs)
         if not (p.valid and p.fits):
             return None
         ar_ref, _ = _allreduce_reference(p, cal)
-        terms, _ = _calibrated_terms(p, catalog.gpu(top["gpu"]), cal, ar_ref)
+        terms, _ = _calibrated_terms(p, gpu, cal, ar_ref)
         alt_ms, how, src = sum(terms.values()), "expected", SOURCE
-    ratio = top["step_ms"] / alt_ms
-    return {"label": top["label"], "alt_label": f"TP{half} DP2", "gpus": top["gpus"], "step_ms": top["step_ms"],
-            "source": top["step_source"], "alt_step_ms": round(alt_ms, 4), "alt_source": src, "alt_how": how,
-            "tok_s_user": 1e3 / top["step_ms"], "alt_tok_s_user": 1e3 / alt_ms, "per_user_ratio": round(ratio, 3),
-            "total_ratio": round(2 * ratio, 3)}
+    ratio = top.step_ms / alt_ms
+    return DpAlternative(label=top.label, alt_label=f"TP{half} DP2", gpus=top.gpus, step_ms=top.step_ms,
+                         source=top.step_source, alt_step_ms=round(alt_ms, 4), alt_source=src, alt_how=how,
+                         tok_s_user=1e3 / top.step_ms, alt_tok_s_user=1e3 / alt_ms, per_user_ratio=round(ratio, 3),
+                         total_ratio=round(2 * ratio, 3))
 
 
-def comm_broken(r: dict) -> bool:
+def comm_broken(r: ScalingRow) -> bool:
     """A measured all-reduce COMM_RATIO times the slowest healthy path, costing a share of the step."""
-    meas, ref = r.get("allreduce_measured_us"), r.get("allreduce_healthy_max_us") or r.get("allreduce_ref_us")
-    if not meas or not ref or r["tp"] <= 1 or not r.get("step_ms"):
+    meas, ref = r.allreduce_measured_us, r.allreduce_healthy_max_us or r.allreduce_ref_us
+    if not meas or not ref or r.tp <= 1 or not r.step_ms:
         return False
-    excess_ms = r["allreduce_count"] * (meas - ref) / 1e3
-    return meas >= COMM_RATIO * ref and excess_ms >= COMM_SHARE_MIN * r["step_ms"]
+    excess_ms = r.allreduce_count * (meas - ref) / 1e3
+    return meas >= COMM_RATIO * ref and excess_ms >= COMM_SHARE_MIN * r.step_ms
 
 
 # --------------------------------------------------------------------------- goodput
@@ -475,10 +476,10 @@ def parse_slo(text: str | None) -> dict[str, tuple[str, str, float]]:
     return out
 
 
-def goodput(runs, slo: dict, gpus: int) -> dict:
+def goodput(runs, slo: dict, gpus: int) -> Goodput:
     """Tokens/s within the SLO per layout (a run counts when every SLO percentile is met), and
     how many replicas of each layout `gpus` GPUs hold."""
-    by_layout: dict = {}
+    by_layout: dict[str, GoodputLayout] = {}
     for run in runs:
         tok = _value(run, "output_tok_s") or _value(run, "decode_tok_s")
         if tok is None:
@@ -493,19 +494,15 @@ def goodput(runs, slo: dict, gpus: int) -> dict:
             if value is None:
                 unknown.append(name)
             else:
-                checks.append({"slo": name, "limit": limit, "measured": round(value, 3), "stat": got, "source": source,
-                               "met": value <= limit})
-        met = not unknown and all(c["met"] for c in checks)
-        entry = by_layout.setdefault(run.layout.label(), {"label": run.layout.label(), "gpus": run.layout.gpus,
-                                                          "runs": [], "goodput": 0.0})
-        entry["runs"].append({"batch": run.batch, "tok_s": tok, "met": met, "checks": checks, "unknown": unknown})
+                checks.append(SloCheck(name, limit, round(value, 3), got, source, value <= limit))
+        met = not unknown and all(c.met for c in checks)
+        entry = by_layout.setdefault(run.layout.label(), GoodputLayout(run.layout.label(), run.layout.gpus, []))
+        entry.runs.append(GoodputRun(run.batch, tok, met, checks, unknown))
         if met:
-            entry["goodput"] = max(entry["goodput"], tok)
-    rows = []
-    for entry in by_layout.values():
-        entry["replicas"] = gpus // entry["gpus"] if entry["gpus"] <= gpus else 0
-        entry["fleet_goodput"] = round(entry["goodput"] * entry["replicas"], 2)
-        rows.append(entry)
-    best = max(rows, key=lambda e: e["fleet_goodput"], default=None)
-    return {"slo": {k: v[2] for k, v in slo.items()}, "gpus": gpus, "layouts": rows,
-            "best": best["label"] if best and best["fleet_goodput"] > 0 else None}
+            entry.goodput = max(entry.goodput, tok)
+    rows = list(by_layout.values())
+    for entry in rows:
+        entry.replicas = gpus // entry.gpus if entry.gpus <= gpus else 0
+        entry.fleet_goodput = round(entry.goodput * entry.replicas, 2)
+    best = max(rows, key=lambda e: e.fleet_goodput, default=None)
+    return Goodput({k: v[2] for k, v in slo.items()}, gpus, rows, best.label if best and best.fleet_goodput > 0 else None)

@@ -1,11 +1,12 @@
-"""Findings from a scaling analysis: they read `predictions["scaling"]` (what rules.scaling.analyse
-returns) and nothing else.
+"""Findings from a scaling analysis: they read the rules.predictions.ScalingAnalysis that
+rules.scaling.analyse returns, and nothing else.
 """
 
 from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
 from rules.engine import rule
+from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
 from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
 
 # Layout statuses of a system that is not broken: inside the band, faster than it (yet above the
@@ -13,60 +14,52 @@ from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM
 HEALTHY_STATUSES = {"tracks", "faster_than_band", "slow_everywhere"}
 
 
-def _data(predictions) -> dict:
-    return predictions["scaling"]
-
-
-def _rows(predictions) -> list[dict]:
-    return [r for r in _data(predictions).get("rows") or [] if r.get("ratio") is not None]
-
-
-def _roofline_rows(predictions) -> list[dict]:
-    return [r for r in _data(predictions).get("rows") or [] if r.get("position") == "faster_than_roofline"]
+def _roofline_rows(s: ScalingAnalysis) -> list[ScalingRow]:
+    return [r for r in s.rows if r.position == "faster_than_roofline"]
 
 
 def _ms(x) -> str:
     return f"{x:.2f} ms" if x < 100 else f"{x:.0f} ms"
 
 
-def _what(r: dict) -> str:
-    """'TP4 batch 8' (+ the lengths when the row has them; a derived batch says how it was found)."""
-    lengths = f", {r['prompt']} in / {r['output']} out" if r.get("output") else ""
-    if r.get("batch_how"):
-        return f"{r['label']} at {r['run']}, batch {r['batch']} per replica (derived){lengths}"
-    return f"{r['label']} batch {r['batch']}{lengths}"
+def _what(r: ScalingRow) -> str:
+    """'TP4 batch 8' (+ the lengths when the row has them; a derived batch says so)."""
+    lengths = f", {r.prompt} in / {r.output} out" if r.output else ""
+    if r.batch_how:
+        return f"{r.label} at {r.run}, batch {r.batch} per replica (derived){lengths}"
+    return f"{r.label} batch {r.batch}{lengths}"
 
 
-def _unit(r: dict) -> str:
-    return "ms" if r["time_metric"] else "tok/s"
+def _unit(r: ScalingRow) -> str:
+    return "ms" if r.time_metric else "tok/s"
 
 
-def _step_ev(r: dict) -> Evidence:
-    lo, hi = (r["expected"] * r["band_low"], r["expected"] * r["band_high"]) if r["time_metric"] else \
-        (r["expected"] / r["band_high"], r["expected"] / r["band_low"])
-    derived = f"; batch {r['batch_how']}" if r.get("batch_how") else ""
-    return Evidence(source=r["measured_source"], detail=f"{_what(r)}: measured {r['measured_how']} vs the expected figure "
-                    f"(band {lo:.4g}-{hi:.4g}){derived}", measured=r["measured"], expected=r["expected"], unit=_unit(r))
+def _step_ev(r: ScalingRow) -> Evidence:
+    lo, hi = (r.expected * r.band_low, r.expected * r.band_high) if r.time_metric else \
+        (r.expected / r.band_high, r.expected / r.band_low)
+    derived = f"; batch {r.batch_how}" if r.batch_how else ""
+    return Evidence(source=r.measured_source, detail=f"{_what(r)}: measured {r.measured_how} vs the expected figure "
+                    f"(band {lo:.4g}-{hi:.4g}){derived}", measured=r.measured, expected=r.expected, unit=_unit(r))
 
 
-def _model_ev(r: dict) -> Evidence:
-    return Evidence(source=f"{SOURCE} ({r['model']} {r['dtype']} on {r['gpu']}, {r['engine']}, {_what(r)})",
-                    detail=f"expected {r['metric']} ({'; '.join(r['calibrated_with'])}); the roofline (nothing real is "
-                    f"faster) is {r['roofline']:.4g} {_unit(r)}", expected=r["expected"], unit=_unit(r))
+def _model_ev(r: ScalingRow) -> Evidence:
+    return Evidence(source=f"{SOURCE} ({r.model} {r.dtype} on {r.gpu}, {r.engine}, {_what(r)})",
+                    detail=f"expected {r.metric} ({'; '.join(r.calibrated_with)}); the roofline (nothing real is "
+                    f"faster) is {r.roofline:.4g} {_unit(r)}", expected=r.expected, unit=_unit(r))
 
 
-def _layouts(predictions) -> dict[str, list[dict]]:
+def _layouts(predictions: ScalingAnalysis) -> dict[str, list[ScalingRow]]:
     """Rows by layout ('TP4'; 'TP4 (llama-2-70b on h100-sxm)' where a table holds several systems)."""
-    rows = _rows(predictions)
+    rows = predictions.judged
     several = len({same_system(r) for r in rows}) > 1
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[ScalingRow]] = {}
     for r in rows:
-        key = f"{r['label']} ({r['model']} {r['dtype']} on {r['gpu']}, {r['engine']})" if several else r["label"]
+        key = f"{r.label} ({r.model} {r.dtype} on {r.gpu}, {r.engine})" if several else r.label
         out.setdefault(key, []).append(r)
     return out
 
 
-@rule("scaling.does_not_fit", "other", needs="scaling")
+@rule("scaling.does_not_fit", "other", needs=ScalingAnalysis)
 def does_not_fit(facts, predictions):
     """A layout whose GPUs cannot even hold the model's weights as described: the run measured
     something else (a quantised checkpoint, offloading, a smaller model), so no verdict on its
@@ -74,28 +67,28 @@ def does_not_fit(facts, predictions):
     overrule a real measurement.)"""
     for label, rs in _layouts(predictions).items():
         r = rs[0]
-        if r["status"] != "does_not_fit":
+        if r.status != "does_not_fit":
             continue
         yield Finding(
             rule="scaling.does_not_fit", category="other", severity="warning", confidence=0.8,
-            title=f"{label}: the weights of {r['model']} ({r['dtype']}) do not fit on {r['gpus']} {r['gpu']} GPU(s): "
-                  f"{r['weights_gb_per_gpu']:.1f} GB per GPU, {r['gpu_memory_gb']:.1f} GB on the GPU",
-            summary=f"The weights alone take {r['weights_gb_per_gpu']:.1f} GB per GPU at {label}, more than the GPU's "
-            f"{r['gpu_memory_gb']:.1f} GB, so the measurement describes another setup (a quantised checkpoint, CPU "
+            title=f"{label}: the weights of {r.model} ({r.dtype}) do not fit on {r.gpus} {r.gpu} GPU(s): "
+                  f"{r.weights_gb_per_gpu:.1f} GB per GPU, {r.gpu_memory_gb:.1f} GB on the GPU",
+            summary=f"The weights alone take {r.weights_gb_per_gpu:.1f} GB per GPU at {label}, more than the GPU's "
+            f"{r.gpu_memory_gb:.1f} GB, so the measurement describes another setup (a quantised checkpoint, CPU "
             "offload, a smaller model). It is not judged.",
-            evidence=[_step_ev(x) for x in rs[:2] if x.get("measured") is not None] + [_model_ev(r)],
+            evidence=[_step_ev(x) for x in rs[:2] if x.measured is not None] + [_model_ev(r)],
             fix="Check --model, --dtype (a quantised checkpoint), --gpu and the layout of this input; rerun.",
         )
 
 
-@rule("scaling.faster_than_roofline", "other", needs="scaling")
+@rule("scaling.faster_than_roofline", "other", needs=ScalingAnalysis)
 def faster_than_roofline(facts, predictions):
     """A measurement better than the roofline means the inputs (model, dtype, GPU, layout,
     batch, lengths) do not describe the run, or the model is wrong: nothing real beats it."""
     for r in _roofline_rows(predictions):
         yield Finding(
             rule="scaling.faster_than_roofline", category="other", severity="warning", confidence=0.8,
-            title=f"{_what(r)}: measured {r['measured']:g} {_unit(r)} beats the roofline ({r['roofline']:.4g} {_unit(r)})",
+            title=f"{_what(r)}: measured {r.measured:g} {_unit(r)} beats the roofline ({r.roofline:.4g} {_unit(r)})",
             summary="No run can beat datasheet bandwidth and FLOPs, so the model, dtype, GPU, layout, batch or lengths given "
             "do not match what was measured (a quantised checkpoint run as bf16, a smaller model, speculative decoding).",
             evidence=[_step_ev(r), _model_ev(r)],
@@ -103,36 +96,36 @@ def faster_than_roofline(facts, predictions):
         )
 
 
-@rule("scaling.broken_layout", "comm_bound", "other", needs="scaling")
+@rule("scaling.broken_layout", "comm_bound", "other", needs=ScalingAnalysis)
 def broken_layout(facts, predictions):
     """A layout slower than the band of a healthy system (and than its smallest layout's distance
     from the band explains): a measured all-reduce far above what the fabric should give is
     comm_bound; a gap the model cannot place is `other`, with what to check next."""
     for _label, rs in _layouts(predictions).items():
-        status = rs[0]["status"]
+        status = rs[0].status
         if status == "comm_broken":
             yield _comm_finding(next(r for r in rs if comm_broken(r)))
         elif status == "beyond_band":
             yield _beyond_finding(rs)
 
 
-def _comm_finding(r: dict) -> Finding:
-    meas, n = r["allreduce_measured_us"], r["allreduce_count"]
-    ref = r.get("allreduce_healthy_max_us") or r["allreduce_ref_us"]
+def _comm_finding(r: ScalingRow) -> Finding:
+    meas, n = r.allreduce_measured_us, r.allreduce_count
+    ref = r.allreduce_healthy_max_us or r.allreduce_ref_us
     total = n * meas / 1e3
     return Finding(
         rule="scaling.broken_layout", category="comm_bound", severity="critical", confidence=0.85,
-        title=f"{r['label']}: each all-reduce takes {meas:.0f} us, {meas / ref:.1f}x the slowest healthy path on this fabric "
+        title=f"{r.label}: each all-reduce takes {meas:.0f} us, {meas / ref:.1f}x the slowest healthy path on this fabric "
               f"({ref:.1f} us)",
-        summary=f"At {r['label']} the {n} all-reduces per step cost {_ms(total)} of the measured {_ms(r['step_ms'])} step "
-        f"({total / r['step_ms']:.0%}); at {ref:.1f} us each they would cost {_ms(n * ref / 1e3)}. The communication "
+        summary=f"At {r.label} the {n} all-reduces per step cost {_ms(total)} of the measured {_ms(r.step_ms)} step "
+        f"({total / r.step_ms:.0%}); at {ref:.1f} us each they would cost {_ms(n * ref / 1e3)}. The communication "
         "path is broken, not the physics: the all-reduce is not running over the GPU fabric at its normal latency.",
         evidence=[
-            Evidence(source=r["allreduce_measured_source"], detail=f"measured all-reduce kernel time per call ({r['allreduce_bytes']} B)",
+            Evidence(source=r.allreduce_measured_source, detail=f"measured all-reduce kernel time per call ({r.allreduce_bytes} B)",
                      measured=meas, expected=round(ref, 2), unit="us"),
-            Evidence(source=r["allreduce_ref_source"], detail="expected time per call at this message size and rank count "
-                     "(the engine's all-reduce)", measured=r["allreduce_ref_us"], unit="us"),
-            Evidence(source=f"{SOURCE} (NCCL on {r['interconnect']})", detail="the slowest healthy path: NCCL when the engine's "
+            Evidence(source=r.allreduce_ref_source, detail="expected time per call at this message size and rank count "
+                     "(the engine's all-reduce)", measured=r.allreduce_ref_us, unit="us"),
+            Evidence(source=f"{SOURCE} (NCCL on {r.interconnect})", detail="the slowest healthy path: NCCL when the engine's "
                      f"custom kernel is off; broken beyond x{COMM_RATIO:g}", measured=round(ref, 2), unit="us"),
             _step_ev(r),
         ],
@@ -143,46 +136,46 @@ def _comm_finding(r: dict) -> Finding:
     )
 
 
-def _beyond_finding(rs: list[dict]) -> Finding:
-    r = max(rs, key=lambda x: x["ratio"])
-    ratio, hi, base = r["layout_ratio"], r["band_high"], r["base"]
+def _beyond_finding(rs: list[ScalingRow]) -> Finding:
+    r = max(rs, key=lambda x: x.ratio)
+    ratio, hi, base = r.layout_ratio, r.band_high, r.base
     return Finding(
         rule="scaling.broken_layout", category="other", severity="warning", confidence=0.6,
-        title=f"{r['label']} runs x{ratio:.2f} the expected time, beyond the band's x{hi:.2f} (x{ratio / hi:.2f} past it)",
-        summary=f"Over its {len(rs)} figure(s), {r['label']} is x{ratio:.2f} slower than a healthy {r['engine']} system gives "
-        f"for this model, GPU and lengths (median), while {base} is x{r['base_ratio']:.2f}: something grows at this layout "
+        title=f"{r.label} runs x{ratio:.2f} the expected time, beyond the band's x{hi:.2f} (x{ratio / hi:.2f} past it)",
+        summary=f"Over its {len(rs)} figure(s), {r.label} is x{ratio:.2f} slower than a healthy {r.engine} system gives "
+        f"for this model, GPU and lengths (median), while {base} is x{r.base_ratio:.2f}: something grows at this layout "
         "that the physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
-        evidence=[_step_ev(x) for x in sorted(rs, key=lambda x: -x["ratio"])[:4]] + [_model_ev(r)],
+        evidence=[_step_ev(x) for x in sorted(rs, key=lambda x: -x.ratio)[:4]] + [_model_ev(r)],
         fix="Capture one step per layout with nsys and run `diagnose capture` (exposed communication, launch gaps, "
         "straggler rank); check clocks and throttle reasons (`nvidia-smi -q -d PERFORMANCE`) and the NCCL transport.",
     )
 
 
-@rule("scaling.launch_gaps", "launch_bound", needs="scaling")
+@rule("scaling.launch_gaps", "launch_bound", needs=ScalingAnalysis)
 def launch_gaps(facts, predictions):
     """A capture whose GPU idles between short kernels for a large share of its time: each kernel
     waits for its launch (no CUDA graphs, host-bound Python), a per-step cost TP does not shrink.
     Threshold: rules.capture_rules.LAUNCH_GAP_SHARE."""
-    for r in _rows(predictions):
-        if r["status"] != "launch_gaps":
+    for r in predictions.judged:
+        if r.status != "launch_gaps":
             continue
-        share = r["launch_gap_share"]
-        gap = r["terms"]["launch_ms"]
+        share = r.launch_gap_share
+        gap = r.terms["launch_ms"]
         yield Finding(
             rule="scaling.launch_gaps", category="launch_bound", severity="warning", confidence=0.75,
-            title=f"{r['label']}: the GPU waits {_ms(gap)} per step between kernels ({gap / r['step_ms']:.0%} of the step)",
+            title=f"{r.label}: the GPU waits {_ms(gap)} per step between kernels ({gap / r.step_ms:.0%} of the step)",
             summary=f"The capture shows {share:.0%} of the GPU's active time in short gaps between kernels; with CUDA "
-            f"graphs a decode step of this model loses about {_ms(r['launch_expected_ms'])}. This cost is per step and "
+            f"graphs a decode step of this model loses about {_ms(r.launch_expected_ms)}. This cost is per step and "
             "per layer, so more TP does not shrink it: the step cannot fall below it.",
-            evidence=[Evidence(source=r["capture_source"], detail="kernel-to-kernel gaps under 50 us per step",
-                               measured=gap, expected=r["launch_expected_ms"], unit="ms"), _step_ev(r)],
+            evidence=[Evidence(source=r.capture_source, detail="kernel-to-kernel gaps under 50 us per step",
+                               measured=gap, expected=r.launch_expected_ms, unit="ms"), _step_ev(r)],
             fix="Serve with CUDA graphs (drop --enforce-eager / --disable-cuda-graph); `diagnose capture` on the file "
             "shows where the host time goes.",
             references=["https://docs.vllm.ai/en/latest/configuration/optimization.html"],
         )
 
 
-@rule("scaling.tracks_prediction", "expected_physics", needs="scaling")
+@rule("scaling.tracks_prediction", "expected_physics", needs=ScalingAnalysis)
 def tracks_prediction(facts, predictions):
     """Every layout's figures inside the band of the expected figures (or as far outside it as the
     smallest layout's, which scaling does not change): the scaling measured is what the hardware
@@ -194,24 +187,24 @@ def tracks_prediction(facts, predictions):
         (rs,) = layouts.values()
         yield from _single_layout(rs)
         return
-    statuses = {rs[0]["status"] for rs in layouts.values()}
+    statuses = {rs[0].status for rs in layouts.values()}
     if not statuses <= HEALTHY_STATUSES:
         return
-    worst = max((r for rs in layouts.values() for r in rs), key=lambda r: r["layout_ratio"])
+    worst = max((r for rs in layouts.values() for r in rs), key=lambda r: r.layout_ratio)
     n = sum(len(rs) for rs in layouts.values())
     if statuses == {"faster_than_band"} or statuses == {"faster_than_band", "tracks"}:
-        title = (f"All {len(layouts)} measured layouts are inside the expected band or faster (worst {worst['label']}: "
-                 f"x{worst['layout_ratio']:.2f} the expected time, band x{worst['band_low']:.2f}-x{worst['band_high']:.2f})")
-        where = (f"sit, by their median, inside the band of what a healthy {worst['engine']} system delivers or above "
+        title = (f"All {len(layouts)} measured layouts are inside the expected band or faster (worst {worst.label}: "
+                 f"x{worst.layout_ratio:.2f} the expected time, band x{worst.band_low:.2f}-x{worst.band_high:.2f})")
+        where = (f"sit, by their median, inside the band of what a healthy {worst.engine} system delivers or above "
                  "it in speed (still below the roofline)")
     elif statuses == {"tracks"}:
-        title = (f"All {len(layouts)} measured layouts are inside the expected band (worst {worst['label']}: "
-                 f"x{worst['layout_ratio']:.2f} the expected time, band x{worst['band_low']:.2f}-x{worst['band_high']:.2f})")
-        where = f"sit, by their median, inside the band of what a healthy {worst['engine']} system delivers"
+        title = (f"All {len(layouts)} measured layouts are inside the expected band (worst {worst.label}: "
+                 f"x{worst.layout_ratio:.2f} the expected time, band x{worst.band_low:.2f}-x{worst.band_high:.2f})")
+        where = f"sit, by their median, inside the band of what a healthy {worst.engine} system delivers"
     else:
         title = (f"All {len(layouts)} measured layouts scale as expected: each is within the band of the smallest "
-                 f"layout's x{worst['base_ratio']:.2f} (worst {worst['label']}: x{worst['layout_ratio']:.2f})")
-        where = (f"are as far from what a healthy {worst['engine']} system delivers as the smallest layout's, which "
+                 f"layout's x{worst.base_ratio:.2f} (worst {worst.label}: x{worst.layout_ratio:.2f})")
+        where = (f"are as far from what a healthy {worst.engine} system delivers as the smallest layout's, which "
                  "scaling does not change (see the base-efficiency finding)")
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.7,
@@ -223,15 +216,15 @@ def tracks_prediction(facts, predictions):
     )
 
 
-def _single_layout(rs: list[dict]):
+def _single_layout(rs: list[ScalingRow]):
     """One layout: no scaling to judge, but its figures against the expected band still say something."""
     r = rs[0]
-    if r["status"] not in ("tracks", "faster_than_band"):
+    if r.status not in ("tracks", "faster_than_band"):
         return
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.5,
-        title=f"{r['label']} runs as a healthy system does (x{r['layout_ratio']:.2f} the expected time, band "
-        f"x{r['band_low']:.2f}-x{r['band_high']:.2f})",
+        title=f"{r.label} runs as a healthy system does (x{r.layout_ratio:.2f} the expected time, band "
+        f"x{r.band_low:.2f}-x{r.band_high:.2f})",
         summary="Only one layout was measured, so scaling cannot be judged, but its figures are what its streaming, "
         "GEMMs, kernels, all-reduces and host time explain.",
         evidence=[_step_ev(r), _model_ev(r)],
@@ -240,57 +233,57 @@ def _single_layout(rs: list[dict]):
     )
 
 
-def _other_layouts(r: dict) -> str:
+def _other_layouts(r: ScalingRow) -> str:
     """The layouts beside a single measured one: twice its TP, and half of it when it has any."""
-    tp = r.get("tp") or 1
+    tp = r.tp or 1
     return f"TP{tp * 2}" + (f" or TP{tp // 2}" if tp > 1 else "")
 
 
-@rule("scaling.term_grows_with_tp", "expected_physics", needs="scaling")
+@rule("scaling.term_grows_with_tp", "expected_physics", needs=ScalingAnalysis)
 def term_grows_with_tp(facts, predictions):
     """Name the modelled term that grows as TP grows (usually the all-reduce: its count per step
     is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP)."""
-    groups: dict[tuple, list[dict]] = {}
-    for r in _rows(predictions):
-        if r["step_ms"]:
-            groups.setdefault((r["batch"], r["pp"], r["dp"], r["prompt"], r.get("output"), *same_system(r)), []).append(r)
+    groups: dict[tuple, list[ScalingRow]] = {}
+    for r in predictions.judged:
+        if r.step_ms:
+            groups.setdefault((r.batch, r.pp, r.dp, r.prompt, r.output, *same_system(r)), []).append(r)
     for (batch, *_), rows in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        rows = sorted({r["tp"]: r for r in rows}.values(), key=lambda r: r["tp"])
+        rows = sorted({r.tp: r for r in rows}.values(), key=lambda r: r.tp)
         if len(rows) < 2:
             continue
         a, b = rows[0], rows[-1]
-        growth = {k: b["terms"][k] - a["terms"][k] for k in TERMS if k != "unexplained_ms"}
+        growth = {k: b.terms[k] - a.terms[k] for k in TERMS if k != "unexplained_ms"}
         term = max(growth, key=growth.get)
         if growth[term] <= 0:
             continue
-        broken = any(r["status"] not in HEALTHY_STATUSES for r in rows)
-        share = b["terms"][term] / b["step_ms"]
-        speedup, ideal = a["step_ms"] / b["step_ms"], b["tp"] / a["tp"]
+        broken = any(r.status not in HEALTHY_STATUSES for r in rows)
+        share = b.terms[term] / b.step_ms
+        speedup, ideal = a.step_ms / b.step_ms, b.tp / a.tp
         small = batch <= SMALL_BATCH and term == "allreduce_ms"
-        extra = b["terms"]["unexplained_ms"] - a["terms"]["unexplained_ms"]
-        title = (f"At {b['label']} the {b['allreduce_count']} all-reduces per step cost about {_ms(b['terms'][term])}, "
+        extra = b.terms["unexplained_ms"] - a.terms["unexplained_ms"]
+        title = (f"At {b.label} the {b.allreduce_count} all-reduces per step cost about {_ms(b.terms[term])}, "
                  f"{share:.0%} of the step" if term == "allreduce_ms" else
-                 f"At {b['label']} {TERM_NAMES[term]} costs about {_ms(b['terms'][term])}, {share:.0%} of the step")
-        title += f"; {a['label']} -> {b['label']} gives {speedup:.2f}x of an ideal {ideal:g}x"
-        rest = b["terms"]["unexplained_ms"]
-        if rest > b["terms"][term] and rest >= 0.25 * b["step_ms"]:  # the model cannot name the main cost
-            title = (f"At {b['label']} {rest / b['step_ms']:.0%} of the {_ms(b['step_ms'])} step is not explained by the "
-                     f"model; the largest modelled growth, {TERM_NAMES[term]}, is {share:.0%} of it; {a['label']} -> "
-                     f"{b['label']} gives {speedup:.2f}x of an ideal {ideal:g}x")
+                 f"At {b.label} {TERM_NAMES[term]} costs about {_ms(b.terms[term])}, {share:.0%} of the step")
+        title += f"; {a.label} -> {b.label} gives {speedup:.2f}x of an ideal {ideal:g}x"
+        rest = b.terms["unexplained_ms"]
+        if rest > b.terms[term] and rest >= 0.25 * b.step_ms:  # the model cannot name the main cost
+            title = (f"At {b.label} {rest / b.step_ms:.0%} of the {_ms(b.step_ms)} step is not explained by the "
+                     f"model; the largest modelled growth, {TERM_NAMES[term]}, is {share:.0%} of it; {a.label} -> "
+                     f"{b.label} gives {speedup:.2f}x of an ideal {ideal:g}x")
             broken = True
         elif rest > 0 and extra > growth[term]:  # what the model cannot name grows more than any term it can
-            title = (f"From {a['label']} to {b['label']} the unexplained rest grows by {extra:.2f} ms, more than any "
-                     f"modelled term ({TERM_NAMES[term]} grows {growth[term]:.2f} ms): at {b['label']} it is "
-                     f"{_ms(rest)}, {rest / b['step_ms']:.0%} of the step; {a['label']} -> {b['label']} gives "
+            title = (f"From {a.label} to {b.label} the unexplained rest grows by {extra:.2f} ms, more than any "
+                     f"modelled term ({TERM_NAMES[term]} grows {growth[term]:.2f} ms): at {b.label} it is "
+                     f"{_ms(rest)}, {rest / b.step_ms:.0%} of the step; {a.label} -> {b.label} gives "
                      f"{speedup:.2f}x of an ideal {ideal:g}x")
             broken = True
-        summary = (f"From {a['label']} to {b['label']} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(a['terms'][term])} "
-                   f"to {_ms(b['terms'][term])} while weight streaming shrinks from {_ms(a['terms']['weights_ms'])} to "
-                   f"{_ms(b['terms']['weights_ms'])}. ")
+        summary = (f"From {a.label} to {b.label} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(a.terms[term])} "
+                   f"to {_ms(b.terms[term])} while weight streaming shrinks from {_ms(a.terms['weights_ms'])} to "
+                   f"{_ms(b.terms['weights_ms'])}. ")
         if small and share >= COMM_SHARE_FLAT:
             summary += ("At this batch every all-reduce is a small, latency-bound message: batch-"
                         f"{batch} decode cannot scale much further on this interconnect. ")
-        if abs(extra) >= 0.1 * b["step_ms"]:
+        if abs(extra) >= 0.1 * b.step_ms:
             what = "grows" if extra > 0 else "shrinks"
             why = ("smaller per-GPU GEMMs run less efficiently and host work per step does not shrink with TP"
                    if extra > 0 else "the engine's per-step costs at the smaller layout are larger than the model holds")
@@ -300,8 +293,8 @@ def term_grows_with_tp(facts, predictions):
             category="expected_physics",
             severity="info", confidence=0.5 if broken else 0.8, title=title, summary=summary.strip(),
             evidence=[
-                Evidence(source=f"{SOURCE} + calibration", detail=f"{TERM_NAMES[term]} per step at {r['label']}",
-                         measured=r["terms"][term], unit="ms") for r in rows
+                Evidence(source=f"{SOURCE} + calibration", detail=f"{TERM_NAMES[term]} per step at {r.label}",
+                         measured=r.terms[term], unit="ms") for r in rows
             ] + [_step_ev(r) for r in rows],
             fix="For lower latency at small batch: CUDA graphs and a one-shot/custom all-reduce (fewer, cheaper "
             "collectives); for more users: add DP replicas of a smaller TP rather than a larger TP.",
@@ -309,36 +302,36 @@ def term_grows_with_tp(facts, predictions):
         )
 
 
-@rule("scaling.dp_alternative", "expected_physics", needs="scaling")
+@rule("scaling.dp_alternative", "expected_physics", needs=ScalingAnalysis)
 def dp_alternative(facts, predictions):
     """For the largest TP measured: what TP/2 x DP2 on the same GPUs gives per user and in total."""
-    alt = _data(predictions).get("dp_alternative")
+    alt = predictions.dp_alternative
     if not alt:
         return
     yield Finding(
         rule="scaling.dp_alternative", category="expected_physics", severity="info", confidence=0.6,
-        title=(f"{alt['alt_label']} serves twice the users at {alt['per_user_ratio']:.0%} of the per-user speed of {alt['label']}"
-               if alt["per_user_ratio"] < 1 else
-               f"{alt['alt_label']} serves twice the users and is {alt['per_user_ratio']:.2f}x faster per user than {alt['label']}"),
-        summary=f"On the same {alt['gpus']} GPUs, {alt['label']} decodes at {alt['tok_s_user']:.1f} tok/s per user; "
-        f"{alt['alt_label']} at {alt['alt_tok_s_user']:.1f} tok/s per user ({alt['alt_how']}) with two replicas, so "
-        f"{alt['total_ratio']:.2f}x the total decode throughput at the same batch per replica.",
-        evidence=[Evidence(source=alt["source"], detail=f"{alt['label']} decode step", measured=alt["step_ms"], unit="ms"),
-                  Evidence(source=alt["alt_source"], detail=f"{alt['alt_label']} decode step ({alt['alt_how']})",
-                           measured=alt["alt_step_ms"], unit="ms")],
+        title=(f"{alt.alt_label} serves twice the users at {alt.per_user_ratio:.0%} of the per-user speed of {alt.label}"
+               if alt.per_user_ratio < 1 else
+               f"{alt.alt_label} serves twice the users and is {alt.per_user_ratio:.2f}x faster per user than {alt.label}"),
+        summary=f"On the same {alt.gpus} GPUs, {alt.label} decodes at {alt.tok_s_user:.1f} tok/s per user; "
+        f"{alt.alt_label} at {alt.alt_tok_s_user:.1f} tok/s per user ({alt.alt_how}) with two replicas, so "
+        f"{alt.total_ratio:.2f}x the total decode throughput at the same batch per replica.",
+        evidence=[Evidence(source=alt.source, detail=f"{alt.label} decode step", measured=alt.step_ms, unit="ms"),
+                  Evidence(source=alt.alt_source, detail=f"{alt.alt_label} decode step ({alt.alt_how})",
+                           measured=alt.alt_step_ms, unit="ms")],
         fix="Pick the larger TP only when the per-user latency target needs it.",
     )
 
 
-@rule("scaling.goodput", "expected_physics", needs="scaling")
+@rule("scaling.goodput", "expected_physics", needs=ScalingAnalysis)
 def goodput_rule(facts, predictions):
     """Tokens/s within the SLO per layout, and the layout that maximises it for the GPU count."""
-    g = _data(predictions).get("goodput")
-    if not g or not g.get("slo"):
+    g = predictions.goodput
+    if not g or not g.slo:
         return
-    unknown = sorted({u for e in g["layouts"] for run in e["runs"] for u in run["unknown"]})
-    slo = ", ".join(f"{k} <= {v:g} ms" for k, v in g["slo"].items())
-    if g["best"] is None:
+    unknown = sorted({u for e in g.layouts for run in e.runs for u in run.unknown})
+    slo = ", ".join(f"{k} <= {v:g} ms" for k, v in g.slo.items())
+    if g.best is None:
         if unknown:
             yield Finding(rule="scaling.goodput", category="insufficient_data", severity="info", confidence=0.0,
                           title=f"Goodput cannot be judged: the benchmarks do not report {', '.join(unknown)}",
@@ -351,29 +344,29 @@ def goodput_rule(facts, predictions):
                       summary="Every benchmark run at every layout exceeds at least one SLO percentile.",
                       evidence=_goodput_ev(g), fix="Lower the concurrency per replica, or use a larger TP for lower ITL.")
         return
-    best = next(e for e in g["layouts"] if e["label"] == g["best"])
+    best = next(e for e in g.layouts if e.label == g.best)
     yield Finding(
         rule="scaling.goodput", category="expected_physics", severity="info", confidence=0.7,
-        title=f"Within the SLO ({slo}), {best['label']} x {best['replicas']} replicas gives the most goodput on {g['gpus']} GPUs: "
-        f"{best['fleet_goodput']:.0f} tok/s",
-        summary="; ".join(f"{e['label']}: {e['goodput']:.0f} tok/s per replica within the SLO x {e['replicas']} = "
-                          f"{e['fleet_goodput']:.0f} tok/s" for e in g["layouts"]) + ".",
+        title=f"Within the SLO ({slo}), {best.label} x {best.replicas} replicas gives the most goodput on {g.gpus} GPUs: "
+        f"{best.fleet_goodput:.0f} tok/s",
+        summary="; ".join(f"{e.label}: {e.goodput:.0f} tok/s per replica within the SLO x {e.replicas} = "
+                          f"{e.fleet_goodput:.0f} tok/s" for e in g.layouts) + ".",
         evidence=_goodput_ev(g),
-        fix=f"Serve with {best['label']} replicas; recheck the SLO at the concurrency you expect.",
+        fix=f"Serve with {best.label} replicas; recheck the SLO at the concurrency you expect.",
     )
 
 
-def _goodput_ev(g) -> list[Evidence]:
+def _goodput_ev(g: Goodput) -> list[Evidence]:
     out = []
-    for e in g["layouts"]:
-        for run in e["runs"]:
-            for c in run["checks"]:
-                out.append(Evidence(source=c["source"], detail=f"{e['label']} concurrency {run['batch']}: {c['slo']} ({c['stat']})",
-                                    measured=c["measured"], expected=c["limit"], unit="ms"))
+    for e in g.layouts:
+        for run in e.runs:
+            for c in run.checks:
+                out.append(Evidence(source=c.source, detail=f"{e.label} concurrency {run.batch}: {c.slo} ({c.stat})",
+                                    measured=c.measured, expected=c.limit, unit="ms"))
     return out[:12]
 
 
-@rule("scaling.base_efficiency", "other", needs="scaling")
+@rule("scaling.base_efficiency", "other", needs=ScalingAnalysis)
 def base_efficiency(facts, predictions):
     """The smallest layout measured is itself beyond the band of a healthy system: every layout
     carries it (engine version, Python, sampling, clocks, unfused or MoE-routing kernels). A lead
@@ -381,13 +374,13 @@ def base_efficiency(facts, predictions):
     architecture's extra kernels) look the same."""
     for label, rs in _layouts(predictions).items():
         r = rs[0]
-        if r["label"] != r["base"] or r["layout_ratio"] is None or r["layout_ratio"] <= r["band_high"]:
+        if r.label != r.base or r.layout_ratio is None or r.layout_ratio <= r.band_high:
             continue
         yield Finding(
             rule="scaling.base_efficiency", category="other", severity="info", confidence=0.4,
-            title=f"Even {label} runs x{r['layout_ratio']:.2f} the expected time of a healthy {r['engine']} system "
-            f"(band up to x{r['band_high']:.2f})",
-            summary=f"At the smallest layout measured the figures are x{r['layout_ratio']:.2f} what this model, GPU and engine "
+            title=f"Even {label} runs x{r.layout_ratio:.2f} the expected time of a healthy {r.engine} system "
+            f"(band up to x{r.band_high:.2f})",
+            summary=f"At the smallest layout measured the figures are x{r.layout_ratio:.2f} what this model, GPU and engine "
             "deliver when healthy: the host (scheduling, sampling, an older engine version, eager mode), clocks or unfused "
             "kernels cost the same at every layout. The other layouts are judged against this factor.",
             evidence=[_step_ev(x) for x in rs[:4]] + [_model_ev(r)],

@@ -25,6 +25,7 @@ from diagnose.evidence import (
     Note,
     NvLinkFact,
     PairBandwidth,
+    PcieLinkFact,
     Workload,
     XidEvent,
 )
@@ -532,7 +533,11 @@ def shm_error(facts: Facts, predictions=None):
     c = _first(facts, "shm_error")
     if not c:
         return
-    yield make("ticket.shm_error", "shm_too_small", "critical", weight(c),
+    confidence = weight(c)
+    if re.search(r"\bBus error\b", c.quote, re.I) and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
+            and not claims.find(facts, "container"):
+        confidence = min(confidence, 0.45)  # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
+    yield make("ticket.shm_error", "shm_too_small", "critical", confidence,
                "Shared memory (/dev/shm) is too small or not available where the job runs",
                "NCCL's SHM transport and the engines' worker queues live in /dev/shm; docker gives a container 64 MB "
                "by default, and creating the segments then fails (posix_fallocate / shm_open errors, bus errors).",
@@ -578,15 +583,23 @@ def engine_versions(facts: Facts, predictions=None):
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
     c = _first(facts, "cpu_ab")
-    if not c:
-        return
+    if not c or c.guess or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
+        return  # an engine running on the CPU itself has no GPU to starve
+    if _first(facts, "launch_overhead"):
+        return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
+    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
     yield make("ticket.cpu_bound", "host_bound", "warning", weight(c),
                "The host CPU limits the engine",
-               "Serving engines schedule, tokenize and launch kernels from one Python process per GPU; when a faster "
-               "CPU changes the speed, the GPUs were waiting on the host.",
-               [claim_ev(c, "CPU comparison")],
+               "Serving engines schedule, tokenize and launch kernels from one Python process per GPU, and Python's "
+               "GIL keeps each process on one core; when that core is saturated, or a faster CPU changes the speed, "
+               "the GPUs are waiting on the host.",
+               [claim_ev(c, "CPU load or comparison")] + [claim_ev(u, "GPU utilisation meanwhile") for u in low[:1]],
                fix="Give the engine fast, uncontended cores (CPU governor 'performance', NUMA-local binding), use CUDA "
                "graphs and async output processing, and move tokenization off the serving process.")
+
+
+# The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
+_CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b|\b(?:no|without (?:a|any)) GPUs?\b", re.I)
 
 
 @rule("ticket.comm_share", "comm_bound")
@@ -906,3 +919,161 @@ def _still_to_attach(facts, why: str) -> str:
     (a fix never asks for what is already attached)."""
     wanted = ticket_gaps(facts)
     return f"; attach {', '.join(wanted)} {why}" if wanted else ""
+
+
+# --------------------------------------------------------------------------- failure categories in words (issue 11 b)
+
+
+def _across_nodes(facts: Facts) -> bool:
+    nodes, _ = node_count(facts)
+    return bool((nodes and nodes > 1) or [c for c in claims.find(facts, "multi_node") if not c.guess])
+
+
+_RDMA_WORDS = re.compile(r"\b(?:InfiniBand|IB|RDMA|RoCE|EFA|mlx5\w*|HCA|ConnectX|HDR|NDR|EDR)\b")
+
+
+@rule("ticket.net_socket", "socket_fallback")
+def net_socket(facts: Facts, predictions=None):
+    """NCCL moving inter-node traffic over TCP sockets, as NCCL's own lines quoted in prose ('NET/IB : No
+    device found', 'Using network Socket') or the reporter's words say it, where no NCCL log was parsed.
+    On one node NCCL names its socket interface at every init, so only traffic between nodes counts."""
+    if [t for t in facts.of(NcclTransport) if t.transport == "NET"] or \
+            [e for e in facts.of(NcclEvent) if e.kind == "using_socket"]:
+        return  # the parsed log shows the transport itself: nccl.socket_fallback judges it (an HCA not found alone it does not)
+    c = _first(facts, "net_socket")
+    if not c or c.guess:
+        return
+    rdma = any(_RDMA_WORDS.search(t) for _, t in claims.texts(facts))
+    if not (_across_nodes(facts) or (rdma and re.search(r"instead of|fall|fell|revert|not|without|missing|unavailable|unused",
+                                                        c.quote, re.I))):
+        return
+    yield _on_claim("ticket.net_socket", "socket_fallback", "warning", c, "NCCL on TCP sockets",
+                    "NCCL carries inter-node traffic over TCP sockets instead of InfiniBand/RoCE",
+                    "NCCL uses RDMA only when it can open the HCA where the job runs; otherwise it falls back to TCP "
+                    "sockets over the Ethernet interface, with a fraction of the NIC's bandwidth and many times its "
+                    "latency, which every cross-node collective then pays.",
+                    fix="Make the RDMA devices usable where NCCL runs: IB/RoCE drivers loaded, in containers "
+                    "--device=/dev/infiniband (or the RDMA device plugin), --cap-add=IPC_LOCK and --ulimit memlock=-1; "
+                    "`ibv_devinfo` must list the HCA, and the NCCL_DEBUG=INFO log must then show 'NET/IB' instead of "
+                    "'NET/Socket'.",
+                    refs=["nccl_trouble", "nccl_env"])
+
+
+@rule("ticket.pcie_words", "pcie_link_degraded")
+def pcie_words(facts: Facts, predictions=None):
+    """A PCIe link running below its capability (lspci's '(downgraded)', 'Gen1 instead of Gen4', 'stuck at
+    x4'), quoted or said where no link state was parsed; a riser or narrow slot alone only when the
+    ticket complains of speed, and weaker: how a card is attached is a prior, not an observation."""
+    if [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.pcie_width_current] or facts.of(PcieLinkFact):
+        return  # the link states themselves: topology.pcie_link judges them
+    said = claims.symptom_quote(facts)
+    c = _first(facts, "pcie_degraded")
+    confidence = weight(c) if c else 0.0
+    if c and not _IDLE_PROOF.search(c.quote):
+        # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, and only for a speed complaint
+        confidence = 0.45 if said and said[2] in ("slow", "scaling", "normal?") else 0.0
+    if not c or c.guess or not confidence:
+        c = _first(facts, "pcie_slot")
+        if not c or c.guess or not said or said[2] not in ("slow", "scaling", "normal?"):
+            return
+        confidence = 0.45
+    yield make("ticket.pcie_words", "pcie_link_degraded", "warning", confidence,
+               "A GPU's PCIe link runs narrower or slower than the card can",
+               "Every host-to-GPU copy, and every GPU-to-GPU transfer without NVLink, crosses the GPU's PCIe link: a "
+               "link trained at Gen1/Gen2 or x4 (a riser, an adapter, a narrow or shared slot) gives a quarter or less "
+               "of x16 Gen4, and a tensor-parallel all-reduce runs at the pace of the slowest link in the ring.",
+               [claim_ev(c, "PCIe link")],
+               fix="Check each GPU's link under load: `nvidia-smi --query-gpu=index,pcie.link.gen.current,"
+               "pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max --format=csv` and `lspci -vvv` (LnkSta "
+               "against LnkCap); move the card to a CPU-attached x16 slot, replace the riser, or set the slot's "
+               "generation in the BIOS.",
+               refs=["nvidia_smi"])
+
+
+# What a link's power saving cannot explain: fewer lanes than the card has, or a low speed seen under load.
+_IDLE_PROOF = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)|under (?:full )?load|while (?:running|training|serving|"
+                         r"benchmarking)|during (?:the )?(?:run|benchmark|training|inference)", re.I)
+
+
+@rule("ticket.numa_words", "numa_affinity")
+def numa_words(facts: Facts, predictions=None):
+    """The reporter finds the ranks' CPU work on the wrong socket (cross-NUMA, remote memory) or sees CPU
+    binding change the speed: each rank's launches, host copies and NCCL proxy thread belong on its GPU's
+    NUMA node."""
+    c = _first(facts, "numa_words")
+    said = claims.symptom_quote(facts)
+    if not c or c.guess or not said or said[2] in FAILURES:
+        return
+    yield _on_claim("ticket.numa_words", "numa_affinity", "warning", c, "CPU / NUMA placement",
+                    "The ranks' CPU work runs on the other socket from their GPUs",
+                    "A rank whose threads and pinned buffers sit on the far socket sends every launch, host copy and "
+                    "NCCL proxy step across the inter-socket link; binding each rank to its GPU's NUMA node removes it.",
+                    fix="Bind each rank to its GPU's NUMA node (`numactl --cpunodebind=N --membind=N`, the launcher's or "
+                    "engine's NUMA-binding option) using the CPU/NUMA Affinity columns of `nvidia-smi topo -m`.",
+                    refs=["numa", "nccl_env"])
+
+
+@rule("ticket.nccl_upgrade", "nccl_regression")
+def nccl_upgrade(facts: Facts, predictions=None):
+    """The behaviour changed with an NCCL upgrade (or a downgrade restored it), said without two version
+    numbers to compare (nccl.regression reads those)."""
+    if claims.find(facts, "nccl_versions_compared"):
+        return
+    c = _first(facts, "nccl_upgrade")
+    if not c or c.guess or (claims._FIXES.search(c.quote) and not re.search(r"downgrad", c.quote, re.I)):
+        return  # "upgrading NCCL fixed it": the new release is the cure, not the cause
+    yield _on_claim("ticket.nccl_upgrade", "nccl_regression", "warning", c, "NCCL release change",
+               "The problem came with a change of NCCL release",
+               "When only the NCCL release changed, its defaults (algorithms, protocols, transports, memory "
+               "registration) or a defect in it changed the behaviour; the hardware did not.",
+               fix="Pin the previous NCCL release as a workaround; run all_reduce_perf with NCCL_DEBUG=INFO "
+               "NCCL_DEBUG_SUBSYS=INIT,TUNING on both releases, diff the chosen algorithm, protocol and transport, and "
+               "report it upstream with both logs.",
+               refs=["nccl_releases", "nccl_env"])
+
+
+@rule("ticket.clock_scope", "throttling")
+def clock_scope(facts: Facts, predictions=None):
+    """Step times that jump between two levels, above all when it reproduces on one GPU without the
+    engine: a GPU switching between clock or power states (P-state, power brake, thermal cycling), not a
+    steady bottleneck and nothing between GPUs."""
+    c = _first(facts, "bimodal")
+    said = claims.symptom_quote(facts)
+    if not c or c.guess or not said or said[2] in FAILURES or _first(facts, "clock_power"):
+        return  # clocks named outright: ticket.clock_power says it
+    alone = _first(facts, "single_gpu_repro")
+    evidence = [claim_ev(c, "step times at two levels")] + ([claim_ev(alone, "reproduces on one GPU")] if alone else [])
+    yield make("ticket.clock_scope", "throttling", "warning", 0.55 if alone else 0.45,
+               "Step times jump between two levels: the GPU is switching clock or power states",
+               "A steady bottleneck (memory bandwidth, a link, the host) gives steady step times; two distinct levels "
+               "mean the GPU runs part of the time at lower clocks (power brake, power cap, thermal slowdown, a "
+               "P-state change)" + (", and reproducing on one GPU without the engine rules out anything between GPUs."
+                                   if alone else "."),
+               evidence,
+               fix="Log `nvidia-smi --query-gpu=index,clocks.sm,power.draw,power.limit,temperature.gpu,"
+               "clocks_event_reasons.active --format=csv -l 1` during the run and match the slow steps to the clocks "
+               "and the active reasons.",
+               refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.vm_pcie_slow", "virtualization_no_p2p")
+def vm_pcie_slow(facts: Facts, predictions=None):
+    """Several GPUs without NVLink inside a virtual machine, and the job is slow: the hypervisor keeps ACS
+    on and shows the guest a flat topology, so peer-to-peer is refused or routed through the host (NCCL
+    troubleshooting guide, 'Virtual machines'). A lead until P2P status or the NCCL log shows it."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("slow", "scaling") or has_nvlink(facts) or _across_nodes(facts):
+        return
+    virt = [c for c in claims.find(facts, "virtualized") if not c.guess]
+    if not virt or (_gpus(facts) or 0) < 2:
+        return
+    yield make("ticket.vm_pcie_slow", "virtualization_no_p2p", "warning", 0.45,
+               "Several PCIe GPUs in a VM: peer-to-peer between them is likely refused or routed through the host",
+               "Inside a virtual machine the hypervisor keeps PCIe ACS on for isolation and shows the guest a flat "
+               "topology, so GPU peer traffic either is refused (NCCL then stages it through host memory) or crosses "
+               "the root complex; multi-GPU work is then slower than the same GPUs on bare metal.",
+               [claim_ev(virt[0], "runs in a virtual machine"), ev(said[0], f'the symptom: "{said[1]}"')],
+               fix="Attach `nvidia-smi topo -p2p r` and the NCCL_DEBUG=INFO log from the guest (look for 'via SHM' "
+               "instead of 'via P2P'); on the host pass the GPUs through with ACS redirect off and give the guest the "
+               "real topology (NCCL_TOPO_FILE), or compare with the same GPUs on bare metal.",
+               refs=["nccl_acs", "nccl_trouble"])

@@ -104,9 +104,9 @@ def test_robust_statistics_on_published_h100_figures():
                          {"all_reduce ×8 busbw peak": Value(v, "GB/s", "higher", "other")})
              for name, v in published.items()]
     result = analyse(nodes)
-    (metric,) = result["metrics"]
-    assert metric["median"] == 478.0 and metric["mad"] == 2.0
-    flagged = {p["node"]: p["outlier"] for p in metric["points"]}
+    (metric,) = result.metrics
+    assert metric.median == 478.0 and metric.mad == 2.0
+    flagged = {p.node: p.outlier for p in metric.points}
     assert flagged == {"R2-nvls": False, "R3-nvls": False, "R5-sharp-on": False, "R5-sharp-off": True}
     # Two nodes are not a fleet: no verdict from too few.
     report = fleet_report(nodes[:2])

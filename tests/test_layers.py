@@ -17,7 +17,7 @@ LAYERS = [
     ("readers", ("diagnose.capture", "probes")),
     ("rules", ("rules",)),
     ("analysis", ("diagnose.compare", "diagnose.fleet", "diagnose.store", "diagnose.published", "diagnose.scaling_inputs",
-                  "diagnose.bundle", "diagnose.pipeline", "diagnose.capture_report")),
+                  "diagnose.bundle", "diagnose.pipeline", "diagnose.capture_report", "diagnose.tables")),
     ("report", ("diagnose.report",)),
     ("commands", ("diagnose.commands", "diagnose.cli", "diagnose.__main__")),
 ]

@@ -17,7 +17,7 @@ import pytest
 from conftest import diagnose
 
 from diagnose.errors import InputError
-from rules import planner
+from rules import catalog, planner
 
 DECODER = 68_452_352_000
 NORMS = 80 * 2 * 8192
@@ -198,11 +198,11 @@ def test_impossible_requests_exit_2_with_one_line(args, needle):
 def test_pipeline_when_no_tp_divides_the_heads():
     """Ticket 056's situation: Llama-2-13B (40 heads, 26 GB in bf16) on three 24 GB GPUs. TP1 does not
     fit and TP3 does not divide 40 heads, so the layers are split: PP3 (the answer in that thread)."""
-    p = planner.plan("llama-2-13b", "rtx-4090", 3, 4096, 1)
-    assert (p["chosen"]["tp"], p["chosen"]["pp"]) == (1, 3)
-    assert any("PP3 splits the 40 layers" in s for s in p["steps"])
+    p = planner.plan(catalog.model("llama-2-13b"), catalog.gpu("rtx-4090"), 3, 4096, 1, engine=catalog.engine(None))
+    assert (p.chosen.tp, p.chosen.pp) == (1, 3)
+    assert any("PP3 splits the 40 layers" in s for s in p.steps)
 
 
 def test_no_layout_on_too_few_gpus_raises():
     with pytest.raises(InputError, match="does not fit"):
-        planner.plan("llama-2-13b", "rtx-4090", 1, 4096, 1)
+        planner.plan(catalog.model("llama-2-13b"), catalog.gpu("rtx-4090"), 1, 4096, 1, engine=catalog.engine(None))

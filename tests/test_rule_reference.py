@@ -34,8 +34,13 @@ def test_cli_lists_filters_and_refuses_an_unknown_prefix():
     runner = CliRunner()
     r = runner.invoke(cli, ["rules", "--format", "json"])
     assert r.exit_code == 0
-    ids = [row["id"] for row in json.loads(r.output)]
-    assert ids == sorted(load_rules())
+    rows = json.loads(r.output)
+    assert [row["id"] for row in rows] == sorted(load_rules())
+    # a rule that reads a command's predictions names their type; the others run on facts alone
+    needs = {prefix: {row["needs"] for row in rows if row["id"].startswith(prefix)}
+             for prefix in ("predict.", "plan.", "scaling.")}
+    assert needs == {"predict.": {"PredictResult"}, "plan.": {"Plan"}, "scaling.": {"ScalingAnalysis"}}
+    assert {row["needs"] for row in rows if row["id"].startswith(("node.", "ticket.", "capture."))} == {None}
     r = runner.invoke(cli, ["rules", "ticket.", "--format", "json"])
     assert {row["id"].split(".")[0] for row in json.loads(r.output)} == {"ticket"}
     r = runner.invoke(cli, ["rules", "no-such-family"])

@@ -45,42 +45,19 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
       diagnose plan --model llama-3-8b --gpu l40s --gpus 4 --context 4096 \\
                     --seats 100 --slo itl_p95=40ms
     """
+    from diagnose import tables
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
-    from rules import planner
+    from rules import catalog, planner
     from rules.scaling import parse_slo
 
     limits = parse_slo(slo)
     itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
-    result = planner.plan(model_name, gpu_name, gpus, context, concurrency, prompt=prompt, dtype=dtype,
-                          kv_dtype=kv_dtype, gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, engine=engine)
-    predictions = {"plan": result}
-    inputs = {"model": result["model"], "gpu": result["gpu"], "gpus": gpus, "context": context,
-              "concurrency": concurrency, "slo": slo, "prompt": result["prompt"], "dtype": result["dtype"],
-              "kv_dtype": result["kv_dtype"], "gpus_per_node": gpus_per_node, "engine": result["engine"]}
-    report = run_pipeline("plan", inputs, Facts(), predictions, only=["plan."])
-    report.tables[f"Plan: {result['model_name']} on {gpus} x {result['gpu_name']}, {context}-token context"] = plan_table(result)
-    return report
-
-
-COLUMNS = ["layout", "GB weights/GPU", "GB kept/GPU", "GB KV/GPU", "KV tokens/replica", "seqs/replica", "replicas",
-           "seqs held", "batch/replica", "users served", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", "SLO", ""]
-
-
-def plan_table(result: dict) -> dict:
-    rows = []
-    for o in result["options"]:
-        mark = "chosen" if o["label"] == result["chosen"]["label"] else (
-            "fallback" if result["fallback"] and o["label"] == result["fallback"]["label"] else "")
-        slo = "-" if o["meets_slo"] is None else ("met" if o["meets_slo"] else "missed")
-        rows.append([o["label"], round(o["weights_gb_per_gpu"], 2), round(o["reserved_gb_per_gpu"], 2),
-                     round(o["kv_budget_gb_per_gpu"], 2), o["kv_tokens_per_replica"], o["slots_per_replica"], o["dp"],
-                     o["total_slots"], o["batch_per_replica"], o["served"], round(o["itl_ms"], 2), round(o["tok_s_per_user"], 1),
-                     round(o["tok_s_total"]), round(o["ttft_ms"]), round(100 * o["allreduce_share"]), slo, mark])
-    return {"columns": COLUMNS, "rows": rows,
-            "note": f"{result['dtype']} weights, {result['kv_dtype']} KV cache, as {result['engine_name']} runs them. "
-                    "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per replica "
-                    "= KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users served = "
-                    "min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. ITL and tok/s "
-                    f"are the predictor's expected figures at the batch shown. Chosen by: {result['objective']}."}
+    result = planner.plan(catalog.model(model_name), catalog.gpu(gpu_name), gpus, context, concurrency,
+                          engine=catalog.engine(engine), prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
+                          gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft)
+    inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,
+              "concurrency": concurrency, "slo": slo, "prompt": result.prompt, "dtype": result.dtype,
+              "kv_dtype": result.kv_dtype, "gpus_per_node": gpus_per_node, "engine": result.engine}
+    return run_pipeline("plan", inputs, Facts(), result, only=["plan."], tables=tables.plan.tables(result))

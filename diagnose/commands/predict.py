@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import click
 
 from diagnose.commands.options import MAX_BATCH, FiniteFloat, gpu_count, int_list, output_options, token_count
+
+if TYPE_CHECKING:
+    from rules.predictions import PredictRow
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
@@ -55,6 +59,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
       diagnose predict --model samples/config.json --gpu l40s --tp 2,4 --dtype fp8
     """
     from rules import catalog, roofline
+    from rules.predictions import PredictRow
 
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
@@ -73,22 +78,13 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
                                  dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect,
                                  mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network, engine=eng,
                                  output=output_len, quant_group=quant_group)
-            rows.append(_totals({**p.to_dict(), "total_batch": batch}))
+            rows.append(PredictRow.of(p, batch))
     return build_report(model, gpu, rows, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
         "engine": eng.key, "output": output_len, "quant_group": quant_group, "mbu": mbu, "mfu": mfu,
     })
-
-
-def _totals(row: dict) -> dict:
-    """Totals over `total_batch` sequences: each runs at the per-sequence rate of the fullest replica
-    (ceil(batch / DP) sequences), so the JSON says what the table says (3 sequences over 2 replicas
-    are 3 x the rate, not 2 x 2)."""
-    row["decode_tok_s_total"] = round(row["total_batch"] * row["decode_tok_s"], 2)
-    row["decode_tok_s_total_expected"] = round(row["total_batch"] * row["decode_tok_s_expected"], 2)
-    return row
 
 
 def check_lengths(model, prompt: int, context: int | None) -> None:
@@ -113,16 +109,16 @@ def _layouts(gpus, tps, pps, dps):
     return [Layout(tp, pp, dp) for dp in dps for pp in pps for tp in (tps or [1, 2, 4, 8])]
 
 
-def build_report(model, gpu, rows, request):
+def build_report(model, gpu, rows: list[PredictRow], request):
     """The predict Report: scaling table, per-layout predictions, findings and verdict."""
+    from diagnose import tables
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
+    from rules.predictions import PredictResult
 
-    predictions = {"layouts": rows, "assumptions": rows[0]["assumptions"] if rows else {}}
-    report = run_pipeline("predict", request, Facts(), predictions, only=["predict."],
-                          decide=lambda _facts, findings: _verdict(findings))
-    report.tables[f"Predicted scaling: {model.name} on {gpu.name}"] = scaling_table(rows)
-    return report
+    result = PredictResult(rows, model, gpu)
+    return run_pipeline("predict", request, Facts(), result, only=["predict."],
+                        decide=lambda _facts, findings: _verdict(findings), tables=tables.predict.tables(result))
 
 
 def _verdict(findings):
@@ -137,63 +133,3 @@ def _verdict(findings):
     others = [f.title for f in findings if f.severity == "warning"]
     also = f" Also: {'; '.join(others)}." if others else ""
     return Verdict("expected_physics", best[0].confidence, f"{best[0].title}.{also}")
-
-
-COLUMNS = ["layout", "GPUs", "batch", "fits", "GB/GPU", "max seqs", "prefill tok/s", "TTFT ms",
-           "ITL ms", "ITL band", "ITL roofline", "tok/s/seq", "tok/s total", "AR %", "MBU", "eff."]
-
-
-def scaling_table(rows: list[dict]) -> dict:
-    """One row per layout x batch; efficiency = decode tok/s per GPU vs the smallest layout that fits."""
-    from rules.predict_rules import label
-
-    base = {}
-    for r in sorted(rows, key=lambda r: r["tp"] * r["pp"]):
-        if r["valid"] and r["fits"]:
-            base.setdefault(r["total_batch"], r)
-    out = []
-    for r in rows:
-        b = base.get(r["total_batch"])
-        eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b and _per_replica_gpu(b) else None  # rates round to 0 at tiny --mbu
-        if not r["valid"]:
-            fits = "invalid"
-        else:
-            fits = "yes" if r["fits"] else f"no (-{r['memory_shortfall_gb']:.1f} GB)"
-        numbers = r["valid"]
-        itl = r["decode_step_ms_expected"]
-        band = f"{itl * r['band_low']:.2f}-{itl * r['band_high']:.2f}" if numbers else "-"
-        out.append([
-            label(r), r["gpus"], r["total_batch"], fits,
-            round(r["weights_gb_per_gpu"], 1), r["max_concurrent_seqs"],
-            _n(r["prefill_tok_s_total_expected"], numbers, 0), _n(r["ttft_ms_expected"], numbers, 1),
-            _n(itl, numbers, 2), band, _n(r["decode_step_ms"], numbers, 2),
-            _n(r["decode_tok_s_expected"], numbers, 1), _n(r["decode_tok_s_total_expected"], numbers, 0),
-            _n(100 * r["allreduce_share_expected"], numbers, 0), _n(r["mbu_implied"], numbers, 2),
-            f"{eff:.0%}" if eff is not None and numbers and r["fits"] else "-",
-        ])
-    a = max(rows, key=lambda r: r["tp"])["assumptions"] if rows else {}
-    note = (
-        f"Expected figures: {a.get('engine')} ({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
-        f"{a.get('allreduce')} all-reduce at the largest TP), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
-        f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
-        f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, {a.get('host_ms_per_step', 0):g} ms host time per step; "
-        f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time (the calibration's 5th-95th "
-        "percentiles). 'Roofline' is datasheet bandwidth and FLOPs with ideal collectives. Memory: "
-        f"{a.get('memory_utilization', 0):.0%} of the GPU usable, {a.get('reserved_gb', 0):g} GB of it kept for activations, "
-        "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
-        "AR %: all-reduce share of the expected decode step. MBU: bytes streamed per step / (expected step x datasheet "
-        "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
-        if rows else ""
-    )
-    return {"columns": COLUMNS, "rows": out, "note": note}
-
-
-def _per_replica_gpu(r: dict) -> float:
-    """Decode tok/s per GPU of one model replica: the usual TP scaling-efficiency measure."""
-    return r["batch"] * r["decode_tok_s_expected"] / (r["tp"] * r["pp"])
-
-
-def _n(value, show: bool, digits: int):
-    if not show or value is None:
-        return "-"
-    return round(value) if digits == 0 else round(value, digits)

@@ -32,7 +32,7 @@ def ticket(paths):
                         tables=_tables)
 
 
-def ticket_predictions(facts) -> dict | None:
+def ticket_predictions(facts):
     """Captures in the ticket are judged against the expectation `diagnose capture` uses."""
     from diagnose.evidence import CaptureInfo
 

@@ -1,0 +1,32 @@
+"""The table of a plan report: every layout that fits, the chosen one and the fallback marked."""
+
+from __future__ import annotations
+
+from rules.predictions import Plan
+
+
+def tables(result: Plan) -> dict[str, dict]:
+    title = f"Plan: {result.model_name} on {result.gpus} x {result.gpu_name}, {result.context}-token context"
+    return {title: plan_table(result)}
+
+
+COLUMNS = ["layout", "GB weights/GPU", "GB kept/GPU", "GB KV/GPU", "KV tokens/replica", "seqs/replica", "replicas",
+           "seqs held", "batch/replica", "users served", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", "SLO", ""]
+
+
+def plan_table(result: Plan) -> dict:
+    rows = []
+    for o in result.options:
+        mark = "chosen" if o.label == result.chosen.label else (
+            "fallback" if result.fallback and o.label == result.fallback.label else "")
+        slo = "-" if o.meets_slo is None else ("met" if o.meets_slo else "missed")
+        rows.append([o.label, round(o.weights_gb_per_gpu, 2), round(o.reserved_gb_per_gpu, 2),
+                     round(o.kv_budget_gb_per_gpu, 2), o.kv_tokens_per_replica, o.slots_per_replica, o.dp,
+                     o.total_slots, o.batch_per_replica, o.served, round(o.itl_ms, 2), round(o.tok_s_per_user, 1),
+                     round(o.tok_s_total), round(o.ttft_ms), round(100 * o.allreduce_share), slo, mark])
+    return {"columns": COLUMNS, "rows": rows,
+            "note": f"{result.dtype} weights, {result.kv_dtype} KV cache, as {result.engine_name} runs them. "
+                    "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per replica "
+                    "= KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users served = "
+                    "min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. ITL and tok/s "
+                    f"are the predictor's expected figures at the batch shown. Chosen by: {result.objective}."}

@@ -1,0 +1,67 @@
+"""The tables of a predict report: one row per layout x batch."""
+
+from __future__ import annotations
+
+from rules.predictions import PredictResult, PredictRow
+
+
+def tables(result: PredictResult) -> dict[str, dict]:
+    return {f"Predicted scaling: {result.model.name} on {result.gpu.name}": scaling_table(result.layouts)}
+
+
+COLUMNS = ["layout", "GPUs", "batch", "fits", "GB/GPU", "max seqs", "prefill tok/s", "TTFT ms",
+           "ITL ms", "ITL band", "ITL roofline", "tok/s/seq", "tok/s total", "AR %", "MBU", "eff."]
+
+
+def scaling_table(rows: list[PredictRow]) -> dict:
+    """One row per layout x batch; efficiency = decode tok/s per GPU vs the smallest layout that fits."""
+    base = {}
+    for r in sorted(rows, key=lambda r: r.tp * r.pp):
+        if r.usable:
+            base.setdefault(r.total_batch, r)
+    out = []
+    for r in rows:
+        b = base.get(r.total_batch)
+        eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b and _per_replica_gpu(b) else None  # rates round to 0 at tiny --mbu
+        if not r.valid:
+            fits = "invalid"
+        else:
+            fits = "yes" if r.fits else f"no (-{r.memory_shortfall_gb:.1f} GB)"
+        numbers = r.valid
+        itl = r.decode_step_ms_expected
+        band = f"{itl * r.band_low:.2f}-{itl * r.band_high:.2f}" if numbers else "-"
+        out.append([
+            r.label, r.gpus, r.total_batch, fits,
+            round(r.weights_gb_per_gpu, 1), r.max_concurrent_seqs,
+            _n(r.prefill_tok_s_total_expected, numbers, 0), _n(r.ttft_ms_expected, numbers, 1),
+            _n(itl, numbers, 2), band, _n(r.decode_step_ms, numbers, 2),
+            _n(r.decode_tok_s_expected, numbers, 1), _n(r.decode_tok_s_total_expected, numbers, 0),
+            _n(100 * r.allreduce_share_expected, numbers, 0), _n(r.mbu_implied, numbers, 2),
+            f"{eff:.0%}" if eff is not None and numbers and r.fits else "-",
+        ])
+    a = max(rows, key=lambda r: r.tp).assumptions if rows else {}
+    note = (
+        f"Expected figures: {a.get('engine')} ({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
+        f"{a.get('allreduce')} all-reduce at the largest TP), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
+        f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
+        f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, {a.get('host_ms_per_step', 0):g} ms host time per step; "
+        f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time (the calibration's 5th-95th "
+        "percentiles). 'Roofline' is datasheet bandwidth and FLOPs with ideal collectives. Memory: "
+        f"{a.get('memory_utilization', 0):.0%} of the GPU usable, {a.get('reserved_gb', 0):g} GB of it kept for activations, "
+        "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
+        "AR %: all-reduce share of the expected decode step. MBU: bytes streamed per step / (expected step x datasheet "
+        "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
+        if rows else ""
+    )
+    return {"columns": COLUMNS, "rows": out, "note": note}
+
+
+def _per_replica_gpu(r) -> float:
+    """Decode tok/s per GPU of one model replica: the usual TP scaling-efficiency measure."""
+    return r.batch * r.decode_tok_s_expected / (r.tp * r.pp)
+
+
+def _n(value, show: bool, digits: int):
+    if not show or value is None:
+        return "-"
+    return round(value) if digits == 0 else round(value, digits)

@@ -1,0 +1,122 @@
+"""The tables of a scaling report: each run beside its prediction, the decode step split into the
+model's terms, and with an SLO the goodput per layout."""
+
+from __future__ import annotations
+
+from rules.predictions import Goodput, GoodputRun, ScalingAnalysis, ScalingRow
+
+
+def tables(analysis: ScalingAnalysis) -> dict[str, dict]:
+    out = {f"Scaling: {_names(analysis)}": scaling_table(analysis),
+           "Decode step decomposition (ms per step)": decomposition_table(analysis)}
+    if analysis.goodput:
+        out["Goodput within the SLO"] = goodput_table(analysis.goodput)
+    return out
+
+
+def _names(analysis: ScalingAnalysis) -> str:
+    """'Llama-2-70B on A100 SXM4 80GB' (several when the inputs name several)."""
+    from rules import catalog
+
+    pairs = sorted({(r.model, r.gpu) for r in analysis.rows})
+    return "; ".join(f"{catalog.model(m).name} on {catalog.gpu(g).name}" for m, g in pairs[:3]) + \
+        (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
+
+
+SCALING_COLUMNS = ["layout", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "decode tok/s", "speed-up / ideal",
+                   "roofline", "expected", "band", "measured / expected", "layout median", "status", "roofline ms",
+                   "expected ms"]
+
+
+def scaling_table(analysis: ScalingAnalysis) -> dict:
+    rows = []
+    for r in analysis.rows:
+        step = r.step_ms
+        has = r.ratio is not None
+        if has and r.time_metric:
+            band = f"{r.expected * r.band_low:.4g}-{r.expected * r.band_high:.4g}"
+        elif has:
+            band = f"{r.expected / r.band_high:.4g}-{r.expected / r.band_low:.4g}"
+        else:
+            band = "-"
+        rows.append([
+            r.label, r.gpus, r.batch if r.batch_stated or step else "-",
+            f"{r.prompt}/{r.output}" if r.output else "-",
+            _n(r.measured, 4) if has else "-", r.measured_how or "-",
+            _n(1e3 / step if step else None, 1), _n(_total_tok_s(r), 0),
+            f"{r.speedup:.2f}x / {r.ideal_speedup:g}x" if r.speedup else "-",
+            _n(r.roofline, 4), _n(r.expected, 4), band,
+            f"{r.ratio:.2f}" if has else "-", f"{r.layout_ratio:.2f}" if r.layout_ratio else "-",
+            r.status,
+            # the decode step of the model, where a decode step was measured (the HTML scaling chart draws them)
+            _n(r.roofline_ms, 3) if step else "-", _n(r.calibrated_ms, 3) if step else "-",
+        ])
+    cal = analysis.calibration
+    lo, hi = analysis.band
+    note = ("roofline: datasheet bandwidth and FLOPs with ideal collectives (nothing real is faster); expected: what a "
+            "healthy system running the engine delivers (rules.step_model, calibrated on published measurements)"
+            + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
+            "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
+            "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not a fault); beyond it is broken unless the smallest layout is as far beyond "
+            "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured.")
+    keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
+    return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
+
+
+def decomposition_table(analysis: ScalingAnalysis) -> dict:
+    from rules.scaling import TERMS
+
+    columns = ["layout", "batch", "measured", "weights", "KV+act", "GEMM extra", "kernel fixed", "all-reduce", "AR calls x us",
+               "host", "PP bubble", "unexplained", "AR source"]
+    rows = []
+    for r in analysis.rows:
+        if not r.step_ms:
+            continue
+        t = r.terms
+        ar_us = r.allreduce_measured_us if r.allreduce_measured_us is not None else r.allreduce_ref_us
+        rest = t.get("unexplained_ms")
+        rows.append([r.label, r.batch, _n(r.step_ms, 3)] + [_n(t.get(k), 3) for k in TERMS[:5]]
+                    + [f"{r.allreduce_count} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:-1]]
+                    + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {-rest:.3g} over)"]
+                    + ["measured" if r.allreduce_measured_us is not None else r.allreduce_ref_source.split(" (")[0]])
+    return {"columns": columns, "rows": rows,
+            "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the fixed "
+                    "cost of every kernel, the all-reduces and the host time add up to the expected step. unexplained = "
+                    "measured - the sum of the modelled terms; where the terms add up to more than was measured, the model is "
+                    "over by that much and nothing is unexplained."}
+
+
+def goodput_table(g: Goodput) -> dict:
+    judged = [any(not run.unknown for run in e.runs) for e in g.layouts]  # else goodput is unknown, not 0
+    rows = [[e.label, e.gpus, ", ".join(f"{run.batch}:{_slo_mark(run)}" for run in e.runs),
+             _n(e.goodput, 0) if ok else "-", e.replicas, _n(e.fleet_goodput, 0) if ok else "-",
+             "best" if e.label == g.best else ""]
+            for e, ok in zip(g.layouts, judged)]
+    return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g.gpus}", "total tok/s", ""],
+            "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
+                                  "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
+                                  "so it cannot be judged."}
+
+
+def _slo_mark(run: GoodputRun) -> str:
+    """miss when a reported figure breaks the SLO; n/a when a figure it needs is not reported."""
+    if any(not c.met for c in run.checks):
+        return "miss"
+    return "n/a" if run.unknown else "ok"
+
+
+def _total_tok_s(r: ScalingRow) -> float | None:
+    """Output tok/s of all the layout's sequences: batch x replicas / step, else the measured rate."""
+    if r.step_ms:
+        return r.batch * r.dp * 1e3 / r.step_ms
+    if r.metric == "output_tok_s":
+        return r.measured
+    if r.metric == "output_tok_s_per_gpu":
+        return r.measured * r.gpus
+    return r.output_tok_s
+
+
+def _n(value, digits: int):
+    if value is None:
+        return "-"
+    return round(value) if digits == 0 else round(value, digits)

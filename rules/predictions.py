@@ -1,0 +1,404 @@
+"""The predictions a command hands the rules, one type per command, all in one home (as the facts
+are in diagnose.evidence).
+
+A rule declares the type it reads (`@rule(..., needs=Plan)`) and the engine runs it only when the
+command made one, so no rule guesses at a dict's shape. `report_json()` is what the report shows
+under "predictions" (schema diagnose.report/1): the types serialise to exactly the JSON the dicts
+they replace made, so renaming a field here is a schema change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.catalog import GpuSpec, ModelSpec
+from rules.roofline import Prediction
+
+
+class Predictions:
+    """Base of every command's predictions."""
+
+    def report_json(self) -> dict[str, Any]:
+        """The report's "predictions" object."""
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- diagnose predict
+
+
+@dataclass
+class PredictRow(Prediction):
+    """One layout x batch of `diagnose predict`: the roofline Prediction for the fullest replica
+    (ceil(total_batch / DP) sequences), with its totals over all `total_batch` sequences (each at
+    that replica's per-sequence rate, so 3 sequences over 2 replicas are 3 x the rate, not 2 x 2)."""
+
+    total_batch: int = 0
+
+    @classmethod
+    def of(cls, p: Prediction, total_batch: int) -> "PredictRow":
+        row = cls(**{f.name: getattr(p, f.name) for f in dataclasses.fields(p)}, total_batch=total_batch)
+        row.decode_tok_s_total = round(total_batch * p.decode_tok_s, 2)
+        row.decode_tok_s_total_expected = round(total_batch * p.decode_tok_s_expected, 2)
+        return row
+
+    @property
+    def label(self) -> str:
+        """'TP4', 'TP4 PP2', 'TP2 DP4'."""
+        return f"TP{self.tp}" + (f" PP{self.pp}" if self.pp > 1 else "") + (f" DP{self.dp}" if self.dp > 1 else "")
+
+    @property
+    def usable(self) -> bool:
+        return self.valid and self.fits
+
+
+@dataclass
+class PredictResult(Predictions):
+    """`diagnose predict`: every layout x batch asked for, and the assumptions of the first. The
+    model and GPU are the catalog rows the command resolved once (rules never look them up again:
+    a config.json model would be read a second time)."""
+
+    layouts: list[PredictRow]
+    model: ModelSpec
+    gpu: GpuSpec
+
+    @property
+    def assumptions(self) -> dict:
+        return self.layouts[0].assumptions if self.layouts else {}
+
+    def report_json(self) -> dict[str, Any]:
+        return {"layouts": [r.to_dict() for r in self.layouts], "assumptions": self.assumptions}
+
+
+# --------------------------------------------------------------------------- diagnose plan
+
+
+@dataclass
+class Option:
+    """One layout's napkin math (all memory in GB = 1e9 B, per GPU unless named per replica)."""
+
+    tp: int
+    pp: int
+    dp: int
+    gpus_used: int
+    usable_gb: float
+    weights_gb_per_gpu: float
+    reserved_gb_per_gpu: float  # activations, CUDA graphs, communication buffers
+    kv_budget_gb_per_gpu: float
+    kv_bytes_per_token_per_gpu: float
+    kv_tokens_per_replica: int
+    slots_per_replica: int
+    total_slots: int
+    batch_per_replica: int
+    served: int  # concurrent sequences this layout serves (<= the users asked for)
+    itl_ms: float
+    itl_ms_roofline: float
+    tok_s_per_user: float
+    tok_s_total: float  # served x per-user rate
+    ttft_ms: float
+    allreduce_share: float
+    meets_slo: bool | None = None  # None: no SLO asked
+    goodput: float = 0.0  # tok/s within the SLO (= tok_s_total when it is met or none was asked)
+    ep: int = 1
+    experts_per_gpu: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"TP{self.tp}" + (f" PP{self.pp}" if self.pp > 1 else "") + f" x DP{self.dp}"
+
+    def to_dict(self) -> dict:
+        return {**dataclasses.asdict(self), "label": self.label}
+
+
+@dataclass
+class Plan(Predictions):
+    """`diagnose plan`: every layout that fits (rules.planner), the one the objective picks, the
+    fallback for a stricter latency SLO, and the napkin-math steps that lead there."""
+
+    model: str
+    model_name: str
+    gpu: str
+    gpu_name: str
+    gpus: int
+    engine: str
+    engine_name: str
+    context: int
+    prompt: int
+    concurrency: int
+    dtype: str
+    kv_dtype: str
+    gpus_per_node: int
+    objective: str
+    itl_slo_ms: float | None
+    ttft_slo_ms: float | None
+    steps: list[str]
+    slo_met: bool | None
+    options: list[Option]
+    chosen: Option
+    fallback: Option | None
+    is_moe: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out.update(options=[o.to_dict() for o in self.options], chosen=self.chosen.to_dict(),
+                   fallback=self.fallback.to_dict() if self.fallback else None)
+        return out
+
+    def report_json(self) -> dict[str, Any]:
+        return {"plan": self.to_dict()}
+
+
+# --------------------------------------------------------------------------- diagnose scaling
+
+
+@dataclass
+class ScalingRow:
+    """One measured run beside its prediction (rules.scaling._row), then its judgement
+    (rules.scaling._judge). Times in ms per decode step unless named."""
+
+    label: str
+    tp: int
+    pp: int
+    dp: int
+    gpus: int
+    batch: int
+    batch_stated: bool
+    sources: list[str]
+    engine: str
+    prompt: int
+    output: int | None
+    step_ms: float | None  # the measured decode step (rules.scaling.measured_step), None when none was measured
+    step_how: str | None
+    step_source: str | None
+    roofline_ms: float
+    expected_ms: float
+    calibrated_ms: float  # expected, with the machine's own measured rates
+    terms: dict[str, float]  # the measured step split into rules.scaling.TERMS
+    calibrated_with: list[str]
+    split_with: list[str]
+    allreduce_count: int
+    allreduce_bytes: int
+    allreduce_ref_us: float
+    allreduce_ref_source: str
+    allreduce_healthy_max_us: float
+    allreduce_measured_us: float | None
+    allreduce_measured_source: str | None
+    interconnect: str
+    fits: bool
+    weights_gb_per_gpu: float
+    gpu_memory_gb: float
+    valid: bool
+    model: str
+    gpu: str
+    dtype: str
+    prefill_tok_s: float | None
+    output_tok_s: float | None
+    itl_p95_ms: float | None
+    ttft_p95_ms: float | None
+    ttft_roofline_ms: float
+    launch_expected_ms: float
+    prefill_tok_s_expected: float
+    capture_calls: int | None
+    capture_source: str | None
+    launch_gap_share: float | None
+    band_low: float
+    band_high: float
+    # a benchmark result that states no concurrency: its batch derived (scaling_inputs.in_flight),
+    # how, and the run's name (its request rate)
+    batch_how: str | None = None
+    run: str | None = None
+    # with a measured step: the share of the gap above the roofline the calibrated terms explain
+    explained_share: float | None = None
+    # the figure judged (None: the run has none the predictor can judge); with it, how and where it
+    # was measured, and its roofline and expected value
+    metric: str | None = None
+    measured: float | None = None
+    measured_how: str | None = None
+    measured_source: str | None = None
+    roofline: float | None = None
+    expected: float | None = None
+    time_metric: bool | None = None
+    ratio: float | None = None  # measured / expected in time (above 1 is slower); None: not judged
+    position: str | None = None  # inside | slower | faster | faster_than_roofline | upper bound
+    status: str = "no figure"  # the layout's judgement (rules.scaling._layout_status)
+    # judged rows only: the smallest layout of the same system, the medians, the speed-up over it
+    base: str | None = None
+    layout_ratio: float | None = None
+    base_ratio: float | None = None
+    speedup: float | None = None
+    ideal_speedup: float | None = None
+    speedup_base: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as the report holds it: the figures a row of its kind has, and no others."""
+        absent = set()
+        if self.step_ms is None:
+            absent.add("explained_share")
+        if self.metric is None:
+            absent |= {"measured_how", "measured_source", "roofline", "expected", "time_metric"}
+        if self.ratio is None:
+            absent |= {"base", "layout_ratio", "base_ratio", "speedup", "ideal_speedup", "speedup_base"}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in absent}
+
+
+@dataclass
+class DpAlternative:
+    """The largest TP layout that tracks its prediction against TP/2 x DP2 on the same GPUs."""
+
+    label: str
+    alt_label: str
+    gpus: int
+    step_ms: float
+    source: str
+    alt_step_ms: float
+    alt_source: str
+    alt_how: str  # measured | expected
+    tok_s_user: float
+    alt_tok_s_user: float
+    per_user_ratio: float
+    total_ratio: float
+
+
+@dataclass
+class SloCheck:
+    """One SLO percentile of one benchmark run against its limit (ms)."""
+
+    slo: str  # itl_p95, ttft_p99, ...
+    limit: float
+    measured: float
+    stat: str  # the percentile the run reported (the next higher one when the asked one is missing)
+    source: str
+    met: bool
+
+
+@dataclass
+class GoodputRun:
+    batch: int | None  # concurrency
+    tok_s: float
+    met: bool  # every SLO percentile reported and met
+    checks: list[SloCheck]
+    unknown: list[str]  # SLO percentiles the run does not report
+
+
+@dataclass
+class GoodputLayout:
+    label: str
+    gpus: int
+    runs: list[GoodputRun]
+    goodput: float = 0.0  # tok/s of the best run within the SLO, per replica
+    replicas: int = 0  # of this layout on the GPU count
+    fleet_goodput: float = 0.0  # goodput x replicas
+
+
+@dataclass
+class Goodput:
+    """Tokens/s within an SLO per layout (rules.scaling.goodput)."""
+
+    slo: dict[str, float]  # name -> limit in ms
+    gpus: int
+    layouts: list[GoodputLayout]
+    best: str | None  # the layout with the most goodput on `gpus` GPUs; None when none meets the SLO
+
+
+@dataclass
+class ScalingAnalysis(Predictions):
+    """`diagnose scaling`: every run judged against the predictor (rules.scaling.analyse), and
+    with an SLO, the goodput per layout (rules.scaling.goodput)."""
+
+    dp_alternative: DpAlternative | None
+    model: str | None
+    gpu: str | None
+    rows: list[ScalingRow]
+    calibration: list[str]
+    band: list[float]
+    comm_ratio: float
+    goodput: Goodput | None = None
+
+    @property
+    def judged(self) -> list[ScalingRow]:
+        """The rows with a figure the predictor judged."""
+        return [r for r in self.rows if r.ratio is not None]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"dp_alternative": dataclasses.asdict(self.dp_alternative) if self.dp_alternative else None,
+               "model": self.model, "gpu": self.gpu, "rows": [r.to_dict() for r in self.rows],
+               "calibration": self.calibration, "band": self.band, "comm_ratio": self.comm_ratio}
+        if self.goodput is not None:
+            out["goodput"] = dataclasses.asdict(self.goodput)
+        return out
+
+    def report_json(self) -> dict[str, Any]:
+        return {"scaling": self.to_dict()}
+
+
+# --------------------------------------------------------------------------- diagnose capture / ticket
+
+
+@dataclass
+class CapturePrediction(Predictions):
+    """What a capture's workload should take (diagnose.capture_report.predict): the layout it ran
+    ({"tp", "pp"}), and, when the model and GPU are known, the roofline Prediction and `expected`,
+    the plain numbers the capture rules compare with (decode step, all-reduces per step and their
+    time, one all-reduce on the GPU's fabric and over PCIe, bytes and FLOPs per step)."""
+
+    layout: dict[str, int]
+    roofline: Prediction | None = None
+    expected: dict[str, Any] | None = None
+
+    def report_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"layout": self.layout}
+        if self.roofline is not None:
+            out["roofline"] = self.roofline
+        if self.expected is not None:
+            out["expected"] = self.expected
+        return out
+
+
+# --------------------------------------------------------------------------- diagnose fleet
+
+
+@dataclass
+class FleetPoint:
+    """One node's value of a fleet metric, against the metric's median (diagnose.fleet.score)."""
+
+    node: str
+    value: float
+    ratio: float | None  # value / median
+    z: float  # robust z-score, signed so that positive is worse
+    outlier: bool
+    source: str
+    detail: str = ""
+
+
+@dataclass
+class FleetMetric:
+    """One metric over the nodes of one GPU model: what a healthy node of that model gives is
+    their median, and its spread their MAD."""
+
+    name: str
+    group: str  # GPU model
+    unit: str
+    better: str  # higher | lower
+    category: str  # root-cause category of a node out of line on it
+    median: float
+    mad: float
+    nodes: int
+    points: list[FleetPoint]
+
+
+@dataclass
+class FleetSpread(Predictions):
+    """`diagnose fleet`: each node's metrics against its GPU model's fleet (diagnose.fleet.analyse)."""
+
+    z_threshold: float
+    metrics: list[FleetMetric]
+    groups: dict[str, int]  # GPU model -> nodes
+    node_count: int
+
+    def report_json(self) -> dict[str, Any]:
+        return {}  # the report shows the spread as its facts' fleet_metric (fact_json), as it always has
+
+    def fact_json(self) -> list[dict[str, Any]]:
+        return [{"source": "fleet", **dataclasses.asdict(m)} for m in self.metrics]
