@@ -20,6 +20,7 @@ a figure without its layout would be compared with the wrong prediction.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import math
@@ -204,6 +205,7 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         check_measurement(m)
     setup = _setup_of(read)
     results = _results(read.of(Workload), measurements)
+    derived: dict[tuple[str, int], tuple[int, str] | None] = {}
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
         own = Layout(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
@@ -211,34 +213,40 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         if layout is None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
                              f"(bench_tp4.json) or pass --tp-of {path.name}=TP")
-        result = results.get(m.source)
-        derived = None if m.batch or m.concurrency or result is None else in_flight(result[1], layout.dp)
-        if derived is None:
+        result = None if m.batch or m.concurrency else results.get(m.source)
+        if result is None:
             _add(runs, layout, m, setup)
             continue
-        run = _run(runs, layout, derived[0], setup, tag=_rate_of(result[1]), result=result[0])
-        run.batch_how = derived[1]
+        # a result with no stated concurrency is a run of its own, whether or not its batch can be derived
+        if (result[0], layout.dp) not in derived:
+            derived[result[0], layout.dp] = in_flight(result[1], layout.dp)
+        batch, how = derived[result[0], layout.dp] or (None, None)
+        run = _run(runs, layout, batch, setup, tag=_rate_of(result[1]), result=result[0])
+        run.batch_how = how
         run.measurements.append(m)
 
 
 def _results(workloads, measurements) -> dict[str, tuple[str, list]]:
     """{measurement source: (its result's source, every measurement of that result)}: a figure
     belongs to the last benchmark result (the Workload a serving benchmark states per result) at
-    or above its line in the same file. Only files with several such results are grouped."""
+    or above its line in the same file (the first result's, for a figure above every result)."""
     by_file: dict[str, list[tuple[int, object]]] = {}
     for w in workloads:
         if "request_rate" in w.extra:
             file, _, line = str(w.source).rpartition(":")
             if line.isdigit():
                 by_file.setdefault(file, []).append((int(line), w))
+    for found in by_file.values():
+        found.sort(key=lambda x: x[0])
+    starts = {file: [n for n, _ in found] for file, found in by_file.items()}
     groups: dict[str, list] = {}
     owner: dict[str, object] = {}
     for m in measurements:
         file, _, line = str(m.source).rpartition(":")
-        found = sorted(by_file.get(file, []), key=lambda x: x[0])
+        found = by_file.get(file)
         if not found or not line.isdigit():
             continue
-        w = next((w for n, w in reversed(found) if n <= int(line)), found[0][1])
+        w = found[max(bisect.bisect_right(starts[file], int(line)) - 1, 0)][1]
         owner[m.source] = w
         groups.setdefault(w.source, []).append(m)
     return {src: (w.source, [w, *groups[w.source]]) for src, w in owner.items()}

@@ -280,6 +280,7 @@ class GoodputRun:
     met: bool  # every SLO percentile reported and met
     checks: list[SloCheck]
     unknown: list[str]  # SLO percentiles the run does not report
+    run: str | None = None  # a benchmark result that states no concurrency (its request rate): batch is derived
 
 
 @dataclass

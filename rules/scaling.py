@@ -497,7 +497,7 @@ def goodput(runs, slo: dict, gpus: int) -> Goodput:
                 checks.append(SloCheck(name, limit, round(value, 3), got, source, value <= limit))
         met = not unknown and all(c.met for c in checks)
         entry = by_layout.setdefault(run.layout.label(), GoodputLayout(run.layout.label(), run.layout.gpus, []))
-        entry.runs.append(GoodputRun(run.batch, tok, met, checks, unknown))
+        entry.runs.append(GoodputRun(run.batch, tok, met, checks, unknown, run=run.tag if run.batch_how else None))
         if met:
             entry.goodput = max(entry.goodput, tok)
     rows = list(by_layout.values())

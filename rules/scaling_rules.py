@@ -361,7 +361,9 @@ def _goodput_ev(g: Goodput) -> list[Evidence]:
     for e in g.layouts:
         for run in e.runs:
             for c in run.checks:
-                out.append(Evidence(source=c.source, detail=f"{e.label} concurrency {run.batch}: {c.slo} ({c.stat})",
+                what = (f"at {run.run}, concurrency {run.batch} per replica (derived)" if run.run else
+                        f"concurrency {run.batch if run.batch is not None else 'not stated'}")
+                out.append(Evidence(source=c.source, detail=f"{e.label} {what}: {c.slo} ({c.stat})",
                                     measured=c.measured, expected=c.limit, unit="ms"))
     return out[:12]
 

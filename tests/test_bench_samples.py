@@ -109,3 +109,31 @@ def test_a_stated_mean_end_to_end_latency_is_used(tmp_path):
     bench.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
     runs = scaling_inputs.collect([bench]).runs
     assert [r.batch for r in runs] == [10, 10] and "mean_e2el_ms 4780" in runs[0].batch_how
+
+
+def test_goodput_names_each_run_by_its_derived_concurrency():
+    """ITL p99 <= 50 ms: only the three rate-10 runs meet it (34.5, 34.9, 34.2 ms; the rate-30 runs
+    are at 74-75 ms). The best of them is the base deployment's 2282.27 output tok/s (line 4);
+    the 4 GPUs hold one TP1 DP4 deployment."""
+    report = report_json("scaling", BENCH, "--model", CONFIG, "--gpu", "l40s", "--prompt", "1000", "--slo", "itl_p99=50ms")
+    (row,) = report["tables"]["Goodput within the SLO"]["rows"]
+    assert row[:2] == ["TP1 DP4", 4] and "None" not in row[2]
+    assert row[2] == "~8:ok, ~8:ok, ~8:ok, ~34:miss, ~36:miss, ~37:miss, ~129:miss, ~133:miss, ~162:miss"
+    assert row[3] == 2282 and row[5] == 2282
+    goodput = next(f for f in report["findings"] if f["rule"] == "scaling.goodput")
+    assert any("at rate 10/s, concurrency 8 per replica (derived)" in e["detail"] for e in goodput["evidence"])
+
+
+def test_a_result_that_cannot_be_derived_is_still_its_own_run(tmp_path):
+    """Without mean TTFT the end-to-end latency cannot be rebuilt: each result stays a run of its
+    own, its batch unknown (the goodput table says '?', never 'None')."""
+    docs = [json.loads(line) for line in BENCH.read_text(encoding="utf-8").splitlines()][:3]
+    for doc in docs:
+        del doc["mean_ttft_ms"]
+    bench = tmp_path / "bench_tp1_dp4.json"
+    bench.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
+    runs = scaling_inputs.collect([bench]).runs
+    assert len(runs) == 3 and {(r.batch, r.batch_how) for r in runs} == {(None, None)}
+    report = report_json("scaling", bench, "--model", CONFIG, "--gpu", "l40s", "--slo", "itl_p99=50ms")
+    (row,) = report["tables"]["Goodput within the SLO"]["rows"]
+    assert row[2] == "?:ok, ?:miss, ?:miss"
