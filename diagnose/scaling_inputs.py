@@ -258,13 +258,18 @@ def _rate_of(result: list) -> str:
 
 
 def in_flight(result: list, replicas: int) -> tuple[int, str] | None:
-    """Requests in flight per replica of a benchmark result that states no concurrency (no
+    """(batch per replica, how it was found) of a benchmark result that states no concurrency (no
     max_concurrency: vLLM's benchmark_serving.py then sends requests at `request_rate` with no
-    cap), by Little's law over the benchmark window: in flight = completed / duration x mean
-    end-to-end latency = request_throughput x (mean TTFT + mean TPOT x (output tokens per request
-    - 1)), where TPOT is per request (latency - TTFT) / (output tokens - 1) and duration runs from
-    the first request sent to the last answer, so the identity is exact for the window. Requests
-    still queued count as in flight. None when a figure it needs is missing.
+    cap); None when a figure it needs is missing.
+
+    The batch of a decode step is the sequences decoding, so Little's law is applied to the decode
+    phase: sequences decoding = request_throughput x mean decode time per request, where decode
+    time = latency - TTFT = TPOT x (output tokens - 1) per request (mean_e2el_ms - mean_ttft_ms
+    where both are saved, else mean_tpot_ms x (total_output_tokens / completed - 1)). The
+    benchmark's duration runs from the first request sent to the last answer, so the identity holds
+    for the window. Requests waiting in TTFT (queued, prefilling) are in flight but not in the
+    decode batch: at request rate inf they are many (the sample's first inf run: 649 in flight,
+    512 decoding), so the text gives both.
     Source: https://github.com/vllm-project/vllm/blob/0049e29c41fd383bda519a3f250e3227713081ef/benchmarks/benchmark_serving.py
     (calculate_metrics, benchmark, main's result_json)."""
     from diagnose.inputs import MAX_BATCH, finite_number
@@ -272,28 +277,29 @@ def in_flight(result: list, replicas: int) -> tuple[int, str] | None:
     def get(metric, stat=None):
         return next((m for m in result[1:] if m.metric == metric and m.stat == stat), None)
 
-    rps, e2e = get("request_throughput"), get("e2e_latency_ms", "mean")
-    ttft, tpot, done, tokens = get("ttft_ms", "mean"), get("tpot_ms", "mean"), get("completed_requests"), get("output_tokens_total")
-    if rps is None or (e2e is None and None in (ttft, tpot, done, tokens)):
+    rps, e2e, ttft = get("request_throughput"), get("e2e_latency_ms", "mean"), get("ttft_ms", "mean")
+    tpot, done, tokens = get("tpot_ms", "mean"), get("completed_requests"), get("output_tokens_total")
+    if rps is None or ((e2e is None or ttft is None) and None in (tpot, done, tokens)):
         return None
     for m in (rps, e2e, ttft, tpot, done, tokens):
         if m is not None:
             finite_number(m.value, f"{m.source}: {m.metric}", low=0, high=UNIT_LIMITS.get(m.unit or "", 1e12))
-    if e2e is not None:
-        e2e_ms, how = e2e.value, f"mean_e2el_ms {e2e.value:.4g}"
+    if e2e is not None and ttft is not None:
+        decode_ms = max(e2e.value - ttft.value, 0.0)
+        how = f"mean_e2el_ms {e2e.value:.4g} - mean_ttft_ms {ttft.value:.4g}"
     else:
         per_request = tokens.value / done.value if done.value else 0.0
-        e2e_ms = ttft.value + tpot.value * max(per_request - 1, 0.0)
-        how = (f"mean_ttft_ms {ttft.value:.4g} + mean_tpot_ms {tpot.value:.4g} x (total_output_tokens / completed "
-               f"{per_request:.4g} - 1)")
-    total = rps.value * e2e_ms / 1e3
-    per_replica = total / replicas
-    finite_number(per_replica, f"{rps.source}: requests in flight derived from request_throughput", high=MAX_BATCH)
-    batch = max(1, round(per_replica))
-    text = (f"derived, no concurrency stated: request_throughput {rps.value:.4g} req/s x {e2e_ms / 1e3:.4g} s end-to-end "
-            f"({how}) = {total:.4g} in flight" + (f" / {replicas} replicas = {per_replica:.3g}" if replicas > 1 else "")
-            + " (Little's law)")
-    return batch, text
+        decode_ms = tpot.value * max(per_request - 1, 0.0)
+        how = f"mean_tpot_ms {tpot.value:.4g} x (total_output_tokens / completed {per_request:.4g} - 1)"
+    decoding = rps.value * decode_ms / 1e3
+    per_replica = decoding / replicas
+    finite_number(per_replica, f"{rps.source}: sequences decoding derived from request_throughput", high=MAX_BATCH)
+    text = (f"derived (no concurrency stated) by Little's law over the decode phase: request_throughput "
+            f"{rps.value:.4g} req/s x {decode_ms / 1e3:.4g} s decoding per request ({how}) = {decoding:.4g} sequences "
+            f"decoding" + (f" / {replicas} replicas = {per_replica:.3g}" if replicas > 1 else ""))
+    if ttft is not None:
+        text += f"; with mean_ttft_ms {ttft.value:.4g} (queued, prefilling) {rps.value * (decode_ms + ttft.value) / 1e3:.4g} in flight"
+    return max(1, round(per_replica)), text
 
 
 def check_measurement(m: Measurement) -> None:

@@ -61,23 +61,24 @@ def test_the_parser_states_the_counts_and_the_request_rate():
 
 
 def test_each_result_is_a_run_with_its_concurrency_derived():
-    """No max_concurrency: the batch per replica is the mean number of requests in flight
-    (Little's law over the benchmark window), never batch 1.
+    """No max_concurrency: the batch per replica is the mean number of sequences decoding (Little's
+    law over the decode phase of the benchmark window), never batch 1.
 
     Line 1 by hand: 300 completed in 35.845 s = 8.369 req/s; 80945 output tokens / 300 = 269.8 per
-    request; end-to-end = mean TTFT 54.60 ms + mean TPOT 13.711 ms x 268.8 = 3740 ms; in flight =
-    8.369 x 3.740 s = 31.3 over 4 replicas = 7.83 -> 8. Line 3 (rate inf): 31.18 req/s x (4386.7 +
-    61.81 x 265.9 = 20822 ms) = 649 in flight, 162 per replica."""
+    request; decoding per request = mean TPOT 13.711 ms x 268.8 = 3.686 s; 8.369 x 3.686 = 30.85
+    sequences decoding over 4 replicas = 7.71 -> 8 (with the 54.6 ms TTFT, 31.3 in flight).
+    Line 3 (rate inf): 31.18 req/s x 61.81 ms x 265.9 = 512 decoding, 128 per replica, while 649
+    are in flight: 4.4 s of each request's 20.8 s is TTFT, mostly queueing."""
     runs = scaling_inputs.collect([BENCH]).runs
     assert len(runs) == 9 and {r.layout.label() for r in runs} == {"TP1 DP4"}
-    assert [r.batch for r in runs] == [8, 8, 8, 34, 36, 37, 129, 133, 162]
+    assert [r.batch for r in runs] == [8, 8, 8, 34, 35, 36, 117, 123, 128]
     assert [r.tag for r in runs] == ["rate 10/s"] * 3 + ["rate 30/s"] * 3 + ["rate inf"] * 3
     first = next(r for r in runs if r.sources == [f"{BENCH.name}:1"])
     assert first.batch == 8 and round(first.get("itl_ms").value, 2) == 13.10
-    assert "= 31.3 in flight / 4 replicas = 7.83" in first.batch_how
+    assert "= 30.85 sequences decoding / 4 replicas = 7.71" in first.batch_how and "31.3 in flight" in first.batch_how
     assert all(f in first.batch_how for f in ("request_throughput", "mean_ttft_ms", "mean_tpot_ms", "total_output_tokens / completed"))
     inf = next(r for r in runs if r.sources == [f"{BENCH.name}:3"])
-    assert inf.batch == 162 and "= 649.2 in flight" in inf.batch_how
+    assert inf.batch == 128 and "= 512.4 sequences decoding" in inf.batch_how and "649.2 in flight" in inf.batch_how
 
 
 def test_the_report_says_the_batch_was_derived():
@@ -85,6 +86,14 @@ def test_the_report_says_the_batch_was_derived():
     rows = report["predictions"]["scaling"]["rows"]
     assert len(rows) == 9 and 1 not in {r["batch"] for r in rows}
     assert all(not r["batch_stated"] and "Little's law" in r["batch_how"] for r in rows)
+    # The derived batch agrees with physics: at rates 10 and inf (pure decode most of the time) the
+    # expected GPU terms alone (weights, KV, GEMMs, kernels; no host term) come within 10 % of the
+    # measured median ITL. The in-flight count would not: 162 at line 3 puts the KV term alone at
+    # 162 x 1256 x 114,688 B / 864 GB/s = 27 ms, and the GPU terms at 45 ms against 37.3 measured.
+    for r in rows:
+        if r["run"] != "rate 30/s":  # rate 30: steps often carry prefill chunks (30k prompt tokens/s)
+            device = sum(v for k, v in r["terms"].items() if k not in ("launch_ms", "unexplained_ms"))
+            assert 0.9 < r["measured"] / device < 1.1, r
     details = [e["detail"] for f in report["findings"] for e in f["evidence"]]
     assert any("batch 8 per replica (derived)" in d and "request_throughput 8.369 req/s" in d for d in details)
 
@@ -102,13 +111,14 @@ def test_a_stated_max_concurrency_is_the_batch(tmp_path):
 
 
 def test_a_stated_mean_end_to_end_latency_is_used(tmp_path):
-    """vLLM versions that save mean_e2el_ms: the end-to-end latency is read, not rebuilt."""
+    """vLLM versions that save mean_e2el_ms: the decode time per request is mean_e2el_ms -
+    mean_ttft_ms (a mean of differences is the difference of the means), not rebuilt from TPOT."""
     doc = json.loads(BENCH.read_text(encoding="utf-8").splitlines()[0])
-    doc["mean_e2el_ms"] = 4780.0  # 8.369 req/s x 4.78 s = 40.0 in flight, 10.0 per replica
+    doc["mean_e2el_ms"] = 4834.6  # 8.369 req/s x (4834.6 - 54.6) ms = 40.0 decoding, 10.0 per replica
     bench = tmp_path / "bench_tp1_dp4.json"
     bench.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
     runs = scaling_inputs.collect([bench]).runs
-    assert [r.batch for r in runs] == [10, 10] and "mean_e2el_ms 4780" in runs[0].batch_how
+    assert [r.batch for r in runs] == [10, 10] and "mean_e2el_ms 4835 - mean_ttft_ms 54.6" in runs[0].batch_how
 
 
 def test_goodput_names_each_run_by_its_derived_concurrency():
@@ -118,18 +128,18 @@ def test_goodput_names_each_run_by_its_derived_concurrency():
     report = report_json("scaling", BENCH, "--model", CONFIG, "--gpu", "l40s", "--prompt", "1000", "--slo", "itl_p99=50ms")
     (row,) = report["tables"]["Goodput within the SLO"]["rows"]
     assert row[:2] == ["TP1 DP4", 4] and "None" not in row[2]
-    assert row[2] == "~8:ok, ~8:ok, ~8:ok, ~34:miss, ~36:miss, ~37:miss, ~129:miss, ~133:miss, ~162:miss"
+    assert row[2] == "~8:ok, ~8:ok, ~8:ok, ~34:miss, ~35:miss, ~36:miss, ~117:miss, ~123:miss, ~128:miss"
     assert row[3] == 2282 and row[5] == 2282
     goodput = next(f for f in report["findings"] if f["rule"] == "scaling.goodput")
     assert any("at rate 10/s, concurrency 8 per replica (derived)" in e["detail"] for e in goodput["evidence"])
 
 
 def test_a_result_that_cannot_be_derived_is_still_its_own_run(tmp_path):
-    """Without mean TTFT the end-to-end latency cannot be rebuilt: each result stays a run of its
-    own, its batch unknown (the goodput table says '?', never 'None')."""
+    """Without mean TPOT (and no mean_e2el_ms) the decode time cannot be rebuilt: each result stays
+    a run of its own, its batch unknown (the goodput table says '?', never 'None')."""
     docs = [json.loads(line) for line in BENCH.read_text(encoding="utf-8").splitlines()][:3]
     for doc in docs:
-        del doc["mean_ttft_ms"]
+        del doc["mean_tpot_ms"]
     bench = tmp_path / "bench_tp1_dp4.json"
     bench.write_text("\n".join(json.dumps(d) for d in docs) + "\n")
     runs = scaling_inputs.collect([bench]).runs

@@ -61,7 +61,7 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not a fault); beyond it is broken unless the smallest layout is as far beyond "
             "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured."
             + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
-               "is derived, the mean requests in flight by Little's law (the findings' evidence shows the figures)."
+               "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures)."
                if any(r.batch_how for r in analysis.rows) else ""))
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
