@@ -147,3 +147,33 @@ def test_a_result_that_cannot_be_derived_is_still_its_own_run(tmp_path):
     report = report_json("scaling", bench, "--model", CONFIG, "--gpu", "l40s", "--slo", "itl_p99=50ms")
     (row,) = report["tables"]["Goodput within the SLO"]["rows"]
     assert row[2] == "?:ok, ?:miss, ?:miss"
+
+
+def _as_printed(doc: dict) -> str:
+    """A saved result as benchmark_serving.py prints it (its "{:<40} {:<10.2f}" rows, same source)."""
+    rows = [("Successful requests:", doc["completed"]), ("Benchmark duration (s):", doc["duration"]),
+            ("Total input tokens:", doc["total_input_tokens"]), ("Total generated tokens:", doc["total_output_tokens"]),
+            ("Request throughput (req/s):", doc["request_throughput"]),
+            ("Output token throughput (tok/s):", doc["output_throughput"]),
+            ("Total Token throughput (tok/s):", doc["total_token_throughput"])]
+    for key, name in (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL")):
+        rows += [(f"{stat.capitalize() if stat != 'p99' else 'P99'} {name} (ms):", doc[f"{stat}_{key}_ms"])
+                 for stat in ("mean", "median", "p99")]
+    out = [f"Traffic request rate: {doc['request_rate']}", "Burstiness factor: 1.0 (Poisson process)",
+           f"Maximum request concurrency: {doc['max_concurrency']}", "{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="=")]
+    out += ["{:<40} {:<10}".format(k, v) if isinstance(v, int) else "{:<40} {:<10.2f}".format(k, v) for k, v in rows]
+    return "\n".join(out + ["=" * 50])
+
+
+def test_printed_results_are_runs_with_their_batch_derived(tmp_path):
+    """The sample's first two results as the script prints them, one after the other in a log.
+    Rate 10 by hand from the printed (rounded) figures: 8.37 req/s x 13.71 ms x (80945 / 300 - 1)
+    = 30.85 decoding / 4 = 7.71 -> 8; rate 30: 22.10 x 24.94 ms x (237873 / 900 - 1) = 145.1 / 4 =
+    36.3 -> 36."""
+    docs = [json.loads(line) for line in BENCH.read_text(encoding="utf-8").splitlines()][:2]
+    log = tmp_path / "bench_tp1_dp4.log"
+    log.write_text("\n".join(_as_printed(d) for d in docs) + "\n")
+    runs = scaling_inputs.collect([log]).runs
+    assert [(r.tag, r.batch) for r in runs] == [("rate 10/s", 8), ("rate 30/s", 36)]
+    assert "8.37 req/s x 3.685 s decoding" in runs[0].batch_how  # 13.71 ms x 268.82, as printed and "= 30.85 sequences decoding" in runs[0].batch_how
+    assert [r.get("itl_ms").value for r in runs] == [13.1, 21.83]
