@@ -4,7 +4,7 @@ Inputs, each read as what its content is:
 - a ticket folder or `ticket.toml`: its `[[measured]]` entries carry tp/pp/batch themselves;
 - a serving-benchmark output (vLLM `bench serve` text or JSON, SGLang `bench_serving` text or
   JSON lines), one file per layout; a saved result that states no concurrency is a run of its own,
-  its batch per replica derived from its figures (in_flight);
+  its batch per replica derived from its figures (derived_batch);
 - an nsys SQLite capture, one per layout: its step time and its measured all-reduce kernel time
   per call (the GPU that waited least, so a slow peer's lateness is not counted);
 - a small CSV: `layout,batch,metric,value` (or `tp,pp,dp,batch,metric,value`; optional `stat`,
@@ -219,7 +219,7 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
             continue
         # a result with no stated concurrency is a run of its own, whether or not its batch can be derived
         if (result[0], layout.dp) not in derived:
-            derived[result[0], layout.dp] = in_flight(result[1], layout.dp)
+            derived[result[0], layout.dp] = derived_batch(result[1], layout.dp)
         batch, how = derived[result[0], layout.dp] or (None, None)
         run = _run(runs, layout, batch, setup, tag=_rate_of(result[1]), result=result[0])
         run.batch_how = how
@@ -257,7 +257,7 @@ def _rate_of(result: list) -> str:
     return "rate inf" if rate == "inf" else f"rate {rate:g}/s"
 
 
-def in_flight(result: list, replicas: int) -> tuple[int, str] | None:
+def derived_batch(result: list, replicas: int) -> tuple[int, str] | None:
     """(batch per replica, how it was found) of a benchmark result that states no concurrency (no
     max_concurrency: vLLM's benchmark_serving.py then sends requests at `request_rate` with no
     cap); None when a figure it needs is missing.
