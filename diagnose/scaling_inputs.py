@@ -3,7 +3,8 @@
 Inputs, each read as what its content is:
 - a ticket folder or `ticket.toml`: its `[[measured]]` entries carry tp/pp/batch themselves;
 - a serving-benchmark output (vLLM `bench serve` text or JSON, SGLang `bench_serving` text or
-  JSON lines), one file per layout;
+  JSON lines), one file per layout; a saved result that states no concurrency is a run of its own,
+  its batch per replica derived from its figures (derived_batch);
 - an nsys SQLite capture, one per layout: its step time and its measured all-reduce kernel time
   per call (the GPU that waited least, so a slow peer's lateness is not counted);
 - a small CSV: `layout,batch,metric,value` (or `tp,pp,dp,batch,metric,value`; optional `stat`,
@@ -19,6 +20,7 @@ a figure without its layout would be compared with the wrong prediction.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import math
@@ -73,13 +75,18 @@ class Setup:
 
 @dataclass
 class Run:
-    """Everything measured at one layout and one batch (concurrent sequences per replica)."""
+    """Everything measured at one layout and one batch (concurrent sequences per replica).
+
+    A benchmark result that states no concurrency is a run of its own, `tag` naming it (its
+    request rate), with the batch derived from its figures and `batch_how` saying how."""
 
     layout: Layout
     batch: int | None
     measurements: list[Measurement] = field(default_factory=list)
     capture: CaptureComm | None = None
     setup: Setup = Setup()
+    tag: str | None = None
+    batch_how: str | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -197,6 +204,8 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     for m in kept:
         check_measurement(m)
     setup = _setup_of(read)
+    results = _results(read.of(Workload), measurements)
+    derived: dict[tuple[str, int], tuple[int, str] | None] = {}
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
         own = Layout(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
@@ -204,7 +213,93 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         if layout is None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
                              f"(bench_tp4.json) or pass --tp-of {path.name}=TP")
-        _add(runs, layout, m, setup)
+        result = None if m.batch or m.concurrency else results.get(m.source)
+        if result is None:
+            _add(runs, layout, m, setup)
+            continue
+        # a result with no stated concurrency is a run of its own, whether or not its batch can be derived
+        if (result[0], layout.dp) not in derived:
+            derived[result[0], layout.dp] = derived_batch(result[1], layout.dp)
+        batch, how = derived[result[0], layout.dp] or (None, None)
+        run = _run(runs, layout, batch, setup, tag=_rate_of(result[1]), result=result[0])
+        run.batch_how = how
+        run.measurements.append(m)
+
+
+def _results(workloads, measurements) -> dict[str, tuple[str, list]]:
+    """{measurement source: (its result's source, every measurement of that result)}: a figure
+    belongs to the last benchmark result (the Workload a serving benchmark states per result) at
+    or above its line in the same file (the first result's, for a figure above every result)."""
+    by_file: dict[str, list[tuple[int, object]]] = {}
+    for w in workloads:
+        if "request_rate" in w.extra:
+            file, _, line = str(w.source).rpartition(":")
+            if line.isdigit():
+                by_file.setdefault(file, []).append((int(line), w))
+    for found in by_file.values():
+        found.sort(key=lambda x: x[0])
+    starts = {file: [n for n, _ in found] for file, found in by_file.items()}
+    groups: dict[str, list] = {}
+    owner: dict[str, object] = {}
+    for m in measurements:
+        file, _, line = str(m.source).rpartition(":")
+        found = by_file.get(file)
+        if not found or not line.isdigit():
+            continue
+        w = found[max(bisect.bisect_right(starts[file], int(line)) - 1, 0)][1]
+        owner[m.source] = w
+        groups.setdefault(w.source, []).append(m)
+    return {src: (w.source, [w, *groups[w.source]]) for src, w in owner.items()}
+
+
+def _rate_of(result: list) -> str:
+    rate = result[0].extra.get("request_rate")
+    return "rate inf" if rate == "inf" else f"rate {rate:g}/s"
+
+
+def derived_batch(result: list, replicas: int) -> tuple[int, str] | None:
+    """(batch per replica, how it was found) of a benchmark result that states no concurrency (no
+    max_concurrency: vLLM's benchmark_serving.py then sends requests at `request_rate` with no
+    cap); None when a figure it needs is missing.
+
+    The batch of a decode step is the sequences decoding, so Little's law is applied to the decode
+    phase: sequences decoding = request_throughput x mean decode time per request, where decode
+    time = latency - TTFT = TPOT x (output tokens - 1) per request (mean_e2el_ms - mean_ttft_ms
+    where both are saved, else mean_tpot_ms x (total_output_tokens / completed - 1)). The
+    benchmark's duration runs from the first request sent to the last answer, so the identity holds
+    for the window. Requests waiting in TTFT (queued, prefilling) are in flight but not in the
+    decode batch: at request rate inf they are many (the sample's first inf run: 649 in flight,
+    512 decoding), so the text gives both.
+    Source: https://github.com/vllm-project/vllm/blob/0049e29c41fd383bda519a3f250e3227713081ef/benchmarks/benchmark_serving.py
+    (calculate_metrics, benchmark, main's result_json)."""
+    from diagnose.inputs import MAX_BATCH, finite_number
+
+    def get(metric, stat=None):
+        return next((m for m in result[1:] if m.metric == metric and m.stat == stat), None)
+
+    rps, e2e, ttft = get("request_throughput"), get("e2e_latency_ms", "mean"), get("ttft_ms", "mean")
+    tpot, done, tokens = get("tpot_ms", "mean"), get("completed_requests"), get("output_tokens_total")
+    if rps is None or ((e2e is None or ttft is None) and None in (tpot, done, tokens)):
+        return None
+    for m in (rps, e2e, ttft, tpot, done, tokens):
+        if m is not None:
+            finite_number(m.value, f"{m.source}: {m.metric}", low=0, high=UNIT_LIMITS.get(m.unit or "", 1e12))
+    if e2e is not None and ttft is not None:
+        decode_ms = max(e2e.value - ttft.value, 0.0)
+        how = f"mean_e2el_ms {e2e.value:.4g} - mean_ttft_ms {ttft.value:.4g}"
+    else:
+        per_request = tokens.value / done.value if done.value else 0.0
+        decode_ms = tpot.value * max(per_request - 1, 0.0)
+        how = f"mean_tpot_ms {tpot.value:.4g} x (total_output_tokens / completed {per_request:.4g} - 1)"
+    decoding = rps.value * decode_ms / 1e3
+    per_replica = decoding / replicas
+    finite_number(per_replica, f"{rps.source}: sequences decoding derived from request_throughput", high=MAX_BATCH)
+    text = (f"derived (no concurrency stated) by Little's law over the decode phase: request_throughput "
+            f"{rps.value:.4g} req/s x {decode_ms / 1e3:.4g} s decoding per request ({how}) = {decoding:.4g} sequences "
+            f"decoding" + (f" / {replicas} replicas = {per_replica:.3g}" if replicas > 1 else ""))
+    if ttft is not None:
+        text += f"; with mean_ttft_ms {ttft.value:.4g} (queued, prefilling) {rps.value * (decode_ms + ttft.value) / 1e3:.4g} in flight"
+    return max(1, round(per_replica)), text
 
 
 def check_measurement(m: Measurement) -> None:
@@ -273,10 +368,11 @@ def _add(runs: dict, layout: Layout, m: Measurement, setup: Setup = Setup()) -> 
     _run(runs, layout, m.batch or m.concurrency, setup).measurements.append(m)
 
 
-def _run(runs: dict, layout: Layout, batch: int | None, setup: Setup = Setup()) -> Run:
-    key = (layout, batch, setup)
+def _run(runs: dict, layout: Layout, batch: int | None, setup: Setup = Setup(), tag: str | None = None,
+         result: str | None = None) -> Run:
+    key = (layout, batch, setup, result)
     if key not in runs:
-        runs[key] = Run(layout, batch, setup=setup)
+        runs[key] = Run(layout, batch, setup=setup, tag=tag)
     return runs[key]
 
 

@@ -205,6 +205,10 @@ class ScalingRow:
     launch_gap_share: float | None
     band_low: float
     band_high: float
+    # a benchmark result that states no concurrency: its batch derived (scaling_inputs.derived_batch),
+    # how, and the run's name (its request rate)
+    batch_how: str | None = None
+    run: str | None = None
     # with a measured step: the share of the gap above the roofline the calibrated terms explain
     explained_share: float | None = None
     # the figure judged (None: the run has none the predictor can judge); with it, how and where it
@@ -276,6 +280,7 @@ class GoodputRun:
     met: bool  # every SLO percentile reported and met
     checks: list[SloCheck]
     unknown: list[str]  # SLO percentiles the run does not report
+    run: str | None = None  # a benchmark result that states no concurrency (its request rate): batch is derived
 
 
 @dataclass

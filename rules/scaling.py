@@ -239,7 +239,8 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
     calibrated = sum(terms.values())
     row = ScalingRow(
         label=run.layout.label(), tp=p.tp, pp=p.pp, dp=p.dp, gpus=p.gpus, batch=batch,
-        batch_stated=run.batch is not None, sources=run.sources, engine=p.engine, prompt=p.prompt,
+        batch_stated=run.batch is not None and not run.batch_how, batch_how=run.batch_how, run=run.tag,
+        sources=run.sources, engine=p.engine, prompt=p.prompt,
         output=p.output if run.setup.output else None,
         step_ms=round(step[0], 4) if step else None, step_how=step[1] if step else None,
         step_source=step[2] if step else None,
@@ -496,7 +497,7 @@ def goodput(runs, slo: dict, gpus: int) -> Goodput:
                 checks.append(SloCheck(name, limit, round(value, 3), got, source, value <= limit))
         met = not unknown and all(c.met for c in checks)
         entry = by_layout.setdefault(run.layout.label(), GoodputLayout(run.layout.label(), run.layout.gpus, []))
-        entry.runs.append(GoodputRun(run.batch, tok, met, checks, unknown))
+        entry.runs.append(GoodputRun(run.batch, tok, met, checks, unknown, run=run.tag if run.batch_how else None))
         if met:
             entry.goodput = max(entry.goodput, tok)
     rows = list(by_layout.values())

@@ -23,8 +23,10 @@ def _ms(x) -> str:
 
 
 def _what(r: ScalingRow) -> str:
-    """'TP4 batch 8' (+ the lengths when the row has them)."""
+    """'TP4 batch 8' (+ the lengths when the row has them; a derived batch says so)."""
     lengths = f", {r.prompt} in / {r.output} out" if r.output else ""
+    if r.batch_how:
+        return f"{r.label} at {r.run}, batch {r.batch} per replica (derived){lengths}"
     return f"{r.label} batch {r.batch}{lengths}"
 
 
@@ -35,8 +37,9 @@ def _unit(r: ScalingRow) -> str:
 def _step_ev(r: ScalingRow) -> Evidence:
     lo, hi = (r.expected * r.band_low, r.expected * r.band_high) if r.time_metric else \
         (r.expected / r.band_high, r.expected / r.band_low)
+    derived = f"; batch {r.batch_how}" if r.batch_how else ""
     return Evidence(source=r.measured_source, detail=f"{_what(r)}: measured {r.measured_how} vs the expected figure "
-                    f"(band {lo:.4g}-{hi:.4g})", measured=r.measured, expected=r.expected, unit=_unit(r))
+                    f"(band {lo:.4g}-{hi:.4g}){derived}", measured=r.measured, expected=r.expected, unit=_unit(r))
 
 
 def _model_ev(r: ScalingRow) -> Evidence:
@@ -358,7 +361,9 @@ def _goodput_ev(g: Goodput) -> list[Evidence]:
     for e in g.layouts:
         for run in e.runs:
             for c in run.checks:
-                out.append(Evidence(source=c.source, detail=f"{e.label} concurrency {run.batch}: {c.slo} ({c.stat})",
+                what = (f"at {run.run}, concurrency {run.batch} per replica (derived)" if run.run else
+                        f"concurrency {run.batch if run.batch is not None else 'not stated'}")
+                out.append(Evidence(source=c.source, detail=f"{e.label} {what}: {c.slo} ({c.stat})",
                                     measured=c.measured, expected=c.limit, unit="ms"))
     return out[:12]
 

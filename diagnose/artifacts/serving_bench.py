@@ -6,7 +6,10 @@ lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs
 `Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5`), `batch 8, input 128,
 output 256: 206.32 token/s` summaries, and training step lines (`9134.5 examples/sec;
 0.014 sec/batch`). Each figure is a Measurement with its stat (mean/median/p95/p99) and the
-concurrency or batch where the output states it.
+concurrency or batch where the output states it. A result also states its completed requests,
+output tokens and duration (Measurements), and a Workload on its line (a JSON result's; a text
+block's header) with the offered `request_rate` (a number, or "inf"); the parser derives nothing
+from them.
 
 Periodic generation throughput is `decode_tok_s` with `batch` = the running requests: it is
 the decode rate of all running sequences together.
@@ -33,6 +36,8 @@ TEXT_METRICS = {
     "input token throughput": ("input_tok_s", "tok/s"),
     "peak output token throughput": ("peak_output_tok_s", "tok/s"),
     "benchmark duration": ("duration_s", "s"),
+    "successful requests": ("completed_requests", "requests"),
+    "total generated tokens": ("output_tokens_total", "tokens"),
 }
 LATENCY = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2e latency": "e2e_latency_ms", "e2elatency": "e2e_latency_ms",
            "e2el": "e2e_latency_ms"}
@@ -41,6 +46,13 @@ JSON_METRICS = {
     "output_throughput": ("output_tok_s", "tok/s"),
     "total_token_throughput": ("total_tok_s", "tok/s"),
     "input_throughput": ("input_tok_s", "tok/s"),
+}
+# Counts a saved result states beside its rates (vLLM benchmark_serving.py's `result` dict): what a
+# request's mean output length and the requests in flight are derived from (diagnose.scaling_inputs).
+JSON_COUNTS = {
+    "completed": ("completed_requests", "requests"),
+    "total_output_tokens": ("output_tokens_total", "tokens"),
+    "duration": ("duration_s", "s"),
 }
 JSON_LATENCY = re.compile(r"^(?P<stat>mean|median|std|p\d+(?:\.\d+)?)_(?P<what>ttft|tpot|itl|e2el|e2e_latency)_ms$")
 VLLM_PERIODIC = re.compile(
@@ -54,6 +66,7 @@ BATCH_SUMMARY = re.compile(
 )
 STEP = re.compile(r"(?P<rate>\d+(?:\.\d+)?)\s*(?:examples|samples|images)/sec(?:;\s*(?P<sec>\d+(?:\.\d+)?)\s*sec/batch)?")
 CONCURRENCY = re.compile(r"^\s*Max(?:imum)? re\w+ concurrency:\s*(?P<v>\S+)", re.I)
+RATE = re.compile(r"^\s*Traffic request rate:\s*(?P<v>\S+)", re.I)  # before the result block (vLLM) or in it (SGLang)
 
 
 def detect(text: str) -> float:
@@ -74,16 +87,21 @@ def parse(text: str, name: str) -> list:
     out: list = []
     in_result = False
     concurrency: int | None = None
+    rate: float | str | None = None
+    header = 0  # the line of the result block being read
     periodic: dict[str, list] = {}
     for n, line in lines(text):
         src = where(name, n)
         if (m := CONCURRENCY.search(line)) is not None:
             concurrency = to_int(m.group("v"))
+        if (m := RATE.search(line)) is not None:
+            rate = _request_rate(m.group("v"))
         if RESULT_HEADER.search(line):
-            in_result = True
+            in_result, header = True, n
             continue
         if in_result and re.fullmatch(r"\s*=+\s*", line):
             in_result = False
+            out.extend(_result_workload(name, header, rate, concurrency))
             continue
         if in_result and (m := ROW.match(line)) is not None:
             record = _result_row(m.group("label"), m.group("value"), src, concurrency)
@@ -109,9 +127,19 @@ def parse(text: str, name: str) -> list:
             periodic.setdefault("samples", []).append(Measurement(src, "samples_s", float(m.group("rate")), "samples/s"))
             if m.group("sec"):
                 periodic.setdefault("step", []).append(Measurement(src, "step_ms", float(m.group("sec")) * 1e3, "ms"))
+    if in_result:  # a block cut off before its closing line
+        out.extend(_result_workload(name, header, rate, concurrency))
     for series in periodic.values():
         out.extend(_thin(series))
     return out
+
+
+def _result_workload(name: str, header: int, rate, concurrency: int | None) -> list:
+    """A Workload on a text result's header line, stating its request rate and concurrency (where
+    printed): diagnose.scaling_inputs groups the block's figures by it, as it does a JSON result's."""
+    if rate is None:
+        return []
+    return [Workload(where(name, header), concurrency=concurrency, extra={"request_rate": rate})]
 
 
 def _result_row(label: str, value: str, src: str, concurrency: int | None) -> Measurement | None:
@@ -123,6 +151,8 @@ def _result_row(label: str, value: str, src: str, concurrency: int | None) -> Me
         stat = m.group("stat").lower()
         scale = 1e3 if m.group("unit").lower() == "s" else 1.0
         return Measurement(src, metric, v * scale, "ms", stat=stat, concurrency=concurrency)
+    if "retokenized" in label.lower():  # SGLang's second count of the same tokens
+        return None
     key = re.sub(r"\s*\(.*\)\s*$", "", label).strip().lower()
     if key in TEXT_METRICS:
         metric, unit = TEXT_METRICS[key]
@@ -164,17 +194,28 @@ def _from_json(results: list[tuple[dict, int | None]], text: str, name: str) -> 
             if v is None:
                 continue
             src = where(name, line or _line_of(text_lines, key))
-            if key in JSON_METRICS:
-                metric, unit = JSON_METRICS[key]
+            if key in JSON_METRICS or key in JSON_COUNTS:
+                metric, unit = JSON_METRICS.get(key) or JSON_COUNTS[key]
                 out.append(Measurement(src, metric, float(v), unit, concurrency=concurrency, tp=tp))
             elif (m := JSON_LATENCY.match(key)) is not None:
                 metric = LATENCY.get(m.group("what").replace("_", " "), f"{m.group('what')}_ms")
                 out.append(Measurement(src, metric, float(v), "ms", stat=m.group("stat"), concurrency=concurrency, tp=tp))
         model = doc.get("model_id") or doc.get("model")
-        if isinstance(model, str) or tp or concurrency:
-            out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
-                                tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend"))))
+        rate = _request_rate(doc.get("request_rate"))
+        # one per result, on the result's line: diagnose.scaling_inputs groups a result's figures by it
+        out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
+                            tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend")),
+                            extra={"request_rate": rate} if rate is not None else {}))
     return out
+
+
+def _request_rate(value) -> float | str | None:
+    """The offered request rate (req/s) as saved: a number, or "inf" when every request was sent at
+    once (benchmark_serving.py writes the string "inf" for float("inf"))."""
+    if str(value).strip().lower() in ("inf", "infinity"):
+        return "inf"
+    v = number(str(value)) if isinstance(value, (int, float, str)) and not isinstance(value, bool) else None
+    return v if v is not None and v > 0 else None
 
 
 def _backend(value) -> str | None:

@@ -23,7 +23,7 @@ def _names(analysis: ScalingAnalysis) -> str:
         (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
 
 
-SCALING_COLUMNS = ["layout", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "decode tok/s", "speed-up / ideal",
+SCALING_COLUMNS = ["layout", "run", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "decode tok/s", "speed-up / ideal",
                    "roofline", "expected", "band", "measured / expected", "layout median", "status", "roofline ms",
                    "expected ms"]
 
@@ -40,7 +40,8 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
         else:
             band = "-"
         rows.append([
-            r.label, r.gpus, r.batch if r.batch_stated or step else "-",
+            # the batch stays a number: the HTML scaling chart computes throughput from it
+            r.label, r.run or "-", r.gpus, r.batch if r.batch_stated or r.batch_how or step else "-",
             f"{r.prompt}/{r.output}" if r.output else "-",
             _n(r.measured, 4) if has else "-", r.measured_how or "-",
             _n(1e3 / step if step else None, 1), _n(_total_tok_s(r), 0),
@@ -58,7 +59,10 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
             "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
             "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not a fault); beyond it is broken unless the smallest layout is as far beyond "
-            "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured.")
+            "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured."
+            + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
+               "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures)."
+               if any(r.batch_how for r in analysis.rows) else ""))
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
 
@@ -88,14 +92,19 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
 
 def goodput_table(g: Goodput) -> dict:
     judged = [any(not run.unknown for run in e.runs) for e in g.layouts]  # else goodput is unknown, not 0
-    rows = [[e.label, e.gpus, ", ".join(f"{run.batch}:{_slo_mark(run)}" for run in e.runs),
+    rows = [[e.label, e.gpus, ", ".join(f"{_concurrency(run)}:{_slo_mark(run)}" for run in e.runs),
              _n(e.goodput, 0) if ok else "-", e.replicas, _n(e.fleet_goodput, 0) if ok else "-",
              "best" if e.label == g.best else ""]
             for e, ok in zip(g.layouts, judged)]
     return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g.gpus}", "total tok/s", ""],
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
                                   "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
-                                  "so it cannot be judged."}
+                                  "so it cannot be judged. ~N: a concurrency per replica derived from the benchmark's "
+                                  "figures (it states none); ?: neither stated nor derivable."}
+
+
+def _concurrency(run: GoodputRun) -> str:
+    return "?" if run.batch is None else f"~{run.batch}" if run.run else str(run.batch)
 
 
 def _slo_mark(run: GoodputRun) -> str:
