@@ -1,10 +1,11 @@
 """Find the weak nodes in a fleet from their `diagnose node` reports.
 
 Each node report becomes a few comparable numbers (bus bandwidth per collective and message
-size, small-message latency, HBM rate, GEMM rate, active NVLinks, PCIe width and gen). Nodes are
-grouped by GPU model, and within a group each metric's spread is measured robustly: the median
-and the median absolute deviation (MAD), so one broken node cannot hide itself by dragging the
-mean. A node is an outlier when its robust z-score is beyond the threshold in the bad direction.
+size, small-message latency, HBM rate, GEMM rate, fewest active NVLinks on one GPU, PCIe width
+and gen). Nodes are grouped by GPU model, and within a group each metric's spread is measured
+robustly: the median and the median absolute deviation (MAD), so one broken node cannot hide
+itself by dragging the mean. A node is an outlier when its robust z-score is beyond the
+threshold in the bad direction.
 """
 
 from __future__ import annotations
@@ -72,9 +73,15 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
         values["P2P copy GB/s (median pair)"] = Value(statistics.median(pairs), "GB/s", "higher", "other")
     links = facts.get("nv_link_fact") or []
     if links:
+        # Per GPU, not per node: a node total also counts how many GPUs its report shows, so a
+        # report that reads 2 of 8 GPUs would look like 108 links down.
+        active: dict = {}
+        for link in links:
+            active[link.get("gpu")] = active.get(link.get("gpu"), 0) + bool(link.get("active"))
         down = [f"GPU{link.get('gpu')} link {link['link']}" for link in links if not link.get("active")]
-        values["active NVLinks"] = Value(float(len(links) - len(down)), "links", "higher", "nvlink_down", True,
-                                         f"inactive: {', '.join(down[:8])}" if down else "")
+        values["active NVLinks (fewest on one GPU)"] = Value(
+            float(min(active.values())), "links", "higher", "nvlink_down", True,
+            f"inactive: {', '.join(down[:8])}" if down else "")
     widths = [g["pcie_width_current"] for g in gpus if g.get("pcie_width_current")]
     if widths:
         narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in gpus if g.get("pcie_width_current") == min(widths)]
