@@ -86,9 +86,11 @@ def no_outlier(facts, spread: FleetSpread):
             judged[m.group] = max(judged.get(m.group, 0), len(m.points))
         groups = ", ".join(f"{n} {g}" for g, n in judged.items())
         names = ", ".join(dict.fromkeys(m.name for m in spread.metrics))
+        skipped = "; ".join(f"{name} on {n} of {spread.groups[g]} {g} nodes" for g, name, n in spread.uncompared)
         yield Finding(
             rule="fleet.no_outlier", category="healthy", severity="ok", confidence=0.8,
             title=f"no outlier among the nodes compared ({groups})",
             summary=f"Each compared node is within its GPU model's spread (robust z ≤ {spread.z_threshold}) on "
-                    f"{len(spread.metrics)} metric(s) measured on at least {MIN_NODES} of its nodes: {names}.",
+                    f"{len(spread.metrics)} metric(s) measured on at least {MIN_NODES} of its nodes: {names}."
+                    + (f" Not compared, measured (the same way) on too few nodes: {skipped}." if skipped else ""),
         )
