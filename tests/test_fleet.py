@@ -229,7 +229,9 @@ def test_shipped_fleet_samples_are_replays_of_their_recordings(tmp_path):
     assert len(samples) == 6
     for sample in samples:
         fresh = json.loads(replay(REPO / "tests" / "recordings" / sample.name, tmp_path / sample.name).read_text())
-        assert json.loads(sample.read_text())["facts"] == fresh["facts"], sample.name
+        assert json.loads(sample.read_text())["facts"] == fresh["facts"], (
+            f"stale: diagnose node --replay tests/recordings/{sample.name} --json -o samples/fleet/{sample.name} "
+            "--fail-on never")
 
 
 def test_shipped_fleet_example_judges_the_three_h100_sxm_nodes():
