@@ -1,10 +1,11 @@
 """Find the weak nodes in a fleet from their `diagnose node` reports.
 
 Each node report becomes a few comparable numbers (bus bandwidth per collective and message
-size, small-message latency, HBM rate, GEMM rate, active NVLinks, PCIe width and gen). Nodes are
-grouped by GPU model, and within a group each metric's spread is measured robustly: the median
-and the median absolute deviation (MAD), so one broken node cannot hide itself by dragging the
-mean. A node is an outlier when its robust z-score is beyond the threshold in the bad direction.
+size, small-message latency, HBM rate, GEMM rate, fewest active NVLinks on one GPU, PCIe width
+and gen). Nodes are grouped by GPU model, and within a group each metric's spread is measured
+robustly: the median and the median absolute deviation (MAD), so one broken node cannot hide
+itself by dragging the mean. A node is an outlier when its robust z-score is beyond the
+threshold in the bad direction.
 """
 
 from __future__ import annotations
@@ -66,15 +67,26 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
         rates = [float(m["value"]) for m in facts.get("measurement") or [] if m.get("metric") == metric]
         if rates:
             values[label] = Value(min(rates), unit, "higher", "throttling" if metric == "gemm_tflops" else "hardware_fault")
-    pairs = [m.value for m in link_metrics(facts) if m.group.startswith("P2P GB/s")]  # best path per pair
-    if pairs:
-        values["P2P copy GB/s (slowest pair)"] = Value(min(pairs), "GB/s", "higher", "other")
-        values["P2P copy GB/s (median pair)"] = Value(statistics.median(pairs), "GB/s", "higher", "other")
+    # Best path per pair, per direction: a bidirectional copy moves twice the bytes of a
+    # unidirectional one, so the two are different metrics and never compared with each other.
+    by_direction: dict[str, list[float]] = {}
+    for m in link_metrics(facts):
+        if m.group.startswith("P2P GB/s "):
+            by_direction.setdefault(m.group.removeprefix("P2P GB/s "), []).append(m.value)
+    for direction, pairs in sorted(by_direction.items()):
+        values[f"P2P copy GB/s {direction} (slowest pair)"] = Value(min(pairs), "GB/s", "higher", "other")
+        values[f"P2P copy GB/s {direction} (median pair)"] = Value(statistics.median(pairs), "GB/s", "higher", "other")
     links = facts.get("nv_link_fact") or []
     if links:
+        # Per GPU, not per node: a node total also counts how many GPUs its report shows, so a
+        # report that reads 2 of 8 GPUs would look like 108 links down.
+        active: dict = {}
+        for link in links:
+            active[link.get("gpu")] = active.get(link.get("gpu"), 0) + bool(link.get("active"))
         down = [f"GPU{link.get('gpu')} link {link['link']}" for link in links if not link.get("active")]
-        values["active NVLinks"] = Value(float(len(links) - len(down)), "links", "higher", "nvlink_down", True,
-                                         f"inactive: {', '.join(down[:8])}" if down else "")
+        values["active NVLinks (fewest on one GPU)"] = Value(
+            float(min(active.values())), "links", "higher", "nvlink_down", True,
+            f"inactive: {', '.join(down[:8])}" if down else "")
     widths = [g["pcie_width_current"] for g in gpus if g.get("pcie_width_current")]
     if widths:
         narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in gpus if g.get("pcie_width_current") == min(widths)]
@@ -124,7 +136,7 @@ def score(values: list[float], better: str, discrete: bool = False) -> tuple[flo
 
 def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> FleetSpread:
     """Per GPU model and metric: median, MAD and the points, outliers marked."""
-    metrics = []
+    metrics, uncompared = [], []
     groups: dict[str, list[NodeMetrics]] = {}
     for n in nodes:
         groups.setdefault(n.group, []).append(n)
@@ -133,6 +145,8 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Fleet
         for name in names:
             have = [n for n in members if name in n.values]
             if len(have) < MIN_NODES:
+                if len(members) >= MIN_NODES:
+                    uncompared.append((group, name, len(have)))
                 continue
             first = have[0].values[name]
             values = [n.values[name].value for n in have]
@@ -143,7 +157,7 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Fleet
                 for n, v, z in zip(have, values, zs)
             ]
             metrics.append(FleetMetric(name, group, first.unit, first.better, first.category, median, mad, len(have), points))
-    return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, len(nodes))
+    return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, len(nodes), uncompared)
 
 
 def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Report:

@@ -79,9 +79,18 @@ def too_few_nodes(facts, spread: FleetSpread):
 def no_outlier(facts, spread: FleetSpread):
     """Every node within its GPU model's spread on every metric compared."""
     if spread.metrics and not any(p.outlier for m in spread.metrics for p in m.points):
+        # Name only what was compared: nodes of a model with too few peers, and metrics too few
+        # nodes measured, were not judged and must not read as healthy.
+        judged: dict[str, int] = {}
+        for m in spread.metrics:
+            judged[m.group] = max(judged.get(m.group, 0), len(m.points))
+        groups = ", ".join(f"{n} {g}" for g, n in judged.items())
+        names = ", ".join(dict.fromkeys(m.name for m in spread.metrics))
+        skipped = "; ".join(f"{name} on {n} of {spread.groups[g]} {g} nodes" for g, name, n in spread.uncompared)
         yield Finding(
             rule="fleet.no_outlier", category="healthy", severity="ok", confidence=0.8,
-            title=f"no outlier among {spread.node_count} nodes",
-            summary=f"Every node is within the fleet's spread on {len(spread.metrics)} metrics "
-                    f"(robust z ≤ {spread.z_threshold}).",
+            title=f"no outlier among the nodes compared ({groups})",
+            summary=f"Each compared node is within its GPU model's spread (robust z ≤ {spread.z_threshold}) on "
+                    f"{len(spread.metrics)} metric(s) measured on at least {MIN_NODES} of its nodes: {names}."
+                    + (f" Not compared, measured (the same way) on too few nodes: {skipped}." if skipped else ""),
         )

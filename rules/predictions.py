@@ -397,6 +397,9 @@ class FleetSpread(Predictions):
     metrics: list[FleetMetric]
     groups: dict[str, int]  # GPU model -> nodes
     node_count: int
+    # (GPU model, metric, nodes that measured it) for a model with enough nodes where too few of
+    # them measured this metric (the same way) to compare it
+    uncompared: list[tuple[str, str, int]] = dataclasses.field(default_factory=list)
 
     def report_json(self) -> dict[str, Any]:
         return {}  # the report shows the spread as its facts' fleet_metric (fact_json), as it always has

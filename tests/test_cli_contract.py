@@ -620,10 +620,11 @@ def test_uneven_pp_split_evidence_is_the_layer_count(model, pp, severity):
 
 
 def test_an_empty_table_says_none_instead_of_a_bare_header(tmp_path):
-    """Two node reports with nothing measured in common: the comparison table has no rows."""
+    """Two node reports with nothing measured in common (the DGX H100 links, the A40 P2P matrix): the
+    comparison table has no rows."""
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     run("node", "--replay", DGX, "--json", "-o", a, "--fail-on", "never")
-    run("node", "--replay", RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json", "--json", "-o", b, "--fail-on", "never")
+    run("node", "--replay", RECORDINGS / "8x-a40-nvlink-pairs-two-sockets.json", "--json", "-o", b, "--fail-on", "never")
     report = json.loads(run("compare", a, b, "--json").stdout)
     empty = [t for t, table in report["tables"].items() if not table["rows"]]
     assert empty

@@ -29,7 +29,7 @@ def fleet(reports, db_path, since, z_threshold):
     REPORTS are node report JSON files or folders of them (collected from every node by your
     scheduler), or use --db to read the latest node run of each host from the results store.
     Nodes are grouped by GPU model; per metric (bus bandwidth per message size, small-message
-    latency, HBM and GEMM rate, active NVLinks, PCIe width and gen) the fleet's median and MAD
+    latency, HBM and GEMM rate, fewest active NVLinks on one GPU, PCIe width and gen) the fleet's median and MAD
     decide who is out of line.
 
     \b

@@ -24,23 +24,30 @@ def save(name, meta, answers, results=()):
     (OUT / name).write_text(json.dumps(data, indent=1) + "\n")
     print(name, len(answers))
 
+def topo_nv18_answers(text):
+    """The GPU rows of an 8-GPU `nvidia-smi topo -m` where every pair reads NV18 -> each GPU's CPU and
+    NUMA affinity, and its links 0-17 active with an NVSwitch (remote type 2) at the far end."""
+    rows = [l for l in text.splitlines() if re.match(r"GPU\d\t", l)]
+    assert len(rows) == 8
+    a = []
+    for line in rows:
+        cells = line.split("\t")
+        i = int(cells[0][3:])
+        gpu_cells = cells[1:9]
+        assert all(c.strip() in ("X", "NV18") for c in gpu_cells), gpu_cells
+        cpus = next(c for c in cells if re.fullmatch(r"\d+-\d+(,\d+-\d+)?", c))
+        numa = int(cells[cells.index(cpus) + 1])
+        a.append(entry("nvmlDeviceGetCpuAffinity", [i], cpus))
+        a.append(entry("nvmlDeviceGetMemoryAffinity", [i], str(numa)))
+        for link in range(18):
+            a.append(entry("nvmlDeviceGetNvLinkState", [i, link], 1))
+            a.append(entry("nvmlDeviceGetNvLinkRemoteDeviceType", [i, link], 2))
+    return a
+
+
 # ---------------------------------------------------------------- 080: DGX H100 topo -m
-src = (T / "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region/attachment1.txt").read_text().splitlines()
-rows = [l for l in src if re.match(r"GPU\d\t", l)]
-assert len(rows) == 8
-a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8)]
-for line in rows:
-    cells = line.split("\t")
-    i = int(cells[0][3:])
-    gpu_cells = cells[1:9]
-    assert all(c.strip() in ("X", "NV18") for c in gpu_cells), gpu_cells
-    cpus = next(c for c in cells if re.fullmatch(r"\d+-\d+,\d+-\d+", c))
-    numa = int(cells[cells.index(cpus) + 1])
-    a.append(entry("nvmlDeviceGetCpuAffinity", [i], cpus))
-    a.append(entry("nvmlDeviceGetMemoryAffinity", [i], str(numa)))
-    for link in range(18):
-        a.append(entry("nvmlDeviceGetNvLinkState", [i, link], 1))
-        a.append(entry("nvmlDeviceGetNvLinkRemoteDeviceType", [i, link], 2))
+src = (T / "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region/attachment1.txt").read_text()
+a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8)] + topo_nv18_answers(src)
 save("dgx-h100-topo-numa.json", {
     "transcribed_from": "../shared/tickets/080-vllm-13855-dgx-h100-pin-vllm-to-numa-region/attachment1.txt "
                         "(`nvidia-smi topo -m` of a DGX H100, lines 4-11; github.com/vllm-project/vllm/issues/13855)",
@@ -159,6 +166,7 @@ a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8),
      entry("nvmlDeviceGetUtilizationRates", [0], {"gpu": int(m2.group(7)), "memory": None}),
      entry("nvmlDeviceGetComputeMode", [0], 0 if m2.group(8) == "Default" else None),
      entry("nvmlDeviceGetMigMode", [0], [0, 0])]
+a += topo_nv18_answers((OUT / "sources" / "hgx-h100-nccl-1264-topo-m.txt").read_text())
 results = []
 rows = [l.split() for l in mat if re.match(r"\s+\d\s", l)]
 for r in rows:
@@ -170,14 +178,52 @@ for r in rows:
 save("hgx-h100-smi-p2p-bidirectional.json", {
     "transcribed_from": "../shared/tickets/071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional/attachment1.txt "
                         "(`nvidia-smi` table, GPU 0 only) and attachment2.txt (p2pBandwidthLatencyTest bidirectional "
-                        "P2P=Enabled matrix, 8x H100 SXM on NVSwitch); github.com/NVIDIA/nccl/issues/1264",
+                        "P2P=Enabled matrix, 8x H100 SXM on NVSwitch); github.com/NVIDIA/nccl/issues/1264, whose "
+                        "description also posts the node's `nvidia-smi topo -m` (section 'Nvidia-smi Topology'): its "
+                        "header and GPU rows are kept in tests/recordings/sources/hgx-h100-nccl-1264-topo-m.txt",
+    "source_text": ["tests/recordings/sources/hgx-h100-nccl-1264-topo-m.txt"],
     "notes": ["nvidia-smi table row of GPU 0: name, persistence Off, bus 00000000:18:00.0, uncorrected ECC 0, 28C, P0, "
               "88W/700W, 0MiB/81559MiB, 0% util, Default compute mode, MIG Disabled.",
               "The device count (8) is the reporter's gpu_count; the paste shows GPU 0 only.",
+              "topo -m: every GPU pair reads NV18, so each GPU's links 0-17 are recorded active with an NVSwitch at the "
+              "far end (as for the DGX H100 recording); CPU Affinity 0-55,112-167 (NUMA 0) for GPU0-3, 56-111,168-223 "
+              "(NUMA 1) for GPU4-7.",
               "The bandwidth matrix is a measurement, recorded under results as PairBandwidth (bidirectional, P2P enabled)."],
-    "absent": ["GPUs 1-7 in the nvidia-smi table", "NVLink state and topology (no topo -m or nvlink -s in the ticket)",
-               "all host readings"],
+    "absent": ["GPUs 1-7 in the nvidia-smi table (so only GPU 0 has a name)", "NVLink versions, speeds, error counters",
+               "the NIC rows of topo -m", "all host readings"],
 }, a, results)
+
+# ---------------------------------------------------------------- 8x H100 SXM in a VM (RHEL AI): topo + nvlink
+URL = ("https://github.com/starlab3030/rhel-ai/blob/11a2db5cb3c06f0bc520091680659b6cfef6805c/contents/"
+       "manage_life-cycle_of_rhel_ai.md (section 3.1.16, checking the GPUs inside the virtual machine)")
+src = (OUT / "sources" / "h100-vm-rhel-ai-topo-nvlink.txt").read_text()
+names = re.findall(r"^GPU (\d): (NVIDIA H100 80GB HBM3) \(UUID: (GPU-[0-9a-f-]+)\)$", src.split("nvidia-smi topo")[0], re.M)
+assert len(names) == 8
+a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8)]
+for i, name, uuid in names:
+    a += [entry("nvmlDeviceGetName", [int(i)], name), entry("nvmlDeviceGetUUID", [int(i)], uuid)]
+a += topo_nv18_answers(src)
+status = src.split("nvidia-smi nvlink --status")[1]
+gpu = None
+for line in status.splitlines():
+    if m := re.match(r"GPU (\d+): ", line):
+        gpu = int(m.group(1))
+    elif m := re.match(r"\s+Link (\d+): ([\d.]+) GB/s", line):
+        a.append(entry("nvmlDeviceGetFieldValues", [gpu, 164, int(m.group(1))], int(float(m.group(2)) * 1000)))
+save("h100-vm-rhel-ai-topo-nvlink.json", {
+    "transcribed_from": f"{URL}; kept verbatim in tests/recordings/sources/h100-vm-rhel-ai-topo-nvlink.txt",
+    "source_text": ["tests/recordings/sources/h100-vm-rhel-ai-topo-nvlink.txt"],
+    "notes": ["`nvidia-smi --list-gpus`: eight NVIDIA H100 80GB HBM3 (the SXM part) -> names and UUIDs.",
+              "`nvidia-smi topo --matrix`: every GPU pair reads NV18 -> links 0-17 of each GPU active with an NVSwitch at "
+              "the far end (as for the DGX H100 recording); CPU Affinity 0-63, NUMA 0 for every GPU (one NUMA node "
+              "seen by the VM).",
+              "`nvidia-smi nvlink --status` prints links 0, 1 and 17 of each GPU at 26.562 GB/s (the author cut the rest "
+              "with '...<snip>...'): those three speeds are recorded as field 164 in MB/s.",
+              "The GPUs are passed through to a virtual machine (section heading; the fabric manager runs in it)."],
+    "absent": ["virtualisation mode (not printed)", "bus IDs, memory, clocks, power, PCIe, ECC, MIG mode",
+               "the speeds of links 2-16 (snipped)", "all host readings"],
+    "human_reading": "Eight H100 SXM GPUs on NVSwitch, every NVLink up: a healthy node.",
+}, a)
 
 # ---------------------------------------------------------------- 022: 8x A40, NVLink pairs, two sockets
 base = T / "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"
