@@ -167,7 +167,10 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
         else:  # every sequence reads its whole KV cache
             flops = sequences * shapes.attention_flops_per_token(model, s.tp, keys, layers=1)
-            kernel(0.0, sequences * keys * kv_token_layer * count, 0.0, flops * count, attn_rate)
+            kv_b = sequences * keys * kv_token_layer * count
+            kernel(0.0, kv_b, 0.0, flops * count, attn_rate)
+            if not grouped_attention(s):  # one block per query head: CUDA-core work may exceed the KV stream
+                us["compute"] += max(0.0, per_head_attention_us(s, sequences * keys * count) - kv_b / kv_bw)
         misc = (max(0, s.engine.kernels_per_layer - len(mats) - 1) + (MOE_ROUTING_KERNELS if moe else 0)
                 + (MLA_EXTRA_KERNELS if model.is_mla else 0))
         us["act"] += tokens * (6 * model.hidden + 3 * ffn_w / s.tp) * 2.0 * count / bw
@@ -191,6 +194,26 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
     return t
+
+
+def grouped_attention(s: Setting) -> bool:
+    """Whether the engine's decode attention reads each KV head once for its whole GQA group
+    (engines.toml grouped_decode_attention covers the model's head_dim:group), rather than once
+    per query head (TensorRT-LLM's masked MHA, one thread block per head)."""
+    shapes_ok = s.engine.grouped_decode_attention
+    if s.model.is_mla or "any" in shapes_ok:
+        return True
+    group = s.model.heads // max(1, s.model.kv_heads)
+    return f"{s.model.head_dim}:{group}" in shapes_ok
+
+
+def per_head_attention_us(s: Setting, token_layers: float) -> float:
+    """CUDA-core time of a per-query-head decode attention over `token_layers` cached tokens x
+    layers on one rank: every query head loads, converts and multiplies each element of its KV
+    head's K and V itself (calibration.toml [per_head_attention]), at the FP32 FMA rate."""
+    elements = token_layers * (s.model.heads / s.tp) * s.model.head_dim * 2.0
+    ops = s.cal.per_head_ops["kv8" if shapes.DTYPE_BYTES.get(s.kv_dtype, 2.0) < 2 else "kv16"]
+    return elements * ops / (s.gpu.fp32_tflops * 1e6 / 2.0) if s.gpu.fp32_tflops else 0.0
 
 
 def _bytes_per_param(s: Setting, mat: shapes.Matrix) -> float:
