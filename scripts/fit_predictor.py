@@ -57,6 +57,10 @@ GLOBAL = [
     ("custom.trtllm", "per_doubling_us", 0.01, 10.0), ("custom.trtllm", "bus_gbs_per_link_gbs", 0.02, 1.0),
 ]
 ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98)]
+# engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5
+# differs from later releases in its decode attention kernel, not its host side; its fit rows are all
+# throughput, which cannot tell the per-request time apart)
+TIED = {"trtllm-mmha": "trtllm"}
 
 
 # --------------------------------------------------------------------------- data
@@ -110,7 +114,8 @@ class Trial:
 
     def set(self, key: tuple, value: float) -> None:
         if key[0] == "engine":
-            self.engines[key[1]] = dataclasses.replace(self.engines[key[1]], **{key[2]: value})
+            for e in [key[1], *(t for t, to in TIED.items() if to == key[1] and t in self.engines)]:
+                self.engines[e] = dataclasses.replace(self.engines[e], **{key[2]: value})
             return
         section, name = key
         cal = self.cal
@@ -155,7 +160,7 @@ class Objective:
     def refresh(self, engine: str | None) -> float:
         with catalog.trial_calibration(self.trial.cal):
             for i, r in enumerate(self.rows):
-                if engine is None or r.engine == engine:
+                if engine is None or engine in (r.engine, TIED.get(r.engine)):
                     self.loss[i] = self._row_loss(r)
             if engine is None:
                 for i, (c, t) in enumerate(self.points):
@@ -189,15 +194,22 @@ def golden(f, lo: float, hi: float, x0: float, steps: int = 14) -> tuple[float, 
 
 def fit(sweeps: int = 4, verbose: bool = True) -> tuple[Trial, Objective]:
     rows, points = fit_rows(), collective_points()
-    engines = {r.engine for r in rows}
+    engines = {r.engine for r in rows} | {TIED[e] for e in {r.engine for r in rows} if e in TIED}
     trial = Trial(catalog.calibration(), {k: catalog.engine(k) for k in engines})
+    for e, to in TIED.items():  # a tied engine starts from the constants it takes
+        if e in trial.engines:
+            for name, _, _ in ENGINE:
+                trial.set(("engine", to, name), getattr(trial.engines[to], name))
     obj = Objective(rows, points, trial)
     keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
-    for e in sorted(engines):
+    for e in sorted(engines - set(TIED)):
         for name, lo, hi in ENGINE:
             if name == "attention_efficiency" and not trial.engines[e].attention_efficiency:
                 continue  # the engine takes the calibration's
             keys.append((("engine", e, name), lo, hi))
+    for key, lo, hi in keys:  # a start outside its range is clamped before the first sweep is measured
+        trial.set(key, min(hi, max(lo, trial.get(key))))
+    obj.refresh(None)
     if verbose:
         print(f"{len(rows)} fit rows in {len({r.table for r in rows})} tables, {len(points)} all-reduce points; "
               f"start {obj.value():.4f}")
@@ -210,7 +222,7 @@ def fit(sweeps: int = 4, verbose: bool = True) -> tuple[Trial, Objective]:
                 trial.set(key, x)
                 return obj.refresh(engine)
 
-            best, value = golden(f, lo, hi, min(hi, max(lo, trial.get(key))))  # a start outside the range is clamped
+            best, value = golden(f, lo, hi, trial.get(key))
             f(best)
         if verbose:
             print(f"sweep {sweep + 1}: {obj.value():.4f}")
