@@ -4,7 +4,8 @@ Reads the `fit` tables of tests/data/published (end-to-end latency, TTFT, ITL, t
 real engines) and tests/data/collectives (all-reduce times), and adjusts, one at a time by
 golden-section search over a few sweeps (coordinate descent), the constants of
 rules/catalog/calibration.toml and the host times of each engine in rules/catalog/engines.toml
-that has fit rows, minimising the weighted mean |log(measured / expected)|. Each table weighs
+that has fit rows (an engine in TIED takes another's), minimising the weighted mean
+|log(measured / expected)|. Each table weighs
 about as much as any other (a row weighs 1/sqrt(rows in its table)), so one long table does not
 drown the rest. `validation` tables are never read here.
 

@@ -395,7 +395,7 @@ def test_bridged_h100_pcie_pair_runs_at_its_measured_bus_bandwidth():
 
 
 def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group():
-    """TensorRT-LLM's masked MHA runs one thread block per query head (its XQA kernel of v0.6-v0.9
+    """TensorRT-LLM's masked MHA runs one thread block per query head (its early XQA kernel, as in v0.8-v0.9,
     covers only head_dim 128 with 8 query heads per KV head): every query head loads and multiplies
     each element of its KV head itself, so Falcon-180B (29 query heads per KV head) pays 29x the
     CUDA-core work per KV element. Published: TensorRT-LLM v0.8.0 H200 FP8 TP4 batch 1024 runs
