@@ -69,15 +69,12 @@ def _scaling(*args):
     return CliRunner().invoke(cli, ["scaling", *map(str, args), "--catalog", str(MODELS), "--json", "--fail-on", "never"])
 
 
-# Known misses, said plainly: TensorRT-LLM v0.6.1's Llama-2-70B FP8 on H100 at TP4, batch 480,
-# 128 in / 2048 out (a validation table) runs x1.95 the expected time, beyond the band (x1.41):
-# v0.8.0 runs the same layout at batch 512 1.8x faster per GPU. Its decode attention is long-context
-# bound the way a per-query-head kernel is (the v0.5.0 tables without XQA, engine trtllm-mmha, show
-# the same), but whether v0.6.1 ran XQA for this shape is not documented, so its rows keep the
-# trtllm profile. (Falcon-180B's TP8 rows, a known miss before, now track: its 29 query heads per
-# KV head run masked MHA on CUDA cores.) The test holds every other layout to the band; where this
-# one is called broken, the table's verdict is not checked.
-KNOWN_MISSES = {("llama-2-70b", "h100-sxm", "TP4")}
+# Known misses, said plainly: none at present. TensorRT-LLM's Falcon-180B FP8 on H100 at TP8 and
+# v0.6.1's Llama-2-70B FP8 on H100 at TP4 (x1.9-2.2 the expected time before) track since decode
+# attention that runs one thread block per query head on CUDA cores is modelled (masked MHA:
+# Falcon's 29 query heads per KV head; v0.6.1's FP8 KV cache, which XQA took only from 0.7.1). A
+# layout listed here may be beyond the band; the table's verdict is then not checked.
+KNOWN_MISSES: set = set()
 
 
 @pytest.mark.parametrize("table", TABLES, ids=lambda p: p.name)
