@@ -564,6 +564,9 @@ def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int =
             "pp_fabric": pp_fabric.key if pp > 1 else None, "band": [lo, hi],
             "quant_group": quant_group or shapes.DEFAULT_QUANT_GROUP.get(dtype),
             "overlap": "none (communication adds to the step)",
+            "decode_attention": ("grouped (each KV head read once per GQA group)" if step_model.grouped_attention(setting)
+                                 else "one thread block per query head (CUDA cores; engines.toml grouped_decode_attention)"),
+            "pp_microbatches": {"decode": m_e, "prefill": m_p, "step_drains": eng.pp_step_drains} if pp > 1 else None,
         },
     )
 

@@ -427,6 +427,8 @@ def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group
     per_head = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", **kw)
     grouped = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="generic", kv_dtype="fp8", **kw)
     assert per_head.itl_ms_expected - grouped.itl_ms_expected > 2 * per_head.expected_terms["kv_ms"]
+    assert per_head.assumptions["decode_attention"].startswith("one thread block per query head")
+    assert grouped.assumptions["decode_attention"].startswith("grouped")
     # a short context keeps it small: the work grows with the KV it reads
     short = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", batch=1024, prompt=128, output=128, dtype="fp8")
     assert short.itl_ms_expected < per_head.itl_ms_expected
@@ -456,3 +458,6 @@ def test_fastertransformer_pipeline_microbatches_and_drained_steps():
     overlapped = predict("nemo-gpt3-20b", "a100-80gb-sxm", Layout(tp=8, pp=4), batch=256, prompt=200, output=200,
                          engine="generic").itl_ms_expected
     assert overlapped < 0.75 * steps[4]
+    assert predict("nemo-gpt3-20b", "a100-80gb-sxm", Layout(tp=8, pp=4), batch=256, prompt=200, output=200,
+                   engine="fastertransformer").assumptions["pp_microbatches"] == {"decode": 4, "prefill": 64,
+                                                                                  "step_drains": True}
