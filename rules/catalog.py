@@ -282,7 +282,12 @@ class EngineSpec:
     custom_allreduce_max_ranks: int = 8
     custom_allreduce_pcie_pairs: bool = False  # also on 2 GPUs joined only by PCIe P2P
     attention_efficiency: float = 0.0  # share of HBM bandwidth its decode attention reaches; 0 = calibration.toml's
+    # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all); other
+    # shapes run one thread block per query head on CUDA cores (rules.step_model)
+    grouped_decode_attention: tuple[str, ...] = ("any",)
     fp8_kv_cache: bool = False  # an FP8 checkpoint gets an FP8 KV cache unless told otherwise
+    pp_microbatch_tokens: int = 0  # PP: most tokens per microbatch (FasterTransformer); 0 = one microbatch per stage
+    pp_step_drains: bool = False  # PP: every decode step fills and drains the pipeline (no overlap across steps)
     activation_tokens: int = 8192  # tokens per forward pass the engine reserves activation memory for
     cuda_graph_gb: float = 0.0  # memory the captured CUDA graphs hold per GPU
     comm_buffer_gb: float = 0.0  # NCCL and custom all-reduce buffers per GPU
@@ -446,6 +451,7 @@ class Calibration:
     stream_efficiency: float
     kernel_overhead_us: float
     attention_efficiency: float
+    per_head_ops: dict  # CUDA-core operations per KV element per query head: "kv16" (16-bit KV), "kv8" (8-bit)
     gemm_ceiling: dict
     tile_overhead_k: float
     gemm_efficiency: dict
@@ -508,9 +514,9 @@ def _load_calibration(path: Path) -> Calibration:
             raise InputError(f"{where}: table [{name}] is missing")
         return value
 
-    kernels, ceiling, shape, gemm, nccl, launch, band, ar_band = (
-        table(n) for n in ("kernels", "gemm_ceiling", "gemm_shape", "gemm_efficiency", "nccl", "launch", "band",
-                           "allreduce_band"))
+    kernels, per_head, ceiling, shape, gemm, nccl, launch, band, ar_band = (
+        table(n) for n in ("kernels", "per_head_attention", "gemm_ceiling", "gemm_shape", "gemm_efficiency", "nccl",
+                           "launch", "band", "allreduce_band"))
     custom = {}
     for key, entry in table("custom").items():
         if not isinstance(entry, dict):
@@ -523,6 +529,7 @@ def _load_calibration(path: Path) -> Calibration:
         stream_efficiency=number(kernels, "stream_efficiency", "kernels"),
         kernel_overhead_us=number(kernels, "kernel_overhead_us", "kernels"),
         attention_efficiency=number(kernels, "attention_efficiency", "kernels"),
+        per_head_ops={k: number(per_head, k, "per_head_attention") for k in ("kv16", "kv8")},
         gemm_ceiling={k: number(ceiling, k, "gemm_ceiling") for k in ceiling},
         tile_overhead_k=number(shape, "tile_overhead_k", "gemm_shape"),
         gemm_efficiency={k: number(gemm, k, "gemm_efficiency") for k in gemm},

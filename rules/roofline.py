@@ -384,6 +384,21 @@ def _pp_fabric(gpu: GpuSpec, layout: Layout, gpus_per_node: int, interconnect, n
     return tp_fabric(gpu, min(layout.tp * layout.pp, gpus_per_node), gpus_per_node, interconnect, network)[0]
 
 
+def engine_microbatches(eng: EngineSpec, batch: int, tokens_per_seq: int, pp: int) -> int:
+    """Microbatches the engine splits a batch into across `pp` stages. By default one per stage
+    (as many as fill the pipeline). An engine with pp_microbatch_tokens (FasterTransformer's
+    getLocalBatchSize) takes batch / pp sequences when pp divides the batch, else the whole
+    batch, and halves that while it holds more than pp_microbatch_tokens tokens."""
+    if pp == 1:
+        return 1
+    if not eng.pp_microbatch_tokens:
+        return max(1, min(batch, pp))
+    local = batch // pp if batch % pp == 0 else batch
+    while local * tokens_per_seq > eng.pp_microbatch_tokens and local % 2 == 0:
+        local //= 2
+    return math.ceil(batch / local)
+
+
 def _pipelined(pass_ms: float, pp: int, microbatches: int, sendrecv_ms: float, one_shot: bool) -> float:
     """Time for every microbatch to cross every stage once (balanced stages).
 
@@ -459,14 +474,17 @@ def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int =
     share = m / pp  # per GPU per step: m microbatches through 1/pp of the layers
     setting = step_model.Setting(model, gpu, eng, cal, tp, dtype, kv_dtype, fabric, nodes, p2p, quant_group, mbu, mfu)
     sendrecv_roof = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
-    sendrecv_exp = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, graphs=eng.cuda_graphs) / 1e3 if pp > 1 else 0.0
 
     dw = decode_work(model, tp, mb, context, dtype, kv_dtype, quant_group)
     roof = roofline_pass(dw, gpu, fabric, tp, nodes, compute_dtype)
     step = _pipelined(roof.total_ms, pp, m, sendrecv_roof, one_shot=False)
-    exp = step_model.pass_terms(setting, sequences=mb, tokens_per_seq=1, context=context, prefill=False)
-    step_exp = _pipelined(exp.total_ms, pp, m, sendrecv_exp, one_shot=False) + eng.host_ms_per_step
-    exp_share = exp.scaled(share)
+    # the expected step runs the engine's own microbatches (engines.toml pp_microbatch_tokens, pp_step_drains)
+    m_e = engine_microbatches(eng, batch, 1, pp)
+    mb_e = math.ceil(batch / m_e)
+    sendrecv_e = collectives.p2p_us(pp_fabric, mb_e * model.hidden * 2, graphs=eng.cuda_graphs) / 1e3 if pp > 1 else 0.0
+    exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=context, prefill=False)
+    step_exp = _pipelined(exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + eng.host_ms_per_step
+    exp_share = exp.scaled(m_e / pp)
     bubble = step_exp - eng.host_ms_per_step - exp_share.total_ms
 
     # prefill: TTFT of one prompt alone; throughput of the whole batch of prompts
@@ -479,16 +497,18 @@ def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int =
     ttft_exp = _pipelined(one_exp.total_ms, pp, 1, psr_exp, one_shot=True) + eng.host_ms_per_request
     many_roof = roofline_pass(many, gpu, fabric, tp, nodes, compute_dtype)
     prefill_ms = _pipelined(many_roof.total_ms, pp, m, psr_roof * mb, one_shot=True)
-    many_exp = step_model.pass_terms(setting, sequences=mb, tokens_per_seq=prompt, context=prompt, prefill=True)
-    prefill_ms_exp = _pipelined(many_exp.total_ms, pp, m, psr_exp * mb, one_shot=True)
+    m_p = engine_microbatches(eng, batch, prompt, pp)
+    mb_p = math.ceil(batch / m_p)
+    many_exp = step_model.pass_terms(setting, sequences=mb_p, tokens_per_seq=prompt, context=prompt, prefill=True)
+    prefill_ms_exp = _pipelined(many_exp.total_ms, pp, m_p, psr_exp * mb_p, one_shot=True)
     prompt_tokens = batch * prompt
 
     # one request batch end to end: prefill, then output - 1 steps at the average context
     mid = prompt + output / 2
     mid_roof = _pipelined(roofline_pass(decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group), gpu, fabric, tp,
                                         nodes, compute_dtype).total_ms, pp, m, sendrecv_roof, one_shot=False)
-    mid_exp = step_model.pass_terms(setting, sequences=mb, tokens_per_seq=1, context=mid, prefill=False)
-    mid_step_exp = _pipelined(mid_exp.total_ms, pp, m, sendrecv_exp, one_shot=False) + eng.host_ms_per_step
+    mid_exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=mid, prefill=False)
+    mid_step_exp = _pipelined(mid_exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + eng.host_ms_per_step
     e2e = prefill_ms + (output - 1) * mid_roof
     e2e_exp = eng.host_ms_per_request + prefill_ms_exp + (output - 1) * mid_step_exp
 
@@ -544,6 +564,9 @@ def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int =
             "pp_fabric": pp_fabric.key if pp > 1 else None, "band": [lo, hi],
             "quant_group": quant_group or shapes.DEFAULT_QUANT_GROUP.get(dtype),
             "overlap": "none (communication adds to the step)",
+            "decode_attention": ("grouped (each KV head read once per GQA group)" if step_model.grouped_attention(setting)
+                                 else "one thread block per query head (CUDA cores; engines.toml grouped_decode_attention)"),
+            "pp_microbatches": {"decode": m_e, "prefill": m_p, "step_drains": eng.pp_step_drains} if pp > 1 else None,
         },
     )
 

@@ -10,10 +10,12 @@ at TP8), and the FLOPs a GEMM achieves falls when its output tiles do not fill t
 
 Per decoder layer: its GEMMs (rules.shapes.layer_matrices), one attention kernel, and the
 engine's other kernels (norms, rotary, activation, residual adds: `kernels_per_layer` minus
-those) with the activation traffic; per pass the LM head and a few sampling kernels; every
-all-reduce at the engine's implementation (rules.collectives). Without CUDA graphs the host
-launches every kernel, so a pass takes at least kernels x `launch_us`. The engine's host time
-per step and per request is added by the caller (rules.roofline), once.
+a dense layer's four GEMMs and its attention; an MoE layer adds its routing) with the
+activation traffic; per pass the LM head and a few sampling kernels; every all-reduce at the
+engine's implementation (rules.collectives). Without CUDA graphs the host launches every
+kernel, so a pass takes at least kernels x `launch_us`. The engine's host time per step and per
+request is added by the caller (rules.roofline), once. A decode attention kernel that runs one
+thread block per query head (grouped_attention false) may be bound by its CUDA-core work.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from rules import collectives, shapes
 from rules.catalog import Calibration, EngineSpec, GpuSpec, InterconnectSpec, ModelSpec
 
 STEP_KERNELS = 4  # per pass outside the layers: embedding, final norm, logits processing, sampling
+DENSE_GEMMS = 4  # QKV, O, gate/up, down: the GEMMs engines.toml kernels_per_layer counts in
 MOE_ROUTING_KERNELS = 3  # top-k, token permute, un-permute / combine
 # MLA (DeepSeek-V3) runs its attention projections as six GEMM-like kernels and two norms where
 # a GQA layer runs one QKV GEMM: q down-proj, q norm, q up-proj, kv down-proj, kv norm, and the
@@ -167,8 +170,14 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
         else:  # every sequence reads its whole KV cache
             flops = sequences * shapes.attention_flops_per_token(model, s.tp, keys, layers=1)
-            kernel(0.0, sequences * keys * kv_token_layer * count, 0.0, flops * count, attn_rate)
-        misc = (max(0, s.engine.kernels_per_layer - len(mats) - 1) + (MOE_ROUTING_KERNELS if moe else 0)
+            kv_b = sequences * keys * kv_token_layer * count
+            kernel(0.0, kv_b, 0.0, flops * count, attn_rate)
+            if not grouped_attention(s):  # one block per query head: CUDA-core work may exceed the KV stream
+                us["compute"] += max(0.0, per_head_attention_us(s, sequences * keys * count) - kv_b / kv_bw)
+        # the engine's non-GEMM kernels of a dense layer, plus what an MoE layer adds beside its GEMMs
+        # (routing; the shared expert's own activation), whatever its GEMM count
+        misc = (max(0, s.engine.kernels_per_layer - DENSE_GEMMS - 1)
+                + ((MOE_ROUTING_KERNELS + (1 if model.shared_experts else 0)) if moe else 0)
                 + (MLA_EXTRA_KERNELS if model.is_mla else 0))
         us["act"] += tokens * (6 * model.hidden + 3 * ffn_w / s.tp) * 2.0 * count / bw
         kernels += count * (len(mats) + 1 + misc)
@@ -191,6 +200,26 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
     return t
+
+
+def grouped_attention(s: Setting) -> bool:
+    """Whether the engine's decode attention reads each KV head once for its whole GQA group
+    (engines.toml grouped_decode_attention covers the model's head_dim:group), rather than once
+    per query head (TensorRT-LLM's masked MHA, one thread block per head)."""
+    shapes_ok = s.engine.grouped_decode_attention
+    if s.model.is_mla or "any" in shapes_ok:
+        return True
+    group = s.model.heads // max(1, s.model.kv_heads)
+    return f"{s.model.head_dim}:{group}" in shapes_ok
+
+
+def per_head_attention_us(s: Setting, token_layers: float) -> float:
+    """CUDA-core time of a per-query-head decode attention over `token_layers` cached tokens x
+    layers on one rank: every query head loads, converts and multiplies each element of its KV
+    head's K and V itself (calibration.toml [per_head_attention]), at the FP32 FMA rate."""
+    elements = token_layers * (s.model.heads / s.tp) * s.model.head_dim * 2.0
+    ops = s.cal.per_head_ops["kv8" if shapes.DTYPE_BYTES.get(s.kv_dtype, 2.0) < 2 else "kv16"]
+    return elements * ops / (s.gpu.fp32_tflops * 1e6 / 2.0) if s.gpu.fp32_tflops else 0.0
 
 
 def _bytes_per_param(s: Setting, mat: shapes.Matrix) -> float:

@@ -392,3 +392,72 @@ def test_bridged_h100_pcie_pair_runs_at_its_measured_bus_bandwidth():
         t = collectives.expected(ic, 2, size).us  # n = 2: busbw = algbw = bytes / time
         assert size / t / 1e3 == pytest.approx(measured_busbw, rel=0.02)
         assert collectives.roofline_us(ic, 2, size) < size / (measured_busbw * 1e3)
+
+
+def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group():
+    """TensorRT-LLM's masked MHA runs one thread block per query head (its early XQA kernel, as in v0.8-v0.9,
+    covers only head_dim 128 with 8 query heads per KV head): every query head loads and multiplies
+    each element of its KV head itself, so Falcon-180B (29 query heads per KV head) pays 29x the
+    CUDA-core work per KV element. Published: TensorRT-LLM v0.8.0 H200 FP8 TP4 batch 1024 runs
+    128/2048 at 990 tok/s/GPU and 128/128 at 1116: the longer context costs ~113 ms more per step
+    for ~20 GB more KV per GPU, ~24x the time its bytes take at HBM speed."""
+    from rules import step_model
+
+    cal = catalog.calibration()
+    trt, mmha = catalog.engine("trtllm"), catalog.engine("trtllm-mmha")
+    falcon, llama = catalog.model("falcon-180b"), catalog.model("llama-2-70b")
+    h200 = catalog.gpu("h200-sxm")
+
+    def setting(model, engine):
+        fabric = tp_fabric(h200, 4, 8)[0]
+        return step_model.Setting(model, h200, engine, cal, 4, "fp8", "fp8", fabric)
+
+    assert not step_model.grouped_attention(setting(falcon, trt))  # head_dim 64, 29 per KV head: no XQA
+    assert step_model.grouped_attention(setting(llama, trt))  # 128:8 is XQA's shape
+    assert not step_model.grouped_attention(setting(llama, mmha))  # v0.5: no XQA at all
+    assert step_model.grouped_attention(setting(falcon, catalog.engine("vllm")))  # "any": GQA-aware kernel
+    # by hand: 1024 sequences x 1000 tokens x 80 layers, 232/4 query heads x 64 x (K and V) elements each,
+    # x kv8 operations at the FP32 FMA rate (67 TFLOPS / 2)
+    token_layers = 1024 * 1000 * 80
+    by_hand = token_layers * 58 * 64 * 2 * cal.per_head_ops["kv8"] / (67e6 / 2)
+    assert step_model.per_head_attention_us(setting(falcon, trt), token_layers) == pytest.approx(by_hand)
+    # the decode step at 2k context is slower under masked MHA than under a GQA-aware kernel, by more than
+    # the KV bytes take: the KV stream is not what bounds it
+    kw = dict(batch=1024, prompt=128, output=2048, dtype="fp8")
+    per_head = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", **kw)
+    grouped = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="generic", kv_dtype="fp8", **kw)
+    assert per_head.itl_ms_expected - grouped.itl_ms_expected > 2 * per_head.expected_terms["kv_ms"]
+    assert per_head.assumptions["decode_attention"].startswith("one thread block per query head")
+    assert grouped.assumptions["decode_attention"].startswith("grouped")
+    # a short context keeps it small: the work grows with the KV it reads
+    short = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", batch=1024, prompt=128, output=128, dtype="fp8")
+    assert short.itl_ms_expected < per_head.itl_ms_expected
+
+
+def test_fastertransformer_pipeline_microbatches_and_drained_steps():
+    """FasterTransformer's getLocalBatchSize: batch / pp sequences per microbatch when pp divides
+    the batch, else the whole batch, halved while it holds more than 1024 tokens; and every decode
+    step runs all its microbatches through all stages before the next (ParallelGpt's loop)."""
+    from rules.roofline import engine_microbatches
+
+    ft, vllm = catalog.engine("fastertransformer"), catalog.engine("vllm")
+    assert engine_microbatches(ft, 256, 128, 3) == 32  # 256 -> 128 -> ... -> 8 sequences x 128 tokens = 1024
+    assert engine_microbatches(ft, 256, 1, 3) == 1  # 3 does not divide 256: one microbatch, no overlap
+    assert engine_microbatches(ft, 256, 1, 4) == 4
+    assert engine_microbatches(ft, 4, 1, 3) == 1
+    assert engine_microbatches(ft, 64, 1, 1) == 1
+    assert engine_microbatches(vllm, 256, 1, 3) == 3  # one per stage
+    # NeMo's FasterTransformer sweep, GPT-3 20B, 8 x A100 TP8, batch 256, 200/200 tokens: adding stages
+    # does not shorten the decode step (measured ~26-29 ms per step at PP1..PP4): each step drains
+    from pathlib import Path
+
+    catalog.configure([str(Path(__file__).parent / "data" / "published" / "models.toml")])
+    steps = {pp: predict("nemo-gpt3-20b", "a100-80gb-sxm", Layout(tp=8, pp=pp), batch=256, prompt=200, output=200,
+                         engine="fastertransformer").itl_ms_expected for pp in (1, 2, 4)}
+    assert min(steps.values()) > 0.75 * steps[1]
+    overlapped = predict("nemo-gpt3-20b", "a100-80gb-sxm", Layout(tp=8, pp=4), batch=256, prompt=200, output=200,
+                         engine="generic").itl_ms_expected
+    assert overlapped < 0.75 * steps[4]
+    assert predict("nemo-gpt3-20b", "a100-80gb-sxm", Layout(tp=8, pp=4), batch=256, prompt=200, output=200,
+                   engine="fastertransformer").assumptions["pp_microbatches"] == {"decode": 4, "prefill": 64,
+                                                                                  "step_drains": True}

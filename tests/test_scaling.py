@@ -122,9 +122,10 @@ def test_qwq_32b_vllm_16300_is_expected_physics():
     grows = findings(rep, "scaling.term_grows_with_tp")
     batch1, batch16 = sorted(grows, key=lambda f: "not explained" in f["title"])
     assert "the 128 all-reduces per step" in batch1["title"]  # 2 x 64 layers
-    # at batch 16 the unexplained rest (6.43 ms, 31%) outweighs the all-reduce (3.66 ms): the headline says so
-    assert batch16["title"].startswith("At TP8 31% of the 21.05 ms step is not explained by the model; the largest "
-                                       "modelled growth, all-reduce, is 17% of it")
+    # at batch 16 the unexplained rest (21.05 - 14.69 = 6.36 ms, 30%) outweighs the all-reduce (3.73 ms): the
+    # headline says so
+    assert batch16["title"].startswith("At TP8 30% of the 21.05 ms step is not explained by the model; the largest "
+                                       "modelled growth, all-reduce, is 18% of it")
     batch16 = rows(rep)[("TP8", 16)]
     assert batch16["step_ms"] == pytest.approx(16 / 760 * 1e3, rel=1e-3)  # the reporter's 760 tok/s over 16 sequences
 
