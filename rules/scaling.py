@@ -140,7 +140,18 @@ STEP_NAMES = {"itl_ms": "ITL", "tpot_ms": "TPOT", "step_ms": "step"}
 def measured_step(run) -> tuple[float, str, str] | None:
     """(decode step ms, how it was measured, source): the typical inter-token latency, else the
     capture's step, else batch / decode rate, else batch / output rate (an upper bound: it
-    includes the prefills). None when the run has no decode figure."""
+    includes the prefills). None when the run has no decode figure.
+
+    A run whose batch was derived by Little's law (scaling_inputs.derived_batch: request rate x
+    mean TPOT x output tokens) is measured by the same mean TPOT, so batch / step is the benchmark's
+    own output rate; a median ITL would leave out the steps that carry prefill chunks and overstate
+    the rate (rate inf in samples/bench: median ITL 37.3 ms, mean TPOT 61.8 ms). A run whose batch
+    could not be derived has no step: batch 1 would judge figures of an unknown batch."""
+    if run.tag and run.batch is None:
+        return None
+    if run.batch_how:
+        m = run.get("tpot_ms", stats=("mean",)) or run.get("itl_ms", stats=("mean",))
+        return (m.value, f"{STEP_NAMES[m.metric]} mean", m.source) if m else None
     for metric in ("itl_ms", "tpot_ms", "step_ms"):
         m = run.get(metric)
         if m:
@@ -477,11 +488,16 @@ def parse_slo(text: str | None) -> dict[str, tuple[str, str, float]]:
 
 
 def goodput(runs, slo: dict, gpus: int) -> Goodput:
-    """Tokens/s within the SLO per layout (a run counts when every SLO percentile is met), and
-    how many replicas of each layout `gpus` GPUs hold."""
+    """Tokens/s within the SLO per replica (a run counts when every SLO percentile is met), and
+    how many replicas `gpus` GPUs hold. A replica is what the scaling table's "batch per replica"
+    means: one TP x PP copy of the model; a measured TP1 DP4 rate is four replicas' output."""
+    from rules.roofline import Layout
+
     by_layout: dict[str, GoodputLayout] = {}
     for run in runs:
-        tok = _value(run, "output_tok_s") or _value(run, "decode_tok_s")
+        # a benchmark's output rate is all replicas'; an engine's decode rate (its log) is its own
+        out = _value(run, "output_tok_s")
+        tok = out / run.layout.dp if out else _value(run, "decode_tok_s")
         if tok is None:
             continue
         checks, unknown = [], []
@@ -496,7 +512,8 @@ def goodput(runs, slo: dict, gpus: int) -> Goodput:
             else:
                 checks.append(SloCheck(name, limit, round(value, 3), got, source, value <= limit))
         met = not unknown and all(c.met for c in checks)
-        entry = by_layout.setdefault(run.layout.label(), GoodputLayout(run.layout.label(), run.layout.gpus, []))
+        replica = Layout(run.layout.tp, run.layout.pp).label()
+        entry = by_layout.setdefault(replica, GoodputLayout(replica, run.layout.tp * run.layout.pp, []))
         entry.runs.append(GoodputRun(run.batch, tok, met, checks, unknown, run=run.tag if run.batch_how else None))
         if met:
             entry.goodput = max(entry.goodput, tok)

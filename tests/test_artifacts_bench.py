@@ -90,3 +90,18 @@ def test_fuzz_never_raises():
              ticket_text("058-sonar-1114-aphrodite-enforce-eager-tp2-3060", "attachment1.log"),
              json.dumps({"output_throughput": 1.0, "mean_ttft_ms": 2.0, "max_concurrency": "x"})]
     assert_survives_fuzz(serving_bench, seeds, n=200)
+
+
+def test_a_later_result_block_does_not_inherit_the_earlier_runs_concurrency_or_rate():
+    """Two benchmark_serving.py results in one log: the first printed its rate and concurrency, the
+    second (a run whose header was cut off) did not; its figures must not carry the first's."""
+    real = ticket_text("079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline").splitlines()
+    first = [line.replace("not set", "64") for line in real[11:25]] + ["=" * 50]
+    cut = [line for line in first if not line.startswith(("Traffic", "Max"))]
+    text = "\n".join(first + cut)
+    records = serving_bench.parse(text, "b")
+    second = len(first) + 1  # the line of the second result header
+    later = [m for m in records if isinstance(m, Measurement) and int(m.source.rsplit(":", 1)[1]) > second]
+    earlier = [m for m in records if isinstance(m, Measurement) and int(m.source.rsplit(":", 1)[1]) < second]
+    assert later and earlier
+    assert all(m.concurrency == 64 for m in earlier) and all(m.concurrency is None for m in later)

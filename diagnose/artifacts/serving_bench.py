@@ -102,6 +102,7 @@ def parse(text: str, name: str) -> list:
         if in_result and re.fullmatch(r"\s*=+\s*", line):
             in_result = False
             out.extend(_result_workload(name, header, rate, concurrency))
+            concurrency = rate = None  # each run prints its own: a later block without them must not inherit them
             continue
         if in_result and (m := ROW.match(line)) is not None:
             record = _result_row(m.group("label"), m.group("value"), src, concurrency)

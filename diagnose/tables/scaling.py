@@ -41,7 +41,7 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             band = "-"
         rows.append([
             # the batch stays a number: the HTML scaling chart computes throughput from it
-            r.label, r.run or "-", r.gpus, r.batch if r.batch_stated or r.batch_how or step else "-",
+            r.label, r.run or "-", r.gpus, _batch(r, step),
             f"{r.prompt}/{r.output}" if r.output else "-",
             _n(r.measured, 4) if has else "-", r.measured_how or "-",
             _n(1e3 / step if step else None, 1), _n(_total_tok_s(r), 0),
@@ -61,10 +61,19 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not a fault); beyond it is broken unless the smallest layout is as far beyond "
             "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured."
             + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
-               "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures)."
-               if any(r.batch_how for r in analysis.rows) else ""))
+               "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures), and "
+               "its step is the mean TPOT the batch was derived with, so decode tok/s is the benchmark's own output rate; "
+               "?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not judged."
+               if any(r.run for r in analysis.rows) else ""))
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
+
+
+def _batch(r: ScalingRow, step) -> int | str:
+    """The batch per replica; "?" for a benchmark result whose batch could not be derived (not judged)."""
+    if r.run and not r.batch_how:
+        return "?"
+    return r.batch if r.batch_stated or r.batch_how or step else "-"
 
 
 def decomposition_table(analysis: ScalingAnalysis) -> dict:
@@ -100,7 +109,9 @@ def goodput_table(g: Goodput) -> dict:
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
                                   "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
                                   "so it cannot be judged. ~N: a concurrency per replica derived from the benchmark's "
-                                  "figures (it states none); ?: neither stated nor derivable."}
+                                  "figures (it states none); ?: neither stated nor derivable. A replica is one TP x PP "
+                                  "copy of the model, as in the scaling table: a benchmark's output rate over DPn is "
+                                  "divided by n."}
 
 
 def _concurrency(run: GoodputRun) -> str:
