@@ -44,7 +44,9 @@ def recommendation(facts, p: Plan):
         fix=f"Launch {o.dp} replica(s) with --tensor-parallel-size {o.tp}"
         + (f" --pipeline-parallel-size {o.pp}" if o.pp > 1 else "")
         + (" --enable-expert-parallel" if p.is_moe and o.ep > 1 else "") + f" --max-model-len {p.context}"
-        + f" --max-num-seqs {o.batch_per_replica}.",
+        + f" --max-num-seqs {o.batch_per_replica}"
+        # the plan's capacity assumes this KV cache: vLLM keeps the model's dtype unless told
+        + (" --kv-cache-dtype fp8" if p.kv_dtype == "fp8" else "") + ".",
     )
 
 

@@ -206,3 +206,24 @@ def test_pipeline_when_no_tp_divides_the_heads():
 def test_no_layout_on_too_few_gpus_raises():
     with pytest.raises(InputError, match="does not fit"):
         planner.plan(catalog.model("llama-2-13b"), catalog.gpu("rtx-4090"), 1, 4096, 1, engine=catalog.engine(None))
+
+
+@pytest.mark.parametrize("engine", sorted(catalog.engines()))
+def test_fp8_weights_get_the_kv_cache_their_engine_profile_says_and_the_fix_launches_it(engine):
+    """--dtype fp8 with no --kv-dtype: the engine profile's fp8_kv_cache decides the KV dtype, the
+    --help says so, and the Fix's vLLM-style launch line asks for the KV cache the capacity assumed
+    (vLLM keeps the model's 16-bit dtype unless given --kv-cache-dtype fp8)."""
+    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192", "--concurrency", "64",
+                    "--dtype", "fp8", "--engine", engine)
+    fp8 = catalog.engine(engine).fp8_kv_cache
+    assert out["inputs"]["kv_dtype"] == ("fp8" if fp8 else "bf16")
+    fix = next(f["fix"] for f in out["findings"] if f["rule"] == "plan.recommendation")
+    assert ("--kv-cache-dtype fp8" in fix) == fp8, fix
+    assert "fp8_kv_cache" in " ".join(run("--help").output.split())
+
+
+def test_a_stated_fp8_kv_cache_is_launched_with_it():
+    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192", "--concurrency", "64",
+                    "--engine", "vllm", "--kv-dtype", "fp8")
+    assert out["inputs"]["kv_dtype"] == "fp8"
+    assert "--kv-cache-dtype fp8" in next(f["fix"] for f in out["findings"] if f["rule"] == "plan.recommendation")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from diagnose.commands.options import batch_size, gpu_count, output_options, token_count
+from diagnose.commands.predict import KV_DTYPE_HELP, KV_DTYPES
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 
@@ -19,7 +20,7 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--slo", help="Latency SLO, e.g. itl_p95=50ms,ttft_p95=2s (the prediction is a typical value, not a percentile).")
 @click.option("--prompt", type=token_count(), help="Prompt tokens for the TTFT estimate [default: min(1024, context)].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
-@click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
+@click.option("--kv-dtype", type=click.Choice(KV_DTYPES), help=KV_DTYPE_HELP)
 @click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs in one node: TP stays within a node, PP spans nodes beyond it.")
 @click.option("--engine", help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, ...) [default: generic].")

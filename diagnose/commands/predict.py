@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
+# what rules.roofline.default_kv_dtype does: the engine profile's fp8_kv_cache decides
+KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine's profile quantises the KV cache "
+                 "(fp8_kv_cache in rules/catalog/engines.toml), else the activations' bf16/fp16].")
 
 
 @click.command("predict")
@@ -27,7 +30,7 @@ KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "fp32")
 @click.option("--prompt", type=token_count(), default=1024, show_default=True, help="Prompt tokens per request (prefill, TTFT).")
 @click.option("--context", type=token_count(), help="KV tokens per sequence during decode [default: prompt + 256].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's, usually bf16].")
-@click.option("--kv-dtype", type=click.Choice(KV_DTYPES), help="KV-cache dtype [default: bf16].")
+@click.option("--kv-dtype", type=click.Choice(KV_DTYPES), help=KV_DTYPE_HELP)
 @click.option("--interconnect", help="Intra-node fabric for the TP all-reduce, overriding what the GPU implies (nvswitch3, nvlink4, pcie4, ...).")
 @click.option("--network", help="Scale-out fabric when a layout spans nodes [default: ib-ndr].")
 @click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True, help="GPUs per node (TP beyond this crosses the network).")
