@@ -127,9 +127,9 @@ def does_not_fit(facts, predictions):
         confidence=0.9,
         title=f"{len(bad)} layout(s) do not fit in GPU memory",
         summary=f"Does not fit: {names}. The worst, {worst.label}, is short by {worst.memory_shortfall_gb:.1f} GB per GPU "
-        f"({worst.weights_gb_per_gpu:.1f} GB of weights, {usable:.1f} GB usable).",
+        f"({worst.weights_gb_per_gpu:.1f} GB of weights + {worst.reserved_gb:.1f} GB kept by the engine, {usable:.1f} GB usable).",
         evidence=[
-            Evidence(source=_where(p), detail=f"{p.label}: weights per GPU + KV for the batch vs usable memory",
+            Evidence(source=_where(p), detail=f"{p.label}: weights per GPU + kept by the engine + KV for the batch vs usable memory",
                      measured=round(_usable_gb(p) + p.memory_shortfall_gb, 2), expected=round(_usable_gb(p), 2), unit="GB")
             for p in bad[:6]
         ],
@@ -240,8 +240,10 @@ def _single_layout(batch, p: PredictRow) -> Finding:
 
 
 def _usable_gb(p: PredictRow) -> float:
-    """GPU memory a serving engine may use (kv_budget is what is left after the weights)."""
-    return p.weights_gb_per_gpu + p.kv_budget_gb
+    """GPU memory a serving engine may fill: the one figure `plan` shows too (rules.roofline.usable_gb)."""
+    from rules import roofline
+
+    return roofline.usable_gb(p.gpu, p.engine)
 
 
 def _total(p: PredictRow) -> float:

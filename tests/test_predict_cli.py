@@ -163,3 +163,17 @@ def test_totals_over_uneven_replicas_agree_with_the_table():
     assert p["decode_tok_s_total"] == pytest.approx(3 * p["decode_tok_s"], abs=0.01)
     (table,) = report["tables"].values()
     assert table["rows"][0][table["columns"].index("tok/s total")] == round(p["decode_tok_s_total_expected"])
+
+
+def test_predict_and_plan_quote_one_usable_memory_figure():
+    """Llama-3-70B on H100: predict's does-not-fit finding and plan's recommendation quote the same
+    usable memory, 90 % of 80 GiB = 77.3 GB (the engine's reserve is its own term, not subtracted
+    from one of them only: predict said 75.2 while plan said 77.3)."""
+    usable = round(80 * 2**30 * 0.90 / 1e9, 2)
+    pred = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,8")
+    fit = next(f for f in pred["findings"] if f["rule"] == "predict.does_not_fit")
+    assert fit["evidence"][0]["expected"] == usable and f"{usable:.1f} GB usable" in fit["summary"]
+    plan = json.loads(diagnose("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
+                               "--json", "--fail-on", "never").stdout)
+    rec = next(f for f in plan["findings"] if f["rule"] == "plan.recommendation")
+    assert round(next(e["expected"] for e in rec["evidence"] if "usable" in e["detail"]), 2) == usable
