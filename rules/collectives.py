@@ -35,7 +35,7 @@ NCCL_NVLINK_HOP_US = 0.6
 @dataclass(frozen=True)
 class AllReduceTime:
     us: float
-    impl: str  # what ran: "NCCL ring", "NCCL tree", "NCCL NVLS", "vllm custom", "floor"
+    impl: str  # what ran: "NCCL ring", "NCCL SHM" (a ring staged through host memory), "NCCL tree", "NCCL NVLS", "vllm custom"
 
 
 def ring_bus_factor(nranks: int) -> float:
@@ -101,7 +101,7 @@ def nccl(fabric, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool
     bus = ic.achieved_gbs * 1e3 * (c["shm_bus_factor"] if shm else 1.0)  # bytes per microsecond
     if ic.kind != "network" or nodes <= 1:
         data = ring_bus_factor(nranks) * size_bytes
-        ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL ring")
+        ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL SHM" if shm else "NCCL ring")
         if not (ic.kind == "nvswitch" and ic.in_network_reduction):
             return ring
         nvls_bus = c["nvls_bus_gbs_per_link_gbs"] * ic.bandwidth_gbs * 1e3

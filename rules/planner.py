@@ -162,6 +162,11 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     slo = bool(itl_slo_ms or ttft_slo_ms)
     chosen = best(options, slo)
     steps.append(_why(chosen, options, req, slo))
+    shm = req.predict(chosen.tp, chosen.pp, chosen.dp, chosen.batch_per_replica) if chosen.tp > 1 else None
+    if shm is not None and "SHM" in shm.allreduce_impl:  # rules.collectives.nccl: no PCIe P2P on this GPU
+        steps.append(f"Without PCIe peer-to-peer on the {gpu.name}, NCCL stages each of {chosen.label}'s all-reduces "
+                     f"through host memory (SHM): {shm.allreduce_us_expected:g} us per call expected at this batch, "
+                     f"{chosen.allreduce_share:.0%} of the step; the figures above include it.")
     if model.is_moe:
         steps.append(f"MoE: spread the {model.experts} experts over the {chosen.ep} GPUs of the TP x DP group (expert "
                      f"parallel, {chosen.experts_per_gpu:g} experts per GPU), attention by TP{chosen.tp}.")

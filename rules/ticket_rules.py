@@ -900,8 +900,10 @@ def symptom_prior(facts: Facts, predictions=None):
                    "GeForce boards do not get PCIe P2P from the stock driver; NCCL falls back to staging every all-reduce "
                    "through host memory (SHM), which caps multi-GPU decode well below what the GPUs could do.",
                    evidence + [ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)],
-                   fix="Expect little gain from TP on these boards; prefer one GPU or pipeline/layer split for capacity, an "
-                   "NVLink bridge where the board has one, and measure `all_reduce_perf` to see the ceiling.",
+                   fix="Run `diagnose predict --tp 1,2` for this model and batch: it models this host-memory all-reduce, "
+                   "which costs little at batch 1 (TP still speeds a single stream) and more as the batch grows; where TP "
+                   "does not pay, prefer one GPU per replica or a pipeline split for capacity, an NVLink bridge where the "
+                   "board has one, and measure `all_reduce_perf` to see the ceiling.",
                    refs=["nccl_trouble"])
         return
     if kind == "scaling" and known:  # with nothing but the complaint, asking for the artifacts is the answer

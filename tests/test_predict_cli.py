@@ -177,3 +177,39 @@ def test_predict_and_plan_quote_one_usable_memory_figure():
                                "--json", "--fail-on", "never").stdout)
     rec = next(f for f in plan["findings"] if f["rule"] == "plan.recommendation")
     assert round(next(e["expected"] for e in rec["evidence"] if "usable" in e["detail"]), 2) == usable
+
+
+def test_a_board_without_pcie_p2p_is_predicted_and_described_with_the_shm_all_reduce():
+    """RTX 4090 (catalog pcie_p2p = false, no NVLink): NCCL stages the all-reduce through host
+    memory. The predictor times that path (rules.collectives.nccl with p2p=False, fitted to the
+    kalavai 2x/4x RTX 4090 nccl-tests tables in tests/data/collectives: 8 KiB 13.5-16.8 us measured)
+    and its note names it; a board with P2P (L40S) keeps the ring."""
+    from rules import collectives
+
+    out = run_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--tp", "1,2", "--batch", "1,16")
+    tp2 = [r for r in out["predictions"]["layouts"] if r["tp"] == 2]
+    assert tp2 and all(r["allreduce_impl"] == "NCCL SHM" for r in tp2)
+    shm = collectives.nccl("pcie4", 2, tp2[0]["allreduce_bytes"], p2p=False).us
+    assert tp2[0]["allreduce_us_expected"] == pytest.approx(shm, abs=0.01)
+    assert tp2[0]["allreduce_us_expected"] > collectives.nccl("pcie4", 2, tp2[0]["allreduce_bytes"], p2p=True).us
+    note = " ".join(next(iter(out["tables"].values()))["note"].split())
+    assert "NCCL SHM all-reduce" in note and "through host memory" in note
+    assert "(CUDA graphs, NCCL) (" not in note  # the engine's own parenthesis is not repeated
+    l40s = run_json("--model", "llama-2-7b", "--gpu", "l40s", "--tp", "2")
+    assert all(r["allreduce_impl"] != "NCCL SHM" for r in l40s["predictions"]["layouts"])
+
+
+def test_the_ticket_advice_on_a_board_without_p2p_points_at_the_predictor_that_models_it(tmp_path):
+    """The ticket rule's advice must not contradict predict: on 2x RTX 4090 predict expects TP2 to
+    decode Llama-2-7B faster at batch 1 (weights halve, the SHM all-reduce is a small share), so
+    the advice may not say "expect little gain"; it sends the reader to that prediction."""
+    out = run_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--tp", "1,2")
+    by_tp = {r["tp"]: r for r in out["predictions"]["layouts"]}
+    assert by_tp[2]["decode_tok_s_expected"] > by_tp[1]["decode_tok_s_expected"]
+    ticket = tmp_path / "t"
+    ticket.mkdir()
+    (ticket / "issue.md").write_text("# TP=2 on two RTX 4090 is slow\n\nvLLM with --tensor-parallel-size 2 serving "
+                                     "Llama-2-7B on two GeForce RTX 4090 cards (PCIe). Decode is slower than I hoped.\n")
+    report = json.loads(diagnose("ticket", str(ticket), "--json", "--fail-on", "never").stdout)
+    prior = next(f for f in report["findings"] if f["rule"] == "ticket.symptom_prior" and f["category"] == "p2p_disabled")
+    assert "little gain" not in prior["fix"] and "diagnose predict --tp 1,2" in prior["fix"]

@@ -127,7 +127,7 @@ def test_engine_all_reduce_choice():
     assert collectives.expected("nvswitch3", 8, 64 << 20, engine=vllm).impl.startswith("NCCL")
     assert collectives.expected("pcie4", 2, 16384, engine=vllm).impl == "vllm custom"
     assert collectives.expected("pcie4", 4, 16384, engine=vllm).impl == "NCCL ring"
-    assert collectives.expected("pcie4", 2, 16384, engine=vllm, p2p=False).impl == "NCCL ring"  # no P2P: no custom kernel
+    assert collectives.expected("pcie4", 2, 16384, engine=vllm, p2p=False).impl == "NCCL SHM"  # no P2P: no custom kernel, NCCL via host memory
     assert collectives.expected("ib-ndr", 16, 16384, engine=vllm, nodes=2).impl.startswith("NCCL")
     assert collectives.expected("nvswitch3", 8, 16384, engine=catalog.engine("fastertransformer")).impl == "NCCL ring"
     # a predicted decode step uses it: TP8 Llama-3-70B on H100 under vLLM runs its custom kernel

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rules.predictions import PredictResult, PredictRow
 
 
@@ -41,8 +43,8 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         ])
     a = max(rows, key=lambda r: r.tp).assumptions if rows else {}
     note = (
-        f"Expected figures: {a.get('engine')} ({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
-        f"{a.get('allreduce')} all-reduce at the largest TP), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
+        f"Expected figures: {_engine_name(a.get('engine'))} ({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
+        f"{_allreduce(a.get('allreduce'))}), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
         f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
         f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, {a.get('host_ms_per_step', 0):g} ms host time per step; "
         f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time (the calibration's 5th-95th "
@@ -54,6 +56,21 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         if rows else ""
     )
     return {"columns": COLUMNS, "rows": out, "note": note}
+
+
+def _engine_name(name) -> str:
+    """The engine's name without its own parenthesis ("a modern serving engine (CUDA graphs, NCCL)"):
+    the note says in its own parenthesis what the engine runs."""
+    return re.sub(r"\s*\([^()]*\)$", "", str(name))
+
+
+def _allreduce(impl) -> str:
+    if not impl or impl == "none":
+        return "no all-reduce at TP1"
+    if "SHM" in str(impl):  # rules.collectives.nccl: the GPU has no PCIe peer-to-peer (catalog pcie_p2p = false)
+        return (f"{impl} all-reduce at the largest TP: no PCIe peer-to-peer on this GPU, so NCCL stages every all-reduce "
+                "through host memory")
+    return f"{impl} all-reduce at the largest TP"
 
 
 def _per_replica_gpu(r) -> float:
