@@ -227,3 +227,16 @@ def test_a_stated_fp8_kv_cache_is_launched_with_it():
                     "--engine", "vllm", "--kv-dtype", "fp8")
     assert out["inputs"]["kv_dtype"] == "fp8"
     assert "--kv-cache-dtype fp8" in next(f["fix"] for f in out["findings"] if f["rule"] == "plan.recommendation")
+
+
+def test_the_narrow_layout_names_the_chosen_mark():
+    """At 80 columns the table stacks each row's fields as "name: value": the chosen/fallback mark
+    needs a column name, else it prints as ": chosen"."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    result = CliRunner().invoke(cli, ["plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context",
+                                      "8192", "--concurrency", "64", "--fail-on", "never"], env={"COLUMNS": "80"})
+    lines = [ln.strip() for ln in result.stdout.splitlines()]
+    assert "pick: chosen" in lines and not any(ln.startswith(":") for ln in lines)

@@ -11,7 +11,7 @@ def tables(result: Plan) -> dict[str, dict]:
 
 
 COLUMNS = ["layout", "GB weights/GPU", "GB kept/GPU", "GB KV/GPU", "KV tokens/replica", "seqs/replica", "replicas",
-           "seqs held", "batch/replica", "users served", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", "SLO", ""]
+           "seqs held", "batch/replica", "users served", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", "SLO", "pick"]
 
 
 def plan_table(result: Plan) -> dict:
@@ -29,4 +29,5 @@ def plan_table(result: Plan) -> dict:
                     "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per replica "
                     "= KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users served = "
                     "min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. ITL and tok/s "
-                    f"are the predictor's expected figures at the batch shown. Chosen by: {result.objective}."}
+                    f"are the predictor's expected figures at the batch shown. pick: the chosen layout, and the fallback for a "
+                    f"stricter latency SLO. Chosen by: {result.objective}."}

@@ -105,7 +105,7 @@ def goodput_table(g: Goodput) -> dict:
              _n(e.goodput, 0) if ok else "-", e.replicas, _n(e.fleet_goodput, 0) if ok else "-",
              "best" if e.label == g.best else ""]
             for e, ok in zip(g.layouts, judged)]
-    return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g.gpus}", "total tok/s", ""],
+    return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g.gpus}", "total tok/s", "pick"],
             "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
                                   "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
                                   "so it cannot be judged. ~N: a concurrency per replica derived from the benchmark's "
