@@ -19,7 +19,11 @@ def _roofline_rows(s: ScalingAnalysis) -> list[ScalingRow]:
 
 
 def _ms(x) -> str:
-    return f"{x:.2f} ms" if x < 100 else f"{x:.0f} ms"
+    """As the tables print it (diagnose.tables.scaling rounds to 3 decimals, the renderer to 3
+    significant figures): one figure in the text and the table, never 7.86 beside 7.87."""
+    from diagnose.formatting import fmt_value
+
+    return fmt_value(round(float(x), 3), "ms")
 
 
 def _what(r: ScalingRow) -> str:
@@ -247,8 +251,8 @@ def term_grows_with_tp(facts, predictions):
     for r in predictions.judged:
         if r.step_ms:
             groups.setdefault((r.batch, r.pp, r.dp, r.prompt, r.output, *same_system(r)), []).append(r)
-    for (batch, *_), rows in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        rows = sorted({r.tp: r for r in rows}.values(), key=lambda r: r.tp)
+    for (batch, *_), measured in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        rows = _median_per_tp(measured)
         if len(rows) < 2:
             continue
         a, b = rows[0], rows[-1]
@@ -260,7 +264,7 @@ def term_grows_with_tp(facts, predictions):
         share = b.terms[term] / b.step_ms
         speedup, ideal = a.step_ms / b.step_ms, b.tp / a.tp
         small = batch <= SMALL_BATCH and term == "allreduce_ms"
-        extra = b.terms["unexplained_ms"] - a.terms["unexplained_ms"]
+        extra = max(b.terms["unexplained_ms"], 0.0) - max(a.terms["unexplained_ms"], 0.0)  # "none" where the model is over
         title = (f"At {b.label} the {b.allreduce_count} all-reduces per step cost about {_ms(b.terms[term])}, "
                  f"{share:.0%} of the step" if term == "allreduce_ms" else
                  f"At {b.label} {TERM_NAMES[term]} costs about {_ms(b.terms[term])}, {share:.0%} of the step")
@@ -272,8 +276,8 @@ def term_grows_with_tp(facts, predictions):
                      f"{b.label} gives {speedup:.2f}x of an ideal {ideal:g}x")
             broken = True
         elif rest > 0 and extra > growth[term]:  # what the model cannot name grows more than any term it can
-            title = (f"From {a.label} to {b.label} the unexplained rest grows by {extra:.2f} ms, more than any "
-                     f"modelled term ({TERM_NAMES[term]} grows {growth[term]:.2f} ms): at {b.label} it is "
+            title = (f"From {a.label} to {b.label} the unexplained rest grows by {_ms(extra)}, more than any "
+                     f"modelled term ({TERM_NAMES[term]} grows {_ms(growth[term])}): at {b.label} it is "
                      f"{_ms(rest)}, {rest / b.step_ms:.0%} of the step; {a.label} -> {b.label} gives "
                      f"{speedup:.2f}x of an ideal {ideal:g}x")
             broken = True
@@ -283,23 +287,51 @@ def term_grows_with_tp(facts, predictions):
         if small and share >= COMM_SHARE_FLAT:
             summary += ("At this batch every all-reduce is a small, latency-bound message: batch-"
                         f"{batch} decode cannot scale much further on this interconnect. ")
-        if abs(extra) >= 0.1 * b.step_ms:
-            what = "grows" if extra > 0 else "shrinks"
-            why = ("smaller per-GPU GEMMs run less efficiently and host work per step does not shrink with TP"
-                   if extra > 0 else "the engine's per-step costs at the smaller layout are larger than the model holds")
-            summary += f"The unexplained rest {what} by {abs(extra):.2f} ms ({why})."
+        summary += _rest_change(a, b)
         yield Finding(
             rule="scaling.term_grows_with_tp",
             category="expected_physics",
             severity="info", confidence=0.5 if broken else 0.8, title=title, summary=summary.strip(),
             evidence=[
-                Evidence(source=f"{SOURCE} + calibration", detail=f"{TERM_NAMES[term]} per step at {r.label}",
-                         measured=r.terms[term], unit="ms") for r in rows
-            ] + [_step_ev(r) for r in rows],
+                Evidence(source=f"{SOURCE} + calibration", detail=f"{TERM_NAMES[term]} per step at {r.label} (modelled)",
+                         expected=r.terms[term], unit="ms") for r in rows
+            ] + [_step_ev(r) for r in sorted(measured, key=lambda r: (r.tp, r.step_ms))],
             fix="For lower latency at small batch: CUDA graphs and a one-shot/custom all-reduce (fewer, cheaper "
             "collectives); for more users: add DP replicas of a smaller TP rather than a larger TP.",
             references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc"],
         )
+
+
+def _median_per_tp(rows: list[ScalingRow]) -> list[ScalingRow]:
+    """One row per TP size, by TP: where several runs measured the same TP, batch and lengths
+    (repeats, or runs at several request rates), the one with the median step (the lower of the
+    two middle ones), not whichever came last; the evidence lists them all."""
+    by_tp: dict[int, list[ScalingRow]] = {}
+    for r in rows:
+        by_tp.setdefault(r.tp, []).append(r)
+    return [sorted(rs, key=lambda r: r.step_ms)[(len(rs) - 1) // 2] for _, rs in sorted(by_tp.items())]
+
+
+def _rest_change(a: ScalingRow, b: ScalingRow) -> str:
+    """How the part of the step the model does not explain changes from a to b, as the
+    decomposition table shows it: the measured step minus the modelled terms where that is
+    positive, else "none", the model being over by the difference. A change under a tenth of the
+    step is not worth a sentence."""
+    rest_a, rest_b = a.terms["unexplained_ms"], b.terms["unexplained_ms"]
+    if rest_a < 0 and rest_b < 0:  # the model is over at both: nothing unexplained to grow or shrink
+        if abs(rest_b - rest_a) < 0.1 * b.step_ms:
+            return ""
+        return (f"Nothing is unexplained at either layout: the modelled terms exceed the measured step by "
+                f"{_ms(-rest_a)} at {a.label} and {_ms(-rest_b)} at {b.label} (the system is quicker than the model "
+                f"holds, {'more' if rest_b < rest_a else 'less'} so at {b.label}).")
+    extra = max(rest_b, 0.0) - max(rest_a, 0.0)
+    if abs(extra) < 0.1 * b.step_ms:
+        return ""
+    if extra > 0:
+        return (f"The unexplained rest grows from {_ms(max(rest_a, 0.0))} to {_ms(rest_b)} (smaller per-GPU GEMMs run "
+                "less efficiently and host work per step does not shrink with TP).")
+    return (f"The unexplained rest shrinks from {_ms(rest_a)} to {_ms(max(rest_b, 0.0))} (the engine's per-step costs at "
+            f"{a.label} are larger than the model holds).")
 
 
 @rule("scaling.dp_alternative", "expected_physics", needs=ScalingAnalysis)

@@ -3,6 +3,7 @@ model's terms, and with an SLO the goodput per layout."""
 
 from __future__ import annotations
 
+from diagnose.formatting import fmt_value
 from rules.predictions import Goodput, GoodputRun, ScalingAnalysis, ScalingRow
 
 
@@ -90,7 +91,7 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
         rest = t.get("unexplained_ms")
         rows.append([r.label, r.batch, _n(r.step_ms, 3)] + [_n(t.get(k), 3) for k in TERMS[:5]]
                     + [f"{r.allreduce_count} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:-1]]
-                    + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {-rest:.3g} over)"]
+                    + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {fmt_value(round(-rest, 3))} over)"]
                     + ["measured" if r.allreduce_measured_us is not None else r.allreduce_ref_source.split(" (")[0]])
     return {"columns": columns, "rows": rows,
             "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the fixed "
