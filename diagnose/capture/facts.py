@@ -17,7 +17,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
-from diagnose.capture import multirank, summaries
+from diagnose.capture import multirank, nvtx, summaries
 from diagnose.capture import steps as S
 from diagnose.capture import timeline as T
 from diagnose.capture.kernels import kernel_groups
@@ -53,7 +53,7 @@ class CaptureAnalysis:
     comm_names: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> comm kernel name id -> op
     comm_chunks: dict[str, list] = field(default_factory=dict)  # file -> kernels.KernelGroups.comm_chunks
     top_kernels: dict[str, tuple] = field(default_factory=dict)  # file -> summaries.top_kernel_names
-    nvtx_gpu: dict[str, list] = field(default_factory=dict)  # file -> summaries.nvtx_gpu_summary (--stats)
+    nvtx_gpu: dict[str, list] = field(default_factory=dict)  # file -> summaries.nvtx_gpu_summary (--nvtx-gpu)
 
 
 def ns_to_ms(ns) -> float:
@@ -246,8 +246,10 @@ def step_stats(cap: Capture, steps: S.Steps) -> StepStats:
 
 
 def analyse(paths: list[str], step_name: str | None = None, names: list[str] | None = None,
-            with_summaries: bool = True, deadline_s: float | None = None, medians: bool = True) -> CaptureAnalysis:
-    """Open every capture, analyse it, and return the facts (InputError on unreadable input)."""
+            with_summaries: bool = True, deadline_s: float | None = None, medians: bool = True,
+            nvtx_gpu: bool = False) -> CaptureAnalysis:
+    """Open every capture, analyse it, and return the facts (InputError on unreadable input).
+    `nvtx_gpu`: also GPU kernel time per NVTX range (a join of ranges, launches and kernels)."""
     _refuse_repeats(paths)
     facts = Facts()
     result = CaptureAnalysis(facts)
@@ -261,7 +263,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
         activities: dict[str, list] = {}
         for cap in caps:
             try:
-                _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians)
+                _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu)
             except sqlite3.Error as exc:
                 raise read_error(cap.path, exc) from None
             except (TypeError, ValueError, ArithmeticError) as exc:
@@ -298,12 +300,13 @@ def _refuse_repeats(paths: list[str]) -> None:
         seen[key] = path
 
 
-def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians):
+def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu=False):
     side: dict = {}
-    worker = threading.Thread(target=_side_aggregates, args=(cap, step_name, side), daemon=True)
+    worker = threading.Thread(target=_side_aggregates, args=(cap, step_name, side, medians and with_summaries),
+                              daemon=True)
     worker.start()
     try:
-        acts = T.gpu_activity(cap)
+        acts = T.gpu_activity(cap, values=medians and with_summaries)  # --stats: the kernel durations too
     finally:
         worker.join()
     if "error" in side:
@@ -323,8 +326,8 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
                                                              limit=None if medians else SUMMARY_ROWS)
         result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
-        if medians:  # --stats: also GPU time per NVTX range (two temp tables keyed for the joins)
-            result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
+    if nvtx_gpu:  # --nvtx-gpu: GPU time per NVTX range (two temp tables keyed for the joins)
+        result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
     activities[cap.name] = acts
     result.paths[cap.name] = str(cap.file or cap.path)
     groups = kernel_groups(cap)
@@ -408,9 +411,10 @@ def step_comm(result: CaptureAnalysis) -> list[StepComm]:
     return out
 
 
-def _side_aggregates(cap: Capture, step_name: str | None, into: dict) -> None:
-    """The CUDA API groups, NVTX groups and steps, launch-latency sample and row counts, on a
-    second connection (results in `into`, as cache entries of the capture).
+def _side_aggregates(cap: Capture, step_name: str | None, into: dict, medians: bool = False) -> None:
+    """The CUDA API groups, NVTX groups (with their medians for --stats) and steps, launch-latency
+    sample and row counts, on a second connection (results in `into`, as cache entries of the
+    capture).
 
     They are SQLite work alone (no rows come back to Python), and the sqlite3 module releases
     the GIL while a statement runs: they run on another core while the calling thread reads the
@@ -423,6 +427,7 @@ def _side_aggregates(cap: Capture, step_name: str | None, into: dict) -> None:
             summaries.api_groups(other)
             T.queue_delays(other)
             other.count(KERNEL), other.count(RUNTIME)
+            nvtx.groups(other, values=medians)
             other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
             into.update(other.cache)
     except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it

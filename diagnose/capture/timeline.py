@@ -20,6 +20,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
+from diagnose.capture.grouped import GroupedValues
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, Capture, pid_of
 from diagnose.capture.summaries import api_base_name, api_groups
 from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
@@ -135,7 +136,7 @@ class _Unordered(Exception):
     """A table is not in start order by rowid: the walk needs SQLite to sort it."""
 
 
-def gpu_activity(cap: Capture) -> list[GpuActivity]:
+def gpu_activity(cap: Capture, values: bool = False) -> list[GpuActivity]:
     """Per (process, device) activity from one walk over kernels, copies and memsets in start
     order: numpy keeps running maxima of `end` per subset (all activity, kernels, compute,
     communication); a row that starts after its subset's running maximum opens a gap, and a
@@ -143,14 +144,15 @@ def gpu_activity(cap: Capture) -> list[GpuActivity]:
 
     nsys writes these tables in start order, so they are read in rowid order and merged by
     start, and the same read of the kernel table fills the kernel aggregates
-    (kernels.kernel_groups). A table found out of order is sorted by SQLite instead.
+    (kernels.kernel_groups; with `values`, every duration too, for the medians). A table found out
+    of order is sorted by SQLite instead.
     """
-    groups = K.KernelGroups()
+    groups = K.KernelGroups(values=GroupedValues() if values else None)
     try:
         walker = _walk(_merge(_sources(cap, groups)))
     except _Unordered:
-        groups = K.KernelReader(cap).read_all() if cap.has(KERNEL) else K.KernelGroups()
-        cap.cache["kernel_groups"] = groups
+        cap.cache.pop("kernel_groups", None)
+        groups = K.kernel_groups(cap, values)
         walker = _walk(_sorted_by_sqlite(cap))
     cap.cache["kernel_groups"] = groups
     return walker.result()
