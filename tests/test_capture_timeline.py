@@ -13,6 +13,16 @@ from diagnose.capture.reader import open_capture, pid_of
 from diagnose.errors import InputError
 
 
+def _gaps(intervals, min_ns):
+    """(start, end) of the idle gaps of at least min_ns between (start, end) intervals, the obvious way."""
+    out, reach = [], None
+    for s, e in sorted(intervals):
+        if reach is not None and s - reach >= min_ns:
+            out.append((reach, s))
+        reach = e if reach is None else max(reach, e)
+    return out
+
+
 def _union(intervals):
     """Total length of the union of (start, end) intervals, the obvious way."""
     total, cur_s, cur_e = 0, None, None
@@ -55,6 +65,8 @@ def test_busy_idle_and_overlap_match_brute_force(name):
         assert a.exposed_comm_ns == _union(comm + compute) - _union(compute)
         assert sum(a.gap_hist_ns) == a.idle_ns
         assert a.kernels.count == len(mine)
+        assert a.large_gaps == _gaps(every, T.LARGE_GAP_NS)[:T.LARGE_GAPS_KEPT]
+    assert any(a.large_gaps for a in acts.values())
 
 
 def test_launch_and_sync_accounting_matches_nsys_stats():

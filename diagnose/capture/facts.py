@@ -175,13 +175,14 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
 GAP_CAUSE_SHARE = 0.15  # idle share of the span from which the largest gaps' CPU side is looked up
 
 
-def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> list[T.IdleGapCause]:
-    """Only GPUs with real idle time pay for the gap list and the API merge; those idle for a
-    sixth of their span or more also get the CPU work behind their largest gaps."""
+def add_host_stall(cap: Capture, tls: list[GpuTimeline], acts: list[T.GpuActivity]) -> list[T.IdleGapCause]:
+    """Only GPUs with real idle time pay for the API merge (their large gaps the walk listed);
+    those idle for a sixth of their span or more also get the CPU work behind their largest gaps."""
     gaps, causes = {}, []
+    listed = {(a.pid, a.device): a.large_gaps for a in acts}
     for g in tls:
         if g.span_ns and g.large_gap_ns > 0.05 * g.span_ns:
-            gaps[(g.pid, g.device)] = T.large_gaps(cap, g.pid, g.device)
+            gaps[(g.pid, g.device)] = listed.get((g.pid, g.device), [])
             g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps[(g.pid, g.device)])
             if g.large_gap_ns >= GAP_CAUSE_SHARE * g.span_ns:
                 causes += T.gap_causes(cap, g.pid, g.device, gaps[(g.pid, g.device)])
@@ -301,17 +302,17 @@ def _refuse_repeats(paths: list[str]) -> None:
 
 
 def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu=False):
-    side: dict = {}
-    worker = threading.Thread(target=_side_aggregates, args=(cap, step_name, side, medians and with_summaries),
-                              daemon=True)
-    worker.start()
+    values = medians and with_summaries  # --stats: every duration too, for the medians
+    side = [_in_background(cap, _api_aggregates), _in_background(cap, _nvtx_aggregates, step_name, values)]
     try:
-        acts = T.gpu_activity(cap, values=medians and with_summaries)  # --stats: the kernel durations too
+        acts = T.gpu_activity(cap, values=values)
     finally:
-        worker.join()
-    if "error" in side:
-        raise side["error"]
-    cap.cache.update(side)
+        for worker, _ in side:
+            worker.join()
+    for _, into in side:
+        if "error" in into:
+            raise into["error"]
+        cap.cache.update(into)
     # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
     cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
     ci = info(cap)
@@ -335,7 +336,7 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
                                    for per_gpu in groups.comm.values() for nid in per_gpu}
     result.comm_chunks[cap.name] = groups.comm_chunks
     tls = timelines(cap, acts)
-    causes = add_host_stall(cap, tls)
+    causes = add_host_stall(cap, tls, acts)
     facts.extend(tls)
     facts.extend(causes)
     facts.extend(launch_stats(cap))
@@ -411,27 +412,41 @@ def step_comm(result: CaptureAnalysis) -> list[StepComm]:
     return out
 
 
-def _side_aggregates(cap: Capture, step_name: str | None, into: dict, medians: bool = False) -> None:
-    """The CUDA API groups, NVTX groups (with their medians for --stats) and steps, launch-latency
-    sample and row counts, on a second connection (results in `into`, as cache entries of the
-    capture).
+def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
+    """Run work(other, *args) on a thread of its own with a second read-only connection `other`;
+    its cache entries (or the error) land in the returned dict once the thread is joined.
 
-    They are SQLite work alone (no rows come back to Python), and the sqlite3 module releases
-    the GIL while a statement runs: they run on another core while the calling thread reads the
-    kernel table, instead of after it. Results (or the error) go into `into`.
-    """
-    try:
-        stop = cap.stop_at
-        with open_capture(cap.file or cap.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
-            other.path = cap.path  # the name messages use
-            summaries.api_groups(other)
-            T.queue_delays(other)
-            other.count(KERNEL), other.count(RUNTIME)
-            nvtx.groups(other, values=medians)
-            other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
-            into.update(other.cache)
-    except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
-        into["error"] = exc
+    The work is mostly SQLite, and the sqlite3 module releases the GIL while a statement runs:
+    the API and NVTX aggregates run on other cores while the calling thread reads the kernel
+    table, instead of after it."""
+    into: dict = {}
+
+    def run():
+        try:
+            stop = cap.stop_at
+            with open_capture(cap.file or cap.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
+                other.path = cap.path  # the name messages use
+                work(other, *args)
+                into.update(other.cache)
+        except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
+            into["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    return worker, into
+
+
+def _api_aggregates(other: Capture) -> None:
+    """The CUDA API groups, the launch-latency sample and the row counts."""
+    summaries.api_groups(other)
+    T.queue_delays(other)
+    other.count(KERNEL), other.count(RUNTIME)
+
+
+def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool) -> None:
+    """The NVTX groups (with every duration for --stats) and the NVTX steps."""
+    nvtx.groups(other, values=medians)
+    other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
 
 
 def launch_records(cap: Capture) -> list:

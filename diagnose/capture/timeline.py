@@ -29,6 +29,7 @@ from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
 # steps live at 10 us .. 10 ms).
 GAP_EDGES_US = (1, 5, 10, 50, 100, 1000, 10_000)
 LARGE_GAP_NS = 50_000  # a gap no launch latency explains: the host was doing something else
+LARGE_GAPS_KEPT = 200_000  # large gaps listed per GPU (for the host-stall and turn-taking accounting)
 SHORT_KERNEL_NS = 10_000
 
 # One integer per (process, device): globalPid keeps its pid bits (24..47), the CUDA ordinal
@@ -97,6 +98,8 @@ class GpuActivity:
     copy_ns: int = 0
     memset_ns: int = 0
     duration_hist: list[int] = field(default_factory=lambda: [0] * (len(DURATION_EDGES_NS) + 1))
+    # (start, end) of the first LARGE_GAPS_KEPT idle gaps >= LARGE_GAP_NS, in time order
+    large_gaps: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def busy_ns(self) -> int:
@@ -310,6 +313,9 @@ class _Walker:
             else:
                 a.memset_ns += int(dur[m].sum())
         g_all, g_k = gaps[0], gaps[1]
+        big = np.flatnonzero(g_all >= LARGE_GAP_NS)[:max(0, LARGE_GAPS_KEPT - len(a.large_gaps))]
+        if len(big):
+            a.large_gaps += zip((s[big] - g_all[big]).tolist(), s[big].tolist())
         small = (g_k > 0) & (g_k < LARGE_GAP_NS)
         a.kernel_gap_count += int(small.sum())
         a.kernel_gap_ns += int(g_k[small].sum())
@@ -326,23 +332,6 @@ class _Walker:
 
     def result(self) -> list[GpuActivity]:
         return [self.acts[k] for k in sorted(self.acts)]
-
-
-def large_gaps(cap: Capture, pid: int, device: int, min_ns: int = LARGE_GAP_NS, limit: int = 200_000):
-    """(gap start, gap end) of idle gaps >= min_ns on one GPU, in time order (bounded list)."""
-    parts = []
-    for table in (KERNEL, MEMCPY, MEMSET):
-        if cap.has(table):
-            parts.append(f"SELECT start AS s, \"end\" AS e FROM {table} WHERE \"end\" IS NOT NULL "
-                         f"AND deviceId = {int(device)} AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(pid)}")
-    if not parts:
-        return []
-    sql = f"""
-    WITH ev AS ({' UNION ALL '.join(parts)}),
-    w AS (SELECT s, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS r FROM ev)
-    SELECT r, s FROM w WHERE r IS NOT NULL AND s - r >= ? ORDER BY r LIMIT ?
-    """
-    return cap.query(sql, (min_ns, limit)).fetchall()
 
 
 @dataclass
