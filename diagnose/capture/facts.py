@@ -437,9 +437,10 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 
 
 def _api_aggregates(other: Capture) -> None:
-    """The CUDA API groups, the launch-latency sample and the row counts."""
+    """The CUDA API groups, the launch-latency sample, the copies and the row counts."""
     summaries.api_groups(other)
     T.queue_delays(other)
+    T.copies(other)
     other.count(KERNEL), other.count(RUNTIME)
 
 

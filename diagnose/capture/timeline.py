@@ -431,9 +431,13 @@ BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of it
 
 def copies(cap: Capture) -> list[CopyStats]:
     """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies.
-    One GROUP BY: pageable and large copies are sums over the same rows."""
-    if not cap.has(MEMCPY):
-        return []
+    One GROUP BY: pageable and large copies are sums over the same rows (cached per capture)."""
+    if "copies" not in cap.cache:
+        cap.cache["copies"] = _copies(cap) if cap.has(MEMCPY) else []
+    return cap.cache["copies"]
+
+
+def _copies(cap: Capture) -> list[CopyStats]:
     src = cap.col(MEMCPY, "srcKind", "-1")
     dst = cap.col(MEMCPY, "dstKind", "-1")
     big = BANDWIDTH_MIN_BYTES
@@ -461,8 +465,7 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
     """
     if not gaps or not cap.has(RUNTIME):
         return 0, 0
-    names = [nid for (nid,) in cap.query(f"SELECT DISTINCT nameId FROM {RUNTIME}")
-             if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")]
+    names = sorted({nid for _pid, nid, *_ in api_groups(cap) if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")})
     if not names:
         return 0, 0
     marks = ",".join("?" * len(names))
