@@ -303,7 +303,7 @@ def _refuse_repeats(paths: list[str]) -> None:
 
 def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu=False):
     values = medians and with_summaries  # --stats: every duration too, for the medians
-    side = [_in_background(cap, _api_aggregates), _in_background(cap, _nvtx_aggregates, step_name, values)]
+    side = [_in_background(cap, _api_aggregates, values), _in_background(cap, _nvtx_aggregates, step_name, values)]
     try:
         acts = T.gpu_activity(cap, values=values)
     finally:
@@ -436,9 +436,12 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
     return worker, into
 
 
-def _api_aggregates(other: Capture) -> None:
-    """The CUDA API groups, the launch-latency sample, the copies and the row counts."""
+def _api_aggregates(other: Capture, medians: bool) -> None:
+    """The CUDA API groups (with every duration for --stats), the launch-latency sample, the
+    copies and the row counts."""
     summaries.api_groups(other)
+    if medians:
+        summaries.api_stats(other)
     T.queue_delays(other)
     T.copies(other)
     other.count(KERNEL), other.count(RUNTIME)

@@ -154,9 +154,8 @@ def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     if not cap.has(RUNTIME):
         return []
     if medians:
-        stats = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], '"end" - start')])
         rows = [SummaryRow(api_display_name(cap.string(nid if nid >= 0 else None) or ""), *rest)
-                for (_, nid), *rest in stats]
+                for (_, nid), *rest in api_stats(cap)]
     else:  # from the per-process groups the launch accounting reads anyway: one pass over the table
         per_name: dict[int, list] = {}
         for _pid, nid, n, total, low, high in api_groups(cap):
@@ -167,6 +166,14 @@ def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
         rows = [SummaryRow(api_display_name(cap.string(nid) or ""), total, n, total / n, None, low, high, None)
                 for nid, (n, total, low, high) in per_name.items()]
     return _finish(_merge_same_names(rows))
+
+
+def api_stats(cap: Capture) -> list[tuple]:
+    """((table, nameId), total, count, avg, med, min, max, stddev) of CUDA API calls: one chunked
+    read of every call's duration (cached per capture; the API thread reads it for --stats)."""
+    if "api_stats" not in cap.cache:
+        cap.cache["api_stats"] = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], '"end" - start')])
+    return cap.cache["api_stats"]
 
 
 def api_groups(cap: Capture) -> list[tuple]:
