@@ -149,3 +149,26 @@ def test_nvtx_texts_with_the_separator_and_huge_domain_ids_read_by_the_slow_path
     with open_capture(path) as cap:
         names = {r.name for r in S.nvtx_summary(cap)}
     assert "TensorRT:a\x1eb" in names and slow  # the domain still names its ranges
+
+
+def test_grouped_values_with_values_that_do_not_pack():
+    """Negative (damaged) and days-long values are kept apart and sorted with the rest: the same
+    statistics as computed the obvious way."""
+    import statistics
+
+    import numpy as np
+
+    from diagnose.capture.grouped import GroupedValues, chunk_groups
+
+    rows = [("a", 5), ("b", -3), ("a", 1 << 45), ("a", 7), ("b", 2), ("c", 4)]
+    g = GroupedValues()
+    for part in (rows[:3], rows[3:]):  # two chunks
+        keys, inverse = chunk_groups(np.array([ord(k) for k, _ in part]))
+        g.add([chr(k) for k in keys], inverse, np.array([v for _, v in part], dtype=np.int64))
+    got = {key: rest for key, *rest in g.stats()}
+    for key in "abc":
+        v = sorted(x for k, x in rows if k == key)
+        sd = statistics.stdev(v) if len(v) > 1 else 0.0
+        total, n, mean, med, low, high, std = got[key]
+        assert (total, n, low, high, med) == (sum(v), len(v), v[0], v[-1], statistics.median(v)), key
+        assert mean == pytest.approx(sum(v) / len(v)) and std == pytest.approx(sd), key
