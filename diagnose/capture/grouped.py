@@ -14,6 +14,7 @@ import numpy as np
 
 VALUE_BITS = 40  # durations and sizes in 0..2^40 (18 min, 1 TB) pack under a group code in one int64
 _MASK = (1 << VALUE_BITS) - 1
+_SLICE = 1 << 22  # rows per slice of the passes over all values (bounded temporaries)
 
 
 def chunk_groups(*columns: np.ndarray) -> tuple[list, np.ndarray]:
@@ -72,20 +73,28 @@ class GroupedValues:
         self._loose = [(lut[c], v) for c, v in self._loose]
 
     def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
-        """(group codes, values), ordered by code and then value."""
+        """(rows per group code, values ordered by code and then value). Memory: the values once
+        (each chunk's part is freed as it is copied; no array of codes)."""
+        ncodes = len(self.codes)
         if not self._loose:
-            packed = np.concatenate(self._packed) if len(self._packed) != 1 else self._packed[0]
-            self._packed = []
-            packed.sort()
-            codes = packed >> VALUE_BITS
-            packed &= _MASK
-            return codes, packed
+            values = np.empty(sum(len(p) for p in self._packed), dtype=np.int64)
+            at = 0
+            while self._packed:
+                part = self._packed.pop(0)
+                values[at:at + len(part)] = part
+                at += len(part)
+            values.sort()
+            counts = np.zeros(ncodes, dtype=np.int64)
+            for lo in range(0, len(values), _SLICE):
+                counts += np.bincount(values[lo:lo + _SLICE] >> VALUE_BITS, minlength=ncodes)
+                values[lo:lo + _SLICE] &= _MASK
+            return counts, values
         parts = [(p >> VALUE_BITS, p & _MASK) for p in self._packed] + self._loose
         self._packed, self._loose = [], []
         codes = np.concatenate([c for c, _ in parts])
         values = np.concatenate([v for _, v in parts])
         order = np.lexsort((values, codes))
-        return codes[order], values[order]
+        return np.bincount(codes, minlength=ncodes), values[order]
 
     def stats(self) -> list[tuple]:
         """(key, total, count, mean, median, min, max, sample stddev) per group, in code order
@@ -98,18 +107,16 @@ class GroupedValues:
         return self._stats
 
     def _compute(self):
-        codes, values = self._sorted()
-        starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
-        counts = np.diff(np.append(starts, len(values)))
-        ids = codes[starts].tolist()
-        del codes
+        counts, values = self._sorted()
+        ids = np.flatnonzero(counts).tolist()  # groups in code order (codes sorted), none empty
+        counts = counts[ids]
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         totals = np.add.reduceat(values, starts)
         means = totals / counts
         ends = starts + counts
         dev = np.zeros(len(starts))
-        step = 1 << 22
-        for lo in range(0, len(values), step):  # squared deviations in slices: bounded temporaries
-            hi = min(len(values), lo + step)
+        for lo in range(0, len(values), _SLICE):  # squared deviations in slices: bounded temporaries
+            hi = min(len(values), lo + _SLICE)
             first = int(np.searchsorted(starts, lo, side="right")) - 1
             last = int(np.searchsorted(starts, hi - 1, side="right"))
             part = np.minimum(ends[first:last], hi) - np.maximum(starts[first:last], lo)  # rows of each group here

@@ -172,7 +172,8 @@ def api_stats(cap: Capture) -> list[tuple]:
     """((table, nameId), total, count, avg, med, min, max, stddev) of CUDA API calls: one chunked
     read of every call's duration (cached per capture; the API thread reads it for --stats)."""
     if "api_stats" not in cap.cache:
-        cap.cache["api_stats"] = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], '"end" - start')])
+        cap.cache["api_stats"] = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], '"end" - start')]) \
+            if cap.has(RUNTIME) else []
     return cap.cache["api_stats"]
 
 
