@@ -161,11 +161,17 @@ def test_grouped_values_with_values_that_do_not_pack():
     from diagnose.capture.grouped import GroupedValues, chunk_groups
 
     rows = [("a", 5), ("b", -3), ("a", 1 << 45), ("a", 7), ("b", 2), ("c", 4)]
-    g = GroupedValues()
-    for part in (rows[:3], rows[3:]):  # two chunks
-        keys, inverse = chunk_groups(np.array([ord(k) for k, _ in part]))
-        g.add([chr(k) for k in keys], inverse, np.array([v for _, v in part], dtype=np.int64))
-    got = {key: rest for key, *rest in g.stats()}
+    fits = [("a", 5), ("a", 7), ("b", 2), ("c", 4), ("b", 9)]
+
+    def stats(rows, reserved):  # `reserved`: the rows announced (fewer: the chunks spill over)
+        g = GroupedValues(reserved)
+        for part in (rows[:3], rows[3:]):  # two chunks
+            keys, inverse = chunk_groups(np.array([ord(k) for k, _ in part]))
+            g.add([chr(k) for k in keys], inverse, np.array([v for _, v in part], dtype=np.int64))
+        return {key: rest for key, *rest in g.stats()}
+
+    assert stats(fits, None) == stats(fits, 2) == stats(fits, 100)
+    got = stats(rows, None)
     for key in "abc":
         v = sorted(x for k, x in rows if k == key)
         sd = statistics.stdev(v) if len(v) > 1 else 0.0

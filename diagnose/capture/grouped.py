@@ -14,7 +14,7 @@ import numpy as np
 
 VALUE_BITS = 40  # durations and sizes in 0..2^40 (18 min, 1 TB) pack under a group code in one int64
 _MASK = (1 << VALUE_BITS) - 1
-_SLICE = 1 << 22  # rows per slice of the passes over all values (bounded temporaries)
+_SLICE = 1 << 20  # rows per slice of the passes over all values (bounded temporaries)
 
 
 def chunk_groups(*columns: np.ndarray) -> tuple[list, np.ndarray]:
@@ -36,13 +36,19 @@ def chunk_groups(*columns: np.ndarray) -> tuple[list, np.ndarray]:
 
 
 class GroupedValues:
-    """Values per group key, added a chunk at a time; `stats()` once at the end."""
+    """Values per group key, added a chunk at a time; `stats()` once at the end.
 
-    def __init__(self):
+    `rows`, an upper bound of the rows to come (a table's rowid span), lets the chunks be packed
+    into one array reserved up front: pages never written cost no memory, and the sort needs no
+    second copy (separate chunk arrays, once freed, stay in the process's heap beside it)."""
+
+    def __init__(self, rows: int | None = None):
         self.codes: dict = {}  # key -> code, first seen first
-        self._packed: list[np.ndarray] = []  # code << VALUE_BITS | value, per chunk
+        self._packed: list[np.ndarray] = []  # code << VALUE_BITS | value, per chunk (views of _buf)
         self._loose: list[tuple[np.ndarray, np.ndarray]] = []  # (codes, values) that do not pack
         self._stats: list[tuple] | None = None
+        self._buf = np.empty(rows, dtype=np.int64) if rows and rows < 1 << 32 else None
+        self._used = 0  # rows of _buf filled; all of _packed lies there while _buf is not None
 
     def code_of(self, keys: list) -> np.ndarray:
         """Codes of keys (new keys get the next codes)."""
@@ -59,7 +65,14 @@ class GroupedValues:
         if not len(values):
             return
         if values.min() >= 0 and values.max() <= _MASK:
-            self._packed.append((codes << VALUE_BITS) | values)
+            packed = (codes << VALUE_BITS) | values
+            if self._buf is not None and self._used + len(packed) <= len(self._buf):
+                self._buf[self._used:self._used + len(packed)] = packed
+                packed = self._buf[self._used:self._used + len(packed)]
+                self._used += len(packed)
+            elif self._buf is not None:  # more rows than announced: separate arrays from here on
+                self._packed, self._buf = [p.copy() for p in self._packed], None
+            self._packed.append(packed)
         else:  # a negative (damaged) or days-long value: kept apart, sorted by lexsort at the end
             self._loose.append((codes, values))
 
@@ -69,20 +82,24 @@ class GroupedValues:
         merged: dict = {}
         lut = np.fromiter((merged.setdefault(new_key(k), len(merged)) for k in old), dtype=np.int64, count=len(old))
         self.codes = merged
-        self._packed = [(lut[p >> VALUE_BITS] << VALUE_BITS) | (p & _MASK) for p in self._packed]
+        for p in self._packed:  # in place: one chunk's temporaries at a time
+            p[:] = (lut[p >> VALUE_BITS] << VALUE_BITS) | (p & _MASK)
         self._loose = [(lut[c], v) for c, v in self._loose]
 
     def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
         """(rows per group code, values ordered by code and then value). Memory: the values once
-        (each chunk's part is freed as it is copied; no array of codes)."""
+        (no array of codes)."""
         ncodes = len(self.codes)
         if not self._loose:
-            values = np.empty(sum(len(p) for p in self._packed), dtype=np.int64)
-            at = 0
-            while self._packed:
-                part = self._packed.pop(0)
-                values[at:at + len(part)] = part
-                at += len(part)
+            if self._buf is not None:
+                values, self._buf, self._packed = self._buf[:self._used], None, []
+            else:
+                values = np.empty(sum(len(p) for p in self._packed), dtype=np.int64)
+                at = 0
+                while self._packed:
+                    part = self._packed.pop(0)
+                    values[at:at + len(part)] = part
+                    at += len(part)
             values.sort()
             counts = np.zeros(ncodes, dtype=np.int64)
             for lo in range(0, len(values), _SLICE):
@@ -90,7 +107,7 @@ class GroupedValues:
                 values[lo:lo + _SLICE] &= _MASK
             return counts, values
         parts = [(p >> VALUE_BITS, p & _MASK) for p in self._packed] + self._loose
-        self._packed, self._loose = [], []
+        self._packed, self._loose, self._buf = [], [], None
         codes = np.concatenate([c for c, _ in parts])
         values = np.concatenate([v for _, v in parts])
         order = np.lexsort((values, codes))

@@ -254,7 +254,7 @@ def kernel_groups(cap: Capture, values: bool = False) -> KernelGroups:
     when `values`, every duration for the medians, is asked for and that read kept none)."""
     got = cap.cache.get("kernel_groups")
     if got is None or (values and got.values is None):
-        got = KernelGroups(values=GroupedValues() if values else None)
+        got = KernelGroups(values=GroupedValues(cap.rowid_span(KERNEL)) if values else None)
         if cap.has(KERNEL):
             KernelReader(cap, got).read_all()
         cap.cache["kernel_groups"] = got

@@ -54,7 +54,7 @@ def groups(cap: Capture, values: bool = False) -> NvtxGroups:
 class _Reader:
     def __init__(self, cap: Capture, values: bool):
         self.cap, t = cap, NVTX
-        self.values = GroupedValues() if values else None
+        self.values = GroupedValues(cap.rowid_span(NVTX)) if values else None
         self.out = NvtxGroups()
         self.text_codes: dict[str, int] = {}
         self.text_id = cap.col(t, "textId", "-1")

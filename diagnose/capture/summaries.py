@@ -53,7 +53,7 @@ def chunked_stats(cap: Capture, parts: list[tuple[str, list[str], str]]):
     tables: `parts` holds (table, [key expressions], value expression); a key is a tuple of the
     table and the key values. One read per table in rowid chunks (Capture.chunks), grouped in
     numpy (capture.grouped): no sort in SQLite, no Python object per row."""
-    values = GroupedValues()
+    values = GroupedValues(sum(cap.rowid_span(table) or 0 for table, _, _ in parts))
     for table, keys, value in parts:
         for *cols, v in cap.chunks(table, [*keys, value], where='"end" IS NOT NULL'):
             uniq, inverse = chunk_groups(*cols)

@@ -150,7 +150,7 @@ def gpu_activity(cap: Capture, values: bool = False) -> list[GpuActivity]:
     (kernels.kernel_groups; with `values`, every duration too, for the medians). A table found out
     of order is sorted by SQLite instead.
     """
-    groups = K.KernelGroups(values=GroupedValues() if values else None)
+    groups = K.KernelGroups(values=GroupedValues(cap.rowid_span(KERNEL)) if values else None)
     try:
         walker = _walk(_merge(_sources(cap, groups)))
     except _Unordered:
