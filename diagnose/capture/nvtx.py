@@ -66,7 +66,6 @@ class _Reader:
         # per group code: count, ended, total, min, max (grown as codes appear)
         self.tot = np.zeros((5, 0), dtype=np.int64)
         self.open: list[tuple[np.ndarray, np.ndarray]] = []  # unended ranges: (codes, starts)
-        self.max_ts = 0
 
     def read(self) -> NvtxGroups:
         """Every row of the table in rowid chunks (no WHERE: filtering rows in SQLite costs more
@@ -75,15 +74,11 @@ class _Reader:
         ctx = f"(coalesce({self.domain}, 0) << 32) | (eventType << 24) | ((coalesce(globalTid, 0) >> 24) & 16777215)"
         sql = (f'SELECT count(*), group_concat(coalesce("end" - start, -1 - start)), '
                f"group_concat(coalesce({self.text_id}, -1)), group_concat({ctx}), "
-               f"group_concat(coalesce({self.text}, char(31)), char(30)), max(start), max(\"end\"), "
-               f"sum(eventType = {DOMAIN_CREATE}), min({self.domain}), max({self.domain}) "
+               f"group_concat(coalesce({self.text}, char(31)), char(30)), min({self.domain}), max({self.domain}) "
                f"FROM {t} WHERE rowid >= ? AND rowid < ?")
         lo, hi = cap.query(f"SELECT min(rowid), max(rowid) FROM {t}").fetchone()
         while lo is not None and lo <= hi:
-            n, d, tid, ctx, text, max_s, max_e, domains, dmin, dmax = cap.query(sql, (lo, lo + CHUNK)).fetchone()
-            self.max_ts = max(self.max_ts, max_s or 0, max_e or 0)
-            if domains:
-                self._domains(lo)
+            n, d, tid, ctx, text, dmin, dmax = cap.query(sql, (lo, lo + CHUNK)).fetchone()
             if n:
                 try:
                     d, tid = _ints(d, n), _ints(tid, n)
@@ -93,6 +88,8 @@ class _Reader:
                 texts, far = text.split(SEP), None
                 if len(texts) != n or ctx is None:  # a separator inside a text, or a huge domain id
                     texts, ctx, far = self._slow_columns(lo)
+                if (((ctx >> 24) & 0xFF) == DOMAIN_CREATE).any():
+                    self._domains(lo)
                 self._chunk(d, tid, ctx, texts, far)
             lo += CHUNK
         return self._finish()
@@ -172,8 +169,10 @@ class _Reader:
             self.values.add_codes(row, d)
 
     def _finish(self) -> NvtxGroups:
-        for row, start in self.open:
-            self._add(row, self.max_ts - start, ended=False)
+        if self.open:  # unended ranges last until the table's last timestamp (nsys's maxts)
+            last = self.cap.query(f'SELECT max(max(start), max(coalesce("end", 0))) FROM {NVTX}').fetchone()[0]
+            for row, start in self.open:
+                self._add(row, last - start, ended=False)
         out, texts = self.out, list(self.text_codes)
         out.texts = texts
         contexts = list(self.contexts)
