@@ -303,47 +303,47 @@ def _refuse_repeats(paths: list[str]) -> None:
 
 def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu=False):
     values = medians and with_summaries  # --stats: every duration too, for the medians
-    side = [_in_background(cap, _api_aggregates, values), _in_background(cap, _nvtx_aggregates, step_name, values)]
+    api = _in_background(cap, _api_aggregates, values)
+    ranges = _in_background(cap, _nvtx_aggregates, step_name, values)
     try:
-        acts = T.gpu_activity(cap, values=values)
+        try:
+            acts = T.gpu_activity(cap, values=values)
+        finally:
+            _joined(cap, api)
+        # what needs no NVTX runs while the NVTX thread (the longest) is still reading
+        # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
+        cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
+        ci = info(cap)
+        gpus = [GpuFact(cap.source, index=g.id, name=g.name, uuid=g.uuid, bus_id=g.bus,
+                        memory_total_mib=(g.memory_bytes / 2**20) if g.memory_bytes else None)
+                for g in cap.gpus() if g.used]
+        launch = launch_records(cap)
+        if with_summaries:
+            result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
+        groups = kernel_groups(cap)
+        result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
+                                       for per_gpu in groups.comm.values() for nid in per_gpu}
+        result.comm_chunks[cap.name] = groups.comm_chunks
+        tls = timelines(cap, acts)
+        causes = add_host_stall(cap, tls, acts)
+        later = [*launch_stats(cap), *T.copies(cap), *filter(None, [grid_use(cap)])]
     finally:
-        for worker, _ in side:
-            worker.join()
-    for _, into in side:
-        if "error" in into:
-            raise into["error"]
-        cap.cache.update(into)
-    # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
-    cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
-    ci = info(cap)
+        _joined(cap, ranges)
     facts.add(ci)
-    facts.extend(GpuFact(cap.source, index=g.id, name=g.name, uuid=g.uuid, bus_id=g.bus,
-                         memory_total_mib=(g.memory_bytes / 2**20) if g.memory_bytes else None)
-                 for g in cap.gpus() if g.used)
+    facts.extend(gpus)
     for m in ci.missing_tables:
         facts.missing.append(f"{cap.name}: {m}")
-    facts.extend(launch_records(cap))
+    facts.extend(launch)
     if with_summaries:
         result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
                                                              limit=None if medians else SUMMARY_ROWS)
-        result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
     if nvtx_gpu:  # --nvtx-gpu: GPU time per NVTX range (two temp tables keyed for the joins)
         result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
     activities[cap.name] = acts
     result.paths[cap.name] = str(cap.file or cap.path)
-    groups = kernel_groups(cap)
-    result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
-                                   for per_gpu in groups.comm.values() for nid in per_gpu}
-    result.comm_chunks[cap.name] = groups.comm_chunks
-    tls = timelines(cap, acts)
-    causes = add_host_stall(cap, tls, acts)
     facts.extend(tls)
     facts.extend(causes)
-    facts.extend(launch_stats(cap))
-    facts.extend(T.copies(cap))
-    grids = grid_use(cap)
-    if grids:
-        facts.add(grids)
+    facts.extend(later)
     nccl = nccl_calls(cap)
     if nccl:
         facts.add(nccl)
@@ -354,6 +354,16 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         facts.add(st)
         if st.p50_ns:
             facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+
+def _joined(cap: Capture, side: tuple) -> None:
+    """Wait for a background aggregate (_in_background); its results become cache entries of
+    `cap`, or its error is raised here."""
+    worker, into = side
+    worker.join()
+    if "error" in into:
+        raise into["error"]
+    cap.cache.update(into)
 
 
 def step_comm(result: CaptureAnalysis) -> list[StepComm]:
