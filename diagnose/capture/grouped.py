@@ -15,6 +15,7 @@ import numpy as np
 VALUE_BITS = 40  # durations and sizes in 0..2^40 (18 min, 1 TB) pack under a group code in one int64
 _MASK = (1 << VALUE_BITS) - 1
 _SLICE = 1 << 20  # rows per slice of the passes over all values (bounded temporaries)
+_RESERVE_MAX = 1 << 28  # rows reserved up front at most (2 GiB of address space; sparse rowids)
 
 
 def chunk_groups(*columns: np.ndarray) -> tuple[list, np.ndarray]:
@@ -47,7 +48,12 @@ class GroupedValues:
         self._packed: list[np.ndarray] = []  # code << VALUE_BITS | value, per chunk (views of _buf)
         self._loose: list[tuple[np.ndarray, np.ndarray]] = []  # (codes, values) that do not pack
         self._stats: list[tuple] | None = None
-        self._buf = np.empty(rows, dtype=np.int64) if rows and rows < 1 << 32 else None
+        self._buf = None
+        if rows and rows <= _RESERVE_MAX:
+            try:
+                self._buf = np.empty(rows, dtype=np.int64)
+            except MemoryError:  # the system refuses the reservation: separate arrays then
+                pass
         self._used = 0  # rows of _buf filled; all of _packed lies there while _buf is not None
 
     def code_of(self, keys: list) -> np.ndarray:
