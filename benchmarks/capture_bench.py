@@ -179,10 +179,13 @@ def main() -> int:
     print(f"JSON without --stats: {(out / 'full.json').stat().st_size / 1e6:.2f} MB; "
           f"with --stats: {(out / 'stats.json').stat().st_size / 1e6:.2f} MB")
     print(verdict("full analysis / bare GROUP BYs (wall)", full[0] / bare[0], 1.5))
+    # CPU seconds too: on a machine shared with other work, wall time depends on what else runs
+    print(f"  (CPU: {full[3] / bare[3]:.2f}; the analysis uses up to three threads, the bare GROUP BYs one)")
     print(verdict("peak memory of the full analysis, MB", full[1], 1024))
     print(verdict("peak memory of --stats --json, MB", stats[1], 1024))
     if nsys and not nsys_failed:
         print(verdict("nsys stats / diagnose --stats --json (wall)", rows[-1][1][0] / stats[0], 3, lower_is_better=False))
+        print(f"  (CPU: {rows[-1][1][3] / stats[3]:.2f})")
     elif nsys:
         print(f"nsys stats failed ({nsys_failed.strip()}), so the --stats vs nsys stats ratio is not measured")
     else:

@@ -32,11 +32,11 @@ STEP_POINTS = 200  # without --stats: this many steps per capture, evenly chosen
 
 
 def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, full_stats=False,
-          stats_dir=None) -> Report:
+          stats_dir=None, nvtx_gpu=False) -> Report:
     from diagnose.pipeline import run_pipeline
 
     full_stats = full_stats or bool(stats_dir)
-    result = analyse(list(files), step_name=step_name, medians=full_stats)
+    result = analyse(list(files), step_name=step_name, medians=full_stats, nvtx_gpu=nvtx_gpu)
     facts = result.facts
     if any(v is not None for v in (model, tp, pp, gpu, batch)):
         # first, so that every rule reads the user's values (Facts.workload: first source wins);
@@ -416,7 +416,7 @@ def tables(result, full_stats: bool) -> dict:
                           ns_to_ms(r["gpu_span_ns"])] for r in gpu],
                 "note": "Kernels whose launch call started inside a range on the same thread (correlationId); "
                         "a kernel counts for every range that encloses its launch.",
-                "stats": True,
+                "stats": True,  # every row, as the summaries: the stored run leaves it out
             }
     return out
 

@@ -433,9 +433,9 @@ def test_cpu_side_of_the_largest_idle_gap_as_sql_says():
 
 
 def test_nvtx_ranges_to_gpu_kernels_as_sql_says():
-    """--stats: GPU time per NVTX range through correlation ids, against one plain join."""
+    """--nvtx-gpu: GPU time per NVTX range through correlation ids, against one plain join."""
     name = "fuser_h200_crossentropy_2025_1.sqlite"
-    report = build([str(shared_path("captures", name))], full_stats=True)
+    report = build([str(shared_path("captures", name))], nvtx_gpu=True)
     rows = {r["name"]: r for r in report.facts["summaries"][name]["nvtx_gpu"]}
     expected = _sql(name, """
         SELECT coalesce(s.value, n.text), count(DISTINCT n.rowid), count(*), sum(k."end" - k.start)
@@ -446,6 +446,10 @@ def test_nvtx_ranges_to_gpu_kernels_as_sql_says():
     assert expected and {n: (r, k, t) for n, r, k, t in expected} == {
         n: (v["ranges"], v["kernels"], v["kernel_ns"]) for n, v in rows.items()}
     assert any(t.startswith("NVTX ranges -> GPU kernels") for t in report.tables)
+    # computed only when asked for: --stats alone does not pay for the join
+    plain = build([str(shared_path("captures", name))], full_stats=True)
+    assert "nvtx_gpu" not in plain.facts["summaries"][name]
+    assert not any(t.startswith("NVTX ranges -> GPU kernels") for t in plain.tables)
 
 
 def test_stats_terminal_prints_every_nvtx_range_in_plain_columns():

@@ -1,6 +1,8 @@
 """Our nsys-stats summaries against `nsys stats` 2022.4 output on every real capture."""
 
 import csv
+import shutil
+import sqlite3
 
 import pytest
 from conftest import SHARED, shared_path
@@ -78,3 +80,101 @@ def test_api_display_name_follows_nsys_2022_4():
     assert S.api_display_name("cudaLaunchKernel_v7000") == "cudaLaunchKernel"
     assert S.api_display_name("cudaStreamIsCapturing_v10000") == "cudaStreamIsCapturing_v10000"
     assert S.api_base_name("cudaGetDeviceProperties_v2_v12000") == "cudaGetDeviceProperties"
+
+
+def _nvtx_by_sql(path):
+    """nvtx_sum's groups by plain SQL, nsys's own way (a join to the domain rows and StringIds, then
+    GROUP BY the name), and each group's durations, for the medians."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    rows = db.execute("""
+        WITH dom AS (SELECT domainId AS id, (globalTid >> 24) & 16777215 AS pid, text AS name, min(start)
+                     FROM NVTX_EVENTS WHERE eventType = 75 GROUP BY 1, 2),
+             m AS (SELECT max(max(start), max(coalesce("end", 0))) AS t FROM NVTX_EVENTS)
+        SELECT CASE WHEN dom.name IS NOT NULL THEN dom.name || ':' || coalesce(s.value, n.text)
+                    ELSE coalesce(s.value, n.text) END,
+               CASE WHEN n.eventType IN (59, 70) THEN 'PushPop' ELSE 'StartEnd' END,
+               coalesce(n."end", (SELECT t FROM m)) - n.start
+        FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+        LEFT JOIN dom ON dom.id = n.domainId AND dom.pid = (n.globalTid >> 24) & 16777215
+        WHERE n.eventType IN (59, 60, 70, 71)""").fetchall()
+    db.close()
+    groups = {}
+    for name, style, d in rows:
+        groups.setdefault((name or "", style), []).append(d)
+    return groups
+
+
+def _check_nvtx(path):
+    want = _nvtx_by_sql(path)
+    with open_capture(path) as cap:
+        got = {(r.name, r.extra["style"]): r for r in S.nvtx_summary(cap)}
+    assert set(got) == set(want)
+    for key, values in want.items():
+        values.sort()
+        r, n = got[key], len(values)
+        assert (r.count, r.total, r.min, r.max) == (n, sum(values), values[0], values[-1]), key
+        assert r.med == (values[(n - 1) // 2] + values[n // 2]) / 2, key
+
+
+def test_nvtx_groups_equal_plain_sql_across_chunks(monkeypatch):
+    """The chunked NVTX read gives nsys's groups whatever the chunk size (ranges of one name in many
+    chunks; domain names, text ids and an unended range in the 2023 TensorRT export)."""
+    from diagnose.capture import nvtx
+
+    for name in ("nsysai_h100x2_fastvideo_train_before", "memfusion_rtx3090x4_trt_2023_1"):
+        _check_nvtx(shared_path("captures", f"{name}.sqlite"))
+        monkeypatch.setattr(nvtx, "CHUNK", 97)
+        _check_nvtx(shared_path("captures", f"{name}.sqlite"))
+        monkeypatch.undo()
+
+
+def test_nvtx_texts_with_the_separator_and_huge_domain_ids_read_by_the_slow_path(tmp_path, monkeypatch):
+    """A range text holding the chunk's separator character, and domain ids beyond 31 bits, are read
+    row by row for their chunk, with the same groups as plain SQL."""
+    from diagnose.capture import nvtx
+
+    slow = []
+    real = nvtx._Reader._slow_columns
+    monkeypatch.setattr(nvtx._Reader, "_slow_columns", lambda self, lo: slow.append(lo) or real(self, lo))
+    path = tmp_path / "odd.sqlite"
+    shutil.copy(shared_path("captures", "memfusion_rtx3090x4_trt_2023_1.sqlite"), path)
+    path.chmod(0o644)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE NVTX_EVENTS SET text = 'a\x1eb', textId = NULL WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS "
+               "WHERE eventType = 59 LIMIT 3)")
+    db.execute("UPDATE NVTX_EVENTS SET domainId = 1 << 40 WHERE domainId IS NOT NULL")
+    db.commit()
+    db.close()
+    _check_nvtx(path)
+    with open_capture(path) as cap:
+        names = {r.name for r in S.nvtx_summary(cap)}
+    assert "TensorRT:a\x1eb" in names and slow  # the domain still names its ranges
+
+
+def test_grouped_values_with_values_that_do_not_pack():
+    """Negative (damaged) and days-long values are kept apart and sorted with the rest: the same
+    statistics as computed the obvious way."""
+    import statistics
+
+    import numpy as np
+
+    from diagnose.capture.grouped import GroupedValues, chunk_groups
+
+    rows = [("a", 5), ("b", -3), ("a", 1 << 45), ("a", 7), ("b", 2), ("c", 4)]
+    fits = [("a", 5), ("a", 7), ("b", 2), ("c", 4), ("b", 9)]
+
+    def stats(rows, reserved):  # `reserved`: the rows announced (fewer: the chunks spill over)
+        g = GroupedValues(reserved)
+        for part in (rows[:3], rows[3:]):  # two chunks
+            keys, inverse = chunk_groups(np.array([ord(k) for k, _ in part]))
+            g.add([chr(k) for k in keys], inverse, np.array([v for _, v in part], dtype=np.int64))
+        return {key: rest for key, *rest in g.stats()}
+
+    assert stats(fits, None) == stats(fits, 2) == stats(fits, 100)
+    got = stats(rows, None)
+    for key in "abc":
+        v = sorted(x for k, x in rows if k == key)
+        sd = statistics.stdev(v) if len(v) > 1 else 0.0
+        total, n, mean, med, low, high, std = got[key]
+        assert (total, n, low, high, med) == (sum(v), len(v), v[0], v[-1], statistics.median(v)), key
+        assert mean == pytest.approx(sum(v) / len(v)) and std == pytest.approx(sd), key

@@ -13,6 +13,16 @@ from diagnose.capture.reader import open_capture, pid_of
 from diagnose.errors import InputError
 
 
+def _gaps(intervals, min_ns):
+    """(start, end) of the idle gaps of at least min_ns between (start, end) intervals, the obvious way."""
+    out, reach = [], None
+    for s, e in sorted(intervals):
+        if reach is not None and s - reach >= min_ns:
+            out.append((reach, s))
+        reach = e if reach is None else max(reach, e)
+    return out
+
+
 def _union(intervals):
     """Total length of the union of (start, end) intervals, the obvious way."""
     total, cur_s, cur_e = 0, None, None
@@ -55,6 +65,8 @@ def test_busy_idle_and_overlap_match_brute_force(name):
         assert a.exposed_comm_ns == _union(comm + compute) - _union(compute)
         assert sum(a.gap_hist_ns) == a.idle_ns
         assert a.kernels.count == len(mine)
+        assert a.large_gaps == _gaps(every, T.LARGE_GAP_NS)[:T.LARGE_GAPS_KEPT]
+    assert any(a.large_gaps for a in acts.values())
 
 
 def test_launch_and_sync_accounting_matches_nsys_stats():
@@ -176,6 +188,19 @@ def test_collectives_matched_across_two_ranks_in_one_file():
     late = result.straggler()
     later = [i for i, (a, b) in enumerate(zip(*per_rank)) if b > a]
     assert late.label.startswith("rank 1") and late.last_count == len(later)
+    # what rank 1 ran while rank 0 waited (from rank 0's arrival to its own), kernel by kernel
+    waits = [(per_rank[0][i], per_rank[1][i]) for i in later]
+    doing = {}
+    with open_capture(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")) as cap:
+        for s, e, name in cap.query(
+                'SELECT k.start, k."end", s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s '
+                "ON s.id = k.demangledName WHERE k.deviceId = ? AND ((k.globalPid >> 24) & 16777215) = ?",
+                (ranks[1].device, ranks[1].pid)):
+            inside = sum(max(0, min(e, hi) - max(s, lo)) for lo, hi in waits)
+            if inside:
+                doing[C.classify(name)] = doing.get(C.classify(name), 0) + inside
+    assert late.doing_ns == doing and sum(doing.values()) > 0
+    assert late.idle_ns == sum(hi - lo for lo, hi in waits) - sum(doing.values())
 
 
 def test_uvm_migrations_kept_apart_from_copies(tmp_path):

@@ -17,7 +17,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
-from diagnose.capture import multirank, summaries
+from diagnose.capture import multirank, nvtx, summaries
 from diagnose.capture import steps as S
 from diagnose.capture import timeline as T
 from diagnose.capture.kernels import kernel_groups
@@ -53,7 +53,7 @@ class CaptureAnalysis:
     comm_names: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> comm kernel name id -> op
     comm_chunks: dict[str, list] = field(default_factory=dict)  # file -> kernels.KernelGroups.comm_chunks
     top_kernels: dict[str, tuple] = field(default_factory=dict)  # file -> summaries.top_kernel_names
-    nvtx_gpu: dict[str, list] = field(default_factory=dict)  # file -> summaries.nvtx_gpu_summary (--stats)
+    nvtx_gpu: dict[str, list] = field(default_factory=dict)  # file -> summaries.nvtx_gpu_summary (--nvtx-gpu)
 
 
 def ns_to_ms(ns) -> float:
@@ -175,13 +175,14 @@ def timelines(cap: Capture, acts: list[T.GpuActivity]) -> list[GpuTimeline]:
 GAP_CAUSE_SHARE = 0.15  # idle share of the span from which the largest gaps' CPU side is looked up
 
 
-def add_host_stall(cap: Capture, tls: list[GpuTimeline]) -> list[T.IdleGapCause]:
-    """Only GPUs with real idle time pay for the gap list and the API merge; those idle for a
-    sixth of their span or more also get the CPU work behind their largest gaps."""
+def add_host_stall(cap: Capture, tls: list[GpuTimeline], acts: list[T.GpuActivity]) -> list[T.IdleGapCause]:
+    """Only GPUs with real idle time pay for the API merge (their large gaps the walk listed);
+    those idle for a sixth of their span or more also get the CPU work behind their largest gaps."""
     gaps, causes = {}, []
+    listed = {(a.pid, a.device): a.large_gaps for a in acts}
     for g in tls:
         if g.span_ns and g.large_gap_ns > 0.05 * g.span_ns:
-            gaps[(g.pid, g.device)] = T.large_gaps(cap, g.pid, g.device)
+            gaps[(g.pid, g.device)] = listed.get((g.pid, g.device), [])
             g.host_stall_gaps, g.host_stall_ns = T.host_stall(cap, g.pid, gaps[(g.pid, g.device)])
             if g.large_gap_ns >= GAP_CAUSE_SHARE * g.span_ns:
                 causes += T.gap_causes(cap, g.pid, g.device, gaps[(g.pid, g.device)])
@@ -246,8 +247,10 @@ def step_stats(cap: Capture, steps: S.Steps) -> StepStats:
 
 
 def analyse(paths: list[str], step_name: str | None = None, names: list[str] | None = None,
-            with_summaries: bool = True, deadline_s: float | None = None, medians: bool = True) -> CaptureAnalysis:
-    """Open every capture, analyse it, and return the facts (InputError on unreadable input)."""
+            with_summaries: bool = True, deadline_s: float | None = None, medians: bool = True,
+            nvtx_gpu: bool = False) -> CaptureAnalysis:
+    """Open every capture, analyse it, and return the facts (InputError on unreadable input).
+    `nvtx_gpu`: also GPU kernel time per NVTX range (a join of ranges, launches and kernels)."""
     _refuse_repeats(paths)
     facts = Facts()
     result = CaptureAnalysis(facts)
@@ -261,7 +264,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
         activities: dict[str, list] = {}
         for cap in caps:
             try:
-                _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians)
+                _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu)
             except sqlite3.Error as exc:
                 raise read_error(cap.path, exc) from None
             except (TypeError, ValueError, ArithmeticError) as exc:
@@ -298,48 +301,49 @@ def _refuse_repeats(paths: list[str]) -> None:
         seen[key] = path
 
 
-def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians):
-    side: dict = {}
-    worker = threading.Thread(target=_side_aggregates, args=(cap, step_name, side), daemon=True)
-    worker.start()
+def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu=False):
+    values = medians and with_summaries  # --stats: every duration too, for the medians
+    api = _in_background(cap, _api_aggregates, values)
+    ranges = _in_background(cap, _nvtx_aggregates, step_name, values)
     try:
-        acts = T.gpu_activity(cap)
+        try:
+            acts = T.gpu_activity(cap, values=values)
+        finally:
+            _joined(cap, api)
+        # what needs no NVTX runs while the NVTX thread (the longest) is still reading
+        # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
+        cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
+        ci = info(cap)
+        gpus = [GpuFact(cap.source, index=g.id, name=g.name, uuid=g.uuid, bus_id=g.bus,
+                        memory_total_mib=(g.memory_bytes / 2**20) if g.memory_bytes else None)
+                for g in cap.gpus() if g.used]
+        launch = launch_records(cap)
+        if with_summaries:
+            result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
+        groups = kernel_groups(cap)
+        result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
+                                       for per_gpu in groups.comm.values() for nid in per_gpu}
+        result.comm_chunks[cap.name] = groups.comm_chunks
+        tls = timelines(cap, acts)
+        causes = add_host_stall(cap, tls, acts)
+        later = [*launch_stats(cap), *T.copies(cap), *filter(None, [grid_use(cap)])]
     finally:
-        worker.join()
-    if "error" in side:
-        raise side["error"]
-    cap.cache.update(side)
-    # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
-    cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
-    ci = info(cap)
+        _joined(cap, ranges)
     facts.add(ci)
-    facts.extend(GpuFact(cap.source, index=g.id, name=g.name, uuid=g.uuid, bus_id=g.bus,
-                         memory_total_mib=(g.memory_bytes / 2**20) if g.memory_bytes else None)
-                 for g in cap.gpus() if g.used)
+    facts.extend(gpus)
     for m in ci.missing_tables:
         facts.missing.append(f"{cap.name}: {m}")
-    facts.extend(launch_records(cap))
+    facts.extend(launch)
     if with_summaries:
         result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
                                                              limit=None if medians else SUMMARY_ROWS)
-        result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
-        if medians:  # --stats: also GPU time per NVTX range (two temp tables keyed for the joins)
-            result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
+    if nvtx_gpu:  # --nvtx-gpu: GPU time per NVTX range (two temp tables keyed for the joins)
+        result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
     activities[cap.name] = acts
     result.paths[cap.name] = str(cap.file or cap.path)
-    groups = kernel_groups(cap)
-    result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
-                                   for per_gpu in groups.comm.values() for nid in per_gpu}
-    result.comm_chunks[cap.name] = groups.comm_chunks
-    tls = timelines(cap, acts)
-    causes = add_host_stall(cap, tls)
     facts.extend(tls)
     facts.extend(causes)
-    facts.extend(launch_stats(cap))
-    facts.extend(T.copies(cap))
-    grids = grid_use(cap)
-    if grids:
-        facts.add(grids)
+    facts.extend(later)
     nccl = nccl_calls(cap)
     if nccl:
         facts.add(nccl)
@@ -350,6 +354,16 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         facts.add(st)
         if st.p50_ns:
             facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+
+def _joined(cap: Capture, side: tuple) -> None:
+    """Wait for a background aggregate (_in_background); its results become cache entries of
+    `cap`, or its error is raised here."""
+    worker, into = side
+    worker.join()
+    if "error" in into:
+        raise into["error"]
+    cap.cache.update(into)
 
 
 def step_comm(result: CaptureAnalysis) -> list[StepComm]:
@@ -408,25 +422,45 @@ def step_comm(result: CaptureAnalysis) -> list[StepComm]:
     return out
 
 
-def _side_aggregates(cap: Capture, step_name: str | None, into: dict) -> None:
-    """The CUDA API groups, NVTX groups and steps, launch-latency sample and row counts, on a
-    second connection (results in `into`, as cache entries of the capture).
+def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
+    """Run work(other, *args) on a thread of its own with a second read-only connection `other`;
+    its cache entries (or the error) land in the returned dict once the thread is joined.
 
-    They are SQLite work alone (no rows come back to Python), and the sqlite3 module releases
-    the GIL while a statement runs: they run on another core while the calling thread reads the
-    kernel table, instead of after it. Results (or the error) go into `into`.
-    """
-    try:
-        stop = cap.stop_at
-        with open_capture(cap.file or cap.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
-            other.path = cap.path  # the name messages use
-            summaries.api_groups(other)
-            T.queue_delays(other)
-            other.count(KERNEL), other.count(RUNTIME)
-            other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
-            into.update(other.cache)
-    except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
-        into["error"] = exc
+    The work is mostly SQLite, and the sqlite3 module releases the GIL while a statement runs:
+    the API and NVTX aggregates run on other cores while the calling thread reads the kernel
+    table, instead of after it."""
+    into: dict = {}
+
+    def run():
+        try:
+            stop = cap.stop_at
+            with open_capture(cap.file or cap.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
+                other.path = cap.path  # the name messages use
+                work(other, *args)
+                into.update(other.cache)
+        except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
+            into["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    return worker, into
+
+
+def _api_aggregates(other: Capture, medians: bool) -> None:
+    """The CUDA API groups (with every duration for --stats), the launch-latency sample, the
+    copies and the row counts."""
+    summaries.api_groups(other)
+    if medians:
+        summaries.api_stats(other)
+    T.queue_delays(other)
+    T.copies(other)
+    other.count(KERNEL), other.count(RUNTIME)
+
+
+def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool) -> None:
+    """The NVTX groups (with every duration for --stats) and the NVTX steps."""
+    nvtx.groups(other, values=medians)
+    other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
 
 
 def launch_records(cap: Capture) -> list:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diagnose.capture import classify as C
+from diagnose.capture.grouped import GroupedValues
 from diagnose.capture.reader import KERNEL, Capture, pid_of
 
 CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
@@ -112,6 +113,8 @@ class KernelGroups:
     # its comm kernels, [(GPU key, class-column id, count, total ns)]); lets a time window's
     # counts re-read only the chunks that straddle its edges (facts.step_comm)
     comm_chunks: list[tuple[int, int, int, int, list]] = field(default_factory=list)
+    # every duration under its (name id, grid, block) group, when the medians are asked for (--stats)
+    values: GroupedValues | None = None
 
     @property
     def classes(self) -> dict[int, int]:
@@ -210,6 +213,10 @@ class KernelReader:
         lows = np.minimum.reduceat(dur, starts)
         highs = np.maximum.reduceat(dur, starts)
         self.groups.by_name.add(name[starts], g1[starts], g2[starts], counts, totals, lows, highs)
+        values = self.groups.values
+        if values is not None:
+            keys = list(zip(name[starts].tolist(), g1[starts].tolist(), g2[starts].tolist()))
+            values.add_codes(np.repeat(values.code_of(keys), counts), dur)
 
     def _fold_comm(self, gpu, short, cls, dur, start, rowids):
         comm = cls == CLASS_CODES[C.COMM]
@@ -242,8 +249,13 @@ def strings_of(cap: Capture, ids) -> dict[int, str]:
     return out
 
 
-def kernel_groups(cap: Capture) -> KernelGroups:
-    """The aggregates, from the timeline's read when it ran, else from a read of their own."""
-    if "kernel_groups" not in cap.cache:
-        cap.cache["kernel_groups"] = KernelReader(cap).read_all() if cap.has(KERNEL) else KernelGroups()
-    return cap.cache["kernel_groups"]
+def kernel_groups(cap: Capture, values: bool = False) -> KernelGroups:
+    """The aggregates, from the timeline's read when it ran, else from a read of their own (again
+    when `values`, every duration for the medians, is asked for and that read kept none)."""
+    got = cap.cache.get("kernel_groups")
+    if got is None or (values and got.values is None):
+        got = KernelGroups(values=GroupedValues(cap.rowid_span(KERNEL)) if values else None)
+        if cap.has(KERNEL):
+            KernelReader(cap, got).read_all()
+        cap.cache["kernel_groups"] = got
+    return got

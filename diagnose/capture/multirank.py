@@ -15,7 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from diagnose.capture import classify as C
+from diagnose.capture import kernels as K
 from diagnose.capture.reader import KERNEL, Capture
 from diagnose.capture.timeline import CLASS_CODES, ensure_class_table
 
@@ -177,30 +180,35 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
 
 
 def _what_it_did(rank: Rank, windows: list[tuple[int, int]], wait: RankWait) -> None:
-    """Sum, per kernel class, the straggler's kernel time inside the windows the others waited."""
+    """Sum, per kernel class, the straggler's kernel time inside the windows the others waited.
+
+    A kernel's time inside the windows is G(end) - G(start), where G(x) sums each window's part
+    before x: with the windows' starts and ends each sorted and prefix-summed, G is two
+    searchsorteds, so the straggler's kernels are read in chunks and summed in numpy (no order,
+    no Python per kernel)."""
     if not windows:
         return
-    col = ensure_class_table(rank.cap)
-    cur = rank.cap.query(
-        f"SELECT k.start, k.\"end\", coalesce(c.cls, 4) FROM {KERNEL} AS k "
-        f"LEFT JOIN temp.dx_kclass AS c ON c.nameId = k.{col} "
-        f"WHERE k.deviceId = ? AND ((coalesce(k.globalPid, 0) >> 24) & 16777215) = ? AND k.\"end\" > ? "
-        f"ORDER BY k.start",
-        (rank.device, rank.pid, windows[0][0]))
+    base = windows[0][0]
+    lo = np.sort(np.array([w[0] for w in windows], dtype=np.int64) - base)
+    hi = np.sort(np.array([w[1] for w in windows], dtype=np.int64) - base)
+    sum_lo, sum_hi = np.concatenate(([0], np.cumsum(lo))), np.concatenate(([0], np.cumsum(hi)))
+
+    def before(x):  # G(x): the windows' time before x
+        i, j = np.searchsorted(lo, x, side="right"), np.searchsorted(hi, x, side="right")
+        return (i * x - sum_lo[i]) - (j * x - sum_hi[j])
+
+    col = K.class_column(rank.cap)
+    groups = K.kernel_groups(rank.cap)
     names = {code: name for name, code in CLASS_CODES.items()}
     busy = 0
-    j = 0
-    for s, e, cls in cur:
-        while j < len(windows) and windows[j][1] <= s:
-            j += 1
-        if j >= len(windows):
-            break
-        k = j
-        while k < len(windows) and windows[k][0] < e:
-            lo, hi = max(s, windows[k][0]), min(e, windows[k][1])
-            if hi > lo:
-                wait.doing_ns[names[cls]] = wait.doing_ns.get(names[cls], 0) + (hi - lo)
-                busy += hi - lo
-            k += 1
-    span = sum(hi - lo for lo, hi in windows)
+    where = (f'"end" IS NOT NULL AND "end" > {int(base)} AND deviceId = {int(rank.device)} '
+             f"AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(rank.pid)}")
+    for start, end, name in rank.cap.chunks(KERNEL, ["start", '"end"', f"coalesce({col}, -1)" if col else "-1"], where=where):
+        inside = before(np.maximum(end - base, 0)) - before(np.maximum(start - base, 0))
+        cls = groups.class_of(name)
+        for code in np.unique(cls[inside > 0]).tolist():
+            ns = int(inside[cls == code].sum())
+            wait.doing_ns[names[code]] = wait.doing_ns.get(names[code], 0) + ns
+            busy += ns
+    span = sum(h - l for l, h in windows)
     wait.idle_ns = max(0, span - busy)

@@ -7,10 +7,6 @@ the command to run where it is installed.
 
 from __future__ import annotations
 
-import atexit
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 from diagnose.errors import InputError
@@ -31,6 +27,11 @@ def export_command(path) -> list[str]:
 def to_sqlite(path) -> Path:
     """The SQLite export of an .nsys-rep report, written by `nsys export` into a temporary folder
     (removed at exit); InputError when nsys is absent or the export fails."""
+    import atexit  # here, not at the top: every `diagnose capture` run imports this module
+    import shutil
+    import subprocess
+    import tempfile
+
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: no such file")

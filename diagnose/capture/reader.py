@@ -178,6 +178,13 @@ class Capture:
             self.cache[key] = self.conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
         return self.cache[key]
 
+    def rowid_span(self, table: str) -> int | None:
+        """max(rowid) - min(rowid) + 1: at least the table's row count, from two b-tree lookups."""
+        if not self.has(table):
+            return None
+        lo, hi = self.conn.execute(f'SELECT min(rowid), max(rowid) FROM "{table}"').fetchone()
+        return None if lo is None else hi - lo + 1
+
     def missing(self) -> list[str]:
         """Expected tables this export lacks, each with what that means."""
         return [f"{t}: {why}" for t, why in EXPECTED_TABLES.items() if not self.has(t)]

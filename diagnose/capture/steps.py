@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from diagnose.capture.reader import KERNEL, Capture, pid_of
-from diagnose.capture.summaries import nvtx_groups, nvtx_ranges_sql
+from diagnose.capture.nvtx import ranges_named
+from diagnose.capture.reader import KERNEL, NVTX, Capture, pid_of
+from diagnose.capture.summaries import nvtx_groups
 from diagnose.errors import InputError, closest_names
 
 # Normalised names that usually mark one step, most specific first.
@@ -68,8 +69,7 @@ def nvtx_steps(cap: Capture, wanted: str | None = None) -> Steps | None:
 
     `wanted` (from --step) must exist: a typo is an InputError listing the closest range names.
     """
-    inner = nvtx_ranges_sql(cap)
-    if not inner:
+    if not cap.has(NVTX):
         if wanted:
             raise InputError(f"{cap.name}: --step {wanted!r}: this capture has no NVTX ranges")
         return None
@@ -101,10 +101,7 @@ def nvtx_steps(cap: Capture, wanted: str | None = None) -> Steps | None:
     if chosen is None:
         return None
     names = sorted(raw_names[chosen])
-    marks = ",".join("?" * len(names))
-    rows = cap.query(
-        f"SELECT globalTid, start, \"end\" FROM ({inner}) WHERE \"end\" IS NOT NULL AND name IN ({marks}) "
-        f"ORDER BY start LIMIT {MAX_STEPS}", tuple(names)).fetchall()
+    rows = ranges_named(cap, names, MAX_STEPS)
     by_pid: dict[int, list] = {}
     for gtid, s, e in rows:
         by_pid.setdefault(pid_of(gtid) or 0, []).append((s, e))

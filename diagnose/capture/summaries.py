@@ -1,9 +1,11 @@
-"""The `nsys stats` summaries (2022.4 semantics), aggregated inside SQLite.
+"""The `nsys stats` summaries (2022.4 semantics), from chunked reads grouped in numpy.
 
-Each summary is one GROUP BY over the table plus one ordered read of the values (for the
-median and the deviation), so memory stays bounded however many rows the capture has (SQLite
-sorts on disk when it must). The numbers match `nsys stats --format csv` on the same
-file: same names, counts, totals, avg/median/min/max and sample standard deviation.
+Kernels come from the timeline's one read of the kernel table (capture.kernels), NVTX ranges
+from one chunked read of NVTX_EVENTS (capture.nvtx), API calls and memory operations from
+one chunked read per table; medians and deviations from every value kept as 8 bytes under its
+group code and sorted once by numpy (capture.grouped). SQLite never sorts the rows. The numbers
+match `nsys stats --format csv` on the same file: same names, counts, totals,
+avg/median/min/max and sample standard deviation.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from diagnose.capture.grouped import GroupedValues, chunk_groups
 from diagnose.capture.kernels import kernel_groups, name_expr, strings_of
 from diagnose.capture.reader import COPY_OPERATION_NAMES, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
 
@@ -45,89 +48,17 @@ def round1(x: float | None) -> float | None:
     return math.floor(abs(x) * 10 + 0.5) / 10 * (1 if x >= 0 else -1)
 
 
-VALUE_BITS = 40  # durations and sizes below 2^40 (18 min, 1 TB) pack under a group code in one int64
-
-
-def grouped_stats(cap: Capture, inner: str, keys: list[str], value: str = "d"):
-    """Yield (*keys, total, count, avg, median, min, max, sample stddev) per group of `inner`.
-
-    One unsorted read: each row's keys become a small integer code (a dict, first seen first),
-    and code << 40 | value goes into one int64 array that numpy sorts in place; a group is then
-    a run of equal codes with its values in order, so count, sum, min, max, the median at its
-    middle and the deviation around its mean (two-pass formula: no overflow or cancellation) are
-    vectorised reductions over the runs. SQLite never sorts (its ORDER BY on range names was most
-    of the time of --stats). Memory: 8 bytes a row. A value outside 0..2^40 (a damaged or
-    days-long row) falls back to a sorted read by SQLite.
-    """
-    nk = len(keys)
-    codes: dict = {}
-    parts = []
-    cur = cap.query(f"SELECT {', '.join(keys)}, {value} FROM ({inner})")
-    while True:
-        rows = cur.fetchmany(1 << 16)
-        if not rows:
-            break
-        try:
-            v = np.fromiter((r[nk] for r in rows), dtype=np.int64, count=len(rows))
-        except (TypeError, ValueError, OverflowError):
-            yield from _sorted_stats(cap, inner, keys, value)
-            return
-        if len(v) and (v.min() < 0 or v.max() >= 1 << VALUE_BITS):
-            yield from _sorted_stats(cap, inner, keys, value)
-            return
-        ks = (r[0] for r in rows) if nk == 1 else (r[:nk] for r in rows)
-        c = np.fromiter((codes.setdefault(k, len(codes)) for k in ks), dtype=np.int64, count=len(rows))
-        parts.append((c << VALUE_BITS) | v)
-    if not parts:
-        return
-    packed = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    del parts
-    packed.sort()
-    group = packed >> VALUE_BITS
-    starts = np.concatenate(([0], np.flatnonzero(np.diff(group)) + 1))
-    counts = np.diff(np.concatenate((starts, [len(packed)])))
-    names = list(codes)
-    ids = group[starts].tolist()
-    del group
-    packed &= (1 << VALUE_BITS) - 1  # the values, in group order, sorted within each group
-    totals = np.add.reduceat(packed, starts)
-    means = totals / counts
-    dev = np.zeros(len(starts))
-    for lo in range(0, len(packed), 1 << 22):  # squared deviations in slices: bounded temporaries
-        hi = min(len(packed), lo + (1 << 22))
-        g = np.searchsorted(starts, np.arange(lo, hi), side="right") - 1
-        np.add.at(dev, g, np.square(packed[lo:hi] - means[g]))
-    low, high = packed[starts], packed[starts + counts - 1]
-    med = (packed[starts + (counts - 1) // 2] + packed[starts + counts // 2]) / 2
-    std = np.where(counts > 1, np.sqrt(dev / np.maximum(counts - 1, 1)), 0.0)
-    for i, gid in enumerate(ids):
-        k = names[gid]
-        yield (*((k,) if nk == 1 else k), int(totals[i]), int(counts[i]), float(means[i]), float(med[i]),
-               int(low[i]), int(high[i]), float(std[i]))
-
-
-def _sorted_stats(cap: Capture, inner: str, keys: list[str], value: str):
-    """grouped_stats by a sorted read in SQLite (for values that do not pack)."""
-    nk = len(keys)
-    cur = cap.query(f"SELECT {', '.join(keys)}, {value} FROM ({inner}) ORDER BY {', '.join(keys)}, {value}")
-    key, values = None, []
-    for row in cur:
-        if key is not None and tuple(row[:nk]) != key:
-            yield _group_stats(key, values)
-            values = []
-        key = tuple(row[:nk])
-        values.append(row[nk])
-    if key is not None:
-        yield _group_stats(key, values)
-
-
-def _group_stats(key: tuple, values: list) -> tuple:
-    v = np.array(values, dtype=np.float64)
-    n = len(v)
-    mean = float(v.sum()) / n
-    med = (float(v[(n - 1) // 2]) + float(v[n // 2])) / 2
-    stddev = float(np.sqrt(np.square(v - mean).sum() / (n - 1))) if n > 1 else 0.0
-    return (*key, sum(values), n, mean, med, values[0], values[-1], stddev)
+def chunked_stats(cap: Capture, parts: list[tuple[str, list[str], str]]):
+    """(key, total, count, avg, median, min, max, stddev) per distinct key over one or more
+    tables: `parts` holds (table, [key expressions], value expression); a key is a tuple of the
+    table and the key values. One read per table in rowid chunks (Capture.chunks), grouped in
+    numpy (capture.grouped): no sort in SQLite, no Python object per row."""
+    values = GroupedValues(sum(cap.rowid_span(table) or 0 for table, _, _ in parts))
+    for table, keys, value in parts:
+        for *cols, v in cap.chunks(table, [*keys, value], where='"end" IS NOT NULL'):
+            uniq, inverse = chunk_groups(*cols)
+            values.add([(table, *k) if isinstance(k, tuple) else (table, k) for k in uniq], inverse, v)
+    return values.stats()
 
 
 def grouped_totals(cap: Capture, inner: str, keys: list[str], value: str = "d"):
@@ -138,10 +69,6 @@ def grouped_totals(cap: Capture, inner: str, keys: list[str], value: str = "d"):
                        f"FROM ({inner}) GROUP BY {part}"):
         n, total = g[nk], g[nk + 1]
         yield (*g[:nk], total, n, total / n, None, g[nk + 2], g[nk + 3], None)
-
-
-def _stats(cap: Capture, inner: str, keys: list[str], medians: bool, value: str = "d"):
-    return grouped_stats(cap, inner, keys, value) if medians else grouped_totals(cap, inner, keys, value)
 
 
 def _finish(rows: list[SummaryRow], grand_total: int | None = None) -> list[SummaryRow]:
@@ -169,21 +96,19 @@ def bounded(rows: list[SummaryRow], limit: int | None) -> tuple[list[SummaryRow]
     return rows[:limit], LeftOut(len(rest), sum(r.total for r in rest), sum(r.time_pct for r in rest))
 
 
-def kernel_summary(cap: Capture, name_column: str = "demangledName", medians: bool = True,
-                   limit: int | None = None) -> list[SummaryRow]:
+def kernel_summary(cap: Capture, medians: bool = True, limit: int | None = None) -> list[SummaryRow]:
     """cuda_gpu_kern_sum: per kernel name and grid/block shape (as the 2022.4 report groups).
 
-    Without medians the rows come from the kernel read's aggregates (no GROUP BY); with `limit`
-    only the rows with most time become SummaryRows (and only their names are read), so a
-    capture naming a million kernels costs a few arrays; `kernel_left_out` says what was dropped."""
-    if not cap.has(KERNEL):
-        return []
-    if name_expr(cap, name_column) == "0":
-        return []  # no name column at all
-    if medians or name_column != "demangledName":
-        groups = list(_kernel_stats(cap, name_expr(cap, name_column), medians))
-        grand = None
-    else:  # the aggregates of the timeline's read of the kernel table
+    From the aggregates of the timeline's read of the kernel table (kernels.kernel_groups), and
+    with medians from the durations that read kept. With `limit` (no medians) only the rows with
+    most time become SummaryRows (and only their names are read), so a capture naming a million
+    kernels costs a few arrays; `kernel_left_out` says what was dropped."""
+    if not cap.has(KERNEL) or name_expr(cap) == "0":
+        return []  # no kernel table, or no name column at all
+    grand = None
+    if medians:
+        groups = [(*key, *stats) for key, *stats in kernel_groups(cap, values=True).values.stats()]
+    else:
         name, g1, g2, n, total, low, high = kernel_groups(cap).by_name.arrays()
         grand = int(total.sum())
         keep = np.arange(len(total))
@@ -219,20 +144,6 @@ def top_kernel_names(cap: Capture, limit: int) -> tuple[list[tuple[str, int, int
     return top, max(0, len(ids) - limit), int(total.sum())
 
 
-def _kernel_stats(cap: Capture, name: str, medians: bool):
-    t = KERNEL
-    dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
-    # Grid and block packed into two integers (CUDA limits: grid y/z and block sizes < 2^16),
-    # because sorting on two integer keys is several times cheaper than on six.
-    inner = (
-        f"SELECT {name} AS nameId, "
-        f"({dims[0]}) | (({dims[1]}) << 32) AS g1, "
-        f"({dims[2]}) | (({dims[3]}) << 16) | (({dims[4]}) << 32) | (({dims[5]}) << 48) AS g2, "
-        f"\"end\" - start AS d FROM {t} WHERE \"end\" IS NOT NULL"
-    )
-    return _stats(cap, inner, ["nameId", "g1", "g2"], medians)
-
-
 def _dims(x, y, z) -> str:
     """printf('%4d %4d %4d') as the nsys report prints grid and block sizes."""
     return "%4d %4d %4d" % (x or 0, y or 0, z or 0)
@@ -243,9 +154,8 @@ def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     if not cap.has(RUNTIME):
         return []
     if medians:
-        inner = f'SELECT nameId, "end" - start AS d FROM {RUNTIME} WHERE "end" IS NOT NULL'
-        rows = [SummaryRow(api_display_name(cap.string(nid) or ""), *stats)
-                for nid, *stats in grouped_stats(cap, inner, ["nameId"])]
+        rows = [SummaryRow(api_display_name(cap.string(nid if nid >= 0 else None) or ""), *rest)
+                for (_, nid), *rest in api_stats(cap)]
     else:  # from the per-process groups the launch accounting reads anyway: one pass over the table
         per_name: dict[int, list] = {}
         for _pid, nid, n, total, low, high in api_groups(cap):
@@ -256,6 +166,15 @@ def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
         rows = [SummaryRow(api_display_name(cap.string(nid) or ""), total, n, total / n, None, low, high, None)
                 for nid, (n, total, low, high) in per_name.items()]
     return _finish(_merge_same_names(rows))
+
+
+def api_stats(cap: Capture) -> list[tuple]:
+    """((table, nameId), total, count, avg, med, min, max, stddev) of CUDA API calls: one chunked
+    read of every call's duration (cached per capture; the API thread reads it for --stats)."""
+    if "api_stats" not in cap.cache:
+        cap.cache["api_stats"] = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], '"end" - start')]) \
+            if cap.has(RUNTIME) else []
+    return cap.cache["api_stats"]
 
 
 def api_groups(cap: Capture) -> list[tuple]:
@@ -319,29 +238,38 @@ def _memop_inner(cap: Capture, value: str) -> str:
     return " UNION ALL ".join(parts)
 
 
+def _memop_summary(cap: Capture, value: str, medians: bool) -> list[SummaryRow]:
+    """Copies by kind and memsets, by `value` (duration or bytes)."""
+    if medians:
+        # kinds without a name of their own are one "Unknown" group, as nsys's CASE makes them
+        kind = f"coalesce(CASE WHEN copyKind BETWEEN 1 AND {max(COPY_OPERATION_NAMES)} THEN copyKind END, 0)"
+        parts = [(MEMCPY, [kind if cap.has_column(MEMCPY, "copyKind") else "0"], value)] if cap.has(MEMCPY) else []
+        parts += [(MEMSET, ["0"], value)] if cap.has(MEMSET) else []
+        return _finish([SummaryRow(COPY_OPERATION_NAMES[k] if table == MEMCPY else "[CUDA memset]", *stats)
+                        for (table, k), *stats in chunked_stats(cap, parts)])
+    inner = _memop_inner(cap, value)
+    return _finish([SummaryRow(name, *stats) for name, *stats in grouped_totals(cap, inner, ["name"], value="d")]) \
+        if inner else []
+
+
 def memop_time_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """cuda_gpu_mem_time_sum: copies by kind and memsets, by duration (ns)."""
-    inner = _memop_inner(cap, '"end" - start')
-    if not inner:
-        return []
-    return _finish([SummaryRow(name, *stats) for name, *stats in _stats(cap, inner, ["name"], medians)])
+    return _memop_summary(cap, '"end" - start', medians)
 
 
 def memop_size_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """cuda_gpu_mem_size_sum: the same operations by bytes moved (total, count, avg, ...)."""
-    inner = _memop_inner(cap, "bytes")
-    if not inner:
-        return []
-    return _finish([SummaryRow(name, *stats) for name, *stats in _stats(cap, inner, ["name"], medians)])
+    return _memop_summary(cap, "bytes", medians)
 
 
 def nvtx_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """nvtx_sum: push/pop and start/end ranges by name and style, 'Domain:name' when the domain is named."""
-    inner = nvtx_ranges_sql(cap, with_duration=True)
-    if not inner:
+    from diagnose.capture import nvtx
+
+    if not cap.has(NVTX):
         return []
     if medians:
-        groups = grouped_stats(cap, inner, ["name", "style"])
+        groups = nvtx.groups(cap, values=True).stats
     else:
         groups = [(name, style, total, n, total / n, None, low, high, None)
                   for name, style, n, _ended, total, low, high in nvtx_groups(cap)]
@@ -354,14 +282,11 @@ def nvtx_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
 
 
 def nvtx_groups(cap: Capture) -> list[tuple]:
-    """(name, style, count, count with an end, total, min, max) of NVTX ranges: one GROUP BY that
-    the NVTX summary and the step detection share (cached per capture)."""
-    if "nvtx_groups" not in cap.cache:
-        inner = nvtx_ranges_sql(cap, with_duration=True)
-        cap.cache["nvtx_groups"] = cap.query(
-            f'SELECT name, style, count(*), count("end"), sum(d), min(d), max(d) FROM ({inner}) '
-            f"GROUP BY name, style").fetchall() if inner else []
-    return cap.cache["nvtx_groups"]
+    """(name, style, count, count with an end, total, min, max) of NVTX ranges: one chunked read
+    (capture.nvtx) that the NVTX summary, the NCCL calls and the step detection share."""
+    from diagnose.capture import nvtx
+
+    return nvtx.groups(cap).rows
 
 
 def nvtx_ranges_sql(cap: Capture, with_duration: bool = False) -> str | None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
+from diagnose.capture.grouped import GroupedValues
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, Capture, pid_of
 from diagnose.capture.summaries import api_base_name, api_groups
 from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
@@ -28,6 +29,7 @@ from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
 # steps live at 10 us .. 10 ms).
 GAP_EDGES_US = (1, 5, 10, 50, 100, 1000, 10_000)
 LARGE_GAP_NS = 50_000  # a gap no launch latency explains: the host was doing something else
+LARGE_GAPS_KEPT = 200_000  # large gaps listed per GPU (for the host-stall and turn-taking accounting)
 SHORT_KERNEL_NS = 10_000
 
 # One integer per (process, device): globalPid keeps its pid bits (24..47), the CUDA ordinal
@@ -96,6 +98,8 @@ class GpuActivity:
     copy_ns: int = 0
     memset_ns: int = 0
     duration_hist: list[int] = field(default_factory=lambda: [0] * (len(DURATION_EDGES_NS) + 1))
+    # (start, end) of the first LARGE_GAPS_KEPT idle gaps >= LARGE_GAP_NS, in time order
+    large_gaps: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def busy_ns(self) -> int:
@@ -135,7 +139,7 @@ class _Unordered(Exception):
     """A table is not in start order by rowid: the walk needs SQLite to sort it."""
 
 
-def gpu_activity(cap: Capture) -> list[GpuActivity]:
+def gpu_activity(cap: Capture, values: bool = False) -> list[GpuActivity]:
     """Per (process, device) activity from one walk over kernels, copies and memsets in start
     order: numpy keeps running maxima of `end` per subset (all activity, kernels, compute,
     communication); a row that starts after its subset's running maximum opens a gap, and a
@@ -143,14 +147,15 @@ def gpu_activity(cap: Capture) -> list[GpuActivity]:
 
     nsys writes these tables in start order, so they are read in rowid order and merged by
     start, and the same read of the kernel table fills the kernel aggregates
-    (kernels.kernel_groups). A table found out of order is sorted by SQLite instead.
+    (kernels.kernel_groups; with `values`, every duration too, for the medians). A table found out
+    of order is sorted by SQLite instead.
     """
-    groups = K.KernelGroups()
+    groups = K.KernelGroups(values=GroupedValues(cap.rowid_span(KERNEL)) if values else None)
     try:
         walker = _walk(_merge(_sources(cap, groups)))
     except _Unordered:
-        groups = K.KernelReader(cap).read_all() if cap.has(KERNEL) else K.KernelGroups()
-        cap.cache["kernel_groups"] = groups
+        cap.cache.pop("kernel_groups", None)
+        groups = K.kernel_groups(cap, values)
         walker = _walk(_sorted_by_sqlite(cap))
     cap.cache["kernel_groups"] = groups
     return walker.result()
@@ -308,6 +313,9 @@ class _Walker:
             else:
                 a.memset_ns += int(dur[m].sum())
         g_all, g_k = gaps[0], gaps[1]
+        big = np.flatnonzero(g_all >= LARGE_GAP_NS)[:max(0, LARGE_GAPS_KEPT - len(a.large_gaps))]
+        if len(big):
+            a.large_gaps += zip((s[big] - g_all[big]).tolist(), s[big].tolist())
         small = (g_k > 0) & (g_k < LARGE_GAP_NS)
         a.kernel_gap_count += int(small.sum())
         a.kernel_gap_ns += int(g_k[small].sum())
@@ -324,23 +332,6 @@ class _Walker:
 
     def result(self) -> list[GpuActivity]:
         return [self.acts[k] for k in sorted(self.acts)]
-
-
-def large_gaps(cap: Capture, pid: int, device: int, min_ns: int = LARGE_GAP_NS, limit: int = 200_000):
-    """(gap start, gap end) of idle gaps >= min_ns on one GPU, in time order (bounded list)."""
-    parts = []
-    for table in (KERNEL, MEMCPY, MEMSET):
-        if cap.has(table):
-            parts.append(f"SELECT start AS s, \"end\" AS e FROM {table} WHERE \"end\" IS NOT NULL "
-                         f"AND deviceId = {int(device)} AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(pid)}")
-    if not parts:
-        return []
-    sql = f"""
-    WITH ev AS ({' UNION ALL '.join(parts)}),
-    w AS (SELECT s, max(e) OVER (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS r FROM ev)
-    SELECT r, s FROM w WHERE r IS NOT NULL AND s - r >= ? ORDER BY r LIMIT ?
-    """
-    return cap.query(sql, (min_ns, limit)).fetchall()
 
 
 @dataclass
@@ -440,9 +431,13 @@ BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of it
 
 def copies(cap: Capture) -> list[CopyStats]:
     """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies.
-    One GROUP BY: pageable and large copies are sums over the same rows."""
-    if not cap.has(MEMCPY):
-        return []
+    One GROUP BY: pageable and large copies are sums over the same rows (cached per capture)."""
+    if "copies" not in cap.cache:
+        cap.cache["copies"] = _copies(cap) if cap.has(MEMCPY) else []
+    return cap.cache["copies"]
+
+
+def _copies(cap: Capture) -> list[CopyStats]:
     src = cap.col(MEMCPY, "srcKind", "-1")
     dst = cap.col(MEMCPY, "dstKind", "-1")
     big = BANDWIDTH_MIN_BYTES
@@ -470,8 +465,7 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
     """
     if not gaps or not cap.has(RUNTIME):
         return 0, 0
-    names = [nid for (nid,) in cap.query(f"SELECT DISTINCT nameId FROM {RUNTIME}")
-             if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")]
+    names = sorted({nid for _pid, nid, *_ in api_groups(cap) if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")})
     if not names:
         return 0, 0
     marks = ",".join("?" * len(names))

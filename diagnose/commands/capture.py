@@ -17,8 +17,10 @@ from diagnose.commands.options import InputPath, OutputPath, batch_size, gpu_cou
 @click.option("--step", "step_name", help="NVTX range that marks one step (default: auto-detect, else the kernel pattern).")
 @click.option("--stats", is_flag=True, help="Also print the full nsys-stats tables (kernels, CUDA API, memory ops, NVTX).")
 @click.option("--stats-dir", type=OutputPath(folder=True), help="Also write every nsys-stats summary, all rows, as CSV here.")
+@click.option("--nvtx-gpu", is_flag=True, help="Also attribute GPU kernel time to NVTX ranges (kernels launched inside "
+                                               "each range, by correlationId).")
 @output_options
-def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir):
+def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir, nvtx_gpu):
     """Explain where GPU time went in nsys SQLite exports: one file, or one file per rank.
 
     Reads the file read-only (any Nsight Systems version), summarises it as `nsys stats` does,
@@ -31,12 +33,14 @@ def capture(files, model, tp, pp, gpu, batch, step_name, stats, stats_dir):
         --model llama-3-70b --tp 8 --gpu h100-sxm --batch 8
       diagnose capture samples/captures/straggler_rank*.sqlite
       diagnose capture samples/captures/tp4_nvlink_healthy.sqlite --stats --json
+      diagnose capture samples/captures/tp4_nvlink_healthy.sqlite --nvtx-gpu
     """
     return analyse(list(files), model=model, tp=tp, pp=pp, gpu=gpu, batch=batch, step_name=step_name, stats=stats,
-                   stats_dir=stats_dir)
+                   stats_dir=stats_dir, nvtx_gpu=nvtx_gpu)
 
 
-def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, stats=False, stats_dir=None):
+def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=None, stats=False, stats_dir=None,
+            nvtx_gpu=False):
     """The capture report (also used by `diagnose compare` on two captures)."""
     from diagnose import capture_report
 
@@ -48,7 +52,7 @@ def analyse(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name
 
         catalog.gpu(gpu)
     return capture_report.build(files, model=model, tp=tp, pp=pp, gpu=gpu, batch=batch,
-                                step_name=step_name, full_stats=stats, stats_dir=stats_dir)
+                                step_name=step_name, full_stats=stats, stats_dir=stats_dir, nvtx_gpu=nvtx_gpu)
 
 
 def _exported(files: list) -> list:

@@ -1,0 +1,187 @@
+"""Per-group count, total, min, max, median and deviation of values read in chunks.
+
+The summaries need medians, which a GROUP BY cannot give without a second, sorted read of
+every value. Here each chunk's rows arrive as numpy arrays; each row's group becomes a small
+integer code (a dict over the chunk's distinct keys, not over its rows), and code << 40 |
+value goes into one int64 array per chunk. At the end one numpy sort puts every group's values
+in order: a group is then a run of equal codes, and its statistics are vectorised reductions
+over the runs. Memory: 8 bytes a row; Python work: per distinct key of a chunk, never per row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+VALUE_BITS = 40  # durations and sizes in 0..2^40 (18 min, 1 TB) pack under a group code in one int64
+_MASK = (1 << VALUE_BITS) - 1
+_SLICE = 1 << 20  # rows per slice of the passes over all values (bounded temporaries)
+_RESERVE_MAX = 1 << 28  # rows reserved up front at most (2 GiB of address space; sparse rowids)
+
+
+def chunk_groups(*columns: np.ndarray) -> tuple[list, np.ndarray]:
+    """(distinct keys of the rows, each row's index into them): a key is a column's value, or a
+    tuple of the columns' values when there are several."""
+    if len(columns) == 1:
+        uniq, inverse = np.unique(columns[0], return_inverse=True)
+        return uniq.tolist(), inverse
+    order = np.lexsort(columns[::-1])
+    ordered = [c[order] for c in columns]
+    new = np.zeros(len(order), dtype=bool)
+    new[0:1] = True
+    for c in ordered:
+        new[1:] |= c[1:] != c[:-1]
+    starts = np.flatnonzero(new)
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return list(zip(*(c[starts].tolist() for c in ordered))), inverse
+
+
+class GroupedValues:
+    """Values per group key, added a chunk at a time; `stats()` once at the end.
+
+    `rows`, an upper bound of the rows to come (a table's rowid span), lets the chunks be packed
+    into one array reserved up front: pages never written cost no memory, and the sort needs no
+    second copy (separate chunk arrays, once freed, stay in the process's heap beside it)."""
+
+    def __init__(self, rows: int | None = None):
+        self.codes: dict = {}  # key -> code, first seen first
+        self._packed: list[np.ndarray] = []  # code << VALUE_BITS | value, per chunk (views of _buf)
+        self._loose: list[tuple[np.ndarray, np.ndarray]] = []  # (codes, values) that do not pack
+        self._stats: list[tuple] | None = None
+        self._buf = None
+        if rows and rows <= _RESERVE_MAX:
+            try:
+                self._buf = np.empty(rows, dtype=np.int64)
+            except MemoryError:  # the system refuses the reservation: separate arrays then
+                pass
+        self._used = 0  # rows of _buf filled; all of _packed lies there while _buf is not None
+
+    def code_of(self, keys: list) -> np.ndarray:
+        """Codes of keys (new keys get the next codes)."""
+        codes = self.codes
+        return np.fromiter((codes.setdefault(k, len(codes)) for k in keys), dtype=np.int64, count=len(keys))
+
+    def add(self, keys: list, inverse: np.ndarray, values: np.ndarray) -> None:
+        """Rows of one chunk: their distinct keys, each row's index into them, their values."""
+        if not len(values):
+            return
+        self.add_codes(self.code_of(keys)[inverse], values)
+
+    def add_codes(self, codes: np.ndarray, values: np.ndarray) -> None:
+        if not len(values):
+            return
+        if values.min() >= 0 and values.max() <= _MASK:
+            packed = (codes << VALUE_BITS) | values
+            if self._buf is not None and self._used + len(packed) <= len(self._buf):
+                self._buf[self._used:self._used + len(packed)] = packed
+                packed = self._buf[self._used:self._used + len(packed)]
+                self._used += len(packed)
+            elif self._buf is not None:  # more rows than announced: separate arrays from here on
+                self._packed, self._buf = [p.copy() for p in self._packed], None
+            self._packed.append(packed)
+        else:  # a negative (damaged) or days-long value: kept apart, sorted by lexsort at the end
+            self._loose.append((codes, values))
+
+    def merge_keys(self, new_key) -> None:
+        """Re-key every group by new_key(old key); groups that get the same key become one."""
+        old = list(self.codes)
+        merged: dict = {}
+        lut = np.fromiter((merged.setdefault(new_key(k), len(merged)) for k in old), dtype=np.int64, count=len(old))
+        self.codes = merged
+        for p in self._packed:  # in place: one chunk's temporaries at a time
+            p[:] = (lut[p >> VALUE_BITS] << VALUE_BITS) | (p & _MASK)
+        self._loose = [(lut[c], v) for c, v in self._loose]
+
+    def _sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows per group code, values ordered by code and then value). Memory: the values once
+        (no array of codes)."""
+        ncodes = len(self.codes)
+        if not self._loose:
+            if self._buf is not None:
+                values, self._buf, self._packed = self._buf[:self._used], None, []
+            else:
+                values = np.empty(sum(len(p) for p in self._packed), dtype=np.int64)
+                at = 0
+                while self._packed:
+                    part = self._packed.pop(0)
+                    values[at:at + len(part)] = part
+                    at += len(part)
+            values.sort()
+            counts = np.zeros(ncodes, dtype=np.int64)
+            for lo in range(0, len(values), _SLICE):
+                counts += np.bincount(values[lo:lo + _SLICE] >> VALUE_BITS, minlength=ncodes)
+                values[lo:lo + _SLICE] &= _MASK
+            return counts, values
+        parts = [(p >> VALUE_BITS, p & _MASK) for p in self._packed] + self._loose
+        self._packed, self._loose, self._buf = [], [], None
+        codes = np.concatenate([c for c, _ in parts])
+        values = np.concatenate([v for _, v in parts])
+        order = np.lexsort((values, codes))
+        return np.bincount(codes, minlength=ncodes), values[order]
+
+    def stats(self) -> list[tuple]:
+        """(key, total, count, mean, median, min, max, sample stddev) per group, in code order
+        (computed once: the values are given up to the sort).
+
+        Median: the mean of the two middle values for an even count, as nsys's median() does.
+        Deviation: two-pass (around the mean; no cancellation), 0 for a group of one."""
+        if self._stats is None:
+            self._stats = list(self._compute()) if self._packed or self._loose else []
+        return self._stats
+
+    def _compute(self):
+        counts, values = self._sorted()
+        ids = np.flatnonzero(counts).tolist()  # groups in code order (codes sorted), none empty
+        counts = counts[ids]
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        totals = np.add.reduceat(values, starts)
+        means = totals / counts
+        ends = starts + counts
+        dev = np.zeros(len(starts))
+        for lo in range(0, len(values), _SLICE):  # squared deviations in slices: bounded temporaries
+            hi = min(len(values), lo + _SLICE)
+            first = int(np.searchsorted(starts, lo, side="right")) - 1
+            last = int(np.searchsorted(starts, hi - 1, side="right"))
+            part = np.minimum(ends[first:last], hi) - np.maximum(starts[first:last], lo)  # rows of each group here
+            x = values[lo:hi] - np.repeat(means[first:last], part)
+            dev[first:last] += np.add.reduceat(x * x, np.concatenate(([0], np.cumsum(part)[:-1])))
+        low, high = values[starts].tolist(), values[ends - 1].tolist()
+        med = ((values[starts + (counts - 1) // 2] + values[starts + counts // 2]) / 2).tolist()
+        std = np.where(counts > 1, np.sqrt(dev / np.maximum(counts - 1, 1)), 0.0).tolist()
+        keys = list(self.codes)
+        for code, total, n, mean, m, lo_, hi_, sd in zip(ids, totals.tolist(), counts.tolist(), means.tolist(), med,
+                                                      low, high, std):
+            yield keys[code], total, n, mean, m, lo_, hi_, sd
+
+
+class IntCodes:
+    """Dense codes (first seen first) for int64 keys, looked up in numpy: a sorted array of the
+    keys seen and their codes, so a chunk costs a searchsorted, and Python work only for
+    keys never seen before."""
+
+    def __init__(self):
+        self._sorted = np.empty(0, dtype=np.int64)
+        self._codes = np.empty(0, dtype=np.int64)
+
+    @property
+    def size(self) -> int:
+        return len(self._sorted)
+
+    def codes_of(self, keys: np.ndarray) -> np.ndarray:
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        pos = np.minimum(np.searchsorted(self._sorted, uniq), max(0, self.size - 1))
+        seen = (self._sorted[pos] == uniq) if self.size else np.zeros(len(uniq), dtype=bool)
+        if not seen.all():
+            new = uniq[~seen]
+            keys_all = np.concatenate((self._sorted, new))
+            codes_all = np.concatenate((self._codes, np.arange(self.size, self.size + len(new), dtype=np.int64)))
+            order = np.argsort(keys_all, kind="stable")
+            self._sorted, self._codes = keys_all[order], codes_all[order]
+            pos = np.searchsorted(self._sorted, uniq)
+        return self._codes[pos][inverse]
+
+    def keys(self) -> np.ndarray:
+        """The keys, in code order."""
+        out = np.empty(self.size, dtype=np.int64)
+        out[self._codes] = self._sorted
+        return out
