@@ -70,6 +70,11 @@ def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
     return out
 
 
+def _per_direction(f: claims.Claim) -> float:
+    """A measured figure per direction: a bidirectional copy rate counts both ways at once."""
+    return f.data["value"] / (2 if f.data.get("direction") == "bi" else 1)
+
+
 def _matches(value: float, target: float) -> bool:
     return abs(value - target) <= SPEC_MATCH * target
 
@@ -102,7 +107,7 @@ def link_figure(facts: Facts, predictions=None):
     achieved = fabric.achieved_gbs / (gpu.nvlink_links if per_link and gpu.nvlink_links else 1)
     measured = [f for f in figures if not f.data["spec"] and not f.data["question"]
                 and not any(_matches(f.data["value"], v) for v, _, _ in specs.values())]
-    measured_values = [(f.data["value"], f) for f in measured] + [
+    measured_values = [(_per_direction(f), f) for f in measured] + [
         (m.value, m) for metric in ("busbw_gbs", "algbw_gbs") for m in measurements(facts, metric)
         if not any(_matches(m.value, v) for v, _, _ in specs.values())]
     usable = [(v, r) for v, r in measured_values if PHYSICS_FLOOR * achieved <= v <= 1.1 * line
@@ -226,6 +231,8 @@ def batched_rate(facts: Facts, predictions=None):
 def faster_than_physics(facts: Facts, predictions=None):
     """A collective timed faster than any GPU link can move its bytes: the measurement, not the
     system, is wrong (units, an unsynchronised timer, a no-op)."""
+    if not _asks_about_figures(facts):
+        return  # a hang or an error report: its timings are not the question
     from rules import catalog
 
     fastest = max((g.nvlink_gbs for g in catalog.gpus().values()), default=0.0) * 2
@@ -376,8 +383,7 @@ def pcie_figure(facts: Facts, predictions=None):
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
     figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
-    bidirectional = [f for f in figures if re.search(r"\bbi-?directional\b", f.quote, re.I)]
-    usable = [(f.data["value"] / (2 if f in bidirectional else 1), f) for f in figures if not f.data["spec"]]
+    usable = [(_per_direction(f), f) for f in figures if not f.data["spec"]]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * 0.8 * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * 0.8 * line <= v <= 1.05 * line]
     if not usable and low:

@@ -944,7 +944,7 @@ def net_socket(facts: Facts, predictions=None):
     if not c or c.guess:
         return
     rdma = any(_RDMA_WORDS.search(t) for _, t in claims.texts(facts))
-    if not (_across_nodes(facts) or (rdma and re.search(r"instead of|fall|fell|revert|not|without|missing|unavailable|unused",
+    if not (_across_nodes(facts) or (rdma and re.search(r"\binstead of\b|\bfall|\bfell\b|\brevert|\bnot\b|\bwithout\b|\bmissing\b|\bunavailable\b|\bunused\b",
                                                         c.quote, re.I))):
         return
     yield _on_claim("ticket.net_socket", "socket_fallback", "warning", c, "NCCL on TCP sockets",
@@ -1020,7 +1020,7 @@ def nccl_upgrade(facts: Facts, predictions=None):
     if claims.find(facts, "nccl_versions_compared"):
         return
     c = _first(facts, "nccl_upgrade")
-    if not c or c.guess or (claims._FIXES.search(c.quote) and not re.search(r"downgrad", c.quote, re.I)):
+    if not c or c.guess or (claims.fixed_by(c.quote) and not re.search(r"downgrad", c.quote, re.I)):
         return  # "upgrading NCCL fixed it": the new release is the cure, not the cause
     yield _on_claim("ticket.nccl_upgrade", "nccl_regression", "warning", c, "NCCL release change",
                "The problem came with a change of NCCL release",
