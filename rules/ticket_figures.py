@@ -20,7 +20,7 @@ from __future__ import annotations
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, gpu_spec, has_nvlink, large_results, make, measurements, node_count
-from rules.engine import FAILURES, rule
+from rules.engine import FAILURES, rule, ticket_gaps
 from rules.workload import catalog_model, predict_layout
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -53,6 +53,40 @@ def _served(facts: Facts):
     model, model_src = catalog_model(facts)
     gpu, _ = gpu_spec(facts)
     return (model, model_src, gpu) if model is not None and gpu is not None else (None, None, None)
+
+
+# Launch options that change what one decode step does in a way the predictor does not model: SGLang's
+# --enable-dp-attention runs attention data-parallel (each rank holds the whole attention weights and
+# its own requests' KV cache; https://lmsys.org/blog/2024-12-04-sglang-v0-4/), so one stream's step is
+# not the TP layout's step and a rate from it is not judged against the TP band.
+UNMODELLED_OPTIONS = ("enable_dp_attention",)
+
+
+def unmodelled_layout(facts: Facts) -> str | None:
+    """The launch option (of UNMODELLED_OPTIONS) that takes the layout outside the predictor, if any."""
+    return next((k for w in facts.of(Workload) for k in UNMODELLED_OPTIONS if w.extra.get(k)), None)
+
+
+def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
+    """The evidence every measured-against-expected finding gives: the figure, the calibrated band of
+    the engine profile, the roofline, and the model (one shape for rates and latencies)."""
+    return [ev(m, detail, m.value, round(expected, 1), unit),
+            ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", band, unit=unit),
+            ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit=unit),
+            ev(model_src, "model", model.key)]
+
+
+def _launch_read(facts: Facts) -> bool:
+    return any("launch" in f.kinds for f in getattr(facts, "files", []))
+
+
+def beyond_band_fix(facts: Facts) -> str:
+    """What to attach after a figure slower than its band: the basic artifacts the ticket lacks, and the
+    engine's launch command unless one was read; never what is already there."""
+    wanted = ticket_gaps(facts) + ([] if _launch_read(facts) else ["the engine's launch command"])
+    if wanted:
+        return "attach " + ", ".join(wanted)
+    return "Profile one decode step (nsys) and compare its kernels and all-reduces with `diagnose predict` for this layout."
 
 
 def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
@@ -278,7 +312,7 @@ def latency_vs_expected(facts: Facts, predictions=None):
     """A per-token latency the reporter states (ITL / TPOT), against the calibrated band and the
     roofline for the model, GPU, layout and engine the ticket names (rules/expectations.py)."""
     model, model_src, gpu = _served(facts)
-    if model is None:
+    if model is None or unmodelled_layout(facts):
         return
     from rules.expectations import expectation
 
@@ -295,12 +329,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
             verdict = e.verdict(m.value)
             if verdict == "faster_than_roofline":
                 continue  # faster than the bound: measured differently (speculative decoding, a batch's mean)
-            evidence = [ev(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", m.value,
-                           round(e.expected, 1), "ms"),
-                        ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
-                           f"{e.low:.1f}-{e.high:.1f}", unit="ms"),
-                        ev("prediction:roofline", "roofline (nothing real is faster)", round(e.roofline, 1), unit="ms"),
-                        ev(model_src, "model", model.key)]
+            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", "ms",
+                                     e.expected, f"{e.low:.1f}-{e.high:.1f}", e.roofline, p, gpu, model_src, model)
             if verdict in ("inside", "faster"):
                 yield make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
                            f"{m.value:g} ms per token is what this model, GPU and layout deliver "
@@ -316,7 +346,7 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            f"(x{e.ratio(m.value):.1f})",
                            "The step takes longer than a healthy system with this engine needs; something beyond "
                            "physics costs time (host, transport, clocks, configuration).",
-                           evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
+                           evidence, fix=beyond_band_fix(facts))
             return
 
 
@@ -349,11 +379,8 @@ def layer_split_rate(facts: Facts, predictions=None):
                    "With the layers split over the GPUs each token passes through them one after another, so one "
                    "stream decodes as fast as one GPU streaming every weight from its memory; more GPUs hold a bigger "
                    "model, they do not make one stream faster.",
-                   [ev(m, "decode rate, one stream", m.value, round(p.decode_tok_s_expected, 1), "tok/s"),
-                    ev("prediction:expected", f"one {gpu.key} streaming all of {model.key} (layer split: GPUs take turns)",
-                       f"{low:.0f}-{high:.0f}", unit="tok/s"),
-                    ev("prediction:roofline", "roofline (nothing real is faster)", round(p.decode_tok_s, 1), unit="tok/s"),
-                    ev(model_src, "model", model.key)],
+                   band_evidence(m, "decode rate, one stream", "tok/s", p.decode_tok_s_expected, f"{low:.0f}-{high:.0f}",
+                                 p.decode_tok_s, p, gpu, model_src, model),
                    fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
                    "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of requests.")
         return

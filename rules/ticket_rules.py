@@ -47,7 +47,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.health import FATAL_XIDS
-from rules.ticket_figures import assumed_tp
+from rules.ticket_figures import assumed_tp, band_evidence, beyond_band_fix, latency_vs_expected, unmodelled_layout
 from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
 
@@ -713,8 +713,10 @@ def measured_vs_expected(facts: Facts, predictions=None):
     model, GPU, layout and engine the ticket names."""
     model, model_src = catalog_model(facts)
     gpu, _ = gpu_spec(facts)
-    if model is None or gpu is None:
-        return
+    if model is None or gpu is None or unmodelled_layout(facts):
+        return  # (a layout the predictor does not model, such as data-parallel attention, is not judged)
+    if any(n.kind == "results_table" for n in facts.of(Note)):
+        return  # a table of layouts: ticket.comparison_set reads it as a set, a cell's TP is not the ticket's
     for m in measurements(facts, "decode_tok_s"):
         layout_tp, how = assumed_tp(facts, m)  # the layout stated, else the engine's use of the GPUs named (said so)
         p = predict_layout(facts, layout_tp, m.batch or 1)
@@ -722,11 +724,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
-        evidence = [ev(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", m.value, round(expected, 1), "tok/s"),
-                    ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
-                       f"{low:.0f}-{high:.0f}", unit="tok/s"),
-                    ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit="tok/s"),
-                    ev(model_src, "model", model.key)]
+        evidence = band_evidence(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", "tok/s", expected,
+                                 f"{low:.0f}-{high:.0f}", roofline, p, gpu, model_src, model)
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
         if m.value >= low:
@@ -737,11 +736,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
                        evidence, fix="Nothing is broken; for more speed raise the batch, quantise, or use GPUs with "
                        "more memory bandwidth.")
             return
-        yield make("ticket.measured_vs_expected", "other", "info", 0.45,
+        yield make("ticket.measured_vs_expected", "other", "warning", 0.45,
                    f"{m.value:g} tok/s is below the expected {low:.0f}-{high:.0f} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",
-                   evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
+                   evidence, fix=beyond_band_fix(facts))
         return
 
 
@@ -883,6 +882,8 @@ def symptom_prior(facts: Facts, predictions=None):
                    refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
+    if _fault_found(facts):
+        return  # a measured figure beyond its band, or a fault lead: "nothing points at a fault" would contradict it
     if kind == "normal?":
         if known and (n or 0) >= 2 and _about_performance(facts):
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
@@ -912,6 +913,13 @@ def symptom_prior(facts: Facts, predictions=None):
                    "gain. Nothing in the ticket shows a broken link or setting.",
                    evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+def _fault_found(facts: Facts) -> bool:
+    """Does a check that reads the reporter's figures or setup find more than physics? The symptom's prior
+    (physics, 'nothing points at a fault') then gives way to it."""
+    checks = (measured_vs_expected, latency_vs_expected, vm_pcie_slow)
+    return any(f.is_problem for check in checks for f in check(facts))
 
 
 def _still_to_attach(facts, why: str) -> str:

@@ -297,3 +297,55 @@ def test_a_per_gpu_rate_is_not_taken_for_one_streams_rate():
     records, _ = parse_text(_ISSUE + "We get 1,200 tok/s per GPU at TP=4 and 45 tokens/s for a single request.\n", "issue.md")
     got = [(m.metric, m.value) for m in records if isinstance(m, Measurement)]
     assert got == [("output_tok_s_per_gpu", 1200.0), ("decode_tok_s", 45.0)]
+
+
+# --------------------------------------------------------------------------- one answer per ticket (review 1, item 3)
+
+
+def _bundle(tmp_path, text: str):
+    from diagnose.bundle import read_bundle
+
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    return findings, ticket_verdict(facts, findings)
+
+
+def test_a_rate_below_its_band_silences_the_physics_prior_and_leads_the_verdict(tmp_path):
+    findings, v = _bundle(tmp_path, "# Per-token time on our H100 pair\n\nWe serve Llama-3-8B with vLLM, TP=2 on 2x H100 SXM, "
+                                    "one request at a time (batch 1). ITL is 40 ms per token. Is that normal?\n")
+    (slow,) = _rules(findings, "ticket.latency_vs_expected")
+    assert slow.category == "other" and slow.is_problem
+    assert not [f for f in _rules(findings, "ticket.symptom_prior") if f.category == "expected_physics"]
+    assert v.category == "other"
+
+
+def test_a_decode_rate_below_its_band_weighs_as_a_latency_below_its_band(tmp_path):
+    findings, v = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B with SGLang on 8x H100 SXM, TP=8, "
+                                    "batch 1: 9 tok/s decode. Is this normal for this hardware?\n")
+    (slow,) = _rules(findings, "ticket.measured_vs_expected")
+    assert (slow.category, slow.severity) == ("other", "warning") and v.category == "other"
+    assert not _rules(findings, "ticket.symptom_prior")
+    assert "launch command" in slow.fix  # none was pasted
+
+
+def test_a_pasted_launch_line_is_not_asked_for_again(tmp_path):
+    findings, _ = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B on 8x H100 SXM, batch 1: 9 tok/s "
+                                    "decode. Is this normal for this hardware?\n\n```\npython3 -m sglang.launch_server "
+                                    "--model meta-llama/Meta-Llama-3-70B --tp 8\n```\n")
+    (slow,) = _rules(findings, "ticket.measured_vs_expected")
+    assert "launch" not in slow.fix
+
+
+def test_data_parallel_attention_is_not_judged_against_the_tp_band(tmp_path):
+    findings, _ = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B on 8x H100 SXM, batch 1: 9 tok/s "
+                                    "decode. Is this normal for this hardware?\n\n```\npython3 -m sglang.launch_server "
+                                    "--model meta-llama/Meta-Llama-3-70B --tp 8 --enable-dp-attention\n```\n")
+    assert not _rules(findings, "ticket.measured_vs_expected")
+
+
+def test_a_vm_lead_silences_the_physics_prior():
+    _, findings, v = _issue("# Four A40 in a VM: TP=4 slower than TP=2\n\nvLLM runs inside a Proxmox guest with four A40 "
+                            "passed through, no NVLink bridges. Llama-2-13B with TP=4 is slower than with TP=2.\n")
+    assert _rules(findings, "ticket.vm_pcie_slow") and v.category == "virtualization_no_p2p"
+    assert not [f for f in _rules(findings, "ticket.symptom_prior") if f.category == "expected_physics"]
