@@ -47,7 +47,14 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.health import FATAL_XIDS
-from rules.ticket_figures import assumed_tp, band_evidence, beyond_band_fix, latency_vs_expected, unmodelled_layout
+from rules.ticket_figures import (
+    assumed_tp,
+    band_evidence,
+    batched_rate,
+    beyond_band_fix,
+    latency_vs_expected,
+    unmodelled_layout,
+)
 from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
 
@@ -918,7 +925,7 @@ def symptom_prior(facts: Facts, predictions=None):
 def _fault_found(facts: Facts) -> bool:
     """Does a check that reads the reporter's figures or setup find more than physics? The symptom's prior
     (physics, 'nothing points at a fault') then gives way to it."""
-    checks = (measured_vs_expected, latency_vs_expected, vm_pcie_slow)
+    checks = (measured_vs_expected, latency_vs_expected, batched_rate, vm_pcie_slow)
     return any(f.is_problem for check in checks for f in check(facts))
 
 

@@ -349,3 +349,15 @@ def test_a_vm_lead_silences_the_physics_prior():
                             "passed through, no NVLink bridges. Llama-2-13B with TP=4 is slower than with TP=2.\n")
     assert _rules(findings, "ticket.vm_pcie_slow") and v.category == "virtualization_no_p2p"
     assert not [f for f in _rules(findings, "ticket.symptom_prior") if f.category == "expected_physics"]
+
+
+def test_a_throughput_is_judged_at_the_concurrency_the_reporter_states():
+    text = ("# Serving throughput question\n\nMistral-7B on one H100 SXM with vLLM. We get 1900 tokens/s output throughput "
+            "with 32 concurrent requests. Is that normal?\n")
+    facts, findings, _ = _issue(text)
+    (m,) = [m for m in facts.of(Measurement) if m.metric == "decode_tok_s"]
+    assert m.concurrency == 32
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert any("32 concurrent requests" in e.detail for e in f.evidence)
+    assert not any("batch 256" in e.detail for e in f.evidence)
+    assert f.fix  # an answer says what to do, also when nothing is broken

@@ -178,6 +178,10 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
                               re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
+# Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
+# serving benchmark's --max-concurrency sets, so the decode batch at most.
+CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b",
+                        re.I)
 
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
@@ -431,10 +435,12 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
                 b = BATCH.search(clause)
+                c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
                 out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s", _num(m.group(1)),
-                                       "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None))
+                                       "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None,
+                                       concurrency=int(c.group(1)) if c else None))
     return out
 
 
