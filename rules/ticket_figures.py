@@ -17,6 +17,8 @@ application-level bandwidth is about 80 % of the NVLink line rate because of pac
 
 from __future__ import annotations
 
+import re
+
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, gpu_spec, has_nvlink, large_results, make, measurements, node_count
@@ -312,7 +314,8 @@ def faster_than_physics(facts: Facts, predictions=None):
 
 # Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
 # (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
-TP_ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "tgi", "deepspeed", "exllamav2")
+# Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
+TP_ENGINES = ("vllm", "sglang", "trtllm", "trtllm-mmha", "lmdeploy", "tgi", "deepspeed")
 
 
 def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
@@ -376,7 +379,17 @@ def latency_vs_expected(facts: Facts, predictions=None):
 
 
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).
+# ExLlama (v1) only splits by layers; ExLlamaV2 also runs tensor parallelism, so its name alone says neither.
 LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama", "text-generation-webui", "accelerate", "koboldcpp", "exllama")
+_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e in LAYER_SPLIT_ENGINES) + r")(?![\w-])", re.I)
+
+
+def layer_split_engine(facts: Facts) -> bool:
+    """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2')."""
+    from rules.common import engine_of
+
+    words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
+    return bool(_LAYER_SPLIT_NAMES.search(words))
 
 
 @rule("ticket.layer_split_rate", "expected_physics")
@@ -387,10 +400,7 @@ def layer_split_rate(facts: Facts, predictions=None):
     model, model_src, gpu = _served(facts)
     if model is None:
         return
-    from rules.common import engine_of
-
-    words = " ".join(w.framework or "" for w in facts.of(Workload)).lower() + " " + (engine_of(facts) or "")
-    if not (claims.find(facts, "layer_split") or any(e in words for e in LAYER_SPLIT_ENGINES)):
+    if not (claims.find(facts, "layer_split") or layer_split_engine(facts)):
         return
     p = predict_layout(facts, 1, 1)
     if p is None or not p.valid:
@@ -420,8 +430,6 @@ def pcie_figure(facts: Facts, predictions=None):
     """A GPU-to-GPU copy rate on GPUs without NVLink, against their PCIe generation: a x16 link's
     line rate per direction (Gen3 15.75, Gen4 31.5, Gen5 63 GB/s; PCI-SIG) of which copies reach
     about 80 % after packet overhead."""
-    import re
-
     if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
     gpu, gpu_src = gpu_spec(facts)

@@ -53,6 +53,7 @@ from rules.ticket_figures import (
     batched_rate,
     beyond_band_fix,
     latency_vs_expected,
+    layer_split_engine,
     unmodelled_layout,
 )
 from rules.topology import PCIE_LANE_GBS
@@ -675,7 +676,7 @@ def gpu_utilisation(facts: Facts, predictions=None):
     pct = u.data["percent"]
     n = _gpus(facts)
     engine = engine_of(facts)
-    layer_split = claims.find(facts, "layer_split") or _layer_split_engine(facts)
+    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
     if layer_split and (n or 2) >= 2:
         yield passed("ticket.gpu_utilisation", f"{pct:g} % per GPU is what a layer split gives",
@@ -704,11 +705,6 @@ def _about_performance(facts: Facts) -> bool:
     text = " ".join(t for _, t in claims.texts(facts))[:2000]
     return bool(facts.of(Measurement) or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|"
                                                     r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I))
-
-
-def _layer_split_engine(facts: Facts) -> bool:
-    words = " ".join(w.framework or "" for w in facts.of(Workload)).lower()
-    return any(e in words for e in ("ollama", "llama.cpp", "text-generation-webui", "accelerate", "exllama", "koboldcpp"))
 
 
 # --------------------------------------------------------------------------- the reporter's numbers vs the predictor
@@ -863,7 +859,7 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = gpu_spec(facts)
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
-    layer_split = claims.find(facts, "layer_split") or _layer_split_engine(facts)
+    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
     if layer_split and kind in ("scaling", "normal?"):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
                    "A layer split adds GPUs for memory, not for speed",

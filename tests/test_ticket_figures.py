@@ -361,3 +361,12 @@ def test_a_throughput_is_judged_at_the_concurrency_the_reporter_states():
     assert any("32 concurrent requests" in e.detail for e in f.evidence)
     assert not any("batch 256" in e.detail for e in f.evidence)
     assert f.fix  # an answer says what to do, also when nothing is broken
+
+
+@pytest.mark.parametrize("framework,split", [("ExLlamaV2 0.2.7", False), ("exllama", True), ("llama.cpp b3561", True),
+                                             ("vLLM 0.6.3", False)])
+def test_a_layer_split_engine_is_named_by_its_whole_name(framework, split):
+    from rules.ticket_figures import layer_split_engine
+
+    facts = _described("Two GPUs decode one stream.", Workload("ticket.toml:1", framework=framework))
+    assert layer_split_engine(facts) is split
