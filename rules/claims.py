@@ -754,6 +754,10 @@ _SPEC_WORDS = re.compile(
     r"rated|maximum|aggregate|total)\b", re.I)
 # Which way a figure counts the traffic: a measured bidirectional copy is still a measurement.
 _DIRECTION = re.compile(r"\b(bi|uni)-?directional\b", re.I)
+# A copy between two GPUs (not a collective), as people and the CUDA samples name it.
+COPY_WORDS = (r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|nvbandwidth|"
+              r"p2pBandwidthLatencyTest|memcpy)\b")
+_COLLECTIVE_BW = re.compile(r"\b(?:busbw|bus ?bandwidth|algbw|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|nccl\w*)\b", re.I)
 # A GPU's name (or its memory's) next to a bare "80GB": the board's memory size, not a rate.
 _GPU_BEFORE = re.compile(r"\b(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s?\d{4}\w*|Ti)(?:[- ](?:SXM\d?|PCIe|NVL))?[\s_-]*$")
 _MEMORY_AFTER = re.compile(r"^\s*(?:[A-Z]{1,3}\d{2,4}\b|RTX\b|GPUs?\b|cards?\b|boards?\b|HBM\w*|VRAM\b|memory\b|of (?:memory|VRAM|HBM))", re.I)
@@ -767,7 +771,8 @@ def memory_size_at(text: str, start: int, end: int) -> bool:
 def bandwidth_figures(facts: Facts) -> list[Claim]:
     """Every GB/s figure in the reporter's own words, in order: data {value, spec (said as a
     specification or an expectation), question (asked about, in a sentence ending with '?'),
-    direction ('bi', 'uni' or None, as the words around it say)}."""
+    direction ('bi', 'uni' or None, as the words around it say), copy (said of a GPU-to-GPU copy,
+    not of a collective)}."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
@@ -780,11 +785,13 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
                     value = float(m.group(1).replace(",", ""))
                     if value <= 0:
                         continue
-                    direction = _DIRECTION.search(part[max(0, m.start() - 80):m.end() + 25])
+                    near = part[max(0, m.start() - 80):m.end() + 25]
+                    direction = _DIRECTION.search(near)
                     out.append(Claim("bandwidth_figure", source, _quote(part, m, 40),
                                      {"value": value, "spec": bool(_SPEC_WORDS.search(around)),
                                       "question": part.rstrip().endswith(("?", "？")),
-                                      "direction": direction.group(1).lower() if direction else None}))
+                                      "direction": direction.group(1).lower() if direction else None,
+                                      "copy": bool(re.search(COPY_WORDS, part, re.I)) and not _COLLECTIVE_BW.search(part)}))
     return out
 
 

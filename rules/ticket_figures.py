@@ -114,6 +114,16 @@ def _per_direction(f: claims.Claim) -> float:
     return f.data["value"] / (2 if f.data.get("direction") == "bi" else 1)
 
 
+# NVLink's packet overhead leaves about 80 % of the line rate to payload, for a copy as for NCCL
+# (https://github.com/NVIDIA/nccl/issues/1054).
+COPY_SHARE = 0.8
+_P2P_WORDS = claims.COPY_WORDS
+
+
+def _is_copy(c: claims.Claim) -> bool:
+    return bool(c.data.get("copy"))
+
+
 def _matches(value: float, target: float) -> bool:
     return abs(value - target) <= SPEC_MATCH * target
 
@@ -152,8 +162,8 @@ def link_figure(facts: Facts, predictions=None):
     usable = [(v, r) for v, r in measured_values if PHYSICS_FLOOR * achieved <= v <= GIB_MARGIN * line
               or (GIB_MARGIN * line < v <= NVLS_CEILING * line and fabric.in_network_reduction and not per_link)]
     evidence = [claim_ev(spec_claim, "the figure quoted"),
-                ev(gpu_src, f"catalog {gpu.key}: NVLink {gpu.nvlink_gbs:g} GB/s per direction"
-                   + (f", {gpu.nvlink_links} links" if gpu.nvlink_links else ""), expected=spec_value, unit="GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: {spec_what} ({gpu.nvlink_gbs:g} GB/s per direction"
+                   + (f", {gpu.nvlink_links} links" if gpu.nvlink_links else "") + ")", expected=spec_value, unit="GB/s"),
                 ev("catalog:interconnects", f"catalog {fabric.name}: NCCL all-reduce busbw typically", expected=round(achieved, 1),
                    unit="GB/s")]
     explain = (f"{spec_value:g} GB/s is {spec_what}. A transfer moves data one way at a time, and NVLink's packet "
@@ -164,7 +174,15 @@ def link_figure(facts: Facts, predictions=None):
     if usable:
         value, rec = max(usable, key=lambda x: x[0])
         src = rec.source if isinstance(rec, (claims.Claim, Measurement)) else str(rec)
-        evidence.insert(1, ev(src, "the figure measured", value, round(achieved, 1), "GB/s"))
+        if isinstance(rec, claims.Claim) and _is_copy(rec):  # a copy engine's rate, not a collective's busbw
+            evidence.insert(1, ev(src, "the copy rate measured, one direction", value, round(COPY_SHARE * line, 1), "GB/s"))
+            evidence[-1:] = [ev("catalog:gpus", "a copy after NVLink's packet overhead (line rate x 0.8)",
+                                expected=round(COPY_SHARE * line, 1), unit="GB/s")]
+            explain = (f"{spec_value:g} GB/s is {spec_what}. A copy moves data one way, and NVLink's packet overhead "
+                       f"leaves about 80 % of the {line:g} GB/s line rate to payload: about {COPY_SHARE * line:.0f} GB/s "
+                       "per direction.")
+        else:
+            evidence.insert(1, ev(src, "the figure measured", value, round(achieved, 1), "GB/s"))
         if value > GIB_MARGIN * line:
             explain = (f"{value:g} GB/s is above the {line:g} GB/s per-direction line rate because NVLink SHARP (NVLS) "
                        "reduces inside the NVSwitch: busbw then counts the data a ring would have moved, not what "
@@ -421,8 +439,6 @@ def layer_split_rate(facts: Facts, predictions=None):
         return
 
 
-# A copy between two GPUs (not a collective), as people name it.
-_P2P_WORDS = r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b"
 
 
 @rule("ticket.pcie_figure", "expected_physics", "p2p_disabled", "other")

@@ -370,3 +370,16 @@ def test_a_layer_split_engine_is_named_by_its_whole_name(framework, split):
 
     facts = _described("Two GPUs decode one stream.", Workload("ticket.toml:1", framework=framework))
     assert layer_split_engine(facts) is split
+
+
+def test_a_copy_rate_is_set_against_a_copy_not_against_nccl_busbw():
+    text = ("# NVLink slower than advertised?\n\nOur DGX A100 shows 240 GB/s unidirectional in nvbandwidth between GPU 2 "
+            "and GPU 5, while the datasheet promises 600 GB/s. Is something wrong?\n")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.link_figure")
+    measured = [e for e in f.evidence if e.measured == 240.0]
+    assert measured and "copy" in measured[0].detail and measured[0].expected == pytest.approx(0.8 * 300, rel=0.01)
+    assert not any("busbw" in e.detail for e in f.evidence)
+    (spec,) = [e for e in f.evidence if e.expected == 600.0]
+    assert "both directions" in spec.detail  # the row's figure is the one its words name
+    assert v.category == "expected_physics"
