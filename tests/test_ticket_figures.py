@@ -383,3 +383,21 @@ def test_a_copy_rate_is_set_against_a_copy_not_against_nccl_busbw():
     (spec,) = [e for e in f.evidence if e.expected == 600.0]
     assert "both directions" in spec.detail  # the row's figure is the one its words name
     assert v.category == "expected_physics"
+
+
+@pytest.mark.parametrize("line,count,nodes", [
+    ("Three servers with 4x L40S each, RoCE between them.", 12, 3),
+    ("Our two hosts hold 2x RTX 4090 per host.", 4, 2),
+    ("Four A10G in one box.", 4, None),
+])
+def test_a_gpu_count_per_node_is_multiplied_by_the_nodes_named(line, count, nodes):
+    records, _ = parse_text(_ISSUE + line + "\n", "issue.md")
+    (w,) = [w for w in records if isinstance(w, Workload) and w.gpu]
+    assert (w.gpu_count, w.nodes) == (count, nodes)
+
+
+def test_gpus_per_node_follow_a_per_node_count():
+    from rules.common import gpus_per_node
+
+    facts, _, _ = _issue("# Multi-node job slow\n\nTwo machines, 8x A100 each, over HDR InfiniBand. busbw is 2 GB/s.\n")
+    assert gpus_per_node(facts) == 8

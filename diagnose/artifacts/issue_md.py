@@ -146,6 +146,9 @@ COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4
                "sixteen": 16}
 _COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
 GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
+# "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
+PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|in each (?:node|server|host|machine))\b", re.I)
+NODES_NAMED = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b", re.I)
 TP = re.compile(
@@ -211,7 +214,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             tp_line = (i, _tp_size(m))
     if gpu_line:
         n = gpu_line[2] or (count_line[1] if count_line else None)
-        out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n))
+        line = next(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln) for i, ln in prose if i == gpu_line[0])
+        nodes = _nodes_for_per_node_count(line, gpu_line[1])
+        out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
+                            nodes=nodes))
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
@@ -235,6 +241,17 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
     return out
+
+
+def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
+    """The node count of a line that counts GPUs per node ("Two nodes, 8x A100 each"): the job then has
+    that many times the GPUs. None when the count is the job's total or the nodes are not counted."""
+    at = line.find(gpu)
+    if at < 0 or not PER_NODE.match(line[at + len(gpu):]):
+        return None
+    m = NODES_NAMED.search(line)
+    n = _count(m.group(1)) if m else None
+    return n if n and 2 <= n <= 4096 else None
 
 
 # "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s": bytes per second (capital B) only;
