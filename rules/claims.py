@@ -54,8 +54,15 @@ def texts(facts: Facts) -> list[tuple[str, str]]:
 
 def _quote(text: str, m: re.Match, pad: int = 50) -> str:
     a, b = max(0, m.start() - pad), min(len(text), m.end() + pad)
-    snippet = text[a:b].strip()
-    return ("…" if a else "") + snippet + ("…" if b < len(text) else "")
+    return ("…" if a else "") + one_line(text[a:b]) + ("…" if b < len(text) else "")
+
+
+def one_line(snippet: str) -> str:
+    """A quote as it reads inside a sentence or a table cell: a Markdown heading becomes a sentence
+    (its marks dropped) and every run of whitespace, newlines included, one space."""
+    heading = re.compile(r"(?m)^\s*#{1,6}\s+(.*?)\s*$")
+    snippet = heading.sub(lambda h: h.group(1) + ("" if h.group(1).endswith((".", "?", "!", ":")) else "."), snippet)
+    return re.sub(r"\s+", " ", snippet).strip()
 
 
 # Words an engine's log puts before a switch it recommends (not one that is set).
@@ -727,7 +734,7 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             return source, _quote(text, m, 60), kind
-    return source, text[:120], "other"  # a question or report of another kind
+    return source, one_line(text[:120]), "other"  # a question or report of another kind
 
 
 def find(facts: Facts, kind: str, negated: bool = False) -> list[Claim]:

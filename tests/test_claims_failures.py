@@ -227,3 +227,10 @@ def test_steady_step_times_are_not_bimodal():
 ])
 def test_a_figure_that_is_stuck_is_not_a_hang(text, hang):
     assert (claims.symptom(said(text)) == "hang") is hang
+
+
+def test_a_quote_reads_as_one_line_without_heading_marks():
+    facts = said("# Gemma-2 27B crawls on 2x A6000\n\nvLLM with TP=2,\nboth GPUs at 30%.")
+    quote = claims.symptom_quote(facts)[1]
+    assert quote.startswith("Gemma-2 27B crawls on 2x A6000. vLLM with TP=2, both GPUs")
+    assert all("\n" not in c.quote and not c.quote.lstrip("…").startswith("#") for c in claims.claims(facts))
