@@ -871,6 +871,7 @@ def symptom_prior(facts: Facts, predictions=None):
         return
     across = [c for c in claims.find(facts, "multi_node") if not c.guess]
     if across and kind in ("scaling", "slow") and not wfield(facts, "nodes")[0] and not wfield(facts, "tp")[0] \
+            and not _training(facts) \
             and (engine_of(facts) or any(m.metric in SERVING_METRICS for m in facts.of(Measurement))):
         yield make("ticket.symptom_prior", "cross_node_tp", "info", 0.45,
                    "A model served across machines: tensor parallelism over the network is the first suspect",
@@ -916,6 +917,15 @@ def symptom_prior(facts: Facts, predictions=None):
                    "gain. Nothing in the ticket shows a broken link or setting.",
                    evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
+
+
+_TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|optimi[sz]er step)\b", re.I)
+
+
+def _training(facts: Facts) -> bool:
+    """A training job (not a model served): its answer is not about decode steps."""
+    text = " ".join(t for _, t in claims.texts(facts))[:1500]
+    return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
 
 
 def _fault_found(facts: Facts) -> bool:

@@ -219,3 +219,14 @@ def test_pcie_gpus_in_a_vm_with_a_speed_complaint_are_a_p2p_lead(tmp_path):
     (tmp_path / "guess").mkdir()
     _, guess = issue(tmp_path / "guess", "# all_reduce_perf on our 4x A100 PCIe is slow\n\nCould the VM be the reason?")
     assert not fired(guess, "ticket.vm_pcie_slow")
+
+
+def test_a_training_job_across_machines_is_not_called_a_model_served(tmp_path):
+    (tmp_path / "train").mkdir()
+    (tmp_path / "serve").mkdir()
+    _, training = issue(tmp_path / "train", "# Slow across two servers\n\nFine-tuning with DeepSpeed ZeRO-3 across two "
+                        "servers is very slow; each step takes 40 s.\n")
+    assert not [f for f in training if f.rule == "ticket.symptom_prior" and f.category == "cross_node_tp"]
+    _, serving = issue(tmp_path / "serve", "# Slow across two servers\n\nServing Qwen2-72B with DeepSpeed-MII across "
+                       "two servers is very slow, about 3 tokens/s.\n")
+    assert [f for f in serving if f.rule == "ticket.symptom_prior" and f.category == "cross_node_tp"]
