@@ -17,10 +17,12 @@ application-level bandwidth is about 80 % of the NVLink line rate because of pac
 
 from __future__ import annotations
 
+import re
+
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, gpu_spec, has_nvlink, large_results, make, measurements, node_count
-from rules.engine import FAILURES, rule
+from rules.engine import FAILURES, rule, ticket_gaps
 from rules.workload import catalog_model, predict_layout
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -28,6 +30,9 @@ SPEC_MATCH = 0.03
 # Below this share of what a healthy path reaches, a figure is not explained by physics: another
 # rule (or an artifact) must say why.
 PHYSICS_FLOOR = 0.5
+# A measured figure may pass the per-direction line rate by this much and still be one direction's: tools
+# print GiB/s (2^30) or GB/s (10^9), 7.4 % apart, and round.
+GIB_MARGIN = 1.1
 # NVLink SHARP reduces in the switch, so all-reduce busbw can pass the line rate, but not by this much
 # (H100: ~480 GB/s on 450 GB/s links, https://github.com/NVIDIA/nccl-tests/issues/212).
 NVLS_CEILING = 1.5
@@ -55,6 +60,40 @@ def _served(facts: Facts):
     return (model, model_src, gpu) if model is not None and gpu is not None else (None, None, None)
 
 
+# Launch options that change what one decode step does in a way the predictor does not model: SGLang's
+# --enable-dp-attention runs attention data-parallel (each rank holds the whole attention weights and
+# its own requests' KV cache; https://lmsys.org/blog/2024-12-04-sglang-v0-4/), so one stream's step is
+# not the TP layout's step and a rate from it is not judged against the TP band.
+UNMODELLED_OPTIONS = ("enable_dp_attention",)
+
+
+def unmodelled_layout(facts: Facts) -> str | None:
+    """The launch option (of UNMODELLED_OPTIONS) that takes the layout outside the predictor, if any."""
+    return next((k for w in facts.of(Workload) for k in UNMODELLED_OPTIONS if w.extra.get(k)), None)
+
+
+def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
+    """The evidence every measured-against-expected finding gives: the figure, the calibrated band of
+    the engine profile, the roofline, and the model (one shape for rates and latencies)."""
+    return [ev(m, detail, m.value, round(expected, 1), unit),
+            ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", band, unit=unit),
+            ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit=unit),
+            ev(model_src, "model", model.key)]
+
+
+def _launch_read(facts: Facts) -> bool:
+    return any("launch" in f.kinds for f in getattr(facts, "files", []))
+
+
+def beyond_band_fix(facts: Facts) -> str:
+    """What to attach after a figure slower than its band: the basic artifacts the ticket lacks, and the
+    engine's launch command unless one was read; never what is already there."""
+    wanted = ticket_gaps(facts) + ([] if _launch_read(facts) else ["the engine's launch command"])
+    if wanted:
+        return "attach " + ", ".join(wanted)
+    return "Profile one decode step (nsys) and compare its kernels and all-reduces with `diagnose predict` for this layout."
+
+
 def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
     """The GPU's NVLink figures as datasheets and tools print them: value -> (figure, what it is,
     per link?)."""
@@ -68,6 +107,21 @@ def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
         out["link"] = (link, f"one NVLink's line rate per direction on {gpu.name}", True)
         out["link_bidirectional"] = (2 * link, f"one NVLink's rate counting both directions on {gpu.name}", True)
     return out
+
+
+def _per_direction(f: claims.Claim) -> float:
+    """A measured figure per direction: a bidirectional copy rate counts both ways at once."""
+    return f.data["value"] / (2 if f.data.get("direction") == "bi" else 1)
+
+
+# NVLink's packet overhead leaves about 80 % of the line rate to payload, for a copy as for NCCL
+# (https://github.com/NVIDIA/nccl/issues/1054).
+COPY_SHARE = 0.8
+_P2P_WORDS = claims.COPY_WORDS
+
+
+def _is_copy(c: claims.Claim) -> bool:
+    return bool(c.data.get("copy"))
 
 
 def _matches(value: float, target: float) -> bool:
@@ -102,14 +156,14 @@ def link_figure(facts: Facts, predictions=None):
     achieved = fabric.achieved_gbs / (gpu.nvlink_links if per_link and gpu.nvlink_links else 1)
     measured = [f for f in figures if not f.data["spec"] and not f.data["question"]
                 and not any(_matches(f.data["value"], v) for v, _, _ in specs.values())]
-    measured_values = [(f.data["value"], f) for f in measured] + [
+    measured_values = [(_per_direction(f), f) for f in measured] + [
         (m.value, m) for metric in ("busbw_gbs", "algbw_gbs") for m in measurements(facts, metric)
         if not any(_matches(m.value, v) for v, _, _ in specs.values())]
-    usable = [(v, r) for v, r in measured_values if PHYSICS_FLOOR * achieved <= v <= 1.1 * line
-              or (1.1 * line < v <= NVLS_CEILING * line and fabric.in_network_reduction and not per_link)]
+    usable = [(v, r) for v, r in measured_values if PHYSICS_FLOOR * achieved <= v <= GIB_MARGIN * line
+              or (GIB_MARGIN * line < v <= NVLS_CEILING * line and fabric.in_network_reduction and not per_link)]
     evidence = [claim_ev(spec_claim, "the figure quoted"),
-                ev(gpu_src, f"catalog {gpu.key}: NVLink {gpu.nvlink_gbs:g} GB/s per direction"
-                   + (f", {gpu.nvlink_links} links" if gpu.nvlink_links else ""), expected=spec_value, unit="GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: {spec_what} ({gpu.nvlink_gbs:g} GB/s per direction"
+                   + (f", {gpu.nvlink_links} links" if gpu.nvlink_links else "") + ")", expected=spec_value, unit="GB/s"),
                 ev("catalog:interconnects", f"catalog {fabric.name}: NCCL all-reduce busbw typically", expected=round(achieved, 1),
                    unit="GB/s")]
     explain = (f"{spec_value:g} GB/s is {spec_what}. A transfer moves data one way at a time, and NVLink's packet "
@@ -120,8 +174,16 @@ def link_figure(facts: Facts, predictions=None):
     if usable:
         value, rec = max(usable, key=lambda x: x[0])
         src = rec.source if isinstance(rec, (claims.Claim, Measurement)) else str(rec)
-        evidence.insert(1, ev(src, "the figure measured", value, round(achieved, 1), "GB/s"))
-        if value > 1.1 * line:
+        if isinstance(rec, claims.Claim) and _is_copy(rec):  # a copy engine's rate, not a collective's busbw
+            evidence.insert(1, ev(src, "the copy rate measured, one direction", value, round(COPY_SHARE * line, 1), "GB/s"))
+            evidence[-1:] = [ev("catalog:gpus", "a copy after NVLink's packet overhead (line rate x 0.8)",
+                                expected=round(COPY_SHARE * line, 1), unit="GB/s")]
+            explain = (f"{spec_value:g} GB/s is {spec_what}. A copy moves data one way, and NVLink's packet overhead "
+                       f"leaves about 80 % of the {line:g} GB/s line rate to payload: about {COPY_SHARE * line:.0f} GB/s "
+                       "per direction.")
+        else:
+            evidence.insert(1, ev(src, "the figure measured", value, round(achieved, 1), "GB/s"))
+        if value > GIB_MARGIN * line:
             explain = (f"{value:g} GB/s is above the {line:g} GB/s per-direction line rate because NVLink SHARP (NVLS) "
                        "reduces inside the NVSwitch: busbw then counts the data a ring would have moved, not what "
                        f"crossed the wire. {explain}")
@@ -174,10 +236,21 @@ def busbw_without_p2p(facts: Facts, predictions=None):
                refs=["https://github.com/NVIDIA/nccl/issues/1639"])
 
 
-@rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics")
+# Above this share of one stream's roofline a tokens/s figure cannot be one stream's: the roofline is
+# an upper bound and 10 % covers the catalog's nominal memory bandwidth (the margin
+# ticket.measured_vs_expected uses for the same question).
+ONE_STREAM_MARGIN = 1.1
+# Without a stated concurrency, the batch a serving engine decodes at full load: vLLM's default
+# --max-num-seqs is 256 (https://docs.vllm.ai/en/latest/serving/engine_args.html), halved while the KV
+# cache cannot hold it.
+FULL_LOAD_BATCHES = (256, 128, 64, 32)
+
+
+@rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
-    throughput the predictor expects at large batches, it says whether the batch was the limit."""
+    throughput the predictor expects at the concurrency the reporter states (else at full load), it
+    says whether the batch was the limit."""
     model, model_src, gpu = _served(facts)
     if model is None:
         return
@@ -189,24 +262,27 @@ def batched_rate(facts: Facts, predictions=None):
             continue
         tp, _ = assumed_tp(facts, m)
         one = predict_layout(facts, tp, 1)
-        if one is None or not one.valid or m.value <= 1.5 * one.decode_tok_s:
+        if one is None or not one.valid or m.value <= ONE_STREAM_MARGIN * one.decode_tok_s:
             continue  # one stream could give it: the per-stream rules judge it
         best = None
-        for batch in (256, 128, 64, 32):
+        for batch in ((m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES):
             p = predict_layout(facts, tp, batch)
             if p is not None and p.valid and p.fits:
-                best = (batch, batch * p.decode_tok_s_expected)
+                best = (batch, p)
                 break
         if best is None:
             continue
-        batch, total = best
+        batch, p = best
+        total = batch * p.decode_tok_s_expected
+        low = total / p.band_high  # the calibrated band's slow edge (rules/expectations.py)
+        at = f"{batch} concurrent requests (stated)" if m.concurrency else f"batch {batch} (full load)"
         evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
                        round(total), "tok/s"),
                     ev("prediction:roofline", f"one stream's roofline at TP={tp}", round(one.decode_tok_s, 1), unit="tok/s"),
-                    ev("prediction:expected", f"expected decode throughput at batch {batch} ({gpu.key})", round(total),
-                       unit="tok/s"),
+                    ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",
+                       f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
                     ev(model_src, "model", model.key)]
-        if m.value < 0.6 * total:
+        if m.value < low and not m.concurrency:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",
                        "Decode reads every weight once per step whatever the batch, so throughput grows almost in step "
@@ -214,11 +290,19 @@ def batched_rate(facts: Facts, predictions=None):
                        "throughput tables use hundreds of concurrent requests.",
                        evidence, fix="Send more concurrent requests (raise max batch size / max_num_seqs) and measure "
                        "throughput at that concurrency; per-request speed falls slowly while throughput rises.")
+        elif m.value < low:  # at the concurrency stated: more than physics costs time, as for one stream
+            yield make("ticket.batched_rate", "other", "warning", 0.45,
+                       f"{m.value:g} tok/s is below the expected {low:.0f}-{total / p.band_low:.0f} tok/s at {at}",
+                       "The throughput is lower than a healthy system gives with that many requests in flight; something "
+                       "beyond physics costs time (host, transport, clocks, configuration).",
+                       evidence, fix=beyond_band_fix(facts))
         else:
             yield make("ticket.batched_rate", "expected_physics", "info", 0.5,
-                       f"{m.value:g} tok/s is near what batched decode of this model gives (about {total:.0f} at batch {batch})",
-                       "The figure is a batch's total throughput and sits near the predictor's large-batch expectation.",
-                       evidence)
+                       f"{m.value:g} tok/s is what batched decode of this model gives at {at} (about {total:.0f})",
+                       "The figure is a batch's total throughput and sits inside the predictor's band for that many "
+                       "sequences decoded together.",
+                       evidence, fix="Nothing is broken; throughput grows with the number of requests in flight until "
+                       "the KV cache or compute limits it, so raise the concurrency (max_num_seqs) for more.")
         return
 
 
@@ -226,6 +310,8 @@ def batched_rate(facts: Facts, predictions=None):
 def faster_than_physics(facts: Facts, predictions=None):
     """A collective timed faster than any GPU link can move its bytes: the measurement, not the
     system, is wrong (units, an unsynchronised timer, a no-op)."""
+    if not _asks_about_figures(facts):
+        return  # a hang or an error report: its timings are not the question
     from rules import catalog
 
     fastest = max((g.nvlink_gbs for g in catalog.gpus().values()), default=0.0) * 2
@@ -246,7 +332,8 @@ def faster_than_physics(facts: Facts, predictions=None):
 
 # Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
 # (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
-TP_ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "tgi", "deepspeed", "exllamav2")
+# Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
+TP_ENGINES = ("vllm", "sglang", "trtllm", "trtllm-mmha", "lmdeploy", "tgi", "deepspeed")
 
 
 def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
@@ -271,7 +358,7 @@ def latency_vs_expected(facts: Facts, predictions=None):
     """A per-token latency the reporter states (ITL / TPOT), against the calibrated band and the
     roofline for the model, GPU, layout and engine the ticket names (rules/expectations.py)."""
     model, model_src, gpu = _served(facts)
-    if model is None:
+    if model is None or unmodelled_layout(facts):
         return
     from rules.expectations import expectation
 
@@ -288,12 +375,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
             verdict = e.verdict(m.value)
             if verdict == "faster_than_roofline":
                 continue  # faster than the bound: measured differently (speculative decoding, a batch's mean)
-            evidence = [ev(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", m.value,
-                           round(e.expected, 1), "ms"),
-                        ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
-                           f"{e.low:.1f}-{e.high:.1f}", unit="ms"),
-                        ev("prediction:roofline", "roofline (nothing real is faster)", round(e.roofline, 1), unit="ms"),
-                        ev(model_src, "model", model.key)]
+            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", "ms",
+                                     e.expected, f"{e.low:.1f}-{e.high:.1f}", e.roofline, p, gpu, model_src, model)
             if verdict in ("inside", "faster"):
                 yield make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
                            f"{m.value:g} ms per token is what this model, GPU and layout deliver "
@@ -309,12 +392,22 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            f"(x{e.ratio(m.value):.1f})",
                            "The step takes longer than a healthy system with this engine needs; something beyond "
                            "physics costs time (host, transport, clocks, configuration).",
-                           evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
+                           evidence, fix=beyond_band_fix(facts))
             return
 
 
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).
+# ExLlama (v1) only splits by layers; ExLlamaV2 also runs tensor parallelism, so its name alone says neither.
 LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama", "text-generation-webui", "accelerate", "koboldcpp", "exllama")
+_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e in LAYER_SPLIT_ENGINES) + r")(?![\w-])", re.I)
+
+
+def layer_split_engine(facts: Facts) -> bool:
+    """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2')."""
+    from rules.common import engine_of
+
+    words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
+    return bool(_LAYER_SPLIT_NAMES.search(words))
 
 
 @rule("ticket.layer_split_rate", "expected_physics")
@@ -325,10 +418,7 @@ def layer_split_rate(facts: Facts, predictions=None):
     model, model_src, gpu = _served(facts)
     if model is None:
         return
-    from rules.common import engine_of
-
-    words = " ".join(w.framework or "" for w in facts.of(Workload)).lower() + " " + (engine_of(facts) or "")
-    if not (claims.find(facts, "layer_split") or any(e in words for e in LAYER_SPLIT_ENGINES)):
+    if not (claims.find(facts, "layer_split") or layer_split_engine(facts)):
         return
     p = predict_layout(facts, 1, 1)
     if p is None or not p.valid:
@@ -342,18 +432,13 @@ def layer_split_rate(facts: Facts, predictions=None):
                    "With the layers split over the GPUs each token passes through them one after another, so one "
                    "stream decodes as fast as one GPU streaming every weight from its memory; more GPUs hold a bigger "
                    "model, they do not make one stream faster.",
-                   [ev(m, "decode rate, one stream", m.value, round(p.decode_tok_s_expected, 1), "tok/s"),
-                    ev("prediction:expected", f"one {gpu.key} streaming all of {model.key} (layer split: GPUs take turns)",
-                       f"{low:.0f}-{high:.0f}", unit="tok/s"),
-                    ev("prediction:roofline", "roofline (nothing real is faster)", round(p.decode_tok_s, 1), unit="tok/s"),
-                    ev(model_src, "model", model.key)],
+                   band_evidence(m, "decode rate, one stream", "tok/s", p.decode_tok_s_expected, f"{low:.0f}-{high:.0f}",
+                                 p.decode_tok_s, p, gpu, model_src, model),
                    fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
                    "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of requests.")
         return
 
 
-# A copy between two GPUs (not a collective), as people name it.
-_P2P_WORDS = r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b"
 
 
 @rule("ticket.pcie_figure", "expected_physics", "p2p_disabled", "other")
@@ -361,8 +446,6 @@ def pcie_figure(facts: Facts, predictions=None):
     """A GPU-to-GPU copy rate on GPUs without NVLink, against their PCIe generation: a x16 link's
     line rate per direction (Gen3 15.75, Gen4 31.5, Gen5 63 GB/s; PCI-SIG) of which copies reach
     about 80 % after packet overhead."""
-    import re
-
     if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
     gpu, gpu_src = gpu_spec(facts)
@@ -376,8 +459,7 @@ def pcie_figure(facts: Facts, predictions=None):
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
     figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
-    bidirectional = [f for f in figures if re.search(r"\bbi-?directional\b", f.quote, re.I)]
-    usable = [(f.data["value"] / (2 if f in bidirectional else 1), f) for f in figures if not f.data["spec"]]
+    usable = [(_per_direction(f), f) for f in figures if not f.data["spec"]]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * 0.8 * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * 0.8 * line <= v <= 1.05 * line]
     if not usable and low:

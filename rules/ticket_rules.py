@@ -47,7 +47,15 @@ from rules.common import (
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.health import FATAL_XIDS
-from rules.ticket_figures import assumed_tp
+from rules.ticket_figures import (
+    assumed_tp,
+    band_evidence,
+    batched_rate,
+    beyond_band_fix,
+    latency_vs_expected,
+    layer_split_engine,
+    unmodelled_layout,
+)
 from rules.topology import PCIE_LANE_GBS
 from rules.workload import catalog_model, predict_layout
 
@@ -668,7 +676,7 @@ def gpu_utilisation(facts: Facts, predictions=None):
     pct = u.data["percent"]
     n = _gpus(facts)
     engine = engine_of(facts)
-    layer_split = claims.find(facts, "layer_split") or _layer_split_engine(facts)
+    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
     if layer_split and (n or 2) >= 2:
         yield passed("ticket.gpu_utilisation", f"{pct:g} % per GPU is what a layer split gives",
@@ -699,11 +707,6 @@ def _about_performance(facts: Facts) -> bool:
                                                     r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I))
 
 
-def _layer_split_engine(facts: Facts) -> bool:
-    words = " ".join(w.framework or "" for w in facts.of(Workload)).lower()
-    return any(e in words for e in ("ollama", "llama.cpp", "text-generation-webui", "accelerate", "exllama", "koboldcpp"))
-
-
 # --------------------------------------------------------------------------- the reporter's numbers vs the predictor
 
 
@@ -713,8 +716,10 @@ def measured_vs_expected(facts: Facts, predictions=None):
     model, GPU, layout and engine the ticket names."""
     model, model_src = catalog_model(facts)
     gpu, _ = gpu_spec(facts)
-    if model is None or gpu is None:
-        return
+    if model is None or gpu is None or unmodelled_layout(facts):
+        return  # (a layout the predictor does not model, such as data-parallel attention, is not judged)
+    if any(n.kind == "results_table" for n in facts.of(Note)):
+        return  # a table of layouts: ticket.comparison_set reads it as a set, a cell's TP is not the ticket's
     for m in measurements(facts, "decode_tok_s"):
         layout_tp, how = assumed_tp(facts, m)  # the layout stated, else the engine's use of the GPUs named (said so)
         p = predict_layout(facts, layout_tp, m.batch or 1)
@@ -722,11 +727,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
-        evidence = [ev(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", m.value, round(expected, 1), "tok/s"),
-                    ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})",
-                       f"{low:.0f}-{high:.0f}", unit="tok/s"),
-                    ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit="tok/s"),
-                    ev(model_src, "model", model.key)]
+        evidence = band_evidence(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", "tok/s", expected,
+                                 f"{low:.0f}-{high:.0f}", roofline, p, gpu, model_src, model)
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
         if m.value >= low:
@@ -737,11 +739,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
                        evidence, fix="Nothing is broken; for more speed raise the batch, quantise, or use GPUs with "
                        "more memory bandwidth.")
             return
-        yield make("ticket.measured_vs_expected", "other", "info", 0.45,
+        yield make("ticket.measured_vs_expected", "other", "warning", 0.45,
                    f"{m.value:g} tok/s is below the expected {low:.0f}-{high:.0f} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",
-                   evidence, fix="attach `nvidia-smi topo -m`, the engine's launch log and NCCL_DEBUG=INFO output")
+                   evidence, fix=beyond_band_fix(facts))
         return
 
 
@@ -857,7 +859,7 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = gpu_spec(facts)
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
-    layer_split = claims.find(facts, "layer_split") or _layer_split_engine(facts)
+    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
     if layer_split and kind in ("scaling", "normal?"):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
                    "A layer split adds GPUs for memory, not for speed",
@@ -869,6 +871,7 @@ def symptom_prior(facts: Facts, predictions=None):
         return
     across = [c for c in claims.find(facts, "multi_node") if not c.guess]
     if across and kind in ("scaling", "slow") and not wfield(facts, "nodes")[0] and not wfield(facts, "tp")[0] \
+            and not _training(facts) \
             and (engine_of(facts) or any(m.metric in SERVING_METRICS for m in facts.of(Measurement))):
         yield make("ticket.symptom_prior", "cross_node_tp", "info", 0.45,
                    "A model served across machines: tensor parallelism over the network is the first suspect",
@@ -883,6 +886,8 @@ def symptom_prior(facts: Facts, predictions=None):
                    refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
+    if _fault_found(facts):
+        return  # a measured figure beyond its band, or a fault lead: "nothing points at a fault" would contradict it
     if kind == "normal?":
         if known and (n or 0) >= 2 and _about_performance(facts):
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
@@ -916,6 +921,22 @@ def symptom_prior(facts: Facts, predictions=None):
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
 
 
+_TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|optimi[sz]er step)\b", re.I)
+
+
+def _training(facts: Facts) -> bool:
+    """A training job (not a model served): its answer is not about decode steps."""
+    text = " ".join(t for _, t in claims.texts(facts))[:1500]
+    return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
+
+
+def _fault_found(facts: Facts) -> bool:
+    """Does a check that reads the reporter's figures or setup find more than physics? The symptom's prior
+    (physics, 'nothing points at a fault') then gives way to it."""
+    checks = (measured_vs_expected, latency_vs_expected, batched_rate, vm_pcie_slow)
+    return any(f.is_problem for check in checks for f in check(facts))
+
+
 def _still_to_attach(facts, why: str) -> str:
     """'; attach X, Y <why>' for the basic artifacts the ticket lacks; '' when it holds them all
     (a fix never asks for what is already attached)."""
@@ -946,7 +967,7 @@ def net_socket(facts: Facts, predictions=None):
     if not c or c.guess:
         return
     rdma = any(_RDMA_WORDS.search(t) for _, t in claims.texts(facts))
-    if not (_across_nodes(facts) or (rdma and re.search(r"instead of|fall|fell|revert|not|without|missing|unavailable|unused",
+    if not (_across_nodes(facts) or (rdma and re.search(r"\binstead of\b|\bfall|\bfell\b|\brevert|\bnot\b|\bwithout\b|\bmissing\b|\bunavailable\b|\bunused\b",
                                                         c.quote, re.I))):
         return
     yield _on_claim("ticket.net_socket", "socket_fallback", "warning", c, "NCCL on TCP sockets",
@@ -1022,7 +1043,7 @@ def nccl_upgrade(facts: Facts, predictions=None):
     if claims.find(facts, "nccl_versions_compared"):
         return
     c = _first(facts, "nccl_upgrade")
-    if not c or c.guess or (claims._FIXES.search(c.quote) and not re.search(r"downgrad", c.quote, re.I)):
+    if not c or c.guess or (claims.fixed_by(c.quote) and not re.search(r"downgrad", c.quote, re.I)):
         return  # "upgrading NCCL fixed it": the new release is the cure, not the cause
     yield _on_claim("ticket.nccl_upgrade", "nccl_regression", "warning", c, "NCCL release change",
                "The problem came with a change of NCCL release",

@@ -131,11 +131,31 @@ def test_a_working_link_or_a_busy_gpu_claims_nothing():
 
 @pytest.mark.parametrize("text,versions", [
     ("busbw by NCCL release:\n- v2.10.3-1: 57.06\n- v2.11.4-1: 7.05\n- v2.12.12-1: 7.07", ["2.10.3", "2.11.4", "2.12.12"]),
-    ("NCCL 2.18.5 -> 3.1 GB/s, NCCL 2.20.5 -> 1.4 GB/s on the same four A10G", ["2.18.5", "2.20.5"]),
+    ("NCCL 2.16.2 -> 92 GB/s, NCCL 2.17.1 -> 41 GB/s on the same two L40S", ["2.16.2", "2.17.1"]),
 ])
 def test_figures_per_nccl_release_are_an_ab_comparison(text, versions):
     (c,) = claims.find(said(text), "nccl_versions_compared")
     assert c.data["versions"] == versions
+
+
+@pytest.mark.parametrize("text", [
+    # another package's releases, in a text that names NCCL elsewhere
+    "We use NCCL for the all-reduce. torch 2.1.0: 30 tok/s, torch 2.3.1: 50 tok/s.",
+    "NCCL is loaded from the wheel; cuda 1.2 -> 4 and python 2.7 -> 9 are irrelevant numbers here.",
+])
+def test_figures_per_release_of_another_package_are_no_nccl_comparison(text):
+    assert claims.version_figures(text) == []
+    assert not claims.find(said(text), "nccl_versions_compared")
+
+
+@pytest.mark.parametrize("text", [
+    # the contrast is the node count (or the host), not the release
+    "NCCL 2.18.1 on the host, the container has NCCL 2.19.3. Training works on one node but fails on two nodes.",
+    "The image ships NCCL 2.17.1 and the base OS NCCL 2.20.3; inference is fine on a single GPU and hangs with four.",
+])
+def test_works_and_fails_about_something_else_is_no_release_ab(text):
+    assert not claims.failure_ab(text)
+    assert not claims.find(said(text), "nccl_versions_compared")
 
 
 def test_release_figures_that_agree_or_versions_without_figures_are_no_comparison():
@@ -207,3 +227,10 @@ def test_steady_step_times_are_not_bimodal():
 ])
 def test_a_figure_that_is_stuck_is_not_a_hang(text, hang):
     assert (claims.symptom(said(text)) == "hang") is hang
+
+
+def test_a_quote_reads_as_one_line_without_heading_marks():
+    facts = said("# Gemma-2 27B crawls on 2x A6000\n\nvLLM with TP=2,\nboth GPUs at 30%.")
+    quote = claims.symptom_quote(facts)[1]
+    assert quote.startswith("Gemma-2 27B crawls on 2x A6000. vLLM with TP=2, both GPUs")
+    assert all("\n" not in c.quote and not c.quote.lstrip("…").startswith("#") for c in claims.claims(facts))

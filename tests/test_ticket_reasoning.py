@@ -164,7 +164,7 @@ def test_a_hang_between_pcie_gpus_points_at_p2p_and_names_the_test():
     v, findings = _ticket("all_reduce_perf hangs on our 4 GPU server as soon as it starts.",
                           TopologyPath("topo.txt:2", "GPU0", "GPU1", "PXB"), TopologyPath("topo.txt:3", "GPU2", "GPU3", "PXB"))
     (f,) = [f for f in findings if f.rule == "ticket.hang_on_pcie"]
-    assert v.category == "p2p_disabled" and f.confidence == 0.5 and "NCCL_P2P_DISABLE=1" in f.fix
+    assert v.category == "p2p_disabled" and f.confidence < 0.7 and "NCCL_P2P_DISABLE=1" in f.fix  # a lead, not proof
     # with NVLink between the GPUs the suspect is not PCIe P2P
     v, findings = _ticket("all_reduce_perf hangs on our 4 GPU server as soon as it starts.",
                           TopologyPath("topo.txt:2", "GPU0", "GPU1", "NV4"), TopologyPath("topo.txt:3", "GPU2", "GPU3", "NV4"))
@@ -173,14 +173,14 @@ def test_a_hang_between_pcie_gpus_points_at_p2p_and_names_the_test():
 
 def test_an_error_with_only_a_traceback_is_software():
     v, _ = _ticket("The server fails to start with tensor parallel 2.\nRuntimeError: CUDA error: invalid device ordinal")
-    assert (v.category, v.confidence) == ("other", 0.4)
+    assert v.category == "other" and v.confidence < 0.7
 
 
 def test_a_normal_question_about_multi_gpu_figures_leans_to_physics_unless_a_check_answers_it():
     from diagnose.evidence import Workload
 
     v, findings = _ticket("Is 40 tok/s normal for our 4 A100 setup?", Workload("issue.md:1", gpu="A100", gpu_count=4))
-    assert (v.category, v.confidence) == ("expected_physics", 0.45)
+    assert v.category == "expected_physics" and v.confidence < 0.7  # a prior, not a measured answer
     spin = "GPU utilization shows 100% while process 1 is blocked waiting for the allreduce from rank 0. Is this normal?"
     v, findings = _ticket(spin, Workload("issue.md:1", gpu="A100", gpu_count=4))
     assert v.category == "healthy" and any(f.rule == "ticket.explained" for f in findings)

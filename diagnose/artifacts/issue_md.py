@@ -146,6 +146,9 @@ COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4
                "sixteen": 16}
 _COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
 GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
+# "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
+PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|in each (?:node|server|host|machine))\b", re.I)
+NODES_NAMED = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b", re.I)
 TP = re.compile(
@@ -178,6 +181,10 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
                               re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
+# Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
+# serving benchmark's --max-concurrency sets, so the decode batch at most.
+CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b",
+                        re.I)
 
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
@@ -207,7 +214,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             tp_line = (i, _tp_size(m))
     if gpu_line:
         n = gpu_line[2] or (count_line[1] if count_line else None)
-        out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n))
+        line = next(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln) for i, ln in prose if i == gpu_line[0])
+        nodes = _nodes_for_per_node_count(line, gpu_line[1])
+        out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
+                            nodes=nodes))
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
@@ -231,6 +241,17 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
     return out
+
+
+def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
+    """The node count of a line that counts GPUs per node ("Two nodes, 8x A100 each"): the job then has
+    that many times the GPUs. None when the count is the job's total or the nodes are not counted."""
+    at = line.find(gpu)
+    if at < 0 or not PER_NODE.match(line[at + len(gpu):]):
+        return None
+    m = NODES_NAMED.search(line)
+    n = _count(m.group(1)) if m else None
+    return n if n and 2 <= n <= 4096 else None
 
 
 # "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s": bytes per second (capital B) only;
@@ -431,10 +452,12 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
                 b = BATCH.search(clause)
+                c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
                 out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s", _num(m.group(1)),
-                                       "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None))
+                                       "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None,
+                                       concurrency=int(c.group(1)) if c else None))
     return out
 
 
