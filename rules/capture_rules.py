@@ -242,52 +242,76 @@ def _expected(predictions) -> dict:
     return (predictions.expected or {}) if isinstance(predictions, CapturePrediction) else {}
 
 
-@rule("capture.allreduce_fabric", "pcie_fallback")
+@rule("capture.allreduce_fabric", "pcie_fallback", "comm_bound")
 def allreduce_fabric(facts: Facts, predictions=None):
     """An all-reduce's time is set by the fabric: alpha + 2(n-1) hops + 2(n-1)/n x bytes / bus
-    bandwidth. When the measured kernel time is far above the prediction for the GPU's
-    NVLink/NVSwitch fabric and near the prediction for PCIe, NCCL is moving the data over PCIe
-    (P2P off, SHM or host staging) even though the GPUs have NVLink."""
+    bandwidth. The expected call is the engine's (its custom kernel where it has one at that size):
+    the same figure step_vs_prediction counts per step. NCCL on the same fabric is a slower healthy
+    path, not a fault. Only a time near the PCIe prediction and far from NVLink's says the traffic
+    left NVLink; a time above every fabric's prediction names no fabric (small messages cost about
+    the same on both): the transport the NCCL log names and the kernel names tell the fabric."""
     exp = _expected(predictions)
-    fast, slow = exp.get("allreduce_us"), exp.get("allreduce_us_pcie")
-    if fast:  # judged against the slowest healthy path on the fabric: the engine's kernel, or NCCL
-        fast = max(fast, exp.get("allreduce_us_nccl") or 0.0)
+    expected, nccl, pcie = exp.get("allreduce_us"), exp.get("allreduce_us_nccl"), exp.get("allreduce_us_pcie")
     measured, g = _allreduce_per_op(_gpus(facts))
-    if measured is None or not fast:
+    if measured is None or not expected:
         return
-    src = exp.get("source", "prediction:roofline")
-    evidence = [
-        ev(_where(g), "mean all-reduce kernel time (rank that waited least), CUPTI_ACTIVITY_KIND_KERNEL",
-           round(measured, 2), round(fast, 2), "us"),
-        ev(src, f"one all-reduce of {exp.get('allreduce_bytes')} B on {exp.get('fabric')} (the slower of the engine's and "
-                "NCCL's)", None, round(fast, 2), "us"),
-    ]
-    if slow:
-        evidence.append(ev(src, f"the same all-reduce over {exp.get('pcie_fabric')}", None, round(slow, 2), "us"))
-    ratio = measured / fast
-    # Small messages cost about the same on both fabrics (latency-bound): then only a time above
-    # even the PCIe prediction says anything about the fabric.
-    distinct = bool(slow) and (slow >= 1.5 * fast or measured >= slow)
     if _launch_limited(g, facts):
         # Eager ranks reach each all-reduce at different times; the kernel time then holds the
         # wait for the peer, not the transfer. The launch_bound finding covers it.
         return
-    if ratio >= PCIE_RATIO and (distinct or not slow):
+    src, fabric, pcie_fabric = exp.get("source", "prediction:roofline"), exp.get("fabric"), exp.get("pcie_fabric")
+    healthy = max(expected, nccl or 0.0)
+    libs = ", ".join(f"{lib} x{n}" for lib, n in sorted(g.comm_libraries.items(), key=lambda kv: -kv[1]))
+    evidence = [
+        ev(_where(g), "mean all-reduce kernel time (rank that waited least), CUPTI_ACTIVITY_KIND_KERNEL",
+           round(measured, 2), round(expected, 2), "us"),
+        ev(src, f"one all-reduce of {exp.get('allreduce_bytes')} B on {fabric}, the engine's kernel (the step's "
+                "expected all-reduce time counts this call too)", None, round(expected, 2), "us"),
+    ]
+    if nccl and round(nccl, 2) != round(expected, 2):
+        evidence.append(ev(src, f"the same all-reduce through NCCL on {fabric} (slower, still healthy)", None,
+                           round(nccl, 2), "us"))
+    if pcie:
+        evidence.append(ev(src, f"the same all-reduce through NCCL over {pcie_fabric}", None, round(pcie, 2), "us"))
+    if libs:
+        evidence.append(ev(_where(g), "communication kernels by library (kernel names)", libs))
+    if measured < PCIE_RATIO * healthy:
+        yield passed("capture.allreduce_fabric", "All-reduce time matches the GPU's fabric",
+                     f"{measured:.1f} us per all-reduce against {healthy:.1f} us for the slowest healthy path on "
+                     f"{fabric}.", evidence, 0.6)
+        return
+    ratio = measured / healthy
+    if pcie and pcie >= 1.5 * healthy and measured < PCIE_RATIO * pcie:
         yield make(
-            "capture.allreduce_fabric", "pcie_fallback", "critical", 0.75 if slow else 0.55,
-            f"All-reduce takes {measured:.1f} us per call, {ratio:.1f}x the {exp.get('fabric')} prediction: "
-            "traffic is not on NVLink",
-            f"Each all-reduce on {g.gpu} lasts {measured:.1f} us; on {exp.get('fabric')} it should take {fast:.1f} us"
-            + (f" and over {exp.get('pcie_fabric')} {slow:.1f} us" if slow else "")
-            + ". The collective goes through PCIe or host memory instead of NVLink.",
+            "capture.allreduce_fabric", "pcie_fallback", "critical", 0.75,
+            f"All-reduce takes {measured:.1f} us per call, {ratio:.1f}x the {fabric} prediction and near "
+            f"{pcie_fabric}'s: traffic is not on NVLink",
+            f"Each all-reduce on {g.gpu} lasts {measured:.1f} us; on {fabric} it should take {healthy:.1f} us at most "
+            f"and over {pcie_fabric} {pcie:.1f} us. The collective goes through PCIe or host memory instead of NVLink.",
             evidence,
             fix="Run with NCCL_DEBUG=INFO and look for 'via P2P' vs 'via SHM'/'NET'; check `nvidia-smi topo -m` "
                 "(NV# between the GPUs), NCCL_P2P_DISABLE, and that the fabric manager runs on NVSwitch systems.",
             refs=[REFS["nccl"]],
         )
-    else:
-        yield passed("capture.allreduce_fabric", "All-reduce time matches the GPU's fabric",
-                     f"{measured:.1f} us per all-reduce against {fast:.1f} us predicted.", evidence, 0.6)
+        return
+    fabrics = f"{fabric} {healthy:.1f} us" + (f", {pcie_fabric} {pcie:.1f} us" if pcie else "")
+    no_custom = expected < (nccl or 0.0) and "custom_allreduce" not in g.comm_libraries
+    yield make(
+        "capture.allreduce_fabric", "comm_bound", "critical", 0.7,
+        f"All-reduce takes {measured:.1f} us per call, slower than {'either fabric' if pcie else 'its fabric'} "
+        f"explains ({fabrics})",
+        f"Each all-reduce on {g.gpu} lasts {measured:.1f} us, {ratio:.1f}x the slowest healthy path on {fabric}"
+        + (f" and above the {pcie_fabric} prediction too" if pcie else "")
+        + ": the time names no fabric. The transport NCCL reports (NCCL_DEBUG=INFO), the launch line's NCCL_* "
+        "settings and the kernel names do"
+        + (f" (here {libs}: the engine's own all-reduce did not run; it needs P2P between the GPUs)." if no_custom
+           else f" (here {libs})." if libs else "."),
+        evidence,
+        fix="Run with NCCL_DEBUG=INFO and read the transport of each channel ('via P2P/IPC' or 'via SHM'/'NET'); "
+            "check NCCL_P2P_DISABLE and NCCL_SHM_DISABLE in the launch environment, `nvidia-smi topo -m` (NV# "
+            "between the GPUs), and that the fabric manager runs on NVSwitch systems.",
+        refs=[REFS["nccl"]],
+    )
 
 
 def _launch_limited(g: GpuTimeline, facts: Facts) -> bool:

@@ -343,8 +343,11 @@ def batch1_fits_fewer(facts: Facts, predictions=None):
 def evidence_coverage(facts: Facts, predictions=None):
     """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected."""
     tp, tp_src = wfield(facts, "tp")
+    pp, pp_src = wfield(facts, "pp")
     per_node = gpus_per_node(facts)
     _, count_src = wfield(facts, "gpu_count")
+    if pp and pp >= 2:  # every pipeline stage holds its own TP group: TP x PP GPUs work together
+        tp, tp_src = (tp or 1) * pp, tp_src if tp and tp >= 2 else pp_src
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
