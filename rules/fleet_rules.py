@@ -111,11 +111,10 @@ def too_few_nodes(facts, spread: FleetSpread):
         yield _gap(
             "fleet.too_few_nodes", f"too few nodes of one GPU model to judge: {listed}",
             f"A fleet comparison needs at least {MIN_NODES} nodes of the same GPU model measured the same "
-                    "way: with two, nothing says which one is out of line; with three, the two that agree outvote "
-                    "the third.",
+            "way: with two, nothing says which one is out of line; with three, the two that agree outvote "
+            "the third.",
             f"collect node reports from at least {MIN_NODES} nodes of each GPU model",
-            f"{NODE_RUN} on at least {MIN_NODES} nodes of each "
-            f"model ({', '.join(small)}), then `diagnose fleet` on the folder of reports",
+            f"{NODE_RUN} on at least {MIN_NODES} nodes of each model ({', '.join(small)}), then `diagnose fleet` on the folder of reports",
         )
 
 
@@ -128,7 +127,7 @@ def gpu_not_named(facts, spread: FleetSpread):
         yield _gap(
             "fleet.gpu_not_named", f"no GPU model named in the report of {who}",
             "A node is compared only with nodes of its own GPU model; a report that names no GPU has no "
-                    "peers to be judged against, however many such reports there are.",
+            "peers to be judged against, however many such reports there are.",
             "collect a node report that names the GPUs",
             f"{NODE_RUN} on {who} (it reads the GPU names from NVML), or add `nvidia-smi -L` to the transcription",
         )
@@ -164,7 +163,7 @@ def not_compared(facts, spread: FleetSpread):
     yield _gap(
         "fleet.not_compared", f"not compared, measured (the same way) on fewer than {MIN_NODES} nodes: {skipped}",
         "A metric is judged only across nodes that measured it the same way; these were measured on too "
-                "few, so they are neither outliers nor healthy.",
+        "few, so they are neither outliers nor healthy.",
         "collect the same `diagnose node` run on every node of the model",
         f"{NODE_RUN} on every {groups} node, then `diagnose fleet` on the folder of reports",
     )
