@@ -166,6 +166,11 @@ def eager_mode(facts: Facts, predictions=None):
     )
 
 
+def heads_title(tp: int, heads: int) -> str:
+    """One wording for a TP size the heads refuse, in every command (predict.invalid_layout too)."""
+    return f"TP={tp} does not divide the model's {heads} attention heads: the layout cannot run"
+
+
 @rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads")
 def tp_not_dividing_heads(facts: Facts, predictions=None):
     """TP must divide the attention heads (and the KV heads, or be a multiple of them)."""
@@ -198,7 +203,7 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
     good = [d for d in (1, 2, 4, 8, 16) if heads % d == 0 and d != tp]
     yield make(
         "workload.tp_not_dividing_heads", "tp_not_dividing_heads", "critical", 0.95,
-        f"TP={tp} does not divide the model's {heads} attention heads",
+        heads_title(tp, heads) if heads % tp else f"TP={tp} does not split the model's {kv} KV heads: the layout cannot run",
         "Tensor parallelism gives each GPU a whole number of attention heads, so the TP size must divide the "
         "head count; engines refuse to start (or pad and waste GPUs) otherwise.",
         problems + [ev(tp_src, "tensor-parallel size", tp)],
