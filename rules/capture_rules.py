@@ -14,6 +14,8 @@ any part may be missing, and then the rules that need it stay silent.
 
 from __future__ import annotations
 
+import math
+
 from diagnose.capture.facts import GIVEN, ns_to_ms
 from diagnose.evidence import (
     CaptureInfo,
@@ -375,7 +377,9 @@ def straggler(facts: Facts, predictions=None):
         share = s.total_wait_ns / span if span else 0
         doing = ", ".join(f"{k} {ns_to_ms(v)} ms" for k, v in sorted(s.doing_ns.items(), key=lambda kv: -kv[1]))
         evidence = [
-            ev(s.source, f"{s.rank} arrived last at collectives", s.late_count, s.collectives, None),
+            ev(s.source, f"collectives {s.rank} arrived last at, of {s.collectives} matched across ranks (a "
+                         f"straggler: at least {int(STRAGGLER_LAST_SHARE * 100)} % of them)", s.late_count,
+               f"< {math.ceil(STRAGGLER_LAST_SHARE * s.collectives)}", None),
             ev(s.source, "time the other ranks waited for it (arrival skew, summed)", ns_to_ms(s.total_wait_ns), None, "ms"),
             ev(s.source, "mean wait per late collective", round(s.mean_wait_ns / 1e3, 1), None, "us"),
             ev(s.source, "next worst rank's total", ns_to_ms(s.runner_up_wait_ns), None, "ms"),
@@ -712,8 +716,9 @@ def small_grids(facts: Facts, predictions=None):
             ev(kernels, "of it in single-block grids (1 SM busy)", ns_to_ms(u.single_block_ns), None, "ms"),
             ev(kernels, "SM time those grids leave empty, share of all kernel time", _pct(u.idle_sm_ns, u.kernel_ns),
                f"< {int(GRID_IDLE_SHARE * 100)}", "%"),
-            ev(f"{u.source} (per-GPU timeline)", "kernel time, share of the GPUs' summed span", _pct(u.kernel_ns, span),
-               f">= {int(BUSY_MATTERS * 100)} to matter", "%"),
+            ev(f"{u.source} (per-GPU timeline)", "kernel time, share of the GPUs' summed span (below this, grid "
+                                                 "shapes cannot matter)", _pct(u.kernel_ns, span),
+               f">= {int(BUSY_MATTERS * 100)}", "%"),
         ]
         evidence += [ev(kernels, f"{_short(name)}: {blocks} block(s)", ns_to_ms(ns), None, "ms") for name, blocks, ns in u.worst[:3]]
         if share >= GRID_IDLE_SHARE and u.small_grid_kernels:
@@ -842,10 +847,11 @@ def copy_bandwidth(facts: Facts, predictions=None):
                 continue
             gbs = b / ns  # bytes per ns = GB/s
             memory = "pinned" if pinned else "pageable"
+            moved = _si_bytes(b)
             table = f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, {c.kind} copies >= 1 MiB from {memory} memory, pid {c.pid})"
             evidence = [
                 ev(table, "copies", n, None, None),
-                ev(table, "bytes moved", b, None, "B"),
+                ev(table, "bytes moved", moved[0], None, moved[1]),
                 ev(table, "their time", ns_to_ms(ns), None, "ms"),
                 ev(table, "achieved bandwidth (bytes / time)", round(gbs, 2), round(ceiling, 2), "GB/s"),
                 ev(link, "link line rate per direction", None, round(ceiling, 2), "GB/s"),
@@ -857,7 +863,8 @@ def copy_bandwidth(facts: Facts, predictions=None):
                     0.5 if pinned else 0.45,
                     f"{c.kind} copies from {memory} memory reach {gbs:.1f} GB/s, {_pct(gbs, ceiling)}% of the "
                     f"{ceiling:g} GB/s link",
-                    f"{n} {c.kind} copies of 1 MiB or more moved {b / 1e9:.2f} GB in {ns_to_ms(ns)} ms. "
+                    f"{n} {c.kind} copies of 1 MiB or more moved {moved[0]} {moved[1]} in "
+                    f"{ns_to_ms(ns)} ms. "
                     + ("Pinned copies this slow point at the PCIe link itself (fewer lanes or a lower generation than "
                        "the card supports, or a shared switch)." if pinned else
                        "Pageable copies go through a driver staging buffer, so host memcpy speed, not the link, "
@@ -871,6 +878,15 @@ def copy_bandwidth(facts: Facts, predictions=None):
             else:
                 yield passed("capture.copy_bandwidth", f"{c.kind} copies run near the link's line rate",
                              f"{gbs:.1f} GB/s against {ceiling:g} GB/s ({memory} memory).", evidence, 0.5)
+
+
+def _si_bytes(b: int) -> tuple[float, str]:
+    """(value, unit) of a byte count in decimal units, as its GB/s (bytes / ns) is:
+    one convention in a finding's title and table, never "51.20 GB" beside "47.7 GiB"."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= size:
+            return round(b / size, 2), unit
+    return b, "B"
 
 
 def _catalog_gpus(facts: Facts) -> dict[str, tuple[str, float]]:
