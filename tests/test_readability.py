@@ -70,3 +70,20 @@ def test_expected_cells_state_what_is_expected():
                if e["detail"].startswith("collectives rank")]
     matched = int(late["detail"].split(" of ")[1].split()[0])
     assert late["measured"] == matched == 486 and late["expected"] == f"< {matched // 2}"
+
+
+def test_compare_says_how_many_metrics_of_a_group_only_one_run_has():
+    """"Only in one run (not compared): NVLink" followed 36 compared NVLink rows: the HGX report shows
+    2 GPUs' links, the DGX 8 GPUs', so most of the DGX's NVLink metrics have no partner."""
+    import json
+
+    from diagnose.compare import metrics
+    from diagnose.findings import Report
+
+    a, b = REPO / "samples/fleet/hgx-h100-nvlink-status-mig-disabled.json", REPO / "samples/fleet/dgx-h100-topo-numa.json"
+    (table,) = report_json("compare", a, b)["tables"].values()
+    compared = sum(1 for r in table["rows"] if r[0] == "NVLink")
+    own = {p.name: [m for m in metrics(Report.from_dict(json.loads(p.read_text()))) if m.group == "NVLink"] for p in (a, b)}
+    assert compared == 36
+    assert (f"NVLink: {len(own[a.name]) - compared} only in {a.name}, {len(own[b.name]) - compared} only in {b.name}."
+            in table["note"])
