@@ -266,7 +266,9 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
 
     causes = sorted((f for f in findings if is_cause(f)), key=rank)
     gaps = [f for f in findings if f.category == "insufficient_data"]
-    requests = [f"{verb} {f.ask}" if f.ask else f.fix for f in gaps if f.fix or f.ask]
+    # a ticket keeps each gap's own fix; elsewhere the ask, under the command's verb
+    requests = [f.fix for f in gaps if f.fix] if verb == "attach" else [f"{verb} {f.ask}" if f.ask else f.fix
+                                                                        for f in gaps if f.fix or f.ask]
     requests += [f"{verb} {m}" for m in missing if m]
     passed = [f for f in findings if f.severity == "ok"]
     if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
