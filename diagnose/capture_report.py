@@ -53,7 +53,11 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
     from rules.capture_rules import RECAPTURE
 
     missing = [RECAPTURE] if facts.missing and all(i.kernel_rows for i in facts.of(CaptureInfo)) else []
-    report = run_pipeline("capture", inputs, facts, predictions, missing=missing, tables=tables(result, full_stats))
+    from rules.engine import verdict
+
+    # the user runs the tools again, nobody attaches anything: "collect", not a ticket's "attach"
+    report = run_pipeline("capture", inputs, facts, predictions, tables=tables(result, full_stats),
+                          decide=lambda _facts, found: verdict(found, missing, verb="collect"))
     report.predictions.pop("layout")  # the inputs say it
     efficiency = step_efficiency(facts, predictions.expected or {})
     if efficiency:

@@ -226,6 +226,17 @@ def metrics(report) -> list[Metric]:
 # --------------------------------------------------------------------------- the diff
 
 
+def _only_in_one(ma: dict, mb: dict, labels) -> list[str]:
+    """Per group, how many of its metrics only one run has: "NVLink" alone would read as if none of
+    the NVLink rows above it had been compared."""
+    out = []
+    for group in sorted({k[0] for k in ma.keys() ^ mb.keys()}):
+        counts = [(sum(1 for k in mine if k[0] == group and k not in other), label)
+                  for mine, other, label in ((ma, mb, labels[0]), (mb, ma, labels[1]))]
+        out.append(f"{group}: " + ", ".join(f"{n} only in {label}" for n, label in counts if n))
+    return out
+
+
 def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=("A", "B")) -> Report:
     """Report (kind 'compare') of B against A: a table of deltas, one finding per regressed group.
 
@@ -251,7 +262,7 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     findings = _regression_findings(regressions, a, b, threshold, labels)
     findings += _new_problem_findings(a, b, labels)
     findings += layouts
-    only = sorted({k[0] for k in ma.keys() ^ mb.keys()})
+    only = _only_in_one(ma, mb, labels)
     if not deltas and not any(f.is_problem for f in findings):
         findings.append(Finding(
             "compare.nothing_in_common", "insufficient_data", "info", 0.0,
@@ -278,9 +289,11 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     ]
     tables = {
         f"{labels[0]} → {labels[1]}": {
-            "columns": ["group", "key", "metric", labels[0], labels[1], "unit", "change %", f"beyond {threshold:.0%}"],
+            # A and B, not the file names: two long names as headers split the table in two at 100 columns
+            "columns": ["group", "key", "metric", "A", "B", "unit", "change %", f"beyond {threshold:.0%}"],
             "rows": rows,
-            "note": ("Only in one run (not compared): " + ", ".join(only)) if only else "",
+            "note": f"A: {labels[0]}; B: {labels[1]}."
+                    + (" Only in one run (not compared): " + "; ".join(only) + "." if only else ""),
         }
     }
     findings_sorted = sorted(findings, key=Finding.sort_key)

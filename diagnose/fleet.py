@@ -4,8 +4,8 @@ Each node report becomes a few comparable numbers (bus bandwidth per collective 
 size, small-message latency, HBM rate, GEMM rate, fewest active NVLinks on one GPU, PCIe width
 and gen). Nodes are grouped by GPU model, and within a group each metric's spread is measured
 robustly: the median and the median absolute deviation (MAD), so one broken node cannot hide
-itself by dragging the mean. A node is an outlier when its robust z-score is beyond the
-threshold in the bad direction.
+itself by dragging the mean. Which z makes an outlier is the rules' decision
+(rules/fleet_rules.py: score, is_outlier); this module only gathers the values.
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diagnose.findings import Report
-from rules.fleet_rules import MIN_NODES
+from rules.fleet_rules import MIN_NODES, UNNAMED_GPU, Z_THRESHOLD, is_outlier, score
 from rules.predictions import FleetMetric, FleetPoint, FleetSpread
 
-Z_THRESHOLD = 3.5  # Iglewicz and Hoaglin's cut-off for the modified z-score
-MIN_RELATIVE = 0.03  # a node within 3% of the median is never an outlier, however tight the fleet
 SMALL_MESSAGE_BYTES = 64 << 10  # "small-message latency": the largest size at or below 64 KiB
 BW_MIN_BYTES = 1 << 20  # bus bandwidth is compared from 1 MiB up
 
@@ -34,7 +32,7 @@ class NodeMetrics:
 
 @dataclass
 class Value:
-    value: float
+    value: float  # counts (links, lanes, gen) stay int: "18 links", never "18.0"
     unit: str
     better: str  # "higher" | "lower"
     category: str  # root-cause category of a node that is out of line on this metric
@@ -85,19 +83,16 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
             active[link.get("gpu")] = active.get(link.get("gpu"), 0) + bool(link.get("active"))
         down = [f"GPU{link.get('gpu')} link {link['link']}" for link in links if not link.get("active")]
         values["active NVLinks (fewest on one GPU)"] = Value(
-            float(min(active.values())), "links", "higher", "nvlink_down", True,
+            min(active.values()), "links", "higher", "nvlink_down", True,
             f"inactive: {', '.join(down[:8])}" if down else "")
     widths = [g["pcie_width_current"] for g in gpus if g.get("pcie_width_current")]
     if widths:
         narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in gpus if g.get("pcie_width_current") == min(widths)]
-        values["PCIe width (narrowest GPU)"] = Value(float(min(widths)), "lanes", "higher", "pcie_link_degraded", True, ", ".join(narrow[:8]))
+        values["PCIe width (narrowest GPU)"] = Value(min(widths), "lanes", "higher", "pcie_link_degraded", True, ", ".join(narrow[:8]))
     gens = [g["pcie_gen_current"] for g in gpus if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False]
     if gens:
-        values["PCIe gen under load (lowest GPU)"] = Value(float(min(gens)), "", "higher", "pcie_link_degraded", True)
+        values["PCIe gen under load (lowest GPU)"] = Value(min(gens), "", "higher", "pcie_link_degraded", True)
     return node
-
-
-UNNAMED_GPU = "GPU not named in the report"
 
 
 def gpu_model(gpus: list[dict]) -> str:
@@ -120,20 +115,6 @@ def _small_message_latency(collectives):
     return max(small, key=lambda m: (m.group.startswith("all_reduce"), m.nranks, m.size))
 
 
-def score(values: list[float], better: str, discrete: bool = False) -> tuple[float, float, list[float]]:
-    """Median, MAD and each value's robust z-score, signed so that positive is worse.
-
-    MAD is scaled by 1.4826 to estimate the standard deviation. In a tight fleet MAD can be
-    zero, so the scale has a floor: 3% of the median for measured rates (run-to-run noise),
-    half a unit for counts (one missing link or lane is real)."""
-    median = statistics.median(values)
-    mad = statistics.median(abs(v - median) for v in values)
-    floor = 0.5 if discrete else MIN_RELATIVE * abs(median)
-    scale = max(1.4826 * mad, floor / Z_THRESHOLD, 1e-12)
-    sign = -1.0 if better == "higher" else 1.0
-    return median, mad, [sign * (v - median) / scale for v in values]
-
-
 def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> FleetSpread:
     """Per GPU model and metric: median, MAD and the points, outliers marked."""
     metrics, uncompared = [], []
@@ -152,12 +133,13 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Fleet
             values = [n.values[name].value for n in have]
             median, mad, zs = score(values, first.better, first.discrete)
             points = [
-                FleetPoint(n.node, v, (v / median) if median else None, round(z, 2), z > z_threshold, n.source,
+                FleetPoint(n.node, v, (v / median) if median else None, round(z, 2), is_outlier(z, z_threshold), n.source,
                            n.values[name].detail)
                 for n, v, z in zip(have, values, zs)
             ]
             metrics.append(FleetMetric(name, group, first.unit, first.better, first.category, median, mad, len(have), points))
-    return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, len(nodes), uncompared)
+    return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, len(nodes), uncompared,
+                       {g: sorted(n.node for n in m) for g, m in groups.items()})
 
 
 def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Report:
@@ -168,5 +150,8 @@ def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> 
     from diagnose.pipeline import run_pipeline
 
     spread = analyse(nodes, z_threshold)
+    from rules.engine import verdict
+
     return run_pipeline("fleet", {"nodes": len(nodes), "z_threshold": z_threshold}, Facts(), spread, only=["fleet."],
+                        decide=lambda _facts, found: verdict(found, verb="run"),
                         facts_json={"fleet_metric": spread.fact_json()}, tables=tables.fleet.tables(nodes, spread))

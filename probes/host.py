@@ -38,7 +38,9 @@ def collect(session: Session, nvswitch: bool | None = None) -> list[Any]:
         out.append(HostFact(SOURCE, "pci_nvidia_gpus", gpus))
     out += pcie_links(session, gpus)
     out += infiniband(session)
-    out += fabric_manager(session, nvswitch if nvswitch is not None else bool(switches))
+    if nvswitch is None and session.get("listdir", PCI) is not None:
+        nvswitch = bool(switches)  # else nothing read says: a replay without sysfs does not know
+    out += fabric_manager(session, nvswitch)
     out += kernel_log(session)
     return out
 
@@ -292,10 +294,11 @@ def infiniband(s: Session) -> list[Any]:
     return out
 
 
-def fabric_manager(s: Session, nvswitch: bool) -> list[HostFact]:
-    """On NVSwitch systems the fabric manager must run, or the GPUs cannot talk over NVLink."""
+def fabric_manager(s: Session, nvswitch: bool | None) -> list[HostFact]:
+    """On NVSwitch systems the fabric manager must run, or the GPUs cannot talk over NVLink.
+    nvswitch None: neither NVML's link ends nor the PCI listing were read, so it is not known."""
     if not nvswitch:
-        return [HostFact(SOURCE, "nvswitch", False)]
+        return [HostFact(SOURCE, "nvswitch", nvswitch)]
     state = s.get("run", "systemctl", "is-active", "nvidia-fabricmanager")
     if state is None:
         value = "unknown"  # no systemd here (a container); the GPU fabric state still tells

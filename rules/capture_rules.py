@@ -14,6 +14,8 @@ any part may be missing, and then the rules that need it stay silent.
 
 from __future__ import annotations
 
+import math
+
 from diagnose.capture.facts import GIVEN, ns_to_ms
 from diagnose.evidence import (
     CaptureInfo,
@@ -242,52 +244,76 @@ def _expected(predictions) -> dict:
     return (predictions.expected or {}) if isinstance(predictions, CapturePrediction) else {}
 
 
-@rule("capture.allreduce_fabric", "pcie_fallback")
+@rule("capture.allreduce_fabric", "pcie_fallback", "comm_bound")
 def allreduce_fabric(facts: Facts, predictions=None):
     """An all-reduce's time is set by the fabric: alpha + 2(n-1) hops + 2(n-1)/n x bytes / bus
-    bandwidth. When the measured kernel time is far above the prediction for the GPU's
-    NVLink/NVSwitch fabric and near the prediction for PCIe, NCCL is moving the data over PCIe
-    (P2P off, SHM or host staging) even though the GPUs have NVLink."""
+    bandwidth. The expected call is the engine's (its custom kernel where it has one at that size):
+    the same figure step_vs_prediction counts per step. NCCL on the same fabric is a slower healthy
+    path, not a fault. Only a time near the PCIe prediction and far from NVLink's says the traffic
+    left NVLink; a time above every fabric's prediction names no fabric (small messages cost about
+    the same on both): the transport the NCCL log names and the kernel names tell the fabric."""
     exp = _expected(predictions)
-    fast, slow = exp.get("allreduce_us"), exp.get("allreduce_us_pcie")
-    if fast:  # judged against the slowest healthy path on the fabric: the engine's kernel, or NCCL
-        fast = max(fast, exp.get("allreduce_us_nccl") or 0.0)
+    expected, nccl, pcie = exp.get("allreduce_us"), exp.get("allreduce_us_nccl"), exp.get("allreduce_us_pcie")
     measured, g = _allreduce_per_op(_gpus(facts))
-    if measured is None or not fast:
+    if measured is None or not expected:
         return
-    src = exp.get("source", "prediction:roofline")
-    evidence = [
-        ev(_where(g), "mean all-reduce kernel time (rank that waited least), CUPTI_ACTIVITY_KIND_KERNEL",
-           round(measured, 2), round(fast, 2), "us"),
-        ev(src, f"one all-reduce of {exp.get('allreduce_bytes')} B on {exp.get('fabric')} (the slower of the engine's and "
-                "NCCL's)", None, round(fast, 2), "us"),
-    ]
-    if slow:
-        evidence.append(ev(src, f"the same all-reduce over {exp.get('pcie_fabric')}", None, round(slow, 2), "us"))
-    ratio = measured / fast
-    # Small messages cost about the same on both fabrics (latency-bound): then only a time above
-    # even the PCIe prediction says anything about the fabric.
-    distinct = bool(slow) and (slow >= 1.5 * fast or measured >= slow)
     if _launch_limited(g, facts):
         # Eager ranks reach each all-reduce at different times; the kernel time then holds the
         # wait for the peer, not the transfer. The launch_bound finding covers it.
         return
-    if ratio >= PCIE_RATIO and (distinct or not slow):
+    src, fabric, pcie_fabric = exp.get("source", "prediction:roofline"), exp.get("fabric"), exp.get("pcie_fabric")
+    healthy = max(expected, nccl or 0.0)
+    libs = ", ".join(f"{lib} x{n}" for lib, n in sorted(g.comm_libraries.items(), key=lambda kv: -kv[1]))
+    evidence = [
+        ev(_where(g), "mean all-reduce kernel time (rank that waited least), CUPTI_ACTIVITY_KIND_KERNEL",
+           round(measured, 2), round(expected, 2), "us"),
+        ev(src, f"one all-reduce of {exp.get('allreduce_bytes')} B on {fabric}, the engine's kernel (the step's "
+                "expected all-reduce time counts this call too)", None, round(expected, 2), "us"),
+    ]
+    if nccl and round(nccl, 2) != round(expected, 2):
+        evidence.append(ev(src, f"the same all-reduce through NCCL on {fabric} (slower, still healthy)", None,
+                           round(nccl, 2), "us"))
+    if pcie:
+        evidence.append(ev(src, f"the same all-reduce through NCCL over {pcie_fabric}", None, round(pcie, 2), "us"))
+    if libs:
+        evidence.append(ev(_where(g), "communication kernels by library (kernel names)", libs))
+    if measured < PCIE_RATIO * healthy:
+        yield passed("capture.allreduce_fabric", "All-reduce time matches the GPU's fabric",
+                     f"{measured:.1f} us per all-reduce against {healthy:.1f} us for the slowest healthy path on "
+                     f"{fabric}.", evidence, 0.6)
+        return
+    ratio = measured / healthy
+    if pcie and pcie >= 1.5 * healthy and measured < PCIE_RATIO * pcie:
         yield make(
-            "capture.allreduce_fabric", "pcie_fallback", "critical", 0.75 if slow else 0.55,
-            f"All-reduce takes {measured:.1f} us per call, {ratio:.1f}x the {exp.get('fabric')} prediction: "
-            "traffic is not on NVLink",
-            f"Each all-reduce on {g.gpu} lasts {measured:.1f} us; on {exp.get('fabric')} it should take {fast:.1f} us"
-            + (f" and over {exp.get('pcie_fabric')} {slow:.1f} us" if slow else "")
-            + ". The collective goes through PCIe or host memory instead of NVLink.",
+            "capture.allreduce_fabric", "pcie_fallback", "critical", 0.75,
+            f"All-reduce takes {measured:.1f} us per call, {ratio:.1f}x the {fabric} prediction and near "
+            f"{pcie_fabric}'s: traffic is not on NVLink",
+            f"Each all-reduce on {g.gpu} lasts {measured:.1f} us; on {fabric} it should take {healthy:.1f} us at most "
+            f"and over {pcie_fabric} {pcie:.1f} us. The collective goes through PCIe or host memory instead of NVLink.",
             evidence,
             fix="Run with NCCL_DEBUG=INFO and look for 'via P2P' vs 'via SHM'/'NET'; check `nvidia-smi topo -m` "
                 "(NV# between the GPUs), NCCL_P2P_DISABLE, and that the fabric manager runs on NVSwitch systems.",
             refs=[REFS["nccl"]],
         )
-    else:
-        yield passed("capture.allreduce_fabric", "All-reduce time matches the GPU's fabric",
-                     f"{measured:.1f} us per all-reduce against {fast:.1f} us predicted.", evidence, 0.6)
+        return
+    fabrics = f"{fabric} {healthy:.1f} us" + (f", {pcie_fabric} {pcie:.1f} us" if pcie else "")
+    no_custom = expected < (nccl or 0.0) and "custom_allreduce" not in g.comm_libraries
+    yield make(
+        "capture.allreduce_fabric", "comm_bound", "critical", 0.7,
+        f"All-reduce takes {measured:.1f} us per call, slower than {'either fabric' if pcie else 'its fabric'} "
+        f"explains ({fabrics})",
+        f"Each all-reduce on {g.gpu} lasts {measured:.1f} us, {ratio:.1f}x the slowest healthy path on {fabric}"
+        + (f" and above the {pcie_fabric} prediction too" if pcie else "")
+        + ": the time names no fabric. The transport NCCL reports (NCCL_DEBUG=INFO), the launch line's NCCL_* "
+        "settings and the kernel names do"
+        + (f" (here {libs}: the engine's own all-reduce did not run; it needs P2P between the GPUs)." if no_custom
+           else f" (here {libs})." if libs else "."),
+        evidence,
+        fix="Run with NCCL_DEBUG=INFO and read the transport of each channel ('via P2P/IPC' or 'via SHM'/'NET'); "
+            "check NCCL_P2P_DISABLE and NCCL_SHM_DISABLE in the launch environment, `nvidia-smi topo -m` (NV# "
+            "between the GPUs), and that the fabric manager runs on NVSwitch systems.",
+        refs=[REFS["nccl"]],
+    )
 
 
 def _launch_limited(g: GpuTimeline, facts: Facts) -> bool:
@@ -351,7 +377,9 @@ def straggler(facts: Facts, predictions=None):
         share = s.total_wait_ns / span if span else 0
         doing = ", ".join(f"{k} {ns_to_ms(v)} ms" for k, v in sorted(s.doing_ns.items(), key=lambda kv: -kv[1]))
         evidence = [
-            ev(s.source, f"{s.rank} arrived last at collectives", s.late_count, s.collectives, None),
+            ev(s.source, f"collectives {s.rank} arrived last at, of {s.collectives} matched across ranks (a "
+                         f"straggler: at least {int(STRAGGLER_LAST_SHARE * 100)} % of them)", s.late_count,
+               f"< {math.ceil(STRAGGLER_LAST_SHARE * s.collectives)}", None),
             ev(s.source, "time the other ranks waited for it (arrival skew, summed)", ns_to_ms(s.total_wait_ns), None, "ms"),
             ev(s.source, "mean wait per late collective", round(s.mean_wait_ns / 1e3, 1), None, "us"),
             ev(s.source, "next worst rank's total", ns_to_ms(s.runner_up_wait_ns), None, "ms"),
@@ -688,8 +716,9 @@ def small_grids(facts: Facts, predictions=None):
             ev(kernels, "of it in single-block grids (1 SM busy)", ns_to_ms(u.single_block_ns), None, "ms"),
             ev(kernels, "SM time those grids leave empty, share of all kernel time", _pct(u.idle_sm_ns, u.kernel_ns),
                f"< {int(GRID_IDLE_SHARE * 100)}", "%"),
-            ev(f"{u.source} (per-GPU timeline)", "kernel time, share of the GPUs' summed span", _pct(u.kernel_ns, span),
-               f">= {int(BUSY_MATTERS * 100)} to matter", "%"),
+            ev(f"{u.source} (per-GPU timeline)", "kernel time, share of the GPUs' summed span (below this, grid "
+                                                 "shapes cannot matter)", _pct(u.kernel_ns, span),
+               f">= {int(BUSY_MATTERS * 100)}", "%"),
         ]
         evidence += [ev(kernels, f"{_short(name)}: {blocks} block(s)", ns_to_ms(ns), None, "ms") for name, blocks, ns in u.worst[:3]]
         if share >= GRID_IDLE_SHARE and u.small_grid_kernels:
@@ -818,10 +847,11 @@ def copy_bandwidth(facts: Facts, predictions=None):
                 continue
             gbs = b / ns  # bytes per ns = GB/s
             memory = "pinned" if pinned else "pageable"
+            moved = _si_bytes(b)
             table = f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, {c.kind} copies >= 1 MiB from {memory} memory, pid {c.pid})"
             evidence = [
                 ev(table, "copies", n, None, None),
-                ev(table, "bytes moved", b, None, "B"),
+                ev(table, "bytes moved", moved[0], None, moved[1]),
                 ev(table, "their time", ns_to_ms(ns), None, "ms"),
                 ev(table, "achieved bandwidth (bytes / time)", round(gbs, 2), round(ceiling, 2), "GB/s"),
                 ev(link, "link line rate per direction", None, round(ceiling, 2), "GB/s"),
@@ -833,7 +863,8 @@ def copy_bandwidth(facts: Facts, predictions=None):
                     0.5 if pinned else 0.45,
                     f"{c.kind} copies from {memory} memory reach {gbs:.1f} GB/s, {_pct(gbs, ceiling)}% of the "
                     f"{ceiling:g} GB/s link",
-                    f"{n} {c.kind} copies of 1 MiB or more moved {b / 1e9:.2f} GB in {ns_to_ms(ns)} ms. "
+                    f"{n} {c.kind} copies of 1 MiB or more moved {moved[0]} {moved[1]} in "
+                    f"{ns_to_ms(ns)} ms. "
                     + ("Pinned copies this slow point at the PCIe link itself (fewer lanes or a lower generation than "
                        "the card supports, or a shared switch)." if pinned else
                        "Pageable copies go through a driver staging buffer, so host memcpy speed, not the link, "
@@ -847,6 +878,15 @@ def copy_bandwidth(facts: Facts, predictions=None):
             else:
                 yield passed("capture.copy_bandwidth", f"{c.kind} copies run near the link's line rate",
                              f"{gbs:.1f} GB/s against {ceiling:g} GB/s ({memory} memory).", evidence, 0.5)
+
+
+def _si_bytes(b: int) -> tuple[float, str]:
+    """(value, unit) of a byte count in decimal units, as its GB/s (bytes / ns) is:
+    one convention in a finding's title and table, never "51.20 GB" beside "47.7 GiB"."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= size:
+            return round(b / size, 2), unit
+    return b, "B"
 
 
 def _catalog_gpus(facts: Facts) -> dict[str, tuple[str, float]]:

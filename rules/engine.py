@@ -251,13 +251,14 @@ MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
 
 
 def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None,
-            fallback: str | None = None) -> Verdict:
+            fallback: str | None = None, verb: str = "attach") -> Verdict:
     """The single most likely root cause, or healthy, or insufficient_data with what to attach.
 
     `symptom` (a ticket's class: hang, crash, error, scaling, normal?, slow; None elsewhere) weighs
     the causes: a failure is not explained by a performance-only category when another cause is
     present, and only checks that measured the complained-about figure can answer a complaint.
-    `fallback` (fallback_ask) is what to ask for when no finding names a gap of its own.
+    `fallback` (fallback_ask) is what to ask for when no finding names a gap of its own. `verb`
+    asks for each gap: a ticket's reporter attaches files; a capture's user collects them.
     """
     def rank(f: Finding):
         demoted = symptom in FAILURES and f.category in PERFORMANCE_ONLY
@@ -265,8 +266,10 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
 
     causes = sorted((f for f in findings if is_cause(f)), key=rank)
     gaps = [f for f in findings if f.category == "insufficient_data"]
-    requests = [f.fix for f in gaps if f.fix]
-    requests += [f"attach {m}" for m in missing if m]
+    # a ticket keeps each gap's own fix; elsewhere the ask, under the command's verb
+    requests = [f.fix for f in gaps if f.fix] if verb == "attach" else [f"{verb} {f.ask}" if f.ask else f.fix
+                                                                        for f in gaps if f.fix or f.ask]
+    requests += [f"{verb} {m}" for m in missing if m]
     passed = [f for f in findings if f.severity == "ok"]
     if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
         passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]

@@ -15,6 +15,7 @@ from rules.catalog import ModelSpec
 from rules.engine import rule
 from rules.predictions import PredictResult, PredictRow
 from rules.roofline import smaller_dtype_hint
+from rules.workload import heads_title
 
 SOURCE = "prediction:roofline"
 # A TP step-up that buys less than this share of the ideal speed-up is "flattening" ...
@@ -35,7 +36,9 @@ def _where(p: PredictRow) -> str:
 @rule("predict.invalid_layout", "tp_not_dividing_heads", needs=PredictResult)
 def invalid_layout(facts, predictions):
     """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into: one
-    finding per TP size, every reason in it, and the sizes that would work."""
+    finding per TP size, every reason in it, and the sizes that would work. A split the heads
+    refuse cannot run at all, so it is critical here as in capture and ticket
+    (workload.tp_not_dividing_heads): a what-if names the same impossible layout."""
     by_tp: PredictRow[int, tuple[dict, list]] = {}
     for p in _layouts(predictions):
         probs = [pr for pr in p.problems if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
@@ -47,9 +50,10 @@ def invalid_layout(facts, predictions):
         yield Finding(
             rule="predict.invalid_layout",
             category="tp_not_dividing_heads",
-            severity="warning",
+            severity="critical" if hard else "warning",
             confidence=0.95 if hard else 0.8,
-            title=f"TP={tp} is not a valid split for {p.model}" if hard else f"TP={tp}: {p.dtype} checkpoint blocks do not divide",
+            title=heads_title(tp, predictions.model.heads) if predictions.model.heads % tp
+            else f"TP={tp} is not a valid split for {p.model}" if hard else f"TP={tp}: {p.dtype} checkpoint blocks do not divide",
             summary="; ".join(pr.message for pr in probs) + ". " + (
                 "Serving engines refuse to start with this tensor-parallel size."
                 if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel checkpoint would load."

@@ -400,6 +400,7 @@ class FleetSpread(Predictions):
     # (GPU model, metric, nodes that measured it) for a model with enough nodes where too few of
     # them measured this metric (the same way) to compare it
     uncompared: list[tuple[str, str, int]] = dataclasses.field(default_factory=list)
+    members: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # GPU model -> its nodes' names
 
     def report_json(self) -> dict[str, Any]:
         return {}  # the report shows the spread as its facts' fleet_metric (fact_json), as it always has

@@ -166,6 +166,11 @@ def eager_mode(facts: Facts, predictions=None):
     )
 
 
+def heads_title(tp: int, heads: int) -> str:
+    """One wording for a TP size the heads refuse, in every command (predict.invalid_layout too)."""
+    return f"TP={tp} does not divide the model's {heads} attention heads: the layout cannot run"
+
+
 @rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads")
 def tp_not_dividing_heads(facts: Facts, predictions=None):
     """TP must divide the attention heads (and the KV heads, or be a multiple of them)."""
@@ -198,7 +203,7 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
     good = [d for d in (1, 2, 4, 8, 16) if heads % d == 0 and d != tp]
     yield make(
         "workload.tp_not_dividing_heads", "tp_not_dividing_heads", "critical", 0.95,
-        f"TP={tp} does not divide the model's {heads} attention heads",
+        heads_title(tp, heads) if heads % tp else f"TP={tp} does not split the model's {kv} KV heads: the layout cannot run",
         "Tensor parallelism gives each GPU a whole number of attention heads, so the TP size must divide the "
         "head count; engines refuse to start (or pad and waste GPUs) otherwise.",
         problems + [ev(tp_src, "tensor-parallel size", tp)],
@@ -343,8 +348,11 @@ def batch1_fits_fewer(facts: Facts, predictions=None):
 def evidence_coverage(facts: Facts, predictions=None):
     """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected."""
     tp, tp_src = wfield(facts, "tp")
+    pp, pp_src = wfield(facts, "pp")
     per_node = gpus_per_node(facts)
     _, count_src = wfield(facts, "gpu_count")
+    if pp and pp >= 2:  # every pipeline stage holds its own TP group: TP x PP GPUs work together
+        tp, tp_src = (tp or 1) * pp, tp_src if tp and tp >= 2 else pp_src
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)

@@ -25,7 +25,10 @@ def test_a100_status_cut_after_second_gpu():
     assert nvlink.detect(text) > 0.9
     records = nvlink.parse(text, "a1.txt")
     links = _links(records)
-    assert sorted(links) == [(0, n) for n in range(12)] + [(1, 0)]  # GPU1's list ends in '...'
+    # GPU1's list ends in '...' after link 0: its links are not reported, never "1 link" (review item 11)
+    assert sorted(links) == [(0, n) for n in range(12)]
+    (cut,) = [r for r in records if isinstance(r, Note) and r.kind == "nvlink_paste_cut"]
+    assert cut.data == {"gpu": 1} and cut.source == "a1.txt:16"
     assert all(link.active and link.speed_gbs == 25.0 for link in links.values())
     assert links[(0, 11)].source == "a1.txt:13"
     facts = Facts()

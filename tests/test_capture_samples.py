@@ -211,3 +211,35 @@ def test_step_window_counts_match_a_plain_query(path, chunk, monkeypatch):
         ops[op] = ops.get(op, 0) + n
         ops_ns[op] = ops_ns.get(op, 0) + ns
     assert got == want
+
+
+def test_one_expected_all_reduce_and_no_fabric_verdict_above_both_fabrics():
+    """Review item 4: finding 2 expected 28.0 us a call while step_vs_prediction expected 0.58 ms for
+    160 calls, and a time above both the NVLink and the PCIe prediction was called pcie_fallback."""
+    rep = report(PCIE, "--model", "llama-3-70b", "--tp", "8")
+    (fabric,) = findings(rep, "capture.allreduce_fabric")
+    (step,) = findings(rep, "capture.step_vs_prediction")
+    per_call = row(fabric, "mean all-reduce kernel time")
+    (per_step,) = [e for e in step["evidence"] if e["detail"] == "all-reduce time per step"]
+    count = row(step, "all-reduce kernels per step")["expected"]
+    assert per_call["expected"] == pytest.approx(per_step["expected"] * 1e3 / count, rel=0.02)
+    # the measured mean is the SQL mean of the all-reduce kernels on the one GPU
+    with sqlite3.connect(f"file:{PCIE}?mode=ro", uri=True) as db:
+        mean_us = db.execute("""SELECT avg(k.end - k.start) / 1e3 FROM CUPTI_ACTIVITY_KIND_KERNEL k
+                                JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE '%AllReduce%'""").fetchone()[0]
+    assert per_call["measured"] == pytest.approx(mean_us, abs=0.01)
+    nvlink = row(fabric, "the same all-reduce through NCCL on")["expected"]
+    pcie = row(fabric, "the same all-reduce through NCCL over")["expected"]
+    assert mean_us > max(nvlink, pcie)
+    assert fabric["category"] == "comm_bound" and fabric["severity"] == "critical"
+    assert "slower than either fabric explains" in fabric["title"]
+    assert row(fabric, "communication kernels by library")["measured"] == f"nccl x{all_reduces(PCIE) + 4}"
+
+
+def test_pp_capture_counts_every_stage_as_gpus_working_together():
+    """Review item 9: pp2_bubble's coverage finding said 1 GPU works together while pp_bubble named 2:
+    TP x PP GPUs work together, here as many as the export ran kernels on."""
+    (f,) = findings(report(PP2), "workload.evidence_coverage")
+    with sqlite3.connect(f"file:{PP2}?mode=ro", uri=True) as db:
+        gpus = db.execute("SELECT count(DISTINCT deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+    assert gpus == 2 and row(f, "GPUs working together")["measured"] == gpus

@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, shared_path
 
 from diagnose.cli import cli
 
@@ -136,3 +136,19 @@ def test_a_ticket_with_another_run_beside_the_ranks_keeps_them_apart(tmp_path):
     assert (_lead(ticket), code) == (("straggler", "straggler", "critical"), 1)
     assert ticket["findings"][0]["title"] == alone["findings"][0]["title"]
     assert sorted(row[1] for row in ticket["tables"]["Attachments read"]["rows"]) == ["nsys_sqlite"] * 5
+
+
+def test_a_tp_the_heads_refuse_is_critical_in_predict_capture_and_ticket():
+    """Review item 5: Llama-3-70B (64 heads) at TP=3 was a predict warning (exit 0) but a capture
+    critical (exit 1). A split the heads refuse cannot run, in a what-if as in a recorded run; ticket
+    056 (vLLM #596: Llama-2-13B, 40 heads, TP=3 on 3x 3090) is the real case."""
+    ticket = next(shared_path("tickets").glob("056-*"))
+    runs = {"predict": _run("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "3"),
+            "capture": _run("capture", HEALTHY, "--model", "llama-3-70b", "--tp", "3"),
+            "ticket": _run("ticket", ticket)}
+    seen = {}
+    for cmd, (report, code) in runs.items():
+        (f,) = [f for f in report["findings"] if f["category"] == "tp_not_dividing_heads" and f["severity"] != "ok"]
+        seen[cmd] = (report["verdict"]["category"], f["severity"], code, f["title"].split(": ")[-1])
+    assert set(seen.values()) == {("tp_not_dividing_heads", "critical", 1, "the layout cannot run")}, seen
+    assert runs["predict"][0]["findings"][0]["title"] == runs["capture"][0]["verdict"]["summary"].split(".")[0]

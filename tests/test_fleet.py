@@ -50,6 +50,9 @@ def test_nvlink_down_node_stands_out(tmp_path):
     evidence = outliers[0]["evidence"][0]
     assert (evidence["measured"], evidence["expected"]) == (17.0, 18.0)  # GPU3's links of 18
     assert "GPU3 link 5" in evidence["detail"] and evidence["source"].endswith("node-05.json")
+    # the other four agree exactly (MAD 0): a z against the scale's floor (+14.0) means nothing; say the gap
+    assert "MAD 0" in evidence["detail"] and "off by -1 links" in evidence["detail"], evidence["detail"]
+    assert "robust z" not in evidence["detail"] and "robust z" not in outliers[0]["summary"]
     rows = {r[0]: r for r in report["tables"]["Fleet"]["rows"]}
     assert rows["node-05"][2] == 1 and all(rows[f"node-0{i}"][2] == 0 for i in range(1, 5))
 
@@ -215,8 +218,10 @@ def test_nodes_are_grouped_by_catalog_row_not_raw_name(tmp_path):
     report = json.loads(invoke("fleet", reports, "--json", "--fail-on", "never").stdout)
     groups = {row[0]: row[1] for row in next(iter(report["tables"].values()))["rows"]}
     assert groups == {"a": "h100-sxm", "b": "h100-sxm", "c": "h100-sxm", "d": "GPU not named in the report"}, groups
-    (few,) = [f for f in report["findings"] if f["rule"] == "fleet.too_few_nodes"]
-    assert "h100-sxm" not in few["title"] and "GPU not named in the report (1)" in few["title"]
+    # the one unnamed node is asked for a report naming its GPU (review item 12), not for two more like it
+    assert not [f for f in report["findings"] if f["rule"] == "fleet.too_few_nodes"]
+    (unnamed,) = [f for f in report["findings"] if f["rule"] == "fleet.gpu_not_named"]
+    assert unnamed["title"] == "no GPU model named in the report of d"
 
 
 SAMPLES = REPO / "samples" / "fleet"
@@ -246,11 +251,19 @@ def test_shipped_fleet_example_judges_the_three_h100_sxm_nodes():
     report = json.loads(result.output)
     assert report["verdict"]["category"] == "healthy"
     rules = {f["rule"]: f for f in report["findings"]}
-    assert set(rules) == {"fleet.no_outlier", "fleet.too_few_nodes"}
+    # review item 12: what was not compared is a gap of its own (terminal and Markdown show titles, not
+    # a passed check's summary), and the unnamed DGX needs a report that names its GPU, not more nodes
+    assert set(rules) == {"fleet.no_outlier", "fleet.too_few_nodes", "fleet.not_compared", "fleet.gpu_not_named"}
     assert rules["fleet.no_outlier"]["title"] == "no outlier among the nodes compared (3 h100-sxm)"
-    assert "P2P copy GB/s bi (slowest pair) on 1 of 3 h100-sxm nodes" in rules["fleet.no_outlier"]["summary"]
-    assert rules["fleet.too_few_nodes"]["title"] == (
-        "too few nodes of one GPU model to judge: a40 (1), GPU not named in the report (1), a100-80gb-sxm (1)")
+    assert "P2P copy GB/s bi (slowest pair) on 1 of 3 h100-sxm nodes" in rules["fleet.not_compared"]["title"]
+    assert rules["fleet.too_few_nodes"]["title"] == "too few nodes of one GPU model to judge: a40 (1), a100-80gb-sxm (1)"
+    assert rules["fleet.gpu_not_named"]["title"] == "no GPU model named in the report of dgx-h100-topo-numa"
+    assert "nvidia-smi -L" in rules["fleet.gpu_not_named"]["ask"]
+    text = invoke("fleet", SAMPLES).stdout
+    assert "P2P copy GB/s bi (slowest pair) on 1 of 3 h100-sxm nodes" in " ".join(text.split())
+    assert "18.0" not in text  # a count prints as a count
+    assert {type(row[-1]) for row in next(iter(report["tables"].values()))["rows"] if row[-1] is not None} == {int}
+    assert "attach" not in text  # nobody attaches anything to a fleet run: Next says what to run
     (metric,) = report["facts"]["fleet_metric"]
     assert (metric["group"], metric["name"], metric["median"], metric["mad"]) == (
         "h100-sxm", "active NVLinks (fewest on one GPU)", 18.0, 0.0)
@@ -281,5 +294,5 @@ def test_a_unidirectional_matrix_is_not_compared_with_bidirectional_ones(tmp_pat
     compared = {m["name"]: len(m["points"]) for m in report["facts"]["fleet_metric"]}
     assert compared == {"P2P copy GB/s bi (slowest pair)": 3, "P2P copy GB/s bi (median pair)": 3,
                         "active NVLinks (fewest on one GPU)": 4}
-    healthy = next(f for f in report["findings"] if f["rule"] == "fleet.no_outlier")
-    assert "P2P copy GB/s uni (slowest pair) on 1 of 4 h100-sxm nodes" in healthy["summary"]
+    (skipped,) = [f for f in report["findings"] if f["rule"] == "fleet.not_compared"]
+    assert "P2P copy GB/s uni (slowest pair) on 1 of 4 h100-sxm nodes" in skipped["title"]

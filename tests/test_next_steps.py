@@ -25,6 +25,9 @@ def test_capture_without_kernels_asks_for_a_new_capture():
     path = shared_path("captures", "cardiac_rtx3060_2021_notables.sqlite")
     report = report_json("capture", path)
     assert report["verdict"]["category"] == "insufficient_data"
+    # nobody attaches anything to a capture: the user collects it again (a ticket's reporter attaches)
+    assert "Next: collect a new capture: `nsys profile" in report["verdict"]["summary"]
+    assert "attach" not in report["verdict"]["summary"]
     ask = _asks(report)["capture.trace_present"]
     assert "--trace=cuda,nvtx,osrt" in ask and "--cuda-graph-trace=node" in ask
     text = diagnose("capture", path, "--fail-on", "never", env={"COLUMNS": "120"}).stdout

@@ -4,7 +4,8 @@
 `Link 4: <inactive>` an inactive one. Health-check logs that quote the same lines
 (`GPU 0 has nvlinks inactive: Link 4: Inactive`) are read the same way. Error counter lines
 (`Link 0: Replay Errors: 0`) attach to the link's status; a link whose status the text does not
-show becomes a Note, since its being up or down is not known.
+show becomes a Note, since its being up or down is not known. A paste cut with `...` leaves the
+GPU it cut inside not reported (a Note), never read as the few links printed before the cut.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _LINK = re.compile(r"\bLink\s+(\d+)\s*:\s*(.*?)\s*(?=\bLink\s+\d+\s*:|$)")
 _SPEED = re.compile(r"^(?:Speed\s*:?\s*)?(\d+(?:\.\d+)?)\s*GB/s", re.I)
 _INACTIVE = re.compile(r"^<?\s*(?:inactive|down|disabled)\s*>?", re.I)
 _ERROR = re.compile(r"^([A-Za-z][A-Za-z .]*?)\s*(?:Errors?)?\s*:\s*(\d+)$")
+_CUT = re.compile(r"^\s*(?:\.{3,}|…)\s*(?:<?\s*snip\w*\s*>?\s*(?:\.{3,}|…)?)?\s*$", re.I)
 
 
 def detect(text: str) -> float:
@@ -47,8 +49,13 @@ def parse(text: str, name: str) -> list:
     gpu: int | None = None
     uuid: str | None = None
     seen_gpus: set = set()
+    cut: dict[tuple, str] = {}  # (gpu, uuid) -> where the paste was cut inside its link list
     for i, line in enumerate(clean_lines(text)):
         src = where(name, i + 1)
+        if _CUT.match(line):
+            if gpu is not None:
+                cut.setdefault((gpu, uuid), src)
+            continue
         header = _GPU.match(line)
         if header and "Link" not in line:
             gpu = int(header.group(1))
@@ -80,6 +87,12 @@ def parse(text: str, name: str) -> list:
             if key not in links:
                 links[key] = fact
                 records.append(fact)
+    if cut:
+        # the links printed before the cut are some of that GPU's links, not its count
+        dropped = {id(fact) for (g, u, _link), fact in links.items() if (g, u) in cut}
+        records = [r for r in records if id(r) not in dropped]
+        records += [Note(src, "nvlink_paste_cut", f"GPU {g}: the paste was cut ('...') inside its links; they are "
+                                                  "not reported", {"gpu": g}) for (g, _u), src in cut.items()]
     for key, (src, counts) in errors.items():
         if key in links:
             links[key].errors.update(counts)

@@ -159,12 +159,15 @@ def _emit(console, lines: list[tuple[str, str]]) -> None:
 def _print_table(console, headers: list[str], rows: list[list[str]], head: bool) -> None:
     """A table for the console's width: a rich table when it fits or the console is wide; below
     STACK_BELOW columns a table that would wrap is stacked instead."""
-    # a short cell ("16 / decode tok/s", "1.00x / 1x") is one value: never wrapped inside
-    cells = [[_short(_text(c)).replace(" ", GLUE) if len(str(c)) <= SHORT_CELL else _short(_text(c)) for c in row]
-             for row in rows]
+    # a short cell with a figure ("16 / decode tok/s", "1.00x / 1x") is one value: never wrapped
+    # inside; short words ("better, other layout") may wrap between them
+    cells = [[_short(_text(c)).replace(" ", GLUE) if len(str(c)) <= SHORT_CELL and re.search(r"\d", str(c))
+              else _short(_text(c)) for c in row] for row in rows]
     headers = [_text(h) for h in headers]
     natural = sum(max(len(c) for c in [h] + [row[i] for row in cells]) + 2 for i, h in enumerate(headers))
-    if console.width < STACK_BELOW and natural > console.width and not head:
+    if not head and natural > console.width and (console.width < STACK_BELOW or not _fits_whole([headers] + cells, console.width)):
+        # an evidence row is one statement (source, detail, measured, expected): split into parts it
+        # would leave an orphan table of values with no detail beside them
         _stacked_evidence(console, cells)
     elif console.width < STACK_BELOW and natural > console.width:
         _stacked(console, headers, cells, indent=2)
@@ -174,8 +177,31 @@ def _print_table(console, headers: list[str], rows: list[list[str]], head: bool)
         _columns(console, headers, cells, head)
 
 
+_NUMBER = re.compile(r"-?[\d,]*\.?\d+")
+
+
+def _units_inline(headers: list[str], rows: list[list]) -> tuple[list[str], list[list]]:
+    """A "unit" column belongs to the numeric columns just before it: print each of their numbers
+    with its unit and drop the column, so a table split into parts never shows a number in one
+    part and its unit in the next."""
+    if "unit" not in headers:
+        return headers, rows
+    u = headers.index("unit")
+    cells = [[_text(c) for c in row] for row in rows]
+    first = u
+    while first > 1 and all(_NUMBER.fullmatch(r[first - 1]) or r[first - 1] in ("", "—") for r in cells):
+        first -= 1
+    out = []
+    for row in cells:
+        unit = row[u] if row[u] not in ("", "—") else ""
+        row = [f"{c} {unit}" if unit and first <= i < u and _NUMBER.fullmatch(c) else c for i, c in enumerate(row)]
+        out.append(row[:u] + row[u + 1:])
+    return headers[:u] + headers[u + 1:], out
+
+
 def _table(console, headers: list[str], rows: list[list]) -> None:
     """A titled table of a report: laid out for the width below PLAIN_ROWS rows, plain above."""
+    headers, rows = _units_inline(headers, rows)
     if len(rows) > PLAIN_ROWS:
         text = _plain_table([_text(h) for h in headers], [[_text(c) for c in row] for row in rows])
         console.print(text, no_wrap=True, overflow="ignore", crop=False, highlight=False)
@@ -242,8 +268,7 @@ def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> 
         return Table(box=box.SIMPLE, show_header=True, padding=(0, 1), pad_edge=False)
 
     columns = [[header] + [row[i] for row in rows] for i, header in enumerate(headers)]
-    keep = [max([len(w) for text in col for w in re.split(r"[ \n]+", text)] + [1]) for col in columns]  # GLUE holds
-    keep[0] = max(keep[0], _whole(columns[0]))  # what each row is, repeated in every part: never folded
+    keep = _keep(columns)
     for part, group in enumerate(_column_groups(keep, console.width, new_table(0))):
         table = new_table(part)
         widths = _widths([columns[i] for i in group], [keep[i] for i in group], console.width - _overhead(table, len(group)))
@@ -252,6 +277,24 @@ def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> 
         for row in rows:
             table.add_row(*(Text(row[i]) for i in group))
         console.print(table)
+
+
+def _keep(columns: list[list[str]]) -> list[int]:
+    """Each column's unbreakable width: its longest word (GLUE holds a number to its unit); the
+    first column (what each row is, repeated in every part) its whole names."""
+    keep = [max([len(w) for text in col for w in re.split(r"[ \n]+", text)] + [1]) for col in columns]
+    keep[0] = max(keep[0], _whole(columns[0]))
+    return keep
+
+
+def _fits_whole(rows: list[list[str]], width: int) -> bool:
+    """Evidence columns (header row first) fit side by side at their unbreakable widths (else they
+    print stacked)."""
+    from rich import box
+    from rich.table import Table
+
+    keep = _keep([list(col) for col in zip(*rows)])
+    return sum(keep) + _overhead(Table(box=box.SIMPLE, padding=(0, 1), pad_edge=False), len(keep)) <= width
 
 
 def _column_groups(keep: list[int], width: int, table) -> list[list[int]]:

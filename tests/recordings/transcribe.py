@@ -82,6 +82,10 @@ for line in src:
         link = int(m.group(1))
         a.append(entry("nvmlDeviceGetNvLinkState", [gpu, link], 1))
         a.append(entry("nvmlDeviceGetFieldValues", [gpu, 164, link], int(float(m.group(2)) * 1000)))
+    if line.strip() == "...":  # the paste stops inside this GPU's list: none of its links is known
+        a = [e for e in a if not (e["call"] in ("nvmlDeviceGetNvLinkState", "nvmlDeviceGetFieldValues")
+                                  and e["args"][0] == gpu)]
+assert not any(e["args"][:1] == [1] for e in a if e["call"] == "nvmlDeviceGetNvLinkState")
 a.append(entry("env", [], {"NCCL_P2P_LEVEL": "LOC"}))
 save("hgx-a100-nvlink-p2p-level-loc.json", {
     "transcribed_from": "../shared/tickets/010-nccl-tests-228-a100-p2p-level-loc-forces-shm/attachment1.txt "
@@ -91,10 +95,10 @@ save("hgx-a100-nvlink-p2p-level-loc.json", {
         "nvlink -s prints a link only when NVML reports it up, so each printed link is recorded with "
         "nvmlDeviceGetNvLinkState=1 and its 'N GB/s' as NVML_FI_DEV_NVLINK_GET_SPEED (field 164) in MB/s.",
         "The device count (8) is the reporter's gpu_count in ticket.toml; the pasted nvlink -s output stops "
-        "after GPU 1 link 0 ('...').",
+        "after GPU 1 link 0 ('...'), so GPU 1's links are left out: one printed link is not its link count.",
         "NCCL printed that NCCL_P2P_LEVEL was set by the environment to LOC: recorded as the environment reading.",
     ],
-    "absent": ["GPU 1 links 1-11 and GPUs 2-7 entirely (the paste was cut with '...')",
+    "absent": ["GPU 1's links (the paste was cut with '...' after its link 0) and GPUs 2-7 entirely",
                "remote device types and bus IDs (so no NV# path matrix can be derived)",
                "all other NVML fields and host readings"],
 }, a)
