@@ -737,9 +737,19 @@ class Facts:
 
 
 def jsonable(value):
-    """Dataclasses, tuples, sets and floats that JSON cannot hold (nan, inf) made plain."""
+    """Dataclasses, tuples, sets and floats that JSON cannot hold (nan, inf) made plain. The plain
+    types are checked first by exact type: a --stats report holds hundreds of thousands of values."""
     import math
 
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {k if type(k) is str else str(k): jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [jsonable(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return jsonable(dataclasses.asdict(value))
     if isinstance(value, dict):

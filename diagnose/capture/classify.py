@@ -18,31 +18,36 @@ from functools import lru_cache
 COMM, GEMM, ATTENTION, NORM, OTHER = "communication", "gemm", "attention", "norm_elementwise", "other"
 CLASSES = (COMM, GEMM, ATTENTION, NORM, OTHER)
 
-_COMM = re.compile(
+
+def _lowered(pattern: str) -> re.Pattern:
+    """The case-blind pattern compiled for lower-cased text: searching `name.lower()` without
+    IGNORECASE is about 4x faster (re keeps its literal fast paths), which counts on exports
+    naming hundreds of thousands of distinct kernels. The patterns use no escapes that lower-casing
+    changes (\\B, \\W, \\S, \\D)."""
+    return re.compile(pattern.lower())
+
+
+_COMM = _lowered(
     r"^nccl|\bnccl[A-Z_]|cross_device_reduce|custom_?all_?reduce|quickreduce|allreduce_prototype"
     r"|one_?shot_?all_?reduce|two_?shot_?all_?reduce|oneShotAllReduce|twoShotAllReduce|lamport"
     r"|allreduce_fusion|all_?reduce_kernel|allreduce|all_?gather_kernel|reduce_?scatter_kernel"
     r"|multimem_|symmetric_memory|mscclpp|nvshmem|deep_ep|\bintranode::|\binternode(_ll)?::"
     r"|all_?to_?all_kernel|moe_?all_?to_?all|trtllm_?allreduce|userbuffers",
-    re.IGNORECASE,
 )
-_ATTENTION = re.compile(
+_ATTENTION = _lowered(
     r"flash|fmha|attention|attn|paged_?attention|\bmha|xqa|mmha|BatchDecode|BatchPrefill|BatchMLA"
     r"|single_?decode|single_?prefill|decode_?kernel.*(attn|kv)|reshape_and_cache|merge_attn|cudnn_?sdpa"
     r"|sdpa|softmax_?lse|lean_?attn|split_?kv",
-    re.IGNORECASE,
 )
-_GEMM = re.compile(
+_GEMM = _lowered(
     r"gemm|gemv|nvjet|xmma|cublas|cutlass|matmul|\bmm_|_mm\b|wgmma|hgmma|s16816|s1688|tensorop|Marlin"
     r"|fp8_?gemm|deep_?gemm|grouped_?gemm|moe_?gemm|fused_moe|splitKreduce|cutlass_?80|sm90_|sm100_|triton_?mm"
     r"|convolve|conv2d|implicit_",
-    re.IGNORECASE,
 )
-_NORM = re.compile(
+_NORM = _lowered(
     r"norm|rms|elementwise|vectorized|unrolled|activation|silu|gelu|swiglu|act_and_mul|rotary|rope"
     r"|softmax|reduce_kernel|fill|copy|cat_|CatArray|index|scatter|gather|embedding|triton_(poi|red|per)"
     r"|topk|sampling|argmax|add_|_add|mul_|_mul|bias|dropout|transpose|permute|quant|cast|clamp",
-    re.IGNORECASE,
 )
 
 # Collective kinds, for matching the same collective across ranks.
@@ -62,6 +67,9 @@ def _base(name: str) -> str:
     text = (name or "").strip()
     if text.startswith("void "):
         text = text[5:]
+    paren = text.find("(")
+    if paren < 0 or "<" not in text[:paren]:  # no template before the parameters: the common case
+        return text if paren < 0 else text[:paren]
     depth = 0
     for i, ch in enumerate(text):
         if ch == "<":
@@ -76,7 +84,7 @@ def _base(name: str) -> str:
 @lru_cache(maxsize=65536)
 def classify(name: str) -> str:
     """The class of one kernel name (shortName or demangled name)."""
-    base = _base(name)
+    base = _base(name).lower()
     if _COMM.search(base):
         return COMM
     if _ATTENTION.search(base):
@@ -92,7 +100,7 @@ def classify(name: str) -> str:
 def collective_op(name: str) -> str | None:
     """all_reduce / all_gather / reduce_scatter / all_to_all / broadcast / send_recv / reduce, or None."""
     base = _base(name)
-    if not _COMM.search(base):
+    if not _COMM.search(base.lower()):
         return None
     # NCCL's own names carry the collective right after the prefix.
     m = re.match(r"nccl(?:Sym[k]?)?(?:Dev)?Kernel_([A-Za-z]+)", base)
@@ -110,7 +118,7 @@ def collective_op(name: str) -> str | None:
 def comm_library(name: str) -> str | None:
     """Which implementation a communication kernel belongs to (nccl, nccl_symmetric, custom_allreduce, ...)."""
     base = _base(name)
-    if not _COMM.search(base):
+    if not _COMM.search(base.lower()):
         return None
     if re.match(r"ncclSymk?DevKernel", base):
         return "nccl_symmetric"
