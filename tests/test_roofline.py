@@ -12,8 +12,13 @@ except ModuleNotFoundError:  # Python 3.10
 from conftest import shared_path
 
 from diagnose.errors import InputError
-from rules import catalog
-from rules.roofline import Layout, allreduce_time_us, experts_touched, predict, tp_fabric, validity
+from rules import catalog, roofline
+from rules.roofline import Layout, allreduce_time_us, experts_touched, tp_fabric, validity
+
+
+def predict(model, gpu, *args, **kwargs):
+    """roofline.predict with the names resolved first, as a command does at its boundary."""
+    return roofline.predict(catalog.model(model), catalog.gpu(gpu), *args, **kwargs)
 
 
 @pytest.fixture(autouse=True)
