@@ -207,8 +207,8 @@ def test_moe_reads_active_experts_at_batch_1_and_more_with_batch():
     m = catalog.model("mixtral-8x7b")
     assert experts_touched(m, 1) == pytest.approx(2)
     assert experts_touched(m, 64) == pytest.approx(8, abs=0.01)
-    one = predict(m, "h100-sxm", Layout(tp=2), batch=1, context=1)
-    many = predict(m, "h100-sxm", Layout(tp=2), batch=64, context=1)
+    one = roofline.predict(m, catalog.gpu("h100-sxm"), Layout(tp=2), batch=1, context=1)
+    many = roofline.predict(m, catalog.gpu("h100-sxm"), Layout(tp=2), batch=64, context=1)
     decode_bytes = (m.active_params() - m.embedding_params()) * 2 / 1e9  # batch-1 decode reads active params
     assert one.streamed_gb_per_step == pytest.approx(decode_bytes, rel=0.01)
     assert many.streamed_gb_per_step == pytest.approx((m.params() - m.embedding_params()) * 2 / 1e9, rel=0.01)
@@ -380,7 +380,7 @@ def test_decode_roofline_never_slower_than_measured(ticket, gpu_key):
     rows = list(_ticket_measurements(ticket, gpu_key))
     assert rows
     for model, gpu, tp, batch, metric, value in rows:
-        p = predict(model, gpu, Layout(tp=tp), batch=batch, dtype=model.checkpoint_dtype, prompt=128, context=128)
+        p = roofline.predict(model, catalog.gpu(gpu), Layout(tp=tp), batch=batch, dtype=model.checkpoint_dtype, prompt=128, context=128)
         roof = p.decode_tok_s if metric == "decode_tok_s" else p.decode_tok_s_total
         assert value <= roof, (ticket, tp, batch, metric, value, roof)
 
