@@ -229,7 +229,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     if spec is None or (catalog.find_model(model) is None and not _given(facts, model)):
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
-    pred = roofline.predict(model, spec.key, lay, batch=batch or 1, engine=engine_of(facts))
+    pred = roofline.predict(catalog.model(model), spec, lay, batch=batch or 1, engine=engine_of(facts))
     out.roofline = pred
     expected = {
         "step_ms": pred.decode_step_ms_expected,

@@ -130,13 +130,14 @@ def expect(row: Row, **overrides):
 
     overrides go to rules.roofline.predict (an engine spec, mbu, ...): the calibration uses them.
     """
+    from rules import catalog
     from rules.expectations import expectation
     from rules.roofline import Layout, predict
 
     args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=row.dtype, engine=row.engine,
                 gpus_per_node=row.gpus_per_node, network=row.network)
     args.update(overrides)
-    p = predict(row.model, row.gpu, Layout(row.tp, row.pp), **args)
+    p = predict(catalog.model(row.model), catalog.gpu(row.gpu), Layout(row.tp, row.pp), **args)
     return expectation(row.metric, p)
 
 

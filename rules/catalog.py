@@ -609,9 +609,8 @@ def find_engine(text: str | None) -> EngineSpec | None:
 
 
 def gpu(name: str) -> GpuSpec:
-    """A GPU by key, alias, product name or NVML name; InputError with the closest names."""
-    if isinstance(name, GpuSpec):
-        return name
+    """A GPU by key, alias, product name or NVML name; InputError with the closest names.
+    Commands call it once at their boundary and pass the GpuSpec on."""
     found = _lookup(_catalog().gpu, name, lambda s: s.nvml_names)
     if found is None:
         raise _unknown("GPU", name, _catalog().gpu, lambda s: s.nvml_names)
@@ -730,9 +729,8 @@ def find_model(name: str) -> ModelSpec | None:
 
 
 def model(name_or_path: str) -> ModelSpec:
-    """A catalog model, or a Hugging Face config.json (file or directory holding one)."""
-    if isinstance(name_or_path, ModelSpec):
-        return name_or_path
+    """A catalog model, or a Hugging Face config.json (file or directory holding one).
+    Commands call it once at their boundary and pass the ModelSpec on."""
     if str(name_or_path).startswith("config:"):  # the key model_from_config gives: the same file again
         return model_from_config(str(name_or_path).removeprefix("config:"))
     path = Path(str(name_or_path))

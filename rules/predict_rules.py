@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from diagnose.findings import Evidence, Finding
-from rules.catalog import ModelSpec
+from rules.catalog import GpuSpec, ModelSpec
 from rules.engine import rule
 from rules.predictions import PredictResult, PredictRow
 from rules.roofline import smaller_dtype_hint
@@ -123,7 +123,7 @@ def does_not_fit(facts, predictions):
         return
     worst = max(bad, key=lambda p: p.memory_shortfall_gb)
     names = ", ".join(dict.fromkeys(f"{p.label} @ batch {p.total_batch}" for p in bad))
-    usable = _usable_gb(worst)
+    usable = _usable_gb(predictions.gpu, worst)
     yield Finding(
         rule="predict.does_not_fit",
         category="other",
@@ -134,7 +134,7 @@ def does_not_fit(facts, predictions):
         f"({worst.weights_gb_per_gpu:.1f} GB of weights + {worst.reserved_gb:.1f} GB kept by the engine, {usable:.1f} GB usable).",
         evidence=[
             Evidence(source=_where(p), detail=f"{p.label}: weights per GPU + kept by the engine + KV for the batch vs usable memory",
-                     measured=round(_usable_gb(p) + p.memory_shortfall_gb, 2), expected=round(_usable_gb(p), 2), unit="GB")
+                     measured=round(_usable_gb(predictions.gpu, p) + p.memory_shortfall_gb, 2), expected=round(_usable_gb(predictions.gpu, p), 2), unit="GB")
             for p in bad[:6]
         ],
         fix=f"Use more GPUs per replica (TP or PP), {smaller_dtype_hint(worst.dtype)}an FP8 KV cache, "
@@ -243,11 +243,12 @@ def _single_layout(batch, p: PredictRow) -> Finding:
     )
 
 
-def _usable_gb(p: PredictRow) -> float:
-    """GPU memory a serving engine may fill: the one figure `plan` shows too (rules.roofline.usable_gb)."""
+def _usable_gb(gpu: GpuSpec, p: PredictRow) -> float:
+    """GPU memory a serving engine may fill: the one figure `plan` shows too (rules.roofline.usable_gb).
+    gpu: the row the command resolved (PredictResult.gpu), never looked up again by its key."""
     from rules import roofline
 
-    return roofline.usable_gb(p.gpu, p.engine)
+    return roofline.usable_gb(gpu, p.engine)
 
 
 def _total(p: PredictRow) -> float:

@@ -316,6 +316,7 @@ class ScalingAnalysis(Predictions):
     band: list[float]
     comm_ratio: float
     goodput: Goodput | None = None
+    specs: dict = field(default_factory=dict, repr=False)  # the catalog rows used, by (kind, key); not in the JSON
 
     @property
     def judged(self) -> list[ScalingRow]:

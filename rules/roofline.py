@@ -234,7 +234,7 @@ def smaller_dtype_hint(dtype: str) -> str:
 
 def usable_gb(gpu: GpuSpec, engine=None) -> float:
     """GB (1e9 B) the engine may fill on one GPU: its memory_utilization of the GPU's memory."""
-    return catalog.gpu(gpu).memory_bytes / 1e9 * catalog.engine(engine).memory_utilization
+    return gpu.memory_bytes / 1e9 * catalog.engine(engine).memory_utilization
 
 
 def reserved_gb(model: ModelSpec, tp: int, engine: EngineSpec, gpus_in_group: int) -> float:
@@ -419,7 +419,7 @@ def default_kv_dtype(dtype: str, engine: EngineSpec) -> str:
     return "fp16" if dtype == "fp16" else "bf16"
 
 
-def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int = 1024, context: int | None = None,
+def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: int = 1, prompt: int = 1024, context: int | None = None,
             dtype: str | None = None, kv_dtype: str | None = None, interconnect=None, mbu: float | None = None,
             mfu: float | None = None, gpus_per_node: int = 8, network=None, engine=None, output: int | None = None,
             quant_group: int | None = None) -> Prediction:
@@ -430,8 +430,9 @@ def predict(model, gpu, layout: Layout = Layout(), batch: int = 1, prompt: int =
     dtype None: the checkpoint's own dtype (bf16 for most catalog models, fp8 for DeepSeek-V3,
     mxfp4 for GPT-OSS). kv_dtype None: what the engine picks (default_kv_dtype).
     mbu / mfu: override the calibrated stream and GEMM efficiencies.
+    model and gpu are catalog rows the command resolved once (catalog.model / catalog.gpu).
     """
-    model, gpu, eng = catalog.model(model), catalog.gpu(gpu), catalog.engine(engine)
+    eng = catalog.engine(engine)
     cal = catalog.calibration()
     dtype = dtype or model.checkpoint_dtype
     kv_dtype = kv_dtype or default_kv_dtype(dtype, eng)

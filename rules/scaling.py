@@ -187,25 +187,31 @@ def _percentile(run, metric: str, stat: str):
 
 def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context=None, interconnect=None,
             gpus_per_node=8, cal: Calibration | None = None, default_batch: int = 1, engine=None,
-            override: frozenset = frozenset()) -> ScalingAnalysis:
+            override: frozenset = frozenset(), named: dict | None = None) -> ScalingAnalysis:
     """Rows (one per run), each with its prediction, calibration and judgement; see the module doc.
 
-    model, gpu, engine, dtype: for runs whose input does not name its own (a published row or a
-    ticket does); the fields named in `override` (given on the command line) win over the inputs.
+    model, gpu (catalog rows), engine, dtype: for runs whose input does not name its own (a published
+    row or a ticket does); the fields named in `override` (given on the command line) win over the inputs.
+    named: the catalog rows of the model and GPU names the runs carry, by (kind, name), as the command
+    resolved them (diagnose.commands.scaling._resolve_named); rules never look a name up.
     """
     from rules import catalog
 
     cal = cal or Calibration()
     rows = []
-    specs: dict[tuple[str, str], object] = {}  # the catalog rows resolved here, by (kind, key): never looked up again
+    named = named or {}
+    specs: dict[tuple[str, str], object] = {}  # the rows used, by (kind, key), for the DP alternative and the tables
 
     def pick(name, given, named):
         return given if name in override or not named else named
 
+    def spec(kind, given, name):
+        return given if kind in override or not name else named[(kind, name)]
+
     for run in runs:
         s = run.setup
-        m = catalog.model(pick("model", model, s.model))
-        g = catalog.gpu(pick("gpu", gpu, s.gpu))
+        m = spec("model", model, s.model)
+        g = spec("gpu", gpu, s.gpu)
         specs[("model", m.key)], specs[("gpu", g.key)] = m, g
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
@@ -216,7 +222,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
     alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect))
     band = catalog.calibration().band
     return ScalingAnalysis(dp_alternative=alt, model=rows[0].model if rows else None, gpu=rows[0].gpu if rows else None,
-                           rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO)
+                           rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO, specs=specs)
 
 
 def _predict(run, model, gpu, *, batch, **kwargs):

@@ -261,8 +261,8 @@ def test_pre_ampere_rows_have_no_native_bf16_or_fp8():
 def test_reduced_nvlink_slows_the_predicted_all_reduce():
     """Same model and layout on A100/A800 and H100/H800: same memory time, slower all-reduce."""
     for slow, fast in (("a800-80gb-sxm", "a100-80gb-sxm"), ("h800-sxm", "h100-sxm")):
-        p_slow = roofline.predict("llama-3-70b", slow, roofline.Layout(tp=8), batch=64)
-        p_fast = roofline.predict("llama-3-70b", fast, roofline.Layout(tp=8), batch=64)
+        p_slow = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu(slow), roofline.Layout(tp=8), batch=64)
+        p_fast = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu(fast), roofline.Layout(tp=8), batch=64)
         assert p_slow.memory_ms == pytest.approx(p_fast.memory_ms)
         assert p_slow.allreduce_ms_per_step > p_fast.allreduce_ms_per_step
         assert p_slow.decode_step_ms > p_fast.decode_step_ms

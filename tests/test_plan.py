@@ -84,7 +84,7 @@ def test_llama3_70b_fp8_on_8_h100_at_8k_by_hand():
     # Per-user speed and total throughput are the predictor's expected figures at 16 sequences per replica.
     from rules import roofline
 
-    p = roofline.predict("llama-3-70b", "h100-sxm", roofline.Layout(2, 1, 4), batch=16, prompt=1024, context=8192, dtype="fp8")
+    p = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), roofline.Layout(2, 1, 4), batch=16, prompt=1024, context=8192, dtype="fp8")
     assert tp2["tok_s_per_user"] == p.decode_tok_s_expected
     assert tp2["tok_s_total"] == pytest.approx(p.decode_tok_s_expected * 64, abs=0.1)
     # The objective (no SLO): the most output tok/s at 64 users, picked from this very table; the headline

@@ -12,8 +12,13 @@ except ModuleNotFoundError:  # Python 3.10
 from conftest import shared_path
 
 from diagnose.errors import InputError
-from rules import catalog
-from rules.roofline import Layout, allreduce_time_us, experts_touched, predict, tp_fabric, validity
+from rules import catalog, roofline
+from rules.roofline import Layout, allreduce_time_us, experts_touched, tp_fabric, validity
+
+
+def predict(model, gpu, *args, **kwargs):
+    """roofline.predict with the names resolved first, as a command does at its boundary."""
+    return roofline.predict(catalog.model(model), catalog.gpu(gpu), *args, **kwargs)
 
 
 @pytest.fixture(autouse=True)
@@ -202,8 +207,8 @@ def test_moe_reads_active_experts_at_batch_1_and_more_with_batch():
     m = catalog.model("mixtral-8x7b")
     assert experts_touched(m, 1) == pytest.approx(2)
     assert experts_touched(m, 64) == pytest.approx(8, abs=0.01)
-    one = predict(m, "h100-sxm", Layout(tp=2), batch=1, context=1)
-    many = predict(m, "h100-sxm", Layout(tp=2), batch=64, context=1)
+    one = roofline.predict(m, catalog.gpu("h100-sxm"), Layout(tp=2), batch=1, context=1)
+    many = roofline.predict(m, catalog.gpu("h100-sxm"), Layout(tp=2), batch=64, context=1)
     decode_bytes = (m.active_params() - m.embedding_params()) * 2 / 1e9  # batch-1 decode reads active params
     assert one.streamed_gb_per_step == pytest.approx(decode_bytes, rel=0.01)
     assert many.streamed_gb_per_step == pytest.approx((m.params() - m.embedding_params()) * 2 / 1e9, rel=0.01)
@@ -375,7 +380,7 @@ def test_decode_roofline_never_slower_than_measured(ticket, gpu_key):
     rows = list(_ticket_measurements(ticket, gpu_key))
     assert rows
     for model, gpu, tp, batch, metric, value in rows:
-        p = predict(model, gpu, Layout(tp=tp), batch=batch, dtype=model.checkpoint_dtype, prompt=128, context=128)
+        p = roofline.predict(model, catalog.gpu(gpu), Layout(tp=tp), batch=batch, dtype=model.checkpoint_dtype, prompt=128, context=128)
         roof = p.decode_tok_s if metric == "decode_tok_s" else p.decode_tok_s_total
         assert value <= roof, (ticket, tp, batch, metric, value, roof)
 

@@ -96,7 +96,7 @@ def test_gpt_fast_7b_is_expected_physics_and_names_the_all_reduce():
     # The expected per-call time is the engine's: gpt-fast runs PyTorch's intra-node one-shot kernel (vLLM's design).
     from rules import roofline
 
-    p = roofline.predict("llama-2-7b", "a100-80gb-sxm", roofline.Layout(8), batch=1, prompt=5, engine="gpt-fast")
+    p = roofline.predict(catalog.model("llama-2-7b"), catalog.gpu("a100-80gb-sxm"), roofline.Layout(8), batch=1, prompt=5, engine="gpt-fast")
     assert p.allreduce_impl == "vllm custom"
     assert tp8["allreduce_ref_us"] == pytest.approx(p.allreduce_us_expected, abs=0.01)
     assert tp8["terms"]["allreduce_ms"] == pytest.approx(64 * tp8["allreduce_ref_us"] / 1e3, abs=1e-3)
@@ -238,7 +238,7 @@ def test_node_report_calibrates_streaming_and_all_reduce():
     for label, tp in (("TP2", 2), ("TP4", 4), ("TP8", 8)):
         cal, exp = r[(label, 1)], plain[(label, 1)]
         # Same bytes, at the measured bandwidth instead of the calibrated share of the datasheet's.
-        roof = roofline.predict("llama-2-70b", "a100-80gb-sxm", roofline.Layout(tp), batch=1, prompt=5).weights_ms
+        roof = roofline.predict(catalog.model("llama-2-70b"), catalog.gpu("a100-80gb-sxm"), roofline.Layout(tp), batch=1, prompt=5).weights_ms
         assert cal["terms"]["weights_ms"] == pytest.approx(roof * gpu.hbm_gbs / 1700, rel=1e-3)
         assert exp["terms"]["weights_ms"] == pytest.approx(roof / catalog.calibration().stream_efficiency, rel=1e-2)
     # 16 KiB messages (8192 hidden x 2 B) sit exactly on the curve's first size: vidur's 26 us at 8 GPUs.

@@ -83,6 +83,20 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
                                  "interconnect": interconnect})
 
 
+def _resolve_named(runs, override: frozenset = frozenset()) -> dict:
+    """The catalog rows of the model and GPU names the runs carry, by (kind, name): what the
+    command resolves once for analyse (a kind given on the command line is not looked up)."""
+    from rules import catalog
+
+    out = {}
+    for run in runs:
+        for kind, find in (("model", catalog.model), ("gpu", catalog.gpu)):
+            name = getattr(run.setup, kind)
+            if name and kind not in override and (kind, name) not in out:
+                out[(kind, name)] = find(name)
+    return out
+
+
 def _from_inputs(data, given: str | None, what: str) -> str:
     """The --model / --gpu given, else the one the inputs name (published rows, ticket.toml); a
     flag that names another than the inputs wins, with a warning on stderr."""
@@ -128,7 +142,7 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
                          "GEMM measurements in it (expected a `diagnose node --json` report or nccl-tests output)")
     analysis = S.analyse(data.runs, model, gpu, dtype=dtype, kv_dtype=kv_dtype, prompt=prompt, context=context,
                          interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch, engine=engine,
-                         override=override)
+                         override=override, named=_resolve_named(data.runs, override))
     total_gpus = gpus or max(r.layout.gpus for r in data.runs)
     if slo_spec:
         analysis.goodput = S.goodput(data.runs, slo_spec, total_gpus)

@@ -17,10 +17,9 @@ def tables(analysis: ScalingAnalysis) -> dict[str, dict]:
 
 def _names(analysis: ScalingAnalysis) -> str:
     """'Llama-2-70B on A100 SXM4 80GB' (several when the inputs name several)."""
-    from rules import catalog
-
+    specs = analysis.specs
     pairs = sorted({(r.model, r.gpu) for r in analysis.rows})
-    return "; ".join(f"{catalog.model(m).name} on {catalog.gpu(g).name}" for m, g in pairs[:3]) + \
+    return "; ".join(f"{specs[('model', m)].name} on {specs[('gpu', g)].name}" for m, g in pairs[:3]) + \
         (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
 
 
