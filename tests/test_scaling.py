@@ -480,3 +480,17 @@ def test_repeated_runs_at_one_tp_are_compared_by_their_median(tmp_path):
     (grow,) = findings(rep, "scaling.term_grows_with_tp")
     assert "TP1 -> TP2 gives 1.67x of an ideal 2x" in grow["title"], grow["title"]
     assert len([e for e in grow["evidence"] if "batch 31" in e["detail"]]) == 6
+
+
+def test_the_scaling_table_prints_each_model_figure_once():
+    """Review r3 D7: where a row measures the decode step, its "roofline"/"expected" figures are the
+    "roofline ms"/"expected ms" step columns again; the table prints them once, and the step columns
+    hold the model's decode step for every measured layout."""
+    rep = report(REPO / "samples/scaling/runs.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    table = next(t for name, t in rep["tables"].items() if name.startswith("Scaling:"))
+    cols = table["columns"]
+    assert "roofline" not in cols and "expected" not in cols, cols
+    by_label = {row[cols.index("layout")]: row for row in table["rows"]}
+    for label, r in {k[0]: v for k, v in rows(rep).items()}.items():
+        assert by_label[label][cols.index("expected ms")] == pytest.approx(r["expected"], rel=1e-2)
+        assert by_label[label][cols.index("roofline ms")] == pytest.approx(r["roofline"], rel=1e-2)
