@@ -45,7 +45,7 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             # the batch stays a number: the HTML scaling chart computes throughput from it
             r.label, r.run or "-", r.gpus, _batch(r, step),
             f"{r.prompt}/{r.output}" if r.output else "-",
-            _n(r.measured, 4) if has else "-", r.measured_how or "-",
+            _n(r.measured, 4) if r.measured is not None else "-", r.measured_how or "-",
             _n(1e3 / step if step else None, 1), _n(_total_tok_s(r), 0),
             f"{r.speedup:.2f}x / {r.ideal_speedup:g}x" if r.speedup else "-",
             # the row's own figure's model, where it is not the decode step the last two columns show
@@ -67,7 +67,8 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
                "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures), and "
                "its step is the mean TPOT the batch was derived with, so decode tok/s is the benchmark's own output rate; "
-               "?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not judged."
+               "?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not judged (status "
+               "batch unknown; its mean TPOT is shown, measured at that unknown batch)."
                if any(r.run for r in analysis.rows) else ""))
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
