@@ -142,7 +142,7 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
                   ttft_slo_ms)
     node = min(gpus, gpus_per_node)
     tps = [t for t in TP_SIZES if t <= node and gpus % t == 0
-           and not any(pr.severity == "error" for pr in roofline.validity(model, t, 1, dtype))]
+           and not any(roofline.cannot_run(pr) for pr in roofline.validity(model, t, 1, dtype))]
     if not tps:
         raise InputError(f"no tensor-parallel size divides {gpus} GPU(s) and {model.name}'s {model.heads} heads / "
                          f"{model.kv_heads} KV heads")

@@ -14,7 +14,7 @@ from diagnose.findings import Evidence, Finding
 from rules.catalog import ModelSpec
 from rules.engine import rule
 from rules.predictions import PredictResult, PredictRow
-from rules.roofline import smaller_dtype_hint
+from rules.roofline import cannot_run, smaller_dtype_hint
 from rules.workload import heads_title
 
 SOURCE = "prediction:roofline"
@@ -29,15 +29,10 @@ def _layouts(predictions: PredictResult) -> list[PredictRow]:
     return predictions.layouts
 
 
-# Problems that stop a checkpoint of the asked dtype from loading at a TP, though the heads allow it
-# (rules.roofline.validity: the FP8 weight block, the int4 groups' Marlin min_thread_k).
-BLOCK_CODES = ("fp8_block", "int4_block")
-
-
 def _loadable(p: PredictRow) -> bool:
     """A layout that fits, whose heads split, and whose checkpoint blocks load at its TP: the only
     ones a recommendation or a scaling step may name."""
-    return p.usable and not any(pr.code in BLOCK_CODES for pr in p.problems)
+    return p.usable and not any(cannot_run(pr) for pr in p.problems)
 
 
 def _fabric(p: PredictRow) -> str:
@@ -89,8 +84,7 @@ def _valid_tps(model: ModelSpec, dtype: str) -> list[int]:
     """The TP sizes up to 64 this model (and checkpoint dtype) can be split into and loaded at."""
     from rules import roofline
 
-    return [t for t in range(1, 65) if not any(pr.severity == "error" or pr.code in BLOCK_CODES
-                                               for pr in roofline.validity(model, t, 1, dtype))]
+    return [t for t in range(1, 65) if not any(cannot_run(pr) for pr in roofline.validity(model, t, 1, dtype))]
 
 
 LAYOUT_ADVICE = {

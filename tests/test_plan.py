@@ -265,3 +265,11 @@ def test_the_narrow_layout_names_the_chosen_mark():
                                       "8192", "--concurrency", "64", "--fail-on", "never"], env={"COLUMNS": "80"})
     lines = [ln.strip() for ln in result.stdout.splitlines()]
     assert "pick: chosen" in lines and not any(ln.startswith(":") for ln in lines)
+
+
+def test_layouts_an_int4_checkpoint_cannot_load_are_not_candidates():
+    """Review r3 D2, as predict: Llama-2-7B's FFN 11008 / TP4 = 2752 is not a multiple of Marlin's
+    min_thread_k 128, so a group-quantised int4 checkpoint loads only at TP1 and TP2."""
+    out = plan_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "8", "--context", "4096", "--concurrency", "8",
+                    "--dtype", "int4")
+    assert sorted(o["tp"] for o in out["predictions"]["plan"]["options"]) == [1, 2]
