@@ -292,6 +292,9 @@ class EngineSpec:
     cuda_graph_gb: float = 0.0  # memory the captured CUDA graphs hold per GPU
     comm_buffer_gb: float = 0.0  # NCCL and custom all-reduce buffers per GPU
     memory_utilization: float = 0.9  # share of each GPU's memory the engine may fill
+    launch: str = ""  # the engine's serve command, "" = none known: a plan names its settings engine-neutrally
+    # "setting=flag" per plan setting (tp, pp, ep, context, batch, kv_fp8), {value} where it takes one
+    launch_flags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     notes: str = ""
     sources: tuple[str, ...] = ()

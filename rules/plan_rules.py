@@ -17,6 +17,29 @@ def _where(p: Plan, o: Option) -> str:
     return f"{SOURCE} ({p.model} {p.dtype} on {p.gpus} x {p.gpu}, {o.label}, {p.context}-token context)"
 
 
+# the settings a plan fixes, in launch-line order, as engine-neutral words where the engine has no flag
+_NEUTRAL = {"tp": "tensor parallel {value}", "pp": "pipeline parallel {value}", "ep": "expert parallel over {value} GPUs",
+            "context": "{value}-token context", "batch": "at most {value} sequences per replica",
+            "kv_fp8": "an FP8 KV cache"}
+
+
+def _launch(p: Plan, o: Option) -> str:
+    """The chosen layout as the engine's own launch line (engines.toml launch_flags); settings the
+    engine has no flag for, or every setting when no engine is known, named engine-neutrally."""
+    settings = {"tp": o.tp, "pp": o.pp if o.pp > 1 else None, "ep": o.ep if p.is_moe and o.ep > 1 else None,
+                "context": p.context, "batch": o.batch_per_replica,
+                # the plan's capacity assumes this KV cache: engines keep the model's dtype unless told
+                "kv_fp8": True if p.kv_dtype == "fp8" else None}
+    flags = dict(f.split("=", 1) for f in p.launch_flags)
+    given = {k: v for k, v in settings.items() if v is not None}
+    line = " ".join(flags[k].replace("{value}", str(v)) for k, v in given.items() if k in flags)
+    neutral = ", ".join(_NEUTRAL[k].replace("{value}", str(v)) for k, v in given.items() if k not in flags)
+    if not p.launch:
+        return f"Run {_count(o.dp, 'replica')} with {neutral} (no launch flags known for {p.engine_name})."
+    return (f"Launch {_count(o.dp, 'replica')} of {p.launch} {line}" + (f", and set {neutral}" if neutral else "")
+            + f" ({p.engine_name}'s own flags).")
+
+
 @rule("plan.recommendation", "expected_physics", needs=Plan)
 def recommendation(facts, p: Plan):
     """The layout the objective picks from the table, with its napkin math (the same numbers as
@@ -41,12 +64,7 @@ def recommendation(facts, p: Plan):
             Evidence(_where(p, o), f"expected output tok/s ({p.objective})", o.goodput if p.itl_slo_ms or
                      p.ttft_slo_ms else o.tok_s_total, unit="tok/s"),
         ],
-        fix=f"Launch {o.dp} replica(s) with --tensor-parallel-size {o.tp}"
-        + (f" --pipeline-parallel-size {o.pp}" if o.pp > 1 else "")
-        + (" --enable-expert-parallel" if p.is_moe and o.ep > 1 else "") + f" --max-model-len {p.context}"
-        + f" --max-num-seqs {o.batch_per_replica}"
-        # the plan's capacity assumes this KV cache: vLLM keeps the model's dtype unless told
-        + (" --kv-cache-dtype fp8" if p.kv_dtype == "fp8" else "") + ".",
+        fix=_launch(p, o),
     )
 
 

@@ -142,7 +142,7 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
                   ttft_slo_ms)
     node = min(gpus, gpus_per_node)
     tps = [t for t in TP_SIZES if t <= node and gpus % t == 0
-           and not any(pr.severity == "error" for pr in roofline.validity(model, t, 1, dtype))]
+           and not any(roofline.cannot_run(pr) for pr in roofline.validity(model, t, 1, dtype))]
     if not tps:
         raise InputError(f"no tensor-parallel size divides {gpus} GPU(s) and {model.name}'s {model.heads} heads / "
                          f"{model.kv_heads} KV heads")
@@ -174,7 +174,7 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     fallback = min((o for o in options if o is not chosen and o.itl_ms < chosen.itl_ms), key=lambda o: o.itl_ms, default=None)
     return Plan(
         model=model.key, model_name=model.name, gpu=gpu.key, gpu_name=gpu.name, gpus=gpus,
-        engine=engine.key, engine_name=engine.name,
+        engine=engine.key, engine_name=engine.name, launch=engine.launch, launch_flags=engine.launch_flags,
         context=context, prompt=prompt, concurrency=concurrency, dtype=dtype,
         kv_dtype=one.kv_dtype, gpus_per_node=gpus_per_node, objective="goodput within the SLO" if slo else
         f"output tok/s at {concurrency} concurrent users",

@@ -14,7 +14,7 @@ from diagnose.findings import Evidence, Finding
 from rules.catalog import GpuSpec, ModelSpec
 from rules.engine import rule
 from rules.predictions import PredictResult, PredictRow
-from rules.roofline import smaller_dtype_hint
+from rules.roofline import cannot_run, smaller_dtype_hint
 from rules.workload import heads_title
 
 SOURCE = "prediction:roofline"
@@ -29,6 +29,18 @@ def _layouts(predictions: PredictResult) -> list[PredictRow]:
     return predictions.layouts
 
 
+def _loadable(p: PredictRow) -> bool:
+    """A layout that fits, whose heads split, and whose checkpoint blocks load at its TP: the only
+    ones a recommendation or a scaling step may name."""
+    return p.usable and not any(cannot_run(pr) for pr in p.problems)
+
+
+def _fabric(p: PredictRow) -> str:
+    """The fabric and, where it is not the fabric's own path, how the all-reduce crosses it (NCCL's
+    SHM through host memory on a GPU without PCIe peer-to-peer), as the table's note says."""
+    return p.interconnect + (f", {p.allreduce_impl}" if "SHM" in (p.allreduce_impl or "") else "")
+
+
 def _where(p: PredictRow) -> str:
     return f"{SOURCE} ({p.model} on {p.gpu}, {p.label}, batch {p.total_batch})"
 
@@ -37,8 +49,9 @@ def _where(p: PredictRow) -> str:
 def invalid_layout(facts, predictions):
     """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into: one
     finding per TP size, every reason in it, and the sizes that would work. A split the heads
-    refuse cannot run at all, so it is critical here as in capture and ticket
-    (workload.tp_not_dividing_heads): a what-if names the same impossible layout."""
+    refuse, or one the checkpoint's quantisation blocks do not load at, cannot run at all, so it
+    is critical here as in capture and ticket (workload.tp_not_dividing_heads): a what-if names
+    the same impossible layout, and no other finding recommends it."""
     by_tp: PredictRow[int, tuple[dict, list]] = {}
     for p in _layouts(predictions):
         probs = [pr for pr in p.problems if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
@@ -47,11 +60,12 @@ def invalid_layout(facts, predictions):
     for tp, (p, probs) in sorted(by_tp.items()):
         hard = any(pr.severity == "error" for pr in probs)
         valid = _valid_tps(predictions.model, p.dtype)
+        # a checkpoint that cannot load is as unable to run as heads that cannot split: critical both
         yield Finding(
             rule="predict.invalid_layout",
             category="tp_not_dividing_heads",
-            severity="critical" if hard else "warning",
-            confidence=0.95 if hard else 0.8,
+            severity="critical",
+            confidence=0.95 if hard else 0.9,
             title=heads_title(tp, predictions.model.heads) if predictions.model.heads % tp
             else f"TP={tp} is not a valid split for {p.model}" if hard else f"TP={tp}: {p.dtype} checkpoint blocks do not divide",
             summary="; ".join(pr.message for pr in probs) + ". " + (
@@ -67,10 +81,10 @@ def invalid_layout(facts, predictions):
 
 
 def _valid_tps(model: ModelSpec, dtype: str) -> list[int]:
-    """The TP sizes up to 64 this model (and checkpoint dtype) can be split into."""
+    """The TP sizes up to 64 this model (and checkpoint dtype) can be split into and loaded at."""
     from rules import roofline
 
-    return [t for t in range(1, 65) if not any(pr.severity == "error" for pr in roofline.validity(model, t, 1, dtype))]
+    return [t for t in range(1, 65) if not any(cannot_run(pr) for pr in roofline.validity(model, t, 1, dtype))]
 
 
 LAYOUT_ADVICE = {
@@ -111,7 +125,7 @@ def _layout_evidence(code: str, name: str, p: PredictRow, model: ModelSpec) -> l
         layers = model.layers
         return [Evidence(source=f"catalog model {p.model}", detail=f"{name}: layers in the largest of {p.pp} stages "
                          f"({layers} layers)", measured=-(-layers // p.pp), expected=round(layers / p.pp, 2), unit="layers")]
-    return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({p.interconnect})",
+    return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({_fabric(p)})",
                      measured=p.allreduce_ms_per_step_expected, unit="ms")]
 
 
@@ -147,7 +161,7 @@ def allreduce_flattens_scaling(facts, predictions):
     """Where doubling TP stops halving the decode step because the all-reduce term does not shrink."""
     groups = defaultdict(list)
     for p in _layouts(predictions):
-        if p.usable and p.pp == 1:
+        if _loadable(p) and p.pp == 1:
             groups[p.total_batch].append(p)
     for batch, rows in sorted(groups.items()):
         rows = sorted({p.tp: p for p in rows}.values(), key=lambda p: p.tp)
@@ -174,7 +188,7 @@ def allreduce_flattens_scaling(facts, predictions):
                     Evidence(source=_where(a), detail=f"expected decode step at TP{a.tp}", measured=a.decode_step_ms_expected, unit="ms"),
                     Evidence(source=_where(b), detail=f"expected decode step at TP{b.tp}", measured=b.decode_step_ms_expected,
                              expected=round(a.decode_step_ms_expected / ideal, 3), unit="ms"),
-                    Evidence(source=_where(b), detail=f"all-reduce time per step at TP{b.tp} ({b.interconnect})",
+                    Evidence(source=_where(b), detail=f"all-reduce time per step at TP{b.tp} ({_fabric(b)})",
                              measured=b.allreduce_ms_per_step_expected, unit="ms"),
                 ],
                 fix="Keep TP at the smallest size that meets the latency target and scale out with DP; use CUDA graphs and a "
@@ -189,7 +203,7 @@ def best_layout(facts, predictions):
     """Which layout serves best for a latency goal (ITL) and for a throughput goal (tok/s per GPU)."""
     groups = defaultdict(list)
     for p in _layouts(predictions):
-        if p.usable:
+        if _loadable(p):
             groups[p.total_batch].append(p)
     for batch, rows in sorted(groups.items()):
         if len(rows) == 1:

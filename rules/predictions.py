@@ -124,6 +124,8 @@ class Plan(Predictions):
     gpus: int
     engine: str
     engine_name: str
+    launch: str  # the engine's serve command and flags (rules.catalog.EngineSpec), for the Fix line
+    launch_flags: tuple[str, ...]
     context: int
     prompt: int
     concurrency: int

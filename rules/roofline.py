@@ -176,6 +176,16 @@ class Prediction:
 # --------------------------------------------------------------------------- validity
 
 
+# Problems that stop a checkpoint of the given dtype from loading at a TP, though the heads allow it
+# (validity: the FP8 weight block, the int4 groups' Marlin min_thread_k).
+BLOCK_CODES = ("fp8_block", "int4_block")
+
+
+def cannot_run(pr: Problem) -> bool:
+    """A problem no engine starts with: heads or widths that do not split, blocks that do not load."""
+    return pr.severity == "error" or pr.code in BLOCK_CODES
+
+
 def validity(model: ModelSpec, tp: int, pp: int = 1, dtype: str = "bf16") -> list[Problem]:
     """Head, KV-head, FFN and quantisation-block constraints (vLLM's QKVParallelLinear)."""
     out: list[Problem] = []

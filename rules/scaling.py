@@ -135,6 +135,7 @@ def calibration(facts) -> Calibration:
 
 
 STEP_NAMES = {"itl_ms": "ITL", "tpot_ms": "TPOT", "step_ms": "step"}
+BATCH_UNKNOWN = "batch unknown"  # the status of a benchmark result whose batch cannot be derived
 
 
 def measured_step(run) -> tuple[float, str, str] | None:
@@ -283,6 +284,14 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         row.roofline, row.expected, row.time_metric = p.decode_step_ms, round(expected, 4), True
         if run.setup.output and step[1].startswith(("ITL", "TPOT")):  # the mean over the output: the average context
             row.roofline, row.expected = p.itl_ms, p.itl_ms_expected
+    elif run.tag and run.batch is None:
+        # a benchmark result whose batch cannot be derived: its mean TPOT is shown, never judged
+        # (against batch 1 it read x2.06 slower than expected); BATCH_UNKNOWN says why
+        m = run.get("tpot_ms", stats=("mean",)) or run.get("itl_ms", stats=("mean",))
+        if m:
+            row.measured, row.measured_how, row.measured_source = m.value, f"{STEP_NAMES[m.metric]} mean", m.source
+        row.status = BATCH_UNKNOWN
+        return row
     else:
         whole = next(((metric, m) for metric, m in ((mm, run.get(key, stats=("median", "mean", None)))
                                                     for key, mm in WHOLE_METRICS) if m), None)

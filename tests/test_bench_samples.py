@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import REPO, report_json
 
 from diagnose import scaling_inputs
@@ -211,5 +212,13 @@ def test_a_result_whose_batch_cannot_be_derived_is_not_judged(tmp_path):
     table = next(t for k, t in report["tables"].items() if k.startswith("Scaling"))
     assert [row[table["columns"].index("batch")] for row in table["rows"]] == ["?"] * 3
     rows = report["predictions"]["scaling"]["rows"]
-    assert all(r["ratio"] is None and r["step_ms"] is None and r["status"] == "no figure" for r in rows)
+    assert all(r["ratio"] is None and r["step_ms"] is None and r["status"] == "batch unknown" for r in rows)
     assert report["verdict"]["category"] == "insufficient_data"
+    # review r3 D7: the file's mean TPOT is shown (measured at the unknown batch), and Next asks for
+    # what the file lacks, not for the ITL/TPOT it has
+    cols = table["columns"]
+    assert [row[cols.index("measured")] for row in table["rows"]] == [pytest.approx(d["mean_tpot_ms"], rel=1e-3)
+                                                                       for d in docs]
+    assert all(row[cols.index("as")] == "TPOT mean" for row in table["rows"])
+    summary = report["verdict"]["summary"]
+    assert "request_throughput" in summary and "ITL/TPOT" not in summary, summary

@@ -124,14 +124,16 @@ def test_a_model_that_fits_one_gpu_has_a_data_parallel_candidate():
 
 def test_multi_node_uses_tp_in_the_node_and_pp_across():
     # Llama-3-405B bf16 ~ 812 GB: 8 x 72 GB = 576 GB is not enough; 16 GPUs -> TP8 x PP2.
-    rep = plan_json("--model", "llama-3-405b", "--gpu", "h100-sxm", "--gpus", 16, "--context", 8192, "--concurrency", 8)
+    rep = plan_json("--model", "llama-3-405b", "--gpu", "h100-sxm", "--gpus", 16, "--context", 8192, "--concurrency", 8,
+                    "--engine", "vllm")
     o = rep["predictions"]["plan"]["chosen"]
     assert (o["tp"], o["pp"], o["dp"]) == (8, 2, 1)
     assert "--pipeline-parallel-size 2" in rep["findings"][0]["fix"]
 
 
 def test_moe_spreads_experts():
-    rep = plan_json("--model", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", 8, "--context", 4096, "--concurrency", 16)
+    rep = plan_json("--model", "deepseek-v3", "--gpu", "h200-sxm", "--gpus", 8, "--context", 4096, "--concurrency", 16,
+                   "--engine", "vllm")
     p = rep["predictions"]["plan"]
     o = p["chosen"]
     assert o["tp"] == 8 and o["ep"] == 8 and o["experts_per_gpu"] == 256 / 8
@@ -211,15 +213,38 @@ def test_no_layout_on_too_few_gpus_raises():
 @pytest.mark.parametrize("engine", sorted(catalog.engines()))
 def test_fp8_weights_get_the_kv_cache_their_engine_profile_says_and_the_fix_launches_it(engine):
     """--dtype fp8 with no --kv-dtype: the engine profile's fp8_kv_cache decides the KV dtype, the
-    --help says so, and the Fix's vLLM-style launch line asks for the KV cache the capacity assumed
-    (vLLM keeps the model's 16-bit dtype unless given --kv-cache-dtype fp8)."""
+    --help says so, and the Fix asks for the KV cache the capacity assumed, in the engine's own
+    words (its kv_fp8 flag, or "an FP8 KV cache" where engines.toml gives it none)."""
     out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192", "--concurrency", "64",
                     "--dtype", "fp8", "--engine", engine)
-    fp8 = catalog.engine(engine).fp8_kv_cache
+    spec = catalog.engine(engine)
+    fp8 = spec.fp8_kv_cache
     assert out["inputs"]["kv_dtype"] == ("fp8" if fp8 else "bf16")
     fix = next(f["fix"] for f in out["findings"] if f["rule"] == "plan.recommendation")
-    assert ("--kv-cache-dtype fp8" in fix) == fp8, fix
+    flags = dict(f.split("=", 1) for f in spec.launch_flags)
+    assert ((flags["kv_fp8"] if "kv_fp8" in flags else "an FP8 KV cache") in fix) == fp8, fix
     assert "fp8_kv_cache" in " ".join(run("--help").output.split())
+
+
+@pytest.mark.parametrize("engine, command, flags, foreign", [
+    # https://docs.vllm.ai/en/latest/serving/engine_args.html
+    ("vllm", "vllm serve", ["--tensor-parallel-size 8", "--max-model-len 8192", "--max-num-seqs 64"], "--tp"),
+    # https://docs.sglang.io/advanced_features/server_arguments.html
+    ("sglang", "sglang.launch_server", ["--tp-size 8", "--context-length 8192", "--max-running-requests 64"],
+     "--tensor-parallel-size"),
+    # https://nvidia.github.io/TensorRT-LLM/0.18.2/commands/trtllm-serve.html
+    ("trtllm", "trtllm-serve", ["--tp_size 8", "--max_seq_len 8192", "--max_batch_size 64", "kv_cache_config"],
+     "--tensor-parallel-size"),
+    # no launch flags known: the settings are named, no engine's flags borrowed
+    ("generic", "Run 1 replica", ["tensor parallel 8", "8192-token context", "at most 64 sequences", "FP8 KV cache"], "--"),
+])
+def test_the_fix_launches_with_the_engines_own_flags(engine, command, flags, foreign):
+    """Review r3 D1: the Fix printed vLLM's flags for every engine."""
+    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192", "--concurrency", "64",
+                    "--dtype", "fp8", "--engine", engine)
+    fix = next(f["fix"] for f in out["findings"] if f["rule"] == "plan.recommendation")
+    assert command in fix and all(f in fix for f in flags), fix
+    assert foreign not in fix, fix
 
 
 def test_a_stated_fp8_kv_cache_is_launched_with_it():
@@ -240,3 +265,11 @@ def test_the_narrow_layout_names_the_chosen_mark():
                                       "8192", "--concurrency", "64", "--fail-on", "never"], env={"COLUMNS": "80"})
     lines = [ln.strip() for ln in result.stdout.splitlines()]
     assert "pick: chosen" in lines and not any(ln.startswith(":") for ln in lines)
+
+
+def test_layouts_an_int4_checkpoint_cannot_load_are_not_candidates():
+    """Review r3 D2, as predict: Llama-2-7B's FFN 11008 / TP4 = 2752 is not a multiple of Marlin's
+    min_thread_k 128, so a group-quantised int4 checkpoint loads only at TP1 and TP2."""
+    out = plan_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "8", "--context", "4096", "--concurrency", "8",
+                    "--dtype", "int4")
+    assert sorted(o["tp"] for o in out["predictions"]["plan"]["options"]) == [1, 2]

@@ -215,3 +215,34 @@ def test_the_ticket_advice_on_a_board_without_p2p_points_at_the_predictor_that_m
     assert not any("little gain" in (f.get("fix") or "") for f in report["findings"])
     priors = [f for f in report["findings"] if f["rule"] == "ticket.symptom_prior" and f["category"] == "p2p_disabled"]
     assert all("diagnose predict --tp 1,2" in f["fix"] for f in priors)
+
+
+def test_an_int4_checkpoint_that_cannot_load_is_critical_and_never_recommended():
+    """Review r3 D2, the README's example: Llama-2-7B's FFN 11008 splits into 2752 (TP4) and 1376
+    (TP8) columns, not multiples of Marlin's min_thread_k 128, so a group-quantised int4 checkpoint
+    does not load there. Those layouts are critical (exit 1, as heads that do not split), the valid
+    sizes listed are 1 and 2, and no finding recommends TP4 or TP8."""
+    result = run("--model", "llama-2-7b", "--gpu", "rtx-4090", "--dtype", "int4", "--quant-group", "32",
+                 "--output-len", "512", "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    bad = [f for f in report["findings"] if f["rule"] == "predict.invalid_layout"]
+    assert [f["title"] for f in bad] == ["TP=4: int4 checkpoint blocks do not divide",
+                                         "TP=8: int4 checkpoint blocks do not divide"]
+    assert {f["severity"] for f in bad} == {"critical"}
+    assert all("Valid TP sizes up to 64: 1, 2." in f["summary"] for f in bad)
+    assert {e["expected"] for f in bad for e in f["evidence"]} == {"TP in {1, 2}"}
+    others = [f for f in report["findings"] if f["rule"] != "predict.invalid_layout"]
+    best = next(f for f in others if f["rule"] == "predict.best_layout")
+    assert "TP2 for latency" in best["title"], best["title"]
+    text = " ".join(f["title"] + f["summary"] + (f["fix"] or "") for f in others) + report["verdict"]["summary"]
+    assert "TP4" not in text and "TP8" not in text, text
+
+
+def test_the_all_reduce_evidence_names_the_shm_path_the_note_describes():
+    """Review r3 D2: on a board without PCIe P2P the evidence row said "(pcie4)" under a note that
+    says NCCL stages the all-reduce through host memory; it names the SHM path too."""
+    report = run_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--tp", "1,2,4,8")
+    flat = next(f for f in report["findings"] if f["rule"] == "predict.allreduce_flattens_scaling")
+    rows = [e["detail"] for e in flat["evidence"] if e["detail"].startswith("all-reduce time per step")]
+    assert rows and all(d.endswith("(pcie4, NCCL SHM)") for d in rows), rows

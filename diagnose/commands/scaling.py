@@ -147,14 +147,25 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     if slo_spec:
         analysis.goodput = S.goodput(data.runs, slo_spec, total_gpus)
     layouts = {r.label for r in analysis.judged}
-    missing = [] if layouts else ["a figure per layout the predictor can judge: ITL/TPOT, decode tok/s at a known batch, "
-                                  "an nsys capture, or latency/throughput with the input and output lengths"]
+    missing = [] if layouts else [_what_to_attach(analysis)]
     if len(layouts) == 1:
         missing.append("the same benchmark at a second layout (TP/2 or 2x TP) to judge the scaling")
     report = run_pipeline("scaling", request or {}, data.facts, analysis, only=["scaling.", *SETTING_RULES],
                           keep=lambda f: f.rule.startswith("scaling.") or f.is_problem, missing=missing,
                           facts_json=_facts_summary(data, node), tables=tables.scaling.tables(analysis))
     return report
+
+
+def _what_to_attach(analysis) -> str:
+    """What would let a layout be judged: for benchmark results that hold a mean TPOT but no batch,
+    the figure that derives the batch (not the TPOT they already have)."""
+    from rules.scaling import BATCH_UNKNOWN
+
+    if any(r.status == BATCH_UNKNOWN and r.measured is not None for r in analysis.rows):
+        return ("each benchmark result's request_throughput (or a fixed --max-concurrency run): the mean TPOT is "
+                "there, but the batch it was measured at cannot be derived without it")
+    return ("a figure per layout the predictor can judge: ITL/TPOT, decode tok/s at a known batch, an nsys capture, or "
+            "latency/throughput with the input and output lengths")
 
 
 # Rules that read a setting the inputs record (a capture's launch line, a ticket's environment) and

@@ -33,6 +33,7 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
     for r in analysis.rows:
         step = r.step_ms
         has = r.ratio is not None
+        same = step and r.metric == "step_ms"  # roofline/expected would repeat roofline ms/expected ms
         if has and r.time_metric:
             band = f"{r.expected * r.band_low:.4g}-{r.expected * r.band_high:.4g}"
         elif has:
@@ -43,10 +44,11 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             # the batch stays a number: the HTML scaling chart computes throughput from it
             r.label, r.run or "-", r.gpus, _batch(r, step),
             f"{r.prompt}/{r.output}" if r.output else "-",
-            _n(r.measured, 4) if has else "-", r.measured_how or "-",
+            _n(r.measured, 4) if r.measured is not None else "-", r.measured_how or "-",
             _n(1e3 / step if step else None, 1), _n(_total_tok_s(r), 0),
             f"{r.speedup:.2f}x / {r.ideal_speedup:g}x" if r.speedup else "-",
-            _n(r.roofline, 4), _n(r.expected, 4), band,
+            # the row's own figure's model, where it is not the decode step the last two columns show
+            *(("-", "-") if same else (_n(r.roofline, 4), _n(r.expected, 4))), band,
             f"{r.ratio:.2f}" if has else "-", f"{r.layout_ratio:.2f}" if r.layout_ratio else "-",
             r.status,
             # the decode step of the model, where a decode step was measured (the HTML scaling chart draws them)
@@ -59,11 +61,13 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
             "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
             "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not a fault); beyond it is broken unless the smallest layout is as far beyond "
-            "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured."
+            "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured; roofline / "
+            "expected: the figure a row measures other than the step (TTFT, throughput), in its unit."
             + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
                "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures), and "
                "its step is the mean TPOT the batch was derived with, so decode tok/s is the benchmark's own output rate; "
-               "?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not judged."
+               "?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not judged (status "
+               "batch unknown; its mean TPOT is shown, measured at that unknown batch)."
                if any(r.run for r in analysis.rows) else ""))
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
