@@ -146,3 +146,14 @@ def test_a_fix_never_asks_for_an_attachment_the_ticket_holds():
     report = json.loads(_run([path, "--json", "--fail-on", "never"]).output)
     assert "nccl_log" in " ".join(r[1] for r in report["tables"]["Attachments read"]["rows"])
     assert not [f["rule"] for f in report["findings"] if re.search(r"(?i)attach[^.;]*NCCL_DEBUG", f["fix"])]
+
+
+@pytest.mark.parametrize("case", ["066", "043", "022"])
+def test_physics_prior_gives_way_to_a_named_fault(case, tmp_path):
+    """A ticket whose checks name a cause at warning or worse never also says 'nothing shows a broken link'."""
+    bundle = next(p for p in TICKETS if p.name.startswith(case))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    assert any(f["severity"] in ("warning", "critical") for f in report["findings"])
+    assert not [f for f in report["findings"] if f["rule"] == "ticket.symptom_prior"
+                and f["category"] == "expected_physics"]
+    assert "Nothing in the ticket" not in json.dumps(report["findings"])
