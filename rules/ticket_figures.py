@@ -72,6 +72,29 @@ def unmodelled_layout(facts: Facts) -> str | None:
     return next((k for w in facts.of(Workload) for k in UNMODELLED_OPTIONS if w.extra.get(k)), None)
 
 
+# The reporter's speed figures that an unmodelled layout leaves without a band.
+JUDGED_FIGURES = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms")
+
+
+@rule("ticket.unmodelled_figures", "other")
+def unmodelled_figures(facts: Facts, predictions=None):
+    """Figures the band rules skip because a launch option takes the layout outside the predictor: the
+    report says so instead of dropping them silently (as scaling marks a figure it cannot judge)."""
+    option = unmodelled_layout(facts)
+    figures = {(m.value, m.batch): m for m in facts.of(Measurement) if m.metric in JUDGED_FIGURES}  # once each
+    if not option or not figures:
+        return
+    flag = "--" + option.replace("_", "-")
+    evidence = [ev(m, f"{m.metric}" + (f" at batch {m.batch}" if m.batch else ""), f"{m.value:g} {m.unit}",
+                   "not judged (not modelled)") for m in figures.values()]
+    yield make("ticket.unmodelled_figures", "other", "info", 0.0,
+               f"Not judged: {flag} is not modelled, so the reported figures have no expected band",
+               f"With {flag} the step is not the tensor-parallel layout's step the predictor models, so these figures "
+               "are neither confirmed nor contradicted by it.",
+               evidence, fix=f"Compare with the engine's published figures for the same {flag} launch, or measure the "
+               "same model without it to compare with `diagnose predict`.")
+
+
 def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
     """The evidence every measured-against-expected finding gives: the figure, the calibrated band of
     the engine profile, the roofline, and the model (one shape for rates and latencies)."""

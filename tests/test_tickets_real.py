@@ -157,3 +157,15 @@ def test_physics_prior_gives_way_to_a_named_fault(case, tmp_path):
     assert not [f for f in report["findings"] if f["rule"] == "ticket.symptom_prior"
                 and f["category"] == "expected_physics"]
     assert "Nothing in the ticket" not in json.dumps(report["findings"])
+
+
+def test_figures_of_an_unmodelled_launch_are_marked_not_judged(tmp_path):
+    """Ticket 079 runs SGLang with --enable-dp-attention: its tok/s figures are listed as not judged, not dropped."""
+    bundle = next(p for p in TICKETS if p.name.startswith("079"))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    marked = [f for f in report["findings"] if f["rule"] == "ticket.unmodelled_figures"]
+    assert len(marked) == 1 and "--enable-dp-attention is not modelled" in marked[0]["title"]
+    rows = {(e["measured"], e["expected"]) for e in marked[0]["evidence"]}
+    for value in ("30.29 tok/s", "206.32 tok/s", "760.52 tok/s"):
+        assert (value, "not judged (not modelled)") in rows
+    assert report["verdict"]["category"] != "other"
