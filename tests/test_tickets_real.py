@@ -169,3 +169,14 @@ def test_figures_of_an_unmodelled_launch_are_marked_not_judged(tmp_path):
     for value in ("30.29 tok/s", "206.32 tok/s", "760.52 tok/s"):
         assert (value, "not judged (not modelled)") in rows
     assert report["verdict"]["category"] != "other"
+
+
+def test_tp_groups_cites_the_pair_that_leaves_nvlink(tmp_path):
+    """Ticket 033 (DGX-1): TP8 is host-routed, so its evidence row is a SYS pair, not an NVLink one."""
+    bundle = next(p for p in TICKETS if p.name.startswith("033"))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    (tp,) = [f for f in report["findings"] if f["rule"] == "node.tp_groups"]
+    assert "TP8 (SYS)" in tp["summary"]
+    (row,) = [e for e in tp["evidence"] if e["detail"].startswith("TP8:")]
+    assert row["measured"] == "SYS"
+    assert all(e["measured"].startswith("NV") for e in tp["evidence"] if e["detail"].startswith(("TP2:", "TP4:")))
