@@ -99,8 +99,8 @@ def band_evidence(m, detail: str, unit: str, expected: float, band: str, rooflin
     """The evidence every measured-against-expected finding gives: the figure, the calibrated band of
     the engine profile, the roofline, and the model (one shape for rates and latencies)."""
     return [ev(m, detail, m.value, round(expected, 1), unit),
-            ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", band, unit=unit),
-            ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit=unit),
+            ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", expected=band, unit=unit),
+            ev("prediction:roofline", "roofline (nothing real is faster)", expected=round(roofline, 1), unit=unit),
             ev(model_src, "model", model.key)]
 
 
@@ -301,9 +301,10 @@ def batched_rate(facts: Facts, predictions=None):
         at = f"{batch} concurrent requests (stated)" if m.concurrency else f"batch {batch} (full load)"
         evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
                        round(total), "tok/s"),
-                    ev("prediction:roofline", f"one stream's roofline at TP={tp}", round(one.decode_tok_s, 1), unit="tok/s"),
+                    ev("prediction:roofline", f"one stream's roofline at TP={tp}", expected=round(one.decode_tok_s, 1),
+                       unit="tok/s"),
                     ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",
-                       f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
+                       expected=f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
                     ev(model_src, "model", model.key)]
         if m.value < low and not m.concurrency:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,

@@ -180,3 +180,12 @@ def test_tp_groups_cites_the_pair_that_leaves_nvlink(tmp_path):
     (row,) = [e for e in tp["evidence"] if e["detail"].startswith("TP8:")]
     assert row["measured"] == "SYS"
     assert all(e["measured"].startswith("NV") for e in tp["evidence"] if e["detail"].startswith(("TP2:", "TP4:")))
+
+
+def test_band_and_roofline_sit_in_the_expected_column(tmp_path):
+    """Ticket 078: the reporter's rate is the only measured figure; the band and the roofline are what it is compared with."""
+    bundle = next(p for p in TICKETS if p.name.startswith("078"))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    rows = [e for f in report["findings"] for e in f["evidence"] if e["detail"].startswith(("expected band", "roofline"))]
+    assert rows
+    assert all(e["measured"] is None and e["expected"] is not None for e in rows), rows
