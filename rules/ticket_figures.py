@@ -222,6 +222,53 @@ def link_figure(facts: Facts, predictions=None):
                refs=["https://github.com/NVIDIA/nccl/issues/1054"])
 
 
+@rule("ticket.bridge_figure", "expected_physics", "pcie_fallback")
+def bridge_figure(facts: Facts, predictions=None):
+    """A copy rate measured between two bridged NVLink boards, no datasheet figure quoted (link_figure
+    judges those): against what the bridge carries (COPY_SHARE of its line rate per direction) and what
+    the board's PCIe link carries, so a bridge the copy does not use shows as PCIe's rate."""
+    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    if gpu is None or not gpu.nvlink_bridged or not gpu.nvlink_gbs:
+        return
+    text = " ".join(t for _, t in claims.texts(facts))
+    if not re.search(r"\bnvlink\b", text, re.I):
+        return  # without a bridge in the ticket, pcie_figure judges the copy
+    figures = [f for f in claims.bandwidth_figures(facts) if _is_copy(f) and not f.data["question"]]
+    if not figures or any(f.data["spec"] for f in figures):
+        return
+    from rules import catalog
+
+    c = max(figures, key=_per_direction)
+    value = _per_direction(c)
+    bridge = COPY_SHARE * gpu.nvlink_gbs
+    pcie = catalog.interconnect(gpu.pcie_interconnect)
+    evidence = [claim_ev(c, "the copy rate"),
+                ev(c, "per direction" + (" (half the bidirectional figure)" if c.data.get("direction") == "bi" else ""),
+                   round(value, 1), round(bridge, 1), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: NVLink bridge line rate per direction x {COPY_SHARE} (packet overhead)",
+                   expected=round(bridge, 1), unit="GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes} ({pcie.name}) per direction x "
+                   f"{COPY_SHARE}", expected=round(COPY_SHARE * pcie.bandwidth_gbs, 1), unit="GB/s")]
+    if value >= PHYSICS_FLOOR * bridge and value > 1.05 * pcie.bandwidth_gbs:
+        yield make("ticket.bridge_figure", "expected_physics", "info", 0.5,
+                   f"{value:g} GB/s per direction is what {gpu.name}'s NVLink bridge carries "
+                   f"({value / gpu.nvlink_gbs:.0%} of its {gpu.nvlink_gbs:g} GB/s line rate)",
+                   "A copy over the bridge moves data one way at a time, and NVLink's packet overhead leaves about 80 % "
+                   "of the line rate to payload; the figure is above anything PCIe could carry, so the bridge is in use.",
+                   evidence, fix="Nothing to fix for the link.", refs=["https://github.com/NVIDIA/nccl/issues/1054"])
+    elif value <= 1.05 * pcie.bandwidth_gbs:
+        yield make("ticket.bridge_figure", "pcie_fallback", "warning", 0.45,
+                   f"{value:g} GB/s per direction is a PCIe rate, not the NVLink bridge's (about {bridge:.0f} GB/s)",
+                   f"The copy runs at or below what {gpu.name}'s PCIe link carries ({pcie.bandwidth_gbs:g} GB/s per "
+                   "direction), so it does not cross the bridge: the bridge is not seated or not detected, its links "
+                   "are down, or peer-to-peer over it is off.", evidence,
+                   fix="attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m` (a working bridge shows NV4 between the "
+                   "pair) and p2pBandwidthLatencyTest's P2P=Enabled matrix",
+                   refs=["https://github.com/NVIDIA/nccl/issues/1054"])
+
+
 @rule("ticket.busbw_without_p2p", "expected_physics")
 def busbw_without_p2p(facts: Facts, predictions=None):
     """All-reduce busbw on boards whose driver refuses PCIe peer-to-peer (GeForce): NCCL stages every
