@@ -227,14 +227,22 @@ def metrics(report) -> list[Metric]:
 
 
 def _only_in_one(ma: dict, mb: dict, labels) -> list[str]:
-    """Per group, how many of its metrics only one run has: "NVLink" alone would read as if none of
-    the NVLink rows above it had been compared."""
+    """Per group and metric, how many only one run has, beside how many were compared: "NVLink: 36 only
+    in A" after 36 compared NVLink rows would read as a contradiction when A alone reports link speeds."""
     out = []
-    for group in sorted({k[0] for k in ma.keys() ^ mb.keys()}):
-        counts = [(sum(1 for k in mine if k[0] == group and k not in other), label)
-                  for mine, other, label in ((ma, mb, labels[0]), (mb, ma, labels[1]))]
-        out.append(f"{group}: " + ", ".join(f"{n} only in {label}" for n, label in counts if n))
+    for group, name in sorted({(k[0], k[2]) for k in ma.keys() ^ mb.keys()}):
+        mine = [k for k in ma.keys() | mb.keys() if (k[0], k[2]) == (group, name)]
+        both = sum(1 for k in mine if k in ma and k in mb)
+        counts = [f"{sum(1 for k in mine if k in run and k not in other)} only in {label}"
+                  for run, other, label in ((ma, mb, labels[0]), (mb, ma, labels[1]))
+                  if any(k in run and k not in other for k in mine)]
+        out.append(f"{group} {name}: " + (f"{both} compared above, " if both else "") + ", ".join(counts))
     return out
+
+
+def _shown(m: Metric):
+    """A link state reads as up/down, not as the 1.0/0.0 it is compared by."""
+    return ("up" if m.value else "down") if m.name == "active" else m.value
 
 
 def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=("A", "B")) -> Report:
@@ -281,7 +289,7 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
             evidence=[_evidence(d, labels) for d in sorted(deltas, key=Delta.worse_by, reverse=True)[:3]],
         ))
     rows = [
-        [d.a.group, d.a.key, d.a.name, d.a.value, d.b.value, d.a.unit,
+        [d.a.group, d.a.key, d.a.name, _shown(d.a), _shown(d.b), d.a.unit,
          None if d.change is None else round(100 * d.change, 1),
          "REGRESSION" if d in regressions else "worse, other layout" if d in moved else (
              ("better, other layout" if layouts else "better") if d.better_by() > threshold else "")]

@@ -721,8 +721,14 @@ def small_grids(facts: Facts, predictions=None):
                f">= {int(BUSY_MATTERS * 100)}", "%"),
         ]
         evidence += [ev(kernels, f"{_short(name)}: {blocks} block(s)", ns_to_ms(ns), None, "ms") for name, blocks, ns in u.worst[:3]]
-        if share >= GRID_IDLE_SHARE and u.small_grid_kernels:
-            matters = span and u.kernel_ns >= BUSY_MATTERS * span
+        idle = span and u.kernel_ns < BUSY_MATTERS * span  # the GPUs mostly wait: grid shapes cannot cost time
+        if idle:
+            yield passed("capture.small_grids", "Grid shapes cannot cost time here: the GPUs run kernels "
+                         f"{_pct(u.kernel_ns, span)}% of their span",
+                         f"{_pct(u.idle_sm_ns, u.kernel_ns)}% of kernel SM time is left empty by small grids, but "
+                         f"kernels fill less than {int(BUSY_MATTERS * 100)}% of the timeline.", evidence, 0.5)
+        elif share >= GRID_IDLE_SHARE and u.small_grid_kernels:
+            matters = bool(span)
             name, blocks, _ = u.worst[0]
             yield make(
                 "capture.small_grids", "other", "warning" if matters else "info", 0.6 if matters else 0.3,

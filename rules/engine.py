@@ -120,7 +120,15 @@ def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] 
                     fix="Report it with the inputs that triggered it.",
                 )
             )
-    return sorted(corroborate(findings), key=Finding.sort_key)
+    return sorted(quiet_priors(corroborate(findings)), key=Finding.sort_key)
+
+
+def quiet_priors(findings: list[Finding]) -> list[Finding]:
+    """Drop a symptom prior that says nothing is broken (expected_physics) when another finding names a
+    cause at warning or critical: "nothing shows a broken link or setting" would contradict it. Rules cannot
+    see each other's findings, so this is decided here, where they are combined."""
+    fault = any(f.rule not in PRIORS and f.severity in ("warning", "critical") and is_cause(f) for f in findings)
+    return [f for f in findings if not (fault and f.rule in PRIORS and f.category in CONCLUSIONS)]
 
 
 # A setting or transport that produces a measured symptom (NCCL_P2P_DISABLE=1 puts the all-reduce on

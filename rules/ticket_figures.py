@@ -72,12 +72,35 @@ def unmodelled_layout(facts: Facts) -> str | None:
     return next((k for w in facts.of(Workload) for k in UNMODELLED_OPTIONS if w.extra.get(k)), None)
 
 
+# The reporter's speed figures that an unmodelled layout leaves without a band.
+JUDGED_FIGURES = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms")
+
+
+@rule("ticket.unmodelled_figures", "other")
+def unmodelled_figures(facts: Facts, predictions=None):
+    """Figures the band rules skip because a launch option takes the layout outside the predictor: the
+    report says so instead of dropping them silently (as scaling marks a figure it cannot judge)."""
+    option = unmodelled_layout(facts)
+    figures = {(m.value, m.batch): m for m in facts.of(Measurement) if m.metric in JUDGED_FIGURES}  # once each
+    if not option or not figures:
+        return
+    flag = "--" + option.replace("_", "-")
+    evidence = [ev(m, f"{m.metric}" + (f" at batch {m.batch}" if m.batch else ""), f"{m.value:g} {m.unit}",
+                   "not judged (not modelled)") for m in figures.values()]
+    yield make("ticket.unmodelled_figures", "other", "info", 0.0,
+               f"Not judged: {flag} is not modelled, so the reported figures have no expected band",
+               f"With {flag} the step is not the tensor-parallel layout's step the predictor models, so these figures "
+               "are neither confirmed nor contradicted by it.",
+               evidence, fix=f"Compare with the engine's published figures for the same {flag} launch, or measure the "
+               "same model without it to compare with `diagnose predict`.")
+
+
 def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
     """The evidence every measured-against-expected finding gives: the figure, the calibrated band of
     the engine profile, the roofline, and the model (one shape for rates and latencies)."""
     return [ev(m, detail, m.value, round(expected, 1), unit),
-            ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", band, unit=unit),
-            ev("prediction:roofline", "roofline (nothing real is faster)", round(roofline, 1), unit=unit),
+            ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", expected=band, unit=unit),
+            ev("prediction:roofline", "roofline (nothing real is faster)", expected=round(roofline, 1), unit=unit),
             ev(model_src, "model", model.key)]
 
 
@@ -199,6 +222,53 @@ def link_figure(facts: Facts, predictions=None):
                refs=["https://github.com/NVIDIA/nccl/issues/1054"])
 
 
+@rule("ticket.bridge_figure", "expected_physics", "pcie_fallback")
+def bridge_figure(facts: Facts, predictions=None):
+    """A copy rate measured between two bridged NVLink boards, no datasheet figure quoted (link_figure
+    judges those): against what the bridge carries (COPY_SHARE of its line rate per direction) and what
+    the board's PCIe link carries, so a bridge the copy does not use shows as PCIe's rate."""
+    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+        return
+    gpu, gpu_src = gpu_spec(facts)
+    if gpu is None or not gpu.nvlink_bridged or not gpu.nvlink_gbs:
+        return
+    text = " ".join(t for _, t in claims.texts(facts))
+    if not re.search(r"\bnvlink\b", text, re.I):
+        return  # without a bridge in the ticket, pcie_figure judges the copy
+    figures = [f for f in claims.bandwidth_figures(facts) if _is_copy(f) and not f.data["question"]]
+    if not figures or any(f.data["spec"] for f in figures):
+        return
+    from rules import catalog
+
+    c = max(figures, key=_per_direction)
+    value = _per_direction(c)
+    bridge = COPY_SHARE * gpu.nvlink_gbs
+    pcie = catalog.interconnect(gpu.pcie_interconnect)
+    evidence = [claim_ev(c, "the copy rate"),
+                ev(c, "per direction" + (" (half the bidirectional figure)" if c.data.get("direction") == "bi" else ""),
+                   round(value, 1), round(bridge, 1), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: NVLink bridge line rate per direction x {COPY_SHARE} (packet overhead)",
+                   expected=round(bridge, 1), unit="GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes} ({pcie.name}) per direction x "
+                   f"{COPY_SHARE}", expected=round(COPY_SHARE * pcie.bandwidth_gbs, 1), unit="GB/s")]
+    if value >= PHYSICS_FLOOR * bridge and value > 1.05 * pcie.bandwidth_gbs:
+        yield make("ticket.bridge_figure", "expected_physics", "info", 0.5,
+                   f"{value:g} GB/s per direction is what {gpu.name}'s NVLink bridge carries "
+                   f"({value / gpu.nvlink_gbs:.0%} of its {gpu.nvlink_gbs:g} GB/s line rate)",
+                   "A copy over the bridge moves data one way at a time, and NVLink's packet overhead leaves about 80 % "
+                   "of the line rate to payload; the figure is above anything PCIe could carry, so the bridge is in use.",
+                   evidence, fix="Nothing to fix for the link.", refs=["https://github.com/NVIDIA/nccl/issues/1054"])
+    elif value <= 1.05 * pcie.bandwidth_gbs:
+        yield make("ticket.bridge_figure", "pcie_fallback", "warning", 0.45,
+                   f"{value:g} GB/s per direction is a PCIe rate, not the NVLink bridge's (about {bridge:.0f} GB/s)",
+                   f"The copy runs at or below what {gpu.name}'s PCIe link carries ({pcie.bandwidth_gbs:g} GB/s per "
+                   "direction), so it does not cross the bridge: the bridge is not seated or not detected, its links "
+                   "are down, or peer-to-peer over it is off.", evidence,
+                   fix="attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m` (a working bridge shows NV4 between the "
+                   "pair) and p2pBandwidthLatencyTest's P2P=Enabled matrix",
+                   refs=["https://github.com/NVIDIA/nccl/issues/1054"])
+
+
 @rule("ticket.busbw_without_p2p", "expected_physics")
 def busbw_without_p2p(facts: Facts, predictions=None):
     """All-reduce busbw on boards whose driver refuses PCIe peer-to-peer (GeForce): NCCL stages every
@@ -278,9 +348,10 @@ def batched_rate(facts: Facts, predictions=None):
         at = f"{batch} concurrent requests (stated)" if m.concurrency else f"batch {batch} (full load)"
         evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
                        round(total), "tok/s"),
-                    ev("prediction:roofline", f"one stream's roofline at TP={tp}", round(one.decode_tok_s, 1), unit="tok/s"),
+                    ev("prediction:roofline", f"one stream's roofline at TP={tp}", expected=round(one.decode_tok_s, 1),
+                       unit="tok/s"),
                     ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",
-                       f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
+                       expected=f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
                     ev(model_src, "model", model.key)]
         if m.value < low and not m.concurrency:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,

@@ -114,6 +114,15 @@ def test_small_grids_measured_as_sql_says():
     assert _evidence(f, "SMs per GPU").measured == 108 and f.severity == "warning"
 
 
+def test_small_grids_stay_quiet_when_kernels_barely_run():
+    """The RTX 3080 mock runs kernels ~0% of its span: its single-block reductions cannot cost time,
+    so the rule passes (its own row says below 10 % grid shapes cannot matter) instead of reporting."""
+    (f,) = _findings(shared_path("captures", "nsysai_rtx3080_torch_mock.sqlite"), "capture.small_grids")
+    assert _evidence(f, "SM time those grids leave empty").measured > 25  # the grids are small...
+    assert _evidence(f, "kernel time, share of the GPUs' summed span").measured < 10  # ...but the GPU idles
+    assert f.severity == "ok" and "cannot cost time" in f.title
+
+
 def test_big_grids_pass():
     (f,) = _findings(shared_path("captures", "sc23_t4_openmp_offload_2023_3.sqlite"), "capture.small_grids")
     assert f.severity == "ok"

@@ -69,3 +69,16 @@ def test_no_local_folder_in_a_report_to_share(fmt):
     assert result.exit_code == 0, result.stderr
     assert str(REPO) not in result.stdout
     assert "config:llama-3.2-3b-config.json" in result.stdout
+
+
+def test_code_span_bar_is_escaped_only_inside_a_table(tmp_path):
+    """Ticket 033 asks for `lsmod | grep ...`: in prose a `\\|` inside a code span prints the backslash,
+    in a table cell it is needed to keep the cell whole."""
+    bundle = next(shared_path("tickets").glob("033-*"))
+    md = _md("ticket", bundle)
+    lines = [line for line in md.splitlines() if "lsmod" in line]
+    prose = [line for line in lines if not line.startswith("|")]
+    cells = [line for line in lines if line.startswith("|")]
+    assert prose and cells
+    assert all("`lsmod | grep -E 'nvidia_peermem|nv_peer_mem'`" in line for line in prose)
+    assert all("`lsmod \\| grep -E 'nvidia_peermem\\|nv_peer_mem'`" in line for line in cells)

@@ -73,8 +73,9 @@ def test_expected_cells_state_what_is_expected():
 
 
 def test_compare_says_how_many_metrics_of_a_group_only_one_run_has():
-    """"Only in one run (not compared): NVLink" followed 36 compared NVLink rows: the HGX report shows
-    2 GPUs' links, the DGX 8 GPUs', so most of the DGX's NVLink metrics have no partner."""
+    """"NVLink: 36 only in A" after 36 compared NVLink rows read as a contradiction: the HGX report
+    gives 2 GPUs' link states and speeds, the DGX 8 GPUs' states and no speeds. The note counts per
+    metric, beside the rows compared, and a link state reads up/down, not 1.0."""
     import json
 
     from diagnose.compare import metrics
@@ -82,8 +83,10 @@ def test_compare_says_how_many_metrics_of_a_group_only_one_run_has():
 
     a, b = REPO / "samples/fleet/hgx-h100-nvlink-status-mig-disabled.json", REPO / "samples/fleet/dgx-h100-topo-numa.json"
     (table,) = report_json("compare", a, b)["tables"].values()
-    compared = sum(1 for r in table["rows"] if r[0] == "NVLink")
+    rows = [r for r in table["rows"] if r[0] == "NVLink"]
     own = {p.name: [m for m in metrics(Report.from_dict(json.loads(p.read_text()))) if m.group == "NVLink"] for p in (a, b)}
-    assert compared == 36
-    assert (f"NVLink: {len(own[a.name]) - compared} only in {a.name}, {len(own[b.name]) - compared} only in {b.name}."
-            in table["note"])
+    count = {(p, name): sum(1 for m in own[p] if m.name == name) for p in own for name in ("active", "speed")}
+    assert len(rows) == 36 and {r[2] for r in rows} == {"active"} and {r[3] for r in rows} == {r[4] for r in rows} == {"up"}
+    assert (f"NVLink active: 36 compared above, {count[b.name, 'active'] - 36} only in {b.name}; "
+            f"NVLink speed: {count[a.name, 'speed']} only in {a.name}.") in table["note"]
+    assert count[b.name, "speed"] == 0 and count[a.name, "speed"] > 0

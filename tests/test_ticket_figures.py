@@ -401,3 +401,24 @@ def test_gpus_per_node_follow_a_per_node_count():
 
     facts, _, _ = _issue("# Multi-node job slow\n\nTwo machines, 8x A100 each, over HDR InfiniBand. busbw is 2 GB/s.\n")
     assert gpus_per_node(facts) == 8
+
+
+def test_bridged_pair_copy_at_pcie_rate_is_judged():
+    """Reviewer's A6000 case (re-review 3, D7): a bidirectional 51 GB/s copy over an NVLink bridge is 25.5 GB/s
+    per direction, below PCIe Gen4 x16's 31.5 GB/s line rate and far below the bridge's 0.8 x 56.25 GB/s."""
+    text = ("# NVLink P2P bandwidth low?\n\nTwo RTX A6000 GPUs with an NVLink bridge. p2pBandwidthLatencyTest shows "
+            "bidirectional 51 GB/s between GPU0 and GPU1. Is this normal?")
+    _, findings, v = _issue(text)
+    (f,) = _rules(findings, "ticket.bridge_figure")
+    assert (f.category, f.severity, v.category) == ("pcie_fallback", "warning", "pcie_fallback")
+    per_direction = next(e for e in f.evidence if e.detail.startswith("per direction"))
+    assert (per_direction.measured, per_direction.expected) == (25.5, 45.0)
+
+
+def test_bridged_pair_copy_above_pcie_is_the_bridge():
+    """The same pair copying 47 GB/s one way: more than PCIe Gen4 x16 can carry, so the bridge is in use."""
+    text = ("# NVLink P2P bandwidth\n\nTwo RTX A6000 GPUs with an NVLink bridge. p2pBandwidthLatencyTest shows "
+            "47 GB/s unidirectional between GPU0 and GPU1. Is this normal?")
+    _, findings, _ = _issue(text)
+    (f,) = _rules(findings, "ticket.bridge_figure")
+    assert (f.category, f.severity) == ("expected_physics", "info")

@@ -146,3 +146,46 @@ def test_a_fix_never_asks_for_an_attachment_the_ticket_holds():
     report = json.loads(_run([path, "--json", "--fail-on", "never"]).output)
     assert "nccl_log" in " ".join(r[1] for r in report["tables"]["Attachments read"]["rows"])
     assert not [f["rule"] for f in report["findings"] if re.search(r"(?i)attach[^.;]*NCCL_DEBUG", f["fix"])]
+
+
+@pytest.mark.parametrize("case", ["066", "043", "022"])
+def test_physics_prior_gives_way_to_a_named_fault(case, tmp_path):
+    """A ticket whose checks name a cause at warning or worse never also says 'nothing shows a broken link'."""
+    bundle = next(p for p in TICKETS if p.name.startswith(case))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    assert any(f["severity"] in ("warning", "critical") for f in report["findings"])
+    assert not [f for f in report["findings"] if f["rule"] == "ticket.symptom_prior"
+                and f["category"] == "expected_physics"]
+    assert "Nothing in the ticket" not in json.dumps(report["findings"])
+
+
+def test_figures_of_an_unmodelled_launch_are_marked_not_judged(tmp_path):
+    """Ticket 079 runs SGLang with --enable-dp-attention: its tok/s figures are listed as not judged, not dropped."""
+    bundle = next(p for p in TICKETS if p.name.startswith("079"))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    marked = [f for f in report["findings"] if f["rule"] == "ticket.unmodelled_figures"]
+    assert len(marked) == 1 and "--enable-dp-attention is not modelled" in marked[0]["title"]
+    rows = {(e["measured"], e["expected"]) for e in marked[0]["evidence"]}
+    for value in ("30.29 tok/s", "206.32 tok/s", "760.52 tok/s"):
+        assert (value, "not judged (not modelled)") in rows
+    assert report["verdict"]["category"] != "other"
+
+
+def test_tp_groups_cites_the_pair_that_leaves_nvlink(tmp_path):
+    """Ticket 033 (DGX-1): TP8 is host-routed, so its evidence row is a SYS pair, not an NVLink one."""
+    bundle = next(p for p in TICKETS if p.name.startswith("033"))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    (tp,) = [f for f in report["findings"] if f["rule"] == "node.tp_groups"]
+    assert "TP8 (SYS)" in tp["summary"]
+    (row,) = [e for e in tp["evidence"] if e["detail"].startswith("TP8:")]
+    assert row["measured"] == "SYS"
+    assert all(e["measured"].startswith("NV") for e in tp["evidence"] if e["detail"].startswith(("TP2:", "TP4:")))
+
+
+def test_band_and_roofline_sit_in_the_expected_column(tmp_path):
+    """Ticket 078: the reporter's rate is the only measured figure; the band and the roofline are what it is compared with."""
+    bundle = next(p for p in TICKETS if p.name.startswith("078"))
+    report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
+    rows = [e for f in report["findings"] for e in f["evidence"] if e["detail"].startswith(("expected band", "roofline"))]
+    assert rows
+    assert all(e["measured"] is None and e["expected"] is not None for e in rows), rows

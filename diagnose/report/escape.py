@@ -40,15 +40,17 @@ _MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|file|mailto|javascript|data|vbscri
 _CODE_SPAN = re.compile(r"(`[^`\n]+`)")
 
 
-def markdown(text, line_start: bool = True) -> str:
+def markdown(text, line_start: bool = True, in_table: bool = True) -> str:
     """`text` as inert GitHub-flavoured Markdown: every metacharacter backslash-escaped, one line.
     `line_start`: the text may begin a line, where '- ', '+ ' or '1. ' would start a list.
+    `in_table`: the text may sit in a table cell (False: prose, where a code span shows a backslash literally).
 
     Code spans (`like this`) are kept: nothing inside one renders as a link, image or HTML.
     """
     parts = _CODE_SPAN.split(terminal(text).replace("\r", " ").replace("\n", " "))
-    # a table cell ends at any '|', even inside a code span, unless escaped
-    text = "".join(part.replace("|", "\\|") if i % 2 else _md_plain(part) for i, part in enumerate(parts))
+    # a table cell ends at any '|', even inside a code span, unless escaped; in prose the escape would show
+    bar = "\\|" if in_table else "|"
+    text = "".join(part.replace("|", bar) if i % 2 else _md_plain(part) for i, part in enumerate(parts))
     if not line_start:
         return text
     return _MD_LINE_START.sub(lambda m: m[1] + (m[2] + "\\" if m[2][0].isdigit() else "\\" + m[2]), text, count=1)

@@ -22,6 +22,11 @@ def _cell(value) -> str:
     return esc(fmt_value(value), line_start=False)
 
 
+def _prose(text, line_start: bool = True) -> str:
+    """Text outside a table: a '|' in a code span needs no escape there (it would print as `\\|`)."""
+    return esc(text, line_start=line_start, in_table=False)
+
+
 def _table(columns, rows) -> list[str]:
     out = ["| " + " | ".join(_cell(c) for c in columns) + " |"]
     out.append("|" + "---|" * len(columns))
@@ -34,7 +39,7 @@ def render_markdown(report) -> str:
     lines = [f"## diagnose {esc(report.kind)} report", ""]
     v = report.verdict
     if v:
-        lines += [f"**Verdict: `{v.category}`**{confidence_note(v)}", "", esc(v.summary), ""]
+        lines += [f"**Verdict: `{v.category}`**{confidence_note(v)}", "", _prose(v.summary), ""]
     shown = {k: val for k, val in report.inputs.items() if val not in (None, [], (), "", False)}
     if shown:
         lines.append("**Inputs:** " + ", ".join(f"{esc(k)}={esc(fmt_value(local_name(val)))}" for k, val in shown.items()))
@@ -43,7 +48,7 @@ def render_markdown(report) -> str:
         lines += [f"### {esc(title)}", ""]
         lines += _table(table["columns"], table["rows"])
         if table.get("note"):
-            lines += ["", esc(table["note"])]
+            lines += ["", _prose(table["note"])]
         lines.append("")
     problems = [f for f in report.findings if f.severity != "ok"]
     passed = [f for f in report.findings if f.severity == "ok"]
@@ -53,21 +58,21 @@ def render_markdown(report) -> str:
     steps = next_steps(report)
     for i, f in enumerate(problems, 1):
         lines.append(
-            f"{i}. **{SEVERITY_MARK[f.severity]}** `{f.rule}` ({f.category}, confidence {f.confidence:.2f}): {esc(f.title)}"
+            f"{i}. **{SEVERITY_MARK[f.severity]}** `{f.rule}` ({f.category}, confidence {f.confidence:.2f}): {_prose(f.title)}"
         )
         lines.append("")
-        lines.append(f"   {esc(f.summary)}")
+        lines.append(f"   {_prose(f.summary)}")
         lines.append("")
         if f.evidence:
             lines += ["   " + row for row in _evidence_table(f.evidence)]
             lines.append("")
         if f.fix and not needless_ask(f, v) and not said_next(f, steps):
-            lines += [f"   **Fix:** {esc(f.fix)}", ""]
+            lines += [f"   **Fix:** {_prose(f.fix)}", ""]
         references += [r for r in f.references if r not in references]
     if steps:
-        lines += ["### Next", ""] + [f"- {esc(ask, line_start=False)} (`{rule}`)" for rule, ask in steps] + [""]
+        lines += ["### Next", ""] + [f"- {_prose(ask, line_start=False)} (`{rule}`)" for rule, ask in steps] + [""]
     if passed:
-        lines += ["**Checks that passed:** " + "; ".join(f"`{rule}` ({esc(title)})" for rule, title in _once(passed)), ""]
+        lines += ["**Checks that passed:** " + "; ".join(f"`{rule}` ({_prose(title)})" for rule, title in _once(passed)), ""]
     if references:
         lines += ["**References:** " + ", ".join(_link(r) for r in references), ""]
     lines.append(f"<sub>diagnose {esc(report.tool_version, line_start=False)}, {esc(report.schema)}</sub>")
