@@ -588,3 +588,18 @@ def test_code_spans_and_reference_links():
     assert "run <code>nvidia-smi topo -m</code> &lt;b&gt;" in html and "attach <code>dmesg</code>" in html
     assert '<a href="https://docs.nvidia.com/deploy/nvidia-smi/index.html" rel="noreferrer">' in html
     assert 'href="javascript' not in html and "javascript:alert(1)" in html
+
+
+def test_verdict_code_spans_show_as_code(tmp_path):
+    """The verdict's own text (here the fleet sample's Next asks, which quote commands) shows its
+    `code` as code, as findings do, never as literal backticks; markup in it stays inert."""
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    out = tmp_path / "fleet.html"
+    result = CliRunner().invoke(cli, ["fleet", "samples/fleet/", "--format", "html", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    verdict = out.read_text(encoding="utf-8").split('<div class="verdict', 1)[1].split("</div></div>", 1)[0]
+    assert "<code>diagnose node --standard --json -o $(hostname).json</code>" in verdict
+    assert "`" not in verdict

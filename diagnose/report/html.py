@@ -92,7 +92,7 @@ def _verdict(report) -> str:
     return (
         f'<div class="verdict {cls}"><div><span class="cat">Verdict: {esc(v.category)}</span> '
         f'<span class="muted">({conf + "; " if conf else ""}worst finding: {esc(report.worst_severity())})</span></div>'
-        f"<p>{esc(v.summary)}</p></div>"
+        f"<p>{_prose(v.summary)}</p></div>"
     )
 
 
