@@ -8,7 +8,7 @@ Inputs, each read as what its content is:
 - an nsys SQLite capture, one per layout: its step time and its measured all-reduce kernel time
   per call (the GPU that waited least, so a slow peer's lateness is not counted);
 - a small CSV: `layout,batch,metric,value` (or `tp,pp,dp,batch,metric,value`; optional `stat`,
-  `unit`); lines starting with `#` are comments (say where the figures came from there);
+  `unit`, `engine`); lines starting with `#` are comments (say where the figures came from there);
 - a published-measurements CSV (diagnose.published): every row names its engine, GPU, model,
   dtype, layout, batch and lengths, so the runs carry their own setup.
 
@@ -154,8 +154,8 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
                 _add(runs, Layout(row.tp, row.pp), published_measurement(row), published_setup(row))
             continue
         if path.is_file() and _is_csv(path):
-            for m, layout in read_csv(path):
-                _add(runs, layout, m)
+            for m, layout, setup in read_csv(path):
+                _add(runs, layout, m, setup)
             continue
         read = _read(path)
         if path.is_file():  # a file named on the command line that cannot be read is bad input, not "no data"
@@ -403,9 +403,13 @@ def _is_csv(path: Path) -> bool:
     return {"metric", "value"} <= cells
 
 
-def read_csv(path: Path) -> list[tuple[Measurement, Layout]]:
-    """Rows of a `layout|tp,pp,dp, batch, metric, value[, stat, unit]` CSV, each with its layout."""
+def read_csv(path: Path) -> list[tuple[Measurement, Layout, Setup]]:
+    """Rows of a `layout|tp,pp,dp, batch, metric, value[, stat, unit, engine]` CSV, each with its
+    layout and the engine its `engine` cell names (a catalog key or alias), so a file says what ran
+    instead of a comment: the expected figure models that engine."""
     from diagnose.inputs import read_text
+    from rules.catalog import UnknownName
+    from rules.catalog import engine as engine_spec
 
     text = read_text(path, "csv")
     numbered = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1) if ln.strip() and not ln.lstrip().startswith("#")]
@@ -434,10 +438,16 @@ def read_csv(path: Path) -> list[tuple[Measurement, Layout]]:
         if layout is None or not math.isfinite(value) or value <= 0 or (batch is not None and batch < 1):
             raise InputError(f"{src}: need a layout like TP4 and a positive value and batch, got {row}")
         stat = cell.get("stat") or None
+        engine = None
+        if cell.get("engine"):
+            try:
+                engine = engine_spec(cell["engine"]).key
+            except UnknownName as e:
+                raise InputError(f"{src}: {e}") from None
         m = Measurement(src, metric, value, cell.get("unit") or CSV_METRICS[metric], stat=stat,
                         tp=layout.tp, pp=layout.pp, dp=layout.dp, batch=batch)
         check_measurement(m)
-        out.append((m, layout))
+        out.append((m, layout, Setup(engine=engine)))
     if not out:
         raise InputError(f"{path}: header but no rows")
     return out

@@ -431,7 +431,7 @@ def test_negative_rest_and_unreported_slo_read_as_such(tmp_path, monkeypatch):
 
 
 def test_the_text_says_what_the_decomposition_table_shows():
-    """gpt-fast's TP table (samples/scaling/runs.csv): the modelled terms exceed every measured
+    """gpt-fast's TP table (samples/scaling/runs.csv, its engine column naming gpt-fast): the modelled terms exceed every measured
     step, so the table reads "none (model N over)" at every layout. The text may not then speak of
     an unexplained rest that shrinks; it quotes the table's own figures, and the modelled terms it
     lists are expected figures, not measurements."""
@@ -451,7 +451,7 @@ def test_the_text_says_what_the_decomposition_table_shows():
     expected = sum(v for k, v in tp8.items() if k != "unexplained_ms")
     share = tp8["allreduce_ms"] / expected
     assert expected == pytest.approx(rows(rep)[("TP8", 1)]["expected"], abs=0.01)
-    assert f"1.79 ms, {share:.0%} of the expected {expected:.2f} ms step;" in grow["title"], grow["title"]
+    assert f"{tp8['allreduce_ms']:.2f} ms, {share:.0%} of the expected {expected:.2f} ms step;" in grow["title"], grow["title"]
     assert "59%" not in rep["verdict"]["summary"] and f"{share:.0%} of the expected" in rep["verdict"]["summary"]
 
 
@@ -494,3 +494,19 @@ def test_the_scaling_table_prints_each_model_figure_once():
     for label, r in {k[0]: v for k, v in rows(rep).items()}.items():
         assert by_label[label][cols.index("expected ms")] == pytest.approx(r["expected"], rel=1e-2)
         assert by_label[label][cols.index("roofline ms")] == pytest.approx(r["roofline"], rel=1e-2)
+
+
+def test_a_csv_engine_column_picks_the_engine_profile(tmp_path):
+    """A small CSV's `engine` cell says what ran, so the expected figure models that engine (the
+    gpt-fast sample's per-step host time is gpt-fast's, not a generic server's); a flag that names
+    another engine still wins; an engine the catalog does not know is bad input naming the row."""
+    sample = REPO / "samples/scaling/runs.csv"
+    args = ("--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    named = rows(report(sample, *args))[("TP8", 1)]["terms"]["launch_ms"]
+    generic = rows(report(sample, *args, "--engine", "generic"))[("TP8", 1)]["terms"]["launch_ms"]
+    assert named == pytest.approx(catalog.engine("gpt-fast").host_ms_per_step, abs=0.01)
+    assert generic == pytest.approx(catalog.engine("generic").host_ms_per_step, abs=0.01)
+    bad = tmp_path / "runs.csv"
+    bad.write_text("layout,batch,metric,value,engine\nTP1,1,decode_tok_s,100,no-such-engine\n")
+    result = diagnose("scaling", bad, *args)
+    assert result.exit_code == 2 and "runs.csv:2: unknown engine 'no-such-engine'" in result.stderr, result.stderr
