@@ -826,7 +826,7 @@ def _collective_size(sentence: str) -> re.Match | None:
 
 
 _TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(usecs?|us|µs|μs|microseconds?|ms|msecs?|milliseconds?|s|secs?|seconds?)\b(?!/)", re.I)
-_BYTES = {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1 << 20, "gb": 1e9, "gib": 1 << 30}
+BYTES_PER_UNIT = {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1 << 20, "gb": 1e9, "gib": 1 << 30}
 
 
 def collective_timings(facts: Facts) -> list[Claim]:
@@ -841,7 +841,7 @@ def collective_timings(facts: Facts) -> list[Claim]:
                 continue
             unit = time.group(2).lower()
             scale = 1e-6 if unit.startswith(("u", "µ", "μ", "micro")) else 1e-3 if unit.startswith(("ms", "msec", "milli")) else 1.0
-            nbytes = float(size.group(1).replace(",", "")) * _BYTES[size.group(2).lower()]
+            nbytes = float(size.group(1).replace(",", "")) * BYTES_PER_UNIT[size.group(2).lower()]
             seconds = float(time.group(1)) * scale
             if nbytes > 0 and seconds > 0:
                 out.append(Claim("collective_timing", source, _quote(sentence, size, 60), {"bytes": nbytes, "seconds": seconds}))

@@ -137,10 +137,9 @@ def _per_direction(f: claims.Claim) -> float:
     return f.data["value"] / (2 if f.data.get("direction") == "bi" else 1)
 
 
-# NVLink's packet overhead leaves about 80 % of the line rate to payload, for a copy as for NCCL
-# (https://github.com/NVIDIA/nccl/issues/1054).
+# Packet overhead (NVLink's, and PCIe's headers and flow control) leaves about 80 % of the line rate to
+# payload, for a copy as for NCCL (https://github.com/NVIDIA/nccl/issues/1054).
 COPY_SHARE = 0.8
-_P2P_WORDS = claims.COPY_WORDS
 
 
 def _is_copy(c: claims.Claim) -> bool:
@@ -523,7 +522,7 @@ def pcie_figure(facts: Facts, predictions=None):
     if gpu is None or (gpu.nvlink_gbs and not gpu.nvlink_bridged) or has_nvlink(facts):
         return  # NVLink carries the copies (an SXM board, or a bridge the topology shows)
     text = " ".join(t for _, t in claims.texts(facts))
-    if not re.search(_P2P_WORDS, text, re.I) or re.search(r"\bnvlink\b", text, re.I):
+    if not re.search(claims.COPY_WORDS, text, re.I) or re.search(r"\bnvlink\b", text, re.I):
         return
     from rules import catalog
 
@@ -531,11 +530,11 @@ def pcie_figure(facts: Facts, predictions=None):
     line = pcie.bandwidth_gbs
     figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
     usable = [(_per_direction(f), f) for f in figures if not f.data["spec"]]
-    low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * 0.8 * line]
-    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * 0.8 * line <= v <= 1.05 * line]
+    low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * COPY_SHARE * line]
+    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
     if not usable and low:
         value, c = max(low, key=lambda x: x[0])
-        evidence = [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(0.8 * line, 1), "GB/s"),
+        evidence = [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(COPY_SHARE * line, 1), "GB/s"),
                     ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")]
         if not gpu.pcie_p2p:
             yield make("ticket.pcie_figure", "p2p_disabled", "warning", 0.5,
@@ -545,7 +544,7 @@ def pcie_figure(facts: Facts, predictions=None):
                        fix="Expected with the stock driver; NVLink or P2P-capable GPUs copy directly.")
         else:  # far below the link: not physics; the link's state or the P2P path says why
             yield make("ticket.pcie_figure", "other", "warning", 0.45,
-                       f"{value:g} GB/s is {value / (0.8 * line):.0%} of what a {pcie.name} link carries",
+                       f"{value:g} GB/s is {value / (COPY_SHARE * line):.0%} of what a {pcie.name} link carries",
                        "A copy this slow is not the link's physics: the link trained narrower or slower (x8/x4, Gen1-3 "
                        "under load), or the copy goes through host memory because peer-to-peer is off (ACS, IOMMU, "
                        "a VM).", evidence,
@@ -560,6 +559,6 @@ def pcie_figure(facts: Facts, predictions=None):
                f"{gpu.name} GPUs without NVLink copy over PCIe: a x16 link's line rate is {line:g} GB/s per direction and "
                "packet and protocol overhead leave about 80 % of it to a copy; the figure sits there, so the link runs at "
                "its full width and speed.",
-               [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(0.8 * line, 1), "GB/s"),
+               [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(COPY_SHARE * line, 1), "GB/s"),
                 ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")],
                fix="Nothing to fix for the link; for more GPU-to-GPU bandwidth use NVLink-capable GPUs.")

@@ -56,7 +56,7 @@ from rules.ticket_figures import (
     layer_split_engine,
     unmodelled_layout,
 )
-from rules.topology import PCIE_LANE_GBS
+from rules.topology import pcie_gbs
 from rules.workload import catalog_model, predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
@@ -265,7 +265,7 @@ def pcie_pairs(facts: Facts, predictions=None):
         return
     factor = 1 if pick[0].direction == "uni" else 2
     gen, lanes = spec.pcie_gen or 4, spec.pcie_lanes or 16
-    rate = PCIE_LANE_GBS.get(gen, 2.0) * lanes * factor
+    rate = pcie_gbs(spec) * factor
     best = max(pick, key=lambda p: p.value)
     share = best.value / rate
     if share > 1.05 or share < 0.7:
@@ -389,7 +389,7 @@ def small_collective_slow(facts: Facts, predictions=None):
     if not c:
         return
     size, unit, took, tunit = c.data["groups"][:4]
-    nbytes = float(size) * {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024}[unit.lower()]
+    nbytes = float(size) * claims.BYTES_PER_UNIT[unit.lower()]
     ms = float(took) * (1000.0 if tunit.lower().startswith("s") else 1.0)
     if nbytes > 1e6 or ms < 10 * SMALL_COLLECTIVE_MS:
         return

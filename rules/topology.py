@@ -693,7 +693,8 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
 # --------------------------------------------------------------------------- measured P2P
 
 
-def _pcie_gbs(spec) -> float:
+def pcie_gbs(spec) -> float:
+    """A GPU's PCIe x16 line rate per direction (its catalog gen and lanes; Gen4 x16 when unknown)."""
     gen = getattr(spec, "pcie_gen", None) or 4
     lanes = getattr(spec, "pcie_lanes", None) or 16
     return PCIE_LANE_GBS.get(gen, 2.0) * lanes
@@ -715,7 +716,7 @@ def pair_bandwidth(facts: Facts, predictions=None):
     nv_gbs = getattr(spec, "nvlink_gbs", None) if spec else None
     if not pairs or not nv_gbs:
         return
-    pcie = _pcie_gbs(spec)
+    pcie = pcie_gbs(spec)
     nv_pairs, slow = [], []
     for p in pairs:
         factor = 2 if p.direction == "bi" else 1

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from diagnose.artifacts.text import number
 from diagnose.evidence import Measurement, Note, Workload, where
 
 KIND = "issue_md"
@@ -286,7 +287,7 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
-                out.append(Measurement(where(name, i), "busbw_gbs", _num(m.group(1) or m.group(2)), "GB/s", stat="reported",
+                out.append(Measurement(where(name, i), "busbw_gbs", number(m.group(1) or m.group(2)), "GB/s", stat="reported",
                                        gpus=n))
             if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(GBYTES, ln, re.I):
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
@@ -294,12 +295,8 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
                            for m in BARE_FIGURE.finditer(s))  # a figure asked about ("reach 900+?") is not measured
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
-            out.append(Measurement(where(name, i), metric, _num(m.group(2)), "GB/s", stat="reported", gpus=n))
+            out.append(Measurement(where(name, i), metric, number(m.group(2)), "GB/s", stat="reported", gpus=n))
     return out
-
-
-def _num(token: str) -> float:
-    return float(token.replace(",", ""))
 
 
 def _after_bench(line: str) -> str:
@@ -414,7 +411,7 @@ def _result_row(line: str) -> bool:
     """A row of a results table ("| A100-80G | 2 | 29.39 | 28.71 |", "3090 24GB * 2 | 17.95 | OOM"):
     each row is another configuration measured, so the GPUs its rows name are compared, not one
     machine's inventory (an nvidia-smi box row holds one number-like cell at most)."""
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    cells = _cells(line)
     return len(cells) >= 3 and sum(bool(RESULT_CELL.fullmatch(c)) for c in cells) >= 2
 
 
@@ -455,7 +452,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
-                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s", _num(m.group(1)),
+                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s", number(m.group(1)),
                                        "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None,
                                        concurrency=int(c.group(1)) if c else None))
     return out
