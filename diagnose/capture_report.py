@@ -183,11 +183,10 @@ def _step_percentiles(values, shown: int, full: bool) -> dict:
     if not ms:
         return {"steps": 0, "shown": 0}
 
-    def pct(p):  # nearest rank: a step that ran, never an interpolated one
-        return ms[min(len(ms) - 1, max(0, round(p / 100 * len(ms) + 0.5) - 1))]
+    from diagnose.capture.steps import nearest_rank
 
-    out = {"steps": len(ms), "shown": shown, "min_ms": ms[0], "p50_ms": pct(50), "p90_ms": pct(90),
-           "p95_ms": pct(95), "p99_ms": pct(99), "max_ms": ms[-1], "mean_ms": statistics.fmean(ms)}
+    out = {"steps": len(ms), "shown": shown, "min_ms": ms[0], "p50_ms": nearest_rank(ms, 50), "p90_ms": nearest_rank(ms, 90),
+           "p95_ms": nearest_rank(ms, 95), "p99_ms": nearest_rank(ms, 99), "max_ms": ms[-1], "mean_ms": statistics.fmean(ms)}
     if shown < len(ms):
         out["why"] = (f"step_durations holds {shown} of {len(ms):,} steps, evenly chosen plus the fastest and slowest; "
                       + ("more than --stats keeps" if full else "--stats keeps every step"))

@@ -219,7 +219,8 @@ def ranges_named(cap: Capture, names: list[str], limit: int) -> list[tuple[int, 
     """(globalTid, start, end) of the ended ranges with these names, by start (at most `limit`):
     one scan that compares the raw text or text id, the domain resolved as the groups were."""
     g = groups(cap)
-    wanted = {key for key, (name, _style) in g.raw.items() if name in set(names)}
+    named = set(names)
+    wanted = {key for key, (name, _style) in g.raw.items() if name in named}
     if not wanted:
         return []
     ids = sorted({k >> 1 for k, _, _ in wanted if k & 1})

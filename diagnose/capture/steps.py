@@ -55,9 +55,7 @@ class Steps:
         """Nearest-rank percentile (q in 0..100)."""
         if not self.durations_ns:
             return None
-        values = sorted(self.durations_ns)
-        rank = max(1, min(len(values), int(round(q / 100.0 * len(values) + 0.4999))))
-        return float(values[rank - 1])
+        return float(nearest_rank(sorted(self.durations_ns), q))
 
     @property
     def mean_ns(self) -> float | None:
@@ -204,3 +202,10 @@ def _period(names, min_count: int) -> tuple[int, int] | None:
         anchors = [(c, nid) for nid, (g, c) in regular.items() if g == period]
         return period, min(anchors)[1]
     return None
+
+
+def nearest_rank(ordered, q: float):
+    """The nearest-rank percentile (q in 0..100) of sorted values: a value that occurred, never an
+    interpolated one. One definition for every step percentile a report shows."""
+    rank = max(1, min(len(ordered), int(round(q / 100.0 * len(ordered) + 0.4999))))
+    return ordered[rank - 1]

@@ -289,8 +289,8 @@ def nvtx_groups(cap: Capture) -> list[tuple]:
     return nvtx.groups(cap).rows
 
 
-def nvtx_ranges_sql(cap: Capture, with_duration: bool = False) -> str | None:
-    """SELECT name, style[, d], start, end, globalTid over NVTX ranges; None without NVTX_EVENTS.
+def nvtx_ranges_sql(cap: Capture) -> str | None:
+    """SELECT name, style, start, end, globalTid over NVTX ranges; None without NVTX_EVENTS.
 
     Range text is `text` or StringIds(textId); a domain name comes from the eventType 75 row of
     the same domain and process (absent in trimmed files: then the bare name).
@@ -301,14 +301,12 @@ def nvtx_ranges_sql(cap: Capture, with_duration: bool = False) -> str | None:
     text, ne_text = cap.col(t, "text"), cap.col(t, "text", prefix="ne.")
     ne_text_id = cap.col(t, "textId", prefix="ne.")
     domain, ne_domain = cap.col(t, "domainId", "0"), cap.col(t, "domainId", "0", prefix="ne.")
-    end_max = f'(SELECT max(max(start), max(coalesce("end", 0))) FROM {t})'
-    dur = f', coalesce(ne."end", {end_max}) - ne.start AS d' if with_duration else ""
     return f"""
         SELECT CASE WHEN dom.name IS NOT NULL THEN dom.name || ':' || coalesce(sid.value, {ne_text})
                     ELSE coalesce(sid.value, {ne_text}) END AS name,
                CASE ne.eventType WHEN 59 THEN 'PushPop' WHEN 60 THEN 'StartEnd'
                     WHEN 70 THEN 'PushPop' WHEN 71 THEN 'StartEnd' ELSE 'Unknown' END AS style
-               {dur}, ne.start AS start, ne."end" AS "end", ne.globalTid AS globalTid
+               , ne.start AS start, ne."end" AS "end", ne.globalTid AS globalTid
         FROM {t} AS ne
         LEFT JOIN (SELECT {domain} AS id, {text} AS name, globalTid AS gtid FROM {t} WHERE eventType = 75) AS dom
             ON {ne_domain} = dom.id AND (ne.globalTid >> 24) = (dom.gtid >> 24)
