@@ -138,7 +138,7 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Fleet
                 for n, v, z in zip(have, values, zs)
             ]
             metrics.append(FleetMetric(name, group, first.unit, first.better, first.category, median, mad, len(have), points))
-    return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, len(nodes), uncompared,
+    return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, uncompared,
                        {g: sorted(n.node for n in m) for g, m in groups.items()})
 
 

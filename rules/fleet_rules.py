@@ -62,7 +62,7 @@ def outlier(facts, spread: FleetSpread):
     per_node: dict[str, list] = {}
     for metric in spread.metrics:
         for p in metric.points:
-            if is_outlier(p.z, spread.z_threshold):
+            if p.outlier:
                 per_node.setdefault(p.node, []).append((metric, p))
     for node, hits in sorted(per_node.items()):
         hits.sort(key=lambda mp: -mp[1].z)
@@ -136,7 +136,7 @@ def gpu_not_named(facts, spread: FleetSpread):
 @rule("fleet.no_outlier", "healthy", needs=FleetSpread)
 def no_outlier(facts, spread: FleetSpread):
     """Every node within its GPU model's spread on every metric compared."""
-    if spread.metrics and not any(is_outlier(p.z, spread.z_threshold) for m in spread.metrics for p in m.points):
+    if spread.metrics and not any(p.outlier for m in spread.metrics for p in m.points):
         # Name only what was compared: nodes of a model with too few peers, and metrics too few
         # nodes measured, were not judged and must not read as healthy.
         judged: dict[str, int] = {}

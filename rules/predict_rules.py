@@ -25,10 +25,6 @@ FLAT_SCALING = 0.90
 COMM_SHARE = 0.15
 
 
-def _layouts(predictions: PredictResult) -> list[PredictRow]:
-    return predictions.layouts
-
-
 def _loadable(p: PredictRow) -> bool:
     """A layout that fits, whose heads split, and whose checkpoint blocks load at its TP: the only
     ones a recommendation or a scaling step may name."""
@@ -52,8 +48,8 @@ def invalid_layout(facts, predictions):
     refuse, or one the checkpoint's quantisation blocks do not load at, cannot run at all, so it
     is critical here as in capture and ticket (workload.tp_not_dividing_heads): a what-if names
     the same impossible layout, and no other finding recommends it."""
-    by_tp: PredictRow[int, tuple[dict, list]] = {}
-    for p in _layouts(predictions):
+    by_tp: dict[int, tuple[PredictRow, list]] = {}
+    for p in predictions.layouts:
         probs = [pr for pr in p.problems if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
         if probs:
             by_tp.setdefault(p.tp, (p, probs))
@@ -99,7 +95,7 @@ LAYOUT_ADVICE = {
 def layout_warning(facts, predictions):
     """Layouts that run but waste the hardware: TP across nodes, PP stages of unequal size."""
     seen: dict[tuple, dict] = {}
-    for p in _layouts(predictions):
+    for p in predictions.layouts:
         for pr in p.problems:
             if pr.code in LAYOUT_ADVICE:
                 seen.setdefault((pr.code, p.label), {"p": p, "problem": pr})
@@ -132,7 +128,7 @@ def _layout_evidence(code: str, name: str, p: PredictRow, model: ModelSpec) -> l
 @rule("predict.does_not_fit", "other", needs=PredictResult)
 def does_not_fit(facts, predictions):
     """Layouts whose weights (+ KV cache for the batch) exceed the usable GPU memory."""
-    bad = [p for p in _layouts(predictions) if p.valid and not p.fits]
+    bad = [p for p in predictions.layouts if p.valid and not p.fits]
     if not bad:
         return
     worst = max(bad, key=lambda p: p.memory_shortfall_gb)
@@ -160,7 +156,7 @@ def does_not_fit(facts, predictions):
 def allreduce_flattens_scaling(facts, predictions):
     """Where doubling TP stops halving the decode step because the all-reduce term does not shrink."""
     groups = defaultdict(list)
-    for p in _layouts(predictions):
+    for p in predictions.layouts:
         if _loadable(p) and p.pp == 1:
             groups[p.total_batch].append(p)
     for batch, rows in sorted(groups.items()):
@@ -202,7 +198,7 @@ def allreduce_flattens_scaling(facts, predictions):
 def best_layout(facts, predictions):
     """Which layout serves best for a latency goal (ITL) and for a throughput goal (tok/s per GPU)."""
     groups = defaultdict(list)
-    for p in _layouts(predictions):
+    for p in predictions.layouts:
         if _loadable(p):
             groups[p.total_batch].append(p)
     for batch, rows in sorted(groups.items()):

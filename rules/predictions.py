@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rules.catalog import GpuSpec, ModelSpec
-from rules.roofline import Prediction
+from rules.roofline import Layout, Prediction
 
 
 class Predictions:
@@ -46,7 +46,7 @@ class PredictRow(Prediction):
     @property
     def label(self) -> str:
         """'TP4', 'TP4 PP2', 'TP2 DP4'."""
-        return f"TP{self.tp}" + (f" PP{self.pp}" if self.pp > 1 else "") + (f" DP{self.dp}" if self.dp > 1 else "")
+        return Layout(self.tp, self.pp, self.dp).label()
 
     @property
     def usable(self) -> bool:
@@ -399,7 +399,6 @@ class FleetSpread(Predictions):
     z_threshold: float
     metrics: list[FleetMetric]
     groups: dict[str, int]  # GPU model -> nodes
-    node_count: int
     # (GPU model, metric, nodes that measured it) for a model with enough nodes where too few of
     # them measured this metric (the same way) to compare it
     uncompared: list[tuple[str, str, int]] = dataclasses.field(default_factory=list)

@@ -229,8 +229,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
 def _predict(run, model, gpu, *, batch, **kwargs):
     from rules import roofline
 
-    layout = roofline.Layout(run.layout.tp, run.layout.pp, run.layout.dp)
-    return roofline.predict(model, gpu, layout, batch=batch, **kwargs)
+    return roofline.predict(model, gpu, run.layout, batch=batch, **kwargs)
 
 
 def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
