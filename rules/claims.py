@@ -870,6 +870,8 @@ def collective_timings(facts: Facts) -> list[Claim]:
 _ASKS = re.compile(
     r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask)|I want to (?:know|understand)|"
+    # an expectation the behaviour contradicts is a question unasked: "CPU load should be at best 100%"
+    r"\bshould be at (?:best|most)\b|(?:to my|in my) understanding|I (?:thought|assumed|expected)\b|is supposed to|"
     r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|吗|是否|为什么|为何", re.I | re.M)
 # A complaint: something is called slow, low, poor or worse than a figure it is held against. The
 # symptom vocabulary of SYMPTOMS' "slow" class and of _NO_GAIN, read over the whole description.

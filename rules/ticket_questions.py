@@ -150,3 +150,29 @@ def nccl_threads_cpu(facts: Facts, predictions=None):
                fix="Expected. If the cores are needed elsewhere, give each rank its own cores (NUMA-local binding) "
                "and create fewer communicators.",
                refs=["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"])
+
+
+# NVML's utilization.gpu is the share of the sample period in which at least one kernel ran, not how
+# much of the GPU the kernels used (NVML API reference, nvmlUtilization_t; nvidia-smi --help-query-gpu).
+NVML_UTIL = "https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html"
+
+
+@rule("ticket.busy_not_saturated", "expected_physics")
+def busy_not_saturated(facts: Facts, predictions=None):
+    """'GPU utilisation is 100 % but it is slow': nvidia-smi counts the time a kernel runs, not the
+    share of the GPU it keeps busy, so a memory-bound or small-kernel workload shows 100 %."""
+    busy = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] >= 90]
+    if not busy or not (claims.complaint(facts) or claims.asks(facts)):
+        return
+    if fault_context(facts) or claims.find(facts, "blocked_in_collective"):
+        return  # a fault in sight, or NCCL spin-waiting (ticket.explained says it)
+    u = max(busy, key=lambda c: c.data["percent"])
+    yield make("ticket.busy_not_saturated", "expected_physics", "info", 0.5,
+               f"{u.data['percent']:g} % 'utilisation' means a kernel was running, not that the GPU is saturated",
+               "nvidia-smi's GPU utilisation is the share of time in which at least one kernel ran. Decode streams the "
+               "weights from memory with small kernels that leave most SMs idle, so a GPU can show 100 % while its "
+               "compute units are far from busy; the memory bandwidth, not the utilisation figure, bounds the speed.",
+               [claim_ev(u, "GPU utilisation")],
+               fix="Judge the speed against the model's memory-bound rate (`diagnose predict`) or profile SM and DRAM "
+               "throughput with Nsight; raise the batch to use more of each step.",
+               refs=[NVML_UTIL])

@@ -42,6 +42,8 @@ def answer(text: str, *records):
     "Why the GPU memory usage is identical on all four cards",
     "I'd like to understand where the extra CPU threads come from.",
     "为什么第二张卡的显存占用更高",
+    "We use a single thread, so the process should be at most one core busy, yet it shows three.",
+    "I thought the second card would double the speed.",
 ])
 def test_questions_are_read_as_questions(text):
     assert claims.asks(said(text))
@@ -214,3 +216,14 @@ def test_a_verdict_on_the_reporters_prose_alone_is_never_confident():
     parsed = make("topology.virtualization_no_p2p", "virtualization_no_p2p", "warning", 0.75, "In a VM", "",
                   [Evidence("issue.md:1", "the reporter"), Evidence("nvidia-smi-q.txt:12", "Virtualization Mode: Pass-Through")])
     assert ticket_verdict(facts, [parsed]).confidence == 0.75
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("nvidia-smi shows 100% GPU-Util the whole time, yet generation is slow. Why?", True),
+    ("The card sits at 98 % utilization but the decode speed is much lower than I hoped.", True),
+    ("GPU-Util is 100% and the job hangs after the first epoch.", False),                 # a failure in sight
+    ("GPU util stays at 100% while rank 1 waits for the allreduce from rank 0. Normal?", False),  # NCCL spin: explained
+])
+def test_full_utilisation_with_a_slow_job_is_not_saturation(text, fires):
+    _, findings = answer(text)
+    assert any(f.rule == "ticket.busy_not_saturated" for f in findings) == fires
