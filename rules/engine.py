@@ -320,9 +320,12 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
     confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
-    from rules.claims import symptom
+    from rules.claims import complaint, symptom
 
-    v = verdict(findings, getattr(facts, "missing", ()), symptom(facts), fallback_ask("ticket", facts))
+    said = symptom(facts)
+    if said == "normal?" and complaint(facts):
+        said = "slow"  # "only 235 GB/s, is that normal?": a complaint asked as a question; matching numbers make it physics
+    v = verdict(findings, getattr(facts, "missing", ()), said, fallback_ask("ticket", facts))
     if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
         return dataclasses.replace(v, confidence=WORDS_ONLY)
     return v

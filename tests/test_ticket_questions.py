@@ -227,3 +227,14 @@ def test_a_verdict_on_the_reporters_prose_alone_is_never_confident():
 def test_full_utilisation_with_a_slow_job_is_not_saturation(text, fires):
     _, findings = answer(text)
     assert any(f.rule == "ticket.busy_not_saturated" for f in findings) == fires
+
+
+def test_a_complaint_asked_as_a_question_whose_figure_matches_is_physics_not_healthy():
+    from diagnose.evidence import Measurement
+
+    figure = Measurement("ticket.toml:9", "busbw_gbs", 232.0, "GB/s", stat="reported")
+    hw = Workload("ticket.toml:5", gpu="A100 SXM", gpu_count=8, nodes=1)
+    v, _ = answer("We only get 232 GB/s busbw with nccl-tests on one 8x A100 node, is that normal?", figure, hw)
+    assert v.category == "expected_physics"
+    v, _ = answer("What busbw does nccl-tests give on one 8x A100 node, is 232 GB/s normal?", figure, hw)
+    assert v.category == "healthy"  # asked, not complained of: the measured figure is simply normal
