@@ -15,7 +15,7 @@ import re
 
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
 from rules import claims
-from rules.common import claim_ev, ev, make, passed
+from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import rule, ticket_gaps
 
 # Claim families that point at a fault, or at a platform where the question's answer is usually one
@@ -31,6 +31,8 @@ FAULT_FAMILIES = (
 # NCCL switches that take a transport away (NCCL's environment-variable documentation): a ticket that
 # sets one is about what the fallback costs, not about normal behaviour.
 _TRANSPORT_OFF = re.compile(r"^NCCL_(?:P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL|P2P_LEVEL|NVLS_ENABLE|CUMEM_ENABLE)$")
+# The weak answer's confidence: below every observed fault (rules.ticket_rules.OBSERVED, 0.65); the
+# healthy form gets 0.05 more so that, with no gap left open, it reaches rules.engine.WEAK.
 NOTHING_BROKEN = 0.45
 # The reporter reports a problem in so many words ("I met the problem", "we hit an issue"): a fault
 # report phrased around a question, not a question about normal behaviour.
@@ -102,7 +104,7 @@ def nothing_broken(facts: Facts, predictions=None):
     if any(True for _ in symptom_prior(facts)):
         return  # the multi-GPU prior already says it, with the layout's own reasons
     evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
-    still = ticket_gaps(facts)
+    still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []  # links and NCCL logs matter between GPUs
     attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
     shortfall = claims.complaint(facts)
     if shortfall:
