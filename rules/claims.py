@@ -68,6 +68,13 @@ def one_line(snippet: str) -> str:
 # Words an engine's log puts before a switch it recommends (not one that is set).
 _ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
 
+# The first units of work of a run, as people count them: the collective calls, steps and requests of
+# the engines' and NCCL's docs, and the items a benchmark loop processes (images, prompts, batches, epochs).
+_FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|one\s+|two\s+|three\s+)?"
+               r"(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|ncclSendRecv|send/?recv|all[-_ ]?reduces?|collectives?|"
+               r"allgathers?|images?|inferences?|predictions?|queries|query|samples?|frames?|prompts?|generations?|epochs?|"
+               r"chats?|forward(?: pass(?:es)?)?|passes|invocations?)\b")
+
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
@@ -81,7 +88,11 @@ PATTERNS: dict[str, list[str]] = {
     "slowdown_over_time": [
         r"(?:degrad\w*|slow(?:s|ing|ed)? down|slower|drops?|dropping|decreas\w*|declin\w*)[^.]{0,60}?"
         r"(?:over time|steadily|gradually|progressively|over (?:a |the )?long(?:er)? run|over (?:minutes|hours)|the longer it runs|after (?:a few|some|several) (?:minutes|hours))",
-        r"(?:steadily|gradually|progressively|monotonic\w*)\s+(?:degrad\w*|slow\w*|drop\w*|decreas\w*|declin\w*)",
+        # a trend against another variable ("gradually decreased as the number of nodes increased") is not one over time
+        r"(?:steadily|gradually|progressively|monotonic\w*)\s+(?:degrad\w*|slow\w*|drop\w*|decreas\w*|declin\w*)"
+        r"(?![^.\n]{0,40}?\b(?:as|when|with|while)\s+(?:the\s+)?(?:number|count|size|amount)\s+of\b)"
+        r"(?![^.\n]{0,40}?\b(?:as|when|with)\s+(?:more|we add|adding|increasing|the)\s+\w*\s*(?:nodes|GPUs|ranks|size|batch\w*|"
+        r"message\w*|context|sequence\w*|tokens|concurrency|users)\b)",
         r"\bthermal(?:ly)? throttl\w*|\boverheat\w*",
     ],
     "multi_node": [
@@ -176,8 +187,11 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # The first calls of a collective or the first requests are slow, the rest are normal.
     "first_calls_slow": [
-        r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+)?(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|"
-        r"ncclSendRecv|send/?recv|all[-_ ]?reduces?|collectives?|allgathers?)\b[^.\n]{0,60}?\b(?:slow\w*|take|takes|took|longer|\d+\s*ms)\b",
+        _FIRST_WORK + r"[^.\n]{0,60}?\b(?:slow\w*|take|takes|took|longer|(?:was|were|is|are|needs?|needed|requires?|required|costs?)\s+"
+        r"(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*"
+        r"(?:ms|s|sec\w*|seconds?|minutes?)|\d+\s*ms)\b",
+        # the cost said before the work it falls on: "it takes a long time to do inference for the first few images"
+        r"\b(?:slow\w*|takes?\s+(?:a\s+)?(?:long|longer|much longer|a long time|ages|forever)|long time)\b[^.\n]{0,50}?" + _FIRST_WORK,
     ],
     # A rank blocked in a collective, waiting for a peer that has not arrived.
     "blocked_in_collective": [
@@ -846,3 +860,47 @@ def collective_timings(facts: Facts) -> list[Claim]:
             if nbytes > 0 and seconds > 0:
                 out.append(Claim("collective_timing", source, _quote(sentence, size, 60), {"bytes": nbytes, "seconds": seconds}))
     return out
+
+
+# --------------------------------------------------------------------------- questions and complaints (issue 11 c)
+
+# The reporter asks (rather than reports a failure): a sentence ending in a question mark, or the
+# phrasings of a question without one ("I wonder what", "may I ask", "I want to know", "please help
+# me understand"). CJK question marks and particles count too.
+_ASKS = re.compile(
+    r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
+    r"may I ask|I(?:'d| would) like to (?:know|understand|ask)|I want to (?:know|understand)|"
+    # an expectation the behaviour contradicts is a question unasked: "CPU load should be at best 100%"
+    r"\bshould be at (?:best|most)\b|(?:to my|in my) understanding|I (?:thought|assumed|expected)\b|is supposed to|"
+    r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|吗|是否|为什么|为何", re.I | re.M)
+# A complaint: something is called slow, low, poor or worse than a figure it is held against. The
+# symptom vocabulary of SYMPTOMS' "slow" class and of _NO_GAIN, read over the whole description.
+_COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + "|" + _NO_GAIN + r"|"
+                        r"\b(?:only|just)\s+(?:\w+\s+){0,3}?(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:%|[GMT]B/?s|Gb/?s|GBps|tok|t/s|it/s|ms)|"
+                        r"\b(?:far|much|way|significantly)\s+(?:below|lower|less|from)\b|\binstead of\b|"
+                        r"\bno\s+(?:\w+\s+)?(?:gain|improvement|speed-?up|benefit|acceleration)\b|"
+                        r"\blos(?:e|es|ing|t)\s+(?:\w+\s+)?(?:bandwidth|speed|performance|throughput|tok\w*)\b|"
+                        r"\b(?:can ?not|can't|fail\w* to|unable to|doesn't|does not|don't)\s+(?:reach|achieve|get|hit)\b", re.I)
+
+
+def asks(facts: Facts) -> Claim | None:
+    """The reporter's question (the first sentence of the description that asks), or None when the
+    ticket only reports."""
+    for n in facts.of(Note):
+        if n.kind == "description" and n.text:
+            for sentence in sentences(n.text):
+                if _ASKS.search(sentence):
+                    return Claim("question", n.source, one_line(sentence)[:200])
+    return None
+
+
+def complaint(facts: Facts) -> Claim | None:
+    """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
+    ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for m in _COMPLAINT.finditer(sentence):
+                if _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                    continue
+                return Claim("complaint", source, _quote(sentence, m, 60))
+    return None

@@ -254,7 +254,7 @@ COMPLAINTS = (*FAILURES, "slow", "scaling")
 ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth",
                      "workload.latency_bound_small_batch", "scaling.")
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
-PRIORS = ("ticket.symptom_prior",)
+PRIORS = ("ticket.symptom_prior", "ticket.nothing_broken")
 MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
 
 
@@ -318,10 +318,39 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
 
 
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
-    """The verdict for a ticket: the findings weighed by the symptom its reporter describes."""
-    from rules.claims import symptom
+    """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
+    confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
+    from rules.claims import complaint, symptom
 
-    return verdict(findings, getattr(facts, "missing", ()), symptom(facts), fallback_ask("ticket", facts))
+    said = symptom(facts)
+    if said == "normal?" and complaint(facts):
+        said = "slow"  # "only 235 GB/s, is that normal?": a complaint asked as a question; matching numbers make it physics
+    v = verdict(findings, getattr(facts, "missing", ()), said, fallback_ask("ticket", facts))
+    if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
+        return dataclasses.replace(v, confidence=WORDS_ONLY)
+    return v
+
+
+# The most a verdict resting only on the reporter's prose may claim (rules.ticket_rules.OBSERVED): a
+# keyword, an inventory line or a guess in the description, however many rules read it, is right far
+# less often than a parsed artifact (benchmarks/ticket_accuracy.py, confidently wrong).
+WORDS_ONLY = 0.65
+# Free-text notes: what the reporter wrote, not what a tool printed.
+PROSE_KINDS = ("description", "software", "hardware", "interconnect", "comment")
+
+
+def words_only(facts, findings: list[Finding], category: str) -> bool:
+    """Does every piece of evidence behind `category` come from the reporter's prose (the description
+    and the lines of it an issue's prose facts were read from)?"""
+    from diagnose.evidence import Note
+
+    prose = set()
+    for n in facts.of(Note):
+        if n.kind in PROSE_KINDS:
+            prose.add(n.source)
+            prose.update(n.data.get("prose_sources", ()))
+    sources = {e.source for f in findings if f.category == category and is_cause(f) for e in f.evidence}
+    return bool(sources) and sources <= prose
 
 
 def fails(findings: list[Finding], fail_on: str) -> bool:

@@ -171,7 +171,7 @@ def mixed_gpus(facts: Facts, predictions=None):
                     names, src = listed, n.source
     if len(names) < 2:
         return
-    yield make("ticket.mixed_gpus", "straggler", "warning", 0.7,
+    yield make("ticket.mixed_gpus", "straggler", "warning", OBSERVED,  # an inventory fact: a lead, not proof
                f"Different GPU models work together ({', '.join(sorted(names))})",
                "Every tensor-parallel step waits for all GPUs, and a layer split hands each token through every GPU in "
                "turn, so the job runs at the pace of the slowest GPU, with the extra copies between unlike cards on top.",
@@ -597,6 +597,8 @@ def cpu_bound(facts: Facts, predictions=None):
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
     low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
+    if not (low or claims.complaint(facts) or _CPU_AB.search(c.quote)):
+        return  # a busy CPU with the GPUs neither idle nor slow: nothing says the GPUs wait on it
     yield make("ticket.cpu_bound", "host_bound", "warning", weight(c),
                "The host CPU limits the engine",
                "Serving engines schedule, tokenize and launch kernels from one Python process per GPU, and Python's "
@@ -607,6 +609,9 @@ def cpu_bound(facts: Facts, predictions=None):
                "graphs and async output processing, and move tokenization off the serving process.")
 
 
+# The reporter's A/B of hosts or their words for the host holding the GPUs back (not a CPU-load figure alone).
+_CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|bottleneck\w*|bound|limited|overhead|GIL|"
+                     r"global interpreter lock|wait\w*|idl\w+|starv\w+)\b", re.I)
 # The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
 _CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b|\b(?:no|without (?:a|any)) GPUs?\b", re.I)
 
@@ -690,7 +695,7 @@ def gpu_utilisation(facts: Facts, predictions=None):
                    "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
                    "the slowest, their compute units idle, and small per-GPU kernels finish before the next launch.",
                    evidence, fix="Raise the batch (concurrency) per step; use fewer GPUs per replica for small models.")
-    else:
+    elif claims.complaint(facts):  # a utilisation figure nobody calls low or slow is an observation, not a wait
         yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
                    f"The GPU is busy only {pct:g} % of the time: it waits on the host",
                    "A single GPU that is not kept busy is starved by the CPU side: request handling, scheduling, "

@@ -34,13 +34,17 @@ ISSUE_HEADINGS = re.compile(
 NCCL_TESTS_HEAD = re.compile(r"^#\s*(?:nThread|Using devices|Rank\b|out-of-place|size\s+count|Avg bus|Out of bounds|"
                              r"Collective test|Check|$)", re.M | re.I)
 WORD = re.compile(r"[A-Za-z]{2,}")
+# One field of an issue form, written as "Name: value" on its own line ("GPU:  Tesla T4", "concurrency: 1").
+# At the margin: tool output indents its fields ("\tLnkSta: ..."), and a command line is no title.
+FORM_FIELD = re.compile(r"^[A-Za-z][\w ./()-]{0,30}:[ \t]+\S", re.M)
+COMMAND_TITLE = re.compile(r"\s-{1,2}[A-Za-z]")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def detect(text: str) -> float:
     head = text[:20_000]
     lines = [ln for ln in head.splitlines() if ln.strip()]
-    if not lines:
+    if not lines or _is_ticket_toml(text):
         return 0.0
     first = lines[0]
     title_words = len(WORD.findall(first)) + len(CJK.findall(first)) // 2
@@ -52,7 +56,17 @@ def detect(text: str) -> float:
         return 0.95
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
+    if titled and title_words >= 2 and not COMMAND_TITLE.search(first) and len(FORM_FIELD.findall("\n".join(_prose_lines(head.splitlines())))) >= 2:
+        return 0.9  # a title over an issue form's "GPU: Tesla T4" / "Inference time: 250ms" lines
     return 0.0
+
+
+def _is_ticket_toml(text: str) -> bool:
+    """A ticket.toml whose first line is a TOML comment ("# ...") reads like a Markdown title: it is
+    valid TOML with the ticket's own keys, which no pasted issue is."""
+    from diagnose.artifacts import ticket_toml
+
+    return ticket_toml.detect(text) >= 0.95
 
 
 def _wordy(line: str, k: int) -> bool:
@@ -103,7 +117,8 @@ def parse(text: str, name: str) -> list:
 
     prose, code = blocks(text)
     words = "\n".join(ln for _, ln in prose)
-    out: list = [Note(where(name, 1), "description", _plain(words))]
+    # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
+    out: list = [Note(where(name, 1), "description", _plain(words), {"prose_sources": [where(name, i) for i, _ in prose]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     out.extend(_mentions(prose, name, code_lines))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -181,6 +196,9 @@ PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
                               r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
                               re.I)
+# A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
+HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
+                          r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
@@ -436,8 +454,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         for clause in CLAUSE.split(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
-            if REFERENCE_FIGURE.search(clause):
-                continue  # a published or promised figure ("the official table reports 12000 tokens/s"), not measured
+            if REFERENCE_FIGURE.search(clause) or HOPED_FIGURE.search(clause):
+                continue  # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"), not measured
             for m in RATE.finditer(clause):
                 label = clause[max(0, m.start() - 40):m.start()].lower()
                 if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):

@@ -1,0 +1,180 @@
+"""'Is this normal?': a question whose ticket shows nothing broken.
+
+A support engineer answers a question about a figure or a behaviour from what the ticket shows.
+When nothing in it points at a fault (no failure, no fault words, no platform or setting known for
+trouble, and no check that finds one), the behaviour asked about is what the system does by design:
+`healthy` when the reporter only asks, `expected_physics` when they hold it against a figure or
+call it slow. That answer rests on the absence of evidence, so it stays a weak lead (0.45): any
+check that finds a fault silences it (rules.engine.quiet_priors), and one that measured the figure
+outweighs it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
+from rules import claims
+from rules.common import claim_ev, ev, gpu_count, make, passed
+from rules.engine import rule, ticket_gaps
+
+# Claim families that point at a fault, or at a platform where the question's answer is usually one
+# (a VM, ranks in separate containers, a riser): with any of them affirmed, "nothing is broken" is not
+# the answer. The families are rules/claims.py's own, each from its tool's vocabulary.
+FAULT_FAMILIES = (
+    "hang", "no_p2p", "link_down", "nvidia_smi_slow_words", "module_missing", "shm_error", "clock_power",
+    "hardware_error", "fabric_setup", "one_slow", "isolated_ranks", "wrong_results", "iommu_fault", "exception",
+    "vm_vs_bare_metal", "virtualized", "tp_size_error", "eager_flag", "gdr_off", "slowdown_over_time", "net_socket",
+    "pcie_degraded", "pcie_slot", "numa_words", "nccl_upgrade", "bimodal", "small_collective_slow", "launch_overhead",
+    "nccl_versions_compared", "engine_versions_compared", "blocked_in_collective",
+)
+# NCCL switches that take a transport away (NCCL's environment-variable documentation): a ticket that
+# sets one is about what the fallback costs, not about normal behaviour.
+_TRANSPORT_OFF = re.compile(r"^NCCL_(?:P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL|P2P_LEVEL|NVLS_ENABLE|CUMEM_ENABLE)$")
+# The weak answer's confidence: below every observed fault (rules.ticket_rules.OBSERVED, 0.65); the
+# healthy form gets 0.05 more so that, with no gap left open, it reaches rules.engine.WEAK.
+NOTHING_BROKEN = 0.45
+# The reporter reports a problem in so many words ("I met the problem", "we hit an issue"): a fault
+# report phrased around a question, not a question about normal behaviour.
+_PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|got|get|getting|see|seeing|fac\w+|ran into|run into|"
+                      r"running into|there is|there's)\s+(?:the|a|an|this|that|some|same|similar)\s+(?:\w+\s+)?"
+                      r"(?:problem|issue|bug|error)s?\b", re.I)
+
+
+def fault_context(facts: Facts) -> claims.Claim | None:
+    """The first claim that points at a fault (observed or guessed: a suspect named is in sight too), or
+    a transport the reporter switched off; None when the ticket names none. Ruled-out claims do not count."""
+    found = [c for c in claims.claims(facts) if c.kind in FAULT_FAMILIES and not c.negated]
+    if found:
+        return found[0]
+    for source, text in claims.texts(facts):
+        m = _PROBLEM.search(text)
+        if m:
+            return claims.Claim("problem", source, claims.one_line(text[max(0, m.start() - 40):m.end() + 40]))
+    named = [(s.source, s.name, s.value) for s in facts.of(NcclSetting)]
+    named += [(c.source, c.data["name"], c.data["value"]) for c in claims.find(facts, "setting")]
+    for source, name, value in named:
+        if _TRANSPORT_OFF.match(name) and str(value).strip() not in ("0", ""):
+            return claims.Claim("setting", source, f"{name}={value}")
+    return None
+
+
+# A rate as benchmarks print it (ucx_perftest's MB/s, nccl-tests' GB/s, a NIC's Gb/s, an engine's tok/s).
+_RATE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:[KMGT]i?B/s|[MG]Bps|[KMGT]b/s|Gbps|tok(?:en)?s?/s|t/s|it/s|samples/s|"
+                   r"req(?:uest)?s?/s|images?/s|img/s)(?![\w/])|\((?:[KMGT]i?B/s|GB/s|MB/s)\)", re.I)
+# Words that make a rate a hope or a target, not a measurement ("I hope to get 5-6 t/s").
+_HOPED = re.compile(r"\b(?:hop(?:e|ed|ing)|wish|want|aim\w*|target\w*|would like|expect\w*|should|planned|plan)\b", re.I)
+# Two durations in one sentence: an A/B of times ("vllm 240s, lightllm 252s") the checks cannot place.
+_DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:ms|s|sec\w*|seconds?|minutes?|min)\b", re.I)
+# A question about one value ("is this bandwidth value normal", "are these numbers right"): answering
+# it needs the value and what it should be.
+_VALUE_QUESTION = re.compile(r"\b(?:this|these|that|those|my|our|the)\s+(?:\w+\s+)?(?:values?|numbers?|figures?|results?|"
+                             r"bandwidth|speed|throughput|latency|performance)\b[^.?\n]{0,40}?\b(?:normal|expected|right|correct|"
+                             r"reasonable|ok(?:ay)?|good)\b", re.I)
+
+
+def figures(facts: Facts) -> bool:
+    """Does the ticket carry a measured rate (a benchmark's output, a rate in the reporter's words), or
+    ask about one value it does not give? Whether that is normal is the figure checks' call: they
+    compare it with the expected band, and where none can, nobody can call it normal without the
+    missing context."""
+    measured = facts.of(CollectiveResult) + facts.of(Measurement) + facts.of(PairBandwidth)
+    said = [f for f in claims.bandwidth_figures(facts) if not f.data["spec"]]
+    printed = [n for n in facts.of(Note) if n.kind == claims.OUTPUT_KIND and n.text and _RATE.search(n.text)]
+    printed += [s for _, t in claims.texts(facts) for s in claims.sentences(t)
+                if (_RATE.search(s) and not _HOPED.search(s)) or len(_DURATION.findall(s)) >= 2]
+    asked = [t for _, t in claims.texts(facts) if _VALUE_QUESTION.search(t)]
+    return bool(measured or said or printed or asked)
+
+
+@rule("ticket.nothing_broken", "healthy", "expected_physics")
+def nothing_broken(facts: Facts, predictions=None):
+    """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
+    fault: the answer is that it is (weakly: what was not attached can still show one)."""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("normal?", "other"):
+        return  # a failure, or a complaint the symptom's prior and the figure checks answer
+    question = claims.asks(facts)
+    if said[2] == "other" and not question:
+        return  # a report without a question: nothing is asked to be judged normal
+    if fault_context(facts) or figures(facts):
+        return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
+    from rules.ticket_rules import symptom_prior
+
+    if any(True for _ in symptom_prior(facts)):
+        return  # the multi-GPU prior already says it, with the layout's own reasons
+    evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
+    still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []  # links and NCCL logs matter between GPUs
+    attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
+    shortfall = claims.complaint(facts)
+    if shortfall:
+        yield make("ticket.nothing_broken", "expected_physics", "info", NOTHING_BROKEN,
+                   "Nothing in the ticket points at a fault: the shortfall asked about is how such systems behave",
+                   "The reporter holds a figure against a higher one (a datasheet, another setup) or calls it slow, "
+                   "and no error, failure, setting or platform known for trouble shows in what was given; datasheet "
+                   "figures are line rates and totals no transfer reaches, and measured rates depend on sizes, "
+                   "algorithms and warm-up." + attach,
+                   evidence + [claim_ev(shortfall, "the shortfall")],
+                   fix="Compare with the measured figures of a healthy system of this kind (`diagnose predict`, "
+                   "nccl-tests at large sizes) rather than with the datasheet." + attach)
+        return
+    yield passed("ticket.nothing_broken", "Nothing in the ticket points at a fault: the behaviour asked about is normal",
+                 "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "
+                 "setting or platform known for trouble shows in what was given." + attach,
+                 evidence, NOTHING_BROKEN + 0.05)
+
+
+# NCCL starts a proxy thread per communicator for its network and host-memory transports, and
+# its threads poll rather than sleep while operations are in flight (NCCL environment-variable and
+# troubleshooting documentation; https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
+_CPU_LOAD = re.compile(r"\bCPU\b[^.\n%]{0,40}?\b(\d{3,4})\s*%|\b(\d{3,4})\s*%\s*(?:CPU|cpu)\b", re.I)
+_NCCL_CONTEXT = re.compile(r"\b(?:NCCL|communicators?|communication groups?|process groups?|all[-_ ]?reduce|"
+                           r"torch\.distributed|DDP|DistributedDataParallel|collectives?)\b", re.I)
+
+
+@rule("ticket.nccl_threads_cpu", "expected_physics")
+def nccl_threads_cpu(facts: Facts, predictions=None):
+    """One process using several cores while it runs NCCL collectives: NCCL's own polling threads."""
+    text = " ".join(t for _, t in claims.texts(facts))
+    m = _CPU_LOAD.search(text)
+    if not m or not _NCCL_CONTEXT.search(text) or claims.complaint(facts) or fault_context(facts):
+        return
+    pct = float(next(g for g in m.groups() if g))
+    if pct <= 100:
+        return
+    source = next((s for s, t in claims.texts(facts) if m.group(0) in t), "ticket")
+    yield make("ticket.nccl_threads_cpu", "expected_physics", "info", 0.5,
+               f"{pct:g} % CPU in one process: NCCL's proxy threads poll",
+               "NCCL creates a proxy thread per communicator (per rank) to drive its network and host-memory "
+               "transports, and those threads spin while operations are in flight, yielding when idle. A process with "
+               "several communicators therefore shows several cores busy without any multi-threading of its own.",
+               [ev(source, f'the reporter: "{claims.one_line(text[max(0, m.start() - 40):m.end() + 40])}"', pct, 100, "%")],
+               fix="Expected. If the cores are needed elsewhere, give each rank its own cores (NUMA-local binding) "
+               "and create fewer communicators.",
+               refs=["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"])
+
+
+# NVML's utilization.gpu is the share of the sample period in which at least one kernel ran, not how
+# much of the GPU the kernels used (NVML API reference, nvmlUtilization_t; nvidia-smi --help-query-gpu).
+NVML_UTIL = "https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html"
+
+
+@rule("ticket.busy_not_saturated", "expected_physics")
+def busy_not_saturated(facts: Facts, predictions=None):
+    """'GPU utilisation is 100 % but it is slow': nvidia-smi counts the time a kernel runs, not the
+    share of the GPU it keeps busy, so a memory-bound or small-kernel workload shows 100 %."""
+    busy = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] >= 90]
+    if not busy or not (claims.complaint(facts) or claims.asks(facts)):
+        return
+    if fault_context(facts) or claims.find(facts, "blocked_in_collective"):
+        return  # a fault in sight, or NCCL spin-waiting (ticket.explained says it)
+    u = max(busy, key=lambda c: c.data["percent"])
+    yield make("ticket.busy_not_saturated", "expected_physics", "info", 0.5,
+               f"{u.data['percent']:g} % 'utilisation' means a kernel was running, not that the GPU is saturated",
+               "nvidia-smi's GPU utilisation is the share of time in which at least one kernel ran. Decode streams the "
+               "weights from memory with small kernels that leave most SMs idle, so a GPU can show 100 % while its "
+               "compute units are far from busy; the memory bandwidth, not the utilisation figure, bounds the speed.",
+               [claim_ev(u, "GPU utilisation")],
+               fix="Judge the speed against the model's memory-bound rate (`diagnose predict`) or profile SM and DRAM "
+               "throughput with Nsight; raise the batch to use more of each step.",
+               refs=[NVML_UTIL])
