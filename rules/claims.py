@@ -21,7 +21,8 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 # name what a tool prints, weighed as output, not as the reporter's words.
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
-                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off")
+                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off",
+                   "net_socket", "pcie_degraded")
 
 
 @dataclass
@@ -67,6 +68,74 @@ def one_line(snippet: str) -> str:
 
 # Words an engine's log puts before a switch it recommends (not one that is set).
 _ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
+
+# --------------------------------------------------------------------------- failure families (issue 11 b)
+# More families for failure categories, each from the vocabulary of the tool that reports the
+# situation, part of PATTERNS like the rest.
+FAILURE_PATTERNS: dict[str, list[str]] = {
+    # NCCL on TCP sockets between nodes: its own INFO/WARN lines (net_socket.cc, net_ib.cc, ibvwrap.cc;
+    # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html) and the words for it.
+    "net_socket": [
+        r"\bUsing (?:network|internal Network) Socket\b", r"\bNET/IB\s*:\s*No device found\b",
+        r"\b(?:ibv_open_device|ibv_get_device_list)\b[^\n]{0,30}?\bfail\w*", r"\bFailed to open libibverbs\b",
+        r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
+        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
+        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
+        r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
+        r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
+        r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
+    ],
+    # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
+    # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
+    "pcie_degraded": [
+        r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
+        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
+        r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
+        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
+        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
+        r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
+    ],
+    # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
+    # slow link, not a verdict by itself.
+    "pcie_slot": [
+        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|mining (?:board|frame|rig))\b",
+        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b", r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
+        r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
+    ],
+    # A rank's CPU work on the other socket from its GPU: numactl / taskset / CPU-affinity words
+    # (NCCL env docs NCCL_IGNORE_CPU_AFFINITY; vLLM/TRT-LLM NUMA-binding docs).
+    "numa_words": [
+        r"\b(?:cross|remote|wrong|other|opposite|different)[- ](?:NUMA|socket|CPU socket)\b",
+        r"\bNUMA\b[^.\n]{0,40}?\b(?:mismatch\w*|wrong|remote|not (?:local|match\w*|aligned))\b",
+        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
+        r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
+        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
+    ],
+    # The NCCL release changed and the behaviour with it, said without two version numbers.
+    "nccl_upgrade": [
+        r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
+        r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
+        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
+        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
+    ],
+    # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
+    # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
+    "bimodal": [
+        r"\bbimodal\b",
+        r"\b(?:alternat\w+|flip\w*|jump\w*|switch\w*|oscillat\w+|toggl\w+)\s+between\s+(?:two\s+)?[^.\n]{0,25}?"
+        r"(?:speeds?|rates?|levels?|\d+(?:\.\d+)?\s*(?:ms|tok/s|tokens/s|it/s|s)\b)",
+        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b[^.\n]{0,40}?"
+        r"\b(?:\d+\s*x|twice|2x|much|far) (?:slower|longer)\b",
+    ],
+    # The slowdown reproduces on one GPU, without the engine or tensor parallelism: nothing between GPUs causes it.
+    "single_gpu_repro": [
+        r"\b(?:also|even|same|still)\b[^.\n]{0,40}?\b(?:on|with|using) (?:a |one |only one )?single GPU\b",
+        r"\b(?:on|with) (?:a )?single GPU\b[^.\n]{0,40}?\b(?:also|too|as well|same|still)\b",
+        r"\bwithout (?:vLLM|SGLang|the engine|tensor parallel\w*|TP|NCCL)\b[^.\n]{0,40}?\b(?:same|also|still|too)\b",
+    ],
+}
+
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -307,6 +376,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",
         r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b", r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
+    **FAILURE_PATTERNS,
 }
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
@@ -371,7 +441,7 @@ _SMI_SLOW = re.compile(
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
 _NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b[\w\s,-]{0,20}$", re.I)
 # Kinds whose patterns carry the negation themselves.
-_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down")
+_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")  # "IB not detected" affirms a fallback
 
 
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
@@ -424,12 +494,13 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
-        figured = version_figures(text)
-        versions = figured or nccl_versions(text)
-        if figured or (len(versions) >= 2 and (_REGRESS_WORDS.search(text) or failure_ab(text))):
+        named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
+        figured = version_figures(text, named)
+        versions = figured or named
+        if figured or (len(versions) >= 2 and (_REGRESS_WORDS.search(text) or failure_ab(text, named))):
             m = re.search(r"\bNCCL\b", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
-        engine_versions = _engine_versions(text)
+        engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared
         if engine_versions and _REGRESS_WORDS.search(text):
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {"engine": engine_versions[0],
                                                                                        "versions": engine_versions[1]}))
@@ -505,8 +576,6 @@ _PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latenc
 def _engine_versions(text: str):
     """(engine, [versions], quote) when the text compares two releases of a serving engine."""
     m = _ENGINE_VERSION.search(text)
-    if nccl_versions(text):
-        return None  # NCCL's own releases: nccl_versions_compared
     versions: list[str] = []
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
@@ -523,76 +592,6 @@ def _engine_versions(text: str):
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
 
 
-# --------------------------------------------------------------------------- failure families (issue 11 b)
-# More families for failure categories, each from the vocabulary of the tool that reports the
-# situation, registered into PATTERNS like the rest.
-FAILURE_PATTERNS: dict[str, list[str]] = {
-    # NCCL on TCP sockets between nodes: its own INFO/WARN lines (net_socket.cc, net_ib.cc, ibvwrap.cc;
-    # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html) and the words for it.
-    "net_socket": [
-        r"\bUsing (?:network|internal Network) Socket\b", r"\bNET/IB\s*:\s*No device found\b",
-        r"\b(?:ibv_open_device|ibv_get_device_list)\b[^\n]{0,30}?\bfail\w*", r"\bFailed to open libibverbs\b",
-        r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
-        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
-        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
-        r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
-        r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
-        r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
-        r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
-    ],
-    # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
-    # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
-    "pcie_degraded": [
-        r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
-        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
-        r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
-        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
-        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
-        r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
-    ],
-    # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
-    # slow link, not a verdict by itself.
-    "pcie_slot": [
-        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|mining (?:board|frame|rig))\b",
-        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b", r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
-        r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
-    ],
-    # A rank's CPU work on the other socket from its GPU: numactl / taskset / CPU-affinity words
-    # (NCCL env docs NCCL_IGNORE_CPU_AFFINITY; vLLM/TRT-LLM NUMA-binding docs).
-    "numa_words": [
-        r"\b(?:cross|remote|wrong|other|opposite|different)[- ](?:NUMA|socket|CPU socket)\b",
-        r"\bNUMA\b[^.\n]{0,40}?\b(?:mismatch\w*|wrong|remote|not (?:local|match\w*|aligned))\b",
-        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
-        r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
-        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
-    ],
-    # The NCCL release changed and the behaviour with it, said without two version numbers.
-    "nccl_upgrade": [
-        r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
-        r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
-        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
-        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
-    ],
-    # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
-    # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
-    "bimodal": [
-        r"\bbimodal\b",
-        r"\b(?:alternat\w+|flip\w*|jump\w*|switch\w*|oscillat\w+|toggl\w+)\s+between\s+(?:two\s+)?[^.\n]{0,25}?"
-        r"(?:speeds?|rates?|levels?|\d+(?:\.\d+)?\s*(?:ms|tok/s|tokens/s|it/s|s)\b)",
-        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b[^.\n]{0,40}?"
-        r"\b(?:\d+\s*x|twice|2x|much|far) (?:slower|longer)\b",
-    ],
-    # The slowdown reproduces on one GPU, without the engine or tensor parallelism: nothing between GPUs causes it.
-    "single_gpu_repro": [
-        r"\b(?:also|even|same|still)\b[^.\n]{0,40}?\b(?:on|with|using) (?:a |one |only one )?single GPU\b",
-        r"\b(?:on|with) (?:a )?single GPU\b[^.\n]{0,40}?\b(?:also|too|as well|same|still)\b",
-        r"\bwithout (?:vLLM|SGLang|the engine|tensor parallel\w*|TP|NCCL)\b[^.\n]{0,40}?\b(?:same|also|still|too)\b",
-    ],
-}
-PATTERNS.update(FAILURE_PATTERNS)
-OUTPUT_FAMILIES += ("net_socket", "pcie_degraded")
-# Families whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
-_NEGATIVE_KINDS += ("net_socket",)
 
 # "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
 _VERSION_FIGURE = re.compile(r"(?<![\d.])(v)?([12]\.\d{1,2}(?:\.\d{1,2})?)(-\d)?\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
@@ -610,10 +609,10 @@ _ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|rele
 _CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
 
 
-def failure_ab(text: str) -> bool:
-    """A sentence saying one NCCL release works and another fails: the works-word and the fails-word each
+def failure_ab(text: str, named: list[str] | None = None) -> bool:
+    """(`named`: the text's nccl_versions, when the caller has them.) A sentence saying one NCCL release works and another fails: the works-word and the fails-word each
     in a clause naming its own release (not every release failing alike, nor a contrast of node counts)."""
-    known = set(nccl_versions(text))
+    known = set(nccl_versions(text) if named is None else named)
     for sentence in sentences(text):
         if _ALIKE.search(sentence):
             continue
@@ -631,11 +630,11 @@ def failure_ab(text: str) -> bool:
     return False
 
 
-def version_figures(text: str) -> list[str]:
+def version_figures(text: str, named: list[str] | None = None) -> list[str]:
     """The NCCL releases of a text that gives a figure per release, when the figures differ by more than
     RELEASES_DIFFER: an A/B stated as numbers, not words. Only versions nccl_versions() reads as NCCL's
     count, or NCCL's release tags "v2.18.5-1" ("torch 2.1.0: 30 tok/s" is another package's release). [] otherwise."""
-    known = set(nccl_versions(text))
+    known = set(nccl_versions(text) if named is None else named)
     figures: dict[str, float] = {}
     for m in _VERSION_FIGURE.finditer(text):
         if m.group(2) in known or (m.group(1) and m.group(3)):  # or NCCL's release tag, "v2.18.5-1"

@@ -50,9 +50,7 @@ from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
     assumed_tp,
     band_evidence,
-    batched_rate,
     beyond_band_fix,
-    latency_vs_expected,
     layer_split_engine,
     unmodelled_layout,
 )
@@ -886,8 +884,7 @@ def symptom_prior(facts: Facts, predictions=None):
                    refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
-    if _fault_found(facts):
-        return  # a measured figure beyond its band, or a fault lead: "nothing points at a fault" would contradict it
+    # (a figure check that finds more than physics outweighs what follows: engine.quiet_priors, FIGURE_CHECKS)
     if kind == "normal?":
         if known and (n or 0) >= 2 and _about_performance(facts):
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
@@ -928,13 +925,6 @@ def _training(facts: Facts) -> bool:
     """A training job (not a model served): its answer is not about decode steps."""
     text = " ".join(t for _, t in claims.texts(facts))[:1500]
     return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
-
-
-def _fault_found(facts: Facts) -> bool:
-    """Does a check that reads the reporter's figures or setup find more than physics? The symptom's prior
-    (physics, 'nothing points at a fault') then gives way to it."""
-    checks = (measured_vs_expected, latency_vs_expected, batched_rate, vm_pcie_slow)
-    return any(f.is_problem for check in checks for f in check(facts))
 
 
 def _still_to_attach(facts, why: str) -> str:

@@ -234,3 +234,16 @@ def test_a_quote_reads_as_one_line_without_heading_marks():
     quote = claims.symptom_quote(facts)[1]
     assert quote.startswith("Gemma-2 27B crawls on 2x A6000. vLLM with TP=2, both GPUs")
     assert all("\n" not in c.quote and not c.quote.lstrip("…").startswith("#") for c in claims.claims(facts))
+
+
+def test_the_nccl_releases_of_a_text_are_read_once(monkeypatch):
+    """The figures per release, the works/fails A/B and the engine-release check all start from the one list."""
+    calls = []
+    original = claims.nccl_versions
+    monkeypatch.setattr(claims, "nccl_versions", lambda text: calls.append(text) or original(text))
+    text = "With NCCL 2.18.3 the all-reduce works, with NCCL 2.19.3 it hangs; vLLM 0.4.2 was slower than 0.4.1."
+    facts = said(text)
+    (c,) = claims.find(facts, "nccl_versions_compared")
+    assert c.data["versions"] == ["2.18.3", "2.19.3"]
+    assert not claims.find(facts, "engine_versions_compared")  # NCCL's releases are not the engine's
+    assert calls.count(text) == 1
