@@ -38,13 +38,25 @@ class Claim:
     guess: bool = False
 
 
+# Chinese and Japanese text runs words together with the Latin ones ("进程CPU使用无法超过100%"), and a CJK
+# character counts as a word character, so "\bCPU\b" would not match there. A space at each such seam lets the
+# tools' own vocabulary (CPU, GPU, NCCL, x4, 100%) be read inside any language.
+_CJK_SEAM = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])(?=[A-Za-z0-9])|"
+                       r"(?<=[A-Za-z0-9%])(?=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])")
+
+
+def spaced(text: str) -> str:
+    """The text with a space where CJK and Latin letters or digits meet."""
+    return _CJK_SEAM.sub(" ", text)
+
+
 def texts(facts: Facts) -> list[tuple[str, str]]:
-    """(source, text) of every free-text statement the reporter made."""
+    """(source, text) of every free-text statement the reporter made (CJK seams spaced, see spaced())."""
     out = []
     for n in facts.of(Note):
         if n.kind in _TEXT_KINDS and n.text:
             src = n.source if n.kind == "description" or "(" in n.source else f"{n.source} ({n.kind})"
-            out.append((src, n.text))
+            out.append((src, spaced(n.text)))
     for w in facts.of(Workload):
         if w.interconnect:
             out.append((f"{w.source} (interconnect)", w.interconnect))
@@ -85,6 +97,7 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
         r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
         r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
+        r"(?:用的是|走的是|使用的?是)\s*(?:TCP\s*)?socket",
     ],
     # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
     # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
@@ -95,6 +108,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
         r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
         r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
+        # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
+        r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
     ],
     # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
     # slow link, not a verdict by itself.
@@ -111,6 +126,10 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
         r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
         r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
+        # GPUs taken from both sockets for one job, and it is slower: `topo -m`'s CPU/NUMA Affinity columns differ
+        r"\b(?:different|other|separate|both|two|mixed)\W{0,2}\s*(?:NUMA(?: nodes?| domains?| affinit\w*)?|CPU[ _]?affinit\w*|(?:CPU )?sockets)\b"
+        r"[^.\n]{0,80}?\b(?:slow\w*|lower|worse|drops?|degrad\w*|latency)\b",
+        r"(?:跨|不同(?:的)?)\s*(?:NUMA|CPU|socket|插槽)",
     ],
     # The NCCL release changed and the behaviour with it, said without two version numbers.
     "nccl_upgrade": [
@@ -218,6 +237,11 @@ PATTERNS: dict[str, list[str]] = {
         # the board drawing far less than its limit under full load: the power controller holds it back
         r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?\b(?:never (?:exceeds|goes above|reaches|gets above)|capped at|"
         r"limited to|tops out at)\b",
+        # `--query-gpu=clocks_event_reasons.*` (older: clocks_throttle_reasons.*) columns, an active reason named by its field
+        r"\bclocks_(?:event|throttle)_reasons\.(?:sw_power_cap|hw_slowdown|hw_thermal_slowdown|sw_thermal_slowdown|hw_power_brake_slowdown)"
+        r"\b\s*[:,=]\s*Active\b",
+        r"\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?\b(?:stuck|stays?|only|locked|capped|drops?)\b[^.\n]{0,12}?\b\d{2,4}\s*MHz\b",
+        r"降频|功耗墙|温度墙|过热|锁频",
     ],
     # Xid, ECC and reset-required errors, named in words or pasted.
     "hardware_error": [
@@ -310,7 +334,7 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
-        r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b",
+        r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b(?![ _-]?affinit)",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host
@@ -319,6 +343,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
         r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|data ?loader\w*)\b[^.\n]{0,40}?"
         r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
+        r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
+        r"CPU\s*(?:占用|使用率?|利用率)\s*(?:一直|达到|超过|都是|为|是)?\s*100\s*%|CPU\s*瓶颈|单核\s*100\s*%",
         r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPU|host|Python)\b",
     ],
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
@@ -331,6 +357,10 @@ PATTERNS: dict[str, list[str]] = {
         _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+        # TensorRT-LLM's PyTorch backend (use_cuda_graph), LMDeploy's PytorchEngineConfig(eager_mode=True), llama.cpp's
+        # GGML_CUDA_DISABLE_GRAPHS=1
+        r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
+        r"\bGGML_CUDA_DISABLE_GRAPHS\s*=\s*1\b",
     ],
     # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
     "pipeline_parallel": [
@@ -410,7 +440,7 @@ _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")
 _OTHER_PRODUCT = re.compile(
     r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|python|ubuntu|tensorflow|transformers|ofed|ucx|"
     r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
-    r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc|v)\W{0,3}$",
+    r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc)\W{0,3}v?$",
     re.I,
 )
 
@@ -497,7 +527,7 @@ def claims(facts: Facts) -> list[Claim]:
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
-        if figured or (len(versions) >= 2 and (_REGRESS_WORDS.search(text) or failure_ab(text, named))):
+        if figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named))):
             m = re.search(r"\bNCCL\b", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared
@@ -521,7 +551,7 @@ def claims(facts: Facts) -> list[Claim]:
         if n.kind != OUTPUT_KIND or not n.text:
             continue
         for kind in OUTPUT_FAMILIES:
-            c = _first(kind, PATTERNS[kind], n.text)
+            c = _first(kind, PATTERNS[kind], spaced(n.text))
             if c and not c.negated:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
@@ -607,6 +637,26 @@ _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\
 _ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|same (?:error|hang|problem|issue|result))\b", re.I)
 # Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works".
 _CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
+
+
+def _versions_contrasted(text: str, named: list[str]) -> bool:
+    """A sentence that names two of the NCCL releases with a word that contrasts them ("2.16.2 is slower than
+    2.14.3", "dropped from 2.19.3 to 2.20.3"), or one release with such a word and the other in the next
+    sentence. Two releases named far apart (the source file of one, the release in use) are no A/B."""
+    known = set(named)
+    parts = sentences(text)
+    for i, sentence in enumerate(parts):
+        here = {m.group(1) for m in _VERSION.finditer(sentence)} & known
+        if not here or not _REGRESS_WORDS.search(sentence):
+            continue
+        near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
+        if len(near) >= 2 or (_RELEASE_CHANGE.search(sentence) and len(known) >= 2):
+            return True  # "a regression in 2.29.7" compares it with a release the text names elsewhere
+    return False
+
+
+# Words that themselves say a release was compared with another: a regression, an upgrade, a downgrade.
+_RELEASE_CHANGE = re.compile(r"\b(?:regress\w*|upgrad\w*|downgrad\w*)\b", re.I)
 
 
 def failure_ab(text: str, named: list[str] | None = None) -> bool:
@@ -703,7 +753,7 @@ def _opening(facts: Facts) -> tuple[str, str] | None:
     """(source, title and first paragraphs) of the reporter's description."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
-            return n.source, n.text[:900]
+            return n.source, spaced(n.text[:900])
     return None
 
 
