@@ -22,7 +22,7 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
                    "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off",
-                   "net_socket", "pcie_degraded")
+                   "net_socket", "pcie_degraded", "nccl_system_error")
 
 
 @dataclass
@@ -138,6 +138,11 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
     ],
+    # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
+    # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
+    "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
+    # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
+    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP)\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
     # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
     # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
     "bimodal": [
@@ -341,6 +346,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bCPU\b[^.\n%]{0,40}?(?:>\s*|over |above )?100\s*%", r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
         r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
+        # high CPU load said without a figure, and the serving side's Python overhead (vLLM/SGLang docs: "CPU overhead")
+        r"\bhigh CPU (?:usage|load|utili[sz]ation)\b|\bCPU (?:usage|load|utili[sz]ation) (?:is |was |stays |remains )?(?:very |extremely )?high\b",
+        r"\b(?:Python|framework|scheduling|scheduler|CPU[- ]side|host[- ]side)\s+overhead\b",
         r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|data ?loader\w*)\b[^.\n]{0,40}?"
         r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
         r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
@@ -400,6 +408,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:CUDA[- ]?graphs?|cudagraphs?|torch\.compile\b[^.\n]{0,30}?reduce-overhead)\b[^.\n]{0,60}?"
         r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|speeds? (?:it |things )?up|sped (?:it )?up)",
         r"\b(?:many|thousands of|lots of|hundreds of) (?:tiny|small|short) kernels\b",
+        # nsys's CUDA API summary: cudaLaunchKernel taking most of the host's CUDA time
+        r"\bcudaLaunchKernel\b[^\n]{0,60}?\b(?:[3-9]\d|100)(?:\.\d+)?\s*%", r"\blaunch[- ]bound\b",
     ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
@@ -498,17 +508,22 @@ def sentences(text: str) -> list[str]:
 
 
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
-    """The first affirmed statement of `kind` in `text`; else the first negated one (negated=True)."""
-    negated = None
+    """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
+    (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
+    else the first negated one (negated=True)."""
+    guessed = negated = None
     for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
                               negated=_negated(kind, sentence, m), guess=_guessed(sentence))
-                if not claim.negated:
+                if not claim.negated and not claim.guess:
                     return claim
-                negated = negated or claim
-    return negated
+                if claim.negated:
+                    negated = negated or claim
+                else:
+                    guessed = guessed or claim
+    return guessed or negated
 
 
 def claims(facts: Facts) -> list[Claim]:

@@ -554,6 +554,54 @@ def shm_error(facts: Facts, predictions=None):
                refs=["nccl_docker"])
 
 
+@rule("ticket.system_error_in_container", "shm_too_small")
+def system_error_in_container(facts: Facts, predictions=None):
+    """NCCL's 'unhandled system error' inside a container on one node, with no other failing call named: the
+    NCCL troubleshooting guide's first container cause is /dev/shm too small for NCCL's shared-memory segments
+    (docker gives 64 MB). A lead, below the segment error itself (ticket.shm_error)."""
+    c = _first(facts, "nccl_system_error")
+    container = _first(facts, "container") or facts.host("container")
+    if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
+            or _first(facts, "net_socket") or _first(facts, "module_missing"):
+        return  # between nodes the failing call is as often the network's
+    yield make("ticket.system_error_in_container", "shm_too_small", "warning", 0.45,
+               "NCCL fails a system call inside a container: /dev/shm is the first suspect",
+               "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
+               "usual one is creating its shared-memory segments in a /dev/shm that docker limits to 64 MB.",
+               [claim_ev(c, "NCCL system error")] + ([claim_ev(container, "runs in a container")]
+                                                     if isinstance(container, Claim) else [ev(container, "container", True)]),
+               fix="Rerun with NCCL_DEBUG=WARN to see the failing call; start the container with --ipc=host or "
+               "--shm-size of several GB (Kubernetes: an emptyDir with medium: Memory at /dev/shm).",
+               refs=["nccl_docker"])
+
+
+@rule("ticket.tp_size_uneven", "tp_not_dividing_heads")
+def tp_size_uneven(facts: Facts, predictions=None):
+    """A tensor-parallel size that is a multiple of 3, for a model whose head count the ticket does not give.
+    Engines require TP to divide the attention heads; published models have 2^k, 28, 40, 52, 64 or 128 heads,
+    almost never a multiple of 3, so TP=3/6/12 is refused at load time. When the model loaded (a speed
+    complaint), its heads did divide: no lead then."""
+    said = claims.symptom_quote(facts)
+    if said and said[2] in ("slow", "scaling", "hang"):
+        return
+    if catalog_model(facts)[0] is not None or any(w.extra.get("attention_heads") for w in facts.of(Workload)):
+        return  # the heads are known: workload.tp_not_dividing_heads judges the layout exactly
+    tp, tp_src = wfield(facts, "tp")
+    named = [int(g) for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if g.isdigit()]
+    sizes = [t for t in ([tp] if tp else []) + named if t >= 3 and t % 3 == 0]
+    if not sizes or _first(facts, "tp_size_error"):
+        return  # the engine's own error says it: ticket.tp_size_error
+    where = ev(tp_src, "tensor-parallel size", sizes[0]) if tp in sizes else \
+        claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])), "TP size")
+    yield make("ticket.tp_size_uneven", "tp_not_dividing_heads", "warning", 0.45,
+               f"TP={sizes[0]} rarely divides a model's attention heads",
+               "Tensor parallelism gives each GPU a whole number of attention heads; published models have head counts "
+               "such as 32, 40, 64 or 128 that 3 does not divide, so engines refuse TP sizes of 3, 6 or 12.",
+               [where], fix="Check the model's num_attention_heads (and num_key_value_heads) in its config.json and use "
+               "a TP size that divides them (2, 4 or 8); use the remaining GPUs for pipeline parallelism or a replica.",
+               refs=["vllm_parallel"])
+
+
 @rule("ticket.module_missing", "gdr_disabled")
 def module_missing(facts: Facts, predictions=None):
     """The GPUDirect RDMA kernel module (nvidia-peermem) is not loaded."""
@@ -590,12 +638,14 @@ def engine_versions(facts: Facts, predictions=None):
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
     c = _first(facts, "cpu_ab")
-    if not c or c.guess or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
+    if not c or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
         return  # an engine running on the CPU itself has no GPU to starve
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
-    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
-    yield make("ticket.cpu_bound", "host_bound", "warning", weight(c),
+    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80 and not u.guess]
+    if c.guess and not low:
+        return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
+    yield make("ticket.cpu_bound", "host_bound", "warning", weight(c) if not c.guess else 0.5,
                "The host CPU limits the engine",
                "Serving engines schedule, tokenize and launch kernels from one Python process per GPU, and Python's "
                "GIL keeps each process on one core; when that core is saturated, or a faster CPU changes the speed, "

@@ -230,3 +230,33 @@ def test_a_training_job_across_machines_is_not_called_a_model_served(tmp_path):
     _, serving = issue(tmp_path / "serve", "# Slow across two servers\n\nServing Qwen2-72B with DeepSpeed-MII across "
                        "two servers is very slow, about 3 tokens/s.\n")
     assert [f for f in serving if f.rule == "ticket.symptom_prior" and f.category == "cross_node_tp"]
+
+
+def test_an_nccl_system_error_in_a_container_points_at_dev_shm_only_on_one_node():
+    text = ("vLLM with --tensor-parallel-size 2 inside the docker container fails at start-up: "
+            "torch.distributed.DistBackendError: NCCL error: unhandled system error, NCCL version 2.21.5")
+    answer, findings = ticket(text)
+    (lead,) = fired(findings, "ticket.system_error_in_container")
+    assert answer.category == "shm_too_small" and lead.confidence < 0.7  # a lead, below the segment error itself
+    assert not fired(ticket(text.replace("inside the docker container ", ""))[1], "ticket.system_error_in_container")
+    _, between = ticket(text.replace("fails at start-up", "across two nodes fails at start-up"))
+    assert not fired(between, "ticket.system_error_in_container")  # between nodes the network is as likely
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("Can I serve my fine-tuned model with --tensor-parallel-size 6 on six GPUs? It refuses to start.", True),
+    ("lmdeploy 部署这种模型，张量并行使用3或者6这种，是否建议？", True),
+    ("Serving our model with tensor parallel 3 works, but decode is slower than I expected.", False),  # it loaded
+    ("Serving our model with tensor parallel 4 fails to start.", False),
+])
+def test_a_tp_size_of_three_is_a_heads_lead_while_the_heads_are_unknown(text, fires):
+    assert bool(fired(ticket(text)[1], "ticket.tp_size_uneven")) is fires
+
+
+def test_a_model_whose_heads_are_known_is_judged_exactly_not_by_the_lead(tmp_path):
+    (tmp_path / "issue.md").write_text("# TP=6 refuses to start\n\nWe want to serve Llama-3-70B with --tensor-parallel-size 6 "
+                                       "on six A100 GPUs, but the server refuses to start.\n")
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    assert not fired(findings, "ticket.tp_size_uneven")
+    assert fired(findings, "workload.tp_not_dividing_heads")  # 64 heads over 6 GPUs, from the catalog
