@@ -485,10 +485,13 @@ _NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "n
 
 
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
+    """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
+    above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
     if kind in _NEGATIVE_KINDS:
-        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", sentence[max(0, m.start() - 20):m.start()], re.I)
+        window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
+        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
-    before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()])
+    before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1])
     if before and _CLAUSE.search(before.group(0)):
         before = None  # "not working when each rank ...": the negation belongs to another clause
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))

@@ -144,6 +144,7 @@ EXPLAINS = {
     "virtualization_no_p2p": ("pcie_fallback", "shm_fallback", "comm_bound"),
     "socket_fallback": ("comm_bound",),
     "eager_mode": ("launch_bound",),
+    "throttling": ("straggler",),  # a GPU whose clocks are held down is the rank the others wait for
 }
 
 

@@ -96,7 +96,7 @@ def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, t
 def clock_power(facts: Facts, predictions=None):
     """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low."""
     c = _first(facts, "clock_power")
-    if not c or any(set(g.clock_event_reasons) - {"idle"} for g in facts.of(GpuFact)):
+    if not c or any(_judged_by_health(g) for g in facts.of(GpuFact)):
         return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
     yield make("ticket.clock_power", "throttling", "warning", weight(c),
                "The GPU clocks are being held down (power cap, slowdown or thermal state)",
@@ -108,6 +108,13 @@ def clock_power(facts: Facts, predictions=None):
                "far below the enforced limit means the board or chassis limits power (PSU, BMC/iDRAC power policy); "
                "HW Slowdown or thermal reasons mean cooling or power delivery. Fix those, then compare clocks under load.",
                refs=["throttle", "nvidia_smi"])
+
+
+def _judged_by_health(g: GpuFact) -> bool:
+    """Can health.throttling judge this GPU's clock reasons? A thermal or hardware reason, yes; a SW Power Cap
+    only against the power limit, so a pasted reason block without the POWER section is left to the words."""
+    reasons = set(g.clock_event_reasons or []) - {"idle"}
+    return bool(reasons - {"sw_power_cap"}) or bool(reasons and g.power_limit_w)
 
 
 @rule("ticket.hardware_error", "hardware_fault")

@@ -149,12 +149,9 @@ def test_the_topo_p2p_legend_is_not_p2p_refused(tmp_path):
     all_ok = matrix.replace("GNS     X", "OK      X").replace("X       GNS", "X       OK")
     verdicts = {}
     for name, table in (("ok", all_ok), ("gns", matrix)):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "issue.md").write_text("# all_reduce_perf on two GPUs is slower than I expected\n\n"
-                                                  f"nvidia-smi topo -p2p r:\n\n```\n{table}\n```\n")
-        facts = read_bundle([tmp_path / name])
-        findings = evaluate(facts)
-        verdicts[name] = ticket_verdict(facts, findings).category
+        answer, findings = issue(tmp_path / name, "# all_reduce_perf on two GPUs is slower than I expected\n\n"
+                                 f"nvidia-smi topo -p2p r:\n\n```\n{table}\n```\n")
+        verdicts[name] = answer.category
         if name == "ok":
             assert not fired(findings, "ticket.p2p_refused")  # the legend prints under every matrix
     assert verdicts["ok"] != "p2p_disabled" and verdicts["gns"] == "p2p_disabled"  # the GNS cells decide
@@ -204,6 +201,8 @@ def test_nccl_finding_no_hca_between_nodes_is_socket_fallback(tmp_path):
 
 
 def issue(tmp_path, text: str):
+    """(verdict, findings) for an issue.md holding `text` in the folder tmp_path, read as the ticket command reads it."""
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "issue.md").write_text(text)
     facts = read_bundle([tmp_path])
     findings = evaluate(facts)
@@ -260,3 +259,14 @@ def test_a_model_whose_heads_are_known_is_judged_exactly_not_by_the_lead(tmp_pat
     findings = evaluate(facts)
     assert not fired(findings, "ticket.tp_size_uneven")
     assert fired(findings, "workload.tp_not_dividing_heads")  # 64 heads over 6 GPUs, from the catalog
+
+
+def test_an_active_power_cap_below_an_inactive_line_is_throttling_and_explains_the_slow_gpu(tmp_path):
+    # the line above ("Idle : Not Active") does not negate this one; with no POWER section health.throttling
+    # cannot weigh the cap, so the pasted reason itself is the evidence, and it explains the one slow GPU
+    block = ("    Clocks Event Reasons\n        Idle                              : Not Active\n"
+             "        SW Power Cap                      : {}\n        HW Slowdown                       : Not Active\n")
+    verdicts = {state: issue(tmp_path / state.replace(" ", "_"), "# One GPU slower than the others\n\nnvidia-smi -q -d "
+                             f"PERFORMANCE on GPU3 shows:\n\n```\n{block.format(state)}```\n")[0].category
+                for state in ("Active", "Not Active")}
+    assert verdicts == {"Active": "throttling", "Not Active": "straggler"}
