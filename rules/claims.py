@@ -110,6 +110,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
         r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
+        # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
+        r"(?<![\w.])(?:gen(?:eration)?\s?[1-4]|x[148])\b[^.\n]{0,40}?\b(?:while|whereas|but)\s+(?:all\s+)?(?:the\s+)?"
+        r"(?:others?|rest|other (?:GPUs|cards))\b[^.\n]{0,25}?(?<![\w.])(?:gen(?:eration)?\s?[2-6]|x16)\b",
     ],
     # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
     # slow link, not a verdict by itself.
@@ -182,7 +185,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
         r"\b(?:two|\d+|multiple|several)\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", r"\bcross-?node\b",
-        r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b", r"(?:多机|跨机|多节点|跨节点)",
+        r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b", r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
     "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
@@ -404,6 +407,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:wait\w*|idle|starv\w*)\b[^.\n]{0,40}?\bCPU\b[^.\n]{0,30}?\blaunch\w*\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:too slow|cannot keep up|can't keep up|not fast enough|bottleneck\w*)\b[^.\n]{0,30}?\blaunch\w*",
         r"\bGPU\b[^.\n]{0,30}?\bidle\b[^.\n]{0,20}?\bbetween (?:kernels|kernel launches|ops|operators)\b", r"\bgaps? between (?:the )?kernels\b",
+        # a profile's words: time spent launching, short kernels separated by gaps
+        r"\b(?:spent|time|busy)\b[^.\n]{0,30}?\b(?:in |on )?(?:CPU[- ]side |host[- ]side )?(?:kernel|CUDA) launch\w*",
+        r"\b(?:tiny|small|short)\s+(?:GPU\s+)?kernels\b[^.\n]{0,30}?\bgaps?\b",
         # replaying the step as a CUDA graph removes the launches: when that alone makes it much faster, they were the cost
         r"\b(?:CUDA[- ]?graphs?|cudagraphs?|torch\.compile\b[^.\n]{0,30}?reduce-overhead)\b[^.\n]{0,60}?"
         r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|speeds? (?:it |things )?up|sped (?:it )?up)",
@@ -755,7 +761,8 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b|"
                 + _FIGURE_QUESTION),
-    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
+    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
+             r"\b(?:lower|worse|less|reduced|decreased) (?:\w+ )?(?:speed|throughput|bandwidth|performance|tok\w*/s)\b|\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"

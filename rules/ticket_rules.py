@@ -1072,15 +1072,22 @@ def numa_words(facts: Facts, predictions=None):
     NUMA node."""
     c = _first(facts, "numa_words")
     said = claims.symptom_quote(facts)
-    if not c or c.guess or not said or said[2] in FAILURES:
+    if not said or said[2] in FAILURES:
         return
-    yield _on_claim("ticket.numa_words", "numa_affinity", "warning", c, "CPU / NUMA placement",
-                    "The ranks' CPU work runs on the other socket from their GPUs",
-                    "A rank whose threads and pinned buffers sit on the far socket sends every launch, host copy and "
-                    "NCCL proxy step across the inter-socket link; binding each rank to its GPU's NUMA node removes it.",
-                    fix="Bind each rank to its GPU's NUMA node (`numactl --cpunodebind=N --membind=N`, the launcher's or "
-                    "engine's NUMA-binding option) using the CPU/NUMA Affinity columns of `nvidia-smi topo -m`.",
-                    refs=["numa", "nccl_env"])
+    unbound, sockets = _first(facts, "no_cpu_binding"), _first(facts, "multi_socket")
+    if (not c or c.guess) and not (unbound and sockets and said[2] in ("slow", "scaling")):
+        return
+    evidence = [claim_ev(c, "CPU / NUMA placement")] if c and not c.guess else \
+        [claim_ev(sockets, "several CPU sockets"), claim_ev(unbound, "the processes are not bound to CPUs")]
+    yield make("ticket.numa_words", "numa_affinity", "warning", weight(c) if c and not c.guess else 0.45,
+               "The ranks' CPU work runs on the other socket from their GPUs",
+               "A rank whose threads and pinned buffers sit on the far socket sends every launch, host copy and "
+               "NCCL proxy step across the inter-socket link; binding each rank to its GPU's NUMA node removes it."
+               + ("" if c and not c.guess else " Here the host has several sockets and nothing binds the workers."),
+               evidence,
+               fix="Bind each rank to its GPU's NUMA node (`numactl --cpunodebind=N --membind=N`, the launcher's or "
+               "engine's NUMA-binding option) using the CPU/NUMA Affinity columns of `nvidia-smi topo -m`.",
+               refs=["numa", "nccl_env"])
 
 
 @rule("ticket.nccl_upgrade", "nccl_regression")

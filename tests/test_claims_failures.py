@@ -117,6 +117,7 @@ MORE_PARAPHRASES = {
         "pytorch_backend_config: use_cuda_graph: false",
     ],
     "pcie_degraded": [
+        "After the chassis swap GPU2 shows gen 3 and width x8 while the others are gen4 x16.",
         "nvidia-smi --query-gpu says pcie.link.width.current = 4 on GPU2 during the run.",
         "Link Width\n    Max : 16x\n    Current : 4x",
     ],
@@ -127,6 +128,11 @@ MORE_PARAPHRASES = {
         "进程CPU使用无法超过100%",
     ],
     "net_socket": ["多机训练用的是socket网络，没有走IB"],
+    "launch_overhead": [
+        "The profiler shows most of the step is spent in CPU-side kernel launches.",
+        "The GPU runs tiny kernels with big gaps in between.",
+    ],
+    "multi_node": ["双机训练速度很慢", "两台服务器一起跑的时候很慢"],
 }
 MORE_NEGATIONS = {
     "cpu_ab": ["Every rank gets a different CPU affinity mask, which is what we want."],

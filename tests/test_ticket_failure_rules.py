@@ -270,3 +270,14 @@ def test_an_active_power_cap_below_an_inactive_line_is_throttling_and_explains_t
                              f"PERFORMANCE on GPU3 shows:\n\n```\n{block.format(state)}```\n")[0].category
                 for state in ("Active", "Not Active")}
     assert verdicts == {"Active": "throttling", "Not Active": "straggler"}
+
+
+def test_several_sockets_and_unbound_workers_are_a_numa_lead_for_a_speed_complaint():
+    text = ("Serving on GPUs 4-7 of our dual socket Xeon box gives 30% lower throughput than on GPUs 0-3. The server "
+            "is started without any numactl binding.")
+    answer, findings = ticket(text)
+    (lead,) = fired(findings, "ticket.numa_words")
+    assert answer.category == "numa_affinity" and lead.confidence < 0.5  # a configuration prior, no observation
+    assert not fired(ticket(text.replace("dual socket ", ""))[1], "ticket.numa_words")
+    assert not fired(ticket(text.replace("without any numactl binding", "with numactl --cpunodebind per GPU"))[1],
+                     "ticket.numa_words")
