@@ -379,6 +379,14 @@ PATTERNS: dict[str, list[str]] = {
         r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
     ],
     # One request (stream) at a time, or a small batch: nothing to overlap or split.
+    # The GPU mostly idle, said without a figure ("GPU utilization is very low", "GPU usage stays near zero",
+    # "低GPU利用率"). nvidia-smi's utilization.gpu is the share of time a kernel runs (NVML docs), so low means idle time.
+    "gpu_idle_words": [
+        r"\bGPU[- ]?(?:util\w*|usage|load|occupancy)\b[^.\n%\d]{0,25}?\b(?:is |was |stays |remains |drops to |goes down to |"
+        r"always |only |quite |very |extremely |rather )*(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
+        r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b", r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
+        r"GPU\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
+    ],
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|single (?:request|stream|user|prompt|sequence))\b",
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
@@ -505,7 +513,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
 
 
 # Kinds whose matched words can carry their own negation ("the CPU is not the bottleneck").
-_NEGATED_INSIDE = ("cpu_ab",)
+_NEGATED_INSIDE = ("cpu_ab", "gpu_idle_words")
 _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
 
 

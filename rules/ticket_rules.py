@@ -650,7 +650,7 @@ def cpu_bound(facts: Facts, predictions=None):
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
     low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80 and not u.guess]
-    if c.guess and not low:
+    if c.guess and not low and not _first(facts, "gpu_idle_words"):
         return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
     yield make("ticket.cpu_bound", "host_bound", "warning", weight(c) if not c.guess else 0.5,
                "The host CPU limits the engine",
@@ -725,29 +725,31 @@ def gpu_utilisation(facts: Facts, predictions=None):
     """A low GPU-utilisation figure, read by what the GPUs are doing: one GPU waiting on the host, a layer
     split where GPUs take turns, or TP ranks waiting on each other."""
     low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
-    if not low:
+    words = _first(facts, "gpu_idle_words")
+    if not low and not (words and not words.guess):
         return
-    u = min(low, key=lambda c: c.data["percent"])
-    pct = u.data["percent"]
+    u = min(low, key=lambda c: c.data["percent"]) if low else words
+    pct = u.data.get("percent")
+    share = f"{pct:g} %" if pct is not None else "a low share"
     n = _gpus(facts)
     engine = engine_of(facts)
     layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
     if layer_split and (n or 2) >= 2:
-        yield passed("ticket.gpu_utilisation", f"{pct:g} % per GPU is what a layer split gives",
+        yield passed("ticket.gpu_utilisation", f"{share} per GPU is what a layer split gives",
                      "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
                      "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
                      "the time; more GPUs add memory, not speed.",
                      evidence, 0.65)
     elif n and n >= 2:
         yield make("ticket.gpu_utilisation", "expected_physics", "info", 0.55,
-                   f"{pct:g} % utilisation with {n} GPUs: the ranks wait on each other",
+                   f"{share} utilisation with {n} GPUs: the ranks wait on each other",
                    "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
                    "the slowest, their compute units idle, and small per-GPU kernels finish before the next launch.",
                    evidence, fix="Raise the batch (concurrency) per step; use fewer GPUs per replica for small models.")
     else:
         yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
-                   f"The GPU is busy only {pct:g} % of the time: it waits on the host",
+                   f"The GPU is busy only {share} of the time: it waits on the host",
                    "A single GPU that is not kept busy is starved by the CPU side: request handling, scheduling, "
                    "tokenization or kernel launches between steps." + (f" ({engine} serving path)" if engine else ""),
                    evidence,

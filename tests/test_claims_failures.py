@@ -133,12 +133,19 @@ MORE_PARAPHRASES = {
         "The GPU runs tiny kernels with big gaps in between.",
     ],
     "multi_node": ["双机训练速度很慢", "两台服务器一起跑的时候很慢"],
+    "gpu_idle_words": [
+        "GPU utilization is very low during generation.",
+        "Low GPU usage when serving with the HF pipeline.",
+        "While the tokenizer runs the GPU usage stays near zero.",
+        "推理时GPU利用率很低",
+    ],
 }
 MORE_NEGATIONS = {
     "cpu_ab": ["Every rank gets a different CPU affinity mask, which is what we want."],
     "eager_flag": ["We set enable_cuda_graph=True and the graphs are captured."],
     "clock_power": ["clocks_event_reasons.sw_power_cap : Not Active"],
     "pcie_degraded": ["Link Width\n    Max : 16x\n    Current : 16x"],
+    "gpu_idle_words": ["GPU utilization is not low, it stays at 99 % the whole time."],
 }
 
 

@@ -281,3 +281,14 @@ def test_several_sockets_and_unbound_workers_are_a_numa_lead_for_a_speed_complai
     assert not fired(ticket(text.replace("dual socket ", ""))[1], "ticket.numa_words")
     assert not fired(ticket(text.replace("without any numactl binding", "with numactl --cpunodebind per GPU"))[1],
                      "ticket.numa_words")
+
+
+def test_a_single_gpu_said_to_idle_is_a_host_lead_and_several_gpus_are_not(tmp_path):
+    answer, findings = ticket("Serving Llama-3-8B with vLLM on one L4, the GPU utilization is very low and the "
+                              "throughput does not grow with more users.")
+    assert answer.category == "host_bound" and fired(findings, "ticket.gpu_utilisation")
+    _, tp = issue(tmp_path, "# Low GPU utilization\n\nServing Llama-3-70B with vLLM on 4x A100 with tensor parallel 4, "
+                  "the GPU utilization is very low.\n")
+    assert [f.category for f in fired(tp, "ticket.gpu_utilisation")] == ["expected_physics"]  # ranks wait on each other
+    _, busy = ticket("Serving Llama-3-8B with vLLM on one L4, the GPU utilization is not low but decode is slow.")
+    assert not fired(busy, "ticket.gpu_utilisation")
