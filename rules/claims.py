@@ -248,7 +248,9 @@ PATTERNS: dict[str, list[str]] = {
         # `--query-gpu=clocks_event_reasons.*` (older: clocks_throttle_reasons.*) columns, an active reason named by its field
         r"\bclocks_(?:event|throttle)_reasons\.(?:sw_power_cap|hw_slowdown|hw_thermal_slowdown|sw_thermal_slowdown|hw_power_brake_slowdown)"
         r"\b\s*[:,=]\s*Active\b",
-        r"\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?\b(?:stuck|stays?|only|locked|capped|drops?)\b[^.\n]{0,12}?\b\d{2,4}\s*MHz\b",
+        # (an idle GPU's clocks drop by design: a sentence about idle clocks is no claim)
+        r"(?![^.\n]*\bidle\b)\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?\b(?:stuck|stays?|only|locked|capped|drops?)\b"
+        r"[^.\n]{0,12}?\b\d{2,4}\s*MHz\b",
         r"降频|功耗墙|温度墙|过热|锁频",
     ],
     # Xid, ECC and reset-required errors, named in words or pasted.
@@ -440,7 +442,9 @@ ACROSS_SENTENCES = ("vm_vs_bare_metal",)
 # Cause words whose claim is the reporter's guess, not an observation ("maybe it's P2P?").
 _GUESS = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
-    r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether))\b", re.I)
+    r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether)|"
+    # what the reporter read or heard, not what they saw
+    r"I(?:'ve| have)? (?:read|heard)|according to (?:the )?(?:docs|documentation|blog|article|paper))\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
 _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?(?:is|are|was|were|does|dose|do|did|can|could|would|will|should|might|may|has|have)\b", re.I)

@@ -206,8 +206,8 @@ def launch_overhead(facts: Facts, predictions=None):
     """The reporter sees the host's kernel launches holding the GPU back (launch time in a profile, the
     GPU idle while the CPU launches): short kernels finish before the next one is launched."""
     c = _first(facts, "launch_overhead")
-    if not c or c.negated:
-        return
+    if not c or c.negated or c.guess:
+        return  # "I read that launch overhead matters" is hearsay, not what the reporter sees
     yield make("ticket.launch_overhead", "launch_bound", "warning", weight(c),
                "The GPU waits for the CPU to launch its kernels",
                "Each kernel launch costs the host a few microseconds; when kernels are shorter than that, as in decode "

@@ -143,7 +143,8 @@ MORE_PARAPHRASES = {
 MORE_NEGATIONS = {
     "cpu_ab": ["Every rank gets a different CPU affinity mask, which is what we want."],
     "eager_flag": ["We set enable_cuda_graph=True and the graphs are captured."],
-    "clock_power": ["clocks_event_reasons.sw_power_cap : Not Active"],
+    "clock_power": ["clocks_event_reasons.sw_power_cap : Not Active",
+                    "The SM clock stays at 210 MHz while the GPU is idle and goes to 1980 MHz under load."],
     "pcie_degraded": ["Link Width\n    Max : 16x\n    Current : 16x"],
     "gpu_idle_words": ["GPU utilization is not low, it stays at 99 % the whole time."],
 }

@@ -292,3 +292,11 @@ def test_a_single_gpu_said_to_idle_is_a_host_lead_and_several_gpus_are_not(tmp_p
     assert [f.category for f in fired(tp, "ticket.gpu_utilisation")] == ["expected_physics"]  # ranks wait on each other
     _, busy = ticket("Serving Llama-3-8B with vLLM on one L4, the GPU utilization is not low but decode is slow.")
     assert not fired(busy, "ticket.gpu_utilisation")
+
+
+def test_what_the_reporter_read_is_hearsay_not_a_launch_observation():
+    _, read = ticket("How do I enable CUDA graphs in my own decode loop? I read that kernel launch overhead matters "
+                     "for small batches.")
+    assert not fired(read, "ticket.launch_overhead")
+    _, seen = ticket("Decode of our small model is slow: the profile shows kernel launch overhead in every step.")
+    assert fired(seen, "ticket.launch_overhead")
