@@ -765,10 +765,12 @@ _FIGURE_QUESTION = (
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
-             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b"),
-    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b"),
+             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
+    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b|"
+              r"崩溃|段错误"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
-              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b"),
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b|"
+              r"报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b|"
@@ -814,7 +816,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
-            if kind in ("hang", "crash", "error") and _NEGATION.search(text[max(0, m.start() - 30):m.start()]):
+            if kind in ("hang", "crash", "error") and (_NEGATION.search(text[max(0, m.start() - 30):m.start()])
+                                                        or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):

@@ -328,3 +328,13 @@ def test_cjk_runs_are_spaced_so_tool_words_match_inside_them():
 ])
 def test_two_nccl_releases_count_as_an_ab_only_when_the_text_contrasts_them(text, compared):
     assert bool(claims.find(said(text), "nccl_versions_compared")) is compared
+
+
+@pytest.mark.parametrize("text,symptom", [
+    ("# 多卡推理卡住了\n\n两张4090跑到一半就卡住，没有任何输出", "hang"),
+    ("# vllm 启动报错\n\n张量并行2的时候启动失败", "error"),
+    ("# 训练进程崩溃\n\n跑几个小时后进程崩溃", "crash"),
+    ("# 没有报错但是很慢\n\n推理速度很慢", "slow"),  # "no error" rules the error out
+])
+def test_the_symptom_class_is_read_in_chinese_too(text, symptom):
+    assert claims.symptom(said(text)) == symptom
