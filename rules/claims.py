@@ -133,6 +133,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\b(?:different|other|separate|both|two|mixed)\W{0,2}\s*(?:NUMA(?: nodes?| domains?| affinit\w*)?|CPU[ _]?affinit\w*|(?:CPU )?sockets)\b"
         r"[^.\n]{0,80}?\b(?:slow\w*|lower|worse|drops?|degrad\w*|latency)\b",
         r"(?:跨|不同(?:的)?)\s*(?:NUMA|CPU|socket|插槽)",
+        # binding as the condition under which it is fine: "12 GB/s on GPU4-7 unless I run it with numactl"
+        r"\b(?:unless|until|except (?:when|with)|only (?:with|when))\b[^.\n]{0,40}?\b(?:numactl|taskset|--cpunodebind|cpu[-_ ]?affinity|NUMA binding)\b",
     ],
     # The NCCL release changed and the behaviour with it, said without two version numbers.
     "nccl_upgrade": [
@@ -248,6 +250,9 @@ PATTERNS: dict[str, list[str]] = {
         # `--query-gpu=clocks_event_reasons.*` (older: clocks_throttle_reasons.*) columns, an active reason named by its field
         r"\bclocks_(?:event|throttle)_reasons\.(?:sw_power_cap|hw_slowdown|hw_thermal_slowdown|sw_thermal_slowdown|hw_power_brake_slowdown)"
         r"\b\s*[:,=]\s*Active\b",
+        # the same reasons as NVML's bitmask (clocks_event_reasons.active): SW power cap 0x4, HW slowdown 0x8, SW/HW
+        # thermal 0x20/0x40, power brake 0x80; 0x0 is none and 0x1 only idle
+        r"\bclocks_(?:event|throttle)_reasons\.active\b[^\n]{0,80}?\b0x0*(?:[48c]|[2-9a-f][0-9a-f])\b",
         # (an idle GPU's clocks drop by design: a sentence about idle clocks is no claim)
         r"(?![^.\n]*\bidle\b)\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?\b(?:stuck|stays?|only|locked|capped|drops?)\b"
         r"[^.\n]{0,12}?\b\d{2,4}\s*MHz\b",
@@ -474,8 +479,9 @@ _OTHER_PRODUCT = re.compile(
 
 
 def nccl_versions(text: str) -> list[str]:
-    """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster')."""
-    if not re.search(r"\bNCCL\b", text, re.I):
+    """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster', the Debian
+    package 'libnccl2=2.20.5-1+cuda12.4')."""
+    if not re.search(r"\bNCCL\b|\blibnccl", text, re.I):
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
@@ -564,7 +570,7 @@ def claims(facts: Facts) -> list[Claim]:
         figured = version_figures(text, named)
         versions = figured or named
         if figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named))):
-            m = re.search(r"\bNCCL\b", text, re.I)
+            m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared
         if engine_versions and _REGRESS_WORDS.search(text):
@@ -654,7 +660,7 @@ def _engine_versions(text: str):
         return None
     if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
         return None
-    anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version)\b", text, re.I)
+    anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
 
 

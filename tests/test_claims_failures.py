@@ -103,10 +103,12 @@ MORE_PARAPHRASES = {
         "When the two GPUs come from different NUMA nodes the throughput is much lower than with a pair on one node.",
         "Pairs of cards with different CPU affinity are slower than a single card.",
         "两张卡跨NUMA的时候推理速度明显下降",
+        "bandwidthTest gives 12 GB/s on GPU4-7 unless I run it with numactl --cpunodebind=1.",
     ],
     "clock_power": [
         "clocks_event_reasons.sw_power_cap : Active",
         "clocks_throttle_reasons.hw_slowdown, Active",
+        "nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv prints 0x0000000000000004 under load.",
         "Under full load the graphics clock stays at 210 MHz.",
         "跑一会儿就降频了，温度到了 88 度",
     ],
@@ -144,6 +146,7 @@ MORE_NEGATIONS = {
     "cpu_ab": ["Every rank gets a different CPU affinity mask, which is what we want."],
     "eager_flag": ["We set enable_cuda_graph=True and the graphs are captured."],
     "clock_power": ["clocks_event_reasons.sw_power_cap : Not Active",
+                    "clocks_event_reasons.active is 0x0000000000000001 while the GPU waits for work.",
                     "The SM clock stays at 210 MHz while the GPU is idle and goes to 1980 MHz under load."],
     "pcie_degraded": ["Link Width\n    Max : 16x\n    Current : 16x"],
     "gpu_idle_words": ["GPU utilization is not low, it stays at 99 % the whole time."],
@@ -338,3 +341,10 @@ def test_two_nccl_releases_count_as_an_ab_only_when_the_text_contrasts_them(text
 ])
 def test_the_symptom_class_is_read_in_chinese_too(text, symptom):
     assert claims.symptom(said(text)) == symptom
+
+
+def test_an_nccl_release_named_by_its_debian_package_is_read_and_an_unanchored_ab_does_not_crash():
+    text = ("Our new container ships libnccl2=2.20.5-1+cuda12.4; the old one had libnccl2=2.18.3-1+cuda12.2 and was "
+            "25% faster on the same 4 nodes.")
+    (c,) = claims.find(said(text), "nccl_versions_compared")
+    assert set(c.data["versions"]) == {"2.20.5", "2.18.3"}
