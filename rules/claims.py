@@ -195,11 +195,11 @@ PATTERNS: dict[str, list[str]] = {
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
-        r"\bwithout (?:numactl|taskset)\b",
+        r"\bwithout (?:numactl|taskset)\b", r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
     ],
     "multi_socket": [
         r"\bdual[- ]socket\b", r"\b(?:two|2|four|4) (?:cpu )?sockets\b", r"\b(?:2|4)\s*x\s*(?:AMD |Intel )?(?:EPYC|Xeon)\b",
-        r"\btwo (?:cpu )?numa\b", r"\b(?:2|two)[- ]socket\b", r"\bNPS\s?[24]\b",
+        r"\btwo (?:cpu )?numa\b", r"\b(?:2|two)[- ]socket\b", r"\bNPS\s?[24]\b", r"(?:双路|两路|四路|双\s*CPU)",
     ],
     # GPU peer-to-peer refused: CUDA's and nvidia-smi's words for it (cudaErrorPeerAccessUnsupported,
     # `topo -p2p` legend: NS / CNS "chipset not supported" / GNS / TNS), and boot logs.
@@ -350,6 +350,8 @@ PATTERNS: dict[str, list[str]] = {
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
         r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b(?![ _-]?affinit)",
+        r"\b(?:slow(?:er)?|weak(?:er)?|old(?:er)?)\s+(?:v?CPUs?|CPU cores|processors?)\b|"
+        r"\b(?:v?CPUs?|processors?)\b[^.\n]{0,15}?\b(?:is|are) (?:much |a lot |far )?(?:slower|weaker|older)\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host

@@ -128,7 +128,10 @@ MORE_PARAPHRASES = {
         "单核100%，其他核都是空闲的",
         "Tokenization 这一步只在CPU上运行，要等半小时",
         "进程CPU使用无法超过100%",
+        "On the cloud VM with 4 slow vCPUs it is half as fast; the cloud CPU is much slower.",
     ],
+    "no_cpu_binding": ["双路服务器上没有绑定CPU"],
+    "multi_socket": ["双路服务器，8张L40"],
     "net_socket": ["多机训练用的是socket网络，没有走IB"],
     "launch_overhead": [
         "The profiler shows most of the step is spent in CPU-side kernel launches.",
@@ -143,7 +146,8 @@ MORE_PARAPHRASES = {
     ],
 }
 MORE_NEGATIONS = {
-    "cpu_ab": ["Every rank gets a different CPU affinity mask, which is what we want."],
+    "cpu_ab": ["Every rank gets a different CPU affinity mask, which is what we want.",
+               "The CPU is not slower on the new box, both are the same EPYC."],
     "eager_flag": ["We set enable_cuda_graph=True and the graphs are captured."],
     "clock_power": ["clocks_event_reasons.sw_power_cap : Not Active",
                     "clocks_event_reasons.active is 0x0000000000000001 while the GPU waits for work.",
