@@ -21,7 +21,8 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 # name what a tool prints, weighed as output, not as the reporter's words.
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
-                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off")
+                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off",
+                   "net_socket", "pcie_degraded", "nccl_system_error")
 
 
 @dataclass
@@ -37,13 +38,25 @@ class Claim:
     guess: bool = False
 
 
+# Chinese and Japanese text runs words together with the Latin ones ("进程CPU使用无法超过100%"), and a CJK
+# character counts as a word character, so "\bCPU\b" would not match there. A space at each such seam lets the
+# tools' own vocabulary (CPU, GPU, NCCL, x4, 100%) be read inside any language.
+_CJK_SEAM = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])(?=[A-Za-z0-9])|"
+                       r"(?<=[A-Za-z0-9%])(?=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])")
+
+
+def spaced(text: str) -> str:
+    """The text with a space where CJK and Latin letters or digits meet."""
+    return _CJK_SEAM.sub(" ", text)
+
+
 def texts(facts: Facts) -> list[tuple[str, str]]:
-    """(source, text) of every free-text statement the reporter made."""
+    """(source, text) of every free-text statement the reporter made (CJK seams spaced, see spaced())."""
     out = []
     for n in facts.of(Note):
         if n.kind in _TEXT_KINDS and n.text:
             src = n.source if n.kind == "description" or "(" in n.source else f"{n.source} ({n.kind})"
-            out.append((src, n.text))
+            out.append((src, spaced(n.text)))
     for w in facts.of(Workload):
         if w.interconnect:
             out.append((f"{w.source} (interconnect)", w.interconnect))
@@ -75,6 +88,91 @@ _FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|
                r"allgathers?|images?|inferences?|predictions?|queries|query|samples?|frames?|prompts?|generations?|epochs?|"
                r"chats?|forward(?: pass(?:es)?)?|passes|invocations?)\b")
 
+# --------------------------------------------------------------------------- failure families (issue 11 b)
+# More families for failure categories, each from the vocabulary of the tool that reports the
+# situation, part of PATTERNS like the rest.
+FAILURE_PATTERNS: dict[str, list[str]] = {
+    # NCCL on TCP sockets between nodes: its own INFO/WARN lines (net_socket.cc, net_ib.cc, ibvwrap.cc;
+    # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html) and the words for it.
+    "net_socket": [
+        r"\bUsing (?:network|internal Network) Socket\b", r"\bNET/IB\s*:\s*No device found\b",
+        r"\b(?:ibv_open_device|ibv_get_device_list)\b[^\n]{0,30}?\bfail\w*", r"\bFailed to open libibverbs\b",
+        r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
+        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
+        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
+        r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
+        r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
+        r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
+        r"(?:用的是|走的是|使用的?是)\s*(?:TCP\s*)?socket",
+    ],
+    # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
+    # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
+    "pcie_degraded": [
+        r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
+        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
+        r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
+        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
+        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
+        r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
+        # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
+        r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
+        # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
+        r"(?<![\w.])(?:gen(?:eration)?\s?[1-4]|x[148])\b[^.\n]{0,40}?\b(?:while|whereas|but)\s+(?:all\s+)?(?:the\s+)?"
+        r"(?:others?|rest|other (?:GPUs|cards))\b[^.\n]{0,25}?(?<![\w.])(?:gen(?:eration)?\s?[2-6]|x16)\b",
+    ],
+    # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
+    # slow link, not a verdict by itself.
+    "pcie_slot": [
+        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|mining (?:board|frame|rig))\b",
+        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b", r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
+        r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
+    ],
+    # A rank's CPU work on the other socket from its GPU: numactl / taskset / CPU-affinity words
+    # (NCCL env docs NCCL_IGNORE_CPU_AFFINITY; vLLM/TRT-LLM NUMA-binding docs).
+    "numa_words": [
+        r"\b(?:cross|remote|wrong|other|opposite|different)[- ](?:NUMA|socket|CPU socket)\b",
+        r"\bNUMA\b[^.\n]{0,40}?\b(?:mismatch\w*|wrong|remote|not (?:local|match\w*|aligned))\b",
+        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
+        r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
+        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
+        # GPUs taken from both sockets for one job, and it is slower: `topo -m`'s CPU/NUMA Affinity columns differ
+        r"\b(?:different|other|separate|both|two|mixed)\W{0,2}\s*(?:NUMA(?: nodes?| domains?| affinit\w*)?|CPU[ _]?affinit\w*|(?:CPU )?sockets)\b"
+        r"[^.\n]{0,80}?\b(?:slow\w*|lower|worse|drops?|degrad\w*|latency)\b",
+        r"(?:跨|不同(?:的)?)\s*(?:NUMA|CPU|socket|插槽)",
+        # binding as the condition under which it is fine: "12 GB/s on GPU4-7 unless I run it with numactl"
+        r"\b(?:unless|until|except (?:when|with)|only (?:with|when))\b[^.\n]{0,40}?\b(?:numactl|taskset|--cpunodebind|cpu[-_ ]?affinity|NUMA binding)\b",
+    ],
+    # The NCCL release changed and the behaviour with it, said without two version numbers.
+    "nccl_upgrade": [
+        r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
+        r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
+        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
+        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
+    ],
+    # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
+    # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
+    "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
+    # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
+    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP)\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
+    # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
+    # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
+    "bimodal": [
+        r"\bbimodal\b",
+        r"\b(?:alternat\w+|flip\w*|jump\w*|switch\w*|oscillat\w+|toggl\w+)\s+between\s+(?:two\s+)?[^.\n]{0,25}?"
+        r"(?:speeds?|rates?|levels?|\d+(?:\.\d+)?\s*(?:ms|tok/s|tokens/s|it/s|s)\b)",
+        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b[^.\n]{0,40}?"
+        r"\b(?:\d+\s*x|twice|2x|much|far) (?:slower|longer)\b",
+    ],
+    # The slowdown reproduces on one GPU, without the engine or tensor parallelism: nothing between GPUs causes it.
+    "single_gpu_repro": [
+        r"\b(?:also|even|same|still)\b[^.\n]{0,40}?\b(?:on|with|using) (?:a |one |only one )?single GPU\b",
+        r"\b(?:on|with) (?:a )?single GPU\b[^.\n]{0,40}?\b(?:also|too|as well|same|still)\b",
+        r"\bwithout (?:vLLM|SGLang|the engine|tensor parallel\w*|TP|NCCL)\b[^.\n]{0,40}?\b(?:same|also|still|too)\b",
+    ],
+}
+
+
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
@@ -100,7 +198,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
         r"\b(?:two|\d+|multiple|several)\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", r"\bcross-?node\b",
-        r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b", r"(?:多机|跨机|多节点|跨节点)",
+        r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b", r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
     "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
@@ -108,11 +206,11 @@ PATTERNS: dict[str, list[str]] = {
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
-        r"\bwithout (?:numactl|taskset)\b",
+        r"\bwithout (?:numactl|taskset)\b", r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
     ],
     "multi_socket": [
         r"\bdual[- ]socket\b", r"\b(?:two|2|four|4) (?:cpu )?sockets\b", r"\b(?:2|4)\s*x\s*(?:AMD |Intel )?(?:EPYC|Xeon)\b",
-        r"\btwo (?:cpu )?numa\b", r"\b(?:2|two)[- ]socket\b", r"\bNPS\s?[24]\b",
+        r"\btwo (?:cpu )?numa\b", r"\b(?:2|two)[- ]socket\b", r"\bNPS\s?[24]\b", r"(?:双路|两路|四路|双\s*CPU)",
     ],
     # GPU peer-to-peer refused: CUDA's and nvidia-smi's words for it (cudaErrorPeerAccessUnsupported,
     # `topo -p2p` legend: NS / CNS "chipset not supported" / GNS / TNS), and boot logs.
@@ -160,6 +258,16 @@ PATTERNS: dict[str, list[str]] = {
         # the board drawing far less than its limit under full load: the power controller holds it back
         r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?\b(?:never (?:exceeds|goes above|reaches|gets above)|capped at|"
         r"limited to|tops out at)\b",
+        # `--query-gpu=clocks_event_reasons.*` (older: clocks_throttle_reasons.*) columns, an active reason named by its field
+        r"\bclocks_(?:event|throttle)_reasons\.(?:sw_power_cap|hw_slowdown|hw_thermal_slowdown|sw_thermal_slowdown|hw_power_brake_slowdown)"
+        r"\b\s*[:,=]\s*Active\b",
+        # the same reasons as NVML's bitmask (clocks_event_reasons.active): SW power cap 0x4, HW slowdown 0x8, SW/HW
+        # thermal 0x20/0x40, power brake 0x80; 0x0 is none and 0x1 only idle
+        r"\bclocks_(?:event|throttle)_reasons\.active\b[^\n]{0,80}?\b0x0*(?:[48c]|[2-9a-f][0-9a-f])\b",
+        # (an idle GPU's clocks drop by design: a sentence about idle clocks is no claim)
+        r"(?![^.\n]*\bidle\b)\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?\b(?:stuck|stays?|only|locked|capped|drops?)\b"
+        r"[^.\n]{0,12}?\b\d{2,4}\s*MHz\b",
+        r"降频|功耗墙|温度墙|过热|锁频",
     ],
     # Xid, ECC and reset-required errors, named in words or pasted.
     "hardware_error": [
@@ -255,15 +363,22 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
-        r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b",
+        r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better)\s+(?:the\s+)?CPUs?\b(?![ _-]?affinit)",
+        r"\b(?:slow(?:er)?|weak(?:er)?|old(?:er)?)\s+(?:v?CPUs?|CPU cores|processors?)\b|"
+        r"\b(?:v?CPUs?|processors?)\b[^.\n]{0,15}?\b(?:is|are) (?:much |a lot |far )?(?:slower|weaker|older)\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host
         r"\bCPU\b[^.\n%]{0,40}?(?:>\s*|over |above )?100\s*%", r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
         r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
+        # high CPU load said without a figure, and the serving side's Python overhead (vLLM/SGLang docs: "CPU overhead")
+        r"\bhigh CPU (?:usage|load|utili[sz]ation)\b|\bCPU (?:usage|load|utili[sz]ation) (?:is |was |stays |remains )?(?:very |extremely )?high\b",
+        r"\b(?:Python|framework|scheduling|scheduler|CPU[- ]side|host[- ]side)\s+overhead\b",
         r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|data ?loader\w*)\b[^.\n]{0,40}?"
         r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
+        r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
+        r"CPU\s*(?:占用|使用率?|利用率)\s*(?:一直|达到|超过|都是|为|是)?\s*100\s*%|CPU\s*瓶颈|单核\s*100\s*%",
         r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPU|host|Python)\b",
     ],
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
@@ -276,6 +391,10 @@ PATTERNS: dict[str, list[str]] = {
         _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
         r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+        # TensorRT-LLM's PyTorch backend (use_cuda_graph), LMDeploy's PytorchEngineConfig(eager_mode=True), llama.cpp's
+        # GGML_CUDA_DISABLE_GRAPHS=1
+        r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
+        r"\bGGML_CUDA_DISABLE_GRAPHS\s*=\s*1\b",
     ],
     # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
     "pipeline_parallel": [
@@ -283,6 +402,14 @@ PATTERNS: dict[str, list[str]] = {
         r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
     ],
     # One request (stream) at a time, or a small batch: nothing to overlap or split.
+    # The GPU mostly idle, said without a figure ("GPU utilization is very low", "GPU usage stays near zero",
+    # "低GPU利用率"). nvidia-smi's utilization.gpu is the share of time a kernel runs (NVML docs), so low means idle time.
+    "gpu_idle_words": [
+        r"\bGPU[- ]?(?:util\w*|usage|load|occupancy)\b[^.\n%\d]{0,25}?\b(?:is |was |stays |remains |drops to |goes down to |"
+        r"always |only |quite |very |extremely |rather )*(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
+        r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b", r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
+        r"GPU\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
+    ],
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|single (?:request|stream|user|prompt|sequence))\b",
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
@@ -311,16 +438,22 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:wait\w*|idle|starv\w*)\b[^.\n]{0,40}?\bCPU\b[^.\n]{0,30}?\blaunch\w*\b",
         r"\bCPU\b[^.\n]{0,30}?\b(?:too slow|cannot keep up|can't keep up|not fast enough|bottleneck\w*)\b[^.\n]{0,30}?\blaunch\w*",
         r"\bGPU\b[^.\n]{0,30}?\bidle\b[^.\n]{0,20}?\bbetween (?:kernels|kernel launches|ops|operators)\b", r"\bgaps? between (?:the )?kernels\b",
+        # a profile's words: time spent launching, short kernels separated by gaps
+        r"\b(?:spent|time|busy)\b[^.\n]{0,30}?\b(?:in |on )?(?:CPU[- ]side |host[- ]side )?(?:kernel|CUDA) launch\w*",
+        r"\b(?:tiny|small|short)\s+(?:GPU\s+)?kernels\b[^.\n]{0,30}?\bgaps?\b",
         # replaying the step as a CUDA graph removes the launches: when that alone makes it much faster, they were the cost
         r"\b(?:CUDA[- ]?graphs?|cudagraphs?|torch\.compile\b[^.\n]{0,30}?reduce-overhead)\b[^.\n]{0,60}?"
         r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|speeds? (?:it |things )?up|sped (?:it )?up)",
         r"\b(?:many|thousands of|lots of|hundreds of) (?:tiny|small|short) kernels\b",
+        # nsys's CUDA API summary: cudaLaunchKernel taking most of the host's CUDA time
+        r"\bcudaLaunchKernel\b[^\n]{0,60}?\b(?:[3-9]\d|100)(?:\.\d+)?\s*%", r"\blaunch[- ]bound\b",
     ],
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
         r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",
         r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b", r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
+    **FAILURE_PATTERNS,
 }
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
@@ -330,7 +463,9 @@ ACROSS_SENTENCES = ("vm_vs_bare_metal",)
 # Cause words whose claim is the reporter's guess, not an observation ("maybe it's P2P?").
 _GUESS = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
-    r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether))\b", re.I)
+    r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether)|"
+    # what the reporter read or heard, not what they saw
+    r"I(?:'ve| have)? (?:read|heard)|according to (?:the )?(?:docs|documentation|blog|article|paper))\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
 _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?(?:is|are|was|were|does|dose|do|did|can|could|would|will|should|might|may|has|have)\b", re.I)
@@ -354,14 +489,15 @@ _VERSION = re.compile(r"(?<![\d.])([12]\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)")
 _OTHER_PRODUCT = re.compile(
     r"(?:nccl-tests|cuda|driver|torch|pytorch|vllm|sglang|python|ubuntu|tensorflow|transformers|ofed|ucx|"
     r"openmpi|mpi|rocm|trt-llm|tensorrt|deepspeed|megatron|ray|kernel|flash[-_ ]?attn|flash[-_ ]?attention|triton|"
-    r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc|v)\W{0,3}$",
+    r"xformers|numpy|jax|accelerate|apex|nemo|slurm|docker|gcc)\W{0,3}v?$",
     re.I,
 )
 
 
 def nccl_versions(text: str) -> list[str]:
-    """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster')."""
-    if not re.search(r"\bNCCL\b", text, re.I):
+    """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster', the Debian
+    package 'libnccl2=2.20.5-1+cuda12.4')."""
+    if not re.search(r"\bNCCL\b|\blibnccl", text, re.I):
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
@@ -385,14 +521,17 @@ _SMI_SLOW = re.compile(
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
 _NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b[\w\s,-]{0,20}$", re.I)
 # Kinds whose patterns carry the negation themselves.
-_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down")
+_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")  # "IB not detected" affirms a fallback
 
 
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
+    """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
+    above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
     if kind in _NEGATIVE_KINDS:
-        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", sentence[max(0, m.start() - 20):m.start()], re.I)
+        window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
+        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
-    before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()])
+    before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1])
     if before and _CLAUSE.search(before.group(0)):
         before = None  # "not working when each rank ...": the negation belongs to another clause
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
@@ -400,7 +539,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
 
 
 # Kinds whose matched words can carry their own negation ("the CPU is not the bottleneck").
-_NEGATED_INSIDE = ("cpu_ab",)
+_NEGATED_INSIDE = ("cpu_ab", "gpu_idle_words")
 _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
 
 
@@ -412,17 +551,22 @@ def sentences(text: str) -> list[str]:
 
 
 def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
-    """The first affirmed statement of `kind` in `text`; else the first negated one (negated=True)."""
-    negated = None
+    """The first statement of `kind` in `text` the reporter observed; else the first they offered as a guess
+    (a title asking "Is it a CPU bottleneck?" above "the CPU is at 100 %" is an observation all the same);
+    else the first negated one (negated=True)."""
+    guessed = negated = None
     for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
                               negated=_negated(kind, sentence, m), guess=_guessed(sentence))
-                if not claim.negated:
+                if not claim.negated and not claim.guess:
                     return claim
-                negated = negated or claim
-    return negated
+                if claim.negated:
+                    negated = negated or claim
+                else:
+                    guessed = guessed or claim
+    return guessed or negated
 
 
 def claims(facts: Facts) -> list[Claim]:
@@ -438,12 +582,13 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
-        figured = version_figures(text)
-        versions = figured or nccl_versions(text)
-        if figured or (len(versions) >= 2 and (_REGRESS_WORDS.search(text) or failure_ab(text))):
-            m = re.search(r"\bNCCL\b", text, re.I)
+        named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
+        figured = version_figures(text, named)
+        versions = figured or named
+        if figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named))):
+            m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
-        engine_versions = _engine_versions(text)
+        engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared
         if engine_versions and _REGRESS_WORDS.search(text):
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {"engine": engine_versions[0],
                                                                                        "versions": engine_versions[1]}))
@@ -464,7 +609,7 @@ def claims(facts: Facts) -> list[Claim]:
         if n.kind != OUTPUT_KIND or not n.text:
             continue
         for kind in OUTPUT_FAMILIES:
-            c = _first(kind, PATTERNS[kind], n.text)
+            c = _first(kind, PATTERNS[kind], spaced(n.text))
             if c and not c.negated:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
@@ -519,8 +664,6 @@ _PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latenc
 def _engine_versions(text: str):
     """(engine, [versions], quote) when the text compares two releases of a serving engine."""
     m = _ENGINE_VERSION.search(text)
-    if nccl_versions(text):
-        return None  # NCCL's own releases: nccl_versions_compared
     versions: list[str] = []
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
@@ -533,80 +676,10 @@ def _engine_versions(text: str):
         return None
     if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
         return None
-    anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version)\b", text, re.I)
+    anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
 
 
-# --------------------------------------------------------------------------- failure families (issue 11 b)
-# More families for failure categories, each from the vocabulary of the tool that reports the
-# situation, registered into PATTERNS like the rest.
-FAILURE_PATTERNS: dict[str, list[str]] = {
-    # NCCL on TCP sockets between nodes: its own INFO/WARN lines (net_socket.cc, net_ib.cc, ibvwrap.cc;
-    # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html) and the words for it.
-    "net_socket": [
-        r"\bUsing (?:network|internal Network) Socket\b", r"\bNET/IB\s*:\s*No device found\b",
-        r"\b(?:ibv_open_device|ibv_get_device_list)\b[^\n]{0,30}?\bfail\w*", r"\bFailed to open libibverbs\b",
-        r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
-        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
-        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
-        r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
-        r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
-        r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
-        r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
-    ],
-    # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
-    # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
-    "pcie_degraded": [
-        r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
-        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
-        r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
-        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
-        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
-        r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
-    ],
-    # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
-    # slow link, not a verdict by itself.
-    "pcie_slot": [
-        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|mining (?:board|frame|rig))\b",
-        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b", r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
-        r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
-    ],
-    # A rank's CPU work on the other socket from its GPU: numactl / taskset / CPU-affinity words
-    # (NCCL env docs NCCL_IGNORE_CPU_AFFINITY; vLLM/TRT-LLM NUMA-binding docs).
-    "numa_words": [
-        r"\b(?:cross|remote|wrong|other|opposite|different)[- ](?:NUMA|socket|CPU socket)\b",
-        r"\bNUMA\b[^.\n]{0,40}?\b(?:mismatch\w*|wrong|remote|not (?:local|match\w*|aligned))\b",
-        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
-        r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
-        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
-    ],
-    # The NCCL release changed and the behaviour with it, said without two version numbers.
-    "nccl_upgrade": [
-        r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
-        r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
-        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
-        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
-    ],
-    # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
-    # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
-    "bimodal": [
-        r"\bbimodal\b",
-        r"\b(?:alternat\w+|flip\w*|jump\w*|switch\w*|oscillat\w+|toggl\w+)\s+between\s+(?:two\s+)?[^.\n]{0,25}?"
-        r"(?:speeds?|rates?|levels?|\d+(?:\.\d+)?\s*(?:ms|tok/s|tokens/s|it/s|s)\b)",
-        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b[^.\n]{0,40}?"
-        r"\b(?:\d+\s*x|twice|2x|much|far) (?:slower|longer)\b",
-    ],
-    # The slowdown reproduces on one GPU, without the engine or tensor parallelism: nothing between GPUs causes it.
-    "single_gpu_repro": [
-        r"\b(?:also|even|same|still)\b[^.\n]{0,40}?\b(?:on|with|using) (?:a |one |only one )?single GPU\b",
-        r"\b(?:on|with) (?:a )?single GPU\b[^.\n]{0,40}?\b(?:also|too|as well|same|still)\b",
-        r"\bwithout (?:vLLM|SGLang|the engine|tensor parallel\w*|TP|NCCL)\b[^.\n]{0,40}?\b(?:same|also|still|too)\b",
-    ],
-}
-PATTERNS.update(FAILURE_PATTERNS)
-OUTPUT_FAMILIES += ("net_socket", "pcie_degraded")
-# Families whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
-_NEGATIVE_KINDS += ("net_socket",)
 
 # "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
 _VERSION_FIGURE = re.compile(r"(?<![\d.])(v)?([12]\.\d{1,2}(?:\.\d{1,2})?)(-\d)?\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
@@ -624,10 +697,30 @@ _ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|rele
 _CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
 
 
-def failure_ab(text: str) -> bool:
-    """A sentence saying one NCCL release works and another fails: the works-word and the fails-word each
+def _versions_contrasted(text: str, named: list[str]) -> bool:
+    """A sentence that names two of the NCCL releases with a word that contrasts them ("2.16.2 is slower than
+    2.14.3", "dropped from 2.19.3 to 2.20.3"), or one release with such a word and the other in the next
+    sentence. Two releases named far apart (the source file of one, the release in use) are no A/B."""
+    known = set(named)
+    parts = sentences(text)
+    for i, sentence in enumerate(parts):
+        here = {m.group(1) for m in _VERSION.finditer(sentence)} & known
+        if not here or not _REGRESS_WORDS.search(sentence):
+            continue
+        near = here | ({m.group(1) for m in _VERSION.finditer(" ".join(parts[max(0, i - 1):i + 2]))} & known)
+        if len(near) >= 2 or (_RELEASE_CHANGE.search(sentence) and len(known) >= 2):
+            return True  # "a regression in 2.29.7" compares it with a release the text names elsewhere
+    return False
+
+
+# Words that themselves say a release was compared with another: a regression, an upgrade, a downgrade.
+_RELEASE_CHANGE = re.compile(r"\b(?:regress\w*|upgrad\w*|downgrad\w*)\b", re.I)
+
+
+def failure_ab(text: str, named: list[str] | None = None) -> bool:
+    """(`named`: the text's nccl_versions, when the caller has them.) A sentence saying one NCCL release works and another fails: the works-word and the fails-word each
     in a clause naming its own release (not every release failing alike, nor a contrast of node counts)."""
-    known = set(nccl_versions(text))
+    known = set(nccl_versions(text) if named is None else named)
     for sentence in sentences(text):
         if _ALIKE.search(sentence):
             continue
@@ -645,11 +738,11 @@ def failure_ab(text: str) -> bool:
     return False
 
 
-def version_figures(text: str) -> list[str]:
+def version_figures(text: str, named: list[str] | None = None) -> list[str]:
     """The NCCL releases of a text that gives a figure per release, when the figures differ by more than
     RELEASES_DIFFER: an A/B stated as numbers, not words. Only versions nccl_versions() reads as NCCL's
     count, or NCCL's release tags "v2.18.5-1" ("torch 2.1.0: 30 tok/s" is another package's release). [] otherwise."""
-    known = set(nccl_versions(text))
+    known = set(nccl_versions(text) if named is None else named)
     figures: dict[str, float] = {}
     for m in _VERSION_FIGURE.finditer(text):
         if m.group(2) in known or (m.group(1) and m.group(3)):  # or NCCL's release tag, "v2.18.5-1"
@@ -694,15 +787,18 @@ _FIGURE_QUESTION = (
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
-             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b"),
-    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b"),
+             r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
+    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b|"
+              r"崩溃|段错误"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
-              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b"),
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b|"
+              r"报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b|"
                 + _FIGURE_QUESTION),
-    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|\bunder-?utili[sz]\w*|"
+    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
+             r"\b(?:lower|worse|less|reduced|decreased) (?:\w+ )?(?:speed|throughput|bandwidth|performance|tok\w*/s)\b|\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
@@ -718,7 +814,7 @@ def _opening(facts: Facts) -> tuple[str, str] | None:
     """(source, title and first paragraphs) of the reporter's description."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
-            return n.source, n.text[:900]
+            return n.source, spaced(n.text[:900])
     return None
 
 
@@ -742,7 +838,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
-            if kind in ("hang", "crash", "error") and _NEGATION.search(text[max(0, m.start() - 30):m.start()]):
+            if kind in ("hang", "crash", "error") and (_NEGATION.search(text[max(0, m.start() - 30):m.start()])
+                                                        or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):

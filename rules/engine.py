@@ -128,7 +128,9 @@ def quiet_priors(findings: list[Finding]) -> list[Finding]:
     cause at warning or critical: "nothing shows a broken link or setting" would contradict it. Rules cannot
     see each other's findings, so this is decided here, where they are combined."""
     fault = any(f.rule not in PRIORS and f.severity in ("warning", "critical") and is_cause(f) for f in findings)
-    return [f for f in findings if not (fault and f.rule in PRIORS and f.category in CONCLUSIONS)]
+    figures = any(f.rule in FIGURE_CHECKS and f.is_problem for f in findings)
+    return [f for f in findings if not (f.rule in PRIORS and ((fault and f.category in CONCLUSIONS)
+                                                             or (figures and f.category in FIGURE_ANSWERED)))]
 
 
 # A setting or transport that produces a measured symptom (NCCL_P2P_DISABLE=1 puts the all-reduce on
@@ -142,6 +144,7 @@ EXPLAINS = {
     "virtualization_no_p2p": ("pcie_fallback", "shm_fallback", "comm_bound"),
     "socket_fallback": ("comm_bound",),
     "eager_mode": ("launch_bound",),
+    "throttling": ("straggler",),  # a GPU whose clocks are held down is the rank the others wait for
 }
 
 
@@ -255,6 +258,10 @@ ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandw
                      "workload.latency_bound_small_batch", "scaling.")
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 PRIORS = ("ticket.symptom_prior", "ticket.nothing_broken")
+# Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
+# more than physics, the prior's "nothing points at a fault" and its PCIe-without-P2P ceiling give way to it.
+FIGURE_CHECKS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate", "ticket.vm_pcie_slow")
+FIGURE_ANSWERED = ("expected_physics", "p2p_disabled")
 MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
 
 

@@ -50,9 +50,7 @@ from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
     assumed_tp,
     band_evidence,
-    batched_rate,
     beyond_band_fix,
-    latency_vs_expected,
     layer_split_engine,
     unmodelled_layout,
 )
@@ -98,7 +96,7 @@ def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, t
 def clock_power(facts: Facts, predictions=None):
     """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low."""
     c = _first(facts, "clock_power")
-    if not c or any(set(g.clock_event_reasons) - {"idle"} for g in facts.of(GpuFact)):
+    if not c or any(_judged_by_health(g) for g in facts.of(GpuFact)):
         return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
     yield make("ticket.clock_power", "throttling", "warning", weight(c),
                "The GPU clocks are being held down (power cap, slowdown or thermal state)",
@@ -110,6 +108,13 @@ def clock_power(facts: Facts, predictions=None):
                "far below the enforced limit means the board or chassis limits power (PSU, BMC/iDRAC power policy); "
                "HW Slowdown or thermal reasons mean cooling or power delivery. Fix those, then compare clocks under load.",
                refs=["throttle", "nvidia_smi"])
+
+
+def _judged_by_health(g: GpuFact) -> bool:
+    """Can health.throttling judge this GPU's clock reasons? A thermal or hardware reason, yes; a SW Power Cap
+    only against the power limit, so a pasted reason block without the POWER section is left to the words."""
+    reasons = set(g.clock_event_reasons or []) - {"idle"}
+    return bool(reasons - {"sw_power_cap"}) or bool(reasons and g.power_limit_w)
 
 
 @rule("ticket.hardware_error", "hardware_fault")
@@ -201,8 +206,8 @@ def launch_overhead(facts: Facts, predictions=None):
     """The reporter sees the host's kernel launches holding the GPU back (launch time in a profile, the
     GPU idle while the CPU launches): short kernels finish before the next one is launched."""
     c = _first(facts, "launch_overhead")
-    if not c or c.negated:
-        return
+    if not c or c.negated or c.guess:
+        return  # "I read that launch overhead matters" is hearsay, not what the reporter sees
     yield make("ticket.launch_overhead", "launch_bound", "warning", weight(c),
                "The GPU waits for the CPU to launch its kernels",
                "Each kernel launch costs the host a few microseconds; when kernels are shorter than that, as in decode "
@@ -556,6 +561,54 @@ def shm_error(facts: Facts, predictions=None):
                refs=["nccl_docker"])
 
 
+@rule("ticket.system_error_in_container", "shm_too_small")
+def system_error_in_container(facts: Facts, predictions=None):
+    """NCCL's 'unhandled system error' inside a container on one node, with no other failing call named: the
+    NCCL troubleshooting guide's first container cause is /dev/shm too small for NCCL's shared-memory segments
+    (docker gives 64 MB). A lead, below the segment error itself (ticket.shm_error)."""
+    c = _first(facts, "nccl_system_error")
+    container = _first(facts, "container") or facts.host("container")
+    if not c or not container or _first(facts, "shm_error") or _across_nodes(facts) \
+            or _first(facts, "net_socket") or _first(facts, "module_missing"):
+        return  # between nodes the failing call is as often the network's
+    yield make("ticket.system_error_in_container", "shm_too_small", "warning", 0.45,
+               "NCCL fails a system call inside a container: /dev/shm is the first suspect",
+               "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
+               "usual one is creating its shared-memory segments in a /dev/shm that docker limits to 64 MB.",
+               [claim_ev(c, "NCCL system error")] + ([claim_ev(container, "runs in a container")]
+                                                     if isinstance(container, Claim) else [ev(container, "container", True)]),
+               fix="Rerun with NCCL_DEBUG=WARN to see the failing call; start the container with --ipc=host or "
+               "--shm-size of several GB (Kubernetes: an emptyDir with medium: Memory at /dev/shm).",
+               refs=["nccl_docker"])
+
+
+@rule("ticket.tp_size_uneven", "tp_not_dividing_heads")
+def tp_size_uneven(facts: Facts, predictions=None):
+    """A tensor-parallel size that is a multiple of 3, for a model whose head count the ticket does not give.
+    Engines require TP to divide the attention heads; published models have 2^k, 28, 40, 52, 64 or 128 heads,
+    almost never a multiple of 3, so TP=3/6/12 is refused at load time. When the model loaded (a speed
+    complaint), its heads did divide: no lead then."""
+    said = claims.symptom_quote(facts)
+    if said and said[2] in ("slow", "scaling", "hang"):
+        return
+    if catalog_model(facts)[0] is not None or any(w.extra.get("attention_heads") for w in facts.of(Workload)):
+        return  # the heads are known: workload.tp_not_dividing_heads judges the layout exactly
+    tp, tp_src = wfield(facts, "tp")
+    named = [int(g) for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if g.isdigit()]
+    sizes = [t for t in ([tp] if tp else []) + named if t >= 3 and t % 3 == 0]
+    if not sizes or _first(facts, "tp_size_error"):
+        return  # the engine's own error says it: ticket.tp_size_error
+    where = ev(tp_src, "tensor-parallel size", sizes[0]) if tp in sizes else \
+        claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])), "TP size")
+    yield make("ticket.tp_size_uneven", "tp_not_dividing_heads", "warning", 0.45,
+               f"TP={sizes[0]} rarely divides a model's attention heads",
+               "Tensor parallelism gives each GPU a whole number of attention heads; published models have head counts "
+               "such as 32, 40, 64 or 128 that 3 does not divide, so engines refuse TP sizes of 3, 6 or 12.",
+               [where], fix="Check the model's num_attention_heads (and num_key_value_heads) in its config.json and use "
+               "a TP size that divides them (2, 4 or 8); use the remaining GPUs for pipeline parallelism or a replica.",
+               refs=["vllm_parallel"])
+
+
 @rule("ticket.module_missing", "gdr_disabled")
 def module_missing(facts: Facts, predictions=None):
     """The GPUDirect RDMA kernel module (nvidia-peermem) is not loaded."""
@@ -592,14 +645,16 @@ def engine_versions(facts: Facts, predictions=None):
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
     c = _first(facts, "cpu_ab")
-    if not c or c.guess or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
+    if not c or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
         return  # an engine running on the CPU itself has no GPU to starve
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
-    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
+    low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80 and not u.guess]
+    if c.guess and not low and not _first(facts, "gpu_idle_words"):
+        return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
     if not (low or claims.complaint(facts) or _CPU_AB.search(c.quote)):
         return  # a busy CPU with the GPUs neither idle nor slow: nothing says the GPUs wait on it
-    yield make("ticket.cpu_bound", "host_bound", "warning", weight(c),
+    yield make("ticket.cpu_bound", "host_bound", "warning", weight(c) if not c.guess else 0.5,
                "The host CPU limits the engine",
                "Serving engines schedule, tokenize and launch kernels from one Python process per GPU, and Python's "
                "GIL keeps each process on one core; when that core is saturated, or a faster CPU changes the speed, "
@@ -675,29 +730,31 @@ def gpu_utilisation(facts: Facts, predictions=None):
     """A low GPU-utilisation figure, read by what the GPUs are doing: one GPU waiting on the host, a layer
     split where GPUs take turns, or TP ranks waiting on each other."""
     low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80]
-    if not low:
+    words = _first(facts, "gpu_idle_words")
+    if not low and not (words and not words.guess):
         return
-    u = min(low, key=lambda c: c.data["percent"])
-    pct = u.data["percent"]
+    u = min(low, key=lambda c: c.data["percent"]) if low else words
+    pct = u.data.get("percent")
+    share = f"{pct:g} %" if pct is not None else "a low share"
     n = _gpus(facts)
     engine = engine_of(facts)
     layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
     if layer_split and (n or 2) >= 2:
-        yield passed("ticket.gpu_utilisation", f"{pct:g} % per GPU is what a layer split gives",
+        yield passed("ticket.gpu_utilisation", f"{share} per GPU is what a layer split gives",
                      "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
                      "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
                      "the time; more GPUs add memory, not speed.",
                      evidence, 0.65)
     elif n and n >= 2:
         yield make("ticket.gpu_utilisation", "expected_physics", "info", 0.55,
-                   f"{pct:g} % utilisation with {n} GPUs: the ranks wait on each other",
+                   f"{share} utilisation with {n} GPUs: the ranks wait on each other",
                    "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
                    "the slowest, their compute units idle, and small per-GPU kernels finish before the next launch.",
                    evidence, fix="Raise the batch (concurrency) per step; use fewer GPUs per replica for small models.")
-    elif claims.complaint(facts):  # a utilisation figure nobody calls low or slow is an observation, not a wait
+    elif (words and not words.guess) or claims.complaint(facts):  # a figure nobody calls low or slow is only an observation
         yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
-                   f"The GPU is busy only {pct:g} % of the time: it waits on the host",
+                   f"The GPU is busy only {share} of the time: it waits on the host",
                    "A single GPU that is not kept busy is starved by the CPU side: request handling, scheduling, "
                    "tokenization or kernel launches between steps." + (f" ({engine} serving path)" if engine else ""),
                    evidence,
@@ -891,8 +948,7 @@ def symptom_prior(facts: Facts, predictions=None):
                    refs=["vllm_parallel"])
         return
     known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
-    if _fault_found(facts):
-        return  # a measured figure beyond its band, or a fault lead: "nothing points at a fault" would contradict it
+    # (a figure check that finds more than physics outweighs what follows: engine.quiet_priors, FIGURE_CHECKS)
     if kind == "normal?":
         if known and (n or 0) >= 2 and _about_performance(facts):
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
@@ -933,13 +989,6 @@ def _training(facts: Facts) -> bool:
     """A training job (not a model served): its answer is not about decode steps."""
     text = " ".join(t for _, t in claims.texts(facts))[:1500]
     return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
-
-
-def _fault_found(facts: Facts) -> bool:
-    """Does a check that reads the reporter's figures or setup find more than physics? The symptom's prior
-    (physics, 'nothing points at a fault') then gives way to it."""
-    checks = (measured_vs_expected, latency_vs_expected, batched_rate, vm_pcie_slow)
-    return any(f.is_problem for check in checks for f in check(facts))
 
 
 def _still_to_attach(facts, why: str) -> str:
@@ -1030,15 +1079,22 @@ def numa_words(facts: Facts, predictions=None):
     NUMA node."""
     c = _first(facts, "numa_words")
     said = claims.symptom_quote(facts)
-    if not c or c.guess or not said or said[2] in FAILURES:
+    if not said or said[2] in FAILURES:
         return
-    yield _on_claim("ticket.numa_words", "numa_affinity", "warning", c, "CPU / NUMA placement",
-                    "The ranks' CPU work runs on the other socket from their GPUs",
-                    "A rank whose threads and pinned buffers sit on the far socket sends every launch, host copy and "
-                    "NCCL proxy step across the inter-socket link; binding each rank to its GPU's NUMA node removes it.",
-                    fix="Bind each rank to its GPU's NUMA node (`numactl --cpunodebind=N --membind=N`, the launcher's or "
-                    "engine's NUMA-binding option) using the CPU/NUMA Affinity columns of `nvidia-smi topo -m`.",
-                    refs=["numa", "nccl_env"])
+    unbound, sockets = _first(facts, "no_cpu_binding"), _first(facts, "multi_socket")
+    if (not c or c.guess) and not (unbound and sockets and said[2] in ("slow", "scaling")):
+        return
+    evidence = [claim_ev(c, "CPU / NUMA placement")] if c and not c.guess else \
+        [claim_ev(sockets, "several CPU sockets"), claim_ev(unbound, "the processes are not bound to CPUs")]
+    yield make("ticket.numa_words", "numa_affinity", "warning", weight(c) if c and not c.guess else 0.45,
+               "The ranks' CPU work runs on the other socket from their GPUs",
+               "A rank whose threads and pinned buffers sit on the far socket sends every launch, host copy and "
+               "NCCL proxy step across the inter-socket link; binding each rank to its GPU's NUMA node removes it."
+               + ("" if c and not c.guess else " Here the host has several sockets and nothing binds the workers."),
+               evidence,
+               fix="Bind each rank to its GPU's NUMA node (`numactl --cpunodebind=N --membind=N`, the launcher's or "
+               "engine's NUMA-binding option) using the CPU/NUMA Affinity columns of `nvidia-smi topo -m`.",
+               refs=["numa", "nccl_env"])
 
 
 @rule("ticket.nccl_upgrade", "nccl_regression")

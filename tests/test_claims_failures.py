@@ -95,7 +95,74 @@ NEGATIONS = {
 }
 
 
-@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in PARAPHRASES.items() for t in ts])
+# Issue 11 d: the same families in other words, other tools' field names, and other languages. Written from the
+# tools' vocabulary (nvidia-smi --query-gpu field names, the engines' switches, lspci/nvidia-smi link fields) and
+# from how Chinese-speaking reporters write these situations, not from a corpus case.
+MORE_PARAPHRASES = {
+    "numa_words": [
+        "When the two GPUs come from different NUMA nodes the throughput is much lower than with a pair on one node.",
+        "Pairs of cards with different CPU affinity are slower than a single card.",
+        "两张卡跨NUMA的时候推理速度明显下降",
+        "bandwidthTest gives 12 GB/s on GPU4-7 unless I run it with numactl --cpunodebind=1.",
+    ],
+    "clock_power": [
+        "clocks_event_reasons.sw_power_cap : Active",
+        "clocks_throttle_reasons.hw_slowdown, Active",
+        "nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv prints 0x0000000000000004 under load.",
+        "Under full load the graphics clock stays at 210 MHz.",
+        "跑一会儿就降频了，温度到了 88 度",
+    ],
+    "eager_flag": [
+        "llm = LLM(model=path, tensor_parallel_size=2, enable_cuda_graph=False)",
+        "backend_config = PytorchEngineConfig(tp=2, eager_mode=True)",
+        "GGML_CUDA_DISABLE_GRAPHS=1 ./llama-server -m model.gguf -ngl 99",
+        "pytorch_backend_config: use_cuda_graph: false",
+    ],
+    "pcie_degraded": [
+        "After the chassis swap GPU2 shows gen 3 and width x8 while the others are gen4 x16.",
+        "nvidia-smi --query-gpu says pcie.link.width.current = 4 on GPU2 during the run.",
+        "Link Width\n    Max : 16x\n    Current : 4x",
+    ],
+    "cpu_ab": [
+        "推理的时候 CPU占用一直100%，GPU利用率只有 30%",
+        "单核100%，其他核都是空闲的",
+        "Tokenization 这一步只在CPU上运行，要等半小时",
+        "进程CPU使用无法超过100%",
+        "On the cloud VM with 4 slow vCPUs it is half as fast; the cloud CPU is much slower.",
+    ],
+    "no_cpu_binding": ["双路服务器上没有绑定CPU"],
+    "multi_socket": ["双路服务器，8张L40"],
+    "net_socket": ["多机训练用的是socket网络，没有走IB"],
+    "launch_overhead": [
+        "The profiler shows most of the step is spent in CPU-side kernel launches.",
+        "The GPU runs tiny kernels with big gaps in between.",
+    ],
+    "multi_node": ["双机训练速度很慢", "两台服务器一起跑的时候很慢"],
+    "gpu_idle_words": [
+        "GPU utilization is very low during generation.",
+        "Low GPU usage when serving with the HF pipeline.",
+        "While the tokenizer runs the GPU usage stays near zero.",
+        "推理时GPU利用率很低",
+    ],
+}
+MORE_NEGATIONS = {
+    "cpu_ab": ["Every rank gets a different CPU affinity mask, which is what we want.",
+               "The CPU is not slower on the new box, both are the same EPYC."],
+    "eager_flag": ["We set enable_cuda_graph=True and the graphs are captured."],
+    "clock_power": ["clocks_event_reasons.sw_power_cap : Not Active",
+                    "clocks_event_reasons.active is 0x0000000000000001 while the GPU waits for work.",
+                    "The SM clock stays at 210 MHz while the GPU is idle and goes to 1980 MHz under load."],
+    "pcie_degraded": ["Link Width\n    Max : 16x\n    Current : 16x"],
+    "gpu_idle_words": ["GPU utilization is not low, it stays at 99 % the whole time."],
+}
+
+
+
+def _every(*families: dict) -> list[tuple[str, str]]:
+    return [(k, t) for family in families for k, ts in family.items() for t in ts]
+
+
+@pytest.mark.parametrize("kind,text", _every(PARAPHRASES, MORE_PARAPHRASES))
 def test_each_failure_family_reads_its_paraphrases(kind, text):
     assert found(text, kind), (kind, text)
 
@@ -234,3 +301,54 @@ def test_a_quote_reads_as_one_line_without_heading_marks():
     quote = claims.symptom_quote(facts)[1]
     assert quote.startswith("Gemma-2 27B crawls on 2x A6000. vLLM with TP=2, both GPUs")
     assert all("\n" not in c.quote and not c.quote.lstrip("…").startswith("#") for c in claims.claims(facts))
+
+
+def test_the_nccl_releases_of_a_text_are_read_once(monkeypatch):
+    """The figures per release, the works/fails A/B and the engine-release check all start from the one list."""
+    calls = []
+    original = claims.nccl_versions
+    monkeypatch.setattr(claims, "nccl_versions", lambda text: calls.append(text) or original(text))
+    text = "With NCCL 2.18.3 the all-reduce works, with NCCL 2.19.3 it hangs; vLLM 0.4.2 was slower than 0.4.1."
+    facts = said(text)
+    (c,) = claims.find(facts, "nccl_versions_compared")
+    assert c.data["versions"] == ["2.18.3", "2.19.3"]
+    assert not claims.find(facts, "engine_versions_compared")  # NCCL's releases are not the engine's
+    assert calls.count(text) == 1
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in MORE_NEGATIONS.items() for t in ts])
+def test_the_opposite_state_is_no_claim_in_words_or_pasted_output(kind, text):
+    assert not found(text, kind) and not found(text, kind, note="pasted_output"), (kind, text)
+
+
+def test_cjk_runs_are_spaced_so_tool_words_match_inside_them():
+    assert claims.spaced("进程CPU使用无法超过100%") == "进程 CPU 使用无法超过 100% "[:-1]
+    assert claims.spaced("plain English text, 8 GPUs") == "plain English text, 8 GPUs"
+
+
+@pytest.mark.parametrize("text,compared", [
+    ("NCCL v2.16.2 is slower than v2.14.3 by a factor of 10 on the same A40 box.", True),  # NCCL's own "v" tags
+    ("We observed a regression in NCCL 2.29.7.\n\nNCCL 2.29.2: see figure\n\nNCCL 2.29.7: see figure", True),
+    # the release whose source is quoted and the release in use, with a complaint elsewhere: no A/B
+    ("In v2.27.7-1, src/graph/topo.h sets the NVLink bandwidth to 40.\n\nOur busbw is lower than expected.\n\n"
+     "We run NCCL 2.27.1.", False),
+])
+def test_two_nccl_releases_count_as_an_ab_only_when_the_text_contrasts_them(text, compared):
+    assert bool(claims.find(said(text), "nccl_versions_compared")) is compared
+
+
+@pytest.mark.parametrize("text,symptom", [
+    ("# 多卡推理卡住了\n\n两张4090跑到一半就卡住，没有任何输出", "hang"),
+    ("# vllm 启动报错\n\n张量并行2的时候启动失败", "error"),
+    ("# 训练进程崩溃\n\n跑几个小时后进程崩溃", "crash"),
+    ("# 没有报错但是很慢\n\n推理速度很慢", "slow"),  # "no error" rules the error out
+])
+def test_the_symptom_class_is_read_in_chinese_too(text, symptom):
+    assert claims.symptom(said(text)) == symptom
+
+
+def test_an_nccl_release_named_by_its_debian_package_is_read_and_an_unanchored_ab_does_not_crash():
+    text = ("Our new container ships libnccl2=2.20.5-1+cuda12.4; the old one had libnccl2=2.18.3-1+cuda12.2 and was "
+            "25% faster on the same 4 nodes.")
+    (c,) = claims.find(said(text), "nccl_versions_compared")
+    assert set(c.data["versions"]) == {"2.20.5", "2.18.3"}

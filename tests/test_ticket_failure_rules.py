@@ -149,12 +149,9 @@ def test_the_topo_p2p_legend_is_not_p2p_refused(tmp_path):
     all_ok = matrix.replace("GNS     X", "OK      X").replace("X       GNS", "X       OK")
     verdicts = {}
     for name, table in (("ok", all_ok), ("gns", matrix)):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "issue.md").write_text("# all_reduce_perf on two GPUs is slower than I expected\n\n"
-                                                  f"nvidia-smi topo -p2p r:\n\n```\n{table}\n```\n")
-        facts = read_bundle([tmp_path / name])
-        findings = evaluate(facts)
-        verdicts[name] = ticket_verdict(facts, findings).category
+        answer, findings = issue(tmp_path / name, "# all_reduce_perf on two GPUs is slower than I expected\n\n"
+                                 f"nvidia-smi topo -p2p r:\n\n```\n{table}\n```\n")
+        verdicts[name] = answer.category
         if name == "ok":
             assert not fired(findings, "ticket.p2p_refused")  # the legend prints under every matrix
     assert verdicts["ok"] != "p2p_disabled" and verdicts["gns"] == "p2p_disabled"  # the GNS cells decide
@@ -204,6 +201,8 @@ def test_nccl_finding_no_hca_between_nodes_is_socket_fallback(tmp_path):
 
 
 def issue(tmp_path, text: str):
+    """(verdict, findings) for an issue.md holding `text` in the folder tmp_path, read as the ticket command reads it."""
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "issue.md").write_text(text)
     facts = read_bundle([tmp_path])
     findings = evaluate(facts)
@@ -230,3 +229,74 @@ def test_a_training_job_across_machines_is_not_called_a_model_served(tmp_path):
     _, serving = issue(tmp_path / "serve", "# Slow across two servers\n\nServing Qwen2-72B with DeepSpeed-MII across "
                        "two servers is very slow, about 3 tokens/s.\n")
     assert [f for f in serving if f.rule == "ticket.symptom_prior" and f.category == "cross_node_tp"]
+
+
+def test_an_nccl_system_error_in_a_container_points_at_dev_shm_only_on_one_node():
+    text = ("vLLM with --tensor-parallel-size 2 inside the docker container fails at start-up: "
+            "torch.distributed.DistBackendError: NCCL error: unhandled system error, NCCL version 2.21.5")
+    answer, findings = ticket(text)
+    (lead,) = fired(findings, "ticket.system_error_in_container")
+    assert answer.category == "shm_too_small" and lead.confidence < 0.7  # a lead, below the segment error itself
+    assert not fired(ticket(text.replace("inside the docker container ", ""))[1], "ticket.system_error_in_container")
+    _, between = ticket(text.replace("fails at start-up", "across two nodes fails at start-up"))
+    assert not fired(between, "ticket.system_error_in_container")  # between nodes the network is as likely
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("Can I serve my fine-tuned model with --tensor-parallel-size 6 on six GPUs? It refuses to start.", True),
+    ("lmdeploy 部署这种模型，张量并行使用3或者6这种，是否建议？", True),
+    ("Serving our model with tensor parallel 3 works, but decode is slower than I expected.", False),  # it loaded
+    ("Serving our model with tensor parallel 4 fails to start.", False),
+])
+def test_a_tp_size_of_three_is_a_heads_lead_while_the_heads_are_unknown(text, fires):
+    assert bool(fired(ticket(text)[1], "ticket.tp_size_uneven")) is fires
+
+
+def test_a_model_whose_heads_are_known_is_judged_exactly_not_by_the_lead(tmp_path):
+    (tmp_path / "issue.md").write_text("# TP=6 refuses to start\n\nWe want to serve Llama-3-70B with --tensor-parallel-size 6 "
+                                       "on six A100 GPUs, but the server refuses to start.\n")
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    assert not fired(findings, "ticket.tp_size_uneven")
+    assert fired(findings, "workload.tp_not_dividing_heads")  # 64 heads over 6 GPUs, from the catalog
+
+
+def test_an_active_power_cap_below_an_inactive_line_is_throttling_and_explains_the_slow_gpu(tmp_path):
+    # the line above ("Idle : Not Active") does not negate this one; with no POWER section health.throttling
+    # cannot weigh the cap, so the pasted reason itself is the evidence, and it explains the one slow GPU
+    block = ("    Clocks Event Reasons\n        Idle                              : Not Active\n"
+             "        SW Power Cap                      : {}\n        HW Slowdown                       : Not Active\n")
+    verdicts = {state: issue(tmp_path / state.replace(" ", "_"), "# One GPU slower than the others\n\nnvidia-smi -q -d "
+                             f"PERFORMANCE on GPU3 shows:\n\n```\n{block.format(state)}```\n")[0].category
+                for state in ("Active", "Not Active")}
+    assert verdicts == {"Active": "throttling", "Not Active": "straggler"}
+
+
+def test_several_sockets_and_unbound_workers_are_a_numa_lead_for_a_speed_complaint():
+    text = ("Serving on GPUs 4-7 of our dual socket Xeon box gives 30% lower throughput than on GPUs 0-3. The server "
+            "is started without any numactl binding.")
+    answer, findings = ticket(text)
+    (lead,) = fired(findings, "ticket.numa_words")
+    assert answer.category == "numa_affinity" and lead.confidence < 0.5  # a configuration prior, no observation
+    assert not fired(ticket(text.replace("dual socket ", ""))[1], "ticket.numa_words")
+    assert not fired(ticket(text.replace("without any numactl binding", "with numactl --cpunodebind per GPU"))[1],
+                     "ticket.numa_words")
+
+
+def test_a_single_gpu_said_to_idle_is_a_host_lead_and_several_gpus_are_not(tmp_path):
+    answer, findings = ticket("Serving Llama-3-8B with vLLM on one L4, the GPU utilization is very low and the "
+                              "throughput does not grow with more users.")
+    assert answer.category == "host_bound" and fired(findings, "ticket.gpu_utilisation")
+    _, tp = issue(tmp_path, "# Low GPU utilization\n\nServing Llama-3-70B with vLLM on 4x A100 with tensor parallel 4, "
+                  "the GPU utilization is very low.\n")
+    assert [f.category for f in fired(tp, "ticket.gpu_utilisation")] == ["expected_physics"]  # ranks wait on each other
+    _, busy = ticket("Serving Llama-3-8B with vLLM on one L4, the GPU utilization is not low but decode is slow.")
+    assert not fired(busy, "ticket.gpu_utilisation")
+
+
+def test_what_the_reporter_read_is_hearsay_not_a_launch_observation():
+    _, read = ticket("How do I enable CUDA graphs in my own decode loop? I read that kernel launch overhead matters "
+                     "for small batches.")
+    assert not fired(read, "ticket.launch_overhead")
+    _, seen = ticket("Decode of our small model is slow: the profile shows kernel launch overhead in every step.")
+    assert fired(seen, "ticket.launch_overhead")

@@ -140,6 +140,18 @@ def test_a_complaint_whose_numbers_match_is_expected_physics_not_healthy():
     assert verdict(passes, symptom="normal?").category == "healthy"
 
 
+def test_a_figure_beyond_its_band_silences_the_priors_physics_and_ceiling_but_not_a_layout_lead():
+    from rules.engine import quiet_priors
+
+    priors = [_finding("ticket.symptom_prior", c, "warning", 0.5) for c in ("expected_physics", "p2p_disabled", "cross_node_tp")]
+    beyond = _finding("ticket.measured_vs_expected", "other", "warning", 0.6)
+    kept = {f.category for f in quiet_priors(priors + [beyond]) if f.rule == "ticket.symptom_prior"}
+    assert kept == {"cross_node_tp"}
+    within = _finding("ticket.measured_vs_expected", "expected_physics", "info", 0.6)  # the figure is physics: priors stand
+    assert {f.category for f in quiet_priors(priors + [within]) if f.rule == "ticket.symptom_prior"} == \
+        {"expected_physics", "p2p_disabled", "cross_node_tp"}
+
+
 def test_inventory_is_context_not_a_verdict():
     findings = [_finding("node.numa_placement", "numa_affinity", "info", 0.6), _finding("nccl.busbw", "healthy", "ok", 0.7)]
     assert verdict(findings).category == "healthy"

@@ -213,8 +213,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out: list = []
     gpu_line = model_line = tp_line = None
     count_line = None
-    for i, ln in prose:
-        ln = re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln)  # "8xH100", "2x3060" -> "8 x H100", "2 x 3060"
+    spaced = {i: re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln) for i, ln in prose}  # "8xH100" -> "8 x H100"
+    for i, ln in spaced.items():
         if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:])
@@ -233,8 +233,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             tp_line = (i, _tp_size(m))
     if gpu_line:
         n = gpu_line[2] or (count_line[1] if count_line else None)
-        line = next(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln) for i, ln in prose if i == gpu_line[0])
-        nodes = _nodes_for_per_node_count(line, gpu_line[1])
+        nodes = _nodes_for_per_node_count(spaced[gpu_line[0]], gpu_line[1])
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
                             nodes=nodes))
     elif count_line and count_line[1]:
