@@ -319,12 +319,11 @@ def check_measurement(m: Measurement) -> None:
 def _setup_of(read) -> Setup:
     """The engine, model and GPU a file's own facts name (a ticket's [workload] and [hardware], a
     launch line, a capture's GPU), where the catalog knows them."""
-    from rules.common import gpu_spec
-    from rules.workload import catalog_model
+    from rules.subject import Subject
 
-    model, _ = catalog_model(read)
-    gpu, _ = gpu_spec(read)
-    return Setup(model=model.key if model else None, gpu=gpu.key if gpu else None, engine=engine_of(read))
+    named = Subject.of(read)
+    return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
+                 engine=engine_of(read))
 
 
 def _content_layout(read) -> Layout | None:

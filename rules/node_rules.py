@@ -14,7 +14,7 @@ from typing import Any
 
 from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, P2PStatus, TopologyPath
 from probes.results import ProbeFailure
-from rules.common import ev, gpu_spec, make, passed
+from rules.common import ev, make, passed
 from rules.engine import rule
 from rules.topology import PATH_RANK
 
@@ -152,7 +152,7 @@ def _links(facts: Facts) -> dict[tuple[int, int], TopologyPath]:
 
 def _expected_busbw(facts: Facts, group: list[int]) -> tuple[float | None, str, list]:
     """Per-direction bandwidth the group's slowest path should carry, and what it rests on."""
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     paths = _links(facts)
     pairs = [paths.get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
     if not pairs or any(p is None for p in pairs):
@@ -262,7 +262,7 @@ def small_message_latency(facts: Facts, predictions=None):
 
 
 def _catalog_floor(facts: Facts, metric: str, attr: str, floor: float, label: str, rule_id: str, dtype=None):
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     expected = getattr(spec, attr, None) if spec else None
     if not expected:
         return []

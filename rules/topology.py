@@ -29,7 +29,6 @@ from rules.common import (
     claim_ev,
     ev,
     gpu_name,
-    gpu_spec,
     has_nvlink,
     is_virtualized,
     label,
@@ -173,7 +172,7 @@ def nccl_transport(facts: Facts, predictions=None):
             refs=["nccl_env", "nccl_trouble"],
         )
     elif _p2p_off_by_design(facts):
-        spec, spec_src = gpu_spec(facts)
+        spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
         yield make(
             "topology.nccl_transport", "other", "info", 0.5,
             f"NCCL copies through host memory, as it must on {spec.name}",
@@ -204,7 +203,7 @@ def _mig_gpus(facts: Facts) -> set[int]:
 
 def _p2p_off_by_design(facts: Facts) -> bool:
     """Boards whose stock driver refuses PCIe P2P (the catalog row's `pcie_p2p = false`)."""
-    spec, _ = gpu_spec(facts)
+    spec = facts.subject.gpu
     return spec is not None and not getattr(spec, "pcie_p2p", True)
 
 
@@ -268,7 +267,7 @@ def p2p_status(facts: Facts, predictions=None):
         return  # virtualization_no_p2p tells the fuller story
     b = bad[0]
     if _p2p_off_by_design(facts):
-        spec, spec_src = gpu_spec(facts)
+        spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
         yield make(
             "topology.p2p_status", "other", "info", 0.6,
             f"Peer-to-peer is off between the {spec.name} GPUs, as its driver ships",
@@ -371,7 +370,7 @@ def nvlink_links(facts: Facts, predictions=None):
     """NVLinks reported inactive: a fault on SXM boards, by design on bridged PCIe cards."""
     mig = _mig_gpus(facts)
     links = [n for n in facts.of(NvLinkFact) if n.gpu not in mig]
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     name = gpu_name(facts)
     none_up = [n for n in facts.of(Note) if n.kind == "nvlink_all_inactive" and n.data.get("gpu") not in mig]
     if none_up and not links and getattr(spec, "nvlink_gbs", 0) and not _bridged_by_design(spec, name):
@@ -443,7 +442,7 @@ def _nvswitch_board(spec) -> bool:
 def nvlink_missing(facts: Facts, predictions=None):
     """On an NVSwitch board every GPU pair connects over NVLink; a PCIe path between two GPUs
     means the fabric is not up or the GPU's links are down."""
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     if spec is None or not _nvswitch_board(spec):
         return
     pairs = [t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU") and t.a != t.b]
@@ -712,7 +711,7 @@ def pair_bandwidth(facts: Facts, predictions=None):
     """Measured GPU-to-GPU copy bandwidth against the NVLink line rate from the catalog."""
     pairs = [p for p in facts.of(PairBandwidth)
              if p.a != p.b and p.unit.lower() in ("gb/s", "gbps") and p.p2p_enabled is not False and p.value > 0]
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     nv_gbs = getattr(spec, "nvlink_gbs", None) if spec else None
     if not pairs or not nv_gbs:
         return
