@@ -183,11 +183,11 @@ _NUMBER = re.compile(r"-?[\d,]*\.?\d+")
 def _units_inline(headers: list[str], rows: list[list]) -> tuple[list[str], list[list]]:
     """A "unit" column belongs to the numeric columns just before it: print each of their numbers
     with its unit and drop the column, so a table split into parts never shows a number in one
-    part and its unit in the next."""
+    part and its unit in the next. The cells stay raw: the table that prints them escapes each once."""
     if "unit" not in headers:
         return headers, rows
     u = headers.index("unit")
-    cells = [[_text(c) for c in row] for row in rows]
+    cells = [[str(c) for c in row] for row in rows]
     first = u
     while first > 1 and all(_NUMBER.fullmatch(r[first - 1]) or r[first - 1] in ("", "—") for r in cells):
         first -= 1
