@@ -140,13 +140,11 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
     facts = Facts()
     runs: dict[tuple, Run] = {}
     files = []
-    for raw in paths:
-        from diagnose.inputs import check_path
+    from diagnose.inputs import check_path
 
+    for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise InputError(f"{path}: no such file or directory")
-        check_path(path, "measurements", folder=path.is_dir())  # a FIFO or device: refused before any read
+        check_path(path, "measurements", folder=path.is_dir())  # missing, a FIFO or device: refused before any read
         files.append(str(path))
         given = tp_of.get(str(raw)) or tp_of.get(path.name)
         if path.is_file() and published.is_published_csv(path):
