@@ -255,7 +255,8 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
         pcie = spec.pcie_interconnect
         if pcie != pred.interconnect and pcie in catalog.interconnects():
             # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
-            expected.allreduce_us_pcie = collectives.nccl(pcie, layout["tp"], pred.allreduce_bytes, p2p=spec.pcie_p2p).us
+            expected.allreduce_us_pcie = collectives.nccl(pcie, layout["tp"], pred.allreduce_bytes,
+                                                          p2p=spec.pcie_p2p).us
             expected.pcie_fabric = pcie
     out.expected = expected
     return out
