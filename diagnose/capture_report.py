@@ -226,7 +226,8 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     if spec is None or (catalog.find_model(model) is None and not _given(facts, model)):
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
-    pred = roofline.predict(catalog.model(model), spec, lay, batch=batch or 1, engine=engine_of(facts))
+    engine = engine_of(facts)
+    pred = roofline.predict(catalog.model(model), spec, lay, batch=batch or 1, engine=catalog.engine(engine))
     out.roofline = pred
     expected = CaptureExpectation(
         step_ms=pred.decode_step_ms_expected,
@@ -250,13 +251,14 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     if layout["tp"] > 1 and pred.allreduce_bytes:
         expected.allreduce_us = pred.allreduce_us_expected
         # NCCL on the same fabric: the slowest healthy path (an engine run without its custom kernel is not broken)
-        expected.allreduce_us_nccl = collectives.nccl(pred.interconnect, layout["tp"], pred.allreduce_bytes,
+        expected.allreduce_us_nccl = collectives.nccl(catalog.interconnect(pred.interconnect), layout["tp"],
+                                                      pred.allreduce_bytes,
                                                       graphs=bool(pred.assumptions.get("cuda_graphs"))).us
         pcie = spec.pcie_interconnect
         if pcie != pred.interconnect and pcie in catalog.interconnects():
             # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
-            expected.allreduce_us_pcie = collectives.nccl(pcie, layout["tp"], pred.allreduce_bytes,
-                                                          p2p=spec.pcie_p2p).us
+            expected.allreduce_us_pcie = collectives.nccl(catalog.interconnect(pcie), layout["tp"],
+                                                          pred.allreduce_bytes, p2p=spec.pcie_p2p).us
             expected.pcie_fabric = pcie
     out.expected = expected
     return out

@@ -601,9 +601,8 @@ def engines() -> dict[str, EngineSpec]:
 
 
 def engine(name: str | None) -> EngineSpec:
-    """A serving engine profile by key or alias ('vllm', 'trt-llm', ...); None is 'generic'."""
-    if isinstance(name, EngineSpec):
-        return name
+    """A serving engine profile by key or alias ('vllm', 'trt-llm', ...); None is 'generic'.
+    Callers resolve a name once and pass the EngineSpec on."""
     found = _lookup(_catalog().engine, name or "generic")
     if found is None:
         raise _unknown("engine", name, _catalog().engine)
@@ -635,8 +634,8 @@ def gpu(name: str) -> GpuSpec:
 
 
 def interconnect(key: str) -> InterconnectSpec:
-    if isinstance(key, InterconnectSpec):
-        return key
+    """An interconnect by key; callers resolve it once and pass the InterconnectSpec on (the
+    predictor's TP fabric may be a row capped to the GPU's own links, rules.roofline.tp_fabric)."""
     found = _lookup(_catalog().interconnect, key)
     if found is None:
         raise _unknown("interconnect", key, _catalog().interconnect)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from diagnose.findings import Evidence, Finding
-from rules.catalog import GpuSpec, ModelSpec
+from rules.catalog import ModelSpec
 from rules.engine import rule
 from rules.predictions import PredictResult, PredictRow
 from rules.roofline import cannot_run, smaller_dtype_hint
@@ -139,7 +139,7 @@ def does_not_fit(facts, predictions):
         return
     worst = max(bad, key=lambda p: p.memory_shortfall_gb)
     names = ", ".join(dict.fromkeys(f"{p.label} @ batch {p.total_batch}" for p in bad))
-    usable = _usable_gb(predictions.gpu, worst)
+    usable = _usable_gb(predictions)
     yield Finding(
         rule="predict.does_not_fit",
         category="other",
@@ -152,8 +152,7 @@ def does_not_fit(facts, predictions):
         evidence=[
             Evidence(source=_where(p),
                      detail=f"{p.label}: weights per GPU + kept by the engine + KV for the batch vs usable memory",
-                     measured=round(_usable_gb(predictions.gpu, p) + p.memory_shortfall_gb, 2),
-                     expected=round(_usable_gb(predictions.gpu, p), 2), unit="GB")
+                     measured=round(usable + p.memory_shortfall_gb, 2), expected=round(usable, 2), unit="GB")
             for p in bad[:6]
         ],
         fix=f"Use more GPUs per replica (TP or PP), {smaller_dtype_hint(worst.dtype)}an FP8 KV cache, "
@@ -268,12 +267,12 @@ def _single_layout(batch, p: PredictRow) -> Finding:
     )
 
 
-def _usable_gb(gpu: GpuSpec, p: PredictRow) -> float:
-    """GPU memory a serving engine may fill: the one figure `plan` shows too (rules.roofline.usable_gb).
-    gpu: the row the command resolved (PredictResult.gpu), never looked up again by its key."""
+def _usable_gb(predictions: PredictResult) -> float:
+    """GPU memory a serving engine may fill: the one figure `plan` shows too (rules.roofline.usable_gb),
+    for the GPU and engine the command resolved (PredictResult.gpu, .engine), never looked up again."""
     from rules import roofline
 
-    return roofline.usable_gb(gpu, p.engine)
+    return roofline.usable_gb(predictions.gpu, predictions.engine)
 
 
 def _total(p: PredictRow) -> float:

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.catalog import GpuSpec, ModelSpec
+from rules.catalog import EngineSpec, GpuSpec, ModelSpec
 from rules.roofline import Layout, Prediction
 
 
@@ -56,12 +56,13 @@ class PredictRow(Prediction):
 @dataclass
 class PredictResult(Predictions):
     """`diagnose predict`: every layout x batch asked for, and the assumptions of the first. The
-    model and GPU are the catalog rows the command resolved once (rules never look them up again:
-    a config.json model would be read a second time)."""
+    model, GPU and engine are the catalog rows the command resolved once (rules never look them up
+    again: a config.json model would be read a second time)."""
 
     layouts: list[PredictRow]
     model: ModelSpec
     gpu: GpuSpec
+    engine: EngineSpec
 
     @property
     def assumptions(self) -> dict:

@@ -1,4 +1,4 @@
-"""Which GPU and which model the evidence is about: their catalog rows, resolved once.
+"""Which GPU, model and serving engine the evidence is about: their catalog rows, resolved once.
 
 Many rules compare a figure with the catalog row of the GPU or model the facts name. The rules
 engine resolves both here before any rule runs (rules.engine.evaluate) and puts the answer on
@@ -13,22 +13,26 @@ from dataclasses import dataclass
 
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
 from rules import catalog
-from rules.catalog import GpuSpec, ModelSpec
-from rules.common import has_nvlink, wfield
+from rules.catalog import EngineSpec, GpuSpec, ModelSpec
+from rules.common import engine_of, has_nvlink, wfield
 
 
 @dataclass(frozen=True)
 class Subject:
-    """The catalog rows of the facts' GPU and model, each with the source that named it."""
+    """The catalog rows of the facts' GPU and model, each with the source that named it, and the
+    engine profile of the framework they name (None: none named; the predictor then assumes the
+    catalog's generic engine)."""
 
     gpu: GpuSpec | None = None
     gpu_source: str | None = None
     model: ModelSpec | None = None
     model_source: str | None = None
+    engine: EngineSpec | None = None
 
     @classmethod
     def of(cls, facts: Facts) -> "Subject":
-        return cls(*_gpu(facts), *_model(facts))
+        key = engine_of(facts)
+        return cls(*_gpu(facts), *_model(facts), catalog.engine(key) if key else None)
 
 
 def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None]:

@@ -19,7 +19,7 @@ from diagnose.evidence import (
     Workload,
 )
 from rules import claims
-from rules.common import engine_of, ev, gpus_per_node, make, measurements, need, node_count, passed, wfield
+from rules.common import ev, gpus_per_node, make, measurements, need, node_count, passed, wfield
 from rules.engine import rule
 
 DECODE = ("decode_tok_s", "output_tok_s")
@@ -193,7 +193,7 @@ def predict_layout(facts: Facts, tp: int, batch: int):
     if model is None or gpu is None:
         return None
     try:
-        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine_of(facts),
+        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=facts.subject.engine,
                                 dtype=weight_dtype(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None

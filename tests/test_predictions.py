@@ -14,7 +14,7 @@ JUDGED_ONLY = {"base", "layout_ratio", "base_ratio", "speedup", "ideal_speedup",
 def _predict_result(tps=(1, 2, 4, 8), batch=1) -> PredictResult:
     model, gpu = catalog.model("llama-3-70b"), catalog.gpu("h100-sxm")
     rows = [PredictRow.of(roofline.predict(model, gpu, roofline.Layout(tp), batch=batch), batch) for tp in tps]
-    return PredictResult(rows, model, gpu)
+    return PredictResult(rows, model, gpu, catalog.engine(None))
 
 
 def test_a_rule_runs_only_where_its_prediction_type_was_made():
@@ -37,7 +37,7 @@ def test_predict_rows_are_roofline_predictions_with_their_totals():
     assert row.label == "TP4 DP2" and row.usable == (p.valid and p.fits)
     as_json = row.to_dict()
     assert list(as_json)[:-1] == list(p.to_dict()) and list(as_json)[-1] == "total_batch"
-    assert PredictResult([row], model, gpu).report_json()["assumptions"] == p.assumptions
+    assert PredictResult([row], model, gpu, catalog.engine(None)).report_json()["assumptions"] == p.assumptions
 
 
 def _rows(*args) -> list[dict]:

@@ -98,7 +98,7 @@ def test_gpt_fast_7b_is_expected_physics_and_names_the_all_reduce():
     from rules import roofline
 
     p = roofline.predict(catalog.model("llama-2-7b"), catalog.gpu("a100-80gb-sxm"), roofline.Layout(8), batch=1,
-                         prompt=5, engine="gpt-fast")
+                         prompt=5, engine=catalog.engine("gpt-fast"))
     assert p.allreduce_impl == "vllm custom"
     assert tp8["allreduce_ref_us"] == pytest.approx(p.allreduce_us_expected, abs=0.01)
     assert tp8["terms"]["allreduce_ms"] == pytest.approx(64 * tp8["allreduce_ref_us"] / 1e3, abs=1e-3)

@@ -98,7 +98,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
                                  mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network, engine=eng,
                                  output=output_len, quant_group=quant_group)
             rows.append(PredictRow.of(p, batch))
-    return build_report(model, gpu, rows, request={
+    return build_report(model, gpu, eng, rows, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
@@ -128,14 +128,14 @@ def _layouts(gpus, tps, pps, dps):
     return [Layout(tp, pp, dp) for dp in dps for pp in pps for tp in (tps or [1, 2, 4, 8])]
 
 
-def build_report(model, gpu, rows: list[PredictRow], request):
+def build_report(model, gpu, eng, rows: list[PredictRow], request):
     """The predict Report: scaling table, per-layout predictions, findings and verdict."""
     from diagnose import tables
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
     from rules.predictions import PredictResult
 
-    result = PredictResult(rows, model, gpu)
+    result = PredictResult(rows, model, gpu, eng)
     return run_pipeline("predict", request, Facts(), result, only=["predict."],
                         decide=lambda _facts, findings: _verdict(findings), tables=tables.predict.tables(result))
 
