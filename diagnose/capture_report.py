@@ -25,7 +25,7 @@ from diagnose.capture.reader import tid_of
 from diagnose.capture.summaries import SUMMARIES, summary_table
 from diagnose.evidence import Workload
 from diagnose.findings import Report
-from rules.predictions import CapturePrediction
+from rules.predictions import CaptureExpectation, CapturePrediction
 
 MAX_STEP_RECORDS = 20_000  # with --stats: every step, up to this many per capture
 STEP_POINTS = 200  # without --stats: this many steps per capture, evenly chosen, plus percentiles of all
@@ -44,7 +44,7 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         facts.records.insert(0, Workload(GIVEN, model=model, tp=tp, pp=pp, batch=batch, gpu=gpu))
     predictions = predict(facts, *_workload(facts, model, tp, pp, batch), gpu)
     pipeline = any(g.comm_ops.get("send_recv") for g in facts.of(GpuTimeline))
-    if pipeline or (predictions.expected or {}).get("step_ms"):
+    if pipeline or (predictions.expected and predictions.expected.step_ms):
         facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
     inputs = {"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
               "step": step_name}
@@ -59,7 +59,7 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
     report = run_pipeline("capture", inputs, facts, predictions, tables=tables(result, full_stats),
                           decide=lambda _facts, found: verdict(found, missing, verb="collect"))
     report.predictions.pop("layout")  # the inputs say it
-    efficiency = step_efficiency(facts, predictions.expected or {})
+    efficiency = step_efficiency(facts, predictions.expected)
     if efficiency:
         report.tables["Step efficiency"] = efficiency
     report.facts["summaries"] = {file: _summaries(per_file) for file, per_file in result.summaries.items()}
@@ -210,11 +210,9 @@ def _workload(facts, model, tp, pp, batch):
 
 
 def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
-    """Roofline figures the capture rules compare with (rules.predictions.CapturePrediction).
-
-    "expected" holds plain numbers: decode step (ms), all-reduces per step and their time, one
-    all-reduce on the GPU's own fabric and over PCIe (us). Needs --model and a GPU (--gpu, or
-    the capture's TARGET_INFO_GPU name when the catalog knows it).
+    """Roofline figures the capture rules compare with (rules.predictions.CapturePrediction and
+    its CaptureExpectation). Needs --model and a GPU (--gpu, or the capture's TARGET_INFO_GPU name
+    when the catalog knows it).
     """
     ranks = _ranks(facts)
     layout = {"tp": tp or (max(1, ranks // (pp or 1)) if ranks else 1), "pp": pp or 1}
@@ -228,62 +226,65 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     if spec is None or (catalog.find_model(model) is None and not _given(facts, model)):
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
-    pred = roofline.predict(catalog.model(model), spec, lay, batch=batch or 1, engine=engine_of(facts))
+    engine = engine_of(facts)
+    pred = roofline.predict(catalog.model(model), spec, lay, batch=batch or 1, engine=catalog.engine(engine))
     out.roofline = pred
-    expected = {
-        "step_ms": pred.decode_step_ms_expected,
-        "step_ms_roofline": pred.decode_step_ms,
-        "band": [pred.band_low, pred.band_high],
-        "engine": pred.engine,
-        "allreduce_per_step": pred.allreduce_count_per_step,
-        "allreduce_ms_per_step": pred.allreduce_ms_per_step_expected,
-        "allreduce_bytes": pred.allreduce_bytes,
-        "fabric": pred.interconnect,
-        "pp_bubble_fraction": pred.pp_bubble_fraction,
-        "source": f"prediction:expected ({pred.model}, {spec.key}, {pred.engine}, tp={layout['tp']}, pp={layout['pp']}, "
-                  f"batch={batch or 1})",
+    expected = CaptureExpectation(
+        step_ms=pred.decode_step_ms_expected,
+        step_ms_roofline=pred.decode_step_ms,
+        band=[pred.band_low, pred.band_high],
+        engine=pred.engine,
+        allreduce_per_step=pred.allreduce_count_per_step,
+        allreduce_ms_per_step=pred.allreduce_ms_per_step_expected,
+        allreduce_bytes=pred.allreduce_bytes,
+        fabric=pred.interconnect,
+        pp_bubble_fraction=pred.pp_bubble_fraction,
+        source=f"prediction:expected ({pred.model}, {spec.key}, {pred.engine}, tp={layout['tp']}, pp={layout['pp']}, "
+               f"batch={batch or 1})",
         # what one decode step must move and compute on each GPU (the roofline's own terms), and
         # the GPU's datasheet peaks: measured step -> achieved bandwidth and FLOP/s
-        "hbm_gbs": spec.hbm_gbs,
-        "peak_tflops": spec.tflops(pred.dtype),
-        "bytes_per_gpu_step": pred.memory_ms / 1e3 * spec.hbm_gbs * 1e9,
-        "flops_per_gpu_step": pred.compute_ms / 1e3 * spec.tflops(pred.dtype) * 1e12,
-    }
+        hbm_gbs=spec.hbm_gbs,
+        peak_tflops=spec.tflops(pred.dtype),
+        bytes_per_gpu_step=pred.memory_ms / 1e3 * spec.hbm_gbs * 1e9,
+        flops_per_gpu_step=pred.compute_ms / 1e3 * spec.tflops(pred.dtype) * 1e12,
+    )
     if layout["tp"] > 1 and pred.allreduce_bytes:
-        expected["allreduce_us"] = pred.allreduce_us_expected
+        expected.allreduce_us = pred.allreduce_us_expected
         # NCCL on the same fabric: the slowest healthy path (an engine run without its custom kernel is not broken)
-        expected["allreduce_us_nccl"] = collectives.nccl(pred.interconnect, layout["tp"], pred.allreduce_bytes,
-                                                         graphs=bool(pred.assumptions.get("cuda_graphs"))).us
+        expected.allreduce_us_nccl = collectives.nccl(catalog.interconnect(pred.interconnect), layout["tp"],
+                                                      pred.allreduce_bytes,
+                                                      graphs=bool(pred.assumptions.get("cuda_graphs"))).us
         pcie = spec.pcie_interconnect
         if pcie != pred.interconnect and pcie in catalog.interconnects():
             # the same call over PCIe, as NCCL runs it there (no custom kernel, SHM where P2P is off)
-            expected["allreduce_us_pcie"] = collectives.nccl(pcie, layout["tp"], pred.allreduce_bytes, p2p=spec.pcie_p2p).us
-            expected["pcie_fabric"] = pcie
+            expected.allreduce_us_pcie = collectives.nccl(catalog.interconnect(pcie), layout["tp"],
+                                                          pred.allreduce_bytes, p2p=spec.pcie_p2p).us
+            expected.pcie_fabric = pcie
     out.expected = expected
     return out
 
 
-def step_efficiency(facts, expected: dict) -> dict | None:
+def step_efficiency(facts, expected: CaptureExpectation | None) -> dict | None:
     """Achieved HBM bandwidth and FLOP/s per GPU in the measured steps (p50, p95, p99), against
     the datasheet: the bytes and FLOPs one decode step needs per GPU (roofline) / step time."""
     steps = facts.of(StepStats)
-    need_b, need_f = expected.get("bytes_per_gpu_step"), expected.get("flops_per_gpu_step")
-    if not steps or not need_b or not expected.get("hbm_gbs"):
+    if not steps or expected is None or not expected.bytes_per_gpu_step or not expected.hbm_gbs:
         return None
+    need_b, need_f = expected.bytes_per_gpu_step, expected.flops_per_gpu_step
     rows = []
     for s in steps:
         for label, ns in (("p50", s.p50_ns), ("p95", s.p95_ns), ("p99", s.p99_ns)):
             if ns:
                 gbs, tflops = need_b / ns, need_f / ns / 1e3
-                rows.append([s.source, label, ns_to_ms(ns), round(gbs, 1), round(100 * gbs / expected["hbm_gbs"], 1),
-                             round(tflops, 1), round(100 * tflops / expected["peak_tflops"], 1)])
+                rows.append([s.source, label, ns_to_ms(ns), round(gbs, 1), round(100 * gbs / expected.hbm_gbs, 1),
+                             round(tflops, 1), round(100 * tflops / expected.peak_tflops, 1)])
     return {
         "columns": ["source", "step", "ms", "achieved GB/s per GPU", "% of HBM peak", "achieved TFLOP/s per GPU",
                     "% of peak FLOP/s"],
         "rows": rows,
         "note": f"Per GPU and step: {need_b / 1e9:.2f} GB moved and {need_f / 1e12:.2f} TFLOP computed "
-                f"({expected.get('source')}); peaks {expected['hbm_gbs']:g} GB/s HBM and "
-                f"{expected['peak_tflops']:g} dense TFLOP/s (catalog).",
+                f"({expected.source}); peaks {expected.hbm_gbs:g} GB/s HBM and "
+                f"{expected.peak_tflops:g} dense TFLOP/s (catalog).",
     }
 
 

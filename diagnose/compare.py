@@ -87,9 +87,11 @@ def collective_metrics(facts: dict) -> list[Metric]:
     for (label, size), rs in sorted(groups.items()):
         extra = dict(source=rs[0]["source"], size=size, nranks=rs[0].get("nranks") or 0)
         if size >= LATENCY_BOUND_BYTES:
-            out.append(Metric(label, size_label(size), "busbw", statistics.median(x["busbw_gbs"] for x in rs), "GB/s", "higher", **extra))
+            busbw = statistics.median(x["busbw_gbs"] for x in rs)
+            out.append(Metric(label, size_label(size), "busbw", busbw, "GB/s", "higher", **extra))
         else:
-            out.append(Metric(label, size_label(size), "time", statistics.median(x["time_us"] for x in rs), "us", "lower", **extra))
+            time_us = statistics.median(x["time_us"] for x in rs)
+            out.append(Metric(label, size_label(size), "time", time_us, "us", "lower", **extra))
     return out
 
 
@@ -110,16 +112,20 @@ def link_metrics(facts: dict) -> list[Metric]:
     out += best.values()
     for link in facts.get("nv_link_fact") or []:
         key = f"GPU{link.get('gpu')} link {link['link']}"
-        out.append(Metric("NVLink", key, "active", 1.0 if link.get("active") else 0.0, "", "higher", link["source"], "nvlink_down"))
+        out.append(Metric("NVLink", key, "active", 1.0 if link.get("active") else 0.0, "", "higher", link["source"],
+                          "nvlink_down"))
         if link.get("speed_gbs"):
-            out.append(Metric("NVLink", key, "speed", float(link["speed_gbs"]), "GB/s", "higher", link["source"], "nvlink_down"))
+            out.append(Metric("NVLink", key, "speed", float(link["speed_gbs"]), "GB/s", "higher", link["source"],
+                              "nvlink_down"))
     for g in facts.get("gpu_fact") or []:
         key = f"GPU{g.get('index')}"
         if g.get("pcie_width_current"):
-            out.append(Metric("PCIe", key, "width", float(g["pcie_width_current"]), "lanes", "higher", g["source"], "pcie_link_degraded"))
+            out.append(Metric("PCIe", key, "width", float(g["pcie_width_current"]), "lanes", "higher", g["source"],
+                              "pcie_link_degraded"))
         if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False:
             # An idle GPU drops its PCIe gen to save power; only a reading under load counts.
-            out.append(Metric("PCIe", key, "gen", float(g["pcie_gen_current"]), "", "higher", g["source"], "pcie_link_degraded"))
+            out.append(Metric("PCIe", key, "gen", float(g["pcie_gen_current"]), "", "higher", g["source"],
+                              "pcie_link_degraded"))
     return out
 
 
@@ -136,7 +142,8 @@ def measurement_metrics(facts: dict) -> list[Metric]:
         if m.get("size_bytes"):
             key = (key + ", " if key else "") + size_label(int(m["size_bytes"]))
         better = "lower" if any(s in m["metric"] for s in LOWER_IS_BETTER) else "higher"
-        out.append(Metric("measurement", key or "—", m["metric"], float(m["value"]), m.get("unit") or "", better, m["source"]))
+        out.append(Metric("measurement", key or "—", m["metric"], float(m["value"]), m.get("unit") or "", better,
+                          m["source"]))
     return _median_of_repeats(out)
 
 
@@ -353,8 +360,10 @@ def _regression_findings(regressions: list[Delta], a: Report, b: Report, thresho
             category=category,
             severity="critical",
             confidence=0.9,
-            title=f"{group}: {len(ds)} metric(s) worse by more than {threshold:.0%} (worst {worst.worse_by():.0%} at {worst.a.key})",
-            summary=f"Between {labels[0]} and {labels[1]}, {names} got worse beyond the {threshold:.0%} threshold.{version_note}",
+            title=f"{group}: {len(ds)} metric(s) worse by more than {threshold:.0%} "
+                  f"(worst {worst.worse_by():.0%} at {worst.a.key})",
+            summary=f"Between {labels[0]} and {labels[1]}, {names} got worse beyond the {threshold:.0%} "
+                    f"threshold.{version_note}",
             evidence=[_evidence(d, labels) for d in ds[:12]],
             fix="Find what changed between the two runs (driver, NCCL, firmware, BIOS, cabling, topology, "
                 "software version); rerun both on the same node to rule out noise.",
@@ -414,8 +423,9 @@ def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), thre
         return []
     what = ", ".join(f"{name} {la[key][0]} in {labels[0]} and {lb[key][0]} in {labels[1]}" for key, name in differ)
     worst = sorted(moved, key=Delta.worse_by, reverse=True)
-    differs = (f" {len(worst)} metric(s) are worse by more than {threshold:.0%} in {labels[1]} (most: {worst[0].a.group} "
-               f"{worst[0].a.key} {worst[0].a.name}, {worst[0].worse_by():.0%}); with another layout that is what "
+    differs = (f" {len(worst)} metric(s) are worse by more than {threshold:.0%} in {labels[1]} "
+               f"(most: {worst[0].a.group} {worst[0].a.key} {worst[0].a.name}, {worst[0].worse_by():.0%}); "
+               "with another layout that is what "
                "differs, not a regression." if worst else "")
     return [Finding(
         "compare.layout_differs", "insufficient_data", "warning", 0.9,
@@ -428,8 +438,9 @@ def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), thre
         + [_evidence(d, labels) for d in worst[:4]],
         fix="compare two runs of the same layout (same --tp/--pp), or judge each run against its own prediction "
             "with `diagnose capture --model ... --tp ...`",
-        ask=f"a run of {labels[1]} at {labels[0]}'s layout ({', '.join(f'{name} {la[key][0]}' for key, name in differ)}) "
-            "to compare with it, or `diagnose capture --model ... --tp ...` on each run alone",
+        ask=f"a run of {labels[1]} at {labels[0]}'s layout "
+            f"({', '.join(f'{name} {la[key][0]}' for key, name in differ)}) to compare with it, "
+            "or `diagnose capture --model ... --tp ...` on each run alone",
     )]
 
 
@@ -439,7 +450,8 @@ def _nccl(report) -> str | None:
 
 
 def _is_collective(group: str) -> bool:
-    return group.split(" ")[0] in ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv")
+    return group.split(" ")[0] in ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall",
+                                   "sendrecv")
 
 
 def _slug(text: str) -> str:

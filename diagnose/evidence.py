@@ -671,11 +671,13 @@ class Facts:
     """Everything a command collected, in order of arrival.
 
     `missing` names artifacts or tables that were absent or unreadable, so rules and the
-    verdict can say what to ask for instead of guessing.
+    verdict can say what to ask for instead of guessing. `subject` is the GPU and model they name,
+    as the rules engine resolved them once before the rules ran (rules.subject.Subject; not shown).
     """
 
     records: list[Any] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    subject: Any = field(default=None, repr=False, compare=False)
 
     def add(self, *records: Any) -> None:
         for record in records:

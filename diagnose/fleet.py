@@ -61,10 +61,12 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
     small = _small_message_latency(collectives)
     if small:
         values[f"{small.group} latency {small.key}"] = Value(small.value, "us", "lower", "other")
-    for metric, label, unit in (("hbm_gbs", "HBM rate (slowest GPU)", "GB/s"), ("gemm_tflops", "GEMM rate (slowest GPU)", "TFLOPS")):
+    for metric, label, unit in (("hbm_gbs", "HBM rate (slowest GPU)", "GB/s"),
+                                ("gemm_tflops", "GEMM rate (slowest GPU)", "TFLOPS")):
         rates = [float(m["value"]) for m in facts.get("measurement") or [] if m.get("metric") == metric]
         if rates:
-            values[label] = Value(min(rates), unit, "higher", "throttling" if metric == "gemm_tflops" else "hardware_fault")
+            category = "throttling" if metric == "gemm_tflops" else "hardware_fault"
+            values[label] = Value(min(rates), unit, "higher", category)
     # Best path per pair, per direction: a bidirectional copy moves twice the bytes of a
     # unidirectional one, so the two are different metrics and never compared with each other.
     by_direction: dict[str, list[float]] = {}
@@ -87,9 +89,13 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
             f"inactive: {', '.join(down[:8])}" if down else "")
     widths = [g["pcie_width_current"] for g in gpus if g.get("pcie_width_current")]
     if widths:
-        narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in gpus if g.get("pcie_width_current") == min(widths)]
-        values["PCIe width (narrowest GPU)"] = Value(min(widths), "lanes", "higher", "pcie_link_degraded", True, ", ".join(narrow[:8]))
-    gens = [g["pcie_gen_current"] for g in gpus if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False]
+        narrow = [f"GPU{g.get('index')} x{g['pcie_width_current']}" for g in gpus
+                  if g.get("pcie_width_current") == min(widths)]
+        values["PCIe width (narrowest GPU)"] = Value(min(widths), "lanes", "higher", "pcie_link_degraded", True,
+                                                     ", ".join(narrow[:8]))
+    # an idle GPU drops its PCIe gen to save power: only a reading under load counts
+    gens = [g["pcie_gen_current"] for g in gpus
+            if g.get("pcie_gen_current") and g.get("pcie_read_under_load") is not False]
     if gens:
         values["PCIe gen under load (lowest GPU)"] = Value(min(gens), "", "higher", "pcie_link_degraded", True)
     return node
@@ -133,11 +139,12 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Fleet
             values = [n.values[name].value for n in have]
             median, mad, zs = score(values, first.better, first.discrete)
             points = [
-                FleetPoint(n.node, v, (v / median) if median else None, round(z, 2), is_outlier(z, z_threshold), n.source,
-                           n.values[name].detail)
+                FleetPoint(n.node, v, (v / median) if median else None, round(z, 2), is_outlier(z, z_threshold),
+                           n.source, n.values[name].detail)
                 for n, v, z in zip(have, values, zs)
             ]
-            metrics.append(FleetMetric(name, group, first.unit, first.better, first.category, median, mad, len(have), points))
+            metrics.append(FleetMetric(name, group, first.unit, first.better, first.category, median, mad, len(have),
+                                       points))
     return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, uncompared,
                        {g: sorted(n.node for n in m) for g, m in groups.items()})
 

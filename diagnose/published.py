@@ -134,8 +134,8 @@ def expect(row: Row, **overrides):
     from rules.expectations import expectation
     from rules.roofline import Layout, predict
 
-    args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=row.dtype, engine=row.engine,
-                gpus_per_node=row.gpus_per_node, network=row.network)
+    args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=row.dtype,
+                engine=catalog.engine(row.engine), gpus_per_node=row.gpus_per_node, network=row.network)
     args.update(overrides)
     p = predict(catalog.model(row.model), catalog.gpu(row.gpu), Layout(row.tp, row.pp), **args)
     return expectation(row.metric, p)

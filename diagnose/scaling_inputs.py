@@ -140,13 +140,11 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
     facts = Facts()
     runs: dict[tuple, Run] = {}
     files = []
-    for raw in paths:
-        from diagnose.inputs import check_path
+    from diagnose.inputs import check_path
 
+    for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise InputError(f"{path}: no such file or directory")
-        check_path(path, "measurements", folder=path.is_dir())  # a FIFO or device: refused before any read
+        check_path(path, "measurements", folder=path.is_dir())  # missing, a FIFO or device: refused before any read
         files.append(str(path))
         given = tp_of.get(str(raw)) or tp_of.get(path.name)
         if path.is_file() and published.is_published_csv(path):
@@ -319,12 +317,11 @@ def check_measurement(m: Measurement) -> None:
 def _setup_of(read) -> Setup:
     """The engine, model and GPU a file's own facts name (a ticket's [workload] and [hardware], a
     launch line, a capture's GPU), where the catalog knows them."""
-    from rules.common import gpu_spec
-    from rules.workload import catalog_model
+    from rules.subject import Subject
 
-    model, _ = catalog_model(read)
-    gpu, _ = gpu_spec(read)
-    return Setup(model=model.key if model else None, gpu=gpu.key if gpu else None, engine=engine_of(read))
+    named = Subject.of(read)
+    return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
+                 engine=engine_of(read))
 
 
 def _content_layout(read) -> Layout | None:

@@ -4,12 +4,10 @@ Each rule states the physics it relies on in its docstring, quotes `capture:<fil
 table or kernel names behind every number, and passes (severity ok) when its check is clean,
 so a clean capture reads as healthy rather than as "no data".
 
-Predictions arrive as the dict `diagnose.capture_report.predict` builds (from --model/--tp/--gpu/
---batch, or the launch line the capture recorded): {"layout": {"tp", "pp"}, "roofline":
-Prediction, "expected": {"step_ms", "allreduce_per_step", "allreduce_ms_per_step",
-"allreduce_bytes", "allreduce_us", "allreduce_us_pcie", "fabric", "pcie_fabric",
-"pp_bubble_fraction", "source"}};
-any part may be missing, and then the rules that need it stay silent.
+Predictions arrive as the rules.predictions.CapturePrediction `diagnose.capture_report.predict`
+builds (from --model/--tp/--gpu/--batch, or the launch line the capture recorded): the layout, and
+when the model and GPU are known the roofline Prediction and its CaptureExpectation (the figures
+compared with); without them, or without a figure, the rules that need it stay silent.
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from diagnose.evidence import (
 )
 from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
-from rules.predictions import CapturePrediction
+from rules.predictions import CaptureExpectation, CapturePrediction
 
 # Thresholds (fractions of a GPU's active span unless stated).
 EXPOSED_COMM_WARN = 0.25  # exposed communication / busy time
@@ -240,8 +238,8 @@ def _allreduce_per_op(gpus: list[GpuTimeline]) -> tuple[float | None, GpuTimelin
     return best if best else (None, None)
 
 
-def _expected(predictions) -> dict:
-    return (predictions.expected or {}) if isinstance(predictions, CapturePrediction) else {}
+def _expected(predictions) -> CaptureExpectation | None:
+    return predictions.expected if isinstance(predictions, CapturePrediction) else None
 
 
 @rule("capture.allreduce_fabric", "pcie_fallback", "comm_bound")
@@ -253,7 +251,7 @@ def allreduce_fabric(facts: Facts, predictions=None):
     left NVLink; a time above every fabric's prediction names no fabric (small messages cost about
     the same on both): the transport the NCCL log names and the kernel names tell the fabric."""
     exp = _expected(predictions)
-    expected, nccl, pcie = exp.get("allreduce_us"), exp.get("allreduce_us_nccl"), exp.get("allreduce_us_pcie")
+    expected, nccl, pcie = (exp.allreduce_us, exp.allreduce_us_nccl, exp.allreduce_us_pcie) if exp else (None,) * 3
     measured, g = _allreduce_per_op(_gpus(facts))
     if measured is None or not expected:
         return
@@ -261,13 +259,13 @@ def allreduce_fabric(facts: Facts, predictions=None):
         # Eager ranks reach each all-reduce at different times; the kernel time then holds the
         # wait for the peer, not the transfer. The launch_bound finding covers it.
         return
-    src, fabric, pcie_fabric = exp.get("source", "prediction:roofline"), exp.get("fabric"), exp.get("pcie_fabric")
+    src, fabric, pcie_fabric = exp.source, exp.fabric, exp.pcie_fabric
     healthy = max(expected, nccl or 0.0)
     libs = ", ".join(f"{lib} x{n}" for lib, n in sorted(g.comm_libraries.items(), key=lambda kv: -kv[1]))
     evidence = [
         ev(_where(g), "mean all-reduce kernel time (rank that waited least), CUPTI_ACTIVITY_KIND_KERNEL",
            round(measured, 2), round(expected, 2), "us"),
-        ev(src, f"one all-reduce of {exp.get('allreduce_bytes')} B on {fabric}, the engine's kernel (the step's "
+        ev(src, f"one all-reduce of {exp.allreduce_bytes} B on {fabric}, the engine's kernel (the step's "
                 "expected all-reduce time counts this call too)", None, round(expected, 2), "us"),
     ]
     if nccl and round(nccl, 2) != round(expected, 2):
@@ -599,20 +597,20 @@ def step_vs_prediction(facts: Facts, predictions=None):
     and the unexplained rest."""
     exp = _expected(predictions)
     steps = facts.of(StepStats)
-    expected_ms = exp.get("step_ms")
+    expected_ms = exp.step_ms if exp else None
     if not steps or not expected_ms or not steps[0].p50_ns:
         return
     st = steps[0]
     measured_ms = st.p50_ns / 1e6
     gpus = _gpus(facts)
     n = max(1, st.count)
-    src = exp.get("source", "prediction:roofline")
+    src = exp.source
     evidence = [
         ev(st.source, f"median step ({st.method}), p95 {ns_to_ms(st.p95_ns)} ms, p99 {ns_to_ms(st.p99_ns)} ms",
            round(measured_ms, 3), round(float(expected_ms), 3), "ms"),
         ev(src, "expected decode step", None, round(float(expected_ms), 3), "ms"),
     ]
-    ar_pred, ar_ms_pred = exp.get("allreduce_per_step"), exp.get("allreduce_ms_per_step")
+    ar_pred, ar_ms_pred = exp.allreduce_per_step, exp.allreduce_ms_per_step
     rest = measured_ms - float(expected_ms)
     ar_excess_ms = 0.0  # measured all-reduce time per step beyond the predicted one
     if gpus:
@@ -646,17 +644,17 @@ def step_vs_prediction(facts: Facts, predictions=None):
         else:
             detail = "slowdown left unexplained by extra communication and idle time"
         evidence.append(ev(src, detail, round(max(0.0, rest - explained), 3), None, "ms"))
-    if exp.get("bytes_per_gpu_step") and exp.get("hbm_gbs"):
-        gbs = exp["bytes_per_gpu_step"] / st.p50_ns
-        evidence.append(ev(st.source, f"achieved HBM bandwidth per GPU in the median step ({exp['bytes_per_gpu_step'] / 1e9:.2f} "
-                                      "GB a step per the roofline / step time)", round(gbs, 1), exp["hbm_gbs"], "GB/s"))
-    if exp.get("flops_per_gpu_step") and exp.get("peak_tflops"):
-        tflops = exp["flops_per_gpu_step"] / st.p50_ns / 1e3
+    if exp.bytes_per_gpu_step and exp.hbm_gbs:
+        gbs = exp.bytes_per_gpu_step / st.p50_ns
+        evidence.append(ev(st.source, f"achieved HBM bandwidth per GPU in the median step ({exp.bytes_per_gpu_step / 1e9:.2f} "
+                                      "GB a step per the roofline / step time)", round(gbs, 1), exp.hbm_gbs, "GB/s"))
+    if exp.flops_per_gpu_step and exp.peak_tflops:
+        tflops = exp.flops_per_gpu_step / st.p50_ns / 1e3
         evidence.append(ev(st.source, "achieved FLOP/s per GPU in the median step (roofline FLOPs / step time)",
-                           round(tflops, 2), exp["peak_tflops"], "TFLOP/s"))
+                           round(tflops, 2), exp.peak_tflops, "TFLOP/s"))
     ratio = measured_ms / float(expected_ms)
-    lo, hi = exp.get("band") or (0.0, 1.3)
-    roof = exp.get("step_ms_roofline")
+    lo, hi = exp.band or (0.0, 1.3)
+    roof = exp.step_ms_roofline
     if roof:
         evidence.append(ev(src, "roofline decode step (datasheet bandwidth and FLOPs: nothing real is faster)", None,
                            round(float(roof), 3), "ms"))
@@ -678,7 +676,7 @@ def step_vs_prediction(facts: Facts, predictions=None):
         yield passed("capture.step_vs_prediction",
                      f"Measured step {measured_ms:.2f} ms {place} the expected band ({float(expected_ms) * lo:.2f}-"
                      f"{float(expected_ms) * hi:.2f} ms around {float(expected_ms):.2f} ms)",
-                     f"A healthy {exp.get('engine', 'generic')} system delivers this step for this layout; speed-ups must "
+                     f"A healthy {exp.engine} system delivers this step for this layout; speed-ups must "
                      "come from a different layout, batch or precision.", evidence, 0.6)
     else:
         yield make("capture.step_vs_prediction", "other", "info", 0.4,

@@ -27,8 +27,8 @@ WEIGHT_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 
 # Bounds on a model (catalog or config.json) and on catalog figures, so absurd sizes are bad input
 # rather than overflowing arithmetic. No tensor dimension reaches 2**31 (CUDA kernels index with
-# 32-bit ints); the largest open models have about 1e12 parameters (Kimi K2: 1.04e12, https://huggingface.co/moonshotai/Kimi-K2-Instruct),
-# so 1e14 leaves a hundredfold margin.
+# 32-bit ints); the largest open models have about 1e12 parameters (Kimi K2: 1.04e12,
+# https://huggingface.co/moonshotai/Kimi-K2-Instruct), so 1e14 leaves a hundredfold margin.
 MAX_DIMENSION = 2**31 - 1
 MAX_PARAMS = 1e14
 MAX_NUMBER = 1e30  # any catalog figure (GB, GB/s, TFLOPS, us) beyond this is a typo, and inf is none
@@ -88,7 +88,8 @@ class GpuSpec:
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
     nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
-    nvlink_achieved_gbs: float = 0.0  # measured all-reduce bus bandwidth over its own NVLink; 0 = scaled from the fabric
+    # measured all-reduce bus bandwidth over its own NVLink; 0 = scaled from the fabric
+    nvlink_achieved_gbs: float = 0.0
     nvml_names: tuple[str, ...] = ()
     pci_device_ids: tuple[str, ...] = ()  # 4 upper-case hex digits, vendor 10DE
     aliases: tuple[str, ...] = ()
@@ -198,7 +199,10 @@ class ModelSpec:
         h, nh, nkv, hd = self.hidden, self.heads, self.kv_heads, self.head_dim
         if self.is_mla:
             rope, nope, v = self.qk_rope_head_dim, self.qk_nope_head_dim, self.v_head_dim
-            q = h * self.q_lora_rank + self.q_lora_rank * nh * (nope + rope) if self.q_lora_rank else h * nh * (nope + rope)
+            if self.q_lora_rank:  # queries through a low-rank projection
+                q = h * self.q_lora_rank + self.q_lora_rank * nh * (nope + rope)
+            else:
+                q = h * nh * (nope + rope)
             kv = h * (self.kv_lora_rank + rope) + self.kv_lora_rank * nh * (nope + v)
             return q + kv + nh * v * h + self.q_lora_rank + self.kv_lora_rank
         params = h * nh * hd + 2 * h * nkv * hd + nh * hd * h
@@ -359,7 +363,8 @@ def _build(cls, key: str, entry: dict, where: str):
     unknown = sorted(set(entry) - set(fields))
     if unknown:
         hint = closest_names(unknown[0], fields, n=3)
-        raise InputError(f"{where}: unknown field '{unknown[0]}'" + (f" (did you mean {', '.join(hint)}?)" if hint else ""))
+        raise InputError(f"{where}: unknown field '{unknown[0]}'"
+                         + (f" (did you mean {', '.join(hint)}?)" if hint else ""))
     values = {"key": key}
     for name, f in fields.items():
         if name == "key":
@@ -397,16 +402,21 @@ def _check_links(cat: _Catalog) -> None:
     """Cross-references and shapes that would otherwise fail deep inside the predictor."""
     for ic in cat.interconnect.values():
         if ic.kind not in INTERCONNECT_KINDS:
-            raise InputError(f"{cat.where('interconnect', ic.key)}: field 'kind' must be one of {', '.join(INTERCONNECT_KINDS)}")
+            raise InputError(f"{cat.where('interconnect', ic.key)}: field 'kind' must be one of "
+                             f"{', '.join(INTERCONNECT_KINDS)}")
         if not (ic.bandwidth_gbs > 0 and 0 < ic.achieved_gbs <= ic.bandwidth_gbs):
-            raise InputError(f"{cat.where('interconnect', ic.key)}: field 'achieved_gbs' must be > 0 and at most 'bandwidth_gbs'")
+            raise InputError(f"{cat.where('interconnect', ic.key)}: field 'achieved_gbs' must be > 0 and at most "
+                             "'bandwidth_gbs'")
     for g in cat.gpu.values():
         if g.interconnect not in cat.interconnect:
-            raise InputError(f"{cat.where('gpu', g.key)}: field 'interconnect' names unknown interconnect '{g.interconnect}'")
+            raise InputError(f"{cat.where('gpu', g.key)}: field 'interconnect' names unknown interconnect "
+                             f"'{g.interconnect}'")
         if g.pcie_interconnect not in cat.interconnect:
-            raise InputError(f"{cat.where('gpu', g.key)}: field 'pcie_gen' {g.pcie_gen} has no '{g.pcie_interconnect}' interconnect")
+            raise InputError(f"{cat.where('gpu', g.key)}: field 'pcie_gen' {g.pcie_gen} has no "
+                             f"'{g.pcie_interconnect}' interconnect")
         if not (g.memory_gb > 0 and g.hbm_gbs > 0 and g.bf16_tflops > 0):
-            raise InputError(f"{cat.where('gpu', g.key)}: fields 'memory_gb', 'hbm_gbs' and 'bf16_tflops' must be positive")
+            raise InputError(f"{cat.where('gpu', g.key)}: fields 'memory_gb', 'hbm_gbs' and 'bf16_tflops' must be "
+                             "positive")
         for dev in g.pci_device_ids:
             if not re.fullmatch(r"[0-9A-F]{4}", dev):
                 raise InputError(f"{cat.where('gpu', g.key)}: field 'pci_device_ids' entry '{dev}' is not 4 hex digits")
@@ -420,14 +430,17 @@ def _check_links(cat: _Catalog) -> None:
     for m in cat.model.values():
         for name in ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab"):
             if not 0 < getattr(m, name) <= MAX_DIMENSION:
-                raise InputError(f"{cat.where('model', m.key)}: field '{name}' must be positive and at most {MAX_DIMENSION}")
+                raise InputError(f"{cat.where('model', m.key)}: field '{name}' must be positive and at most "
+                                 f"{MAX_DIMENSION}")
         if m.params() > MAX_PARAMS:
-            raise InputError(f"{cat.where('model', m.key)}: its sizes make {m.params():.3g} parameters, beyond any real "
-                             f"model (at most {MAX_PARAMS:.0e})")
+            raise InputError(f"{cat.where('model', m.key)}: its sizes make {m.params():.3g} parameters, beyond any "
+                             f"real model (at most {MAX_PARAMS:.0e})")
         if m.checkpoint_dtype not in WEIGHT_DTYPES:
-            raise InputError(f"{cat.where('model', m.key)}: field 'checkpoint_dtype' must be one of {', '.join(WEIGHT_DTYPES)}")
+            raise InputError(f"{cat.where('model', m.key)}: field 'checkpoint_dtype' must be one of "
+                             f"{', '.join(WEIGHT_DTYPES)}")
         if m.is_moe and not (m.experts_active and m.expert_ffn):
-            raise InputError(f"{cat.where('model', m.key)}: field 'experts_active'/'expert_ffn' required when experts > 0")
+            raise InputError(f"{cat.where('model', m.key)}: field 'experts_active'/'expert_ffn' required when "
+                             "experts > 0")
 
 
 # --------------------------------------------------------------------------- calibration
@@ -525,7 +538,8 @@ def _load_calibration(path: Path) -> Calibration:
         if not isinstance(entry, dict):
             raise InputError(f"{where}: [custom.{key}] must be a table of fields")
         custom[key] = _build(CustomAllReduceSpec, key, entry, f"{where}: [custom.{key}]")
-    bands = tuple(tuple(number(b, k, n) for k in ("low", "high")) for b, n in ((band, "band"), (ar_band, "allreduce_band")))
+    bands = tuple(tuple(number(b, k, n) for k in ("low", "high"))
+                  for b, n in ((band, "band"), (ar_band, "allreduce_band")))
     if any(not lo < 1 < hi for lo, hi in bands):
         raise InputError(f"{where}: a band must hold 1 (low < 1 < high)")
     return Calibration(
@@ -587,9 +601,8 @@ def engines() -> dict[str, EngineSpec]:
 
 
 def engine(name: str | None) -> EngineSpec:
-    """A serving engine profile by key or alias ('vllm', 'trt-llm', ...); None is 'generic'."""
-    if isinstance(name, EngineSpec):
-        return name
+    """A serving engine profile by key or alias ('vllm', 'trt-llm', ...); None is 'generic'.
+    Callers resolve a name once and pass the EngineSpec on."""
     found = _lookup(_catalog().engine, name or "generic")
     if found is None:
         raise _unknown("engine", name, _catalog().engine)
@@ -621,8 +634,8 @@ def gpu(name: str) -> GpuSpec:
 
 
 def interconnect(key: str) -> InterconnectSpec:
-    if isinstance(key, InterconnectSpec):
-        return key
+    """An interconnect by key; callers resolve it once and pass the InterconnectSpec on (the
+    predictor's TP fabric may be a row capped to the GPU's own links, rules.roofline.tp_fabric)."""
     found = _lookup(_catalog().interconnect, key)
     if found is None:
         raise _unknown("interconnect", key, _catalog().interconnect)
@@ -702,7 +715,8 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
     entries = _catalog().gpu
     rows = [g for g in entries.values()
             if any(base == t or base == t.removeprefix("rtx").removeprefix("gtx")
-                   for t in (_norm(n) for n in (g.key, *g.aliases, *g.key.split("-")[:1], *(g.key.rsplit("-", 1)[:1]))))]
+                   for t in (_norm(n) for n in (g.key, *g.aliases, *g.key.split("-")[:1],
+                                                *(g.key.rsplit("-", 1)[:1]))))]
     if not rows:
         rows = [g for g in entries.values() if _norm(g.name).endswith(base) or _norm(g.key).startswith(base)]
     if size:
@@ -744,7 +758,8 @@ def model(name_or_path: str) -> ModelSpec:
     found = find_model(name_or_path)
     if found is None:
         if path.is_dir():
-            raise InputError(f"{path}: a folder without config.json (give a catalog name or a Hugging Face config.json)")
+            raise InputError(f"{path}: a folder without config.json (give a catalog name or a Hugging Face "
+                             "config.json)")
         if path.suffix == ".json":
             raise InputError(f"{path}: no such file (a Hugging Face config.json or a catalog model name)")
         raise _unknown("model", name_or_path, _catalog().model)
@@ -798,13 +813,15 @@ def model_from_config(path) -> ModelSpec:
                 raise InputError(f"{path}: field '{hf_names[0]}' is missing")
             continue
         value = cfg[hit]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (field_name in _REQUIRED and value == 0):
+        if (isinstance(value, bool) or not isinstance(value, int) or value < 0
+                or (field_name in _REQUIRED and value == 0)):
             raise InputError(f"{path}: field '{hit}' must be a positive integer, got {value!r}")
         if value > MAX_DIMENSION:
             raise InputError(f"{path}: field '{hit}' = {value} is beyond any real model (at most {MAX_DIMENSION})")
         values[field_name] = value
     if values["hidden"] % values["heads"] and "head_dim" not in values:
-        raise InputError(f"{path}: field 'head_dim' is missing and hidden_size is not a multiple of num_attention_heads")
+        raise InputError(f"{path}: field 'head_dim' is missing and hidden_size is not a multiple of "
+                         "num_attention_heads")
     for optional in ("kv_heads", "head_dim"):
         if values.get(optional) == 0:
             raise InputError(f"{path}: field '{_HF_FIELDS[optional][0]}' must be a positive integer, got 0")
@@ -829,7 +846,8 @@ def model_from_config(path) -> ModelSpec:
     spec = ModelSpec(
         key=f"config:{path}",
         name=name,
-        tied_embeddings=bool(cfg.get("tie_word_embeddings", data.get("tie_word_embeddings", mtype in _TIED_BY_DEFAULT))),
+        tied_embeddings=bool(cfg.get("tie_word_embeddings",
+                                     data.get("tie_word_embeddings", mtype in _TIED_BY_DEFAULT))),
         gated_mlp=mtype not in _UNGATED,
         qkv_bias=bool(cfg.get("attention_bias", mtype in ("qwen2", "qwen2_moe"))),
         attn_out_bias=bool(cfg.get("attention_bias", False)) and mtype == "gpt_oss",

@@ -43,9 +43,8 @@ def ring_bus_factor(nranks: int) -> float:
     return 2.0 * (nranks - 1) / nranks
 
 
-def roofline_us(fabric, nranks: int, size_bytes: float, nodes: int = 1) -> float:
+def roofline_us(ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int = 1) -> float:
     """The physical bound: one hop of latency and the bytes at line rate. Nothing is faster."""
-    ic = catalog.interconnect(fabric)
     if nranks <= 1:
         return 0.0
     bw = ic.bandwidth_gbs * 1e3  # bytes per microsecond
@@ -59,15 +58,14 @@ def roofline_us(fabric, nranks: int, size_bytes: float, nodes: int = 1) -> float
     return ic.floor_us + data / bw
 
 
-def expected(fabric, nranks: int, size_bytes: float, *, nodes: int = 1, engine: EngineSpec | None = None,
-             graphs: bool = True, p2p: bool = True, link_gbs: float | None = None) -> AllReduceTime:
+def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1,
+             engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True,
+             link_gbs: float | None = None) -> AllReduceTime:
     """What one all-reduce takes on a healthy system running `engine` (see the module doc).
 
-    fabric: the TP group's fabric (InterconnectSpec or key); nodes: how many nodes the group
-    spans; p2p: False where the GPUs cannot reach each other by PCIe peer-to-peer (NCCL uses
-    SHM); link_gbs: the GPU's own NVLink rate per direction (sets a custom kernel's bandwidth).
+    ic: the TP group's fabric; nodes: how many nodes the group spans; p2p: False where the GPUs
+    cannot reach each other by PCIe peer-to-peer (NCCL uses SHM); link_gbs: the GPU's own NVLink rate per direction (sets a custom kernel's bandwidth).
     """
-    ic = catalog.interconnect(fabric)
     if nranks <= 1:
         return AllReduceTime(0.0, "none")
     options = [nccl(ic, nranks, size_bytes, nodes=nodes, graphs=graphs, p2p=p2p)]
@@ -88,11 +86,10 @@ def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_
     return ic.kind == "pcie" and nranks == 2 and p2p and engine.custom_allreduce_pcie_pairs
 
 
-def nccl(fabric, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True, p2p: bool = True,
-         only: str | None = None) -> AllReduceTime:
+def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1, graphs: bool = True,
+         p2p: bool = True, only: str | None = None) -> AllReduceTime:
     """NCCL's fastest algorithm for this size: ring, tree (across nodes) or NVLS (NVSwitch);
     `only` ('ring', 'tree', 'nvls') times the one algorithm forced with NCCL_ALGO."""
-    ic = catalog.interconnect(fabric)
     cal = catalog.calibration()
     c = cal.nccl
     fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
@@ -154,9 +151,8 @@ def custom(key: str, nranks: int, size_bytes: float, *, graphs: bool = True, lin
     return AllReduceTime(fixed + ring_bus_factor(nranks) * size_bytes / bus, f"{key} custom")
 
 
-def p2p_us(fabric, size_bytes: float, *, roofline: bool = False, graphs: bool = True) -> float:
+def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, graphs: bool = True) -> float:
     """One PP send/recv between neighbouring stages."""
-    ic = catalog.interconnect(fabric)
     if roofline:
         return ic.floor_us + size_bytes / (ic.bandwidth_gbs * 1e3)
     cal = catalog.calibration()

@@ -77,45 +77,6 @@ def passed(rule: str, title: str, summary: str, evidence: Iterable[Evidence], co
 # --------------------------------------------------------------------------- hardware
 
 
-def gpu_spec(facts: Facts):
-    """(GpuSpec, source) of the GPUs in the facts, from NVML/nvidia-smi names first, then the
-    reporter's `[hardware] gpu`; (None, None) when no catalog row matches."""
-    try:
-        from rules import catalog
-
-        find = catalog.find_gpu
-    except (ImportError, AttributeError):
-        return None, None
-    for g in facts.of(GpuFact):
-        if g.name or g.pci_device_id:
-            spec = _safe(find, name=g.name, pci_device_id=g.pci_device_id)
-            if spec:
-                return spec, g.source
-    gpu, source = wfield(facts, "gpu")
-    if gpu:
-        for name in (gpu, re.sub(r"\s*\(.*?\)", "", gpu).strip()):
-            spec = _safe(find, name=name)
-            if spec:
-                return spec, source
-    # a family name as people write it ("A100 80GB", "H100"): the links seen pick SXM or PCIe
-    names = [g.name for g in facts.of(GpuFact) if g.name] + ([gpu] if gpu else [])
-    for name in names:
-        spec = _safe(catalog.find_gpu_family, name=name, nvlink=_nvlink_hint(facts))
-        if spec:
-            src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
-            return spec, f"{src} (GPU family '{name}' read as {spec.key})"
-    return None, None
-
-
-def _nvlink_hint(facts: Facts) -> bool | None:
-    """True when NVLink is seen, False when the topology shows none, None when nothing tells."""
-    if has_nvlink(facts):
-        return True
-    if any(t.path.upper() in ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC") for t in facts.of(TopologyPath)):
-        return False
-    return None
-
-
 def engine_of(facts: Facts) -> str | None:
     """The catalog engine profile of the framework a launch line or ticket.toml names, if any."""
     from rules import catalog
@@ -125,16 +86,6 @@ def engine_of(facts: Facts) -> str | None:
         if found is not None:
             return found.key
     return None
-
-
-def _safe(fn, **kwargs):
-    """The lookup's answer, None for a name no entry has; a broken catalog still raises."""
-    from rules import catalog
-
-    try:
-        return fn(**kwargs)
-    except catalog.UnknownName:
-        return None
 
 
 def label(g: GpuFact) -> str:

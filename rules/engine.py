@@ -88,8 +88,12 @@ def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] 
 
     A rule that crashes is a bug in the tool, not in the user's input: the rest of the report
     still arrives, and the crash becomes an `other` finding. DIAGNOSE_STRICT=1 (the tests)
-    re-raises instead.
+    re-raises instead. The GPU and model the facts name are resolved once, here, before any rule
+    runs (facts.subject, rules.subject): a broken catalog stops the run as bad input.
     """
+    from rules.subject import Subject
+
+    facts.subject = Subject.of(facts)
     findings: list[Finding] = []
     prefixes = tuple(only) if only else None
     for rule_id, r in sorted(load_rules().items()):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from diagnose.evidence import Facts, GpuFact, Measurement, NcclEvent, Note, XidEvent
 from rules import claims
-from rules.common import claim_ev, ev, gpu_spec, label, make, need, passed
+from rules.common import claim_ev, ev, label, make, need, passed
 from rules.engine import rule
 
 THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown"}
@@ -37,7 +37,7 @@ FATAL_XIDS = {
 def throttling(facts: Facts, predictions=None):
     """Clocks held down by temperature, power or a hardware slowdown signal."""
     gpus = facts.of(GpuFact)
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     found = []
     for g in gpus:
         reasons = set(g.clock_event_reasons or []) - BENIGN

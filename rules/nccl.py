@@ -20,7 +20,6 @@ from rules.common import (
     claim_ev,
     ev,
     gpu_count,
-    gpu_spec,
     gpus_per_node,
     has_nvlink,
     large_results,
@@ -280,7 +279,7 @@ def _busbw_from_algbw(facts: Facts):
     m = max(algbw, key=lambda x: x.value)
     n = m.gpus or gpu_count(facts)
     if not n:
-        spec, _ = gpu_spec(facts)
+        spec = facts.subject.gpu
         n = spec.nvlink_domain if spec is not None and spec.nvlink_domain > 1 else None
     if not n or n < 2:
         return None
@@ -318,7 +317,7 @@ def busbw(facts: Facts, predictions=None):
         expected, line, link = 0.8 * rate, rate, "the NICs' line rate"
         beyond = "Tree/NVLS algorithms keep part of the reduction inside the node, so busbw can exceed the NIC rate."
     else:
-        spec, spec_src = gpu_spec(facts)
+        spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
         if spec is None:
             return
         from rules import roofline

@@ -14,7 +14,7 @@ from typing import Any
 
 from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, P2PStatus, TopologyPath
 from probes.results import ProbeFailure
-from rules.common import ev, gpu_spec, make, passed
+from rules.common import ev, make, passed
 from rules.engine import rule
 from rules.topology import PATH_RANK
 
@@ -94,7 +94,8 @@ def probe_failed(facts: Facts, predictions=None):
             title = f"The {what}{group} hung and was killed after {f.seconds:g} s"
             summary = (f"{f.detail}. A collective or peer copy that never completes on one node usually means peer "
                        "traffic is blocked (ACS or IOMMU on PCIe switches, a half-trained NVLink, fabric "
-                       "manager down) or a GPU stopped answering." + (f" Seen here: {'; '.join(suspects)}." if suspects else ""))
+                       "manager down) or a GPU stopped answering."
+                       + (f" Seen here: {'; '.join(suspects)}." if suspects else ""))
             fix = ("Re-run with NCCL_DEBUG=INFO and NCCL_P2P_DISABLE=1: if it then completes, peer traffic is "
                    "the cause; check ACS/IOMMU and `nvidia-smi topo -p2p r`.")
             out.append(make("node.probe_failed", "other", "critical", 0.7, title, summary,
@@ -110,7 +111,8 @@ def probe_failed(facts: Facts, predictions=None):
 def gpu_lost(facts: Facts, predictions=None):
     """NVML says a GPU is lost: it fell off the bus (Xid 79) and needs a reset or a reboot."""
     return [make("node.gpu_lost", "hardware_fault", "critical", 0.95, f"GPU{n.data.get('gpu')} has fallen off the bus",
-                 f"{n.text}: the driver can no longer reach it. Jobs on it fail; NCCL communicators that include it hang.",
+                 f"{n.text}: the driver can no longer reach it. Jobs on it fail; NCCL communicators that include it "
+                 "hang.",
                  [ev(n, n.text)],
                  fix="Check `dmesg` for Xid 79; drain the node, reset the GPU (nvidia-smi -r) or reboot; if it recurs, "
                      "check power, cooling and the riser/slot, and RMA the board.", refs=["xid"])
@@ -120,8 +122,9 @@ def gpu_lost(facts: Facts, predictions=None):
 @rule("node.interrupted", "insufficient_data")
 def interrupted(facts: Facts, predictions=None):
     """The run was stopped (Ctrl-C): the report holds what was measured until then."""
-    return [make("node.interrupted", "insufficient_data", "info", 0.0, "The run was interrupted; this report is partial",
-                 f"{n.text}.", [ev(n, n.text)], fix="run diagnose node again and let it finish",
+    return [make("node.interrupted", "insufficient_data", "info", 0.0,
+                 "The run was interrupted; this report is partial", f"{n.text}.", [ev(n, n.text)],
+                 fix="run diagnose node again and let it finish",
                  ask="`diagnose node` run to the end (add `--record node.json` to keep every answer)")
             for n in facts.of(Note) if n.kind == "interrupted"]
 
@@ -152,13 +155,14 @@ def _links(facts: Facts) -> dict[tuple[int, int], TopologyPath]:
 
 def _expected_busbw(facts: Facts, group: list[int]) -> tuple[float | None, str, list]:
     """Per-direction bandwidth the group's slowest path should carry, and what it rests on."""
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     paths = _links(facts)
     pairs = [paths.get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
     if not pairs or any(p is None for p in pairs):
         return None, "", []
     nv = [int(m.group(1)) for p in pairs if (m := NVLINK_PATH.fullmatch(p.path))]
-    if len(nv) == len(pairs) and spec is not None and getattr(spec, "nvlink_gbs", None) and getattr(spec, "nvlink_links", None):
+    if (len(nv) == len(pairs) and spec is not None and getattr(spec, "nvlink_gbs", None)
+            and getattr(spec, "nvlink_links", None)):
         per_link = spec.nvlink_gbs / spec.nvlink_links
         link_gbs = min(spec.nvlink_gbs, per_link * min(nv))
         return link_gbs * BUSBW_EFFICIENCY, f"NV{min(nv)} x {per_link:g} GB/s per link ({spec.name})", [
@@ -203,8 +207,10 @@ def busbw_below_topology(facts: Facts, predictions=None):
             f"under half of the ~{expected:.0f} GB/s its links should carry",
             f"At {top.size_bytes / 2**20:g} MiB the sweep measured {top.busbw_gbs:.1f} GB/s bus bandwidth; "
             f"{basis} should give about {expected:.0f} GB/s (80% of line rate). Likely cause: {cause}.",
-            [ev(top, f"all_reduce {top.size_bytes} B busbw", round(top.busbw_gbs, 2), round(expected, 1), "GB/s")] + basis_ev,
-            fix="Run with NCCL_DEBUG=INFO and look at the 'via' lines: P2P/NVLink is expected, SHM or NET means a fallback.",
+            [ev(top, f"all_reduce {top.size_bytes} B busbw", round(top.busbw_gbs, 2), round(expected, 1), "GB/s")]
+            + basis_ev,
+            fix="Run with NCCL_DEBUG=INFO and look at the 'via' lines: P2P/NVLink is expected, SHM or NET means a "
+                "fallback.",
             refs=["nccl_tests_perf", "nccl_trouble"]))
     return out
 
@@ -248,7 +254,8 @@ def small_message_latency(facts: Facts, predictions=None):
                 f"on {'NVLink' if nvlink else 'PCIe'} within one node.",
                 [ev(worst, f"all_reduce {worst.size_bytes} B{' (CUDA graph)' if worst.graph else ''}",
                     round(worst.time_us, 1), limit, "us")],
-                fix="Check NCCL_PROTO/NCCL_ALGO overrides and NCCL_DEBUG=INFO transports; make sure the GPUs are not in a low clock state.",
+                fix="Check NCCL_PROTO/NCCL_ALGO overrides and NCCL_DEBUG=INFO transports; make sure the GPUs are "
+                    "not in a low clock state.",
                 refs=["nccl_env"]))
         if eager and graph and graph.time_us > 0 and eager.time_us > 2 * graph.time_us:
             out.append(make(
@@ -256,13 +263,14 @@ def small_message_latency(facts: Facts, predictions=None):
                 f"CUDA graphs cut small all_reduce time on GPUs {','.join(map(str, group))} "
                 f"from {eager.time_us:.1f} to {graph.time_us:.1f} us",
                 "Launch overhead dominates small collectives here: serve decode with CUDA graphs (no --enforce-eager).",
-                [ev(eager, "eager", round(eager.time_us, 1), None, "us"), ev(graph, "CUDA graph", round(graph.time_us, 1), None, "us")],
+                [ev(eager, "eager", round(eager.time_us, 1), None, "us"),
+                 ev(graph, "CUDA graph", round(graph.time_us, 1), None, "us")],
                 fix="Keep CUDA graphs enabled in the serving engine.", refs=["vllm_graphs"]))
     return out
 
 
 def _catalog_floor(facts: Facts, metric: str, attr: str, floor: float, label: str, rule_id: str, dtype=None):
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     expected = getattr(spec, attr, None) if spec else None
     if not expected:
         return []
@@ -318,8 +326,8 @@ def slow_driver(facts: Facts, predictions=None):
                      "it hang or crawl even though topo -m still lists NV#.",
                      [ev(seconds, "NVML inventory time", seconds.value, 5, "s"),
                       ev(nvlinked[0], f"{nvlinked[0].a}-{nvlinked[0].b} path", nvlinked[0].path)],
-                     fix="Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` for inactive links or errors and reseat "
-                         "the bridge; `dmesg | grep -i nvlink` shows training failures.", refs=["nvidia_smi"])]
+                     fix="Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` for inactive links or errors and "
+                         "reseat the bridge; `dmesg | grep -i nvlink` shows training failures.", refs=["nvidia_smi"])]
     return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
                  "NVML normally answers in about a second; enable persistence mode so the driver stays initialised.",
                  [ev(seconds, "NVML inventory time", seconds.value, 5, "s")], fix="sudo nvidia-smi -pm 1")]
@@ -336,8 +344,8 @@ def numa_placement(facts: Facts, predictions=None):
             nodes.setdefault(key, []).append(g)
     if len(nodes) < 2:
         return []
-    parts = [f"GPU{','.join(str(g.index) for g in members)} on {f'NUMA node {k}' if isinstance(k, int) else f'CPUs {k}'}"
-             for k, members in nodes.items()]
+    parts = [f"GPU{','.join(str(g.index) for g in members)} on "
+             + (f"NUMA node {k}" if isinstance(k, int) else f"CPUs {k}") for k, members in nodes.items()]
     evidence = [ev(members[0], f"GPU{members[0].index} CPU affinity", members[0].cpu_affinity or f"NUMA {k}")
                 for k, members in nodes.items()]
     return [make("node.numa_placement", "numa_affinity", "info", 0.6,

@@ -18,9 +18,9 @@ def _where(p: Plan, o: Option) -> str:
 
 
 # the settings a plan fixes, in launch-line order, as engine-neutral words where the engine has no flag
-_NEUTRAL = {"tp": "tensor parallel {value}", "pp": "pipeline parallel {value}", "ep": "expert parallel over {value} GPUs",
-            "context": "{value}-token context", "batch": "at most {value} sequences per replica",
-            "kv_fp8": "an FP8 KV cache"}
+_NEUTRAL = {"tp": "tensor parallel {value}", "pp": "pipeline parallel {value}",
+            "ep": "expert parallel over {value} GPUs", "context": "{value}-token context",
+            "batch": "at most {value} sequences per replica", "kv_fp8": "an FP8 KV cache"}
 
 
 def _launch(p: Plan, o: Option) -> str:
@@ -50,15 +50,16 @@ def recommendation(facts, p: Plan):
         title=f"Serve {p.model_name} as {o.label}: {o.served} of {p.concurrency} users at once "
         f"(holds {o.total_slots} {p.context}-token sequences), ~{o.tok_s_per_user:.0f} tok/s per user, "
         f"~{o.tok_s_total:.0f} tok/s in total",
-        summary=" ".join(p.steps) + f" Per GPU: {o.weights_gb_per_gpu:.1f} GB of weights, {o.reserved_gb_per_gpu:.1f} GB "
-        f"kept by the engine, {o.kv_budget_gb_per_gpu:.1f} GB left for KV = {o.kv_tokens_per_replica:,} tokens per "
-        f"replica = {o.slots_per_replica} sequences; {_count(o.dp, 'replica')}. At "
+        summary=" ".join(p.steps) + f" Per GPU: {o.weights_gb_per_gpu:.1f} GB of weights, "
+        f"{o.reserved_gb_per_gpu:.1f} GB kept by the engine, {o.kv_budget_gb_per_gpu:.1f} GB left for KV = "
+        f"{o.kv_tokens_per_replica:,} tokens per replica = {o.slots_per_replica} sequences; "
+        f"{_count(o.dp, 'replica')}. At "
         f"{_count(o.batch_per_replica, 'sequence')} per replica the expected ITL is {o.itl_ms:.1f} ms "
         f"(roofline {o.itl_ms_roofline:.1f} ms), TTFT {o.ttft_ms:.0f} ms for a {p.prompt}-token prompt.",
         evidence=[
             Evidence(_where(p, o), "weights per GPU vs usable memory", o.weights_gb_per_gpu, o.usable_gb, "GB"),
-            Evidence(_where(p, o), "KV tokens per replica (KV budget / KV bytes per token per GPU)", o.kv_tokens_per_replica,
-                     unit="tokens"),
+            Evidence(_where(p, o), "KV tokens per replica (KV budget / KV bytes per token per GPU)",
+                     o.kv_tokens_per_replica, unit="tokens"),
             Evidence(_where(p, o), "users served at once vs asked", o.served, p.concurrency, "sequences"),
             Evidence(_where(p, o), "expected inter-token latency", o.itl_ms, p.itl_slo_ms, "ms"),
             Evidence(_where(p, o), f"expected output tok/s ({p.objective})", o.goodput if p.itl_slo_ms or
@@ -102,12 +103,14 @@ def slo(facts, p: Plan):
         misses.append(("TTFT", o.ttft_ms, p.ttft_slo_ms))
     if misses:
         yield Finding(
-            rule="plan.slo", category="latency_bound_small_batch" if misses[0][0] == "ITL" else "other", severity="warning",
-            confidence=0.7, title=f"No layout meets the SLO; the closest, {o.label}, misses it: "
+            rule="plan.slo", category="latency_bound_small_batch" if misses[0][0] == "ITL" else "other",
+            severity="warning", confidence=0.7, title=f"No layout meets the SLO; the closest, {o.label}, misses it: "
             + ", ".join(f"{k} {v:.1f} ms > {t:g} ms" for k, v, t in misses),
-            summary="Even at one sequence per replica no TP size on these GPUs brings the expected latency under the SLO at "
-            "this context: the per-token time is set by weight streaming, the kernels' fixed costs and the all-reduce latency.",
-            evidence=[Evidence(_where(p, o), f"expected {k} at one sequence per replica", v, t, "ms") for k, v, t in misses],
+            summary="Even at one sequence per replica no TP size on these GPUs brings the expected latency under the "
+            "SLO at this context: the per-token time is set by weight streaming, the kernels' fixed costs and the "
+            "all-reduce latency.",
+            evidence=[Evidence(_where(p, o), f"expected {k} at one sequence per replica", v, t, "ms")
+                      for k, v, t in misses],
             fix="Use faster GPUs, FP8/INT4 weights (less to stream per token), speculative decoding, or relax the SLO.",
         )
     if fb:
@@ -115,12 +118,15 @@ def slo(facts, p: Plan):
             rule="plan.slo", category="expected_physics", severity="info", confidence=0.6,
             title=f"For a stricter latency SLO: {fb.label} (ITL {fb.itl_ms:.1f} ms vs {o.itl_ms:.1f} ms, "
             f"{fb.total_slots} sequences)",
-            summary=f"At {fb.batch_per_replica} sequence(s) per replica {fb.label} decodes in {fb.itl_ms:.1f} ms per token "
-            f"(streaming {fb.weights_gb_per_gpu:.1f} GB of weights per GPU, {fb.allreduce_share:.0%} of the step in "
-            f"all-reduces) and serves {fb.served} users at once, for ~{fb.tok_s_total:.0f} tok/s in total instead of "
+            summary=f"At {fb.batch_per_replica} sequence(s) per replica {fb.label} decodes in {fb.itl_ms:.1f} ms "
+            f"per token (streaming {fb.weights_gb_per_gpu:.1f} GB of weights per GPU, {fb.allreduce_share:.0%} of "
+            f"the step in all-reduces) and serves {fb.served} users at once, "
+            f"for ~{fb.tok_s_total:.0f} tok/s in total instead of "
             f"~{o.tok_s_total:.0f}"
-            + (f"; it holds {fb.total_slots} concurrent sequences instead of {o.total_slots}." if fb.total_slots < o.total_slots
-               else f"; with fewer weight copies it holds {fb.total_slots} concurrent sequences instead of {o.total_slots}."),
+            + (f"; it holds {fb.total_slots} concurrent sequences instead of {o.total_slots}."
+               if fb.total_slots < o.total_slots
+               else f"; with fewer weight copies it holds {fb.total_slots} concurrent sequences instead of "
+                    f"{o.total_slots}."),
             evidence=[Evidence(_where(p, fb), "expected ITL of the fallback layout", fb.itl_ms, o.itl_ms, "ms")],
             fix=f"Move to {fb.label} if the ITL target drops below {o.itl_ms:.1f} ms.",
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from diagnose.findings import Evidence, Finding
-from rules.catalog import GpuSpec, ModelSpec
+from rules.catalog import ModelSpec
 from rules.engine import rule
 from rules.predictions import PredictResult, PredictRow
 from rules.roofline import cannot_run, smaller_dtype_hint
@@ -50,7 +50,8 @@ def invalid_layout(facts, predictions):
     the same impossible layout, and no other finding recommends it."""
     by_tp: dict[int, tuple[PredictRow, list]] = {}
     for p in predictions.layouts:
-        probs = [pr for pr in p.problems if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
+        probs = [pr for pr in p.problems
+                 if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
         if probs:
             by_tp.setdefault(p.tp, (p, probs))
     for tp, (p, probs) in sorted(by_tp.items()):
@@ -63,16 +64,19 @@ def invalid_layout(facts, predictions):
             severity="critical",
             confidence=0.95 if hard else 0.9,
             title=heads_title(tp, predictions.model.heads) if predictions.model.heads % tp
-            else f"TP={tp} is not a valid split for {p.model}" if hard else f"TP={tp}: {p.dtype} checkpoint blocks do not divide",
+            else f"TP={tp} is not a valid split for {p.model}" if hard
+            else f"TP={tp}: {p.dtype} checkpoint blocks do not divide",
             summary="; ".join(pr.message for pr in probs) + ". " + (
                 "Serving engines refuse to start with this tensor-parallel size."
-                if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel checkpoint would load."
+                if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel "
+                             "checkpoint would load."
             ) + (f" Valid TP sizes up to 64: {', '.join(map(str, valid))}." if valid else ""),
-            evidence=[Evidence(source=_where(p), detail=pr.message, measured=tp, expected=f"TP in {{{', '.join(map(str, valid))}}}",
-                               unit=None) for pr in probs],
-            fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN width; "
-            "use PP or DP for the remaining GPUs.",
-            references=["https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/linear.py (QKVParallelLinear)"],
+            evidence=[Evidence(source=_where(p), detail=pr.message, measured=tp,
+                               expected=f"TP in {{{', '.join(map(str, valid))}}}", unit=None) for pr in probs],
+            fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN "
+            "width; use PP or DP for the remaining GPUs.",
+            references=["https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/linear.py "
+                        "(QKVParallelLinear)"],
         )
 
 
@@ -101,7 +105,8 @@ def layout_warning(facts, predictions):
                 seen.setdefault((pr.code, p.label), {"p": p, "problem": pr})
     for (code, name), hit in sorted(seen.items()):
         p, pr = hit["p"], hit["problem"]
-        share = f" The all-reduces take {p.allreduce_share_expected:.0%} of the expected decode step." if code == "tp_spans_nodes" else ""
+        share = (f" The all-reduces take {p.allreduce_share_expected:.0%} of the expected decode step."
+                 if code == "tp_spans_nodes" else "")
         yield Finding(
             rule="predict.layout_warning",
             category=pr.category,
@@ -120,7 +125,8 @@ def _layout_evidence(code: str, name: str, p: PredictRow, model: ModelSpec) -> l
     if code == "pp_uneven":
         layers = model.layers
         return [Evidence(source=f"catalog model {p.model}", detail=f"{name}: layers in the largest of {p.pp} stages "
-                         f"({layers} layers)", measured=-(-layers // p.pp), expected=round(layers / p.pp, 2), unit="layers")]
+                         f"({layers} layers)", measured=-(-layers // p.pp), expected=round(layers / p.pp, 2),
+                         unit="layers")]
     return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({_fabric(p)})",
                      measured=p.allreduce_ms_per_step_expected, unit="ms")]
 
@@ -133,18 +139,20 @@ def does_not_fit(facts, predictions):
         return
     worst = max(bad, key=lambda p: p.memory_shortfall_gb)
     names = ", ".join(dict.fromkeys(f"{p.label} @ batch {p.total_batch}" for p in bad))
-    usable = _usable_gb(predictions.gpu, worst)
+    usable = _usable_gb(predictions)
     yield Finding(
         rule="predict.does_not_fit",
         category="other",
         severity="warning",
         confidence=0.9,
         title=f"{len(bad)} layout(s) do not fit in GPU memory",
-        summary=f"Does not fit: {names}. The worst, {worst.label}, is short by {worst.memory_shortfall_gb:.1f} GB per GPU "
-        f"({worst.weights_gb_per_gpu:.1f} GB of weights + {worst.reserved_gb:.1f} GB kept by the engine, {usable:.1f} GB usable).",
+        summary=f"Does not fit: {names}. The worst, {worst.label}, is short by {worst.memory_shortfall_gb:.1f} GB "
+        f"per GPU ({worst.weights_gb_per_gpu:.1f} GB of weights + {worst.reserved_gb:.1f} GB kept by the engine, "
+        f"{usable:.1f} GB usable).",
         evidence=[
-            Evidence(source=_where(p), detail=f"{p.label}: weights per GPU + kept by the engine + KV for the batch vs usable memory",
-                     measured=round(_usable_gb(predictions.gpu, p) + p.memory_shortfall_gb, 2), expected=round(_usable_gb(predictions.gpu, p), 2), unit="GB")
+            Evidence(source=_where(p),
+                     detail=f"{p.label}: weights per GPU + kept by the engine + KV for the batch vs usable memory",
+                     measured=round(usable + p.memory_shortfall_gb, 2), expected=round(usable, 2), unit="GB")
             for p in bad[:6]
         ],
         fix=f"Use more GPUs per replica (TP or PP), {smaller_dtype_hint(worst.dtype)}an FP8 KV cache, "
@@ -172,23 +180,28 @@ def allreduce_flattens_scaling(facts, predictions):
                 category="latency_bound_small_batch" if small else "comm_bound",
                 severity="info",
                 confidence=0.7,
-                title=f"TP{a.tp} -> TP{b.tp} speeds decode up only {speedup:.2f}x (ideal {ideal:.0f}x) at batch {batch}",
+                title=f"TP{a.tp} -> TP{b.tp} speeds decode up only {speedup:.2f}x (ideal {ideal:.0f}x) "
+                      f"at batch {batch}",
                 summary=(
-                    f"The weight-streaming term shrinks with TP but the {b.allreduce_count_per_step} all-reduces per step "
-                    f"({b.allreduce_bytes} B each) do not: they take {b.allreduce_ms_per_step_expected:.2f} ms of a "
-                    f"{b.decode_step_ms_expected:.2f} ms step at TP{b.tp} ({b.allreduce_share_expected:.0%}). "
-                    + ("At this batch every all-reduce is latency-bound, so a faster link does not help; fewer or cheaper "
-                       "collectives do." if small else "The messages are large enough that bus bandwidth matters.")
+                    f"The weight-streaming term shrinks with TP but the {b.allreduce_count_per_step} all-reduces per "
+                    f"step ({b.allreduce_bytes} B each) do not: they take {b.allreduce_ms_per_step_expected:.2f} ms "
+                    f"of a {b.decode_step_ms_expected:.2f} ms step at TP{b.tp} ({b.allreduce_share_expected:.0%}). "
+                    + ("At this batch every all-reduce is latency-bound, so a faster link does not help; fewer or "
+                       "cheaper collectives do." if small
+                       else "The messages are large enough that bus bandwidth matters.")
                 ),
                 evidence=[
-                    Evidence(source=_where(a), detail=f"expected decode step at TP{a.tp}", measured=a.decode_step_ms_expected, unit="ms"),
-                    Evidence(source=_where(b), detail=f"expected decode step at TP{b.tp}", measured=b.decode_step_ms_expected,
-                             expected=round(a.decode_step_ms_expected / ideal, 3), unit="ms"),
+                    Evidence(source=_where(a), detail=f"expected decode step at TP{a.tp}",
+                             measured=a.decode_step_ms_expected, unit="ms"),
+                    Evidence(source=_where(b), detail=f"expected decode step at TP{b.tp}",
+                             measured=b.decode_step_ms_expected, expected=round(a.decode_step_ms_expected / ideal, 3),
+                             unit="ms"),
                     Evidence(source=_where(b), detail=f"all-reduce time per step at TP{b.tp} ({_fabric(b)})",
                              measured=b.allreduce_ms_per_step_expected, unit="ms"),
                 ],
-                fix="Keep TP at the smallest size that meets the latency target and scale out with DP; use CUDA graphs and a "
-                "custom/one-shot all-reduce (vLLM, TRT-LLM) for small messages; larger batches amortise the per-call latency.",
+                fix="Keep TP at the smallest size that meets the latency target and scale out with DP; use CUDA graphs "
+                "and a custom/one-shot all-reduce (vLLM, TRT-LLM) for small messages; larger batches amortise the "
+                "per-call latency.",
                 references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc"],
             )
             break  # the first doubling that flattens is the finding
@@ -213,8 +226,8 @@ def best_layout(facts, predictions):
             category="expected_physics",
             severity="info",
             confidence=0.6,
-            title=(f"At batch {batch}: {fastest.label} on {fastest.gpus} GPUs is best for both latency and throughput per GPU"
-                   if same else
+            title=(f"At batch {batch}: {fastest.label} on {fastest.gpus} GPUs is best for both latency and throughput "
+                   "per GPU" if same else
                    f"At batch {batch}: {fastest.label} for latency, {per_gpu.label} for throughput per GPU"),
             summary=(
                 f"Lowest inter-token latency: {fastest.label} ({fastest.decode_step_ms_expected:.2f} ms, "
@@ -223,7 +236,8 @@ def best_layout(facts, predictions):
                 "TP cuts latency until the all-reduce dominates; DP replicas add throughput without any communication."
             ),
             evidence=[
-                Evidence(source=_where(p), detail=f"{p.label}: expected ITL ({_total(p) / p.gpus:.1f} decode tok/s per GPU)",
+                Evidence(source=_where(p),
+                         detail=f"{p.label}: expected ITL ({_total(p) / p.gpus:.1f} decode tok/s per GPU)",
                          measured=p.decode_step_ms_expected, unit="ms")
                 for p in sorted(rows, key=lambda p: (p.gpus, p.tp))[:8]
             ],
@@ -246,19 +260,19 @@ def _single_layout(batch, p: PredictRow) -> Finding:
         f"{p.prompt}-token prompt: {p.ttft_ms_expected:.0f} ms. Up to {p.max_concurrent_seqs} sequences of "
         f"{p.context} tokens fit per replica.",
         evidence=[
-            Evidence(source=_where(p), detail=f"{p.label}: expected decode step (vs the pure roofline)", measured=p.decode_step_ms_expected,
-                     expected=p.decode_step_ms, unit="ms"),
+            Evidence(source=_where(p), detail=f"{p.label}: expected decode step (vs the pure roofline)",
+                     measured=p.decode_step_ms_expected, expected=p.decode_step_ms, unit="ms"),
         ],
         fix="Compare with a measured ITL (diagnose capture / ticket); pass several --tp values to compare layouts.",
     )
 
 
-def _usable_gb(gpu: GpuSpec, p: PredictRow) -> float:
-    """GPU memory a serving engine may fill: the one figure `plan` shows too (rules.roofline.usable_gb).
-    gpu: the row the command resolved (PredictResult.gpu), never looked up again by its key."""
+def _usable_gb(predictions: PredictResult) -> float:
+    """GPU memory a serving engine may fill: the one figure `plan` shows too (rules.roofline.usable_gb),
+    for the GPU and engine the command resolved (PredictResult.gpu, .engine), never looked up again."""
     from rules import roofline
 
-    return roofline.usable_gb(gpu, p.engine)
+    return roofline.usable_gb(predictions.gpu, predictions.engine)
 
 
 def _total(p: PredictRow) -> float:

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.catalog import GpuSpec, ModelSpec
+from rules.catalog import EngineSpec, GpuSpec, ModelSpec
 from rules.roofline import Layout, Prediction
 
 
@@ -56,12 +56,13 @@ class PredictRow(Prediction):
 @dataclass
 class PredictResult(Predictions):
     """`diagnose predict`: every layout x batch asked for, and the assumptions of the first. The
-    model and GPU are the catalog rows the command resolved once (rules never look them up again:
-    a config.json model would be read a second time)."""
+    model, GPU and engine are the catalog rows the command resolved once (rules never look them up
+    again: a config.json model would be read a second time)."""
 
     layouts: list[PredictRow]
     model: ModelSpec
     gpu: GpuSpec
+    engine: EngineSpec
 
     @property
     def assumptions(self) -> dict:
@@ -341,22 +342,55 @@ class ScalingAnalysis(Predictions):
 
 
 @dataclass
+class CaptureExpectation:
+    """The figures the capture rules compare a capture with (diagnose.capture_report.predict): the
+    roofline's decode step and its band, the all-reduces per step and their time, one all-reduce on
+    the GPU's fabric (engine kernel and NCCL) and over PCIe, and what one step moves and computes
+    per GPU against the GPU's datasheet peaks. Times in ms per step unless named (us per call)."""
+
+    step_ms: float
+    step_ms_roofline: float
+    band: list[float]  # [low, high] factors on the expected step
+    engine: str
+    allreduce_per_step: int
+    allreduce_ms_per_step: float
+    allreduce_bytes: int  # one all-reduce message
+    fabric: str  # the interconnect carrying the TP all-reduce
+    pp_bubble_fraction: float
+    source: str  # "prediction:expected (model, gpu, engine, tp=, pp=, batch=)"
+    hbm_gbs: float
+    peak_tflops: float
+    bytes_per_gpu_step: float
+    flops_per_gpu_step: float
+    # TP > 1 with all-reduce traffic: one call, the engine's kernel and NCCL on the same fabric
+    allreduce_us: float | None = None
+    allreduce_us_nccl: float | None = None
+    # and when the GPU's PCIe is another interconnect the catalog knows: the same call over it
+    allreduce_us_pcie: float | None = None
+    pcie_fabric: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report's predictions.expected: a figure that does not apply is absent, not null."""
+        optional = ("allreduce_us", "allreduce_us_nccl", "allreduce_us_pcie", "pcie_fabric")
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None or k not in optional}
+
+
+@dataclass
 class CapturePrediction(Predictions):
     """What a capture's workload should take (diagnose.capture_report.predict): the layout it ran
-    ({"tp", "pp"}), and, when the model and GPU are known, the roofline Prediction and `expected`,
-    the plain numbers the capture rules compare with (decode step, all-reduces per step and their
-    time, one all-reduce on the GPU's fabric and over PCIe, bytes and FLOPs per step)."""
+    ({"tp", "pp"}), and, when the model and GPU are known, the roofline Prediction and the figures
+    the capture rules compare with (CaptureExpectation)."""
 
     layout: dict[str, int]
     roofline: Prediction | None = None
-    expected: dict[str, Any] | None = None
+    expected: CaptureExpectation | None = None
 
     def report_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"layout": self.layout}
         if self.roofline is not None:
             out["roofline"] = self.roofline
         if self.expected is not None:
-            out["expected"] = self.expected
+            out["expected"] = self.expected.to_dict()
         return out
 
 

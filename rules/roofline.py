@@ -242,9 +242,9 @@ def smaller_dtype_hint(dtype: str) -> str:
     return f"a smaller weight dtype (--dtype {'/'.join(smaller)}), " if smaller else ""
 
 
-def usable_gb(gpu: GpuSpec, engine=None) -> float:
+def usable_gb(gpu: GpuSpec, engine: EngineSpec) -> float:
     """GB (1e9 B) the engine may fill on one GPU: its memory_utilization of the GPU's memory."""
-    return gpu.memory_bytes / 1e9 * catalog.engine(engine).memory_utilization
+    return gpu.memory_bytes / 1e9 * engine.memory_utilization
 
 
 def reserved_gb(model: ModelSpec, tp: int, engine: EngineSpec, gpus_in_group: int) -> float:
@@ -348,13 +348,13 @@ def roofline_pass(work: Work, gpu: GpuSpec, fabric: InterconnectSpec, tp: int, n
 # --------------------------------------------------------------------------- communication
 
 
-def allreduce_time_us(interconnect, nranks: int, size_bytes: float, *, roofline: bool = False, nodes: int = 1,
-                      engine=None, graphs: bool = True, p2p: bool = True) -> float:
+def allreduce_time_us(interconnect: InterconnectSpec, nranks: int, size_bytes: float, *, roofline: bool = False,
+                      nodes: int = 1, engine: EngineSpec | None = None, graphs: bool = True, p2p: bool = True) -> float:
     """One all-reduce: the physical floor (roofline=True) or what `engine` takes (default: NCCL
     as a generic engine runs it). See rules.collectives."""
     if roofline:
         return collectives.roofline_us(interconnect, nranks, size_bytes, nodes=nodes)
-    return collectives.expected(interconnect, nranks, size_bytes, nodes=nodes, engine=catalog.engine(engine),
+    return collectives.expected(interconnect, nranks, size_bytes, nodes=nodes, engine=engine or catalog.engine(None),
                                 graphs=graphs, p2p=p2p).us
 
 
@@ -431,8 +431,8 @@ def default_kv_dtype(dtype: str, engine: EngineSpec) -> str:
 
 def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: int = 1, prompt: int = 1024, context: int | None = None,
             dtype: str | None = None, kv_dtype: str | None = None, interconnect=None, mbu: float | None = None,
-            mfu: float | None = None, gpus_per_node: int = 8, network=None, engine=None, output: int | None = None,
-            quant_group: int | None = None) -> Prediction:
+            mfu: float | None = None, gpus_per_node: int = 8, network=None, engine: EngineSpec | None = None,
+            output: int | None = None, quant_group: int | None = None) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
     context: KV tokens each sequence holds during decode (default prompt + output, output 256).
@@ -440,9 +440,10 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     dtype None: the checkpoint's own dtype (bf16 for most catalog models, fp8 for DeepSeek-V3,
     mxfp4 for GPT-OSS). kv_dtype None: what the engine picks (default_kv_dtype).
     mbu / mfu: override the calibrated stream and GEMM efficiencies.
-    model and gpu are catalog rows the command resolved once (catalog.model / catalog.gpu).
+    model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
+    catalog.engine); no engine is the catalog's generic profile.
     """
-    eng = catalog.engine(engine)
+    eng = engine or catalog.engine(None)
     cal = catalog.calibration()
     dtype = dtype or model.checkpoint_dtype
     kv_dtype = kv_dtype or default_kv_dtype(dtype, eng)

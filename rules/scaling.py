@@ -213,10 +213,11 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         s = run.setup
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
-        specs[("model", m.key)], specs[("gpu", g.key)] = m, g
+        e = catalog.engine(pick("engine", engine, s.engine))
+        specs[("model", m.key)], specs[("gpu", g.key)], specs[("engine", e.key)] = m, g, e
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
-                     gpus_per_node=s.gpus_per_node or gpus_per_node, engine=pick("engine", engine, s.engine),
+                     gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
@@ -341,8 +342,9 @@ def _healthy_slowest_us(p, gpu, ref: float) -> float:
 
     if p.tp <= 1:
         return ref
-    p2p = gpu.pcie_p2p or catalog.interconnect(p.interconnect).kind != "pcie"
-    nccl = collectives.nccl(p.interconnect, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
+    fabric = catalog.interconnect(p.interconnect)
+    p2p = gpu.pcie_p2p or fabric.kind != "pcie"
+    nccl = collectives.nccl(fabric, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
                             p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))))
     return max(ref, nccl.us)
 
@@ -456,7 +458,7 @@ def _dp_alternative(rows: list[ScalingRow], cal, specs: dict, kwargs) -> DpAlter
 
         gpu = specs[("gpu", top.gpu)]
         p = roofline.predict(specs[("model", top.model)], gpu, roofline.Layout(half, 1, 2), batch=top.batch, dtype=top.dtype,
-                             prompt=top.prompt, engine=top.engine, **kwargs)
+                             prompt=top.prompt, engine=specs[("engine", top.engine)], **kwargs)
         if not (p.valid and p.fits):
             return None
         ar_ref, _ = _allreduce_reference(p, cal)

@@ -12,6 +12,8 @@ from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM
 # Layout statuses of a system that is not broken: inside the band, faster than it (yet above the
 # roofline), or as far from it as the smallest layout (scaling does not change that distance).
 HEALTHY_STATUSES = {"tracks", "faster_than_band", "slow_everywhere"}
+# What to attach when an SLO names percentiles the benchmark outputs lack (vLLM benchmark_serving's options).
+PERCENTILE_RUNS = "benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99"
 
 
 def _roofline_rows(s: ScalingAnalysis) -> list[ScalingRow]:
@@ -93,8 +95,9 @@ def faster_than_roofline(facts, predictions):
         yield Finding(
             rule="scaling.faster_than_roofline", category="other", severity="warning", confidence=0.8,
             title=f"{_what(r)}: measured {r.measured:g} {_unit(r)} beats the roofline ({r.roofline:.4g} {_unit(r)})",
-            summary="No run can beat datasheet bandwidth and FLOPs, so the model, dtype, GPU, layout, batch or lengths given "
-            "do not match what was measured (a quantised checkpoint run as bf16, a smaller model, speculative decoding).",
+            summary="No run can beat datasheet bandwidth and FLOPs, so the model, dtype, GPU, layout, batch or lengths "
+            "given do not match what was measured (a quantised checkpoint run as bf16, a smaller model, speculative "
+            "decoding).",
             evidence=[_step_ev(r), _model_ev(r)],
             fix="Check --model, --dtype, --gpu and each input's TP, batch and lengths; rerun.",
         )
@@ -119,24 +122,27 @@ def _comm_finding(r: ScalingRow) -> Finding:
     total = n * meas / 1e3
     return Finding(
         rule="scaling.broken_layout", category="comm_bound", severity="critical", confidence=0.85,
-        title=f"{r.label}: each all-reduce takes {meas:.0f} us, {meas / ref:.1f}x the slowest healthy path on this fabric "
-              f"({ref:.1f} us)",
+        title=f"{r.label}: each all-reduce takes {meas:.0f} us, {meas / ref:.1f}x the slowest healthy path on this "
+              f"fabric ({ref:.1f} us)",
         summary=f"At {r.label} the {n} all-reduces per step cost {_ms(total)} of the measured {_ms(r.step_ms)} step "
         f"({total / r.step_ms:.0%}); at {ref:.1f} us each they would cost {_ms(n * ref / 1e3)}. The communication "
         "path is broken, not the physics: the all-reduce is not running over the GPU fabric at its normal latency.",
         evidence=[
-            Evidence(source=r.allreduce_measured_source, detail=f"measured all-reduce kernel time per call ({r.allreduce_bytes} B)",
+            Evidence(source=r.allreduce_measured_source,
+                     detail=f"measured all-reduce kernel time per call ({r.allreduce_bytes} B)",
                      measured=meas, expected=round(ref, 2), unit="us"),
             Evidence(source=r.allreduce_ref_source, detail="expected time per call at this message size and rank count "
                      "(the engine's all-reduce)", measured=r.allreduce_ref_us, unit="us"),
-            Evidence(source=f"{SOURCE} (NCCL on {r.interconnect})", detail="the slowest healthy path: NCCL when the engine's "
-                     f"custom kernel is off; broken beyond x{COMM_RATIO:g}", measured=round(ref, 2), unit="us"),
+            Evidence(source=f"{SOURCE} (NCCL on {r.interconnect})",
+                     detail="the slowest healthy path: NCCL when the engine's custom kernel is off; broken beyond "
+                     f"x{COMM_RATIO:g}", measured=round(ref, 2), unit="us"),
             _step_ev(r),
         ],
         fix="Check the NCCL transport of this run (NCCL_DEBUG=INFO: P2P/IPC or NVLS expected, not SHM or NET), "
         "NCCL_P2P_DISABLE / NCCL_P2P_LEVEL, ACS/IOMMU, and that CUDA graphs and the engine's custom all-reduce are on; "
         "`diagnose ticket` on the NCCL log names the cause.",
-        references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc", "https://github.com/sgl-project/sglang/pull/2904"],
+        references=["https://github.com/NVIDIA/nccl/blob/master/src/graph/tuning.cc",
+                    "https://github.com/sgl-project/sglang/pull/2904"],
     )
 
 
@@ -146,9 +152,9 @@ def _beyond_finding(rs: list[ScalingRow]) -> Finding:
     return Finding(
         rule="scaling.broken_layout", category="other", severity="warning", confidence=0.6,
         title=f"{r.label} runs x{ratio:.2f} the expected time, beyond the band's x{hi:.2f} (x{ratio / hi:.2f} past it)",
-        summary=f"Over its {len(rs)} figure(s), {r.label} is x{ratio:.2f} slower than a healthy {r.engine} system gives "
-        f"for this model, GPU and lengths (median), while {base} is x{r.base_ratio:.2f}: something grows at this layout "
-        "that the physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
+        summary=f"Over its {len(rs)} figure(s), {r.label} is x{ratio:.2f} slower than a healthy {r.engine} system "
+        f"gives for this model, GPU and lengths (median), while {base} is x{r.base_ratio:.2f}: something grows at "
+        "this layout that the physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
         evidence=[_step_ev(x) for x in sorted(rs, key=lambda x: -x.ratio)[:4]] + [_model_ev(r)],
         fix="Capture one step per layout with nsys and run `diagnose capture` (exposed communication, launch gaps, "
         "straggler rank); check clocks and throttle reasons (`nvidia-smi -q -d PERFORMANCE`) and the NCCL transport.",
@@ -213,8 +219,8 @@ def tracks_prediction(facts, predictions):
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.7,
         title=title,
-        summary=f"Each layout's {n} figure(s) {where}, for this model and GPU. The scaling measured is the scaling this "
-        "hardware and engine give; nothing here points to a broken layout.",
+        summary=f"Each layout's {n} figure(s) {where}, for this model and GPU. The scaling measured is the scaling "
+        "this hardware and engine give; nothing here points to a broken layout.",
         evidence=[_step_ev(r) for rs in layouts.values() for r in rs[:2]][:8],
         fix="Nothing to fix; choose the layout by latency and throughput goals (see the goodput and DP findings).",
     )
@@ -268,7 +274,8 @@ def term_grows_with_tp(facts, predictions):
         of_step = f"{share:.0%} of the expected {_ms(modelled)} step"
         speedup, ideal = a.step_ms / b.step_ms, b.tp / a.tp
         small = batch <= SMALL_BATCH and term == "allreduce_ms"
-        extra = max(b.terms["unexplained_ms"], 0.0) - max(a.terms["unexplained_ms"], 0.0)  # "none" where the model is over
+        # the unexplained rest counts as none where the model is over the measured step
+        extra = max(b.terms["unexplained_ms"], 0.0) - max(a.terms["unexplained_ms"], 0.0)
         title = (f"At {b.label} the {b.allreduce_count} all-reduces per step cost about {_ms(b.terms[term])}, "
                  f"{of_step}" if term == "allreduce_ms" else
                  f"At {b.label} {TERM_NAMES[term]} costs about {_ms(b.terms[term])}, {of_step}")
@@ -297,7 +304,8 @@ def term_grows_with_tp(facts, predictions):
             category="expected_physics",
             severity="info", confidence=0.5 if broken else 0.8, title=title, summary=summary.strip(),
             evidence=[
-                Evidence(source=f"{SOURCE} + calibration", detail=f"{TERM_NAMES[term]} per step at {r.label} (modelled)",
+                Evidence(source=f"{SOURCE} + calibration",
+                         detail=f"{TERM_NAMES[term]} per step at {r.label} (modelled)",
                          expected=r.terms[term], unit="ms") for r in rows
             ] + [_step_ev(r) for r in sorted(measured, key=lambda r: (r.tp, r.step_ms))],
             fix="For lower latency at small batch: CUDA graphs and a one-shot/custom all-reduce (fewer, cheaper "
@@ -334,8 +342,8 @@ def _rest_change(a: ScalingRow, b: ScalingRow) -> str:
     if extra > 0:
         return (f"The unexplained rest grows from {_ms(max(rest_a, 0.0))} to {_ms(rest_b)} (smaller per-GPU GEMMs run "
                 "less efficiently and host work per step does not shrink with TP).")
-    return (f"The unexplained rest shrinks from {_ms(rest_a)} to {_ms(max(rest_b, 0.0))} (the engine's per-step costs at "
-            f"{a.label} are larger than the model holds).")
+    return (f"The unexplained rest shrinks from {_ms(rest_a)} to {_ms(max(rest_b, 0.0))} (the engine's per-step "
+            f"costs at {a.label} are larger than the model holds).")
 
 
 @rule("scaling.dp_alternative", "expected_physics", needs=ScalingAnalysis)
@@ -346,9 +354,10 @@ def dp_alternative(facts, predictions):
         return
     yield Finding(
         rule="scaling.dp_alternative", category="expected_physics", severity="info", confidence=0.6,
-        title=(f"{alt.alt_label} serves twice the users at {alt.per_user_ratio:.0%} of the per-user speed of {alt.label}"
-               if alt.per_user_ratio < 1 else
-               f"{alt.alt_label} serves twice the users and is {alt.per_user_ratio:.2f}x faster per user than {alt.label}"),
+        title=(f"{alt.alt_label} serves twice the users at {alt.per_user_ratio:.0%} of the per-user speed of "
+               f"{alt.label}" if alt.per_user_ratio < 1 else
+               f"{alt.alt_label} serves twice the users and is {alt.per_user_ratio:.2f}x faster per user than "
+               f"{alt.label}"),
         summary=f"On the same {alt.gpus} GPUs, {alt.label} decodes at {alt.tok_s_user:.1f} tok/s per user; "
         f"{alt.alt_label} at {alt.alt_tok_s_user:.1f} tok/s per user ({alt.alt_how}) with two replicas, so "
         f"{alt.total_ratio:.2f}x the total decode throughput at the same batch per replica.",
@@ -372,19 +381,19 @@ def goodput_rule(facts, predictions):
             yield Finding(rule="scaling.goodput", category="insufficient_data", severity="info", confidence=0.0,
                           title=f"Goodput cannot be judged: the benchmarks do not report {', '.join(unknown)}",
                           summary=f"The SLO ({slo}) needs percentiles the outputs lack.",
-                          fix="attach benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99",
-                          ask="benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99")
+                          fix=f"attach {PERCENTILE_RUNS}", ask=PERCENTILE_RUNS)
             return
         yield Finding(rule="scaling.goodput", category="other", severity="warning", confidence=0.7,
                       title=f"No measured layout meets the SLO ({slo})",
                       summary="Every benchmark run at every layout exceeds at least one SLO percentile.",
-                      evidence=_goodput_ev(g), fix="Lower the concurrency per replica, or use a larger TP for lower ITL.")
+                      evidence=_goodput_ev(g),
+                      fix="Lower the concurrency per replica, or use a larger TP for lower ITL.")
         return
     best = next(e for e in g.layouts if e.label == g.best)
     yield Finding(
         rule="scaling.goodput", category="expected_physics", severity="info", confidence=0.7,
-        title=f"Within the SLO ({slo}), {best.label} x {best.replicas} replicas gives the most goodput on {g.gpus} GPUs: "
-        f"{best.fleet_goodput:.0f} tok/s",
+        title=f"Within the SLO ({slo}), {best.label} x {best.replicas} replicas gives the most goodput on "
+        f"{g.gpus} GPUs: {best.fleet_goodput:.0f} tok/s",
         summary="; ".join(f"{e.label}: {e.goodput:.0f} tok/s per replica within the SLO x {e.replicas} = "
                           f"{e.fleet_goodput:.0f} tok/s" for e in g.layouts) + ".",
         evidence=_goodput_ev(g),
@@ -418,10 +427,10 @@ def base_efficiency(facts, predictions):
             rule="scaling.base_efficiency", category="other", severity="info", confidence=0.4,
             title=f"Even {label} runs x{r.layout_ratio:.2f} the expected time of a healthy {r.engine} system "
             f"(band up to x{r.band_high:.2f})",
-            summary=f"At the smallest layout measured the figures are x{r.layout_ratio:.2f} what this model, GPU and engine "
-            "deliver when healthy: the host (scheduling, sampling, an older engine version, eager mode), clocks or unfused "
-            "kernels cost the same at every layout. The other layouts are judged against this factor.",
+            summary=f"At the smallest layout measured the figures are x{r.layout_ratio:.2f} what this model, GPU and "
+            "engine deliver when healthy: the host (scheduling, sampling, an older engine version, eager mode), clocks "
+            "or unfused kernels cost the same at every layout. The other layouts are judged against this factor.",
             evidence=[_step_ev(x) for x in rs[:4]] + [_model_ev(r)],
-            fix="Check the engine version and that it runs with CUDA graphs (no --enforce-eager); compare clocks and power "
-            "limits (`nvidia-smi -q -d PERFORMANCE,CLOCK`); capture a step with nsys and run `diagnose capture`.",
+            fix="Check the engine version and that it runs with CUDA graphs (no --enforce-eager); compare clocks and "
+            "power limits (`nvidia-smi -q -d PERFORMANCE,CLOCK`); capture a step with nsys and run `diagnose capture`.",
         )

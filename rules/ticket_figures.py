@@ -21,9 +21,9 @@ import re
 
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import claims
-from rules.common import claim_ev, ev, gpu_count, gpu_spec, has_nvlink, large_results, make, measurements, node_count
+from rules.common import claim_ev, ev, gpu_count, has_nvlink, large_results, make, measurements, node_count
 from rules.engine import FAILURES, rule, ticket_gaps
-from rules.workload import catalog_model, predict_layout
+from rules.workload import predict_layout
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -55,8 +55,8 @@ def _served(facts: Facts):
     else (None, None, None)."""
     if not _asks_about_figures(facts):
         return None, None, None
-    model, model_src = catalog_model(facts)
-    gpu, _ = gpu_spec(facts)
+    model, model_src = facts.subject.model, facts.subject.model_source
+    gpu = facts.subject.gpu
     return (model, model_src, gpu) if model is not None and gpu is not None else (None, None, None)
 
 
@@ -157,7 +157,7 @@ def link_figure(facts: Facts, predictions=None):
     the per-direction line rate."""
     if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
-    gpu, gpu_src = gpu_spec(facts)
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or not gpu.nvlink_gbs:
         return
     nodes, _ = node_count(facts)
@@ -228,7 +228,7 @@ def bridge_figure(facts: Facts, predictions=None):
     the board's PCIe link carries, so a bridge the copy does not use shows as PCIe's rate."""
     if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
-    gpu, gpu_src = gpu_spec(facts)
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or not gpu.nvlink_bridged or not gpu.nvlink_gbs:
         return
     text = " ".join(t for _, t in claims.texts(facts))
@@ -275,7 +275,7 @@ def busbw_without_p2p(facts: Facts, predictions=None):
     ceiling (https://github.com/NVIDIA/nccl/issues/1639)."""
     if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
-    gpu, gpu_src = gpu_spec(facts)
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or gpu.pcie_p2p:
         return
     nodes, _ = node_count(facts)
@@ -518,7 +518,7 @@ def pcie_figure(facts: Facts, predictions=None):
     about 80 % after packet overhead."""
     if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
-    gpu, gpu_src = gpu_spec(facts)
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or (gpu.nvlink_gbs and not gpu.nvlink_bridged) or has_nvlink(facts):
         return  # NVLink carries the copies (an SXM board, or a bridge the topology shows)
     text = " ".join(t for _, t in claims.texts(facts))

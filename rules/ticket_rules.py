@@ -36,7 +36,6 @@ from rules.common import (
     engine_of,
     ev,
     gpu_count,
-    gpu_spec,
     has_nvlink,
     is_virtualized,
     make,
@@ -55,7 +54,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
-from rules.workload import catalog_model, predict_layout
+from rules.workload import predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
 # reporter's observation (at most), the reporter's guess. Measured on tickets the rules were not
@@ -260,7 +259,7 @@ def one_gpu_every_peer(facts: Facts, predictions=None):
 def pcie_pairs(facts: Facts, predictions=None):
     """GPU-to-GPU copies between GPUs without NVLink, against the PCIe link they cross: copies reach
     about 70-90 % of the x16 line rate (packet headers and flow control); that is the link working."""
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     if spec is None or has_nvlink(facts):
         return
     pairs = [p for p in facts.of(PairBandwidth)
@@ -342,7 +341,7 @@ def p2p_refused(facts: Facts, predictions=None):
     nodes, _ = node_count(facts)
     if (nodes or 1) > 1 and (_gpus(facts) or 0) < 2:
         return
-    gpu, gpu_src = gpu_spec(facts)
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     geforce = gpu is not None and not gpu.pcie_p2p
     evidence = [claim_ev(c, "peer-to-peer refused")] + ([ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)] if geforce else [])
     yield make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
@@ -591,7 +590,7 @@ def tp_size_uneven(facts: Facts, predictions=None):
     said = claims.symptom_quote(facts)
     if said and said[2] in ("slow", "scaling", "hang"):
         return
-    if catalog_model(facts)[0] is not None or any(w.extra.get("attention_heads") for w in facts.of(Workload)):
+    if facts.subject.model is not None or any(w.extra.get("attention_heads") for w in facts.of(Workload)):
         return  # the heads are known: workload.tp_not_dividing_heads judges the layout exactly
     tp, tp_src = wfield(facts, "tp")
     named = [int(g) for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if g.isdigit()]
@@ -776,8 +775,8 @@ def _about_performance(facts: Facts) -> bool:
 def measured_vs_expected(facts: Facts, predictions=None):
     """A decode rate the reporter gives, against the calibrated expected figure and the roofline for the
     model, GPU, layout and engine the ticket names."""
-    model, model_src = catalog_model(facts)
-    gpu, _ = gpu_spec(facts)
+    model, model_src = facts.subject.model, facts.subject.model_source
+    gpu = facts.subject.gpu
     if model is None or gpu is None or unmodelled_layout(facts):
         return  # (a layout the predictor does not model, such as data-parallel attention, is not judged)
     if any(n.kind == "results_table" for n in facts.of(Note)):
@@ -918,7 +917,7 @@ def symptom_prior(facts: Facts, predictions=None):
     kind = said[2] if said else None
     if kind not in ("scaling", "slow", "normal?"):
         return
-    gpu, gpu_src = gpu_spec(facts)
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
     layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
@@ -947,7 +946,7 @@ def symptom_prior(facts: Facts, predictions=None):
                       else "") + ".",
                    refs=["vllm_parallel"])
         return
-    known = gpu is not None or n or catalog_model(facts)[0] is not None or facts.of(Measurement)
+    known = gpu is not None or n or facts.subject.model is not None or facts.of(Measurement)
     # (a figure check that finds more than physics outweighs what follows: engine.quiet_priors, FIGURE_CHECKS)
     if kind == "normal?":
         if known and (n or 0) >= 2 and _about_performance(facts):

@@ -29,7 +29,6 @@ from rules.common import (
     claim_ev,
     ev,
     gpu_name,
-    gpu_spec,
     has_nvlink,
     is_virtualized,
     label,
@@ -173,7 +172,7 @@ def nccl_transport(facts: Facts, predictions=None):
             refs=["nccl_env", "nccl_trouble"],
         )
     elif _p2p_off_by_design(facts):
-        spec, spec_src = gpu_spec(facts)
+        spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
         yield make(
             "topology.nccl_transport", "other", "info", 0.5,
             f"NCCL copies through host memory, as it must on {spec.name}",
@@ -204,7 +203,7 @@ def _mig_gpus(facts: Facts) -> set[int]:
 
 def _p2p_off_by_design(facts: Facts) -> bool:
     """Boards whose stock driver refuses PCIe P2P (the catalog row's `pcie_p2p = false`)."""
-    spec, _ = gpu_spec(facts)
+    spec = facts.subject.gpu
     return spec is not None and not getattr(spec, "pcie_p2p", True)
 
 
@@ -222,16 +221,18 @@ def tp_group_paths(facts: Facts, predictions=None):
         chosen = [int(x) for x in re.split(r"[,\s]+", visible.strip()) if x != ""]
     except ValueError:
         return  # UUIDs: the matrix is indexed by number, so this cannot be judged
-    paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU")}
+    paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath)
+             if t.a.startswith("GPU") and t.b.startswith("GPU")}
     nv_any = [t for t in paths.values() if t.path.upper().startswith("NV")]
     if len(chosen) < 2 or not nv_any:
         return
     group = [paths.get(frozenset((f"GPU{a}", f"GPU{b}"))) for i, a in enumerate(chosen) for b in chosen[i + 1:]]
     off = [t for t in group if t is not None and not t.path.upper().startswith("NV")]
     if not off:
+        first = next(t for t in group if t)
         yield passed("topology.tp_group_paths", "The selected GPUs are NVLink-connected",
                      f"Every pair of CUDA_VISIBLE_DEVICES={visible} is joined by NVLink.",
-                     [ev(src, "CUDA_VISIBLE_DEVICES", visible), ev(next(t for t in group if t), "path", next(t for t in group if t).path)], 0.6)
+                     [ev(src, "CUDA_VISIBLE_DEVICES", visible), ev(first, "path", first.path)], 0.6)
         return
     t = off[0]
     yield make(
@@ -262,13 +263,14 @@ def p2p_status(facts: Facts, predictions=None):
     if not bad:
         yield passed("topology.p2p_status", "The driver allows peer-to-peer between every GPU pair",
                      f"All {len(rows)} GPU pairs report P2P {rows[0].capability} as {rows[0].status}.",
-                     [ev(rows[0], f"GPU{rows[0].a}->GPU{rows[0].b} P2P {rows[0].capability}", rows[0].status, "OK")], 0.8)
+                     [ev(rows[0], f"GPU{rows[0].a}->GPU{rows[0].b} P2P {rows[0].capability}", rows[0].status, "OK")],
+                     0.8)
         return
     if is_virtualized(facts):
         return  # virtualization_no_p2p tells the fuller story
     b = bad[0]
     if _p2p_off_by_design(facts):
-        spec, spec_src = gpu_spec(facts)
+        spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
         yield make(
             "topology.p2p_status", "other", "info", 0.6,
             f"Peer-to-peer is off between the {spec.name} GPUs, as its driver ships",
@@ -276,7 +278,8 @@ def p2p_status(facts: Facts, predictions=None):
             f"does not allow PCIe peer-to-peer on {spec.name}, so NCCL stages GPU-to-GPU traffic through host "
             "memory by design: all-reduce bandwidth is bounded by host memory and the CPU's PCIe root complex.",
             [ev(b, f"GPU{b.a}->GPU{b.b} P2P {b.capability}", b.status, "OK"),
-             ev(spec_src or "catalog", f"catalog {spec.key}: pcie_p2p = false ({spec.notes or 'P2P off in the stock driver'})")],
+             ev(spec_src or "catalog",
+                f"catalog {spec.key}: pcie_p2p = false ({spec.notes or 'P2P off in the stock driver'})")],
         )
         return
     yield make(
@@ -371,7 +374,7 @@ def nvlink_links(facts: Facts, predictions=None):
     """NVLinks reported inactive: a fault on SXM boards, by design on bridged PCIe cards."""
     mig = _mig_gpus(facts)
     links = [n for n in facts.of(NvLinkFact) if n.gpu not in mig]
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     name = gpu_name(facts)
     none_up = [n for n in facts.of(Note) if n.kind == "nvlink_all_inactive" and n.data.get("gpu") not in mig]
     if none_up and not links and getattr(spec, "nvlink_gbs", 0) and not _bridged_by_design(spec, name):
@@ -422,7 +425,8 @@ def nvlink_links(facts: Facts, predictions=None):
     known = spec is not None
     yield make(
         "topology.nvlink_links", "nvlink_down", "critical" if known else "warning", 0.85 if known else 0.5,
-        "NVLinks are down" if all_down else (f"{len(inactive)} NVLinks are down" if len(inactive) > 1 else "An NVLink is down"),
+        "NVLinks are down" if all_down
+        else f"{len(inactive)} NVLinks are down" if len(inactive) > 1 else "An NVLink is down",
         f"{detail}. On an SXM/NVSwitch board every link is wired, so an inactive link means a "
         "training failure, a bad baseboard connection or a fabric problem; NCCL then loses that "
         "bandwidth or falls back to PCIe."
@@ -443,17 +447,19 @@ def _nvswitch_board(spec) -> bool:
 def nvlink_missing(facts: Facts, predictions=None):
     """On an NVSwitch board every GPU pair connects over NVLink; a PCIe path between two GPUs
     means the fabric is not up or the GPU's links are down."""
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     if spec is None or not _nvswitch_board(spec):
         return
     pairs = [t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU") and t.a != t.b]
     if not pairs:
         return
     off = [t for t in pairs if not t.path.upper().startswith("NV")]
-    catalog_ev = ev(spec_src or "catalog", f"catalog {spec.key}: NVSwitch board, every pair on NVLink", expected=spec.interconnect)
+    catalog_ev = ev(spec_src or "catalog", f"catalog {spec.key}: NVSwitch board, every pair on NVLink",
+                    expected=spec.interconnect)
     if not off:
         yield passed("topology.nvlink_missing", "Every GPU pair connects over NVLink",
-                     f"All {len(pairs)} GPU pairs in the topology matrix are NV#.", [ev(pairs[0], "path", pairs[0].path), catalog_ev], 0.7)
+                     f"All {len(pairs)} GPU pairs in the topology matrix are NV#.",
+                     [ev(pairs[0], "path", pairs[0].path), catalog_ev], 0.7)
         return
     t = off[0]
     yield make(
@@ -463,8 +469,8 @@ def nvlink_missing(facts: Facts, predictions=None):
         "through the NVSwitches, so a PCIe path means the fabric manager has not set the fabric up or the GPU's "
         "NVLinks are down; NCCL then runs those pairs over PCIe at a tenth of the bandwidth.",
         [ev(t, f"{t.a}<->{t.b} path", t.path, "NV#"), catalog_ev],
-        fix="Check `systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A2 Fabric` and `nvidia-smi nvlink -s` "
-        "for the GPUs involved; restart the fabric manager or service the board.",
+        fix="Check `systemctl status nvidia-fabricmanager`, `nvidia-smi -q | grep -A2 Fabric` and "
+        "`nvidia-smi nvlink -s` for the GPUs involved; restart the fabric manager or service the board.",
         refs=["fabric_manager", "nvidia_smi"],
     )
 
@@ -478,7 +484,8 @@ def fabric_manager(facts: Facts, predictions=None):
            and g.fabric_status and g.fabric_status.lower() not in ("success", "n/a", "not supported", "")]
     pending = [g for g in facts.of(GpuFact) if g.fabric_state in ("Not Started", "In Progress")]
     fm = facts.host("fabric_manager")
-    events = [e for e in facts.of(NcclEvent) if re.search(r"system not yet initiali[sz]ed|cuda error 802", e.message, re.I)]
+    events = [e for e in facts.of(NcclEvent)
+              if re.search(r"system not yet initiali[sz]ed|cuda error 802", e.message, re.I)]
     evidence = [ev(g, f"{label(g)} fabric state {g.fabric_state}, status {g.fabric_status}",
                    g.fabric_state, "Completed / Success") for g in bad[:2]]
     if fm and str(fm.value) in ("not_running", "absent"):
@@ -512,7 +519,8 @@ def fabric_manager(facts: Facts, predictions=None):
     elif any(g.fabric_state == "Completed" for g in facts.of(GpuFact)):
         g = next(g for g in facts.of(GpuFact) if g.fabric_state == "Completed")
         yield passed("topology.fabric_manager", "The NVSwitch fabric is initialised",
-                     "nvidia-smi reports the fabric state Completed.", [ev(g, "fabric state", g.fabric_state, "Completed")], 0.7)
+                     "nvidia-smi reports the fabric state Completed.",
+                     [ev(g, "fabric state", g.fabric_state, "Completed")], 0.7)
 
 
 @rule("topology.nvlink_errors", "nvlink_down")
@@ -524,7 +532,8 @@ def nvlink_errors(facts: Facts, predictions=None):
                  for n in facts.of(Note) if n.kind == "nvlink_errors"]
     for rec, gpu, link, errors in counters:
         bad = {k: v for k, v in errors.items() if v and re.search(r"replay|recovery|crc|fatal", k, re.I)}
-        if sum(bad.values()) >= NVLINK_RETRIED_ERRORS or any(re.search(r"recovery|fatal", k, re.I) and v for k, v in bad.items()):
+        fatal = any(re.search(r"recovery|fatal", k, re.I) and v for k, v in bad.items())
+        if sum(bad.values()) >= NVLINK_RETRIED_ERRORS or fatal:
             evidence.append(ev(rec, f"GPU{gpu} link {link} error counters {bad}", sum(bad.values()), 0))
     xids = [x for x in facts.of(XidEvent) if x.xid in NVLINK_XIDS or _caused_by_nvlink_xid(x.message)]
     evidence += [ev(x, f"Xid {x.xid}: NVLink error ({x.message[:60]})", x.xid) for x in xids[:2]]
@@ -604,7 +613,8 @@ def pcie_link(facts: Facts, predictions=None):
                 yield make("topology.pcie_link", "healthy", "ok", 0.6,
                            f"{who[:1].upper()}{who[1:]} links at {link.sta_speed_gts:g} GT/s because it is idle",
                            "NVIDIA GPUs drop the PCIe link to its lowest speed when idle to save power; "
-                           "that reading is not a fault.", evidence + [ev(g, "GPU idle when read", g.utilization_pct, unit="%")])
+                           "that reading is not a fault.",
+                           evidence + [ev(g, "GPU idle when read", g.utilization_pct, unit="%")])
                 continue
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "warning", 0.55,
@@ -665,12 +675,14 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
                 if idle is False:
                     yield make(
                         "topology.pcie_link", "pcie_link_degraded", "critical", 0.75,
-                        f"{label(g)} PCIe link at Gen{g.pcie_gen_current} under load; an identical GPU runs Gen{max(peers)}",
+                        f"{label(g)} PCIe link at Gen{g.pcie_gen_current} under load; an identical GPU runs "
+                        f"Gen{max(peers)}",
                         "The GPU was busy when read, so the low generation is not power saving, and an identical "
                         "GPU in the same host links faster: this slot, riser or card trained below its capability.",
                         [ev(g, "current PCIe generation under load", g.pcie_gen_current, max(peers)),
                          ev(g, "utilisation when read", g.utilization_pct, unit="%")],
-                        fix="Reseat the card, remove risers, set the slot's generation in the BIOS.", refs=["nvidia_smi"])
+                        fix="Reseat the card, remove risers, set the slot's generation in the BIOS.",
+                        refs=["nvidia_smi"])
                 else:
                     lows.append(g)
     if lows:
@@ -712,7 +724,7 @@ def pair_bandwidth(facts: Facts, predictions=None):
     """Measured GPU-to-GPU copy bandwidth against the NVLink line rate from the catalog."""
     pairs = [p for p in facts.of(PairBandwidth)
              if p.a != p.b and p.unit.lower() in ("gb/s", "gbps") and p.p2p_enabled is not False and p.value > 0]
-    spec, spec_src = gpu_spec(facts)
+    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
     nv_gbs = getattr(spec, "nvlink_gbs", None) if spec else None
     if not pairs or not nv_gbs:
         return
@@ -757,7 +769,8 @@ def pair_bandwidth(facts: Facts, predictions=None):
         + ("That is what PCIe delivers, so the copy is not using NVLink." if below_pcie
            else "Part of the links between them are down or running degraded."),
         [ev(p, f"GPU{p.a}<->GPU{p.b} {p.direction}directional P2P bandwidth", p.value, e, "GB/s"),
-         ev(spec_src or "catalog", line, expected=nv_gbs, unit="GB/s")] + ([ev(t, "topology path", t.path)] if t else []),
+         ev(spec_src or "catalog", line, expected=nv_gbs, unit="GB/s")]
+        + ([ev(t, "topology path", t.path)] if t else []),
         fix="Check `nvidia-smi nvlink -s` for inactive links and `nvidia-smi nvlink -e` for errors on those GPUs.",
         refs=["nvidia_smi"],
     )

@@ -19,24 +19,10 @@ from diagnose.evidence import (
     Workload,
 )
 from rules import claims
-from rules.common import engine_of, ev, gpu_spec, gpus_per_node, make, measurements, need, node_count, passed, wfield
+from rules.common import ev, gpus_per_node, make, measurements, need, node_count, passed, wfield
 from rules.engine import rule
 
 DECODE = ("decode_tok_s", "output_tok_s")
-
-
-def catalog_model(facts: Facts):
-    """(ModelSpec, source) from the first Workload naming a catalog model."""
-    from rules import catalog
-
-    for w in facts.of(Workload):
-        if not w.model:
-            continue
-        for name in _model_names(w.model):
-            spec = catalog.find_model(name)  # None for an unknown model; a broken catalog raises
-            if spec:
-                return spec, w.source
-    return None, None
 
 
 def weight_dtype(facts: Facts) -> str | None:
@@ -52,31 +38,6 @@ def weight_dtype(facts: Facts) -> str | None:
         if found:
             return found
     return None
-
-
-def _model_names(name: str) -> list[str]:
-    """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
-    ('-Instruct', '-Chat', '-AWQ', '-v0.1', '-2507'): fine-tunes and quantisations share the base
-    architecture. A distilled model is its student's architecture (DeepSeek-R1-Distill-Qwen-32B is
-    a Qwen2.5-32B: https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-32B), and Qwen2's
-    sizes that Qwen2.5 kept have the same shapes (hidden size, layers and heads of their config.json)."""
-    base = name.rsplit("/", 1)[-1]
-    out = [name, base]
-    trimmed = re.sub(r"^meta-", "", base, flags=re.I)
-    while True:
-        shorter = re.sub(r"[-_ ](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|w4a16|w8a8|"
-                         r"[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$", "", trimmed, flags=re.I)
-        if shorter == trimmed:
-            break
-        trimmed = shorter
-    out.append(trimmed)
-    distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
-    if distill:
-        out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
-    older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
-    if older:
-        out.append(f"qwen2.5-{older.group(1).lower()}")
-    return list(dict.fromkeys(out))
 
 
 @rule("workload.cross_node_tp", "cross_node_tp")
@@ -177,7 +138,7 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
     tp, tp_src = wfield(facts, "tp")
     if not tp or tp < 2:
         return
-    spec, spec_src = catalog_model(facts)
+    spec = facts.subject.model
     heads = kv = None
     heads_src = None
     for w in facts.of(Workload):
@@ -227,12 +188,12 @@ def predict_layout(facts: Facts, tp: int, batch: int):
     from diagnose.errors import InputError
     from rules import roofline
 
-    model, _ = catalog_model(facts)
-    gpu, _ = gpu_spec(facts)
+    model = facts.subject.model
+    gpu = facts.subject.gpu
     if model is None or gpu is None:
         return None
     try:
-        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=engine_of(facts),
+        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, engine=facts.subject.engine,
                                 dtype=weight_dtype(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
@@ -299,7 +260,7 @@ def pp_network(facts: Facts, predictions=None):
     per_node = gpus_per_node(facts)
     if not pp or pp < 2 or not nodes or nodes < 2 or (tp and per_node and tp > per_node):
         return
-    model, model_src = catalog_model(facts)
+    model = facts.subject.model
     evidence = [ev(pp_src, "pipeline-parallel size across nodes", pp)] + node_ev
     detail = ""
     if model is not None:

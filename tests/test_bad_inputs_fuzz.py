@@ -92,9 +92,9 @@ def corpus(tmp_path_factory):
     file("kv0_config.json", json.dumps({**llama, "num_key_value_heads": 0}))
     file("catalog_huge_model.toml", '[model.m]\nname = "m"\nlayers = 1\nhidden = 1e300\nheads = 1\nkv_heads = 1\n'
                                     'head_dim = 1\nffn = 1\nvocab = 1\n')
-    file("catalog_inf_gpu.toml", '[gpu.g]\nname = "g"\nmemory_gb = 80\nhbm_gbs = inf\nbf16_tflops = 989\nfp8_tflops = 0\n'
-                                 'fp32_tflops = 67\nnvlink_gen = 0\nnvlink_links = 0\nnvlink_gbs = 0\npcie_gen = 5\n'
-                                 'pcie_lanes = 16\ntdp_w = 700\nsms = 132\ninterconnect = "pcie5"\n')
+    file("catalog_inf_gpu.toml", '[gpu.g]\nname = "g"\nmemory_gb = 80\nhbm_gbs = inf\nbf16_tflops = 989\n'
+                                 'fp8_tflops = 0\nfp32_tflops = 67\nnvlink_gen = 0\nnvlink_links = 0\nnvlink_gbs = 0\n'
+                                 'pcie_gen = 5\npcie_lanes = 16\ntdp_w = 700\nsms = 132\ninterconnect = "pcie5"\n')
     file("list.json", "[]")
     file("report_bad_field.json", json.dumps({"schema": "diagnose.report/1", "kind": "node", "findings": "many"}))
     file("report_nan.json", '{"schema": "diagnose.report/1", "kind": "node", "verdict": {"category": "healthy", '
@@ -103,8 +103,10 @@ def corpus(tmp_path_factory):
     loop = folder("ticket_loop", {"ticket.toml": 'description = "slow"\n'})
     os.symlink("self", loop / "self")
     folder("ticket_bigint", {"ticket.toml": ticket_toml('metric = "itl_ms"\nvalue = 30', tp=str(10**30))})
-    for name, measured in [("itl_zero", 'metric = "itl_ms"\nvalue = 0'), ("itl_negative", 'metric = "itl_ms"\nvalue = -10'),
-                           ("itl_huge", 'metric = "itl_ms"\nvalue = 1e300'), ("itl_nan", 'metric = "itl_ms"\nvalue = nan'),
+    for name, measured in [("itl_zero", 'metric = "itl_ms"\nvalue = 0'),
+                           ("itl_negative", 'metric = "itl_ms"\nvalue = -10'),
+                           ("itl_huge", 'metric = "itl_ms"\nvalue = 1e300'),
+                           ("itl_nan", 'metric = "itl_ms"\nvalue = nan'),
                            ("decode_zero", 'metric = "decode_tok_s"\nvalue = 0')]:
         folder(name, {"ticket.toml": ticket_toml(measured)})
 
@@ -160,7 +162,8 @@ def _cases(c):
     scaling = ("--gpu", "h100-sxm", "--model", "llama-3-70b")
     return [
         (("predict", "--model", c["deep.json"], "--gpu", "h100-sxm"), "deep.json: nested more than"),
-        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", c["deep_catalog.toml"]), "deep_catalog.toml"),
+        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", c["deep_catalog.toml"]),
+         "deep_catalog.toml"),
         (("ticket", c["ticket_deep"]), "bench.json: nested too deeply"),
         (("ticket", c["ticket_loop"]), "self: cannot be opened"),
         (("scaling", c["ticket_bigint"], *scaling), "itl_ms tp: 1e+30 is above"),
@@ -171,24 +174,31 @@ def _cases(c):
         (("compare", "--db", c["runs.db"], "1", str(10**30)), f"run id {10**30} is beyond SQLite's integer range"),
         (("compare", "--db", c["bad_rows.db"], "1", "2"), "run 2: column 'report'"),
         (("history", "--db", c["bad_rows.db"], "--json"), "run 3: column 'confidence' holds str"),
-        (("compare", c["list.json"], c["node0.json"]), "list.json: not a diagnose report JSON file (expected a JSON object"),
+        (("compare", c["list.json"], c["node0.json"]),
+         "list.json: not a diagnose report JSON file (expected a JSON object"),
         (("compare", c["report_bad_field.json"], c["node0.json"]), "field 'findings' must be a list"),
-        (("compare", c["report_nan.json"], c["node0.json"]), "report_nan.json: not a diagnose report JSON file (not valid JSON (NaN is not a number"),
+        (("compare", c["report_nan.json"], c["node0.json"]),
+         "report_nan.json: not a diagnose report JSON file (not valid JSON (NaN is not a number"),
         (("fleet", c["list.json"]), "list.json: not a diagnose report JSON file"),
         (("fleet", c["facts_items.json"]), "field 'facts.gpu_fact[0]' must be an object, got an integer"),
-        (("compare", c["node0.json"], c["facts_field.json"]), "field 'facts.gpu_fact[0].memory_total_mib' must be a number"),
+        (("compare", c["node0.json"], c["facts_field.json"]),
+         "field 'facts.gpu_fact[0].memory_total_mib' must be a number"),
         (("fleet", "--db", c["bad_rows.db"]), "run 3: column 'confidence' holds str"),
-        (("capture", c["capture.sqlite"], "--catalog", c["catalog_malformed.toml"]), "catalog_malformed.toml: not valid TOML"),
+        (("capture", c["capture.sqlite"], "--catalog", c["catalog_malformed.toml"]),
+         "catalog_malformed.toml: not valid TOML"),
         (("capture", c["capture.sqlite"], "--catalog", c["catalog_binary.toml"]), "catalog_binary.toml: is not UTF-8"),
         (("capture", c["capture.sqlite"], "--catalog", c["catalog_latin1.toml"]), "catalog_latin1.toml: is not UTF-8"),
         (("ticket", t, "--catalog", c["catalog_malformed.toml"]), "catalog_malformed.toml: not valid TOML"),
         (("ticket", t, "--catalog", c["catalog_binary.toml"]), "catalog_binary.toml"),
         (("ticket", t, "--catalog", c["catalog_latin1.toml"]), "catalog_latin1.toml"),
         (("capture", c["capture.sqlite"], "--tp", str(10**30)), "--tp"),
-        (("predict", "--model", c["absurd_config.json"], "--gpu", "h100-sxm"), "'hidden_size' = 1000000000000 is beyond"),
-        (("predict", "--model", c["huge_layers_config.json"], "--gpu", "h100-sxm"), "huge_layers_config.json: its sizes make"),
+        (("predict", "--model", c["absurd_config.json"], "--gpu", "h100-sxm"),
+         "'hidden_size' = 1000000000000 is beyond"),
+        (("predict", "--model", c["huge_layers_config.json"], "--gpu", "h100-sxm"),
+         "huge_layers_config.json: its sizes make"),
         (("compare", c["node0.json"], c["node0.json"], "--threshold", "nan"), "--threshold"),
-        (("predict", "--model", c["kv0_config.json"], "--gpu", "h100-sxm"), "'num_key_value_heads' must be a positive integer"),
+        (("predict", "--model", c["kv0_config.json"], "--gpu", "h100-sxm"),
+         "'num_key_value_heads' must be a positive integer"),
         (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", c["catalog_huge_model.toml"]),
          "[model.m]: field 'hidden' must be a non-negative, finite number"),
         (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", c["catalog_inf_gpu.toml"]),
@@ -207,14 +217,17 @@ def _cases(c):
         (("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", str(10**30), "--context", "8192"), "--gpus"),
         (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--context", str(10**12)), "--context"),
         (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--context", "1000000"), "131072-token window"),
-        (("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "1000000"), "131072-token window"),
+        (("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "1000000"),
+         "131072-token window"),
         (("node", "--replay", DGX, "--timeout", "nan"), "--timeout"),
         (("node", "--replay", DGX, "--timeout", "1e308"), "--timeout"),
         # issue 17: -o is never an input, inside a folder or by content
         (("ticket", t, "-o", t / "attachment1.txt"), "attachment1.txt, which the command reads from"),
-        (("scaling", c["itl_zero"], *scaling, "-o", c["itl_zero"] / "ticket.toml"), "ticket.toml, which the command reads"),
+        (("scaling", c["itl_zero"], *scaling, "-o", c["itl_zero"] / "ticket.toml"),
+         "ticket.toml, which the command reads"),
         (("fleet", c["fleet"], "-o", c["fleet"] / "node0.json"), "fleet/node0.json is one of the inputs"),
-        (("capture", c["capture.sqlite"], "-o", c["capture_copy.sqlite"]), "capture_copy.sqlite has the same content as"),
+        (("capture", c["capture.sqlite"], "-o", c["capture_copy.sqlite"]),
+         "capture_copy.sqlite has the same content as"),
         (("ticket", t, "-o", t / "expected.toml"), "expected.toml, which the command reads from"),
         # measured values: finite, positive, within physical bounds, naming the key
         (("scaling", c["itl_zero"], *scaling), "itl_ms: 0 must be positive"),
@@ -331,10 +344,12 @@ def test_a_broken_catalog_never_changes_a_shared_tickets_verdict(tmp_path):
     assert len(tickets) >= 10
     for t in tickets:
         result = invoke("ticket", t, "--catalog", broken)
-        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "broken.toml" in result.stderr, (t, result.stderr)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "broken.toml" in result.stderr, \
+            (t, result.stderr)
     for t in tickets[:5]:
         plain = json.loads(invoke("ticket", t, "--format", "json", "--fail-on", "never").stdout)["verdict"]
-        extra = json.loads(invoke("ticket", t, "--format", "json", "--fail-on", "never", "--catalog", valid).stdout)["verdict"]
+        extra = json.loads(invoke("ticket", t, "--format", "json", "--fail-on", "never",
+                                  "--catalog", valid).stdout)["verdict"]
         assert plain == extra, t
 
 
@@ -406,12 +421,15 @@ def test_json_and_toml_inputs_are_bounded_by_size_before_reading(corpus, tmp_pat
     for args, needle in [
         (("compare", big_report, corpus["node0.json"]), "big.json: 100 MiB is larger than any real report file"),
         (("fleet", big_report), "big.json: 100 MiB is larger than any real report file"),
-        (("predict", "--model", big_config, "--gpu", "h100-sxm"), "config.json: 16 MiB is larger than any real config file"),
-        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", big_catalog), "big.toml: 16 MiB is larger"),
+        (("predict", "--model", big_config, "--gpu", "h100-sxm"),
+         "config.json: 16 MiB is larger than any real config file"),
+        (("predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--catalog", big_catalog),
+         "big.toml: 16 MiB is larger"),
     ]:
         start = time.monotonic()
         result = invoke(*args)
-        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and needle in result.stderr, (args, result.stderr)
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1 and needle in result.stderr, \
+            (args, result.stderr)
         assert time.monotonic() - start < 2.0, args
 
 

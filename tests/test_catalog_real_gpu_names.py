@@ -14,7 +14,7 @@ from conftest import REPO, shared_path
 from diagnose.bundle import read_bundle
 from diagnose.evidence import GpuFact
 from rules import catalog, roofline
-from rules.common import gpu_spec
+from rules.subject import Subject
 
 REAL_SAMPLES = REPO / "tests" / "data" / "hardware" / "real"
 
@@ -160,7 +160,7 @@ def test_reporters_gpu_text_maps_or_is_left_undecided(bundles):
             continue
         if bare in NOT_NVML_FORM:
             continue  # see test_reporters_product_names_with_memory_size
-        spec, _ = gpu_spec(facts)
+        spec = Subject.of(facts).gpu
         assert by_text is not None and spec is not None, (label, text)
     assert seen >= 20
 
@@ -184,7 +184,8 @@ def test_memory_size_must_agree_and_be_unambiguous():
 def test_ticket_a800_maps_by_its_device_id(bundles):
     """Ticket 036 says only 'NVIDIA A800'; its NCCL topology dump carries device 0x20f5."""
     facts = dict(bundles)["036-nccl-1329-a800-vm-4gpu-no-p2p-flat-topology"]
-    spec, source = gpu_spec(facts)
+    named = Subject.of(facts)
+    spec, source = named.gpu, named.gpu_source
     assert spec.key == "a800-80gb-pcie"
     assert spec.nvlink_gbs == 200  # 400 GB/s bidirectional, not the A100's 600
     assert "attachment1.txt" in source

@@ -91,7 +91,8 @@ FILE_COMMANDS = {
     "fleet": ["fleet", "FILE"],
     "node": ["node", "--replay", "FILE"],
     "scaling": ["scaling", "FILE", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm"],
-    "scaling --node": ["scaling", str(SCALING_CSV), "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--node", "FILE"],
+    "scaling --node": ["scaling", str(SCALING_CSV), "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm",
+                       "--node", "FILE"],
     "predict --model": ["predict", "--model", "FILE", "--gpu", "h100-sxm"],
     "predict --catalog": ["predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--catalog", "FILE"],
     "history --db": ["history", "--db", "FILE"],
@@ -190,7 +191,8 @@ def test_invalid_tp_lists(value):
     (["node", "--replay", str(DGX), "--gpus=-1"], "--gpus"),
     (["node", "--replay", str(DGX), "--gpus", "9"], "--gpus"),
     (["plan", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "0", "--context", "4096"], "--gpus"),
-    (["plan", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "2", "--context", "4096", "--slo", "itl=fast"], "slo"),
+    (["plan", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--gpus", "2", "--context", "4096", "--slo", "itl=fast"],
+     "slo"),
     (["scaling", str(SCALING_CSV), "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--slo", "p95"], "slo"),
     (["predict", "--model", "llama-3-70b"], "--gpu"),  # a required option missing
     (["ticket"], "paths"),  # a required argument missing
@@ -216,7 +218,8 @@ def test_conflicting_or_incomplete_options(args, needle, tmp_path, monkeypatch):
 
 def test_history_bad_since(tmp_path):
     db = tmp_path / "runs.db"
-    assert run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--save", env={"DIAGNOSE_DB": str(db)}).exit_code == 0
+    saved = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--save", env={"DIAGNOSE_DB": str(db)})
+    assert saved.exit_code == 0
     assert_bad_input(run("history", "--db", db, "--since", "yesterday-ish"), "yesterday-ish")
 
 
@@ -293,7 +296,8 @@ def good_invocations(tmp_path):
     }
 
 
-COMMANDS = ["predict", "plan", "scaling", "node", "ticket", "capture", "compare (reports)", "compare (captures)", "fleet"]
+COMMANDS = ["predict", "plan", "scaling", "node", "ticket", "capture", "compare (reports)", "compare (captures)",
+            "fleet"]
 
 
 @pytest.fixture(scope="module")
@@ -351,7 +355,8 @@ def test_output_file_gets_the_report_and_stdout_stays_empty(invocations, name, t
 def test_unusable_results_database_fails_before_printing_the_report(tmp_path, junk):
     """$DIAGNOSE_DB saves every run: a database that cannot be opened is exit 2 with stdout empty,
     not a printed report followed by exit 2."""
-    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1", env={"DIAGNOSE_DB": str(junk["binary"])})
+    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1",
+                 env={"DIAGNOSE_DB": str(junk["binary"])})
     assert_bad_input(result, "results database")
 
 
@@ -625,7 +630,8 @@ def test_an_empty_table_says_none_instead_of_a_bare_header(tmp_path):
     comparison table has no rows."""
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     run("node", "--replay", DGX, "--json", "-o", a, "--fail-on", "never")
-    run("node", "--replay", RECORDINGS / "8x-a40-nvlink-pairs-two-sockets.json", "--json", "-o", b, "--fail-on", "never")
+    run("node", "--replay", RECORDINGS / "8x-a40-nvlink-pairs-two-sockets.json", "--json", "-o", b,
+        "--fail-on", "never")
     report = json.loads(run("compare", a, b, "--json").stdout)
     empty = [t for t, table in report["tables"].items() if not table["rows"]]
     assert empty
@@ -649,25 +655,30 @@ def test_a_ticket_file_named_twice_is_read_once():
     """attachment1.txt named three times: its 12 active NVLinks of GPU 0 stay 12, not 36 (GPU 1's list
     is cut off by '...': not reported)."""
     bundle = shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm")
-    report = json.loads(run("ticket", bundle / "attachment1.txt", bundle / "attachment1.txt", bundle / "attachment2.log",
-                            bundle / "ticket.toml", bundle / "attachment1.txt", "--json", "--fail-on", "never").stdout)
-    assert [r[0] for r in report_table(report, "Attachments read")["rows"]] == ["attachment1.txt", "attachment2.log", "ticket.toml"]
+    report = json.loads(run("ticket", bundle / "attachment1.txt", bundle / "attachment1.txt",
+                            bundle / "attachment2.log", bundle / "ticket.toml", bundle / "attachment1.txt",
+                            "--json", "--fail-on", "never").stdout)
+    read = [r[0] for r in report_table(report, "Attachments read")["rows"]]
+    assert read == ["attachment1.txt", "attachment2.log", "ticket.toml"]
     (f,) = [f for f in report["findings"] if f["rule"] == "topology.nvlink_links"]
     assert f["evidence"][0]["measured"] == 12
     assert f["title"].endswith("(12 on GPU 0)")  # the cut GPU 1 is not reported, never "1 on GPU 1" (review item 11)
 
 
-@pytest.mark.parametrize("extreme", [["--mbu", "0.00001"], ["--mfu", "0.000001"], ["--batch", "100000"], ["--prompt", "1"]])
+@pytest.mark.parametrize("extreme", [["--mbu", "0.00001"], ["--mfu", "0.000001"], ["--batch", "100000"],
+                                     ["--prompt", "1"]])
 def test_predict_survives_extreme_but_valid_values(extreme):
     """Any value the options accept gives a report, never an internal error (rates that round to 0)."""
-    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1,2", *extreme, "--json", "--fail-on", "never")
+    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1,2", *extreme,
+                 "--json", "--fail-on", "never")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["schema"] == "diagnose.report/1"
 
 
 def test_plan_wording_on_three_t4s():
     """Llama-3-8B bf16 does not fit one 16 GB T4 and no TP divides 3 GPUs and 32 heads: PP3, said plainly."""
-    report = json.loads(run("plan", "--model", "llama-3-8b", "--gpu", "t4", "--gpus", "3", "--context", "2048", "--json").stdout)
+    report = json.loads(run("plan", "--model", "llama-3-8b", "--gpu", "t4", "--gpus", "3", "--context", "2048",
+                            "--json").stdout)
     (f,) = [f for f in report["findings"] if f["rule"] == "plan.recommendation"]
     assert "TP1, the largest TP that divides 3 GPU(s), 32 heads and 8 KV heads, does not fit" in f["summary"]
     assert "1 replica." in f["summary"] and "At 1 sequence per replica" in f["summary"]

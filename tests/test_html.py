@@ -117,7 +117,8 @@ class Browser:
                     raise RuntimeError("chromium exited")
                 self._buf += chunk
 
-    def call(self, method: str, params: dict | None = None, session: str | None = None, deadline: float | None = None) -> dict:
+    def call(self, method: str, params: dict | None = None, session: str | None = None,
+             deadline: float | None = None) -> dict:
         i = self._send(method, params, session)
         answer = self._wait(lambda m: m.get("id") == i, deadline or time.monotonic() + self.timeout)
         if "error" in answer:
@@ -128,7 +129,8 @@ class Browser:
         """Open `path` in a fresh tab, wait for the load event, run `measure_js` (returns JSON)."""
         deadline = time.monotonic() + self.timeout
         target = self.call("Target.createTarget", {"url": "about:blank"}, deadline=deadline)["targetId"]
-        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, deadline=deadline)["sessionId"]
+        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True},
+                            deadline=deadline)["sessionId"]
         for domain in ("Runtime.enable", "Log.enable", "Page.enable"):
             self.call(domain, session=session, deadline=deadline)
         start = len(self.events)
@@ -282,7 +284,8 @@ def test_user_text_is_escaped_and_page_is_offline():
         inputs={"bundle": HOSTILE},
         facts={"topology_path": [{"source": HOSTILE, "a": "GPU0", "b": "GPU1", "path": "NV4", "nvlinks": 4},
                                  {"source": "x", "a": "GPU1", "b": "GPU0", "path": "NV4", "nvlinks": 4}]},
-        findings=[Finding("t.x", "other", "warning", 0.5, HOSTILE, HOSTILE, [Evidence(HOSTILE, HOSTILE, HOSTILE, 1)], fix=HOSTILE)],
+        findings=[Finding("t.x", "other", "warning", 0.5, HOSTILE, HOSTILE, [Evidence(HOSTILE, HOSTILE, HOSTILE, 1)],
+                          fix=HOSTILE)],
         verdict=Verdict("other", 0.5, HOSTILE),
         tables={HOSTILE: {"columns": [HOSTILE], "rows": [[HOSTILE]], "note": HOSTILE}},
     )
@@ -310,7 +313,8 @@ def test_plots_are_well_formed_svg(tmp_path, straggler_capture):
         command_html(tmp_path, "node", "node", "--replay", RECORDINGS / "dgx-h100-topo-numa.json"),
     ]
     pages.append(tmp_path / "sweep.html")
-    pages[-1].write_text(render_html(Report(kind="node", facts={"collective_result": published_sweep()})), encoding="utf-8")
+    sweep = Report(kind="node", facts={"collective_result": published_sweep()})
+    pages[-1].write_text(render_html(sweep), encoding="utf-8")
     count = 0
     for page in pages:
         for svg in re.findall(r"<svg\b.*?</svg>", page.read_text(encoding="utf-8"), flags=re.S):
@@ -330,7 +334,8 @@ def test_browser_check_catches_errors(browser, tmp_path):
     page = tmp_path / "bad.html"
     page.write_text(
         "<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'\">"
-        '</head><body><img src="http://example.invalid/a.png"><svg class="plot" width="0" height="0"></svg></body></html>'
+        '</head><body><img src="http://example.invalid/a.png">'
+        '<svg class="plot" width="0" height="0"></svg></body></html>'
     )
     result = browser.load(page, MEASURE_SVGS)
     assert any("example.invalid" in p or "Content Security Policy" in p for p in result.problems()), result.messages
@@ -390,7 +395,8 @@ RECORDINGS = Path(__file__).parent / "recordings"
 def command_html(tmp_path, name, *args) -> Path:
     """Run a command with --format html -o FILE, as a user would."""
     out = tmp_path / f"{name}.html"
-    result = CliRunner().invoke(cli, [str(a) for a in args] + ["--format", "html", "-o", str(out), "--fail-on", "never"])
+    result = CliRunner().invoke(cli, [str(a) for a in args]
+                                + ["--format", "html", "-o", str(out), "--fail-on", "never"])
     assert result.exit_code == 0, (name, result.output, result.exception)
     html = out.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "Verdict:" in html
@@ -399,7 +405,8 @@ def command_html(tmp_path, name, *args) -> Path:
 
 def node_json(tmp_path, recording, name):
     out = tmp_path / f"{name}.json"
-    result = CliRunner().invoke(cli, ["node", "--replay", str(RECORDINGS / recording), "--json", "-o", str(out), "--fail-on", "never"])
+    result = CliRunner().invoke(cli, ["node", "--replay", str(RECORDINGS / recording), "--json", "-o", str(out),
+                                      "--fail-on", "never"])
     assert result.exit_code == 0, result.output
     return out
 
@@ -412,7 +419,8 @@ def straggler_capture(tmp_path_factory):
 
 @needs_chromium
 def test_predict_html_scaling_chart(browser, tmp_path):
-    path = command_html(tmp_path, "predict", "predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8")
+    path = command_html(tmp_path, "predict", "predict", "--model", "llama-3-70b", "--gpu", "h100-sxm",
+                        "--tp", "1,2,4,8")
     plots = assert_renders(browser.load(path, MEASURE_SVGS), "Scaling")
     assert plots["Scaling"]["marks"] >= 2 * 3  # predicted and ideal lines with their points
 
@@ -482,7 +490,8 @@ def published_sweep(row_start: str = "| 8× H100 SXM (DGX) | NCCL via PyTorch (v
     at = next(i for i, line in enumerate(doc) if line.startswith(row_start))
     cells = [c.strip() for c in doc[at].split("|")]
     sized = next(line for line in reversed(doc[: at + 1]) if "KiB / " in line)  # "same sizes": the row above
-    sizes = [int(s.split()[0]) << {"KiB": 10, "MiB": 20}[s.split()[1]] for s in sized.split("|")[4].strip().split(" / ")]
+    sizes = [int(s.split()[0]) << {"KiB": 10, "MiB": 20}[s.split()[1]]
+             for s in sized.split("|")[4].strip().split(" / ")]
     times = [float(t.split()[0]) for t in cells[6].split(" / ")]
     return [{"source": "collectives-reference.md [R14]", "op": "all_reduce", "size_bytes": s, "time_us": t,
              "algbw_gbs": s / t / 1e3, "busbw_gbs": s / t / 1e3 * 2 * (n - 1) / n, "nranks": n, "in_place": False}
@@ -521,7 +530,8 @@ def test_nvlink_state_grid_shows_the_down_link(browser, tmp_path):
 @needs_chromium
 def test_one_line_per_rank_count(browser, tmp_path):
     """The published DGX H100 sweeps on 8, 4 and 2 of its GPUs [R14]: one line each."""
-    rows = (published_sweep() + published_sweep("| 4 of 8× H100 (DGX) |", 4) + published_sweep("| 2 of 8× H100 (DGX) |", 2))
+    rows = (published_sweep() + published_sweep("| 4 of 8× H100 (DGX) |", 4)
+            + published_sweep("| 2 of 8× H100 (DGX) |", 2))
     assert {r["nranks"] for r in rows} == {8, 4, 2} and len(rows) == 18
     report = Report(kind="node", facts={"collective_result": rows})
     html = render_html(report)
@@ -544,7 +554,8 @@ def _plot_pages(tmp_path) -> dict[str, Report]:
     samples = Path(__file__).parent.parent / "samples"
     node = [node_json(tmp_path, "dgx-h100-topo-numa.json", n) for n in "abc"]
     return {
-        "Scaling": report_of("scaling", samples / "scaling" / "runs.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm"),
+        "Scaling": report_of("scaling", samples / "scaling" / "runs.csv", "--model", "llama-2-7b",
+                             "--gpu", "a100-80gb-sxm"),
         "Step times": report_of("capture", *sorted((samples / "captures").glob("straggler_rank*.sqlite"))),
         "Per-GPU breakdown": report_of("capture", samples / "captures" / "tp8_pcie_fallback.sqlite"),
         "P2P bandwidth": report_of("node", "--replay", RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json"),

@@ -185,14 +185,15 @@ def test_a_board_without_pcie_p2p_is_predicted_and_described_with_the_shm_all_re
     memory. The predictor times that path (rules.collectives.nccl with p2p=False, fitted to the
     kalavai 2x/4x RTX 4090 nccl-tests tables in tests/data/collectives: 8 KiB 13.5-16.8 us measured)
     and its note names it; a board with P2P (L40S) keeps the ring."""
-    from rules import collectives
+    from rules import catalog, collectives
 
+    pcie4 = catalog.interconnect("pcie4")
     out = run_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--tp", "1,2", "--batch", "1,16")
     tp2 = [r for r in out["predictions"]["layouts"] if r["tp"] == 2]
     assert tp2 and all(r["allreduce_impl"] == "NCCL SHM" for r in tp2)
-    shm = collectives.nccl("pcie4", 2, tp2[0]["allreduce_bytes"], p2p=False).us
+    shm = collectives.nccl(pcie4, 2, tp2[0]["allreduce_bytes"], p2p=False).us
     assert tp2[0]["allreduce_us_expected"] == pytest.approx(shm, abs=0.01)
-    assert tp2[0]["allreduce_us_expected"] > collectives.nccl("pcie4", 2, tp2[0]["allreduce_bytes"], p2p=True).us
+    assert tp2[0]["allreduce_us_expected"] > collectives.nccl(pcie4, 2, tp2[0]["allreduce_bytes"], p2p=True).us
     note = " ".join(next(iter(out["tables"].values()))["note"].split())
     assert "NCCL SHM all-reduce" in note and "through host memory" in note
     assert "(CUDA graphs, NCCL) (" not in note  # the engine's own parenthesis is not repeated

@@ -14,7 +14,7 @@ JUDGED_ONLY = {"base", "layout_ratio", "base_ratio", "speedup", "ideal_speedup",
 def _predict_result(tps=(1, 2, 4, 8), batch=1) -> PredictResult:
     model, gpu = catalog.model("llama-3-70b"), catalog.gpu("h100-sxm")
     rows = [PredictRow.of(roofline.predict(model, gpu, roofline.Layout(tp), batch=batch), batch) for tp in tps]
-    return PredictResult(rows, model, gpu)
+    return PredictResult(rows, model, gpu, catalog.engine(None))
 
 
 def test_a_rule_runs_only_where_its_prediction_type_was_made():
@@ -37,7 +37,7 @@ def test_predict_rows_are_roofline_predictions_with_their_totals():
     assert row.label == "TP4 DP2" and row.usable == (p.valid and p.fits)
     as_json = row.to_dict()
     assert list(as_json)[:-1] == list(p.to_dict()) and list(as_json)[-1] == "total_batch"
-    assert PredictResult([row], model, gpu).report_json()["assumptions"] == p.assumptions
+    assert PredictResult([row], model, gpu, catalog.engine(None)).report_json()["assumptions"] == p.assumptions
 
 
 def _rows(*args) -> list[dict]:
@@ -60,3 +60,22 @@ def test_scaling_rows_keep_only_the_keys_of_their_kind(tmp_path):
     for r in unjudged:
         assert r["metric"] is None and r["ratio"] is None and r["status"] == "no figure"
         assert not set(r) & (JUDGED_ONLY | {"explained_share", "measured_how", "roofline", "expected", "time_metric"})
+
+
+CAPTURE_EXPECTED = ["step_ms", "step_ms_roofline", "band", "engine", "allreduce_per_step", "allreduce_ms_per_step",
+                    "allreduce_bytes", "fabric", "pp_bubble_fraction", "source", "hbm_gbs", "peak_tflops",
+                    "bytes_per_gpu_step", "flops_per_gpu_step"]
+
+
+def test_a_captures_expectation_shows_only_the_figures_that_apply():
+    """predictions.expected (schema diagnose.report/1): one all-reduce's time only with TP > 1, and the
+    same call over PCIe only where the GPU's PCIe is another interconnect than its fabric."""
+    from diagnose.capture_report import predict
+
+    tp8 = predict(Facts(), "llama-3-70b", 8, 1, 8, "h100-sxm")
+    shown = tp8.report_json()["expected"]
+    assert list(shown) == CAPTURE_EXPECTED + ["allreduce_us", "allreduce_us_nccl", "allreduce_us_pcie", "pcie_fabric"]
+    assert shown["fabric"] == tp8.roofline.interconnect != shown["pcie_fabric"]
+    assert shown["allreduce_us_pcie"] > shown["allreduce_us_nccl"] > 0 and shown["allreduce_us"] > 0
+    assert shown["band"] == [tp8.roofline.band_low, tp8.roofline.band_high]
+    assert list(predict(Facts(), "llama-3-8b", 1, 1, 1, "h100-sxm").report_json()["expected"]) == CAPTURE_EXPECTED

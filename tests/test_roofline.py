@@ -15,10 +15,12 @@ from diagnose.errors import InputError
 from rules import catalog, roofline
 from rules.roofline import Layout, allreduce_time_us, experts_touched, tp_fabric, validity
 
+IC = catalog.interconnect  # a fabric by key, resolved as a command or the predictor does
 
-def predict(model, gpu, *args, **kwargs):
+
+def predict(model, gpu, *args, engine=None, **kwargs):
     """roofline.predict with the names resolved first, as a command does at its boundary."""
-    return roofline.predict(catalog.model(model), catalog.gpu(gpu), *args, **kwargs)
+    return roofline.predict(catalog.model(model), catalog.gpu(gpu), *args, engine=catalog.engine(engine), **kwargs)
 
 
 @pytest.fixture(autouse=True)
@@ -102,24 +104,24 @@ def test_allreduce_implementations():
     from rules import collectives
 
     c = catalog.calibration().nccl
-    ring = collectives.nccl("nvlink4", 2, 1 << 30)
+    ring = collectives.nccl(IC("nvlink4"), 2, 1 << 30)
     big = 1 << 30
     # ring bus factor: 8 ranks move 2*7/8 of the bytes, 2 ranks 2*1/2: the data term x1.75
-    d2 = collectives.nccl("nvlink4", 2, big).us - (c["base_us"] + 2 * c["hop_us_nvlink"])
-    d8 = collectives.nccl("nvlink4", 8, big, only="ring").us - (c["base_us"] + 14 * c["hop_us_nvlink"])
+    d2 = collectives.nccl(IC("nvlink4"), 2, big).us - (c["base_us"] + 2 * c["hop_us_nvlink"])
+    d8 = collectives.nccl(IC("nvlink4"), 8, big, only="ring").us - (c["base_us"] + 14 * c["hop_us_nvlink"])
     assert d8 / d2 == pytest.approx(1.75, rel=1e-6) and ring.impl == "NCCL ring"
     # NVLS on NVSwitch gen3: for large messages it beats the ring (480 vs 370 GB/s bus bandwidth) ...
-    nvls = collectives.nccl("nvswitch3", 8, big)
-    assert nvls.impl == "NCCL NVLS" and nvls.us < collectives.nccl("nvswitch3", 8, big, only="ring").us
+    nvls = collectives.nccl(IC("nvswitch3"), 8, big)
+    assert nvls.impl == "NCCL NVLS" and nvls.us < collectives.nccl(IC("nvswitch3"), 8, big, only="ring").us
     # ... but not for a decode-sized message, where its fixed latency loses
-    assert collectives.nccl("nvswitch3", 8, 16384).impl == "NCCL ring"
+    assert collectives.nccl(IC("nvswitch3"), 8, 16384).impl == "NCCL ring"
     # across nodes the tree's latency grows with log2(nodes), the ring's with the rank count
-    ring_t = collectives.nccl("ib-ndr", 2048, 8, nodes=256, only="ring").us
-    tree_t = collectives.nccl("ib-ndr", 2048, 8, nodes=256, only="tree").us
-    assert collectives.nccl("ib-ndr", 2048, 8, nodes=256).impl == "NCCL tree" and tree_t < ring_t / 10
+    ring_t = collectives.nccl(IC("ib-ndr"), 2048, 8, nodes=256, only="ring").us
+    tree_t = collectives.nccl(IC("ib-ndr"), 2048, 8, nodes=256, only="tree").us
+    assert collectives.nccl(IC("ib-ndr"), 2048, 8, nodes=256).impl == "NCCL tree" and tree_t < ring_t / 10
     # without PCIe peer-to-peer NCCL goes through host memory: slower than P2P at every size
     for size in (8, 1 << 20, 1 << 26):
-        assert collectives.nccl("pcie4", 4, size, p2p=False).us > collectives.nccl("pcie4", 4, size).us
+        assert collectives.nccl(IC("pcie4"), 4, size, p2p=False).us > collectives.nccl(IC("pcie4"), 4, size).us
 
 
 def test_engine_all_reduce_choice():
@@ -128,19 +130,19 @@ def test_engine_all_reduce_choice():
     from rules import collectives
 
     vllm = catalog.engine("vllm")
-    assert collectives.expected("nvswitch3", 8, 16384, engine=vllm).impl == "vllm custom"
-    assert collectives.expected("nvswitch3", 8, 64 << 20, engine=vllm).impl.startswith("NCCL")
-    assert collectives.expected("pcie4", 2, 16384, engine=vllm).impl == "vllm custom"
-    assert collectives.expected("pcie4", 4, 16384, engine=vllm).impl == "NCCL ring"
-    assert collectives.expected("pcie4", 2, 16384, engine=vllm, p2p=False).impl == "NCCL SHM"  # no P2P: no custom kernel, NCCL via host memory
-    assert collectives.expected("ib-ndr", 16, 16384, engine=vllm, nodes=2).impl.startswith("NCCL")
-    assert collectives.expected("nvswitch3", 8, 16384, engine=catalog.engine("fastertransformer")).impl == "NCCL ring"
+    assert collectives.expected(IC("nvswitch3"), 8, 16384, engine=vllm).impl == "vllm custom"
+    assert collectives.expected(IC("nvswitch3"), 8, 64 << 20, engine=vllm).impl.startswith("NCCL")
+    assert collectives.expected(IC("pcie4"), 2, 16384, engine=vllm).impl == "vllm custom"
+    assert collectives.expected(IC("pcie4"), 4, 16384, engine=vllm).impl == "NCCL ring"
+    assert collectives.expected(IC("pcie4"), 2, 16384, engine=vllm, p2p=False).impl == "NCCL SHM"  # no P2P: no custom kernel, NCCL via host memory
+    assert collectives.expected(IC("ib-ndr"), 16, 16384, engine=vllm, nodes=2).impl.startswith("NCCL")
+    assert collectives.expected(IC("nvswitch3"), 8, 16384, engine=catalog.engine("fastertransformer")).impl == "NCCL ring"
     # a predicted decode step uses it: TP8 Llama-3-70B on H100 under vLLM runs its custom kernel
     p = predict("llama-3-70b", "h100-sxm", Layout(tp=8), engine="vllm")
     assert p.allreduce_impl == "vllm custom" and p.engine == "vllm"
     # a board without PCIe P2P (RTX 4090, stock driver) is modelled with NCCL's SHM path, not P2P latency
     p4090 = predict("llama-3-8b", "rtx-4090", Layout(tp=2))
-    assert p4090.allreduce_us_expected == pytest.approx(collectives.nccl("pcie4", 2, p4090.allreduce_bytes, p2p=False).us, abs=0.01)
+    assert p4090.allreduce_us_expected == pytest.approx(collectives.nccl(IC("pcie4"), 2, p4090.allreduce_bytes, p2p=False).us, abs=0.01)
 
 
 def test_expected_bandwidth_falls_as_tp_shrinks_each_gpus_matrices():
@@ -175,7 +177,7 @@ def test_prefill_is_compute_bound_and_ttft_follows_flops():
     flops = 2 * catalog.model("llama-3-70b").decoder_params() * 2048 / 8
     gemm_ms = flops / 989e12 * 1e3
     # 160 all-reduces of 2048 x 8192 x 2 B = 32 MiB each come on top (no overlap assumed)
-    ar_ms = 160 * allreduce_time_us("nvswitch3", 8, 2048 * 8192 * 2, roofline=True) / 1e3
+    ar_ms = 160 * allreduce_time_us(IC("nvswitch3"), 8, 2048 * 8192 * 2, roofline=True) / 1e3
     assert gemm_ms + ar_ms < p.ttft_ms < 1.05 * (gemm_ms + ar_ms)  # + attention, logits
     assert p.ttft_ms_expected > p.ttft_ms
 

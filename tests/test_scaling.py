@@ -74,7 +74,8 @@ def test_roofline_is_never_slower_than_a_ticket_measurement(ticket, model, gpu):
 
 def test_faster_than_roofline_is_flagged():
     """The bound is checked, not assumed: gpt-fast's 70B TP8 rate claimed for a 405B model beats the roofline."""
-    rep = report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-3-405b", "--gpu", "a100-80gb-sxm", "--prompt", "5")
+    rep = report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-3-405b", "--gpu", "a100-80gb-sxm",
+                 "--prompt", "5")
     flagged = findings(rep, "scaling.faster_than_roofline")
     assert flagged and flagged[0]["severity"] == "warning"
 
@@ -85,8 +86,8 @@ def test_faster_than_roofline_is_flagged():
 def test_gpt_fast_7b_is_expected_physics_and_names_the_all_reduce():
     """gpt-fast README: per-GPU memory bandwidth falls 1397 -> 704 GB/s from TP1 to TP8 on healthy
     A100s; what grows with TP is the per-token all-reduce (2 per layer x 32 layers)."""
-    rep = report(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--prompt", "5",
-                 "--engine", "gpt-fast")
+    rep = report(DATA / "gpt-fast-llama-2-7b-a100.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm",
+                 "--prompt", "5", "--engine", "gpt-fast")
     assert rep["verdict"]["category"] == "expected_physics"
     r = rows(rep)
     assert [r[(f"TP{t}", 1)]["status"] for t in (1, 2, 4, 8)] == ["tracks"] * 4
@@ -96,7 +97,8 @@ def test_gpt_fast_7b_is_expected_physics_and_names_the_all_reduce():
     # The expected per-call time is the engine's: gpt-fast runs PyTorch's intra-node one-shot kernel (vLLM's design).
     from rules import roofline
 
-    p = roofline.predict(catalog.model("llama-2-7b"), catalog.gpu("a100-80gb-sxm"), roofline.Layout(8), batch=1, prompt=5, engine="gpt-fast")
+    p = roofline.predict(catalog.model("llama-2-7b"), catalog.gpu("a100-80gb-sxm"), roofline.Layout(8), batch=1,
+                         prompt=5, engine=catalog.engine("gpt-fast"))
     assert p.allreduce_impl == "vllm custom"
     assert tp8["allreduce_ref_us"] == pytest.approx(p.allreduce_us_expected, abs=0.01)
     assert tp8["terms"]["allreduce_ms"] == pytest.approx(64 * tp8["allreduce_ref_us"] / 1e3, abs=1e-3)
@@ -149,7 +151,8 @@ def test_ticket_078_gpt_oss_tp2_slower_than_tp1_is_physics():
     assert tp1["unexplained_ms"] < 0 < tp2["unexplained_ms"]
     rest_growth = tp2["unexplained_ms"]
     assert rest_growth > tp2["allreduce_ms"] - tp1["allreduce_ms"] > 0
-    assert grow["title"].startswith(f"From TP1 to TP2 the unexplained rest grows by {rest_growth:.2f} ms"), grow["title"]
+    assert grow["title"].startswith(f"From TP1 to TP2 the unexplained rest grows by {rest_growth:.2f} ms"), \
+        grow["title"]
     assert f"all-reduce grows {tp2['allreduce_ms'] - tp1['allreduce_ms']:.2f} ms" in grow["title"]
     # the ticket names vLLM: its profile (custom all-reduce, host time per step) is what TP1 and TP2 are held to
     assert {x["engine"] for x in rep["predictions"]["scaling"]["rows"]} == {"vllm"}
@@ -173,7 +176,8 @@ def test_gpt_fast_111_v100_all_reduce_500us_is_comm_bound():
     (broken,) = findings(rep, "scaling.broken_layout")
     # critical, as capture.allreduce_fabric rates an all-reduce this far off its fabric (tests/test_consistency.py)
     assert broken["severity"] == "critical" and broken["category"] == "comm_bound"
-    assert any(e["source"].startswith("gpt-fast-111-v100-nvlink-tp2.csv:") and e["measured"] == 500 for e in broken["evidence"])
+    assert any(e["source"].startswith("gpt-fast-111-v100-nvlink-tp2.csv:") and e["measured"] == 500
+               for e in broken["evidence"])
 
 
 def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
@@ -186,13 +190,15 @@ def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
     r = rows(rep)
     tp4, tp8 = r[("TP4", 8)], r[("TP8", 8)]
     # the healthy TP4 sample runs quicker than the expected band (never below the roofline): not "tracks"
-    assert tp4["status"] == "faster_than_band" and tp4["layout_ratio"] < tp4["band_low"] and tp8["status"] == "comm_broken"
+    assert tp4["status"] == "faster_than_band" and tp4["layout_ratio"] < tp4["band_low"]
+    assert tp8["status"] == "comm_broken"
     # Per-call time: the capture's all-reduce kernel time / calls (GPU that waited least).
     from diagnose.bundle import read_bundle
     from diagnose.evidence import GpuTimeline
 
     (g,) = read_bundle([SAMPLES / "tp8_pcie_fallback.sqlite"]).of(GpuTimeline)
-    assert tp8["allreduce_measured_us"] == pytest.approx(g.comm_ops_ns["all_reduce"] / g.comm_ops["all_reduce"] / 1e3, abs=1e-3)
+    per_call_us = g.comm_ops_ns["all_reduce"] / g.comm_ops["all_reduce"] / 1e3
+    assert tp8["allreduce_measured_us"] == pytest.approx(per_call_us, abs=1e-3)
     assert tp8["allreduce_measured_us"] > S.COMM_RATIO * tp8["allreduce_healthy_max_us"]
     assert max(tp8["terms"], key=tp8["terms"].get) == "allreduce_ms"
 
@@ -209,7 +215,8 @@ def test_layout_from_content_and_tp_of_overrides_it(tmp_path):
 
 def test_benchmark_output_without_a_layout_is_refused(tmp_path):
     """The result block of ticket 079's SGLang bench_serving output, without its launch line."""
-    text = shared_path("tickets", "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline", "attachment1.txt").read_text()
+    ticket = "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline"
+    text = shared_path("tickets", ticket, "attachment1.txt").read_text()
     block = text[text.index("============ Serving Benchmark Result"):]
     bench = tmp_path / "bench.txt"
     bench.write_text(block)
@@ -228,17 +235,19 @@ def test_node_report_calibrates_streaming_and_all_reduce():
     """--node: a report holding published A100 figures (vidur all-reduce kernel times, gpt-fast's
     1700 GB/s): the streaming term uses 1700 GB/s and the all-reduce the measured curve."""
     node = DATA / "node-a100-published.json"
-    rep = report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-2-70b", "--gpu", "a100-80gb-sxm", "--prompt", "5",
-                 "--node", node)
+    rep = report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-2-70b", "--gpu", "a100-80gb-sxm",
+                 "--prompt", "5", "--node", node)
     r = rows(rep)
-    plain = rows(report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-2-70b", "--gpu", "a100-80gb-sxm", "--prompt", "5"))
+    plain = rows(report(DATA / "gpt-fast-llama-2-70b-a100.csv", "--model", "llama-2-70b", "--gpu", "a100-80gb-sxm",
+                        "--prompt", "5"))
     gpu = catalog.gpu("a100-80gb-sxm")
     from rules import roofline
 
     for label, tp in (("TP2", 2), ("TP4", 4), ("TP8", 8)):
         cal, exp = r[(label, 1)], plain[(label, 1)]
         # Same bytes, at the measured bandwidth instead of the calibrated share of the datasheet's.
-        roof = roofline.predict(catalog.model("llama-2-70b"), catalog.gpu("a100-80gb-sxm"), roofline.Layout(tp), batch=1, prompt=5).weights_ms
+        roof = roofline.predict(catalog.model("llama-2-70b"), catalog.gpu("a100-80gb-sxm"), roofline.Layout(tp),
+                                batch=1, prompt=5).weights_ms
         assert cal["terms"]["weights_ms"] == pytest.approx(roof * gpu.hbm_gbs / 1700, rel=1e-3)
         assert exp["terms"]["weights_ms"] == pytest.approx(roof / catalog.calibration().stream_efficiency, rel=1e-2)
     # 16 KiB messages (8192 hidden x 2 B) sit exactly on the curve's first size: vidur's 26 us at 8 GPUs.
@@ -289,7 +298,8 @@ def test_goodput_without_the_percentile_asks_for_it():
 
 
 def test_parse_slo():
-    assert S.parse_slo("itl_p95=150ms,ttft_p95=2s") == {"itl_p95": ("itl_ms", "p95", 150.0), "ttft_p95": ("ttft_ms", "p95", 2000.0)}
+    assert S.parse_slo("itl_p95=150ms,ttft_p95=2s") == {"itl_p95": ("itl_ms", "p95", 150.0),
+                                                        "ttft_p95": ("ttft_ms", "p95", 2000.0)}
 
 
 # --------------------------------------------------------------------------- bad input
@@ -338,7 +348,8 @@ def test_one_layout_is_judged_against_the_model_and_asks_for_a_second():
                  "--prompt", "512", "--context", "2048")
     (row,) = rep["predictions"]["scaling"]["rows"]
     assert (row["tp"], row["pp"]) == (1, 2) and row["terms"]["pp_bubble_ms"] >= 0
-    assert rep["verdict"]["category"] == "expected_physics" and "Only one layout" in findings(rep, "scaling.tracks_prediction")[0]["summary"]
+    assert rep["verdict"]["category"] == "expected_physics"
+    assert "Only one layout" in findings(rep, "scaling.tracks_prediction")[0]["summary"]
 
 
 def test_one_layout_far_from_the_model_is_insufficient_data():
@@ -410,7 +421,8 @@ def test_a_layout_that_cannot_hold_the_model_is_not_judged(tmp_path):
     rep = report(csv, "--model", "llama-3-70b", "--gpu", "h100-sxm")
     assert rows(rep)[("TP1", 1)]["status"] == "does_not_fit"
     (f,) = findings(rep, "scaling.does_not_fit")
-    assert f["severity"] == "warning" and f["title"].startswith("TP1: the weights of llama-3-70b (bf16) do not fit on 1 h100-sxm")
+    assert f["severity"] == "warning"
+    assert f["title"].startswith("TP1: the weights of llama-3-70b (bf16) do not fit on 1 h100-sxm")
     assert rows(rep)[("TP2", 1)]["status"] != "does_not_fit"  # 70 GB per GPU at TP2 fits
 
 
@@ -422,8 +434,10 @@ def test_negative_rest_and_unreported_slo_read_as_such(tmp_path, monkeypatch):
     table = result.stdout.split("Decode step decomposition")[1].split("\n\n\n")[0]
     assert "none (model" in table and " -4." not in table and " -3." not in table
     csv = tmp_path / "runs.csv"
-    csv.write_text("layout,batch,metric,value\nTP1,8,itl_ms,40\nTP1,8,decode_tok_s,200\nTP2,8,itl_ms,25\nTP2,8,decode_tok_s,320\n")
-    result = scaling(csv, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--slo", "ttft_p95=2s", "--fail-on", "never")
+    csv.write_text("layout,batch,metric,value\n"
+                   "TP1,8,itl_ms,40\nTP1,8,decode_tok_s,200\nTP2,8,itl_ms,25\nTP2,8,decode_tok_s,320\n")
+    result = scaling(csv, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--slo", "ttft_p95=2s",
+                     "--fail-on", "never")
     goodput = result.stdout.split("Goodput within the SLO")[1].split("A run counts")[0]
     assert "8:n/a" in goodput and "miss" not in goodput
     assert " 0 " not in goodput  # not judged is no figure, not zero tok/s
@@ -431,8 +445,8 @@ def test_negative_rest_and_unreported_slo_read_as_such(tmp_path, monkeypatch):
 
 
 def test_the_text_says_what_the_decomposition_table_shows():
-    """gpt-fast's TP table (samples/scaling/runs.csv, its engine column naming gpt-fast): the modelled terms exceed every measured
-    step, so the table reads "none (model N over)" at every layout. The text may not then speak of
+    """gpt-fast's TP table (samples/scaling/runs.csv, its engine column naming gpt-fast): the modelled terms exceed
+    every measured step, so the table reads "none (model N over)" at every layout. The text may not then speak of
     an unexplained rest that shrinks; it quotes the table's own figures, and the modelled terms it
     lists are expected figures, not measurements."""
     rep = report(REPO / "samples/scaling/runs.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
@@ -451,7 +465,8 @@ def test_the_text_says_what_the_decomposition_table_shows():
     expected = sum(v for k, v in tp8.items() if k != "unexplained_ms")
     share = tp8["allreduce_ms"] / expected
     assert expected == pytest.approx(rows(rep)[("TP8", 1)]["expected"], abs=0.01)
-    assert f"{tp8['allreduce_ms']:.2f} ms, {share:.0%} of the expected {expected:.2f} ms step;" in grow["title"], grow["title"]
+    assert f"{tp8['allreduce_ms']:.2f} ms, {share:.0%} of the expected {expected:.2f} ms step;" in grow["title"], \
+        grow["title"]
     assert "59%" not in rep["verdict"]["summary"] and f"{share:.0%} of the expected" in rep["verdict"]["summary"]
 
 
@@ -468,7 +483,8 @@ def test_repeated_runs_at_one_tp_are_compared_by_their_median(tmp_path):
     def results(scale, factors):
         out = []
         for f in factors:
-            d = dict(doc, mean_tpot_ms=doc["mean_tpot_ms"] * scale * f, request_throughput=doc["request_throughput"] / (scale * f))
+            d = dict(doc, mean_tpot_ms=doc["mean_tpot_ms"] * scale * f,
+                     request_throughput=doc["request_throughput"] / (scale * f))
             out.append(json.dumps(d))
         return "\n".join(out) + "\n"
 

@@ -125,6 +125,24 @@ def test_long_tables_print_one_line_per_row_whatever_the_width(width):
     assert all(line.lstrip().startswith(f"{r[0]:,}") for line, r in zip(body, rows))
 
 
+@pytest.mark.parametrize("rows", [2, 60])  # a rich table, and a plain one past PLAIN_ROWS
+def test_a_unit_table_escapes_each_cell_once_and_keeps_numbers_with_their_units(monkeypatch, rows):
+    """A unit column folds into the figures before it; every cell is still escaped once, by the table
+    that prints it, and an escape sequence from an input never reaches the terminal."""
+    from diagnose.findings import Report
+    from diagnose.report import terminal
+
+    seen = []
+    real = terminal.esc
+    monkeypatch.setattr(terminal, "esc", lambda value: seen.append(value) or real(value))
+    body = [[f"gpu{i}\x1b[31m", "bf16_tflops", 600 + i, "TFLOP/s"] for i in range(rows)]
+    report = Report(kind="node", tables={"Rates": {"columns": ["gpu", "metric", "value", "unit"], "rows": body}})
+    out = terminal.render_terminal(report, width=120)
+    cells = [c for c in seen if re.match(r"gpu\d|6\d\d ", str(c))]
+    assert len(cells) == 2 * rows  # gpu and value cells, each once (the unit joined its value)
+    assert "\x1b" not in out and "gpu1" in out and "601 TFLOP/s" in out
+
+
 NAMED = {**REPORTS, "node-a100": ["node", "--replay", REPO / "samples" / "node" / "recording.json"]}
 
 

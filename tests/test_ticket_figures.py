@@ -204,11 +204,11 @@ def test_a_published_figure_is_not_the_reporters_measurement():
     ("Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b"),
 ])
 def test_renamed_and_quantised_models_resolve_to_their_architecture(name, key):
-    from rules.workload import catalog_model
+    from rules.subject import Subject
 
     facts = Facts()
     facts.add(Workload("issue.md:3", model=name))
-    assert catalog_model(facts)[0].key == key
+    assert Subject.of(facts).model.key == key
 
 
 def test_a_per_token_latency_inside_the_band_is_physics_and_far_above_it_is_not():
@@ -242,11 +242,13 @@ def test_a_models_quantisation_is_read_from_its_name(name, dtype):
 
 
 def test_a_quantised_model_is_predicted_with_its_weights_size():
+    from rules.subject import Subject
     from rules.workload import predict_layout
 
     def rate(model):
         facts = Facts()
         facts.add(Workload("issue.md:3", model=model, gpu="RTX 3090"))
+        facts.subject = Subject.of(facts)  # as the engine resolves it before the rules run
         return predict_layout(facts, 1, 1).decode_tok_s
 
     assert rate("Llama-2-13B-GPTQ") > 2.5 * rate("Llama-2-13B")  # about 4 bits a weight against 16

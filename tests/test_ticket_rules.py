@@ -492,9 +492,9 @@ def _two_tp_ticket(tmp_path, model: str, gpu_name: str, tps: tuple[int, int], va
 def _ratio(model: str, gpu_name: str, lo: int, hi: int) -> float:
     from rules import catalog, roofline
 
-    spec, gpu = catalog.find_model(model), catalog.find_gpu(gpu_name)
-    return (roofline.predict(spec, gpu, roofline.Layout(tp=hi), batch=1, engine="vllm").decode_tok_s_expected
-            / roofline.predict(spec, gpu, roofline.Layout(tp=lo), batch=1, engine="vllm").decode_tok_s_expected)
+    spec, gpu, vllm = catalog.find_model(model), catalog.find_gpu(gpu_name), catalog.engine("vllm")
+    return (roofline.predict(spec, gpu, roofline.Layout(tp=hi), batch=1, engine=vllm).decode_tok_s_expected
+            / roofline.predict(spec, gpu, roofline.Layout(tp=lo), batch=1, engine=vllm).decode_tok_s_expected)
 
 
 @pytest.mark.parametrize("model, gpu_name, tps", [

@@ -12,7 +12,8 @@ from diagnose.commands.options import FiniteFloat, InputPath, gpu_count, output_
 @click.argument("b")
 @click.option("--threshold", type=FiniteFloat(0, 1000), default=10.0, show_default=True,
               help="Regression threshold in percent: a metric worse than this fails the comparison.")
-@click.option("--db", "db_path", type=InputPath("database", missing_ok=True), help="Results database for run ids (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
+@click.option("--db", "db_path", type=InputPath("database", missing_ok=True),
+              help="Results database for run ids (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
 @click.option("--model", help="For two nsys captures: the model, as `diagnose capture --model`.")
 @click.option("--tp", type=gpu_count(), help="For two nsys captures: the tensor-parallel size.")
 @output_options

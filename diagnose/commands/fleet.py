@@ -19,9 +19,11 @@ def _report_files(paths) -> list:
 
 @click.command("fleet")
 @click.argument("reports", nargs=-1, type=InputPath("report", folder=None))
-@click.option("--db", "db_path", type=InputPath("database", missing_ok=True), help="Read the latest node run of each host from this results database.")
+@click.option("--db", "db_path", type=InputPath("database", missing_ok=True),
+              help="Read the latest node run of each host from this results database.")
 @since_option("With --db: only runs since 7d, 12h, or an ISO date.")
-@click.option("--z", "z_threshold", type=FiniteFloat(0, 1000, low_open=True), default=3.5, show_default=True, help="Robust z-score beyond which a node is an outlier.")
+@click.option("--z", "z_threshold", type=FiniteFloat(0, 1000, low_open=True), default=3.5, show_default=True,
+              help="Robust z-score beyond which a node is an outlier.")
 @output_options(reads=lambda params: {"reports": [str(f) for f in _report_files(params["reports"])]})
 def fleet(reports, db_path, since, z_threshold):
     """Find outlier nodes among many `diagnose node` reports.

@@ -10,11 +10,14 @@ from diagnose.commands.options import SQLITE_MAX_INT, InputPath, since_option
 
 
 @click.command("history")
-@click.option("--db", "db_path", type=InputPath("database", missing_ok=True), help="Results database (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
-@click.option("--kind", type=click.Choice(["node", "capture", "ticket", "predict", "scaling", "plan"]), help="Only runs of this kind.")
+@click.option("--db", "db_path", type=InputPath("database", missing_ok=True),
+              help="Results database (default $DIAGNOSE_DB, else ~/.local/share/diagnose/runs.db).")
+@click.option("--kind", type=click.Choice(["node", "capture", "ticket", "predict", "scaling", "plan"]),
+              help="Only runs of this kind.")
 @click.option("--host", help="Only runs from this host (SQL LIKE pattern when it holds %).")
 @since_option("Only runs since: 7d, 12h, 30m, or an ISO date/time (UTC).")
-@click.option("--limit", type=click.IntRange(min=1, max=SQLITE_MAX_INT), default=50, show_default=True, help="At most this many runs, newest first.")
+@click.option("--limit", type=click.IntRange(min=1, max=SQLITE_MAX_INT), default=50, show_default=True,
+              help="At most this many runs, newest first.")
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as a JSON list.")
 def history(db_path, kind, host, since, limit, as_json):
     """List stored runs, newest first: id, time, kind, host, GPUs, versions and verdict.

@@ -16,21 +16,30 @@ def gpu_list(text: str | None) -> list[int] | None:
     try:
         values = sorted({int(x) for x in text.replace(" ", "").split(",") if x})
     except ValueError:
-        raise click.BadParameter(f"expected GPU indices separated by commas, got {text!r}", param_hint="--gpus") from None
+        raise click.BadParameter(f"expected GPU indices separated by commas, got {text!r}",
+                                 param_hint="--gpus") from None
     if not values or values[0] < 0:
         raise click.BadParameter(f"expected GPU indices 0, 1, 2, ..., got {text!r}", param_hint="--gpus")
     return values
 
 
 @click.command("node")
-@click.option("--quick", "profile", flag_value="quick", help="Inventory, host checks, one short all_reduce sweep (under a minute).")
-@click.option("--standard", "profile", flag_value="standard", default=True, help="Adds all collectives on TP groups, PCIe under load, HBM/GEMM/GEMV, host and P2P copies (default).")
-@click.option("--full", "profile", flag_value="full", help="Sweep to 1 GiB, every collective on every group, fp16/fp8 GEMM.")
+@click.option("--quick", "profile", flag_value="quick",
+              help="Inventory, host checks, one short all_reduce sweep (under a minute).")
+@click.option("--standard", "profile", flag_value="standard", default=True,
+              help="Adds all collectives on TP groups, PCIe under load, HBM/GEMM/GEMV, host and P2P copies (default).")
+@click.option("--full", "profile", flag_value="full",
+              help="Sweep to 1 GiB, every collective on every group, fp16/fp8 GEMM.")
 @click.option("--gpus", metavar="LIST", help="Only these GPU indices, e.g. 0,1,2,3.")
-@click.option("--record", "record", type=OutputPath(), help="Save every raw NVML answer, host reading and measurement to FILE (JSON).")
-@click.option("--replay", "replay", type=InputPath("recording"), help="Analyse a recording made with --record (or transcribed) instead of this machine.")
-@click.option("--timeout", type=FiniteFloat(1, 86400), help="Seconds each probe may run before it is killed (default per profile: 60/180/600).")
-@click.option("--cpu-ranks", type=click.IntRange(min=0, max=64), default=0, show_default=True, help="Without GPUs: run the collective sweep on gloo across this many local CPU processes (tests the machinery).")
+@click.option("--record", "record", type=OutputPath(),
+              help="Save every raw NVML answer, host reading and measurement to FILE (JSON).")
+@click.option("--replay", "replay", type=InputPath("recording"),
+              help="Analyse a recording made with --record (or transcribed) instead of this machine.")
+@click.option("--timeout", type=FiniteFloat(1, 86400),
+              help="Seconds each probe may run before it is killed (default per profile: 60/180/600).")
+@click.option("--cpu-ranks", type=click.IntRange(min=0, max=64), default=0, show_default=True,
+              help="Without GPUs: run the collective sweep on gloo across this many local CPU processes "
+                   "(tests the machinery).")
 @output_options
 def node(profile, gpus, record, replay, timeout, cpu_ranks):
     """Check this GPU server: inventory, topology, host settings, collectives and kernel rates.
@@ -129,10 +138,12 @@ def tables(facts) -> dict:
     gpus = facts.of(GpuFact)
     if gpus:
         out["GPUs"] = {
-            "columns": ["gpu", "name", "bus id", "memory GiB", "PCIe now/max", "temp C", "power W", "SM MHz", "clock events", "ECC unc."],
+            "columns": ["gpu", "name", "bus id", "memory GiB", "PCIe now/max", "temp C", "power W", "SM MHz",
+                        "clock events", "ECC unc."],
             "rows": [[g.index, g.name, g.bus_id, round(g.memory_total_mib / 1024, 1) if g.memory_total_mib else None,
-                      _pcie(g), g.temperature_c, _pair(g.power_draw_w, g.power_limit_w), _pair(g.sm_clock_mhz, g.sm_clock_max_mhz),
-                      ", ".join(g.clock_event_reasons) or None, g.ecc_uncorrected_volatile] for g in gpus],
+                      _pcie(g), g.temperature_c, _pair(g.power_draw_w, g.power_limit_w),
+                      _pair(g.sm_clock_mhz, g.sm_clock_max_mhz), ", ".join(g.clock_event_reasons) or None,
+                      g.ecc_uncorrected_volatile] for g in gpus],
         }
     host = [(name, facts.host(name)) for name in HOST_ROWS]
     out["Host"] = {"columns": ["check", "value", "source"],
@@ -149,10 +160,12 @@ def tables(facts) -> dict:
     if rows:
         out["Collectives (nccl-tests semantics)"] = {
             "columns": ["op", "ranks", "group", "size B", "graph", "time us", "algbw GB/s", "busbw GB/s", "#wrong"],
-            "rows": [[r.op, r.nranks, ",".join(map(str, r.group)) if r.group else "cpu", r.size_bytes, "yes" if r.graph else "",
-                      round(r.time_us, 2), round(r.algbw_gbs, 3), round(r.busbw_gbs, 3), r.errors] for r in rows],
-            "note": "algbw = size / time; busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n (all_gather, reduce_scatter). "
-                    "Shown: the smallest size, decode-sized messages (16 KiB, 512 KiB), 1 and 16 MiB, and the largest; "
+            "rows": [[r.op, r.nranks, ",".join(map(str, r.group)) if r.group else "cpu", r.size_bytes,
+                      "yes" if r.graph else "", round(r.time_us, 2), round(r.algbw_gbs, 3), round(r.busbw_gbs, 3),
+                      r.errors] for r in rows],
+            "note": "algbw = size / time; busbw = algbw x 2(n-1)/n (all_reduce) or (n-1)/n (all_gather, "
+                    "reduce_scatter). Shown: the smallest size, decode-sized messages (16 KiB, 512 KiB), 1 and 16 MiB, "
+                    "and the largest; "
                     "every row is in the JSON report (facts.collective_result).",
         }
     measured = facts.of(Measurement)
@@ -185,8 +198,9 @@ def _collective_rows(results):
     return out
 
 
-HOST_ROWS = ("hostname", "driver_version", "cuda_driver_version", "gpu_count", "shm_bytes", "iommu", "acs_enabled_bridges",
-             "numa_nodes", "virtualization", "container", "ib_active_ports", "gdr_module", "nvswitch", "fabric_manager")
+HOST_ROWS = ("hostname", "driver_version", "cuda_driver_version", "gpu_count", "shm_bytes", "iommu",
+             "acs_enabled_bridges", "numa_nodes", "virtualization", "container", "ib_active_ports", "gdr_module",
+             "nvswitch", "fabric_manager")
 
 
 def _host_value(value):

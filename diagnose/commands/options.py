@@ -119,7 +119,8 @@ def output_options(func=None, *, default_format: str = "terminal", reads=None):
         "fmt",
         type=click.Choice(["terminal", "json", "md", "html"]),
         default=None,
-        help=f"Output format (default {default_format}): terminal, json, md (Markdown for tickets), html (one self-contained file).",
+        help=f"Output format (default {default_format}): terminal, json, md (Markdown for tickets), "
+             "html (one self-contained file).",
     )
     @click.option("-o", "--output", type=OutputPath(), help="Write the report to FILE instead of printing it.")
     @click.option(

@@ -14,16 +14,20 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--model", "model_name", required=True, help="Catalog name or a Hugging Face config.json.")
 @click.option("--gpu", "gpu_name", required=True, help="GPU type (h100-sxm, a100-80gb-sxm, l40s, ...).")
 @click.option("--gpus", type=gpu_count(), required=True, help="GPUs available in total.")
-@click.option("--context", type=token_count(), required=True, help="Tokens per sequence (prompt + output) to hold in the KV cache.")
+@click.option("--context", type=token_count(), required=True,
+              help="Tokens per sequence (prompt + output) to hold in the KV cache.")
 @click.option("--concurrency", "--seats", "concurrency", type=batch_size(), default=1, show_default=True,
               help="Concurrent sequences (users) to serve.")
-@click.option("--slo", help="Latency SLO, e.g. itl_p95=50ms,ttft_p95=2s (the prediction is a typical value, not a percentile).")
+@click.option("--slo",
+              help="Latency SLO, e.g. itl_p95=50ms,ttft_p95=2s (the prediction is a typical value, not a percentile).")
 @click.option("--prompt", type=token_count(), help="Prompt tokens for the TTFT estimate [default: min(1024, context)].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
 @click.option("--kv-dtype", type=click.Choice(KV_DTYPES), help=KV_DTYPE_HELP)
 @click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs in one node: TP stays within a node, PP spans nodes beyond it.")
-@click.option("--engine", help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, ...) [default: generic].")
+@click.option("--engine",
+              help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, ...) "
+                   "[default: generic].")
 @output_options
 def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine):
     """Pick a TP/PP/DP layout for serving and show the napkin math.

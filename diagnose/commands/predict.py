@@ -20,30 +20,45 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 
 
 @click.command("predict")
-@click.option("--model", "model_name", required=True, help="Catalog name (llama-3-70b, meta-llama/Llama-3.3-70B-Instruct) or a path to a Hugging Face config.json.")
-@click.option("--gpu", "gpu_name", required=True, help="GPU type: h100-sxm, a100-80gb-sxm, l40s, rtx-4090, ... or an NVML name.")
-@click.option("--gpus", type=gpu_count(), help="Fixed GPU count: compare every TP (x PP) that fits it, the rest as DP replicas.")
-@click.option("--tp", "tp_text", metavar="LIST", help="Tensor-parallel sizes, e.g. 1,2,4,8 (default: 1,2,4,8, or the powers of 2 up to --gpus).")
-@click.option("--pp", "pp_text", metavar="LIST", default="1", show_default=True, help="Pipeline-parallel sizes, e.g. 1,2.")
-@click.option("--dp", "dp_text", metavar="LIST", default="1", show_default=True, help="Data-parallel replicas (ignored with --gpus).")
-@click.option("--batch", "batch_text", metavar="LIST", default="1", show_default=True, help="Concurrent sequences in total (split over DP replicas), e.g. 1,32.")
-@click.option("--prompt", type=token_count(), default=1024, show_default=True, help="Prompt tokens per request (prefill, TTFT).")
+@click.option("--model", "model_name", required=True,
+              help="Catalog name (llama-3-70b, meta-llama/Llama-3.3-70B-Instruct) "
+                   "or a path to a Hugging Face config.json.")
+@click.option("--gpu", "gpu_name", required=True,
+              help="GPU type: h100-sxm, a100-80gb-sxm, l40s, rtx-4090, ... or an NVML name.")
+@click.option("--gpus", type=gpu_count(),
+              help="Fixed GPU count: compare every TP (x PP) that fits it, the rest as DP replicas.")
+@click.option("--tp", "tp_text", metavar="LIST",
+              help="Tensor-parallel sizes, e.g. 1,2,4,8 (default: 1,2,4,8, or the powers of 2 up to --gpus).")
+@click.option("--pp", "pp_text", metavar="LIST", default="1", show_default=True,
+              help="Pipeline-parallel sizes, e.g. 1,2.")
+@click.option("--dp", "dp_text", metavar="LIST", default="1", show_default=True,
+              help="Data-parallel replicas (ignored with --gpus).")
+@click.option("--batch", "batch_text", metavar="LIST", default="1", show_default=True,
+              help="Concurrent sequences in total (split over DP replicas), e.g. 1,32.")
+@click.option("--prompt", type=token_count(), default=1024, show_default=True,
+              help="Prompt tokens per request (prefill, TTFT).")
 @click.option("--context", type=token_count(), help="KV tokens per sequence during decode [default: prompt + 256].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's, usually bf16].")
 @click.option("--kv-dtype", type=click.Choice(KV_DTYPES), help=KV_DTYPE_HELP)
-@click.option("--interconnect", help="Intra-node fabric for the TP all-reduce, overriding what the GPU implies (nvswitch3, nvlink4, pcie4, ...).")
+@click.option("--interconnect",
+              help="Intra-node fabric for the TP all-reduce, overriding what the GPU implies "
+                   "(nvswitch3, nvlink4, pcie4, ...).")
 @click.option("--network", help="Scale-out fabric when a layout spans nodes [default: ib-ndr].")
-@click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True, help="GPUs per node (TP beyond this crosses the network).")
-@click.option("--engine", help="Serving engine that runs it: vllm, sglang, trtllm, gpt-fast, hf-eager, fastertransformer, ... "
-              "[default: generic]. Sets the all-reduce, CUDA graphs, host time and memory it keeps.")
-@click.option("--output-len", "output_len", type=token_count(), help="Output tokens per request, for the end-to-end latency "
-              "[default: context - prompt, else 256].")
+@click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
+              help="GPUs per node (TP beyond this crosses the network).")
+@click.option("--engine",
+              help="Serving engine that runs it: vllm, sglang, trtllm, gpt-fast, hf-eager, fastertransformer, ... "
+                   "[default: generic]. Sets the all-reduce, CUDA graphs, host time and memory it keeps.")
+@click.option("--output-len", "output_len", type=token_count(),
+              help="Output tokens per request, for the end-to-end latency [default: context - prompt, else 256].")
 @click.option("--quant-group", type=token_count(), help="Group size of int4/int8 weights (scales + zero points per "
               "group) [default: 128 for int4, per channel for int8].")
-@click.option("--mbu", type=FiniteFloat(0, 1, low_open=True), help="Override the calibrated stream efficiency: the share of HBM bandwidth a long weight "
-              "stream reaches (0-1].")
-@click.option("--mfu", type=FiniteFloat(0, 1, low_open=True), help="Override the calibrated GEMM efficiency: the share of the tensor FLOPs a large GEMM "
-              "reaches (0-1].")
+@click.option("--mbu", type=FiniteFloat(0, 1, low_open=True),
+              help="Override the calibrated stream efficiency: the share of HBM bandwidth a long weight stream "
+                   "reaches (0-1].")
+@click.option("--mfu", type=FiniteFloat(0, 1, low_open=True),
+              help="Override the calibrated GEMM efficiency: the share of the tensor FLOPs a large GEMM reaches "
+                   "(0-1].")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
             interconnect, network, gpus_per_node, engine, output_len, quant_group, mbu, mfu):
@@ -73,7 +88,8 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
             catalog.interconnect(key)  # fail early, with closest names
     layouts = _layouts(gpus, int_list(tp_text, "--tp"), int_list(pp_text, "--pp"), int_list(dp_text, "--dp"))
     if not layouts:
-        raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}", param_hint="--tp")
+        raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
+                                 param_hint="--tp")
     rows = []
     for batch in int_list(batch_text, "--batch", MAX_BATCH):
         for layout in layouts:
@@ -82,7 +98,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
                                  mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network, engine=eng,
                                  output=output_len, quant_group=quant_group)
             rows.append(PredictRow.of(p, batch))
-    return build_report(model, gpu, rows, request={
+    return build_report(model, gpu, eng, rows, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
@@ -112,14 +128,14 @@ def _layouts(gpus, tps, pps, dps):
     return [Layout(tp, pp, dp) for dp in dps for pp in pps for tp in (tps or [1, 2, 4, 8])]
 
 
-def build_report(model, gpu, rows: list[PredictRow], request):
+def build_report(model, gpu, eng, rows: list[PredictRow], request):
     """The predict Report: scaling table, per-layout predictions, findings and verdict."""
     from diagnose import tables
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
     from rules.predictions import PredictResult
 
-    result = PredictResult(rows, model, gpu)
+    result = PredictResult(rows, model, gpu, eng)
     return run_pipeline("predict", request, Facts(), result, only=["predict."],
                         decide=lambda _facts, findings: _verdict(findings), tables=tables.predict.tables(result))
 

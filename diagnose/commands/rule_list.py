@@ -32,7 +32,8 @@ def rule_list(fmt, prefix):
     if not rules:
         raise InputError(f"no rule id starts with {prefix!r} (see 'diagnose rules')")
     if fmt == "json":
-        click.echo(json.dumps([{"id": r.id, "categories": list(r.categories), "needs": r.needs_name, "doc": r.doc} for r in rules], indent=2))
+        listed = [{"id": r.id, "categories": list(r.categories), "needs": r.needs_name, "doc": r.doc} for r in rules]
+        click.echo(json.dumps(listed, indent=2))
     elif fmt == "md":
         click.echo(markdown_table(rules), nl=False)
     else:

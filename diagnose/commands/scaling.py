@@ -11,22 +11,31 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 
 @click.command("scaling")
 @click.argument("inputs", nargs=-1, required=True, type=InputPath("measurements", folder=None))
-@click.option("--model", "model_name", help="Catalog name or a Hugging Face config.json [default: what the inputs name].")
-@click.option("--gpu", "gpu_name", help="GPU type (h100-sxm, a100-80gb-sxm, ...) or an NVML name [default: what the inputs name].")
-@click.option("--engine", help="Serving engine that ran the inputs (vllm, sglang, trtllm, ...) [default: what the inputs "
-              "name, else generic].")
-@click.option("--tp-of", "tp_of", multiple=True, help="FILE=TP or FILE=TP4xDP2 for an input whose layout is in neither its content nor its name; repeatable.")
+@click.option("--model", "model_name",
+              help="Catalog name or a Hugging Face config.json [default: what the inputs name].")
+@click.option("--gpu", "gpu_name",
+              help="GPU type (h100-sxm, a100-80gb-sxm, ...) or an NVML name [default: what the inputs name].")
+@click.option("--engine",
+              help="Serving engine that ran the inputs (vllm, sglang, trtllm, ...) [default: what the inputs name, "
+                   "else generic].")
+@click.option("--tp-of", "tp_of", multiple=True,
+              help="FILE=TP or FILE=TP4xDP2 for an input whose layout is in neither its content "
+                   "nor its name; repeatable.")
 @click.option("--node", "node_files", multiple=True, type=InputPath("report"),
-              help="`diagnose node --json` report (or nccl-tests output) of the same machine: calibrate with its measured "
-              "all-reduce curve, HBM bandwidth and GEMM rate; repeatable.")
+              help="`diagnose node --json` report (or nccl-tests output) of the same machine: calibrate with its "
+                   "measured all-reduce curve, HBM bandwidth and GEMM rate; repeatable.")
 @click.option("--slo", help="Latency SLO for goodput, e.g. itl_p95=150ms,ttft_p95=2s.")
-@click.option("--gpus", type=gpu_count(), help="GPU count to fill with replicas for goodput [default: the largest layout].")
-@click.option("--batch", type=batch_size(), default=1, show_default=True, help="Sequences per decode step for inputs that do not state it.")
+@click.option("--gpus", type=gpu_count(),
+              help="GPU count to fill with replicas for goodput [default: the largest layout].")
+@click.option("--batch", type=batch_size(), default=1, show_default=True,
+              help="Sequences per decode step for inputs that do not state it.")
 @click.option("--prompt", type=token_count(), default=1024, show_default=True, help="Prompt tokens (prefill, TTFT).")
 @click.option("--context", type=token_count(), help="KV tokens per sequence during decode [default: prompt + 256].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
-@click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")), help="KV-cache dtype [default: bf16].")
-@click.option("--interconnect", help="Fabric of the TP all-reduce, overriding what the GPU implies (nvswitch3, pcie4, ...).")
+@click.option("--kv-dtype", type=click.Choice(("bf16", "fp16", "fp8", "int8", "fp32")),
+              help="KV-cache dtype [default: bf16].")
+@click.option("--interconnect",
+              help="Fabric of the TP all-reduce, overriding what the GPU implies (nvswitch3, pcie4, ...).")
 @click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs per node (TP beyond this crosses the network).")
 @output_options
@@ -75,12 +84,12 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     return build_report(data, model, gpu, node, slo_spec, gpus=gpus, batch=batch, prompt=prompt, context=context,
                         dtype=dtype, kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node,
                         engine=engine,
-                        override=frozenset(k for k, v in (("model", given_model), ("gpu", given_gpu), ("engine", engine),
-                                                          ("dtype", dtype)) if v),
+                        override=frozenset(k for k, v in (("model", given_model), ("gpu", given_gpu),
+                                                          ("engine", engine), ("dtype", dtype)) if v),
                         request={"inputs": list(inputs), "model": model.key, "gpu": gpu.key, "engine": engine,
-                                 "tp_of": list(tp_of), "node": list(node_files), "slo": slo, "gpus": gpus, "batch": batch,
-                                 "prompt": prompt, "context": context, "dtype": dtype, "kv_dtype": kv_dtype,
-                                 "interconnect": interconnect})
+                                 "tp_of": list(tp_of), "node": list(node_files), "slo": slo, "gpus": gpus,
+                                 "batch": batch, "prompt": prompt, "context": context, "dtype": dtype,
+                                 "kv_dtype": kv_dtype, "interconnect": interconnect})
 
 
 def _resolve_named(runs, override: frozenset = frozenset()) -> dict:
@@ -134,15 +143,16 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     from rules import scaling as S
 
     if not data.runs:
-        raise InputError(f"no measurements found in {', '.join(data.files)} (need decode/output tok/s, ITL/TPOT, a step time, "
-                         "or a capture per layout)")
+        raise InputError(f"no measurements found in {', '.join(data.files)} (need decode/output tok/s, ITL/TPOT, "
+                         "a step time, or a capture per layout)")
     cal = S.calibration(node)
     if node is not None and node.records and cal.empty:
-        raise InputError(f"--node {', '.join(sorted({f.name for f in getattr(node, 'files', [])}))}: no all-reduce, HBM or "
-                         "GEMM measurements in it (expected a `diagnose node --json` report or nccl-tests output)")
+        files = ", ".join(sorted({f.name for f in getattr(node, "files", [])}))
+        raise InputError(f"--node {files}: no all-reduce, HBM or GEMM measurements in it (expected a "
+                         "`diagnose node --json` report or nccl-tests output)")
     analysis = S.analyse(data.runs, model, gpu, dtype=dtype, kv_dtype=kv_dtype, prompt=prompt, context=context,
-                         interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch, engine=engine,
-                         override=override, named=_resolve_named(data.runs, override))
+                         interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch,
+                         engine=engine, override=override, named=_resolve_named(data.runs, override))
     total_gpus = gpus or max(r.layout.gpus for r in data.runs)
     if slo_spec:
         analysis.goodput = S.goodput(data.runs, slo_spec, total_gpus)

@@ -21,17 +21,21 @@ from diagnose.report.plots import esc
 from diagnose.report.text import NORMAL, SEVERITY_MARK, confidence_note, fmt_value, local_name, needless_ask, next_steps
 
 CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;padding:16px 24px;color:#1a1a1a;background:#fafafa}
+body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1100px;
+padding:16px 24px;color:#1a1a1a;background:#fafafa}
 h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}
 .verdict{padding:12px 16px;border-radius:6px;margin:12px 0;border-left:6px solid #888;background:#fff}
-.verdict.healthy{border-color:#009E73}.verdict.problem{border-color:#D55E00}.verdict.insufficient_data{border-color:#56B4E9}
+.verdict.healthy{border-color:#009E73}.verdict.problem{border-color:#D55E00}
+.verdict.insufficient_data{border-color:#56B4E9}
 .verdict .cat{font-size:1.25em;font-weight:600}
 table{border-collapse:collapse;margin:6px 0 12px;background:#fff;font-size:.9em}
 .wide{overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#f0f0f0}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
-.finding{background:#fff;border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;padding:8px 12px;margin:10px 0}
-.finding.critical{border-left-color:#D55E00}.finding.warning{border-left-color:#E69F00}.finding.info{border-left-color:#56B4E9}.finding.ok{border-left-color:#009E73}
+.finding{background:#fff;border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;padding:8px 12px;
+margin:10px 0}
+.finding.critical{border-left-color:#D55E00}.finding.warning{border-left-color:#E69F00}
+.finding.info{border-left-color:#56B4E9}.finding.ok{border-left-color:#009E73}
 .sev{font-weight:700;text-transform:uppercase;font-size:.8em;margin-right:6px}
 .rule{font-family:ui-monospace,monospace;font-size:.9em}.muted{color:#666;font-size:.9em}
 figure{display:inline-block;margin:8px 12px 8px 0;background:#fff;border:1px solid #ddd;padding:4px}
@@ -43,7 +47,8 @@ svg.plot text.cell{font-size:10px}
 """
 
 # Topology path kinds, best first, and their colours.
-PATH_COLOURS = {"NV": "#08519c", "PIX": "#3182bd", "PXB": "#6baed6", "PHB": "#fdae6b", "NODE": "#fd8d3c", "SYS": "#e6550d", "SOC": "#e6550d", "X": "#ffffff"}
+PATH_COLOURS = {"NV": "#08519c", "PIX": "#3182bd", "PXB": "#6baed6", "PHB": "#fdae6b", "NODE": "#fd8d3c",
+                "SYS": "#e6550d", "SOC": "#e6550d", "X": "#ffffff"}
 
 
 def render_html(report) -> str:
@@ -53,7 +58,8 @@ def render_html(report) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         # No scripts, no remote fetches: the page must open from an attachment, offline.
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
+        "<meta http-equiv=\"Content-Security-Policy\" "
+        "content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{esc(title)}</h1>",
         _verdict(report),
@@ -140,7 +146,8 @@ def _finding(i: int, f, verdict=None) -> str:
     out = [
         f'<div class="finding {esc(f.severity)}">',
         f'<div><span class="sev">{esc(SEVERITY_MARK[f.severity])}</span>{i}. <b>{_prose(f.title)}</b></div>',
-        f'<div class="muted"><span class="rule">{esc(f.rule)}</span> · {esc(f.category)} · confidence {f.confidence:.2f}</div>',
+        f'<div class="muted"><span class="rule">{esc(f.rule)}</span> · {esc(f.category)} · '
+        f'confidence {f.confidence:.2f}</div>',
         f"<p>{_prose(f.summary)}</p>",
     ]
     if f.evidence:
@@ -164,7 +171,8 @@ def _evidence_table(evidence) -> str:
             span += 1
         first = i == 0 or sources[i - 1] != sources[i]
         cells = (f'<td rowspan="{span}">{esc(sources[i])}</td>' if span > 1 else _cell(sources[i])) if first else ""
-        cells += "".join(_cell(v) for v in (local_name(e.detail), fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit)))
+        figures = (local_name(e.detail), fmt_value(e.measured, e.unit), fmt_value(e.expected, e.unit))
+        cells += "".join(_cell(v) for v in figures)
         rows.append(f"<tr>{cells}</tr>")
     return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
@@ -188,7 +196,8 @@ def figures_for(report) -> list[tuple[str, str]]:
     """(caption, svg) for every plot the report's contents support."""
     facts = report.facts or {}
     out: list[tuple[str, str]] = []
-    for build in (_collective_figures, _pair_figures, _breakdown_figures, _step_figures, _scaling_figures, _fleet_figures, _compare_figures):
+    for build in (_collective_figures, _pair_figures, _breakdown_figures, _step_figures, _scaling_figures,
+                  _fleet_figures, _compare_figures):
         try:
             out += [(c, s or "") for c, s in build(report, facts) if s or s is None]  # None: a sentence, no plot
         except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
@@ -250,14 +259,14 @@ def _collective_figures(report, facts):
     for op, series in curves.items():
         busbw = [(label, [(size, v["busbw"]) for size, v in sorted(points.items())]) for label, points in series]
         out.append((f"{op} bus bandwidth vs message size (nccl-tests busbw semantics).{note}",
-                    plots.line_chart(busbw, title=f"Bus bandwidth: {op}", x_label="message size", y_label="busbw (GB/s)",
-                                     log_x=True, x_fmt=fmt_bytes, x_base=4, ceilings=lines)))
+                    plots.line_chart(busbw, title=f"Bus bandwidth: {op}", x_label="message size",
+                                     y_label="busbw (GB/s)", log_x=True, x_fmt=fmt_bytes, x_base=4, ceilings=lines)))
     op = "all_reduce" if "all_reduce" in curves else next(iter(curves))
     latency = [(label, [(size, v["time"]) for size, v in sorted(points.items())]) for label, points in curves[op]]
     floor_note = f" Dashed: the catalog's {ic_name} base latency." if floor else ""
     out.append((f"{op} time vs message size; small messages show the latency floor.{floor_note}",
-                plots.line_chart(latency, title=f"Latency: {op}", x_label="message size", y_label="time (µs)", log_x=True,
-                                 log_y=True, x_fmt=fmt_bytes, x_base=4,
+                plots.line_chart(latency, title=f"Latency: {op}", x_label="message size", y_label="time (µs)",
+                                 log_x=True, log_y=True, x_fmt=fmt_bytes, x_base=4,
                                  ceilings=[("base latency", floor)] if floor else [])))
     return out
 
@@ -283,7 +292,8 @@ def _collective_curves(rows) -> dict[str, list[tuple[str, dict[int, dict]]]]:
             out[op].append((name + (f" GPUs {','.join(map(str, group))}" if group and nranks < 8 else ""), points))
             continue
         sizes = sorted({s for pts in groups.values() for s in pts})
-        typical = {s: {k: statistics.median(pts[s][k] for pts in groups.values() if s in pts) for k in ("busbw", "time")}
+        typical = {s: {k: statistics.median(pts[s][k] for pts in groups.values() if s in pts)
+                       for k in ("busbw", "time")}
                    for s in sizes}
         out[op].append((f"{name} (median of {len(groups)} groups)", typical))
         top = sizes[-1]
@@ -315,8 +325,13 @@ def _path_colours(kinds: set[str]) -> dict[str, str]:
 
     most = max((nv(k) for k in kinds), default=0)
     order = list(PATH_COLOURS)
+
+    def rank(k):  # NVLink first (more links first), then PATH_COLOURS' order
+        place = order.index("NV") if k.startswith("NV") else order.index(k) if k in order else 99
+        return place, -nv(k)
+
     out = {}
-    for kind in sorted(kinds, key=lambda k: (order.index("NV") if k.startswith("NV") else order.index(k) if k in order else 99, -nv(k))):
+    for kind in sorted(kinds, key=rank):
         colour = PATH_COLOURS.get("NV" if kind.startswith("NV") else kind, "#cccccc")
         out[kind] = "#6baed6" if kind.startswith("NV") and nv(kind) < most else colour
     return out
@@ -345,8 +360,9 @@ def _pair_figures(report, facts):
     if p2p:
         labels = _gpu_labels(p2p)
         kinds = {v: ("#009E73" if v == "OK" else "#D55E00") for v in sorted(set(p2p.values()))}
-        out.append(("Peer-to-peer read access between GPU pairs.", plots.heatmap(_matrix(p2p, labels, False), labels, title="P2P status", categories=kinds,
-                                                                      axes=("source GPU", "destination GPU"))))
+        out.append(("Peer-to-peer read access between GPU pairs.",
+                    plots.heatmap(_matrix(p2p, labels, False), labels, title="P2P status", categories=kinds,
+                                  axes=("source GPU", "destination GPU"))))
     links = facts.get("nv_link_fact") or []
     if links:
         gpus = sorted({link.get("gpu") for link in links}, key=lambda g: (g is None, g if g is not None else 0))
@@ -356,8 +372,9 @@ def _pair_figures(report, facts):
         down = sum(1 for v in state.values() if v == "down")
         out.append((
             f"NVLink state per GPU and link: {len(state) - down} up, {down} down (nvidia-smi nvlink -s / NVML).",
-            plots.heatmap(grid, [f"GPU{g}" if g is not None else "GPU?" for g in gpus], col_labels=[str(n) for n in numbers],
-                          title="NVLink state", categories={"up": "#009E73", "down": "#D55E00"}, cell=26),
+            plots.heatmap(grid, [f"GPU{g}" if g is not None else "GPU?" for g in gpus],
+                          col_labels=[str(n) for n in numbers], title="NVLink state",
+                          categories={"up": "#009E73", "down": "#D55E00"}, cell=26),
         ))
     groups = defaultdict(dict)
     for p in facts.get("pair_bandwidth") or []:
@@ -392,7 +409,8 @@ def _breakdown_figures(report, facts):
             continue
         labels = [str(r[0]) for r in rows]
         segments = {cols[i]: [float(r[i] or 0) for r in rows] for i in picked}
-        unit = "ms" if any("ms" in lowered[i] for i in picked) else ("µs" if any("us" in lowered[i] for i in picked) else "")
+        unit = ("ms" if any("ms" in lowered[i] for i in picked)
+                else "µs" if any("us" in lowered[i] for i in picked) else "")
         out.append((f"{name}: time per GPU or rank, split into compute, exposed communication, idle and copies.",
                     plots.stacked_bars(labels, segments, title=name, unit=unit)))
     return out
@@ -421,7 +439,8 @@ def _step_figures(report, facts):
                 pts.append((step if isinstance(step, int) else len(pts) + 1, float(r[key])))
         longest = max((len(v) for v in runs.values()), default=0)
         if longest < 2:
-            out.append((f"No step plot: the capture holds {longest} complete step(s); the Steps table has its time.", None))
+            out.append((f"No step plot: the capture holds {longest} complete step(s); the Steps table has its time.",
+                        None))
             continue
         series = [(src.removeprefix("capture:"), pts) for src, pts in runs.items()]
         lines = [(label, float(expected[k]) * scale) for label, k in (("expected step", "step_ms"),
@@ -470,7 +489,8 @@ def _scaling_figures(report, facts):
         for col, label in MODEL_STEP_COLUMNS.items():
             if col in lowered and batch is not None:
                 i = lowered.index(col)
-                series.append((label, _best_per_x(rows, x, lambda r, i=i, batch=batch: 1000.0 * r[batch] / r[i] if r[i] else None)))
+                series.append((label, _best_per_x(
+                    rows, x, lambda r, i=i, batch=batch: 1000.0 * r[batch] / r[i] if r[i] else None)))
         series = [(label, pts) for label, pts in series if len(pts) >= 2]
         if not series:
             continue

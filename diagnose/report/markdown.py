@@ -42,7 +42,8 @@ def render_markdown(report) -> str:
         lines += [f"**Verdict: `{v.category}`**{confidence_note(v)}", "", _prose(v.summary), ""]
     shown = {k: val for k, val in report.inputs.items() if val not in (None, [], (), "", False)}
     if shown:
-        lines.append("**Inputs:** " + ", ".join(f"{esc(k)}={esc(fmt_value(local_name(val)))}" for k, val in shown.items()))
+        given = ", ".join(f"{esc(k)}={esc(fmt_value(local_name(val)))}" for k, val in shown.items())
+        lines.append("**Inputs:** " + given)
         lines.append("")
     for title, table in report.tables.items():
         lines += [f"### {esc(title)}", ""]
@@ -58,7 +59,8 @@ def render_markdown(report) -> str:
     steps = next_steps(report)
     for i, f in enumerate(problems, 1):
         lines.append(
-            f"{i}. **{SEVERITY_MARK[f.severity]}** `{f.rule}` ({f.category}, confidence {f.confidence:.2f}): {_prose(f.title)}"
+            f"{i}. **{SEVERITY_MARK[f.severity]}** `{f.rule}` ({f.category}, confidence {f.confidence:.2f}): "
+            f"{_prose(f.title)}"
         )
         lines.append("")
         lines.append(f"   {_prose(f.summary)}")
@@ -72,7 +74,8 @@ def render_markdown(report) -> str:
     if steps:
         lines += ["### Next", ""] + [f"- {_prose(ask, line_start=False)} (`{rule}`)" for rule, ask in steps] + [""]
     if passed:
-        lines += ["**Checks that passed:** " + "; ".join(f"`{rule}` ({_prose(title)})" for rule, title in _once(passed)), ""]
+        checks = "; ".join(f"`{rule}` ({_prose(title)})" for rule, title in _once(passed))
+        lines += ["**Checks that passed:** " + checks, ""]
     if references:
         lines += ["**References:** " + ", ".join(_link(r) for r in references), ""]
     lines.append(f"<sub>diagnose {esc(report.tool_version, line_start=False)}, {esc(report.schema)}</sub>")
@@ -85,7 +88,8 @@ def _once(passed) -> list[tuple[str, str]]:
 
 
 def _evidence_table(evidence) -> list[str]:
-    rows = [[local_name(e.source), local_name(e.detail), fmt_value(e.measured, e.unit) if e.measured is not None else None,
+    rows = [[local_name(e.source), local_name(e.detail),
+             fmt_value(e.measured, e.unit) if e.measured is not None else None,
              fmt_value(e.expected, e.unit) if e.expected is not None else None] for e in evidence]
     return _table(["source", "detail", "measured", "expected"], rows)
 

@@ -115,7 +115,8 @@ def _legend(items: list[tuple[str, str, str]], x: float, y: float) -> list[str]:
         else:
             pattern = kind.split(":", 1)[1] if kind.startswith("dash:") else "5,3" if kind == "dash" else ""
             dash = f' stroke-dasharray="{pattern}"' if pattern else ""
-            out.append(f'<line x1="{x:.1f}" y1="{yy - 3:.1f}" x2="{x + 14:.1f}" y2="{yy - 3:.1f}" stroke="{colour}" stroke-width="2"{dash}/>')
+            out.append(f'<line x1="{x:.1f}" y1="{yy - 3:.1f}" x2="{x + 14:.1f}" y2="{yy - 3:.1f}" '
+                       f'stroke="{colour}" stroke-width="2"{dash}/>')
         shown = label if len(label) <= 26 else label[:25] + "…"
         out.append(f'<text x="{x + 18:.1f}" y="{yy:.1f}" class="legend">{esc(shown)}<title>{esc(label)}</title></text>')
     return out
@@ -135,7 +136,8 @@ def _distinct(fmt, ticks: list[float]):
     return lambda t: f"{t:.{decimals}f}"
 
 
-def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, x_fmt, y_fmt, x_base: int, y_base: int, height: int) -> list[str]:
+def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, x_fmt, y_fmt, x_base: int, y_base: int,
+          height: int) -> list[str]:
     out = []
     if not xs.log:
         x_fmt = _distinct(x_fmt, xs.ticks(x_base))
@@ -153,7 +155,8 @@ def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, x_fmt, y_fmt, x_base
         out.append(f'<text x="{px:.1f}" y="{bottom + 16:.1f}" text-anchor="middle" class="tick">{esc(x_fmt(t))}</text>')
     out.append(f'<line x1="{left:.1f}" y1="{bottom:.1f}" x2="{right:.1f}" y2="{bottom:.1f}" class="axis"/>')
     out.append(f'<line x1="{left:.1f}" y1="{top:.1f}" x2="{left:.1f}" y2="{bottom:.1f}" class="axis"/>')
-    out.append(f'<text x="{(left + right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">{esc(x_label)}</text>')
+    out.append(f'<text x="{(left + right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">'
+               f'{esc(x_label)}</text>')
     out.append(
         f'<text x="14" y="{(top + bottom) / 2:.1f}" text-anchor="middle" class="label" '
         f'transform="rotate(-90 14 {(top + bottom) / 2:.1f})">{esc(y_label)}</text>'
@@ -204,7 +207,8 @@ def line_chart(
         pattern = DASHES[dashed.index(name) % len(DASHES)] if name in dashed else ""
         dash = f' stroke-dasharray="{pattern}"' if pattern else ""
         path = " ".join(f"{xs(x):.1f},{ys(y):.1f}" for x, y in pts)
-        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dash}><title>{esc(name)}</title></polyline>')
+        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dash}>'
+                   f'<title>{esc(name)}</title></polyline>')
         for x, y in pts:
             out.append(
                 f'<circle cx="{xs(x):.1f}" cy="{ys(y):.1f}" r="2.5" fill="{colour}">'
@@ -218,7 +222,8 @@ def line_chart(
         py = ys(value)
         out.append(
             f'<line x1="{plot_left}" y1="{py:.1f}" x2="{plot_right}" y2="{py:.1f}" stroke="{colour}" '
-            f'stroke-width="1.5" stroke-dasharray="5,3" class="ceiling"><title>{esc(label)}: {esc(fmt_num(value))}</title></line>'
+            f'stroke-width="1.5" stroke-dasharray="5,3" class="ceiling">'
+            f'<title>{esc(label)}: {esc(fmt_num(value))}</title></line>'
         )
         legend.append((f"{label} ({fmt_num(value)})", colour, "dash"))
     out += _legend(legend, plot_right + 10, plot_top + 8)
@@ -262,9 +267,11 @@ def heatmap(
         out.append(f'<text x="{left + len(cols) * cell / 2:.1f}" y="{top - 22}" text-anchor="middle" class="label">'
                    f'{esc(axes[1])}</text>')
     for i, name in enumerate(labels):
-        out.append(f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.1f}" text-anchor="end" class="tick">{esc(name)}</text>')
+        out.append(f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.1f}" text-anchor="end" class="tick">'
+                   f'{esc(name)}</text>')
     for j, name in enumerate(cols):
-        out.append(f'<text x="{left + j * cell + cell / 2:.1f}" y="{top - 4}" text-anchor="middle" class="tick">{esc(name)}</text>')
+        out.append(f'<text x="{left + j * cell + cell / 2:.1f}" y="{top - 4}" text-anchor="middle" class="tick">'
+                   f'{esc(name)}</text>')
     for i, row in enumerate(matrix):
         for j, value in enumerate(row):
             x, y = left + j * cell, top + i * cell
@@ -284,7 +291,8 @@ def heatmap(
                 f"<title>{esc(where)}: {esc(text)} {esc(unit)}</title></rect>"
             )
             if text and cell >= 30:
-                out.append(f'<text x="{x + cell / 2 - 1:.1f}" y="{y + cell / 2 + 3:.1f}" text-anchor="middle" class="cell" style="fill:{ink}">{esc(text)}</text>')
+                out.append(f'<text x="{x + cell / 2 - 1:.1f}" y="{y + cell / 2 + 3:.1f}" text-anchor="middle" '
+                           f'class="cell" style="fill:{ink}">{esc(text)}</text>')
     ly = top + len(labels) * cell + 20
     if categories is not None:
         entries = [(k, c, "box") for k, c in categories.items()]
@@ -333,7 +341,8 @@ def stacked_bars(
         px = xs(t)
         out.append(f'<line x1="{px:.1f}" y1="{MARGIN["top"]}" x2="{px:.1f}" y2="{bottom}" class="grid"/>')
         out.append(f'<text x="{px:.1f}" y="{bottom + 14}" text-anchor="middle" class="tick">{esc(fmt_num(t))}</text>')
-    out.append(f'<text x="{(left + width - right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">{esc(unit)}</text>')
+    out.append(f'<text x="{(left + width - right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">'
+               f'{esc(unit)}</text>')
     for i, name in enumerate(labels):
         y = MARGIN["top"] + i * (bar + gap)
         out.append(f'<text x="{left - 6}" y="{y + bar / 2 + 4:.1f}" text-anchor="end" class="tick">{esc(name)}</text>')
@@ -344,11 +353,13 @@ def stacked_bars(
                 continue
             x0, x1 = xs(x), xs(x + v)
             out.append(
-                f'<rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 0.5):.1f}" height="{bar}" fill="{PALETTE[k % len(PALETTE)]}">'
+                f'<rect x="{x0:.1f}" y="{y}" width="{max(x1 - x0, 0.5):.1f}" height="{bar}" '
+                f'fill="{PALETTE[k % len(PALETTE)]}">'
                 f"<title>{esc(name)} {esc(seg)}: {esc(fmt_num(v))} {esc(unit)}</title></rect>"
             )
             x += v
-    out += _legend([(seg, PALETTE[k % len(PALETTE)], "box") for k, seg in enumerate(segments)], width - right + 10, MARGIN["top"] + 8)
+    out += _legend([(seg, PALETTE[k % len(PALETTE)], "box") for k, seg in enumerate(segments)],
+                   width - right + 10, MARGIN["top"] + 8)
     out.append("</svg>")
     return "\n".join(out)
 
@@ -368,9 +379,11 @@ def change_bars(rows: list[tuple[str, float, bool]], *, title: str, threshold_pc
     out = _svg_open(width, height, title, "change-bars")
     for t in xs.ticks():
         out.append(f'<line x1="{xs(t):.1f}" y1="{MARGIN["top"]}" x2="{xs(t):.1f}" y2="{bottom}" class="grid"/>')
-        out.append(f'<text x="{xs(t):.1f}" y="{bottom + 14}" text-anchor="middle" class="tick">{esc(fmt_num(t))}</text>')
+        out.append(f'<text x="{xs(t):.1f}" y="{bottom + 14}" text-anchor="middle" class="tick">'
+                   f'{esc(fmt_num(t))}</text>')
     for t in (-threshold_pct, threshold_pct):
-        out.append(f'<line x1="{xs(t):.1f}" y1="{MARGIN["top"]}" x2="{xs(t):.1f}" y2="{bottom}" stroke="{BAD}" stroke-dasharray="4,3"/>')
+        out.append(f'<line x1="{xs(t):.1f}" y1="{MARGIN["top"]}" x2="{xs(t):.1f}" y2="{bottom}" '
+                   f'stroke="{BAD}" stroke-dasharray="4,3"/>')
     out.append(f'<line x1="{xs(0):.1f}" y1="{MARGIN["top"]}" x2="{xs(0):.1f}" y2="{bottom}" class="axis"/>')
     out.append(f'<text x="{(left + width - right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">'
                f'{esc("% worse (right) or better (left) than A")}</text>')
@@ -393,7 +406,8 @@ def short_label(text: str, limit: int = 34) -> str:
     return text if len(text) <= limit else "…" + text[-(limit - 1):]
 
 
-def histogram(values: list[float], *, title: str, unit: str, bins: int = 24, marks: list[tuple[str, float]] = ()) -> str:
+def histogram(values: list[float], *, title: str, unit: str, bins: int = 24,
+              marks: list[tuple[str, float]] = ()) -> str:
     """Distribution of values (step times); `marks` are vertical lines (median, p95)."""
     values = [v for v in values if v is not None]
     if len(values) < 2:
@@ -417,14 +431,17 @@ def histogram(values: list[float], *, title: str, unit: str, bins: int = 24, mar
             continue
         x0, x1 = xs(lo + i * width_bin), xs(lo + (i + 1) * width_bin)
         out.append(
-            f'<rect x="{x0:.1f}" y="{ys(c):.1f}" width="{max(x1 - x0 - 1, 0.5):.1f}" height="{plot_bottom - ys(c):.1f}" fill="{PALETTE[0]}">'
-            f"<title>{esc(fmt_num(lo + i * width_bin))}–{esc(fmt_num(lo + (i + 1) * width_bin))} {esc(unit)}: {c}</title></rect>"
+            f'<rect x="{x0:.1f}" y="{ys(c):.1f}" width="{max(x1 - x0 - 1, 0.5):.1f}" '
+            f'height="{plot_bottom - ys(c):.1f}" fill="{PALETTE[0]}">'
+            f"<title>{esc(fmt_num(lo + i * width_bin))}–{esc(fmt_num(lo + (i + 1) * width_bin))} "
+            f"{esc(unit)}: {c}</title></rect>"
         )
     legend = []
     for j, (label, value) in enumerate(marks):
         colour = PALETTE[(j + 1) % len(PALETTE)]
         px = xs(value)
-        out.append(f'<line x1="{px:.1f}" y1="{plot_top}" x2="{px:.1f}" y2="{plot_bottom}" stroke="{colour}" stroke-width="1.5" stroke-dasharray="5,3"/>')
+        out.append(f'<line x1="{px:.1f}" y1="{plot_top}" x2="{px:.1f}" y2="{plot_bottom}" stroke="{colour}" '
+                   'stroke-width="1.5" stroke-dasharray="5,3"/>')
         legend.append((f"{label} {value:.4g}", colour, "dash"))
     out += _legend(legend, plot_right + 10, plot_top + 8)
     out.append("</svg>")
@@ -450,16 +467,20 @@ def strip_plot(rows: list[tuple[str, list[tuple[str, float, bool]]]], *, title: 
         px = xs(t)
         out.append(f'<line x1="{px:.1f}" y1="{MARGIN["top"]}" x2="{px:.1f}" y2="{bottom}" class="grid"/>')
         out.append(f'<text x="{px:.1f}" y="{bottom + 14}" text-anchor="middle" class="tick">{esc(fmt_num(t))}</text>')
-    out.append(f'<line x1="{xs(1.0):.1f}" y1="{MARGIN["top"]}" x2="{xs(1.0):.1f}" y2="{bottom}" stroke="{GOOD}" stroke-dasharray="4,3"/>')
-    out.append(f'<text x="{(left + WIDTH - right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">{esc(x_label)}</text>')
+    out.append(f'<line x1="{xs(1.0):.1f}" y1="{MARGIN["top"]}" x2="{xs(1.0):.1f}" y2="{bottom}" '
+               f'stroke="{GOOD}" stroke-dasharray="4,3"/>')
+    out.append(f'<text x="{(left + WIDTH - right) / 2:.1f}" y="{height - 6}" text-anchor="middle" class="label">'
+               f'{esc(x_label)}</text>')
     for i, (metric, pts) in enumerate(rows):
         cy = MARGIN["top"] + i * row_h + row_h / 2
         out.append(f'<text x="{left - 8}" y="{cy + 4:.1f}" text-anchor="end" class="tick">{esc(labels[i])}'
                    f'<title>{esc(metric)}</title></text>')
         for name, v, outlier in pts:
             colour, r = (BAD, 5) if outlier else (PALETTE[0], 3)
-            out.append(f'<circle cx="{xs(v):.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.8"><title>{esc(name)}: {esc(fmt_num(v))}× median</title></circle>')
+            out.append(f'<circle cx="{xs(v):.1f}" cy="{cy:.1f}" r="{r}" fill="{colour}" fill-opacity="0.8">'
+                       f'<title>{esc(name)}: {esc(fmt_num(v))}× median</title></circle>')
             if outlier:
-                out.append(f'<text x="{xs(v) + 7:.1f}" y="{cy - 6:.1f}" class="tick" style="fill:{BAD}">{esc(name)}</text>')
+                out.append(f'<text x="{xs(v) + 7:.1f}" y="{cy - 6:.1f}" class="tick" style="fill:{BAD}">'
+                           f'{esc(name)}</text>')
     out.append("</svg>")
     return "\n".join(out)

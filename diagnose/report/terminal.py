@@ -115,7 +115,8 @@ def render_terminal(report, color: bool = False, width: int | None = None) -> st
         console.print()
     passed = [f for f in report.findings if f.severity == "ok"]
     if passed:
-        _paragraph(console, "Checks that passed: " + ", ".join(dict.fromkeys(f.rule for f in passed)), style="green" if color else "")
+        _paragraph(console, "Checks that passed: " + ", ".join(dict.fromkeys(f.rule for f in passed)),
+                   style="green" if color else "")
     if references:
         _paragraph(console, "References: " + " ".join(references))
     if not report.findings:
@@ -165,7 +166,8 @@ def _print_table(console, headers: list[str], rows: list[list[str]], head: bool)
               else _short(_text(c)) for c in row] for row in rows]
     headers = [_text(h) for h in headers]
     natural = sum(max(len(c) for c in [h] + [row[i] for row in cells]) + 2 for i, h in enumerate(headers))
-    if not head and natural > console.width and (console.width < STACK_BELOW or not _fits_whole([headers] + cells, console.width)):
+    too_wide = natural > console.width
+    if not head and too_wide and (console.width < STACK_BELOW or not _fits_whole([headers] + cells, console.width)):
         # an evidence row is one statement (source, detail, measured, expected): split into parts it
         # would leave an orphan table of values with no detail beside them
         _stacked_evidence(console, cells)
@@ -173,7 +175,8 @@ def _print_table(console, headers: list[str], rows: list[list[str]], head: bool)
         _stacked(console, headers, cells, indent=2)
     else:
         if not head:  # evidence rows from one source: the source once
-            cells = [[c if i or n == 0 or c != cells[n - 1][0] else "" for i, c in enumerate(row)] for n, row in enumerate(cells)]
+            cells = [[c if i or n == 0 or c != cells[n - 1][0] else "" for i, c in enumerate(row)]
+                     for n, row in enumerate(cells)]
         _columns(console, headers, cells, head)
 
 
@@ -183,11 +186,11 @@ _NUMBER = re.compile(r"-?[\d,]*\.?\d+")
 def _units_inline(headers: list[str], rows: list[list]) -> tuple[list[str], list[list]]:
     """A "unit" column belongs to the numeric columns just before it: print each of their numbers
     with its unit and drop the column, so a table split into parts never shows a number in one
-    part and its unit in the next."""
+    part and its unit in the next. The cells stay raw: the table that prints them escapes each once."""
     if "unit" not in headers:
         return headers, rows
     u = headers.index("unit")
-    cells = [[_text(c) for c in row] for row in rows]
+    cells = [[str(c) for c in row] for row in rows]
     first = u
     while first > 1 and all(_NUMBER.fullmatch(r[first - 1]) or r[first - 1] in ("", "—") for r in cells):
         first -= 1
@@ -271,7 +274,8 @@ def _columns(console, headers: list[str], rows: list[list[str]], head: bool) -> 
     keep = _keep(columns)
     for part, group in enumerate(_column_groups(keep, console.width, new_table(0))):
         table = new_table(part)
-        widths = _widths([columns[i] for i in group], [keep[i] for i in group], console.width - _overhead(table, len(group)))
+        widths = _widths([columns[i] for i in group], [keep[i] for i in group],
+                         console.width - _overhead(table, len(group)))
         for i, width in zip(group, widths):
             table.add_column(Text(headers[i]), overflow="fold", width=width)
         for row in rows:

@@ -25,7 +25,8 @@ def fleet_table(nodes: list, spread: FleetSpread) -> dict:
         cells = []
         for name in headline:
             v = n.values.get(name)
-            cells.append(None if v is None else (f"{fmt_value(float(v.value))} !" if (n.node, name) in outliers else v.value))
+            flagged = (n.node, name) in outliers
+            cells.append(None if v is None else f"{fmt_value(float(v.value))} !" if flagged else v.value)
         rows.append([n.node, n.group, sum(1 for o in outliers if o[0] == n.node)] + cells)
     return {
         "columns": ["node", "GPU", "outliers"] + headline,

@@ -11,7 +11,8 @@ def tables(result: Plan) -> dict[str, dict]:
 
 
 COLUMNS = ["layout", "GB weights/GPU", "GB kept/GPU", "GB KV/GPU", "KV tokens/replica", "seqs/replica", "replicas",
-           "seqs held", "batch/replica", "users served", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %", "SLO", "pick"]
+           "seqs held", "batch/replica", "users served", "ITL ms", "tok/s/user", "tok/s total", "TTFT ms", "AR %",
+           "SLO", "pick"]
 
 
 def plan_table(result: Plan) -> dict:
@@ -26,8 +27,8 @@ def plan_table(result: Plan) -> dict:
                      round(o.tok_s_total), round(o.ttft_ms), round(100 * o.allreduce_share), slo, mark])
     return {"columns": COLUMNS, "rows": rows,
             "note": f"{result.dtype} weights, {result.kv_dtype} KV cache, as {result.engine_name} runs them. "
-                    "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per replica "
-                    "= KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users served = "
-                    "min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. ITL and tok/s "
-                    f"are the predictor's expected figures at the batch shown. pick: the chosen layout, and the fallback for a "
-                    f"stricter latency SLO. Chosen by: {result.objective}."}
+                    "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per "
+                    "replica = KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users "
+                    "served = min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. "
+                    "ITL and tok/s are the predictor's expected figures at the batch shown. pick: the chosen layout, "
+                    f"and the fallback for a stricter latency SLO. Chosen by: {result.objective}."}

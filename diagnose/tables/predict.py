@@ -24,7 +24,8 @@ def scaling_table(rows: list[PredictRow]) -> dict:
     out = []
     for r in rows:
         b = base.get(r.total_batch)
-        eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b and _per_replica_gpu(b) else None  # rates round to 0 at tiny --mbu
+        # rates round to 0 at a tiny --mbu
+        eff = _per_replica_gpu(r) / _per_replica_gpu(b) if b and _per_replica_gpu(b) else None
         if not r.valid:
             fits = "invalid"
         else:
@@ -43,13 +44,17 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         ])
     a = max(rows, key=lambda r: r.tp).assumptions if rows else {}
     note = (
-        f"Expected figures: {_engine_name(a.get('engine'))} ({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
+        f"Expected figures: {_engine_name(a.get('engine'))} "
+        f"({'CUDA graphs' if a.get('cuda_graphs') else 'no CUDA graphs'}, "
         f"{_allreduce(a.get('allreduce'))}), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
         f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
-        f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, {a.get('host_ms_per_step', 0):g} ms host time per step; "
-        f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time (the calibration's 5th-95th "
-        "percentiles). 'Roofline' is datasheet bandwidth and FLOPs with ideal collectives. Memory: "
-        f"{a.get('memory_utilization', 0):.0%} of the GPU usable, {a.get('reserved_gb', 0):g} GB of it kept for activations, "
+        f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, "
+        f"{a.get('host_ms_per_step', 0):g} ms host time per step; "
+        f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time "
+        "(the calibration's 5th-95th percentiles). 'Roofline' is datasheet bandwidth and FLOPs with ideal "
+        "collectives. Memory: "
+        f"{a.get('memory_utilization', 0):.0%} of the GPU usable, "
+        f"{a.get('reserved_gb', 0):g} GB of it kept for activations, "
         "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
         "AR %: all-reduce share of the expected decode step. MBU: bytes streamed per step / (expected step x datasheet "
         "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
@@ -68,8 +73,8 @@ def _allreduce(impl) -> str:
     if not impl or impl == "none":
         return "no all-reduce at TP1"
     if "SHM" in str(impl):  # rules.collectives.nccl: the GPU has no PCIe peer-to-peer (catalog pcie_p2p = false)
-        return (f"{impl} all-reduce at the largest TP: no PCIe peer-to-peer on this GPU, so NCCL stages every all-reduce "
-                "through host memory")
+        return (f"{impl} all-reduce at the largest TP: no PCIe peer-to-peer on this GPU, so NCCL stages every "
+                "all-reduce through host memory")
     return f"{impl} all-reduce at the largest TP"
 
 

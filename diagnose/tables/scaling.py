@@ -23,9 +23,9 @@ def _names(analysis: ScalingAnalysis) -> str:
         (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
 
 
-SCALING_COLUMNS = ["layout", "run", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "decode tok/s", "speed-up / ideal",
-                   "roofline", "expected", "band", "measured / expected", "layout median", "status", "roofline ms",
-                   "expected ms"]
+SCALING_COLUMNS = ["layout", "run", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "decode tok/s",
+                   "speed-up / ideal", "roofline", "expected", "band", "measured / expected", "layout median", "status",
+                   "roofline ms", "expected ms"]
 
 
 def scaling_table(analysis: ScalingAnalysis) -> dict:
@@ -60,17 +60,20 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             "healthy system running the engine delivers (rules.step_model, calibrated on published measurements)"
             + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
             "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
-            "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not a fault); beyond it is broken unless the smallest layout is as far beyond "
-            "(slow_everywhere). roofline ms / expected ms: the decode step of each, where a step was measured; roofline / "
-            "expected: the figure a row measures other than the step (TTFT, throughput), in its unit."
+            "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not "
+            "a fault); beyond it is broken unless the smallest layout is as far beyond (slow_everywhere). roofline ms "
+            "/ expected ms: the decode step of each, where a step was measured; roofline / expected: the figure a row "
+            "measures other than the step (TTFT, throughput), in its unit."
             + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
-               "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures), and "
-               "its step is the mean TPOT the batch was derived with, so decode tok/s is the benchmark's own output rate; "
-               "?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not judged (status "
+               "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures), "
+               "and its step is the mean TPOT the batch was derived with, so decode tok/s is the benchmark's own "
+               "output rate; ?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not "
+               "judged (status "
                "batch unknown; its mean TPOT is shown, measured at that unknown batch)."
                if any(r.run for r in analysis.rows) else ""))
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
-    return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows], "note": note}
+    return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows],
+            "note": note}
 
 
 def _batch(r: ScalingRow, step) -> int | str:
@@ -83,8 +86,8 @@ def _batch(r: ScalingRow, step) -> int | str:
 def decomposition_table(analysis: ScalingAnalysis) -> dict:
     from rules.scaling import TERMS
 
-    columns = ["layout", "batch", "measured", "weights", "KV+act", "GEMM extra", "kernel fixed", "all-reduce", "AR calls x us",
-               "host", "PP bubble", "unexplained", "AR source"]
+    columns = ["layout", "batch", "measured", "weights", "KV+act", "GEMM extra", "kernel fixed", "all-reduce",
+               "AR calls x us", "host", "PP bubble", "unexplained", "AR source"]
     rows = []
     for r in analysis.rows:
         if not r.step_ms:
@@ -97,10 +100,10 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
                     + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {fmt_value(round(-rest, 3))} over)"]
                     + ["measured" if r.allreduce_measured_us is not None else r.allreduce_ref_source.split(" (")[0]])
     return {"columns": columns, "rows": rows,
-            "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the fixed "
-                    "cost of every kernel, the all-reduces and the host time add up to the expected step. unexplained = "
-                    "measured - the sum of the modelled terms; where the terms add up to more than was measured, the model is "
-                    "over by that much and nothing is unexplained."}
+            "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the "
+                    "fixed cost of every kernel, the all-reduces and the host time add up to the expected step. "
+                    "unexplained = measured - the sum of the modelled terms; where the terms add up to more than was "
+                    "measured, the model is over by that much and nothing is unexplained."}
 
 
 def goodput_table(g: Goodput) -> dict:
@@ -109,10 +112,12 @@ def goodput_table(g: Goodput) -> dict:
              _n(e.goodput, 0) if ok else "-", e.replicas, _n(e.fleet_goodput, 0) if ok else "-",
              "best" if e.label == g.best else ""]
             for e, ok in zip(g.layouts, judged)]
-    return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g.gpus}", "total tok/s", "pick"],
-            "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced by the "
-                                  "next higher one reported); n/a: the run reports no figure for a percentile of the SLO, "
-                                  "so it cannot be judged. ~N: a concurrency per replica derived from the benchmark's "
+    return {"columns": ["layout", "GPUs", "concurrency: SLO", "goodput tok/s", f"replicas on {g.gpus}", "total tok/s",
+                        "pick"],
+            "rows": rows, "note": "A run counts when every SLO percentile is met (a missing percentile is replaced "
+                                  "by the next higher one reported); n/a: the run reports no figure for a percentile "
+                                  "of the SLO, so it cannot be judged. ~N: a concurrency per replica derived from the "
+                                  "benchmark's "
                                   "figures (it states none); ?: neither stated nor derivable. A replica is one TP x PP "
                                   "copy of the model, as in the scaling table: a benchmark's output rate over DPn is "
                                   "divided by n."}

@@ -55,8 +55,9 @@ save("dgx-h100-topo-numa.json", {
         "Every GPU pair reads NV18: 18 bonded NVLinks. Eight GPUs all joined by 18 links each is only possible "
         "through NVSwitch, so each GPU's links 0-17 are recorded active (nvmlDeviceGetNvLinkState=1) with "
         "remote device type 2 (NVML_NVLINK_DEVICE_TYPE_SWITCH), which is how NVML describes that topology.",
-        "CPU Affinity and NUMA Affinity columns -> nvmlDeviceGetCpuAffinity (as a CPU list) and nvmlDeviceGetMemoryAffinity "
-        "(node scope, as a node list); the GPU NUMA ID column (N/A) is nvmlDeviceGetNumaNodeId and is not used.",
+        "CPU Affinity and NUMA Affinity columns -> nvmlDeviceGetCpuAffinity (as a CPU list) and "
+        "nvmlDeviceGetMemoryAffinity (node scope, as a node list); the GPU NUMA ID column (N/A) is "
+        "nvmlDeviceGetNumaNodeId and is not used.",
     ],
     "absent": ["GPU names, UUIDs, bus IDs, memory, clocks, power, PCIe, ECC (topo -m does not show them)",
                "NVLink versions, speeds, remote bus IDs, error counters",
@@ -154,11 +155,13 @@ driver = re.search(r"Driver Version: (\S+)", head).group(1)
 cuda = re.search(r"CUDA Version: (\S+)", head).group(1)
 row1, row2, row3 = smi[7], smi[8], smi[9]
 m1 = re.match(r"\|\s+(\d+)\s+(.+?)\s+(On|Off)\s+\|\s+(\S+)\s+(On|Off)\s+\|\s+(\d+)\s+\|", row1)
-m2 = re.match(r"\|\s+N/A\s+(\d+)C\s+P(\d)\s+(\d+)W\s*/\s*(\d+)W\s+\|\s+(\d+)MiB\s*/\s*(\d+)MiB\s+\|\s+(\d+)%\s+(\S+)\s+\|", row2)
+m2 = re.match(r"\|\s+N/A\s+(\d+)C\s+P(\d)\s+(\d+)W\s*/\s*(\d+)W\s+\|"
+              r"\s+(\d+)MiB\s*/\s*(\d+)MiB\s+\|\s+(\d+)%\s+(\S+)\s+\|", row2)
 assert m1 and m2 and "Disabled" in row3, (row1, row2)
 maj, mnr = cuda.split(".")
 a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8),
-     entry("nvmlSystemGetDriverVersion", [], driver), entry("nvmlSystemGetCudaDriverVersion", [], int(maj) * 1000 + int(mnr) * 10),
+     entry("nvmlSystemGetDriverVersion", [], driver),
+     entry("nvmlSystemGetCudaDriverVersion", [], int(maj) * 1000 + int(mnr) * 10),
      entry("nvmlDeviceGetName", [0], m1.group(2)),
      entry("nvmlDeviceGetPersistenceMode", [0], 1 if m1.group(3) == "On" else 0),
      entry("nvmlDeviceGetPciInfo", [0], {"busId": m1.group(4)}),
@@ -189,10 +192,11 @@ save("hgx-h100-smi-p2p-bidirectional.json", {
     "notes": ["nvidia-smi table row of GPU 0: name, persistence Off, bus 00000000:18:00.0, uncorrected ECC 0, 28C, P0, "
               "88W/700W, 0MiB/81559MiB, 0% util, Default compute mode, MIG Disabled.",
               "The device count (8) is the reporter's gpu_count; the paste shows GPU 0 only.",
-              "topo -m: every GPU pair reads NV18, so each GPU's links 0-17 are recorded active with an NVSwitch at the "
-              "far end (as for the DGX H100 recording); CPU Affinity 0-55,112-167 (NUMA 0) for GPU0-3, 56-111,168-223 "
-              "(NUMA 1) for GPU4-7.",
-              "The bandwidth matrix is a measurement, recorded under results as PairBandwidth (bidirectional, P2P enabled)."],
+              "topo -m: every GPU pair reads NV18, so each GPU's links 0-17 are recorded active with an NVSwitch at "
+              "the far end (as for the DGX H100 recording); CPU Affinity 0-55,112-167 (NUMA 0) for GPU0-3, "
+              "56-111,168-223 (NUMA 1) for GPU4-7.",
+              "The bandwidth matrix is a measurement, recorded under results as PairBandwidth (bidirectional, "
+              "P2P enabled)."],
     "absent": ["GPUs 1-7 in the nvidia-smi table (so only GPU 0 has a name)", "NVLink versions, speeds, error counters",
                "the NIC rows of topo -m", "all host readings"],
 }, a, results)
@@ -201,7 +205,8 @@ save("hgx-h100-smi-p2p-bidirectional.json", {
 URL = ("https://github.com/starlab3030/rhel-ai/blob/11a2db5cb3c06f0bc520091680659b6cfef6805c/contents/"
        "manage_life-cycle_of_rhel_ai.md (section 3.1.16, checking the GPUs inside the virtual machine)")
 src = (OUT / "sources" / "h100-vm-rhel-ai-topo-nvlink.txt").read_text()
-names = re.findall(r"^GPU (\d): (NVIDIA H100 80GB HBM3) \(UUID: (GPU-[0-9a-f-]+)\)$", src.split("nvidia-smi topo")[0], re.M)
+names = re.findall(r"^GPU (\d): (NVIDIA H100 80GB HBM3) \(UUID: (GPU-[0-9a-f-]+)\)$", src.split("nvidia-smi topo")[0],
+                   re.M)
 assert len(names) == 8
 a = [entry("nvmlInit", [], True), entry("nvmlDeviceGetCount", [], 8)]
 for i, name, uuid in names:
@@ -218,11 +223,11 @@ save("h100-vm-rhel-ai-topo-nvlink.json", {
     "transcribed_from": f"{URL}; kept verbatim in tests/recordings/sources/h100-vm-rhel-ai-topo-nvlink.txt",
     "source_text": ["tests/recordings/sources/h100-vm-rhel-ai-topo-nvlink.txt"],
     "notes": ["`nvidia-smi --list-gpus`: eight NVIDIA H100 80GB HBM3 (the SXM part) -> names and UUIDs.",
-              "`nvidia-smi topo --matrix`: every GPU pair reads NV18 -> links 0-17 of each GPU active with an NVSwitch at "
-              "the far end (as for the DGX H100 recording); CPU Affinity 0-63, NUMA 0 for every GPU (one NUMA node "
-              "seen by the VM).",
-              "`nvidia-smi nvlink --status` prints links 0, 1 and 17 of each GPU at 26.562 GB/s (the author cut the rest "
-              "with '...<snip>...'): those three speeds are recorded as field 164 in MB/s.",
+              "`nvidia-smi topo --matrix`: every GPU pair reads NV18 -> links 0-17 of each GPU active with an "
+              "NVSwitch at the far end (as for the DGX H100 recording); CPU Affinity 0-63, NUMA 0 for every GPU (one "
+              "NUMA node seen by the VM).",
+              "`nvidia-smi nvlink --status` prints links 0, 1 and 17 of each GPU at 26.562 GB/s (the author cut the "
+              "rest with '...<snip>...'): those three speeds are recorded as field 164 in MB/s.",
               "The GPUs are passed through to a virtual machine (section heading; the fabric manager runs in it)."],
     "absent": ["virtualisation mode (not printed)", "bus IDs, memory, clocks, power, PCIe, ECC, MIG mode",
                "the speeds of links 2-16 (snipped)", "all host readings"],
@@ -248,12 +253,14 @@ for line in mat:
     i = int(cells[0])
     for j, v in enumerate(cells[1:]):
         if i != j and re.fullmatch(r"\d+\.\d+", v):  # '41...' where the paste was cut is left out
-            results.append({"type": "PairBandwidth", "source": f"p2pBandwidthLatencyTest (transcribed): P2P={'Enabled' if enabled else 'Disabled'} GPU{i}->GPU{j}",
-                            "a": i, "b": j, "value": float(v), "unit": "GB/s", "direction": "bi", "p2p_enabled": enabled})
+            source = f"p2pBandwidthLatencyTest (transcribed): P2P={'Enabled' if enabled else 'Disabled'} GPU{i}->GPU{j}"
+            results.append({"type": "PairBandwidth", "source": source, "a": i, "b": j, "value": float(v),
+                            "unit": "GB/s", "direction": "bi", "p2p_enabled": enabled})
 save("8x-a40-nvlink-pairs-two-sockets.json", {
     "transcribed_from": "../shared/tickets/022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower/attachment2.txt "
-                        "(p2pBandwidthLatencyTest bidirectional matrices, P2P disabled and enabled) and attachment1.txt "
-                        "('# Using devices' lines of all_reduce_perf: 8 GPUs named A40); github.com/NVIDIA/nccl-tests/issues/74",
+                        "(p2pBandwidthLatencyTest bidirectional matrices, P2P disabled and enabled) and "
+                        "attachment1.txt ('# Using devices' lines of all_reduce_perf: 8 GPUs named A40); "
+                        "github.com/NVIDIA/nccl-tests/issues/74",
     "notes": ["Names as nccl-tests printed them ('A40'), one per device line.",
               "Both matrices are measurements, recorded under results as PairBandwidth with p2p_enabled false/true."],
     "absent": ["rows 4-7 of both matrices and the end of row 3 of the enabled one (the paste was cut)",
@@ -353,9 +360,10 @@ save("2x-l4-pcie-two-sockets-p2p-ok.json", {
     "transcribed_from": f"{URL} (`nvidia-smi topo -m` and simpleP2P of a 2x NVIDIA L4 server, GPUs on NUMA 0 and 2)",
     "source_text": [TOPO.strip(), SIMPLE_P2P.strip()],
     "notes": ["simpleP2P's 'Peer access ... : Yes' is cudaDeviceCanAccessPeer, which is true only when the driver "
-              "allows P2P read and write: recorded as nvmlDeviceGetP2PStatus OK for capabilities 0 (read) and 1 (write).",
-              "The pair has no NVLink (SYS in topo -m), and NVML answers NS for the NVLINK capability (index 2) of such "
-              "a pair, as `nvidia-smi topo -p2p n` prints: recorded as 5 (NS). This is the answer that made every "
+              "allows P2P read and write: recorded as nvmlDeviceGetP2PStatus OK for capabilities 0 (read) and 1 "
+              "(write).",
+              "The pair has no NVLink (SYS in topo -m), and NVML answers NS for the NVLINK capability (index 2) of "
+              "such a pair, as `nvidia-smi topo -p2p n` prints: recorded as 5 (NS). This is the answer that made every "
               "PCIe box look P2P-disabled.", NO_NVLINK_NOTE],
     "absent": ["bus IDs, PCIe link readings, clocks, power, memory", "all host readings",
                "the 19.87 GB/s memcpy is a 64 MB cudaMemcpyPeer, not recorded as a measurement"],
@@ -380,7 +388,8 @@ save("4x-l40s-pcie-two-sockets.json", {
     "transcribed_from": f"{URL} (`nvidia-smi topo -m` of a 4x L40S server, two sockets, two mlx5 NICs)",
     "source_text": [TOPO.strip()],
     "notes": ["GPU names from the thread ('GPU L40s'): NVIDIA L40S.",
-              "No NV# anywhere: the NVLINK P2P capability (index 2) answers NS for every pair, as `topo -p2p n` prints.",
+              "No NV# anywhere: the NVLINK P2P capability (index 2) answers NS for every pair, as `topo -p2p n` "
+              "prints.",
               NO_NVLINK_NOTE, "NIC columns left out (no InfiniBand host readings in the source)."],
     "absent": ["P2P read/write status (the thread shows no topo -p2p r)", "bus IDs, PCIe, clocks, power",
                "all host readings"],
@@ -556,7 +565,8 @@ def smi_q_answers(header, blocks, first_index=0):
             put("nvmlDeviceGetMemoryInfo", {k: int(v) * 2**20 for k, v in fb.items() if v is not None})
         util = _num(b.get("Utilization/Gpu"))
         if util is not None:
-            put("nvmlDeviceGetUtilizationRates", {"gpu": int(util), "memory": int(_num(b.get("Utilization/Memory")) or 0)})
+            memory = int(_num(b.get("Utilization/Memory")) or 0)
+            put("nvmlDeviceGetUtilizationRates", {"gpu": int(util), "memory": memory})
         elif b.get("Utilization/Gpu") == "N/A":
             a.append(entry("nvmlDeviceGetUtilizationRates", [i], error="NotSupported"))
         if b.get("Compute Mode") == "Default":
@@ -566,7 +576,8 @@ def smi_q_answers(header, blocks, first_index=0):
             put("nvmlDeviceGetEccMode", [int(ecc == "Enabled"), int(b.get("ECC Mode/Pending") == "Enabled")])
         temp = _num(b.get("Temperature/GPU Current Temp"))
         put("nvmlDeviceGetTemperature", int(temp) if temp is not None else None, 0)
-        for call, key in (("nvmlDeviceGetPowerUsage", "Power Draw"), ("nvmlDeviceGetEnforcedPowerLimit", "Current Power Limit")):
+        for call, key in (("nvmlDeviceGetPowerUsage", "Power Draw"),
+                          ("nvmlDeviceGetEnforcedPowerLimit", "Current Power Limit")):
             value = next((_num(v) for k, v in b.items() if k.endswith("/" + key) and _num(v) is not None), None)
             put(call, int(value * 1000) if value is not None else None)
         for call, key in (("nvmlDeviceGetClockInfo", "Clocks/SM"), ("nvmlDeviceGetMaxClockInfo", "Max Clocks/SM")):
@@ -584,9 +595,9 @@ def smi_q_answers(header, blocks, first_index=0):
     return a
 
 
-SMI_Q_NOTES = ["Fields read from the -q text: Product Name, GPU UUID, Bus Id and Device Id, PCIe generation and width "
-               "(max/current), replays, persistence, MIG mode, clock event reasons (Active -> the NVML bit), FB memory, "
-               "utilisation, compute mode, ECC mode, GPU temperature, power draw and limit, SM clock now/max, "
+SMI_Q_NOTES = ["Fields read from the -q text: Product Name, GPU UUID, Bus Id and Device Id, PCIe generation and "
+               "width (max/current), replays, persistence, MIG mode, clock event reasons (Active -> the NVML bit), FB "
+               "memory, utilisation, compute mode, ECC mode, GPU temperature, power draw and limit, SM clock now/max, "
                "virtualisation mode, fabric state/status. N/A -> NotSupported where NVML answers so."]
 
 # ---------------------------------------------------------------- 8x RTX 4090 (-q of two GPUs)
@@ -594,12 +605,13 @@ name = "smi_q_rtx4090_x8_535.txt"
 header, blocks = smi_q_blocks((REAL / name).read_text())
 save("8x-rtx4090-smi-q-idle-and-loaded.json", {
     "transcribed_from": f"{source_url(name)} (`nvidia-smi -q`, driver 535.154.05, of an 8x GeForce RTX 4090 node: "
-                        "the blocks of GPU 01:00.0 and 23:00.0; tests/data/hardware/real/{name})".replace("{name}", name),
+                        f"the blocks of GPU 01:00.0 and 23:00.0; tests/data/hardware/real/{name})",
     "source_text": [f"tests/data/hardware/real/{name}"],
-    "notes": SMI_Q_NOTES + ["The source shows GPUs 01:00.0 and 23:00.0 only: recorded as indices 0 and 1, the count as 8."],
+    "notes": SMI_Q_NOTES + ["The source shows GPUs 01:00.0 and 23:00.0 only: recorded as indices 0 and 1, the count "
+                            "as 8."],
     "absent": ["GPUs 2-7", "topology and P2P status", "NVLink (the 4090 has none)", "all host readings"],
-    "human_reading": "GPU 01:00.0 idles at Gen1 (P8, Idle active): power saving. GPU 23:00.0 is busy (97 %) at Gen4 x16, "
-                     "at its 450 W cap (SW power cap active): working at its limit, not a fault.",
+    "human_reading": "GPU 01:00.0 idles at Gen1 (P8, Idle active): power saving. GPU 23:00.0 is busy (97 %) at "
+                     "Gen4 x16, at its 450 W cap (SW power cap active): working at its limit, not a fault.",
 }, smi_q_answers(header, blocks))
 
 # ---------------------------------------------------------------- HGX H800, fabric In Progress
@@ -611,10 +623,10 @@ save("hgx-h800-fabric-in-progress.json", {
     "transcribed_from": f"{source_url(name)} (`nvidia-smi -q` excerpt of an HGX H800 node: the end of one GPU's block, "
                         f"fabric State In Progress, Status N/A; tests/data/hardware/real/{name})",
     "source_text": [f"tests/data/hardware/real/{name}"],
-    "notes": SMI_Q_NOTES + ["The excerpt starts inside a GPU block (no bus id); the next block is an 'NVIDIA H800' of the "
-                            "same node, so that name is recorded for it; only that first GPU is recorded.",
-                            "Fabric Status N/A while the State is In Progress: NVML's status is not valid yet (nvml.h); "
-                            "recorded as state 2 with no status."],
+    "notes": SMI_Q_NOTES + ["The excerpt starts inside a GPU block (no bus id); the next block is an 'NVIDIA H800' of "
+                            "the same node, so that name is recorded for it; only that first GPU is recorded.",
+                            "Fabric Status N/A while the State is In Progress: NVML's status is not valid yet "
+                            "(nvml.h); recorded as state 2 with no status."],
     "absent": ["the GPU's identity fields, PCIe, memory, ECC (before the excerpt)", "the other GPUs",
                "NVLink state, topology", "all host readings (the fabric manager service state is unknown)"],
     "human_reading": "The fabric manager has not finished registering the GPU: wait and re-check; not yet a fault.",

@@ -1,0 +1,113 @@
+"""Which GPU, model and serving engine the evidence is about: their catalog rows, resolved once.
+
+Many rules compare a figure with the catalog row of the GPU or model the facts name. The rules
+engine resolves both here before any rule runs (rules.engine.evaluate) and puts the answer on
+`facts.subject`; rules read it and never look a name up again. A name the catalog lacks is None;
+a broken catalog is bad input (exit 2) and stops the run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
+from rules import catalog
+from rules.catalog import EngineSpec, GpuSpec, ModelSpec
+from rules.common import engine_of, has_nvlink, wfield
+
+
+@dataclass(frozen=True)
+class Subject:
+    """The catalog rows of the facts' GPU and model, each with the source that named it, and the
+    engine profile of the framework they name (None: none named; the predictor then assumes the
+    catalog's generic engine)."""
+
+    gpu: GpuSpec | None = None
+    gpu_source: str | None = None
+    model: ModelSpec | None = None
+    model_source: str | None = None
+    engine: EngineSpec | None = None
+
+    @classmethod
+    def of(cls, facts: Facts) -> "Subject":
+        key = engine_of(facts)
+        return cls(*_gpu(facts), *_model(facts), catalog.engine(key) if key else None)
+
+
+def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None]:
+    """(GpuSpec, source) of the GPUs in the facts, from NVML/nvidia-smi names first, then the
+    reporter's `[hardware] gpu`; (None, None) when no catalog row matches."""
+    for g in facts.of(GpuFact):
+        if g.name or g.pci_device_id:
+            spec = _known(catalog.find_gpu, name=g.name, pci_device_id=g.pci_device_id)
+            if spec:
+                return spec, g.source
+    gpu, source = wfield(facts, "gpu")
+    if gpu:
+        for name in (gpu, re.sub(r"\s*\(.*?\)", "", gpu).strip()):
+            spec = _known(catalog.find_gpu, name=name)
+            if spec:
+                return spec, source
+    # a family name as people write it ("A100 80GB", "H100"): the links seen pick SXM or PCIe
+    names = [g.name for g in facts.of(GpuFact) if g.name] + ([gpu] if gpu else [])
+    for name in names:
+        spec = _known(catalog.find_gpu_family, name=name, nvlink=_nvlink_hint(facts))
+        if spec:
+            src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
+            return spec, f"{src} (GPU family '{name}' read as {spec.key})"
+    return None, None
+
+
+def _nvlink_hint(facts: Facts) -> bool | None:
+    """True when NVLink is seen, False when the topology shows none, None when nothing tells."""
+    if has_nvlink(facts):
+        return True
+    if any(t.path.upper() in ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC") for t in facts.of(TopologyPath)):
+        return False
+    return None
+
+
+def _known(fn, **kwargs):
+    """The lookup's answer, None for a name no entry has; a broken catalog still raises."""
+    try:
+        return fn(**kwargs)
+    except catalog.UnknownName:
+        return None
+
+
+def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
+    """(ModelSpec, source) from the first Workload naming a catalog model."""
+    for w in facts.of(Workload):
+        if not w.model:
+            continue
+        for name in _model_names(w.model):
+            spec = catalog.find_model(name)  # None for an unknown model; a broken catalog raises
+            if spec:
+                return spec, w.source
+    return None, None
+
+
+def _model_names(name: str) -> list[str]:
+    """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
+    ('-Instruct', '-Chat', '-AWQ', '-v0.1', '-2507'): fine-tunes and quantisations share the base
+    architecture. A distilled model is its student's architecture (DeepSeek-R1-Distill-Qwen-32B is
+    a Qwen2.5-32B: https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-32B), and Qwen2's
+    sizes that Qwen2.5 kept have the same shapes (hidden size, layers and heads of their config.json)."""
+    base = name.rsplit("/", 1)[-1]
+    out = [name, base]
+    trimmed = re.sub(r"^meta-", "", base, flags=re.I)
+    while True:
+        shorter = re.sub(r"[-_ ](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|"
+                         r"w4a16|w8a8|[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$", "", trimmed, flags=re.I)
+        if shorter == trimmed:
+            break
+        trimmed = shorter
+    out.append(trimmed)
+    distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
+    if distill:
+        out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
+    older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
+    if older:
+        out.append(f"qwen2.5-{older.group(1).lower()}")
+    return list(dict.fromkeys(out))
