@@ -17,7 +17,6 @@ from diagnose.capture.facts import (
     LaunchStats,
     NcclCalls,
     StepStats,
-    analyse,
     ns_to_ms,
     step_comm,
 )
@@ -36,7 +35,10 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
     from diagnose.pipeline import run_pipeline
 
     full_stats = full_stats or bool(stats_dir)
-    result = analyse(list(files), step_name=step_name, medians=full_stats, nvtx_gpu=nvtx_gpu)
+    from diagnose.capture import cache
+
+    # a re-run on the same exports with other flags reads the analysis back (capture.cache)
+    result = cache.analysed(list(files), step_name=step_name, medians=full_stats, nvtx_gpu=nvtx_gpu)
     facts = result.facts
     if any(v is not None for v in (model, tp, pp, gpu, batch)):
         # first, so that every rule reads the user's values (Facts.workload: first source wins);

@@ -8,10 +8,10 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Note, Workload
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /

@@ -17,8 +17,7 @@ application-level bandwidth is about 80 % of the NVLink line rate because of pac
 
 from __future__ import annotations
 
-import re
-
+from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, has_nvlink, large_results, make, measurements, node_count

@@ -12,9 +12,9 @@ not one ticket's wording: the claim families live in rules/claims.py.
 
 from __future__ import annotations
 
-import re
 import statistics
 
+from diagnose import lazy_re as re
 from diagnose.evidence import (
     Facts,
     GpuFact,

@@ -5,6 +5,9 @@ import pytest
 
 # A crashing rule must fail the tests, not hide as a finding.
 os.environ.setdefault("DIAGNOSE_STRICT", "1")
+# No analysis read back from ~/.cache: a test must run the code it tests (tests/test_capture_cache.py
+# turns the cache on, in a folder of its own).
+os.environ["DIAGNOSE_CACHE"] = "off"
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

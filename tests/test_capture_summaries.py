@@ -76,6 +76,35 @@ def test_memop_size_summary_counts_bytes():
     assert by_size["[CUDA memcpy HtoD]"].count == by_time["[CUDA memcpy HtoD]"].count == 100
 
 
+@pytest.mark.parametrize("stem", CAPTURES)
+def test_memop_summaries_by_time_and_size_equal_plain_sql(stem):
+    """Both memory-operation summaries come from one pass per table; each equals a plain SQL read
+    of that value (count, total, min, max, and the median of the sorted values), with and
+    without medians."""
+    from diagnose.capture.reader import COPY_OPERATION_NAMES
+
+    path = shared_path("captures", f"{stem}.sqlite")
+    with open_capture(path) as cap:
+        tables = [t for t in ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET") if cap.has(t)]
+        want = {}
+        for t in tables:
+            kind = "copyKind" if t.endswith("MEMCPY") else "-1"
+            for k, d, b in cap.query(f'SELECT {kind}, "end" - start, bytes FROM {t} WHERE "end" IS NOT NULL'):
+                name = "[CUDA memset]" if k == -1 else COPY_OPERATION_NAMES.get(k, "[CUDA memcpy Unknown]")
+                pair = want.setdefault(name, ([], []))
+                pair[0].append(d)
+                pair[1].append(b)
+        for medians in (True, False):
+            by_value = (S.memop_time_summary(cap, medians=medians), S.memop_size_summary(cap, medians=medians))
+            for i, rows in enumerate(by_value):
+                assert {r.name for r in rows} == set(want)
+                for r in rows:
+                    values = sorted(want[r.name][i])
+                    n = len(values)
+                    assert (r.count, r.total, r.min, r.max) == (n, sum(values), values[0], values[-1]), (r.name, i)
+                    assert r.med == ((values[(n - 1) // 2] + values[n // 2]) / 2 if medians else None), (r.name, i)
+
+
 def test_api_display_name_follows_nsys_2022_4():
     assert S.api_display_name("cudaLaunchKernel_v7000") == "cudaLaunchKernel"
     assert S.api_display_name("cudaStreamIsCapturing_v10000") == "cudaStreamIsCapturing_v10000"

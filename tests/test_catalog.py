@@ -131,6 +131,21 @@ def test_interconnects_cover_the_issue_list():
         assert 0 < ic.achieved_gbs <= ic.bandwidth_gbs, ic.key
 
 
+def test_bundled_tables_read_on_first_use_equal_the_whole_catalog(monkeypatch):
+    """Without user files each table is read from its own bundled file when first used: the tables
+    must be those a read of every bundled file gives, so each file holds its own table only."""
+    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
+    catalog.configure()
+    whole = catalog._Catalog()
+    for name in catalog.BUNDLED:
+        catalog._load_file(whole, str(catalog.CATALOG_DIR / name))
+    lazy = catalog._BundledTables()
+    assert "gpu" not in vars(lazy)  # nothing read before a lookup
+    for table in catalog.TABLE_FILES:
+        assert getattr(lazy, table) == getattr(whole, table) and getattr(whole, table), table
+    assert catalog.gpus() == whole.gpu and catalog.engines() == whole.engine
+
+
 def test_user_catalog_adds_and_replaces(tmp_path, monkeypatch):
     extra = tmp_path / "mine.toml"
     extra.write_text(

@@ -12,7 +12,7 @@ PACKAGES = ("diagnose", "probes", "rules")
 # A module's layer: lower numbers may not import higher ones.
 LAYERS = [
     ("facts", ("diagnose", "diagnose.errors", "diagnose.inputs", "diagnose.outputs", "diagnose.findings",
-               "diagnose.evidence", "diagnose.formatting")),
+               "diagnose.evidence", "diagnose.formatting", "diagnose.lazy_re")),
     ("text parsers", ("diagnose.artifacts",)),
     ("readers", ("diagnose.capture", "probes")),
     ("rules", ("rules",)),

@@ -18,6 +18,13 @@ _SLICE = 1 << 20  # rows per slice of the passes over all values (bounded tempor
 _RESERVE_MAX = 1 << 28  # rows reserved up front at most (2 GiB of address space; sparse rowids)
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """np.unique(values) for a 1-d array, by one sort: np.unique without return_inverse or
+    return_counts imports numpy.ma on first use (10 ms of every small run's start-up)."""
+    s = np.sort(values)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))] if len(s) else s
+
+
 def chunk_groups(*columns: np.ndarray) -> tuple[list, np.ndarray]:
     """(distinct keys of the rows, each row's index into them): a key is a column's value, or a
     tuple of the columns' values when there are several."""

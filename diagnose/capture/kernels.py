@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diagnose.capture import classify as C
-from diagnose.capture.grouped import GroupedValues
+from diagnose.capture.grouped import GroupedValues, distinct
 from diagnose.capture.reader import KERNEL, Capture, pid_of
 
 CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
@@ -187,7 +187,7 @@ class KernelReader:
                 g.lut = np.concatenate((g.lut, np.full(int(short.max()) + 1 - len(g.lut), -1, np.int64)))
             codes = g.lut[short]
             if (codes < 0).any():
-                new = np.unique(short[codes < 0]).tolist()
+                new = distinct(short[codes < 0]).tolist()
                 for i, code in zip(new, self._classify(new)):
                     g.lut[i] = code
                 codes = g.lut[short]

@@ -19,6 +19,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
+from diagnose.capture.grouped import distinct
 from diagnose.capture.reader import KERNEL, Capture
 from diagnose.capture.timeline import CLASS_CODES, ensure_class_table
 
@@ -206,7 +207,7 @@ def _what_it_did(rank: Rank, windows: list[tuple[int, int]], wait: RankWait) -> 
     for start, end, name in rank.cap.chunks(KERNEL, ["start", '"end"', f"coalesce({col}, -1)" if col else "-1"], where=where):
         inside = before(np.maximum(end - base, 0)) - before(np.maximum(start - base, 0))
         cls = groups.class_of(name)
-        for code in np.unique(cls[inside > 0]).tolist():
+        for code in distinct(cls[inside > 0]).tolist():
             ns = int(inside[cls == code].sum())
             wait.doing_ns[names[code]] = wait.doing_ns.get(names[code], 0) + ns
             busy += ns

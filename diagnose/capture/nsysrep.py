@@ -13,6 +13,7 @@ from diagnose.errors import InputError
 
 REPORT_SUFFIXES = (".nsys-rep", ".qdrep")
 EXPORT_TIMEOUT_S = 1800
+EXPORTED: set[str] = set()  # the temporary exports written by this run (capture.cache keeps none of them)
 
 
 def is_report(path) -> bool:
@@ -50,4 +51,5 @@ def to_sqlite(path) -> Path:
     if done.returncode != 0 or not out.is_file():
         last = (done.stderr or done.stdout or "").strip().splitlines()[-1:] or ["no output"]
         raise InputError(f"{p}: `nsys export` failed (exit {done.returncode}: {last[0][:200]})")
+    EXPORTED.add(str(out))
     return out

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diagnose.capture.grouped import GroupedValues, IntCodes
+from diagnose.capture.grouped import GroupedValues, IntCodes, distinct
 from diagnose.capture.kernels import strings_of
 from diagnose.capture.reader import NVTX, Capture, _ints, pid_of
 
@@ -130,7 +130,7 @@ class _Reader:
             name = np.fromiter(map(codes.__getitem__, texts), dtype=np.int64, count=len(texts)) << 1
         with_id = tid >= 0
         if with_id.any():  # StringIds text where the id resolves, else the row's own text
-            ids = np.unique(tid[with_id]).tolist()
+            ids = distinct(tid[with_id]).tolist()
             new = [i for i in ids if i not in self.out.id_names]
             if new:
                 found = strings_of(self.cap, new)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from diagnose.capture.grouped import distinct
 from diagnose.capture.nvtx import ranges_named
 from diagnose.capture.reader import KERNEL, NVTX, Capture, pid_of
 from diagnose.capture.summaries import nvtx_groups
@@ -197,7 +198,7 @@ def _period(names, min_count: int) -> tuple[int, int] | None:
             continue
         if (names[:-period] == names[period:]).mean() < 0.9:
             continue
-        if len(np.unique(names[:period])) < 2:
+        if len(distinct(names[:period])) < 2:
             return None  # one kernel over and over: no step structure
         anchors = [(c, nid) for nid, (g, c) in regular.items() if g == period]
         return period, min(anchors)[1]

@@ -48,27 +48,21 @@ def round1(x: float | None) -> float | None:
     return math.floor(abs(x) * 10 + 0.5) / 10 * (1 if x >= 0 else -1)
 
 
-def chunked_stats(cap: Capture, parts: list[tuple[str, list[str], str]]):
-    """(key, total, count, avg, median, min, max, stddev) per distinct key over one or more
-    tables: `parts` holds (table, [key expressions], value expression); a key is a tuple of the
-    table and the key values. One read per table in rowid chunks (Capture.chunks), grouped in
-    numpy (capture.grouped): no sort in SQLite, no Python object per row."""
-    values = GroupedValues(sum(cap.rowid_span(table) or 0 for table, _, _ in parts))
-    for table, keys, value in parts:
-        for *cols, v in cap.chunks(table, [*keys, value], where='"end" IS NOT NULL'):
-            uniq, inverse = chunk_groups(*cols)
-            values.add([(table, *k) if isinstance(k, tuple) else (table, k) for k in uniq], inverse, v)
-    return values.stats()
-
-
-def grouped_totals(cap: Capture, inner: str, keys: list[str], value: str = "d"):
-    """Like grouped_stats without median and deviation: one GROUP BY, no sorted read of the values."""
-    part = ", ".join(keys)
-    nk = len(keys)
-    for g in cap.query(f"SELECT {part}, count(*), sum({value}), min({value}), max({value}) "
-                       f"FROM ({inner}) GROUP BY {part}"):
-        n, total = g[nk], g[nk + 1]
-        yield (*g[:nk], total, n, total / n, None, g[nk + 2], g[nk + 3], None)
+def chunked_stats(cap: Capture, parts: list[tuple[str, list[str], list[str]]]) -> list[list[tuple]]:
+    """Per value expression, (key, total, count, avg, median, min, max, stddev) per distinct key
+    over one or more tables: `parts` holds (table, [key expressions], [value expressions]) (the
+    same number of values in each); a key is a tuple of the table and the key values. One read
+    per table in rowid chunks (Capture.chunks) whatever the number of values, grouped in numpy
+    (capture.grouped): no sort in SQLite, no Python object per row."""
+    span = sum(cap.rowid_span(table) or 0 for table, _, _ in parts)
+    values = [GroupedValues(span) for _ in parts[0][2]]
+    for table, keys, exprs in parts:
+        for cols in cap.chunks(table, [*keys, *exprs], where='"end" IS NOT NULL'):
+            uniq, inverse = chunk_groups(*cols[:len(keys)])
+            named = [(table, *k) if isinstance(k, tuple) else (table, k) for k in uniq]
+            for grouped, v in zip(values, cols[len(keys):]):
+                grouped.add(named, inverse, v)
+    return [grouped.stats() for grouped in values]
 
 
 def _finish(rows: list[SummaryRow], grand_total: int | None = None) -> list[SummaryRow]:
@@ -172,7 +166,7 @@ def api_stats(cap: Capture) -> list[tuple]:
     """((table, nameId), total, count, avg, med, min, max, stddev) of CUDA API calls: one chunked
     read of every call's duration (cached per capture; the API thread reads it for --stats)."""
     if "api_stats" not in cap.cache:
-        cap.cache["api_stats"] = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], '"end" - start')]) \
+        cap.cache["api_stats"] = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], ['"end" - start'])])[0] \
             if cap.has(RUNTIME) else []
     return cap.cache["api_stats"]
 
@@ -225,41 +219,63 @@ def _merge_same_names(rows: list[SummaryRow]) -> list[SummaryRow]:
     return out
 
 
-def _memop_inner(cap: Capture, value: str) -> str:
+MEMOP_VALUES = ('"end" - start', "bytes")  # cuda_gpu_mem_time_sum's value, cuda_gpu_mem_size_sum's
+
+
+def memop_summaries(cap: Capture, medians: bool = True) -> tuple[list[SummaryRow], list[SummaryRow]]:
+    """(by time, by size) of copies by kind and memsets: one pass over each table gives both
+    (cached per capture and per `medians`)."""
+    key = f"memops:{medians}"
+    if key not in cap.cache:
+        cap.cache[key] = _memop_rows(cap, medians)
+    return cap.cache[key]
+
+
+def _memop_rows(cap: Capture, medians: bool) -> tuple[list[SummaryRow], list[SummaryRow]]:
+    if medians:
+        # kinds without a name of their own are one "Unknown" group, as nsys's CASE makes them
+        kind = f"coalesce(CASE WHEN copyKind BETWEEN 1 AND {max(COPY_OPERATION_NAMES)} THEN copyKind END, 0)"
+        parts = [(MEMCPY, [kind if cap.has_column(MEMCPY, "copyKind") else "0"], list(MEMOP_VALUES))] \
+            if cap.has(MEMCPY) else []
+        parts += [(MEMSET, ["0"], list(MEMOP_VALUES))] if cap.has(MEMSET) else []
+        if not parts:
+            return [], []
+        return tuple(_finish([SummaryRow(COPY_OPERATION_NAMES[k] if table == MEMCPY else "[CUDA memset]", *stats)
+                              for (table, k), *stats in per_value]) for per_value in chunked_stats(cap, parts))
+    inner = _memop_inner(cap)
+    if not inner:
+        return [], []
+    time_rows, size_rows = [], []
+    for name, n, d, d_lo, d_hi, b, b_lo, b_hi in cap.query(
+            f"SELECT name, count(*), sum(d), min(d), max(d), sum(b), min(b), max(b) FROM ({inner}) GROUP BY name"):
+        time_rows.append(SummaryRow(name, d, n, d / n, None, d_lo, d_hi, None))
+        size_rows.append(SummaryRow(name, b, n, b / n, None, b_lo, b_hi, None))
+    return _finish(time_rows), _finish(size_rows)
+
+
+def _memop_inner(cap: Capture) -> str:
+    """Copies (named as nsys names their kind) and memsets, each with its duration d and bytes b."""
     parts = []
+    d, b = MEMOP_VALUES
     if cap.has(MEMCPY):
         labels = " ".join(f"WHEN {k} THEN '{v}'" for k, v in COPY_OPERATION_NAMES.items())
         parts.append(
             f"SELECT (CASE copyKind {labels} ELSE '[CUDA memcpy Unknown]' END) AS name, "
-            f"{value} AS d FROM {MEMCPY} WHERE \"end\" IS NOT NULL"
+            f"{d} AS d, {b} AS b FROM {MEMCPY} WHERE \"end\" IS NOT NULL"
         )
     if cap.has(MEMSET):
-        parts.append(f"SELECT '[CUDA memset]' AS name, {value} AS d FROM {MEMSET} WHERE \"end\" IS NOT NULL")
+        parts.append(f"SELECT '[CUDA memset]' AS name, {d} AS d, {b} AS b FROM {MEMSET} WHERE \"end\" IS NOT NULL")
     return " UNION ALL ".join(parts)
-
-
-def _memop_summary(cap: Capture, value: str, medians: bool) -> list[SummaryRow]:
-    """Copies by kind and memsets, by `value` (duration or bytes)."""
-    if medians:
-        # kinds without a name of their own are one "Unknown" group, as nsys's CASE makes them
-        kind = f"coalesce(CASE WHEN copyKind BETWEEN 1 AND {max(COPY_OPERATION_NAMES)} THEN copyKind END, 0)"
-        parts = [(MEMCPY, [kind if cap.has_column(MEMCPY, "copyKind") else "0"], value)] if cap.has(MEMCPY) else []
-        parts += [(MEMSET, ["0"], value)] if cap.has(MEMSET) else []
-        return _finish([SummaryRow(COPY_OPERATION_NAMES[k] if table == MEMCPY else "[CUDA memset]", *stats)
-                        for (table, k), *stats in chunked_stats(cap, parts)])
-    inner = _memop_inner(cap, value)
-    return _finish([SummaryRow(name, *stats) for name, *stats in grouped_totals(cap, inner, ["name"], value="d")]) \
-        if inner else []
 
 
 def memop_time_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """cuda_gpu_mem_time_sum: copies by kind and memsets, by duration (ns)."""
-    return _memop_summary(cap, '"end" - start', medians)
+    return memop_summaries(cap, medians)[0]
 
 
 def memop_size_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     """cuda_gpu_mem_size_sum: the same operations by bytes moved (total, count, avg, ...)."""
-    return _memop_summary(cap, "bytes", medians)
+    return memop_summaries(cap, medians)[1]
 
 
 def nvtx_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:

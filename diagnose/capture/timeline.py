@@ -20,7 +20,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
-from diagnose.capture.grouped import GroupedValues
+from diagnose.capture.grouped import GroupedValues, distinct
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, Capture, pid_of
 from diagnose.capture.summaries import api_base_name, api_groups
 from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
@@ -303,7 +303,7 @@ class _Walker:
                 iv.gaps += int(gap.sum())
         dur = e - s
         names = {code: name for name, code in CLASS_CODES.items()}
-        for code in np.unique(cls):
+        for code in distinct(cls):
             m = cls == code
             if code < 5:
                 a.class_ns[names[int(code)]] += int(dur[m].sum())

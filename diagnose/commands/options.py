@@ -156,10 +156,7 @@ def output_options(func=None, *, default_format: str = "terminal", reads=None):
         save = save or bool(os.environ.get("DIAGNOSE_DB"))
         if output:
             check_writable(output, "-o")  # before a long probe run, not after it
-            from diagnose.store import default_path
-
-            params = {**kwargs, "catalog": catalog.extra_files(),
-                      "db": [kwargs.get("db_path"), str(default_path()) if save else None]}
+            params = {**kwargs, "catalog": catalog.extra_files(), "db": [kwargs.get("db_path"), _db_path() if save else None]}
             refuse_overwriting_an_input(output, {**params, **(reads(kwargs) if reads else {})})
         if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
             from diagnose import store
@@ -169,6 +166,13 @@ def output_options(func=None, *, default_format: str = "terminal", reads=None):
         finish(report, fmt or default_format, output, fail_on, save=save)
 
     return wrapper
+
+
+def _db_path() -> str:
+    """The results database --save writes (diagnose.store is imported only when a run is saved)."""
+    from diagnose.store import default_path
+
+    return str(default_path())
 
 
 def check_writable(path: str, option: str) -> None:

@@ -1,0 +1,48 @@
+"""diagnose.lazy_re: patterns compiled on first use behave as re's, and a capture compiles none of
+the ticket-text patterns (the start-up cost they saved)."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import shared_path
+
+from diagnose import lazy_re
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_a_lazy_pattern_matches_as_re_does():
+    text = "NCCL all_reduce at 12.5 GB/s, then ncclKernel_AllGather_RING_LL: 3 GB/s"
+    for pattern, flags in ((r"(\d+(?:\.\d+)?)\s*GB/s", 0), (r"all_?(reduce|gather)", re.I), (r"^nccl", re.M)):
+        lazy, real = lazy_re.compile(pattern, flags), re.compile(pattern, flags)
+        assert lazy._compiled is None and lazy.pattern == pattern  # nothing compiled yet
+        assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in real.finditer(text)]
+        assert lazy.sub("#", text) == real.sub("#", text) and lazy.flags == real.flags
+        assert lazy._compiled is not None
+    assert lazy_re.search is re.search and lazy_re.I is re.I and lazy_re.Match is re.Match
+
+
+def test_a_pattern_built_from_another_leaves_it_uncompiled():
+    word = lazy_re.compile(r"all_?reduce", re.I)
+    tied = lazy_re.compile(r"of\s+" + word.pattern, re.I)
+    assert tied.search("a buffer of ALLREDUCE").group(0) == "of ALLREDUCE"
+    assert word._compiled is None
+
+
+def test_a_capture_compiles_none_of_the_ticket_text_patterns():
+    """Every command imports rules.claims (through rules.common); a capture reads no ticket text, so
+    none of its patterns, nor the ticket rules', may be compiled by the run."""
+    script = (
+        "import sys\n"
+        "from diagnose.commands.capture import analyse\n"
+        f"analyse([{str(shared_path('captures', 'gameoflife_a100_2022_1.sqlite'))!r}])\n"
+        "from diagnose.lazy_re import LazyPattern\n"
+        "mods = [sys.modules[m] for m in ('rules.claims', 'rules.ticket_rules', 'rules.ticket_figures')]\n"
+        "lazy = [v for m in mods for v in vars(m).values() if isinstance(v, LazyPattern)]\n"
+        "print(len(lazy), sum(p._compiled is not None for p in lazy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    patterns, compiled = map(int, out.split())
+    assert patterns >= 30 and compiled == 0
