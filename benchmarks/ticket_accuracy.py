@@ -147,7 +147,8 @@ def main() -> None:
                         "confident_wrong": got not in accepted and got != "insufficient_data" and conf >= CONFIDENT,
                         "question": key.get("question", "")})
     if args.cases:  # never the holdout's or fresh cases unless asked for by name: they are scored, not studied
-        for r in results if args.split in ("holdout", "fresh") else [r for r in results if r["split"] not in ("holdout", "fresh")]:
+        for r in (results if args.split in ("holdout", "fresh")
+                  else [r for r in results if r["split"] not in ("holdout", "fresh")]):
             mark = "ok " if r["top1"] else ("WRONG" if r["confident_wrong"] else "miss ")
             print(f"{mark} {r['split'][:5]} {r['case']:70s} {r['label']:26s} -> {r['verdict']} ({r['confidence']:.2f})")
         print()

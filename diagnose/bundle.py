@@ -3,8 +3,9 @@
 `read_bundle(paths)` returns `BundleFacts`: the facts plus, per file, the kinds found in it
 ("attachment1.txt (nccl_log, nccl_tests)"). SQLite files go to the capture reader, the per-rank
 exports of one run (names that differ only in the rank number) together, as `diagnose capture`
-reads them (cross-rank skew, straggler); text goes to the parsers in `diagnose.artifacts`. It never reads `expected.toml` (a ticket's answer key, under any
-name or link) nor hidden files. A folder is read inside its own boundary: a link that resolves
+reads them (cross-rank skew, straggler); text goes to the parsers in `diagnose.artifacts`. It
+never reads `expected.toml` (a ticket's answer key, under any name or link) nor hidden files.
+A folder is read inside its own boundary: a link that resolves
 outside it is listed as skipped, by name, and its content is never read. Every file goes through
 the input door (diagnose/inputs.py): a FIFO, device, /proc file or link loop is bad input, never
 a hang.

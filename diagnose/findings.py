@@ -228,7 +228,8 @@ def _record_types() -> dict[str, dict]:
 
         from diagnose.evidence import FACT_TYPES
 
-        simple = {"int": int, "float": (int, float), "str": str, "bool": bool, "list": list, "tuple": list, "dict": dict}
+        simple = {"int": int, "float": (int, float), "str": str, "bool": bool, "list": list, "tuple": list,
+                  "dict": dict}
         _RECORD_TYPES = {}
         for kind, cls in FACT_TYPES.items():
             types = {}

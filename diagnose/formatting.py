@@ -10,7 +10,8 @@ def fmt_value(value, unit: str | None = None) -> str:
     """A number as a person reads it: 3 significant figures, thousands separated."""
     if value is None:
         return "—"
-    if unit in ("bytes", "B") and isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1 << 20:
+    if (unit in ("bytes", "B") and isinstance(value, (int, float)) and not isinstance(value, bool)
+            and abs(value) >= 1 << 20):
         return _binary_size(value)
     if isinstance(value, bool):
         return "yes" if value else "no"

@@ -27,8 +27,9 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: P
 
     predictions: the command's rules.predictions object (the rules whose `needs=` names its type
     read it; the report shows its report_json()), or None. only: rule id prefixes to run
-    (predict/plan/scaling run their own family); keep: which of their findings the report keeps; missing: what the evidence lacks, when the command knows
-    better than the facts; decide: the verdict for the kind (a ticket weighs the reporter's
+    (predict/plan/scaling run their own family); keep: which of their findings the report keeps;
+    missing: what the evidence lacks, when the command knows better than the facts; decide: the
+    verdict for the kind (a ticket weighs the reporter's
     claims), else the ranked causes; facts_json: what the report shows of the facts when not all
     of them (scaling)."""
     from rules.engine import evaluate, verdict

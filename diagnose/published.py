@@ -100,9 +100,11 @@ def _row(cell: dict, src: str, split: str, url: str) -> Row:
         raise InputError(f"{src}: unknown metric {metric!r} (known: {', '.join(METRICS)})")
     try:
         value = float(cell["value"])
-        ints = {k: int(cell[k]) if cell.get(k) else None for k in ("gpus_per_node", "tp", "pp", "batch", "input_len", "output_len")}
+        ints = {k: int(cell[k]) if cell.get(k) else None
+                for k in ("gpus_per_node", "tp", "pp", "batch", "input_len", "output_len")}
     except (KeyError, ValueError):
-        raise InputError(f"{src}: expected numbers in value, tp, pp, batch, input_len, output_len; got {cell}") from None
+        raise InputError(f"{src}: expected numbers in value, tp, pp, batch, input_len, output_len; "
+                         f"got {cell}") from None
     if not math.isfinite(value) or value <= 0:
         raise InputError(f"{src}: the value must be a positive number, got {cell['value']!r}")
     if not ints["tp"] or ints["tp"] < 1 or not ints["batch"] or ints["batch"] < 1:
@@ -182,11 +184,13 @@ def read_collectives(path) -> list[CollectiveRow]:
     out = []
     for (n, _), cells in zip(lines[1:], rows[1:]):
         c = dict(zip(header, cells))
-        if c["implementation"] not in IMPLEMENTATIONS or not c["time_us"] or c["fabric"] not in (*known, "nvlink-bridge"):
+        if (c["implementation"] not in IMPLEMENTATIONS or not c["time_us"]
+                or c["fabric"] not in (*known, "nvlink-bridge")):
             continue
         p2p = {"yes": True, "no": False}.get(c.get("p2p") or "")
         out.append(CollectiveRow(f"{path.name}:{n}", c["implementation"], c["gpu"], c["fabric"], int(c["gpus"]),
-                                 int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]), c["graph"] == "yes", p2p))
+                                 int(c["nodes"] or 1), int(c["size_bytes"]), float(c["time_us"]),
+                                 c["graph"] == "yes", p2p))
     return out
 
 

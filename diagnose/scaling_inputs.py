@@ -157,7 +157,8 @@ def collect(paths, tp_of: dict[str, Layout] | None = None) -> Inputs:
             continue
         read = _read(path)
         if path.is_file():  # a file named on the command line that cannot be read is bad input, not "no data"
-            damaged = [f.problem for f in getattr(read, "files", []) if f.problem and f.problem.startswith("unreadable")]
+            damaged = [f.problem for f in getattr(read, "files", [])
+                       if f.problem and f.problem.startswith("unreadable")]
             if damaged:
                 raise InputError(f"{path}: {damaged[0].removeprefix('unreadable: ').removeprefix(f'{path.name}: ')}")
         # a [[measured]] value that is not a number (nan, a string) is a figure the user meant:
@@ -191,7 +192,8 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     steps = read.of(StepStats)
     if timelines:
         if file_layout is None:
-            raise InputError(f"{path}: cannot tell this capture's TP size; name it (run_tp4.sqlite) or pass --tp-of {path.name}=TP")
+            raise InputError(f"{path}: cannot tell this capture's TP size; name it (run_tp4.sqlite) "
+                             f"or pass --tp-of {path.name}=TP")
         run = _run(runs, file_layout, _batch_of(read), _setup_of(read))
         run.capture = capture_comm(timelines, steps)
         run.measurements.extend(m for m in measurements if m.metric == "step_ms")
@@ -296,7 +298,8 @@ def derived_batch(result: list, replicas: int) -> tuple[int, str] | None:
             f"{rps.value:.4g} req/s x {decode_ms / 1e3:.4g} s decoding per request ({how}) = {decoding:.4g} sequences "
             f"decoding" + (f" / {replicas} replicas = {per_replica:.3g}" if replicas > 1 else ""))
     if ttft is not None:
-        text += f"; with mean_ttft_ms {ttft.value:.4g} (queued, prefilling) {rps.value * (decode_ms + ttft.value) / 1e3:.4g} in flight"
+        text += (f"; with mean_ttft_ms {ttft.value:.4g} (queued, prefilling) "
+                 f"{rps.value * (decode_ms + ttft.value) / 1e3:.4g} in flight")
     return max(1, round(per_replica)), text
 
 
@@ -311,7 +314,8 @@ def check_measurement(m: Measurement) -> None:
     for key in ("tp", "pp", "dp", "batch", "concurrency"):
         value = getattr(m, key, None)
         if value is not None:
-            finite_number(value, f"{m.source}: {m.metric} {key}", low=1, high=MAX_BATCH if key in ("batch", "concurrency") else MAX_GPUS)
+            finite_number(value, f"{m.source}: {m.metric} {key}", low=1,
+                          high=MAX_BATCH if key in ("batch", "concurrency") else MAX_GPUS)
 
 
 def _setup_of(read) -> Setup:
@@ -383,7 +387,8 @@ def published_measurement(row: published.Row) -> Measurement:
 
 
 def published_setup(row: published.Row) -> Setup:
-    return Setup(row.model, row.gpu, row.engine, row.dtype, row.input_len, row.output_len, row.gpus_per_node, row.network)
+    return Setup(row.model, row.gpu, row.engine, row.dtype, row.input_len, row.output_len, row.gpus_per_node,
+                 row.network)
 
 
 # --------------------------------------------------------------------------- CSV
@@ -409,7 +414,8 @@ def read_csv(path: Path) -> list[tuple[Measurement, Layout, Setup]]:
     from rules.catalog import engine as engine_spec
 
     text = read_text(path, "csv")
-    numbered = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1) if ln.strip() and not ln.lstrip().startswith("#")]
+    numbered = [(n, ln) for n, ln in enumerate(text.splitlines(), start=1)
+                if ln.strip() and not ln.lstrip().startswith("#")]
     if not numbered:
         raise InputError(f"{path}: no rows")
     rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in numbered))))

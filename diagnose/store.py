@@ -111,8 +111,9 @@ def _check_is_store(path: Path, empty_ok: bool, before_writing: bool = False) ->
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
-            tables = {r[0] for r in _retry(lambda: conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall(),
-                                           path, READ_WAIT_SECONDS)}
+            tables = {r[0] for r in _retry(
+                lambda: conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall(),
+                path, READ_WAIT_SECONDS)}
             columns = {r[1] for r in conn.execute(f"PRAGMA table_info({TABLE})")} if TABLE in tables else set()
             if before_writing and tables:
                 problems = [r[0] for r in _retry(lambda: conn.execute("PRAGMA quick_check(3)").fetchall(), path)]
@@ -130,7 +131,8 @@ def _check_is_store(path: Path, empty_ok: bool, before_writing: bool = False) ->
                          "nothing was written to it")
     if TABLE not in tables:
         if tables or not empty_ok:
-            held = f"its tables: {', '.join(sorted(tables)[:5])}{', ...' if len(tables) > 5 else ''}" if tables else "it is empty"
+            held = (f"its tables: {', '.join(sorted(tables)[:5])}{', ...' if len(tables) > 5 else ''}" if tables
+                    else "it is empty")
             raise InputError(f"{what} (no {TABLE} table; {held})")
         return
     lacking = [c for c in COLUMNS if c not in columns]
@@ -281,7 +283,8 @@ def parse_since(text: str | None) -> str | None:
                 when = when.replace(tzinfo=timezone.utc)
             when = when.astimezone(timezone.utc)
         except (ValueError, OverflowError):
-            raise InputError(f"--since: expected e.g. 7d, 12h or 2026-01-31[T12:00] (UTC unless it says), got {text!r}") from None
+            raise InputError(f"--since: expected e.g. 7d, 12h or 2026-01-31[T12:00] (UTC unless it says), "
+                             f"got {text!r}") from None
         if when < EARLIEST:
             raise InputError(f"--since: {text} is before 1970; no run is that old")
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")

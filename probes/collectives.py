@@ -145,18 +145,21 @@ def run_sweep(
     return results_from_rows(rows, nranks, source, group, backend) + kept
 
 
-def results_from_rows(rows: dict[int, list], nranks: int, source: str, group, backend: str, nodes: int = 1) -> list[CollectiveResult]:
+def results_from_rows(rows: dict[int, list], nranks: int, source: str, group, backend: str,
+                      nodes: int = 1) -> list[CollectiveResult]:
     """Per (op, size, graph): the slowest rank's median time decides, as a collective does."""
     merged: dict[tuple, list] = {}
     for rank_rows in rows.values():
         for op, size, graph, time_us, wrong in rank_rows:
             merged.setdefault((op, size, graph), []).append((time_us, wrong))
     out = []
-    for (op, size, graph), values in sorted(merged.items(), key=lambda kv: (OPS.index(kv[0][0]) if kv[0][0] in OPS else 9, kv[0][2], kv[0][1])):
+    for (op, size, graph), values in sorted(
+            merged.items(), key=lambda kv: (OPS.index(kv[0][0]) if kv[0][0] in OPS else 9, kv[0][2], kv[0][1])):
         time_us = max(t for t, _ in values)
         algbw, busbw = bandwidths(op, size, time_us, nranks)
         out.append(CollectiveResult(
-            source=source, op=op, size_bytes=size, time_us=time_us, algbw_gbs=algbw, busbw_gbs=busbw, nranks=nranks, nodes=nodes, count=size // ELEMENT_BYTES, dtype="float",
+            source=source, op=op, size_bytes=size, time_us=time_us, algbw_gbs=algbw, busbw_gbs=busbw, nranks=nranks,
+            nodes=nodes, count=size // ELEMENT_BYTES, dtype="float",
             in_place=op == "all_reduce",  # all_reduce runs on its buffer; the others write a separate output
             errors=sum(w for _, w in values), graph=graph, group=group,
             tool=f"diagnose ({backend})",
@@ -262,7 +265,8 @@ def _validate(torch, dist, op: str, bufs, nranks: int, rank: int) -> int:
     _op_call(dist, op, bufs)()
     if op == "all_gather":
         per = bufs["x"].numel()
-        expected = torch.arange(1, nranks + 1, dtype=bufs["out"].dtype, device=bufs["out"].device).repeat_interleave(per)
+        expected = torch.arange(1, nranks + 1, dtype=bufs["out"].dtype,
+                                device=bufs["out"].device).repeat_interleave(per)
         return int((bufs["out"] != expected).sum())
     return int((bufs["out"] != total).sum())
 

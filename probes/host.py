@@ -286,7 +286,8 @@ def infiniband(s: Session) -> list[Any]:
     gdr = [m for m in GDR_MODULES if m in loaded]
     out = [
         HostFact(f"{SOURCE}:{base}", "ib_devices", devices if known_ib else None),
-        HostFact(f"{SOURCE}:{base}", "ib_active_ports", sum(d["state"] == "ACTIVE" for d in devices) if known_ib else None),
+        HostFact(f"{SOURCE}:{base}", "ib_active_ports",
+                 sum(d["state"] == "ACTIVE" for d in devices) if known_ib else None),
     ]
     if modules_text is not None:
         out.append(HostFact(f"{SOURCE}:/proc/modules", "gdr_module", "loaded" if gdr else "not_loaded"))

@@ -25,8 +25,10 @@ DESTROY_S = 30.0  # destroy_process_group() normally takes well under a second
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m probes.multinode", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--backend", choices=("nccl", "gloo"), default=None, help="default: nccl where CUDA is available")
-    parser.add_argument("--sizes", default=None, help="bytes, comma-separated (default: 8 B..1 GiB x4 plus decode sizes)")
+    parser.add_argument("--backend", choices=("nccl", "gloo"), default=None,
+                        help="default: nccl where CUDA is available")
+    parser.add_argument("--sizes", default=None,
+                        help="bytes, comma-separated (default: 8 B..1 GiB x4 plus decode sizes)")
     parser.add_argument("--ops", default=",".join(collectives.OPS))
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--timeout", type=float, default=600.0,
@@ -83,7 +85,8 @@ def run(sizes, ops, backend, iters, output, timeout: float = 600.0) -> int:
             failure = ProbeFailure(source, "collectives", "timeout",
                                    f"the {world}-rank sweep across {nodes} node(s) did not finish within {timeout:g} s "
                                    "(a rank that never joined, or a collective that hung); every rank was stopped",
-                                   seconds=round(time.monotonic() - start, 1), data={"nranks": world, "backend": backend})
+                                   seconds=round(time.monotonic() - start, 1),
+                                   data={"nranks": world, "backend": backend})
             _write(output, [failure], inputs)
         os._exit(1)  # the hung call cannot be interrupted; the process is ended instead
 

@@ -66,8 +66,8 @@ def collect(session: Session, gpus: list[int] | None = None) -> tuple[list[Any],
     for i in indices:
         lost = [a for a in session.answers if a.get("error") == "GpuIsLost" and a["args"][:1] == [i]]
         if lost:
-            records.append(Note(f"{SOURCE}:gpu{i}", "gpu_lost", f"NVML answers GpuIsLost for GPU{i} ({lost[0]['call']})",
-                                data={"gpu": i}))
+            records.append(Note(f"{SOURCE}:gpu{i}", "gpu_lost",
+                                f"NVML answers GpuIsLost for GPU{i} ({lost[0]['call']})", data={"gpu": i}))
     links = {i: nvlinks(session, i) for i in indices}
     records += facts
     records += [link for i in indices for link, _ in links[i]]
@@ -91,7 +91,8 @@ def _no_driver(reason: str):
     text = {
         "LibraryNotFound": "no NVIDIA driver found (libnvidia-ml.so is not installed)",
         "DriverNotLoaded": "the NVIDIA kernel driver is not loaded",
-        "LibRmVersionMismatch": "the NVIDIA driver library and kernel module versions differ (reboot or reload the driver)",
+        "LibRmVersionMismatch": "the NVIDIA driver library and kernel module versions differ "
+                                "(reboot or reload the driver)",
         "NoPermission": "no permission to talk to the NVIDIA driver",
     }.get(reason, f"NVML could not start ({reason})")
     return [HostFact(SOURCE, "nvml", reason), HostFact(SOURCE, "gpu_count", 0), _no_gpu_note(text)], [
@@ -190,7 +191,8 @@ def nvlinks(s: Session, i: int) -> list[tuple[NvLinkFact, str | None]]:
     return out
 
 
-def topology(s: Session, facts: list[GpuFact], links: dict[int, list[tuple[NvLinkFact, str | None]]]) -> list[TopologyPath]:
+def topology(s: Session, facts: list[GpuFact],
+             links: dict[int, list[tuple[NvLinkFact, str | None]]]) -> list[TopologyPath]:
     """The `nvidia-smi topo -m` matrix for GPU pairs: NV# where NVLinks join them, else PCIe level.
 
     NV# counts the active links from a to b; on NVSwitch systems every active link goes to a

@@ -106,7 +106,8 @@ def _collect(facts: Facts, at: dict, session: Session, profile, gpus, timeout, c
         indices = []  # the driver does not answer: no GPU work can be trusted to finish
     # importing torch and asking CUDA for its devices can hang on a broken driver too
     at.update(step="torch and CUDA check", left=at["left"][1:])
-    check = _run_step(Step("torch and CUDA check", lambda: [_measurements_blocked(indices, facts)], limit, on_gpu=False))
+    check = _run_step(Step("torch and CUDA check", lambda: [_measurements_blocked(indices, facts)], limit,
+                           on_gpu=False))
     skip = check[0] if check and isinstance(check[0], str) else None
     if check and isinstance(check[0], ProbeFailure):
         facts.add(check)
@@ -177,7 +178,8 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in str(text).split(".")[:2] if x.isdigit())
 
 
-def cuda_devices(gpu_facts: list[GpuFact], visible: str | None, order: str | None = "PCI_BUS_ID") -> tuple[dict[int, int], list[str]]:
+def cuda_devices(gpu_facts: list[GpuFact], visible: str | None,
+                 order: str | None = "PCI_BUS_ID") -> tuple[dict[int, int], list[str]]:
     """NVML index -> the CUDA ordinal CUDA gives that GPU in this process, and why others are left out.
 
     CUDA numbers only the GPUs CUDA_VISIBLE_DEVICES lists (Slurm --gres and containers set it),
@@ -232,7 +234,8 @@ def plan(session, profile: str, gpus: list[int], gpu_facts: list[GpuFact], timeo
             cpu_sizes = [s for s in sizes if s <= 4 << 20]
             cpu_ops = ("all_reduce",) if profile == "quick" else collectives.OPS
             steps.append(Step(f"collectives: gloo on {cpu_ranks} CPU processes", lambda: collectives.run_sweep(
-                None, cpu_ranks, cpu_sizes, cpu_ops, timeout=limit, iters=5, warmup=2, repeats=3), limit + GRACE, False))
+                None, cpu_ranks, cpu_sizes, cpu_ops, timeout=limit, iters=5, warmup=2, repeats=3),
+                limit + GRACE, False))
         return steps
     devices = devices if devices is not None else {g: g for g in gpus}
     on = lambda group: [devices[g] for g in group]  # noqa: E731 - CUDA ordinals of NVML indices

@@ -21,8 +21,8 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 # name what a tool prints, weighed as output, not as the reporter's words.
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
-                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel", "gdr_off",
-                   "net_socket", "pcie_degraded", "nccl_system_error")
+                   "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel",
+                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error")
 
 
 @dataclass
@@ -84,7 +84,8 @@ _ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
 # The first units of work of a run, as people count them: the collective calls, steps and requests of
 # the engines' and NCCL's docs, and the items a benchmark loop processes (images, prompts, batches, epochs).
 _FIRST_WORK = (r"\b(?:first|initial)\s+(?:few\s+|several\s+|couple of\s+|\d+\s+|one\s+|two\s+|three\s+)?"
-               r"(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|ncclSendRecv|send/?recv|all[-_ ]?reduces?|collectives?|"
+               r"(?:iterations?|calls?|steps?|runs?|requests?|batch(?:es)?|ncclSendRecv|send/?recv|"
+               r"all[-_ ]?reduces?|collectives?|"
                r"allgathers?|images?|inferences?|predictions?|queries|query|samples?|frames?|prompts?|generations?|epochs?|"
                r"chats?|forward(?: pass(?:es)?)?|passes|invocations?)\b")
 
@@ -98,7 +99,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\bUsing (?:network|internal Network) Socket\b", r"\bNET/IB\s*:\s*No device found\b",
         r"\b(?:ibv_open_device|ibv_get_device_list)\b[^\n]{0,30}?\bfail\w*", r"\bFailed to open libibverbs\b",
         r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
-        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
+        r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+"
+        r"(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
         r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
         r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
         r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
@@ -110,9 +112,11 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
     "pcie_degraded": [
         r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
-        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
+        r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b"
+        r"[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
         r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
-        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
+        r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?"
+        r"\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
         r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
         r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
@@ -124,8 +128,10 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # How a GPU is attached, as a configuration fact: risers, adapters, narrow slots. A prior for a
     # slow link, not a verdict by itself.
     "pcie_slot": [
-        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|mining (?:board|frame|rig))\b",
-        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b", r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
+        r"\b(?:risers?|extender|extension cables?|bifurcat\w*|M\.2[- ]to[- ]PCIe|OCuLink|Thunderbolt|eGPU|"
+        r"mining (?:board|frame|rig))\b",
+        r"(?<![\w.])x[148]\s+(?:slot|lanes?|link|electrical)\b",
+        r"\b(?:slot|lanes?)\b[^.\n]{0,15}?(?<![\w.])x[148]\b(?!\d)",
         r"\b(?:PCIe\s*)?(?:3\.0|Gen\s?3)\s*x[48]\b(?!\d)",
     ],
     # A rank's CPU work on the other socket from its GPU: numactl / taskset / CPU-affinity words
@@ -133,22 +139,27 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     "numa_words": [
         r"\b(?:cross|remote|wrong|other|opposite|different)[- ](?:NUMA|socket|CPU socket)\b",
         r"\bNUMA\b[^.\n]{0,40}?\b(?:mismatch\w*|wrong|remote|not (?:local|match\w*|aligned))\b",
-        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b[^.\n]{0,60}?"
+        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|cpu[-_]affinity|NUMA binding|cpu[-_ ]bind\w*)\b"
+        r"[^.\n]{0,60}?"
         r"\b(?:fast(?:er)?|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*|speeds? up|sped up|doubl\w*)\b",
-        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
+        r"\b(?:faster|fix(?:es|ed)?|helps?|helped|improv\w*|solv\w*)\b[^.\n]{0,40}?"
+        r"\b(?:numactl|taskset|CPU affinity|NUMA binding|--cpunodebind)\b",
         # GPUs taken from both sockets for one job, and it is slower: `topo -m`'s CPU/NUMA Affinity columns differ
-        r"\b(?:different|other|separate|both|two|mixed)\W{0,2}\s*(?:NUMA(?: nodes?| domains?| affinit\w*)?|CPU[ _]?affinit\w*|(?:CPU )?sockets)\b"
+        r"\b(?:different|other|separate|both|two|mixed)\W{0,2}\s*"
+        r"(?:NUMA(?: nodes?| domains?| affinit\w*)?|CPU[ _]?affinit\w*|(?:CPU )?sockets)\b"
         r"[^.\n]{0,80}?\b(?:slow\w*|lower|worse|drops?|degrad\w*|latency)\b",
         r"(?:跨|不同(?:的)?)\s*(?:NUMA|CPU|socket|插槽)",
         # binding as the condition under which it is fine: "12 GB/s on GPU4-7 unless I run it with numactl"
-        r"\b(?:unless|until|except (?:when|with)|only (?:with|when))\b[^.\n]{0,40}?\b(?:numactl|taskset|--cpunodebind|cpu[-_ ]?affinity|NUMA binding)\b",
+        r"\b(?:unless|until|except (?:when|with)|only (?:with|when))\b[^.\n]{0,40}?"
+        r"\b(?:numactl|taskset|--cpunodebind|cpu[-_ ]?affinity|NUMA binding)\b",
     ],
     # The NCCL release changed and the behaviour with it, said without two version numbers.
     "nccl_upgrade": [
         r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
-        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*", r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
+        r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
+        r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
     ],
     # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
     # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
@@ -161,7 +172,8 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\bbimodal\b",
         r"\b(?:alternat\w+|flip\w*|jump\w*|switch\w*|oscillat\w+|toggl\w+)\s+between\s+(?:two\s+)?[^.\n]{0,25}?"
         r"(?:speeds?|rates?|levels?|\d+(?:\.\d+)?\s*(?:ms|tok/s|tokens/s|it/s|s)\b)",
-        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b[^.\n]{0,40}?"
+        r"\b(?:some|every other|every few|half (?:of )?the|random) (?:steps?|iterations?|runs?|batches|requests?)\b"
+        r"[^.\n]{0,40}?"
         r"\b(?:\d+\s*x|twice|2x|much|far) (?:slower|longer)\b",
     ],
     # The slowdown reproduces on one GPU, without the engine or tensor parallelism: nothing between GPUs causes it.
@@ -180,69 +192,85 @@ PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
         r"\bguest (?:OS|VM)\b", r"\bhypervisor\b", r"\bpassed[- ]through\b", r"\bpass-?through\b", r"\bvGPU\b",
-        r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b", r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
+        r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b",
+        r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
     ],
-    "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b", r"\bsingularity\b|\bapptainer\b|\benroot\b|\bpodman\b"],
+    "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b",
+                  r"\bsingularity\b|\bapptainer\b|\benroot\b|\bpodman\b"],
     "slowdown_over_time": [
         r"(?:degrad\w*|slow(?:s|ing|ed)? down|slower|drops?|dropping|decreas\w*|declin\w*)[^.]{0,60}?"
-        r"(?:over time|steadily|gradually|progressively|over (?:a |the )?long(?:er)? run|over (?:minutes|hours)|the longer it runs|after (?:a few|some|several) (?:minutes|hours))",
+        r"(?:over time|steadily|gradually|progressively|over (?:a |the )?long(?:er)? run|over (?:minutes|hours)|"
+        r"the longer it runs|after (?:a few|some|several) (?:minutes|hours))",
         # a trend against another variable ("gradually decreased as the number of nodes increased") is not one over time
         r"(?:steadily|gradually|progressively|monotonic\w*)\s+(?:degrad\w*|slow\w*|drop\w*|decreas\w*|declin\w*)"
         r"(?![^.\n]{0,40}?\b(?:as|when|with|while)\s+(?:the\s+)?(?:number|count|size|amount)\s+of\b)"
-        r"(?![^.\n]{0,40}?\b(?:as|when|with)\s+(?:more|we add|adding|increasing|the)\s+\w*\s*(?:nodes|GPUs|ranks|size|batch\w*|"
+        r"(?![^.\n]{0,40}?\b(?:as|when|with)\s+(?:more|we add|adding|increasing|the)\s+\w*\s*"
+        r"(?:nodes|GPUs|ranks|size|batch\w*|"
         r"message\w*|context|sequence\w*|tokens|concurrency|users)\b)",
         r"\bthermal(?:ly)? throttl\w*|\boverheat\w*",
     ],
     "multi_node": [
-        r"\bmulti-?node\b", r"\binter-?node\b", r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
+        r"\bmulti-?node\b", r"\binter-?node\b",
+        r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
         r"\b(?:two|\d+|multiple|several)\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", r"\bcross-?node\b",
-        r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b", r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
+        r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b",
+        r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
-    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b", r"\bdeadlock\w*\b",
-             r"\bnever (?:finishes|completes|returns|ends)\b", r"\bno (?:progress|output) (?:at all|for)\b"],
+    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
+             r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
+             r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
         r"\bwithout (?:numactl|taskset)\b", r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
     ],
     "multi_socket": [
-        r"\bdual[- ]socket\b", r"\b(?:two|2|four|4) (?:cpu )?sockets\b", r"\b(?:2|4)\s*x\s*(?:AMD |Intel )?(?:EPYC|Xeon)\b",
+        r"\bdual[- ]socket\b", r"\b(?:two|2|four|4) (?:cpu )?sockets\b",
+        r"\b(?:2|4)\s*x\s*(?:AMD |Intel )?(?:EPYC|Xeon)\b",
         r"\btwo (?:cpu )?numa\b", r"\b(?:2|two)[- ]socket\b", r"\bNPS\s?[24]\b", r"(?:双路|两路|四路|双\s*CPU)",
     ],
     # GPU peer-to-peer refused: CUDA's and nvidia-smi's words for it (cudaErrorPeerAccessUnsupported,
     # `topo -p2p` legend: NS / CNS "chipset not supported" / GNS / TNS), and boot logs.
     "no_p2p": [
-        r"(?:not|n't|never|no longer)\s+(?:use|using|uses|enable|enabling|enabled)\s+(?:the\s+)?(?:P2P|NVLink|peer[- ]to[- ]peer)",
-        r"\b(?:P2P|peer[- ]to[- ]peer|peer)(?: access)?(?: is| was| are)? (?:not (?:supported|available|enabled|possible|working)|disabled|unavailable|unsupported|refused)\b",
+        r"(?:not|n't|never|no longer)\s+(?:use|using|uses|enable|enabling|enabled)\s+"
+        r"(?:the\s+)?(?:P2P|NVLink|peer[- ]to[- ]peer)",
+        r"\b(?:P2P|peer[- ]to[- ]peer|peer)(?: access)?(?: is| was| are)? "
+        r"(?:not (?:supported|available|enabled|possible|working)|disabled|unavailable|unsupported|refused)\b",
         r"\bno P2P\b", r"\bP2P DISABLED\b", r"\bpeer access is not supported\b", r"\bcudaErrorPeerAccessUnsupported\b",
-        r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?(?:P2P|peer(?: access| to peer| mapping)?)\b",
+        r"\b(?:cannot|can't|could not|couldn't|unable to|fail\w* to) (?:enable |use )?"
+        r"(?:P2P|peer(?: access| to peer| mapping)?)\b",
         # `topo -p2p`'s legend ("CNS  = Chipset not supported") prints under every matrix, however the pairs read
         r"can ?access ?peer\w*\b[^.\n]{0,30}?\b(?:0|no|false)\b", r"(?<!= )\b(?:Chipset|GPU|Topology) not supported\b",
-        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)", r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
+        r"(?:未|没有|没|不|无法)(?:开启|启用|支持|使用)\s*(?:P2P|p2p)",
+        r"(?:P2P|p2p)\s*(?:未|没有|不|无法)(?:开启|启用|支持|使用)",
     ],
     # A link reported down: NVLink state words from `nvidia-smi nvlink -s` / `-q`, bridges not seated.
     "link_down": [
-        r"\bNVLinks?\b[^.\n]{0,40}?\b(?:down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
+        r"\bNVLinks?\b[^.\n]{0,40}?"
+        r"\b(?:down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
         r"\b(?:link|links|lanes?)\s*\d*\s*(?:is|are|was|were|shows?)?\s*(?:<inactive>|inactive|down)\b",
         r"\bNVLink bridge\b[^.\n]{0,40}?\b(?:not (?:seated|detected|recogni[sz]ed|working)|loose|broken)\b",
     ],
     # nvidia-smi / NVML answering slowly, in words ("nvidia-smi takes forever", "nvidia-smi is very slow").
     "nvidia_smi_slow_words": [
-        r"\bnvidia-smi\b[^.\n]{0,40}?\b(?:is|was|runs?|takes?|became|becomes)\s+(?:very |extremely |super |really |so )?(?:slow|forever|ages|a long time|long time)\b",
+        r"\bnvidia-smi\b[^.\n]{0,40}?\b(?:is|was|runs?|takes?|became|becomes)\s+"
+        r"(?:very |extremely |super |really |so )?(?:slow|forever|ages|a long time|long time)\b",
         r"\bnvidia-smi\b[^.\n]{0,30}?\b(?:hangs?|hung|freezes|stalls|is unresponsive)\b",
     ],
     # A kernel module the GPU or RDMA path needs is absent.
     "module_missing": [
-        r"\b(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|nvidia[-_]uvm|mlx5_ib|ib_uverbs|ib_core|nvidia[-_]fabricmanager)\b[^.\n]{0,40}?"
+        r"\b(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|nvidia[-_]uvm|mlx5_ib|ib_uverbs|ib_core|"
+        r"nvidia[-_]fabricmanager)\b[^.\n]{0,40}?"
         r"\b(?:is |was |are )?(?:not (?:loaded|installed|running|found|present)|missing|absent|unavailable)\b",
         r"\b(?:no|missing|without)\s+(nvidia[-_]peermem|nv_peer_mem|gdrdrv|nvidia[-_]fs|mlx5_ib|ib_uverbs)\b",
     ],
     # NCCL's shared-memory helper failing (docker's 64 MB /dev/shm default).
     "shm_error": [
-        r"(?:\bposix_fallocate|\bshm_open|/dev/shm|\bshared memory segment)\b[^.\n]{0,80}?\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
+        r"(?:\bposix_fallocate|\bshm_open|/dev/shm|\bshared memory segment)\b[^.\n]{0,80}?"
+        r"\b(?:fail\w*|error|No space left|denied|too small|full|only \d+)",
         r"\bError while creating shared memory segment\b", r"/dev/shm\b[^.\n]{0,40}?\b(?:64\s*M|67108864)",
         r"\bBus error\b",
         # NCCL's shmutils.cc / shm.h and PyTorch's DataLoader messages for the same failure
@@ -251,21 +279,26 @@ PATTERNS: dict[str, list[str]] = {
     # Clock and power state: nvidia-smi's clocks-event (throttle) reasons and how people say it.
     "clock_power": [
         # `nvidia-smi -q` prints every reason with ": Active" or ": Not Active"; only an active one is a claim
-        r"\bSW Power Cap\b(?!\s*:\s*Not)", r"\bHW Slowdown\b(?!\s*:\s*Not)", r"\bHW Power Brake\b(?!(?: Slowdown)?\s*:\s*Not)",
+        r"\bSW Power Cap\b(?!\s*:\s*Not)", r"\bHW Slowdown\b(?!\s*:\s*Not)",
+        r"\bHW Power Brake\b(?!(?: Slowdown)?\s*:\s*Not)",
         r"\b(?:SW |HW )?Thermal Slowdown\b(?!\s*:\s*Not)",
-        r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b", r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
+        r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b",
+        r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
         r"\bfrequency (?:reduction|drops?|throttl\w*)\b", r"\b(?:stuck|stays|remains) (?:in|at) P[2-8]\b",
         # the board drawing far less than its limit under full load: the power controller holds it back
-        r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?\b(?:never (?:exceeds|goes above|reaches|gets above)|capped at|"
-        r"limited to|tops out at)\b",
-        # `--query-gpu=clocks_event_reasons.*` (older: clocks_throttle_reasons.*) columns, an active reason named by its field
-        r"\bclocks_(?:event|throttle)_reasons\.(?:sw_power_cap|hw_slowdown|hw_thermal_slowdown|sw_thermal_slowdown|hw_power_brake_slowdown)"
+        r"\bpower (?:draw|usage|consumption)\b[^.\n]{0,40}?"
+        r"\b(?:never (?:exceeds|goes above|reaches|gets above)|capped at|limited to|tops out at)\b",
+        # `--query-gpu=clocks_event_reasons.*` (older: clocks_throttle_reasons.*) columns, an active reason
+        # named by its field
+        r"\bclocks_(?:event|throttle)_reasons\."
+        r"(?:sw_power_cap|hw_slowdown|hw_thermal_slowdown|sw_thermal_slowdown|hw_power_brake_slowdown)"
         r"\b\s*[:,=]\s*Active\b",
         # the same reasons as NVML's bitmask (clocks_event_reasons.active): SW power cap 0x4, HW slowdown 0x8, SW/HW
         # thermal 0x20/0x40, power brake 0x80; 0x0 is none and 0x1 only idle
         r"\bclocks_(?:event|throttle)_reasons\.active\b[^\n]{0,80}?\b0x0*(?:[48c]|[2-9a-f][0-9a-f])\b",
         # (an idle GPU's clocks drop by design: a sentence about idle clocks is no claim)
-        r"(?![^.\n]*\bidle\b)\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?\b(?:stuck|stays?|only|locked|capped|drops?)\b"
+        r"(?![^.\n]*\bidle\b)\b(?:SM |graphics |GPU )?clocks?\b[^.\n]{0,25}?"
+        r"\b(?:stuck|stays?|only|locked|capped|drops?)\b"
         r"[^.\n]{0,12}?\b\d{2,4}\s*MHz\b",
         r"降频|功耗墙|温度墙|过热|锁频",
     ],
@@ -277,47 +310,61 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:uncorrectable|double[- ]bit|DBE)\b[^.\n]{0,20}?\bECC\b(?!\s*:\s*(?:0|N/A|No|None)\b)",
         r"\bECC\b[^.\n]{0,20}?\b(?:uncorrectable|errors? (?:detected|reported))\b",
         r"\bNV_ERR_RESET_REQUIRED\b|\bReset required\b(?!\s*:\s*(?:No|N/A)\b)|\brequires? (?:a )?(?:GPU )?reset\b",
-        r"\brow[- ]remap\w*\s+(?:failure|pending)\b", r"\bGPU is lost\b|\bGPU has fallen\b", r"\bretired pages? pending\b",
+        r"\brow[- ]remap\w*\s+(?:failure|pending)\b", r"\bGPU is lost\b|\bGPU has fallen\b",
+        r"\bretired pages? pending\b",
     ],
     # NVSwitch / NVLS set-up failing: fabric manager not running (CUDA 802 "system not yet initialized").
     "fabric_setup": [
-        r"\bfabric ?manager\b[^.\n]{0,60}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|error\w*|inactive|stopped|dead|mismatch\w*|in progress)\b",
-        r"\b(?:fail\w*|error|cannot start|could not start)\b[^.\n]{0,30}?\bfabric ?manager\b", r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
-        r"\bnvls\.cc\b[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b", r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
+        r"\bfabric ?manager\b[^.\n]{0,60}?\b(?:not (?:running|started|active|installed|ready)|fail\w*|error\w*|"
+        r"inactive|stopped|dead|mismatch\w*|in progress)\b",
+        r"\b(?:fail\w*|error|cannot start|could not start)\b[^.\n]{0,30}?\bfabric ?manager\b",
+        r"\bsystem not yet initiali[sz]ed\b", r"\bcudaErrorSystemNotReady\b",
+        r"\bnvls\.cc\b[^\n]{0,60}?\b(?:WARN|fail\w*|error)\b", r"\bnvlsAllocateMem\b",
+        r"\bNVLS\b[^.\n]{0,40}?\b(?:fail\w*|error)\b",
         r"\bmulticast (?:object|support)\b[^.\n]{0,30}?\b(?:fail\w*|not supported)\b",
     ],
     # One GPU, rank or node always behind the rest.
     "one_slow": [
-        r"\b(?:one|a single|single|a certain|a specific|the same|always (?:a|one)|only one)\s+(?:GPU|rank|node|card|device|worker|process|machine)\b"
+        r"\b(?:one|a single|single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
+        r"(?:GPU|rank|node|card|device|worker|process|machine)\b"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
-        r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b[^.\n]{0,30}?\bwait(?:s|ing)? for\b",
-        r"\bstraggl\w+\b", r"\bGPU\s?\d+\b[^.\n]{0,30}?\b(?:is |was )?(?:much |always |consistently )?(?:slower|lagging|behind)\b",
+        r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b"
+        r"[^.\n]{0,30}?\bwait(?:s|ing)? for\b",
+        r"\bstraggl\w+\b",
+        r"\bGPU\s?\d+\b[^.\n]{0,30}?\b(?:is |was )?(?:much |always |consistently )?(?:slower|lagging|behind)\b",
     ],
     # The first calls of a collective or the first requests are slow, the rest are normal.
     "first_calls_slow": [
-        _FIRST_WORK + r"[^.\n]{0,60}?\b(?:slow\w*|take|takes|took|longer|(?:was|were|is|are|needs?|needed|requires?|required|costs?)\s+"
+        _FIRST_WORK + r"[^.\n]{0,60}?\b(?:slow\w*|take|takes|took|longer|"
+        r"(?:was|were|is|are|needs?|needed|requires?|required|costs?)\s+"
         r"(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*"
         r"(?:ms|s|sec\w*|seconds?|minutes?)|\d+\s*ms)\b",
         # the cost said before the work it falls on: "it takes a long time to do inference for the first few images"
-        r"\b(?:slow\w*|takes?\s+(?:a\s+)?(?:long|longer|much longer|a long time|ages|forever)|long time)\b[^.\n]{0,50}?" + _FIRST_WORK,
+        r"\b(?:slow\w*|takes?\s+(?:a\s+)?(?:long|longer|much longer|a long time|ages|forever)|long time)\b"
+        r"[^.\n]{0,50}?" + _FIRST_WORK,
     ],
     # A rank blocked in a collective, waiting for a peer that has not arrived.
     "blocked_in_collective": [
-        r"\b(?:blocked|blocking|waiting|wait(?:s|ed)? for)\b[^.\n]{0,60}?\b(?:all[-_ ]?gather|all[-_ ]?reduce|broadcast|collective|NCCL|"
+        r"\b(?:blocked|blocking|waiting|wait(?:s|ed)? for)\b[^.\n]{0,60}?"
+        r"\b(?:all[-_ ]?gather|all[-_ ]?reduce|broadcast|collective|NCCL|"
         r"(?:the )?other (?:process|rank|GPU|worker)s?)",
-        r"\b(?:skip|skips|skipped|not call\w*|never call\w*)\b[^.\n]{0,30}?\b(?:all[-_ ]?gather|all[-_ ]?reduce|broadcast|collective)",
+        r"\b(?:skip|skips|skipped|not call\w*|never call\w*)\b[^.\n]{0,30}?"
+        r"\b(?:all[-_ ]?gather|all[-_ ]?reduce|broadcast|collective)",
     ],
     # Each rank isolated from the other GPUs: its own container, or a scheduler showing it one GPU.
     # CUDA IPC / P2P needs the peer GPU visible in the same IPC and PID namespaces.
     "isolated_ranks": [
-        r"\b(?:each|every) (?:rank|process|task|worker|container|pod)\b[^.\n]{0,30}?\b(?:only )?(?:sees?|has|gets)\b[^.\n]{0,20}?\b(?:its own|one|a single) GPU\b",
+        r"\b(?:each|every) (?:rank|process|task|worker|container|pod)\b[^.\n]{0,30}?\b(?:only )?(?:sees?|has|gets)\b"
+        r"[^.\n]{0,20}?\b(?:its own|one|a single) GPU\b",
         r"\b(?:across|between) (?:two |multiple |different |\d+ )?(?:docker|containers?|pods)\b",
-        r"\b(?:two|multiple|several|\d+) (?:docker|containers|pods)\b[^.\n]{0,40}?\b(?:same|one) (?:host|node|machine|server)\b",
+        r"\b(?:two|multiple|several|\d+) (?:docker|containers|pods)\b[^.\n]{0,40}?"
+        r"\b(?:same|one) (?:host|node|machine|server)\b",
         r"--gpus-per-task\b|\bgpus-per-task\b",
     ],
     # Wrong numbers out of a collective or a multi-GPU run: corrupted peer transfers.
     "wrong_results": [
-        r"\b(?:data|results?|values?|outputs?|gradients?|communication data)\b[^.\n]{0,30}?\b(?:is|are|was|were)?\s*(?:all )?"
+        r"\b(?:data|results?|values?|outputs?|gradients?|communication data)\b[^.\n]{0,30}?"
+        r"\b(?:is|are|was|were)?\s*(?:all )?"
         r"(?:incorrect|corrupt\w*|wrong|garbage|NaNs?|nan)\b",
         r"\b#?\s*wrong\b[^\n]{0,20}\b[1-9]\d*\b", r"\bOut of bounds values\s*:\s*[1-9]",
         r"\baccuracy (?:does ?n[o']t|would ?n[o']t|did ?n[o']t|never) (?:go up|improve|increase)\b",
@@ -334,28 +381,36 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # A/B: the same job on bare metal and in a VM (or a cloud instance), differently.
     "vm_vs_bare_metal": [
-        r"\b(?:bare[- ]?metal|BM|physical (?:host|machine|server))\b[\s\S]{0,300}?\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b",
-        r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b[\s\S]{0,300}?\b(?:bare[- ]?metal|BM|physical (?:host|machine|server))\b",
+        r"\b(?:bare[- ]?metal|BM|physical (?:host|machine|server))\b[\s\S]{0,300}?"
+        r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b",
+        r"\b(?:VMs?|virtual machines?|guest|hypervisor|Proxmox|KVM)\b[\s\S]{0,300}?"
+        r"\b(?:bare[- ]?metal|BM|physical (?:host|machine|server))\b",
     ],
     # Memory each GPU shows, as a complaint ("takes 38GB on each GPU").
     "memory_per_gpu": [
-        r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b[^.\n]{0,20}?\b(?:(?:on|of|per|in)\s+(?:each|every|per|both|all)\b|per (?:GPU|card|device)\b)",
+        r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b"
+        r"[^.\n]{0,20}?\b(?:(?:on|of|per|in)\s+(?:each|every|per|both|all)\b|per (?:GPU|card|device)\b)",
         r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
-        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))"
-        r"(?!\s*(?:slower|faster|lower|higher|less|more|worse|better|drop|increase|decrease|improvement|regression|of (?:the )?(?:bandwidth|peak|line rate)))",
-        r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was )?(?:goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
+        r"\b(?:NCCL|communication|comm|all[-_ ]?reduce|allgather)\b[^.\n%]{0,40}?\b(\d{1,3}(?:\.\d+)?)\s*%"
+        r"(?!\s*(?:GPU\s*)?(?:busy|util\w*|usage|load|occup\w*|volatile))"
+        r"(?!\s*(?:slower|faster|lower|higher|less|more|worse|better|drop|increase|decrease|improvement|regression|"
+        r"of (?:the )?(?:bandwidth|peak|line rate)))",
+        r"\b(\d{1,3}(?:\.\d+)?)\s*%\s+(?:of (?:the )?(?:time|step|runtime) )?(?:is |was )?"
+        r"(?:goes to |spent (?:in|on) )?(?:NCCL|communication|all[-_ ]?reduce)\b",
     ],
     # Compute kernels slowing down while a collective runs beside them.
     "overlap_slowdown": [
-        r"\b(?:kernels?|compute|GEMM|attention)\b[^.\n]{0,80}?\boverlap\w*\b[^.\n]{0,60}?\b(?:NCCL|communication|all[-_ ]?reduce|allgather|collective)",
+        r"\b(?:kernels?|compute|GEMM|attention)\b[^.\n]{0,80}?\boverlap\w*\b[^.\n]{0,60}?"
+        r"\b(?:NCCL|communication|all[-_ ]?reduce|allgather|collective)",
         r"\boverlap\w*\b[^.\n]{0,40}?\b(?:NCCL|communication|collective)\b[^.\n]{0,60}?\b(?:slower|longer|increase\w*|slows?)\b",
     ],
     # The engine refusing a TP size: its error catalog (vLLM, SGLang, TRT-LLM, DeepSpeed, Megatron).
     "tp_size_error": [
-        r"\bnot aligned with the quantized weight shape\b", r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp)",
+        r"\bnot aligned with the quantized weight shape\b",
+        r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp)",
         r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?)",
         r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|hidden_size|intermediate_size)\b\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
@@ -370,12 +425,16 @@ PATTERNS: dict[str, list[str]] = {
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host
         r"\bCPU\b[^.\n%]{0,40}?(?:>\s*|over |above )?100\s*%", r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
-        r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
+        r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?"
+        r"\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
-        # high CPU load said without a figure, and the serving side's Python overhead (vLLM/SGLang docs: "CPU overhead")
-        r"\bhigh CPU (?:usage|load|utili[sz]ation)\b|\bCPU (?:usage|load|utili[sz]ation) (?:is |was |stays |remains )?(?:very |extremely )?high\b",
+        # high CPU load said without a figure, and the serving side's Python overhead (vLLM/SGLang docs:
+        # "CPU overhead")
+        r"\bhigh CPU (?:usage|load|utili[sz]ation)\b|"
+        r"\bCPU (?:usage|load|utili[sz]ation) (?:is |was |stays |remains )?(?:very |extremely )?high\b",
         r"\b(?:Python|framework|scheduling|scheduler|CPU[- ]side|host[- ]side)\s+overhead\b",
-        r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|data ?loader\w*)\b[^.\n]{0,40}?"
+        r"\b(?:tokeni[sz]\w+|detokeni[sz]\w+|scheduler|scheduling|sampler|post-?process\w*|pre-?process\w*|"
+        r"data ?loader\w*)\b[^.\n]{0,40}?"
         r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
         r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
         r"CPU\s*(?:占用|使用率?|利用率)\s*(?:一直|达到|超过|都是|为|是)?\s*100\s*%|CPU\s*瓶颈|单核\s*100\s*%",
@@ -384,43 +443,54 @@ PATTERNS: dict[str, list[str]] = {
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
     # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
     # words for it. Not HF's attn_implementation="eager", which names an attention kernel.
-    # The engines' own logs name the switch as advice ("To run the model in eager mode, set 'enforce_eager=True' or
-    # use '--enforce-eager'", SGLang's "disable CUDA graph by --disable-cuda-graph"): advice is not the setting.
+    # The engines' own logs name the switch as advice ("To run the model in eager mode, set 'enforce_eager=True'
+    # or use '--enforce-eager'", SGLang's "disable CUDA graph by --disable-cuda-graph"): advice is not the setting.
     "eager_flag": [
-        _ADVICE + r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", _ADVICE + r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
-        _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)", r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--enforce[-_]eager\b(?!\s*(?:=\s*)?(?:False|false|0)\b)",
+        _ADVICE + r"\benforce[-_]eager\W?\s*[=:]\s*(?:True|true|1)\b",
+        _ADVICE + r"--disable[-_]cuda[-_]graphs?\b(?!\s*(?:=\s*)?(?:False|false|0)\b)",
+        r"\bdisable_cuda_graphs?\s*[=:]\s*(?:True|true|1)\b",
         r"\bcudagraph_mode\W{0,3}\s*[=:]\s*\W?NONE\b", r"--cuda[-_]graphs\s*(?:=\s*)?0\b",
-        r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b", r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
-        # TensorRT-LLM's PyTorch backend (use_cuda_graph), LMDeploy's PytorchEngineConfig(eager_mode=True), llama.cpp's
-        # GGML_CUDA_DISABLE_GRAPHS=1
+        r"\b(?:runs?|running|ran|serv\w+) (?:\w+ )?in eager mode\b",
+        r"\bCUDA[- ]?graphs? (?:is |are |were |was )?(?:disabled|turned off|off)\b",
+        # TensorRT-LLM's PyTorch backend (use_cuda_graph), LMDeploy's PytorchEngineConfig(eager_mode=True),
+        # llama.cpp's GGML_CUDA_DISABLE_GRAPHS=1
         r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
         r"\bGGML_CUDA_DISABLE_GRAPHS\s*=\s*1\b",
     ],
     # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
     "pipeline_parallel": [
-        r"\bpipeline[- _]?parallel\w*\b(?![- _]?size\s*(?:=\s*)?1\b)", r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
+        r"\bpipeline[- _]?parallel\w*\b(?![- _]?size\s*(?:=\s*)?1\b)",
+        r"--pipeline[-_]parallel[-_]size\s*(?:=\s*)?[2-9]\d*\b",
         r"(?<![\w-])-pp\s+[2-9]\b", r"\bpp(?:[-_]size)?\s*=\s*[2-9]\b", r"\bTP\d+\s*PP[2-9]\b", r"\bPP\s*=\s*[2-9]\b",
     ],
     # One request (stream) at a time, or a small batch: nothing to overlap or split.
     # The GPU mostly idle, said without a figure ("GPU utilization is very low", "GPU usage stays near zero",
-    # "低GPU利用率"). nvidia-smi's utilization.gpu is the share of time a kernel runs (NVML docs), so low means idle time.
+    # "低GPU利用率"). nvidia-smi's utilization.gpu is the share of time a kernel runs (NVML docs), so low
+    # means idle time.
     "gpu_idle_words": [
-        r"\bGPU[- ]?(?:util\w*|usage|load|occupancy)\b[^.\n%\d]{0,25}?\b(?:is |was |stays |remains |drops to |goes down to |"
-        r"always |only |quite |very |extremely |rather )*(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
-        r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b", r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
+        r"\bGPU[- ]?(?:util\w*|usage|load|occupancy)\b[^.\n%\d]{0,25}?"
+        r"\b(?:is |was |stays |remains |drops to |goes down to |always |only |quite |very |extremely |rather )*"
+        r"(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
+        r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b",
+        r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
         r"GPU\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
     ],
     "few_requests": [
-        r"\b(?:non-?concurrent\w*|one request at a time|one at a time|single (?:request|stream|user|prompt|sequence))\b",
+        r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
+        r"single (?:request|stream|user|prompt|sequence))\b",
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
-        r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?\b(?:is |are )?(?:small|low|few)\b",
+        r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?"
+        r"\b(?:is |are )?(?:small|low|few)\b",
         r"#running-req: 1\b|\bRunning: 1 reqs\b",
     ],
     # GPUDirect RDMA (NCCL's "GDRDMA") off or sought: the NIC reads GPU memory through host memory.
     "gdr_off": [
-        r"\b(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b[^.\n?]{0,40}?\b(?:(?:is |was )?not (?:enabled|working|used|active|supported)|"
+        r"\b(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b[^.\n?]{0,40}?"
+        r"\b(?:(?:is |was )?not (?:enabled|working|used|active|supported)|"
         r"disabled|unavailable|fail\w*|(?:does|did)(?:n't| not) work)\b",
-        r"\b(?:how (?:to|do I|can I)|unable to|cannot|can't|fail\w* to|problem with)\s+(?:enabl\w*|turn\w* on|us\w*|get)\s+"
+        r"\b(?:how (?:to|do I|can I)|unable to|cannot|can't|fail\w* to|problem with)\s+"
+        r"(?:enabl\w*|turn\w* on|us\w*|get)\s+"
         r"(?:the\s+)?(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b",
     ],
     # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
@@ -433,17 +503,22 @@ PATTERNS: dict[str, list[str]] = {
     # TensorFlow profiler's "Kernel Launch" time); https://developer.nvidia.com/blog/cuda-graphs/,
     # https://www.tensorflow.org/guide/gpu_performance_analysis
     "launch_overhead": [
-        r"\b(?:kernel|CUDA)[- ]launch(?:es|ing)?\b\W{0,3}\s*(?:overheads?|time|latency|latencies|step|costs?|bound|bottleneck)\b",
+        r"\b(?:kernel|CUDA)[- ]launch(?:es|ing)?\b\W{0,3}\s*"
+        r"(?:overheads?|time|latency|latencies|step|costs?|bound|bottleneck)\b",
         r"\blaunch(?:ing)?[- ](?:overheads?|latency|bound)\b",
         r"\b(?:wait\w*|idle|starv\w*)\b[^.\n]{0,40}?\bCPU\b[^.\n]{0,30}?\blaunch\w*\b",
-        r"\bCPU\b[^.\n]{0,30}?\b(?:too slow|cannot keep up|can't keep up|not fast enough|bottleneck\w*)\b[^.\n]{0,30}?\blaunch\w*",
-        r"\bGPU\b[^.\n]{0,30}?\bidle\b[^.\n]{0,20}?\bbetween (?:kernels|kernel launches|ops|operators)\b", r"\bgaps? between (?:the )?kernels\b",
+        r"\bCPU\b[^.\n]{0,30}?\b(?:too slow|cannot keep up|can't keep up|not fast enough|bottleneck\w*)\b"
+        r"[^.\n]{0,30}?\blaunch\w*",
+        r"\bGPU\b[^.\n]{0,30}?\bidle\b[^.\n]{0,20}?\bbetween (?:kernels|kernel launches|ops|operators)\b",
+        r"\bgaps? between (?:the )?kernels\b",
         # a profile's words: time spent launching, short kernels separated by gaps
         r"\b(?:spent|time|busy)\b[^.\n]{0,30}?\b(?:in |on )?(?:CPU[- ]side |host[- ]side )?(?:kernel|CUDA) launch\w*",
         r"\b(?:tiny|small|short)\s+(?:GPU\s+)?kernels\b[^.\n]{0,30}?\bgaps?\b",
-        # replaying the step as a CUDA graph removes the launches: when that alone makes it much faster, they were the cost
+        # replaying the step as a CUDA graph removes the launches: when that alone makes it much faster, they
+        # were the cost
         r"\b(?:CUDA[- ]?graphs?|cudagraphs?|torch\.compile\b[^.\n]{0,30}?reduce-overhead)\b[^.\n]{0,60}?"
-        r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|speeds? (?:it |things )?up|sped (?:it )?up)",
+        r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|"
+        r"speeds? (?:it |things )?up|sped (?:it )?up)",
         r"\b(?:many|thousands of|lots of|hundreds of) (?:tiny|small|short) kernels\b",
         # nsys's CUDA API summary: cudaLaunchKernel taking most of the host's CUDA time
         r"\bcudaLaunchKernel\b[^\n]{0,60}?\b(?:[3-9]\d|100)(?:\.\d+)?\s*%", r"\blaunch[- ]bound\b",
@@ -451,7 +526,8 @@ PATTERNS: dict[str, list[str]] = {
     # Layer split engines (one GPU works at a time): llama.cpp/ollama/text-generation-webui/accelerate.
     "layer_split": [
         r"\b(?:split[-_ ]mode|--split-mode|-sm)\s*(?:=\s*)?layer\b", r"\bdevice_map\s*=\s*['\"]?(?:auto|balanced)",
-        r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b", r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
+        r"\bgpu[-_ ]split\b", r"\bnum_gpu\b", r"--auto-devices\b",
+        r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
     **FAILURE_PATTERNS,
 }
@@ -468,7 +544,8 @@ _GUESS = re.compile(
     r"I(?:'ve| have)? (?:read|heard)|according to (?:the )?(?:docs|documentation|blog|article|paper))\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
-_YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?(?:is|are|was|were|does|dose|do|did|can|could|would|will|should|might|may|has|have)\b", re.I)
+_YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
+                     r"(?:is|are|was|were|does|dose|do|did|can|could|would|will|should|might|may|has|have)\b", re.I)
 
 
 def _guessed(sentence: str) -> bool:
@@ -478,8 +555,10 @@ def _guessed(sentence: str) -> bool:
 
 # "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
 _NEGATED_AFTER = re.compile(
-    r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|were(?:n't| not)|"
-    r"never|not)\s+(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)", re.I)
+    r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|"
+    r"were(?:n't| not)|never|not)\s+"
+    r"(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)",
+    re.I)
 # Sentences: a claim's scope for negation and guessing.
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
 
@@ -513,15 +592,17 @@ _REGRESS_WORDS = re.compile(
 )
 _SETTING = re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*([^\s,;)'\"`]+)")
 _SMI_SLOW = re.compile(
-    r"nvidia-smi[^.\n]{0,80}?\b(?:takes?|took|needs?|needed|requires?)\s+(?:about |around |~|over |more than )?(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|min|minutes)\b",
+    r"nvidia-smi[^.\n]{0,80}?\b(?:takes?|took|needs?|needed|requires?)\s+(?:about |around |~|over |more than )?"
+    r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|min|minutes)\b",
     re.I,
 )
 
 
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
-_NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b[\w\s,-]{0,20}$", re.I)
-# Kinds whose patterns carry the negation themselves.
-_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")  # "IB not detected" affirms a fallback
+_NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b"
+                       r"[\w\s,-]{0,20}$", re.I)
+# Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
+_NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")
 
 
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
@@ -625,12 +706,15 @@ _UTIL = re.compile(
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
     r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
-    r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
+    r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
+    r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
 _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
-                    r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
-_WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b", re.I)
+                    r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"
+                    r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
+_WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
+                      re.I)
 
 
 def _sentence_at(text: str, pos: int) -> str:
@@ -658,7 +742,8 @@ _ENGINE_VERSION = re.compile(r"\b(vllm|sglang|tgi|text-generation-inference|tens
 # A release: "v0.3.2", "0.2.7", "version 0.4" (not "3.8x speedup" nor "1.23 s").
 _SEMVER = re.compile(r"(?<![\w.])(?:v(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)|(\d{1,2}\.\d{1,3}\.\d{1,3})|"
                      r"(?<=version )(\d{1,2}\.\d{1,3}))(?![\w.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB|tok))")
-_PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latency|speed\w*|regress\w*|performance)\b", re.I)
+_PERF_WORDS = re.compile(r"\b(?:slow\w*|faster|throughput|tokens?/s|tok/s|latency|speed\w*|regress\w*|performance)\b",
+                         re.I)
 
 
 def _engine_versions(text: str):
@@ -672,7 +757,8 @@ def _engine_versions(text: str):
         number = next(g for g in v.groups() if g)
         if number not in versions:
             versions.append(number)
-    if len(versions) < 2 or not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I):
+    if len(versions) < 2 or not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b",
+                                          text, re.I):
         return None
     if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
         return None
@@ -682,7 +768,8 @@ def _engine_versions(text: str):
 
 
 # "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
-_VERSION_FIGURE = re.compile(r"(?<![\d.])(v)?([12]\.\d{1,2}(?:\.\d{1,2})?)(-\d)?\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
+_VERSION_FIGURE = re.compile(r"(?<![\d.])(v)?([12]\.\d{1,2}(?:\.\d{1,2})?)(-\d)?"
+                             r"\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
 # Two releases' figures count as different past this ratio. Not fitted to a case: bus bandwidth of one
 # system measured twice moves by a few percent, and a tuning change between releases (algorithm, protocol,
 # channel count; NCCL_DEBUG_SUBSYS=TUNING) moves it by far more, so the margin sits well above the first.
@@ -692,7 +779,8 @@ RELEASES_DIFFER = 1.2
 # "with 2.18 it works, with 2.19 it hangs": one release fails where another does not.
 _WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succeed\w*|passe[sd])\b", re.I)
 _FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*)\b", re.I)
-_ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|same (?:error|hang|problem|issue|result))\b", re.I)
+_ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|"
+                    r"same (?:error|hang|problem|issue|result))\b", re.I)
 # Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works".
 _CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
 
@@ -718,8 +806,9 @@ _RELEASE_CHANGE = re.compile(r"\b(?:regress\w*|upgrad\w*|downgrad\w*)\b", re.I)
 
 
 def failure_ab(text: str, named: list[str] | None = None) -> bool:
-    """(`named`: the text's nccl_versions, when the caller has them.) A sentence saying one NCCL release works and another fails: the works-word and the fails-word each
-    in a clause naming its own release (not every release failing alike, nor a contrast of node counts)."""
+    """(`named`: the text's nccl_versions, when the caller has them.) A sentence saying one NCCL release
+    works and another fails: the works-word and the fails-word each in a clause naming its own release
+    (not every release failing alike, nor a contrast of node counts)."""
     known = set(nccl_versions(text) if named is None else named)
     for sentence in sentences(text):
         if _ALIKE.search(sentence):
@@ -754,14 +843,19 @@ def version_figures(text: str, named: list[str] | None = None) -> list[str]:
 # --------------------------------------------------------------------------- the symptom
 
 # "more GPUs", "TP=4", "8x H100", "tensor parallel", "more nodes": the layout grows.
-_MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight|second|another|extra|additional)[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
-              r"\btensor[-_ ]?parallel\w*|\bTP\b|\btp\s?=?\s?\d|\btp[-_]size\b|\bshard\w*|\bmulti-?gpu\b|\bsingle (?:GPU|card)\b|"
+_MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight|second|another|extra|additional)"
+              r"[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
+              r"\btensor[-_ ]?parallel\w*|\bTP\b|\btp\s?=?\s?\d|\btp[-_]size\b|\bshard\w*|\bmulti-?gpu\b|"
+              r"\bsingle (?:GPU|card)\b|"
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
 _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit)|"
-            r"\bno (?:significant|noticeable|obvious|real|big|much|great) (?:gain|improvement|speed-?up|difference|acceleration|benefit|increase)|"
-            r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) (?:basically |almost |nearly |largely )?unchanged\b|"
-            r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|\bsame (?:speed|throughput|performance|qps|latency)|"
+            r"\bno (?:significant|noticeable|obvious|real|big|much|great) "
+            r"(?:gain|improvement|speed-?up|difference|acceleration|benefit|increase)|"
+            r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) "
+            r"(?:basically |almost |nearly |largely )?unchanged\b|"
+            r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|"
+            r"\bsame (?:speed|throughput|performance|qps|latency)|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
@@ -775,7 +869,8 @@ _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|并行)[^\n
 # development case used were dropped after code review 2: "this page states", "puzzled", "performance
 # impact", "can anyone confirm".)
 _FIGURE_QUESTION = (
-    r"\bwhy\b[^?\n]{0,150}?\d+(?:\.\d+)?\s*(?:[GMT]B/s|GB\b|Gb/s|Gbps|tok\w*/s|tokens?\b|t/s|%|ms\b|us\b|usec|TFLOPS)[^?\n]{0,80}\?|"
+    r"\bwhy\b[^?\n]{0,150}?\d+(?:\.\d+)?\s*(?:[GMT]B/s|GB\b|Gb/s|Gbps|tok\w*/s|tokens?\b|t/s|%|ms\b|us\b|usec|TFLOPS)"
+    r"[^?\n]{0,80}\?|"
     r"^#\s*(?:\[question\]\s*)?questions? (?:about|on|regarding)\b|\[question\]|"
     r"\b(?:confus\w*|understand\w*)\b[^.\n]{0,60}?\b(?:numbers?|figures?|results?|latency|bandwidth|throughput|speed|B/W)\b|"
     r"\bhow (?:fast|much faster)\b|"
@@ -788,25 +883,34 @@ _FIGURE_QUESTION = (
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
-    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|\billegal memory access\b|"
-              r"崩溃|段错误"),
+    ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
+              r"\billegal memory access\b|崩溃|段错误"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
-              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|\bWARN\b|"
-              r"报错|错误|失败|启动不了|无法启动"),
-    ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS + "|" + _CJK_SCALING),
-    ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|\bshould (?:I|we) (?:expect|get|see)\b|"
-                r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|\bis (?:this|it) (?:possible|using)\b|"
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|"
+              r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
+    ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
+                + "|" + _CJK_SCALING),
+    ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|"
+                r"\bshould (?:I|we) (?:expect|get|see)\b|"
+                r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
+                r"\bis (?:this|it) (?:possible|using)\b|"
                 + _FIGURE_QUESTION),
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
-             r"\b(?:lower|worse|less|reduced|decreased) (?:\w+ )?(?:speed|throughput|bandwidth|performance|tok\w*/s)\b|\bunder-?utili[sz]\w*|"
-             r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
-             r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|\bdrops?\b|"
+             r"\b(?:lower|worse|less|reduced|decreased) (?:\w+ )?(?:speed|throughput|bandwidth|performance|tok\w*/s)\b|"
+             r"\bunder-?utili[sz]\w*|"
+             r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|"
+             r"\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
+             r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|"
+             r"\bdrops?\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
-             r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|慢|天花板|速度只有|下降|"
+             r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
+             r"慢|天花板|速度只有|下降|"
              # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
-             r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
+             r"\bonly (?:one|1|two|2|a few|some|\d+(?: (?:or|to|-) \d+)?|\w+ (?:or|to) \w+) (?:of (?:the|my) )?"
+             r"(?:GPUs?|cards?)\b[^.\n]{0,30}?"
              r"\b(?:running|busy|work\w*|utili[sz]ed|used|active|computing)\b|"
-             r"\b(?:other|rest of the|remaining) (?:GPUs|cards)\b[^.\n]{0,20}?\b(?:are |stay |sit )?(?:idle|unused|waiting|at 0\s*%)"),
+             r"\b(?:other|rest of the|remaining) (?:GPUs|cards)\b[^.\n]{0,20}?"
+             r"\b(?:are |stay |sit )?(?:idle|unused|waiting|at 0\s*%)"),
 ]
 
 
@@ -838,8 +942,9 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
-            if kind in ("hang", "crash", "error") and (_NEGATION.search(text[max(0, m.start() - 30):m.start()])
-                                                        or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
+            if kind in ("hang", "crash", "error") and (
+                    _NEGATION.search(text[max(0, m.start() - 30):m.start()])
+                    or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
@@ -873,12 +978,13 @@ _SPEC_WORDS = re.compile(
 # Which way a figure counts the traffic: a measured bidirectional copy is still a measurement.
 _DIRECTION = re.compile(r"\b(bi|uni)-?directional\b", re.I)
 # A copy between two GPUs (not a collective), as people and the CUDA samples name it.
-COPY_WORDS = (r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|nvbandwidth|"
-              r"p2pBandwidthLatencyTest|memcpy)\b")
+COPY_WORDS = (r"\b(?:p2p|peer[- ]to[- ]peer|between (?:the )?(?:two )?GPUs|GPU[- ]to[- ]GPU|device[- ]to[- ]device|d2d|"
+              r"nvbandwidth|p2pBandwidthLatencyTest|memcpy)\b")
 _COLLECTIVE_BW = re.compile(r"\b(?:busbw|bus ?bandwidth|algbw|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|nccl\w*)\b", re.I)
 # A GPU's name (or its memory's) next to a bare "80GB": the board's memory size, not a rate.
 _GPU_BEFORE = re.compile(r"\b(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|RTX\s?\d{4}\w*|Ti)(?:[- ](?:SXM\d?|PCIe|NVL))?[\s_-]*$")
-_MEMORY_AFTER = re.compile(r"^\s*(?:[A-Z]{1,3}\d{2,4}\b|RTX\b|GPUs?\b|cards?\b|boards?\b|HBM\w*|VRAM\b|memory\b|of (?:memory|VRAM|HBM))", re.I)
+_MEMORY_AFTER = re.compile(r"^\s*(?:[A-Z]{1,3}\d{2,4}\b|RTX\b|GPUs?\b|cards?\b|boards?\b|HBM\w*|VRAM\b|memory\b|"
+                           r"of (?:memory|VRAM|HBM))", re.I)
 
 
 def memory_size_at(text: str, start: int, end: int) -> bool:
@@ -909,19 +1015,20 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
                                      {"value": value, "spec": bool(_SPEC_WORDS.search(around)),
                                       "question": part.rstrip().endswith(("?", "？")),
                                       "direction": direction.group(1).lower() if direction else None,
-                                      "copy": bool(re.search(COPY_WORDS, part, re.I)) and not _COLLECTIVE_BW.search(part)}))
+                                      "copy": (bool(re.search(COPY_WORDS, part, re.I))
+                                               and not _COLLECTIVE_BW.search(part))}))
     return out
 
 
 # "1.6 usec for a 10000000 byte allreduce", "an 8 MB all_gather takes 2 ms": one collective's size and
 # time, in either order, in a sentence that names the collective.
-_COLLECTIVE_WORD = re.compile(r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|reduce[-_ ]?scatter\w*|broadcast\w*|all[-_ ]?to[-_ ]?all|"
-                              r"send[-_ ]?recv|collective\w*)\b", re.I)
+_COLLECTIVE_WORD = re.compile(r"\b(?:all[-_ ]?reduc\w*|all[-_ ]?gather\w*|reduce[-_ ]?scatter\w*|broadcast\w*|"
+                              r"all[-_ ]?to[-_ ]?all|send[-_ ]?recv|collective\w*)\b", re.I)
 # A message size (no bare "B": "70B" is a model's parameter count), counted only when tied to the
 # collective: "of 8 MB", "for a 10000000 byte allreduce", "an 8 MB all_gather", "message size 4MB".
 _SIZE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(bytes?|KB|KiB|kB|MB|MiB|GB|GiB)\b(?!/)")
-_SIZE_TIED_BEFORE = re.compile(r"(?:\b(?:of|for|with|size|sizes|message|messages|buffer|payload|count)|" + _COLLECTIVE_WORD.pattern
-                               + r")\W{0,3}(?:a|an|the|one)?\s*$", re.I)
+_SIZE_TIED_BEFORE = re.compile(r"(?:\b(?:of|for|with|size|sizes|message|messages|buffer|payload|count)|"
+                               + _COLLECTIVE_WORD.pattern + r")\W{0,3}(?:a|an|the|one)?\s*$", re.I)
 _SIZE_TIED_AFTER = re.compile(r"^\s*(?:\w+\s+)?" + _COLLECTIVE_WORD.pattern, re.I)
 
 
@@ -936,8 +1043,10 @@ def _collective_size(sentence: str) -> re.Match | None:
     return None
 
 
-_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(usecs?|us|µs|μs|microseconds?|ms|msecs?|milliseconds?|s|secs?|seconds?)\b(?!/)", re.I)
-BYTES_PER_UNIT = {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1 << 20, "gb": 1e9, "gib": 1 << 30}
+_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*"
+                   r"(usecs?|us|µs|μs|microseconds?|ms|msecs?|milliseconds?|s|secs?|seconds?)\b(?!/)", re.I)
+BYTES_PER_UNIT = {"b": 1, "byte": 1, "bytes": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1 << 20,
+                  "gb": 1e9, "gib": 1 << 30}
 
 
 def collective_timings(facts: Facts) -> list[Claim]:
@@ -951,11 +1060,13 @@ def collective_timings(facts: Facts) -> list[Claim]:
             if not (size and time):
                 continue
             unit = time.group(2).lower()
-            scale = 1e-6 if unit.startswith(("u", "µ", "μ", "micro")) else 1e-3 if unit.startswith(("ms", "msec", "milli")) else 1.0
+            scale = (1e-6 if unit.startswith(("u", "µ", "μ", "micro"))
+                     else 1e-3 if unit.startswith(("ms", "msec", "milli")) else 1.0)
             nbytes = float(size.group(1).replace(",", "")) * BYTES_PER_UNIT[size.group(2).lower()]
             seconds = float(time.group(1)) * scale
             if nbytes > 0 and seconds > 0:
-                out.append(Claim("collective_timing", source, _quote(sentence, size, 60), {"bytes": nbytes, "seconds": seconds}))
+                out.append(Claim("collective_timing", source, _quote(sentence, size, 60),
+                                 {"bytes": nbytes, "seconds": seconds}))
     return out
 
 
@@ -965,19 +1076,23 @@ def collective_timings(facts: Facts) -> list[Claim]:
 # phrasings of a question without one ("I wonder what", "may I ask", "I want to know", "please help
 # me understand"). CJK question marks and particles count too.
 _ASKS = re.compile(
-    r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
+    r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|"
+    r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
     r"may I ask|I(?:'d| would) like to (?:know|understand|ask)|I want to (?:know|understand)|"
     # an expectation the behaviour contradicts is a question unasked: "CPU load should be at best 100%"
     r"\bshould be at (?:best|most)\b|(?:to my|in my) understanding|I (?:thought|assumed|expected)\b|is supposed to|"
-    r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|吗|是否|为什么|为何", re.I | re.M)
+    r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|"
+    r"吗|是否|为什么|为何", re.I | re.M)
 # A complaint: something is called slow, low, poor or worse than a figure it is held against. The
 # symptom vocabulary of SYMPTOMS' "slow" class and of _NO_GAIN, read over the whole description.
 _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + "|" + _NO_GAIN + r"|"
-                        r"\b(?:only|just)\s+(?:\w+\s+){0,3}?(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:%|[GMT]B/?s|Gb/?s|GBps|tok|t/s|it/s|ms)|"
+                        r"\b(?:only|just)\s+(?:\w+\s+){0,3}?(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*"
+                        r"(?:%|[GMT]B/?s|Gb/?s|GBps|tok|t/s|it/s|ms)|"
                         r"\b(?:far|much|way|significantly)\s+(?:below|lower|less|from)\b|\binstead of\b|"
                         r"\bno\s+(?:\w+\s+)?(?:gain|improvement|speed-?up|benefit|acceleration)\b|"
                         r"\blos(?:e|es|ing|t)\s+(?:\w+\s+)?(?:bandwidth|speed|performance|throughput|tok\w*)\b|"
-                        r"\b(?:can ?not|can't|fail\w* to|unable to|doesn't|does not|don't)\s+(?:reach|achieve|get|hit)\b", re.I)
+                        r"\b(?:can ?not|can't|fail\w* to|unable to|doesn't|does not|don't)\s+"
+                        r"(?:reach|achieve|get|hit)\b", re.I)
 
 
 def asks(facts: Facts) -> Claim | None:

@@ -191,7 +191,8 @@ def nvlink_evidence(facts: Facts) -> list[Evidence]:
     if not out:
         for src, text in _claims.texts(facts):
             m = re.search(r"\bNVLink\b|\bNVSwitch\b|\bNV\d+\b", text, re.I)
-            if m and not re.search(r"\b(?:no|without)\s+NVLink|(?:无|没有|没|不带|未)\s*NVLink", text, re.I):  # "无 nvlink"
+            # "without NVLink", "无 nvlink"
+            if m and not re.search(r"\b(?:no|without)\s+NVLink|(?:无|没有|没|不带|未)\s*NVLink", text, re.I):
                 out.append(ev(src, f'the reporter describes NVLink: "{text[:120]}"'))
                 break
     return out

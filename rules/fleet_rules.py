@@ -52,7 +52,8 @@ def _spread(m, p) -> str:
         return f"MAD {_fmt(m.mad)}; robust z {p.z:+.1f}"
     diff = p.value - m.median
     share = f", {100 * diff / m.median:+.1f}%" if m.median else ""
-    return f"the others agree exactly (MAD 0); off by {'+' if diff > 0 else ''}{_fmt(diff)}{' ' + m.unit if m.unit else ''}{share}"
+    return (f"the others agree exactly (MAD 0); off by {'+' if diff > 0 else ''}{_fmt(diff)}"
+            f"{' ' + m.unit if m.unit else ''}{share}")
 
 
 @rule("fleet.outlier", "other", "throttling", *HARD, needs=FleetSpread)
@@ -73,7 +74,8 @@ def outlier(facts, spread: FleetSpread):
             category=metric.category,
             severity="critical" if hard else "warning",
             confidence=0.8 if len(hits) > 1 or hard else 0.6,
-            title=f"{node} is an outlier in {len(hits)} metric(s) among {metric.nodes} {metric.group} nodes (worst: {metric.name})",
+            title=f"{node} is an outlier in {len(hits)} metric(s) among {metric.nodes} {metric.group} nodes "
+                  f"(worst: {metric.name})",
             summary=(
                 f"{node}'s {metric.name} is {_fmt(worst.value)} {metric.unit} against a fleet median of "
                 f"{_fmt(metric.median)} {metric.unit} ({_spread(metric, worst)}; z threshold {spread.z_threshold}). "
@@ -114,7 +116,8 @@ def too_few_nodes(facts, spread: FleetSpread):
             "way: with two, nothing says which one is out of line; with three, the two that agree outvote "
             "the third.",
             f"collect node reports from at least {MIN_NODES} nodes of each GPU model",
-            f"{NODE_RUN} on at least {MIN_NODES} nodes of each model ({', '.join(small)}), then `diagnose fleet` on the folder of reports",
+            f"{NODE_RUN} on at least {MIN_NODES} nodes of each model ({', '.join(small)}), "
+            "then `diagnose fleet` on the folder of reports",
         )
 
 

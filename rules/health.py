@@ -41,17 +41,21 @@ def throttling(facts: Facts, predictions=None):
     found = []
     for g in gpus:
         reasons = set(g.clock_event_reasons or []) - BENIGN
-        hot = g.temperature_c is not None and g.temperature_slowdown_c and g.temperature_c >= g.temperature_slowdown_c - 2
+        hot = (g.temperature_c is not None and g.temperature_slowdown_c
+               and g.temperature_c >= g.temperature_slowdown_c - 2)
         if reasons & (THERMAL | HARD) or hot:
             detail = ", ".join(sorted(reasons)) or f"temperature {g.temperature_c:g} C"
-            found.append((g, "critical", 0.85, ev(g, f"{label(g)} clock event reasons active", detail, "none (or idle)")))
+            found.append((g, "critical", 0.85,
+                          ev(g, f"{label(g)} clock event reasons active", detail, "none (or idle)")))
             if g.temperature_c is not None:
-                found.append((g, None, 0, ev(g, f"{label(g)} temperature", g.temperature_c, g.temperature_slowdown_c, "C")))
+                found.append((g, None, 0,
+                              ev(g, f"{label(g)} temperature", g.temperature_c, g.temperature_slowdown_c, "C")))
         elif "sw_power_cap" in reasons:
             # At full load a GPU running at its default power limit is managed by power: normal.
             # A limit lowered well below the board's TDP is a throttle someone set.
             if spec is not None and g.power_limit_w and g.power_limit_w < 0.85 * spec.tdp_w:
-                found.append((g, "warning", 0.65, ev(g, f"{label(g)} held at a lowered power cap", g.power_draw_w, g.power_limit_w, "W")))
+                found.append((g, "warning", 0.65,
+                              ev(g, f"{label(g)} held at a lowered power cap", g.power_draw_w, g.power_limit_w, "W")))
                 found.append((g, None, 0, ev(spec_src, f"catalog {spec.key} TDP", expected=spec.tdp_w, unit="W")))
     if found:
         severity, confidence = next((s, c) for _, s, c, _ in found if s)
@@ -87,7 +91,8 @@ def _slowdown_over_time(facts: Facts, readings):
     evidence = [claim_ev(c, "the reporter sees a progressive slowdown") for c in said[:1]]
     if series:
         first, last = series
-        evidence.append(ev(last, f"{last.metric} fell from {first.value:g} ({first.source}) to {last.value:g}", last.value, first.value, last.unit))
+        evidence.append(ev(last, f"{last.metric} fell from {first.value:g} ({first.source}) to {last.value:g}",
+                           last.value, first.value, last.unit))
     if readings:
         return  # clocks were read and are fine: heat is not it
     yield make(
@@ -155,8 +160,10 @@ def hardware_fault(facts: Facts, predictions=None):
             refs=["xid", "mem_errors"],
         )
         return
-    read = [g for g in facts.of(GpuFact) if g.ecc_uncorrected_volatile is not None or g.remapped_rows_failure is not None]
+    read = [g for g in facts.of(GpuFact)
+            if g.ecc_uncorrected_volatile is not None or g.remapped_rows_failure is not None]
     if read:
         yield passed("health.hardware_fault", "No ECC or remapping errors",
                      f"{len(read)} GPU(s) report zero uncorrectable ECC errors and no failed row remapping.",
-                     [ev(read[0], f"{label(read[0])} uncorrectable ECC errors", read[0].ecc_uncorrected_volatile or 0, 0)], 0.7)
+                     [ev(read[0], f"{label(read[0])} uncorrectable ECC errors",
+                         read[0].ecc_uncorrected_volatile or 0, 0)], 0.7)

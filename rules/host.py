@@ -32,7 +32,8 @@ def shm_too_small(facts: Facts, predictions=None):
     if not failed and (size is None or size >= SHM_MIN_BYTES):
         if size is not None:
             yield passed("host.shm_too_small", "/dev/shm is large enough for NCCL",
-                         f"/dev/shm holds {size / 2**30:.1f} GiB.", [ev(size_rec, "/dev/shm size", size, SHM_MIN_BYTES, "bytes")], 0.6)
+                         f"/dev/shm holds {size / 2**30:.1f} GiB.",
+                         [ev(size_rec, "/dev/shm size", size, SHM_MIN_BYTES, "bytes")], 0.6)
         return
     evidence = []
     for e in failed[:1]:
@@ -41,7 +42,8 @@ def shm_too_small(facts: Facts, predictions=None):
         evidence.append(ev(size_rec, "/dev/shm size", size, SHM_MIN_BYTES, "bytes"))
     container = facts.host("container") or next(iter(claims.find(facts, "container")), None)
     if container is not None:
-        evidence.append(ev(container.source, "the job runs in a container (Docker gives /dev/shm 64 MB by default)", True))
+        evidence.append(ev(container.source, "the job runs in a container (Docker gives /dev/shm 64 MB by default)",
+                           True))
     yield make(
         "host.shm_too_small", "shm_too_small", "critical", 0.9 if failed else 0.7,
         "/dev/shm is too small for NCCL's shared-memory buffers",
@@ -94,7 +96,8 @@ def numa_affinity(facts: Facts, predictions=None):
                      [ev(binding, "process CPU binding", binding.value)], 0.5)
         return
     if unpinned or (binding is not None):
-        src = claim_ev(unpinned[0], "the processes are not bound to CPUs") if unpinned else ev(binding, "process CPU binding", binding.value, "per-GPU NUMA node")
+        src = (claim_ev(unpinned[0], "the processes are not bound to CPUs") if unpinned
+               else ev(binding, "process CPU binding", binding.value, "per-GPU NUMA node"))
         yield make(
             "host.numa_affinity", "numa_affinity", "warning", 0.55,
             f"GPUs span {len(groups)} NUMA nodes and the workers are not pinned to them",
@@ -150,7 +153,8 @@ def cross_socket_p2p(facts: Facts, predictions=None):
     comp = _components(gpus, [(p.a, p.b) for p in fast])
     if any(comp[p.a] == comp[p.b] for p in slow):
         return  # the slow pairs do not split the GPUs into groups: not a socket boundary
-    gpu_paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath) if t.a.startswith("GPU") and t.b.startswith("GPU")}
+    gpu_paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath)
+                 if t.a.startswith("GPU") and t.b.startswith("GPU")}
     slow_paths = [gpu_paths.get(frozenset((f"GPU{p.a}", f"GPU{p.b}"))) for p in slow]
     if any(t is not None and t.path not in ("SYS", "SOC") for t in slow_paths):
         return  # the topology puts slow pairs within a socket: a PCIe switch boundary, not this rule
@@ -161,13 +165,15 @@ def cross_socket_p2p(facts: Facts, predictions=None):
     group = sorted(n for n in gpus if comp[n] == comp[f.a])
     way = "bidirectional" if f.direction == "bi" else "one direction"  # PCIe Gen4 x16: ~25 GB/s each way, ~50 both
     evidence = [ev(s, f"GPU{s.a}<->GPU{s.b} P2P across the groups ({way})", s.value, round(f.value, 2), "GB/s"),
-                ev(f, f"GPU{f.a}<->GPU{f.b} P2P within a group (PCIe, {way}): the rate compared with", f.value, unit="GB/s")]
+                ev(f, f"GPU{f.a}<->GPU{f.b} P2P within a group (PCIe, {way}): the rate compared with", f.value,
+                   unit="GB/s")]
     evidence += [ev(t, f"{t.a}<->{t.b} path", t.path) for t in sys_paths[:1]]
     evidence += [claim_ev(c, "the host has several CPU sockets") for c in socket_claim[:1]]
     yield make(
         "host.cross_socket_p2p", "numa_affinity", "warning", 0.7 if (sys_paths or socket_claim) else 0.55,
         f"P2P between GPU groups is {1 - s.value / f.value:.0%} slower than within a group (socket boundary)",
-        f"GPUs {','.join(map(str, group))} reach {f.value:g} GB/s ({way}) among themselves over PCIe but only {s.value:g} GB/s to the "
+        f"GPUs {','.join(map(str, group))} reach {f.value:g} GB/s ({way}) among themselves over PCIe "
+        f"but only {s.value:g} GB/s to the "
         "other GPUs: that traffic crosses the CPU socket interconnect, which is slower for PCIe peer "
         "writes. A ring over all GPUs must cross it, so the whole collective runs at the cross-socket rate "
         "and P2P there can be no better than staging through host memory.",
@@ -187,7 +193,8 @@ def iommu_acs(facts: Facts, predictions=None):
     acs_on = [link for link in facts.of(PcieLinkFact) if link.acs_redirect_enabled]
     acs_known = [link for link in facts.of(PcieLinkFact) if link.acs_redirect_enabled is not None]
     iommu = facts.host("iommu")
-    evidence = [ev(link, f"ACS redirect enabled on {link.device or link.bus_id}", "enabled", "disabled") for link in acs_on[:3]]
+    evidence = [ev(link, f"ACS redirect enabled on {link.device or link.bus_id}", "enabled", "disabled")
+                for link in acs_on[:3]]
     if iommu is not None and str(iommu.value).lower() in ("on", "translated", "full"):
         evidence.append(ev(iommu, "IOMMU in translation mode", iommu.value, "off or pt"))
     if evidence:

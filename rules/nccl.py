@@ -70,9 +70,11 @@ def socket_fallback(facts: Facts, predictions=None):
     if not (socket_events or socket_tx):
         if ib_tx:
             yield passed("nccl.socket_fallback", "NCCL uses InfiniBand/RoCE between nodes",
-                         f"Inter-node connections go {ib_tx[0].detail}.", [ev(ib_tx[0], "network transport", ib_tx[0].detail, "NET/IB")], 0.8)
+                         f"Inter-node connections go {ib_tx[0].detail}.",
+                         [ev(ib_tx[0], "network transport", ib_tx[0].detail, "NET/IB")], 0.8)
         elif forced:
-            yield _socket_finding(facts, [ev(forced[0], f"{forced[0].name}={forced[0].value} keeps NCCL off InfiniBand", forced[0].value)], forced)
+            yield _socket_finding(facts, [ev(forced[0], f"{forced[0].name}={forced[0].value} keeps NCCL off InfiniBand",
+                                             forced[0].value)], forced)
         return
     multi, _ = _multi_node(facts)
     if not socket_tx and not multi and not forced:
@@ -127,7 +129,8 @@ def gdr(facts: Facts, predictions=None):
                    [ev(e, "NCCL's GPUDirect RDMA check", "Disabled", "Enabled")]
                    + [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]],
                    fix="Load the peer-memory module (`modprobe nvidia_peermem`; nv_peer_mem on old drivers) on every "
-                   "node, or use a DMA-BUF capable driver and kernel; then look for 'GDRDMA' on the 'via NET/IB' lines.",
+                   "node, or use a DMA-BUF capable driver and kernel; "
+                   "then look for 'GDRDMA' on the 'via NET/IB' lines.",
                    refs=["gdr", "nccl_env"])
         return
     if not nets:
@@ -138,8 +141,8 @@ def gdr(facts: Facts, predictions=None):
                        "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "
                        "InfiniBand through host memory, or TCP sockets; each is a different fix.",
                        "the NCCL_DEBUG=INFO output (NCCL_DEBUG_SUBSYS=INIT,NET) of one multi-node all_reduce_perf run, "
-                       "whose 'via NET/IB/.../GDRDMA' lines show the path, and `lsmod | grep -E 'nvidia_peermem|nv_peer_mem'` "
-                       "from every node", node_ev)
+                       "whose 'via NET/IB/.../GDRDMA' lines show the path, and "
+                       "`lsmod | grep -E 'nvidia_peermem|nv_peer_mem'` from every node", node_ev)
         return
     with_gdr = [t for t in nets if t.gdr]
     without = [t for t in nets if not t.gdr]
@@ -161,7 +164,8 @@ def gdr(facts: Facts, predictions=None):
     else:
         title = "GPUDirect RDMA is not used"
         summary = ("No InfiniBand connection in the log uses GDRDMA, so inter-node data is staged through host "
-                   "memory. " + ("The NICs sit on the same PCIe switch as GPUs, where GDR matters most." if near else ""))
+                   "memory. "
+                   + ("The NICs sit on the same PCIe switch as GPUs, where GDR matters most." if near else ""))
         confidence, severity = (0.75 if near else 0.6), ("critical" if near else "warning")
         if near:
             evidence.append(ev(near[0], f"{near[0].a}<->{near[0].b} path", near[0].path, "PIX/PXB: GDR expected"))
@@ -191,7 +195,8 @@ def slow_settings_rule(facts: Facts, predictions=None):
                     hit = False
             if not hit:
                 continue
-            yield make("nccl.slow_settings", row["category"], row["severity"], 0.7 if row["severity"] == "warning" else 0.5,
+            yield make("nccl.slow_settings", row["category"], row["severity"],
+                       0.7 if row["severity"] == "warning" else 0.5,
                        f"{s.name}={value} forces a slower NCCL path", row["why"],
                        [ev(s, f"{s.name} set", value, "unset" if "values" in row else f">= {row['below']:g}")],
                        fix=row["fix"], refs=["nccl_env"])
@@ -285,7 +290,8 @@ def _busbw_from_algbw(facts: Facts):
         return None
     busbw = m.value * 2 * (n - 1) / n
     return busbw, m, n, ev(m, f"all-reduce algbw {m.value:g} GB/s is busbw {busbw:.0f} GB/s at {n} GPUs "
-                             f"(busbw = algbw x 2(n-1)/n: the figure to compare with a link)", round(busbw, 1), unit="GB/s")
+                             f"(busbw = algbw x 2(n-1)/n: the figure to compare with a link)",
+                             round(busbw, 1), unit="GB/s")
 
 
 def _nvls(facts: Facts) -> bool:
@@ -300,7 +306,8 @@ def _nvls(facts: Facts) -> bool:
 def busbw(facts: Facts, predictions=None):
     """Measured all-reduce busbw against what the links carrying it allow (catalog interconnects)."""
     rows = [(r.busbw_gbs, r, r.nranks) for r in large_results(facts) if r.op == "all_reduce"]
-    rows += [(m.value, m, m.gpus) for m in measurements(facts, "busbw_gbs") if not m.size_bytes or m.size_bytes >= 64 << 20]
+    rows += [(m.value, m, m.gpus) for m in measurements(facts, "busbw_gbs")
+             if not m.size_bytes or m.size_bytes >= 64 << 20]
     converted = None
     if not rows:
         converted = _busbw_from_algbw(facts)
@@ -326,7 +333,8 @@ def busbw(facts: Facts, predictions=None):
         ic, _ = roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
         origin = [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce busbw typically "
-                     f"{ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per direction", expected=expected, unit="GB/s")]
+                     f"{ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per direction",
+                     expected=expected, unit="GB/s")]
         nvls = nvls or ic.in_network_reduction
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
                   "busbw is an algorithm-normalised figure; above the line rate it points at in-network reduction.")
@@ -340,7 +348,8 @@ def busbw(facts: Facts, predictions=None):
                      f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond}", [what] + origin, sure)
     elif value >= 0.8 * expected:
         yield passed("nccl.busbw", f"Bus bandwidth matches {link}",
-                     f"The largest all-reduce reaches {value:g} GB/s busbw, {value / expected:.0%} of what {link} typically gives.",
+                     f"The largest all-reduce reaches {value:g} GB/s busbw, {value / expected:.0%} of what {link} "
+                     "typically gives.",
                      [what] + origin, sure)
     else:
         yield make("nccl.busbw", "other", "info", 0.4, f"Bus bandwidth is {value / expected:.0%} of what {link} gives",

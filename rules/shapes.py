@@ -74,7 +74,8 @@ def decoder_params_per_rank(model: ModelSpec, tp: int, experts_touched: float | 
     if not model.is_moe:
         return model.layers * per_dense_layer
     n = model.experts if experts_touched is None else experts_touched
-    per_moe_layer = attn + norms + model.router_params() + (n * model.mlp_params(model.expert_ffn) + model.shared_params()) / tp
+    per_moe_layer = (attn + norms + model.router_params()
+                     + (n * model.mlp_params(model.expert_ffn) + model.shared_params()) / tp)
     return (model.layers - model.moe_layers) * per_dense_layer + model.moe_layers * per_moe_layer
 
 
@@ -147,7 +148,8 @@ def layer_matrices(model: ModelSpec, tp: int, moe_layer: bool, touched: float = 
     ffn = model.expert_ffn / tp
     up = (2 if model.gated_mlp else 1) * ffn
     share = model.experts_active / touched if touched else 1.0
-    out += [Matrix("experts_up", up, h, touched * up * h, share), Matrix("experts_down", h, ffn, touched * ffn * h, share)]
+    out += [Matrix("experts_up", up, h, touched * up * h, share),
+            Matrix("experts_down", h, ffn, touched * ffn * h, share)]
     if model.shared_experts:
         sffn = model.shared_experts * (model.shared_expert_ffn or model.expert_ffn) / tp
         sup = (2 if model.gated_mlp else 1) * sffn

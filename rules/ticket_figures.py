@@ -113,7 +113,8 @@ def beyond_band_fix(facts: Facts) -> str:
     wanted = ticket_gaps(facts) + ([] if _launch_read(facts) else ["the engine's launch command"])
     if wanted:
         return "attach " + ", ".join(wanted)
-    return "Profile one decode step (nsys) and compare its kernels and all-reduces with `diagnose predict` for this layout."
+    return ("Profile one decode step (nsys) and compare its kernels and all-reduces with `diagnose predict` "
+            "for this layout.")
 
 
 def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
@@ -184,9 +185,10 @@ def link_figure(facts: Facts, predictions=None):
               or (GIB_MARGIN * line < v <= NVLS_CEILING * line and fabric.in_network_reduction and not per_link)]
     evidence = [claim_ev(spec_claim, "the figure quoted"),
                 ev(gpu_src, f"catalog {gpu.key}: {spec_what} ({gpu.nvlink_gbs:g} GB/s per direction"
-                   + (f", {gpu.nvlink_links} links" if gpu.nvlink_links else "") + ")", expected=spec_value, unit="GB/s"),
-                ev("catalog:interconnects", f"catalog {fabric.name}: NCCL all-reduce busbw typically", expected=round(achieved, 1),
-                   unit="GB/s")]
+                   + (f", {gpu.nvlink_links} links" if gpu.nvlink_links else "") + ")",
+                   expected=spec_value, unit="GB/s"),
+                ev("catalog:interconnects", f"catalog {fabric.name}: NCCL all-reduce busbw typically",
+                   expected=round(achieved, 1), unit="GB/s")]
     explain = (f"{spec_value:g} GB/s is {spec_what}. A transfer moves data one way at a time, and NVLink's packet "
                f"overhead leaves about 80 % of the {line:g} GB/s line rate to NCCL: healthy systems measure about "
                f"{achieved:.0f} GB/s {'per link' if per_link else 'bus bandwidth'} here.")
@@ -196,12 +198,13 @@ def link_figure(facts: Facts, predictions=None):
         value, rec = max(usable, key=lambda x: x[0])
         src = rec.source if isinstance(rec, (claims.Claim, Measurement)) else str(rec)
         if isinstance(rec, claims.Claim) and _is_copy(rec):  # a copy engine's rate, not a collective's busbw
-            evidence.insert(1, ev(src, "the copy rate measured, one direction", value, round(COPY_SHARE * line, 1), "GB/s"))
+            evidence.insert(1, ev(src, "the copy rate measured, one direction", value, round(COPY_SHARE * line, 1),
+                                  "GB/s"))
             evidence[-1:] = [ev("catalog:gpus", "a copy after NVLink's packet overhead (line rate x 0.8)",
                                 expected=round(COPY_SHARE * line, 1), unit="GB/s")]
             explain = (f"{spec_value:g} GB/s is {spec_what}. A copy moves data one way, and NVLink's packet overhead "
-                       f"leaves about 80 % of the {line:g} GB/s line rate to payload: about {COPY_SHARE * line:.0f} GB/s "
-                       "per direction.")
+                       f"leaves about 80 % of the {line:g} GB/s line rate to payload: "
+                       f"about {COPY_SHARE * line:.0f} GB/s per direction.")
         else:
             evidence.insert(1, ev(src, "the figure measured", value, round(achieved, 1), "GB/s"))
         if value > GIB_MARGIN * line:
@@ -215,8 +218,8 @@ def link_figure(facts: Facts, predictions=None):
         title = f"{spec_value:g} GB/s is not a figure any transfer reaches on {gpu.name}"
         confidence = 0.5
     yield make("ticket.link_figure", "expected_physics", "info", confidence, title, explain, evidence,
-               fix="Nothing to fix: compare nccl-tests busbw at large sizes (-b 1G -e 8G) with the achieved figure, not "
-               "with the datasheet's total; nvbandwidth measures the raw copy rate per direction.",
+               fix="Nothing to fix: compare nccl-tests busbw at large sizes (-b 1G -e 8G) with the achieved figure, "
+               "not with the datasheet's total; nvbandwidth measures the raw copy rate per direction.",
                refs=["https://github.com/NVIDIA/nccl/issues/1054"])
 
 
@@ -245,16 +248,18 @@ def bridge_figure(facts: Facts, predictions=None):
     evidence = [claim_ev(c, "the copy rate"),
                 ev(c, "per direction" + (" (half the bidirectional figure)" if c.data.get("direction") == "bi" else ""),
                    round(value, 1), round(bridge, 1), "GB/s"),
-                ev(gpu_src, f"catalog {gpu.key}: NVLink bridge line rate per direction x {COPY_SHARE} (packet overhead)",
+                ev(gpu_src,
+                   f"catalog {gpu.key}: NVLink bridge line rate per direction x {COPY_SHARE} (packet overhead)",
                    expected=round(bridge, 1), unit="GB/s"),
-                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes} ({pcie.name}) per direction x "
-                   f"{COPY_SHARE}", expected=round(COPY_SHARE * pcie.bandwidth_gbs, 1), unit="GB/s")]
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes} ({pcie.name}) "
+                   f"per direction x {COPY_SHARE}", expected=round(COPY_SHARE * pcie.bandwidth_gbs, 1), unit="GB/s")]
     if value >= PHYSICS_FLOOR * bridge and value > 1.05 * pcie.bandwidth_gbs:
         yield make("ticket.bridge_figure", "expected_physics", "info", 0.5,
                    f"{value:g} GB/s per direction is what {gpu.name}'s NVLink bridge carries "
                    f"({value / gpu.nvlink_gbs:.0%} of its {gpu.nvlink_gbs:g} GB/s line rate)",
-                   "A copy over the bridge moves data one way at a time, and NVLink's packet overhead leaves about 80 % "
-                   "of the line rate to payload; the figure is above anything PCIe could carry, so the bridge is in use.",
+                   "A copy over the bridge moves data one way at a time, and NVLink's packet overhead leaves "
+                   "about 80 % of the line rate to payload; the figure is above anything PCIe could carry, "
+                   "so the bridge is in use.",
                    evidence, fix="Nothing to fix for the link.", refs=["https://github.com/NVIDIA/nccl/issues/1054"])
     elif value <= 1.05 * pcie.bandwidth_gbs:
         yield make("ticket.bridge_figure", "pcie_fallback", "warning", 0.45,
@@ -299,8 +304,8 @@ def busbw_without_p2p(facts: Facts, predictions=None):
                [ev(best, f"all-reduce busbw{f' on {best.gpus} GPUs' if best.gpus else ''}", best.value,
                    pcie.achieved_gbs, "GB/s"),
                 ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)],
-               fix="Expected on these boards; NVLink-capable or datacenter GPUs (PCIe P2P) or fewer GPUs per all-reduce "
-               "raise it. Check the CPU memory channels are all populated.",
+               fix="Expected on these boards; NVLink-capable or datacenter GPUs (PCIe P2P) or fewer GPUs per "
+               "all-reduce raise it. Check the CPU memory channels are all populated.",
                refs=["https://github.com/NVIDIA/nccl/issues/1639"])
 
 
@@ -355,15 +360,15 @@ def batched_rate(facts: Facts, predictions=None):
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",
                        "Decode reads every weight once per step whatever the batch, so throughput grows almost in step "
-                       "with the number of sequences decoded together until compute or the KV cache limits it. Published "
-                       "throughput tables use hundreds of concurrent requests.",
+                       "with the number of sequences decoded together until compute or the KV cache limits it. "
+                       "Published throughput tables use hundreds of concurrent requests.",
                        evidence, fix="Send more concurrent requests (raise max batch size / max_num_seqs) and measure "
                        "throughput at that concurrency; per-request speed falls slowly while throughput rises.")
         elif m.value < low:  # at the concurrency stated: more than physics costs time, as for one stream
             yield make("ticket.batched_rate", "other", "warning", 0.45,
                        f"{m.value:g} tok/s is below the expected {low:.0f}-{total / p.band_low:.0f} tok/s at {at}",
-                       "The throughput is lower than a healthy system gives with that many requests in flight; something "
-                       "beyond physics costs time (host, transport, clocks, configuration).",
+                       "The throughput is lower than a healthy system gives with that many requests in flight; "
+                       "something beyond physics costs time (host, transport, clocks, configuration).",
                        evidence, fix=beyond_band_fix(facts))
         else:
             yield make("ticket.batched_rate", "expected_physics", "info", 0.5,
@@ -390,8 +395,9 @@ def faster_than_physics(facts: Facts, predictions=None):
             yield make("ticket.faster_than_physics", "other", "warning", 0.6,
                        f"The timing implies {rate:,.0f} GB/s: faster than any GPU interconnect",
                        f"{c.data['bytes']:,.0f} bytes in {c.data['seconds'] * 1e6:g} us is {rate:,.0f} GB/s, above the "
-                       f"fastest NVLink in the catalog ({fastest:g} GB/s counting both directions). The figure comes from "
-                       "the measurement: a unit slip (us for ms), timing the launch instead of the completion "
+                       f"fastest NVLink in the catalog ({fastest:g} GB/s counting both directions). "
+                       "The figure comes from the measurement: a unit slip (us for ms), timing the launch instead of "
+                       "the completion "
                        "(no cudaStreamSynchronize), or a collective that did not run.",
                        [claim_ev(c, "the timing"), ev(c, "implied bandwidth", round(rate), unit="GB/s"),
                         ev("catalog:gpus", "catalog: fastest NVLink, both directions", expected=fastest, unit="GB/s")],
@@ -451,7 +457,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
                            f"{m.value:g} ms per token is what this model, GPU and layout deliver "
                            f"(expected {e.low:.1f}-{e.high:.1f} ms)",
                            "Each decode step reads every weight (and the KV cache) from memory and, with tensor "
-                           "parallelism, waits for two all-reduces per layer; that sets the per-token time, not a fault.",
+                           "parallelism, waits for two all-reduces per layer; "
+                           "that sets the per-token time, not a fault.",
                            evidence, fix="Nothing is broken; a faster step needs more memory bandwidth per GPU, "
                            "quantised weights, or (for throughput) a larger batch.")
             else:
@@ -468,7 +475,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).
 # ExLlama (v1) only splits by layers; ExLlamaV2 also runs tensor parallelism, so its name alone says neither.
 LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama", "text-generation-webui", "accelerate", "koboldcpp", "exllama")
-_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e in LAYER_SPLIT_ENGINES) + r")(?![\w-])", re.I)
+_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e in LAYER_SPLIT_ENGINES)
+                                + r")(?![\w-])", re.I)
 
 
 def layer_split_engine(facts: Facts) -> bool:
@@ -501,8 +509,8 @@ def layer_split_rate(facts: Facts, predictions=None):
                    "With the layers split over the GPUs each token passes through them one after another, so one "
                    "stream decodes as fast as one GPU streaming every weight from its memory; more GPUs hold a bigger "
                    "model, they do not make one stream faster.",
-                   band_evidence(m, "decode rate, one stream", "tok/s", p.decode_tok_s_expected, f"{low:.0f}-{high:.0f}",
-                                 p.decode_tok_s, p, gpu, model_src, model),
+                   band_evidence(m, "decode rate, one stream", "tok/s", p.decode_tok_s_expected,
+                                 f"{low:.0f}-{high:.0f}", p.decode_tok_s, p, gpu, model_src, model),
                    fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
                    "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of requests.")
         return
@@ -534,7 +542,8 @@ def pcie_figure(facts: Facts, predictions=None):
     if not usable and low:
         value, c = max(low, key=lambda x: x[0])
         evidence = [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(COPY_SHARE * line, 1), "GB/s"),
-                    ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")]
+                    ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}",
+                       expected=line, unit="GB/s")]
         if not gpu.pcie_p2p:
             yield make("ticket.pcie_figure", "p2p_disabled", "warning", 0.5,
                        f"{value:g} GB/s is a copy staged through host memory: {gpu.name} has no PCIe peer-to-peer",
@@ -555,9 +564,10 @@ def pcie_figure(facts: Facts, predictions=None):
     value, c = max(usable, key=lambda x: x[0])
     yield make("ticket.pcie_figure", "expected_physics", "info", 0.5,
                f"{value:g} GB/s per direction is what a {pcie.name} link carries ({value / line:.0%} of its line rate)",
-               f"{gpu.name} GPUs without NVLink copy over PCIe: a x16 link's line rate is {line:g} GB/s per direction and "
-               "packet and protocol overhead leave about 80 % of it to a copy; the figure sits there, so the link runs at "
-               "its full width and speed.",
+               f"{gpu.name} GPUs without NVLink copy over PCIe: a x16 link's line rate is {line:g} GB/s per direction "
+               "and packet and protocol overhead leave about 80 % of it to a copy; the figure sits there, so the link "
+               "runs at its full width and speed.",
                [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(COPY_SHARE * line, 1), "GB/s"),
-                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line, unit="GB/s")],
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}",
+                   expected=line, unit="GB/s")],
                fix="Nothing to fix for the link; for more GPU-to-GPU bandwidth use NVLink-capable GPUs.")

@@ -30,14 +30,16 @@ FAULT_FAMILIES = (
 )
 # NCCL switches that take a transport away (NCCL's environment-variable documentation): a ticket that
 # sets one is about what the fallback costs, not about normal behaviour.
-_TRANSPORT_OFF = re.compile(r"^NCCL_(?:P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL|P2P_LEVEL|NVLS_ENABLE|CUMEM_ENABLE)$")
+_TRANSPORT_OFF = re.compile(r"^NCCL_(?:P2P_DISABLE|SHM_DISABLE|IB_DISABLE|NET_GDR_LEVEL|P2P_LEVEL|NVLS_ENABLE|"
+                            r"CUMEM_ENABLE)$")
 # The weak answer's confidence: below every observed fault (rules.ticket_rules.OBSERVED, 0.65); the
 # healthy form gets 0.05 more so that, with no gap left open, it reaches rules.engine.WEAK.
 NOTHING_BROKEN = 0.45
 # The reporter reports a problem in so many words ("I met the problem", "we hit an issue"): a fault
 # report phrased around a question, not a question about normal behaviour.
-_PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|got|get|getting|see|seeing|fac\w+|ran into|run into|"
-                      r"running into|there is|there's)\s+(?:the|a|an|this|that|some|same|similar)\s+(?:\w+\s+)?"
+_PROBLEM = re.compile(r"\b(?:met|meet|hit|hitting|have|having|had|encounter\w*|got|get|getting|see|seeing|fac\w+|"
+                      r"ran into|run into|running into|there is|there's)\s+"
+                      r"(?:the|a|an|this|that|some|same|similar)\s+(?:\w+\s+)?"
                       r"(?:problem|issue|bug|error)s?\b", re.I)
 
 
@@ -63,14 +65,15 @@ def fault_context(facts: Facts) -> claims.Claim | None:
 _RATE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:[KMGT]i?B/s|[MG]Bps|[KMGT]b/s|Gbps|tok(?:en)?s?/s|t/s|it/s|samples/s|"
                    r"req(?:uest)?s?/s|images?/s|img/s)(?![\w/])|\((?:[KMGT]i?B/s|GB/s|MB/s)\)", re.I)
 # Words that make a rate a hope or a target, not a measurement ("I hope to get 5-6 t/s").
-_HOPED = re.compile(r"\b(?:hop(?:e|ed|ing)|wish|want|aim\w*|target\w*|would like|expect\w*|should|planned|plan)\b", re.I)
+_HOPED = re.compile(r"\b(?:hop(?:e|ed|ing)|wish|want|aim\w*|target\w*|would like|expect\w*|should|planned|plan)\b",
+                    re.I)
 # Two durations in one sentence: an A/B of times ("vllm 240s, lightllm 252s") the checks cannot place.
 _DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:ms|s|sec\w*|seconds?|minutes?|min)\b", re.I)
 # A question about one value ("is this bandwidth value normal", "are these numbers right"): answering
 # it needs the value and what it should be.
-_VALUE_QUESTION = re.compile(r"\b(?:this|these|that|those|my|our|the)\s+(?:\w+\s+)?(?:values?|numbers?|figures?|results?|"
-                             r"bandwidth|speed|throughput|latency|performance)\b[^.?\n]{0,40}?\b(?:normal|expected|right|correct|"
-                             r"reasonable|ok(?:ay)?|good)\b", re.I)
+_VALUE_QUESTION = re.compile(r"\b(?:this|these|that|those|my|our|the)\s+(?:\w+\s+)?"
+                             r"(?:values?|numbers?|figures?|results?|bandwidth|speed|throughput|latency|performance)\b"
+                             r"[^.?\n]{0,40}?\b(?:normal|expected|right|correct|reasonable|ok(?:ay)?|good)\b", re.I)
 
 
 def figures(facts: Facts) -> bool:
@@ -118,7 +121,8 @@ def nothing_broken(facts: Facts, predictions=None):
                    fix="Compare with the measured figures of a healthy system of this kind (`diagnose predict`, "
                    "nccl-tests at large sizes) rather than with the datasheet." + attach)
         return
-    yield passed("ticket.nothing_broken", "Nothing in the ticket points at a fault: the behaviour asked about is normal",
+    yield passed("ticket.nothing_broken",
+                 "Nothing in the ticket points at a fault: the behaviour asked about is normal",
                  "The reporter asks about a behaviour without calling anything slow or broken, and no error, failure, "
                  "setting or platform known for trouble shows in what was given." + attach,
                  evidence, NOTHING_BROKEN + 0.05)
@@ -148,7 +152,8 @@ def nccl_threads_cpu(facts: Facts, predictions=None):
                "NCCL creates a proxy thread per communicator (per rank) to drive its network and host-memory "
                "transports, and those threads spin while operations are in flight, yielding when idle. A process with "
                "several communicators therefore shows several cores busy without any multi-threading of its own.",
-               [ev(source, f'the reporter: "{claims.one_line(text[max(0, m.start() - 40):m.end() + 40])}"', pct, 100, "%")],
+               [ev(source, f'the reporter: "{claims.one_line(text[max(0, m.start() - 40):m.end() + 40])}"',
+                   pct, 100, "%")],
                fix="Expected. If the cores are needed elsewhere, give each rank its own cores (NUMA-local binding) "
                "and create fewer communicators.",
                refs=["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"])

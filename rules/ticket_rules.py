@@ -103,9 +103,10 @@ def clock_power(facts: Facts, predictions=None):
                "its rated power or slowed by the board runs every kernel slower, and in a TP group every other "
                "GPU waits for it.",
                [claim_ev(c, "clock/power state the reporter reports")],
-               fix="Check `nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE` under load: an active SW Power Cap at a draw "
-               "far below the enforced limit means the board or chassis limits power (PSU, BMC/iDRAC power policy); "
-               "HW Slowdown or thermal reasons mean cooling or power delivery. Fix those, then compare clocks under load.",
+               fix="Check `nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE` under load: "
+               "an active SW Power Cap at a draw far below the enforced limit means the board or chassis limits power "
+               "(PSU, BMC/iDRAC power policy); HW Slowdown or thermal reasons mean cooling or power delivery. "
+               "Fix those, then compare clocks under load.",
                refs=["throttle", "nvidia_smi"])
 
 
@@ -128,8 +129,8 @@ def hardware_error(facts: Facts, predictions=None):
                "The driver reports an error that needs a GPU reset or points at failing hardware; collectives that "
                "include this GPU fail or stall while the others work.",
                [claim_ev(c, "hardware error")],
-               fix="Drain the node, reset the GPU (`nvidia-smi -r` or reboot), check `nvidia-smi -q -d ECC,ROW_REMAPPER` "
-               "and the Xid meaning; replace the GPU if errors return.",
+               fix="Drain the node, reset the GPU (`nvidia-smi -r` or reboot), check "
+               "`nvidia-smi -q -d ECC,ROW_REMAPPER` and the Xid meaning; replace the GPU if errors return.",
                refs=["xid", "mem_errors"])
 
 
@@ -143,8 +144,9 @@ def fabric_setup(facts: Facts, predictions=None):
                "The NVSwitch fabric is not ready (fabric manager / NVLS set-up fails)",
                "On NVSwitch systems the GPUs' NVLink fabric is only usable once nvidia-fabricmanager has trained it; "
                "until then CUDA reports 'system not yet initialized' and NCCL's NVLS (multicast) set-up fails.",
-               fix="Start nvidia-fabricmanager with the same version as the driver (`systemctl status nvidia-fabricmanager`), "
-               "check `nvidia-smi -q | grep -i fabric` shows 'Completed'; NCCL_NVLS_ENABLE=0 only works around NVLS.",
+               fix="Start nvidia-fabricmanager with the same version as the driver "
+               "(`systemctl status nvidia-fabricmanager`), check `nvidia-smi -q | grep -i fabric` shows 'Completed'; "
+               "NCCL_NVLS_ENABLE=0 only works around NVLS.",
                refs=["fabric_manager"])
 
 
@@ -157,7 +159,8 @@ def link_down(facts: Facts, predictions=None):
     yield _on_claim("ticket.link_down", "nvlink_down", "warning", c, "link state",
                "NVLink is reported down or inactive",
                "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
-               fix="Attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m`; reseat bridges, check fabric manager on NVSwitch systems.",
+               fix="Attach `nvidia-smi nvlink -s` and `nvidia-smi topo -m`; reseat bridges, "
+               "check fabric manager on NVSwitch systems.",
                refs=["fabric_manager"])
 
 
@@ -178,10 +181,11 @@ def mixed_gpus(facts: Facts, predictions=None):
     yield make("ticket.mixed_gpus", "straggler", "warning", OBSERVED,  # an inventory fact: a lead, not proof
                f"Different GPU models work together ({', '.join(sorted(names))})",
                "Every tensor-parallel step waits for all GPUs, and a layer split hands each token through every GPU in "
-               "turn, so the job runs at the pace of the slowest GPU, with the extra copies between unlike cards on top.",
+               "turn, so the job runs at the pace of the slowest GPU, "
+               "with the extra copies between unlike cards on top.",
                [ev(src, "GPU models in the job", ", ".join(sorted(names)))],
-               fix="Run on identical GPUs; otherwise give the slower card less work (uneven layer split) or leave it out "
-               "and compare with the fastest GPU alone.")
+               fix="Run on identical GPUs; otherwise give the slower card less work (uneven layer split) or leave it "
+               "out and compare with the fastest GPU alone.")
 
 
 @rule("ticket.one_slow", "straggler")
@@ -195,8 +199,8 @@ def one_slow(facts: Facts, predictions=None):
                "A collective finishes when its slowest rank arrives: one GPU held back by clocks, power, a PCIe link "
                "or a busier CPU core makes every other rank wait in the collective.",
                [claim_ev(c, "one rank behind")],
-               fix="Find why that GPU is slower: compare `nvidia-smi -q -d CLOCK,PERFORMANCE` and the PCIe link of that GPU "
-               "with its peers, and its CPU/NUMA binding.",
+               fix="Find why that GPU is slower: compare `nvidia-smi -q -d CLOCK,PERFORMANCE` and the PCIe link of "
+               "that GPU with its peers, and its CPU/NUMA binding.",
                refs=["throttle"])
 
 
@@ -212,9 +216,9 @@ def launch_overhead(facts: Facts, predictions=None):
                "Each kernel launch costs the host a few microseconds; when kernels are shorter than that, as in decode "
                "or small batches, the GPU idles between them and more GPUs (shorter kernels each) make it worse.",
                [claim_ev(c, "launch time the reporter sees")],
-               fix="Replay the step from CUDA graphs (the engines' default; torch.compile mode='reduce-overhead'), give each "
-               "launch more work (larger batch, fused kernels), keep the launching thread on an unshared core, and confirm "
-               "the gaps between kernels in an nsys timeline (`diagnose capture`).",
+               fix="Replay the step from CUDA graphs (the engines' default; torch.compile mode='reduce-overhead'), "
+               "give each launch more work (larger batch, fused kernels), keep the launching thread on an unshared "
+               "core, and confirm the gaps between kernels in an nsys timeline (`diagnose capture`).",
                refs=["cuda_graphs"])
 
 
@@ -241,16 +245,17 @@ def one_gpu_every_peer(facts: Facts, predictions=None):
                 worst = max(mine, key=lambda p: p.value)
                 yield make("ticket.one_gpu_every_peer", "pcie_link_degraded", "warning", 0.6,
                            f"GPU{x} is slow to every peer ({worst.value:g} GB/s at best, others {typical:g} GB/s)",
-                           "Every copy to or from this GPU is slow while the other GPUs reach each other at full speed. A "
-                           "copy runs at the slowest link on its path, and the link all of this GPU's paths share is its "
-                           "own PCIe link: a slot wired narrower than x16, a link trained down to an older generation, or "
-                           "a riser.",
+                           "Every copy to or from this GPU is slow while the other GPUs reach each other at full "
+                           "speed. A copy runs at the slowest link on its path, and the link all of this GPU's paths "
+                           "share is its own PCIe link: a slot wired narrower than x16, "
+                           "a link trained down to an older generation, or a riser.",
                            [ev(worst, f"GPU{x}'s fastest peer copy ({worst.direction}directional)", worst.value,
                                round(typical, 2), "GB/s"),
                             ev(worst.source, "median of the pairs without it", round(typical, 2), unit="GB/s")],
                            fix=f"Check GPU{x}'s link under load: `nvidia-smi --query-gpu=index,pcie.link.gen.current,"
-                           "pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max --format=csv` and `lspci -vvv` "
-                           "(LnkSta vs LnkCap); move it to a CPU-attached x16 slot, reseat it, or replace the riser.",
+                           "pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max --format=csv` "
+                           "and `lspci -vvv` (LnkSta vs LnkCap); move it to a CPU-attached x16 slot, reseat it, "
+                           "or replace the riser.",
                            refs=["nvidia_smi"])
                 return
 
@@ -280,8 +285,8 @@ def pcie_pairs(facts: Facts, predictions=None):
                "Without NVLink, GPU-to-GPU copies cross PCIe, and copy engines reach about 70-90 % of the x16 line "
                "rate because of packet headers and flow control; pairs that cross the CPU sockets land lower. "
                "These figures are what the hardware delivers.",
-               [ev(best, f"fastest GPU{best.a}->GPU{best.b} copy ({best.direction}directional)", best.value, round(rate, 1),
-                   "GB/s"),
+               [ev(best, f"fastest GPU{best.a}->GPU{best.b} copy ({best.direction}directional)", best.value,
+                   round(rate, 1), "GB/s"),
                 ev(slowest, f"slowest GPU{slowest.a}->GPU{slowest.b} copy", slowest.value, round(rate, 1), "GB/s"),
                 ev(spec_src or "catalog", f"PCIe Gen{gen} x{lanes} line rate ({spec.key})", expected=round(rate, 1),
                    unit="GB/s")],
@@ -302,9 +307,9 @@ def tp_size_error(facts: Facts, predictions=None):
     evidence = [claim_ev(c, "the engine's error")] + ([ev(tp_src, "tensor-parallel size", tp)] if tp else [])
     yield make("ticket.tp_size_error", "tp_not_dividing_heads", "critical", 0.8,  # the engine's own error text
                "The TP size does not divide the model's heads or (quantised) weight shapes",
-               "Tensor parallelism splits every attention head group and weight matrix evenly; when a dimension (heads, "
-               "KV heads, FFN width, or a quantised layer's group count) is not a multiple of the TP size the engine "
-               "refuses to load.",
+               "Tensor parallelism splits every attention head group and weight matrix evenly; "
+               "when a dimension (heads, KV heads, FFN width, or a quantised layer's group count) is not a multiple of "
+               "the TP size the engine refuses to load.",
                evidence,
                fix="Use a TP size that divides the dimension the error names (often 2 or 4 instead of 3, 6 or 8 for "
                "quantised models with group size 128); use the other GPUs for pipeline parallelism or replicas.",
@@ -326,8 +331,9 @@ def eager_flag(facts: Facts, predictions=None):
                "With CUDA graphs off the CPU launches every kernel of every layer for each decoded token, and with "
                "tensor parallelism every rank does so around each all-reduce; at small and medium batch the GPUs "
                "finish each kernel before the next is launched, so decode runs at the pace of the launches.",
-               fix="Drop --enforce-eager (vLLM/Aphrodite) or --disable-cuda-graph (SGLang) and compare decode tok/s; if "
-               "a feature forces eager mode (some quantisation kernels, unsupported GPUs), weigh it against the loss.",
+               fix="Drop --enforce-eager (vLLM/Aphrodite) or --disable-cuda-graph (SGLang) and compare decode tok/s; "
+               "if a feature forces eager mode (some quantisation kernels, unsupported GPUs), "
+               "weigh it against the loss.",
                refs=["vllm_graphs"])
 
 
@@ -343,7 +349,8 @@ def p2p_refused(facts: Facts, predictions=None):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     geforce = gpu is not None and not gpu.pcie_p2p
-    evidence = [claim_ev(c, "peer-to-peer refused")] + ([ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)] if geforce else [])
+    evidence = [claim_ev(c, "peer-to-peer refused")] + (
+        [ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)] if geforce else [])
     yield make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
                "Peer-to-peer between the GPUs is refused, so GPU traffic goes through host memory",
                "Without P2P, NCCL copies every transfer between GPUs through host shared memory (SHM), and CUDA peer "
@@ -351,9 +358,9 @@ def p2p_refused(facts: Facts, predictions=None):
                "parallelism hits that ceiling. GeForce boards do not get PCIe P2P from the stock driver; on other "
                "boards ACS on the PCIe switches or the IOMMU blocks it.",
                evidence,
-               fix="Check `nvidia-smi topo -p2p r` and `p2pBandwidthLatencyTest`; on data-centre boards disable ACS on the "
-               "PCIe switches (or boot with iommu=pt) and compare all_reduce_perf; on GeForce boards expect the SHM "
-               "ceiling and prefer fewer GPUs or a layer split.",
+               fix="Check `nvidia-smi topo -p2p r` and `p2pBandwidthLatencyTest`; on data-centre boards disable ACS on "
+               "the PCIe switches (or boot with iommu=pt) and compare all_reduce_perf; "
+               "on GeForce boards expect the SHM ceiling and prefer fewer GPUs or a layer split.",
                refs=["nccl_acs", "nccl_trouble"])
 
 
@@ -370,7 +377,8 @@ def pp_bubble(facts: Facts, predictions=None):
     if not ((pp or 0) >= 2 or c):
         return
     few = _first(facts, "few_requests")
-    evidence = ([ev(pp_src, "pipeline-parallel stages", pp)] if pp else []) + ([claim_ev(c, "pipeline parallelism")] if c else [])
+    evidence = (([ev(pp_src, "pipeline-parallel stages", pp)] if pp else [])
+                + ([claim_ev(c, "pipeline parallelism")] if c else []))
     evidence += [claim_ev(few, "requests in flight")] if few else []
     yield make("ticket.pp_bubble", "pp_bubble", "warning", 0.6 if few else 0.5,
                "Pipeline stages wait for each other: too few requests in flight to fill the pipeline",
@@ -379,9 +387,9 @@ def pp_bubble(facts: Facts, predictions=None):
                "idles (P-1)/(m+P-1) of the time (GPipe's bubble). It adds throughput only when many concurrent "
                "requests keep every stage busy.",
                evidence,
-               fix="For latency or few concurrent requests use tensor parallelism within a node (or one GPU for a model "
-               "that fits); keep PP for models that do not fit, across nodes, with enough concurrent requests to fill "
-               "every stage.",
+               fix="For latency or few concurrent requests use tensor parallelism within a node (or one GPU for a "
+               "model that fits); keep PP for models that do not fit, across nodes, with enough concurrent requests to "
+               "fill every stage.",
                refs=["vllm_parallel"])
 
 
@@ -400,14 +408,14 @@ def small_collective_slow(facts: Facts, predictions=None):
     yield make("ticket.small_collective_slow", "straggler", "warning", weight(c, 0.6),
                f"A {size} {unit} collective takes {took} {tunit}: the ranks wait for a late one",
                "A collective this small moves almost no data: NCCL finishes it in tens of microseconds (the small-size "
-               "rows of nccl-tests), within a node or across nodes. Milliseconds inside an application are the time the "
-               "early ranks spend in the collective until the last rank arrives (uneven work, a slower GPU, host work "
-               "or data loading on one rank).",
+               "rows of nccl-tests), within a node or across nodes. Milliseconds inside an application are the time "
+               "the early ranks spend in the collective until the last rank arrives (uneven work, a slower GPU, "
+               "host work or data loading on one rank).",
                [claim_ev(c, "collective size and time"),
                 ev(c.source, "time of the collective in the application", ms, SMALL_COLLECTIVE_MS, "ms"),
                 ev(c.source, "collective size", nbytes, unit="B")],
-               fix="Time the collective after a barrier, or compare when each rank enters it in an nsys trace; find the "
-               "rank that arrives late and why (its GPU clocks, its data loader, its CPU binding).",
+               fix="Time the collective after a barrier, or compare when each rank enters it in an nsys trace; "
+               "find the rank that arrives late and why (its GPU clocks, its data loader, its CPU binding).",
                refs=["nccl_tests_perf"])
 
 
@@ -428,11 +436,12 @@ def gdr_off(facts: Facts, predictions=None):
     yield make("ticket.gdr_off", "gdr_disabled", "warning", weight(c, 0.6) + (0.05 if module else 0.0),
                "GPUDirect RDMA is not in use between the GPUs and the NIC",
                "Without GPUDirect RDMA the NIC cannot read or write GPU memory directly: NCCL stages every inter-node "
-               "transfer through host memory, which costs bandwidth and CPU. GDR needs the nvidia_peermem kernel module "
-               "(or DMA-BUF with the open driver on a recent kernel) and a GPU and NIC close enough in PCIe (NCCL_NET_GDR_LEVEL).",
+               "transfer through host memory, which costs bandwidth and CPU. GDR needs the nvidia_peermem kernel "
+               "module (or DMA-BUF with the open driver on a recent kernel) and a GPU and NIC close enough in PCIe "
+               "(NCCL_NET_GDR_LEVEL).",
                evidence,
-               fix="`modprobe nvidia_peermem` on every node (check `lsmod | grep nvidia_peermem`), or use DMA-BUF; then the "
-               "NCCL_DEBUG=INFO log's 'via NET/IB/<dev>/GDRDMA' lines confirm it.",
+               fix="`modprobe nvidia_peermem` on every node (check `lsmod | grep nvidia_peermem`), or use DMA-BUF; "
+               "then the NCCL_DEBUG=INFO log's 'via NET/IB/<dev>/GDRDMA' lines confirm it.",
                refs=["gdr", "nccl_env"])
 
 
@@ -453,8 +462,8 @@ def nccl_build(facts: Facts, predictions=None):
                "newer; engines that capture decode steps as graphs (vLLM, SGLang, TensorRT-LLM) fail at TP >= 2 when a "
                "package pulls in an older NCCL build, while TP=1 (no NCCL) works.",
                evidence,
-               fix="Install the NCCL build that matches the CUDA runtime of PyTorch (`pip install nvidia-nccl-cu12` / the "
-               "wheel torch pins) and check `NCCL version ... +cudaXX.Y` in the NCCL_DEBUG=INFO log.",
+               fix="Install the NCCL build that matches the CUDA runtime of PyTorch (`pip install nvidia-nccl-cu12` / "
+               "the wheel torch pins) and check `NCCL version ... +cudaXX.Y` in the NCCL_DEBUG=INFO log.",
                refs=["nccl_env"])
 
 
@@ -481,12 +490,12 @@ def setting_works_around(facts: Facts, predictions=None):
         yield make("ticket.setting_works_around", category, "critical", weight(c),
                    f"{c.data['name']}={c.data['value']} works around the problem: {meaning}",
                    "Turning one transport off and seeing the problem go away locates it: the path NCCL chose is what "
-                   "fails. On bare metal, P2P failures behind PCIe switches come from ACS/IOMMU (VT-d, AMD-Vi) redirecting "
-                   "peer traffic; the workaround costs bandwidth.",
+                   "fails. On bare metal, P2P failures behind PCIe switches come from ACS/IOMMU (VT-d, "
+                   "AMD-Vi) redirecting peer traffic; the workaround costs bandwidth.",
                    [claim_ev(c, "the workaround the reporter found")],
                    fix="Fix the path instead of disabling it: for P2P disable ACS on the PCIe switches / IOMMU (or set "
-                   "iommu=pt), then check with `p2pBandwidthLatencyTest`; for NVLS start fabric manager; for SHM give the "
-                   "container a larger /dev/shm.",
+                   "iommu=pt), then check with `p2pBandwidthLatencyTest`; for NVLS start fabric manager; "
+                   "for SHM give the container a larger /dev/shm.",
                    refs=["nccl_acs", "nccl_env"])
         return
 
@@ -497,19 +506,22 @@ def isolated_ranks(facts: Facts, predictions=None):
     NCCL cannot use CUDA IPC / P2P between them and moves intra-node data through shared memory."""
     c = _first(facts, "isolated_ranks")
     nodes, _ = node_count(facts)
-    if not c or (nodes and nodes > 1 and not re.search(r"\b(?:same|one|single) (?:host|node|machine|server)\b", c.quote, re.I)):
+    if not c or (nodes and nodes > 1
+                 and not re.search(r"\b(?:same|one|single) (?:host|node|machine|server)\b", c.quote, re.I)):
         return  # containers on different nodes talk over the network anyway
     shm = [t for t in facts.of(NcclTransport) if t.transport == "SHM"]
-    evidence = [claim_ev(c, "how the ranks are isolated")] + ([ev(shm[0], "NCCL transport", shm[0].detail)] if shm else [])
+    evidence = [claim_ev(c, "how the ranks are isolated")] + (
+        [ev(shm[0], "NCCL transport", shm[0].detail)] if shm else [])
     yield make("ticket.isolated_ranks", "shm_fallback", "warning", weight(c, 0.6) + (0.1 if shm else 0.0),
                "The ranks cannot see each other's GPUs, so NCCL uses shared memory instead of P2P/NVLink",
-               "CUDA IPC and peer-to-peer need the peer GPU visible to the process, in the same IPC and PID namespaces. "
-               "Separate containers, or a scheduler giving each task only its own GPU (cgroups, CUDA_VISIBLE_DEVICES), "
-               "hide it; NCCL then copies through host shared memory (or the network) at a fraction of NVLink's bandwidth.",
+               "CUDA IPC and peer-to-peer need the peer GPU visible to the process, in the same IPC and PID "
+               "namespaces. Separate containers, or a scheduler giving each task only its own GPU (cgroups, "
+               "CUDA_VISIBLE_DEVICES), hide it; NCCL then copies through host shared memory (or the network) at a "
+               "fraction of NVLink's bandwidth.",
                evidence,
-               fix="Run the ranks of one node in one container (or with --ipc=host --pid=host), and let every task see all "
-               "the node's GPUs (Slurm: --gpus-per-node instead of --gpus-per-task, or --gpu-bind=none); the NCCL log then "
-               "shows 'via P2P/IPC' or 'P2P/CUMEM'.",
+               fix="Run the ranks of one node in one container (or with --ipc=host --pid=host), "
+               "and let every task see all the node's GPUs (Slurm: --gpus-per-node instead of --gpus-per-task, "
+               "or --gpu-bind=none); the NCCL log then shows 'via P2P/IPC' or 'P2P/CUMEM'.",
                refs=["nccl_docker", "nccl_trouble"])
 
 
@@ -525,16 +537,16 @@ def p2p_corrupts(facts: Facts, predictions=None):
     virt = is_virtualized(facts)
     evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results")) if c]
     confidence = 0.75 if fault else 0.55
-    yield make("ticket.p2p_corrupts", "virtualization_no_p2p" if virt else "p2p_disabled", "critical" if fault else "warning",
-               confidence,
+    yield make("ticket.p2p_corrupts", "virtualization_no_p2p" if virt else "p2p_disabled",
+               "critical" if fault else "warning", confidence,
                "Peer-to-peer transfers between GPUs are blocked or corrupted (IOMMU / ACS)",
                "When the IOMMU (AMD-Vi, Intel VT-d) or PCIe ACS sits between GPUs, their direct DMA is faulted or "
                "redirected: collectives hang, return wrong data, or training stops converging, while single-GPU runs "
                "are fine.",
                virt + evidence,
-               fix="On bare metal boot with iommu=pt (or disable the IOMMU / VT-d for the GPUs) and disable ACS on the PCIe "
-               "switches; verify with `p2pBandwidthLatencyTest` or nccl-tests with data checking. NCCL_P2P_DISABLE=1 is only a "
-               "workaround.",
+               fix="On bare metal boot with iommu=pt (or disable the IOMMU / VT-d for the GPUs) and disable ACS on the "
+               "PCIe switches; verify with `p2pBandwidthLatencyTest` or nccl-tests with data checking. "
+               "NCCL_P2P_DISABLE=1 is only a workaround.",
                refs=["nccl_acs"])
 
 
@@ -549,7 +561,8 @@ def shm_error(facts: Facts, predictions=None):
     confidence = weight(c)
     if re.search(r"\bBus error\b", c.quote, re.I) and not re.search(r"shm|shared memory|fallocate", c.quote, re.I) \
             and not claims.find(facts, "container"):
-        confidence = min(confidence, 0.45)  # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
+        # SIGBUS has other causes (a truncated mmap'd file) outside a container's 64 MB /dev/shm
+        confidence = min(confidence, 0.45)
     yield make("ticket.shm_error", "shm_too_small", "critical", confidence,
                "Shared memory (/dev/shm) is too small or not available where the job runs",
                "NCCL's SHM transport and the engines' worker queues live in /dev/shm; docker gives a container 64 MB "
@@ -575,7 +588,8 @@ def system_error_in_container(facts: Facts, predictions=None):
                "NCCL reports 'unhandled system error' when a system call fails; on one node inside a container the "
                "usual one is creating its shared-memory segments in a /dev/shm that docker limits to 64 MB.",
                [claim_ev(c, "NCCL system error")] + ([claim_ev(container, "runs in a container")]
-                                                     if isinstance(container, Claim) else [ev(container, "container", True)]),
+                                                     if isinstance(container, Claim)
+                                                     else [ev(container, "container", True)]),
                fix="Rerun with NCCL_DEBUG=WARN to see the failing call; start the container with --ipc=host or "
                "--shm-size of several GB (Kubernetes: an emptyDir with medium: Memory at /dev/shm).",
                refs=["nccl_docker"])
@@ -598,13 +612,15 @@ def tp_size_uneven(facts: Facts, predictions=None):
     if not sizes or _first(facts, "tp_size_error"):
         return  # the engine's own error says it: ticket.tp_size_error
     where = ev(tp_src, "tensor-parallel size", sizes[0]) if tp in sizes else \
-        claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])), "TP size")
+        claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])),
+                 "TP size")
     yield make("ticket.tp_size_uneven", "tp_not_dividing_heads", "warning", 0.45,
                f"TP={sizes[0]} rarely divides a model's attention heads",
                "Tensor parallelism gives each GPU a whole number of attention heads; published models have head counts "
                "such as 32, 40, 64 or 128 that 3 does not divide, so engines refuse TP sizes of 3, 6 or 12.",
-               [where], fix="Check the model's num_attention_heads (and num_key_value_heads) in its config.json and use "
-               "a TP size that divides them (2, 4 or 8); use the remaining GPUs for pipeline parallelism or a replica.",
+               [where], fix="Check the model's num_attention_heads (and num_key_value_heads) in its config.json "
+               "and use a TP size that divides them (2, 4 or 8); use the remaining GPUs for pipeline parallelism "
+               "or a replica.",
                refs=["vllm_parallel"])
 
 
@@ -664,8 +680,9 @@ def cpu_bound(facts: Facts, predictions=None):
 
 
 # The reporter's A/B of hosts or their words for the host holding the GPUs back (not a CPU-load figure alone).
-_CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|bottleneck\w*|bound|limited|overhead|GIL|"
-                     r"global interpreter lock|wait\w*|idl\w+|starv\w+)\b", re.I)
+_CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|"
+                     r"bottleneck\w*|bound|limited|overhead|GIL|global interpreter lock|wait\w*|idl\w+|starv\w+)\b",
+                     re.I)
 # The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
 _CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b|\b(?:no|without (?:a|any)) GPUs?\b", re.I)
 
@@ -698,8 +715,8 @@ def explained(facts: Facts, predictions=None):
     if c and engine in (None, "vllm", "sglang", "trtllm", "lmdeploy"):
         yield passed("ticket.explained", "Each GPU's memory is filled by design",
                      "vLLM, SGLang, TensorRT-LLM and LMDeploy reserve a fixed fraction of every GPU's memory "
-                     "(gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction) for weights plus KV cache, "
-                     "so every GPU shows the same high use whatever the TP size; the KV cache is what grows.",
+                     "(gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction) for weights plus KV "
+                     "cache, so every GPU shows the same high use whatever the TP size; the KV cache is what grows.",
                      [claim_ev(c, "memory per GPU")], 0.65)
     c = _first(facts, "first_calls_slow")
     if c and not claims.find(facts, "hang"):
@@ -712,7 +729,8 @@ def explained(facts: Facts, predictions=None):
     if busy and waiting and not claims.find(facts, "hang"):
         yield passed("ticket.explained", "100 % utilisation while waiting in a collective is NCCL spin-waiting",
                      "NCCL kernels poll for their peers on the GPU, so a GPU blocked in a collective shows 100 % "
-                     "'utilisation' (nvidia-smi counts time a kernel runs, not work done) at low power and temperature.",
+                     "'utilisation' (nvidia-smi counts time a kernel runs, "
+                     "not work done) at low power and temperature.",
                      [claim_ev(busy[0], "GPU utilisation while blocked")], 0.6)
     c = _first(facts, "overlap_slowdown")
     if c:
@@ -721,7 +739,8 @@ def explained(facts: Facts, predictions=None):
                    "NCCL's kernels occupy SMs and memory bandwidth while they run, so overlapped compute kernels get "
                    "fewer of both and take longer; the overlap still usually wins over running them in turn.",
                    [claim_ev(c, "overlap slowdown")],
-                   fix="Expected; limit NCCL's share with NCCL_MAX_NCHANNELS / NCCL_NTHREADS if the compute matters more.")
+                   fix="Expected; limit NCCL's share with NCCL_MAX_NCHANNELS / NCCL_NTHREADS if the "
+                   "compute matters more.")
 
 
 @rule("ticket.gpu_utilisation", "host_bound", "expected_physics", "healthy")
@@ -751,21 +770,23 @@ def gpu_utilisation(facts: Facts, predictions=None):
                    "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
                    "the slowest, their compute units idle, and small per-GPU kernels finish before the next launch.",
                    evidence, fix="Raise the batch (concurrency) per step; use fewer GPUs per replica for small models.")
-    elif (words and not words.guess) or claims.complaint(facts):  # a figure nobody calls low or slow is only an observation
+    # a figure nobody calls low or slow is only an observation
+    elif (words and not words.guess) or claims.complaint(facts):
         yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
                    f"The GPU is busy only {share} of the time: it waits on the host",
                    "A single GPU that is not kept busy is starved by the CPU side: request handling, scheduling, "
                    "tokenization or kernel launches between steps." + (f" ({engine} serving path)" if engine else ""),
                    evidence,
-                   fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, and "
-                   "fast uncontended CPU cores.")
+                   fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, "
+                   "and fast uncontended CPU cores.")
 
 
 def _about_performance(facts: Facts) -> bool:
     """Does the reporter ask about a performance figure (a measurement, or its words)?"""
     text = " ".join(t for _, t in claims.texts(facts))[:2000]
-    return bool(facts.of(Measurement) or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|"
-                                                    r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I))
+    return bool(facts.of(Measurement)
+                or re.search(r"\b(?:tok(?:en)?s?/s|throughput|latency|bandwidth|busbw|algbw|speed|"
+                             r"utili[sz]ation|GB/s|slow\w*|faster)\b", text, re.I))
 
 
 # --------------------------------------------------------------------------- the reporter's numbers vs the predictor
@@ -796,7 +817,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
             yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6,
                        f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f})",
                        "The rate the reporter measured sits inside the calibrated band for this model on these GPUs; "
-                       "decode streams every weight from memory per token, and that bound, not a fault, sets the speed.",
+                       "decode streams every weight from memory per token, "
+                       "and that bound, not a fault, sets the speed.",
                        evidence, fix="Nothing is broken; for more speed raise the batch, quantise, or use GPUs with "
                        "more memory bandwidth.")
             return
@@ -875,12 +897,12 @@ def hang_on_pcie(facts: Facts, predictions=None):
     yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
                "NCCL moves data between GPUs of a node with PCIe peer-to-peer when there is no NVLink. With PCIe ACS "
-               "redirect on the switches or an IOMMU translating DMA (bare metal), or a hypervisor in between, the peer "
-               "writes never arrive and the collective waits forever, while single-GPU work is fine.",
+               "redirect on the switches or an IOMMU translating DMA (bare metal), or a hypervisor in between, "
+               "the peer writes never arrive and the collective waits forever, while single-GPU work is fine.",
                virt + [ev(hang[0], f'the symptom: "{hang[1]}"')],
-               fix="Run all_reduce_perf with NCCL_P2P_DISABLE=1: if it no longer hangs, disable ACS on the PCIe switches "
-               "(or boot with iommu=pt / VT-d off) and check `p2pBandwidthLatencyTest`; attach `nvidia-smi topo -m` and "
-               "`lspci -vvv | grep -i acsctl`.",
+               fix="Run all_reduce_perf with NCCL_P2P_DISABLE=1: if it no longer hangs, "
+               "disable ACS on the PCIe switches (or boot with iommu=pt / VT-d off) and check "
+               "`p2pBandwidthLatencyTest`; attach `nvidia-smi topo -m` and `lspci -vvv | grep -i acsctl`.",
                refs=["nccl_acs", "nccl_trouble"])
 
 
@@ -895,9 +917,11 @@ def software_error(facts: Facts, predictions=None):
     if not c:
         return
     yield make("ticket.software_error", "other", "warning", 0.4,
-               "The engine (or framework) raises an error: a software problem unless the hardware evidence says otherwise",
-               "The ticket shows the software failing, and nothing in it points at a link, a transport, memory or a clock. "
-               "Such failures are most often a version mismatch, an unsupported option or a bug fixed in a later release.",
+               "The engine (or framework) raises an error: a software problem unless the "
+               "hardware evidence says otherwise",
+               "The ticket shows the software failing, and nothing in it points at a link, a transport, "
+               "memory or a clock. Such failures are most often a version mismatch, an unsupported option or a bug "
+               "fixed in a later release.",
                [claim_ev(c, "the error")],
                fix="Match the versions the engine documents (CUDA, driver, NCCL, PyTorch), try the latest release, and "
                "search the engine's issues for the exact error line.")
@@ -927,8 +951,9 @@ def symptom_prior(facts: Facts, predictions=None):
                    "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
                    "device_map), each token passes through the GPUs one after another: one GPU works at a time, and "
                    "every hand-over adds a copy. More GPUs hold a bigger model; they do not decode one stream faster.",
-                   evidence, fix="Use the fewest GPUs that hold the model (one if it fits); for speed on several GPUs use an "
-                   "engine with tensor parallelism (vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
+                   evidence, fix="Use the fewest GPUs that hold the model (one if it fits); "
+                   "for speed on several GPUs use an engine with tensor parallelism "
+                   "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of requests.")
         return
     across = [c for c in claims.find(facts, "multi_node") if not c.guess]
     if across and kind in ("scaling", "slow") and not wfield(facts, "nodes")[0] and not wfield(facts, "tp")[0] \
@@ -940,8 +965,8 @@ def symptom_prior(facts: Facts, predictions=None):
                    "latency per call is ten to a hundred times NVLink's; single-stream decode then runs at the pace of "
                    "those round trips. The ticket does not say how the layout is split.",
                    evidence + [claim_ev(across[0], "served across machines")],
-                   fix="Attach the launch command of every node (TP, PP and node counts); keep TP inside a node and use "
-                   "pipeline parallelism across nodes"
+                   fix="Attach the launch command of every node (TP, PP and node counts); "
+                   "keep TP inside a node and use pipeline parallelism across nodes"
                    + (", and attach the NCCL_DEBUG=INFO log to check the network path" if NCCL_LOG in ticket_gaps(facts)
                       else "") + ".",
                    refs=["vllm_parallel"])
@@ -952,8 +977,9 @@ def symptom_prior(facts: Facts, predictions=None):
         if known and (n or 0) >= 2 and _about_performance(facts):
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
                        "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics",
-                       "The reporter asks whether a multi-GPU figure is normal and no link, transport, clock or setting "
-                       "problem shows in what was given; communication and per-GPU work set these figures.",
+                       "The reporter asks whether a multi-GPU figure is normal and no link, transport, "
+                       "clock or setting problem shows in what was given; "
+                       "communication and per-GPU work set these figures.",
                        evidence, fix="Compare with `diagnose predict` for this model and GPUs"
                        + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
         return
@@ -962,26 +988,28 @@ def symptom_prior(facts: Facts, predictions=None):
     if gpu is not None and not gpu.pcie_p2p and (n is None or n >= 2) and not has_nvlink(facts) and tp_engine:
         yield make("ticket.symptom_prior", "p2p_disabled", "warning", 0.55,
                    f"{gpu.name}: the driver refuses PCIe peer-to-peer, so TP traffic goes through host memory",
-                   "GeForce boards do not get PCIe P2P from the stock driver; NCCL falls back to staging every all-reduce "
-                   "through host memory (SHM), which caps multi-GPU decode well below what the GPUs could do.",
+                   "GeForce boards do not get PCIe P2P from the stock driver; NCCL falls back to staging every "
+                   "all-reduce through host memory (SHM), which caps multi-GPU decode well below "
+                   "what the GPUs could do.",
                    evidence + [ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)],
-                   fix="Run `diagnose predict --tp 1,2` for this model and batch: it models this host-memory all-reduce, "
-                   "which costs little at batch 1 (TP still speeds a single stream) and more as the batch grows; where TP "
-                   "does not pay, prefer one GPU per replica or a pipeline split for capacity, an NVLink bridge where the "
-                   "board has one, and measure `all_reduce_perf` to see the ceiling.",
+                   fix="Run `diagnose predict --tp 1,2` for this model and batch: it models this host-memory "
+                   "all-reduce, which costs little at batch 1 (TP still speeds a single stream) and more as the batch "
+                   "grows; where TP does not pay, prefer one GPU per replica or a pipeline split for capacity, "
+                   "an NVLink bridge where the board has one, and measure `all_reduce_perf` to see the ceiling.",
                    refs=["nccl_trouble"])
         return
     if kind == "scaling" and known:  # with nothing but the complaint, asking for the artifacts is the answer
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
-                   "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per layer "
-                   "and smaller kernels; for small models, single requests or PCIe-connected GPUs those fixed costs eat the "
-                   "gain. Nothing in the ticket shows a broken link or setting.",
+                   "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
+                   "layer and smaller kernels; for small models, single requests or PCIe-connected GPUs those fixed "
+                   "costs eat the gain. Nothing in the ticket shows a broken link or setting.",
                    evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
 
 
-_TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|optimi[sz]er step)\b", re.I)
+_TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|"
+                       r"optimi[sz]er step)\b", re.I)
 
 
 def _training(facts: Facts) -> bool:
@@ -1015,12 +1043,15 @@ def net_socket(facts: Facts, predictions=None):
     On one node NCCL names its socket interface at every init, so only traffic between nodes counts."""
     if [t for t in facts.of(NcclTransport) if t.transport == "NET"] or \
             [e for e in facts.of(NcclEvent) if e.kind == "using_socket"]:
-        return  # the parsed log shows the transport itself: nccl.socket_fallback judges it (an HCA not found alone it does not)
+        # the parsed log shows the transport itself: nccl.socket_fallback judges it (an HCA not found alone
+        # it does not)
+        return
     c = _first(facts, "net_socket")
     if not c or c.guess:
         return
     rdma = any(_RDMA_WORDS.search(t) for _, t in claims.texts(facts))
-    if not (_across_nodes(facts) or (rdma and re.search(r"\binstead of\b|\bfall|\bfell\b|\brevert|\bnot\b|\bwithout\b|\bmissing\b|\bunavailable\b|\bunused\b",
+    if not (_across_nodes(facts) or (rdma and re.search(r"\binstead of\b|\bfall|\bfell\b|\brevert|\bnot\b|\bwithout\b|"
+                                                        r"\bmissing\b|\bunavailable\b|\bunused\b",
                                                         c.quote, re.I))):
         return
     yield _on_claim("ticket.net_socket", "socket_fallback", "warning", c, "NCCL on TCP sockets",
@@ -1067,8 +1098,9 @@ def pcie_words(facts: Facts, predictions=None):
 
 
 # What a link's power saving cannot explain: fewer lanes than the card has, or a low speed seen under load.
-_IDLE_PROOF = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)|under (?:full )?load|while (?:running|training|serving|"
-                         r"benchmarking)|during (?:the )?(?:run|benchmark|training|inference)", re.I)
+_IDLE_PROOF = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)|under (?:full )?load|"
+                         r"while (?:running|training|serving|benchmarking)|"
+                         r"during (?:the )?(?:run|benchmark|training|inference)", re.I)
 
 
 @rule("ticket.numa_words", "numa_affinity")

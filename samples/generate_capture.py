@@ -478,7 +478,8 @@ class Simulator:
             r.graph_nodes[i] = 100_000 + node
             if w:
                 w.add("CUDA_GRAPH_NODE_EVENTS", GRAPH_NODE_COLS,
-                      (int(t) + 5000 + r.offset, int(t) + 5000 + r.offset, EVT_GRAPH_NODE, r.gtid, w.sid(api), node, None))
+                      (int(t) + 5000 + r.offset, int(t) + 5000 + r.offset, EVT_GRAPH_NODE, r.gtid, w.sid(api),
+                       node, None))
             t += 6000 + 20_000          # Python between captured ops
         self.api(r, "cudaStreamEndCapture_v10000", t, t + 40_000)
         if w:

@@ -38,7 +38,8 @@ def fuzz_texts(seeds: list[str], n: int = 150, seed: int = 20261129):
             rng.shuffle(lines)
             yield "\n".join(lines)
         else:
-            yield re.sub(r"\d+(?:\.\d+)?", lambda _: rng.choice(["", "-1", "nan", "1e400", "99999999999999999999", "0.0.0", "x"]), base)
+            yield re.sub(r"\d+(?:\.\d+)?",
+                         lambda _: rng.choice(["", "-1", "nan", "1e400", "99999999999999999999", "0.0.0", "x"]), base)
 
 
 def assert_survives_fuzz(module, seeds: list[str], n: int = 200) -> None:

@@ -33,13 +33,15 @@ def test_sglang_bench_serving_and_batch_lines_079():
 
 
 def test_periodic_generation_throughput_058():
-    records = serving_bench.parse(ticket_text("058-sonar-1114-aphrodite-enforce-eager-tp2-3060", "attachment1.log"), "a1")
+    records = serving_bench.parse(ticket_text("058-sonar-1114-aphrodite-enforce-eager-tp2-3060", "attachment1.log"),
+                                  "a1")
     assert [(m.metric, m.value, m.batch, m.source) for m in records] == [
         ("decode_tok_s", 31.4, 1, "a1:4"), ("decode_tok_s", 57.8, 1, "a1:10")]
 
 
 def test_training_step_log_075():
-    records = serving_bench.parse(ticket_text("075-tensorflow-40042-gpu-overheat-progressive-slowdown", "attachment1.log"), "a1")
+    records = serving_bench.parse(ticket_text("075-tensorflow-40042-gpu-overheat-progressive-slowdown",
+                                              "attachment1.log"), "a1")
     samples = [m.value for m in records if m.metric == "samples_s"]
     assert samples == [9134.5, 9061.4, 9284.5, 9297.4]
     assert {m.value for m in records if m.metric == "step_ms"} == {14.0}

@@ -28,7 +28,8 @@ def test_xid_lines_in_three_log_formats():
 def test_sxid_and_bare_fallen_off_bus_are_notes():
     records = dmesg.parse((DATA / "dmesg_xid.txt").read_text(), "k")
     notes = {r.kind: r for r in records if isinstance(r, Note)}
-    assert notes["gpu_fallen_off_bus"].data == {"bus_id": "0000:3b:00.0"} and notes["gpu_fallen_off_bus"].source == "k:4"
+    assert (notes["gpu_fallen_off_bus"].data == {"bus_id": "0000:3b:00.0"}
+            and notes["gpu_fallen_off_bus"].source == "k:4")
     assert notes["nvswitch_sxid"].data == {"switch": "nvidia-nvswitch3", "bus_id": "0000:07:00.0", "sxid": 12028}
 
 

@@ -23,13 +23,15 @@ def test_real_ibstatus_030():
 
 def test_ibstat_and_ibv_devinfo_layouts():
     """The same port as ibstat and ibv_devinfo print it, plus a second port that is down."""
-    ibstat = "\n".join(["CA 'mlx5_bond_0'", "\tCA type: MT4119", "\tNumber of ports: 1", "\tPort 1:", "\t\tState: Active",
+    ibstat = "\n".join(["CA 'mlx5_bond_0'", "\tCA type: MT4119", "\tNumber of ports: 1", "\tPort 1:",
+                        "\t\tState: Active",
                         "\t\tPhysical state: LinkUp", "\t\tRate: 25", "\t\tLink layer: Ethernet",
                         "CA 'mlx5_2'", "\tPort 1:", "\t\tState: Down", "\t\tPhysical state: Disabled", "\t\tRate: 10",
                         "\t\tLink layer: InfiniBand"])
     devinfo = "\n".join(["hca_id:\tmlx5_bond_0", "\ttransport:\t\t\tInfiniBand (0)", "\t\tport:\t1",
                          "\t\t\tstate:\t\t\tPORT_ACTIVE (4)", "\t\t\tlink_layer:\t\tEthernet",
-                         "hca_id:\tmlx5_2", "\t\tport:\t1", "\t\t\tstate:\t\t\tPORT_DOWN (1)", "\t\t\tlink_layer:\t\tInfiniBand"])
+                         "hca_id:\tmlx5_2", "\t\tport:\t1", "\t\t\tstate:\t\t\tPORT_DOWN (1)",
+                         "\t\t\tlink_layer:\t\tInfiniBand"])
     for text in (ibstat, devinfo):
         records = ib_status.parse(text, "x")
         ports = [(n.data["device"], n.data["state"], n.data["link_layer"]) for n in records if isinstance(n, Note)]

@@ -22,7 +22,8 @@ def test_aphrodite_eager_and_not_058():
     eager, graphs = of(records, Workload)
     assert eager.source == "a1:2" and graphs.source == "a1:8"
     for w in (eager, graphs):
-        assert (w.framework, w.model, w.tp, w.max_model_len) == ("Aphrodite", "Qwen/Qwen2.5-Coder-7B-Instruct-AWQ", 2, 5000)
+        assert (w.framework, w.model, w.tp, w.max_model_len) == ("Aphrodite", "Qwen/Qwen2.5-Coder-7B-Instruct-AWQ",
+                                                                 2, 5000)
         assert w.extra["max_num_seqs"] == "1"
     assert eager.eager is True and graphs.eager is False
 
@@ -38,7 +39,8 @@ def test_docker_vllm_078():
 def test_sglang_server_and_bench_079():
     records = launch.parse(ticket_text("079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline"), "a1")
     server, bench = of(records, Workload)
-    assert (server.framework, server.model, server.tp, server.source) == ("SGLang", "deepseek-ai/DeepSeek-V3", 8, "a1:8")
+    assert (server.framework, server.model, server.tp, server.source) == ("SGLang", "deepseek-ai/DeepSeek-V3", 8,
+                                                                          "a1:8")
     assert server.extra["enable_dp_attention"] is True
     assert bench.source == "a1:10" and bench.extra["num_prompts"] == "5000"
 
@@ -106,16 +108,18 @@ def test_vllm_engine_config_echo_and_manifests():
     """vLLM's own log line of its engine config, a Kubernetes env list, a TRT-LLM conversion."""
     text = "\n".join([
         "INFO 07-20 17:27:10 llm_engine.py:174] Initializing an LLM engine (v0.5.2) with config: "
-        "model='meta-llama/Meta-Llama-3-70B-Instruct', speculative_config=None, tokenizer='meta-llama/Meta-Llama-3-70B-Instruct', "
-        "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, trust_remote_code=False, dtype=torch.bfloat16, "
-        "max_seq_len=8192, download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=4, pipeline_parallel_size=2, "
+        "model='meta-llama/Meta-Llama-3-70B-Instruct', speculative_config=None, "
+        "tokenizer='meta-llama/Meta-Llama-3-70B-Instruct', skip_tokenizer_init=False, tokenizer_mode=auto, "
+        "revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=8192, download_dir=None, "
+        "load_format=LoadFormat.AUTO, tensor_parallel_size=4, pipeline_parallel_size=2, "
         "disable_custom_all_reduce=True, quantization=None, enforce_eager=True, kv_cache_dtype=fp8, seed=0)",
         "        env:",
         "        - name: NCCL_IB_HCA",
         '          value: "mlx5_0,mlx5_1"',
         "        - name: HOME",
         "          value: /root",
-        "python3 convert_checkpoint.py --model_dir ./Llama-3-70B --output_dir ./ckpt --dtype float16 --tp_size 8 --pp_size 1",
+        "python3 convert_checkpoint.py --model_dir ./Llama-3-70B --output_dir ./ckpt "
+        "--dtype float16 --tp_size 8 --pp_size 1",
     ])
     records = launch.parse(text, "k8s.yaml")
     echo, convert = of(records, Workload)

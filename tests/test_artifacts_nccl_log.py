@@ -35,7 +35,8 @@ def test_shm_segment_error_027():
 
 
 def test_framework_version_line_028():
-    records = nccl_log.parse(ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected", "attachment3.log"), "a3")
+    records = nccl_log.parse(ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected", "attachment3.log"),
+                             "a3")
     assert [(v.version, v.source) for v in of(records, NcclVersion)] == [("2.21.5", "a3:1")]
 
 
@@ -78,10 +79,12 @@ def test_interleaved_prefixed_log_lines():
         "gpu32:22612:22693 [0] NCCL INFO Channel 00 : 0[0] -> 8[0] [send] via NET/Socket/0",
         "gpu32:22612:22693 [0] NCCL INFO comm 0x55d0 rank 0 nRanks 16 nNodes 2 localRanks 8 localRank 0 MNNVL 0",
         "gpu32:22612:22694 [1] NCCL INFO comm 0x55d1 rank 1 nRanks 16 nNodes 2 localRanks 8 localRank 1 MNNVL 0",
-        "gpu32:22612:22693 [0] NCCL INFO 24 coll channels, 0 collnet channels, 0 nvls channels, 32 p2p channels, 2 p2p channels per peer",
+        "gpu32:22612:22693 [0] NCCL INFO 24 coll channels, 0 collnet channels, 0 nvls channels, 32 p2p channels, "
+        "2 p2p channels per peer",
         "gpu32:22612:22693 [0] NCCL INFO P2P Chunksize set to 524288",
         "gpu32:22612:22693 [0] NCCL INFO NVLS multicast support is not available on dev 0",
-        "gpu32:22612:22693 [0] misc/shmutils.cc:87 NCCL WARN Error: failed to extend /dev/shm/nccl-ab12 to 9637892 bytes",
+        "gpu32:22612:22693 [0] misc/shmutils.cc:87 NCCL WARN Error: failed to extend "
+        "/dev/shm/nccl-ab12 to 9637892 bytes",
         "gpu32:22612:22693 [0] NCCL WARN Cuda failure 'out of memory'",
         "shm              64M     0   64M   0% /dev/shm",
     ]).replace("\n", "\r\n")
@@ -136,7 +139,8 @@ def test_old_ring_lines_timeouts_and_missing_interfaces():
         "dgx1:2001:2001 [0] NCCL INFO Ring 00 :    0   1   2   3",
         "dgx1:2001:2001 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC",
         "[rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: "
-        "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600055 milliseconds before timing out.",
+        "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600055 milliseconds "
+        "before timing out.",
         "node1:100:100 [0] bootstrap.cc:40 NCCL WARN Bootstrap : no socket interface found",
     ])
     records = nccl_log.parse(text, "old.log")

@@ -21,8 +21,10 @@ TICKETS = "tickets"
 # A real nccl-tests 2.x run over 24 ranks on A800 (a Kubeflow MPIJob write-up; only the last
 # two device lines were pasted there), kept verbatim: the shared tickets hold no table with
 # large messages, and the bus-bandwidth arithmetic needs one.
-A800_24_RANKS = """\
-# nThread 1 nGpus 1 minBytes 536870912 maxBytes 2147483648 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+A800_24_RANKS = (
+    "# nThread 1 nGpus 1 minBytes 536870912 maxBytes 2147483648 step: 2(factor) warmup iters: 5 iters: 20 "
+    "agg iters: 1 validation: 1 graph: 0\n"
+    """\
 #
 # Using devices
 #  Rank 22 Group  0 Pid     65 on kubeflow-nccl-test-3-worker-10 device  0 [0x8a] NVIDIA A800-SXM4-80GB
@@ -37,7 +39,7 @@ A800_24_RANKS = """\
 # Out of bounds values : 0 OK
 # Avg bus bandwidth    : 41.6967 
 #
-"""
+""")
 
 
 def ticket_text(folder, name="attachment1.txt"):
@@ -85,7 +87,8 @@ def test_real_version_header_and_two_hosts_043():
 
 
 def test_real_one_line_summary_028():
-    records = nccl_tests.parse(ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected", "attachment2.txt"), "a2")
+    records = nccl_tests.parse(ticket_text("028-vllm-6610-gh200-multinode-pp-socket-and-expected", "attachment2.txt"),
+                               "a2")
     values = {(m.metric, m.value) for m in of(records, Measurement)}
     assert values == {("busbw_gbs", 70.83), ("algbw_gbs", 70.83)}
 
@@ -104,7 +107,8 @@ def test_bus_bandwidth_arithmetic_and_footer():
 
 def test_edited_busbw_is_flagged():
     edited = A800_24_RANKS.replace("22.08   42.31", "22.08   84.62")  # someone doubled it by hand
-    events = [e for e in nccl_tests.parse(edited, "x") if isinstance(e, NcclEvent) and e.kind == "inconsistent_bandwidth"]
+    events = [e for e in nccl_tests.parse(edited, "x")
+              if isinstance(e, NcclEvent) and e.kind == "inconsistent_bandwidth"]
     assert len(events) == 1 and events[0].source == "x:12" and events[0].data["column"] == "busbw"
 
 
@@ -112,7 +116,8 @@ def test_pasted_through_mpi_tags_crlf_and_colour():
     real = ticket_text("006-nccl-949-a100-vm-internode-acs")
     mangled = "\r\n".join(f"[1,0]<stdout>:\x1b[0m{line}" for line in real.splitlines())
     clean = [(r.size_bytes, r.time_us, r.in_place) for r in of(nccl_tests.parse(real, "a"), CollectiveResult)]
-    assert [(r.size_bytes, r.time_us, r.in_place) for r in of(nccl_tests.parse(mangled, "a"), CollectiveResult)] == clean
+    assert [(r.size_bytes, r.time_us, r.in_place)
+            for r in of(nccl_tests.parse(mangled, "a"), CollectiveResult)] == clean
 
 
 def test_old_generation_without_root_and_with_error_column():
@@ -140,7 +145,8 @@ def test_cut_off_row_keeps_its_out_of_place_group():
 
 def test_several_runs_in_one_file_take_their_op_from_the_command_line():
     text = ("$ ./build/all_gather_perf -b 8 -e 128M -f 2 -g 8\n" + A800_24_RANKS.replace("graph: 0", "graph: 1")
-            + "\n$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8\n" + ticket_text("006-nccl-949-a100-vm-internode-acs"))
+            + "\n$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 8\n"
+            + ticket_text("006-nccl-949-a100-vm-internode-acs"))
     results = of(nccl_tests.parse(text, "two"), CollectiveResult)
     assert {r.op for r in results[:6]} == {"all_gather"} and all(r.graph for r in results[:6])
     assert {r.op for r in results[6:]} == {"all_reduce"} and not any(r.graph for r in results[6:])
@@ -148,8 +154,10 @@ def test_several_runs_in_one_file_take_their_op_from_the_command_line():
 
 def test_rccl_trailing_columns_and_wrong_values():
     text = (
-        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong     algo     proto   nchannels\n"
-        "   268435456      67108864     float     sum      -1   1377.7  194.84  365.33      3   1376.1  195.07  365.76      0    RING    SIMPLE          32\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong     algo     proto   nchannels\n"
+        "   268435456      67108864     float     sum      -1   1377.7  194.84  365.33      3"
+        "   1376.1  195.07  365.76      0    RING    SIMPLE          32\n"
     )
     records = nccl_tests.parse(text, "r")
     results = of(records, CollectiveResult)

@@ -40,8 +40,8 @@ def test_bare_metal_variant_with_switch_and_nvlinks():
         text = text.replace(f'<pci busid="0000:00:{bus}.0"', f'<pci busid="0000:00:1{dev}.0" class="0x060400">'
                             f'<pci busid="0000:00:{bus}.0"', 1)
         text = text.replace(f'<gpu dev="{dev}" sm="80" rank="{dev}" gdr="1"/>',
-                            f'<gpu dev="{dev}" sm="80" rank="{dev}" gdr="1"><nvlink target="0000:00:{peer}.0" count="4" '
-                            f'tclass="0x030200"/></gpu></pci>')
+                            f'<gpu dev="{dev}" sm="80" rank="{dev}" gdr="1">'
+                            f'<nvlink target="0000:00:{peer}.0" count="4" tclass="0x030200"/></gpu></pci>')
     records = nccl_topo.parse(text, "bm")
     paths = {(p.a, p.b, p.path) for p in records if isinstance(p, TopologyPath)}
     assert paths == {("GPU0", "GPU1", "NV4"), ("GPU1", "GPU0", "NV4"), ("GPU2", "GPU3", "NV4"), ("GPU3", "GPU2", "NV4")}

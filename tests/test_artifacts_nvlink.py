@@ -67,7 +67,8 @@ def test_errors_without_status_are_a_note_and_inactive_variants():
     text = "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-2)\n\t Link 0: 25.781 GB/s\n\t Link 1: <inactive>\n"
     links = _links(nvlink.parse(text.replace("\t", "    ").replace("\n", "\r\n"), "s"))
     assert links[(0, 0)].speed_gbs == 25.781 and not links[(0, 1)].active
-    all_down = "GPU 1: NVIDIA H100 PCIe (UUID: GPU-3)\n\t NVML: Unable to retrieve NVLink information as all links are inActive\n"
+    all_down = ("GPU 1: NVIDIA H100 PCIe (UUID: GPU-3)\n\t NVML: Unable to retrieve NVLink information "
+                "as all links are inActive\n")
     notes = [r for r in nvlink.parse(all_down, "x") if isinstance(r, Note)]
     assert notes[0].kind == "nvlink_all_inactive" and notes[0].data == {"gpu": 1}
 

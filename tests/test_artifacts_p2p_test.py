@@ -21,7 +21,8 @@ def _bw(records, direction="bi", enabled=True, unit="GB/s"):
 
 
 def test_a40_cross_socket_matrices_with_cut_rows():
-    text = shared_path("tickets", "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower", "attachment2.txt").read_text()
+    text = shared_path("tickets", "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower",
+                       "attachment2.txt").read_text()
     assert p2p_test.detect(text) > 0.8
     records = p2p_test.parse(text, "a2.txt")
     disabled, enabled = _bw(records, enabled=False), _bw(records)
@@ -79,4 +80,5 @@ def test_two_runs_in_one_file_keep_both_access_tables():
     second = text.replace("CANNOT Access Peer Device=1\n", "CAN Access Peer Device=1\n", 1)
     access = [r for r in p2p_test.parse(text + second, "p") if isinstance(r, P2PStatus)]
     assert len(access) == 12
-    assert [(r.ok, r.source) for r in access if (r.a, r.b) == (0, 1)] == [(False, "p:5"), (True, "p:66")]  # line 5 of the second run (61 + 5)
+    # p:66 is line 5 of the second run (61 + 5)
+    assert [(r.ok, r.source) for r in access if (r.a, r.b) == (0, 1)] == [(False, "p:5"), (True, "p:66")]

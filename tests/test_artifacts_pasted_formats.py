@@ -33,7 +33,8 @@ def of(records, cls):
 def test_collect_env_gives_gpus_versions_and_topology():
     records, read = parse_text(COLLECT_ENV, "env.txt")
     assert read.kinds[:1] == ["collect_env"] and "topo_matrix" in read.kinds
-    assert [(g.index, g.name) for g in of(records, GpuFact) if g.name] == [(0, "NVIDIA H100 80GB HBM3"), (1, "NVIDIA H100 80GB HBM3")]
+    assert [(g.index, g.name) for g in of(records, GpuFact) if g.name] == [(0, "NVIDIA H100 80GB HBM3"),
+                                                                          (1, "NVIDIA H100 80GB HBM3")]
     assert [v.version for v in of(records, NcclVersion)] == ["2.20.5"]
     assert {h.name: h.value for h in of(records, HostFact)}["driver_version"] == "550.54.15"
     assert "vLLM 0.6.3.post1" in {w.framework for w in of(records, Workload)}
@@ -41,7 +42,8 @@ def test_collect_env_gives_gpus_versions_and_topology():
 
 
 def test_engine_flags_without_the_program():
-    records, read = parse_text("--model Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 8 --enforce-eager\n", "flags.txt")
+    records, read = parse_text("--model Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 8 --enforce-eager\n",
+                               "flags.txt")
     (w,) = of(records, Workload)
     assert read.kinds == ["launch"] and (w.model, w.tp, w.eager) == ("Qwen/Qwen2.5-72B-Instruct", 8, True)
 
@@ -52,14 +54,16 @@ def test_a_sentence_with_two_dashes_is_not_engine_flags():
 
 
 def test_interpreter_flags_before_dash_m():
-    records, _ = parse_text("python3 -u -X faulthandler -m vllm.entrypoints.openai.api_server --model m --tensor-parallel-size 2\n",
+    records, _ = parse_text("python3 -u -X faulthandler -m vllm.entrypoints.openai.api_server --model m "
+                            "--tensor-parallel-size 2\n",
                             "run.sh")
     (w,) = of(records, Workload)
     assert (w.framework, w.tp) == ("vLLM", 2)
 
 
 def test_nccl_tests_failure_lines():
-    text = ("node1: Test NCCL failure common.cu:958 'unhandled system error (run with NCCL_DEBUG=INFO for details) / '\n"
+    text = ("node1: Test NCCL failure common.cu:958 "
+            "'unhandled system error (run with NCCL_DEBUG=INFO for details) / '\n"
             "node2: Test CUDA failure common.cu:1007 'CUDA-capable device(s) is/are busy or unavailable'\n")
     records, read = parse_text(text, "nccl-tests.log")
     assert "nccl_log" in read.kinds

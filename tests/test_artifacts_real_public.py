@@ -86,13 +86,15 @@ def test_smi_q_rtx4090_idle_gen1_and_busy_power_capped():
     # 8 GPUs attached, 2 blocks kept: a block's position is not the GPU's index.
     assert idle.index is None and busy.index is None
     assert (idle.source, idle.bus_id, idle.name) == ("q:9", "0000:01:00.0", "NVIDIA GeForce RTX 4090")
-    assert (idle.pci_device_id, idle.catalog_key, idle.uuid) == ("0x2684", "rtx-4090", "GPU-370465f5-30e0-6877-b85c-16729f41b90f")
+    assert (idle.pci_device_id, idle.catalog_key, idle.uuid) == ("0x2684", "rtx-4090",
+                                                                 "GPU-370465f5-30e0-6877-b85c-16729f41b90f")
     assert (idle.pcie_gen_current, idle.pcie_gen_max, idle.pcie_width_current, idle.pcie_width_max) == (1, 4, 16, 16)
     assert idle.clock_event_reasons == ["idle"] and idle.pcie_read_under_load is False
     assert (idle.utilization_pct, idle.power_draw_w, idle.power_limit_w, idle.sm_clock_mhz) == (0, 18.90, 450.0, 210.0)
     assert idle.ecc_mode is False and idle.ecc_corrected_volatile is None  # ECC counters read "N/A"
     assert (idle.remapped_rows_pending, idle.remapped_rows_failure, idle.persistence_mode) == (False, False, True)
-    assert (busy.source, busy.bus_id, busy.uuid) == ("q:204", "0000:23:00.0", "GPU-8f4d1755-9c8a-3a19-b71e-c190b3801dec")
+    assert (busy.source, busy.bus_id, busy.uuid) == ("q:204", "0000:23:00.0",
+                                                     "GPU-8f4d1755-9c8a-3a19-b71e-c190b3801dec")
     assert (busy.pcie_gen_current, busy.pcie_gen_max, busy.pcie_width_current) == (4, 4, 16)
     assert busy.clock_event_reasons == ["sw_power_cap"] and busy.pcie_read_under_load is True
     assert (busy.utilization_pct, busy.power_draw_w, busy.temperature_c) == (97, 445.38, 72.0)
@@ -106,7 +108,8 @@ def test_smi_qx_a100_mig_cut_off_xml():
     assert _host(records) == {"driver_version": "535.54.03", "cuda_driver_version": "12.2"}
     (gpu,) = _of(records, GpuFact)  # the file stops after </fabric>: what was read is kept
     assert gpu.index is None  # attached_gpus 4, one <gpu> shown
-    assert (gpu.source, gpu.name, gpu.bus_id, gpu.pci_device_id) == ("x:8", "NVIDIA A100-SXM4-80GB", "0000:01:00.0", "0x20b2")
+    assert (gpu.source, gpu.name, gpu.bus_id, gpu.pci_device_id) == ("x:8", "NVIDIA A100-SXM4-80GB", "0000:01:00.0",
+                                                                     "0x20b2")
     assert (gpu.uuid, gpu.catalog_key) == ("GPU-513536b6-7d19-9063-b049-1e69664bb298", "a100-80gb-sxm")
     assert gpu.mig_mode is True and gpu.ecc_mode is True and gpu.persistence_mode is False
     # The whole GPU's frame buffer, not one of the four 19968 MiB MIG slices printed before it.
@@ -114,7 +117,8 @@ def test_smi_qx_a100_mig_cut_off_xml():
     assert (gpu.ecc_uncorrected_volatile, gpu.ecc_corrected_volatile) == (0, 0)
     assert (gpu.pcie_gen_current, gpu.pcie_gen_max, gpu.pcie_width_current, gpu.pcie_width_max) == (4, 4, 16, 16)
     assert gpu.pcie_read_under_load is None  # utilization N/A under MIG, P0, no reason: unknown
-    assert (gpu.power_draw_w, gpu.power_limit_w, gpu.temperature_c, gpu.temperature_slowdown_c) == (67.03, 500.0, 27.0, 89.0)
+    assert (gpu.power_draw_w, gpu.power_limit_w, gpu.temperature_c,
+            gpu.temperature_slowdown_c) == (67.03, 500.0, 27.0, 89.0)
     assert (gpu.sm_clock_mhz, gpu.sm_clock_max_mhz, gpu.clock_event_reasons) == (1275.0, 1410.0, [])
     assert (gpu.fabric_state, gpu.fabric_status, gpu.remapped_rows_pending) == (None, None, None)  # all "N/A"
 
@@ -123,7 +127,8 @@ def test_smi_q_a100_after_xid63_counts_volatile_errors_only_and_matches_the_xid(
     records = named(smi_query.parse(_text("smi_q_a100_sxm4_row_remap_pending.txt"), "q"))
     assert _host(records) == {"driver_version": "510.73.08", "cuda_driver_version": "11.6"}
     (gpu,) = _of(records, GpuFact)
-    assert (gpu.source, gpu.bus_id, gpu.name, gpu.catalog_key) == ("q:6", "0000:10:1c.0", "NVIDIA A100-SXM4-80GB", "a100-80gb-sxm")
+    assert (gpu.source, gpu.bus_id, gpu.name, gpu.catalog_key) == ("q:6", "0000:10:1c.0", "NVIDIA A100-SXM4-80GB",
+                                                                   "a100-80gb-sxm")
     # 177 DRAM correctable in Volatile and 177 again in Aggregate: the volatile count is 177.
     assert (gpu.ecc_corrected_volatile, gpu.ecc_uncorrected_volatile) == (177, 0)
     assert (gpu.remapped_rows_pending, gpu.remapped_rows_failure) == (True, False)
@@ -158,7 +163,8 @@ def test_smi_q_h800_chunk_fabric_in_progress_then_next_gpu():
 def test_lspci_a4000_chunk_downgraded_speed_without_device_header():
     (link,) = lspci.parse(_text("lspci_vvv_rtx_a4000_link_chunk.txt"), "l")
     assert isinstance(link, PcieLinkFact) and link.source == "l:14"  # the LnkSta line
-    assert (link.bus_id, link.cap_speed_gts, link.cap_width, link.sta_speed_gts, link.sta_width) == ("unknown", 16.0, 16, 2.5, 16)
+    assert (link.bus_id, link.cap_speed_gts, link.cap_width, link.sta_speed_gts,
+            link.sta_width) == ("unknown", 16.0, 16, 2.5, 16)
     assert link.acs_redirect_enabled is None
 
 
@@ -235,7 +241,8 @@ def test_p2p_two_rtx5090_without_peer_access():
     gpus = _of(records, GpuFact)
     assert [(g.index, g.name, g.bus_id) for g in gpus] == [
         (0, "NVIDIA Graphics Device", "0000:21:00.0"), (1, "NVIDIA Graphics Device", "0000:61:00.0")]
-    assert [(s.a, s.b, s.status, s.ok) for s in _of(records, P2PStatus)] == [(0, 1, "CANNOT", False), (1, 0, "CANNOT", False)]
+    assert [(s.a, s.b, s.status, s.ok) for s in _of(records, P2PStatus)] == [(0, 1, "CANNOT", False),
+                                                                             (1, 0, "CANNOT", False)]
     assert _cells(records, "uni", False) == {(0, 1): 38.24, (1, 0): 38.92}
     assert _cells(records, "uni", True) == {(0, 1): 38.20, (1, 0): 38.66}  # "enabled" yet no faster: no P2P
     assert _cells(records, "bi", True) == {(0, 1): 43.19, (1, 0): 42.78}
@@ -285,7 +292,8 @@ def test_nvlink_status_eight_a100_twelve_links_each():
 def test_nvlink_error_counters_without_status():
     records = named(nvlink.parse(_text("nvlink_e_h100_counters.txt"), "e"))
     (gpu,) = _of(records, GpuFact)
-    assert (gpu.name, gpu.catalog_key, gpu.uuid) == ("NVIDIA H100 80GB HBM3", "h100-sxm", "GPU-abcdefab-cdef-abdc-abcd-abababababab")
+    assert (gpu.name, gpu.catalog_key, gpu.uuid) == ("NVIDIA H100 80GB HBM3", "h100-sxm",
+                                                     "GPU-abcdefab-cdef-abdc-abcd-abababababab")
     assert not _of(records, NvLinkFact)  # -e alone does not say whether a link is up
     notes = _of(records, Note)
     assert [(n.kind, n.data["link"], n.source) for n in notes] == [
@@ -307,6 +315,7 @@ def test_query_gpu_csv_tesla_p100():
     text = _text("smi_csv_tesla_p100.csv")
     assert smi_csv.detect(text) > 0.8
     (gpu,) = smi_csv.parse(text, "c")
-    assert (gpu.source, gpu.name, gpu.uuid) == ("c:2", "Tesla P100-PCIE-16GB", "GPU-ef1b2c9b-38d8-2090-2bd1-f567a3eb42a6")
+    assert (gpu.source, gpu.name, gpu.uuid) == ("c:2", "Tesla P100-PCIE-16GB",
+                                                "GPU-ef1b2c9b-38d8-2090-2bd1-f567a3eb42a6")
     assert (gpu.utilization_pct, gpu.temperature_c, gpu.power_draw_w, gpu.sm_clock_mhz) == (0, 37.0, 28.16, 405.0)
     assert gpu.pcie_read_under_load is None  # no PCIe columns in this query

@@ -95,7 +95,8 @@ def test_table_real_h100():
     records = named(smi_table.parse(text, "a1.txt"))
     assert _host(records) == {"driver_version": "550.54.15", "cuda_driver_version": "12.4"}
     (gpu,) = _gpus(records)
-    assert (gpu.index, gpu.name, gpu.bus_id, gpu.catalog_key) == (0, "NVIDIA H100 80GB HBM3", "0000:18:00.0", "h100-sxm")
+    assert (gpu.index, gpu.name, gpu.bus_id, gpu.catalog_key) == (0, "NVIDIA H100 80GB HBM3", "0000:18:00.0",
+                                                                  "h100-sxm")
     assert (gpu.temperature_c, gpu.power_draw_w, gpu.power_limit_w, gpu.memory_total_mib) == (28, 88, 700, 81559)
     assert (gpu.utilization_pct, gpu.compute_mode, gpu.persistence_mode, gpu.mig_mode) == (0, "Default", False, False)
     assert gpu.ecc_uncorrected_volatile == 0 and gpu.source == "a1.txt:8"

@@ -22,7 +22,8 @@ def _gpus(records):
 def test_header_csv_idle_and_loaded_readings():
     assert smi_csv.detect(QUERY) > 0.8
     idle, busy, narrow = _gpus(named(smi_csv.parse(QUERY, "q.csv")))
-    assert (idle.index, idle.bus_id, idle.pci_device_id, idle.catalog_key) == (0, "0000:07:00.0", "0x20b2", "a100-80gb-sxm")
+    assert (idle.index, idle.bus_id, idle.pci_device_id, idle.catalog_key) == (0, "0000:07:00.0", "0x20b2",
+                                                                               "a100-80gb-sxm")
     assert (idle.pcie_gen_current, idle.pcie_gen_max, idle.pcie_read_under_load) == (1, 4, False)
     assert idle.clock_event_reasons == ["idle"] and idle.source == "q.csv:3"
     assert (busy.pcie_gen_current, busy.utilization_pct, busy.pcie_read_under_load) == (4, 100, True)

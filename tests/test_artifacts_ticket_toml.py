@@ -40,12 +40,14 @@ def test_every_real_ticket_toml_reads_back_what_it_says():
 def test_values_of_ticket_028():
     records = ticket_toml.parse(ticket("028-vllm-6610-gh200-multinode-pp-socket-and-expected"), "ticket.toml")
     hardware, framework, workload = of(records, Workload)
-    assert (hardware.gpu, hardware.gpu_count, hardware.nodes, hardware.source) == ("NVIDIA GH200", 2, 2, "ticket.toml:3")
+    assert (hardware.gpu, hardware.gpu_count, hardware.nodes, hardware.source) == ("NVIDIA GH200", 2, 2,
+                                                                                   "ticket.toml:3")
     assert framework.framework == "vLLM 0.5.2 (Ray executor) in Docker"
     assert (workload.model, workload.tp, workload.pp) == ("Meta-Llama-3-70B-Instruct", 1, 2)
     assert [(v.version, v.source) for v in of(records, NcclVersion)] == [("2.21.5", "ticket.toml:10")]
     first, second = of(records, Measurement)
-    assert (first.metric, first.value, first.unit, first.gpus, first.source) == ("busbw_gbs", 70.83, "GB/s", 2, "ticket.toml:18")
+    assert (first.metric, first.value, first.unit, first.gpus, first.source) == ("busbw_gbs", 70.83, "GB/s", 2,
+                                                                                 "ticket.toml:18")
     assert (second.metric, second.source) == ("algbw_gbs", "ticket.toml:23")
 
 
@@ -75,7 +77,8 @@ def test_unknown_and_wrong_keys_are_kept_not_fatal():
         "metric = 'decode_tok_s'",
         "value = 'fast'",
     ])
-    text = text.replace('tp = 2\nbatch = 1\n\n[[measured]]', 'tp = "two"\nbatch = 1\nquant = "mxfp4"\n\n[[measured]]', 1)
+    text = text.replace('tp = 2\nbatch = 1\n\n[[measured]]',
+                        'tp = "two"\nbatch = 1\nquant = "mxfp4"\n\n[[measured]]', 1)
     records = ticket_toml.parse(text, "ticket.toml")
     unknown = {n.data["key"] for n in of(records, Note) if n.kind == "unknown_key"}
     assert unknown == {"priority", "hardware.extra", "workload.quant", "measured.metric"}

@@ -55,7 +55,8 @@ def test_scaling_reads_the_layout_from_the_file_name():
 def test_the_parser_states_the_counts_and_the_request_rate():
     records = serving_bench.parse(BENCH.read_text(encoding="utf-8"), BENCH.name)
     first = {r.metric: r.value for r in records if isinstance(r, Measurement) and r.source == f"{BENCH.name}:1"}
-    assert (first["completed_requests"], first["output_tokens_total"], round(first["duration_s"], 3)) == (300, 80945, 35.845)
+    assert (first["completed_requests"], first["output_tokens_total"],
+            round(first["duration_s"], 3)) == (300, 80945, 35.845)
     rates = [r.extra.get("request_rate") for r in records if isinstance(r, Workload)]
     assert rates == [10.0, 30.0, "inf"] * 3  # benchmark_serving.py saves float("inf") as the string "inf"
     assert all(r.concurrency is None for r in records if isinstance(r, Measurement))  # max_concurrency null: no cap
@@ -77,7 +78,8 @@ def test_each_result_is_a_run_with_its_concurrency_derived():
     first = next(r for r in runs if r.sources == [f"{BENCH.name}:1"])
     assert first.batch == 8 and round(first.get("itl_ms").value, 2) == 13.10
     assert "= 30.85 sequences decoding / 4 replicas = 7.71" in first.batch_how and "31.3 in flight" in first.batch_how
-    assert all(f in first.batch_how for f in ("request_throughput", "mean_ttft_ms", "mean_tpot_ms", "total_output_tokens / completed"))
+    assert all(f in first.batch_how
+               for f in ("request_throughput", "mean_ttft_ms", "mean_tpot_ms", "total_output_tokens / completed"))
     inf = next(r for r in runs if r.sources == [f"{BENCH.name}:3"])
     assert inf.batch == 128 and "= 512.4 sequences decoding" in inf.batch_how and "649.2 in flight" in inf.batch_how
 
@@ -125,7 +127,8 @@ def test_goodput_names_each_run_by_its_derived_concurrency():
     """ITL p99 <= 50 ms: only the three rate-10 runs meet it (34.5, 34.9, 34.2 ms; the rate-30 runs
     are at 74-75 ms). The best of them is the base deployment's 2282.27 output tok/s (line 4);
     the 4 GPUs hold one TP1 DP4 deployment."""
-    report = report_json("scaling", BENCH, "--model", CONFIG, "--gpu", "l40s", "--prompt", "1000", "--slo", "itl_p99=50ms")
+    report = report_json("scaling", BENCH, "--model", CONFIG, "--gpu", "l40s", "--prompt", "1000",
+                         "--slo", "itl_p99=50ms")
     (row,) = report["tables"]["Goodput within the SLO"]["rows"]
     # a replica is what the scaling table's "batch per replica" means: one TP1 engine of the four
     assert row[:2] == ["TP1", 1] and "None" not in row[2]
@@ -161,7 +164,8 @@ def _as_printed(doc: dict) -> str:
         rows += [(f"{stat.capitalize() if stat != 'p99' else 'P99'} {name} (ms):", doc[f"{stat}_{key}_ms"])
                  for stat in ("mean", "median", "p99")]
     out = [f"Traffic request rate: {doc['request_rate']}", "Burstiness factor: 1.0 (Poisson process)",
-           f"Maximum request concurrency: {doc['max_concurrency']}", "{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="=")]
+           f"Maximum request concurrency: {doc['max_concurrency']}",
+           "{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="=")]
     out += ["{:<40} {:<10}".format(k, v) if isinstance(v, int) else "{:<40} {:<10.2f}".format(k, v) for k, v in rows]
     return "\n".join(out + ["=" * 50])
 
@@ -176,7 +180,8 @@ def test_printed_results_are_runs_with_their_batch_derived(tmp_path):
     log.write_text("\n".join(_as_printed(d) for d in docs) + "\n")
     runs = scaling_inputs.collect([log]).runs
     assert [(r.tag, r.batch) for r in runs] == [("rate 10/s", 8), ("rate 30/s", 36)]
-    assert "8.37 req/s x 3.685 s decoding" in runs[0].batch_how  # 13.71 ms x 268.82, as printed and "= 30.85 sequences decoding" in runs[0].batch_how
+    # 13.71 ms x 268.82, as printed and "= 30.85 sequences decoding" in runs[0].batch_how
+    assert "8.37 req/s x 3.685 s decoding" in runs[0].batch_how
     assert [r.get("itl_ms").value for r in runs] == [13.1, 21.83]
 
 

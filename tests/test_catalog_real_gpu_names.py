@@ -234,16 +234,19 @@ def test_no_device_id_or_nvml_name_points_at_two_rows():
 
 def test_hand_checked_figures():
     g = catalog.gpu
-    assert (g("rtx-3090").memory_gb, g("rtx-3090").hbm_gbs, g("rtx-3090").sms, g("rtx-3090").bf16_tflops) == (24, 936, 82, 71)
+    assert (g("rtx-3090").memory_gb, g("rtx-3090").hbm_gbs, g("rtx-3090").sms,
+            g("rtx-3090").bf16_tflops) == (24, 936, 82, 71)
     assert (g("rtx-3090").nvlink_links, g("rtx-3090").nvlink_gbs) == (4, 56.25)  # GA102 bridge
     assert g("a40").nvlink_gbs == 56.25 and g("a40").hbm_gbs == 696 and g("a40").bf16_tflops == 149.7
     # China SKUs: 400 GB/s bidirectional NVLink = 200 per direction; compute as A100 / H100
     for key, base in (("a800-80gb-sxm", "a100-80gb-sxm"), ("h800-sxm", "h100-sxm")):
         assert g(key).nvlink_gbs == 200 < g(base).nvlink_gbs
-        assert (g(key).bf16_tflops, g(key).hbm_gbs, g(key).fp8_tflops) == (g(base).bf16_tflops, g(base).hbm_gbs, g(base).fp8_tflops)
+        assert (g(key).bf16_tflops, g(key).hbm_gbs, g(key).fp8_tflops) == (g(base).bf16_tflops, g(base).hbm_gbs,
+                                                                           g(base).fp8_tflops)
     assert (g("h20").bf16_tflops, g("h20").hbm_gbs, g("h20").nvlink_gbs, g("h20").memory_gb) == (148, 4000, 450, 96)
     assert (g("gh200-96gb").memory_gb, g("gh200-144gb").memory_gb, g("gh200-144gb").hbm_gbs) == (96, 144, 4900)
-    assert (g("rtx-5090").memory_gb, g("rtx-5090").hbm_gbs, g("rtx-5090").sms, g("rtx-5090").pcie_gen) == (32, 1792, 170, 5)
+    assert (g("rtx-5090").memory_gb, g("rtx-5090").hbm_gbs, g("rtx-5090").sms,
+            g("rtx-5090").pcie_gen) == (32, 1792, 170, 5)
     assert (g("t4").fp16_tflops, g("t4").tdp_w, g("t4").sms) == (65.1, 70, 40)
     assert (g("titan-rtx").fp16_tflops, g("titan-rtx").nvlink_gbs) == (130.5, 50)
     assert g("p100-sxm2").fp16_tflops == 2 * g("p100-sxm2").fp32_tflops
@@ -270,7 +273,8 @@ def test_reduced_nvlink_slows_the_predicted_all_reduce():
 
 
 def test_new_rows_cite_sources():
-    new = [k for k, g in catalog.gpus().items() if any(s.startswith(("http", "capture ", "OGKM", "PCIIDS", "tests/")) for s in g.sources)]
+    new = [k for k, g in catalog.gpus().items()
+           if any(s.startswith(("http", "capture ", "OGKM", "PCIIDS", "tests/")) for s in g.sources)]
     assert len(new) >= 25
     for key in new:
         spec = catalog.gpu(key)

@@ -224,7 +224,8 @@ def test_unrelated_sentences_claim_nothing():
 
 def test_tool_output_is_read_only_for_what_tools_print():
     facts = Facts()
-    facts.add(Note("issue.md:9", claims.OUTPUT_KIND, "NCCL WARN Cuda failure 'system not yet initialized'\nthe job is stuck"))
+    facts.add(Note("issue.md:9", claims.OUTPUT_KIND,
+                   "NCCL WARN Cuda failure 'system not yet initialized'\nthe job is stuck"))
     found = {c.kind: c for c in claims.claims(facts)}
     assert found["fabric_setup"].data["origin"] == "output"
     assert "hang" not in found  # words in a log are not the reporter's description of the symptom
@@ -241,7 +242,8 @@ def test_a_setting_carries_what_it_did():
 
 @pytest.mark.parametrize("text,versions", [
     ("After upgrading vLLM from v0.5.4 to v0.6.1 throughput dropped by half.", ["0.5.4", "0.6.1"]),
-    ("SGLang 0.3.2 gives 40 tok/s; 0.2.15 gave 55 tok/s on the same box (version 0.3.2 is slower).", ["0.3.2", "0.2.15"]),
+    ("SGLang 0.3.2 gives 40 tok/s; 0.2.15 gave 55 tok/s on the same box (version 0.3.2 is slower).",
+     ["0.3.2", "0.2.15"]),
 ])
 def test_engine_releases_compared(text, versions):
     (c,) = claims.find(said(text), "engine_versions_compared")
@@ -249,12 +251,14 @@ def test_engine_releases_compared(text, versions):
 
 
 def test_a_speed_up_factor_is_not_a_release():
-    assert not claims.find(said("vLLM got a 3.8x speedup and TGI 1.23x after the CPU change."), "engine_versions_compared")
+    assert not claims.find(said("vLLM got a 3.8x speedup and TGI 1.23x after the CPU change."),
+                           "engine_versions_compared")
 
 
 def test_gpu_utilisation_figures():
     found = sorted(c.data["percent"] for c in claims.find(said(
-        "GPU utilization sits at 35% on both cards, and nvidia-smi shows 100% volatile util on the first one."), "gpu_util"))
+        "GPU utilization sits at 35% on both cards, and nvidia-smi shows 100% volatile util on the first one."),
+        "gpu_util"))
     assert found == [35.0, 100.0]
 
 
@@ -299,7 +303,8 @@ def test_a_why_question_presupposes_its_observation():
 
 
 def test_graph_flags_turned_on_or_attention_named_eager_are_not_eager_mode():
-    for text in ("vllm serve m --enforce-eager=False --tp 2", "model = AutoModel.from_pretrained(p, attn_implementation='eager')",
+    for text in ("vllm serve m --enforce-eager=False --tp 2",
+                 "model = AutoModel.from_pretrained(p, attn_implementation='eager')",
                  "enforce_eager=False keeps the CUDA graphs"):
         assert not affirmed(text, "eager_flag"), text
 

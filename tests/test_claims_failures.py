@@ -197,7 +197,8 @@ def test_a_working_link_or_a_busy_gpu_claims_nothing():
 
 
 @pytest.mark.parametrize("text,versions", [
-    ("busbw by NCCL release:\n- v2.10.3-1: 57.06\n- v2.11.4-1: 7.05\n- v2.12.12-1: 7.07", ["2.10.3", "2.11.4", "2.12.12"]),
+    ("busbw by NCCL release:\n- v2.10.3-1: 57.06\n- v2.11.4-1: 7.05\n- v2.12.12-1: 7.07",
+     ["2.10.3", "2.11.4", "2.12.12"]),
     ("NCCL 2.16.2 -> 92 GB/s, NCCL 2.17.1 -> 41 GB/s on the same two L40S", ["2.16.2", "2.17.1"]),
 ])
 def test_figures_per_nccl_release_are_an_ab_comparison(text, versions):
@@ -237,7 +238,8 @@ def test_release_figures_that_agree_or_versions_without_figures_are_no_compariso
     "consequences if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use "
     "'--enforce-eager' in the CLI.",
     # SGLang's out-of-memory advice
-    "Possible solutions: 1. set --mem-fraction-static to a smaller value 2. disable CUDA graph by --disable-cuda-graph.",
+    "Possible solutions: 1. set --mem-fraction-static to a smaller value 2. disable CUDA graph by "
+    "--disable-cuda-graph.",
 ])
 def test_an_engine_recommending_eager_mode_is_not_running_in_it(line):
     assert not found(line, "eager_flag", note="pasted_output") and not found(line, "eager_flag")
@@ -256,7 +258,8 @@ def test_utilisation_said_as_what_the_gpu_uses(text, percent):
     assert [c.data["percent"] for c in claims.find(said(text), "gpu_util")] == [percent]
 
 
-@pytest.mark.parametrize("text", ["GPU memory at 90% on every card.", "The GPU fan runs at 80%.", "GPU temperature is at 85% of the limit."])
+@pytest.mark.parametrize("text", ["GPU memory at 90% on every card.", "The GPU fan runs at 80%.",
+                                  "GPU temperature is at 85% of the limit."])
 def test_a_gpus_memory_fan_or_temperature_is_not_its_utilisation(text):
     assert not claims.find(said(text), "gpu_util")
 

@@ -109,7 +109,8 @@ def test_new_problem_findings_count_as_regressions():
     from diagnose.findings import Finding
 
     a = Report(kind="ticket")
-    b = Report(kind="ticket", findings=[Finding("topology.p2p_disabled", "p2p_disabled", "critical", 0.9, "P2P is disabled", "...")])
+    b = Report(kind="ticket", findings=[Finding("topology.p2p_disabled", "p2p_disabled", "critical", 0.9,
+                                                "P2P is disabled", "...")])
     report = compare(a, b)
     assert report.verdict.category == "p2p_disabled"
     assert report.findings[0].rule == "compare.new_finding.topology.p2p_disabled"
@@ -163,7 +164,8 @@ def test_per_size_collective_deltas_on_published_sweeps(tmp_path):
     from test_html import published_sweep
 
     h100 = Report(kind="node", facts={"collective_result": published_sweep()})
-    a100 = Report(kind="node", facts={"collective_result": published_sweep("| 8× A100 (DGX), 8 GPUs | NCCL via PyTorch (vidur")})
+    a100 = Report(kind="node",
+                  facts={"collective_result": published_sweep("| 8× A100 (DGX), 8 GPUs | NCCL via PyTorch (vidur")})
     result = run(write(tmp_path, "h100.json", h100), write(tmp_path, "a100.json", a100), "--json")
     assert result.exit_code == 1, result.output
     report = json.loads(result.output)
@@ -247,7 +249,8 @@ def test_readme_fleet_compare_example_compares_something():
     import re
 
     readme = (REPO / "README.md").read_text()
-    (a, b), = {m.groups() for m in re.finditer(r"diagnose compare (samples/fleet/\S+\.json) (samples/fleet/\S+\.json)", readme)}
+    (a, b), = {m.groups()
+               for m in re.finditer(r"diagnose compare (samples/fleet/\S+\.json) (samples/fleet/\S+\.json)", readme)}
     report = json.loads(run(REPO / a, REPO / b, "--json", "--fail-on", "never").output)
     assert not [f for f in report["findings"] if f["rule"] == "compare.nothing_in_common"]
     deltas = report["facts"]["metric_delta"]

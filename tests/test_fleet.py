@@ -256,7 +256,8 @@ def test_shipped_fleet_example_judges_the_three_h100_sxm_nodes():
     assert set(rules) == {"fleet.no_outlier", "fleet.too_few_nodes", "fleet.not_compared", "fleet.gpu_not_named"}
     assert rules["fleet.no_outlier"]["title"] == "no outlier among the nodes compared (3 h100-sxm)"
     assert "P2P copy GB/s bi (slowest pair) on 1 of 3 h100-sxm nodes" in rules["fleet.not_compared"]["title"]
-    assert rules["fleet.too_few_nodes"]["title"] == "too few nodes of one GPU model to judge: a40 (1), a100-80gb-sxm (1)"
+    assert rules["fleet.too_few_nodes"]["title"] == ("too few nodes of one GPU model to judge: "
+                                                     "a40 (1), a100-80gb-sxm (1)")
     assert rules["fleet.gpu_not_named"]["title"] == "no GPU model named in the report of dgx-h100-topo-numa"
     assert "nvidia-smi -L" in rules["fleet.gpu_not_named"]["ask"]
     text = invoke("fleet", SAMPLES).stdout

@@ -40,7 +40,8 @@ def _capture(tmp_path):
     path = tmp_path / f"{FILE_HOSTILE}.sqlite"
     shutil.copy(REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite", path)
     with sqlite3.connect(path) as db:  # the top kernels' names end in the hostile text
-        db.execute("UPDATE StringIds SET value = value || ? WHERE value LIKE '%gemm%' OR value LIKE 'vllm::%'", (HOSTILE,))
+        db.execute("UPDATE StringIds SET value = value || ? WHERE value LIKE '%gemm%' OR value LIKE 'vllm::%'",
+                   (HOSTILE,))
     return path
 
 

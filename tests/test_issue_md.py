@@ -35,8 +35,10 @@ def test_every_corpus_issue_is_read_as_an_issue():
 def test_tool_outputs_are_not_taken_for_issues():
     for sample in ("# nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20\n#\n"
                    "# Using devices\n#  Rank  0 Group  0 Pid  1 on host device  0 [0x18] NVIDIA H100\n",
-                   "host:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nhost:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0\n",
-                   "# lspci -vvv -s 0000:41:00.0  (GPU function: LnkCap/LnkSta)\n\t\tLnkSta:\tSpeed 2.5GT/s, Width x8\n"):
+                   "host:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                   "host:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0\n",
+                   "# lspci -vvv -s 0000:41:00.0  (GPU function: LnkCap/LnkSta)\n"
+                   "\t\tLnkSta:\tSpeed 2.5GT/s, Width x8\n"):
         assert "issue_md" not in [k for k, _ in detect(sample)]
 
 
@@ -45,7 +47,8 @@ def test_the_topology_pasted_without_a_fence_is_read_with_the_issue_line_numbers
     records, read = facts_of(case("n022").read_text())
     assert read.kinds[0] == "issue_md" and "topo_matrix" in read.kinds
     paths = of(records, TopologyPath)
-    assert {(p.a, p.b, p.path) for p in paths} >= {("GPU0", "GPU1", "PXB"), ("GPU2", "GPU3", "PIX"), ("GPU0", "GPU2", "SYS")}
+    assert {(p.a, p.b, p.path) for p in paths} >= {("GPU0", "GPU1", "PXB"), ("GPU2", "GPU3", "PIX"),
+                                                   ("GPU0", "GPU2", "SYS")}
     assert paths[0].source.startswith("issue.md:4")  # the matrix's line in the issue, not in a block
     (desc,) = [n for n in of(records, Note) if n.kind == "description"]
     assert "works fine only with those linked through SYS" in desc.text
@@ -82,7 +85,8 @@ def test_rates_under_a_heading_inherit_its_layout():
 def test_prompt_throughput_is_not_a_decode_rate():
     records, _ = facts_of("# Slow after upgrade\n\nOn 0.3.2: `Avg prompt throughput: 175.5 tokens/s, "
                           "Avg generation throughput: 15.5 tokens/s,` on one GPU, much slower than before.\n")
-    assert sorted((m.metric, m.value) for m in of(records, Measurement)) == [("decode_tok_s", 15.5), ("prefill_tok_s", 175.5)]
+    assert sorted((m.metric, m.value) for m in of(records, Measurement)) == [("decode_tok_s", 15.5),
+                                                                             ("prefill_tok_s", 175.5)]
 
 
 @pytest.mark.parametrize("line,metric,value", [
@@ -153,7 +157,8 @@ def test_gpus_in_the_rows_of_a_results_table_are_compared_not_an_inventory():
     rows = [g for g in named.data["gpus"] if g["line"] > 9]
     assert rows and all(g["compared"] for g in rows)
     # the same names in an nvidia-smi box row stay an inventory (one number-like cell)
-    smi = "|   0  NVIDIA A100-SXM4-80GB   On  | 00000000:07:00.0 Off |   0 |\n|   1  NVIDIA H100 80GB HBM3   On  | 00000000:0F:00.0 Off |   0 |"
+    smi = ("|   0  NVIDIA A100-SXM4-80GB   On  | 00000000:07:00.0 Off |   0 |\n"
+           "|   1  NVIDIA H100 80GB HBM3   On  | 00000000:0F:00.0 Off |   0 |")
     assert not any(issue_md._result_row(ln) for ln in smi.splitlines())
 
 
@@ -173,15 +178,15 @@ def test_a_results_table_of_gpu_counts_is_read_as_a_set():
     assert a100 == [(1, 46.79), (2, 29.39), (4, 32.06)]
     assert {r["kind"] for r in table.data["rows"]} == {"ms"} and table.source == "issue.md:9"
     # a table without a GPU-count column is no comparison set
-    records, _ = facts_of("# Bench\n\nWe measured decode speed for each model on our box:\n\n| model | tok/s |\n|---|---|\n"
-                          "| 7B | 90 |\n| 13B | 50 |\n")
+    records, _ = facts_of("# Bench\n\nWe measured decode speed for each model on our box:\n\n| model | tok/s |\n"
+                          "|---|---|\n| 7B | 90 |\n| 13B | 50 |\n")
     assert not [n for n in of(records, Note) if n.kind == "results_table"]
 
 
 def test_a_column_numbering_the_gpus_is_not_a_layout():
     # per-GPU readings ("| GPU | latency ms |" with 0, 1, 2) are one machine's GPUs, not GPU counts
-    text = ("# Uneven GPUs\n\nThe step latency per GPU in ms looks uneven, is this normal?\n\n| GPU | latency | util |\n"
-            "|---|---|---|\n| 0 | 12.1 | 90 |\n| 1 | 12.3 | 91 |\n| 2 | 30.5 | 40 |\n")
+    text = ("# Uneven GPUs\n\nThe step latency per GPU in ms looks uneven, is this normal?\n\n"
+            "| GPU | latency | util |\n|---|---|---|\n| 0 | 12.1 | 90 |\n| 1 | 12.3 | 91 |\n| 2 | 30.5 | 40 |\n")
     records, _ = facts_of(text)
     assert not [n for n in of(records, Note) if n.kind == "results_table"]
     counted = text.replace("| GPU |", "| GPUs |").replace("| 0 |", "| 4 |")
@@ -213,5 +218,6 @@ def test_the_gpu_count_may_come_after_a_title_that_names_the_gpu_alone():
     (w,) = [w for w in of(records, Workload) if w.gpu]
     assert w.gpu.startswith("M40") and w.gpu_count == 8
     # workstation Ada names: "2x RTX 5880 Ada"
-    records, _ = facts_of("# Deadlock on 2x RTX 5880 Ada\n\nThe all-reduce never returns on our two workstation cards here.\n")
+    records, _ = facts_of("# Deadlock on 2x RTX 5880 Ada\n\nThe all-reduce never returns on our two "
+                          "workstation cards here.\n")
     assert [(w.gpu, w.gpu_count) for w in of(records, Workload) if w.gpu] == [("RTX 5880 Ada", 2)]

@@ -16,8 +16,9 @@ LAYERS = [
     ("text parsers", ("diagnose.artifacts",)),
     ("readers", ("diagnose.capture", "probes")),
     ("rules", ("rules",)),
-    ("analysis", ("diagnose.compare", "diagnose.fleet", "diagnose.store", "diagnose.published", "diagnose.scaling_inputs",
-                  "diagnose.bundle", "diagnose.pipeline", "diagnose.capture_report", "diagnose.tables")),
+    ("analysis", ("diagnose.compare", "diagnose.fleet", "diagnose.store", "diagnose.published",
+                  "diagnose.scaling_inputs", "diagnose.bundle", "diagnose.pipeline", "diagnose.capture_report",
+                  "diagnose.tables")),
     ("report", ("diagnose.report",)),
     ("commands", ("diagnose.commands", "diagnose.cli", "diagnose.__main__")),
 ]
@@ -125,4 +126,5 @@ def test_the_walk_sees_imports_inside_functions():
     g = graph()
     assert "diagnose.capture_report" in g["diagnose.commands.capture"]
     assert "rules.engine" in g["diagnose.pipeline"]
-    assert layer("diagnose.report.terminal") > layer("rules.engine") > layer("probes.nvml") > layer("diagnose.artifacts.topo")
+    assert (layer("diagnose.report.terminal") > layer("rules.engine") > layer("probes.nvml")
+            > layer("diagnose.artifacts.topo"))

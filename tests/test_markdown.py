@@ -48,7 +48,8 @@ CONFIDENT_TICKETS = ["027-torchtitan-853-ci-container-shm-16mb-h100", "056-vllm-
 def test_no_attach_next_table_under_a_confident_ticket_verdict(name):
     """The README's rule, in every text format of `ticket`: once a confident verdict names the cause there
     is no "What to attach next" table and no "attach X" fix; JSON keeps each finding's `ask` as data."""
-    path = REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite" if name.startswith("tp8") else shared_path("tickets", name)
+    path = (REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite" if name.startswith("tp8")
+            else shared_path("tickets", name))
     report = json.loads(CliRunner().invoke(cli, ["ticket", str(path), "--json", "--fail-on", "never"]).stdout)
     assert report["verdict"]["confidence"] >= 0.75 and any(f["ask"] for f in report["findings"])
     assert "What to attach next" not in report["tables"]

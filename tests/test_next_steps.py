@@ -63,13 +63,15 @@ def test_scaling_of_one_layout_names_the_layout_to_measure():
 def test_fleet_with_too_few_nodes_says_how_to_collect_more():
     report = report_json("fleet", REPO / "samples/fleet")
     ask = _asks(report)["fleet.too_few_nodes"]
-    assert ask.startswith("`diagnose node --standard --json") and "a100-80gb-sxm" in ask and "h100-sxm" not in ask.replace("a100-80gb-sxm", "")
+    assert (ask.startswith("`diagnose node --standard --json") and "a100-80gb-sxm" in ask
+            and "h100-sxm" not in ask.replace("a100-80gb-sxm", ""))
     assert "outvote" in next(f["summary"] for f in report["findings"] if f["rule"] == "fleet.too_few_nodes")
     assert "diagnose node --standard --json" in _next_block(diagnose("fleet", REPO / "samples/fleet").stdout)
 
 
 def test_compare_of_different_layouts_says_what_to_compare():
-    args = ("compare", REPO / "samples/captures/tp4_nvlink_healthy.sqlite", REPO / "samples/captures/tp8_pcie_fallback.sqlite")
+    args = ("compare", REPO / "samples/captures/tp4_nvlink_healthy.sqlite",
+            REPO / "samples/captures/tp8_pcie_fallback.sqlite")
     assert "compare.layout_differs" in _asks(report_json(*args))
 
 

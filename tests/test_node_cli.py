@@ -51,7 +51,8 @@ def test_gloo_sweep_from_the_command_line(tmp_path):
 
 def test_bad_usage_is_one_line_and_exit_2(tmp_path):
     for args in (["--replay", str(tmp_path / "missing.json")],
-                 ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"), "--record", str(tmp_path / "x.json")],
+                 ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"),
+                  "--record", str(tmp_path / "x.json")],
                  ["--gpus", "0,x"],
                  ["--cpu-ranks", "1"],
                  ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json"), "--gpus", "9"]):
@@ -60,14 +61,16 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
         assert "Traceback" not in proc.stderr and proc.stderr.strip(), args
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something-else"}')
-    proc = subprocess.run([sys.executable, "-m", "diagnose", "node", "--replay", str(bad)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "diagnose", "node", "--replay", str(bad)],
+                          capture_output=True, text=True)
     assert proc.returncode == 2 and "not a diagnose node recording" in proc.stderr
 
 
 def test_help_and_replay_work_without_torch():
     # torch made unimportable: --help and a replay must not need it
     code = ("import sys; sys.modules['torch'] = None; from diagnose.cli import cli; "
-            f"sys.argv = ['diagnose', 'node', '--replay', {os.path.join(RECORDINGS, 'dgx-h100-topo-numa.json')!r}, '--json']; cli()")
+            f"sys.argv = ['diagnose', 'node', '--replay', {os.path.join(RECORDINGS, 'dgx-h100-topo-numa.json')!r}, "
+            "'--json']; cli()")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -76,7 +79,8 @@ def test_help_and_replay_work_without_torch():
     code = ("import sys; from click.testing import CliRunner; from diagnose.cli import cli; "
             "r = CliRunner().invoke(cli, ['node', '--help']); assert r.exit_code == 0; assert '--replay' in r.output; "
             "print('torch' in sys.modules)")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
 
 
 def _sweep_ranks(pid: int) -> list[str]:
@@ -130,7 +134,8 @@ def test_torchrun_entry_point_across_processes(tmp_path):
     out = tmp_path / "sweep.json"
     proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "2",
                            "--rdzv-backend", "c10d", "--rdzv-endpoint", "localhost:0", "-m", "probes.multinode",
-                           "--backend", "gloo", "--sizes", "4096", "--ops", "all_reduce", "--iters", "3", "-o", str(out)],
+                           "--backend", "gloo", "--sizes", "4096", "--ops", "all_reduce", "--iters", "3",
+                           "-o", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     (row,) = json.loads(out.read_text())["facts"]["collective_result"]

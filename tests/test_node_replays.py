@@ -219,16 +219,19 @@ def test_an_undecided_node_run_names_the_checks_that_did_not_run_not_a_ticket_at
     result = CliRunner().invoke(cli, ["node", "--replay", str(RECORDINGS / "4x-l40s-pcie-two-sockets.json"), "--json"])
     report = json.loads(result.stdout)
     summary = report["verdict"]["summary"]
-    assert report["verdict"]["category"] == "insufficient_data" and "node.tp_groups" in {f["rule"] for f in report["findings"]}
+    assert (report["verdict"]["category"] == "insufficient_data"
+            and "node.tp_groups" in {f["rule"] for f in report["findings"]})
     assert "topo -m" not in summary and "attach" not in summary
-    assert "collective sweep" in summary and "topology.pair_bandwidth" in summary and "diagnose node --standard" in summary
+    assert ("collective sweep" in summary and "topology.pair_bandwidth" in summary
+            and "diagnose node --standard" in summary)
 
 
 def test_a_cut_nvlink_paste_leaves_the_cut_gpu_not_reported_and_nvswitch_unknown():
     """Review item 11: ticket 010's `nvidia-smi nvlink -s` stops with '...' after GPU 1's link 0. That
     GPU's links are not reported (never "1 link"), and a recording with neither NVML link ends nor
     a PCI listing does not know whether the box has NVSwitches (it said "nvswitch no" for an HGX)."""
-    source = shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm", "attachment1.txt").read_text().splitlines()
+    source = shared_path("tickets", "010-nccl-tests-228-a100-p2p-level-loc-forces-shm",
+                         "attachment1.txt").read_text().splitlines()
     assert source[-1].strip() == "..." and source[-2].strip() == "Link 0: 25 GB/s"
     facts, findings, _ = replay("hgx-a100-nvlink-p2p-level-loc.json")
     assert {link.gpu for link in facts.of(NvLinkFact)} == {0}

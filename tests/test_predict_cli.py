@@ -19,7 +19,8 @@ def run_json(*args):
 
 
 def test_llama3_70b_tp_sweep_json():
-    report = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8", "--prompt", "1", "--context", "1")
+    report = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,2,4,8", "--prompt", "1",
+                      "--context", "1")
     assert report["schema"] == "diagnose.report/1" and report["kind"] == "predict"
     (table,) = report["tables"].values()
     assert [row[0] for row in table["rows"]] == ["TP1", "TP2", "TP4", "TP8"]
@@ -174,8 +175,8 @@ def test_predict_and_plan_quote_one_usable_memory_figure():
     pred = run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1,8")
     fit = next(f for f in pred["findings"] if f["rule"] == "predict.does_not_fit")
     assert fit["evidence"][0]["expected"] == usable and f"{usable:.1f} GB usable" in fit["summary"]
-    plan = json.loads(diagnose("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
-                               "--json", "--fail-on", "never").stdout)
+    plan = json.loads(diagnose("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8",
+                               "--context", "8192", "--json", "--fail-on", "never").stdout)
     rec = next(f for f in plan["findings"] if f["rule"] == "plan.recommendation")
     assert round(next(e["expected"] for e in rec["evidence"] if "usable" in e["detail"]), 2) == usable
 
@@ -211,7 +212,8 @@ def test_the_ticket_advice_on_a_board_without_p2p_points_at_the_predictor_that_m
     ticket = tmp_path / "t"
     ticket.mkdir()
     (ticket / "issue.md").write_text("# TP=2 on two RTX 4090 is slow\n\nvLLM with --tensor-parallel-size 2 serving "
-                                     "Llama-2-7B on two GeForce RTX 4090 cards (PCIe). Decode is slower than I hoped.\n")
+                                     "Llama-2-7B on two GeForce RTX 4090 cards (PCIe). "
+                                     "Decode is slower than I hoped.\n")
     report = json.loads(diagnose("ticket", str(ticket), "--json", "--fail-on", "never").stdout)
     assert not any("little gain" in (f.get("fix") or "") for f in report["findings"])
     priors = [f for f in report["findings"] if f["rule"] == "ticket.symptom_prior" and f["category"] == "p2p_disabled"]

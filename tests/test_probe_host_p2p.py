@@ -24,7 +24,8 @@ def _bridge_text():
 
 
 def _acs(tmp_path, text):
-    return host._acs(_session(tmp_path, [{"call": "run", "args": ["lspci", "-vvv", "-s", BRIDGE], "value": text}]), BRIDGE)
+    return host._acs(_session(tmp_path, [{"call": "run", "args": ["lspci", "-vvv", "-s", BRIDGE], "value": text}]),
+                     BRIDGE)
 
 
 def test_acs_redirect_on_a_bridge_counts(tmp_path):
@@ -50,8 +51,10 @@ def test_the_gpus_iommu_group_type_decides_passthrough(tmp_path):
                {"call": "listdir", "args": ["/sys/kernel/iommu_groups"], "value": ["0", "1", "2"]}]
     facts = {f.name: f.value for f in host.iommu(_session(tmp_path, answers), [gpu])}
     assert facts["iommu"] == "on"  # units present, nothing on the command line: translation assumed
-    typed = answers + [{"call": "read", "args": [f"/sys/bus/pci/devices/{gpu}/iommu_group/type"], "value": "identity\n"}]
+    typed = answers + [{"call": "read", "args": [f"/sys/bus/pci/devices/{gpu}/iommu_group/type"],
+                        "value": "identity\n"}]
     facts = {f.name: f.value for f in host.iommu(_session(tmp_path, typed), [gpu])}
     assert facts["iommu"] == "pt" and "identity" in facts["iommu_detail"]  # passthrough by kernel default
-    translated = answers + [{"call": "read", "args": [f"/sys/bus/pci/devices/{gpu}/iommu_group/type"], "value": "DMA-FQ\n"}]
+    translated = answers + [{"call": "read", "args": [f"/sys/bus/pci/devices/{gpu}/iommu_group/type"],
+                             "value": "DMA-FQ\n"}]
     assert {f.name: f.value for f in host.iommu(_session(tmp_path, translated), [gpu])}["iommu"] == "on"

@@ -28,7 +28,8 @@ def test_bandwidths_match_published_figures():
     # ../shared/docs/collectives-reference.md [R14], DGX H100 all_reduce kernel times with the
     # busbw quoted beside them: 8 GPUs 1 MiB 33 us (56 GB/s), 4 MiB 51 us (144);
     # 4 GPUs 64 MiB 295 us (341); 2 GPUs 64 MiB 228 us (294).
-    for n, size, us, quoted in [(8, 1 << 20, 33, 56), (8, 4 << 20, 51, 144), (4, 64 << 20, 295, 341), (2, 64 << 20, 228, 294)]:
+    for n, size, us, quoted in [(8, 1 << 20, 33, 56), (8, 4 << 20, 51, 144), (4, 64 << 20, 295, 341),
+                                (2, 64 << 20, 228, 294)]:
         algbw, busbw = bandwidths("all_reduce", size, us, n)
         assert algbw == pytest.approx(size / (us * 1e-6) / 1e9)
         assert round(busbw) == quoted

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.gpu
 def test_nvml_inventory_matches_nvidia_smi():
     records, missing = nvml.collect(LiveSession())
     gpus = [r for r in records if isinstance(r, GpuFact)]
-    out = subprocess.run(["nvidia-smi", "--query-gpu=index,name,pci.bus_id,memory.total", "--format=csv,noheader,nounits"],
+    out = subprocess.run(["nvidia-smi", "--query-gpu=index,name,pci.bus_id,memory.total",
+                          "--format=csv,noheader,nounits"],
                          capture_output=True, text=True, check=True).stdout.strip().splitlines()
     assert len(gpus) == len(out) and not missing
     for g, line in zip(gpus, out):
@@ -87,7 +88,8 @@ def test_fabric_info_is_read_live_through_a_pointer():
     value = session.get("nvml", "nvmlDeviceGetGpuFabricInfo", 0)
     entry = [a for a in session.answers if a["call"] == "nvmlDeviceGetGpuFabricInfo"][0]
     # Hopper and later answer a state (a single GPU: Not Supported); older GPUs NotSupported.
-    assert value is not None and value["state"] in (0, 1, 2, 3) or entry.get("error") in ("NotSupported", "FunctionNotFound")
+    assert (value is not None and value["state"] in (0, 1, 2, 3)
+            or entry.get("error") in ("NotSupported", "FunctionNotFound"))
 
 
 def test_kernels_in_a_spawned_process_and_graphs_at_decode_sizes():

@@ -15,17 +15,20 @@ def session(tmp_path, acsctl, extra=()):
         {"call": "listdir", "args": [PCI], "value": [ROOT_PORT, SWITCH_PORT, GPU]},
         {"call": "read", "args": [f"{PCI}/{GPU}/vendor"], "value": "0x10de\n"},
         {"call": "read", "args": [f"{PCI}/{GPU}/class"], "value": "0x030200\n"},
-        {"call": "realpath", "args": [f"{PCI}/{GPU}"], "value": f"/sys/devices/pci0000:15/{ROOT_PORT}/{SWITCH_PORT}/{GPU}"},
+        {"call": "realpath", "args": [f"{PCI}/{GPU}"],
+         "value": f"/sys/devices/pci0000:15/{ROOT_PORT}/{SWITCH_PORT}/{GPU}"},
         {"call": "read", "args": [f"{PCI}/{GPU}/max_link_speed"], "value": "32.0 GT/s PCIe\n"},
         {"call": "read", "args": [f"{PCI}/{GPU}/current_link_speed"], "value": "2.5 GT/s PCIe\n"},
         {"call": "read", "args": [f"{PCI}/{GPU}/max_link_width"], "value": "16\n"},
         {"call": "read", "args": [f"{PCI}/{GPU}/current_link_width"], "value": "16\n"},
-        {"call": "run", "args": ["lspci", "-vvv", "-s", SWITCH_PORT], "value": f"17:00.0 PCI bridge: PLX\n\t\t{acsctl}\n"},
+        {"call": "run", "args": ["lspci", "-vvv", "-s", SWITCH_PORT],
+         "value": f"17:00.0 PCI bridge: PLX\n\t\t{acsctl}\n"},
         {"call": "run", "args": ["lspci", "-vvv", "-s", ROOT_PORT], "error": "ExitCode1"},
         {"call": "read", "args": ["/proc/cmdline"], "value": "BOOT_IMAGE=/vmlinuz intel_iommu=on iommu=pt"},
         {"call": "disk", "args": ["/dev/shm"], "value": {"total": 64 << 20, "free": 64 << 20}},
         {"call": "env", "args": [], "value": {"NCCL_P2P_LEVEL": "NVL", "CUDA_VISIBLE_DEVICES": "0,1"}},
-        {"call": "read", "args": ["/proc/modules"], "value": "nvidia_peermem 16384 0 - Live 0x0\nnvidia 1 2 - Live 0x0\n"},
+        {"call": "read", "args": ["/proc/modules"],
+         "value": "nvidia_peermem 16384 0 - Live 0x0\nnvidia 1 2 - Live 0x0\n"},
         {"call": "listdir", "args": ["/sys/class/infiniband"], "value": ["mlx5_0"]},
         {"call": "listdir", "args": ["/sys/class/infiniband/mlx5_0/ports"], "value": ["1"]},
         {"call": "read", "args": ["/sys/class/infiniband/mlx5_0/ports/1/state"], "value": "4: ACTIVE\n"},
@@ -43,7 +46,8 @@ def facts_of(records):
 
 def test_acs_redirect_on_the_switch_above_the_gpu(tmp_path):
     # lspci's ACSCtl format; ReqRedir+/CmpltRedir+ send peer traffic up to the root complex
-    records = host.collect(session(tmp_path, "ACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-"))
+    records = host.collect(session(tmp_path, "ACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ "
+                                             "EgressCtrl- DirectTrans-"))
     f = facts_of(records)
     assert f["acs_enabled_bridges"] == [SWITCH_PORT]
     links = {l.bus_id: l for l in records if isinstance(l, PcieLinkFact)}
@@ -84,7 +88,8 @@ def test_kernel_log_xid_from_a_real_dmesg(tmp_path):
 
     real = Path(__file__).parent / "data" / "hardware" / "real" / "dmesg_xid79_fallen_off_bus_akash209.txt"
     lines = real.read_text().splitlines(keepends=True)[1:]  # without the shell prompt line
-    s = session(tmp_path, "", extra=[{"call": "run_grep", "args": [host.KERNEL_LOG_LINES, "dmesg"], "value": "".join(lines)}])
+    s = session(tmp_path, "", extra=[{"call": "run_grep", "args": [host.KERNEL_LOG_LINES, "dmesg"],
+                                      "value": "".join(lines)}])
     records = host.collect(s)
     (xid,) = [r for r in records if isinstance(r, XidEvent)]
     assert xid.xid == 79 and xid.bus_id.startswith("0000:a1:00") and xid.source.startswith("probe:host:dmesg:")

@@ -61,7 +61,8 @@ def test_a_copy_finding_uses_one_unit_convention():
 def test_expected_cells_state_what_is_expected():
     """">= 10 to matter %" put the unit after the words; the straggler's "expected 486" was just the
     number of collectives, equal to the measured count."""
-    grids = next(f for f in report_json("capture", shared_path("captures", "nsysai_rtx3080_torch_mock.sqlite"))["findings"]
+    grids = next(f for f in report_json("capture",
+                                        shared_path("captures", "nsysai_rtx3080_torch_mock.sqlite"))["findings"]
                  if f["rule"] == "capture.small_grids")
     (busy,) = [e for e in grids["evidence"] if e["detail"].startswith("kernel time, share of the GPUs' summed span")]
     assert (busy["expected"], busy["unit"]) == (">= 10", "%")
@@ -81,12 +82,15 @@ def test_compare_says_how_many_metrics_of_a_group_only_one_run_has():
     from diagnose.compare import metrics
     from diagnose.findings import Report
 
-    a, b = REPO / "samples/fleet/hgx-h100-nvlink-status-mig-disabled.json", REPO / "samples/fleet/dgx-h100-topo-numa.json"
+    a, b = (REPO / "samples/fleet/hgx-h100-nvlink-status-mig-disabled.json",
+            REPO / "samples/fleet/dgx-h100-topo-numa.json")
     (table,) = report_json("compare", a, b)["tables"].values()
     rows = [r for r in table["rows"] if r[0] == "NVLink"]
-    own = {p.name: [m for m in metrics(Report.from_dict(json.loads(p.read_text()))) if m.group == "NVLink"] for p in (a, b)}
+    own = {p.name: [m for m in metrics(Report.from_dict(json.loads(p.read_text()))) if m.group == "NVLink"]
+           for p in (a, b)}
     count = {(p, name): sum(1 for m in own[p] if m.name == name) for p in own for name in ("active", "speed")}
-    assert len(rows) == 36 and {r[2] for r in rows} == {"active"} and {r[3] for r in rows} == {r[4] for r in rows} == {"up"}
+    assert (len(rows) == 36 and {r[2] for r in rows} == {"active"}
+            and {r[3] for r in rows} == {r[4] for r in rows} == {"up"})
     assert (f"NVLink active: 36 compared above, {count[b.name, 'active'] - 36} only in {b.name}; "
             f"NVLink speed: {count[a.name, 'speed']} only in {a.name}.") in table["note"]
     assert count[b.name, "speed"] == 0 and count[a.name, "speed"] > 0

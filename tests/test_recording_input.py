@@ -116,7 +116,8 @@ def test_a_huge_count_exits_2_quickly_within_1_gb(tmp_path, count):
             a["value"] = eval(count)  # noqa: S307 - a literal of the test's own
     p = _write(tmp_path, data)
     limit = ("import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
-             "sys.argv = ['diagnose', 'node', '--replay', sys.argv[1]]; runpy.run_module('diagnose', run_name='__main__')")
+             "sys.argv = ['diagnose', 'node', '--replay', sys.argv[1]]; runpy.run_module('diagnose', "
+             "run_name='__main__')")
     out = subprocess.run([sys.executable, "-c", limit, str(p)], capture_output=True, text=True, timeout=10, cwd=REPO)
     assert out.returncode == 2, out.stderr[-500:]
     assert "nvmlDeviceGetCount" in out.stderr and "Traceback" not in out.stderr
@@ -139,7 +140,8 @@ def test_fabric_info_is_read_through_a_pointer_on_a_stand_in_libnvidia_ml(tmp_pa
     lib = tmp_path / "libnvidia-ml.so.1"
     subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", str(lib), str(STAND_IN)], check=True)
     env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path), PYTHONPATH=str(REPO))
-    out = subprocess.run([sys.executable, "-c", READ_FABRIC], capture_output=True, text=True, env=env, timeout=60, cwd=REPO)
+    out = subprocess.run([sys.executable, "-c", READ_FABRIC], capture_output=True, text=True, env=env, timeout=60,
+                         cwd=REPO)
     assert out.returncode == 0, out.stderr[-800:]
     value, error = (json.loads(line) for line in out.stdout.splitlines()[-2:])
     assert error is None

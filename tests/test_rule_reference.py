@@ -27,7 +27,8 @@ def test_readme_rule_reference_is_the_commands_output():
     section = re.search(r"<!-- rules:start -->\n(.*?)<!-- rules:end -->", readme, re.S)
     assert section, "README has no generated rule reference"
     expected = markdown_table([r for _, r in sorted(load_rules().items())])
-    assert section.group(1) == expected, "README rule reference is stale: regenerate it with `python scripts/readme_rules.py`"
+    assert section.group(1) == expected, ("README rule reference is stale: regenerate it with "
+                                          "`python scripts/readme_rules.py`")
 
 
 def test_cli_lists_filters_and_refuses_an_unknown_prefix():

@@ -62,7 +62,8 @@ def test_tables_and_columns_are_those_of_the_real_export(made, version):
                 sql = "SELECT sql FROM sqlite_master WHERE name=?"
                 assert db.execute(sql, (table,)).fetchone() == real.execute(sql, (table,)).fetchone()
             for table in (t for t in mine if t.startswith("ENUM_")):
-                assert db.execute(f"SELECT * FROM {table}").fetchall() == real.execute(f"SELECT * FROM {table}").fetchall()
+                assert (db.execute(f"SELECT * FROM {table}").fetchall()
+                        == real.execute(f"SELECT * FROM {table}").fetchall())
 
 
 def test_version_markers(made):
@@ -103,7 +104,8 @@ def test_ids_strings_and_correlation_are_consistent(made, scenario):
         for gtid, in db.execute("SELECT DISTINCT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME"):
             assert (gtid & ~0xFFFFFF) in pids
         # Kernels of one process never overlap on its single stream; each has positive duration.
-        rows = db.execute("SELECT globalPid, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY globalPid, start").fetchall()
+        rows = db.execute("SELECT globalPid, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                          "ORDER BY globalPid, start").fetchall()
         for (p1, s1, e1), (p2, s2, _e2) in zip(rows, rows[1:]):
             assert e1 > s1 and (p1 != p2 or s2 >= e1), path
 
@@ -113,7 +115,8 @@ def test_graph_launches_only_in_graph_scenarios(made, scenario):
     graphs = gen.scenario(scenario).cfg["graphs"]
     db = connect(made[scenario, "recent"][0])
     api = names(db, "CUPTI_ACTIVITY_KIND_RUNTIME", "nameId")
-    graph_kernels = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL").fetchone()[0]
+    graph_kernels = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                               "WHERE graphNodeId IS NOT NULL").fetchone()[0]
     kernels = db.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
     if graphs:
         assert api.count("cudaGraphLaunch_v10000") >= 3 and graph_kernels > kernels / 2
@@ -132,7 +135,8 @@ def test_graph_launches_only_in_graph_scenarios(made, scenario):
 def test_graph_creation_rows_link_cloned_nodes_to_captured_ones(made):
     db = connect(made["tp4_nvlink_healthy", "recent"][0])
     nodes = dict(db.execute("SELECT graphNodeId, originalGraphNodeId FROM CUDA_GRAPH_NODE_EVENTS"))
-    used = {r[0] for r in db.execute("SELECT DISTINCT graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL")}
+    used = {r[0] for r in db.execute("SELECT DISTINCT graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                                     "WHERE graphNodeId IS NOT NULL")}
     assert used and used <= set(nodes)
     assert all(nodes[n] in nodes and nodes[nodes[n]] is None for n in used)
     assert db.execute("SELECT count(*) FROM CUDA_GRAPH_EVENTS WHERE graphExecId IS NOT NULL").fetchone()[0] == 1
@@ -147,13 +151,15 @@ def test_nccl_kernel_names_follow_the_nccl_version(made):
     assert "ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm *, unsigned long, ncclWork *)" in old
     assert gen.nccl_kernel("allreduce", "2.23.4", "bf16").demangled == \
         "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"
-    assert gen.nccl_kernel("send", "2.11.4", "f16").demangled == "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)"
+    assert (gen.nccl_kernel("send", "2.11.4", "f16").demangled
+            == "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)")
 
 
 @pytest.mark.skipif(not shutil.which("c++filt"), reason="c++filt (binutils) not installed")
 def test_mangled_names_demangle_to_the_same_function(made):
     db = connect(made["tp4_nvlink_healthy", "recent"][0])
-    rows = set(db.execute("""SELECT s.value, m.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
+    rows = set(db.execute(
+        """SELECT s.value, m.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName
                              JOIN StringIds m ON m.id = k.mangledName WHERE m.value LIKE '\\_Z%' ESCAPE '\\'"""))
     assert len(rows) >= 8
     for short, mangled in rows:
@@ -179,7 +185,8 @@ def test_scenario_physics(made):
     assert all(per_rank[r] > 2 * per_rank[2] for r in (0, 1, 3))
     # PP: two processes in one file, SendRecv kernels, each GPU idle a large part of the time.
     db = connect(made["pp2_bubble", "recent"][0])
-    procs = db.execute("SELECT globalPid, min(start), max(end), sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY 1").fetchall()
+    procs = db.execute("SELECT globalPid, min(start), max(end), sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                       "GROUP BY 1").fetchall()
     assert len(procs) == 2 and all(busy / (end - start) < 0.7 for _, start, end, busy in procs)
     assert "ncclDevKernel_SendRecv" in names(db, "CUPTI_ACTIVITY_KIND_KERNEL", "shortName")
 

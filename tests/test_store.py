@@ -38,7 +38,8 @@ def test_save_and_load_round_trip(tmp_path):
     run_id = store.save(report, db=db)
     row = store.runs(db)[0]
     assert row["id"] == run_id
-    assert (row["kind"], row["host"], row["driver_version"], row["nccl_version"]) == ("node", "node-a", "550.54.15", "2.21.5")
+    assert (row["kind"], row["host"], row["driver_version"], row["nccl_version"]) == ("node", "node-a", "550.54.15",
+                                                                                      "2.21.5")
     assert json.loads(row["gpu_uuids"]) == ["GPU-0b8c6b2c-1d1e-4c43-9a27-1f5f1c7f0c01"]
     assert row["gpu_model"] == "NVIDIA H100 80GB HBM3" and row["verdict"] == "healthy"
     assert store.load(db, run_id).to_dict() == report.to_dict()
@@ -121,7 +122,8 @@ def test_save_option_and_env_on_real_commands(tmp_path, monkeypatch):
     assert "saved as run 1" in result.stderr
     default_db = tmp_path / "xdg" / "diagnose" / "runs.db"
     row = store.runs(store.open_db(default_db))[0]
-    assert (row["kind"], row["host"], row["driver_version"]) == ("node", "replay:hgx-h100-smi-p2p-bidirectional", "550.54.15")
+    assert (row["kind"], row["host"], row["driver_version"]) == ("node", "replay:hgx-h100-smi-p2p-bidirectional",
+                                                                 "550.54.15")
     assert row["gpu_count"] == 8 and row["gpu_model"]
 
     gen = pytest.importorskip("samples.generate_capture", reason="the capture generator (samples/) is not installed")
@@ -147,7 +149,8 @@ def test_a_capture_is_refused_and_left_byte_for_byte(tmp_path, create):
     copy = tmp_path / "capture.sqlite"
     copy.write_bytes(CAPTURE.read_bytes())
     before = copy.read_bytes()
-    with pytest.raises(store.InputError, match=r"capture\.sqlite is not a diagnose results database \(no runs table; its tables: "):
+    with pytest.raises(store.InputError,
+                       match=r"capture\.sqlite is not a diagnose results database \(no runs table; its tables: "):
         store.open_db(copy, create=create)
     assert copy.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["capture.sqlite"]
@@ -184,7 +187,8 @@ def test_history_table_keeps_words_and_values_whole(tmp_path):
     from conftest import diagnose
 
     db = tmp_path / "runs.db"
-    assert diagnose("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", env={"DIAGNOSE_DB": str(db)}).exit_code == 0
+    assert diagnose("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm",
+                    env={"DIAGNOSE_DB": str(db)}).exit_code == 0
     for width in ("80", "120"):
         out = diagnose("history", "--db", db, env={"COLUMNS": width}).stdout
         assert "\ue000" not in out and "expected_physics" in out and "predict" in out, out

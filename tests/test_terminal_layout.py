@@ -153,7 +153,8 @@ def test_names_are_never_wrapped_at_120_columns(name):
     than fold "pid 23009 cuda:0 (NVIDIA H100 80GB HBM3)" over five lines."""
     from diagnose.report.terminal import LONG_NAME, PLAIN_ROWS
 
-    report = json.loads(CliRunner().invoke(cli, [str(a) for a in NAMED[name]] + ["--format", "json", "--fail-on", "never"],
+    report = json.loads(CliRunner().invoke(cli,
+                                           [str(a) for a in NAMED[name]] + ["--format", "json", "--fail-on", "never"],
                                            prog_name="diagnose").stdout)
     lines = _render(NAMED[name], 120).splitlines()
     names = {row[i] for table in (report.get("tables") or {}).values() if len(table.get("rows") or []) <= PLAIN_ROWS
@@ -178,7 +179,8 @@ def test_per_rank_gpu_labels_say_the_shared_model_once():
     report = json.loads(CliRunner().invoke(cli, ["capture", *map(str, files), "--json", "--fail-on", "never"]).stdout)
     table = report["tables"]["Per-GPU breakdown"]
     labels = [row[0] for row in table["rows"]]
-    assert labels == [f"straggler_rank{i}.sqlite pid {pid} cuda:{i}" for i, pid in enumerate((23003, 23101, 23228, 23297))]
+    assert labels == [f"straggler_rank{i}.sqlite pid {pid} cuda:{i}"
+                      for i, pid in enumerate((23003, 23101, 23228, 23297))]
     assert "GPU model of every row: NVIDIA H100 80GB HBM3." in table["note"]
     text = _render(["capture", *files], 120)
     assert all(any(label in line for line in text.splitlines()) for label in labels)

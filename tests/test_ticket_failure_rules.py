@@ -66,7 +66,8 @@ def test_a_link_below_its_capability_is_a_degraded_link():
 
 def test_a_lower_link_speed_alone_is_what_an_idle_gpu_does():
     # ASPM drops an idle GPU's link to 2.5 GT/s; without fewer lanes or a reading under load it is a weak lead
-    idle = "TP=2 on two RTX 3090 is slower than one GPU. lspci shows LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)."
+    idle = ("TP=2 on two RTX 3090 is slower than one GPU. lspci shows LnkSta: "
+            "Speed 2.5GT/s (downgraded), Width x16 (ok).")
     (weak,) = fired(ticket(idle)[1], "ticket.pcie_words")
     loaded = "TP=2 is slower than one GPU. Under load GPU1 still runs at Gen1 instead of Gen4."
     (strong,) = fired(ticket(loaded)[1], "ticket.pcie_words")
@@ -77,7 +78,8 @@ def test_a_lower_link_speed_alone_is_what_an_idle_gpu_does():
 
 def test_a_riser_is_a_weaker_prior_and_only_for_a_speed_complaint():
     _, slow = ticket("Tensor parallel inference on two GPUs is slower than on one. The second card is on a riser.")
-    narrow = "TP=2 on two RTX 3090 is slower than one GPU. lspci shows LnkSta: Speed 16GT/s (ok), Width x4 (downgraded)."
+    narrow = ("TP=2 on two RTX 3090 is slower than one GPU. lspci shows LnkSta: Speed 16GT/s (ok), "
+              "Width x4 (downgraded).")
     (riser,), (seen,) = fired(slow, "ticket.pcie_words"), fired(ticket(narrow)[1], "ticket.pcie_words")
     assert riser.confidence < seen.confidence
     _, crash = ticket("vLLM crashes with an illegal memory access. The second card is on a riser.")
@@ -145,7 +147,8 @@ def test_a_healthy_pasted_smi_query_is_no_hardware_fault():
 
 
 def test_the_topo_p2p_legend_is_not_p2p_refused(tmp_path):
-    matrix = (Path(__file__).parent / "data" / "hardware" / "real" / "topo_p2p_rw_2x_rtx5090_gns_spaces.txt").read_text()
+    matrix = (Path(__file__).parent / "data" / "hardware" / "real"
+              / "topo_p2p_rw_2x_rtx5090_gns_spaces.txt").read_text()
     all_ok = matrix.replace("GNS     X", "OK      X").replace("X       GNS", "X       OK")
     verdicts = {}
     for name, table in (("ok", all_ok), ("gns", matrix)):
@@ -201,7 +204,8 @@ def test_nccl_finding_no_hca_between_nodes_is_socket_fallback(tmp_path):
 
 
 def issue(tmp_path, text: str):
-    """(verdict, findings) for an issue.md holding `text` in the folder tmp_path, read as the ticket command reads it."""
+    """(verdict, findings) for an issue.md holding `text` in the folder tmp_path, read as the ticket command
+    reads it."""
     tmp_path.mkdir(exist_ok=True)
     (tmp_path / "issue.md").write_text(text)
     facts = read_bundle([tmp_path])
@@ -253,7 +257,8 @@ def test_a_tp_size_of_three_is_a_heads_lead_while_the_heads_are_unknown(text, fi
 
 
 def test_a_model_whose_heads_are_known_is_judged_exactly_not_by_the_lead(tmp_path):
-    (tmp_path / "issue.md").write_text("# TP=6 refuses to start\n\nWe want to serve Llama-3-70B with --tensor-parallel-size 6 "
+    (tmp_path / "issue.md").write_text("# TP=6 refuses to start\n\n"
+                                       "We want to serve Llama-3-70B with --tensor-parallel-size 6 "
                                        "on six A100 GPUs, but the server refuses to start.\n")
     facts = read_bundle([tmp_path])
     findings = evaluate(facts)

@@ -108,7 +108,8 @@ def test_a_question_about_a_figure_is_an_is_this_normal_ticket(title, kind):
 
 # --------------------------------------------------------------------------- what the issue text gives
 
-_ISSUE = "# Numbers from our new server\n\nWe ran the usual tests on the new machine and want to know if these are fine.\n\n"
+_ISSUE = ("# Numbers from our new server\n\nWe ran the usual tests on the new machine and want to "
+          "know if these are fine.\n\n")
 
 
 def test_busbw_as_people_retype_it_carries_the_gpu_count_of_its_line():
@@ -133,8 +134,8 @@ def test_a_gpu_count_written_against_the_model_number_is_read():
 
 
 def test_a_measured_nvlink_figure_against_the_datasheet_total_is_physics():
-    text = ("# Is our NVLink slow?\n\nOur server has 8x H100 SXM. NVIDIA advertises 900 GB/s NVLink, but all_reduce_perf "
-            "shows a bus bandwidth of 360 GB/s. Is this expected?\n")
+    text = ("# Is our NVLink slow?\n\nOur server has 8x H100 SXM. NVIDIA advertises 900 GB/s NVLink, "
+            "but all_reduce_perf shows a bus bandwidth of 360 GB/s. Is this expected?\n")
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "ticket.link_figure")
     assert v.category == f.category == "expected_physics"
@@ -142,20 +143,22 @@ def test_a_measured_nvlink_figure_against_the_datasheet_total_is_physics():
 
 
 def test_a_figure_far_below_the_links_is_not_explained_by_the_datasheet():
-    text = ("# Is our NVLink slow?\n\nOur server has 8x H100 SXM. NVIDIA advertises 900 GB/s NVLink, but all_reduce_perf "
-            "shows a bus bandwidth of 40 GB/s. Is this expected?\n")
+    text = ("# Is our NVLink slow?\n\nOur server has 8x H100 SXM. NVIDIA advertises 900 GB/s NVLink, "
+            "but all_reduce_perf shows a bus bandwidth of 40 GB/s. Is this expected?\n")
     _, findings, _ = _issue(text)
     assert not _rules(findings, "ticket.link_figure")
 
 
 def test_a_hang_is_not_answered_with_link_arithmetic():
-    text = "# all_reduce hangs\n\n8x H100 SXM with 900 GB/s NVLink: all_reduce_perf hangs at 128 MB, busbw 360 GB/s before that.\n"
+    text = ("# all_reduce hangs\n\n8x H100 SXM with 900 GB/s NVLink: all_reduce_perf hangs at 128 MB, "
+            "busbw 360 GB/s before that.\n")
     _, findings, _ = _issue(text)
     assert not _rules(findings, "ticket.link_figure")
 
 
 def test_busbw_on_boards_without_peer_to_peer_is_bounded_by_host_memory():
-    text = "# Slow all-reduce on 4x RTX 4090\n\n4x RTX 4090 in one server, all_reduce_perf busbw 18 GB/s. Why so slow?\n"
+    text = ("# Slow all-reduce on 4x RTX 4090\n\n4x RTX 4090 in one server, "
+            "all_reduce_perf busbw 18 GB/s. Why so slow?\n")
     _, findings, v = _issue(text)
     assert _rules(findings, "ticket.busbw_without_p2p") and v.category == "expected_physics"
     text = text.replace("18 GB/s", "2 GB/s")  # far below what host staging gives: not physics
@@ -186,8 +189,10 @@ def test_per_token_latencies_in_prose_are_read_in_ms_with_their_percentile():
                      "We get 1,234 tokens/s in total and 9.5it/s.\n")
     records, _ = parse_text(text, "issue.md")
     got = [(m.metric, m.value, m.stat, m.tp) for m in records if isinstance(m, Measurement)]
-    assert got == [("decode_tok_s", 1234.0, "reported", 2), ("itl_ms", 28.0, "reported", 2), ("ttft_ms", 1200.0, "reported", None),
-                   ("tpot_ms", 60.0, "p99", None), ("itl_ms", 108.32, "reported", None)]  # no "9.5 it/s": prompts, not tokens
+    # no "9.5 it/s": prompts, not tokens
+    assert got == [("decode_tok_s", 1234.0, "reported", 2), ("itl_ms", 28.0, "reported", 2),
+                   ("ttft_ms", 1200.0, "reported", None), ("tpot_ms", 60.0, "p99", None),
+                   ("itl_ms", 108.32, "reported", None)]
 
 
 def test_a_published_figure_is_not_the_reporters_measurement():
@@ -212,8 +217,8 @@ def test_renamed_and_quantised_models_resolve_to_their_architecture(name, key):
 
 
 def test_a_per_token_latency_inside_the_band_is_physics_and_far_above_it_is_not():
-    text = ("# Is this ITL normal?\n\nWe serve Llama 3 70B with vLLM on 4x H100 SXM (TP=4). The ITL is 30 ms at batch 1. "
-            "Is this expected for this setup?\n")
+    text = ("# Is this ITL normal?\n\nWe serve Llama 3 70B with vLLM on 4x H100 SXM (TP=4). "
+            "The ITL is 30 ms at batch 1. Is this expected for this setup?\n")
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "ticket.latency_vs_expected")
     assert v.category == "expected_physics" and f.evidence[0].measured == 30.0 and f.evidence[0].expected
@@ -255,8 +260,8 @@ def test_a_quantised_model_is_predicted_with_its_weights_size():
 
 
 def test_a_layer_split_decodes_at_one_gpus_pace():
-    text = ("# Is this speed normal with two cards?\n\nI run Llama 2 70B Q4 with llama.cpp on 2x RTX 3090 and get 14 tokens/s "
-            "for one request. Is this the expected speed for this setup?\n")
+    text = ("# Is this speed normal with two cards?\n\nI run Llama 2 70B Q4 with llama.cpp on 2x RTX 3090 and "
+            "get 14 tokens/s for one request. Is this the expected speed for this setup?\n")
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "ticket.layer_split_rate")
     assert v.category == "expected_physics" and f.evidence[0].measured == 14.0
@@ -265,7 +270,8 @@ def test_a_layer_split_decodes_at_one_gpus_pace():
 
 
 def test_a_typed_busbw_weighs_as_an_observation_not_as_a_parsed_sweep():
-    text = "# all_reduce_perf result\n\nOn our 8x H100 SXM server all_reduce_perf gives a busbw of 370 GB/s. Is this expected?\n"
+    text = ("# all_reduce_perf result\n\nOn our 8x H100 SXM server all_reduce_perf gives a busbw of 370 GB/s. "
+            "Is this expected?\n")
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "nccl.busbw")
     assert f.severity == "ok" and v.confidence < 0.7
@@ -288,15 +294,16 @@ def test_more_ways_of_asking_are_classed(title, kind):
     ("4x RTX 3090", "6 GB/s", "p2p_disabled"),  # GeForce without a bridge: copies go through host memory
 ])
 def test_a_copy_rate_between_pcie_gpus_is_read_against_the_link(gpus, rate, category):
-    text = (f"# Is this P2P bandwidth normal?\n\nOn our server with {gpus}, p2pBandwidthLatencyTest shows {rate} between "
-            "GPU0 and GPU1. Is this expected?\n")
+    text = (f"# Is this P2P bandwidth normal?\n\nOn our server with {gpus}, p2pBandwidthLatencyTest shows {rate} "
+            "between GPU0 and GPU1. Is this expected?\n")
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "ticket.pcie_figure")
     assert f.category == category == v.category
 
 
 def test_a_per_gpu_rate_is_not_taken_for_one_streams_rate():
-    records, _ = parse_text(_ISSUE + "We get 1,200 tok/s per GPU at TP=4 and 45 tokens/s for a single request.\n", "issue.md")
+    records, _ = parse_text(_ISSUE + "We get 1,200 tok/s per GPU at TP=4 and 45 tokens/s for a single request.\n",
+                            "issue.md")
     got = [(m.metric, m.value) for m in records if isinstance(m, Measurement)]
     assert got == [("output_tok_s_per_gpu", 1200.0), ("decode_tok_s", 45.0)]
 
@@ -314,8 +321,9 @@ def _bundle(tmp_path, text: str):
 
 
 def test_a_rate_below_its_band_silences_the_physics_prior_and_leads_the_verdict(tmp_path):
-    findings, v = _bundle(tmp_path, "# Per-token time on our H100 pair\n\nWe serve Llama-3-8B with vLLM, TP=2 on 2x H100 SXM, "
-                                    "one request at a time (batch 1). ITL is 40 ms per token. Is that normal?\n")
+    findings, v = _bundle(tmp_path, "# Per-token time on our H100 pair\n\nWe serve Llama-3-8B with vLLM, "
+                                    "TP=2 on 2x H100 SXM, one request at a time (batch 1). ITL is 40 ms per token. "
+                                    "Is that normal?\n")
     (slow,) = _rules(findings, "ticket.latency_vs_expected")
     assert slow.category == "other" and slow.is_problem
     assert not [f for f in _rules(findings, "ticket.symptom_prior") if f.category == "expected_physics"]
@@ -323,8 +331,8 @@ def test_a_rate_below_its_band_silences_the_physics_prior_and_leads_the_verdict(
 
 
 def test_a_decode_rate_below_its_band_weighs_as_a_latency_below_its_band(tmp_path):
-    findings, v = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B with SGLang on 8x H100 SXM, TP=8, "
-                                    "batch 1: 9 tok/s decode. Is this normal for this hardware?\n")
+    findings, v = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B with SGLang on 8x H100 SXM, "
+                                    "TP=8, batch 1: 9 tok/s decode. Is this normal for this hardware?\n")
     (slow,) = _rules(findings, "ticket.measured_vs_expected")
     assert (slow.category, slow.severity) == ("other", "warning") and v.category == "other"
     assert not _rules(findings, "ticket.symptom_prior")
@@ -332,30 +340,32 @@ def test_a_decode_rate_below_its_band_weighs_as_a_latency_below_its_band(tmp_pat
 
 
 def test_a_pasted_launch_line_is_not_asked_for_again(tmp_path):
-    findings, _ = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B on 8x H100 SXM, batch 1: 9 tok/s "
-                                    "decode. Is this normal for this hardware?\n\n```\npython3 -m sglang.launch_server "
-                                    "--model meta-llama/Meta-Llama-3-70B --tp 8\n```\n")
+    findings, _ = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B on 8x H100 SXM, "
+                                    "batch 1: 9 tok/s decode. Is this normal for this hardware?\n\n"
+                                    "```\npython3 -m sglang.launch_server --model meta-llama/Meta-Llama-3-70B "
+                                    "--tp 8\n```\n")
     (slow,) = _rules(findings, "ticket.measured_vs_expected")
     assert "launch" not in slow.fix
 
 
 def test_data_parallel_attention_is_not_judged_against_the_tp_band(tmp_path):
-    findings, _ = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B on 8x H100 SXM, batch 1: 9 tok/s "
-                                    "decode. Is this normal for this hardware?\n\n```\npython3 -m sglang.launch_server "
-                                    "--model meta-llama/Meta-Llama-3-70B --tp 8 --enable-dp-attention\n```\n")
+    findings, _ = _bundle(tmp_path, "# Is our single-stream speed normal?\n\nLlama-3-70B on 8x H100 SXM, "
+                                    "batch 1: 9 tok/s decode. Is this normal for this hardware?\n\n"
+                                    "```\npython3 -m sglang.launch_server --model meta-llama/Meta-Llama-3-70B --tp 8 "
+                                    "--enable-dp-attention\n```\n")
     assert not _rules(findings, "ticket.measured_vs_expected")
 
 
 def test_a_vm_lead_silences_the_physics_prior():
-    _, findings, v = _issue("# Four A40 in a VM: TP=4 slower than TP=2\n\nvLLM runs inside a Proxmox guest with four A40 "
-                            "passed through, no NVLink bridges. Llama-2-13B with TP=4 is slower than with TP=2.\n")
+    _, findings, v = _issue("# Four A40 in a VM: TP=4 slower than TP=2\n\nvLLM runs inside a Proxmox guest with four "
+                            "A40 passed through, no NVLink bridges. Llama-2-13B with TP=4 is slower than with TP=2.\n")
     assert _rules(findings, "ticket.vm_pcie_slow") and v.category == "virtualization_no_p2p"
     assert not [f for f in _rules(findings, "ticket.symptom_prior") if f.category == "expected_physics"]
 
 
 def test_a_throughput_is_judged_at_the_concurrency_the_reporter_states():
-    text = ("# Serving throughput question\n\nMistral-7B on one H100 SXM with vLLM. We get 1900 tokens/s output throughput "
-            "with 32 concurrent requests. Is that normal?\n")
+    text = ("# Serving throughput question\n\nMistral-7B on one H100 SXM with vLLM. "
+            "We get 1900 tokens/s output throughput with 32 concurrent requests. Is that normal?\n")
     facts, findings, _ = _issue(text)
     (m,) = [m for m in facts.of(Measurement) if m.metric == "decode_tok_s"]
     assert m.concurrency == 32
@@ -375,8 +385,8 @@ def test_a_layer_split_engine_is_named_by_its_whole_name(framework, split):
 
 
 def test_a_copy_rate_is_set_against_a_copy_not_against_nccl_busbw():
-    text = ("# NVLink slower than advertised?\n\nOur DGX A100 shows 240 GB/s unidirectional in nvbandwidth between GPU 2 "
-            "and GPU 5, while the datasheet promises 600 GB/s. Is something wrong?\n")
+    text = ("# NVLink slower than advertised?\n\nOur DGX A100 shows 240 GB/s unidirectional in nvbandwidth between "
+            "GPU 2 and GPU 5, while the datasheet promises 600 GB/s. Is something wrong?\n")
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "ticket.link_figure")
     measured = [e for e in f.evidence if e.measured == 240.0]

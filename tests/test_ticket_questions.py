@@ -140,7 +140,8 @@ def test_a_fault_finding_outweighs_the_weak_answer():
 
 
 @pytest.mark.parametrize("text,fires", [
-    ("Our PyTorch job shows 400% CPU per process although we use no threads; it creates several NCCL communicators.", True),
+    ("Our PyTorch job shows 400% CPU per process although we use no threads; it creates several NCCL communicators.",
+     True),
     ("The DDP process sits at 250 % CPU during all-reduce.", True),
     ("The DDP process sits at 250 % CPU and training is much slower than before.", False),  # a complaint: host suspect
     ("The tokenizer process uses 300% CPU.", False),                                        # no NCCL in sight
@@ -155,7 +156,8 @@ def test_several_cores_busy_beside_nccl_is_its_polling_threads(text, fires):
 def test_a_busy_cpu_alone_is_not_host_bound():
     _, findings = answer("The serving process shows CPU at 100% on one core.", Workload("issue.md:1", gpu="A100"))
     assert not [f for f in findings if f.category == "host_bound"]
-    _, findings = answer("The serving process shows CPU at 100% on one core and decode is slow.", Workload("issue.md:1", gpu="A100"))
+    _, findings = answer("The serving process shows CPU at 100% on one core and decode is slow.",
+                         Workload("issue.md:1", gpu="A100"))
     assert [f for f in findings if f.category == "host_bound"]
 
 
@@ -167,7 +169,8 @@ def test_a_utilisation_figure_nobody_calls_low_is_no_host_wait():
 
 
 def test_a_hoped_for_rate_is_not_a_measurement():
-    text = "# Splitting a model over two cards\n\nI plan to buy two cards for a 30B model.\nI hope to get like 5-6 t/s.\n"
+    text = ("# Splitting a model over two cards\n\nI plan to buy two cards for a 30B model.\n"
+            "I hope to get like 5-6 t/s.\n")
     assert not [r for r in issue_md.parse(text, "issue.md") if type(r).__name__ == "Measurement"]
     text = "# Splitting a model over two cards\n\nWith two cards I get 5 t/s on the 30B model.\n"
     assert [r for r in issue_md.parse(text, "issue.md") if type(r).__name__ == "Measurement"]
@@ -214,7 +217,8 @@ def test_a_verdict_on_the_reporters_prose_alone_is_never_confident():
     assert ticket_verdict(facts, [words]).confidence == WORDS_ONLY < 0.7
     # the same finding backed by a parsed artifact keeps its confidence
     parsed = make("topology.virtualization_no_p2p", "virtualization_no_p2p", "warning", 0.75, "In a VM", "",
-                  [Evidence("issue.md:1", "the reporter"), Evidence("nvidia-smi-q.txt:12", "Virtualization Mode: Pass-Through")])
+                  [Evidence("issue.md:1", "the reporter"),
+                   Evidence("nvidia-smi-q.txt:12", "Virtualization Mode: Pass-Through")])
     assert ticket_verdict(facts, [parsed]).confidence == 0.75
 
 

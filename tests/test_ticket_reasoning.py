@@ -69,7 +69,8 @@ def test_an_engine_error_outranks_a_performance_setting(tmp_path):
 def test_the_power_cap_goes_when_the_reporter_rules_it_out(tmp_path):
     def edit(text):
         return (text.replace("frequency reduction and SW Power Cap will appear at about 240W", "no clock event appears")
-                .replace("it will appear at 210W", "nothing appears").replace("it will appear at 180W", "nothing appears"))
+                .replace("it will appear at 210W", "nothing appears")
+                .replace("it will appear at 180W", "nothing appears"))
     v, findings = answer(tmp_path, "h016", edit)
     # what is left is the title's question ("Does SW Power Cap relate to ...?"): a guess, weighed as one
     (f,) = [f for f in findings if f.rule == "ticket.clock_power"]
@@ -77,8 +78,8 @@ def test_the_power_cap_goes_when_the_reporter_rules_it_out(tmp_path):
 
 
 def test_the_workaround_is_what_locates_the_broken_path(tmp_path):
-    v, findings = answer(tmp_path, "n022", lambda t: t.replace("Setting NCCL_P2P_DISABLE=1 did workaround but got really "
-                                                                "low speed.", ""))
+    v, findings = answer(tmp_path, "n022",
+                         lambda t: t.replace("Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.", ""))
     assert "ticket.setting_works_around" not in rules_of(findings, "p2p_disabled")
 
 
@@ -128,7 +129,8 @@ def test_a_failure_is_not_explained_by_a_performance_category():
 
 
 def test_unrelated_passes_do_not_make_a_complaint_healthy():
-    passes = [_finding("health.hardware_fault", "healthy", "ok", 0.7), _finding("health.throttling", "healthy", "ok", 0.6)]
+    passes = [_finding("health.hardware_fault", "healthy", "ok", 0.7),
+              _finding("health.throttling", "healthy", "ok", 0.6)]
     assert verdict(passes, symptom="slow").category == "insufficient_data"
     assert verdict(passes, symptom="normal?").category == "healthy"
     assert verdict(passes).category == "healthy"
@@ -143,17 +145,20 @@ def test_a_complaint_whose_numbers_match_is_expected_physics_not_healthy():
 def test_a_figure_beyond_its_band_silences_the_priors_physics_and_ceiling_but_not_a_layout_lead():
     from rules.engine import quiet_priors
 
-    priors = [_finding("ticket.symptom_prior", c, "warning", 0.5) for c in ("expected_physics", "p2p_disabled", "cross_node_tp")]
+    priors = [_finding("ticket.symptom_prior", c, "warning", 0.5)
+              for c in ("expected_physics", "p2p_disabled", "cross_node_tp")]
     beyond = _finding("ticket.measured_vs_expected", "other", "warning", 0.6)
     kept = {f.category for f in quiet_priors(priors + [beyond]) if f.rule == "ticket.symptom_prior"}
     assert kept == {"cross_node_tp"}
-    within = _finding("ticket.measured_vs_expected", "expected_physics", "info", 0.6)  # the figure is physics: priors stand
+    # the figure is physics: priors stand
+    within = _finding("ticket.measured_vs_expected", "expected_physics", "info", 0.6)
     assert {f.category for f in quiet_priors(priors + [within]) if f.rule == "ticket.symptom_prior"} == \
         {"expected_physics", "p2p_disabled", "cross_node_tp"}
 
 
 def test_inventory_is_context_not_a_verdict():
-    findings = [_finding("node.numa_placement", "numa_affinity", "info", 0.6), _finding("nccl.busbw", "healthy", "ok", 0.7)]
+    findings = [_finding("node.numa_placement", "numa_affinity", "info", 0.6),
+                _finding("nccl.busbw", "healthy", "ok", 0.7)]
     assert verdict(findings).category == "healthy"
 
 
@@ -174,17 +179,20 @@ def test_a_hang_between_pcie_gpus_points_at_p2p_and_names_the_test():
     from diagnose.evidence import TopologyPath
 
     v, findings = _ticket("all_reduce_perf hangs on our 4 GPU server as soon as it starts.",
-                          TopologyPath("topo.txt:2", "GPU0", "GPU1", "PXB"), TopologyPath("topo.txt:3", "GPU2", "GPU3", "PXB"))
+                          TopologyPath("topo.txt:2", "GPU0", "GPU1", "PXB"),
+                          TopologyPath("topo.txt:3", "GPU2", "GPU3", "PXB"))
     (f,) = [f for f in findings if f.rule == "ticket.hang_on_pcie"]
     assert v.category == "p2p_disabled" and f.confidence < 0.7 and "NCCL_P2P_DISABLE=1" in f.fix  # a lead, not proof
     # with NVLink between the GPUs the suspect is not PCIe P2P
     v, findings = _ticket("all_reduce_perf hangs on our 4 GPU server as soon as it starts.",
-                          TopologyPath("topo.txt:2", "GPU0", "GPU1", "NV4"), TopologyPath("topo.txt:3", "GPU2", "GPU3", "NV4"))
+                          TopologyPath("topo.txt:2", "GPU0", "GPU1", "NV4"),
+                          TopologyPath("topo.txt:3", "GPU2", "GPU3", "NV4"))
     assert not [f for f in findings if f.rule == "ticket.hang_on_pcie"]
 
 
 def test_an_error_with_only_a_traceback_is_software():
-    v, _ = _ticket("The server fails to start with tensor parallel 2.\nRuntimeError: CUDA error: invalid device ordinal")
+    v, _ = _ticket("The server fails to start with tensor parallel 2.\nRuntimeError: CUDA error: "
+                   "invalid device ordinal")
     assert v.category == "other" and v.confidence < 0.7
 
 
@@ -193,7 +201,8 @@ def test_a_normal_question_about_multi_gpu_figures_leans_to_physics_unless_a_che
 
     v, findings = _ticket("Is 40 tok/s normal for our 4 A100 setup?", Workload("issue.md:1", gpu="A100", gpu_count=4))
     assert v.category == "expected_physics" and v.confidence < 0.7  # a prior, not a measured answer
-    spin = "GPU utilization shows 100% while process 1 is blocked waiting for the allreduce from rank 0. Is this normal?"
+    spin = ("GPU utilization shows 100% while process 1 is blocked waiting for the "
+            "allreduce from rank 0. Is this normal?")
     v, findings = _ticket(spin, Workload("issue.md:1", gpu="A100", gpu_count=4))
     assert v.category == "healthy" and any(f.rule == "ticket.explained" for f in findings)
 
@@ -292,7 +301,8 @@ def test_one_gpu_slow_to_every_peer_points_at_its_own_pcie_link(tmp_path):
     assert not findings(healed)
     # two NUMA sides (fast within, slow across) is no single slow GPU
     sides = RISER_MATRIX.splitlines()[:2] + [
-        "     %d " % i + " ".join("918.00" if j == i else ("50.00" if (i < 3) == (j < 3) else "20.00") for j in range(6))
+        "     %d " % i
+        + " ".join("918.00" if j == i else ("50.00" if (i < 3) == (j < 3) else "20.00") for j in range(6))
         for i in range(6)]
     assert not findings("\n".join(sides).replace("      6", ""))
 
@@ -315,7 +325,8 @@ def test_a_wide_table_names_the_layout_step_that_stops_paying(tmp_path):
     # t029 scales at every step it shows; the same table with TP=8 no faster than TP=4 names that step
     _, findings = answer(tmp_path, "t029")
     assert not [f for f in findings if f.rule == "ticket.comparison_set"]
-    _, findings = answer(tmp_path / "b", "t029", lambda t: t.replace("4.25s</font><br/>760tok/s", "4.80s</font><br/>650tok/s"))
+    _, findings = answer(tmp_path / "b", "t029",
+                         lambda t: t.replace("4.25s</font><br/>760tok/s", "4.80s</font><br/>650tok/s"))
     (f,) = [f for f in findings if f.rule == "ticket.comparison_set"]
     assert "from 4 to 8 GPUs" in f.title and f.evidence[1].measured == 650.0 and f.evidence[1].expected == 1320.0
 
@@ -347,7 +358,8 @@ def test_only_some_gpus_busy_is_a_complaint_that_pipeline_parallelism_explains(t
     answer_, findings = answer(tmp_path, "t006")
     assert answer_.category == "pp_bubble" and "ticket.pp_bubble" in rules_of(findings, "pp_bubble")
     # the same title without the idle GPUs states a layout, not a complaint
-    _, findings = answer(tmp_path / "b", "t006", lambda t: t.replace("but only 1 or 2 GPUs running at the same time", ""))
+    _, findings = answer(tmp_path / "b", "t006",
+                         lambda t: t.replace("but only 1 or 2 GPUs running at the same time", ""))
     assert "ticket.pp_bubble" not in rules_of(findings, "pp_bubble")
 
 

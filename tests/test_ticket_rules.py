@@ -100,7 +100,8 @@ def test_inactive_links_on_bridged_pcie_card_are_by_design(tmp_path):
 
 
 def test_inactive_links_on_sxm_board_are_a_fault(tmp_path):
-    path = bundle(tmp_path, INACTIVE_BY_DESIGN, {"ticket.toml": replace("NVIDIA H100 PCIe (Azure NCv5)", "NVIDIA H100 80GB HBM3")})
+    path = bundle(tmp_path, INACTIVE_BY_DESIGN,
+                  {"ticket.toml": replace("NVIDIA H100 PCIe (Azure NCv5)", "NVIDIA H100 80GB HBM3")})
     _, fs = run(path, "topology.nvlink_links")
     (f,) = problems(fs, "topology.nvlink_links")
     assert (f.category, f.severity) == ("nvlink_down", "critical")
@@ -118,7 +119,8 @@ def test_p2p_at_pcie_speed_on_nvlink_pairs(tmp_path):
     """The same matrix with every off-diagonal pair cut to PCIe Gen5 speed is no longer healthy."""
     def cut(text):
         return re.sub(r"\b7[4-7]\d\.\d\d\b", "101.00", text)
-    _, fs = run(bundle(tmp_path, "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional", {"attachment2.txt": cut}), "topology.")
+    _, fs = run(bundle(tmp_path, "071-nccl-1264-hgx-h100-p2p-749-of-900-bidirectional", {"attachment2.txt": cut}),
+                "topology.")
     (f,) = problems(fs, "topology.pair_bandwidth")
     assert f.category == "pcie_fallback"
 
@@ -132,7 +134,8 @@ def test_lspci_downgraded_speed_is_degraded_but_hedged(tmp_path):
 
 
 def test_lspci_width_loss_is_critical_and_full_link_passes(tmp_path):
-    path = bundle(tmp_path, "019-janhq-183-4090-riser-pcie-gen1-downgraded", {"attachment1.txt": replace("Width x16 (ok)", "Width x8 (downgraded)")})
+    path = bundle(tmp_path, "019-janhq-183-4090-riser-pcie-gen1-downgraded",
+                  {"attachment1.txt": replace("Width x16 (ok)", "Width x8 (downgraded)")})
     _, fs = run(path, "topology.pcie_link")
     (f,) = problems(fs, "topology.pcie_link")
     assert f.severity == "critical" and "x8" in f.title
@@ -164,7 +167,8 @@ def test_slow_nvidia_smi_on_bridged_pair_is_nvlink_trouble(tmp_path):
     _, fs = run(bundle(tmp_path, name), "topology.nvlink_errors")
     (f,) = problems(fs, "topology.nvlink_errors")
     assert f.category == "nvlink_down" and any("112" in e.detail for e in f.evidence)
-    path = bundle(tmp_path / "fast", name, {"ticket.toml": replace("nvidia-smi topo -m takes 112 seconds to complete, but ", "")})
+    path = bundle(tmp_path / "fast", name,
+                  {"ticket.toml": replace("nvidia-smi topo -m takes 112 seconds to complete, but ", "")})
     _, fs = run(path, "topology.nvlink_errors")
     assert not problems(fs, "topology.nvlink_errors")
 
@@ -176,7 +180,8 @@ def test_virtual_machine_with_low_internode_busbw(tmp_path):
     measured = [e for e in f.evidence if e.measured == 27.0]
     assert measured and measured[0].expected == 50.0  # 2x HDR 200 Gb/s
     # at line rate, being a VM alone is not a finding
-    _, fs = run(bundle(tmp_path / "fast", name, {"ticket.toml": replace("value = 27.0", "value = 46.0")}), "topology.virtualization")
+    _, fs = run(bundle(tmp_path / "fast", name, {"ticket.toml": replace("value = 27.0", "value = 46.0")}),
+                "topology.virtualization")
     assert not problems(fs, "topology.virtualization_no_p2p")
 
 
@@ -251,9 +256,12 @@ def test_known_regression_range_alone_is_only_a_note(tmp_path):
 
 def test_busbw_above_line_rate_with_nvls_is_not_an_error(tmp_path):
     """An nccl-tests row (real format from ticket 006) at 1 GiB with 480 GB/s busbw on H100."""
-    row = "  1073741824     268435456     float     sum      -1   3900.0  275.32  481.81      0   3900.0  275.32  481.81      0\n"
-    path = bundle(tmp_path, "006-nccl-949-a100-vm-internode-acs", {"attachment1.txt": lambda t: t + row}, drop=("ticket.toml",))
-    (path / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA H100 80GB HBM3"\ngpu_count = 8\nnodes = 1\ninterconnect = "NVSwitch"\n')
+    row = ("  1073741824     268435456     float     sum      -1"
+           "   3900.0  275.32  481.81      0   3900.0  275.32  481.81      0\n")
+    path = bundle(tmp_path, "006-nccl-949-a100-vm-internode-acs", {"attachment1.txt": lambda t: t + row},
+                  drop=("ticket.toml",))
+    (path / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA H100 80GB HBM3"\ngpu_count = 8\nnodes = 1\n'
+                                      'interconnect = "NVSwitch"\n')
     _, fs = run(path, "nccl.busbw")
     (f,) = by_rule(fs, "nccl.busbw")
     assert f.severity == "ok" and f.evidence[0].measured == 481.81  # busbw, never algbw (275.32)
@@ -299,7 +307,8 @@ def test_unpinned_workers_on_two_numa_nodes(tmp_path):
     (f,) = problems(fs, "host.numa_affinity")
     assert f.category == "numa_affinity"
     # without the statement about binding, two NUMA nodes alone are not a finding of this rule
-    path = bundle(tmp_path / "q", name, {"ticket.toml": replace("the worker processes are launched without any CPU or memory binding. ", "")})
+    path = bundle(tmp_path / "q", name,
+                  {"ticket.toml": replace("the worker processes are launched without any CPU or memory binding. ", "")})
     _, fs = run(path, "host.numa")
     assert not by_rule(fs, "host.numa_affinity")
 
@@ -313,7 +322,9 @@ def test_progressive_slowdown_suggests_throttling(tmp_path):
     (f,) = problems(fs, "health.throttling")
     assert f.category == "throttling" and f.confidence <= 0.6
     assert any(g.category == "insufficient_data" and "TEMPERATURE" in g.fix for g in fs)
-    path = bundle(tmp_path / "flat", name, {"ticket.toml": replace("degrades steadily over a long run of the same workload", "is lower than expected")})
+    path = bundle(tmp_path / "flat", name,
+                  {"ticket.toml": replace("degrades steadily over a long run of the same workload",
+                                          "is lower than expected")})
     _, fs = run(path, "health.")
     assert not problems(fs, "health.throttling")
 
@@ -331,7 +342,8 @@ def test_eager_mode_with_ab_runs(tmp_path):
     facts, fs = run(bundle(tmp_path, name))
     (f,) = problems(fs, "workload.eager_mode")
     assert f.confidence == 0.9
-    assert [(e.source, e.measured) for e in f.evidence[1:]] == [("attachment1.log:4", 31.4), ("attachment1.log:10", 57.8)]
+    assert [(e.source, e.measured) for e in f.evidence[1:]] == [("attachment1.log:4", 31.4),
+                                                                 ("attachment1.log:10", 57.8)]
     assert verdict(fs, facts.missing).category == "eager_mode"
     path = bundle(tmp_path / "graphs", name, {"attachment1.log": lambda t: t.replace(" --enforce-eager", "")})
     _, fs = run(path, "workload.eager")
@@ -378,7 +390,8 @@ def test_pp_across_nodes_network_not_critical(tmp_path):
 
 
 def test_claims_read_versions_and_rates():
-    assert claims.nccl_versions("dropped after upgrading NCCL from 2.22 to 2.25; nccl-tests 2.17.6, CUDA 12.4") == ["2.22", "2.25"]
+    assert claims.nccl_versions("dropped after upgrading NCCL from 2.22 to 2.25; nccl-tests 2.17.6, CUDA 12.4") \
+        == ["2.22", "2.25"]
     assert claims.nccl_versions("driver 2.5 with no mention of the library") == []
     assert common._rate_from_text("2x HDR 200Gb/s InfiniBand per node") == 50.0
     assert common._rate_from_text("400 Gbps, then 800 Gbps (BlueField-3)") == 100.0
@@ -388,23 +401,28 @@ def test_claims_read_versions_and_rates():
 def test_claims_respect_negation(tmp_path):
     """The reporter ruling a situation out is not a claim of it (075 with its sentence negated)."""
     name = "075-tensorflow-40042-gpu-overheat-progressive-slowdown"
-    path = bundle(tmp_path, name, {"ticket.toml": replace("training throughput degrades steadily over a long run of the same workload",
-                                                          "there is no thermal throttling and the throughput is flat")})
+    path = bundle(tmp_path, name,
+                  {"ticket.toml": replace("training throughput degrades steadily over a long run of the same workload",
+                                          "there is no thermal throttling and the throughput is flat")})
     facts = read_bundle([path])
     assert not claims.find(facts, "slowdown_over_time")
     assert not problems(evaluate(facts, only=["health."]), "health.throttling")
 
 
 def _f(category, severity, confidence):
-    return Finding(rule="t", category=category, severity=severity, confidence=confidence, title="t", summary="s", fix="attach x")
+    return Finding(rule="t", category=category, severity=severity, confidence=confidence, title="t", summary="s",
+                   fix="attach x")
 
 
 def test_verdict_weak_note_does_not_beat_an_open_question():
     v = verdict([_f("numa_affinity", "info", 0.5), _f("insufficient_data", "info", 0.0)])
     assert v.category == "insufficient_data" and "numa_affinity" in v.summary
-    assert verdict([_f("numa_affinity", "info", 0.7), _f("insufficient_data", "info", 0.0)]).category == "insufficient_data"
-    assert verdict([_f("numa_affinity", "warning", 0.5), _f("insufficient_data", "info", 0.0)]).category == "numa_affinity"
-    assert verdict([_f("expected_physics", "info", 0.6), _f("insufficient_data", "info", 0.0)]).category == "expected_physics"
+    assert verdict([_f("numa_affinity", "info", 0.7),
+                    _f("insufficient_data", "info", 0.0)]).category == "insufficient_data"
+    assert verdict([_f("numa_affinity", "warning", 0.5),
+                    _f("insufficient_data", "info", 0.0)]).category == "numa_affinity"
+    assert verdict([_f("expected_physics", "info", 0.6),
+                    _f("insufficient_data", "info", 0.0)]).category == "expected_physics"
     assert verdict([_f("numa_affinity", "info", 0.5)]).category == "numa_affinity"
     assert verdict([_f("healthy", "ok", 0.4), _f("insufficient_data", "info", 0.0)]).category == "insufficient_data"
     assert verdict([_f("healthy", "ok", 0.6), _f("insufficient_data", "info", 0.0)]).category == "healthy"
@@ -464,8 +482,9 @@ def test_pcie_path_on_nvswitch_board_is_nvlink_down(tmp_path):
 def test_nccl_reports_gdr_and_p2p_refused(tmp_path):
     """NCCL's own INFO lines (same prefix as ticket 032's log) saying GDR / P2P are unavailable."""
     def add(t):
-        return (t.replace("/GDRDMA", "") + "gpu32:22612:22693 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
-                "'mlx5_0' (no module)\ngpu32:22612:22693 [0] NCCL INFO Could not enable P2P between dev 0(=7000) and dev 1(=b000)\n")
+        return (t.replace("/GDRDMA", "")
+                + "gpu32:22612:22693 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)\n"
+                "gpu32:22612:22693 [0] NCCL INFO Could not enable P2P between dev 0(=7000) and dev 1(=b000)\n")
     path = bundle(tmp_path, GDR, {"attachment2.log": add})
     facts, fs = run(path)
     (g,) = problems(fs, "nccl.gdr")
@@ -583,7 +602,8 @@ def test_power_cap_at_default_limit_is_normal_but_a_lowered_limit_throttles(tmp_
     _, fs = run(HW / "smi_q_h100.txt", "health.throttling")
     assert not problems(fs, "health.throttling")  # SW Power Cap active at 689 of 700 W under load
     lowered = tmp_path / "smi.txt"
-    lowered.write_text(text.replace("Current Power Limit               : 700.00 W", "Current Power Limit               : 450.00 W", 1))
+    lowered.write_text(text.replace("Current Power Limit               : 700.00 W",
+                                    "Current Power Limit               : 450.00 W", 1))
     _, fs = run(lowered, "health.throttling")
     (f,) = problems(fs, "health.throttling")
     assert f.severity == "warning" and any(e.measured == 700.0 or e.expected == 450.0 for e in f.evidence)
@@ -626,7 +646,8 @@ def test_nvlink_counters_a_few_replays_are_noise_a_recovery_is_not(tmp_path):
         assert bool(problems(fs, "topology.nvlink_errors")) is flagged, edit
 
 
-@pytest.mark.parametrize("name", ["nvlink_e_h100_counters.txt", "nvlink_s_a100_sxm4_x8.txt", "smi_qx_a100_sxm4_mig_535.xml"])
+@pytest.mark.parametrize("name", ["nvlink_e_h100_counters.txt", "nvlink_s_a100_sxm4_x8.txt",
+                                  "smi_qx_a100_sxm4_mig_535.xml"])
 def test_real_healthy_outputs_raise_nothing(name):
     facts, fs = run(REAL / name)
     assert not [f for f in fs if f.is_problem and f.rule.startswith(("topology.", "nccl.", "host.", "health."))]
@@ -636,8 +657,10 @@ def test_real_healthy_outputs_raise_nothing(name):
 def test_busbw_against_the_catalog_fabric(tmp_path, busbw, verdict_ok):
     """Real nccl-tests row format (ticket 006) at 1 GiB on an 8x H100 SXM node (nvswitch3: ~370 GB/s)."""
     algbw = round(busbw * 8 / 14, 2)
-    row = f"  1073741824     268435456     float     sum      -1   3900.0  {algbw}  {busbw}      0   3900.0  {algbw}  {busbw}      0\n"
-    path = bundle(tmp_path, "006-nccl-949-a100-vm-internode-acs", {"attachment1.txt": lambda t: t + row}, drop=("ticket.toml",))
+    row = ("  1073741824     268435456     float     sum      -1"
+           f"   3900.0  {algbw}  {busbw}      0   3900.0  {algbw}  {busbw}      0\n")
+    path = bundle(tmp_path, "006-nccl-949-a100-vm-internode-acs", {"attachment1.txt": lambda t: t + row},
+                  drop=("ticket.toml",))
     (path / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA H100 80GB HBM3"\ngpu_count = 8\nnodes = 1\n')
     _, fs = run(path, "nccl.busbw")
     (f,) = by_rule(fs, "nccl.busbw")

@@ -15,7 +15,8 @@ from conftest import SHARED, diagnose, shared_path
 
 from diagnose.cli import cli
 
-TICKETS = sorted(p for p in (SHARED / "tickets").glob("*/") if (p / "expected.toml").exists()) if (SHARED / "tickets").exists() else []
+TICKETS = (sorted(p for p in (SHARED / "tickets").glob("*/") if (p / "expected.toml").exists())
+           if (SHARED / "tickets").exists() else [])
 
 
 def _without_answer(bundle, tmp_path):
@@ -52,7 +53,8 @@ def test_real_ticket_verdict(bundle, tmp_path):
     for f in report["findings"]:
         for e in f["evidence"]:
             assert e["source"], f["rule"]
-        if f["severity"] in ("critical", "warning") and f["rule"].startswith(("topology.", "nccl.", "host.", "health.", "workload.")):
+        if f["severity"] in ("critical", "warning") and f["rule"].startswith(
+                ("topology.", "nccl.", "host.", "health.", "workload.")):
             assert f["fix"] and f["references"], f["rule"]  # a problem always says what to do and where to read
 
 
@@ -122,7 +124,8 @@ def test_the_fallback_ask_never_asks_for_what_the_ticket_holds(tmp_path):
     """A vague complaint with a real `nvidia-smi topo -m` attached (080's DGX H100 matrix): still
     insufficient_data, but the ask names only what is missing."""
     (tmp_path / "ticket.toml").write_text('description = "Inference is slow. Please help."\n')
-    shutil.copy(shared_path("tickets", "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region", "attachment1.txt"), tmp_path / "topo.txt")
+    shutil.copy(shared_path("tickets", "080-vllm-13855-dgx-h100-pin-vllm-to-numa-region", "attachment1.txt"),
+                tmp_path / "topo.txt")
     report = json.loads(_run([tmp_path, "--json", "--fail-on", "never"]).output)
     v = report["verdict"]
     assert v["category"] == "insufficient_data", v
@@ -183,9 +186,11 @@ def test_tp_groups_cites_the_pair_that_leaves_nvlink(tmp_path):
 
 
 def test_band_and_roofline_sit_in_the_expected_column(tmp_path):
-    """Ticket 078: the reporter's rate is the only measured figure; the band and the roofline are what it is compared with."""
+    """Ticket 078: the reporter's rate is the only measured figure; the band and the roofline are what it is
+    compared with."""
     bundle = next(p for p in TICKETS if p.name.startswith("078"))
     report = json.loads(_run([_without_answer(bundle, tmp_path), "--json", "--fail-on", "never"]).output)
-    rows = [e for f in report["findings"] for e in f["evidence"] if e["detail"].startswith(("expected band", "roofline"))]
+    rows = [e for f in report["findings"] for e in f["evidence"]
+            if e["detail"].startswith(("expected band", "roofline"))]
     assert rows
     assert all(e["measured"] is None and e["expected"] is not None for e in rows), rows

@@ -17,13 +17,15 @@ from diagnose.evidence import GpuFact, HostFact, NcclVersion, Workload, where
 
 KIND = "collect_env"
 
-MARKERS = re.compile(r"^(?:Collecting environment information|PyTorch version:|Is debug build:|CUDA used to build PyTorch:|"
-                     r"GPU models and configuration:|Nvidia driver version:|Versions of relevant libraries:|vLLM Version:)", re.M)
+MARKERS = re.compile(r"^(?:Collecting environment information|PyTorch version:|Is debug build:|"
+                     r"CUDA used to build PyTorch:|GPU models and configuration:|Nvidia driver version:|"
+                     r"Versions of relevant libraries:|vLLM Version:)", re.M)
 GPU_LINE = re.compile(r"^\s*GPU (?P<index>\d+): (?P<name>[^\n(]+?)\s*(?:\(UUID[^)]*\))?\s*$")
 SINGLE_GPU = re.compile(r"^GPU models and configuration:\s*(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro)[^\n]+?)\s*$")
 DRIVER = re.compile(r"^Nvidia driver version:\s*(?P<v>[\d.]+)")
 NCCL_PIP = re.compile(r"\bnvidia-nccl-cu\d+==(?P<v>\d+\.\d+\.\d+)|^\s*\[conda\]\s+nccl\s+(?P<c>\d+\.\d+\.\d+)")
-ENGINE = re.compile(r"^(?:vLLM Version:\s*(?P<v1>[\w.+-]+)|\[pip\d?\]\s+(?P<name>vllm|sglang|tensorrt[-_]llm|lmdeploy)==(?P<v2>[\w.+-]+))", re.I)
+ENGINE = re.compile(r"^(?:vLLM Version:\s*(?P<v1>[\w.+-]+)|"
+                    r"\[pip\d?\]\s+(?P<name>vllm|sglang|tensorrt[-_]llm|lmdeploy)==(?P<v2>[\w.+-]+))", re.I)
 
 
 def detect(text: str) -> float:
@@ -52,7 +54,7 @@ def parse(text: str, name: str) -> list:
         if (m := NCCL_PIP.search(line)) is not None:
             out.append(NcclVersion(src, m.group("v") or m.group("c")))
         if (m := ENGINE.match(line.strip())) is not None:
-            label = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy"}.get((m.group("name") or "vllm").lower(),
-                                                                                  "TensorRT-LLM")
+            label = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy"}.get(
+                (m.group("name") or "vllm").lower(), "TensorRT-LLM")
             out.append(Workload(src, framework=f"{label} {m.group('v1') or m.group('v2')}"))
     return out

@@ -15,9 +15,11 @@ from diagnose.evidence import HostFact, Note, where
 
 KIND = "ib_status"
 
-DEVICE = re.compile(r"^\s*(?:Infiniband device '(?P<a>[\w.\-]+)' port (?P<port>\d+) status:|CA '(?P<b>[\w.\-]+)'|hca_id:\s*(?P<c>[\w.\-]+))")
+DEVICE = re.compile(r"^\s*(?:Infiniband device '(?P<a>[\w.\-]+)' port (?P<port>\d+) status:|"
+                    r"CA '(?P<b>[\w.\-]+)'|hca_id:\s*(?P<c>[\w.\-]+))")
 PORT = re.compile(r"^\s*(?:Port (?P<a>\d+):|port:\s*(?P<b>\d+))\s*$")
-FIELD = re.compile(r"^\s*(?P<key>state|phys(?:ical)? state|rate|active_speed|link[_ ]layer)\s*:\s*(?P<value>.+?)\s*$", re.I)
+FIELD = re.compile(r"^\s*(?P<key>state|phys(?:ical)? state|rate|active_speed|link[_ ]layer)\s*:\s*(?P<value>.+?)\s*$",
+                   re.I)
 
 
 def detect(text: str) -> float:
@@ -52,7 +54,8 @@ def parse(text: str, name: str) -> list:
         rate = re.search(r"(\d+(?:\.\d+)?)", p.get("rate", ""))
         data = {"device": p["device"], "port": p["port"], "state": state, "phys_state": _state(p.get("phys_state", "")),
                 "rate_gbps": float(rate.group(1)) if rate else None, "link_layer": p.get("link_layer")}
-        text_ = f"{p['device']} port {p['port']}: {state or '?'}, {p.get('rate', '?')}, link layer {p.get('link_layer', '?')}"
+        text_ = (f"{p['device']} port {p['port']}: {state or '?'}, {p.get('rate', '?')}, "
+                 f"link layer {p.get('link_layer', '?')}")
         out.append(Note(where(name, p["line"]), "ib_port", text_, data))
     if ports:
         src = where(name, ports[0]["line"])

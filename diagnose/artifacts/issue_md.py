@@ -56,7 +56,8 @@ def detect(text: str) -> float:
         return 0.95
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
-    if titled and title_words >= 2 and not COMMAND_TITLE.search(first) and len(FORM_FIELD.findall("\n".join(_prose_lines(head.splitlines())))) >= 2:
+    if (titled and title_words >= 2 and not COMMAND_TITLE.search(first)
+            and len(FORM_FIELD.findall("\n".join(_prose_lines(head.splitlines())))) >= 2):
         return 0.9  # a title over an issue form's "GPU: Tesla T4" / "Inference time: 250ms" lines
     return 0.0
 
@@ -118,7 +119,8 @@ def parse(text: str, name: str) -> list:
     prose, code = blocks(text)
     words = "\n".join(ln for _, ln in prose)
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
-    out: list = [Note(where(name, 1), "description", _plain(words), {"prose_sources": [where(name, i) for i, _ in prose]})]
+    out: list = [Note(where(name, 1), "description", _plain(words),
+                      {"prose_sources": [where(name, i) for i, _ in prose]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     out.extend(_mentions(prose, name, code_lines))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -133,7 +135,8 @@ def parse(text: str, name: str) -> list:
         out.extend(r for r in records if not (isinstance(r, Note) and r.kind == "unrecognised_file"))
     # a rate a parser read from the same line (a vLLM log line quoted in prose) is not said twice
     parsed = {(r.source, r.value) for r in out if isinstance(r, Measurement) and r.stat != "reported"}
-    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and (r.source, r.value) in parsed)]
+    out = [r for r in out
+           if not (isinstance(r, Measurement) and r.stat == "reported" and (r.source, r.value) in parsed)]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
     return out
@@ -163,7 +166,8 @@ COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4
 _COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
 GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
-PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|in each (?:node|server|host|machine))\b", re.I)
+PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|"
+                      r"in each (?:node|server|host|machine))\b", re.I)
 NODES_NAMED = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b", re.I)
@@ -172,7 +176,8 @@ TP = re.compile(
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
 CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
                      r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
-HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
+HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
+                   r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX)"
                    r")[A-Za-z0-9][\w.-]*)")
 MODEL_NAME = re.compile(
@@ -183,12 +188,13 @@ MODEL_NAME = re.compile(
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
-RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps)\b",
-                  re.I)
+RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+                  r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps)\b", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
-LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|time to first token|"
-                     r"first[- ]token latency)\b[^.\n\d]{0,25}?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
+                     r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
+                     r"(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
@@ -199,11 +205,12 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
 # A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
-BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
+BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
+                   r"(\d{1,4})\b", re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
-CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b",
-                        re.I)
+CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
+                        r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b", re.I)
 
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
@@ -277,13 +284,14 @@ def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
 # Gigabytes only: the capital "B" decides, whatever the case of the rest ("GB/s", "GB/S", "GiB/s").
 GBYTES = r"(?-i:GB|GiB)(?:/s|ps|/sec)\b"
 # nccl-tests' column names as people retype them: "busbw", "bus bw", "BusBW", "bwbus", "algbw".
-BANDWIDTH = re.compile(r"\b(algbw|algo ?bw|algorithm bandwidth|busbw|bus ?bw|bw ?bus|bus ?bandwidth|bus ?width)\b[^.\n]{0,30}?"
-                       r"(\d[\d,]*(?:\.\d+)?)\s*" + GBYTES, re.I)
+BANDWIDTH = re.compile(r"\b(algbw|algo ?bw|algorithm bandwidth|busbw|bus ?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
+                       r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*" + GBYTES, re.I)
 # "8 GPU max performance: busbw 28GB/s", "with 4 GPUs ... busbw": the GPU count a figure ran on.
 LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I)
 # A collective benchmark named in a sentence: its bare figures ("should it reach 900+? Ours is 830+")
 # are that benchmark's GB/s.
-COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|busbw|bus ?bw|algbw)\b", re.I)
+COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|"
+                              r"busbw|bus ?bw|algbw)\b", re.I)
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
                          r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?B\b|[GM]b\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
@@ -304,12 +312,14 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
-                out.append(Measurement(where(name, i), "busbw_gbs", number(m.group(1) or m.group(2)), "GB/s", stat="reported",
-                                       gpus=n))
+                out.append(Measurement(where(name, i), "busbw_gbs", number(m.group(1) or m.group(2)), "GB/s",
+                                       stat="reported", gpus=n))
             if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(GBYTES, ln, re.I):
+                # a figure asked about ("reach 900+?") is not measured
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
-                           for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln)) if not s.rstrip().endswith(("?", "？"))
-                           for m in BARE_FIGURE.finditer(s))  # a figure asked about ("reach 900+?") is not measured
+                           for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
+                           if not s.rstrip().endswith(("?", "？"))
+                           for m in BARE_FIGURE.finditer(s))
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
             out.append(Measurement(where(name, i), metric, number(m.group(2)), "GB/s", stat="reported", gpus=n))
@@ -325,8 +335,8 @@ def _after_bench(line: str) -> str:
 
 # A results table's columns: how many GPUs (or the TP size) a row ran on, and what it measured.
 # A bare "GPU" column numbers the GPUs (0, 1, 2 ...), it does not count them: not a layout column.
-GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|tensor[_ ]?parallel\w*|"
-                         r"num[_ -]?shards?|shards?|world[_ ]?size|cards|#\s*cards?)$", re.I)
+GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|"
+                         r"tensor[_ ]?parallel\w*|num[_ -]?shards?|shards?|world[_ ]?size|cards|#\s*cards?)$", re.I)
 RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
 LATENCY_WORDS = re.compile(r"\b(?:ms|milliseconds?|latency|itl|tpot)\b", re.I)
 NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
@@ -368,7 +378,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
 
 
 # A wide table's layout columns: "tp=4", "TP 8", "4 GPUs", "2x GPU".
-LAYOUT_HEADER = re.compile(r"^(?:tp|tensor[_ -]?parallel(?:[_ -]?size)?)\s*[=:]?\s*(\d+)$|^(\d+)\s*(?:x\s*)?(?:GPUs?|cards?)$", re.I)
+LAYOUT_HEADER = re.compile(r"^(?:tp|tensor[_ -]?parallel(?:[_ -]?size)?)\s*[=:]?\s*(\d+)$|"
+                           r"^(\d+)\s*(?:x\s*)?(?:GPUs?|cards?)$", re.I)
 CELL_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s)\b", re.I)
 CELL_MS = re.compile(r"(\d+(?:\.\d+)?)\s*ms\b", re.I)
 
@@ -454,14 +465,18 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
         for clause in CLAUSE.split(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if REFERENCE_FIGURE.search(clause) or HOPED_FIGURE.search(clause):
-                continue  # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"), not measured
+                # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
+                # not measured
+                continue
             for m in RATE.finditer(clause):
                 label = clause[max(0, m.start() - 40):m.start()].lower()
-                if re.search(r"prompt|prefill|input", label) and not re.search(r"generat|decode|output", label.split("prompt")[-1]):
+                if (re.search(r"prompt|prefill|input", label)
+                        and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
                 tps = [_tp_size(t) for t in TP.finditer(clause)]
                 tp = tps[0] if tps else (next(iter(line_tps)) if len(line_tps) == 1 else None)
-                if tp is None and re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
+                if tp is None and re.search(r"\b(?:single|one)\s+(?:gpu|card)\b|"
+                                            r"\bwithout\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = 1
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
@@ -469,8 +484,9 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
-                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s", number(m.group(1)),
-                                       "tok/s", stat="reported", tp=tp, batch=int(b.group(1)) if b else None,
+                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
+                                       number(m.group(1)), "tok/s", stat="reported", tp=tp,
+                                       batch=int(b.group(1)) if b else None,
                                        concurrency=int(c.group(1)) if c else None))
     return out
 
@@ -492,7 +508,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
                           "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
                 pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
-                stat = pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average") else "reported"
+                stat = (pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average")
+                        else "reported")
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
                                        batch=int(b.group(1)) if b else None))
     return out

@@ -34,8 +34,8 @@ COMMAND = re.compile(
 # a line that starts with a flag and names at least two of the engine flags read below.
 ARGS_ONLY = re.compile(r"^\s*--[a-z][\w-]*(?:[= ]\S+)?(?:\s+--?[a-z][\w-]*(?:[= ]\S+)?)+\s*$")
 ECHO = re.compile(
-    r"(?:api_server args|engine args|args|Namespace|non-default args|with config)\s*[:(=]\s*(?P<body>.*(?:tensor_parallel_size|"
-    r"pipeline_parallel_size|model)\s*[=:].*)$"
+    r"(?:api_server args|engine args|args|Namespace|non-default args|with config)\s*[:(=]\s*"
+    r"(?P<body>.*(?:tensor_parallel_size|pipeline_parallel_size|model)\s*[=:].*)$"
 )
 HEADS_ERROR = re.compile(
     r"Total number of attention heads \((?P<heads>\d+)\) must be divisible by tensor parallel size \((?P<tp>\d+)\)"
@@ -48,8 +48,8 @@ ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own erro
 YAML_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
 YAML_VALUE = re.compile(r"^\s*value:\s*(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
 PY_ENVIRON = re.compile(r"os\.environ\[[\"'](?P<name>[A-Z][A-Z0-9_]*)[\"']\]\s*=\s*[\"'](?P<value>[^\"']*)[\"']")
-NCCL_NAMES = re.compile(r"^(?:NCCL_|TORCH_NCCL_|CUDA_VISIBLE_DEVICES$|NVIDIA_VISIBLE_DEVICES$|CUDA_DEVICE_MAX_CONNECTIONS$|"
-                        r"UCX_|GLOO_SOCKET_IFNAME$|OMPI_MCA_)")
+NCCL_NAMES = re.compile(r"^(?:NCCL_|TORCH_NCCL_|CUDA_VISIBLE_DEVICES$|NVIDIA_VISIBLE_DEVICES$|"
+                        r"CUDA_DEVICE_MAX_CONNECTIONS$|UCX_|GLOO_SOCKET_IFNAME$|OMPI_MCA_)")
 
 # Workload field <- flags (dashes and underscores are the same flag).
 FLAGS = {
@@ -67,16 +67,18 @@ FLAGS = {
     "output_len": ("output-len", "random-output-len"),
 }
 EAGER_FLAGS = ("enforce-eager", "disable-cuda-graph")
-EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-utilization", "distributed-executor-backend",
-               "enable-dp-attention", "enable-expert-parallel", "attention-backend", "nproc-per-node", "nnodes",
+EXTRA_FLAGS = ("max-num-seqs", "max-batch-size", "quantization", "gpu-memory-utilization",
+               "distributed-executor-backend", "enable-dp-attention", "enable-expert-parallel", "attention-backend",
+               "nproc-per-node", "nnodes",
                "num-prompts", "request-rate", "served-model-name", "trust-remote-code", "max-num-batched-tokens",
                "disable-custom-all-reduce", "enable-chunked-prefill")
 INT_FIELDS = {"tp", "pp", "dp", "ep", "max_model_len", "concurrency", "batch", "prompt_len", "output_len"}
 SERVING = {"vLLM", "SGLang", "Aphrodite", "TensorRT-LLM"}
 # docker / mpirun options that take a value as the next token
-VALUE_OPTIONS = {"-v", "-w", "-p", "-e", "--env", "--name", "--gpus", "--ipc", "--network", "--net", "--entrypoint", "-u",
-                 "--runtime", "--ulimit", "--device", "--mount", "--shm-size", "--security-opt", "--cap-add", "-np", "-n",
-                 "-H", "-host", "--host", "-x", "--mca", "-N", "--env-file", "--hostfile", "-hostfile", "--cpus", "-m"}
+VALUE_OPTIONS = {"-v", "-w", "-p", "-e", "--env", "--name", "--gpus", "--ipc", "--network", "--net", "--entrypoint",
+                 "-u", "--runtime", "--ulimit", "--device", "--mount", "--shm-size", "--security-opt", "--cap-add",
+                 "-np", "-n", "-H", "-host", "--host", "-x", "--mca", "-N", "--env-file", "--hostfile", "-hostfile",
+                 "--cpus", "-m"}
 
 
 def detect(text: str) -> float:
@@ -178,11 +180,11 @@ def _flags(tokens: list[str]) -> tuple[dict[str, str | bool], list[str]]:
 
 
 def _takes_value(norm: str) -> bool:
-    known = {f for names in FLAGS.values() for f in names} | set(EXTRA_FLAGS) - {"enable-dp-attention", "trust-remote-code",
-                                                                                  "enable-expert-parallel"}
+    known = {f for names in FLAGS.values() for f in names} | set(EXTRA_FLAGS) - {
+        "enable-dp-attention", "trust-remote-code", "enable-expert-parallel"}
     known -= {"disable-custom-all-reduce", "enable-chunked-prefill"}
-    return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node", "nnodes",
-                                     "tokenizer", "revision", "seed"}
+    return norm in known or norm in {"g", "b", "e", "f", "c", "w", "backend", "port", "host", "nproc-per-node",
+                                     "nnodes", "tokenizer", "revision", "seed"}
 
 
 def _framework(command: str, positional: list[str]) -> str | None:
@@ -212,7 +214,8 @@ def _command(command: str, src: str) -> list:
             w.model = m.group(1)
     if any(flags.get(f) for f in EAGER_FLAGS):
         w.eager = True
-    elif framework in SERVING and re.search(r"serve|launch_server|aphrodite run|api_server", command) and "bench" not in command:
+    elif (framework in SERVING and re.search(r"serve|launch_server|aphrodite run|api_server", command)
+          and "bench" not in command):
         w.eager = False  # CUDA graphs are these servers' default
     _launcher_scale(command, flags, w)
     out: list = [w] if _says_something(w) else []

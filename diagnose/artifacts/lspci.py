@@ -19,7 +19,8 @@ from diagnose.evidence import HostFact, PcieLinkFact, where
 KIND = "lspci"
 
 # `lspci -vvv -s 0000:00:03.2 | grep Lnk` pasted with its command line: the lines after it are that device's.
-_SELECTED = re.compile(r"\blspci\b.*?\s-[a-zA-Z]*s\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?![\w:.])")
+_SELECTED = re.compile(r"\blspci\b.*?\s-[a-zA-Z]*s\s*"
+                       r"((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)(?![\w:.])")
 _DEVICE = re.compile(r"^\s*((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+?):\s*(.*)$")
 _LINK = re.compile(r"^\s*(LnkCap|LnkSta):\s*(.*)$")
 _SPEED = re.compile(r"Speed\s+(\d+(?:\.\d+)?)\s*GT/s", re.I)
@@ -71,7 +72,8 @@ def parse(text: str, name: str) -> list:
     _finish(current, records)
     acs = [r for r in records if r.acs_redirect_enabled is not None]
     if acs:  # the same host fact the node probe reports, so the same rules read it
-        records.append(HostFact(acs[0].source, "acs_enabled_bridges", [r.bus_id for r in acs if r.acs_redirect_enabled]))
+        records.append(HostFact(acs[0].source, "acs_enabled_bridges",
+                                [r.bus_id for r in acs if r.acs_redirect_enabled]))
     return records
 
 

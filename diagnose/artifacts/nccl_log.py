@@ -34,7 +34,8 @@ CONNECTION = re.compile(
     r"\b(?:Channel|Ring)\s+(?P<ch>\d+)(?:/\d+)?\s*:\s*(?P<rank>\d+)\[[^\]]*\]\s*->\s*(?P<peer>\d+)\[[^\]]*\]"
     r"(?:\s*\[(?P<dir>send|receive)\])?\s+via\s+(?P<via>.+?)\s*$"
 )
-RING = re.compile(r"\b(?:Channel\s+(?P<ch>\d+)/(?P<of>\d+)|Ring\s+(?P<ring>\d+))\s*:\s*(?P<ranks>-?\d+(?:\s+-?\d+)*)\s*$")
+RING = re.compile(r"\b(?:Channel\s+(?P<ch>\d+)/(?P<of>\d+)|Ring\s+(?P<ring>\d+))\s*:\s*"
+                  r"(?P<ranks>-?\d+(?:\s+-?\d+)*)\s*$")
 COMM = re.compile(r"\bcomm\s+0x[0-9a-f]+\s+rank\s+(?P<rank>\d+)\s+n[Rr]anks\s+(?P<nranks>\d+)(?P<rest>.*)$")
 CHANNELS = re.compile(r"(?P<n>\d+)\s+(?P<what>coll|collnet|nvls|p2p) channels(?! per)")
 CHUNK = re.compile(r"P2P Chunksize set to (?P<n>\d+)")
@@ -42,7 +43,8 @@ USING_NETWORK = re.compile(r"Using network (?P<net>.+?)\s*$")
 NET_SOCKET = re.compile(r"NET/Socket\s*:\s*Using\s+(?P<ifs>.+?)\s*$")
 NET_IB_USING = re.compile(r"NET/IB\s*:\s*Using\s+(?P<devs>.+?)(?:;|$)")
 GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:HCA|GPU) .*?(?:\((?P<why>[^)]*)\))?\s*$")
-SHM_SEGMENT = re.compile(r"(?:creating shared memory segment|extend|open)\s+(?P<path>/dev/shm/[^\s()'\"]+)(?:\s+\(size (?P<size>\d+)\)|\s+to\s+(?P<to>\d+) bytes)?")
+SHM_SEGMENT = re.compile(r"(?:creating shared memory segment|extend|open)\s+(?P<path>/dev/shm/[^\s()'\"]+)"
+                         r"(?:\s+\(size (?P<size>\d+)\)|\s+to\s+(?P<to>\d+) bytes)?")
 AFFINITY = re.compile(r"Setting affinity for GPU (?P<gpu>\d+) to (?P<mask>[0-9a-fA-F,]+)")
 CUDA_DRIVER = re.compile(r"\bcudaDriverVersion\s+(?P<v>\d+)")
 SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s+\S+\s+\S+\s+\S+\s+/dev/shm\s*$")
@@ -50,15 +52,19 @@ SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s
 # Specific meanings, checked in order; the first match names the event.
 EVENTS = (
     ("ib_unavailable", re.compile(r"NET/IB\s*:\s*No device found|Failed to open libibverbs|ibv_open_device failed|"
-                                  r"NET/IB\s*:\s*Unable to open device|Call to ibv_\w+ failed|No IB devices found", re.I)),
-    ("net_init_failed", re.compile(r"Failed to initialize (?:any )?NET plugin|NET/Plugin\s*:\s*.*failed|no (?:socket )?interface found", re.I)),
+                                  r"NET/IB\s*:\s*Unable to open device|Call to ibv_\w+ failed|No IB devices found",
+                                  re.I)),
+    ("net_init_failed", re.compile(r"Failed to initialize (?:any )?NET plugin|NET/Plugin\s*:\s*.*failed|"
+                                   r"no (?:socket )?interface found", re.I)),
     ("timeout", re.compile(r"Watchdog caught collective operation timeout|ran for \d+ milliseconds before timing out|"
                            r"NCCL timeout|ncclCommWatchdog", re.I)),
     ("shm_alloc_failed", re.compile(r"/dev/shm|No space left on device|posix_fallocate failed|shm_open", re.I)),
-    ("p2p_disabled", re.compile(r"Could not enable P2P|P2P is disabled|peer access is not supported|P2P disabled", re.I)),
+    ("p2p_disabled", re.compile(r"Could not enable P2P|P2P is disabled|peer access is not supported|P2P disabled",
+                                re.I)),
     ("nvls", re.compile(r"\bNVLS\b|NVLink SHARP", re.I)),
     ("collnet", re.compile(r"\bCollNet\b|\bSHARP\b", re.I)),
-    ("topology", re.compile(r"Topology detection|not a PCI device|Attaching to first CPU|NCCL_TOPO_FILE|topo(?:logy)? file", re.I)),
+    ("topology", re.compile(r"Topology detection|not a PCI device|Attaching to first CPU|NCCL_TOPO_FILE|"
+                            r"topo(?:logy)? file", re.I)),
     ("error", re.compile(r"unhandled system error|ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
                          r"ncclInvalidUsage|ncclRemoteError|NCCL error|NCCL failure", re.I)),
     ("cuda_error", re.compile(r"Test CUDA failure", re.I)),  # nccl-tests: a CUDA call failed
@@ -150,7 +156,8 @@ def _transport(src: str, c, prefix) -> NcclTransport:
 def _may_matter(line: str) -> bool:
     """A cheap test that skips the lines no pattern here can match."""
     lowered = line.lower()
-    return "nccl" in lowered or " via " in line or "/dev/shm" in line or "ibv" in lowered or "test cuda failure" in lowered
+    return ("nccl" in lowered or " via " in line or "/dev/shm" in line or "ibv" in lowered
+            or "test cuda failure" in lowered)
 
 
 def _nccl_related(line: str) -> bool:
@@ -163,11 +170,13 @@ def _events(src: str, msg: str, level: str | None) -> list:
     out: list = []
     if (m := SHM_SEGMENT.search(msg)) is not None:
         size = m.group("size") or m.group("to")
-        out.append(NcclEvent(src, "shm_alloc_failed", msg, {"path": m.group("path"), "size_bytes": int(size) if size else None}))
+        out.append(NcclEvent(src, "shm_alloc_failed", msg,
+                             {"path": m.group("path"), "size_bytes": int(size) if size else None}))
         return out
     if (m := COMM.search(msg)) is not None:
         data = {"rank": int(m.group("rank")), "nranks": int(m.group("nranks"))}
-        for key, value in re.findall(r"\b(nNodes|localRanks|localRank|cudaDev|nvmlDev|busId|MNNVL)\s+(\S+)", m.group("rest")):
+        for key, value in re.findall(r"\b(nNodes|localRanks|localRank|cudaDev|nvmlDev|busId|MNNVL)\s+(\S+)",
+                                     m.group("rest")):
             data[key] = int(value) if value.isdigit() else value
         out.append(NcclEvent(src, "comm", msg, data))
         if isinstance(data.get("nNodes"), int):

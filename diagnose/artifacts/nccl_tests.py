@@ -54,7 +54,8 @@ RANK = re.compile(
 )
 AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
 OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?")
-QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>\d+(?:\.\d+)?)\s*GB/s,\s*busbw\s*=\s*(?P<bus>\d+(?:\.\d+)?)")
+QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>\d+(?:\.\d+)?)\s*GB/s,"
+                   r"\s*busbw\s*=\s*(?P<bus>\d+(?:\.\d+)?)")
 ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_][\w]*\s")
 DETECTORS = (
     (COLUMNS, 0.7), (HEADER, 0.7), (AVG, 0.7), (PERF_BINARY, 0.3), (RANK, 0.3), (QUICK, 0.7),
@@ -157,7 +158,8 @@ def parse(text: str, name: str) -> list:
             continue
         if (m := OOB.search(line)) is not None:
             if int(m.group("n")) > 0 or (m.group("status") or "OK").upper() != "OK":
-                out.append(NcclEvent(where(name, n), "nccl_tests_wrong", stripped, {"out_of_bounds": int(m.group("n"))}))
+                out.append(NcclEvent(where(name, n), "nccl_tests_wrong", stripped,
+                                     {"out_of_bounds": int(m.group("n"))}))
             continue
         if (m := QUICK.search(line)) is not None:
             # A one-line summary someone typed: a figure without size or time, so a Measurement.
@@ -279,7 +281,8 @@ def _check(r: CollectiveResult, name: str, n: int) -> list:
         expected = r.algbw_gbs * factor
         if abs(expected - r.busbw_gbs) > 0.02 + 0.03 * expected:
             events.append(NcclEvent(where(name, n), "inconsistent_bandwidth",
-                                    f"busbw {r.busbw_gbs} GB/s but algbw x {factor:.3f} ({r.op}, {r.nranks} ranks) = {expected:.2f} GB/s",
+                                    f"busbw {r.busbw_gbs} GB/s but algbw x {factor:.3f} ({r.op}, {r.nranks} ranks) "
+                                    f"= {expected:.2f} GB/s",
                                     {"printed": r.busbw_gbs, "computed": round(expected, 3), "column": "busbw"}))
     if r.errors:
         events.append(NcclEvent(where(name, n), "nccl_tests_wrong", f"{r.errors} wrong values at {r.size_bytes} B",

@@ -73,7 +73,8 @@ def parse(text: str, name: str) -> list:
             nvlinks.append((_int(gpu.get("dev")), attrs.get("target", ""), _int(attrs.get("count")) or 1,
                             attrs.get("tclass", ""), line))
         if tag == "net":
-            nets.append({"name": attrs.get("name"), "speed_mbps": _int(attrs.get("speed")), "gdr": attrs.get("gdr") == "1"})
+            nets.append({"name": attrs.get("name"), "speed_mbps": _int(attrs.get("speed")),
+                         "gdr": attrs.get("gdr") == "1"})
         if not m.group("selfclose"):
             stack.append((tag, attrs))
     for dev, target, count, tclass, line in nvlinks:

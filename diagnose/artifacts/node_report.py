@@ -52,5 +52,6 @@ def parse(text: str, name: str) -> list:
             try:
                 out.append(cls(**fields))
             except TypeError:  # a required field missing: an older or hand-edited report
-                out.append(Note(where(name), "invalid_value", f"{group} record without its required fields", {"record": item}))
+                out.append(Note(where(name), "invalid_value", f"{group} record without its required fields",
+                                {"record": item}))
     return out

@@ -26,12 +26,14 @@ _TITLE = re.compile(
     re.I,
 )
 # nvbandwidth's copy matrices: "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)", columns numbered only.
-_NVB_TITLE = re.compile(r"memcpy\s+(?:CE|SM)\s+GPU\(row\)\s*(->|<-|<->)\s*GPU\(column\)\s+(bandwidth|latency)\s*\((GB/s|us)\)", re.I)
+_NVB_TITLE = re.compile(r"memcpy\s+(?:CE|SM)\s+GPU\(row\)\s*(->|<-|<->)\s*GPU\(column\)\s+"
+                        r"(bandwidth|latency)\s*\((GB/s|us)\)", re.I)
 _NUMBERED = re.compile(r"^\s*((?:\d+\s+)*\d+)\s*$")
 _CONNECTIVITY = re.compile(r"P2P Connectivity Matrix", re.I)
 _COLUMNS = re.compile(r"^\s*(D\\D|GPU|CPU)((?:\s+\d+)+)\s*$")
 _ROW = re.compile(r"^\s*(\d+)\s+(.*)$")
-_DEVICE = re.compile(r"Device:\s*(\d+),\s*(.+?),\s*pciBusID:\s*([0-9a-fA-F]+),\s*pciDeviceID:\s*([0-9a-fA-F]+),\s*pciDomainID:\s*([0-9a-fA-F]+)")
+_DEVICE = re.compile(r"Device:\s*(\d+),\s*(.+?),\s*pciBusID:\s*([0-9a-fA-F]+),\s*pciDeviceID:\s*([0-9a-fA-F]+),"
+                     r"\s*pciDomainID:\s*([0-9a-fA-F]+)")
 _ACCESS = re.compile(r"Device=(\d+)\s+(CAN|CANNOT)\s+Access Peer Device=(\d+)", re.I)
 _NHC = re.compile(r"P2P test on GPU\s+(\d+)\s+to GPU\s+(\d+)\b.*?Bandwidth\s+(\d+(?:\.\d+)?)", re.I)
 
@@ -99,7 +101,8 @@ def _row(records, access, matrix, columns, a, cells, src) -> None:
         if kind == "access":
             _status(records, access, src, a, b, value == 1, cell)
         else:
-            records.append(PairBandwidth(src, a, b, value, "GB/s" if unit.lower() == "gb/s" else "us", direction, enabled))
+            records.append(PairBandwidth(src, a, b, value, "GB/s" if unit.lower() == "gb/s" else "us",
+                                         direction, enabled))
 
 
 def _other_line(records, access, line, src) -> None:

@@ -28,7 +28,8 @@ MAX_PERIODIC = 400  # per metric and file; a day of logs is thinned evenly, firs
 
 RESULT_HEADER = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
 ROW = re.compile(r"^\s*(?P<label>[A-Za-z][^:]*?)\s*:\s+(?P<value>\S+)\s*$")
-STAT_ROW = re.compile(r"^(?P<stat>Mean|Median|P\d+(?:\.\d+)?|Std|Max|Min)\s+(?P<what>TTFT|TPOT|ITL|E2E ?Latency|E2EL)\s*\((?P<unit>ms|s)\)", re.I)
+STAT_ROW = re.compile(r"^(?P<stat>Mean|Median|P\d+(?:\.\d+)?|Std|Max|Min)\s+"
+                      r"(?P<what>TTFT|TPOT|ITL|E2E ?Latency|E2EL)\s*\((?P<unit>ms|s)\)", re.I)
 TEXT_METRICS = {
     "request throughput": ("request_throughput", "req/s"),
     "output token throughput": ("output_tok_s", "tok/s"),
@@ -39,8 +40,8 @@ TEXT_METRICS = {
     "successful requests": ("completed_requests", "requests"),
     "total generated tokens": ("output_tokens_total", "tokens"),
 }
-LATENCY = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2e latency": "e2e_latency_ms", "e2elatency": "e2e_latency_ms",
-           "e2el": "e2e_latency_ms"}
+LATENCY = {"ttft": "ttft_ms", "tpot": "tpot_ms", "itl": "itl_ms", "e2e latency": "e2e_latency_ms",
+           "e2elatency": "e2e_latency_ms", "e2el": "e2e_latency_ms"}
 JSON_METRICS = {
     "request_throughput": ("request_throughput", "req/s"),
     "output_throughput": ("output_tok_s", "tok/s"),
@@ -56,15 +57,19 @@ JSON_COUNTS = {
 }
 JSON_LATENCY = re.compile(r"^(?P<stat>mean|median|std|p\d+(?:\.\d+)?)_(?P<what>ttft|tpot|itl|e2el|e2e_latency)_ms$")
 VLLM_PERIODIC = re.compile(
-    r"Avg prompt throughput:\s*(?P<prompt>\d+(?:\.\d+)?)\s*tokens/s,\s*Avg generation throughput:\s*(?P<gen>\d+(?:\.\d+)?)\s*tokens/s"
+    r"Avg prompt throughput:\s*(?P<prompt>\d+(?:\.\d+)?)\s*tokens/s,\s*"
+    r"Avg generation throughput:\s*(?P<gen>\d+(?:\.\d+)?)\s*tokens/s"
     r"(?:,\s*Running:\s*(?P<running>\d+)\s*reqs)?"
 )
-SGLANG_PERIODIC = re.compile(r"Decode batch\..*?#running-req:\s*(?P<running>\d+).*?gen throughput \(token/s\):\s*(?P<gen>\d+(?:\.\d+)?)")
+SGLANG_PERIODIC = re.compile(r"Decode batch\..*?#running-req:\s*(?P<running>\d+).*?"
+                             r"gen throughput \(token/s\):\s*(?P<gen>\d+(?:\.\d+)?)")
 BATCH_SUMMARY = re.compile(
-    r"batch(?: size)?\s*(?P<batch>\d+),\s*input(?: len)?\s*(?P<input>\d+),\s*output(?: len)?\s*(?P<output>\d+)\s*:\s*\**\s*"
+    r"batch(?: size)?\s*(?P<batch>\d+),\s*input(?: len)?\s*(?P<input>\d+),\s*output(?: len)?\s*(?P<output>\d+)"
+    r"\s*:\s*\**\s*"
     r"(?P<value>\d+(?:\.\d+)?)\s*(?:token|tok)s?/s", re.I
 )
-STEP = re.compile(r"(?P<rate>\d+(?:\.\d+)?)\s*(?:examples|samples|images)/sec(?:;\s*(?P<sec>\d+(?:\.\d+)?)\s*sec/batch)?")
+STEP = re.compile(r"(?P<rate>\d+(?:\.\d+)?)\s*(?:examples|samples|images)/sec"
+                  r"(?:;\s*(?P<sec>\d+(?:\.\d+)?)\s*sec/batch)?")
 CONCURRENCY = re.compile(r"^\s*Max(?:imum)? re\w+ concurrency:\s*(?P<v>\S+)", re.I)
 RATE = re.compile(r"^\s*Traffic request rate:\s*(?P<v>\S+)", re.I)  # before the result block (vLLM) or in it (SGLang)
 
@@ -114,7 +119,8 @@ def parse(text: str, name: str) -> list:
             periodic.setdefault("decode", []).append(
                 Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=running))
             if float(m.group("prompt")) > 0:
-                periodic.setdefault("prefill", []).append(Measurement(src, "prefill_tok_s", float(m.group("prompt")), "tok/s"))
+                periodic.setdefault("prefill", []).append(
+                    Measurement(src, "prefill_tok_s", float(m.group("prompt")), "tok/s"))
             continue
         if (m := SGLANG_PERIODIC.search(line)) is not None:
             periodic.setdefault("decode", []).append(
@@ -125,7 +131,8 @@ def parse(text: str, name: str) -> list:
             out.append(Measurement(src, "output_tok_s", float(m.group("value")), "tok/s", batch=int(m.group("batch"))))
             continue
         if (m := STEP.search(line)) is not None:
-            periodic.setdefault("samples", []).append(Measurement(src, "samples_s", float(m.group("rate")), "samples/s"))
+            periodic.setdefault("samples", []).append(
+                Measurement(src, "samples_s", float(m.group("rate")), "samples/s"))
             if m.group("sec"):
                 periodic.setdefault("step", []).append(Measurement(src, "step_ms", float(m.group("sec")) * 1e3, "ms"))
     if in_result:  # a block cut off before its closing line
@@ -200,11 +207,13 @@ def _from_json(results: list[tuple[dict, int | None]], text: str, name: str) -> 
                 out.append(Measurement(src, metric, float(v), unit, concurrency=concurrency, tp=tp))
             elif (m := JSON_LATENCY.match(key)) is not None:
                 metric = LATENCY.get(m.group("what").replace("_", " "), f"{m.group('what')}_ms")
-                out.append(Measurement(src, metric, float(v), "ms", stat=m.group("stat"), concurrency=concurrency, tp=tp))
+                out.append(Measurement(src, metric, float(v), "ms", stat=m.group("stat"), concurrency=concurrency,
+                                       tp=tp))
         model = doc.get("model_id") or doc.get("model")
         rate = _request_rate(doc.get("request_rate"))
         # one per result, on the result's line: diagnose.scaling_inputs groups a result's figures by it
-        out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1), model=model if isinstance(model, str) else None,
+        out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1),
+                            model=model if isinstance(model, str) else None,
                             tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend")),
                             extra={"request_rate": rate} if rate is not None else {}))
     return out
@@ -222,7 +231,8 @@ def _request_rate(value) -> float | str | None:
 def _backend(value) -> str | None:
     if not isinstance(value, str):
         return None
-    return {"vllm": "vLLM", "sglang": "SGLang", "openai": None, "tgi": "TGI", "trt": "TensorRT-LLM"}.get(value.lower(), value)
+    return {"vllm": "vLLM", "sglang": "SGLang", "openai": None, "tgi": "TGI",
+            "trt": "TensorRT-LLM"}.get(value.lower(), value)
 
 
 def _line_of(text_lines: list[str], key: str) -> int | None:

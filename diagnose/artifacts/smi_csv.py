@@ -15,7 +15,8 @@ from diagnose.evidence import GpuFact, HostFact, where
 KIND = "smi_csv"
 
 _QUERY = re.compile(r"--query-gpu[= ]([\w.,]+)")
-_FIELD = re.compile(r"^(?:[a-z_]+(?:\.[a-z_]+)+|index|name|uuid|pstate|serial|count|timestamp|persistence_mode|driver_version|vbios_version)(?:\s*\[[^\]]*\])?$")
+_FIELD = re.compile(r"^(?:[a-z_]+(?:\.[a-z_]+)+|index|name|uuid|pstate|serial|count|timestamp|persistence_mode|"
+                    r"driver_version|vbios_version)(?:\s*\[[^\]]*\])?$")
 _REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "hw_thermal_slowdown",
             "hw_power_brake_slowdown", "sync_boost", "sw_thermal_slowdown", "display_clocks_setting")
 

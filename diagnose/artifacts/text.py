@@ -63,8 +63,9 @@ def to_int(value) -> int | None:
 # Serving engines and inference frameworks as people name them in prose ("on vLLM 0.6.3",
 # "sglang", "TensorRT-LLM", "TGI"). The name is kept as written; the rules resolve it.
 ENGINE_WORD = re.compile(
-    r"\b(vllm|sglang|tensorrt[-_ ]?llm|trt[-_ ]?llm|text[-_ ]generation[-_ ]inference|TGI|lmdeploy|deepspeed(?:[-_ ]mii)?|"
-    r"fastertransformer|llama\.cpp|exllama(?:v2)?|ollama|gpt-fast|megatron(?:-lm)?|transformers|accelerate)\b",
+    r"\b(vllm|sglang|tensorrt[-_ ]?llm|trt[-_ ]?llm|text[-_ ]generation[-_ ]inference|TGI|lmdeploy|"
+    r"deepspeed(?:[-_ ]mii)?|fastertransformer|llama\.cpp|exllama(?:v2)?|ollama|gpt-fast|megatron(?:-lm)?|"
+    r"transformers|accelerate)\b",
     re.I,
 )
 
@@ -82,8 +83,8 @@ def engine_named(text: str) -> str | None:
 QUANT_DTYPES = (
     ("fp8", re.compile(r"(?<![a-z0-9])fp8(?![a-z0-9])", re.I)),
     ("int8", re.compile(r"(?<![a-z0-9])(?:int8|w8a8|w8a16|8[-_ ]?bit|q[68](?:_k)?(?:_[a-z0-9]+)?)(?![a-z0-9])", re.I)),
-    ("int4", re.compile(r"(?<![a-z0-9])(?:awq|gptq|int4|w4a16|w4a8\w*|nf4|bnb[-_ ]?4bit|4[-_ ]?bit|q[2-5](?:_k)?(?:_[a-z0-9]+)?|"
-                        r"iq[1-4]\w*|exl2)(?![a-z0-9])", re.I)),
+    ("int4", re.compile(r"(?<![a-z0-9])(?:awq|gptq|int4|w4a16|w4a8\w*|nf4|bnb[-_ ]?4bit|4[-_ ]?bit|"
+                        r"q[2-5](?:_k)?(?:_[a-z0-9]+)?|iq[1-4]\w*|exl2)(?![a-z0-9])", re.I)),
 )
 
 

@@ -28,7 +28,8 @@ SECTIONS = {
     "software": {"driver": str, "cuda": str, "nccl": str, "framework": str},
     "workload": {"model": str, "tp": int, "pp": int, "dp": int, "batch": int, "dtype": str},
 }
-METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms", "busbw_gbs", "algbw_gbs", "step_ms", "latency_us")
+METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms", "busbw_gbs", "algbw_gbs", "step_ms",
+           "latency_us")
 MEASURED_KEYS = {"metric": str, "value": float, "tp": int, "pp": int, "batch": int, "gpus": int, "bytes": int}
 UNITS = {"decode_tok_s": "tok/s", "output_tok_s": "tok/s", "itl_ms": "ms", "tpot_ms": "ms", "ttft_ms": "ms",
          "busbw_gbs": "GB/s", "algbw_gbs": "GB/s", "step_ms": "ms", "latency_us": "us"}
@@ -74,8 +75,8 @@ def _section(section: str, table: dict, name: str, lines: "_Lines") -> list:
         out.append(Workload(src, gpu=values.get("gpu"), gpu_count=values.get("gpu_count"), nodes=values.get("nodes"),
                             interconnect=values.get("interconnect")))
     elif section == "workload" and values:
-        out.append(Workload(src, model=values.get("model"), tp=values.get("tp"), pp=values.get("pp"), dp=values.get("dp"),
-                            batch=values.get("batch"), dtype=values.get("dtype")))
+        out.append(Workload(src, model=values.get("model"), tp=values.get("tp"), pp=values.get("pp"),
+                            dp=values.get("dp"), batch=values.get("batch"), dtype=values.get("dtype")))
     elif section == "software" and values:
         out.append(Note(src, "software", ", ".join(f"{k} {v}" for k, v in values.items()), dict(values)))
         if "framework" in values:
@@ -116,7 +117,8 @@ def _checked(table: dict, schema: dict, prefix: str, source_of) -> tuple[dict, l
             continue
         checked = _typed(value, expected)
         if checked is None:
-            notes.append(Note(source_of(key), "invalid_value", f"{prefix}.{key} = {value!r}: expected {expected.__name__}",
+            notes.append(Note(source_of(key), "invalid_value",
+                              f"{prefix}.{key} = {value!r}: expected {expected.__name__}",
                               {"key": f"{prefix}.{key}", "value": value}))
             continue
         values[key] = checked

@@ -26,7 +26,8 @@ _HEADER_TOKEN = re.compile(
     r"CPU_Affinity|NUMA_Affinity|GPU_NUMA_ID|GPU\d+(?:-\d+)?|NIC\d+"
     r"|mlx\d+_(?:bond_)?\d+|[A-Za-z][A-Za-z0-9_.]*\d(?![A-Za-z0-9_.]*\d)|(?P<bad>\S+)"
 )
-_LABEL = re.compile(r"\s*(GPU\d+(?:-\d+)?|NIC\d+|mlx\d+_(?:bond_)?\d+|[A-Za-z][A-Za-z0-9_.]*\d)(?=\s|X|NV|PIX|PXB|PHB|NODE|SYS|SOC|OK|CNS|GNS|TNS|NS)")
+_LABEL = re.compile(r"\s*(GPU\d+(?:-\d+)?|NIC\d+|mlx\d+_(?:bond_)?\d+|[A-Za-z][A-Za-z0-9_.]*\d)"
+                    r"(?=\s|X|NV|PIX|PXB|PHB|NODE|SYS|SOC|OK|CNS|GNS|TNS|NS)")
 _PATH_CELL = re.compile(r"\s*(NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|X)")
 _P2P_CELL = re.compile(r"\s*(OK|CNS|GNS|TNS|DNS|NS|U|X)(?![A-Za-z])")
 _NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
