@@ -2,8 +2,10 @@
 healthy GPU running a given engine delivers it.
 
 A kernel costs a fixed time (calibration `kernel_overhead_us`: launch inside a graph, ramp-up,
-the last partial wave) plus the larger of its bytes at the achieved stream bandwidth and its
-FLOPs at the achieved tensor rate for its shape and dtype. So the bandwidth a step achieves is a
+the last partial wave) plus its bytes at the achieved stream bandwidth and its FLOPs at the
+achieved tensor rate for its shape and dtype, combined as they overlap (the larger far from
+the ridge point, more than either near it: `overlapped`); a grouped expert GEMM runs at a
+share of the dense rate (`expert_gemm_efficiency`). So the bandwidth a step achieves is a
 function of the bytes per kernel: near the stream efficiency when each GPU holds large matrices,
 falling as TP shrinks them (the implied MBU of published runs falls from ~0.7 at TP1 to 0.3-0.4
 at TP8), and the FLOPs a GEMM achieves falls when its output tiles do not fill the GPU's SMs.
@@ -12,7 +14,8 @@ Per decoder layer: its GEMMs (rules.shapes.layer_matrices), one attention kernel
 engine's other kernels (norms, rotary, activation, residual adds: `kernels_per_layer` minus
 a dense layer's four GEMMs and its attention; an MoE layer adds its routing) with the
 activation traffic; per pass the LM head and a few sampling kernels; every all-reduce at the
-engine's implementation (rules.collectives). Without CUDA graphs the host launches every
+engine's implementation (rules.collectives), plus the wait for the group's slowest GPU
+(`expected_max_normal`). Without CUDA graphs the host launches every
 kernel, so a pass takes at least kernels x `launch_us`. The engine's host time per step and per
 request is added by the caller (rules.roofline), once. A decode attention kernel that runs one
 thread block per query head (grouped_attention false) may be bound by its CUDA-core work.
@@ -20,6 +23,7 @@ thread block per query head (grouped_attention false) may be bound by its CUDA-c
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
@@ -147,7 +151,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         us["weights"] += weights_b / bw
         us["kv"] += kv_b / kv_bw
         us["act"] += act_b / bw
-        us["compute"] += max(0.0, flops / rate - stream) if rate else 0.0
+        us["compute"] += overlapped(stream, flops / rate if rate else 0.0, cal.overlap_p) - stream
 
     touched = shapes.experts_touched(model, tokens) if model.is_moe else 0.0
     keys = shapes.attended(model, context)
@@ -163,8 +167,9 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             m = tokens * mat.tokens_share
             groups = touched if mat.expert else 1.0  # a grouped GEMM: one m x n output per expert read
             flops = 2.0 * tokens * mat.params / groups * (model.experts_active if mat.expert else 1.0)
+            rate = s.tensor_rate(s.compute_dtype, m, mat.n, mat.k) * (cal.expert_gemm_efficiency if mat.expert else 1.0)
             kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * groups * count,
-                   flops * count, s.tensor_rate(s.compute_dtype, m, mat.n, mat.k))
+                   flops * count, rate)
         if prefill:  # causal attention over the prompt; K and V written once
             flops = tokens * shapes.attention_flops_per_token(model, s.tp, keys / 2, layers=1)
             kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
@@ -196,10 +201,35 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
                                   graphs=graphs, p2p=s.p2p, link_gbs=s.gpu.nvlink_gbs or None)
         t.allreduce_us, t.allreduce_impl = ar.us, ar.impl
         t.allreduce_ms = t.allreduces * ar.us / 1e3
+        # the group waits for its slowest GPU at every all-reduce (calibration.toml [sync])
+        t.allreduce_ms += s.cal.gpu_speed_cv * expected_max_normal(s.tp) * (t.total_ms - t.allreduce_ms)
     if not s.engine.cuda_graphs or prefill:
         host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
     return t
+
+
+@functools.lru_cache(maxsize=None)
+def expected_max_normal(n: int) -> float:
+    """E[max of n independent standard normals] (0 for one, 0.564 for two, 1.424 for eight): how
+    far the slowest of n GPUs sits above their mean speed, in standard deviations."""
+    if n <= 1:
+        return 0.0
+    step, total = 0.01, 0.0
+    for i in range(-800, 801):
+        x = i * step
+        pdf = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+        total += x * n * pdf * (0.5 * (1 + math.erf(x / math.sqrt(2)))) ** (n - 1) * step
+    return total
+
+
+def overlapped(stream_us: float, math_us: float, p: float) -> float:
+    """Time of a kernel that streams for `stream_us` and computes for `math_us`: the p-norm of
+    the two. Far from the ridge point the larger one sets the time (a decode GEMV, a long
+    prefill GEMM); near it (a prefill of a few hundred tokens) loads and MMAs do not overlap
+    fully and the time exceeds both (calibration.toml [gemm_shape] overlap_p)."""
+    hi, lo = max(stream_us, math_us), min(stream_us, math_us)
+    return hi * (1.0 + (lo / hi) ** p) ** (1.0 / p) if hi > 0 else 0.0
 
 
 def grouped_attention(s: Setting) -> bool:

@@ -44,6 +44,10 @@ GLOBAL = [
     # an unbounded fit takes ~1400 and leaves A100 prefill at 55 % of peak where TensorRT-LLM measures
     # ~77 % (GPT-J 6B, 2048 tokens, 102.8 ms: trtllm-perf-v0.8.0-ttft-bs1.csv)
     ("kernels", "attention_efficiency", 0.15, 0.98), ("gemm_shape", "tile_overhead_k", 64.0, 384.0),
+    # memory/math overlap near the ridge point: p = 1.5 is close to adding the two, 8 to the larger alone
+    ("gemm_shape", "overlap_p", 1.5, 8.0), ("gemm_shape", "expert_gemm_efficiency", 0.3, 1.0),
+    # GPUs of one model differ in speed by a few per cent (Sinha et al., SC 2022)
+    ("sync", "gpu_speed_cv", 0.001, 0.05),
     # a per-query-head attention kernel: at least a load and a multiply-add per KV element and head
     ("per_head_attention", "kv16", 2.0, 16.0), ("per_head_attention", "kv8", 2.0, 16.0),
     ("gemm_efficiency", "bf16", 0.3, 1.0),
@@ -101,7 +105,7 @@ class Trial:
         if key[0] == "engine":
             return getattr(self.engines[key[1]], key[2])
         section, name = key
-        if section in ("kernels", "gemm_shape"):
+        if section in ("kernels", "gemm_shape", "sync"):
             return getattr(self.cal, name)
         if section == "gemm_efficiency":
             return self.cal.gemm_efficiency[name]
@@ -120,7 +124,7 @@ class Trial:
             return
         section, name = key
         cal = self.cal
-        if section in ("kernels", "gemm_shape"):
+        if section in ("kernels", "gemm_shape", "sync"):
             cal = dataclasses.replace(cal, **{name: value})
         elif section == "gemm_efficiency":
             gemm = {**cal.gemm_efficiency, name: value}

@@ -468,3 +468,67 @@ def test_fastertransformer_pipeline_microbatches_and_drained_steps():
     assert predict("nemo-gpt3-20b", "a100-80gb-sxm", Layout(tp=8, pp=4), batch=256, prompt=200, output=200,
                    engine="fastertransformer").assumptions["pp_microbatches"] == {"decode": 4, "prefill": 64,
                                                                                   "step_drains": True}
+
+
+def test_memory_and_math_overlap_imperfectly_near_the_ridge_point():
+    """A kernel's time is the p-norm of its stream and its math (calibration.toml overlap_p): the
+    larger far from the ridge point, more than either near it. Published: LMDeploy runs Llama-2-7B
+    on one A100 to its first token in 11 ms for a 1-token prompt (the weight stream) and 22 ms for
+    a 128-token one, where the stream (~8 ms) and the math (~9 ms) add rather than overlap."""
+    from pathlib import Path
+
+    from diagnose import published
+    from rules import step_model
+
+    p = catalog.calibration().overlap_p
+    assert step_model.overlapped(100.0, 1.0, p) == pytest.approx(100.0, rel=0.01)  # a decode GEMV: its stream
+    assert step_model.overlapped(10.0, 10.0, p) == pytest.approx(10.0 * 2 ** (1 / p))
+    assert step_model.overlapped(3.0, 4.0, 1.0) == pytest.approx(7.0)  # p = 1: nothing overlaps
+    assert step_model.overlapped(0.0, 0.0, p) == 0.0
+    table = Path(__file__).parent / "data" / "published" / "lmdeploy-a100-static-llama-2-7b-ebe90bc.csv"
+    ttft = {r.input_len: r for r in published.read(table) if r.metric == "ttft_ms" and r.output_len == 128}
+    one, short, long = (published.expect(ttft[n]) for n in (1, 128, 2048))
+    assert short.expected - one.expected > 0.6 * (ttft[128].value - ttft[1].value)  # the 128 tokens' math adds
+    assert short.verdict(ttft[128].value) == long.verdict(ttft[2048].value) == "inside"
+
+
+def test_grouped_expert_gemms_run_below_the_dense_rate():
+    """Fused-MoE prefill gathers each expert's tokens and pads them to its block, so its GEMMs
+    reach a share of the dense rate (calibration.toml expert_gemm_efficiency): a large Mixtral
+    prefill slows with it, a dense model's does not."""
+    import dataclasses
+
+    cal = catalog.calibration()
+    assert 0.3 <= cal.expert_gemm_efficiency <= 1.0
+    kw = dict(batch=64, prompt=1000, output=50, engine="vllm")
+    ttft = {}
+    for eff in (1.0, 0.5):
+        with catalog.trial_calibration(dataclasses.replace(cal, expert_gemm_efficiency=eff)):
+            ttft[eff] = [predict(m, "a100-80gb-sxm", Layout(tp=2), **kw).ttft_batch_ms_expected
+                         for m in ("mixtral-8x7b", "llama-2-13b")]
+    assert ttft[0.5][1] == pytest.approx(ttft[1.0][1])  # dense: no expert GEMM
+    # 64 x 1000 tokens: compute-bound expert GEMMs set most of the prefill, so half their rate costs > 1.5x
+    assert ttft[0.5][0] > 1.5 * ttft[1.0][0]
+
+
+def test_a_tp_group_waits_for_its_slowest_gpu():
+    """Every all-reduce waits for the last rank, so a TP group of N runs at its slowest GPU's pace:
+    cv x E[max of N standard normals] of its GPU time (calibration.toml [sync]); nothing at TP1."""
+    import dataclasses
+
+    from rules import step_model
+
+    assert step_model.expected_max_normal(1) == 0.0
+    assert step_model.expected_max_normal(2) == pytest.approx(1 / 3.14159265 ** 0.5, abs=1e-3)  # 1/sqrt(pi)
+    assert step_model.expected_max_normal(8) == pytest.approx(1.4236, abs=1e-3)
+    cal = catalog.calibration()
+    kw = dict(batch=1, prompt=128, output=128, engine="vllm")
+    steps = {}
+    for cv in (0.0001, 0.03):
+        with catalog.trial_calibration(dataclasses.replace(cal, gpu_speed_cv=cv)):
+            steps[cv] = {tp: predict("llama-2-70b", "h100-sxm", Layout(tp=tp), **kw).expected_terms for tp in (1, 8)}
+    one, eight = steps[0.03][1], steps[0.03][8]
+    assert one == steps[0.0001][1]  # one GPU waits for nobody
+    gpu_ms = sum(steps[0.0001][8][k] for k in ("weights_ms", "kv_ms", "activation_ms", "compute_ms", "overhead_ms"))
+    wait = eight["allreduce_ms"] - steps[0.0001][8]["allreduce_ms"]
+    assert wait == pytest.approx((0.03 - 0.0001) * 1.4236 * gpu_ms, rel=0.02)
