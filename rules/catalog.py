@@ -286,6 +286,9 @@ class EngineSpec:
     custom_allreduce_max_ranks: int = 8
     custom_allreduce_pcie_pairs: bool = False  # also on 2 GPUs joined only by PCIe P2P
     attention_efficiency: float = 0.0  # share of HBM bandwidth its decode attention reaches; 0 = calibration.toml's
+    # fixed GPU time of one kernel where the engine's kernels differ from the usual (compiled and fused,
+    # replayed from a CUDA graph); 0 = calibration.toml's kernel_overhead_us
+    kernel_overhead_us: float = 0.0
     # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all); other
     # shapes run one thread block per query head on CUDA cores (rules.step_model)
     grouped_decode_attention: tuple[str, ...] = ("any",)

@@ -61,7 +61,12 @@ GLOBAL = [
     ("custom.vllm", "bus_gbs_per_link_gbs", 0.02, 1.0), ("custom.trtllm", "base_us", 2.0, 25.0),
     ("custom.trtllm", "per_doubling_us", 0.01, 10.0), ("custom.trtllm", "bus_gbs_per_link_gbs", 0.02, 1.0),
 ]
-ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98)]
+ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98),
+          # a graph-replayed tiny kernel takes under a microsecond (CUDA.jl: 80 broadcast kernels in 70 us
+          # as one graph, https://cuda.juliagpu.org/dev/usage/graphs/); no engine's is above the generic one's
+          ("kernel_overhead_us", 0.9, 12.0)]
+# constants an engine has only where its profile sets them (0 there = the calibration's)
+OWN = ("attention_efficiency", "kernel_overhead_us")
 # engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5
 # differs from later releases in its decode attention kernel, not its host side; its fit rows are all
 # throughput, which cannot tell the per-request time apart)
@@ -139,7 +144,8 @@ class Trial:
             cal = dataclasses.replace(cal, eager_extra_us=value)
         else:
             key2 = section.split(".", 1)[1]
-            cal = dataclasses.replace(cal, custom={**cal.custom, key2: dataclasses.replace(cal.custom[key2], **{name: value})})
+            kernel = dataclasses.replace(cal.custom[key2], **{name: value})
+            cal = dataclasses.replace(cal, custom={**cal.custom, key2: kernel})
         self.cal = cal
 
 
@@ -209,7 +215,7 @@ def fit(sweeps: int = 4, verbose: bool = True) -> tuple[Trial, Objective]:
     keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
     for e in sorted(engines - set(TIED)):
         for name, lo, hi in ENGINE:
-            if name == "attention_efficiency" and not trial.engines[e].attention_efficiency:
+            if name in OWN and not getattr(trial.engines[e], name):
                 continue  # the engine takes the calibration's
             keys.append((("engine", e, name), lo, hi))
     for key, lo, hi in keys:  # a start outside its range is clamped before the first sweep is measured
@@ -288,7 +294,7 @@ def write(trial: Trial, band: tuple, ar_band: tuple) -> None:
     text = eng_path.read_text()
     for key, spec in trial.engines.items():
         for name, _, _ in ENGINE:
-            if name == "attention_efficiency" and not spec.attention_efficiency:
+            if name in OWN and not getattr(spec, name):
                 continue
             text = _set_value(text, f"engine.{key}", name, getattr(spec, name))
     eng_path.write_text(text)
