@@ -70,12 +70,14 @@ def report(results, title: str) -> bool:
     for table, xs in sorted(by_table.items()):
         s = summary(xs)
         tps = " ".join(f"TP{tp}:{_pct(v)}" for tp, v in s["by_tp"].items())
-        print(f"{table:64s} {s['n']:4d} {_pct(s['median']):>7s} {100 * s['median_abs']:6.0f}% {100 * s['max_abs']:6.0f}%  {tps}")
+        print(f"{table:64s} {s['n']:4d} {_pct(s['median']):>7s} {100 * s['median_abs']:6.0f}% "
+              f"{100 * s['max_abs']:6.0f}%  {tps}")
     s = summary(results)
     print("by TP size: " + ", ".join(f"TP{tp} {_pct(v)} ({sum(1 for x in results if x['row'].tp == tp)} rows)"
                                      for tp, v in s["by_tp"].items()))
     ok = {"median": s["median_abs"] <= TARGETS["median"], "max": s["max_abs"] <= TARGETS["max"],
-          "tp_trend": s["tp_trend"] is not None and s["tp_trend"] <= TARGETS["tp_trend"], "roofline": s["beats_roofline"] == 0}
+          "tp_trend": s["tp_trend"] is not None and s["tp_trend"] <= TARGETS["tp_trend"],
+          "roofline": s["beats_roofline"] == 0}
     trend = f"{100 * s['tp_trend']:.0f} points" if s["tp_trend"] is not None else "n/a (no TP1 and TP8 rows)"
     print(f"median |error| {100 * s['median_abs']:.1f}% (target <= 15%: {'ok' if ok['median'] else 'MISSED'}); "
           f"max |error| {100 * s['max_abs']:.0f}% (target <= 35%: {'ok' if ok['max'] else 'MISSED'}); "
@@ -128,8 +130,9 @@ def main() -> None:
         print()
         for x in sorted(results, key=lambda x: -abs(x["err"])):
             r, e = x["row"], x["exp"]
-            print(f"{_pct(x['err']):>6s} {r.split[:3]} {r.source:60s} {r.engine} {r.model} {r.gpu} {r.dtype} TP{r.tp} PP{r.pp} "
-                  f"b{r.batch} {r.input_len}/{r.output_len} {r.metric} measured {r.value:g} expected {e.expected:.4g}")
+            print(f"{_pct(x['err']):>6s} {r.split[:3]} {r.source:60s} {r.engine} {r.model} {r.gpu} {r.dtype} "
+                  f"TP{r.tp} PP{r.pp} b{r.batch} {r.input_len}/{r.output_len} {r.metric} measured {r.value:g} "
+                  f"expected {e.expected:.4g}")
     print(f"\ntargets met: fit {'yes' if fit_ok else 'no'}, validation {'yes' if val_ok else 'no'}")
 
 

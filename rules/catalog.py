@@ -287,6 +287,9 @@ class EngineSpec:
     custom_allreduce_max_ranks: int = 8
     custom_allreduce_pcie_pairs: bool = False  # also on 2 GPUs joined only by PCIe P2P
     attention_efficiency: float = 0.0  # share of HBM bandwidth its decode attention reaches; 0 = calibration.toml's
+    # fixed GPU time of one kernel where the engine's kernels differ from the usual (compiled and fused,
+    # replayed from a CUDA graph); 0 = calibration.toml's kernel_overhead_us
+    kernel_overhead_us: float = 0.0
     # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all); other
     # shapes run one thread block per query head on CUDA cores (rules.step_model)
     grouped_decode_attention: tuple[str, ...] = ("any",)
@@ -494,6 +497,9 @@ class Calibration:
     per_head_ops: dict  # CUDA-core operations per KV element per query head: "kv16" (16-bit KV), "kv8" (8-bit)
     gemm_ceiling: dict
     tile_overhead_k: float
+    overlap_p: float  # how fully a kernel overlaps its memory stream with its math (p-norm of the two times)
+    expert_gemm_efficiency: float  # share of the dense GEMM rate a grouped (MoE expert) GEMM reaches
+    gpu_speed_cv: float  # relative spread in speed between GPUs of one TP group
     gemm_efficiency: dict
     nccl: dict
     eager_extra_us: float  # a collective launched from the host instead of a CUDA graph
@@ -554,9 +560,9 @@ def _load_calibration(path: Path) -> Calibration:
             raise InputError(f"{where}: table [{name}] is missing")
         return value
 
-    kernels, per_head, ceiling, shape, gemm, nccl, launch, band, ar_band = (
+    kernels, per_head, ceiling, shape, gemm, nccl, sync, launch, band, ar_band = (
         table(n) for n in ("kernels", "per_head_attention", "gemm_ceiling", "gemm_shape", "gemm_efficiency", "nccl",
-                           "launch", "band", "allreduce_band"))
+                           "sync", "launch", "band", "allreduce_band"))
     custom = {}
     for key, entry in table("custom").items():
         if not isinstance(entry, dict):
@@ -573,6 +579,9 @@ def _load_calibration(path: Path) -> Calibration:
         per_head_ops={k: number(per_head, k, "per_head_attention") for k in ("kv16", "kv8")},
         gemm_ceiling={k: number(ceiling, k, "gemm_ceiling") for k in ceiling},
         tile_overhead_k=number(shape, "tile_overhead_k", "gemm_shape"),
+        overlap_p=number(shape, "overlap_p", "gemm_shape"),
+        expert_gemm_efficiency=number(shape, "expert_gemm_efficiency", "gemm_shape"),
+        gpu_speed_cv=number(sync, "gpu_speed_cv", "sync"),
         gemm_efficiency={k: number(gemm, k, "gemm_efficiency") for k in gemm},
         nccl={k: number(nccl, k, "nccl") for k in nccl},
         eager_extra_us=number(launch, "eager_extra_us", "launch"),

@@ -35,7 +35,9 @@ NCCL_NVLINK_HOP_US = 0.6
 @dataclass(frozen=True)
 class AllReduceTime:
     us: float
-    impl: str  # what ran: "NCCL ring", "NCCL SHM" (a ring staged through host memory), "NCCL tree", "NCCL NVLS", "vllm custom"
+    # what ran: "NCCL ring", "NCCL SHM" (a ring staged through host memory), "NCCL tree", "NCCL NVLS",
+    # "vllm custom"
+    impl: str
 
 
 def ring_bus_factor(nranks: int) -> float:
@@ -64,7 +66,8 @@ def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int
     """What one all-reduce takes on a healthy system running `engine` (see the module doc).
 
     ic: the TP group's fabric; nodes: how many nodes the group spans; p2p: False where the GPUs
-    cannot reach each other by PCIe peer-to-peer (NCCL uses SHM); link_gbs: the GPU's own NVLink rate per direction (sets a custom kernel's bandwidth).
+    cannot reach each other by PCIe peer-to-peer (NCCL uses SHM); link_gbs: the GPU's own NVLink
+    rate per direction (sets a custom kernel's bandwidth).
     """
     if nranks <= 1:
         return AllReduceTime(0.0, "none")
@@ -76,7 +79,8 @@ def expected(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int
     return min(options, key=lambda t: t.us)
 
 
-def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int, p2p: bool) -> bool:
+def _custom_applies(engine: EngineSpec, ic: InterconnectSpec, nranks: int, size_bytes: float, nodes: int,
+                    p2p: bool) -> bool:
     if not engine.custom_allreduce or nodes > 1 or nranks > engine.custom_allreduce_max_ranks:
         return False
     if size_bytes >= engine.custom_allreduce_max_bytes:
@@ -146,7 +150,8 @@ def custom(key: str, nranks: int, size_bytes: float, *, graphs: bool = True, lin
     """An engine's own one-shot/two-shot all-reduce: a fixed cost that grows slowly with the rank
     count, and the bytes at the kernel's achieved share of the NVLink rate."""
     spec = catalog.calibration().custom[key]
-    fixed = spec.base_us + (0.0 if graphs else eager_extra_us(nranks)) + spec.per_doubling_us * math.log2(max(nranks, 2) / 2)
+    fixed = (spec.base_us + (0.0 if graphs else eager_extra_us(nranks))
+             + spec.per_doubling_us * math.log2(max(nranks, 2) / 2))
     bus = spec.bus_gbs_per_link_gbs * link_gbs * 1e3
     return AllReduceTime(fixed + ring_bus_factor(nranks) * size_bytes / bus, f"{key} custom")
 

@@ -151,9 +151,9 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     one = req.predict(1, 1, 1, 1)
     usable = roofline.usable_gb(gpu, engine)
     if options and options[0].tp == 1:
-        steps.append(f"Fits on one GPU: {one.weights_gb_per_gpu:.1f} GB of weights + {one.reserved_gb:.1f} GB for activations, "
-                     f"graphs and buffers + {one.kv_gb_per_seq_per_gpu:.2f} GB of KV per {context}-token sequence <= "
-                     f"{usable:.1f} GB usable, so TP1 x DP{gpus} (no communication) is a candidate.")
+        steps.append(f"Fits on one GPU: {one.weights_gb_per_gpu:.1f} GB of weights + {one.reserved_gb:.1f} GB for "
+                     f"activations, graphs and buffers + {one.kv_gb_per_seq_per_gpu:.2f} GB of KV per {context}-token "
+                     f"sequence <= {usable:.1f} GB usable, so TP1 x DP{gpus} (no communication) is a candidate.")
     elif options:
         steps.append(f"Does not fit on one GPU ({one.weights_gb_per_gpu:.1f} GB of weights; {usable:.1f} GB usable): "
                      f"the smallest TP within a node that leaves a KV budget is TP{options[0].tp}.")
@@ -171,7 +171,8 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
         steps.append(f"MoE: spread the {model.experts} experts over the {chosen.ep} GPUs of the TP x DP group (expert "
                      f"parallel, {chosen.experts_per_gpu:g} experts per GPU), attention by TP{chosen.tp}.")
     # for a stricter latency SLO: the layout with the lowest ITL, where it is lower than the chosen one's
-    fallback = min((o for o in options if o is not chosen and o.itl_ms < chosen.itl_ms), key=lambda o: o.itl_ms, default=None)
+    fallback = min((o for o in options if o is not chosen and o.itl_ms < chosen.itl_ms), key=lambda o: o.itl_ms,
+                   default=None)
     return Plan(
         model=model.key, model_name=model.name, gpu=gpu.key, gpu_name=gpu.name, gpus=gpus,
         engine=engine.key, engine_name=engine.name, launch=engine.launch, launch_flags=engine.launch_flags,
@@ -209,11 +210,11 @@ def _pipeline_options(req: Request, node: int, tps: list[int], one, steps: list[
         o = option(req, tp, pp)
         if o:
             if tp * pp > node:
-                steps.append(f"Does not fit in one node even at TP{tp}; TP{tp} within each node and PP{pp} across nodes "
-                             f"({math.ceil(tp * pp / node)} nodes per replica).")
+                steps.append(f"Does not fit in one node even at TP{tp}; TP{tp} within each node and PP{pp} across "
+                             f"nodes ({math.ceil(tp * pp / node)} nodes per replica).")
             else:
-                steps.append(f"TP{tp}, the largest TP that divides {gpus} GPU(s), {model.heads} heads and {model.kv_heads} KV "
-                             f"heads, does not fit; "
+                steps.append(f"TP{tp}, the largest TP that divides {gpus} GPU(s), {model.heads} heads and "
+                             f"{model.kv_heads} KV heads, does not fit; "
                              f"PP{pp} splits the {model.layers} layers over {tp * pp} GPUs instead"
                              + (" (no TP all-reduce)." if tp == 1 else "."))
             return [o] + [x for x in (option(req, tp, q) for q in range(pp + 1, gpus // tp + 1)

@@ -121,7 +121,7 @@ class Prediction:
     compute_ms_expected: float
     allreduce_us_expected: float  # one all-reduce
     allreduce_impl: str  # which implementation the engine runs at this size
-    allreduce_ms_per_step_expected: float
+    allreduce_ms_per_step_expected: float  # the collectives alone; the wait for the slowest GPU is its own term
     launch_ms_expected: float  # kernel overheads + host launches the GPU waits for
     host_ms_expected: float  # the engine's host time per step
     decode_step_ms_expected: float
@@ -161,7 +161,8 @@ class Prediction:
         """The decode step per GPU, term by term in ms, to set beside a measured breakdown.
 
         Expected: additive (each kernel's streaming, its compute beyond streaming, its fixed
-        cost, the all-reduces, host launches, host time, PP send/recv) and summing to the step.
+        cost, the all-reduces, the wait for the slowest GPU, host launches, host time, PP
+        send/recv) and summing to the step.
         Roofline: memory and compute overlap (the larger counts), all-reduce and PP add on top.
         """
         if expected:
@@ -333,7 +334,8 @@ class PassTime:
         return max(self.memory_ms, self.compute_ms) + self.allreduce_ms
 
 
-def roofline_pass(work: Work, gpu: GpuSpec, fabric: InterconnectSpec, tp: int, nodes: int, compute_dtype: str) -> PassTime:
+def roofline_pass(work: Work, gpu: GpuSpec, fabric: InterconnectSpec, tp: int, nodes: int,
+                  compute_dtype: str) -> PassTime:
     bw = gpu.hbm_gbs * 1e9
     ar_us = collectives.roofline_us(fabric, tp, work.message_bytes, nodes=nodes)
     return PassTime(
@@ -358,7 +360,8 @@ def allreduce_time_us(interconnect: InterconnectSpec, nranks: int, size_bytes: f
                                 graphs=graphs, p2p=p2p).us
 
 
-def tp_fabric(gpu: GpuSpec, tp: int, gpus_per_node: int, interconnect=None, network=None) -> tuple[InterconnectSpec, int]:
+def tp_fabric(gpu: GpuSpec, tp: int, gpus_per_node: int, interconnect=None,
+              network=None) -> tuple[InterconnectSpec, int]:
     """The fabric a TP group's all-reduce runs on, and how many nodes it spans."""
     nodes = math.ceil(tp / gpus_per_node)
     if nodes > 1:
@@ -429,9 +432,10 @@ def default_kv_dtype(dtype: str, engine: EngineSpec) -> str:
     return "fp16" if dtype == "fp16" else "bf16"
 
 
-def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: int = 1, prompt: int = 1024, context: int | None = None,
-            dtype: str | None = None, kv_dtype: str | None = None, interconnect=None, mbu: float | None = None,
-            mfu: float | None = None, gpus_per_node: int = 8, network=None, engine: EngineSpec | None = None,
+def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: int = 1, prompt: int = 1024,
+            context: int | None = None, dtype: str | None = None, kv_dtype: str | None = None, interconnect=None,
+            mbu: float | None = None, mfu: float | None = None, gpus_per_node: int = 8, network=None,
+            engine: EngineSpec | None = None,
             output: int | None = None, quant_group: int | None = None) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
@@ -459,10 +463,12 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     problems = validity(model, tp, pp, dtype)
     if dtype == "fp8" and not gpu.fp8_tflops:
         problems.append(Problem("no_fp8", "other", "info",
-                                f"{gpu.name} has no FP8 tensor cores: FP8 weights are upcast, compute runs at the 16-bit rate"))
+                                f"{gpu.name} has no FP8 tensor cores: FP8 weights are upcast, compute runs at "
+                                "the 16-bit rate"))
     if nodes > 1:
         problems.append(Problem("tp_spans_nodes", "cross_node_tp", "warning",
-                                f"TP={tp} spans {nodes} nodes of {gpus_per_node} GPUs: every layer's all-reduce crosses {fabric.name}"))
+                                f"TP={tp} spans {nodes} nodes of {gpus_per_node} GPUs: every layer's all-reduce "
+                                f"crosses {fabric.name}"))
 
     # memory fit
     usable = usable_gb(gpu, eng)
@@ -474,9 +480,10 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     shortfall = max(0.0, weights_gb + reserve + batch * kv_seq_gb - usable)
     if shortfall > 0:
         what = "the weights alone" if usable < weights_gb + reserve else f"weights + KV for {batch} x {context} tokens"
+        need_gb = weights_gb + reserve + (batch * kv_seq_gb if budget >= 0 else 0)
         problems.append(Problem("does_not_fit", "other", "error",
-                                f"{what} need {weights_gb + reserve + (batch * kv_seq_gb if budget >= 0 else 0):.1f} GB per "
-                                f"GPU with {reserve:.1f} GB the engine keeps for activations, graphs and buffers; "
+                                f"{what} need {need_gb:.1f} GB per GPU with {reserve:.1f} GB the engine keeps for "
+                                "activations, graphs and buffers; "
                                 f"{usable:.1f} GB usable ({eng.memory_utilization:.0%} of {gpu.memory_gb:g} GiB): "
                                 f"short by {shortfall:.1f} GB"))
 
@@ -504,7 +511,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     many = prefill_work(model, tp, mb, prompt, dtype, kv_dtype, quant_group)
     psr_roof = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
     psr_exp = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, graphs=False) / 1e3 if pp > 1 else 0.0
-    ttft = _pipelined(roofline_pass(one, gpu, fabric, tp, nodes, compute_dtype).total_ms, pp, 1, psr_roof, one_shot=True)
+    ttft = _pipelined(roofline_pass(one, gpu, fabric, tp, nodes, compute_dtype).total_ms, pp, 1, psr_roof,
+                      one_shot=True)
     one_exp = step_model.pass_terms(setting, sequences=1, tokens_per_seq=prompt, context=prompt, prefill=True)
     ttft_exp = _pipelined(one_exp.total_ms, pp, 1, psr_exp, one_shot=True) + eng.host_ms_per_request
     many_roof = roofline_pass(many, gpu, fabric, tp, nodes, compute_dtype)
@@ -517,8 +525,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
 
     # one request batch end to end: prefill, then output - 1 steps at the average context
     mid = prompt + output / 2
-    mid_roof = _pipelined(roofline_pass(decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group), gpu, fabric, tp,
-                                        nodes, compute_dtype).total_ms, pp, m, sendrecv_roof, one_shot=False)
+    mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
+    mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, compute_dtype).total_ms, pp, m, sendrecv_roof,
+                          one_shot=False)
     mid_exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=mid, prefill=False)
     mid_step_exp = _pipelined(mid_exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + eng.host_ms_per_step
     e2e = prefill_ms + (output - 1) * mid_roof
@@ -528,8 +537,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     streamed = (dw.weights_bytes + dw.kv_bytes) * tp * m
     terms = {
         "weights_ms": exp_share.weights_ms, "kv_ms": exp_share.kv_ms, "activation_ms": exp_share.activation_ms,
-        "compute_ms": exp_share.compute_ms, "overhead_ms": exp_share.overhead_ms, "allreduce_ms": exp_share.allreduce_ms,
-        "launch_ms": exp_share.launch_ms, "host_ms": eng.host_ms_per_step, "pp_bubble_ms": bubble,
+        "compute_ms": exp_share.compute_ms, "overhead_ms": exp_share.overhead_ms,
+        "allreduce_ms": exp_share.allreduce_ms, "wait_ms": exp_share.wait_ms, "launch_ms": exp_share.launch_ms,
+        "host_ms": eng.host_ms_per_step, "pp_bubble_ms": bubble,
     }
     return Prediction(
         model=model.key, gpu=gpu.key, engine=eng.key, tp=tp, pp=pp, dp=layout.dp, gpus=layout.gpus, batch=batch,
@@ -552,13 +562,15 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         memory_ms_expected=_r(exp_share.memory_ms, 4), compute_ms_expected=_r(exp_share.compute_ms, 4),
         allreduce_us_expected=_r(exp.allreduce_us, 2), allreduce_impl=exp.allreduce_impl,
         allreduce_ms_per_step_expected=_r(exp_share.allreduce_ms, 4),
-        launch_ms_expected=_r(exp_share.overhead_ms + exp_share.launch_ms, 4), host_ms_expected=_r(eng.host_ms_per_step, 4),
+        launch_ms_expected=_r(exp_share.overhead_ms + exp_share.launch_ms, 4),
+        host_ms_expected=_r(eng.host_ms_per_step, 4),
         decode_step_ms_expected=_r(step_exp, 4), decode_tok_s_expected=_r(1e3 / step_exp),
         decode_tok_s_total_expected=_r(1e3 / step_exp * batch * layout.dp),
         allreduce_share_expected=_r(exp_share.allreduce_ms / step_exp, 3),
         mbu_implied=_r(streamed / tp / m * share / (step_exp / 1e3) / (gpu.hbm_gbs * 1e9), 3),
         prefill_bound=many_roof.bound, ttft_ms=_r(ttft, 3), ttft_ms_expected=_r(ttft_exp, 3),
-        prefill_tok_s=_r(prompt_tokens / prefill_ms * 1e3), prefill_tok_s_expected=_r(prompt_tokens / prefill_ms_exp * 1e3),
+        prefill_tok_s=_r(prompt_tokens / prefill_ms * 1e3),
+        prefill_tok_s_expected=_r(prompt_tokens / prefill_ms_exp * 1e3),
         prefill_tok_s_total_expected=_r(prompt_tokens / prefill_ms_exp * 1e3 * layout.dp),
         ttft_batch_ms=_r(prefill_ms, 3), ttft_batch_ms_expected=_r(eng.host_ms_per_request + prefill_ms_exp, 3),
         itl_ms=_r(mid_roof, 4), itl_ms_expected=_r(mid_step_exp, 4),
@@ -569,15 +581,17 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         problems=problems,
         assumptions={
             "engine": eng.name, "cuda_graphs": eng.cuda_graphs, "stream_efficiency": mbu or cal.stream_efficiency,
-            "gemm_efficiency": mfu or cal.gemm(compute_dtype, gpu), "kernel_overhead_us": cal.kernel_overhead_us,
+            "gemm_efficiency": mfu or cal.gemm(compute_dtype, gpu),
+            "kernel_overhead_us": eng.kernel_overhead_us or cal.kernel_overhead_us,
             "kernels_per_layer": eng.kernels_per_layer, "host_ms_per_step": eng.host_ms_per_step,
             "host_ms_per_request": eng.host_ms_per_request, "allreduce": exp.allreduce_impl,
             "memory_utilization": eng.memory_utilization, "reserved_gb": _r(reserve), "gpus_per_node": gpus_per_node,
             "pp_fabric": pp_fabric.key if pp > 1 else None, "band": [lo, hi],
             "quant_group": quant_group or shapes.DEFAULT_QUANT_GROUP.get(dtype),
             "overlap": "none (communication adds to the step)",
-            "decode_attention": ("grouped (each KV head read once per GQA group)" if step_model.grouped_attention(setting)
-                                 else "one thread block per query head (CUDA cores; engines.toml grouped_decode_attention)"),
+            "decode_attention": (
+                "grouped (each KV head read once per GQA group)" if step_model.grouped_attention(setting)
+                else "one thread block per query head (CUDA cores; engines.toml grouped_decode_attention)"),
             "pp_microbatches": {"decode": m_e, "prefill": m_p, "step_drains": eng.pp_step_drains} if pp > 1 else None,
         },
     )

@@ -47,10 +47,12 @@ COMM_SHARE_FLAT = 0.15
 # Below this batch per replica the all-reduce is latency-bound (16-64 KiB messages).
 SMALL_BATCH = 4
 SOURCE = "prediction:expected"  # the calibrated model; the roofline is named as such where it is quoted
-TERMS = ("weights_ms", "kv_ms", "compute_ms", "overhead_ms", "allreduce_ms", "launch_ms", "pp_bubble_ms", "unexplained_ms")
+TERMS = ("weights_ms", "kv_ms", "compute_ms", "overhead_ms", "allreduce_ms", "wait_ms", "launch_ms", "pp_bubble_ms",
+         "unexplained_ms")
 TERM_NAMES = {
-    "weights_ms": "weight streaming", "kv_ms": "KV-cache and activation streaming", "compute_ms": "GEMM compute beyond streaming",
-    "overhead_ms": "kernels' fixed costs", "allreduce_ms": "all-reduce", "launch_ms": "host time (launches, scheduling)",
+    "weights_ms": "weight streaming", "kv_ms": "KV-cache and activation streaming",
+    "compute_ms": "GEMM compute beyond streaming", "overhead_ms": "kernels' fixed costs", "allreduce_ms": "all-reduce",
+    "wait_ms": "the wait for the TP group's slowest GPU", "launch_ms": "host time (launches, scheduling)",
     "pp_bubble_ms": "pipeline bubble + PP send/recv", "unexplained_ms": "unexplained rest",
 }
 
@@ -96,7 +98,8 @@ class Calibration:
         for dtype, v in self.gemm_tflops.items():
             out.append(f"{dtype} GEMM at {v:.0f} TFLOP/s ({self.gemm_source})")
         for n, curve in sorted(self.allreduce.items()):
-            out.append(f"all-reduce on {n} GPUs: {len(curve)} sizes, {curve[0][0]} B in {curve[0][1]:.1f} us ({curve[0][2]})")
+            out.append(f"all-reduce on {n} GPUs: {len(curve)} sizes, {curve[0][0]} B in {curve[0][1]:.1f} us "
+                       f"({curve[0][2]})")
         return out
 
 
@@ -272,7 +275,8 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         valid=p.valid, model=p.model, gpu=p.gpu, dtype=p.dtype,
         prefill_tok_s=_value(run, "prefill_tok_s"), output_tok_s=_value(run, "output_tok_s"),
         itl_p95_ms=_pvalue(run, "itl_ms", "p95"), ttft_p95_ms=_pvalue(run, "ttft_ms", "p95"),
-        ttft_roofline_ms=p.ttft_ms, launch_expected_ms=p.launch_ms_expected, prefill_tok_s_expected=p.prefill_tok_s_expected,
+        ttft_roofline_ms=p.ttft_ms, launch_expected_ms=p.launch_ms_expected,
+        prefill_tok_s_expected=p.prefill_tok_s_expected,
         capture_calls=cap.calls if cap else None, capture_source=cap.source if cap else None,
         launch_gap_share=cap.gap_share if cap else None, band_low=p.band_low, band_high=p.band_high,
     )
@@ -352,6 +356,8 @@ def _healthy_slowest_us(p, gpu, ref: float) -> float:
 def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float | None = None) -> tuple[dict, list[str]]:
     """The predictor's expected decode terms, with the machine's measured rates where the
     calibration has them (and the launch gaps a capture measured, when given)."""
+    from rules import catalog, step_model
+
     e = p.expected_terms
     how = [f"{p.engine} profile"]
     weights, kv = e["weights_ms"], e["kv_ms"] + e["activation_ms"]
@@ -370,8 +376,11 @@ def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float |
     if launch_ms is not None:  # the GPU's idle gaps between kernels hold every host wait, launches and scheduling alike
         host = launch_ms
         how.append("launch gaps measured in the capture")
+    # the group waits for its slowest GPU in proportion to its GPU work, at these rates too
+    wait = step_model.slowest_gpu_wait_ms(p.tp, weights + kv + compute + e["overhead_ms"],
+                                          catalog.calibration().gpu_speed_cv)
     return {"weights_ms": weights, "kv_ms": kv, "compute_ms": compute, "overhead_ms": e["overhead_ms"],
-            "allreduce_ms": allreduce, "launch_ms": host, "pp_bubble_ms": e["pp_bubble_ms"]}, how
+            "allreduce_ms": allreduce, "wait_ms": wait, "launch_ms": host, "pp_bubble_ms": e["pp_bubble_ms"]}, how
 
 
 # --------------------------------------------------------------------------- judgement
@@ -386,7 +395,8 @@ def _judge(rows: list[ScalingRow]) -> None:
     for r in judged:
         systems.setdefault(same_system(r), {}).setdefault(r.label, []).append(r)
     for by_layout in systems.values():
-        usable = {label: [x.ratio for x in rs if x.position != "faster_than_roofline"] for label, rs in by_layout.items()}
+        usable = {label: [x.ratio for x in rs if x.position != "faster_than_roofline"]
+                  for label, rs in by_layout.items()}
         ratio = {label: statistics.median(v) if v else None for label, v in usable.items()}
         base = min(by_layout, key=lambda lb: (by_layout[lb][0].gpus, by_layout[lb][0].tp))
         hi = next(iter(by_layout.values()))[0].band_high
@@ -457,8 +467,8 @@ def _dp_alternative(rows: list[ScalingRow], cal, specs: dict, kwargs) -> DpAlter
         from rules import roofline
 
         gpu = specs[("gpu", top.gpu)]
-        p = roofline.predict(specs[("model", top.model)], gpu, roofline.Layout(half, 1, 2), batch=top.batch, dtype=top.dtype,
-                             prompt=top.prompt, engine=specs[("engine", top.engine)], **kwargs)
+        p = roofline.predict(specs[("model", top.model)], gpu, roofline.Layout(half, 1, 2), batch=top.batch,
+                             dtype=top.dtype, prompt=top.prompt, engine=specs[("engine", top.engine)], **kwargs)
         if not (p.valid and p.fits):
             return None
         ar_ref, _ = _allreduce_reference(p, cal)
@@ -538,4 +548,5 @@ def goodput(runs, slo: dict, gpus: int) -> Goodput:
         entry.replicas = gpus // entry.gpus if entry.gpus <= gpus else 0
         entry.fleet_goodput = round(entry.goodput * entry.replicas, 2)
     best = max(rows, key=lambda e: e.fleet_goodput, default=None)
-    return Goodput({k: v[2] for k, v in slo.items()}, gpus, rows, best.label if best and best.fleet_goodput > 0 else None)
+    return Goodput({k: v[2] for k, v in slo.items()}, gpus, rows,
+                   best.label if best and best.fleet_goodput > 0 else None)

@@ -2,8 +2,10 @@
 healthy GPU running a given engine delivers it.
 
 A kernel costs a fixed time (calibration `kernel_overhead_us`: launch inside a graph, ramp-up,
-the last partial wave) plus the larger of its bytes at the achieved stream bandwidth and its
-FLOPs at the achieved tensor rate for its shape and dtype. So the bandwidth a step achieves is a
+the last partial wave) plus its bytes at the achieved stream bandwidth and its FLOPs at the
+achieved tensor rate for its shape and dtype, combined as they overlap (the larger far from
+the ridge point, more than either near it: `overlapped`); a grouped expert GEMM runs at a
+share of the dense rate (`expert_gemm_efficiency`). So the bandwidth a step achieves is a
 function of the bytes per kernel: near the stream efficiency when each GPU holds large matrices,
 falling as TP shrinks them (the implied MBU of published runs falls from ~0.7 at TP1 to 0.3-0.4
 at TP8), and the FLOPs a GEMM achieves falls when its output tiles do not fill the GPU's SMs.
@@ -12,7 +14,8 @@ Per decoder layer: its GEMMs (rules.shapes.layer_matrices), one attention kernel
 engine's other kernels (norms, rotary, activation, residual adds: `kernels_per_layer` minus
 a dense layer's four GEMMs and its attention; an MoE layer adds its routing) with the
 activation traffic; per pass the LM head and a few sampling kernels; every all-reduce at the
-engine's implementation (rules.collectives). Without CUDA graphs the host launches every
+engine's implementation (rules.collectives), and apart from them the wait for the group's slowest
+GPU (`slowest_gpu_wait_ms`). Without CUDA graphs the host launches every
 kernel, so a pass takes at least kernels x `launch_us`. The engine's host time per step and per
 request is added by the caller (rules.roofline), once. A decode attention kernel that runs one
 thread block per query head (grouped_attention false) may be bound by its CUDA-core work.
@@ -20,6 +23,7 @@ thread block per query head (grouped_attention false) may be bound by its CUDA-c
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 
@@ -43,8 +47,8 @@ class PassTerms:
 
     weights/kv/activation: their bytes at the achieved stream bandwidth; compute: GEMM and
     attention time beyond their streaming (compute-bound kernels); overhead: the fixed time of
-    every kernel; allreduce: every all-reduce; launch: host launch time the GPU waits for
-    (no CUDA graphs only).
+    every kernel; allreduce: every all-reduce; wait: the TP group's wait at its all-reduces for
+    its slowest GPU; launch: host launch time the GPU waits for (no CUDA graphs only).
     """
 
     weights_ms: float = 0.0
@@ -53,6 +57,7 @@ class PassTerms:
     compute_ms: float = 0.0
     overhead_ms: float = 0.0
     allreduce_ms: float = 0.0
+    wait_ms: float = 0.0
     launch_ms: float = 0.0
     kernels: int = 0
     allreduces: int = 0
@@ -65,12 +70,13 @@ class PassTerms:
 
     @property
     def total_ms(self) -> float:
-        return self.memory_ms + self.compute_ms + self.overhead_ms + self.allreduce_ms + self.launch_ms
+        return self.memory_ms + self.compute_ms + self.overhead_ms + self.allreduce_ms + self.wait_ms + self.launch_ms
 
     def scaled(self, factor: float) -> "PassTerms":
         """Per-GPU share of a pass over `factor` of the layers (PP: m microbatches / pp stages)."""
         out = PassTerms(**{f.name: getattr(self, f.name) for f in fields(self)})
-        for name in ("weights_ms", "kv_ms", "activation_ms", "compute_ms", "overhead_ms", "allreduce_ms", "launch_ms"):
+        for name in ("weights_ms", "kv_ms", "activation_ms", "compute_ms", "overhead_ms", "allreduce_ms", "wait_ms",
+                     "launch_ms"):
             setattr(out, name, getattr(self, name) * factor)
         return out
 
@@ -133,7 +139,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     model, cal = s.model, s.cal
     tokens = sequences * tokens_per_seq
     bw = s.stream_bw()
-    over = cal.kernel_overhead_us
+    over = s.engine.kernel_overhead_us or cal.kernel_overhead_us
     t = PassTerms()
     us = {"weights": 0.0, "kv": 0.0, "act": 0.0, "compute": 0.0}
     kernels = 0
@@ -147,7 +153,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         us["weights"] += weights_b / bw
         us["kv"] += kv_b / kv_bw
         us["act"] += act_b / bw
-        us["compute"] += max(0.0, flops / rate - stream) if rate else 0.0
+        us["compute"] += overlapped(stream, flops / rate if rate else 0.0, cal.overlap_p) - stream
 
     touched = shapes.experts_touched(model, tokens) if model.is_moe else 0.0
     keys = shapes.attended(model, context)
@@ -163,8 +169,10 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             m = tokens * mat.tokens_share
             groups = touched if mat.expert else 1.0  # a grouped GEMM: one m x n output per expert read
             flops = 2.0 * tokens * mat.params / groups * (model.experts_active if mat.expert else 1.0)
+            rate = (s.tensor_rate(s.compute_dtype, m, mat.n, mat.k)
+                    * (cal.expert_gemm_efficiency if mat.expert else 1.0))
             kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * groups * count,
-                   flops * count, s.tensor_rate(s.compute_dtype, m, mat.n, mat.k))
+                   flops * count, rate)
         if prefill:  # causal attention over the prompt; K and V written once
             flops = tokens * shapes.attention_flops_per_token(model, s.tp, keys / 2, layers=1)
             kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
@@ -184,7 +192,8 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     head_tokens = sequences  # logits only for the last token of each sequence
     head_params = model.lm_head_params() / s.tp
     kernel(head_params * shapes.edge_bytes(s.dtype), 0.0, head_tokens * (model.hidden + model.vocab / s.tp) * 2.0,
-           2.0 * head_tokens * head_params, s.tensor_rate(s.compute_dtype, head_tokens, model.vocab / s.tp, model.hidden))
+           2.0 * head_tokens * head_params,
+           s.tensor_rate(s.compute_dtype, head_tokens, model.vocab / s.tp, model.hidden))
     kernels += 1 + STEP_KERNELS
     t.kernels = kernels
     t.weights_ms, t.kv_ms, t.activation_ms, t.compute_ms = (us[k] / 1e3 for k in ("weights", "kv", "act", "compute"))
@@ -196,10 +205,41 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
                                   graphs=graphs, p2p=s.p2p, link_gbs=s.gpu.nvlink_gbs or None)
         t.allreduce_us, t.allreduce_impl = ar.us, ar.impl
         t.allreduce_ms = t.allreduces * ar.us / 1e3
+        t.wait_ms = slowest_gpu_wait_ms(s.tp, t.memory_ms + t.compute_ms + t.overhead_ms, s.cal.gpu_speed_cv)
     if not s.engine.cuda_graphs or prefill:
         host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
     return t
+
+
+def slowest_gpu_wait_ms(tp: int, gpu_ms: float, cv: float) -> float:
+    """How long a TP group's all-reduces wait for its slowest GPU in a pass of `gpu_ms` of GPU work:
+    GPUs of one model differ in speed with relative spread `cv` (calibration.toml [sync]), and the
+    slowest of `tp` sits E[max of tp normals] spreads above the mean."""
+    return cv * expected_max_normal(tp) * gpu_ms
+
+
+@functools.lru_cache(maxsize=None)
+def expected_max_normal(n: int) -> float:
+    """E[max of n independent standard normals] (0 for one, 0.564 for two, 1.424 for eight): how
+    far the slowest of n GPUs sits above their mean speed, in standard deviations."""
+    if n <= 1:
+        return 0.0
+    step, total = 0.01, 0.0
+    for i in range(-800, 801):
+        x = i * step
+        pdf = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+        total += x * n * pdf * (0.5 * (1 + math.erf(x / math.sqrt(2)))) ** (n - 1) * step
+    return total
+
+
+def overlapped(stream_us: float, math_us: float, p: float) -> float:
+    """Time of a kernel that streams for `stream_us` and computes for `math_us`: the p-norm of
+    the two. Far from the ridge point the larger one sets the time (a decode GEMV, a long
+    prefill GEMM); near it (a prefill of a few hundred tokens) loads and MMAs do not overlap
+    fully and the time exceeds both (calibration.toml [gemm_shape] overlap_p)."""
+    hi, lo = max(stream_us, math_us), min(stream_us, math_us)
+    return hi * (1.0 + (lo / hi) ** p) ** (1.0 / p) if hi > 0 else 0.0
 
 
 def grouped_attention(s: Setting) -> bool:

@@ -62,7 +62,8 @@ def cross_node_tp(facts: Facts, predictions=None):
         )
     elif nodes >= 1 and tp <= per_node:
         yield passed("workload.cross_node_tp", "Tensor parallelism stays within one node",
-                     f"TP={tp} fits in the {per_node} GPUs of a node.", [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node}")], 0.4)
+                     f"TP={tp} fits in the {per_node} GPUs of a node.",
+                     [ev(tp_src, "tensor-parallel size", tp, f"<= {per_node}")], 0.4)
 
 
 def _line(source: str) -> tuple[str, int]:
@@ -92,13 +93,14 @@ def eager_mode(facts: Facts, predictions=None):
     if not eager:
         explicit = [w for w in facts.of(Workload) if w.eager is False]
         graph_notes = [(src, text) for src, text in claims.texts(facts)
-                       if re.search(r"(?:using|with|enabled?)\s+cuda[ -]?graphs?|cuda[ -]?graphs? (?:on|enabled)", text, re.I)]
+                       if re.search(r"(?:using|with|enabled?)\s+cuda[ -]?graphs?|cuda[ -]?graphs? (?:on|enabled)",
+                                    text, re.I)]
         graph_notes += [(n.source, n.text) for n in facts.of(Note) if n.kind not in ("description",)
                         and re.search(r"using cuda[ -]?graphs?", n.text, re.I)]
         if explicit or graph_notes:
             src = explicit[0].source if explicit else graph_notes[0][0]
-            yield passed("workload.eager_mode", "CUDA graphs are on", "The engine captures decode steps as CUDA graphs.",
-                         [ev(src, "CUDA graphs", "on", "on")], 0.55)
+            yield passed("workload.eager_mode", "CUDA graphs are on",
+                         "The engine captures decode steps as CUDA graphs.", [ev(src, "CUDA graphs", "on", "on")], 0.55)
         return
     w = eager[0]
     pairs = _eager_pairs(facts)
@@ -113,7 +115,8 @@ def eager_mode(facts: Facts, predictions=None):
         evidence.append(ev(fast, f"{fast.metric} with CUDA graphs", fast.value, unit=fast.unit))
         if slow.value < 0.9 * fast.value:
             confidence = 0.9
-            summary_extra = f" The attached runs show it: {slow.value:g} vs {fast.value:g} {slow.unit or ''} with graphs."
+            summary_extra = (f" The attached runs show it: {slow.value:g} vs {fast.value:g} {slow.unit or ''} "
+                             "with graphs.")
     yield make(
         "workload.eager_mode", "eager_mode", "warning", confidence,
         "The engine runs without CUDA graphs (eager mode)",
@@ -158,13 +161,16 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
         problems.append(ev(f"catalog model {spec.key}", "KV heads neither divisible by TP nor a divisor of it", kv, tp))
     if not problems:
         yield passed("workload.tp_not_dividing_heads", f"TP={tp} divides the model's heads",
-                     f"{heads} attention heads" + (f" and {kv} KV heads" if kv else "") + f" split evenly over {tp} GPUs.",
-                     [ev(heads_src, "attention heads", heads, f"multiple of {tp}"), ev(tp_src, "tensor-parallel size", tp)], 0.4)
+                     f"{heads} attention heads" + (f" and {kv} KV heads" if kv else "")
+                     + f" split evenly over {tp} GPUs.",
+                     [ev(heads_src, "attention heads", heads, f"multiple of {tp}"),
+                      ev(tp_src, "tensor-parallel size", tp)], 0.4)
         return
     good = [d for d in (1, 2, 4, 8, 16) if heads % d == 0 and d != tp]
     yield make(
         "workload.tp_not_dividing_heads", "tp_not_dividing_heads", "critical", 0.95,
-        heads_title(tp, heads) if heads % tp else f"TP={tp} does not split the model's {kv} KV heads: the layout cannot run",
+        heads_title(tp, heads) if heads % tp
+        else f"TP={tp} does not split the model's {kv} KV heads: the layout cannot run",
         "Tensor parallelism gives each GPU a whole number of attention heads, so the TP size must divide the "
         "head count; engines refuse to start (or pad and waste GPUs) otherwise.",
         problems + [ev(tp_src, "tensor-parallel size", tp)],
@@ -213,8 +219,9 @@ def latency_bound_small_batch(facts: Facts, predictions=None):
     lo, hi = by_tp[tps[0]], by_tp[tps[-1]]
     measured = hi.value / lo.value
     evidence = [ev(lo, f"{metric} at TP={tps[0]}, batch 1", lo.value, unit=lo.unit),
-                ev(hi, f"{metric} at TP={tps[-1]}, batch 1 (expected: TP={tps[0]} x {tps[-1] / tps[0]:g}, ideal scaling)",
-                   hi.value, round(lo.value * tps[-1] / tps[0], 1), lo.unit)]
+                ev(hi, f"{metric} at TP={tps[-1]}, batch 1 "
+                   f"(expected: TP={tps[0]} x {tps[-1] / tps[0]:g}, ideal scaling)", hi.value,
+                   round(lo.value * tps[-1] / tps[0], 1), lo.unit)]
     p_lo, p_hi = predict_layout(facts, tps[0], 1), predict_layout(facts, tps[-1], 1)
     predicted = consistent = None
     if p_lo and p_hi and p_lo.decode_tok_s_expected:
@@ -265,7 +272,8 @@ def pp_network(facts: Facts, predictions=None):
     detail = ""
     if model is not None:
         per_token = model.hidden * 2
-        evidence.append(ev(f"catalog model {model.key}", "activation bytes crossing a stage boundary per token (bf16)", per_token, unit="bytes"))
+        evidence.append(ev(f"catalog model {model.key}", "activation bytes crossing a stage boundary per token (bf16)",
+                           per_token, unit="bytes"))
         detail = (f" For {model.name} that is {per_token / 1024:g} KiB per token per boundary — microseconds on any "
                   "datacenter network, against a decode step of tens of milliseconds.")
     yield make(

@@ -44,6 +44,10 @@ GLOBAL = [
     # an unbounded fit takes ~1400 and leaves A100 prefill at 55 % of peak where TensorRT-LLM measures
     # ~77 % (GPT-J 6B, 2048 tokens, 102.8 ms: trtllm-perf-v0.8.0-ttft-bs1.csv)
     ("kernels", "attention_efficiency", 0.15, 0.98), ("gemm_shape", "tile_overhead_k", 64.0, 384.0),
+    # memory/math overlap near the ridge point: p = 1.5 is close to adding the two, 8 to the larger alone
+    ("gemm_shape", "overlap_p", 1.5, 8.0), ("gemm_shape", "expert_gemm_efficiency", 0.3, 1.0),
+    # GPUs of one model differ in speed by a few per cent (Sinha et al., SC 2022)
+    ("sync", "gpu_speed_cv", 0.001, 0.05),
     # a per-query-head attention kernel: at least a load and a multiply-add per KV element and head
     ("per_head_attention", "kv16", 2.0, 16.0), ("per_head_attention", "kv8", 2.0, 16.0),
     ("gemm_efficiency", "bf16", 0.3, 1.0),
@@ -57,7 +61,12 @@ GLOBAL = [
     ("custom.vllm", "bus_gbs_per_link_gbs", 0.02, 1.0), ("custom.trtllm", "base_us", 2.0, 25.0),
     ("custom.trtllm", "per_doubling_us", 0.01, 10.0), ("custom.trtllm", "bus_gbs_per_link_gbs", 0.02, 1.0),
 ]
-ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98)]
+ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98),
+          # a graph-replayed tiny kernel takes under a microsecond (CUDA.jl: 80 broadcast kernels in 70 us
+          # as one graph, https://cuda.juliagpu.org/dev/usage/graphs/); no engine's is above the generic one's
+          ("kernel_overhead_us", 0.9, 12.0)]
+# constants an engine has only where its profile sets them (0 there = the calibration's)
+OWN = ("attention_efficiency", "kernel_overhead_us")
 # engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5
 # differs from later releases in its decode attention kernel, not its host side; its fit rows are all
 # throughput, which cannot tell the per-request time apart)
@@ -101,7 +110,7 @@ class Trial:
         if key[0] == "engine":
             return getattr(self.engines[key[1]], key[2])
         section, name = key
-        if section in ("kernels", "gemm_shape"):
+        if section in ("kernels", "gemm_shape", "sync"):
             return getattr(self.cal, name)
         if section == "gemm_efficiency":
             return self.cal.gemm_efficiency[name]
@@ -120,7 +129,7 @@ class Trial:
             return
         section, name = key
         cal = self.cal
-        if section in ("kernels", "gemm_shape"):
+        if section in ("kernels", "gemm_shape", "sync"):
             cal = dataclasses.replace(cal, **{name: value})
         elif section == "gemm_efficiency":
             gemm = {**cal.gemm_efficiency, name: value}
@@ -135,7 +144,8 @@ class Trial:
             cal = dataclasses.replace(cal, eager_extra_us=value)
         else:
             key2 = section.split(".", 1)[1]
-            cal = dataclasses.replace(cal, custom={**cal.custom, key2: dataclasses.replace(cal.custom[key2], **{name: value})})
+            kernel = dataclasses.replace(cal.custom[key2], **{name: value})
+            cal = dataclasses.replace(cal, custom={**cal.custom, key2: kernel})
         self.cal = cal
 
 
@@ -205,7 +215,7 @@ def fit(sweeps: int = 4, verbose: bool = True) -> tuple[Trial, Objective]:
     keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
     for e in sorted(engines - set(TIED)):
         for name, lo, hi in ENGINE:
-            if name == "attention_efficiency" and not trial.engines[e].attention_efficiency:
+            if name in OWN and not getattr(trial.engines[e], name):
                 continue  # the engine takes the calibration's
             keys.append((("engine", e, name), lo, hi))
     for key, lo, hi in keys:  # a start outside its range is clamped before the first sweep is measured
@@ -284,7 +294,7 @@ def write(trial: Trial, band: tuple, ar_band: tuple) -> None:
     text = eng_path.read_text()
     for key, spec in trial.engines.items():
         for name, _, _ in ENGINE:
-            if name == "attention_efficiency" and not spec.attention_efficiency:
+            if name in OWN and not getattr(spec, name):
                 continue
             text = _set_value(text, f"engine.{key}", name, getattr(spec, name))
     eng_path.write_text(text)

@@ -63,7 +63,8 @@ def test_llama3_70b_fp8_on_8_h100_at_8k_by_hand():
     assert weights_gb(2) == pytest.approx(36.328, abs=0.001)
     # kept: 8192 x (28672 + 32768) x 2 B = 1.007 GB + 0.131 GB of logits + 0.5 + 0.5 = 2.138 GB
     assert reserved_gb(2) == pytest.approx(2.138, abs=0.001)
-    # KV budget per GPU: 77.309 - 36.328 - 2.138 = 38.843 GB. Each GPU holds 4 of the 8 KV heads, in FP8: 81,920 B/token.
+    # KV budget per GPU: 77.309 - 36.328 - 2.138 = 38.843 GB. Each GPU holds 4 of the 8 KV heads, in FP8:
+    # 81,920 B/token.
     budget = USABLE - weights_gb(2) - reserved_gb(2)
     assert budget == pytest.approx(38.843, abs=0.001)
     tokens = int(budget * 1e9 // (KV_TOKEN / 4))  # 38.843e9 / 81,920 = 474,160 tokens per replica
@@ -84,7 +85,8 @@ def test_llama3_70b_fp8_on_8_h100_at_8k_by_hand():
     # Per-user speed and total throughput are the predictor's expected figures at 16 sequences per replica.
     from rules import roofline
 
-    p = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), roofline.Layout(2, 1, 4), batch=16, prompt=1024, context=8192, dtype="fp8")
+    p = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), roofline.Layout(2, 1, 4), batch=16,
+                         prompt=1024, context=8192, dtype="fp8")
     assert tp2["tok_s_per_user"] == p.decode_tok_s_expected
     assert tp2["tok_s_total"] == pytest.approx(p.decode_tok_s_expected * 64, abs=0.1)
     # The objective (no SLO): the most output tok/s at 64 users, picked from this very table; the headline
@@ -215,8 +217,8 @@ def test_fp8_weights_get_the_kv_cache_their_engine_profile_says_and_the_fix_laun
     """--dtype fp8 with no --kv-dtype: the engine profile's fp8_kv_cache decides the KV dtype, the
     --help says so, and the Fix asks for the KV cache the capacity assumed, in the engine's own
     words (its kv_fp8 flag, or "an FP8 KV cache" where engines.toml gives it none)."""
-    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192", "--concurrency", "64",
-                    "--dtype", "fp8", "--engine", engine)
+    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
+                    "--concurrency", "64", "--dtype", "fp8", "--engine", engine)
     spec = catalog.engine(engine)
     fp8 = spec.fp8_kv_cache
     assert out["inputs"]["kv_dtype"] == ("fp8" if fp8 else "bf16")
@@ -236,20 +238,21 @@ def test_fp8_weights_get_the_kv_cache_their_engine_profile_says_and_the_fix_laun
     ("trtllm", "trtllm-serve", ["--tp_size 8", "--max_seq_len 8192", "--max_batch_size 64", "kv_cache_config"],
      "--tensor-parallel-size"),
     # no launch flags known: the settings are named, no engine's flags borrowed
-    ("generic", "Run 1 replica", ["tensor parallel 8", "8192-token context", "at most 64 sequences", "FP8 KV cache"], "--"),
+    ("generic", "Run 1 replica", ["tensor parallel 8", "8192-token context", "at most 64 sequences", "FP8 KV cache"],
+     "--"),
 ])
 def test_the_fix_launches_with_the_engines_own_flags(engine, command, flags, foreign):
     """Review r3 D1: the Fix printed vLLM's flags for every engine."""
-    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192", "--concurrency", "64",
-                    "--dtype", "fp8", "--engine", engine)
+    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
+                    "--concurrency", "64", "--dtype", "fp8", "--engine", engine)
     fix = next(f["fix"] for f in out["findings"] if f["rule"] == "plan.recommendation")
     assert command in fix and all(f in fix for f in flags), fix
     assert foreign not in fix, fix
 
 
 def test_a_stated_fp8_kv_cache_is_launched_with_it():
-    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192", "--concurrency", "64",
-                    "--engine", "vllm", "--kv-dtype", "fp8")
+    out = plan_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
+                    "--concurrency", "64", "--engine", "vllm", "--kv-dtype", "fp8")
     assert out["inputs"]["kv_dtype"] == "fp8"
     assert "--kv-cache-dtype fp8" in next(f["fix"] for f in out["findings"] if f["rule"] == "plan.recommendation")
 
@@ -270,6 +273,6 @@ def test_the_narrow_layout_names_the_chosen_mark():
 def test_layouts_an_int4_checkpoint_cannot_load_are_not_candidates():
     """Review r3 D2, as predict: Llama-2-7B's FFN 11008 / TP4 = 2752 is not a multiple of Marlin's
     min_thread_k 128, so a group-quantised int4 checkpoint loads only at TP1 and TP2."""
-    out = plan_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "8", "--context", "4096", "--concurrency", "8",
-                    "--dtype", "int4")
+    out = plan_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "8", "--context", "4096",
+                    "--concurrency", "8", "--dtype", "int4")
     assert sorted(o["tp"] for o in out["predictions"]["plan"]["options"]) == [1, 2]

@@ -46,7 +46,8 @@ def test_llama3_70b_tp2_is_21ms_not_10():
     assert p.weights_ms == pytest.approx(20.75, abs=0.02)
     assert 1000 / p.weights_ms == pytest.approx(48.2, abs=0.1)
     assert p.bound == "memory"
-    # the step adds the 160 all-reduces at the fabric's one-hop floor and line rate: ~21 ms, nowhere near the 96 tok/s myth
+    # the step adds the 160 all-reduces at the fabric's one-hop floor and line rate: ~21 ms, nowhere near the
+    # 96 tok/s myth
     assert 20.75 < p.decode_step_ms < 21.5
     assert 46 < p.decode_tok_s < 48.2
     # roofline: memory and compute overlap, the all-reduce adds; expected: every term adds
@@ -88,7 +89,8 @@ def test_allreduce_term_at_batch_1():
         p = predict("llama-3-70b", "h100-sxm", Layout(tp=tp), batch=1, context=1)
         assert p.allreduce_count_per_step == 160
         assert p.allreduce_bytes == 16384
-        assert p.allreduce_impl == "NCCL ring"  # a generic engine: NCCL, no custom kernel; NVLS only pays off for large messages
+        # a generic engine: NCCL, no custom kernel; NVLS only pays off for large messages
+        assert p.allreduce_impl == "NCCL ring"
         by_hand = c["base_us"] + 2 * (tp - 1) * c["hop_us_nvlink"] + 2 * (tp - 1) / tp * 16384 / (ic.achieved_gbs * 1e3)
         assert p.allreduce_us_expected == pytest.approx(by_hand, abs=0.01)
         assert p.allreduce_ms_per_step_expected == pytest.approx(160 * by_hand / 1e3, abs=0.01)
@@ -134,15 +136,18 @@ def test_engine_all_reduce_choice():
     assert collectives.expected(IC("nvswitch3"), 8, 64 << 20, engine=vllm).impl.startswith("NCCL")
     assert collectives.expected(IC("pcie4"), 2, 16384, engine=vllm).impl == "vllm custom"
     assert collectives.expected(IC("pcie4"), 4, 16384, engine=vllm).impl == "NCCL ring"
-    assert collectives.expected(IC("pcie4"), 2, 16384, engine=vllm, p2p=False).impl == "NCCL SHM"  # no P2P: no custom kernel, NCCL via host memory
+    # no P2P: no custom kernel, NCCL via host memory
+    assert collectives.expected(IC("pcie4"), 2, 16384, engine=vllm, p2p=False).impl == "NCCL SHM"
     assert collectives.expected(IC("ib-ndr"), 16, 16384, engine=vllm, nodes=2).impl.startswith("NCCL")
-    assert collectives.expected(IC("nvswitch3"), 8, 16384, engine=catalog.engine("fastertransformer")).impl == "NCCL ring"
+    ft = catalog.engine("fastertransformer")
+    assert collectives.expected(IC("nvswitch3"), 8, 16384, engine=ft).impl == "NCCL ring"
     # a predicted decode step uses it: TP8 Llama-3-70B on H100 under vLLM runs its custom kernel
     p = predict("llama-3-70b", "h100-sxm", Layout(tp=8), engine="vllm")
     assert p.allreduce_impl == "vllm custom" and p.engine == "vllm"
     # a board without PCIe P2P (RTX 4090, stock driver) is modelled with NCCL's SHM path, not P2P latency
     p4090 = predict("llama-3-8b", "rtx-4090", Layout(tp=2))
-    assert p4090.allreduce_us_expected == pytest.approx(collectives.nccl(IC("pcie4"), 2, p4090.allreduce_bytes, p2p=False).us, abs=0.01)
+    shm = collectives.nccl(IC("pcie4"), 2, p4090.allreduce_bytes, p2p=False)
+    assert p4090.allreduce_us_expected == pytest.approx(shm.us, abs=0.01)
 
 
 def test_expected_bandwidth_falls_as_tp_shrinks_each_gpus_matrices():
@@ -168,7 +173,8 @@ def test_quantisation_scales_and_fp8_kv_cache():
     assert predict("llama-3-70b", "h100-sxm", Layout(tp=4), dtype="fp8", engine="trtllm").kv_dtype == "fp8"
     vllm = predict("llama-3-70b", "h100-sxm", Layout(tp=4), dtype="fp8", engine="vllm")
     gen = predict("llama-3-70b", "h100-sxm", Layout(tp=4), dtype="fp8")
-    assert vllm.kv_dtype == "bf16" and gen.kv_gb_per_seq_per_gpu == pytest.approx(vllm.kv_gb_per_seq_per_gpu / 2, rel=1e-3)
+    assert vllm.kv_dtype == "bf16"
+    assert gen.kv_gb_per_seq_per_gpu == pytest.approx(vllm.kv_gb_per_seq_per_gpu / 2, rel=1e-3)
 
 
 def test_prefill_is_compute_bound_and_ttft_follows_flops():
@@ -324,19 +330,21 @@ def _t(size, n, busbw_gbs):
     return size * 2 * (n - 1) / n / (busbw_gbs * 1e3)
 
 
+R14_SIZES = (16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB)  # the six message sizes of each R14 table
+
 MEASURED_ALLREDUCE = [
-    *[("nvswitch3", "h100-sxm", 8, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (29, 38, 33, 51, 112, 324))],
-    *[("nvswitch3", "h100-sxm", 4, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (38, 41, 42, 47, 90, 295))],
-    *[("nvswitch3", "h100-sxm", 2, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (11, 40, 42, 42, 71, 228))],
+    *[("nvswitch3", "h100-sxm", 8, 1, s, t, "R14") for s, t in zip(R14_SIZES, (29, 38, 33, 51, 112, 324))],
+    *[("nvswitch3", "h100-sxm", 4, 1, s, t, "R14") for s, t in zip(R14_SIZES, (38, 41, 42, 47, 90, 295))],
+    *[("nvswitch3", "h100-sxm", 2, 1, s, t, "R14") for s, t in zip(R14_SIZES, (11, 40, 42, 42, 71, 228))],
     ("nvswitch3", "h100-sxm", 2, 1, 64 * KIB, 6.0, "R6"),
     ("nvswitch3", "h100-sxm", 8, 1, 8 * GIB, _t(8 * GIB, 8, 480), "R2"),
     *[("nvswitch3", "h100-sxm", n, 1, 1048576, t, "R7") for n, t in ((2, 19.9), (4, 31.1), (8, 33.8))],
     *[("nvswitch3", "h100-sxm", n, 1, 512, t, "R7") for n, t in ((2, 3.7), (4, 4.8), (8, 5.9))],
     ("nvswitch3", "h100-sxm", 8, 1, 58_000_000, _t(58_000_000, 8, 150), "R5"),
     *[("nvswitch2", "a100-80gb-sxm", n, 1, 8, t, "R11") for n, t in ((2, 10), (4, 16.88), (8, 33.7))],
-    *[("nvswitch2", "a100-80gb-sxm", 8, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (26, 61, 40, 98, 254, 649))],
-    *[("nvswitch2", "a100-80gb-sxm", 4, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (18, 62, 63, 85, 198, 553))],
-    *[("nvswitch2", "a100-80gb-sxm", 2, 1, s, t, "R14") for s, t in zip((16 * KIB, 256 * KIB, MIB, 4 * MIB, 16 * MIB, 64 * MIB), (46, 43, 55, 65, 136, 401))],
+    *[("nvswitch2", "a100-80gb-sxm", 8, 1, s, t, "R14") for s, t in zip(R14_SIZES, (26, 61, 40, 98, 254, 649))],
+    *[("nvswitch2", "a100-80gb-sxm", 4, 1, s, t, "R14") for s, t in zip(R14_SIZES, (18, 62, 63, 85, 198, 553))],
+    *[("nvswitch2", "a100-80gb-sxm", 2, 1, s, t, "R14") for s, t in zip(R14_SIZES, (46, 43, 55, 65, 136, 401))],
     ("nvswitch2", "a100-80gb-sxm", 8, 1, GIB, _t(GIB, 8, 235), "R10"),
     ("nvlink3", "a100-80gb-sxm", 2, 1, 12 * 10**9, _t(12 * 10**9, 2, 208), "R12"),
     ("nvlink4", "h100-pcie", 2, 1, GIB, _t(GIB, 2, 116.3), "R15"),
@@ -345,7 +353,8 @@ MEASURED_ALLREDUCE = [
     ("pcie5", "rtx-4090", 8, 1, 8, 24.5, "R19"),
     ("pcie5", "rtx-4090", 8, 1, MIB, _t(MIB, 8, 24.55), "R19"),
     ("pcie5", "rtx-4090", 8, 1, 32 * MIB, _t(32 * MIB, 8, 45.70), "R19"),
-    *[("roce-200", "h100-sxm", 16, 2, s, t, "R21") for s, t in ((8, 135.8), (16 * KIB, 138.6), (MIB, 203), (64 * MIB, 1262), (GIB, 6759), (8 * GIB, 47535))],
+    *[("roce-200", "h100-sxm", 16, 2, s, t, "R21")
+      for s, t in ((8, 135.8), (16 * KIB, 138.6), (MIB, 203), (64 * MIB, 1262), (GIB, 6759), (8 * GIB, 47535))],
     ("ib-hdr", "a100-40gb-sxm", 24, 3, 128 * MIB, _t(128 * MIB, 24, 96), "R22"),
     *[("ib-hdr", "a100-80gb-sxm", 16, 2, s, t, "R14") for s, t in ((16 * KIB, 71), (MIB, 512), (64 * MIB, 6625))],
     ("ib-ndr", "h200-sxm", 1984, 248, 512 * MIB, _t(512 * MIB, 1984, 350), "R25"),
@@ -382,7 +391,8 @@ def test_decode_roofline_never_slower_than_measured(ticket, gpu_key):
     rows = list(_ticket_measurements(ticket, gpu_key))
     assert rows
     for model, gpu, tp, batch, metric, value in rows:
-        p = roofline.predict(model, catalog.gpu(gpu), Layout(tp=tp), batch=batch, dtype=model.checkpoint_dtype, prompt=128, context=128)
+        p = roofline.predict(model, catalog.gpu(gpu), Layout(tp=tp), batch=batch, dtype=model.checkpoint_dtype,
+                             prompt=128, context=128)
         roof = p.decode_tok_s if metric == "decode_tok_s" else p.decode_tok_s_total
         assert value <= roof, (ticket, tp, batch, metric, value, roof)
 
@@ -437,7 +447,8 @@ def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group
     assert per_head.assumptions["decode_attention"].startswith("one thread block per query head")
     assert grouped.assumptions["decode_attention"].startswith("grouped")
     # a short context keeps it small: the work grows with the KV it reads
-    short = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", batch=1024, prompt=128, output=128, dtype="fp8")
+    short = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", batch=1024, prompt=128, output=128,
+                    dtype="fp8")
     assert short.itl_ms_expected < per_head.itl_ms_expected
 
 
@@ -468,3 +479,70 @@ def test_fastertransformer_pipeline_microbatches_and_drained_steps():
     assert predict("nemo-gpt3-20b", "a100-80gb-sxm", Layout(tp=8, pp=4), batch=256, prompt=200, output=200,
                    engine="fastertransformer").assumptions["pp_microbatches"] == {"decode": 4, "prefill": 64,
                                                                                   "step_drains": True}
+
+
+def test_memory_and_math_overlap_imperfectly_near_the_ridge_point():
+    """A kernel's time is the p-norm of its stream and its math (calibration.toml overlap_p): the
+    larger far from the ridge point, more than either near it. Published: LMDeploy runs Llama-2-7B
+    on one A100 to its first token in 11 ms for a 1-token prompt (the weight stream) and 22 ms for
+    a 128-token one, where the stream (~8 ms) and the math (~9 ms) add rather than overlap."""
+    from pathlib import Path
+
+    from diagnose import published
+    from rules import step_model
+
+    p = catalog.calibration().overlap_p
+    assert step_model.overlapped(100.0, 1.0, p) == pytest.approx(100.0, rel=0.01)  # a decode GEMV: its stream
+    assert step_model.overlapped(10.0, 10.0, p) == pytest.approx(10.0 * 2 ** (1 / p))
+    assert step_model.overlapped(3.0, 4.0, 1.0) == pytest.approx(7.0)  # p = 1: nothing overlaps
+    assert step_model.overlapped(0.0, 0.0, p) == 0.0
+    table = Path(__file__).parent / "data" / "published" / "lmdeploy-a100-static-llama-2-7b-ebe90bc.csv"
+    ttft = {r.input_len: r for r in published.read(table) if r.metric == "ttft_ms" and r.output_len == 128}
+    one, short, long = (published.expect(ttft[n]) for n in (1, 128, 2048))
+    assert short.expected - one.expected > 0.6 * (ttft[128].value - ttft[1].value)  # the 128 tokens' math adds
+    assert short.verdict(ttft[128].value) == long.verdict(ttft[2048].value) == "inside"
+
+
+def test_grouped_expert_gemms_run_below_the_dense_rate():
+    """Fused-MoE prefill gathers each expert's tokens and pads them to its block, so its GEMMs
+    reach a share of the dense rate (calibration.toml expert_gemm_efficiency): a large Mixtral
+    prefill slows with it, a dense model's does not."""
+    import dataclasses
+
+    cal = catalog.calibration()
+    assert 0.3 <= cal.expert_gemm_efficiency <= 1.0
+    kw = dict(batch=64, prompt=1000, output=50, engine="vllm")
+    ttft = {}
+    for eff in (1.0, 0.5):
+        with catalog.trial_calibration(dataclasses.replace(cal, expert_gemm_efficiency=eff)):
+            ttft[eff] = [predict(m, "a100-80gb-sxm", Layout(tp=2), **kw).ttft_batch_ms_expected
+                         for m in ("mixtral-8x7b", "llama-2-13b")]
+    assert ttft[0.5][1] == pytest.approx(ttft[1.0][1])  # dense: no expert GEMM
+    # 64 x 1000 tokens: compute-bound expert GEMMs set most of the prefill, so half their rate costs > 1.5x
+    assert ttft[0.5][0] > 1.5 * ttft[1.0][0]
+
+
+def test_a_tp_group_waits_for_its_slowest_gpu():
+    """Every all-reduce waits for the last rank, so a TP group of N runs at its slowest GPU's pace:
+    cv x E[max of N standard normals] of its GPU time (calibration.toml [sync]); nothing at TP1."""
+    import dataclasses
+
+    from rules import step_model
+
+    assert step_model.expected_max_normal(1) == 0.0
+    assert step_model.expected_max_normal(2) == pytest.approx(1 / 3.14159265 ** 0.5, abs=1e-3)  # 1/sqrt(pi)
+    assert step_model.expected_max_normal(8) == pytest.approx(1.4236, abs=1e-3)
+    cal = catalog.calibration()
+    kw = dict(batch=1, prompt=128, output=128, engine="vllm")
+    steps = {}
+    for cv in (0.0001, 0.03):
+        with catalog.trial_calibration(dataclasses.replace(cal, gpu_speed_cv=cv)):
+            steps[cv] = {tp: predict("llama-2-70b", "h100-sxm", Layout(tp=tp), **kw).expected_terms for tp in (1, 8)}
+    one, eight = steps[0.03][1], steps[0.03][8]
+    assert one == steps[0.0001][1]  # one GPU waits for nobody
+    gpu_ms = sum(eight[k] for k in ("weights_ms", "kv_ms", "activation_ms", "compute_ms", "overhead_ms"))
+    # the wait is its own term: the all-reduces themselves do not change with the spread
+    assert eight["allreduce_ms"] == steps[0.0001][8]["allreduce_ms"]
+    assert eight["wait_ms"] == pytest.approx(0.03 * 1.4236 * gpu_ms, rel=0.01)
+    assert steps[0.0001][8]["wait_ms"] == pytest.approx(0.0001 * 1.4236 * gpu_ms, abs=1e-4)  # terms: 4 decimals
+    assert one["wait_ms"] == 0.0

@@ -87,7 +87,7 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
     from rules.scaling import TERMS
 
     columns = ["layout", "batch", "measured", "weights", "KV+act", "GEMM extra", "kernel fixed", "all-reduce",
-               "AR calls x us", "host", "PP bubble", "unexplained", "AR source"]
+               "AR calls x us", "slowest-GPU wait", "host", "PP bubble", "unexplained", "AR source"]
     rows = []
     for r in analysis.rows:
         if not r.step_ms:
@@ -101,7 +101,8 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
                     + ["measured" if r.allreduce_measured_us is not None else r.allreduce_ref_source.split(" (")[0]])
     return {"columns": columns, "rows": rows,
             "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the "
-                    "fixed cost of every kernel, the all-reduces and the host time add up to the expected step. "
+                    "fixed cost of every kernel, the all-reduces, the TP group's wait at them for its slowest GPU "
+                    "and the host time add up to the expected step. "
                     "unexplained = measured - the sum of the modelled terms; where the terms add up to more than was "
                     "measured, the model is over by that much and nothing is unexplained."}
 
