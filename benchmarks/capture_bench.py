@@ -174,7 +174,8 @@ def main() -> int:
     counts = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in GROWN
               if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (t,)).fetchone()}
     db.close()
-    print(", ".join(f"{t.split('_')[-1].lower()} {n:,}" for t, n in counts.items()), f"rows; {path.stat().st_size / 1e9:.2f} GB")
+    print(", ".join(f"{t.split('_')[-1].lower()} {n:,}" for t, n in counts.items()),
+          f"rows; {path.stat().st_size / 1e9:.2f} GB")
 
     out = Path(tmp.name)
     bare = timed([sys.executable, "-c", BARE, str(path)])
@@ -192,7 +193,8 @@ def main() -> int:
                      str(path)])
         written = list(out.glob("nsys*.csv"))
         if "ERROR" in run[2] or len(written) < 4:  # nsys exits 0 on an unknown report name
-            nsys_failed = next((ln for ln in run[2].splitlines() if "ERROR" in ln), f"{len(written)} of 4 reports written")
+            nsys_failed = next((ln for ln in run[2].splitlines() if "ERROR" in ln),
+                               f"{len(written)} of 4 reports written")
         else:
             rows.append(("nsys stats (4 reports)", run))
     for name, (wall, mb, _, cpu) in rows:
@@ -211,11 +213,12 @@ def main() -> int:
     for name, (wall, mb, _, cpu) in (("cached re-run: diagnose capture --stats --json", stats_again),
                                      ("cached re-run: diagnose capture --json --tp 2 --batch 4", other_flags)):
         print(f"{name:55s} {wall:8.2f} s   cpu {cpu:7.2f} s   peak {mb:6d} MB")
-    print(f"re-run with other flags / first run: {other_flags[0] / full[0]:.2f} wall, {other_flags[3] / full[3]:.2f} CPU "
-          "(the issue asks for a fraction)")
+    print(f"re-run with other flags / first run: {other_flags[0] / full[0]:.2f} wall, "
+          f"{other_flags[3] / full[3]:.2f} CPU (the issue asks for a fraction)")
     if nsys and not nsys_failed:
         ns = rows[-1][1]
-        print(verdict("nsys stats / diagnose --stats --json, first run (wall)", ns[0] / stats[0], 3, lower_is_better=False))
+        print(verdict("nsys stats / diagnose --stats --json, first run (wall)", ns[0] / stats[0], 3,
+                      lower_is_better=False))
         print(f"  (CPU: {ns[3] / stats[3]:.2f})")
         print(verdict("nsys stats / diagnose --stats --json, cached re-run (wall)", ns[0] / stats_again[0], 3,
                       lower_is_better=False))
@@ -230,7 +233,8 @@ def main() -> int:
         distinct_names(SMALL, many, a.distinct)
         d = timed(diagnose(str(many), "--json", "-o", str(out / "distinct.json")))
         size = (out / "distinct.json").stat().st_size / 1e6
-        print(f"{a.distinct:,} distinct kernel names: {d[0]:.2f} s, cpu {d[3]:.2f} s, peak {d[1]} MB, JSON {size:.2f} MB")
+        print(f"{a.distinct:,} distinct kernel names: {d[0]:.2f} s, cpu {d[3]:.2f} s, peak {d[1]} MB, "
+              f"JSON {size:.2f} MB")
         print(verdict("  peak memory, MB", d[1], 1024))
         print(verdict("  JSON without --stats, MB", size, 5))
 

@@ -187,8 +187,10 @@ def _step_percentiles(values, shown: int, full: bool) -> dict:
 
     from diagnose.capture.steps import nearest_rank
 
-    out = {"steps": len(ms), "shown": shown, "min_ms": ms[0], "p50_ms": nearest_rank(ms, 50), "p90_ms": nearest_rank(ms, 90),
-           "p95_ms": nearest_rank(ms, 95), "p99_ms": nearest_rank(ms, 99), "max_ms": ms[-1], "mean_ms": statistics.fmean(ms)}
+    out = {"steps": len(ms), "shown": shown, "min_ms": ms[0],
+           "p50_ms": nearest_rank(ms, 50), "p90_ms": nearest_rank(ms, 90),
+           "p95_ms": nearest_rank(ms, 95), "p99_ms": nearest_rank(ms, 99),
+           "max_ms": ms[-1], "mean_ms": statistics.fmean(ms)}
     if shown < len(ms):
         out["why"] = (f"step_durations holds {shown} of {len(ms):,} steps, evenly chosen plus the fastest and slowest; "
                       + ("more than --stats keeps" if full else "--stats keeps every step"))
@@ -330,7 +332,8 @@ def tables(result, full_stats: bool) -> dict:
             "rows": [[f"{Path(g.source.split(':', 1)[-1]).name} {label(g)}" if len(infos) > 1 else label(g),
                       ns_to_ms(g.span_ns), ns_to_ms(g.compute_union_ns), ns_to_ms(g.exposed_comm_ns),
                       ns_to_ms(max(0, g.busy_ns - g.compute_union_ns - g.exposed_comm_ns)), ns_to_ms(g.idle_ns),
-                      round(g.busy_pct, 1), ns_to_ms(g.overlapped_comm_ns), g.kernels, ns_to_ms(g.small_gap_ns), g.graph_kernels]
+                      round(g.busy_pct, 1), ns_to_ms(g.overlapped_comm_ns), g.kernels, ns_to_ms(g.small_gap_ns),
+                      g.graph_kernels]
                      for g in gpus],
             "note": "compute + exposed comm + copies + idle = span (first to last GPU activity of that process)."
                     + (f" GPU model of every row: {model}." if model else ""),
@@ -344,7 +347,8 @@ def tables(result, full_stats: bool) -> dict:
         whole = sum(totals.values()) or 1
         out["Kernel classes"] = {
             "columns": ["class", "total ms", "% of kernel time", "kernels"],
-            "rows": [[c, ns_to_ms(totals[c]), round(100.0 * totals[c] / whole, 1), counts[c]] for c in C.CLASSES if counts[c]],
+            "rows": [[c, ns_to_ms(totals[c]), round(100.0 * totals[c] / whole, 1), counts[c]]
+                     for c in C.CLASSES if counts[c]],
             "note": "Summed kernel durations over all GPUs (concurrent kernels both count).",
         }
         out["Idle gaps"] = {
@@ -382,7 +386,8 @@ def tables(result, full_stats: bool) -> dict:
             "rows": [[str(l.pid), l.kernel_launches, l.graph_launches, ns_to_ms(l.launch_ns),
                       round(l.launch_avg_ns / 1e3, 2) if l.launch_avg_ns else None,
                       round(l.queue_p50_ns / 1e3, 2) if l.queue_p50_ns else None,
-                      l.sync_calls, ns_to_ms(l.sync_ns), l.sync_copy_calls, ns_to_ms(l.sync_copy_ns)] for l in launches],
+                      l.sync_calls, ns_to_ms(l.sync_ns), l.sync_copy_calls, ns_to_ms(l.sync_copy_ns)]
+                     for l in launches],
         }
     steps = facts.of(StepStats)
     if steps:

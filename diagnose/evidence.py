@@ -234,7 +234,8 @@ class NcclTransport(Fact):
 
     source: str
     transport: str  # "P2P", "SHM", "NET", "NVLS", "COLLNET"
-    detail: str = ""  # "P2P/IPC", "P2P/CUMEM", "P2P/direct pointer", "SHM/direct/direct", "NET/IB/0/GDRDMA", "NET/Socket/0"
+    # detail: "P2P/IPC", "P2P/CUMEM", "P2P/direct pointer", "SHM/direct/direct", "NET/IB/0/GDRDMA", "NET/Socket/0"
+    detail: str = ""
     net: str | None = None  # "IB", "Socket", plugin name
     gdr: bool | None = None
     channel: int | None = None
@@ -662,8 +663,8 @@ class IdleGapCause(Fact):
 
 
 # The records the capture reader produces (diagnose/capture): a capture's own timeline, not the node's.
-CAPTURE_FACTS = (CaptureInfo, GpuTimeline, LaunchStats, StepStats, StepComm, CollectiveSkew, Straggler, GridUse, NcclCalls,
-                 CopyStats, IdleGapCause)
+CAPTURE_FACTS = (CaptureInfo, GpuTimeline, LaunchStats, StepStats, StepComm, CollectiveSkew, Straggler, GridUse,
+                 NcclCalls, CopyStats, IdleGapCause)
 
 
 @dataclass

@@ -211,7 +211,8 @@ def comm_bound(facts: Facts, predictions=None):
         severe = g.exposed_comm_ns >= g.compute_union_ns
         yield make(
             "capture.comm_bound", "comm_bound", "critical" if severe else "warning", 0.7 if severe else 0.6,
-            f"Exposed communication is {_pct(g.exposed_comm_ns, g.busy_ns)}% of GPU busy time ({ns_to_ms(g.exposed_comm_ns)} ms)",
+            f"Exposed communication is {_pct(g.exposed_comm_ns, g.busy_ns)}% of GPU busy time "
+            f"({ns_to_ms(g.exposed_comm_ns)} ms)",
             f"On {g.gpu} communication kernels ({ops}) ran {ns_to_ms(g.exposed_comm_ns)} ms with no compute "
             f"kernel beside them, against {ns_to_ms(g.compute_union_ns)} ms of compute. The step waits on the "
             "interconnect.",
@@ -337,18 +338,22 @@ def launch_bound(facts: Facts, predictions=None):
         ]
         if l:
             evidence += [
-                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "kernel launch API calls", l.kernel_launches),
-                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "CUDA graph launches", l.graph_launches, None),
+                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "kernel launch API calls",
+                   l.kernel_launches),
+                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "CUDA graph launches",
+                   l.graph_launches, None),
             ]
             if l.launch_avg_ns:
                 evidence.append(ev(f"{g.source} (pid {g.pid})", "mean CPU time per launch call",
-                                   round(l.launch_avg_ns / 1e3, 2), round(g.kernel_ns / max(1, g.kernels) / 1e3, 2), "us"))
+                                   round(l.launch_avg_ns / 1e3, 2), round(g.kernel_ns / max(1, g.kernels) / 1e3, 2),
+                                   "us"))
         if _launch_limited(g, facts):
             eager = not graphs and (l is None or l.kernel_launches >= 100)
             yield make(
                 "capture.launch_bound", "eager_mode" if eager else "launch_bound", "warning",
                 0.7 if eager else 0.6,
-                f"{_gpu_name(facts, g.pid, g.device)} idles {_pct(g.small_gap_ns, g.span_ns)}% of the time between short kernels"
+                f"{_gpu_name(facts, g.pid, g.device)} idles {_pct(g.small_gap_ns, g.span_ns)}% of the time "
+                "between short kernels"
                 + (" and no CUDA graph was launched" if eager else ""),
                 f"On {g.gpu}, {g.small_gaps} gaps shorter than 50 us add up to {ns_to_ms(g.small_gap_ns)} ms: the CPU "
                 "cannot issue kernels as fast as the GPU runs them."
@@ -378,7 +383,8 @@ def straggler(facts: Facts, predictions=None):
             ev(s.source, f"collectives {s.rank} arrived last at, of {s.collectives} matched across ranks (a "
                          f"straggler: at least {int(STRAGGLER_LAST_SHARE * 100)} % of them)", s.late_count,
                f"< {math.ceil(STRAGGLER_LAST_SHARE * s.collectives)}", None),
-            ev(s.source, "time the other ranks waited for it (arrival skew, summed)", ns_to_ms(s.total_wait_ns), None, "ms"),
+            ev(s.source, "time the other ranks waited for it (arrival skew, summed)", ns_to_ms(s.total_wait_ns),
+               None, "ms"),
             ev(s.source, "mean wait per late collective", round(s.mean_wait_ns / 1e3, 1), None, "us"),
             ev(s.source, "next worst rank's total", ns_to_ms(s.runner_up_wait_ns), None, "ms"),
             ev(s.source, "what it ran while the others waited (CUPTI_ACTIVITY_KIND_KERNEL)", doing or "nothing",
@@ -402,7 +408,8 @@ def straggler(facts: Facts, predictions=None):
             )
         else:
             yield passed("capture.straggler", "No rank holds the others back",
-                         f"Arrival skew totals {ns_to_ms(s.total_wait_ns)} ms ({_pct(s.total_wait_ns, span)}% of the span).",
+                         f"Arrival skew totals {ns_to_ms(s.total_wait_ns)} ms "
+                         f"({_pct(s.total_wait_ns, span)}% of the span).",
                          evidence, 0.6)
 
 
@@ -417,8 +424,8 @@ def host_bound(facts: Facts, predictions=None):
         evidence = [
             ev(_where(g), "idle gaps >= 50 us on the GPU", g.large_gaps, None, None),
             ev(_where(g), "their total", ns_to_ms(g.large_gap_ns), None, "ms"),
-            ev(f"{g.source} (CUPTI_ACTIVITY_KIND_RUNTIME)", "of them, gaps that began at a host sync or synchronous copy",
-               ns_to_ms(g.host_stall_ns), None, "ms"),
+            ev(f"{g.source} (CUPTI_ACTIVITY_KIND_RUNTIME)",
+               "of them, gaps that began at a host sync or synchronous copy", ns_to_ms(g.host_stall_ns), None, "ms"),
             ev(_where(g), "gaps after a host sync or synchronous copy, share of the GPU's span",
                _pct(g.host_stall_ns, g.span_ns), f"< {int(HOST_STALL_SHARE * 100)}", "%"),
             ev(_where(g), "the other gaps >= 50 us (nothing queued, no blocking call), share of the GPU's span",
@@ -429,10 +436,10 @@ def host_bound(facts: Facts, predictions=None):
         if share >= HOST_STALL_SHARE:
             yield make(
                 "capture.host_bound", "host_bound", "warning", 0.65,
-                f"{_gpu_name(facts, g.pid, g.device)} idle {_pct(g.host_stall_ns, g.span_ns)}% of the time waiting for the host "
-                "after synchronisation",
-                f"On {g.gpu}, {g.host_stall_gaps} idle gaps ({ns_to_ms(g.host_stall_ns)} ms) began while the host sat in "
-                "a synchronize or a synchronous copy: the host, not the GPU, paces the loop.",
+                f"{_gpu_name(facts, g.pid, g.device)} idle {_pct(g.host_stall_ns, g.span_ns)}% of the time "
+                "waiting for the host after synchronisation",
+                f"On {g.gpu}, {g.host_stall_gaps} idle gaps ({ns_to_ms(g.host_stall_ns)} ms) began while the host "
+                "sat in a synchronize or a synchronous copy: the host, not the GPU, paces the loop.",
                 evidence,
                 fix="Remove per-step synchronisation (.item(), .cpu(), cudaStreamSynchronize) from the hot loop, "
                     "overlap host work with GPU work (async scheduling), and use pinned memory with async copies.",
@@ -519,7 +526,8 @@ def sync_copies(facts: Facts, predictions=None):
         src = f"{l.source} (pid {l.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
         yield make(
             "capture.sync_copies", "host_bound", "warning", 0.5,
-            f"Synchronous copy calls block the host for {ns_to_ms(l.sync_copy_ns)} ms ({_pct(l.sync_copy_ns, span)}% of the span)",
+            f"Synchronous copy calls block the host for {ns_to_ms(l.sync_copy_ns)} ms "
+            f"({_pct(l.sync_copy_ns, span)}% of the span)",
             f"Process {l.pid} made {l.sync_copy_calls} synchronous cudaMemcpy/cudaMemset calls; while each runs the "
             "host queues nothing else.",
             [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
@@ -544,8 +552,8 @@ def pp_bubble(facts: Facts, predictions=None):
     span = sum(g.span_ns for g in stages)
     share = idle / span if span else 0
     evidence = [ev(_where(g), "idle in gaps >= 50 us", ns_to_ms(g.large_gap_ns), None, "ms") for g in stages[:8]]
-    evidence.append(ev(stages[0].source, f"mean idle share of the {len(stages)} GPUs that ran send/recv", _pct(idle, span),
-                       f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
+    evidence.append(ev(stages[0].source, f"mean idle share of the {len(stages)} GPUs that ran send/recv",
+                       _pct(idle, span), f"< {int(IDLE_SHARE_BUBBLE * 100)}", "%"))
     evidence.append(_bubble_formula(facts, pp, stages, _pct(idle, span)))
     stated = wfield(facts, "pp")[1]
     evidence.append(ev(stated or f"{stages[0].source} (per-GPU idle gaps)",
@@ -576,7 +584,8 @@ def _bubble_formula(facts: Facts, p: int, stages: list[GpuTimeline], idle_pct: f
     inside = [c for c in facts.of(StepComm) if c.ops.get("send_recv") and c.steps]
     if inside:
         c = min(inside, key=lambda c: c.ops["send_recv"] / c.steps)
-        m, n, k, where = c.ops["send_recv"] / c.steps, c.ops["send_recv"], c.steps, f"{c.source} ({c.gpu}, {c.window_from})"
+        m, n, k, where = (c.ops["send_recv"] / c.steps, c.ops["send_recv"], c.steps,
+                          f"{c.source} ({c.gpu}, {c.window_from})")
     elif steps and steps[0].count:
         g = min(stages, key=lambda g: g.comm_ops.get("send_recv", 0))
         n, k = g.comm_ops.get("send_recv", 0), steps[0].count
@@ -646,8 +655,9 @@ def step_vs_prediction(facts: Facts, predictions=None):
         evidence.append(ev(src, detail, round(max(0.0, rest - explained), 3), None, "ms"))
     if exp.bytes_per_gpu_step and exp.hbm_gbs:
         gbs = exp.bytes_per_gpu_step / st.p50_ns
-        evidence.append(ev(st.source, f"achieved HBM bandwidth per GPU in the median step ({exp.bytes_per_gpu_step / 1e9:.2f} "
-                                      "GB a step per the roofline / step time)", round(gbs, 1), exp.hbm_gbs, "GB/s"))
+        evidence.append(ev(st.source, "achieved HBM bandwidth per GPU in the median step "
+                                      f"({exp.bytes_per_gpu_step / 1e9:.2f} GB a step per the roofline / step time)",
+                           round(gbs, 1), exp.hbm_gbs, "GB/s"))
     if exp.flops_per_gpu_step and exp.peak_tflops:
         tflops = exp.flops_per_gpu_step / st.p50_ns / 1e3
         evidence.append(ev(st.source, "achieved FLOP/s per GPU in the median step (roofline FLOPs / step time)",
@@ -668,9 +678,9 @@ def step_vs_prediction(facts: Facts, predictions=None):
         yield make("capture.step_vs_prediction", "other", "info", 0.5,
                    f"Measured step {measured_ms:.2f} ms sits inside the expected band, but its all-reduces take "
                    f"{float(ar_ms_pred) + ar_excess_ms:.2f} ms a step against {float(ar_ms_pred):.2f} ms expected",
-                   f"The extra {ar_excess_ms:.2f} ms of all-reduce per step is more than the band allows above the expected "
-                   f"step ({allowance:.2f} ms): the rest of the step ran faster than modelled and hid it. The other capture "
-                   "findings say why the communication is slow.", evidence)
+                   f"The extra {ar_excess_ms:.2f} ms of all-reduce per step is more than the band allows above the "
+                   f"expected step ({allowance:.2f} ms): the rest of the step ran faster than modelled and hid it. "
+                   "The other capture findings say why the communication is slow.", evidence)
     elif ratio <= hi:
         place = "is inside" if ratio >= lo else "is faster than"
         yield passed("capture.step_vs_prediction",
@@ -680,8 +690,8 @@ def step_vs_prediction(facts: Facts, predictions=None):
                      "come from a different layout, batch or precision.", evidence, 0.6)
     else:
         yield make("capture.step_vs_prediction", "other", "info", 0.4,
-                   f"Measured step {measured_ms:.2f} ms is x{ratio:.2f} the expected step ({float(expected_ms):.2f} ms), "
-                   f"beyond the band's x{hi:.2f}",
+                   f"Measured step {measured_ms:.2f} ms is x{ratio:.2f} the expected step "
+                   f"({float(expected_ms):.2f} ms), beyond the band's x{hi:.2f}",
                    "The other capture findings say where the extra time goes; the evidence splits it into "
                    "communication, idle time and the rest.", evidence)
 
@@ -710,7 +720,8 @@ def small_grids(facts: Facts, predictions=None):
         kernels = f"{u.source} (CUPTI_ACTIVITY_KIND_KERNEL gridX*gridY*gridZ)"
         evidence = [
             ev(u.sm_from, "SMs per GPU", u.sm_count),
-            ev(kernels, f"kernel time in grids of fewer than {u.sm_count} blocks", ns_to_ms(u.small_grid_ns), None, "ms"),
+            ev(kernels, f"kernel time in grids of fewer than {u.sm_count} blocks", ns_to_ms(u.small_grid_ns),
+               None, "ms"),
             ev(kernels, "of it in single-block grids (1 SM busy)", ns_to_ms(u.single_block_ns), None, "ms"),
             ev(kernels, "SM time those grids leave empty, share of all kernel time", _pct(u.idle_sm_ns, u.kernel_ns),
                f"< {int(GRID_IDLE_SHARE * 100)}", "%"),
@@ -718,7 +729,8 @@ def small_grids(facts: Facts, predictions=None):
                                                  "shapes cannot matter)", _pct(u.kernel_ns, span),
                f">= {int(BUSY_MATTERS * 100)}", "%"),
         ]
-        evidence += [ev(kernels, f"{_short(name)}: {blocks} block(s)", ns_to_ms(ns), None, "ms") for name, blocks, ns in u.worst[:3]]
+        evidence += [ev(kernels, f"{_short(name)}: {blocks} block(s)", ns_to_ms(ns), None, "ms")
+                     for name, blocks, ns in u.worst[:3]]
         idle = span and u.kernel_ns < BUSY_MATTERS * span  # the GPUs mostly wait: grid shapes cannot cost time
         if idle:
             yield passed("capture.small_grids", "Grid shapes cannot cost time here: the GPUs run kernels "
@@ -742,7 +754,8 @@ def small_grids(facts: Facts, predictions=None):
             )
         else:
             yield passed("capture.small_grids", "Kernel grids cover the GPU's SMs",
-                         f"{_pct(u.idle_sm_ns, u.kernel_ns)}% of kernel SM time left empty by small grids.", evidence, 0.5)
+                         f"{_pct(u.idle_sm_ns, u.kernel_ns)}% of kernel SM time left empty by small grids.",
+                         evidence, 0.5)
 
 
 def _short(name: str, width: int = 60) -> str:
@@ -852,7 +865,8 @@ def copy_bandwidth(facts: Facts, predictions=None):
             gbs = b / ns  # bytes per ns = GB/s
             memory = "pinned" if pinned else "pageable"
             moved = _si_bytes(b)
-            table = f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, {c.kind} copies >= 1 MiB from {memory} memory, pid {c.pid})"
+            table = (f"{c.source} (CUPTI_ACTIVITY_KIND_MEMCPY, {c.kind} copies >= 1 MiB from {memory} memory, "
+                     f"pid {c.pid})")
             evidence = [
                 ev(table, "copies", n, None, None),
                 ev(table, "bytes moved", moved[0], None, moved[1]),

@@ -213,7 +213,8 @@ def ticket_gaps(facts) -> list[str]:
 
     held = {TOPO_MATRIX: facts.of(TopologyPath),
             SMI_QUERY: [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.power_draw_w or g.clock_event_reasons],
-            NCCL_LOG: facts.of(NcclEvent) + facts.of(NcclTransport) + facts.of(NcclVersion) + facts.of(CollectiveResult)}
+            NCCL_LOG: (facts.of(NcclEvent) + facts.of(NcclTransport) + facts.of(NcclVersion)
+                       + facts.of(CollectiveResult))}
     return [ask for ask, records in held.items() if not records]
 
 
@@ -232,7 +233,8 @@ def fallback_ask(kind: str, facts) -> str | None:
         return "attach " + ", ".join(wanted) if wanted else None
     if kind == "node":
         unmeasured = [check for check, records in (
-            ("the collective sweep (node.busbw_below_topology, node.small_message_latency)", facts.of(CollectiveResult)),
+            ("the collective sweep (node.busbw_below_topology, node.small_message_latency)",
+             facts.of(CollectiveResult)),
             ("the P2P copies (topology.pair_bandwidth)", facts.of(PairBandwidth)),
             ("the HBM and GEMM rates (node.hbm_below_catalog, node.gemm_below_catalog)", facts.of(Measurement)))
             if not records]
@@ -264,7 +266,8 @@ ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandw
 PRIORS = ("ticket.symptom_prior", "ticket.nothing_broken")
 # Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
 # more than physics, the prior's "nothing points at a fault" and its PCIe-without-P2P ceiling give way to it.
-FIGURE_CHECKS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate", "ticket.vm_pcie_slow")
+FIGURE_CHECKS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate",
+                 "ticket.vm_pcie_slow")
 FIGURE_ANSWERED = ("expected_physics", "p2p_disabled")
 MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
 
@@ -335,7 +338,8 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
 
     said = symptom(facts)
     if said == "normal?" and complaint(facts):
-        said = "slow"  # "only 235 GB/s, is that normal?": a complaint asked as a question; matching numbers make it physics
+        # "only 235 GB/s, is that normal?": a complaint asked as a question; matching numbers make it physics
+        said = "slow"
     v = verdict(findings, getattr(facts, "missing", ()), said, fallback_ask("ticket", facts))
     if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
         return dataclasses.replace(v, confidence=WORDS_ONLY)

@@ -113,7 +113,8 @@ def test_read_only_directory_copy_and_second_file(tmp_path):
     report = json.loads(result.output)
     assert [i["file"] for i in report["facts"]["capture_info"]] == [
         "gameoflife_a100_2022_1.sqlite", "recon_a100x4_cupy_2023_1.sqlite"]
-    assert sorted(p.name for p in folder.iterdir()) == ["gameoflife_a100_2022_1.sqlite", "recon_a100x4_cupy_2023_1.sqlite"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "gameoflife_a100_2022_1.sqlite", "recon_a100x4_cupy_2023_1.sqlite"]
 
 
 def test_help_does_not_import_heavy_modules():

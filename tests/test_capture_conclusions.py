@@ -128,7 +128,8 @@ def test_big_grids_pass():
     assert f.severity == "ok"
 
 
-@pytest.mark.parametrize("name", ["dlprof_rtx2070_pytorch_nvtx_2022_1.sqlite", "rodinia_gaussian_rtx3090_2022_4.sqlite"])
+@pytest.mark.parametrize("name", ["dlprof_rtx2070_pytorch_nvtx_2022_1.sqlite",
+                                  "rodinia_gaussian_rtx3090_2022_4.sqlite"])
 def test_kernels_shorter_than_launch_counted_as_sql_says(name):
     (f,) = _findings(shared_path("captures", name), "capture.short_kernels")
     counted = _evidence(f, "kernels shorter than")
@@ -319,7 +320,8 @@ def test_save_keeps_the_report_not_the_full_summaries():
     report = build([str(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite"))], full_stats=True)
     stored = json.loads(store.row_for(report)["report"])
     per_file = stored["facts"]["summaries"]["nsysai_h100x2_fastvideo_train_before.sqlite"]
-    assert len(per_file["nvtx"]) == 50 < len(report.facts["summaries"]["nsysai_h100x2_fastvideo_train_before.sqlite"]["nvtx"])
+    assert len(per_file["nvtx"]) == 50 < len(
+        report.facts["summaries"]["nsysai_h100x2_fastvideo_train_before.sqlite"]["nvtx"])
     assert not any("nsys stats" in name for name in stored["tables"])
 
 
@@ -527,5 +529,6 @@ def test_per_gpu_findings_of_a_two_gpu_capture_say_which_gpu():
     assert {t for t in titles if "pageable" in t} == {
         "17 HtoD copies use pageable host memory (0.013 ms) on GPU pid 144 cuda:0",
         "17 HtoD copies use pageable host memory (0.013 ms) on GPU pid 145 cuda:1"}
-    one = [f["title"] for f in report_json("capture", REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite")["findings"]]
+    one = [f["title"]
+           for f in report_json("capture", REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite")["findings"]]
     assert not [t for t in one if "cuda:" in t]

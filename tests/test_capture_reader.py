@@ -181,7 +181,8 @@ def test_launch_text_keeps_no_other_environment():
         text = cap.launch_text()
     assert env_rows > 10 and text.startswith("NCCL_VERSION=")
     assignments = [t for t in text.split() if "=" in t and t.split("=")[0].isupper()]
-    assert assignments and all(t.startswith(("NCCL_", "TORCH_NCCL_", "CUDA_VISIBLE_DEVICES=", "VLLM_")) for t in assignments)
+    assert assignments and all(t.startswith(("NCCL_", "TORCH_NCCL_", "CUDA_VISIBLE_DEVICES=", "VLLM_"))
+                               for t in assignments)
 
 
 def test_columns_missing_in_other_versions_are_tolerated(tmp_path):

@@ -226,7 +226,8 @@ def test_one_expected_all_reduce_and_no_fabric_verdict_above_both_fabrics():
     # the measured mean is the SQL mean of the all-reduce kernels on the one GPU
     with sqlite3.connect(f"file:{PCIE}?mode=ro", uri=True) as db:
         mean_us = db.execute("""SELECT avg(k.end - k.start) / 1e3 FROM CUPTI_ACTIVITY_KIND_KERNEL k
-                                JOIN StringIds s ON s.id = k.shortName WHERE s.value LIKE '%AllReduce%'""").fetchone()[0]
+                                JOIN StringIds s ON s.id = k.shortName """
+                             "WHERE s.value LIKE '%AllReduce%'").fetchone()[0]
     assert per_call["measured"] == pytest.approx(mean_us, abs=0.01)
     nvlink = row(fabric, "the same all-reduce through NCCL on")["expected"]
     pcie = row(fabric, "the same all-reduce through NCCL over")["expected"]

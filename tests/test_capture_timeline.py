@@ -147,7 +147,8 @@ def test_steps_from_the_repeating_kernel_pattern():
             "WHERE s.value = 'Fan1' ORDER BY k.start")]
     assert steps.method == "pattern:Fan1" and steps.count == 4094
     intervals = sorted(b - a for a, b in zip(starts, starts[1:]))
-    assert steps.percentile(50) == intervals[len(intervals) // 2 - 1] or steps.percentile(50) == intervals[len(intervals) // 2]
+    assert (steps.percentile(50) == intervals[len(intervals) // 2 - 1]
+            or steps.percentile(50) == intervals[len(intervals) // 2])
     assert steps.percentile(50) <= steps.percentile(95) <= steps.percentile(99) <= intervals[-1]
 
 

@@ -66,7 +66,8 @@ def test_roofline_all_reduce_is_at_or_below_every_measured_one(table):
 
 
 def _scaling(*args):
-    return CliRunner().invoke(cli, ["scaling", *map(str, args), "--catalog", str(MODELS), "--json", "--fail-on", "never"])
+    return CliRunner().invoke(cli, ["scaling", *map(str, args), "--catalog", str(MODELS), "--json",
+                                    "--fail-on", "never"])
 
 
 # Known misses, said plainly: none at present. TensorRT-LLM's Falcon-180B FP8 on H100 at TP8 and

@@ -201,7 +201,8 @@ def _turn_taking(tls: list[GpuTimeline], gaps: dict) -> None:
         together = None  # the times every other peer was idle too
         for o in peers:
             if o is not g:
-                together = gaps[(o.pid, o.device)] if together is None else _intersect(together, gaps[(o.pid, o.device)])
+                together = (gaps[(o.pid, o.device)] if together is None
+                            else _intersect(together, gaps[(o.pid, o.device)]))
         own = gaps[(g.pid, g.device)]
         g.idle_while_peer_busy_ns = sum(e - s for s, e in own) - sum(e - s for s, e in _intersect(own, together))
 
@@ -225,7 +226,8 @@ def launch_stats(cap: Capture) -> list[LaunchStats]:
     for p in T.process_api(cap).values():
         out.append(LaunchStats(
             source=cap.source, pid=p.pid, kernel_launches=p.launches.calls, graph_launches=p.graph_launches.calls,
-            launch_ns=p.launches.total_ns + p.graph_launches.total_ns, sync_calls=p.syncs.calls, sync_ns=p.syncs.total_ns,
+            launch_ns=p.launches.total_ns + p.graph_launches.total_ns,
+            sync_calls=p.syncs.calls, sync_ns=p.syncs.total_ns,
             sync_copy_calls=p.sync_copies.calls, sync_copy_ns=p.sync_copies.total_ns,
             queue_mean_ns=p.queue_mean_ns, queue_p50_ns=p.queue_p50_ns,
             api_calls=p.all_calls.calls, api_ns=p.all_calls.total_ns))
@@ -405,8 +407,9 @@ def step_comm(result: CaptureAnalysis) -> list[StepComm]:
                 col = K.class_column(cap) or "NULL"
                 for lo, hi in straddling:
                     for pid, dev, nid, n, ns in cap.query(
-                            f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, coalesce(deviceId, -1), {col}, count(*), "
-                            f"sum(\"end\" - start) FROM {KERNEL} WHERE rowid >= ? AND rowid < ? AND \"end\" IS NOT NULL "
+                            f"SELECT (coalesce(globalPid, 0) >> 24) & 16777215, coalesce(deviceId, -1), {col}, "
+                            f"count(*), sum(\"end\" - start) FROM {KERNEL} "
+                            "WHERE rowid >= ? AND rowid < ? AND \"end\" IS NOT NULL "
                             f"AND start >= ? AND start < ? AND {col} IN ({','.join(str(int(i)) for i in ids)}) "
                             "GROUP BY 1, 2, 3", (lo, hi, int(start), int(end))):
                         add((pid, dev), nid, n, ns)
@@ -434,7 +437,8 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
     def run():
         try:
             stop = cap.stop_at
-            with open_capture(cap.file or cap.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
+            with open_capture(cap.file or cap.path,
+                              deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
                 other.path = cap.path  # the name messages use
                 work(other, *args)
                 into.update(other.cache)

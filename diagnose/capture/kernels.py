@@ -78,8 +78,10 @@ class NameTotals:
         name, g1, g2, n, total, low, high = (np.concatenate(c) for c in zip(*parts))
         order = np.lexsort((g2, g1, name))
         name, g1, g2, n, total, low, high = (a[order] for a in (name, g1, g2, n, total, low, high))
-        starts = np.concatenate(([0], np.flatnonzero((np.diff(name) != 0) | (np.diff(g1) != 0) | (np.diff(g2) != 0)) + 1))
-        self._folded = (name[starts], g1[starts], g2[starts], np.add.reduceat(n, starts), np.add.reduceat(total, starts),
+        starts = np.concatenate(
+            ([0], np.flatnonzero((np.diff(name) != 0) | (np.diff(g1) != 0) | (np.diff(g2) != 0)) + 1))
+        self._folded = (name[starts], g1[starts], g2[starts],
+                        np.add.reduceat(n, starts), np.add.reduceat(total, starts),
                         np.minimum.reduceat(low, starts), np.maximum.reduceat(high, starts))
 
     def arrays(self) -> tuple:

@@ -97,7 +97,8 @@ def ranks_of(caps: list[Capture], activities: dict[str, list]) -> list[Rank]:
     """
     starts = [c.session_start_utc_ns() for c in caps]
     base = min((s for s in starts if s is not None), default=None)
-    order = sorted(range(len(caps)), key=lambda i: (rank_number(caps[i].name) is None, rank_number(caps[i].name) or 0, i))
+    order = sorted(range(len(caps)),
+                   key=lambda i: (rank_number(caps[i].name) is None, rank_number(caps[i].name) or 0, i))
     ranks: list[Rank] = []
     for i in order:
         cap = caps[i]
@@ -204,7 +205,8 @@ def _what_it_did(rank: Rank, windows: list[tuple[int, int]], wait: RankWait) -> 
     busy = 0
     where = (f'"end" IS NOT NULL AND "end" > {int(base)} AND deviceId = {int(rank.device)} '
              f"AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(rank.pid)}")
-    for start, end, name in rank.cap.chunks(KERNEL, ["start", '"end"', f"coalesce({col}, -1)" if col else "-1"], where=where):
+    for start, end, name in rank.cap.chunks(KERNEL, ["start", '"end"', f"coalesce({col}, -1)" if col else "-1"],
+                                            where=where):
         inside = before(np.maximum(end - base, 0)) - before(np.maximum(start - base, 0))
         cls = groups.class_of(name)
         for code in distinct(cls[inside > 0]).tolist():

@@ -503,7 +503,8 @@ def _copy_with_log(p: Path, wal: Path) -> Path:
         shutil.copyfile(p, folder / "capture.sqlite")
         shutil.copyfile(wal, folder / "capture.sqlite-wal")
     except OSError as exc:
-        raise InputError(f"{p}: cannot copy the export and its write-ahead log to read them ({exc.strerror or exc})") from None
+        raise InputError(f"{p}: cannot copy the export and its write-ahead log to read them "
+                         f"({exc.strerror or exc})") from None
     return folder / "capture.sqlite"
 
 

@@ -246,7 +246,8 @@ def _sorted_by_sqlite(cap: Capture):
                      f"FROM {GRAPH_TRACE} WHERE \"end\" IS NOT NULL")
     for table, code in ((MEMCPY, COPY_CODE), (MEMSET, MEMSET_CODE)):
         if cap.has(table):
-            parts.append(f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {code} FROM {table} WHERE \"end\" IS NOT NULL")
+            parts.append(f"SELECT {GPU_KEY.format(p='')}, start, \"end\", {code} FROM {table} "
+                         "WHERE \"end\" IS NOT NULL")
     if not parts:
         return
     cur = cap.query(f"SELECT gpu, s, e, tag FROM ({' UNION ALL '.join(parts)}) ORDER BY gpu, s")
@@ -279,7 +280,8 @@ class _Walker:
         nb = len(self.edges) + 1
         if a is None:
             a = self.acts[key] = GpuActivity(key[0], key[1], Interval(), Interval(), Interval(), Interval(),
-                                            {c: 0 for c in CLASS_CODES}, {c: 0 for c in CLASS_CODES}, [0] * nb, [0] * nb)
+                                            {c: 0 for c in CLASS_CODES}, {c: 0 for c in CLASS_CODES},
+                                            [0] * nb, [0] * nb)
             self.reach[gpu] = [self.NONE] * 4
         cls, graph = tag & 7, tag >> 3
         kern = cls < 5
@@ -465,7 +467,8 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
     """
     if not gaps or not cap.has(RUNTIME):
         return 0, 0
-    names = sorted({nid for _pid, nid, *_ in api_groups(cap) if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")})
+    names = sorted({nid for _pid, nid, *_ in api_groups(cap)
+                    if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")})
     if not names:
         return 0, 0
     marks = ",".join("?" * len(names))
@@ -502,7 +505,8 @@ def gap_causes(cap: Capture, pid: int, device: int, gaps: list[tuple[int, int]],
         if cap.has(table) and cap.has_column(table, "correlationId"):
             for start, c in cap.query(
                     f"SELECT start, correlationId FROM {table} WHERE start IN ({','.join(map(str, ends))}) "
-                    f"AND coalesce(deviceId, -1) = ? AND ((coalesce(globalPid, 0) >> 24) & 16777215) = ?", (device, pid)):
+                    f"AND coalesce(deviceId, -1) = ? AND ((coalesce(globalPid, 0) >> 24) & 16777215) = ?",
+                    (device, pid)):
                 if c is not None:
                     corr.setdefault(int(c), ends[int(start)])
     if not corr:

@@ -14,9 +14,12 @@ from diagnose.commands.options import InputPath, OutputPath, batch_size, gpu_cou
 @click.option("--pp", type=gpu_count(), help="Pipeline-parallel size of the run.")
 @click.option("--gpu", help="GPU catalog name (default: the GPU named in the capture).")
 @click.option("--batch", type=batch_size(), help="Sequences per decode step.")
-@click.option("--step", "step_name", help="NVTX range that marks one step (default: auto-detect, else the kernel pattern).")
-@click.option("--stats", is_flag=True, help="Also print the full nsys-stats tables (kernels, CUDA API, memory ops, NVTX).")
-@click.option("--stats-dir", type=OutputPath(folder=True), help="Also write every nsys-stats summary, all rows, as CSV here.")
+@click.option("--step", "step_name",
+              help="NVTX range that marks one step (default: auto-detect, else the kernel pattern).")
+@click.option("--stats", is_flag=True,
+              help="Also print the full nsys-stats tables (kernels, CUDA API, memory ops, NVTX).")
+@click.option("--stats-dir", type=OutputPath(folder=True),
+              help="Also write every nsys-stats summary, all rows, as CSV here.")
 @click.option("--nvtx-gpu", is_flag=True, help="Also attribute GPU kernel time to NVTX ranges (kernels launched inside "
                                                "each range, by correlationId).")
 @output_options

@@ -156,7 +156,8 @@ def output_options(func=None, *, default_format: str = "terminal", reads=None):
         save = save or bool(os.environ.get("DIAGNOSE_DB"))
         if output:
             check_writable(output, "-o")  # before a long probe run, not after it
-            params = {**kwargs, "catalog": catalog.extra_files(), "db": [kwargs.get("db_path"), _db_path() if save else None]}
+            params = {**kwargs, "catalog": catalog.extra_files(),
+                      "db": [kwargs.get("db_path"), _db_path() if save else None]}
             refuse_overwriting_an_input(output, {**params, **(reads(kwargs) if reads else {})})
         if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
             from diagnose import store
