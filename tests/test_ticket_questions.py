@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from conftest import shared_path
 
 from diagnose.artifacts import issue_md, ticket_toml
 from diagnose.bundle import read_bundle
@@ -137,6 +138,28 @@ def test_a_fault_finding_outweighs_the_weak_answer():
     weighed = quiet_priors(findings + [fault])
     assert not any(f.rule == "ticket.nothing_broken" for f in weighed)  # the prior goes when a fault shows
     assert verdict(weighed, symptom=claims.symptom(facts)).category == "socket_fallback"
+
+
+@pytest.mark.parametrize("prefix,fault", [
+    ("076", "workload.cross_node_tp"),  # TP across nodes: critical
+    ("080", "host.numa_affinity"),      # GPUs driven from the wrong NUMA node: warning
+])
+def test_a_real_fault_silences_both_forms_of_the_weak_answer(prefix, fault):
+    (src,) = [p for p in shared_path("tickets").iterdir() if p.name.startswith(prefix + "-")]
+    facts = read_bundle([src])
+    findings = evaluate(facts)
+    assert any(f.rule == fault and f.severity in ("warning", "critical") for f in findings)
+    assert not any(f.rule == "ticket.nothing_broken" for f in findings)  # neither healthy nor expected_physics
+
+
+def test_a_fault_finding_silences_the_healthy_form_too():
+    from rules.common import make
+    from rules.engine import quiet_priors
+
+    findings = evaluate(said("Is it normal that the tree algorithm is faster than ring on two nodes?"))
+    assert any(f.rule == "ticket.nothing_broken" and f.category == "healthy" for f in findings)
+    fault = make("host.numa_affinity", "numa_affinity", "warning", 0.6, "Wrong NUMA node", "", [])
+    assert not any(f.rule == "ticket.nothing_broken" for f in quiet_priors(findings + [fault]))
 
 
 @pytest.mark.parametrize("text,fires", [
