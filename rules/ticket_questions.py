@@ -167,12 +167,21 @@ NVML_UTIL = "https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.ht
 @rule("ticket.busy_not_saturated", "expected_physics")
 def busy_not_saturated(facts: Facts, predictions=None):
     """'GPU utilisation is 100 % but it is slow': nvidia-smi counts the time a kernel runs, not the
-    share of the GPU it keeps busy, so a memory-bound or small-kernel workload shows 100 %."""
-    busy = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] >= 90]
+    share of the GPU it keeps busy, so a memory-bound or small-kernel workload shows 100 %. Only when every
+    figure given is that high: beside a lower one (another setup, a bound such as "below 50 %") the low
+    figure is the lead, and ticket.gpu_utilisation reads it."""
+    figures = claims.find(facts, "gpu_util")  # "will not reach 100 %" is ruled out (negated), not read
+    busy = [u for u in figures if u.data["percent"] >= 90 and not u.data.get("below")]
     if not busy or not (claims.complaint(facts) or claims.asks(facts)):
         return
+    if any(u.data["percent"] < 90 or u.data.get("below") for u in figures):
+        return  # a lower figure beside it: not "busy but slow"
     if fault_context(facts) or claims.find(facts, "blocked_in_collective"):
         return  # a fault in sight, or NCCL spin-waiting (ticket.explained says it)
+    from rules.ticket_rules import gpu_utilisation
+
+    if any(True for _ in gpu_utilisation(facts)):
+        return  # a low-utilisation reading (words or figure) decides, and the two leads would contradict
     u = max(busy, key=lambda c: c.data["percent"])
     yield make("ticket.busy_not_saturated", "expected_physics", "info", 0.5,
                f"{u.data['percent']:g} % 'utilisation' means a kernel was running, not that the GPU is saturated",

@@ -23,6 +23,15 @@ SPLIT = tomllib.loads((CORPUS / "SPLIT.toml").read_text())
 SCORED_ONLY = set(SPLIT["holdout"]) | set(SPLIT.get("fresh", []))
 
 
+def development_case(tmp_path, prefix: str) -> Facts:
+    """The facts of a development case's bundle, read without its answer."""
+    (src,) = [p for p in CORPUS.iterdir() if p.name.startswith(prefix + "-")]
+    assert src.name not in SCORED_ONLY
+    dst = tmp_path / "t"
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("expected.toml"))
+    return read_bundle([dst])
+
+
 def said(text: str) -> Facts:
     facts = Facts()
     facts.add(Note("issue.md:1", "description", text))
@@ -220,11 +229,7 @@ def test_an_issue_form_of_fields_under_a_title_is_an_issue():
     ("u312", "healthy"),           # first images slow, then steady: warm-up
 ])
 def test_development_questions_get_the_answer_their_thread_gave(tmp_path, prefix, category):
-    (src,) = [p for p in CORPUS.iterdir() if p.name.startswith(prefix + "-")]
-    assert src.name not in SCORED_ONLY
-    dst = tmp_path / "t"
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("expected.toml"))
-    facts = read_bundle([dst])
+    facts = development_case(tmp_path, prefix)
     v = ticket_verdict(facts, evaluate(facts))
     assert v.category == category and v.confidence < 0.7
 
@@ -254,6 +259,44 @@ def test_a_verdict_on_the_reporters_prose_alone_is_never_confident():
 def test_full_utilisation_with_a_slow_job_is_not_saturation(text, fires):
     _, findings = answer(text)
     assert any(f.rule == "ticket.busy_not_saturated" for f in findings) == fires
+
+
+@pytest.mark.parametrize("text,percent,below,negated", [
+    ("GPU utilization never reaches 100% and generation is slow.", 100, True, True),
+    ("The GPU-Util won't go above 95 % while decoding.", 95, True, True),
+    ("GPU usage does not hit 100% during inference.", 100, True, True),
+    ("Combined, the cards' utilisation will not reach 100 %.", 100, True, True),
+    ("My GPU-Util is constantly below 50%.", 50, True, False),          # a bound: a low share, affirmed
+    ("GPU utilization stays under 30 % the whole run.", 30, True, False),
+    ("nvidia-smi shows 100% GPU-Util the whole time.", 100, False, False),  # a reading
+    ("It doesn't crash; utilization sits at 97%.", 97, False, False),       # the negation is another clause's
+])
+def test_a_utilisation_bound_or_negation_is_not_a_reading(text, percent, below, negated):
+    (u,) = [c for c in claims.claims(said(text)) if c.kind == "gpu_util"]
+    assert (u.data["percent"], u.data["below"], u.negated) == (percent, below, negated)
+
+
+@pytest.mark.parametrize("text", [
+    "GPU utilization never reaches 100% and generation is slow. Why?",
+    "Decoding is slow, although the GPU-Util won't go above 95 %.",
+    "Offline the GPU sits at 100% utilization, but through the API server GPU usage is only 45%; it is slow.",
+    "The first card shows 100% GPU utilization, the second stays under 60% utilization, and the job is slow.",
+])
+def test_no_busy_not_saturated_beside_a_lower_or_negated_figure(text):
+    _, findings = answer(text)
+    assert not any(f.rule == "ticket.busy_not_saturated" for f in findings)
+    assert any(f.rule == "ticket.gpu_utilisation" for f in findings)  # the lower share is the lead
+
+
+@pytest.mark.parametrize("prefix,category", [
+    ("h001", "host_bound"),  # 90~100 % offline vs 50 % through the API server
+    ("s018", "healthy"),     # Ollama's layer split "will not reach 100%" combined
+])
+def test_development_utilisation_tickets_get_one_lead(tmp_path, prefix, category):
+    facts = development_case(tmp_path, prefix)
+    findings = evaluate(facts)
+    assert not any(f.rule == "ticket.busy_not_saturated" for f in findings)
+    assert ticket_verdict(facts, findings).category == category
 
 
 def test_a_complaint_asked_as_a_question_whose_figure_matches_is_physics_not_healthy():
