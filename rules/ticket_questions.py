@@ -134,26 +134,39 @@ def nothing_broken(facts: Facts, predictions=None):
 _CPU_LOAD = re.compile(r"\bCPU\b[^.\n%]{0,40}?\b(\d{3,4})\s*%|\b(\d{3,4})\s*%\s*(?:CPU|cpu)\b", re.I)
 _NCCL_CONTEXT = re.compile(r"\b(?:NCCL|communicators?|communication groups?|process groups?|all[-_ ]?reduce|"
                            r"torch\.distributed|DDP|DistributedDataParallel|collectives?)\b", re.I)
+# A reporter's unit of one topic: the CPU figure and the NCCL context must share one.
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+def _busy_beside_nccl(facts: Facts) -> tuple[str, float, str] | None:
+    """The first CPU figure over 100 % (one process on several cores) with NCCL context in its own paragraph:
+    (source, percent, quote); None when there is none."""
+    for source, text in claims.texts(facts):
+        for paragraph in _PARAGRAPH.split(text):
+            for m in _CPU_LOAD.finditer(paragraph):
+                pct = float(next(g for g in m.groups() if g))
+                if pct > 100 and _NCCL_CONTEXT.search(paragraph):
+                    return source, pct, claims.one_line(paragraph[max(0, m.start() - 40):m.end() + 40])
+    return None
 
 
 @rule("ticket.nccl_threads_cpu", "expected_physics")
 def nccl_threads_cpu(facts: Facts, predictions=None):
-    """One process using several cores while it runs NCCL collectives: NCCL's own polling threads."""
-    text = " ".join(t for _, t in claims.texts(facts))
-    m = _CPU_LOAD.search(text)
-    if not m or not _NCCL_CONTEXT.search(text) or claims.complaint(facts) or fault_context(facts):
+    """One process using several cores while it runs NCCL collectives: NCCL's own polling threads. The NCCL
+    context must be in the CPU figure's own paragraph ("the tokenizer uses 300 % CPU" is not about a DDP job
+    in another one)."""
+    if claims.complaint(facts) or fault_context(facts):
         return
-    pct = float(next(g for g in m.groups() if g))
-    if pct <= 100:
+    found = _busy_beside_nccl(facts)
+    if not found:
         return
-    source = next((s for s, t in claims.texts(facts) if m.group(0) in t), "ticket")
+    source, pct, quote = found
     yield make("ticket.nccl_threads_cpu", "expected_physics", "info", 0.5,
                f"{pct:g} % CPU in one process: NCCL's proxy threads poll",
                "NCCL creates a proxy thread per communicator (per rank) to drive its network and host-memory "
                "transports, and those threads spin while operations are in flight, yielding when idle. A process with "
                "several communicators therefore shows several cores busy without any multi-threading of its own.",
-               [ev(source, f'the reporter: "{claims.one_line(text[max(0, m.start() - 40):m.end() + 40])}"',
-                   pct, 100, "%")],
+               [ev(source, f'the reporter: "{quote}"', pct, 100, "%")],
                fix="Expected. If the cores are needed elsewhere, give each rank its own cores (NUMA-local binding) "
                "and create fewer communicators.",
                refs=["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"])

@@ -177,12 +177,22 @@ def test_a_fault_finding_silences_the_healthy_form_too():
     ("The DDP process sits at 250 % CPU during all-reduce.", True),
     ("The DDP process sits at 250 % CPU and training is much slower than before.", False),  # a complaint: host suspect
     ("The tokenizer process uses 300% CPU.", False),                                        # no NCCL in sight
+    ("Each rank shows 400% CPU. We create several NCCL communicators per process.", True),  # the next sentence
+    ("The tokenizer process uses 300% CPU. The model loads quickly. Training fine.\n\n"
+     "We train with DDP over 8 GPUs.", False),                           # NCCL context paragraphs away
+    ("Our preprocessing job takes 250 % CPU, which is fine.\n\nSeparately, DDP training works.", False),
 ])
 def test_several_cores_busy_beside_nccl_is_its_polling_threads(text, fires):
     v, findings = answer(text)
     assert any(f.rule == "ticket.nccl_threads_cpu" for f in findings) == fires
     if fires:
         assert v.category == "expected_physics" and v.confidence < 0.7
+
+
+def test_the_cpu_figure_over_one_core_is_read_not_the_first_one():
+    _, findings = answer("The main thread is at CPU 100% and each DDP worker at 350 % CPU while NCCL all-reduces run.")
+    (lead,) = [f for f in findings if f.rule == "ticket.nccl_threads_cpu"]
+    assert lead.evidence[0].measured == 350
 
 
 def test_a_busy_cpu_alone_is_not_host_bound():
