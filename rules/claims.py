@@ -717,9 +717,12 @@ _UTIL = re.compile(
     r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach
-# 100 %", "never above 60 %" rule the figure out (negated, so rules that read high figures skip it); "stays below
-# 50 %" affirms a low share, which the low-utilisation rules read as one (its true value is lower still).
-_UTIL_BOUND = re.compile(r"(?P<not>\b(?:not|never|cannot)\b|n't\b)[\w\s,-]{0,20}$|"
+# 100 %", "never goes above 60 %" (a verb of reaching negated; "is not low, it stays at 99 %" is a reading) rule
+# the figure out (negated, so rules that read high figures skip it); "stays below 50 %" affirms a low share,
+# which the low-utilisation rules read as one (its true value is lower still).
+_UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s+){0,2}?"
+                         r"(?:reach|hit|get|go|exceed|rise|climb|above|over|past|beyond|more than|higher than)\w*\b"
+                         r"[\w\s]{0,12}$)|"
                          r"\b(?:below|under|less than|lower than|at most)\s+(?:~|about\s+|around\s+)?$", re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
 _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"

@@ -280,6 +280,7 @@ def test_full_utilisation_with_a_slow_job_is_not_saturation(text, fires):
     ("GPU utilization stays under 30 % the whole run.", 30, True, False),
     ("nvidia-smi shows 100% GPU-Util the whole time.", 100, False, False),  # a reading
     ("It doesn't crash; utilization sits at 97%.", 97, False, False),       # the negation is another clause's
+    ("GPU utilization is not low, it stays at 99 % the whole time.", 99, False, False),  # "low" is negated
 ])
 def test_a_utilisation_bound_or_negation_is_not_a_reading(text, percent, below, negated):
     (u,) = [c for c in claims.claims(said(text)) if c.kind == "gpu_util"]
