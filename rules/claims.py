@@ -683,9 +683,16 @@ def claims(facts: Facts) -> list[Claim]:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": seconds}))
         for m in _UTIL.finditer(text):
-            pct = float(next(g for g in m.groups() if g))
+            number = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
+            pct = float(m.group(number))
             if 0 <= pct <= 100:
-                out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct}))
+                before = text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]
+                bound = _UTIL_BOUND.search(before)
+                never = bool(bound and bound.group("not"))
+                out.append(Claim("gpu_util", source, _quote(text, m, 40), {"percent": pct, "below": bool(bound)},
+                                 negated=never))
+                if never and pct >= 90:  # "never reaches 100 %": by NVML's definition, time with no kernel running
+                    out.append(Claim("gpu_idle_words", source, _quote(text, m, 40), {"groups": []}))
     for n in facts.of(Note):
         if n.kind != OUTPUT_KIND or not n.text:
             continue
@@ -709,6 +716,14 @@ _UTIL = re.compile(
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
+# A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach
+# 100 %", "never goes above 60 %" (a verb of reaching negated; "is not low, it stays at 99 %" is a reading) rule
+# the figure out (negated, so rules that read high figures skip it); "stays below 50 %" affirms a low share,
+# which the low-utilisation rules read as one (its true value is lower still).
+_UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s+){0,2}?"
+                         r"(?:reach|hit|get|go|exceed|rise|climb|above|over|past|beyond|more than|higher than)\w*\b"
+                         r"[\w\s]{0,12}$)|"
+                         r"\b(?:below|under|less than|lower than|at most)\s+(?:~|about\s+|around\s+)?$", re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
 _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"

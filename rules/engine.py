@@ -128,12 +128,13 @@ def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] 
 
 
 def quiet_priors(findings: list[Finding]) -> list[Finding]:
-    """Drop a symptom prior that says nothing is broken (expected_physics) when another finding names a
-    cause at warning or critical: "nothing shows a broken link or setting" would contradict it. Rules cannot
-    see each other's findings, so this is decided here, where they are combined."""
+    """Drop a symptom prior that says nothing is broken (expected_physics, or healthy when the reporter only
+    asks) when another finding names a cause at warning or critical: "nothing shows a broken link or setting"
+    would contradict it. Rules cannot see each other's findings, so this is decided here, where they are
+    combined."""
     fault = any(f.rule not in PRIORS and f.severity in ("warning", "critical") and is_cause(f) for f in findings)
     figures = any(f.rule in FIGURE_CHECKS and f.is_problem for f in findings)
-    return [f for f in findings if not (f.rule in PRIORS and ((fault and f.category in CONCLUSIONS)
+    return [f for f in findings if not (f.rule in PRIORS and ((fault and f.category in NOTHING_BROKEN_FORMS)
                                                              or (figures and f.category in FIGURE_ANSWERED)))]
 
 
@@ -199,6 +200,8 @@ WEAK = 0.5
 # Informational findings that are conclusions in their own right; other info-level causes are
 # leads, and a check that could not run outranks them.
 CONCLUSIONS = ("expected_physics",)
+# What a prior says when nothing is broken: any fault found contradicts both forms (rules.engine.quiet_priors).
+NOTHING_BROKEN_FORMS = (*CONCLUSIONS, "healthy")
 
 
 # The basic artifacts of a multi-GPU ticket, as a reporter is asked for them.

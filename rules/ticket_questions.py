@@ -134,26 +134,39 @@ def nothing_broken(facts: Facts, predictions=None):
 _CPU_LOAD = re.compile(r"\bCPU\b[^.\n%]{0,40}?\b(\d{3,4})\s*%|\b(\d{3,4})\s*%\s*(?:CPU|cpu)\b", re.I)
 _NCCL_CONTEXT = re.compile(r"\b(?:NCCL|communicators?|communication groups?|process groups?|all[-_ ]?reduce|"
                            r"torch\.distributed|DDP|DistributedDataParallel|collectives?)\b", re.I)
+# A reporter's unit of one topic: the CPU figure and the NCCL context must share one.
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+def _busy_beside_nccl(facts: Facts) -> tuple[str, float, str] | None:
+    """The first CPU figure over 100 % (one process on several cores) with NCCL context in its own paragraph:
+    (source, percent, quote); None when there is none."""
+    for source, text in claims.texts(facts):
+        for paragraph in _PARAGRAPH.split(text):
+            for m in _CPU_LOAD.finditer(paragraph):
+                pct = float(next(g for g in m.groups() if g))
+                if pct > 100 and _NCCL_CONTEXT.search(paragraph):
+                    return source, pct, claims.one_line(paragraph[max(0, m.start() - 40):m.end() + 40])
+    return None
 
 
 @rule("ticket.nccl_threads_cpu", "expected_physics")
 def nccl_threads_cpu(facts: Facts, predictions=None):
-    """One process using several cores while it runs NCCL collectives: NCCL's own polling threads."""
-    text = " ".join(t for _, t in claims.texts(facts))
-    m = _CPU_LOAD.search(text)
-    if not m or not _NCCL_CONTEXT.search(text) or claims.complaint(facts) or fault_context(facts):
+    """One process using several cores while it runs NCCL collectives: NCCL's own polling threads. The NCCL
+    context must be in the CPU figure's own paragraph ("the tokenizer uses 300 % CPU" is not about a DDP job
+    in another one)."""
+    if claims.complaint(facts) or fault_context(facts):
         return
-    pct = float(next(g for g in m.groups() if g))
-    if pct <= 100:
+    found = _busy_beside_nccl(facts)
+    if not found:
         return
-    source = next((s for s, t in claims.texts(facts) if m.group(0) in t), "ticket")
+    source, pct, quote = found
     yield make("ticket.nccl_threads_cpu", "expected_physics", "info", 0.5,
                f"{pct:g} % CPU in one process: NCCL's proxy threads poll",
                "NCCL creates a proxy thread per communicator (per rank) to drive its network and host-memory "
                "transports, and those threads spin while operations are in flight, yielding when idle. A process with "
                "several communicators therefore shows several cores busy without any multi-threading of its own.",
-               [ev(source, f'the reporter: "{claims.one_line(text[max(0, m.start() - 40):m.end() + 40])}"',
-                   pct, 100, "%")],
+               [ev(source, f'the reporter: "{quote}"', pct, 100, "%")],
                fix="Expected. If the cores are needed elsewhere, give each rank its own cores (NUMA-local binding) "
                "and create fewer communicators.",
                refs=["https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"])
@@ -167,12 +180,21 @@ NVML_UTIL = "https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.ht
 @rule("ticket.busy_not_saturated", "expected_physics")
 def busy_not_saturated(facts: Facts, predictions=None):
     """'GPU utilisation is 100 % but it is slow': nvidia-smi counts the time a kernel runs, not the
-    share of the GPU it keeps busy, so a memory-bound or small-kernel workload shows 100 %."""
-    busy = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] >= 90]
+    share of the GPU it keeps busy, so a memory-bound or small-kernel workload shows 100 %. Only when every
+    figure given is that high: beside a lower one (another setup, a bound such as "below 50 %") the low
+    figure is the lead, and ticket.gpu_utilisation reads it."""
+    figures = claims.find(facts, "gpu_util")  # "will not reach 100 %" is ruled out (negated), not read
+    busy = [u for u in figures if u.data["percent"] >= 90 and not u.data.get("below")]
     if not busy or not (claims.complaint(facts) or claims.asks(facts)):
         return
+    if any(u.data["percent"] < 90 or u.data.get("below") for u in figures):
+        return  # a lower figure beside it: not "busy but slow"
     if fault_context(facts) or claims.find(facts, "blocked_in_collective"):
         return  # a fault in sight, or NCCL spin-waiting (ticket.explained says it)
+    from rules.ticket_rules import gpu_utilisation
+
+    if any(True for _ in gpu_utilisation(facts)):
+        return  # a low-utilisation reading (words or figure) decides, and the two leads would contradict
     u = max(busy, key=lambda c: c.data["percent"])
     yield make("ticket.busy_not_saturated", "expected_physics", "info", 0.5,
                f"{u.data['percent']:g} % 'utilisation' means a kernel was running, not that the GPU is saturated",

@@ -595,12 +595,22 @@ def system_error_in_container(facts: Facts, predictions=None):
                refs=["nccl_docker"])
 
 
+def _splits(spec, tp: int) -> bool:
+    """Does TP give each GPU whole query heads and whole (or evenly replicated) KV heads? MLA's latent KV is on
+    every rank, so only its query heads count."""
+    kv = spec.kv_heads
+    return spec.heads % tp == 0 and (spec.is_mla or (kv % tp if tp <= kv else tp % kv) == 0)
+
+
 @rule("ticket.tp_size_uneven", "tp_not_dividing_heads")
 def tp_size_uneven(facts: Facts, predictions=None):
     """A tensor-parallel size that is a multiple of 3, for a model whose head count the ticket does not give.
-    Engines require TP to divide the attention heads; published models have 2^k, 28, 40, 52, 64 or 128 heads,
-    almost never a multiple of 3, so TP=3/6/12 is refused at load time. When the model loaded (a speed
-    complaint), its heads did divide: no lead then."""
+    Engines split both the query heads (vLLM: "Total number of attention heads (...) must be divisible by tensor
+    parallel size") and the KV heads (TP must divide them, or be a multiple of them when they are replicated).
+    Current models use grouped-query attention with 8 (or 4) KV heads, which 3 does not divide; a few have 48
+    query heads (Mixtral-8x22B, DBRX) but still 8 KV heads. The catalog's models are counted, not assumed, so
+    TP=3/6/12 is refused at load time for almost every model. When the model loaded (a speed complaint), its
+    heads did divide: no lead then."""
     said = claims.symptom_quote(facts)
     if said and said[2] in ("slow", "scaling", "hang"):
         return
@@ -614,11 +624,23 @@ def tp_size_uneven(facts: Facts, predictions=None):
     where = ev(tp_src, "tensor-parallel size", sizes[0]) if tp in sizes else \
         claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])),
                  "TP size")
+    from rules.catalog import models
+
+    specs = list(models().values())
+    fits = [m.name for m in specs if _splits(m, sizes[0])]
+    query = [m.name for m in specs if m.heads % sizes[0] == 0]
     yield make("ticket.tp_size_uneven", "tp_not_dividing_heads", "warning", 0.45,
-               f"TP={sizes[0]} rarely divides a model's attention heads",
-               "Tensor parallelism gives each GPU a whole number of attention heads; published models have head counts "
-               "such as 32, 40, 64 or 128 that 3 does not divide, so engines refuse TP sizes of 3, 6 or 12.",
-               [where], fix="Check the model's num_attention_heads (and num_key_value_heads) in its config.json "
+               f"TP={sizes[0]} splits the heads of {len(fits)} of the catalog's {len(specs)} models",
+               "Tensor parallelism gives each GPU a whole number of query heads and of KV heads: TP must divide the "
+               "attention heads (vLLM: \"Total number of attention heads (...) must be divisible by tensor parallel "
+               "size\"), and divide the KV heads or be a multiple of them. Current models use grouped-query attention "
+               f"with 8 or 4 KV heads, which {sizes[0]} does not split; of the catalog's {len(specs)} models, "
+               f"{len(query)} have query heads {sizes[0]} divides ({', '.join(query) or 'none'}) and {len(fits)} "
+               f"both{' (' + ', '.join(fits) + ')' if fits else ''}, so engines refuse this TP size at load time "
+               "for almost every model.",
+               [where, ev("rules/catalog/models.toml", f"catalog models whose query and KV heads TP={sizes[0]} splits",
+                          len(fits), len(specs))],
+               fix="Check the model's num_attention_heads and num_key_value_heads in its config.json "
                "and use a TP size that divides them (2, 4 or 8); use the remaining GPUs for pipeline parallelism "
                "or a replica.",
                refs=["vllm_parallel"])

@@ -256,6 +256,21 @@ def test_a_tp_size_of_three_is_a_heads_lead_while_the_heads_are_unknown(text, fi
     assert bool(fired(ticket(text)[1], "ticket.tp_size_uneven")) is fires
 
 
+@pytest.mark.parametrize("tp", [3, 6])
+def test_the_tp_lead_counts_the_catalogs_query_and_kv_heads(tp):
+    from rules.catalog import models
+
+    specs = models().values()
+    text = f"Can I serve my fine-tuned model with --tensor-parallel-size {tp}? It refuses to start."
+    (lead,) = fired(ticket(text)[1], "ticket.tp_size_uneven")
+    counted = next(e for e in lead.evidence if e.source == "rules/catalog/models.toml")
+    assert counted.expected == len(specs) and counted.measured < len(specs) / 10  # almost no model splits
+    mixtral = models()["mixtral-8x22b"]
+    assert mixtral.heads % tp == 0 and mixtral.kv_heads % tp  # query heads divide, its 8 KV heads do not
+    assert mixtral.name in lead.summary and "KV heads" in lead.summary
+    assert "2^k" not in lead.summary and "28, 40, 52" not in (lead.summary + lead.title)
+
+
 def test_a_model_whose_heads_are_known_is_judged_exactly_not_by_the_lead(tmp_path):
     (tmp_path / "issue.md").write_text("# TP=6 refuses to start\n\n"
                                        "We want to serve Llama-3-70B with --tensor-parallel-size 6 "

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from conftest import shared_path
 
 from diagnose.artifacts import issue_md, ticket_toml
 from diagnose.bundle import read_bundle
@@ -20,6 +21,15 @@ from rules.engine import evaluate, ticket_verdict
 CORPUS = Path(__file__).parent / "data" / "tickets"
 SPLIT = tomllib.loads((CORPUS / "SPLIT.toml").read_text())
 SCORED_ONLY = set(SPLIT["holdout"]) | set(SPLIT.get("fresh", []))
+
+
+def development_case(tmp_path, prefix: str) -> Facts:
+    """The facts of a development case's bundle, read without its answer."""
+    (src,) = [p for p in CORPUS.iterdir() if p.name.startswith(prefix + "-")]
+    assert src.name not in SCORED_ONLY
+    dst = tmp_path / "t"
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("expected.toml"))
+    return read_bundle([dst])
 
 
 def said(text: str) -> Facts:
@@ -139,18 +149,50 @@ def test_a_fault_finding_outweighs_the_weak_answer():
     assert verdict(weighed, symptom=claims.symptom(facts)).category == "socket_fallback"
 
 
+@pytest.mark.parametrize("prefix,fault", [
+    ("076", "workload.cross_node_tp"),  # TP across nodes: critical
+    ("080", "host.numa_affinity"),      # GPUs driven from the wrong NUMA node: warning
+])
+def test_a_real_fault_silences_both_forms_of_the_weak_answer(prefix, fault):
+    (src,) = [p for p in shared_path("tickets").iterdir() if p.name.startswith(prefix + "-")]
+    facts = read_bundle([src])
+    findings = evaluate(facts)
+    assert any(f.rule == fault and f.severity in ("warning", "critical") for f in findings)
+    assert not any(f.rule == "ticket.nothing_broken" for f in findings)  # neither healthy nor expected_physics
+
+
+def test_a_fault_finding_silences_the_healthy_form_too():
+    from rules.common import make
+    from rules.engine import quiet_priors
+
+    findings = evaluate(said("Is it normal that the tree algorithm is faster than ring on two nodes?"))
+    assert any(f.rule == "ticket.nothing_broken" and f.category == "healthy" for f in findings)
+    fault = make("host.numa_affinity", "numa_affinity", "warning", 0.6, "Wrong NUMA node", "", [])
+    assert not any(f.rule == "ticket.nothing_broken" for f in quiet_priors(findings + [fault]))
+
+
 @pytest.mark.parametrize("text,fires", [
     ("Our PyTorch job shows 400% CPU per process although we use no threads; it creates several NCCL communicators.",
      True),
     ("The DDP process sits at 250 % CPU during all-reduce.", True),
     ("The DDP process sits at 250 % CPU and training is much slower than before.", False),  # a complaint: host suspect
     ("The tokenizer process uses 300% CPU.", False),                                        # no NCCL in sight
+    ("Each rank shows 400% CPU. We create several NCCL communicators per process.", True),  # the next sentence
+    ("The tokenizer process uses 300% CPU. The model loads quickly. Training fine.\n\n"
+     "We train with DDP over 8 GPUs.", False),                           # NCCL context paragraphs away
+    ("Our preprocessing job takes 250 % CPU, which is fine.\n\nSeparately, DDP training works.", False),
 ])
 def test_several_cores_busy_beside_nccl_is_its_polling_threads(text, fires):
     v, findings = answer(text)
     assert any(f.rule == "ticket.nccl_threads_cpu" for f in findings) == fires
     if fires:
         assert v.category == "expected_physics" and v.confidence < 0.7
+
+
+def test_the_cpu_figure_over_one_core_is_read_not_the_first_one():
+    _, findings = answer("The main thread is at CPU 100% and each DDP worker at 350 % CPU while NCCL all-reduces run.")
+    (lead,) = [f for f in findings if f.rule == "ticket.nccl_threads_cpu"]
+    assert lead.evidence[0].measured == 350
 
 
 def test_a_busy_cpu_alone_is_not_host_bound():
@@ -197,11 +239,7 @@ def test_an_issue_form_of_fields_under_a_title_is_an_issue():
     ("u312", "healthy"),           # first images slow, then steady: warm-up
 ])
 def test_development_questions_get_the_answer_their_thread_gave(tmp_path, prefix, category):
-    (src,) = [p for p in CORPUS.iterdir() if p.name.startswith(prefix + "-")]
-    assert src.name not in SCORED_ONLY
-    dst = tmp_path / "t"
-    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("expected.toml"))
-    facts = read_bundle([dst])
+    facts = development_case(tmp_path, prefix)
     v = ticket_verdict(facts, evaluate(facts))
     assert v.category == category and v.confidence < 0.7
 
@@ -231,6 +269,45 @@ def test_a_verdict_on_the_reporters_prose_alone_is_never_confident():
 def test_full_utilisation_with_a_slow_job_is_not_saturation(text, fires):
     _, findings = answer(text)
     assert any(f.rule == "ticket.busy_not_saturated" for f in findings) == fires
+
+
+@pytest.mark.parametrize("text,percent,below,negated", [
+    ("GPU utilization never reaches 100% and generation is slow.", 100, True, True),
+    ("The GPU-Util won't go above 95 % while decoding.", 95, True, True),
+    ("GPU usage does not hit 100% during inference.", 100, True, True),
+    ("Combined, the cards' utilisation will not reach 100 %.", 100, True, True),
+    ("My GPU-Util is constantly below 50%.", 50, True, False),          # a bound: a low share, affirmed
+    ("GPU utilization stays under 30 % the whole run.", 30, True, False),
+    ("nvidia-smi shows 100% GPU-Util the whole time.", 100, False, False),  # a reading
+    ("It doesn't crash; utilization sits at 97%.", 97, False, False),       # the negation is another clause's
+    ("GPU utilization is not low, it stays at 99 % the whole time.", 99, False, False),  # "low" is negated
+])
+def test_a_utilisation_bound_or_negation_is_not_a_reading(text, percent, below, negated):
+    (u,) = [c for c in claims.claims(said(text)) if c.kind == "gpu_util"]
+    assert (u.data["percent"], u.data["below"], u.negated) == (percent, below, negated)
+
+
+@pytest.mark.parametrize("text", [
+    "GPU utilization never reaches 100% and generation is slow. Why?",
+    "Decoding is slow, although the GPU-Util won't go above 95 %.",
+    "Offline the GPU sits at 100% utilization, but through the API server GPU usage is only 45%; it is slow.",
+    "The first card shows 100% GPU utilization, the second stays under 60% utilization, and the job is slow.",
+])
+def test_no_busy_not_saturated_beside_a_lower_or_negated_figure(text):
+    _, findings = answer(text)
+    assert not any(f.rule == "ticket.busy_not_saturated" for f in findings)
+    assert any(f.rule == "ticket.gpu_utilisation" for f in findings)  # the lower share is the lead
+
+
+@pytest.mark.parametrize("prefix,category", [
+    ("h001", "host_bound"),  # 90~100 % offline vs 50 % through the API server
+    ("s018", "healthy"),     # Ollama's layer split "will not reach 100%" combined
+])
+def test_development_utilisation_tickets_get_one_lead(tmp_path, prefix, category):
+    facts = development_case(tmp_path, prefix)
+    findings = evaluate(facts)
+    assert not any(f.rule == "ticket.busy_not_saturated" for f in findings)
+    assert ticket_verdict(facts, findings).category == category
 
 
 def test_a_complaint_asked_as_a_question_whose_figure_matches_is_physics_not_healthy():
