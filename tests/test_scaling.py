@@ -209,6 +209,42 @@ def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
     assert max(tp8["terms"], key=tp8["terms"].get) == "allreduce_ms"
 
 
+def test_a_measured_all_reduce_holds_the_slowest_gpu_wait():
+    """The README's capture example: each capture's all-reduce kernel time per call is one rank's, so it already
+    holds that rank's wait for the slowest peer; the split adds no modelled wait on top (it added 0.97 / 0.88 ms and
+    read "model 5.86 over" at TP4). The expected step, the healthy model's, keeps its wait.
+    By hand at TP4 (terms of the JSON): measured 18.583 ms - (12.498 weights + 0.350 KV+act + 0.089 GEMM extra
+    + 5.865 kernel fixed + 160 x 20.95 us all-reduce = 3.352 + 1.327 measured launch gaps) = -4.899: "model 4.90
+    over"; the expected step's wait: 0.0499 x E[max of 4 normals] 1.0294 x 18.80 ms of GPU work = 0.966 ms."""
+    from rules import roofline
+
+    rep = report(SAMPLES / "tp4_nvlink_healthy.sqlite", SAMPLES / "tp8_pcie_fallback.sqlite", "--model", "llama-3-70b",
+                 "--gpu", "h100-sxm")
+    table = rep["tables"]["Decode step decomposition (ms per step)"]
+    col = table["columns"].index
+    cv = catalog.calibration().gpu_speed_cv
+    for (label, tp), row in zip((("TP4", 4), ("TP8", 8)), table["rows"]):
+        r = rows(rep)[(label, 8)]
+        t = r["terms"]
+        assert r["allreduce_measured_source"].startswith("capture:") and t["wait_ms"] == 0.0
+        assert row[col("slowest-GPU wait")] == "in AR" and row[col("AR source")] == "measured"
+        assert t["allreduce_ms"] == pytest.approx(160 * r["allreduce_measured_us"] / 1e3, abs=1e-3)
+        modelled = sum(v for k, v in t.items() if k != "unexplained_ms")
+        assert t["unexplained_ms"] == pytest.approx(r["step_ms"] - modelled, abs=1e-3)
+        # the expected step is predict's healthy one, its slowest-GPU wait included
+        p = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), roofline.Layout(tp), batch=8,
+                             engine=catalog.engine("vllm"))
+        e = p.expected_terms
+        gpu_work = e["weights_ms"] + e["kv_ms"] + e["activation_ms"] + e["compute_ms"] + e["overhead_ms"]
+        assert e["wait_ms"] > 0 and e["wait_ms"] == pytest.approx(cv * {4: 1.0294, 8: 1.4236}[tp] * gpu_work, rel=1e-3)
+        assert r["calibrated_ms"] == pytest.approx(p.decode_step_ms_expected, abs=1e-3)
+    tp4 = rows(rep)[("TP4", 8)]
+    assert tp4["terms"]["unexplained_ms"] == pytest.approx(-4.899, abs=0.002)
+    assert table["rows"][0][col("unexplained")] == "none (model 4.90 over)"
+    assert "already holds its wait for the slowest peer" in table["note"]
+    assert "fitted at the limit of their range" in table["note"]
+
+
 def test_layout_from_content_and_tp_of_overrides_it(tmp_path):
     """A capture's own launch line (nsys META_DATA_CAPTURE) states TP=4; --tp-of wins over it."""
     a = tmp_path / "run_a.sqlite"
