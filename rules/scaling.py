@@ -376,8 +376,10 @@ def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float |
     compute_dtype = "fp8" if p.dtype == "fp8" and gpu.fp8_tflops else ("fp16" if p.dtype == "fp16" else "bf16")
     rate = cal.gemm_tflops.get(compute_dtype) or cal.gemm_tflops.get("bf16")
     compute = e["compute_ms"]
-    if rate:
-        compute = max(0.0, p.compute_ms * gpu.tflops(compute_dtype) / rate - weights - kv)
+    if rate:  # the step's math at that rate, overlapped with its streaming as rules.step_model overlaps a kernel's
+        stream = weights + kv
+        math_ms = p.compute_ms * gpu.tflops(compute_dtype) / rate
+        compute = step_model.overlapped(stream, math_ms, catalog.calibration().overlap_p) - stream
         how.append(f"GEMM at the measured {rate:.0f} TFLOP/s")
     allreduce = p.allreduce_count_per_step * ar_us / 1e3
     host = e["launch_ms"] + e["host_ms"]

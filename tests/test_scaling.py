@@ -301,6 +301,37 @@ def test_node_report_calibrates_streaming_and_all_reduce():
     assert 0.5 < r[("TP8", 1)]["explained_share"] <= 1.0
 
 
+def test_a_measured_gemm_rate_overlaps_math_with_streaming(tmp_path):
+    """--node with a GEMM rate: the step's math at that rate overlaps its streaming as rules.step_model overlaps
+    a kernel's, the p-norm (calibration.toml overlap_p), not max(0, math - streaming). vLLM #16300's QwQ-32B on
+    A100 with gpt-fast's 1700 GB/s and the MAMF table's best A100 SXM BF16 matmul, 271.2 TFLOPS (gpu-specs.md
+    [S2]). By hand at TP2 batch 16: streaming (15.687 + 0.206 + 0.100 ms) x 2039 / 1700 = 19.18 ms, math 1.647
+    x 312 / 271.2 = 1.895 ms: 19.18 x ((1 + (1.895 / 19.18)^1.5)^(1 / 1.5) - 1) = 0.395 ms (the max() rule: 0)."""
+    import json
+
+    from rules import roofline
+
+    doc = json.loads((DATA / "node-a100-published.json").read_text())
+    mamf = dict(doc["facts"]["measurement"][0], metric="gemm_tflops", value=271.2, unit="TFLOP/s", dtype="bf16",
+                source="gpu-specs.md [S2] MAMF table: max achievable BF16 matmul 271.2 TFLOPS, A100 SXM")
+    doc["facts"]["measurement"].append(mamf)
+    node = tmp_path / "node.json"
+    node.write_text(json.dumps(doc))
+    rep = report(DATA / "vllm-16300-qwq-32b-a100-tp.csv", "--model", "qwen2.5-32b", "--gpu", "a100-80gb-sxm",
+                 "--prompt", "1", "--context", "200", "--node", node)
+    gpu, model, p_norm = catalog.gpu("a100-80gb-sxm"), catalog.model("qwen2.5-32b"), catalog.calibration().overlap_p
+    for (_, batch), r in rows(rep).items():
+        assert "GEMM at the measured 271 TFLOP/s" in r["calibrated_with"]
+        p = roofline.predict(model, gpu, roofline.Layout(r["tp"]), batch=batch, prompt=1, context=200)
+        stream = (p.weights_ms + p.kv_ms + p.activation_ms) * gpu.hbm_gbs / 1700
+        math_ms = p.compute_ms * gpu.tflops("bf16") / 271.2
+        assert math_ms < stream  # decode: the old max() rule gave 0
+        by_hand = stream * ((1 + (math_ms / stream) ** p_norm) ** (1 / p_norm) - 1)
+        assert r["terms"]["compute_ms"] == pytest.approx(by_hand, abs=2e-4) and r["terms"]["compute_ms"] > 0
+    assert rows(rep)[("TP2", 16)]["terms"]["compute_ms"] == pytest.approx(0.395, abs=0.001)
+    assert rep["verdict"]["category"] == "expected_physics"
+
+
 def test_calibration_curve_interpolates_log_log():
     cal = S.Calibration(allreduce={8: [(16384, 26.0, "a"), (262144, 61.0, "b")]})
     assert cal.allreduce_us(8, 4096) == (26.0, "a")  # below the curve: its latency floor
