@@ -100,7 +100,7 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
                     + [f"{r.allreduce_count} x {ar_us:.1f}", _wait(r)] + [_n(t.get(k), 3) for k in TERMS[6:-1]]
                     + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {fmt_value(round(-rest, 3))} over)"]
                     + ["measured" if r.allreduce_measured_us is not None else r.allreduce_ref_source.split(" (")[0]])
-    cal = catalog.calibration()
+    cal, wait_col = catalog.calibration(), columns.index("slowest-GPU wait")
     return {"columns": columns, "rows": rows,
             "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the "
                     "fixed cost of every kernel, the all-reduces, the TP group's wait at them for its slowest GPU "
@@ -110,9 +110,10 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
                     f"slowest-GPU wait: gpu_speed_cv {cal.gpu_speed_cv:g} x E[max of TP normals] x the GPU work; "
                     f"gpu_speed_cv and overlap_p ({cal.overlap_p:g}) are fitted at the limit of their range "
                     "(calibration.toml), so the wait is the fit's catch-all for time that grows with TP (GPU-to-GPU "
-                    "speed spread, launch skew between ranks), not a measured GPU variation. in AR: the all-reduce "
-                    "was measured in the run, and one rank's measured all-reduce time already holds its wait for "
-                    "the slowest peer, so no wait is added to the split (the expected step keeps it)."}
+                    "speed spread, launch skew between ranks), not a measured GPU variation."
+                    + (" in AR: the all-reduce was measured in the run, and one rank's measured all-reduce time "
+                       "already holds its wait for the slowest peer, so no wait is added to the split (the expected "
+                       "step keeps it)." if any(row[wait_col] == "in AR" for row in rows) else "")}
 
 
 def _wait(r: ScalingRow):
