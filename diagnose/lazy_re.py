@@ -7,6 +7,7 @@ that reads text ever matches one. Import it as `from diagnose import lazy_re as 
 
 from __future__ import annotations
 
+import functools
 import re as _re
 from re import *  # noqa: F403 - the whole of re: its functions, flags, Match, Pattern, error
 
@@ -15,6 +16,31 @@ __all__ = list(_re.__all__)
 
 def compile(pattern, flags=0) -> LazyPattern:
     return LazyPattern(pattern, flags)
+
+
+def _compiled(pattern):
+    """The re.Pattern behind a LazyPattern (compiled now if need be); any other pattern as it is."""
+    if isinstance(pattern, LazyPattern):
+        if pattern._compiled is None:
+            pattern._compiled = _re.compile(pattern.pattern, pattern._flags)
+        return pattern._compiled
+    return pattern
+
+
+def _taking_lazy(function):
+    """re's module function that also takes a LazyPattern, as it takes a compiled pattern (so
+    flags given with one are refused as re refuses them with a compiled pattern)."""
+
+    @functools.wraps(function)
+    def call(pattern, *args, **kwargs):
+        return function(_compiled(pattern), *args, **kwargs)
+
+    return call
+
+
+search, match, fullmatch = _taking_lazy(_re.search), _taking_lazy(_re.match), _taking_lazy(_re.fullmatch)
+sub, subn, split = _taking_lazy(_re.sub), _taking_lazy(_re.subn), _taking_lazy(_re.split)
+findall, finditer = _taking_lazy(_re.findall), _taking_lazy(_re.finditer)
 
 
 class LazyPattern:
@@ -29,9 +55,7 @@ class LazyPattern:
         """search, match, sub, flags ...: the compiled pattern's, kept on the instance once looked up."""
         if name.startswith("_"):
             raise AttributeError(name)
-        if self._compiled is None:
-            self._compiled = _re.compile(self.pattern, self._flags)
-        value = getattr(self._compiled, name)
+        value = getattr(_compiled(self), name)
         setattr(self, name, value)
         return value
 

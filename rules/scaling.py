@@ -7,6 +7,8 @@ rules.expectations), and for a decode step the step split into the predictor's t
 
     step = weights + KV and activation streaming + GEMM compute beyond streaming
          + every kernel's fixed cost + all-reduces (count per step x time per call)
+         + the wait for the TP group's slowest GPU (none where the all-reduce was measured in the run:
+           a rank's measured all-reduce time already holds it)
          + host time (launches the GPU waits for, scheduling, sampling) + PP bubble
          + unexplained rest
 
@@ -254,9 +256,12 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
     # would otherwise raise the figure it is compared with)
     healthy, how = _calibrated_terms(p, gpu, cal, ar_ref)
     expected = sum(healthy.values())
-    terms, split_how = _calibrated_terms(p, gpu, cal, ar_meas if ar_meas is not None else ar_ref, launch)
-    if ar_meas is not None and p.tp > 1:
-        split_how.append("all-reduce measured in the run")
+    # a rank's measured all-reduce time holds its wait for the slowest peer: no wait on top of it
+    measured_ar = ar_meas is not None and p.tp > 1
+    terms, split_how = _calibrated_terms(p, gpu, cal, ar_meas if measured_ar else ar_ref, launch,
+                                         wait=not measured_ar)
+    if measured_ar:
+        split_how.append("all-reduce measured in the run (its wait for the slowest GPU included)")
     calibrated = sum(terms.values())
     row = ScalingRow(
         label=run.layout.label(), tp=p.tp, pp=p.pp, dp=p.dp, gpus=p.gpus, batch=batch,
@@ -353,9 +358,12 @@ def _healthy_slowest_us(p, gpu, ref: float) -> float:
     return max(ref, nccl.us)
 
 
-def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float | None = None) -> tuple[dict, list[str]]:
+def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float | None = None,
+                      wait: bool = True) -> tuple[dict, list[str]]:
     """The predictor's expected decode terms, with the machine's measured rates where the
-    calibration has them (and the launch gaps a capture measured, when given)."""
+    calibration has them (and the launch gaps a capture measured, when given). wait=False where
+    `ar_us` was measured in the run: one rank's all-reduce kernel time already holds its wait for
+    the slowest peer, so adding the modelled wait would count it twice."""
     from rules import catalog, step_model
 
     e = p.expected_terms
@@ -368,8 +376,10 @@ def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float |
     compute_dtype = "fp8" if p.dtype == "fp8" and gpu.fp8_tflops else ("fp16" if p.dtype == "fp16" else "bf16")
     rate = cal.gemm_tflops.get(compute_dtype) or cal.gemm_tflops.get("bf16")
     compute = e["compute_ms"]
-    if rate:
-        compute = max(0.0, p.compute_ms * gpu.tflops(compute_dtype) / rate - weights - kv)
+    if rate:  # the step's math at that rate, overlapped with its streaming as rules.step_model overlaps a kernel's
+        stream = weights + kv
+        math_ms = p.compute_ms * gpu.tflops(compute_dtype) / rate
+        compute = step_model.overlapped(stream, math_ms, catalog.calibration().overlap_p) - stream
         how.append(f"GEMM at the measured {rate:.0f} TFLOP/s")
     allreduce = p.allreduce_count_per_step * ar_us / 1e3
     host = e["launch_ms"] + e["host_ms"]
@@ -377,10 +387,10 @@ def _calibrated_terms(p, gpu, cal: Calibration, ar_us: float, launch_ms: float |
         host = launch_ms
         how.append("launch gaps measured in the capture")
     # the group waits for its slowest GPU in proportion to its GPU work, at these rates too
-    wait = step_model.slowest_gpu_wait_ms(p.tp, weights + kv + compute + e["overhead_ms"],
-                                          catalog.calibration().gpu_speed_cv)
+    wait_ms = step_model.slowest_gpu_wait_ms(p.tp, weights + kv + compute + e["overhead_ms"],
+                                             catalog.calibration().gpu_speed_cv) if wait else 0.0
     return {"weights_ms": weights, "kv_ms": kv, "compute_ms": compute, "overhead_ms": e["overhead_ms"],
-            "allreduce_ms": allreduce, "wait_ms": wait, "launch_ms": host, "pp_bubble_ms": e["pp_bubble_ms"]}, how
+            "allreduce_ms": allreduce, "wait_ms": wait_ms, "launch_ms": host, "pp_bubble_ms": e["pp_bubble_ms"]}, how
 
 
 # --------------------------------------------------------------------------- judgement

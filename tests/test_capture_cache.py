@@ -119,3 +119,123 @@ def test_off_writes_nothing(cached, tmp_path, monkeypatch):
     report(path)
     report(path)
     assert len(cached) == 2 and not (tmp_path / "cache").exists()
+
+
+def entries(tmp_path) -> dict:
+    """The cache folder's entries by name, with their sizes."""
+    return {p.name: p.stat().st_size for p in (tmp_path / "cache" / "diagnose").glob("*.pickle")}
+
+
+def aged(tmp_path, name: str, days: float) -> None:
+    entry = tmp_path / "cache" / "diagnose" / name
+    t = int((entry.stat().st_mtime - days * 86400) * 1e9)
+    os.utime(entry, ns=(t, t))
+
+
+THREE = ("gameoflife_a100_2022_1.sqlite", "cardiac_rtx3060_2021_notables.sqlite", "nsysai_rtx3080_torch_mock.sqlite")
+
+
+def test_the_folder_keeps_to_its_byte_limit_dropping_the_oldest(cached, tmp_path, monkeypatch):
+    """Three real exports analysed one after another in a folder with room for the last two
+    entries (their sizes learnt in another folder first): the first one's entry goes when the
+    third is stored; the other two are read back."""
+    from diagnose.capture import cache
+
+    paths = [copy_of(name, tmp_path) for name in THREE]
+    names = []
+    for path in paths:
+        before = set(entries(tmp_path))
+        report(path)
+        (new,) = set(entries(tmp_path)) - before
+        names.append(new)
+    sizes = entries(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "second"))
+    monkeypatch.setattr(cache, "MAX_BYTES", sizes[names[1]] + sizes[names[2]])
+    second = tmp_path / "second" / "diagnose"
+    for i, path in enumerate(paths):
+        report(path)
+        t = (second / names[i]).stat().st_mtime_ns - (3 - i) * 86400 * 10**9  # written a day apart
+        os.utime(second / names[i], ns=(t, t))
+    assert {p.name for p in second.glob("*.pickle")} == {names[1], names[2]}
+    assert len(cached) == 6
+    report(paths[2])
+    report(paths[1])
+    assert len(cached) == 6  # both read back
+    report(paths[0])
+    assert len(cached) == 7  # the first one's was dropped
+
+
+def test_an_entry_over_its_limit_is_not_stored(cached, tmp_path, monkeypatch):
+    """With --stats the NVTX-heavy export's analysis pickles to more than the export itself
+    (2.85 MB of 2.69 MB when measured): with a 1 MB entry limit it is analysed every time and
+    nothing of it is left in the folder, while a small export's entry is still kept."""
+    from diagnose.capture import cache
+
+    monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", 2**20)
+    big = copy_of(NVTX, tmp_path)
+    first = report(big, "--stats")
+    assert not (tmp_path / "cache" / "diagnose").exists() or not os.listdir(tmp_path / "cache" / "diagnose")
+    assert report(big, "--stats") == first and len(cached) == 2
+    report(copy_of(SMALL, tmp_path))
+    assert len(entries(tmp_path)) == 1 and all(size <= 2**20 for size in entries(tmp_path).values())
+
+
+def _lock():
+    import threading
+
+    return threading.Lock()  # TypeError: cannot pickle '_thread.lock' object
+
+
+def _local():
+    def inner():
+        return None
+
+    return inner  # AttributeError: Can't pickle local object
+
+
+def _deep():
+    nested = []
+    for _ in range(100_000):
+        nested = [nested]
+    return nested  # RecursionError
+
+
+@pytest.mark.parametrize("unpicklable", [_lock, _local, _deep])
+def test_an_analysis_pickle_cannot_write_costs_only_the_saving(unpicklable, cached, tmp_path, monkeypatch):
+    """pickle.dump raises TypeError, AttributeError or RecursionError, not only PicklingError: the
+    report is the fresh one, and no entry nor temporary file is left."""
+    counted = facts.analyse
+
+    def with_unpicklable(*args, **kwargs):
+        result = counted(*args, **kwargs)
+        result.extra = unpicklable()
+        return result
+
+    monkeypatch.setattr(facts, "analyse", with_unpicklable)
+    path = copy_of(SMALL, tmp_path)
+    assert report(path) == fresh(path, monkeypatch=monkeypatch)
+    folder = tmp_path / "cache" / "diagnose"
+    assert folder.is_dir() and os.listdir(folder) == []
+
+
+def test_a_hit_refreshes_the_entry_age(cached, tmp_path, monkeypatch):
+    """An entry read back is recently used: of two entries written two and one day ago, the older
+    one read again today outlives the other when a third needs the room."""
+    from diagnose.capture import cache
+
+    paths = [copy_of(name, tmp_path) for name in THREE]
+    report(paths[0])
+    (first,) = entries(tmp_path)
+    report(paths[1])
+    (second,) = set(entries(tmp_path)) - {first}
+    aged(tmp_path, first, days=2)
+    aged(tmp_path, second, days=1)
+    report(paths[0])  # a hit
+    assert len(cached) == 2
+    folder = tmp_path / "cache" / "diagnose"
+    assert (folder / first).stat().st_mtime > (folder / second).stat().st_mtime
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 2)
+    report(paths[2])
+    assert first in entries(tmp_path) and second not in entries(tmp_path)
+    report(paths[0])
+    assert len(cached) == 3  # still cached

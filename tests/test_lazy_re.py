@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import shared_path
 
 from diagnose import lazy_re
@@ -21,7 +22,32 @@ def test_a_lazy_pattern_matches_as_re_does():
         assert [m.span() for m in lazy.finditer(text)] == [m.span() for m in real.finditer(text)]
         assert lazy.sub("#", text) == real.sub("#", text) and lazy.flags == real.flags
         assert lazy._compiled is not None
-    assert lazy_re.search is re.search and lazy_re.I is re.I and lazy_re.Match is re.Match
+    assert lazy_re.I is re.I and lazy_re.Match is re.Match and lazy_re.escape is re.escape
+
+
+def test_the_module_functions_take_a_lazy_pattern_as_re_takes_a_compiled_one():
+    """lazy_re.search(lazy_re.compile("a"), "a") raised TypeError (re's own search got an object it
+    does not know): every module function that takes a pattern unwraps a LazyPattern."""
+    text = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*), 3 x all_reduce, all-gather"
+    pattern, flags = r"all[_-]?(reduce|gather)", re.I
+    lazy, real = lazy_re.compile(pattern, flags), re.compile(pattern, flags)
+    assert lazy_re.search(lazy, text).span() == re.search(real, text).span() == (14, 23)
+    assert lazy_re.match(lazy_re.compile("nccl"), text).group(0) == "nccl"
+    assert lazy_re.match(lazy, text) is None
+    assert lazy_re.fullmatch(lazy, "ALL_REDUCE").group(1) == "REDUCE"
+    assert lazy_re.findall(lazy, text) == re.findall(real, text) == ["Reduce", "reduce", "gather"]
+    assert [m.group(0) for m in lazy_re.finditer(lazy, text)] == ["AllReduce", "all_reduce", "all-gather"]
+    assert lazy_re.sub(lazy, "AR", text) == re.sub(real, "AR", text)
+    assert lazy_re.sub(lazy, "AR", text, count=1) == re.sub(real, "AR", text, count=1)
+    assert lazy_re.subn(lazy, "AR", text) == re.subn(real, "AR", text) and lazy_re.subn(lazy, "AR", text)[1] == 3
+    assert lazy_re.split(lazy_re.compile(r",\s*"), text, maxsplit=1) == re.split(r",\s*", text, maxsplit=1)
+    # plain string patterns and flags still go to re as they are
+    assert lazy_re.search(pattern, text, flags).span() == (14, 23) and lazy_re.search(pattern, text) is not None
+    assert lazy_re.findall(r"\d+", "8 GPUs, 160 calls") == ["8", "160"]
+    # re refuses flags with a compiled pattern; so with a lazy one
+    for given in (lazy, real):
+        with pytest.raises(ValueError, match="flags"):
+            lazy_re.search(given, text, re.M)
 
 
 def test_a_pattern_built_from_another_leaves_it_uncompiled():

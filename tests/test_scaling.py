@@ -209,6 +209,42 @@ def test_sample_captures_one_per_layout_pcie_fallback_is_comm_bound():
     assert max(tp8["terms"], key=tp8["terms"].get) == "allreduce_ms"
 
 
+def test_a_measured_all_reduce_holds_the_slowest_gpu_wait():
+    """The README's capture example: each capture's all-reduce kernel time per call is one rank's, so it already
+    holds that rank's wait for the slowest peer; the split adds no modelled wait on top (it added 0.97 / 0.88 ms and
+    read "model 5.86 over" at TP4). The expected step, the healthy model's, keeps its wait.
+    By hand at TP4 (terms of the JSON): measured 18.583 ms - (12.498 weights + 0.350 KV+act + 0.089 GEMM extra
+    + 5.865 kernel fixed + 160 x 20.95 us all-reduce = 3.352 + 1.327 measured launch gaps) = -4.899: "model 4.90
+    over"; the expected step's wait: 0.0499 x E[max of 4 normals] 1.0294 x 18.80 ms of GPU work = 0.966 ms."""
+    from rules import roofline
+
+    rep = report(SAMPLES / "tp4_nvlink_healthy.sqlite", SAMPLES / "tp8_pcie_fallback.sqlite", "--model", "llama-3-70b",
+                 "--gpu", "h100-sxm")
+    table = rep["tables"]["Decode step decomposition (ms per step)"]
+    col = table["columns"].index
+    cv = catalog.calibration().gpu_speed_cv
+    for (label, tp), row in zip((("TP4", 4), ("TP8", 8)), table["rows"]):
+        r = rows(rep)[(label, 8)]
+        t = r["terms"]
+        assert r["allreduce_measured_source"].startswith("capture:") and t["wait_ms"] == 0.0
+        assert row[col("slowest-GPU wait")] == "in AR" and row[col("AR source")] == "measured"
+        assert t["allreduce_ms"] == pytest.approx(160 * r["allreduce_measured_us"] / 1e3, abs=1e-3)
+        modelled = sum(v for k, v in t.items() if k != "unexplained_ms")
+        assert t["unexplained_ms"] == pytest.approx(r["step_ms"] - modelled, abs=1e-3)
+        # the expected step is predict's healthy one, its slowest-GPU wait included
+        p = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), roofline.Layout(tp), batch=8,
+                             engine=catalog.engine("vllm"))
+        e = p.expected_terms
+        gpu_work = e["weights_ms"] + e["kv_ms"] + e["activation_ms"] + e["compute_ms"] + e["overhead_ms"]
+        assert e["wait_ms"] > 0 and e["wait_ms"] == pytest.approx(cv * {4: 1.0294, 8: 1.4236}[tp] * gpu_work, rel=1e-3)
+        assert r["calibrated_ms"] == pytest.approx(p.decode_step_ms_expected, abs=1e-3)
+    tp4 = rows(rep)[("TP4", 8)]
+    assert tp4["terms"]["unexplained_ms"] == pytest.approx(-4.899, abs=0.002)
+    assert table["rows"][0][col("unexplained")] == "none (model 4.90 over)"
+    assert "already holds its wait for the slowest peer" in table["note"]
+    assert "fitted at the limit of their range" in table["note"]
+
+
 def test_layout_from_content_and_tp_of_overrides_it(tmp_path):
     """A capture's own launch line (nsys META_DATA_CAPTURE) states TP=4; --tp-of wins over it."""
     a = tmp_path / "run_a.sqlite"
@@ -263,6 +299,37 @@ def test_node_report_calibrates_streaming_and_all_reduce():
     assert rep["verdict"]["category"] == "expected_physics"
     # How much of the gap above the roofline the calibrated model explains, per layout.
     assert 0.5 < r[("TP8", 1)]["explained_share"] <= 1.0
+
+
+def test_a_measured_gemm_rate_overlaps_math_with_streaming(tmp_path):
+    """--node with a GEMM rate: the step's math at that rate overlaps its streaming as rules.step_model overlaps
+    a kernel's, the p-norm (calibration.toml overlap_p), not max(0, math - streaming). vLLM #16300's QwQ-32B on
+    A100 with gpt-fast's 1700 GB/s and the MAMF table's best A100 SXM BF16 matmul, 271.2 TFLOPS (gpu-specs.md
+    [S2]). By hand at TP2 batch 16: streaming (15.687 + 0.206 + 0.100 ms) x 2039 / 1700 = 19.18 ms, math 1.647
+    x 312 / 271.2 = 1.895 ms: 19.18 x ((1 + (1.895 / 19.18)^1.5)^(1 / 1.5) - 1) = 0.395 ms (the max() rule: 0)."""
+    import json
+
+    from rules import roofline
+
+    doc = json.loads((DATA / "node-a100-published.json").read_text())
+    mamf = dict(doc["facts"]["measurement"][0], metric="gemm_tflops", value=271.2, unit="TFLOP/s", dtype="bf16",
+                source="gpu-specs.md [S2] MAMF table: max achievable BF16 matmul 271.2 TFLOPS, A100 SXM")
+    doc["facts"]["measurement"].append(mamf)
+    node = tmp_path / "node.json"
+    node.write_text(json.dumps(doc))
+    rep = report(DATA / "vllm-16300-qwq-32b-a100-tp.csv", "--model", "qwen2.5-32b", "--gpu", "a100-80gb-sxm",
+                 "--prompt", "1", "--context", "200", "--node", node)
+    gpu, model, p_norm = catalog.gpu("a100-80gb-sxm"), catalog.model("qwen2.5-32b"), catalog.calibration().overlap_p
+    for (_, batch), r in rows(rep).items():
+        assert "GEMM at the measured 271 TFLOP/s" in r["calibrated_with"]
+        p = roofline.predict(model, gpu, roofline.Layout(r["tp"]), batch=batch, prompt=1, context=200)
+        stream = (p.weights_ms + p.kv_ms + p.activation_ms) * gpu.hbm_gbs / 1700
+        math_ms = p.compute_ms * gpu.tflops("bf16") / 271.2
+        assert math_ms < stream  # decode: the old max() rule gave 0
+        by_hand = stream * ((1 + (math_ms / stream) ** p_norm) ** (1 / p_norm) - 1)
+        assert r["terms"]["compute_ms"] == pytest.approx(by_hand, abs=2e-4) and r["terms"]["compute_ms"] > 0
+    assert rows(rep)[("TP2", 16)]["terms"]["compute_ms"] == pytest.approx(0.395, abs=0.001)
+    assert rep["verdict"]["category"] == "expected_physics"
 
 
 def test_calibration_curve_interpolates_log_log():

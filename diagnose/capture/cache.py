@@ -6,8 +6,11 @@ time; its write-ahead log's too), by what the analysis was asked for (step name,
 NVTX->GPU attribution, display names) and by the code that analysed it (diagnose's version and
 the size and modification time of its modules): any change reads the file again. It lives in
 $XDG_CACHE_HOME/diagnose (else ~/.cache/diagnose), never beside the capture; at most MAX_ENTRIES
-are kept (the oldest go). DIAGNOSE_CACHE=off turns it off. The cache only ever saves time: a
-folder that cannot be written, or an entry that cannot be read, means the file is analysed.
+entries and MAX_BYTES bytes are kept (the least recently used go: a hit refreshes its entry's
+age), and an analysis whose entry would exceed MAX_ENTRY_BYTES is not stored (with --stats an
+entry can outgrow the capture itself). DIAGNOSE_CACHE=off turns it off. The cache only ever saves
+time: a folder that cannot be written, an analysis that cannot be pickled, or an entry that cannot
+be read, means the file is analysed.
 
 Entries are pickles read by an unpickler that builds only diagnose's own record classes,
 builtin containers and numpy arrays (a planted file cannot run code through it).
@@ -23,6 +26,8 @@ import pickle
 from pathlib import Path
 
 MAX_ENTRIES = 32
+MAX_BYTES = 512 * 2**20  # the whole folder's entries
+MAX_ENTRY_BYTES = 128 * 2**20  # one entry: a quarter of the folder, so a few large analyses fit
 FORMAT = 1  # bump when the entry layout changes
 
 
@@ -47,6 +52,8 @@ def analysed(files: list, **flags):
     if result is None:
         result = analyse(files, **flags)
         _store(entry, result)
+    else:
+        _touch(entry)  # a hit is recent use: a daily re-run keeps its entry
     return result
 
 
@@ -104,18 +111,58 @@ def _load(entry: Path):
 
 def _store(entry: Path, result) -> None:
     """Write the entry (a temporary file renamed into place: a reader never sees half of one),
-    then drop the oldest entries beyond MAX_ENTRIES."""
+    unless it would exceed MAX_ENTRY_BYTES, then drop the least recently used entries beyond
+    MAX_ENTRIES or MAX_BYTES."""
     tmp = entry.with_name(f".{entry.name}.{os.getpid()}")
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:
-            pickle.dump(result, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(result, _Capped(fh, MAX_ENTRY_BYTES), protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, entry)
-        entries = sorted(entry.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns)
-        for old in entries[:-MAX_ENTRIES]:
-            _remove(old)
-    except (OSError, pickle.PicklingError):  # a full or read-only cache folder costs only the saving
+        _evict(entry.parent)
+    # a full or read-only folder, an entry too large, an analysis pickle cannot write (TypeError,
+    # AttributeError or RecursionError from pickle.dump): the cache only ever costs the saving
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError, _TooLarge):
         _remove(tmp)
+
+
+class _TooLarge(Exception):
+    """An entry would exceed MAX_ENTRY_BYTES."""
+
+
+class _Capped:
+    """A file that refuses to grow beyond `limit` bytes (so a too large entry is never written whole)."""
+
+    def __init__(self, fh, limit: int):
+        self.fh, self.left = fh, limit
+
+    def write(self, data) -> int:
+        self.left -= len(data)
+        if self.left < 0:
+            raise _TooLarge
+        return self.fh.write(data)
+
+
+def _evict(where: Path) -> None:
+    """Keep the most recently used entries within MAX_ENTRIES and MAX_BYTES; drop the rest."""
+    stats = []
+    for p in where.glob("*.pickle"):
+        try:
+            stats.append((p.stat(), p))
+        except OSError:  # removed by another run meanwhile
+            continue
+    total = 0
+    for n, (st, p) in enumerate(sorted(stats, key=lambda x: x[0].st_mtime_ns, reverse=True)):
+        total += st.st_size
+        if n >= MAX_ENTRIES or total > MAX_BYTES:
+            _remove(p)
+
+
+def _touch(entry: Path) -> None:
+    try:
+        os.utime(entry)
+    except OSError:
+        pass
 
 
 def _remove(path: Path) -> None:

@@ -84,6 +84,7 @@ def _batch(r: ScalingRow, step) -> int | str:
 
 
 def decomposition_table(analysis: ScalingAnalysis) -> dict:
+    from rules import catalog
     from rules.scaling import TERMS
 
     columns = ["layout", "batch", "measured", "weights", "KV+act", "GEMM extra", "kernel fixed", "all-reduce",
@@ -96,15 +97,30 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
         ar_us = r.allreduce_measured_us if r.allreduce_measured_us is not None else r.allreduce_ref_us
         rest = t.get("unexplained_ms")
         rows.append([r.label, r.batch, _n(r.step_ms, 3)] + [_n(t.get(k), 3) for k in TERMS[:5]]
-                    + [f"{r.allreduce_count} x {ar_us:.1f}"] + [_n(t.get(k), 3) for k in TERMS[5:-1]]
+                    + [f"{r.allreduce_count} x {ar_us:.1f}", _wait(r)] + [_n(t.get(k), 3) for k in TERMS[6:-1]]
                     + [_n(rest, 3) if rest is None or rest >= 0 else f"none (model {fmt_value(round(-rest, 3))} over)"]
                     + ["measured" if r.allreduce_measured_us is not None else r.allreduce_ref_source.split(" (")[0]])
+    cal, wait_col = catalog.calibration(), columns.index("slowest-GPU wait")
     return {"columns": columns, "rows": rows,
             "note": "Terms per GPU per decode step, each kernel's streaming and its compute beyond streaming, the "
                     "fixed cost of every kernel, the all-reduces, the TP group's wait at them for its slowest GPU "
                     "and the host time add up to the expected step. "
                     "unexplained = measured - the sum of the modelled terms; where the terms add up to more than was "
-                    "measured, the model is over by that much and nothing is unexplained."}
+                    "measured, the model is over by that much and nothing is unexplained. "
+                    f"slowest-GPU wait: gpu_speed_cv {cal.gpu_speed_cv:g} x E[max of TP normals] x the GPU work; "
+                    f"gpu_speed_cv and overlap_p ({cal.overlap_p:g}) are fitted at the limit of their range "
+                    "(calibration.toml), so the wait is the fit's catch-all for time that grows with TP (GPU-to-GPU "
+                    "speed spread, launch skew between ranks), not a measured GPU variation."
+                    + (" in AR: the all-reduce was measured in the run, and one rank's measured all-reduce time "
+                       "already holds its wait for the slowest peer, so no wait is added to the split (the expected "
+                       "step keeps it)." if any(row[wait_col] == "in AR" for row in rows) else "")}
+
+
+def _wait(r: ScalingRow):
+    """The wait term, or "in AR" where a measured all-reduce already holds it (rules.scaling._row)."""
+    if r.allreduce_measured_us is not None and r.tp > 1:
+        return "in AR"
+    return _n(r.terms.get("wait_ms"), 3)
 
 
 def goodput_table(g: Goodput) -> dict:
