@@ -130,12 +130,18 @@ def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] 
 def quiet_priors(findings: list[Finding]) -> list[Finding]:
     """Drop a symptom prior that says nothing is broken (expected_physics, or healthy when the reporter only
     asks) when another finding names a cause at warning or critical: "nothing shows a broken link or setting"
-    would contradict it. Rules cannot see each other's findings, so this is decided here, where they are
-    combined."""
+    would contradict it; and drop "nothing broken" where the symptom's own prior spoke. Rules cannot see
+    each other's findings, so this is decided here, where they are combined."""
     fault = any(f.rule not in PRIORS and f.severity in ("warning", "critical") and is_cause(f) for f in findings)
     figures = any(f.rule in FIGURE_CHECKS and f.is_problem for f in findings)
-    return [f for f in findings if not (f.rule in PRIORS and ((fault and f.category in NOTHING_BROKEN_FORMS)
-                                                             or (figures and f.category in FIGURE_ANSWERED)))]
+    prior_spoke = any(f.rule == SYMPTOM_PRIOR for f in findings)
+
+    def quiet(f: Finding) -> bool:
+        return f.rule in PRIORS and ((fault and f.category in NOTHING_BROKEN_FORMS)
+                                     or (figures and f.category in FIGURE_ANSWERED)
+                                     or (prior_spoke and f.rule != SYMPTOM_PRIOR))
+
+    return [f for f in findings if not quiet(f)]
 
 
 # A setting or transport that produces a measured symptom (NCCL_P2P_DISABLE=1 puts the all-reduce on
@@ -266,7 +272,9 @@ COMPLAINTS = (*FAILURES, "slow", "scaling")
 ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth",
                      "workload.latency_bound_small_batch", "scaling.")
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
-PRIORS = ("ticket.symptom_prior", "ticket.nothing_broken")
+# The symptom's own prior gives the layout's reasons: where it speaks, the weaker "nothing broken" gives way.
+SYMPTOM_PRIOR = "ticket.symptom_prior"
+PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken")
 # Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
 # more than physics, the prior's "nothing points at a fault" and its PCIe-without-P2P ceiling give way to it.
 FIGURE_CHECKS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate",

@@ -5,8 +5,8 @@ When nothing in it points at a fault (no failure, no fault words, no platform or
 trouble, and no check that finds one), the behaviour asked about is what the system does by design:
 `healthy` when the reporter only asks, `expected_physics` when they hold it against a figure or
 call it slow. That answer rests on the absence of evidence, so it stays a weak lead (0.45): any
-check that finds a fault silences it (rules.engine.quiet_priors), and one that measured the figure
-outweighs it.
+check that finds a fault silences it, and so does the symptom's own prior, which says the same with
+the layout's reasons (rules.engine.quiet_priors); one that measured the figure outweighs it.
 """
 
 from __future__ import annotations
@@ -102,10 +102,6 @@ def nothing_broken(facts: Facts, predictions=None):
         return  # a report without a question: nothing is asked to be judged normal
     if fault_context(facts) or figures(facts):
         return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
-    from rules.ticket_rules import symptom_prior
-
-    if any(True for _ in symptom_prior(facts)):
-        return  # the multi-GPU prior already says it, with the layout's own reasons
     evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
     still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []  # links and NCCL logs matter between GPUs
     attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
