@@ -356,8 +356,10 @@ class _BundledTables:
         for name in TABLE_FILES[table]:
             _load_file(part, str(CATALOG_DIR / name))
         _check_links(part)
-        setattr(self, table, getattr(part, table))
-        return getattr(part, table)
+        for other, files in TABLE_FILES.items():  # the GPUs' files hold the interconnects too: read them once
+            if other not in vars(self) and set(files) <= set(TABLE_FILES[table]):
+                setattr(self, other, getattr(part, other))
+        return getattr(self, table)
 
 
 def _stamp(path: str) -> tuple:
