@@ -1240,3 +1240,34 @@ def scaling_efficiencies(facts: Facts) -> list[Claim]:
             out.append(Claim("scaling_efficiency", source, _quote(sentence, m, 60),
                              {"percent": percent, "small": small, "large": large}))
     return out
+
+
+# --------------------------------------------------------------------------- NCCL algorithms set side by side
+
+# NCCL's all-reduce algorithms by the names its documentation and logs use (NCCL_ALGO: Ring, Tree, CollNet,
+# NVLS, NVLSTree, PAT; SHARP is the network offload CollNet drives), "NVLS + Tree" as people write NVLSTree.
+_ALGO = re.compile(r"\b(nvls\s*(?:\+|and|/)?\s*tree|nvlstree|nvls|collnet\w*|sharp|ring|tree|pat)\b", re.I)
+_ALGO_CONTEXT = re.compile(r"\b(?:NCCL\w*|all[-_ ]?reduce\w*|busbw|bus ?bandwidth|algbw|all_reduce_perf)\b", re.I)
+_COMPARING = re.compile(r"\b(?:better|faster|slower|higher|lower|than|vs\.?|versus|compared?\w*|similar|superior\w*|"
+                        r"instead|outperform\w*|beats?|over|differ\w*)\b", re.I)
+
+
+def algorithms_compared(facts: Facts) -> list[Claim]:
+    """Sentences that set two NCCL algorithms against each other ("Tree has better bandwidth than Ring",
+    "why NVLS + Tree instead of just Tree?"): data {algorithms (canonical names, in order)}. Only where the
+    text is about NCCL or its collectives, so a "ring" or "tree" of another kind is not read."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        if not _ALGO_CONTEXT.search(text):
+            continue
+        for sentence in sentences(text):
+            names = []
+            for m in _ALGO.finditer(sentence):
+                name = re.sub(r"\s*(?:\+|and|/)?\s*", "", m.group(1).lower())
+                name = "collnet" if name.startswith("collnet") else name
+                if name not in names:
+                    names.append(name)
+            figures = re.findall(r"\d+(?:\.\d+)?\s*(?:GB/s|Gb/s|GBps|us|ms)\b", sentence)
+            if len(names) >= 2 and (_COMPARING.search(sentence) or len(figures) >= 2):
+                out.append(Claim("algorithms_compared", source, one_line(sentence)[:200], {"algorithms": names}))
+    return out
