@@ -912,7 +912,10 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING),
-    ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|"
+    ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|"
+                r"\b(?:is|are) (?:this|it|that|these|those)(?: (?:numbers?|figures?|results?|speeds?|values?|rates?|"
+                r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"
+                r"\bshould (?:it|this|that) (?:be|run|go) (?:any )?(?:faster|higher|quicker)\b|"
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"

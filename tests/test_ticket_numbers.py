@@ -262,3 +262,38 @@ def test_a_figure_that_fits_outranks_a_cause_resting_only_on_the_reporters_words
                 [Evidence(source="lspci.txt:12", detail="LnkSta x4")])
     assert fits_first(facts, [tool, fit])[0].severity == "warning"  # a parsed artifact keeps its lead
     assert fits_first(facts, [words]) == [words]  # no fit, nothing changes
+
+
+# --------------------------------------------------------------------------- the question and the engine, as written
+
+
+@pytest.mark.parametrize("title,kind", [
+    ("# Is this fine or should it be faster?", "normal?"),
+    ("# Are these numbers good for two 3090s?", "normal?"),
+    ("# Should it run faster with TP=2?", "normal?"),
+    ("# It is fine, TP=2 works", "other"),  # a statement, not a question about a figure
+])
+def test_asking_whether_a_figure_is_fine_is_an_is_this_normal_ticket(title, kind):
+    records, _ = parse_text(f"{title}\n\nWe run a 13B model on our two GPUs and measured the speed today.\n",
+                            "issue.md")
+    facts = Facts()
+    facts.add(*records)
+    assert claims.symptom(facts) == kind
+
+
+@pytest.mark.parametrize("sentence,engine", [
+    ("Loaded with text-generation-webui on both cards.", "text-generation-webui"),
+    ("I use oobabooga with the gpu-split option.", "oobabooga"),
+    ("KoboldCpp splits the layers over the GPUs.", "KoboldCpp"),
+])
+def test_layer_splitting_front_ends_are_named_engines(sentence, engine):
+    from diagnose.artifacts.text import engine_named
+
+    assert engine_named(sentence) == engine
+
+
+def test_a_text_generation_webui_rate_on_two_gpus_is_judged_as_a_layer_split():
+    _, findings, v = _issue("# speed on two 3060\n\nLlama-2-13B on 2x RTX 3060 12GB with text-generation-webui "
+                            "gives: Output generated in 25.3 seconds (12.5 tokens/s, 316 tokens, context 50). Is "
+                            "this fine or should it be faster?\n")
+    assert _rule(findings, "ticket.layer_split_rate") and v.category == "expected_physics"
