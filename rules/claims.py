@@ -650,6 +650,21 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     return guessed or negated
 
 
+# A GPU with nothing to do: NVIDIA drops its clocks and performance state (P8, "GPU Idle" among nvidia-smi's
+# clocks event reasons) by design, so clock or power words said of an idle GPU describe power saving.
+# https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html
+_IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)\s+(?:state|GPUs?|time)\b|"
+                         r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
+                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b",
+                         re.I)
+
+
+def _idle(text: str, quote: str) -> bool:
+    """Is the sentence a claim was quoted from about a GPU with nothing to do?"""
+    at = text.find(quote.strip("…").strip()[:40])
+    return bool(_IDLE_STATE.search(_sentence_at(text, at) if at >= 0 else quote))
+
+
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
     key = (id(facts), len(facts.records))
@@ -705,6 +720,10 @@ def claims(facts: Facts) -> list[Claim]:
                 c.data["origin"] = "output"
                 out.append(c)
     _CACHE.clear()
+    said = dict(texts(facts))
+    for c in out:
+        if c.kind == "clock_power" and not c.negated and _idle(said.get(c.source, ""), c.quote):
+            c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
     _CACHE[key] = (facts, out)
     return out
 

@@ -297,3 +297,14 @@ def test_a_text_generation_webui_rate_on_two_gpus_is_judged_as_a_layer_split():
                             "gives: Output generated in 25.3 seconds (12.5 tokens/s, 316 tokens, context 50). Is "
                             "this fine or should it be faster?\n")
     assert _rule(findings, "ticket.layer_split_rate") and v.category == "expected_physics"
+
+
+@pytest.mark.parametrize("sentence,kind", [
+    ("The GPU clocks drop to 210 MHz and the GPUs sit in P8 when nothing is running.", "idle_state"),
+    ("At idle the SM clocks are reduced to 210 MHz.", "idle_state"),
+    ("The SM clock drops to 1100 MHz under load and the power cap is active.", "clock_power"),
+    ("During inference the clocks are throttled to 900 MHz.", "clock_power"),
+])
+def test_low_clocks_of_an_idle_gpu_are_power_saving_not_a_throttle(sentence, kind):
+    kinds = {c.kind for c in claims.claims(_said(sentence))} & {"idle_state", "clock_power"}
+    assert kinds == {kind}
