@@ -650,6 +650,21 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     return guessed or negated
 
 
+# A GPU with nothing to do: NVIDIA drops its clocks and performance state (P8, "GPU Idle" among nvidia-smi's
+# clocks event reasons) by design, so clock or power words said of an idle GPU describe power saving.
+# https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html
+_IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)\s+(?:state|GPUs?|time)\b|"
+                         r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
+                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b",
+                         re.I)
+
+
+def _idle(text: str, quote: str) -> bool:
+    """Is the sentence a claim was quoted from about a GPU with nothing to do?"""
+    at = text.find(quote.strip("…").strip()[:40])
+    return bool(_IDLE_STATE.search(_sentence_at(text, at) if at >= 0 else quote))
+
+
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
     key = (id(facts), len(facts.records))
@@ -685,6 +700,8 @@ def claims(facts: Facts) -> list[Claim]:
         for m in _UTIL.finditer(text):
             number = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
             pct = float(m.group(number))
+            if _NOT_UTIL.search(text[max(0, m.start() - 40):m.end()].rsplit("\n", 1)[-1]):
+                continue  # "scaling efficiency with 8 GPUs is only 60 %": a ratio of speeds, not busy time
             if 0 <= pct <= 100:
                 before = text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]
                 bound = _UTIL_BOUND.search(before)
@@ -703,6 +720,10 @@ def claims(facts: Facts) -> list[Claim]:
                 c.data["origin"] = "output"
                 out.append(c)
     _CACHE.clear()
+    said = dict(texts(facts))
+    for c in out:
+        if c.kind == "clock_power" and not c.negated and _idle(said.get(c.source, ""), c.quote):
+            c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
     _CACHE[key] = (facts, out)
     return out
 
@@ -716,6 +737,8 @@ _UTIL = re.compile(
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
+# Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
+_NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
 # A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach
 # 100 %", "never goes above 60 %" (a verb of reaching negated; "is not low, it stays at 99 %" is a reading) rule
 # the figure out (negated, so rules that read high figures skip it); "stays below 50 %" affirms a low share,
@@ -864,7 +887,10 @@ _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight
               r"\bsingle (?:GPU|card)\b|"
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
-_NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit)|"
+_NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
+            # a gain called too small to count: "very little or no boost", "hardly any speed-up", "marginal gain"
+            r"\b(?:(?:very )?little|hardly any|barely any|almost no|not much|minimal|marginal|negligible)"
+            r"(?: or no)? (?:gain|improvement|speed-?up|acceleration|benefit|boost|uplift)\b|"
             r"\bno (?:significant|noticeable|obvious|real|big|much|great) "
             r"(?:gain|improvement|speed-?up|difference|acceleration|benefit|increase)|"
             r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) "
@@ -905,7 +931,10 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING),
-    ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|\bis (?:this|it|that) (?:right|correct|ok|okay)\b|"
+    ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|"
+                r"\b(?:is|are) (?:this|it|that|these|those)(?: (?:numbers?|figures?|results?|speeds?|values?|rates?|"
+                r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"
+                r"\bshould (?:it|this|that) (?:be|run|go) (?:any )?(?:faster|higher|quicker)\b|"
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
@@ -1103,6 +1132,9 @@ _ASKS = re.compile(
 _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + "|" + _NO_GAIN + r"|"
                         r"\b(?:only|just)\s+(?:\w+\s+){0,3}?(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*"
                         r"(?:%|[GMT]B/?s|Gb/?s|GBps|tok|t/s|it/s|ms)|"
+                        # a speed-up called small: "only 1.3x faster", "just 2 times the speed"
+                        r"\b(?:only|just|barely)\s+(?:\w+\s+){0,3}?(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*"
+                        r"(?:x|×|times)(?![\w.])|"
                         r"\b(?:far|much|way|significantly)\s+(?:below|lower|less|from)\b|\binstead of\b|"
                         r"\bno\s+(?:\w+\s+)?(?:gain|improvement|speed-?up|benefit|acceleration)\b|"
                         r"\blos(?:e|es|ing|t)\s+(?:\w+\s+)?(?:bandwidth|speed|performance|throughput|tok\w*)\b|"
@@ -1131,3 +1163,133 @@ def complaint(facts: Facts) -> Claim | None:
                     continue
                 return Claim("complaint", source, _quote(sentence, m, 60))
     return None
+
+
+# --------------------------------------------------------------------------- speed-ups and scaling efficiency
+
+# How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
+# than TP1", "a 1.8x speed-up from 1 to 2 GPUs", "with 8 GPUs the scaling efficiency is 60 %". The
+# vocabulary is benchmarking's (speed-up = t_small / t_large; efficiency = speed-up / GPU ratio).
+_RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?![\w.])", re.I)
+_SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
+                          r"t/s|latency|better)\b", re.I)
+# A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
+_RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3})\b",
+                            re.I)
+# A ratio the reporter expects or hopes for, not one they measured: "I expected 4x", "should be 2x faster".
+_RATIO_HOPED = re.compile(r"\b(?:expect\w*|should|hop(?:e|ed|ing)|ideal\w*|theoretical\w*|would|linear\w*|"
+                          r"supposed|wish\w*|aim\w*)\b[^.\n]{0,25}$", re.I)
+_WORD_COUNTS = {"one": 1, "single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16}
+_LAYOUT_COUNT = re.compile(
+    r"\bTP\s*[=:]?\s*(\d{1,2})\b|\btp[-_ ]?(?:size\s*[=:]?\s*)?(\d{1,2})\b|\b(\d{1,2})[- ]way\b|"
+    r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|devices?)\b|"
+    r"\b(one|single|two|dual|three|four|six|eight|sixteen)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
+    r"\b(\d{1,2})\s*[x×]\s*(?=[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3}|L\d{1,2}|V100|T4)", re.I)
+_EFFICIENCY = re.compile(
+    r"\b(?:scal\w*|parallel)\s+efficiency\b[^.\n%]{0,30}?(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%|"
+    r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:\w+\s+)?(?:scal\w*|parallel)\s+efficiency\b|"
+    r"\bscal\w*\b[^.\n%]{0,25}?\bonly\s+(?:about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+
+
+# "from 1 to 8 GPUs", "2 -> 4 cards", "TP1 to TP4": both ends of a step named once.
+_COUNT_RANGE = re.compile(r"\b(?:from\s+)?(?:TP\s*)?(\d{1,2})\s*(?:->|→|to)\s*(?:TP\s*)?(\d{1,2})\s*"
+                          r"(?:GPUs?|cards?|devices?|ranks?)?\b", re.I)
+
+
+def _layout_counts(sentence: str) -> list[int]:
+    """The GPU counts a sentence names ("TP4", "8 GPUs", "a single GPU", "2x A100", "from 1 to 8 GPUs"), in
+    order, once each."""
+    out: list[int] = []
+    for m in _COUNT_RANGE.finditer(sentence):
+        if re.search(r"GPU|card|device|rank|TP", m.group(0), re.I):  # "2 to 3 seconds" is no layout
+            out += [int(g) for g in m.groups() if int(g) not in out]
+    for m in _LAYOUT_COUNT.finditer(sentence):
+        token = next(g for g in m.groups() if g)
+        n = _WORD_COUNTS.get(token.lower()) if not token.isdigit() else int(token)
+        if n and n not in out:
+            out.append(n)
+    return out
+
+
+def _span(counts: list[int]) -> tuple[int | None, int | None]:
+    """(smaller, larger) layout of the counts named; one count is the larger layout, its baseline unstated."""
+    if len(counts) >= 2:
+        return min(counts), max(counts)
+    return (None, counts[0]) if counts and counts[0] > 1 else (None, None)
+
+
+def speedups(facts: Facts) -> list[Claim]:
+    """Speed-ups the reporter measured between two layouts: data {ratio (larger layout's speed over the
+    smaller's), small, large (GPU counts; None when unstated)}. A ratio hoped for ("should be 2x") or ruled
+    out ("not 2x faster") is not a measurement and is left out; so is a ratio of GPUs ("2x the GPUs")."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            if not _SPEED_WORDS.search(sentence):
+                continue
+            for m in _RATIO.finditer(sentence):
+                before = sentence[:m.start()]
+                if _RATIO_OF_GPUS.match(sentence[m.end():]) or _RATIO_HOPED.search(before):
+                    continue
+                if _NEGATION.search(before[-15:]):
+                    continue  # "not 2x faster": what it is not, not what it is
+                ratio = float(m.group(1))
+                after = sentence[m.end():m.end() + 20]
+                if re.match(r"\s*slower\b", after, re.I) and ratio > 1:
+                    ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
+                small, large = _span(_layout_counts(sentence))
+                if ratio <= 0 or (small and large and small >= large):
+                    continue
+                out.append(Claim("speedup", source, _quote(sentence, m, 60),
+                                 {"ratio": ratio, "small": small, "large": large}))
+                break
+    return out
+
+
+def scaling_efficiencies(facts: Facts) -> list[Claim]:
+    """Scaling efficiencies the reporter states ("scaling efficiency is only 60 %"), as the speed-up they
+    imply: data {percent, small, large}. A hoped-for efficiency is left out."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _EFFICIENCY.search(sentence)
+            if not m or _RATIO_HOPED.search(sentence[:m.start()]):
+                continue
+            percent = float(next(g for g in m.groups() if g))
+            if not 0 < percent <= 100:
+                continue
+            small, large = _span(_layout_counts(sentence))
+            out.append(Claim("scaling_efficiency", source, _quote(sentence, m, 60),
+                             {"percent": percent, "small": small, "large": large}))
+    return out
+
+
+# --------------------------------------------------------------------------- NCCL algorithms set side by side
+
+# NCCL's all-reduce algorithms by the names its documentation and logs use (NCCL_ALGO: Ring, Tree, CollNet,
+# NVLS, NVLSTree, PAT; SHARP is the network offload CollNet drives), "NVLS + Tree" as people write NVLSTree.
+_ALGO = re.compile(r"\b(nvls\s*(?:\+|and|/)?\s*tree|nvlstree|nvls|collnet\w*|sharp|ring|tree|pat)\b", re.I)
+_ALGO_CONTEXT = re.compile(r"\b(?:NCCL\w*|all[-_ ]?reduce\w*|busbw|bus ?bandwidth|algbw|all_reduce_perf)\b", re.I)
+_COMPARING = re.compile(r"\b(?:better|faster|slower|higher|lower|than|vs\.?|versus|compared?\w*|similar|superior\w*|"
+                        r"instead|outperform\w*|beats?|over|differ\w*)\b", re.I)
+
+
+def algorithms_compared(facts: Facts) -> list[Claim]:
+    """Sentences that set two NCCL algorithms against each other ("Tree has better bandwidth than Ring",
+    "why NVLS + Tree instead of just Tree?"): data {algorithms (canonical names, in order)}. Only where the
+    text is about NCCL or its collectives, so a "ring" or "tree" of another kind is not read."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        if not _ALGO_CONTEXT.search(text):
+            continue
+        for sentence in sentences(text):
+            names = []
+            for m in _ALGO.finditer(sentence):
+                name = re.sub(r"\s*(?:\+|and|/)?\s*", "", m.group(1).lower())
+                name = "collnet" if name.startswith("collnet") else name
+                if name not in names:
+                    names.append(name)
+            figures = re.findall(r"\d+(?:\.\d+)?\s*(?:GB/s|Gb/s|GBps|us|ms)\b", sentence)
+            if len(names) >= 2 and (_COMPARING.search(sentence) or len(figures) >= 2):
+                out.append(Claim("algorithms_compared", source, one_line(sentence)[:200], {"algorithms": names}))
+    return out

@@ -351,10 +351,35 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     if said == "normal?" and complaint(facts):
         # "only 235 GB/s, is that normal?": a complaint asked as a question; matching numbers make it physics
         said = "slow"
-    v = verdict(findings, getattr(facts, "missing", ()), said, fallback_ask("ticket", facts))
+    v = verdict(fits_first(facts, findings), getattr(facts, "missing", ()), said, fallback_ask("ticket", facts))
     if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
         return dataclasses.replace(v, confidence=WORDS_ONLY)
     return v
+
+
+# Checks that set a figure the reporter measured against the expected band of the hardware (or its
+# datasheet arithmetic): their expected_physics says the measurement fits.
+FIGURE_FITS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate", "ticket.link_figure",
+               "ticket.bridge_figure", "ticket.pcie_figure", "ticket.layer_split_rate", "ticket.speedup_vs_expected",
+               "ticket.ttft_vs_expected", "ticket.copy_figure")
+
+
+def fits_first(facts, findings: list[Finding]) -> list[Finding]:
+    """A measured figure that fits the expected band outranks a cause whose every piece of evidence is the
+    reporter's prose (a keyword, an inventory line, a guess): such a cause stays in the report as a lead, at the
+    fit's level less a step, and keeps the lead only where a parsed artifact shows it."""
+    fits = [f for f in findings if f.rule in FIGURE_FITS and f.category in CONCLUSIONS and f.confidence > 0]
+    if not fits:
+        return findings
+    best = max(f.confidence for f in fits)
+
+    def outranks_on_words(f: Finding) -> bool:
+        return (is_cause(f) and f.category not in CONCLUSIONS and f.rule not in FIGURE_FITS
+                and (SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] or f.confidence >= best)
+                and words_only(facts, [f], f.category))
+
+    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, best - 0.05), 2))
+            if outranks_on_words(f) else f for f in findings]
 
 
 # The most a verdict resting only on the reporter's prose may claim (rules.ticket_rules.OBSERVED): a

@@ -16,7 +16,7 @@ import re
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, make, passed
-from rules.engine import rule, ticket_gaps
+from rules.engine import FAILURES, rule, ticket_gaps
 
 # Claim families that point at a fault, or at a platform where the question's answer is usually one
 # (a VM, ranks in separate containers, a riser): with any of them affirmed, "nothing is broken" is not
@@ -201,3 +201,36 @@ def busy_not_saturated(facts: Facts, predictions=None):
                fix="Judge the speed against the model's memory-bound rate (`diagnose predict`) or profile SM and DRAM "
                "throughput with Nsight; raise the batch to use more of each step.",
                refs=[NVML_UTIL])
+
+
+# nccl-tests computes every all-reduce's bus bandwidth with the ring's factor 2(n-1)/n (doc/PERFORMANCE.md), and
+# NCCL picks an algorithm per size and scale from its tuning model (NCCL_ALGO in the environment-variable docs).
+PERFORMANCE_MD = "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md"
+NCCL_ENV = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+ALGO_NAMES = {"ring": "Ring", "tree": "Tree", "nvls": "NVLS", "nvlstree": "NVLSTree", "collnet": "CollNet",
+              "pat": "PAT", "sharp": "SHARP"}
+
+
+@rule("ticket.algorithms_compared", "expected_physics")
+def algorithms_compared(facts: Facts, predictions=None):
+    """Two NCCL algorithms set against each other ("Tree beats Ring on two nodes", "why NVLS + Tree rather than
+    Tree?"), nothing pointing at a fault: their figures differ by design, and the busbw formula is the ring's."""
+    said = claims.symptom(facts)
+    if said is None or said in FAILURES or fault_context(facts):
+        return
+    found = claims.algorithms_compared(facts)
+    if not found:
+        return
+    c = found[0]
+    names = " and ".join(ALGO_NAMES.get(a, a) for a in c.data["algorithms"][:2])
+    yield make("ticket.algorithms_compared", "expected_physics", "info", 0.5,
+               f"{names} are NCCL algorithms built for different sizes and scales: their figures differ by design",
+               "nccl-tests reports every all-reduce's bus bandwidth with the ring's factor 2(n-1)/n. A tree, or a "
+               "reduction inside the NVSwitch (NVLS) or the network (CollNet/SHARP), sends less data over the slowest "
+               "link than a ring, so its busbw can pass the link rate (on two nodes the tree's does) while the ring "
+               "leads at other sizes; NCCL chooses per message size from its tuning model.",
+               [claim_ev(c, "algorithms compared")],
+               fix="Nothing is broken. Compare the algorithms at the sizes the application uses (NCCL_ALGO=Ring, Tree "
+               "or NVLS with all_reduce_perf -b 1M -e 8G); to measure the network itself on two nodes, force "
+               "NCCL_ALGO=Ring.",
+               refs=[PERFORMANCE_MD, NCCL_ENV])

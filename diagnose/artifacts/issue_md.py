@@ -195,6 +195,17 @@ RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
                      r"(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
+# The serving benchmarks' own lines quoted in prose, the unit before the figure: "Mean TPOT (ms): 18.5",
+# "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
+LATENCY_UNIT_FIRST = re.compile(r"\b(?:(mean|median|p\d{2}|avg)\s+)?(ITL|TPOT|TTFT)\s*\((ms|s)\)\s*:\s*(\d+(?:\.\d+)?)",
+                                re.I)
+# The prompt length a figure was measured at: "a 2000-token prompt", "input length 1024", "1k input tokens",
+# "ISL 2048", "--input-len 512" (benchmarks name it input length or ISL; people say prompt).
+PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s+)?(?:prompts?|inputs?|context)\b|"
+                        r"\b(?:prompt|input)[- _](?:length|len|tokens?|size)\s*(?:=|:|of|is|was)?\s*~?"
+                        r"(\d{2,6}|\d{1,3}[kK])\b|"
+                        r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
+                        r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
@@ -253,6 +264,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         tp_line = max(found, key=lambda x: x[1]) if found else None
     if tp_line and 1 <= tp_line[1] <= 1024:
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
+    prompt = _prompt_len(prose)
+    if prompt:
+        out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
     framework = engine_named(" ".join(ln for _, ln in prose[:40]))
     if framework:
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
@@ -491,6 +505,17 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
     return out
 
 
+def _prompt_len(prose: list[tuple[int, str]]) -> tuple[int, int] | None:
+    """(line, tokens) of the first prompt length the prose states ("2k" is 2000), or None."""
+    for i, ln in prose:
+        if (m := PROMPT_LEN.search(ln)):
+            token = next(g for g in m.groups() if g)
+            n = int(token[:-1]) * 1000 if token[-1] in "kK" else int(token)
+            if 8 <= n <= 1_000_000:
+                return i, n
+    return None
+
+
 def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     """Per-token latencies (itl_ms, tpot_ms) and times to first token (ttft_ms) the prose states, in
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
@@ -503,6 +528,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
             b = BATCH.search(clause)
             found = [(m, m.group(1).lower(), float(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
             found += [(m, "ms per token", float(m.group(1)), "ms") for m in MS_PER_TOKEN.finditer(clause)]
+            found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
+                      for m in LATENCY_UNIT_FIRST.finditer(clause)]
             for m, what, value, unit in found:
                 ms = value if unit.startswith("m") else value * 1000
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else

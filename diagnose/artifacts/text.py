@@ -65,6 +65,7 @@ def to_int(value) -> int | None:
 ENGINE_WORD = re.compile(
     r"\b(vllm|sglang|tensorrt[-_ ]?llm|trt[-_ ]?llm|text[-_ ]generation[-_ ]inference|TGI|lmdeploy|"
     r"deepspeed(?:[-_ ]mii)?|fastertransformer|llama\.cpp|exllama(?:v2)?|ollama|gpt-fast|megatron(?:-lm)?|"
+    r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|"
     r"transformers|accelerate)\b",
     re.I,
 )

@@ -1,0 +1,225 @@
+"""The reporter's ratios and latencies, against the predictor: speed-ups between layouts, scaling
+efficiencies, times to first token, and GPU-to-GPU copy rates over NVLink.
+
+"TP4 is only 1.3x faster than TP1", "scaling efficiency is 60 %", "TTFT is 800 ms for a 2k prompt",
+"nvbandwidth shows 380 GB/s": an engineer answers each with the same arithmetic as an absolute rate,
+made for two layouts at once. Decode reads every weight per token, so the larger layout's GPUs each
+read a smaller share; the two all-reduces per layer and the per-step fixed costs do not shrink, and
+they set how far short of the ideal (the GPU ratio) the speed-up falls. A layer split gives no speed-up
+at all: the GPUs take turns. The predictor (rules/roofline.py) prices both layouts with the ticket's
+engine profile; its band, carried over to the ratio, says what a healthy system reaches. Defaults the
+ticket leaves open (the smaller layout, the batch) are assumed and said so.
+"""
+
+from __future__ import annotations
+
+from diagnose import lazy_re as re
+from diagnose.evidence import Facts
+from rules import claims
+from rules.common import claim_ev, ev, gpu_count, make, measurements, wfield
+from rules.engine import FAILURES, rule
+from rules.ticket_figures import (
+    COPY_SHARE,
+    GIB_MARGIN,
+    PHYSICS_FLOOR,
+    assumed_tp,
+    band_evidence,
+    beyond_band_fix,
+    layer_split_engine,
+    unmodelled_layout,
+)
+from rules.workload import predict_layout, weight_dtype
+
+# A layer split's speed-up is 1: each token passes through the GPUs one after another. Beyond this the
+# measured figure is not a layer split's (tensor parallelism, or a batch spread over the GPUs).
+LAYER_SPLIT_CEILING = 1.15
+
+
+def _question_or_complaint(facts: Facts) -> bool:
+    """A question or a performance complaint, not a hang, crash or error report."""
+    said = claims.symptom(facts)
+    return said is not None and said not in FAILURES
+
+
+def _stated_speedup(facts: Facts):
+    """(claim, speed-up, smaller GPU count, larger GPU count, how the counts are known) of the first speed-up
+    or scaling efficiency the reporter states; None when there is none or no larger layout is known."""
+    n = gpu_count(facts)
+    tp, _ = wfield(facts, "tp")
+    for c in claims.speedups(facts) + claims.scaling_efficiencies(facts):
+        large = c.data["large"] or tp or n
+        small = c.data["small"] or 1
+        if not large or large <= small:
+            continue
+        how = ("stated" if c.data["small"] and c.data["large"] else
+               f"assumed: {'one GPU' if not c.data['small'] else f'{small} GPUs'} against "
+               f"{large} GPUs ({'stated' if c.data['large'] else 'the ticket layout'})")
+        ratio = c.data["ratio"] if c.kind == "speedup" else c.data["percent"] / 100 * large / small
+        return c, ratio, small, large, how
+    return None
+
+
+@rule("ticket.speedup_vs_expected", "expected_physics", "other")
+def speedup_vs_expected(facts: Facts, predictions=None):
+    """A speed-up (or scaling efficiency) the reporter measured between two layouts, against what the
+    predictor gives for the same model, GPU and engine at both: inside the band carried over to the ratio
+    is physics (the fixed costs named), below it something else costs time."""
+    if not _question_or_complaint(facts) or unmodelled_layout(facts):
+        return
+    found = _stated_speedup(facts)
+    if not found:
+        return
+    c, ratio, small, large, how = found
+    ideal = large / small
+    stated = claim_ev(c, "speed-up stated" if c.kind == "speedup" else "scaling efficiency stated")
+    if claims.find(facts, "layer_split") or layer_split_engine(facts):
+        if ratio <= LAYER_SPLIT_CEILING:
+            yield make("ticket.speedup_vs_expected", "expected_physics", "info", 0.55,
+                       f"x{ratio:.2f} from {small} to {large} GPUs is what a layer split gives: about x1",
+                       "With the layers split over the GPUs each token passes through them one after another, so one "
+                       "stream decodes as fast as one GPU streaming every weight; more GPUs hold a bigger model, they "
+                       "do not make one stream faster.",
+                       [stated, ev(c, f"speed-up ({how})", round(ratio, 2), 1.0, "x")],
+                       fix="Use tensor parallelism (vLLM, SGLang, TensorRT-LLM, llama.cpp --split-mode row) for speed "
+                       "on several GPUs, or replicas for throughput.")
+        return
+    model, gpu = facts.subject.model, facts.subject.gpu
+    if model is None or gpu is None:
+        return
+    batch_stated, _ = wfield(facts, "batch")
+    batch = batch_stated or 1
+    p_small, p_large = predict_layout(facts, small, batch), predict_layout(facts, large, batch)
+    if not all(p is not None and p.valid and p.fits and p.decode_tok_s_expected for p in (p_small, p_large)):
+        return  # one of the layouts does not hold the model: no speed-up to compare with
+    expected = p_large.decode_tok_s_expected / p_small.decode_tok_s_expected
+    # both figures come from one engine profile on one GPU, so their calibration errors largely cancel in the
+    # ratio: its band is one figure's spread (the geometric half-width of the band), not two stacked
+    spread = (p_large.band_high / p_large.band_low) ** 0.5
+    low, high = expected / spread, expected * spread
+    if ratio > ideal * 1.1 and ratio > high:
+        return  # beyond the GPU ratio: a batch or a different measure, not one stream's decode
+    share = p_large.allreduce_share_expected
+    at = f"batch {batch}" + ("" if batch_stated else " (assumed: one request)")
+    evidence = [stated,
+                ev(c, f"speed-up from {small} to {large} GPUs ({how}), {at}", round(ratio, 2), round(expected, 2), "x"),
+                ev("prediction:expected", f"expected speed-up band ({p_large.engine} profile, {gpu.key})",
+                   expected=f"{low:.2f}-{high:.2f}", unit="x"),
+                ev("prediction:expected", f"all-reduce share of the TP={large} decode step", expected=f"{share:.0%}"),
+                ev(facts.subject.model_source, "model", model.key)]
+    if ratio >= low:
+        yield make("ticket.speedup_vs_expected", "expected_physics", "info", 0.55,
+                   f"x{ratio:.2f} from {small} to {large} GPUs is what this model and GPU give "
+                   f"(expected about x{expected:.2f}, ideal x{ideal:g})",
+                   f"Each GPU of the larger layout reads a {ideal:g}x smaller share of the weights per token, but the "
+                   f"two all-reduces per layer (about {share:.0%} of its step) and the per-step launch and host costs "
+                   "do not shrink with the GPU count; they set how far short of the ideal the speed-up falls.",
+                   evidence, fix="Nothing is broken; for throughput run replicas on fewer GPUs each and raise the "
+                   "batch, since a larger batch amortises the fixed costs of every step.")
+        return
+    yield make("ticket.speedup_vs_expected", "other", "warning", 0.45,
+               f"x{ratio:.2f} from {small} to {large} GPUs is below the expected x{low:.2f}-{high:.2f}",
+               "The larger layout gains less than a healthy system with this engine does; something beyond the "
+               "all-reduces and fixed step costs takes time there (transport, host, clocks, configuration).",
+               evidence, fix=beyond_band_fix(facts))
+
+
+def _served_prediction(facts: Facts, tp: int, batch: int, prompt: int):
+    """The prediction at the ticket's prompt length (roofline.predict with the engine and weight dtype
+    the ticket names), or None when the catalog or the predictor cannot place it."""
+    from diagnose.errors import InputError
+    from rules import roofline
+
+    try:
+        return roofline.predict(facts.subject.model, facts.subject.gpu, roofline.Layout(tp=tp), batch=batch,
+                                prompt=prompt, engine=facts.subject.engine, dtype=weight_dtype(facts))
+    except InputError:
+        return None
+
+
+@rule("ticket.ttft_vs_expected", "expected_physics", "other")
+def ttft_vs_expected(facts: Facts, predictions=None):
+    """A time to first token the reporter measured at a stated prompt length, against the prefill the
+    predictor gives (compute-bound: about 2 x parameters x prompt tokens of FLOPs, plus the engine's
+    per-request host time)."""
+    if not _question_or_complaint(facts) or unmodelled_layout(facts):
+        return
+    model, gpu = facts.subject.model, facts.subject.gpu
+    prompt, prompt_src = wfield(facts, "prompt_len")
+    if model is None or gpu is None or not prompt:
+        return
+    from rules.expectations import expectation
+
+    for m in measurements(facts, "ttft_ms"):
+        if m.stat != "reported" or (m.batch or 1) > 1:
+            continue  # a percentile, or a batch's prefill: queueing the predictor does not model
+        tp, how = assumed_tp(facts, m)
+        p = _served_prediction(facts, tp, 1, prompt)
+        if p is None or not (p.valid and p.fits):
+            continue
+        e = expectation("ttft_ms", p)
+        verdict = e.verdict(m.value)
+        if verdict == "faster_than_roofline":
+            continue  # cached prefix or a different measure
+        evidence = band_evidence(m, f"TTFT at TP={tp} ({how}), one request", "ms", e.expected,
+                                 f"{e.low:.0f}-{e.high:.0f}", e.roofline, p, gpu, facts.subject.model_source, model)
+        evidence.insert(1, ev(prompt_src, "prompt length stated", prompt, unit="tokens"))
+        if verdict in ("inside", "faster"):
+            yield make("ticket.ttft_vs_expected", "expected_physics", "info", 0.5,
+                       f"{m.value:g} ms to the first token of a {prompt}-token prompt is this model's prefill "
+                       f"(expected {e.low:.0f}-{e.high:.0f} ms)",
+                       "The first token waits for the whole prompt to pass through the model: about two FLOPs per "
+                       "parameter per prompt token, shared by the TP GPUs, plus the engine's per-request work.",
+                       evidence, fix="Nothing is broken; shorter prompts, prefix caching or more GPUs per replica "
+                       "shorten it.")
+        else:
+            yield make("ticket.ttft_vs_expected", "other", "warning", 0.45,
+                       f"{m.value:g} ms to the first token is slower than the expected {e.low:.0f}-{e.high:.0f} ms "
+                       f"(x{e.ratio(m.value):.1f})",
+                       "The prefill takes longer than a healthy system needs for this prompt; queueing behind other "
+                       "requests, the host, or the transport costs the rest.",
+                       evidence, fix=beyond_band_fix(facts))
+        return
+
+
+# Words of a GPU-to-GPU copy benchmark (nvbandwidth's test names, CUDA's p2p sample, cudaMemcpyPeer).
+_COPY_BENCH = re.compile(r"\b(?:nvbandwidth|p2pBandwidthLatencyTest|memcpy\w*|cudaMemcpyPeer\w*|"
+                         r"device_to_device\w*)\b", re.I)
+
+
+@rule("ticket.copy_figure", "expected_physics")
+def copy_figure(facts: Facts, predictions=None):
+    """A GPU-to-GPU copy rate measured over NVLink (SXM boards, no datasheet figure quoted: link_figure
+    judges those), against what a copy reaches after NVLink's packet overhead: about 80 % of the
+    per-direction line rate (https://github.com/NVIDIA/nccl/issues/1054)."""
+    from diagnose.evidence import PairBandwidth
+
+    if not _question_or_complaint(facts) or facts.of(PairBandwidth):
+        return  # a parsed matrix: topology.pair_bandwidth judges its figures
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
+    if gpu is None or not gpu.nvlink_gbs or gpu.nvlink_bridged:
+        return  # PCIe boards: ticket.pcie_figure; bridged pairs: ticket.bridge_figure
+    text = " ".join(t for _, t in claims.texts(facts))
+    bench = bool(_COPY_BENCH.search(text))
+    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
+    if any(f.data["spec"] for f in figures):
+        return
+    copies = [f for f in figures if f.data["copy"] or bench]
+    line = gpu.nvlink_gbs
+    usable = [(f.data["value"] / (2 if f.data.get("direction") == "bi" else 1), f) for f in copies]
+    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= GIB_MARGIN * line]
+    if not usable:
+        return
+    value, c = max(usable, key=lambda x: x[0])
+    yield make("ticket.copy_figure", "expected_physics", "info", 0.5,
+               f"{value:g} GB/s per direction is what {gpu.name}'s NVLink carries for a copy "
+               f"({value / line:.0%} of its {line:g} GB/s line rate)",
+               "A copy moves data one way at a time, and NVLink's packet overhead leaves about 80 % of the "
+               "per-direction line rate to payload; datasheet totals count both directions.",
+               [claim_ev(c, "the copy rate"),
+                ev(c, "per direction", round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: NVLink line rate per direction x {COPY_SHARE} (packet overhead)",
+                   expected=round(COPY_SHARE * line, 1), unit="GB/s")],
+               fix="Nothing to fix: nvbandwidth and p2pBandwidthLatencyTest measure one direction's payload; compare "
+               "with 80 % of the per-direction line rate, not with the datasheet's total.",
+               refs=["https://github.com/NVIDIA/nccl/issues/1054"])
+
