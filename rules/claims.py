@@ -185,6 +185,155 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
 }
 
 
+# --------------------------------------------------------------------------- failure families (issue 11 f)
+# How reporters describe the host starving the GPU, a GPU's clock state changing with load or heat, and
+# NCCL's IB transport switched off. Each family from its tool's vocabulary (NVML's utilisation sample, the
+# PyTorch DataLoader and Lightning warnings, nvidia-smi's P-states and temperatures, NCCL's environment
+# documentation) and from how many threads word the same situation, never from one case's sentence.
+FAILURE_PATTERNS_F: dict[str, list[str]] = {
+    # The input pipeline holding the GPUs back: data loading, decoding, augmentation on the CPU
+    # (https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html, "enable async data loading"), and
+    # PyTorch Lightning's own warning "...does not have many workers which may be a bottleneck".
+    "input_starved": [
+        r"\b(?:data ?loader\w*|data[- ]loading|input pipeline|data pipeline|data feeding|pre-?processing|"
+        r"augmentations?|image decoding|I/O)\b[^.\n]{0,50}?"
+        r"\b(?:bottleneck\w*|can(?:not|'t)\s+keep up|(?:is|are|was|were) (?:too |very |extremely |really )?slow\b|"
+        r"not fast enough|lag\w*|takes? (?:up )?(?:most|the bulk|\d{2}\s*%))",
+        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,20}?\b(?:for|on)\s+(?:the\s+)?"
+        r"(?:data|input|inputs|batches|the next batch|(?:the )?data ?loader\w*|I/O|disk)\b",
+        r"\bdoes not have many workers which may be a bottleneck\b",
+        r"\b(?:time|step time|most of (?:the|each) (?:time|step))\b[^.\n]{0,30}?\b(?:goes|is spent|spent)\b"
+        r"[^.\n]{0,15}?\b(?:in|on|into)\s+(?:the\s+)?(?:data ?loader\w*|data loading|pre-?processing|I/O)\b",
+        # a pause every N batches: N loader workers each finishing a batch at once, then all waiting
+        r"\b(?:freez\w*|pause\w*|stall\w*|stuck|hang\w*|wait\w*|blocks?)\b[^.\n]{0,30}?\bevery\s+"
+        r"(?:\d+|few|couple of|num_workers?|n)\s*(?:\w+\s+)?(?:iterations?|steps?|batches)\b",
+        r"\b(?:start|beginning) of (?:every|each) epoch\b[^.\n]{0,60}?"
+        r"\b(?:stuck|stall\w*|slow\w*|wait\w*|pause\w*|freez\w*|idle)\b",
+        r"(?:数据加载|数据读取|数据预处理|dataloader)[^\n]{0,30}?(?:瓶颈|太慢|很慢|跟不上)",
+    ],
+    # GPU utilisation swinging between busy and idle. NVML's utilisation is the share of the sample period
+    # with a kernel running, and NCCL's kernels spin while they wait (busy, not idle), so a GPU that drops to
+    # low or zero and back has periods with no work queued: it waits on the host.
+    "util_swings": [
+        r"\bGPU[- ]?(?:util\w*|usage|load|occupancy|activity)\b[^.\n]{0,40}?"
+        r"\b(?:fluctuat\w*|oscillat\w*|spik\w*|swing\w*|jumps? (?:up and down|around|between)|"
+        r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable)\b",
+        r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
+        r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
+        r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
+        r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
+    ],
+    # Slower when work arrives with gaps: the driver drops an idle GPU to a low-power P-state and the first
+    # kernels after the gap run at low clocks (nvidia-smi -q "Performance State"; persistence mode and locked
+    # clocks, https://docs.nvidia.com/deploy/driver-persistence/).
+    "idle_gap_slow": [
+        r"\b(?:delays?|sleeps?|pauses?|gaps?|intervals?|idle (?:time|period)s?|time (?:interval|gap)s?)\b"
+        r"[^.\n]{0,20}?\bbetween\b[^.\n]{0,80}?\b(?:slow\w*|longer|increas\w*|drops?|grows?|higher|worse)\b",
+        r"\b(?:slow\w*|longer|increas\w*|drops?|grows?|higher|worse)\b[^.\n]{0,60}?"
+        r"\b(?:delays?|sleeps?|pauses?|gaps?|intervals?|idle)\b[^.\n]{0,20}?\bbetween\b",
+        r"\bnot (?:run\w* )?continuous\w*\b[^.\n]{0,60}?\bslow\w*",
+        r"\b(?:every (?:few|\d+(?:\.\d+)?) ?(?:s|secs?|seconds?|minutes?)|sparse\w*|occasional\w*|"
+        r"with (?:a )?(?:sleep|delay|pause)s?)\b[^.\n]{0,120}?\b(?:back[- ]to[- ]back|continuous\w*|consecutive\w*|"
+        r"in a (?:tight )?loop)\b",
+        r"\b(?:after|when)\s+(?:being\s+|it (?:is|was|has been)\s+|the GPU (?:is|was|sits|sat|has been)\s+)?"
+        r"idle\b[^.\n]{0,60}?\b(?:slow\w*|longer|spikes?|latency)\b",
+    ],
+    # NCCL's IB/RoCE transport off: NCCL_IB_DISABLE=1 "prevents the IB/RoCE transport from being used by NCCL;
+    # NCCL will fall back to using IP sockets" (NCCL environment-variable documentation).
+    "rdma_off": [
+        r"\b(?:IB|InfiniBand|RDMA|RoCE|GPUDirect RDMA)\b(?: transport| network| fabric)?\s*"
+        r"(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
+        r"\b(?:disabl\w+|turn\w* off|switch\w* off|without)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b"
+        r"(?! (?:HCA|NIC|card)s? (?:in|on) (?:the )?(?:other|second))",
+    ],
+}
+
+
+# Kinds of this block whose matched words can carry their own negation ("GPU usage does not fluctuate").
+_NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow")
+_INSIDE_NEGATION_F = re.compile(r"\b(?:is|are|was|were|does|do|did)\s+not\b(?! have many workers\b)|"
+                                r"\b(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|never)\b", re.I)
+
+# A GPU temperature the reporter states: "the GPU sits at 87C", "温度到了 88 度". GeForce boards hold
+# 83 C as their GPU Boost target and lower clocks above it (nvidia-smi -q "GPU Target Temperature");
+# data-centre boards list a slowdown temperature of 85-92 C ("GPU Slowdown Temp"). From HOT_C on, the
+# clocks are at or near their thermal limit.
+HOT_C = 83
+_TEMP = re.compile(r"(?<![\w.])(\d{2,3})(?:\.\d)?\s*(?:°\s*C\b|℃|ºC\b|C\b|degrees?\b(?:\s*C(?:elsius)?\b)?|度)", re.I)
+_TEMP_SUBJECT = re.compile(r"\b(?:GPUs?|temp\w*|hot\w*|cards?|cores?|junction|hotspot|memory temp\w*|VRAM)\b|温度",
+                           re.I)
+_NOT_GPU_TEMP = re.compile(r"\b(?:CPU|ambient|room|inlet|outside|water|coolant|air)\b[^.\n]{0,25}$", re.I)
+
+
+def temperatures(facts: Facts) -> list[Claim]:
+    """GPU temperatures stated in the reporter's words, in degrees Celsius (data: celsius, hot)."""
+    out = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            if not _TEMP_SUBJECT.search(sentence):
+                continue
+            for m in _TEMP.finditer(sentence):
+                celsius = float(m.group(1))
+                if not 30 <= celsius <= 120 or _NOT_GPU_TEMP.search(sentence[max(0, m.start() - 30):m.start()]):
+                    continue
+                out.append(Claim("gpu_temp", source, _quote(sentence, m), {"celsius": celsius,
+                                                                           "hot": celsius >= HOT_C},
+                                 negated=_negated("gpu_temp", sentence, m), guess=_guessed(sentence)))
+    return out
+
+
+# One NCCL release per pasted block: "run with nccl 2.21.5:" above one block of output, "### v2.18.5-1" above
+# the next. The figure both blocks print (a duration, a bus bandwidth, a rate) is compared as an A/B.
+_RELEASE_INTRO = re.compile(r"(?:\bNCCL\b|\blibnccl\w*|\bnccl\b)[^\n]{0,25}?\bv?([12]\.\d{1,2}(?:\.\d{1,2})?)\b|"
+                            r"^\W{0,6}v([12]\.\d{1,2}\.\d{1,2})-\d\b", re.I)
+_BLOCK_FIGURE = re.compile(r"\b(duration|elapsed|time|latency|bus ?bandwidth|busbw|algbw|throughput|tok(?:ens)?/s|"
+                           r"samples/s\w*|it/s)\b[^\d\n]{0,25}?(\d+(?:\.\d+)?)", re.I)
+
+
+def _block_figures(body: str) -> dict[str, float]:
+    found: dict[str, list[float]] = {}
+    for m in _BLOCK_FIGURE.finditer(body):
+        found.setdefault(m.group(1).lower().replace(" ", ""), []).append(float(m.group(2)))
+    return {k: sorted(v)[len(v) // 2] for k, v in found.items()}  # the median of each figure
+
+
+def release_blocks(facts: Facts) -> list[Claim]:
+    """An A/B of NCCL releases given as one block of pasted output per release: each prose line naming a
+    release (and nothing else) is paired with the next pasted block of the same file, and the blocks'
+    common figure must differ by more than RELEASES_DIFFER."""
+    outputs = sorted(((n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text),
+                     key=lambda s: _line_of(s[0]))
+    for n in facts.of(Note):
+        lines, where = n.text.splitlines() if n.kind == "description" and n.text else [], n.data.get("prose_sources")
+        if not lines or not where or len(lines) > len(where):
+            continue  # (the prose is stripped: blank lines at its end are gone, its lines still start together)
+        file = where[0].rsplit(":", 1)[0]
+        picked: dict[str, tuple[str, str]] = {}
+        for line, at in zip(lines, where):
+            versions = {a or b for a, b in _RELEASE_INTRO.findall(line)}
+            if len(versions) != 1:
+                continue
+            after = [(s, t) for s, t in outputs if s.rsplit(":", 1)[0] == file and _line_of(s) > _line_of(at)]
+            if after:
+                picked.setdefault(versions.pop(), after[0])
+        if len(picked) < 2 or len({s for s, _ in picked.values()}) < len(picked):
+            continue
+        figures = {v: _block_figures(t) for v, (_, t) in picked.items()}
+        common = set.intersection(*(set(f) for f in figures.values()))
+        for key in sorted(common):
+            values = [figures[v][key] for v in picked]
+            if min(values) > 0 and max(values) > RELEASES_DIFFER * min(values):
+                quote = "; ".join(f"NCCL {v}: {key} {figures[v][key]:g} ({picked[v][0]})" for v in picked)
+                return [Claim("nccl_versions_compared", picked[next(iter(picked))][0], quote,
+                              {"versions": list(picked), "origin": "output"})]
+    return []
+
+
+def _line_of(source: str) -> int:
+    tail = source.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
@@ -208,6 +357,11 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:nodes|GPUs|ranks|size|batch\w*|"
         r"message\w*|context|sequence\w*|tokens|concurrency|users)\b)",
         r"\bthermal(?:ly)? throttl\w*|\boverheat\w*",
+        # (issue 11 f) a rate that falls after a stated run time under the same load, and the idiom for it
+        r"\bafter (?:about |around |roughly |approximately |~)?\d+\s*(?:minutes|mins?|hours?|hrs?|h)\b[^.\n]{0,50}?"
+        r"\b(?:drops?|dropp\w+|falls?|fell|slow\w*|decreas\w*|declin\w*|degrad\w*|(?:is|are|was) (?:at|down to) \d)",
+        r"\b(?:slower and slower|(?:getting|gets|got|becom\w+) (?:slower|slow) over time|progressively slower)\b",
+        r"越来越慢|跑一段时间(?:后|之后)?(?:就)?(?:变)?慢",
     ],
     "multi_node": [
         r"\bmulti-?node\b", r"\binter-?node\b",
@@ -457,6 +611,7 @@ PATTERNS: dict[str, list[str]] = {
         # llama.cpp's GGML_CUDA_DISABLE_GRAPHS=1
         r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
         r"\bGGML_CUDA_DISABLE_GRAPHS\s*=\s*1\b",
+        r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:to\s+)?eager\b|\beager(?:[- ]mode)? fallback\b",
     ],
     # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
     "pipeline_parallel": [
@@ -520,6 +675,12 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|"
         r"speeds? (?:it |things )?up|sped (?:it )?up)",
         r"\b(?:many|thousands of|lots of|hundreds of) (?:tiny|small|short) kernels\b",
+        # (issue 11 f) "a CUDA graph gave a 5.9x speed-up", "eager 52 ms vs graph 9 ms", "1200 launches per frame"
+        r"\b(?:CUDA[- ]?graphs?|cudagraphs?|graph (?:capture|replay))\b[^.\n]{0,60}?"
+        r"\b\d+(?:\.\d+)?\s*(?:x|×)\s*(?:speed[- ]?ups?|faster)\b",
+        r"\b(?:speed[- ]?ups?|faster)\b[^.\n]{0,20}?\b(?:with|from|using)\s+(?:a\s+)?"
+        r"(?:CUDA[- ]?graphs?|cudagraphs?)\b",
+        r"\b\d{3,}\s+(?:kernel\s+)?launches\s+(?:per|each|every)\s+(?:step|token|frame|iteration|forward)\b",
         # nsys's CUDA API summary: cudaLaunchKernel taking most of the host's CUDA time
         r"\bcudaLaunchKernel\b[^\n]{0,60}?\b(?:[3-9]\d|100)(?:\.\d+)?\s*%", r"\blaunch[- ]bound\b",
     ],
@@ -530,6 +691,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
     **FAILURE_PATTERNS,
+    **FAILURE_PATTERNS_F,
 }
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
@@ -616,6 +778,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     if before and _CLAUSE.search(before.group(0)):
         before = None  # "not working when each rank ...": the negation belongs to another clause
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
+    inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
     return bool(before or inside or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
 
 
@@ -702,6 +865,8 @@ def claims(facts: Facts) -> list[Claim]:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
                 out.append(c)
+    out.extend(temperatures(facts))
+    out.extend(release_blocks(facts))
     _CACHE.clear()
     _CACHE[key] = (facts, out)
     return out

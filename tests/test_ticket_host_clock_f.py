@@ -1,0 +1,200 @@
+"""Issue 11 f: the host starving the GPU, a GPU's clock state under heat or idle gaps, NCCL's IB transport
+switched off, and an NCCL A/B given as one block of output per release.
+
+Each sentence is written the way these situations are worded across many threads and in the tools' own
+messages (NVML's utilisation, PyTorch Lightning's DataLoader warning, nvidia-smi's temperatures, NCCL's
+NCCL_IB_DISABLE documentation); none is copied from a corpus case. Paraphrases must be read, negations and
+the opposite state must not.
+"""
+
+import pytest
+
+from diagnose.evidence import Facts, Note, Workload
+from rules import claims, ticket_rules
+from rules.engine import evaluate, ticket_verdict
+
+
+def said(text: str, kind: str = "description") -> Facts:
+    facts = Facts()
+    facts.add(Note("issue.md:1", kind, text))
+    return facts
+
+
+def found(text: str, kind: str, negated: bool = False):
+    return claims.find(said(text), kind, negated=negated)
+
+
+PARAPHRASES = {
+    "input_starved": [
+        "The data loader is the bottleneck, the four V100s wait between batches.",
+        "Image decoding on the CPU cannot keep up with the GPUs.",
+        "The GPUs sit idle waiting for the next batch.",
+        "UserWarning: The dataloader, train dataloader 0, does not have many workers which may be a bottleneck.",
+        "Most of each step is spent in the data loader according to the profiler.",
+        "Training pauses every 8 batches for several seconds, then continues.",
+        "At the start of each epoch the run is stuck for half a minute.",
+        "数据加载太慢了，GPU一直在等",
+    ],
+    "util_swings": [
+        "GPU utilization fluctuates between 0% and 100% all the time.",
+        "nvidia-smi shows the GPU usage jumping up and down during inference.",
+        "Spiky GPU utilization on every card during training.",
+        "GPU load drops to 0 for a second and then climbs back to 95%.",
+        "训练时GPU利用率忽高忽低",
+    ],
+    "idle_gap_slow": [
+        "When I add a sleep between inference calls each call gets much slower.",
+        "The latency grows with the idle time between requests.",
+        "Calls that come every few seconds take 60 ms, back-to-back calls take 8 ms.",
+        "After the GPU has been idle for a minute the next request shows a latency spike.",
+    ],
+    "rdma_off": [
+        "With RDMA disabled the cross-node step takes twice as long.",
+        "We had to turn off InfiniBand because the job hung at start-up.",
+        "RoCE is switched off in our launch script.",
+    ],
+    "slowdown_over_time": [
+        "After 20 minutes the throughput drops to 70% of the start.",
+        "The training gets slower and slower.",
+        "跑一段时间之后就变慢了",
+    ],
+    "launch_overhead": [
+        "Wrapping the decoder in a CUDA graph gave a 4.5x speed-up.",
+        "The profile shows 2400 kernel launches per token.",
+    ],
+    "eager_flag": ["Batches larger than the captured sizes fall back to eager execution."],
+}
+
+NEGATIONS = {
+    "input_starved": ["The data loader is not the bottleneck, it is ten times faster than the model."],
+    "util_swings": ["GPU utilization does not fluctuate, it stays at 97 %."],
+    "idle_gap_slow": ["Latency does not increase when there is a delay between calls."],
+}
+
+OPPOSITE = {
+    "util_swings": ["GPU utilization is steady at 98% during training."],
+    "rdma_off": ["IB is not disabled, NCCL_IB_DISABLE is unset.", "We enabled RoCE on all nodes."],
+    "input_starved": ["The dataloader with 16 workers prepares a batch in 5 ms."],
+    "idle_gap_slow": ["Every request takes 12 ms whether they come back to back or not."],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in PARAPHRASES.items() for t in ts])
+def test_each_family_reads_its_paraphrases(kind, text):
+    assert found(text, kind), (kind, text)
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in NEGATIONS.items() for t in ts])
+def test_a_ruled_out_situation_is_negated(kind, text):
+    assert not found(text, kind) and found(text, kind, negated=True), (kind, text)
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in OPPOSITE.items() for t in ts])
+def test_the_opposite_state_claims_nothing(kind, text):
+    assert not found(text, kind), (kind, text)
+
+
+@pytest.mark.parametrize("text,celsius,hot", [
+    ("The GPU sits at 87C under load.", 87, True),
+    ("GPU temperature climbs to 91 °C after a few minutes.", 91, True),
+    ("显卡温度到了 88 度", 88, True),
+    ("The card stays at 65C the whole time.", 65, False),
+])
+def test_gpu_temperatures_and_their_thermal_limit(text, celsius, hot):
+    (c,) = claims.find(said(text), "gpu_temp")
+    assert (c.data["celsius"], c.data["hot"]) == (celsius, hot)
+
+
+@pytest.mark.parametrize("text", ["The CPU package reaches 95C while tokenizing.", "Room temperature is 30 C.",
+                                  "Batch 64 at 90 ms per step."])
+def test_other_temperatures_or_figures_are_no_gpu_temperature(text):
+    assert not claims.find(said(text), "gpu_temp")
+
+
+def facts_of_issue(tmp_path, text: str) -> Facts:
+    from diagnose.bundle import read_bundle
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "issue.md").write_text(text)
+    return read_bundle([folder])
+
+
+def verdict(facts: Facts):
+    from diagnose.commands.ticket import ticket_predictions
+    findings = evaluate(facts, ticket_predictions(facts))
+    return ticket_verdict(facts, findings), findings
+
+
+BLOCKS = """# all_gather slower with the newer library
+
+Same 8 GPUs, same test program.
+
+results with NCCL 2.19.3:
+
+```
+rank 0 elapsed time: {a} s
+rank 1 elapsed time: {a} s
+```
+
+results with NCCL 2.17.1:
+
+```
+rank 0 elapsed time: {b} s
+rank 1 elapsed time: {b} s
+```
+"""
+
+
+def test_one_block_of_output_per_release_is_an_nccl_ab_when_the_figures_differ(tmp_path):
+    facts = facts_of_issue(tmp_path, BLOCKS.format(a="31.5", b="12.2"))
+    (c,) = claims.find(facts, "nccl_versions_compared")
+    assert set(c.data["versions"]) == {"2.19.3", "2.17.1"} and c.data["origin"] == "output"
+    answer, _ = verdict(facts)
+    assert answer.category == "nccl_regression"
+
+
+def test_blocks_per_release_with_the_same_figures_are_no_ab(tmp_path):
+    facts = facts_of_issue(tmp_path, BLOCKS.format(a="12.4", b="12.2"))
+    assert not claims.find(facts, "nccl_versions_compared")
+
+
+def test_swinging_utilisation_on_several_gpus_is_the_host_not_ranks_waiting(tmp_path):
+    facts = facts_of_issue(tmp_path, "# Training slow on 4x RTX 3090\n\nGPU utilization keeps fluctuating "
+                                     "between 0% and 100% on all four cards and each epoch takes far longer than "
+                                     "expected.\n")
+    answer, findings = verdict(facts)
+    assert answer.category == "host_bound"
+    assert not [f for f in findings if f.rule == "ticket.gpu_utilisation" and f.category == "expected_physics"]
+
+
+def test_a_pause_every_few_batches_is_no_pcie_hang(tmp_path):
+    facts = facts_of_issue(tmp_path, "# Training freezes periodically on 8x V100\n\nThe run freezes every 4 "
+                                     "iterations for a few seconds and then continues; it never stops for good.\n")
+    answer, findings = verdict(facts)
+    assert answer.category == "host_bound"
+    assert not [f for f in findings if f.rule == "ticket.hang_on_pcie"]
+
+
+def test_a_hot_gpu_beside_a_slowdown_is_thermal_throttling_and_a_cool_one_is_not():
+    hot = said("Training on the RTX 3090 gets slower after an hour; the GPU is at 89C by then.")
+    assert [f.category for f in ticket_rules.gpu_heat(hot)] == ["throttling"]
+    cool = said("Training on the RTX 3090 gets slower after an hour; the GPU is at 70C by then.")
+    assert not list(ticket_rules.gpu_heat(cool))
+    quiet = said("The GPU is at 89C during training on the RTX 3090, that is all I wanted to report.")
+    assert not list(ticket_rules.gpu_heat(quiet))  # a temperature alone, with nothing slow, is no finding
+
+
+def test_idle_gaps_point_at_clock_state_but_only_the_first_calls_do_not():
+    gaps = said("Requests that arrive every few seconds take 80 ms while back-to-back requests take 9 ms.")
+    assert [f.category for f in ticket_rules.idle_clocks(gaps)] == ["throttling"]
+    first = said("The first few requests take 900 ms, then every request takes 9 ms; with a delay between "
+                 "requests it gets slower again.")
+    assert not list(ticket_rules.idle_clocks(first))  # warm-up said: ticket.explained answers the first calls
+
+
+def test_rdma_switched_off_across_nodes_is_the_socket_fallback():
+    facts = said("Our two-node DDP job is twice as slow since RoCE was disabled in the launch script.")
+    facts.add(Workload("ticket.toml:1", nodes=2))
+    assert [f.category for f in ticket_rules.net_socket(facts)] == ["socket_fallback"]
+    one_node = said("Since RoCE was disabled in the launch script nothing changed on our single server.")
+    assert not list(ticket_rules.net_socket(one_node))
