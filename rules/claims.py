@@ -107,11 +107,19 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
         r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
         r"(?:用的是|走的是|使用的?是)\s*(?:TCP\s*)?socket",
+        # (issue 11 f) ibv_devinfo's own message; aws-ofi-nccl failing to find a provider (NCCL then uses sockets)
+        r"\bNo IB devices found\b", r"\bibv_devinfo\b[^.\n]{0,40}?\bno (?:IB |RDMA )?devices?\b",
+        r"\bNET/OFI\b[^\n]{0,80}?\b(?:couldn't find|could not find|unable to find|"
+        r"no (?:eligible |optimal )?providers?)\b",
     ],
     # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
     # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
     "pcie_degraded": [
         r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
+        # (issue 11 f) Linux's pcie_report_downtraining() at enumeration: "... available PCIe bandwidth, limited by
+        # 2.5 GT/s PCIe x8 link at ... (capable of ... x16 link)"; GPU-Z's bus interface "PCIe x16 4.0 @ x4 4.0"
+        r"\bavailable PCIe bandwidth, limited by\b[^\n]{0,120}",
+        r"\bPCI-?E(?:xpress)?\s*x16\s+\d\.\d\s*@\s*x(?:1|2|4|8)\s+\d\.\d\b",
         r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b"
         r"[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
         r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
@@ -152,6 +160,13 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         # binding as the condition under which it is fine: "12 GB/s on GPU4-7 unless I run it with numactl"
         r"\b(?:unless|until|except (?:when|with)|only (?:with|when))\b[^.\n]{0,40}?"
         r"\b(?:numactl|taskset|--cpunodebind|cpu[-_ ]?affinity|NUMA binding)\b",
+        # (issue 11 f) numastat / numa_maps showing a process's memory on the far node
+        r"\b(?:numastat|numa_maps)\b[^.\n]{0,80}?\b(?:other|remote|wrong|far|different)\s+(?:NUMA\s+)?node\b",
+        r"\bmemory\b[^.\n]{0,40}?\bon (?:the )?(?:other|remote|wrong|far) (?:NUMA )?(?:node|socket)\b",
+        r"\bmemory\b[^.\n]{0,30}?\bon (?:NUMA )?node\s*(\d)\b[^.\n]{0,40}?\bGPU\b[^.\n]{0,30}?"
+        r"\b(?:attached|connected|local|belongs)\s+to\s+(?:NUMA )?node\s*(?!\1)\d",
+        r"\b(?:lower|slower|worse)\b[^.\n]{0,40}?\bthan with\b[^.\n]{0,20}?"
+        r"(?:--bind-to[ =](?:numa|socket)|numactl|--cpunodebind|taskset)",
     ],
     # The NCCL release changed and the behaviour with it, said without two version numbers.
     "nccl_upgrade": [
@@ -364,7 +379,7 @@ PATTERNS: dict[str, list[str]] = {
         r"越来越慢|跑一段时间(?:后|之后)?(?:就)?(?:变)?慢",
     ],
     "multi_node": [
-        r"\bmulti-?node\b", r"\binter-?node\b",
+        r"\bmulti-?node\b", r"\binter-?node\b", r"\b(?:two|three|four|\d+)-node\b",
         r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
@@ -380,6 +395,7 @@ PATTERNS: dict[str, list[str]] = {
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
         r"\bwithout (?:numactl|taskset)\b", r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
+        r"--bind-to[ =]none\b",  # (issue 11 f) Open MPI's switch for no binding
     ],
     "multi_socket": [
         r"\bdual[- ]socket\b", r"\b(?:two|2|four|4) (?:cpu )?sockets\b",

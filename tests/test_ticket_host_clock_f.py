@@ -198,3 +198,39 @@ def test_rdma_switched_off_across_nodes_is_the_socket_fallback():
     assert [f.category for f in ticket_rules.net_socket(facts)] == ["socket_fallback"]
     one_node = said("Since RoCE was disabled in the launch script nothing changed on our single server.")
     assert not list(ticket_rules.net_socket(one_node))
+
+
+# Tool messages and words for a narrowed link, a missing RDMA device, memory on the far NUMA node, and no binding.
+TOOL_WORDS = {
+    "pcie_degraded": [
+        "pci 0000:3b:00.0: 31.504 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x4 link at 0000:3a:00.0 "
+        "(capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)",
+        "GPU-Z reports Bus Interface: PCIe x16 4.0 @ x8 4.0 for the second card.",
+    ],
+    "net_socket": [
+        "ibv_devinfo inside the pod prints: No IB devices found",
+        "NCCL INFO NET/OFI Couldn't find any optimal provider",
+    ],
+    "numa_words": [
+        "numastat -p shows nearly all of rank 3's pages on the remote node.",
+        "The worker's memory sits on node 1 while its GPU is attached to node 0.",
+        "all_reduce_perf gets 9 GB/s, far lower than with --bind-to numa.",
+    ],
+    "no_cpu_binding": ["mpirun -np 8 --bind-to none ./all_reduce_perf -g 1"],
+    "multi_node": ["The two-node run is slower than one node."],
+}
+TOOL_OPPOSITES = {
+    "pcie_degraded": ["GPU-Z reports Bus Interface: PCIe x16 4.0 @ x16 4.0."],
+    "numa_words": ["The worker's memory sits on node 0 and its GPU is attached to node 0 as well."],
+    "no_cpu_binding": ["mpirun -np 8 --bind-to numa ./all_reduce_perf -g 1"],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in TOOL_WORDS.items() for t in ts])
+def test_tool_messages_for_links_rdma_and_numa_are_read(kind, text):
+    assert found(text, kind), (kind, text)
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in TOOL_OPPOSITES.items() for t in ts])
+def test_a_full_link_local_memory_or_bound_ranks_claim_nothing(kind, text):
+    assert not found(text, kind), (kind, text)
