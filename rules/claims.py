@@ -236,6 +236,9 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
         r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
+        # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's)
+        r"(?<!CPU )(?<!cpu )\butili[sz]ation(?: rate)?\b[^.\n]{0,30}?\b(?:fluctuat\w*|oscillat\w*|swing\w*)\b"
+        r"[^.\n]{0,20}?\bbetween\s+0\b",
         r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
     ],
     # Slower when work arrives with gaps: the driver drops an idle GPU to a low-power P-state and the first
@@ -608,7 +611,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
         r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
         r"CPU\s*(?:占用|使用率?|利用率)\s*(?:一直|达到|超过|都是|为|是)?\s*100\s*%|CPU\s*瓶颈|单核\s*100\s*%",
-        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPU|host|Python)\b",
+        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPUs?|host|Python)\b",
     ],
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
     # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
@@ -895,7 +898,7 @@ _UTIL = re.compile(
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
     r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
-    r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
+    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach
 # 100 %", "never goes above 60 %" (a verb of reaching negated; "is not low, it stays at 99 %" is a reading) rule

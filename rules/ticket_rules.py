@@ -709,7 +709,9 @@ _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|
 # The reporter asks how to make the CPU-side stage faster: a request to speed it up is the complaint.
 _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
 # The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
-_CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b|\b(?:no|without (?:a|any)) GPUs?\b", re.I)
+# ("the CPU only uses one core" says how the CPU is used, not that it runs alone)
+_CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b(?!\s+(?:uses?|used|using|runs?|one)\b)|"
+                       r"\b(?:no|without (?:a|any)) GPUs?\b", re.I)
 
 
 @rule("ticket.comm_share", "comm_bound")

@@ -234,3 +234,21 @@ def test_tool_messages_for_links_rdma_and_numa_are_read(kind, text):
 @pytest.mark.parametrize("kind,text", [(k, t) for k, ts in TOOL_OPPOSITES.items() for t in ts])
 def test_a_full_link_local_memory_or_bound_ranks_claim_nothing(kind, text):
     assert not found(text, kind), (kind, text)
+
+
+def test_a_bounded_utilisation_after_a_verb_is_read_as_a_low_share():
+    (u,) = claims.find(said("The GPUs mostly run at less than 20% while one core is busy."), "gpu_util")
+    assert (u.data["percent"], u.data["below"]) == (20.0, True)
+
+
+def test_gpus_waiting_for_the_cpus_and_a_utilisation_rate_swinging_from_zero():
+    assert found("The GPUs are waiting for the CPUs most of the time.", "cpu_ab")
+    assert found("On the A800 the utilization rate fluctuates between 0 and 100 during decoding.", "util_swings")
+    assert not found("The CPU utilization fluctuates between 0 and 100 while idle.", "util_swings")
+
+
+def test_a_cpu_that_only_uses_one_core_is_no_cpu_only_engine():
+    facts = said("The CPU only uses one core at 100% while the GPU runs at less than 20%.")
+    assert [f.category for f in ticket_rules.cpu_bound(facts)] == ["host_bound"]
+    cpu_mode = said("Running in CPU-only mode, the CPU sits at 100% on one core and it is slow.")
+    assert not list(ticket_rules.cpu_bound(cpu_mode))
