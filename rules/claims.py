@@ -967,8 +967,9 @@ def _engine_versions(text: str):
 
 
 # "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
+# (a Markdown table row "| 2.18.5 | 182 |" puts the release and its figure in neighbouring cells)
 _VERSION_FIGURE = re.compile(r"(?<![\d.])(v)?([12]\.\d{1,2}(?:\.\d{1,2})?)(-\d)?"
-                             r"\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
+                             r"\s*(?::|=|->|→|gives|got|\|)\s*~?(\d+(?:\.\d+)?)")
 # Two releases' figures count as different past this ratio. Not fitted to a case: bus bandwidth of one
 # system measured twice moves by a few percent, and a tuning change between releases (algorithm, protocol,
 # channel count; NCCL_DEBUG_SUBSYS=TUNING) moves it by far more, so the margin sits well above the first.

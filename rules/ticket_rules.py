@@ -83,9 +83,10 @@ def _gpus(facts: Facts) -> int | None:
 
 
 def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, title: str, summary: str, fix: str,
-              refs=()):
+              refs=(), observed: float = OBSERVED):
     """The finding of a rule that rests on one claim: weighed by how it was said, quoting it."""
-    return make(rule_id, category, severity, weight(c), title, summary, [claim_ev(c, what)], fix=fix, refs=refs)
+    return make(rule_id, category, severity, weight(c, observed), title, summary, [claim_ev(c, what)], fix=fix,
+                refs=refs)
 
 
 # --------------------------------------------------------------------------- hardware state
@@ -324,8 +325,11 @@ def eager_flag(facts: Facts, predictions=None):
         return  # a parsed launch line says it: workload.eager_mode judges it
     c = _first(facts, "eager_flag")
     said = claims.symptom_quote(facts)
-    if not c or c.guess or (said and said[2] in FAILURES):  # "should I use --enforce-eager?" runs without it
+    failed = bool(said and said[2] in FAILURES)
+    if not c or c.guess or (failed and not claims.complaint(facts)):  # "should I use --enforce-eager?" runs without it
         return  # against a crash or hang the flag is a workaround people add, not the cause
+    # ("graph capture fails, so we run eager, and decode is only 20 tok/s": the speed is still the question, and the
+    # failure beside it leaves the flag a lead, not the whole answer)
     yield _on_claim("ticket.eager_flag", "eager_mode", "warning", c, "CUDA graphs off",
                "The engine runs without CUDA graphs (eager mode)",
                "With CUDA graphs off the CPU launches every kernel of every layer for each decoded token, and with "
@@ -334,7 +338,7 @@ def eager_flag(facts: Facts, predictions=None):
                fix="Drop --enforce-eager (vLLM/Aphrodite) or --disable-cuda-graph (SGLang) and compare decode tok/s; "
                "if a feature forces eager mode (some quantisation kernels, unsupported GPUs), "
                "weigh it against the loss.",
-               refs=["vllm_graphs"])
+               refs=["vllm_graphs"], observed=0.5 if failed else OBSERVED)
 
 
 @rule("ticket.p2p_refused", "p2p_disabled")

@@ -252,3 +252,17 @@ def test_a_cpu_that_only_uses_one_core_is_no_cpu_only_engine():
     assert [f.category for f in ticket_rules.cpu_bound(facts)] == ["host_bound"]
     cpu_mode = said("Running in CPU-only mode, the CPU sits at 100% on one core and it is slow.")
     assert not list(ticket_rules.cpu_bound(cpu_mode))
+
+
+def test_release_figures_in_a_markdown_table_are_an_ab_only_when_they_differ():
+    table = "| NCCL version | busbw (GB/s) |\n|---|---|\n| 2.18.5 | 182 |\n| 2.21.5 | {b} |\n"
+    assert claims.version_figures(table.format(b="121")) == ["2.18.5", "2.21.5"]
+    assert claims.version_figures(table.format(b="180")) == []
+
+
+def test_eager_mode_beside_a_failure_is_a_lead_when_the_ticket_complains_of_speed():
+    slow = said("We run SGLang with --disable-cuda-graph because graph capture fails, and decode is only 20 tok/s.")
+    (f,) = ticket_rules.eager_flag(slow)
+    assert f.category == "eager_mode" and f.confidence == 0.5
+    crash = said("With --enforce-eager the server still crashes at start-up with an illegal memory access.")
+    assert not list(ticket_rules.eager_flag(crash))  # the flag as a workaround for a crash is no cause
