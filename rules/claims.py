@@ -261,8 +261,8 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     "rdma_off": [
         r"\b(?:IB|InfiniBand|RDMA|RoCE|GPUDirect RDMA)\b(?: transport| network| fabric)?\s*"
         r"(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
-        r"\b(?:disabl\w+|turn\w* off|switch\w* off|without)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b"
-        r"(?! (?:HCA|NIC|card)s? (?:in|on) (?:the )?(?:other|second))",
+        # (not "without IB": a cluster that has none runs NCCL on its Ethernet by design, no fallback)
+        r"\b(?:disabl\w+|turn\w* off|switch\w* off)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b",
     ],
 }
 

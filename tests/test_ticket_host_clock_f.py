@@ -266,3 +266,8 @@ def test_eager_mode_beside_a_failure_is_a_lead_when_the_ticket_complains_of_spee
     assert f.category == "eager_mode" and f.confidence == 0.5
     crash = said("With --enforce-eager the server still crashes at start-up with an illegal memory access.")
     assert not list(ticket_rules.eager_flag(crash))  # the flag as a workaround for a crash is no cause
+
+
+def test_a_cluster_without_infiniband_is_no_switched_off_transport():
+    assert not found("Our two nodes are connected without InfiniBand, just 10GbE.", "rdma_off")
+    assert found("Disabling InfiniBand in the job script made the two-node run twice as slow.", "rdma_off")
