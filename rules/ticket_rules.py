@@ -795,8 +795,10 @@ def gpu_utilisation(facts: Facts, predictions=None):
                      "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
                      "the time; more GPUs add memory, not speed.",
                      evidence, 0.65)
-    elif n and n >= 2 and not (_first(facts, "util_swings") or _first(facts, "input_starved")):
-        # (idle stretches between busy ones are the host's: ticket.input_starved)
+    elif n and n >= 2 and not (_first(facts, "util_swings") or _first(facts, "input_starved")) \
+            and not (_training(facts) and (wfield(facts, "tp")[0] or 0) < 2):
+        # (idle stretches between busy ones are the host's: ticket.input_starved; data-parallel training waits in
+        # its gradient all-reduce inside NCCL's spinning kernels, which count as busy, so its idle time is the host's)
         yield make("ticket.gpu_utilisation", "expected_physics", "info", 0.55,
                    f"{share} utilisation with {n} GPUs: the ranks wait on each other",
                    "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
@@ -806,8 +808,9 @@ def gpu_utilisation(facts: Facts, predictions=None):
     elif (words and not words.guess) or claims.complaint(facts):
         yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
                    f"The GPU is busy only {share} of the time: it waits on the host",
-                   "A single GPU that is not kept busy is starved by the CPU side: request handling, scheduling, "
-                   "tokenization or kernel launches between steps." + (f" ({engine} serving path)" if engine else ""),
+                   "A GPU that is not kept busy (alone, or as one of data-parallel replicas) is starved by the CPU "
+                   "side: data loading, request handling, scheduling, tokenization or kernel launches between steps."
+                   + (f" ({engine} serving path)" if engine else ""),
                    evidence,
                    fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, "
                    "and fast uncontended CPU cores.")

@@ -271,3 +271,12 @@ def test_eager_mode_beside_a_failure_is_a_lead_when_the_ticket_complains_of_spee
 def test_a_cluster_without_infiniband_is_no_switched_off_transport():
     assert not found("Our two nodes are connected without InfiniBand, just 10GbE.", "rdma_off")
     assert found("Disabling InfiniBand in the job script made the two-node run twice as slow.", "rdma_off")
+
+
+def test_low_utilisation_in_data_parallel_training_is_the_host_but_in_tensor_parallel_serving_the_ranks():
+    ddp = said("DDP training on 4 GPUs is slow: each GPU shows only 40% utilization.")
+    ddp.add(Workload("ticket.toml:1", gpu_count=4))
+    assert [f.category for f in ticket_rules.gpu_utilisation(ddp)] == ["host_bound"]
+    tp = said("Serving with vLLM at TP=4 is slow: each GPU shows only 40% utilization.")
+    tp.add(Workload("ticket.toml:1", gpu_count=4, tp=4))
+    assert [f.category for f in ticket_rules.gpu_utilisation(tp)] == ["expected_physics"]
