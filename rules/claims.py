@@ -205,6 +205,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
 # NCCL's IB transport switched off. Each family from its tool's vocabulary (NVML's utilisation sample, the
 # PyTorch DataLoader and Lightning warnings, nvidia-smi's P-states and temperatures, NCCL's environment
 # documentation) and from how many threads word the same situation, never from one case's sentence.
+# What a gap "between" must separate to be idle time between units of work (not kernels or layouts).
+_CALLS = (r"[^.\n]{0,25}?\b(?:calls?|requests?|inferences?|inference calls|runs?|iterations?|frames?|invocations?|"
+          r"predictions?|queries|query|generations?|batches|evaluat\w+|run calls)\b")
 FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # The input pipeline holding the GPUs back: data loading, decoding, augmentation on the CPU
     # (https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html, "enable async data loading"), and
@@ -213,9 +216,12 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
         r"\b(?:data ?loader\w*|data[- ]loading|input pipeline|data pipeline|data feeding|pre-?processing|"
         r"augmentations?|image decoding|I/O)\b[^.\n]{0,50}?"
         r"\b(?:bottleneck\w*|can(?:not|'t)\s+keep up|(?:is|are|was|were) (?:too |very |extremely |really )?slow\b|"
-        r"not fast enough|lag\w*|takes? (?:up )?(?:most|the bulk|\d{2}\s*%))",
+        r"not fast enough|lag\w*|takes? (?:up )?(?:most|the bulk|[3-9]\d\s*%))",
         r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,20}?\b(?:for|on)\s+(?:the\s+)?"
-        r"(?:data|input|inputs|batches|the next batch|(?:the )?data ?loader\w*|I/O|disk)\b",
+        r"(?:data|input|inputs|batches|the next batch|(?:the )?data ?loader\w*|I/O|disk)\b"
+        # (not data from a peer GPU or over a link: that wait is the collective's)
+        r"(?!\s+(?:from|over|through|across|via)\s+(?:the\s+|a\s+|its\s+)?(?:other|another|peer|GPU|NVLink|PCIe|network|"
+        r"rank|node))",
         r"\bdoes not have many workers which may be a bottleneck\b",
         r"\b(?:time|step time|most of (?:the|each) (?:time|step))\b[^.\n]{0,30}?\b(?:goes|is spent|spent)\b"
         r"[^.\n]{0,15}?\b(?:in|on|into)\s+(?:the\s+)?(?:data ?loader\w*|data loading|pre-?processing|I/O)\b",
@@ -231,7 +237,7 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # low or zero and back has periods with no work queued: it waits on the host.
     "util_swings": [
         r"\bGPU[- ]?(?:util\w*|usage|load|occupancy|activity)\b[^.\n]{0,40}?"
-        r"\b(?:fluctuat\w*|oscillat\w*|spik\w*|swing\w*|jumps? (?:up and down|around|between)|"
+        r"\b(?:fluctuat\w*|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
         r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable)\b",
         r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
         r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
@@ -245,16 +251,18 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # kernels after the gap run at low clocks (nvidia-smi -q "Performance State"; persistence mode and locked
     # clocks, https://docs.nvidia.com/deploy/driver-persistence/).
     "idle_gap_slow": [
+        # (gaps between calls, not between kernels, steps of a trace or two TP sizes)
         r"\b(?:delays?|sleeps?|pauses?|gaps?|intervals?|idle (?:time|period)s?|time (?:interval|gap)s?)\b"
-        r"[^.\n]{0,20}?\bbetween\b[^.\n]{0,80}?\b(?:slow\w*|longer|increas\w*|drops?|grows?|higher|worse)\b",
+        r"[^.\n]{0,20}?\bbetween\b" + _CALLS + r"[^.\n]{0,80}?"
+        r"\b(?:slow\w*|longer|increas\w*|drops?|grows?|higher|worse)\b",
         r"\b(?:slow\w*|longer|increas\w*|drops?|grows?|higher|worse)\b[^.\n]{0,60}?"
-        r"\b(?:delays?|sleeps?|pauses?|gaps?|intervals?|idle)\b[^.\n]{0,20}?\bbetween\b",
+        r"\b(?:delays?|sleeps?|pauses?|gaps?|intervals?|idle)\b[^.\n]{0,20}?\bbetween\b" + _CALLS,
         r"\bnot (?:run\w* )?continuous\w*\b[^.\n]{0,60}?\bslow\w*",
         r"\b(?:every (?:few|\d+(?:\.\d+)?) ?(?:s|secs?|seconds?|minutes?)|sparse\w*|occasional\w*|"
         r"with (?:a )?(?:sleep|delay|pause)s?)\b[^.\n]{0,120}?\b(?:back[- ]to[- ]back|continuous\w*|consecutive\w*|"
         r"in a (?:tight )?loop)\b",
-        r"\b(?:after|when)\s+(?:being\s+|it (?:is|was|has been)\s+|the GPU (?:is|was|sits|sat|has been)\s+)?"
-        r"idle\b[^.\n]{0,60}?\b(?:slow\w*|longer|spikes?|latency)\b",
+        r"\bafter\s+(?:being\s+|it (?:is|was|has been)\s+|the GPU (?:is|was|sits|sat|has been)\s+)?"
+        r"idle\b[^.\n]{0,60}?\b(?:slow\w*|longer|spikes?|higher)\b",
     ],
     # NCCL's IB/RoCE transport off: NCCL_IB_DISABLE=1 "prevents the IB/RoCE transport from being used by NCCL;
     # NCCL will fall back to using IP sockets" (NCCL environment-variable documentation).

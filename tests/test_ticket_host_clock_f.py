@@ -280,3 +280,15 @@ def test_low_utilisation_in_data_parallel_training_is_the_host_but_in_tensor_par
     tp = said("Serving with vLLM at TP=4 is slow: each GPU shows only 40% utilization.")
     tp.add(Workload("ticket.toml:1", gpu_count=4, tp=4))
     assert [f.category for f in ticket_rules.gpu_utilisation(tp)] == ["expected_physics"]
+
+
+@pytest.mark.parametrize("kind,text", [
+    ("idle_gap_slow", "There are gaps between the kernels and the decode step is slower than expected."),
+    ("idle_gap_slow", "The gap between TP=1 and TP=2 is higher than we expected."),
+    ("idle_gap_slow", "When the GPU is idle the latency is 5 ms, that is fine."),
+    ("input_starved", "GPU 1 waits for data from the other GPU in every all-reduce."),
+    ("input_starved", "Augmentation takes 10% of the step."),
+    ("util_swings", "GPU load spikes to 100% during prefill, as expected."),
+])
+def test_gaps_between_kernels_waits_on_peers_and_brief_peaks_are_not_host_or_idle_claims(kind, text):
+    assert not found(text, kind), (kind, text)
