@@ -101,7 +101,10 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
         r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+"
         r"(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
-        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\b(?:instead of|rather than)\b[^.\n]{0,20}?"
+        r"\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\bNCCL\b[^.\n]{0,20}?\b(?:does not|doesn't|did not|didn't|never|won't|will not)\s+use\s+(?:the\s+)?"
+        r"(?:IB|InfiniBand|RDMA|RoCE|EFA|HCA|mlx5\w*)\b",
         r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
         r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
         r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
@@ -125,8 +128,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
         r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?"
         r"\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
-        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
+        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*(?:\d\.\d\s+)?)?"
         r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
+        r"\blink width\b[^.\n]{0,20}?\b(?:as |is |of |at )?x(?:1|2|4)\b(?!\d)",  # (issue 11 f)
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
         r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
         # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
@@ -174,6 +178,7 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
+        r"\b(?:roll\w* back|revert\w*|go\w* back)\b[^.\n]{0,20}?\bNCCL\b[^.\n]{0,20}?\b(?:to|v?\d)",  # (issue 11 f)
         r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
     ],
     # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
@@ -387,6 +392,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bafter (?:about |around |roughly |approximately |~)?\d+\s*(?:minutes|mins?|hours?|hrs?|h)\b[^.\n]{0,50}?"
         r"\b(?:drops?|dropp\w+|falls?|fell|slow\w*|decreas\w*|declin\w*|degrad\w*|(?:is|are|was) (?:at|down to) \d)",
         r"\b(?:slower and slower|(?:getting|gets|got|becom\w+) (?:slower|slow) over time|progressively slower)\b",
+        r"(?:degrad\w*|slow(?:s|ing|ed)? down|slower|drops?|dropping|decreas\w*|declin\w*)[^.]{0,60}?"
+        r"(?:over (?:a few|several|some|many|\d+) (?:minutes|hours)|after (?:running|training|serving|working) "
+        r"(?:for )?(?:a while|some time|a few (?:minutes|hours)))",
         r"越来越慢|跑一段时间(?:后|之后)?(?:就)?(?:变)?慢",
     ],
     "multi_node": [

@@ -1175,7 +1175,8 @@ def nccl_upgrade(facts: Facts, predictions=None):
     if claims.find(facts, "nccl_versions_compared"):
         return
     c = _first(facts, "nccl_upgrade")
-    if not c or c.guess or (claims.fixed_by(c.quote) and not re.search(r"downgrad", c.quote, re.I)):
+    if not c or c.guess or (claims.fixed_by(c.quote)
+                            and not re.search(r"downgrad|roll\w* back|revert|go\w* back", c.quote, re.I)):
         return  # "upgrading NCCL fixed it": the new release is the cure, not the cause
     yield _on_claim("ticket.nccl_upgrade", "nccl_regression", "warning", c, "NCCL release change",
                "The problem came with a change of NCCL release",

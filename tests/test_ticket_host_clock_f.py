@@ -292,3 +292,30 @@ def test_low_utilisation_in_data_parallel_training_is_the_host_but_in_tensor_par
 ])
 def test_gaps_between_kernels_waits_on_peers_and_brief_peaks_are_not_host_or_idle_claims(kind, text):
     assert not found(text, kind), (kind, text)
+
+
+@pytest.mark.parametrize("kind,text", [
+    ("net_socket", "It seems the traffic is going through ethernet rather than infiniband."),
+    ("net_socket", "ib_write_bw works but NCCL does not use the IB card."),
+    ("pcie_degraded", "The GPU is running at PCIe 3.0 x4 even though the slot is x16."),
+    ("pcie_degraded", "nvidia-smi reports the link width as x1 for GPU 3."),
+    ("nccl_upgrade", "Rolling back NCCL to 2.18 fixes the slowdown."),
+    ("slowdown_over_time", "Throughput degrades over a few hours."),
+    ("slowdown_over_time", "The speed decreases after running for a while."),
+])
+def test_more_word_orders_of_the_failure_families(kind, text):
+    assert found(text, kind), (kind, text)
+
+
+@pytest.mark.parametrize("kind,text", [
+    ("net_socket", "NCCL does use the IB card: the log shows NET/IB on both nodes."),
+    ("pcie_degraded", "nvidia-smi reports the link width as x16 for every GPU."),
+    ("slowdown_over_time", "The speed stays flat over a few hours."),
+])
+def test_their_opposites_claim_nothing(kind, text):
+    assert not found(text, kind), (kind, text)
+
+
+def test_rolling_nccl_back_as_the_fix_still_names_the_release_change():
+    facts = said("Rolling back NCCL to 2.18 fixes the slowdown on our 8x H100 nodes.")
+    assert [f.category for f in ticket_rules.nccl_upgrade(facts)] == ["nccl_regression"]
