@@ -280,6 +280,25 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
 }
 
 
+# (issue 11 f) More word orders and the same situations in Chinese, merged into the families above and the
+# older ones (P2P refused: torch's can_device_access_peer, p2pBandwidthLatencyTest's "CANNOT Access Peer").
+MORE_WORDS_F: dict[str, list[str]] = {
+    "no_p2p": [
+        r"\b(?:P2P|peer[- ]to[- ]peer)\b[^.\n]{0,40}?\b(?:is|are|was|were)\s+not\s+"
+        r"(?:supported|available|enabled|possible|working)\b",
+        r"\bcan_?device_?access_?peer\b[^\n]{0,30}?\b(?:False|0)\b", r"\bCANNOT Access Peer\b",
+    ],
+    "net_socket": [r"(?:走|用)(?:的是)?\s*以太网|没有?\s*(?:用上|使用|走)\s*(?:IB|RDMA|InfiniBand|RoCE)\b|"
+                   r"\b(?:IB|RDMA)\s*(?:没有?|未)\s*(?:用上|使用|生效|启用)"],
+    "cpu_ab": [r"单核\s*跑满|CPU\s*(?:单核\s*)?跑满|CPU\s*(?:成为了?|是)\s*瓶颈"],
+    "eager_flag": [r"(?:关闭|禁用|关掉)了?\s*CUDA\s*graphs?|CUDA\s*graphs?\s*(?:被)?(?:关闭|禁用)"],
+    "clock_power": [r"(?:频率|主频|核心频率)[^\n]{0,10}?(?:锁在|只有|卡在|降到)\s*\d{2,4}\s*MHz"],
+    "pcie_degraded": [r"(?:跑在|运行在|插在|只有|降到了?|降为)\s*PCIe\s*(?:\d\.\d\s*)?(?:x[148]\b|Gen\s?[12]\b)|"
+                      r"(?:链路|带宽)\s*(?:降到了?|降为|只有)\s*(?:PCIe\s*)?(?:Gen\s?[12]\b|x[148]\b)"],
+    "numa_words": [r"不在同一(?:个)?\s*NUMA"],
+    "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低)"],
+}
+
 # Kinds of this block whose matched words can carry their own negation ("GPU usage does not fluctuate").
 _NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow")
 _INSIDE_NEGATION_F = re.compile(r"\b(?:is|are|was|were|does|do|did)\s+not\b(?! have many workers\b)|"
@@ -728,6 +747,8 @@ PATTERNS: dict[str, list[str]] = {
     **FAILURE_PATTERNS,
     **FAILURE_PATTERNS_F,
 }
+for _kind, _words in MORE_WORDS_F.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
 # it was fine."): matched over the whole text.

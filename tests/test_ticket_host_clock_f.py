@@ -319,3 +319,32 @@ def test_their_opposites_claim_nothing(kind, text):
 def test_rolling_nccl_back_as_the_fix_still_names_the_release_change():
     facts = said("Rolling back NCCL to 2.18 fixes the slowdown on our 8x H100 nodes.")
     assert [f.category for f in ticket_rules.nccl_upgrade(facts)] == ["nccl_regression"]
+
+
+CHINESE_AND_API_WORDS = {
+    "no_p2p": ["P2P between GPU0 and GPU1 is not available on this board.",
+               "torch.cuda.can_device_access_peer(0, 1) returns False.",
+               "Device=0 CANNOT Access Peer Device=1"],
+    "net_socket": ["多机通信走的是以太网，没有用上IB", "NCCL没有使用RDMA"],
+    "cpu_ab": ["CPU单核跑满，GPU利用率只有20%", "推理时CPU成为瓶颈"],
+    "eager_flag": ["关闭了CUDA graph之后速度很慢"],
+    "clock_power": ["GPU频率被锁在1200MHz"],
+    "pcie_degraded": ["显卡跑在PCIe x4上", "PCIe 链路降到了 Gen1"],
+    "numa_words": ["进程和GPU不在同一个NUMA节点上"],
+    "util_swings": ["GPU利用率一直在0和100之间跳"],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in CHINESE_AND_API_WORDS.items() for t in ts])
+def test_the_families_in_chinese_and_in_the_apis_own_words(kind, text):
+    assert found(text, kind), (kind, text)
+
+
+@pytest.mark.parametrize("kind,text", [
+    ("no_p2p", "torch.cuda.can_device_access_peer(0, 1) returns True."),
+    ("no_p2p", "P2P between the GPUs is available and works."),
+    ("pcie_degraded", "显卡跑在PCIe x16上"),
+    ("numa_words", "进程和GPU在同一个NUMA节点上"),
+])
+def test_the_same_words_for_a_working_state_claim_nothing(kind, text):
+    assert not found(text, kind), (kind, text)
