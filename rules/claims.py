@@ -286,7 +286,8 @@ MORE_WORDS_F: dict[str, list[str]] = {
     "no_p2p": [
         r"\b(?:P2P|peer[- ]to[- ]peer)\b[^.\n]{0,40}?\b(?:is|are|was|were)\s+not\s+"
         r"(?:supported|available|enabled|possible|working)\b",
-        r"\bcan_?device_?access_?peer\b[^\n]{0,30}?\b(?:False|0)\b", r"\bCANNOT Access Peer\b",
+        r"\bcan_?device_?access_?peer\b[^\n]{0,30}?(?:returns?|==?|is|:|->)\s*(?:False|0)\b",
+        r"\bCANNOT Access Peer\b",
     ],
     "net_socket": [r"(?:走|用)(?:的是)?\s*以太网|没有?\s*(?:用上|使用|走)\s*(?:IB|RDMA|InfiniBand|RoCE)\b|"
                    r"\b(?:IB|RDMA)\s*(?:没有?|未)\s*(?:用上|使用|生效|启用)"],
