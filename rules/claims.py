@@ -101,24 +101,36 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\bNET/IB\s*:\s*Unable to open device\b", r"\bvia NET/Socket\b", r"\bNET/Socket\b",
         r"\b(?:fall(?:s|ing)?\s*back|fallback|fell back|revert(?:s|ed|ing)?)\s+"
         r"(?:to\s+)?(?:the\s+)?(?:plain\s+)?(?:TCP|sockets?|ethernet)\b",
-        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\binstead of\b[^.\n]{0,20}?\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\b(?:TCP|sockets?|ethernet)\b[^.\n]{0,30}?\b(?:instead of|rather than)\b[^.\n]{0,20}?"
+        r"\b(?:IB|InfiniBand|RDMA|RoCE|EFA)\b",
+        r"\bNCCL\b[^.\n]{0,20}?\b(?:does not|doesn't|did not|didn't|never|won't|will not)\s+use\s+(?:the\s+)?"
+        r"(?:IB|InfiniBand|RDMA|RoCE|EFA|HCA|mlx5\w*)\b",
         r"\b(?:IB|InfiniBand|RDMA|RoCE)\b(?: devices?| NICs?| HCAs?| cards?| network)?\s+(?:is |are |was |were )?"
         r"(?:not (?:being )?(?:used|detected|found|visible|available)|unavailable|unused|missing)\b",
         r"/dev/infiniband\b[^.\n]{0,40}?\b(?:not (?:mounted|passed|present|available|visible)|missing)\b",
         r"\bwithout\b[^.\n]{0,20}?(?:/dev/infiniband|--device[= ]/dev/infiniband)",
         r"(?:用的是|走的是|使用的?是)\s*(?:TCP\s*)?socket",
+        # (issue 11 f) ibv_devinfo's own message; aws-ofi-nccl failing to find a provider (NCCL then uses sockets)
+        r"\bNo IB devices found\b", r"\bibv_devinfo\b[^.\n]{0,40}?\bno (?:IB |RDMA )?devices?\b",
+        r"\bNET/OFI\b[^\n]{0,80}?\b(?:couldn't find|could not find|unable to find|"
+        r"no (?:eligible |optimal )?providers?)\b",
     ],
     # A PCIe link trained below what it can do: lspci's LnkSta "(downgraded)", nvidia-smi's
     # pcie.link.gen/width current below max, and the words for a slot or link running narrower or slower.
     "pcie_degraded": [
         r"\bLnkSta:?[^\n]{0,60}?\(downgraded\)",
+        # (issue 11 f) Linux's pcie_report_downtraining() at enumeration: "... available PCIe bandwidth, limited by
+        # 2.5 GT/s PCIe x8 link at ... (capable of ... x16 link)"; GPU-Z's bus interface "PCIe x16 4.0 @ x4 4.0"
+        r"\bavailable PCIe bandwidth, limited by\b[^\n]{0,120}",
+        r"\bPCI-?E(?:xpress)?\s*x16\s+\d\.\d\s*@\s*x(?:1|2|4|8)\s+\d\.\d\b",
         r"(?<![\w.])(?:x[1248]|Gen\s?[1-4]|PCIe\s?[1-4](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)\b"
         r"[^.\n]{0,40}?\binstead of\b[^.\n]{0,25}?"
         r"(?<![\w.])(?:x16|x8|Gen\s?[2-6]|PCIe\s?[2-6](?:\.0)?|\d{1,2}(?:\.\d)?\s?GT/s)",
         r"\b(?:PCIe\s+)?link\b[^.\n]{0,30}?"
         r"\b(?:downgraded|degraded|trained (?:down|at)|dropped to|fell back to|negotiated (?:down|only))\b",
-        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*)?"
+        r"\b(?:running|runs|stuck|linked|negotiat\w+|trained|operat\w+|only)\s+(?:at\s+)?(?:PCIe\s*(?:\d\.\d\s+)?)?"
         r"(?:Gen\s?[12]\b|2\.5\s?GT/s|5(?:\.0)?\s?GT/s|x1\b|x4\b)",
+        r"\blink width\b[^.\n]{0,20}?\b(?:as |is |of |at )?x(?:1|2|4)\b(?!\d)",  # (issue 11 f)
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
         r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
         # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
@@ -152,6 +164,13 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         # binding as the condition under which it is fine: "12 GB/s on GPU4-7 unless I run it with numactl"
         r"\b(?:unless|until|except (?:when|with)|only (?:with|when))\b[^.\n]{0,40}?"
         r"\b(?:numactl|taskset|--cpunodebind|cpu[-_ ]?affinity|NUMA binding)\b",
+        # (issue 11 f) numastat / numa_maps showing a process's memory on the far node
+        r"\b(?:numastat|numa_maps)\b[^.\n]{0,80}?\b(?:other|remote|wrong|far|different)\s+(?:NUMA\s+)?node\b",
+        r"\bmemory\b[^.\n]{0,40}?\bon (?:the )?(?:other|remote|wrong|far) (?:NUMA )?(?:node|socket)\b",
+        r"\bmemory\b[^.\n]{0,30}?\bon (?:NUMA )?node\s*(\d)\b[^.\n]{0,40}?\bGPU\b[^.\n]{0,30}?"
+        r"\b(?:attached|connected|local|belongs)\s+to\s+(?:NUMA )?node\s*(?!\1)\d",
+        r"\b(?:lower|slower|worse)\b[^.\n]{0,40}?\bthan with\b[^.\n]{0,20}?"
+        r"(?:--bind-to[ =](?:numa|socket)|numactl|--cpunodebind|taskset)",
     ],
     # The NCCL release changed and the behaviour with it, said without two version numbers.
     "nccl_upgrade": [
@@ -159,6 +178,7 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
+        r"\b(?:roll\w* back|revert\w*|go\w* back)\b[^.\n]{0,20}?\bNCCL\b[^.\n]{0,20}?\b(?:to|v?\d)",  # (issue 11 f)
         r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
     ],
     # NCCL's generic failure of a system call (NCCL docs, troubleshooting: "unhandled system error"): most often,
@@ -185,6 +205,186 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
 }
 
 
+# --------------------------------------------------------------------------- failure families (issue 11 f)
+# How reporters describe the host starving the GPU, a GPU's clock state changing with load or heat, and
+# NCCL's IB transport switched off. Each family from its tool's vocabulary (NVML's utilisation sample, the
+# PyTorch DataLoader and Lightning warnings, nvidia-smi's P-states and temperatures, NCCL's environment
+# documentation) and from how many threads word the same situation, never from one case's sentence.
+# What a gap "between" must separate to be idle time between units of work (not kernels or layouts).
+_CALLS = (r"[^.\n]{0,25}?\b(?:calls?|requests?|inferences?|inference calls|runs?|iterations?|frames?|invocations?|"
+          r"predictions?|queries|query|generations?|batches|evaluat\w+|run calls)\b")
+FAILURE_PATTERNS_F: dict[str, list[str]] = {
+    # The input pipeline holding the GPUs back: data loading, decoding, augmentation on the CPU
+    # (https://pytorch.org/tutorials/recipes/recipes/tuning_guide.html, "enable async data loading"), and
+    # PyTorch Lightning's own warning "...does not have many workers which may be a bottleneck".
+    "input_starved": [
+        r"\b(?:data ?loader\w*|data[- ]loading|input pipeline|data pipeline|data feeding|pre-?processing|"
+        r"augmentations?|image decoding|I/O)\b[^.\n]{0,50}?"
+        r"\b(?:bottleneck\w*|can(?:not|'t)\s+keep up|(?:is|are|was|were) (?:too |very |extremely |really )?slow\b|"
+        r"not fast enough|lag\w*|takes? (?:up )?(?:most|the bulk|[3-9]\d\s*%))",
+        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,20}?\b(?:for|on)\s+(?:the\s+)?"
+        r"(?:data|input|inputs|batches|the next batch|(?:the )?data ?loader\w*|I/O|disk)\b"
+        # (not data from a peer GPU or over a link: that wait is the collective's)
+        r"(?!\s+(?:from|over|through|across|via)\s+(?:the\s+|a\s+|its\s+)?(?:other|another|peer|GPU|NVLink|PCIe|network|"
+        r"rank|node))",
+        r"\bdoes not have many workers which may be a bottleneck\b",
+        r"\b(?:time|step time|most of (?:the|each) (?:time|step))\b[^.\n]{0,30}?\b(?:goes|is spent|spent)\b"
+        r"[^.\n]{0,15}?\b(?:in|on|into)\s+(?:the\s+)?(?:data ?loader\w*|data loading|pre-?processing|I/O)\b",
+        # a pause every N batches: N loader workers each finishing a batch at once, then all waiting
+        r"\b(?:freez\w*|pause\w*|stall\w*|stuck|hang\w*|wait\w*|blocks?)\b[^.\n]{0,30}?\bevery\s+"
+        r"(?:\d+|few|couple of|num_workers?|n)\s*(?:\w+\s+)?(?:iterations?|steps?|batches)\b",
+        r"\b(?:start|beginning) of (?:every|each) epoch\b[^.\n]{0,60}?"
+        r"\b(?:stuck|stall\w*|slow\w*|wait\w*|pause\w*|freez\w*|idle)\b",
+        r"(?:数据加载|数据读取|数据预处理|dataloader)[^\n]{0,30}?(?:瓶颈|太慢|很慢|跟不上)",
+    ],
+    # GPU utilisation swinging between busy and idle. NVML's utilisation is the share of the sample period
+    # with a kernel running, and NCCL's kernels spin while they wait (busy, not idle), so a GPU that drops to
+    # low or zero and back has periods with no work queued: it waits on the host.
+    "util_swings": [
+        r"\bGPU[- ]?(?:util\w*|usage|load|occupancy|activity)\b[^.\n]{0,40}?"
+        r"\b(?:fluctuat\w*|oscillat\w*|spiky|swing\w*|jumps? (?:up and down|around|between)|"
+        r"goes up and down|up and down|bounc\w*|periodically drops?|sawtooth|erratic|unstable)\b",
+        r"\bGPU[- ]?(?:util\w*|usage|load)\b[^.\n]{0,40}?\bdrops? to (?:0|zero)\b[^.\n]{0,40}?"
+        r"\b(?:then|and (?:then )?(?:back|goes|climbs|rises)|every|periodically|from time to time|at other times)\b",
+        r"\b(?:fluctuating|spiky|oscillating|erratic|unstable|jumpy|bursty)\s+GPU[- ]?(?:util\w*|usage|load)\b",
+        # "the utilization rate fluctuates between 0-100" in a text about the GPU (not the CPU's)
+        r"(?<!CPU )(?<!cpu )\butili[sz]ation(?: rate)?\b[^.\n]{0,30}?\b(?:fluctuat\w*|oscillat\w*|swing\w*)\b"
+        r"[^.\n]{0,20}?\bbetween\s+0\b",
+        r"GPU\s*(?:利用率|使用率|占用率?)[^\n]{0,20}?(?:波动|忽高忽低|时高时低|上下跳动|跳来跳去)",
+    ],
+    # Slower when work arrives with gaps: the driver drops an idle GPU to a low-power P-state and the first
+    # kernels after the gap run at low clocks (nvidia-smi -q "Performance State"; persistence mode and locked
+    # clocks, https://docs.nvidia.com/deploy/driver-persistence/).
+    "idle_gap_slow": [
+        # (gaps between calls, not between kernels, steps of a trace or two TP sizes)
+        r"\b(?:delays?|sleeps?|pauses?|gaps?|intervals?|idle (?:time|period)s?|time (?:interval|gap)s?)\b"
+        r"[^.\n]{0,20}?\bbetween\b" + _CALLS + r"[^.\n]{0,80}?"
+        r"\b(?:slow\w*|longer|increas\w*|drops?|grows?|higher|worse)\b",
+        r"\b(?:slow\w*|longer|increas\w*|drops?|grows?|higher|worse)\b[^.\n]{0,60}?"
+        r"\b(?:delays?|sleeps?|pauses?|gaps?|intervals?|idle)\b[^.\n]{0,20}?\bbetween\b" + _CALLS,
+        r"\bnot (?:run\w* )?continuous\w*\b[^.\n]{0,60}?\bslow\w*",
+        r"\b(?:every (?:few|\d+(?:\.\d+)?) ?(?:s|secs?|seconds?|minutes?)|sparse\w*|occasional\w*|"
+        r"with (?:a )?(?:sleep|delay|pause)s?)\b[^.\n]{0,120}?\b(?:back[- ]to[- ]back|continuous\w*|consecutive\w*|"
+        r"in a (?:tight )?loop)\b",
+        r"\bafter\s+(?:being\s+|it (?:is|was|has been)\s+|the GPU (?:is|was|sits|sat|has been)\s+)?"
+        r"idle\b[^.\n]{0,60}?\b(?:slow\w*|longer|spikes?|higher)\b",
+    ],
+    # NCCL's IB/RoCE transport off: NCCL_IB_DISABLE=1 "prevents the IB/RoCE transport from being used by NCCL;
+    # NCCL will fall back to using IP sockets" (NCCL environment-variable documentation).
+    "rdma_off": [
+        r"\b(?:IB|InfiniBand|RDMA|RoCE|GPUDirect RDMA)\b(?: transport| network| fabric)?\s*"
+        r"(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
+        # (not "without IB": a cluster that has none runs NCCL on its Ethernet by design, no fallback)
+        r"\b(?:disabl\w+|turn\w* off|switch\w* off)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b",
+    ],
+}
+
+
+# (issue 11 f) More word orders and the same situations in Chinese, merged into the families above and the
+# older ones (P2P refused: torch's can_device_access_peer, p2pBandwidthLatencyTest's "CANNOT Access Peer").
+MORE_WORDS_F: dict[str, list[str]] = {
+    "no_p2p": [
+        r"\b(?:P2P|peer[- ]to[- ]peer)\b[^.\n]{0,40}?\b(?:is|are|was|were)\s+not\s+"
+        r"(?:supported|available|enabled|possible|working)\b",
+        r"\bcan_?device_?access_?peer\b[^\n]{0,30}?(?:returns?|==?|is|:|->)\s*(?:False|0)\b",
+        r"\bCANNOT Access Peer\b",
+    ],
+    "net_socket": [r"(?:走|用)(?:的是)?\s*以太网|没有?\s*(?:用上|使用|走)\s*(?:IB|RDMA|InfiniBand|RoCE)\b|"
+                   r"\b(?:IB|RDMA)\s*(?:没有?|未)\s*(?:用上|使用|生效|启用)"],
+    "cpu_ab": [r"单核\s*跑满|CPU\s*(?:单核\s*)?跑满|CPU\s*(?:成为了?|是)\s*瓶颈"],
+    "eager_flag": [r"(?:关闭|禁用|关掉)了?\s*CUDA\s*graphs?|CUDA\s*graphs?\s*(?:被)?(?:关闭|禁用)"],
+    "clock_power": [r"(?:频率|主频|核心频率)[^\n]{0,10}?(?:锁在|只有|卡在|降到)\s*\d{2,4}\s*MHz"],
+    "pcie_degraded": [r"(?:跑在|运行在|插在|只有|降到了?|降为)\s*PCIe\s*(?:\d\.\d\s*)?(?:x[148]\b|Gen\s?[12]\b)|"
+                      r"(?:链路|带宽)\s*(?:降到了?|降为|只有)\s*(?:PCIe\s*)?(?:Gen\s?[12]\b|x[148]\b)"],
+    "numa_words": [r"不在同一(?:个)?\s*NUMA"],
+    "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低)"],
+}
+
+# Kinds of this block whose matched words can carry their own negation ("GPU usage does not fluctuate").
+_NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow")
+_INSIDE_NEGATION_F = re.compile(r"\b(?:is|are|was|were|does|do|did)\s+not\b(?! have many workers\b)|"
+                                r"\b(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|never)\b", re.I)
+
+# A GPU temperature the reporter states: "the GPU sits at 87C", "温度到了 88 度". GeForce boards hold
+# 83 C as their GPU Boost target and lower clocks above it (nvidia-smi -q "GPU Target Temperature");
+# data-centre boards list a slowdown temperature of 85-92 C ("GPU Slowdown Temp"). From HOT_C on, the
+# clocks are at or near their thermal limit.
+HOT_C = 83
+_TEMP = re.compile(r"(?<![\w.])(\d{2,3})(?:\.\d)?\s*(?:°\s*C\b|℃|ºC\b|C\b|degrees?\b(?:\s*C(?:elsius)?\b)?|度)", re.I)
+_TEMP_SUBJECT = re.compile(r"\b(?:GPUs?|temp\w*|hot\w*|cards?|cores?|junction|hotspot|memory temp\w*|VRAM)\b|温度",
+                           re.I)
+_NOT_GPU_TEMP = re.compile(r"\b(?:CPU|ambient|room|inlet|outside|water|coolant|air)\b[^.\n]{0,25}$", re.I)
+
+
+def temperatures(facts: Facts) -> list[Claim]:
+    """GPU temperatures stated in the reporter's words, in degrees Celsius (data: celsius, hot)."""
+    out = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            if not _TEMP_SUBJECT.search(sentence):
+                continue
+            for m in _TEMP.finditer(sentence):
+                celsius = float(m.group(1))
+                if not 30 <= celsius <= 120 or _NOT_GPU_TEMP.search(sentence[max(0, m.start() - 30):m.start()]):
+                    continue
+                out.append(Claim("gpu_temp", source, _quote(sentence, m), {"celsius": celsius,
+                                                                           "hot": celsius >= HOT_C},
+                                 negated=_negated("gpu_temp", sentence, m), guess=_guessed(sentence)))
+    return out
+
+
+# One NCCL release per pasted block: "run with nccl 2.21.5:" above one block of output, "### v2.18.5-1" above
+# the next. The figure both blocks print (a duration, a bus bandwidth, a rate) is compared as an A/B.
+_RELEASE_INTRO = re.compile(r"(?:\bNCCL\b|\blibnccl\w*|\bnccl\b)[^\n]{0,25}?\bv?([12]\.\d{1,2}(?:\.\d{1,2})?)\b|"
+                            r"^\W{0,6}v([12]\.\d{1,2}\.\d{1,2})-\d\b", re.I)
+_BLOCK_FIGURE = re.compile(r"\b(duration|elapsed|time|latency|bus ?bandwidth|busbw|algbw|throughput|tok(?:ens)?/s|"
+                           r"samples/s\w*|it/s)\b[^\d\n]{0,25}?(\d+(?:\.\d+)?)", re.I)
+
+
+def _block_figures(body: str) -> dict[str, float]:
+    found: dict[str, list[float]] = {}
+    for m in _BLOCK_FIGURE.finditer(body):
+        found.setdefault(m.group(1).lower().replace(" ", ""), []).append(float(m.group(2)))
+    return {k: sorted(v)[len(v) // 2] for k, v in found.items()}  # the median of each figure
+
+
+def release_blocks(facts: Facts) -> list[Claim]:
+    """An A/B of NCCL releases given as one block of pasted output per release: each prose line naming a
+    release (and nothing else) is paired with the next pasted block of the same file, and the blocks'
+    common figure must differ by more than RELEASES_DIFFER."""
+    outputs = sorted(((n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text),
+                     key=lambda s: _line_of(s[0]))
+    for n in facts.of(Note):
+        lines, where = n.text.splitlines() if n.kind == "description" and n.text else [], n.data.get("prose_sources")
+        if not lines or not where or len(lines) > len(where):
+            continue  # (the prose is stripped: blank lines at its end are gone, its lines still start together)
+        file = where[0].rsplit(":", 1)[0]
+        picked: dict[str, tuple[str, str]] = {}
+        for line, at in zip(lines, where):
+            versions = {a or b for a, b in _RELEASE_INTRO.findall(line)}
+            if len(versions) != 1:
+                continue
+            after = [(s, t) for s, t in outputs if s.rsplit(":", 1)[0] == file and _line_of(s) > _line_of(at)]
+            if after:
+                picked.setdefault(versions.pop(), after[0])
+        if len(picked) < 2 or len({s for s, _ in picked.values()}) < len(picked):
+            continue
+        figures = {v: _block_figures(t) for v, (_, t) in picked.items()}
+        common = set.intersection(*(set(f) for f in figures.values()))
+        for key in sorted(common):
+            values = [figures[v][key] for v in picked]
+            if min(values) > 0 and max(values) > RELEASES_DIFFER * min(values):
+                quote = "; ".join(f"NCCL {v}: {key} {figures[v][key]:g} ({picked[v][0]})" for v in picked)
+                return [Claim("nccl_versions_compared", picked[next(iter(picked))][0], quote,
+                              {"versions": list(picked), "origin": "output"})]
+    return []
+
+
+def _line_of(source: str) -> int:
+    tail = source.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
@@ -208,9 +408,17 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:nodes|GPUs|ranks|size|batch\w*|"
         r"message\w*|context|sequence\w*|tokens|concurrency|users)\b)",
         r"\bthermal(?:ly)? throttl\w*|\boverheat\w*",
+        # (issue 11 f) a rate that falls after a stated run time under the same load, and the idiom for it
+        r"\bafter (?:about |around |roughly |approximately |~)?\d+\s*(?:minutes|mins?|hours?|hrs?|h)\b[^.\n]{0,50}?"
+        r"\b(?:drops?|dropp\w+|falls?|fell|slow\w*|decreas\w*|declin\w*|degrad\w*|(?:is|are|was) (?:at|down to) \d)",
+        r"\b(?:slower and slower|(?:getting|gets|got|becom\w+) (?:slower|slow) over time|progressively slower)\b",
+        r"(?:degrad\w*|slow(?:s|ing|ed)? down|slower|drops?|dropping|decreas\w*|declin\w*)[^.]{0,60}?"
+        r"(?:over (?:a few|several|some|many|\d+) (?:minutes|hours)|after (?:running|training|serving|working) "
+        r"(?:for )?(?:a while|some time|a few (?:minutes|hours)))",
+        r"越来越慢|跑一段时间(?:后|之后)?(?:就)?(?:变)?慢",
     ],
     "multi_node": [
-        r"\bmulti-?node\b", r"\binter-?node\b",
+        r"\bmulti-?node\b", r"\binter-?node\b", r"\b(?:two|three|four|\d+)-node\b",
         r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
@@ -226,6 +434,7 @@ PATTERNS: dict[str, list[str]] = {
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
         r"\bwithout (?:numactl|taskset)\b", r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
+        r"--bind-to[ =]none\b",  # (issue 11 f) Open MPI's switch for no binding
     ],
     "multi_socket": [
         r"\bdual[- ]socket\b", r"\b(?:two|2|four|4) (?:cpu )?sockets\b",
@@ -438,7 +647,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:bottleneck\w*|overhead|on the CPU|CPU[- ]bound)\b",
         r"(?:tokeni[sz]\w*|分词|预处理|数据加载)[^\n]{0,40}?(?:在\s*CPU\s*上|CPU\s*上运行|只用\s*CPU|用的是\s*CPU|CPU\s*瓶颈)",
         r"CPU\s*(?:占用|使用率?|利用率)\s*(?:一直|达到|超过|都是|为|是)?\s*100\s*%|CPU\s*瓶颈|单核\s*100\s*%",
-        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPU|host|Python)\b",
+        r"\bGPUs?\b[^.\n]{0,30}?\b(?:wait\w*|idl\w+|starv\w+)\b[^.\n]{0,25}?\b(?:for|on)\s+(?:the\s+)?(?:CPUs?|host|Python)\b",
     ],
     # CUDA graphs off: the engines' own switches (vLLM/Aphrodite --enforce-eager / enforce_eager=True,
     # SGLang --disable-cuda-graph, vLLM's compilation cudagraph_mode NONE, TGI --cuda-graphs 0) and the
@@ -457,6 +666,7 @@ PATTERNS: dict[str, list[str]] = {
         # llama.cpp's GGML_CUDA_DISABLE_GRAPHS=1
         r"\b(?:use|enable)_cuda_graphs?\W?\s*[=:]\s*(?:False|false|0)\b", r"\beager_mode\W?\s*[=:]\s*(?:True|true|1)\b",
         r"\bGGML_CUDA_DISABLE_GRAPHS\s*=\s*1\b",
+        r"\b(?:fall(?:s|ing)?|fell)\s+back\s+(?:to\s+)?eager\b|\beager(?:[- ]mode)? fallback\b",
     ],
     # Pipeline parallelism in the layout: stages of layers on different GPUs, one after another.
     "pipeline_parallel": [
@@ -520,6 +730,12 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:\d+(?:\.\d+)?\s*x\s*faster|(?:much|far|a lot|significantly|dramatically) faster|"
         r"speeds? (?:it |things )?up|sped (?:it )?up)",
         r"\b(?:many|thousands of|lots of|hundreds of) (?:tiny|small|short) kernels\b",
+        # (issue 11 f) "a CUDA graph gave a 5.9x speed-up", "eager 52 ms vs graph 9 ms", "1200 launches per frame"
+        r"\b(?:CUDA[- ]?graphs?|cudagraphs?|graph (?:capture|replay))\b[^.\n]{0,60}?"
+        r"\b\d+(?:\.\d+)?\s*(?:x|×)\s*(?:speed[- ]?ups?|faster)\b",
+        r"\b(?:speed[- ]?ups?|faster)\b[^.\n]{0,20}?\b(?:with|from|using)\s+(?:a\s+)?"
+        r"(?:CUDA[- ]?graphs?|cudagraphs?)\b",
+        r"\b\d{3,}\s+(?:kernel\s+)?launches\s+(?:per|each|every)\s+(?:step|token|frame|iteration|forward)\b",
         # nsys's CUDA API summary: cudaLaunchKernel taking most of the host's CUDA time
         r"\bcudaLaunchKernel\b[^\n]{0,60}?\b(?:[3-9]\d|100)(?:\.\d+)?\s*%", r"\blaunch[- ]bound\b",
     ],
@@ -530,7 +746,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:layers?|offload\w*) (?:split|spread|distributed) (?:across|over|between)\b",
     ],
     **FAILURE_PATTERNS,
+    **FAILURE_PATTERNS_F,
 }
+for _kind, _words in MORE_WORDS_F.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
 # it was fine."): matched over the whole text.
@@ -616,6 +835,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     if before and _CLAUSE.search(before.group(0)):
         before = None  # "not working when each rank ...": the negation belongs to another clause
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
+    inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
     return bool(before or inside or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
 
 
@@ -719,6 +939,8 @@ def claims(facts: Facts) -> list[Claim]:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
                 out.append(c)
+    out.extend(temperatures(facts))
+    out.extend(release_blocks(facts))
     _CACHE.clear()
     said = dict(texts(facts))
     for c in out:
@@ -735,7 +957,7 @@ _UTIL = re.compile(
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
     r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
-    r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
+    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
@@ -806,8 +1028,9 @@ def _engine_versions(text: str):
 
 
 # "v2.9.9-1: 53.95", "2.19.3 -> 385 GB/s": a figure per NCCL release, one per line or item.
+# (a Markdown table row "| 2.18.5 | 182 |" puts the release and its figure in neighbouring cells)
 _VERSION_FIGURE = re.compile(r"(?<![\d.])(v)?([12]\.\d{1,2}(?:\.\d{1,2})?)(-\d)?"
-                             r"\s*(?::|=|->|→|gives|got)\s*~?(\d+(?:\.\d+)?)")
+                             r"\s*(?::|=|->|→|gives|got|\|)\s*~?(\d+(?:\.\d+)?)")
 # Two releases' figures count as different past this ratio. Not fitted to a case: bus bandwidth of one
 # system measured twice moves by a few percent, and a tuning change between releases (algorithm, protocol,
 # channel count; NCCL_DEBUG_SUBSYS=TUNING) moves it by far more, so the margin sits well above the first.

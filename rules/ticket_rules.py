@@ -83,9 +83,10 @@ def _gpus(facts: Facts) -> int | None:
 
 
 def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, title: str, summary: str, fix: str,
-              refs=()):
+              refs=(), observed: float = OBSERVED):
     """The finding of a rule that rests on one claim: weighed by how it was said, quoting it."""
-    return make(rule_id, category, severity, weight(c), title, summary, [claim_ev(c, what)], fix=fix, refs=refs)
+    return make(rule_id, category, severity, weight(c, observed), title, summary, [claim_ev(c, what)], fix=fix,
+                refs=refs)
 
 
 # --------------------------------------------------------------------------- hardware state
@@ -324,8 +325,11 @@ def eager_flag(facts: Facts, predictions=None):
         return  # a parsed launch line says it: workload.eager_mode judges it
     c = _first(facts, "eager_flag")
     said = claims.symptom_quote(facts)
-    if not c or c.guess or (said and said[2] in FAILURES):  # "should I use --enforce-eager?" runs without it
+    failed = bool(said and said[2] in FAILURES)
+    if not c or c.guess or (failed and not claims.complaint(facts)):  # "should I use --enforce-eager?" runs without it
         return  # against a crash or hang the flag is a workaround people add, not the cause
+    # ("graph capture fails, so we run eager, and decode is only 20 tok/s": the speed is still the question, and the
+    # failure beside it leaves the flag a lead, not the whole answer)
     yield _on_claim("ticket.eager_flag", "eager_mode", "warning", c, "CUDA graphs off",
                "The engine runs without CUDA graphs (eager mode)",
                "With CUDA graphs off the CPU launches every kernel of every layer for each decoded token, and with "
@@ -334,7 +338,7 @@ def eager_flag(facts: Facts, predictions=None):
                fix="Drop --enforce-eager (vLLM/Aphrodite) or --disable-cuda-graph (SGLang) and compare decode tok/s; "
                "if a feature forces eager mode (some quantisation kernels, unsupported GPUs), "
                "weigh it against the loss.",
-               refs=["vllm_graphs"])
+               refs=["vllm_graphs"], observed=0.5 if failed else OBSERVED)
 
 
 @rule("ticket.p2p_refused", "p2p_disabled")
@@ -689,7 +693,8 @@ def cpu_bound(facts: Facts, predictions=None):
     low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80 and not u.guess]
     if c.guess and not low and not _first(facts, "gpu_idle_words"):
         return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
-    if not (low or claims.complaint(facts) or _CPU_AB.search(c.quote)):
+    if not (low or claims.complaint(facts) or _CPU_AB.search(c.quote)
+            or any(_SPEED_UP.search(t) for _, t in claims.texts(facts))):
         return  # a busy CPU with the GPUs neither idle nor slow: nothing says the GPUs wait on it
     yield make("ticket.cpu_bound", "host_bound", "warning", weight(c) if not c.guess else 0.5,
                "The host CPU limits the engine",
@@ -705,8 +710,12 @@ def cpu_bound(facts: Facts, predictions=None):
 _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|"
                      r"bottleneck\w*|bound|limited|overhead|GIL|global interpreter lock|wait\w*|idl\w+|starv\w+)\b",
                      re.I)
+# The reporter asks how to make the CPU-side stage faster: a request to speed it up is the complaint.
+_SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
 # The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
-_CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b|\b(?:no|without (?:a|any)) GPUs?\b", re.I)
+# ("the CPU only uses one core" says how the CPU is used, not that it runs alone)
+_CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b(?!\s+(?:uses?|used|using|runs?|one)\b)|"
+                       r"\b(?:no|without (?:a|any)) GPUs?\b", re.I)
 
 
 @rule("ticket.comm_share", "comm_bound")
@@ -786,7 +795,10 @@ def gpu_utilisation(facts: Facts, predictions=None):
                      "device_map), each token passes through the GPUs one after another, so each is busy about 1/n of "
                      "the time; more GPUs add memory, not speed.",
                      evidence, 0.65)
-    elif n and n >= 2:
+    elif n and n >= 2 and not (_first(facts, "util_swings") or _first(facts, "input_starved")) \
+            and not (_training(facts) and (wfield(facts, "tp")[0] or 0) < 2):
+        # (idle stretches between busy ones are the host's: ticket.input_starved; data-parallel training waits in
+        # its gradient all-reduce inside NCCL's spinning kernels, which count as busy, so its idle time is the host's)
         yield make("ticket.gpu_utilisation", "expected_physics", "info", 0.55,
                    f"{share} utilisation with {n} GPUs: the ranks wait on each other",
                    "With tensor parallelism every layer ends in an all-reduce; while ranks exchange data and wait for "
@@ -796,8 +808,9 @@ def gpu_utilisation(facts: Facts, predictions=None):
     elif (words and not words.guess) or claims.complaint(facts):
         yield make("ticket.gpu_utilisation", "host_bound", "warning", weight(u, 0.6),
                    f"The GPU is busy only {share} of the time: it waits on the host",
-                   "A single GPU that is not kept busy is starved by the CPU side: request handling, scheduling, "
-                   "tokenization or kernel launches between steps." + (f" ({engine} serving path)" if engine else ""),
+                   "A GPU that is not kept busy (alone, or as one of data-parallel replicas) is starved by the CPU "
+                   "side: data loading, request handling, scheduling, tokenization or kernel launches between steps."
+                   + (f" ({engine} serving path)" if engine else ""),
                    evidence,
                    fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, "
                    "and fast uncontended CPU cores.")
@@ -909,8 +922,8 @@ def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
     guide's first suspect is peer-to-peer blocked by ACS / the IOMMU (or, in a VM, by the hypervisor)."""
     hang = claims.symptom_quote(facts)
-    if not hang or hang[2] != "hang" or has_nvlink(facts):
-        return
+    if not hang or hang[2] != "hang" or has_nvlink(facts) or _first(facts, "input_starved"):
+        return  # a pause every few batches resumes: the input pipeline's wait (ticket.input_starved)
     nodes, _ = node_count(facts)
     n = _gpus(facts)
     if (nodes and nodes > 1) or not (n and n >= 2):
@@ -1070,10 +1083,15 @@ def net_socket(facts: Facts, predictions=None):
         return
     c = _first(facts, "net_socket")
     if not c or c.guess:
+        c = _first(facts, "rdma_off")  # NCCL_IB_DISABLE's doing: "NCCL will fall back to using IP sockets"
+        if c and not _across_nodes(facts):
+            return  # on one server NCCL never needs the network
+    if not c or c.guess:
         return
     rdma = any(_RDMA_WORDS.search(t) for _, t in claims.texts(facts))
     if not (_across_nodes(facts) or (rdma and re.search(r"\binstead of\b|\bfall|\bfell\b|\brevert|\bnot\b|\bwithout\b|"
-                                                        r"\bmissing\b|\bunavailable\b|\bunused\b",
+                                                        r"\bmissing\b|\bunavailable\b|\bunused\b|\bdisabled?\b|"
+                                                        r"\b(?:turned|switched) off\b",
                                                         c.quote, re.I))):
         return
     yield _on_claim("ticket.net_socket", "socket_fallback", "warning", c, "NCCL on TCP sockets",
@@ -1157,7 +1175,8 @@ def nccl_upgrade(facts: Facts, predictions=None):
     if claims.find(facts, "nccl_versions_compared"):
         return
     c = _first(facts, "nccl_upgrade")
-    if not c or c.guess or (claims.fixed_by(c.quote) and not re.search(r"downgrad", c.quote, re.I)):
+    if not c or c.guess or (claims.fixed_by(c.quote)
+                            and not re.search(r"downgrad|roll\w* back|revert|go\w* back", c.quote, re.I)):
         return  # "upgrading NCCL fixed it": the new release is the cure, not the cause
     yield _on_claim("ticket.nccl_upgrade", "nccl_regression", "warning", c, "NCCL release change",
                "The problem came with a change of NCCL release",
@@ -1214,3 +1233,76 @@ def vm_pcie_slow(facts: Facts, predictions=None):
                "instead of 'via P2P'); on the host pass the GPUs through with ACS redirect off and give the guest the "
                "real topology (NCCL_TOPO_FILE), or compare with the same GPUs on bare metal.",
                refs=["nccl_acs", "nccl_trouble"])
+
+
+# --------------------------------------------------------------------------- host starvation, clock state (issue 11 f)
+
+
+@rule("ticket.input_starved", "host_bound")
+def input_starved(facts: Facts, predictions=None):
+    """The GPU runs out of work between steps: the input pipeline cannot keep up (data loading, decoding,
+    augmentation on the CPU), or the utilisation swings between busy and idle. NVML's utilisation is the share
+    of time a kernel runs, and NCCL's kernels spin while they wait, so idle stretches are the host's, not a
+    link's."""
+    starved, swings = _first(facts, "input_starved"), _first(facts, "util_swings")
+    said = [c for c in (starved, swings) if c and not c.guess]
+    if not said or _first(facts, "launch_overhead") or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
+        return  # launch gaps are the host too, said more precisely by ticket.launch_overhead
+    c = said[0]
+    both = len(said) == 2
+    yield make("ticket.input_starved", "host_bound", "warning", weight(c, 0.6 if starved in said else 0.5) +
+               (0.05 if both else 0.0),
+               "The GPUs wait for input: the host does not feed them fast enough",
+               "A GPU whose utilisation drops to idle and back, or that pauses every few batches, has stretches with "
+               "no kernel queued: the steps themselves are steady, so the gaps come from the host (data loading and "
+               "decoding on too few CPU workers, slow storage, preprocessing or tokenization in the serving "
+               "process). A collective that waits still shows the GPU busy, since NCCL's kernels spin.",
+               [claim_ev(x, "what the reporter sees") for x in said],
+               fix="Time the input alone (iterate the data loader without the model) and compare with the step time; "
+               "raise DataLoader num_workers (up to the cores per GPU), use pin_memory and prefetch, move decoding "
+               "and augmentation to the GPU (DALI) or to preprocessed shards on fast local storage, and profile "
+               "with `py-spy` or the PyTorch profiler to find the host stage that stalls.",
+               refs=["cuda_graphs"])
+
+
+@rule("ticket.gpu_heat", "throttling")
+def gpu_heat(facts: Facts, predictions=None):
+    """The reporter gives a GPU temperature at its thermal limit beside a slowdown: the clocks come down as
+    the GPU reaches its boost target or slowdown temperature (nvidia-smi -q 'GPU Target Temperature',
+    'GPU Slowdown Temp')."""
+    hot = [c for c in claims.find(facts, "gpu_temp") if c.data["hot"] and not c.guess]
+    if not hot or _first(facts, "clock_power") or any(_judged_by_health(g) for g in facts.of(GpuFact)):
+        return  # clock state named, or read from nvidia-smi -q: ticket.clock_power / health.throttling say it
+    why = _first(facts, "slowdown_over_time") or _first(facts, "one_slow") or claims.complaint(facts)
+    if not why:
+        return
+    c = max(hot, key=lambda x: x.data["celsius"])
+    yield make("ticket.gpu_heat", "throttling", "warning", 0.55,
+               f"The GPU runs at {c.data['celsius']:g} C, at its thermal limit: its clocks come down",
+               f"GeForce boards hold about {claims.HOT_C} C as their boost target and data-centre boards slow down "
+               "near 85-92 C; at that point the driver lowers the clocks to hold the temperature, so the same work "
+               "takes longer, and in a multi-GPU job the hottest GPU sets everyone's pace.",
+               [claim_ev(c, "GPU temperature"), claim_ev(why, "the slowdown")],
+               fix="Log `nvidia-smi --query-gpu=index,temperature.gpu,clocks.sm,clocks_event_reasons.active "
+               "--format=csv -l 5` during the run; improve airflow (fan curve, case, slot spacing, dust) or cap "
+               "power (`nvidia-smi -pl`) to a sustainable level.",
+               refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.idle_clocks", "throttling")
+def idle_clocks(facts: Facts, predictions=None):
+    """Slower when the calls come with gaps between them: an idle GPU drops to a low-power P-state and the
+    first kernels after the gap run at low clocks until the driver raises them again."""
+    c = _first(facts, "idle_gap_slow")
+    if not c or c.guess or _first(facts, "first_calls_slow"):
+        return  # the first calls of a run only: connection set-up and warm-up (ticket.explained)
+    yield make("ticket.idle_clocks", "throttling", "warning", weight(c, 0.5),
+               "Requests after an idle gap run at low clocks",
+               "With no work queued the driver lowers an idle GPU to a power-saving P-state (laptops and desktop "
+               "boards most eagerly); the next kernels start at low clocks and the clock ramp takes longer than a "
+               "short inference, so sparse calls are slower than back-to-back ones.",
+               [claim_ev(c, "slower with gaps between calls")],
+               fix="Enable persistence mode (`nvidia-smi -pm 1`), lock the clocks for the service "
+               "(`nvidia-smi --lock-gpu-clocks=<min>,<max>`), on Windows set the power management mode to 'Prefer "
+               "maximum performance', or keep the GPU warm with a small periodic request.",
+               refs=["throttle", "nvidia_smi"])

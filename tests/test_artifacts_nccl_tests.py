@@ -172,3 +172,17 @@ def test_fuzz_never_raises():
                    "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"):
         seeds.append(ticket_text(folder))
     assert_survives_fuzz(nccl_tests, seeds, n=200)
+
+
+def test_the_nccl_1x_tests_device_lines_give_the_gpus():
+    """NCCL 1.x's tests named each rank's GPU as "Rank 0 uses device 0 [0x02] <name>" (one process, no host)."""
+    from diagnose.artifacts import nccl_tests
+    from diagnose.evidence import GpuFact, Workload
+
+    text = ("# Using devices\n#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB\n"
+            "#   Rank  1 uses device  1 [0x03] Tesla P100-PCIE-16GB\n")
+    records = nccl_tests.parse(text, "out.txt")
+    gpus = [r for r in records if isinstance(r, GpuFact)]
+    assert [(g.index, g.name) for g in gpus] == [(0, "Tesla P100-PCIE-16GB"), (1, "Tesla P100-PCIE-16GB")]
+    (w,) = [r for r in records if isinstance(r, Workload)]
+    assert (w.gpu_count, w.nodes) == (2, 1)

@@ -48,9 +48,10 @@ HEADER = re.compile(
 GRAPH = re.compile(r"\bgraph:\s*(\d+)")
 VERSION = re.compile(r"#\s*nccl-tests version\s+(?P<tests>\S+)(?:.*?nccl-library=(?P<lib>\d+))?")
 COLUMNS = re.compile(r"#\s*size\s+count\s+type\b.*\btime\b.*\balgbw\b.*\bbusbw\b")
+# (the NCCL 1.x tests printed "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB", one process, no host)
 RANK = re.compile(
-    r"#\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device\s+(?P<dev>\d+)"
-    r"\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>.+?)\s*$"
+    r"#\s*Rank\s+(?P<rank>\d+)\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device|uses device)"
+    r"\s+(?P<dev>\d+)\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>.+?)\s*$"
 )
 AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
 OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?")
@@ -183,7 +184,7 @@ def _finish(block: _Block) -> list:
 
 
 def _rank_line(m, block: _Block, out: list, name: str, n: int) -> None:
-    host, dev = m.group("host"), int(m.group("dev"))
+    host, dev = m.group("host") or "localhost", int(m.group("dev"))
     if host not in block.hosts:
         block.hosts.append(host)
     block.rank_source = block.rank_source or where(name, n)
