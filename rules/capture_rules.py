@@ -28,6 +28,7 @@ from diagnose.evidence import (
     Straggler,
     Workload,
 )
+from rules import beyond_roofline
 from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
 from rules.predictions import CaptureExpectation, CapturePrediction
@@ -668,6 +669,12 @@ def step_vs_prediction(facts: Facts, predictions=None):
     if roof:
         evidence.append(ev(src, "roofline decode step (datasheet bandwidth and FLOPs: nothing real is faster)", None,
                            round(float(roof), 3), "ms"))
+    if roof and beyond_roofline.beats(measured_ms, float(roof), is_time=True):
+        # more than 100 % of a physical peak: a measurement or input error, not a fast system (as scaling and ticket)
+        yield beyond_roofline.finding("capture.step_vs_prediction", f"Median step ({st.method})", measured_ms,
+                                      float(roof), "ms", evidence,
+                                      fix="Check --model, --tp, --batch and --gpu against the captured run; rerun.")
+        return
     allowance = float(expected_ms) * (hi - 1)  # how far above the expected step the band reaches
     if ratio <= hi and ar_excess_ms > allowance:
         # the extra all-reduce time alone would carry an otherwise expected step out of the band:

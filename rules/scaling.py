@@ -34,6 +34,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
+from rules import beyond_roofline
 from rules.capture_rules import LAUNCH_GAP_SHARE  # a capture's short-gap share that means launch-bound
 from rules.predictions import DpAlternative, Goodput, GoodputLayout, GoodputRun, ScalingAnalysis, ScalingRow, SloCheck
 
@@ -312,7 +313,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         row.roofline, row.expected, row.time_metric = round(e.roofline, 4), round(e.expected, 4), e.is_time
     meas, exp, roof = row.measured, row.expected, row.roofline
     ratio = meas / exp if row.time_metric else exp / meas
-    faster = meas < roof if row.time_metric else meas > roof
+    faster = beyond_roofline.beats(meas, roof, row.time_metric)
     row.ratio = round(ratio, 3)
     row.position = ("faster_than_roofline" if faster else "slower" if ratio > p.band_high else
                     "faster" if ratio < p.band_low else "inside")

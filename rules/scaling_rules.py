@@ -5,6 +5,7 @@ rules.scaling.analyse returns, and nothing else.
 from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
+from rules import beyond_roofline
 from rules.engine import rule
 from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
 from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
@@ -90,17 +91,12 @@ def does_not_fit(facts, predictions):
 @rule("scaling.faster_than_roofline", "other", needs=ScalingAnalysis)
 def faster_than_roofline(facts, predictions):
     """A measurement better than the roofline means the inputs (model, dtype, GPU, layout,
-    batch, lengths) do not describe the run, or the model is wrong: nothing real beats it."""
+    batch, lengths) do not describe the run, or the model is wrong: nothing real beats it
+    (rules.beyond_roofline, the same finding capture and ticket give)."""
     for r in _roofline_rows(predictions):
-        yield Finding(
-            rule="scaling.faster_than_roofline", category="other", severity="warning", confidence=0.8,
-            title=f"{_what(r)}: measured {r.measured:g} {_unit(r)} beats the roofline ({r.roofline:.4g} {_unit(r)})",
-            summary="No run can beat datasheet bandwidth and FLOPs, so the model, dtype, GPU, layout, batch or lengths "
-            "given do not match what was measured (a quantised checkpoint run as bf16, a smaller model, speculative "
-            "decoding).",
-            evidence=[_step_ev(r), _model_ev(r)],
-            fix="Check --model, --dtype, --gpu and each input's TP, batch and lengths; rerun.",
-        )
+        yield beyond_roofline.finding("scaling.faster_than_roofline", _what(r), r.measured, r.roofline, _unit(r),
+                                      [_step_ev(r), _model_ev(r)], fix="Check --model, --dtype, --gpu and each input's "
+                                      "TP, batch and lengths; rerun.")
 
 
 @rule("scaling.broken_layout", "comm_bound", "other", needs=ScalingAnalysis)

@@ -152,3 +152,26 @@ def test_a_tp_the_heads_refuse_is_critical_in_predict_capture_and_ticket():
         seen[cmd] = (report["verdict"]["category"], f["severity"], code, f["title"].split(": ")[-1])
     assert set(seen.values()) == {("tp_not_dividing_heads", "critical", 1, "the layout cannot run")}, seen
     assert runs["predict"][0]["findings"][0]["title"] == runs["capture"][0]["verdict"]["summary"].split(".")[0]
+
+
+def test_a_figure_beyond_the_roofline_is_the_same_input_error_in_capture_scaling_and_ticket(tmp_path):
+    """A measured figure better than the roofline (more than 100 % of the HBM peak) is a measurement or
+    input error in every command, never a pass: the healthy TP=4 capture's 18.6 ms step taken as Llama-3-70B
+    at batch 256 moves more bytes a step than the H100's 3.35 TB/s can (104 % of it), and a ticket.toml
+    stating 500 decode tok/s for one Llama-3-70B stream on TP=8 is 2.6x its 189 tok/s roofline."""
+    report, code = _run("capture", HEALTHY, "--model", "llama-3-70b", "--tp", "4", "--batch", "256")
+    (step,) = [f for f in report["findings"] if f["rule"] == "capture.step_vs_prediction"]
+    assert step["severity"] == "warning" and "beats the roofline" in step["title"], step["title"]
+    hbm = next(e for e in step["evidence"] if e["detail"].startswith("achieved HBM bandwidth"))
+    assert hbm["measured"] > hbm["expected"]  # the figure it rests on: more than the datasheet peak
+    seen = {"capture": (report["verdict"]["category"], report["verdict"]["confidence"], step["severity"], code)}
+    (tmp_path / "ticket.toml").write_text(
+        'description = "vLLM TP8 llama-3-70b slow"\n[hardware]\ngpu = "NVIDIA H100 80GB HBM3"\ngpu_count = 8\n'
+        '[software]\nframework = "vllm"\n[workload]\nmodel = "meta-llama/Meta-Llama-3-70B-Instruct"\ntp = 8\n'
+        'batch = 1\n[[measured]]\nmetric = "decode_tok_s"\nvalue = 500\ntp = 8\n')
+    for cmd in ("ticket", "scaling"):
+        report, code = _run(cmd, tmp_path / "ticket.toml")
+        top = report["findings"][0]
+        assert "beats the roofline" in top["title"], (cmd, top["title"])
+        seen[cmd] = (report["verdict"]["category"], report["verdict"]["confidence"], top["severity"], code)
+    assert set(seen.values()) == {("other", 0.8, "warning", 0)}, seen
