@@ -22,6 +22,7 @@ from diagnose.capture import kernels as K
 from diagnose.capture.grouped import distinct
 from diagnose.capture.reader import KERNEL, Capture
 from diagnose.capture.timeline import CLASS_CODES, ensure_class_table
+from diagnose.errors import InputError
 
 MAX_WINDOWS = 200_000
 
@@ -96,6 +97,7 @@ def ranks_of(caps: list[Capture], activities: dict[str, list]) -> list[Rank]:
     name orders the files, else the order given.
     """
     starts = [c.session_start_utc_ns() for c in caps]
+    _refuse_other_runs(caps, starts, activities)
     base = min((s for s in starts if s is not None), default=None)
     order = sorted(range(len(caps)),
                    key=lambda i: (rank_number(caps[i].name) is None, rank_number(caps[i].name) or 0, i))
@@ -110,6 +112,44 @@ def ranks_of(caps: list[Capture], activities: dict[str, list]) -> list[Rank]:
     for n, r in enumerate(ranks):
         r.label = f"rank {n} ({r.label})"
     return ranks
+
+
+def _launch(cap: Capture) -> str | None:
+    """The recorded launch line without what differs between the ranks of one run (the GPU each
+    sees, a rank number passed as an argument)."""
+    text = cap.launch_text()
+    if text is None:
+        return None
+    text = re.sub(r"\bCUDA_VISIBLE_DEVICES=\S*\s*", "", text)
+    return re.sub(r"(rank\S*?[=\s]['\"]?)\d+", r"\1#", text, flags=re.IGNORECASE)
+
+
+def _refuse_other_runs(caps: list[Capture], starts: list[int | None], activities: dict[str, list]) -> None:
+    """Files given together are read as the ranks of one run; exports of different runs would pair
+    unrelated collectives and invent waits. Refused (exit 2): GPU activity that does not overlap in
+    time on the files' UTC session starts, or launch lines that differ. Hosts may differ (ranks on
+    several nodes), and an export that lacks a start or a launch line is not refused for it."""
+    ranked = [(cap, start) for cap, start in zip(caps, starts)
+              if any(a.comm.count for a in activities.get(cap.name, []))]
+    if len(ranked) < 2:
+        return
+    spans = []
+    for cap, start in ranked:
+        acts = [a.all for a in activities[cap.name] if a.all.count and a.all.first is not None]
+        if start is not None and acts:
+            spans.append((start + min(a.first for a in acts), start + max(a.last for a in acts), cap.name))
+    if len(spans) == len(ranked):
+        late, early = max(spans), min(spans, key=lambda x: x[1])
+        if late[0] > early[1]:
+            raise InputError(f"{early[2]}, {late[2]}: not ranks of one run: their GPU activity does not overlap in "
+                             f"time ({early[2]} ends {(late[0] - early[1]) / 1e9:,.3f} s before {late[2]} begins, "
+                             "on their UTC session starts); analyse each file alone")
+    lines = [(_launch(cap), cap.name) for cap, _ in ranked]
+    lines = [x for x in lines if x[0] is not None]
+    other = next((x for x in lines if x[0] != lines[0][0]), None)
+    if other:
+        raise InputError(f"{lines[0][1]}, {other[1]}: not ranks of one run: their recorded launch lines differ "
+                         f"({lines[0][0]!r} vs {other[0]!r}); analyse each file alone")
 
 
 def _comm_cursor(rank: Rank, name_ids: list[int], col: str):
@@ -138,7 +178,7 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
     all_ops = sorted({op for ops in per_cap_ops.values() for op in ops})
     waits = [RankWait(r.label) for r in ranks]
     windows: list[list[tuple[int, int]]] = [[] for _ in ranks]
-    results, total = [], 0
+    results, total, apart = [], 0, 0
     for op in all_ops:
         curs = []
         for r in ranks:
@@ -155,6 +195,9 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
                 break
             arrivals = [row[0] + r.offset_ns for row, r in zip(rows, ranks)]
             first = min(arrivals)
+            # a collective cannot end on one rank before another rank began it
+            ends = [row[1] + r.offset_ns for row, r in zip(rows, ranks) if row[1] is not None]
+            apart += bool(ends) and max(arrivals) > min(ends)
             late = max(range(len(ranks)), key=lambda i: arrivals[i])
             spread = arrivals[late] - first
             skew.instances += 1
@@ -173,6 +216,14 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
             skew.mean_ns = total_skew / skew.instances
             results.append(skew)
             total += skew.instances
+    if total and apart > total / 2:
+        # most "matched" collectives never overlapped: these are not one run's ranks on one clock
+        files = list(dict.fromkeys(r.cap.name for r in ranks))
+        if len(files) == 1:
+            return None  # processes of one file that share no collective: no cross-rank claim
+        raise InputError(f"{', '.join(files)}: not ranks of one run: {apart:,} of {total:,} collectives matched in "
+                         "issue order end on one rank before another begins them, which no collective can (other "
+                         "runs, or host clocks further apart than a collective); analyse each file alone")
     out = MultiRank([r.label for r in ranks], results, waits, total)
     s = out.straggler()
     if s is not None and s.last_count:
