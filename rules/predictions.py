@@ -63,6 +63,7 @@ class PredictResult(Predictions):
     model: ModelSpec
     gpu: GpuSpec
     engine: EngineSpec
+    tp_asked: bool = True  # the TP sizes were named (--tp), not chosen by the default sweep
 
     @property
     def assumptions(self) -> dict:

@@ -7,12 +7,14 @@ from __future__ import annotations
 from diagnose.findings import Evidence, Finding
 from rules import beyond_roofline
 from rules.engine import rule
+from rules.predict_rules import layout_refused, refusals
 from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
 from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
 
 # Layout statuses of a system that is not broken: inside the band, faster than it (yet above the
 # roofline), or as far from it as the smallest layout (scaling does not change that distance).
 HEALTHY_STATUSES = {"tracks", "faster_than_band", "slow_everywhere"}
+# (a layout the heads refuse, "invalid_layout", is neither: scaling.invalid_layout says it cannot run)
 # What to attach when an SLO names percentiles the benchmark outputs lack (vLLM benchmark_serving's options).
 PERCENTILE_RUNS = "benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99"
 
@@ -86,6 +88,25 @@ def does_not_fit(facts, predictions):
             evidence=[_step_ev(x) for x in rs[:2] if x.measured is not None] + [_model_ev(r)],
             fix="Check --model, --dtype (a quantised checkpoint), --gpu and the layout of this input; rerun.",
         )
+
+
+@rule("scaling.invalid_layout", "tp_not_dividing_heads", needs=ScalingAnalysis)
+def invalid_layout(facts, predictions):
+    """A measured layout whose TP the model's heads, KV heads, FFN or checkpoint blocks cannot be
+    split into: engines refuse to start with it, so the figure measured something else. The same
+    finding `predict` gives for that TP (rules.predict_rules.layout_refused), never judged."""
+    from rules.roofline import validity
+
+    seen = set()
+    for r in predictions.rows:
+        model = predictions.specs.get(("model", r.model))
+        if r.status != "invalid_layout" or model is None or (r.label, r.model, r.dtype) in seen:
+            continue
+        seen.add((r.label, r.model, r.dtype))
+        probs = refusals(validity(model, r.tp, r.pp, r.dtype))
+        if probs:
+            yield layout_refused("scaling.invalid_layout", r.tp, probs, model, r.dtype,
+                                 f"{r.measured_source}: {r.label} ({r.model} {r.dtype})")
 
 
 @rule("scaling.faster_than_roofline", "other", needs=ScalingAnalysis)

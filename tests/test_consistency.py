@@ -175,3 +175,23 @@ def test_a_figure_beyond_the_roofline_is_the_same_input_error_in_capture_scaling
         assert "beats the roofline" in top["title"], (cmd, top["title"])
         seen[cmd] = (report["verdict"]["category"], report["verdict"]["confidence"], top["severity"], code)
     assert set(seen.values()) == {("other", 0.8, "warning", 0)}, seen
+
+
+def test_layouts_the_heads_refuse_are_the_same_critical_in_predict_and_scaling(tmp_path):
+    """Llama-2-7B has 32 heads: TP3 and TP6 cannot run. `predict --tp 3,6` said so while `scaling` on
+    measurements at TP3/TP6 called them expected physics and recommended "TP3 DP2"; both now give the same
+    critical findings and verdict, and scaling judges neither layout nor offers one as an alternative."""
+    given = ("--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    (tmp_path / "runs.csv").write_text("layout,batch,metric,value\nTP3,1,decode_tok_s,100\nTP6,1,decode_tok_s,150\n")
+    runs = {"predict": _run("predict", *given, "--tp", "3,6"),
+            "scaling": _run("scaling", tmp_path / "runs.csv", *given)}
+    seen = {}
+    for cmd, (report, code) in runs.items():
+        bad = [(f["title"], f["severity"]) for f in report["findings"] if f["category"] == "tp_not_dividing_heads"]
+        seen[cmd] = (report["verdict"]["category"], code, tuple(bad))
+    assert seen["predict"] == seen["scaling"], seen
+    assert seen["scaling"][:2] == ("tp_not_dividing_heads", 1) and len(seen["scaling"][2]) == 2, seen
+    scaling = runs["scaling"][0]
+    assert scaling["predictions"]["scaling"]["dp_alternative"] is None
+    assert {r["status"] for r in scaling["predictions"]["scaling"]["rows"]} == {"invalid_layout"}
+    assert not any(f["category"] == "expected_physics" for f in scaling["findings"])
