@@ -274,6 +274,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         step_source=step[2] if step else None,
         roofline_ms=p.decode_step_ms, expected_ms=p.decode_step_ms_expected, calibrated_ms=round(expected, 4),
         terms={k: round(v, 4) for k, v in terms.items()}, calibrated_with=how, split_with=split_how,
+        expected_terms={k: round(v, 4) for k, v in healthy.items()},
         allreduce_count=p.allreduce_count_per_step, allreduce_bytes=p.allreduce_bytes,
         allreduce_ref_us=round(ar_ref, 2), allreduce_ref_source=ar_ref_src,
         allreduce_healthy_max_us=round(_healthy_slowest_us(p, gpu, ar_ref), 2),

@@ -269,36 +269,40 @@ def _other_layouts(r: ScalingRow) -> str:
 @rule("scaling.term_grows_with_tp", "expected_physics", needs=ScalingAnalysis)
 def term_grows_with_tp(facts, predictions):
     """Name the modelled term that grows as TP grows (usually the all-reduce: its count per step
-    is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP)."""
+    is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP). The
+    terms are the healthy model's, adding up to each layout's one expected step; a layout whose
+    all-reduce was measured broken is left out (scaling.broken_layout names it): a broken term is
+    no physics."""
     groups: dict[tuple, list[ScalingRow]] = {}
     for r in predictions.judged:
-        if r.step_ms:
+        if r.step_ms and r.status != "comm_broken":
             groups.setdefault((r.batch, r.pp, r.dp, r.prompt, r.output, *same_system(r)), []).append(r)
     for (batch, *_), measured in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rows = _median_per_tp(measured)
         if len(rows) < 2:
             continue
         a, b = rows[0], rows[-1]
-        growth = {k: b.terms[k] - a.terms[k] for k in TERMS if k != "unexplained_ms"}
+        growth = {k: b.expected_terms[k] - a.expected_terms[k] for k in TERMS if k != "unexplained_ms"}
         term = max(growth, key=growth.get)
         if growth[term] <= 0:
             continue
         broken = any(r.status not in HEALTHY_STATUSES for r in rows)
-        # the term's share of the step the model expects (its terms' sum), not of the measured step:
-        # where the model over-predicts, a share of the measured step overstates the term
-        modelled = sum(v for k, v in b.terms.items() if k != "unexplained_ms")
-        share = b.terms[term] / modelled
+        # the term's share of the step the model expects (its terms' sum, the table's expected step), not
+        # of the measured step: where the model over-predicts, a share of the measured step overstates it
+        modelled = sum(b.expected_terms.values())
+        share = b.expected_terms[term] / modelled
         of_step = f"{share:.0%} of the expected {_ms(modelled)} step"
         speedup, ideal = a.step_ms / b.step_ms, b.tp / a.tp
         small = batch <= SMALL_BATCH and term == "allreduce_ms"
         # the unexplained rest counts as none where the model is over the measured step
         extra = max(b.terms["unexplained_ms"], 0.0) - max(a.terms["unexplained_ms"], 0.0)
-        title = (f"At {b.label} the {b.allreduce_count} all-reduces per step cost about {_ms(b.terms[term])}, "
+        ta, tb = a.expected_terms, b.expected_terms
+        title = (f"At {b.label} the {b.allreduce_count} all-reduces per step cost about {_ms(tb[term])}, "
                  f"{of_step}" if term == "allreduce_ms" else
-                 f"At {b.label} {TERM_NAMES[term]} costs about {_ms(b.terms[term])}, {of_step}")
+                 f"At {b.label} {TERM_NAMES[term]} costs about {_ms(tb[term])}, {of_step}")
         title += f"; {a.label} -> {b.label} gives {speedup:.2f}x of an ideal {ideal:g}x"
         rest = b.terms["unexplained_ms"]
-        if rest > b.terms[term] and rest >= 0.25 * b.step_ms:  # the model cannot name the main cost
+        if rest > tb[term] and rest >= 0.25 * b.step_ms:  # the model cannot name the main cost
             title = (f"At {b.label} {rest / b.step_ms:.0%} of the {_ms(b.step_ms)} step is not explained by the "
                      f"model; the largest modelled growth, {TERM_NAMES[term]}, is {of_step}; {a.label} -> "
                      f"{b.label} gives {speedup:.2f}x of an ideal {ideal:g}x")
@@ -309,9 +313,9 @@ def term_grows_with_tp(facts, predictions):
                      f"{_ms(rest)}, {rest / b.step_ms:.0%} of the step; {a.label} -> {b.label} gives "
                      f"{speedup:.2f}x of an ideal {ideal:g}x")
             broken = True
-        summary = (f"From {a.label} to {b.label} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(a.terms[term])} "
-                   f"to {_ms(b.terms[term])} while weight streaming shrinks from {_ms(a.terms['weights_ms'])} to "
-                   f"{_ms(b.terms['weights_ms'])}. ")
+        summary = (f"From {a.label} to {b.label} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(ta[term])} "
+                   f"to {_ms(tb[term])} while weight streaming shrinks from {_ms(ta['weights_ms'])} to "
+                   f"{_ms(tb['weights_ms'])}. ")
         if small and share >= COMM_SHARE_FLAT:
             summary += ("At this batch every all-reduce is a small, latency-bound message: batch-"
                         f"{batch} decode cannot scale much further on this interconnect. ")
@@ -323,7 +327,7 @@ def term_grows_with_tp(facts, predictions):
             evidence=[
                 Evidence(source=f"{SOURCE} + calibration",
                          detail=f"{TERM_NAMES[term]} per step at {r.label} (modelled)",
-                         expected=r.terms[term], unit="ms") for r in rows
+                         expected=r.expected_terms[term], unit="ms") for r in rows
             ] + [_step_ev(r) for r in sorted(measured, key=lambda r: (r.tp, r.step_ms))],
             fix="For lower latency at small batch: CUDA graphs and a one-shot/custom all-reduce (fewer, cheaper "
             "collectives); for more users: add DP replicas of a smaller TP rather than a larger TP.",

@@ -9,6 +9,7 @@ TP=4 capture must give no critical finding and exit 0 in each of them.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -195,3 +196,23 @@ def test_layouts_the_heads_refuse_are_the_same_critical_in_predict_and_scaling(t
     assert scaling["predictions"]["scaling"]["dp_alternative"] is None
     assert {r["status"] for r in scaling["predictions"]["scaling"]["rows"]} == {"invalid_layout"}
     assert not any(f["category"] == "expected_physics" for f in scaling["findings"])
+
+
+def test_a_term_measured_broken_is_not_offered_as_physics():
+    """TP4 healthy beside the TP8 capture whose all-reduce takes 103 us a call: scaling.broken_layout names
+    the 16.5 ms of broken all-reduce. No expected_physics finding may present that measured term as
+    "(modelled)" physics or give TP8 a second expected step (it was 30.5 ms beside the table's 20.4 ms)."""
+    report, _ = _run("scaling", HEALTHY, PCIE, "--model", "llama-3-70b", "--gpu", "h100-sxm", "--batch", "8")
+    tp8 = next(r for r in report["predictions"]["scaling"]["rows"] if r["tp"] == 8)
+    assert tp8["status"] == "comm_broken"
+    assert sum(tp8["expected_terms"].values()) == pytest.approx(tp8["expected"], abs=1e-3)
+    assert tp8["terms"]["allreduce_ms"] > 3 * tp8["expected_terms"]["allreduce_ms"]  # the split keeps the measurement
+    physics = [f for f in report["findings"] if f["category"] == "expected_physics"]
+    assert not [f for f in physics if f["rule"] == "scaling.term_grows_with_tp"], physics
+    for f in physics:
+        for e in f["evidence"]:
+            assert e["expected"] != pytest.approx(tp8["terms"]["allreduce_ms"], abs=0.01), (f["rule"], e)
+    expected_steps = {round(float(m), 1) for f in report["findings"]
+                      for m in re.findall(r"expected ([\d.]+) ms step", f["title"] + f["summary"])}
+    assert expected_steps <= {round(tp8["expected"], 1), round(next(
+        r for r in report["predictions"]["scaling"]["rows"] if r["tp"] == 4)["expected"], 1)}, expected_steps
