@@ -510,30 +510,46 @@ def copies(facts: Facts, predictions=None):
         )
 
 
-@rule("capture.sync_copies", "host_bound")
+@rule("capture.sync_copies", "host_bound", "other")
 def sync_copies(facts: Facts, predictions=None):
     """cudaMemcpy/cudaMemset without Async return only when the copy is done: the host stops
     queueing work for the whole transfer, and the GPU drains behind it."""
     spans: dict[tuple, int] = {}
+    idle: dict[tuple, tuple[int, GpuTimeline]] = {}
     for g in facts.of(GpuTimeline):
         spans[(g.source, g.pid)] = max(spans.get((g.source, g.pid), 0), g.span_ns)
+        if (g.source, g.pid) not in idle or g.idle_ns > idle[(g.source, g.pid)][0]:
+            idle[(g.source, g.pid)] = (g.idle_ns, g)
     for l in facts.of(LaunchStats):
         span = spans.get((l.source, l.pid))
-        if not l.sync_copy_calls or not span:
+        if not l.sync_copy_calls or not span or l.sync_copy_ns < COPY_SHARE * span:
             continue
-        share = l.sync_copy_ns / span
-        if share < COPY_SHARE:
-            continue
+        idle_ns, g = idle[(l.source, l.pid)]
         src = f"{l.source} (pid {l.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
+        evidence = [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
+                    ev(src, "time inside them", ns_to_ms(l.sync_copy_ns), None, "ms"),
+                    ev(src, "share of the GPU's active span", _pct(l.sync_copy_ns, span), f"< {int(COPY_SHARE * 100)}",
+                       "%"),
+                    ev(_where(g), "GPU idle, share of its span (the most a blocked host can cost it)",
+                       _pct(idle_ns, g.span_ns), f"< {int(COPY_SHARE * 100)}", "%")]
+        if idle_ns < COPY_SHARE * g.span_ns:
+            # a blocking call also waits for the work queued before it: on a busy GPU the host waits on the GPU
+            yield make("capture.sync_copies", "other", "info", 0.3,
+                       f"Synchronous copy calls wait {ns_to_ms(l.sync_copy_ns)} ms on a GPU busy "
+                       f"{_pct(g.span_ns - idle_ns, g.span_ns)}% of its span: the host waits on the GPU",
+                       f"Process {l.pid} spent {_pct(l.sync_copy_ns, span)}% of the span in {l.sync_copy_calls} "
+                       "synchronous cudaMemcpy/cudaMemset calls, but a blocking call returns only after the work "
+                       "queued before it, and the GPU idled too little for the host to be what it waits on.",
+                       evidence, fix="Nothing to fix for speed while the GPU stays busy; cudaMemcpyAsync frees the "
+                       "host for other work.")
+            continue
         yield make(
             "capture.sync_copies", "host_bound", "warning", 0.5,
             f"Synchronous copy calls block the host for {ns_to_ms(l.sync_copy_ns)} ms "
             f"({_pct(l.sync_copy_ns, span)}% of the span)",
             f"Process {l.pid} made {l.sync_copy_calls} synchronous cudaMemcpy/cudaMemset calls; while each runs the "
             "host queues nothing else.",
-            [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
-             ev(src, "time inside them", ns_to_ms(l.sync_copy_ns), None, "ms"),
-             ev(src, "share of the GPU's active span", _pct(l.sync_copy_ns, span), f"< {int(COPY_SHARE * 100)}", "%")],
+            evidence,
             fix="Use cudaMemcpyAsync on a stream with pinned host buffers (torch: non_blocking=True) and "
                 "synchronise once where the result is needed.",
         )
@@ -851,7 +867,7 @@ def uvm_migrations(facts: Facts, predictions=None):
                          f"{n} migrations, {_pct(ns, span)}% of the span.", evidence, 0.5)
 
 
-@rule("capture.copy_bandwidth", "pcie_link_degraded", "host_bound")
+@rule("capture.copy_bandwidth", "pcie_link_degraded", "host_bound", "other")
 def copy_bandwidth(facts: Facts, predictions=None):
     """A host<->device copy of 1 MiB or more is bandwidth-bound: bytes / time should approach the
     PCIe link's per-direction line rate (catalog `pcie_gen` -> pcieN bandwidth; 80-90 % is normal,
@@ -859,9 +875,11 @@ def copy_bandwidth(facts: Facts, predictions=None):
     generation, a shared switch); pageable copies are capped by the driver's staging copy in host
     memory, which pinned memory removes."""
     gpus = _catalog_gpus(facts)
+    spans = {(g.source, g.pid, g.device): g.span_ns for g in facts.of(GpuTimeline)}
     for c in facts.of(CopyStats):
         if c.kind not in ("HtoD", "DtoH") or c.uvm:
             continue
+        span = spans.get((c.source, c.pid, c.device)) or 0
         spec = gpus.get(c.source)
         if spec is None:
             continue
@@ -881,8 +899,17 @@ def copy_bandwidth(facts: Facts, predictions=None):
                 ev(table, "achieved bandwidth (bytes / time)", round(gbs, 2), round(ceiling, 2), "GB/s"),
                 ev(link, "link line rate per direction", None, round(ceiling, 2), "GB/s"),
                 ev(table, "share of the line rate", _pct(gbs, ceiling), f">= {int(COPY_BW_FLOOR * 100)}", "%"),
+                ev(table, "their time, share of the GPU's active span", _pct(ns, span), f">= {int(COPY_SHARE * 100)}",
+                   "%"),
             ]
-            if gbs < COPY_BW_FLOOR * ceiling:
+            if gbs < COPY_BW_FLOOR * ceiling and ns < COPY_SHARE * span:
+                # slow, but too little of the span to cost time: a note, never the verdict (as capture.copies)
+                yield make("capture.copy_bandwidth", "other", "info", 0.3,
+                           f"{c.kind} copies from {memory} memory reach {gbs:.1f} GB/s, {_pct(gbs, ceiling)}% of the "
+                           f"{ceiling:g} GB/s link, in {_pct(ns, span)}% of the span",
+                           f"{n} {c.kind} copies of 1 MiB or more took {ns_to_ms(ns)} ms, under the "
+                           f"{int(COPY_SHARE * 100)} % of the span that could slow the run.", evidence)
+            elif gbs < COPY_BW_FLOOR * ceiling:
                 yield make(
                     "capture.copy_bandwidth", "pcie_link_degraded" if pinned else "host_bound", "warning",
                     0.5 if pinned else 0.45,
