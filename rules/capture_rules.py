@@ -125,6 +125,8 @@ def given_vs_recorded(facts: Facts, predictions=None):
                              w.tp * (w.pp or 1), len(ranks))
     if w.gpu:
         yield from _gpu_contradiction(facts, w.gpu)
+    if w.model:
+        yield from _model_contradiction(w.model, recorded)
 
 
 def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorded):
@@ -135,6 +137,18 @@ def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorde
         f"The prediction and the rules use {mine} as given on the command line, but {where} says {theirs}. "
         "Figures compared with the prediction are only right if the command line is.",
         evidence, fix="Check the run's launch line; drop the option to use what the capture recorded.")
+
+
+def _model_contradiction(given: str, recorded: list[Workload]):
+    """--model against the model the recorded launch line serves, both resolved by the catalog (a
+    renamed or versioned checkpoint is the same architecture; a name the catalog lacks is not judged)."""
+    from rules import catalog
+
+    theirs = next((r for r in recorded if r.model), None)
+    mine, spec = catalog.find_model(given), catalog.find_model(theirs.model) if theirs else None
+    if mine and spec and mine.key != spec.key:
+        yield _contradiction(f"--model {given}", f"the run served {theirs.model} (catalog {spec.key})", theirs.source,
+                             "model", mine.key, spec.key)
 
 
 def _gpu_contradiction(facts: Facts, name: str):
@@ -711,8 +725,8 @@ def step_vs_prediction(facts: Facts, predictions=None):
                      f"{float(expected_ms) * hi:.2f} ms around {float(expected_ms):.2f} ms)",
                      f"A healthy {exp.engine} system delivers this step for this layout; speed-ups must "
                      "come from a different layout, batch or precision.", evidence, 0.6)
-    else:
-        yield make("capture.step_vs_prediction", "other", "info", 0.4,
+    else:  # beyond the band a healthy system gives: broken, as scaling.broken_layout and ticket call it
+        yield make("capture.step_vs_prediction", "other", "warning", 0.6,
                    f"Measured step {measured_ms:.2f} ms is x{ratio:.2f} the expected step "
                    f"({float(expected_ms):.2f} ms), beyond the band's x{hi:.2f}",
                    "The other capture findings say where the extra time goes; the evidence splits it into "

@@ -128,6 +128,26 @@ def test_more_ranks_with_collectives_than_the_given_group():
     assert any("4 GPUs ran communication kernels" in t for t in titles), titles
 
 
+def test_given_model_is_checked_against_the_recorded_one_and_a_step_beyond_the_band_is_a_warning():
+    """The TP=4 export's launch line serves Meta-Llama-3-70B-Instruct: --model llama-3-8b contradicts it (named
+    with both values, as --tp/--gpu are), and its 18.6 ms step is x1.83 the 8B's expected 10.2 ms, beyond the
+    band: broken, a warning (as scaling.broken_layout and ticket.measured_vs_expected), never a healthy verdict."""
+    rep = report(HEALTHY, "--model", "llama-3-8b")
+    (f,) = findings(rep, "capture.given_vs_recorded")
+    assert "--model llama-3-8b" in f["title"] and "Meta-Llama-3-70B-Instruct" in f["title"]
+    given, recorded = f["evidence"]
+    assert (given["measured"], recorded["measured"]) == ("llama-3-8b", "llama-3-70b")
+    assert "META_DATA_CAPTURE" in recorded["source"]
+    (step,) = findings(rep, "capture.step_vs_prediction")
+    assert step["severity"] == "warning" and "beyond the band" in step["title"]
+    measured = row(step, "median step")
+    assert measured["measured"] / measured["expected"] > 1.32
+    assert rep["verdict"]["category"] == "other"
+    # the model the run served: no contradiction, and the step sits in (or below) its band
+    same = report(HEALTHY, "--model", "meta-llama/Meta-Llama-3-70B-Instruct", "--tp", "4", "--batch", "8")
+    assert not findings(same, "capture.given_vs_recorded") and same["verdict"]["category"] != "other"
+
+
 def test_given_gpu_is_used_for_the_prediction_and_the_capture_gpu_named():
     rep = report(PCIE, "--gpu", "a100-80gb-sxm", "--model", "llama-3-70b", "--tp", "8")
     (f,) = findings(rep, "capture.given_vs_recorded")
