@@ -344,6 +344,7 @@ def _regression_findings(regressions: list[Delta], a: Report, b: Report, thresho
     for d in regressions:
         by_group.setdefault(d.a.group, []).append(d)
     nccl_a, nccl_b = _nccl(a), _nccl(b)
+    late = _new_straggler(a, b)
     out = []
     for group, ds in by_group.items():
         ds.sort(key=Delta.worse_by, reverse=True)
@@ -353,6 +354,11 @@ def _regression_findings(regressions: list[Delta], a: Report, b: Report, thresho
             category = "nccl_regression"
         elif category == "other" and _is_collective(group):
             category = "comm_bound"
+        waiting = ""
+        if category == "comm_bound" and late:  # collectives take longer because the others wait in them
+            category = "straggler"
+            waiting = (f" The extra communication time is ranks waiting in their collectives for a late rank: "
+                       f"{late.title}.")
         names = ", ".join(f"{d.a.key} {d.a.name}" for d in ds[:4]) + (f" and {len(ds) - 4} more" if len(ds) > 4 else "")
         version_note = f" NCCL changed from {nccl_a} to {nccl_b}." if nccl_a and nccl_b and nccl_a != nccl_b else ""
         out.append(Finding(
@@ -360,15 +366,23 @@ def _regression_findings(regressions: list[Delta], a: Report, b: Report, thresho
             category=category,
             severity="critical",
             confidence=0.9,
-            title=f"{group}: {len(ds)} metric(s) worse by more than {threshold:.0%} "
+            title=f"{late.title}: {group} {worst.a.key} {worst.a.name} {worst.worse_by():.0%} longer, ranks waiting "
+                  "for it" if waiting else f"{group}: {len(ds)} metric(s) worse by more than {threshold:.0%} "
                   f"(worst {worst.worse_by():.0%} at {worst.a.key})",
             summary=f"Between {labels[0]} and {labels[1]}, {names} got worse beyond the {threshold:.0%} "
-                    f"threshold.{version_note}",
-            evidence=[_evidence(d, labels) for d in ds[:12]],
+                    f"threshold.{version_note}{waiting}",
+            evidence=[_evidence(d, labels) for d in ds[:12]] + (late.evidence[:2] if waiting else []),
             fix="Find what changed between the two runs (driver, NCCL, firmware, BIOS, cabling, topology, "
                 "software version); rerun both on the same node to rule out noise.",
         ))
     return out
+
+
+def _new_straggler(a: Report, b: Report) -> Finding | None:
+    """B's straggler when A had none: a rank arriving late at the collectives makes the others wait
+    inside them, so B's communication kernels run longer without the fabric being any slower."""
+    before = {f.rule for f in a.findings if f.is_problem}
+    return next((f for f in b.findings if f.is_problem and f.category == "straggler" and f.rule not in before), None)
 
 
 def _new_problem_findings(a: Report, b: Report, labels) -> list[Finding]:

@@ -28,6 +28,7 @@ from diagnose.evidence import (
     Straggler,
     Workload,
 )
+from rules import beyond_roofline
 from rules.common import ev, make, need, passed, wfield
 from rules.engine import rule
 from rules.predictions import CaptureExpectation, CapturePrediction
@@ -124,6 +125,8 @@ def given_vs_recorded(facts: Facts, predictions=None):
                              w.tp * (w.pp or 1), len(ranks))
     if w.gpu:
         yield from _gpu_contradiction(facts, w.gpu)
+    if w.model:
+        yield from _model_contradiction(w.model, recorded)
 
 
 def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorded):
@@ -134,6 +137,18 @@ def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorde
         f"The prediction and the rules use {mine} as given on the command line, but {where} says {theirs}. "
         "Figures compared with the prediction are only right if the command line is.",
         evidence, fix="Check the run's launch line; drop the option to use what the capture recorded.")
+
+
+def _model_contradiction(given: str, recorded: list[Workload]):
+    """--model against the model the recorded launch line serves, both resolved by the catalog (a
+    renamed or versioned checkpoint is the same architecture; a name the catalog lacks is not judged)."""
+    from rules import catalog
+
+    theirs = next((r for r in recorded if r.model), None)
+    mine, spec = catalog.find_model(given), catalog.find_model(theirs.model) if theirs else None
+    if mine and spec and mine.key != spec.key:
+        yield _contradiction(f"--model {given}", f"the run served {theirs.model} (catalog {spec.key})", theirs.source,
+                             "model", mine.key, spec.key)
 
 
 def _gpu_contradiction(facts: Facts, name: str):
@@ -509,30 +524,46 @@ def copies(facts: Facts, predictions=None):
         )
 
 
-@rule("capture.sync_copies", "host_bound")
+@rule("capture.sync_copies", "host_bound", "other")
 def sync_copies(facts: Facts, predictions=None):
     """cudaMemcpy/cudaMemset without Async return only when the copy is done: the host stops
     queueing work for the whole transfer, and the GPU drains behind it."""
     spans: dict[tuple, int] = {}
+    idle: dict[tuple, tuple[int, GpuTimeline]] = {}
     for g in facts.of(GpuTimeline):
         spans[(g.source, g.pid)] = max(spans.get((g.source, g.pid), 0), g.span_ns)
+        if (g.source, g.pid) not in idle or g.idle_ns > idle[(g.source, g.pid)][0]:
+            idle[(g.source, g.pid)] = (g.idle_ns, g)
     for l in facts.of(LaunchStats):
         span = spans.get((l.source, l.pid))
-        if not l.sync_copy_calls or not span:
+        if not l.sync_copy_calls or not span or l.sync_copy_ns < COPY_SHARE * span:
             continue
-        share = l.sync_copy_ns / span
-        if share < COPY_SHARE:
-            continue
+        idle_ns, g = idle[(l.source, l.pid)]
         src = f"{l.source} (pid {l.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
+        evidence = [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
+                    ev(src, "time inside them", ns_to_ms(l.sync_copy_ns), None, "ms"),
+                    ev(src, "share of the GPU's active span", _pct(l.sync_copy_ns, span), f"< {int(COPY_SHARE * 100)}",
+                       "%"),
+                    ev(_where(g), "GPU idle, share of its span (the most a blocked host can cost it)",
+                       _pct(idle_ns, g.span_ns), f"< {int(COPY_SHARE * 100)}", "%")]
+        if idle_ns < COPY_SHARE * g.span_ns:
+            # a blocking call also waits for the work queued before it: on a busy GPU the host waits on the GPU
+            yield make("capture.sync_copies", "other", "info", 0.3,
+                       f"Synchronous copy calls wait {ns_to_ms(l.sync_copy_ns)} ms on a GPU busy "
+                       f"{_pct(g.span_ns - idle_ns, g.span_ns)}% of its span: the host waits on the GPU",
+                       f"Process {l.pid} spent {_pct(l.sync_copy_ns, span)}% of the span in {l.sync_copy_calls} "
+                       "synchronous cudaMemcpy/cudaMemset calls, but a blocking call returns only after the work "
+                       "queued before it, and the GPU idled too little for the host to be what it waits on.",
+                       evidence, fix="Nothing to fix for speed while the GPU stays busy; cudaMemcpyAsync frees the "
+                       "host for other work.")
+            continue
         yield make(
             "capture.sync_copies", "host_bound", "warning", 0.5,
             f"Synchronous copy calls block the host for {ns_to_ms(l.sync_copy_ns)} ms "
             f"({_pct(l.sync_copy_ns, span)}% of the span)",
             f"Process {l.pid} made {l.sync_copy_calls} synchronous cudaMemcpy/cudaMemset calls; while each runs the "
             "host queues nothing else.",
-            [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
-             ev(src, "time inside them", ns_to_ms(l.sync_copy_ns), None, "ms"),
-             ev(src, "share of the GPU's active span", _pct(l.sync_copy_ns, span), f"< {int(COPY_SHARE * 100)}", "%")],
+            evidence,
             fix="Use cudaMemcpyAsync on a stream with pinned host buffers (torch: non_blocking=True) and "
                 "synchronise once where the result is needed.",
         )
@@ -668,6 +699,12 @@ def step_vs_prediction(facts: Facts, predictions=None):
     if roof:
         evidence.append(ev(src, "roofline decode step (datasheet bandwidth and FLOPs: nothing real is faster)", None,
                            round(float(roof), 3), "ms"))
+    if roof and beyond_roofline.beats(measured_ms, float(roof), is_time=True):
+        # more than 100 % of a physical peak: a measurement or input error, not a fast system (as scaling and ticket)
+        yield beyond_roofline.finding("capture.step_vs_prediction", f"Median step ({st.method})", measured_ms,
+                                      float(roof), "ms", evidence,
+                                      fix="Check --model, --tp, --batch and --gpu against the captured run; rerun.")
+        return
     allowance = float(expected_ms) * (hi - 1)  # how far above the expected step the band reaches
     if ratio <= hi and ar_excess_ms > allowance:
         # the extra all-reduce time alone would carry an otherwise expected step out of the band:
@@ -688,8 +725,8 @@ def step_vs_prediction(facts: Facts, predictions=None):
                      f"{float(expected_ms) * hi:.2f} ms around {float(expected_ms):.2f} ms)",
                      f"A healthy {exp.engine} system delivers this step for this layout; speed-ups must "
                      "come from a different layout, batch or precision.", evidence, 0.6)
-    else:
-        yield make("capture.step_vs_prediction", "other", "info", 0.4,
+    else:  # beyond the band a healthy system gives: broken, as scaling.broken_layout and ticket call it
+        yield make("capture.step_vs_prediction", "other", "warning", 0.6,
                    f"Measured step {measured_ms:.2f} ms is x{ratio:.2f} the expected step "
                    f"({float(expected_ms):.2f} ms), beyond the band's x{hi:.2f}",
                    "The other capture findings say where the extra time goes; the evidence splits it into "
@@ -844,7 +881,7 @@ def uvm_migrations(facts: Facts, predictions=None):
                          f"{n} migrations, {_pct(ns, span)}% of the span.", evidence, 0.5)
 
 
-@rule("capture.copy_bandwidth", "pcie_link_degraded", "host_bound")
+@rule("capture.copy_bandwidth", "pcie_link_degraded", "host_bound", "other")
 def copy_bandwidth(facts: Facts, predictions=None):
     """A host<->device copy of 1 MiB or more is bandwidth-bound: bytes / time should approach the
     PCIe link's per-direction line rate (catalog `pcie_gen` -> pcieN bandwidth; 80-90 % is normal,
@@ -852,9 +889,11 @@ def copy_bandwidth(facts: Facts, predictions=None):
     generation, a shared switch); pageable copies are capped by the driver's staging copy in host
     memory, which pinned memory removes."""
     gpus = _catalog_gpus(facts)
+    spans = {(g.source, g.pid, g.device): g.span_ns for g in facts.of(GpuTimeline)}
     for c in facts.of(CopyStats):
         if c.kind not in ("HtoD", "DtoH") or c.uvm:
             continue
+        span = spans.get((c.source, c.pid, c.device)) or 0
         spec = gpus.get(c.source)
         if spec is None:
             continue
@@ -874,8 +913,17 @@ def copy_bandwidth(facts: Facts, predictions=None):
                 ev(table, "achieved bandwidth (bytes / time)", round(gbs, 2), round(ceiling, 2), "GB/s"),
                 ev(link, "link line rate per direction", None, round(ceiling, 2), "GB/s"),
                 ev(table, "share of the line rate", _pct(gbs, ceiling), f">= {int(COPY_BW_FLOOR * 100)}", "%"),
+                ev(table, "their time, share of the GPU's active span", _pct(ns, span), f">= {int(COPY_SHARE * 100)}",
+                   "%"),
             ]
-            if gbs < COPY_BW_FLOOR * ceiling:
+            if gbs < COPY_BW_FLOOR * ceiling and ns < COPY_SHARE * span:
+                # slow, but too little of the span to cost time: a note, never the verdict (as capture.copies)
+                yield make("capture.copy_bandwidth", "other", "info", 0.3,
+                           f"{c.kind} copies from {memory} memory reach {gbs:.1f} GB/s, {_pct(gbs, ceiling)}% of the "
+                           f"{ceiling:g} GB/s link, in {_pct(ns, span)}% of the span",
+                           f"{n} {c.kind} copies of 1 MiB or more took {ns_to_ms(ns)} ms, under the "
+                           f"{int(COPY_SHARE * 100)} % of the span that could slow the run.", evidence)
+            elif gbs < COPY_BW_FLOOR * ceiling:
                 yield make(
                     "capture.copy_bandwidth", "pcie_link_degraded" if pinned else "host_bound", "warning",
                     0.5 if pinned else 0.45,

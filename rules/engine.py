@@ -310,6 +310,10 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
         passed = []
     answered = max((f.confidence for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)), default=0.0)
     lead = ""
+    blocking = next((g for g in gaps if g.severity == "critical"), None)
+    if blocking and not any(f.severity == "critical" for f in causes):
+        # a gap that keeps every check of the subject from running (no GPU answered) ranks first and leads
+        return Verdict("insufficient_data", 0.0, f"{blocking.title}: {blocking.summary} Next: {blocking.fix}")
     if causes and causes[0].rule in PRIORS and answered > causes[0].confidence:
         causes = []  # a check that answers the question outweighs the symptom's prior
     if causes:
@@ -328,9 +332,6 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
         return Verdict("healthy", round(best, 2), f"No problem found; checks that passed: {checks}.")
     if passed and not lead and best >= WEAK:
-        blocking = next((g for g in gaps if g.severity == "critical"), None)
-        if blocking:  # e.g. no GPU answered: host checks passing say nothing about the GPUs
-            return Verdict("insufficient_data", 0.0, f"{blocking.title}: {blocking.summary} Next: {blocking.fix}")
         conf = min(0.6, max(f.confidence for f in passed))
         return Verdict(
             "healthy",

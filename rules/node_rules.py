@@ -68,16 +68,24 @@ def no_gpu(facts: Facts, predictions=None):
                  summary, evidence, fix=fix, refs=["nvidia_smi"])]
 
 
+# A probe's import of the optional torch extra failing ("ModuleNotFoundError: No module named 'torch'").
+MISSING_TORCH = re.compile(r"No module named '?torch\b")
+
+
 @rule("node.probe_failed", "other")
 def probe_failed(facts: Facts, predictions=None):
     """A probe that hung (killed by its timeout) or failed: a hung collective is itself a finding."""
     out = []
     suspects = _p2p_suspects(facts)
     for f in facts.of(ProbeFailure):
-        if f.reason == "skipped":
+        missing = MISSING_TORCH.search(f.detail or "") if f.reason == "error" else None
+        if f.reason == "skipped" or missing:
+            # torch is an optional extra: a probe that cannot import it did not run; the node is not at fault
+            detail = f"{f.detail}: the probes' optional extra is not installed (pip install -e '.[probes]')" \
+                if missing else f.detail
             out.append(make("node.probe_failed", "insufficient_data", "info", 0.0, f"{f.probe} not run",
-                            f"{f.detail}.", [ev(f, f.detail)], fix=f"run the {f.probe} on the node: {f.detail}",
-                            ask=f"`diagnose node --standard` once the {f.probe} can run ({f.detail})"))
+                            f"{detail}.", [ev(f, f.detail)], fix=f"run the {f.probe} on the node: {detail}",
+                            ask=f"`diagnose node --standard` once the {f.probe} can run ({detail})"))
             continue
         what = "collective sweep" if f.probe == "collectives" else f.probe
         group = f" over GPUs {','.join(map(str, f.group))}" if f.group else ""

@@ -41,43 +41,66 @@ def _where(p: PredictRow) -> str:
     return f"{SOURCE} ({p.model} on {p.gpu}, {p.label}, batch {p.total_batch})"
 
 
-@rule("predict.invalid_layout", "tp_not_dividing_heads", needs=PredictResult)
+@rule("predict.invalid_layout", "tp_not_dividing_heads", "other", needs=PredictResult)
 def invalid_layout(facts, predictions):
     """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into: one
     finding per TP size, every reason in it, and the sizes that would work. A split the heads
     refuse, or one the checkpoint's quantisation blocks do not load at, cannot run at all, so it
-    is critical here as in capture and ticket (workload.tp_not_dividing_heads): a what-if names
-    the same impossible layout, and no other finding recommends it."""
+    is critical here as in capture, scaling and ticket (workload.tp_not_dividing_heads): a what-if
+    names the same impossible layout, and no other finding recommends it. A TP size the default
+    sweep chose by itself (no --tp) is only skipped, with a note: nobody asked for it."""
     by_tp: dict[int, tuple[PredictRow, list]] = {}
     for p in predictions.layouts:
-        probs = [pr for pr in p.problems
-                 if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
+        probs = refusals(p.problems)
         if probs:
             by_tp.setdefault(p.tp, (p, probs))
     for tp, (p, probs) in sorted(by_tp.items()):
-        hard = any(pr.severity == "error" for pr in probs)
-        valid = _valid_tps(predictions.model, p.dtype)
-        # a checkpoint that cannot load is as unable to run as heads that cannot split: critical both
-        yield Finding(
-            rule="predict.invalid_layout",
-            category="tp_not_dividing_heads",
-            severity="critical",
-            confidence=0.95 if hard else 0.9,
-            title=heads_title(tp, predictions.model.heads) if predictions.model.heads % tp
-            else f"TP={tp} is not a valid split for {p.model}" if hard
-            else f"TP={tp}: {p.dtype} checkpoint blocks do not divide",
-            summary="; ".join(pr.message for pr in probs) + ". " + (
-                "Serving engines refuse to start with this tensor-parallel size."
-                if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel "
-                             "checkpoint would load."
-            ) + (f" Valid TP sizes up to 64: {', '.join(map(str, valid))}." if valid else ""),
-            evidence=[Evidence(source=_where(p), detail=pr.message, measured=tp,
-                               expected=f"TP in {{{', '.join(map(str, valid))}}}", unit=None) for pr in probs],
-            fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN "
-            "width; use PP or DP for the remaining GPUs.",
-            references=["https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/linear.py "
-                        "(QKVParallelLinear)"],
-        )
+        yield layout_refused("predict.invalid_layout", tp, probs, predictions.model, p.dtype, _where(p),
+                             asked=predictions.tp_asked)
+
+
+def refusals(problems) -> list:
+    """The problems that keep a layout from running: heads, KV heads or widths that do not split,
+    checkpoint blocks that do not load (rules.roofline.validity)."""
+    return [pr for pr in problems if pr.category == "tp_not_dividing_heads" and pr.severity in ("error", "warning")]
+
+
+def layout_refused(rule: str, tp: int, probs: list, model: ModelSpec, dtype: str, where: str,
+                   asked: bool = True) -> Finding:
+    """The one finding for a TP size that cannot run, in predict and scaling: critical where the user
+    asked for (or measured) the layout, an info note where a default sweep chose it."""
+    hard = any(pr.severity == "error" for pr in probs)
+    valid = _valid_tps(model, dtype)
+    sizes = f" Valid TP sizes up to 64: {', '.join(map(str, valid))}." if valid else ""
+    evidence = [Evidence(source=where, detail=pr.message, measured=tp,
+                         expected=f"TP in {{{', '.join(map(str, valid))}}}", unit=None) for pr in probs]
+    if not asked:
+        return Finding(
+            rule=rule, category="other", severity="info", confidence=0.5,
+            title=f"TP={tp} skipped: not a valid split for {model.key}",
+            summary="; ".join(pr.message for pr in probs) + ". The default sweep chose this size by itself; it "
+            "cannot run, so its row is no recommendation." + sizes,
+            evidence=evidence, fix="Name the TP sizes to compare with --tp.")
+    # a checkpoint that cannot load is as unable to run as heads that cannot split: critical both
+    return Finding(
+        rule=rule,
+        category="tp_not_dividing_heads",
+        severity="critical",
+        confidence=0.95 if hard else 0.9,
+        title=heads_title(tp, model.heads) if model.heads % tp
+        else f"TP={tp} is not a valid split for {model.key}" if hard
+        else f"TP={tp}: {dtype} checkpoint blocks do not divide",
+        summary="; ".join(pr.message for pr in probs) + ". " + (
+            "Serving engines refuse to start with this tensor-parallel size."
+            if hard else "Block-quantised checkpoints fail to load at this TP; an unquantised or per-channel "
+                         "checkpoint would load."
+        ) + sizes,
+        evidence=evidence,
+        fix="Pick a TP size that divides the attention heads, the KV heads (or is a multiple of them) and the FFN "
+        "width; use PP or DP for the remaining GPUs.",
+        references=["https://github.com/vllm-project/vllm/blob/main/vllm/model_executor/layers/linear.py "
+                    "(QKVParallelLinear)"],
+    )
 
 
 def _valid_tps(model: ModelSpec, dtype: str) -> list[int]:

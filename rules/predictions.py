@@ -63,6 +63,7 @@ class PredictResult(Predictions):
     model: ModelSpec
     gpu: GpuSpec
     engine: EngineSpec
+    tp_asked: bool = True  # the TP sizes were named (--tp), not chosen by the default sweep
 
     @property
     def assumptions(self) -> dict:
@@ -233,6 +234,8 @@ class ScalingRow:
     speedup: float | None = None
     ideal_speedup: float | None = None
     speedup_base: str | None = None
+    # the healthy model's terms, which add up to the expected step (terms split the measured one)
+    expected_terms: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The row as the report holds it: the figures a row of its kind has, and no others."""

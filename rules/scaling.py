@@ -34,7 +34,9 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
+from rules import beyond_roofline
 from rules.capture_rules import LAUNCH_GAP_SHARE  # a capture's short-gap share that means launch-bound
+from rules.predict_rules import refusals
 from rules.predictions import DpAlternative, Goodput, GoodputLayout, GoodputRun, ScalingAnalysis, ScalingRow, SloCheck
 
 # A measured all-reduce this many times the fabric's expected time per call is a broken path
@@ -272,12 +274,13 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         step_source=step[2] if step else None,
         roofline_ms=p.decode_step_ms, expected_ms=p.decode_step_ms_expected, calibrated_ms=round(expected, 4),
         terms={k: round(v, 4) for k, v in terms.items()}, calibrated_with=how, split_with=split_how,
+        expected_terms={k: round(v, 4) for k, v in healthy.items()},
         allreduce_count=p.allreduce_count_per_step, allreduce_bytes=p.allreduce_bytes,
         allreduce_ref_us=round(ar_ref, 2), allreduce_ref_source=ar_ref_src,
         allreduce_healthy_max_us=round(_healthy_slowest_us(p, gpu, ar_ref), 2),
         allreduce_measured_us=ar_meas, allreduce_measured_source=ar_meas_src, interconnect=p.interconnect,
         fits=p.fits, weights_gb_per_gpu=p.weights_gb_per_gpu, gpu_memory_gb=round(gpu.memory_gb * 2**30 / 1e9, 1),
-        valid=p.valid, model=p.model, gpu=p.gpu, dtype=p.dtype,
+        valid=p.valid and not refusals(p.problems), model=p.model, gpu=p.gpu, dtype=p.dtype,
         prefill_tok_s=_value(run, "prefill_tok_s"), output_tok_s=_value(run, "output_tok_s"),
         itl_p95_ms=_pvalue(run, "itl_ms", "p95"), ttft_p95_ms=_pvalue(run, "ttft_ms", "p95"),
         ttft_roofline_ms=p.ttft_ms, launch_expected_ms=p.launch_ms_expected,
@@ -312,7 +315,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         row.roofline, row.expected, row.time_metric = round(e.roofline, 4), round(e.expected, 4), e.is_time
     meas, exp, roof = row.measured, row.expected, row.roofline
     ratio = meas / exp if row.time_metric else exp / meas
-    faster = meas < roof if row.time_metric else meas > roof
+    faster = beyond_roofline.beats(meas, roof, row.time_metric)
     row.ratio = round(ratio, 3)
     row.position = ("faster_than_roofline" if faster else "slower" if ratio > p.band_high else
                     "faster" if ratio < p.band_low else "inside")
@@ -408,18 +411,21 @@ def _judge(rows: list[ScalingRow]) -> None:
         usable = {label: [x.ratio for x in rs if x.position != "faster_than_roofline"]
                   for label, rs in by_layout.items()}
         ratio = {label: statistics.median(v) if v else None for label, v in usable.items()}
-        base = min(by_layout, key=lambda lb: (by_layout[lb][0].gpus, by_layout[lb][0].tp))
+        # the smallest layout that can run: one the heads refuse measured something else
+        base = min(by_layout, key=lambda lb: (not by_layout[lb][0].valid, by_layout[lb][0].gpus, by_layout[lb][0].tp))
         hi = next(iter(by_layout.values()))[0].band_high
         base_ratio = ratio[base] or 1.0
         for label, rs in by_layout.items():
             status = _layout_status(rs, ratio[label], hi, base_ratio, label == base)
             for r in rs:
-                r.status = status if status == "does_not_fit" or r.position != "faster_than_roofline" else \
+                r.status = status if status in UNJUDGED or r.position != "faster_than_roofline" else \
                     "faster_than_roofline"
                 r.base = base
                 r.layout_ratio = round(ratio[label], 3) if ratio[label] is not None else None
                 r.base_ratio = round(base_ratio, 3)
-    _speedups(judged)
+                if status == "invalid_layout":
+                    r.ratio = r.layout_ratio = None  # a layout that cannot run measured something else: not judged
+    _speedups([r for r in judged if r.ratio is not None])
 
 
 def same_system(r: ScalingRow) -> tuple:
@@ -427,7 +433,13 @@ def same_system(r: ScalingRow) -> tuple:
     return r.model, r.gpu, r.engine, r.dtype
 
 
+# Statuses that say the row measured something other than the layout described: never judged against the band.
+UNJUDGED = ("does_not_fit", "invalid_layout")
+
+
 def _layout_status(rs: list[ScalingRow], ratio: float | None, hi: float, base_ratio: float, is_base: bool) -> str:
+    if not all(r.valid for r in rs):
+        return "invalid_layout"  # heads or checkpoint blocks that do not split: as predict, the layout cannot run
     if any(r.weights_gb_per_gpu > r.gpu_memory_gb for r in rs):
         return "does_not_fit"  # the weights alone exceed the GPU: a measurement of something else, never "tracks"
     if ratio is None:

@@ -5,13 +5,16 @@ rules.scaling.analyse returns, and nothing else.
 from __future__ import annotations
 
 from diagnose.findings import Evidence, Finding
+from rules import beyond_roofline
 from rules.engine import rule
+from rules.predict_rules import layout_refused, refusals
 from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
 from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
 
 # Layout statuses of a system that is not broken: inside the band, faster than it (yet above the
 # roofline), or as far from it as the smallest layout (scaling does not change that distance).
 HEALTHY_STATUSES = {"tracks", "faster_than_band", "slow_everywhere"}
+# (a layout the heads refuse, "invalid_layout", is neither: scaling.invalid_layout says it cannot run)
 # What to attach when an SLO names percentiles the benchmark outputs lack (vLLM benchmark_serving's options).
 PERCENTILE_RUNS = "benchmark outputs run with --percentile-metrics ttft,tpot,itl --metric-percentiles 95,99"
 
@@ -87,20 +90,34 @@ def does_not_fit(facts, predictions):
         )
 
 
+@rule("scaling.invalid_layout", "tp_not_dividing_heads", needs=ScalingAnalysis)
+def invalid_layout(facts, predictions):
+    """A measured layout whose TP the model's heads, KV heads, FFN or checkpoint blocks cannot be
+    split into: engines refuse to start with it, so the figure measured something else. The same
+    finding `predict` gives for that TP (rules.predict_rules.layout_refused), never judged."""
+    from rules.roofline import validity
+
+    seen = set()
+    for r in predictions.rows:
+        model = predictions.specs.get(("model", r.model))
+        if r.status != "invalid_layout" or model is None or (r.label, r.model, r.dtype) in seen:
+            continue
+        seen.add((r.label, r.model, r.dtype))
+        probs = refusals(validity(model, r.tp, r.pp, r.dtype))
+        if probs:
+            yield layout_refused("scaling.invalid_layout", r.tp, probs, model, r.dtype,
+                                 f"{r.measured_source}: {r.label} ({r.model} {r.dtype})")
+
+
 @rule("scaling.faster_than_roofline", "other", needs=ScalingAnalysis)
 def faster_than_roofline(facts, predictions):
     """A measurement better than the roofline means the inputs (model, dtype, GPU, layout,
-    batch, lengths) do not describe the run, or the model is wrong: nothing real beats it."""
+    batch, lengths) do not describe the run, or the model is wrong: nothing real beats it
+    (rules.beyond_roofline, the same finding capture and ticket give)."""
     for r in _roofline_rows(predictions):
-        yield Finding(
-            rule="scaling.faster_than_roofline", category="other", severity="warning", confidence=0.8,
-            title=f"{_what(r)}: measured {r.measured:g} {_unit(r)} beats the roofline ({r.roofline:.4g} {_unit(r)})",
-            summary="No run can beat datasheet bandwidth and FLOPs, so the model, dtype, GPU, layout, batch or lengths "
-            "given do not match what was measured (a quantised checkpoint run as bf16, a smaller model, speculative "
-            "decoding).",
-            evidence=[_step_ev(r), _model_ev(r)],
-            fix="Check --model, --dtype, --gpu and each input's TP, batch and lengths; rerun.",
-        )
+        yield beyond_roofline.finding("scaling.faster_than_roofline", _what(r), r.measured, r.roofline, _unit(r),
+                                      [_step_ev(r), _model_ev(r)], fix="Check --model, --dtype, --gpu and each input's "
+                                      "TP, batch and lengths; rerun.")
 
 
 @rule("scaling.broken_layout", "comm_bound", "other", needs=ScalingAnalysis)
@@ -252,36 +269,40 @@ def _other_layouts(r: ScalingRow) -> str:
 @rule("scaling.term_grows_with_tp", "expected_physics", needs=ScalingAnalysis)
 def term_grows_with_tp(facts, predictions):
     """Name the modelled term that grows as TP grows (usually the all-reduce: its count per step
-    is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP)."""
+    is fixed and its latency rises with the rank count, while weight streaming shrinks 1/TP). The
+    terms are the healthy model's, adding up to each layout's one expected step; a layout whose
+    all-reduce was measured broken is left out (scaling.broken_layout names it): a broken term is
+    no physics."""
     groups: dict[tuple, list[ScalingRow]] = {}
     for r in predictions.judged:
-        if r.step_ms:
+        if r.step_ms and r.status != "comm_broken":
             groups.setdefault((r.batch, r.pp, r.dp, r.prompt, r.output, *same_system(r)), []).append(r)
     for (batch, *_), measured in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rows = _median_per_tp(measured)
         if len(rows) < 2:
             continue
         a, b = rows[0], rows[-1]
-        growth = {k: b.terms[k] - a.terms[k] for k in TERMS if k != "unexplained_ms"}
+        growth = {k: b.expected_terms[k] - a.expected_terms[k] for k in TERMS if k != "unexplained_ms"}
         term = max(growth, key=growth.get)
         if growth[term] <= 0:
             continue
         broken = any(r.status not in HEALTHY_STATUSES for r in rows)
-        # the term's share of the step the model expects (its terms' sum), not of the measured step:
-        # where the model over-predicts, a share of the measured step overstates the term
-        modelled = sum(v for k, v in b.terms.items() if k != "unexplained_ms")
-        share = b.terms[term] / modelled
+        # the term's share of the step the model expects (its terms' sum, the table's expected step), not
+        # of the measured step: where the model over-predicts, a share of the measured step overstates it
+        modelled = sum(b.expected_terms.values())
+        share = b.expected_terms[term] / modelled
         of_step = f"{share:.0%} of the expected {_ms(modelled)} step"
         speedup, ideal = a.step_ms / b.step_ms, b.tp / a.tp
         small = batch <= SMALL_BATCH and term == "allreduce_ms"
         # the unexplained rest counts as none where the model is over the measured step
         extra = max(b.terms["unexplained_ms"], 0.0) - max(a.terms["unexplained_ms"], 0.0)
-        title = (f"At {b.label} the {b.allreduce_count} all-reduces per step cost about {_ms(b.terms[term])}, "
+        ta, tb = a.expected_terms, b.expected_terms
+        title = (f"At {b.label} the {b.allreduce_count} all-reduces per step cost about {_ms(tb[term])}, "
                  f"{of_step}" if term == "allreduce_ms" else
-                 f"At {b.label} {TERM_NAMES[term]} costs about {_ms(b.terms[term])}, {of_step}")
+                 f"At {b.label} {TERM_NAMES[term]} costs about {_ms(tb[term])}, {of_step}")
         title += f"; {a.label} -> {b.label} gives {speedup:.2f}x of an ideal {ideal:g}x"
         rest = b.terms["unexplained_ms"]
-        if rest > b.terms[term] and rest >= 0.25 * b.step_ms:  # the model cannot name the main cost
+        if rest > tb[term] and rest >= 0.25 * b.step_ms:  # the model cannot name the main cost
             title = (f"At {b.label} {rest / b.step_ms:.0%} of the {_ms(b.step_ms)} step is not explained by the "
                      f"model; the largest modelled growth, {TERM_NAMES[term]}, is {of_step}; {a.label} -> "
                      f"{b.label} gives {speedup:.2f}x of an ideal {ideal:g}x")
@@ -292,9 +313,9 @@ def term_grows_with_tp(facts, predictions):
                      f"{_ms(rest)}, {rest / b.step_ms:.0%} of the step; {a.label} -> {b.label} gives "
                      f"{speedup:.2f}x of an ideal {ideal:g}x")
             broken = True
-        summary = (f"From {a.label} to {b.label} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(a.terms[term])} "
-                   f"to {_ms(b.terms[term])} while weight streaming shrinks from {_ms(a.terms['weights_ms'])} to "
-                   f"{_ms(b.terms['weights_ms'])}. ")
+        summary = (f"From {a.label} to {b.label} at batch {batch}, {TERM_NAMES[term]} grows from {_ms(ta[term])} "
+                   f"to {_ms(tb[term])} while weight streaming shrinks from {_ms(ta['weights_ms'])} to "
+                   f"{_ms(tb['weights_ms'])}. ")
         if small and share >= COMM_SHARE_FLAT:
             summary += ("At this batch every all-reduce is a small, latency-bound message: batch-"
                         f"{batch} decode cannot scale much further on this interconnect. ")
@@ -306,7 +327,7 @@ def term_grows_with_tp(facts, predictions):
             evidence=[
                 Evidence(source=f"{SOURCE} + calibration",
                          detail=f"{TERM_NAMES[term]} per step at {r.label} (modelled)",
-                         expected=r.terms[term], unit="ms") for r in rows
+                         expected=r.expected_terms[term], unit="ms") for r in rows
             ] + [_step_ev(r) for r in sorted(measured, key=lambda r: (r.tp, r.step_ms))],
             fix="For lower latency at small batch: CUDA graphs and a one-shot/custom all-reduce (fewer, cheaper "
             "collectives); for more users: add DP replicas of a smaller TP rather than a larger TP.",

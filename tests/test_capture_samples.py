@@ -128,11 +128,83 @@ def test_more_ranks_with_collectives_than_the_given_group():
     assert any("4 GPUs ran communication kernels" in t for t in titles), titles
 
 
+def test_given_model_is_checked_against_the_recorded_one_and_a_step_beyond_the_band_is_a_warning():
+    """The TP=4 export's launch line serves Meta-Llama-3-70B-Instruct: --model llama-3-8b contradicts it (named
+    with both values, as --tp/--gpu are), and its 18.6 ms step is x1.83 the 8B's expected 10.2 ms, beyond the
+    band: broken, a warning (as scaling.broken_layout and ticket.measured_vs_expected), never a healthy verdict."""
+    rep = report(HEALTHY, "--model", "llama-3-8b")
+    (f,) = findings(rep, "capture.given_vs_recorded")
+    assert "--model llama-3-8b" in f["title"] and "Meta-Llama-3-70B-Instruct" in f["title"]
+    given, recorded = f["evidence"]
+    assert (given["measured"], recorded["measured"]) == ("llama-3-8b", "llama-3-70b")
+    assert "META_DATA_CAPTURE" in recorded["source"]
+    (step,) = findings(rep, "capture.step_vs_prediction")
+    assert step["severity"] == "warning" and "beyond the band" in step["title"]
+    measured = row(step, "median step")
+    assert measured["measured"] / measured["expected"] > 1.32
+    assert rep["verdict"]["category"] == "other"
+    # the model the run served: no contradiction, and the step sits in (or below) its band
+    same = report(HEALTHY, "--model", "meta-llama/Meta-Llama-3-70B-Instruct", "--tp", "4", "--batch", "8")
+    assert not findings(same, "capture.given_vs_recorded") and same["verdict"]["category"] != "other"
+
+
 def test_given_gpu_is_used_for_the_prediction_and_the_capture_gpu_named():
     rep = report(PCIE, "--gpu", "a100-80gb-sxm", "--model", "llama-3-70b", "--tp", "8")
     (f,) = findings(rep, "capture.given_vs_recorded")
     assert "a100-80gb-sxm" in f["title"] and "NVIDIA H100 80GB HBM3" in f["title"]
     assert "a100-80gb-sxm" in rep["predictions"]["expected"]["source"]
+
+
+# ---------------------------------------------------------------- exports of different runs
+
+
+STRAGGLERS = [SAMPLES / f"straggler_rank{i}.sqlite" for i in range(4)]
+
+
+def _one_line_refusal(result, *names):
+    assert result.exit_code == 2 and result.stdout == "", (result.exit_code, result.stdout[:300])
+    line = result.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line and "not ranks of one run" in line, line
+    assert all(n in line for n in names), line
+    return line
+
+
+def test_exports_of_different_runs_are_not_merged_as_ranks():
+    """A rank of the straggler run beside the healthy TP=4 capture: their launch lines differ (NCCL 2.23.4 vs
+    2.21.5), so no collective of one is the other's; main read them as one job and reported a 21,129 ms
+    wait inside 69.5 and 99 ms of GPU activity."""
+    line = _one_line_refusal(run(STRAGGLERS[0], HEALTHY), "straggler_rank0.sqlite", "tp4_nvlink_healthy.sqlite")
+    assert "launch lines differ" in line
+
+
+def test_exports_whose_activity_does_not_overlap_in_time_are_refused():
+    """The shared 2-GPU FastVideo export (2026) and the TP=4 sample (2025) ran months apart on their UTC
+    session starts: not one run's ranks."""
+    line = _one_line_refusal(run(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite"), HEALTHY),
+                             "nsysai_h100x2_fastvideo_train_before.sqlite")
+    assert "does not overlap in time" in line
+
+
+def _without(tmp_path, path, name, *tables):
+    copy = tmp_path / name
+    copy.write_bytes(path.read_bytes())
+    with sqlite3.connect(copy) as db:
+        for table in tables:
+            db.execute(f"DROP TABLE {table}")
+    db.close()
+    return copy
+
+
+def test_without_launch_lines_or_session_starts_collectives_that_never_overlap_are_refused(tmp_path):
+    """Exports older than nsys 2023.3 record no launch line; without a session start either, the collectives
+    themselves decide: a collective cannot end on one rank before another rank begins it."""
+    drop = ("META_DATA_CAPTURE", "TARGET_INFO_SESSION_START_TIME")
+    a, b = _without(tmp_path, STRAGGLERS[0], "a.sqlite", *drop), _without(tmp_path, HEALTHY, "b.sqlite", *drop)
+    _one_line_refusal(run(a, b), "a.sqlite", "b.sqlite")
+    # one run's ranks without launch lines still overlap in every collective: the straggler stands
+    ranks = [_without(tmp_path, p, p.name, "META_DATA_CAPTURE") for p in STRAGGLERS]
+    rep = report(*ranks)
+    assert rep["verdict"]["category"] == "straggler" and "rank 2" in rep["findings"][0]["title"]
 
 
 # ---------------------------------------------------------------- the same export twice

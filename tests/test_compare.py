@@ -154,8 +154,9 @@ def test_identical_captures_exit_0(captures):
     all_ranks = ",".join(map(str, ranks))  # one run captured as one export per rank
     assert run(all_ranks, all_ranks).exit_code == 0
     report = json.loads(run(healthy, all_ranks, "--json").output)
-    assert report["verdict"]["category"] == "comm_bound"
-    assert any(f["category"] == "straggler" for f in report["findings"])  # new in B: rank 2 is the straggler
+    # B's longer communication is the other ranks waiting for rank 2: the straggler leads, not comm_bound
+    assert report["verdict"]["category"] == "straggler"
+    assert any(f["rule"] == "compare.new_finding.capture.straggler" for f in report["findings"])
 
 
 def test_per_size_collective_deltas_on_published_sweeps(tmp_path):
@@ -192,6 +193,24 @@ def test_nvlink_down_between_two_replays(tmp_path):
 
 
 SAMPLES = REPO / "samples" / "captures"
+
+
+def test_communication_that_grew_by_waiting_for_a_late_rank_leads_with_the_straggler():
+    """The bundled healthy TP=4 export against the four per-rank exports of the straggler run: their
+    communication kernels are 55 % longer because ranks 0, 1 and 3 wait inside every all-reduce for rank 2,
+    as `capture` on the four files says. The comparison leads with that straggler, not with comm_bound."""
+    ranks = ",".join(str(SAMPLES / f"straggler_rank{i}.sqlite") for i in range(4))
+    result = run(SAMPLES / "tp4_nvlink_healthy.sqlite", ranks, "--json")
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.output)
+    alone = json.loads(run(ranks, ranks, "--json").output)  # no regression against itself
+    assert alone["verdict"]["category"] == "healthy"
+    capture = json.loads(diagnose("capture", *ranks.split(","), "--json").stdout)
+    assert report["verdict"]["category"] == capture["verdict"]["category"] == "straggler"
+    top = report["findings"][0]
+    assert top["rule"] == "compare.regression.kernel_class" and top["category"] == "straggler"
+    assert top["title"].startswith(capture["findings"][0]["title"]) and "communication" in top["title"]
+    assert not any(f["category"] == "comm_bound" for f in report["findings"])
 
 
 def test_captures_of_different_tp_are_not_like_for_like():

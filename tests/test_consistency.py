@@ -9,6 +9,7 @@ TP=4 capture must give no critical finding and exit 0 in each of them.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -152,3 +153,66 @@ def test_a_tp_the_heads_refuse_is_critical_in_predict_capture_and_ticket():
         seen[cmd] = (report["verdict"]["category"], f["severity"], code, f["title"].split(": ")[-1])
     assert set(seen.values()) == {("tp_not_dividing_heads", "critical", 1, "the layout cannot run")}, seen
     assert runs["predict"][0]["findings"][0]["title"] == runs["capture"][0]["verdict"]["summary"].split(".")[0]
+
+
+def test_a_figure_beyond_the_roofline_is_the_same_input_error_in_capture_scaling_and_ticket(tmp_path):
+    """A measured figure better than the roofline (more than 100 % of the HBM peak) is a measurement or
+    input error in every command, never a pass: the healthy TP=4 capture's 18.6 ms step taken as Llama-3-70B
+    at batch 256 moves more bytes a step than the H100's 3.35 TB/s can (104 % of it), and a ticket.toml
+    stating 500 decode tok/s for one Llama-3-70B stream on TP=8 is 2.6x its 189 tok/s roofline."""
+    report, code = _run("capture", HEALTHY, "--model", "llama-3-70b", "--tp", "4", "--batch", "256")
+    (step,) = [f for f in report["findings"] if f["rule"] == "capture.step_vs_prediction"]
+    assert step["severity"] == "warning" and "beats the roofline" in step["title"], step["title"]
+    hbm = next(e for e in step["evidence"] if e["detail"].startswith("achieved HBM bandwidth"))
+    assert hbm["measured"] > hbm["expected"]  # the figure it rests on: more than the datasheet peak
+    seen = {"capture": (report["verdict"]["category"], report["verdict"]["confidence"], step["severity"], code)}
+    (tmp_path / "ticket.toml").write_text(
+        'description = "vLLM TP8 llama-3-70b slow"\n[hardware]\ngpu = "NVIDIA H100 80GB HBM3"\ngpu_count = 8\n'
+        '[software]\nframework = "vllm"\n[workload]\nmodel = "meta-llama/Meta-Llama-3-70B-Instruct"\ntp = 8\n'
+        'batch = 1\n[[measured]]\nmetric = "decode_tok_s"\nvalue = 500\ntp = 8\n')
+    for cmd in ("ticket", "scaling"):
+        report, code = _run(cmd, tmp_path / "ticket.toml")
+        top = report["findings"][0]
+        assert "beats the roofline" in top["title"], (cmd, top["title"])
+        seen[cmd] = (report["verdict"]["category"], report["verdict"]["confidence"], top["severity"], code)
+    assert set(seen.values()) == {("other", 0.8, "warning", 0)}, seen
+
+
+def test_layouts_the_heads_refuse_are_the_same_critical_in_predict_and_scaling(tmp_path):
+    """Llama-2-7B has 32 heads: TP3 and TP6 cannot run. `predict --tp 3,6` said so while `scaling` on
+    measurements at TP3/TP6 called them expected physics and recommended "TP3 DP2"; both now give the same
+    critical findings and verdict, and scaling judges neither layout nor offers one as an alternative."""
+    given = ("--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    (tmp_path / "runs.csv").write_text("layout,batch,metric,value\nTP3,1,decode_tok_s,100\nTP6,1,decode_tok_s,150\n")
+    runs = {"predict": _run("predict", *given, "--tp", "3,6"),
+            "scaling": _run("scaling", tmp_path / "runs.csv", *given)}
+    seen = {}
+    for cmd, (report, code) in runs.items():
+        bad = [(f["title"], f["severity"]) for f in report["findings"] if f["category"] == "tp_not_dividing_heads"]
+        seen[cmd] = (report["verdict"]["category"], code, tuple(bad))
+    assert seen["predict"] == seen["scaling"], seen
+    assert seen["scaling"][:2] == ("tp_not_dividing_heads", 1) and len(seen["scaling"][2]) == 2, seen
+    scaling = runs["scaling"][0]
+    assert scaling["predictions"]["scaling"]["dp_alternative"] is None
+    assert {r["status"] for r in scaling["predictions"]["scaling"]["rows"]} == {"invalid_layout"}
+    assert not any(f["category"] == "expected_physics" for f in scaling["findings"])
+
+
+def test_a_term_measured_broken_is_not_offered_as_physics():
+    """TP4 healthy beside the TP8 capture whose all-reduce takes 103 us a call: scaling.broken_layout names
+    the 16.5 ms of broken all-reduce. No expected_physics finding may present that measured term as
+    "(modelled)" physics or give TP8 a second expected step (it was 30.5 ms beside the table's 20.4 ms)."""
+    report, _ = _run("scaling", HEALTHY, PCIE, "--model", "llama-3-70b", "--gpu", "h100-sxm", "--batch", "8")
+    tp8 = next(r for r in report["predictions"]["scaling"]["rows"] if r["tp"] == 8)
+    assert tp8["status"] == "comm_broken"
+    assert sum(tp8["expected_terms"].values()) == pytest.approx(tp8["expected"], abs=1e-3)
+    assert tp8["terms"]["allreduce_ms"] > 3 * tp8["expected_terms"]["allreduce_ms"]  # the split keeps the measurement
+    physics = [f for f in report["findings"] if f["category"] == "expected_physics"]
+    assert not [f for f in physics if f["rule"] == "scaling.term_grows_with_tp"], physics
+    for f in physics:
+        for e in f["evidence"]:
+            assert e["expected"] != pytest.approx(tp8["terms"]["allreduce_ms"], abs=0.01), (f["rule"], e)
+    expected_steps = {round(float(m), 1) for f in report["findings"]
+                      for m in re.findall(r"expected ([\d.]+) ms step", f["title"] + f["summary"])}
+    assert expected_steps <= {round(tp8["expected"], 1), round(next(
+        r for r in report["predictions"]["scaling"]["rows"] if r["tp"] == 4)["expected"], 1)}, expected_steps

@@ -37,6 +37,26 @@ def test_without_driver_json_verdict_and_fail_on_never():
     assert shm["value"] == os.statvfs("/dev/shm").f_blocks * os.statvfs("/dev/shm").f_frsize
 
 
+def test_without_torch_the_missing_gpu_still_leads_the_verdict(tmp_path):
+    """`--cpu-ranks 2` where torch (the optional probes extra) cannot be imported: the CPU sweep did not
+    run, which is a gap, not a fault of the node, and the critical node.no_gpu that ranks first sets the
+    verdict, insufficient_data, as the README says (it was `other` from "the collectives failed")."""
+    stub = tmp_path / "torch"
+    stub.mkdir()
+    (stub / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\")\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "DIAGNOSE_CACHE": "off"}
+    proc = subprocess.run([sys.executable, "-m", "diagnose", "node", "--quick", "--cpu-ranks", "2", "--json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 1, proc.stderr  # node.no_gpu is critical: a fleet script sees the box cannot serve
+    report = json.loads(proc.stdout)
+    assert report["findings"][0]["rule"] == "node.no_gpu"
+    assert report["verdict"]["category"] == "insufficient_data"
+    assert report["verdict"]["summary"].startswith("No NVIDIA driver or GPU found")
+    (sweep,) = [f for f in report["findings"] if f["rule"] == "node.probe_failed"]
+    assert (sweep["category"], sweep["severity"]) == ("insufficient_data", "info")
+    assert "pip install -e '.[probes]'" in sweep["summary"]
+
+
 @pytest.mark.slow
 def test_gloo_sweep_from_the_command_line(tmp_path):
     out = tmp_path / "rec.json"

@@ -221,12 +221,12 @@ def test_the_ticket_advice_on_a_board_without_p2p_points_at_the_predictor_that_m
 
 
 def test_an_int4_checkpoint_that_cannot_load_is_critical_and_never_recommended():
-    """Review r3 D2, the README's example: Llama-2-7B's FFN 11008 splits into 2752 (TP4) and 1376
-    (TP8) columns, not multiples of Marlin's min_thread_k 128, so a group-quantised int4 checkpoint
-    does not load there. Those layouts are critical (exit 1, as heads that do not split), the valid
+    """Review r3 D2: Llama-2-7B's FFN 11008 splits into 2752 (TP4) and 1376 (TP8) columns, not
+    multiples of Marlin's min_thread_k 128, so a group-quantised int4 checkpoint does not load there.
+    Asked for with --tp, those layouts are critical (exit 1, as heads that do not split), the valid
     sizes listed are 1 and 2, and no finding recommends TP4 or TP8."""
     result = run("--model", "llama-2-7b", "--gpu", "rtx-4090", "--dtype", "int4", "--quant-group", "32",
-                 "--output-len", "512", "--json")
+                 "--output-len", "512", "--tp", "1,2,4,8", "--json")
     assert result.exit_code == 1, result.output
     report = json.loads(result.stdout)
     bad = [f for f in report["findings"] if f["rule"] == "predict.invalid_layout"]
@@ -240,6 +240,20 @@ def test_an_int4_checkpoint_that_cannot_load_is_critical_and_never_recommended()
     assert "TP2 for latency" in best["title"], best["title"]
     text = " ".join(f["title"] + f["summary"] + (f["fix"] or "") for f in others) + report["verdict"]["summary"]
     assert "TP4" not in text and "TP8" not in text, text
+
+
+def test_layouts_the_default_sweep_chose_are_skipped_with_a_note_not_critical():
+    """The README's int4 example names no --tp: the sweep 1,2,4,8 is the tool's choice, so TP4 and TP8,
+    which the int4 blocks refuse, are info notes (exit 0) and the answer is the best valid layout."""
+    result = run("--model", "llama-2-7b", "--gpu", "rtx-4090", "--dtype", "int4", "--quant-group", "32",
+                 "--output-len", "512", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    notes = [f for f in report["findings"] if f["rule"] == "predict.invalid_layout"]
+    assert [(f["title"], f["severity"]) for f in notes] == [("TP=4 skipped: not a valid split for llama-2-7b", "info"),
+                                                            ("TP=8 skipped: not a valid split for llama-2-7b", "info")]
+    assert all("Valid TP sizes up to 64: 1, 2." in f["summary"] for f in notes)
+    assert report["verdict"]["category"] == "expected_physics" and "TP2 for latency" in report["verdict"]["summary"]
 
 
 def test_the_all_reduce_evidence_names_the_shm_path_the_note_describes():

@@ -19,9 +19,11 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
+from diagnose.capture import one_run
 from diagnose.capture.grouped import distinct
 from diagnose.capture.reader import KERNEL, Capture
 from diagnose.capture.timeline import CLASS_CODES, ensure_class_table
+from diagnose.errors import InputError
 
 MAX_WINDOWS = 200_000
 
@@ -96,6 +98,7 @@ def ranks_of(caps: list[Capture], activities: dict[str, list]) -> list[Rank]:
     name orders the files, else the order given.
     """
     starts = [c.session_start_utc_ns() for c in caps]
+    one_run.refuse_other_runs(caps, starts, activities)
     base = min((s for s in starts if s is not None), default=None)
     order = sorted(range(len(caps)),
                    key=lambda i: (rank_number(caps[i].name) is None, rank_number(caps[i].name) or 0, i))
@@ -138,7 +141,7 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
     all_ops = sorted({op for ops in per_cap_ops.values() for op in ops})
     waits = [RankWait(r.label) for r in ranks]
     windows: list[list[tuple[int, int]]] = [[] for _ in ranks]
-    results, total = [], 0
+    results, total, apart = [], 0, 0
     for op in all_ops:
         curs = []
         for r in ranks:
@@ -155,6 +158,9 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
                 break
             arrivals = [row[0] + r.offset_ns for row, r in zip(rows, ranks)]
             first = min(arrivals)
+            # a collective cannot end on one rank before another rank began it
+            ends = [row[1] + r.offset_ns for row, r in zip(rows, ranks) if row[1] is not None]
+            apart += bool(ends) and max(arrivals) > min(ends)
             late = max(range(len(ranks)), key=lambda i: arrivals[i])
             spread = arrivals[late] - first
             skew.instances += 1
@@ -173,6 +179,14 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
             skew.mean_ns = total_skew / skew.instances
             results.append(skew)
             total += skew.instances
+    if total and apart > total / 2:
+        # most "matched" collectives never overlapped: these are not one run's ranks on one clock
+        files = list(dict.fromkeys(r.cap.name for r in ranks))
+        if len(files) == 1:
+            return None  # processes of one file that share no collective: no cross-rank claim
+        raise InputError(f"{', '.join(files)}: not ranks of one run: {apart:,} of {total:,} collectives matched in "
+                         "issue order end on one rank before another begins them, which no collective can (other "
+                         "runs, or host clocks further apart than a collective); analyse each file alone")
     out = MultiRank([r.label for r in ranks], results, waits, total)
     s = out.straggler()
     if s is not None and s.last_count:

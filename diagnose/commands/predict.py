@@ -135,7 +135,7 @@ def build_report(model, gpu, eng, rows: list[PredictRow], request):
     from diagnose.pipeline import run_pipeline
     from rules.predictions import PredictResult
 
-    result = PredictResult(rows, model, gpu, eng)
+    result = PredictResult(rows, model, gpu, eng, tp_asked=request.get("tp") is not None)
     return run_pipeline("predict", request, Facts(), result, only=["predict."],
                         decide=lambda _facts, findings: _verdict(findings), tables=tables.predict.tables(result))
 

@@ -1,0 +1,42 @@
+"""A measured figure better than the roofline: the one test and the one finding that `capture`,
+`scaling` and `ticket` give for it, so the same figure gets the same verdict in each.
+
+The roofline (rules.roofline) is datasheet HBM bandwidth and FLOPs with ideal collectives, its
+latency floors included: no real run reaches it (HBM streams at 80-90 % of its datasheet rate). A
+figure beyond it, more than 100 % of a physical peak, is not a fast system but a measurement or
+an input error: another model, dtype, batch or layout than the one given, a batch's total read as
+one stream's rate, speculative decoding, a unit slip.
+"""
+
+from __future__ import annotations
+
+from diagnose.findings import Evidence, Finding
+
+CATEGORY, SEVERITY, CONFIDENCE = "other", "warning", 0.8
+FIX = "Check the model, dtype, GPU, layout, batch and lengths given against the run that was measured; rerun."
+
+
+def beats(measured: float, roofline: float, is_time: bool) -> bool:
+    """Is the measurement better than the bound (a time shorter, a rate higher)?"""
+    if not roofline or measured is None:
+        return False
+    return measured < roofline if is_time else measured > roofline
+
+
+def finding(rule: str, what: str, measured: float, roofline: float, unit: str, evidence: list[Evidence],
+            fix: str = FIX) -> Finding:
+    """The finding every command gives for a figure that beats the roofline (`what`: 'TP8 batch 1')."""
+    return Finding(
+        rule=rule, category=CATEGORY, severity=SEVERITY, confidence=CONFIDENCE,
+        title=f"{what}: measured {_num(measured)} {unit} beats the roofline ({_num(roofline)} {unit})",
+        summary="No run can beat datasheet bandwidth and FLOPs, so the figure is a measurement or input error: the "
+        "model, dtype, GPU, layout, batch or lengths given do not match what was measured (a quantised checkpoint "
+        "taken for bf16, a smaller model, a batch's total read as one stream's rate, speculative decoding). It is "
+        "not judged against the expected band.",
+        evidence=evidence, fix=fix,
+    )
+
+
+def _num(x: float) -> str:
+    """4 significant figures, never an exponent: 41,810 ms, 5.292 ms."""
+    return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:.4g}"
