@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.text import number
+from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, to_gbs, to_ms
 from diagnose.evidence import Measurement, Note, Workload, where
 
 KIND = "issue_md"
@@ -194,7 +194,7 @@ RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
-                     r"(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
+                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
@@ -279,13 +279,14 @@ def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
     return n if n and 2 <= n <= 4096 else None
 
 
-# "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s": bytes per second (capital B) only;
-# "200Gb/s" is a link rate, read by the rules as such.
-# Gigabytes only: the capital "B" decides, whatever the case of the rest ("GB/s", "GB/S", "GiB/s").
-GBYTES = r"(?-i:GB|GiB)(?:/s|ps|/sec)\b"
+# "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s", "busbw 180 Gb/s": the capital "B"
+# decides bytes from bits, whatever the case of the rest (text.RATE_UNIT, text.to_gbs).
 # nccl-tests' column names as people retype them: "busbw", "bus bw", "BusBW", "bwbus", "algbw".
+# A named figure may come in any rate unit ("busbw 180 Gb/s", "algbw 900 MB/s"): text.to_gbs converts it.
 BANDWIDTH = re.compile(r"\b(algbw|algo ?bw|algorithm bandwidth|busbw|bus ?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
-                       r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*" + GBYTES, re.I)
+                       r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + ")", re.I)
+# A network link named beside a figure in bits: the figure is that link's rate.
+NETWORK_LINK = re.compile(r"\b(?:InfiniBand|IB|[HNEX]DR|RoCE|NICs?|Ethernet|HCAs?|ConnectX\w*|port|link rate)\b", re.I)
 # "8 GPU max performance: busbw 28GB/s", "with 4 GPUs ... busbw": the GPU count a figure ran on.
 LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I)
 # A collective benchmark named in a sentence: its bare figures ("should it reach 900+? Ours is 830+")
@@ -293,14 +294,16 @@ LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I
 COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|"
                               r"busbw|bus ?bw|algbw)\b", re.I)
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
-                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?B\b|[GM]b\b|[KMGT]\b|MHz\b|W\b))")
+                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?[Bb](?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
+# Bytes only ("GB/s", "MB/s", "GiB/s"): "only 200 Gb/s of bandwidth" is a link's bit rate.
+BYTE_RATE = r"((?-i:[KMGT]i?B)(?:/s|/S|ps|/sec)\b)"
 MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\w*|reach\w*|only)\b[^.\n]{0,25}?"
-                         r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*" + GBYTES + "|"
-                         r"(\d+(?:\.\d+)?)\s*" + GBYTES + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
+                         r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*" + BYTE_RATE + "|"
+                         r"(\d+(?:\.\d+)?)\s*" + BYTE_RATE + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
 
 
 def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
@@ -312,9 +315,9 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
-                out.append(Measurement(where(name, i), "busbw_gbs", number(m.group(1) or m.group(2)), "GB/s",
-                                       stat="reported", gpus=n))
-            if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(GBYTES, ln, re.I):
+                value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
+                out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n))
+            if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(RATE_UNIT, ln, re.I):
                 # a figure asked about ("reach 900+?") is not measured
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
                            for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
@@ -322,7 +325,10 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
                            for m in BARE_FIGURE.finditer(s))
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
-            out.append(Measurement(where(name, i), metric, number(m.group(2)), "GB/s", stat="reported", gpus=n))
+            if m.group(3)[1:2] == "b" and NETWORK_LINK.search(ln):
+                continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
+            value = to_gbs(number(m.group(2)), m.group(3))
+            out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
     return out
 
 
@@ -501,10 +507,10 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
-            found = [(m, m.group(1).lower(), float(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
+            found = [(m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
             found += [(m, "ms per token", float(m.group(1)), "ms") for m in MS_PER_TOKEN.finditer(clause)]
             for m, what, value, unit in found:
-                ms = value if unit.startswith("m") else value * 1000
+                ms = to_ms(value, unit)
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
                           "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
                 pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
