@@ -7,6 +7,7 @@ every byte through host shared memory (SHM), which is several times slower than 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 
@@ -710,6 +711,34 @@ def pcie_gbs(spec) -> float:
     gen = getattr(spec, "pcie_gen", None) or 4
     lanes = getattr(spec, "pcie_lanes", None) or 16
     return PCIE_LANE_GBS.get(gen, 2.0) * lanes
+
+
+def gpu_links(facts: Facts) -> dict[tuple[int, int], TopologyPath]:
+    """The topology matrix's path of each GPU pair, keyed by the pair's indices in order."""
+    out = {}
+    for t in facts.of(TopologyPath):
+        a, b = re.fullmatch(r"GPU(\d+)", t.a), re.fullmatch(r"GPU(\d+)", t.b)
+        if a and b and a.group(1) != b.group(1):
+            out[tuple(sorted((int(a.group(1)), int(b.group(1)))))] = t
+    return out
+
+
+def nvlink_ring(members: list[int], links: dict[tuple[int, int], TopologyPath]) -> int | None:
+    """The most NVLinks every hop of one ring over `members` keeps, or None when every ring must
+    cross a PCIe or host hop. NCCL builds its rings over NVLink where such a ring exists (NCCL
+    user guide, topology detection), so that hop, not the best pair, bounds an all-reduce's busbw."""
+    def nv(a: int, b: int) -> int:
+        m = re.fullmatch(r"NV(\d+)", links[tuple(sorted((a, b)))].path.upper())
+        return int(m.group(1)) if m else 0
+
+    if len(members) > 8:  # too many rings to try: only an all-NVLink group has a sure answer
+        counts = [nv(a, b) for a, b in itertools.combinations(members, 2)]
+        return min(counts) or None
+    best = 0
+    for rest in itertools.permutations(members[1:]):
+        ring = [members[0], *rest]
+        best = max(best, min(nv(a, b) for a, b in zip(ring, ring[1:] + ring[:1])))
+    return best or None
 
 
 def _topo_path(facts: Facts, a: int, b: int) -> TopologyPath | None:
