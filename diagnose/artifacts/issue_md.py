@@ -259,7 +259,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
     out.extend(_latencies(prose, name))
-    out.extend(_bandwidths(prose, name))
+    out.extend(_bandwidths(prose, name, code_lines))
     out.extend(_results_tables(prose, name))
     named = _gpus_named(list(prose) + list(code_lines))
     if len({n for _, n, _, _ in named}) >= 2:
@@ -283,7 +283,7 @@ def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
 # decides bytes from bits, whatever the case of the rest (text.RATE_UNIT, text.to_gbs).
 # nccl-tests' column names as people retype them: "busbw", "bus bw", "BusBW", "bwbus", "algbw".
 # A named figure may come in any rate unit ("busbw 180 Gb/s", "algbw 900 MB/s"): text.to_gbs converts it.
-BANDWIDTH = re.compile(r"\b(algbw|algo ?bw|algorithm bandwidth|busbw|bus ?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
+BANDWIDTH = re.compile(r"\b(algbw|algo[ _]?bw|algorithm bandwidth|busbw|bus[ _]?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
                        r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + ")", re.I)
 # A network link named beside a figure in bits: the figure is that link's rate.
 NETWORK_LINK = re.compile(r"\b(?:InfiniBand|IB|[HNEX]DR|RoCE|NICs?|Ethernet|HCAs?|ConnectX\w*|port|link rate)\b", re.I)
@@ -306,12 +306,40 @@ MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\
                          r"(\d+(?:\.\d+)?)\s*" + BYTE_RATE + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
 
 
-def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
+# An nccl-tests binary and the options that set its ranks: -g GPUs per thread, -t threads per process.
+NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf\b")
+POINTS_AHEAD = re.compile(r"\b(?:like this|like below|as below|below|following|as follows)\b|:\s*$", re.I)
+
+
+def _run_ranks(line: str) -> int | None:
+    """Ranks of an nccl-tests run from its command line: -t threads x -g GPUs (x mpirun -np processes)."""
+    if not NCCL_TESTS_RUN.search(line):
+        return None
+    count = 1
+    for flag in ("g", "t", "np", "n"):
+        m = re.search(rf"(?:^|\s)-{flag}\s*(\d+)\b", line)
+        count *= int(m.group(1)) if m else 1
+    return count if count >= 2 else None
+
+
+def _ranks_of_figure(i: int, line: str, code_lines: list[tuple[int, str]]) -> int | None:
+    """The ranks of the nccl-tests run a figure's sentence points at: the command that follows within a few
+    lines when the sentence says "like this" or "below" (or ends with a colon), else the one just before."""
+    after = [r for j, ln in code_lines if i < j <= i + 4 and (r := _run_ranks(ln))]
+    before = [r for j, ln in code_lines if i - 6 <= j < i and (r := _run_ranks(ln))]
+    if POINTS_AHEAD.search(line) and after:
+        return after[0]
+    return before[-1] if before else (after[0] if after else None)
+
+
+def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     out = []
     for i, ln in prose:
         ln = _plain(ln)  # image and link targets hold digits that are no figures
         gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
-        n = gpus[0] if len(set(gpus)) == 1 else None  # the figure's GPU count, when the line names one
+        # the figure's GPU count, when the line names one, else the run its sentence points at
+        n = gpus[0] if len(set(gpus)) == 1 else None
+        n = n or _ranks_of_figure(i, ln, list(code_lines))
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
@@ -327,9 +355,25 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
             if m.group(3)[1:2] == "b" and NETWORK_LINK.search(ln):
                 continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
+            if _wished(ln, m.start(2)):
+                continue
             value = to_gbs(number(m.group(2)), m.group(3))
             out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
     return out
+
+
+# A figure asked for, not measured: "is there a way to still get bus_bw close to 200 GBps?"
+TARGET_BEFORE = re.compile(r"\b(?:close to|near|up to|at least|over|above|more than)\s*~?$", re.I)
+
+
+def _wished(line: str, at: int) -> bool:
+    """Is the figure at `at` one the reporter hopes for: wished for in its sentence, or a target in a question?"""
+    start = max(line.rfind(". ", 0, at), line.rfind("? ", 0, at)) + 1
+    end = min((k for k in (line.find(". ", at), line.find("?", at)) if k >= 0), default=len(line))
+    sentence = line[start:end + 1]
+    if HOPED_FIGURE.search(sentence):
+        return True
+    return sentence.rstrip().endswith("?") and bool(TARGET_BEFORE.search(line[start:at].rstrip()))
 
 
 def _after_bench(line: str) -> str:

@@ -1,0 +1,60 @@
+"""Public issues (tests/data/issues, sources in its README) that the ticket reasoning once got wrong:
+each test checks the verdict a human expert reaches from the thread, and a variant that must not."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from conftest import diagnose
+
+ISSUES = Path(__file__).parent / "data" / "issues"
+
+
+def ticket(tmp_path, text: str, name: str = "case") -> dict:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "issue.md").write_text(text)
+    result = diagnose("ticket", folder, "--json")
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+def findings(report: dict, rule: str) -> list[dict]:
+    return [f for f in report["findings"] if f["rule"] == rule]
+
+
+# --------------------------------------------------------------------------- nccl-tests#178
+
+NV178 = (ISSUES / "nccl-tests-178-a100-nv12-pairs-3-gpu-ring.md").read_text()
+
+
+def test_nvlink_in_pairs_only_is_the_bridged_pcie_board_and_a_3_gpu_ring_over_pcie_is_physics(tmp_path):
+    """An 8x A100 box with NV12 between GPU pairs (0-1, 2-3, ...) and NODE/SYS elsewhere: the PCIe cards'
+    NVLink bridges, not an NVSwitch board with its fabric down. Two GPUs reach 208 GB/s over their bridge;
+    any ring over three GPUs crosses a PCIe hop, so 20 GB/s is the PCIe Gen4 figure (~24.5 GB/s typical)."""
+    report = ticket(tmp_path, NV178)
+    assert report["verdict"]["category"] == "expected_physics"
+    assert not findings(report, "topology.nvlink_missing")
+    (busbw,) = findings(report, "nccl.busbw")
+    assert busbw["severity"] == "ok" and busbw["evidence"][0]["measured"] == 20.0
+    assert any("crosses a PCIe or host hop" in e["detail"] for e in busbw["evidence"])
+    assert "a100-80gb-pcie" in json.dumps(busbw["evidence"])
+
+
+def test_nvlink_on_every_pair_is_the_nvswitch_board_whose_missing_link_is_a_fault(tmp_path):
+    """The negation: the same matrix with NV12 on every pair but GPU7's (NODE/SYS) is an HGX A100 board with
+    one GPU off the fabric: critical, as before."""
+    rows = []
+    for line in NV178.splitlines():
+        m = re.match(r"(GPU(\d))(\s+)(.*?)(\s+\d+-\d+.*)$", line)
+        if not m:
+            rows.append(line)
+            continue
+        me, cells = int(m.group(2)), m.group(4).split()
+        cells = ["X" if j == me else ("SYS" if 7 in (j, me) else "NV12") for j in range(8)]
+        rows.append(f"{m.group(1)}{m.group(3)}{'    '.join(cells)}{m.group(5)}")
+    report = ticket(tmp_path, "\n".join(rows) + "\n")
+    (missing,) = findings(report, "topology.nvlink_missing")
+    assert missing["severity"] == "critical" and "a100-80gb-sxm" in json.dumps(missing["evidence"])
