@@ -158,7 +158,11 @@ def nccl_transport(facts: Facts, predictions=None):
     evidence = [ev(shm[0], f"{len(shm)} of {len(local)} intra-node connections via {shm[0].detail or 'SHM'}",
                    shm[0].detail or "SHM", "P2P")]
     nv = nvlink_evidence(facts)
-    if nv:
+    links = gpu_links(facts)
+    every_pair_nvlink = bool(links) and all(t.path.upper().startswith("NV") for t in links.values())
+    if p2p and not every_pair_nvlink:
+        yield _p2p_level_policy(p2p, shm, evidence)
+    elif nv:
         yield make(
             "topology.nccl_transport", "shm_fallback", "critical", 0.85,
             "NCCL copies through host shared memory although the GPUs have NVLink",
@@ -193,6 +197,30 @@ def nccl_transport(facts: Facts, predictions=None):
             "kernel command line for iommu=pt; see the NCCL troubleshooting guide on ACS.",
             refs=["nccl_acs", "nccl_trouble"],
         )
+
+
+def _p2p_level_policy(p2p: list, shm: list, evidence: list):
+    """P2P between some GPU pairs and SHM between others: peer access works, and NCCL's P2P level (the
+    farthest PCIe path it uses P2P over, chosen from the topology and platform unless NCCL_P2P_LEVEL sets
+    it; NCCL env docs) leaves the farther pairs, across host bridges or CPU sockets, to host memory."""
+    def pair(t) -> str:
+        return f"{t.rank}->{t.peer}" if t.rank is not None and t.peer is not None else t.detail
+
+    return make(
+        # a policy, not a fault (info): it must not read as proof that peer access is blocked
+        "topology.nccl_transport", "shm_fallback", "info", 0.6,
+        f"NCCL uses peer-to-peer between some GPU pairs ({pair(p2p[0])}) and host memory between others "
+        f"({pair(shm[0])}): its P2P level",
+        "Peer access works (some pairs go GPU-to-GPU), so nothing refuses P2P outright. NCCL uses P2P only up to a "
+        "PCIe distance (its P2P level, chosen from the topology and platform unless NCCL_P2P_LEVEL sets it); "
+        "pairs farther apart, typically across PCIe host bridges or CPU sockets (NODE/SYS in `nvidia-smi topo "
+        "-m`), are staged through host shared memory, which bounds every ring that crosses them.",
+        evidence + [ev(p2p[0], f"{len(p2p)} connections via {p2p[0].detail or 'P2P'}", p2p[0].detail or "P2P")],
+        fix="Attach `nvidia-smi topo -m` to see which pairs are far apart. If the platform carries P2P across "
+            "them (check with p2pBandwidthLatencyTest), NCCL_P2P_LEVEL=SYS (or PHB within a socket) lets NCCL use "
+            "it; otherwise keep each TP group on GPUs behind one PCIe switch or socket.",
+        refs=["nccl_env", "nccl_trouble"],
+    )
 
 
 def _mig_gpus(facts: Facts) -> set[int]:

@@ -58,3 +58,28 @@ def test_nvlink_on_every_pair_is_the_nvswitch_board_whose_missing_link_is_a_faul
     report = ticket(tmp_path, "\n".join(rows) + "\n")
     (missing,) = findings(report, "topology.nvlink_missing")
     assert missing["severity"] == "critical" and "a100-80gb-sxm" in json.dumps(missing["evidence"])
+
+
+# --------------------------------------------------------------------------- vllm#6407
+
+V6407 = (ISSUES / "vllm-6407-a100x4-mixed-p2p-shm.md").read_text()
+
+
+def test_p2p_on_some_pairs_and_shm_on_others_is_nccls_p2p_level_not_p2p_unavailable(tmp_path):
+    """vllm#6407's NCCL log: 1->2 and 2->1 via P2P/IPC/read, 3->0, 2->3, 3->2 and 1->0 via SHM. Peer access
+    works, so the transport finding names NCCL's P2P level and its fix, not 'peer-to-peer is not available'."""
+    report = ticket(tmp_path, V6407)
+    (f,) = findings(report, "topology.nccl_transport")
+    assert (f["category"], f["severity"]) == ("shm_fallback", "info")
+    assert "NCCL_P2P_LEVEL" in f["fix"] and "not available" not in f["title"]
+    # the hang itself still points at blocked P2P on the PCIe path (ACS/IOMMU), as a prior, not proven by the SHM
+    assert report["verdict"]["category"] == "p2p_disabled" and report["verdict"]["confidence"] <= 0.5
+
+
+def test_shm_on_every_pair_is_still_p2p_unavailable(tmp_path):
+    """The negation: the same log with every connection via SHM, said as a slow run rather than a hang."""
+    log = V6407.replace("via P2P/IPC/read", "via SHM/direct/direct").replace(
+        "With >1 it hangs after NCCL init.", "With >1 it runs, but slower than one GPU.")
+    report = ticket(tmp_path, log)
+    (f,) = findings(report, "topology.nccl_transport")
+    assert (f["category"], f["severity"]) == ("p2p_disabled", "warning") and "not available" in f["title"]
