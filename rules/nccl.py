@@ -21,6 +21,7 @@ from diagnose.evidence import (
     NcclEvent,
     NcclTransport,
     NcclVersion,
+    Note,
     P2PStatus,
     TopologyPath,
 )
@@ -323,17 +324,36 @@ BUSBW_FLOOR = 0.5
 BUSBW_BROKEN = 0.25
 
 
-def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[int] | None]]:
-    """(best busbw, its record, ranks, GPU indices) of each group a large all-reduce was measured on."""
+def _system_of(facts: Facts, source: str) -> str | None:
+    """The GPU named over the pasted block a record came from ("A100 SXM4" above a second results table),
+    when the ticket compares systems (issue_md's system_label notes); None for the ticket's own system."""
+    file, _, line = source.rpartition(":")
+    if not line.isdigit():
+        return None
+    for n in facts.of(Note):
+        if n.kind == "system_label" and n.source.rpartition(":")[0] == file:
+            if n.data["first"] <= int(line) <= n.data["last"]:
+                from rules.catalog import find_gpu_family
+
+                own, named = facts.subject.gpu, find_gpu_family(n.data["gpu"])
+                return None if own is not None and named is not None and named.key == own.key else n.data["gpu"]
+    return None
+
+
+def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[int] | None, str | None]]:
+    """(best busbw, its record, ranks, GPU indices, system label) of each group a large all-reduce was
+    measured on; figures pasted under another system's name stay that system's."""
     best: dict = {}
     for r in large_results(facts):
         if r.op == "all_reduce":
-            key = tuple(r.group) if r.group else r.nranks
+            system = _system_of(facts, r.source)
+            key = (tuple(r.group) if r.group else r.nranks, system)
             if key not in best or r.busbw_gbs > best[key][0]:
-                best[key] = (r.busbw_gbs, r, r.nranks or (len(r.group) if r.group else None), r.group)
+                best[key] = (r.busbw_gbs, r, r.nranks or (len(r.group) if r.group else None), r.group, system)
     for m in measurements(facts, "busbw_gbs"):
-        if (not m.size_bytes or m.size_bytes >= 64 << 20) and (m.gpus not in best or m.value > best[m.gpus][0]):
-            best[m.gpus] = (m.value, m, m.gpus, None)
+        key = (m.gpus, None)
+        if (not m.size_bytes or m.size_bytes >= 64 << 20) and (key not in best or m.value > best[key][0]):
+            best[key] = (m.value, m, m.gpus, None, None)
     return list(best.values())
 
 
@@ -407,11 +427,12 @@ def _busbw_cause(facts: Facts, value: float, ic, group: list[int] | None) -> tup
 def busbw(facts: Facts, predictions=None):
     """Measured all-reduce busbw, per GPU group and from any source, against the typical figure of the
     fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
-    judged = []
-    for row in _busbw_groups(facts):
-        got = _judge_busbw(facts, *row)
+    judged, own = [], []
+    for *row, system in _busbw_groups(facts):
+        got = _judge_busbw(facts, *row, system=system)
         if got is not None:
             judged.append(got)
+            own += [got] if system is None else []
     if not judged:
         converted = _busbw_from_algbw(facts)
         got = converted and _judge_busbw(facts, converted[0], converted[1], converted[2], None, converted[3])
@@ -419,12 +440,13 @@ def busbw(facts: Facts, predictions=None):
     if not judged:
         return
     problems = [f for ratio, f in judged if f.severity in ("warning", "critical")]
-    yield from problems or [min(judged, key=lambda x: x[0])[1]]
+    yield from problems or [min(own or judged, key=lambda x: x[0])[1]]
 
 
-def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: list[int] | None, what=None):
+def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: list[int] | None, what=None,
+                 system: str | None = None):
     """(measured / expected, finding) for one group's best large all-reduce busbw; None when nothing
-    says what its fabric should give."""
+    says what its fabric should give. `system`: the GPU a compared system's figures were measured on."""
     multi, node_ev = _multi_node(facts)
     nvls = _nvls(facts)
     ic = None
@@ -436,12 +458,20 @@ def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: lis
         beyond = "Tree/NVLS algorithms keep part of the reduction inside the node, so busbw can exceed the NIC rate."
     else:
         spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
+        if system is not None:  # another system's figures: its own GPU, and not this ticket's topology
+            from rules.catalog import find_gpu_family
+
+            other = find_gpu_family(system)
+            if other is None:
+                return None
+            if spec is None or other.key != spec.key:
+                spec, spec_src = other, f"{rec.source} (compared system '{system}' read as {other.key})"
         if spec is None:
             return None
         from rules import roofline
 
         n = nranks or (len(group) if group else None) or gpu_count(facts) or 2
-        ring = _ring_fabric(facts, spec, n, group)
+        ring = _ring_fabric(facts, spec, n, group) if system is None else None
         ic, topo_ev = ring if ring else (roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))[0], [])
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
         origin = topo_ev + [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce "
@@ -451,6 +481,7 @@ def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: lis
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
                   "busbw is an algorithm-normalised figure; above the line rate it points at in-network reduction.")
     where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")
+    where_ += f" of the {system} system" if system else ""
     what = what or ev(rec, f"largest all-reduce busbw{where_} (large messages)", value, round(expected, 1), "GB/s")
     # a figure the reporter typed is an observation, weighed below a measured sweep
     sure = 0.6 if isinstance(rec, Measurement) and rec.stat == "reported" else 0.7

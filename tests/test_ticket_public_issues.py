@@ -83,3 +83,26 @@ def test_shm_on_every_pair_is_still_p2p_unavailable(tmp_path):
     report = ticket(tmp_path, log)
     (f,) = findings(report, "topology.nccl_transport")
     assert (f["category"], f["severity"]) == ("p2p_disabled", "warning") and "not available" in f["title"]
+
+
+# --------------------------------------------------------------------------- nccl#1161
+
+N1161 = (ISSUES / "nccl-1161-h100-pcie-vs-a100-sxm4.md").read_text()
+
+
+def test_two_systems_compared_are_not_one_job_on_mixed_gpus_and_keep_their_own_figures(tmp_path):
+    """nccl#1161: the H100 PCIe pair's table (116.55 GB/s) under "H100 PCIe", a separate A100 SXM4 run
+    (179.85 GB/s) under "A100 SXM4". Not a straggler among mixed GPUs, and the H100 PCIe is judged on its
+    own 116.55 GB/s (its bridged NVLink pair), never on the A100's figure."""
+    report = ticket(tmp_path, N1161)
+    assert not findings(report, "ticket.mixed_gpus")
+    assert report["verdict"]["category"] == "expected_physics"
+    (busbw,) = findings(report, "nccl.busbw")
+    assert busbw["evidence"][0]["measured"] == 116.55 and "h100-pcie" in json.dumps(busbw["evidence"])
+
+
+def test_two_gpu_models_listed_for_one_job_are_still_mixed(tmp_path):
+    """The negation: one job whose GPU list names both models (an inventory, not two labelled runs)."""
+    report = ticket(tmp_path, "# TP=2 slow\n\nvLLM with tensor-parallel-size 2 is slower than one GPU.\n\n"
+                              "- GPU 0: H100 PCIe\n- GPU 1: A100 SXM4\n")
+    assert [f["category"] for f in findings(report, "ticket.mixed_gpus")] == ["straggler"]

@@ -122,7 +122,10 @@ def parse(text: str, name: str) -> list:
     out: list = [Note(where(name, 1), "description", _plain(words),
                       {"prose_sources": [where(name, i) for i, _ in prose]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
-    out.extend(_mentions(prose, name, code_lines))
+    labels = _block_labels(prose, code)
+    out.extend(_mentions(prose, name, code_lines, labels))
+    for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
+        out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
     for start, body in code:  # what tools printed, for the claims that read output (rules/claims.py)
         if body.strip():
@@ -213,7 +216,25 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b", re.I)
 
 
-def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
+def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> dict[int, tuple[str, int, int]]:
+    """{prose line: (GPU, first, last line of the block)} for a short line that names one GPU right above a
+    pasted block ("H100 PCIe", "On the A100 SXM4:"): that block holds the named system's output. Two blocks
+    labelled with different GPUs are two systems compared, not one job on mixed GPUs."""
+    text = dict(prose)
+    out = {}
+    for start, body in code:
+        above = next((i for i in range(start - 2, max(0, start - 5), -1) if text.get(i, "").strip()), None)
+        if above is None:
+            continue
+        line = _plain(text[above])
+        names = {m.group(1) for m in GPU_NAME.finditer(line)}
+        if len(names) == 1 and len(line.split()) <= 6:
+            out[above] = (names.pop(), start, start + len(body.splitlines()) - 1)
+    return out
+
+
+def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
+              labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
     from diagnose.artifacts.text import engine_named, quant_dtype
 
@@ -261,7 +282,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_latencies(prose, name))
     out.extend(_bandwidths(prose, name, code_lines))
     out.extend(_results_tables(prose, name))
-    named = _gpus_named(list(prose) + list(code_lines))
+    named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
@@ -468,15 +489,19 @@ def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str 
     return rows
 
 
-def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool]]:
+def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) -> list[tuple[int, str, bool, bool]]:
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
-    named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence."""
+    named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
+    labelling a pasted block (`labels`) names the system that block was measured on: compared."""
     out = []
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
             key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "").replace("GTX", "")
             key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
+            if i in labels:
+                out.append((i, key, True, False))
+                continue
             listed = len(ln.split()) <= 8 or "|" in ln or bool(re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
             out.append((i, key, bool(COMPARED.search(ln)) or _result_row(ln), listed))
     return out
