@@ -29,6 +29,7 @@ from rules import claims
 from rules.common import (
     claim_ev,
     ev,
+    gpu_count,
     gpu_name,
     has_nvlink,
     is_virtualized,
@@ -95,7 +96,7 @@ def p2p_forced_off(facts: Facts, predictions=None):
         return
     s = off[0]
     from_log = not s.source.startswith("ticket.toml")
-    nv = nvlink_evidence(facts)
+    nv = nvlink_evidence(facts) or _nvswitch_by_catalog(facts)
     evidence = [ev(s, f"{s.name}={s.value} switches NCCL's peer-to-peer transport off", s.value, "unset")] + nv
     if nv:
         # A setting only named in the reporter's text may have been an experiment, not the job's.
@@ -470,6 +471,19 @@ def nvlink_links(facts: Facts, predictions=None):
 
 def _nvswitch_board(spec) -> bool:
     return str(getattr(spec, "interconnect", "") or "").startswith("nvswitch")
+
+
+def _nvswitch_by_catalog(facts: Facts) -> list:
+    """Evidence that the GPUs sit on NVLink when no topology was given: a GPU named exactly (NVML, a
+    capture's device name, not a bare family word) whose catalog row is an NVSwitch board (SXM), with no
+    more GPUs in the job than its NVLink domain holds."""
+    spec, src = facts.subject.gpu, facts.subject.gpu_source
+    if spec is None or not _nvswitch_board(spec) or "GPU family" in str(src or ""):
+        return []
+    n = gpu_count(facts)
+    if n and n > spec.nvlink_domain:
+        return []
+    return [ev(src or "catalog", f"catalog {spec.key}: an NVSwitch board, every GPU pair on NVLink", spec.interconnect)]
 
 
 @rule("topology.nvlink_missing", "nvlink_down")
