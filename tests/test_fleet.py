@@ -54,7 +54,9 @@ def test_nvlink_down_node_stands_out(tmp_path):
     assert "MAD 0" in evidence["detail"] and "off by -1 links" in evidence["detail"], evidence["detail"]
     assert "robust z" not in evidence["detail"] and "robust z" not in outliers[0]["summary"]
     rows = {r[0]: r for r in report["tables"]["Fleet"]["rows"]}
-    assert rows["node-05"][2] == 1 and all(rows[f"node-0{i}"][2] == 0 for i in range(1, 5))
+    assert rows["node-05"][3] == 1 and all(rows[f"node-0{i}"][3] == 0 for i in range(1, 5))
+    # each node's own verdict beside it: node-05's own checks see the link down as well
+    assert rows["node-05"][2] == "nvlink_down" and all(rows[f"node-0{i}"][2] == "healthy" for i in range(1, 5))
 
 
 def test_identical_real_nodes_have_no_outlier(tmp_path):
