@@ -375,7 +375,8 @@ def _ring_fabric(facts: Facts, spec, n: int, group: list[int] | None):
         ic, _ = roofline.tp_fabric(spec, n, n)
         if ic.kind not in ("nvlink", "nvswitch"):
             return None
-        if spec.nvlink_links and nv < spec.nvlink_links:  # a ring over fewer links than the GPU has
+        # a ring over fewer links than an SXM GPU has (a bridged card's catalog figure is its bridge's already)
+        if spec.nvlink_links and nv < spec.nvlink_links and not spec.nvlink_bridged:
             share = nv / spec.nvlink_links
             ic = replace(ic, bandwidth_gbs=ic.bandwidth_gbs * share, achieved_gbs=ic.achieved_gbs * share,
                          name=f"{ic.name} over NV{nv}")
