@@ -236,13 +236,15 @@ def test_a_named_bandwidth_is_read_in_its_own_unit(figure, value):
     assert [(m.metric, round(m.value, 3)) for m in of(records, Measurement)] == [("busbw_gbs", value)]
 
 
-@pytest.mark.parametrize("said", ["0.045 s", "45 ms", "45000 us", "45,000 µs", "45000 usec", "45000 microseconds"])
+@pytest.mark.parametrize("said", [f"an inter-token latency of {t}" for t in (
+    "0.045 s", "45 ms", "45000 us", "45,000 µs", "45000 usec", "45000 microseconds")]
+    + ["45000 us per token", "0.045 s/token"])
 def test_a_per_token_latency_in_any_time_unit(said):
     """The same 45 ms inter-token latency as people write it (the seconds form was read, microseconds not)."""
     records, _ = facts_of("# Llama-3-70B on 8x H100 SXM with vLLM is slow\n\n"
                           "I serve meta-llama/Meta-Llama-3-70B-Instruct with vLLM 0.6.3, tensor-parallel-size 8, "
                           "on one 8x H100 SXM node (NVSwitch).\n"
-                          f"Batch size 1, single request. I get an inter-token latency of {said}.\n")
+                          f"Batch size 1, single request. I get {said}.\n")
     assert [(m.metric, m.value) for m in of(records, Measurement)] == [("itl_ms", 45.0)]
 
 

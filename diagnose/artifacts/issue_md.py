@@ -199,7 +199,8 @@ LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
                      r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
-MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
+MS_PER_TOKEN = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?)\s*(?:/|per)\s*(?:output\s+)?"
+                          r"tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
@@ -577,7 +578,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
             found = [(m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
-            found += [(m, "ms per token", float(m.group(1)), "ms") for m in MS_PER_TOKEN.finditer(clause)]
+            found += [(m, "ms per token", number(m.group(1)), m.group(2).lower())
+                      for m in MS_PER_TOKEN.finditer(clause)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
