@@ -345,7 +345,7 @@ def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[in
     measured on; figures pasted under another system's name stay that system's."""
     best: dict = {}
     for r in large_results(facts):
-        if r.op == "all_reduce":
+        if r.op == "all_reduce" and "gloo" not in r.tool:  # gloo runs CPU processes: no GPU link carries it
             system = _system_of(facts, r.source)
             key = (tuple(r.group) if r.group else r.nranks, system)
             if key not in best or r.busbw_gbs > best[key][0]:

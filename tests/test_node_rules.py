@@ -166,3 +166,13 @@ def test_no_nvml_but_collectives_ran_does_not_say_only_host_checks_ran():
     (f,) = no_gpu(facts)
     assert "Only the host checks ran" not in f.summary
     assert "1 collective measurement(s) ran" in f.summary and f.evidence[-1].measured == 1
+
+
+def test_a_cpu_gloo_sweep_is_not_judged_against_the_gpu_links():
+    """`diagnose node --cpu-ranks` runs all_reduce over gloo between CPU processes: host memory, not NVLink."""
+    facts = node()
+    facts.add(CollectiveResult("probe:collectives:gloo", "all_reduce", 256 << 20, 1e6, 0.27, 0.47, nranks=2,
+                               tool="diagnose (gloo)"))
+    assert rules(facts, "nccl.busbw") == []
+    facts.add(allreduce(256 << 20, 100000, range(8)))  # the same box's NCCL sweep at 4.7 GB/s still is
+    assert [f.severity for f in rules(facts, "nccl.busbw")] == ["critical"]
