@@ -75,7 +75,8 @@ def read_bundle(paths) -> BundleFacts:
     """Facts from a ticket: directories (recursively) and/or files, each file's kind detected."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    files = _bundle_files([Path(p) for p in paths])
+    paths = [Path(p) for p in paths]
+    files = _bundle_files(paths)
     if not files:
         raise InputError(f"no readable files in {', '.join(str(p) for p in paths) or 'the bundle'}")
     facts = BundleFacts()
@@ -94,7 +95,18 @@ def read_bundle(paths) -> BundleFacts:
         facts.extend(records)
         for (_, _, read), got in zip(run, reads):
             read.kinds, read.records, read.problem = got.kinds, got.records, got.problem
+    _refuse_named_unreadable(facts, {name: path for path, name, _ in files if path in paths})
     return facts
+
+
+def _refuse_named_unreadable(facts: BundleFacts, named: dict[str, Path]) -> None:
+    """A file the user named on the command line that cannot be read (a damaged export, a TOML
+    error, no permission) is bad input, as `diagnose capture` treats it: exit 2 with one line. Inside
+    a folder the same file is one attachment among others, listed as unreadable in the answer."""
+    for n in facts.of(Note):
+        if n.kind == "unreadable_file" and n.source in named:
+            problem = n.text.removeprefix(f"{n.source}: ").removeprefix(f"{named[n.source]}: ")
+            raise InputError(f"{named[n.source]}: {problem.removeprefix('unreadable: ')}")
 
 
 def _bundle_files(paths: list[Path]) -> list[tuple[Path, str, str | None]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from diagnose.findings import Report
 from rules.fleet_rules import MIN_NODES, UNNAMED_GPU, Z_THRESHOLD, is_outlier, score
-from rules.predictions import FleetMetric, FleetPoint, FleetSpread
+from rules.predictions import FleetMetric, FleetPoint, FleetSpread, NodeVerdict
 
 SMALL_MESSAGE_BYTES = 64 << 10  # "small-message latency": the largest size at or below 64 KiB
 BW_MIN_BYTES = 1 << 20  # bus bandwidth is compared from 1 MiB up
@@ -28,6 +28,7 @@ class NodeMetrics:
     group: str  # GPU model
     source: str  # report file or run id
     values: dict[str, "Value"] = field(default_factory=dict)
+    verdict: NodeVerdict | None = None  # the node's own, from its facts through today's rules
 
 
 @dataclass
@@ -53,6 +54,7 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
         group=gpu_model(gpus),
         source=source,
     )
+    node.verdict = node_verdict(facts, source, node.node)
     values = node.values
     collectives = collective_metrics(facts)
     for m in collectives:
@@ -101,6 +103,27 @@ def node_metrics(report: Report, source: str, name: str | None = None) -> NodeMe
     return node
 
 
+def node_verdict(report_facts: dict, source: str, node: str) -> NodeVerdict:
+    """The node's verdict as `diagnose node` gives it on the same facts: a node whose own checks find it
+    broken stays broken in the fleet, even when every node is broken the same way and none is an outlier.
+    Decided again from the facts, not copied from the report, so an older report meets today's rules."""
+    from diagnose.artifacts.node_report import records
+    from diagnose.evidence import Facts
+    from diagnose.pipeline import name_catalog_rows
+    from rules.engine import evaluate
+    from rules.engine import node_verdict as decide
+
+    facts = Facts()
+    facts.extend(records(report_facts, Path(source).name))
+    name_catalog_rows(facts)
+    findings = evaluate(facts)
+    answer = decide(facts, findings)
+    top = next((f for f in findings if f.category == answer.category and f.is_problem), None)
+    return NodeVerdict(node, source, answer.category, answer.confidence, top.severity if top else "ok",
+                       top.rule if top else "", top.title if top else answer.summary,
+                       list(top.evidence[:2]) if top else [])
+
+
 def gpu_model(gpus: list[dict]) -> str:
     """The node's GPU model: the catalog row most of its GPUs resolve to (the pipeline fills
     `catalog_key` from the NVML name or the PCI device id, so "NVIDIA H100 80GB HBM3" and a GPU
@@ -146,7 +169,8 @@ def analyse(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Fleet
             metrics.append(FleetMetric(name, group, first.unit, first.better, first.category, median, mad, len(have),
                                        points))
     return FleetSpread(z_threshold, metrics, {g: len(m) for g, m in groups.items()}, uncompared,
-                       {g: sorted(n.node for n in m) for g, m in groups.items()})
+                       {g: sorted(n.node for n in m) for g, m in groups.items()},
+                       [n.verdict for n in nodes if n.verdict is not None])
 
 
 def fleet_report(nodes: list[NodeMetrics], z_threshold: float = Z_THRESHOLD) -> Report:

@@ -242,7 +242,7 @@ def fallback_ask(kind: str, facts) -> str | None:
         return "attach " + ", ".join(wanted) if wanted else None
     if kind == "node":
         unmeasured = [check for check, records in (
-            ("the collective sweep (node.busbw_below_topology, node.small_message_latency)",
+            ("the collective sweep (nccl.busbw, node.small_message_latency)",
              facts.of(CollectiveResult)),
             ("the P2P copies (topology.pair_bandwidth)", facts.of(PairBandwidth)),
             ("the HBM and GEMM rates (node.hbm_below_catalog, node.gemm_below_catalog)", facts.of(Measurement)))
@@ -269,7 +269,7 @@ NEVER_HEALTHY = ("hang", "crash")
 COMPLAINTS = (*FAILURES, "slow", "scaling")
 # Checks whose pass answers a performance complaint (they measure the figure complained about):
 # other passes (a setting that is fine, a link that is up) do not make a complaint "healthy".
-ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandwidth",
+ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "topology.pair_bandwidth",
                      "workload.latency_bound_small_batch", "scaling.")
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 # The symptom's own prior gives the layout's reasons: where it speaks, the weaker "nothing broken" gives way.
@@ -280,7 +280,7 @@ PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken")
 FIGURE_CHECKS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate",
                  "ticket.vm_pcie_slow")
 FIGURE_ANSWERED = ("expected_physics", "p2p_disabled")
-MEASURED = ("nccl.busbw", "node.busbw", "topology.pair_bandwidth")
+MEASURED = ("nccl.busbw", "topology.pair_bandwidth")
 
 
 def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None,

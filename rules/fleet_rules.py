@@ -95,6 +95,26 @@ def outlier(facts, spread: FleetSpread):
         )
 
 
+@rule("fleet.node_verdict", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled", "nvlink_down",
+      "pcie_link_degraded", "hardware_fault", "throttling", "other", needs=FleetSpread)
+def node_verdict(facts, spread: FleetSpread):
+    """A node whose own checks find a problem (its `diagnose node` verdict on the same facts), at that
+    finding's severity: a fleet whose nodes are all broken the same way has no outlier, and must not
+    read as healthy."""
+    for v in spread.verdicts:
+        if v.severity not in ("warning", "critical"):
+            continue
+        yield Finding(
+            rule="fleet.node_verdict", category=v.category, severity=v.severity, confidence=v.confidence,
+            title=f"{v.node}: {v.title}",
+            summary=f"{v.node}'s own checks give {v.category} ({v.rule}, {v.severity}), as `diagnose node` says of "
+                    "the same facts, whatever the other nodes show.",
+            evidence=[Evidence(source=v.source, detail=f"{v.node}'s verdict", measured=v.category)]
+                     + [Evidence(v.source, e.detail, e.measured, e.expected, e.unit) for e in v.evidence],
+            fix=f"Run `diagnose node` on {v.node} (or `diagnose ticket {v.source}`) for the finding and its fix.",
+        )
+
+
 NODE_RUN = "`diagnose node --standard --json -o $(hostname).json`"
 
 

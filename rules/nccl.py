@@ -9,10 +9,22 @@ large enough to measure bandwidth rather than latency.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from diagnose.evidence import Facts, Measurement, NcclEvent, NcclTransport, NcclVersion, TopologyPath
+from diagnose.evidence import (
+    Facts,
+    GpuFact,
+    Measurement,
+    NcclEvent,
+    NcclTransport,
+    NcclVersion,
+    Note,
+    P2PStatus,
+    TopologyPath,
+)
 from diagnose.inputs import tomllib  # tomli on Python 3.10
 from rules import claims
 from rules.claims import version_key
@@ -302,57 +314,202 @@ def _nvls(facts: Facts) -> bool:
     return any("NVLS" in s.value.upper() for s in settings(facts, "NCCL_ALGO"))
 
 
-@rule("nccl.busbw", "other")
+# A large all-reduce's busbw against the typical nccl-tests figure of the fabric its ring runs on
+# (catalog achieved_gbs): from 80 % it matches; below, it is under the typical figure but nothing
+# shows broken; under half something forces a slower path (warning); under a quarter the data
+# cannot be on that fabric at all (critical). The same figures give the same finding whether they
+# come from a pasted nccl-tests table, the node probe, a replayed report or the reporter's words.
+BUSBW_MATCH = 0.8
+BUSBW_FLOOR = 0.5
+BUSBW_BROKEN = 0.25
+
+
+def _system_of(facts: Facts, source: str) -> str | None:
+    """The GPU named over the pasted block a record came from ("A100 SXM4" above a second results table),
+    when the ticket compares systems (issue_md's system_label notes); None for the ticket's own system."""
+    file, _, line = source.rpartition(":")
+    if not line.isdigit():
+        return None
+    for n in facts.of(Note):
+        if n.kind == "system_label" and n.source.rpartition(":")[0] == file:
+            if n.data["first"] <= int(line) <= n.data["last"]:
+                from rules.catalog import find_gpu_family
+
+                own, named = facts.subject.gpu, find_gpu_family(n.data["gpu"])
+                return None if own is not None and named is not None and named.key == own.key else n.data["gpu"]
+    return None
+
+
+def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[int] | None, str | None]]:
+    """(best busbw, its record, ranks, GPU indices, system label) of each group a large all-reduce was
+    measured on; figures pasted under another system's name stay that system's."""
+    best: dict = {}
+    for r in large_results(facts):
+        if r.op == "all_reduce" and "gloo" not in r.tool:  # gloo runs CPU processes: no GPU link carries it
+            system = _system_of(facts, r.source)
+            key = (tuple(r.group) if r.group else r.nranks, system)
+            if key not in best or r.busbw_gbs > best[key][0]:
+                best[key] = (r.busbw_gbs, r, r.nranks or (len(r.group) if r.group else None), r.group, system)
+    for m in measurements(facts, "busbw_gbs"):
+        key = (m.gpus, None)
+        if (not m.size_bytes or m.size_bytes >= 64 << 20) and (key not in best or m.value > best[key][0]):
+            best[key] = (m.value, m, m.gpus, None, None)
+    return list(best.values())
+
+
+def _ring_fabric(facts: Facts, spec, n: int, group: list[int] | None):
+    """(interconnect, evidence) of the fabric the group's all-reduce ring runs on, read from the
+    topology matrix when it covers the group (GPUs 0..n-1 when the group is not named, as nccl-tests
+    picks them); None when the topology does not say."""
+    from rules import roofline
+    from rules.catalog import interconnect, interconnects
+    from rules.topology import gpu_links, nvlink_ring
+
+    links = gpu_links(facts)
+    members = list(group or range(n))
+    pairs = list(itertools.combinations(members, 2))
+    if not pairs or any(p not in links for p in pairs):
+        return None
+    nv = nvlink_ring(members, links)
+    if nv:
+        ic, _ = roofline.tp_fabric(spec, n, n)
+        if ic.kind not in ("nvlink", "nvswitch"):
+            return None
+        # a ring over fewer links than an SXM GPU has (a bridged card's catalog figure is its bridge's already)
+        if spec.nvlink_links and nv < spec.nvlink_links and not spec.nvlink_bridged:
+            share = nv / spec.nvlink_links
+            ic = replace(ic, bandwidth_gbs=ic.bandwidth_gbs * share, achieved_gbs=ic.achieved_gbs * share,
+                         name=f"{ic.name} over NV{nv}")
+        first = links[pairs[0]]
+        return ic, [ev(first, f"GPU{pairs[0][0]}<->GPU{pairs[0][1]} path (every ring hop NV{nv} or more)", first.path)]
+    hop = next(links[p] for p in pairs if not links[p].path.upper().startswith("NV"))
+    evidence = [ev(hop, f"{hop.a}<->{hop.b} path: every ring over GPUs {','.join(map(str, members))} crosses "
+                        "a PCIe or host hop", hop.path)]
+    ic = interconnect(spec.pcie_interconnect)
+    # the slots' own link, as NVML reads it: a Gen4 x8 slot carries half of what the card's x16 would
+    gpus = [g for g in facts.of(GpuFact) if g.index in members]
+    gens = [g.pcie_gen_max for g in gpus if g.pcie_gen_max]
+    lanes = min([g.pcie_width_max for g in gpus if g.pcie_width_max] or [16])
+    if gens and f"pcie{min(gens)}" in interconnects():
+        ic = interconnect(f"pcie{min(gens)}")
+        if lanes < 16:
+            ic = replace(ic, bandwidth_gbs=ic.bandwidth_gbs * lanes / 16, achieved_gbs=ic.achieved_gbs * lanes / 16,
+                         name=f"{ic.name} x{lanes}")
+        evidence.append(ev(gpus[0], "PCIe link of the slowest GPU (max gen, width)", f"Gen{min(gens)} x{lanes}"))
+    return ic, evidence
+
+
+def _busbw_cause(facts: Facts, value: float, ic, group: list[int] | None) -> tuple[str, str]:
+    """The likely reason an all-reduce runs under half of its fabric's figure, from what else is known."""
+    from rules.topology import p2p_off_settings
+
+    for s in p2p_off_settings(facts):
+        return "shm_fallback", f"{s.name}={s.value} in the environment switches P2P off, so NCCL goes through SHM"
+    bad = [p for p in facts.of(P2PStatus) if p.capability == "read" and not p.ok
+           and (group is None or (p.a in group and p.b in group))]
+    if bad:
+        return "p2p_disabled", f"NVML reports no P2P read between GPU{bad[0].a} and GPU{bad[0].b} ({bad[0].status})"
+    spec = facts.subject.gpu
+    if ic.kind in ("nvlink", "nvswitch"):
+        from rules.topology import pcie_gbs
+
+        if spec is None or value <= pcie_gbs(spec):
+            return "pcie_fallback", "no more than PCIe carries: the traffic is not on NVLink (SHM or host-routed PCIe)"
+        return "other", ("more than PCIe could carry, so NVLink is in use, but at under half its rate: links down, "
+                         "too few channels, or a setting (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS)")
+    numa = {g.numa_node for g in facts.of(GpuFact)
+            if (group is None or g.index in group) and g.numa_node is not None}
+    if len(numa) > 1:
+        return "numa_affinity", "the group spans CPU sockets, so PCIe traffic crosses the inter-socket link"
+    return "pcie_fallback", "traffic is not taking the direct GPU-to-GPU path (SHM or host-routed PCIe)"
+
+
+@rule("nccl.busbw", "other", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled")
 def busbw(facts: Facts, predictions=None):
-    """Measured all-reduce busbw against what the links carrying it allow (catalog interconnects)."""
-    rows = [(r.busbw_gbs, r, r.nranks) for r in large_results(facts) if r.op == "all_reduce"]
-    rows += [(m.value, m, m.gpus) for m in measurements(facts, "busbw_gbs")
-             if not m.size_bytes or m.size_bytes >= 64 << 20]
-    converted = None
-    if not rows:
+    """Measured all-reduce busbw, per GPU group and from any source, against the typical figure of the
+    fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
+    judged, own = [], []
+    for *row, system in _busbw_groups(facts):
+        got = _judge_busbw(facts, *row, system=system)
+        if got is not None:
+            judged.append(got)
+            own += [got] if system is None else []
+    if not judged:
         converted = _busbw_from_algbw(facts)
-        if converted is None:
-            return
-        rows = [converted[:3]]
-    value, rec, nranks = max(rows, key=lambda x: x[0])
+        got = converted and _judge_busbw(facts, converted[0], converted[1], converted[2], None, converted[3])
+        judged = [got] if got else []
+    if not judged:
+        return
+    problems = [f for ratio, f in judged if f.severity in ("warning", "critical")]
+    yield from problems or [min(own or judged, key=lambda x: x[0])[1]]
+
+
+def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: list[int] | None, what=None,
+                 system: str | None = None):
+    """(measured / expected, finding) for one group's best large all-reduce busbw; None when nothing
+    says what its fabric should give. `system`: the GPU a compared system's figures were measured on."""
     multi, node_ev = _multi_node(facts)
     nvls = _nvls(facts)
+    ic = None
     if multi:
         rate, origin = nic_rate_gbs(facts)
         if not rate:
-            return
+            return None
         expected, line, link = 0.8 * rate, rate, "the NICs' line rate"
         beyond = "Tree/NVLS algorithms keep part of the reduction inside the node, so busbw can exceed the NIC rate."
     else:
         spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
+        if system is not None:  # another system's figures: its own GPU, and not this ticket's topology
+            from rules.catalog import find_gpu_family
+
+            other = find_gpu_family(system)
+            if other is None:
+                return None
+            if spec is None or other.key != spec.key:
+                spec, spec_src = other, f"{rec.source} (compared system '{system}' read as {other.key})"
         if spec is None:
-            return
+            return None
         from rules import roofline
 
-        n = nranks or gpu_count(facts) or 2
-        ic, _ = roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))
+        n = nranks or (len(group) if group else None) or gpu_count(facts) or 2
+        ring = _ring_fabric(facts, spec, n, group) if system is None else None
+        ic, topo_ev = ring if ring else (roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))[0], [])
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
-        origin = [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce busbw typically "
-                     f"{ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per direction",
-                     expected=expected, unit="GB/s")]
+        origin = topo_ev + [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce "
+                               f"busbw typically {ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per "
+                               "direction", expected=round(expected, 1), unit="GB/s")]
         nvls = nvls or ic.in_network_reduction
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
                   "busbw is an algorithm-normalised figure; above the line rate it points at in-network reduction.")
-    what = ev(rec, "largest all-reduce busbw (large messages)", value, round(expected, 1), "GB/s")
-    if converted is not None:
-        what = converted[3]
-    # a figure the reporter typed is an observation, weighed below a parsed nccl-tests sweep
+    where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")
+    where_ += f" of the {system} system" if system else ""
+    what = what or ev(rec, f"largest all-reduce busbw{where_} (large messages)", value, round(expected, 1), "GB/s")
+    # a figure the reporter typed is an observation, weighed below a measured sweep
     sure = 0.6 if isinstance(rec, Measurement) and rec.stat == "reported" else 0.7
+    ratio = value / expected
     if value > line * 1.05:
-        yield passed("nccl.busbw", "Bus bandwidth above the line rate: not an error",
-                     f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond}", [what] + origin, sure)
-    elif value >= 0.8 * expected:
-        yield passed("nccl.busbw", f"Bus bandwidth matches {link}",
-                     f"The largest all-reduce reaches {value:g} GB/s busbw, {value / expected:.0%} of what {link} "
-                     "typically gives.",
-                     [what] + origin, sure)
-    else:
-        yield make("nccl.busbw", "other", "info", 0.4, f"Bus bandwidth is {value / expected:.0%} of what {link} gives",
-                   f"The largest all-reduce reaches {value:g} GB/s busbw against about {expected:.0f} GB/s typical of "
-                   f"{link}. The other findings say why, if the evidence shows it.",
-                   [what] + origin + node_ev)
+        return ratio, passed("nccl.busbw", "Bus bandwidth above the line rate: not an error",
+                             f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond}", [what] + origin, sure)
+    if ratio >= BUSBW_MATCH:
+        return ratio, passed("nccl.busbw", f"Bus bandwidth matches {link}",
+                             f"The largest all-reduce reaches {value:g} GB/s busbw, {ratio:.0%} of what {link} "
+                             "typically gives.", [what] + origin, sure)
+    from rules.topology import _p2p_off_by_design
+
+    if ratio >= BUSBW_FLOOR or ic is None or (ic.kind == "pcie" and _p2p_off_by_design(facts)):
+        # boards whose driver refuses P2P copy through host memory, under the PCIe figure (ticket.busbw_without_p2p)
+        return ratio, make("nccl.busbw", "other", "info", 0.4, f"Bus bandwidth is {ratio:.0%} of what {link} gives",
+                           f"The largest all-reduce reaches {value:g} GB/s busbw against about {expected:.0f} GB/s "
+                           f"typical of {link}. The other findings say why, if the evidence shows it.",
+                           [what] + origin + node_ev)
+    category, cause = _busbw_cause(facts, value, ic, group)
+    return ratio, make(
+        "nccl.busbw", category, "critical" if ratio < BUSBW_BROKEN else "warning", sure + 0.05,
+        f"all_reduce busbw{where_} is {value:g} GB/s, {ratio:.0%} of the ~{expected:.0f} GB/s {link} gives",
+        f"The largest all-reduce reaches {value:g} GB/s bus bandwidth; {link} typically gives about {expected:.0f} "
+        f"GB/s in nccl-tests, and under half of that something forces a slower path. Likely cause: {cause}.",
+        [what] + origin,
+        fix="Run all_reduce_perf with NCCL_DEBUG=INFO and look at the 'via' lines: P2P (over NVLink where the "
+            "topology has it) is expected, SHM or NET means a fallback; check `nvidia-smi nvlink -s` and "
+            "`nvidia-smi topo -m`.",
+        refs=["nccl_tests_perf", "nccl_trouble"])

@@ -12,22 +12,16 @@ import itertools
 import re
 from typing import Any
 
-from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, P2PStatus, TopologyPath
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, TopologyPath
 from probes.results import ProbeFailure
 from rules.common import ev, make, passed
 from rules.engine import rule
-from rules.topology import PATH_RANK
+from rules.topology import PATH_RANK, gpu_links
 
 # Fractions of the catalog figure below which a measured rate is a problem. A device copy
 # reaches ~85-92% of HBM peak and a large bf16 GEMM ~65-80% of dense peak on a healthy GPU.
 HBM_FLOOR = 0.70
 GEMM_FLOOR = 0.50
-# Share of the NVLink (or PCIe) per-direction bandwidth a large all_reduce's busbw reaches on a
-# healthy node (nccl-tests on DGX/HGX: ~80-90% NVLink; ~80% of PCIe).
-BUSBW_EFFICIENCY = 0.80
-BUSBW_FLOOR = 0.50  # below half of that: something forces a slower path
-# PCIe x16 per-direction payload bandwidth by generation, GB/s.
-PCIE_X16_GBS = {1: 4.0, 2: 8.0, 3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 SLOW_DRIVER_S = 30.0  # NVML answering a whole inventory slower than this is not normal
 NVLINK_PATH = re.compile(r"NV(\d+)")
 
@@ -151,92 +145,6 @@ def _p2p_suspects(facts: Facts) -> list[str]:
     return out
 
 
-def _links(facts: Facts) -> dict[tuple[int, int], TopologyPath]:
-    out = {}
-    for t in facts.of(TopologyPath):
-        a, b = re.fullmatch(r"GPU(\d+)", t.a), re.fullmatch(r"GPU(\d+)", t.b)
-        if a and b:
-            key = tuple(sorted((int(a.group(1)), int(b.group(1)))))
-            out[key] = t
-    return out
-
-
-def _expected_busbw(facts: Facts, group: list[int]) -> tuple[float | None, str, list]:
-    """Per-direction bandwidth the group's slowest path should carry, and what it rests on."""
-    spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
-    paths = _links(facts)
-    pairs = [paths.get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
-    if not pairs or any(p is None for p in pairs):
-        return None, "", []
-    nv = [int(m.group(1)) for p in pairs if (m := NVLINK_PATH.fullmatch(p.path))]
-    if (len(nv) == len(pairs) and spec is not None and getattr(spec, "nvlink_gbs", None)
-            and getattr(spec, "nvlink_links", None)):
-        per_link = spec.nvlink_gbs / spec.nvlink_links
-        link_gbs = min(spec.nvlink_gbs, per_link * min(nv))
-        return link_gbs * BUSBW_EFFICIENCY, f"NV{min(nv)} x {per_link:g} GB/s per link ({spec.name})", [
-            ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path), ev(spec_src, "catalog row", spec.key)]
-    if not nv:
-        from rules.topology import _p2p_off_by_design
-
-        if _p2p_off_by_design(facts) or any(p.a in group and p.b in group and p.capability in ("read", "write")
-                                            and not p.ok for p in facts.of(P2PStatus)):
-            return None, "", []  # no P2P: the data goes through host memory, not GPU to GPU over PCIe
-        gpus = [g for g in facts.of(GpuFact) if g.index in group]
-        gens = [g.pcie_gen_max for g in gpus if g.pcie_gen_max]
-        lanes = [g.pcie_width_max for g in gpus if g.pcie_width_max] or [16]
-        if gens and min(gens) in PCIE_X16_GBS:
-            gbs = PCIE_X16_GBS[min(gens)] * min(lanes) / 16
-            return gbs * BUSBW_EFFICIENCY, f"PCIe Gen{min(gens)} x{min(lanes)}", [
-                ev(pairs[0], f"{pairs[0].a}-{pairs[0].b} path", pairs[0].path)]
-    return None, "", []
-
-
-@rule("node.busbw_below_topology", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled")
-def busbw_below_topology(facts: Facts, predictions=None):
-    """The largest all_reduce's busbw on a group is far below what its links should carry."""
-    out = []
-    by_group: dict[tuple, list[CollectiveResult]] = {}
-    for r in _probe_results(facts):
-        if r.op == "all_reduce" and r.group and not r.graph:
-            by_group.setdefault(tuple(r.group), []).append(r)
-    for group, rows in by_group.items():
-        top = max(rows, key=lambda r: r.size_bytes)
-        if top.size_bytes < 32 << 20:
-            continue
-        expected, basis, basis_ev = _expected_busbw(facts, list(group))
-        if expected is None:
-            continue
-        if top.busbw_gbs >= BUSBW_FLOOR * expected:
-            continue
-        category, cause = _likely_cause(facts, list(group))
-        out.append(make(
-            "node.busbw_below_topology", category, "critical" if top.busbw_gbs < 0.25 * expected else "warning", 0.75,
-            f"all_reduce busbw on GPUs {','.join(map(str, group))} is {top.busbw_gbs:.1f} GB/s, "
-            f"under half of the ~{expected:.0f} GB/s its links should carry",
-            f"At {top.size_bytes / 2**20:g} MiB the sweep measured {top.busbw_gbs:.1f} GB/s bus bandwidth; "
-            f"{basis} should give about {expected:.0f} GB/s (80% of line rate). Likely cause: {cause}.",
-            [ev(top, f"all_reduce {top.size_bytes} B busbw", round(top.busbw_gbs, 2), round(expected, 1), "GB/s")]
-            + basis_ev,
-            fix="Run with NCCL_DEBUG=INFO and look at the 'via' lines: P2P/NVLink is expected, SHM or NET means a "
-                "fallback.",
-            refs=["nccl_tests_perf", "nccl_trouble"]))
-    return out
-
-
-def _likely_cause(facts: Facts, group: list[int]) -> tuple[str, str]:
-    from rules.topology import p2p_off_settings
-
-    for s in p2p_off_settings(facts):
-        return "shm_fallback", f"{s.name}={s.value} in the environment switches P2P off, so NCCL goes through SHM"
-    bad = [p for p in facts.of(P2PStatus) if p.a in group and p.b in group and p.capability == "read" and not p.ok]
-    if bad:
-        return "p2p_disabled", f"NVML reports no P2P read between GPU{bad[0].a} and GPU{bad[0].b} ({bad[0].status})"
-    numa = {g.numa_node for g in facts.of(GpuFact) if g.index in group and g.numa_node is not None}
-    if len(numa) > 1:
-        return "numa_affinity", "the group spans CPU sockets, so PCIe traffic crosses the inter-socket link"
-    return "pcie_fallback", "traffic is not taking the direct GPU-to-GPU path (SHM or host-routed PCIe)"
-
-
 @rule("node.small_message_latency", "latency_bound_small_batch", "launch_bound")
 def small_message_latency(facts: Facts, predictions=None):
     """Small all_reduce latency: what a decode step pays per layer, eager and under CUDA graphs."""
@@ -249,7 +157,7 @@ def small_message_latency(facts: Facts, predictions=None):
                 best[r.graph] = r
     for group, rows in by_group.items():
         eager, graph = rows.get(False), rows.get(True)
-        paths = [_links(facts).get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
+        paths = [gpu_links(facts).get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
         nvlink = all(p is not None and NVLINK_PATH.fullmatch(p.path) for p in paths)
         limit = 30.0 if nvlink else 60.0  # a single-node NCCL all_reduce of a few bytes: ~8-25 us
         worst = graph or eager
@@ -377,7 +285,7 @@ def _path_cost(t: TopologyPath) -> int:
 def tp_groups(facts: Facts, predictions=None):
     """Which TP group sizes this box serves well, from the path matrix (and the sweep if run)."""
     gpus = sorted({g.index for g in facts.of(GpuFact) if g.index is not None})
-    paths = _links(facts)
+    paths = gpu_links(facts)
     if len(gpus) < 2 or not paths:
         return []
     good, host_routed, unknown = [], [], []

@@ -430,6 +430,20 @@ class FleetMetric:
 
 
 @dataclass
+class NodeVerdict:
+    """A node's own verdict, its facts judged by the same rules `diagnose node` runs, and the finding it rests on."""
+
+    node: str
+    source: str
+    category: str
+    confidence: float
+    severity: str  # of the finding the verdict rests on ("ok" when it names no problem)
+    rule: str
+    title: str
+    evidence: list = dataclasses.field(default_factory=list)
+
+
+@dataclass
 class FleetSpread(Predictions):
     """`diagnose fleet`: each node's metrics against its GPU model's fleet (diagnose.fleet.analyse)."""
 
@@ -440,6 +454,7 @@ class FleetSpread(Predictions):
     # them measured this metric (the same way) to compare it
     uncompared: list[tuple[str, str, int]] = dataclasses.field(default_factory=list)
     members: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # GPU model -> its nodes' names
+    verdicts: list[NodeVerdict] = dataclasses.field(default_factory=list)  # each node's own, in node order
 
     def report_json(self) -> dict[str, Any]:
         return {}  # the report shows the spread as its facts' fleet_metric (fact_json), as it always has

@@ -60,7 +60,21 @@ def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None]:
 
 
 def _nvlink_hint(facts: Facts) -> bool | None:
-    """True when NVLink is seen, False when the topology shows none, None when nothing tells."""
+    """True when NVLink is seen, False when the topology shows none or only bridged pairs, None when
+    nothing tells. An SXM board joins each GPU to several peers over NVLink (all of them through
+    NVSwitch, four on a DGX-1 mesh); NV# between pairs only, with PCIe paths beside, is the PCIe
+    cards' NVLink bridge layout (one partner per card)."""
+    peers: dict[str, set[str]] = {}
+    pcie_pair = False
+    for t in facts.of(TopologyPath):
+        if t.a.startswith("GPU") and t.b.startswith("GPU") and t.a != t.b:
+            if t.path.upper().startswith("NV"):
+                peers.setdefault(t.a, set()).add(t.b)
+                peers.setdefault(t.b, set()).add(t.a)
+            else:
+                pcie_pair = True
+    if peers and pcie_pair and max(len(p) for p in peers.values()) == 1:
+        return False
     if has_nvlink(facts):
         return True
     if any(t.path.upper() in ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC") for t in facts.of(TopologyPath)):

@@ -7,6 +7,7 @@ every byte through host shared memory (SHM), which is several times slower than 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 
@@ -28,6 +29,7 @@ from rules import claims
 from rules.common import (
     claim_ev,
     ev,
+    gpu_count,
     gpu_name,
     has_nvlink,
     is_virtualized,
@@ -94,7 +96,7 @@ def p2p_forced_off(facts: Facts, predictions=None):
         return
     s = off[0]
     from_log = not s.source.startswith("ticket.toml")
-    nv = nvlink_evidence(facts)
+    nv = nvlink_evidence(facts) or _nvswitch_by_catalog(facts)
     evidence = [ev(s, f"{s.name}={s.value} switches NCCL's peer-to-peer transport off", s.value, "unset")] + nv
     if nv:
         # A setting only named in the reporter's text may have been an experiment, not the job's.
@@ -157,7 +159,11 @@ def nccl_transport(facts: Facts, predictions=None):
     evidence = [ev(shm[0], f"{len(shm)} of {len(local)} intra-node connections via {shm[0].detail or 'SHM'}",
                    shm[0].detail or "SHM", "P2P")]
     nv = nvlink_evidence(facts)
-    if nv:
+    links = gpu_links(facts)
+    every_pair_nvlink = bool(links) and all(t.path.upper().startswith("NV") for t in links.values())
+    if p2p and not every_pair_nvlink:
+        yield _p2p_level_policy(p2p, shm, evidence)
+    elif nv:
         yield make(
             "topology.nccl_transport", "shm_fallback", "critical", 0.85,
             "NCCL copies through host shared memory although the GPUs have NVLink",
@@ -192,6 +198,30 @@ def nccl_transport(facts: Facts, predictions=None):
             "kernel command line for iommu=pt; see the NCCL troubleshooting guide on ACS.",
             refs=["nccl_acs", "nccl_trouble"],
         )
+
+
+def _p2p_level_policy(p2p: list, shm: list, evidence: list):
+    """P2P between some GPU pairs and SHM between others: peer access works, and NCCL's P2P level (the
+    farthest PCIe path it uses P2P over, chosen from the topology and platform unless NCCL_P2P_LEVEL sets
+    it; NCCL env docs) leaves the farther pairs, across host bridges or CPU sockets, to host memory."""
+    def pair(t) -> str:
+        return f"{t.rank}->{t.peer}" if t.rank is not None and t.peer is not None else t.detail
+
+    return make(
+        # a policy, not a fault (info): it must not read as proof that peer access is blocked
+        "topology.nccl_transport", "shm_fallback", "info", 0.6,
+        f"NCCL uses peer-to-peer between some GPU pairs ({pair(p2p[0])}) and host memory between others "
+        f"({pair(shm[0])}): its P2P level",
+        "Peer access works (some pairs go GPU-to-GPU), so nothing refuses P2P outright. NCCL uses P2P only up to a "
+        "PCIe distance (its P2P level, chosen from the topology and platform unless NCCL_P2P_LEVEL sets it); "
+        "pairs farther apart, typically across PCIe host bridges or CPU sockets (NODE/SYS in `nvidia-smi topo "
+        "-m`), are staged through host shared memory, which bounds every ring that crosses them.",
+        evidence + [ev(p2p[0], f"{len(p2p)} connections via {p2p[0].detail or 'P2P'}", p2p[0].detail or "P2P")],
+        fix="Attach `nvidia-smi topo -m` to see which pairs are far apart. If the platform carries P2P across "
+            "them (check with p2pBandwidthLatencyTest), NCCL_P2P_LEVEL=SYS (or PHB within a socket) lets NCCL use "
+            "it; otherwise keep each TP group on GPUs behind one PCIe switch or socket.",
+        refs=["nccl_env", "nccl_trouble"],
+    )
 
 
 def _mig_gpus(facts: Facts) -> set[int]:
@@ -441,6 +471,19 @@ def nvlink_links(facts: Facts, predictions=None):
 
 def _nvswitch_board(spec) -> bool:
     return str(getattr(spec, "interconnect", "") or "").startswith("nvswitch")
+
+
+def _nvswitch_by_catalog(facts: Facts) -> list:
+    """Evidence that the GPUs sit on NVLink when no topology was given: a GPU named exactly (NVML, a
+    capture's device name, not a bare family word) whose catalog row is an NVSwitch board (SXM), with no
+    more GPUs in the job than its NVLink domain holds."""
+    spec, src = facts.subject.gpu, facts.subject.gpu_source
+    if spec is None or not _nvswitch_board(spec) or "GPU family" in str(src or ""):
+        return []
+    n = gpu_count(facts)
+    if n and n > spec.nvlink_domain:
+        return []
+    return [ev(src or "catalog", f"catalog {spec.key}: an NVSwitch board, every GPU pair on NVLink", spec.interconnect)]
 
 
 @rule("topology.nvlink_missing", "nvlink_down")
@@ -710,6 +753,34 @@ def pcie_gbs(spec) -> float:
     gen = getattr(spec, "pcie_gen", None) or 4
     lanes = getattr(spec, "pcie_lanes", None) or 16
     return PCIE_LANE_GBS.get(gen, 2.0) * lanes
+
+
+def gpu_links(facts: Facts) -> dict[tuple[int, int], TopologyPath]:
+    """The topology matrix's path of each GPU pair, keyed by the pair's indices in order."""
+    out = {}
+    for t in facts.of(TopologyPath):
+        a, b = re.fullmatch(r"GPU(\d+)", t.a), re.fullmatch(r"GPU(\d+)", t.b)
+        if a and b and a.group(1) != b.group(1):
+            out[tuple(sorted((int(a.group(1)), int(b.group(1)))))] = t
+    return out
+
+
+def nvlink_ring(members: list[int], links: dict[tuple[int, int], TopologyPath]) -> int | None:
+    """The most NVLinks every hop of one ring over `members` keeps, or None when every ring must
+    cross a PCIe or host hop. NCCL builds its rings over NVLink where such a ring exists (NCCL
+    user guide, topology detection), so that hop, not the best pair, bounds an all-reduce's busbw."""
+    def nv(a: int, b: int) -> int:
+        m = re.fullmatch(r"NV(\d+)", links[tuple(sorted((a, b)))].path.upper())
+        return int(m.group(1)) if m else 0
+
+    if len(members) > 8:  # too many rings to try: only an all-NVLink group has a sure answer
+        counts = [nv(a, b) for a, b in itertools.combinations(members, 2)]
+        return min(counts) or None
+    best = 0
+    for rest in itertools.permutations(members[1:]):
+        ring = [members[0], *rest]
+        best = max(best, min(nv(a, b) for a, b in zip(ring, ring[1:] + ring[:1])))
+    return best or None
 
 
 def _topo_path(facts: Facts, a: int, b: int) -> TopologyPath | None:

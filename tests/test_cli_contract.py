@@ -131,9 +131,16 @@ def test_ticket_missing_path_or_empty_folder_is_bad_input(junk, kind):
     assert_bad_input(run("ticket", junk[kind]), junk[kind].name)
 
 
+def test_ticket_refuses_a_damaged_export_it_was_named(junk):
+    """Named on the command line, a damaged export is bad input in `ticket` as in `capture`."""
+    assert_bad_input(run("ticket", junk["truncated_header"]), "cut-5k.sqlite", "damaged")
+
+
 @pytest.mark.parametrize("kind", ["empty", "truncated_header", "binary", "text", "latin1"])
-def test_ticket_reports_an_unreadable_attachment_and_asks_for_more(junk, kind):
-    result = run("ticket", junk[kind], "--json")
+def test_ticket_reports_an_unreadable_attachment_and_asks_for_more(junk, tmp_path, kind):
+    """In a ticket folder, an attachment that cannot be read is listed as such, and the answer asks for more."""
+    shutil.copy(junk[kind], tmp_path / junk[kind].name)
+    result = run("ticket", tmp_path, "--json")
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["verdict"]["category"] == "insufficient_data"
@@ -649,6 +656,7 @@ def test_ticket_names_a_recognised_attachment_it_could_not_parse(tmp_path):
     report = json.loads(run("ticket", copy, "--json", "--fail-on", "never").stdout)
     (row,) = [r for r in report_table(report, "Attachments read")["rows"] if r[0] == "ticket.toml"]
     assert "unreadable: not valid TOML" in row[1], row
+    assert_bad_input(run("ticket", copy / "ticket.toml"), "ticket.toml", "not valid TOML")
 
 
 def test_a_ticket_file_named_twice_is_read_once():

@@ -42,7 +42,8 @@ def broken():
 
 def test_broken_allreduce_same_cause_severity_and_exit_code(broken):
     seen = {cmd: (_lead(report), code) for cmd, (report, code) in broken.items()}
-    assert set(seen.values()) == {(("p2p_disabled", "p2p_disabled", "critical"), 1)}, seen
+    # H100 SXM (the capture names it): an NVSwitch board, so P2P off means SHM instead of NVLink
+    assert set(seen.values()) == {(("shm_fallback", "shm_fallback", "critical"), 1)}, seen
 
 
 def test_the_cause_cites_the_launch_line_and_the_measurement(broken):
@@ -216,3 +217,31 @@ def test_a_term_measured_broken_is_not_offered_as_physics():
                       for m in re.findall(r"expected ([\d.]+) ms step", f["title"] + f["summary"])}
     assert expected_steps <= {round(tp8["expected"], 1), round(next(
         r for r in report["predictions"]["scaling"]["rows"] if r["tp"] == 4)["expected"], 1)}, expected_steps
+
+
+LAUNCH = ("NCCL_P2P_DISABLE=1 python -m vllm.entrypoints.openai.api_server "
+          "--model meta-llama/Meta-Llama-3-70B-Instruct --tensor-parallel-size {tp}\n")
+
+
+def test_p2p_switched_off_is_one_category_per_interconnect_whatever_carries_it(broken, tmp_path):
+    """NCCL_P2P_DISABLE=1 on H100 SXM: the capture (its device name) and a ticket with the same variable
+    beside the node's NV18 `topo --matrix` (the RHEL AI recording's source) both give shm_fallback: SHM
+    instead of NVLink. On L40S (PCIe only, catalog) the same line is p2p_disabled, which roughly halves."""
+    nvlink = tmp_path / "nvlink"
+    nvlink.mkdir()
+    (nvlink / "launch.txt").write_text(LAUNCH.format(tp=8))
+    shutil.copy(REPO / "tests" / "recordings" / "sources" / "h100-vm-rhel-ai-topo-nvlink.txt", nvlink / "topo.txt")
+    report, code = _run("ticket", nvlink)
+    (f,) = [f for f in report["findings"] if f["rule"] == "topology.p2p_forced_off"]
+    capture = next(f for f in broken["capture"][0]["findings"] if f["rule"] == "topology.p2p_forced_off")
+    assert (f["category"], f["severity"], code) == (capture["category"], capture["severity"], 1) == (
+        "shm_fallback", "critical", 1)
+    assert "NVLink" in capture["title"] and "NVLink" in f["title"]
+
+    pcie = tmp_path / "pcie"
+    pcie.mkdir()
+    (pcie / "launch.txt").write_text(LAUNCH.format(tp=4))
+    (pcie / "ticket.toml").write_text('[hardware]\ngpu = "NVIDIA L40S"\ngpu_count = 4\n')
+    report, _ = _run("ticket", pcie)
+    (f,) = [f for f in report["findings"] if f["rule"] == "topology.p2p_forced_off"]
+    assert f["category"] == "p2p_disabled" and "halves" in f["summary"]

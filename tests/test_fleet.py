@@ -54,7 +54,9 @@ def test_nvlink_down_node_stands_out(tmp_path):
     assert "MAD 0" in evidence["detail"] and "off by -1 links" in evidence["detail"], evidence["detail"]
     assert "robust z" not in evidence["detail"] and "robust z" not in outliers[0]["summary"]
     rows = {r[0]: r for r in report["tables"]["Fleet"]["rows"]}
-    assert rows["node-05"][2] == 1 and all(rows[f"node-0{i}"][2] == 0 for i in range(1, 5))
+    assert rows["node-05"][3] == 1 and all(rows[f"node-0{i}"][3] == 0 for i in range(1, 5))
+    # each node's own verdict beside it: node-05's own checks see the link down as well
+    assert rows["node-05"][2] == "nvlink_down" and all(rows[f"node-0{i}"][2] == "healthy" for i in range(1, 5))
 
 
 def test_identical_real_nodes_have_no_outlier(tmp_path):
@@ -245,15 +247,24 @@ def test_shipped_fleet_example_judges_the_three_h100_sxm_nodes():
     RHEL AI VM: `topo --matrix` NV18 on 8 GPUs; the Bottlerocket HGX: `nvlink --status` of GPUs 0-1,
     18 links up each), so every GPU shown has 18 active NVLinks and none is an outlier. Only the
     link count is measured on all three (the P2P matrix on one node only), so it is the one metric
-    judged. The DGX H100 names no GPU, and the A100 and A40 stand alone: too few to judge."""
+    judged. The DGX H100 names no GPU, and the A100 and A40 stand alone: too few to judge. Each node
+    keeps its own verdict: the HGX A100 runs with NCCL_P2P_LEVEL=LOC (critical in `diagnose node`), the
+    A40 box's P2P is slower across its sockets (a warning), and the fleet says both, at those severities."""
     result = invoke("fleet", SAMPLES, "--json")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     report = json.loads(result.output)
-    assert report["verdict"]["category"] == "healthy"
+    assert report["verdict"]["category"] == "shm_fallback"
+    own = {f["title"].split(":")[0]: (f["category"], f["severity"]) for f in report["findings"]
+           if f["rule"] == "fleet.node_verdict"}
+    assert own == {"hgx-a100-nvlink-p2p-level-loc": ("shm_fallback", "critical"),
+                   "8x-a40-nvlink-pairs-two-sockets": ("numa_affinity", "warning")}
+    for name, (category, _) in own.items():  # what `diagnose node` says of the same facts
+        assert json.loads((SAMPLES / f"{name}.json").read_text())["verdict"]["category"] == category
     rules = {f["rule"]: f for f in report["findings"]}
     # review item 12: what was not compared is a gap of its own (terminal and Markdown show titles, not
     # a passed check's summary), and the unnamed DGX needs a report that names its GPU, not more nodes
-    assert set(rules) == {"fleet.no_outlier", "fleet.too_few_nodes", "fleet.not_compared", "fleet.gpu_not_named"}
+    assert set(rules) == {"fleet.node_verdict", "fleet.no_outlier", "fleet.too_few_nodes", "fleet.not_compared",
+                          "fleet.gpu_not_named"}
     assert rules["fleet.no_outlier"]["title"] == "no outlier among the nodes compared (3 h100-sxm)"
     assert "P2P copy GB/s bi (slowest pair) on 1 of 3 h100-sxm nodes" in rules["fleet.not_compared"]["title"]
     assert rules["fleet.too_few_nodes"]["title"] == ("too few nodes of one GPU model to judge: "

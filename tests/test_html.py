@@ -602,14 +602,16 @@ def test_code_spans_and_reference_links():
 
 
 def test_verdict_code_spans_show_as_code(tmp_path):
-    """The verdict's own text (here the fleet sample's Next asks, which quote commands) shows its
-    `code` as code, as findings do, never as literal backticks; markup in it stays inert."""
+    """The verdict's own text (here the Next asks of the fleet sample's H100 nodes, which quote commands)
+    shows its `code` as code, as findings do, never as literal backticks; markup in it stays inert."""
     from click.testing import CliRunner
 
     from diagnose.cli import cli
 
+    for sample in Path("samples/fleet").glob("*h100*.json"):  # the A100 and A40 nodes' own causes lead otherwise
+        shutil.copy(sample, tmp_path / sample.name)
     out = tmp_path / "fleet.html"
-    result = CliRunner().invoke(cli, ["fleet", "samples/fleet/", "--format", "html", "-o", str(out)])
+    result = CliRunner().invoke(cli, ["fleet", str(tmp_path), "--format", "html", "-o", str(out)])
     assert result.exit_code == 0, result.output
     verdict = out.read_text(encoding="utf-8").split('<div class="verdict', 1)[1].split("</div></div>", 1)[0]
     assert "<code>diagnose node --standard --json -o $(hostname).json</code>" in verdict

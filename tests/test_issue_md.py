@@ -221,3 +221,42 @@ def test_the_gpu_count_may_come_after_a_title_that_names_the_gpu_alone():
     records, _ = facts_of("# Deadlock on 2x RTX 5880 Ada\n\nThe all-reduce never returns on our two "
                           "workstation cards here.\n")
     assert [(w.gpu, w.gpu_count) for w in of(records, Workload) if w.gpu] == [("RTX 5880 Ada", 2)]
+
+
+@pytest.mark.parametrize("figure, value", [
+    ("180 GB/s", 180.0), ("180 GBps", 180.0), ("180 GB/sec", 180.0),  # bytes, as nccl-tests prints them
+    ("180 Gb/s", 22.5), ("180 Gbps", 22.5),  # bits: an eighth
+    ("180 GiB/s", 193.274),  # binary gigabytes: 2^30 B
+    ("180000 MB/s", 180.0), ("900 MB/s", 0.9),
+])
+def test_a_named_bandwidth_is_read_in_its_own_unit(figure, value):
+    """The unit as written decides the figure in GB/s (1e9 B/s); none is dropped and none is taken for another."""
+    records, _ = facts_of(f"# Bandwidth question\n\nOn 8 GPUs the all_reduce busbw is {figure} at 8 GB, "
+                          "is this normal?\n")
+    assert [(m.metric, round(m.value, 3)) for m in of(records, Measurement)] == [("busbw_gbs", value)]
+
+
+@pytest.mark.parametrize("said", [f"an inter-token latency of {t}" for t in (
+    "0.045 s", "45 ms", "45000 us", "45,000 µs", "45000 usec", "45000 microseconds")]
+    + ["45000 us per token", "0.045 s/token"])
+def test_a_per_token_latency_in_any_time_unit(said):
+    """The same 45 ms inter-token latency as people write it (the seconds form was read, microseconds not)."""
+    records, _ = facts_of("# Llama-3-70B on 8x H100 SXM with vLLM is slow\n\n"
+                          "I serve meta-llama/Meta-Llama-3-70B-Instruct with vLLM 0.6.3, tensor-parallel-size 8, "
+                          "on one 8x H100 SXM node (NVSwitch).\n"
+                          f"Batch size 1, single request. I get {said}.\n")
+    assert [(m.metric, m.value) for m in of(records, Measurement)] == [("itl_ms", 45.0)]
+
+
+PUBLIC = Path(__file__).parent / "data" / "issues"
+
+
+def test_each_figure_takes_the_ranks_of_the_run_it_points_at_and_a_wished_figure_is_not_measured():
+    """nccl-tests#178 (https://github.com/NVIDIA/nccl-tests/issues/178): "Bus_BW: 208 GBps" before `-g 1 -t 2`,
+    "bus_bw drops to 20 GBps" before `-g 1 -t 3` (threads x GPUs = ranks), and "close to 200 GBps?" asked for."""
+    records, _ = facts_of((PUBLIC / "nccl-tests-178-a100-nv12-pairs-3-gpu-ring.md").read_text())
+    assert [(m.value, m.gpus) for m in of(records, Measurement)] == [(208.0, 2), (20.0, 3)]
+    # the same sentences with the figure after its command: the run just before it
+    records, _ = facts_of("# A100 all reduce\n\nWe ran the test on two GPUs first.\n```\n./build/all_reduce_perf -b 8 "
+                          "-e 12G -f 2 -g 1 -t 2\n```\nThe busbw reached 208 GB/s, then a third GPU was added.\n")
+    assert [(m.value, m.gpus) for m in of(records, Measurement)] == [(208.0, 2)]

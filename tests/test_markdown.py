@@ -33,7 +33,7 @@ def test_ticket_markdown_is_paste_ready():
 
 def test_no_attach_next_once_the_cause_is_certain_and_bytes_are_readable():
     md = _md("capture", REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite")
-    assert "Verdict: `p2p_disabled`" in md
+    assert "Verdict: `shm_fallback`" in md
     coverage = md.split("workload.evidence_coverage")[1].split("\n\n**")[0]
     assert "**Fix:** attach" not in coverage  # the verdict names the cause at 0.94
     node = _md("node", "--replay", REPO / "tests" / "recordings" / "recorded-vm-without-driver.json")

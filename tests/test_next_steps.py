@@ -45,7 +45,7 @@ def test_capture_with_a_certain_cause_asks_nothing():
     """The demo capture's cause is in its recorded launch line: no "Next" under a confident verdict."""
     args = ("capture", REPO / "samples/captures/tp8_pcie_fallback.sqlite", "--model", "llama-3-70b", "--tp", "8")
     report = report_json(*args)
-    assert report["verdict"]["confidence"] >= 0.75 and report["verdict"]["category"] == "p2p_disabled"
+    assert report["verdict"]["confidence"] >= 0.75 and report["verdict"]["category"] == "shm_fallback"
     assert _asks(report)  # JSON keeps each finding's ask as data
     text = diagnose(*args, "--fail-on", "never").stdout
     assert "Next:" not in text

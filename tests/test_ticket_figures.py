@@ -41,6 +41,7 @@ def _rules(findings, name):
     ("Our copies reach 1,450 GBps on this node.", 1450.0, False, False),
     ("Should the link bandwidth not be 25GB per direction?", 25.0, True, True),
     ("Each link moves 20 GB/s in our test", 20.0, False, False),
+    ("Each link moves 20 GiB/s in our test", 21.475, False, False),  # binary gigabytes: 2^30 B
 ])
 def test_bandwidth_figures_are_read_with_how_they_were_said(sentence, value, spec, question):
     (c,) = claims.bandwidth_figures(_described(sentence))

@@ -11,12 +11,25 @@ import shutil
 import pytest
 import tomllib
 from click.testing import CliRunner
-from conftest import SHARED, diagnose, shared_path
+from conftest import REPO, SHARED, diagnose, shared_path
 
 from diagnose.cli import cli
 
 TICKETS = (sorted(p for p in (SHARED / "tickets").glob("*/") if (p / "expected.toml").exists())
            if (SHARED / "tickets").exists() else [])
+
+
+def _readme_rows() -> dict[str, list[str]]:
+    """The README's table of verdicts on the shared tickets (between its tickets markers), by ticket."""
+    text = (REPO / "README.md").read_text()
+    table = text.split("<!-- tickets:start -->", 1)[1].split("<!-- tickets:end -->", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in table.strip().splitlines()[2:]]
+    return {r[0]: r[1:] for r in rows}
+
+
+def test_the_readme_table_lists_every_shared_ticket():
+    shared_path("tickets")
+    assert sorted(_readme_rows()) == [p.name for p in TICKETS]
 
 
 def _without_answer(bundle, tmp_path):
@@ -41,6 +54,9 @@ def test_real_ticket_verdict(bundle, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     got = report["verdict"]["category"]
+    # the README's table says what the tool gives (python scripts/readme_tickets.py rewrites it)
+    assert _readme_rows().get(bundle.name) == [expected["label"], got, f"{report['verdict']['confidence']:.2f}"], (
+        "README ticket table is stale: run python scripts/readme_tickets.py")
     accepted = {expected["label"], *expected.get("acceptable", [])}
     if not expected.get("diagnosable", True):
         accepted.add("insufficient_data")  # the honest answer when the decisive evidence is absent

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from diagnose.artifacts.text import number
+from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, to_gbs, to_ms
 from diagnose.evidence import Measurement, Note, Workload, where
 
 KIND = "issue_md"
@@ -122,7 +122,10 @@ def parse(text: str, name: str) -> list:
     out: list = [Note(where(name, 1), "description", _plain(words),
                       {"prose_sources": [where(name, i) for i, _ in prose]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
-    out.extend(_mentions(prose, name, code_lines))
+    labels = _block_labels(prose, code)
+    out.extend(_mentions(prose, name, code_lines, labels))
+    for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
+        out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
     for start, body in code:  # what tools printed, for the claims that read output (rules/claims.py)
         if body.strip():
@@ -194,7 +197,7 @@ RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
-                     r"(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b", re.I)
+                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
 # The serving benchmarks' own lines quoted in prose, the unit before the figure: "Mean TPOT (ms): 18.5",
 # "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
 LATENCY_UNIT_FIRST = re.compile(r"\b(?:(mean|median|p\d{2}|avg)\s+)?(ITL|TPOT|TTFT)\s*\((ms|s)\)\s*:\s*(\d+(?:\.\d+)?)",
@@ -207,7 +210,8 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
                         r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
-MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
+MS_PER_TOKEN = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?)\s*(?:/|per)\s*(?:output\s+)?"
+                          r"tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
@@ -224,7 +228,25 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b", re.I)
 
 
-def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
+def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> dict[int, tuple[str, int, int]]:
+    """{prose line: (GPU, first, last line of the block)} for a short line that names one GPU right above a
+    pasted block ("H100 PCIe", "On the A100 SXM4:"): that block holds the named system's output. Two blocks
+    labelled with different GPUs are two systems compared, not one job on mixed GPUs."""
+    text = dict(prose)
+    out = {}
+    for start, body in code:
+        above = next((i for i in range(start - 2, max(0, start - 5), -1) if text.get(i, "").strip()), None)
+        if above is None:
+            continue
+        line = _plain(text[above])
+        names = {m.group(1) for m in GPU_NAME.finditer(line)}
+        if len(names) == 1 and len(line.split()) <= 6:
+            out[above] = (names.pop(), start, start + len(body.splitlines()) - 1)
+    return out
+
+
+def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
+              labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
     from diagnose.artifacts.text import engine_named, quant_dtype
 
@@ -273,9 +295,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
     out.extend(_latencies(prose, name))
-    out.extend(_bandwidths(prose, name))
+    out.extend(_bandwidths(prose, name, code_lines))
     out.extend(_results_tables(prose, name))
-    named = _gpus_named(list(prose) + list(code_lines))
+    named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
                         data={"gpus": [{"line": i, "name": n, "compared": c, "listed": li} for i, n, c, li in named]}))
@@ -293,13 +315,14 @@ def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
     return n if n and 2 <= n <= 4096 else None
 
 
-# "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s": bytes per second (capital B) only;
-# "200Gb/s" is a link rate, read by the rules as such.
-# Gigabytes only: the capital "B" decides, whatever the case of the rest ("GB/s", "GB/S", "GiB/s").
-GBYTES = r"(?-i:GB|GiB)(?:/s|ps|/sec)\b"
+# "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s", "busbw 180 Gb/s": the capital "B"
+# decides bytes from bits, whatever the case of the rest (text.RATE_UNIT, text.to_gbs).
 # nccl-tests' column names as people retype them: "busbw", "bus bw", "BusBW", "bwbus", "algbw".
-BANDWIDTH = re.compile(r"\b(algbw|algo ?bw|algorithm bandwidth|busbw|bus ?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
-                       r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*" + GBYTES, re.I)
+# A named figure may come in any rate unit ("busbw 180 Gb/s", "algbw 900 MB/s"): text.to_gbs converts it.
+BANDWIDTH = re.compile(r"\b(algbw|algo[ _]?bw|algorithm bandwidth|busbw|bus[ _]?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
+                       r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + ")", re.I)
+# A network link named beside a figure in bits: the figure is that link's rate.
+NETWORK_LINK = re.compile(r"\b(?:InfiniBand|IB|[HNEX]DR|RoCE|NICs?|Ethernet|HCAs?|ConnectX\w*|port|link rate)\b", re.I)
 # "8 GPU max performance: busbw 28GB/s", "with 4 GPUs ... busbw": the GPU count a figure ran on.
 LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I)
 # A collective benchmark named in a sentence: its bare figures ("should it reach 900+? Ours is 830+")
@@ -307,28 +330,58 @@ LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I
 COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|"
                               r"busbw|bus ?bw|algbw)\b", re.I)
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
-                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?B\b|[GM]b\b|[KMGT]\b|MHz\b|W\b))")
+                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?[Bb](?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
+# Bytes only ("GB/s", "MB/s", "GiB/s"): "only 200 Gb/s of bandwidth" is a link's bit rate.
+BYTE_RATE = r"((?-i:[KMGT]i?B)(?:/s|/S|ps|/sec)\b)"
 MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\w*|reach\w*|only)\b[^.\n]{0,25}?"
-                         r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*" + GBYTES + "|"
-                         r"(\d+(?:\.\d+)?)\s*" + GBYTES + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
+                         r"(?:\b(?:bw|bandwidth)\b[^.\n\d]{0,12}?(\d+(?:\.\d+)?)\s*" + BYTE_RATE + "|"
+                         r"(\d+(?:\.\d+)?)\s*" + BYTE_RATE + r"\s+(?:of\s+)?(?:bus\s+)?(?:bw|bandwidth)\b)", re.I)
 
 
-def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
+# An nccl-tests binary and the options that set its ranks: -g GPUs per thread, -t threads per process.
+NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf\b")
+POINTS_AHEAD = re.compile(r"\b(?:like this|like below|as below|below|following|as follows)\b|:\s*$", re.I)
+
+
+def _run_ranks(line: str) -> int | None:
+    """Ranks of an nccl-tests run from its command line: -t threads x -g GPUs (x mpirun -np processes)."""
+    if not NCCL_TESTS_RUN.search(line):
+        return None
+    count = 1
+    for flag in ("g", "t", "np", "n"):
+        m = re.search(rf"(?:^|\s)-{flag}\s*(\d+)\b", line)
+        count *= int(m.group(1)) if m else 1
+    return count if count >= 2 else None
+
+
+def _ranks_of_figure(i: int, line: str, code_lines: list[tuple[int, str]]) -> int | None:
+    """The ranks of the nccl-tests run a figure's sentence points at: the command that follows within a few
+    lines when the sentence says "like this" or "below" (or ends with a colon), else the one just before."""
+    after = [r for j, ln in code_lines if i < j <= i + 4 and (r := _run_ranks(ln))]
+    before = [r for j, ln in code_lines if i - 6 <= j < i and (r := _run_ranks(ln))]
+    if POINTS_AHEAD.search(line) and after:
+        return after[0]
+    return before[-1] if before else (after[0] if after else None)
+
+
+def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     out = []
     for i, ln in prose:
         ln = _plain(ln)  # image and link targets hold digits that are no figures
         gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
-        n = gpus[0] if len(set(gpus)) == 1 else None  # the figure's GPU count, when the line names one
+        # the figure's GPU count, when the line names one, else the run its sentence points at
+        n = gpus[0] if len(set(gpus)) == 1 else None
+        n = n or _ranks_of_figure(i, ln, list(code_lines))
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
-                out.append(Measurement(where(name, i), "busbw_gbs", number(m.group(1) or m.group(2)), "GB/s",
-                                       stat="reported", gpus=n))
-            if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(GBYTES, ln, re.I):
+                value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
+                out.append(Measurement(where(name, i), "busbw_gbs", round(value, 3), "GB/s", stat="reported", gpus=n))
+            if not MEASURED_BW.search(ln) and COLLECTIVE_BENCH.search(ln) and not re.search(RATE_UNIT, ln, re.I):
                 # a figure asked about ("reach 900+?") is not measured
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
                            for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
@@ -336,8 +389,27 @@ def _bandwidths(prose: list[tuple[int, str]], name: str) -> list:
                            for m in BARE_FIGURE.finditer(s))
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
-            out.append(Measurement(where(name, i), metric, number(m.group(2)), "GB/s", stat="reported", gpus=n))
+            if m.group(3)[1:2] == "b" and NETWORK_LINK.search(ln):
+                continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
+            if _wished(ln, m.start(2)):
+                continue
+            value = to_gbs(number(m.group(2)), m.group(3))
+            out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
     return out
+
+
+# A figure asked for, not measured: "is there a way to still get bus_bw close to 200 GBps?"
+TARGET_BEFORE = re.compile(r"\b(?:close to|near|up to|at least|over|above|more than)\s*~?$", re.I)
+
+
+def _wished(line: str, at: int) -> bool:
+    """Is the figure at `at` one the reporter hopes for: wished for in its sentence, or a target in a question?"""
+    start = max(line.rfind(". ", 0, at), line.rfind("? ", 0, at)) + 1
+    end = min((k for k in (line.find(". ", at), line.find("?", at)) if k >= 0), default=len(line))
+    sentence = line[start:end + 1]
+    if HOPED_FIGURE.search(sentence):
+        return True
+    return sentence.rstrip().endswith("?") and bool(TARGET_BEFORE.search(line[start:at].rstrip()))
 
 
 def _after_bench(line: str) -> str:
@@ -432,15 +504,19 @@ def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str 
     return rows
 
 
-def _gpus_named(prose: list[tuple[int, str]]) -> list[tuple[int, str, bool, bool]]:
+def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) -> list[tuple[int, str, bool, bool]]:
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
-    named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence."""
+    named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
+    labelling a pasted block (`labels`) names the system that block was measured on: compared."""
     out = []
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
             key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "").replace("GTX", "")
             key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
+            if i in labels:
+                out.append((i, key, True, False))
+                continue
             listed = len(ln.split()) <= 8 or "|" in ln or bool(re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
             out.append((i, key, bool(COMPARED.search(ln)) or _result_row(ln), listed))
     return out
@@ -526,12 +602,13 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
-            found = [(m, m.group(1).lower(), float(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
-            found += [(m, "ms per token", float(m.group(1)), "ms") for m in MS_PER_TOKEN.finditer(clause)]
+            found = [(m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
+            found += [(m, "ms per token", number(m.group(1)), m.group(2).lower())
+                      for m in MS_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             for m, what, value, unit in found:
-                ms = value if unit.startswith("m") else value * 1000
+                ms = to_ms(value, unit)
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
                           "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
                 pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])

@@ -253,7 +253,7 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
         if isinstance(hosts, str):
             w.nodes = len({h.split(":")[0] for h in hosts.split(",") if h})
         nproc = to_int(flags.get("np") or flags.get("n"))
-        per_proc = to_int(flags.get("g")) if w.framework == "nccl-tests" else 1
+        per_proc = _nccl_tests_ranks(flags) if w.framework == "nccl-tests" else 1
         if nproc:
             w.gpu_count = nproc * (per_proc or 1)
         if flags.get("nodes") or flags.get("N"):
@@ -265,7 +265,13 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
         if per_node:
             w.gpu_count = per_node * (nodes or 1)
     elif w.framework == "nccl-tests":
-        w.gpu_count = to_int(flags.get("g"))
+        w.gpu_count = _nccl_tests_ranks(flags)
+
+
+def _nccl_tests_ranks(flags: dict) -> int | None:
+    """GPUs one nccl-tests process drives: -t threads, each with -g GPUs (nccl-tests README)."""
+    g, t = to_int(flags.get("g")), to_int(flags.get("t"))
+    return (g or 1) * (t or 1) if g or t else None
 
 
 def _docker_host(command: str, flags: dict, src: str) -> list:

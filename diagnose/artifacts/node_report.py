@@ -38,7 +38,13 @@ def parse(text: str, name: str) -> list:
         return [Note(where(name), "unreadable_file", f"{name}: not a readable diagnose report ({exc})")]
     out: list = [Note(where(name), "diagnose_report", f"diagnose {report.kind} report, tool {report.tool_version}",
                       {"kind": report.kind, "inputs": report.inputs})]
-    facts = report.facts if isinstance(report.facts, dict) else {}
+    return out + records(report.facts, name)
+
+
+def records(facts, name: str) -> list:
+    """A report's facts (its `facts` object) rebuilt as records, each source prefixed with `name`."""
+    out: list = []
+    facts = facts if isinstance(facts, dict) else {}
     for group, items in facts.items():
         cls = RECORD_TYPES.get(group)
         if cls is None or not isinstance(items, list):

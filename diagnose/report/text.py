@@ -19,6 +19,11 @@ def needless_ask(finding, verdict) -> bool:
     return finding.category == "insufficient_data" and verdict is not None and verdict.names_the_cause()
 
 
+# Reports whose asks stand beside a confident verdict: a fleet's verdict may be one node's own cause, which
+# says nothing about the nodes that could not be compared.
+ASKS_STAND = ("fleet",)
+
+
 # The ticket command's own table of what to attach: a report that has it needs no Next list besides.
 ATTACH_TABLE = "What to attach next"
 
@@ -28,7 +33,7 @@ def next_steps(report) -> list[tuple[str, str]]:
     Nothing when the verdict already names the cause (more evidence would change nothing), and
     nothing where the report lists its asks in its own table (a ticket's ATTACH_TABLE)."""
     v = report.verdict
-    if (v is not None and v.names_the_cause()) or ATTACH_TABLE in report.tables:
+    if (v is not None and v.names_the_cause() and report.kind not in ASKS_STAND) or ATTACH_TABLE in report.tables:
         return []
     first: dict[str, str] = {}
     for f in report.findings:

@@ -27,9 +27,10 @@ def fleet_table(nodes: list, spread: FleetSpread) -> dict:
             v = n.values.get(name)
             flagged = (n.node, name) in outliers
             cells.append(None if v is None else f"{fmt_value(float(v.value))} !" if flagged else v.value)
-        rows.append([n.node, n.group, sum(1 for o in outliers if o[0] == n.node)] + cells)
+        own = n.verdict.category if n.verdict is not None else None
+        rows.append([n.node, n.group, own, sum(1 for o in outliers if o[0] == n.node)] + cells)
     return {
-        "columns": ["node", "GPU", "outliers"] + headline,
+        "columns": ["node", "GPU", "own verdict", "outliers"] + headline,
         "rows": rows,
         "note": "'!' marks a value outside the fleet's spread for the same GPU model (median ± robust z).",
     }

@@ -1,0 +1,108 @@
+"""Public issues (tests/data/issues, sources in its README) that the ticket reasoning once got wrong:
+each test checks the verdict a human expert reaches from the thread, and a variant that must not."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from conftest import diagnose
+
+ISSUES = Path(__file__).parent / "data" / "issues"
+
+
+def ticket(tmp_path, text: str, name: str = "case") -> dict:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "issue.md").write_text(text)
+    result = diagnose("ticket", folder, "--json")
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+def findings(report: dict, rule: str) -> list[dict]:
+    return [f for f in report["findings"] if f["rule"] == rule]
+
+
+# --------------------------------------------------------------------------- nccl-tests#178
+
+NV178 = (ISSUES / "nccl-tests-178-a100-nv12-pairs-3-gpu-ring.md").read_text()
+
+
+def test_nvlink_in_pairs_only_is_the_bridged_pcie_board_and_a_3_gpu_ring_over_pcie_is_physics(tmp_path):
+    """An 8x A100 box with NV12 between GPU pairs (0-1, 2-3, ...) and NODE/SYS elsewhere: the PCIe cards'
+    NVLink bridges, not an NVSwitch board with its fabric down. Two GPUs reach 208 GB/s over their bridge;
+    any ring over three GPUs crosses a PCIe hop, so 20 GB/s is the PCIe Gen4 figure (~24.5 GB/s typical)."""
+    report = ticket(tmp_path, NV178)
+    assert report["verdict"]["category"] == "expected_physics"
+    assert not findings(report, "topology.nvlink_missing")
+    (busbw,) = findings(report, "nccl.busbw")
+    assert busbw["severity"] == "ok" and busbw["evidence"][0]["measured"] == 20.0
+    assert any("crosses a PCIe or host hop" in e["detail"] for e in busbw["evidence"])
+    assert "a100-80gb-pcie" in json.dumps(busbw["evidence"])
+
+
+def test_nvlink_on_every_pair_is_the_nvswitch_board_whose_missing_link_is_a_fault(tmp_path):
+    """The negation: the same matrix with NV12 on every pair but GPU7's (NODE/SYS) is an HGX A100 board with
+    one GPU off the fabric: critical, as before."""
+    rows = []
+    for line in NV178.splitlines():
+        m = re.match(r"(GPU(\d))(\s+)(.*?)(\s+\d+-\d+.*)$", line)
+        if not m:
+            rows.append(line)
+            continue
+        me, cells = int(m.group(2)), m.group(4).split()
+        cells = ["X" if j == me else ("SYS" if 7 in (j, me) else "NV12") for j in range(8)]
+        rows.append(f"{m.group(1)}{m.group(3)}{'    '.join(cells)}{m.group(5)}")
+    report = ticket(tmp_path, "\n".join(rows) + "\n")
+    (missing,) = findings(report, "topology.nvlink_missing")
+    assert missing["severity"] == "critical" and "a100-80gb-sxm" in json.dumps(missing["evidence"])
+
+
+# --------------------------------------------------------------------------- vllm#6407
+
+V6407 = (ISSUES / "vllm-6407-a100x4-mixed-p2p-shm.md").read_text()
+
+
+def test_p2p_on_some_pairs_and_shm_on_others_is_nccls_p2p_level_not_p2p_unavailable(tmp_path):
+    """vllm#6407's NCCL log: 1->2 and 2->1 via P2P/IPC/read, 3->0, 2->3, 3->2 and 1->0 via SHM. Peer access
+    works, so the transport finding names NCCL's P2P level and its fix, not 'peer-to-peer is not available'."""
+    report = ticket(tmp_path, V6407)
+    (f,) = findings(report, "topology.nccl_transport")
+    assert (f["category"], f["severity"]) == ("shm_fallback", "info")
+    assert "NCCL_P2P_LEVEL" in f["fix"] and "not available" not in f["title"]
+    # the hang itself still points at blocked P2P on the PCIe path (ACS/IOMMU), as a prior, not proven by the SHM
+    assert report["verdict"]["category"] == "p2p_disabled" and report["verdict"]["confidence"] <= 0.5
+
+
+def test_shm_on_every_pair_is_still_p2p_unavailable(tmp_path):
+    """The negation: the same log with every connection via SHM, said as a slow run rather than a hang."""
+    log = V6407.replace("via P2P/IPC/read", "via SHM/direct/direct").replace(
+        "With >1 it hangs after NCCL init.", "With >1 it runs, but slower than one GPU.")
+    report = ticket(tmp_path, log)
+    (f,) = findings(report, "topology.nccl_transport")
+    assert (f["category"], f["severity"]) == ("p2p_disabled", "warning") and "not available" in f["title"]
+
+
+# --------------------------------------------------------------------------- nccl#1161
+
+N1161 = (ISSUES / "nccl-1161-h100-pcie-vs-a100-sxm4.md").read_text()
+
+
+def test_two_systems_compared_are_not_one_job_on_mixed_gpus_and_keep_their_own_figures(tmp_path):
+    """nccl#1161: the H100 PCIe pair's table (116.55 GB/s) under "H100 PCIe", a separate A100 SXM4 run
+    (179.85 GB/s) under "A100 SXM4". Not a straggler among mixed GPUs, and the H100 PCIe is judged on its
+    own 116.55 GB/s (its bridged NVLink pair), never on the A100's figure."""
+    report = ticket(tmp_path, N1161)
+    assert not findings(report, "ticket.mixed_gpus")
+    assert report["verdict"]["category"] == "expected_physics"
+    (busbw,) = findings(report, "nccl.busbw")
+    assert busbw["evidence"][0]["measured"] == 116.55 and "h100-pcie" in json.dumps(busbw["evidence"])
+
+
+def test_two_gpu_models_listed_for_one_job_are_still_mixed(tmp_path):
+    """The negation: one job whose GPU list names both models (an inventory, not two labelled runs)."""
+    report = ticket(tmp_path, "# TP=2 slow\n\nvLLM with tensor-parallel-size 2 is slower than one GPU.\n\n"
+                              "- GPU 0: H100 PCIe\n- GPU 1: A100 SXM4\n")
+    assert [f["category"] for f in findings(report, "ticket.mixed_gpus")] == ["straggler"]
