@@ -634,5 +634,8 @@ def test_a_fused_moe_kernel_at_untuned_block_sizes_has_its_own_expert_rate():
     moe = {e: predict("mixtral-8x7b", "a100-80gb-sxm", Layout(tp=2), engine=e, **kw).ttft_batch_ms_expected
            for e in ("vllm", "vllm-moe-untuned")}
     ratio = catalog.calibration().expert_gemm_efficiency / untuned.expert_gemm_efficiency
-    # a 64 x 1000-token prefill is set mostly by its expert GEMMs: it moves with their rate
-    assert (moe["vllm-moe-untuned"] > moe["vllm"]) == (ratio > 1)
+    # a 64 x 1000-token prefill is set mostly by its compute-bound expert GEMMs: it moves with their rate,
+    # by most of the rates' ratio (the attention, dense GEMMs and all-reduces do not move)
+    slower = moe["vllm-moe-untuned"] / moe["vllm"]
+    assert (slower > 1) == (ratio > 1)
+    assert abs(slower - 1) > 0.7 * abs(ratio - 1)
