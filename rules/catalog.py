@@ -290,10 +290,16 @@ class EngineSpec:
     # fixed GPU time of one kernel where the engine's kernels differ from the usual (compiled and fused,
     # replayed from a CUDA graph); 0 = calibration.toml's kernel_overhead_us
     kernel_overhead_us: float = 0.0
+    # share of the dense GEMM rate its grouped (fused-MoE) expert GEMMs reach where its kernels differ from
+    # the usual (a fused-MoE kernel at default, untuned block sizes); 0 = calibration.toml's
+    expert_gemm_efficiency: float = 0.0
     # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all); other
     # shapes run one thread block per query head on CUDA cores (rules.step_model)
     grouped_decode_attention: tuple[str, ...] = ("any",)
     fp8_kv_cache: bool = False  # an FP8 checkpoint gets an FP8 KV cache unless told otherwise
+    # MoE: each rank holds experts / tp whole experts and runs every one on every token (vLLM's Mixtral
+    # before its fused-MoE kernel), not the tokens' own experts sharded over the ranks
+    moe_dense_experts: bool = False
     pp_microbatch_tokens: int = 0  # PP: most tokens per microbatch (FasterTransformer); 0 = one microbatch per stage
     pp_step_drains: bool = False  # PP: every decode step fills and drains the pipeline (no overlap across steps)
     activation_tokens: int = 8192  # tokens per forward pass the engine reserves activation memory for
@@ -497,6 +503,7 @@ class Calibration:
     kernel_overhead_us: float
     attention_efficiency: float
     per_head_ops: dict  # CUDA-core operations per KV element per query head: "kv16" (16-bit KV), "kv8" (8-bit)
+    dequant_ops: dict  # CUDA-core operations to turn one int4 / int8 weight into 16 bits ("int4", "int8")
     gemm_ceiling: dict
     tile_overhead_k: float
     overlap_p: float  # how fully a kernel overlaps its memory stream with its math (p-norm of the two times)
@@ -562,9 +569,9 @@ def _load_calibration(path: Path) -> Calibration:
             raise InputError(f"{where}: table [{name}] is missing")
         return value
 
-    kernels, per_head, ceiling, shape, gemm, nccl, sync, launch, band, ar_band = (
-        table(n) for n in ("kernels", "per_head_attention", "gemm_ceiling", "gemm_shape", "gemm_efficiency", "nccl",
-                           "sync", "launch", "band", "allreduce_band"))
+    kernels, per_head, dequant, ceiling, shape, gemm, nccl, sync, launch, band, ar_band = (
+        table(n) for n in ("kernels", "per_head_attention", "dequant", "gemm_ceiling", "gemm_shape", "gemm_efficiency",
+                           "nccl", "sync", "launch", "band", "allreduce_band"))
     custom = {}
     for key, entry in table("custom").items():
         if not isinstance(entry, dict):
@@ -579,6 +586,7 @@ def _load_calibration(path: Path) -> Calibration:
         kernel_overhead_us=number(kernels, "kernel_overhead_us", "kernels"),
         attention_efficiency=number(kernels, "attention_efficiency", "kernels"),
         per_head_ops={k: number(per_head, k, "per_head_attention") for k in ("kv16", "kv8")},
+        dequant_ops={k: number(dequant, k, "dequant") for k in ("int4", "int8")},
         gemm_ceiling={k: number(ceiling, k, "gemm_ceiling") for k in ceiling},
         tile_overhead_k=number(shape, "tile_overhead_k", "gemm_shape"),
         overlap_p=number(shape, "overlap_p", "gemm_shape"),

@@ -124,14 +124,21 @@ class Matrix:
     params: float
     tokens_share: float = 1.0
     quantised: bool = True  # False: stays 16-bit whatever the checkpoint (the MoE router)
+    groups: float = 1.0  # GEMMs of this shape the layer runs (experts: one per expert on the rank)
+    grouped: bool = False  # one grouped (fused-MoE) kernel over the experts, not plain dense GEMMs
 
     @property
     def expert(self) -> bool:
         return self.name.startswith("experts")
 
 
-def layer_matrices(model: ModelSpec, tp: int, moe_layer: bool, touched: float = 0.0) -> list[Matrix]:
-    """The GEMMs of one decoder layer on one rank, in execution order."""
+def layer_matrices(model: ModelSpec, tp: int, moe_layer: bool, touched: float = 0.0,
+                   dense_experts: bool = False) -> list[Matrix]:
+    """The GEMMs of one decoder layer on one rank, in execution order.
+
+    dense_experts: the rank holds experts / tp whole experts and runs each on every token, weighting
+    its output by the token's routing weight (zero where the token did not pick it): vLLM's Mixtral
+    before its fused-MoE kernel (engines.toml moe_dense_experts)."""
     h = model.hidden
     attn = _attention_params_per_rank(model, tp)
     if model.is_mla:
@@ -145,11 +152,18 @@ def layer_matrices(model: ModelSpec, tp: int, moe_layer: bool, touched: float = 
         up = (2 if model.gated_mlp else 1) * ffn
         return out + [Matrix("gate_up", up, h, up * h), Matrix("down", h, ffn, ffn * h)]
     out.append(Matrix("router", model.experts, h, model.router_params(), quantised=False))
-    ffn = model.expert_ffn / tp
-    up = (2 if model.gated_mlp else 1) * ffn
-    share = model.experts_active / touched if touched else 1.0
-    out += [Matrix("experts_up", up, h, touched * up * h, share),
-            Matrix("experts_down", h, ffn, touched * ffn * h, share)]
+    if dense_experts:
+        local = model.experts / tp
+        ffn = model.expert_ffn
+        up = (2 if model.gated_mlp else 1) * ffn
+        out += [Matrix("experts_up", up, h, local * up * h, 1.0, groups=local),
+                Matrix("experts_down", h, ffn, local * ffn * h, 1.0, groups=local)]
+    else:
+        ffn = model.expert_ffn / tp
+        up = (2 if model.gated_mlp else 1) * ffn
+        share = model.experts_active / touched if touched else 1.0
+        out += [Matrix("experts_up", up, h, touched * up * h, share, groups=touched or 1.0, grouped=True),
+                Matrix("experts_down", h, ffn, touched * ffn * h, share, groups=touched or 1.0, grouped=True)]
     if model.shared_experts:
         sffn = model.shared_experts * (model.shared_expert_ffn or model.expert_ffn) / tp
         sup = (2 if model.gated_mlp else 1) * sffn

@@ -147,15 +147,17 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     # decode attention reads the KV cache below the stream rate (an --mbu override sets both)
     kv_bw = s.gpu.hbm_gbs * 1e3 * (s.stream_efficiency or s.engine.attention_efficiency or cal.attention_efficiency)
 
-    def kernel(weights_b: float, kv_b: float, act_b: float, flops: float, rate: float) -> None:
-        """Time of one kernel's bytes and FLOPs (its fixed overhead is counted per kernel below)."""
+    def kernel(weights_b: float, kv_b: float, act_b: float, flops: float, rate: float, alu_us: float = 0.0) -> None:
+        """Time of one kernel's bytes and FLOPs, and of its CUDA-core work beside the MMAs (`alu_us`:
+        dequantising weights), which the same warps issue (its fixed overhead is counted below)."""
         stream = (weights_b + act_b) / bw + kv_b / kv_bw
         us["weights"] += weights_b / bw
         us["kv"] += kv_b / kv_bw
         us["act"] += act_b / bw
-        us["compute"] += overlapped(stream, flops / rate if rate else 0.0, cal.overlap_p) - stream
+        us["compute"] += overlapped(stream, (flops / rate if rate else 0.0) + alu_us, cal.overlap_p) - stream
 
-    touched = shapes.experts_touched(model, tokens) if model.is_moe else 0.0
+    dense_experts = model.is_moe and s.engine.moe_dense_experts
+    touched = (model.experts if dense_experts else shapes.experts_touched(model, tokens)) if model.is_moe else 0.0
     keys = shapes.attended(model, context)
     kv_token_layer = shapes.kv_bytes_per_token_per_gpu(model, s.tp, 1, s.kv_dtype, int(context)) / model.layers
     attn_rate = s.tensor_rate("fp16" if s.dtype == "fp16" else "bf16", tokens, model.heads / s.tp * model.head_dim,
@@ -164,15 +166,14 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     for count, moe in ((model.layers - model.moe_layers, False), (model.moe_layers, True)):
         if not count:
             continue
-        mats = shapes.layer_matrices(model, s.tp, moe, touched)
+        mats = shapes.layer_matrices(model, s.tp, moe, touched, dense_experts)
         for mat in mats:
-            m = tokens * mat.tokens_share
-            groups = touched if mat.expert else 1.0  # a grouped GEMM: one m x n output per expert read
-            flops = 2.0 * tokens * mat.params / groups * (model.experts_active if mat.expert else 1.0)
+            m = tokens * mat.tokens_share  # rows of each of its `groups` GEMMs (an expert's tokens)
+            flops = 2.0 * m * mat.params
             rate = (s.tensor_rate(s.compute_dtype, m, mat.n, mat.k)
-                    * (cal.expert_gemm_efficiency if mat.expert else 1.0))
-            kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * groups * count,
-                   flops * count, rate)
+                    * ((s.engine.expert_gemm_efficiency or cal.expert_gemm_efficiency) if mat.grouped else 1.0))
+            kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * mat.groups * count,
+                   flops * count, rate, dequant_us(s, mat) * count)
         if prefill:  # causal attention over the prompt; K and V written once
             flops = tokens * shapes.attention_flops_per_token(model, s.tp, keys / 2, layers=1)
             kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
@@ -260,6 +261,16 @@ def per_head_attention_us(s: Setting, token_layers: float) -> float:
     elements = token_layers * (s.model.heads / s.tp) * s.model.head_dim * 2.0
     ops = s.cal.per_head_ops["kv8" if shapes.DTYPE_BYTES.get(s.kv_dtype, 2.0) < 2 else "kv16"]
     return elements * ops / (s.gpu.fp32_tflops * 1e6 / 2.0) if s.gpu.fp32_tflops else 0.0
+
+
+def dequant_us(s: Setting, mat: shapes.Matrix) -> float:
+    """CUDA-core time to turn one pass's int4 / int8 weights of `mat` into 16 bits (weight-only
+    quantisation: the GEMM multiplies in 16 bits), once per weight, at the FP32 FMA rate
+    (calibration.toml [dequant]); 0 for 16-bit and FP8 weights and for matrices kept in 16 bits."""
+    ops = s.cal.dequant_ops.get(s.dtype)
+    if not ops or not s.gpu.fp32_tflops or _bytes_per_param(s, mat) >= 2.0:
+        return 0.0
+    return mat.params * ops / (s.gpu.fp32_tflops * 1e6 / 2.0)
 
 
 def _bytes_per_param(s: Setting, mat: shapes.Matrix) -> float:

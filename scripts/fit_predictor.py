@@ -50,6 +50,9 @@ GLOBAL = [
     ("sync", "gpu_speed_cv", 0.001, 0.05),
     # a per-query-head attention kernel: at least a load and a multiply-add per KV element and head
     ("per_head_attention", "kv16", 2.0, 16.0), ("per_head_attention", "kv8", 2.0, 16.0),
+    # dequantising one weight-only int4 / int8 weight: a few instructions with lop3 tricks, a dozen in a
+    # general kernel; int8 needs no unpacking and no zero point (calibration.toml [dequant])
+    ("dequant", "int4", 1.0, 12.0), ("dequant", "int8", 0.5, 8.0),
     ("gemm_efficiency", "bf16", 0.3, 1.0),
     ("gemm_efficiency", "fp8", 0.2, 1.0), ("nccl", "base_us", 1.0, 40.0), ("nccl", "hop_us_nvlink", 0.1, 6.0),
     ("nccl", "hop_us_pcie", 0.1, 10.0), ("nccl", "hop_us_network", 0.5, 40.0), ("nccl", "shm_hop_factor", 1.0, 8.0),
@@ -62,15 +65,20 @@ GLOBAL = [
     ("custom.trtllm", "per_doubling_us", 0.01, 10.0), ("custom.trtllm", "bus_gbs_per_link_gbs", 0.02, 1.0),
 ]
 ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98),
+          # a fused-MoE kernel at untuned block sizes: the tuned kernels run 1.3-2x faster (engines.toml)
+          ("expert_gemm_efficiency", 0.1, 1.0),
           # a graph-replayed tiny kernel takes under a microsecond (CUDA.jl: 80 broadcast kernels in 70 us
           # as one graph, https://cuda.juliagpu.org/dev/usage/graphs/); no engine's is above the generic one's
           ("kernel_overhead_us", 0.9, 12.0)]
 # constants an engine has only where its profile sets them (0 there = the calibration's)
-OWN = ("attention_efficiency", "kernel_overhead_us")
+OWN = ("attention_efficiency", "kernel_overhead_us", "expert_gemm_efficiency")
+# of those, what a TIED engine fits for itself (the kernel it differs in) rather than taking its twin's
+OWN_TIED = ("expert_gemm_efficiency",)
 # engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5
 # differs from later releases in its decode attention kernel, not its host side; its fit rows are all
-# throughput, which cannot tell the per-request time apart)
-TIED = {"trtllm-mmha": "trtllm"}
+# throughput, which cannot tell the per-request time apart; vLLM before its fused-MoE kernel differs
+# in how it runs MoE experts, not in its scheduler)
+TIED = {"trtllm-mmha": "trtllm", "vllm-moe-dense": "vllm", "vllm-moe-untuned": "vllm"}
 
 
 # --------------------------------------------------------------------------- data
@@ -116,6 +124,8 @@ class Trial:
             return self.cal.gemm_efficiency[name]
         if section == "per_head_attention":
             return self.cal.per_head_ops[name]
+        if section == "dequant":
+            return self.cal.dequant_ops[name]
         if section == "nccl":
             return self.cal.nccl[name]
         if section == "launch":
@@ -124,7 +134,8 @@ class Trial:
 
     def set(self, key: tuple, value: float) -> None:
         if key[0] == "engine":
-            for e in [key[1], *(t for t, to in TIED.items() if to == key[1] and t in self.engines)]:
+            twins = () if key[2] in OWN_TIED else (t for t, to in TIED.items() if to == key[1] and t in self.engines)
+            for e in [key[1], *twins]:
                 self.engines[e] = dataclasses.replace(self.engines[e], **{key[2]: value})
             return
         section, name = key
@@ -138,6 +149,8 @@ class Trial:
             cal = dataclasses.replace(cal, gemm_efficiency=gemm)
         elif section == "per_head_attention":
             cal = dataclasses.replace(cal, per_head_ops={**cal.per_head_ops, name: value})
+        elif section == "dequant":
+            cal = dataclasses.replace(cal, dequant_ops={**cal.dequant_ops, name: value})
         elif section == "nccl":
             cal = dataclasses.replace(cal, nccl={**cal.nccl, name: value})
         elif section == "launch":
@@ -210,11 +223,14 @@ def fit(sweeps: int = 4, verbose: bool = True) -> tuple[Trial, Objective]:
     for e, to in TIED.items():  # a tied engine starts from the constants it takes
         if e in trial.engines:
             for name, _, _ in ENGINE:
-                trial.set(("engine", to, name), getattr(trial.engines[to], name))
+                if name not in OWN_TIED:
+                    trial.set(("engine", to, name), getattr(trial.engines[to], name))
     obj = Objective(rows, points, trial)
     keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
-    for e in sorted(engines - set(TIED)):
+    for e in sorted(engines):
         for name, lo, hi in ENGINE:
+            if e in TIED and name not in OWN_TIED:
+                continue  # takes its twin's
             if name in OWN and not getattr(trial.engines[e], name):
                 continue  # the engine takes the calibration's
             keys.append((("engine", e, name), lo, hi))

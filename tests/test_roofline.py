@@ -546,3 +546,96 @@ def test_a_tp_group_waits_for_its_slowest_gpu():
     assert eight["wait_ms"] == pytest.approx(0.03 * 1.4236 * gpu_ms, rel=0.01)
     assert steps[0.0001][8]["wait_ms"] == pytest.approx(0.0001 * 1.4236 * gpu_ms, abs=1e-4)  # terms: 4 decimals
     assert one["wait_ms"] == 0.0
+
+
+def test_weight_only_quantised_gemms_dequantise_every_weight_on_the_cuda_cores():
+    """A W4A16 / W8A16 GEMM multiplies in 16 bits, so each int4/int8 weight it reads is unpacked,
+    converted and scaled on the CUDA cores first (calibration.toml [dequant]), once per pass, at the
+    FP32 FMA rate: a visible cost on an A100 (19.5 FP32 TFLOPS), a small one on an H100 (67), none
+    for 16-bit or FP8 weights or for a matrix kept in 16 bits (the MoE router)."""
+    import dataclasses
+
+    from rules import shapes, step_model
+
+    cal = catalog.calibration()
+    assert 1.0 <= cal.dequant_ops["int4"] <= 12.0 and 0.5 <= cal.dequant_ops["int8"] <= 8.0
+    llama, mixtral = catalog.model("llama-2-7b"), catalog.model("mixtral-8x7b")
+    a100, h100 = catalog.gpu("a100-80gb-sxm"), catalog.gpu("h100-sxm")
+    gptfast = catalog.engine("gpt-fast")
+
+    def setting(model, gpu, dtype):
+        return step_model.Setting(model, gpu, gptfast, cal, 1, dtype, "bf16", tp_fabric(gpu, 1, 8)[0])
+
+    up = next(m for m in shapes.layer_matrices(llama, 1, False) if m.name == "gate_up")
+    # by hand: 2 x 11008 x 4096 weights x int4's operations at 19.5 TFLOPS / 2 FMAs per microsecond
+    by_hand = 2 * 11008 * 4096 * cal.dequant_ops["int4"] / (19.5e6 / 2)
+    assert step_model.dequant_us(setting(llama, a100, "int4"), up) == pytest.approx(by_hand)
+    assert step_model.dequant_us(setting(llama, h100, "int4"), up) == pytest.approx(by_hand * 19.5 / 67)
+    for dtype in ("bf16", "fp8"):
+        assert step_model.dequant_us(setting(llama, a100, dtype), up) == 0.0
+    router = next(m for m in shapes.layer_matrices(mixtral, 1, True, 2.0) if m.name == "router")
+    assert step_model.dequant_us(setting(mixtral, a100, "int4"), router) == 0.0
+    # the term in a decode step: int4 Llama-2-7B on one A100 runs slower with it than without it, and it
+    # weighs less on an H100, whose FP32 rate is 3.4x an A100's against 1.6x its bandwidth
+    kw = dict(batch=1, prompt=5, output=200, dtype="int4", engine="gpt-fast")
+    cost = {}
+    for ops in (cal.dequant_ops["int4"], 1e-6):
+        with catalog.trial_calibration(dataclasses.replace(cal, dequant_ops={**cal.dequant_ops, "int4": ops})):
+            cost[ops] = {g: predict("llama-2-7b", g, Layout(tp=1), **kw).itl_ms_expected
+                         for g in ("a100-80gb-sxm", "h100-sxm")}
+    with_it, without = cost[cal.dequant_ops["int4"]], cost[1e-6]
+    share = {g: with_it[g] / without[g] - 1 for g in with_it}
+    assert share["a100-80gb-sxm"] > 0.05
+    assert 0 < share["h100-sxm"] < share["a100-80gb-sxm"] / 2
+
+
+def test_vllm_mixtral_before_its_fused_moe_ran_whole_experts_on_every_token():
+    """vLLM's MixtralMoE before PR 2542 (mixtral_quant.py after it) gives each TP rank experts / tp
+    whole experts and runs each on every token: at TP8 every GPU reads a whole expert per layer at
+    batch 1, where the fused kernel reads two experts' eighths, and computes 8 / 2 = 4x the expert
+    FLOPs. Published (PR 2542, H100 TP8, 1000 + 50 tokens, batch 1): 590 ms before, 459 ms after."""
+    from pathlib import Path
+
+    from diagnose import published
+    from rules import shapes
+
+    mixtral = catalog.model("mixtral-8x7b")
+    dense = [m for m in shapes.layer_matrices(mixtral, 8, True, 8.0, dense_experts=True) if m.expert]
+    sparse = [m for m in shapes.layer_matrices(mixtral, 8, True, 2.0) if m.expert]
+    expert = 3 * 4096 * 14336  # one expert's gate, up and down weights
+    assert sum(m.params for m in dense) == expert  # one whole expert per GPU
+    assert sum(m.params for m in sparse) == 2 * expert / 8
+    assert all(m.tokens_share == 1.0 and not m.grouped for m in dense)  # every token, plain GEMMs
+    # 2 x rows x params: FLOPs per token 4x the top-2 router's
+    assert (sum(m.tokens_share * m.params for m in dense) / sum(m.tokens_share * m.params for m in sparse)
+            == pytest.approx(mixtral.experts / mixtral.experts_active))
+    catalog.configure([str(Path(__file__).parent / "data" / "published" / "models.toml")])
+    tables = Path(__file__).parent / "data" / "published"
+    b1 = {}
+    for name in ("master", "fusedmoe"):
+        row = next(r for r in published.read(tables / f"vllm-pr2542-mixtral-8x7b-h100-tp8-{name}.csv") if r.batch == 1)
+        b1[name] = (row.value, published.expect(row).expected)
+    assert b1["master"][0] - b1["fusedmoe"][0] == pytest.approx(131)  # measured: 590 - 459 ms
+    # the expected figures differ by the whole expert read 49 decode steps long, as the measurements do
+    assert b1["master"][1] - b1["fusedmoe"][1] == pytest.approx(131, rel=0.4)
+
+
+def test_a_fused_moe_kernel_at_untuned_block_sizes_has_its_own_expert_rate():
+    """vLLM's fused-MoE Triton kernel without a config file for the GPU and expert shape runs fixed
+    default block sizes (engines.toml vllm-moe-untuned): its grouped expert GEMMs take that
+    profile's own fitted share of the dense rate; a dense model runs exactly as under vllm."""
+    untuned, vllm = catalog.engine("vllm-moe-untuned"), catalog.engine("vllm")
+    assert untuned.expert_gemm_efficiency > 0 and not vllm.expert_gemm_efficiency
+    assert (untuned.host_ms_per_step, untuned.host_ms_per_request) == (vllm.host_ms_per_step, vllm.host_ms_per_request)
+    kw = dict(batch=64, prompt=1000, output=50)
+    dense = [predict("llama-2-13b", "a100-80gb-sxm", Layout(tp=2), engine=e, **kw).ttft_batch_ms_expected
+             for e in ("vllm", "vllm-moe-untuned")]
+    assert dense[0] == pytest.approx(dense[1])
+    moe = {e: predict("mixtral-8x7b", "a100-80gb-sxm", Layout(tp=2), engine=e, **kw).ttft_batch_ms_expected
+           for e in ("vllm", "vllm-moe-untuned")}
+    ratio = catalog.calibration().expert_gemm_efficiency / untuned.expert_gemm_efficiency
+    # a 64 x 1000-token prefill is set mostly by its compute-bound expert GEMMs: it moves with their rate,
+    # by most of the rates' ratio (the attention, dense GEMMs and all-reduces do not move)
+    slower = moe["vllm-moe-untuned"] / moe["vllm"]
+    assert (slower > 1) == (ratio > 1)
+    assert abs(slower - 1) > 0.7 * abs(ratio - 1)
