@@ -990,6 +990,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
+            if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
+                continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
@@ -1292,4 +1294,79 @@ def algorithms_compared(facts: Facts) -> list[Claim]:
             figures = re.findall(r"\d+(?:\.\d+)?\s*(?:GB/s|Gb/s|GBps|us|ms)\b", sentence)
             if len(names) >= 2 and (_COMPARING.search(sentence) or len(figures) >= 2):
                 out.append(Claim("algorithms_compared", source, one_line(sentence)[:200], {"algorithms": names}))
+    return out
+
+
+# ------------------------------------------------------------------- layouts that grow without the speed following
+
+# The layout grows: more GPUs, tensor or pipeline parallelism, sharding, a second card, as people write them
+# (the symptom's _MORE_GPUS, and "adding GPUs", "split across the GPUs", "pipeline parallel"); CJK as written.
+_LAYOUT_GROWS = re.compile(
+    _MORE_GPUS + r"|\b(?:add(?:s|ed|ing)?|more|multiple|several|extra|additional)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b|"
+    r"\b(?:split|spread|shard|distribut)\w*\s+(?:\w+\s+){0,3}?(?:across|over|between|onto|on)\s+(?:\w+\s+){0,2}?"
+    r"(?:GPUs?|cards?|devices?)\b|"
+    r"\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d\b|"
+    r"多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|张量并行|流水线并行|(?:开启|开|使用|用)\s*tp\b", re.I)
+# ... and the speed does not follow: the symptom's _NO_GAIN, the verbs of no effect ("won't affect the token
+# generation", "did not increase the speed", "makes no difference"), and their CJK forms.
+_NO_EFFECT = re.compile(
+    _NO_GAIN + r"|\b(?:won'?t|wont|will not|doesn'?t|does not|didn'?t|did not|don'?t|do not|can'?t|cannot|not)\s+"
+    r"(?:\w+\s+)?(?:affect|change|improve|increase|help|speed\s*up|accelerate|boost|raise)\b|"
+    r"\bno\s+(?:\w+\s+)?(?:increase|change|effect|impact)\s+(?:in|on|to)\b|\bmakes? no difference\b|"
+    r"没有(?:速度)?提升|无提升|没有加速|没有变快|(?:更|变|反而)慢|速度(?:没有|无)(?:变化|提升)", re.I)
+# What the speed is of: a rate, generation or decode, latency. A memory figure ("KV cache usage is lower with
+# more GPUs", "VRAM per card drops") is capacity spread over more cards, not a speed that failed to follow.
+_MEMORY_ONLY = re.compile(r"\b(?:memory|VRAM|KV[- ]?cache|cache usage|GiB|MiB)\b|显存|内存", re.I)
+_SPEED_TOPIC = re.compile(r"\b(?:speed\w*|fast\w*|quick\w*|slow\w*|throughput|tok\w*/s|t/s|tokens?|latency|"
+                          r"generat\w*|decod\w*|performance|perf|time|seconds?|it/s|qps)\b|"
+                          r"速度|吞吐|延迟|慢|快|加速", re.I)
+
+
+def about_memory(text: str) -> bool:
+    """Is a statement about memory or cache use, with no word of speed in it?"""
+    return bool(_MEMORY_ONLY.search(text)) and not _SPEED_TOPIC.search(text)
+
+
+def more_gpus_no_gain(facts: Facts) -> list[Claim]:
+    """Sentences where the layout grows and the speed does not follow ("why adding GPUs won't affect the token
+    generation", "with tp=2 there is no speed-up, even slower"): the reporter's statement of a scaling
+    question, whatever the figures. Ruled out ("it is not slower") or about memory, it does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            grows = _LAYOUT_GROWS.search(sentence)
+            effect = _NO_EFFECT.search(sentence) if grows else None
+            if not effect or not _SPEED_TOPIC.search(sentence):
+                continue  # "the more GPUs, the lower this indicator": a figure that is no speed
+            if not re.match(r"(?:\bnot|\bno\b|\bn't|没|无)", effect.group(0), re.I) and \
+                    _NEGATION.search(sentence[max(0, effect.start() - 30):effect.start()]):
+                continue  # "it is not slower": the reporter rules it out
+            out.append(Claim("more_gpus_no_gain", source, _quote(sentence, effect, 60)))
+    return out
+
+
+# One model sharded over several GPUs set against copies of it on fewer GPUs each (data parallelism, replicas,
+# separate instances, "less sharding"), the copies faster.
+_FEWER_SHARDS = (r"(?:\b(?:less|no|fewer|without|smaller)\s+(?:\w+\s+)?(?:shard\w*|tensor[-_ ]parallel\w*|TP)\b|"
+                 r"\bdata[-_ ]parallel\w*|\bDP\s*=?\s*\d*\b|\breplicas?\b|"
+                 r"\b(?:separate|independent|multiple|several|\d+)\s+(?:\w+\s+)?(?:instances|servers|copies)\b)")
+_SHARDED = r"(?:\btensor[-_ ]parallel\w*|\bTP\s*=?\s*\d*\b|\bshard\w*)"
+_BETTER = r"(?:\bbetter\b|\bfaster\b|\bhigher\b|\bmore (?:throughput|tok\w*)|\boutperform\w*|\bbeats?\b|\bwins?\b)"
+_WORSE = r"(?:\bworse\b|\bslower\b|\blower\b|\bless (?:throughput|tok\w*))"
+_REPLICAS_WIN = re.compile(
+    _BETTER + r"(?:(?!\bthan\b)[^.\n]){0,60}?" + _FEWER_SHARDS + "|" + _FEWER_SHARDS + r"[^.\n]{0,60}?" + _BETTER + "|"
+    + _SHARDED + r"[^.\n]{0,60}?" + _WORSE + r"[^.\n]{0,30}?\bthan\b[^.\n]{0,30}?" + _FEWER_SHARDS, re.I)
+
+
+def replicas_beat_sharding(facts: Facts) -> list[Claim]:
+    """Sentences where copies of a model on fewer GPUs each (data parallelism, replicas, "less sharding") beat
+    one model sharded over more ("data parallel is faster than TP", "better with less sharding"). A
+    comparison ruled out ("not better with replicas") does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _REPLICAS_WIN.search(sentence)
+            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            out.append(Claim("replicas_beat_sharding", source, _quote(sentence, m, 60)))
     return out

@@ -274,7 +274,7 @@ ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "node.busbw", "topology.pair_bandw
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 # The symptom's own prior gives the layout's reasons: where it speaks, the weaker "nothing broken" gives way.
 SYMPTOM_PRIOR = "ticket.symptom_prior"
-PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken")
+PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken", "ticket.scaling_question")
 # Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
 # more than physics, the prior's "nothing points at a fault" and its PCIe-without-P2P ceiling give way to it.
 FIGURE_CHECKS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate",

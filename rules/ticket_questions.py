@@ -90,10 +90,71 @@ def figures(facts: Facts) -> bool:
     return bool(measured or said or printed or asked)
 
 
+def scaling_asked(facts: Facts) -> claims.Claim | None:
+    """The reporter's question about a layout that grows without the speed following ("why does adding GPUs not
+    speed up generation?", "why are replicas faster than one sharded model?"), when nothing in the ticket
+    points at a fault and, for a plain "no faster", no figure is there for the figure checks to judge; None
+    otherwise. Replicas beating a sharded model is the all-reduce's cost whatever the figures."""
+    said = claims.symptom(facts)
+    if said is None or said in FAILURES or not claims.asks(facts) or fault_context(facts):
+        return None
+    found = claims.replicas_beat_sharding(facts)
+    if found:
+        return found[0]
+    found = claims.more_gpus_no_gain(facts)
+    return found[0] if found and not figures(facts) else None
+
+
+# Why one stream does not decode faster on more GPUs: each token needs the previous one, decode reads every
+# weight once per token (memory-bound), and a split adds transfers per token (NVIDIA, "Mastering LLM Techniques:
+# Inference Optimization"; vLLM's distributed-serving guide).
+INFERENCE_OPTIMIZATION = "https://developer.nvidia.com/blog/mastering-llm-techniques-inference-optimization/"
+
+
+@rule("ticket.scaling_question", "expected_physics")
+def scaling_question(facts: Facts, predictions=None):
+    """'Why is it not faster on more GPUs?' asked with nothing broken in sight: tensor, pipeline and layer
+    splits give one stream little or nothing by design, and replicas beat a sharded model when it fits. A weak
+    lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
+    which knows the layout, outweighs it (rules.engine.quiet_priors)."""
+    c = scaling_asked(facts)
+    if c is None:
+        return
+    question = claims.asks(facts)
+    evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'), claim_ev(c, "what they see")]
+    still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []
+    attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
+    if c.kind == "replicas_beat_sharding":
+        yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN,
+                   "Copies of a model that fits on fewer GPUs beat one model sharded over all of them: by design",
+                   "A sharded (tensor-parallel) model all-reduces its activations twice per layer for every step, over "
+                   "PCIe or NVLink, and each GPU runs smaller, less efficient kernels; replicas on fewer GPUs each do "
+                   "no such exchange and batch their own requests, so for throughput they win whenever the model fits "
+                   "(the more so without NVLink)." + attach,
+                   evidence, fix="Shard only as far as the model and its KV cache need; serve the rest as replicas "
+                   "behind a load balancer (`diagnose plan` compares the layouts)." + attach,
+                   refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+        return
+    yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN,
+               "More GPUs do not decode one stream much faster: each token waits for the one before it",
+               "Generating a token reads every weight once and needs the previous token, so a single stream is "
+               "bound by memory bandwidth and runs step after step. A layer or pipeline split runs the GPUs one after "
+               "another (more memory, no speed); tensor parallelism divides the weight reads but adds two all-reduces "
+               "per layer, whose fixed cost eats the gain for small or quantised models, single requests and GPUs "
+               "without NVLink. More GPUs pay off in prompt processing and in throughput over many concurrent "
+               "requests." + attach,
+               evidence, fix="Judge the figures against `diagnose predict --model M --gpu G --tp 1,2` for this model "
+               "and batch; for one stream use the fewest GPUs that hold the model, and batch requests to use more "
+               "GPUs." + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+
+
 @rule("ticket.nothing_broken", "healthy", "expected_physics")
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
-    fault: the answer is that it is (weakly: what was not attached can still show one)."""
+    fault: the answer is that it is (weakly: what was not attached can still show one). A question about more
+    GPUs not paying off is ticket.scaling_question's, which says why."""
+    if scaling_asked(facts):
+        return
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("normal?", "other"):
         return  # a failure, or a complaint the symptom's prior and the figure checks answer
