@@ -221,3 +221,21 @@ def test_the_gpu_count_may_come_after_a_title_that_names_the_gpu_alone():
     records, _ = facts_of("# Deadlock on 2x RTX 5880 Ada\n\nThe all-reduce never returns on our two "
                           "workstation cards here.\n")
     assert [(w.gpu, w.gpu_count) for w in of(records, Workload) if w.gpu] == [("RTX 5880 Ada", 2)]
+
+
+@pytest.mark.parametrize("text", [
+    "# speed on my 4090\n\nIs 60 tokens/s right for Mistral-7B in fp16 on one RTX 4090?\n",  # one short question
+    "# TP2 latency\n\nDecode takes 31 ms per token with TP=2 on 2x L40S and 18 ms on one.\n",  # one short statement
+    "# Is TP=4 supposed to be slower than TP=2?\n\n```\nvllm serve my-model -tp 4\n```\n",  # a title that asks
+    "# Would two A10G beat one for a 3B model?\n\npython -m vllm.entrypoints.openai.api_server --model m -tp 2\n",
+])
+def test_a_short_issue_is_an_issue(text):
+    _, read = facts_of(text)
+    assert read.kinds[:1] == ["issue_md"]
+
+
+def test_a_commented_script_or_a_list_is_no_issue():
+    script = "# run it\nexport NCCL_DEBUG=INFO\nmpirun -np 16 ./all_reduce_perf -b 8 -e 8G\n"
+    assert "issue_md" not in [k for k, _ in detect(script)]
+    listed = "# nodes?\nnode01 8\nnode02 8\n"  # a question mark, but a one-word title and no sentence
+    assert "issue_md" not in [k for k, _ in detect(listed)]

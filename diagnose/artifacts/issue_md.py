@@ -52,7 +52,12 @@ def detect(text: str) -> float:
     # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows
     titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
         title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)))
-    if titled and (prose or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
+    # a short issue: a title over one plain sentence ("Is 45 tokens/s reasonable for Llama-2-7B on one RTX 3090?"),
+    # its names and figures being the words that are not plain
+    said = any(_wordy(ln, 3) and re.search(r"[.?!。？]\s*$", ln) for ln in _prose_lines(head.splitlines())[1:]
+               if not ln.lstrip().startswith("#"))
+    asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
+    if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
