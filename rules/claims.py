@@ -1370,3 +1370,63 @@ def replicas_beat_sharding(facts: Facts) -> list[Claim]:
                 continue
             out.append(Claim("replicas_beat_sharding", source, _quote(sentence, m, 60)))
     return out
+
+
+# ------------------------------------------------------------------- what the serving phases and the batch trade
+
+# Prompt processing (prefill: every prompt token in one step, compute-bound) against generation (decode: one token
+# per step per sequence, memory-bound), as engines and llama.cpp name the two: "prompt eval" / "eval", pp512 /
+# tg128, input / output tokens per second.
+_PREFILL_WORDS = re.compile(r"\b(?:prefill\w*|prompt[- ](?:processing|eval\w*|tokens?/s|throughput|speed|phase)|"
+                            r"prompts?\s+(?:\w+\s+)?(?:processed|processing|encoded)|"
+                            r"pp\d{2,5}|input (?:tokens?/s|throughput|token throughput|speed)|"
+                            r"(?:process|encod)\w*\s+(?:of\s+)?(?:the\s+|my\s+|a\s+)?prompts?)\b|预填充|首字", re.I)
+_DECODE_WORDS = re.compile(r"\b(?:decod\w*|generat\w*|tg\d{2,5}|output (?:tokens?/s|throughput|token throughput|speed)|"
+                           r"eval rate|token generation)\b|解码|生成", re.I)
+_PHASE_CONTRAST = re.compile(r"\b(?:but|while|whereas|than|vs\.?|versus|compared?\w*|only|much|far|why|differ\w*|"
+                             r"fast(?:er)?|slow(?:er)?|higher|lower)\b|只有|但是|为什么", re.I)
+
+
+def phases_compared(facts: Facts) -> list[Claim]:
+    """Sentences that set prompt processing against generation ("the prompt runs at 3000 tok/s but generation at
+    40 tok/s", "why is prefill so much faster than decode?"): a contrast the two phases make by design."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            pre, dec = _PREFILL_WORDS.search(sentence), _DECODE_WORDS.search(sentence)
+            rates = re.findall(r"\d\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", sentence, re.I)
+            if pre and dec and (_PHASE_CONTRAST.search(sentence) or len(rates) >= 2):
+                out.append(Claim("phases_compared", source, one_line(sentence)[:200]))
+    return out
+
+
+# More sequences per step (a bigger batch, more concurrent requests) against each one's own speed: the step
+# carries more tokens and takes longer, so the total rises while each request slows (continuous batching).
+_MORE_IN_FLIGHT = re.compile(r"\b(?:(?:increas\w*|rais\w*|larger|bigger|higher|more)\s+(?:the\s+)?"
+                             r"(?:batch(?:[- ]size)?|concurren\w*|parallel requests|requests|users|sequences|"
+                             r"max[-_ ]num[-_ ]seqs)|"
+                             r"(?:batch(?:[- ]size)?|concurrency)\s+(?:of\s+|=\s*|goes up|grows|increases)|"
+                             r"\d+\s+(?:concurrent|parallel|simultaneous)\s+(?:requests|users|streams|sequences))\b",
+                             re.I)
+_EACH_SLOWER = re.compile(r"\b(?:per[- ](?:request|user|sequence|stream)|each (?:request|user|sequence|stream)|"
+                          r"single[- ](?:request|user|stream)|latency|ITL|TPOT|TTFT|time per (?:output )?token)\b"
+                          r"[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|decreas\w*|falls?|lower|worse|increas\w*|higher|"
+                          r"longer|go(?:es)? up|rises?)\b|"
+                          r"\b(?:slow\w*|drops?|decreas\w*|lower|worse)\b[^.\n]{0,40}?\b(?:per[- ](?:request|user)|"
+                          r"each (?:request|user)|latency)\b", re.I)
+
+
+def batch_tradeoff(facts: Facts) -> list[Claim]:
+    """Sentences where more requests in flight make each one slower ("with 32 concurrent requests each request gets
+    slower", "tokens/s per request drops as I raise the batch size"): the batch's trade of latency for total
+    throughput. Ruled out ("latency does not increase") it does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            more = _MORE_IN_FLIGHT.search(sentence)
+            slower = _EACH_SLOWER.search(sentence) if more else None
+            if not slower or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
+                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+                continue  # "the latency does not increase": ruled out
+            out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
+    return out

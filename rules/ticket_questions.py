@@ -295,3 +295,46 @@ def algorithms_compared(facts: Facts, predictions=None):
                "or NVLS with all_reduce_perf -b 1M -e 8G); to measure the network itself on two nodes, force "
                "NCCL_ALGO=Ring.",
                refs=[PERFORMANCE_MD, NCCL_ENV])
+
+
+# Prefill runs every prompt token through the weights in one step (compute-bound); decode produces one token per
+# sequence per step, reading every weight each time (memory-bound); a batch shares each step's weight reads among
+# its sequences, so the total rises while each step, and so each sequence, slows (vLLM's optimization guide, NVIDIA's
+# "Mastering LLM Techniques: Inference Optimization").
+VLLM_OPTIMIZATION = "https://docs.vllm.ai/en/latest/configuration/optimization.html"
+
+
+@rule("ticket.serving_tradeoff", "expected_physics")
+def serving_tradeoff(facts: Facts, predictions=None):
+    """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), or each request
+    slowing as more run at once, asked or complained of with nothing broken in sight: both are how serving works."""
+    said = claims.symptom(facts)
+    if said is None or said in FAILURES or not (claims.asks(facts) or claims.complaint(facts)) or fault_context(facts):
+        return
+    found = claims.phases_compared(facts) or claims.batch_tradeoff(facts)
+    if not found:
+        return
+    title, summary, fix = TRADEOFFS[found[0].kind]
+    yield make("ticket.serving_tradeoff", "expected_physics", "info", 0.5, title, summary,
+               [claim_ev(found[0], "what the reporter sees")], fix=fix,
+               refs=[INFERENCE_OPTIMIZATION, VLLM_OPTIMIZATION])
+
+
+# What each trade is, by the claim that states it: (title, why, what to do).
+TRADEOFFS = {
+    "phases_compared": (
+        "Prompt processing is many times faster than generation: by design",
+        "The prompt goes through the model in one step, all its tokens at once, so prefill is bound by the GPU's "
+        "arithmetic and counts thousands of tokens per second; generation makes one token per sequence per step and "
+        "reads every weight each time, so it is bound by memory bandwidth and counts tens of tokens per second for "
+        "one stream. The two rates differ by one to two orders of magnitude on a healthy GPU.",
+        "Judge each phase against its own bound: `diagnose predict` gives the expected prefill and decode rates for "
+        "this model and GPU; batch requests to raise the total generation rate."),
+    "batch_tradeoff": (
+        "More requests at once raise the total and slow each one: the batch's trade",
+        "Each decode step serves every running request; more of them share the step's weight reads, so the total "
+        "tokens per second rises, but the step carries more tokens (and prefills of new requests join it), so each "
+        "request's time per token and time to first token grow.",
+        "Pick the concurrency that meets the latency target (`diagnose predict --batch 1,8,32`); cap it with the "
+        "engine's max concurrent sequences, and add replicas for more total throughput."),
+}

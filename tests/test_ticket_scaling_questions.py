@@ -89,3 +89,57 @@ def test_memory_spread_over_more_cards_is_no_scaling_complaint():
     facts = _said("# Why is throughput lower with more GPUs?\n\nServing a 7B model on 4090s, the more GPUs I use the "
                   "lower the tokens per second gets.")
     assert claims.symptom(facts) == "scaling"
+
+
+# --------------------------------------------------------------------------- the serving phases and the batch's trade
+
+
+@pytest.mark.parametrize("sentence", [
+    "Prompt processing runs at 4000 tok/s while generation is 35 tok/s, why such a gap?",
+    "llama-bench: pp512 1800 t/s, tg128 70 t/s. Why is tg so much lower?",
+    "Prefill is fast but decode is slow on this card.",
+    "Input throughput is far higher than output throughput in the benchmark.",
+])
+def test_prompt_processing_set_against_generation_is_read(sentence):
+    assert [c.kind for c in claims.phases_compared(_said(sentence))] == ["phases_compared"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Decoding runs on the GPU; the prompt is tokenized on the CPU.",  # no contrast of rates
+    "Generation speed is 20 tok/s for a 500-token answer.",  # one phase only
+])
+def test_no_phase_contrast_where_none_is_made(sentence):
+    assert claims.phases_compared(_said(sentence)) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "With 64 concurrent requests each request gets much slower.",
+    "Raising the batch size makes the time per output token go up.",
+    "More users at once and the per-user speed drops.",
+])
+def test_each_request_slower_as_more_run_is_read(sentence):
+    assert [c.kind for c in claims.batch_tradeoff(_said(sentence))] == ["batch_tradeoff"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "With 16 concurrent requests the latency does not increase.",  # ruled out
+    "Increasing the batch size raises the throughput.",  # the total, not each request
+    "Each request gets slower after an hour.",  # nothing more in flight
+])
+def test_no_batch_trade_where_none_is_stated(sentence):
+    assert claims.batch_tradeoff(_said(sentence)) == []
+
+
+@pytest.mark.parametrize("text", [
+    "# pp vs tg\n\nWhy does my GPU process the prompt at 3500 tokens/s but generate at only 45 tokens/s?\n",
+    "# latency under load\n\nWhen I raise the concurrency to 32 the time per output token goes up. Is this expected?\n",
+])
+def test_the_serving_tradeoffs_are_answered_as_physics(text):
+    _, findings, v = _issue(text)
+    assert _rule(findings, "ticket.serving_tradeoff") and v.category == "expected_physics"
+
+
+def test_a_failure_is_no_serving_tradeoff():
+    _, findings, _ = _issue("# crash under load\n\nWith 32 concurrent requests the server crashes and each request "
+                            "gets slower before it dies. Why?\n")
+    assert not _rule(findings, "ticket.serving_tradeoff")
