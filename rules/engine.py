@@ -361,7 +361,7 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
 # datasheet arithmetic): their expected_physics says the measurement fits.
 FIGURE_FITS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate", "ticket.link_figure",
                "ticket.bridge_figure", "ticket.pcie_figure", "ticket.layer_split_rate", "ticket.speedup_vs_expected",
-               "ticket.ttft_vs_expected", "ticket.copy_figure")
+               "ticket.ttft_vs_expected", "ticket.copy_figure", "ticket.host_copy_figure")
 
 
 def fits_first(facts, findings: list[Finding]) -> list[Finding]:

@@ -228,6 +228,8 @@ def test_the_gpu_count_may_come_after_a_title_that_names_the_gpu_alone():
     "# TP2 latency\n\nDecode takes 31 ms per token with TP=2 on 2x L40S and 18 ms on one.\n",  # one short statement
     "# Is TP=4 supposed to be slower than TP=2?\n\n```\nvllm serve my-model -tp 4\n```\n",  # a title that asks
     "# Would two A10G beat one for a 3B model?\n\npython -m vllm.entrypoints.openai.api_server --model m -tp 2\n",
+    "# nvlink p2p h100\n\nnvbandwidth between two H100 SXM shows 370 GB/s per direction. Should it be 450?\n",  # names
+    "# H2D bandwidth\n\nbandwidthTest on an L40S shows 24 GB/s from host to device.\n",
 ])
 def test_a_short_issue_is_an_issue(text):
     _, read = facts_of(text)
@@ -239,3 +241,5 @@ def test_a_commented_script_or_a_list_is_no_issue():
     assert "issue_md" not in [k for k, _ in detect(script)]
     listed = "# nodes?\nnode01 8\nnode02 8\n"  # a question mark, but a one-word title and no sentence
     assert "issue_md" not in [k for k, _ in detect(listed)]
+    names = "# gpu0 gpu1\n0 260.89 259.10\n1 259.10 260.89\n"  # a title of names over a matrix, no sentence
+    assert "issue_md" not in [k for k, _ in detect(names)]

@@ -34,6 +34,7 @@ ISSUE_HEADINGS = re.compile(
 NCCL_TESTS_HEAD = re.compile(r"^#\s*(?:nThread|Using devices|Rank\b|out-of-place|size\s+count|Avg bus|Out of bounds|"
                              r"Collective test|Check|$)", re.M | re.I)
 WORD = re.compile(r"[A-Za-z]{2,}")
+NAME_TOKEN = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*[A-Za-z][\w.+-]*|(?<![\w.+-])[A-Za-z][\w.+-]*")
 # One field of an issue form, written as "Name: value" on its own line ("GPU:  Tesla T4", "concurrency: 1").
 # At the margin: tool output indents its fields ("\tLnkSta: ..."), and a command line is no title.
 FORM_FIELD = re.compile(r"^[A-Za-z][\w ./()-]{0,30}:[ \t]+\S", re.M)
@@ -49,13 +50,15 @@ def detect(text: str) -> float:
     first = lines[0]
     title_words = len(WORD.findall(first)) + len(CJK.findall(first)) // 2
     prose = [ln for ln in _prose_lines(head.splitlines()) if not ln.lstrip().startswith("#") and _wordy(ln, 5)]
-    # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows
-    titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
-        title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)))
     # a short issue: a title over one plain sentence ("Is 45 tokens/s reasonable for Llama-2-7B on one RTX 3090?"),
     # its names and figures being the words that are not plain
     said = any(_wordy(ln, 3) and re.search(r"[.?!。？]\s*$", ln) for ln in _prose_lines(head.splitlines())[1:]
                if not ln.lstrip().startswith("#"))
+    # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows, or a title of
+    # names ("# nvlink p2p a100", "# H2D bandwidth") over a short one
+    titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
+        title_words >= 2 or (title_words == 1 and (any(_wordy(ln, 8) for ln in prose)
+                                                  or (said and len(NAME_TOKEN.findall(first)) >= 2))))
     asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
     if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
