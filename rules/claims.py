@@ -41,13 +41,11 @@ class Claim:
 # Chinese and Japanese text runs words together with the Latin ones ("进程CPU使用无法超过100%"), and a CJK
 # character counts as a word character, so "\bCPU\b" would not match there. A space at each such seam lets the
 # tools' own vocabulary (CPU, GPU, NCCL, x4, 100%) be read inside any language.
-_CJK_SEAM = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])(?=[A-Za-z0-9])|"
-                       r"(?<=[A-Za-z0-9%])(?=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])")
-
-
 def spaced(text: str) -> str:
     """The text with a space where CJK and Latin letters or digits meet."""
-    return _CJK_SEAM.sub(" ", text)
+    from diagnose.artifacts.text import cjk_spaced
+
+    return cjk_spaced(text)
 
 
 def texts(facts: Facts) -> list[tuple[str, str]]:
@@ -1306,14 +1304,16 @@ _LAYOUT_GROWS = re.compile(
     r"\b(?:split|spread|shard|distribut)\w*\s+(?:\w+\s+){0,3}?(?:across|over|between|onto|on)\s+(?:\w+\s+){0,2}?"
     r"(?:GPUs?|cards?|devices?)\b|"
     r"\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d\b|"
-    r"多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|张量并行|流水线并行|(?:开启|开|使用|用)\s*tp\b", re.I)
+    r"多卡|多GPU|多个GPU|多张|张卡|\d+\s*[张块卡]|[两双四八]\s*[张块卡]|张量并行|流水线并行|"
+    r"(?:开启|开|使用|用)\s*tp\b", re.I)
 # ... and the speed does not follow: the symptom's _NO_GAIN, the verbs of no effect ("won't affect the token
 # generation", "did not increase the speed", "makes no difference"), and their CJK forms.
 _NO_EFFECT = re.compile(
     _NO_GAIN + r"|\b(?:won'?t|wont|will not|doesn'?t|does not|didn'?t|did not|don'?t|do not|can'?t|cannot|not)\s+"
     r"(?:\w+\s+)?(?:affect|change|improve|increase|help|speed\s*up|accelerate|boost|raise)\b|"
     r"\bno\s+(?:\w+\s+)?(?:increase|change|effect|impact)\s+(?:in|on|to)\b|\bmakes? no difference\b|"
-    r"没有(?:速度)?提升|无提升|没有加速|没有变快|(?:更|变|反而)慢|速度(?:没有|无)(?:变化|提升)", re.I)
+    r"没有(?:速度)?提升|无提升|没有加速|没有变快|(?:更|变|反而|还)慢|比[^，。,.]{0,20}?慢|速度(?:没有|无)(?:变化|提升)|"
+    r"(?:速度|吞吐)[^，。,.]{0,10}?一样", re.I)
 # What the speed is of: a rate, generation or decode, latency. A memory figure ("KV cache usage is lower with
 # more GPUs", "VRAM per card drops") is capacity spread over more cards, not a speed that failed to follow.
 _MEMORY_ONLY = re.compile(r"\b(?:memory|VRAM|KV[- ]?cache|cache usage|GiB|MiB)\b|显存|内存", re.I)

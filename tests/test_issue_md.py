@@ -243,3 +243,21 @@ def test_a_commented_script_or_a_list_is_no_issue():
     assert "issue_md" not in [k for k, _ in detect(listed)]
     names = "# gpu0 gpu1\n0 260.89 259.10\n1 259.10 260.89\n"  # a title of names over a matrix, no sentence
     assert "issue_md" not in [k for k, _ in detect(names)]
+
+
+@pytest.mark.parametrize("text,gpu,count,model", [
+    ("# 速度问题\n\n用vLLM在两张A100上跑Qwen2-72B-Instruct，单请求输出大约20 tokens/s，正常吗？\n",
+     "A100", 2, "Qwen2-72B"),
+    ("# 推理慢\n\n我们在8卡H100上部署Llama-3-70B，速度不理想。\n", "H100", 8, "Llama-3-70B"),
+    ("# 4090 问题\n\n四块RTX 4090跑Mistral-7B，为什么这么慢？\n", "4090", 4, "Mistral-7B"),  # the title names it
+])
+def test_names_and_counts_inside_chinese_prose_are_read(text, gpu, count, model):
+    records, _ = facts_of(text)
+    named = {k: v for w in of(records, Workload) for k, v in vars(w).items()
+             if v and k in ("gpu", "gpu_count", "model")}
+    assert named == {"gpu": gpu, "gpu_count": count, "model": model}
+
+
+def test_a_chinese_card_count_without_a_gpu_name_is_a_count():
+    records, _ = facts_of("# 多卡\n\n同一个模型用8卡推理比4卡还慢，这是为什么？\n")
+    assert [w.gpu_count for w in of(records, Workload) if w.gpu_count] == [8]

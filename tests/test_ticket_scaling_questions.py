@@ -19,6 +19,8 @@ from rules import claims
     "pipeline parallel on two cards gives no increase in generation speed",
     "多卡推理速度没有提升",
     "开启 tp 之后反而慢了",
+    "同一个模型用 8 张 A100 推理比 4 张还慢",
+    "双卡和单卡的吞吐一样",
 ])
 def test_a_layout_that_grows_without_the_speed_following_is_read(sentence):
     assert [c.kind for c in claims.more_gpus_no_gain(_said(sentence))] == ["more_gpus_no_gain"]
@@ -30,6 +32,7 @@ def test_a_layout_that_grows_without_the_speed_following_is_read(sentence):
     "With more GPUs the KV cache usage percentage is lower.",  # memory, not speed
     "The more cards we add, the lower this metric gets.",  # no speed named
     "The model does not fit on one GPU, so we use two.",  # no gain claimed
+    "两张卡比一张卡快很多",  # two cards much faster than one
 ])
 def test_no_scaling_question_without_a_speed_that_failed_to_follow(sentence):
     assert claims.more_gpus_no_gain(_said(sentence)) == []

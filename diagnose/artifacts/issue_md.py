@@ -34,7 +34,8 @@ ISSUE_HEADINGS = re.compile(
 NCCL_TESTS_HEAD = re.compile(r"^#\s*(?:nThread|Using devices|Rank\b|out-of-place|size\s+count|Avg bus|Out of bounds|"
                              r"Collective test|Check|$)", re.M | re.I)
 WORD = re.compile(r"[A-Za-z]{2,}")
-NAME_TOKEN = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*[A-Za-z][\w.+-]*|(?<![\w.+-])[A-Za-z][\w.+-]*")
+NAME_TOKEN = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*[A-Za-z][\w.+-]*|(?<![\w.+-])[A-Za-z][\w.+-]*|"
+                        r"(?<![\w.+-])\d{3,5}(?![\w.+-])")
 # One field of an issue form, written as "Name: value" on its own line ("GPU:  Tesla T4", "concurrency: 1").
 # At the margin: tool output indents its fields ("\tLnkSta: ..."), and a command line is no title.
 FORM_FIELD = re.compile(r"^[A-Za-z][\w ./()-]{0,30}:[ \t]+\S", re.M)
@@ -56,9 +57,9 @@ def detect(text: str) -> float:
                if not ln.lstrip().startswith("#"))
     # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows, or a title of
     # names ("# nvlink p2p a100", "# H2D bandwidth") over a short one
+    terms = len(NAME_TOKEN.findall(first)) + (len(CJK.findall(first)) + 1) // 2  # names, numbers and CJK words
     titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
-        title_words >= 2 or (title_words == 1 and (any(_wordy(ln, 8) for ln in prose)
-                                                  or (said and len(NAME_TOKEN.findall(first)) >= 2))))
+        title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)) or (said and terms >= 2))
     asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
     if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
@@ -170,7 +171,11 @@ GPU_NAME = re.compile(
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
-               "sixteen": 16}
+               "sixteen": 16, "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
+# A count in Chinese: a numeral and the measure word for cards ("两张 A100", "8 卡 4090", "四块 3090").
+CJK_GPU_COUNT = re.compile(r"([一单两二双三四六八]|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
+CJK_GPUS_COUNTED = re.compile(r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
+                              r"(\d{1,2})\s*卡(?!\s*[A-Za-z0-9])")
 _COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
 GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
@@ -234,16 +239,17 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
-    from diagnose.artifacts.text import engine_named, quant_dtype
+    from diagnose.artifacts.text import cjk_spaced, engine_named, quant_dtype
 
     out: list = []
     gpu_line = model_line = tp_line = None
     count_line = None
-    spaced = {i: re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln) for i, ln in prose}  # "8xH100" -> "8 x H100"
+    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
+              for i, ln in prose}
     for i, ln in spaced.items():
         if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
-            count = GPU_COUNT.search(before[-24:])
+            count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(count.group(1))
@@ -251,8 +257,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
                 gpu_line = (gpu_line[0], gpu_line[1], n)
-        if count_line is None and (m := GPUS_COUNTED.search(ln)):
-            count_line = (i, _count(m.group(1)))
+        if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
+            count_line = (i, _count(next(g for g in m.groups() if g)))
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             model_line = (i, m.group(1))
         if tp_line is None and (m := TP.search(ln)):
