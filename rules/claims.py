@@ -652,6 +652,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
 # clocks event reasons) by design, so clock or power words said of an idle GPU describe power saving.
 # https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html
 _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)\s+(?:state|GPUs?|time)\b|"
+                         r"\bbetween\s+(?:requests|generations|runs|batches|calls|jobs)\b|"
+                         r"\bwhen (?:there (?:is|are) )?no (?:requests?|traffic|load)\b|"
                          r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
                          r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b",
                          re.I)
@@ -700,6 +702,10 @@ def claims(facts: Facts) -> list[Claim]:
             pct = float(m.group(number))
             if _NOT_UTIL.search(text[max(0, m.start() - 40):m.end()].rsplit("\n", 1)[-1]):
                 continue  # "scaling efficiency with 8 GPUs is only 60 %": a ratio of speeds, not busy time
+            if _NOT_BUSY_AFTER.match(text[m.end():m.end() + 30]):
+                continue  # "each GPU uses 90 % of its memory": a share of memory, not busy time
+            if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
+                continue  # "drops to 0 % between requests": an idle GPU, not a low share of a running job
             if 0 <= pct <= 100:
                 before = text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]
                 bound = _UTIL_BOUND.search(before)
@@ -735,6 +741,9 @@ _UTIL = re.compile(
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
+# A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
+_NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
+                             r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache)\b", re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
 # A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach
