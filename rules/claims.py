@@ -1439,3 +1439,29 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
                 continue  # "the latency does not increase": ruled out
             out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
     return out
+
+
+# ------------------------------------------------------------------- a process held at one core
+
+# The serving process never above 100 % CPU (top counts one core as 100 %), or said to use one core only: one
+# Python thread, which the GIL keeps on one core whatever the machine has (Python's threading documentation).
+_CPU_CEILING = re.compile(
+    r"\b(?:CPU|process)\b[^.\n%]{0,50}?\b(?:can ?not|can't|never|won't|doesn't|does not|will not|not)\s+"
+    r"(?:\w+\s+){0,2}?(?:exceed\w*|go(?:es)? (?:above|over|beyond|past)|get (?:above|over)|rise above|pass\w*)\s+"
+    r"100\s*%|"
+    r"\b(?:only|just)\s+(?:uses?|using|use)\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread|CPU)\b|"
+    r"\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+(?:100\s*%|one (?:CPU )?core)|"
+    r"CPU\s*(?:使用率?|占用|利用率)?\s*(?:无法|不能|不会|没有|从不)\s*超过\s*100\s*%|只(?:使用|用)了?\s*(?:一个|1\s*个|单个)\s*(?:cpu|CPU|核)|"
+    r"单核", re.I)
+
+
+def cpu_ceiling(facts: Facts) -> list[Claim]:
+    """The reporter sees a process held at one core ("CPU usage never goes above 100 %", "it only uses one
+    core"): data {}. Said of the GPU utilisation ("GPU never above 100 %") it is no CPU ceiling."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            m = _CPU_CEILING.search(sentence)
+            if m and not re.search(r"\bGPU[- ]?(?:util\w*|usage|load)\b", m.group(0), re.I):
+                out.append(Claim("cpu_ceiling", source, _quote(sentence, m, 60)))
+    return out

@@ -338,3 +338,32 @@ TRADEOFFS = {
         "Pick the concurrency that meets the latency target (`diagnose predict --batch 1,8,32`); cap it with the "
         "engine's max concurrent sequences, and add replicas for more total throughput."),
 }
+
+
+# One Python thread runs on one core at a time (the GIL: https://docs.python.org/3/glossary.html#term-global-interpreter-lock);
+# the engines drive the GPUs from one such process (vLLM's engine core, SGLang's scheduler).
+GIL = "https://docs.python.org/3/glossary.html#term-global-interpreter-lock"
+
+
+@rule("ticket.cpu_one_core", "expected_physics")
+def cpu_one_core(facts: Facts, predictions=None):
+    """'The process never goes above 100 % CPU: is it limited to one core?' asked with nothing broken and nothing
+    slow in sight: the engine's loop is one Python thread, held to one core by design (a slow job with the CPU
+    pegged is ticket.cpu_bound's)."""
+    said = claims.symptom(facts)
+    if said is None or said in FAILURES or not claims.asks(facts) or claims.complaint(facts) or fault_context(facts):
+        return
+    found = claims.cpu_ceiling(facts)
+    if not found:
+        return
+    yield make("ticket.cpu_one_core", "expected_physics", "info", 0.5,
+               "One serving process at 100 % CPU is one Python thread on one core: by design",
+               "top counts one core as 100 %. The engine schedules, tokenizes and launches kernels from one Python "
+               "process per GPU (or one for all of them), and Python's global interpreter lock runs its threads one at "
+               "a time, so the process stays near one core however many the machine has. That core's speed can bound "
+               "the serving rate when the batch is small or the requests many.",
+               [claim_ev(found[0], "the CPU ceiling")],
+               fix="Nothing to fix. If the host side limits the rate, give the process a fast, uncontended core (NUMA-"
+               "local, governor 'performance'), keep CUDA graphs on, and move tokenization to its own processes "
+               "(several API-server processes in front of one engine).",
+               refs=[GIL])

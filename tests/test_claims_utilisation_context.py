@@ -28,3 +28,36 @@ def test_memory_shares_and_idle_figures_are_no_utilisation_reading(sentence):
 ])
 def test_a_busy_share_is_still_read(sentence, percent):
     assert percent in _readings(sentence)
+
+
+# --------------------------------------------------------------------------- a process held at one core
+
+
+@pytest.mark.parametrize("sentence", [
+    "The server process never goes above 100% CPU in top, even on a 64-core machine.",
+    "It only uses one core while serving requests.",
+    "CPU usage is capped at 100% for the engine process.",
+    "服务进程的CPU占用不会超过100%",
+])
+def test_a_process_held_at_one_core_is_read(sentence):
+    assert [c.kind for c in claims.cpu_ceiling(_said(sentence))] == ["cpu_ceiling"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "GPU utilization never goes above 100%.",  # the GPU, not a CPU
+    "The CPU goes above 100% when tokenizing.",  # several cores: no ceiling
+    "We use 16 CPU cores for the dataloader.",
+])
+def test_no_cpu_ceiling_where_none_is_said(sentence):
+    assert claims.cpu_ceiling(_said(sentence)) == []
+
+
+def test_a_question_about_one_core_is_answered_by_design_and_a_slow_job_is_not():
+    from test_ticket_figures import _issue
+
+    _, findings, v = _issue("# CPU limit?\n\nOur vLLM server process never goes above 100% CPU on a 32-core box. Is "
+                            "it limited to a single core?\n")
+    assert [f.rule for f in findings if f.rule == "ticket.cpu_one_core"] and v.category == "expected_physics"
+    _, findings, _ = _issue("# slow serving\n\nThroughput is very low and the vLLM process never goes above 100% CPU. "
+                            "Why is it so slow?\n")
+    assert not [f for f in findings if f.rule == "ticket.cpu_one_core"]  # a complaint: ticket.cpu_bound's to judge
