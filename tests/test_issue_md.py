@@ -261,3 +261,19 @@ def test_names_and_counts_inside_chinese_prose_are_read(text, gpu, count, model)
 def test_a_chinese_card_count_without_a_gpu_name_is_a_count():
     records, _ = facts_of("# 多卡\n\n同一个模型用8卡推理比4卡还慢，这是为什么？\n")
     assert [w.gpu_count for w in of(records, Workload) if w.gpu_count] == [8]
+
+
+@pytest.mark.parametrize("written,metric,value", [
+    ("45 tokens per sec", "decode_tok_s", 45), ("45 tokens/second", "decode_tok_s", 45),
+    ("about 45 tk/s", "decode_tok_s", 45), ("每秒45个token", "decode_tok_s", 45),
+    ("45 token/s的速度", "decode_tok_s", 45), ("0.022 s/token", "itl_ms", 22),
+])
+def test_rates_and_latencies_as_people_write_them(written, metric, value):
+    records, _ = facts_of(f"# speed\n\nLlama-2-7B on one RTX 3090 gives {written} for one request. Is that normal?\n")
+    assert [(m.metric, m.value) for m in of(records, Measurement)] == [(metric, pytest.approx(value))]
+
+
+@pytest.mark.parametrize("written", ["took 3 s per request", "45 words/s", "45 it/s in the progress bar"])
+def test_no_token_rate_where_none_is_written(written):
+    records, _ = facts_of(f"# speed\n\nLlama-2-7B on one RTX 3090: {written}. Is that normal?\n")
+    assert of(records, Measurement) == []

@@ -202,7 +202,9 @@ CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
-                  r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps)\b", re.I)
+                  r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
+# ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
+CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
@@ -221,6 +223,7 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*ms\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
+S_PER_TOKEN = re.compile(r"(\d+(?:\.\d+)?)\s*s(?:ec(?:onds?)?)?\s*(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
@@ -496,7 +499,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
                 continue
-            for m in RATE.finditer(clause):
+            for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
                 label = clause[max(0, m.start() - 40):m.start()].lower()
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
@@ -542,6 +545,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
             b = BATCH.search(clause)
             found = [(m, m.group(1).lower(), float(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
             found += [(m, "ms per token", float(m.group(1)), "ms") for m in MS_PER_TOKEN.finditer(clause)]
+            found += [(m, "s per token", float(m.group(1)), "s") for m in S_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             for m, what, value, unit in found:
