@@ -277,3 +277,17 @@ def test_rates_and_latencies_as_people_write_them(written, metric, value):
 def test_no_token_rate_where_none_is_written(written):
     records, _ = facts_of(f"# speed\n\nLlama-2-7B on one RTX 3090: {written}. Is that normal?\n")
     assert of(records, Measurement) == []
+
+
+@pytest.mark.parametrize("tag,key", [
+    ("llama3.1:70b", "llama-3-70b"), ("qwen2.5:7b", "qwen2.5-7b"), ("gemma2:9b", "gemma-2-9b"),
+    ("mixtral:8x7b", "mixtral-8x7b"), ("qwq:32b", "qwen2.5-32b"), ("Qwen3-30B-A3B", "qwen3-30b-a3b"),
+])
+def test_models_named_as_ollama_tags_and_moe_names_resolve(tag, key):
+    from diagnose.evidence import Facts
+    from rules.subject import Subject
+
+    records, _ = facts_of(f"# decode speed\n\nollama run {tag} on one RTX 4090 gives 30 tokens/s. Is that normal?\n")
+    facts = Facts()
+    facts.add(*records)
+    assert Subject.of(facts).model.key == key
