@@ -1148,7 +1148,11 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         r"\bno\s+(?:\w+\s+)?(?:gain|improvement|speed-?up|benefit|acceleration)\b|"
                         r"\blos(?:e|es|ing|t)\s+(?:\w+\s+)?(?:bandwidth|speed|performance|throughput|tok\w*)\b|"
                         r"\b(?:can ?not|can't|fail\w* to|unable to|doesn't|does not|don't)\s+"
-                        r"(?:reach|achieve|get|hit)\b", re.I)
+                        r"(?:reach|achieve|get|hit)\b|"
+                        # asking how to make it faster says it is too slow: "how can I speed up the tokenization?"
+                        r"\bhow (?:can I|can we|do I|do we|to|could I|could we)\s+(?:\w+\s+){0,2}?"
+                        r"(?:speed\s*(?:it\s+)?up|accelerate|make (?:it|this|\w+) faster)\b|"
+                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速", re.I)
 
 
 def asks(facts: Facts) -> Claim | None:

@@ -61,3 +61,25 @@ def test_a_question_about_one_core_is_answered_by_design_and_a_slow_job_is_not()
     _, findings, _ = _issue("# slow serving\n\nThroughput is very low and the vLLM process never goes above 100% CPU. "
                             "Why is it so slow?\n")
     assert not [f for f in findings if f.rule == "ticket.cpu_one_core"]  # a complaint: ticket.cpu_bound's to judge
+
+
+# --------------------------------------------------------------------------- asking how to make it faster
+
+
+@pytest.mark.parametrize("sentence", [
+    "How can I speed up the tokenization step?",
+    "How do we make generation faster on these cards?",
+    "有什么方法可以加速这个步骤吗？",
+    "Tokenization步骤提速",
+])
+def test_asking_how_to_make_it_faster_is_a_complaint(sentence):
+    assert claims.complaint(_said(sentence)) is not None
+
+
+@pytest.mark.parametrize("sentence", [
+    "We sped it up with CUDA graphs and it is fine now.",
+    "How do I enable NCCL debug logs?",
+    "I don't need it any faster, I only want to know how it works.",
+])
+def test_no_complaint_without_asking_for_speed(sentence):
+    assert claims.complaint(_said(sentence)) is None
