@@ -1,5 +1,6 @@
-"""A percentage beside the GPUs that is no busy time: a share of memory after the figure, or a low figure said of
-an idle GPU (between requests, with no load). Paraphrases written for these tests, not corpus wording."""
+"""What the reporter's words mean in their context (rules/claims.py): a percentage beside the GPUs that is no busy
+time (a share of memory after the figure, a low figure said of an idle GPU); a process held at one core; asking how
+to make something faster, which says it is slow. Paraphrases written for these tests, not corpus wording."""
 
 import pytest
 from test_ticket_numbers import _said
