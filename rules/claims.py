@@ -1469,3 +1469,29 @@ def cpu_ceiling(facts: Facts) -> list[Claim]:
             if m and not re.search(r"\bGPU[- ]?(?:util\w*|usage|load)\b", m.group(0), re.I):
                 out.append(Claim("cpu_ceiling", source, _quote(sentence, m, 60)))
     return out
+
+
+# ------------------------------------------------------------------- tensor against pipeline parallelism
+
+_TP_WORDS = r"(?:\btensor[-_ ]parallel\w*|\bTP\s*=?\s*\d*\b|--tensor-parallel-size)"
+_PP_WORDS = r"(?:\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d*\b|--pipeline-parallel-size|\blayer[- ]split\w*)"
+_WINS = r"(?:\bfaster\b|\bbetter\b|\bhigher\b|\bmore (?:throughput|tok\w*|requests)\b|\boutperform\w*|\bbeats?\b)"
+_COMPARED = r"(?:" + _WINS + r"|\bslower\b|\bworse\b|\blower\b|\bthan\b|\bvs\.?\b|\bversus\b|\bcompared?\b)"
+_TP_PP = re.compile(_TP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _PP_WORDS + "|"
+                    + _PP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _TP_WORDS, re.I)
+
+
+def tp_pp_compared(facts: Facts) -> list[Claim]:
+    """Sentences that set tensor parallelism against pipeline parallelism or a layer split ("PP=2 gives more
+    throughput than TP=2", "why is TP faster than pipeline parallel for one request?"): data {pp_wins}, whether
+    the pipeline is said to be the faster (for throughput it can be, for one request it cannot)."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _TP_PP.search(sentence)
+            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            first_pp = re.match(_PP_WORDS, m.group(0), re.I) is not None
+            better = re.search(_WINS, m.group(0), re.I) is not None
+            out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60), {"pp_wins": first_pp == better}))
+    return out

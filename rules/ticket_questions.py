@@ -92,13 +92,14 @@ def figures(facts: Facts) -> bool:
 
 def scaling_asked(facts: Facts) -> claims.Claim | None:
     """The reporter's question about a layout that grows without the speed following ("why does adding GPUs not
-    speed up generation?", "why are replicas faster than one sharded model?"), when nothing in the ticket
+    speed up generation?", "why are replicas faster than one sharded model?", "why is PP faster than TP here?"),
+    when nothing in the ticket
     points at a fault and, for a plain "no faster", no figure is there for the figure checks to judge; None
     otherwise. Replicas beating a sharded model is the all-reduce's cost whatever the figures."""
     said = claims.symptom(facts)
     if said is None or said in FAILURES or not claims.asks(facts) or fault_context(facts):
         return None
-    found = claims.replicas_beat_sharding(facts)
+    found = claims.replicas_beat_sharding(facts) or claims.tp_pp_compared(facts)
     if found:
         return found[0]
     found = claims.more_gpus_no_gain(facts)
@@ -124,6 +125,19 @@ def scaling_question(facts: Facts, predictions=None):
     evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'), claim_ev(c, "what they see")]
     still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []
     attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
+    if c.kind == "tp_pp_compared":
+        winner = ("A pipeline split gives more throughput than tensor parallelism here: by design" if c.data["pp_wins"]
+                  else "Tensor parallelism is faster than a pipeline split for one request: by design")
+        yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN, winner,
+                   "Tensor parallelism splits every layer and all-reduces its activations twice per layer, so each "
+                   "request's step is shorter but the links carry traffic at every layer; a pipeline split sends one "
+                   "activation per stage boundary, so it needs little bandwidth and keeps more requests in flight "
+                   "(more throughput over PCIe), but one request passes the stages one after another and gets no "
+                   "faster." + attach,
+                   evidence, fix="Pick by the target: tensor parallelism inside an NVLink domain for latency, pipeline "
+                   "stages (or replicas) across slow links and for throughput (`diagnose plan` compares the layouts)."
+                   + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+        return
     if c.kind == "replicas_beat_sharding":
         yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN,
                    "Copies of a model that fits on fewer GPUs beat one model sharded over all of them: by design",

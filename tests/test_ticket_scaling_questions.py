@@ -146,3 +146,29 @@ def test_a_failure_is_no_serving_tradeoff():
     _, findings, _ = _issue("# crash under load\n\nWith 32 concurrent requests the server crashes and each request "
                             "gets slower before it dies. Why?\n")
     assert not _rule(findings, "ticket.serving_tradeoff")
+
+
+# --------------------------------------------------------------------------- tensor against pipeline parallelism
+
+
+@pytest.mark.parametrize("sentence,pp_wins", [
+    ("PP=2 gives more throughput than TP=2 on our PCIe boxes.", True),
+    ("Pipeline parallel is faster than tensor parallel on 4x L40S.", True),
+    ("Why is TP faster than pipeline parallel for a single request?", False),
+    ("TP=4 is slower than PP=4.", True),
+])
+def test_tensor_set_against_pipeline_parallelism_is_read_with_its_winner(sentence, pp_wins):
+    (c,) = claims.tp_pp_compared(_said(sentence))
+    assert c.data["pp_wins"] is pp_wins
+
+
+@pytest.mark.parametrize("sentence", ["We use TP=2 and PP=2.", "It is not faster with PP than with TP."])
+def test_no_tp_pp_comparison_where_none_is_made(sentence):
+    assert claims.tp_pp_compared(_said(sentence)) == []
+
+
+def test_a_tp_pp_question_is_answered_from_how_each_split_works():
+    _, findings, v = _issue("# TP or PP?\n\nOn our PCIe servers pipeline parallel beats tensor parallel. Why is "
+                            "that?\n")
+    (f,) = _rule(findings, "ticket.scaling_question")
+    assert "pipeline split gives more throughput" in f.title and v.category == "expected_physics"
