@@ -20,6 +20,7 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: P
                  only: list[str] | None = None,
                  keep: Callable[[Finding], bool] | None = None,
                  missing: list[str] | None = None,
+                 weigh: Callable[[Facts, list[Finding]], list[Finding]] | None = None,
                  decide: Callable[[Facts, list[Finding]], Verdict] | None = None,
                  facts_json: dict[str, Any] | None = None,
                  tables: Callable[[Facts, list[Finding], Verdict], dict] | dict | None = None) -> Report:
@@ -28,7 +29,9 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: P
     predictions: the command's rules.predictions object (the rules whose `needs=` names its type
     read it; the report shows its report_json()), or None. only: rule id prefixes to run
     (predict/plan/scaling run their own family); keep: which of their findings the report keeps;
-    missing: what the evidence lacks, when the command knows better than the facts; decide: the
+    missing: what the evidence lacks, when the command knows better than the facts; weigh: the kind's
+    weighing of the findings before the verdict (a ticket's rules.engine.fits_first), applied to the
+    findings reported too, so their severities and the exit code say what the verdict says; decide: the
     verdict for the kind (a ticket weighs the reporter's
     claims), else the ranked causes; facts_json: what the report shows of the facts when not all
     of them (scaling)."""
@@ -38,6 +41,8 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: P
     findings = evaluate(facts, predictions, only=only)
     if keep:
         findings = [f for f in findings if keep(f)]
+    if weigh:
+        findings = weigh(facts, findings)
     answer = decide(facts, findings) if decide else verdict(findings, facts.missing if missing is None else missing)
     return Report(kind=kind, inputs=inputs, facts=facts.to_dict() if facts_json is None else facts_json,
                   predictions=shown(predictions), findings=findings, verdict=answer,

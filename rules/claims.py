@@ -41,13 +41,11 @@ class Claim:
 # Chinese and Japanese text runs words together with the Latin ones ("进程CPU使用无法超过100%"), and a CJK
 # character counts as a word character, so "\bCPU\b" would not match there. A space at each such seam lets the
 # tools' own vocabulary (CPU, GPU, NCCL, x4, 100%) be read inside any language.
-_CJK_SEAM = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])(?=[A-Za-z0-9])|"
-                       r"(?<=[A-Za-z0-9%])(?=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])")
-
-
 def spaced(text: str) -> str:
     """The text with a space where CJK and Latin letters or digits meet."""
-    return _CJK_SEAM.sub(" ", text)
+    from diagnose.artifacts.text import cjk_spaced
+
+    return cjk_spaced(text)
 
 
 def texts(facts: Facts) -> list[tuple[str, str]]:
@@ -874,6 +872,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
 # clocks event reasons) by design, so clock or power words said of an idle GPU describe power saving.
 # https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html
 _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)\s+(?:state|GPUs?|time)\b|"
+                         r"\bbetween\s+(?:requests|generations|runs|batches|calls|jobs)\b|"
+                         r"\bwhen (?:there (?:is|are) )?no (?:requests?|traffic|load)\b|"
                          r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
                          r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b",
                          re.I)
@@ -922,6 +922,10 @@ def claims(facts: Facts) -> list[Claim]:
             pct = float(m.group(number))
             if _NOT_UTIL.search(text[max(0, m.start() - 40):m.end()].rsplit("\n", 1)[-1]):
                 continue  # "scaling efficiency with 8 GPUs is only 60 %": a ratio of speeds, not busy time
+            if _NOT_BUSY_AFTER.match(text[m.end():m.end() + 30]):
+                continue  # "each GPU uses 90 % of its memory": a share of memory, not busy time
+            if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
+                continue  # "drops to 0 % between requests": an idle GPU, not a low share of a running job
             if 0 <= pct <= 100:
                 before = text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]
                 bound = _UTIL_BOUND.search(before)
@@ -959,6 +963,9 @@ _UTIL = re.compile(
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
+# A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
+_NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
+                             r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache)\b", re.I)
 # Percentages of other things said beside the GPUs: scaling efficiency, speed-up, MFU.
 _NOT_UTIL = re.compile(r"\b(?:scal\w*|efficien\w*|speed-?ups?|MFU|MBU)\b", re.I)
 # A utilisation figure that is a bound, not a reading ("below"/"under 50 %": data["below"]). "Will not reach
@@ -1213,6 +1220,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
+            if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
+                continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
                     _A_RATE_STUCK.search(text[max(0, m.start() - 40):m.end() + 30]):
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
@@ -1364,7 +1373,11 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         r"\bno\s+(?:\w+\s+)?(?:gain|improvement|speed-?up|benefit|acceleration)\b|"
                         r"\blos(?:e|es|ing|t)\s+(?:\w+\s+)?(?:bandwidth|speed|performance|throughput|tok\w*)\b|"
                         r"\b(?:can ?not|can't|fail\w* to|unable to|doesn't|does not|don't)\s+"
-                        r"(?:reach|achieve|get|hit)\b", re.I)
+                        r"(?:reach|achieve|get|hit)\b|"
+                        # asking how to make it faster says it is too slow: "how can I speed up the tokenization?"
+                        r"\bhow (?:can I|can we|do I|do we|to|could I|could we)\s+(?:\w+\s+){0,2}?"
+                        r"(?:speed\s*(?:it\s+)?up|accelerate|make (?:it|this|\w+) faster)\b|"
+                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速", re.I)
 
 
 def asks(facts: Facts) -> Claim | None:
@@ -1517,4 +1530,193 @@ def algorithms_compared(facts: Facts) -> list[Claim]:
             figures = re.findall(r"\d+(?:\.\d+)?\s*(?:GB/s|Gb/s|GBps|us|ms)\b", sentence)
             if len(names) >= 2 and (_COMPARING.search(sentence) or len(figures) >= 2):
                 out.append(Claim("algorithms_compared", source, one_line(sentence)[:200], {"algorithms": names}))
+    return out
+
+
+# ------------------------------------------------------------------- layouts that grow without the speed following
+
+# The layout grows: more GPUs, tensor or pipeline parallelism, sharding, a second card, as people write them
+# (the symptom's _MORE_GPUS, and "adding GPUs", "split across the GPUs", "pipeline parallel"); CJK as written.
+_LAYOUT_GROWS = re.compile(
+    _MORE_GPUS + r"|\b(?:add(?:s|ed|ing)?|more|multiple|several|extra|additional)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b|"
+    r"\b(?:split|spread|shard|distribut)\w*\s+(?:\w+\s+){0,3}?(?:across|over|between|onto|on)\s+(?:\w+\s+){0,2}?"
+    r"(?:GPUs?|cards?|devices?)\b|"
+    r"\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d\b|"
+    r"多卡|多GPU|多个GPU|多张|张卡|\d+\s*[张块卡]|[两双四八]\s*[张块卡]|张量并行|流水线并行|"
+    r"(?:开启|开|使用|用)\s*tp\b", re.I)
+# ... and the speed does not follow: the symptom's _NO_GAIN, the verbs of no effect ("won't affect the token
+# generation", "did not increase the speed", "makes no difference"), and their CJK forms.
+_NO_EFFECT = re.compile(
+    _NO_GAIN + r"|\b(?:won'?t|wont|will not|doesn'?t|does not|didn'?t|did not|don'?t|do not|can'?t|cannot|not)\s+"
+    r"(?:\w+\s+)?(?:affect|change|improve|increase|help|speed\s*up|accelerate|boost|raise)\b|"
+    r"\bno\s+(?:\w+\s+)?(?:increase|change|effect|impact)\s+(?:in|on|to)\b|\bmakes? no difference\b|"
+    r"没有(?:速度)?提升|无提升|没有加速|没有变快|(?:更|变|反而|还)慢|比[^，。,.]{0,20}?慢|速度(?:没有|无)(?:变化|提升)|"
+    r"(?:速度|吞吐)[^，。,.]{0,10}?一样", re.I)
+# What the speed is of: a rate, generation or decode, latency. A memory figure ("KV cache usage is lower with
+# more GPUs", "VRAM per card drops") is capacity spread over more cards, not a speed that failed to follow.
+_MEMORY_ONLY = re.compile(r"\b(?:memory|VRAM|KV[- ]?cache|cache usage|GiB|MiB)\b|显存|内存", re.I)
+_SPEED_TOPIC = re.compile(r"\b(?:speed\w*|fast\w*|quick\w*|slow\w*|throughput|tok\w*/s|t/s|tokens?|latency|"
+                          r"generat\w*|decod\w*|performance|perf|time|seconds?|it/s|qps)\b|"
+                          r"速度|吞吐|延迟|慢|快|加速", re.I)
+
+
+def about_memory(text: str) -> bool:
+    """Is a statement about memory or cache use, with no word of speed in it?"""
+    return bool(_MEMORY_ONLY.search(text)) and not _SPEED_TOPIC.search(text)
+
+
+def more_gpus_no_gain(facts: Facts) -> list[Claim]:
+    """Sentences where the layout grows and the speed does not follow ("why adding GPUs won't affect the token
+    generation", "with tp=2 there is no speed-up, even slower"): the reporter's statement of a scaling
+    question, whatever the figures. Ruled out ("it is not slower") or about memory, it does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            grows = _LAYOUT_GROWS.search(sentence)
+            effect = _NO_EFFECT.search(sentence) if grows else None
+            if not effect or not _SPEED_TOPIC.search(sentence):
+                continue  # "the more GPUs, the lower this indicator": a figure that is no speed
+            if not re.match(r"(?:\bnot|\bno\b|\bn't|没|无)", effect.group(0), re.I) and \
+                    _NEGATION.search(sentence[max(0, effect.start() - 30):effect.start()]):
+                continue  # "it is not slower": the reporter rules it out
+            out.append(Claim("more_gpus_no_gain", source, _quote(sentence, effect, 60)))
+    return out
+
+
+# One model sharded over several GPUs set against copies of it on fewer GPUs each (data parallelism, replicas,
+# separate instances, "less sharding"), the copies faster.
+_FEWER_SHARDS = (r"(?:\b(?:less|no|fewer|without|smaller)\s+(?:\w+\s+)?(?:shard\w*|tensor[-_ ]parallel\w*|TP)\b|"
+                 r"\bdata[-_ ]parallel\w*|\bDP\s*=?\s*\d*\b|\breplicas?\b|"
+                 r"\b(?:separate|independent|multiple|several|\d+)\s+(?:\w+\s+)?(?:instances|servers|copies)\b)")
+_SHARDED = r"(?:\btensor[-_ ]parallel\w*|\bTP\s*=?\s*\d*\b|\bshard\w*)"
+_BETTER = r"(?:\bbetter\b|\bfaster\b|\bhigher\b|\bmore (?:throughput|tok\w*)|\boutperform\w*|\bbeats?\b|\bwins?\b)"
+_WORSE = r"(?:\bworse\b|\bslower\b|\blower\b|\bless (?:throughput|tok\w*))"
+_REPLICAS_WIN = re.compile(
+    _BETTER + r"(?:(?!\bthan\b)[^.\n]){0,60}?" + _FEWER_SHARDS + "|" + _FEWER_SHARDS + r"[^.\n]{0,60}?" + _BETTER + "|"
+    + _SHARDED + r"[^.\n]{0,60}?" + _WORSE + r"[^.\n]{0,30}?\bthan\b[^.\n]{0,30}?" + _FEWER_SHARDS, re.I)
+
+
+def replicas_beat_sharding(facts: Facts) -> list[Claim]:
+    """Sentences where copies of a model on fewer GPUs each (data parallelism, replicas, "less sharding") beat
+    one model sharded over more ("data parallel is faster than TP", "better with less sharding"). A
+    comparison ruled out ("not better with replicas") does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _REPLICAS_WIN.search(sentence)
+            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            out.append(Claim("replicas_beat_sharding", source, _quote(sentence, m, 60)))
+    return out
+
+
+# ------------------------------------------------------------------- what the serving phases and the batch trade
+
+# Prompt processing (prefill: every prompt token in one step, compute-bound) against generation (decode: one token
+# per step per sequence, memory-bound), as engines and llama.cpp name the two: "prompt eval" / "eval", pp512 /
+# tg128, input / output tokens per second.
+_PREFILL_WORDS = re.compile(r"\b(?:prefill\w*|prompt[- ](?:processing|eval\w*|tokens?/s|throughput|speed|phase)|"
+                            r"prompts?\s+(?:\w+\s+)?(?:processed|processing|encoded)|"
+                            r"pp\d{2,5}|input (?:tokens?/s|throughput|token throughput|speed)|"
+                            r"(?:process|encod)\w*\s+(?:of\s+)?(?:the\s+|my\s+|a\s+)?prompts?)\b|预填充|首字", re.I)
+_DECODE_WORDS = re.compile(r"\b(?:decod\w*|generat\w*|tg\d{2,5}|output (?:tokens?/s|throughput|token throughput|speed)|"
+                           r"eval rate|token generation)\b|解码|生成", re.I)
+_PHASE_CONTRAST = re.compile(r"\b(?:but|while|whereas|than|vs\.?|versus|compared?\w*|only|much|far|why|differ\w*|"
+                             r"fast(?:er)?|slow(?:er)?|higher|lower)\b|只有|但是|为什么", re.I)
+
+
+def phases_compared(facts: Facts) -> list[Claim]:
+    """Sentences that set prompt processing against generation ("the prompt runs at 3000 tok/s but generation at
+    40 tok/s", "why is prefill so much faster than decode?"): a contrast the two phases make by design."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            pre, dec = _PREFILL_WORDS.search(sentence), _DECODE_WORDS.search(sentence)
+            rates = re.findall(r"\d\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", sentence, re.I)
+            if pre and dec and (_PHASE_CONTRAST.search(sentence) or len(rates) >= 2):
+                out.append(Claim("phases_compared", source, one_line(sentence)[:200]))
+    return out
+
+
+# More sequences per step (a bigger batch, more concurrent requests) against each one's own speed: the step
+# carries more tokens and takes longer, so the total rises while each request slows (continuous batching).
+_MORE_IN_FLIGHT = re.compile(r"\b(?:(?:increas\w*|rais\w*|larger|bigger|higher|more)\s+(?:the\s+)?"
+                             r"(?:batch(?:[- ]size)?|concurren\w*|parallel requests|requests|users|sequences|"
+                             r"max[-_ ]num[-_ ]seqs)|"
+                             r"(?:batch(?:[- ]size)?|concurrency)\s+(?:of\s+|=\s*|goes up|grows|increases)|"
+                             r"\d+\s+(?:concurrent|parallel|simultaneous)\s+(?:requests|users|streams|sequences))\b",
+                             re.I)
+_EACH_SLOWER = re.compile(r"\b(?:per[- ](?:request|user|sequence|stream)|each (?:request|user|sequence|stream)|"
+                          r"single[- ](?:request|user|stream)|latency|ITL|TPOT|TTFT|time per (?:output )?token)\b"
+                          r"[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|decreas\w*|falls?|lower|worse|increas\w*|higher|"
+                          r"longer|go(?:es)? up|rises?)\b|"
+                          r"\b(?:slow\w*|drops?|decreas\w*|lower|worse)\b[^.\n]{0,40}?\b(?:per[- ](?:request|user)|"
+                          r"each (?:request|user)|latency)\b", re.I)
+
+
+def batch_tradeoff(facts: Facts) -> list[Claim]:
+    """Sentences where more requests in flight make each one slower ("with 32 concurrent requests each request gets
+    slower", "tokens/s per request drops as I raise the batch size"): the batch's trade of latency for total
+    throughput. Ruled out ("latency does not increase") it does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            more = _MORE_IN_FLIGHT.search(sentence)
+            slower = _EACH_SLOWER.search(sentence) if more else None
+            if not slower or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
+                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+                continue  # "the latency does not increase": ruled out
+            out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
+    return out
+
+
+# ------------------------------------------------------------------- a process held at one core
+
+# The serving process never above 100 % CPU (top counts one core as 100 %), or said to use one core only: one
+# Python thread, which the GIL keeps on one core whatever the machine has (Python's threading documentation).
+_CPU_CEILING = re.compile(
+    r"\b(?:CPU|process)\b[^.\n%]{0,50}?\b(?:can ?not|can't|never|won't|doesn't|does not|will not|not)\s+"
+    r"(?:\w+\s+){0,2}?(?:exceed\w*|go(?:es)? (?:above|over|beyond|past)|get (?:above|over)|rise above|pass\w*)\s+"
+    r"100\s*%|"
+    r"\b(?:only|just)\s+(?:uses?|using|use)\s+(?:one|1|a single)\s+(?:CPU\s+)?(?:core|thread|CPU)\b|"
+    r"\b(?:stuck|capped|limited|pinned)\s+(?:at|to)\s+(?:100\s*%|one (?:CPU )?core)|"
+    r"CPU\s*(?:使用率?|占用|利用率)?\s*(?:无法|不能|不会|没有|从不)\s*超过\s*100\s*%|只(?:使用|用)了?\s*(?:一个|1\s*个|单个)\s*(?:cpu|CPU|核)|"
+    r"单核", re.I)
+
+
+def cpu_ceiling(facts: Facts) -> list[Claim]:
+    """The reporter sees a process held at one core ("CPU usage never goes above 100 %", "it only uses one
+    core"): data {}. Said of the GPU utilisation ("GPU never above 100 %") it is no CPU ceiling."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            m = _CPU_CEILING.search(sentence)
+            if m and not re.search(r"\bGPU[- ]?(?:util\w*|usage|load)\b", m.group(0), re.I):
+                out.append(Claim("cpu_ceiling", source, _quote(sentence, m, 60)))
+    return out
+
+
+# ------------------------------------------------------------------- tensor against pipeline parallelism
+
+_TP_WORDS = r"(?:\btensor[-_ ]parallel\w*|\bTP\s*=?\s*\d*\b|--tensor-parallel-size)"
+_PP_WORDS = r"(?:\bpipeline[-_ ]parallel\w*|\bPP\s*=?\s*\d*\b|--pipeline-parallel-size|\blayer[- ]split\w*)"
+_WINS = r"(?:\bfaster\b|\bbetter\b|\bhigher\b|\bmore (?:throughput|tok\w*|requests)\b|\boutperform\w*|\bbeats?\b)"
+_COMPARED = r"(?:" + _WINS + r"|\bslower\b|\bworse\b|\blower\b|\bthan\b|\bvs\.?\b|\bversus\b|\bcompared?\b)"
+_TP_PP = re.compile(_TP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _PP_WORDS + "|"
+                    + _PP_WORDS + r"[^.\n]{0,80}?" + _COMPARED + r"[^.\n]{0,80}?" + _TP_WORDS, re.I)
+
+
+def tp_pp_compared(facts: Facts) -> list[Claim]:
+    """Sentences that set tensor parallelism against pipeline parallelism or a layer split ("PP=2 gives more
+    throughput than TP=2", "why is TP faster than pipeline parallel for one request?"): data {pp_wins}, whether
+    the pipeline is said to be the faster (for throughput it can be, for one request it cannot)."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _TP_PP.search(sentence)
+            if not m or _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            first_pp = re.match(_PP_WORDS, m.group(0), re.I) is not None
+            better = re.search(_WINS, m.group(0), re.I) is not None
+            out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60), {"pp_wins": first_pp == better}))
     return out

@@ -274,7 +274,7 @@ ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "topology.pair_bandwidth",
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 # The symptom's own prior gives the layout's reasons: where it speaks, the weaker "nothing broken" gives way.
 SYMPTOM_PRIOR = "ticket.symptom_prior"
-PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken")
+PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken", "ticket.scaling_question")
 # Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
 # more than physics, the prior's "nothing points at a fault" and its PCIe-without-P2P ceiling give way to it.
 FIGURE_CHECKS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate",
@@ -362,7 +362,7 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
 # datasheet arithmetic): their expected_physics says the measurement fits.
 FIGURE_FITS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "ticket.batched_rate", "ticket.link_figure",
                "ticket.bridge_figure", "ticket.pcie_figure", "ticket.layer_split_rate", "ticket.speedup_vs_expected",
-               "ticket.ttft_vs_expected", "ticket.copy_figure")
+               "ticket.ttft_vs_expected", "ticket.copy_figure", "ticket.host_copy_figure")
 
 
 def fits_first(facts, findings: list[Finding]) -> list[Finding]:

@@ -223,3 +223,45 @@ def copy_figure(facts: Facts, predictions=None):
                "with 80 % of the per-direction line rate, not with the datasheet's total.",
                refs=["https://github.com/NVIDIA/nccl/issues/1054"])
 
+
+
+# Copies between host memory and a GPU cross the GPU's PCIe link (bandwidthTest, nvbandwidth's host_to_device and
+# device_to_host, cudaMemcpy from pinned memory): its x16 line rate per direction (PCI-SIG: Gen3 15.75, Gen4 31.5,
+# Gen5 63 GB/s) less packet overhead, the same share a GPU-to-GPU copy over PCIe reaches.
+_HOST_COPY = re.compile(r"(?<![A-Za-z])(?:host[-_ ]?to[-_ ]?device|device[-_ ]?to[-_ ]?host|H2D|D2H|HtoD|DtoH|"
+                        r"bandwidthTest|(?:CPU|host) (?:to|->) GPU|GPU (?:to|->) (?:CPU|host)|pinned (?:host )?memory)"
+                        r"(?![A-Za-z])", re.I)
+
+
+@rule("ticket.host_copy_figure", "expected_physics")
+def host_copy_figure(facts: Facts, predictions=None):
+    """A copy rate between host memory and the GPU (H2D/D2H, bandwidthTest, nvbandwidth host_to_device), against the
+    GPU's PCIe link: about 80 % of a x16 link's line rate per direction is what such a copy reaches."""
+    if not _question_or_complaint(facts):
+        return
+    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
+    text = " ".join(t for _, t in claims.texts(facts))
+    if gpu is None or not _HOST_COPY.search(text):
+        return
+    from rules import catalog
+
+    pcie = catalog.interconnect(gpu.pcie_interconnect)
+    line = pcie.bandwidth_gbs
+    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"] and not f.data["spec"]]
+    usable = [(f.data["value"] / (2 if f.data.get("direction") == "bi" else 1), f) for f in figures]
+    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
+    if not usable:
+        return  # far below the link (pageable memory, a narrower link) or above it: not this check's answer
+    value, c = max(usable, key=lambda x: x[0])
+    yield make("ticket.host_copy_figure", "expected_physics", "info", 0.5,
+               f"{value:g} GB/s between host and GPU is what a {pcie.name} link carries "
+               f"({value / line:.0%} of its {line:g} GB/s line rate per direction)",
+               f"A copy between host memory and {gpu.name} crosses the GPU's PCIe link, whose x16 line rate is "
+               f"{line:g} GB/s per direction; packet and protocol overhead leave about 80 % of it to the copy, so the "
+               "figure is the link working at its full width and speed.",
+               [claim_ev(c, "the host copy rate"),
+                ev(c, "per direction", round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line,
+                   unit="GB/s")],
+               fix="Nothing to fix for the link; copies from pageable (not pinned) memory run slower, and only a "
+               "faster PCIe generation (or NVLink-C2C on Grace boards) moves more.")

@@ -90,10 +90,85 @@ def figures(facts: Facts) -> bool:
     return bool(measured or said or printed or asked)
 
 
+def scaling_asked(facts: Facts) -> claims.Claim | None:
+    """The reporter's question about a layout that grows without the speed following ("why does adding GPUs not
+    speed up generation?", "why are replicas faster than one sharded model?", "why is PP faster than TP here?"),
+    when nothing in the ticket
+    points at a fault and, for a plain "no faster", no figure is there for the figure checks to judge; None
+    otherwise. Replicas beating a sharded model is the all-reduce's cost whatever the figures."""
+    said = claims.symptom(facts)
+    if said is None or said in FAILURES or not claims.asks(facts) or fault_context(facts):
+        return None
+    found = claims.replicas_beat_sharding(facts) or claims.tp_pp_compared(facts)
+    if found:
+        return found[0]
+    found = claims.more_gpus_no_gain(facts)
+    return found[0] if found and not figures(facts) else None
+
+
+# Why one stream does not decode faster on more GPUs: each token needs the previous one, decode reads every
+# weight once per token (memory-bound), and a split adds transfers per token (NVIDIA, "Mastering LLM Techniques:
+# Inference Optimization"; vLLM's distributed-serving guide).
+INFERENCE_OPTIMIZATION = "https://developer.nvidia.com/blog/mastering-llm-techniques-inference-optimization/"
+
+
+@rule("ticket.scaling_question", "expected_physics")
+def scaling_question(facts: Facts, predictions=None):
+    """'Why is it not faster on more GPUs?' asked with nothing broken in sight: tensor, pipeline and layer
+    splits give one stream little or nothing by design, and replicas beat a sharded model when it fits. A weak
+    lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
+    which knows the layout, outweighs it (rules.engine.quiet_priors)."""
+    c = scaling_asked(facts)
+    if c is None:
+        return
+    question = claims.asks(facts)
+    evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'), claim_ev(c, "what they see")]
+    still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []
+    attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
+    if c.kind == "tp_pp_compared":
+        winner = ("A pipeline split gives more throughput than tensor parallelism here: by design" if c.data["pp_wins"]
+                  else "Tensor parallelism is faster than a pipeline split for one request: by design")
+        yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN, winner,
+                   "Tensor parallelism splits every layer and all-reduces its activations twice per layer, so each "
+                   "request's step is shorter but the links carry traffic at every layer; a pipeline split sends one "
+                   "activation per stage boundary, so it needs little bandwidth and keeps more requests in flight "
+                   "(more throughput over PCIe), but one request passes the stages one after another and gets no "
+                   "faster." + attach,
+                   evidence, fix="Pick by the target: tensor parallelism inside an NVLink domain for latency, pipeline "
+                   "stages (or replicas) across slow links and for throughput (`diagnose plan` compares the layouts)."
+                   + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+        return
+    if c.kind == "replicas_beat_sharding":
+        yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN,
+                   "Copies of a model that fits on fewer GPUs beat one model sharded over all of them: by design",
+                   "A sharded (tensor-parallel) model all-reduces its activations twice per layer for every step, over "
+                   "PCIe or NVLink, and each GPU runs smaller, less efficient kernels; replicas on fewer GPUs each do "
+                   "no such exchange and batch their own requests, so for throughput they win whenever the model fits "
+                   "(the more so without NVLink)." + attach,
+                   evidence, fix="Shard only as far as the model and its KV cache need; serve the rest as replicas "
+                   "behind a load balancer (`diagnose plan` compares the layouts)." + attach,
+                   refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+        return
+    yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN,
+               "More GPUs do not decode one stream much faster: each token waits for the one before it",
+               "Generating a token reads every weight once and needs the previous token, so a single stream is "
+               "bound by memory bandwidth and runs step after step. A layer or pipeline split runs the GPUs one after "
+               "another (more memory, no speed); tensor parallelism divides the weight reads but adds two all-reduces "
+               "per layer, whose fixed cost eats the gain for small or quantised models, single requests and GPUs "
+               "without NVLink. More GPUs pay off in prompt processing and in throughput over many concurrent "
+               "requests." + attach,
+               evidence, fix="Judge the figures against `diagnose predict --model M --gpu G --tp 1,2` for this model "
+               "and batch; for one stream use the fewest GPUs that hold the model, and batch requests to use more "
+               "GPUs." + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+
+
 @rule("ticket.nothing_broken", "healthy", "expected_physics")
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
-    fault: the answer is that it is (weakly: what was not attached can still show one)."""
+    fault: the answer is that it is (weakly: what was not attached can still show one). A question about more
+    GPUs not paying off is ticket.scaling_question's, which says why."""
+    if scaling_asked(facts):
+        return
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("normal?", "other"):
         return  # a failure, or a complaint the symptom's prior and the figure checks answer
@@ -234,3 +309,75 @@ def algorithms_compared(facts: Facts, predictions=None):
                "or NVLS with all_reduce_perf -b 1M -e 8G); to measure the network itself on two nodes, force "
                "NCCL_ALGO=Ring.",
                refs=[PERFORMANCE_MD, NCCL_ENV])
+
+
+# Prefill runs every prompt token through the weights in one step (compute-bound); decode produces one token per
+# sequence per step, reading every weight each time (memory-bound); a batch shares each step's weight reads among
+# its sequences, so the total rises while each step, and so each sequence, slows (vLLM's optimization guide, NVIDIA's
+# "Mastering LLM Techniques: Inference Optimization").
+VLLM_OPTIMIZATION = "https://docs.vllm.ai/en/latest/configuration/optimization.html"
+
+
+@rule("ticket.serving_tradeoff", "expected_physics")
+def serving_tradeoff(facts: Facts, predictions=None):
+    """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), or each request
+    slowing as more run at once, asked or complained of with nothing broken in sight: both are how serving works."""
+    said = claims.symptom(facts)
+    if said is None or said in FAILURES or not (claims.asks(facts) or claims.complaint(facts)) or fault_context(facts):
+        return
+    found = claims.phases_compared(facts) or claims.batch_tradeoff(facts)
+    if not found:
+        return
+    title, summary, fix = TRADEOFFS[found[0].kind]
+    yield make("ticket.serving_tradeoff", "expected_physics", "info", 0.5, title, summary,
+               [claim_ev(found[0], "what the reporter sees")], fix=fix,
+               refs=[INFERENCE_OPTIMIZATION, VLLM_OPTIMIZATION])
+
+
+# What each trade is, by the claim that states it: (title, why, what to do).
+TRADEOFFS = {
+    "phases_compared": (
+        "Prompt processing is many times faster than generation: by design",
+        "The prompt goes through the model in one step, all its tokens at once, so prefill is bound by the GPU's "
+        "arithmetic and counts thousands of tokens per second; generation makes one token per sequence per step and "
+        "reads every weight each time, so it is bound by memory bandwidth and counts tens of tokens per second for "
+        "one stream. The two rates differ by one to two orders of magnitude on a healthy GPU.",
+        "Judge each phase against its own bound: `diagnose predict` gives the expected prefill and decode rates for "
+        "this model and GPU; batch requests to raise the total generation rate."),
+    "batch_tradeoff": (
+        "More requests at once raise the total and slow each one: the batch's trade",
+        "Each decode step serves every running request; more of them share the step's weight reads, so the total "
+        "tokens per second rises, but the step carries more tokens (and prefills of new requests join it), so each "
+        "request's time per token and time to first token grow.",
+        "Pick the concurrency that meets the latency target (`diagnose predict --batch 1,8,32`); cap it with the "
+        "engine's max concurrent sequences, and add replicas for more total throughput."),
+}
+
+
+# One Python thread runs on one core at a time (the GIL: https://docs.python.org/3/glossary.html#term-global-interpreter-lock);
+# the engines drive the GPUs from one such process (vLLM's engine core, SGLang's scheduler).
+GIL = "https://docs.python.org/3/glossary.html#term-global-interpreter-lock"
+
+
+@rule("ticket.cpu_one_core", "expected_physics")
+def cpu_one_core(facts: Facts, predictions=None):
+    """'The process never goes above 100 % CPU: is it limited to one core?' asked with nothing broken and nothing
+    slow in sight: the engine's loop is one Python thread, held to one core by design (a slow job with the CPU
+    pegged is ticket.cpu_bound's)."""
+    said = claims.symptom(facts)
+    if said is None or said in FAILURES or not claims.asks(facts) or claims.complaint(facts) or fault_context(facts):
+        return
+    found = claims.cpu_ceiling(facts)
+    if not found:
+        return
+    yield make("ticket.cpu_one_core", "expected_physics", "info", 0.5,
+               "One serving process at 100 % CPU is one Python thread on one core: by design",
+               "top counts one core as 100 %. The engine schedules, tokenizes and launches kernels from one Python "
+               "process per GPU (or one for all of them), and Python's global interpreter lock runs its threads one at "
+               "a time, so the process stays near one core however many the machine has. That core's speed can bound "
+               "the serving rate when the batch is small or the requests many.",
+               [claim_ev(found[0], "the CPU ceiling")],
+               fix="Nothing to fix. If the host side limits the rate, give the process a fast, uncontended core (NUMA-"
+               "local, governor 'performance'), keep CUDA graphs on, and move tokenization to its own processes "
+               "(several API-server processes in front of one engine).",
+               refs=[GIL])

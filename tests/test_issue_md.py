@@ -260,3 +260,73 @@ def test_each_figure_takes_the_ranks_of_the_run_it_points_at_and_a_wished_figure
     records, _ = facts_of("# A100 all reduce\n\nWe ran the test on two GPUs first.\n```\n./build/all_reduce_perf -b 8 "
                           "-e 12G -f 2 -g 1 -t 2\n```\nThe busbw reached 208 GB/s, then a third GPU was added.\n")
     assert [(m.value, m.gpus) for m in of(records, Measurement)] == [(208.0, 2)]
+
+
+@pytest.mark.parametrize("text", [
+    "# speed on my 4090\n\nIs 60 tokens/s right for Mistral-7B in fp16 on one RTX 4090?\n",  # one short question
+    "# TP2 latency\n\nDecode takes 31 ms per token with TP=2 on 2x L40S and 18 ms on one.\n",  # one short statement
+    "# Is TP=4 supposed to be slower than TP=2?\n\n```\nvllm serve my-model -tp 4\n```\n",  # a title that asks
+    "# Would two A10G beat one for a 3B model?\n\npython -m vllm.entrypoints.openai.api_server --model m -tp 2\n",
+    "# nvlink p2p h100\n\nnvbandwidth between two H100 SXM shows 370 GB/s per direction. Should it be 450?\n",  # names
+    "# H2D bandwidth\n\nbandwidthTest on an L40S shows 24 GB/s from host to device.\n",
+])
+def test_a_short_issue_is_an_issue(text):
+    _, read = facts_of(text)
+    assert read.kinds[:1] == ["issue_md"]
+
+
+def test_a_commented_script_or_a_list_is_no_issue():
+    script = "# run it\nexport NCCL_DEBUG=INFO\nmpirun -np 16 ./all_reduce_perf -b 8 -e 8G\n"
+    assert "issue_md" not in [k for k, _ in detect(script)]
+    listed = "# nodes?\nnode01 8\nnode02 8\n"  # a question mark, but a one-word title and no sentence
+    assert "issue_md" not in [k for k, _ in detect(listed)]
+    names = "# gpu0 gpu1\n0 260.89 259.10\n1 259.10 260.89\n"  # a title of names over a matrix, no sentence
+    assert "issue_md" not in [k for k, _ in detect(names)]
+
+
+@pytest.mark.parametrize("text,gpu,count,model", [
+    ("# 速度问题\n\n用vLLM在两张A100上跑Qwen2-72B-Instruct，单请求输出大约20 tokens/s，正常吗？\n",
+     "A100", 2, "Qwen2-72B"),
+    ("# 推理慢\n\n我们在8卡H100上部署Llama-3-70B，速度不理想。\n", "H100", 8, "Llama-3-70B"),
+    ("# 4090 问题\n\n四块RTX 4090跑Mistral-7B，为什么这么慢？\n", "4090", 4, "Mistral-7B"),  # the title names it
+])
+def test_names_and_counts_inside_chinese_prose_are_read(text, gpu, count, model):
+    records, _ = facts_of(text)
+    named = {k: v for w in of(records, Workload) for k, v in vars(w).items()
+             if v and k in ("gpu", "gpu_count", "model")}
+    assert named == {"gpu": gpu, "gpu_count": count, "model": model}
+
+
+def test_a_chinese_card_count_without_a_gpu_name_is_a_count():
+    records, _ = facts_of("# 多卡\n\n同一个模型用8卡推理比4卡还慢，这是为什么？\n")
+    assert [w.gpu_count for w in of(records, Workload) if w.gpu_count] == [8]
+
+
+@pytest.mark.parametrize("written,metric,value", [
+    ("45 tokens per sec", "decode_tok_s", 45), ("45 tokens/second", "decode_tok_s", 45),
+    ("about 45 tk/s", "decode_tok_s", 45), ("每秒45个token", "decode_tok_s", 45),
+    ("45 token/s的速度", "decode_tok_s", 45), ("0.022 s/token", "itl_ms", 22),
+])
+def test_rates_and_latencies_as_people_write_them(written, metric, value):
+    records, _ = facts_of(f"# speed\n\nLlama-2-7B on one RTX 3090 gives {written} for one request. Is that normal?\n")
+    assert [(m.metric, m.value) for m in of(records, Measurement)] == [(metric, pytest.approx(value))]
+
+
+@pytest.mark.parametrize("written", ["took 3 s per request", "45 words/s", "45 it/s in the progress bar"])
+def test_no_token_rate_where_none_is_written(written):
+    records, _ = facts_of(f"# speed\n\nLlama-2-7B on one RTX 3090: {written}. Is that normal?\n")
+    assert of(records, Measurement) == []
+
+
+@pytest.mark.parametrize("tag,key", [
+    ("llama3.1:70b", "llama-3-70b"), ("qwen2.5:7b", "qwen2.5-7b"), ("gemma2:9b", "gemma-2-9b"),
+    ("mixtral:8x7b", "mixtral-8x7b"), ("qwq:32b", "qwen2.5-32b"), ("Qwen3-30B-A3B", "qwen3-30b-a3b"),
+])
+def test_models_named_as_ollama_tags_and_moe_names_resolve(tag, key):
+    from diagnose.evidence import Facts
+    from rules.subject import Subject
+
+    records, _ = facts_of(f"# decode speed\n\nollama run {tag} on one RTX 4090 gives 30 tokens/s. Is that normal?\n")
+    facts = Facts()
+    facts.add(*records)
+    assert Subject.of(facts).model.key == key

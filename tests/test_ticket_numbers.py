@@ -308,3 +308,27 @@ def test_a_text_generation_webui_rate_on_two_gpus_is_judged_as_a_layer_split():
 def test_low_clocks_of_an_idle_gpu_are_power_saving_not_a_throttle(sentence, kind):
     kinds = {c.kind for c in claims.claims(_said(sentence))} & {"idle_state", "clock_power"}
     assert kinds == {kind}
+
+
+# --------------------------------------------------------------------------- copies between host and GPU
+
+
+@pytest.mark.parametrize("text,value", [
+    ("# H2D speed\n\nbandwidthTest reports 12.2 GB/s host to device on a Tesla V100 PCIe 32GB. Is that right?\n", 12.2),
+    ("# nvbandwidth on H100 PCIe\n\nhost_to_device_memcpy_ce gives 54 GB/s on our H100 PCIe. Expected?\n", 54),
+    ("# D2H copy rate\n\nDevice to host copies from pinned memory run at 26 GB/s on an A100 PCIe 80GB. Normal?\n", 26),
+])
+def test_a_host_copy_rate_that_fits_the_pcie_link_is_physics(text, value):
+    _, findings, v = _issue(text)
+    (f,) = _rule(findings, "ticket.host_copy_figure")
+    assert f.evidence[1].measured == value and v.category == "expected_physics"
+
+
+@pytest.mark.parametrize("text", [
+    "# H2D slow\n\nbandwidthTest reports 3 GB/s host to device on an A100 PCIe 40GB. Is that right?\n",  # far below
+    "# P2P\n\nCopies between the two A100 PCIe GPUs run at 25 GB/s. Is that right?\n",  # GPU to GPU, not host
+    "# crash\n\nbandwidthTest crashes with an error after printing 25 GB/s host to device on an A100 PCIe.\n",
+])
+def test_no_host_copy_fit_for_a_slow_copy_a_peer_copy_or_a_failure(text):
+    _, findings, _ = _issue(text)
+    assert not _rule(findings, "ticket.host_copy_figure")

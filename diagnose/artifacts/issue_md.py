@@ -34,6 +34,8 @@ ISSUE_HEADINGS = re.compile(
 NCCL_TESTS_HEAD = re.compile(r"^#\s*(?:nThread|Using devices|Rank\b|out-of-place|size\s+count|Avg bus|Out of bounds|"
                              r"Collective test|Check|$)", re.M | re.I)
 WORD = re.compile(r"[A-Za-z]{2,}")
+NAME_TOKEN = re.compile(r"(?<![\w.+-])[A-Za-z0-9][\w.+-]*[A-Za-z][\w.+-]*|(?<![\w.+-])[A-Za-z][\w.+-]*|"
+                        r"(?<![\w.+-])\d{3,5}(?![\w.+-])")
 # One field of an issue form, written as "Name: value" on its own line ("GPU:  Tesla T4", "concurrency: 1").
 # At the margin: tool output indents its fields ("\tLnkSta: ..."), and a command line is no title.
 FORM_FIELD = re.compile(r"^[A-Za-z][\w ./()-]{0,30}:[ \t]+\S", re.M)
@@ -49,10 +51,17 @@ def detect(text: str) -> float:
     first = lines[0]
     title_words = len(WORD.findall(first)) + len(CJK.findall(first)) // 2
     prose = [ln for ln in _prose_lines(head.splitlines()) if not ln.lstrip().startswith("#") and _wordy(ln, 5)]
-    # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows
+    # a short issue: a title over one plain sentence ("Is 45 tokens/s reasonable for Llama-2-7B on one RTX 3090?"),
+    # its names and figures being the words that are not plain
+    said = any(_wordy(ln, 3) and re.search(r"[.?!。？]\s*$", ln) for ln in _prose_lines(head.splitlines())[1:]
+               if not ln.lstrip().startswith("#"))
+    # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows, or a title of
+    # names ("# nvlink p2p a100", "# H2D bandwidth") over a short one
+    terms = len(NAME_TOKEN.findall(first)) + (len(CJK.findall(first)) + 1) // 2  # names, numbers and CJK words
     titled = bool(TITLE.match(first)) and not NCCL_TESTS_HEAD.match(first) and (
-        title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)))
-    if titled and (prose or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
+        title_words >= 2 or (title_words == 1 and any(_wordy(ln, 8) for ln in prose)) or (said and terms >= 2))
+    asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
+    if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
@@ -165,7 +174,11 @@ GPU_NAME = re.compile(
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
-               "sixteen": 16}
+               "sixteen": 16, "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
+# A count in Chinese: a numeral and the measure word for cards ("两张 A100", "8 卡 4090", "四块 3090").
+CJK_GPU_COUNT = re.compile(r"([一单两二双三四六八]|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
+CJK_GPUS_COUNTED = re.compile(r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
+                              r"(\d{1,2})\s*卡(?!\s*[A-Za-z0-9])")
 _COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
 GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
@@ -184,15 +197,19 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX)"
                    r")[A-Za-z0-9][\w.-]*)")
 MODEL_NAME = re.compile(
-    r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s]?\d{1,3}[bB]|"
-    r"(?:Qwen|QwQ|qwen)[\d.]*[-\s]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s]?\d+x\d+[bB]|(?:Mistral|mistral)[-\s]?\d+[bB]|"
-    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
+    # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
+    r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s:]?\d{1,3}[bB]|"
+    r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
+    r"(?:Mistral|mistral)[-\s:]?\d+[bB]|"
+    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
-                  r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second|tps)\b", re.I)
+                  r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
+# ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
+CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
@@ -210,8 +227,8 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
                         r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
-MS_PER_TOKEN = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?)\s*(?:/|per)\s*(?:output\s+)?"
-                          r"tok(?:en)?\b", re.I)
+MS_PER_TOKEN = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
+                          r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
@@ -248,16 +265,17 @@ def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
-    from diagnose.artifacts.text import engine_named, quant_dtype
+    from diagnose.artifacts.text import cjk_spaced, engine_named, quant_dtype
 
     out: list = []
     gpu_line = model_line = tp_line = None
     count_line = None
-    spaced = {i: re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln) for i, ln in prose}  # "8xH100" -> "8 x H100"
+    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
+              for i, ln in prose}
     for i, ln in spaced.items():
         if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
-            count = GPU_COUNT.search(before[-24:])
+            count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(count.group(1))
@@ -265,8 +283,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
                 gpu_line = (gpu_line[0], gpu_line[1], n)
-        if count_line is None and (m := GPUS_COUNTED.search(ln)):
-            count_line = (i, _count(m.group(1)))
+        if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
+            count_line = (i, _count(next(g for g in m.groups() if g)))
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             model_line = (i, m.group(1))
         if tp_line is None and (m := TP.search(ln)):
@@ -558,7 +576,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
                 continue
-            for m in RATE.finditer(clause):
+            for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
                 label = clause[max(0, m.start() - 40):m.start()].lower()
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):

@@ -25,11 +25,11 @@ def ticket(paths):
     """
     from diagnose.bundle import read_bundle
     from diagnose.pipeline import run_pipeline
-    from rules.engine import ticket_verdict
+    from rules.engine import fits_first, ticket_verdict
 
     facts = read_bundle(list(paths))
-    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), decide=ticket_verdict,
-                        tables=_tables)
+    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), weigh=fits_first,
+                        decide=ticket_verdict, tables=_tables)
 
 
 def ticket_predictions(facts):
