@@ -37,7 +37,7 @@ GIB_MARGIN = 1.1
 NVLS_CEILING = 1.5
 
 
-def _asks_about_figures(facts: Facts) -> bool:
+def asks_about_figures(facts: Facts) -> bool:
     """A question or a performance complaint, not a hang, crash or error report."""
     said = claims.symptom(facts)
     return said is not None and said not in FAILURES
@@ -52,7 +52,7 @@ def _measured_by_a_tool(facts: Facts) -> bool:
 def _served(facts: Facts):
     """(model, its source, GPU) of a question or complaint whose model and GPU the catalog knows,
     else (None, None, None)."""
-    if not _asks_about_figures(facts):
+    if not asks_about_figures(facts):
         return None, None, None
     model, model_src = facts.subject.model, facts.subject.model_source
     gpu = facts.subject.gpu
@@ -155,7 +155,7 @@ def link_figure(facts: Facts, predictions=None):
     """A measured GPU-to-GPU bandwidth set against an NVLink datasheet figure: the datasheet's
     number is the total of both directions (or the raw line rate), and NCCL reaches about 80 % of
     the per-direction line rate."""
-    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+    if not asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or not gpu.nvlink_gbs:
@@ -228,7 +228,7 @@ def bridge_figure(facts: Facts, predictions=None):
     """A copy rate measured between two bridged NVLink boards, no datasheet figure quoted (link_figure
     judges those): against what the bridge carries (COPY_SHARE of its line rate per direction) and what
     the board's PCIe link carries, so a bridge the copy does not use shows as PCIe's rate."""
-    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+    if not asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or not gpu.nvlink_bridged or not gpu.nvlink_gbs:
@@ -277,7 +277,7 @@ def busbw_without_p2p(facts: Facts, predictions=None):
     """All-reduce busbw on boards whose driver refuses PCIe peer-to-peer (GeForce): NCCL stages every
     transfer through host memory, so the CPU's memory and PCIe root ports, not the GPUs, set the
     ceiling (https://github.com/NVIDIA/nccl/issues/1639)."""
-    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+    if not asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or gpu.pcie_p2p:
@@ -384,7 +384,7 @@ def batched_rate(facts: Facts, predictions=None):
 def faster_than_physics(facts: Facts, predictions=None):
     """A collective timed faster than any GPU link can move its bytes: the measurement, not the
     system, is wrong (units, an unsynchronised timer, a no-op)."""
-    if not _asks_about_figures(facts):
+    if not asks_about_figures(facts):
         return  # a hang or an error report: its timings are not the question
     from rules import catalog
 
@@ -523,7 +523,7 @@ def pcie_figure(facts: Facts, predictions=None):
     """A GPU-to-GPU copy rate on GPUs without NVLink, against their PCIe generation: a x16 link's
     line rate per direction (Gen3 15.75, Gen4 31.5, Gen5 63 GB/s; PCI-SIG) of which copies reach
     about 80 % after packet overhead."""
-    if not _asks_about_figures(facts) or _measured_by_a_tool(facts):
+    if not asks_about_figures(facts) or _measured_by_a_tool(facts):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or (gpu.nvlink_gbs and not gpu.nvlink_bridged) or has_nvlink(facts):

@@ -17,28 +17,23 @@ from diagnose import lazy_re as re
 from diagnose.evidence import Facts
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, wfield
-from rules.engine import FAILURES, rule
+from rules.engine import rule
 from rules.ticket_figures import (
     COPY_SHARE,
     GIB_MARGIN,
     PHYSICS_FLOOR,
+    asks_about_figures,
     assumed_tp,
     band_evidence,
     beyond_band_fix,
     layer_split_engine,
     unmodelled_layout,
 )
-from rules.workload import predict_layout, weight_dtype
+from rules.workload import predict_layout
 
 # A layer split's speed-up is 1: each token passes through the GPUs one after another. Beyond this the
 # measured figure is not a layer split's (tensor parallelism, or a batch spread over the GPUs).
 LAYER_SPLIT_CEILING = 1.15
-
-
-def _question_or_complaint(facts: Facts) -> bool:
-    """A question or a performance complaint, not a hang, crash or error report."""
-    said = claims.symptom(facts)
-    return said is not None and said not in FAILURES
 
 
 def _stated_speedup(facts: Facts):
@@ -64,7 +59,7 @@ def speedup_vs_expected(facts: Facts, predictions=None):
     """A speed-up (or scaling efficiency) the reporter measured between two layouts, against what the
     predictor gives for the same model, GPU and engine at both: inside the band carried over to the ratio
     is physics (the fixed costs named), below it something else costs time."""
-    if not _question_or_complaint(facts) or unmodelled_layout(facts):
+    if not asks_about_figures(facts) or unmodelled_layout(facts):
         return
     found = _stated_speedup(facts)
     if not found:
@@ -123,25 +118,12 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                evidence, fix=beyond_band_fix(facts))
 
 
-def _served_prediction(facts: Facts, tp: int, batch: int, prompt: int):
-    """The prediction at the ticket's prompt length (roofline.predict with the engine and weight dtype
-    the ticket names), or None when the catalog or the predictor cannot place it."""
-    from diagnose.errors import InputError
-    from rules import roofline
-
-    try:
-        return roofline.predict(facts.subject.model, facts.subject.gpu, roofline.Layout(tp=tp), batch=batch,
-                                prompt=prompt, engine=facts.subject.engine, dtype=weight_dtype(facts))
-    except InputError:
-        return None
-
-
 @rule("ticket.ttft_vs_expected", "expected_physics", "other")
 def ttft_vs_expected(facts: Facts, predictions=None):
     """A time to first token the reporter measured at a stated prompt length, against the prefill the
     predictor gives (compute-bound: about 2 x parameters x prompt tokens of FLOPs, plus the engine's
     per-request host time)."""
-    if not _question_or_complaint(facts) or unmodelled_layout(facts):
+    if not asks_about_figures(facts) or unmodelled_layout(facts):
         return
     model, gpu = facts.subject.model, facts.subject.gpu
     prompt, prompt_src = wfield(facts, "prompt_len")
@@ -153,7 +135,7 @@ def ttft_vs_expected(facts: Facts, predictions=None):
         if m.stat != "reported" or (m.batch or 1) > 1:
             continue  # a percentile, or a batch's prefill: queueing the predictor does not model
         tp, how = assumed_tp(facts, m)
-        p = _served_prediction(facts, tp, 1, prompt)
+        p = predict_layout(facts, tp, 1, prompt)
         if p is None or not (p.valid and p.fits):
             continue
         e = expectation("ttft_ms", p)
@@ -193,7 +175,7 @@ def copy_figure(facts: Facts, predictions=None):
     per-direction line rate (https://github.com/NVIDIA/nccl/issues/1054)."""
     from diagnose.evidence import PairBandwidth
 
-    if not _question_or_complaint(facts) or facts.of(PairBandwidth):
+    if not asks_about_figures(facts) or facts.of(PairBandwidth):
         return  # a parsed matrix: topology.pair_bandwidth judges its figures
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or not gpu.nvlink_gbs or gpu.nvlink_bridged:
@@ -237,7 +219,7 @@ _HOST_COPY = re.compile(r"(?<![A-Za-z])(?:host[-_ ]?to[-_ ]?device|device[-_ ]?t
 def host_copy_figure(facts: Facts, predictions=None):
     """A copy rate between host memory and the GPU (H2D/D2H, bandwidthTest, nvbandwidth host_to_device), against the
     GPU's PCIe link: about 80 % of a x16 link's line rate per direction is what such a copy reaches."""
-    if not _question_or_complaint(facts):
+    if not asks_about_figures(facts):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     text = " ".join(t for _, t in claims.texts(facts))
