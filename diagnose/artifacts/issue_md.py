@@ -348,7 +348,8 @@ POINTS_AHEAD = re.compile(r"\b(?:like this|like below|as below|below|following|a
 
 
 def _run_ranks(line: str) -> int | None:
-    """Ranks of an nccl-tests run from its command line: -t threads x -g GPUs (x mpirun -np processes)."""
+    """Ranks of an nccl-tests run from its command line: -t threads x -g GPUs (x mpirun -np processes).
+    Not launch._nccl_tests_ranks: that one reads tokens, so it misses "-g8" and counts -n only after mpirun."""
     if not NCCL_TESTS_RUN.search(line):
         return None
     count = 1
