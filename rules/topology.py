@@ -770,8 +770,7 @@ def nvlink_ring(members: list[int], links: dict[tuple[int, int], TopologyPath]) 
     cross a PCIe or host hop. NCCL builds its rings over NVLink where such a ring exists (NCCL
     user guide, topology detection), so that hop, not the best pair, bounds an all-reduce's busbw."""
     def nv(a: int, b: int) -> int:
-        m = re.fullmatch(r"NV(\d+)", links[tuple(sorted((a, b)))].path.upper())
-        return int(m.group(1)) if m else 0
+        return links[tuple(sorted((a, b)))].nvlinks  # the # of NV#, filled by every TopologyPath producer
 
     if len(members) > 8:  # too many rings to try: only an all-NVLink group has a sure answer
         counts = [nv(a, b) for a, b in itertools.combinations(members, 2)]
