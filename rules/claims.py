@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
+from diagnose.artifacts.text import to_gbs
 from diagnose.evidence import Facts, Note, Workload
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
@@ -1274,8 +1275,8 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
                         continue  # "25GB" of memory, "H100 80GB": not a bandwidth
                     around = part[max(0, m.start() - 45):m.end() + 25]
                     value = float(m.group(1).replace(",", ""))
-                    if "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB (text.to_gbs)
-                        value = round(value * 2**30 / 1e9, 3)
+                    if "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB
+                        value = round(to_gbs(value, "GiB"), 3)
                     if value <= 0:
                         continue
                     near = part[max(0, m.start() - 80):m.end() + 25]
