@@ -317,10 +317,10 @@ _TEMP_SUBJECT = re.compile(r"\b(?:GPUs?|temp\w*|hot\w*|cards?|cores?|junction|ho
 _NOT_GPU_TEMP = re.compile(r"\b(?:CPU|ambient|room|inlet|outside|water|coolant|air)\b[^.\n]{0,25}$", re.I)
 
 
-def temperatures(facts: Facts) -> list[Claim]:
-    """GPU temperatures stated in the reporter's words, in degrees Celsius (data: celsius, hot)."""
+def temperatures(said: list[tuple[str, str]]) -> list[Claim]:
+    """GPU temperatures stated in the reporter's words (`said`: texts()), in degrees Celsius (data: celsius, hot)."""
     out = []
-    for source, text in texts(facts):
+    for source, text in said:
         for sentence in sentences(text):
             if not _TEMP_SUBJECT.search(sentence):
                 continue
@@ -893,7 +893,8 @@ def claims(facts: Facts) -> list[Claim]:
     if cached is not None and cached[0] is facts:
         return cached[1]
     out: list[Claim] = []
-    for source, text in texts(facts):
+    said = texts(facts)
+    for source, text in said:
         for kind, patterns in PATTERNS.items():
             c = _first(kind, patterns, text)
             if c:
@@ -940,12 +941,12 @@ def claims(facts: Facts) -> list[Claim]:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
                 out.append(c)
-    out.extend(temperatures(facts))
+    out.extend(temperatures(said))
     out.extend(release_blocks(facts))
     _CACHE.clear()
-    said = dict(texts(facts))
+    by_source = dict(said)
     for c in out:
-        if c.kind == "clock_power" and not c.negated and _idle(said.get(c.source, ""), c.quote):
+        if c.kind == "clock_power" and not c.negated and _idle(by_source.get(c.source, ""), c.quote):
             c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
     _CACHE[key] = (facts, out)
     return out
