@@ -478,7 +478,7 @@ def _nvswitch_by_catalog(facts: Facts) -> list:
     capture's device name, not a bare family word) whose catalog row is an NVSwitch board (SXM), with no
     more GPUs in the job than its NVLink domain holds."""
     spec, src = facts.subject.gpu, facts.subject.gpu_source
-    if spec is None or not _nvswitch_board(spec) or "GPU family" in str(src or ""):
+    if spec is None or not _nvswitch_board(spec) or facts.subject.gpu_by_family:
         return []
     n = gpu_count(facts)
     if n and n > spec.nvlink_domain:
