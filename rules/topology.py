@@ -69,7 +69,6 @@ def _caused_by_nvlink_xid(message: str) -> bool:
 
 # PCIe data rate per lane (GB/s per direction) by generation, after line coding.
 PCIE_LANE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
-GTS_TO_GEN = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
 
 
 def _p2p_level(value: str) -> int | None:
