@@ -19,7 +19,6 @@ from rules.fleet_rules import MIN_NODES, UNNAMED_GPU, Z_THRESHOLD, is_outlier, s
 from rules.predictions import FleetMetric, FleetPoint, FleetSpread, NodeVerdict
 
 SMALL_MESSAGE_BYTES = 64 << 10  # "small-message latency": the largest size at or below 64 KiB
-BW_MIN_BYTES = 1 << 20  # bus bandwidth is compared from 1 MiB up
 
 
 @dataclass

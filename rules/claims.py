@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
+from diagnose.artifacts.text import to_gbs
 from diagnose.evidence import Facts, Note, Workload
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
@@ -314,10 +315,10 @@ _TEMP_SUBJECT = re.compile(r"\b(?:GPUs?|temp\w*|hot\w*|cards?|cores?|junction|ho
 _NOT_GPU_TEMP = re.compile(r"\b(?:CPU|ambient|room|inlet|outside|water|coolant|air)\b[^.\n]{0,25}$", re.I)
 
 
-def temperatures(facts: Facts) -> list[Claim]:
-    """GPU temperatures stated in the reporter's words, in degrees Celsius (data: celsius, hot)."""
+def temperatures(said: list[tuple[str, str]]) -> list[Claim]:
+    """GPU temperatures stated in the reporter's words (`said`: texts()), in degrees Celsius (data: celsius, hot)."""
     out = []
-    for source, text in texts(facts):
+    for source, text in said:
         for sentence in sentences(text):
             if not _TEMP_SUBJECT.search(sentence):
                 continue
@@ -892,7 +893,8 @@ def claims(facts: Facts) -> list[Claim]:
     if cached is not None and cached[0] is facts:
         return cached[1]
     out: list[Claim] = []
-    for source, text in texts(facts):
+    said = texts(facts)
+    for source, text in said:
         for kind, patterns in PATTERNS.items():
             c = _first(kind, patterns, text)
             if c:
@@ -943,12 +945,12 @@ def claims(facts: Facts) -> list[Claim]:
                 c.source, c.guess = n.source, False
                 c.data["origin"] = "output"
                 out.append(c)
-    out.extend(temperatures(facts))
+    out.extend(temperatures(said))
     out.extend(release_blocks(facts))
     _CACHE.clear()
-    said = dict(texts(facts))
+    by_source = dict(said)
     for c in out:
-        if c.kind == "clock_power" and not c.negated and _idle(said.get(c.source, ""), c.quote):
+        if c.kind == "clock_power" and not c.negated and _idle(by_source.get(c.source, ""), c.quote):
             c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
     _CACHE[key] = (facts, out)
     return out
@@ -1283,8 +1285,8 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
                         continue  # "25GB" of memory, "H100 80GB": not a bandwidth
                     around = part[max(0, m.start() - 45):m.end() + 25]
                     value = float(m.group(1).replace(",", ""))
-                    if "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB (text.to_gbs)
-                        value = round(value * 2**30 / 1e9, 3)
+                    if "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB
+                        value = round(to_gbs(value, "GiB"), 3)
                     if value <= 0:
                         continue
                     near = part[max(0, m.start() - 80):m.end() + 25]

@@ -324,9 +324,10 @@ BUSBW_FLOOR = 0.5
 BUSBW_BROKEN = 0.25
 
 
-def _system_of(facts: Facts, source: str) -> str | None:
-    """The GPU named over the pasted block a record came from ("A100 SXM4" above a second results table),
-    when the ticket compares systems (issue_md's system_label notes); None for the ticket's own system."""
+def _system_of(facts: Facts, source: str) -> tuple[str, object] | None:
+    """(label, catalog spec or None when unknown) of the GPU named over the pasted block a record came
+    from ("A100 SXM4" above a second results table), when the ticket compares systems (issue_md's
+    system_label notes); None for the ticket's own system."""
     file, _, line = source.rpartition(":")
     if not line.isdigit():
         return None
@@ -336,18 +337,19 @@ def _system_of(facts: Facts, source: str) -> str | None:
                 from rules.catalog import find_gpu_family
 
                 own, named = facts.subject.gpu, find_gpu_family(n.data["gpu"])
-                return None if own is not None and named is not None and named.key == own.key else n.data["gpu"]
+                same = own is not None and named is not None and named.key == own.key
+                return None if same else (n.data["gpu"], named)
     return None
 
 
-def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[int] | None, str | None]]:
-    """(best busbw, its record, ranks, GPU indices, system label) of each group a large all-reduce was
-    measured on; figures pasted under another system's name stay that system's."""
+def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[int] | None, tuple | None]]:
+    """(best busbw, its record, ranks, GPU indices, compared system from _system_of) of each group a large
+    all-reduce was measured on; figures pasted under another system's name stay that system's."""
     best: dict = {}
     for r in large_results(facts):
         if r.op == "all_reduce" and "gloo" not in r.tool:  # gloo runs CPU processes: no GPU link carries it
             system = _system_of(facts, r.source)
-            key = (tuple(r.group) if r.group else r.nranks, system)
+            key = (tuple(r.group) if r.group else r.nranks, system and system[0])
             if key not in best or r.busbw_gbs > best[key][0]:
                 best[key] = (r.busbw_gbs, r, r.nranks or (len(r.group) if r.group else None), r.group, system)
     for m in measurements(facts, "busbw_gbs"):
@@ -357,15 +359,14 @@ def _busbw_groups(facts: Facts) -> list[tuple[float, object, int | None, list[in
     return list(best.values())
 
 
-def _ring_fabric(facts: Facts, spec, n: int, group: list[int] | None):
+def _ring_fabric(facts: Facts, spec, n: int, group: list[int] | None, links: dict):
     """(interconnect, evidence) of the fabric the group's all-reduce ring runs on, read from the
-    topology matrix when it covers the group (GPUs 0..n-1 when the group is not named, as nccl-tests
-    picks them); None when the topology does not say."""
+    topology matrix (`links`, topology.gpu_links) when it covers the group (GPUs 0..n-1 when the group
+    is not named, as nccl-tests picks them); None when the topology does not say."""
     from rules import roofline
     from rules.catalog import interconnect, interconnects
-    from rules.topology import gpu_links, nvlink_ring
+    from rules.topology import nvlink_ring
 
-    links = gpu_links(facts)
     members = list(group or range(n))
     pairs = list(itertools.combinations(members, 2))
     if not pairs or any(p not in links for p in pairs):
@@ -428,15 +429,18 @@ def _busbw_cause(facts: Facts, value: float, ic, group: list[int] | None) -> tup
 def busbw(facts: Facts, predictions=None):
     """Measured all-reduce busbw, per GPU group and from any source, against the typical figure of the
     fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
+    from rules.topology import gpu_links
+
+    node = (_multi_node(facts), _nvls(facts), gpu_links(facts))
     judged, own = [], []
     for *row, system in _busbw_groups(facts):
-        got = _judge_busbw(facts, *row, system=system)
+        got = _judge_busbw(facts, node, *row, system=system)
         if got is not None:
             judged.append(got)
             own += [got] if system is None else []
     if not judged:
         converted = _busbw_from_algbw(facts)
-        got = converted and _judge_busbw(facts, converted[0], converted[1], converted[2], None, converted[3])
+        got = converted and _judge_busbw(facts, node, converted[0], converted[1], converted[2], None, converted[3])
         judged = [got] if got else []
     if not judged:
         return
@@ -444,12 +448,13 @@ def busbw(facts: Facts, predictions=None):
     yield from problems or [min(own or judged, key=lambda x: x[0])[1]]
 
 
-def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: list[int] | None, what=None,
-                 system: str | None = None):
+def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | None, group: list[int] | None,
+                 what=None, system: tuple | None = None):
     """(measured / expected, finding) for one group's best large all-reduce busbw; None when nothing
-    says what its fabric should give. `system`: the GPU a compared system's figures were measured on."""
-    multi, node_ev = _multi_node(facts)
-    nvls = _nvls(facts)
+    says what its fabric should give. `node`: (_multi_node, _nvls, gpu_links), the same for every group;
+    `system`: (label, spec) of the GPU a compared system's figures were measured on (_system_of)."""
+    (multi, node_ev), nvls, links = node
+    label = system[0] if system else None
     ic = None
     if multi:
         rate, origin = nic_rate_gbs(facts)
@@ -460,19 +465,16 @@ def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: lis
     else:
         spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
         if system is not None:  # another system's figures: its own GPU, and not this ticket's topology
-            from rules.catalog import find_gpu_family
-
-            other = find_gpu_family(system)
+            other = system[1]
             if other is None:
                 return None
-            if spec is None or other.key != spec.key:
-                spec, spec_src = other, f"{rec.source} (compared system '{system}' read as {other.key})"
+            spec, spec_src = other, f"{rec.source} (compared system '{label}' read as {other.key})"
         if spec is None:
             return None
         from rules import roofline
 
         n = nranks or (len(group) if group else None) or gpu_count(facts) or 2
-        ring = _ring_fabric(facts, spec, n, group) if system is None else None
+        ring = _ring_fabric(facts, spec, n, group, links) if system is None else None
         ic, topo_ev = ring if ring else (roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))[0], [])
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
         origin = topo_ev + [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce "
@@ -482,7 +484,7 @@ def _judge_busbw(facts: Facts, value: float, rec, nranks: int | None, group: lis
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
                   "busbw is an algorithm-normalised figure; above the line rate it points at in-network reduction.")
     where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")
-    where_ += f" of the {system} system" if system else ""
+    where_ += f" of the {label} system" if label else ""
     what = what or ev(rec, f"largest all-reduce busbw{where_} (large messages)", value, round(expected, 1), "GB/s")
     # a figure the reporter typed is an observation, weighed below a measured sweep
     sure = 0.6 if isinstance(rec, Measurement) and rec.stat == "reported" else 0.7

@@ -155,9 +155,10 @@ def small_message_latency(facts: Facts, predictions=None):
             best = by_group.setdefault(tuple(r.group), {})
             if r.graph not in best or r.size_bytes < best[r.graph].size_bytes:
                 best[r.graph] = r
+    links = gpu_links(facts)
     for group, rows in by_group.items():
         eager, graph = rows.get(False), rows.get(True)
-        paths = [gpu_links(facts).get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
+        paths = [links.get(tuple(sorted(p))) for p in itertools.combinations(group, 2)]
         nvlink = all(p is not None and NVLINK_PATH.fullmatch(p.path) for p in paths)
         limit = 30.0 if nvlink else 60.0  # a single-node NCCL all_reduce of a few bytes: ~8-25 us
         worst = graph or eager

@@ -21,42 +21,45 @@ from rules.common import engine_of, has_nvlink, wfield
 class Subject:
     """The catalog rows of the facts' GPU and model, each with the source that named it, and the
     engine profile of the framework they name (None: none named; the predictor then assumes the
-    catalog's generic engine)."""
+    catalog's generic engine). `gpu_by_family`: the GPU row was picked from a family word ("A100"),
+    not an exact name, so board details (SXM or PCIe) are a guess."""
 
     gpu: GpuSpec | None = None
     gpu_source: str | None = None
     model: ModelSpec | None = None
     model_source: str | None = None
     engine: EngineSpec | None = None
+    gpu_by_family: bool = False
 
     @classmethod
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
-        return cls(*_gpu(facts), *_model(facts), catalog.engine(key) if key else None)
+        gpu, gpu_source, by_family = _gpu(facts)
+        return cls(gpu, gpu_source, *_model(facts), catalog.engine(key) if key else None, by_family)
 
 
-def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None]:
-    """(GpuSpec, source) of the GPUs in the facts, from NVML/nvidia-smi names first, then the
-    reporter's `[hardware] gpu`; (None, None) when no catalog row matches."""
+def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
+    """(GpuSpec, source, read from a family word) of the GPUs in the facts, from NVML/nvidia-smi names
+    first, then the reporter's `[hardware] gpu`; (None, None, False) when no catalog row matches."""
     for g in facts.of(GpuFact):
         if g.name or g.pci_device_id:
             spec = _known(catalog.find_gpu, name=g.name, pci_device_id=g.pci_device_id)
             if spec:
-                return spec, g.source
+                return spec, g.source, False
     gpu, source = wfield(facts, "gpu")
     if gpu:
         for name in (gpu, re.sub(r"\s*\(.*?\)", "", gpu).strip()):
             spec = _known(catalog.find_gpu, name=name)
             if spec:
-                return spec, source
+                return spec, source, False
     # a family name as people write it ("A100 80GB", "H100"): the links seen pick SXM or PCIe
     names = [g.name for g in facts.of(GpuFact) if g.name] + ([gpu] if gpu else [])
     for name in names:
         spec = _known(catalog.find_gpu_family, name=name, nvlink=_nvlink_hint(facts))
         if spec:
             src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
-            return spec, f"{src} (GPU family '{name}' read as {spec.key})"
-    return None, None
+            return spec, f"{src} (GPU family '{name}' read as {spec.key})", True
+    return None, None, False
 
 
 def _nvlink_hint(facts: Facts) -> bool | None:

@@ -690,7 +690,7 @@ def engine_versions(facts: Facts, predictions=None):
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
     c = _first(facts, "cpu_ab")
-    if not c or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
+    if not c or _cpu_only(facts):
         return  # an engine running on the CPU itself has no GPU to starve
     if _first(facts, "launch_overhead"):
         return  # the host's wait named as kernel launches: ticket.launch_overhead says it more precisely
@@ -720,6 +720,11 @@ _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:
 # ("the CPU only uses one core" says how the CPU is used, not that it runs alone)
 _CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b(?!\s+(?:uses?|used|using|runs?|one)\b)|"
                        r"\b(?:no|without (?:a|any)) GPUs?\b", re.I)
+
+
+def _cpu_only(facts: Facts) -> bool:
+    """The reporter's words say the engine runs on the CPU alone (_CPU_ONLY): no GPU waits on the host."""
+    return bool(_CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))))
 
 
 @rule("ticket.comm_share", "comm_bound")
@@ -1254,7 +1259,7 @@ def input_starved(facts: Facts, predictions=None):
     link's."""
     starved, swings = _first(facts, "input_starved"), _first(facts, "util_swings")
     said = [c for c in (starved, swings) if c and not c.guess]
-    if not said or _first(facts, "launch_overhead") or _CPU_ONLY.search(" ".join(t for _, t in claims.texts(facts))):
+    if not said or _first(facts, "launch_overhead") or _cpu_only(facts):
         return  # launch gaps are the host too, said more precisely by ticket.launch_overhead
     c = said[0]
     both = len(said) == 2

@@ -69,7 +69,6 @@ def _caused_by_nvlink_xid(message: str) -> bool:
 
 # PCIe data rate per lane (GB/s per direction) by generation, after line coding.
 PCIE_LANE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
-GTS_TO_GEN = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
 
 
 def _p2p_level(value: str) -> int | None:
@@ -478,7 +477,7 @@ def _nvswitch_by_catalog(facts: Facts) -> list:
     capture's device name, not a bare family word) whose catalog row is an NVSwitch board (SXM), with no
     more GPUs in the job than its NVLink domain holds."""
     spec, src = facts.subject.gpu, facts.subject.gpu_source
-    if spec is None or not _nvswitch_board(spec) or "GPU family" in str(src or ""):
+    if spec is None or not _nvswitch_board(spec) or facts.subject.gpu_by_family:
         return []
     n = gpu_count(facts)
     if n and n > spec.nvlink_domain:
@@ -770,8 +769,7 @@ def nvlink_ring(members: list[int], links: dict[tuple[int, int], TopologyPath]) 
     cross a PCIe or host hop. NCCL builds its rings over NVLink where such a ring exists (NCCL
     user guide, topology detection), so that hop, not the best pair, bounds an all-reduce's busbw."""
     def nv(a: int, b: int) -> int:
-        m = re.fullmatch(r"NV(\d+)", links[tuple(sorted((a, b)))].path.upper())
-        return int(m.group(1)) if m else 0
+        return links[tuple(sorted((a, b)))].nvlinks  # the # of NV#, filled by every TopologyPath producer
 
     if len(members) > 8:  # too many rings to try: only an all-NVLink group has a sure answer
         counts = [nv(a, b) for a, b in itertools.combinations(members, 2)]

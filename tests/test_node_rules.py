@@ -15,8 +15,10 @@ H100 = "NVIDIA H100 80GB HBM3"
 def node(n=8, path="NV18", **gpu):
     facts = Facts()
     facts.add([GpuFact(f"probe:nvml:gpu{i}", index=i, name=H100, **gpu) for i in range(n)])
-    facts.add([TopologyPath("probe:nvml:topology", f"GPU{a}", f"GPU{b}", path(a, b) if callable(path) else path)
-               for a, b in itertools.combinations(range(n), 2)])
+    paths = {(a, b): path(a, b) if callable(path) else path for a, b in itertools.combinations(range(n), 2)}
+    # nvlinks as probes/nvml.py fills it: the # of NV#
+    facts.add([TopologyPath("probe:nvml:topology", f"GPU{a}", f"GPU{b}", p, int(p[2:]) if p.startswith("NV") else 0)
+               for (a, b), p in paths.items()])
     return facts
 
 

@@ -366,7 +366,8 @@ POINTS_AHEAD = re.compile(r"\b(?:like this|like below|as below|below|following|a
 
 
 def _run_ranks(line: str) -> int | None:
-    """Ranks of an nccl-tests run from its command line: -t threads x -g GPUs (x mpirun -np processes)."""
+    """Ranks of an nccl-tests run from its command line: -t threads x -g GPUs (x mpirun -np processes).
+    Not launch._nccl_tests_ranks: that one reads tokens, so it misses "-g8" and counts -n only after mpirun."""
     if not NCCL_TESTS_RUN.search(line):
         return None
     count = 1
@@ -376,11 +377,12 @@ def _run_ranks(line: str) -> int | None:
     return count if count >= 2 else None
 
 
-def _ranks_of_figure(i: int, line: str, code_lines: list[tuple[int, str]]) -> int | None:
+def _ranks_of_figure(i: int, line: str, runs: list[tuple[int, int]]) -> int | None:
     """The ranks of the nccl-tests run a figure's sentence points at: the command that follows within a few
-    lines when the sentence says "like this" or "below" (or ends with a colon), else the one just before."""
-    after = [r for j, ln in code_lines if i < j <= i + 4 and (r := _run_ranks(ln))]
-    before = [r for j, ln in code_lines if i - 6 <= j < i and (r := _run_ranks(ln))]
+    lines when the sentence says "like this" or "below" (or ends with a colon), else the one just before.
+    `runs`: (line, ranks) of every nccl-tests command in the code blocks, read once per issue."""
+    after = [r for j, r in runs if i < j <= i + 4]
+    before = [r for j, r in runs if i - 6 <= j < i]
     if POINTS_AHEAD.search(line) and after:
         return after[0]
     return before[-1] if before else (after[0] if after else None)
@@ -388,12 +390,13 @@ def _ranks_of_figure(i: int, line: str, code_lines: list[tuple[int, str]]) -> in
 
 def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = ()) -> list:
     out = []
+    runs = [(j, r) for j, ln in code_lines if (r := _run_ranks(ln))]
     for i, ln in prose:
         ln = _plain(ln)  # image and link targets hold digits that are no figures
         gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
         # the figure's GPU count, when the line names one, else the run its sentence points at
         n = gpus[0] if len(set(gpus)) == 1 else None
-        n = n or _ranks_of_figure(i, ln, list(code_lines))
+        n = n or _ranks_of_figure(i, ln, runs)
         named = list(BANDWIDTH.finditer(ln))
         if not named:
             for m in MEASURED_BW.finditer(ln):
