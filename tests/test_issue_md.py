@@ -262,6 +262,20 @@ def test_each_figure_takes_the_ranks_of_the_run_it_points_at_and_a_wished_figure
     assert [(m.value, m.gpus) for m in of(records, Measurement)] == [(208.0, 2)]
 
 
+@pytest.mark.parametrize("line, ranks", [
+    ("./build/all_reduce_perf -b 8 -e 1G -f 2 -g8", 8),  # the value glued to the flag
+    ("./build/all_reduce_perf -b 8 -e 128M -g 8 -n 20", 8),  # the test's -n is 20 iterations, not ranks
+    ("mpirun -np 2 ./build/all_reduce_perf -t 2 -g 2", 8),  # processes x threads x GPUs
+    ("mpirun -n 16 -H a:8,b:8 ./build/all_reduce_perf -b 8 -e 8G -g 1", 16),  # mpirun's -n is processes
+    ("srun --ntasks=16 ./build/all_reduce_perf -b 8 -e 1G", 16),
+    ("./build/all_reduce_perf -b 8 -e 1G -f 2 -g 1", None),  # one rank: no collective across GPUs
+])
+def test_an_nccl_tests_command_gives_its_ranks(line, ranks):
+    """nccl-tests README: -t threads per process and -g GPUs per thread, the launcher's -np/-n processes;
+    the test's own -n is the iteration count."""
+    assert issue_md._run_ranks(line) == ranks
+
+
 @pytest.mark.parametrize("text", [
     "# speed on my 4090\n\nIs 60 tokens/s right for Mistral-7B in fp16 on one RTX 4090?\n",  # one short question
     "# TP2 latency\n\nDecode takes 31 ms per token with TP=2 on 2x L40S and 18 ms on one.\n",  # one short statement

@@ -366,14 +366,20 @@ POINTS_AHEAD = re.compile(r"\b(?:like this|like below|as below|below|following|a
 
 
 def _run_ranks(line: str) -> int | None:
-    """Ranks of an nccl-tests run from its command line: -t threads x -g GPUs (x mpirun -np processes).
-    Not launch._nccl_tests_ranks: that one reads tokens, so it misses "-g8" and counts -n only after mpirun."""
-    if not NCCL_TESTS_RUN.search(line):
+    """Ranks of an nccl-tests run from its command line: the test's own -t threads x -g GPUs, times the
+    processes its launcher starts (mpirun/mpiexec -np or -n, srun -n/--ntasks, before the binary). The
+    test's own -n is an iteration count, never ranks. Not launch._nccl_tests_ranks: that one reads
+    tokens, so it misses "-g8"."""
+    run = NCCL_TESTS_RUN.search(line)
+    if not run:
         return None
+    launcher, test = line[:run.start()], line[run.end():]
     count = 1
-    for flag in ("g", "t", "np", "n"):
-        m = re.search(rf"(?:^|\s)-{flag}\s*(\d+)\b", line)
+    for flag in ("g", "t"):
+        m = re.search(rf"(?:^|\s)-{flag}\s*(\d+)\b", test)
         count *= int(m.group(1)) if m else 1
+    m = re.search(r"(?:^|\s)(?:-np?|--ntasks(?:=|\s+))\s*(\d+)\b", launcher)
+    count *= int(m.group(1)) if m else 1
     return count if count >= 2 else None
 
 
