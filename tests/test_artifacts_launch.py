@@ -1,5 +1,6 @@
 """Launch lines, environment settings and engine echoes: real tickets, variants, fuzz."""
 
+import pytest
 from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
 
@@ -134,3 +135,14 @@ def test_nccl_tests_command_line_022():
     records = launch.parse(ticket_text("022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower"), "a1")
     (w,) = of(records, Workload)
     assert (w.framework, w.gpu_count, w.nodes, w.source) == ("nccl-tests", 8, None, "a1:2")  # ./all_reduce_perf -g 8
+
+
+@pytest.mark.parametrize("line, gpus", [
+    ("./build/all_reduce_perf -b 8 -e 1G -f 2 -t 2 -g 2", 4),  # -t threads x -g GPUs (nccl-tests README)
+    ("mpirun -np 2 ./build/all_reduce_perf -t 2 -g 2", 8),  # x the processes mpirun starts
+    ("mpirun --allow-run-as-root ./build/all_reduce_perf -g 8 -n 20", 8),  # the test's -n is 20 iterations
+    ("./build/all_reduce_perf -b 8 -e 1G -g8", 8),  # the value glued to the flag
+])
+def test_nccl_tests_ranks_are_processes_threads_and_gpus(line, gpus):
+    (w,) = [r for r in launch.parse(line, "launch.txt") if isinstance(r, Workload)]
+    assert (w.framework, w.gpu_count) == ("nccl-tests", gpus)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, to_gbs, to_ms
 from diagnose.evidence import Measurement, Note, Workload, where
 
@@ -361,26 +362,13 @@ MEASURED_BW = re.compile(r"\b(?:observ\w*|measur\w*|get|got|gets|see|saw|achiev\
 
 
 # An nccl-tests binary and the options that set its ranks: -g GPUs per thread, -t threads per process.
-NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf\b")
 POINTS_AHEAD = re.compile(r"\b(?:like this|like below|as below|below|following|as follows)\b|:\s*$", re.I)
 
 
 def _run_ranks(line: str) -> int | None:
-    """Ranks of an nccl-tests run from its command line: the test's own -t threads x -g GPUs, times the
-    processes its launcher starts (mpirun/mpiexec -np or -n, srun -n/--ntasks, before the binary). The
-    test's own -n is an iteration count, never ranks. Not launch._nccl_tests_ranks: that one reads
-    tokens, so it misses "-g8"."""
-    run = NCCL_TESTS_RUN.search(line)
-    if not run:
-        return None
-    launcher, test = line[:run.start()], line[run.end():]
-    count = 1
-    for flag in ("g", "t"):
-        m = re.search(rf"(?:^|\s)-{flag}\s*(\d+)\b", test)
-        count *= int(m.group(1)) if m else 1
-    m = re.search(r"(?:^|\s)(?:-np?|--ntasks(?:=|\s+))\s*(\d+)\b", launcher)
-    count *= int(m.group(1)) if m else 1
-    return count if count >= 2 else None
+    """Ranks of an nccl-tests run on this line (launch.nccl_tests_ranks), when it spans GPUs."""
+    ranks = nccl_tests_ranks(line)
+    return ranks if ranks and ranks >= 2 else None
 
 
 def _ranks_of_figure(i: int, line: str, runs: list[tuple[int, int]]) -> int | None:

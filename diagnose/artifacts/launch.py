@@ -14,6 +14,7 @@ HostFact for what docker says about the host (shm_bytes, ipc_host, container).
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 
@@ -252,10 +253,10 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
         hosts = flags.get("h") or flags.get("host")
         if isinstance(hosts, str):
             w.nodes = len({h.split(":")[0] for h in hosts.split(",") if h})
-        nproc = to_int(flags.get("np") or flags.get("n"))
-        per_proc = _nccl_tests_ranks(flags) if w.framework == "nccl-tests" else 1
-        if nproc:
-            w.gpu_count = nproc * (per_proc or 1)
+        if w.framework == "nccl-tests":
+            w.gpu_count = nccl_tests_ranks(command)
+        elif nproc := to_int(flags.get("np") or flags.get("n")):
+            w.gpu_count = nproc
         if flags.get("nodes") or flags.get("N"):
             w.nodes = to_int(flags.get("nodes") or flags.get("N")) or w.nodes
     elif lowered.startswith("torchrun"):
@@ -265,13 +266,24 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
         if per_node:
             w.gpu_count = per_node * (nodes or 1)
     elif w.framework == "nccl-tests":
-        w.gpu_count = _nccl_tests_ranks(flags)
+        w.gpu_count = nccl_tests_ranks(command)
 
 
-def _nccl_tests_ranks(flags: dict) -> int | None:
-    """GPUs one nccl-tests process drives: -t threads, each with -g GPUs (nccl-tests README)."""
-    g, t = to_int(flags.get("g")), to_int(flags.get("t"))
-    return (g or 1) * (t or 1) if g or t else None
+NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf\b")
+
+
+def nccl_tests_ranks(command: str) -> int | None:
+    """Ranks of an nccl-tests run: -t threads x -g GPUs per process (nccl-tests README), times the
+    processes its launcher starts (mpirun/mpiexec -np or -n, srun -n/--ntasks, before the binary). The
+    test's own -n is its iteration count, never ranks. Read from the text, so "-g8" counts too; None
+    when the line states none of them."""
+    run = NCCL_TESTS_RUN.search(command)
+    if not run:
+        return None
+    launcher, test = command[:run.start()], command[run.end():]
+    found = [re.search(rf"(?:^|\s)-{flag}\s*(\d+)\b", test) for flag in ("g", "t")]
+    found.append(re.search(r"(?:^|\s)(?:-np?|--ntasks(?:=|\s+))\s*(\d+)\b", launcher))
+    return math.prod(int(m.group(1)) for m in found if m) if any(found) else None
 
 
 def _docker_host(command: str, flags: dict, src: str) -> list:
