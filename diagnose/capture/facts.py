@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -436,10 +435,7 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 
     def run():
         try:
-            stop = cap.stop_at
-            with open_capture(cap.file or cap.path,
-                              deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
-                other.path = cap.path  # the name messages use
+            with cap.another() as other:
                 work(other, *args)
                 into.update(other.cache)
         except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it

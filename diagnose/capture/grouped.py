@@ -89,6 +89,16 @@ class GroupedValues:
         else:  # a negative (damaged) or days-long value: kept apart, sorted by lexsort at the end
             self._loose.append((codes, values))
 
+    def absorb(self, other: GroupedValues, lut: np.ndarray) -> None:
+        """Take over the values `other` was given by add_codes, its code c becoming lut[c]: one
+        table read in parts on several threads becomes one. `other` is left empty."""
+        for p in other._packed:  # in place, one chunk at a time (views of other's buffer)
+            p[:] = (lut[p >> VALUE_BITS] << VALUE_BITS) | (p & _MASK)
+        self._packed += other._packed
+        self._loose += [(lut[c], v) for c, v in other._loose]
+        self._buf = None  # the values now lie in several buffers: _sorted copies them into one
+        other._packed, other._loose, other._buf = [], [], None
+
     def merge_keys(self, new_key) -> None:
         """Re-key every group by new_key(old key); groups that get the same key become one."""
         old = list(self.codes)
