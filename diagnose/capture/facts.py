@@ -449,9 +449,9 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 def _api_aggregates(other: Capture, medians: bool) -> None:
     """The CUDA API groups (with every duration for --stats), the launch-latency sample, the
     copies and the row counts."""
-    summaries.api_groups(other)
     if medians:
-        summaries.api_stats(other)
+        summaries.api_stats(other)  # gives the groups too
+    summaries.api_groups(other)
     T.queue_delays(other)
     T.copies(other)
     other.count(KERNEL), other.count(RUNTIME)

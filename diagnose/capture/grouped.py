@@ -171,6 +171,47 @@ class GroupedValues:
             yield keys[code], total, n, mean, m, lo_, hi_, sd
 
 
+class Totals:
+    """Count, total, min and max per group code, numpy arrays grown as codes appear."""
+
+    def __init__(self):
+        self.count = np.zeros(0, dtype=np.int64)
+        self.total = np.zeros(0, dtype=np.int64)
+        self.low = np.zeros(0, dtype=np.int64)
+        self.high = np.zeros(0, dtype=np.int64)
+
+    def grow(self, size: int) -> None:
+        have = len(self.count)
+        if size > have:
+            extra = size - have
+            self.count = np.concatenate((self.count, np.zeros(extra, dtype=np.int64)))
+            self.total = np.concatenate((self.total, np.zeros(extra, dtype=np.int64)))
+            self.low = np.concatenate((self.low, np.full(extra, np.iinfo(np.int64).max)))
+            self.high = np.concatenate((self.high, np.full(extra, np.iinfo(np.int64).min)))
+
+    def add(self, codes: np.ndarray, values: np.ndarray) -> None:
+        if not len(codes):
+            return
+        self.grow(int(codes.max()) + 1)
+        size = len(self.count)
+        self.count += np.bincount(codes, minlength=size)
+        self.total += np.bincount(codes, weights=values, minlength=size).astype(np.int64)
+        np.minimum.at(self.low, codes, values)
+        np.maximum.at(self.high, codes, values)
+
+    def absorb(self, other: Totals, lut: np.ndarray) -> None:
+        """Add `other`'s groups, its code c being lut[c] here (lut: one distinct code per group)."""
+        if not len(lut):
+            return
+        self.grow(int(lut.max()) + 1)
+        size = len(lut)
+        other.grow(size)
+        self.count[lut] += other.count[:size]
+        self.total[lut] += other.total[:size]
+        self.low[lut] = np.minimum(self.low[lut], other.low[:size])
+        self.high[lut] = np.maximum(self.high[lut], other.high[:size])
+
+
 class IntCodes:
     """Dense codes (first seen first) for int64 keys, looked up in numpy: a sorted array of the
     keys seen and their codes, so a chunk costs a searchsorted, and Python work only for

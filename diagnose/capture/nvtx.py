@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diagnose.capture.grouped import GroupedValues
+from diagnose.capture.grouped import GroupedValues, Totals
 from diagnose.capture.kernels import strings_of
 from diagnose.capture.reader import NVTX, Capture, _ints, pid_of
 
@@ -114,7 +114,7 @@ class _Part:
         self.cap, self.lo, self.hi, self.full = cap, lo, hi, full
         self.keys: dict[str, int] = {}  # key -> code, first seen first
         self.kinds = np.zeros(0, dtype=np.int8)  # per code: OTHER, RANGE_KIND or CREATE_KIND
-        self.tot = _totals(0)  # per code: count, ended, total, min, max
+        self.tot = Totals()  # per code, of the ended ranges
         self.open: list[tuple[np.ndarray, np.ndarray]] = []  # unended ranges: (codes, starts)
         self.values = GroupedValues(hi - lo) if values else None
         self.domains: dict[tuple[int, int], tuple[int, str | None]] = {}  # (domain, pid) -> (start, name)
@@ -162,9 +162,6 @@ class _Part:
             self.kinds = np.concatenate((self.kinds, np.array(
                 [RANGE_KIND if e in STYLES else CREATE_KIND if e == DOMAIN_CREATE else OTHER for e in etypes],
                 dtype=np.int8)))
-            grown = _totals(len(codes))
-            grown[:, :self.tot.shape[1]] = self.tot
-            self.tot = grown
             row = np.fromiter(map(codes.__getitem__, keys), dtype=np.int64, count=len(keys))
         kind = self.kinds[row]
         if (kind == CREATE_KIND).any():
@@ -176,7 +173,7 @@ class _Part:
         if not ended.all():
             self.open.append((row[~ended], -d[~ended] - 1))
             row, d = row[ended], d[ended]
-        _add(self.tot, row, d, ended=True)
+        self.tot.add(row, d)
         if self.values is not None:
             self.values.add_codes(row, d)
 
@@ -191,23 +188,6 @@ class _Part:
 def _first_domain(domains: dict, key: tuple, start, name) -> None:
     if key not in domains or start < domains[key][0]:
         domains[key] = (start, name)
-
-
-def _totals(n: int) -> np.ndarray:
-    t = np.zeros((5, n), dtype=np.int64)
-    t[3], t[4] = np.iinfo(np.int64).max, np.iinfo(np.int64).min
-    return t
-
-
-def _add(t: np.ndarray, row, d, ended: bool) -> None:
-    size = t.shape[1]
-    n = np.bincount(row, minlength=size)
-    t[0] += n
-    if ended:
-        t[1] += n
-    t[2] += np.bincount(row, weights=d, minlength=size).astype(np.int64)
-    np.minimum.at(t[3], row, d)
-    np.maximum.at(t[4], row, d)
 
 
 class _Reader:
@@ -264,19 +244,18 @@ def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool) -> NvtxG
     """The parts' groups by key (in the order keys were first seen), named."""
     keys: dict[str, int] = {}
     luts = [np.array([keys.setdefault(k, len(keys)) for k in p.keys], dtype=np.int64) for p in parts]
-    tot = _totals(len(keys))
+    tot = Totals()
     kinds = np.zeros(len(keys), dtype=np.int8)
     for p, lut in zip(parts, luts):
-        size = len(lut)
-        kinds[lut] = p.kinds[:size]
-        tot[:3, lut] += p.tot[:3, :size]
-        tot[3, lut] = np.minimum(tot[3, lut], p.tot[3, :size])
-        tot[4, lut] = np.maximum(tot[4, lut], p.tot[4, :size])
+        kinds[lut] = p.kinds[:len(lut)]
+        tot.absorb(p.tot, lut)
+    tot.grow(len(keys))
+    ended = tot.count.copy()
     opened = [(lut[rows], starts) for p, lut in zip(parts, luts) for rows, starts in p.open]
     if opened:  # unended ranges last until the table's last timestamp (nsys's maxts)
         last = cap.query(f'SELECT max(max(start), max(coalesce("end", 0))) FROM {NVTX}').fetchone()[0]
         for rows, start in opened:
-            _add(tot, rows, last - start, ended=False)
+            tot.add(rows, last - start)
     values = None
     if parts[0].values is not None:
         values = GroupedValues()
@@ -295,14 +274,15 @@ def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool) -> NvtxG
         if etype in STYLES:
             out.raw[key] = names[-1]
     merged: dict[tuple, list] = {}
+    counts, totals, lows, highs, endeds = (a.tolist() for a in (tot.count, tot.total, tot.low, tot.high, ended))
     for code in np.flatnonzero(kinds == RANGE_KIND).tolist():
-        n, ended, total, low, high = tot[:, code].tolist()
+        n, total, low, high = counts[code], totals[code], lows[code], highs[code]
         m = merged.get(names[code])
         if m is None:
-            merged[names[code]] = [n, ended, total, low, high]
+            merged[names[code]] = [n, endeds[code], total, low, high]
         else:
             m[0] += n
-            m[1] += ended
+            m[1] += endeds[code]
             m[2] += total
             m[3], m[4] = min(m[3], low), max(m[4], high)
     out.rows = sorted(((*k, *v) for k, v in merged.items()), key=lambda r: (r[0] or "", r[1]))
