@@ -8,10 +8,11 @@ text id only where the row has a domain or a text id, which most rows have not).
 keys gives each row its group code (one C-level lookup a row, no other Python work a row), and
 numpy folds the chunk into per-group count, total, min and max (and, for the medians, keeps
 code << 40 | duration). Names are resolved per distinct key at the end. The key costs SQLite
-half of what separate integer columns cost (each integer column is an expression evaluated and
-printed for every row). Large tables are read as rowid ranges on threads of their own, each with
-its own read-only connection (the sqlite3 module releases the GIL while SQLite reads), merged by
-key. Memory: one chunk per thread, plus 8 bytes a range when medians are asked for.
+40 % less than separate integer columns (each is an expression evaluated and printed for every
+row: 0.73 -> 0.44 s of CPU for 1.5 M rows, best of three). Large tables are read as rowid
+ranges on threads of their own, each with its own read-only connection (the sqlite3 module
+releases the GIL while SQLite reads), merged by key. Memory: one chunk per thread, plus 8 bytes
+a range when medians are asked for.
 
 nsys semantics kept: text is StringIds(textId), else `text`; a domain's name comes from its
 eventType 75 row in the same process (the first one); an unended range lasts until the last
