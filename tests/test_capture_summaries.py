@@ -222,3 +222,28 @@ def test_grouped_values_with_values_that_do_not_pack():
         total, n, mean, med, low, high, std = got[key]
         assert (total, n, low, high, med) == (sum(v), len(v), v[0], v[-1], statistics.median(v)), key
         assert mean == pytest.approx(sum(v) / len(v)) and std == pytest.approx(sd), key
+
+
+def test_grouped_values_joined_from_regions_equal_one_reader():
+    """Parts of a table read on several threads fill regions of one buffer (or, past their region,
+    arrays of their own) and are joined under the merged codes: the same statistics as one reader."""
+    import numpy as np
+
+    from diagnose.capture.grouped import GroupedValues
+
+    rows = [("a", 5), ("b", 2), ("a", 7), ("c", 4), ("b", 9), ("a", 1), ("c", 3), ("b", 2)]
+    one = GroupedValues(len(rows))
+    one.codes = {k: i for i, k in enumerate("abc")}
+    one.add_codes(np.array(["abc".index(k) for k, _ in rows]), np.array([v for _, v in rows]))
+    want = one.stats()
+    for cut, room in ((3, 5), (3, 3), (6, 2)):  # room < rows of the first part: it outgrows its region
+        shared = GroupedValues(12)
+        parts, luts = [shared.region(0, room), shared.region(room, 12)], []
+        for part, chunk in zip(parts, (rows[:cut], rows[cut:])):
+            local = list(dict.fromkeys(k for k, _ in chunk))  # each part numbers the keys it meets
+            part.add_codes(np.array([local.index(k) for k, _ in chunk]), np.array([v for _, v in chunk]))
+            luts.append(np.array(["abc".index(k) for k in local]))
+        shared.join(parts, luts)
+        assert (shared._buf is not None) == (room >= cut), "one buffer unless a part outgrew its region"
+        shared.codes = {k: i for i, k in enumerate("abc")}
+        assert shared.stats() == want, (cut, room)

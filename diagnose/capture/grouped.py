@@ -62,6 +62,7 @@ class GroupedValues:
             except MemoryError:  # the system refuses the reservation: separate arrays then
                 pass
         self._used = 0  # rows of _buf filled; all of _packed lies there while _buf is not None
+        self._offset = 0  # where _buf starts in the buffer it is a region of (region, join)
 
     def code_of(self, keys: list) -> np.ndarray:
         """Codes of keys (new keys get the next codes)."""
@@ -98,6 +99,34 @@ class GroupedValues:
         self._loose += [(lut[c], v) for c, v in other._loose]
         self._buf = None  # the values now lie in several buffers: _sorted copies them into one
         other._packed, other._loose, other._buf = [], [], None
+
+    def region(self, start: int, end: int) -> GroupedValues:
+        """Values that fill rows [start, end) of this one's buffer: one per part of a table read
+        on several threads, gathered by `join` (values of their own where there is no buffer)."""
+        if self._buf is None:
+            return GroupedValues(end - start)
+        part = GroupedValues()
+        part._buf, part._offset = self._buf[start:end], start
+        return part
+
+    def join(self, parts: list[GroupedValues], luts: list[np.ndarray]) -> None:
+        """Take over the values of `region` parts, part i's code c becoming luts[i][c]: each part's
+        rows move down the shared buffer behind the previous part's, so a table read on several
+        threads is held once, as if one thread had read it (absorb where a part outgrew its region)."""
+        if self._buf is None or any(p._buf is None or p._buf.base is not self._buf for p in parts):
+            for p, lut in zip(parts, luts):
+                self.absorb(p, lut)
+            return
+        at = 0
+        for p, lut in zip(parts, luts):
+            for i in range(0, p._used, _SLICE):  # renumbered in slices: bounded temporaries
+                src = self._buf[p._offset + i:p._offset + min(p._used, i + _SLICE)]
+                self._buf[at + i:at + i + len(src)] = (lut[src >> VALUE_BITS] << VALUE_BITS) | (src & _MASK)
+            at += p._used
+            self._loose += [(lut[c], v) for c, v in p._loose]
+            p._packed, p._loose, p._buf = [], [], None
+        self._used = at
+        self._packed = [self._buf[i:min(at, i + _SLICE)] for i in range(0, at, _SLICE)]
 
     def merge_keys(self, new_key) -> None:
         """Re-key every group by new_key(old key); groups that get the same key become one."""

@@ -111,13 +111,13 @@ def _int(text: str) -> int | None:
 class _Part:
     """One rowid range of the table, read on one connection: per key, count, ended, total, min, max."""
 
-    def __init__(self, cap: Capture, lo: int, hi: int, values: bool, full: bool):
+    def __init__(self, cap: Capture, lo: int, hi: int, values: GroupedValues | None, full: bool):
         self.cap, self.lo, self.hi, self.full = cap, lo, hi, full
         self.keys: dict[str, int] = {}  # key -> code, first seen first
         self.kinds = np.zeros(0, dtype=np.int8)  # per code: OTHER, RANGE_KIND or CREATE_KIND
         self.tot = Totals()  # per code, of the ended ranges
         self.open: list[tuple[np.ndarray, np.ndarray]] = []  # unended ranges: (codes, starts)
-        self.values = GroupedValues(hi - lo) if values else None
+        self.values = values  # every duration (--stats): this part's region of the table's values
         self.domains: dict[tuple[int, int], tuple[int, str | None]] = {}  # (domain, pid) -> (start, name)
 
     def read(self) -> _Part:
@@ -206,27 +206,29 @@ class _Reader:
         n = max(1, min(os.cpu_count() or 1, (hi - lo + 1) // (PART_CHUNKS * CHUNK)))
         step = -(-(hi - lo + 1) // (n * CHUNK)) * CHUNK
         bounds = [(a, min(a + step, hi + 1)) for a in range(lo, hi + 1, step)]
+        shared = GroupedValues(hi - lo + 1) if self.values else None
+        regions = [shared.region(a - lo, b - lo) if shared else None for a, b in bounds]
         if len(bounds) == 1:
-            parts = [_Part(cap, lo, hi + 1, self.values, full).read()]
+            parts = [_Part(cap, lo, hi + 1, regions[0], full).read()]
         else:
-            parts = _threads(cap, bounds, self.values, full)
+            parts = _threads(cap, bounds, regions, full)
         domains: dict = {}
         for p in parts:
             for key, (start, name) in p.domains.items():
                 _first_domain(domains, key, start, name)
         if not full and any(dom == 0 for dom, _ in domains):
             return self.read(full=True)
-        return _merge(cap, parts, domains, full)
+        return _merge(cap, parts, domains, full, shared)
 
 
-def _threads(cap: Capture, bounds: list[tuple[int, int]], values: bool, full: bool) -> list[_Part]:
+def _threads(cap: Capture, bounds: list[tuple[int, int]], regions: list, full: bool) -> list[_Part]:
     """Each rowid range on a thread of its own with a read-only connection of its own."""
     parts: list = [None] * len(bounds)
 
     def run(i, lo, hi):
         try:
             with cap.another() as other:
-                parts[i] = _Part(other, lo, hi, values, full).read()
+                parts[i] = _Part(other, lo, hi, regions[i], full).read()
         except Exception as exc:  # noqa: BLE001 - raised on the calling thread
             parts[i] = exc
 
@@ -241,7 +243,7 @@ def _threads(cap: Capture, bounds: list[tuple[int, int]], values: bool, full: bo
     return parts
 
 
-def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool) -> NvtxGroups:
+def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool, values: GroupedValues | None) -> NvtxGroups:
     """The parts' groups by key (in the order keys were first seen), named."""
     keys: dict[str, int] = {}
     luts = [np.array([keys.setdefault(k, len(keys)) for k in p.keys], dtype=np.int64) for p in parts]
@@ -257,11 +259,8 @@ def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool) -> NvtxG
         last = cap.query(f'SELECT max(max(start), max(coalesce("end", 0))) FROM {NVTX}').fetchone()[0]
         for rows, start in opened:
             tot.add(rows, last - start)
-    values = None
-    if parts[0].values is not None:
-        values = GroupedValues()
-        for p, lut in zip(parts, luts):
-            values.absorb(p.values, lut)
+    if values is not None:
+        values.join([p.values for p in parts], luts)
         for rows, start in opened:
             values.add_codes(rows, last - start)
     out = NvtxGroups(full=full)
