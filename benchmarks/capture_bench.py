@@ -9,7 +9,8 @@ rows, then times, each in its own process (peak memory = that process's ru_maxrs
   3. `diagnose capture FILE --stats --json` (every summary row, with medians);
   4. `diagnose capture FILE --stats` in the terminal;
   5. `nsys stats` for the same four reports, where `nsys` is installed;
-  6. (issue 17) an export with 1 M distinct kernel names: `diagnose capture --json`.
+  6. (issue 17) an export with 1 M distinct kernel names: `diagnose capture --json`;
+  7. the NVTX read alone (capture.nvtx) on one thread and on os.cpu_count() threads.
 Every one of those runs starts with an empty analysis cache (capture.cache, a folder of its own):
 they are first runs, the honest headline. Then, on their own lines, the cached re-runs: the
 --stats --json run again, and the full analysis again with other flags (--tp 2 --batch 4).
@@ -54,6 +55,17 @@ for sql in (
     'max("end" - start) FROM NVTX_EVENTS WHERE eventType IN (59, 60) GROUP BY 1, 2',
 ):
     db.execute(sql).fetchall()
+"""
+
+
+# the NVTX read alone (every duration kept, as --stats reads it) on a given number of threads
+NVTX_READ = """
+import os, sys
+from diagnose.capture import nvtx
+from diagnose.capture.reader import open_capture
+os.cpu_count = lambda: int(sys.argv[2])
+with open_capture(sys.argv[1]) as cap:
+    nvtx.groups(cap, values=True)
 """
 
 
@@ -203,7 +215,9 @@ def main() -> int:
           f"with --stats: {(out / 'stats.json').stat().st_size / 1e6:.2f} MB")
     print(verdict("full analysis / bare GROUP BYs (wall)", full[0] / bare[0], 1.5))
     # CPU seconds too: on a machine shared with other work, wall time depends on what else runs
-    print(f"  (CPU: {full[3] / bare[3]:.2f}; the analysis uses up to three threads, the bare GROUP BYs one)")
+    print(f"  (CPU: {full[3] / bare[3]:.2f}; the analysis reads on several threads (kernels; API calls; NVTX in "
+          f"os.cpu_count() = {os.cpu_count()} parts), the bare GROUP BYs on one; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs: other work on them stretches every wall time)")
     print(verdict("peak memory of the full analysis, MB", full[1], 1024))
     print(verdict("peak memory of --stats --json, MB", stats[1], 1024))
     # the cached re-runs (their caches were filled by the first runs above)
@@ -227,6 +241,12 @@ def main() -> int:
         print(f"nsys stats failed ({nsys_failed.strip()}), so the --stats vs nsys stats ratio is not measured")
     else:
         print("nsys stats: not installed here, so the --stats vs nsys stats ratio (target >= 3x) is not measured")
+
+    # the NVTX read (most of --stats' work) on one thread and on as many as there are CPUs
+    threads = sorted({1, os.cpu_count() or 1})
+    reads = {n: timed([sys.executable, "-c", NVTX_READ, str(path), str(n)]) for n in threads}
+    print(f"NVTX read alone ({counts.get('NVTX_EVENTS', 0):,} rows, every duration kept): " + "; ".join(
+        f"{n} thread{'s' * (n > 1)} {w:.2f} s wall, {c:.2f} s CPU" for n, (w, _, _, c) in reads.items()))
 
     if a.distinct:
         many = out / "distinct.sqlite"

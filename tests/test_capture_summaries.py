@@ -145,39 +145,54 @@ def _check_nvtx(path):
         assert r.med == (values[(n - 1) // 2] + values[n // 2]) / 2, key
 
 
-def test_nvtx_groups_equal_plain_sql_across_chunks(monkeypatch):
-    """The chunked NVTX read gives nsys's groups whatever the chunk size (ranges of one name in many
-    chunks; domain names, text ids and an unended range in the 2023 TensorRT export)."""
+def test_nvtx_groups_equal_plain_sql_across_chunks_and_threads(monkeypatch):
+    """The chunked NVTX read gives nsys's groups whatever the chunk size and however many threads
+    read the table's rowid ranges (ranges of one name in many chunks and parts; domain names, text
+    ids and an unended range in the 2023 TensorRT export)."""
     from diagnose.capture import nvtx
 
+    threads = []
+    real = nvtx._threads
+    monkeypatch.setattr(nvtx, "_threads", lambda cap, bounds, *a: threads.append(len(bounds)) or real(cap, bounds, *a))
     for name in ("nsysai_h100x2_fastvideo_train_before", "memfusion_rtx3090x4_trt_2023_1"):
         _check_nvtx(shared_path("captures", f"{name}.sqlite"))
-        monkeypatch.setattr(nvtx, "CHUNK", 97)
-        _check_nvtx(shared_path("captures", f"{name}.sqlite"))
-        monkeypatch.undo()
+        for cpus in (1, 2, 7):
+            monkeypatch.setattr(nvtx, "CHUNK", 97)
+            monkeypatch.setattr(nvtx.os, "cpu_count", lambda cpus=cpus: cpus)
+            _check_nvtx(shared_path("captures", f"{name}.sqlite"))
+    assert 7 in threads and 2 in threads  # both exports were read in parts on threads
 
 
-def test_nvtx_texts_with_the_separator_and_huge_domain_ids_read_by_the_slow_path(tmp_path, monkeypatch):
-    """A range text holding the chunk's separator character, and domain ids beyond 31 bits, are read
-    row by row for their chunk, with the same groups as plain SQL."""
+def test_nvtx_odd_texts_and_ids_read_as_plain_sql_says(tmp_path, monkeypatch):
+    """Texts holding the chunk's separator are read row by row for their chunk; texts that start
+    below char(29) (which a row's key could confuse with a domain's) take the long key; domain
+    ids beyond 31 bits and a domain created with id 0 (its ranges then need their process, so the
+    table is read again with long keys) name their ranges as plain SQL does."""
     from diagnose.capture import nvtx
 
-    slow = []
-    real = nvtx._Reader._slow_columns
-    monkeypatch.setattr(nvtx._Reader, "_slow_columns", lambda self, lo: slow.append(lo) or real(self, lo))
+    slow, full = [], []  # chunks read row by row; the keys of each read (False: short)
+    real, read = nvtx._Part._slow_keys, nvtx._Reader.read
+    monkeypatch.setattr(nvtx._Part, "_slow_keys", lambda self, lo, hi: slow.append(lo) or real(self, lo, hi))
+    monkeypatch.setattr(nvtx._Reader, "read", lambda self, full=False, seen=full: seen.append(full) or read(self, full))
     path = tmp_path / "odd.sqlite"
     shutil.copy(shared_path("captures", "memfusion_rtx3090x4_trt_2023_1.sqlite"), path)
     path.chmod(0o644)
     db = sqlite3.connect(path)
     db.execute("UPDATE NVTX_EVENTS SET text = 'a\x1eb', textId = NULL WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS "
                "WHERE eventType = 59 LIMIT 3)")
-    db.execute("UPDATE NVTX_EVENTS SET domainId = 1 << 40 WHERE domainId IS NOT NULL")
+    db.execute("UPDATE NVTX_EVENTS SET text = '\x1c1\x1c2\x1c\x1dx', textId = NULL, domainId = 0 WHERE rowid IN "
+               "(SELECT rowid FROM NVTX_EVENTS WHERE eventType = 59 ORDER BY rowid DESC LIMIT 2)")
+    db.execute("UPDATE NVTX_EVENTS SET domainId = 1 << 40 WHERE domainId IS NOT NULL AND domainId != 0")
     db.commit()
-    db.close()
     _check_nvtx(path)
     with open_capture(path) as cap:
         names = {r.name for r in S.nvtx_summary(cap)}
-    assert "TensorRT:a\x1eb" in names and slow  # the domain still names its ranges
+    assert "TensorRT:a\x1eb" in names and "\x1c1\x1c2\x1c\x1dx" in names and slow and full == [False, False]
+    db.execute("UPDATE NVTX_EVENTS SET domainId = 0 WHERE domainId = 1 << 40")
+    db.commit()
+    db.close()
+    _check_nvtx(path)
+    assert full[-2:] == [False, True]
 
 
 def test_grouped_values_with_values_that_do_not_pack():
@@ -207,3 +222,28 @@ def test_grouped_values_with_values_that_do_not_pack():
         total, n, mean, med, low, high, std = got[key]
         assert (total, n, low, high, med) == (sum(v), len(v), v[0], v[-1], statistics.median(v)), key
         assert mean == pytest.approx(sum(v) / len(v)) and std == pytest.approx(sd), key
+
+
+def test_grouped_values_joined_from_regions_equal_one_reader():
+    """Parts of a table read on several threads fill regions of one buffer (or, past their region,
+    arrays of their own) and are joined under the merged codes: the same statistics as one reader."""
+    import numpy as np
+
+    from diagnose.capture.grouped import GroupedValues
+
+    rows = [("a", 5), ("b", 2), ("a", 7), ("c", 4), ("b", 9), ("a", 1), ("c", 3), ("b", 2)]
+    one = GroupedValues(len(rows))
+    one.codes = {k: i for i, k in enumerate("abc")}
+    one.add_codes(np.array(["abc".index(k) for k, _ in rows]), np.array([v for _, v in rows]))
+    want = one.stats()
+    for cut, room in ((3, 5), (3, 3), (6, 2)):  # room < rows of the first part: it outgrows its region
+        shared = GroupedValues(12)
+        parts, luts = [shared.region(0, room), shared.region(room, 12)], []
+        for part, chunk in zip(parts, (rows[:cut], rows[cut:])):
+            local = list(dict.fromkeys(k for k, _ in chunk))  # each part numbers the keys it meets
+            part.add_codes(np.array([local.index(k) for k, _ in chunk]), np.array([v for _, v in chunk]))
+            luts.append(np.array(["abc".index(k) for k in local]))
+        shared.join(parts, luts)
+        assert (shared._buf is not None) == (room >= cut), "one buffer unless a part outgrew its region"
+        shared.codes = {k: i for i, k in enumerate("abc")}
+        assert shared.stats() == want, (cut, room)

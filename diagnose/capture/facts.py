@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -436,10 +435,7 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 
     def run():
         try:
-            stop = cap.stop_at
-            with open_capture(cap.file or cap.path,
-                              deadline_s=max(1e-9, stop - time.monotonic()) if stop else None) as other:
-                other.path = cap.path  # the name messages use
+            with cap.another() as other:
                 work(other, *args)
                 into.update(other.cache)
         except Exception as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
@@ -453,9 +449,9 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 def _api_aggregates(other: Capture, medians: bool) -> None:
     """The CUDA API groups (with every duration for --stats), the launch-latency sample, the
     copies and the row counts."""
-    summaries.api_groups(other)
     if medians:
-        summaries.api_stats(other)
+        summaries.api_stats(other)  # gives the groups too
+    summaries.api_groups(other)
     T.queue_delays(other)
     T.copies(other)
     other.count(KERNEL), other.count(RUNTIME)

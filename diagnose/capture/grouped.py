@@ -62,6 +62,7 @@ class GroupedValues:
             except MemoryError:  # the system refuses the reservation: separate arrays then
                 pass
         self._used = 0  # rows of _buf filled; all of _packed lies there while _buf is not None
+        self._offset = 0  # where _buf starts in the buffer it is a region of (region, join)
 
     def code_of(self, keys: list) -> np.ndarray:
         """Codes of keys (new keys get the next codes)."""
@@ -88,6 +89,44 @@ class GroupedValues:
             self._packed.append(packed)
         else:  # a negative (damaged) or days-long value: kept apart, sorted by lexsort at the end
             self._loose.append((codes, values))
+
+    def absorb(self, other: GroupedValues, lut: np.ndarray) -> None:
+        """Take over the values `other` was given by add_codes, its code c becoming lut[c]: one
+        table read in parts on several threads becomes one. `other` is left empty."""
+        for p in other._packed:  # in place, one chunk at a time (views of other's buffer)
+            p[:] = (lut[p >> VALUE_BITS] << VALUE_BITS) | (p & _MASK)
+        self._packed += other._packed
+        self._loose += [(lut[c], v) for c, v in other._loose]
+        self._buf = None  # the values now lie in several buffers: _sorted copies them into one
+        other._packed, other._loose, other._buf = [], [], None
+
+    def region(self, start: int, end: int) -> GroupedValues:
+        """Values that fill rows [start, end) of this one's buffer: one per part of a table read
+        on several threads, gathered by `join` (values of their own where there is no buffer)."""
+        if self._buf is None:
+            return GroupedValues(end - start)
+        part = GroupedValues()
+        part._buf, part._offset = self._buf[start:end], start
+        return part
+
+    def join(self, parts: list[GroupedValues], luts: list[np.ndarray]) -> None:
+        """Take over the values of `region` parts, part i's code c becoming luts[i][c]: each part's
+        rows move down the shared buffer behind the previous part's, so a table read on several
+        threads is held once, as if one thread had read it (absorb where a part outgrew its region)."""
+        if self._buf is None or any(p._buf is None or p._buf.base is not self._buf for p in parts):
+            for p, lut in zip(parts, luts):
+                self.absorb(p, lut)
+            return
+        at = 0
+        for p, lut in zip(parts, luts):
+            for i in range(0, p._used, _SLICE):  # renumbered in slices: bounded temporaries
+                src = self._buf[p._offset + i:p._offset + min(p._used, i + _SLICE)]
+                self._buf[at + i:at + i + len(src)] = (lut[src >> VALUE_BITS] << VALUE_BITS) | (src & _MASK)
+            at += p._used
+            self._loose += [(lut[c], v) for c, v in p._loose]
+            p._packed, p._loose, p._buf = [], [], None
+        self._used = at
+        self._packed = [self._buf[i:min(at, i + _SLICE)] for i in range(0, at, _SLICE)]
 
     def merge_keys(self, new_key) -> None:
         """Re-key every group by new_key(old key); groups that get the same key become one."""
@@ -159,6 +198,47 @@ class GroupedValues:
         for code, total, n, mean, m, lo_, hi_, sd in zip(ids, totals.tolist(), counts.tolist(), means.tolist(), med,
                                                       low, high, std):
             yield keys[code], total, n, mean, m, lo_, hi_, sd
+
+
+class Totals:
+    """Count, total, min and max per group code, numpy arrays grown as codes appear."""
+
+    def __init__(self):
+        self.count = np.zeros(0, dtype=np.int64)
+        self.total = np.zeros(0, dtype=np.int64)
+        self.low = np.zeros(0, dtype=np.int64)
+        self.high = np.zeros(0, dtype=np.int64)
+
+    def grow(self, size: int) -> None:
+        have = len(self.count)
+        if size > have:
+            extra = size - have
+            self.count = np.concatenate((self.count, np.zeros(extra, dtype=np.int64)))
+            self.total = np.concatenate((self.total, np.zeros(extra, dtype=np.int64)))
+            self.low = np.concatenate((self.low, np.full(extra, np.iinfo(np.int64).max)))
+            self.high = np.concatenate((self.high, np.full(extra, np.iinfo(np.int64).min)))
+
+    def add(self, codes: np.ndarray, values: np.ndarray) -> None:
+        if not len(codes):
+            return
+        self.grow(int(codes.max()) + 1)
+        size = len(self.count)
+        self.count += np.bincount(codes, minlength=size)
+        self.total += np.bincount(codes, weights=values, minlength=size).astype(np.int64)
+        np.minimum.at(self.low, codes, values)
+        np.maximum.at(self.high, codes, values)
+
+    def absorb(self, other: Totals, lut: np.ndarray) -> None:
+        """Add `other`'s groups, its code c being lut[c] here (lut: one distinct code per group)."""
+        if not len(lut):
+            return
+        self.grow(int(lut.max()) + 1)
+        size = len(lut)
+        other.grow(size)
+        self.count[lut] += other.count[:size]
+        self.total[lut] += other.total[:size]
+        self.low[lut] = np.minimum(self.low[lut], other.low[:size])
+        self.high[lut] = np.maximum(self.high[lut], other.high[:size])
 
 
 class IntCodes:

@@ -143,6 +143,15 @@ class Capture:
     def __exit__(self, *exc):
         self.close()
 
+    def another(self) -> Capture:
+        """A second read-only connection to the same export (the same deadline and display name),
+        for a thread of its own: the sqlite3 module releases the GIL while SQLite reads, so reads
+        on separate connections run on separate cores. Close it when done."""
+        stop = self.stop_at
+        other = open_capture(self.file or self.path, deadline_s=max(1e-9, stop - time.monotonic()) if stop else None)
+        other.path = self.path
+        return other
+
     def close(self) -> None:
         try:
             self.conn.close()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from diagnose.capture.grouped import GroupedValues, chunk_groups
+from diagnose.capture.grouped import GroupedValues, Totals, chunk_groups
 from diagnose.capture.kernels import kernel_groups, name_expr, strings_of
 from diagnose.capture.reader import COPY_OPERATION_NAMES, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
 
@@ -162,27 +162,42 @@ def api_summary(cap: Capture, medians: bool = True) -> list[SummaryRow]:
     return _finish(_merge_same_names(rows))
 
 
+# the group key of an API call: the pid (24 bits) above the name id (a StringIds id, < 2^32; NULL: all ones)
+API_KEY = "(((coalesce(globalTid, 0) >> 24) & 16777215) << 32) | coalesce(nameId & 4294967295, 4294967295)"
+_NO_NAME = 0xFFFFFFFF
+
+
 def api_stats(cap: Capture) -> list[tuple]:
-    """((table, nameId), total, count, avg, med, min, max, stddev) of CUDA API calls: one chunked
-    read of every call's duration (cached per capture; the API thread reads it for --stats)."""
+    """((table, nameId or -1), total, count, avg, med, min, max, stddev) of CUDA API calls: one
+    chunked read of every call's duration by (pid, nameId), which gives api_groups too, so --stats
+    reads the table once (cached per capture; the API thread reads it)."""
     if "api_stats" not in cap.cache:
-        cap.cache["api_stats"] = chunked_stats(cap, [(RUNTIME, ["coalesce(nameId, -1)"], ['"end" - start'])])[0] \
-            if cap.has(RUNTIME) else []
+        values, tot = GroupedValues(cap.rowid_span(RUNTIME)), Totals()
+        if cap.has(RUNTIME):
+            for key, d in cap.chunks(RUNTIME, [API_KEY, '"end" - start'], where='"end" IS NOT NULL'):
+                uniq, inverse = chunk_groups(key)
+                codes = values.code_of(uniq)[inverse]
+                values.add_codes(codes, d)
+                tot.add(codes, d)
+        keys = list(values.codes)
+        cap.cache["api_groups"] = [_api_group(k, *rest) for k, *rest in sorted(zip(
+            keys, *(a.tolist() for a in (tot.count, tot.total, tot.low, tot.high))))]
+        values.merge_keys(lambda k: (RUNTIME, -1 if k & _NO_NAME == _NO_NAME else k & _NO_NAME))
+        cap.cache["api_stats"] = values.stats()
     return cap.cache["api_stats"]
 
 
 def api_groups(cap: Capture) -> list[tuple]:
     """(pid, nameId, count, total ns, min, max) of CUDA API calls, in (pid, nameId) order: one
-    hash aggregate over the table (Capture.aggregate), cached per capture."""
+    hash aggregate over the table (Capture.aggregate), cached per capture (api_stats fills it too)."""
     if "api_groups" not in cap.cache:
-        rows = []
-        if cap.has(RUNTIME):
-            # the group key packs the pid (24 bits) above the name id (a StringIds id, < 2^32)
-            key = "(((coalesce(globalTid, 0) >> 24) & 16777215) << 32) | coalesce(nameId & 4294967295, 4294967295)"
-            rows = [(k >> 32, None if k & 0xFFFFFFFF == 0xFFFFFFFF else k & 0xFFFFFFFF, n, total, low, high)
-                    for k, n, total, low, high in cap.aggregate(RUNTIME, key, [], '"end" - start', '"end" IS NOT NULL')]
-        cap.cache["api_groups"] = rows
+        rows = cap.aggregate(RUNTIME, API_KEY, [], '"end" - start', '"end" IS NOT NULL') if cap.has(RUNTIME) else []
+        cap.cache["api_groups"] = [_api_group(*row) for row in rows]
     return cap.cache["api_groups"]
+
+
+def _api_group(key: int, n: int, total: int, low: int, high: int) -> tuple:
+    return key >> 32, None if key & _NO_NAME == _NO_NAME else key & _NO_NAME, n, total, low, high
 
 
 def api_display_name(raw: str) -> str:

@@ -433,29 +433,35 @@ BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of it
 
 def copies(cap: Capture) -> list[CopyStats]:
     """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies.
-    One GROUP BY: pageable and large copies are sums over the same rows (cached per capture)."""
+    One GROUP BY that also splits each group by pageable and by large (cached per capture)."""
     if "copies" not in cap.cache:
         cap.cache["copies"] = _copies(cap) if cap.has(MEMCPY) else []
     return cap.cache["copies"]
 
 
 def _copies(cap: Capture) -> list[CopyStats]:
+    """Grouped by (process, device, kind, pageable, large) and summed up here: a dozen sums of
+    products of the pageable flag, each evaluating it again, cost SQLite 4x as much."""
     src = cap.col(MEMCPY, "srcKind", "-1")
     dst = cap.col(MEMCPY, "dstKind", "-1")
-    big = BANDWIDTH_MIN_BYTES
-    sql = (f"SELECT gp, dev, kind, count(*), sum(d), sum(b), sum(pg), sum(pg * d), sum(pg * b), "
-           f"sum((b >= {big}) * (1 - pg)), sum((b >= {big}) * (1 - pg) * b), sum((b >= {big}) * (1 - pg) * d), "
-           f"sum((b >= {big}) * pg), sum((b >= {big}) * pg * b), sum((b >= {big}) * pg * d) "
+    sql = (f"SELECT gp, dev, kind, pg, b >= {BANDWIDTH_MIN_BYTES}, count(*), sum(d), sum(b) "
            f"FROM (SELECT coalesce(globalPid, 0) AS gp, deviceId AS dev, copyKind AS kind, \"end\" - start AS d, "
            f"coalesce(bytes, 0) AS b, (copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0)) AS pg "
-           f"FROM {MEMCPY} WHERE \"end\" IS NOT NULL) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
-    out = []
-    for gp, dev, kind, n, t, b, pg, pg_ns, pg_b, *large in cap.query(sql):
-        large = [int(v or 0) for v in large]
-        out.append(CopyStats(cap.source, pid_of(gp) or 0, int(dev if dev is not None else -1),
-                             COPY_KINDS.get(kind, f"kind {kind}"), int(n), int(t or 0), int(b or 0), int(pg or 0),
-                             kind in UVM_COPY_KINDS, int(pg_ns or 0), int(pg_b or 0), large[:3], large[3:]))
-    return out
+           f"FROM {MEMCPY} WHERE \"end\" IS NOT NULL) GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3")
+    groups: dict[tuple, list] = {}
+    for gp, dev, kind, pg, large, n, d, b in cap.query(sql):
+        g = groups.setdefault((gp, dev, kind), [0, 0, 0, 0, 0, 0, [0, 0, 0], [0, 0, 0]])
+        d, b = int(d or 0), int(b or 0)
+        g[0], g[1], g[2] = g[0] + n, g[1] + d, g[2] + b
+        if pg == 1:
+            g[3], g[4], g[5] = g[3] + n, g[4] + d, g[5] + b
+        if large and pg is not None:  # an undecided (NULL) flag counts in neither, as SQL sums skip it
+            side = g[7] if pg else g[6]
+            side[0], side[1], side[2] = side[0] + n, side[1] + b, side[2] + d
+    return [CopyStats(cap.source, pid_of(gp) or 0, int(dev if dev is not None else -1),
+                      COPY_KINDS.get(kind, f"kind {kind}"), n, t, b, pg, kind in UVM_COPY_KINDS, pg_ns, pg_b,
+                      pinned, pageable)
+            for (gp, dev, kind), (n, t, b, pg, pg_ns, pg_b, pinned, pageable) in groups.items()]
 
 
 def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int, int]:
