@@ -86,6 +86,8 @@ class GpuSpec:
     l2_mb: float = 0.0
     matmul_max: float = 0.0  # best measured 16-bit matmul / datasheet (MAMF); 0 = calibration.toml's typical
     matmul_fp8_max: float = 0.0  # the same for FP8
+    # the top SM clock (MHz): CUDA's clockRate in a real capture, else the datasheet's boost clock; 0 = not known
+    max_clock_mhz: float = 0.0
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
     nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
