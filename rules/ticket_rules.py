@@ -95,7 +95,8 @@ def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, t
 
 @rule("ticket.clock_power", "throttling")
 def clock_power(facts: Facts, predictions=None):
-    """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low."""
+    """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low (an MHz
+    figure only well below the GPU's own top clock: rules.claims.AT_MAX_CLOCK)."""
     c = _first(facts, "clock_power")
     if not c or any(_judged_by_health(g) for g in facts.of(GpuFact)):
         return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
