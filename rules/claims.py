@@ -918,7 +918,8 @@ def _clock_figure(c: Claim, sentence: str, gpu) -> None:
 
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
-    key = (id(facts), len(facts.records))
+    gpu = getattr(getattr(facts, "subject", None), "gpu", None)
+    key = (id(facts), len(facts.records), getattr(gpu, "key", None))  # a clock figure is read against the GPU
     cached = _CACHE.get(key)
     if cached is not None and cached[0] is facts:
         return cached[1]
@@ -978,7 +979,6 @@ def claims(facts: Facts) -> list[Claim]:
     out.extend(release_blocks(facts))
     _CACHE.clear()
     said = dict(texts(facts))
-    gpu = getattr(getattr(facts, "subject", None), "gpu", None)
     for c in out:
         if c.kind == "clock_power" and not c.negated and _idle(said.get(c.source, ""), c.quote):
             c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle

@@ -17,6 +17,7 @@ def _clock(tmp_path, gpus: str, sentence: str):
     (tmp_path / "issue.md").write_text(f"# Decode is slow on {gpus}\n\nWe serve Llama-2-70B with vLLM, tensor "
                                        f"parallel 2, on {gpus}. {sentence} Why is it so slow?\n")
     facts = read_bundle([tmp_path])
+    claims.claims(facts)  # read before the rules engine names the GPU: the GPU's row still decides afterwards
     rules = {f.rule: f for f in evaluate(facts)}
     found = [c for c in claims.claims(facts) if c.kind in ("clock_power", "clock_at_max")]
     return found[0] if found else None, rules.get("ticket.clock_power")
