@@ -29,11 +29,11 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: P
     predictions: the command's rules.predictions object (the rules whose `needs=` names its type
     read it; the report shows its report_json()), or None. only: rule id prefixes to run
     (predict/plan/scaling run their own family); keep: which of their findings the report keeps;
-    missing: what the evidence lacks, when the command knows better than the facts; weigh: the kind's
-    weighing of the findings before the verdict (a ticket's rules.engine.fits_first), applied to the
-    findings reported too, so their severities and the exit code say what the verdict says; decide: the
-    verdict for the kind (a ticket weighs the reporter's
-    claims), else the ranked causes; facts_json: what the report shows of the facts when not all
+    missing: what the evidence lacks, when the command knows better than the facts; decide: the verdict
+    for the kind (a ticket weighs the reporter's claims), from the findings as the rules gave them, else the
+    ranked causes; weigh: the same weighing applied to the findings reported (a ticket's
+    rules.engine.ticket_findings), so their severities and the exit code say what the verdict says;
+    facts_json: what the report shows of the facts when not all
     of them (scaling)."""
     from rules.engine import evaluate, verdict
 
@@ -41,9 +41,10 @@ def run_pipeline(kind: str, inputs: dict[str, Any], facts: Facts, predictions: P
     findings = evaluate(facts, predictions, only=only)
     if keep:
         findings = [f for f in findings if keep(f)]
+    answer = decide(facts, findings) if decide else None
     if weigh:
         findings = weigh(facts, findings)
-    answer = decide(facts, findings) if decide else verdict(findings, facts.missing if missing is None else missing)
+    answer = answer or verdict(findings, facts.missing if missing is None else missing)
     return Report(kind=kind, inputs=inputs, facts=facts.to_dict() if facts_json is None else facts_json,
                   predictions=shown(predictions), findings=findings, verdict=answer,
                   tables=tables(facts, findings, answer) if callable(tables) else dict(tables or {}))

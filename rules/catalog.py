@@ -86,6 +86,8 @@ class GpuSpec:
     l2_mb: float = 0.0
     matmul_max: float = 0.0  # best measured 16-bit matmul / datasheet (MAMF); 0 = calibration.toml's typical
     matmul_fp8_max: float = 0.0  # the same for FP8
+    # the top SM clock (MHz): CUDA's clockRate in a real capture, else the datasheet's boost clock; 0 = not known
+    max_clock_mhz: float = 0.0
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
     nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
@@ -748,7 +750,8 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
     """
     if not name:
         return None
-    text = re.sub(r"\b(?:nvidia|geforce|tesla|quadro|gpus?|cards?)\b", " ", str(name), flags=re.I)
+    # (not "quadro": "Quadro RTX 6000" is a Turing card, not the "RTX 6000" Ada)
+    text = re.sub(r"\b(?:nvidia|geforce|tesla|gpus?|cards?)\b", " ", str(name), flags=re.I)
     size = re.search(r"(\d{2,3})\s*G(?:i)?B?\b", text, re.I)
     form = re.search(r"\b(sxm\d?|pcie|nvl)\b", text, re.I)
     base = re.sub(r"(\d{2,3})\s*G(?:i)?B?\b|\b(?:sxm\d?|pcie|nvl)\b", " ", text, flags=re.I)

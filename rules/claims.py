@@ -882,13 +882,45 @@ _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)
 
 def _idle(text: str, quote: str) -> bool:
     """Is the sentence a claim was quoted from about a GPU with nothing to do?"""
+    return bool(_IDLE_STATE.search(_said_sentence(text, quote)))
+
+
+def _said_sentence(text: str, quote: str) -> str:
+    """The sentence of `text` a claim was quoted from (the quote itself where it is not found)."""
     at = text.find(quote.strip("…").strip()[:40])
-    return bool(_IDLE_STATE.search(_sentence_at(text, at) if at >= 0 else quote))
+    return _sentence_at(text, at) if at >= 0 else quote
+
+
+# A clock figure is a throttle only below the GPU's own top clock: an H100 SXM "staying at 1980 MHz" runs at its
+# maximum (cudaDeviceProp.clockRate 1980 MHz in the real captures), and GeForce boards boost above their rated
+# clock. GPU Boost moves in 15 MHz bins and eases off a little with temperature long before any clocks-event
+# reason is active, so a figure within 10 % of the top clock is the GPU running as designed
+# (https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html).
+AT_MAX_CLOCK = 0.9
+_CLOCK_MHZ = re.compile(r"\b(\d{3,4}(?:\.\d+)?)\s*MHz\b", re.I)
+# words that name a throttle whatever the figure: nvidia-smi's reasons and how people say a clock fell
+_THROTTLE_WORDS = re.compile(r"\bthrottl\w*|\bslowdown\b|\bpower[- ]?(?:cap\w*|brake)\b|\bthermal\b|\boverheat\w*|"
+                             r"\bdrop\w*|\bfall\w*|\bfell\b|\breduc\w*|\blower\w*|\bdown[- ]?clock\w*|"
+                             r"降频|降到|功耗墙|温度墙|过热", re.I)
+
+
+def _clock_figure(c: Claim, sentence: str, gpu) -> None:
+    """A clock state claim that rests only on an MHz figure (no throttle words): at or near the GPU's own top
+    clock (catalog max_clock_mhz) it is no throttle (kind clock_at_max); where the catalog has no top clock for
+    the GPU, the claim says so (data max_clock_mhz None) for the rule to report."""
+    m = _CLOCK_MHZ.search(sentence)
+    if not m or _THROTTLE_WORDS.search(sentence):
+        return
+    mhz, top = float(m.group(1)), getattr(gpu, "max_clock_mhz", 0) or 0
+    c.data.update({"mhz": mhz, "max_clock_mhz": top or None, "gpu": getattr(gpu, "key", None)})
+    if top and mhz >= AT_MAX_CLOCK * top:
+        c.kind = "clock_at_max"
 
 
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
-    key = (id(facts), len(facts.records))
+    gpu = getattr(getattr(facts, "subject", None), "gpu", None)
+    key = (id(facts), len(facts.records), getattr(gpu, "key", None))  # a clock figure is read against the GPU
     cached = _CACHE.get(key)
     if cached is not None and cached[0] is facts:
         return cached[1]
@@ -952,6 +984,8 @@ def claims(facts: Facts) -> list[Claim]:
     for c in out:
         if c.kind == "clock_power" and not c.negated and _idle(by_source.get(c.source, ""), c.quote):
             c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
+        elif c.kind == "clock_power" and not c.negated:
+            _clock_figure(c, _said_sentence(by_source.get(c.source, ""), c.quote), gpu)
     _CACHE[key] = (facts, out)
     return out
 

@@ -293,29 +293,17 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     `fallback` (fallback_ask) is what to ask for when no finding names a gap of its own. `verb`
     asks for each gap: a ticket's reporter attaches files; a capture's user collects them.
     """
-    def rank(f: Finding):
-        demoted = symptom in FAILURES and f.category in PERFORMANCE_ONLY
-        return (demoted, Finding.sort_key(f))
-
-    causes = sorted((f for f in findings if is_cause(f)), key=rank)
+    causes, passed, answered = _weighed(findings, symptom)
     gaps = [f for f in findings if f.category == "insufficient_data"]
     # a ticket keeps each gap's own fix; elsewhere the ask, under the command's verb
     requests = [f.fix for f in gaps if f.fix] if verb == "attach" else [f"{verb} {f.ask}" if f.ask else f.fix
                                                                         for f in gaps if f.fix or f.ask]
     requests += [f"{verb} {m}" for m in missing if m]
-    passed = [f for f in findings if f.severity == "ok"]
-    if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
-        passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
-    if symptom in NEVER_HEALTHY:  # links up or a setting fine does not explain a hang or a crash away
-        passed = []
-    answered = max((f.confidence for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)), default=0.0)
     lead = ""
     blocking = next((g for g in gaps if g.severity == "critical"), None)
     if blocking and not any(f.severity == "critical" for f in causes):
         # a gap that keeps every check of the subject from running (no GPU answered) ranks first and leads
         return Verdict("insufficient_data", 0.0, f"{blocking.title}: {blocking.summary} Next: {blocking.fix}")
-    if causes and causes[0].rule in PRIORS and answered > causes[0].confidence:
-        causes = []  # a check that answers the question outweighs the symptom's prior
     if causes:
         top = causes[0]
         if not (gaps and top.severity == "info" and top.category not in CONCLUSIONS):
@@ -343,16 +331,52 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide.{f' Next: {ask}.' if ask else ''}{lead}")
 
 
-def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
-    """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
-    confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
+def _weighed(findings: list[Finding], symptom: str | None) -> tuple[list[Finding], list[Finding], float]:
+    """The causes ranked for `symptom` (none when a passed check outweighs the prior that leads them), the
+    passed checks that count for it, and the confidence of the best one that answers the complaint."""
+    def rank(f: Finding):
+        demoted = symptom in FAILURES and f.category in PERFORMANCE_ONLY
+        return (demoted, Finding.sort_key(f))
+
+    causes = sorted((f for f in findings if is_cause(f)), key=rank)
+    passed = [f for f in findings if f.severity == "ok"]
+    if symptom in COMPLAINTS:  # only checks that answer what the reporter complains of
+        passed = [f for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)]
+    if symptom in NEVER_HEALTHY:  # links up or a setting fine does not explain a hang or a crash away
+        passed = []
+    answered = max((f.confidence for f in passed if f.rule.startswith(ANSWERS_COMPLAINT)), default=0.0)
+    if causes and causes[0].rule in PRIORS and answered > causes[0].confidence:
+        causes = []  # a check that answers the question outweighs the symptom's prior
+    return causes, passed, answered
+
+
+def _ticket_symptom(facts) -> str | None:
     from rules.claims import complaint, symptom
 
     said = symptom(facts)
     if said == "normal?" and complaint(facts):
         # "only 235 GB/s, is that normal?": a complaint asked as a question; matching numbers make it physics
         said = "slow"
-    v = verdict(fits_first(facts, findings), getattr(facts, "missing", ()), said, fallback_ask("ticket", facts))
+    return said
+
+
+def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
+    """The findings a ticket reports, weighed as its verdict weighs them (fits_first, and a prior that a passed
+    check outweighs), so their severities and the exit code say what the verdict says: a cause the weighing set
+    aside stays in the report as an info lead below the check that outweighed it."""
+    findings = fits_first(facts, findings)
+    causes, _, answered = _weighed(findings, _ticket_symptom(facts))
+    if causes or not any(is_cause(f) for f in findings):
+        return findings
+    return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, answered - 0.05), 2))
+            if is_cause(f) and SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] else f for f in findings]
+
+
+def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
+    """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
+    confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
+    v = verdict(fits_first(facts, findings), getattr(facts, "missing", ()), _ticket_symptom(facts),
+                fallback_ask("ticket", facts))
     if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
         return dataclasses.replace(v, confidence=WORDS_ONLY)
     return v

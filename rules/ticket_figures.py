@@ -97,10 +97,11 @@ def unmodelled_figures(facts: Facts, predictions=None):
 def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
     """The evidence every measured-against-expected finding gives: the figure, the calibrated band of
     the engine profile, the roofline, and the model (one shape for rates and latencies)."""
+    weights = p.assumptions.get("weights")  # an engine's default quantisation, when the ticket names none
     return [ev(m, detail, m.value, round(expected, 1), unit),
             ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", expected=band, unit=unit),
             ev("prediction:roofline", "roofline (nothing real is faster)", expected=round(roofline, 1), unit=unit),
-            ev(model_src, "model", model.key)]
+            ev(model_src, "model", model.key)] + ([ev("prediction:weights", weights)] if weights else [])
 
 
 def _launch_read(facts: Facts) -> bool:
@@ -355,7 +356,8 @@ def batched_rate(facts: Facts, predictions=None):
                        unit="tok/s"),
                     ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",
                        expected=f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
-                    ev(model_src, "model", model.key)]
+                    ev(model_src, "model", model.key)] + [ev("prediction:weights", p.assumptions["weights"])
+                                                   for _ in [0] if p.assumptions.get("weights")]
         if m.value < low and not m.concurrency:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",

@@ -95,15 +95,18 @@ def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, t
 
 @rule("ticket.clock_power", "throttling")
 def clock_power(facts: Facts, predictions=None):
-    """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low."""
+    """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low (an MHz
+    figure only well below the GPU's own top clock: rules.claims.AT_MAX_CLOCK)."""
     c = _first(facts, "clock_power")
     if not c or any(_judged_by_health(g) for g in facts.of(GpuFact)):
         return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
+    unknown_top = f" ({c.data['mhz']:g} MHz could not be set against the GPU's top clock: the catalog has none " \
+                  "for it; `nvidia-smi -q -d CLOCK` shows its Max Clocks)" if c.data.get("mhz") else ""
     yield make("ticket.clock_power", "throttling", "warning", weight(c),
                "The GPU clocks are being held down (power cap, slowdown or thermal state)",
-               "The reporter sees a clocks-event reason or lowered clocks while the GPU works. A GPU capped below "
-               "its rated power or slowed by the board runs every kernel slower, and in a TP group every other "
-               "GPU waits for it.",
+               "The reporter sees a clocks-event reason or lowered clocks while the GPU works" + unknown_top + ". "
+               "A GPU capped below its rated power or slowed by the board runs every kernel slower, and in a TP "
+               "group every other GPU waits for it.",
                [claim_ev(c, "clock/power state the reporter reports")],
                fix="Check `nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE` under load: "
                "an active SW Power Cap at a draw far below the enforced limit means the board or chassis limits power "

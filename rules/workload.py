@@ -37,7 +37,21 @@ def weight_dtype(facts: Facts) -> str | None:
         found = quant_dtype(w.model)
         if found:
             return found
-    return None
+    return "int4" if ollama_default(facts) else None
+
+
+# Ollama's library tags ('llama3.1:70b') pull 4-bit GGUF weights (Q4_K_M, Q4_0 for older models) unless the tag
+# names another quantisation: https://ollama.com/library/llama3.1/tags (the bare size tag is the -q4_K_M build),
+# https://devtoolkit.sh/examples/llama/quantization ('ollama pull llama3.1:8b  # default Q4_K_M').
+OLLAMA_WEIGHTS = "Ollama library tags ship 4-bit weights (Q4_K_M / Q4_0) unless the tag names another: int4 assumed"
+
+
+def ollama_default(facts: Facts) -> bool:
+    """Is the ticket served by Ollama with no weight quantisation named (so its default 4-bit weights apply)?"""
+    from diagnose.artifacts.text import quant_dtype
+
+    return (any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
+            and not any(w.dtype or quant_dtype(w.model) for w in facts.of(Workload)))
 
 
 @rule("workload.cross_node_tp", "cross_node_tp")
@@ -199,10 +213,13 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     if model is None or gpu is None:
         return None
     try:
-        return roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, prompt=prompt,
-                                engine=facts.subject.engine, dtype=weight_dtype(facts))
+        p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, prompt=prompt,
+                             engine=facts.subject.engine, dtype=weight_dtype(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
+    if ollama_default(facts):
+        p.assumptions["weights"] = OLLAMA_WEIGHTS
+    return p
 
 
 @rule("workload.latency_bound_small_batch", "latency_bound_small_batch", "expected_physics")

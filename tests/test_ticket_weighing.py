@@ -41,3 +41,44 @@ def test_the_report_the_verdict_and_the_exit_code_agree(tmp_path):
     assert report["findings"][0]["rule"] == "ticket.measured_vs_expected"  # the verdict's finding leads
     assert result.exit_code == 0  # nothing at warning or above once weighed
     assert diagnose("ticket", bundle, "--json", "--fail-on", "info").exit_code == 1  # the info lead still counts
+
+
+# A paraphrased issue: GeForce cards (no PCIe P2P from the stock driver, so the symptom prior warns) and an
+# all_reduce_perf table whose busbw is what PCIe Gen4 gives: the passed busbw check outweighs the prior.
+MEASURED_ISSUE = """# Tensor parallel on two RTX 4090 is slow
+
+We serve Llama-2-7B with vLLM on 2x RTX 4090 with tensor parallel 2 and it feels slow. all_reduce_perf between
+the two cards:
+
+```
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+   134217728      33554432     float     sum      -1     6100   %(bw)s   %(bw)s      0     6090   %(bw)s   %(bw)s      0
+   268435456      67108864     float     sum      -1    12200   %(bw)s   %(bw)s      0    12190   %(bw)s   %(bw)s      0
+# Avg bus bandwidth    : %(bw)s
+```
+"""
+
+
+def _measured(tmp_path, bw):
+    (tmp_path / "issue.md").write_text(MEASURED_ISSUE % {"bw": bw})
+    result = diagnose("ticket", tmp_path, "--json", "--fail-on", "warning")
+    report = json.loads(result.output)
+    return report, {f["rule"]: f for f in report["findings"]}, result.exit_code
+
+
+def test_a_prior_that_a_passed_check_outweighs_is_reported_as_a_lead_and_does_not_fail(tmp_path):
+    report, found, code = _measured(tmp_path, "22.00")
+    assert report["verdict"]["category"] == "expected_physics"  # the busbw check answers the complaint
+    assert found["nccl.busbw"]["severity"] == "ok"
+    prior = found["ticket.symptom_prior"]
+    assert prior["category"] == "p2p_disabled" and prior["severity"] == "info"  # set aside, kept as a lead
+    assert prior["confidence"] < found["nccl.busbw"]["confidence"]
+    assert code == 0  # the verdict is healthy physics: --fail-on warning does not fire
+
+
+def test_a_prior_no_check_outweighs_keeps_its_warning_and_its_exit_code(tmp_path):
+    report, found, code = _measured(tmp_path, "10.00")  # 41 % of the link: the busbw check does not pass
+    assert report["verdict"]["category"] == "p2p_disabled"
+    assert found["ticket.symptom_prior"]["severity"] == "warning"
+    assert code == 1

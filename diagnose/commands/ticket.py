@@ -25,10 +25,10 @@ def ticket(paths):
     """
     from diagnose.bundle import read_bundle
     from diagnose.pipeline import run_pipeline
-    from rules.engine import fits_first, ticket_verdict
+    from rules.engine import ticket_findings, ticket_verdict
 
     facts = read_bundle(list(paths))
-    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), weigh=fits_first,
+    return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), weigh=ticket_findings,
                         decide=ticket_verdict, tables=_tables)
 
 

@@ -1,0 +1,86 @@
+"""The commonly reported GPUs added to rules/catalog/gpus.toml: every row loads, resolves from its NVML name and
+from the spellings people use, takes no other row's spelling, and its figures agree with the datasheet figures
+its sources cite (bus width x data rate, SMs x cores x clock)."""
+
+import pytest
+
+from rules import catalog
+from rules.catalog import find_gpu, find_gpu_family
+
+# key: (memory bus bits, data rate Gbps per pin, FP32 cores per SM) as the row's cited pages give them
+ADDED = {
+    "rtx-a5000": (384, 16, 128), "rtx-a4500": (320, 16, 128), "rtx-a2000": (192, 12, 128),
+    "rtx-a2000-12gb": (192, 12, 128), "quadro-rtx-6000": (384, 14, 64), "rtx-3090-ti": (384, 21, 128),
+    "rtx-3080-ti": (384, 19, 128), "rtx-3070": (256, 14, 128), "rtx-4080": (256, 22.4, 128),
+    "rtx-4070-ti": (192, 21, 128), "rtx-4060-ti-16gb": (128, 18, 128), "rtx-5080": (256, 30, 128),
+    "rtx-4090-d": (384, 21, 128), "tesla-p40": (384, 7.2, 128), "tesla-p4": (256, 6, 128),
+    "tesla-k80": (384, 5, 192), "tesla-m40": (384, 6, 128), "v100-pcie-16gb": (4096, 1.752, 64),
+    "v100-pcie-32gb": (4096, 1.752, 64), "v100s-pcie": (4096, 2.214, 64), "titan-v": (3072, 1.7, 64),
+    "gtx-1080": (256, 10, 128), "gtx-1070": (256, 8, 128),
+}
+
+
+@pytest.mark.parametrize("key", sorted(ADDED))
+def test_each_added_row_loads_cites_a_url_and_maps_from_its_nvml_name_and_device_id(key):
+    spec = catalog.gpu(key)
+    assert any(s.startswith("https://") for s in spec.sources)
+    assert spec.max_clock_mhz > 0 and spec.nvml_names
+    for name in spec.nvml_names:
+        assert find_gpu(name=name).key == key
+    for dev in spec.pci_device_ids:
+        assert find_gpu(pci_device_id=f"0x{dev}10DE").key == key
+
+
+@pytest.mark.parametrize("key", sorted(ADDED))
+def test_figures_agree_with_bus_width_data_rate_and_clock(key):
+    spec = catalog.gpu(key)
+    bus_bits, gbps, cores = ADDED[key]
+    assert spec.hbm_gbs == pytest.approx(bus_bits * gbps / 8, rel=0.02)
+    assert spec.fp32_tflops == pytest.approx(spec.sms * cores * 2 * spec.max_clock_mhz / 1e6, rel=0.02)
+    assert spec.bf16_tflops >= spec.fp32_tflops and spec.tflops("fp16") >= spec.bf16_tflops
+
+
+@pytest.mark.parametrize("text, key", [
+    ("RTX A5000", "rtx-a5000"), ("A5000", "rtx-a5000"), ("NVIDIA RTX A5000", "rtx-a5000"),
+    ("RTX A4500", "rtx-a4500"), ("A2000", "rtx-a2000"), ("RTX A2000 12GB", "rtx-a2000-12gb"),
+    ("Quadro RTX 6000", "quadro-rtx-6000"), ("3090Ti", "rtx-3090-ti"), ("RTX 3090 Ti", "rtx-3090-ti"),
+    ("3080 Ti", "rtx-3080-ti"), ("RTX 3070", "rtx-3070"), ("RTX 4080", "rtx-4080"), ("4070 Ti", "rtx-4070-ti"),
+    ("RTX 4060 Ti 16GB", "rtx-4060-ti-16gb"), ("RTX 5080", "rtx-5080"), ("RTX 4090 D", "rtx-4090-d"),
+    ("4090D", "rtx-4090-d"), ("P40", "tesla-p40"), ("Tesla P40", "tesla-p40"), ("Tesla P4", "tesla-p4"),
+    ("Tesla K80", "tesla-k80"), ("K80", "tesla-k80"), ("Tesla M40", "tesla-m40"), ("V100 PCIe", "v100-pcie-16gb"),
+    ("V100 PCIe 32GB", "v100-pcie-32gb"), ("V100S", "v100s-pcie"), ("Titan V", "titan-v"),
+    ("GTX 1080", "gtx-1080"), ("GTX 1070", "gtx-1070"),
+])
+def test_common_spellings_resolve(text, key):
+    assert find_gpu_family(text).key == key
+
+
+@pytest.mark.parametrize("text, key", [
+    ("V100", "v100-sxm2-32gb"), ("V100 16GB", "v100-sxm2-16gb"), ("RTX 6000", "rtx-6000-ada"),
+    ("RTX A6000", "rtx-a6000"), ("RTX 4090", "rtx-4090"), ("3090", "rtx-3090"), ("3080", "rtx-3080"),
+    ("1080 Ti", "gtx-1080-ti"), ("P100", "p100-pcie-16gb"), ("RTX A4000", "rtx-a4000"),
+])
+def test_added_rows_take_no_other_rows_spelling(text, key):
+    assert find_gpu_family(text).key == key
+
+
+@pytest.mark.parametrize("text", ["A500", "RTX 4080 SUPER", "4080 Super", "RTX A5500", "Tesla M60"])
+def test_near_miss_names_stay_unmapped(text):
+    # the catalog has no row for these: a neighbour's figures would be wrong for them
+    assert find_gpu_family(text) is None
+
+
+def test_geforce_since_ampere_has_no_pcie_p2p_and_workstation_cards_do():
+    geforce = ["rtx-3090-ti", "rtx-3080-ti", "rtx-3070", "rtx-4080", "rtx-4070-ti", "rtx-4060-ti-16gb", "rtx-5080",
+               "rtx-4090-d"]
+    assert not any(catalog.gpu(k).pcie_p2p for k in geforce)
+    assert all(catalog.gpu(k).pcie_p2p for k in ("rtx-a5000", "rtx-a4500", "tesla-p40", "v100s-pcie"))
+    bridged = {k for k in ADDED if catalog.gpu(k).nvlink_bridged}
+    assert bridged == {"rtx-a5000", "rtx-a4500", "quadro-rtx-6000", "rtx-3090-ti"}
+
+
+def test_the_4090_d_has_its_own_row_with_fewer_sms():
+    d, full = catalog.gpu("rtx-4090-d"), catalog.gpu("rtx-4090")
+    assert find_gpu(name="NVIDIA GeForce RTX 4090 D").key == "rtx-4090-d"
+    assert (d.sms, full.sms) == (114, 128) and d.hbm_gbs == full.hbm_gbs
+    assert d.bf16_tflops / full.bf16_tflops == pytest.approx(114 / 128, rel=0.02)

@@ -1,0 +1,35 @@
+"""Ollama's library tags ship 4-bit weights unless the tag names another quantisation: a ticket that names Ollama
+and no quantisation is predicted at int4 and its finding says so. The issue texts are written for these tests."""
+
+from diagnose.bundle import read_bundle
+from rules.engine import evaluate
+from rules.workload import OLLAMA_WEIGHTS, weight_dtype
+
+
+def _ticket(tmp_path, engine: str, model: str, rate: str = "16"):
+    (tmp_path / "issue.md").write_text(f"# Is {rate} tokens/s normal for {model} on two RTX 3090?\n\nI run {model} "
+                                       f"with {engine} on 2x RTX 3090. Generation runs at {rate} tokens/s. "
+                                       "Is this normal?\n")
+    facts = read_bundle([tmp_path])
+    return facts, {f.rule: f for f in evaluate(facts)}
+
+
+def test_ollama_without_a_quantisation_is_predicted_at_its_default_4_bit_and_says_so(tmp_path):
+    facts, found = _ticket(tmp_path, "Ollama", "llama3.1:70b")
+    assert weight_dtype(facts) == "int4"
+    fit = found["ticket.layer_split_rate"]  # 16 tok/s is one 3090 streaming ~40 GB of 4-bit weights
+    assert fit.category == "expected_physics"
+    assert OLLAMA_WEIGHTS in [e.detail for e in fit.evidence]
+
+
+def test_16_bit_weights_would_make_the_same_figure_faster_than_the_roofline(tmp_path):
+    # llama.cpp with no quantisation named: the checkpoint's bf16 (140 GB) cannot stream at 16 tok/s on a 3090
+    facts, found = _ticket(tmp_path, "llama.cpp", "Llama-3.1-70B")
+    assert weight_dtype(facts) is None
+    assert "ticket.layer_split_rate" not in found
+
+
+def test_a_tag_that_names_its_quantisation_wins_over_the_default(tmp_path):
+    facts, found = _ticket(tmp_path, "Ollama", "llama3.1:70b-instruct-q8_0", rate="9")
+    assert weight_dtype(facts) == "int8"
+    assert all(OLLAMA_WEIGHTS not in [e.detail for e in f.evidence] for f in found.values())
