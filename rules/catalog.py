@@ -284,6 +284,9 @@ class EngineSpec:
     launch_us: float  # host time to launch one kernel when it is not in a CUDA graph
     host_ms_per_step: float  # scheduling, sampling and bookkeeping per step; does not shrink with TP
     host_ms_per_request: float  # fixed cost per request (admission, tokenising, first sample)
+    # host time per step paid only when the model spans several worker processes (TP or PP > 1): the
+    # engine handing each step's inputs to the other processes (and getting the output back)
+    multiprocess_ms_per_step: float = 0.0
     custom_allreduce: str = ""  # a [custom.<key>] of calibration.toml; "" = NCCL for every message
     custom_allreduce_max_bytes: int = 0  # larger messages go to NCCL
     custom_allreduce_max_ranks: int = 8
@@ -314,6 +317,11 @@ class EngineSpec:
     aliases: tuple[str, ...] = ()
     notes: str = ""
     sources: tuple[str, ...] = ()
+
+    def step_host_ms(self, processes: int) -> float:
+        """Host time of one step on `processes` worker processes (tp x pp): the per-step host work,
+        plus the hand-off to the other workers where there are any."""
+        return self.host_ms_per_step + (self.multiprocess_ms_per_step if processes > 1 else 0.0)
 
 
 # --------------------------------------------------------------------------- loading

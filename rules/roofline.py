@@ -502,9 +502,10 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     mb_e = math.ceil(batch / m_e)
     sendrecv_e = collectives.p2p_us(pp_fabric, mb_e * model.hidden * 2, graphs=eng.cuda_graphs) / 1e3 if pp > 1 else 0.0
     exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=context, prefill=False)
-    step_exp = _pipelined(exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + eng.host_ms_per_step
+    host_step = eng.step_host_ms(tp * pp)
+    step_exp = _pipelined(exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + host_step
     exp_share = exp.scaled(m_e / pp)
-    bubble = step_exp - eng.host_ms_per_step - exp_share.total_ms
+    bubble = step_exp - host_step - exp_share.total_ms
 
     # prefill: TTFT of one prompt alone; throughput of the whole batch of prompts
     one = prefill_work(model, tp, 1, prompt, dtype, kv_dtype, quant_group)
@@ -529,7 +530,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, compute_dtype).total_ms, pp, m, sendrecv_roof,
                           one_shot=False)
     mid_exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=mid, prefill=False)
-    mid_step_exp = _pipelined(mid_exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + eng.host_ms_per_step
+    mid_step_exp = _pipelined(mid_exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + host_step
     e2e = prefill_ms + (output - 1) * mid_roof
     e2e_exp = eng.host_ms_per_request + prefill_ms_exp + (output - 1) * mid_step_exp
 
@@ -539,7 +540,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         "weights_ms": exp_share.weights_ms, "kv_ms": exp_share.kv_ms, "activation_ms": exp_share.activation_ms,
         "compute_ms": exp_share.compute_ms, "overhead_ms": exp_share.overhead_ms,
         "allreduce_ms": exp_share.allreduce_ms, "wait_ms": exp_share.wait_ms, "launch_ms": exp_share.launch_ms,
-        "host_ms": eng.host_ms_per_step, "pp_bubble_ms": bubble,
+        "host_ms": host_step, "pp_bubble_ms": bubble,
     }
     return Prediction(
         model=model.key, gpu=gpu.key, engine=eng.key, tp=tp, pp=pp, dp=layout.dp, gpus=layout.gpus, batch=batch,
@@ -563,7 +564,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         allreduce_us_expected=_r(exp.allreduce_us, 2), allreduce_impl=exp.allreduce_impl,
         allreduce_ms_per_step_expected=_r(exp_share.allreduce_ms, 4),
         launch_ms_expected=_r(exp_share.overhead_ms + exp_share.launch_ms, 4),
-        host_ms_expected=_r(eng.host_ms_per_step, 4),
+        host_ms_expected=_r(host_step, 4),
         decode_step_ms_expected=_r(step_exp, 4), decode_tok_s_expected=_r(1e3 / step_exp),
         decode_tok_s_total_expected=_r(1e3 / step_exp * batch * layout.dp),
         allreduce_share_expected=_r(exp_share.allreduce_ms / step_exp, 3),
@@ -584,7 +585,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             "gemm_efficiency": mfu or cal.gemm(compute_dtype, gpu),
             "kernel_overhead_us": eng.kernel_overhead_us or cal.kernel_overhead_us,
             "kernels_per_layer": eng.kernels_per_layer, "host_ms_per_step": eng.host_ms_per_step,
-            "host_ms_per_request": eng.host_ms_per_request, "allreduce": exp.allreduce_impl,
+            "host_ms_per_request": eng.host_ms_per_request,
+            "multiprocess_ms_per_step": eng.multiprocess_ms_per_step if tp * pp > 1 else 0.0,
+            "allreduce": exp.allreduce_impl,
             "memory_utilization": eng.memory_utilization, "reserved_gb": _r(reserve), "gpus_per_node": gpus_per_node,
             "pp_fabric": pp_fabric.key if pp > 1 else None, "band": [lo, hi],
             "quant_group": quant_group or shapes.DEFAULT_QUANT_GROUP.get(dtype),

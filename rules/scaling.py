@@ -56,7 +56,8 @@ TERMS = ("weights_ms", "kv_ms", "compute_ms", "overhead_ms", "allreduce_ms", "wa
 TERM_NAMES = {
     "weights_ms": "weight streaming", "kv_ms": "KV-cache and activation streaming",
     "compute_ms": "GEMM compute beyond streaming", "overhead_ms": "kernels' fixed costs", "allreduce_ms": "all-reduce",
-    "wait_ms": "the wait for the TP group's slowest GPU", "launch_ms": "host time (launches, scheduling)",
+    "wait_ms": "the wait for the TP group's slowest GPU",
+    "launch_ms": "host time (launches, scheduling, worker hand-off)",
     "pp_bubble_ms": "pipeline bubble + PP send/recv", "unexplained_ms": "unexplained rest",
 }
 

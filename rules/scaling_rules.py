@@ -224,7 +224,7 @@ def tracks_prediction(facts, predictions):
                  f"x{worst.layout_ratio:.2f} the expected time, band x{worst.band_low:.2f}-x{worst.band_high:.2f})")
         where = (f"sit, by their median, inside the band of what a healthy {worst.engine} system delivers or above "
                  "it in speed (still below the roofline)")
-    elif statuses == {"tracks"}:
+    elif statuses == {"tracks"} and worst.layout_ratio <= worst.band_high:
         title = (f"All {len(layouts)} measured layouts are inside the expected band (worst {worst.label}: "
                  f"x{worst.layout_ratio:.2f} the expected time, band x{worst.band_low:.2f}-x{worst.band_high:.2f})")
         where = f"sit, by their median, inside the band of what a healthy {worst.engine} system delivers"

@@ -717,9 +717,12 @@ def test_ideal_scaling_is_labelled_as_such(tmp_path):
     (f,) = [f for f in report["findings"] if f["rule"] == "workload.latency_bound_small_batch"]
     (row,) = [e for e in f["evidence"] if e["source"].startswith("ticket.toml") and e["expected"] is not None]
     assert row["expected"] == 180.0 and "ideal scaling" in row["detail"]
-    # "A100" is read as a GPU family, so the calibrated speed-up stands beside the ideal one
+    # "A100" is read as a GPU family, so the calibrated speed-up stands beside the ideal one: TP2 halves the
+    # ~2.93 ms weight stream but adds vLLM's hand-off to its second worker process (1.0 ms, engines.toml
+    # multiprocess_ms_per_step), 72 all-reduces (0.42 ms) and the wait for the slower GPU (0.15 ms), while
+    # the kernels' fixed cost (3.90 ms) and the 2.09 ms host time stay: about 9.0 ms either way, no speed-up
     (predicted,) = [e for e in f["evidence"] if e["source"] == "prediction:roofline"]
-    assert predicted["measured"] == 0.86 and 1.0 < predicted["expected"] < 2.0
+    assert predicted["measured"] == 0.86 and 0.95 < predicted["expected"] < 1.05
 
 
 def test_an_invalid_tp_is_one_finding_with_every_reason_and_the_valid_sizes():

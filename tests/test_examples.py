@@ -111,9 +111,9 @@ def _titles(*args: str) -> list[str]:
 
 def test_readme_quotes_what_scaling_prints():
     """The Decomposition paragraph quotes the runs.csv example's headline; the Verdict paragraph
-    the figures of the gpt-oss ticket whose unexplained rest outgrows the all-reduce."""
+    the headline of the gpt-oss ticket whose unexplained rest outweighs every modelled term."""
     (quote,) = _said(r'on `samples/scaling/runs\.csv`: "([^"]+)"')
     assert quote in _titles("scaling", "samples/scaling/runs.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
-    rest, ar = _said(r"`samples/tickets/gptoss-tp2-slower/`: the rest grows (\S+ ms), the all-reduce (\S+ ms)")
-    (title,) = [t for t in _titles("scaling", "samples/tickets/gptoss-tp2-slower/") if "unexplained rest grows" in t]
-    assert f"grows by {rest}" in title and f"all-reduce grows {ar}" in title, title
+    (quote,) = _said(r'`samples/tickets/gptoss-tp2-slower/`: "([^"]+)"')
+    assert "not explained by the model" in quote
+    assert any(t.startswith(quote) for t in _titles("scaling", "samples/tickets/gptoss-tp2-slower/"))

@@ -1,5 +1,6 @@
 """The roofline predictor against hand-checkable figures and published measurements."""
 
+import dataclasses
 import re
 
 import pytest
@@ -639,3 +640,31 @@ def test_a_fused_moe_kernel_at_untuned_block_sizes_has_its_own_expert_rate():
     slower = moe["vllm-moe-untuned"] / moe["vllm"]
     assert (slower > 1) == (ratio > 1)
     assert abs(slower - 1) > 0.7 * abs(ratio - 1)
+
+
+def test_vllm_pays_its_worker_hand_off_only_when_the_model_spans_several_processes():
+    """vLLM hands every step to its other worker processes (V0: broadcast_tensor_dict; V1: a shared-memory
+    queue there and back), a host cost TP1 does not pay (engines.toml multiprocess_ms_per_step). SGLang and
+    TensorRT-LLM run one scheduler loop per rank and pay none. The term adds to the expected step and to
+    every decode step of the end-to-end latency, never to the roofline."""
+    vllm = catalog.engine("vllm")
+    assert vllm.multiprocess_ms_per_step > 0
+    for key in ("vllm-moe-dense", "vllm-moe-untuned"):  # vLLM of the same era, same scheduler
+        assert catalog.engine(key).multiprocess_ms_per_step == vllm.multiprocess_ms_per_step
+    assert catalog.engine("sglang").multiprocess_ms_per_step == catalog.engine("trtllm").multiprocess_ms_per_step == 0
+    kw = dict(batch=1, prompt=128, output=65)
+    one, two = (predict("llama-2-7b", "a100-80gb-sxm", Layout(tp=tp), engine="vllm", **kw) for tp in (1, 2))
+    assert one.expected_terms["host_ms"] == vllm.host_ms_per_step
+    assert two.expected_terms["host_ms"] == pytest.approx(vllm.host_ms_per_step + vllm.multiprocess_ms_per_step)
+    assert two.assumptions["multiprocess_ms_per_step"] == vllm.multiprocess_ms_per_step
+    assert one.assumptions["multiprocess_ms_per_step"] == 0
+    # PP spans processes too: a TP1 PP2 step pays it
+    pp = predict("llama-2-7b", "a100-80gb-sxm", Layout(tp=1, pp=2), engine="vllm", **kw)
+    assert pp.expected_terms["host_ms"] == pytest.approx(two.expected_terms["host_ms"])
+    # the 64 decode steps after the first token each pay it once: the end-to-end latency moves by exactly
+    # 64 x the hand-off against the same TP2 prediction without it
+    bare = roofline.predict(catalog.model("llama-2-7b"), catalog.gpu("a100-80gb-sxm"), Layout(tp=2),
+                            engine=dataclasses.replace(vllm, multiprocess_ms_per_step=0.0), **kw)
+    assert two.e2e_latency_ms_expected - bare.e2e_latency_ms_expected == pytest.approx(
+        64 * vllm.multiprocess_ms_per_step, abs=0.01)
+    assert two.decode_step_ms == bare.decode_step_ms  # the roofline holds no host time

@@ -49,8 +49,10 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         f"{_allreduce(a.get('allreduce'))}), each kernel with a {a.get('kernel_overhead_us', 0):.1f} us fixed cost, "
         f"weights streamed at {a.get('stream_efficiency', 0):.0%} of datasheet bandwidth, GEMMs at "
         f"{a.get('gemm_efficiency', 0):.0%} of the tensor rate, "
-        f"{a.get('host_ms_per_step', 0):g} ms host time per step; "
-        f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time "
+        f"{a.get('host_ms_per_step', 0) + a.get('multiprocess_ms_per_step', 0):.3g} ms host time per step"
+        + (f" ({a['multiprocess_ms_per_step']:g} ms of it handing the step to the other worker processes); "
+           if a.get("multiprocess_ms_per_step") else "; ")
+        + f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time "
         "(the calibration's 5th-95th percentiles). 'Roofline' is datasheet bandwidth and FLOPs with ideal "
         "collectives. Memory: "
         f"{a.get('memory_utilization', 0):.0%} of the GPU usable, "
