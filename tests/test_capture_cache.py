@@ -62,6 +62,23 @@ def test_a_rerun_with_other_flags_reads_the_analysis_back(name, flags, cached, t
     assert len(list((tmp_path / "cache" / "diagnose").glob("*.pickle"))) == 1
 
 
+def test_a_cached_analysis_given_by_a_relative_path_is_read_from_another_folder(cached, tmp_path, monkeypatch):
+    """The bundled TP=8 capture's collectives straddle its steps, so its step accounting reopens the file.
+    Analysed first by a relative path, then re-run from another folder by the absolute one (the README's
+    demo run from elsewhere), the cached analysis must reopen the file, not the first run's relative path."""
+    from conftest import REPO
+
+    sample = shutil.copy(REPO / "samples" / "captures" / "tp8_pcie_fallback.sqlite", tmp_path / "tp8.sqlite")
+    monkeypatch.chdir(tmp_path)
+    first = report("tp8.sqlite")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    again = report(sample)
+    assert len(cached) == 1  # the second run was a cache hit
+    assert again["verdict"] == first["verdict"] and again["findings"] == first["findings"]
+
+
 def test_what_the_analysis_is_asked_for_is_part_of_the_key(cached, tmp_path):
     path = copy_of(SMALL, tmp_path)
     plain = report(path)

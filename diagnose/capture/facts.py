@@ -341,7 +341,7 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
     if nvtx_gpu:  # --nvtx-gpu: GPU time per NVTX range (two temp tables keyed for the joins)
         result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
     activities[cap.name] = acts
-    result.paths[cap.name] = str(cap.file or cap.path)
+    result.paths[cap.name] = os.path.abspath(cap.file or cap.path)  # a cached result is read from any folder
     facts.extend(tls)
     facts.extend(causes)
     facts.extend(later)
