@@ -9,23 +9,32 @@ from conftest import diagnose
 from diagnose.bundle import read_bundle
 from rules.engine import evaluate, fits_first, ticket_verdict
 
-ISSUE = """# Is 30 tok/s normal for Llama-2-13B on two RTX 3090?
+ISSUE = """# Is {rate} tok/s normal for Llama-2-13B on two RTX 3090?
 
 We serve Llama-2-13B with vLLM on 2x RTX 3090, tensor parallel 2, one request at a time. Decode runs at
-30 tokens/s. Is this normal? The second card sits in a PCIe x4 slot.
+{rate} tokens/s. Is this normal? The second card sits in a PCIe x4 slot.
 """
 
 
 def _bundle(tmp_path):
-    (tmp_path / "issue.md").write_text(ISSUE)
-    return tmp_path
+    """The issue stating the rate the predictor expects for it (read from a first reading of the same
+    issue), so the figure fits the band whatever a refit of the calibration moves it to."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "issue.md").write_text(ISSUE.format(rate=1))
+    found = {f.rule: f for f in evaluate(read_bundle([probe]))}
+    expected = next(e.expected for e in found["ticket.measured_vs_expected"].evidence if e.measured == 1)
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "issue.md").write_text(ISSUE.format(rate=round(expected)))
+    return bundle
 
 
 def test_the_weighing_changes_a_words_only_warning_that_a_fitting_figure_outranks(tmp_path):
     facts = read_bundle([_bundle(tmp_path)])
     raw = {f.rule: f for f in evaluate(facts)}
     assert raw["ticket.pcie_words"].severity == "warning"  # the slot, in the reporter's words only
-    assert raw["ticket.measured_vs_expected"].category == "expected_physics"  # 30 tok/s fits the band
+    assert raw["ticket.measured_vs_expected"].category == "expected_physics"  # the expected rate fits the band
     weighed = {f.rule: f for f in fits_first(facts, list(raw.values()))}
     assert weighed["ticket.pcie_words"].severity == "info"
     assert ticket_verdict(facts, list(raw.values())).category == "expected_physics"
