@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts
-from rules import claims
+from rules import beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, wfield
 from rules.engine import rule
 from rules.ticket_figures import (
@@ -26,6 +26,7 @@ from rules.ticket_figures import (
     assumed_tp,
     band_evidence,
     beyond_band_fix,
+    faster_than_band,
     layer_split_engine,
     unmodelled_layout,
 )
@@ -92,7 +93,12 @@ def speedup_vs_expected(facts: Facts, predictions=None):
     spread = (p_large.band_high / p_large.band_low) ** 0.5
     low, high = expected / spread, expected * spread
     if ratio > ideal * 1.1 and ratio > high:
-        return  # beyond the GPU ratio: a batch or a different measure, not one stream's decode
+        if batch_stated:  # one stream at a stated batch on both layouts: more than the GPU ratio is no decode's
+            yield beyond_roofline.finding(
+                "ticket.speedup_vs_expected", f"speed-up from {small} to {large} GPUs at batch {batch}", ratio, ideal,
+                "x", [stated, ev(c, f"speed-up ({how})", round(ratio, 2), ideal, "x"),
+                      ev(facts.subject.model_source, "model", model.key)])
+        return  # without a stated batch: a larger batch on the larger layout, or a different measure
     share = p_large.allreduce_share_expected
     at = f"batch {batch}" + ("" if batch_stated else " (assumed: one request)")
     evidence = [stated,
@@ -101,6 +107,10 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                    expected=f"{low:.2f}-{high:.2f}", unit="x"),
                 ev("prediction:expected", f"all-reduce share of the TP={large} decode step", expected=f"{share:.0%}"),
                 ev(facts.subject.model_source, "model", model.key)]
+    if ratio > high:
+        yield faster_than_band("ticket.speedup_vs_expected", f"x{ratio:.2f} from {small} to {large} GPUs",
+                               f"x{low:.2f}-{high:.2f}", f"ideal x{ideal:g}", evidence)
+        return
     if ratio >= low:
         yield make("ticket.speedup_vs_expected", "expected_physics", "info", 0.55,
                    f"x{ratio:.2f} from {small} to {large} GPUs is what this model and GPU give "
@@ -140,12 +150,18 @@ def ttft_vs_expected(facts: Facts, predictions=None):
             continue
         e = expectation("ttft_ms", p)
         verdict = e.verdict(m.value)
-        if verdict == "faster_than_roofline":
-            continue  # cached prefix or a different measure
         evidence = band_evidence(m, f"TTFT at TP={tp} ({how}), one request", "ms", e.expected,
                                  f"{e.low:.0f}-{e.high:.0f}", e.roofline, p, gpu, facts.subject.model_source, model)
         evidence.insert(1, ev(prompt_src, "prompt length stated", prompt, unit="tokens"))
-        if verdict in ("inside", "faster"):
+        if verdict == "faster_than_roofline":  # the prompt cannot pass through the model faster than the FLOPs allow
+            yield beyond_roofline.finding("ticket.ttft_vs_expected", f"TP{tp} TTFT of a {prompt}-token prompt",
+                                          m.value, e.roofline, "ms", evidence,
+                                          fix=beyond_roofline.FIX + " A prefix-cache hit skips the prefill: measure "
+                                          "with caching off or with prompts not seen before.")
+        elif verdict == "faster":
+            yield faster_than_band("ticket.ttft_vs_expected", f"{m.value:g} ms to the first token",
+                                   f"{e.low:.0f}-{e.high:.0f} ms", f"roofline {e.roofline:.0f} ms", evidence)
+        elif verdict == "inside":
             yield make("ticket.ttft_vs_expected", "expected_physics", "info", 0.5,
                        f"{m.value:g} ms to the first token of a {prompt}-token prompt is this model's prefill "
                        f"(expected {e.low:.0f}-{e.high:.0f} ms)",

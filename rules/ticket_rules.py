@@ -51,6 +51,7 @@ from rules.ticket_figures import (
     assumed_tp,
     band_evidence,
     beyond_band_fix,
+    faster_than_band,
     layer_split_engine,
     unmodelled_layout,
 )
@@ -864,6 +865,10 @@ def measured_vs_expected(facts: Facts, predictions=None):
             return
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
+        if m.value > high:
+            yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{low:.0f}-{high:.0f} tok/s",
+                                   f"roofline {roofline:.0f} tok/s", evidence)
+            return
         if m.value >= low:
             yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6,
                        f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f})",

@@ -240,6 +240,8 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
                    r"(\d{1,4})\b", re.I)
+# The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
+BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|bs)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
@@ -305,6 +307,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         tp_line = max(found, key=lambda x: x[1]) if found else None
     if tp_line and 1 <= tp_line[1] <= 1024:
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
+    batches = {(i, int(b.group(1))) for i, ln in prose for b in BATCH_ONLY.finditer(ln)}
+    if len({b for _, b in batches}) == 1:  # one batch for the whole ticket ("at batch 1"): the layout's
+        i, b = min(batches)
+        out.append(Workload(where(name, i), batch=b))
     prompt = _prompt_len(prose)
     if prompt:
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
@@ -567,6 +573,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
+        line_batch = _line_batch(ln, RATE, CJK_RATE)
         for clause in CLAUSE.split(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if REFERENCE_FIGURE.search(clause) or HOPED_FIGURE.search(clause):
@@ -591,9 +598,17 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
                 out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
                                        number(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=int(b.group(1)) if b else None,
+                                       batch=int(b.group(1)) if b else line_batch,
                                        concurrency=int(c.group(1)) if c else None))
     return out
+
+
+def _line_batch(line: str, *figures: re.Pattern) -> int | None:
+    """The batch a line states once in a clause of its own ("on one A100, batch 1, I get 200 tokens/s"): it holds
+    for every figure of the line whose own clause names none. A batch beside a figure belongs to that figure."""
+    found = {int(b.group(1)) for clause in CLAUSE.split(line) if not any(f.search(clause) for f in figures)
+             for b in BATCH.finditer(clause)}
+    return found.pop() if len(found) == 1 else None
 
 
 def _prompt_len(prose: list[tuple[int, str]]) -> tuple[int, int] | None:
@@ -612,6 +627,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
     for i, ln in prose:
+        line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
             if REFERENCE_FIGURE.search(clause):
                 continue
@@ -630,5 +646,5 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 stat = (pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average")
                         else "reported")
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=int(b.group(1)) if b else None))
+                                       batch=int(b.group(1)) if b else line_batch))
     return out
