@@ -64,12 +64,25 @@ def detect(text: str) -> float:
     asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
     if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
+    if TITLE.match(first) and not NCCL_TESTS_HEAD.match(first) and any(
+            _names_a_figure(ln) for ln in _prose_lines(head.splitlines())[1:] if not ln.lstrip().startswith("#")):
+        return 0.95  # "# slow" over "Llama-3-70B on 8x H100 SXM ... gets 12 tokens/s. Is this normal?"
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
     if (titled and title_words >= 2 and not COMMAND_TITLE.search(first)
             and len(FORM_FIELD.findall("\n".join(_prose_lines(head.splitlines())))) >= 2):
         return 0.9  # a title over an issue form's "GPU: Tesla T4" / "Inference time: 250ms" lines
     return 0.0
+
+
+# A figure as a reporter states one: a rate, a latency, a bandwidth, a speed-up.
+FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:[x×](?![\w])|" + RATE_UNIT + "|" + TIME_UNIT
+                    + r"|(?:tokens?|toks?|t)\s*/\s*s(?:ec)?\b|tok/s|tps\b)", re.I)
+
+
+def _names_a_figure(line: str) -> bool:
+    """Does the line name a model or a GPU and a figure? Such a sentence is a report whatever the title says."""
+    return bool((GPU_NAME.search(line) or MODEL_NAME.search(line) or HF_ID.search(line)) and FIGURE.search(line))
 
 
 def _is_ticket_toml(text: str) -> bool:
@@ -355,7 +368,7 @@ LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I
 COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|"
                               r"busbw|bus ?bw|algbw)\b", re.I)
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
-                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?[Bb](?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
+                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?(?:[Bb](?:its?|ytes?)?)(?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
