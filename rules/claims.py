@@ -917,6 +917,19 @@ def _clock_figure(c: Claim, sentence: str, gpu) -> None:
         c.kind = "clock_at_max"
 
 
+def _asked_only(c: Claim, text: str) -> None:
+    """A clock state named only inside a question ("Is the GPU throttling?") is what the reporter asks, not what
+    they saw: the claim moves to the clock figure a statement of theirs gives ("sits at 1980 MHz under full
+    load"), judged against the GPU's top clock, and the question is kept (data asked); with none it stays a
+    guess."""
+    for sentence in sentences(text):
+        m = _CLOCK_MHZ.search(sentence)
+        if m and not sentence.rstrip().endswith(("?", "？")):
+            c.data["asked"] = c.quote
+            c.quote, c.guess = _quote(sentence, m), False
+            return
+
+
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
     gpu = getattr(getattr(facts, "subject", None), "gpu", None)
@@ -985,7 +998,13 @@ def claims(facts: Facts) -> list[Claim]:
         if c.kind == "clock_power" and not c.negated and _idle(by_source.get(c.source, ""), c.quote):
             c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
         elif c.kind == "clock_power" and not c.negated:
-            _clock_figure(c, _said_sentence(by_source.get(c.source, ""), c.quote), gpu)
+            sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
+            if c.guess and sentence.rstrip().endswith(("?", "？")):
+                _asked_only(c, by_source.get(c.source, ""))  # "Is the GPU throttling?": the question, not evidence
+                sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
+            _clock_figure(c, sentence, gpu)
+            if c.data.get("asked") and c.kind == "clock_power" and not c.data.get("max_clock_mhz"):
+                c.guess = True  # a figure with no top clock to set it against leaves the question open
     _CACHE[key] = (facts, out)
     return out
 
