@@ -505,6 +505,14 @@ def layer_split_engine(facts: Facts) -> bool:
     return bool(_LAYER_SPLIT_NAMES.search(words))
 
 
+def layer_split_over_gpus(facts: Facts) -> bool:
+    """Is the model split by layers over two or more GPUs? A layer-split engine on one GPU splits nothing; with the
+    GPU count unsaid only the reporter's own words of a split ('device_map=auto over the cards') say there is one."""
+    n = max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0)
+    said = claims.find(facts, "layer_split")
+    return n >= 2 and bool(said or layer_split_engine(facts)) or (not n and bool(said))
+
+
 @rule("ticket.layer_split_rate", "expected_physics")
 def layer_split_rate(facts: Facts, predictions=None):
     """A decode rate from a layer split (llama.cpp, Ollama, accelerate device_map): the GPUs take
@@ -513,8 +521,8 @@ def layer_split_rate(facts: Facts, predictions=None):
     model, model_src, gpu = _served(facts)
     if model is None:
         return
-    if not (claims.find(facts, "layer_split") or layer_split_engine(facts)):
-        return
+    if not layer_split_over_gpus(facts):
+        return  # one GPU: ticket.measured_vs_expected judges its rate
     p = predict_layout(facts, 1, 1)
     if p is None or not p.valid:
         return

@@ -53,6 +53,7 @@ from rules.ticket_figures import (
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
+    layer_split_over_gpus,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -1017,8 +1018,7 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
-    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
-    if layer_split and kind in ("scaling", "normal?"):
+    if layer_split_over_gpus(facts) and kind in ("scaling", "normal?"):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
                    "A layer split adds GPUs for memory, not for speed",
                    "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "
