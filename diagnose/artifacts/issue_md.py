@@ -217,6 +217,9 @@ MODEL_NAME = re.compile(
     r"(?:Mistral|mistral)[-\s:]?\d+[bB]|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
+# The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
+# which weights the tag pulls (rules.catalog.tag_weights).
+OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
@@ -302,7 +305,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
             count_line = (i, _count(next(g for g in m.groups() if g)))
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
-            model_line = (i, m.group(1))
+            tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
+            model_line = (i, m.group(1) + (tag.group(0) if tag else ""))  # "llama3.1:8b-instruct-fp16" whole
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
     if gpu_line:
