@@ -789,14 +789,43 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
 
 
 def find_model(name: str) -> ModelSpec | None:
-    """A catalog model by key, alias or name ('Llama 3.1 405B', 'meta-llama/...'), or None."""
+    """A catalog model by key, alias or name ('Llama 3.1 405B', 'meta-llama/...', Ollama's
+    'llama3.1:8b-instruct-fp16'), or None."""
     if not name:
         return None
     entries = _catalog().model
     found = _lookup(entries, name)
     if found is None and "/" in str(name):
         found = _lookup(entries, str(name).rsplit("/", 1)[-1])
+    if found is None and (tag := OLLAMA_TAG.match(str(name))):  # the size without the variant
+        found = _lookup(entries, f"{tag.group(1)}:{tag.group(2).split('-')[0]}")
     return found
+
+
+# Ollama's library names a model 'family:tag' ('llama3.1:70b', 'qwen2.5:7b-instruct-q8_0'); the bare size tag and
+# the variants that name no quantisation pull 4-bit GGUF weights (Q4_K_M, Q4_0 for older models):
+# https://ollama.com/library/llama3.1/tags (the bare size tag is the -q4_K_M build). A tag that names a precision
+# ('-fp16') or another quantisation ('-q8_0') pulls that.
+OLLAMA_TAG = re.compile(r"^([a-z0-9][\w.]*):(\d[\w.-]*)$", re.I)
+OLLAMA_DEFAULT_WEIGHTS = "int4"
+_PRECISIONS = (("bf16", re.compile(r"(?<![a-z0-9])bf16(?![a-z0-9])", re.I)),
+               ("fp16", re.compile(r"(?<![a-z0-9])(?:fp16|f16|half)(?![a-z0-9])", re.I)),
+               ("fp32", re.compile(r"(?<![a-z0-9])(?:fp32|f32)(?![a-z0-9])", re.I)))
+
+
+def named_weights(name: str | None) -> str | None:
+    """The weight dtype a model name states ('-AWQ', 'Q4_K_M', ':8b-instruct-fp16'), or None."""
+    from diagnose.artifacts.text import quant_dtype
+
+    return quant_dtype(name) or next((d for d, p in _PRECISIONS if name and p.search(name)), None)
+
+
+def tag_weights(name: str | None) -> str | None:
+    """The weights an Ollama library tag pulls: the one it names, else the library's 4-bit default; None for a
+    name that is no Ollama tag."""
+    if not name or not OLLAMA_TAG.match(name):
+        return None
+    return named_weights(name) or OLLAMA_DEFAULT_WEIGHTS
 
 
 def model(name_or_path: str) -> ModelSpec:
@@ -817,6 +846,9 @@ def model(name_or_path: str) -> ModelSpec:
         if path.suffix == ".json":
             raise InputError(f"{path}: no such file (a Hugging Face config.json or a catalog model name)")
         raise _unknown("model", name_or_path, _catalog().model)
+    weights = tag_weights(str(name_or_path))
+    if weights and weights != found.checkpoint_dtype:  # an Ollama tag is that quantisation of the checkpoint
+        found = dataclasses.replace(found, checkpoint_dtype=weights)
     return found
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
-from diagnose.artifacts.text import to_gbs
+from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
 from diagnose.evidence import Facts, Note, Workload
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
@@ -917,6 +917,19 @@ def _clock_figure(c: Claim, sentence: str, gpu) -> None:
         c.kind = "clock_at_max"
 
 
+def _asked_only(c: Claim, text: str) -> None:
+    """A clock state named only inside a question ("Is the GPU throttling?") is what the reporter asks, not what
+    they saw: the claim moves to the clock figure a statement of theirs gives ("sits at 1980 MHz under full
+    load"), judged against the GPU's top clock, and the question is kept (data asked); with none it stays a
+    guess."""
+    for sentence in sentences(text):
+        m = _CLOCK_MHZ.search(sentence)
+        if m and not sentence.rstrip().endswith(("?", "？")):
+            c.data["asked"] = c.quote
+            c.quote, c.guess = _quote(sentence, m), False
+            return
+
+
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
     gpu = getattr(getattr(facts, "subject", None), "gpu", None)
@@ -985,7 +998,13 @@ def claims(facts: Facts) -> list[Claim]:
         if c.kind == "clock_power" and not c.negated and _idle(by_source.get(c.source, ""), c.quote):
             c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
         elif c.kind == "clock_power" and not c.negated:
-            _clock_figure(c, _said_sentence(by_source.get(c.source, ""), c.quote), gpu)
+            sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
+            if c.guess and sentence.rstrip().endswith(("?", "？")):
+                _asked_only(c, by_source.get(c.source, ""))  # "Is the GPU throttling?": the question, not evidence
+                sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
+            _clock_figure(c, sentence, gpu)
+            if c.data.get("asked") and c.kind == "clock_power" and not c.data.get("max_clock_mhz"):
+                c.guess = True  # a figure with no top clock to set it against leaves the question open
     _CACHE[key] = (facts, out)
     return out
 
@@ -1279,7 +1298,11 @@ def version_key(v: str) -> tuple[int, ...]:
 # A bandwidth in gigabytes per second as people write it: "337.35 GB/s", "450GB/S", "25 GBps",
 # "1,800 GB/s". The capital B decides (Gb/s is a link's bit rate). A bare "25GB" counts only in a
 # sentence about bandwidth, never one about memory.
-_GBYTES_FIG = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?-i:GB|GiB)(/s|/S|ps|/sec|ytes/s)?(?![\w/])")
+# Any other rate unit ("25000 MB/s", "2400 Gbit/s") is converted with text.to_gbs; a bit rate beside a network's
+# name ("400 Gb/s NDR") is that network's line rate, read by the link rules, not a GPU figure.
+_GBYTES_FIG = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*"
+                         r"(?:(?-i:GB|GiB)(/s|/S|ps|/sec|ytes/s)?(?![\w/])|(" + RATE_UNIT + "))")
+_NETWORK = re.compile(r"\b(?:InfiniBand|IB|[HNEX]DR|RoCE|NICs?|Ethernet|HCAs?|ConnectX\w*|port)\b", re.I)
 _BW_WORDS = re.compile(r"\b(?:bandwidth|b/w|bw|busbw|algbw|nvlink|link|links|transfer\w*|throughput|speed)\b", re.I)
 _CAPACITY_WORDS = re.compile(r"\b(?:memory|vram|ram|capacity|disk|weights?|cache|storage|model size)\b", re.I)
 # Words that make a figure a specification or an expectation rather than a measurement.
@@ -1314,13 +1337,18 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
         for sentence in sentences(text):
             for part in re.split(r"(?<=[.?!。？])\s+", sentence):
                 for m in _GBYTES_FIG.finditer(part):
-                    if not m.group(2) and (not _BW_WORDS.search(part) or _CAPACITY_WORDS.search(part)
-                                           or memory_size_at(part, m.start(), m.end())):
+                    other = m.group(3)
+                    if not m.group(2) and not other and (not _BW_WORDS.search(part) or _CAPACITY_WORDS.search(part)
+                                                         or memory_size_at(part, m.start(), m.end())):
                         continue  # "25GB" of memory, "H100 80GB": not a bandwidth
-                    around = part[max(0, m.start() - 45):m.end() + 25]
                     value = float(m.group(1).replace(",", ""))
-                    if "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB
+                    if other:
+                        if is_bits(other) and _NETWORK.search(part):
+                            continue
+                        value = round(to_gbs(value, other), 3)
+                    elif "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB
                         value = round(to_gbs(value, "GiB"), 3)
+                    around = part[max(0, m.start() - 45):m.end() + 25]
                     if value <= 0:
                         continue
                     near = part[max(0, m.start() - 80):m.end() + 25]
@@ -1331,6 +1359,42 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
                                       "direction": direction.group(1).lower() if direction else None,
                                       "copy": (bool(re.search(COPY_WORDS, part, re.I))
                                                and not _COLLECTIVE_BW.search(part))}))
+    return out
+
+
+# CUDA's bandwidthTest sample (cuda-samples/Samples/1_Utilities/bandwidthTest): a section per direction
+# ("Host to Device Bandwidth, 1 Device(s)"), the memory kind ("PINNED Memory Transfers" or "PAGEABLE ..."),
+# a header naming the unit ("Bandwidth(MB/s)" in older releases, "Bandwidth(GB/s)" in newer) and rows of
+# transfer size and rate.
+_BWTEST_SECTION = re.compile(r"^\s*(Host to Device|Device to Host|Device to Device) Bandwidth\b", re.I)
+_BWTEST_MEMORY = re.compile(r"^\s*(PINNED|PAGEABLE) Memory Transfers", re.I)
+_BWTEST_HEADER = re.compile(r"Bandwidth\s*\(\s*(" + RATE_UNIT + r")\s*\)", re.I)
+_BWTEST_ROW = re.compile(r"^\s*(\d+)\s+(\d+(?:\.\d+)?)\s*$")
+
+
+def bandwidth_test_rates(facts: Facts) -> list[Claim]:
+    """The rates a pasted bandwidthTest printed: data {value (GB/s), direction ('h2d', 'd2h', 'd2d'),
+    memory ('pinned', 'pageable' or None), size (bytes)}; the largest transfer of each section."""
+    out: list[Claim] = []
+    for n in facts.of(Note):
+        if n.kind not in (OUTPUT_KIND, "description") or not n.text or "Bandwidth" not in n.text:
+            continue
+        direction = memory = unit = None
+        best: dict = {}
+        for line in n.text.splitlines():
+            if (m := _BWTEST_SECTION.match(line)):
+                direction = {"host to device": "h2d", "device to host": "d2h"}.get(m.group(1).lower(), "d2d")
+                memory = unit = None
+            elif (m := _BWTEST_MEMORY.match(line)):
+                memory = m.group(1).lower()
+            elif (m := _BWTEST_HEADER.search(line)):
+                unit = m.group(1)
+            elif direction and unit and (m := _BWTEST_ROW.match(line)):
+                size, value = int(m.group(1)), round(to_gbs(float(m.group(2)), unit), 3)
+                if size >= best.get(direction, {}).get("size", -1):
+                    best[direction] = {"value": value, "direction": direction, "memory": memory, "size": size,
+                                       "quote": one_line(line)}
+        out.extend(Claim("bandwidth_test", n.source, d.pop("quote"), d) for d in best.values())
     return out
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
-from rules import claims
-from rules.common import claim_ev, ev, gpu_count, has_nvlink, large_results, make, measurements, node_count
+from rules import beyond_roofline, claims
+from rules.common import claim_ev, ev, gpu_count, has_nvlink, large_results, make, measurements, node_count, wfield
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.workload import predict_layout
 
@@ -332,8 +332,8 @@ def batched_rate(facts: Facts, predictions=None):
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in rates:
-        if m.batch:
-            continue
+        if m.batch or wfield(facts, "batch")[0]:
+            continue  # a stated batch: ticket.measured_vs_expected judges the figure at it
         tp, _ = assumed_tp(facts, m)
         one = predict_layout(facts, tp, 1)
         if one is None or not one.valid or m.value <= ONE_STREAM_MARGIN * one.decode_tok_s:
@@ -430,6 +430,18 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     return 1, "assumed: one GPU (no layout stated)"
 
 
+def faster_than_band(rule_id: str, what: str, band: str, bound: str, evidence):
+    """A figure better than the calibrated band yet inside the roofline: it beats what healthy runs of this
+    engine were measured to give (rules/expectations.py), so it says so, never that it matches the band."""
+    return make(rule_id, "expected_physics", "info", 0.45,
+                f"{what} beats the calibrated {band} for this model, GPU and layout ({bound})",
+                "The figure is better than healthy runs of this engine were measured to give, yet within what the "
+                "hardware allows: nothing is slow. A newer engine version, CUDA graphs, a shorter context or "
+                "quantised weights than the ticket says can explain the margin.",
+                evidence, fix="Nothing is broken; check the model, dtype and lengths given match the run if the "
+                "figure is to be compared with others.")
+
+
 @rule("ticket.latency_vs_expected", "expected_physics", "other")
 def latency_vs_expected(facts: Facts, predictions=None):
     """A per-token latency the reporter states (ITL / TPOT), against the calibrated band and the
@@ -450,11 +462,15 @@ def latency_vs_expected(facts: Facts, predictions=None):
                 continue
             e = expectation(metric, p)
             verdict = e.verdict(m.value)
-            if verdict == "faster_than_roofline":
-                continue  # faster than the bound: measured differently (speculative decoding, a batch's mean)
             evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", "ms",
                                      e.expected, f"{e.low:.1f}-{e.high:.1f}", e.roofline, p, gpu, model_src, model)
-            if verdict in ("inside", "faster"):
+            if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
+                yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",
+                                              m.value, e.roofline, "ms", evidence)
+            elif verdict == "faster":
+                yield faster_than_band("ticket.latency_vs_expected", f"{m.value:g} ms per token",
+                                       f"{e.low:.1f}-{e.high:.1f} ms", f"roofline {e.roofline:.3g} ms", evidence)
+            elif verdict == "inside":
                 yield make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
                            f"{m.value:g} ms per token is what this model, GPU and layout deliver "
                            f"(expected {e.low:.1f}-{e.high:.1f} ms)",
@@ -489,6 +505,14 @@ def layer_split_engine(facts: Facts) -> bool:
     return bool(_LAYER_SPLIT_NAMES.search(words))
 
 
+def layer_split_over_gpus(facts: Facts) -> bool:
+    """Is the model split by layers over two or more GPUs? A layer-split engine on one GPU splits nothing; with the
+    GPU count unsaid only the reporter's own words of a split ('device_map=auto over the cards') say there is one."""
+    n = max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0)
+    said = claims.find(facts, "layer_split")
+    return n >= 2 and bool(said or layer_split_engine(facts)) or (not n and bool(said))
+
+
 @rule("ticket.layer_split_rate", "expected_physics")
 def layer_split_rate(facts: Facts, predictions=None):
     """A decode rate from a layer split (llama.cpp, Ollama, accelerate device_map): the GPUs take
@@ -497,8 +521,8 @@ def layer_split_rate(facts: Facts, predictions=None):
     model, model_src, gpu = _served(facts)
     if model is None:
         return
-    if not (claims.find(facts, "layer_split") or layer_split_engine(facts)):
-        return
+    if not layer_split_over_gpus(facts):
+        return  # one GPU: ticket.measured_vs_expected judges its rate
     p = predict_layout(facts, 1, 1)
     if p is None or not p.valid:
         return

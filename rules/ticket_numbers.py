@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts
-from rules import claims
+from rules import beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, wfield
 from rules.engine import rule
 from rules.ticket_figures import (
@@ -26,6 +26,7 @@ from rules.ticket_figures import (
     assumed_tp,
     band_evidence,
     beyond_band_fix,
+    faster_than_band,
     layer_split_engine,
     unmodelled_layout,
 )
@@ -92,7 +93,12 @@ def speedup_vs_expected(facts: Facts, predictions=None):
     spread = (p_large.band_high / p_large.band_low) ** 0.5
     low, high = expected / spread, expected * spread
     if ratio > ideal * 1.1 and ratio > high:
-        return  # beyond the GPU ratio: a batch or a different measure, not one stream's decode
+        if batch_stated:  # one stream at a stated batch on both layouts: more than the GPU ratio is no decode's
+            yield beyond_roofline.finding(
+                "ticket.speedup_vs_expected", f"speed-up from {small} to {large} GPUs at batch {batch}", ratio, ideal,
+                "x", [stated, ev(c, f"speed-up ({how})", round(ratio, 2), ideal, "x"),
+                      ev(facts.subject.model_source, "model", model.key)])
+        return  # without a stated batch: a larger batch on the larger layout, or a different measure
     share = p_large.allreduce_share_expected
     at = f"batch {batch}" + ("" if batch_stated else " (assumed: one request)")
     evidence = [stated,
@@ -101,6 +107,10 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                    expected=f"{low:.2f}-{high:.2f}", unit="x"),
                 ev("prediction:expected", f"all-reduce share of the TP={large} decode step", expected=f"{share:.0%}"),
                 ev(facts.subject.model_source, "model", model.key)]
+    if ratio > high:
+        yield faster_than_band("ticket.speedup_vs_expected", f"x{ratio:.2f} from {small} to {large} GPUs",
+                               f"x{low:.2f}-{high:.2f}", f"ideal x{ideal:g}", evidence)
+        return
     if ratio >= low:
         yield make("ticket.speedup_vs_expected", "expected_physics", "info", 0.55,
                    f"x{ratio:.2f} from {small} to {large} GPUs is what this model and GPU give "
@@ -140,12 +150,18 @@ def ttft_vs_expected(facts: Facts, predictions=None):
             continue
         e = expectation("ttft_ms", p)
         verdict = e.verdict(m.value)
-        if verdict == "faster_than_roofline":
-            continue  # cached prefix or a different measure
         evidence = band_evidence(m, f"TTFT at TP={tp} ({how}), one request", "ms", e.expected,
                                  f"{e.low:.0f}-{e.high:.0f}", e.roofline, p, gpu, facts.subject.model_source, model)
         evidence.insert(1, ev(prompt_src, "prompt length stated", prompt, unit="tokens"))
-        if verdict in ("inside", "faster"):
+        if verdict == "faster_than_roofline":  # the prompt cannot pass through the model faster than the FLOPs allow
+            yield beyond_roofline.finding("ticket.ttft_vs_expected", f"TP{tp} TTFT of a {prompt}-token prompt",
+                                          m.value, e.roofline, "ms", evidence,
+                                          fix=beyond_roofline.FIX + " A prefix-cache hit skips the prefill: measure "
+                                          "with caching off or with prompts not seen before.")
+        elif verdict == "faster":
+            yield faster_than_band("ticket.ttft_vs_expected", f"{m.value:g} ms to the first token",
+                                   f"{e.low:.0f}-{e.high:.0f} ms", f"roofline {e.roofline:.0f} ms", evidence)
+        elif verdict == "inside":
             yield make("ticket.ttft_vs_expected", "expected_physics", "info", 0.5,
                        f"{m.value:g} ms to the first token of a {prompt}-token prompt is this model's prefill "
                        f"(expected {e.low:.0f}-{e.high:.0f} ms)",
@@ -215,35 +231,91 @@ _HOST_COPY = re.compile(r"(?<![A-Za-z])(?:host[-_ ]?to[-_ ]?device|device[-_ ]?t
                         r"(?![A-Za-z])", re.I)
 
 
-@rule("ticket.host_copy_figure", "expected_physics")
+# CUDA's bandwidthTest copies from pinned memory unless --memory=pageable is given
+# (https://github.com/NVIDIA/cuda-samples/tree/master/Samples/1_Utilities/bandwidthTest); a pageable copy goes
+# through a staging buffer in host memory, so the host's memcpy, not the link, sets its rate.
+_PAGEABLE = re.compile(r"\b(?:pageable|--memory[= ]pageable|malloc(?:ed)?|non[- ]pinned|unpinned)\b", re.I)
+_PINNED = re.compile(r"\b(?:pinned|page[- ]locked|cudaMallocHost|cudaHostAlloc|bandwidthTest)\b", re.I)
+
+
+def _host_copies(facts: Facts, text: str) -> list[tuple[float, str | None, claims.Claim]]:
+    """(GB/s per direction, 'pinned'/'pageable'/None, claim) of every host copy rate the ticket gives: the
+    reporter's figures said of a host copy, and a pasted bandwidthTest's host sections."""
+    out = []
+    if _HOST_COPY.search(text):
+        memory = "pageable" if _PAGEABLE.search(text) else "pinned" if _PINNED.search(text) else None
+        for f in claims.bandwidth_figures(facts):
+            if not f.data["question"] and not f.data["spec"] and _HOST_COPY.search(f.quote):
+                out.append((f.data["value"] / (2 if f.data.get("direction") == "bi" else 1), memory, f))
+    for c in claims.bandwidth_test_rates(facts):
+        if c.data["direction"] in ("h2d", "d2h"):
+            out.append((c.data["value"], c.data["memory"] or "pinned", c))
+    return out
+
+
+@rule("ticket.host_copy_figure", "expected_physics", "pcie_link_degraded", "host_bound", "other")
 def host_copy_figure(facts: Facts, predictions=None):
     """A copy rate between host memory and the GPU (H2D/D2H, bandwidthTest, nvbandwidth host_to_device), against the
-    GPU's PCIe link: about 80 % of a x16 link's line rate per direction is what such a copy reaches."""
+    GPU's PCIe link: about 80 % of a x16 link's line rate per direction is what such a copy reaches. Far below
+    it the link trained narrower or slower (a pinned copy) or the host staged the copy (a pageable one); above
+    the line rate the figure is no copy's."""
     if not asks_about_figures(facts):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
-    text = " ".join(t for _, t in claims.texts(facts))
-    if gpu is None or not _HOST_COPY.search(text):
+    if gpu is None:
+        return
+    copies = _host_copies(facts, " ".join(t for _, t in claims.texts(facts)))
+    if not copies:
         return
     from rules import catalog
 
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
-    figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"] and not f.data["spec"]]
-    usable = [(f.data["value"] / (2 if f.data.get("direction") == "bi" else 1), f) for f in figures]
-    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
-    if not usable:
-        return  # far below the link (pageable memory, a narrower link) or above it: not this check's answer
-    value, c = max(usable, key=lambda x: x[0])
-    yield make("ticket.host_copy_figure", "expected_physics", "info", 0.5,
-               f"{value:g} GB/s between host and GPU is what a {pcie.name} link carries "
-               f"({value / line:.0%} of its {line:g} GB/s line rate per direction)",
-               f"A copy between host memory and {gpu.name} crosses the GPU's PCIe link, whose x16 line rate is "
-               f"{line:g} GB/s per direction; packet and protocol overhead leave about 80 % of it to the copy, so the "
-               "figure is the link working at its full width and speed.",
-               [claim_ev(c, "the host copy rate"),
-                ev(c, "per direction", round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
-                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line,
-                   unit="GB/s")],
-               fix="Nothing to fix for the link; copies from pageable (not pinned) memory run slower, and only a "
-               "faster PCIe generation (or NVLink-C2C on Grace boards) moves more.")
+    link = ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes} line rate per direction",
+              expected=line, unit="GB/s")
+    value, memory, c = max(copies, key=lambda x: x[0])  # the best copy shows what the link can do
+    said = ev(c, "per direction", round(value, 1), round(COPY_SHARE * line, 1), "GB/s")
+    if value > 1.05 * line:
+        yield make("ticket.host_copy_figure", "other", "warning", 0.6,
+                   f"{value:g} GB/s between host and GPU is more than the {pcie.name} link's {line:g} GB/s "
+                   "per direction",
+                   f"Every copy between host memory and {gpu.name} crosses its PCIe link, and no copy passes the "
+                   "link's line rate: the figure is a measurement or input error (both directions added, bits or GiB "
+                   "read as GB, a copy within GPU memory, another board than the one named).",
+                   [claim_ev(c, "the host copy rate"), said, link],
+                   fix="Check the units and the direction, and which GPU and link the copy ran on (nvidia-smi -q: GPU "
+                   "Link Info); rerun bandwidthTest with --memory=pinned.")
+        return
+    if value >= PHYSICS_FLOOR * COPY_SHARE * line:
+        yield make("ticket.host_copy_figure", "expected_physics", "info", 0.5,
+                   f"{value:g} GB/s between host and GPU is what a {pcie.name} link carries "
+                   f"({value / line:.0%} of its {line:g} GB/s line rate per direction)",
+                   f"A copy between host memory and {gpu.name} crosses the GPU's PCIe link, whose x16 line rate is "
+                   f"{line:g} GB/s per direction; packet and protocol overhead leave about 80 % of it to the copy, so "
+                   "the figure is the link working at its full width and speed.",
+                   [claim_ev(c, "the host copy rate"), said, link],
+                   fix="Nothing to fix for the link; copies from pageable (not pinned) memory run slower, and only a "
+                   "faster PCIe generation (or NVLink-C2C on Grace boards) moves more.")
+        return
+    share = value / (COPY_SHARE * line)
+    evidence = [claim_ev(c, "the host copy rate"), said, link,
+                ev(c, "memory the copy came from", memory or "not said (pinned or pageable decides)")]
+    if memory == "pageable":
+        yield make("ticket.host_copy_figure", "host_bound", "warning", 0.5,
+                   f"{value:g} GB/s from pageable memory is {share:.0%} of what a pinned copy reaches over "
+                   f"{pcie.name}: the host stages the copy",
+                   "A copy from pageable memory is first copied by the CPU into a pinned staging buffer, so the "
+                   "host's memory copy and page handling set its rate, not the PCIe link.",
+                   evidence, fix="Copy from pinned memory (cudaMallocHost, pin_memory=True) and rerun bandwidthTest "
+                   "with --memory=pinned: a pinned rate near 80 % of the line rate clears the link.")
+        return
+    yield make("ticket.host_copy_figure", "pcie_link_degraded", "warning", 0.55 if memory else 0.4,
+               f"{value:g} GB/s between host and GPU is {share:.0%} of what {pcie.name} carries: the link runs "
+               "narrower or slower than x16",
+               f"A pinned copy reaches about 80 % of the link's {line:g} GB/s per direction. A link that trained "
+               "at x8 or one generation lower gives half of it, x4 a quarter (PCI-SIG line rates); a riser, a "
+               "bifurcated slot or a power-saving state does this."
+               + ("" if memory else " The ticket does not say the copy was from pinned memory: a pageable copy "
+                  "would be slow on a healthy link, so the memory kind decides between the two."),
+               evidence, fix="Compare the link's current and maximum width and generation under load (nvidia-smi -q: "
+               "GPU Link Info, or lspci -vv LnkSta vs LnkCap); reseat or move the card if it trained down.")

@@ -51,7 +51,9 @@ from rules.ticket_figures import (
     assumed_tp,
     band_evidence,
     beyond_band_fix,
+    faster_than_band,
     layer_split_engine,
+    layer_split_over_gpus,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -93,13 +95,30 @@ def _on_claim(rule_id: str, category: str, severity: str, c: Claim, what: str, t
 # --------------------------------------------------------------------------- hardware state
 
 
-@rule("ticket.clock_power", "throttling")
+@rule("ticket.clock_power", "throttling", "expected_physics")
 def clock_power(facts: Facts, predictions=None):
     """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low (an MHz
-    figure only well below the GPU's own top clock: rules.claims.AT_MAX_CLOCK)."""
-    c = _first(facts, "clock_power")
-    if not c or any(_judged_by_health(g) for g in facts.of(GpuFact)):
+    figure only well below the GPU's own top clock: rules.claims.AT_MAX_CLOCK); asked whether it throttles, a figure
+    at the top clock is the answer: the GPU runs as designed."""
+    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
         return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
+    c = _first(facts, "clock_power")
+    top = _first(facts, "clock_at_max")
+    if not c and top and not top.negated and top.data.get("asked"):  # asked: "Is the GPU throttling?"
+        gpu = facts.subject.gpu
+        yield make("ticket.clock_power", "expected_physics", "info", weight(top, 0.5),
+                   f"{top.data['mhz']:g} MHz is {gpu.name}'s top clock: the GPU is not held down",
+                   f"The clock the reporter gives is within {1 - claims.AT_MAX_CLOCK:.0%} of the board's maximum "
+                   f"({top.data['max_clock_mhz']:g} MHz); a throttled GPU (power cap, slowdown, thermal) runs well "
+                   "below it, and GPU Boost eases off a bin or two with temperature by design.",
+                   [claim_ev(top, "clock the reporter gives"), ev(top.source, f'the question: "{top.data["asked"]}"'),
+                    ev(facts.subject.gpu_source, f"catalog {top.data['gpu']}: top SM clock", top.data["mhz"],
+                       top.data["max_clock_mhz"], "MHz")],
+                   fix="Nothing to fix in the clocks; look elsewhere for the slowness (a figure, nvidia-smi -q "
+                   "under load).", refs=["throttle"])
+        return
+    if not c or c.guess:
+        return  # a question or a hunch ("Is the GPU throttling?", "maybe the power cap") is no evidence of one
     unknown_top = f" ({c.data['mhz']:g} MHz could not be set against the GPU's top clock: the catalog has none " \
                   "for it; `nvidia-smi -q -d CLOCK` shows its Max Clocks)" if c.data.get("mhz") else ""
     yield make("ticket.clock_power", "throttling", "warning", weight(c),
@@ -864,6 +883,10 @@ def measured_vs_expected(facts: Facts, predictions=None):
             return
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
+        if m.value > high:
+            yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{low:.0f}-{high:.0f} tok/s",
+                                   f"roofline {roofline:.0f} tok/s", evidence)
+            return
         if m.value >= low:
             yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6,
                        f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f})",
@@ -995,8 +1018,7 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
-    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
-    if layer_split and kind in ("scaling", "normal?"):
+    if layer_split_over_gpus(facts) and kind in ("scaling", "normal?"):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
                    "A layer split adds GPUs for memory, not for speed",
                    "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "

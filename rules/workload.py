@@ -27,31 +27,35 @@ DECODE = ("decode_tok_s", "output_tok_s")
 
 def weight_dtype(facts: Facts) -> str | None:
     """The weights' quantisation the ticket states (a Workload's int4/int8/fp8, or the model's name:
-    '-AWQ', 'GPTQ-Int8', 'Q4_K_M'); None for the checkpoint's own dtype."""
-    from diagnose.artifacts.text import quant_dtype
+    '-AWQ', 'GPTQ-Int8', 'Q4_K_M', Ollama's ':8b-instruct-fp16'), else Ollama's 4-bit default where it
+    serves; None for the checkpoint's own dtype."""
+    from rules import catalog
 
     for w in facts.of(Workload):
         if w.dtype in ("int4", "int8", "fp8"):
             return w.dtype
     for w in facts.of(Workload):
-        found = quant_dtype(w.model)
+        found = catalog.named_weights(w.model)
         if found:
             return found
-    return "int4" if ollama_default(facts) else None
+    return catalog.OLLAMA_DEFAULT_WEIGHTS if ollama_default(facts) else None
 
 
-# Ollama's library tags ('llama3.1:70b') pull 4-bit GGUF weights (Q4_K_M, Q4_0 for older models) unless the tag
-# names another quantisation: https://ollama.com/library/llama3.1/tags (the bare size tag is the -q4_K_M build),
-# https://devtoolkit.sh/examples/llama/quantization ('ollama pull llama3.1:8b  # default Q4_K_M').
+# Ollama's library tags ('llama3.1:70b') pull 4-bit weights unless the tag names others (rules.catalog.tag_weights,
+# the one resolution `predict --model llama3.1:70b` uses too); https://devtoolkit.sh/examples/llama/quantization
+# ('ollama pull llama3.1:8b  # default Q4_K_M').
 OLLAMA_WEIGHTS = "Ollama library tags ship 4-bit weights (Q4_K_M / Q4_0) unless the tag names another: int4 assumed"
 
 
 def ollama_default(facts: Facts) -> bool:
-    """Is the ticket served by Ollama with no weight quantisation named (so its default 4-bit weights apply)?"""
-    from diagnose.artifacts.text import quant_dtype
+    """Is the ticket served by Ollama (named, or a model named by its library tag) with no weights named (so its
+    default 4-bit weights apply)? An explicit tag ('-fp16', '-q8_0') or quantisation wins."""
+    from rules import catalog
 
-    return (any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
-            and not any(w.dtype or quant_dtype(w.model) for w in facts.of(Workload)))
+    models = [w.model for w in facts.of(Workload) if w.model]
+    return ((any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
+             or any(catalog.tag_weights(m) for m in models))
+            and not any(w.dtype for w in facts.of(Workload)) and not any(catalog.named_weights(m) for m in models))
 
 
 @rule("workload.cross_node_tp", "cross_node_tp")

@@ -71,3 +71,25 @@ def test_the_top_clocks_are_the_captures_clock_rates(capture, key):
     with sqlite3.connect(shared_path("captures", f"{capture}.sqlite")) as db:
         rates = {r[0] for r in db.execute("SELECT clockRate FROM TARGET_INFO_GPU")}
     assert rates == {gpu(key).max_clock_mhz * 1e6}
+
+
+def _asked(tmp_path, said: str):
+    (tmp_path / "issue.md").write_text(f"# Clocks during inference\n{said} Is the GPU throttling?\n")
+    findings = [f for f in evaluate(read_bundle([tmp_path])) if f.rule == "ticket.clock_power"]
+    return findings[0] if findings else None
+
+
+def test_asked_whether_it_throttles_a_clock_at_the_top_is_the_answer_not_the_question(tmp_path):
+    # a paraphrase of a user-tester's report: the word "throttling" is in the question only
+    f = _asked(tmp_path, "Serving with vLLM, our A100 SXM4 40GB GPUs sit at 1410 MHz SM clock under load.")
+    assert (f.category, f.severity) == ("expected_physics", "info")
+    assert f.evidence[-1].measured == 1410 and f.evidence[-1].expected == gpu("a100-40gb-sxm").max_clock_mhz
+
+
+def test_asked_whether_it_throttles_a_clock_well_below_the_top_is_a_throttle(tmp_path):
+    f = _asked(tmp_path, "Serving with vLLM, our A100 SXM4 40GB GPUs sit at 1005 MHz SM clock under load.")
+    assert f.category == "throttling"
+
+
+def test_the_question_alone_is_no_evidence_of_a_throttle(tmp_path):
+    assert _asked(tmp_path, "We serve Llama-3-70B with vLLM on 8x H100 SXM and decode feels slow.") is None

@@ -344,3 +344,15 @@ def test_models_named_as_ollama_tags_and_moe_names_resolve(tag, key):
     facts = Facts()
     facts.add(*records)
     assert Subject.of(facts).model.key == key
+
+
+@pytest.mark.parametrize("text,recognised", [
+    # a one-word title over one sentence that names a model or GPU and a figure: a report
+    ("# slow\nMistral-7B on 2x L40S with vLLM TP=2, one request gets 30 tokens/s. Is that expected?\n", True),
+    ("# perf\nServing Llama-3-8B on an H100 PCIe with vLLM. ITL is 9 ms. Normal?\n", True),
+    # a one-word title over a sentence with no figure, or a figure with no model or GPU: not enough to be a report
+    ("# notes\nWe have two H100 SXM nodes in the lab.\n", False),
+    ("# todo\nrerun at 30 tokens/s later\n", False),
+])
+def test_a_short_issue_is_recognised_by_a_sentence_naming_a_system_and_a_figure(text, recognised):
+    assert (issue_md.detect(text) > 0) is recognised

@@ -33,3 +33,21 @@ def test_a_tag_that_names_its_quantisation_wins_over_the_default(tmp_path):
     facts, found = _ticket(tmp_path, "Ollama", "llama3.1:70b-instruct-q8_0", rate="9")
     assert weight_dtype(facts) == "int8"
     assert all(OLLAMA_WEIGHTS not in [e.detail for e in f.evidence] for f in found.values())
+
+
+def test_a_tag_that_names_its_precision_wins_over_the_default(tmp_path):
+    # a paraphrase of a user-tester's report: "llama3.1:8b-instruct-fp16" was predicted at 4-bit
+    facts, found = _ticket(tmp_path, "Ollama", "llama3.1:8b-instruct-fp16", rate="50")
+    assert facts.subject.model.key == "llama-3-8b" and weight_dtype(facts) == "fp16"
+    assert all(OLLAMA_WEIGHTS not in [e.detail for e in f.evidence] for f in found.values())
+    facts, _ = _ticket(tmp_path, "Ollama", "llama3.1:8b-instruct", rate="50")  # a variant naming no weights
+    assert weight_dtype(facts) == "int4"
+
+
+def test_predict_and_ticket_size_an_ollama_tag_alike():
+    from rules import catalog
+
+    assert catalog.model("llama3.1:70b").checkpoint_dtype == "int4"  # what `diagnose predict --model` sizes
+    assert catalog.model("llama3.1:8b-instruct-fp16").checkpoint_dtype == "fp16"
+    assert catalog.model("qwen2.5:7b-instruct-q8_0").checkpoint_dtype == "int8"
+    assert catalog.model("Llama-3-8B").checkpoint_dtype == "bf16"  # no tag: the checkpoint's own

@@ -263,3 +263,12 @@ def test_the_all_reduce_evidence_names_the_shm_path_the_note_describes():
     flat = next(f for f in report["findings"] if f["rule"] == "predict.allreduce_flattens_scaling")
     rows = [e["detail"] for e in flat["evidence"] if e["detail"].startswith("all-reduce time per step")]
     assert rows and all(d.endswith("(pcie4, NCCL SHM)") for d in rows), rows
+
+
+def test_an_ollama_tag_is_sized_at_the_weights_it_pulls():
+    # `ollama pull llama3.1:70b` is the 4-bit build: one H100 holds it, while the bf16 checkpoint needs two
+    tag = {p["tp"]: p for p in run_json("--model", "llama3.1:70b", "--gpu", "h100-sxm", "--tp", "1",
+                                        "--prompt", "1", "--context", "1")["predictions"]["layouts"]}
+    named = {p["tp"]: p for p in run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1",
+                                          "--prompt", "1", "--context", "1")["predictions"]["layouts"]}
+    assert tag[1]["fits"] and not named[1]["fits"]

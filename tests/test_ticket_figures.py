@@ -435,3 +435,14 @@ def test_bridged_pair_copy_above_pcie_is_the_bridge():
     _, findings, _ = _issue(text)
     (f,) = _rules(findings, "ticket.bridge_figure")
     assert (f.category, f.severity) == ("expected_physics", "info")
+
+
+@pytest.mark.parametrize("gpus,split", [("one RTX 3090", False), ("a single RTX 4090", False),
+                                        ("two RTX 3090", True), ("2x RTX 4090", True)])
+def test_a_layer_split_engine_splits_nothing_on_one_gpu(gpus, split):
+    # paraphrases of user-tester reports ("Ollama on one RTX 3090"): the layer-split answer needs two GPUs or more
+    _, findings, _ = _issue(f"# ollama\nI run llama3.1:8b with Ollama on {gpus} and get 95 tokens/s. "
+                            "Is this normal?\n")
+    said = [f for f in findings if f.rule in ("ticket.layer_split_rate", "ticket.symptom_prior")
+            and "layer split" in f.title]
+    assert bool(said) is split

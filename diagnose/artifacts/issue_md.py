@@ -64,12 +64,25 @@ def detect(text: str) -> float:
     asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
     if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
+    if TITLE.match(first) and not NCCL_TESTS_HEAD.match(first) and any(
+            _names_a_figure(ln) for ln in _prose_lines(head.splitlines())[1:] if not ln.lstrip().startswith("#")):
+        return 0.95  # "# slow" over "Llama-3-70B on 8x H100 SXM ... gets 12 tokens/s. Is this normal?"
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
     if (titled and title_words >= 2 and not COMMAND_TITLE.search(first)
             and len(FORM_FIELD.findall("\n".join(_prose_lines(head.splitlines())))) >= 2):
         return 0.9  # a title over an issue form's "GPU: Tesla T4" / "Inference time: 250ms" lines
     return 0.0
+
+
+# A figure as a reporter states one: a rate, a latency, a bandwidth, a speed-up.
+FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:[x×](?![\w])|" + RATE_UNIT + "|" + TIME_UNIT
+                    + r"|(?:tokens?|toks?|t)\s*/\s*s(?:ec)?\b|tok/s|tps\b)", re.I)
+
+
+def _names_a_figure(line: str) -> bool:
+    """Does the line name a model or a GPU and a figure? Such a sentence is a report whatever the title says."""
+    return bool((GPU_NAME.search(line) or MODEL_NAME.search(line) or HF_ID.search(line)) and FIGURE.search(line))
 
 
 def _is_ticket_toml(text: str) -> bool:
@@ -204,6 +217,9 @@ MODEL_NAME = re.compile(
     r"(?:Mistral|mistral)[-\s:]?\d+[bB]|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
+# The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
+# which weights the tag pulls (rules.catalog.tag_weights).
+OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
@@ -240,6 +256,8 @@ HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
                    r"(\d{1,4})\b", re.I)
+# The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
+BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|bs)\s*(?:=|:|of)?\s*(\d{1,4})\b", re.I)
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
@@ -287,7 +305,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
             count_line = (i, _count(next(g for g in m.groups() if g)))
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
-            model_line = (i, m.group(1))
+            tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
+            model_line = (i, m.group(1) + (tag.group(0) if tag else ""))  # "llama3.1:8b-instruct-fp16" whole
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
     if gpu_line:
@@ -305,6 +324,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         tp_line = max(found, key=lambda x: x[1]) if found else None
     if tp_line and 1 <= tp_line[1] <= 1024:
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
+    batches = {(i, int(b.group(1))) for i, ln in prose for b in BATCH_ONLY.finditer(ln)}
+    if len({b for _, b in batches}) == 1:  # one batch for the whole ticket ("at batch 1"): the layout's
+        i, b = min(batches)
+        out.append(Workload(where(name, i), batch=b))
     prompt = _prompt_len(prose)
     if prompt:
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
@@ -349,7 +372,7 @@ LINE_GPUS = re.compile(r"\b(\d{1,4})\s*(?:x\s*)?(?:GPUs?|cards?|ranks?)\b", re.I
 COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_scatter_perf|nccl-tests|"
                               r"busbw|bus ?bw|algbw)\b", re.I)
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
-                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?[Bb](?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
+                         r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?(?:[Bb](?:its?|ytes?)?)(?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
 
 
@@ -567,6 +590,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
+        line_batch = _line_batch(ln, RATE, CJK_RATE)
         for clause in CLAUSE.split(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if REFERENCE_FIGURE.search(clause) or HOPED_FIGURE.search(clause):
@@ -591,9 +615,17 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
                 out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
                                        number(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=int(b.group(1)) if b else None,
+                                       batch=int(b.group(1)) if b else line_batch,
                                        concurrency=int(c.group(1)) if c else None))
     return out
+
+
+def _line_batch(line: str, *figures: re.Pattern) -> int | None:
+    """The batch a line states once in a clause of its own ("on one A100, batch 1, I get 200 tokens/s"): it holds
+    for every figure of the line whose own clause names none. A batch beside a figure belongs to that figure."""
+    found = {int(b.group(1)) for clause in CLAUSE.split(line) if not any(f.search(clause) for f in figures)
+             for b in BATCH.finditer(clause)}
+    return found.pop() if len(found) == 1 else None
 
 
 def _prompt_len(prose: list[tuple[int, str]]) -> tuple[int, int] | None:
@@ -612,6 +644,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
     for i, ln in prose:
+        line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
             if REFERENCE_FIGURE.search(clause):
                 continue
@@ -630,5 +663,5 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 stat = (pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average")
                         else "reported")
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=int(b.group(1)) if b else None))
+                                       batch=int(b.group(1)) if b else line_batch))
     return out

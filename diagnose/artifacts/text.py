@@ -98,18 +98,26 @@ def quant_dtype(text: str | None) -> str | None:
     return None
 
 
-# A data rate as people write it: bytes with a capital B ("GB/s", "GBps", "GiB/s", "MB/s"), bits with
-# a small b ("Gb/s", "Gbps"); the capital decides, whatever the case of the rest.
-RATE_UNIT = r"(?-i:[KMGT]i?B|[KMGT]b)(?:/s|/S|ps|/sec)\b"
+# A data rate as people write it: bytes with a capital B ("GB/s", "GBps", "GiB/s", "MB/s", "GBytes/s") or
+# spelled out ("Gbyte/s"), bits with a small b ("Gb/s", "Gbps", "Gbit/s"); the capital decides, whatever the
+# case of the rest.
+RATE_UNIT = (r"(?-i:[KMGT])(?:(?-i:i?B)(?:ytes?)?|(?-i:b)(?:its?)?|i?(?i:bytes?|bits?))"
+             r"(?:/s|/S|ps|/sec|/second)\b")
 _PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
 def to_gbs(value: float, unit: str) -> float:
     """A rate in `unit` (RATE_UNIT) in GB/s, 1e9 bytes per second as nccl-tests prints it: bits are an
     eighth of a byte, and a binary prefix (GiB = 2^30 B) is 7.4 % more than the decimal one."""
-    prefix, binary, bits = unit[0].upper(), unit[1:2] == "i", unit[1 + (unit[1:2] == "i")] == "b"
+    prefix, binary = unit[0].upper(), unit[1:2] == "i"
     scale = 2 ** (10 * "KMGT".index(prefix) + 10) if binary else _PREFIX[prefix]
-    return value * scale / (8 if bits else 1) / 1e9
+    return value * scale / (8 if is_bits(unit) else 1) / 1e9
+
+
+def is_bits(unit: str) -> bool:
+    """Is the rate unit (RATE_UNIT) in bits ("Gbit/s", "Gb/s", "Gbps"), not bytes ("GB/s", "Gbyte/s")?"""
+    rest = unit[1 + (unit[1:2] == "i"):]
+    return rest[:1] == "b" and not rest.lower().startswith("byte")
 
 
 # A time as people write it, to milliseconds: "45 ms", "0.045 s", "45000 us", "45000 µs", "45,000 usec".
