@@ -59,11 +59,15 @@ def busbw_findings(report: dict) -> list[tuple[str, str]]:
 
 
 # 21 GB/s: a PCIe-level figure on NVSwitch (6 % of nvswitch3's typical 370); 150: NVLink in use at 41 %;
-# 330: 89 %, a healthy HGX H100 (nccl-tests issue 212 and NVIDIA's DGX H100 figures sit at 360-480).
+# 330: 89 %, a healthy HGX H100 (nccl-tests issue 212 and NVIDIA's DGX H100 figures sit at 360-480);
+# 600: above the 450 GB/s line rate, which NVLS allows up to 450 x 2(n-1)/n = 787.5; 1200: above that
+# ceiling, a figure no all-reduce on this node can give (misread or measured elsewhere).
 @pytest.mark.parametrize("busbw, expected, code", [
     (21.0, ("pcie_fallback", "critical"), 1),
     (150.0, ("other", "warning"), 0),
     (330.0, ("healthy", "ok"), 0),
+    (600.0, ("healthy", "ok"), 0),
+    (1200.0, ("other", "warning"), 0),
 ])
 def test_the_same_figures_give_the_same_finding_in_node_ticket_and_a_pasted_table(tmp_path, busbw, expected, code):
     rec = recording(tmp_path, busbw)
@@ -144,3 +148,25 @@ def test_fleet_keeps_each_nodes_own_critical_verdict(tmp_path):
     assert own == [(n, "pcie_fallback", "critical") for n in ("n1", "n2", "n3")]
     assert not [f for f in report["findings"] if f["rule"] == "fleet.outlier"]
     assert report["verdict"]["category"] == "pcie_fallback"
+
+
+L40S = REPO / "tests" / "recordings" / "4x-l40s-pcie-two-sockets.json"
+
+
+@pytest.mark.parametrize("busbw, expected", [(60.0, ("other", "warning")), (30.0, ("healthy", "ok"))])
+def test_a_ring_over_pcie_cannot_pass_the_link_rate(tmp_path, busbw, expected):
+    """The real 4x L40S PCIe node: no in-network reduction, so a ring's busbw tops out at the Gen4 x16
+    rate (31.5 GB/s per direction); 60 GB/s is a figure from elsewhere, never 'not an error'."""
+    rec = json.loads(L40S.read_text())
+    rec["results"] = [{"type": "CollectiveResult", "source": "probe:collectives", "op": "all_reduce",
+                       "size_bytes": size, "time_us": size / (busbw * 4 / 6) / 1e3, "algbw_gbs": busbw * 4 / 6,
+                       "busbw_gbs": busbw, "nranks": 4, "nodes": 1, "group": list(range(4)), "tool": "diagnose"}
+                      for size in SIZES]
+    path = tmp_path / "l40s.json"
+    path.write_text(json.dumps(rec))
+    report = json.loads(diagnose("node", "--replay", path, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "nccl.busbw"]
+    assert (f["category"], f["severity"]) == expected
+    if expected[1] == "warning":
+        assert "physically" in f["title"]
+        assert any(e.get("expected") == 31.5 and "ring" in e["detail"] for e in f["evidence"])
