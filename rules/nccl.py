@@ -497,7 +497,9 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         # only an NVSwitch that reduces in the switch (catalog in_network_reduction: NVLS) lets busbw pass
         # the line rate; a ring over NVLink or PCIe cannot beat the per-direction rate of its links
         nvls = ic.kind == "nvswitch" and ic.in_network_reduction
-        ceiling, why = busbw_ceiling(line, n, nvls)
+        # GPU count unknown (n above is a guess of 2): the ceiling takes the largest group the switch holds
+        known = nranks or (len(group) if group else None) or gpu_count(facts)
+        ceiling, why = busbw_ceiling(line, known or max(spec.nvlink_domain, gpus_per_node(facts) or 2), nvls)
         origin.append(ev(f"catalog interconnect {ic.key}", why, expected=round(ceiling, 1), unit="GB/s"))
         beyond = "NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate."
     where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")

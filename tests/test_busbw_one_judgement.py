@@ -170,3 +170,18 @@ def test_a_ring_over_pcie_cannot_pass_the_link_rate(tmp_path, busbw, expected):
     if expected[1] == "warning":
         assert "physically" in f["title"]
         assert any(e.get("expected") == 31.5 and "ring" in e["detail"] for e in f["evidence"])
+
+
+@pytest.mark.parametrize("words, expected", [
+    ("busbw 480 GB/s with NCCL_ALGO=NVLS", ("healthy", "ok")),  # NVLS's measured figure [R2][R3]
+    ("-g 8 shows busbw 1200 GB/s at 8G", ("other", "warning")),  # above 450 x 2(8-1)/8 = 787.5
+])
+def test_the_reporters_words_get_the_nvls_ceiling_of_the_whole_switch(tmp_path, words, expected):
+    """Without a GPU count the ceiling takes the largest group the NVSwitch holds (8), not a guess of
+    two GPUs that would call NVLS's real 480 GB/s impossible."""
+    (tmp_path / "issue.md").write_text(f"# all_reduce busbw on HGX H100\n\nOur HGX H100 node (NVSwitch) {words}. "
+                                       "Is this normal?\n")
+    report = json.loads(diagnose("ticket", tmp_path, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "nccl.busbw"]
+    assert (f["category"], f["severity"]) == expected
+    assert any(e.get("expected") == 787.5 and "NVLS" in e["detail"] for e in f["evidence"])
