@@ -325,16 +325,31 @@ BUSBW_BROKEN = 0.25
 LINE_SLACK = 1.05  # within 5 % of a rate is that rate (rounding, the figure read off a chart)
 
 
-def busbw_ceiling(line: float, n: int, nvls: bool) -> tuple[float, str]:
+def busbw_ceiling(line: float, n: int, nvls: bool, part_nvlink: bool = False) -> tuple[float, str]:
     """(highest busbw any all-reduce over n GPUs can show on a fabric of `line` GB/s per direction, why).
     A ring sends and receives 2(n-1)/n of the data per GPU over its links, so its busbw tops out at the
     line rate; with NVLS the switch reduces, each GPU sends its data once and reads the result once,
-    so algbw tops out at the line rate and busbw at line x 2(n-1)/n (nccl-tests PERFORMANCE.md)."""
+    so algbw tops out at the line rate and busbw at line x 2(n-1)/n (nccl-tests PERFORMANCE.md). A ring
+    whose PCIe hops join NVLink-bridged pairs uses each GPU's PCIe link one way only, so rings in
+    opposite directions may fill both: twice the line rate, the bound that never calls a real figure
+    impossible."""
     if nvls and n > 1:
         top = line * 2 * (n - 1) / n
         return top, (f"busbw ceiling with NVLS: line rate {line:g} GB/s x 2(n-1)/n at {n} GPUs "
                      "(algbw cannot pass the line rate when the switch reduces)")
+    if part_nvlink:
+        return 2 * line, (f"busbw ceiling of rings over NVLink pairs joined by PCIe: 2 x the line rate {line:g} "
+                          "GB/s (each GPU's PCIe link carries one ring direction each way)")
     return line, f"busbw ceiling of a ring: the line rate {line:g} GB/s per direction (no in-network reduction)"
+
+
+def _part_nvlink(spec, members, links: dict) -> bool:
+    """Whether some pair of the group may talk over NVLink: the topology says so where it covers the
+    group, else any GPU with NVLink links may be bridged."""
+    pairs = list(itertools.combinations(list(members), 2))
+    if pairs and all(p in links for p in pairs):
+        return any(links[p].path.upper().startswith("NV") for p in pairs)
+    return bool(spec.nvlink_gbs)
 
 
 def _system_of(facts: Facts, source: str) -> tuple[str, object] | None:
@@ -499,9 +514,13 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         nvls = ic.kind == "nvswitch" and ic.in_network_reduction
         # GPU count unknown (n above is a guess of 2): the ceiling takes the largest group the switch holds
         known = nranks or (len(group) if group else None) or gpu_count(facts)
-        ceiling, why = busbw_ceiling(line, known or max(spec.nvlink_domain, gpus_per_node(facts) or 2), nvls)
+        both_ways = ic.kind == "pcie" and _part_nvlink(spec, group or range(n), links)
+        ceiling, why = busbw_ceiling(line, known or max(spec.nvlink_domain, gpus_per_node(facts) or 2), nvls,
+                                     both_ways)
         origin.append(ev(f"catalog interconnect {ic.key}", why, expected=round(ceiling, 1), unit="GB/s"))
-        beyond = "NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate."
+        beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
+                  "Rings in opposite directions over NVLink pairs use each GPU's PCIe link both ways, so busbw "
+                  "can pass the PCIe line rate.")
     where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")
     where_ += f" of the {label} system" if label else ""
     what = what or ev(rec, f"largest all-reduce busbw{where_} (large messages)", value, round(expected, 1), "GB/s")

@@ -151,25 +151,42 @@ def test_fleet_keeps_each_nodes_own_critical_verdict(tmp_path):
 
 
 L40S = REPO / "tests" / "recordings" / "4x-l40s-pcie-two-sockets.json"
+A40 = REPO / "tests" / "recordings" / "8x-a40-nvlink-pairs-two-sockets.json"
+
+
+def _replayed(tmp_path, recording_path, gpus: int, busbw: float) -> dict:
+    """The nccl.busbw finding of a real node recording with an all_reduce sweep at `busbw` on every GPU."""
+    rec = json.loads(recording_path.read_text())
+    algbw = busbw * gpus / (2 * (gpus - 1))
+    rec["results"] = [{"type": "CollectiveResult", "source": "probe:collectives", "op": "all_reduce",
+                       "size_bytes": size, "time_us": size / algbw / 1e3, "algbw_gbs": algbw,
+                       "busbw_gbs": busbw, "nranks": gpus, "nodes": 1, "group": list(range(gpus)), "tool": "diagnose"}
+                      for size in SIZES]
+    path = tmp_path / "node.json"
+    path.write_text(json.dumps(rec))
+    report = json.loads(diagnose("node", "--replay", path, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "nccl.busbw"]
+    return f
 
 
 @pytest.mark.parametrize("busbw, expected", [(60.0, ("other", "warning")), (30.0, ("healthy", "ok"))])
 def test_a_ring_over_pcie_cannot_pass_the_link_rate(tmp_path, busbw, expected):
     """The real 4x L40S PCIe node: no in-network reduction, so a ring's busbw tops out at the Gen4 x16
     rate (31.5 GB/s per direction); 60 GB/s is a figure from elsewhere, never 'not an error'."""
-    rec = json.loads(L40S.read_text())
-    rec["results"] = [{"type": "CollectiveResult", "source": "probe:collectives", "op": "all_reduce",
-                       "size_bytes": size, "time_us": size / (busbw * 4 / 6) / 1e3, "algbw_gbs": busbw * 4 / 6,
-                       "busbw_gbs": busbw, "nranks": 4, "nodes": 1, "group": list(range(4)), "tool": "diagnose"}
-                      for size in SIZES]
-    path = tmp_path / "l40s.json"
-    path.write_text(json.dumps(rec))
-    report = json.loads(diagnose("node", "--replay", path, "--json").stdout)
-    (f,) = [f for f in report["findings"] if f["rule"] == "nccl.busbw"]
+    f = _replayed(tmp_path, L40S, 4, busbw)
     assert (f["category"], f["severity"]) == expected
     if expected[1] == "warning":
         assert "physically" in f["title"]
         assert any(e.get("expected") == 31.5 and "ring" in e["detail"] for e in f["evidence"])
+
+
+@pytest.mark.parametrize("busbw, impossible", [(45.0, False), (80.0, True)])
+def test_pcie_hops_between_nvlink_pairs_may_carry_both_ways(tmp_path, busbw, impossible):
+    """The real 8x A40 node (NVLink pairs, PCIe between them): each GPU's PCIe link carries one ring
+    direction each way, so the bound is twice its line rate; above that, impossible."""
+    f = _replayed(tmp_path, A40, 8, busbw)
+    assert ("physically" in f["title"]) is impossible
+    assert f["severity"] == ("warning" if impossible else "ok")
 
 
 @pytest.mark.parametrize("words, expected", [
