@@ -515,7 +515,10 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         # GPU count unknown (n above is a guess of 2): the ceiling takes the largest group the switch holds
         known = nranks or (len(group) if group else None) or gpu_count(facts)
         both_ways = ic.kind == "pcie" and _part_nvlink(spec, group or range(n), links)
-        ceiling, why = busbw_ceiling(line, known or max(spec.nvlink_domain, gpus_per_node(facts) or 2), nvls,
+        # a ring over some of a GPU's NVLinks (NV4 per pair on a 4-GPU board) is not the bound: rings in
+        # other orders use the other links, so the GPU's whole NVLink rate is
+        top = max(line, spec.nvlink_gbs) if ic.kind in ("nvlink", "nvswitch") else line
+        ceiling, why = busbw_ceiling(top, known or max(spec.nvlink_domain, gpus_per_node(facts) or 2), nvls,
                                      both_ways)
         origin.append(ev(f"catalog interconnect {ic.key}", why, expected=round(ceiling, 1), unit="GB/s"))
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
