@@ -336,7 +336,7 @@ def busbw_ceiling(line: float, n: int, nvls: bool, part_nvlink: bool = False) ->
     if nvls and n > 1:
         top = line * 2 * (n - 1) / n
         return top, (f"busbw ceiling with NVLS: line rate {line:g} GB/s x 2(n-1)/n at {n} GPUs "
-                     "(algbw cannot pass the line rate when the switch reduces)")
+                     "(the switch reduces: each GPU sends its data and reads the sum once)")
     if part_nvlink:
         return 2 * line, (f"busbw ceiling of rings over NVLink pairs joined by PCIe: 2 x the line rate {line:g} "
                           "GB/s (each GPU's PCIe link carries one ring direction each way)")
