@@ -322,6 +322,34 @@ def _nvls(facts: Facts) -> bool:
 BUSBW_MATCH = 0.8
 BUSBW_FLOOR = 0.5
 BUSBW_BROKEN = 0.25
+LINE_SLACK = 1.05  # within 5 % of a rate is that rate (rounding, the figure read off a chart)
+
+
+def busbw_ceiling(line: float, n: int, nvls: bool, part_nvlink: bool = False) -> tuple[float, str]:
+    """(highest busbw any all-reduce over n GPUs can show on a fabric of `line` GB/s per direction, why).
+    A ring sends and receives 2(n-1)/n of the data per GPU over its links, so its busbw tops out at the
+    line rate; with NVLS the switch reduces, each GPU sends its data once and reads the result once,
+    so algbw tops out at the line rate and busbw at line x 2(n-1)/n (nccl-tests PERFORMANCE.md). A ring
+    whose PCIe hops join NVLink-bridged pairs uses each GPU's PCIe link one way only, so rings in
+    opposite directions may fill both: twice the line rate, the bound that never calls a real figure
+    impossible."""
+    if nvls and n > 1:
+        top = line * 2 * (n - 1) / n
+        return top, (f"busbw ceiling with NVLS: line rate {line:g} GB/s x 2(n-1)/n at {n} GPUs "
+                     "(the switch reduces: each GPU sends its data and reads the sum once)")
+    if part_nvlink:
+        return 2 * line, (f"busbw ceiling of rings over NVLink pairs joined by PCIe: 2 x the line rate {line:g} "
+                          "GB/s (each GPU's PCIe link carries one ring direction each way)")
+    return line, f"busbw ceiling of a ring: the line rate {line:g} GB/s per direction (no in-network reduction)"
+
+
+def _part_nvlink(spec, members, links: dict) -> bool:
+    """Whether some pair of the group may talk over NVLink: the topology says so where it covers the
+    group, else any GPU with NVLink links may be bridged."""
+    pairs = list(itertools.combinations(list(members), 2))
+    if pairs and all(p in links for p in pairs):
+        return any(links[p].path.upper().startswith("NV") for p in pairs)
+    return bool(spec.nvlink_gbs)
 
 
 def _system_of(facts: Facts, source: str) -> tuple[str, object] | None:
@@ -461,6 +489,7 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         if not rate:
             return None
         expected, line, link = 0.8 * rate, rate, "the NICs' line rate"
+        ceiling = None  # NVLS and tree reduce part of the data inside each node: no bound from the NICs alone
         beyond = "Tree/NVLS algorithms keep part of the reduction inside the node, so busbw can exceed the NIC rate."
     else:
         spec, spec_src = facts.subject.gpu, facts.subject.gpu_source
@@ -480,16 +509,39 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         origin = topo_ev + [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce "
                                f"busbw typically {ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per "
                                "direction", expected=round(expected, 1), unit="GB/s")]
-        nvls = nvls or ic.in_network_reduction
+        # only an NVSwitch that reduces in the switch (catalog in_network_reduction: NVLS) lets busbw pass
+        # the line rate; a ring over NVLink or PCIe cannot beat the per-direction rate of its links
+        nvls = ic.kind == "nvswitch" and ic.in_network_reduction
+        # GPU count unknown (n above is a guess of 2): the ceiling takes the largest group the switch holds
+        known = nranks or (len(group) if group else None) or gpu_count(facts)
+        both_ways = ic.kind == "pcie" and _part_nvlink(spec, group or range(n), links)
+        # a ring over some of a GPU's NVLinks (NV4 per pair on a 4-GPU board) is not the bound: rings in
+        # other orders use the other links, so the GPU's whole NVLink rate is
+        top = max(line, spec.nvlink_gbs) if ic.kind in ("nvlink", "nvswitch") else line
+        ceiling, why = busbw_ceiling(top, known or max(spec.nvlink_domain, gpus_per_node(facts) or 2), nvls,
+                                     both_ways)
+        origin.append(ev(f"catalog interconnect {ic.key}", why, expected=round(ceiling, 1), unit="GB/s"))
         beyond = ("NVLink SHARP (NVLS) reduces inside the NVSwitch, so busbw can exceed the line rate." if nvls else
-                  "busbw is an algorithm-normalised figure; above the line rate it points at in-network reduction.")
+                  "Rings in opposite directions over NVLink pairs use each GPU's PCIe link both ways, so busbw "
+                  "can pass the PCIe line rate.")
     where_ = f" on GPUs {','.join(map(str, group))}" if group else (f" on {nranks} GPUs" if nranks else "")
     where_ += f" of the {label} system" if label else ""
     what = what or ev(rec, f"largest all-reduce busbw{where_} (large messages)", value, round(expected, 1), "GB/s")
     # a figure the reporter typed is an observation, weighed below a measured sweep
     sure = 0.6 if isinstance(rec, Measurement) and rec.stat == "reported" else 0.7
     ratio = value / expected
-    if value > line * 1.05:
+    if ceiling is not None and value > ceiling * LINE_SLACK:
+        return ratio, make("nccl.busbw", "other", "warning", sure,
+                           f"busbw {value:g} GB/s{where_} is more than {link} can physically carry",
+                           f"The largest all-reduce reports {value:g} GB/s busbw, above the ~{ceiling:.0f} GB/s "
+                           f"ceiling of {link} ({line:g} GB/s per direction). No all-reduce on this fabric can "
+                           "reach it: the figure is misread (unit, algbw vs busbw, GPU count), comes from "
+                           "another GPU or fabric than the one named, or the measurement is broken.",
+                           [what] + origin,
+                           fix="Re-run all_reduce_perf on this node and paste its whole table with the "
+                               "'# Using devices' lines and `nvidia-smi topo -m`.",
+                           refs=["nccl_tests_perf"])
+    if value > line * LINE_SLACK:
         return ratio, passed("nccl.busbw", "Bus bandwidth above the line rate: not an error",
                              f"busbw {value:g} GB/s is above {link}'s {line:g} GB/s. {beyond}", [what] + origin, sure)
     if ratio >= BUSBW_MATCH:

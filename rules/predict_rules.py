@@ -237,13 +237,21 @@ def best_layout(facts, predictions):
     for p in predictions.layouts:
         if _loadable(p):
             groups[p.total_batch].append(p)
-    for batch, rows in sorted(groups.items()):
-        if len(rows) == 1:
+    for batch, every in sorted(groups.items()):
+        # TP across nodes is never picked while a layout inside a node remains (as `plan` picks): its
+        # expected all-reduce rests on the catalog's network figure, not on a measured cross-node cost,
+        # and predict.layout_warning flags it
+        rows = [p for p in every if not _spans_nodes(p)] or every
+        left_out = [p for p in every if p not in rows]
+        if len(rows) == 1 and not left_out:
             yield _single_layout(batch, rows[0])
             continue
         fastest = min(rows, key=lambda p: (p.decode_step_ms_expected, p.gpus))
         per_gpu = max(rows, key=lambda p: (_total(p) / p.gpus, -p.gpus))
         same = fastest is per_gpu
+        skipped = ("" if not left_out else
+                   f" Not picked: {', '.join(dict.fromkeys(p.label for p in left_out))}, whose TP spans nodes "
+                   f"(predict.layout_warning): {_expected_across_nodes(left_out, fastest)}")
         yield Finding(
             rule="predict.best_layout",
             category="expected_physics",
@@ -257,16 +265,34 @@ def best_layout(facts, predictions):
                 f"{fastest.decode_tok_s_expected:.0f} tok/s per sequence). Most decode tokens per GPU: {per_gpu.label} "
                 f"({_total(per_gpu) / per_gpu.gpus:.0f} tok/s per GPU, {_total(per_gpu):.0f} tok/s in total). "
                 "TP cuts latency until the all-reduce dominates; DP replicas add throughput without any communication."
+                + skipped
             ),
             evidence=[
                 Evidence(source=_where(p),
-                         detail=f"{p.label}: expected ITL ({_total(p) / p.gpus:.1f} decode tok/s per GPU)",
+                         detail=f"{p.label}: expected ITL ({_total(p) / p.gpus:.1f} decode tok/s per GPU)"
+                         + (", TP across nodes: not picked" if p in left_out else ""),
                          measured=p.decode_step_ms_expected, unit="ms")
-                for p in sorted(rows, key=lambda p: (p.gpus, p.tp))[:8]
+                for p in sorted(every, key=lambda p: (p.gpus, p.tp))[:8]
             ],
             fix=f"Latency goal: serve with {fastest.label}. Throughput goal: {per_gpu.label}"
             + ("" if same else "; measure both with your request mix before choosing."),
         )
+
+
+def _spans_nodes(p: PredictRow) -> bool:
+    return any(pr.code == "tp_spans_nodes" for pr in p.problems)
+
+
+def _expected_across_nodes(left_out: list[PredictRow], fastest: PredictRow) -> str:
+    """Why a cross-node layout is not picked even where its expected ITL is lower: that figure's
+    all-reduce term is the catalog's network model, which no measurement here has checked."""
+    best = min(left_out, key=lambda p: p.decode_step_ms_expected)
+    if best.decode_step_ms_expected >= fastest.decode_step_ms_expected:
+        return f"{best.label} is expected no faster ({best.decode_step_ms_expected:.2f} ms ITL)."
+    return (f"{best.label}'s expected {best.decode_step_ms_expected:.2f} ms ITL beats {fastest.label}'s "
+            f"{fastest.decode_step_ms_expected:.2f} ms only on the catalog's {_fabric(best)} all-reduce model "
+            f"({best.allreduce_ms_per_step_expected:.2f} ms per step), not a measured cross-node cost: measure it "
+            "(nccl-tests across the nodes) before choosing it.")
 
 
 def _single_layout(batch, p: PredictRow) -> Finding:

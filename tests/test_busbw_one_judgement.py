@@ -59,11 +59,15 @@ def busbw_findings(report: dict) -> list[tuple[str, str]]:
 
 
 # 21 GB/s: a PCIe-level figure on NVSwitch (6 % of nvswitch3's typical 370); 150: NVLink in use at 41 %;
-# 330: 89 %, a healthy HGX H100 (nccl-tests issue 212 and NVIDIA's DGX H100 figures sit at 360-480).
+# 330: 89 %, a healthy HGX H100 (nccl-tests issue 212 and NVIDIA's DGX H100 figures sit at 360-480);
+# 600: above the 450 GB/s line rate, which NVLS allows up to 450 x 2(n-1)/n = 787.5; 1200: above that
+# ceiling, a figure no all-reduce on this node can give (misread or measured elsewhere).
 @pytest.mark.parametrize("busbw, expected, code", [
     (21.0, ("pcie_fallback", "critical"), 1),
     (150.0, ("other", "warning"), 0),
     (330.0, ("healthy", "ok"), 0),
+    (600.0, ("healthy", "ok"), 0),
+    (1200.0, ("other", "warning"), 0),
 ])
 def test_the_same_figures_give_the_same_finding_in_node_ticket_and_a_pasted_table(tmp_path, busbw, expected, code):
     rec = recording(tmp_path, busbw)
@@ -144,3 +148,57 @@ def test_fleet_keeps_each_nodes_own_critical_verdict(tmp_path):
     assert own == [(n, "pcie_fallback", "critical") for n in ("n1", "n2", "n3")]
     assert not [f for f in report["findings"] if f["rule"] == "fleet.outlier"]
     assert report["verdict"]["category"] == "pcie_fallback"
+
+
+L40S = REPO / "tests" / "recordings" / "4x-l40s-pcie-two-sockets.json"
+A40 = REPO / "tests" / "recordings" / "8x-a40-nvlink-pairs-two-sockets.json"
+
+
+def _replayed(tmp_path, recording_path, gpus: int, busbw: float) -> dict:
+    """The nccl.busbw finding of a real node recording with an all_reduce sweep at `busbw` on every GPU."""
+    rec = json.loads(recording_path.read_text())
+    algbw = busbw * gpus / (2 * (gpus - 1))
+    rec["results"] = [{"type": "CollectiveResult", "source": "probe:collectives", "op": "all_reduce",
+                       "size_bytes": size, "time_us": size / algbw / 1e3, "algbw_gbs": algbw,
+                       "busbw_gbs": busbw, "nranks": gpus, "nodes": 1, "group": list(range(gpus)), "tool": "diagnose"}
+                      for size in SIZES]
+    path = tmp_path / "node.json"
+    path.write_text(json.dumps(rec))
+    report = json.loads(diagnose("node", "--replay", path, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "nccl.busbw"]
+    return f
+
+
+@pytest.mark.parametrize("busbw, expected", [(60.0, ("other", "warning")), (30.0, ("healthy", "ok"))])
+def test_a_ring_over_pcie_cannot_pass_the_link_rate(tmp_path, busbw, expected):
+    """The real 4x L40S PCIe node: no in-network reduction, so a ring's busbw tops out at the Gen4 x16
+    rate (31.5 GB/s per direction); 60 GB/s is a figure from elsewhere, never 'not an error'."""
+    f = _replayed(tmp_path, L40S, 4, busbw)
+    assert (f["category"], f["severity"]) == expected
+    if expected[1] == "warning":
+        assert "physically" in f["title"]
+        assert any(e.get("expected") == 31.5 and "ring" in e["detail"] for e in f["evidence"])
+
+
+@pytest.mark.parametrize("busbw, impossible", [(45.0, False), (80.0, True)])
+def test_pcie_hops_between_nvlink_pairs_may_carry_both_ways(tmp_path, busbw, impossible):
+    """The real 8x A40 node (NVLink pairs, PCIe between them): each GPU's PCIe link carries one ring
+    direction each way, so the bound is twice its line rate; above that, impossible."""
+    f = _replayed(tmp_path, A40, 8, busbw)
+    assert ("physically" in f["title"]) is impossible
+    assert f["severity"] == ("warning" if impossible else "ok")
+
+
+@pytest.mark.parametrize("words, expected", [
+    ("busbw 480 GB/s with NCCL_ALGO=NVLS", ("healthy", "ok")),  # NVLS's measured figure [R2][R3]
+    ("-g 8 shows busbw 1200 GB/s at 8G", ("other", "warning")),  # above 450 x 2(8-1)/8 = 787.5
+])
+def test_the_reporters_words_get_the_nvls_ceiling_of_the_whole_switch(tmp_path, words, expected):
+    """Without a GPU count the ceiling takes the largest group the NVSwitch holds (8), not a guess of
+    two GPUs that would call NVLS's real 480 GB/s impossible."""
+    (tmp_path / "issue.md").write_text(f"# all_reduce busbw on HGX H100\n\nOur HGX H100 node (NVSwitch) {words}. "
+                                       "Is this normal?\n")
+    report = json.loads(diagnose("ticket", tmp_path, "--json").stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "nccl.busbw"]
+    assert (f["category"], f["severity"]) == expected
+    assert any(e.get("expected") == 787.5 and "NVLS" in e["detail"] for e in f["evidence"])

@@ -5,7 +5,7 @@ import shutil
 import sqlite3
 
 import pytest
-from conftest import SHARED, diagnose, shared_path
+from conftest import REPO, SHARED, diagnose, shared_path
 
 CAPTURES = sorted(p.name for p in (SHARED / "captures").glob("*.sqlite")) or ["(shared captures absent)"]
 
@@ -98,23 +98,23 @@ def test_unknown_step_name_exits_2():
 
 
 def test_read_only_directory_copy_and_second_file(tmp_path):
-    """Two files at once (per-rank style) from a read-only folder."""
+    """Two ranks of one run (the straggler sample's per-rank files) at once from a read-only folder.
+    (Two unrelated exports are refused: tests/test_capture_samples.py.)"""
     folder = tmp_path / "ro"
     folder.mkdir()
-    for name in ("gameoflife_a100_2022_1.sqlite", "recon_a100x4_cupy_2023_1.sqlite"):
-        shutil.copy(shared_path("captures", name), folder / name)
+    names = ("straggler_rank0.sqlite", "straggler_rank1.sqlite")
+    for name in names:
+        shutil.copy(REPO / "samples" / "captures" / name, folder / name)
         (folder / name).chmod(0o444)
     folder.chmod(0o555)
     try:
-        result = run(folder / "gameoflife_a100_2022_1.sqlite", folder / "recon_a100x4_cupy_2023_1.sqlite", "--json")
+        result = run(*(folder / name for name in names), "--json")
     finally:
         folder.chmod(0o755)
     assert result.exit_code in (0, 1), result.output
     report = json.loads(result.output)
-    assert [i["file"] for i in report["facts"]["capture_info"]] == [
-        "gameoflife_a100_2022_1.sqlite", "recon_a100x4_cupy_2023_1.sqlite"]
-    assert sorted(p.name for p in folder.iterdir()) == [
-        "gameoflife_a100_2022_1.sqlite", "recon_a100x4_cupy_2023_1.sqlite"]
+    assert [i["file"] for i in report["facts"]["capture_info"]] == list(names)
+    assert sorted(p.name for p in folder.iterdir()) == list(names)
 
 
 def test_help_does_not_import_heavy_modules():

@@ -189,6 +189,18 @@ def test_exports_whose_activity_does_not_overlap_in_time_are_refused():
     assert "does not overlap in time" in line
 
 
+@pytest.mark.parametrize("first, second", [
+    ("fuser_h100x8node_matmul_2024_6.sqlite", "fuser_h200_crossentropy_2025_1.sqlite"),
+    ("recon_a100x4_cupy_2023_1.sqlite", "gameoflife_a100_2022_1.sqlite"),
+])
+def test_unrelated_exports_without_collectives_are_refused_too(first, second):
+    """Real exports with no NCCL kernel, recorded months apart (an H100 matmul and an H200 cross-entropy;
+    a CuPy reconstruction and a game of life): main skipped the time check for files without collectives
+    and compared their GPUs as ranks ('straggler: different GPU models work together', exit 0)."""
+    line = _one_line_refusal(run(shared_path("captures", first), shared_path("captures", second)), first, second)
+    assert "does not overlap in time" in line
+
+
 def _without(tmp_path, path, name, *tables):
     copy = tmp_path / name
     copy.write_bytes(path.read_bytes())

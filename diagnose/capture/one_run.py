@@ -24,9 +24,11 @@ def refuse_other_runs(caps: list[Capture], starts: list[int | None], activities:
     """Files given together are read as the ranks of one run; exports of different runs would pair
     unrelated collectives and invent waits. Refused (exit 2): GPU activity that does not overlap in
     time on the files' UTC session starts, or launch lines that differ. Hosts may differ (ranks on
-    several nodes), and an export that lacks a start or a launch line is not refused for it."""
+    several nodes), and an export that lacks a start or a launch line is not refused for it. Every file
+    with GPU activity counts, collectives or not: two unrelated single-GPU exports are no more one run
+    than two unrelated NCCL ones, and their GPUs would be compared as ranks."""
     ranked = [(cap, start) for cap, start in zip(caps, starts)
-              if any(a.comm.count for a in activities.get(cap.name, []))]
+              if any(a.all.count for a in activities.get(cap.name, []))]
     if len(ranked) < 2:
         return
     spans = []
