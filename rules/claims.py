@@ -13,6 +13,7 @@ from typing import Any
 
 from diagnose import lazy_re as re
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
+from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
@@ -39,14 +40,6 @@ class Claim:
     guess: bool = False
 
 
-# Chinese and Japanese text runs words together with the Latin ones ("进程CPU使用无法超过100%"), and a CJK
-# character counts as a word character, so "\bCPU\b" would not match there. A space at each such seam lets the
-# tools' own vocabulary (CPU, GPU, NCCL, x4, 100%) be read inside any language.
-def spaced(text: str) -> str:
-    """The text with a space where CJK and Latin letters or digits meet."""
-    from diagnose.artifacts.text import cjk_spaced
-
-    return cjk_spaced(text)
 
 
 def texts(facts: Facts) -> list[tuple[str, str]]:

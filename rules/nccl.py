@@ -306,14 +306,6 @@ def _busbw_from_algbw(facts: Facts):
                              round(busbw, 1), unit="GB/s")
 
 
-def _nvls(facts: Facts) -> bool:
-    if any(t.transport == "NVLS" for t in facts.of(NcclTransport)):
-        return True
-    if any(e.kind == "nvls" or (e.kind == "channels" and (e.data.get("nvls") or 0) > 0) for e in facts.of(NcclEvent)):
-        return True
-    return any("NVLS" in s.value.upper() for s in settings(facts, "NCCL_ALGO"))
-
-
 # A large all-reduce's busbw against the typical nccl-tests figure of the fabric its ring runs on
 # (catalog achieved_gbs): from 80 % it matches; below, it is under the typical figure but nothing
 # shows broken; under half something forces a slower path (warning); under a quarter the data
@@ -459,7 +451,7 @@ def busbw(facts: Facts, predictions=None):
     fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
     from rules.topology import gpu_links
 
-    node = (_multi_node(facts), _nvls(facts), gpu_links(facts))
+    node = (_multi_node(facts), gpu_links(facts))
     judged, own = [], []
     for *row, system in _busbw_groups(facts):
         got = _judge_busbw(facts, node, *row, system=system)
@@ -479,9 +471,9 @@ def busbw(facts: Facts, predictions=None):
 def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | None, group: list[int] | None,
                  what=None, system: tuple | None = None):
     """(measured / expected, finding) for one group's best large all-reduce busbw; None when nothing
-    says what its fabric should give. `node`: (_multi_node, _nvls, gpu_links), the same for every group;
+    says what its fabric should give. `node`: (_multi_node, gpu_links), the same for every group;
     `system`: (label, spec) of the GPU a compared system's figures were measured on (_system_of)."""
-    (multi, node_ev), nvls, links = node
+    (multi, node_ev), links = node
     label = system[0] if system else None
     ic = None
     if multi:
@@ -502,7 +494,8 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
             return None
         from rules import roofline
 
-        n = nranks or (len(group) if group else None) or gpu_count(facts) or 2
+        known = nranks or (len(group) if group else None) or gpu_count(facts)
+        n = known or 2
         ring = _ring_fabric(facts, spec, n, group, links) if system is None else None
         ic, topo_ev = ring if ring else (roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))[0], [])
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
@@ -513,7 +506,6 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         # the line rate; a ring over NVLink or PCIe cannot beat the per-direction rate of its links
         nvls = ic.kind == "nvswitch" and ic.in_network_reduction
         # GPU count unknown (n above is a guess of 2): the ceiling takes the largest group the switch holds
-        known = nranks or (len(group) if group else None) or gpu_count(facts)
         both_ways = ic.kind == "pcie" and _part_nvlink(spec, group or range(n), links)
         # a ring over some of a GPU's NVLinks (NV4 per pair on a 4-GPU board) is not the bound: rings in
         # other orders use the other links, so the GPU's whole NVLink rate is

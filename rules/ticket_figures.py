@@ -94,14 +94,20 @@ def unmodelled_figures(facts: Facts, predictions=None):
                "same model without it to compare with `diagnose predict`.")
 
 
+def weights_ev(p) -> list:
+    """The weights the prediction assumed, when an engine's default quantisation stood in for a ticket
+    that names none."""
+    weights = p.assumptions.get("weights")
+    return [ev("prediction:weights", weights)] if weights else []
+
+
 def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
     """The evidence every measured-against-expected finding gives: the figure, the calibrated band of
     the engine profile, the roofline, and the model (one shape for rates and latencies)."""
-    weights = p.assumptions.get("weights")  # an engine's default quantisation, when the ticket names none
     return [ev(m, detail, m.value, round(expected, 1), unit),
             ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", expected=band, unit=unit),
             ev("prediction:roofline", "roofline (nothing real is faster)", expected=round(roofline, 1), unit=unit),
-            ev(model_src, "model", model.key)] + ([ev("prediction:weights", weights)] if weights else [])
+            ev(model_src, "model", model.key)] + weights_ev(p)
 
 
 def _launch_read(facts: Facts) -> bool:
@@ -133,7 +139,7 @@ def _spec_figures(gpu) -> dict[str, tuple[float, str, bool]]:
     return out
 
 
-def _per_direction(f: claims.Claim) -> float:
+def per_direction(f: claims.Claim) -> float:
     """A measured figure per direction: a bidirectional copy rate counts both ways at once."""
     return f.data["value"] / (2 if f.data.get("direction") == "bi" else 1)
 
@@ -179,7 +185,7 @@ def link_figure(facts: Facts, predictions=None):
     achieved = fabric.achieved_gbs / (gpu.nvlink_links if per_link and gpu.nvlink_links else 1)
     measured = [f for f in figures if not f.data["spec"] and not f.data["question"]
                 and not any(_matches(f.data["value"], v) for v, _, _ in specs.values())]
-    measured_values = [(_per_direction(f), f) for f in measured] + [
+    measured_values = [(per_direction(f), f) for f in measured] + [
         (m.value, m) for metric in ("busbw_gbs", "algbw_gbs") for m in measurements(facts, metric)
         if not any(_matches(m.value, v) for v, _, _ in specs.values())]
     usable = [(v, r) for v, r in measured_values if PHYSICS_FLOOR * achieved <= v <= GIB_MARGIN * line
@@ -242,8 +248,8 @@ def bridge_figure(facts: Facts, predictions=None):
         return
     from rules import catalog
 
-    c = max(figures, key=_per_direction)
-    value = _per_direction(c)
+    c = max(figures, key=per_direction)
+    value = per_direction(c)
     bridge = COPY_SHARE * gpu.nvlink_gbs
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     evidence = [claim_ev(c, "the copy rate"),
@@ -356,8 +362,7 @@ def batched_rate(facts: Facts, predictions=None):
                        unit="tok/s"),
                     ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",
                        expected=f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
-                    ev(model_src, "model", model.key)] + [ev("prediction:weights", p.assumptions["weights"])
-                                                   for _ in [0] if p.assumptions.get("weights")]
+                    ev(model_src, "model", model.key)] + weights_ev(p)
         if m.value < low and not m.concurrency:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",
@@ -562,7 +567,7 @@ def pcie_figure(facts: Facts, predictions=None):
     pcie = catalog.interconnect(gpu.pcie_interconnect)
     line = pcie.bandwidth_gbs
     figures = [f for f in claims.bandwidth_figures(facts) if not f.data["question"]]
-    usable = [(_per_direction(f), f) for f in figures if not f.data["spec"]]
+    usable = [(per_direction(f), f) for f in figures if not f.data["spec"]]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * COPY_SHARE * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
     if not usable and low:

@@ -28,6 +28,7 @@ from rules.ticket_figures import (
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
+    per_direction,
     unmodelled_layout,
 )
 from rules.workload import predict_layout
@@ -203,7 +204,7 @@ def copy_figure(facts: Facts, predictions=None):
         return
     copies = [f for f in figures if f.data["copy"] or bench]
     line = gpu.nvlink_gbs
-    usable = [(f.data["value"] / (2 if f.data.get("direction") == "bi" else 1), f) for f in copies]
+    usable = [(per_direction(f), f) for f in copies]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= GIB_MARGIN * line]
     if not usable:
         return
@@ -246,7 +247,7 @@ def _host_copies(facts: Facts, text: str) -> list[tuple[float, str | None, claim
         memory = "pageable" if _PAGEABLE.search(text) else "pinned" if _PINNED.search(text) else None
         for f in claims.bandwidth_figures(facts):
             if not f.data["question"] and not f.data["spec"] and _HOST_COPY.search(f.quote):
-                out.append((f.data["value"] / (2 if f.data.get("direction") == "bi" else 1), memory, f))
+                out.append((per_direction(f), memory, f))
     for c in claims.bandwidth_test_rates(facts):
         if c.data["direction"] in ("h2d", "d2h"):
             out.append((c.data["value"], c.data["memory"] or "pinned", c))

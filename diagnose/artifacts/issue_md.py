@@ -51,11 +51,12 @@ def detect(text: str) -> float:
         return 0.0
     first = lines[0]
     title_words = len(WORD.findall(first)) + len(CJK.findall(first)) // 2
-    prose = [ln for ln in _prose_lines(head.splitlines()) if not ln.lstrip().startswith("#") and _wordy(ln, 5)]
+    prose_lines = _prose_lines(head.splitlines())  # read once: every test below looks at the same lines
+    body = [ln for ln in prose_lines[1:] if not ln.lstrip().startswith("#")]  # below the title, no headings
+    prose = [ln for ln in prose_lines if not ln.lstrip().startswith("#") and _wordy(ln, 5)]
     # a short issue: a title over one plain sentence ("Is 45 tokens/s reasonable for Llama-2-7B on one RTX 3090?"),
     # its names and figures being the words that are not plain
-    said = any(_wordy(ln, 3) and re.search(r"[.?!。？]\s*$", ln) for ln in _prose_lines(head.splitlines())[1:]
-               if not ln.lstrip().startswith("#"))
+    said = any(_wordy(ln, 3) and re.search(r"[.?!。？]\s*$", ln) for ln in body)
     # a one-word title (often a tool's name: "# p2pBandwidthLatencyTest") when a full sentence follows, or a title of
     # names ("# nvlink p2p a100", "# H2D bandwidth") over a short one
     terms = len(NAME_TOKEN.findall(first)) + (len(CJK.findall(first)) + 1) // 2  # names, numbers and CJK words
@@ -64,13 +65,12 @@ def detect(text: str) -> float:
     asked = re.search(r"[?？]\s*$", first) and title_words >= 3  # a title that asks ("Would more GPUs be faster?")
     if titled and (prose or said or asked or _wordy(first, 4) or FENCE_ANYWHERE.search(head)):
         return 0.95
-    if TITLE.match(first) and not NCCL_TESTS_HEAD.match(first) and any(
-            _names_a_figure(ln) for ln in _prose_lines(head.splitlines())[1:] if not ln.lstrip().startswith("#")):
+    if TITLE.match(first) and not NCCL_TESTS_HEAD.match(first) and any(_names_a_figure(ln) for ln in body):
         return 0.95  # "# slow" over "Llama-3-70B on 8x H100 SXM ... gets 12 tokens/s. Is this normal?"
     if ISSUE_HEADINGS.search(head) and prose:
         return 0.9
     if (titled and title_words >= 2 and not COMMAND_TITLE.search(first)
-            and len(FORM_FIELD.findall("\n".join(_prose_lines(head.splitlines())))) >= 2):
+            and len(FORM_FIELD.findall("\n".join(prose_lines))) >= 2):
         return 0.9  # a title over an issue form's "GPU: Tesla T4" / "Inference time: 250ms" lines
     return 0.0
 

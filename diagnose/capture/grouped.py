@@ -239,36 +239,3 @@ class Totals:
         self.total[lut] += other.total[:size]
         self.low[lut] = np.minimum(self.low[lut], other.low[:size])
         self.high[lut] = np.maximum(self.high[lut], other.high[:size])
-
-
-class IntCodes:
-    """Dense codes (first seen first) for int64 keys, looked up in numpy: a sorted array of the
-    keys seen and their codes, so a chunk costs a searchsorted, and Python work only for
-    keys never seen before."""
-
-    def __init__(self):
-        self._sorted = np.empty(0, dtype=np.int64)
-        self._codes = np.empty(0, dtype=np.int64)
-
-    @property
-    def size(self) -> int:
-        return len(self._sorted)
-
-    def codes_of(self, keys: np.ndarray) -> np.ndarray:
-        uniq, inverse = np.unique(keys, return_inverse=True)
-        pos = np.minimum(np.searchsorted(self._sorted, uniq), max(0, self.size - 1))
-        seen = (self._sorted[pos] == uniq) if self.size else np.zeros(len(uniq), dtype=bool)
-        if not seen.all():
-            new = uniq[~seen]
-            keys_all = np.concatenate((self._sorted, new))
-            codes_all = np.concatenate((self._codes, np.arange(self.size, self.size + len(new), dtype=np.int64)))
-            order = np.argsort(keys_all, kind="stable")
-            self._sorted, self._codes = keys_all[order], codes_all[order]
-            pos = np.searchsorted(self._sorted, uniq)
-        return self._codes[pos][inverse]
-
-    def keys(self) -> np.ndarray:
-        """The keys, in code order."""
-        out = np.empty(self.size, dtype=np.int64)
-        out[self._codes] = self._sorted
-        return out
