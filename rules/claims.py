@@ -821,7 +821,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
     if kind in _NEGATIVE_KINDS:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
-        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", window, re.I)
+        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
     before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1])
     if before and _CLAUSE.search(before.group(0)):
@@ -1205,7 +1205,10 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
-              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|"
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
+              r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
+              r"use|do)\b|"
+              r"\bnot supported\b|\binvalid\b|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING),
@@ -1813,3 +1816,44 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
             better = re.search(_WINS, m.group(0), re.I) is not None
             out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60), {"pp_wins": first_pp == better}))
     return out
+
+
+# ------------------------------------------------------------------- (issue 11 k) transport words
+
+# More ways tools and people say GPU peer access is refused, merged into the families above: TensorRT-LLM's and
+# LMDeploy's start-up warning ("[TM][WARNING] Device 0 peer access Device 1 is not available."), vLLM's custom
+# all-reduce notice ("... lacks GPU P2P capability or P2P test failed"), and the verbs people put between "cannot"
+# and P2P ("can not do p2p", "unable to establish peer access", "P2P doesn't work").
+MORE_WORDS_K: dict[str, list[str]] = {
+    "no_p2p": [
+        r"\bpeer access (?:to )?(?:Device|GPU)\s*\d+ is not (?:available|supported|enabled)\b",
+        r"\bP2P (?:capability )?(?:or P2P )?test failed\b|\black\w* (?:GPU )?P2P capability\b",
+        r"\b(?:can\s?not|can't|could\s?not|couldn't|unable to|fail\w* to)\s+"
+        r"(?:do|use|get|establish|access|run|support|set up|initiali[sz]e)\s+(?:the\s+)?"
+        r"(?:GPU\s+)?(?:P2P|peer[- ]to[- ]peer|peer access)\b",
+        r"\b(?:P2P|peer[- ]to[- ]peer|peer access)\b[^.\n]{0,30}?\b(?:does ?n[o']t|did ?n[o']t|do ?n[o']t)\s+work\b",
+    ],
+}
+for _kind, _words in MORE_WORDS_K.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
+
+# A stated size of the difference between two releases: "around 10% slower", "3x slower", "slower by 5 %".
+_STATED_DIFFERENCE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|x|×|times)\s*(?:\w+\s+){0,2}?"
+    r"(?:slower|faster|lower|higher|less|more|worse|better|drops?|decrease\w*|degradation|regression)\b|"
+    r"\b(?:slower|faster|lower|higher|worse|better|drops?|decrease\w*)\s+by\s+(?:about\s+|around\s+|~)?"
+    r"(\d+(?:\.\d+)?)\s*(%|x|×|times)", re.I)
+
+
+def stated_release_ratio(quote_text: str) -> float | None:
+    """The ratio between two releases a sentence states in words (">= 1"), or None: "10% slower" is 1.1,
+    "3x slower" 3.0. The figures of one system measured twice move by a few percent, so only a ratio past
+    RELEASES_DIFFER says the releases differ."""
+    m = _STATED_DIFFERENCE.search(quote_text)
+    if not m:
+        return None
+    value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    v = float(value)
+    if unit == "%":
+        return 1 + v / 100 if v < 100 else None
+    return v if v >= 1 else None

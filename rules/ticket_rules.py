@@ -39,6 +39,7 @@ from rules.common import (
     gpu_count,
     has_nvlink,
     is_virtualized,
+    links_per_gpu,
     make,
     measurements,
     node_count,
@@ -369,8 +370,11 @@ def p2p_refused(facts: Facts, predictions=None):
     """The reporter sees GPU peer-to-peer refused or off on bare metal (CUDA's 'peer access is not
     supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory."""
     c = _first(facts, "no_p2p")
-    if not c or is_virtualized(facts) or has_nvlink(facts):
-        return  # in a VM topology.virtualization_no_p2p judges it; over NVLink PCIe P2P is not the path
+    if not c or is_virtualized(facts):
+        return  # in a VM topology.virtualization_no_p2p judges it
+    if has_nvlink(facts):
+        yield from _p2p_refused_over_nvlink(facts, c)
+        return  # over NVLink, PCIe P2P is not the path
     nodes, _ = node_count(facts)
     if (nodes or 1) > 1 and (_gpus(facts) or 0) < 2:
         return
@@ -389,6 +393,28 @@ def p2p_refused(facts: Facts, predictions=None):
                "the PCIe switches (or boot with iommu=pt) and compare all_reduce_perf; "
                "on GeForce boards expect the SHM ceiling and prefer fewer GPUs or a layer split.",
                refs=["nccl_acs", "nccl_trouble"])
+
+
+def _p2p_refused_over_nvlink(facts: Facts, c: Claim):
+    """NVLink links up, and the run fails because peer access is refused: CUDA enables peer access over a bridge
+    only where the driver allows it (driver releases have changed that for GeForce boards), so the links carry
+    nothing and the engine's P2P paths (custom all-reduce, NCCL's P2P transport) fail. Said as an observation of a
+    failing run only: "P2P not supported" beside working NVLink pairs often names the PCIe path alone."""
+    said = claims.symptom_quote(facts)
+    active = [n for n in facts.of(NvLinkFact) if n.active]
+    if c.guess or not active or not said or said[2] not in FAILURES:
+        return
+    yield make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
+               "Peer access is refused although the NVLink links are up",
+               "NVML reports the NVLink links active, yet CUDA refuses peer access between the GPUs. Whether peer "
+               "access is enabled over a bridge is the driver's decision (GeForce drivers have changed it between "
+               "releases), so the links carry no traffic and the engine's peer-to-peer paths fail or fall back to "
+               "host memory.",
+               [claim_ev(c, "peer-to-peer refused"), ev(active[0], "NVLinks reported active", links_per_gpu(active))],
+               fix="Check `nvidia-smi topo -p2p n` (NVLink) and `-p2p r` (PCIe) and the driver version against the one "
+               "that last worked; go back to that driver, or run without the P2P paths (vLLM "
+               "--disable-custom-all-reduce) and measure what the bridge was worth.",
+               refs=["nccl_trouble"])
 
 
 @rule("ticket.pp_bubble", "pp_bubble")

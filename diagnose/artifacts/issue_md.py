@@ -374,6 +374,8 @@ COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_sc
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
                          r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?(?:[Bb](?:its?|ytes?)?)(?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
+# A GPU's model number is no figure: "8*3090", "4×4090", "RTX 3090", "Tesla V100" (issue 11 k).
+GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
 
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
@@ -424,7 +426,7 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
                            for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
                            if not s.rstrip().endswith(("?", "？"))
-                           for m in BARE_FIGURE.finditer(s))
+                           for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()]))
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
             if m.group(3)[1:2] == "b" and NETWORK_LINK.search(ln):
