@@ -1832,10 +1832,37 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"(?:do|use|get|establish|access|run|support|set up|initiali[sz]e)\s+(?:the\s+)?"
         r"(?:GPU\s+)?(?:P2P|peer[- ]to[- ]peer|peer access)\b",
         r"\b(?:P2P|peer[- ]to[- ]peer|peer access)\b[^.\n]{0,30}?\b(?:does ?n[o']t|did ?n[o']t|do ?n[o']t)\s+work\b",
+        # `nvidia-smi topo -p2p r|w|n` cells said in prose: CNS chipset, GNS GPU, TNS topology not supported, NS
+        # not supported (the legend line "CNS = Chipset not supported" itself is no observation)
+        r"\btopo\s+-p2p\b[^.\n]{0,60}?(?<![\w-])(?-i:CNS|GNS|TNS|NS)\b(?!\s*=)",
+        r"(?<![\w-])(?-i:CNS|GNS|TNS)\b(?!\s*=)[^.\n]{0,40}?\b(?:P2P|peer)\b",
     ],
+    # lsmod showing no GPUDirect RDMA module ("lsmod | grep peermem shows nothing")
+    "module_missing": [
+        r"\blsmod\b[^\n]{0,30}?\b(nvidia[-_]peermem|nv_peer_mem|peermem|peer_mem|gdrdrv)\b[^.\n]{0,30}?"
+        r"\b(?:shows|returns|prints|gives|outputs?)\s+(?:nothing|no output|empty|an empty)",
+    ],
+    # NCCL's transport lines without the GDRDMA suffix, said in words ("via NET/IB/0 without GDRDMA")
+    "gdr_off": [r"\b(?:without|no|missing|lacks?)\s+(?:the\s+)?(?:GDRDMA|GDR|GPU ?Direct ?RDMA)\b(?!\s+(?:issues?|"
+                r"problems?|errors?))"],
+    # nvidia-smi's own field names for a link trained below its maximum: "PCIe Generation Current : 1"
+    "pcie_degraded": [r"\bGen(?:eration)?\s*(?:/\s*)?Current\s*:?\s*[12]\b(?!\.)",
+                      r"\bpcie\.link\.gen\.current\b\W{0,6}[12]\b(?!\.)"],
+    # PCIe Access Control Services redirecting peer requests up to the root complex (NCCL troubleshooting, "PCI
+    # Access Control Services (ACS)"): lspci's ACSCtl flags quoted in prose, or said in words
+    # nodes joined by Ethernet alone, no RDMA fabric: NCCL's only inter-node transport is then its TCP sockets
+    "tcp_only": [
+        r"\b(?:only|just|plain|regular|standard|ordinary|normal|commodity)\s+(?:an?\s+)?"
+        r"(?:\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)\s*)?(?:ethernet|TCP(?:/IP)?|GbE)\b",
+        r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
+        r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
+        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)(?:\s+(?:network|fabric|NICs?|cards?|between))?\b(?!\s+devices?\s+found)",
+    ],
+    "acs_on": [r"\bACSCtl:?\s*SrcValid\+", r"\b(?:ReqRedir|CmpltRedir)\+",
+               r"\bACS\b[^.\n]{0,30}?\b(?:is |was |are )?(?:enabled|turned on|active)\b"],
 }
 for _kind, _words in MORE_WORDS_K.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
 
 # A stated size of the difference between two releases: "around 10% slower", "3x slower", "slower by 5 %".
 _STATED_DIFFERENCE = re.compile(
@@ -1857,3 +1884,29 @@ def stated_release_ratio(quote_text: str) -> float | None:
     if unit == "%":
         return 1 + v / 100 if v < 100 else None
     return v if v >= 1 else None
+
+
+# One GPU slow to every peer while the other pairs are fine: the links its traffic shares, its own PCIe link
+# (or its NVLinks), not the fabric. Said of bandwidth or copies, not of compute ("GPU 3 is slower": one_slow).
+_ONE_TO_ALL = re.compile(
+    r"\bGPU\s?(\d+)\b[^.\n]{0,50}?\b(?:slow\w*|low\w*|only|bad|poor)\b[^.\n]{0,40}?"
+    r"\b(?:to|with|from|and)\s+(?:every|all|each|any)(?:\s+(?:other|the other))?\s+(?:peers?|GPUs?|cards?|devices?)\b|"
+    r"\b(?:every|all|each|only the)\s+(?:pairs?|transfers?|copies|links?)\b[^.\n]{0,30}?"
+    r"\b(?:with|involving|to|from|that (?:includes?|touch(?:es)?))\s+GPU\s?(\d+)\b[^.\n]{0,30}?\b(?:slow\w*|low\w*)\b",
+    re.I)
+_BW_CONTEXT = re.compile(r"\b(?:GB/s|bandwidth|bw|busbw|P2P|peer|copy|copies|transfer\w*|p2pBandwidth\w*|"
+                         r"nvbandwidth|all[-_ ]?reduce)\b", re.I)
+
+
+def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
+    """A GPU slow to every peer in a transfer or bandwidth test, the other pairs fine: data {gpu}."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _ONE_TO_ALL.search(sentence)
+            if not m or not _BW_CONTEXT.search(sentence) or \
+                    _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            out.append(Claim("one_gpu_slow_to_all", source, _quote(sentence, m, 60),
+                             {"gpu": int(m.group(1) or m.group(2))}, guess=_guessed(sentence)))
+    return out

@@ -1170,6 +1170,37 @@ def net_socket(facts: Facts, predictions=None):
                     refs=["nccl_trouble", "nccl_env"])
 
 
+def _asked(facts: Facts, c: Claim) -> bool:
+    """Is the claim's sentence a question ("... would plain ethernet be the reason?"): a cause offered, not seen."""
+    core = c.quote.strip("…").strip()[:40]
+    return any(core in s and s.rstrip().endswith(("?", "？"))
+               for _, text in claims.texts(facts) for s in claims.sentences(text))
+
+
+@rule("ticket.tcp_only", "socket_fallback")
+def tcp_only(facts: Facts, predictions=None):
+    """Nodes joined by Ethernet alone (no InfiniBand, RoCE or EFA), a job across them slow: NCCL's only inter-node
+    transport there is its TCP socket one, a fraction of an RDMA fabric's bandwidth at many times its latency."""
+    c = _first(facts, "tcp_only")
+    if not c or c.guess or _asked(facts, c) or not _across_nodes(facts):
+        return
+    said = claims.symptom_quote(facts)
+    rdma = [t for _, t in claims.texts(facts) if _RDMA_WORDS.search(t)]
+    if not said or said[2] not in ("slow", "scaling", "normal?") or \
+            any(not re.search(r"\bno\s+" + _RDMA_WORDS.pattern, t) for t in rdma):
+        return  # an RDMA fabric named as present: its use is what to check (ticket.net_socket, nccl.socket_fallback)
+    yield make("ticket.tcp_only", "socket_fallback", "warning", weight(c, 0.5),
+               "The nodes talk over Ethernet alone: NCCL runs its TCP socket transport between them",
+               "Without an RDMA fabric (InfiniBand, RoCE, EFA) NCCL moves inter-node traffic through TCP sockets: the "
+               "CPU copies every byte, the link gives a fraction of its line rate, and each message pays tens of "
+               "microseconds; data-parallel gradients and above all tensor-parallel activations across nodes then "
+               "wait on the network.",
+               [claim_ev(c, "the network between the nodes")],
+               fix="Keep tensor parallelism inside a node and only pipeline stages or replicas across nodes; for "
+               "training across nodes use RDMA NICs (RoCE/InfiniBand) or expect the socket ceiling "
+               "(all_reduce_perf across the two nodes shows it).", refs=["nccl_env", "vllm_parallel"])
+
+
 @rule("ticket.pcie_words", "pcie_link_degraded")
 def pcie_words(facts: Facts, predictions=None):
     """A PCIe link running below its capability (lspci's '(downgraded)', 'Gen1 instead of Gen4', 'stuck at
@@ -1198,6 +1229,58 @@ def pcie_words(facts: Facts, predictions=None):
                "pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max --format=csv` and `lspci -vvv` (LnkSta "
                "against LnkCap); move the card to a CPU-attached x16 slot, replace the riser, or set the slot's "
                "generation in the BIOS.",
+               refs=["nvidia_smi"])
+
+
+@rule("ticket.acs_on", "p2p_disabled")
+def acs_on(facts: Facts, predictions=None):
+    """PCIe ACS redirect quoted or said on bare metal, with GPUs talking over PCIe: peer requests go up to the root
+    complex (NCCL troubleshooting, "PCI Access Control Services"), so P2P hangs or crawls."""
+    c = _first(facts, "acs_on")
+    if not c or c.guess or is_virtualized(facts) or has_nvlink(facts) or facts.host("acs_enabled_bridges"):
+        return  # a guest's ACS belongs to the hypervisor; lspci parsed: the node rules read the bridges themselves
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("hang", "slow", "scaling", "error"):
+        return
+    yield make("ticket.acs_on", "p2p_disabled", "warning", weight(c, 0.55),
+               "PCIe ACS redirects the GPUs' peer traffic through the root complex",
+               "With Access Control Services redirect enabled on the PCIe bridges, every peer-to-peer request between "
+               "GPUs is sent up to the CPU's root complex (and the IOMMU) instead of across the switch: NCCL's P2P "
+               "transport then hangs or runs far below the link rate, while each GPU alone is fine.",
+               [claim_ev(c, "ACS on the PCIe bridges")],
+               fix="Disable ACS on bare metal (BIOS 'ACS' / 'PCIe ACS control', or `setpci` on the bridges as NCCL's "
+               "troubleshooting guide shows) and check `sudo lspci -vvv | grep ACSCtl` shows SrcValid-; "
+               "then rerun all_reduce_perf.", refs=["nccl_acs"])
+
+
+@rule("ticket.one_gpu_link", "pcie_link_degraded", "nvlink_down")
+def one_gpu_link(facts: Facts, predictions=None):
+    """One GPU slow to every peer while the other pairs are fine: what all its transfers share is its own link,
+    PCIe (a slot, riser or lane count) or, on an NVLink board, its NVLinks; the fabric itself is fine."""
+    found = [c for c in claims.one_gpu_slow_to_all(facts) if not c.guess]
+    if not found or [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.pcie_width_current]:
+        return  # parsed link states: topology.pcie_link judges them
+    c = found[0]
+    gpu = c.data["gpu"]
+    if has_nvlink(facts):
+        yield make("ticket.one_gpu_link", "nvlink_down", "warning", weight(c, 0.5),
+                   f"GPU{gpu} is slow to every peer: its own NVLinks are the suspect",
+                   "Every pair that includes this GPU is slow and the others are not, so the fault sits on what only "
+                   "its transfers share: its NVLinks (a link down or degraded, a bridge not seated) rather than the "
+                   "fabric or the software.",
+                   [claim_ev(c, "one GPU slow to all its peers")],
+                   fix=f"`nvidia-smi nvlink -s -i {gpu}` and `nvidia-smi nvlink -e -i {gpu}` (link state and error "
+                   "counters), then reseat or service the board.", refs=["nvidia_smi"])
+        return
+    yield make("ticket.one_gpu_link", "pcie_link_degraded", "warning", weight(c, 0.5),
+               f"GPU{gpu} is slow to every peer: its own PCIe link is the suspect",
+               "Every pair that includes this GPU is slow and the others are not, so the fault sits on what only its "
+               "transfers share: its PCIe link (trained at a lower generation or width, a riser, a chipset slot), not "
+               "the CPU, the switch or NCCL.",
+               [claim_ev(c, "one GPU slow to all its peers")],
+               fix=f"Compare GPU{gpu}'s `nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current,"
+               "pcie.link.gen.max,pcie.link.width.max --format=csv` under load with the others', and its `lspci -vvv` "
+               "LnkSta against LnkCap; move it to a CPU-attached x16 slot or replace the riser.",
                refs=["nvidia_smi"])
 
 

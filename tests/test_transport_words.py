@@ -162,3 +162,107 @@ def test_over_active_nvlink_a_guess_or_working_p2p_is_no_refusal(tmp_path, sente
     old = "Since updating to v0.6.0, my two Nvlinked 3090's can not do p2p and work with tensor parallel."
     _, findings = case_answer(tmp_path, "u6c09", lambda text: text.replace(old, sentence))
     assert not fired(findings, "ticket.p2p_refused")
+
+
+# --------------------------------------------------------------------------- `topo -p2p` cells, lsmod, GDRDMA, ACS
+
+@pytest.mark.parametrize("text, kind", [
+    ("nvidia-smi topo -p2p r shows CNS between every pair of our L40S.", "no_p2p"),
+    ("`nvidia-smi topo -p2p w` prints NS for GPU0-GPU3.", "no_p2p"),
+    ("All pairs report TNS, so peer access cannot work.", "no_p2p"),
+    ("lsmod | grep peermem shows nothing on the second node.", "module_missing"),
+    ("The log has via NET/IB/0 without GDRDMA on both hosts.", "gdr_off"),
+    ("lspci -vvv | grep ACSCtl gives ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+", "acs_on"),
+    ("ACS is enabled on the PLX switch in the BIOS.", "acs_on"),
+    ("nvidia-smi -q under load: PCIe Generation Current : 1, Max : 4.", "pcie_degraded"),
+])
+def test_tool_words_said_in_prose_are_claims(text, kind):
+    found = claims.find(said(text), kind)
+    assert found and not found[0].guess
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("CNS  = Chipset not supported", "no_p2p"),  # the legend printed under every matrix
+    ("ACSCtl: SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd-", "acs_on"),  # ACS off
+    ("ACS is disabled on all bridges.", "acs_on"),
+    ("There are no GDRDMA issues once nvidia-peermem is loaded.", "gdr_off"),
+    ("PCIe Generation Current : 4, Max : 4.", "pcie_degraded"),
+])
+def test_the_same_tools_saying_all_is_well_are_no_claims(text, kind):
+    assert not claims.find(said(text), kind)
+
+
+def test_acs_on_bare_metal_with_a_hang_is_p2p_disabled():
+    answer, findings = ticket("4x RTX A6000 on bare metal: all_reduce_perf hangs between GPU1 and GPU2. "
+                              "lspci shows ACSCtl: SrcValid+ ReqRedir+ CmpltRedir+ on the switch ports.")
+    assert [f.category for f in fired(findings, "ticket.acs_on")] == ["p2p_disabled"]
+    assert answer.category == "p2p_disabled"
+    _, in_vm = ticket("In our KVM guest all_reduce_perf hangs; ACSCtl: SrcValid+ ReqRedir+ CmpltRedir+.")
+    assert not fired(in_vm, "ticket.acs_on")  # a guest's ACS is the hypervisor's: virtualization judges it
+
+
+# --------------------------------------------------------------------------- one GPU slow to every peer
+
+@pytest.mark.parametrize("text", [
+    "In p2pBandwidthLatencyTest GPU 3 is slow to every peer: 3 GB/s while the other pairs get 25 GB/s.",
+    "Every pair that includes GPU 5 is slow in nvbandwidth, the rest reach 50 GB/s.",
+    "GPU2 gets only 4 GB/s bandwidth with all the other GPUs.",
+])
+def test_one_gpu_slow_to_all_its_peers_points_at_its_link(text):
+    answer, findings = ticket("Four A6000 in one workstation, tensor parallel is slow. " + text)
+    assert [f.category for f in fired(findings, "ticket.one_gpu_link")] == ["pcie_link_degraded"]
+    assert answer.category == "pcie_link_degraded"
+
+
+@pytest.mark.parametrize("text", [
+    "No GPU is slow to every peer; all pairs reach 25 GB/s.",  # ruled out
+    "GPU 3 is slower than the others at the same batch size.",  # compute, not transfers: a straggler
+    "Maybe GPU 3 is slow to every peer in p2pBandwidthLatencyTest?",  # a guess
+])
+def test_no_one_gpu_link_without_the_observation(text):
+    _, findings = ticket("Four A6000 in one workstation, tensor parallel is slow. " + text)
+    assert not fired(findings, "ticket.one_gpu_link")
+
+
+def test_one_gpu_slow_on_an_nvlink_board_suspects_its_nvlinks():
+    _, findings = ticket("8x H100 SXM with NVLink: in nvbandwidth GPU 6 is slow to all other GPUs, 120 GB/s against "
+                         "the 350 GB/s the other pairs reach.")
+    assert [f.category for f in fired(findings, "ticket.one_gpu_link")] == ["nvlink_down"]
+
+
+# --------------------------------------------------------------------------- SGLang spread over nodes
+
+def test_sglang_nnodes_spreads_its_tp_times_pp_world_over_the_nodes():
+    from diagnose.artifacts import launch
+
+    (w,) = [r for r in launch.parse("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 16 "
+                                    "--dist-init-addr 10.0.0.1:5000 --nnodes 2 --node-rank 0", "cmd.txt")
+            if isinstance(r, Workload)]
+    assert (w.tp, w.nodes, w.gpu_count) == (16, 2, 16)
+    (w,) = [r for r in launch.parse("python3 -m sglang.launch_server --model-path m --tp 8 --pp-size 2 --nnodes 2",
+                                    "cmd.txt") if isinstance(r, Workload)]
+    assert (w.tp, w.nodes, w.gpu_count) == (8, 2, 16)  # TP 8 per node, pipeline across: no cross-node TP
+
+
+# --------------------------------------------------------------------------- nodes joined by Ethernet alone
+
+@pytest.mark.parametrize("text", [
+    "DDP on 2 machines with 4x 3090 each is slower than one machine; the machines are connected with 1 Gbps ethernet.",
+    "Multi-node training on two servers is slow: there is only 25GbE between the servers, no RDMA.",
+    "Two nodes talking plain TCP/IP, and the all-reduce across them is very slow.",
+])
+def test_a_tcp_only_cluster_is_socket_fallback(text):
+    answer, findings = ticket(text)
+    assert [f.category for f in fired(findings, "ticket.tcp_only")] == ["socket_fallback"]
+    assert answer.category == "socket_fallback" and answer.confidence <= 0.65
+
+
+@pytest.mark.parametrize("text", [
+    "Two nodes with InfiniBand, not just ethernet, and the all-reduce across them is slow.",  # ruled out
+    "Two nodes connected by 100 Gb ethernet with RoCE, the all-reduce across them is slow.",  # RDMA present
+    "One server with 8 GPUs is slow; it has plain ethernet to the storage.",  # one node: no inter-node traffic
+    "Two nodes and the all-reduce across them is slow: would plain ethernet be the reason?",  # a question
+])
+def test_no_tcp_only_verdict_without_an_ethernet_only_cluster(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.tcp_only")

@@ -172,7 +172,8 @@ def _plain(text: str) -> str:
     """Markdown markup off the prose: images, link targets, HTML tags, emphasis."""
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"</?[A-Za-z!][^<>\n]{0,200}>", " ", text)  # a tag starts with a name: "<3B ... >7B" is prose
+    # a tag starts with a name: "<3B ... >7B" is prose; nvidia-smi's "<inactive>" (nvlink -s) is no tag
+    text = re.sub(r"</?(?!inactive>)[A-Za-z!][^<>\n]{0,200}>", " ", text)
     text = re.sub(r"(\*\*|__|`)", "", text)
     return re.sub(r"[ \t]+", " ", text).strip()
 
