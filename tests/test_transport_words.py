@@ -266,3 +266,47 @@ def test_a_tcp_only_cluster_is_socket_fallback(text):
 def test_no_tcp_only_verdict_without_an_ethernet_only_cluster(text):
     _, findings = ticket(text)
     assert not fired(findings, "ticket.tcp_only")
+
+
+# --------------------------------------------------------------------------- a link read under load, in words
+
+QUERY = """```
+$ nvidia-smi --format=csv --query-gpu=index,pcie.link.gen.current,pcie.link.width.current,\
+pcie.link.gen.max,pcie.link.width.max
+index, pcie.link.gen.current, pcie.link.width.current, pcie.link.gen.max, pcie.link.width.max
+0, 4, 16, 4, 16
+1, 1, 16, 4, 16
+```
+"""
+
+
+def issue_verdict(tmp_path, body: str):
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate, ticket_verdict
+
+    title = "# Multi-GPU inference is slower than expected\n\n### Describe the bug\n\n"
+    (tmp_path / "issue.md").write_text(title + body)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+@pytest.mark.parametrize("words", [
+    "This is while running vLLM TP2, decode is slow.",
+    "Captured under load with TP=2; decode is slow.",
+    "Read during inference; decode is slow.",
+])
+def test_a_low_link_generation_read_under_load_is_degraded(tmp_path, words):
+    answer, findings = issue_verdict(tmp_path, QUERY + words + "\n")
+    assert [f.severity for f in findings if f.rule == "topology.pcie_link"] == ["critical"]
+    assert answer.category == "pcie_link_degraded"
+
+
+@pytest.mark.parametrize("words", [
+    "Decode with TP=2 is slow.",  # when it was read is not said: power saving stays possible
+    "This was read while the GPUs were idle, decode with TP=2 is slow.",
+])
+def test_a_low_link_generation_without_load_is_no_fault(tmp_path, words):
+    _, findings = issue_verdict(tmp_path, QUERY + words + "\n")
+    assert [f.severity for f in findings if f.rule == "topology.pcie_link" and f.category != "insufficient_data"] \
+        == ["ok"]
