@@ -310,3 +310,34 @@ def test_a_low_link_generation_without_load_is_no_fault(tmp_path, words):
     _, findings = issue_verdict(tmp_path, QUERY + words + "\n")
     assert [f.severity for f in findings if f.rule == "topology.pcie_link" and f.category != "insufficient_data"] \
         == ["ok"]
+
+
+# --------------------------------------------------------------------------- tool output pasted without a fence
+
+NVLINK_UNFENCED = """GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)
+	 Link 0: 25 GB/s
+	 Link 1: <inactive>
+	 Link 2: 25 GB/s
+GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-5678)
+	 Link 0: 25 GB/s
+	 Link 1: 25 GB/s
+	 Link 2: 25 GB/s
+"""
+
+
+def test_unfenced_tool_output_is_output_not_prose(tmp_path):
+    from diagnose.evidence import Measurement as M
+
+    body = "The all-reduce is much slower than expected. nvidia-smi nvlink -s:\n\n" + NVLINK_UNFENCED
+    records = issue_md.parse("# All-reduce is slow\n\n" + body, "issue.md")
+    assert not [m for m in records if isinstance(m, M) and m.stat == "reported"]  # a link's rate is no measurement
+    answer, _ = issue_verdict(tmp_path, body)
+    assert answer.category == "nvlink_down" and answer.confidence > 0.65  # parsed output, not the reporter's words
+
+
+def test_a_rate_the_reporter_wrote_stays_a_measurement():
+    from diagnose.evidence import Measurement as M
+
+    records = issue_md.parse("# All-reduce is slow\n\nWe only get 25 GB/s of bus bandwidth with all_reduce_perf "
+                             "on 8 A100.\n", "issue.md")
+    assert [m.value for m in records if isinstance(m, M) and m.stat == "reported"] == [25.0]

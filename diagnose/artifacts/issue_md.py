@@ -163,6 +163,12 @@ def parse(text: str, name: str) -> list:
     parsed = {(r.source, r.value) for r in out if isinstance(r, Measurement) and r.stat != "reported"}
     out = [r for r in out
            if not (isinstance(r, Measurement) and r.stat == "reported" and (r.source, r.value) in parsed)]
+    # (issue 11 k) a line a tool printed and a parser read (an NVLink state, a topology row, an lspci link) is output
+    # pasted without a fence: its figures are the tool's fields, not rates the reporter measured, and it is not
+    # the reporter's prose
+    tool_lines = {r.source for r in out if not isinstance(r, (Note, Measurement, Workload))}
+    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in tool_lines)]
+    out[0].data["prose_sources"] = [s for s in out[0].data["prose_sources"] if s not in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
     return out
