@@ -1910,3 +1910,30 @@ def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
             out.append(Claim("one_gpu_slow_to_all", source, _quote(sentence, m, 60),
                              {"gpu": int(m.group(1) or m.group(2))}, guess=_guessed(sentence)))
     return out
+
+
+# Two PyTorch releases set against each other ("torch~=2.1.1 ... torch~=2.3.0", "PyTorch 1.13 vs 2.1", "torch > 2.1"):
+# each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency; torch.cuda.nccl.version() names it), so
+# a distributed job that changes speed with the release alone may be seeing an NCCL change.
+_TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~<>!:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
+_TORCH_FROM_TO = re.compile(r"\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+"
+                            r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)", re.I)
+_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\b\s*(?:>|>=|versions? (?:after|since|newer than|above))\s*"
+                          r"v?(\d\.\d{1,2})\b", re.I)
+
+
+def torch_releases_compared(facts: Facts) -> list[Claim]:
+    """The reporter sets two PyTorch releases against each other: data {versions}."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        found = [m.group(1) for m in _TORCH_RELEASE.finditer(text)]
+        found += [v for m in _TORCH_FROM_TO.finditer(text) for v in m.groups()]
+        versions = list(dict.fromkeys(found))
+        later = _TORCH_AFTER.search(text)
+        if len({version_key(v)[:2] for v in versions}) >= 2 or later:
+            m = later or _TORCH_RELEASE.search(text) or _TORCH_FROM_TO.search(text)
+            sentence = next((x for x in sentences(text) if m.group(0) in x), m.group(0))
+            out.append(Claim("torch_releases_compared", source, _quote(text, m, 80),
+                             {"versions": versions or [later.group(1)]},
+                             guess=_guessed(sentence) or sentence.rstrip().endswith(("?", "？"))))
+    return out

@@ -721,8 +721,8 @@ def module_missing(facts: Facts, predictions=None):
 def engine_versions(facts: Facts, predictions=None):
     """The same setup is slower on a newer release of the serving engine: a software regression."""
     c = _first(facts, "engine_versions_compared")
-    if not c:
-        return
+    if not c or (not c.data["engine"] and claims.torch_releases_compared(facts)):
+        return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
     versions = " vs ".join(c.data["versions"][:2])
     engine = c.data["engine"] or engine_of(facts) or "the engine"
     yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6),
@@ -732,6 +732,34 @@ def engine_versions(facts: Facts, predictions=None):
                [claim_ev(c, "releases compared")],
                fix="Compare the two releases' launch logs for changed defaults; bisect releases and report it upstream "
                "with both figures.")
+
+
+_DISTRIBUTED = re.compile(r"\b(?:DDP|DistributedDataParallel|FSDP|NCCL|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|"
+                          r"torchrun|torch\.distributed|multi[- ]?(?:GPU|node)|tensor[- ]parallel\w*|"
+                          r"data[- ]parallel\w*)\b", re.I)
+
+
+@rule("ticket.torch_releases", "nccl_regression")
+def torch_releases(facts: Facts, predictions=None):
+    """A distributed job slower on one PyTorch release than another, nothing else changed: each release's wheels pin
+    their own NCCL (nvidia-nccl-cu*), so the collective library changed with it and is the first suspect."""
+    found = [c for c in claims.torch_releases_compared(facts) if not c.guess]
+    said = claims.symptom_quote(facts)
+    text = " ".join(t for _, t in claims.texts(facts))
+    if not found or not said or said[2] not in ("slow", "scaling") or not _DISTRIBUTED.search(text) \
+            or claims.fixed_by(text) or claims.find(facts, "nccl_versions_compared"):
+        return  # NCCL's own versions named: nccl.regression reads them
+    c = found[0]
+    yield make("ticket.torch_releases", "nccl_regression", "warning", weight(c, 0.45),
+               f"The job changes speed with the PyTorch release ({', '.join(c.data['versions'][:3])}): "
+               "its bundled NCCL changed too",
+               "PyTorch's wheels each pin an NCCL release (the nvidia-nccl-cu* dependency), so moving between PyTorch "
+               "releases swaps the collective library under a distributed job; a change in NCCL's defaults or a "
+               "regression between its releases then shows as the framework slowing down.",
+               [claim_ev(c, "PyTorch releases compared")],
+               fix="Print `torch.cuda.nccl.version()` under both releases and run all_reduce_perf (nccl-tests) "
+               "against each libnccl on the same GPUs; if NCCL explains it, pin the older NCCL wheel or report it "
+               "upstream with both runs.", refs=["nccl_releases"])
 
 
 @rule("ticket.cpu_bound", "host_bound")

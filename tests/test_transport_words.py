@@ -243,30 +243,6 @@ def test_sglang_nnodes_spreads_its_tp_times_pp_world_over_the_nodes():
     assert (w.tp, w.nodes, w.gpu_count) == (8, 2, 16)  # TP 8 per node, pipeline across: no cross-node TP
 
 
-# --------------------------------------------------------------------------- nodes joined by Ethernet alone
-
-@pytest.mark.parametrize("text", [
-    "DDP on 2 machines with 4x 3090 each is slower than one machine; the machines are connected with 1 Gbps ethernet.",
-    "Multi-node training on two servers is slow: there is only 25GbE between the servers, no RDMA.",
-    "Two nodes talking plain TCP/IP, and the all-reduce across them is very slow.",
-])
-def test_a_tcp_only_cluster_is_socket_fallback(text):
-    answer, findings = ticket(text)
-    assert [f.category for f in fired(findings, "ticket.tcp_only")] == ["socket_fallback"]
-    assert answer.category == "socket_fallback" and answer.confidence <= 0.65
-
-
-@pytest.mark.parametrize("text", [
-    "Two nodes with InfiniBand, not just ethernet, and the all-reduce across them is slow.",  # ruled out
-    "Two nodes connected by 100 Gb ethernet with RoCE, the all-reduce across them is slow.",  # RDMA present
-    "One server with 8 GPUs is slow; it has plain ethernet to the storage.",  # one node: no inter-node traffic
-    "Two nodes and the all-reduce across them is slow: would plain ethernet be the reason?",  # a question
-])
-def test_no_tcp_only_verdict_without_an_ethernet_only_cluster(text):
-    _, findings = ticket(text)
-    assert not fired(findings, "ticket.tcp_only")
-
-
 # --------------------------------------------------------------------------- a link read under load, in words
 
 QUERY = """```
@@ -340,3 +316,43 @@ def test_a_rate_the_reporter_wrote_stays_a_measurement():
     records = issue_md.parse("# All-reduce is slow\n\nWe only get 25 GB/s of bus bandwidth with all_reduce_perf "
                              "on 8 A100.\n", "issue.md")
     assert [m.value for m in records if isinstance(m, M) and m.stat == "reported"] == [25.0]
+
+
+# --------------------------------------------------------------------------- the network and the release, in words
+
+@pytest.mark.parametrize("rule_id, category, text", [
+    # nodes joined by Ethernet alone: NCCL's socket transport between them
+    ("ticket.tcp_only", "socket_fallback", "DDP on 2 machines with 4x 3090 each is slower than one machine; the "
+     "machines are connected with 1 Gbps ethernet."),
+    ("ticket.tcp_only", "socket_fallback", "Multi-node training on two servers is slow: there is only 25GbE between "
+     "the servers, no RDMA."),
+    ("ticket.tcp_only", "socket_fallback", "Two nodes talking plain TCP/IP, and the all-reduce across them is very "
+     "slow."),
+    # a distributed job slower on another PyTorch release: its bundled NCCL changed with it
+    ("ticket.torch_releases", "nccl_regression", "DDP training on 8 A100 got 30% slower after upgrading PyTorch from "
+     "2.0.1 to 2.2.0."),
+    ("ticket.torch_releases", "nccl_regression", "Our FSDP job on 4 GPUs is much slower with torch 2.1 than with "
+     "torch 1.13, same code and data."),
+    ("ticket.torch_releases", "nccl_regression", "Multi-GPU data parallel training is slower on torch versions after "
+     "2.1."),
+])
+def test_said_network_and_release_leads(rule_id, category, text):
+    answer, findings = ticket(text)
+    assert [f.category for f in fired(findings, rule_id)] == [category]
+    assert answer.category == category and answer.confidence <= 0.65  # words, not a measurement
+
+
+@pytest.mark.parametrize("rule_id, text", [
+    ("ticket.tcp_only", "Two nodes with InfiniBand, not just ethernet, and the all-reduce across them is slow."),
+    ("ticket.tcp_only", "Two nodes connected by 100 Gb ethernet with RoCE, the all-reduce across them is slow."),
+    ("ticket.tcp_only", "One server with 8 GPUs is slow; it has plain ethernet to the storage."),  # one node
+    ("ticket.tcp_only", "Two nodes and the all-reduce across them is slow: would plain ethernet be the reason?"),
+    ("ticket.torch_releases", "DDP training on 8 A100 got faster after upgrading PyTorch from 2.0.1 to 2.2.0."),
+    ("ticket.torch_releases", "Single-GPU inference is slower with torch 2.3 than with torch 2.1."),  # not distributed
+    ("ticket.torch_releases", "Upgrading torch from 2.1 to 2.3 fixed the slow DDP all-reduce we had."),  # the fix
+    ("ticket.torch_releases", "DDP is slower with NCCL 2.20.5 (torch 2.3) than with NCCL 2.18.5 (torch 2.1)."),
+    ("ticket.torch_releases", "Could the DDP slowdown come from moving from torch 2.1 to torch 2.3?"),  # a question
+])
+def test_no_network_or_release_lead_when_ruled_out_absent_or_asked(rule_id, text):
+    _, findings = ticket(text)
+    assert not fired(findings, rule_id)
