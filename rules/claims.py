@@ -1848,18 +1848,32 @@ MORE_WORDS_K: dict[str, list[str]] = {
     # nvidia-smi's own field names for a link trained below its maximum: "PCIe Generation Current : 1"
     "pcie_degraded": [r"\bGen(?:eration)?\s*(?:/\s*)?Current\s*:?\s*[12]\b(?!\.)",
                       r"\bpcie\.link\.gen\.current\b\W{0,6}[12]\b(?!\.)"],
-    # PCIe Access Control Services redirecting peer requests up to the root complex (NCCL troubleshooting, "PCI
-    # Access Control Services (ACS)"): lspci's ACSCtl flags quoted in prose, or said in words
     # nodes joined by Ethernet alone, no RDMA fabric: NCCL's only inter-node transport is then its TCP sockets
     "tcp_only": [
         r"\b(?:only|just|plain|regular|standard|ordinary|normal|commodity)\s+(?:an?\s+)?"
         r"(?:\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)\s*)?(?:ethernet|TCP(?:/IP)?|GbE)\b",
         r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
         r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
+        r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
         r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)(?:\s+(?:network|fabric|NICs?|cards?|between))?\b(?!\s+devices?\s+found)",
     ],
-    "acs_on": [r"\bACSCtl:?\s*SrcValid\+", r"\b(?:ReqRedir|CmpltRedir)\+",
-               r"\bACS\b[^.\n]{0,30}?\b(?:is |was |are )?(?:enabled|turned on|active)\b"],
+    # Peer requests sent up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)" and "IO
+    # virtualization"): lspci's ACSCtl flags quoted in prose, ACS or a translating IOMMU said in words (iommu=pt,
+    # passthrough, leaves peer traffic alone)
+    "pcie_redirect": [
+        r"\bACSCtl:?\s*SrcValid\+", r"\b(?:ReqRedir|CmpltRedir)\+",
+        r"\bACS\b[^.\n]{0,30}?\b(?:is |was |are )?(?:enabled|turned on|active)\b",
+        r"\b(?:intel_iommu|amd_iommu)=on\b(?![^\n]{0,40}\biommu=pt\b)",
+        r"\b(?:IOMMU|VT-d|AMD-Vi)\b[^.\n]{0,20}?\b(?:is |was )?(?:on|enabled|active)\b(?![^.\n]{0,40}\b(?:iommu=pt|"
+        r"pass-?through)\b)",
+    ],
+    # NVLink error counters climbing (`nvidia-smi nvlink -e`: CRC, replay, recovery errors), said in words
+    "link_down": [
+        r"\bnvlink\s+(?:-e|--error-counters)\b(?![^.\n]{0,30}?\b(?:no|zero|0)\s+(?:CRC|replay|recovery|errors?))"
+        r"[^.\n]{0,60}?\b(?:CRC|replay|recovery)\b[^.\n]{0,20}?\berrors?\b",
+        r"\b(?:CRC|replay|recovery)\s+errors?\b[^.\n]{0,20}?\b(?:increas\w*|grow\w*|climb\w*|keep \w+ing)\b"
+        r"[^.\n]{0,40}?\b(?:NVLinks?|links?)\b",
+    ],
 }
 for _kind, _words in MORE_WORDS_K.items():
     PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words

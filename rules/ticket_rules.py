@@ -1260,25 +1260,28 @@ def pcie_words(facts: Facts, predictions=None):
                refs=["nvidia_smi"])
 
 
-@rule("ticket.acs_on", "p2p_disabled")
-def acs_on(facts: Facts, predictions=None):
-    """PCIe ACS redirect quoted or said on bare metal, with GPUs talking over PCIe: peer requests go up to the root
-    complex (NCCL troubleshooting, "PCI Access Control Services"), so P2P hangs or crawls."""
-    c = _first(facts, "acs_on")
-    if not c or c.guess or is_virtualized(facts) or has_nvlink(facts) or facts.host("acs_enabled_bridges"):
-        return  # a guest's ACS belongs to the hypervisor; lspci parsed: the node rules read the bridges themselves
+@rule("ticket.pcie_redirect", "p2p_disabled")
+def pcie_redirect(facts: Facts, predictions=None):
+    """PCIe ACS redirect or a translating IOMMU quoted or said on bare metal, with GPUs talking over PCIe: peer
+    requests go up to the root complex (NCCL troubleshooting, "PCI Access Control Services", "IO virtualization"),
+    so P2P hangs or crawls."""
+    c = _first(facts, "pcie_redirect")
+    parsed = facts.host("acs_enabled_bridges") or facts.host("iommu") or \
+        [link for link in facts.of(PcieLinkFact) if link.acs_redirect_enabled is not None]
+    if not c or c.guess or is_virtualized(facts) or has_nvlink(facts) or parsed:
+        return  # a guest's belongs to the hypervisor; parsed lspci or IOMMU state: host.iommu_acs reads it
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("hang", "slow", "scaling", "error"):
         return
-    yield make("ticket.acs_on", "p2p_disabled", "warning", weight(c, 0.55),
-               "PCIe ACS redirects the GPUs' peer traffic through the root complex",
-               "With Access Control Services redirect enabled on the PCIe bridges, every peer-to-peer request between "
-               "GPUs is sent up to the CPU's root complex (and the IOMMU) instead of across the switch: NCCL's P2P "
-               "transport then hangs or runs far below the link rate, while each GPU alone is fine.",
-               [claim_ev(c, "ACS on the PCIe bridges")],
+    yield make("ticket.pcie_redirect", "p2p_disabled", "warning", weight(c, 0.55),
+               "ACS or the IOMMU redirects the GPUs' peer traffic through the root complex",
+               "With Access Control Services redirect enabled on the PCIe bridges, or the IOMMU translating DMA, every "
+               "peer-to-peer request between GPUs is sent up to the CPU's root complex instead of across the switch: "
+               "NCCL's P2P transport then hangs or runs far below the link rate, while each GPU alone is fine.",
+               [claim_ev(c, "ACS / IOMMU on the PCIe path")],
                fix="Disable ACS on bare metal (BIOS 'ACS' / 'PCIe ACS control', or `setpci` on the bridges as NCCL's "
-               "troubleshooting guide shows) and check `sudo lspci -vvv | grep ACSCtl` shows SrcValid-; "
-               "then rerun all_reduce_perf.", refs=["nccl_acs"])
+               "troubleshooting guide shows) and boot with iommu=pt (or the IOMMU off); check that `sudo lspci -vvv | "
+               "grep ACSCtl` shows SrcValid-, then rerun all_reduce_perf.", refs=["nccl_acs"])
 
 
 @rule("ticket.one_gpu_link", "pcie_link_degraded", "nvlink_down")

@@ -171,9 +171,13 @@ def test_over_active_nvlink_a_guess_or_working_p2p_is_no_refusal(tmp_path, sente
     ("All pairs report TNS, so peer access cannot work.", "no_p2p"),
     ("lsmod | grep peermem shows nothing on the second node.", "module_missing"),
     ("The log has via NET/IB/0 without GDRDMA on both hosts.", "gdr_off"),
-    ("lspci -vvv | grep ACSCtl gives ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+", "acs_on"),
-    ("ACS is enabled on the PLX switch in the BIOS.", "acs_on"),
+    ("lspci -vvv | grep ACSCtl gives ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+", "pcie_redirect"),
+    ("ACS is enabled on the PLX switch in the BIOS.", "pcie_redirect"),
     ("nvidia-smi -q under load: PCIe Generation Current : 1, Max : 4.", "pcie_degraded"),
+    ("The kernel command line has intel_iommu=on.", "pcie_redirect"),
+    ("IOMMU is enabled in the BIOS of this workstation.", "pcie_redirect"),
+    ("nvidia-smi nvlink -e shows CRC errors on link 2 of GPU 5.", "link_down"),
+    ("Replay errors keep increasing on GPU 3's NVLinks.", "link_down"),
 ])
 def test_tool_words_said_in_prose_are_claims(text, kind):
     found = claims.find(said(text), kind)
@@ -182,22 +186,26 @@ def test_tool_words_said_in_prose_are_claims(text, kind):
 
 @pytest.mark.parametrize("text, kind", [
     ("CNS  = Chipset not supported", "no_p2p"),  # the legend printed under every matrix
-    ("ACSCtl: SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd-", "acs_on"),  # ACS off
-    ("ACS is disabled on all bridges.", "acs_on"),
+    ("ACSCtl: SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd-", "pcie_redirect"),  # ACS off
+    ("ACS is disabled on all bridges.", "pcie_redirect"),
     ("There are no GDRDMA issues once nvidia-peermem is loaded.", "gdr_off"),
     ("PCIe Generation Current : 4, Max : 4.", "pcie_degraded"),
+    ("We boot with intel_iommu=on iommu=pt as NVIDIA recommends.", "pcie_redirect"),  # passthrough
+    ("IOMMU is disabled in the BIOS.", "pcie_redirect"),
+    ("nvidia-smi nvlink -e shows no CRC errors on any link.", "link_down"),
+    ("nvidia-smi nvlink -e: zero replay errors everywhere.", "link_down"),
 ])
 def test_the_same_tools_saying_all_is_well_are_no_claims(text, kind):
     assert not claims.find(said(text), kind)
 
 
-def test_acs_on_bare_metal_with_a_hang_is_p2p_disabled():
+def test_acs_or_iommu_on_bare_metal_with_a_hang_is_p2p_disabled():
     answer, findings = ticket("4x RTX A6000 on bare metal: all_reduce_perf hangs between GPU1 and GPU2. "
                               "lspci shows ACSCtl: SrcValid+ ReqRedir+ CmpltRedir+ on the switch ports.")
-    assert [f.category for f in fired(findings, "ticket.acs_on")] == ["p2p_disabled"]
+    assert [f.category for f in fired(findings, "ticket.pcie_redirect")] == ["p2p_disabled"]
     assert answer.category == "p2p_disabled"
     _, in_vm = ticket("In our KVM guest all_reduce_perf hangs; ACSCtl: SrcValid+ ReqRedir+ CmpltRedir+.")
-    assert not fired(in_vm, "ticket.acs_on")  # a guest's ACS is the hypervisor's: virtualization judges it
+    assert not fired(in_vm, "ticket.pcie_redirect")  # a guest's ACS is the hypervisor's: virtualization judges it
 
 
 # --------------------------------------------------------------------------- one GPU slow to every peer
@@ -328,6 +336,7 @@ def test_a_rate_the_reporter_wrote_stays_a_measurement():
      "the servers, no RDMA."),
     ("ticket.tcp_only", "socket_fallback", "Two nodes talking plain TCP/IP, and the all-reduce across them is very "
      "slow."),
+    ("ticket.tcp_only", "socket_fallback", "One GPU per node on 4 nodes over 25GbE, and decode with TP=4 is slow."),
     # a distributed job slower on another PyTorch release: its bundled NCCL changed with it
     ("ticket.torch_releases", "nccl_regression", "DDP training on 8 A100 got 30% slower after upgrading PyTorch from "
      "2.0.1 to 2.2.0."),
