@@ -17,9 +17,22 @@ import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, to_gbs, to_ms
-from diagnose.evidence import Measurement, Note, Workload, where
+from diagnose.evidence import (
+    CollectiveResult,
+    Measurement,
+    NcclTransport,
+    Note,
+    NvLinkFact,
+    P2PStatus,
+    PcieLinkFact,
+    TopologyPath,
+    Workload,
+    where,
+)
 
 KIND = "issue_md"
+# Records only a tool's own output lines give (a setting or a GPU named in a sentence is the reporter's prose)
+TOOL_LINE_RECORDS = (NvLinkFact, TopologyPath, PcieLinkFact, P2PStatus, NcclTransport, CollectiveResult)
 EMBEDDED = "embedded_kinds"
 EXCLUSIVE = True  # see artifacts.parse_text: this parser hands the code blocks to the others itself
 
@@ -166,7 +179,7 @@ def parse(text: str, name: str) -> list:
     # (issue 11 k) a line a tool printed and a parser read (an NVLink state, a topology row, an lspci link) is output
     # pasted without a fence: its figures are the tool's fields, not rates the reporter measured, and it is not
     # the reporter's prose
-    tool_lines = {r.source for r in out if not isinstance(r, (Note, Measurement, Workload))}
+    tool_lines = {r.source for r in out if isinstance(r, TOOL_LINE_RECORDS)}
     out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in tool_lines)]
     out[0].data["prose_sources"] = [s for s in out[0].data["prose_sources"] if s not in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
