@@ -365,3 +365,26 @@ def test_said_network_and_release_leads(rule_id, category, text):
 def test_no_network_or_release_lead_when_ruled_out_absent_or_asked(rule_id, text):
     _, findings = ticket(text)
     assert not fired(findings, rule_id)
+
+
+# --------------------------------------------------------------------------- a hang across GPUs named without a count
+
+@pytest.mark.parametrize("text", [
+    "Multi-GPU training with DDP freezes at the first all-reduce on our workstation with RTX A6000 cards.",
+    "Training hangs when I use both GPUs, one GPU works fine.",
+    "vLLM gets stuck at NCCL init with several GPUs on this box.",
+])
+def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(text):
+    answer, findings = ticket(text)
+    assert [f.category for f in fired(findings, "ticket.hang_on_pcie")] == ["p2p_disabled"]
+    assert answer.category == "p2p_disabled" and answer.confidence <= 0.5
+
+
+@pytest.mark.parametrize("text", [
+    "Training hangs on a single GPU after 100 steps.",  # one GPU: no peer traffic
+    "Multi-node training across two servers hangs at init.",  # between nodes: the network's
+    "Training with both GPUs hangs; they are joined by an NVLink bridge.",  # over NVLink PCIe P2P is not the path
+])
+def test_no_pcie_p2p_suspect_for_one_gpu_other_nodes_or_nvlink(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.hang_on_pcie")
