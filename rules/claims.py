@@ -821,7 +821,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
     if kind in _NEGATIVE_KINDS:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
-        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,-]{0,12}$", window, re.I)
+        return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
     before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1])
     if before and _CLAUSE.search(before.group(0)):
@@ -1205,7 +1205,10 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
-              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|"
+              r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
+              r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
+              r"use|do)\b|"
+              r"\bnot supported\b|\binvalid\b|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
                 + "|" + _CJK_SCALING),
@@ -1812,4 +1815,139 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
             first_pp = re.match(_PP_WORDS, m.group(0), re.I) is not None
             better = re.search(_WINS, m.group(0), re.I) is not None
             out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60), {"pp_wins": first_pp == better}))
+    return out
+
+
+# ------------------------------------------------------------------- (issue 11 k) transport words
+
+# More ways tools and people say GPU peer access is refused, merged into the families above: TensorRT-LLM's and
+# LMDeploy's start-up warning ("[TM][WARNING] Device 0 peer access Device 1 is not available."), and the verbs
+# people put between "cannot" and P2P ("can not do p2p", "unable to establish peer access", "P2P doesn't work").
+# (vLLM's "Custom allreduce is disabled because your platform lacks GPU P2P capability" is its routine notice on
+# every PCIe box without P2P, NCCL carrying on: no refusal that breaks anything.)
+MORE_WORDS_K: dict[str, list[str]] = {
+    "no_p2p": [
+        r"\bpeer access (?:to )?(?:Device|GPU)\s*\d+ is not (?:available|supported|enabled)\b",
+        r"\b(?:can\s?not|can't|could\s?not|couldn't|unable to|fail\w* to)\s+"
+        r"(?:do|use|get|establish|access|run|support|set up|initiali[sz]e)\s+(?:the\s+)?"
+        r"(?:GPU\s+)?(?:P2P|peer[- ]to[- ]peer|peer access)\b",
+        r"\b(?:P2P|peer[- ]to[- ]peer|peer access)\b[^.\n]{0,30}?\b(?:does ?n[o']t|did ?n[o']t|do ?n[o']t)\s+work\b",
+        # `nvidia-smi topo -p2p r|w|n` cells said in prose: CNS chipset, GNS GPU, TNS topology not supported, NS
+        # not supported (the legend line "CNS = Chipset not supported" itself is no observation)
+        r"\btopo\s+-p2p\b[^.\n]{0,60}?(?<![\w-])(?-i:CNS|GNS|TNS|NS)\b(?!\s*=)",
+        r"(?<![\w-])(?-i:CNS|GNS|TNS)\b(?!\s*=)[^.\n]{0,40}?\b(?:P2P|peer)\b",
+    ],
+    # lsmod showing no GPUDirect RDMA module ("lsmod | grep peermem shows nothing")
+    "module_missing": [
+        r"\blsmod\b[^\n]{0,30}?\b(nvidia[-_]peermem|nv_peer_mem|peermem|peer_mem|gdrdrv)\b[^.\n]{0,30}?"
+        r"\b(?:shows|returns|prints|gives|outputs?)\s+(?:nothing|no output|empty|an empty)",
+    ],
+    # NCCL's transport lines without the GDRDMA suffix, said in words ("via NET/IB/0 without GDRDMA")
+    "gdr_off": [r"\b(?:without|no|missing|lacks?)\s+(?:the\s+)?(?:GDRDMA|GDR|GPU ?Direct ?RDMA)\b(?!\s+(?:issues?|"
+                r"problems?|errors?))"],
+    # nvidia-smi's own field names for a link trained below its maximum: "PCIe Generation Current : 1"
+    "pcie_degraded": [r"\bGen(?:eration)?\s*(?:/\s*)?Current\s*:?\s*[12]\b(?!\.)",
+                      r"\bpcie\.link\.gen\.current\b\W{0,6}[12]\b(?!\.)"],
+    # nodes joined by Ethernet alone, no RDMA fabric: NCCL's only inter-node transport is then its TCP sockets
+    "tcp_only": [
+        r"\b(?:only|just|plain|regular|standard|ordinary|normal|commodity)\s+(?:an?\s+)?"
+        r"(?:\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)\s*)?(?:ethernet|TCP(?:/IP)?|GbE)\b",
+        r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
+        r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
+        r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
+        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)(?:\s+(?:network|fabric|NICs?|cards?|between))?\b(?!\s+devices?\s+found)",
+    ],
+    # Peer requests sent up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)" and "IO
+    # virtualization"): lspci's ACSCtl flags quoted in prose, ACS or a translating IOMMU said in words (iommu=pt,
+    # passthrough, leaves peer traffic alone)
+    "pcie_redirect": [
+        r"\bACSCtl:?\s*SrcValid\+", r"\b(?:ReqRedir|CmpltRedir)\+",
+        r"\bACS\b[^.\n]{0,30}?\b(?:is |was |are )?(?:enabled|turned on|active)\b",
+        r"\b(?:intel_iommu|amd_iommu)=on\b(?![^\n]{0,40}\biommu=pt\b)",
+        r"\b(?:IOMMU|VT-d|AMD-Vi)\b[^.\n]{0,20}?\b(?:is |was )?(?:on|enabled|active)\b(?![^.\n]{0,40}\b(?:iommu=pt|"
+        r"pass-?through)\b)",
+    ],
+    # NVLink error counters climbing (`nvidia-smi nvlink -e`: CRC, replay, recovery errors), said in words
+    "link_down": [
+        r"\bnvlink\s+(?:-e|--error-counters)\b(?![^.\n]{0,30}?\b(?:no|zero|0)\s+(?:CRC|replay|recovery|errors?))"
+        r"[^.\n]{0,60}?\b(?:CRC|replay|recovery)\b[^.\n]{0,20}?\berrors?\b",
+        r"\b(?:CRC|replay|recovery)\s+errors?\b[^.\n]{0,20}?\b(?:increas\w*|grow\w*|climb\w*|keep \w+ing)\b"
+        r"[^.\n]{0,40}?\b(?:NVLinks?|links?)\b",
+    ],
+}
+for _kind, _words in MORE_WORDS_K.items():
+    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
+
+# A stated size of the difference between two releases: "around 10% slower", "3x slower", "slower by 5 %".
+_STATED_DIFFERENCE = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|x|×|times)\s*(?:\w+\s+){0,2}?"
+    r"(?:slower|faster|lower|higher|less|more|worse|better|drops?|decrease\w*|degradation|regression)\b|"
+    r"\b(?:slower|faster|lower|higher|worse|better|drops?|decrease\w*)\s+by\s+(?:about\s+|around\s+|~)?"
+    r"(\d+(?:\.\d+)?)\s*(%|x|×|times)", re.I)
+
+
+def stated_release_ratio(quote_text: str) -> float | None:
+    """The ratio between two releases a sentence states in words (">= 1"), or None: "10% slower" is 1.1,
+    "3x slower" 3.0. The figures of one system measured twice move by a few percent, so only a ratio past
+    RELEASES_DIFFER says the releases differ."""
+    m = _STATED_DIFFERENCE.search(quote_text)
+    if not m:
+        return None
+    value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    v = float(value)
+    if unit == "%":
+        return 1 + v / 100 if v < 100 else None
+    return v if v >= 1 else None
+
+
+# One GPU slow to every peer while the other pairs are fine: the links its traffic shares, its own PCIe link
+# (or its NVLinks), not the fabric. Said of bandwidth or copies, not of compute ("GPU 3 is slower": one_slow).
+_ONE_TO_ALL = re.compile(
+    r"\bGPU\s?(\d+)\b[^.\n]{0,50}?\b(?:slow\w*|low\w*|only|bad|poor)\b[^.\n]{0,40}?"
+    r"\b(?:to|with|from|and)\s+(?:every|all|each|any)(?:\s+(?:other|the other))?\s+(?:peers?|GPUs?|cards?|devices?)\b|"
+    r"\b(?:every|all|each|only the)\s+(?:pairs?|transfers?|copies|links?)\b[^.\n]{0,30}?"
+    r"\b(?:with|involving|to|from|that (?:includes?|touch(?:es)?))\s+GPU\s?(\d+)\b[^.\n]{0,30}?\b(?:slow\w*|low\w*)\b",
+    re.I)
+_BW_CONTEXT = re.compile(r"\b(?:GB/s|bandwidth|bw|busbw|P2P|peer|copy|copies|transfer\w*|p2pBandwidth\w*|"
+                         r"nvbandwidth|all[-_ ]?reduce)\b", re.I)
+
+
+def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
+    """A GPU slow to every peer in a transfer or bandwidth test, the other pairs fine: data {gpu}."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _ONE_TO_ALL.search(sentence)
+            if not m or not _BW_CONTEXT.search(sentence) or \
+                    _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                continue
+            out.append(Claim("one_gpu_slow_to_all", source, _quote(sentence, m, 60),
+                             {"gpu": int(m.group(1) or m.group(2))}, guess=_guessed(sentence)))
+    return out
+
+
+# Two PyTorch releases set against each other ("torch~=2.1.1 ... torch~=2.3.0", "PyTorch 1.13 vs 2.1", "torch > 2.1"):
+# each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency; torch.cuda.nccl.version() names it), so
+# a distributed job that changes speed with the release alone may be seeing an NCCL change.
+_TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~<>!:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
+_TORCH_FROM_TO = re.compile(r"\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+"
+                            r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)", re.I)
+_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\b\s*(?:>|>=|versions? (?:after|since|newer than|above))\s*"
+                          r"v?(\d\.\d{1,2})\b", re.I)
+
+
+def torch_releases_compared(facts: Facts) -> list[Claim]:
+    """The reporter sets two PyTorch releases against each other: data {versions}."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        found = [m.group(1) for m in _TORCH_RELEASE.finditer(text)]
+        found += [v for m in _TORCH_FROM_TO.finditer(text) for v in m.groups()]
+        versions = list(dict.fromkeys(found))
+        later = _TORCH_AFTER.search(text)
+        if len({version_key(v)[:2] for v in versions}) >= 2 or later:
+            m = later or _TORCH_RELEASE.search(text) or _TORCH_FROM_TO.search(text)
+            sentence = next((x for x in sentences(text) if m.group(0) in x), m.group(0))
+            out.append(Claim("torch_releases_compared", source, _quote(text, m, 80),
+                             {"versions": versions or [later.group(1)]},
+                             guess=_guessed(sentence) or sentence.rstrip().endswith(("?", "？"))))
     return out

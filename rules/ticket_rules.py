@@ -39,6 +39,7 @@ from rules.common import (
     gpu_count,
     has_nvlink,
     is_virtualized,
+    links_per_gpu,
     make,
     measurements,
     node_count,
@@ -369,8 +370,11 @@ def p2p_refused(facts: Facts, predictions=None):
     """The reporter sees GPU peer-to-peer refused or off on bare metal (CUDA's 'peer access is not
     supported', `topo -p2p` NS/CNS, 'P2P disabled'): NCCL then stages GPU-to-GPU traffic through host memory."""
     c = _first(facts, "no_p2p")
-    if not c or is_virtualized(facts) or has_nvlink(facts):
-        return  # in a VM topology.virtualization_no_p2p judges it; over NVLink PCIe P2P is not the path
+    if not c or is_virtualized(facts):
+        return  # in a VM topology.virtualization_no_p2p judges it
+    if has_nvlink(facts):
+        yield from _p2p_refused_over_nvlink(facts, c)
+        return  # over NVLink, PCIe P2P is not the path
     nodes, _ = node_count(facts)
     if (nodes or 1) > 1 and (_gpus(facts) or 0) < 2:
         return
@@ -389,6 +393,28 @@ def p2p_refused(facts: Facts, predictions=None):
                "the PCIe switches (or boot with iommu=pt) and compare all_reduce_perf; "
                "on GeForce boards expect the SHM ceiling and prefer fewer GPUs or a layer split.",
                refs=["nccl_acs", "nccl_trouble"])
+
+
+def _p2p_refused_over_nvlink(facts: Facts, c: Claim):
+    """NVLink links up, and the run fails because peer access is refused: CUDA enables peer access over a bridge
+    only where the driver allows it (driver releases have changed that for GeForce boards), so the links carry
+    nothing and the engine's P2P paths (custom all-reduce, NCCL's P2P transport) fail. Said as an observation of a
+    failing run only: "P2P not supported" beside working NVLink pairs often names the PCIe path alone."""
+    said = claims.symptom_quote(facts)
+    active = [n for n in facts.of(NvLinkFact) if n.active]
+    if c.guess or not active or not said or said[2] not in FAILURES:
+        return
+    yield make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
+               "Peer access is refused although the NVLink links are up",
+               "NVML reports the NVLink links active, yet CUDA refuses peer access between the GPUs. Whether peer "
+               "access is enabled over a bridge is the driver's decision (GeForce drivers have changed it between "
+               "releases), so the links carry no traffic and the engine's peer-to-peer paths fail or fall back to "
+               "host memory.",
+               [claim_ev(c, "peer-to-peer refused"), ev(active[0], "NVLinks reported active", links_per_gpu(active))],
+               fix="Check `nvidia-smi topo -p2p n` (NVLink) and `-p2p r` (PCIe) and the driver version against the one "
+               "that last worked; go back to that driver, or run without the P2P paths (vLLM "
+               "--disable-custom-all-reduce) and measure what the bridge was worth.",
+               refs=["nccl_trouble"])
 
 
 @rule("ticket.pp_bubble", "pp_bubble")
@@ -695,8 +721,8 @@ def module_missing(facts: Facts, predictions=None):
 def engine_versions(facts: Facts, predictions=None):
     """The same setup is slower on a newer release of the serving engine: a software regression."""
     c = _first(facts, "engine_versions_compared")
-    if not c:
-        return
+    if not c or (not c.data["engine"] and claims.torch_releases_compared(facts)):
+        return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
     versions = " vs ".join(c.data["versions"][:2])
     engine = c.data["engine"] or engine_of(facts) or "the engine"
     yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6),
@@ -706,6 +732,34 @@ def engine_versions(facts: Facts, predictions=None):
                [claim_ev(c, "releases compared")],
                fix="Compare the two releases' launch logs for changed defaults; bisect releases and report it upstream "
                "with both figures.")
+
+
+_DISTRIBUTED = re.compile(r"\b(?:DDP|DistributedDataParallel|FSDP|NCCL|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|"
+                          r"torchrun|torch\.distributed|multi[- ]?(?:GPU|node)|tensor[- ]parallel\w*|"
+                          r"data[- ]parallel\w*)\b", re.I)
+
+
+@rule("ticket.torch_releases", "nccl_regression")
+def torch_releases(facts: Facts, predictions=None):
+    """A distributed job slower on one PyTorch release than another, nothing else changed: each release's wheels pin
+    their own NCCL (nvidia-nccl-cu*), so the collective library changed with it and is the first suspect."""
+    found = [c for c in claims.torch_releases_compared(facts) if not c.guess]
+    said = claims.symptom_quote(facts)
+    text = " ".join(t for _, t in claims.texts(facts))
+    if not found or not said or said[2] not in ("slow", "scaling") or not _DISTRIBUTED.search(text) \
+            or claims.fixed_by(text) or claims.find(facts, "nccl_versions_compared"):
+        return  # NCCL's own versions named: nccl.regression reads them
+    c = found[0]
+    yield make("ticket.torch_releases", "nccl_regression", "warning", weight(c, 0.45),
+               f"The job changes speed with the PyTorch release ({', '.join(c.data['versions'][:3])}): "
+               "its bundled NCCL changed too",
+               "PyTorch's wheels each pin an NCCL release (the nvidia-nccl-cu* dependency), so moving between PyTorch "
+               "releases swaps the collective library under a distributed job; a change in NCCL's defaults or a "
+               "regression between its releases then shows as the framework slowing down.",
+               [claim_ev(c, "PyTorch releases compared")],
+               fix="Print `torch.cuda.nccl.version()` under both releases and run all_reduce_perf (nccl-tests) "
+               "against each libnccl on the same GPUs; if NCCL explains it, pin the older NCCL wheel or report it "
+               "upstream with both runs.", refs=["nccl_releases"])
 
 
 @rule("ticket.cpu_bound", "host_bound")
@@ -956,6 +1010,15 @@ def comparison_set(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- the symptom's prior
 
 
+# A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "several cards" (issue 11 k).
+_SEVERAL_GPUS = re.compile(r"\b(?:multi|multiple|several|both|two|2|more than one|all (?:the |my |our )?)[- ]?"
+                           r"(?:\w+[- ]){0,2}?(?:GPUs?|cards?|devices)\b", re.I)
+
+
+def _several_gpus(facts: Facts) -> bool:
+    return any(_SEVERAL_GPUS.search(t) for _, t in claims.texts(facts))
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -965,7 +1028,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
         return  # a pause every few batches resumes: the input pipeline's wait (ticket.input_starved)
     nodes, _ = node_count(facts)
     n = _gpus(facts)
-    if (nodes and nodes > 1) or not (n and n >= 2):
+    if (nodes and nodes > 1) or not ((n and n >= 2) or _several_gpus(facts)):
         return
     virt = is_virtualized(facts)
     yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
@@ -1144,6 +1207,37 @@ def net_socket(facts: Facts, predictions=None):
                     refs=["nccl_trouble", "nccl_env"])
 
 
+def _asked(facts: Facts, c: Claim) -> bool:
+    """Is the claim's sentence a question ("... would plain ethernet be the reason?"): a cause offered, not seen."""
+    core = c.quote.strip("…").strip()[:40]
+    return any(core in s and s.rstrip().endswith(("?", "？"))
+               for _, text in claims.texts(facts) for s in claims.sentences(text))
+
+
+@rule("ticket.tcp_only", "socket_fallback")
+def tcp_only(facts: Facts, predictions=None):
+    """Nodes joined by Ethernet alone (no InfiniBand, RoCE or EFA), a job across them slow: NCCL's only inter-node
+    transport there is its TCP socket one, a fraction of an RDMA fabric's bandwidth at many times its latency."""
+    c = _first(facts, "tcp_only")
+    if not c or c.guess or _asked(facts, c) or not _across_nodes(facts):
+        return
+    said = claims.symptom_quote(facts)
+    rdma = [t for _, t in claims.texts(facts) if _RDMA_WORDS.search(t)]
+    if not said or said[2] not in ("slow", "scaling", "normal?") or \
+            any(not re.search(r"\bno\s+" + _RDMA_WORDS.pattern, t) for t in rdma):
+        return  # an RDMA fabric named as present: its use is what to check (ticket.net_socket, nccl.socket_fallback)
+    yield make("ticket.tcp_only", "socket_fallback", "warning", weight(c, 0.5),
+               "The nodes talk over Ethernet alone: NCCL runs its TCP socket transport between them",
+               "Without an RDMA fabric (InfiniBand, RoCE, EFA) NCCL moves inter-node traffic through TCP sockets: the "
+               "CPU copies every byte, the link gives a fraction of its line rate, and each message pays tens of "
+               "microseconds; data-parallel gradients and above all tensor-parallel activations across nodes then "
+               "wait on the network.",
+               [claim_ev(c, "the network between the nodes")],
+               fix="Keep tensor parallelism inside a node and only pipeline stages or replicas across nodes; for "
+               "training across nodes use RDMA NICs (RoCE/InfiniBand) or expect the socket ceiling "
+               "(all_reduce_perf across the two nodes shows it).", refs=["nccl_env", "vllm_parallel"])
+
+
 @rule("ticket.pcie_words", "pcie_link_degraded")
 def pcie_words(facts: Facts, predictions=None):
     """A PCIe link running below its capability (lspci's '(downgraded)', 'Gen1 instead of Gen4', 'stuck at
@@ -1172,6 +1266,61 @@ def pcie_words(facts: Facts, predictions=None):
                "pcie.link.width.current,pcie.link.gen.max,pcie.link.width.max --format=csv` and `lspci -vvv` (LnkSta "
                "against LnkCap); move the card to a CPU-attached x16 slot, replace the riser, or set the slot's "
                "generation in the BIOS.",
+               refs=["nvidia_smi"])
+
+
+@rule("ticket.pcie_redirect", "p2p_disabled")
+def pcie_redirect(facts: Facts, predictions=None):
+    """PCIe ACS redirect or a translating IOMMU quoted or said on bare metal, with GPUs talking over PCIe: peer
+    requests go up to the root complex (NCCL troubleshooting, "PCI Access Control Services", "IO virtualization"),
+    so P2P hangs or crawls."""
+    c = _first(facts, "pcie_redirect")
+    parsed = facts.host("acs_enabled_bridges") or facts.host("iommu") or \
+        [link for link in facts.of(PcieLinkFact) if link.acs_redirect_enabled is not None]
+    if not c or c.guess or is_virtualized(facts) or has_nvlink(facts) or parsed:
+        return  # a guest's belongs to the hypervisor; parsed lspci or IOMMU state: host.iommu_acs reads it
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("hang", "slow", "scaling", "error"):
+        return
+    yield make("ticket.pcie_redirect", "p2p_disabled", "warning", weight(c, 0.55),
+               "ACS or the IOMMU redirects the GPUs' peer traffic through the root complex",
+               "With Access Control Services redirect enabled on the PCIe bridges, or the IOMMU translating DMA, every "
+               "peer-to-peer request between GPUs is sent up to the CPU's root complex instead of across the switch: "
+               "NCCL's P2P transport then hangs or runs far below the link rate, while each GPU alone is fine.",
+               [claim_ev(c, "ACS / IOMMU on the PCIe path")],
+               fix="Disable ACS on bare metal (BIOS 'ACS' / 'PCIe ACS control', or `setpci` on the bridges as NCCL's "
+               "troubleshooting guide shows) and boot with iommu=pt (or the IOMMU off); check that `sudo lspci -vvv | "
+               "grep ACSCtl` shows SrcValid-, then rerun all_reduce_perf.", refs=["nccl_acs"])
+
+
+@rule("ticket.one_gpu_link", "pcie_link_degraded", "nvlink_down")
+def one_gpu_link(facts: Facts, predictions=None):
+    """One GPU slow to every peer while the other pairs are fine: what all its transfers share is its own link,
+    PCIe (a slot, riser or lane count) or, on an NVLink board, its NVLinks; the fabric itself is fine."""
+    found = [c for c in claims.one_gpu_slow_to_all(facts) if not c.guess]
+    if not found or [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.pcie_width_current]:
+        return  # parsed link states: topology.pcie_link judges them
+    c = found[0]
+    gpu = c.data["gpu"]
+    if has_nvlink(facts):
+        yield make("ticket.one_gpu_link", "nvlink_down", "warning", weight(c, 0.5),
+                   f"GPU{gpu} is slow to every peer: its own NVLinks are the suspect",
+                   "Every pair that includes this GPU is slow and the others are not, so the fault sits on what only "
+                   "its transfers share: its NVLinks (a link down or degraded, a bridge not seated) rather than the "
+                   "fabric or the software.",
+                   [claim_ev(c, "one GPU slow to all its peers")],
+                   fix=f"`nvidia-smi nvlink -s -i {gpu}` and `nvidia-smi nvlink -e -i {gpu}` (link state and error "
+                   "counters), then reseat or service the board.", refs=["nvidia_smi"])
+        return
+    yield make("ticket.one_gpu_link", "pcie_link_degraded", "warning", weight(c, 0.5),
+               f"GPU{gpu} is slow to every peer: its own PCIe link is the suspect",
+               "Every pair that includes this GPU is slow and the others are not, so the fault sits on what only its "
+               "transfers share: its PCIe link (trained at a lower generation or width, a riser, a chipset slot), not "
+               "the CPU, the switch or NCCL.",
+               [claim_ev(c, "one GPU slow to all its peers")],
+               fix=f"Compare GPU{gpu}'s `nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current,"
+               "pcie.link.gen.max,pcie.link.width.max --format=csv` under load with the others', and its `lspci -vvv` "
+               "LnkSta against LnkCap; move it to a CPU-attached x16 slot or replace the riser.",
                refs=["nvidia_smi"])
 
 

@@ -25,6 +25,7 @@ from diagnose.evidence import (
     Workload,
     XidEvent,
 )
+from diagnose.findings import Evidence
 from rules import claims
 from rules.common import (
     claim_ev,
@@ -625,6 +626,23 @@ def _idle(g: GpuFact) -> bool | None:
     return None
 
 
+# The reporter saying the reading was taken while the GPUs worked: "this is while running vLLM", "under load",
+# "during inference". A busy GPU keeps its link at full speed, so a low reading then is no power saving.
+_READ_BUSY = re.compile(r"\b(?:while|during)\s+(?:(?:it|they|we|the (?:job|model|server|GPUs?)) (?:is|are|was|were) )?"
+                        r"(?:running|training|serving|inference|generat\w+|benchmark\w*|decod\w+|the (?:run|benchmark|"
+                        r"test|job|inference|training))\b|\bunder (?:full |heavy )?load\b", re.I)
+
+
+def _said_busy(facts: Facts) -> Evidence | None:
+    """The reporter's words that the link state was read under load, as evidence."""
+    for source, text in claims.texts(facts):
+        m = _READ_BUSY.search(text)
+        if m and not re.search(r"\b(?:idle|not (?:running|loaded))\b", text[max(0, m.start() - 40):m.end() + 40], re.I):
+            said = claims.one_line(text[max(0, m.start() - 40):m.end()])
+            return ev(source, f'the reporter reads it under load: "{said}"')
+    return None
+
+
 @rule("topology.pcie_link", "pcie_link_degraded")
 def pcie_link(facts: Facts, predictions=None):
     """PCIe link trained below its capability; a Gen1 reading on an idle GPU is power saving."""
@@ -701,13 +719,15 @@ def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
                 [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")],
                 fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])
         elif g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max:
-            if idle is False:
+            busy = _said_busy(facts) if idle is None else None
+            if idle is False or busy:
                 yield make(
-                    "topology.pcie_link", "pcie_link_degraded", "critical", 0.85,
+                    "topology.pcie_link", "pcie_link_degraded", "critical", 0.85 if idle is False else 0.75,
                     f"{label(g)} PCIe link at Gen{g.pcie_gen_current} under load (capable of Gen{g.pcie_gen_max})",
                     "The GPU was busy when read, so the low generation is not power saving: the link "
                     "trained below its capability and host/P2P bandwidth is cut accordingly.",
-                    [ev(g, "current vs max PCIe generation under load", g.pcie_gen_current, g.pcie_gen_max)],
+                    [ev(g, "current vs max PCIe generation under load", g.pcie_gen_current, g.pcie_gen_max)]
+                    + ([busy] if busy else []),
                     fix="Reseat the card, remove risers, set the slot's generation in the BIOS.", refs=["nvidia_smi"])
             else:
                 lows.append(g)

@@ -17,9 +17,22 @@ import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, to_gbs, to_ms
-from diagnose.evidence import Measurement, Note, Workload, where
+from diagnose.evidence import (
+    CollectiveResult,
+    Measurement,
+    NcclTransport,
+    Note,
+    NvLinkFact,
+    P2PStatus,
+    PcieLinkFact,
+    TopologyPath,
+    Workload,
+    where,
+)
 
 KIND = "issue_md"
+# Records only a tool's own output lines give (a setting or a GPU named in a sentence is the reporter's prose)
+TOOL_LINE_RECORDS = (NvLinkFact, TopologyPath, PcieLinkFact, P2PStatus, NcclTransport, CollectiveResult)
 EMBEDDED = "embedded_kinds"
 EXCLUSIVE = True  # see artifacts.parse_text: this parser hands the code blocks to the others itself
 
@@ -163,6 +176,12 @@ def parse(text: str, name: str) -> list:
     parsed = {(r.source, r.value) for r in out if isinstance(r, Measurement) and r.stat != "reported"}
     out = [r for r in out
            if not (isinstance(r, Measurement) and r.stat == "reported" and (r.source, r.value) in parsed)]
+    # (issue 11 k) a line a tool printed and a parser read (an NVLink state, a topology row, an lspci link) is output
+    # pasted without a fence: its figures are the tool's fields, not rates the reporter measured, and it is not
+    # the reporter's prose
+    tool_lines = {r.source for r in out if isinstance(r, TOOL_LINE_RECORDS)}
+    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in tool_lines)]
+    out[0].data["prose_sources"] = [s for s in out[0].data["prose_sources"] if s not in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
     return out
@@ -172,7 +191,8 @@ def _plain(text: str) -> str:
     """Markdown markup off the prose: images, link targets, HTML tags, emphasis."""
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"</?[A-Za-z!][^<>\n]{0,200}>", " ", text)  # a tag starts with a name: "<3B ... >7B" is prose
+    # a tag starts with a name: "<3B ... >7B" is prose; nvidia-smi's "<inactive>" (nvlink -s) is no tag
+    text = re.sub(r"</?(?!inactive>)[A-Za-z!][^<>\n]{0,200}>", " ", text)
     text = re.sub(r"(\*\*|__|`)", "", text)
     return re.sub(r"[ \t]+", " ", text).strip()
 
@@ -374,6 +394,8 @@ COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_sc
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
                          r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?(?:[Bb](?:its?|ytes?)?)(?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
+# A GPU's model number is no figure: "8*3090", "4×4090", "RTX 3090", "Tesla V100" (issue 11 k).
+GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
 
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
@@ -424,7 +446,7 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                 out.extend(Measurement(where(name, i), "busbw_gbs", float(m.group(1)), "GB/s", stat="reported", gpus=n)
                            for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
                            if not s.rstrip().endswith(("?", "？"))
-                           for m in BARE_FIGURE.finditer(s))
+                           for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()]))
         for m in named:
             metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
             if m.group(3)[1:2] == "b" and NETWORK_LINK.search(ln):

@@ -267,6 +267,11 @@ def _launcher_scale(command: str, flags: dict, w: Workload) -> None:
             w.gpu_count = per_node * (nodes or 1)
     elif w.framework == "nccl-tests":
         w.gpu_count = nccl_tests_ranks(command)
+    elif nodes := to_int(str(flags.get("nnodes", ""))):
+        # a serving engine spread over nodes (SGLang's --nnodes): its world, TP x PP, is spread over them
+        w.nodes = nodes
+        if w.tp and not w.gpu_count:
+            w.gpu_count = w.tp * (w.pp or 1)
 
 
 NCCL_TESTS_RUN = re.compile(r"\b(?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf\b")

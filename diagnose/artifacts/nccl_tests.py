@@ -42,15 +42,17 @@ OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all
        "gather", "scatter", "hypercube")
 
 PERF_BINARY = re.compile(r"\b(" + "|".join(OPS) + r")_perf\b")
+# Pasted into a GitHub issue outside a code block, a "# ..." line renders as a heading and comes back without
+# its "#": the header, device and column lines are specific enough to be read either way.
 HEADER = re.compile(
-    r"#\s*nThread\s+(?P<nthread>\d+)\s+nGpus\s+(?P<ngpus>\d+)\s+minBytes\s+(?P<min>\d+)\s+maxBytes\s+(?P<max>\d+)"
+    r"(?:#|^)\s*nThread\s+(?P<nthread>\d+)\s+nGpus\s+(?P<ngpus>\d+)\s+minBytes\s+(?P<min>\d+)\s+maxBytes\s+(?P<max>\d+)"
 )
 GRAPH = re.compile(r"\bgraph:\s*(\d+)")
 VERSION = re.compile(r"#\s*nccl-tests version\s+(?P<tests>\S+)(?:.*?nccl-library=(?P<lib>\d+))?")
-COLUMNS = re.compile(r"#\s*size\s+count\s+type\b.*\btime\b.*\balgbw\b.*\bbusbw\b")
+COLUMNS = re.compile(r"(?:#|^)\s*size\s+count\s+type\b.*\btime\b.*\balgbw\b.*\bbusbw\b")
 # (the NCCL 1.x tests printed "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB", one process, no host)
 RANK = re.compile(
-    r"#\s*Rank\s+(?P<rank>\d+)\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device|uses device)"
+    r"(?:#|^)\s*Rank\s+(?P<rank>\d+)\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device|uses device)"
     r"\s+(?P<dev>\d+)\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>.+?)\s*$"
 )
 AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
@@ -58,6 +60,7 @@ OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?"
 QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>\d+(?:\.\d+)?)\s*GB/s,"
                    r"\s*busbw\s*=\s*(?P<bus>\d+(?:\.\d+)?)")
 ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_][\w]*\s")
+_HEADLESS = re.compile(r"\s*(?:nThread\s+\d|Rank\s+\d+\s+(?:Group|Pid|uses)|size\s+count\s+type\b)")
 DETECTORS = (
     (COLUMNS, 0.7), (HEADER, 0.7), (AVG, 0.7), (PERF_BINARY, 0.3), (RANK, 0.3), (QUICK, 0.7),
     (re.compile(r"out-of-place\s+in-place"), 0.5), (VERSION, 0.7),
@@ -122,7 +125,7 @@ def parse(text: str, name: str) -> list:
     pending_op: str | None = None
     for n, line in lines(text):
         stripped = line.strip()
-        if "#" not in line and "_perf" not in line and "NCCL Test" not in line:
+        if "#" not in line and "_perf" not in line and "NCCL Test" not in line and not _HEADLESS.match(line):
             # Fast path for the bulk of a file: a data row or someone else's line.
             row = _row(line.split(), block.columns) if ROW_START.match(line) else None
             if row is not None:
