@@ -1344,3 +1344,29 @@ def idle_clocks(facts: Facts, predictions=None):
                "(`nvidia-smi --lock-gpu-clocks=<min>,<max>`), on Windows set the power management mode to 'Prefer "
                "maximum performance', or keep the GPU warm with a small periodic request.",
                refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.power_limit", "throttling")
+def power_limit(facts: Facts, predictions=None):
+    """The reporter gives a power limit well below the board's rated power (nvidia-smi -pl, Power Limit): the clocks
+    are held down whenever the work would draw more. A lowered limit alone does not prove it binds (memory-bound
+    decode may draw less), so it stays a lead below an active SW Power Cap seen under load."""
+    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
+        return  # nvidia-smi -q shows the limit and the reasons: health.throttling judges them
+    c = _first(facts, "power_limit")
+    said = claims.symptom_quote(facts)
+    if not c or c.guess or not said or said[2] not in ("slow", "scaling", "normal?"):
+        return
+    gpu = facts.subject.gpu
+    yield make("ticket.power_limit", "throttling", "warning", min(weight(c), 0.55),
+               f"The power limit is {c.data['watts']:g} W, well below {gpu.name}'s rated {c.data['tdp_w']:g} W",
+               f"A board capped below {claims.LOWERED_LIMIT:.0%} of its rated power lowers its clocks whenever the "
+               "work would draw more (prefill, large batches, GEMM-heavy steps), and in a TP group every other GPU "
+               "waits for the capped one.",
+               [claim_ev(c, "configured power limit"),
+                ev(facts.subject.gpu_source, f"catalog {c.data['gpu']}: rated power", c.data["watts"], c.data["tdp_w"],
+                   "W")],
+               fix="Check under load with `nvidia-smi -q -d POWER,PERFORMANCE` whether SW Power Cap is active; "
+               "restore the default limit (`nvidia-smi -pl <default>`, persistence mode on) if the host's power and "
+               "cooling allow it, and compare the speed.",
+               refs=["throttle", "nvidia_smi"])

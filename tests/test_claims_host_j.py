@@ -1,0 +1,166 @@
+"""Issue 11 j: more of the host-side vocabulary (one named thread at its limit, host profiles, gaps between whole
+steps, features that run without CUDA graphs, TensorRT-LLM's cuda_graph_config, the CPU unable to keep up
+issuing kernels, a numbered straggler rank, Slurm's --cpu-bind=none, sysfs numa_node -1, a lowered power limit)
+and the guards around it (questions, plans and suggestions are no observation; "hang off a socket" is no hang).
+
+Each sentence is written the way these situations are worded in the engines' and tools' documentation and across
+many threads; none is copied from a corpus case. Paraphrases must be read, negations and questions must not.
+"""
+
+import pytest
+
+from diagnose.bundle import read_bundle
+from diagnose.commands.ticket import ticket_predictions
+from diagnose.evidence import Facts, Note
+from rules import claims
+from rules.engine import evaluate, ticket_verdict
+
+
+def said(text: str) -> Facts:
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    return facts
+
+
+def found(text: str, kind: str, negated: bool = False):
+    return claims.find(said(text), kind, negated=negated)
+
+
+def verdict(tmp_path, text: str):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    return ticket_verdict(facts, evaluate(facts, ticket_predictions(facts)))
+
+
+PARAPHRASES = {
+    "cpu_ab": [
+        "htop shows a single Python thread pinned at 100% while the GPUs idle.",
+        "The engine process sits at 100% of one core during decode.",
+        "Generation is bottlenecked by single-threaded performance of the host.",
+        "llama-server only ever uses one CPU thread, whatever -t says.",
+        "py-spy says most of the wall time is in the scheduler and in detokenization.",
+        "About 60% of the step time is spent inside Python input preparation.",
+        "The timeline has large gaps between decode steps with nothing on the GPU.",
+        "There are idle gaps between consecutive forward passes of the model.",
+    ],
+    "eager_flag": [
+        "extra_llm_api_options.yaml has cuda_graph_config: null for the PyTorch backend.",
+        "The log says CUDA graphs are not supported with this draft model.",
+        "CUDA graph is disabled for LoRA in this release, per the startup warning.",
+        "The server is running without CUDA graphs since the upgrade.",
+    ],
+    "launch_overhead": [
+        "The profiler shows the CPU cannot keep up issuing kernels at batch 1.",
+        "Python can't keep up launching the small kernels of each layer.",
+        "Each kernel runs for 4 us while the launches take 9 us on the host.",
+    ],
+    "one_slow": [
+        "Rank 5 is always the last to enter the all-reduce.",
+        "Every step waits for node 11 in the 16-node job.",
+        "GPU 3 is consistently behind the others by 30 ms.",
+        "The others wait 30-40 ms in NCCL before rank 2 arrives.",
+    ],
+    "numa_words": [
+        "cat /sys/bus/pci/devices/0000:81:00.0/numa_node prints -1 on this 2-socket server.",
+        "nvidia-smi topo -m reports NUMA affinity -1 for all GPUs.",
+        "The numa_node file of the GPU returns -1.",
+    ],
+    "no_cpu_binding": [
+        "The job is launched with srun --cpu-bind=none.",
+        "The launcher sets cpu_bind=\"verbose,none\" for the workers.",
+        "srun --cpu_bind=none --ntasks-per-node=8 python serve.py",
+    ],
+    "multi_socket": [
+        "The ranks run on socket 0 while GPUs 4-7 are attached to socket 1.",
+        "Memory comes from NUMA node 1 although the GPU sits on NUMA node 0.",
+    ],
+}
+
+NOT = {
+    "cpu_ab": [
+        "Is the CPU a bottleneck? I want to know if a faster CPU would help before buying.",
+        "CPU usage is low and the GPU is at 100 % utilization.",
+        "The CPU is not the bottleneck: one core sits at 20 %.",
+    ],
+    "eager_flag": [
+        "CUDA graphs are captured at startup and used for decode.",
+        "We do not run without CUDA graphs.",
+    ],
+    "one_slow": [
+        "All ranks arrive at the all-reduce within a millisecond of each other.",
+    ],
+    "hang": [
+        "GPUs 4-7 hang off socket 1 and GPUs 0-3 off socket 0.",
+    ],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in PARAPHRASES.items() for t in ts])
+def test_paraphrase_is_read(kind, text):
+    got = found(text, kind)
+    assert got and not got[0].negated, (kind, text)
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in NOT.items() for t in ts])
+def test_negation_question_or_opposite_is_no_observation(kind, text):
+    assert not [c for c in found(text, kind) if not c.guess], (kind, text)
+
+
+def test_a_question_under_a_title_is_still_a_question():
+    """A Markdown title line above the question does not turn it into a statement."""
+    c = found("# Question\nShould I use --enforce-eager to save memory?", "eager_flag")
+    assert c and c[0].guess
+
+
+@pytest.mark.parametrize("text,watts,lowered", [
+    ("The provider set the power limit to 250 W with nvidia-smi -pl on our A100 80GB SXM.", 250, True),
+    ("sudo nvidia-smi -i 0 -pl 200 on the H100 SXM before the benchmark.", 200, True),
+    ("Under load nvidia-smi -q shows Power Limit : 300.00 W on this H100 SXM.", 300, True),
+    ("The power limit is 700 W on the H100 SXM, the default.", 700, False),
+])
+def test_power_limit_is_set_against_the_rated_power(tmp_path, text, watts, lowered):
+    (tmp_path / "issue.md").write_text("# Power limit on our GPUs\n" + text + "\n")
+    facts = read_bundle([tmp_path])
+    evaluate(facts, ticket_predictions(facts))  # resolves the GPU the limit is compared with
+    kinds = {c.kind: c for c in claims.claims(facts) if c.kind.startswith("power_limit")}
+    c = kinds.get("power_limit") or kinds.get("power_limit_ok")
+    assert c and c.data["watts"] == watts
+    assert ("power_limit" in kinds) is lowered
+
+
+@pytest.mark.parametrize("text,category", [
+    ("# Throughput low\nThe provider set the power limit to 250 W with nvidia-smi -pl on our A100 80GB SXM. "
+     "Throughput is 30% below the published numbers.", "throttling"),
+    ("# Tokens per second dropped\nRank 5 is always the last to enter the all-reduce and the others wait 30 ms, "
+     "so decode is slow on 8x H100.", "straggler"),
+    ("# Slurm run slow\nWith srun --cpu-bind=none the 8 ranks get scheduled on socket 0 only, although GPUs 4-7 "
+     "hang off socket 1; tokens per second is half of what we see with --cpu-bind=socket.", "numa_affinity"),
+    ("# Slow on the server\nllama.cpp with -ngl 99 on 2x RTX 3090 only ever uses one CPU thread and generation is "
+     "bottlenecked by single-threaded performance.", "host_bound"),
+])
+def test_host_side_situations_get_their_category(tmp_path, text, category):
+    assert verdict(tmp_path, text).category == category
+
+
+@pytest.mark.parametrize("text,category", [
+    ("# Question\nShould I use --enforce-eager to save memory? Someone suggested it but I have not tried it. "
+     "8x A100 serving Llama-70B works fine.", "eager_mode"),
+    ("# is it thermal?\nCould this be thermal throttling? I have not checked temperatures. 2x 3090 TP2 gives "
+     "25 tok/s on a 70B AWQ.", "throttling"),
+    ("# CPU\nIs the CPU a bottleneck for vLLM? I have 2x A6000 and want to know if a faster CPU would help "
+     "before buying.", "host_bound"),
+    ("# Limit\nThe power limit is 700 W on our H100 SXM boards and decode is slow.", "throttling"),
+])
+def test_questions_and_defaults_are_not_verdicts(tmp_path, text, category):
+    assert verdict(tmp_path, text).category != category
+
+
+def test_a_flag_ending_a_sentence_is_still_the_flag(tmp_path):
+    """"... started with --disable-cuda-graph." in prose: the full stop is the sentence's, not the flag's."""
+    from diagnose.evidence import Workload
+    (tmp_path / "issue.md").write_text("# sglang decode slow\nWe run python -m sglang.launch_server --model-path "
+                                       "Qwen/Qwen2.5-7B-Instruct --tp 2 --disable-cuda-graph. "
+                                       "It decodes at 38 tok/s.\n")
+    facts = read_bundle([tmp_path])
+    assert any(w.eager for w in facts.of(Workload))
+    assert not any(w.eager is False for w in facts.of(Workload))
