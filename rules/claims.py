@@ -312,6 +312,12 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"\b(?:bottleneck\w*|bound|limited|held back)\b[^.\n]{0,30}?\bsingle[- ](?:thread(?:ed)?|core)\b",
         r"\b(?:only|just)\s+(?:ever\s+)?(?:uses?|using|runs? on|utili[sz]es?)\s+(?:a\s+single|one|1)\s+"
         r"(?:CPU\s+)?(?:thread|core)\b",
+        # Hugging Face's warning "Using a slow tokenizer. This might cause a significant slowdown", and latency that
+        # is mostly tokenization
+        r"\bslow (?:Python )?tokeni[sz]er\b",
+        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:the\s+)?(?:latency|time|wall[- ]?time|TTFT)\s+"
+        r"(?:is|goes (?:to|into)|comes from|(?:is )?spent (?:in|on))\s+(?:the\s+)?(?:tokeni\w+|detokeni\w+|schedul\w+|"
+        r"sampl\w+|pre-?process\w*|post-?process\w*|Python)\b",
         # a host profile (py-spy, cProfile, nsys's CPU rows) where the serving stages take the time
         r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:the\s+)?(?:wall[- ]?(?:clock\s+)?|CPU\s+|step\s+)?"
         r"time\b[^.\n]{0,40}?\b(?:in|on|inside)\s+(?:the\s+)?(?:engine'?s?\s+)?(?:scheduler\w*|schedul\w+|"
@@ -324,6 +330,9 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"passes|calls)\b",
     ],
     "eager_flag": [
+        # torch.compile off in a hand-written decode loop (its "reduce-overhead" mode is PyTorch's CUDA graphs)
+        r"\btorch\.compile\b(?:(?!\bnot\b|n't\b|\bnever\b)[^.\n]){0,20}?\b(?:turned off|switched off|disabled)\b",
+        r"\bTORCHDYNAMO_DISABLE\s*=\s*1\b",
         # TensorRT-LLM's LLM API: cuda_graph_config null/None turns CUDA graphs off in the PyTorch backend
         r"\bcuda_graph_config\W?\s*[=:]\s*(?:null|None|~)\b",
         # a feature the engine cannot capture: "CUDA graphs are not supported with ..., running without them"
@@ -333,6 +342,12 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)\b",
     ],
     "launch_overhead": [
+        # a profile's kernel count per token or step, and kernels shorter than a launch
+        r"\b(?:\d{1,3}(?:,\d{3})+|\d{3,})\s+(?:tiny\s+|small\s+|short\s+)?kernels?\s+(?:per|each|every|for each)\s+"
+        r"(?:step|token|frame|iteration|forward|layer|decode)\b",
+        r"\bkernels?\b[^.\n]{0,40}?\b(?:under|below|shorter than|less than)\s+\d+(?:\.\d+)?\s*(?:us|µs|μs|"
+        r"microseconds?)\b[^.\n]{0,60}?\bidle\b",
+        r"\bGPU\b[^.\n]{0,20}?\b(?:sits |is |stays )?idle between (?:them|each (?:one|kernel)|launches)\b",
         # the CUDA-graphs blog's words: the CPU cannot issue kernels as fast as the GPU finishes them
         r"\b(?:CPU|host|Python)\b[^.\n]{0,30}?\b(?:cannot|can't|can not|could not|couldn't|unable to)\s+keep up\b"
         r"[^.\n]{0,20}?\b(?:issu\w+|launch\w+|dispatch\w+|enqueu\w+|submitt?\w+)\b",
@@ -347,6 +362,16 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"(?:the\s+)?(?:rank|node|GPU|worker|host|device)\s*#?\d+\b",
         r"\b(?:the\s+)?others\s+(?:all\s+)?wait(?:s|ing|ed)?\s+(?:for|on)\s+(?:it|him|that (?:rank|node|GPU)|\d)",
         r"\bothers\s+wait\s+\d+(?:\.\d+)?\s*(?:-\s*\d+(?:\.\d+)?\s*)?(?:ms|s|us)\b",
+    ],
+    "hardware_error": [
+        # nvidia-smi -q's row-remapping and page-retirement fields with a pending or failed remap
+        r"\bRemapped Rows?\b[^\n]{0,25}?\b(?:Pending|Failure(?: Occurred)?)\s*:\s*Yes\b",
+        r"\bRemapping Failure Occurred\s*:\s*Yes\b", r"\bPending (?:Page )?(?:Blacklist|Retirement)\s*:\s*Yes\b",
+    ],
+    "idle_gap_slow": [
+        # "every request after a quiet period takes 3x longer"
+        r"\bafter\s+(?:a\s+|an\s+|some\s+)?(?:quiet|idle|inactive|pause|break|gap|lull)\w*(?:\s+(?:period|time|phase|"
+        r"while|spell|minutes?|seconds?))?\b[^.\n]{0,60}?\b(?:slow\w*|longer|spikes?|higher|\d+(?:\.\d+)?\s*x)\b",
     ],
     "numa_words": [
         # sysfs numa_node of -1 on a multi-socket host: no NUMA node is known for the device, so nothing can bind
@@ -369,6 +394,13 @@ MORE_WORDS_J: dict[str, list[str]] = {
 # -q's "Power Limit"): a limit well below the board's rated power (the catalog's tdp_w) holds its clocks down
 # whenever the work would draw more (claims(): power_limit, or power_limit_ok at or near the rated power).
 FAILURE_PATTERNS_J: dict[str, list[str]] = {
+    # Two GPUs' clocks under the same load in one sentence ("GPU0 at 2100 MHz vs 2750 MHz on GPU1"): identical boards
+    # run within a few boost bins of each other, so one well below its peer is held down (claims(): clock_peers, or
+    # clock_peers_ok within 10 %).
+    "clock_peers": [
+        r"(?<![\d.])(\d{3,4})\s*MHz\b[^.\n]{0,50}?\b(?:vs\.?|versus|while|whereas|but|compared (?:to|with))\b"
+        r"[^.\n]{0,40}?(?<![\d.])(\d{3,4})\s*MHz\b",
+    ],
     "power_limit": [
         r"\b(?:power[- ]?limit|power[- ]?cap|-pl|--power-limit)\b[^.\n\d]{0,30}?(?<![\d.])(\d{2,4}(?:\.\d+)?)\s*"
         r"(?:W|watts?)\b",
@@ -1106,6 +1138,11 @@ def claims(facts: Facts) -> list[Claim]:
                 c.guess = True  # a figure with no top clock to set it against leaves the question open
         elif c.kind == "power_limit":
             _power_limit(c, gpu)
+        elif c.kind == "clock_peers":
+            low, high = sorted(float(g) for g in c.data["groups"][:2])
+            c.data.update({"low_mhz": low, "high_mhz": high})
+            if low >= AT_MAX_CLOCK * high:
+                c.kind = "clock_peers_ok"
     _CACHE[key] = (facts, out)
     return out
 

@@ -1370,3 +1370,24 @@ def power_limit(facts: Facts, predictions=None):
                "restore the default limit (`nvidia-smi -pl <default>`, persistence mode on) if the host's power and "
                "cooling allow it, and compare the speed.",
                refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.clock_peers", "throttling")
+def clock_peers(facts: Facts, predictions=None):
+    """Two GPUs' clocks under the same load, one well below the other: identical boards boost within a few bins of
+    each other, so the slow one is held down by power, heat or a slowdown signal, and a TP group runs at its pace."""
+    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
+        return  # nvidia-smi -q shows each GPU's reasons: health.throttling judges them
+    c = _first(facts, "clock_peers")
+    if not c or c.guess or _first(facts, "clock_power"):
+        return  # a clocks-event reason or a low clock said outright: ticket.clock_power says it
+    low, high = c.data["low_mhz"], c.data["high_mhz"]
+    yield make("ticket.clock_peers", "throttling", "warning", weight(c),
+               f"One GPU runs at {low:g} MHz against {high:g} MHz on its peer",
+               f"Under the same load identical boards hold clocks within a few boost bins of each other; "
+               f"{low / high:.0%} of the peer's clock means that GPU is held down (power limit, temperature, HW "
+               "slowdown), and every collective waits for it.",
+               [ev(c.source, f'clocks the reporter compares: "{c.quote}"', low, high, "MHz")],
+               fix="Compare `nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE` of the two GPUs under load: the slow "
+               "one's active clocks-event reason names the cause (power limit, cooling, PSU).",
+               refs=["throttle", "nvidia_smi"])

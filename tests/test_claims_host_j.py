@@ -41,18 +41,41 @@ PARAPHRASES = {
         "py-spy says most of the wall time is in the scheduler and in detokenization.",
         "About 60% of the step time is spent inside Python input preparation.",
         "The timeline has large gaps between decode steps with nothing on the GPU.",
+        "Hugging Face prints 'Using a slow tokenizer. This might cause a significant slowdown.'",
+        "Most of the latency is tokenization of the 30k-token prompts.",
+        "About 70% of the TTFT is spent in pre-processing on the API server.",
         "There are idle gaps between consecutive forward passes of the model.",
     ],
     "eager_flag": [
+        "torch.compile is turned off in our decode loop because of a graph break.",
+        "We export TORCHDYNAMO_DISABLE=1 for the serving script.",
         "extra_llm_api_options.yaml has cuda_graph_config: null for the PyTorch backend.",
         "The log says CUDA graphs are not supported with this draft model.",
         "CUDA graph is disabled for LoRA in this release, per the startup warning.",
         "The server is running without CUDA graphs since the upgrade.",
     ],
     "launch_overhead": [
+        "The nsys trace shows 1,800 kernels per token in decode.",
+        "Most kernels run for under 5 microseconds and the GPU is idle between them.",
+        "There are 900 small kernels per step and the GPU sits idle between launches.",
         "The profiler shows the CPU cannot keep up issuing kernels at batch 1.",
         "Python can't keep up launching the small kernels of each layer.",
         "Each kernel runs for 4 us while the launches take 9 us on the host.",
+    ],
+    "hardware_error": [
+        "nvidia-smi -q shows Remapped Rows Pending: Yes on GPU 2.",
+        "Remapping Failure Occurred : Yes on the third card.",
+        "Pending Page Blacklist : Yes after the crash.",
+    ],
+    "idle_gap_slow": [
+        "Every request after a quiet period takes 3x longer than back-to-back ones.",
+        "After an idle minute the next call is much slower.",
+        "After a pause of a few seconds the first token comes with a latency spike.",
+    ],
+    "clock_peers": [
+        "Under the same load GPU0 runs at 2100 MHz vs 2750 MHz on GPU1.",
+        "The slow card sits at 1410 MHz while the other three hold 1980 MHz.",
+        "One A6000 boosts to 1200 MHz compared with 1800 MHz on its neighbour.",
     ],
     "one_slow": [
         "Rank 5 is always the last to enter the all-reduce.",
@@ -82,9 +105,13 @@ NOT = {
         "CPU usage is low and the GPU is at 100 % utilization.",
         "The CPU is not the bottleneck: one core sits at 20 %.",
     ],
+    "clock_peers": [
+        "GPU0 runs at 2730 MHz vs 2745 MHz on GPU1, the same within a bin.",
+    ],
     "eager_flag": [
         "CUDA graphs are captured at startup and used for decode.",
         "We do not run without CUDA graphs.",
+        "torch.compile is not disabled; it compiles fine.",
     ],
     "one_slow": [
         "All ranks arrive at the all-reduce within a millisecond of each other.",
@@ -137,6 +164,10 @@ def test_power_limit_is_set_against_the_rated_power(tmp_path, text, watts, lower
      "hang off socket 1; tokens per second is half of what we see with --cpu-bind=socket.", "numa_affinity"),
     ("# Slow on the server\nllama.cpp with -ngl 99 on 2x RTX 3090 only ever uses one CPU thread and generation is "
      "bottlenecked by single-threaded performance.", "host_bound"),
+    ("# One card slower\nTwo identical RTX 4090s: GPU1 finishes the benchmark in 41 s, GPU0 in 63 s. Under the same "
+     "load GPU0 runs at 2100 MHz vs 2750 MHz on GPU1.", "throttling"),
+    ("# Decode slow on our node\nThe nsys trace shows 1,800 kernels per token, most under 5 microseconds, and the GPU "
+     "is idle between them; Qwen2-0.5B decodes at 120 tok/s on one H100.", "launch_bound"),
 ])
 def test_host_side_situations_get_their_category(tmp_path, text, category):
     assert verdict(tmp_path, text).category == category
