@@ -8,6 +8,7 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1961,4 +1962,38 @@ def tp_pp_compared(facts: Facts) -> list[Claim]:
             first_pp = re.match(_PP_WORDS, m.group(0), re.I) is not None
             better = re.search(_WINS, m.group(0), re.I) is not None
             out.append(Claim("tp_pp_compared", source, _quote(sentence, m, 60), {"pp_wins": first_pp == better}))
+    return out
+
+
+# --------------------------------------------------------------------------- one rank's figure apart (issue 11 j)
+# Per-rank (per-GPU, per-node) figures the reporter lists: "rank0 212 ms, rank1 209 ms, ... rank3 311 ms", or a
+# table of GPU index and time. A synchronous step (a collective, a TP layer) ends when its slowest rank arrives, so
+# one rank well behind its peers' median sets everyone's pace: a straggler, whatever holds it back.
+_RANK_FIGURE = re.compile(
+    r"\b(?:rank|GPU|node|worker|device|cuda:)\s*#?\s*(\d{1,3})\b\s*(?:[:=)\]|]\s*|\s+(?:is|at|took|takes|:)?\s*)"
+    r"(?:~|about\s+)?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", re.I)
+_TIME_UNITS = ("ms", "s", "us", "µs")
+# How far from its peers' median one rank must be: beyond run-to-run noise of a few percent and a boost bin or two.
+STRAGGLER_RATIO = 1.3
+
+
+def rank_outliers(facts: Facts) -> list[Claim]:
+    """One rank's figure apart from at least two peers in the same unit: data {rank, value, median, unit, n}. A time
+    above STRAGGLER_RATIO x the others' median, or a rate below 1 / STRAGGLER_RATIO of it."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        by_unit: dict[str, dict[str, tuple[float, re.Match]]] = {}
+        for m in _RANK_FIGURE.finditer(text.replace("|", " | ")):
+            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), (float(m.group(2)), m))
+        for unit, ranks in by_unit.items():
+            if len(ranks) < 3:
+                continue
+            slow = max if unit in _TIME_UNITS else min
+            rank, (value, m) = slow(ranks.items(), key=lambda kv: kv[1][0])
+            median = statistics.median(v for r, (v, _) in ranks.items() if r != rank)
+            apart = value > STRAGGLER_RATIO * median if unit in _TIME_UNITS else value * STRAGGLER_RATIO < median
+            if median > 0 and apart:
+                out.append(Claim("rank_outlier", source, _quote(text, m, 40),
+                                 {"rank": rank, "value": value, "median": median, "unit": unit, "n": len(ranks)},
+                                 guess=_guessed(_sentence_at(text, m.start()))))
     return out

@@ -195,3 +195,29 @@ def test_a_flag_ending_a_sentence_is_still_the_flag(tmp_path):
     facts = read_bundle([tmp_path])
     assert any(w.eager for w in facts.of(Workload))
     assert not any(w.eager is False for w in facts.of(Workload))
+
+
+@pytest.mark.parametrize("text,rank,unit", [
+    ("Per-rank step times: rank0 212 ms, rank1 209 ms, rank2 214 ms, rank3 311 ms.", "3", "ms"),
+    ("Forward pass per device: GPU 0: 31 ms, GPU 1: 30 ms, GPU 2: 47 ms, GPU 3: 31 ms.", "2", "ms"),
+    ("Bus bandwidth by node: node 1 = 180 GB/s, node 2 = 178 GB/s, node 3 = 96 GB/s, node 4 = 181 GB/s.", "3", "gb/s"),
+    ("Each worker's rate: worker 0 at 41 tok/s, worker 1 at 40 tok/s, worker 2 at 22 tok/s.", "2", "tok/s"),
+])
+def test_one_rank_apart_from_its_peers_is_read(text, rank, unit):
+    got = claims.rank_outliers(said(text))
+    assert got and got[0].data["rank"] == rank and got[0].data["unit"] == unit
+
+
+@pytest.mark.parametrize("text", [
+    "rank0 212 ms, rank1 209 ms, rank2 214 ms, rank3 236 ms: all within noise.",  # 11 % apart: noise, not a straggler
+    "GPU 0: 31 ms, GPU 1: 45 ms.",  # two ranks: no peers' median to stand apart from
+    "rank0 212 ms, rank1 209 ms, rank3 311 tok/s.",  # different units are different figures
+])
+def test_balanced_or_too_few_ranks_are_no_straggler(text):
+    assert not claims.rank_outliers(said(text))
+
+
+def test_a_rank_outlier_is_a_straggler(tmp_path):
+    assert verdict(tmp_path, "# allreduce slow on one GPU\nPer-rank step times: rank0 212 ms, rank1 209 ms, rank2 "
+                             "214 ms, rank3 311 ms, rank4 210 ms, rank5 211 ms, rank6 208 ms, rank7 213 ms.\n"
+                   ).category == "straggler"
