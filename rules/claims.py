@@ -339,7 +339,9 @@ MORE_WORDS_J: dict[str, list[str]] = {
         # a feature the engine cannot capture: "CUDA graphs are not supported with ..., running without them"
         r"\bCUDA[- ]?graphs?\b[^.\n]{0,30}?\b(?:(?:is|are)\s+)?(?:not supported|unsupported|incompatible|"
         r"cannot be (?:used|captured|enabled)|can't be (?:used|captured|enabled)|disabled (?:for|with|because|when|"
-        r"since)|skipped|not (?:used|captured|enabled) (?:for|with|because|when))\b",
+        r"since|under)|skipped|not (?:used|captured|enabled) (?:for|with|because|when))\b",
+        # vLLM's config dump with graphs off: compilation_config {... 'cudagraph_mode': <CUDAGraphMode.NONE: 0>}
+        r"\bCUDAGraphMode\.NONE\b",
         r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)\b",
     ],
     "launch_overhead": [

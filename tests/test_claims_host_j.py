@@ -53,6 +53,8 @@ PARAPHRASES = {
         "The log says CUDA graphs are not supported with this draft model.",
         "CUDA graph is disabled for LoRA in this release, per the startup warning.",
         "The server is running without CUDA graphs since the upgrade.",
+        "INFO: Cudagraph is disabled under eager mode",
+        "compilation_config={'level': 0, 'cudagraph_mode': <CUDAGraphMode.NONE: 0>}",
     ],
     "launch_overhead": [
         "The nsys trace shows 1,800 kernels per token in decode.",
@@ -112,6 +114,7 @@ NOT = {
         "CUDA graphs are captured at startup and used for decode.",
         "We do not run without CUDA graphs.",
         "torch.compile is not disabled; it compiles fine.",
+        "compilation_config={'level': 3, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>}",
     ],
     "one_slow": [
         "All ranks arrive at the all-reduce within a millisecond of each other.",
