@@ -1979,23 +1979,56 @@ _TIME_UNITS = ("ms", "s", "us", "µs")
 STRAGGLER_RATIO = 1.3
 
 
+def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
+    """{unit: {rank: (value, row)}} from Markdown tables whose header names a rank column (GPU, rank, node, worker,
+    device) and whose other cells hold figures with a unit (in the cell or the column header: "time (ms)")."""
+    out: dict[str, dict[str, tuple[float, str]]] = {}
+    rows = [ln.strip() for ln in text.splitlines()]
+    for i, line in enumerate(rows):
+        if not (line.startswith("|") and i + 1 < len(rows) and re.match(r"^\|[\s:|-]+\|?$", rows[i + 1])):
+            continue
+        header = [c.strip() for c in line.strip("|").split("|")]
+        at = next((k for k, h in enumerate(header) if re.fullmatch(r"(?:GPU|rank|node|worker|device)\s*(?:id|#)?",
+                                                                   h, re.I)), None)
+        if at is None:
+            continue
+        for row in rows[i + 2:]:
+            if not row.startswith("|"):
+                break
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            if len(cells) != len(header) or not re.fullmatch(r"#?\d{1,3}", cells[at]):
+                continue
+            for k, cell in enumerate(cells):
+                unit_in = re.search(r"\b(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", header[k])
+                m = re.fullmatch(r"~?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)?", cell, re.I)
+                unit = (m.group(2) if m and m.group(2) else unit_in.group(1) if unit_in else None) if k != at else None
+                if m and unit:
+                    out.setdefault(unit.lower(), {}).setdefault(cells[at].lstrip("#"), (float(m.group(1)), row))
+    return out
+
+
 def rank_outliers(facts: Facts) -> list[Claim]:
-    """One rank's figure apart from at least two peers in the same unit: data {rank, value, median, unit, n}. A time
-    above STRAGGLER_RATIO x the others' median, or a rate below 1 / STRAGGLER_RATIO of it."""
+    """One rank's figure apart from at least two peers in the same unit, listed in a sentence or a Markdown table:
+    data {rank, value, median, unit, n}. A time above STRAGGLER_RATIO x the others' median, or a rate below
+    1 / STRAGGLER_RATIO of it."""
     out: list[Claim] = []
     for source, text in texts(facts):
-        by_unit: dict[str, dict[str, tuple[float, re.Match]]] = {}
+        by_unit: dict[str, dict[str, tuple[float, str]]] = {}
         for m in _RANK_FIGURE.finditer(text.replace("|", " | ")):
-            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), (float(m.group(2)), m))
+            quote = _quote(text.replace("|", " | "), m, 40)
+            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), (float(m.group(2)), quote))
+        for unit, ranks in _table_rank_figures(text).items():
+            for rank, figure in ranks.items():
+                by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in by_unit.items():
             if len(ranks) < 3:
                 continue
             slow = max if unit in _TIME_UNITS else min
-            rank, (value, m) = slow(ranks.items(), key=lambda kv: kv[1][0])
+            rank, (value, quote) = slow(ranks.items(), key=lambda kv: kv[1][0])
             median = statistics.median(v for r, (v, _) in ranks.items() if r != rank)
             apart = value > STRAGGLER_RATIO * median if unit in _TIME_UNITS else value * STRAGGLER_RATIO < median
             if median > 0 and apart:
-                out.append(Claim("rank_outlier", source, _quote(text, m, 40),
+                out.append(Claim("rank_outlier", source, quote,
                                  {"rank": rank, "value": value, "median": median, "unit": unit, "n": len(ranks)},
-                                 guess=_guessed(_sentence_at(text, m.start()))))
+                                 guess=_guessed(quote)))
     return out

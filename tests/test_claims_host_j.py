@@ -224,3 +224,18 @@ def test_a_rank_outlier_is_a_straggler(tmp_path):
     assert verdict(tmp_path, "# allreduce slow on one GPU\nPer-rank step times: rank0 212 ms, rank1 209 ms, rank2 "
                              "214 ms, rank3 311 ms, rank4 210 ms, rank5 211 ms, rank6 208 ms, rank7 213 ms.\n"
                    ).category == "straggler"
+
+
+@pytest.mark.parametrize("table,rank", [
+    ("| GPU | forward time |\n|---|---|\n| 0 | 31 ms |\n| 1 | 30 ms |\n| 2 | 47 ms |\n| 3 | 31 ms |", "2"),
+    ("| rank | step time (ms) | busbw (GB/s) |\n|:-:|--:|--:|\n| 0 | 120 | 180 |\n| 1 | 121 | 181 |\n"
+     "| 2 | 119 | 179 |\n| 3 | 190 | 95 |", "3"),
+])
+def test_a_table_of_per_rank_figures_is_read(table, rank):
+    got = claims.rank_outliers(said("Per-rank numbers from the slow run:\n\n" + table + "\n"))
+    assert got and got[0].data["rank"] == rank
+
+
+def test_a_balanced_table_is_no_straggler():
+    table = "| GPU | time (ms) |\n|---|---|\n| 0 | 120 |\n| 1 | 121 |\n| 2 | 125 |\n| 3 | 119 |"
+    assert not claims.rank_outliers(said("Per-GPU step time:\n\n" + table + "\n"))
