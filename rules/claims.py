@@ -878,6 +878,9 @@ _GUESS = re.compile(
     r"I(?:'ve| have)? (?:read|heard)|according to (?:the )?(?:docs|documentation|blog|article|paper)|"
     # (issue 11 j) what the reporter wants to find out, or would do, is no observation either
     r"(?:want|like|need) to know (?:if|whether)|wondering (?:if|whether)|"
+    # a suggestion someone else made ("someone suggested --enforce-eager"): advice, not the setting in use
+    r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))\s+"
+    r"(?:suggested|recommended|advised|told me)|(?:was|were|is|are|been) (?:suggested|recommended|advised)|"
     r"(?:before|planning to|plan to|thinking (?:about|of)|considering) (?:buy|purchas|upgrad)\w*)\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.

@@ -136,6 +136,16 @@ def test_negation_question_or_opposite_is_no_observation(kind, text):
     assert not [c for c in found(text, kind) if not c.guess], (kind, text)
 
 
+@pytest.mark.parametrize("text", [
+    "Someone suggested using --enforce-eager to save memory.",
+    "A colleague recommended --disable-cuda-graph for this model.",
+    "It was suggested to set enforce_eager=True in the issue tracker.",
+])
+def test_a_suggestion_someone_else_made_is_no_setting_in_use(text):
+    c = found(text, "eager_flag")
+    assert c and c[0].guess
+
+
 def test_a_question_under_a_title_is_still_a_question():
     """A Markdown title line above the question does not turn it into a statement."""
     c = found("# Question\nShould I use --enforce-eager to save memory?", "eager_flag")
