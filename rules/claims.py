@@ -8,6 +8,7 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -292,6 +293,124 @@ MORE_WORDS_F: dict[str, list[str]] = {
     "util_swings": [r"GPU\s*(?:利用率|使用率)[^\n]{0,20}?(?:之间跳|跳动|波动|忽高忽低|时高时低)"],
 }
 
+
+# --------------------------------------------------------------------------- host-side families (issue 11 j)
+# More of the host-side vocabulary, from the documents that name each situation: vLLM's and SGLang's
+# optimisation guides (CPU overhead, the scheduler and detokenizer on the serving process, CUDA graphs off
+# for features that cannot be captured), TensorRT-LLM's `cuda_graph_config` (null turns graphs off), the CUDA
+# graphs blog (the CPU cannot keep up issuing short kernels), Slurm's `--cpu-bind` and the Linux sysfs
+# `numa_node` file (-1: the firmware gave the kernel no NUMA node for the device), `nvidia-smi -pl` (the power
+# limit) and how collective stragglers are reported (one rank always last, the others waiting for it).
+MORE_WORDS_J: dict[str, list[str]] = {
+    "cpu_ab": [
+        # one named thread or core at its limit ("a single Python thread pinned at 100 %")
+        r"\b(?:one|single|1|a)\s+(?:Python|main|engine|server|scheduler|worker|process(?:'s)?)\s+"
+        r"(?:CPU\s+)?(?:thread|core|process)\b[^.\n]{0,40}?\b(?:100\s*%|maxed|pegged|saturat\w*|fully busy)",
+        r"\b(?:pinned|pegged|stuck|sits?|sitting|running)\s+at\s+100\s*%\s+(?:of\s+)?(?:one|a single|1)\s+"
+        r"(?:CPU\s+)?(?:core|thread)\b",
+        # the work bound by one thread's speed ("bottlenecked by single-threaded performance")
+        r"\bsingle[- ]thread(?:ed)?\b[^.\n]{0,30}?\b(?:bottleneck\w*|bound|limit\w*|hold\w* back|held back)\b|"
+        r"\b(?:bottleneck\w*|bound|limited|held back)\b[^.\n]{0,30}?\bsingle[- ](?:thread(?:ed)?|core)\b",
+        r"\b(?:only|just)\s+(?:ever\s+)?(?:uses?|using|runs? on|utili[sz]es?)\s+(?:a\s+single|one|1)\s+"
+        r"(?:CPU\s+)?(?:thread|core)\b",
+        # Hugging Face's warning "Using a slow tokenizer. This might cause a significant slowdown", and latency that
+        # is mostly tokenization
+        r"\bslow (?:Python )?tokeni[sz]er\b",
+        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:the\s+)?(?:latency|time|wall[- ]?time|TTFT)\s+"
+        r"(?:is|goes (?:to|into)|comes from|(?:is )?spent (?:in|on))\s+(?:the\s+)?(?:tokeni\w+|detokeni\w+|schedul\w+|"
+        r"sampl\w+|pre-?process\w*|post-?process\w*|Python)\b",
+        # a host profile (py-spy, cProfile, nsys's CPU rows) where the serving stages take the time
+        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:the\s+)?(?:wall[- ]?(?:clock\s+)?|CPU\s+|step\s+)?"
+        r"time\b[^.\n]{0,40}?\b(?:in|on|inside)\s+(?:the\s+)?(?:engine'?s?\s+)?(?:scheduler\w*|schedul\w+|"
+        r"detokeni\w+|tokeni\w+|sampl\w+|Python|pre-?process\w*|post-?process\w*|logits? process\w*|"
+        r"output process\w*|input (?:prep\w*|process\w*))\b",
+        # the GPU idle between whole steps (not between kernels: launch_overhead; nor between requests or
+        # calls: idle_gap_slow)
+        r"\b(?:gaps?|bubbles?|idle (?:time|periods?|gaps?))\b[^.\n]{0,20}?\bbetween\s+(?:the\s+|consecutive\s+|"
+        r"each\s+|two\s+)?(?:decode|decoding|forward|generation|engine|model|scheduler)\s+(?:steps|iterations|"
+        r"passes|calls)\b",
+    ],
+    "eager_flag": [
+        # torch.compile off in a hand-written decode loop (its "reduce-overhead" mode is PyTorch's CUDA graphs)
+        r"\btorch\.compile\b(?:(?!\bnot\b|n't\b|\bnever\b)[^.\n]){0,20}?\b(?:turned off|switched off|disabled)\b",
+        r"\bTORCHDYNAMO_DISABLE\s*=\s*1\b",
+        # TensorRT-LLM's LLM API: cuda_graph_config null/None turns CUDA graphs off in the PyTorch backend
+        r"\bcuda_graph_config\W?\s*[=:]\s*(?:null|None|~)\b",
+        # a feature the engine cannot capture: "CUDA graphs are not supported with ..., running without them"
+        r"\bCUDA[- ]?graphs?\b[^.\n]{0,30}?\b(?:(?:is|are)\s+)?(?:not supported|unsupported|incompatible|"
+        r"cannot be (?:used|captured|enabled)|can't be (?:used|captured|enabled)|disabled (?:for|with|because|when|"
+        r"since|under)|skipped|not (?:used|captured|enabled) (?:for|with|because|when))\b",
+        # vLLM's config dump with graphs off: compilation_config {... 'cudagraph_mode': <CUDAGraphMode.NONE: 0>}
+        r"\bCUDAGraphMode\.NONE\b",
+        r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)\b",
+    ],
+    "launch_overhead": [
+        # a profile's kernel count per token or step, and kernels shorter than a launch
+        r"\b(?:\d{1,3}(?:,\d{3})+|\d{3,})\s+(?:tiny\s+|small\s+|short\s+)?kernels?\s+(?:per|each|every|for each)\s+"
+        r"(?:step|token|frame|iteration|forward|layer|decode)\b",
+        r"\bkernels?\b[^.\n]{0,40}?\b(?:under|below|shorter than|less than)\s+\d+(?:\.\d+)?\s*(?:us|µs|μs|"
+        r"microseconds?)\b[^.\n]{0,60}?\bidle\b",
+        r"\bGPU\b[^.\n]{0,20}?\b(?:sits |is |stays )?idle between (?:them|each (?:one|kernel)|launches)\b",
+        # the CUDA-graphs blog's words: the CPU cannot issue kernels as fast as the GPU finishes them
+        r"\b(?:CPU|host|Python)\b[^.\n]{0,30}?\b(?:cannot|can't|can not|could not|couldn't|unable to)\s+keep up\b"
+        r"[^.\n]{0,20}?\b(?:issu\w+|launch\w+|dispatch\w+|enqueu\w+|submitt?\w+)\b",
+        r"\blaunch(?:es|ing)?\b[^.\n]{0,20}?\btak(?:e|es|ing)\s+(?:about\s+|~)?\d+(?:\.\d+)?\s*"
+        r"(?:us|µs|μs|microseconds?)\b",
+    ],
+    "one_slow": [
+        # a numbered rank, node or GPU always behind, or everyone waiting for it
+        r"\b(?:rank|node|GPU|worker|host|device)\s*#?\d+\b[^.\n]{0,40}?\b(?:always|consistently|every (?:step|time|"
+        r"iteration))\b[^.\n]{0,30}?\b(?:last|late|behind|slower|lags?|lagging)\b",
+        r"\b(?:every|each) (?:step|iteration|collective|all[-_ ]?reduce)\b[^.\n]{0,20}?\bwaits? (?:for|on)\s+"
+        r"(?:the\s+)?(?:rank|node|GPU|worker|host|device)\s*#?\d+\b",
+        r"\b(?:the\s+)?others\s+(?:all\s+)?wait(?:s|ing|ed)?\s+(?:for|on)\s+(?:it|him|that (?:rank|node|GPU)|\d)",
+        r"\bothers\s+wait\s+\d+(?:\.\d+)?\s*(?:-\s*\d+(?:\.\d+)?\s*)?(?:ms|s|us)\b",
+    ],
+    "hardware_error": [
+        # nvidia-smi -q's row-remapping and page-retirement fields with a pending or failed remap
+        r"\bRemapped Rows?\b[^\n]{0,25}?\b(?:Pending|Failure(?: Occurred)?)\s*:\s*Yes\b",
+        r"\bRemapping Failure Occurred\s*:\s*Yes\b", r"\bPending (?:Page )?(?:Blacklist|Retirement)\s*:\s*Yes\b",
+    ],
+    "idle_gap_slow": [
+        # "every request after a quiet period takes 3x longer"
+        r"\bafter\s+(?:a\s+|an\s+|some\s+)?(?:quiet|idle|inactive|pause|break|gap|lull)\w*(?:\s+(?:period|time|phase|"
+        r"while|spell|minutes?|seconds?))?\b[^.\n]{0,60}?\b(?:slow\w*|longer|spikes?|higher|\d+(?:\.\d+)?\s*x)\b",
+    ],
+    "numa_words": [
+        # sysfs numa_node of -1 on a multi-socket host: no NUMA node is known for the device, so nothing can bind
+        # its work locally (`nvidia-smi topo -m` then shows NUMA Affinity N/A)
+        r"\bnuma_node\b[^\n]{0,60}?(?:=|:|prints?|shows?|is|returns?|gives?)\s*-1\b",
+        r"\bNUMA (?:node|affinity|ID)\b\s*(?:of\s+(?:the\s+)?GPU\s*)?(?:=|:|is)?\s*-1\b",
+    ],
+    "multi_socket": [
+        # two sockets or NUMA nodes named by number in one sentence ("on socket 0 although GPUs 4-7 are on socket 1")
+        r"\bsocket\s*#?(\d)\b[^.\n]{0,80}?\bsocket\s*#?(?!\1)\d\b",
+        r"\bNUMA\s+(?:node\s*)?#?(\d)\b[^.\n]{0,80}?\bNUMA\s+(?:node\s*)?#?(?!\1)\d\b",
+    ],
+    "no_cpu_binding": [
+        # Slurm's srun --cpu-bind=none (or cpu_bind="verbose,none" in a launcher's config): tasks unbound
+        r"--cpu[-_]bind(?:=|\s+)(?:verbose,)?none\b", r"\bcpu_bind\W{0,3}\s*[=:]\s*\W?(?:verbose,)?none\b",
+    ],
+}
+
+# New kinds of this block. The board's power limit as configured (`nvidia-smi -pl`, `--power-limit`, nvidia-smi
+# -q's "Power Limit"): a limit well below the board's rated power (the catalog's tdp_w) holds its clocks down
+# whenever the work would draw more (claims(): power_limit, or power_limit_ok at or near the rated power).
+FAILURE_PATTERNS_J: dict[str, list[str]] = {
+    # Two GPUs' clocks under the same load in one sentence ("GPU0 at 2100 MHz vs 2750 MHz on GPU1"): identical boards
+    # run within a few boost bins of each other, so one well below its peer is held down (claims(): clock_peers, or
+    # clock_peers_ok within 10 %).
+    "clock_peers": [
+        r"(?<![\d.])(\d{3,4})\s*MHz\b[^.\n]{0,50}?\b(?:vs\.?|versus|while|whereas|but|compared (?:to|with))\b"
+        r"[^.\n]{0,40}?(?<![\d.])(\d{3,4})\s*MHz\b",
+    ],
+    "power_limit": [
+        r"\b(?:power[- ]?limit|power[- ]?cap|-pl|--power-limit)\b[^.\n\d]{0,30}?(?<![\d.])(\d{2,4}(?:\.\d+)?)\s*"
+        r"(?:W|watts?)\b",
+        r"(?:\s-pl|--power-limit)(?:=|\s+)(\d{2,4})\b(?!\s*%)",
+    ],
+}
+
 # Kinds of this block whose matched words can carry their own negation ("GPU usage does not fluctuate").
 _NEGATED_INSIDE_F = ("input_starved", "util_swings", "idle_gap_slow")
 _INSIDE_NEGATION_F = re.compile(r"\b(?:is|are|was|were|does|do|did)\s+not\b(?! have many workers\b)|"
@@ -419,7 +538,8 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
-    "hang": [r"\bhangs?\b|\bhung\b|\bhanging\b", r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
+    "hang": [r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)",  # ("GPUs 4-7 hang off socket 1")
+             r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
              r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
              r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
@@ -625,7 +745,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bCPU\b[^.\n]{0,30}?\b(?:upgrad\w+|bottleneck\w*|at 100\s*%|pegged|maxed)\b",
         # the serving process's own thread busy while the GPU waits: vLLM/SGLang docs' "CPU overhead",
         # Python's GIL (one core per process), the GPU idle between steps waiting on the host
-        r"\bCPU\b[^.\n%]{0,40}?(?:>\s*|over |above )?100\s*%", r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
+        # (a GPU named between them owns the figure: "CPU usage is low, the GPU is at 100 %")
+        r"\bCPU\b(?:(?!\bGPU)[^.\n%]){0,40}?(?:>\s*|over |above )?100\s*%",
+        r"\b100\s*%\s*(?:CPU|of (?:a|one) (?:CPU )?core)\b",
         r"\b(?:one|single|1|a|two|2) (?:logic(?:al)? |physical )?(?:CPU )?(?:cores?|threads?)\b[^.\n]{0,40}?"
         r"\b(?:100\s*%|maxed|pegged|saturat\w*|fully (?:loaded|used|busy))",
         r"\b(?:CPU|host)[- ](?:bound|bottleneck\w*|limited|overhead)\b", r"\b(?:GIL|global interpreter lock)\b",
@@ -739,8 +861,9 @@ PATTERNS: dict[str, list[str]] = {
     ],
     **FAILURE_PATTERNS,
     **FAILURE_PATTERNS_F,
+    **FAILURE_PATTERNS_J,
 }
-for _kind, _words in MORE_WORDS_F.items():
+for _kind, _words in (*MORE_WORDS_F.items(), *MORE_WORDS_J.items()):
     PATTERNS[_kind] = PATTERNS[_kind] + _words
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
@@ -752,7 +875,13 @@ _GUESS = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|I (?:think|guess|suspect|believe|assume|wonder)|suspect\w*|"
     r"could (?:it|this|that) be|is (?:it|this|that) (?:because|due to|caused by)|not sure (?:if|whether)|"
     # what the reporter read or heard, not what they saw
-    r"I(?:'ve| have)? (?:read|heard)|according to (?:the )?(?:docs|documentation|blog|article|paper))\b", re.I)
+    r"I(?:'ve| have)? (?:read|heard)|according to (?:the )?(?:docs|documentation|blog|article|paper)|"
+    # (issue 11 j) what the reporter wants to find out, or would do, is no observation either
+    r"(?:want|like|need) to know (?:if|whether)|wondering (?:if|whether)|"
+    # a suggestion someone else made ("someone suggested --enforce-eager"): advice, not the setting in use
+    r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))\s+"
+    r"(?:suggested|recommended|advised|told me)|(?:was|were|is|are|been) (?:suggested|recommended|advised)|"
+    r"(?:before|planning to|plan to|thinking (?:about|of)|considering) (?:buy|purchas|upgrad)\w*)\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
 _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
@@ -760,7 +889,7 @@ _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
 
 
 def _guessed(sentence: str) -> bool:
-    s = sentence.strip()
+    s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
     return bool(_GUESS.search(s)) or (s.rstrip().endswith(("?", "？")) and bool(_YES_NO.match(s)))
 
 
@@ -923,6 +1052,21 @@ def _asked_only(c: Claim, text: str) -> None:
             return
 
 
+# A limit within 15 % of the board's rated power is its default or close to it (health.throttling reads a
+# lowered cap the same way).
+LOWERED_LIMIT = 0.85
+
+
+def _power_limit(c: Claim, gpu) -> None:
+    """A configured power limit set against the GPU's rated power (catalog tdp_w): well below it the claim stays
+    power_limit (data watts, tdp_w); at or near it, or with no rated power to compare, it is power_limit_ok."""
+    watts = float(c.data["groups"][0]) if c.data.get("groups") else 0.0
+    tdp = getattr(gpu, "tdp_w", 0) or 0
+    c.data.update({"watts": watts, "tdp_w": tdp or None, "gpu": getattr(gpu, "key", None)})
+    if not (tdp and 0 < watts < LOWERED_LIMIT * tdp):
+        c.kind = "power_limit_ok"
+
+
 def claims(facts: Facts) -> list[Claim]:
     """Every claim found in the reporter's text, in order (negated ones flagged, not dropped)."""
     gpu = getattr(getattr(facts, "subject", None), "gpu", None)
@@ -998,6 +1142,13 @@ def claims(facts: Facts) -> list[Claim]:
             _clock_figure(c, sentence, gpu)
             if c.data.get("asked") and c.kind == "clock_power" and not c.data.get("max_clock_mhz"):
                 c.guess = True  # a figure with no top clock to set it against leaves the question open
+        elif c.kind == "power_limit":
+            _power_limit(c, gpu)
+        elif c.kind == "clock_peers":
+            low, high = sorted(float(g) for g in c.data["groups"][:2])
+            c.data.update({"low_mhz": low, "high_mhz": high})
+            if low >= AT_MAX_CLOCK * high:
+                c.kind = "clock_peers_ok"
     _CACHE[key] = (facts, out)
     return out
 
@@ -1200,7 +1351,8 @@ _FIGURE_QUESTION = (
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
-    ("hang", r"\bhangs?\b|\bhung\b|\bhanging\b|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
+    ("hang", r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)|"
+             r"\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
@@ -1227,6 +1379,9 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|"
              r"\bdrops?\b|"
+             r"\b\d+(?:\.\d+)?\s*%\s+(?:below|under|short of|lower than|slower than|behind)\b|"  # (issue 11 j)
+             r"\b(?:half|a third|a quarter|one third)\s+(?:of\s+)?(?:what|the\s+(?:speed|throughput|rate|performance|"
+             r"bandwidth|tok\w*/s))\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|"
@@ -1950,4 +2105,71 @@ def torch_releases_compared(facts: Facts) -> list[Claim]:
             out.append(Claim("torch_releases_compared", source, _quote(text, m, 80),
                              {"versions": versions or [later.group(1)]},
                              guess=_guessed(sentence) or sentence.rstrip().endswith(("?", "？"))))
+    return out
+
+
+# --------------------------------------------------------------------------- one rank's figure apart (issue 11 j)
+# Per-rank (per-GPU, per-node) figures the reporter lists: "rank0 212 ms, rank1 209 ms, ... rank3 311 ms", or a
+# table of GPU index and time. A synchronous step (a collective, a TP layer) ends when its slowest rank arrives, so
+# one rank well behind its peers' median sets everyone's pace: a straggler, whatever holds it back.
+_RANK_FIGURE = re.compile(
+    r"\b(?:rank|GPU|node|worker|device|cuda:)\s*#?\s*(\d{1,3})\b\s*(?:[:=)\]|]\s*|\s+(?:is|at|took|takes|:)?\s*)"
+    r"(?:~|about\s+)?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", re.I)
+_TIME_UNITS = ("ms", "s", "us", "µs")
+# How far from its peers' median one rank must be: beyond run-to-run noise of a few percent and a boost bin or two.
+STRAGGLER_RATIO = 1.3
+
+
+def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
+    """{unit: {rank: (value, row)}} from Markdown tables whose header names a rank column (GPU, rank, node, worker,
+    device) and whose other cells hold figures with a unit (in the cell or the column header: "time (ms)")."""
+    out: dict[str, dict[str, tuple[float, str]]] = {}
+    rows = [ln.strip() for ln in text.splitlines()]
+    for i, line in enumerate(rows):
+        if not (line.startswith("|") and i + 1 < len(rows) and re.match(r"^\|[\s:|-]+\|?$", rows[i + 1])):
+            continue
+        header = [c.strip() for c in line.strip("|").split("|")]
+        at = next((k for k, h in enumerate(header) if re.fullmatch(r"(?:GPU|rank|node|worker|device)\s*(?:id|#)?",
+                                                                   h, re.I)), None)
+        if at is None:
+            continue
+        for row in rows[i + 2:]:
+            if not row.startswith("|"):
+                break
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            if len(cells) != len(header) or not re.fullmatch(r"#?\d{1,3}", cells[at]):
+                continue
+            for k, cell in enumerate(cells):
+                unit_in = re.search(r"\b(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", header[k])
+                m = re.fullmatch(r"~?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)?", cell, re.I)
+                unit = (m.group(2) if m and m.group(2) else unit_in.group(1) if unit_in else None) if k != at else None
+                if m and unit:
+                    out.setdefault(unit.lower(), {}).setdefault(cells[at].lstrip("#"), (float(m.group(1)), row))
+    return out
+
+
+def rank_outliers(facts: Facts) -> list[Claim]:
+    """One rank's figure apart from at least two peers in the same unit, listed in a sentence or a Markdown table:
+    data {rank, value, median, unit, n}. A time above STRAGGLER_RATIO x the others' median, or a rate below
+    1 / STRAGGLER_RATIO of it."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        by_unit: dict[str, dict[str, tuple[float, str]]] = {}
+        for m in _RANK_FIGURE.finditer(text.replace("|", " | ")):
+            quote = _quote(text.replace("|", " | "), m, 40)
+            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), (float(m.group(2)), quote))
+        for unit, ranks in _table_rank_figures(text).items():
+            for rank, figure in ranks.items():
+                by_unit.setdefault(unit, {}).setdefault(rank, figure)
+        for unit, ranks in by_unit.items():
+            if len(ranks) < 3:
+                continue
+            slow = max if unit in _TIME_UNITS else min
+            rank, (value, quote) = slow(ranks.items(), key=lambda kv: kv[1][0])
+            median = statistics.median(v for r, (v, _) in ranks.items() if r != rank)
+            apart = value > STRAGGLER_RATIO * median if unit in _TIME_UNITS else value * STRAGGLER_RATIO < median
+            if median > 0 and apart:
+                out.append(Claim("rank_outlier", source, quote,
+                                 {"rank": rank, "value": value, "median": median, "unit": unit, "n": len(ranks)},
+                                 guess=_guessed(quote)))
     return out

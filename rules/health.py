@@ -84,7 +84,7 @@ def throttling(facts: Facts, predictions=None):
 
 def _slowdown_over_time(facts: Facts, readings):
     """A run that gets slower under a constant load is the signature of heat building up."""
-    said = claims.find(facts, "slowdown_over_time")
+    said = [c for c in claims.find(facts, "slowdown_over_time") if not c.guess]  # "is it thermal?" is a question
     series = _declining_series(facts)
     if not said and not series:
         return

@@ -1493,3 +1493,71 @@ def idle_clocks(facts: Facts, predictions=None):
                "(`nvidia-smi --lock-gpu-clocks=<min>,<max>`), on Windows set the power management mode to 'Prefer "
                "maximum performance', or keep the GPU warm with a small periodic request.",
                refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.power_limit", "throttling")
+def power_limit(facts: Facts, predictions=None):
+    """The reporter gives a power limit well below the board's rated power (nvidia-smi -pl, Power Limit): the clocks
+    are held down whenever the work would draw more. A lowered limit alone does not prove it binds (memory-bound
+    decode may draw less), so it stays a lead below an active SW Power Cap seen under load."""
+    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
+        return  # nvidia-smi -q shows the limit and the reasons: health.throttling judges them
+    c = _first(facts, "power_limit")
+    said = claims.symptom_quote(facts)
+    if not c or c.guess or not said or said[2] not in ("slow", "scaling", "normal?"):
+        return
+    gpu = facts.subject.gpu
+    yield make("ticket.power_limit", "throttling", "warning", min(weight(c), 0.55),
+               f"The power limit is {c.data['watts']:g} W, well below {gpu.name}'s rated {c.data['tdp_w']:g} W",
+               f"A board capped below {claims.LOWERED_LIMIT:.0%} of its rated power lowers its clocks whenever the "
+               "work would draw more (prefill, large batches, GEMM-heavy steps), and in a TP group every other GPU "
+               "waits for the capped one.",
+               [claim_ev(c, "configured power limit"),
+                ev(facts.subject.gpu_source, f"catalog {c.data['gpu']}: rated power", c.data["watts"], c.data["tdp_w"],
+                   "W")],
+               fix="Check under load with `nvidia-smi -q -d POWER,PERFORMANCE` whether SW Power Cap is active; "
+               "restore the default limit (`nvidia-smi -pl <default>`, persistence mode on) if the host's power and "
+               "cooling allow it, and compare the speed.",
+               refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.clock_peers", "throttling")
+def clock_peers(facts: Facts, predictions=None):
+    """Two GPUs' clocks under the same load, one well below the other: identical boards boost within a few bins of
+    each other, so the slow one is held down by power, heat or a slowdown signal, and a TP group runs at its pace."""
+    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
+        return  # nvidia-smi -q shows each GPU's reasons: health.throttling judges them
+    c = _first(facts, "clock_peers")
+    if not c or c.guess or _first(facts, "clock_power"):
+        return  # a clocks-event reason or a low clock said outright: ticket.clock_power says it
+    low, high = c.data["low_mhz"], c.data["high_mhz"]
+    yield make("ticket.clock_peers", "throttling", "warning", weight(c),
+               f"One GPU runs at {low:g} MHz against {high:g} MHz on its peer",
+               f"Under the same load identical boards hold clocks within a few boost bins of each other; "
+               f"{low / high:.0%} of the peer's clock means that GPU is held down (power limit, temperature, HW "
+               "slowdown), and every collective waits for it.",
+               [ev(c.source, f'clocks the reporter compares: "{c.quote}"', low, high, "MHz")],
+               fix="Compare `nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE` of the two GPUs under load: the slow "
+               "one's active clocks-event reason names the cause (power limit, cooling, PSU).",
+               refs=["throttle", "nvidia_smi"])
+
+
+@rule("ticket.rank_outlier", "straggler")
+def rank_outlier(facts: Facts, predictions=None):
+    """The reporter lists per-rank (per-GPU) figures and one stands apart from its peers' median: the synchronous
+    step waits for that rank."""
+    found = [c for c in claims.rank_outliers(facts) if not c.guess]
+    if not found:
+        return
+    c = found[0]
+    d = c.data
+    yield make("ticket.rank_outlier", "straggler", "warning", weight(c),
+               f"Rank {d['rank']} is at {d['value']:g} {d['unit']} against its peers' {d['median']:g} {d['unit']}",
+               f"Of {d['n']} ranks the reporter lists, one is more than {claims.STRAGGLER_RATIO - 1:.0%} behind the "
+               "others' median; a collective or tensor-parallel layer finishes when its slowest rank arrives, so the "
+               "others wait for it every step.",
+               [ev(c.source, f'per-rank figures: "{c.quote}"', d["value"], d["median"], d["unit"])],
+               fix="Find what holds that rank back: its GPU's clocks and power state (`nvidia-smi -q -d "
+               "PERFORMANCE`), its PCIe link, its CPU/NUMA binding, or a heavier share of the work (uneven "
+               "sequence lengths or data).",
+               refs=["throttle"])

@@ -163,7 +163,7 @@ def _flags(tokens: list[str]) -> tuple[dict[str, str | bool], list[str]]:
         tok = tokens[i]
         if tok.startswith("-") and len(tok) > 1 and not re.fullmatch(r"-\d+(\.\d+)?", tok):
             key, eq, value = tok.partition("=")
-            norm = key.lstrip("-").replace("_", "-").lower()
+            norm = key.lstrip("-").rstrip(".,;:").replace("_", "-").lower()  # a flag ending a sentence in prose
             if eq:
                 flags.setdefault(norm, value)
             elif i + 1 < len(tokens) and (not tokens[i + 1].startswith("-") or re.fullmatch(r"-\d+", tokens[i + 1])):
