@@ -453,6 +453,48 @@ def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group
     assert short.itl_ms_expected < per_head.itl_ms_expected
 
 
+def test_unfused_context_attention_writes_every_score_matrix_to_memory():
+    """FasterTransformer's GPT runs its prompt attention unfused unless FMHA_ENABLE=ON: QK^T as a batched
+    GEMM (K = head_dim) into FP32 scores, a masked softmax to 16 bits, PV as a second batched GEMM, each over
+    the full prompt x prompt square (engines.toml context_score_bytes). At batch 64 x 512 tokens GPT-350M's
+    16 heads x 24 layers write 6.4 GB of scores per prefill, about as much time as its GEMMs take; the
+    published table (gpt_guide.md, A100) runs 64 x 512/32 in 529 ms, which a fused-attention model missed
+    by 44 %."""
+    from pathlib import Path
+
+    from diagnose import published
+    from rules import step_model
+
+    catalog.configure([str(Path(__file__).parent / "data" / "published" / "models.toml")])
+    ft, generic = catalog.engine("fastertransformer"), catalog.engine("generic")
+    assert ft.context_score_bytes == 4.0 and generic.context_score_bytes == 0.0
+    gpt, a100 = catalog.model("ft-gpt-350m"), catalog.gpu("a100-80gb-sxm")
+    cal = catalog.calibration()
+
+    def prefill(engine):
+        s = step_model.Setting(gpt, a100, engine, cal, 1, "fp16", "fp16", tp_fabric(a100, 1, 8)[0])
+        return s, step_model.pass_terms(s, sequences=64, tokens_per_seq=512, context=512, prefill=True)
+
+    s, unfused = prefill(ft)
+    parts = step_model.unfused_attention(s, 64, 512)
+    square = 64 * 16 * 512**2  # score elements per layer
+    assert [b for b, _, _ in parts] == [square * 4, square * 6, square * 2]  # write FP32; read it, write 16-bit; read
+    assert parts[0][1] == parts[2][1] == 2 * square * 64  # full square, no causal skip
+    assert parts[0][2] < parts[2][2]  # QK^T's K is head_dim deep (64): a shallow, slow GEMM
+    by_hand = 24 * square * 12 / (a100.hbm_gbs * 1e6 * cal.stream_efficiency)  # ms of score traffic
+    _, fused = prefill(generic)
+    assert unfused.activation_ms - fused.activation_ms == pytest.approx(by_hand, rel=0.01)
+    assert unfused.total_ms > 1.3 * fused.total_ms
+    # the published rows: every batch of the 512-token table inside the 35 % target, the largest too
+    table = Path(__file__).parent / "data" / "published" / "ft-gpt_guide-gpt350m-a100-tp1.csv"
+    rows = [r for r in published.read(table) if r.input_len == 512]
+    errors = {r.batch: 1.0 / published.expect(r).ratio(r.value) - 1.0 for r in rows}
+    assert max(abs(e) for e in errors.values()) <= 0.35
+    fused_ft = dataclasses.replace(ft, context_score_bytes=0.0)  # as under FMHA_ENABLE=ON
+    without = {r.batch: 1.0 / published.expect(r, engine=fused_ft).ratio(r.value) - 1.0 for r in rows}
+    assert without[64] < errors[64] - 0.08  # the score traffic closes a quarter of the gap at batch 64
+
+
 def test_fastertransformer_pipeline_microbatches_and_drained_steps():
     """FasterTransformer's getLocalBatchSize: batch / pp sequences per microbatch when pp divides
     the batch, else the whole batch, halved while it holds more than 1024 tokens; and every decode
