@@ -150,13 +150,16 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     kv_bw = s.gpu.hbm_gbs * 1e3 * (s.stream_efficiency or s.engine.attention_efficiency or cal.attention_efficiency)
 
     def kernel(weights_b: float, kv_b: float, act_b: float, flops: float, rate: float, alu_us: float = 0.0) -> None:
-        """Time of one kernel's bytes and FLOPs, and of its CUDA-core work beside the MMAs (`alu_us`:
-        dequantising weights), which the same warps issue (its fixed overhead is counted below)."""
+        """Time of one kernel's bytes and FLOPs, and of its CUDA-core work on the weights as they arrive
+        (`alu_us`: dequantising them; its fixed overhead is counted below). The dequantisation is
+        software-pipelined with the loads (each tile converted in registers while the next streams in), so
+        it costs time only where it takes longer than the stream: the larger of the two, then overlapped
+        with the MMAs like any stream."""
         stream = (weights_b + act_b) / bw + kv_b / kv_bw
         us["weights"] += weights_b / bw
         us["kv"] += kv_b / kv_bw
         us["act"] += act_b / bw
-        us["compute"] += overlapped(stream, (flops / rate if rate else 0.0) + alu_us, cal.overlap_p) - stream
+        us["compute"] += overlapped(max(stream, alu_us), flops / rate if rate else 0.0, cal.overlap_p) - stream
 
     dense_experts = model.is_moe and s.engine.moe_dense_experts
     touched = (model.experts if dense_experts else shapes.experts_touched(model, tokens)) if model.is_moe else 0.0
