@@ -301,6 +301,10 @@ class EngineSpec:
     # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all); other
     # shapes run one thread block per query head on CUDA cores (rules.step_model)
     grouped_decode_attention: tuple[str, ...] = ("any",)
+    # bytes per element of the score matrix its prefill (context) attention writes when that attention
+    # is unfused (QK^T to memory, softmax, then PV: FasterTransformer without FMHA_ENABLE); 0 = fused
+    # attention (flash / fMHA): the scores never leave the SM (rules.step_model.unfused_attention)
+    context_score_bytes: float = 0.0
     fp8_kv_cache: bool = False  # an FP8 checkpoint gets an FP8 KV cache unless told otherwise
     # MoE: each rank holds experts / tp whole experts and runs every one on every token (vLLM's Mixtral
     # before its fused-MoE kernel), not the tokens' own experts sharded over the ranks

@@ -18,7 +18,8 @@ engine's implementation (rules.collectives), and apart from them the wait for th
 GPU (`slowest_gpu_wait_ms`). Without CUDA graphs the host launches every
 kernel, so a pass takes at least kernels x `launch_us`. The engine's host time per step and per
 request is added by the caller (rules.roofline), once. A decode attention kernel that runs one
-thread block per query head (grouped_attention false) may be bound by its CUDA-core work.
+thread block per query head (grouped_attention false) may be bound by its CUDA-core work; a prefill
+attention that is not fused (engines.toml context_score_bytes) moves every score through memory.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ MOE_ROUTING_KERNELS = 3  # top-k, token permute, un-permute / combine
 # a GQA layer runs one QKV GEMM: q down-proj, q norm, q up-proj, kv down-proj, kv norm, and the
 # absorbed k and v up-projections (two batched GEMMs around the attention).
 MLA_EXTRA_KERNELS = 6
+UNFUSED_ATTENTION_KERNELS = 3  # QK^T batched GEMM, masked softmax, PV batched GEMM (one fused kernel otherwise)
 TILE = 128  # output tile edge of the tensor-core GEMM kernels (cuBLAS / CUTLASS 128x128 tiles)
 SPLIT_K_MIN = 512  # shortest K slice a split-K GEMM gives one work unit
 
@@ -148,13 +150,16 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     kv_bw = s.gpu.hbm_gbs * 1e3 * (s.stream_efficiency or s.engine.attention_efficiency or cal.attention_efficiency)
 
     def kernel(weights_b: float, kv_b: float, act_b: float, flops: float, rate: float, alu_us: float = 0.0) -> None:
-        """Time of one kernel's bytes and FLOPs, and of its CUDA-core work beside the MMAs (`alu_us`:
-        dequantising weights), which the same warps issue (its fixed overhead is counted below)."""
+        """Time of one kernel's bytes and FLOPs, and of its CUDA-core work on the weights as they arrive
+        (`alu_us`: dequantising them; its fixed overhead is counted below). The dequantisation is
+        software-pipelined with the loads (each tile converted in registers while the next streams in), so
+        it costs time only where it takes longer than the stream: the larger of the two, then overlapped
+        with the MMAs like any stream."""
         stream = (weights_b + act_b) / bw + kv_b / kv_bw
         us["weights"] += weights_b / bw
         us["kv"] += kv_b / kv_bw
         us["act"] += act_b / bw
-        us["compute"] += overlapped(stream, (flops / rate if rate else 0.0) + alu_us, cal.overlap_p) - stream
+        us["compute"] += overlapped(max(stream, alu_us), flops / rate if rate else 0.0, cal.overlap_p) - stream
 
     dense_experts = model.is_moe and s.engine.moe_dense_experts
     touched = (model.experts if dense_experts else shapes.experts_touched(model, tokens)) if model.is_moe else 0.0
@@ -174,7 +179,12 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
                     * ((s.engine.expert_gemm_efficiency or cal.expert_gemm_efficiency) if mat.grouped else 1.0))
             kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * mat.groups * count,
                    flops * count, rate, dequant_us(s, mat) * count)
-        if prefill:  # causal attention over the prompt; K and V written once
+        if prefill and s.engine.context_score_bytes and not model.is_mla:  # the score matrices go to memory
+            kernel(0.0, tokens * kv_token_layer * count, 0.0, 0.0, 0.0)  # K and V written once
+            for b, f, r in unfused_attention(s, sequences, tokens_per_seq):
+                kernel(0.0, 0.0, b * count, f * count, r)
+            kernels += count * (UNFUSED_ATTENTION_KERNELS - 1)
+        elif prefill:  # causal attention over the prompt; K and V written once
             flops = tokens * shapes.attention_flops_per_token(model, s.tp, keys / 2, layers=1)
             kernel(0.0, tokens * kv_token_layer * count, 0.0, flops * count, attn_rate)
         else:  # every sequence reads its whole KV cache
@@ -211,6 +221,28 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
     return t
+
+
+def unfused_attention(s: Setting, sequences: int, prompt: int) -> list[tuple[float, float, float]]:
+    """(bytes, FLOPs, FLOPs per us) of one layer's unfused prefill attention on one rank, kernel by kernel.
+
+    An engine without a fused attention kernel for its prompt (engines.toml context_score_bytes:
+    FasterTransformer's GPT unless FMHA_ENABLE=ON) runs it as cuBLAS batched GEMMs, one per sequence and
+    head: QK^T (prompt x prompt x head_dim, so K is only head_dim deep) writes every score in
+    `context_score_bytes` (FP32 by default: is_context_qk_buf_float_), the masked softmax reads them and
+    writes 16-bit probabilities, and PV (prompt x head_dim x prompt) reads those. The causal mask is
+    applied in the softmax, so both GEMMs compute the full square. The score matrices are sequences x
+    heads x prompt^2 elements, so at a long prompt and a small hidden size they, not the weights, set
+    the attention's time."""
+    heads = s.model.heads / s.tp
+    d = s.model.head_dim
+    square = sequences * heads * float(prompt) ** 2  # score elements
+    dtype = "fp16" if s.dtype == "fp16" else "bf16"
+    rows = sequences * heads * math.ceil(prompt / TILE) * TILE  # every (sequence, head) its own tiles
+    flops = 2.0 * square * d
+    return [(square * s.engine.context_score_bytes, flops, s.tensor_rate(dtype, rows, prompt, d)),
+            (square * (s.engine.context_score_bytes + 2.0), 0.0, 0.0),
+            (square * 2.0, flops, s.tensor_rate(dtype, rows, d, prompt))]
 
 
 def slowest_gpu_wait_ms(tp: int, gpu_ms: float, cv: float) -> float:

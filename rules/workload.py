@@ -206,6 +206,22 @@ def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     return out
 
 
+# GGUF (llama.cpp, Ollama) stores 4- and 8-bit weights in blocks that carry their own scales: Q4_0 18 bytes per 32
+# weights, Q4_K 144 per 256, Q8_0 34 per 32, i.e. 4.5 and 8.5 bits a weight (ggml-common.h block_q4_0, block_q4_K,
+# block_q8_0: https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-common.h). In the predictor's terms
+# (an fp16 scale and zero point per group, rules.shapes.bytes_per_param) that is a group of 64. Q4_K_M keeps a few
+# tensors in 6 bits (4.8 bits a weight on average): 4.5 is the floor, so the expected figure stays the faster one.
+GGUF_GROUP = 64
+_GGUF = re.compile(r"\bgguf\b|\bQ[2-8]_[01K]|\bllama\.?cpp\b|\bollama\b", re.I)
+
+
+def quant_group(facts: Facts) -> int | None:
+    """The quantisation group that gives the ticket's weights their bytes: GGUF's blocks where llama.cpp or Ollama
+    serves them (or the model is named as a GGUF file), else the default of the dtype (None)."""
+    words = " ".join(f"{w.framework or ''} {w.model or ''}" for w in facts.of(Workload))
+    return GGUF_GROUP if weight_dtype(facts) in ("int4", "int8") and _GGUF.search(words) else None
+
+
 def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
     profile), or None when the catalog does not know them or the predictor rejects the layout."""
@@ -218,7 +234,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
         return None
     try:
         p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, prompt=prompt,
-                             engine=facts.subject.engine, dtype=weight_dtype(facts))
+                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=quant_group(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if ollama_default(facts):

@@ -125,13 +125,13 @@ def test_qwq_32b_vllm_16300_is_expected_physics():
     batch1, batch16 = sorted(grows, key=lambda f: "not explained" in f["title"])
     assert "the 128 all-reduces per step" in batch1["title"]  # 2 x 64 layers
     # at batch 16 (generic engine: NCCL ring in a CUDA graph, 16 x 5120 x 2 = 163,840 B per call on A100
-    # NVSwitch) one all-reduce takes 6.87 + 2 x 7 x 1.50 + 2 x 7/8 x 163840 B / 235 GB/s = 29.09 us, 128 of them
-    # 3.72 ms; the slowest of 8 GPUs adds 0.0499 x 1.4236 x 9.95 ms of GPU work (weights 4.68 + KV 0.15 + GEMM
-    # 0.34 + 581 kernels x 8.24 us = 4.79) = 0.71 ms; with 1.0 ms of host time the model holds 15.38 ms. The
-    # unexplained rest (21.05 - 15.38 = 5.67 ms, 27%) outweighs the all-reduce (3.72 / 15.38 = 24%): the
+    # NVSwitch) one all-reduce takes 6.92 + 2 x 7 x 1.51 + 2 x 7/8 x 163840 B / 235 GB/s = 29.28 us, 128 of them
+    # 3.75 ms; the slowest of 8 GPUs adds 0.0499 x 1.4236 x 9.99 ms of GPU work (weights 4.69 + KV 0.15 + GEMM
+    # 0.34 + 581 kernels x 8.3 us = 4.82) = 0.71 ms; with 1.0 ms of host time the model holds 15.45 ms. The
+    # unexplained rest (21.05 - 15.45 = 5.60 ms, 27%) outweighs the all-reduce (3.75 / 15.45 = 24%): the
     # headline says so
     assert batch16["title"].startswith("At TP8 27% of the 21.1 ms step is not explained by the model; the largest "
-                                       "modelled growth, all-reduce, is 24% of the expected 15.4 ms step")
+                                       "modelled growth, all-reduce, is 24% of the expected 15.5 ms step")
     batch16 = rows(rep)[("TP8", 16)]
     assert batch16["step_ms"] == pytest.approx(16 / 760 * 1e3, rel=1e-3)  # the reporter's 760 tok/s over 16 sequences
 
@@ -149,22 +149,22 @@ def test_ticket_078_gpt_oss_tp2_slower_than_tp1_is_physics():
     assert r[("TP2", 1)]["allreduce_count"] == 72  # 36 layers x 2: the source's "per-layer all-reduce latency"
     # two modelled terms grow: vLLM's hand-off of each step to its other worker process (engines.toml
     # multiprocess_ms_per_step, paid at TP > 1 only: 1.0 ms) and the all-reduce, 0.42 ms (72 x vLLM's
-    # one-shot kernel at 2 ranks, 5.82 us + 2 x 1/2 x 5760 B / (0.494 x 300 GB/s) = 5.86 us). By hand (terms of
-    # the JSON): TP1 11.11 - (2.93 weights + 0.02 KV + 0.02 GEMM + 3.90 kernels + 2.09 host) = 2.15 ms unexplained;
-    # TP2 12.99 - (1.47 + 0.01 + 0.02 + 3.90 + 0.42 all-reduce + 0.15 wait + 3.09 host) = 3.93 ms, 30 % of the
-    # step. The rest grows 1.78 ms, more than either modelled term: the headline leads with it and names the
-    # larger modelled term, host time, 3.09 / 9.06 = 34 % of the expected step
+    # one-shot kernel at 2 ranks, 5.85 us + 2 x 1/2 x 5760 B / (0.49 x 300 GB/s) = 5.89 us). By hand (terms of
+    # the JSON): TP1 11.11 - (2.93 weights + 0.02 KV + 0.02 GEMM + 3.93 kernels + 2.07 host) = 2.14 ms unexplained;
+    # TP2 12.99 - (1.47 + 0.01 + 0.02 + 3.93 + 0.42 all-reduce + 0.15 wait + 3.07 host) = 3.91 ms, 30 % of the
+    # step. The rest grows 1.77 ms, more than either modelled term: the headline leads with it and names the
+    # larger modelled term, host time, 3.07 / 9.07 = 34 % of the expected step
     (grow,) = findings(rep, "scaling.term_grows_with_tp")
     tp1, tp2 = r[("TP1", 1)]["terms"], r[("TP2", 1)]["terms"]
-    assert tp1["unexplained_ms"] == pytest.approx(2.15, abs=0.01)
-    assert tp2["unexplained_ms"] == pytest.approx(3.93, abs=0.01)
+    assert tp1["unexplained_ms"] == pytest.approx(2.14, abs=0.01)
+    assert tp2["unexplained_ms"] == pytest.approx(3.91, abs=0.01)
     handoff = catalog.engine("vllm").multiprocess_ms_per_step
     assert tp2["launch_ms"] - tp1["launch_ms"] == pytest.approx(handoff, abs=1e-3)
     assert tp2["unexplained_ms"] - tp1["unexplained_ms"] > handoff > tp2["allreduce_ms"] - tp1["allreduce_ms"] > 0
     assert grow["title"].startswith("At TP2 30% of the 13.0 ms step is not explained by the model; the largest "
                                     "modelled growth, host time (launches, scheduling, worker hand-off), is 34% "
-                                    "of the expected 9.06 ms step"), grow["title"]
-    assert tp2["allreduce_ms"] == pytest.approx(72 * (5.82 + 5760 / (0.494 * 300e3)) / 1e3, abs=1e-3)
+                                    "of the expected 9.07 ms step"), grow["title"]
+    assert tp2["allreduce_ms"] == pytest.approx(72 * (5.85 + 5760 / (0.49 * 300e3)) / 1e3, abs=1e-3)
     # TP1 is x1.24 its expected step, TP2 x1.43: beyond the band's x1.28, but within the band of TP1's own
     # x1.24 (1.43 / 1.24 = 1.15): the scaling is as expected, and the headline says that, not "inside the band"
     (tracks,) = findings(rep, "scaling.tracks_prediction")
@@ -224,9 +224,9 @@ def test_a_measured_all_reduce_holds_the_slowest_gpu_wait():
     """The README's capture example: each capture's all-reduce kernel time per call is one rank's, so it already
     holds that rank's wait for the slowest peer; the split adds no modelled wait on top (it added 0.97 / 0.88 ms and
     read "model 5.86 over" at TP4). The expected step, the healthy model's, keeps its wait.
-    By hand at TP4 (terms of the JSON): measured 18.583 ms - (12.379 weights + 0.362 KV+act + 0.089 GEMM extra
-    + 5.974 kernel fixed + 160 x 20.95 us all-reduce = 3.352 + 1.327 measured launch gaps) = -4.900: "model 4.9
-    over"; the expected step's wait: 0.0499 x E[max of 4 normals] 1.0294 x 18.80 ms of GPU work = 0.966 ms."""
+    By hand at TP4 (terms of the JSON): measured 18.583 ms - (12.394 weights + 0.362 KV+act + 0.089 GEMM extra
+    + 6.018 kernel fixed + 160 x 20.95 us all-reduce = 3.352 + 1.327 measured launch gaps) = -4.958: "model 4.96
+    over"; the expected step's wait: 0.0499 x E[max of 4 normals] 1.0294 x 18.86 ms of GPU work = 0.969 ms."""
     from rules import roofline
 
     rep = report(SAMPLES / "tp4_nvlink_healthy.sqlite", SAMPLES / "tp8_pcie_fallback.sqlite", "--model", "llama-3-70b",
@@ -250,8 +250,8 @@ def test_a_measured_all_reduce_holds_the_slowest_gpu_wait():
         assert e["wait_ms"] > 0 and e["wait_ms"] == pytest.approx(cv * {4: 1.0294, 8: 1.4236}[tp] * gpu_work, rel=1e-3)
         assert r["calibrated_ms"] == pytest.approx(p.decode_step_ms_expected, abs=1e-3)
     tp4 = rows(rep)[("TP4", 8)]
-    assert tp4["terms"]["unexplained_ms"] == pytest.approx(-4.900, abs=0.002)
-    assert table["rows"][0][col("unexplained")] == "none (model 4.9 over)"
+    assert tp4["terms"]["unexplained_ms"] == pytest.approx(-4.958, abs=0.002)
+    assert table["rows"][0][col("unexplained")] == "none (model 4.96 over)"
     assert "already holds its wait for the slowest peer" in table["note"]
     assert "fitted at the limit of their range" in table["note"]
 
@@ -554,11 +554,11 @@ def test_the_text_says_what_the_decomposition_table_shows():
     # review r3 D5: the all-reduce's share is of the expected (modelled) step, which the headline names;
     # of the measured 3.04 ms step it read 59%, from a model 3.29 ms over it
     tp8 = rows(rep)[("TP8", 1)]["terms"]
-    # by hand: PyTorch's one-shot kernel (vLLM's constants) per call 5.82 + 1.36 x log2(8/2) + 2 x 7/8 x 8192 B /
-    # (0.494 x 300 GB/s) = 8.64 us, x 64 = 0.553 ms; the slowest of 8 GPUs: 0.0499 x 1.4236 x (0.967 + 0.052 +
+    # by hand: PyTorch's one-shot kernel (vLLM's constants) per call 5.85 + 1.33 x log2(8/2) + 2 x 7/8 x 8192 B /
+    # (0.49 x 300 GB/s) = 8.61 us, x 64 = 0.551 ms; the slowest of 8 GPUs: 0.0499 x 1.4236 x (0.968 + 0.052 +
     # 0.003 + 1.495 ms of GPU work) = 0.179 ms, in its own column so the terms still sum to the step
-    assert tp8["allreduce_ms"] == pytest.approx(64 * 8.637e-3, abs=1e-3)
-    assert tp8["wait_ms"] == pytest.approx(0.0499 * 1.4236 * 2.517, abs=1e-3)
+    assert tp8["allreduce_ms"] == pytest.approx(64 * 8.607e-3, abs=1e-3)
+    assert tp8["wait_ms"] == pytest.approx(0.0499 * 1.4236 * 2.518, abs=1e-3)
     assert table["rows"][-1][table["columns"].index("slowest-GPU wait")] == pytest.approx(tp8["wait_ms"], abs=1e-3)
     expected = sum(v for k, v in tp8.items() if k != "unexplained_ms")
     share = tp8["allreduce_ms"] / expected
