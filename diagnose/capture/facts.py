@@ -11,6 +11,7 @@ import os
 import sqlite3
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -256,6 +257,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
     facts = Facts()
     result = CaptureAnalysis(facts)
     caps: list[Capture] = []
+    pending: list[_Rest] = []  # each file's second half (after its NVTX read), see _analyse_one
     try:
         for i, path in enumerate(paths):
             cap = open_capture(path, deadline_s=deadline_s)
@@ -264,27 +266,40 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
             caps.append(cap)
         activities: dict[str, list] = {}
         for cap in caps:
-            try:
-                _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu)
-            except sqlite3.Error as exc:
-                raise read_error(cap.path, exc) from None
-            except (TypeError, ValueError, ArithmeticError) as exc:
-                # Values of the wrong type come from damaged pages; anything else is our bug.
-                problem = damage(cap)
-                if problem:
-                    raise InputError(f"{cap.path}: damaged SQLite file ({problem})") from None
-                raise exc
+            rest = _guarded(cap, _analyse_one, cap, result, activities, step_name, with_summaries, medians, nvtx_gpu)
+            pending.append(rest)
+            if cap is not caps[-1]:
+                _guarded(cap, rest, facts)
+        # the last file's NVTX thread is still reading: the ranks are matched meanwhile
         ranks = multirank.ranks_of(caps, activities)
         try:
             mr = multirank.analyse(ranks)
         except sqlite3.Error as exc:
             raise read_error(", ".join(c.name for c in caps), exc) from None
+        _guarded(caps[-1], pending[-1], facts)
         if mr:
             _multirank_facts(caps, mr, facts)
     finally:
+        for rest in pending:
+            rest.wait()
         for cap in caps:
             cap.close()
     return result
+
+
+def _guarded(cap: Capture, work, *args):
+    """work(*args), with an sqlite error or a value of the wrong type (damaged pages) met while
+    reading `cap` turned into the one-line InputError."""
+    try:
+        return work(*args)
+    except sqlite3.Error as exc:
+        raise read_error(cap.path, exc) from None
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        # Values of the wrong type come from damaged pages; anything else is our bug.
+        problem = damage(cap)
+        if problem:
+            raise InputError(f"{cap.path}: damaged SQLite file ({problem})") from None
+        raise exc
 
 
 def _refuse_repeats(paths: list[str]) -> None:
@@ -302,7 +317,9 @@ def _refuse_repeats(paths: list[str]) -> None:
         seen[key] = path
 
 
-def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medians, nvtx_gpu=False):
+def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nvtx_gpu=False) -> _Rest:
+    """Everything that needs no NVTX, read while the NVTX thread (the longest) is still reading;
+    returns the rest (_Rest: call it with the facts to finish this file)."""
     values = medians and with_summaries  # --stats: every duration too, for the medians
     api = _in_background(cap, _api_aggregates, values)
     ranges = _in_background(cap, _nvtx_aggregates, step_name, values)
@@ -311,7 +328,6 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
             acts = T.gpu_activity(cap, values=values)
         finally:
             _joined(cap, api)
-        # what needs no NVTX runs while the NVTX thread (the longest) is still reading
         # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
         cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
         ci = info(cap)
@@ -321,6 +337,7 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         launch = launch_records(cap)
         if with_summaries:
             result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
+            summaries.memop_summaries(cap, medians)  # cached for all_summaries
         groups = kernel_groups(cap)
         result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
                                        for per_gpu in groups.comm.values() for nid in per_gpu}
@@ -328,33 +345,54 @@ def _analyse_one(cap, facts, result, activities, step_name, with_summaries, medi
         tls = timelines(cap, acts)
         causes = add_host_stall(cap, tls, acts)
         later = [*launch_stats(cap), *T.copies(cap), *filter(None, [grid_use(cap)])]
-    finally:
-        _joined(cap, ranges)
-    facts.add(ci)
-    facts.extend(gpus)
-    for m in ci.missing_tables:
-        facts.missing.append(f"{cap.name}: {m}")
-    facts.extend(launch)
-    if with_summaries:
-        result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
-                                                             limit=None if medians else SUMMARY_ROWS)
-    if nvtx_gpu:  # --nvtx-gpu: GPU time per NVTX range (two temp tables keyed for the joins)
-        result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
+        if nvtx_gpu:  # --nvtx-gpu: GPU time per NVTX range (two temp tables keyed for the joins)
+            result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
+    except BaseException:
+        ranges[0].join()
+        raise
     activities[cap.name] = acts
     result.paths[cap.name] = os.path.abspath(cap.file or cap.path)  # a cached result is read from any folder
-    facts.extend(tls)
-    facts.extend(causes)
-    facts.extend(later)
-    nccl = nccl_calls(cap)
-    if nccl:
-        facts.add(nccl)
-    steps = find_steps(cap, tls, step_name)
-    if steps:
-        result.steps[cap.name] = steps
-        st = step_stats(cap, steps)
-        facts.add(st)
-        if st.p50_ns:
-            facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+    def rest(facts: Facts) -> None:
+        _joined(cap, ranges)
+        facts.add(ci)
+        facts.extend(gpus)
+        for m in ci.missing_tables:
+            facts.missing.append(f"{cap.name}: {m}")
+        facts.extend(launch)
+        if with_summaries:
+            result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
+                                                                 limit=None if medians else SUMMARY_ROWS)
+        facts.extend(tls)
+        facts.extend(causes)
+        facts.extend(later)
+        nccl = nccl_calls(cap)
+        if nccl:
+            facts.add(nccl)
+        steps = find_steps(cap, tls, step_name)
+        if steps:
+            result.steps[cap.name] = steps
+            st = step_stats(cap, steps)
+            facts.add(st)
+            if st.p50_ns:
+                facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
+
+    return _Rest(rest, ranges[0])
+
+
+@dataclass
+class _Rest:
+    """The second half of one file's analysis (what needs its NVTX read), and that read's thread."""
+
+    finish: Any
+    worker: threading.Thread
+
+    def __call__(self, facts: Facts) -> None:
+        self.finish(facts)
+
+    def wait(self) -> None:
+        """Let the NVTX thread end before the file's connections close (an error left it running)."""
+        self.worker.join()
 
 
 def _joined(cap: Capture, side: tuple) -> None:
