@@ -388,3 +388,46 @@ def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(text):
 def test_no_pcie_p2p_suspect_for_one_gpu_other_nodes_or_nvlink(text):
     _, findings = ticket(text)
     assert not fired(findings, "ticket.hang_on_pcie")
+
+
+# --------------------------------------------------------------------------- review of issue 11 k: misfires
+
+UNFENCED_THEN_RELEASES = """# all_reduce slower after the NCCL upgrade
+
+On 2 A100 SXM4 the all-reduce got slower. nvidia-smi nvlink -s:
+
+GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)
+	 Link 0: 25 GB/s
+	 Link 1: <inactive>
+
+With NCCL 2.18.5:
+
+```
+#       size         count      type   redop    root     time   algbw   busbw #wrong
+   134217728      33554432     float     sum      -1    1200   111.8   111.8      0
+# Avg bus bandwidth    : 111.8
+```
+
+With NCCL 2.20.5:
+
+```
+#       size         count      type   redop    root     time   algbw   busbw #wrong
+   134217728      33554432     float     sum      -1    2400    55.9    55.9      0
+# Avg bus bandwidth    : 55.9
+```
+"""
+
+
+def test_release_blocks_still_pair_after_unfenced_tool_lines():
+    """The tool lines taken out of the prose must not shift the prose lines against their sources."""
+    from diagnose.evidence import Facts
+
+    facts = Facts()
+    facts.add(*issue_md.parse(UNFENCED_THEN_RELEASES, "issue.md"))
+    (c,) = claims.release_blocks(facts)
+    assert c.data["versions"] == ["2.18.5", "2.20.5"]
+    (note,) = [n for n in facts.of(issue_md.Note) if n.kind == "description"]
+    assert len(note.text.splitlines()) <= len(note.data["prose_sources"])
+    assert note.data["output_lines"] == ["issue.md:6", "issue.md:7"]  # still output: no words-only weight
+
+
