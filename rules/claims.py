@@ -893,6 +893,18 @@ def _guessed(sentence: str) -> bool:
     return bool(_GUESS.search(s)) or (s.rstrip().endswith(("?", "？")) and bool(_YES_NO.match(s)))
 
 
+# A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
+# to Gen 4 under load" quote a rule or an expectation, not what the reporter saw.
+_CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|could|supposed to|expected to)\b"
+                          r"[^,;:]*$", re.I)
+
+
+def hypothetical(sentence: str, start: int) -> bool:
+    """Is the sentence a question ("... would plain ethernet be the reason?"), or the clause before `start` a
+    condition or an expectation? Either way a cause offered, not one seen."""
+    return sentence.rstrip().endswith(("?", "？")) or bool(_CONDITIONAL.search(sentence[:start]))
+
+
 # "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
 _NEGATED_AFTER = re.compile(
     r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|"
@@ -980,8 +992,9 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
+                guess = _guessed(sentence) or (kind in MORE_WORDS_K and hypothetical(sentence, m.start()))
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
-                              negated=_negated(kind, sentence, m), guess=_guessed(sentence))
+                              negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
                     return claim
                 if claim.negated:
@@ -2017,9 +2030,11 @@ MORE_WORDS_K: dict[str, list[str]] = {
     # passthrough, leaves peer traffic alone)
     "pcie_redirect": [
         r"\bACSCtl:?\s*SrcValid\+", r"\b(?:ReqRedir|CmpltRedir)\+",
-        r"\bACS\b[^.\n]{0,30}?\b(?:is |was |are )?(?:enabled|turned on|active)\b",
+        # the state linked to the word itself ("ACS is enabled", "the IOMMU was on"): "IOMMU is off on this host",
+        # "ACS, it's disabled and P2P is enabled" name other things on or enabled
+        r"\bACS\s+(?:is|was|are|were)\s+(?:still\s+)?(?:enabled|turned on|on|active)\b",
         r"\b(?:intel_iommu|amd_iommu)=on\b(?![^\n]{0,40}\biommu=pt\b)",
-        r"\b(?:IOMMU|VT-d|AMD-Vi)\b[^.\n]{0,20}?\b(?:is |was )?(?:on|enabled|active)\b(?![^.\n]{0,40}\b(?:iommu=pt|"
+        r"\b(?:IOMMU|VT-d|AMD-Vi)\s+(?:is|was|are|were)\s+(?:still\s+)?(?:on|enabled|active)\b(?![^.\n]{0,40}\b(?:iommu=pt|"
         r"pass-?through)\b)",
     ],
     # NVLink error counters climbing (`nvidia-smi nvlink -e`: CRC, replay, recovery errors), said in words

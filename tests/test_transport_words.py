@@ -431,3 +431,29 @@ def test_release_blocks_still_pair_after_unfenced_tool_lines():
     assert note.data["output_lines"] == ["issue.md:6", "issue.md:7"]  # still output: no words-only weight
 
 
+BARE_METAL_HANG = "4x RTX A6000 on bare metal, all_reduce_perf hangs. "
+
+
+@pytest.mark.parametrize("text", [
+    "IOMMU is off on this host.",  # "on" the preposition
+    "I checked the IOMMU groups on the host.",
+    "I checked ACS, it's disabled and P2P is enabled.",  # "disabled" between the word and a state
+    'The docs say "if ACS is enabled, P2P traffic is redirected to the root complex".',  # a condition
+    "When the IOMMU is enabled, P2P may be slow, so I checked: it is not.",
+    "Is ACS enabled on these switches?",  # a question
+])
+def test_ordinary_words_near_acs_or_iommu_are_no_redirect(text):
+    assert not [c for c in claims.find(said(BARE_METAL_HANG + text), "pcie_redirect") if not c.guess]
+    _, findings = ticket(BARE_METAL_HANG + text)
+    assert not fired(findings, "ticket.pcie_redirect")
+
+
+@pytest.mark.parametrize("text", [
+    "ACS was enabled on the PLX bridges.",
+    "The IOMMU is on.",
+    "We boot with amd_iommu=on.",
+])
+def test_acs_or_iommu_stated_as_on_is_still_a_redirect(text):
+    _, findings = ticket(BARE_METAL_HANG + text)
+    assert [f.category for f in fired(findings, "ticket.pcie_redirect")] == ["p2p_disabled"]
+
