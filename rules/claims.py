@@ -2048,6 +2048,27 @@ MORE_WORDS_K: dict[str, list[str]] = {
 for _kind, _words in MORE_WORDS_K.items():
     PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
 
+# The reporter saying a reading was taken while the GPUs worked: "this is while running vLLM", "under load", "during
+# inference". Running a monitoring tool is no load: "the output I got while running nvidia-smi".
+READ_BUSY = re.compile(
+    r"\b(?:while|during)\s+(?:(?:it|they|we|the (?:job|model|server|GPUs?)) (?:is|are|was|were) )?"
+    r"(?:running|training|serving|inference|generat\w+|benchmark\w*|decod\w+|the (?:run|benchmark|test|job|inference|"
+    r"training))\b(?!\s+(?:the\s+)?(?:nvidia-smi|lspci|nvtop|nvitop|gpustat|dcgmi|nvidia-bug-report|lshw|dmidecode|"
+    r"htop|the command|this command|that command)\b)|\bunder (?:full |heavy )?load\b", re.I)
+_SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
+
+
+def said_busy(text: str) -> str | None:
+    """The reporter's words that a reading was taken under load, as a one-line quote; not when asked, supposed or
+    conditional ("should go back to Gen 4 under load", "should I capture it while running the benchmark?"), nor
+    beside words that the GPU was idle."""
+    for sentence in sentences(text):
+        for m in READ_BUSY.finditer(sentence):
+            if not (_guessed(sentence) or hypothetical(sentence, m.start()) or _SAID_IDLE.search(sentence)):
+                return one_line(sentence[max(0, m.start() - 40):m.end()])
+    return None
+
+
 # A stated size of the difference between two releases: "around 10% slower", "3x slower", "slower by 5 %".
 _STATED_DIFFERENCE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|x|×|times)\s*(?:\w+\s+){0,2}?"

@@ -1248,7 +1248,7 @@ def pcie_words(facts: Facts, predictions=None):
     said = claims.symptom_quote(facts)
     c = _first(facts, "pcie_degraded")
     confidence = weight(c) if c else 0.0
-    if c and not _IDLE_PROOF.search(c.quote):
+    if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(c.quote)):
         # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, and only for a speed complaint
         confidence = 0.45 if said and said[2] in ("slow", "scaling", "normal?") else 0.0
     if not c or c.guess or not confidence:
@@ -1324,10 +1324,9 @@ def one_gpu_link(facts: Facts, predictions=None):
                refs=["nvidia_smi"])
 
 
-# What a link's power saving cannot explain: fewer lanes than the card has, or a low speed seen under load.
-_IDLE_PROOF = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)|under (?:full )?load|"
-                         r"while (?:running|training|serving|benchmarking)|"
-                         r"during (?:the )?(?:run|benchmark|training|inference)", re.I)
+# What a link's power saving cannot explain: fewer lanes than the card has, or a low speed seen under load
+# (claims.said_busy).
+_FEWER_LANES = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)", re.I)
 
 
 @rule("ticket.numa_words", "numa_affinity")

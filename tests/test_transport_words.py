@@ -457,3 +457,23 @@ def test_acs_or_iommu_stated_as_on_is_still_a_redirect(text):
     _, findings = ticket(BARE_METAL_HANG + text)
     assert [f.category for f in fired(findings, "ticket.pcie_redirect")] == ["p2p_disabled"]
 
+
+@pytest.mark.parametrize("words", [
+    "Here is the output I got while running nvidia-smi.",  # the tool that printed it, not a load
+    "I read that the link should go back to Gen 4 under load.",  # what should happen
+    "Should I capture this while running the benchmark?",  # a question
+    "If I read it during inference, would it show Gen 4?",  # a condition
+])
+def test_words_that_do_not_say_the_link_was_busy_leave_it_idle(tmp_path, words):
+    _, findings = issue_verdict(tmp_path, QUERY + words + " Decode with TP=2 is slow.\n")
+    assert [f.severity for f in findings if f.rule == "topology.pcie_link" and f.category != "insufficient_data"] \
+        == ["ok"]
+
+
+@pytest.mark.parametrize("text, confidence", [
+    ("nvidia-smi -q under load: PCIe Generation Current : 1, Max : 4.", 0.65),
+    ("nvidia-smi -q: PCIe Generation Current : 1, Max : 4, while running nvidia-smi.", 0.45),  # may be idle
+])
+def test_the_words_rule_reads_a_busy_link_as_the_topology_rule_does(text, confidence):
+    _, findings = ticket("Decode with TP=2 is slow. " + text)
+    assert [f.confidence for f in fired(findings, "ticket.pcie_words")] == [confidence]
