@@ -2048,6 +2048,22 @@ MORE_WORDS_K: dict[str, list[str]] = {
 for _kind, _words in MORE_WORDS_K.items():
     PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
 
+# A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
+# whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
+_SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|both|two|three|four|2|3|4|more than one|"
+                           r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b", re.I)
+
+
+def several_gpus(facts: Facts) -> bool:
+    """Does the reporter say, not rule out ("I have not tried multiple GPUs") nor guess, that the job spans GPUs?"""
+    for _, text in texts(facts):
+        for sentence in sentences(text):
+            for m in _SEVERAL_GPUS.finditer(sentence):
+                if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _guessed(sentence):
+                    return True
+    return False
+
+
 # The reporter saying a reading was taken while the GPUs worked: "this is while running vLLM", "under load", "during
 # inference". Running a monitoring tool is no load: "the output I got while running nvidia-smi".
 READ_BUSY = re.compile(

@@ -1010,15 +1010,6 @@ def comparison_set(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- the symptom's prior
 
 
-# A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "several cards" (issue 11 k).
-_SEVERAL_GPUS = re.compile(r"\b(?:multi|multiple|several|both|two|2|more than one|all (?:the |my |our )?)[- ]?"
-                           r"(?:\w+[- ]){0,2}?(?:GPUs?|cards?|devices)\b", re.I)
-
-
-def _several_gpus(facts: Facts) -> bool:
-    return any(_SEVERAL_GPUS.search(t) for _, t in claims.texts(facts))
-
-
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -1028,7 +1019,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
         return  # a pause every few batches resumes: the input pipeline's wait (ticket.input_starved)
     nodes, _ = node_count(facts)
     n = _gpus(facts)
-    if (nodes and nodes > 1) or not ((n and n >= 2) or _several_gpus(facts)):
+    if (nodes and nodes > 1) or not ((n and n >= 2) or claims.several_gpus(facts)):
         return
     virt = is_virtualized(facts)
     yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,

@@ -373,6 +373,7 @@ def test_no_network_or_release_lead_when_ruled_out_absent_or_asked(rule_id, text
     "Multi-GPU training with DDP freezes at the first all-reduce on our workstation with RTX A6000 cards.",
     "Training hangs when I use both GPUs, one GPU works fine.",
     "vLLM gets stuck at NCCL init with several GPUs on this box.",
+    "Training on my two RTX A6000 GPUs hangs at the first all-reduce.",
 ])
 def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(text):
     answer, findings = ticket(text)
@@ -477,3 +478,14 @@ def test_words_that_do_not_say_the_link_was_busy_leave_it_idle(tmp_path, words):
 def test_the_words_rule_reads_a_busy_link_as_the_topology_rule_does(text, confidence):
     _, findings = ticket("Decode with TP=2 is slow. " + text)
     assert [f.confidence for f in fired(findings, "ticket.pcie_words")] == [confidence]
+
+
+@pytest.mark.parametrize("text", [
+    "Training on my RTX 2080 GPU hangs after 100 steps.",
+    "Inference on my 24GB GPU freezes.",
+    "Training hangs on one GPU; I have not tried multiple GPUs yet.",
+    "Training on the 2 TB disk hangs on my GPU.",
+])
+def test_one_gpu_is_not_several(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.hang_on_pcie")
