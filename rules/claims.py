@@ -899,10 +899,14 @@ _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|co
                           r"[^,;:]*$", re.I)
 
 
+def asked(sentence: str) -> bool:
+    """Is the sentence a question ("... would plain ethernet be the reason?"): a cause offered, not one seen."""
+    return sentence.rstrip().endswith(("?", "？"))
+
+
 def hypothetical(sentence: str, start: int) -> bool:
-    """Is the sentence a question ("... would plain ethernet be the reason?"), or the clause before `start` a
-    condition or an expectation? Either way a cause offered, not one seen."""
-    return sentence.rstrip().endswith(("?", "？")) or bool(_CONDITIONAL.search(sentence[:start]))
+    """Is the sentence a question, or the clause before `start` a condition or an expectation?"""
+    return asked(sentence) or bool(_CONDITIONAL.search(sentence[:start]))
 
 
 # "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
@@ -2133,30 +2137,33 @@ def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
     return out
 
 
-# Two PyTorch releases set against each other ("torch~=2.1.1 ... torch~=2.3.0", "PyTorch 1.13 vs 2.1", "torch > 2.1"):
-# each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency; torch.cuda.nccl.version() names it), so
-# a distributed job that changes speed with the release alone may be seeing an NCCL change.
-_TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~<>!:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
+# Two PyTorch releases set against each other ("torch~=2.1.1 ... torch~=2.3.0", "PyTorch 1.13 vs 2.1", "slower on
+# torch versions after 2.1"): each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency;
+# torch.cuda.nccl.version() names it), so a distributed job that changes speed with the release alone may be seeing
+# an NCCL change. A version floor ("torch>=2.1" in a requirements list, "we need torch > 2.0") names no release used.
+_TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
 _TORCH_FROM_TO = re.compile(r"\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+"
                             r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)", re.I)
-_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\b\s*(?:>|>=|versions? (?:after|since|newer than|above))\s*"
+_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\s+(?:versions?|releases?)\s+(?:after|since|newer than|above)\s+"
                           r"v?(\d\.\d{1,2})\b", re.I)
+_SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|regress\w*|degrad\w*)\b", re.I)
 
 
 def torch_releases_compared(facts: Facts) -> list[Claim]:
-    """The reporter sets two PyTorch releases against each other: data {versions}."""
+    """The reporter sets two PyTorch releases against each other, or the releases after one against it in a sentence
+    that compares speed: data {versions}."""
     out: list[Claim] = []
     for source, text in texts(facts):
         found = [m.group(1) for m in _TORCH_RELEASE.finditer(text)]
         found += [v for m in _TORCH_FROM_TO.finditer(text) for v in m.groups()]
         versions = list(dict.fromkeys(found))
-        later = _TORCH_AFTER.search(text)
+        later = next((m for x in sentences(text) if _SPEED_COMPARED.search(x) for m in _TORCH_AFTER.finditer(x)), None)
         if len({version_key(v)[:2] for v in versions}) >= 2 or later:
             m = later or _TORCH_RELEASE.search(text) or _TORCH_FROM_TO.search(text)
             sentence = next((x for x in sentences(text) if m.group(0) in x), m.group(0))
             out.append(Claim("torch_releases_compared", source, _quote(text, m, 80),
                              {"versions": versions or [later.group(1)]},
-                             guess=_guessed(sentence) or sentence.rstrip().endswith(("?", "？"))))
+                             guess=_guessed(sentence) or asked(sentence)))
     return out
 
 

@@ -489,3 +489,13 @@ def test_the_words_rule_reads_a_busy_link_as_the_topology_rule_does(text, confid
 def test_one_gpu_is_not_several(text):
     _, findings = ticket(text)
     assert not fired(findings, "ticket.hang_on_pcie")
+
+
+@pytest.mark.parametrize("text", [
+    "DDP training on 8 A100 is very slow: each step takes 4 s. Our requirements pin torch >= 2.1.",
+    "DDP training on 8 A100 is very slow: each step takes 4 s. requirements: torch>=2.1, numpy<2.",
+    "DDP training on 8 A100 is very slow; we need torch > 2.0 for FSDP.",
+])
+def test_a_pytorch_version_floor_is_no_release_comparison(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.torch_releases")
