@@ -2089,26 +2089,36 @@ def said_busy(text: str) -> str | None:
     return None
 
 
-# A stated size of the difference between two releases: "around 10% slower", "3x slower", "slower by 5 %".
+# A stated size of the difference between two releases: "around 10% slower", "3x slower", "busbw is 40% lower",
+# "slower by 5 %". "Lower", "higher", "less" and "more" say speed only in a clause about speed ("5% more memory" is
+# no slowdown).
 _STATED_DIFFERENCE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|x|×|times)\s*(?:\w+\s+){0,2}?"
-    r"(?:slower|faster|lower|higher|less|more|worse|better|drops?|decrease\w*|degradation|regression)\b|"
-    r"\b(?:slower|faster|lower|higher|worse|better|drops?|decrease\w*)\s+by\s+(?:about\s+|around\s+|~)?"
+    r"(slower|faster|lower|higher|less|more|worse|better|drops?|decrease\w*|degradation|regression)\b|"
+    r"\b(slower|faster|lower|higher|worse|better|drops?|decrease\w*)\s+by\s+(?:about\s+|around\s+|~)?"
     r"(\d+(?:\.\d+)?)\s*(%|x|×|times)", re.I)
+_NEUTRAL_COMPARATIVE = ("lower", "higher", "less", "more")
+_SPEED_NOUN = re.compile(r"\b(?:bus ?bw|busbw|algbw|bandwidth|bw|throughput|speed|performance|perf|latency|"
+                         r"step time|tok(?:en)?s?/s|GB/s)\b", re.I)
+_MEMORY_NOUN = re.compile(r"\b(?:memory|VRAM|RAM|mem|footprint|disk)\b", re.I)
 
 
 def stated_release_ratio(quote_text: str) -> float | None:
-    """The ratio between two releases a sentence states in words (">= 1"), or None: "10% slower" is 1.1,
-    "3x slower" 3.0. The figures of one system measured twice move by a few percent, so only a ratio past
+    """The largest speed ratio between two releases a sentence states in words (">= 1"), or None: "10% slower" is
+    1.1, "3x slower" 3.0. The figures of one system measured twice move by a few percent, so only a ratio past
     RELEASES_DIFFER says the releases differ."""
-    m = _STATED_DIFFERENCE.search(quote_text)
-    if not m:
-        return None
-    value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    v = float(value)
-    if unit == "%":
-        return 1 + v / 100 if v < 100 else None
-    return v if v >= 1 else None
+    ratios = []
+    for clause in _CLAUSES.split(quote_text):
+        for m in _STATED_DIFFERENCE.finditer(clause):
+            value, unit, word = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6),
+                                                                                         m.group(4))
+            if word.lower() in _NEUTRAL_COMPARATIVE and (not _SPEED_NOUN.search(clause) or _MEMORY_NOUN.search(clause)):
+                continue  # "5% more memory": not a speed
+            v = float(value)
+            ratio = (1 + v / 100 if v < 100 else None) if unit == "%" else (v if v >= 1 else None)
+            if ratio:
+                ratios.append(ratio)
+    return max(ratios, default=None)
 
 
 # One GPU slow to every peer while the other pairs are fine: the links its traffic shares, its own PCIe link

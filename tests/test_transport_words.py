@@ -499,3 +499,20 @@ def test_one_gpu_is_not_several(text):
 def test_a_pytorch_version_floor_is_no_release_comparison(text):
     _, findings = ticket(text)
     assert not fired(findings, "ticket.torch_releases")
+
+
+@pytest.mark.parametrize("text, ratio", [
+    ("NCCL 2.20.5 uses 5% more memory than NCCL 2.18.5 and training is 3x slower", 3.0),
+    ("the new release is 5% faster in latency and its busbw is 40% lower", 1.4),
+    ("NCCL 2.20.5 uses 30% more memory than NCCL 2.18.5", None),  # memory, not speed
+])
+def test_the_stated_release_ratio_is_the_largest_speed_figure(text, ratio):
+    assert claims.stated_release_ratio(text) == (pytest.approx(ratio) if ratio else None)
+
+
+def test_a_memory_figure_does_not_make_a_slowdown_noise():
+    answer, findings = ticket("On 8 A100 NCCL 2.20.5 uses 5% more memory than NCCL 2.18.5 and training is 3x "
+                              "slower.")
+    assert [f.severity for f in findings if f.rule == "nccl.regression"] == ["warning"]
+    assert answer.category == "nccl_regression"
+
