@@ -2027,7 +2027,9 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
         r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
         r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
-        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)(?:\s+(?:network|fabric|NICs?|cards?|between))?\b(?!\s+devices?\s+found)",
+        # "no IB errors", "no IB switch" (cabled back to back) say nothing against the fabric
+        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
+        r"counters?))(?:\s+(?:network|fabric|NICs?|cards?|between))?\b",
     ],
     # Peer requests sent up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)" and "IO
     # virtualization"): lspci's ACSCtl flags quoted in prose, ACS or a translating IOMMU said in words (iommu=pt,
@@ -2066,6 +2068,18 @@ def several_gpus(facts: Facts) -> bool:
                 if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _guessed(sentence):
                     return True
     return False
+
+
+# A thing said absent after its name: "the InfiniBand cards are not installed", "RoCE is missing".
+_ABSENT_AFTER = re.compile(r"[\w\s/-]{0,25}?\b(?:(?:is|are|was|were)\s+not|isn't|aren't|wasn't|weren't|missing|absent|"
+                           r"unavailable)\b", re.I)
+
+
+def ruled_out(text: str, m: re.Match) -> bool:
+    """Is the word `m` found in `text` said absent ("no RoCE", "without InfiniBand", "the IB cards are not
+    installed")? Each mention answers for itself: "HDR InfiniBand ... no IB errors" names a fabric present."""
+    before = text[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1]
+    return bool(_NEGATION.search(before) or _ABSENT_AFTER.match(text, m.end()))
 
 
 # The reporter saying a reading was taken while the GPUs worked: "this is while running vLLM", "under load", "during

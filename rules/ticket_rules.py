@@ -1198,24 +1198,16 @@ def net_socket(facts: Facts, predictions=None):
                     refs=["nccl_trouble", "nccl_env"])
 
 
-def _asked(facts: Facts, c: Claim) -> bool:
-    """Is the claim's sentence a question ("... would plain ethernet be the reason?"): a cause offered, not seen."""
-    core = c.quote.strip("…").strip()[:40]
-    return any(core in s and s.rstrip().endswith(("?", "？"))
-               for _, text in claims.texts(facts) for s in claims.sentences(text))
-
-
 @rule("ticket.tcp_only", "socket_fallback")
 def tcp_only(facts: Facts, predictions=None):
     """Nodes joined by Ethernet alone (no InfiniBand, RoCE or EFA), a job across them slow: NCCL's only inter-node
     transport there is its TCP socket one, a fraction of an RDMA fabric's bandwidth at many times its latency."""
     c = _first(facts, "tcp_only")
-    if not c or c.guess or _asked(facts, c) or not _across_nodes(facts):
-        return
+    if not c or c.guess or not _across_nodes(facts):
+        return  # (a question, "would plain ethernet be the reason?", is a guess: claims marks it)
     said = claims.symptom_quote(facts)
-    rdma = [t for _, t in claims.texts(facts) if _RDMA_WORDS.search(t)]
-    if not said or said[2] not in ("slow", "scaling", "normal?") or \
-            any(not re.search(r"\bno\s+" + _RDMA_WORDS.pattern, t) for t in rdma):
+    present = [m for _, t in claims.texts(facts) for m in _RDMA_WORDS.finditer(t) if not claims.ruled_out(t, m)]
+    if not said or said[2] not in ("slow", "scaling", "normal?") or present:
         return  # an RDMA fabric named as present: its use is what to check (ticket.net_socket, nccl.socket_fallback)
     yield make("ticket.tcp_only", "socket_fallback", "warning", weight(c, 0.5),
                "The nodes talk over Ethernet alone: NCCL runs its TCP socket transport between them",

@@ -516,3 +516,22 @@ def test_a_memory_figure_does_not_make_a_slowdown_noise():
     assert [f.severity for f in findings if f.rule == "nccl.regression"] == ["warning"]
     assert answer.category == "nccl_regression"
 
+
+@pytest.mark.parametrize("text", [
+    "Two nodes with 8 A100 each connected by HDR InfiniBand; multi-node training is slow. There are no IB errors "
+    "in dmesg.",
+    "Two nodes with 8 A100 each on InfiniBand; multi-node training is slow. We have no IB switch, the HCAs are "
+    "cabled back to back.",
+])
+def test_no_ib_errors_on_an_infiniband_cluster_is_no_tcp_only(text):
+    assert not claims.find(said(text), "tcp_only")
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.tcp_only")
+
+
+def test_ethernet_only_stays_tcp_only_beside_an_rdma_word_said_absent():
+    _, findings = ticket("Multi-node training on two servers is slow: only 25GbE between them, no RoCE, and the "
+                         "InfiniBand cards are not installed.")
+    assert [f.category for f in fired(findings, "ticket.tcp_only")] == ["socket_fallback"]
+
+
