@@ -2136,17 +2136,19 @@ def stated_release_ratio(quote_text: str) -> float | None:
 
 
 # One GPU slow to every peer while the other pairs are fine: the links its traffic shares, its own PCIe link
-# (or its NVLinks), not the fabric. Said of bandwidth or copies, not of compute ("GPU 3 is slower": one_slow).
+# (or its NVLinks), not the fabric. Said of bandwidth or copies, not of compute ("GPU 3 is slower": one_slow), nor
+# of latency ("the lowest latency to all other GPUs" is the best GPU).
+_SLOW_LINK = r"(?:slow(?:er)?|(?:low(?:er)?|poor|bad)\s+(?:bandwidth|GB/s)|only\s+\d+(?:\.\d+)?\s*GB/s)"
 _ONE_TO_ALL = re.compile(
-    r"\bGPU\s?(\d+)\b[^.\n]{0,50}?\b(?:slow\w*|low\w*|only|bad|poor)\b[^.\n]{0,40}?"
+    r"\bGPU\s?(\d+)\b[^.\n]{0,50}?\b" + _SLOW_LINK + r"\b[^.\n]{0,40}?"
     r"\b(?:to|with|from|and)\s+(?:every|all|each|any)(?:\s+(?:other|the other))?\s+(?:peers?|GPUs?|cards?|devices?)\b|"
     r"\b(?:every|all|each|only the)\s+(?:pairs?|transfers?|copies|links?)\b[^.\n]{0,30}?"
-    r"\b(?:with|involving|to|from|that (?:includes?|touch(?:es)?))\s+GPU\s?(\d+)\b[^.\n]{0,30}?\b(?:slow\w*|low\w*)\b",
+    r"\b(?:with|involving|to|from|that (?:includes?|touch(?:es)?))\s+GPU\s?(\d+)\b[^.\n]{0,30}?\b" + _SLOW_LINK + r"\b",
     re.I)
+# The same said of every GPU ("like every GPU here", "as is every GPU in this box"): no one GPU's link
 _BW_CONTEXT = re.compile(r"\b(?:GB/s|bandwidth|bw|busbw|P2P|peer|copy|copies|transfer\w*|p2pBandwidth\w*|"
                          r"nvbandwidth|all[-_ ]?reduce)\b", re.I)
-
-
+_EVERY_GPU = re.compile(r"\b(?:every|each|all(?:\s+(?:the|my|our|of the))?)\s+(?:GPUs?|cards?|pairs?)\b", re.I)
 def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
     """A GPU slow to every peer in a transfer or bandwidth test, the other pairs fine: data {gpu}."""
     out: list[Claim] = []
@@ -2154,7 +2156,8 @@ def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
         for sentence in sentences(text):
             m = _ONE_TO_ALL.search(sentence)
             if not m or not _BW_CONTEXT.search(sentence) or \
-                    _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                    _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or \
+                    _EVERY_GPU.search(sentence[:m.start()] + " " + sentence[m.end():]):
                 continue
             out.append(Claim("one_gpu_slow_to_all", source, _quote(sentence, m, 60),
                              {"gpu": int(m.group(1) or m.group(2))}, guess=_guessed(sentence)))

@@ -535,3 +535,11 @@ def test_ethernet_only_stays_tcp_only_beside_an_rdma_word_said_absent():
     assert [f.category for f in fired(findings, "ticket.tcp_only")] == ["socket_fallback"]
 
 
+@pytest.mark.parametrize("text", [
+    "GPU 0 has the lowest latency to all other GPUs in p2pBandwidthLatencyTest.",  # "low" of latency: the best
+    "GPU 0 can only do P2P with all other GPUs through the host bridge, like every GPU here.",  # all GPUs alike
+    "GPU 1 is slow to all other GPUs in p2pBandwidthLatencyTest, as is every GPU in this box.",
+])
+def test_one_gpu_said_alike_or_best_is_no_one_gpu_link(text):
+    _, findings = ticket("Four A6000 in one workstation, tensor parallel is slow. " + text)
+    assert not fired(findings, "ticket.one_gpu_link")
