@@ -2164,6 +2164,13 @@ def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
     return out
 
 
+# A job that runs NCCL: its collectives, communicators and process groups, or a distributed launcher or layout.
+DISTRIBUTED = re.compile(r"\b(?:NCCL|communicators?|communication groups?|process groups?|collectives?|DDP|"
+                         r"DistributedDataParallel|FSDP|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|torchrun|"
+                         r"torch\.distributed|multi[- ]?(?:GPU|node)|tensor[- ]parallel\w*|data[- ]parallel\w*)\b",
+                         re.I)
+
+
 # Two PyTorch releases set against each other ("torch~=2.1.1 ... torch~=2.3.0", "PyTorch 1.13 vs 2.1", "slower on
 # torch versions after 2.1"): each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency;
 # torch.cuda.nccl.version() names it), so a distributed job that changes speed with the release alone may be seeing

@@ -734,11 +734,6 @@ def engine_versions(facts: Facts, predictions=None):
                "with both figures.")
 
 
-_DISTRIBUTED = re.compile(r"\b(?:DDP|DistributedDataParallel|FSDP|NCCL|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|"
-                          r"torchrun|torch\.distributed|multi[- ]?(?:GPU|node)|tensor[- ]parallel\w*|"
-                          r"data[- ]parallel\w*)\b", re.I)
-
-
 @rule("ticket.torch_releases", "nccl_regression")
 def torch_releases(facts: Facts, predictions=None):
     """A distributed job slower on one PyTorch release than another, nothing else changed: each release's wheels pin
@@ -746,7 +741,7 @@ def torch_releases(facts: Facts, predictions=None):
     found = [c for c in claims.torch_releases_compared(facts) if not c.guess]
     said = claims.symptom_quote(facts)
     text = " ".join(t for _, t in claims.texts(facts))
-    if not found or not said or said[2] not in ("slow", "scaling") or not _DISTRIBUTED.search(text) \
+    if not found or not said or said[2] not in ("slow", "scaling") or not claims.DISTRIBUTED.search(text) \
             or claims.fixed_by(text) or claims.find(facts, "nccl_versions_compared"):
         return  # NCCL's own versions named: nccl.regression reads them
     c = found[0]
