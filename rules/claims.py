@@ -893,6 +893,22 @@ def _guessed(sentence: str) -> bool:
     return bool(_GUESS.search(s)) or (s.rstrip().endswith(("?", "？")) and bool(_YES_NO.match(s)))
 
 
+# A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
+# to Gen 4 under load" quote a rule or an expectation, not what the reporter saw.
+_CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|could|supposed to|expected to)\b"
+                          r"[^,;:]*$", re.I)
+
+
+def asked(sentence: str) -> bool:
+    """Is the sentence a question ("... would plain ethernet be the reason?"): a cause offered, not one seen."""
+    return sentence.rstrip().endswith(("?", "？"))
+
+
+def hypothetical(sentence: str, start: int) -> bool:
+    """Is the sentence a question, or the clause before `start` a condition or an expectation?"""
+    return asked(sentence) or bool(_CONDITIONAL.search(sentence[:start]))
+
+
 # "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
 _NEGATED_AFTER = re.compile(
     r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|"
@@ -980,8 +996,9 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
+                guess = _guessed(sentence) or (kind in MORE_WORDS_K and hypothetical(sentence, m.start()))
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
-                              negated=_negated(kind, sentence, m), guess=_guessed(sentence))
+                              negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
                     return claim
                 if claim.negated:
@@ -2010,16 +2027,20 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
         r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
         r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
-        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)(?:\s+(?:network|fabric|NICs?|cards?|between))?\b(?!\s+devices?\s+found)",
+        # "no IB errors", "no IB switch" (cabled back to back) say nothing against the fabric
+        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
+        r"counters?))(?:\s+(?:network|fabric|NICs?|cards?|between))?\b",
     ],
     # Peer requests sent up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)" and "IO
     # virtualization"): lspci's ACSCtl flags quoted in prose, ACS or a translating IOMMU said in words (iommu=pt,
     # passthrough, leaves peer traffic alone)
     "pcie_redirect": [
         r"\bACSCtl:?\s*SrcValid\+", r"\b(?:ReqRedir|CmpltRedir)\+",
-        r"\bACS\b[^.\n]{0,30}?\b(?:is |was |are )?(?:enabled|turned on|active)\b",
+        # the state linked to the word itself ("ACS is enabled", "the IOMMU was on"): "IOMMU is off on this host",
+        # "ACS, it's disabled and P2P is enabled" name other things on or enabled
+        r"\bACS\s+(?:is|was|are|were)\s+(?:still\s+)?(?:enabled|turned on|on|active)\b",
         r"\b(?:intel_iommu|amd_iommu)=on\b(?![^\n]{0,40}\biommu=pt\b)",
-        r"\b(?:IOMMU|VT-d|AMD-Vi)\b[^.\n]{0,20}?\b(?:is |was )?(?:on|enabled|active)\b(?![^.\n]{0,40}\b(?:iommu=pt|"
+        r"\b(?:IOMMU|VT-d|AMD-Vi)\s+(?:is|was|are|were)\s+(?:still\s+)?(?:on|enabled|active)\b(?![^.\n]{0,40}\b(?:iommu=pt|"
         r"pass-?through)\b)",
     ],
     # NVLink error counters climbing (`nvidia-smi nvlink -e`: CRC, replay, recovery errors), said in words
@@ -2033,40 +2054,101 @@ MORE_WORDS_K: dict[str, list[str]] = {
 for _kind, _words in MORE_WORDS_K.items():
     PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
 
-# A stated size of the difference between two releases: "around 10% slower", "3x slower", "slower by 5 %".
+# A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
+# whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
+_SEVERAL_GPUS = re.compile(r"\bmulti[- ]?GPUs?\b|(?<![\w.])(?:multiple|several|both|two|three|four|2|3|4|more than one|"
+                           r"all (?:the |my |our )?)\s+(?:[\w-]+\s+){0,2}?(?:GPUs|cards|devices)\b", re.I)
+
+
+def several_gpus(facts: Facts) -> bool:
+    """Does the reporter say, not rule out ("I have not tried multiple GPUs") nor guess, that the job spans GPUs?"""
+    for _, text in texts(facts):
+        for sentence in sentences(text):
+            for m in _SEVERAL_GPUS.finditer(sentence):
+                if not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _guessed(sentence):
+                    return True
+    return False
+
+
+# A thing said absent after its name: "the InfiniBand cards are not installed", "RoCE is missing".
+_ABSENT_AFTER = re.compile(r"[\w\s/-]{0,25}?\b(?:(?:is|are|was|were)\s+not|isn't|aren't|wasn't|weren't|missing|absent|"
+                           r"unavailable)\b", re.I)
+
+
+def ruled_out(text: str, m: re.Match) -> bool:
+    """Is the word `m` found in `text` said absent ("no RoCE", "without InfiniBand", "the IB cards are not
+    installed")? Each mention answers for itself: "HDR InfiniBand ... no IB errors" names a fabric present."""
+    before = text[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1]
+    return bool(_NEGATION.search(before) or _ABSENT_AFTER.match(text, m.end()))
+
+
+# The reporter saying a reading was taken while the GPUs worked: "this is while running vLLM", "under load", "during
+# inference". Running a monitoring tool is no load: "the output I got while running nvidia-smi".
+READ_BUSY = re.compile(
+    r"\b(?:while|during)\s+(?:(?:it|they|we|the (?:job|model|server|GPUs?)) (?:is|are|was|were) )?"
+    r"(?:running|training|serving|inference|generat\w+|benchmark\w*|decod\w+|the (?:run|benchmark|test|job|inference|"
+    r"training))\b(?!\s+(?:the\s+)?(?:nvidia-smi|lspci|nvtop|nvitop|gpustat|dcgmi|nvidia-bug-report|lshw|dmidecode|"
+    r"htop|the command|this command|that command)\b)|\bunder (?:full |heavy )?load\b", re.I)
+_SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
+
+
+def said_busy(text: str) -> str | None:
+    """The reporter's words that a reading was taken under load, as a one-line quote; not when asked, supposed or
+    conditional ("should go back to Gen 4 under load", "should I capture it while running the benchmark?"), nor
+    beside words that the GPU was idle."""
+    for sentence in sentences(text):
+        for m in READ_BUSY.finditer(sentence):
+            if not (_guessed(sentence) or hypothetical(sentence, m.start()) or _SAID_IDLE.search(sentence)):
+                return one_line(sentence[max(0, m.start() - 40):m.end()])
+    return None
+
+
+# A stated size of the difference between two releases: "around 10% slower", "3x slower", "busbw is 40% lower",
+# "slower by 5 %". "Lower", "higher", "less" and "more" say speed only in a clause about speed ("5% more memory" is
+# no slowdown).
 _STATED_DIFFERENCE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s*(%|x|×|times)\s*(?:\w+\s+){0,2}?"
-    r"(?:slower|faster|lower|higher|less|more|worse|better|drops?|decrease\w*|degradation|regression)\b|"
-    r"\b(?:slower|faster|lower|higher|worse|better|drops?|decrease\w*)\s+by\s+(?:about\s+|around\s+|~)?"
+    r"(slower|faster|lower|higher|less|more|worse|better|drops?|decrease\w*|degradation|regression)\b|"
+    r"\b(slower|faster|lower|higher|worse|better|drops?|decrease\w*)\s+by\s+(?:about\s+|around\s+|~)?"
     r"(\d+(?:\.\d+)?)\s*(%|x|×|times)", re.I)
+_NEUTRAL_COMPARATIVE = ("lower", "higher", "less", "more")
+_SPEED_NOUN = re.compile(r"\b(?:bus ?bw|busbw|algbw|bandwidth|bw|throughput|speed|performance|perf|latency|"
+                         r"step time|tok(?:en)?s?/s|GB/s)\b", re.I)
+_MEMORY_NOUN = re.compile(r"\b(?:memory|VRAM|RAM|mem|footprint|disk)\b", re.I)
 
 
 def stated_release_ratio(quote_text: str) -> float | None:
-    """The ratio between two releases a sentence states in words (">= 1"), or None: "10% slower" is 1.1,
-    "3x slower" 3.0. The figures of one system measured twice move by a few percent, so only a ratio past
+    """The largest speed ratio between two releases a sentence states in words (">= 1"), or None: "10% slower" is
+    1.1, "3x slower" 3.0. The figures of one system measured twice move by a few percent, so only a ratio past
     RELEASES_DIFFER says the releases differ."""
-    m = _STATED_DIFFERENCE.search(quote_text)
-    if not m:
-        return None
-    value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    v = float(value)
-    if unit == "%":
-        return 1 + v / 100 if v < 100 else None
-    return v if v >= 1 else None
+    ratios = []
+    for clause in _CLAUSES.split(quote_text):
+        for m in _STATED_DIFFERENCE.finditer(clause):
+            value, unit, word = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6),
+                                                                                         m.group(4))
+            if word.lower() in _NEUTRAL_COMPARATIVE and (not _SPEED_NOUN.search(clause) or _MEMORY_NOUN.search(clause)):
+                continue  # "5% more memory": not a speed
+            v = float(value)
+            ratio = (1 + v / 100 if v < 100 else None) if unit == "%" else (v if v >= 1 else None)
+            if ratio:
+                ratios.append(ratio)
+    return max(ratios, default=None)
 
 
 # One GPU slow to every peer while the other pairs are fine: the links its traffic shares, its own PCIe link
-# (or its NVLinks), not the fabric. Said of bandwidth or copies, not of compute ("GPU 3 is slower": one_slow).
+# (or its NVLinks), not the fabric. Said of bandwidth or copies, not of compute ("GPU 3 is slower": one_slow), nor
+# of latency ("the lowest latency to all other GPUs" is the best GPU).
+_SLOW_LINK = r"(?:slow(?:er)?|(?:low(?:er)?|poor|bad)\s+(?:bandwidth|GB/s)|only\s+\d+(?:\.\d+)?\s*GB/s)"
 _ONE_TO_ALL = re.compile(
-    r"\bGPU\s?(\d+)\b[^.\n]{0,50}?\b(?:slow\w*|low\w*|only|bad|poor)\b[^.\n]{0,40}?"
+    r"\bGPU\s?(\d+)\b[^.\n]{0,50}?\b" + _SLOW_LINK + r"\b[^.\n]{0,40}?"
     r"\b(?:to|with|from|and)\s+(?:every|all|each|any)(?:\s+(?:other|the other))?\s+(?:peers?|GPUs?|cards?|devices?)\b|"
     r"\b(?:every|all|each|only the)\s+(?:pairs?|transfers?|copies|links?)\b[^.\n]{0,30}?"
-    r"\b(?:with|involving|to|from|that (?:includes?|touch(?:es)?))\s+GPU\s?(\d+)\b[^.\n]{0,30}?\b(?:slow\w*|low\w*)\b",
+    r"\b(?:with|involving|to|from|that (?:includes?|touch(?:es)?))\s+GPU\s?(\d+)\b[^.\n]{0,30}?\b" + _SLOW_LINK + r"\b",
     re.I)
+# The same said of every GPU ("like every GPU here", "as is every GPU in this box"): no one GPU's link
 _BW_CONTEXT = re.compile(r"\b(?:GB/s|bandwidth|bw|busbw|P2P|peer|copy|copies|transfer\w*|p2pBandwidth\w*|"
                          r"nvbandwidth|all[-_ ]?reduce)\b", re.I)
-
-
+_EVERY_GPU = re.compile(r"\b(?:every|each|all(?:\s+(?:the|my|our|of the))?)\s+(?:GPUs?|cards?|pairs?)\b", re.I)
 def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
     """A GPU slow to every peer in a transfer or bandwidth test, the other pairs fine: data {gpu}."""
     out: list[Claim] = []
@@ -2074,37 +2156,48 @@ def one_gpu_slow_to_all(facts: Facts) -> list[Claim]:
         for sentence in sentences(text):
             m = _ONE_TO_ALL.search(sentence)
             if not m or not _BW_CONTEXT.search(sentence) or \
-                    _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                    _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or \
+                    _EVERY_GPU.search(sentence[:m.start()] + " " + sentence[m.end():]):
                 continue
             out.append(Claim("one_gpu_slow_to_all", source, _quote(sentence, m, 60),
                              {"gpu": int(m.group(1) or m.group(2))}, guess=_guessed(sentence)))
     return out
 
 
-# Two PyTorch releases set against each other ("torch~=2.1.1 ... torch~=2.3.0", "PyTorch 1.13 vs 2.1", "torch > 2.1"):
-# each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency; torch.cuda.nccl.version() names it), so
-# a distributed job that changes speed with the release alone may be seeing an NCCL change.
-_TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~<>!:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
+# A job that runs NCCL: its collectives, communicators and process groups, or a distributed launcher or layout.
+DISTRIBUTED = re.compile(r"\b(?:NCCL|communicators?|communication groups?|process groups?|collectives?|DDP|"
+                         r"DistributedDataParallel|FSDP|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|torchrun|"
+                         r"torch\.distributed|multi[- ]?(?:GPU|node)|tensor[- ]parallel\w*|data[- ]parallel\w*)\b",
+                         re.I)
+
+
+# Two PyTorch releases set against each other ("torch~=2.1.1 ... torch~=2.3.0", "PyTorch 1.13 vs 2.1", "slower on
+# torch versions after 2.1"): each release's wheels pin their own NCCL (the nvidia-nccl-cu* dependency;
+# torch.cuda.nccl.version() names it), so a distributed job that changes speed with the release alone may be seeing
+# an NCCL change. A version floor ("torch>=2.1" in a requirements list, "we need torch > 2.0") names no release used.
+_TORCH_RELEASE = re.compile(r"\b(?:torch|pytorch)\b[\s=~:v]{0,4}(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)", re.I)
 _TORCH_FROM_TO = re.compile(r"\b(?:torch|pytorch)\b[^.\n]{0,20}?\bfrom\s+v?(\d\.\d{1,2}(?:\.\d{1,2})?)\s+to\s+"
                             r"v?(\d\.\d{1,2}(?:\.\d{1,2})?)", re.I)
-_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\b\s*(?:>|>=|versions? (?:after|since|newer than|above))\s*"
+_TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\s+(?:versions?|releases?)\s+(?:after|since|newer than|above)\s+"
                           r"v?(\d\.\d{1,2})\b", re.I)
+_SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|regress\w*|degrad\w*)\b", re.I)
 
 
 def torch_releases_compared(facts: Facts) -> list[Claim]:
-    """The reporter sets two PyTorch releases against each other: data {versions}."""
+    """The reporter sets two PyTorch releases against each other, or the releases after one against it in a sentence
+    that compares speed: data {versions}."""
     out: list[Claim] = []
     for source, text in texts(facts):
         found = [m.group(1) for m in _TORCH_RELEASE.finditer(text)]
         found += [v for m in _TORCH_FROM_TO.finditer(text) for v in m.groups()]
         versions = list(dict.fromkeys(found))
-        later = _TORCH_AFTER.search(text)
+        later = next((m for x in sentences(text) if _SPEED_COMPARED.search(x) for m in _TORCH_AFTER.finditer(x)), None)
         if len({version_key(v)[:2] for v in versions}) >= 2 or later:
             m = later or _TORCH_RELEASE.search(text) or _TORCH_FROM_TO.search(text)
             sentence = next((x for x in sentences(text) if m.group(0) in x), m.group(0))
             out.append(Claim("torch_releases_compared", source, _quote(text, m, 80),
                              {"versions": versions or [later.group(1)]},
-                             guess=_guessed(sentence) or sentence.rstrip().endswith(("?", "？"))))
+                             guess=_guessed(sentence) or asked(sentence)))
     return out
 
 

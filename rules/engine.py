@@ -424,7 +424,7 @@ def words_only(facts, findings: list[Finding], category: str) -> bool:
     for n in facts.of(Note):
         if n.kind in PROSE_KINDS:
             prose.add(n.source)
-            prose.update(n.data.get("prose_sources", ()))
+            prose.update(set(n.data.get("prose_sources", ())) - set(n.data.get("output_lines", ())))
     sources = {e.source for f in findings if f.category == category and is_cause(f) for e in f.evidence}
     return bool(sources) and sources <= prose
 

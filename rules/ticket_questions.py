@@ -203,9 +203,7 @@ def nothing_broken(facts: Facts, predictions=None):
 # its threads poll rather than sleep while operations are in flight (NCCL environment-variable and
 # troubleshooting documentation; https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
 _CPU_LOAD = re.compile(r"\bCPU\b[^.\n%]{0,40}?\b(\d{3,4})\s*%|\b(\d{3,4})\s*%\s*(?:CPU|cpu)\b", re.I)
-_NCCL_CONTEXT = re.compile(r"\b(?:NCCL|communicators?|communication groups?|process groups?|all[-_ ]?reduce|"
-                           r"torch\.distributed|DDP|DistributedDataParallel|collectives?)\b", re.I)
-# A reporter's unit of one topic: the CPU figure and the NCCL context must share one.
+# A reporter's unit of one topic: the CPU figure and the NCCL context (claims.DISTRIBUTED) must share one.
 _PARAGRAPH = re.compile(r"\n\s*\n")
 
 
@@ -216,7 +214,7 @@ def _busy_beside_nccl(facts: Facts) -> tuple[str, float, str] | None:
         for paragraph in _PARAGRAPH.split(text):
             for m in _CPU_LOAD.finditer(paragraph):
                 pct = float(next(g for g in m.groups() if g))
-                if pct > 100 and _NCCL_CONTEXT.search(paragraph):
+                if pct > 100 and claims.DISTRIBUTED.search(paragraph):
                     return source, pct, claims.one_line(paragraph[max(0, m.start() - 40):m.end() + 40])
     return None
 

@@ -734,11 +734,6 @@ def engine_versions(facts: Facts, predictions=None):
                "with both figures.")
 
 
-_DISTRIBUTED = re.compile(r"\b(?:DDP|DistributedDataParallel|FSDP|NCCL|all[-_ ]?reduce\w*|all[-_ ]?gather\w*|"
-                          r"torchrun|torch\.distributed|multi[- ]?(?:GPU|node)|tensor[- ]parallel\w*|"
-                          r"data[- ]parallel\w*)\b", re.I)
-
-
 @rule("ticket.torch_releases", "nccl_regression")
 def torch_releases(facts: Facts, predictions=None):
     """A distributed job slower on one PyTorch release than another, nothing else changed: each release's wheels pin
@@ -746,7 +741,7 @@ def torch_releases(facts: Facts, predictions=None):
     found = [c for c in claims.torch_releases_compared(facts) if not c.guess]
     said = claims.symptom_quote(facts)
     text = " ".join(t for _, t in claims.texts(facts))
-    if not found or not said or said[2] not in ("slow", "scaling") or not _DISTRIBUTED.search(text) \
+    if not found or not said or said[2] not in ("slow", "scaling") or not claims.DISTRIBUTED.search(text) \
             or claims.fixed_by(text) or claims.find(facts, "nccl_versions_compared"):
         return  # NCCL's own versions named: nccl.regression reads them
     c = found[0]
@@ -1010,15 +1005,6 @@ def comparison_set(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- the symptom's prior
 
 
-# A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "several cards" (issue 11 k).
-_SEVERAL_GPUS = re.compile(r"\b(?:multi|multiple|several|both|two|2|more than one|all (?:the |my |our )?)[- ]?"
-                           r"(?:\w+[- ]){0,2}?(?:GPUs?|cards?|devices)\b", re.I)
-
-
-def _several_gpus(facts: Facts) -> bool:
-    return any(_SEVERAL_GPUS.search(t) for _, t in claims.texts(facts))
-
-
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -1028,7 +1014,7 @@ def hang_on_pcie(facts: Facts, predictions=None):
         return  # a pause every few batches resumes: the input pipeline's wait (ticket.input_starved)
     nodes, _ = node_count(facts)
     n = _gpus(facts)
-    if (nodes and nodes > 1) or not ((n and n >= 2) or _several_gpus(facts)):
+    if (nodes and nodes > 1) or not ((n and n >= 2) or claims.several_gpus(facts)):
         return
     virt = is_virtualized(facts)
     yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
@@ -1207,24 +1193,16 @@ def net_socket(facts: Facts, predictions=None):
                     refs=["nccl_trouble", "nccl_env"])
 
 
-def _asked(facts: Facts, c: Claim) -> bool:
-    """Is the claim's sentence a question ("... would plain ethernet be the reason?"): a cause offered, not seen."""
-    core = c.quote.strip("…").strip()[:40]
-    return any(core in s and s.rstrip().endswith(("?", "？"))
-               for _, text in claims.texts(facts) for s in claims.sentences(text))
-
-
 @rule("ticket.tcp_only", "socket_fallback")
 def tcp_only(facts: Facts, predictions=None):
     """Nodes joined by Ethernet alone (no InfiniBand, RoCE or EFA), a job across them slow: NCCL's only inter-node
     transport there is its TCP socket one, a fraction of an RDMA fabric's bandwidth at many times its latency."""
     c = _first(facts, "tcp_only")
-    if not c or c.guess or _asked(facts, c) or not _across_nodes(facts):
-        return
+    if not c or c.guess or not _across_nodes(facts):
+        return  # (a question, "would plain ethernet be the reason?", is a guess: claims marks it)
     said = claims.symptom_quote(facts)
-    rdma = [t for _, t in claims.texts(facts) if _RDMA_WORDS.search(t)]
-    if not said or said[2] not in ("slow", "scaling", "normal?") or \
-            any(not re.search(r"\bno\s+" + _RDMA_WORDS.pattern, t) for t in rdma):
+    present = [m for _, t in claims.texts(facts) for m in _RDMA_WORDS.finditer(t) if not claims.ruled_out(t, m)]
+    if not said or said[2] not in ("slow", "scaling", "normal?") or present:
         return  # an RDMA fabric named as present: its use is what to check (ticket.net_socket, nccl.socket_fallback)
     yield make("ticket.tcp_only", "socket_fallback", "warning", weight(c, 0.5),
                "The nodes talk over Ethernet alone: NCCL runs its TCP socket transport between them",
@@ -1248,7 +1226,7 @@ def pcie_words(facts: Facts, predictions=None):
     said = claims.symptom_quote(facts)
     c = _first(facts, "pcie_degraded")
     confidence = weight(c) if c else 0.0
-    if c and not _IDLE_PROOF.search(c.quote):
+    if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(c.quote)):
         # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, and only for a speed complaint
         confidence = 0.45 if said and said[2] in ("slow", "scaling", "normal?") else 0.0
     if not c or c.guess or not confidence:
@@ -1324,10 +1302,9 @@ def one_gpu_link(facts: Facts, predictions=None):
                refs=["nvidia_smi"])
 
 
-# What a link's power saving cannot explain: fewer lanes than the card has, or a low speed seen under load.
-_IDLE_PROOF = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)|under (?:full )?load|"
-                         r"while (?:running|training|serving|benchmarking)|"
-                         r"during (?:the )?(?:run|benchmark|training|inference)", re.I)
+# What a link's power saving cannot explain: fewer lanes than the card has, or a low speed seen under load
+# (claims.said_busy).
+_FEWER_LANES = re.compile(r"Width x\d+\s*\(downgraded\)|(?<![\w.])x(?:1|2|4|8)\b(?!\d)", re.I)
 
 
 @rule("ticket.numa_words", "numa_affinity")

@@ -626,19 +626,12 @@ def _idle(g: GpuFact) -> bool | None:
     return None
 
 
-# The reporter saying the reading was taken while the GPUs worked: "this is while running vLLM", "under load",
-# "during inference". A busy GPU keeps its link at full speed, so a low reading then is no power saving.
-_READ_BUSY = re.compile(r"\b(?:while|during)\s+(?:(?:it|they|we|the (?:job|model|server|GPUs?)) (?:is|are|was|were) )?"
-                        r"(?:running|training|serving|inference|generat\w+|benchmark\w*|decod\w+|the (?:run|benchmark|"
-                        r"test|job|inference|training))\b|\bunder (?:full |heavy )?load\b", re.I)
-
-
 def _said_busy(facts: Facts) -> Evidence | None:
-    """The reporter's words that the link state was read under load, as evidence."""
+    """The reporter's words that the link state was read under load (claims.said_busy), as evidence: a busy GPU keeps
+    its link at full speed, so a low reading then is no power saving."""
     for source, text in claims.texts(facts):
-        m = _READ_BUSY.search(text)
-        if m and not re.search(r"\b(?:idle|not (?:running|loaded))\b", text[max(0, m.start() - 40):m.end() + 40], re.I):
-            said = claims.one_line(text[max(0, m.start() - 40):m.end()])
+        said = claims.said_busy(text)
+        if said:
             return ev(source, f'the reporter reads it under load: "{said}"')
     return None
 

@@ -373,6 +373,7 @@ def test_no_network_or_release_lead_when_ruled_out_absent_or_asked(rule_id, text
     "Multi-GPU training with DDP freezes at the first all-reduce on our workstation with RTX A6000 cards.",
     "Training hangs when I use both GPUs, one GPU works fine.",
     "vLLM gets stuck at NCCL init with several GPUs on this box.",
+    "Training on my two RTX A6000 GPUs hangs at the first all-reduce.",
 ])
 def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(text):
     answer, findings = ticket(text)
@@ -388,3 +389,157 @@ def test_a_hang_across_gpus_said_without_a_count_suspects_p2p(text):
 def test_no_pcie_p2p_suspect_for_one_gpu_other_nodes_or_nvlink(text):
     _, findings = ticket(text)
     assert not fired(findings, "ticket.hang_on_pcie")
+
+
+# --------------------------------------------------------------------------- review of issue 11 k: misfires
+
+UNFENCED_THEN_RELEASES = """# all_reduce slower after the NCCL upgrade
+
+On 2 A100 SXM4 the all-reduce got slower. nvidia-smi nvlink -s:
+
+GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234)
+	 Link 0: 25 GB/s
+	 Link 1: <inactive>
+
+With NCCL 2.18.5:
+
+```
+#       size         count      type   redop    root     time   algbw   busbw #wrong
+   134217728      33554432     float     sum      -1    1200   111.8   111.8      0
+# Avg bus bandwidth    : 111.8
+```
+
+With NCCL 2.20.5:
+
+```
+#       size         count      type   redop    root     time   algbw   busbw #wrong
+   134217728      33554432     float     sum      -1    2400    55.9    55.9      0
+# Avg bus bandwidth    : 55.9
+```
+"""
+
+
+def test_release_blocks_still_pair_after_unfenced_tool_lines():
+    """The tool lines taken out of the prose must not shift the prose lines against their sources."""
+    from diagnose.evidence import Facts
+
+    facts = Facts()
+    facts.add(*issue_md.parse(UNFENCED_THEN_RELEASES, "issue.md"))
+    (c,) = claims.release_blocks(facts)
+    assert c.data["versions"] == ["2.18.5", "2.20.5"]
+    (note,) = [n for n in facts.of(issue_md.Note) if n.kind == "description"]
+    assert len(note.text.splitlines()) <= len(note.data["prose_sources"])
+    assert note.data["output_lines"] == ["issue.md:6", "issue.md:7"]  # still output: no words-only weight
+
+
+BARE_METAL_HANG = "4x RTX A6000 on bare metal, all_reduce_perf hangs. "
+
+
+@pytest.mark.parametrize("text", [
+    "IOMMU is off on this host.",  # "on" the preposition
+    "I checked the IOMMU groups on the host.",
+    "I checked ACS, it's disabled and P2P is enabled.",  # "disabled" between the word and a state
+    'The docs say "if ACS is enabled, P2P traffic is redirected to the root complex".',  # a condition
+    "When the IOMMU is enabled, P2P may be slow, so I checked: it is not.",
+    "Is ACS enabled on these switches?",  # a question
+])
+def test_ordinary_words_near_acs_or_iommu_are_no_redirect(text):
+    assert not [c for c in claims.find(said(BARE_METAL_HANG + text), "pcie_redirect") if not c.guess]
+    _, findings = ticket(BARE_METAL_HANG + text)
+    assert not fired(findings, "ticket.pcie_redirect")
+
+
+@pytest.mark.parametrize("text", [
+    "ACS was enabled on the PLX bridges.",
+    "The IOMMU is on.",
+    "We boot with amd_iommu=on.",
+])
+def test_acs_or_iommu_stated_as_on_is_still_a_redirect(text):
+    _, findings = ticket(BARE_METAL_HANG + text)
+    assert [f.category for f in fired(findings, "ticket.pcie_redirect")] == ["p2p_disabled"]
+
+
+@pytest.mark.parametrize("words", [
+    "Here is the output I got while running nvidia-smi.",  # the tool that printed it, not a load
+    "I read that the link should go back to Gen 4 under load.",  # what should happen
+    "Should I capture this while running the benchmark?",  # a question
+    "If I read it during inference, would it show Gen 4?",  # a condition
+])
+def test_words_that_do_not_say_the_link_was_busy_leave_it_idle(tmp_path, words):
+    _, findings = issue_verdict(tmp_path, QUERY + words + " Decode with TP=2 is slow.\n")
+    assert [f.severity for f in findings if f.rule == "topology.pcie_link" and f.category != "insufficient_data"] \
+        == ["ok"]
+
+
+@pytest.mark.parametrize("text, confidence", [
+    ("nvidia-smi -q under load: PCIe Generation Current : 1, Max : 4.", 0.65),
+    ("nvidia-smi -q: PCIe Generation Current : 1, Max : 4, while running nvidia-smi.", 0.45),  # may be idle
+])
+def test_the_words_rule_reads_a_busy_link_as_the_topology_rule_does(text, confidence):
+    _, findings = ticket("Decode with TP=2 is slow. " + text)
+    assert [f.confidence for f in fired(findings, "ticket.pcie_words")] == [confidence]
+
+
+@pytest.mark.parametrize("text", [
+    "Training on my RTX 2080 GPU hangs after 100 steps.",
+    "Inference on my 24GB GPU freezes.",
+    "Training hangs on one GPU; I have not tried multiple GPUs yet.",
+    "Training on the 2 TB disk hangs on my GPU.",
+])
+def test_one_gpu_is_not_several(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.hang_on_pcie")
+
+
+@pytest.mark.parametrize("text", [
+    "DDP training on 8 A100 is very slow: each step takes 4 s. Our requirements pin torch >= 2.1.",
+    "DDP training on 8 A100 is very slow: each step takes 4 s. requirements: torch>=2.1, numpy<2.",
+    "DDP training on 8 A100 is very slow; we need torch > 2.0 for FSDP.",
+])
+def test_a_pytorch_version_floor_is_no_release_comparison(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.torch_releases")
+
+
+@pytest.mark.parametrize("text, ratio", [
+    ("NCCL 2.20.5 uses 5% more memory than NCCL 2.18.5 and training is 3x slower", 3.0),
+    ("the new release is 5% faster in latency and its busbw is 40% lower", 1.4),
+    ("NCCL 2.20.5 uses 30% more memory than NCCL 2.18.5", None),  # memory, not speed
+])
+def test_the_stated_release_ratio_is_the_largest_speed_figure(text, ratio):
+    assert claims.stated_release_ratio(text) == (pytest.approx(ratio) if ratio else None)
+
+
+def test_a_memory_figure_does_not_make_a_slowdown_noise():
+    answer, findings = ticket("On 8 A100 NCCL 2.20.5 uses 5% more memory than NCCL 2.18.5 and training is 3x "
+                              "slower.")
+    assert [f.severity for f in findings if f.rule == "nccl.regression"] == ["warning"]
+    assert answer.category == "nccl_regression"
+
+
+@pytest.mark.parametrize("text", [
+    "Two nodes with 8 A100 each connected by HDR InfiniBand; multi-node training is slow. There are no IB errors "
+    "in dmesg.",
+    "Two nodes with 8 A100 each on InfiniBand; multi-node training is slow. We have no IB switch, the HCAs are "
+    "cabled back to back.",
+])
+def test_no_ib_errors_on_an_infiniband_cluster_is_no_tcp_only(text):
+    assert not claims.find(said(text), "tcp_only")
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.tcp_only")
+
+
+def test_ethernet_only_stays_tcp_only_beside_an_rdma_word_said_absent():
+    _, findings = ticket("Multi-node training on two servers is slow: only 25GbE between them, no RoCE, and the "
+                         "InfiniBand cards are not installed.")
+    assert [f.category for f in fired(findings, "ticket.tcp_only")] == ["socket_fallback"]
+
+
+@pytest.mark.parametrize("text", [
+    "GPU 0 has the lowest latency to all other GPUs in p2pBandwidthLatencyTest.",  # "low" of latency: the best
+    "GPU 0 can only do P2P with all other GPUs through the host bridge, like every GPU here.",  # all GPUs alike
+    "GPU 1 is slow to all other GPUs in p2pBandwidthLatencyTest, as is every GPU in this box.",
+])
+def test_one_gpu_said_alike_or_best_is_no_one_gpu_link(text):
+    _, findings = ticket("Four A6000 in one workstation, tensor parallel is slow. " + text)
+    assert not fired(findings, "ticket.one_gpu_link")

@@ -178,10 +178,11 @@ def parse(text: str, name: str) -> list:
            if not (isinstance(r, Measurement) and r.stat == "reported" and (r.source, r.value) in parsed)]
     # (issue 11 k) a line a tool printed and a parser read (an NVLink state, a topology row, an lspci link) is output
     # pasted without a fence: its figures are the tool's fields, not rates the reporter measured, and it is not
-    # the reporter's prose
+    # the reporter's prose. It stays in the description and its sources (claims pair the two line by line) and is
+    # listed apart, for engine.words_only to take away.
     tool_lines = {r.source for r in out if isinstance(r, TOOL_LINE_RECORDS)}
     out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in tool_lines)]
-    out[0].data["prose_sources"] = [s for s in out[0].data["prose_sources"] if s not in tool_lines]
+    out[0].data["output_lines"] = [s for s in out[0].data["prose_sources"] if s in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
     return out

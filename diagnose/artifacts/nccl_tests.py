@@ -60,7 +60,6 @@ OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<n>\d+)\s*(?P<status>\w+)?"
 QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg>\d+(?:\.\d+)?)\s*GB/s,"
                    r"\s*busbw\s*=\s*(?P<bus>\d+(?:\.\d+)?)")
 ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_][\w]*\s")
-_HEADLESS = re.compile(r"\s*(?:nThread\s+\d|Rank\s+\d+\s+(?:Group|Pid|uses)|size\s+count\s+type\b)")
 DETECTORS = (
     (COLUMNS, 0.7), (HEADER, 0.7), (AVG, 0.7), (PERF_BINARY, 0.3), (RANK, 0.3), (QUICK, 0.7),
     (re.compile(r"out-of-place\s+in-place"), 0.5), (VERSION, 0.7),
@@ -125,7 +124,8 @@ def parse(text: str, name: str) -> list:
     pending_op: str | None = None
     for n, line in lines(text):
         stripped = line.strip()
-        if "#" not in line and "_perf" not in line and "NCCL Test" not in line and not _HEADLESS.match(line):
+        if "#" not in line and "_perf" not in line and "NCCL Test" not in line and \
+                not any(p.match(line) for p in (HEADER, RANK, COLUMNS)):  # (their "#" may be lost: see HEADER)
             # Fast path for the bulk of a file: a data row or someone else's line.
             row = _row(line.split(), block.columns) if ROW_START.match(line) else None
             if row is not None:
