@@ -9,6 +9,7 @@ of the `rules` package: every module there is imported, so every command sees ev
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass
@@ -124,7 +125,7 @@ def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] 
                     fix="Report it with the inputs that triggered it.",
                 )
             )
-    return sorted(quiet_priors(corroborate(findings)), key=Finding.sort_key)
+    return sorted(quiet_priors(explain_gaps(corroborate(findings))), key=Finding.sort_key)
 
 
 def quiet_priors(findings: list[Finding]) -> list[Finding]:
@@ -177,6 +178,95 @@ def corroborate(findings: list[Finding]) -> list[Finding]:
             f, severity=severity, confidence=max(f.confidence, joint),
             summary=f"{f.summary} The measurement agrees: {sentence_inside(s.title)} ({s.rule}).",
             evidence=f.evidence + s.evidence[:1]))
+    return out
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+
+
+def _band_edges(f: Finding, unit: str | None) -> list[float]:
+    """The edges of an expected band ("77-115") that `f` states in `unit`."""
+    edges = []
+    for e in f.evidence:
+        if e.unit == unit and e.measured is None and isinstance(e.expected, str):
+            low, sep, high = e.expected.partition("-")
+            try:
+                edges += [float(low), float(high)] if sep else []
+            except ValueError:
+                continue
+    return [x for x in edges if x > 0]
+
+
+def shortfall(f: Finding) -> float | None:
+    """How many times worse than expected the first measured-vs-expected figure of `f` is (expected /
+    measured for a rate, measured / expected for a time), against the band's lenient edge where the
+    finding states a band (what lies beyond the band is the gap to account for); None when it meets it."""
+    for e in f.evidence:
+        if _number(e.measured) and _number(e.expected):
+            time = (e.unit or "").lower() in ("s", "ms", "us", "µs")
+            edges = [e.expected] + _band_edges(f, e.unit)
+            factor = e.measured / max(edges) if time else min(edges) / e.measured
+            return factor if factor > 1 else None
+    return None
+
+
+def is_gap(f: Finding) -> bool:
+    """A finding that only measures a gap ("slower than expected", "busbw low") without placing it: a symptom."""
+    return f.category == "other" and f.is_problem and f.confidence > 0 and shortfall(f) is not None
+
+
+@functools.lru_cache(maxsize=None)
+def gap_costs() -> dict[str, float]:
+    """The largest shortfall each mechanism accounts for (rules/catalog/gap_costs.toml)."""
+    from rules.catalog import CATALOG_DIR, tomllib
+
+    with open(CATALOG_DIR / "gap_costs.toml", "rb") as fh:
+        return {category: float(row["max_slowdown"]) for category, row in tomllib.load(fh).items()}
+
+
+def explain_gaps(findings: list[Finding]) -> list[Finding]:
+    """A finding that only measures a gap (is_gap) is a symptom; a finding whose mechanism predicts a
+    slowdown of that size (a release comparison, eager mode, P2P off, SHM, sockets, a PCIe fallback, a
+    throttle: rules/catalog/gap_costs.toml) is its explanation. The explanation decides: it takes the gap's
+    severity and their joint confidence (noisy-OR) and carries the gap as evidence, and the gap stays as an
+    info note. A mechanism that cannot account for the gap's size (eager mode beside a 20x shortfall) is
+    only part of it: it drops to an info lead below the gap, which then leads as a gap the model cannot place.
+    The same rule for every category, decided here where the findings are combined, so every command gives
+    the same verdict and exit code on the same evidence."""
+    gaps = [(g, shortfall(g)) for g in findings if is_gap(g)]
+    costs = gap_costs() if gaps else {}
+    weighed: dict[int, Finding] = {}
+    explained: dict[int, Finding] = {}
+    for f in findings:
+        most = costs.get(f.category)
+        if most is None or not f.is_problem or f.confidence <= 0:
+            continue
+        fitting = [(g, k) for g, k in gaps if k <= most]
+        if fitting:
+            g, k = max(fitting, key=lambda x: (SEVERITY_RANK[x[0].severity], x[0].confidence))
+            weighed[id(f)] = dataclasses.replace(
+                f, severity=max(f.severity, g.severity, key=SEVERITY_RANK.get),
+                confidence=max(f.confidence, round(1 - (1 - f.confidence) * (1 - g.confidence), 2)),
+                summary=f"{f.summary.rstrip()} It accounts for the measured gap: {sentence_inside(g.title)} ({g.rule}, "
+                        f"{k:.1f}x; {f.category} costs up to {most:g}x).",
+                evidence=f.evidence + g.evidence[:1])
+            for g, _ in fitting:
+                explained.setdefault(id(g), f)
+        else:
+            g, k = max(gaps, key=lambda x: (SEVERITY_RANK[x[0].severity], x[0].confidence))
+            weighed[id(f)] = dataclasses.replace(
+                f, severity="info", confidence=round(min(f.confidence, g.confidence - 0.05), 2),
+                summary=f"{f.summary.rstrip()} It cannot account for the measured gap alone: "
+                        f"{sentence_inside(g.title)} ({g.rule}) is {k:.1f}x, and {f.category} costs at most "
+                        f"{most:g}x; something else costs the rest.")
+    out = []
+    for f in findings:
+        if id(f) in explained:
+            e = explained[id(f)]
+            f = dataclasses.replace(f, severity="info",
+                                    summary=f"{f.summary.rstrip()} Explained by {e.rule} ({e.category}).")
+        out.append(weighed.get(id(f), f))
     return out
 
 
@@ -335,7 +425,7 @@ def _weighed(findings: list[Finding], symptom: str | None) -> tuple[list[Finding
     """The causes ranked for `symptom` (none when a passed check outweighs the prior that leads them), the
     passed checks that count for it, and the confidence of the best one that answers the complaint."""
     def rank(f: Finding):
-        demoted = symptom in FAILURES and f.category in PERFORMANCE_ONLY
+        demoted = symptom in FAILURES and (f.category in PERFORMANCE_ONLY or is_gap(f))  # a shortfall is speed
         return (demoted, Finding.sort_key(f))
 
     causes = sorted((f for f in findings if is_cause(f)), key=rank)
