@@ -8,14 +8,16 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
+from diagnose.artifacts.issue_md import GPUS_HEADER
+from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
+from rules import fleet_rules
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -2149,36 +2151,53 @@ def torch_releases_compared(facts: Facts) -> list[Claim]:
 # Per-rank (per-GPU, per-node) figures the reporter lists: "rank0 212 ms, rank1 209 ms, ... rank3 311 ms", or a
 # table of GPU index and time. A synchronous step (a collective, a TP layer) ends when its slowest rank arrives, so
 # one rank well behind its peers' median sets everyone's pace: a straggler, whatever holds it back.
+_FIGURE_UNIT = r"(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])"
 _RANK_FIGURE = re.compile(
     r"\b(?:rank|GPU|node|worker|device|cuda:)\s*#?\s*(\d{1,3})\b\s*(?:[:=)\]|]\s*|\s+(?:is|at|took|takes|:)?\s*)"
-    r"(?:~|about\s+)?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", re.I)
+    r"(?:~|about\s+)?(\d+(?:\.\d+)?)\s*" + _FIGURE_UNIT, re.I)
 _TIME_UNITS = ("ms", "s", "us", "µs")
-# How far from its peers' median one rank must be: beyond run-to-run noise of a few percent and a boost bin or two.
+# How far from its peers' median one rank must be, beyond fleet_rules' robust outlier test: past run-to-run noise of
+# a few percent and a boost bin or two.
 STRAGGLER_RATIO = 1.3
+_RANK_HEADER = re.compile(r"(?:GPU|rank|node|worker|device)\s*(?:id|#)?", re.I)
+
+
+def _index_column(header: list[str], body: list[list[str]]) -> int | None:
+    """The column that numbers ranks: named GPU, rank, node, worker or device (not a count such as issue_md's
+    GPUS_HEADER), its cells consecutive from 0 or 1 ("| node | busbw | 1 | 2 | 4 |" counts nodes, it numbers none)."""
+    for k, h in enumerate(header):
+        if not _RANK_HEADER.fullmatch(h) or GPUS_HEADER.match(h):
+            continue
+        cells = [row[k].lstrip("#") for row in body]
+        if all(c.isdigit() for c in cells) and [int(c) for c in cells] in (list(range(len(cells))),
+                                                                              list(range(1, len(cells) + 1))):
+            return k
+    return None
 
 
 def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
-    """{unit: {rank: (value, row)}} from Markdown tables whose header names a rank column (GPU, rank, node, worker,
-    device) and whose other cells hold figures with a unit (in the cell or the column header: "time (ms)")."""
+    """{unit: {rank: (value, row)}} from Markdown tables with a rank column (_index_column) whose other cells hold
+    figures with a unit (in the cell or the column header: "time (ms)")."""
     out: dict[str, dict[str, tuple[float, str]]] = {}
     rows = [ln.strip() for ln in text.splitlines()]
     for i, line in enumerate(rows):
         if not (line.startswith("|") and i + 1 < len(rows) and re.match(r"^\|[\s:|-]+\|?$", rows[i + 1])):
             continue
-        header = [c.strip() for c in line.strip("|").split("|")]
-        at = next((k for k, h in enumerate(header) if re.fullmatch(r"(?:GPU|rank|node|worker|device)\s*(?:id|#)?",
-                                                                   h, re.I)), None)
-        if at is None:
-            continue
+        header = md_cells(line)
+        body = []
         for row in rows[i + 2:]:
             if not row.startswith("|"):
                 break
-            cells = [c.strip() for c in row.strip("|").split("|")]
-            if len(cells) != len(header) or not re.fullmatch(r"#?\d{1,3}", cells[at]):
-                continue
+            if len(md_cells(row)) == len(header):
+                body.append(row)
+        at = _index_column(header, [md_cells(row) for row in body])
+        if at is None:
+            continue
+        for row in body:
+            cells = md_cells(row)
             for k, cell in enumerate(cells):
-                unit_in = re.search(r"\b(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", header[k])
-                m = re.fullmatch(r"~?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)?", cell, re.I)
+                unit_in = re.search(r"\b" + _FIGURE_UNIT, header[k])
+                m = re.fullmatch(r"~?(\d+(?:\.\d+)?)\s*(?:" + _FIGURE_UNIT + ")?", cell, re.I)
                 unit = (m.group(2) if m and m.group(2) else unit_in.group(1) if unit_in else None) if k != at else None
                 if m and unit:
                     out.setdefault(unit.lower(), {}).setdefault(cells[at].lstrip("#"), (float(m.group(1)), row))
@@ -2186,26 +2205,29 @@ def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
 
 
 def rank_outliers(facts: Facts) -> list[Claim]:
-    """One rank's figure apart from at least two peers in the same unit, listed in a sentence or a Markdown table:
-    data {rank, value, median, unit, n}. A time above STRAGGLER_RATIO x the others' median, or a rate below
-    1 / STRAGGLER_RATIO of it."""
+    """One rank's figure apart from its peers in the same unit (at least fleet_rules.MIN_NODES listed, in a sentence
+    or a Markdown table): data {rank, value, median, unit, n}. Apart is fleet_rules' robust outlier test (a time
+    above, a rate below the median) and, on top of it, STRAGGLER_RATIO from the median."""
     out: list[Claim] = []
     for source, text in texts(facts):
         by_unit: dict[str, dict[str, tuple[float, str]]] = {}
-        for m in _RANK_FIGURE.finditer(text.replace("|", " | ")):
-            quote = _quote(text.replace("|", " | "), m, 40)
-            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), (float(m.group(2)), quote))
+        spaced_bars = text.replace("|", " | ")
+        for m in _RANK_FIGURE.finditer(spaced_bars):
+            figure = (float(m.group(2)), _quote(spaced_bars, m, 40))
+            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), figure)
         for unit, ranks in _table_rank_figures(text).items():
             for rank, figure in ranks.items():
                 by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in by_unit.items():
-            if len(ranks) < 3:
+            if len(ranks) < fleet_rules.MIN_NODES:
                 continue
-            slow = max if unit in _TIME_UNITS else min
-            rank, (value, quote) = slow(ranks.items(), key=lambda kv: kv[1][0])
-            median = statistics.median(v for r, (v, _) in ranks.items() if r != rank)
-            apart = value > STRAGGLER_RATIO * median if unit in _TIME_UNITS else value * STRAGGLER_RATIO < median
-            if median > 0 and apart:
+            time = unit in _TIME_UNITS
+            listed = list(ranks.items())
+            median, _, zs = fleet_rules.score([v for _, (v, _) in listed], "lower" if time else "higher")
+            worst = max(range(len(listed)), key=zs.__getitem__)
+            rank, (value, quote) = listed[worst]
+            apart = value > STRAGGLER_RATIO * median if time else value * STRAGGLER_RATIO < median
+            if median > 0 and apart and fleet_rules.is_outlier(zs[worst]):
                 out.append(Claim("rank_outlier", source, quote,
                                  {"rank": rank, "value": value, "median": median, "unit": unit, "n": len(ranks)},
                                  guess=_guessed(quote)))

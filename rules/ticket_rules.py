@@ -1562,15 +1562,16 @@ def rank_outlier(facts: Facts, predictions=None):
     """The reporter lists per-rank (per-GPU) figures and one stands apart from its peers' median: the synchronous
     step waits for that rank."""
     found = [c for c in claims.rank_outliers(facts) if not c.guess]
-    if not found:
-        return
+    if not found or not _about_speed(facts):
+        return  # per-rank figures in a crash or error report are context, not the complaint
     c = found[0]
     d = c.data
     yield make("ticket.rank_outlier", "straggler", "warning", weight(c),
-               f"Rank {d['rank']} is at {d['value']:g} {d['unit']} against its peers' {d['median']:g} {d['unit']}",
-               f"Of {d['n']} ranks the reporter lists, one is more than {claims.STRAGGLER_RATIO - 1:.0%} behind the "
-               "others' median; a collective or tensor-parallel layer finishes when its slowest rank arrives, so the "
-               "others wait for it every step.",
+               f"Rank {d['rank']} is at {d['value']:g} {d['unit']} against the ranks' median {d['median']:g} "
+               f"{d['unit']}",
+               f"Of {d['n']} ranks the reporter lists, one is a robust outlier (the fleet test) and more than "
+               f"{claims.STRAGGLER_RATIO - 1:.0%} behind the ranks' median; a collective or tensor-parallel layer "
+               "finishes when its slowest rank arrives, so the others wait for it every step.",
                [ev(c.source, f'per-rank figures: "{c.quote}"', d["value"], d["median"], d["unit"])],
                fix="Find what holds that rank back: its GPU's clocks and power state (`nvidia-smi -q -d "
                "PERFORMANCE`), its PCIe link, its CPU/NUMA binding, or a heavier share of the work (uneven "

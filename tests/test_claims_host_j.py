@@ -319,11 +319,23 @@ def test_a_limit_changed_from_one_figure_to_another_is_its_target(tmp_path, text
      "RTX 4090. Decode is slow.", "numa_affinity"),
     ("# Checkpoint\nRank 0 saves the checkpoint while the others wait for it. Training is slow on 8x H100.",
      "straggler"),
+    ("# all-reduce does not scale across nodes\nall_reduce_perf across nodes:\n\n| node | busbw (GB/s) |\n|---|---|\n"
+     "| 1 | 180 |\n| 2 | 95 |\n| 4 | 90 |\n", "straggler"),
     ("# Slow decode\nWe launch with --enforce-eager; it was recommended for V100 and we kept it. Decode is slow on "
      "one H100 with Llama-3-8B.", "insufficient_data"),
 ])
 def test_misread_host_words_give_no_verdict_of_their_own(tmp_path, text, category):
     assert verdict(tmp_path, text).category != category
+
+
+@pytest.mark.parametrize("table", [
+    # node counts, not node numbers: 1, 2, 4 nodes
+    "| node | busbw (GB/s) |\n|---|---|\n| 1 | 180 |\n| 2 | 95 |\n| 4 | 90 |",
+    # a GPU-count column (issue_md's GPUS_HEADER) counts GPUs, it does not number them
+    "| GPUs | time (ms) |\n|---|---|\n| 1 | 30 |\n| 2 | 31 |\n| 3 | 47 |\n| 4 | 30 |",
+])
+def test_a_table_of_counts_is_no_per_rank_table(table):
+    assert not claims.rank_outliers(said("all_reduce_perf:\n\n" + table + "\n"))
 
 
 def test_a_load_figure_is_no_slow_symptom():
