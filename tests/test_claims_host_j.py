@@ -343,3 +343,17 @@ def test_a_load_figure_is_no_slow_symptom():
     facts = said("# H100 power\nMy H100 sits at 95% under load and draws 690 W.")
     assert claims.symptom(facts) != "slow"
     assert claims.symptom(said("# H100\nThroughput is 30% under the published figure.")) == "slow"
+
+
+def test_per_rank_figures_in_a_crash_report_are_no_straggler(tmp_path):
+    """The figures are context there; the rank rule, like the power-limit one, needs a speed complaint."""
+    text = ("# Segfault on rank 3\nThe job crashes with a segmentation fault after a few steps. Per-rank step times "
+            "before it: rank0 212 ms, rank1 209 ms, rank2 214 ms, rank3 311 ms, rank4 210 ms.\n")
+    assert claims.rank_outliers(said(text))
+    assert verdict(tmp_path, text).category != "straggler"
+
+
+def test_hang_off_a_socket_is_no_hang_symptom():
+    """PATTERNS and SYMPTOMS share one hang pattern: where GPUs are attached is no hang in either."""
+    assert claims.symptom(said("# Layout\nGPUs 4-7 hang off socket 1 and decode is slow.")) == "slow"
+    assert claims.symptom(said("# Stops\nThe all-reduce hangs after the first step.")) == "hang"
