@@ -17,7 +17,6 @@ from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell 
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
-from rules import fleet_rules
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -2156,9 +2155,6 @@ _RANK_FIGURE = re.compile(
     r"\b(?:rank|GPU|node|worker|device|cuda:)\s*#?\s*(\d{1,3})\b\s*(?:[:=)\]|]\s*|\s+(?:is|at|took|takes|:)?\s*)"
     r"(?:~|about\s+)?(\d+(?:\.\d+)?)\s*" + _FIGURE_UNIT, re.I)
 _TIME_UNITS = ("ms", "s", "us", "µs")
-# How far from its peers' median one rank must be, beyond fleet_rules' robust outlier test: past run-to-run noise of
-# a few percent and a boost bin or two.
-STRAGGLER_RATIO = 1.3
 _RANK_HEADER = re.compile(r"(?:GPU|rank|node|worker|device)\s*(?:id|#)?", re.I)
 
 
@@ -2204,10 +2200,10 @@ def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
     return out
 
 
-def rank_outliers(facts: Facts) -> list[Claim]:
-    """One rank's figure apart from its peers in the same unit (at least fleet_rules.MIN_NODES listed, in a sentence
-    or a Markdown table): data {rank, value, median, unit, n}. Apart is fleet_rules' robust outlier test (a time
-    above, a rate below the median) and, on top of it, STRAGGLER_RATIO from the median."""
+def rank_figures(facts: Facts) -> list[Claim]:
+    """Per-rank (per-GPU, per-node) figures the reporter lists in a sentence or a Markdown table, one claim per text
+    and unit: data {unit, time (a duration, else a rate), figures: [(rank, value, quote, guessed)]}. Which rank stands
+    apart is the rules' decision (ticket_rules.rank_outliers)."""
     out: list[Claim] = []
     for source, text in texts(facts):
         by_unit: dict[str, dict[str, tuple[float, str]]] = {}
@@ -2219,16 +2215,7 @@ def rank_outliers(facts: Facts) -> list[Claim]:
             for rank, figure in ranks.items():
                 by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in by_unit.items():
-            if len(ranks) < fleet_rules.MIN_NODES:
-                continue
-            time = unit in _TIME_UNITS
-            listed = list(ranks.items())
-            median, _, zs = fleet_rules.score([v for _, (v, _) in listed], "lower" if time else "higher")
-            worst = max(range(len(listed)), key=zs.__getitem__)
-            rank, (value, quote) = listed[worst]
-            apart = value > STRAGGLER_RATIO * median if time else value * STRAGGLER_RATIO < median
-            if median > 0 and apart and fleet_rules.is_outlier(zs[worst]):
-                out.append(Claim("rank_outlier", source, quote,
-                                 {"rank": rank, "value": value, "median": median, "unit": unit, "n": len(ranks)},
-                                 guess=_guessed(quote)))
+            figures = [(rank, value, quote, _guessed(quote)) for rank, (value, quote) in ranks.items()]
+            out.append(Claim("rank_figures", source, figures[0][2],
+                             {"unit": unit, "time": unit in _TIME_UNITS, "figures": figures}))
     return out

@@ -29,7 +29,7 @@ from diagnose.evidence import (
     Workload,
     XidEvent,
 )
-from rules import claims
+from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
 from rules.claims import Claim
 from rules.common import (
@@ -1557,11 +1557,36 @@ def clock_peers(facts: Facts, predictions=None):
                refs=["throttle", "nvidia_smi"])
 
 
+# How far from the ranks' median one rank must be, beyond fleet_rules' robust outlier test: past run-to-run noise of a
+# few percent and a boost bin or two.
+STRAGGLER_RATIO = 1.3
+
+
+def rank_outliers(facts: Facts) -> list[Claim]:
+    """One rank's figure apart from its peers in the same unit (at least fleet_rules.MIN_NODES listed): fleet_rules'
+    robust outlier test (a time above, a rate below the median) and STRAGGLER_RATIO from the median. Data {rank,
+    value, median, unit, n}."""
+    out = []
+    for c in claims.rank_figures(facts):
+        figures, time = c.data["figures"], c.data["time"]
+        if len(figures) < fleet_rules.MIN_NODES:
+            continue
+        median, _, zs = fleet_rules.score([f[1] for f in figures], "lower" if time else "higher")
+        worst = max(range(len(figures)), key=zs.__getitem__)
+        rank, value, quote, guessed = figures[worst]
+        apart = value > STRAGGLER_RATIO * median if time else value * STRAGGLER_RATIO < median
+        if median > 0 and apart and fleet_rules.is_outlier(zs[worst]):
+            out.append(Claim("rank_outlier", c.source, quote, {"rank": rank, "value": value, "median": median,
+                                                               "unit": c.data["unit"], "n": len(figures)},
+                             guess=guessed))
+    return out
+
+
 @rule("ticket.rank_outlier", "straggler")
 def rank_outlier(facts: Facts, predictions=None):
     """The reporter lists per-rank (per-GPU) figures and one stands apart from its peers' median: the synchronous
     step waits for that rank."""
-    found = [c for c in claims.rank_outliers(facts) if not c.guess]
+    found = [c for c in rank_outliers(facts) if not c.guess]
     if not found or not _about_speed(facts):
         return  # per-rank figures in a crash or error report are context, not the complaint
     c = found[0]
@@ -1570,7 +1595,7 @@ def rank_outlier(facts: Facts, predictions=None):
                f"Rank {d['rank']} is at {d['value']:g} {d['unit']} against the ranks' median {d['median']:g} "
                f"{d['unit']}",
                f"Of {d['n']} ranks the reporter lists, one is a robust outlier (the fleet test) and more than "
-               f"{claims.STRAGGLER_RATIO - 1:.0%} behind the ranks' median; a collective or tensor-parallel layer "
+               f"{STRAGGLER_RATIO - 1:.0%} behind the ranks' median; a collective or tensor-parallel layer "
                "finishes when its slowest rank arrives, so the others wait for it every step.",
                [ev(c.source, f'per-rank figures: "{c.quote}"', d["value"], d["median"], d["unit"])],
                fix="Find what holds that rank back: its GPU's clocks and power state (`nvidia-smi -q -d "

@@ -14,6 +14,7 @@ from diagnose.commands.ticket import ticket_predictions
 from diagnose.evidence import Facts, Note
 from rules import claims
 from rules.engine import evaluate, ticket_verdict
+from rules.ticket_rules import rank_outliers
 
 
 def said(text: str) -> Facts:
@@ -232,7 +233,7 @@ def test_a_flag_ending_a_sentence_is_still_the_flag(tmp_path):
     ("Each worker's rate: worker 0 at 41 tok/s, worker 1 at 40 tok/s, worker 2 at 22 tok/s.", "2", "tok/s"),
 ])
 def test_one_rank_apart_from_its_peers_is_read(text, rank, unit):
-    got = claims.rank_outliers(said(text))
+    got = rank_outliers(said(text))
     assert got and got[0].data["rank"] == rank and got[0].data["unit"] == unit
 
 
@@ -242,7 +243,7 @@ def test_one_rank_apart_from_its_peers_is_read(text, rank, unit):
     "rank0 212 ms, rank1 209 ms, rank3 311 tok/s.",  # different units are different figures
 ])
 def test_balanced_or_too_few_ranks_are_no_straggler(text):
-    assert not claims.rank_outliers(said(text))
+    assert not rank_outliers(said(text))
 
 
 def test_a_rank_outlier_is_a_straggler(tmp_path):
@@ -257,13 +258,13 @@ def test_a_rank_outlier_is_a_straggler(tmp_path):
      "| 2 | 119 | 179 |\n| 3 | 190 | 95 |", "3"),
 ])
 def test_a_table_of_per_rank_figures_is_read(table, rank):
-    got = claims.rank_outliers(said("Per-rank numbers from the slow run:\n\n" + table + "\n"))
+    got = rank_outliers(said("Per-rank numbers from the slow run:\n\n" + table + "\n"))
     assert got and got[0].data["rank"] == rank
 
 
 def test_a_balanced_table_is_no_straggler():
     table = "| GPU | time (ms) |\n|---|---|\n| 0 | 120 |\n| 1 | 121 |\n| 2 | 125 |\n| 3 | 119 |"
-    assert not claims.rank_outliers(said("Per-GPU step time:\n\n" + table + "\n"))
+    assert not rank_outliers(said("Per-GPU step time:\n\n" + table + "\n"))
 
 
 @pytest.mark.parametrize("text,kind", [
@@ -335,7 +336,7 @@ def test_misread_host_words_give_no_verdict_of_their_own(tmp_path, text, categor
     "| GPUs | time (ms) |\n|---|---|\n| 1 | 30 |\n| 2 | 31 |\n| 3 | 47 |\n| 4 | 30 |",
 ])
 def test_a_table_of_counts_is_no_per_rank_table(table):
-    assert not claims.rank_outliers(said("all_reduce_perf:\n\n" + table + "\n"))
+    assert not rank_outliers(said("all_reduce_perf:\n\n" + table + "\n"))
 
 
 def test_a_load_figure_is_no_slow_symptom():
@@ -349,7 +350,7 @@ def test_per_rank_figures_in_a_crash_report_are_no_straggler(tmp_path):
     """The figures are context there; the rank rule, like the power-limit one, needs a speed complaint."""
     text = ("# Segfault on rank 3\nThe job crashes with a segmentation fault after a few steps. Per-rank step times "
             "before it: rank0 212 ms, rank1 209 ms, rank2 214 ms, rank3 311 ms, rank4 210 ms.\n")
-    assert claims.rank_outliers(said(text))
+    assert rank_outliers(said(text))
     assert verdict(tmp_path, text).category != "straggler"
 
 
