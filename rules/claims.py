@@ -8,11 +8,12 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
+from diagnose.artifacts.issue_md import GPUS_HEADER
+from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
@@ -313,6 +314,9 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"\b(?:bottleneck\w*|bound|limited|held back)\b[^.\n]{0,30}?\bsingle[- ](?:thread(?:ed)?|core)\b",
         r"\b(?:only|just)\s+(?:ever\s+)?(?:uses?|using|runs? on|utili[sz]es?)\s+(?:a\s+single|one|1)\s+"
         r"(?:CPU\s+)?(?:thread|core)\b",
+        # one thread whatever the thread count is set to (llama.cpp's -t/--threads, Ollama's num_thread)
+        r"\b(?:single|one|1)\s+(?:CPU\s+)?thread\b[^.\n]{0,40}?\b(?:regardless of|whatever|no matter)\b[^.\n]{0,20}?"
+        r"(?:--threads\b|(?<![\w-])-t\b|\bnum_threads?\b|\bn_threads\b)",
         # Hugging Face's warning "Using a slow tokenizer. This might cause a significant slowdown", and latency that
         # is mostly tokenization
         r"\bslow (?:Python )?tokeni[sz]er\b",
@@ -326,20 +330,20 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"output process\w*|input (?:prep\w*|process\w*))\b",
         # the GPU idle between whole steps (not between kernels: launch_overhead; nor between requests or
         # calls: idle_gap_slow)
-        r"\b(?:gaps?|bubbles?|idle (?:time|periods?|gaps?))\b[^.\n]{0,20}?\bbetween\s+(?:the\s+|consecutive\s+|"
+        r"(?<!pipeline )\b(?:gaps?|idle (?:time|periods?|gaps?))\b[^.\n]{0,20}?\bbetween\s+(?:the\s+|consecutive\s+|"
         r"each\s+|two\s+)?(?:decode|decoding|forward|generation|engine|model|scheduler)\s+(?:steps|iterations|"
-        r"passes|calls)\b",
+        r"passes|calls)\b(?![^.\n]{0,30}?\b(?:pipeline|stages?)\b)",  # (a pipeline's bubbles: pp_bubble)
     ],
     "eager_flag": [
         # torch.compile off in a hand-written decode loop (its "reduce-overhead" mode is PyTorch's CUDA graphs)
         r"\btorch\.compile\b(?:(?!\bnot\b|n't\b|\bnever\b)[^.\n]){0,20}?\b(?:turned off|switched off|disabled)\b",
         r"\bTORCHDYNAMO_DISABLE\s*=\s*1\b",
         # TensorRT-LLM's LLM API: cuda_graph_config null/None turns CUDA graphs off in the PyTorch backend
-        r"\bcuda_graph_config\W?\s*[=:]\s*(?:null|None|~)\b",
+        r"\bcuda_graph_config\W?\s*[=:]\s*(?:(?:null|None)\b|~(?!\S))",
         # a feature the engine cannot capture: "CUDA graphs are not supported with ..., running without them"
         r"\bCUDA[- ]?graphs?\b[^.\n]{0,30}?\b(?:(?:is|are)\s+)?(?:not supported|unsupported|incompatible|"
         r"cannot be (?:used|captured|enabled)|can't be (?:used|captured|enabled)|disabled (?:for|with|because|when|"
-        r"since|under)|skipped|not (?:used|captured|enabled) (?:for|with|because|when))\b",
+        r"since|under))\b",  # ("not used for prefill", "skipped above batch 512": vLLM's normal capture, no graphs off)
         # vLLM's config dump with graphs off: compilation_config {... 'cudagraph_mode': <CUDAGraphMode.NONE: 0>}
         r"\bCUDAGraphMode\.NONE\b",
         r"\b(?:runs?|running|ran|serv\w+|decod\w+)\s+without\s+(?:CUDA[- ]?graphs?|cudagraphs?)\b",
@@ -363,8 +367,10 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"iteration))\b[^.\n]{0,30}?\b(?:last|late|behind|slower|lags?|lagging)\b",
         r"\b(?:every|each) (?:step|iteration|collective|all[-_ ]?reduce)\b[^.\n]{0,20}?\bwaits? (?:for|on)\s+"
         r"(?:the\s+)?(?:rank|node|GPU|worker|host|device)\s*#?\d+\b",
-        r"\b(?:the\s+)?others\s+(?:all\s+)?wait(?:s|ing|ed)?\s+(?:for|on)\s+(?:it|him|that (?:rank|node|GPU)|\d)",
-        r"\bothers\s+wait\s+\d+(?:\.\d+)?\s*(?:-\s*\d+(?:\.\d+)?\s*)?(?:ms|s|us)\b",
+        # (the rank waited for is numbered: "the others wait for it" may be a checkpoint on rank 0)
+        r"\b(?:the\s+)?others\s+(?:all\s+)?wait(?:s|ing|ed)?\s+(?:for|on)\s+(?:rank|node|GPU|worker|device)\s*#?\d+\b",
+        r"\bothers\s+wait\s+\d+(?:\.\d+)?\s*(?:-\s*\d+(?:\.\d+)?\s*)?(?:ms|s|us)\b[^.\n]{0,30}?"
+        r"\b(?:for|before|until)\s+(?:rank|node|GPU|worker|device)\s*#?\d+\b",
     ],
     "hardware_error": [
         # nvidia-smi -q's row-remapping and page-retirement fields with a pending or failed remap
@@ -378,7 +384,8 @@ MORE_WORDS_J: dict[str, list[str]] = {
     ],
     "numa_words": [
         # sysfs numa_node of -1 on a multi-socket host: no NUMA node is known for the device, so nothing can bind
-        # its work locally (`nvidia-smi topo -m` then shows NUMA Affinity N/A)
+        # its work locally (`nvidia-smi topo -m` then shows NUMA Affinity N/A). On one socket -1 is harmless: the
+        # rule counts it only beside a multi_socket claim (NO_NUMA_NODE tells it apart).
         r"\bnuma_node\b[^\n]{0,60}?(?:=|:|prints?|shows?|is|returns?|gives?)\s*-1\b",
         r"\bNUMA (?:node|affinity|ID)\b\s*(?:of\s+(?:the\s+)?GPU\s*)?(?:=|:|is)?\s*-1\b",
     ],
@@ -393,6 +400,8 @@ MORE_WORDS_J: dict[str, list[str]] = {
     ],
 }
 
+NO_NUMA_NODE = re.compile(r"(?<![\w-])-1\b")
+
 # New kinds of this block. The board's power limit as configured (`nvidia-smi -pl`, `--power-limit`, nvidia-smi
 # -q's "Power Limit"): a limit well below the board's rated power (the catalog's tdp_w) holds its clocks down
 # whenever the work would draw more (claims(): power_limit, or power_limit_ok at or near the rated power).
@@ -404,9 +413,12 @@ FAILURE_PATTERNS_J: dict[str, list[str]] = {
         r"(?<![\d.])(\d{3,4})\s*MHz\b[^.\n]{0,50}?\b(?:vs\.?|versus|while|whereas|but|compared (?:to|with))\b"
         r"[^.\n]{0,40}?(?<![\d.])(\d{3,4})\s*MHz\b",
     ],
+    # The figure the limit is set to: "limit is / set to / : / =" or its target "from X to Y" (not "can be set between
+    # 150 W and 600 W", nvidia-smi -q's Min/Max Power Limit, nor the draw beside "SW Power Cap").
     "power_limit": [
-        r"\b(?:power[- ]?limit|power[- ]?cap|-pl|--power-limit)\b[^.\n\d]{0,30}?(?<![\d.])(\d{2,4}(?:\.\d+)?)\s*"
-        r"(?:W|watts?)\b",
+        r"(?<!Min )(?<!Max )(?<!Minimum )(?<!Maximum )\bpower[- ]?limit\b\s*(?:(?:is|was|of|at|to|[:=])\s*|"
+        r"(?:(?:is|was|got)\s+)?(?:set|lowered|capped|reduced|raised|increased|changed|limited)\s+(?:to|at)\s+|"
+        r"from\s+\d{2,4}(?:\.\d+)?\s*(?:W|watts?)\s+to\s+)(?:about\s+|~)?(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b",
         r"(?:\s-pl|--power-limit)(?:=|\s+)(\d{2,4})\b(?!\s*%)",
     ],
 }
@@ -496,6 +508,9 @@ def _line_of(source: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
+# A hang in words; "GPUs 4-7 hang off socket 1" is where they are attached (issue 11 j).
+_HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
+
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
@@ -538,7 +553,7 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
     ],
-    "hang": [r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)",  # ("GPUs 4-7 hang off socket 1")
+    "hang": [_HANG,
              r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
              r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
              r"\bno (?:progress|output) (?:at all|for)\b"],
@@ -879,9 +894,10 @@ _GUESS = re.compile(
     # (issue 11 j) what the reporter wants to find out, or would do, is no observation either
     r"(?:want|like|need) to know (?:if|whether)|wondering (?:if|whether)|"
     # a suggestion someone else made ("someone suggested --enforce-eager"): advice, not the setting in use
+    # (not the bare passive: "it was recommended for V100 and we kept it" says what is in use)
     r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))\s+"
-    r"(?:suggested|recommended|advised|told me)|(?:was|were|is|are|been) (?:suggested|recommended|advised)|"
-    r"(?:before|planning to|plan to|thinking (?:about|of)|considering) (?:buy|purchas|upgrad)\w*)\b", re.I)
+    r"(?:suggested|recommended|advised|told me)|(?:was|were|been) suggested to (?:try|use|set)|"
+    r"(?:before|planning to) (?:buy|purchas)\w*)\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
 _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
@@ -973,7 +989,13 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         before = None  # "not working when each rank ...": the negation belongs to another clause
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
-    return bool(before or inside or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+    kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
+    return bool(before or inside or kept_on or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+
+
+# "Running without CUDA graphs was 2x slower, so we keep them enabled": the setting in use is the later one.
+_GRAPHS_KEPT_ON = re.compile(r"\b(?:keep|kept|keeping|leave|left)\s+(?:them|it|(?:CUDA[- ]?)?graphs?)\s+"
+                             r"(?:enabled|on)\b|\bre-?enabl(?:e|ed|ing)\b", re.I)
 
 
 # Kinds whose matched words can carry their own negation ("the CPU is not the bottleneck").
@@ -996,6 +1018,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     for sentence in ([text] if kind in ACROSS_SENTENCES else sentences(text)):
         for p in patterns:
             for m in re.finditer(p, sentence, re.I):
+                if kind == "clock_peers" and not _two_peers(sentence, m):
+                    continue
                 guess = _guessed(sentence) or (kind in MORE_WORDS_K and hypothetical(sentence, m.start()))
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
                               negated=_negated(kind, sentence, m), guess=guess)
@@ -1036,6 +1060,20 @@ def _said_sentence(text: str, quote: str) -> str:
 # reason is active, so a figure within 10 % of the top clock is the GPU running as designed
 # (https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html).
 AT_MAX_CLOCK = 0.9
+
+# Two clocks are two peers' only with a GPU named before the first ("GPU0", "the slow card", "one A6000") and a peer
+# after it ("GPU1", "the other three", "its neighbour"); one GPU idle against loaded, or its graphics against its
+# memory clock, is no pair of peers.
+_PEER_BEFORE = re.compile(r"\b(?:GPU|card|board|device|rank|cuda:?)\s*#?\d*s?\b|"
+                          r"\bone\s+(?:\w+\s+)?[A-Z]{0,3}\d{3,4}\w*\b", re.I)
+_PEER_AFTER = re.compile(r"\b(?:GPU|card|board|device|rank|cuda:?)\s*#?\d+\b|\bothers?\b|\bpeers?\b|\bneighbou?rs?\b|"
+                         r"\b(?:the\s+)?rest\b|\bsecond (?:GPU|card|board)\b", re.I)
+_NOT_PEERS = re.compile(r"\bidl(?:e|ing)\b|\b(?:memory|mem|VRAM|HBM)\s+clocks?\b", re.I)
+
+
+def _two_peers(sentence: str, m: re.Match) -> bool:
+    before, after = sentence[:m.start(1)], sentence[m.end(1):]
+    return bool(_PEER_BEFORE.search(before) and _PEER_AFTER.search(after) and not _NOT_PEERS.search(sentence))
 _CLOCK_MHZ = re.compile(r"\b(\d{3,4}(?:\.\d+)?)\s*MHz\b", re.I)
 # words that name a throttle whatever the figure: nvidia-smi's reasons and how people say a clock fell
 _THROTTLE_WORDS = re.compile(r"\bthrottl\w*|\bslowdown\b|\bpower[- ]?(?:cap\w*|brake)\b|\bthermal\b|\boverheat\w*|"
@@ -1368,8 +1406,7 @@ _FIGURE_QUESTION = (
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
-    ("hang", r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)|"
-             r"\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
+    ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
@@ -1396,7 +1433,8 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|"
              r"\bdrops?\b|"
-             r"\b\d+(?:\.\d+)?\s*%\s+(?:below|under|short of|lower than|slower than|behind)\b|"  # (issue 11 j)
+             r"\b\d+(?:\.\d+)?\s*%\s+(?:below|short of|lower than|slower than|behind|"  # (issue 11 j)
+             r"under\s+(?:the\s+|what\s+)?(?:expected|spec|published|advertised|claimed))\b|"  # (not "95% under load")
              r"\b(?:half|a third|a quarter|one third)\s+(?:of\s+)?(?:what|the\s+(?:speed|throughput|rate|performance|"
              r"bandwidth|tok\w*/s))\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
@@ -2205,64 +2243,72 @@ def torch_releases_compared(facts: Facts) -> list[Claim]:
 # Per-rank (per-GPU, per-node) figures the reporter lists: "rank0 212 ms, rank1 209 ms, ... rank3 311 ms", or a
 # table of GPU index and time. A synchronous step (a collective, a TP layer) ends when its slowest rank arrives, so
 # one rank well behind its peers' median sets everyone's pace: a straggler, whatever holds it back.
+_FIGURE_UNIT = r"(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])"
 _RANK_FIGURE = re.compile(
     r"\b(?:rank|GPU|node|worker|device|cuda:)\s*#?\s*(\d{1,3})\b\s*(?:[:=)\]|]\s*|\s+(?:is|at|took|takes|:)?\s*)"
-    r"(?:~|about\s+)?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", re.I)
+    r"(?:~|about\s+)?(\d+(?:\.\d+)?)\s*" + _FIGURE_UNIT, re.I)
 _TIME_UNITS = ("ms", "s", "us", "µs")
-# How far from its peers' median one rank must be: beyond run-to-run noise of a few percent and a boost bin or two.
-STRAGGLER_RATIO = 1.3
+_RANK_HEADER = re.compile(r"(?:GPU|rank|node|worker|device)\s*(?:id|#)?", re.I)
+
+
+def _index_column(header: list[str], body: list[list[str]]) -> int | None:
+    """The column that numbers ranks: named GPU, rank, node, worker or device (not a count such as issue_md's
+    GPUS_HEADER), its cells consecutive from 0 or 1 ("| node | busbw | 1 | 2 | 4 |" counts nodes, it numbers none)."""
+    for k, h in enumerate(header):
+        if not _RANK_HEADER.fullmatch(h) or GPUS_HEADER.match(h):
+            continue
+        cells = [row[k].lstrip("#") for row in body]
+        if all(c.isdigit() for c in cells) and [int(c) for c in cells] in (list(range(len(cells))),
+                                                                              list(range(1, len(cells) + 1))):
+            return k
+    return None
 
 
 def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
-    """{unit: {rank: (value, row)}} from Markdown tables whose header names a rank column (GPU, rank, node, worker,
-    device) and whose other cells hold figures with a unit (in the cell or the column header: "time (ms)")."""
+    """{unit: {rank: (value, row)}} from Markdown tables with a rank column (_index_column) whose other cells hold
+    figures with a unit (in the cell or the column header: "time (ms)")."""
     out: dict[str, dict[str, tuple[float, str]]] = {}
     rows = [ln.strip() for ln in text.splitlines()]
     for i, line in enumerate(rows):
         if not (line.startswith("|") and i + 1 < len(rows) and re.match(r"^\|[\s:|-]+\|?$", rows[i + 1])):
             continue
-        header = [c.strip() for c in line.strip("|").split("|")]
-        at = next((k for k, h in enumerate(header) if re.fullmatch(r"(?:GPU|rank|node|worker|device)\s*(?:id|#)?",
-                                                                   h, re.I)), None)
-        if at is None:
-            continue
+        header = md_cells(line)
+        body = []
         for row in rows[i + 2:]:
             if not row.startswith("|"):
                 break
-            cells = [c.strip() for c in row.strip("|").split("|")]
-            if len(cells) != len(header) or not re.fullmatch(r"#?\d{1,3}", cells[at]):
-                continue
+            if len(md_cells(row)) == len(header):
+                body.append(row)
+        at = _index_column(header, [md_cells(row) for row in body])
+        if at is None:
+            continue
+        for row in body:
+            cells = md_cells(row)
             for k, cell in enumerate(cells):
-                unit_in = re.search(r"\b(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)(?![\w/])", header[k])
-                m = re.fullmatch(r"~?(\d+(?:\.\d+)?)\s*(ms|s|us|µs|GB/s|tok/s|tokens/s|it/s|samples/s)?", cell, re.I)
+                unit_in = re.search(r"\b" + _FIGURE_UNIT, header[k])
+                m = re.fullmatch(r"~?(\d+(?:\.\d+)?)\s*(?:" + _FIGURE_UNIT + ")?", cell, re.I)
                 unit = (m.group(2) if m and m.group(2) else unit_in.group(1) if unit_in else None) if k != at else None
                 if m and unit:
                     out.setdefault(unit.lower(), {}).setdefault(cells[at].lstrip("#"), (float(m.group(1)), row))
     return out
 
 
-def rank_outliers(facts: Facts) -> list[Claim]:
-    """One rank's figure apart from at least two peers in the same unit, listed in a sentence or a Markdown table:
-    data {rank, value, median, unit, n}. A time above STRAGGLER_RATIO x the others' median, or a rate below
-    1 / STRAGGLER_RATIO of it."""
+def rank_figures(facts: Facts) -> list[Claim]:
+    """Per-rank (per-GPU, per-node) figures the reporter lists in a sentence or a Markdown table, one claim per text
+    and unit: data {unit, time (a duration, else a rate), figures: [(rank, value, quote, guessed)]}. Which rank stands
+    apart is the rules' decision (ticket_rules.rank_outliers)."""
     out: list[Claim] = []
     for source, text in texts(facts):
         by_unit: dict[str, dict[str, tuple[float, str]]] = {}
-        for m in _RANK_FIGURE.finditer(text.replace("|", " | ")):
-            quote = _quote(text.replace("|", " | "), m, 40)
-            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), (float(m.group(2)), quote))
+        spaced_bars = text.replace("|", " | ")
+        for m in _RANK_FIGURE.finditer(spaced_bars):
+            figure = (float(m.group(2)), _quote(spaced_bars, m, 40))
+            by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), figure)
         for unit, ranks in _table_rank_figures(text).items():
             for rank, figure in ranks.items():
                 by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in by_unit.items():
-            if len(ranks) < 3:
-                continue
-            slow = max if unit in _TIME_UNITS else min
-            rank, (value, quote) = slow(ranks.items(), key=lambda kv: kv[1][0])
-            median = statistics.median(v for r, (v, _) in ranks.items() if r != rank)
-            apart = value > STRAGGLER_RATIO * median if unit in _TIME_UNITS else value * STRAGGLER_RATIO < median
-            if median > 0 and apart:
-                out.append(Claim("rank_outlier", source, quote,
-                                 {"rank": rank, "value": value, "median": median, "unit": unit, "n": len(ranks)},
-                                 guess=_guessed(quote)))
+            figures = [(rank, value, quote, _guessed(quote)) for rank, (value, quote) in ranks.items()]
+            out.append(Claim("rank_figures", source, figures[0][2],
+                             {"unit": unit, "time": unit in _TIME_UNITS, "figures": figures}))
     return out

@@ -53,7 +53,7 @@ def throttling(facts: Facts, predictions=None):
         elif "sw_power_cap" in reasons:
             # At full load a GPU running at its default power limit is managed by power: normal.
             # A limit lowered well below the board's TDP is a throttle someone set.
-            if spec is not None and g.power_limit_w and g.power_limit_w < 0.85 * spec.tdp_w:
+            if spec is not None and g.power_limit_w and g.power_limit_w < claims.LOWERED_LIMIT * spec.tdp_w:
                 found.append((g, "warning", 0.65,
                               ev(g, f"{label(g)} held at a lowered power cap", g.power_draw_w, g.power_limit_w, "W")))
                 found.append((g, None, 0, ev(spec_src, f"catalog {spec.key} TDP", expected=spec.tdp_w, unit="W")))

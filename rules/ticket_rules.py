@@ -29,7 +29,7 @@ from diagnose.evidence import (
     Workload,
     XidEvent,
 )
-from rules import claims
+from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
 from rules.claims import Claim
 from rules.common import (
@@ -101,7 +101,7 @@ def clock_power(facts: Facts, predictions=None):
     """The reporter sees a clocks-event reason (SW Power Cap, HW Slowdown, thermal) or clocks stuck low (an MHz
     figure only well below the GPU's own top clock: rules.claims.AT_MAX_CLOCK); asked whether it throttles, a figure
     at the top clock is the answer: the GPU runs as designed."""
-    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
+    if _health_judges(facts):
         return  # nvidia-smi -q shows the reasons themselves: health.throttling judges them
     c = _first(facts, "clock_power")
     top = _first(facts, "clock_at_max")
@@ -140,6 +140,20 @@ def _judged_by_health(g: GpuFact) -> bool:
     only against the power limit, so a pasted reason block without the POWER section is left to the words."""
     reasons = set(g.clock_event_reasons or []) - {"idle"}
     return bool(reasons - {"sw_power_cap"}) or bool(reasons and g.power_limit_w)
+
+
+def _health_judges(facts: Facts) -> bool:
+    """nvidia-smi -q's reasons (and limit) for some GPU are parsed: health.throttling judges them, not the words."""
+    return any(_judged_by_health(g) for g in facts.of(GpuFact))
+
+
+# What a clock or power figure can explain: a ticket about speed (not a crash, an error, or no complaint at all).
+_SPEED_SYMPTOMS = ("slow", "scaling", "normal?")
+
+
+def _about_speed(facts: Facts) -> bool:
+    said = claims.symptom_quote(facts)
+    return bool(said and said[2] in _SPEED_SYMPTOMS)
 
 
 @rule("ticket.hardware_error", "hardware_fault")
@@ -1317,6 +1331,8 @@ def numa_words(facts: Facts, predictions=None):
     if not said or said[2] in FAILURES:
         return
     unbound, sockets = _first(facts, "no_cpu_binding"), _first(facts, "multi_socket")
+    if c and not sockets and claims.NO_NUMA_NODE.search(c.quote):
+        c = None  # numa_node -1 on a single-socket host: the one node there is, nothing to bind across
     if (not c or c.guess) and not (unbound and sockets and said[2] in ("slow", "scaling")):
         return
     evidence = [claim_ev(c, "CPU / NUMA placement")] if c and not c.guess else \
@@ -1435,7 +1451,7 @@ def gpu_heat(facts: Facts, predictions=None):
     the GPU reaches its boost target or slowdown temperature (nvidia-smi -q 'GPU Target Temperature',
     'GPU Slowdown Temp')."""
     hot = [c for c in claims.find(facts, "gpu_temp") if c.data["hot"] and not c.guess]
-    if not hot or _first(facts, "clock_power") or any(_judged_by_health(g) for g in facts.of(GpuFact)):
+    if not hot or _first(facts, "clock_power") or _health_judges(facts):
         return  # clock state named, or read from nvidia-smi -q: ticket.clock_power / health.throttling say it
     why = _first(facts, "slowdown_over_time") or _first(facts, "one_slow") or claims.complaint(facts)
     if not why:
@@ -1477,11 +1493,10 @@ def power_limit(facts: Facts, predictions=None):
     """The reporter gives a power limit well below the board's rated power (nvidia-smi -pl, Power Limit): the clocks
     are held down whenever the work would draw more. A lowered limit alone does not prove it binds (memory-bound
     decode may draw less), so it stays a lead below an active SW Power Cap seen under load."""
-    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
+    if _health_judges(facts):
         return  # nvidia-smi -q shows the limit and the reasons: health.throttling judges them
     c = _first(facts, "power_limit")
-    said = claims.symptom_quote(facts)
-    if not c or c.guess or not said or said[2] not in ("slow", "scaling", "normal?"):
+    if not c or c.guess or not _about_speed(facts):
         return
     gpu = facts.subject.gpu
     yield make("ticket.power_limit", "throttling", "warning", min(weight(c), 0.55),
@@ -1502,10 +1517,10 @@ def power_limit(facts: Facts, predictions=None):
 def clock_peers(facts: Facts, predictions=None):
     """Two GPUs' clocks under the same load, one well below the other: identical boards boost within a few bins of
     each other, so the slow one is held down by power, heat or a slowdown signal, and a TP group runs at its pace."""
-    if any(_judged_by_health(g) for g in facts.of(GpuFact)):
+    if _health_judges(facts):
         return  # nvidia-smi -q shows each GPU's reasons: health.throttling judges them
     c = _first(facts, "clock_peers")
-    if not c or c.guess or _first(facts, "clock_power"):
+    if not c or c.guess or _first(facts, "clock_power") or not _about_speed(facts):
         return  # a clocks-event reason or a low clock said outright: ticket.clock_power says it
     low, high = c.data["low_mhz"], c.data["high_mhz"]
     yield make("ticket.clock_peers", "throttling", "warning", weight(c),
@@ -1519,20 +1534,46 @@ def clock_peers(facts: Facts, predictions=None):
                refs=["throttle", "nvidia_smi"])
 
 
+# How far from the ranks' median one rank must be, beyond fleet_rules' robust outlier test: past run-to-run noise of a
+# few percent and a boost bin or two.
+STRAGGLER_RATIO = 1.3
+
+
+def rank_outliers(facts: Facts) -> list[Claim]:
+    """One rank's figure apart from its peers in the same unit (at least fleet_rules.MIN_NODES listed): fleet_rules'
+    robust outlier test (a time above, a rate below the median) and STRAGGLER_RATIO from the median. Data {rank,
+    value, median, unit, n}."""
+    out = []
+    for c in claims.rank_figures(facts):
+        figures, time = c.data["figures"], c.data["time"]
+        if len(figures) < fleet_rules.MIN_NODES:
+            continue
+        median, _, zs = fleet_rules.score([f[1] for f in figures], "lower" if time else "higher")
+        worst = max(range(len(figures)), key=zs.__getitem__)
+        rank, value, quote, guessed = figures[worst]
+        apart = value > STRAGGLER_RATIO * median if time else value * STRAGGLER_RATIO < median
+        if median > 0 and apart and fleet_rules.is_outlier(zs[worst]):
+            out.append(Claim("rank_outlier", c.source, quote, {"rank": rank, "value": value, "median": median,
+                                                               "unit": c.data["unit"], "n": len(figures)},
+                             guess=guessed))
+    return out
+
+
 @rule("ticket.rank_outlier", "straggler")
 def rank_outlier(facts: Facts, predictions=None):
     """The reporter lists per-rank (per-GPU) figures and one stands apart from its peers' median: the synchronous
     step waits for that rank."""
-    found = [c for c in claims.rank_outliers(facts) if not c.guess]
-    if not found:
-        return
+    found = [c for c in rank_outliers(facts) if not c.guess]
+    if not found or not _about_speed(facts):
+        return  # per-rank figures in a crash or error report are context, not the complaint
     c = found[0]
     d = c.data
     yield make("ticket.rank_outlier", "straggler", "warning", weight(c),
-               f"Rank {d['rank']} is at {d['value']:g} {d['unit']} against its peers' {d['median']:g} {d['unit']}",
-               f"Of {d['n']} ranks the reporter lists, one is more than {claims.STRAGGLER_RATIO - 1:.0%} behind the "
-               "others' median; a collective or tensor-parallel layer finishes when its slowest rank arrives, so the "
-               "others wait for it every step.",
+               f"Rank {d['rank']} is at {d['value']:g} {d['unit']} against the ranks' median {d['median']:g} "
+               f"{d['unit']}",
+               f"Of {d['n']} ranks the reporter lists, one is a robust outlier (the fleet test) and more than "
+               f"{STRAGGLER_RATIO - 1:.0%} behind the ranks' median; a collective or tensor-parallel layer "
+               "finishes when its slowest rank arrives, so the others wait for it every step.",
                [ev(c.source, f'per-rank figures: "{c.quote}"', d["value"], d["median"], d["unit"])],
                fix="Find what holds that rank back: its GPU's clocks and power state (`nvidia-smi -q -d "
                "PERFORMANCE`), its PCIe link, its CPU/NUMA binding, or a heavier share of the work (uneven "

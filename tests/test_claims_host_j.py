@@ -14,6 +14,7 @@ from diagnose.commands.ticket import ticket_predictions
 from diagnose.evidence import Facts, Note
 from rules import claims
 from rules.engine import evaluate, ticket_verdict
+from rules.ticket_rules import rank_outliers
 
 
 def said(text: str) -> Facts:
@@ -37,7 +38,9 @@ PARAPHRASES = {
         "htop shows a single Python thread pinned at 100% while the GPUs idle.",
         "The engine process sits at 100% of one core during decode.",
         "Generation is bottlenecked by single-threaded performance of the host.",
-        "llama-server only ever uses one CPU thread, whatever -t says.",
+        # llama.cpp's -t/--threads and Ollama's num_thread set how many threads generation uses
+        "Generation stays on a single CPU thread regardless of --threads 16.",
+        "Ollama runs on one thread whatever num_thread is set to.",
         "py-spy says most of the wall time is in the scheduler and in detokenization.",
         "About 60% of the step time is spent inside Python input preparation.",
         "The timeline has large gaps between decode steps with nothing on the GPU.",
@@ -106,18 +109,31 @@ NOT = {
         "Is the CPU a bottleneck? I want to know if a faster CPU would help before buying.",
         "CPU usage is low and the GPU is at 100 % utilization.",
         "The CPU is not the bottleneck: one core sits at 20 %.",
+        "It does not only use one thread; all 16 cores are busy.",
+        # pipeline-parallel bubbles are ticket.pp_bubble's, not the host's
+        "The profile shows pipeline bubbles between forward passes on stage 2.",
     ],
     "clock_peers": [
         "GPU0 runs at 2730 MHz vs 2745 MHz on GPU1, the same within a bin.",
+        # one GPU idle against loaded, and its graphics against its memory clock: no two peers
+        "At idle the card sits at 210 MHz while under load it boosts to 2700 MHz.",
+        "nvidia-smi shows a graphics clock of 1410 MHz while the memory clock is 1593 MHz.",
     ],
     "eager_flag": [
         "CUDA graphs are captured at startup and used for decode.",
         "We do not run without CUDA graphs.",
         "torch.compile is not disabled; it compiles fine.",
         "compilation_config={'level': 3, 'cudagraph_mode': <CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>}",
+        # vLLM's normal capture: decode only, up to a largest batch size
+        "CUDA graphs are not used for prefill in vLLM, only for decode.",
+        "CUDA graphs are skipped for batch sizes above 512.",
+        # an A/B that keeps them on
+        "Running without CUDA graphs was 2x slower in our A/B, so we keep them enabled.",
     ],
     "one_slow": [
         "All ranks arrive at the all-reduce within a millisecond of each other.",
+        "Rank 0 saves the checkpoint while the others wait for it.",
+        "Rank 0 writes the checkpoint while the others wait 20 s.",
     ],
     "hang": [
         "GPUs 4-7 hang off socket 1 and GPUs 0-3 off socket 0.",
@@ -217,7 +233,7 @@ def test_a_flag_ending_a_sentence_is_still_the_flag(tmp_path):
     ("Each worker's rate: worker 0 at 41 tok/s, worker 1 at 40 tok/s, worker 2 at 22 tok/s.", "2", "tok/s"),
 ])
 def test_one_rank_apart_from_its_peers_is_read(text, rank, unit):
-    got = claims.rank_outliers(said(text))
+    got = rank_outliers(said(text))
     assert got and got[0].data["rank"] == rank and got[0].data["unit"] == unit
 
 
@@ -227,7 +243,7 @@ def test_one_rank_apart_from_its_peers_is_read(text, rank, unit):
     "rank0 212 ms, rank1 209 ms, rank3 311 tok/s.",  # different units are different figures
 ])
 def test_balanced_or_too_few_ranks_are_no_straggler(text):
-    assert not claims.rank_outliers(said(text))
+    assert not rank_outliers(said(text))
 
 
 def test_a_rank_outlier_is_a_straggler(tmp_path):
@@ -242,10 +258,103 @@ def test_a_rank_outlier_is_a_straggler(tmp_path):
      "| 2 | 119 | 179 |\n| 3 | 190 | 95 |", "3"),
 ])
 def test_a_table_of_per_rank_figures_is_read(table, rank):
-    got = claims.rank_outliers(said("Per-rank numbers from the slow run:\n\n" + table + "\n"))
+    got = rank_outliers(said("Per-rank numbers from the slow run:\n\n" + table + "\n"))
     assert got and got[0].data["rank"] == rank
 
 
 def test_a_balanced_table_is_no_straggler():
     table = "| GPU | time (ms) |\n|---|---|\n| 0 | 120 |\n| 1 | 121 |\n| 2 | 125 |\n| 3 | 119 |"
-    assert not claims.rank_outliers(said("Per-GPU step time:\n\n" + table + "\n"))
+    assert not rank_outliers(said("Per-GPU step time:\n\n" + table + "\n"))
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("We launch with --enforce-eager; it was recommended for V100 and we kept it. Decode is slow.", "eager_flag"),
+    ("Before upgrading the driver we saw the CPU at 100 % on one core.", "cpu_ab"),
+])
+def test_advice_or_a_plan_beside_an_observation_leaves_it_observed(text, kind):
+    """A passive "was recommended" or a driver upgrade in the sentence is no suggestion nor plan of the reporter."""
+    got = found(text, kind)
+    assert got and not got[0].guess, (kind, text)
+
+
+def test_a_graph_off_setting_in_yaml_null_forms_is_read():
+    """YAML's null is written null, Null, ~ or nothing; TensorRT-LLM reads cuda_graph_config: ~ as no graphs."""
+    assert found("extra_llm_api_options.yaml:\ncuda_graph_config: ~\n", "eager_flag")
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-smi says the power limit can be set between 150 W and 600 W.",  # the range it accepts
+    "Min Power Limit : 150.00 W, Max Power Limit : 600.00 W.",
+    "Clocks Event Reasons: SW Power Cap : Active, and the GPU draws 280 W.",  # a draw, not the limit
+])
+def test_a_range_or_a_draw_is_no_configured_limit(text):
+    assert not [c for c in claims.claims(said(text)) if c.kind.startswith("power_limit")]
+
+
+@pytest.mark.parametrize("text,watts,lowered", [
+    ("# Power limit\nI raised the power limit from 350 W to 450 W on the RTX 4090 and decode is still slow.\n", 450,
+     False),
+    ("# Power limit\nWe lowered the power limit from 450 W to 300 W on the RTX 4090; decode is slow now.\n", 300, True),
+])
+def test_a_limit_changed_from_one_figure_to_another_is_its_target(tmp_path, text, watts, lowered):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    evaluate(facts, ticket_predictions(facts))
+    kinds = {c.kind: c for c in claims.claims(facts) if c.kind.startswith("power_limit")}
+    c = kinds.get("power_limit") or kinds.get("power_limit_ok")
+    assert c and c.data["watts"] == watts
+    assert ("power_limit" in kinds) is lowered
+
+
+@pytest.mark.parametrize("text,category", [
+    ("# RTX 4090 power\nnvidia-smi says the power limit can be set between 150 W and 600 W on my RTX 4090. "
+     "Decode is slow.", "throttling"),
+    ("# RTX 4090 power\nI raised the power limit from 350 W to 450 W on the RTX 4090 and decode is still slow.",
+     "throttling"),
+    ("# Clocks\nAt idle the card sits at 210 MHz while under load it boosts to 2700 MHz. Decode is slow on one "
+     "RTX 4090.",
+     "throttling"),
+    ("# Clocks on two RTX 4090s\nGPU0 runs at 2100 MHz vs 2750 MHz on GPU1 under the same load. Both cards work "
+     "fine and the numbers match the published ones.", "throttling"),
+    ("# Slow decode\ncat /sys/bus/pci/devices/0000:01:00.0/numa_node prints -1; it is a single-socket desktop with one "
+     "RTX 4090. Decode is slow.", "numa_affinity"),
+    ("# Checkpoint\nRank 0 saves the checkpoint while the others wait for it. Training is slow on 8x H100.",
+     "straggler"),
+    ("# all-reduce does not scale across nodes\nall_reduce_perf across nodes:\n\n| node | busbw (GB/s) |\n|---|---|\n"
+     "| 1 | 180 |\n| 2 | 95 |\n| 4 | 90 |\n", "straggler"),
+    ("# Slow decode\nWe launch with --enforce-eager; it was recommended for V100 and we kept it. Decode is slow on "
+     "one H100 with Llama-3-8B.", "insufficient_data"),
+])
+def test_misread_host_words_give_no_verdict_of_their_own(tmp_path, text, category):
+    assert verdict(tmp_path, text).category != category
+
+
+@pytest.mark.parametrize("table", [
+    # node counts, not node numbers: 1, 2, 4 nodes
+    "| node | busbw (GB/s) |\n|---|---|\n| 1 | 180 |\n| 2 | 95 |\n| 4 | 90 |",
+    # a GPU-count column (issue_md's GPUS_HEADER) counts GPUs, it does not number them
+    "| GPUs | time (ms) |\n|---|---|\n| 1 | 30 |\n| 2 | 31 |\n| 3 | 47 |\n| 4 | 30 |",
+])
+def test_a_table_of_counts_is_no_per_rank_table(table):
+    assert not rank_outliers(said("all_reduce_perf:\n\n" + table + "\n"))
+
+
+def test_a_load_figure_is_no_slow_symptom():
+    """"95 % under load" is a utilisation, not "95 % under the expected figure"."""
+    facts = said("# H100 power\nMy H100 sits at 95% under load and draws 690 W.")
+    assert claims.symptom(facts) != "slow"
+    assert claims.symptom(said("# H100\nThroughput is 30% under the published figure.")) == "slow"
+
+
+def test_per_rank_figures_in_a_crash_report_are_no_straggler(tmp_path):
+    """The figures are context there; the rank rule, like the power-limit one, needs a speed complaint."""
+    text = ("# Segfault on rank 3\nThe job crashes with a segmentation fault after a few steps. Per-rank step times "
+            "before it: rank0 212 ms, rank1 209 ms, rank2 214 ms, rank3 311 ms, rank4 210 ms.\n")
+    assert rank_outliers(said(text))
+    assert verdict(tmp_path, text).category != "straggler"
+
+
+def test_hang_off_a_socket_is_no_hang_symptom():
+    """PATTERNS and SYMPTOMS share one hang pattern: where GPUs are attached is no hang in either."""
+    assert claims.symptom(said("# Layout\nGPUs 4-7 hang off socket 1 and decode is slow.")) == "slow"
+    assert claims.symptom(said("# Stops\nThe all-reduce hangs after the first step.")) == "hang"
