@@ -1204,7 +1204,10 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
-    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
+    # "cannot" names a failure, not "can't get more than 10 tok/s" (a shortfall) nor "(or I can't?)" (a question)
+    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|"
+              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!]|$|(?:get|reach|achieve|hit|exceed|go|surpass|"
+              r"push|improve|increase|make|do better|scale)\b))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
@@ -1218,13 +1221,20 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bis (?:this|it) (?:possible|using)\b|"
                 + _FIGURE_QUESTION),
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
-             r"\b(?:lower|worse|less|reduced|decreased) (?:\w+ )?(?:speed|throughput|bandwidth|performance|tok\w*/s)\b|"
+             r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
+             r"tok\w*/s)\b|\b(?:speed|throughput|bandwidth|performance) (?:is |was )?(?:lesser|worse) than\b|"
              r"\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|"
              r"\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|"
              r"\bdrops?\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
+             # a rate bounded from above ("less than 10 tokens/s", "under 5 t/s", "below 100 GB/s"); a time
+             # bounded so ("under 10 ms") is praise, not a complaint
+             r"\b(?:less than|fewer than|under|below|lower than|no more than|barely)\s+(?:about\s+|around\s+|~)?"
+             r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)|"
+             r"\b(?:un|not\s+)satisf\w*|\bdisappoint\w*|\bunderwhelm\w*|"
+             r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|"
              # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
@@ -1449,7 +1459,9 @@ def collective_timings(facts: Facts) -> list[Claim]:
 _ASKS = re.compile(
     r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
-    r"may I ask|I(?:'d| would) like to (?:know|understand|ask)|I want to (?:know|understand)|"
+    r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
+    r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"
+    r"\bwhat can (?:I|we) do\b|\bplease advise\b|"
     # an expectation the behaviour contradicts is a question unasked: "CPU load should be at best 100%"
     r"\bshould be at (?:best|most)\b|(?:to my|in my) understanding|I (?:thought|assumed|expected)\b|is supposed to|"
     r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|"
@@ -1470,6 +1482,11 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         # asking how to make it faster says it is too slow: "how can I speed up the tokenization?"
                         r"\bhow (?:can I|can we|do I|do we|to|could I|could we)\s+(?:\w+\s+){0,2}?"
                         r"(?:speed\s*(?:it\s+)?up|accelerate|make (?:it|this|\w+) faster)\b|"
+                        # "is there a way to improve this?", "how can I increase the throughput"
+                        r"\b(?:a |any |some )?(?:way|ways|method|methods|how)\s+to\s+(?:improve|increase|boost|raise|"
+                        r"optimi[sz]e|speed\s*up)\b|"
+                        r"\b(?:improve|increase|boost|raise)\s+(?:the\s+|this\s+|my\s+|our\s+|its\s+)?(?:\w+\s+)?"
+                        r"(?:speed|throughput|performance|tok\w*/s|tps|generation rate)\b|"
                         r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速", re.I)
 
 

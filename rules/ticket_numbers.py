@@ -14,9 +14,9 @@ ticket leaves open (the smaller layout, the batch) are assumed and said so.
 from __future__ import annotations
 
 from diagnose import lazy_re as re
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Workload
 from rules import beyond_roofline, claims
-from rules.common import claim_ev, ev, gpu_count, make, measurements, wfield
+from rules.common import claim_ev, ev, gpu_count, make, measurements, need, wfield
 from rules.engine import rule
 from rules.ticket_figures import (
     COPY_SHARE,
@@ -320,3 +320,32 @@ def host_copy_figure(facts: Facts, predictions=None):
                   "would be slow on a healthy link, so the memory kind decides between the two."),
                evidence, fix="Compare the link's current and maximum width and generation under load (nvidia-smi -q: "
                "GPU Link Info, or lspci -vv LnkSta vs LnkCap); reseat or move the card if it trained down.")
+
+
+# --------------------------------------------------------------------------- a figure nothing can judge
+
+
+@rule("ticket.figure_unjudged", "insufficient_data")
+def figure_unjudged(facts: Facts, predictions=None):
+    """A decode rate the reporter measured that no expected figure can be set against, because the catalog does
+    not know the model or the GPU the ticket names: what an engineer would ask for is the missing half of the
+    prediction, not topology or NCCL logs."""
+    rates = measurements(facts, "decode_tok_s")
+    model, gpu = facts.subject.model, facts.subject.gpu
+    if not rates or (model and gpu):
+        return
+    named_model = next((w.model for w in facts.of(Workload) if w.model), None)
+    named_gpu = next((w.gpu for w in facts.of(Workload) if w.gpu), None)
+    asks = []
+    if model is None:
+        asks.append(f"the Hugging Face config.json of {named_model!r} (not in the catalog) and run `diagnose predict "
+                    "--model config.json --gpu G`" if named_model else "the model's name (or its config.json)")
+    if gpu is None:
+        asks.append(f"`nvidia-smi -L` ({named_gpu!r} is not in the catalog)" if named_gpu
+                    else "`nvidia-smi -L` (which GPU ran it)")
+    m = rates[0]
+    yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be set against an expected figure",
+               "The reporter gives a decode rate, but the "
+               + ("model" if model is None and gpu else "GPU" if model else "model and the GPU")
+               + " it ran on are not known to the catalog, so no roofline or calibrated band can be computed.",
+               " and ".join(asks), [ev(m.source, "the measured decode rate", m.value, unit=m.unit)])

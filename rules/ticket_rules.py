@@ -31,6 +31,7 @@ from diagnose.evidence import (
 )
 from rules import claims
 from rules.beyond_roofline import beats, finding
+from rules.catalog import find_gpu_family
 from rules.claims import Claim
 from rules.common import (
     claim_ev,
@@ -200,8 +201,8 @@ def mixed_gpus(facts: Facts, predictions=None):
                 listed = {g["name"] for g in n.data.get("gpus", []) if not g["compared"] and g.get("listed")}
                 if len(listed) >= 2:
                     names, src = listed, n.source
-    if len(names) < 2:
-        return
+    if len({getattr(find_gpu_family(n), "key", n) for n in names}) < 2:
+        return  # one product under two names ("DGX Spark" and its chip "GB10")
     yield make("ticket.mixed_gpus", "straggler", "warning", OBSERVED,  # an inventory fact: a lead, not proof
                f"Different GPU models work together ({', '.join(sorted(names))})",
                "Every tensor-parallel step waits for all GPUs, and a layer split hands each token through every GPU in "

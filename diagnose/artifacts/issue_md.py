@@ -182,7 +182,7 @@ def _plain(text: str) -> str:
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
-    r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|"
+    r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
     r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*(?:[2-6]000|[345]500|5880)(?:\s*Ada)?|P6000|"
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|super|ti))?)"
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
@@ -461,7 +461,13 @@ def _after_bench(line: str) -> str:
 # A bare "GPU" column numbers the GPUs (0, 1, 2 ...), it does not count them: not a layout column.
 GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|"
                          r"tensor[_ ]?parallel\w*|num[_ -]?shards?|shards?|world[_ ]?size|cards|#\s*cards?)$", re.I)
+# How many copies of the model a row serves (vLLM/SGLang "data parallel", separate instances, replicas): each
+# copy has the TP column's GPUs, so the row uses replicas x TP of them.
+REPLICA_HEADER = re.compile(r"^(?:#\s*)?(?:instances?|replicas?|copies|dp|dp[_ ]?size|data[_ ]?parallel\w*|"
+                            r"num[_ -]?(?:instances|replicas))$", re.I)
 RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
+# A figure given relative to a baseline row ("x", "2x", "1.5x (apparently)"): a bare x is the baseline itself.
+RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)?\s*[x×](?:\s*\(.*\))?$", re.I)
 LATENCY_WORDS = re.compile(r"\b(?:ms|milliseconds?|latency|itl|tpot)\b", re.I)
 NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
 
@@ -496,7 +502,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         default = "rate" if RATE_WORDS.search(above) and not LATENCY_WORDS.search(above) else \
             "ms" if LATENCY_WORDS.search(above) else None
         rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default)
-        if len({row["gpus"] for row in rows}) >= 2:
+        # GPU counts side by side, or the same GPUs laid out differently (replicas of TP2 against one TP8)
+        if len({row["gpus"] for row in rows}) >= 2 or len({(row.get("tp"), row.get("replicas")) for row in rows}) >= 2:
             out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
     return out
 
@@ -514,15 +521,31 @@ def _long_rows(cells: list[str], body: list, default: str | None) -> list[dict]:
                  and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
     if gcol is None:
         return []
+    # a replica column beside a TP column: the row's GPUs are replicas x TP
+    rcol = next((j for j, c in enumerate(cells) if j != gcol and REPLICA_HEADER.match(c)
+                 and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
+    per_copy = rcol is not None and bool(re.match(r"(?i)tp|tensor", cells[gcol]))
     columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
-               for j, c in enumerate(cells) if j != gcol]
+               for j, c in enumerate(cells) if j not in (gcol, rcol)]
     rows = []
     for r, vals in body:
-        label = next((v for j, v in enumerate(vals) if j != gcol and not NUMBER.fullmatch(v)), "")
+        label = next((v for j, v in enumerate(vals) if j not in (gcol, rcol) and not NUMBER.fullmatch(v)
+                      and not RELATIVE.match(v.strip("_* "))), "")
+        copies = int(vals[rcol]) if per_copy else 1
         for j, header, kind in columns:
-            if kind and NUMBER.fullmatch(vals[j]):
-                rows.append({"line": r, "label": label, "gpus": int(vals[gcol]), "column": header, "kind": kind,
-                             "value": float(vals[j].replace(",", "").lstrip("~+"))})
+            cell = vals[j].strip("_* ")
+            relative = RELATIVE.match(cell) if kind == "rate" else None
+            unit = (CELL_RATE if kind == "rate" else CELL_MS).fullmatch(cell.replace(",", "")) if kind else None
+            if kind and (NUMBER.fullmatch(cell) or relative or unit):  # "4100", "2x", "4100 tok/s", "35 ms"
+                value = float(relative.group(1) or 1) if relative else float(unit.group(1)) if unit else \
+                    float(cell.replace(",", "").lstrip("~+"))
+                row = {"line": r, "label": label, "gpus": int(vals[gcol]) * copies, "column": header, "kind": kind,
+                       "value": value}
+                if per_copy:
+                    row.update(tp=int(vals[gcol]), replicas=copies)
+                if relative:
+                    row["relative"] = True  # a multiple of the baseline row, not an absolute rate
+                rows.append(row)
                 break  # the first figure column: the average or the main figure
     return rows
 

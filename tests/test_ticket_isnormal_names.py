@@ -1,0 +1,217 @@
+"""'Is this normal?' tickets as people write them (issue 11 i): complaints and questions in words the
+vocabulary missed, a layout table of replicas against one wider TP group, the DGX Spark's GB10 and
+NVFP4 checkpoints by the names people use, and what to ask for when a figure has nothing to be set
+against. Every sentence is written for this test (none copied from a corpus case), each claim with
+paraphrases and negations; the real cases used are development cases.
+"""
+
+import pytest
+from test_ticket_questions import development_case, said
+
+from diagnose.artifacts import issue_md
+from diagnose.artifacts.text import quant_dtype
+from diagnose.evidence import Facts, Measurement, Note, Workload
+from rules import catalog, claims
+from rules.engine import evaluate, ticket_verdict
+from rules.subject import Subject
+
+
+def issue(text: str) -> Facts:
+    records = issue_md.parse(text, "issue.md")
+    facts = Facts()
+    facts.add(*records)
+    return facts
+
+
+def verdict_of(facts: Facts):
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+# --------------------------------------------------------------------------- complaints and questions
+
+
+@pytest.mark.parametrize("text", [
+    "Decode stays below 12 tok/s on this box.",
+    "We get under 30 tokens/s with the 13B model.",
+    "Generation runs at barely 5 t/s after the upgrade.",
+    "It is less than 8 tokens per second for a 7B model.",
+    "Results are disappointing: 20 tok/s at batch 1.",
+    "The throughput we see is unsatisfactory.",
+    "It is an order of magnitude slower than the 8B model.",
+    "Is there any way to increase the throughput with four cards?",
+    "How can I improve generation speed on two 3090s?",
+    "Option B gives bad throughput compared to option A.",
+])
+def test_shortfalls_written_many_ways_are_complaints(text):
+    assert claims.complaint(said(text)) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "TTFT is under 50 ms, which is great.",  # a time bounded from above is praise
+    "The speed is not disappointing at all.",
+    "Latency stays below 20 ms per token.",
+    "We moved the model to the second node.",
+])
+def test_praise_negations_and_plain_reports_are_not_complaints(text):
+    assert claims.complaint(said(text)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "I would like to inquire about the expected decode rate.",
+    "Is there a setting that makes decode faster",
+    "Any tips for this setup",
+    "What can we do about the idle second GPU",
+    "Please advise on the layout for 8 GPUs",
+])
+def test_questions_without_a_question_mark_are_asked(text):
+    assert claims.asks(said(text)) is not None
+
+
+@pytest.mark.parametrize("text", ["There is a way around it, we used replicas.", "We ran it twice."])
+def test_statements_are_not_questions(text):
+    assert claims.asks(said(text)) is None
+
+
+@pytest.mark.parametrize("text, failure", [
+    ("How can I get more throughput out of 8 GPUs (or I can't?)", False),
+    ("I can't get more than 10 tok/s out of two cards.", False),
+    ("We are unable to reach the advertised 450 GB/s.", False),
+    ("vLLM cannot allocate the KV cache on the second GPU.", True),
+    ("NCCL is unable to connect to the peer.", True),
+    ("The server can't start with tensor parallel 4.", True),
+])
+def test_cannot_is_a_failure_only_when_it_names_one(text, failure):
+    assert (claims.symptom(said(text)) == "error") is failure
+
+
+# --------------------------------------------------------------------------- a table of replicas against wider TP
+
+REPLICA_TABLE = """# Best layout for a 70B model on 8 GPUs?
+
+We compared layouts on one 8x H100 node, same prompts:
+
+| layout | replicas | tp size | throughput |
+|---|---|---|---|
+| small | 4 | 2 | 4100 tok/s |
+| medium | 2 | 4 | 3900 tok/s |
+| wide | 1 | 8 | 2600 tok/s |
+
+Is it normal that the widest layout is the slowest?
+"""
+
+
+def test_a_replica_column_multiplies_the_tp_column_into_gpus():
+    facts = issue(REPLICA_TABLE)
+    (table,) = [n for n in facts.of(Note) if n.kind == "results_table"]
+    rows = {r["label"]: r for r in table.data["rows"]}
+    assert {k: (r["replicas"], r["tp"], r["gpus"], r["value"]) for k, r in rows.items()} == {
+        "small": (4, 2, 8, 4100.0), "medium": (2, 4, 8, 3900.0), "wide": (1, 8, 8, 2600.0)}
+
+
+def test_replicas_ahead_of_one_wide_group_on_the_same_gpus_is_physics():
+    v, findings = verdict_of(issue(REPLICA_TABLE))
+    assert v.category == "expected_physics"
+    assert not any(f.category in ("insufficient_data", "other") and f.is_problem for f in findings)
+
+
+def test_relative_figures_are_read_against_the_baseline_row():
+    text = ("# TP question\n\n| setup | instances | TP | throughput |\n|---|---|---|---|\n"
+            "| base | 1 | 2 | **x** |\n| two copies | 2 | 2 | 1.9x |\n| one group | 1 | 4 | _1.3x_ |\n")
+    (table,) = [n for n in issue(text).of(Note) if n.kind == "results_table"]
+    assert [(r["gpus"], r["value"], r.get("relative")) for r in table.data["rows"]] == [
+        (2, 1.0, True), (4, 1.9, True), (4, 1.3, True)]
+
+
+def test_a_wide_group_ahead_of_the_replicas_is_no_replica_claim():
+    from rules.ticket_questions import _replicas_win_in_table
+
+    text = REPLICA_TABLE.replace("4100 tok/s", "2600 tok/s").replace("| 2600 tok/s |\n\nIs", "| 4800 tok/s |\n\nIs")
+    assert _replicas_win_in_table(issue(text)) == []
+
+
+def test_a_development_case_table_of_instances_is_read_as_a_set(tmp_path):
+    facts = development_case(tmp_path, "u6a01")
+    v, _ = verdict_of(facts)
+    assert v.category == "expected_physics"
+
+
+# --------------------------------------------------------------------------- names as people write them
+
+
+@pytest.mark.parametrize("name", ["DGX Spark", "dgx-spark", "GB10", "NVIDIA GB10", "Ascent GX10"])
+def test_the_dgx_spark_is_found_by_its_names(name):
+    assert catalog.find_gpu_family(name).key == "gb10"
+
+
+def test_gb10_decode_is_bounded_by_its_lpddr_bandwidth():
+    g = catalog.gpu("gb10")
+    assert g.hbm_gbs == 273 and g.memory_gb == 128 and g.nvlink_gbs == 0
+
+
+@pytest.mark.parametrize("text", [
+    "Running Llama 3.1 8B on my DGX Spark gives 30 tok/s.",
+    "On a single GB10 box the model decodes slowly.",
+    "We use two DGX-Spark units linked by ConnectX-7.",
+])
+def test_issue_prose_names_the_spark(text):
+    facts = issue("# q\n\n" + text)
+    assert Subject.of(facts).gpu.key == "gb10"
+
+
+def test_one_product_under_two_names_is_not_mixed_gpus():
+    facts = issue("# slow\n\nHardware: NVIDIA DGX Spark (GB10, 128 GB unified)\n\nDecode is 4 tok/s, is it normal?")
+    _, findings = verdict_of(facts)
+    assert not any(f.rule == "ticket.mixed_gpus" for f in findings)
+
+
+def test_two_different_products_still_are_mixed():
+    facts = issue("# slow\n\n- GPU 0: RTX 3090\n- GPU 1: RTX 4060 Ti\n\nLayer split is slow, is it normal?")
+    _, findings = verdict_of(facts)
+    assert any(f.rule == "ticket.mixed_gpus" for f in findings)
+
+
+@pytest.mark.parametrize("name, dtype", [
+    ("nvidia/Llama-3.3-70B-Instruct-NVFP4", "int4"),
+    ("RedHatAI/Qwen2.5-7B-Instruct-FP4", "int4"),
+    ("some-model-W4A4", "int4"),
+    ("openai/gpt-oss-120b-MXFP4", None),  # GPT-OSS's experts-only format, the catalog's own
+    ("Llama-3.1-8B-FP8-dynamic", "fp8"),
+    ("Llama-3.1-8B-Instruct", None),
+])
+def test_fp4_checkpoints_are_four_bit_weights(name, dtype):
+    assert quant_dtype(name) == dtype
+
+
+def test_an_nvfp4_checkpoint_resolves_to_its_base_model():
+    facts = Facts()
+    facts.add(Workload("t", model="nvidia/Llama-3.3-70B-Instruct-NVFP4"))
+    assert Subject.of(facts).model.key.startswith("llama-3")
+
+
+# --------------------------------------------------------------------------- nothing to set a figure against
+
+
+def test_an_unknown_model_asks_for_its_config_not_for_nccl_logs():
+    facts = issue("# slow\n\nOn one H100 the model acme/Zeta-31B-IT decodes at 9 tok/s. Is there a way to improve "
+                  "this?")
+    v, findings = verdict_of(facts)
+    assert v.category == "insufficient_data"
+    assert "config.json" in v.summary and "NCCL" not in v.summary
+
+
+def test_an_unknown_gpu_asks_which_gpu():
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", "Llama 3.1 8B decodes at 20 tok/s, is that normal?"),
+              Workload("issue.md:1", model="Llama-3.1-8B", gpu="Acme X9"),
+              Measurement("issue.md:1", "decode_tok_s", 20.0, "tok/s"))
+    _, findings = verdict_of(facts)
+    (f,) = [f for f in findings if f.rule == "ticket.figure_unjudged"]
+    assert "nvidia-smi -L" in f.fix
+
+
+def test_a_figure_with_model_and_gpu_known_is_judged_not_asked_for():
+    facts = issue("# speed\n\nLlama 3.1 8B on one H100 SXM decodes at 150 tok/s, is that normal?")
+    _, findings = verdict_of(facts)
+    assert not any(f.rule == "ticket.figure_unjudged" for f in findings)
+    assert any(f.rule == "ticket.measured_vs_expected" for f in findings)
