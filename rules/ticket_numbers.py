@@ -14,7 +14,7 @@ ticket leaves open (the smaller layout, the batch) are assumed and said so.
 from __future__ import annotations
 
 from diagnose import lazy_re as re
-from diagnose.evidence import Facts, Workload
+from diagnose.evidence import Facts, Note, Workload
 from rules import beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, need, wfield
 from rules.engine import rule
@@ -327,12 +327,28 @@ def host_copy_figure(facts: Facts, predictions=None):
 
 @rule("ticket.figure_unjudged", "insufficient_data")
 def figure_unjudged(facts: Facts, predictions=None):
-    """A decode rate the reporter measured that no expected figure can be set against, because the catalog does
-    not know the model or the GPU the ticket names: what an engineer would ask for is the missing half of the
-    prediction, not topology or NCCL logs."""
+    """A decode rate the reporter measured that no expected figure can be set against: the catalog does not
+    know the model or the GPU the ticket names, or the weights as assumed (the checkpoint's own dtype, the
+    layout stated or assumed) do not fit the GPUs, so the run must have used a quantisation or layout the
+    ticket does not say. What an engineer asks for is the missing half of the prediction, not topology or
+    NCCL logs."""
     rates = measurements(facts, "decode_tok_s")
+    if not rates or unmodelled_layout(facts) or any(n.kind == "results_table" for n in facts.of(Note)):
+        return
+    m = rates[0]
     model, gpu = facts.subject.model, facts.subject.gpu
-    if not rates or (model and gpu):
+    evidence = [ev(m.source, "the measured decode rate", m.value, unit=m.unit)]
+    if model and gpu:
+        tp, how = assumed_tp(facts, m)
+        p = predict_layout(facts, tp, m.batch or 1)
+        if p is None or not p.valid or p.fits:
+            return
+        yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be judged: {model.name} does not fit as "
+                   f"assumed", f"At TP={tp} ({how}) with the checkpoint's {p.dtype} weights, {model.name} needs more "
+                   f"memory than {tp} {gpu.name} hold ({gpu.memory_gb:g} GB each), so the run used a quantisation "
+                   "or a layout the ticket does not state, and no expected figure can be computed for it.",
+                   "the launch line or the model file name (which quantisation: AWQ, GPTQ, GGUF Q4_K_M, FP8 ...) "
+                   "and the number of GPUs the model is split over", evidence)
         return
     named_model = next((w.model for w in facts.of(Workload) if w.model), None)
     named_gpu = next((w.gpu for w in facts.of(Workload) if w.gpu), None)
@@ -343,9 +359,8 @@ def figure_unjudged(facts: Facts, predictions=None):
     if gpu is None:
         asks.append(f"`nvidia-smi -L` ({named_gpu!r} is not in the catalog)" if named_gpu
                     else "`nvidia-smi -L` (which GPU ran it)")
-    m = rates[0]
     yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be set against an expected figure",
                "The reporter gives a decode rate, but the "
                + ("model" if model is None and gpu else "GPU" if model else "model and the GPU")
                + " it ran on are not known to the catalog, so no roofline or calibrated band can be computed.",
-               " and ".join(asks), [ev(m.source, "the measured decode rate", m.value, unit=m.unit)])
+               " and ".join(asks), evidence)

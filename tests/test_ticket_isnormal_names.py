@@ -215,3 +215,61 @@ def test_a_figure_with_model_and_gpu_known_is_judged_not_asked_for():
     _, findings = verdict_of(facts)
     assert not any(f.rule == "ticket.figure_unjudged" for f in findings)
     assert any(f.rule == "ticket.measured_vs_expected" for f in findings)
+
+
+# --------------------------------------------------------------------------- figures and names in other forms
+
+
+@pytest.mark.parametrize("text, rate", [
+    ("Llama 2 13B on one A100 takes 40 s for 512 tokens.", 12.8),
+    ("It generated 1,000 tokens in 25 seconds on an L40S.", 40.0),
+    ("We need 2 minutes to generate 1200 tokens with TGI.", 10.0),
+    ("Decoding 300 new tokens took 6 s.", 50.0),
+])
+def test_a_count_over_a_time_is_a_rate(text, rate):
+    facts = issue("# speed\n\n" + text)
+    assert [m.value for m in facts.of(Measurement)] == [rate]
+
+
+@pytest.mark.parametrize("text", [
+    "A 4096 token prompt in 2 s of prefill on an H100.",  # a prompt, not output
+    "The context of 8000 tokens takes 3 s to load.",
+    "Output generated in 22.15 seconds (9.93 tokens/s, 220 tokens)",  # the line's own rate is the figure
+])
+def test_prompt_counts_and_lines_with_their_own_rate_give_no_second_rate(text):
+    facts = issue("# speed\n\n" + text)
+    assert all(m.value != 4096 / 2 and m.value != 8000 / 3 for m in facts.of(Measurement))
+    assert len(facts.of(Measurement)) <= 1
+
+
+@pytest.mark.parametrize("text, key", [
+    ("We run it on two 3090s.", "rtx-3090"),
+    ("Our four A100s sit in one node.", "a100-80gb-sxm"),
+    ("Eight H100's with NVSwitch.", "h100-sxm"),
+])
+def test_gpus_named_in_the_plural(text, key):
+    assert Subject.of(issue("# q\n\n" + text)).gpu.key == key
+
+
+@pytest.mark.parametrize("name, key", [
+    ("Qwen2.5-1.5B", "qwen2.5-1.5b"), ("Qwen/Qwen2.5-0.5B-Instruct", "qwen2.5-0.5b"), ("qwen3:8b", "qwen3-8b"),
+    ("Qwen/Qwen3-14B-FP8", "qwen3-14b"), ("microsoft/phi-4", "phi-4"), ("Llama-3.2-1B-Instruct", "llama-3.2-1b"),
+    ("Mistral Small 3.1 24B", "mistral-small-24b"),
+])
+def test_small_and_recent_checkpoints_resolve(name, key):
+    facts = Facts()
+    facts.add(Workload("t", model=name))
+    assert Subject.of(facts).model.key == key
+
+
+def test_weights_that_cannot_fit_as_assumed_ask_for_the_quantisation():
+    facts = issue("# speed\n\nPhi-4 on one RTX 4090 with vLLM decodes at 30 tok/s, is that normal?")
+    _, findings = verdict_of(facts)
+    (f,) = [f for f in findings if f.rule == "ticket.figure_unjudged"]
+    assert "quantisation" in f.fix and "does not fit" in f.title
+
+
+def test_weights_that_fit_are_judged_without_asking():
+    facts = issue("# speed\n\nPhi-4 AWQ on one RTX 4090 with vLLM decodes at 60 tok/s, is that normal?")
+    _, findings = verdict_of(facts)
+    assert not any(f.rule == "ticket.figure_unjudged" for f in findings)

@@ -185,7 +185,7 @@ GPU_NAME = re.compile(
     r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
     r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*(?:[2-6]000|[345]500|5880)(?:\s*Ada)?|P6000|"
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|super|ti))?)"
-    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
+    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
                "sixteen": 16, "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
@@ -213,8 +213,8 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s:]?\d{1,3}[bB]|"
-    r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
-    r"(?:Mistral|mistral)[-\s:]?\d+[bB]|"
+    r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
+    r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
@@ -225,6 +225,18 @@ CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
+# A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
+# generate 1000 tokens". Output tokens over the whole request (prompt processing included): a decode rate's
+# lower bound, read as the decode rate the reporter experiences.
+_SECONDS = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0,
+            "minute": 60.0, "minutes": 60.0}
+_DURATION_UNIT = r"(ms|s|secs?|seconds?|mins?|minutes?)\b"
+TOKENS_IN_TIME = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:new\s+|output\s+|generated\s+)?tokens?\s+"
+    r"(?:in|within|took|takes|taking|needed|need)\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT
+    + r"|\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)\s*"
+    + _DURATION_UNIT + r"\s+(?:for|to\s+(?:generate|produce|output|decode|write))\s+(?:the\s+)?"
+    r"(\d{1,3}(?:,\d{3})+|\d+)\s+(?:new\s+|output\s+)?tokens?\b", re.I)
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
 CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
@@ -336,6 +348,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
+    out.extend(_tokens_over_time(prose, name))
     out.extend(_latencies(prose, name))
     out.extend(_bandwidths(prose, name, code_lines))
     out.extend(_results_tables(prose, name))
@@ -640,6 +653,25 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                                        number(m.group(1)), "tok/s", stat="reported", tp=tp,
                                        batch=int(b.group(1)) if b else line_batch,
                                        concurrency=int(c.group(1)) if c else None))
+    return out
+
+
+def _tokens_over_time(prose: list[tuple[int, str]], name: str) -> list:
+    """'512 tokens in 40 s', 'took 40 s for 512 tokens': the count over the time as a rate, where the line gives
+    no rate of its own (a textgen line states both) and the count is an output, not a prompt length."""
+    out = []
+    for i, ln in prose:
+        if RATE.search(ln):
+            continue
+        for m in TOKENS_IN_TIME.finditer(ln):
+            count, value, unit = (m.group(1), m.group(2), m.group(3)) if m.group(1) else \
+                (m.group(6), m.group(4), m.group(5))
+            tokens, seconds = number(count), float(value) * _SECONDS[unit.lower()]
+            before = ln[max(0, m.start() - 30):m.start()].lower()
+            if tokens < 16 or seconds <= 0 or re.search(r"prompt|input|context|prefill", before):
+                continue
+            out.append(Measurement(where(name, i), "decode_tok_s", round(tokens / seconds, 3), "tok/s",
+                                   stat="reported"))
     return out
 
 
