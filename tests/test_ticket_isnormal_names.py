@@ -273,3 +273,20 @@ def test_weights_that_fit_are_judged_without_asking():
     facts = issue("# speed\n\nPhi-4 AWQ on one RTX 4090 with vLLM decodes at 60 tok/s, is that normal?")
     _, findings = verdict_of(facts)
     assert not any(f.rule == "ticket.figure_unjudged" for f in findings)
+
+
+@pytest.mark.parametrize("text, metrics", [
+    ("I measured 230 GB/s busbw with all_reduce_perf on 8 GPUs.", [("busbw_gbs", 230.0)]),
+    ("all_reduce_perf gives 480 GB/s bus bandwidth and 270 GB/s algbw at 8 GB.",
+     [("busbw_gbs", 480.0), ("algbw_gbs", 270.0)]),
+    ("We see 40 GB/s of algorithm bandwidth on two nodes.", [("algbw_gbs", 40.0)]),
+    ("busbw is 180 GB/s on 8 A100s.", [("busbw_gbs", 180.0)]),
+])
+def test_a_bandwidth_is_read_whichever_side_its_name_stands(text, metrics):
+    facts = issue("# nccl-tests\n\n" + text)
+    assert sorted((m.metric, m.value) for m in facts.of(Measurement)) == sorted(metrics)
+
+
+def test_a_hoped_for_bandwidth_written_figure_first_is_not_measured():
+    facts = issue("# nccl-tests\n\nWe hope to get 400 GB/s busbw with NVLS on 8 GPUs.")
+    assert facts.of(Measurement) == []

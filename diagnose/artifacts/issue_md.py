@@ -376,6 +376,9 @@ def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
 # A named figure may come in any rate unit ("busbw 180 Gb/s", "algbw 900 MB/s"): text.to_gbs converts it.
 BANDWIDTH = re.compile(r"\b(algbw|algo[ _]?bw|algorithm bandwidth|busbw|bus[ _]?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
                        r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + ")", re.I)
+# ... and the figure first: "230 GB/s busbw", "40 GB/s of algorithm bandwidth".
+BANDWIDTH_AFTER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + r")\s+(?:of\s+)?(?:the\s+)?"
+                             r"(algbw|algo[ _]?bw|algorithm bandwidth|busbw|bus[ _]?bw|bus ?bandwidth)\b", re.I)
 # A network link named beside a figure in bits: the figure is that link's rate.
 NETWORK_LINK = re.compile(r"\b(?:InfiniBand|IB|[HNEX]DR|RoCE|NICs?|Ethernet|HCAs?|ConnectX\w*|port|link rate)\b", re.I)
 # "8 GPU max performance: busbw 28GB/s", "with 4 GPUs ... busbw": the GPU count a figure ran on.
@@ -427,7 +430,10 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
         # the figure's GPU count, when the line names one, else the run its sentence points at
         n = gpus[0] if len(set(gpus)) == 1 else None
         n = n or _ranks_of_figure(i, ln, runs)
-        named = list(BANDWIDTH.finditer(ln))
+        # a figure followed by its own word ("270 GB/s algbw") is that word's, whatever word precedes it
+        after = [(m.group(3), m.group(1), m.group(2), m.start(1)) for m in BANDWIDTH_AFTER.finditer(ln)]
+        named = [(m.group(1), m.group(2), m.group(3), m.start(2)) for m in BANDWIDTH.finditer(ln)
+                 if m.start(2) not in {a[3] for a in after}] + after
         if not named:
             for m in MEASURED_BW.finditer(ln):
                 value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
@@ -438,13 +444,13 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                            for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
                            if not s.rstrip().endswith(("?", "？"))
                            for m in BARE_FIGURE.finditer(s))
-        for m in named:
-            metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
-            if m.group(3)[1:2] == "b" and NETWORK_LINK.search(ln):
+        for word, figure, unit, at in named:
+            metric = "algbw_gbs" if word.lower().startswith("alg") else "busbw_gbs"
+            if unit[1:2] == "b" and NETWORK_LINK.search(ln):
                 continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
-            if _wished(ln, m.start(2)):
+            if _wished(ln, at):
                 continue
-            value = to_gbs(number(m.group(2)), m.group(3))
+            value = to_gbs(number(figure), unit)
             out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
     return out
 
