@@ -105,6 +105,13 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
     return None, None
 
 
+# Community fine-tunes tickets name, with the base whose shapes they keep (each model card says which):
+# Vicuna v1.5 is Llama 2 (https://huggingface.co/lmsys/vicuna-13b-v1.5), earlier Vicuna LLaMA 1, whose 7B/13B
+# shapes Llama 2 kept (33B is LLaMA's 30B); Zephyr is Mistral 7B (https://huggingface.co/HuggingFaceH4/zephyr-7b-beta).
+FINE_TUNES = ((r"vicuna[-_ ]?(7b|13b)$", "llama-2-{0}"), (r"vicuna[-_ ]?33b$", "llama-30b"),
+              (r"zephyr[-_ ]?7b(?:[-_ ](?:alpha|beta|gemma))?$", "mistral-7b"))
+
+
 def _model_names(name: str) -> list[str]:
     """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
     ('-Instruct', '-Chat', '-AWQ', '-v0.1', '-2507'): fine-tunes and quantisations share the base
@@ -125,6 +132,9 @@ def _model_names(name: str) -> list[str]:
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
     if distill:
         out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
+    tuned = next((base for pattern, base in FINE_TUNES if re.match(pattern, trimmed, re.I)), None)
+    if tuned:
+        out.append(tuned.format(*re.match(next(p for p, b in FINE_TUNES if b == tuned), trimmed, re.I).groups()))
     older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if older:
         out.append(f"qwen2.5-{older.group(1).lower()}")

@@ -47,6 +47,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
+from rules.expectations import lowest_normal
 from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
     assumed_tp,
@@ -888,9 +889,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
             yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{low:.0f}-{high:.0f} tok/s",
                                    f"roofline {roofline:.0f} tok/s", evidence)
             return
-        if m.value >= low:
-            yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6,
-                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f})",
+        if m.value >= lowest_normal(low, m):  # a figure written in prose reads a little low (rules.expectations)
+            edge = ", at its low edge as a rate timed end to end reads" if m.value < low else ""
+            yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6 if not edge else 0.55,
+                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f}"
+                       f"{edge})",
                        "The rate the reporter measured sits inside the calibrated band for this model on these GPUs; "
                        "decode streams every weight from memory per token, "
                        "and that bound, not a fault, sets the speed.",

@@ -290,3 +290,53 @@ def test_a_bandwidth_is_read_whichever_side_its_name_stands(text, metrics):
 def test_a_hoped_for_bandwidth_written_figure_first_is_not_measured():
     facts = issue("# nccl-tests\n\nWe hope to get 400 GB/s busbw with NVLS on 8 GPUs.")
     assert facts.of(Measurement) == []
+
+
+# --------------------------------------------------------------------------- a prose figure's looseness
+
+
+def _rate_finding(facts):
+    _, findings = verdict_of(facts)
+    (f,) = [f for f in findings if f.rule == "ticket.measured_vs_expected"]
+    return f
+
+
+def _band_low(facts) -> float:
+    """The band's low edge the finding states ('expected 19-28 ...')."""
+    import re
+
+    return float(re.search(r"expected (\d+)-", _rate_finding(facts).title).group(1))
+
+
+def test_a_prose_rate_just_under_the_band_reads_as_the_band():
+    text = "# speed\n\nLlama 2 13B on one V100 32GB with vLLM: {} tokens/s. Is that reasonable?"
+    low = _band_low(issue(text.format(24)))  # inside: only to read the band
+    just_under = issue(text.format(round(low * 0.92, 1)))
+    f = _rate_finding(just_under)
+    assert f.category == "expected_physics" and "low edge" in f.title
+    far_under = issue(text.format(round(low * 0.6, 1)))
+    assert _rate_finding(far_under).category == "other"
+
+
+def test_a_tool_measured_rate_gets_no_slack():
+    from rules.expectations import REPORTED_RATE_SLACK, lowest_normal
+
+    assert lowest_normal(20.0, Measurement("x", "decode_tok_s", 19.0, "tok/s", stat="reported")) == \
+        20.0 * REPORTED_RATE_SLACK
+    assert lowest_normal(20.0, Measurement("x", "decode_tok_s", 19.0, "tok/s")) == 20.0
+
+
+@pytest.mark.parametrize("name, key", [
+    ("vicuna-13b-v1.5", "llama-2-13b"), ("lmsys/vicuna-7b-v1.5", "llama-2-7b"), ("Vicuna-33B", "llama-30b"),
+    ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b"),
+])
+def test_community_fine_tunes_resolve_to_their_base(name, key):
+    facts = Facts()
+    facts.add(Workload("t", model=name))
+    assert Subject.of(facts).model.key == key
+
+
+def test_an_unrelated_name_with_a_size_is_no_fine_tune():
+    facts = Facts()
+    facts.add(Workload("t", model="vicunalike-13b-experimental"))
+    assert Subject.of(facts).model is None

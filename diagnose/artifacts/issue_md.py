@@ -216,7 +216,8 @@ MODEL_NAME = re.compile(
     r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
-    r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
+    r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
+    r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
