@@ -1163,6 +1163,10 @@ _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight
               r"[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
               r"\btensor[-_ ]?parallel\w*|\bTP\b|\btp\s?=?\s?\d|\btp[-_]size\b|\bshard\w*|\bmulti-?gpu\b|"
               r"\bsingle (?:GPU|card)\b|"
+              # a count or an added card named by its model: "a second 3090", "two 4090s", "another A100"
+              r"\b(?:\d+|two|three|four|six|eight|second|another|extra|additional)\s+(?:x\s*)?(?:RTX\s*|GTX\s*)?"
+              r"(?:[AHLTVP]\d{2,3}|[1-5]0[5-9]0)(?:\s*Ti)?s?\b|"
+              r"\badd(?:ing|ed|s)?\s+(?:\w+\s+)?(?:GPUs?|cards?)\b|\bnumber of (?:GPUs|cards)\b|"
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
 _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
@@ -1174,7 +1178,17 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) "
             r"(?:basically |almost |nearly |largely )?unchanged\b|"
             r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|"
-            r"\bsame (?:speed|throughput|performance|qps|latency)|"
+            r"\bsame (?:\w+ )?(?:speed|throughput|performance|qps|latency|tok\w*|t/s|rate)|"
+            # a speed that does not follow the GPUs: "doesn't scale linearly", "fails to scale", "not doubling",
+            # "barely changes", "only 1.2x faster", "TTFT grows"
+            r"\b(?:does ?n[o']t|did ?n[o']t|do ?n[o']t|not|never|won't|fail(?:s|ed)? to)\s+(?:\w+\s+)?"
+            r"(?:scale|scaling|double|doubling|speed\s*up)\b|"
+            r"\b(?:fail(?:s|ed)? to|did ?n[o']t|not) get\s+(?:any|much|a)\s+"
+            r"(?:gain|improvement|speed-?up|benefit|boost)|"
+            r"\b(?:barely|hardly|does ?n[o']t|did ?n[o']t)\s+(?:change|move|improve|budge)s?\b|"
+            r"\bonly\s+(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:x|×|times)\s+(?:faster|the speed|quicker)|"
+            r"\b(?:TTFT|ITL|TPOT|time to first token)\b[^.\n]{0,30}?"
+            r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
@@ -1205,7 +1219,9 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
     # "cannot" names a failure, not "can't get more than 10 tok/s" (a shortfall) nor "(or I can't?)" (a question)
-    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|"
+    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|"
+              r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:scale|speed|improve|get|reach|achieve|double|match|saturate|deliver|"
+              r"use|utili[sz]e|beat|outperform|increase)\b)|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!]|$|(?:get|reach|achieve|hit|exceed|go|surpass|"
               r"push|improve|increase|make|do better|scale)\b))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|\bnot supported\b|\binvalid\b|"

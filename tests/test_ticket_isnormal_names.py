@@ -340,3 +340,33 @@ def test_an_unrelated_name_with_a_size_is_no_fine_tune():
     facts = Facts()
     facts.add(Workload("t", model="vicunalike-13b-experimental"))
     assert Subject.of(facts).model is None
+
+
+# --------------------------------------------------------------------------- "it does not scale", said many ways
+
+
+@pytest.mark.parametrize("text", [
+    "TTFT grows with TP.",
+    "Throughput doesn't scale linearly with the number of GPUs.",
+    "Tensor parallel fails to scale beyond 2 GPUs.",
+    "vLLM failed to get any speedup from TP=4.",
+    "Adding a second 3090 gave no improvement.",
+    "4 GPUs give the same tokens per second as 2 GPUs.",
+    "Going from TP=2 to TP=8 the latency barely changes.",
+    "TP=4 is only 1.2x faster than TP=1.",
+    "Why does the time to first token go up when I use more GPUs?",
+    "Why is my throughput not doubling with two GPUs?",
+    "Another A100 in the box did not speed up generation.",
+])
+def test_layouts_that_grow_without_the_speed_are_scaling(text):
+    assert claims.symptom(said(text)) == "scaling"
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("NCCL init failed on 4 GPUs.", "error"),  # a failure, whatever the GPU count
+    ("The job fails with 8 GPUs.", "error"),
+    ("Throughput scales linearly from 2 to 8 GPUs, nice.", "other"),  # no shortfall
+    ("Another 1000 tokens were generated at the same pace.", "other"),  # a count of tokens, not of GPUs
+])
+def test_failures_and_scaling_that_works_are_not_scaling(text, kind):
+    assert claims.symptom(said(text)) == kind
