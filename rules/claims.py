@@ -1162,6 +1162,7 @@ def version_figures(text: str, named: list[str] | None = None) -> list[str]:
 _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight|second|another|extra|additional)"
               r"[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
               r"\btensor[-_ ]?parallel\w*|\bTP\b|\btp\s?=?\s?\d|\btp[-_]size\b|\bshard\w*|\bmulti-?gpu\b|"
+              r"\bpipeline[-_ ]?parallel\w*|\bpp\s?=\s?\d|\b(?:\d+|two|four|eight)\s+(?:pipeline\s+)?stages\b|"
               r"\bsingle (?:GPU|card)\b|"
               # a count or an added card named by its model: "a second 3090", "two 4090s", "another A100"
               r"\b(?:\d+|two|three|four|six|eight|second|another|extra|additional)\s+(?:x\s*)?(?:RTX\s*|GTX\s*)?"
@@ -1186,6 +1187,10 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\b(?:fail(?:s|ed)? to|did ?n[o']t|not) get\s+(?:any|much|a)\s+"
             r"(?:gain|improvement|speed-?up|benefit|boost)|"
             r"\b(?:barely|hardly|does ?n[o']t|did ?n[o']t)\s+(?:change|move|improve|budge)s?\b|"
+            r"\b(?:does ?n[o']t|did ?n[o']t|not)\s+(?:reduce|lower|cut|shorten)\s+(?:the\s+)?(?:\w+\s+)?"
+            r"(?:latency|time|TTFT|ITL)\b|"
+            r"\b(?:latency|time|TTFT|ITL)\b[^.\n]{0,25}?\b(?:does ?n[o']t|did ?n[o']t|not)\s+"
+            r"(?:shorten|drop|go down|decrease|improve)\w*|"
             r"\bonly\s+(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:x|×|times)\s+(?:faster|the speed|quicker)|"
             r"\b(?:TTFT|ITL|TPOT|time to first token)\b[^.\n]{0,30}?"
             r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b|"
@@ -1243,7 +1248,7 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|"
              r"\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|"
-             r"\bdrops?\b|"
+             r"\bdrop(?:s|ped|ping)?\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
              # a rate bounded from above ("less than 10 tokens/s", "under 5 t/s", "below 100 GB/s"); a time
              # bounded so ("under 10 ms") is praise, not a complaint

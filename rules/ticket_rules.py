@@ -1022,7 +1022,8 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
-    if layer_split_over_gpus(facts) and kind in ("scaling", "normal?"):
+    # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question)
+    if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
                    "A layer split adds GPUs for memory, not for speed",
                    "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "

@@ -370,3 +370,34 @@ def test_layouts_that_grow_without_the_speed_are_scaling(text):
 ])
 def test_failures_and_scaling_that_works_are_not_scaling(text, kind):
     assert claims.symptom(said(text)) == kind
+
+
+@pytest.mark.parametrize("text", [
+    "Why does pipeline parallel with 2 stages not reduce the latency of a single request?",
+    "With PP=4 the time per token did not shorten at all.",
+    "Four pipeline stages did not lower the TTFT.",
+])
+def test_pipeline_stages_without_a_latency_gain_are_scaling(text):
+    assert claims.symptom(said(text)) == "scaling"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("With accelerate device_map auto across 4 GPUs only one GPU is busy at any time. Is this a bug?",
+     "expected_physics"),
+    ("llama.cpp splits my model over 2 GPUs and only one card is busy at a time, is that how it works?",
+     "expected_physics"),
+])
+def test_a_layer_split_asked_about_while_one_gpu_works_is_physics(text, expected):
+    v, _ = verdict_of(issue("# multi-GPU\n\n" + text))
+    assert v.category == expected
+
+
+def test_one_gpu_under_a_layer_split_engine_splits_nothing():
+    _, findings = verdict_of(issue("# speed\n\nllama.cpp on a single RTX 3090 is slow, only one GPU is busy. "
+                                   "Is this a bug?"))
+    assert not any(f.rule == "ticket.symptom_prior" and f.title.startswith("A layer split") for f in findings)
+
+
+@pytest.mark.parametrize("text", ["Throughput dropped by 40% after moving to L40S.", "Speed is dropping over time."])
+def test_a_dropped_figure_is_a_complaint(text):
+    assert claims.complaint(said(text)) is not None
