@@ -401,3 +401,55 @@ def test_one_gpu_under_a_layer_split_engine_splits_nothing():
 @pytest.mark.parametrize("text", ["Throughput dropped by 40% after moving to L40S.", "Speed is dropping over time."])
 def test_a_dropped_figure_is_a_complaint(text):
     assert claims.complaint(said(text)) is not None
+
+
+# --------------------------------------------------------------------------- local engines' own timing lines
+
+OLLAMA_VERBOSE = """# speed
+
+`ollama run llama3.1:8b --verbose` on one RTX 3090:
+
+```
+prompt eval count:    26 token(s)
+prompt eval rate:     410.3 tokens/s
+eval count:           512 token(s)
+eval rate:            {rate} tokens/s
+```
+
+Is this normal?
+"""
+
+
+def test_ollama_verbose_gives_its_eval_rate_not_its_prompt_rate():
+    facts = issue(OLLAMA_VERBOSE.format(rate="98.2"))
+    assert [(m.metric, m.value) for m in facts.of(Measurement)] == [("decode_tok_s", 98.2)]
+
+
+def test_llama_cpp_timings_give_the_eval_rate_and_the_file_type():
+    text = ("# speed\n\n```\nllm_load_print_meta: model ftype      = Q4_0\n"
+            "llama_print_timings: prompt eval time =   153.38 ms /    32 tokens (  4.79 ms per token,   208.6 tokens "
+            "per second)\n"
+            "llama_print_timings:        eval time =  3000.00 ms /   300 runs   (   10.00 ms per token,   100.00 "
+            "tokens per second)\n```\n\nLlama 2 7B on a 4090, is this normal?")
+    facts = issue(text)
+    assert [(m.value, m.stat) for m in facts.of(Measurement)] == [(100.0, "mean")]
+    assert "int4" in [w.dtype for w in facts.of(Workload)]
+
+
+def test_llama_bench_rows_give_tg_not_pp_and_the_quant_of_their_model_column():
+    text = ("# bench\n\n```\n| model | size | params | backend | ngl | test | t/s |\n"
+            "| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
+            "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | pp512 | 4874.24 ± 12.11 |\n"
+            "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | tg128 | 126.44 ± 0.38 |\n```\n\n"
+            "Llama 3.1 8B on one RTX 3090: are these numbers normal?")
+    facts = issue(text)
+    assert [m.value for m in facts.of(Measurement)] == [126.44]
+    v, _ = verdict_of(facts)
+    assert v.category == "expected_physics"  # 4-bit weights: far inside the roofline, not beyond it
+
+
+def test_a_timing_line_without_the_file_type_is_judged_as_loosely_as_prose():
+    text = ("# speed\n\n```\nllama_print_timings:        eval time =  3000.00 ms /   300 runs   (   10.00 ms per token,"
+            "   100.00 tokens per second)\n```\n\nLlama 2 7B on a 4090, is this normal?")
+    (m,) = issue(text).of(Measurement)
+    assert m.stat == "reported"

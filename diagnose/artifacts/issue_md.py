@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
-from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, to_gbs, to_ms
+from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, quant_dtype, to_gbs, to_ms
 from diagnose.evidence import Measurement, Note, Workload, where
 
 KIND = "issue_md"
@@ -297,7 +297,7 @@ def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> 
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
-    from diagnose.artifacts.text import cjk_spaced, engine_named, quant_dtype
+    from diagnose.artifacts.text import cjk_spaced, engine_named
 
     out: list = []
     gpu_line = model_line = tp_line = None
@@ -350,6 +350,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
     out.extend(_tokens_over_time(prose, name))
+    out.extend(_timing_lines(code_lines, name))
     out.extend(_latencies(prose, name))
     out.extend(_bandwidths(prose, name, code_lines))
     out.extend(_results_tables(prose, name))
@@ -660,6 +661,48 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                                        number(m.group(1)), "tok/s", stat="reported", tp=tp,
                                        batch=int(b.group(1)) if b else line_batch,
                                        concurrency=int(c.group(1)) if c else None))
+    return out
+
+
+# Decode rates as local engines print them, one stream each (prompt processing lines are not decode):
+# - `ollama run --verbose`: "eval rate:            8.69 tokens/s" (after "prompt eval rate: ...");
+# - llama.cpp's timings: "eval time = 58900.00 ms / 511 runs ( 115.26 ms per token, 8.68 tokens per second)";
+# - llama-bench's table: "| llama 8B Q4_K - Medium | ... | tg128 | 126.44 ± 0.38 |" (pp512 rows are prompt).
+# https://github.com/ollama/ollama/blob/main/docs/cli.md, https://github.com/ggml-org/llama.cpp/tree/master/tools/llama-bench
+TIMING_LINES = (
+    re.compile(r"^\s*(?<!prompt )eval rate:\s*(\d+(?:\.\d+)?)\s*tokens?/s", re.I),
+    re.compile(r"(?<!prompt )(?<!prompt_)\beval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
+               r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I),
+    re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I),
+)
+
+
+# The weights' type llama.cpp prints for the file it loaded ("model ftype = Q4_0", "file type = Q4_K - Medium"), and
+# llama-bench's model column ("llama 8B Q4_K - Medium"): the quantisation the rates above ran with.
+GGUF_TYPE = re.compile(r"\b(?:model\s+ftype|file\s+type|ftype)\s*=\s*([A-Za-z0-9_]+)|"
+                       r"^\s*\|\s*[\w.-]+\s+[\d.]+[BbMm]\s+((?:I?Q\d\w*|F16|BF16|F32)\b)")
+
+
+def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
+    """The decode rate each pasted engine timing line states (TIMING_LINES): measured by the tool, so judged as is;
+    and the GGUF weight type the same output names (GGUF_TYPE), which the rate ran with."""
+    out = []
+    dtypes = [(i, m.group(1) or m.group(2)) for i, ln in code_lines if (m := GGUF_TYPE.search(ln))]
+    if dtypes:
+        i, kind = dtypes[0]
+        dtype = quant_dtype(kind) or ("fp16" if kind.upper() in ("F16", "BF16") else None)
+        if dtype:
+            out.append(Workload(where(name, i), dtype=dtype))
+    for i, ln in code_lines:
+        if re.search(r"\bprompt[ _]eval\b", ln, re.I):
+            continue
+        for pattern in TIMING_LINES:
+            m = pattern.search(ln)
+            if m:
+                # without the file type the weights are a guess, so the rate is judged as loosely as a prose figure
+                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
+                                       stat="mean" if dtypes else "reported"))
+                break
     return out
 
 
