@@ -453,3 +453,16 @@ def test_a_timing_line_without_the_file_type_is_judged_as_loosely_as_prose():
             "   100.00 tokens per second)\n```\n\nLlama 2 7B on a 4090, is this normal?")
     (m,) = issue(text).of(Measurement)
     assert m.stat == "reported"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("Llama 3 8B on one A100 gives 55 generated tokens per second.", 55.0),
+    ("We see 2,300 output tokens/s at 64 concurrent requests.", 2300.0),
+    ("Decode runs at 41 decoding tok/s.", 41.0),
+])
+def test_a_rate_whose_unit_names_the_output_is_read(text, value):
+    assert [m.value for m in issue("# speed\n\n" + text).of(Measurement)] == [value]
+
+
+def test_a_prompt_rate_named_so_is_still_no_decode_rate():
+    assert issue("# speed\n\nPrompt processing runs at 2000 tokens/s.").of(Measurement) == []

@@ -224,7 +224,8 @@ OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
 CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
-RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
+                  r"decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
 # A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
 # generate 1000 tokens". Output tokens over the whole request (prompt processing included): a decode rate's
