@@ -8,6 +8,7 @@ a broken catalog is bad input (exit 2) and stops the run.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -94,7 +95,8 @@ def _known(fn, **kwargs):
 
 
 def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
-    """(ModelSpec, source) from the first Workload naming a catalog model."""
+    """(ModelSpec, source) from the first Workload naming a catalog model; a model named only by its size ('a 70B
+    model') gets the dense catalog model of that size as a stand-in, said in its key."""
     for w in facts.of(Workload):
         if not w.model:
             continue
@@ -102,7 +104,28 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
             spec = catalog.find_model(name)  # None for an unknown model; a broken catalog raises
             if spec:
                 return spec, w.source
+    for w in facts.of(Workload):
+        size = re.fullmatch(r"(\d{1,3}(?:\.\d)?)\s?[bB]", w.model or "")
+        if size:
+            spec = _stand_in(float(size.group(1)))
+            if spec:
+                return spec, w.source
     return None, None
+
+
+# How far a stand-in's published size may be from the size named: dense models of one size class stream the same
+# weight bytes per token, which is what decode's physics turns on.
+STAND_IN_SPREAD = 0.15
+
+
+def _stand_in(billions: float) -> ModelSpec | None:
+    """The dense catalog model whose published size is nearest `billions` (within STAND_IN_SPREAD), keyed so that
+    every finding shows the shape was assumed; None when the catalog has none that close."""
+    dense = [m for m in catalog.models().values() if not m.is_moe and m.published_params_b]
+    best = min(dense, key=lambda m: abs(m.published_params_b - billions), default=None)
+    if best is None or abs(best.published_params_b - billions) > STAND_IN_SPREAD * billions:
+        return None
+    return dataclasses.replace(best, key=f"{best.key} (stand-in for a {billions:g}B model)")
 
 
 # Community fine-tunes tickets name, with the base whose shapes they keep (each model card says which):

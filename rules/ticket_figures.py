@@ -22,7 +22,7 @@ from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, has_nvlink, large_results, make, measurements, node_count, wfield
 from rules.engine import FAILURES, rule, ticket_gaps
-from rules.workload import predict_layout
+from rules.workload import predict_layout, quantised_stream
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -344,6 +344,8 @@ def batched_rate(facts: Facts, predictions=None):
         one = predict_layout(facts, tp, 1)
         if one is None or not one.valid or m.value <= ONE_STREAM_MARGIN * one.decode_tok_s:
             continue  # one stream could give it: the per-stream rules judge it
+        if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
+            continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         best = None
         for batch in ((m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES):
             p = predict_layout(facts, tp, batch)

@@ -31,7 +31,7 @@ from rules.ticket_figures import (
     per_direction,
     unmodelled_layout,
 )
-from rules.workload import predict_layout
+from rules.workload import predict_layout, quantised_stream
 
 # A layer split's speed-up is 1: each token passes through the GPUs one after another. Beyond this the
 # measured figure is not a layer split's (tensor parallelism, or a batch spread over the GPUs).
@@ -341,6 +341,15 @@ def figure_unjudged(facts: Facts, predictions=None):
     if model and gpu:
         tp, how = assumed_tp(facts, m)
         p = predict_layout(facts, tp, m.batch or 1)
+        above = p is not None and p.valid and p.fits and m.value > p.decode_tok_s * 1.1
+        if above and quantised_stream(facts, tp, m.value):
+            yield need("ticket.figure_unjudged", f"{m.value:g} tok/s is above what {model.name}'s {p.dtype} weights "
+                       "allow one stream", f"At TP={tp} ({how}) one stream of the checkpoint's {p.dtype} weights reads "
+                       f"at most {p.decode_tok_s:.0f} tok/s on {gpu.name}; {m.value:g} tok/s means 4-bit or 8-bit "
+                       "weights, or several requests at once, and the ticket says neither.",
+                       "the model file name or launch line (which quantisation) and how many requests ran at once",
+                       evidence)
+            return
         if p is None or not p.valid or p.fits:
             return
         yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be judged: {model.name} does not fit as "

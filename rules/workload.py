@@ -226,6 +226,27 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     return p
 
 
+def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) -> bool:
+    """Could one stream give `rate` tok/s if the weights, which the ticket does not state, were 4-bit (the usual
+    quantisation of local and community checkpoints)? True only when the ticket states no weights, the checkpoint
+    ships 16-bit and no catalog serving engine (which loads the checkpoint as named) runs it: then a rate above the
+    16-bit roofline says 'quantised' as readily as 'batched'."""
+    from diagnose.errors import InputError
+    from rules import roofline
+    from rules.common import engine_of
+
+    model, gpu = facts.subject.model, facts.subject.gpu
+    if model is None or gpu is None or weight_dtype(facts) or model.checkpoint_dtype not in ("bf16", "fp16", "fp32"):
+        return False
+    if engine_of(facts) not in (None, "generic"):
+        return False  # a serving engine loads the checkpoint named, 16-bit unless the name or a flag says otherwise
+    try:
+        q = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=1, engine=facts.subject.engine, dtype="int4")
+    except InputError:
+        return False
+    return q.valid and rate <= margin * q.decode_tok_s
+
+
 @rule("workload.latency_bound_small_batch", "latency_bound_small_batch", "expected_physics")
 def latency_bound_small_batch(facts: Facts, predictions=None):
     """At batch 1 adding TP GPUs adds per-layer all-reduce latency and shrinks GEMMs; the model

@@ -466,3 +466,50 @@ def test_a_rate_whose_unit_names_the_output_is_read(text, value):
 
 def test_a_prompt_rate_named_so_is_still_no_decode_rate():
     assert issue("# speed\n\nPrompt processing runs at 2000 tokens/s.").of(Measurement) == []
+
+
+# --------------------------------------------------------------------------- a model named by its size
+
+
+@pytest.mark.parametrize("text, size", [
+    ("Running a 70B model (Q4_K_M) on two 3090s with ollama I get about 15 tok/s.", "70B"),
+    ("Our 13B runs at 30 tok/s on one A10G.", "13B"),
+    ("The 7b gives 80 tok/s on a 4090.", "7B"),
+    ("We serve a 34B LLM on two A100s.", "34B"),
+])
+def test_a_model_named_by_its_size_alone(text, size):
+    facts = issue("# speed\n\n" + text)
+    assert size in [w.model for w in facts.of(Workload)]
+    spec = Subject.of(facts).model
+    assert spec is not None and f"stand-in for a {size}" in spec.key  # every finding shows the shape was assumed
+
+
+@pytest.mark.parametrize("text", [
+    "70B models need at least two GPUs.",  # a class of models, not the one run
+    "Llama 3 70B on 4 A100s gives 25 tok/s.",  # a named model wins
+    "We ran 3 tests with 8 GPUs.",
+])
+def test_no_stand_in_where_a_model_is_named_or_none_is_run(text):
+    spec = Subject.of(issue("# q\n\n" + text)).model
+    assert spec is None or "stand-in" not in spec.key
+
+
+def test_no_stand_in_for_a_size_the_catalog_has_nothing_near():
+    facts = Facts()
+    facts.add(Workload("t", model="500B"))
+    assert Subject.of(facts).model is None
+
+
+@pytest.mark.parametrize("text", [
+    "Mistral 7B on one RTX 4090 gives 120 tok/s, normal?",  # above 16-bit's roofline, within 4-bit's
+    "The 7b gives 80 tok/s on a 4090, fine?",
+])
+def test_a_rate_only_quantised_weights_or_a_batch_explain_asks_which(text):
+    v, findings = verdict_of(issue("# speed\n\n" + text))
+    assert v.category == "insufficient_data" and "quantisation" in v.summary
+    assert not any(f.rule == "ticket.batched_rate" for f in findings)
+
+
+def test_a_rate_with_its_quantisation_stated_is_judged():
+    v, findings = verdict_of(issue("# speed\n\nMistral 7B AWQ on one RTX 4090 gives 120 tok/s, normal?"))
+    assert not any(f.rule == "ticket.figure_unjudged" for f in findings)

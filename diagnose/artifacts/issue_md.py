@@ -218,6 +218,9 @@ MODEL_NAME = re.compile(
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
     r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
+# A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
+BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
+                       r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b", re.I)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
@@ -330,6 +333,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                             nodes=nodes))
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
+    if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
+        model_line = next(((i, f"{m.group(1) or m.group(2)}B") for i, ln in prose
+                           if (m := BARE_SIZE.search(ln))), None)
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
         out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
