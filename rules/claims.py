@@ -1199,7 +1199,9 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
-_CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速|"
+_CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|并行|tp\s*=?\s*\d)[^\n]{0,80}?"
+                r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
+                r"(?:差不多|一样)(?:快|慢)|"
                 r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
@@ -1240,6 +1242,7 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
+                r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
                 + _FIGURE_QUESTION),
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
@@ -1508,7 +1511,9 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         r"optimi[sz]e|speed\s*up)\b|"
                         r"\b(?:improve|increase|boost|raise)\s+(?:the\s+|this\s+|my\s+|our\s+|its\s+)?(?:\w+\s+)?"
                         r"(?:speed|throughput|performance|tok\w*/s|tps|generation rate)\b|"
-                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速", re.I)
+                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速|"
+                        # a figure called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"
+                        r"(?:只有|仅有|仅|才)\s*(?:约|大约|大概)?\s*\d", re.I)
 
 
 def asks(facts: Facts) -> Claim | None:

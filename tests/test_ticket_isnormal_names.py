@@ -513,3 +513,61 @@ def test_a_rate_only_quantised_weights_or_a_batch_explain_asks_which(text):
 def test_a_rate_with_its_quantisation_stated_is_judged():
     v, findings = verdict_of(issue("# speed\n\nMistral 7B AWQ on one RTX 4090 gives 120 tok/s, normal?"))
     assert not any(f.rule == "ticket.figure_unjudged" for f in findings)
+
+
+# --------------------------------------------------------------------------- tickets written in Chinese
+
+
+@pytest.mark.parametrize("text, metric, value", [
+    ("8卡H800 测出来busbw 只有160GB/s，正常吗？", "busbw_gbs", 160.0),  # CJK directly against the figure's name
+    ("单卡4090跑Llama-3-8B 只有30 tokens/s，正常吗？", "decode_tok_s", 30.0),
+])
+def test_figures_written_against_chinese_text_are_read(text, metric, value):
+    assert [(m.metric, m.value) for m in issue("# 问题\n\n" + text).of(Measurement)] == [(metric, value)]
+
+
+@pytest.mark.parametrize("text", [
+    "8卡H800 busbw 只有 160GB/s，正常吗？",
+    "单卡4090跑Llama-3-8B 仅 30 tokens/s，是否正常",
+    "4张A100 才 20 tokens/s，合理吗？",
+])
+def test_a_figure_called_small_and_asked_about_in_chinese_is_a_complaint_asked(text):
+    facts = issue("# 问题\n\n" + text)
+    assert claims.symptom(facts) == "normal?" and claims.complaint(facts) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "8卡H800 busbw 有 360GB/s，正常吗？",  # a figure stated, not called small
+    "单卡4090跑Llama-3-8B 大约 90 tokens/s。",  # a plain report
+])
+def test_a_figure_stated_without_only_is_no_complaint(text):
+    assert claims.complaint(issue("# 问题\n\n" + text)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Qwen2.5-7B 在 2张 4090 上 tp=2 和 1张 速度差不多",
+    "8卡和4卡的吞吐持平，没有加速",
+    "tp=4 跟 tp=2 一样快",
+])
+def test_no_gain_from_more_cards_in_chinese_is_a_scaling_question(text):
+    assert claims.symptom(issue("# 问题\n\n" + text)) == "scaling"
+
+
+def test_a_size_named_model_in_chinese_gets_a_stand_in():
+    facts = issue("# 问题\n\n我们用4张A100跑72B的AWQ模型，tp=4 只有 20 tokens/s，正常吗？")
+    assert ("72B", "int4") in [(w.model, w.dtype) for w in facts.of(Workload) if w.model]
+    assert "stand-in for a 72B" in Subject.of(facts).model.key
+
+
+def test_the_same_busbw_question_gets_the_same_verdict_in_either_language():
+    zh, _ = verdict_of(issue("# 问题\n\n8卡H800 测出来busbw 只有160GB/s，正常吗？"))
+    en, _ = verdict_of(issue("# question\n\n8 H800 GPUs, all_reduce busbw is only 160 GB/s, is that normal?"))
+    assert (zh.category, zh.confidence) == (en.category, en.confidence)
+
+
+@pytest.mark.parametrize("text", [
+    "8卡 H100 的配置和官方文档一样，busbw 有 360GB/s",  # "the same" as the docs, not the same speed
+    "4张卡跑了差不多 2 小时",  # "about" two hours
+])
+def test_the_same_or_about_in_chinese_is_no_scaling_question_by_itself(text):
+    assert claims.symptom(issue("# 问题\n\n" + text)) != "scaling"

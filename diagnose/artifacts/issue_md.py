@@ -220,7 +220,9 @@ MODEL_NAME = re.compile(
     r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
-                       r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b", re.I)
+                       r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
+                       # ... and in Chinese: "72B的AWQ模型", "跑 70B 模型"
+                       r"(?<![\w.-])(\d{1,3}(?:\.\d)?)\s?b\s*的?\s*(?:[A-Za-z0-9_-]+\s*)?(?:模型|大模型)", re.I)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
@@ -334,7 +336,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
     if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
-        model_line = next(((i, f"{m.group(1) or m.group(2)}B") for i, ln in prose
+        model_line = next(((i, f"{m.group(1) or m.group(2) or m.group(3)}B") for i, ln in spaced.items()
                            if (m := BARE_SIZE.search(ln))), None)
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
@@ -355,11 +357,13 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if framework:
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
-    out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
-    out.extend(_tokens_over_time(prose, name))
+    # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
+    seamed = [(i, spaced[i]) for i, _ in prose]
+    out.extend(_rates(seamed, name, gpus if gpus and gpus >= 2 else 2))
+    out.extend(_tokens_over_time(seamed, name))
     out.extend(_timing_lines(code_lines, name))
-    out.extend(_latencies(prose, name))
-    out.extend(_bandwidths(prose, name, code_lines))
+    out.extend(_latencies(seamed, name))
+    out.extend(_bandwidths(seamed, name, code_lines))
     out.extend(_results_tables(prose, name))
     named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
     if len({n for _, n, _, _ in named}) >= 2:
