@@ -420,6 +420,9 @@ def faster_than_physics(facts: Facts, predictions=None):
 TP_ENGINES = ("vllm", "sglang", "trtllm", "trtllm-mmha", "lmdeploy", "tgi", "deepspeed")
 
 
+ONE_GPU = "assumed: one GPU (no layout stated)"
+
+
 def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     """(TP of the layout a figure ran on, how it is known). The figure's own clause first, then the
     ticket's layout; with neither, an engine that does tensor parallelism is taken to use every GPU
@@ -434,7 +437,26 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     n = gpu_count(facts)
     if n and n > 1 and (engine_of(facts) or "") in TP_ENGINES:
         return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
-    return 1, "assumed: one GPU (no layout stated)"
+    return 1, ONE_GPU
+
+
+def assumed_layout(facts: Facts, m: Measurement, batch: int = 1, prompt: int = 1024) -> tuple[int, int, str]:
+    """(TP, PP, how it is known): assumed_tp's layout, except where it assumed one GPU, the ticket names several
+    and the weights do not fit one. The model then sat on them layer by layer, as llama.cpp, Ollama and
+    accelerate's device_map="auto" spread it over every visible GPU: one stream reads at one GPU's pace, the
+    memory is all of theirs. The answer says it assumed so."""
+    tp, how = assumed_tp(facts, m)
+    n = gpu_count(facts)
+    if how != ONE_GPU or not n or n < 2 or wfield(facts, "pp")[0]:
+        return tp, 1, how
+    one = predict_layout(facts, 1, batch, prompt)
+    if one is None or not one.valid or one.fits:
+        return tp, 1, how
+    return 1, n, f"assumed: the layers split over the {n} GPUs named (no layout stated; the weights do not fit one)"
+
+
+def layout_label(tp: int, pp: int) -> str:
+    return f"TP={tp}" + (f" PP={pp}" if pp > 1 else "")
 
 
 def faster_than_band(rule_id: str, what: str, band: str, bound: str, evidence):
@@ -462,14 +484,15 @@ def latency_vs_expected(facts: Facts, predictions=None):
         for m in measurements(facts, metric):
             if m.stat != "reported":
                 continue
-            tp, how = assumed_tp(facts, m)
             batch = m.batch or 1
-            p = predict_layout(facts, tp, batch)
+            tp, pp, how = assumed_layout(facts, m, batch)
+            p = predict_layout(facts, tp, batch, pp=pp)
             if p is None or not (p.valid and p.fits):
                 continue
             e = expectation(metric, p)
             verdict = e.verdict(m.value)
-            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", "ms",
+            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at {layout_label(tp, pp)} ({how}), "
+                                     f"batch {batch}", "ms",
                                      e.expected, f"{e.low:.1f}-{e.high:.1f}", e.roofline, p, gpu, model_src, model)
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",

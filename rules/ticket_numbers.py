@@ -23,11 +23,12 @@ from rules.ticket_figures import (
     GIB_MARGIN,
     PHYSICS_FLOOR,
     asks_about_figures,
-    assumed_tp,
+    assumed_layout,
     band_evidence,
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
+    layout_label,
     per_direction,
     unmodelled_layout,
 )
@@ -145,13 +146,13 @@ def ttft_vs_expected(facts: Facts, predictions=None):
     for m in measurements(facts, "ttft_ms"):
         if m.stat != "reported" or (m.batch or 1) > 1:
             continue  # a percentile, or a batch's prefill: queueing the predictor does not model
-        tp, how = assumed_tp(facts, m)
-        p = predict_layout(facts, tp, 1, prompt)
+        tp, pp, how = assumed_layout(facts, m, 1, prompt)
+        p = predict_layout(facts, tp, 1, prompt, pp=pp)
         if p is None or not (p.valid and p.fits):
             continue
         e = expectation("ttft_ms", p)
         verdict = e.verdict(m.value)
-        evidence = band_evidence(m, f"TTFT at TP={tp} ({how}), one request", "ms", e.expected,
+        evidence = band_evidence(m, f"TTFT at {layout_label(tp, pp)} ({how}), one request", "ms", e.expected,
                                  f"{e.low:.0f}-{e.high:.0f}", e.roofline, p, gpu, facts.subject.model_source, model)
         evidence.insert(1, ev(prompt_src, "prompt length stated", prompt, unit="tokens"))
         if verdict == "faster_than_roofline":  # the prompt cannot pass through the model faster than the FLOPs allow
@@ -339,23 +340,24 @@ def figure_unjudged(facts: Facts, predictions=None):
     model, gpu = facts.subject.model, facts.subject.gpu
     evidence = [ev(m.source, "the measured decode rate", m.value, unit=m.unit)]
     if model and gpu:
-        tp, how = assumed_tp(facts, m)
-        p = predict_layout(facts, tp, m.batch or 1)
+        tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        p = predict_layout(facts, tp, m.batch or 1, pp=pp)
         above = p is not None and p.valid and p.fits and m.value > p.decode_tok_s * 1.1
         if above and quantised_stream(facts, tp, m.value):
             yield need("ticket.figure_unjudged", f"{m.value:g} tok/s is above what {model.name}'s {p.dtype} weights "
-                       "allow one stream", f"At TP={tp} ({how}) one stream of the checkpoint's {p.dtype} weights reads "
-                       f"at most {p.decode_tok_s:.0f} tok/s on {gpu.name}; {m.value:g} tok/s means 4-bit or 8-bit "
-                       "weights, or several requests at once, and the ticket says neither.",
+                       "allow one stream", f"At {layout_label(tp, pp)} ({how}) one stream of the checkpoint's "
+                       f"{p.dtype} weights reads at most {p.decode_tok_s:.0f} tok/s on {gpu.name}; {m.value:g} tok/s "
+                       "means 4-bit or 8-bit weights, or several requests at once, and the ticket says neither.",
                        "the model file name or launch line (which quantisation) and how many requests ran at once",
                        evidence)
             return
         if p is None or not p.valid or p.fits:
             return
         yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be judged: {model.name} does not fit as "
-                   f"assumed", f"At TP={tp} ({how}) with the checkpoint's {p.dtype} weights, {model.name} needs more "
-                   f"memory than {tp} {gpu.name} hold ({gpu.memory_gb:g} GB each), so the run used a quantisation "
-                   "or a layout the ticket does not state, and no expected figure can be computed for it.",
+                   f"assumed", f"At {layout_label(tp, pp)} ({how}) with the checkpoint's {p.dtype} weights, "
+                   f"{model.name} needs more memory than {tp * pp} {gpu.name} hold ({gpu.memory_gb:g} GB each), so the "
+                   "run used a quantisation or a layout the ticket does not state, and no expected figure can be "
+                   "computed for it.",
                    "the launch line or the model file name (which quantisation: AWQ, GPTQ, GGUF Q4_K_M, FP8 ...) "
                    "and the number of GPUs the model is split over", evidence)
         return

@@ -50,12 +50,13 @@ from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.expectations import lowest_normal
 from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
-    assumed_tp,
+    assumed_layout,
     band_evidence,
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
     layer_split_over_gpus,
+    layout_label,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -871,13 +872,15 @@ def measured_vs_expected(facts: Facts, predictions=None):
     if any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a table of layouts: ticket.comparison_set reads it as a set, a cell's TP is not the ticket's
     for m in measurements(facts, "decode_tok_s"):
-        layout_tp, how = assumed_tp(facts, m)  # the layout stated, else the engine's use of the GPUs named (said so)
-        p = predict_layout(facts, layout_tp, m.batch or 1)
+        # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
+        layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp)
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
-        evidence = band_evidence(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", "tok/s", expected,
+        evidence = band_evidence(m, f"decode rate at {layout_label(layout_tp, pp)} ({how}), batch {m.batch or 1}",
+                                 "tok/s", expected,
                                  f"{low:.0f}-{high:.0f}", roofline, p, gpu, model_src, model)
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,

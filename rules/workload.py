@@ -206,8 +206,8 @@ def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     return out
 
 
-def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
-    """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
+def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: int = 1):
+    """The prediction for the ticket's model and GPU at this TP (and PP), batch and prompt length (its engine's
     profile), or None when the catalog does not know them or the predictor rejects the layout."""
     from diagnose.errors import InputError
     from rules import roofline
@@ -217,7 +217,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     if model is None or gpu is None:
         return None
     try:
-        p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, prompt=prompt,
+        p = roofline.predict(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
                              engine=facts.subject.engine, dtype=weight_dtype(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None

@@ -571,3 +571,42 @@ def test_the_same_busbw_question_gets_the_same_verdict_in_either_language():
 ])
 def test_the_same_or_about_in_chinese_is_no_scaling_question_by_itself(text):
     assert claims.symptom(issue("# 问题\n\n" + text)) != "scaling"
+
+
+# --------------------------------------------------------------------------- no layout stated, several GPUs named
+
+
+def _band_evidence(findings, rule="ticket.measured_vs_expected"):
+    return next(e.detail for f in findings if f.rule == rule for e in f.evidence if "decode rate at" in e.detail)
+
+
+@pytest.mark.parametrize("text, verdict", [
+    ("Llama-2-13b on two 3090s gives 30 tok/s, is that normal?", "expected_physics"),
+    ("Running Llama 3 70B on 4x A100 80G I get ~12 t/s, is that normal?", "expected_physics"),
+    ("Llama-2-13b on two 3090s took 40 s for 512 tokens.", "other"),  # 12.8 tok/s: below a layer split's band
+])
+def test_weights_too_big_for_one_of_the_gpus_named_are_taken_as_split_over_them(text, verdict):
+    v, findings = verdict_of(issue("# speed\n\n" + text))
+    assert v.category == verdict
+    assert "PP=" in _band_evidence(findings) and "layers split over the" in _band_evidence(findings)  # said so
+
+
+@pytest.mark.parametrize("text", [
+    "Llama 3 8B on two 3090s gives 40 tok/s, is that normal?",  # fits one GPU: the one-GPU assumption stands
+    "Llama-2-13b on two 3090s with vLLM gives 30 tok/s, is that normal?",  # a TP engine: TP over both
+    "Llama-2-13b on two 3090s with --tp 2 gives 30 tok/s, is that normal?",  # the layout stated
+])
+def test_no_layer_split_is_assumed_where_one_gpu_holds_the_weights_or_the_layout_is_known(text):
+    _, findings = verdict_of(issue("# speed\n\n" + text))
+    assert "PP=" not in _band_evidence(findings)
+
+
+def test_one_gpu_named_for_weights_it_cannot_hold_still_asks_which_quantisation():
+    v, _ = verdict_of(issue("# speed\n\nLlama-2-13b on one 3090 gives 30 tok/s, is that normal?"))
+    assert v.category == "insufficient_data" and "quantisation" in v.summary
+
+
+def test_weights_too_big_for_all_the_gpus_named_still_ask():
+    v, findings = verdict_of(issue("# speed\n\nMixtral 8x7B on 2x RTX 3090s gets 8 tok/s"))
+    assert v.category == "insufficient_data" and "quantisation" in v.summary
+    assert any("PP=2" in f.summary for f in findings if f.rule == "ticket.figure_unjudged")
