@@ -357,6 +357,9 @@ def test_an_unrelated_name_with_a_size_is_no_fine_tune():
     "Why does the time to first token go up when I use more GPUs?",
     "Why is my throughput not doubling with two GPUs?",
     "Another A100 in the box did not speed up generation.",
+    "tp=2 or tp=4 does not yield high time benefits.",
+    "Four GPUs didn't give any speed-up over two.",
+    "Tensor parallelism does not bring much benefit here.",
 ])
 def test_layouts_that_grow_without_the_speed_are_scaling(text):
     assert claims.symptom(said(text)) == "scaling"
@@ -367,6 +370,7 @@ def test_layouts_that_grow_without_the_speed_are_scaling(text):
     ("The job fails with 8 GPUs.", "error"),
     ("Throughput scales linearly from 2 to 8 GPUs, nice.", "other"),  # no shortfall
     ("Another 1000 tokens were generated at the same pace.", "other"),  # a count of tokens, not of GPUs
+    ("TP=4 yields a 1.8x benefit over TP=2.", "other"),  # a gain stated, not denied
 ])
 def test_failures_and_scaling_that_works_are_not_scaling(text, kind):
     assert claims.symptom(said(text)) == kind
