@@ -614,3 +614,37 @@ def test_weights_too_big_for_all_the_gpus_named_still_ask():
     v, findings = verdict_of(issue("# speed\n\nMixtral 8x7B on 2x RTX 3090s gets 8 tok/s"))
     assert v.category == "insufficient_data" and "quantisation" in v.summary
     assert any("PP=2" in f.summary for f in findings if f.rule == "ticket.figure_unjudged")
+
+
+# ------------------------------------------------------------------ a PCIe card whose NVLink bridge is optional
+
+
+def _busbw(findings):
+    return next(f for f in findings if f.rule == "nccl.busbw")
+
+
+@pytest.mark.parametrize("text", [
+    "Two A100 PCIe (no NVLink): all_reduce busbw about 20 GB/s. Expected?",
+    "Two A100 PCIe cards: all_reduce busbw about 20 GB/s. Is it right?",
+    "2x A100 80GB PCIe without NVLink bridge, all_reduce_perf busbw 21 GB/s, normal?",
+])
+def test_a_pcie_figure_on_cards_with_no_bridge_shown_matches_pcie(text):
+    v, findings = verdict_of(issue("# busbw\n\n" + text))
+    assert _busbw(findings).severity == "ok" and "PCIe" in _busbw(findings).title
+    assert v.category == "healthy"
+    assert any("optional" in e.detail for e in _busbw(findings).evidence)  # the assumption is shown
+
+
+def test_a_bridge_the_reporter_names_is_judged_as_nvlink():
+    _, findings = verdict_of(issue("# busbw\n\nTwo A100 PCIe with an NVLink bridge: all_reduce_perf busbw is 20 GB/s."))
+    assert _busbw(findings).severity in ("warning", "critical") and "NVLink" in _busbw(findings).title
+
+
+def test_a_figure_above_pcie_needs_the_bridge_and_is_judged_against_it():
+    _, findings = verdict_of(issue("# busbw\n\nTwo A100 PCIe cards: all_reduce_perf busbw is 80 GB/s. Is it right?"))
+    assert "NVLink" in _busbw(findings).title
+
+
+def test_a_figure_under_pcie_on_unbridged_cards_is_still_low():
+    v, findings = verdict_of(issue("# busbw\n\nTwo A100 PCIe cards: all_reduce busbw about 8 GB/s. Expected?"))
+    assert _busbw(findings).severity == "warning" and "PCIe" in _busbw(findings).title
