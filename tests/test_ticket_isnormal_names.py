@@ -648,3 +648,34 @@ def test_a_figure_above_pcie_needs_the_bridge_and_is_judged_against_it():
 def test_a_figure_under_pcie_on_unbridged_cards_is_still_low():
     v, findings = verdict_of(issue("# busbw\n\nTwo A100 PCIe cards: all_reduce busbw about 8 GB/s. Expected?"))
     assert _busbw(findings).severity == "warning" and "PCIe" in _busbw(findings).title
+
+
+# --------------------------------------------------------------------------- the load a rate was measured under
+
+
+@pytest.mark.parametrize("text, load", [
+    ("vLLM gives 2500 output tok/s at 64 concurrency.", 64),
+    ("vLLM gives 2500 output tok/s with 64 users.", 64),
+    ("vLLM gives 2500 output tok/s with 64 concurrent requests.", 64),
+    ("vLLM gives 2500 output tok/s for 1000 requests.", None),  # requests sent in all, not in flight
+    ("vLLM gives 2500 output tok/s.", None),
+])
+def test_the_load_is_read_as_people_write_it(text, load):
+    assert [m.concurrency for m in issue("# q\n\n" + text).of(Measurement)] == [load]
+
+
+@pytest.mark.parametrize("text, batch", [
+    ("25 tokens per second per user at 16 users.", 16),  # one stream's rate in a batch of 16
+    ("25 tok/s per request with 16 concurrent requests.", 16),
+    ("400 tok/s with 16 concurrent requests.", None),  # a total: batched_rate reads it at the load
+    ("25 tok/s per user.", None),  # no load stated
+])
+def test_a_per_stream_rate_under_a_load_is_one_stream_of_that_batch(text, batch):
+    assert [m.batch for m in issue("# q\n\n" + text).of(Measurement)] == [batch]
+
+
+def test_per_user_and_total_rates_of_the_same_run_agree():
+    run = "# q\n\nvLLM Llama 3 70B on 4x A100 80G TP=4: "
+    per_user, _ = verdict_of(issue(run + "25 tok/s per user at 16 users. Normal?"))
+    total, _ = verdict_of(issue(run + "400 tok/s with 16 concurrent requests. Normal?"))
+    assert per_user.category == total.category == "expected_physics"

@@ -280,7 +280,13 @@ BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|bs)\s*(?:=|:|of)?\s*(\d{1,4
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
-                        r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b", re.I)
+                        r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b|"
+                        # "at 64 concurrency", "with 16 users", "at 8 clients" (a count of requests sent in all,
+                        # "for 1000 requests", is not a load)
+                        r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)", re.I)
+
+# A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
+PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:user|request|stream|sequence|client|req)\b", re.I)
 
 
 def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> dict[int, tuple[str, int, int]]:
@@ -668,10 +674,13 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
+                load = int(c.group(1) or c.group(2)) if c else None
+                batch = int(b.group(1)) if b else line_batch
+                if batch is None and load and PER_STREAM.match(clause, m.end()):
+                    batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
                 out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
                                        number(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=int(b.group(1)) if b else line_batch,
-                                       concurrency=int(c.group(1)) if c else None))
+                                       batch=batch, concurrency=load))
     return out
 
 
