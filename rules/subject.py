@@ -105,7 +105,8 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
             if spec:
                 return spec, w.source
     for w in facts.of(Workload):
-        size = re.fullmatch(r"(\d{1,3}(?:\.\d)?)\s?[bB]", w.model or "")
+        # 'a 70B model', or a family and a size the catalog has no version of ('Llama 70B', 'Qwen 72B')
+        size = re.fullmatch(r"(?:[A-Za-z]+[\s_-]*)?(\d{1,3}(?:\.\d)?)\s?[bB]", w.model or "")
         if size:
             spec = _stand_in(float(size.group(1)))
             if spec:

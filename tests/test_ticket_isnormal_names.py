@@ -679,3 +679,26 @@ def test_per_user_and_total_rates_of_the_same_run_agree():
     per_user, _ = verdict_of(issue(run + "25 tok/s per user at 16 users. Normal?"))
     total, _ = verdict_of(issue(run + "400 tok/s with 16 concurrent requests. Normal?"))
     assert per_user.category == total.category == "expected_physics"
+
+
+# --------------------------------------------------------------------------- a title's short name, the text's full one
+
+
+@pytest.mark.parametrize("text, key", [
+    ("# Qwen 72B on 8x 4090 slow\n\nvLLM Qwen2-72B-Instruct-GPTQ-Int4 on 8x RTX 4090 with tp 8 gets 15 tok/s.",
+     "qwen2.5-72b"),
+    ("# Llama 70B slow\n\nRunning Llama-2-70b-chat on 2 A100s.", "llama-2-70b"),
+    ("# Qwen2-7B slow\n\nRunning Qwen2.5-7B on 2 A100s.", "qwen2.5-7b"),  # the title's own version stands
+])
+def test_the_text_names_the_model_a_title_shortened(text, key):
+    assert Subject.of(issue(text)).model.key == key
+
+
+def test_a_family_and_size_named_nowhere_more_fully_gets_a_stand_in():
+    spec = Subject.of(issue("# Llama 70B slow\n\nRunning it on 2 A100s gives 12 tok/s.")).model
+    assert spec is not None and "stand-in for a 70B model" in spec.key
+
+
+def test_another_family_named_later_does_not_replace_the_title_model():
+    facts = issue("# Llama 70B slow\n\nOur Qwen2-72B setup was faster on the same 2 A100s.")
+    assert [w.model for w in facts.of(Workload) if w.model] == ["Llama 70B"]

@@ -306,6 +306,20 @@ def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> 
     return out
 
 
+def _unversioned(name: str) -> bool:
+    """'Qwen 72B', 'Llama 70B': a family and a size, no version ('Qwen2-72B', 'Llama 3 70B' have one)."""
+    return bool(re.fullmatch(r"[A-Za-z]+[\s_-]*\d+(?:\.\d)?\s*[bB]", name.strip()))
+
+
+def _refines(first: str, later: str) -> bool:
+    """A later name of the same family and size that says which version ('Qwen 72B' in a title, then
+    'Qwen2-72B-Instruct-GPTQ-Int4' in the text): the text names the model the title shortened."""
+    family = re.match(r"[A-Za-z]+", first).group(0).lower()
+    size = re.search(r"(\d+(?:\.\d)?)\s*[bB]", first).group(1)
+    return (later.lower().startswith(family) and len(later) > len(first)
+            and re.search(rf"(?<![\d.]){re.escape(size)}\s*[bB]\b", later) is not None)
+
+
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
@@ -329,9 +343,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (gpu_line[0], gpu_line[1], n)
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
             count_line = (i, _count(next(g for g in m.groups() if g)))
-        if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
+        if (model_line is None or _unversioned(model_line[1])) and \
+                ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
-            model_line = (i, m.group(1) + (tag.group(0) if tag else ""))  # "llama3.1:8b-instruct-fp16" whole
+            named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
+            if model_line is None or _refines(model_line[1], named):
+                model_line = (i, named)
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
     if gpu_line:
