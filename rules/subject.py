@@ -105,10 +105,11 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
             if spec:
                 return spec, w.source
     for w in facts.of(Workload):
-        # 'a 70B model', or a family and a size the catalog has no version of ('Llama 70B', 'Qwen 72B')
-        size = re.fullmatch(r"(?:[A-Za-z]+[\s_-]*)?(\d{1,3}(?:\.\d)?)\s?[bB]", w.model or "")
-        if size:
-            spec = _stand_in(float(size.group(1)))
+        # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
+        # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
+        for name in _model_names(w.model) if w.model else ():
+            size = re.fullmatch(r"(?:[A-Za-z][\w.-]*?[\s_-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
+            spec = size and _stand_in(float(size.group(1)))
             if spec:
                 return spec, w.source
     return None, None
@@ -159,6 +160,10 @@ def _model_names(name: str) -> list[str]:
     tuned = next((base for pattern, base in FINE_TUNES if re.match(pattern, trimmed, re.I)), None)
     if tuned:
         out.append(tuned.format(*re.match(next(p for p, b in FINE_TUNES if b == tuned), trimmed, re.I).groups()))
+    # Qwen2.5-Coder keeps Qwen2.5's shapes (https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct/blob/main/config.json)
+    coder = re.match(r"qwen2\.5[-_ ]coder[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
+    if coder:
+        out.append(f"qwen2.5-{coder.group(1).lower()}")
     older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if older:
         out.append(f"qwen2.5-{older.group(1).lower()}")

@@ -702,3 +702,28 @@ def test_a_family_and_size_named_nowhere_more_fully_gets_a_stand_in():
 def test_another_family_named_later_does_not_replace_the_title_model():
     facts = issue("# Llama 70B slow\n\nOur Qwen2-72B setup was faster on the same 2 A100s.")
     assert [w.model for w in facts.of(Workload) if w.model] == ["Llama 70B"]
+
+
+# --------------------------------------------------------------------------- other names that end in their size
+
+
+@pytest.mark.parametrize("name, key", [
+    ("Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"),  # Qwen2.5's shapes: resolved, not stood in for
+    ("Baichuan2-13B-Chat", "stand-in for a 13B model"),
+    ("internlm2-chat-20b", "stand-in for a 20B model"),
+    ("deepseek-coder-33b-instruct", "stand-in for a 33B model"),
+    ("nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "stand-in for a 70B model"),
+])
+def test_a_name_ending_in_its_size_resolves_or_gets_a_stand_in(name, key):
+    spec = Subject.of(issue(f"# q\n\nWe run {name} on 2x A100 80G and get 20 tok/s.")).model
+    assert spec is not None and key in spec.key
+
+
+@pytest.mark.parametrize("name", [
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct",  # 17B active of 109B: no dense stand-in
+    "Foo-30B-A3B",  # an expert model's active size
+    "Qwen/Qwen1.5-MoE-A2.7B",
+])
+def test_an_expert_models_active_size_gets_no_stand_in(name):
+    spec = Subject.of(issue(f"# q\n\nWe run {name} on 2x A100 80G and get 20 tok/s.")).model
+    assert spec is None or "stand-in" not in spec.key

@@ -218,6 +218,11 @@ MODEL_NAME = re.compile(
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
     r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
+# Any other name that ends in its size ("Baichuan2-13B-Chat", "internlm2-chat-20b", "Qwen2.5-Coder-32B",
+# "starcoder2-15b"), when nothing above names the model: rules.subject resolves it or takes a stand-in of that
+# size. Not a mixture of experts' active size ("Llama-4-Scout-17B-16E", "Qwen3-30B-A3B" is named above).
+OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*-\d{1,3}(?:\.\d)?[bB])"
+                         r"(?![\w.]|-\d+E\b|-A\d)")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
                        r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
@@ -358,6 +363,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                             nodes=nodes))
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
+    if model_line is None:  # a name the patterns above do not know, ending in its size
+        model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
     if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
         model_line = next(((i, f"{m.group(1) or m.group(2) or m.group(3)}B") for i, ln in spaced.items()
                            if (m := BARE_SIZE.search(ln))), None)
