@@ -1551,8 +1551,9 @@ _RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?![\w.])", re.I
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
                           r"t/s|latency|better)\b", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
-_RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3})\b",
-                            re.I)
+# ("4x L40S", "2x 3090s", "8x A100-80GB" name GPUs too)
+_RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}[A-Z]{0,3}s?|RTX|GTX|"
+                            r"Tesla|H\d{2,3}|A\d{2,3}|[1-9]0[5-9]0(?:\s*Ti)?s?)\b", re.I)
 # A ratio the reporter expects or hopes for, not one they measured: "I expected 4x", "should be 2x faster".
 _RATIO_HOPED = re.compile(r"\b(?:expect\w*|should|hop(?:e|ed|ing)|ideal\w*|theoretical\w*|would|linear\w*|"
                           r"supposed|wish\w*|aim\w*)\b[^.\n]{0,25}$", re.I)

@@ -727,3 +727,16 @@ def test_a_name_ending_in_its_size_resolves_or_gets_a_stand_in(name, key):
 def test_an_expert_models_active_size_gets_no_stand_in(name):
     spec = Subject.of(issue(f"# q\n\nWe run {name} on 2x A100 80G and get 20 tok/s.")).model
     assert spec is None or "stand-in" not in spec.key
+
+
+@pytest.mark.parametrize("text", [
+    "Qwen2.5-7B on 4x L40S: tp 1 = 60 tok/s, tp 4 = 62 tok/s, single user.",  # '4x L40S' counts GPUs
+    "We use 2x 3090s; throughput is 40 tok/s.",
+    "8x A100-80GB, TP=8 gives 30 tok/s.",
+])
+def test_a_count_of_gpus_written_with_x_is_no_speed_up(text):
+    assert claims.speedups(issue("# q\n\n" + text)) == []
+
+
+def test_a_speed_up_next_to_a_gpu_count_is_still_read():
+    assert [c.data["ratio"] for c in claims.speedups(issue("# q\n\nOn 4x L40S it is 3x faster than one GPU."))] == [3.0]
