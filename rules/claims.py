@@ -1205,7 +1205,12 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
 _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|并行|tp\s*=?\s*\d)[^\n]{0,80}?"
                 r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
                 r"(?:差不多|一样)(?:快|慢)|"
-                r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)")
+                r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
+                # a latency that grows with the cards: "首token延迟 800ms，TP=4 比 TP=2 还高"
+                r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,30}?"
+                r"(?:更高|还高|变高|增加|变长|更长|上升)|"
+                r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)[^\n]{0,30}?"
+                r"(?:更高|还高|变高|增加|变长|更长|上升)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one

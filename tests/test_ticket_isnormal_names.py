@@ -740,3 +740,29 @@ def test_a_count_of_gpus_written_with_x_is_no_speed_up(text):
 
 def test_a_speed_up_next_to_a_gpu_count_is_still_read():
     assert [c.data["ratio"] for c in claims.speedups(issue("# q\n\nOn 4x L40S it is 3x faster than one GPU."))] == [3.0]
+
+
+@pytest.mark.parametrize("text, metric, value", [
+    ("首token延迟 800ms，TP=4 比 TP=2 还高", "ttft_ms", 800.0),
+    ("首字延迟 1.2 s", "ttft_ms", 1200.0),
+    ("生成 512 个 token 用了 40 秒，Llama-2-13b 双卡 3090", "decode_tok_s", 12.8),
+    ("输出1000个token耗时 2 分钟", "decode_tok_s", 8.333),
+])
+def test_chinese_latencies_and_counts_over_a_time_are_read(text, metric, value):
+    assert [(m.metric, m.value) for m in issue("# 问题\n\n" + text).of(Measurement)] == [(metric, value)]
+
+
+def test_a_chinese_comma_ends_a_figure_s_clause():
+    facts = issue("# 问题\n\n首token延迟 800ms，TP=4 比 TP=2 还高")  # the figure's own clause names no TP
+    assert [m.tp for m in facts.of(Measurement)] == [None]
+    facts = issue("# 问题\n\nTP=1 时每秒 60 个 token，TP=4 时每秒 62 个 token")
+    assert [(m.tp, m.value) for m in facts.of(Measurement)] == [(1, 60.0), (4, 62.0)]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("首token延迟 800ms，TP=4 比 TP=2 还高", "scaling"),
+    ("vLLM 在 H100 上，TP=4 的首token延迟反而更高", "scaling"),
+    ("TP=4 的吞吐更高，延迟也正常", "other"),  # a gain, and a latency called fine
+])
+def test_a_latency_that_grows_with_the_cards_in_chinese_is_scaling(text, kind):
+    assert claims.symptom(issue("# 问题\n\n" + text)) == kind

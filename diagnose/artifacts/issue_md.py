@@ -231,7 +231,7 @@ BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
-CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
+CLAUSE = re.compile(r"[,;]\s+|\s*[，；]\s*|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
@@ -249,12 +249,20 @@ TOKENS_IN_TIME = re.compile(
     + r"|\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)\s*"
     + _DURATION_UNIT + r"\s+(?:for|to\s+(?:generate|produce|output|decode|write))\s+(?:the\s+)?"
     r"(\d{1,3}(?:,\d{3})+|\d+)\s+(?:new\s+|output\s+)?tokens?\b", re.I)
+# ... and in Chinese: "生成 512 个 token 用了 40 秒", "输出1000个token耗时 2 分钟".
+CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*(?:tokens?|词元)\s*"
+                                r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
+                                r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
+_CJK_SECONDS = {"秒": 1.0, "s": 1.0, "分钟": 60.0, "min": 60.0, "毫秒": 1e-3, "ms": 1e-3}
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
 CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
+                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")|"
+                     # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
+                     r"(首\s*(?:token|字|词)\s*(?:延迟|时延|时间|耗时))[^。，,\n\d]{0,10}?"
                      r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
 # The serving benchmarks' own lines quoted in prose, the unit before the figure: "Mean TPOT (ms): 18.5",
 # "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
@@ -757,10 +765,11 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str) -> list:
     for i, ln in prose:
         if RATE.search(ln):
             continue
-        for m in TOKENS_IN_TIME.finditer(ln):
-            count, value, unit = (m.group(1), m.group(2), m.group(3)) if m.group(1) else \
-                (m.group(6), m.group(4), m.group(5))
-            tokens, seconds = number(count), float(value) * _SECONDS[unit.lower()]
+        found = [(m, *((m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))))
+                 for m in TOKENS_IN_TIME.finditer(ln)]
+        found += [(m, m.group(1), m.group(2), m.group(3)) for m in CJK_TOKENS_IN_TIME.finditer(ln)]
+        for m, count, value, unit in found:
+            tokens, seconds = number(count), float(value) * {**_SECONDS, **_CJK_SECONDS}[unit.lower()]
             before = ln[max(0, m.start() - 30):m.start()].lower()
             if tokens < 16 or seconds <= 0 or re.search(r"prompt|input|context|prefill", before):
                 continue
@@ -799,7 +808,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
-            found = [(m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
+            found = [(m, "ttft", number(m.group(5)), m.group(6).lower()) if m.group(4) else
+                     (m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
             found += [(m, "ms per token", number(m.group(1)), m.group(2).lower())
                       for m in MS_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
