@@ -766,3 +766,33 @@ def test_a_chinese_comma_ends_a_figure_s_clause():
 ])
 def test_a_latency_that_grows_with_the_cards_in_chinese_is_scaling(text, kind):
     assert claims.symptom(issue("# 问题\n\n" + text)) == kind
+
+
+# --------------------------------------------------------------------------- a two-column table of GPU counts
+
+TWO_COLUMNS = """# Throughput doesn't scale with GPUs
+
+vLLM, Llama-3-8B-Instruct, H100 SXM, single request:
+
+| GPUs | tok/s |
+|------|-------|
+| 1 | 150 |
+| 2 | 190 |
+| 4 | 205 |
+"""
+
+
+def test_a_two_column_table_of_gpu_counts_is_read_as_a_set():
+    facts = issue(TWO_COLUMNS)
+    rows = next(n.data["rows"] for n in facts.of(Note) if n.kind == "results_table")
+    assert [(r["gpus"], r["value"]) for r in rows] == [(1, 150.0), (2, 190.0), (4, 205.0)]
+    v, _ = verdict_of(facts)
+    assert v.category in ("latency_bound_small_batch", "expected_physics")  # 2 -> 4 GPUs: x1.08, one request
+
+
+@pytest.mark.parametrize("table", [
+    "| GPU | util |\n|---|---|\n| 0 | 100% |\n| 1 | 0% |",  # GPU indices, not counts
+    "| Model | tok/s |\n|---|---|\n| 7B | 90 |\n| 13B | 50 |",  # no GPU count column
+])
+def test_two_column_tables_without_gpu_counts_are_no_set(table):
+    assert not [n for n in issue("# q\n\nResults:\n\n" + table).of(Note) if n.kind == "results_table"]

@@ -560,7 +560,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         start = k
         k += 1
         wide = {j: int(m.group(1) or m.group(2)) for j, c in enumerate(cells) if (m := LAYOUT_HEADER.match(c))}
-        if "|" not in head or len(cells) < 3 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
+        # (two columns do: "| GPUs | tok/s |", a count and its figure)
+        if "|" not in head or len(cells) < 2 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
             continue
         body = []
         while k < len(lines) and "|" in lines[k][1]:
