@@ -431,6 +431,8 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
 
     if m.tp:
         return m.tp, "stated with the figure"
+    if m.gpus and m.gpus > 1 and (engine_of(facts) or "") in TP_ENGINES:  # "with 4 GPUs 205 tok/s" under vLLM
+        return m.gpus, f"assumed: the {engine_of(facts)} engine splits the model over the {m.gpus} GPUs of the figure"
     tp, _ = wfield(facts, "tp")
     if tp:
         return tp, "the ticket's layout"

@@ -796,3 +796,38 @@ def test_a_two_column_table_of_gpu_counts_is_read_as_a_set():
 ])
 def test_two_column_tables_without_gpu_counts_are_no_set(table):
     assert not [n for n in issue("# q\n\nResults:\n\n" + table).of(Note) if n.kind == "results_table"]
+
+
+# --------------------------------------------------------------------------- a GPU count in a figure's clause
+
+COUNTS_IN_LINES = """# Throughput doesn't scale
+
+vLLM, Llama-3-8B-Instruct on H100 SXM, single request:
+1 GPU: 150 tok/s
+2 GPUs: 190 tok/s
+4 GPUs: 205 tok/s
+"""
+
+
+@pytest.mark.parametrize("text, read", [
+    (COUNTS_IN_LINES, [(150.0, 1, 1), (190.0, None, 2), (205.0, None, 4)]),
+    ("# q\n\nWith 1 GPU I get 150 tok/s, with 2 GPUs 190 tok/s and with 4 GPUs 205 tok/s.",
+     [(150.0, 1, 1), (190.0, None, 2), (205.0, None, 4)]),
+    ("# q\n\nI have 4 GPUs and get 30 tok/s.", [(30.0, None, None)]),  # the count is not the figure's clause
+    ("# q\n\n1,200 tok/s per GPU on 8 GPUs", [(1200.0, None, None)]),  # named after the figure
+])
+def test_the_gpus_a_figure_s_clause_names_are_kept_with_it(text, read):
+    assert [(m.value, m.tp, m.gpus) for m in issue(text).of(Measurement)] == read
+
+
+def test_figures_per_gpu_count_under_a_tp_engine_are_a_scaling_series():
+    v, findings = verdict_of(issue(COUNTS_IN_LINES))
+    assert v.category == "expected_physics"
+    assert any(f.rule == "workload.latency_bound_small_batch" for f in findings)  # 1 -> 4 GPUs: x1.37
+
+
+def test_under_a_layer_split_engine_a_gpu_count_is_no_tp():
+    from rules.ticket_figures import assumed_tp
+
+    facts = issue("# q\n\nOllama with llama3:8b. On 2 GPUs it gives 20 tok/s.")
+    assert assumed_tp(facts, facts.of(Measurement)[0])[0] == 1

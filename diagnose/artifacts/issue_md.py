@@ -298,6 +298,8 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "for 1000 requests", is not a load)
                         r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)", re.I)
 
+# A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s" (not "per GPU").
+CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?)\b", re.I)
 # A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
 PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:user|request|stream|sequence|client|req)\b", re.I)
 
@@ -703,6 +705,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                     tp = 1
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
+                # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s")
+                n = CLAUSE_GPUS.search(clause[:m.start()])
+                gpus = int(n.group(1)) if n and 1 <= int(n.group(1)) <= 64 else None
+                tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
                 c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
@@ -713,7 +719,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                     batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
                 out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
                                        number(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=batch, concurrency=load))
+                                       batch=batch, concurrency=load, gpus=gpus))
     return out
 
 
