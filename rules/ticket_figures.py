@@ -20,7 +20,18 @@ from __future__ import annotations
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import beyond_roofline, claims
-from rules.common import claim_ev, ev, gpu_count, has_nvlink, large_results, make, measurements, node_count, wfield
+from rules.common import (
+    TP_ENGINES,
+    claim_ev,
+    ev,
+    gpu_count,
+    has_nvlink,
+    large_results,
+    make,
+    measurements,
+    node_count,
+    wfield,
+)
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.workload import predict_layout, quantised_stream
 
@@ -414,10 +425,6 @@ def faster_than_physics(facts: Facts, predictions=None):
             return
 
 
-# Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
-# (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
-# Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
-TP_ENGINES = ("vllm", "sglang", "trtllm", "trtllm-mmha", "lmdeploy", "tgi", "deepspeed")
 
 
 ONE_GPU = "assumed: one GPU (no layout stated)"

@@ -200,9 +200,8 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
 
 def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     """{TP: figure at batch 1}: the TP stated with each figure, or the GPUs its clause names where the engine
-    splits every layer over them (rules.ticket_figures.TP_ENGINES)."""
-    from rules.common import engine_of
-    from rules.ticket_figures import TP_ENGINES
+    splits every layer over them (rules.common.TP_ENGINES)."""
+    from rules.common import TP_ENGINES, engine_of
 
     splits = (engine_of(facts) or "") in TP_ENGINES
     out: dict[int, Measurement] = {}
