@@ -157,6 +157,12 @@ def _model_names(name: str) -> list[str]:
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
     if distill:
         out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
+    # Ollama's deepseek-r1 tags (https://ollama.com/library/deepseek-r1): 671b is R1 itself (DeepSeek-V3's
+    # shapes), the others distills, 8b and 70b on Llama, the other sizes on Qwen2.5
+    r1 = re.fullmatch(r"deepseek-r1:(\d+(?:\.\d+)?b)", base, re.I)
+    if r1:
+        size = r1.group(1).lower()
+        out.append("deepseek-v3" if size == "671b" else ("llama-3-" if size in ("8b", "70b") else "qwen2.5-") + size)
     tuned = next((base for pattern, base in FINE_TUNES if re.match(pattern, trimmed, re.I)), None)
     if tuned:
         out.append(tuned.format(*re.match(next(p for p, b in FINE_TUNES if b == tuned), trimmed, re.I).groups()))

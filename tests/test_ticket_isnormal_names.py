@@ -831,3 +831,12 @@ def test_under_a_layer_split_engine_a_gpu_count_is_no_tp():
 
     facts = issue("# q\n\nOllama with llama3:8b. On 2 GPUs it gives 20 tok/s.")
     assert assumed_tp(facts, facts.of(Measurement)[0])[0] == 1
+
+
+@pytest.mark.parametrize("tag, key", [
+    ("deepseek-r1:70b", "llama-3-70b"), ("deepseek-r1:8b", "llama-3-8b"),  # the Llama distills
+    ("deepseek-r1:32b", "qwen2.5-32b"), ("deepseek-r1:1.5b", "qwen2.5-1.5b"),  # the Qwen ones
+    ("deepseek-r1:671b", "deepseek-v3"),  # R1 itself
+])
+def test_ollama_deepseek_r1_tags_are_the_models_they_pull(tag, key):
+    assert Subject.of(issue(f"# q\n\nollama run {tag} on 2x RTX 3090 gives 15 tok/s.")).model.key == key
