@@ -107,12 +107,19 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
     for w in facts.of(Workload):
         # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
         # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
+        if MIXTURES.search(w.model or ""):
+            continue  # a mixture of experts reads its active weights per token: no dense model stands in
         for name in _model_names(w.model) if w.model else ():
             size = re.fullmatch(r"(?:[A-Za-z][\w.-]*?[\s_-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
             spec = size and _stand_in(float(size.group(1)))
             if spec:
                 return spec, w.source
     return None, None
+
+
+# Families that are mixtures of experts (their model cards): a size in their names is not a dense model's.
+MIXTURES = re.compile(r"gpt-oss|mixtral|moe\b|deepseek-v\d|dbrx|llama-?4|scout|maverick|jamba|grok|arctic|"
+                      r"-A\d+(?:\.\d+)?B\b", re.I)
 
 
 # How far a stand-in's published size may be from the size named: dense models of one size class stream the same
@@ -154,6 +161,8 @@ def _model_names(name: str) -> list[str]:
             break
         trimmed = shorter
     out.append(trimmed)
+    if ":" in trimmed:  # an Ollama tag, "mistral-small:24b": the family and its size
+        out.append(trimmed.replace(":", "-"))
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
     if distill:
         out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
@@ -167,7 +176,7 @@ def _model_names(name: str) -> list[str]:
     if tuned:
         out.append(tuned.format(*re.match(next(p for p, b in FINE_TUNES if b == tuned), trimmed, re.I).groups()))
     # Qwen2.5-Coder keeps Qwen2.5's shapes (https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct/blob/main/config.json)
-    coder = re.match(r"qwen2\.5[-_ ]coder[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
+    coder = re.match(r"qwen2\.5[-_ ]coder[-_ :](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if coder:
         out.append(f"qwen2.5-{coder.group(1).lower()}")
     older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)

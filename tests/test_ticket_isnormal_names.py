@@ -840,3 +840,18 @@ def test_under_a_layer_split_engine_a_gpu_count_is_no_tp():
 ])
 def test_ollama_deepseek_r1_tags_are_the_models_they_pull(tag, key):
     assert Subject.of(issue(f"# q\n\nollama run {tag} on 2x RTX 3090 gives 15 tok/s.")).model.key == key
+
+
+@pytest.mark.parametrize("tag, key", [
+    ("qwen2.5-coder:32b", "qwen2.5-32b"),
+    ("mistral-small:24b", "mistral-small-24b"),
+    ("falcon:40b", "stand-in for a 40B model"),
+])
+def test_other_ollama_tags_with_a_size_resolve_or_get_a_stand_in(tag, key):
+    assert key in Subject.of(issue(f"# q\n\nollama run {tag} on 2x RTX 3090 gives 15 tok/s.")).model.key
+
+
+@pytest.mark.parametrize("name", ["gpt-oss:20b", "Mixtral-8x3B", "DeepSeek-V2-Lite-16B", "Llama-4-Maverick-17B"])
+def test_a_mixture_of_experts_unknown_to_the_catalog_gets_no_dense_stand_in(name):
+    spec = Subject.of(issue(f"# q\n\nWe run {name} on 2x A100 80G and get 20 tok/s.")).model
+    assert spec is None or "stand-in" not in spec.key

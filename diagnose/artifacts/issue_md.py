@@ -219,9 +219,9 @@ MODEL_NAME = re.compile(
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
     r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
 # Any other name that ends in its size ("Baichuan2-13B-Chat", "internlm2-chat-20b", "Qwen2.5-Coder-32B",
-# "starcoder2-15b"), when nothing above names the model: rules.subject resolves it or takes a stand-in of that
-# size. Not a mixture of experts' active size ("Llama-4-Scout-17B-16E", "Qwen3-30B-A3B" is named above).
-OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*-\d{1,3}(?:\.\d)?[bB])"
+# "starcoder2-15b", Ollama's "mistral-small:24b"), when nothing above names the model: rules.subject resolves it
+# or takes a stand-in of that size. Not a mixture of experts' active size ("Llama-4-Scout-17B-16E").
+OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:]\d{1,3}(?:\.\d)?[bB])"
                          r"(?![\w.]|-\d+E\b|-A\d)")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
