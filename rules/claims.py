@@ -1368,7 +1368,12 @@ def version_figures(text: str, named: list[str] | None = None) -> list[str]:
 _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight|second|another|extra|additional)"
               r"[- ]?(?:GPUs?|cards?)\b|\b\d+\s*[x×*]\s*[A-Z]{1,3}\d{2,4}|"
               r"\btensor[-_ ]?parallel\w*|\bTP\b|\btp\s?=?\s?\d|\btp[-_]size\b|\bshard\w*|\bmulti-?gpu\b|"
+              r"\bpipeline[-_ ]?parallel\w*|\bpp\s?=\s?\d|\b(?:\d+|two|four|eight)\s+(?:pipeline\s+)?stages\b|"
               r"\bsingle (?:GPU|card)\b|"
+              # a count or an added card named by its model: "a second 3090", "two 4090s", "another A100"
+              r"\b(?:\d+|two|three|four|six|eight|second|another|extra|additional)\s+(?:x\s*)?(?:RTX\s*|GTX\s*)?"
+              r"(?:[AHLTVP]\d{2,3}|[1-5]0[5-9]0)(?:\s*Ti)?s?\b|"
+              r"\badd(?:ing|ed|s)?\s+(?:\w+\s+)?(?:GPUs?|cards?)\b|\bnumber of (?:GPUs|cards)\b|"
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
 _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
@@ -1380,14 +1385,38 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) "
             r"(?:basically |almost |nearly |largely )?unchanged\b|"
             r"\bnot (?:faster|improv\w*|scal\w*|better|increase\w*|any faster)|"
-            r"\bsame (?:speed|throughput|performance|qps|latency)|"
+            r"\bsame (?:\w+ )?(?:speed|throughput|performance|qps|latency|tok\w*|t/s|rate)|"
+            # a speed that does not follow the GPUs: "doesn't scale linearly", "fails to scale", "not doubling",
+            # "barely changes", "only 1.2x faster", "TTFT grows"
+            r"\b(?:does ?n[o']t|did ?n[o']t|do ?n[o']t|not|never|won't|fail(?:s|ed)? to)\s+(?:\w+\s+)?"
+            r"(?:scale|scaling|double|doubling|speed\s*up)\b|"
+            # "TP=4 does not yield high time benefits", "didn't give any speed-up"
+            r"\b(?:does ?n[o']t|did ?n[o']t|not|never)\s+(?:yield|give|bring|provide|offer)\w*\s+(?:\w+\s+){0,2}?"
+            r"(?:gain|improvement|speed-?up|benefit|boost|advantage)s?\b|"
+            r"\b(?:fail(?:s|ed)? to|did ?n[o']t|not) get\s+(?:any|much|a)\s+"
+            r"(?:gain|improvement|speed-?up|benefit|boost)|"
+            r"\b(?:barely|hardly|does ?n[o']t|did ?n[o']t)\s+(?:change|move|improve|budge)s?\b|"
+            r"\b(?:does ?n[o']t|did ?n[o']t|not)\s+(?:reduce|lower|cut|shorten)\s+(?:the\s+)?(?:\w+\s+)?"
+            r"(?:latency|time|TTFT|ITL)\b|"
+            r"\b(?:latency|time|TTFT|ITL)\b[^.\n]{0,25}?\b(?:does ?n[o']t|did ?n[o']t|not)\s+"
+            r"(?:shorten|drop|go down|decrease|improve)\w*|"
+            r"\bonly\s+(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:x|×|times)\s+(?:faster|the speed|quicker)|"
+            r"\b(?:TTFT|ITL|TPOT|time to first token)\b[^.\n]{0,30}?"
+            r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
             r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
-_CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|并行)[^\n]{0,80}?(?:慢|没有提升|无提升|一致|下降|没有加速|"
-                r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)")
+_CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|并行|tp\s*=?\s*\d)[^\n]{0,80}?"
+                r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
+                r"(?:差不多|一样)(?:快|慢)|"
+                r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
+                # a latency that grows with the cards: "首token延迟 800ms，TP=4 比 TP=2 还高"
+                r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,30}?"
+                r"(?:更高|还高|变高|增加|变长|更长|上升)|"
+                r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)[^\n]{0,30}?"
+                r"(?:更高|还高|变高|增加|变长|更长|上升)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one
@@ -1410,7 +1439,12 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
-    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|\bfail(?:s|ed|ure)?\b|\bcannot\b|\bcan't\b|\bunable to\b|"
+    # "cannot" names a failure, not "can't get more than 10 tok/s" (a shortfall) nor "(or I can't?)" (a question)
+    ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|"
+              r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:scale|speed|improve|get|reach|achieve|double|match|saturate|deliver|"
+              r"use|utili[sz]e|beat|outperform|increase)\b)|"
+              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!]|$|(?:get|reach|achieve|hit|exceed|go|surpass|"
+              r"push|improve|increase|make|do better|scale)\b))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
               r"use|do)\b|"
@@ -1425,19 +1459,27 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
+                r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
                 + _FIGURE_QUESTION),
     ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
-             r"\b(?:lower|worse|less|reduced|decreased) (?:\w+ )?(?:speed|throughput|bandwidth|performance|tok\w*/s)\b|"
+             r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
+             r"tok\w*/s)\b|\b(?:speed|throughput|bandwidth|performance) (?:is |was )?(?:lesser|worse) than\b|"
              r"\bunder-?utili[sz]\w*|"
              r"\bnot fully utili[sz]\w*|\bhigh(?:er)? latency|"
              r"\blatency (?:is |was )?(?:very |much )?(?:high|higher|increas\w*)|"
              r"\bperformance (?:issue|problem|regression|degradation|drop)|\bpoor\b|\bdegrad\w*|\bbottleneck\w*|"
-             r"\bdrops?\b|"
+             r"\bdrop(?:s|ped|ping)?\b|"
              r"\b\d+(?:\.\d+)?\s*%\s+(?:below|short of|lower than|slower than|behind|"  # (issue 11 j)
              r"under\s+(?:the\s+|what\s+)?(?:expected|spec|published|advertised|claimed))\b|"  # (not "95% under load")
              r"\b(?:half|a third|a quarter|one third)\s+(?:of\s+)?(?:what|the\s+(?:speed|throughput|rate|performance|"
              r"bandwidth|tok\w*/s))\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
+             # a rate bounded from above ("less than 10 tokens/s", "under 5 t/s", "below 100 GB/s"); a time
+             # bounded so ("under 10 ms") is praise, not a complaint
+             r"\b(?:less than|fewer than|under|below|lower than|no more than|barely)\s+(?:about\s+|around\s+|~)?"
+             r"\d+(?:\.\d+)?\s*(?:tok\w*(?:/s|\s+per\s+s\w*)|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps)|"
+             r"\b(?:un|not\s+)satisf\w*|\bdisappoint\w*|\bunderwhelm\w*|"
+             r"\border(?:s)? of magnitude (?:below|lower|slower|less|worse)\b|"
              r"(?:\bnot|n't) (?:pick|use|choose)\w* the (?:optimal|best|fastest)\b|\bsub-?optimal\b|\bceiling\b|"
              r"慢|天花板|速度只有|下降|"
              # part of the GPUs idle: nvidia-smi's utilisation seen only on some of them at a time
@@ -1662,7 +1704,9 @@ def collective_timings(facts: Facts) -> list[Claim]:
 _ASKS = re.compile(
     r"[?？]\s*$|[?？](?=\s)|^[#\s>*-]*(?:why|how come)\b|"
     r"\b(?:I (?:wonder|am wondering|was wondering)|(?:I'm|I am) (?:just )?(?:curious|confused|puzzled)|"
-    r"may I ask|I(?:'d| would) like to (?:know|understand|ask)|I want to (?:know|understand)|"
+    r"may I ask|I(?:'d| would) like to (?:know|understand|ask|inquire|enquire)|I want to (?:know|understand)|"
+    r"\bis there (?:a|any) (?:way|method|setting|option|trick|fix)s?\b|\bany (?:tips|advice|suggestions?|ideas)\b|"
+    r"\bwhat can (?:I|we) do\b|\bplease advise\b|"
     # an expectation the behaviour contradicts is a question unasked: "CPU load should be at best 100%"
     r"\bshould be at (?:best|most)\b|(?:to my|in my) understanding|I (?:thought|assumed|expected)\b|is supposed to|"
     r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|"
@@ -1683,7 +1727,14 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         # asking how to make it faster says it is too slow: "how can I speed up the tokenization?"
                         r"\bhow (?:can I|can we|do I|do we|to|could I|could we)\s+(?:\w+\s+){0,2}?"
                         r"(?:speed\s*(?:it\s+)?up|accelerate|make (?:it|this|\w+) faster)\b|"
-                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速", re.I)
+                        # "is there a way to improve this?", "how can I increase the throughput"
+                        r"\b(?:a |any |some )?(?:way|ways|method|methods|how)\s+to\s+(?:improve|increase|boost|raise|"
+                        r"optimi[sz]e|speed\s*up)\b|"
+                        r"\b(?:improve|increase|boost|raise)\s+(?:the\s+|this\s+|my\s+|our\s+|its\s+)?(?:\w+\s+)?"
+                        r"(?:speed|throughput|performance|tok\w*/s|tps|generation rate)\b|"
+                        r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速|"
+                        # a figure called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"
+                        r"(?:只有|仅有|仅|才)\s*(?:约|大约|大概)?\s*\d", re.I)
 
 
 def asks(facts: Facts) -> Claim | None:
@@ -1718,8 +1769,9 @@ _RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?![\w.])", re.I
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
                           r"t/s|latency|better)\b", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
-_RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3})\b",
-                            re.I)
+# ("4x L40S", "2x 3090s", "8x A100-80GB" name GPUs too)
+_RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}[A-Z]{0,3}s?|RTX|GTX|"
+                            r"Tesla|H\d{2,3}|A\d{2,3}|[1-9]0[5-9]0(?:\s*Ti)?s?)\b", re.I)
 # A ratio the reporter expects or hopes for, not one they measured: "I expected 4x", "should be 2x faster".
 _RATIO_HOPED = re.compile(r"\b(?:expect\w*|should|hop(?:e|ed|ing)|ideal\w*|theoretical\w*|would|linear\w*|"
                           r"supposed|wish\w*|aim\w*)\b[^.\n]{0,25}$", re.I)

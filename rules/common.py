@@ -77,6 +77,12 @@ def passed(rule: str, title: str, summary: str, evidence: Iterable[Evidence], co
 # --------------------------------------------------------------------------- hardware
 
 
+# Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
+# (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
+# Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
+TP_ENGINES = ("vllm", "sglang", "trtllm", "trtllm-mmha", "lmdeploy", "tgi", "deepspeed")
+
+
 def engine_of(facts: Facts) -> str | None:
     """The catalog engine profile of the framework a launch line or ticket.toml names, if any."""
     from rules import catalog

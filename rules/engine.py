@@ -328,7 +328,11 @@ def fallback_ask(kind: str, facts) -> str | None:
     )
 
     if kind == "ticket":
+        from rules.common import gpu_count
+
         wanted = ticket_gaps(facts)
+        if gpu_count(facts) == 1:  # one GPU: no links or NCCL to show, only the GPU's own state
+            wanted = [w for w in wanted if w == SMI_QUERY]
         return "attach " + ", ".join(wanted) if wanted else None
     if kind == "node":
         unmeasured = [check for check, records in (

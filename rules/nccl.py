@@ -521,6 +521,15 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         n = known or 2
         ring = _ring_fabric(facts, spec, n, group, links) if system is None else None
         ic, topo_ev = ring if ring else (roofline.tp_fabric(spec, n, max(n, gpus_per_node(facts) or n))[0], [])
+        if not ring and ic.kind == "nvlink" and spec.nvlink_bridged and not has_nvlink(facts) and system is None:
+            # a PCIe card's NVLink bridge is an option most machines lack: with none shown, a figure PCIe can carry
+            # is judged against PCIe; one above PCIe's line rate needs the bridge, and is judged against it
+            from rules.catalog import interconnect
+
+            pcie = interconnect(spec.pcie_interconnect)
+            if value <= pcie.bandwidth_gbs * LINE_SLACK:
+                ic, topo_ev = pcie, [ev(spec_src or "catalog", f"{spec.name}: NVLink only through an optional "
+                                        "bridge, and nothing in the ticket shows one (assumed: PCIe)")]
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
         origin = topo_ev + [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce "
                                f"busbw typically {ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per "

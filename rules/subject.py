@@ -8,6 +8,7 @@ a broken catalog is bad input (exit 2) and stops the run.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -94,7 +95,8 @@ def _known(fn, **kwargs):
 
 
 def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
-    """(ModelSpec, source) from the first Workload naming a catalog model."""
+    """(ModelSpec, source) from the first Workload naming a catalog model; a model named only by its size ('a 70B
+    model') gets the dense catalog model of that size as a stand-in, said in its key."""
     for w in facts.of(Workload):
         if not w.model:
             continue
@@ -102,7 +104,44 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
             spec = catalog.find_model(name)  # None for an unknown model; a broken catalog raises
             if spec:
                 return spec, w.source
+    for w in facts.of(Workload):
+        # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
+        # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
+        if MIXTURES.search(w.model or ""):
+            continue  # a mixture of experts reads its active weights per token: no dense model stands in
+        for name in _model_names(w.model) if w.model else ():
+            size = re.fullmatch(r"(?:[A-Za-z][\w.-]*?[\s_-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
+            spec = size and _stand_in(float(size.group(1)))
+            if spec:
+                return spec, w.source
     return None, None
+
+
+# Families that are mixtures of experts (their model cards): a size in their names is not a dense model's.
+MIXTURES = re.compile(r"gpt-oss|mixtral|moe\b|deepseek-v\d|dbrx|llama-?4|scout|maverick|jamba|grok|arctic|"
+                      r"-A\d+(?:\.\d+)?B\b", re.I)
+
+
+# How far a stand-in's published size may be from the size named: dense models of one size class stream the same
+# weight bytes per token, which is what decode's physics turns on.
+STAND_IN_SPREAD = 0.15
+
+
+def _stand_in(billions: float) -> ModelSpec | None:
+    """The dense catalog model whose published size is nearest `billions` (within STAND_IN_SPREAD), keyed so that
+    every finding shows the shape was assumed; None when the catalog has none that close."""
+    dense = [m for m in catalog.models().values() if not m.is_moe and m.published_params_b]
+    best = min(dense, key=lambda m: abs(m.published_params_b - billions), default=None)
+    if best is None or abs(best.published_params_b - billions) > STAND_IN_SPREAD * billions:
+        return None
+    return dataclasses.replace(best, key=f"{best.key} (stand-in for a {billions:g}B model)")
+
+
+# Community fine-tunes tickets name, with the base whose shapes they keep (each model card says which):
+# Vicuna v1.5 is Llama 2 (https://huggingface.co/lmsys/vicuna-13b-v1.5), earlier Vicuna LLaMA 1, whose 7B/13B
+# shapes Llama 2 kept (33B is LLaMA's 30B); Zephyr is Mistral 7B (https://huggingface.co/HuggingFaceH4/zephyr-7b-beta).
+FINE_TUNES = ((r"vicuna[-_ ]?(7b|13b)$", "llama-2-{0}"), (r"vicuna[-_ ]?33b$", "llama-30b"),
+              (r"zephyr[-_ ]?7b(?:[-_ ](?:alpha|beta|gemma))?$", "mistral-7b"))
 
 
 def _model_names(name: str) -> list[str]:
@@ -116,14 +155,30 @@ def _model_names(name: str) -> list[str]:
     trimmed = re.sub(r"^meta-", "", base, flags=re.I)
     while True:
         shorter = re.sub(r"[-_ ](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|"
-                         r"w4a16|w8a8|[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$", "", trimmed, flags=re.I)
+                         r"nvfp4|mxfp4|fp4|w4a4|w4a8|w4a16|w8a8|[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$",
+                         "", trimmed, flags=re.I)
         if shorter == trimmed:
             break
         trimmed = shorter
     out.append(trimmed)
+    if ":" in trimmed:  # an Ollama tag, "mistral-small:24b": the family and its size
+        out.append(trimmed.replace(":", "-"))
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
     if distill:
         out.append(("qwen2.5-" if distill.group(1).lower() == "qwen" else "llama-3-") + distill.group(2).lower())
+    # Ollama's deepseek-r1 tags (https://ollama.com/library/deepseek-r1): 671b is R1 itself (DeepSeek-V3's
+    # shapes), the others distills, 8b and 70b on Llama, the other sizes on Qwen2.5
+    r1 = re.fullmatch(r"deepseek-r1:(\d+(?:\.\d+)?b)", base, re.I)
+    if r1:
+        size = r1.group(1).lower()
+        out.append("deepseek-v3" if size == "671b" else ("llama-3-" if size in ("8b", "70b") else "qwen2.5-") + size)
+    tuned = next((base for pattern, base in FINE_TUNES if re.match(pattern, trimmed, re.I)), None)
+    if tuned:
+        out.append(tuned.format(*re.match(next(p for p, b in FINE_TUNES if b == tuned), trimmed, re.I).groups()))
+    # Qwen2.5-Coder keeps Qwen2.5's shapes (https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct/blob/main/config.json)
+    coder = re.match(r"qwen2\.5[-_ ]coder[-_ :](\d+(?:\.\d+)?b)$", trimmed, re.I)
+    if coder:
+        out.append(f"qwen2.5-{coder.group(1).lower()}")
     older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if older:
         out.append(f"qwen2.5-{older.group(1).lower()}")

@@ -20,9 +20,20 @@ from __future__ import annotations
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import beyond_roofline, claims
-from rules.common import claim_ev, ev, gpu_count, has_nvlink, large_results, make, measurements, node_count, wfield
+from rules.common import (
+    TP_ENGINES,
+    claim_ev,
+    ev,
+    gpu_count,
+    has_nvlink,
+    large_results,
+    make,
+    measurements,
+    node_count,
+    wfield,
+)
 from rules.engine import FAILURES, rule, ticket_gaps
-from rules.workload import predict_layout
+from rules.workload import predict_layout, quantised_stream
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -344,6 +355,8 @@ def batched_rate(facts: Facts, predictions=None):
         one = predict_layout(facts, tp, 1)
         if one is None or not one.valid or m.value <= ONE_STREAM_MARGIN * one.decode_tok_s:
             continue  # one stream could give it: the per-stream rules judge it
+        if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
+            continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         best = None
         for batch in ((m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES):
             p = predict_layout(facts, tp, batch)
@@ -412,10 +425,9 @@ def faster_than_physics(facts: Facts, predictions=None):
             return
 
 
-# Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
-# (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
-# Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
-TP_ENGINES = ("vllm", "sglang", "trtllm", "trtllm-mmha", "lmdeploy", "tgi", "deepspeed")
+
+
+ONE_GPU = "assumed: one GPU (no layout stated)"
 
 
 def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
@@ -426,13 +438,34 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
 
     if m.tp:
         return m.tp, "stated with the figure"
+    if m.gpus and m.gpus > 1 and (engine_of(facts) or "") in TP_ENGINES:  # "with 4 GPUs 205 tok/s" under vLLM
+        return m.gpus, f"assumed: the {engine_of(facts)} engine splits the model over the {m.gpus} GPUs of the figure"
     tp, _ = wfield(facts, "tp")
     if tp:
         return tp, "the ticket's layout"
     n = gpu_count(facts)
     if n and n > 1 and (engine_of(facts) or "") in TP_ENGINES:
         return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
-    return 1, "assumed: one GPU (no layout stated)"
+    return 1, ONE_GPU
+
+
+def assumed_layout(facts: Facts, m: Measurement, batch: int = 1, prompt: int = 1024) -> tuple[int, int, str]:
+    """(TP, PP, how it is known): assumed_tp's layout, except where it assumed one GPU, the ticket names several
+    and the weights do not fit one. The model then sat on them layer by layer, as llama.cpp, Ollama and
+    accelerate's device_map="auto" spread it over every visible GPU: one stream reads at one GPU's pace, the
+    memory is all of theirs. The answer says it assumed so."""
+    tp, how = assumed_tp(facts, m)
+    n = gpu_count(facts)
+    if how != ONE_GPU or not n or n < 2 or wfield(facts, "pp")[0]:
+        return tp, 1, how
+    one = predict_layout(facts, 1, batch, prompt)
+    if one is None or not one.valid or one.fits:
+        return tp, 1, how
+    return 1, n, f"assumed: the layers split over the {n} GPUs named (no layout stated; the weights do not fit one)"
+
+
+def layout_label(tp: int, pp: int) -> str:
+    return f"TP={tp}" + (f" PP={pp}" if pp > 1 else "")
 
 
 def faster_than_band(rule_id: str, what: str, band: str, bound: str, evidence):
@@ -460,14 +493,15 @@ def latency_vs_expected(facts: Facts, predictions=None):
         for m in measurements(facts, metric):
             if m.stat != "reported":
                 continue
-            tp, how = assumed_tp(facts, m)
             batch = m.batch or 1
-            p = predict_layout(facts, tp, batch)
+            tp, pp, how = assumed_layout(facts, m, batch)
+            p = predict_layout(facts, tp, batch, pp=pp)
             if p is None or not (p.valid and p.fits):
                 continue
             e = expectation(metric, p)
             verdict = e.verdict(m.value)
-            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", "ms",
+            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at {layout_label(tp, pp)} ({how}), "
+                                     f"batch {batch}", "ms",
                                      e.expected, f"{e.low:.1f}-{e.high:.1f}", e.roofline, p, gpu, model_src, model)
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",

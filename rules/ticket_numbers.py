@@ -14,24 +14,25 @@ ticket leaves open (the smaller layout, the batch) are assumed and said so.
 from __future__ import annotations
 
 from diagnose import lazy_re as re
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Note, Workload
 from rules import beyond_roofline, claims
-from rules.common import claim_ev, ev, gpu_count, make, measurements, wfield
+from rules.common import claim_ev, ev, gpu_count, make, measurements, need, wfield
 from rules.engine import rule
 from rules.ticket_figures import (
     COPY_SHARE,
     GIB_MARGIN,
     PHYSICS_FLOOR,
     asks_about_figures,
-    assumed_tp,
+    assumed_layout,
     band_evidence,
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
+    layout_label,
     per_direction,
     unmodelled_layout,
 )
-from rules.workload import predict_layout
+from rules.workload import predict_layout, quantised_stream
 
 # A layer split's speed-up is 1: each token passes through the GPUs one after another. Beyond this the
 # measured figure is not a layer split's (tensor parallelism, or a batch spread over the GPUs).
@@ -145,13 +146,13 @@ def ttft_vs_expected(facts: Facts, predictions=None):
     for m in measurements(facts, "ttft_ms"):
         if m.stat != "reported" or (m.batch or 1) > 1:
             continue  # a percentile, or a batch's prefill: queueing the predictor does not model
-        tp, how = assumed_tp(facts, m)
-        p = predict_layout(facts, tp, 1, prompt)
+        tp, pp, how = assumed_layout(facts, m, 1, prompt)
+        p = predict_layout(facts, tp, 1, prompt, pp=pp)
         if p is None or not (p.valid and p.fits):
             continue
         e = expectation("ttft_ms", p)
         verdict = e.verdict(m.value)
-        evidence = band_evidence(m, f"TTFT at TP={tp} ({how}), one request", "ms", e.expected,
+        evidence = band_evidence(m, f"TTFT at {layout_label(tp, pp)} ({how}), one request", "ms", e.expected,
                                  f"{e.low:.0f}-{e.high:.0f}", e.roofline, p, gpu, facts.subject.model_source, model)
         evidence.insert(1, ev(prompt_src, "prompt length stated", prompt, unit="tokens"))
         if verdict == "faster_than_roofline":  # the prompt cannot pass through the model faster than the FLOPs allow
@@ -320,3 +321,57 @@ def host_copy_figure(facts: Facts, predictions=None):
                   "would be slow on a healthy link, so the memory kind decides between the two."),
                evidence, fix="Compare the link's current and maximum width and generation under load (nvidia-smi -q: "
                "GPU Link Info, or lspci -vv LnkSta vs LnkCap); reseat or move the card if it trained down.")
+
+
+# --------------------------------------------------------------------------- a figure nothing can judge
+
+
+@rule("ticket.figure_unjudged", "insufficient_data")
+def figure_unjudged(facts: Facts, predictions=None):
+    """A decode rate the reporter measured that no expected figure can be set against: the catalog does not
+    know the model or the GPU the ticket names, or the weights as assumed (the checkpoint's own dtype, the
+    layout stated or assumed) do not fit the GPUs, so the run must have used a quantisation or layout the
+    ticket does not say. What an engineer asks for is the missing half of the prediction, not topology or
+    NCCL logs."""
+    rates = measurements(facts, "decode_tok_s")
+    if not rates or unmodelled_layout(facts) or any(n.kind == "results_table" for n in facts.of(Note)):
+        return
+    m = rates[0]
+    model, gpu = facts.subject.model, facts.subject.gpu
+    evidence = [ev(m.source, "the measured decode rate", m.value, unit=m.unit)]
+    if model and gpu:
+        tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        p = predict_layout(facts, tp, m.batch or 1, pp=pp)
+        above = p is not None and p.valid and p.fits and m.value > p.decode_tok_s * 1.1
+        if above and quantised_stream(facts, tp, m.value):
+            yield need("ticket.figure_unjudged", f"{m.value:g} tok/s is above what {model.name}'s {p.dtype} weights "
+                       "allow one stream", f"At {layout_label(tp, pp)} ({how}) one stream of the checkpoint's "
+                       f"{p.dtype} weights reads at most {p.decode_tok_s:.0f} tok/s on {gpu.name}; {m.value:g} tok/s "
+                       "means 4-bit or 8-bit weights, or several requests at once, and the ticket says neither.",
+                       "the model file name or launch line (which quantisation) and how many requests ran at once",
+                       evidence)
+            return
+        if p is None or not p.valid or p.fits:
+            return
+        yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be judged: {model.name} does not fit as "
+                   f"assumed", f"At {layout_label(tp, pp)} ({how}) with the checkpoint's {p.dtype} weights, "
+                   f"{model.name} needs more memory than {tp * pp} {gpu.name} hold ({gpu.memory_gb:g} GB each), so the "
+                   "run used a quantisation or a layout the ticket does not state, and no expected figure can be "
+                   "computed for it.",
+                   "the launch line or the model file name (which quantisation: AWQ, GPTQ, GGUF Q4_K_M, FP8 ...) "
+                   "and the number of GPUs the model is split over", evidence)
+        return
+    named_model = next((w.model for w in facts.of(Workload) if w.model), None)
+    named_gpu = next((w.gpu for w in facts.of(Workload) if w.gpu), None)
+    asks = []
+    if model is None:
+        asks.append(f"the Hugging Face config.json of {named_model!r} (not in the catalog) and run `diagnose predict "
+                    "--model config.json --gpu G`" if named_model else "the model's name (or its config.json)")
+    if gpu is None:
+        asks.append(f"`nvidia-smi -L` ({named_gpu!r} is not in the catalog)" if named_gpu
+                    else "`nvidia-smi -L` (which GPU ran it)")
+    yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be set against an expected figure",
+               "The reporter gives a decode rate, but the "
+               + ("model" if model is None and gpu else "GPU" if model else "model and the GPU")
+               + " it ran on are not known to the catalog, so no roofline or calibrated band can be computed.",
+               " and ".join(asks), evidence)

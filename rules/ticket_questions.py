@@ -99,11 +99,30 @@ def scaling_asked(facts: Facts) -> claims.Claim | None:
     said = claims.symptom(facts)
     if said is None or said in FAILURES or not claims.asks(facts) or fault_context(facts):
         return None
-    found = claims.replicas_beat_sharding(facts) or claims.tp_pp_compared(facts)
+    found = claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) or claims.tp_pp_compared(facts)
     if found:
         return found[0]
     found = claims.more_gpus_no_gain(facts)
     return found[0] if found and not figures(facts) else None
+
+
+def _replicas_win_in_table(facts: Facts) -> list[claims.Claim]:
+    """A results table that sets layouts of the same GPUs side by side, copies of a smaller TP group against one
+    wider group ("2 instances of TP4: 2x; 1 instance of TP8: 1.5x"), with the copies ahead: the comparison
+    replicas_beat_sharding reads in sentences, read off the table's rows."""
+    for n in facts.of(Note):
+        if n.kind != "results_table":
+            continue
+        rows = [r for r in n.data.get("rows", []) if r.get("replicas") and r["kind"] == "rate"]
+        for a in rows:
+            for b in rows:
+                if a["gpus"] == b["gpus"] and a["replicas"] > b["replicas"] and a["value"] > b["value"]:
+                    file = n.source.rsplit(":", 1)[0]
+                    return [claims.Claim("replicas_beat_sharding", f"{file}:{a['line']}",
+                                         f"{a['label']}: {a['replicas']} x TP{a['tp']} gives {a['value']:g}, "
+                                         f"{b['label']}: {b['replicas']} x TP{b['tp']} gives {b['value']:g} "
+                                         f"on the same {a['gpus']} GPUs")]
+    return []
 
 
 # Why one stream does not decode faster on more GPUs: each token needs the previous one, decode reads every

@@ -31,6 +31,7 @@ from diagnose.evidence import (
 )
 from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
+from rules.catalog import find_gpu_family
 from rules.claims import Claim
 from rules.common import (
     claim_ev,
@@ -47,14 +48,16 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
+from rules.expectations import lowest_normal
 from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
-    assumed_tp,
+    assumed_layout,
     band_evidence,
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
     layer_split_over_gpus,
+    layout_label,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -215,8 +218,8 @@ def mixed_gpus(facts: Facts, predictions=None):
                 listed = {g["name"] for g in n.data.get("gpus", []) if not g["compared"] and g.get("listed")}
                 if len(listed) >= 2:
                     names, src = listed, n.source
-    if len(names) < 2:
-        return
+    if len({getattr(find_gpu_family(n), "key", n) for n in names}) < 2:
+        return  # one product under two names ("DGX Spark" and its chip "GB10")
     yield make("ticket.mixed_gpus", "straggler", "warning", OBSERVED,  # an inventory fact: a lead, not proof
                f"Different GPU models work together ({', '.join(sorted(names))})",
                "Every tensor-parallel step waits for all GPUs, and a layer split hands each token through every GPU in "
@@ -932,13 +935,15 @@ def measured_vs_expected(facts: Facts, predictions=None):
     if any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a table of layouts: ticket.comparison_set reads it as a set, a cell's TP is not the ticket's
     for m in measurements(facts, "decode_tok_s"):
-        layout_tp, how = assumed_tp(facts, m)  # the layout stated, else the engine's use of the GPUs named (said so)
-        p = predict_layout(facts, layout_tp, m.batch or 1)
+        # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
+        layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp)
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
-        evidence = band_evidence(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", "tok/s", expected,
+        evidence = band_evidence(m, f"decode rate at {layout_label(layout_tp, pp)} ({how}), batch {m.batch or 1}",
+                                 "tok/s", expected,
                                  f"{low:.0f}-{high:.0f}", roofline, p, gpu, model_src, model)
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
@@ -950,9 +955,11 @@ def measured_vs_expected(facts: Facts, predictions=None):
             yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{low:.0f}-{high:.0f} tok/s",
                                    f"roofline {roofline:.0f} tok/s", evidence)
             return
-        if m.value >= low:
-            yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6,
-                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f})",
+        if m.value >= lowest_normal(low, m):  # a figure written in prose reads a little low (rules.expectations)
+            edge = ", at its low edge as a rate timed end to end reads" if m.value < low else ""
+            yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6 if not edge else 0.55,
+                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f}"
+                       f"{edge})",
                        "The rate the reporter measured sits inside the calibrated band for this model on these GPUs; "
                        "decode streams every weight from memory per token, "
                        "and that bound, not a fault, sets the speed.",
@@ -1081,7 +1088,8 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
-    if layer_split_over_gpus(facts) and kind in ("scaling", "normal?"):
+    # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question)
+    if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
                    "A layer split adds GPUs for memory, not for speed",
                    "With the layers split over the GPUs (llama.cpp / Ollama / text-generation-webui / accelerate "

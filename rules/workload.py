@@ -199,10 +199,16 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
 
 
 def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
+    """{TP: figure at batch 1}: the TP stated with each figure, or the GPUs its clause names where the engine
+    splits every layer over them (rules.common.TP_ENGINES)."""
+    from rules.common import TP_ENGINES, engine_of
+
+    splits = (engine_of(facts) or "") in TP_ENGINES
     out: dict[int, Measurement] = {}
     for m in measurements(facts, metric):
-        if m.tp and (m.batch in (None, 1)):
-            out.setdefault(m.tp, m)
+        tp = m.tp or (m.gpus if splits and metric in DECODE else None)
+        if tp and (m.batch in (None, 1)):
+            out.setdefault(tp, m)
     return out
 
 
@@ -222,8 +228,8 @@ def quant_group(facts: Facts) -> int | None:
     return GGUF_GROUP if weight_dtype(facts) in ("int4", "int8") and _GGUF.search(words) else None
 
 
-def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
-    """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
+def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: int = 1):
+    """The prediction for the ticket's model and GPU at this TP (and PP), batch and prompt length (its engine's
     profile), or None when the catalog does not know them or the predictor rejects the layout."""
     from diagnose.errors import InputError
     from rules import roofline
@@ -233,13 +239,34 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     if model is None or gpu is None:
         return None
     try:
-        p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, prompt=prompt,
+        p = roofline.predict(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
                              engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=quant_group(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if ollama_default(facts):
         p.assumptions["weights"] = OLLAMA_WEIGHTS
     return p
+
+
+def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) -> bool:
+    """Could one stream give `rate` tok/s if the weights, which the ticket does not state, were 4-bit (the usual
+    quantisation of local and community checkpoints)? True only when the ticket states no weights, the checkpoint
+    ships 16-bit and no catalog serving engine (which loads the checkpoint as named) runs it: then a rate above the
+    16-bit roofline says 'quantised' as readily as 'batched'."""
+    from diagnose.errors import InputError
+    from rules import roofline
+    from rules.common import engine_of
+
+    model, gpu = facts.subject.model, facts.subject.gpu
+    if model is None or gpu is None or weight_dtype(facts) or model.checkpoint_dtype not in ("bf16", "fp16", "fp32"):
+        return False
+    if engine_of(facts) not in (None, "generic"):
+        return False  # a serving engine loads the checkpoint named, 16-bit unless the name or a flag says otherwise
+    try:
+        q = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=1, engine=facts.subject.engine, dtype="int4")
+    except InputError:
+        return False
+    return q.valid and rate <= margin * q.decode_tok_s
 
 
 @rule("workload.latency_bound_small_batch", "latency_bound_small_batch", "expected_physics")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
-from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, to_gbs, to_ms
+from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, quant_dtype, to_gbs, to_ms
 from diagnose.evidence import (
     CollectiveResult,
     Measurement,
@@ -203,10 +203,10 @@ def _plain(text: str) -> str:
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
-    r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|"
+    r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
     r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*(?:[2-6]000|[345]500|5880)(?:\s*Ada)?|P6000|"
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|super|ti))?)"
-    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?![\w])",
+    r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
                "sixteen": 16, "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
@@ -234,24 +234,56 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s:]?\d{1,3}[bB]|"
-    r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?\d{1,3}[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
-    r"(?:Mistral|mistral)[-\s:]?\d+[bB]|"
-    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
-    r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX))\b")
+    r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
+    r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
+    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
+    r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
+    r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
+# Any other name that ends in its size ("Baichuan2-13B-Chat", "internlm2-chat-20b", "Qwen2.5-Coder-32B",
+# "starcoder2-15b", Ollama's "mistral-small:24b"), when nothing above names the model: rules.subject resolves it
+# or takes a stand-in of that size. Not a mixture of experts' active size ("Llama-4-Scout-17B-16E").
+OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:]\d{1,3}(?:\.\d)?[bB])"
+                         r"(?![\w.]|-\d+E\b|-A\d)")
+# A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
+BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
+                       r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
+                       # ... and in Chinese: "72B的AWQ模型", "跑 70B 模型"
+                       r"(?<![\w.-])(\d{1,3}(?:\.\d)?)\s?b\s*的?\s*(?:[A-Za-z0-9_-]+\s*)?(?:模型|大模型)", re.I)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
-CLAUSE = re.compile(r"[,;]\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
+CLAUSE = re.compile(r"[,;]\s+|\s*[，；]\s*|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
-RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
+                  r"decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
+# A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
+# generate 1000 tokens". Output tokens over the whole request (prompt processing included): a decode rate's
+# lower bound, read as the decode rate the reporter experiences.
+_SECONDS = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0,
+            "minute": 60.0, "minutes": 60.0}
+_DURATION_UNIT = r"(ms|s|secs?|seconds?|mins?|minutes?)\b"
+TOKENS_IN_TIME = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:new\s+|output\s+|generated\s+)?tokens?\s+"
+    r"(?:in|within|took|takes|taking|needed|need)\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT
+    + r"|\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)\s*"
+    + _DURATION_UNIT + r"\s+(?:for|to\s+(?:generate|produce|output|decode|write))\s+(?:the\s+)?"
+    r"(\d{1,3}(?:,\d{3})+|\d+)\s+(?:new\s+|output\s+)?tokens?\b", re.I)
+# ... and in Chinese: "生成 512 个 token 用了 40 秒", "输出1000个token耗时 2 分钟".
+CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*(?:tokens?|词元)\s*"
+                                r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
+                                r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
+_CJK_SECONDS = {"秒": 1.0, "s": 1.0, "分钟": 60.0, "min": 60.0, "毫秒": 1e-3, "ms": 1e-3}
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
 CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
+                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")|"
+                     # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
+                     r"(首\s*(?:token|字|词)\s*(?:延迟|时延|时间|耗时))[^。，,\n\d]{0,10}?"
                      r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
 # The serving benchmarks' own lines quoted in prose, the unit before the figure: "Mean TPOT (ms): 18.5",
 # "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
@@ -282,7 +314,15 @@ BATCH_ONLY = re.compile(r"\b(?:batch[-_ ]?size|batch|bs)\s*(?:=|:|of)?\s*(\d{1,4
 # Requests in flight as people say it ("with 64 concurrent requests", "32 parallel users"): the load a
 # serving benchmark's --max-concurrency sets, so the decode batch at most.
 CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
-                        r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b", re.I)
+                        r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b|"
+                        # "at 64 concurrency", "with 16 users", "at 8 clients" (a count of requests sent in all,
+                        # "for 1000 requests", is not a load)
+                        r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)", re.I)
+
+# A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s" (not "per GPU").
+CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?)\b", re.I)
+# A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
+PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:user|request|stream|sequence|client|req)\b", re.I)
 
 
 def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> dict[int, tuple[str, int, int]]:
@@ -302,10 +342,24 @@ def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> 
     return out
 
 
+def _unversioned(name: str) -> bool:
+    """'Qwen 72B', 'Llama 70B': a family and a size, no version ('Qwen2-72B', 'Llama 3 70B' have one)."""
+    return bool(re.fullmatch(r"[A-Za-z]+[\s_-]*\d+(?:\.\d)?\s*[bB]", name.strip()))
+
+
+def _refines(first: str, later: str) -> bool:
+    """A later name of the same family and size that says which version ('Qwen 72B' in a title, then
+    'Qwen2-72B-Instruct-GPTQ-Int4' in the text): the text names the model the title shortened."""
+    family = re.match(r"[A-Za-z]+", first).group(0).lower()
+    size = re.search(r"(\d+(?:\.\d)?)\s*[bB]", first).group(1)
+    return (later.lower().startswith(family) and len(later) > len(first)
+            and re.search(rf"(?<![\d.]){re.escape(size)}\s*[bB]\b", later) is not None)
+
+
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
-    from diagnose.artifacts.text import cjk_spaced, engine_named, quant_dtype
+    from diagnose.artifacts.text import cjk_spaced, engine_named
 
     out: list = []
     gpu_line = model_line = tp_line = None
@@ -325,9 +379,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (gpu_line[0], gpu_line[1], n)
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
             count_line = (i, _count(next(g for g in m.groups() if g)))
-        if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
+        if (model_line is None or _unversioned(model_line[1])) and \
+                ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
-            model_line = (i, m.group(1) + (tag.group(0) if tag else ""))  # "llama3.1:8b-instruct-fp16" whole
+            named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
+            if model_line is None or _refines(model_line[1], named):
+                model_line = (i, named)
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
     if gpu_line:
@@ -337,6 +394,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                             nodes=nodes))
     elif count_line and count_line[1]:
         out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
+    if model_line is None:  # a name the patterns above do not know, ending in its size
+        model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
+    if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
+        model_line = next(((i, f"{m.group(1) or m.group(2) or m.group(3)}B") for i, ln in spaced.items()
+                           if (m := BARE_SIZE.search(ln))), None)
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
         out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
@@ -356,9 +418,13 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if framework:
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
-    out.extend(_rates(prose, name, gpus if gpus and gpus >= 2 else 2))
-    out.extend(_latencies(prose, name))
-    out.extend(_bandwidths(prose, name, code_lines))
+    # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
+    seamed = [(i, spaced[i]) for i, _ in prose]
+    out.extend(_rates(seamed, name, gpus if gpus and gpus >= 2 else 2))
+    out.extend(_tokens_over_time(seamed, name))
+    out.extend(_timing_lines(code_lines, name))
+    out.extend(_latencies(seamed, name))
+    out.extend(_bandwidths(seamed, name, code_lines))
     out.extend(_results_tables(prose, name))
     named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
     if len({n for _, n, _, _ in named}) >= 2:
@@ -384,6 +450,9 @@ def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
 # A named figure may come in any rate unit ("busbw 180 Gb/s", "algbw 900 MB/s"): text.to_gbs converts it.
 BANDWIDTH = re.compile(r"\b(algbw|algo[ _]?bw|algorithm bandwidth|busbw|bus[ _]?bw|bw ?bus|bus ?bandwidth|bus ?width)\b"
                        r"[^.\n]{0,30}?(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + ")", re.I)
+# ... and the figure first: "230 GB/s busbw", "40 GB/s of algorithm bandwidth".
+BANDWIDTH_AFTER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(" + RATE_UNIT + r")\s+(?:of\s+)?(?:the\s+)?"
+                             r"(algbw|algo[ _]?bw|algorithm bandwidth|busbw|bus[ _]?bw|bus ?bandwidth)\b", re.I)
 # A network link named beside a figure in bits: the figure is that link's rate.
 NETWORK_LINK = re.compile(r"\b(?:InfiniBand|IB|[HNEX]DR|RoCE|NICs?|Ethernet|HCAs?|ConnectX\w*|port|link rate)\b", re.I)
 # "8 GPU max performance: busbw 28GB/s", "with 4 GPUs ... busbw": the GPU count a figure ran on.
@@ -395,8 +464,8 @@ COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_sc
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
                          r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?(?:[Bb](?:its?|ytes?)?)(?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
-# A GPU's model number is no figure: "8*3090", "4×4090", "RTX 3090", "Tesla V100" (issue 11 k).
-GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
+# A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
+GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
 
 # "I observed a wire bw of 480 GB/s", "we only get 35 GB/s bandwidth": a measured figure (not a spec)
@@ -437,7 +506,10 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
         # the figure's GPU count, when the line names one, else the run its sentence points at
         n = gpus[0] if len(set(gpus)) == 1 else None
         n = n or _ranks_of_figure(i, ln, runs)
-        named = list(BANDWIDTH.finditer(ln))
+        # a figure followed by its own word ("270 GB/s algbw") is that word's, whatever word precedes it
+        after = [(m.group(3), m.group(1), m.group(2), m.start(1)) for m in BANDWIDTH_AFTER.finditer(ln)]
+        named = [(m.group(1), m.group(2), m.group(3), m.start(2)) for m in BANDWIDTH.finditer(ln)
+                 if m.start(2) not in {a[3] for a in after}] + after
         if not named:
             for m in MEASURED_BW.finditer(ln):
                 value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
@@ -448,13 +520,13 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                            for s in re.split(r"(?<=[.?!。？])\s+", _after_bench(ln))
                            if not s.rstrip().endswith(("?", "？"))
                            for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()]))
-        for m in named:
-            metric = "algbw_gbs" if m.group(1).lower().startswith("alg") else "busbw_gbs"
-            if m.group(3)[1:2] == "b" and NETWORK_LINK.search(ln):
+        for word, figure, unit, at in named:
+            metric = "algbw_gbs" if word.lower().startswith("alg") else "busbw_gbs"
+            if unit[1:2] == "b" and NETWORK_LINK.search(ln):
                 continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
-            if _wished(ln, m.start(2)):
+            if _wished(ln, at):
                 continue
-            value = to_gbs(number(m.group(2)), m.group(3))
+            value = to_gbs(number(figure), unit)
             out.append(Measurement(where(name, i), metric, round(value, 3), "GB/s", stat="reported", gpus=n))
     return out
 
@@ -484,7 +556,13 @@ def _after_bench(line: str) -> str:
 # A bare "GPU" column numbers the GPUs (0, 1, 2 ...), it does not count them: not a layout column.
 GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|"
                          r"tensor[_ ]?parallel\w*|num[_ -]?shards?|shards?|world[_ ]?size|cards|#\s*cards?)$", re.I)
+# How many copies of the model a row serves (vLLM/SGLang "data parallel", separate instances, replicas): each
+# copy has the TP column's GPUs, so the row uses replicas x TP of them.
+REPLICA_HEADER = re.compile(r"^(?:#\s*)?(?:instances?|replicas?|copies|dp|dp[_ ]?size|data[_ ]?parallel\w*|"
+                            r"num[_ -]?(?:instances|replicas))$", re.I)
 RATE_WORDS = re.compile(r"\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps|throughput)\b", re.I)
+# A figure given relative to a baseline row ("x", "2x", "1.5x (apparently)"): a bare x is the baseline itself.
+RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)?\s*[x×](?:\s*\(.*\))?$", re.I)
 LATENCY_WORDS = re.compile(r"\b(?:ms|milliseconds?|latency|itl|tpot)\b", re.I)
 NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
 
@@ -507,7 +585,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         start = k
         k += 1
         wide = {j: int(m.group(1) or m.group(2)) for j, c in enumerate(cells) if (m := LAYOUT_HEADER.match(c))}
-        if "|" not in head or len(cells) < 3 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
+        # (two columns do: "| GPUs | tok/s |", a count and its figure)
+        if "|" not in head or len(cells) < 2 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
             continue
         body = []
         while k < len(lines) and "|" in lines[k][1]:
@@ -519,7 +598,8 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         default = "rate" if RATE_WORDS.search(above) and not LATENCY_WORDS.search(above) else \
             "ms" if LATENCY_WORDS.search(above) else None
         rows = _long_rows(cells, body, default) or _wide_rows(cells, body, wide, default)
-        if len({row["gpus"] for row in rows}) >= 2:
+        # GPU counts side by side, or the same GPUs laid out differently (replicas of TP2 against one TP8)
+        if len({row["gpus"] for row in rows}) >= 2 or len({(row.get("tp"), row.get("replicas")) for row in rows}) >= 2:
             out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
     return out
 
@@ -537,15 +617,31 @@ def _long_rows(cells: list[str], body: list, default: str | None) -> list[dict]:
                  and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
     if gcol is None:
         return []
+    # a replica column beside a TP column: the row's GPUs are replicas x TP
+    rcol = next((j for j, c in enumerate(cells) if j != gcol and REPLICA_HEADER.match(c)
+                 and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
+    per_copy = rcol is not None and bool(re.match(r"(?i)tp|tensor", cells[gcol]))
     columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
-               for j, c in enumerate(cells) if j != gcol]
+               for j, c in enumerate(cells) if j not in (gcol, rcol)]
     rows = []
     for r, vals in body:
-        label = next((v for j, v in enumerate(vals) if j != gcol and not NUMBER.fullmatch(v)), "")
+        label = next((v for j, v in enumerate(vals) if j not in (gcol, rcol) and not NUMBER.fullmatch(v)
+                      and not RELATIVE.match(v.strip("_* "))), "")
+        copies = int(vals[rcol]) if per_copy else 1
         for j, header, kind in columns:
-            if kind and NUMBER.fullmatch(vals[j]):
-                rows.append({"line": r, "label": label, "gpus": int(vals[gcol]), "column": header, "kind": kind,
-                             "value": float(vals[j].replace(",", "").lstrip("~+"))})
+            cell = vals[j].strip("_* ")
+            relative = RELATIVE.match(cell) if kind == "rate" else None
+            unit = (CELL_RATE if kind == "rate" else CELL_MS).fullmatch(cell.replace(",", "")) if kind else None
+            if kind and (NUMBER.fullmatch(cell) or relative or unit):  # "4100", "2x", "4100 tok/s", "35 ms"
+                value = float(relative.group(1) or 1) if relative else float(unit.group(1)) if unit else \
+                    float(cell.replace(",", "").lstrip("~+"))
+                row = {"line": r, "label": label, "gpus": int(vals[gcol]) * copies, "column": header, "kind": kind,
+                       "value": value}
+                if per_copy:
+                    row.update(tp=int(vals[gcol]), replicas=copies)
+                if relative:
+                    row["relative"] = True  # a multiple of the baseline row, not an absolute rate
+                rows.append(row)
                 break  # the first figure column: the average or the main figure
     return rows
 
@@ -632,14 +728,83 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                     tp = 1
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
+                # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s")
+                n = CLAUSE_GPUS.search(clause[:m.start()])
+                gpus = int(n.group(1)) if n and 1 <= int(n.group(1)) <= 64 else None
+                tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
                 c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
+                load = int(c.group(1) or c.group(2)) if c else None
+                batch = int(b.group(1)) if b else line_batch
+                if batch is None and load and PER_STREAM.match(clause, m.end()):
+                    batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
                 out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
                                        number(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=int(b.group(1)) if b else line_batch,
-                                       concurrency=int(c.group(1)) if c else None))
+                                       batch=batch, concurrency=load, gpus=gpus))
+    return out
+
+
+# Decode rates as local engines print them, one stream each (prompt processing lines are not decode):
+# - `ollama run --verbose`: "eval rate:            8.69 tokens/s" (after "prompt eval rate: ...");
+# - llama.cpp's timings: "eval time = 58900.00 ms / 511 runs ( 115.26 ms per token, 8.68 tokens per second)";
+# - llama-bench's table: "| llama 8B Q4_K - Medium | ... | tg128 | 126.44 ± 0.38 |" (pp512 rows are prompt).
+# https://github.com/ollama/ollama/blob/main/docs/cli.md, https://github.com/ggml-org/llama.cpp/tree/master/tools/llama-bench
+TIMING_LINES = (
+    re.compile(r"^\s*(?<!prompt )eval rate:\s*(\d+(?:\.\d+)?)\s*tokens?/s", re.I),
+    re.compile(r"(?<!prompt )(?<!prompt_)\beval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
+               r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I),
+    re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I),
+)
+
+
+# The weights' type llama.cpp prints for the file it loaded ("model ftype = Q4_0", "file type = Q4_K - Medium"), and
+# llama-bench's model column ("llama 8B Q4_K - Medium"): the quantisation the rates above ran with.
+GGUF_TYPE = re.compile(r"\b(?:model\s+ftype|file\s+type|ftype)\s*=\s*([A-Za-z0-9_]+)|"
+                       r"^\s*\|\s*[\w.-]+\s+[\d.]+[BbMm]\s+((?:I?Q\d\w*|F16|BF16|F32)\b)")
+
+
+def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
+    """The decode rate each pasted engine timing line states (TIMING_LINES): measured by the tool, so judged as is;
+    and the GGUF weight type the same output names (GGUF_TYPE), which the rate ran with."""
+    out = []
+    dtypes = [(i, m.group(1) or m.group(2)) for i, ln in code_lines if (m := GGUF_TYPE.search(ln))]
+    if dtypes:
+        i, kind = dtypes[0]
+        dtype = quant_dtype(kind) or ("fp16" if kind.upper() in ("F16", "BF16") else None)
+        if dtype:
+            out.append(Workload(where(name, i), dtype=dtype))
+    for i, ln in code_lines:
+        if re.search(r"\bprompt[ _]eval\b", ln, re.I):
+            continue
+        for pattern in TIMING_LINES:
+            m = pattern.search(ln)
+            if m:
+                # without the file type the weights are a guess, so the rate is judged as loosely as a prose figure
+                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
+                                       stat="mean" if dtypes else "reported"))
+                break
+    return out
+
+
+def _tokens_over_time(prose: list[tuple[int, str]], name: str) -> list:
+    """'512 tokens in 40 s', 'took 40 s for 512 tokens': the count over the time as a rate, where the line gives
+    no rate of its own (a textgen line states both) and the count is an output, not a prompt length."""
+    out = []
+    for i, ln in prose:
+        if RATE.search(ln):
+            continue
+        found = [(m, *((m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))))
+                 for m in TOKENS_IN_TIME.finditer(ln)]
+        found += [(m, m.group(1), m.group(2), m.group(3)) for m in CJK_TOKENS_IN_TIME.finditer(ln)]
+        for m, count, value, unit in found:
+            tokens, seconds = number(count), float(value) * {**_SECONDS, **_CJK_SECONDS}[unit.lower()]
+            before = ln[max(0, m.start() - 30):m.start()].lower()
+            if tokens < 16 or seconds <= 0 or re.search(r"prompt|input|context|prefill", before):
+                continue
+            out.append(Measurement(where(name, i), "decode_tok_s", round(tokens / seconds, 3), "tok/s",
+                                   stat="reported"))
     return out
 
 
@@ -673,7 +838,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
-            found = [(m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
+            found = [(m, "ttft", number(m.group(5)), m.group(6).lower()) if m.group(4) else
+                     (m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
             found += [(m, "ms per token", number(m.group(1)), m.group(2).lower())
                       for m in MS_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())

@@ -79,12 +79,16 @@ def engine_named(text: str) -> str | None:
 
 # Weight quantisation as model names and engines spell it, as the weight dtype the predictor knows:
 # AWQ / GPTQ / bitsandbytes 4-bit / GGUF Q2-Q5 / EXL2 store about 4 bits a weight (int4), GGUF Q6-Q8
-# / W8A8 / 8-bit about 8 (int8). https://huggingface.co/docs/transformers/main/en/quantization/overview,
-# https://github.com/ggml-org/llama.cpp/blob/master/tools/quantize/README.md
+# / W8A8 / 8-bit about 8 (int8). NVFP4 (and a bare FP4) stores 4-bit floats with an FP8 scale per 16
+# values, about 4.5 bits a weight, every linear layer included: int4 to the predictor (MXFP4 stays the
+# GPT-OSS experts-only format the catalog knows).
+# https://huggingface.co/docs/transformers/main/en/quantization/overview,
+# https://github.com/ggml-org/llama.cpp/blob/master/tools/quantize/README.md,
+# https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-precision-inference/
 QUANT_DTYPES = (
     ("fp8", re.compile(r"(?<![a-z0-9])fp8(?![a-z0-9])", re.I)),
     ("int8", re.compile(r"(?<![a-z0-9])(?:int8|w8a8|w8a16|8[-_ ]?bit|q[68](?:_k)?(?:_[a-z0-9]+)?)(?![a-z0-9])", re.I)),
-    ("int4", re.compile(r"(?<![a-z0-9])(?:awq|gptq|int4|w4a16|w4a8\w*|nf4|bnb[-_ ]?4bit|4[-_ ]?bit|"
+    ("int4", re.compile(r"(?<![a-z0-9])(?:awq|gptq|int4|w4a16|w4a8\w*|w4a4|nvfp4|fp4|nf4|bnb[-_ ]?4bit|4[-_ ]?bit|"
                         r"q[2-5](?:_k)?(?:_[a-z0-9]+)?|iq[1-4]\w*|exl2)(?![a-z0-9])", re.I)),
 )
 

@@ -15,8 +15,10 @@ NORMAL = ("healthy", "expected_physics")
 
 
 def needless_ask(finding, verdict) -> bool:
-    """A finding's "attach X" fix under a verdict that already names the cause (Verdict.names_the_cause)."""
-    return finding.category == "insufficient_data" and verdict is not None and verdict.names_the_cause()
+    """A finding's "attach X" fix under a verdict that already names the cause (Verdict.names_the_cause): a gap's,
+    or a lead's whose fix is only to attach more (a figure below its band asks for the artifacts the ticket lacks)."""
+    asks_only = finding.category == "insufficient_data" or (finding.fix or "").startswith("attach ")
+    return asks_only and verdict is not None and verdict.names_the_cause()
 
 
 # Reports whose asks stand beside a confident verdict: a fleet's verdict may be one node's own cause, which
