@@ -232,19 +232,24 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
     profile), or None when the catalog does not know them or the predictor rejects the layout."""
     from diagnose.errors import InputError
-    from rules import roofline
+    from rules import catalog, roofline
 
     model = facts.subject.model
     gpu = facts.subject.gpu
     if model is None or gpu is None:
         return None
+    gguf = quant_group(facts)
     try:
         p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, prompt=prompt,
-                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=quant_group(facts))
+                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=gguf)
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if ollama_default(facts):
         p.assumptions["weights"] = OLLAMA_WEIGHTS
+    if gguf:
+        t = catalog.gguf_type(gguf)
+        p.assumptions["gguf"] = (f"GGUF {t.name} weights: {t.bits:g} bits a weight ({t.block}, "
+                                 "rules/catalog/gguf_types.toml)")
     return p
 
 

@@ -157,3 +157,9 @@ def test_scaling_takes_the_same_quant(tmp_path):
 def test_read_bundle_keeps_the_type_of_a_tag(tmp_path):
     (tmp_path / "issue.md").write_text("# slow\n\nollama run qwen2.5:7b-instruct-q8_0 on one RTX 4090: 40 tok/s.\n")
     assert quant_group(read_bundle([tmp_path])) == "Q8_0"
+
+
+def test_the_ticket_says_which_gguf_type_it_priced(tmp_path):
+    (tmp_path / "issue.md").write_text(LLAMA_CPP[0].format(q="Q6_K"))
+    details = [e["detail"] for f in report_json("ticket", tmp_path)["findings"] for e in f["evidence"]]
+    assert "GGUF Q6_K weights: 6.5625 bits a weight (block_q6_K, rules/catalog/gguf_types.toml)" in details
