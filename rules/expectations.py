@@ -71,3 +71,14 @@ def expectation(metric: str, p) -> Expectation:
         if metric == "output_tok_s_per_gpu":
             roof, exp = roof / (p.tp * p.pp), exp / (p.tp * p.pp)
     return Expectation(metric, roof, exp, exp / p.band_high, exp / p.band_low)
+
+
+def band_text(low: float, high: float, *measured: float, digits: int = 0) -> str:
+    """A band's edges as every finding prints them ('12.4-18.4'): the fewest decimals (from `digits`, up to 3)
+    that keep each measured value on its own side of each edge, so 12 below a band from 12.4 never reads as
+    inside '12-18', and the edges apart."""
+    for d in range(digits, 4):
+        lo, hi = round(low, d), round(high, d)
+        if lo < hi and all((v < low) == (v < lo) and (v > high) == (v > hi) for v in measured):
+            break
+    return f"{lo:.{d}f}-{hi:.{d}f}"

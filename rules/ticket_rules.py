@@ -47,6 +47,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
+from rules.expectations import band_text
 from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
     assumed_tp,
@@ -938,8 +939,9 @@ def measured_vs_expected(facts: Facts, predictions=None):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
+        band = band_text(low, high, m.value)
         evidence = band_evidence(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", "tok/s", expected,
-                                 f"{low:.0f}-{high:.0f}", roofline, p, gpu, model_src, model)
+                                 band, roofline, p, gpu, model_src, model)
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
                           "tok/s", evidence)  # one stream's rate beyond the bound: as scaling and capture say it
@@ -947,12 +949,12 @@ def measured_vs_expected(facts: Facts, predictions=None):
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
         if m.value > high:
-            yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{low:.0f}-{high:.0f} tok/s",
+            yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{band} tok/s",
                                    f"roofline {roofline:.0f} tok/s", evidence)
             return
         if m.value >= low:
             yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6,
-                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f})",
+                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {band})",
                        "The rate the reporter measured sits inside the calibrated band for this model on these GPUs; "
                        "decode streams every weight from memory per token, "
                        "and that bound, not a fault, sets the speed.",
@@ -960,7 +962,7 @@ def measured_vs_expected(facts: Facts, predictions=None):
                        "more memory bandwidth.")
             return
         yield make("ticket.measured_vs_expected", "other", "warning", 0.45,
-                   f"{m.value:g} tok/s is below the expected {low:.0f}-{high:.0f} tok/s",
+                   f"{m.value:g} tok/s is below the expected {band} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",
                    evidence, fix=beyond_band_fix(facts))

@@ -230,7 +230,8 @@ def quant_group(facts: Facts) -> str | None:
 
 def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
-    profile), or None when the catalog does not know them or the predictor rejects the layout."""
+    profile), with the pipeline stages the ticket states (placed on its nodes), or None when the catalog
+    does not know them or the predictor rejects the layout."""
     from diagnose.errors import InputError
     from rules import catalog, roofline
 
@@ -239,11 +240,17 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024):
     if model is None or gpu is None:
         return None
     gguf = quant_group(facts)
+    pp, pp_src = wfield(facts, "pp")
+    pp = pp if pp and pp > 1 else 1
+    per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     try:
-        p = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=batch, prompt=prompt,
-                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=gguf)
+        p = roofline.predict(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
+                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=gguf,
+                             gpus_per_node=per_node or 8)
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
+    if pp > 1:
+        p.assumptions["pp_source"] = pp_src
     if ollama_default(facts):
         p.assumptions["weights"] = OLLAMA_WEIGHTS
     if gguf:
