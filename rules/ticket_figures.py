@@ -110,6 +110,11 @@ def band_evidence(m, detail: str, unit: str, expected: float, band: str, rooflin
             ev(model_src, "model", model.key)] + weights_ev(p) + stages_ev(p)
 
 
+def layout_words(p) -> str:
+    """The layout a prediction ran, as a finding's evidence names it ('TP=4', 'TP=4 PP=2')."""
+    return f"TP={p.tp}" + (f" PP={p.pp}" if p.pp > 1 else "")
+
+
 def stages_ev(p) -> list:
     """The pipeline stages the prediction runs, where the ticket states more than one."""
     src = p.assumptions.get("pp_source")
@@ -475,8 +480,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
             e = expectation(metric, p)
             verdict = e.verdict(m.value)
             band = band_text(e.low, e.high, m.value, digits=1)
-            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at TP={tp} ({how}), batch {batch}", "ms",
-                                     e.expected, band, e.roofline, p, gpu, model_src, model)
+            what = f"{metric.split('_')[0].upper()} at {layout_words(p)} ({how}), batch {batch}"
+            evidence = band_evidence(m, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",
                                               m.value, e.roofline, "ms", evidence)

@@ -29,6 +29,7 @@ from rules.ticket_figures import (
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
+    layout_words,
     per_direction,
     unmodelled_layout,
 )
@@ -154,7 +155,7 @@ def ttft_vs_expected(facts: Facts, predictions=None):
         e = expectation("ttft_ms", p)
         verdict = e.verdict(m.value)
         band = band_text(e.low, e.high, m.value)
-        evidence = band_evidence(m, f"TTFT at TP={tp} ({how}), one request", "ms", e.expected,
+        evidence = band_evidence(m, f"TTFT at {layout_words(p)} ({how}), one request", "ms", e.expected,
                                  band, e.roofline, p, gpu, facts.subject.model_source, model)
         evidence.insert(1, ev(prompt_src, "prompt length stated", prompt, unit="tokens"))
         if verdict == "faster_than_roofline":  # the prompt cannot pass through the model faster than the FLOPs allow

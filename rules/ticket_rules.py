@@ -56,6 +56,7 @@ from rules.ticket_figures import (
     faster_than_band,
     layer_split_engine,
     layer_split_over_gpus,
+    layout_words,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -940,8 +941,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
         band = band_text(low, high, m.value)
-        evidence = band_evidence(m, f"decode rate at TP={layout_tp} ({how}), batch {m.batch or 1}", "tok/s", expected,
-                                 band, roofline, p, gpu, model_src, model)
+        what = f"decode rate at {layout_words(p)} ({how}), batch {m.batch or 1}"
+        evidence = band_evidence(m, what, "tok/s", expected, band, roofline, p, gpu, model_src, model)
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
                           "tok/s", evidence)  # one stream's rate beyond the bound: as scaling and capture say it
