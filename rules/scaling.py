@@ -228,10 +228,12 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
-                     quant_group=quant)
+                     quant_group=pick("dtype", quant, s.quant))
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
-    alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect, quant_group=quant))
+    quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
+    alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect,
+                                                 quant_group=next((q for q in quants if q), None)))
     band = catalog.calibration().band
     return ScalingAnalysis(dp_alternative=alt, model=rows[0].model if rows else None, gpu=rows[0].gpu if rows else None,
                            rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO, specs=specs)

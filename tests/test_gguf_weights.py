@@ -163,3 +163,11 @@ def test_the_ticket_says_which_gguf_type_it_priced(tmp_path):
     (tmp_path / "issue.md").write_text(LLAMA_CPP[0].format(q="Q6_K"))
     details = [e["detail"] for f in report_json("ticket", tmp_path)["findings"] for e in f["evidence"]]
     assert "GGUF Q6_K weights: 6.5625 bits a weight (block_q6_K, rules/catalog/gguf_types.toml)" in details
+
+
+@pytest.mark.parametrize("text", LLAMA_CPP[:2])
+def test_scaling_on_a_ticket_prices_the_type_its_text_names(tmp_path, text):
+    """The same ticket folder gives the same expected step in `ticket` and `scaling`."""
+    expected, _ = _ticket_expected(tmp_path, text.format(q="Q6_K"))
+    row = report_json("scaling", tmp_path, "--tp-of", f"{tmp_path}=1")["predictions"]["scaling"]["rows"][0]
+    assert row["dtype"] == "int8" and 1000 / row["expected_ms"] == pytest.approx(expected, rel=0.002)
