@@ -71,6 +71,7 @@ class Setup:
     output: int | None = None
     gpus_per_node: int | None = None
     network: str | None = None
+    quant: str | None = None  # a GGUF type (rules/catalog/gguf_types.toml) the weights stream as
 
 
 @dataclass
@@ -319,13 +320,14 @@ def check_measurement(m: Measurement) -> None:
 
 
 def _setup_of(read) -> Setup:
-    """The engine, model and GPU a file's own facts name (a ticket's [workload] and [hardware], a
-    launch line, a capture's GPU), where the catalog knows them."""
+    """The engine, model, GPU and weights a file's own facts name (a ticket's [workload] and [hardware], a
+    launch line, a capture's GPU), where the catalog knows them; the weights as the ticket rules read them."""
     from rules.subject import Subject
+    from rules.workload import quant_group, weight_dtype
 
     named = Subject.of(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
-                 engine=engine_of(read))
+                 engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read))
 
 
 def _content_layout(read) -> Layout | None:

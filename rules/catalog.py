@@ -832,6 +832,68 @@ def tag_weights(name: str | None) -> str | None:
     return named_weights(name) or OLLAMA_DEFAULT_WEIGHTS
 
 
+# --------------------------------------------------------------------------- GGUF weight types
+
+
+@dataclass(frozen=True)
+class GgufType:
+    """A GGUF weight type (rules/catalog/gguf_types.toml): the bits one weight streams, its block's scales
+    included, and the dtype the predictor times its kernels with."""
+
+    name: str
+    block: str
+    bits: float
+    dtype: str
+
+
+# Ollama's bare size tag ('llama3.1:8b') is the -q4_K_M build (https://ollama.com/library/llama3.1/tags).
+OLLAMA_DEFAULT_GGUF = "Q4_K_M"
+_GGUF_CACHE: dict[str, GgufType] = {}
+
+
+def gguf_types() -> dict[str, GgufType]:
+    """Every GGUF type by its upper-case name, read once from rules/catalog/gguf_types.toml."""
+    if not _GGUF_CACHE:
+        from diagnose.inputs import finite_number, load_toml
+
+        path = CATALOG_DIR / "gguf_types.toml"
+        for name, row in load_toml(path, "catalog").items():
+            where = f"{path}: [{name}]"
+            if not isinstance(row, dict) or row.get("dtype") not in WEIGHT_DTYPES:
+                raise InputError(f"{where}: needs block, bytes, weights and a dtype of {', '.join(WEIGHT_DTYPES)}")
+            size = finite_number(row.get("bytes"), f"{where} bytes", positive=True)
+            count = finite_number(row.get("weights"), f"{where} weights", positive=True)
+            _GGUF_CACHE[name.upper()] = GgufType(name.upper(), str(row.get("block", "")), 8 * size / count,
+                                                 row["dtype"])
+    return _GGUF_CACHE
+
+
+def gguf_type(name: str) -> GgufType:
+    """The GGUF type `name` names ('Q5_K_M', 'q8_0'; a bare 'Q4_K' is its usual _M mix), or an InputError with
+    the closest names."""
+    types = gguf_types()
+    key = str(name).strip().upper()
+    found = types.get(key) or types.get(f"{key}_M")
+    if found is None:
+        hint = closest_names(key, list(types))
+        raise InputError(f"unknown GGUF type '{name}'; {'closest' if hint else 'known'}: "
+                         f"{', '.join(hint or sorted(types))}")
+    return found
+
+
+def named_gguf(text: str | None) -> str | None:
+    """The GGUF type a model name, file or Ollama tag names ('llama-2-7b.Q5_K_M.gguf', 'qwen2.5:7b-q8_0'), else
+    Ollama's default for a bare library tag; None for a name that names none (or a 16-bit Ollama tag)."""
+    if not text:
+        return None
+    names = sorted(gguf_types(), key=len, reverse=True)
+    pattern = r"(?<![a-z0-9])(" + "|".join(map(re.escape, names)) + r"|Q[2-5]_K)(?![a-z0-9])"
+    m = re.search(pattern, str(text), re.I)
+    if m:
+        return gguf_type(m.group(1)).name
+    return OLLAMA_DEFAULT_GGUF if tag_weights(text) == OLLAMA_DEFAULT_WEIGHTS else None
+
+
 def model(name_or_path: str) -> ModelSpec:
     """A catalog model, or a Hugging Face config.json (file or directory holding one).
     Commands call it once at their boundary and pass the ModelSpec on."""

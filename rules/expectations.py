@@ -85,3 +85,14 @@ def lowest_normal(low: float, measured) -> float:
     """The lowest rate that still reads as the band: its low edge, less the slack of a figure written in prose
     (Measurement.stat 'reported')."""
     return low * REPORTED_RATE_SLACK if getattr(measured, "stat", None) == "reported" else low
+
+
+def band_text(low: float, high: float, *measured: float, digits: int = 0) -> str:
+    """A band's edges as every finding prints them ('12.4-18.4'): the fewest decimals (from `digits`, up to 3)
+    that keep each measured value on its own side of each edge, so 12 below a band from 12.4 never reads as
+    inside '12-18', and the edges apart."""
+    for d in range(digits, 4):
+        lo, hi = round(low, d), round(high, d)
+        if lo < hi and all((v < low) == (v < lo) and (v > high) == (v > hi) for v in measured):
+            break
+    return f"{lo:.{d}f}-{hi:.{d}f}"

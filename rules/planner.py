@@ -48,13 +48,14 @@ class Request:
     engine: object
     itl_slo_ms: float | None = None
     ttft_slo_ms: float | None = None
+    quant: str | None = None  # a GGUF type (rules/catalog/gguf_types.toml)
 
     def predict(self, tp: int, pp: int, dp: int, batch: int):
         from rules import roofline
 
         return roofline.predict(self.model, self.gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=self.prompt,
                                 context=self.context, dtype=self.dtype, kv_dtype=self.kv_dtype,
-                                gpus_per_node=self.gpus_per_node, engine=self.engine)
+                                gpus_per_node=self.gpus_per_node, engine=self.engine, quant_group=self.quant)
 
 
 def option(req: Request, tp: int, pp: int) -> Option | None:
@@ -80,7 +81,7 @@ def option(req: Request, tp: int, pp: int) -> Option | None:
     total = round(p.decode_tok_s_expected * served, 1)
     # the memory figures unrounded, as the prediction computes them
     usable = roofline.usable_gb(req.gpu, req.engine)
-    weights = roofline.weights_bytes_per_gpu(req.model, roofline.Layout(tp, pp, dp), p.dtype) / 1e9
+    weights = roofline.weights_bytes_per_gpu(req.model, roofline.Layout(tp, pp, dp), p.dtype, req.quant) / 1e9
     reserved = roofline.reserved_gb(req.model, tp, req.engine, tp * pp)
     kv_token = roofline.kv_bytes_per_token_per_gpu(req.model, tp, pp, p.kv_dtype, req.context)
     budget = usable - weights - reserved
@@ -127,7 +128,7 @@ def best(options: list[Option], slo: bool) -> Option:
 
 def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, prompt: int | None = None,
          dtype: str | None = None, kv_dtype: str | None = None, gpus_per_node: int = 8, itl_slo_ms: float | None = None,
-         ttft_slo_ms: float | None = None) -> Plan:
+         ttft_slo_ms: float | None = None, quant: str | None = None) -> Plan:
     """Work out every layout and pick by the objective (module docstring); what the plan rules read.
     model, gpu, engine: the catalog rows (rules.catalog.model/gpu/engine), resolved by the command."""
     from rules import roofline
@@ -139,7 +140,7 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     if model.max_context and context > model.max_context:
         raise InputError(f"--context {context} is longer than {model.name}'s {model.max_context}-token window")
     req = Request(model, gpu, gpus, context, concurrency, prompt, dtype, kv_dtype, gpus_per_node, engine, itl_slo_ms,
-                  ttft_slo_ms)
+                  ttft_slo_ms, quant)
     node = min(gpus, gpus_per_node)
     tps = [t for t in TP_SIZES if t <= node and gpus % t == 0
            and not any(roofline.cannot_run(pr) for pr in roofline.validity(model, t, 1, dtype))]

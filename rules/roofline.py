@@ -261,7 +261,7 @@ def reserved_gb(model: ModelSpec, tp: int, engine: EngineSpec, gpus_in_group: in
     return activations / 1e9 + engine.cuda_graph_gb + comm
 
 
-def weights_bytes_per_gpu(model: ModelSpec, layout: Layout, dtype: str, group: int | None = None) -> float:
+def weights_bytes_per_gpu(model: ModelSpec, layout: Layout, dtype: str, group: int | str | None = None) -> float:
     """Weights resident on the fullest GPU (first or last PP stage)."""
     return shapes.weights_bytes_per_gpu(model, layout.tp, layout.pp, dtype, group)
 
@@ -283,7 +283,7 @@ class Work:
 
 
 def decode_work(model: ModelSpec, tp: int, batch: int, context: int, dtype: str, kv_dtype: str,
-                group: int | None = None) -> Work:
+                group: int | str | None = None) -> Work:
     """One decode step: every sequence in `batch` produces one token at `context` tokens of KV."""
     touched = experts_touched(model, batch) if model.is_moe else None
     head = model.lm_head_params() / tp  # tied: the embedding table is read as the LM head
@@ -296,7 +296,7 @@ def decode_work(model: ModelSpec, tp: int, batch: int, context: int, dtype: str,
 
 
 def prefill_work(model: ModelSpec, tp: int, sequences: int, prompt: int, dtype: str, kv_dtype: str,
-                 group: int | None = None) -> Work:
+                 group: int | str | None = None) -> Work:
     """Prefill of `sequences` prompts of `prompt` tokens each (causal attention, KV written once)."""
     tokens = sequences * prompt
     touched = experts_touched(model, tokens) if model.is_moe else None
@@ -436,7 +436,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             context: int | None = None, dtype: str | None = None, kv_dtype: str | None = None, interconnect=None,
             mbu: float | None = None, mfu: float | None = None, gpus_per_node: int = 8, network=None,
             engine: EngineSpec | None = None,
-            output: int | None = None, quant_group: int | None = None) -> Prediction:
+            output: int | None = None, quant_group: int | str | None = None) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
     context: KV tokens each sequence holds during decode (default prompt + output, output 256).
@@ -444,6 +444,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     dtype None: the checkpoint's own dtype (bf16 for most catalog models, fp8 for DeepSeek-V3,
     mxfp4 for GPT-OSS). kv_dtype None: what the engine picks (default_kv_dtype).
     mbu / mfu: override the calibrated stream and GEMM efficiencies.
+    quant_group: the int4/int8 group size, or a GGUF type ('Q5_K_M': rules/catalog/gguf_types.toml) whose
+    blocks give the bytes a weight streams.
     model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
     catalog.engine); no engine is the catalog's generic profile.
     """
@@ -607,7 +609,9 @@ def _check_args(layout, batch, prompt, context, output, dtype, kv_dtype, mbu, mf
         raise InputError("batch, prompt, context and gpus per node must be positive")
     if output is not None and output < 1:
         raise InputError("output tokens must be at least 1")
-    if group is not None and group < 1:
+    if isinstance(group, str):
+        catalog.gguf_type(group)  # unknown names are bad input
+    elif group is not None and group < 1:
         raise InputError("the quantisation group size must be at least 1")
     if dtype not in DTYPE_BYTES:
         raise InputError(f"unknown dtype '{dtype}' (known: {', '.join(DTYPE_BYTES)})")

@@ -196,13 +196,14 @@ def _percentile(run, metric: str, stat: str):
 
 def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context=None, interconnect=None,
             gpus_per_node=8, cal: Calibration | None = None, default_batch: int = 1, engine=None,
-            override: frozenset = frozenset(), named: dict | None = None) -> ScalingAnalysis:
+            override: frozenset = frozenset(), named: dict | None = None, quant: str | None = None) -> ScalingAnalysis:
     """Rows (one per run), each with its prediction, calibration and judgement; see the module doc.
 
     model, gpu (catalog rows), engine, dtype: for runs whose input does not name its own (a published
     row or a ticket does); the fields named in `override` (given on the command line) win over the inputs.
     named: the catalog rows of the model and GPU names the runs carry, by (kind, name), as the command
     resolved them (diagnose.commands.scaling._resolve_named); rules never look a name up.
+    quant: the GGUF type (--quant, an Ollama tag) whose bytes the weights stream; it states the dtype (override).
     """
     from rules import catalog
 
@@ -226,10 +227,13 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
-                     network=s.network, batch=run.batch or default_batch)
+                     network=s.network, batch=run.batch or default_batch,
+                     quant_group=pick("dtype", quant, s.quant))
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
-    alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect))
+    quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
+    alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect,
+                                                 quant_group=next((q for q in quants if q), None)))
     band = catalog.calibration().band
     return ScalingAnalysis(dp_alternative=alt, model=rows[0].model if rows else None, gpu=rows[0].gpu if rows else None,
                            rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO, specs=specs)

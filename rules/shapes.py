@@ -24,8 +24,13 @@ QUANT_META_BYTES = 4.0
 DEFAULT_QUANT_GROUP = {"int4": 128}
 
 
-def bytes_per_param(dtype: str, group: int | None = None) -> float:
-    """Bytes a decoder weight occupies and streams, scales and zero points included."""
+def bytes_per_param(dtype: str, group: int | str | None = None) -> float:
+    """Bytes a decoder weight occupies and streams, scales and zero points included. `group`: the size of
+    an int4/int8 quantisation group, or a GGUF type's name ('Q5_K_M'), whose blocks fix the bytes."""
+    if isinstance(group, str):
+        from rules.catalog import gguf_type
+
+        return gguf_type(group).bits / 8
     g = group if group else DEFAULT_QUANT_GROUP.get(dtype)
     meta = QUANT_META_BYTES / g if g and dtype in ("int4", "int8") else 0.0
     return DTYPE_BYTES[dtype] + meta
@@ -80,7 +85,7 @@ def decoder_params_per_rank(model: ModelSpec, tp: int, experts_touched: float | 
 
 
 def decoder_bytes_per_rank(model: ModelSpec, tp: int, dtype: str, experts_touched: float | None = None,
-                           group: int | None = None) -> float:
+                           group: int | str | None = None) -> float:
     """Decoder weight bytes on one TP rank. MXFP4 checkpoints (GPT-OSS) quantise only the
     routed experts; attention, router and shared experts stay 16-bit."""
     params = decoder_params_per_rank(model, tp, experts_touched)
@@ -91,7 +96,7 @@ def decoder_bytes_per_rank(model: ModelSpec, tp: int, dtype: str, experts_touche
     return experts * DTYPE_BYTES[dtype] + (params - experts) * 2.0
 
 
-def weights_bytes_per_gpu(model: ModelSpec, tp: int, pp: int, dtype: str, group: int | None = None) -> float:
+def weights_bytes_per_gpu(model: ModelSpec, tp: int, pp: int, dtype: str, group: int | str | None = None) -> float:
     """Weights resident on the fullest GPU (first or last PP stage)."""
     stage_share = math.ceil(model.layers / pp) / model.layers
     decoder = decoder_bytes_per_rank(model, tp, dtype, group=group) * stage_share

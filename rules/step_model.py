@@ -97,7 +97,7 @@ class Setting:
     fabric: InterconnectSpec
     nodes: int = 1
     p2p: bool = True
-    group: int | None = None
+    group: int | str | None = None
     stream_efficiency: float | None = None  # --mbu override
     gemm_efficiency: float | None = None  # --mfu override
 

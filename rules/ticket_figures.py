@@ -33,6 +33,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, rule, ticket_gaps
+from rules.expectations import band_text
 from rules.workload import predict_layout, quantised_stream
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -107,9 +108,8 @@ def unmodelled_figures(facts: Facts, predictions=None):
 
 def weights_ev(p) -> list:
     """The weights the prediction assumed, when an engine's default quantisation stood in for a ticket
-    that names none."""
-    weights = p.assumptions.get("weights")
-    return [ev("prediction:weights", weights)] if weights else []
+    that names none, and the bits a weight of the GGUF type it priced."""
+    return [ev("prediction:weights", p.assumptions[k]) for k in ("weights", "gguf") if p.assumptions.get(k)]
 
 
 def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
@@ -118,7 +118,18 @@ def band_evidence(m, detail: str, unit: str, expected: float, band: str, rooflin
     return [ev(m, detail, m.value, round(expected, 1), unit),
             ev("prediction:expected", f"expected band ({p.engine} profile, {gpu.key})", expected=band, unit=unit),
             ev("prediction:roofline", "roofline (nothing real is faster)", expected=round(roofline, 1), unit=unit),
-            ev(model_src, "model", model.key)] + weights_ev(p)
+            ev(model_src, "model", model.key)] + weights_ev(p) + stages_ev(p)
+
+
+def layout_words(p) -> str:
+    """The layout a prediction ran, as a finding's evidence names it ('TP=4', 'TP=4 PP=2')."""
+    return f"TP={p.tp}" + (f" PP={p.pp}" if p.pp > 1 else "")
+
+
+def stages_ev(p) -> list:
+    """The pipeline stages the prediction runs, where the ticket states more than one."""
+    src = p.assumptions.get("pp_source")
+    return [ev(src, "pipeline-parallel stages in the prediction (as the ticket states)", p.pp)] if src else []
 
 
 def _launch_read(facts: Facts) -> bool:
@@ -368,13 +379,14 @@ def batched_rate(facts: Facts, predictions=None):
         batch, p = best
         total = batch * p.decode_tok_s_expected
         low = total / p.band_high  # the calibrated band's slow edge (rules/expectations.py)
+        band = band_text(low, total / p.band_low, m.value)
         at = f"{batch} concurrent requests (stated)" if m.concurrency else f"batch {batch} (full load)"
         evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
                        round(total), "tok/s"),
                     ev("prediction:roofline", f"one stream's roofline at TP={tp}", expected=round(one.decode_tok_s, 1),
                        unit="tok/s"),
                     ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",
-                       expected=f"{low:.0f}-{total / p.band_low:.0f}", unit="tok/s"),
+                       expected=band, unit="tok/s"),
                     ev(model_src, "model", model.key)] + weights_ev(p)
         if m.value < low and not m.concurrency:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
@@ -386,7 +398,7 @@ def batched_rate(facts: Facts, predictions=None):
                        "throughput at that concurrency; per-request speed falls slowly while throughput rises.")
         elif m.value < low:  # at the concurrency stated: more than physics costs time, as for one stream
             yield make("ticket.batched_rate", "other", "warning", 0.45,
-                       f"{m.value:g} tok/s is below the expected {low:.0f}-{total / p.band_low:.0f} tok/s at {at}",
+                       f"{m.value:g} tok/s is below the expected {band} tok/s at {at}",
                        "The throughput is lower than a healthy system gives with that many requests in flight; "
                        "something beyond physics costs time (host, transport, clocks, configuration).",
                        evidence, fix=beyond_band_fix(facts))
@@ -464,10 +476,6 @@ def assumed_layout(facts: Facts, m: Measurement, batch: int = 1, prompt: int = 1
     return 1, n, f"assumed: the layers split over the {n} GPUs named (no layout stated; the weights do not fit one)"
 
 
-def layout_label(tp: int, pp: int) -> str:
-    return f"TP={tp}" + (f" PP={pp}" if pp > 1 else "")
-
-
 def faster_than_band(rule_id: str, what: str, band: str, bound: str, evidence):
     """A figure better than the calibrated band yet inside the roofline: it beats what healthy runs of this
     engine were measured to give (rules/expectations.py), so it says so, never that it matches the band."""
@@ -500,19 +508,19 @@ def latency_vs_expected(facts: Facts, predictions=None):
                 continue
             e = expectation(metric, p)
             verdict = e.verdict(m.value)
-            evidence = band_evidence(m, f"{metric.split('_')[0].upper()} at {layout_label(tp, pp)} ({how}), "
-                                     f"batch {batch}", "ms",
-                                     e.expected, f"{e.low:.1f}-{e.high:.1f}", e.roofline, p, gpu, model_src, model)
+            band = band_text(e.low, e.high, m.value, digits=1)
+            what = f"{metric.split('_')[0].upper()} at {layout_words(p)} ({how}), batch {batch}"
+            evidence = band_evidence(m, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",
                                               m.value, e.roofline, "ms", evidence)
             elif verdict == "faster":
                 yield faster_than_band("ticket.latency_vs_expected", f"{m.value:g} ms per token",
-                                       f"{e.low:.1f}-{e.high:.1f} ms", f"roofline {e.roofline:.3g} ms", evidence)
+                                       f"{band} ms", f"roofline {e.roofline:.3g} ms", evidence)
             elif verdict == "inside":
                 yield make("ticket.latency_vs_expected", "expected_physics", "info", 0.55,
                            f"{m.value:g} ms per token is what this model, GPU and layout deliver "
-                           f"(expected {e.low:.1f}-{e.high:.1f} ms)",
+                           f"(expected {band} ms)",
                            "Each decode step reads every weight (and the KV cache) from memory and, with tensor "
                            "parallelism, waits for two all-reduces per layer; "
                            "that sets the per-token time, not a fault.",
@@ -521,7 +529,7 @@ def latency_vs_expected(facts: Facts, predictions=None):
             else:
                 # beyond the band, the numbers contradict a physics answer: ranked above the symptom's prior
                 yield make("ticket.latency_vs_expected", "other", "warning", 0.45,
-                           f"{m.value:g} ms per token is slower than the expected {e.low:.1f}-{e.high:.1f} ms "
+                           f"{m.value:g} ms per token is slower than the expected {band} ms "
                            f"(x{e.ratio(m.value):.1f})",
                            "The step takes longer than a healthy system with this engine needs; something beyond "
                            "physics costs time (host, transport, clocks, configuration).",
@@ -575,7 +583,7 @@ def layer_split_rate(facts: Facts, predictions=None):
                    "stream decodes as fast as one GPU streaming every weight from its memory; more GPUs hold a bigger "
                    "model, they do not make one stream faster.",
                    band_evidence(m, "decode rate, one stream", "tok/s", p.decode_tok_s_expected,
-                                 f"{low:.0f}-{high:.0f}", p.decode_tok_s, p, gpu, model_src, model),
+                                 band_text(low, high, m.value), p.decode_tok_s, p, gpu, model_src, model),
                    fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
                    "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of requests.")
         return

@@ -18,6 +18,7 @@ from diagnose.evidence import Facts, Note, Workload
 from rules import beyond_roofline, claims
 from rules.common import claim_ev, ev, gpu_count, make, measurements, need, wfield
 from rules.engine import rule
+from rules.expectations import band_text
 from rules.ticket_figures import (
     COPY_SHARE,
     GIB_MARGIN,
@@ -28,7 +29,7 @@ from rules.ticket_figures import (
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
-    layout_label,
+    layout_words,
     per_direction,
     unmodelled_layout,
 )
@@ -102,16 +103,17 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                       ev(facts.subject.model_source, "model", model.key)])
         return  # without a stated batch: a larger batch on the larger layout, or a different measure
     share = p_large.allreduce_share_expected
+    band = band_text(low, high, round(ratio, 2), digits=2)  # the ratio as printed
     at = f"batch {batch}" + ("" if batch_stated else " (assumed: one request)")
     evidence = [stated,
                 ev(c, f"speed-up from {small} to {large} GPUs ({how}), {at}", round(ratio, 2), round(expected, 2), "x"),
                 ev("prediction:expected", f"expected speed-up band ({p_large.engine} profile, {gpu.key})",
-                   expected=f"{low:.2f}-{high:.2f}", unit="x"),
+                   expected=band, unit="x"),
                 ev("prediction:expected", f"all-reduce share of the TP={large} decode step", expected=f"{share:.0%}"),
                 ev(facts.subject.model_source, "model", model.key)]
     if ratio > high:
         yield faster_than_band("ticket.speedup_vs_expected", f"x{ratio:.2f} from {small} to {large} GPUs",
-                               f"x{low:.2f}-{high:.2f}", f"ideal x{ideal:g}", evidence)
+                               f"x{band}", f"ideal x{ideal:g}", evidence)
         return
     if ratio >= low:
         yield make("ticket.speedup_vs_expected", "expected_physics", "info", 0.55,
@@ -124,7 +126,7 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                    "batch, since a larger batch amortises the fixed costs of every step.")
         return
     yield make("ticket.speedup_vs_expected", "other", "warning", 0.45,
-               f"x{ratio:.2f} from {small} to {large} GPUs is below the expected x{low:.2f}-{high:.2f}",
+               f"x{ratio:.2f} from {small} to {large} GPUs is below the expected x{band}",
                "The larger layout gains less than a healthy system with this engine does; something beyond the "
                "all-reduces and fixed step costs takes time there (transport, host, clocks, configuration).",
                evidence, fix=beyond_band_fix(facts))
@@ -152,8 +154,9 @@ def ttft_vs_expected(facts: Facts, predictions=None):
             continue
         e = expectation("ttft_ms", p)
         verdict = e.verdict(m.value)
-        evidence = band_evidence(m, f"TTFT at {layout_label(tp, pp)} ({how}), one request", "ms", e.expected,
-                                 f"{e.low:.0f}-{e.high:.0f}", e.roofline, p, gpu, facts.subject.model_source, model)
+        band = band_text(e.low, e.high, m.value)
+        evidence = band_evidence(m, f"TTFT at {layout_words(p)} ({how}), one request", "ms", e.expected,
+                                 band, e.roofline, p, gpu, facts.subject.model_source, model)
         evidence.insert(1, ev(prompt_src, "prompt length stated", prompt, unit="tokens"))
         if verdict == "faster_than_roofline":  # the prompt cannot pass through the model faster than the FLOPs allow
             yield beyond_roofline.finding("ticket.ttft_vs_expected", f"TP{tp} TTFT of a {prompt}-token prompt",
@@ -162,18 +165,18 @@ def ttft_vs_expected(facts: Facts, predictions=None):
                                           "with caching off or with prompts not seen before.")
         elif verdict == "faster":
             yield faster_than_band("ticket.ttft_vs_expected", f"{m.value:g} ms to the first token",
-                                   f"{e.low:.0f}-{e.high:.0f} ms", f"roofline {e.roofline:.0f} ms", evidence)
+                                   f"{band} ms", f"roofline {e.roofline:.0f} ms", evidence)
         elif verdict == "inside":
             yield make("ticket.ttft_vs_expected", "expected_physics", "info", 0.5,
                        f"{m.value:g} ms to the first token of a {prompt}-token prompt is this model's prefill "
-                       f"(expected {e.low:.0f}-{e.high:.0f} ms)",
+                       f"(expected {band} ms)",
                        "The first token waits for the whole prompt to pass through the model: about two FLOPs per "
                        "parameter per prompt token, shared by the TP GPUs, plus the engine's per-request work.",
                        evidence, fix="Nothing is broken; shorter prompts, prefix caching or more GPUs per replica "
                        "shorten it.")
         else:
             yield make("ticket.ttft_vs_expected", "other", "warning", 0.45,
-                       f"{m.value:g} ms to the first token is slower than the expected {e.low:.0f}-{e.high:.0f} ms "
+                       f"{m.value:g} ms to the first token is slower than the expected {band} ms "
                        f"(x{e.ratio(m.value):.1f})",
                        "The prefill takes longer than a healthy system needs for this prompt; queueing behind other "
                        "requests, the host, or the transport costs the rest.",
@@ -345,7 +348,7 @@ def figure_unjudged(facts: Facts, predictions=None):
         above = p is not None and p.valid and p.fits and m.value > p.decode_tok_s * 1.1
         if above and quantised_stream(facts, tp, m.value):
             yield need("ticket.figure_unjudged", f"{m.value:g} tok/s is above what {model.name}'s {p.dtype} weights "
-                       "allow one stream", f"At {layout_label(tp, pp)} ({how}) one stream of the checkpoint's "
+                       "allow one stream", f"At {layout_words(p)} ({how}) one stream of the checkpoint's "
                        f"{p.dtype} weights reads at most {p.decode_tok_s:.0f} tok/s on {gpu.name}; {m.value:g} tok/s "
                        "means 4-bit or 8-bit weights, or several requests at once, and the ticket says neither.",
                        "the model file name or launch line (which quantisation) and how many requests ran at once",
@@ -354,7 +357,7 @@ def figure_unjudged(facts: Facts, predictions=None):
         if p is None or not p.valid or p.fits:
             return
         yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be judged: {model.name} does not fit as "
-                   f"assumed", f"At {layout_label(tp, pp)} ({how}) with the checkpoint's {p.dtype} weights, "
+                   f"assumed", f"At {layout_words(p)} ({how}) with the checkpoint's {p.dtype} weights, "
                    f"{model.name} needs more memory than {tp * pp} {gpu.name} hold ({gpu.memory_gb:g} GB each), so the "
                    "run used a quantisation or a layout the ticket does not state, and no expected figure can be "
                    "computed for it.",

@@ -48,7 +48,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
-from rules.expectations import lowest_normal
+from rules.expectations import band_text, lowest_normal
 from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
     assumed_layout,
@@ -57,7 +57,7 @@ from rules.ticket_figures import (
     faster_than_band,
     layer_split_engine,
     layer_split_over_gpus,
-    layout_label,
+    layout_words,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -942,9 +942,9 @@ def measured_vs_expected(facts: Facts, predictions=None):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
-        evidence = band_evidence(m, f"decode rate at {layout_label(layout_tp, pp)} ({how}), batch {m.batch or 1}",
-                                 "tok/s", expected,
-                                 f"{low:.0f}-{high:.0f}", roofline, p, gpu, model_src, model)
+        band = band_text(low, high, m.value)
+        what = f"decode rate at {layout_words(p)} ({how}), batch {m.batch or 1}"
+        evidence = band_evidence(m, what, "tok/s", expected, band, roofline, p, gpu, model_src, model)
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
                           "tok/s", evidence)  # one stream's rate beyond the bound: as scaling and capture say it
@@ -952,14 +952,13 @@ def measured_vs_expected(facts: Facts, predictions=None):
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
         if m.value > high:
-            yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{low:.0f}-{high:.0f} tok/s",
+            yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{band} tok/s",
                                    f"roofline {roofline:.0f} tok/s", evidence)
             return
         if m.value >= lowest_normal(low, m):  # a figure written in prose reads a little low (rules.expectations)
             edge = ", at its low edge as a rate timed end to end reads" if m.value < low else ""
             yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6 if not edge else 0.55,
-                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {low:.0f}-{high:.0f}"
-                       f"{edge})",
+                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {band}{edge})",
                        "The rate the reporter measured sits inside the calibrated band for this model on these GPUs; "
                        "decode streams every weight from memory per token, "
                        "and that bound, not a fault, sets the speed.",
@@ -967,7 +966,7 @@ def measured_vs_expected(facts: Facts, predictions=None):
                        "more memory bandwidth.")
             return
         yield make("ticket.measured_vs_expected", "other", "warning", 0.45,
-                   f"{m.value:g} tok/s is below the expected {low:.0f}-{high:.0f} tok/s",
+                   f"{m.value:g} tok/s is below the expected {band} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",
                    evidence, fix=beyond_band_fix(facts))

@@ -212,39 +212,61 @@ def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     return out
 
 
-# GGUF (llama.cpp, Ollama) stores 4- and 8-bit weights in blocks that carry their own scales: Q4_0 18 bytes per 32
-# weights, Q4_K 144 per 256, Q8_0 34 per 32, i.e. 4.5 and 8.5 bits a weight (ggml-common.h block_q4_0, block_q4_K,
-# block_q8_0: https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-common.h). In the predictor's terms
-# (an fp16 scale and zero point per group, rules.shapes.bytes_per_param) that is a group of 64. Q4_K_M keeps a few
-# tensors in 6 bits (4.8 bits a weight on average): 4.5 is the floor, so the expected figure stays the faster one.
-GGUF_GROUP = 64
-_GGUF = re.compile(r"\bgguf\b|\bQ[2-8]_[01K]|\bllama\.?cpp\b|\bollama\b", re.I)
+# GGUF (llama.cpp, Ollama) stores weights in blocks that carry their own scales: Q4_K 144 bytes per 256 weights
+# (4.5 bits), Q5_K 176 (5.5), Q6_K 210 (6.5625), Q8_0 34 per 32 (8.5): rules/catalog/gguf_types.toml, from ggml's
+# ggml-common.h. The predictor streams the bytes of the type the ticket names (rules.shapes.bytes_per_param).
+_GGUF = re.compile(r"\bgguf\b|\bI?Q[1-8]_|\bllama\.?cpp\b|\bollama\b", re.I)
+# Without a type named, llama.cpp's common 4- and 8-bit files (the quantize README's recommended Q4_K_M, Q8_0).
+GGUF_BY_DTYPE = {"int4": "Q4_K_M", "int8": "Q8_0"}
 
 
-def quant_group(facts: Facts) -> int | None:
-    """The quantisation group that gives the ticket's weights their bytes: GGUF's blocks where llama.cpp or Ollama
-    serves them (or the model is named as a GGUF file), else the default of the dtype (None)."""
-    words = " ".join(f"{w.framework or ''} {w.model or ''}" for w in facts.of(Workload))
-    return GGUF_GROUP if weight_dtype(facts) in ("int4", "int8") and _GGUF.search(words) else None
+def quant_group(facts: Facts) -> str | None:
+    """The GGUF type that gives the ticket's weights their bytes where llama.cpp or Ollama serves them (or the
+    model is named as a GGUF file): the one a model name, tag or the reporter's text names ('llama-2-7b.Q5_K_M.gguf'),
+    else the common one of its dtype; None for other engines (the dtype's default group) and 16-bit weights."""
+    from rules import catalog
+
+    statements = [w.model for w in facts.of(Workload) if w.model] + [text for _, text in claims.texts(facts)]
+    dtype = weight_dtype(facts)
+    if dtype not in GGUF_BY_DTYPE or not any(_GGUF.search(text) for text in statements):
+        return None
+    named = (catalog.named_gguf(text) for text in statements)
+    return next((t for t in named if t and catalog.gguf_type(t).dtype == dtype), GGUF_BY_DTYPE[dtype])
 
 
 def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: int = 1):
-    """The prediction for the ticket's model and GPU at this TP (and PP), batch and prompt length (its engine's
-    profile), or None when the catalog does not know them or the predictor rejects the layout."""
+    """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
+    profile), with the pipeline stages the ticket states (placed on its nodes), else `pp` stages the caller
+    assumed (a layer split over every GPU named), or None when the catalog does not know them or the predictor
+    rejects the layout."""
     from diagnose.errors import InputError
-    from rules import roofline
+    from rules import catalog, roofline
 
     model = facts.subject.model
     gpu = facts.subject.gpu
     if model is None or gpu is None:
         return None
+    gguf = quant_group(facts)
+    stated, pp_src = wfield(facts, "pp")
+    if stated and stated > 1:
+        pp = stated
+    else:
+        pp, pp_src = max(pp, 1), None
+    per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     try:
         p = roofline.predict(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
-                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=quant_group(facts))
+                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=gguf,
+                             gpus_per_node=per_node or 8)
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
+    if pp_src:
+        p.assumptions["pp_source"] = pp_src
     if ollama_default(facts):
         p.assumptions["weights"] = OLLAMA_WEIGHTS
+    if gguf:
+        t = catalog.gguf_type(gguf)
+        p.assumptions["gguf"] = (f"GGUF {t.name} weights: {t.bits:g} bits a weight ({t.block}, "
+                                 "rules/catalog/gguf_types.toml)")
     return p
 
 

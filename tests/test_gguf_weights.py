@@ -1,11 +1,17 @@
-"""GGUF weights (llama.cpp, Ollama) are predicted with the bytes their blocks hold."""
+"""GGUF weights (llama.cpp, Ollama) are predicted with the bytes their blocks hold (rules/catalog/gguf_types.toml,
+from ggml-common.h), and predict, plan, scaling and ticket give the same expected figure for the same model, GPU
+and GGUF type. The issue texts are written for these tests."""
+
+import json
 
 import pytest
+from conftest import diagnose, report_json
 
+from diagnose.bundle import read_bundle
 from diagnose.evidence import Facts, Workload
-from rules import shapes
+from rules import catalog, shapes
 from rules.subject import Subject
-from rules.workload import GGUF_GROUP, predict_layout, quant_group
+from rules.workload import predict_layout, quant_group
 
 
 def facts_of(**fields) -> Facts:
@@ -15,20 +21,40 @@ def facts_of(**fields) -> Facts:
     return facts
 
 
-def test_gguf_blocks_hold_four_and_a_half_and_eight_and_a_half_bits_a_weight():
-    """ggml's block_q4_0 holds 32 weights in 18 bytes (an fp16 scale and 16 bytes of nibbles), block_q4_K 256 in
-    144, block_q8_0 32 in 34: as an fp16 scale and zero per group, a group of 64."""
-    assert shapes.bytes_per_param("int4", GGUF_GROUP) * 32 == pytest.approx(18)
-    assert shapes.bytes_per_param("int4", GGUF_GROUP) * 256 == pytest.approx(144)
-    assert shapes.bytes_per_param("int8", GGUF_GROUP) * 32 == pytest.approx(34)
+@pytest.mark.parametrize("name, block_bytes, weights", [
+    ("Q4_0", 18, 32), ("Q4_1", 20, 32), ("Q5_0", 22, 32), ("Q5_1", 24, 32), ("Q8_0", 34, 32),
+    ("Q2_K", 84, 256), ("Q3_K_M", 110, 256), ("Q4_K_M", 144, 256), ("Q4_K_S", 144, 256), ("Q5_K_M", 176, 256),
+    ("Q5_K_S", 176, 256), ("Q6_K", 210, 256), ("IQ4_XS", 136, 256), ("IQ2_XXS", 66, 256), ("F16", 2, 1),
+])
+def test_each_gguf_type_streams_its_blocks_bytes(name, block_bytes, weights):
+    """ggml's static_asserts: block_q5_K is 176 bytes per 256 weights (5.5 bits), block_q6_K 210 (6.5625)."""
+    t = catalog.gguf_type(name)
+    assert t.bits == pytest.approx(8 * block_bytes / weights)
+    assert shapes.bytes_per_param(t.dtype, t.name) * weights == pytest.approx(block_bytes)
 
 
-def test_a_gguf_model_or_engine_gets_the_gguf_group_and_others_keep_the_default():
-    assert quant_group(facts_of(model="llama-2-70b.Q4_K_M.gguf", gpu="RTX 3090")) == GGUF_GROUP
-    assert quant_group(facts_of(model="Llama 2 70B Q4", gpu="RTX 3090", framework="llama.cpp")) == GGUF_GROUP
-    assert quant_group(facts_of(model="mistral-7b.Q8_0.gguf", gpu="RTX 4090")) == GGUF_GROUP
+def test_gguf_names_as_files_tags_and_options_spell_them():
+    assert catalog.named_gguf("llama-2-7b.Q5_K_M.gguf") == "Q5_K_M"
+    assert catalog.named_gguf("mistral-7b-instruct-v0.2.q6_k.gguf") == "Q6_K"
+    assert catalog.named_gguf("qwen2.5:7b-instruct-q8_0") == "Q8_0"
+    assert catalog.named_gguf("llama3.1:8b") == "Q4_K_M"  # Ollama's bare tag is its q4_K_M build
+    assert catalog.named_gguf("llama3.1:8b-instruct-fp16") is None
+    assert catalog.named_gguf("Llama-3-8B") is None
+    assert catalog.gguf_type("q4_k").name == "Q4_K_M" and catalog.gguf_type("iq4_xs").name == "IQ4_XS"
+    with pytest.raises(catalog.InputError, match="unknown GGUF type 'Q7_K'"):
+        catalog.gguf_type("Q7_K")
+
+
+def test_a_gguf_model_or_engine_gets_its_type_and_others_keep_the_default():
+    assert quant_group(facts_of(model="llama-2-70b.Q4_K_M.gguf", gpu="RTX 3090")) == "Q4_K_M"
+    assert quant_group(facts_of(model="llama-2-7b.Q5_K_M.gguf", gpu="RTX 4090")) == "Q5_K_M"
+    assert quant_group(facts_of(model="llama-2-7b.Q6_K.gguf", gpu="RTX 4090")) == "Q6_K"
+    assert quant_group(facts_of(model="Llama 2 70B Q4", gpu="RTX 3090", framework="llama.cpp")) == "Q4_K_M"
+    assert quant_group(facts_of(model="mistral-7b.Q8_0.gguf", gpu="RTX 4090")) == "Q8_0"
+    assert quant_group(facts_of(model="llama3.1:8b", gpu="RTX 4090", framework="Ollama")) == "Q4_K_M"
     assert quant_group(facts_of(model="Llama-2-70B-AWQ", gpu="A100", framework="vLLM")) is None
     assert quant_group(facts_of(model="Llama 2 70B", gpu="RTX 3090", framework="llama.cpp")) is None  # 16-bit
+    assert quant_group(facts_of(model="llama-2-7b.F16.gguf", gpu="RTX 4090")) is None
 
 
 def test_gguf_weights_stream_their_block_scales():
@@ -36,8 +62,112 @@ def test_gguf_weights_stream_their_block_scales():
     converts the weights faster than they stream, the expected decode is slower by that."""
     gguf = predict_layout(facts_of(model="Llama-2-70B Q4_K_M", gpu="RTX 3090"), 1, 1)
     awq = predict_layout(facts_of(model="Llama-2-70B-AWQ", gpu="RTX 3090"), 1, 1)
-    assert gguf.assumptions["quant_group"] == GGUF_GROUP and awq.assumptions["quant_group"] == 128
-    ratio = shapes.bytes_per_param("int4", GGUF_GROUP) / shapes.bytes_per_param("int4", 128)
+    assert gguf.assumptions["quant_group"] == "Q4_K_M" and awq.assumptions["quant_group"] == 128
+    ratio = shapes.bytes_per_param("int4", "Q4_K_M") / shapes.bytes_per_param("int4", 128)
     assert gguf.weights_gb_per_gpu / awq.weights_gb_per_gpu == pytest.approx(ratio, rel=0.02)
     assert gguf.expected_terms["weights_ms"] / awq.expected_terms["weights_ms"] == pytest.approx(ratio, rel=0.02)
     assert gguf.decode_tok_s_expected < awq.decode_tok_s_expected
+
+
+def test_q5_and_q6_stream_more_than_q4_and_less_than_q8():
+    """The defect: Q5_K_M was priced as 4.5 bits and Q6_K as 8.5. The weights' bytes follow the blocks now."""
+    gb = {t: predict_layout(facts_of(model=f"Llama-2-7B {t}", gpu="RTX 4090", framework="llama.cpp"), 1, 1)
+          .weights_gb_per_gpu for t in ("Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0")}
+    assert gb["Q4_K_M"] < gb["Q5_K_M"] < gb["Q6_K"] < gb["Q8_0"]
+    decoder = {t: gb[t] - gb["Q4_K_M"] for t in gb}  # the 16-bit embeddings cancel
+    assert decoder["Q6_K"] / decoder["Q5_K_M"] == pytest.approx((6.5625 - 4.5) / (5.5 - 4.5), rel=0.01)
+    assert decoder["Q8_0"] / decoder["Q5_K_M"] == pytest.approx((8.5 - 4.5) / (5.5 - 4.5), rel=0.01)
+
+
+def _ticket_expected(tmp_path, text: str) -> tuple[float, float]:
+    """The ticket's expected and roofline decode tok/s for `text` (its issue.md)."""
+    (tmp_path / "issue.md").write_text(text)
+    report = report_json("ticket", tmp_path)
+    for f in report["findings"]:
+        rows = {e["source"]: e for e in f["evidence"]}
+        if "prediction:roofline" in rows and "prediction:expected" in rows:
+            measured = next(e for e in f["evidence"] if e["unit"] == "tok/s" and e["measured"] is not None)
+            return measured["expected"], rows["prediction:roofline"]["expected"]
+    raise AssertionError(f"no expected figure in {[f['title'] for f in report['findings']]}")
+
+
+def _predict_row(*args) -> list:
+    table = next(iter(report_json("predict", "--gpu", "rtx-4090", "--tp", "1", *args)["tables"].values()))
+    return dict(zip(table["columns"], table["rows"][0]))
+
+
+OLLAMA = ["# Ollama slow\n\nollama run llama3.1:8b on one RTX 4090 gives 50 tokens/s. Is this normal?\n",
+          "# slow\n\nWith Ollama, llama3.1:8b on a single RTX 4090 generates 50 tok/s at batch 1.\n",
+          "# speed\n\nOne RTX 4090, model llama3.1:8b served by ollama: 50 tokens/s decode. Expected?\n"]
+
+
+@pytest.mark.parametrize("text", OLLAMA)
+def test_predict_and_ticket_give_an_ollama_tag_the_same_expected_figure(tmp_path, text):
+    expected, roofline = _ticket_expected(tmp_path, text)
+    row = _predict_row("--model", "llama3.1:8b")
+    assert row["tok/s/seq"] == pytest.approx(expected, abs=0.05)
+    assert 1000 / row["ITL roofline"] == pytest.approx(roofline, rel=0.01)
+
+
+LLAMA_CPP = ["# llama.cpp slow on RTX 4090\n\nllama.cpp with llama-2-7b.{q}.gguf fully offloaded (-ngl 99) on one RTX "
+             "4090. Generation speed is 60 tokens/s at batch 1. Is this normal?\n",
+             "# slow gguf\n\nRunning llama-2-7b.{q}.gguf in llama.cpp on a single RTX 4090, all layers on the GPU: "
+             "60 tok/s when generating.\n",
+             "# question\n\nOne RTX 4090, llama.cpp server, model llama-2-7b.{q}.gguf: 60 tokens/s generation.\n"]
+
+
+@pytest.mark.parametrize("quant", ["Q5_K_M", "Q6_K", "Q8_0", "Q4_K_M"])
+@pytest.mark.parametrize("text", LLAMA_CPP)
+def test_predict_quant_and_ticket_give_a_gguf_file_the_same_expected_figure(tmp_path, text, quant):
+    expected, _ = _ticket_expected(tmp_path, text.format(q=quant))
+    assert _predict_row("--model", "llama-2-7b", "--quant", quant)["tok/s/seq"] == pytest.approx(expected, abs=0.05)
+
+
+def test_plan_takes_the_same_quant_and_the_same_figure():
+    row = _predict_row("--model", "llama-2-7b", "--quant", "Q5_K_M")
+    plan = report_json("plan", "--model", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "1", "--context", "1280",
+                       "--prompt", "1024", "--quant", "Q5_K_M")
+    assert plan["inputs"]["quant"] == "Q5_K_M" and plan["inputs"]["dtype"] == "int4"
+    text = json.dumps(plan["tables"])
+    assert f"{row['tok/s/seq']}" in text  # the per-user tok/s of its one-GPU layout
+    q4 = report_json("plan", "--model", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "1", "--context", "1280",
+                     "--prompt", "1024", "--quant", "Q4_K_M")
+    assert json.dumps(q4["tables"]) != text
+
+
+def test_a_quant_the_dtype_contradicts_or_that_does_not_exist_is_bad_input():
+    for args in (["--quant", "Q5_K_M", "--dtype", "bf16"], ["--quant", "Q7_K"],
+                 ["--quant", "Q4_K_M", "--quant-group", "64"]):
+        result = diagnose("predict", "--model", "llama-2-7b", "--gpu", "rtx-4090", "--tp", "1", *args)
+        assert result.exit_code == 2, result.output
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_scaling_takes_the_same_quant(tmp_path):
+    csv = tmp_path / "runs.csv"
+    csv.write_text("layout,batch,metric,value\nTP1,1,decode_tok_s,60\n")
+    args = ["scaling", csv, "--model", "llama-2-7b", "--gpu", "rtx-4090"]
+    for quant in ("Q5_K_M", "Q8_0"):
+        table = next(iter(report_json(*args, "--quant", quant)["tables"].values()))
+        row = dict(zip(table["columns"], table["rows"][0]))
+        predicted = _predict_row("--model", "llama-2-7b", "--quant", quant)
+        assert row["expected ms"] == pytest.approx(predicted["ITL ms"], abs=0.01)
+
+
+def test_read_bundle_keeps_the_type_of_a_tag(tmp_path):
+    (tmp_path / "issue.md").write_text("# slow\n\nollama run qwen2.5:7b-instruct-q8_0 on one RTX 4090: 40 tok/s.\n")
+    assert quant_group(read_bundle([tmp_path])) == "Q8_0"
+
+
+def test_the_ticket_says_which_gguf_type_it_priced(tmp_path):
+    (tmp_path / "issue.md").write_text(LLAMA_CPP[0].format(q="Q6_K"))
+    details = [e["detail"] for f in report_json("ticket", tmp_path)["findings"] for e in f["evidence"]]
+    assert "GGUF Q6_K weights: 6.5625 bits a weight (block_q6_K, rules/catalog/gguf_types.toml)" in details
+
+
+@pytest.mark.parametrize("text", LLAMA_CPP[:2])
+def test_scaling_on_a_ticket_prices_the_type_its_text_names(tmp_path, text):
+    """The same ticket folder gives the same expected step in `ticket` and `scaling`."""
+    expected, _ = _ticket_expected(tmp_path, text.format(q="Q6_K"))
+    row = report_json("scaling", tmp_path, "--tp-of", f"{tmp_path}=1")["predictions"]["scaling"]["rows"][0]
+    assert row["dtype"] == "int8" and 1000 / row["expected_ms"] == pytest.approx(expected, rel=0.002)

@@ -225,6 +225,11 @@ GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(
 TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
+# The pipeline-parallel size as prose and launch lines write it: "PP=2", "PP2", "pp: 2", "pipeline parallel size 2",
+# "--pipeline-parallel-size 2", "--pp 2" (a bare "pp 2" is too often something else).
+PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|to)?|pp(?:[-_ ]?size)?\s*[=:])"
+                r"\s*(\d{1,3})\b|\bPP(\d{1,3})\b|"
+                r"(?<![\w-])(?:--pipeline-parallel-size|--pp|--pp-size)[ =](\d{1,3})\b", re.I)
 CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
                      r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
 HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
@@ -362,7 +367,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     from diagnose.artifacts.text import cjk_spaced, engine_named
 
     out: list = []
-    gpu_line = model_line = tp_line = None
+    gpu_line = model_line = tp_line = pp_line = None
     count_line = None
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
               for i, ln in prose}
@@ -387,6 +392,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 model_line = (i, named)
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
+        if pp_line is None and (m := PP.search(ln)):
+            pp_line = (i, _tp_size(m))
     if gpu_line:
         n = gpu_line[2] or (count_line[1] if count_line else None)
         nodes = _nodes_for_per_node_count(spaced[gpu_line[0]], gpu_line[1])
@@ -407,6 +414,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         tp_line = max(found, key=lambda x: x[1]) if found else None
     if tp_line and 1 <= tp_line[1] <= 1024:
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
+    if pp_line and 1 <= pp_line[1] <= 1024:
+        out.append(Workload(where(name, pp_line[0]), pp=pp_line[1]))
     batches = {(i, int(b.group(1))) for i, ln in prose for b in BATCH_ONLY.finditer(ln)}
     if len({b for _, b in batches}) == 1:  # one batch for the whole ticket ("at batch 1"): the layout's
         i, b = min(batches)
@@ -691,7 +700,7 @@ def _result_row(line: str) -> bool:
 
 
 def _tp_size(m: re.Match) -> int:
-    """The size a TP match names, whichever of its spellings matched ("TP=4", "TP4", "--tp 4")."""
+    """The size a TP (or PP) match names, whichever of its spellings matched ("TP=4", "TP4", "--tp 4")."""
     return int(next(g for g in m.groups() if g))
 
 

@@ -50,6 +50,36 @@ def since_option(help_text: str):
     return click.option("--since", callback=check, help=help_text)
 
 
+QUANT_HELP = ("GGUF weight type it runs as (llama.cpp, Ollama): Q4_K_M, Q5_K_M, Q6_K, Q8_0, IQ4_XS, ... "
+              "(rules/catalog/gguf_types.toml): the weights stream its blocks' bytes [default: the type an Ollama tag "
+              "names, Q4_K_M for a bare tag like llama3.1:8b].")
+
+
+def quant_option(func):
+    """--quant, the same in predict, plan and scaling (weights() reads it)."""
+    return click.option("--quant", help=QUANT_HELP)(func)
+
+
+def weights(model_name: str | None, dtype: str | None, quant: str | None) -> tuple[str | None, str | None]:
+    """The weight dtype and GGUF type a command predicts with, as the ticket rules read them
+    (rules.workload.quant_group): --quant, else the type an Ollama tag names; the dtype follows the type
+    unless --dtype is given, and a --dtype the --quant type is not is bad input. 16-bit types need no type."""
+    from diagnose.errors import InputError
+    from rules import catalog
+
+    if quant:
+        kind = catalog.gguf_type(quant)
+        if dtype and dtype != kind.dtype:
+            raise InputError(f"--quant {kind.name} stores {kind.dtype} weights; --dtype {dtype} contradicts it")
+    elif not dtype and catalog.tag_weights(model_name):
+        kind = catalog.gguf_type(catalog.named_gguf(model_name)) if catalog.named_gguf(model_name) else None
+    else:
+        kind = None
+    if kind is None:
+        return dtype, None
+    return kind.dtype, (kind.name if kind.dtype in ("int4", "int8") else None)
+
+
 class FiniteFloat(click.ParamType):
     """A float that is finite and within [low, high] (`low_open`: strictly above low): 'nan',
     'inf' and '1e999' are bad usage, never a threshold every comparison fails."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from diagnose.commands.options import batch_size, gpu_count, output_options, token_count
+from diagnose.commands.options import batch_size, gpu_count, output_options, quant_option, token_count, weights
 from diagnose.commands.predict import KV_DTYPE_HELP, KV_DTYPES
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
@@ -28,8 +28,9 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--engine",
               help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, ...) "
                    "[default: generic].")
+@quant_option
 @output_options
-def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine):
+def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine, quant):
     """Pick a TP/PP/DP layout for serving and show the napkin math.
 
     Works out every layout that fits (TP within a node, the other GPUs as replicas; PP across
@@ -56,13 +57,14 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     from rules import catalog, planner
     from rules.scaling import parse_slo
 
+    dtype, gguf = weights(model_name, dtype, quant)
     limits = parse_slo(slo)
     itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
     result = planner.plan(catalog.model(model_name), catalog.gpu(gpu_name), gpus, context, concurrency,
                           engine=catalog.engine(engine), prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
-                          gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft)
+                          gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf)
     inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,
               "concurrency": concurrency, "slo": slo, "prompt": result.prompt, "dtype": result.dtype,
-              "kv_dtype": result.kv_dtype, "gpus_per_node": gpus_per_node, "engine": result.engine}
+              "kv_dtype": result.kv_dtype, "gpus_per_node": gpus_per_node, "engine": result.engine, "quant": gguf}
     return run_pipeline("plan", inputs, Facts(), result, only=["plan."], tables=tables.plan.tables(result))

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from diagnose.commands.options import MAX_BATCH, FiniteFloat, gpu_count, int_list, output_options, token_count
+from diagnose.commands.options import (
+    MAX_BATCH,
+    FiniteFloat,
+    gpu_count,
+    int_list,
+    output_options,
+    quant_option,
+    token_count,
+    weights,
+)
 
 if TYPE_CHECKING:
     from rules.predictions import PredictRow
@@ -53,6 +62,7 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
               help="Output tokens per request, for the end-to-end latency [default: context - prompt, else 256].")
 @click.option("--quant-group", type=token_count(), help="Group size of int4/int8 weights (scales + zero points per "
               "group) [default: 128 for int4, per channel for int8].")
+@quant_option
 @click.option("--mbu", type=FiniteFloat(0, 1, low_open=True),
               help="Override the calibrated stream efficiency: the share of HBM bandwidth a long weight stream "
                    "reaches (0-1].")
@@ -61,7 +71,7 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
                    "(0-1].")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
-            interconnect, network, gpus_per_node, engine, output_len, quant_group, mbu, mfu):
+            interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, mbu, mfu):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
     Prints the scaling table (one row per layout and batch) with the roofline (datasheet
@@ -76,12 +86,16 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
       diagnose predict --model llama-3-70b --gpu h100-sxm --gpus 8 --batch 1,64
       diagnose predict --model samples/config.json --gpu l40s --tp 2,4 --dtype fp8
     """
+    from diagnose.errors import InputError
     from rules import catalog, roofline
     from rules.predictions import PredictRow
 
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
     eng = catalog.engine(engine)
+    if quant and quant_group:
+        raise InputError("--quant and --quant-group both set the weights' bytes: give one")
+    dtype, gguf = weights(model_name, dtype, quant)
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:
@@ -96,13 +110,13 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
             p = roofline.predict(model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
                                  dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect,
                                  mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network, engine=eng,
-                                 output=output_len, quant_group=quant_group)
+                                 output=output_len, quant_group=quant_group or gguf)
             rows.append(PredictRow.of(p, batch))
     return build_report(model, gpu, eng, rows, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
-        "engine": eng.key, "output": output_len, "quant_group": quant_group, "mbu": mbu, "mfu": mfu,
+        "engine": eng.key, "output": output_len, "quant_group": quant_group, "quant": gguf, "mbu": mbu, "mfu": mfu,
     })
 
 
