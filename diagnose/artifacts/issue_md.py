@@ -220,8 +220,23 @@ GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|
 PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|"
                       r"in each (?:node|server|host|machine))\b", re.I)
 NODES_NAMED = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", re.I)
+_NODE_NOUN = r"(?:nodes?|servers?|hosts?|machines?|boxes)"
+# ... or said before the count: "Two nodes, each with 8x H100", "2 nodes x 8 H100", "two nodes of 8x H100",
+# "each node has 8 A100", "per server: 4 L40S"
+NODES_THEN_COUNT = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?" + _NODE_NOUN + r"\s*,?\s*(?:(?:each\s+)?"
+                              r"(?:with|of|having|has|holding|containing)|x|×|\*)\s*$", re.I)
+EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r")?\s*(?:with|has|having|holds|"
+                             r"contains|of|:)?\s*$", re.I)
+# ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
+NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
+NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
+# "16 A100 in total", "a total of 16 GPUs", "16 H100 across two nodes": the job's count, whatever names the nodes
+TOTAL_BEFORE = re.compile(r"\b(?:total of|in total|altogether|overall)\s*$", re.I)
+TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall|combined|in all|across|"
+                         r"spread over|split over|over (?:the|both|two|\d+) (?:nodes|servers|hosts|machines))\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
-GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b", re.I)
+GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
+                          r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)", re.I)  # "8-GPU servers"
 TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
@@ -317,26 +332,31 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
+            counted = (i, m.start() - len(before[-24:]) + count.start(), m.end()) if n else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(count.group(1))
+                counted = (i, m.start(), m.end() + count.end())
             if gpu_line is None:
-                gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
+                gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None, counted)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
-                gpu_line = (gpu_line[0], gpu_line[1], n)
+                gpu_line = (gpu_line[0], gpu_line[1], n, counted)
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
-            count_line = (i, _count(next(g for g in m.groups() if g)))
+            count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
         if model_line is None and ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
             model_line = (i, m.group(1) + (tag.group(0) if tag else ""))  # "llama3.1:8b-instruct-fp16" whole
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
+    # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
+    counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
+    nodes = _nodes_for_per_node_count(spaced, *counted) if counted else None
     if gpu_line:
         n = gpu_line[2] or (count_line[1] if count_line else None)
-        nodes = _nodes_for_per_node_count(spaced[gpu_line[0]], gpu_line[1])
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
                             nodes=nodes))
     elif count_line and count_line[1]:
-        out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
+        n = count_line[1]
+        out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes))
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
         out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
@@ -367,14 +387,25 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     return out
 
 
-def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
-    """The node count of a line that counts GPUs per node ("Two nodes, 8x A100 each"): the job then has
-    that many times the GPUs. None when the count is the job's total or the nodes are not counted."""
-    at = line.find(gpu)
-    if at < 0 or not PER_NODE.match(line[at + len(gpu):]):
+def _nodes_for_per_node_count(spaced: dict[int, str], i: int, start: int, end: int) -> int | None:
+    """The node count when the GPU count at line i, [start, end) (the count to the GPUs it counts), is said per
+    node: "Two nodes, 8x A100 each", "Two nodes, each with 8x H100", "2 nodes x 8 H100", "Two 8x H100 nodes",
+    "2x 8-GPU servers". The nodes are counted on the same line, else once in the prose. None when the count is
+    the job's total or the nodes are not counted."""
+    line = spaced[i]
+    before, after = line[:start], line[end:]
+    if TOTAL_AFTER.match(after) or TOTAL_BEFORE.search(before):
         return None
-    m = NODES_NAMED.search(line)
-    n = _count(m.group(1)) if m else None
+    if (m := NODES_THEN_COUNT.search(before)) or (
+            NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
+        n = _count(m.group(1))
+    elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before):
+        named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
+        if not named:  # "8x H100 per node" in a list, "we use two nodes" in a sentence of its own
+            named = {_count(m.group(1)) for ln in spaced.values() for m in NODES_NAMED.finditer(ln)}
+        n = named.pop() if len(named) == 1 else None
+    else:
+        return None
     return n if n and 2 <= n <= 4096 else None
 
 

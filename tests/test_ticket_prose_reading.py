@@ -1,0 +1,60 @@
+"""How the reporter's prose is read: GPUs counted per node, prose with no Markdown title, the line a claim
+quotes, a quoted log line the reporter says is gone, and a host-side cause the reporter rules out."""
+
+import pytest
+from test_ticket_figures import _issue as _ticket  # facts, findings and verdict of an issue's Markdown
+
+from diagnose.artifacts import parse_text
+from diagnose.evidence import Workload
+
+
+def _workload(text: str) -> tuple[int | None, int | None]:
+    """(GPU count, nodes) the prose's GPU or count line reads as."""
+    records, _ = parse_text("# multi-node job slow\n\n" + text + " Llama-3-70B decodes at 30 tokens/s.\n", "issue.md")
+    (w,) = [r for r in records if isinstance(r, Workload) and (r.gpu or r.gpu_count)]
+    return w.gpu_count, w.nodes
+
+
+def _fired(findings, rule_id):
+    return [f for f in findings if f.rule == rule_id and f.severity != "ok"]
+
+
+# --------------------------------------------------------------------------- GPUs counted per node
+
+@pytest.mark.parametrize("line,count,nodes", [
+    ("Two nodes, each with 8x H100 SXM, connected with InfiniBand NDR.", 16, 2),
+    ("Two nodes of 8x H100 on HDR InfiniBand.", 16, 2),
+    ("2 nodes x 8 H100, RoCE between them.", 16, 2),
+    ("Two 8x H100 PCIe nodes over 400G Ethernet.", 16, 2),
+    ("2 nodes with 8 GPUs each.", 16, 2),
+    ("2x 8-GPU servers with InfiniBand.", 16, 2),
+    ("Four servers, each has 4x A100 80GB.", 16, 4),
+    ("three hosts of 2x RTX 4090 each, 25G Ethernet.", 6, 3),
+    ("Each node has 8 A100 GPUs and we use two nodes.", 16, 2),
+    ("4 GPUs per node, 2 nodes, all L40S.", 8, 2),
+    # a count of the job's GPUs stays the job's
+    ("16 H100 across two nodes.", 16, None),
+    ("Two nodes with 16 A100 in total.", 16, None),
+    ("One node with 8x H100 SXM.", 8, None),
+])
+def test_a_gpu_count_per_node_is_read_in_the_forms_people_write(line, count, nodes):
+    assert _workload(line) == (count, nodes)
+
+
+@pytest.mark.parametrize("setup", [
+    "Two nodes, each with 8x H100 SXM, connected with InfiniBand NDR.",
+    "2 nodes with 8 GPUs each (H100 SXM), InfiniBand NDR between them.",
+    "Two 8x H100 SXM nodes on InfiniBand NDR.",
+])
+def test_tp_within_a_node_of_a_per_node_count_is_no_cross_node_tp(setup):
+    _, findings, _ = _ticket(f"# multi-node training slow\n\n{setup} Megatron TP=8 inside each node, DP=2 across "
+                             "nodes. Step time is 4 s.\n")
+    assert not _fired(findings, "workload.cross_node_tp")
+    assert [f.severity for f in findings if f.rule == "workload.cross_node_tp"] == ["ok"]
+
+
+def test_tp_wider_than_a_node_of_a_per_node_count_is_cross_node_tp():
+    _, findings, _ = _ticket("# multi-node inference slow\n\nTwo nodes, each with 4x A100 80GB, on HDR InfiniBand. "
+                             "vLLM with TP=8 across both nodes gives 9 tokens/s.\n")
+    (f,) = _fired(findings, "workload.cross_node_tp")
+    assert f.title == "TP=8 spans 2 nodes of 4 GPUs"
