@@ -1,11 +1,14 @@
 """How the reporter's prose is read: GPUs counted per node, prose with no Markdown title, the line a claim
 quotes, a quoted log line the reporter says is gone, and a host-side cause the reporter rules out."""
 
+from pathlib import Path
+
 import pytest
 from test_ticket_figures import _issue as _ticket  # facts, findings and verdict of an issue's Markdown
 
 from diagnose.artifacts import parse_text
-from diagnose.evidence import Workload
+from diagnose.evidence import Facts, Workload
+from rules.engine import evaluate, ticket_verdict
 
 
 def _workload(text: str) -> tuple[int | None, int | None]:
@@ -58,3 +61,55 @@ def test_tp_wider_than_a_node_of_a_per_node_count_is_cross_node_tp():
                              "vLLM with TP=8 across both nodes gives 9 tokens/s.\n")
     (f,) = _fired(findings, "workload.cross_node_tp")
     assert f.title == "TP=8 spans 2 nodes of 4 GPUs"
+
+
+# --------------------------------------------------------------------------- prose with no Markdown title
+
+SHARED = Path("/work/shared/tickets") if Path("/work/shared/tickets").is_dir() else None
+NO_TITLE = [
+    "Two RTX 4090 on a Threadripper box. vLLM with --tensor-parallel-size 2 is slow.\n"
+    "I checked `nvidia-smi topo -p2p r` and the cell between GPU0 and GPU1 is CNS (chipset not supported).\n",
+    "We run vLLM with TP=2 on two RTX 4090 cards in a workstation and decode is slow.\n"
+    "nvidia-smi topo -p2p r shows CNS between the two GPUs, so P2P is not supported by the chipset.\n",
+    "Setup: 2x RTX 4090, vLLM, tensor parallel size 2.\n\n"
+    "The output of nvidia-smi topo -p2p r marks GPU0 to GPU1 as CNS, chipset not supported, and generation is slow.\n",
+]
+
+
+@pytest.mark.parametrize("text", NO_TITLE)
+@pytest.mark.parametrize("name", ["issue.md", "notes.txt", "description.md"])
+def test_prose_without_a_title_is_the_reporters_words(text, name):
+    records, read = parse_text(text, name)
+    assert read.kinds[:1] == ["issue_md"]
+    facts = Facts()
+    facts.add(*records)
+    findings = evaluate(facts)
+    assert ticket_verdict(facts, findings).category == "p2p_disabled"
+
+
+def test_the_same_prose_reads_the_same_with_or_without_a_title():
+    with_title = _ticket("# vLLM TP=2 slow\n\n" + NO_TITLE[0])[2]
+    without = _ticket(NO_TITLE[0])[2]
+    assert (without.category, without.confidence) == (with_title.category, with_title.confidence)
+
+
+@pytest.mark.parametrize("attachment", [
+    "030-nccl-451-docker-ibv-open-device-failed-socket/attachment1.log",  # NCCL INFO/WARN lines
+    "075-tensorflow-40042-gpu-overheat-progressive-slowdown/attachment1.log",  # a training log's step lines
+    "013-nccl-557-2gpu-nvlink-bridge-hang-slow-nvml/attachment1.txt",  # nvidia-smi topo -m
+    "066-transformers-9371-titan-rtx-ddp-with-without-nvlink/attachment1.txt",  # a results table, no sentence
+])
+@pytest.mark.parametrize("name", ["issue.md", "notes.txt"])
+def test_a_pasted_log_alone_keeps_its_own_kind_under_a_prose_name(attachment, name):
+    if SHARED is None:
+        pytest.skip("the shared ticket bundles are not here")
+    text = (SHARED / attachment).read_text()
+    _, as_attached = parse_text(text, Path(attachment).name)
+    _, as_named = parse_text(text, name)
+    assert "issue_md" not in as_named.kinds
+    assert as_named.kinds == as_attached.kinds
+
+
+def test_prose_under_a_log_name_is_not_taken_for_an_issue():
+    _, read = parse_text(NO_TITLE[0], "vllm_server.log")
+    assert "issue_md" not in read.kinds

@@ -48,14 +48,17 @@ def parsers() -> tuple:
     return tuple(found)
 
 
-def detect(text: str, skip: tuple[str, ...] = ()) -> list[tuple[str, float]]:
-    """(kind, score) of every parser that recognises `text`, best first (kinds in `skip` not tried)."""
+def detect(text: str, skip: tuple[str, ...] = (), name: str = "") -> list[tuple[str, float]]:
+    """(kind, score) of every parser that recognises `text`, best first (kinds in `skip` not tried). A parser
+    may also judge by the file's `name` (detect_named: a file named issue.md holding sentences is prose)."""
     scores = []
     for module in parsers():
         if module.KIND in skip:
             continue
         try:
             value = float(module.detect(text))
+            if name and hasattr(module, "detect_named"):
+                value = max(value, float(module.detect_named(text, name)))
         except RecursionError:  # absurd nesting: bad input, see read_file
             raise
         except Exception:  # noqa: BLE001 - a detector must never break the bundle
@@ -73,7 +76,7 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, 
     read = FileRead(name)
     records: list = []
     by_kind = {m.KIND: m for m in parsers()}
-    detected = detect(text, skip)
+    detected = detect(text, skip, name)
     # A structured document (ticket.toml, a diagnose report) is read by its own parser only:
     # the prose in a ticket's description must not pass for a log line.
     exclusive = [(k, v) for k, v in detected if v >= 0.9 and getattr(by_kind[k], "EXCLUSIVE", False)]

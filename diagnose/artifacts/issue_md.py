@@ -6,6 +6,9 @@
     ``` code blocks ``` / <details>  -> every other artifact parser, as if each block were its own
                                         attachment (sources keep the issue's line numbers)
 
+A file named as prose (issue.md, notes.txt) whose lines are mostly sentences is such an issue without a
+title (detect_named); a log pasted alone under that name keeps its own kind.
+
 The prose is what the reporter *says* (rules weigh it below a parsed artifact); the code blocks
 are tool output (rules weigh it as such). Names are kept as written ("8x A100 80GB",
 "meta-llama/Llama-3.1-70B-Instruct"): the rules resolve them through the catalog.
@@ -86,6 +89,29 @@ def detect(text: str) -> float:
             and len(FORM_FIELD.findall("\n".join(prose_lines))) >= 2):
         return 0.9  # a title over an issue form's "GPU: Tesla T4" / "Inference time: 250ms" lines
     return 0.0
+
+
+# Files people write their own words in: an issue.md, notes.txt, a description.md.
+PROSE_NAME = re.compile(r"\.(?:md|markdown|txt)$", re.I)
+# A line a program printed, though it may read like a sentence: a timestamp or log level first, NCCL's and the
+# engines' prefixes (host:pid:tid [rank], file.py:123]), a Python traceback, a TOML or JSON key.
+PRINTED = re.compile(r"^\s*(?:\[?\d{1,4}[-/:.]\d|\[?(?:INFO|WARN\w*|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b|NCCL\b|"
+                     r"\S+:\d+:\d+\s+\[\d+\]|\S+\.(?:py|cc|cpp|cu|c|h|rs|go)[:\s]\d+|\((?:\w+\s+)?pid=|\[rank\s*\d+\]|"
+                     r"Traceback\b|File \"|[A-Z][A-Z0-9_]{2,}:\s|\w+(?:Error|Exception|Warning):|"
+                     r"[\w.-]+\s*=|\"[^\"]+\"\s*:|[{}\[\]])")
+SENTENCE_END = re.compile(r"[.?!。？！][\"')\]]?\s*$")
+
+
+def detect_named(text: str, name: str) -> float:
+    """A file named as prose (issue.md, notes.txt) holding ordinary sentences is the reporter's words, title or
+    none: at least a third of its lines outside code blocks (list items aside) are sentences, not printed lines.
+    A log or table pasted alone has none and keeps its own kind."""
+    if not PROSE_NAME.search(name) or _is_ticket_toml(text):
+        return 0.0
+    lines = [ln for ln in _prose_lines(text[:20_000].splitlines())
+             if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln)]
+    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln) and not PRINTED.match(ln))
+    return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
 
 
 # A figure as a reporter states one: a rate, a latency, a bandwidth, a speed-up.
