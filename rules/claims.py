@@ -41,7 +41,29 @@ class Claim:
     negated: bool = False
     guess: bool = False
 
+    @property
+    def cited(self) -> str:
+        """Where the quote was said: its own line of a text read from several lines, else the claim's source."""
+        return self.source.line_of(self.quote) if isinstance(self.source, ProseSource) else self.source
 
+
+
+
+class ProseSource(str):
+    """The source of a text read from several lines of a file (an issue's prose, whose Note lists the line each of
+    its lines came from): compared as the text's own source ("issue.md:1"), and `line_of` a quote of it is where
+    that quote was said ("issue.md:8"), for the evidence to cite."""
+
+    text = ""
+    lines: tuple[str, ...] = ()
+
+    def line_of(self, quote: str) -> str:
+        """The line holding the middle of `quote` (a window around the words a claim matched; ellipses, Markdown
+        marks and runs of whitespace differ from the text), else the text's own source."""
+        words = re.findall(r"\w+", quote)
+        m = re.search(r"\W*".join(map(re.escape, words)), self.text) if words else None
+        k = self.text.count("\n", 0, (m.start() + m.end()) // 2) if m else len(self.lines)
+        return self.lines[k] if k < len(self.lines) else str(self)
 
 
 def texts(facts: Facts) -> list[tuple[str, str]]:
@@ -50,7 +72,10 @@ def texts(facts: Facts) -> list[tuple[str, str]]:
     for n in facts.of(Note):
         if n.kind in _TEXT_KINDS and n.text:
             src = n.source if n.kind == "description" or "(" in n.source else f"{n.source} ({n.kind})"
-            out.append((src, spaced(n.text)))
+            if n.data.get("prose_sources"):
+                src = ProseSource(src)
+                src.text, src.lines = spaced(n.text), tuple(n.data["prose_sources"])
+            out.append((src, src.text if isinstance(src, ProseSource) else spaced(n.text)))
     for w in facts.of(Workload):
         if w.interconnect:
             out.append((f"{w.source} (interconnect)", w.interconnect))

@@ -113,3 +113,26 @@ def test_a_pasted_log_alone_keeps_its_own_kind_under_a_prose_name(attachment, na
 def test_prose_under_a_log_name_is_not_taken_for_an_issue():
     _, read = parse_text(NO_TITLE[0], "vllm_server.log")
     assert "issue_md" not in read.kinds
+
+
+# --------------------------------------------------------------------------- the line a claim quotes
+
+def _cited(text: str) -> dict[str, set[str]]:
+    """{rule: sources of its evidence that quote the reporter} of the ticket an issue's Markdown gives."""
+    _, findings, _ = _ticket(text)
+    return {f.rule: {e.source for e in f.evidence if '"' in e.detail} for f in findings}
+
+
+@pytest.mark.parametrize("text,rule,line", [
+    ("# slow\n\nSetup below.\n\n- 4x RTX 4090\n- Ollama\n\nGPU utilization is 10-25% on each GPU and htop shows "
+     "one CPU thread at 100%.\n", "ticket.cpu_bound", 8),
+    ("# Ollama on four GPUs is slow\n\nWe serve llama3:70b.\nThe box has 4x RTX 4090.\n\nWhile it generates, top "
+     "shows a single core pegged at 100% and the GPUs sit at 20% utilization.\n", "ticket.cpu_bound", 6),
+    ("Two RTX 4090 on a Threadripper box.\nvLLM with --tensor-parallel-size 2 is slow.\n\n\nI checked "
+     "`nvidia-smi topo -p2p r` and the cell between GPU0 and GPU1 is CNS (chipset not supported).\n",
+     "ticket.p2p_refused", 5),
+    ("\n\nvLLM TP=2 on two RTX 4090 is slow.\n\nnvidia-smi topo -p2p r says CNS between GPU0 and GPU1, so P2P "
+     "is not supported by the chipset.\n", "ticket.p2p_refused", 5),  # blank lines before a title-less text
+])
+def test_a_prose_claim_cites_the_line_its_quote_comes_from(text, rule, line):
+    assert _cited(text)[rule] == {f"issue.md:{line}"}

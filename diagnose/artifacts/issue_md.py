@@ -181,8 +181,9 @@ def parse(text: str, name: str) -> list:
     prose, code = blocks(text)
     words = "\n".join(ln for _, ln in prose)
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
+    lead = next((k for k, (_, ln) in enumerate(prose) if _plain(ln)), len(prose))  # the text starts there
     out: list = [Note(where(name, 1), "description", _plain(words),
-                      {"prose_sources": [where(name, i) for i, _ in prose]})]
+                      {"prose_sources": [where(name, i) for i, _ in prose[lead:]]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     labels = _block_labels(prose, code)
     out.extend(_mentions(prose, name, code_lines, labels))
