@@ -1002,9 +1002,36 @@ _NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doe
 _NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")
 
 
+# A line quoted as what a log or tool printed before, or prints no more ("the log no longer says 'Cudagraph is
+# disabled'", "it used to show ...", "before the fix it said ...", "doesn't print '...' any more"): not what runs now.
+# The quote follows the verb (in quotes, after a colon, or right after it), so "didn't see a change; ..." stays.
+_SAID_BEFORE = re.compile(
+    r"\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
+    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*[^.\n\"'“‘`]{0,20}?)"
+    r"\s+(?:\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|report|reported|reports|"
+    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*)\b"
+    r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
+# A switch taken off: "I removed --enforce-eager", "dropped enforce_eager=True", "no longer pass --disable-cuda-graph".
+_SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
+                             r"got rid of|comment(?:ed|ing)? out|un-?set(?:ting)?|"
+                             r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)"
+                             r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
+_SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+\W?\s*[=:])")
+
+
+def _gone(sentence: str, m: re.Match) -> bool:
+    """Is the match something the reporter says is gone: a quoted line the log no longer prints, or a switch they
+    took off? Either is what ran before, no current evidence."""
+    before = sentence[:m.start()].rsplit("\n", 1)[-1]
+    return bool(_SAID_BEFORE.search(before[-160:])
+                or (_SWITCH.match(m.group(0)) and _SWITCH_REMOVED.search(before[-40:])))
+
+
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
+    if _gone(sentence, m):
+        return True
     if kind in _NEGATIVE_KINDS:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)

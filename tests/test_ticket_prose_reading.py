@@ -136,3 +136,33 @@ def _cited(text: str) -> dict[str, set[str]]:
 ])
 def test_a_prose_claim_cites_the_line_its_quote_comes_from(text, rule, line):
     assert _cited(text)[rule] == {f"issue.md:{line}"}
+
+
+# --------------------------------------------------------------------------- a quoted line the reporter says is gone
+
+def _eager(sentence: str) -> list[str]:
+    _, findings, _ = _ticket(f"# vLLM decode speed\n\nvLLM 0.10 on 1x H100, Llama-3.1-8B. {sentence} Decode is 6 ms "
+                             "per token at batch 1.\n")
+    return [f.severity for f in _fired(findings, "ticket.eager_flag")]
+
+
+@pytest.mark.parametrize("sentence", [
+    "I removed --enforce-eager and now the log no longer says \"Cudagraph is disabled under eager mode\".",
+    "The startup log used to say 'Cudagraph is disabled under eager mode', until we upgraded.",
+    "Before the fix it said \"CUDA graphs are disabled\" in the log; that line is gone now.",
+    "After the update the server log doesn't print 'CUDA graph is turned off' any more.",
+    "We dropped --enforce-eager from the launch command last week.",
+    "Previously the log showed: CUDA graphs are disabled for this model.",
+])
+def test_a_log_line_or_switch_the_reporter_says_is_gone_is_no_current_evidence(sentence):
+    assert _eager(sentence) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "The log says \"Cudagraph is disabled under eager mode\".",
+    "Latency no longer bothers us at night, but the log still says 'CUDA graphs are disabled'.",
+    "We start it with --enforce-eager because graph capture ran out of memory.",
+    "I didn't see any change; vLLM runs in eager mode.",
+])
+def test_a_log_line_or_switch_said_as_current_still_counts(sentence):
+    assert _eager(sentence) != []
