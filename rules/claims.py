@@ -996,8 +996,8 @@ _SMI_SLOW = re.compile(
 
 
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
-_NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b"
-                       r"[\w\s,-]{0,20}$", re.I)
+_NEGATION = re.compile(r"\b(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|"
+                       r"ruled out)\b[\w\s,-]{0,20}$", re.I)
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
 _NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")
 
@@ -1041,8 +1041,24 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         before = None  # "not working when each rank ...": the negation belongs to another clause
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
+    inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
+    small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
     kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
-    return bool(before or inside or kept_on or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+    after = sentence[m.end():m.end() + 60]
+    return bool(before or inside or small or kept_on or _NEGATED_AFTER.match(after) or _TOO_SMALL_AFTER.match(after))
+
+
+# "... is negligible", "... was insignificant": the reporter measured the cause and found it too small to matter.
+_TOO_SMALL_AFTER = re.compile(r"^[\s:,\w/-]{0,25}?\b(?:is|are|was|were|seems?|looks?|stays?|remains?)\s+(?:\w+\s+)?"
+                              r"(?:negligible|insignificant|minimal|trivial|not significant|close to zero|near zero|"
+                              r"next to nothing)\b", re.I)
+# Host-side load words negated inside the match: "CPU threads busy and no single thread at 100 %", "none of the CPU
+# threads reaches 100 %", "the CPU never hits 100 %" (the negation runs to the figure, no other clause between);
+# and a small share of the time ("under 10 % of the time goes to tokenization"; "only 1 core" is a count).
+_NEGATED_BY_NONE = ("cpu_ab",)
+_NONE_INSIDE = re.compile(r"\b(?:no|none|never|nothing)\b(?:(?!\b(?:and|but|while|whereas|though)\b)[^,;])*$", re.I)
+_SHARE = re.compile(r"\d+(?:\.\d+)?\s*%\s+of\b")
+_SMALL_SHARE = re.compile(r"\b(?:less than|under|below|at most|no more than)\s*~?\s*$", re.I)
 
 
 # "Running without CUDA graphs was 2x slower, so we keep them enabled": the setting in use is the later one.

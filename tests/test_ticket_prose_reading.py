@@ -22,6 +22,11 @@ def _fired(findings, rule_id):
     return [f for f in findings if f.rule == rule_id and f.severity != "ok"]
 
 
+def _severities(rule_id: str, text: str) -> list[str]:
+    """Severities of the problems `rule_id` finds in an issue's Markdown."""
+    return [f.severity for f in _fired(_ticket(text)[1], rule_id)]
+
+
 # --------------------------------------------------------------------------- GPUs counted per node
 
 @pytest.mark.parametrize("line,count,nodes", [
@@ -141,9 +146,8 @@ def test_a_prose_claim_cites_the_line_its_quote_comes_from(text, rule, line):
 # --------------------------------------------------------------------------- a quoted line the reporter says is gone
 
 def _eager(sentence: str) -> list[str]:
-    _, findings, _ = _ticket(f"# vLLM decode speed\n\nvLLM 0.10 on 1x H100, Llama-3.1-8B. {sentence} Decode is 6 ms "
-                             "per token at batch 1.\n")
-    return [f.severity for f in _fired(findings, "ticket.eager_flag")]
+    return _severities("ticket.eager_flag", "# vLLM decode speed\n\nvLLM 0.10 on 1x H100, Llama-3.1-8B. "
+                       f"{sentence} Decode is 6 ms per token at batch 1.\n")
 
 
 @pytest.mark.parametrize("sentence", [
@@ -166,3 +170,33 @@ def test_a_log_line_or_switch_the_reporter_says_is_gone_is_no_current_evidence(s
 ])
 def test_a_log_line_or_switch_said_as_current_still_counts(sentence):
     assert _eager(sentence) != []
+
+
+# --------------------------------------------------------------------------- a host-side cause ruled out
+
+def _cpu_bound(sentence: str) -> list[str]:
+    return _severities("ticket.cpu_bound", "# Ollama slow with 4 GPUs\n\nOllama with llama3:70b on 4x RTX 4090 "
+                       f"gives 8 tokens/s, which is slow. {sentence}\n")
+
+
+@pytest.mark.parametrize("sentence", [
+    "htop shows all 32 CPU threads busy and no single thread at 100%, so the CPU is not the bottleneck.",
+    "None of the CPU threads ever reaches 100% during decode.",
+    "The CPU never hits 100% on any core while it generates.",
+    "Tokenization takes less than 1% of the time per the profiler; the scheduler overhead is negligible.",
+    "py-spy says the Python overhead is insignificant.",
+    "Under 10% of the time goes to tokenization, per the profiler.",
+])
+def test_a_host_side_cause_the_reporter_rules_out_is_no_cpu_bound(sentence):
+    assert _cpu_bound(sentence) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "htop shows one CPU thread at 100% and the GPUs sit at 20% utilization.",
+    "One CPU core is at 100% and none of the GPUs goes above 40% utilization.",
+    "Most of the time is spent in the scheduler according to py-spy.",
+    "The scheduler overhead is huge, the CPU is the bottleneck.",
+    "Only 1 CPU core is pegged at 100% while it generates.",  # a count after "only", not a small share
+])
+def test_a_host_side_cause_said_as_seen_still_counts(sentence):
+    assert _cpu_bound(sentence) == ["warning"]
