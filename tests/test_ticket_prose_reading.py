@@ -103,6 +103,8 @@ def test_the_same_prose_reads_the_same_with_or_without_a_title():
     "075-tensorflow-40042-gpu-overheat-progressive-slowdown/attachment1.log",  # a training log's step lines
     "013-nccl-557-2gpu-nvlink-bridge-hang-slow-nvml/attachment1.txt",  # nvidia-smi topo -m
     "066-transformers-9371-titan-rtx-ddp-with-without-nvlink/attachment1.txt",  # a results table, no sentence
+    "058-sonar-1114-aphrodite-enforce-eager-tp2-3060/attachment1.log",  # an engine's log lines
+    "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline/attachment1.txt",  # a launch and a benchmark
 ])
 @pytest.mark.parametrize("name", ["issue.md", "notes.txt"])
 def test_a_pasted_log_alone_keeps_its_own_kind_under_a_prose_name(attachment, name):

@@ -96,7 +96,7 @@ PROSE_NAME = re.compile(r"\.(?:md|markdown|txt)$", re.I)
 # A line a program printed, though it may read like a sentence: a timestamp or log level first, NCCL's and the
 # engines' prefixes (host:pid:tid [rank], file.py:123]), a Python traceback, a TOML or JSON key.
 PRINTED = re.compile(r"^\s*(?:\[?\d{1,4}[-/:.]\d|\[?(?:INFO|WARN\w*|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b|NCCL\b|"
-                     r"\S+:\d+:\d+\s+\[\d+\]|\S+\.(?:py|cc|cpp|cu|c|h|rs|go)[:\s]\d+|\((?:\w+\s+)?pid=|\[rank\s*\d+\]|"
+                     r"\S+:\d+:\d+\s+\[\d+\]|\S+\.(?:py|cc|cpp|cu|c|h|rs|go)[:\s]\d+|\([^)\n]*\bpid=|\[rank\s*\d+\]|"
                      r"Traceback\b|File \"|[A-Z][A-Z0-9_]{2,}:\s|\w+(?:Error|Exception|Warning):|"
                      r"[\w.-]+\s*=|\"[^\"]+\"\s*:|[{}\[\]])")
 SENTENCE_END = re.compile(r"[.?!。？！][\"')\]]?\s*$")
@@ -253,7 +253,7 @@ _NODE_NOUN = r"(?:nodes?|servers?|hosts?|machines?|boxes)"
 NODES_THEN_COUNT = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?" + _NODE_NOUN + r"\s*,?\s*(?:(?:each\s+)?"
                               r"(?:with|of|having|has|holding|containing)|x|×|\*)\s*$", re.I)
 EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r")?\s*(?:with|has|having|holds|"
-                             r"contains|of|:)?\s*$", re.I)
+                             r"contains|:)?\s*$", re.I)  # (not "each of 8 H100": every one of them)
 # ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
 NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
 NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
