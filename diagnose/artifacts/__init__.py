@@ -19,8 +19,9 @@ from diagnose.errors import strict
 from diagnose.evidence import Note, where
 
 # Every module of this package with KIND, detect(text) -> 0..1 and parse(text, name) -> records
-# is a parser: adding one is adding a module. EXCLUSIVE = True on a structured document's parser
-# means nothing else reads a file it recognises.
+# is a parser: adding one is adding a module (an optional detect_named(text, name) also judges by the
+# file's name). EXCLUSIVE = True on a structured document's parser means nothing else reads a file it
+# recognises.
 THRESHOLD = 0.5
 
 
