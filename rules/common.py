@@ -149,6 +149,8 @@ def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
 
 def gpus_per_node(facts: Facts) -> int | None:
     w = facts.workload()
+    if w.extra.get("gpus_per_node"):  # counted per node in the ticket's words, the nodes left uncounted
+        return w.extra["gpus_per_node"]
     nodes, _ = node_count(facts)
     if w.gpu_count and nodes:
         return max(1, w.gpu_count // nodes)

@@ -61,6 +61,17 @@ def test_tp_within_a_node_of_a_per_node_count_is_no_cross_node_tp(setup):
     assert [f.severity for f in findings if f.rule == "workload.cross_node_tp"] == ["ok"]
 
 
+@pytest.mark.parametrize("setup,tp,spans", [
+    ("Multi-node job with 8x H100 SXM per node over InfiniBand NDR.", 8, None),
+    ("We train across nodes; each node has 8 A100 GPUs.", 8, None),
+    ("Multi-node job with 4x A100 per node over InfiniBand HDR.", 8, "TP=8 spans 2 nodes of 4 GPUs"),
+])
+def test_a_per_node_count_with_the_nodes_uncounted_is_the_node_size(setup, tp, spans):
+    _, findings, _ = _ticket(f"# multi-node training slow\n\n{setup} Megatron TP={tp} across the GPUs. Step time is "
+                             "4 s.\n")
+    assert [f.title for f in _fired(findings, "workload.cross_node_tp")] == ([spans] if spans else [])
+
+
 def test_tp_wider_than_a_node_of_a_per_node_count_is_cross_node_tp():
     _, findings, _ = _ticket("# multi-node inference slow\n\nTwo nodes, each with 4x A100 80GB, on HDR InfiniBand. "
                              "vLLM with TP=8 across both nodes gives 9 tokens/s.\n")

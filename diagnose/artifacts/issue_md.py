@@ -376,14 +376,15 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             tp_line = (i, _tp_size(m))
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
-    nodes = _nodes_for_per_node_count(spaced, *counted) if counted else None
+    per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
+    n = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
+    # a count per node with the nodes uncounted ("multi-node, 8x H100 per node") is still the node's size
+    extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
     if gpu_line:
-        n = gpu_line[2] or (count_line[1] if count_line else None)
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
-                            nodes=nodes))
-    elif count_line and count_line[1]:
-        n = count_line[1]
-        out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes))
+                            nodes=nodes, extra=extra))
+    elif n:
+        out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes, extra=extra))
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
         out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
@@ -414,15 +415,15 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     return out
 
 
-def _nodes_for_per_node_count(spaced: dict[int, str], i: int, start: int, end: int) -> int | None:
-    """The node count when the GPU count at line i, [start, end) (the count to the GPUs it counts), is said per
-    node: "Two nodes, 8x A100 each", "Two nodes, each with 8x H100", "2 nodes x 8 H100", "Two 8x H100 nodes",
-    "2x 8-GPU servers". The nodes are counted on the same line, else once in the prose. None when the count is
-    the job's total or the nodes are not counted."""
+def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[bool, int | None]:
+    """(said per node, the nodes counted) of the GPU count at line i, [start, end) (the count to the GPUs it
+    counts): "Two nodes, 8x A100 each", "Two nodes, each with 8x H100", "2 nodes x 8 H100", "Two 8x H100 nodes",
+    "2x 8-GPU servers". The nodes are counted on the same line, else once in the prose; None when they are not
+    (or are one). (False, None) when the count is the job's total."""
     line = spaced[i]
     before, after = line[:start], line[end:]
     if TOTAL_AFTER.match(after) or TOTAL_BEFORE.search(before):
-        return None
+        return False, None
     if (m := NODES_THEN_COUNT.search(before)) or (
             NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
         n = _count(m.group(1))
@@ -432,8 +433,8 @@ def _nodes_for_per_node_count(spaced: dict[int, str], i: int, start: int, end: i
             named = {_count(m.group(1)) for ln in spaced.values() for m in NODES_NAMED.finditer(ln)}
         n = named.pop() if len(named) == 1 else None
     else:
-        return None
-    return n if n and 2 <= n <= 4096 else None
+        return False, None
+    return True, n if n and 2 <= n <= 4096 else None
 
 
 # "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s", "busbw 180 Gb/s": the capital "B"
