@@ -41,7 +41,29 @@ class Claim:
     negated: bool = False
     guess: bool = False
 
+    @property
+    def cited(self) -> str:
+        """Where the quote was said: its own line of a text read from several lines, else the claim's source."""
+        return self.source.line_of(self.quote) if isinstance(self.source, ProseSource) else self.source
 
+
+
+
+class ProseSource(str):
+    """The source of a text read from several lines of a file (an issue's prose, whose Note lists the line each of
+    its lines came from): compared as the text's own source ("issue.md:1"), and `line_of` a quote of it is where
+    that quote was said ("issue.md:8"), for the evidence to cite."""
+
+    text = ""
+    lines: tuple[str, ...] = ()
+
+    def line_of(self, quote: str) -> str:
+        """The line holding the middle of `quote` (a window around the words a claim matched; ellipses, Markdown
+        marks and runs of whitespace differ from the text), else the text's own source."""
+        words = re.findall(r"\w+", quote)
+        m = re.search(r"\W*".join(map(re.escape, words)), self.text) if words else None
+        k = self.text.count("\n", 0, (m.start() + m.end()) // 2) if m else len(self.lines)
+        return self.lines[k] if k < len(self.lines) else str(self)
 
 
 def texts(facts: Facts) -> list[tuple[str, str]]:
@@ -50,7 +72,10 @@ def texts(facts: Facts) -> list[tuple[str, str]]:
     for n in facts.of(Note):
         if n.kind in _TEXT_KINDS and n.text:
             src = n.source if n.kind == "description" or "(" in n.source else f"{n.source} ({n.kind})"
-            out.append((src, spaced(n.text)))
+            if n.data.get("prose_sources"):
+                src = ProseSource(src)
+                src.text, src.lines = spaced(n.text), tuple(n.data["prose_sources"])
+            out.append((src, src.text if isinstance(src, ProseSource) else spaced(n.text)))
     for w in facts.of(Workload):
         if w.interconnect:
             out.append((f"{w.source} (interconnect)", w.interconnect))
@@ -971,15 +996,42 @@ _SMI_SLOW = re.compile(
 
 
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
-_NEGATION = re.compile(r"\b(?:no|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|ruled out)\b"
-                       r"[\w\s,-]{0,20}$", re.I)
+_NEGATION = re.compile(r"\b(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|"
+                       r"ruled out)\b[\w\s,-]{0,20}$", re.I)
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
 _NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")
+
+
+# A line quoted as what a log or tool printed before, or prints no more ("the log no longer says 'Cudagraph is
+# disabled'", "it used to show ...", "before the fix it said ...", "doesn't print '...' any more"): not what runs now.
+# The quote follows the verb (in quotes, after a colon, or right after it), so "didn't see a change; ..." stays.
+_SAID_BEFORE = re.compile(
+    r"\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
+    r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*[^.\n\"'“‘`]{0,20}?)"
+    r"\s+(?:\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|report|reported|reports|"
+    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*)\b"
+    r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
+# A switch taken off: "I removed --enforce-eager", "dropped enforce_eager=True", "no longer pass --disable-cuda-graph".
+_SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
+                             r"got rid of|comment(?:ed|ing)? out|un-?set(?:ting)?|"
+                             r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)"
+                             r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
+_SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+\W?\s*[=:])")
+
+
+def _gone(sentence: str, m: re.Match) -> bool:
+    """Is the match something the reporter says is gone: a quoted line the log no longer prints, or a switch they
+    took off? Either is what ran before, no current evidence."""
+    before = sentence[:m.start()].rsplit("\n", 1)[-1]
+    return bool(_SAID_BEFORE.search(before[-160:])
+                or (_SWITCH.match(m.group(0)) and _SWITCH_REMOVED.search(before[-40:])))
 
 
 def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the match out? Only words on its own line count: in pasted tool output the line
     above ("Idle : Not Active") says nothing about this one ("SW Power Cap : Active")."""
+    if _gone(sentence, m):
+        return True
     if kind in _NEGATIVE_KINDS:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
@@ -989,8 +1041,24 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         before = None  # "not working when each rank ...": the negation belongs to another clause
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
+    inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
+    small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
     kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
-    return bool(before or inside or kept_on or _NEGATED_AFTER.match(sentence[m.end():m.end() + 60]))
+    after = sentence[m.end():m.end() + 60]
+    return bool(before or inside or small or kept_on or _NEGATED_AFTER.match(after) or _TOO_SMALL_AFTER.match(after))
+
+
+# "... is negligible", "... was insignificant": the reporter measured the cause and found it too small to matter.
+_TOO_SMALL_AFTER = re.compile(r"^[\s:,\w/-]{0,25}?\b(?:is|are|was|were|seems?|looks?|stays?|remains?)\s+(?:\w+\s+)?"
+                              r"(?:negligible|insignificant|minimal|trivial|not significant|close to zero|near zero|"
+                              r"next to nothing)\b", re.I)
+# Host-side load words negated inside the match: "CPU threads busy and no single thread at 100 %", "none of the CPU
+# threads reaches 100 %", "the CPU never hits 100 %" (the negation runs to the figure, no other clause between);
+# and a small share of the time ("under 10 % of the time goes to tokenization"; "only 1 core" is a count).
+_NEGATED_BY_NONE = ("cpu_ab",)
+_NONE_INSIDE = re.compile(r"\b(?:no|none|never|nothing)\b(?:(?!\b(?:and|but|while|whereas|though)\b)[^,;])*$", re.I)
+_SHARE = re.compile(r"\d+(?:\.\d+)?\s*%\s+of\b")
+_SMALL_SHARE = re.compile(r"\b(?:less than|under|below|at most|no more than)\s*~?\s*$", re.I)
 
 
 # "Running without CUDA graphs was 2x slower, so we keep them enabled": the setting in use is the later one.

@@ -50,12 +50,12 @@ DESCRIPTION_NOTE = "the reporter's words"
 
 def ev(src: Any, detail: str, measured: Any = None, expected: Any = None, unit: str | None = None) -> Evidence:
     """Evidence from a record (its `source`) or a source string."""
-    source = src if isinstance(src, str) else getattr(src, "source", str(src))
+    source = src if isinstance(src, str) else getattr(src, "cited", None) or getattr(src, "source", str(src))
     return Evidence(source=source, detail=detail, measured=measured, expected=expected, unit=unit)
 
 
 def claim_ev(c: _claims.Claim, detail: str) -> Evidence:
-    return Evidence(source=c.source, detail=f'{detail}: "{c.quote}"')
+    return Evidence(source=c.cited, detail=f'{detail}: "{c.quote}"')
 
 
 def make(rule: str, category: str, severity: str, confidence: float, title: str, summary: str,
@@ -155,6 +155,8 @@ def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
 
 def gpus_per_node(facts: Facts) -> int | None:
     w = facts.workload()
+    if w.extra.get("gpus_per_node"):  # counted per node in the ticket's words, the nodes left uncounted
+        return w.extra["gpus_per_node"]
     nodes, _ = node_count(facts)
     if w.gpu_count and nodes:
         return max(1, w.gpu_count // nodes)

@@ -19,8 +19,9 @@ from diagnose.errors import strict
 from diagnose.evidence import Note, where
 
 # Every module of this package with KIND, detect(text) -> 0..1 and parse(text, name) -> records
-# is a parser: adding one is adding a module. EXCLUSIVE = True on a structured document's parser
-# means nothing else reads a file it recognises.
+# is a parser: adding one is adding a module (an optional detect_named(text, name) also judges by the
+# file's name). EXCLUSIVE = True on a structured document's parser means nothing else reads a file it
+# recognises.
 THRESHOLD = 0.5
 
 
@@ -48,14 +49,17 @@ def parsers() -> tuple:
     return tuple(found)
 
 
-def detect(text: str, skip: tuple[str, ...] = ()) -> list[tuple[str, float]]:
-    """(kind, score) of every parser that recognises `text`, best first (kinds in `skip` not tried)."""
+def detect(text: str, skip: tuple[str, ...] = (), name: str = "") -> list[tuple[str, float]]:
+    """(kind, score) of every parser that recognises `text`, best first (kinds in `skip` not tried). A parser
+    may also judge by the file's `name` (detect_named: a file named issue.md holding sentences is prose)."""
     scores = []
     for module in parsers():
         if module.KIND in skip:
             continue
         try:
             value = float(module.detect(text))
+            if name and hasattr(module, "detect_named"):
+                value = max(value, float(module.detect_named(text, name)))
         except RecursionError:  # absurd nesting: bad input, see read_file
             raise
         except Exception:  # noqa: BLE001 - a detector must never break the bundle
@@ -73,7 +77,7 @@ def parse_text(text: str, name: str, skip: tuple[str, ...] = ()) -> tuple[list, 
     read = FileRead(name)
     records: list = []
     by_kind = {m.KIND: m for m in parsers()}
-    detected = detect(text, skip)
+    detected = detect(text, skip, name)
     # A structured document (ticket.toml, a diagnose report) is read by its own parser only:
     # the prose in a ticket's description must not pass for a log line.
     exclusive = [(k, v) for k, v in detected if v >= 0.9 and getattr(by_kind[k], "EXCLUSIVE", False)]

@@ -6,6 +6,9 @@
     ``` code blocks ``` / <details>  -> every other artifact parser, as if each block were its own
                                         attachment (sources keep the issue's line numbers)
 
+A file named as prose (issue.md, notes.txt) whose lines are mostly sentences is such an issue without a
+title (detect_named); a log pasted alone under that name keeps its own kind.
+
 The prose is what the reporter *says* (rules weigh it below a parsed artifact); the code blocks
 are tool output (rules weigh it as such). Names are kept as written ("8x A100 80GB",
 "meta-llama/Llama-3.1-70B-Instruct"): the rules resolve them through the catalog.
@@ -88,6 +91,29 @@ def detect(text: str) -> float:
     return 0.0
 
 
+# Files people write their own words in: an issue.md, notes.txt, a description.md.
+PROSE_NAME = re.compile(r"\.(?:md|markdown|txt)$", re.I)
+# A line a program printed, though it may read like a sentence: a timestamp or log level first, NCCL's and the
+# engines' prefixes (host:pid:tid [rank], file.py:123]), a Python traceback, a TOML or JSON key.
+PRINTED = re.compile(r"^\s*(?:\[?\d{1,4}[-/:.]\d|\[?(?:INFO|WARN\w*|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b|NCCL\b|"
+                     r"\S+:\d+:\d+\s+\[\d+\]|\S+\.(?:py|cc|cpp|cu|c|h|rs|go)[:\s]\d+|\([^)\n]*\bpid=|\[rank\s*\d+\]|"
+                     r"Traceback\b|File \"|[A-Z][A-Z0-9_]{2,}:\s|\w+(?:Error|Exception|Warning):|"
+                     r"[\w.-]+\s*=|\"[^\"]+\"\s*:|[{}\[\]])")
+SENTENCE_END = re.compile(r"[.?!。？！][\"')\]]?\s*$")
+
+
+def detect_named(text: str, name: str) -> float:
+    """A file named as prose (issue.md, notes.txt) holding ordinary sentences is the reporter's words, title or
+    none: at least a third of its lines outside code blocks (list items aside) are sentences, not printed lines.
+    A log or table pasted alone has none and keeps its own kind."""
+    if not PROSE_NAME.search(name) or _is_ticket_toml(text):
+        return 0.0
+    lines = [ln for ln in _prose_lines(text[:20_000].splitlines())
+             if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln)]
+    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln) and not PRINTED.match(ln))
+    return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
+
+
 # A figure as a reporter states one: a rate, a latency, a bandwidth, a speed-up.
 FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:[x×](?![\w])|" + RATE_UNIT + "|" + TIME_UNIT
                     + r"|(?:tokens?|toks?|t)\s*/\s*s(?:ec)?\b|tok/s|tps\b)", re.I)
@@ -155,8 +181,9 @@ def parse(text: str, name: str) -> list:
     prose, code = blocks(text)
     words = "\n".join(ln for _, ln in prose)
     # the lines the reporter wrote (not pasted): facts read from them are the reporter's words
+    lead = next((k for k, (_, ln) in enumerate(prose) if _plain(ln)), len(prose))  # the text starts there
     out: list = [Note(where(name, 1), "description", _plain(words),
-                      {"prose_sources": [where(name, i) for i, _ in prose]})]
+                      {"prose_sources": [where(name, i) for i, _ in prose[lead:]]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     labels = _block_labels(prose, code)
     out.extend(_mentions(prose, name, code_lines, labels))
@@ -220,8 +247,23 @@ GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|
 PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|"
                       r"in each (?:node|server|host|machine))\b", re.I)
 NODES_NAMED = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines)\b", re.I)
+_NODE_NOUN = r"(?:nodes?|servers?|hosts?|machines?|boxes)"
+# ... or said before the count: "Two nodes, each with 8x H100", "2 nodes x 8 H100", "two nodes of 8x H100",
+# "each node has 8 A100", "per server: 4 L40S"
+NODES_THEN_COUNT = re.compile(r"\b" + _COUNT + r"\s+(?:GPU\s+)?" + _NODE_NOUN + r"\s*,?\s*(?:(?:each\s+)?"
+                              r"(?:with|of|having|has|holding|containing)|x|×|\*)\s*$", re.I)
+EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r")?\s*(?:with|has|having|holds|"
+                             r"contains|:)?\s*$", re.I)  # (not "each of 8 H100": every one of them)
+# ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
+NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
+NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
+# "16 A100 in total", "a total of 16 GPUs", "16 H100 across two nodes": the job's count, whatever names the nodes
+TOTAL_BEFORE = re.compile(r"\b(?:total of|in total|altogether|overall)\s*$", re.I)
+TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall|combined|in all|across|"
+                         r"spread over|split over|over (?:the|both|two|\d+) (?:nodes|servers|hosts|machines))\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
-GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b", re.I)
+GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
+                          r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)", re.I)  # "8-GPU servers"
 TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
@@ -376,14 +418,16 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
+            counted = (i, m.start() - len(before[-24:]) + count.start(), m.end()) if n else None
             if n is None and (count := GPU_COUNT_AFTER.match(after)):
                 n = _count(count.group(1))
+                counted = (i, m.start(), m.end() + count.end())
             if gpu_line is None:
-                gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None)
+                gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None, counted)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
-                gpu_line = (gpu_line[0], gpu_line[1], n)
+                gpu_line = (gpu_line[0], gpu_line[1], n, counted)
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
-            count_line = (i, _count(next(g for g in m.groups() if g)))
+            count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
         if (model_line is None or _unversioned(model_line[1])) and \
                 ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
@@ -394,13 +438,17 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             tp_line = (i, _tp_size(m))
         if pp_line is None and (m := PP.search(ln)):
             pp_line = (i, _tp_size(m))
+    # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
+    counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
+    per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
+    n = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
+    # a count per node with the nodes uncounted ("multi-node, 8x H100 per node") is still the node's size
+    extra = {"gpus_per_node": n} if per_node and n and not nodes else {}
     if gpu_line:
-        n = gpu_line[2] or (count_line[1] if count_line else None)
-        nodes = _nodes_for_per_node_count(spaced[gpu_line[0]], gpu_line[1])
         out.append(Workload(where(name, gpu_line[0]), gpu=gpu_line[1], gpu_count=n * nodes if n and nodes else n,
-                            nodes=nodes))
-    elif count_line and count_line[1]:
-        out.append(Workload(where(name, count_line[0]), gpu_count=count_line[1]))
+                            nodes=nodes, extra=extra))
+    elif n:
+        out.append(Workload(where(name, count_line[0]), gpu_count=n * nodes if nodes else n, nodes=nodes, extra=extra))
     if model_line is None:  # a name the patterns above do not know, ending in its size
         model_line = next(((i, m.group(1)) for i, ln in spaced.items() if (m := OTHER_MODEL.search(ln))), None)
     if model_line is None:  # a model named by its size alone ("a 70B model (Q4_K_M)", "the 7B"): its size is known
@@ -442,15 +490,26 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     return out
 
 
-def _nodes_for_per_node_count(line: str, gpu: str) -> int | None:
-    """The node count of a line that counts GPUs per node ("Two nodes, 8x A100 each"): the job then has
-    that many times the GPUs. None when the count is the job's total or the nodes are not counted."""
-    at = line.find(gpu)
-    if at < 0 or not PER_NODE.match(line[at + len(gpu):]):
-        return None
-    m = NODES_NAMED.search(line)
-    n = _count(m.group(1)) if m else None
-    return n if n and 2 <= n <= 4096 else None
+def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[bool, int | None]:
+    """(said per node, the nodes counted) of the GPU count at line i, [start, end) (the count to the GPUs it
+    counts): "Two nodes, 8x A100 each", "Two nodes, each with 8x H100", "2 nodes x 8 H100", "Two 8x H100 nodes",
+    "2x 8-GPU servers". The nodes are counted on the same line, else once in the prose; None when they are not
+    (or are one). (False, None) when the count is the job's total."""
+    line = spaced[i]
+    before, after = line[:start], line[end:]
+    if TOTAL_AFTER.match(after) or TOTAL_BEFORE.search(before):
+        return False, None
+    if (m := NODES_THEN_COUNT.search(before)) or (
+            NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
+        n = _count(m.group(1))
+    elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before):
+        named = {_count(m.group(1)) for m in NODES_NAMED.finditer(line)}
+        if not named:  # "8x H100 per node" in a list, "we use two nodes" in a sentence of its own
+            named = {_count(m.group(1)) for ln in spaced.values() for m in NODES_NAMED.finditer(ln)}
+        n = named.pop() if len(named) == 1 else None
+    else:
+        return False, None
+    return True, n if n and 2 <= n <= 4096 else None
 
 
 # "algbw is about 250GB/s", "all_reduce busWidth is 180GB/s", "busbw 180 Gb/s": the capital "B"
