@@ -2130,13 +2130,22 @@ READ_BUSY = re.compile(
 _SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
 
 
+def _said_not(sentence: str, start: int) -> bool:
+    """Do the words just before `start`, in the same clause, negate what follows ("not while running vLLM",
+    "(not under load)", "never during inference")?"""
+    before = _NEGATION.search(sentence[max(0, start - 30):start].rsplit("\n", 1)[-1])
+    return bool(before and not _CLAUSE.search(before.group(0)))
+
+
 def said_busy(text: str) -> str | None:
-    """The reporter's words that a reading was taken under load, as a one-line quote; not when asked, supposed or
-    conditional ("should go back to Gen 4 under load", "should I capture it while running the benchmark?"), nor
-    beside words that the GPU was idle."""
+    """The reporter's words that a reading was taken under load, as a one-line quote; not when negated ("with no load,
+    not while running vLLM"), asked, supposed or conditional ("should go back to Gen 4 under load", "should I capture
+    it while running the benchmark?"), nor beside words, not themselves negated, that the GPU was idle."""
     for sentence in sentences(text):
+        idle = any(not _said_not(sentence, m.start())
+                   for words in (_SAID_IDLE, _IDLE_STATE) for m in words.finditer(sentence))
         for m in READ_BUSY.finditer(sentence):
-            if not (_guessed(sentence) or hypothetical(sentence, m.start()) or _SAID_IDLE.search(sentence)):
+            if not (idle or _said_not(sentence, m.start()) or _guessed(sentence) or hypothetical(sentence, m.start())):
                 return one_line(sentence[max(0, m.start() - 40):m.end()])
     return None
 
