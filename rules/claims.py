@@ -1148,10 +1148,12 @@ def claims(facts: Facts) -> list[Claim]:
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {"engine": engine_versions[0],
                                                                                        "versions": engine_versions[1]}))
         for m in _SETTING.finditer(text):
-            value = m.group(2).rstrip(".")
+            value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
+            effect = _effect(sentence)
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
-                                                                     "effect": _effect(sentence)}))
+                                                                     "effect": effect,
+                                                                     "tried": tried_only(sentence, effect)}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
@@ -1236,6 +1238,21 @@ _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
                       re.I)
+
+
+# A setting run once to compare ("we also tried NCCL_IB_DISABLE=1 for comparison", "as an experiment I set ...") or
+# tried and dropped because it was slower: the job runs with another setting.
+_FOR_COMPARISON = re.compile(r"\b(?:for (?:comparison|reference)|to compare|as an? (?:experiment|test|comparison)|"
+                             r"just to (?:see|check|test)|out of curiosity)\b", re.I)
+_TRIED = re.compile(r"\b(?:tried|tested|experimented)\b", re.I)
+
+
+def tried_only(sentence: str, effect: str | None) -> bool:
+    """Was a setting in `sentence` only tried, for comparison or with a worse result, not kept (a setting that
+    fixed the problem stays in use)?"""
+    if effect == "fixes":
+        return False
+    return bool(_FOR_COMPARISON.search(sentence) or (effect == "worse" and _TRIED.search(sentence)))
 
 
 def _sentence_at(text: str, pos: int) -> str:

@@ -36,3 +36,32 @@ def test_load_words_said_plainly_still_read_a_busy_link(tmp_path, words):
     assert claims.said_busy(words)
     _, findings = issue_verdict(tmp_path, words + "\n\n" + QUERY + "Decode with TP=2 is slow.\n")
     assert [f.severity for f in findings if f.rule == "topology.pcie_link"] == ["critical"]
+
+
+# --------------------------------------------------------------------------- 2. a setting tried for comparison
+
+IB_CLUSTER = "Two nodes, 8x A100 each, InfiniBand HDR. "
+
+
+@pytest.mark.parametrize("text", [
+    "We also tried plain ethernet (NCCL_IB_DISABLE=1) for comparison and it was 5x slower, as expected. "
+    "With IB, all_reduce busbw is 180 GB/s.",
+    "For comparison we ran once with NCCL_IB_DISABLE=1: far slower. Over IB the all_reduce busbw is 180 GB/s.",
+    "As an experiment I set NCCL_NET=Socket and busbw dropped to 20 GB/s; with IB it is 180 GB/s.",
+    "We tested NCCL_IB_DISABLE=1 too, which was much slower. Normally all_reduce busbw is 180 GB/s.",
+])
+def test_a_setting_tried_for_comparison_is_not_the_setting_in_use(text):
+    answer, findings = ticket(IB_CLUSTER + text)
+    assert not fired(findings, "nccl.socket_fallback") and not fired(findings, "ticket.net_socket")
+    assert answer.category != "socket_fallback"
+
+
+@pytest.mark.parametrize("text", [
+    "We run with NCCL_IB_DISABLE=1 because the IB driver fails to load. all_reduce busbw is 9 GB/s.",
+    "NCCL_IB_DISABLE=1 is set in our launch script; all_reduce busbw is 9 GB/s.",
+    "We tried NCCL_IB_DISABLE=1 and it fixed the hang, so we keep it. all_reduce busbw is 9 GB/s.",
+])
+def test_a_setting_in_use_still_sends_nccl_to_sockets(text):
+    answer, findings = ticket(IB_CLUSTER + text)
+    assert fired(findings, "nccl.socket_fallback")
+    assert answer.category == "socket_fallback"
