@@ -2247,9 +2247,34 @@ _TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\s+(?:versions?|releases?)\s+(?:a
 _SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|regress\w*|degrad\w*)\b", re.I)
 
 
+# Which way a release comparison goes: "X is slower than Y", "moving to 2.3 made it slower", "downgrading makes it
+# faster" (the newer release slower).
+_SLOWER = re.compile(r"\b(?:slower|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b", re.I)
+_FASTER = re.compile(r"\b(?:faster|better|quicker|improv\w*|speed-?ups?)\b", re.I)
+_THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b", re.I)
+_BACK = re.compile(r"\b(?:downgrad\w*|roll(?:ed|ing)? back|revert\w*|go(?:ing)? back|went back)\b", re.I)
+_RELEASE_NUMBER = re.compile(r"(?<![\d.])(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB))")
+
+
+def newer_slower(sentence: str) -> bool:
+    """Does the sentence say, not negated, that the newer release is the slower one? "X is faster than Y" is a slowdown
+    only when X is the older; a comparative without "than" reads along the change ("upgrading made it slower",
+    "downgrading made it faster")."""
+    slower = [m for m in _SLOWER.finditer(sentence) if not _said_not(sentence, m.start())]
+    faster = [m for m in _FASTER.finditer(sentence) if not _said_not(sentence, m.start())]
+    than = _THAN.search(sentence)
+    word = max((m for m in slower + faster if than and m.end() <= than.start()), key=lambda m: m.start(), default=None)
+    if word:  # the comparative just before "than" says which side is slower
+        a = _RELEASE_NUMBER.findall(sentence[:than.start()])
+        b = _RELEASE_NUMBER.findall(sentence[than.end():])
+        if a and b and version_key(a[-1]) != version_key(b[0]):
+            return (version_key(a[-1]) > version_key(b[0])) == (word in slower)
+    return bool(slower) or bool(faster and _BACK.search(sentence))
+
+
 def torch_releases_compared(facts: Facts) -> list[Claim]:
     """The reporter sets two PyTorch releases against each other, or the releases after one against it in a sentence
-    that compares speed: data {versions}."""
+    that compares speed: data {versions, slower: a sentence naming them says the newer is slower}."""
     out: list[Claim] = []
     for source, text in texts(facts):
         found = [m.group(1) for m in _TORCH_RELEASE.finditer(text)]
@@ -2259,8 +2284,10 @@ def torch_releases_compared(facts: Facts) -> list[Claim]:
         if len({version_key(v)[:2] for v in versions}) >= 2 or later:
             m = later or _TORCH_RELEASE.search(text) or _TORCH_FROM_TO.search(text)
             sentence = next((x for x in sentences(text) if m.group(0) in x), m.group(0))
+            named = [x for x in sentences(text) if _TORCH_RELEASE.search(x) or _TORCH_FROM_TO.search(x)
+                     or _TORCH_AFTER.search(x)]
             out.append(Claim("torch_releases_compared", source, _quote(text, m, 80),
-                             {"versions": versions or [later.group(1)]},
+                             {"versions": versions or [later.group(1)], "slower": any(map(newer_slower, named))},
                              guess=_guessed(sentence) or asked(sentence)))
     return out
 

@@ -752,7 +752,7 @@ def engine_versions(facts: Facts, predictions=None):
 def torch_releases(facts: Facts, predictions=None):
     """A distributed job slower on one PyTorch release than another, nothing else changed: each release's wheels pin
     their own NCCL (nvidia-nccl-cu*), so the collective library changed with it and is the first suspect."""
-    found = [c for c in claims.torch_releases_compared(facts) if not c.guess]
+    found = [c for c in claims.torch_releases_compared(facts) if not c.guess and c.data["slower"]]
     said = claims.symptom_quote(facts)
     text = " ".join(t for _, t in claims.texts(facts))
     if not found or not said or said[2] not in ("slow", "scaling") or not claims.DISTRIBUTED.search(text) \

@@ -65,3 +65,29 @@ def test_a_setting_in_use_still_sends_nccl_to_sockets(text):
     answer, findings = ticket(IB_CLUSTER + text)
     assert fired(findings, "nccl.socket_fallback")
     assert answer.category == "socket_fallback"
+
+
+# --------------------------------------------------------------------------- 3. PyTorch releases: a slowdown, not negated
+
+@pytest.mark.parametrize("text", [
+    "FSDP training on 8x A100 SXM. Same speed on torch 2.1 and torch 2.3, so it's not a PyTorch regression. "
+    "Step time is 2.1 s, we expected about 1.5 s.",
+    "DDP training on 4x A10G is slow: torch 2.3 is 30% faster than torch 2.1 for the same script. We upgraded.",
+    "DDP training on 4 GPUs is slow. Upgrading PyTorch from 2.1 to 2.3 made it faster, but still not 4x.",
+    "DDP job on 8 GPUs is slow. torch 2.1 is slower than torch 2.3, so the upgrade helped a bit.",
+    "DDP on 8 GPUs is slow. Torch 2.1 vs torch 2.3 made no difference; it is not a regression.",
+])
+def test_releases_without_a_slowdown_in_the_newer_are_no_nccl_lead(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.torch_releases")
+
+
+@pytest.mark.parametrize("text", [
+    "DDP training on 4x A10G got slower: torch 2.1 is 30% faster than torch 2.3 for the same script.",
+    "DDP on 8 GPUs is slow: torch 2.3 is 20% slower than torch 2.1, nothing else changed.",
+    "DDP on 8 GPUs got slow. Moving from torch 2.1 to torch 2.3 made each step 30% slower.",
+    "DDP on 8 GPUs got slow with torch 2.3; downgrading to torch 2.1 makes it faster again.",
+])
+def test_a_slowdown_on_the_newer_release_stays_an_nccl_lead(text):
+    _, findings = ticket(text)
+    assert [f.category for f in fired(findings, "ticket.torch_releases")] == ["nccl_regression"]
