@@ -945,6 +945,24 @@ _OTHER_PRODUCT = re.compile(
 )
 
 
+# A unit after a number makes it a figure, not a release: "1.3 s", "1.2 ms", "1.5x", "2.5 GB/s", "1.1 %".
+_UNIT_AFTER = re.compile(r"\s*(?:[x×%]|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w*|[GM]b(?:ps|/s)|GT/s|tok\w*|it/s|W|"
+                         r"MHz|GHz|times)\b)", re.I)
+# NCCL's release said the same on both sides: "NCCL is 2.18.6 in both environments", "same NCCL", "NCCL stayed at
+# 2.19.3, unchanged", "we pin NCCL": a change elsewhere, not NCCL's.
+_NCCL_UNCHANGED = re.compile(
+    r"\bNCCL\b[^\n]{0,40}?\b(?:in|on|for) both\b(?!\s+(?:nodes|GPUs|servers|machines|hosts|cards|ranks))|"
+    r"\bsame NCCL\b|\bNCCL\b[^\n]{0,40}?\b(?:unchanged|"
+    r"the same|did(?:n't| not) change|stay(?:s|ed)? (?:at|the same)|(?:is|was) pinned|identical)\b|"
+    r"\bpin(?:ned|ning)?\b[^\n]{0,20}?\bNCCL\b|\bNCCL\b[^\n]{0,40}?\bwe pin\b", re.I)
+
+
+def nccl_unchanged(text: str) -> bool:
+    """Does the reporter say NCCL's release was the same in the runs compared (in a sentence naming at most one)?"""
+    return any(_NCCL_UNCHANGED.search(s) and len(nccl_versions(s)) <= 1 and not _guessed(s) and not asked(s)
+               for s in sentences(text))
+
+
 def nccl_versions(text: str) -> list[str]:
     """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster', the Debian
     package 'libnccl2=2.20.5-1+cuda12.4')."""
@@ -952,8 +970,8 @@ def nccl_versions(text: str) -> list[str]:
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
-        if _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()]):
-            continue
+        if _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()]) or _UNIT_AFTER.match(text, m.end()):
+            continue  # another product's release, or a figure with its unit ("1.0 s -> 1.3 s", "1.5x")
         if m.group(1) not in found:
             found.append(m.group(1))
     return found
@@ -1140,7 +1158,8 @@ def claims(facts: Facts) -> list[Claim]:
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
-        if figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named))):
+        if (figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named)))) \
+                and not nccl_unchanged(text):
             m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared

@@ -67,7 +67,7 @@ def test_a_setting_in_use_still_sends_nccl_to_sockets(text):
     assert answer.category == "socket_fallback"
 
 
-# --------------------------------------------------------------------------- 3. PyTorch releases: a slowdown, not negated
+# ------------------------------------------------------------------- 3. PyTorch releases: a slowdown, not negated
 
 @pytest.mark.parametrize("text", [
     "FSDP training on 8x A100 SXM. Same speed on torch 2.1 and torch 2.3, so it's not a PyTorch regression. "
@@ -91,3 +91,42 @@ def test_releases_without_a_slowdown_in_the_newer_are_no_nccl_lead(text):
 def test_a_slowdown_on_the_newer_release_stays_an_nccl_lead(text):
     _, findings = ticket(text)
     assert [f.category for f in fired(findings, "ticket.torch_releases")] == ["nccl_regression"]
+
+
+# --------------------------------------------------------------------------- 4. a figure with a unit is no NCCL version
+
+@pytest.mark.parametrize("text, versions", [
+    ("NCCL is 2.18.6 in both; each step went from 1.0 s to 1.3 s.", ["2.18.6"]),
+    ("With NCCL 2.19.3 the step takes 2.5 s, the all-reduce 1.2 ms.", ["2.19.3"]),
+    ("NCCL 2.21.5 gives 1.5x the latency of NCCL 2.18.5.", ["2.21.5", "2.18.5"]),
+])
+def test_a_figure_with_a_unit_is_no_nccl_version(text, versions):
+    assert claims.nccl_versions(text) == versions
+
+
+@pytest.mark.parametrize("text", [
+    "DDP training on 4x A10G. Upgrading from torch 2.1.2 to torch 2.3.0 made each step 30% slower (1.0 s -> 1.3 s). "
+    "Nothing else changed. NCCL is 2.18.6 in both environments (we pin it).",
+    "DDP on 8 GPUs: moving from torch 2.1 to torch 2.3 made the step 1.2 s instead of 0.9 s, 30% slower. NCCL stayed "
+    "at 2.19.3, unchanged.",
+    "DDP on 8 GPUs got 25% slower after upgrading from torch 2.1 to torch 2.3 (2.0 s -> 2.5 s per step). Same NCCL "
+    "2.18.5 on both, pinned via nvidia-nccl-cu12.",
+])
+def test_nccl_said_unchanged_rules_the_nccl_release_out(text):
+    answer, findings = ticket(text)
+    assert not fired(findings, "nccl.regression") and not fired(findings, "ticket.torch_releases")
+    assert answer.category != "nccl_regression"
+
+
+@pytest.mark.parametrize("text", [
+    "All-reduce across 8 GPUs got 30% slower after NCCL went from 2.18.5 to 2.19.3 (busbw 180 -> 120 GB/s).",
+    "DDP on 8 GPUs is 40% slower with NCCL 2.20.5 (step 1.4 s) than with NCCL 2.18.3 (1.0 s), nothing else changed.",
+])
+def test_two_nccl_releases_with_a_slowdown_stay_a_regression(text):
+    _, findings = ticket(text)
+    assert [f.category for f in fired(findings, "nccl.regression")] == ["nccl_regression"]
+
+
+def test_two_nccl_releases_compared_on_both_nodes_are_not_said_alike():
+    _, findings = ticket("All-reduce between 2 nodes: NCCL 2.19.3 is 30% slower than NCCL 2.18.5 on both nodes.")
+    assert [f.category for f in fired(findings, "nccl.regression")] == ["nccl_regression"]
