@@ -169,8 +169,11 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # The NCCL release changed and the behaviour with it, said without two version numbers.
     "nccl_upgrade": [
         r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
+        # "after the NCCL update", "since the NCCL upgrade", "with the new NCCL release": a change of NCCL
+        r"\b(?:after|since|with)\s+(?:the|an?|our|this|that)\s+(?:(?:recent|latest|new(?:er)?)\s+)?NCCL\s+"
+        r"(?:upgrade|update|bump|release|version)\b(?![^.\n]{0,40}?\b(?:same|unchanged)\b)",
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
-        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
+        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower|went down|decreas\w*|fell|halved)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
         r"\b(?:roll\w* back|revert\w*|go\w* back)\b[^.\n]{0,20}?\bNCCL\b[^.\n]{0,20}?\b(?:to|v?\d)",  # (issue 11 f)
         r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
@@ -1569,11 +1572,17 @@ def memory_size_at(text: str, start: int, end: int) -> bool:
     return bool(_GPU_BEFORE.search(text[max(0, start - 24):start]) or _MEMORY_AFTER.match(text[end:end + 20]))
 
 
-def bandwidth_figures(facts: Facts) -> list[Claim]:
+# The figure a change started from: "from 180 GB/s to 90 GB/s", "180 GB/s -> 90 GB/s", "up from 90 GB/s".
+_FROM_BEFORE = re.compile(r"\bfrom\s+(?:about\s+|around\s+|~)?$", re.I)
+_TO_AFTER = re.compile(r"\s*(?:->|→|=>)\s*(?:about\s+|around\s+|~)?\d", re.I)
+
+
+def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
     """Every GB/s figure in the reporter's own words, in order: data {value, spec (said as a
     specification or an expectation), question (asked about, in a sentence ending with '?'),
     direction ('bi', 'uni' or None, as the words around it say), copy (said of a GPU-to-GPU copy,
-    not of a collective)}."""
+    not of a collective)}. The figure a change started from ("from 180 GB/s to 90 GB/s": 90 is the figure
+    now) only with earlier=True."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
@@ -1591,7 +1600,8 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
                     elif "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB
                         value = round(to_gbs(value, "GiB"), 3)
                     around = part[max(0, m.start() - 45):m.end() + 25]
-                    if value <= 0:
+                    if value <= 0 or not earlier and (_FROM_BEFORE.search(part[max(0, m.start() - 20):m.start()])
+                                                      or _TO_AFTER.match(part, m.end())):
                         continue
                     near = part[max(0, m.start() - 80):m.end() + 25]
                     direction = _DIRECTION.search(near)

@@ -6,6 +6,7 @@ paraphrases written here and on their negations."""
 
 import pytest
 from test_ticket_failure_rules import fired, ticket
+from test_ticket_questions import said as ticket_facts
 from test_transport_words import QUERY, issue_verdict
 
 from rules import claims
@@ -130,3 +131,37 @@ def test_two_nccl_releases_with_a_slowdown_stay_a_regression(text):
 def test_two_nccl_releases_compared_on_both_nodes_are_not_said_alike():
     _, findings = ticket("All-reduce between 2 nodes: NCCL 2.19.3 is 30% slower than NCCL 2.18.5 on both nodes.")
     assert [f.category for f in fired(findings, "nccl.regression")] == ["nccl_regression"]
+
+
+# --------------------------------------------------------------------------- 5. "from X to Y": Y is the figure now
+
+@pytest.mark.parametrize("text, now", [
+    ("Our all_reduce busbw dropped from 180 GB/s to 90 GB/s.", [90.0]),
+    ("all_reduce_perf busbw went from 360 GB/s to 120 GB/s this week.", [120.0]),
+    ("Bus bandwidth: 180 GB/s -> 90 GB/s after the reboot.", [90.0]),
+    ("The busbw is 180 GB/s now, up from 90 GB/s last month.", [180.0]),
+    ("busbw is 180 GB/s and algbw 96 GB/s.", [180.0, 96.0]),  # no change said: both are figures now
+])
+def test_the_figure_a_change_started_from_is_not_the_figure_now(text, now):
+    facts = ticket_facts(text)
+    assert [c.data["value"] for c in claims.bandwidth_figures(facts)] == now
+    assert len(claims.bandwidth_figures(facts, earlier=True)) == 2
+
+
+@pytest.mark.parametrize("text", [
+    "8x H100 node. After the NCCL update our bus bandwidth went down.",
+    "8x H100 node. Since the NCCL upgrade all_reduce busbw dropped from 360 GB/s to 180 GB/s.",
+    "8x H100 node: with the new NCCL release our busbw decreased by half.",
+])
+def test_bandwidth_down_after_an_nccl_update_is_an_nccl_change(text):
+    _, findings = ticket(text)
+    assert [f.category for f in fired(findings, "ticket.nccl_upgrade")] == ["nccl_regression"]
+
+
+@pytest.mark.parametrize("text", [
+    "8x H100 node. After the driver update our bus bandwidth went down; NCCL is the same.",
+    "8x H100 node. We have not done the NCCL update yet and busbw is low.",
+])
+def test_no_nccl_change_without_an_nccl_update(text):
+    _, findings = ticket(text)
+    assert not fired(findings, "ticket.nccl_upgrade")
