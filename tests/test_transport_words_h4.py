@@ -165,3 +165,56 @@ def test_bandwidth_down_after_an_nccl_update_is_an_nccl_change(text):
 def test_no_nccl_change_without_an_nccl_update(text):
     _, findings = ticket(text)
     assert not fired(findings, "ticket.nccl_upgrade")
+
+
+# --------------------------------------------------------------------------- 6. one threshold for a copy figure
+
+P2P_HEAD = """[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]
+Device: 0, NVIDIA A100-SXM4-80GB, pciBusID: 7, pciDeviceID: 0, pciDomainID:0
+Device: 1, NVIDIA A100-SXM4-80GB, pciBusID: f, pciDeviceID: 0, pciDomainID:0
+Device: 2, NVIDIA A100-SXM4-80GB, pciBusID: 47, pciDeviceID: 0, pciDomainID:0
+Device: 3, NVIDIA A100-SXM4-80GB, pciBusID: 4e, pciDeviceID: 0, pciDomainID:0
+"""
+
+
+def _matrix(kind: str, value: float) -> str:
+    rows = "\n".join(f"     {i} " + " ".join("1530.00" if i == j else f"{value:.2f}" for j in range(4))
+                     for i in range(4))
+    return P2P_HEAD + f"{kind} P2P=Enabled Bandwidth Matrix (GB/s)\n   D\\D     0      1      2      3\n{rows}\n"
+
+
+def _verdict_of(tmp_path, body: str, attachment: str | None = None):
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate, ticket_verdict
+
+    (tmp_path / "issue.md").write_text("# NVLink bandwidth\n\n" + body + "\n")
+    if attachment:
+        (tmp_path / "p2p.txt").write_text(attachment)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    judged = [f for f in findings if f.rule in ("topology.pair_bandwidth", "ticket.copy_figure")]
+    return ticket_verdict(facts, findings), judged
+
+
+@pytest.mark.parametrize("kind, value, category, severity", [  # severity of a fault
+    ("Bidirectional", 270, "nvlink_down", "warning"),  # 135 GB/s a direction: 45 % of 300
+    ("Unidirectional", 135, "nvlink_down", "warning"),
+    ("Bidirectional", 480, None, "ok"),  # 240 a direction: 80 %, what a copy reaches (nccl#1054)
+    ("Unidirectional", 250, None, "ok"),
+    ("Unidirectional", 20, "pcie_fallback", "warning"),  # what PCIe carries
+])
+def test_a_copy_figure_in_words_and_in_a_matrix_gets_one_verdict(tmp_path, kind, value, category, severity):
+    words = tmp_path / "words"
+    pasted = tmp_path / "pasted"
+    words.mkdir()
+    pasted.mkdir()
+    said_answer, said = _verdict_of(words, f"4x A100 SXM4 80GB (HGX). p2pBandwidthLatencyTest, {kind} P2P=Enabled "
+                                           f"Bandwidth Matrix: every GPU pair gets {value} GB/s. Is that expected?")
+    shown_answer, shown = _verdict_of(pasted, "4x A100 SXM4 80GB (HGX). Is that expected?", _matrix(kind, value))
+    if category:
+        assert [(f.category, f.severity) for f in said] == [(f.category, f.severity) for f in shown] \
+            == [(category, severity)]
+        assert said_answer.category == shown_answer.category == category
+    else:  # physics in words, a passed check on a matrix: no fault either way
+        assert [(f.category, f.severity) for f in said] == [("expected_physics", "info")]
+        assert [(f.category, f.severity) for f in shown] == [("healthy", "ok")]
