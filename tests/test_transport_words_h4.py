@@ -218,3 +218,25 @@ def test_a_copy_figure_in_words_and_in_a_matrix_gets_one_verdict(tmp_path, kind,
     else:  # physics in words, a passed check on a matrix: no fault either way
         assert [(f.category, f.severity) for f in said] == [("expected_physics", "info")]
         assert [(f.category, f.severity) for f in shown] == [("healthy", "ok")]
+
+
+# --------------------------------------------------------------------------- 7. the slowest figure named is judged
+
+@pytest.mark.parametrize("text", [
+    "p2pBandwidthLatencyTest on 4x RTX A6000: GPU 3 is slow to every other GPU, about 3 GB/s, while all other pairs "
+    "get 20 GB/s.",
+    "4x RTX A6000, p2pBandwidthLatencyTest: GPU 2 has low bandwidth to all the others, only 4 GB/s; the remaining "
+    "pairs copy at 21 GB/s.",
+    "On 4x RTX A6000 the P2P copy gives 20 GB/s between all pairs except those with GPU 1, which is slower to every "
+    "peer at 3 GB/s.",
+])
+def test_one_slow_gpu_beside_healthy_pairs_is_judged_by_its_slow_figure(tmp_path, text):
+    answer, findings = issue_verdict(tmp_path, text)
+    judged = fired(findings, "ticket.pcie_figure")
+    assert judged and judged[0].category != "expected_physics" and judged[0].title.startswith(("3 GB/s", "4 GB/s"))
+    assert answer.category not in ("expected_physics", "healthy", "insufficient_data")
+
+
+def test_healthy_pairs_alone_stay_physics(tmp_path):
+    _, findings = issue_verdict(tmp_path, "p2pBandwidthLatencyTest on 4x RTX A6000: every GPU pair gets about 20 GB/s.")
+    assert [f.category for f in fired(findings, "ticket.pcie_figure")] == ["expected_physics"]
