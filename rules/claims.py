@@ -2135,6 +2135,23 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"[^.\n]{0,40}?\b(?:NVLinks?|links?)\b",
     ],
 }
+# GPUDirect RDMA registered through the kernel's DMA-BUF instead of the nvidia-peermem module: NCCL uses it where the
+# driver and kernel allow (NCCL_DMABUF_ENABLE, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html),
+# and NVIDIA recommends it over the legacy module
+# (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html).
+MORE_WORDS_K["dmabuf_used"] = [
+    r"\b(?:use|uses|using|used|with|via|through|over|switched to|rely on|relies on)\s+(?:the\s+)?(?:kernel'?s?\s+)?"
+    r"(?:DMA-?BUF|dmabuf)\b",
+    r"\bNCCL_DMABUF_ENABLE\s*=\s*1\b",
+    r"\b(?:DMA-?BUF|dmabuf)\b[^.\n]{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
+]
+# NCCL's network lines quoted as carrying GPUDirect RDMA: "NET/IB with GDRDMA", "via NET/IB/0/GDRDMA", "GPUDirect
+# RDMA is in use".
+MORE_WORDS_K["gdr_on"] = [
+    r"\bNET/IB\b[^.\n]{0,40}?\bGDRDMA\b",
+    r"\bGDRDMA\b[^.\n]{0,30}?\bNET/IB\b",
+    r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
+]
 for _kind, _words in MORE_WORDS_K.items():
     PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
 

@@ -722,6 +722,8 @@ def module_missing(facts: Facts, predictions=None):
     c = _first(facts, "module_missing")
     if not c or not any("peer" in g or "gdr" in g for g in (str(x).lower() for x in c.data.get("groups", []))):
         return
+    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not d.guess]:
+        return  # GPUDirect RDMA registered through DMA-BUF, or seen in use: the module is not needed
     yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c),
                "The GPUDirect RDMA module (nvidia-peermem) is not loaded",
                "Without nvidia-peermem the NIC cannot read GPU memory directly; NCCL stages inter-node traffic through "

@@ -240,3 +240,45 @@ def test_one_slow_gpu_beside_healthy_pairs_is_judged_by_its_slow_figure(tmp_path
 def test_healthy_pairs_alone_stay_physics(tmp_path):
     _, findings = issue_verdict(tmp_path, "p2pBandwidthLatencyTest on 4x RTX A6000: every GPU pair gets about 20 GB/s.")
     assert [f.category for f in fired(findings, "ticket.pcie_figure")] == ["expected_physics"]
+
+
+# --------------------------------------------------------------------------- 8. GPUDirect RDMA through DMA-BUF
+
+@pytest.mark.parametrize("text", [
+    "2 nodes x 8 H100, ConnectX-7 InfiniBand. `lsmod | grep nvidia_peermem` shows nothing, but we use DMA-BUF "
+    "(NCCL 2.19, kernel 6.2) so peermem isn't required. busbw between nodes is 360 GB/s.",
+    "Two H100 nodes over NDR. nvidia-peermem is not loaded; GPUDirect RDMA goes through dmabuf instead "
+    "(NCCL_DMABUF_ENABLE=1). busbw between nodes is 360 GB/s.",
+    "Two H100 nodes over NDR. nvidia_peermem is missing since we switched to DMA-BUF with the open kernel modules. "
+    "busbw between nodes is 360 GB/s.",
+])
+def test_missing_peermem_with_dma_buf_is_no_gdr_fault(text):
+    answer, findings = ticket(text)
+    assert not fired(findings, "ticket.module_missing")
+    assert answer.category != "gdr_disabled"
+
+
+@pytest.mark.parametrize("text", [
+    "Two H100 nodes over NDR. nvidia-peermem is not loaded and busbw between nodes is 40 GB/s.",
+    "Two H100 nodes over NDR. nvidia-peermem is not loaded; we do not use DMA-BUF. busbw between nodes is 40 GB/s.",
+    "Two H100 nodes over NDR. nvidia-peermem is not loaded. Could DMA-BUF replace it? busbw between nodes is 40 GB/s.",
+])
+def test_missing_peermem_without_dma_buf_stays_a_gdr_lead(text):
+    _, findings = ticket(text)
+    assert [f.category for f in fired(findings, "ticket.module_missing")] == ["gdr_disabled"]
+
+
+@pytest.mark.parametrize("text", [
+    "Two DGX A100 nodes. NCCL_DEBUG shows NET/IB with GDRDMA on all 8 HCAs. Inter-node all_reduce busbw is 90 GB/s.",
+    "Two nodes, 8x A100 each. The NCCL log says 'via NET/IB/0/GDRDMA' for every channel. Inter-node busbw is 90 GB/s.",
+    "Two nodes, 8x A100 each. GPUDirect RDMA is in use (GDRDMA on every NET/IB line). Inter-node busbw is 90 GB/s.",
+])
+def test_gdrdma_quoted_in_words_is_not_asked_for_again(text):
+    _, findings = ticket(text)
+    assert not [f for f in findings if f.rule == "nccl.gdr" and f.category == "insufficient_data"]
+    assert not fired(findings, "ticket.module_missing")
+
+
+def test_without_gdrdma_words_the_path_is_still_asked_for():
+    _, findings = ticket("Two nodes, 8x A100 each. Inter-node all_reduce busbw is 90 GB/s.")
+    assert [f.category for f in findings if f.rule == "nccl.gdr"] == ["insufficient_data"]
