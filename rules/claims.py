@@ -2135,6 +2135,23 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"[^.\n]{0,40}?\b(?:NVLinks?|links?)\b",
     ],
 }
+# A clause after the words that says the reporter's own system is fine: "GNS shows on some drivers, but on mine every
+# cell is OK", "..., but here all pairs show OK": the words were about other systems.
+_OWN_FINE = re.compile(r"\b(?:but|however|yet|whereas|though)\b[^.\n]{0,60}?\b(?:mine|my|ours|our|here|this (?:box|"
+                       r"machine|server|host|node))\b[^.\n]{0,60}?\b(?:OK|works?|working|fine|enabled|supported)\b",
+                       re.I)
+
+
+def own_system_fine(facts: Facts, c: Claim) -> bool:
+    """Does the sentence a claim was said in go on to say the reporter's own system is fine?"""
+    for source, text in texts(facts):
+        if source == c.source:
+            sentence = _said_sentence(text, c.quote)
+            at = sentence.find(c.quote.strip("…").strip()[:40])
+            return bool(_OWN_FINE.search(sentence[max(at, 0):]))
+    return False
+
+
 # GPUDirect RDMA registered through the kernel's DMA-BUF instead of the nvidia-peermem module: NCCL uses it where the
 # driver and kernel allow (NCCL_DMABUF_ENABLE, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html),
 # and NVIDIA recommends it over the legacy module

@@ -386,6 +386,8 @@ def p2p_refused(facts: Facts, predictions=None):
     c = _first(facts, "no_p2p")
     if not c or is_virtualized(facts):
         return  # in a VM topology.virtualization_no_p2p judges it
+    if c.guess or claims.own_system_fine(facts, c):
+        return  # said of other systems ("..., but on mine every cell is OK"), or asked: no refusal seen here
     if has_nvlink(facts):
         yield from _p2p_refused_over_nvlink(facts, c)
         return  # over NVLink, PCIe P2P is not the path

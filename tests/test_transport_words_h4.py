@@ -282,3 +282,31 @@ def test_gdrdma_quoted_in_words_is_not_asked_for_again(text):
 def test_without_gdrdma_words_the_path_is_still_asked_for():
     _, findings = ticket("Two nodes, 8x A100 each. Inter-node all_reduce busbw is 90 GB/s.")
     assert [f.category for f in findings if f.rule == "nccl.gdr"] == ["insufficient_data"]
+
+
+# --------------------------------------------------------------------------- 9. P2P words that say the opposite
+
+RIG = "8x RTX 4090 server, vLLM TP=8 Llama-3-70B AWQ gives 20 tokens/s. "
+
+
+@pytest.mark.parametrize("text", [
+    "I know GNS (GPU not supported) shows in topo -p2p for GeForce cards on some drivers, but on mine every cell is "
+    "OK with the tinygrad P2P driver.",
+    "People report CNS in nvidia-smi topo -p2p on consumer boards, but here all pairs show OK.",
+    "P2P is not supported on GeForce with the stock driver, but with the patched driver ours works: every pair is OK.",
+    "Is it true that 4090s can not use P2P? I have not checked topo -p2p yet.",
+    "Does GNS in topo -p2p mean the 4090s cannot do peer to peer?",
+])
+def test_p2p_words_said_of_others_or_asked_are_no_refusal(text):
+    _, findings = ticket(RIG + text)
+    assert not fired(findings, "ticket.p2p_refused")
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-smi topo -p2p r shows GNS for every pair of our 4090s.",
+    "P2P is not supported between our 4090s, but the 3090s in the other box work fine.",
+    "The log says peer access is not supported between GPU0 and GPU1.",
+])
+def test_p2p_refused_on_the_reporters_own_gpus_stays_a_refusal(text):
+    _, findings = ticket(RIG + text)
+    assert [f.category for f in fired(findings, "ticket.p2p_refused")] == ["p2p_disabled"]
