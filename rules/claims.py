@@ -953,10 +953,11 @@ _UNIT_AFTER = re.compile(r"\s*(?:[x×%]|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w
                          r"MHz|GHz|times)\b)", re.I)
 # NCCL's release said the same on both sides: "NCCL is 2.18.6 in both environments", "same NCCL", "NCCL stayed at
 # 2.19.3, unchanged", "we pin NCCL": a change elsewhere, not NCCL's.
+_NCCL_RELEASE = r"\bNCCL(?:\s+(?:version|release))?(?:\s+(?:is|was)\s+)?(?:\s*v?\d[\d.]*)?"
 _NCCL_UNCHANGED = re.compile(
-    r"\bNCCL\b[^\n]{0,40}?\b(?:in|on|for) both\b(?!\s+(?:nodes|GPUs|servers|machines|hosts|cards|ranks))|"
-    r"\bsame NCCL\b|\bNCCL\b[^\n]{0,40}?\b(?:unchanged|"
-    r"the same|did(?:n't| not) change|stay(?:s|ed)? (?:at|the same)|(?:is|was) pinned|identical)\b|"
+    _NCCL_RELEASE + r"\s+(?:in|on|for) both\b(?!\s+(?:nodes|GPUs|servers|machines|hosts|cards|ranks))|"
+    r"\bsame NCCL\b|" + _NCCL_RELEASE + r",?\s+(?:(?:is|was|stays?|stayed|remain(?:s|ed)?)\s+)?(?:unchanged|"
+    r"the same|identical|pinned)\b|" + _NCCL_RELEASE + r"\s+(?:did(?:n't| not) change|stay(?:s|ed)? at)\b|"
     r"\bpin(?:ned|ning)?\b[^\n]{0,20}?\bNCCL\b|\bNCCL\b[^\n]{0,40}?\bwe pin\b", re.I)
 
 
@@ -1264,7 +1265,7 @@ _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|
 
 # A setting run once to compare ("we also tried NCCL_IB_DISABLE=1 for comparison", "as an experiment I set ...") or
 # tried and dropped because it was slower: the job runs with another setting.
-_FOR_COMPARISON = re.compile(r"\b(?:for (?:comparison|reference)|to compare|as an? (?:experiment|test|comparison)|"
+_FOR_COMPARISON = re.compile(r"\b(?:for comparison|to compare|as an? (?:experiment|test|comparison)|"
                              r"just to (?:see|check|test)|out of curiosity)\b", re.I)
 _TRIED = re.compile(r"\b(?:tried|tested|experimented)\b", re.I)
 

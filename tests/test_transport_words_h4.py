@@ -310,3 +310,20 @@ def test_p2p_words_said_of_others_or_asked_are_no_refusal(text):
 def test_p2p_refused_on_the_reporters_own_gpus_stays_a_refusal(text):
     _, findings = ticket(RIG + text)
     assert [f.category for f in fired(findings, "ticket.p2p_refused")] == ["p2p_disabled"]
+
+
+@pytest.mark.parametrize("text, unchanged", [
+    ("NCCL is 2.18.6 in both environments (we pin it).", True),
+    ("NCCL version is the same.", True),
+    ("NCCL did not change.", True),
+    ("The NCCL tests show the same busbw on both nodes.", False),  # a figure alike, not the release
+    ("NCCL all_reduce on both nodes is slow.", False),
+    ("Did NCCL stay the same?", False),  # asked
+])
+def test_nccl_said_unchanged_is_about_its_release(text, unchanged):
+    assert claims.nccl_unchanged(text) == unchanged
+
+
+def test_a_setting_named_for_reference_is_in_use():
+    _, findings = ticket(IB_CLUSTER + "For reference, our env has NCCL_IB_DISABLE=1. all_reduce busbw is 9 GB/s.")
+    assert fired(findings, "nccl.socket_fallback")
