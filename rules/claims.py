@@ -194,8 +194,11 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # The NCCL release changed and the behaviour with it, said without two version numbers.
     "nccl_upgrade": [
         r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
+        # "after the NCCL update", "since the NCCL upgrade", "with the new NCCL release": a change of NCCL
+        r"\b(?:after|since|with)\s+(?:the|an?|our|this|that)\s+(?:(?:recent|latest|new(?:er)?)\s+)?NCCL\s+"
+        r"(?:upgrade|update|bump|release|version)\b(?![^.\n]{0,40}?\b(?:same|unchanged)\b)",
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
-        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower)\b",
+        r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower|went down|decreas\w*|fell|halved)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
         r"\b(?:roll\w* back|revert\w*|go\w* back)\b[^.\n]{0,20}?\bNCCL\b[^.\n]{0,20}?\b(?:to|v?\d)",  # (issue 11 f)
         r"\bNCCL\b[^.\n]{0,40}?\bregress\w*",
@@ -970,6 +973,25 @@ _OTHER_PRODUCT = re.compile(
 )
 
 
+# A unit after a number makes it a figure, not a release: "1.3 s", "1.2 ms", "1.5x", "2.5 GB/s", "1.1 %".
+_UNIT_AFTER = re.compile(r"\s*(?:[x×%]|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w*|[GM]b(?:ps|/s)|GT/s|tok\w*|it/s|W|"
+                         r"MHz|GHz|times)\b)", re.I)
+# NCCL's release said the same on both sides: "NCCL is 2.18.6 in both environments", "same NCCL", "NCCL stayed at
+# 2.19.3, unchanged", "we pin NCCL": a change elsewhere, not NCCL's.
+_NCCL_RELEASE = r"\bNCCL(?:\s+(?:version|release))?(?:\s+(?:is|was)\s+)?(?:\s*v?\d[\d.]*)?"
+_NCCL_UNCHANGED = re.compile(
+    _NCCL_RELEASE + r"\s+(?:in|on|for) both\b(?!\s+(?:nodes|GPUs|servers|machines|hosts|cards|ranks))|"
+    r"\bsame NCCL\b|" + _NCCL_RELEASE + r",?\s+(?:(?:is|was|stays?|stayed|remain(?:s|ed)?)\s+)?(?:unchanged|"
+    r"the same|identical|pinned)\b|" + _NCCL_RELEASE + r"\s+(?:did(?:n't| not) change|stay(?:s|ed)? at)\b|"
+    r"\bpin(?:ned|ning)?\b[^\n]{0,20}?\bNCCL\b|\bNCCL\b[^\n]{0,40}?\bwe pin\b", re.I)
+
+
+def nccl_unchanged(text: str) -> bool:
+    """Does the reporter say NCCL's release was the same in the runs compared (in a sentence naming at most one)?"""
+    return any(_NCCL_UNCHANGED.search(s) and len(nccl_versions(s)) <= 1 and not _guessed(s) and not asked(s)
+               for s in sentences(text))
+
+
 def nccl_versions(text: str) -> list[str]:
     """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster', the Debian
     package 'libnccl2=2.20.5-1+cuda12.4')."""
@@ -977,8 +999,8 @@ def nccl_versions(text: str) -> list[str]:
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
-        if _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()]):
-            continue
+        if _OTHER_PRODUCT.search(text[max(0, m.start() - 16):m.start()]) or _UNIT_AFTER.match(text, m.end()):
+            continue  # another product's release, or a figure with its unit ("1.0 s -> 1.3 s", "1.5x")
         if m.group(1) not in found:
             found.append(m.group(1))
     return found
@@ -1208,7 +1230,8 @@ def claims(facts: Facts) -> list[Claim]:
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
-        if figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named))):
+        if (figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named)))) \
+                and not nccl_unchanged(text):
             m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared
@@ -1216,10 +1239,12 @@ def claims(facts: Facts) -> list[Claim]:
             out.append(Claim("engine_versions_compared", source, engine_versions[2], {"engine": engine_versions[0],
                                                                                        "versions": engine_versions[1]}))
         for m in _SETTING.finditer(text):
-            value = m.group(2).rstrip(".")
+            value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
+            effect = _effect(sentence)
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
-                                                                     "effect": _effect(sentence)}))
+                                                                     "effect": effect,
+                                                                     "tried": tried_only(sentence, effect)}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
@@ -1304,6 +1329,21 @@ _FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
                       re.I)
+
+
+# A setting run once to compare ("we also tried NCCL_IB_DISABLE=1 for comparison", "as an experiment I set ...") or
+# tried and dropped because it was slower: the job runs with another setting.
+_FOR_COMPARISON = re.compile(r"\b(?:for comparison|to compare|as an? (?:experiment|test|comparison)|"
+                             r"just to (?:see|check|test)|out of curiosity)\b", re.I)
+_TRIED = re.compile(r"\b(?:tried|tested|experimented)\b", re.I)
+
+
+def tried_only(sentence: str, effect: str | None) -> bool:
+    """Was a setting in `sentence` only tried, for comparison or with a worse result, not kept (a setting that
+    fixed the problem stays in use)?"""
+    if effect == "fixes":
+        return False
+    return bool(_FOR_COMPARISON.search(sentence) or (effect == "worse" and _TRIED.search(sentence)))
 
 
 def _sentence_at(text: str, pos: int) -> str:
@@ -1643,11 +1683,17 @@ def memory_size_at(text: str, start: int, end: int) -> bool:
     return bool(_GPU_BEFORE.search(text[max(0, start - 24):start]) or _MEMORY_AFTER.match(text[end:end + 20]))
 
 
-def bandwidth_figures(facts: Facts) -> list[Claim]:
+# The figure a change started from: "from 180 GB/s to 90 GB/s", "180 GB/s -> 90 GB/s", "up from 90 GB/s".
+_FROM_BEFORE = re.compile(r"\bfrom\s+(?:about\s+|around\s+|~)?$", re.I)
+_TO_AFTER = re.compile(r"\s*(?:->|→|=>)\s*(?:about\s+|around\s+|~)?\d", re.I)
+
+
+def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
     """Every GB/s figure in the reporter's own words, in order: data {value, spec (said as a
     specification or an expectation), question (asked about, in a sentence ending with '?'),
     direction ('bi', 'uni' or None, as the words around it say), copy (said of a GPU-to-GPU copy,
-    not of a collective)}."""
+    not of a collective)}. The figure a change started from ("from 180 GB/s to 90 GB/s": 90 is the figure
+    now) only with earlier=True."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
@@ -1665,7 +1711,8 @@ def bandwidth_figures(facts: Facts) -> list[Claim]:
                     elif "GiB" in m.group(0):  # binary gigabytes, 7.4 % more than GB
                         value = round(to_gbs(value, "GiB"), 3)
                     around = part[max(0, m.start() - 45):m.end() + 25]
-                    if value <= 0:
+                    if value <= 0 or not earlier and (_FROM_BEFORE.search(part[max(0, m.start() - 20):m.start()])
+                                                      or _TO_AFTER.match(part, m.end())):
                         continue
                     near = part[max(0, m.start() - 80):m.end() + 25]
                     direction = _DIRECTION.search(near)
@@ -2209,6 +2256,40 @@ MORE_WORDS_K: dict[str, list[str]] = {
         r"[^.\n]{0,40}?\b(?:NVLinks?|links?)\b",
     ],
 }
+# A clause after the words that says the reporter's own system is fine: "GNS shows on some drivers, but on mine every
+# cell is OK", "..., but here all pairs show OK": the words were about other systems.
+_OWN_FINE = re.compile(r"\b(?:but|however|yet|whereas|though)\b[^.\n]{0,60}?\b(?:mine|my|ours|our|here|this (?:box|"
+                       r"machine|server|host|node))\b[^.\n]{0,60}?\b(?:OK|works?|working|fine|enabled|supported)\b",
+                       re.I)
+
+
+def own_system_fine(facts: Facts, c: Claim) -> bool:
+    """Does the sentence a claim was said in go on to say the reporter's own system is fine?"""
+    for source, text in texts(facts):
+        if source == c.source:
+            sentence = _said_sentence(text, c.quote)
+            at = sentence.find(c.quote.strip("…").strip()[:40])
+            return bool(_OWN_FINE.search(sentence[max(at, 0):]))
+    return False
+
+
+# GPUDirect RDMA registered through the kernel's DMA-BUF instead of the nvidia-peermem module: NCCL uses it where the
+# driver and kernel allow (NCCL_DMABUF_ENABLE, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html),
+# and NVIDIA recommends it over the legacy module
+# (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html).
+MORE_WORDS_K["dmabuf_used"] = [
+    r"\b(?:use|uses|using|used|with|via|through|over|switched to|rely on|relies on)\s+(?:the\s+)?(?:kernel'?s?\s+)?"
+    r"(?:DMA-?BUF|dmabuf)\b",
+    r"\bNCCL_DMABUF_ENABLE\s*=\s*1\b",
+    r"\b(?:DMA-?BUF|dmabuf)\b[^.\n]{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
+]
+# NCCL's network lines quoted as carrying GPUDirect RDMA: "NET/IB with GDRDMA", "via NET/IB/0/GDRDMA", "GPUDirect
+# RDMA is in use".
+MORE_WORDS_K["gdr_on"] = [
+    r"\bNET/IB\b[^.\n]{0,40}?\bGDRDMA\b",
+    r"\bGDRDMA\b[^.\n]{0,30}?\bNET/IB\b",
+    r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
+]
 for _kind, _words in MORE_WORDS_K.items():
     PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
 
@@ -2250,13 +2331,22 @@ READ_BUSY = re.compile(
 _SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
 
 
+def _said_not(sentence: str, start: int) -> bool:
+    """Do the words just before `start`, in the same clause, negate what follows ("not while running vLLM",
+    "(not under load)", "never during inference")?"""
+    before = _NEGATION.search(sentence[max(0, start - 30):start].rsplit("\n", 1)[-1])
+    return bool(before and not _CLAUSE.search(before.group(0)))
+
+
 def said_busy(text: str) -> str | None:
-    """The reporter's words that a reading was taken under load, as a one-line quote; not when asked, supposed or
-    conditional ("should go back to Gen 4 under load", "should I capture it while running the benchmark?"), nor
-    beside words that the GPU was idle."""
+    """The reporter's words that a reading was taken under load, as a one-line quote; not when negated ("with no load,
+    not while running vLLM"), asked, supposed or conditional ("should go back to Gen 4 under load", "should I capture
+    it while running the benchmark?"), nor beside words, not themselves negated, that the GPU was idle."""
     for sentence in sentences(text):
+        idle = any(not _said_not(sentence, m.start())
+                   for words in (_SAID_IDLE, _IDLE_STATE) for m in words.finditer(sentence))
         for m in READ_BUSY.finditer(sentence):
-            if not (_guessed(sentence) or hypothetical(sentence, m.start()) or _SAID_IDLE.search(sentence)):
+            if not (idle or _said_not(sentence, m.start()) or _guessed(sentence) or hypothetical(sentence, m.start())):
                 return one_line(sentence[max(0, m.start() - 40):m.end()])
     return None
 
@@ -2341,9 +2431,34 @@ _TORCH_AFTER = re.compile(r"\b(?:torch|pytorch)\s+(?:versions?|releases?)\s+(?:a
 _SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|regress\w*|degrad\w*)\b", re.I)
 
 
+# Which way a release comparison goes: "X is slower than Y", "moving to 2.3 made it slower", "downgrading makes it
+# faster" (the newer release slower).
+_SLOWER = re.compile(r"\b(?:slower|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b", re.I)
+_FASTER = re.compile(r"\b(?:faster|better|quicker|improv\w*|speed-?ups?)\b", re.I)
+_THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b", re.I)
+_BACK = re.compile(r"\b(?:downgrad\w*|roll(?:ed|ing)? back|revert\w*|go(?:ing)? back|went back)\b", re.I)
+_RELEASE_NUMBER = re.compile(r"(?<![\d.])(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB))")
+
+
+def newer_slower(sentence: str) -> bool:
+    """Does the sentence say, not negated, that the newer release is the slower one? "X is faster than Y" is a slowdown
+    only when X is the older; a comparative without "than" reads along the change ("upgrading made it slower",
+    "downgrading made it faster")."""
+    slower = [m for m in _SLOWER.finditer(sentence) if not _said_not(sentence, m.start())]
+    faster = [m for m in _FASTER.finditer(sentence) if not _said_not(sentence, m.start())]
+    than = _THAN.search(sentence)
+    word = max((m for m in slower + faster if than and m.end() <= than.start()), key=lambda m: m.start(), default=None)
+    if word:  # the comparative just before "than" says which side is slower
+        a = _RELEASE_NUMBER.findall(sentence[:than.start()])
+        b = _RELEASE_NUMBER.findall(sentence[than.end():])
+        if a and b and version_key(a[-1]) != version_key(b[0]):
+            return (version_key(a[-1]) > version_key(b[0])) == (word in slower)
+    return bool(slower) or bool(faster and _BACK.search(sentence))
+
+
 def torch_releases_compared(facts: Facts) -> list[Claim]:
     """The reporter sets two PyTorch releases against each other, or the releases after one against it in a sentence
-    that compares speed: data {versions}."""
+    that compares speed: data {versions, slower: a sentence naming them says the newer is slower}."""
     out: list[Claim] = []
     for source, text in texts(facts):
         found = [m.group(1) for m in _TORCH_RELEASE.finditer(text)]
@@ -2353,8 +2468,10 @@ def torch_releases_compared(facts: Facts) -> list[Claim]:
         if len({version_key(v)[:2] for v in versions}) >= 2 or later:
             m = later or _TORCH_RELEASE.search(text) or _TORCH_FROM_TO.search(text)
             sentence = next((x for x in sentences(text) if m.group(0) in x), m.group(0))
+            named = [x for x in sentences(text) if _TORCH_RELEASE.search(x) or _TORCH_FROM_TO.search(x)
+                     or _TORCH_AFTER.search(x)]
             out.append(Claim("torch_releases_compared", source, _quote(text, m, 80),
-                             {"versions": versions or [later.group(1)]},
+                             {"versions": versions or [later.group(1)], "slower": any(map(newer_slower, named))},
                              guess=_guessed(sentence) or asked(sentence)))
     return out
 

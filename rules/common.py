@@ -211,10 +211,11 @@ def has_nvlink(facts: Facts) -> bool:
 
 
 def settings(facts: Facts, name: str) -> list[NcclSetting]:
-    """NCCL_* settings from logs and launch lines, then those the reporter wrote in the text."""
+    """NCCL_* settings from logs and launch lines, then those the reporter wrote in the text as in use (not one
+    only tried for comparison)."""
     found = facts.settings(name)
     for c in _claims.find(facts, "setting"):
-        if c.data["name"] == name:
+        if c.data["name"] == name and not c.data.get("tried"):
             found.append(NcclSetting(source=c.source, name=name, value=c.data["value"]))
     return found
 

@@ -147,7 +147,12 @@ def gdr(facts: Facts, predictions=None):
         return
     if not nets:
         multi, node_ev = _multi_node(facts)
-        if multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
+        quoted = next((c for c in claims.find(facts, "gdr_on") if not c.guess and not c.negated), None)
+        if multi and quoted:
+            yield passed("nccl.gdr", "The reporter quotes GPUDirect RDMA on NCCL's network path",
+                         "NCCL's 'via NET/IB/.../GDRDMA' lines, as the reporter quotes them, show the NIC reading GPU "
+                         "memory directly.", [claim_ev(quoted, "GDRDMA on the network path")], 0.5)
+        elif multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
                 e for e in facts.of(NcclEvent) if e.kind == "using_socket"]:
             yield need("nccl.gdr", "Which network path NCCL uses between nodes is not known",
                        "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "

@@ -184,17 +184,21 @@ def ttft_vs_expected(facts: Facts, predictions=None):
         return
 
 
+# A copy between host memory and a GPU crosses PCIe, not NVLink (ticket.host_copy_figure judges it).
+_HOST_WORDS = re.compile(r"\b(?:host|H2D|D2H|HtoD|DtoH|CPU|pinned|pageable|bandwidthTest)\b", re.I)
 # Words of a GPU-to-GPU copy benchmark (nvbandwidth's test names, CUDA's p2p sample, cudaMemcpyPeer).
 _COPY_BENCH = re.compile(r"\b(?:nvbandwidth|p2pBandwidthLatencyTest|memcpy\w*|cudaMemcpyPeer\w*|"
                          r"device_to_device\w*)\b", re.I)
 
 
-@rule("ticket.copy_figure", "expected_physics")
+@rule("ticket.copy_figure", "expected_physics", "nvlink_down", "pcie_fallback")
 def copy_figure(facts: Facts, predictions=None):
     """A GPU-to-GPU copy rate measured over NVLink (SXM boards, no datasheet figure quoted: link_figure
     judges those), against what a copy reaches after NVLink's packet overhead: about 80 % of the
-    per-direction line rate (https://github.com/NVIDIA/nccl/issues/1054)."""
+    per-direction line rate (https://github.com/NVIDIA/nccl/issues/1054). The slowest figure named is judged,
+    by the same test as a pasted matrix (topology.nvlink_copy_verdict)."""
     from diagnose.evidence import PairBandwidth
+    from rules.topology import nvlink_copy_verdict, pcie_gbs
 
     if not asks_about_figures(facts) or facts.of(PairBandwidth):
         return  # a parsed matrix: topology.pair_bandwidth judges its figures
@@ -208,11 +212,25 @@ def copy_figure(facts: Facts, predictions=None):
         return
     copies = [f for f in figures if f.data["copy"] or bench]
     line = gpu.nvlink_gbs
-    usable = [(per_direction(f), f) for f in copies]
-    usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= GIB_MARGIN * line]
+    usable = [(per_direction(f), f) for f in copies if not _HOST_WORDS.search(f.quote)]
+    usable = [(v, f) for v, f in usable if v <= GIB_MARGIN * line]
     if not usable:
         return
-    value, c = max(usable, key=lambda x: x[0])
+    value, c = min(usable, key=lambda x: x[0])
+    verdict = nvlink_copy_verdict(value, line, pcie_gbs(gpu))
+    if verdict:
+        yield make("ticket.copy_figure", verdict, "warning", 0.6,
+                   f"{value:g} GB/s per direction is {value / line:.0%} of {gpu.name}'s {line:g} GB/s NVLink line rate"
+                   + (": what PCIe carries, not NVLink" if verdict == "pcie_fallback" else ": links down or degraded"),
+                   "A copy over healthy NVLink reaches about 80 % of the per-direction line rate; this one is far "
+                   "below, so " + ("the copy does not go over NVLink." if verdict == "pcie_fallback"
+                                   else "part of the links between the GPUs are down or running degraded."),
+                   [claim_ev(c, "the copy rate"),
+                    ev(c, "per direction", round(value, 1), round(COPY_SHARE * line, 1), "GB/s"),
+                    ev(gpu_src, f"catalog {gpu.key}: NVLink line rate per direction", expected=line, unit="GB/s")],
+                   fix="Check `nvidia-smi nvlink -s` for inactive links and `nvidia-smi nvlink -e` for errors, and "
+                   "`nvidia-smi topo -m` for NV# between the GPUs.", refs=["nvidia_smi"])
+        return
     yield make("ticket.copy_figure", "expected_physics", "info", 0.5,
                f"{value:g} GB/s per direction is what {gpu.name}'s NVLink carries for a copy "
                f"({value / line:.0%} of its {line:g} GB/s line rate)",

@@ -389,6 +389,8 @@ def p2p_refused(facts: Facts, predictions=None):
     c = _first(facts, "no_p2p")
     if not c or is_virtualized(facts):
         return  # in a VM topology.virtualization_no_p2p judges it
+    if c.guess or claims.own_system_fine(facts, c):
+        return  # said of other systems ("..., but on mine every cell is OK"), or asked: no refusal seen here
     if has_nvlink(facts):
         yield from _p2p_refused_over_nvlink(facts, c)
         return  # over NVLink, PCIe P2P is not the path
@@ -725,6 +727,8 @@ def module_missing(facts: Facts, predictions=None):
     c = _first(facts, "module_missing")
     if not c or not any("peer" in g or "gdr" in g for g in (str(x).lower() for x in c.data.get("groups", []))):
         return
+    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not d.guess]:
+        return  # GPUDirect RDMA registered through DMA-BUF, or seen in use: the module is not needed
     yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c),
                "The GPUDirect RDMA module (nvidia-peermem) is not loaded",
                "Without nvidia-peermem the NIC cannot read GPU memory directly; NCCL stages inter-node traffic through "
@@ -755,12 +759,12 @@ def engine_versions(facts: Facts, predictions=None):
 def torch_releases(facts: Facts, predictions=None):
     """A distributed job slower on one PyTorch release than another, nothing else changed: each release's wheels pin
     their own NCCL (nvidia-nccl-cu*), so the collective library changed with it and is the first suspect."""
-    found = [c for c in claims.torch_releases_compared(facts) if not c.guess]
+    found = [c for c in claims.torch_releases_compared(facts) if not c.guess and c.data["slower"]]
     said = claims.symptom_quote(facts)
     text = " ".join(t for _, t in claims.texts(facts))
     if not found or not said or said[2] not in ("slow", "scaling") or not claims.DISTRIBUTED.search(text) \
-            or claims.fixed_by(text) or claims.find(facts, "nccl_versions_compared"):
-        return  # NCCL's own versions named: nccl.regression reads them
+            or claims.fixed_by(text) or claims.find(facts, "nccl_versions_compared") or claims.nccl_unchanged(text):
+        return  # NCCL's own versions named: nccl.regression reads them; NCCL said unchanged: not its doing
     c = found[0]
     yield make("ticket.torch_releases", "nccl_regression", "warning", weight(c, 0.45),
                f"The job changes speed with the PyTorch release ({', '.join(c.data['versions'][:3])}): "
