@@ -107,19 +107,33 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
     for w in facts.of(Workload):
         # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
         # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
-        if MIXTURES.search(w.model or ""):
+        if EXPERT_SIZE.search(w.model or ""):
             continue  # a mixture of experts reads its active weights per token: no dense model stands in
         for name in _model_names(w.model) if w.model else ():
-            size = re.fullmatch(r"(?:[A-Za-z][\w.-]*?[\s_-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
-            spec = size and _stand_in(float(size.group(1)))
+            size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
+            spec = size and _dense_family(size.group(1)) and _stand_in(float(size.group(2)))
             if spec:
                 return spec, w.source
     return None, None
 
 
-# Families that are mixtures of experts (their model cards): a size in their names is not a dense model's.
-MIXTURES = re.compile(r"gpt-oss|mixtral|moe\b|deepseek-v\d|dbrx|llama-?4|scout|maverick|jamba|grok|arctic|"
-                      r"-A\d+(?:\.\d+)?B\b", re.I)
+# An expert model's active size ('-A3B') or a MoE marker in its name: no dense size to stand in for.
+EXPERT_SIZE = re.compile(r"moe\b|-A\d+(?:\.\d+)?B\b", re.I)
+
+
+def _family(name: str) -> str:
+    """A model name without its size and what follows it ('qwen3-30b-a3b' -> 'qwen3', 'Llama 70B' -> 'llama')."""
+    return re.sub(r"[\s_:-]*\d+(?:\.\d+)?(?:x\d+)?b\b.*$", "", name.strip().lower().replace(" ", "-").replace("_", "-"))
+
+
+def _dense_family(family: str | None) -> bool:
+    """Whether a size may be stood in for: the family ('deepseek-coder-v2' of 'deepseek-coder-v2:16b') is in the
+    catalog and none of its models is a mixture (qwen3's 30B is qwen3-30b-a3b); a family the catalog does not
+    know may be a mixture (Ollama tags hide '-A3B'), so it gets none. A bare size ('a 70B model') names no family."""
+    if not family:
+        return True
+    kin = [m for m in catalog.models().values() if _family(m.key) == _family(family)]
+    return bool(kin) and not any(m.is_moe for m in kin)
 
 
 # How far a stand-in's published size may be from the size named: dense models of one size class stream the same
