@@ -80,6 +80,11 @@ def test_statements_are_not_questions(text):
     ("vLLM cannot allocate the KV cache on the second GPU.", True),
     ("NCCL is unable to connect to the peer.", True),
     ("The server can't start with tensor parallel 4.", True),
+    ("I can't get the model to load on 2 GPUs.", True),  # the figure belongs to 'load on', no shortfall
+    ("NCCL failed to get the socket address", True),
+    ("Unable to make a connection to the ray head node.", True),
+    ("We fail to get above 300 GB/s on the bus.", False),
+    ("Tried every flag but we cannot.", False),
 ])
 def test_cannot_is_a_failure_only_when_it_names_one(text, failure):
     assert (claims.symptom(said(text)) == "error") is failure
