@@ -1542,7 +1542,9 @@ _FIGURE_QUESTION = (
 
 # A verb of reaching with a figure after it, within a few words: "get more than 10 tok/s", "reach the advertised
 # 450 GB/s" (a shortfall), not "get the model to load on 2 GPUs" (the figure belongs to another verb).
-_TO_A_FIGURE = r"(?:get|reach|achieve|hit|exceed|go|surpass|push|make)\b(?:\s+(?!to\b)[\w-]+){0,3}?\s+~?\d"
+# ("get any speed-up" is a speed too)
+_TO_A_FIGURE = (r"(?:get|reach|achieve|hit|exceed|go|surpass|push|make)\b(?:\s+(?!to\b)[\w-]+){0,3}?\s+~?\d|"
+                r"get\s+(?:\w+\s+)?(?:speed-?up|gain|improvement|boost|benefit|performance)")
 
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
@@ -1636,6 +1638,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
+            if kind == "slow" and _negated(kind, text, m):
+                continue  # "not bad throughput", "it never goes below 40 tok/s"
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -1850,11 +1854,16 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         # "is there a way to improve this?", "how can I increase the throughput"
                         r"\b(?:a |any |some )?(?:way|ways|method|methods|how)\s+to\s+(?:improve|increase|boost|raise|"
                         r"optimi[sz]e|speed\s*up)\b|"
+                        # ... asked ("how can I improve generation speed"), not done ("we raised the batch to increase
+                        # the throughput") nor foreseen ("upgrading the driver will improve the performance")
+                        r"\b(?:how|can (?:I|we)|could (?:I|we)|is there)\b[^.?\n]{0,30}?"
                         r"\b(?:improve|increase|boost|raise)\s+(?:the\s+|this\s+|my\s+|our\s+|its\s+)?(?:\w+\s+)?"
                         r"(?:speed|throughput|performance|tok\w*/s|tps|generation rate)\b|"
                         r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速|"
-                        # a figure called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"
-                        r"(?:只有|仅有|仅|才)\s*(?:约|大约|大概)?\s*\d", re.I)
+                        # a rate called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"; not a
+                        # count ("我只有 1 张 4090") nor "刚才" (just now)
+                        r"(?:只有|仅有|仅|(?<!刚)才)\s*(?:约|大约|大概)?\s*\d+(?:\.\d+)?\s*"
+                        r"(?:tok\w*(?:/s)?|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps|个\s*token)", re.I)
 
 
 def asks(facts: Facts) -> Claim | None:

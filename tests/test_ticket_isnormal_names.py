@@ -42,6 +42,8 @@ def verdict_of(facts: Facts):
     "Is there any way to increase the throughput with four cards?",
     "How can I improve generation speed on two 3090s?",
     "Option B gives bad throughput compared to option A.",
+    "双卡推理速度才 10 个 token 每秒。",
+    "Can we improve the throughput on four cards?",
 ])
 def test_shortfalls_written_many_ways_are_complaints(text):
     assert claims.complaint(said(text)) is not None
@@ -52,6 +54,11 @@ def test_shortfalls_written_many_ways_are_complaints(text):
     "The speed is not disappointing at all.",
     "Latency stays below 20 ms per token.",
     "We moved the model to the second node.",
+    "我只有 1 张 4090，跑 7B 模型每秒 40 个 token，正常吗？",  # a count of cards, not a small rate
+    "刚才 3 个请求一起跑，每秒 60 个 token。",  # 刚才: just now
+    "We raised the batch to 64 to increase the throughput to 900 tok/s, which is great.",  # done, not asked
+    "Upgrading the driver will improve the performance",
+    "With vLLM it never goes below 40 tok/s, great.",
 ])
 def test_praise_negations_and_plain_reports_are_not_complaints(text):
     assert claims.complaint(said(text)) is None
@@ -88,6 +95,15 @@ def test_statements_are_not_questions(text):
 ])
 def test_cannot_is_a_failure_only_when_it_names_one(text, failure):
     assert (claims.symptom(said(text)) == "error") is failure
+
+
+@pytest.mark.parametrize("text", [
+    "Not bad throughput for a 7B on one 3090, thanks",
+    "With vLLM it never goes below 40 tok/s, great.",
+    "The model card says it should not drop below 30 tok/s",
+])
+def test_a_slow_word_ruled_out_does_not_class_the_ticket_slow(text):
+    assert claims.symptom(said(text)) != "slow"
 
 
 # --------------------------------------------------------------------------- a table of replicas against wider TP
