@@ -1484,6 +1484,10 @@ _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight
               r"\badd(?:ing|ed|s)?\s+(?:\w+\s+)?(?:GPUs?|cards?)\b|\bnumber of (?:GPUs|cards)\b|"
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
+# A rise the reporter puts down to something other than the GPUs: "TTFT grows with the prompt length",
+# "首token延迟随 prompt 长度增加" (prefill's work grows with the prompt, by design).
+_OTHER_CAUSE = (r"(?:with|as)\s+(?:the\s+|a\s+)?(?:longer\s+|larger\s+)?(?:prompt|input|context|batch|sequence|length)|"
+                r"随[^\n，,。]{0,12}?(?:长度|prompt|输入|上下文|batch)")
 _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
             # a gain called too small to count: "very little or no boost", "hardly any speed-up", "marginal gain"
             r"\b(?:(?:very )?little|hardly any|barely any|almost no|not much|minimal|marginal|negligible)"
@@ -1509,22 +1513,25 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\b(?:latency|time|TTFT|ITL)\b[^.\n]{0,25}?\b(?:does ?n[o']t|did ?n[o']t|not)\s+"
             r"(?:shorten|drop|go down|decrease|improve)\w*|"
             r"\bonly\s+(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:x|×|times)\s+(?:faster|the speed|quicker)|"
-            r"\b(?:TTFT|ITL|TPOT|time to first token)\b[^.\n]{0,30}?"
-            r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b|"
+            r"\b(?:TTFT|ITL|TPOT|time to first token)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?"
+            r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b"
+            r"(?!\s+" + _OTHER_CAUSE + r")|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
-            r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
+            r"\b(?:latency|time)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?\b(?:greater|higher|longer|increase\w*)\b"
+            r"(?!\s+" + _OTHER_CAUSE + r")|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
 _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|并行|tp\s*=?\s*\d)[^\n]{0,80}?"
                 r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
-                r"(?:差不多|一样)(?:快|慢)|"
+                # as fast as another layout ("tp=4 跟 tp=2 一样快"), not as the docs say ("和文档一样快": praise)
+                r"(?:差不多|一样)慢|(?:跟|和|与)\s*(?:tp\s*=?\s*\d|\d+\s*(?:张|卡)|单卡|一张)[^\n，,。]{0,4}?(?:差不多|一样)快|"
                 r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
                 # a latency that grows with the cards: "首token延迟 800ms，TP=4 比 TP=2 还高"
-                r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,30}?"
-                r"(?:更高|还高|变高|增加|变长|更长|上升)|"
-                r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)[^\n]{0,30}?"
-                r"(?:更高|还高|变高|增加|变长|更长|上升)")
+                r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)(?:(?!" + _OTHER_CAUSE
+                + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)|"
+                r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)(?:(?!" + _OTHER_CAUSE
+                + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one

@@ -381,6 +381,8 @@ def test_an_unrelated_name_with_a_size_is_no_fine_tune():
     "tp=2 or tp=4 does not yield high time benefits.",
     "Four GPUs didn't give any speed-up over two.",
     "Tensor parallelism does not bring much benefit here.",
+    "首token延迟随卡数增加, 8 卡比 2 卡还高",  # the cards named as the cause
+    "8 卡的首token延迟比 2 卡更高",
 ])
 def test_layouts_that_grow_without_the_speed_are_scaling(text):
     assert claims.symptom(said(text)) == "scaling"
@@ -393,8 +395,18 @@ def test_layouts_that_grow_without_the_speed_are_scaling(text):
     ("Another 1000 tokens were generated at the same pace.", "other"),  # a count of tokens, not of GPUs
     ("TP=4 yields a 1.8x benefit over TP=2.", "other"),  # a gain stated, not denied
 ])
+
 def test_failures_and_scaling_that_works_are_not_scaling(text, kind):
     assert claims.symptom(said(text)) == kind
+
+
+@pytest.mark.parametrize("text", [
+    "The TTFT grows with the prompt length on our 4 GPUs, as the docs say it should.",  # put down to the prompt
+    "8 张卡 TP=8, 首token延迟 300ms, 随 prompt 长度增加, 符合预期",
+    "我们用 8 卡跑, 速度每秒 200 个 token, 和文档一样快",  # praise
+])
+def test_a_rise_with_another_cause_or_praise_is_not_scaling(text):
+    assert claims.symptom(said(text)) != "scaling"
 
 
 @pytest.mark.parametrize("text", [
