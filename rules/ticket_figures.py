@@ -446,12 +446,11 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     """(TP of the layout a figure ran on, how it is known). The figure's own clause first, then the
     ticket's layout; with neither, an engine that does tensor parallelism is taken to use every GPU
     the ticket names, and anything else one GPU: the answer says it assumed so."""
-    from rules.common import engine_of, wfield
+    from rules.common import engine_of, figure_tp, wfield
 
-    if m.tp:
-        return m.tp, "stated with the figure"
-    if m.gpus and m.gpus > 1 and (engine_of(facts) or "") in TP_ENGINES:  # "with 4 GPUs 205 tok/s" under vLLM
-        return m.gpus, f"assumed: the {engine_of(facts)} engine splits the model over the {m.gpus} GPUs of the figure"
+    own = figure_tp(facts, m)
+    if own and (m.tp or own[0] > 1):  # (one GPU named beside a figure leaves the ticket's layout to say)
+        return own
     tp, _ = wfield(facts, "tp")
     if tp:
         return tp, "the ticket's layout"
