@@ -186,9 +186,10 @@ def _model_names(name: str) -> list[str]:
     if r1:
         size = r1.group(1).lower()
         out.append("deepseek-v3" if size == "671b" else ("llama-3-" if size in ("8b", "70b") else "qwen2.5-") + size)
-    tuned = next((base for pattern, base in FINE_TUNES if re.match(pattern, trimmed, re.I)), None)
-    if tuned:
-        out.append(tuned.format(*re.match(next(p for p, b in FINE_TUNES if b == tuned), trimmed, re.I).groups()))
+    for pattern, base in FINE_TUNES:
+        if tuned := re.match(pattern, trimmed, re.I):
+            out.append(base.format(*tuned.groups()))
+            break
     # Qwen2.5-Coder keeps Qwen2.5's shapes (https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct/blob/main/config.json)
     coder = re.match(r"qwen2\.5[-_ ]coder[-_ :](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if coder:
