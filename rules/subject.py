@@ -111,14 +111,15 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
             continue  # a mixture of experts reads its active weights per token: no dense model stands in
         for name in _model_names(w.model) if w.model else ():
             size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
-            spec = size and _dense_family(size.group(1)) and _stand_in(float(size.group(2)))
+            spec = size and _dense_family(size.group(1), ":" in w.model) and _stand_in(float(size.group(2)))
             if spec:
                 return spec, w.source
     return None, None
 
 
-# An expert model's active size ('-A3B') or a MoE marker in its name: no dense size to stand in for.
-EXPERT_SIZE = re.compile(r"moe\b|-A\d+(?:\.\d+)?B\b", re.I)
+# An expert model's active size ('-A3B'), expert count ('-16E', '-128E') or a MoE marker in its name: no dense size
+# to stand in for.
+EXPERT_SIZE = re.compile(r"moe\b|-A\d+(?:\.\d+)?B\b|-\d+E\b", re.I)
 
 
 def _family(name: str) -> str:
@@ -126,13 +127,18 @@ def _family(name: str) -> str:
     return re.sub(r"[\s_:-]*\d+(?:\.\d+)?(?:x\d+)?b\b.*$", "", name.strip().lower().replace(" ", "-").replace("_", "-"))
 
 
-def _dense_family(family: str | None) -> bool:
-    """Whether a size may be stood in for: the family ('deepseek-coder-v2' of 'deepseek-coder-v2:16b') is in the
-    catalog and none of its models is a mixture (qwen3's 30B is qwen3-30b-a3b); a family the catalog does not
-    know may be a mixture (Ollama tags hide '-A3B'), so it gets none. A bare size ('a 70B model') names no family."""
+def _dense_family(family: str | None, ollama_tag: bool = False) -> bool:
+    """Whether a size may be stood in for: the family ('qwen3-coder' of 'qwen3-coder:30b') is in the catalog and
+    none of its models is a mixture (qwen3's 30B is qwen3-30b-a3b). A family the catalog does not know may be a
+    mixture: an Ollama tag hides the '-A3B' its repository name carries, so it gets none; a repository name
+    ('Gemma-4-31B') gets one only where every catalog model of its line ('gemma') is dense. A bare size
+    ('a 70B model') names no family."""
     if not family:
         return True
     kin = [m for m in catalog.models().values() if _family(m.key) == _family(family)]
+    if not kin and not ollama_tag:
+        line = re.match(r"[a-z]+", _family(family))
+        kin = [m for m in catalog.models().values() if line and re.match(r"[a-z]+", m.key).group(0) == line.group(0)]
     return bool(kin) and not any(m.is_moe for m in kin)
 
 

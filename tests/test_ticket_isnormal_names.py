@@ -773,6 +773,8 @@ def test_another_family_named_later_does_not_replace_the_title_model():
 @pytest.mark.parametrize("name, key", [
     ("Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"),  # Qwen2.5's shapes: resolved, not stood in for
     ("Llama-65B", "stand-in for a 65B model"),  # LLaMA's family, all dense in the catalog
+    ("internlm2-chat-20b", "stand-in for a 20B model"),  # a new release of a line the catalog knows, all dense
+    ("nvidia/Gemma-4-31B-IT-NVFP4", "stand-in for a 31B model"),
 ])
 def test_a_name_ending_in_its_size_resolves_or_gets_a_stand_in(name, key):
     spec = Subject.of(issue(f"# q\n\nWe run {name} on 2x A100 80G and get 20 tok/s.")).model
@@ -911,10 +913,12 @@ def test_other_ollama_tags_with_a_size_resolve_or_get_a_stand_in(tag, key):
     assert key in Subject.of(issue(f"# q\n\nollama run {tag} on 2x RTX 3090 gives 15 tok/s.")).model.key
 
 
-@pytest.mark.parametrize("name", ["gpt-oss:20b", "Mixtral-8x3B", "DeepSeek-V2-Lite-16B", "Llama-4-Maverick-17B",
+@pytest.mark.parametrize("name", ["gpt-oss:20b", "Mixtral-8x3B", "DeepSeek-V2-Lite-16B",
+                                  "meta-llama/Llama-4-Maverick-17B-128E-Instruct",  # 128 experts
                                   "deepseek-coder-v2:16b", "qwen3-coder:30b",  # Ollama tags hide the 2.4B/3B active
                                   "qwen3:30b",  # the catalog's qwen3 30B is qwen3-30b-a3b
-                                  "Baichuan2-13B-Chat"])  # a family the catalog does not know may be a mixture
+                                  "gemma4:31b",  # an Ollama tag of a family the catalog does not know
+                                  "Baichuan2-13B-Chat"])  # a line the catalog does not know may be a mixture
 def test_a_mixture_of_experts_unknown_to_the_catalog_gets_no_dense_stand_in(name):
     spec = Subject.of(issue(f"# q\n\nWe run {name} on 2x A100 80G and get 20 tok/s.")).model
     assert spec is None or "stand-in" not in spec.key
