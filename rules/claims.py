@@ -1357,6 +1357,25 @@ def fixed_by(quote: str) -> bool:
     return bool(_FIXES.search(quote))
 
 
+# The reporter closing the ticket themselves: "Problem solved.", "the issue is resolved now", "fixed it".
+_SOLVED = re.compile(r"\b(?:problem|issue|it|this|that)\s+(?:is\s+|was\s+|has been\s+|got\s+)?(?:now\s+)?"
+                     r"(?:solved|resolved|fixed)\b|\b(?:solved|resolved|fixed)\s+(?:it|the (?:problem|issue))\b|"
+                     r"问题(?:已经?)?解决", re.I)
+# ... unless the same text says something is still wrong.
+_STILL = re.compile(r"\b(?:still|again|persists?|remains?)\b|仍然|还是", re.I)
+
+
+def solved(facts: Facts) -> Claim | None:
+    """The reporter's own word that the problem is gone ("Problem solved."), when nothing is said to be still
+    wrong: what the ticket describes is then the past, no failure to diagnose."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _SOLVED.search(sentence)
+            if m and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _STILL.search(text):
+                return Claim("solved", source, _quote(sentence, m, 60))
+    return None
+
+
 def _effect(sentence: str) -> str | None:
     """'fixes' when the sentence says the setting made the problem go away, 'worse' when it hurt."""
     if _FIXES.search(sentence):

@@ -922,3 +922,21 @@ def test_other_ollama_tags_with_a_size_resolve_or_get_a_stand_in(tag, key):
 def test_a_mixture_of_experts_unknown_to_the_catalog_gets_no_dense_stand_in(name):
     spec = Subject.of(issue(f"# q\n\nWe run {name} on 2x A100 80G and get 20 tok/s.")).model
     assert spec is None or "stand-in" not in spec.key
+
+
+# --------------------------------------------------------------------------- a problem the reporter says is solved
+
+SOLVED = ("# GPU0 slower\n\n4x A100 SXM4 with NVLink. In p2pBandwidthLatencyTest every pair reaches ~270 GB/s "
+          "bidirectional except pairs with GPU 0, which get 270 GB/s too after I reseated it. {}")
+
+
+def test_a_slow_gpu_the_reporter_says_is_fixed_is_no_straggler():
+    _, findings = verdict_of(issue(SOLVED.format("Problem solved.")))
+    assert "ticket.one_slow" not in [f.rule for f in findings]
+
+
+@pytest.mark.parametrize("after", ["", "Problem solved, but GPU0 is still slower in training.",
+                                   "The problem is not solved."])
+def test_a_slow_gpu_still_there_is_a_straggler(after):
+    _, findings = verdict_of(issue(SOLVED.format(after)))
+    assert "ticket.one_slow" in [f.rule for f in findings]
