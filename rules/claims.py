@@ -1357,6 +1357,25 @@ def fixed_by(quote: str) -> bool:
     return bool(_FIXES.search(quote))
 
 
+# The reporter closing the ticket themselves: "Problem solved.", "the issue is resolved now", "fixed it".
+_SOLVED = re.compile(r"\b(?:problem|issue|it|this|that)\s+(?:is\s+|was\s+|has been\s+|got\s+)?(?:now\s+)?"
+                     r"(?:solved|resolved|fixed)\b|\b(?:solved|resolved|fixed)\s+(?:it|the (?:problem|issue))\b|"
+                     r"问题(?:已经?)?解决", re.I)
+# ... unless the same text says something is still wrong.
+_STILL = re.compile(r"\b(?:still|again|persists?|remains?)\b|仍然|还是", re.I)
+
+
+def solved(facts: Facts) -> Claim | None:
+    """The reporter's own word that the problem is gone ("Problem solved."), when nothing is said to be still
+    wrong: what the ticket describes is then the past, no failure to diagnose."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            m = _SOLVED.search(sentence)
+            if m and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _STILL.search(text):
+                return Claim("solved", source, _quote(sentence, m, 60))
+    return None
+
+
 def _effect(sentence: str) -> str | None:
     """'fixes' when the sentence says the setting made the problem go away, 'worse' when it hurt."""
     if _FIXES.search(sentence):
@@ -1484,6 +1503,10 @@ _MORE_GPUS = (r"(?:\b(?:more|multiple|several|multi|\d+|two|three|four|six|eight
               r"\badd(?:ing|ed|s)?\s+(?:\w+\s+)?(?:GPUs?|cards?)\b|\bnumber of (?:GPUs|cards)\b|"
               r"\b(?:more|multiple|\d+|two|four|eight) (?:nodes|machines|servers)\b)")
 # ... and the speed does not follow: slower, no gain, the same, higher latency.
+# A rise the reporter puts down to something other than the GPUs: "TTFT grows with the prompt length",
+# "首token延迟随 prompt 长度增加" (prefill's work grows with the prompt, by design).
+_OTHER_CAUSE = (r"(?:with|as)\s+(?:the\s+|a\s+)?(?:longer\s+|larger\s+)?(?:prompt|input|context|batch|sequence|length)|"
+                r"随[^\n，,。]{0,12}?(?:长度|prompt|输入|上下文|batch)")
 _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|difference|acceleration|benefit|boost|uplift)|"
             # a gain called too small to count: "very little or no boost", "hardly any speed-up", "marginal gain"
             r"\b(?:(?:very )?little|hardly any|barely any|almost no|not much|minimal|marginal|negligible)"
@@ -1509,22 +1532,25 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             r"\b(?:latency|time|TTFT|ITL)\b[^.\n]{0,25}?\b(?:does ?n[o']t|did ?n[o']t|not)\s+"
             r"(?:shorten|drop|go down|decrease|improve)\w*|"
             r"\bonly\s+(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*(?:x|×|times)\s+(?:faster|the speed|quicker)|"
-            r"\b(?:TTFT|ITL|TPOT|time to first token)\b[^.\n]{0,30}?"
-            r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b|"
+            r"\b(?:TTFT|ITL|TPOT|time to first token)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?"
+            r"\b(?:grow\w*|increas\w*|gets? (?:worse|longer)|go(?:es)? up|went up|ris(?:es|ing|e))\b"
+            r"(?!\s+" + _OTHER_CAUSE + r")|"
             r"\bworse\b|\bdoesn'?t (?:help|improve|scale|speed)|\bdecreas\w*|\bhalf\b|\blower\b|"
-            r"\b(?:latency|time)\b[^.\n]{0,30}?\b(?:greater|higher|longer|increase\w*)\b|"
+            r"\b(?:latency|time)\b(?:(?!" + _OTHER_CAUSE + r")[^.\n]){0,30}?\b(?:greater|higher|longer|increase\w*)\b"
+            r"(?!\s+" + _OTHER_CAUSE + r")|"
             r"\bperformance (?:is|was) (?:the same|similar|not (?:better|improved))|\bno (?:better|faster)\b|"
             r"\b(?:does ?n[o']t|did ?n[o']t|not|never) (?:make|get|run)\b[^.\n]{0,30}?\b(?:faster|quicker|better)\b|"
             r"\b(?:is|are|stays?|remains?) (?:the )?same\b)")
 _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|并行|tp\s*=?\s*\d)[^\n]{0,80}?"
                 r"(?:慢|没有提升|无提升|一致|下降|没有加速|持平|(?:速度|吞吐量?|性能)\S{0,4}?(?:差不多|相当|一样)|"
-                r"(?:差不多|一样)(?:快|慢)|"
+                # as fast as another layout ("tp=4 跟 tp=2 一样快"), not as the docs say ("和文档一样快": praise)
+                r"(?:差不多|一样)慢|(?:跟|和|与)\s*(?:tp\s*=?\s*\d|\d+\s*(?:张|卡)|单卡|一张)[^\n，,。]{0,4}?(?:差不多|一样)快|"
                 r"没有(?:很大|明显|太大)?(?:区别|差别|差异))|(?:慢|没有提升)[^\n]{0,40}?(?:多卡|多GPU|张卡)|"
                 # a latency that grows with the cards: "首token延迟 800ms，TP=4 比 TP=2 还高"
-                r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,30}?"
-                r"(?:更高|还高|变高|增加|变长|更长|上升)|"
-                r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)[^\n]{0,30}?"
-                r"(?:更高|还高|变高|增加|变长|更长|上升)")
+                r"(?:延迟|时延|耗时|TTFT)[^\n]{0,40}?(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)(?:(?!" + _OTHER_CAUSE
+                + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)|"
+                r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)(?:(?!" + _OTHER_CAUSE
+                + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one
@@ -1540,6 +1566,12 @@ _FIGURE_QUESTION = (
     r"\bverify(?:ing)?\b[^.\n]{0,40}?\b(?:is using|uses|is used|is enabled|works|is working)\b"
 )
 
+# A verb of reaching with a figure after it, within a few words: "get more than 10 tok/s", "reach the advertised
+# 450 GB/s" (a shortfall), not "get the model to load on 2 GPUs" (the figure belongs to another verb).
+# ("get any speed-up" is a speed too)
+_TO_A_FIGURE = (r"(?:get|reach|achieve|hit|exceed|go|surpass|push|make)\b(?:\s+(?!to\b)[\w-]+){0,3}?\s+~?\d|"
+                r"get\s+(?:\w+\s+)?(?:speed-?up|gain|improvement|boost|benefit|performance)")
+
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
@@ -1547,12 +1579,13 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
     ("crash", r"\bcrash\w*|\bsegfault\w*|\bsegmentation fault\b|\bcore dumped\b|\bkilled\b|\bbus error\b|"
               r"\billegal memory access\b|崩溃|段错误"),
-    # "cannot" names a failure, not "can't get more than 10 tok/s" (a shortfall) nor "(or I can't?)" (a question)
+    # "cannot" names a failure, not "can't get more than 10 tok/s" (a figure follows: a shortfall), "can't scale"
+    # (a speed) nor "(or I can't?)" (the clause ends there); "can't get the model to load" is one
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|"
-              r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:scale|speed|improve|get|reach|achieve|double|match|saturate|deliver|"
-              r"use|utili[sz]e|beat|outperform|increase)\b)|"
-              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!]|$|(?:get|reach|achieve|hit|exceed|go|surpass|"
-              r"push|improve|increase|make|do better|scale)\b))|"
+              r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:scale|speed|improve|double|match|saturate|deliver|"
+              r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
+              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale)\b|"
+              + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
               r"use|do)\b|"
@@ -1631,6 +1664,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
                 continue  # "no errors", "does not hang"
+            if kind == "slow" and _negated(kind, text, m):
+                continue  # "not bad throughput", "it never goes below 40 tok/s"
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -1845,11 +1880,16 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         # "is there a way to improve this?", "how can I increase the throughput"
                         r"\b(?:a |any |some )?(?:way|ways|method|methods|how)\s+to\s+(?:improve|increase|boost|raise|"
                         r"optimi[sz]e|speed\s*up)\b|"
+                        # ... asked ("how can I improve generation speed"), not done ("we raised the batch to increase
+                        # the throughput") nor foreseen ("upgrading the driver will improve the performance")
+                        r"\b(?:how|can (?:I|we)|could (?:I|we)|is there)\b[^.?\n]{0,30}?"
                         r"\b(?:improve|increase|boost|raise)\s+(?:the\s+|this\s+|my\s+|our\s+|its\s+)?(?:\w+\s+)?"
                         r"(?:speed|throughput|performance|tok\w*/s|tps|generation rate)\b|"
                         r"(?:如何|怎么|怎样|有什么方法)[^。？?\n]{0,20}?(?:提速|加速|加快)|提速|"
-                        # a figure called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"
-                        r"(?:只有|仅有|仅|才)\s*(?:约|大约|大概)?\s*\d", re.I)
+                        # a rate called small in Chinese: "只有 160 GB/s", "仅 20 tokens/s", "才 10 个 token"; not a
+                        # count ("我只有 1 张 4090") nor "刚才" (just now)
+                        r"(?:只有|仅有|仅|(?<!刚)才)\s*(?:约|大约|大概)?\s*\d+(?:\.\d+)?\s*"
+                        r"(?:tok\w*(?:/s)?|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps|个\s*token)", re.I)
 
 
 def asks(facts: Facts) -> Claim | None:

@@ -94,6 +94,17 @@ def engine_of(facts: Facts) -> str | None:
     return None
 
 
+def figure_tp(facts: Facts, m: Measurement) -> tuple[int, str] | None:
+    """(TP, how it is known) from a figure's own clause: the TP stated with it, or the GPUs it names where the
+    engine splits every layer over them ("with 4 GPUs 205 tok/s" under vLLM); None when the clause says neither."""
+    if m.tp:
+        return m.tp, "stated with the figure"
+    engine = engine_of(facts) or ""
+    if m.gpus and engine in TP_ENGINES:
+        return m.gpus, f"assumed: the {engine} engine splits the model over the {m.gpus} GPUs of the figure"
+    return None
+
+
 def label(g: GpuFact) -> str:
     """'GPU3', or 'the GPU' when the source did not number it."""
     return f"GPU{g.index}" if g.index is not None else "the GPU"

@@ -107,19 +107,39 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
     for w in facts.of(Workload):
         # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
         # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
-        if MIXTURES.search(w.model or ""):
+        if EXPERT_SIZE.search(w.model or ""):
             continue  # a mixture of experts reads its active weights per token: no dense model stands in
         for name in _model_names(w.model) if w.model else ():
-            size = re.fullmatch(r"(?:[A-Za-z][\w.-]*?[\s_-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
-            spec = size and _stand_in(float(size.group(1)))
+            size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
+            spec = size and _dense_family(size.group(1), ":" in w.model) and _stand_in(float(size.group(2)))
             if spec:
                 return spec, w.source
     return None, None
 
 
-# Families that are mixtures of experts (their model cards): a size in their names is not a dense model's.
-MIXTURES = re.compile(r"gpt-oss|mixtral|moe\b|deepseek-v\d|dbrx|llama-?4|scout|maverick|jamba|grok|arctic|"
-                      r"-A\d+(?:\.\d+)?B\b", re.I)
+# An expert model's active size ('-A3B'), expert count ('-16E', '-128E') or a MoE marker in its name: no dense size
+# to stand in for.
+EXPERT_SIZE = re.compile(r"moe\b|-A\d+(?:\.\d+)?B\b|-\d+E\b", re.I)
+
+
+def _family(name: str) -> str:
+    """A model name without its size and what follows it ('qwen3-30b-a3b' -> 'qwen3', 'Llama 70B' -> 'llama')."""
+    return re.sub(r"[\s_:-]*\d+(?:\.\d+)?(?:x\d+)?b\b.*$", "", name.strip().lower().replace(" ", "-").replace("_", "-"))
+
+
+def _dense_family(family: str | None, ollama_tag: bool = False) -> bool:
+    """Whether a size may be stood in for: the family ('qwen3-coder' of 'qwen3-coder:30b') is in the catalog and
+    none of its models is a mixture (qwen3's 30B is qwen3-30b-a3b). A family the catalog does not know may be a
+    mixture: an Ollama tag hides the '-A3B' its repository name carries, so it gets none; a repository name
+    ('Gemma-4-31B') gets one only where every catalog model of its line ('gemma') is dense. A bare size
+    ('a 70B model') names no family."""
+    if not family:
+        return True
+    kin = [m for m in catalog.models().values() if _family(m.key) == _family(family)]
+    if not kin and not ollama_tag:
+        line = re.match(r"[a-z]+", _family(family))
+        kin = [m for m in catalog.models().values() if line and re.match(r"[a-z]+", m.key).group(0) == line.group(0)]
+    return bool(kin) and not any(m.is_moe for m in kin)
 
 
 # How far a stand-in's published size may be from the size named: dense models of one size class stream the same
@@ -172,9 +192,10 @@ def _model_names(name: str) -> list[str]:
     if r1:
         size = r1.group(1).lower()
         out.append("deepseek-v3" if size == "671b" else ("llama-3-" if size in ("8b", "70b") else "qwen2.5-") + size)
-    tuned = next((base for pattern, base in FINE_TUNES if re.match(pattern, trimmed, re.I)), None)
-    if tuned:
-        out.append(tuned.format(*re.match(next(p for p, b in FINE_TUNES if b == tuned), trimmed, re.I).groups()))
+    for pattern, base in FINE_TUNES:
+        if tuned := re.match(pattern, trimmed, re.I):
+            out.append(base.format(*tuned.groups()))
+            break
     # Qwen2.5-Coder keeps Qwen2.5's shapes (https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct/blob/main/config.json)
     coder = re.match(r"qwen2\.5[-_ ]coder[-_ :](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if coder:

@@ -33,7 +33,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, rule, ticket_gaps
-from rules.expectations import band_text
+from rules.expectations import band_text, lowest_normal
 from rules.workload import predict_layout, quantised_stream
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
@@ -446,12 +446,11 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     """(TP of the layout a figure ran on, how it is known). The figure's own clause first, then the
     ticket's layout; with neither, an engine that does tensor parallelism is taken to use every GPU
     the ticket names, and anything else one GPU: the answer says it assumed so."""
-    from rules.common import engine_of, wfield
+    from rules.common import engine_of, figure_tp, wfield
 
-    if m.tp:
-        return m.tp, "stated with the figure"
-    if m.gpus and m.gpus > 1 and (engine_of(facts) or "") in TP_ENGINES:  # "with 4 GPUs 205 tok/s" under vLLM
-        return m.gpus, f"assumed: the {engine_of(facts)} engine splits the model over the {m.gpus} GPUs of the figure"
+    own = figure_tp(facts, m)
+    if own and (m.tp or own[0] > 1):  # (one GPU named beside a figure leaves the ticket's layout to say)
+        return own
     tp, _ = wfield(facts, "tp")
     if tp:
         return tp, "the ticket's layout"
@@ -575,7 +574,9 @@ def layer_split_rate(facts: Facts, predictions=None):
         return
     low, high = p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low
     for m in measurements(facts, "decode_tok_s"):
-        if m.stat != "reported" or (m.batch or 1) > 1 or not low <= m.value <= 1.1 * p.decode_tok_s:
+        # a prose figure or a tool's measured mean (ollama's eval rate), with the slack measured_vs_expected gives it
+        if m.stat not in ("reported", "mean") or (m.batch or 1) > 1 or \
+                not lowest_normal(low, m) <= m.value <= 1.1 * p.decode_tok_s:
             continue
         yield make("ticket.layer_split_rate", "expected_physics", "info", 0.55,
                    f"{m.value:g} tok/s is one GPU's pace for this model: a layer split does not add speed",

@@ -234,8 +234,8 @@ def mixed_gpus(facts: Facts, predictions=None):
 def one_slow(facts: Facts, predictions=None):
     """One GPU, rank or node is always behind and the others wait for it."""
     c = _first(facts, "one_slow")
-    if not c:
-        return
+    if not c or claims.solved(facts):
+        return  # "GPU0 slower ... after I reseated it. Problem solved.": a slow GPU of the past
     yield make("ticket.one_slow", "straggler", "warning", weight(c),
                "One GPU (rank) is consistently slower and the others wait for it",
                "A collective finishes when its slowest rank arrives: one GPU held back by clocks, power, a PCIe link "

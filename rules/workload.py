@@ -201,14 +201,13 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
 def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     """{TP: figure at batch 1}: the TP stated with each figure, or the GPUs its clause names where the engine
     splits every layer over them (rules.common.TP_ENGINES)."""
-    from rules.common import TP_ENGINES, engine_of
+    from rules.common import figure_tp
 
-    splits = (engine_of(facts) or "") in TP_ENGINES
     out: dict[int, Measurement] = {}
     for m in measurements(facts, metric):
-        tp = m.tp or (m.gpus if splits and metric in DECODE else None)
-        if tp and (m.batch in (None, 1)):
-            out.setdefault(tp, m)
+        own = figure_tp(facts, m) if metric in DECODE else ((m.tp, "") if m.tp else None)
+        if own and (m.batch in (None, 1)):
+            out.setdefault(own[0], m)
     return out
 
 
@@ -234,11 +233,11 @@ def quant_group(facts: Facts) -> str | None:
     return next((t for t in named if t and catalog.gguf_type(t).dtype == dtype), GGUF_BY_DTYPE[dtype])
 
 
-def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: int = 1):
+def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: int = 1, dtype: str | None = None):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
     profile), with the pipeline stages the ticket states (placed on its nodes), else `pp` stages the caller
     assumed (a layer split over every GPU named), or None when the catalog does not know them or the predictor
-    rejects the layout."""
+    rejects the layout. `dtype`: weights to assume in place of the ticket's (quantised_stream's 4-bit)."""
     from diagnose.errors import InputError
     from rules import catalog, roofline
 
@@ -246,7 +245,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
     gpu = facts.subject.gpu
     if model is None or gpu is None:
         return None
-    gguf = quant_group(facts)
+    gguf = None if dtype else quant_group(facts)
     stated, pp_src = wfield(facts, "pp")
     if stated and stated > 1:
         pp = stated
@@ -255,7 +254,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     try:
         p = roofline.predict(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
-                             engine=facts.subject.engine, dtype=weight_dtype(facts), quant_group=gguf,
+                             engine=facts.subject.engine, dtype=dtype or weight_dtype(facts), quant_group=gguf,
                              gpus_per_node=per_node or 8)
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
@@ -275,8 +274,6 @@ def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) ->
     quantisation of local and community checkpoints)? True only when the ticket states no weights, the checkpoint
     ships 16-bit and no catalog serving engine (which loads the checkpoint as named) runs it: then a rate above the
     16-bit roofline says 'quantised' as readily as 'batched'."""
-    from diagnose.errors import InputError
-    from rules import roofline
     from rules.common import engine_of
 
     model, gpu = facts.subject.model, facts.subject.gpu
@@ -284,11 +281,8 @@ def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) ->
         return False
     if engine_of(facts) not in (None, "generic"):
         return False  # a serving engine loads the checkpoint named, 16-bit unless the name or a flag says otherwise
-    try:
-        q = roofline.predict(model, gpu, roofline.Layout(tp=tp), batch=1, engine=facts.subject.engine, dtype="int4")
-    except InputError:
-        return False
-    return q.valid and rate <= margin * q.decode_tok_s
+    q = predict_layout(facts, tp, 1, dtype="int4")
+    return q is not None and q.valid and rate <= margin * q.decode_tok_s
 
 
 @rule("workload.latency_bound_small_batch", "latency_bound_small_batch", "expected_physics")

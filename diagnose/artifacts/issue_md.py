@@ -820,8 +820,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
 # - llama-bench's table: "| llama 8B Q4_K - Medium | ... | tg128 | 126.44 ± 0.38 |" (pp512 rows are prompt).
 # https://github.com/ollama/ollama/blob/main/docs/cli.md, https://github.com/ggml-org/llama.cpp/tree/master/tools/llama-bench
 TIMING_LINES = (
-    re.compile(r"^\s*(?<!prompt )eval rate:\s*(\d+(?:\.\d+)?)\s*tokens?/s", re.I),
-    re.compile(r"(?<!prompt )(?<!prompt_)\beval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
+    re.compile(r"^\s*eval rate:\s*(\d+(?:\.\d+)?)\s*tokens?/s", re.I),
+    re.compile(r"\beval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
                r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I),
     re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I),
 )
@@ -834,7 +834,8 @@ GGUF_TYPE = re.compile(r"\b(?:model\s+ftype|file\s+type|ftype)\s*=\s*([A-Za-z0-9
 
 
 def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
-    """The decode rate each pasted engine timing line states (TIMING_LINES): measured by the tool, so judged as is;
+    """The decode rate each pasted engine timing line states (TIMING_LINES; prompt eval lines skipped): measured by
+    the tool, so judged as is;
     and the GGUF weight type the same output names (GGUF_TYPE), which the rate ran with."""
     out = []
     dtypes = [(i, m.group(1) or m.group(2)) for i, ln in code_lines if (m := GGUF_TYPE.search(ln))]
@@ -849,9 +850,8 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
         for pattern in TIMING_LINES:
             m = pattern.search(ln)
             if m:
-                # without the file type the weights are a guess, so the rate is judged as loosely as a prose figure
-                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
-                                       stat="mean" if dtypes else "reported"))
+                # the tool timed decode alone (no prompt, no HTTP turn): a mean, judged without a prose figure's slack
+                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="mean"))
                 break
     return out
 
