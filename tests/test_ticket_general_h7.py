@@ -7,8 +7,10 @@ corpus case. Paraphrases must be read; negations, questions and suggestions must
 
 import pytest
 
+from diagnose.artifacts import parse_text
 from diagnose.evidence import Facts, Note
-from rules import ticket_rules
+from rules import catalog, ticket_rules
+from rules.subject import Subject
 
 
 def said(text: str, kind: str = "description") -> Facts:
@@ -39,3 +41,39 @@ def test_an_engine_without_a_gpu_stays_cpu_only(sentence):
     facts = said(sentence)
     assert ticket_rules._cpu_only(facts)
     assert not list(ticket_rules.cpu_bound(facts))
+
+
+# 3. A letter suffix glued to (or spaced from) the model number names its own row, never the plain card's.
+def _gpu_of(text: str) -> str | None:
+    records, _ = parse_text(text, "issue.md")
+    facts = Facts()
+    for r in records:
+        facts.add(r)
+    gpu = Subject.of(facts).gpu
+    return gpu.key if gpu else None
+
+
+@pytest.mark.parametrize("text, key", [
+    ("# vLLM slow\n\nRunning Qwen2.5-72B on 2x 4090D with TP=2, I get 10 tok/s.\n", "rtx-4090-d"),
+    ("# slow\n\nI have 4x RTX 4090 D cards and TP 4 gives 12 tok/s.\n", "rtx-4090-d"),
+    ("# slow\n\nOn two GeForce 4090D's with tensor parallel 2 it gives 12 tok/s.\n", "rtx-4090-d"),
+    ("# slow\n\n2x 3090Ti with TP 2 gives 20 tok/s.\n", "rtx-3090-ti"),
+    ("# slow\n\nTwo A6000Ada GPUs, tensor parallel 2, 20 tok/s.\n", "rtx-6000-ada"),
+    ("# slow\n\nTwo RTX A6000 Ada cards, tensor parallel 2, 20 tok/s.\n", "rtx-6000-ada"),
+    ("# slow\n\n4x 6000 Ada with TP 4 gives 30 tok/s.\n", "rtx-6000-ada"),
+    # the plain cards keep their rows
+    ("# slow\n\n2x 4090 with TP=2 gives 10 tok/s.\n", "rtx-4090"),
+    ("# slow\n\nTwo RTX A6000 cards, tensor parallel 2, 20 tok/s.\n", "rtx-a6000"),
+    ("# slow\n\n2x 3090 with TP 2 gives 20 tok/s.\n", "rtx-3090"),
+])
+def test_a_letter_suffix_on_the_model_number_names_its_own_row(text, key):
+    assert _gpu_of(text) == key
+
+
+@pytest.mark.parametrize("name, key", [
+    ("4090D", "rtx-4090-d"), ("RTX 4090 D", "rtx-4090-d"), ("3090Ti", "rtx-3090-ti"), ("A6000Ada", "rtx-6000-ada"),
+    ("A6000 Ada", "rtx-6000-ada"), ("RTX 6000Ada", "rtx-6000-ada"), ("A6000", "rtx-a6000"), ("4090", "rtx-4090"),
+])
+def test_catalog_spellings(name, key):
+    spec = catalog.find_gpu(name) or catalog.find_gpu_family(name)
+    assert spec is not None and spec.key == key
