@@ -77,3 +77,37 @@ def test_a_letter_suffix_on_the_model_number_names_its_own_row(text, key):
 def test_catalog_spellings(name, key):
     spec = catalog.find_gpu(name) or catalog.find_gpu_family(name)
     assert spec is not None and spec.key == key
+
+
+# 2. An Ollama tag without a size pulls the library's default size ("latest"): llama3.3 is the 70B.
+def _model_of(text: str) -> str | None:
+    records, _ = parse_text(text, "issue.md")
+    facts = Facts()
+    for r in records:
+        facts.add(r)
+    model = Subject.of(facts).model
+    return model.key if model else None
+
+
+@pytest.mark.parametrize("text", [
+    "# slow\n\nI run `ollama run llama3.3` on 2x RTX 3090 and get 5 tok/s.\n",
+    "# Ollama slow\n\nAfter `ollama pull llama3.3` the model answers at 4 tok/s on two 3090s.\n",
+    "# slow\n\n`ollama ps` lists llama3.3:latest on 2x RTX 3090, 5 tok/s.\n",
+])
+def test_a_sizeless_ollama_tag_resolves_as_its_default_size(text):
+    assert _model_of(text) == catalog.find_model("llama3.3:70b").key == "llama-3-70b"
+
+
+@pytest.mark.parametrize("tag, sized", [("qwq", "qwq:32b"), ("mistral", "mistral:7b"), ("gemma2", "gemma2:9b"),
+                                        ("qwen2.5", "qwen2.5:7b"), ("llama3.1", "llama3.1:8b")])
+def test_each_bare_tag_is_its_library_default(tag, sized):
+    assert catalog.ollama_sized_tag(tag) == sized
+    assert catalog.find_model(f"{tag}:latest").key == catalog.find_model(sized).key
+    assert catalog.tag_weights(f"{tag}:latest") == "int4"  # the default tag is the library's 4-bit build
+
+
+def test_a_sized_tag_or_a_name_outside_ollama_keeps_its_own_size():
+    assert _model_of("# slow\n\n`ollama run llama3.1:70b` on 2x RTX 3090 gives 5 tok/s.\n") == "llama-3-70b"
+    assert catalog.ollama_sized_tag("llama3.3:70b") is None and catalog.ollama_sized_tag("no-such-model") is None
+    # "mistral" in prose without Ollama's command is no tag
+    assert _model_of("# slow\n\nI ran mistral on 2x RTX 3090 at 5 tok/s.\n") is None
