@@ -111,3 +111,67 @@ def test_a_sized_tag_or_a_name_outside_ollama_keeps_its_own_size():
     assert catalog.ollama_sized_tag("llama3.3:70b") is None and catalog.ollama_sized_tag("no-such-model") is None
     # "mistral" in prose without Ollama's command is no tag
     assert _model_of("# slow\n\nI ran mistral on 2x RTX 3090 at 5 tok/s.\n") is None
+
+
+# 1. Part of the model's layers on the CPU (Ollama's `ollama ps` PROCESSOR column, the runner's "offloaded N/M
+# layers to GPU", llama.cpp's -ngl below the layer count, or said in words): those layers stream from system RAM.
+def _offload(text: str, model: str | None = None):
+    facts = said(text)
+    facts.subject = Subject(model=catalog.find_model(model) if model else None)
+    return list(ticket_rules.partial_offload(facts))
+
+
+@pytest.mark.parametrize("text", [
+    "Slow generation. `ollama ps` shows: llama3.3:70b  a6eb4748fd29  49 GB  45%/55% CPU/GPU  4 minutes from now",
+    "The server log says: load_tensors: offloaded 20/81 layers to GPU, and I get 1.5 tok/s.",
+    "llm_load_tensors: offloaded 40/81 layers to GPU\nIt generates 2 tokens per second.",
+    "The model doesn't fit in VRAM, so part of it runs on the CPU and it is very slow.",
+    "Only half of the layers are on the GPUs, the rest spill over into system RAM; it crawls at 2 tok/s.",
+    "Since the 70B is too big for my two 3090s, some layers are offloaded to the CPU and decoding is slow.",
+])
+def test_layers_on_the_cpu_are_a_host_bound_slowdown(text):
+    (f,) = _offload(text)
+    assert (f.rule, f.category) == ("ticket.partial_offload", "host_bound")
+    assert f.evidence and f.evidence[0].detail  # the quote that says where the layers are
+
+
+def test_ngl_below_the_models_layer_count_is_a_partial_offload():
+    (f,) = _offload("I start llama-server -m llama-70b.gguf -ngl 40 -c 4096 and it gives 3 tok/s.", "llama3.3:70b")
+    assert f.category == "host_bound" and "40" in f.title and "80" in f.title
+    assert not _offload("I start llama-server -m llama-70b.gguf -ngl 99 -c 4096 and it gives 3 tok/s.", "llama3.3:70b")
+    assert not _offload("I start llama-server -m model.gguf -ngl 40 and it gives 3 tok/s.")  # layer count unknown
+
+
+@pytest.mark.parametrize("text", [
+    "`ollama ps` shows llama3.3:70b  49 GB  100% GPU  4 minutes from now, still 5 tok/s.",
+    "load_tensors: offloaded 81/81 layers to GPU, yet it is slow.",
+    "The model fits in VRAM; no part of it runs on the CPU.",
+    "Part of the model no longer runs on the CPU since I added the second card, but it is still slow.",
+    "Could part of the model be running on the CPU?",
+    "Maybe try offloading some layers to the CPU to fit a bigger context?",
+    "The model is not split; nothing is offloaded to the CPU.",
+])
+def test_everything_on_the_gpu_or_a_question_is_no_offload(text):
+    assert _offload(text) == []
+
+
+OLLAMA_PS = ("# Ollama very slow on RTX 4090\n\nRunning `ollama run llama3.3` on one RTX 4090, I only get 2 tok/s.\n\n"
+             "```\nNAME              ID            SIZE   PROCESSOR          UNTIL\n"
+             "llama3.3:latest   a6eb4748fd29  47 GB  {processor}    4 minutes from now\n```\n")
+
+
+@pytest.mark.parametrize("processor, verdict", [("49%/51% CPU/GPU", "host_bound"), ("100% GPU", None)])
+def test_ollama_ps_pasted_in_an_issue_decides_the_verdict(tmp_path, processor, verdict):
+    from diagnose.bundle import read_bundle
+    from diagnose.commands.ticket import ticket_predictions
+    from rules.engine import evaluate, ticket_verdict
+
+    (tmp_path / "issue.md").write_text(OLLAMA_PS.format(processor=processor))
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts, ticket_predictions(facts))
+    offload = [f for f in findings if f.rule == "ticket.partial_offload"]
+    if verdict:
+        assert ticket_verdict(facts, findings).category == verdict
+        assert offload[0].evidence[0].source == "issue.md:7"  # the `ollama ps` row, cited by its line
+    else:
+        assert offload == []
