@@ -44,12 +44,16 @@ def test_an_engine_without_a_gpu_stays_cpu_only(sentence):
 
 
 # 3. A letter suffix glued to (or spaced from) the model number names its own row, never the plain card's.
-def _gpu_of(text: str) -> str | None:
+def _subject_of(text: str) -> Subject:
     records, _ = parse_text(text, "issue.md")
     facts = Facts()
     for r in records:
         facts.add(r)
-    gpu = Subject.of(facts).gpu
+    return Subject.of(facts)
+
+
+def _gpu_of(text: str) -> str | None:
+    gpu = _subject_of(text).gpu
     return gpu.key if gpu else None
 
 
@@ -81,11 +85,7 @@ def test_catalog_spellings(name, key):
 
 # 2. An Ollama tag without a size pulls the library's default size ("latest"): llama3.3 is the 70B.
 def _model_of(text: str) -> str | None:
-    records, _ = parse_text(text, "issue.md")
-    facts = Facts()
-    for r in records:
-        facts.add(r)
-    model = Subject.of(facts).model
+    model = _subject_of(text).model
     return model.key if model else None
 
 
