@@ -175,3 +175,47 @@ def test_ollama_ps_pasted_in_an_issue_decides_the_verdict(tmp_path, processor, v
         assert offload[0].evidence[0].source == "issue.md:7"  # the `ollama ps` row, cited by its line
     else:
         assert offload == []
+
+
+# 5. NCCL binds each GPU's threads to the process's CPUs within the GPU's local ones ("Setting affinity for GPU N to
+# <mask>"): one core for a rank, or CPUs off the GPU's NUMA node, put its launches and proxy threads in the wrong place.
+def _affinity_facts(lines: list[str], topo_cpus: dict[int, str] | None = None) -> Facts:
+    from diagnose.artifacts import nccl_log
+    from diagnose.evidence import GpuFact
+
+    facts = Facts()
+    for r in nccl_log.parse("\n".join(lines), "nccl.log"):
+        facts.add(r)
+    for index, cpus in (topo_cpus or {}).items():
+        facts.add(GpuFact("topo.txt:2", index=index, cpu_affinity=cpus, numa_node=0 if cpus.startswith("0") else 1))
+    return facts
+
+
+def _nccl_affinity(facts: Facts):
+    from rules import host
+
+    return [f for f in host.nccl_affinity(facts) if f.category != "healthy"]
+
+
+@pytest.mark.parametrize("mask", ["5", "00000020", "00000001,00000000"])
+def test_an_nccl_affinity_of_one_core_is_a_numa_affinity_finding(mask):
+    facts = _affinity_facts([f"n1:7:7 [0] NCCL INFO Setting affinity for GPU 0 to {mask}",
+                             "n1:8:8 [1] NCCL INFO Setting affinity for GPU 1 to 0-31"])
+    (f,) = _nccl_affinity(facts)
+    assert (f.rule, f.category) == ("host.nccl_affinity", "numa_affinity") and "GPU0" in f.title
+    assert f.evidence[0].source == "nccl.log:1" and f.evidence[0].measured == 1
+
+
+def test_an_nccl_affinity_off_the_gpus_numa_node_is_a_finding():
+    facts = _affinity_facts(["n1:7:7 [1] NCCL INFO Setting affinity for GPU 1 to 0-15"], {0: "0-31", 1: "32-63"})
+    (f,) = _nccl_affinity(facts)
+    assert "GPU1" in f.title and "32-63" in f.evidence[1].detail
+
+
+@pytest.mark.parametrize("lines, topo", [
+    (["n1:7:7 [0] NCCL INFO Setting affinity for GPU 0 to 0-31,64-95"], {0: "0-31,64-95"}),
+    (["n1:7:7 [0] NCCL INFO Setting affinity for GPU 0 to ffffffff"], None),
+    (["n1:7:7 [1] NCCL INFO Setting affinity for GPU 1 to 32-47"], {0: "0-31", 1: "32-63"}),  # a subset of its node
+])
+def test_a_several_core_mask_on_the_gpus_own_node_is_fine(lines, topo):
+    assert _nccl_affinity(_affinity_facts(lines, topo)) == []

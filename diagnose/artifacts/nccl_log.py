@@ -242,8 +242,13 @@ def _cpu_ids(mask: str) -> list[int]:
     if HEX_MASK.fullmatch(mask):
         bits = int(mask.replace(",", ""), 16)
         return [i for i in range(min(bits.bit_length(), CPU_SET_SIZE)) if bits >> i & 1]
+    return cpu_list(mask)
+
+
+def cpu_list(text: str) -> list[int]:
+    """The CPUs a Linux CPU list names ("0-31,64-95", as NCCL and `nvidia-smi topo -m` print them)."""
     ids: list[int] = []
-    for part in filter(None, mask.split(",")):
+    for part in filter(None, text.replace(" ", "").split(",")):
         first, _, last = part.partition("-")
         if first.isdigit() and (not last or last.isdigit()) and int(last or first) < CPU_SET_SIZE:
             ids.extend(range(int(first), int(last or first) + 1))
