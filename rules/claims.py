@@ -2564,7 +2564,8 @@ _OFFLOADED = re.compile(r"\boffload(?:ed|ing)\s+(\d{1,3})\s*/\s*(\d{1,3})\s+(?:r
 _NGL = re.compile(r"(?:\s-ngl|--n-gpu-layers|--gpu-layers|\bnum_gpu)[\s=:\"]+(\d{1,4})\b", re.I)
 _CPU_SIDE = r"(?:the\s+)?(?:CPU|system\s+(?:RAM|memory)|(?:main\s+|host\s+)?RAM|host\s+memory)"
 _OFFLOAD_WORDS = re.compile(
-    r"\b(?:part|parts|some|half|rest|remainder|portion|\d{1,3}\s*%|(?:a\s+)?few|many)\b[\w\s,-]{0,30}?"
+    r"\b(?:part|parts|some|half|rest|remainder|portion|\d{1,3}\s*%|(?:a\s+)?few|many)\s+(?:of\s+)?"
+    r"(?:the\s+|its\s+|my\s+|our\s+)?(?:model|layers|weights|tensors|it|them)\b[\w\s,-]{0,20}?"
     r"\b(?:runs?|running|ran|is|are|sits?|lives?|stays?|goes|went|spills?|spilled|spilling|loaded|offloaded|placed|"
     r"computed|executed|kept)\b[\w\s-]{0,15}?\b(?:on|in|to|into|onto)\s+" + _CPU_SIDE + r"\b|"
     r"\bspill(?:s|ed|ing)?\s+(?:over\s+)?(?:in)?to\s+" + _CPU_SIDE + r"\b|"
