@@ -100,7 +100,7 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
     for w in facts.of(Workload):
         if not w.model:
             continue
-        for name in _model_names(w.model):
+        for name in _model_names(w.model) + _ollama_latest(facts, w.model):
             spec = catalog.find_model(name)  # None for an unknown model; a broken catalog raises
             if spec:
                 return spec, w.source
@@ -115,6 +115,13 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
             if spec:
                 return spec, w.source
     return None, None
+
+
+def _ollama_latest(facts: Facts, name: str) -> list[str]:
+    """A sizeless model name in a ticket that runs Ollama ('llama3.3', framework 'ollama') is the library's `latest`
+    tag, whose size rules/catalog/ollama_tags.toml gives; outside Ollama a bare family name names no size."""
+    ollama = any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
+    return [f"{name}:latest"] if ollama and ":" not in name else []
 
 
 # Families that are mixtures of experts (their model cards): a size in their names is not a dense model's.

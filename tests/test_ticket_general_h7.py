@@ -220,3 +220,16 @@ def test_an_nccl_affinity_off_the_gpus_numa_node_is_a_finding():
 ])
 def test_a_several_core_mask_on_the_gpus_own_node_is_fine(lines, topo):
     assert _nccl_affinity(_affinity_facts(lines, topo)) == []
+
+
+def test_a_ticket_toml_naming_ollama_and_a_bare_tag_resolves_its_default_size():
+    from diagnose.evidence import Workload
+
+    def model(framework):
+        facts = Facts()
+        facts.add(Workload("ticket.toml:3", model="llama3.3", framework=framework))
+        spec = Subject.of(facts).model
+        return spec.key if spec else None
+
+    assert model("ollama 0.5.4") == "llama-3-70b"
+    assert model("vllm") is None  # a bare family name outside Ollama names no size
