@@ -2559,7 +2559,7 @@ def rank_figures(facts: Facts) -> list[Claim]:
 # the runner logs "offloaded N/M layers to GPU"; llama.cpp's -ngl / --n-gpu-layers sets how many layers go to VRAM
 # (https://github.com/ggml-org/llama.cpp/blob/master/tools/main/README.md), Ollama's num_gpu the same.
 _OLLAMA_SPLIT = re.compile(r"\b(\d{1,3})\s*%\s*/\s*(\d{1,3})\s*%\s*CPU\s*/\s*GPU\b", re.I)
-_OLLAMA_ALL_GPU = re.compile(r"(?<![\d/%])\s100\s*%\s*GPU\b", re.I)
+_OLLAMA_ALL_GPU = re.compile(r"(?<![\d/%])\s100\s*%\s*GPU\b(?![\s-]*(?:util\w*|usage|load|busy|compute))", re.I)
 _OFFLOADED = re.compile(r"\boffload(?:ed|ing)\s+(\d{1,3})\s*/\s*(\d{1,3})\s+(?:repeating\s+)?layers\s+to\s+GPU\b", re.I)
 _NGL = re.compile(r"(?:\s-ngl|--n-gpu-layers|--gpu-layers|\bnum_gpu)[\s=:\"]+(\d{1,4})\b", re.I)
 _CPU_SIDE = r"(?:the\s+)?(?:CPU|system\s+(?:RAM|memory)|(?:main\s+|host\s+)?RAM|host\s+memory)"
