@@ -803,6 +803,8 @@ def find_model(name: str) -> ModelSpec | None:
         found = _lookup(entries, str(name).rsplit("/", 1)[-1])
     if found is None and (tag := OLLAMA_TAG.match(str(name))):  # the size without the variant
         found = _lookup(entries, f"{tag.group(1)}:{tag.group(2).split('-')[0]}")
+    if found is None and ":" in str(name) and (sized := ollama_sized_tag(name)):  # 'llama3.3:latest': its size
+        found = find_model(sized)
     return found
 
 
@@ -827,9 +829,28 @@ def named_weights(name: str | None) -> str | None:
 def tag_weights(name: str | None) -> str | None:
     """The weights an Ollama library tag pulls: the one it names, else the library's 4-bit default; None for a
     name that is no Ollama tag."""
-    if not name or not OLLAMA_TAG.match(name):
+    if not name or not (OLLAMA_TAG.match(name) or ollama_sized_tag(name)):
         return None
     return named_weights(name) or OLLAMA_DEFAULT_WEIGHTS
+
+
+_OLLAMA_SIZES: dict[str, str] = {}
+
+
+def ollama_sized_tag(name: str | None) -> str | None:
+    """The size tag a sizeless Ollama tag pulls ('llama3.3' or 'llama3.3:latest' -> 'llama3.3:70b',
+    rules/catalog/ollama_tags.toml), or None for a sized tag or a name the table lacks."""
+    if not _OLLAMA_SIZES:
+        from diagnose.inputs import load_toml
+
+        path = CATALOG_DIR / "ollama_tags.toml"
+        sizes = load_toml(path, "catalog").get("default_size", {})
+        if not isinstance(sizes, dict) or not all(isinstance(v, str) for v in sizes.values()):
+            raise InputError(f"{path}: [default_size] maps a tag to its size tag ('\"llama3.3\" = \"70b\"')")
+        _OLLAMA_SIZES.update({k.lower(): v for k, v in sizes.items()})
+    bare = re.fullmatch(r"([a-z0-9][\w.-]*?)(?::latest)?", str(name or "").strip(), re.I)
+    size = bare and _OLLAMA_SIZES.get(bare.group(1).lower())
+    return f"{bare.group(1).lower()}:{size}" if size else None
 
 
 # --------------------------------------------------------------------------- GGUF weight types

@@ -2589,3 +2589,66 @@ def rank_figures(facts: Facts) -> list[Claim]:
             out.append(Claim("rank_figures", source, figures[0][2],
                              {"unit": unit, "time": unit in _TIME_UNITS, "figures": figures}))
     return out
+
+
+# ------------------------------------------------------------------- model layers left on the CPU
+
+# Where llama.cpp and Ollama put a model's layers. Ollama's `ollama ps` PROCESSOR column reads "48%/52% CPU/GPU" when
+# the model is split between system memory and the GPU, "100% GPU" when it is all in VRAM
+# (https://github.com/ollama/ollama/blob/main/docs/faq.md, "How can I tell if my model was loaded onto the GPU?");
+# the runner logs "offloaded N/M layers to GPU"; llama.cpp's -ngl / --n-gpu-layers sets how many layers go to VRAM
+# (https://github.com/ggml-org/llama.cpp/blob/master/tools/main/README.md), Ollama's num_gpu the same.
+_OLLAMA_SPLIT = re.compile(r"\b(\d{1,3})\s*%\s*/\s*(\d{1,3})\s*%\s*CPU\s*/\s*GPU\b", re.I)
+_OLLAMA_ALL_GPU = re.compile(r"(?<![\d/%])\s100\s*%\s*GPU\b(?![\s-]*(?:util\w*|usage|load|busy|compute))", re.I)
+_OFFLOADED = re.compile(r"\boffload(?:ed|ing)\s+(\d{1,3})\s*/\s*(\d{1,3})\s+(?:repeating\s+)?layers\s+to\s+GPU\b", re.I)
+_NGL = re.compile(r"(?:\s-ngl|--n-gpu-layers|--gpu-layers|\bnum_gpu)[\s=:\"]+(\d{1,4})\b", re.I)
+_CPU_SIDE = r"(?:the\s+)?(?:CPU|system\s+(?:RAM|memory)|(?:main\s+|host\s+)?RAM|host\s+memory)"
+_OFFLOAD_WORDS = re.compile(
+    r"\b(?:part|parts|some|half|rest|remainder|portion|\d{1,3}\s*%|(?:a\s+)?few|many)\s+(?:of\s+)?"
+    r"(?:the\s+|its\s+|my\s+|our\s+)?(?:model|layers|weights|tensors|it|them)\b[\w\s,-]{0,20}?"
+    r"\b(?:runs?|running|ran|is|are|sits?|lives?|stays?|goes|went|spills?|spilled|spilling|loaded|offloaded|placed|"
+    r"computed|executed|kept)\b[\w\s-]{0,15}?\b(?:on|in|to|into|onto)\s+" + _CPU_SIDE + r"\b|"
+    r"\bspill(?:s|ed|ing)?\s+(?:over\s+)?(?:in)?to\s+" + _CPU_SIDE + r"\b|"
+    r"\boffload(?:s|ed|ing)?\s+(?:some|part|half|\d+)\s+(?:of\s+(?:the\s+|its\s+)?)?(?:layers|the model|weights)\s+"
+    r"(?:to|on|onto)\s+" + _CPU_SIDE + r"\b", re.I)
+# The reporter saying the layers are not (or no longer) on the CPU: "nothing is offloaded", "fits in VRAM".
+_NOT_OFFLOADED = re.compile(r"\b(?:no|not|never|nothing|none|no\s+longer|n't)\b[\w\s,-]{0,30}$", re.I)
+# A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
+_OFFLOAD_PLAN = re.compile(r"\b(?:try|trying|tried|could|should|would|maybe|perhaps|want to|how (?:do|can) I|"
+                           r"is it possible)\b[^.;]{0,30}$", re.I)
+
+
+def partial_offload(facts: Facts) -> list[Claim]:
+    """Where the reporter's output or words put some of the model's layers on the CPU: data {form: 'ollama_ps' |
+    'offloaded' | 'ngl' | 'words', cpu_pct, on_gpu, layers}; negated when the output says all of it is on the GPU
+    ('100% GPU', 'offloaded 81/81') or the words rule it out. Whether -ngl leaves layers behind is the rule's to
+    judge against the model's layer count."""
+    out: list[Claim] = []
+    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    for block, text in texts(facts) + pasted:
+        prose = (block, text) not in pasted
+        for k, sentence in enumerate(sentences(text) if prose else text.splitlines()):
+            # a pasted block's line k is cited by its own line ("issue.md:6" + k), prose by ProseSource
+            start = None if prose else re.search(r":(\d+)$", block)
+            source = f"{block[:start.start()]}:{int(start.group(1)) + k}" if start else block
+            for m in _OLLAMA_SPLIT.finditer(sentence):
+                cpu = int(m.group(1))
+                out.append(Claim("partial_offload", source, _quote(sentence, m),
+                                 {"form": "ollama_ps", "cpu_pct": cpu, "origin": "output"}, negated=cpu == 0))
+            for m in _OLLAMA_ALL_GPU.finditer(sentence):
+                out.append(Claim("partial_offload", source, _quote(sentence, m),
+                                 {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True))
+            for m in _OFFLOADED.finditer(sentence):
+                on_gpu, layers = int(m.group(1)), int(m.group(2))
+                out.append(Claim("partial_offload", source, _quote(sentence, m),
+                                 {"form": "offloaded", "on_gpu": on_gpu, "layers": layers, "origin": "output"},
+                                 negated=on_gpu >= layers))
+            for m in _NGL.finditer(" " + sentence):
+                out.append(Claim("partial_offload", source, _quote(" " + sentence, m),
+                                 {"form": "ngl", "on_gpu": int(m.group(1))}, guess=hypothetical(sentence, m.start())))
+            for m in _OFFLOAD_WORDS.finditer(sentence) if prose else ():
+                before = sentence[:m.start()]
+                out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
+                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])),
+                                 guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
+    return out

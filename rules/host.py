@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from diagnose.artifacts.nccl_log import cpu_list
 from diagnose.evidence import Facts, GpuFact, NcclEvent, PairBandwidth, PcieLinkFact, TopologyPath
 from rules import claims
 from rules.common import claim_ev, ev, is_virtualized, make, passed
@@ -213,3 +214,42 @@ def iommu_acs(facts: Facts, predictions=None):
         yield passed("host.iommu_acs", "ACS redirect is off on the PCIe path",
                      "lspci shows ACS redirect disabled, so P2P can stay below the root complex.",
                      [ev(acs_known[0], "ACSCtl redirect", "disabled", "disabled")], 0.6)
+
+
+# A rank bound to one core shares it between its own launching thread and NCCL's proxy threads.
+SINGLE_CORE = 1
+
+
+@rule("host.nccl_affinity", "numa_affinity")
+def nccl_affinity(facts: Facts, predictions=None):
+    """NCCL binds each GPU's threads to the process's CPUs within the GPU's local ones and logs the result
+    ("Setting affinity for GPU N to <mask>", ncclTopoGetCpuAffinity in src/graph/topo.cc): one core means the
+    launcher pinned the rank to a single CPU; CPUs off the GPU's NUMA node (the topology's CPU affinity) mean
+    NCCL's view of locality differs from the node's (NCCL_IGNORE_CPU_AFFINITY, a VM's topology). NCCL's GPU N is
+    the process's CUDA device, matched to the topology's GPU index."""
+    local = {g.index: (g, cpu_list(g.cpu_affinity)) for g in facts.of(GpuFact)
+             if g.index is not None and g.cpu_affinity}
+    for e in facts.of(NcclEvent):
+        if e.kind != "affinity" or not e.data.get("cpu_ids"):
+            continue
+        gpu, ids = e.data["gpu"], e.data["cpu_ids"]
+        topo, node_cpus = local.get(gpu, (None, []))
+        if len(ids) == SINGLE_CORE:
+            title, why = f"NCCL binds GPU{gpu}'s threads to one CPU core ({ids[0]})", (
+                "NCCL keeps the CPUs the process may use among the GPU's local ones; a single core means the "
+                "launcher (taskset, numactl, a container's cpuset, a per-rank binding) left the rank one core, "
+                "which its kernel launches and NCCL's proxy threads then share.")
+            evidence = [ev(e, f"NCCL affinity mask {e.data['mask']}: CPUs", len(ids), "a GPU's local CPUs", "CPUs")]
+        elif node_cpus and not set(ids) & set(node_cpus):
+            title, why = f"NCCL binds GPU{gpu}'s threads to CPUs off its NUMA node", (
+                "The CPUs NCCL binds to hold none of the GPU's local CPUs, so host buffers, kernel launches and "
+                "NCCL's proxy threads reach the GPU across the socket interconnect.")
+            evidence = [ev(e, f"NCCL affinity mask {e.data['mask']}", e.data["mask"]),
+                        ev(topo, f"GPU{gpu} local CPUs {topo.cpu_affinity}", topo.cpu_affinity)]
+        else:
+            continue
+        yield make("host.nccl_affinity", "numa_affinity", "warning", 0.6, title, why, evidence,
+                   fix="Bind each rank to its GPU's NUMA node with several cores (`numactl --cpunodebind=N "
+                   "--membind=N`, the launcher's per-rank binding, a wider container cpuset); check the CPU "
+                   "Affinity column of `nvidia-smi topo -m` and NCCL's 'Setting affinity' lines again.",
+                   refs=["numa", "https://github.com/NVIDIA/nccl/blob/master/src/graph/topo.cc"])

@@ -100,7 +100,7 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
     for w in facts.of(Workload):
         if not w.model:
             continue
-        for name in _model_names(w.model):
+        for name in _model_names(w.model) + _ollama_latest(facts, w.model):
             spec = catalog.find_model(name)  # None for an unknown model; a broken catalog raises
             if spec:
                 return spec, w.source
@@ -140,6 +140,13 @@ def _dense_family(family: str | None, ollama_tag: bool = False) -> bool:
         line = re.match(r"[a-z]+", _family(family))
         kin = [m for m in catalog.models().values() if line and re.match(r"[a-z]+", m.key).group(0) == line.group(0)]
     return bool(kin) and not any(m.is_moe for m in kin)
+
+
+def _ollama_latest(facts: Facts, name: str) -> list[str]:
+    """A sizeless model name in a ticket that runs Ollama ('llama3.3', framework 'ollama') is the library's `latest`
+    tag, whose size rules/catalog/ollama_tags.toml gives; outside Ollama a bare family name names no size."""
+    ollama = any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
+    return [f"{name}:latest"] if ollama and ":" not in name else []
 
 
 # How far a stand-in's published size may be from the size named: dense models of one size class stream the same

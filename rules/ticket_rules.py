@@ -809,9 +809,10 @@ _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|
 # The reporter asks how to make the CPU-side stage faster: a request to speed it up is the complaint.
 _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
 # The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
-# ("the CPU only uses one core" says how the CPU is used, not that it runs alone)
+# ("the CPU only uses one core" says how the CPU is used, not that it runs alone; a utilisation figure after
+# "no GPU", as in "no GPU goes above 40%", measures a GPU that runs)
 _CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b(?!\s+(?:uses?|used|using|runs?|one)\b)|"
-                       r"\b(?:no|without (?:a|any)) GPUs?\b", re.I)
+                       r"\b(?:no|without (?:a|any)) GPUs?\b(?![^.;,\n]{0,40}?\d+(?:\.\d+)?\s*%)", re.I)
 
 
 def _cpu_only(facts: Facts) -> bool:
@@ -1590,3 +1591,47 @@ def rank_outlier(facts: Facts, predictions=None):
                "PERFORMANCE`), its PCIe link, its CPU/NUMA binding, or a heavier share of the work (uneven "
                "sequence lengths or data).",
                refs=["throttle"])
+
+
+def _layers_left(c: Claim, model) -> tuple[int, int] | None:
+    """(layers on the GPU, layers in all) a partial_offload claim shows with some layers on the CPU, (0, 0) for
+    output or words that say so without counts; None when all are on the GPU or the count cannot be judged."""
+    d = c.data
+    if c.negated or c.guess:
+        return None
+    if d["form"] == "offloaded":
+        return (d["on_gpu"], d["layers"]) if d["on_gpu"] < d["layers"] else None
+    if d["form"] == "ngl":  # llama.cpp offloads min(-ngl, layers) repeating layers; -ngl 99 is "all"
+        return (d["on_gpu"], model.layers) if model and d["on_gpu"] < model.layers else None
+    return (0, 0) if d["form"] == "words" or d.get("cpu_pct", 0) > 0 else None
+
+
+@rule("ticket.partial_offload", "host_bound")
+def partial_offload(facts: Facts, predictions=None):
+    """Some of the model's layers run on the CPU (llama.cpp / Ollama partial offload): those layers are read from
+    system memory at its bandwidth, so each token waits on the host. A host limit, not the GPUs' or their links'."""
+    found = claims.partial_offload(facts)
+    if any(c.negated and c.data.get("origin") == "output" for c in found) and \
+            not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
+        return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
+    model = facts.subject.model if facts.subject else None
+    left = [(c, n) for c in found if (n := _layers_left(c, model))]
+    if not left:
+        return
+    c, (on_gpu, layers) = max(left, key=lambda cn: weight(cn[0]))
+    split = (f"{c.data['cpu_pct']} % of the model on the CPU" if c.data.get("cpu_pct")
+             else f"{on_gpu} of {layers} layers on the GPU" if layers else "Part of the model on the CPU")
+    evidence = [claim_ev(c, "where the layers are")]
+    if c.data["form"] == "ngl":
+        evidence.append(ev(facts.subject.model_source, f"catalog {model.key}: layers", layers, on_gpu, "layers"))
+    yield make("ticket.partial_offload", "host_bound", "warning", weight(c),
+               split[0].upper() + split[1:] + ": those layers run from system memory",
+               "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU. Decoding reads every weight "
+               "once per token, and the CPU's layers are read from system RAM, whose bandwidth is an order of "
+               "magnitude below the GPU's memory; those layers set the token time and the GPUs wait for them.",
+               evidence,
+               fix="Fit every layer in VRAM: a smaller quantisation or context (the KV cache shares VRAM), more or "
+               "larger GPUs, then offload all layers (`-ngl 999`, Ollama's num_gpu); `ollama ps` should read "
+               "'100% GPU'.",
+               refs=["https://github.com/ollama/ollama/blob/main/docs/faq.md",
+                     "https://github.com/ggml-org/llama.cpp/blob/master/tools/main/README.md"])

@@ -1,5 +1,6 @@
 """NCCL_DEBUG=INFO logs and NCCL errors: real ticket attachments, pasted variants, fuzz."""
 
+import pytest
 from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
 
@@ -131,7 +132,21 @@ def test_network_gdr_affinity_and_driver_lines():
     (gdr,) = of(records, NcclEvent, "gdr")
     assert gdr.data == {"enabled": False, "reason": "no module"}
     (affinity,) = of(records, NcclEvent, "affinity")
-    assert affinity.data == {"gpu": 3, "mask": "ffffff,00000000,00ffffff", "cpus": 48}
+    assert affinity.data == {"gpu": 3, "mask": "ffffff,00000000,00ffffff", "cpus": 48,
+                             "cpu_ids": list(range(24)) + list(range(64, 88))}
+
+
+@pytest.mark.parametrize("mask, ids", [
+    ("0-31,64-95", list(range(32)) + list(range(64, 96))),  # NCCL 2.23+ prints ranges (ncclCpusetToRangeStr)
+    ("5", [5]),
+    ("0,2,4", [0, 2, 4]),
+    ("00000020", [5]),  # the hex form (ncclCpusetToStr): 32-bit groups of 8 digits, leading zero bytes dropped
+    ("ff,00000000", list(range(32, 40))),
+])
+def test_nccl_affinity_masks_in_both_forms(mask, ids):
+    (affinity,) = of(nccl_log.parse(f"h:1:1 [0] NCCL INFO Setting affinity for GPU 0 to {mask}", "n.log"),
+                     NcclEvent, "affinity")
+    assert (affinity.data["mask"], affinity.data["cpu_ids"], affinity.data["cpus"]) == (mask, ids, len(ids))
 
 
 def test_old_ring_lines_timeouts_and_missing_interfaces():

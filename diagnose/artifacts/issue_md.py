@@ -231,8 +231,9 @@ def _plain(text: str) -> str:
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
     r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
-    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|RTX\s*(?:[2-6]000|[345]500|5880)(?:\s*Ada)?|P6000|"
-    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|super|ti))?)"
+    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|[345]500|5880)|P6000|"
+    # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
+    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D))?)"
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
@@ -298,6 +299,10 @@ BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)
                        r"(?<![\w.-])(\d{1,3}(?:\.\d)?)\s?b\s*的?\s*(?:[A-Za-z0-9_-]+\s*)?(?:模型|大模型)", re.I)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
+# An Ollama tag without a size, in Ollama's own command or listing ("ollama run llama3.3", "qwq:latest"): it pulls
+# the library's `latest` tag, whose size rules.catalog.ollama_sized_tag knows.
+OLLAMA_BARE = re.compile(r"\bollama\s+(?:run|pull)\s+([a-z][\w.-]*[a-z0-9])(?::latest)?(?![\w:.-])|"
+                         r"(?<![\w./-])([a-z][\w.-]*[a-z0-9]):latest\b", re.I)
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
 CLAUSE = re.compile(r"[,;]\s+|\s*[，；]\s*|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
@@ -434,6 +439,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
             if model_line is None or _refines(model_line[1], named):
                 model_line = (i, named)
+        if model_line is None and (m := OLLAMA_BARE.search(ln)):  # "ollama run llama3.3": the `latest` tag
+            model_line = (i, f"{m.group(1) or m.group(2)}:latest")
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
         if pp_line is None and (m := PP.search(ln)):

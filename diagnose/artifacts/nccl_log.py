@@ -45,7 +45,12 @@ NET_IB_USING = re.compile(r"NET/IB\s*:\s*Using\s+(?P<devs>.+?)(?:;|$)")
 GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:HCA|GPU) .*?(?:\((?P<why>[^)]*)\))?\s*$")
 SHM_SEGMENT = re.compile(r"(?:creating shared memory segment|extend|open)\s+(?P<path>/dev/shm/[^\s()'\"]+)"
                          r"(?:\s+\(size (?P<size>\d+)\)|\s+to\s+(?P<to>\d+) bytes)?")
-AFFINITY = re.compile(r"Setting affinity for GPU (?P<gpu>\d+) to (?P<mask>[0-9a-fA-F,]+)")
+AFFINITY = re.compile(r"Setting affinity for GPU (?P<gpu>\d+) to (?P<mask>[0-9a-fA-F,-]+)")
+# NCCL prints the CPU set it binds a GPU's threads to (the process's affinity within the GPU's local CPUs) in one of
+# two forms: hex bytes in 32-bit groups, leading zero bytes dropped ("ffffff,00000000,00ffffff", ncclCpusetToStr),
+# or, since NCCL 2.23, CPU ranges ("0-31,64-95", ncclCpusetToRangeStr): https://github.com/NVIDIA/nccl src/misc/utils.cc
+CPU_SET_SIZE = 1024  # glibc's cpu_set_t: the most CPUs a mask can name
+HEX_MASK = re.compile(r"(?:[0-9a-fA-F]{2}){1,4}(?:,[0-9a-fA-F]{8})*")
 CUDA_DRIVER = re.compile(r"\bcudaDriverVersion\s+(?P<v>\d+)")
 SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s+\S+\s+\S+\s+\S+\s+/dev/shm\s*$")
 
@@ -212,8 +217,9 @@ def _events(src: str, msg: str, level: str | None) -> list:
         return out
     if (m := AFFINITY.search(msg)) is not None:
         mask = m.group("mask")
-        out.append(NcclEvent(src, "affinity", msg, {"gpu": int(m.group("gpu")), "mask": mask,
-                                                     "cpus": bin(int(mask.replace(",", ""), 16)).count("1")}))
+        ids = _cpu_ids(mask)
+        out.append(NcclEvent(src, "affinity", msg, {"gpu": int(m.group("gpu")), "mask": mask, "cpus": len(ids),
+                                                     "cpu_ids": ids}))
         return out
     if (m := CUDA_DRIVER.search(msg)) is not None:
         code = int(m.group("v"))
@@ -229,3 +235,21 @@ def _events(src: str, msg: str, level: str | None) -> list:
     if level in ("WARN", "ERROR"):
         out.append(NcclEvent(src, "warn" if level == "WARN" else "error", msg, {"level": level}))
     return out
+
+
+def _cpu_ids(mask: str) -> list[int]:
+    """The CPUs an NCCL affinity mask names, in either of NCCL's forms (HEX_MASK, else a range list)."""
+    if HEX_MASK.fullmatch(mask):
+        bits = int(mask.replace(",", ""), 16)
+        return [i for i in range(min(bits.bit_length(), CPU_SET_SIZE)) if bits >> i & 1]
+    return cpu_list(mask)
+
+
+def cpu_list(text: str) -> list[int]:
+    """The CPUs a Linux CPU list names ("0-31,64-95", as NCCL and `nvidia-smi topo -m` print them)."""
+    ids: list[int] = []
+    for part in filter(None, text.replace(" ", "").split(",")):
+        first, _, last = part.partition("-")
+        if first.isdigit() and (not last or last.isdigit()) and int(last or first) < CPU_SET_SIZE:
+            ids.extend(range(int(first), int(last or first) + 1))
+    return sorted(set(ids))
