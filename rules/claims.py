@@ -2614,6 +2614,9 @@ _OFFLOAD_WORDS = re.compile(
 # The reporter saying the layers are not (or no longer) on the CPU: "nothing is offloaded", "fits in VRAM".
 _NOT_OFFLOADED = re.compile(r"\b(?:no|not|never|nothing|none|no\s+longer|n't)\b[\w\s,-]{0,30}$", re.I)
 # A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
+# Output quoted from the documentation ("the FAQ says '48%/52% CPU/GPU' means ..."): an example, not this machine.
+_DOCS_SAY = re.compile(r"\b(?:docs?|documentation|FAQ|README|manual|guide|wiki)\b[^.;]{0,20}?\b(?:says?|states?|"
+                       r"mentions?|explains?|shows?|describes?)\b", re.I)
 _OFFLOAD_PLAN = re.compile(r"\b(?:try|trying|tried|could|should|would|maybe|perhaps|want to|how (?:do|can) I|"
                            r"is it possible)\b[^.;]{0,30}$", re.I)
 
@@ -2631,18 +2634,23 @@ def partial_offload(facts: Facts) -> list[Claim]:
             # a pasted block's line k is cited by its own line ("issue.md:6" + k), prose by ProseSource
             start = None if prose else re.search(r":(\d+)$", block)
             source = f"{block[:start.start()]}:{int(start.group(1)) + k}" if start else block
+            def quoted(m: re.Match) -> bool:  # output written in prose as a condition or the docs' example
+                return prose and (_guessed(sentence) or hypothetical(sentence, m.start())
+                                  or bool(_DOCS_SAY.search(sentence[:m.start()])))
+
             for m in _OLLAMA_SPLIT.finditer(sentence):
                 cpu = int(m.group(1))
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
-                                 {"form": "ollama_ps", "cpu_pct": cpu, "origin": "output"}, negated=cpu == 0))
+                                 {"form": "ollama_ps", "cpu_pct": cpu, "origin": "output"}, negated=cpu == 0,
+                                 guess=quoted(m)))
             for m in _OLLAMA_ALL_GPU.finditer(sentence):
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
-                                 {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True))
+                                 {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True, guess=quoted(m)))
             for m in _OFFLOADED.finditer(sentence):
                 on_gpu, layers = int(m.group(1)), int(m.group(2))
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
                                  {"form": "offloaded", "on_gpu": on_gpu, "layers": layers, "origin": "output"},
-                                 negated=on_gpu >= layers))
+                                 negated=on_gpu >= layers, guess=quoted(m)))
             for m in _NGL.finditer(" " + sentence):
                 out.append(Claim("partial_offload", source, _quote(" " + sentence, m),
                                  {"form": "ngl", "on_gpu": int(m.group(1))}, guess=hypothetical(sentence, m.start())))

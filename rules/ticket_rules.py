@@ -1611,7 +1611,7 @@ def partial_offload(facts: Facts, predictions=None):
     """Some of the model's layers run on the CPU (llama.cpp / Ollama partial offload): those layers are read from
     system memory at its bandwidth, so each token waits on the host. A host limit, not the GPUs' or their links'."""
     found = claims.partial_offload(facts)
-    if any(c.negated and c.data.get("origin") == "output" for c in found) and \
+    if any(c.negated and not c.guess and c.data.get("origin") == "output" for c in found) and \
             not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
         return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
     model = facts.subject.model if facts.subject else None

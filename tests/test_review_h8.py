@@ -1,0 +1,38 @@
+"""Review of the h3-h7 merges: patterns that misfired on ordinary text (quoted docs, conditions, negations).
+
+Every sentence is a paraphrase written here; each was read wrongly by the merged code before its fix.
+"""
+
+import pytest
+
+from diagnose.evidence import Facts, Note
+from rules import catalog, claims, ticket_rules
+from rules.subject import Subject
+
+
+def said(text: str) -> Facts:
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    return facts
+
+
+def _offload(text: str, model: str = "llama3.3:70b"):
+    facts = said(text)
+    facts.subject = Subject(model=catalog.find_model(model))
+    return list(ticket_rules.partial_offload(facts))
+
+
+# Ollama's and llama.cpp's output quoted in prose as the docs' example or as a condition is not this machine's.
+@pytest.mark.parametrize("text", [
+    "The Ollama FAQ says a PROCESSOR of '48%/52% CPU/GPU' means the model is split, but `ollama ps` shows 100% GPU "
+    "here and it is still slow at 5 tok/s.",
+    "The docs say 'offloaded 20/81 layers to GPU' means a partial offload; mine says offloaded 81/81 layers to GPU.",
+    "If ollama ps showed 45%/55% CPU/GPU I would understand, but it shows 100% GPU and gives 5 tok/s.",
+])
+def test_output_quoted_from_the_docs_or_as_a_condition_is_no_offload(text):
+    assert _offload(text) == []
+
+
+def test_output_said_as_seen_is_still_an_offload():
+    (f,) = _offload("Slow: `ollama ps` shows 45%/55% CPU/GPU for llama3.3:70b, 2 tok/s.")
+    assert f.category == "host_bound" and "45 %" in f.title
