@@ -2317,17 +2317,19 @@ def own_system_fine(facts: Facts, c: Claim) -> bool:
 # driver and kernel allow (NCCL_DMABUF_ENABLE, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html),
 # and NVIDIA recommends it over the legacy module
 # (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html).
+# ("cannot use DMA-BUF", "DMA-BUF is not supported on our kernel" say the opposite)
+_NOT_BETWEEN = r"(?:(?!\b(?:not|no|never)\b|n't\b)[^.\n])"
 MORE_WORDS_K["dmabuf_used"] = [
-    r"\b(?:use|uses|using|used|with|via|through|over|switched to|rely on|relies on)\s+(?:the\s+)?(?:kernel'?s?\s+)?"
-    r"(?:DMA-?BUF|dmabuf)\b",
+    r"(?<!not )(?<!n't )(?<!unable to )\b(?:use|uses|using|used|with|via|through|over|switched to|rely on|relies on)"
+    r"\s+(?:the\s+)?(?:kernel'?s?\s+)?(?:DMA-?BUF|dmabuf)\b",
     r"\bNCCL_DMABUF_ENABLE\s*=\s*1\b",
-    r"\b(?:DMA-?BUF|dmabuf)\b[^.\n]{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
+    r"\b(?:DMA-?BUF|dmabuf)\b" + _NOT_BETWEEN + r"{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
 ]
 # NCCL's network lines quoted as carrying GPUDirect RDMA: "NET/IB with GDRDMA", "via NET/IB/0/GDRDMA", "GPUDirect
 # RDMA is in use".
 MORE_WORDS_K["gdr_on"] = [
-    r"\bNET/IB\b[^.\n]{0,40}?\bGDRDMA\b",
-    r"\bGDRDMA\b[^.\n]{0,30}?\bNET/IB\b",
+    r"\bNET/IB\b(?:(?!\bwithout\b)" + _NOT_BETWEEN + r"){0,40}?\bGDRDMA\b",
+    r"\bGDRDMA\b" + _NOT_BETWEEN + r"{0,30}?\bNET/IB\b",
     r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
 ]
 for _kind, _words in MORE_WORDS_K.items():

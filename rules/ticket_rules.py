@@ -727,7 +727,7 @@ def module_missing(facts: Facts, predictions=None):
     c = _first(facts, "module_missing")
     if not c or not any("peer" in g or "gdr" in g for g in (str(x).lower() for x in c.data.get("groups", []))):
         return
-    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not d.guess]:
+    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not (d.guess or d.negated)]:
         return  # GPUDirect RDMA registered through DMA-BUF, or seen in use: the module is not needed
     yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c),
                "The GPUDirect RDMA module (nvidia-peermem) is not loaded",

@@ -36,3 +36,18 @@ def test_output_quoted_from_the_docs_or_as_a_condition_is_no_offload(text):
 def test_output_said_as_seen_is_still_an_offload():
     (f,) = _offload("Slow: `ollama ps` shows 45%/55% CPU/GPU for llama3.3:70b, 2 tok/s.")
     assert f.category == "host_bound" and "45 %" in f.title
+
+
+# DMA-BUF said to be unavailable does not stand in for the missing nvidia-peermem module.
+@pytest.mark.parametrize("text, missing", [
+    ("nvidia-peermem is not loaded (lsmod shows nothing) and DMA-BUF is not supported on our 5.4 kernel; "
+     "inter-node all-reduce is slow.", True),
+    ("The nvidia-peermem module is not loaded; we cannot use DMA-BUF since the kernel is 5.4. Inter-node all-reduce "
+     "is slow.", True),
+    ("nvidia-peermem is not loaded, NCCL uses NET/IB without GDRDMA, and inter-node all-reduce is slow.", True),
+    ("nvidia-peermem is not loaded, but we use DMA-BUF instead (NCCL_DMABUF_ENABLE=1); inter-node all-reduce is "
+     "slow.", False),
+])
+def test_dmabuf_said_unavailable_leaves_the_missing_module_a_finding(text, missing):
+    found = [f.rule for f in ticket_rules.module_missing(said(text))]
+    assert found == (["ticket.module_missing"] if missing else [])
