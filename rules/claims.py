@@ -1361,6 +1361,9 @@ def fixed_by(quote: str) -> bool:
 _SOLVED = re.compile(r"\b(?:problem|issue|it|this|that)\s+(?:is\s+|was\s+|has been\s+|got\s+)?(?:now\s+)?"
                      r"(?:solved|resolved|fixed)\b|\b(?:solved|resolved|fixed)\s+(?:it|the (?:problem|issue))\b|"
                      r"问题(?:已经?)?解决", re.I)
+# ... not denied, hoped or asked ("hasn't fixed the issue", "I can't say the problem is solved", "maybe a reboot fixed
+# it?") ...
+_NOT_SOLVED = re.compile(r"(?:\b(?:not|no|never)|n't)\b[\w\s,-]{0,20}$", re.I)
 # ... unless the same text says something is still wrong.
 _STILL = re.compile(r"\b(?:still|again|persists?|remains?)\b|仍然|还是", re.I)
 
@@ -1371,7 +1374,8 @@ def solved(facts: Facts) -> Claim | None:
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _SOLVED.search(sentence)
-            if m and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _STILL.search(text):
+            if m and not (_NOT_SOLVED.search(sentence[max(0, m.start() - 30):m.start()]) or _guessed(sentence)
+                          or hypothetical(sentence, m.start()) or _STILL.search(text)):
                 return Claim("solved", source, _quote(sentence, m, 60))
     return None
 

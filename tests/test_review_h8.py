@@ -51,3 +51,16 @@ def test_output_said_as_seen_is_still_an_offload():
 def test_dmabuf_said_unavailable_leaves_the_missing_module_a_finding(text, missing):
     found = [f.rule for f in ticket_rules.module_missing(said(text))]
     assert found == (["ticket.module_missing"] if missing else [])
+
+
+# One slow GPU stays a finding when the reporter denies, hopes or asks that it was solved.
+@pytest.mark.parametrize("text, solved", [
+    ("GPU3 is 20% slower than the others. Reseating the card hasn't fixed the issue.", False),
+    ("GPU3 is 20% slower than the others. Maybe a reboot fixed it?", False),
+    ("GPU3 is 20% slower than the others; I can't say the problem is solved by reseating.", False),
+    ("GPU3 was 20% slower than the others until I reseated it. Problem solved.", True),
+])
+def test_one_slow_gpu_is_quiet_only_when_the_reporter_says_it_is_solved(text, solved):
+    facts = said(text)
+    assert (claims.solved(facts) is not None) == solved
+    assert [f.rule for f in ticket_rules.one_slow(facts)] == ([] if solved else ["ticket.one_slow"])
