@@ -195,8 +195,11 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     "nccl_upgrade": [
         r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
         # "after the NCCL update", "since the NCCL upgrade", "with the new NCCL release": a change of NCCL
-        r"\b(?:after|since|with)\s+(?:the|an?|our|this|that)\s+(?:(?:recent|latest|new(?:er)?)\s+)?NCCL\s+"
-        r"(?:upgrade|update|bump|release|version)\b(?![^.\n]{0,40}?\b(?:same|unchanged)\b)",
+        # (a release or version is a change only when called new: "with the NCCL version that ships with PyTorch"
+        # names the one in use)
+        r"\b(?:after|since|with)\s+(?:the|an?|our|this|that)\s+(?:(?:(?:recent|latest|new(?:er)?)\s+)?NCCL\s+"
+        r"(?:upgrade|update|bump)|(?:recent|latest|new(?:er)?)\s+NCCL\s+(?:release|version))\b"
+        r"(?![^.\n]{0,40}?\b(?:same|unchanged)\b)",
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower|went down|decreas\w*|fell|halved)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",

@@ -64,3 +64,26 @@ def test_one_slow_gpu_is_quiet_only_when_the_reporter_says_it_is_solved(text, so
     facts = said(text)
     assert (claims.solved(facts) is not None) == solved
     assert [f.rule for f in ticket_rules.one_slow(facts)] == ([] if solved else ["ticket.one_slow"])
+
+
+def _ticket_findings(tmp_path, issue: str):
+    from diagnose.bundle import read_bundle
+    from diagnose.commands.ticket import ticket_predictions
+    from rules.engine import evaluate, ticket_verdict
+
+    (tmp_path / "issue.md").write_text(issue)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts, ticket_predictions(facts))
+    return findings, ticket_verdict(facts, findings)
+
+
+# "with the NCCL version that ships with PyTorch" names the release in use; only a new one is a change of NCCL.
+@pytest.mark.parametrize("sentence, upgrade", [
+    ("We built nccl-tests with the NCCL version that ships with PyTorch 2.3 (2.20.5).", False),
+    ("With the new NCCL version the busbw went down.", True),
+])
+def test_the_nccl_version_in_use_is_no_upgrade(tmp_path, sentence, upgrade):
+    findings, verdict = _ticket_findings(tmp_path, "# All-reduce slow across two nodes\n\nInter-node all-reduce on 2 "
+                                         f"nodes of 8x H100 reaches only 40 GB/s busbw in nccl-tests. {sentence}\n")
+    assert any(f.rule == "ticket.nccl_upgrade" for f in findings) == upgrade
+    assert (verdict.category == "nccl_regression") == upgrade
