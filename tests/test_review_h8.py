@@ -87,3 +87,18 @@ def test_the_nccl_version_in_use_is_no_upgrade(tmp_path, sentence, upgrade):
                                          f"nodes of 8x H100 reaches only 40 GB/s busbw in nccl-tests. {sentence}\n")
     assert any(f.rule == "ticket.nccl_upgrade" for f in findings) == upgrade
     assert (verdict.category == "nccl_regression") == upgrade
+
+
+# Eight ranks each given one GPU by CUDA_VISIBLE_DEVICES all log "GPU 0", bound to their own GPU's node: NCCL's GPU 0
+# is then not the topology's GPU0, and no rank is off its NUMA node.
+def test_one_gpu_number_bound_to_different_nodes_is_not_the_topologys_gpu():
+    from test_ticket_general_h7 import _affinity_facts, _nccl_affinity
+
+    lines = [f"n1:{100 + r}:{100 + r} [0] NCCL INFO Setting affinity for GPU 0 to {'0-31' if r < 4 else '32-63'}"
+             for r in range(8)]
+    topo = {i: "0-31" if i < 4 else "32-63" for i in range(8)}
+    assert _nccl_affinity(_affinity_facts(lines, topo)) == []
+    # one process per GPU, each named by its own number, still compared with the topology
+    (f,) = _nccl_affinity(_affinity_facts(["n1:7:7 [1] NCCL INFO Setting affinity for GPU 1 to 0-15",
+                                           "n1:8:8 [0] NCCL INFO Setting affinity for GPU 0 to 0-15"], topo | {1: "32-63"}))
+    assert "GPU1" in f.title
