@@ -102,3 +102,15 @@ def test_one_gpu_number_bound_to_different_nodes_is_not_the_topologys_gpu():
     (f,) = _nccl_affinity(_affinity_facts(["n1:7:7 [1] NCCL INFO Setting affinity for GPU 1 to 0-15",
                                            "n1:8:8 [0] NCCL INFO Setting affinity for GPU 0 to 0-15"], topo | {1: "32-63"}))
     assert "GPU1" in f.title
+
+
+# A PP stated for another run of a comparison is not stacked on a TP figure's layout: 2 GPUs cannot run TP=2 PP=2.
+@pytest.mark.parametrize("setup, layout", [
+    ("vLLM 0.6, Llama-2-13B fp16 on 2x A100 80GB SXM, batch 1 decode.\nWith --tensor-parallel-size 2 I get 60 tok/s. "
+     "With --pipeline-parallel-size 2 I get 38 tok/s.", "TP=2 ("),
+    ("Multi-node, 4x L40S per node. vLLM TP=4 PP=2 Llama-3-70B gives 12 tokens/s.", "TP=4 PP=2 ("),  # per node
+])
+def test_a_stated_pp_joins_a_figures_layout_only_where_the_gpus_allow(tmp_path, setup, layout):
+    findings, _ = _ticket_findings(tmp_path, f"# slow decode\n\n{setup}\n")
+    (f,) = [f for f in findings if f.rule == "ticket.measured_vs_expected"]
+    assert f"decode rate at {layout}" in f.evidence[0].detail
