@@ -2630,6 +2630,19 @@ _OFFLOAD_PLAN = re.compile(r"\b(?:try|trying|tried|could|should|would|maybe|perh
                            r"is it possible)\b[^.;]{0,30}$", re.I)
 
 
+# The reporter saying the whole model is on the GPU now ("everything is on the GPU now", "all layers fit in VRAM"):
+# words about layers on the CPU in the same text then tell the past ("when part of the model ran on the CPU").
+_ALL_ON_GPU = re.compile(r"\b(?:everything|all (?:of )?(?:the |its )?(?:layers|weights|model|of it)|the (?:whole|entire|full) "
+                         r"model|it all)\b[\w\s,-]{0,20}?\b(?:is|are|runs?|sits?|fits?|goes|went|loaded)\b[\w\s-]{0,15}?"
+                         r"\b(?:on|in|into|onto)\s+(?:the\s+)?(?:GPUs?|VRAM)\b", re.I)
+
+
+def all_on_gpu(text: str) -> bool:
+    """Does the reporter say, not negated, asked or supposed, that the whole model is on the GPU?"""
+    return any(not (_NOT_OFFLOADED.search(s[:m.start()]) or _guessed(s) or hypothetical(s, m.start()))
+               for s in sentences(text) for m in _ALL_ON_GPU.finditer(s))
+
+
 def partial_offload(facts: Facts) -> list[Claim]:
     """Where the reporter's output or words put some of the model's layers on the CPU: data {form: 'ollama_ps' |
     'offloaded' | 'ngl' | 'words', cpu_pct, on_gpu, layers}; negated when the output says all of it is on the GPU
@@ -2666,6 +2679,6 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m in _OFFLOAD_WORDS.finditer(sentence) if prose else ():
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
-                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])),
+                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or all_on_gpu(text),
                                  guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
     return out

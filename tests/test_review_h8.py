@@ -114,3 +114,14 @@ def test_a_stated_pp_joins_a_figures_layout_only_where_the_gpus_allow(tmp_path, 
     findings, _ = _ticket_findings(tmp_path, f"# slow decode\n\n{setup}\n")
     (f,) = [f for f in findings if f.rule == "ticket.measured_vs_expected"]
     assert f"decode rate at {layout}" in f.evidence[0].detail
+
+
+# Words that part of the model ran on the CPU, beside words that the whole model is on the GPU now, tell the past.
+@pytest.mark.parametrize("text, offload", [
+    ("Unlike last week, when part of the model ran on the CPU, everything is on the GPU now; still 5 tok/s.", False),
+    ("Part of the model ran on the CPU before; now all layers are in VRAM and it is still slow.", False),
+    ("Not all layers fit in VRAM, so part of the model runs on the CPU and it crawls.", True),
+    ("Part of the model runs on the CPU; I thought everything would be on the GPU. 2 tok/s.", True),
+])
+def test_the_whole_model_on_the_gpu_now_overrides_words_of_an_offload(text, offload):
+    assert bool(_offload(text)) == offload
