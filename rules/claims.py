@@ -977,8 +977,9 @@ _OTHER_PRODUCT = re.compile(
 
 
 # A unit after a number makes it a figure, not a release: "1.3 s", "1.2 ms", "1.5x", "2.5 GB/s", "1.1 %".
-_UNIT_AFTER = re.compile(r"\s*(?:[x×%]|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w*|[GM]b(?:ps|/s)|GT/s|tok\w*|it/s|W|"
-                         r"MHz|GHz|times)\b)", re.I)
+# ("2.18 times out" is a release that hangs, "2.18 x86_64" a build)
+_UNIT_AFTER = re.compile(r"\s*(?:[x×](?!\w)|%|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w*|[GM]b(?:ps|/s)|GT/s|tok\w*|it/s|"
+                         r"W|MHz|GHz|times(?!\s+out))\b)", re.I)
 # NCCL's release said the same on both sides: "NCCL is 2.18.6 in both environments", "same NCCL", "NCCL stayed at
 # 2.19.3, unchanged", "we pin NCCL": a change elsewhere, not NCCL's.
 _NCCL_RELEASE = r"\bNCCL(?:\s+(?:version|release))?(?:\s+(?:is|was)\s+)?(?:\s*v?\d[\d.]*)?"

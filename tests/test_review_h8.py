@@ -125,3 +125,13 @@ def test_a_stated_pp_joins_a_figures_layout_only_where_the_gpus_allow(tmp_path, 
 ])
 def test_the_whole_model_on_the_gpu_now_overrides_words_of_an_offload(text, offload):
     assert bool(_offload(text)) == offload
+
+
+# "2.18 times out" is a release that hangs and "2.18 x86_64" a build, not figures with a unit.
+@pytest.mark.parametrize("text, versions", [
+    ("NCCL 2.18 times out in all_reduce while NCCL 2.17 works.", ["2.18", "2.17"]),
+    ("The NCCL 2.18 x86_64 build hangs in all_reduce, 2.17 works.", ["2.18", "2.17"]),
+    ("With NCCL the all_reduce takes 1.3 s now against 1.0 s before, 1.5x slower.", []),
+])
+def test_a_release_followed_by_a_word_is_still_a_release(text, versions):
+    assert claims.nccl_versions(text) == versions
