@@ -1764,8 +1764,22 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                                       "question": part.rstrip().endswith(("?", "？")),
                                       "direction": direction.group(1).lower() if direction else None,
                                       "copy": (bool(re.search(COPY_WORDS, part, re.I))
-                                               and not _COLLECTIVE_BW.search(part))}))
+                                               and not _COLLECTIVE_BW.search(part)),
+                                      "off_path": bool(_OFF_PATH.search(_clause_at(part, m.start(), m.end())))}))
     return out
+
+
+# A copy run off the GPUs' direct path, or too small to reach its bandwidth, said in the figure's own clause: "40 GB/s
+# with P2P disabled", "NCCL_P2P_DISABLE=1", "for 64 KB buffers" (off_path: no measure of the links).
+_OFF_PATH = re.compile(r"\b(?:P2P\s*(?:disabled|off|=\s*0)|without\s+P2P|disabl\w*\s+P2P|NCCL_P2P_DISABLE|small\w*\s+"
+                       r"(?:copies|buffers?|messages?|transfers?|sizes?)|\d+(?:\.\d+)?\s*[KM]i?B(?!/|ps)\b)", re.I)
+
+
+def _clause_at(text: str, start: int, end: int) -> str:
+    """The clause of `text` holding [start, end) (rules.claims._CLAUSES bounds it)."""
+    a = max((c.end() for c in _CLAUSES.finditer(text, 0, start)), default=0)
+    b = next((c.start() for c in _CLAUSES.finditer(text, end)), len(text))
+    return text[a:b]
 
 
 # CUDA's bandwidthTest sample (cuda-samples/Samples/1_Utilities/bandwidthTest): a section per direction

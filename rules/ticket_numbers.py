@@ -212,7 +212,7 @@ def copy_figure(facts: Facts, predictions=None):
         return
     copies = [f for f in figures if f.data["copy"] or bench]
     line = gpu.nvlink_gbs
-    usable = [(per_direction(f), f) for f in copies if not _HOST_WORDS.search(f.quote)]
+    usable = [(per_direction(f), f) for f in copies if not (_HOST_WORDS.search(f.quote) or f.data["off_path"])]
     usable = [(v, f) for v, f in usable if v <= GIB_MARGIN * line]
     if not usable:
         return

@@ -135,3 +135,19 @@ def test_the_whole_model_on_the_gpu_now_overrides_words_of_an_offload(text, offl
 ])
 def test_a_release_followed_by_a_word_is_still_a_release(text, versions):
     assert claims.nccl_versions(text) == versions
+
+
+# A copy figure with P2P disabled or of small buffers is no measure of the NVLink links; the slowest figure of the
+# links themselves still is.
+@pytest.mark.parametrize("sentence, verdict", [
+    ("nvbandwidth device_to_device_memcpy_ce gives about 370 GB/s per pair for large buffers, and about 40 GB/s for "
+     "64 KB buffers. Is this expected?", "expected_physics"),
+    ("p2pBandwidthLatencyTest shows 370 GB/s unidirectional with P2P enabled and 40 GB/s with P2P disabled. Is this "
+     "expected?", "expected_physics"),
+    ("nvbandwidth device_to_device_memcpy_ce gives 370 GB/s between GPU0 and GPU1 but only 40 GB/s between GPU0 and "
+     "GPU5. Is this expected?", "pcie_fallback"),
+])
+def test_a_copy_off_the_links_is_not_judged_against_nvlink(tmp_path, sentence, verdict):
+    findings, _ = _ticket_findings(tmp_path, f"# NVLink copy bandwidth question\n\nOn our 8x H100 SXM node, {sentence}\n")
+    (f,) = [f for f in findings if f.rule == "ticket.copy_figure"]
+    assert f.category == verdict
