@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
-from diagnose.artifacts.issue_md import GPUS_HEADER
+from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
@@ -1765,10 +1765,12 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                                       "direction": direction.group(1).lower() if direction else None,
                                       "copy": (bool(re.search(COPY_WORDS, part, re.I))
                                                and not _COLLECTIVE_BW.search(part)),
-                                      "off_path": bool(_OFF_PATH.search(_clause_at(part, m.start(), m.end())))}))
+                                      "off_path": bool(_OFF_PATH.search(clause := _clause_at(part, m.start(), m.end()))),
+                                      "gpu": gpu.group(1) if (gpu := GPU_NAME.search(clause)) else None}))
     return out
 
 
+# (data gpu: the GPU the figure's own clause names, "on our old DGX A100 it gave 230 GB/s", else None)
 # A copy run off the GPUs' direct path, or too small to reach its bandwidth, said in the figure's own clause: "40 GB/s
 # with P2P disabled", "NCCL_P2P_DISABLE=1", "for 64 KB buffers" (off_path: no measure of the links).
 _OFF_PATH = re.compile(r"\b(?:P2P\s*(?:disabled|off|=\s*0)|without\s+P2P|disabl\w*\s+P2P|NCCL_P2P_DISABLE|small\w*\s+"

@@ -146,6 +146,11 @@ def test_a_release_followed_by_a_word_is_still_a_release(text, versions):
      "expected?", "expected_physics"),
     ("nvbandwidth device_to_device_memcpy_ce gives 370 GB/s between GPU0 and GPU1 but only 40 GB/s between GPU0 and "
      "GPU5. Is this expected?", "pcie_fallback"),
+    # a figure said of another GPU is that GPU's, one of the ticket's own GPU is judged
+    ("nvbandwidth device_to_device_memcpy_ce gives 370 GB/s per pair; on our old DGX A100 it gave 230 GB/s. Is this "
+     "expected?", "expected_physics"),
+    ("nvbandwidth device_to_device_memcpy_ce on the H100 gives only 230 GB/s per pair. Is this expected?",
+     "nvlink_down"),
 ])
 def test_a_copy_off_the_links_is_not_judged_against_nvlink(tmp_path, sentence, verdict):
     findings, _ = _ticket_findings(tmp_path, f"# NVLink copy bandwidth question\n\nOn our 8x H100 SXM node, {sentence}\n")
