@@ -1765,7 +1765,8 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                                       "direction": direction.group(1).lower() if direction else None,
                                       "copy": (bool(re.search(COPY_WORDS, part, re.I))
                                                and not _COLLECTIVE_BW.search(part)),
-                                      "off_path": bool(_OFF_PATH.search(clause := _clause_at(part, m.start(), m.end()))),
+                                      "off_path": bool(_OFF_PATH.search(
+                                          clause := _clause_at(part, m.start(), m.end()))),
                                       "gpu": gpu.group(1) if (gpu := GPU_NAME.search(clause)) else None}))
     return out
 
@@ -2347,7 +2348,8 @@ MORE_WORDS_K["dmabuf_used"] = [
     r"(?<!not )(?<!n't )(?<!unable to )\b(?:use|uses|using|used|with|via|through|over|switched to|rely on|relies on)"
     r"\s+(?:the\s+)?(?:kernel'?s?\s+)?(?:DMA-?BUF|dmabuf)\b",
     r"\bNCCL_DMABUF_ENABLE\s*=\s*1\b",
-    r"\b(?:DMA-?BUF|dmabuf)\b" + _NOT_BETWEEN + r"{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
+    r"\b(?:DMA-?BUF|dmabuf)\b" + _NOT_BETWEEN
+    + r"{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
 ]
 # NCCL's network lines quoted as carrying GPUDirect RDMA: "NET/IB with GDRDMA", "via NET/IB/0/GDRDMA", "GPUDirect
 # RDMA is in use".
@@ -2649,8 +2651,9 @@ _OFFLOAD_PLAN = re.compile(r"\b(?:try|trying|tried|could|should|would|maybe|perh
 
 # The reporter saying the whole model is on the GPU now ("everything is on the GPU now", "all layers fit in VRAM"):
 # words about layers on the CPU in the same text then tell the past ("when part of the model ran on the CPU").
-_ALL_ON_GPU = re.compile(r"\b(?:everything|all (?:of )?(?:the |its )?(?:layers|weights|model|of it)|the (?:whole|entire|full) "
-                         r"model|it all)\b[\w\s,-]{0,20}?\b(?:is|are|runs?|sits?|fits?|goes|went|loaded)\b[\w\s-]{0,15}?"
+_ALL_ON_GPU = re.compile(r"\b(?:everything|all (?:of )?(?:the |its )?(?:layers|weights|model|of it)|"
+                         r"the (?:whole|entire|full) model|it all)\b[\w\s,-]{0,20}?"
+                         r"\b(?:is|are|runs?|sits?|fits?|goes|went|loaded)\b[\w\s-]{0,15}?"
                          r"\b(?:on|in|into|onto)\s+(?:the\s+)?(?:GPUs?|VRAM)\b", re.I)
 
 
@@ -2658,6 +2661,11 @@ def all_on_gpu(text: str) -> bool:
     """Does the reporter say, not negated, asked or supposed, that the whole model is on the GPU?"""
     return any(not (_NOT_OFFLOADED.search(s[:m.start()]) or _guessed(s) or hypothetical(s, m.start()))
                for s in sentences(text) for m in _ALL_ON_GPU.finditer(s))
+
+
+def _quoted_output(sentence: str, m: re.Match) -> bool:
+    """Is tool output written in prose as a condition, a guess or the docs' example, not what this machine printed?"""
+    return _guessed(sentence) or hypothetical(sentence, m.start()) or bool(_DOCS_SAY.search(sentence[:m.start()]))
 
 
 def partial_offload(facts: Facts) -> list[Claim]:
@@ -2673,23 +2681,21 @@ def partial_offload(facts: Facts) -> list[Claim]:
             # a pasted block's line k is cited by its own line ("issue.md:6" + k), prose by ProseSource
             start = None if prose else re.search(r":(\d+)$", block)
             source = f"{block[:start.start()]}:{int(start.group(1)) + k}" if start else block
-            def quoted(m: re.Match) -> bool:  # output written in prose as a condition or the docs' example
-                return prose and (_guessed(sentence) or hypothetical(sentence, m.start())
-                                  or bool(_DOCS_SAY.search(sentence[:m.start()])))
-
             for m in _OLLAMA_SPLIT.finditer(sentence):
                 cpu = int(m.group(1))
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
                                  {"form": "ollama_ps", "cpu_pct": cpu, "origin": "output"}, negated=cpu == 0,
-                                 guess=quoted(m)))
+                                 guess=prose and _quoted_output(sentence, m)))
             for m in _OLLAMA_ALL_GPU.finditer(sentence):
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
-                                 {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True, guess=quoted(m)))
+                                 {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True,
+                                 guess=prose and _quoted_output(sentence, m)))
             for m in _OFFLOADED.finditer(sentence):
                 on_gpu, layers = int(m.group(1)), int(m.group(2))
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
                                  {"form": "offloaded", "on_gpu": on_gpu, "layers": layers, "origin": "output"},
-                                 negated=on_gpu >= layers, guess=quoted(m)))
+                                 negated=on_gpu >= layers,
+                                 guess=prose and _quoted_output(sentence, m)))
             for m in _NGL.finditer(" " + sentence):
                 out.append(Claim("partial_offload", source, _quote(" " + sentence, m),
                                  {"form": "ngl", "on_gpu": int(m.group(1))}, guess=hypothetical(sentence, m.start())))

@@ -99,8 +99,9 @@ def test_one_gpu_number_bound_to_different_nodes_is_not_the_topologys_gpu():
     topo = {i: "0-31" if i < 4 else "32-63" for i in range(8)}
     assert _nccl_affinity(_affinity_facts(lines, topo)) == []
     # one process per GPU, each named by its own number, still compared with the topology
-    (f,) = _nccl_affinity(_affinity_facts(["n1:7:7 [1] NCCL INFO Setting affinity for GPU 1 to 0-15",
-                                           "n1:8:8 [0] NCCL INFO Setting affinity for GPU 0 to 0-15"], topo | {1: "32-63"}))
+    lines = ["n1:7:7 [1] NCCL INFO Setting affinity for GPU 1 to 0-15",
+             "n1:8:8 [0] NCCL INFO Setting affinity for GPU 0 to 0-15"]
+    (f,) = _nccl_affinity(_affinity_facts(lines, topo | {1: "32-63"}))
     assert "GPU1" in f.title
 
 
@@ -153,6 +154,7 @@ def test_a_release_followed_by_a_word_is_still_a_release(text, versions):
      "nvlink_down"),
 ])
 def test_a_copy_off_the_links_is_not_judged_against_nvlink(tmp_path, sentence, verdict):
-    findings, _ = _ticket_findings(tmp_path, f"# NVLink copy bandwidth question\n\nOn our 8x H100 SXM node, {sentence}\n")
+    findings, _ = _ticket_findings(tmp_path,
+                                   f"# NVLink copy bandwidth question\n\nOn our 8x H100 SXM node, {sentence}\n")
     (f,) = [f for f in findings if f.rule == "ticket.copy_figure"]
     assert f.category == verdict
