@@ -810,9 +810,10 @@ _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|
 _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
 # The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
 # ("the CPU only uses one core" says how the CPU is used, not that it runs alone; a utilisation figure after
-# "no GPU", as in "no GPU goes above 40%", measures a GPU that runs)
+# "no GPU", as in "no GPU goes above 40%", measures a GPU that runs; "no GPU at all and the CPU at 100%" does not)
 _CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b(?!\s+(?:uses?|used|using|runs?|one)\b)|"
-                       r"\b(?:no|without (?:a|any)) GPUs?\b(?![^.;,\n]{0,40}?\d+(?:\.\d+)?\s*%)", re.I)
+                       r"\b(?:no|without (?:a|any)) GPUs?\b(?!(?:(?!\b(?:CPU|cores?|threads?)\b)[^.;,\n]){0,40}?"
+                       r"\d+(?:\.\d+)?\s*%)", re.I)
 
 
 def _cpu_only(facts: Facts) -> bool:

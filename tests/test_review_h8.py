@@ -158,3 +158,13 @@ def test_a_copy_off_the_links_is_not_judged_against_nvlink(tmp_path, sentence, v
                                    f"# NVLink copy bandwidth question\n\nOn our 8x H100 SXM node, {sentence}\n")
     (f,) = [f for f in findings if f.rule == "ticket.copy_figure"]
     assert f.category == verdict
+
+
+# A utilisation figure after "no GPU" measures a GPU only when no CPU, core or thread comes between.
+@pytest.mark.parametrize("text, cpu_only", [
+    ("llama.cpp runs on a laptop with no GPU at all and the CPU at 100%, 3 tok/s.", True),
+    ("Inference with no GPU and all 16 cores at 100% gives 2 tok/s.", True),
+    ("One core is pegged at 100% and no GPU goes above 40%, the GPUs wait on the CPU.", False),
+])
+def test_a_cpu_figure_after_no_gpu_still_means_no_gpu(text, cpu_only):
+    assert ticket_rules._cpu_only(said(text)) == cpu_only
