@@ -168,3 +168,12 @@ def test_a_copy_off_the_links_is_not_judged_against_nvlink(tmp_path, sentence, v
 ])
 def test_a_cpu_figure_after_no_gpu_still_means_no_gpu(text, cpu_only):
     assert ticket_rules._cpu_only(said(text)) == cpu_only
+
+
+def test_a_sizeless_tag_pulled_first_gives_way_to_a_model_named_with_its_size():
+    from test_ticket_general_h7 import _model_of
+
+    text = ("# slow RAG\n\nI ran ollama pull nomic-embed-text for the embeddings.\n"
+            "The chat model is llama3.1:70b on 2x RTX 3090, 5 tok/s.\n")
+    assert _model_of(text) == "llama-3-70b"
+    assert _model_of("# slow\n\nollama run llama3.3 on one RTX 4090 gives 2 tok/s.\n") == "llama-3-70b"
