@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
-from diagnose.artifacts.issue_md import GPUS_HEADER
+from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
@@ -195,8 +195,11 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     "nccl_upgrade": [
         r"\b(?:after|since|when)\s+(?:I\s+|we\s+)?(?:upgrad\w*|updat\w*|switch\w*|bump\w*|mov\w*)\b[^.\n]{0,50}?\bNCCL\b",
         # "after the NCCL update", "since the NCCL upgrade", "with the new NCCL release": a change of NCCL
-        r"\b(?:after|since|with)\s+(?:the|an?|our|this|that)\s+(?:(?:recent|latest|new(?:er)?)\s+)?NCCL\s+"
-        r"(?:upgrade|update|bump|release|version)\b(?![^.\n]{0,40}?\b(?:same|unchanged)\b)",
+        # (a release or version is a change only when called new: "with the NCCL version that ships with PyTorch"
+        # names the one in use)
+        r"\b(?:after|since|with)\s+(?:the|an?|our|this|that)\s+(?:(?:(?:recent|latest|new(?:er)?)\s+)?NCCL\s+"
+        r"(?:upgrade|update|bump)|(?:recent|latest|new(?:er)?)\s+NCCL\s+(?:release|version))\b"
+        r"(?![^.\n]{0,40}?\b(?:same|unchanged)\b)",
         r"\bNCCL\b[^.\n]{0,40}?\b(?:upgrade|update|new(?:er)? (?:version|release))\b[^.\n]{0,60}?"
         r"\b(?:slow\w*|hang\w*|regress\w*|drop\w*|fail\w*|worse|lower|went down|decreas\w*|fell|halved)\b",
         r"\bdowngrad\w*\b[^.\n]{0,40}?\bNCCL\b|\bNCCL\b[^.\n]{0,30}?\bdowngrad\w*",
@@ -974,8 +977,9 @@ _OTHER_PRODUCT = re.compile(
 
 
 # A unit after a number makes it a figure, not a release: "1.3 s", "1.2 ms", "1.5x", "2.5 GB/s", "1.1 %".
-_UNIT_AFTER = re.compile(r"\s*(?:[x×%]|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w*|[GM]b(?:ps|/s)|GT/s|tok\w*|it/s|W|"
-                         r"MHz|GHz|times)\b)", re.I)
+# ("2.18 times out" is a release that hangs, "2.18 x86_64" a build)
+_UNIT_AFTER = re.compile(r"\s*(?:[x×](?!\w)|%|(?:s|ms|us|µs|sec\w*|min\w*|[KMGT]i?B\w*|[GM]b(?:ps|/s)|GT/s|tok\w*|it/s|"
+                         r"W|MHz|GHz|times(?!\s+out))\b)", re.I)
 # NCCL's release said the same on both sides: "NCCL is 2.18.6 in both environments", "same NCCL", "NCCL stayed at
 # 2.19.3, unchanged", "we pin NCCL": a change elsewhere, not NCCL's.
 _NCCL_RELEASE = r"\bNCCL(?:\s+(?:version|release))?(?:\s+(?:is|was)\s+)?(?:\s*v?\d[\d.]*)?"
@@ -1361,6 +1365,9 @@ def fixed_by(quote: str) -> bool:
 _SOLVED = re.compile(r"\b(?:problem|issue|it|this|that)\s+(?:is\s+|was\s+|has been\s+|got\s+)?(?:now\s+)?"
                      r"(?:solved|resolved|fixed)\b|\b(?:solved|resolved|fixed)\s+(?:it|the (?:problem|issue))\b|"
                      r"问题(?:已经?)?解决", re.I)
+# ... not denied, hoped or asked ("hasn't fixed the issue", "I can't say the problem is solved", "maybe a reboot fixed
+# it?") ...
+_NOT_SOLVED = re.compile(r"(?:\b(?:not|no|never)|n't)\b[\w\s,-]{0,20}$", re.I)
 # ... unless the same text says something is still wrong.
 _STILL = re.compile(r"\b(?:still|again|persists?|remains?)\b|仍然|还是", re.I)
 
@@ -1371,7 +1378,8 @@ def solved(facts: Facts) -> Claim | None:
     for source, text in texts(facts):
         for sentence in sentences(text):
             m = _SOLVED.search(sentence)
-            if m and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) and not _STILL.search(text):
+            if m and not (_NOT_SOLVED.search(sentence[max(0, m.start() - 30):m.start()]) or _guessed(sentence)
+                          or hypothetical(sentence, m.start()) or _STILL.search(text)):
                 return Claim("solved", source, _quote(sentence, m, 60))
     return None
 
@@ -1756,8 +1764,25 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                                       "question": part.rstrip().endswith(("?", "？")),
                                       "direction": direction.group(1).lower() if direction else None,
                                       "copy": (bool(re.search(COPY_WORDS, part, re.I))
-                                               and not _COLLECTIVE_BW.search(part))}))
+                                               and not _COLLECTIVE_BW.search(part)),
+                                      "off_path": bool(_OFF_PATH.search(
+                                          clause := _clause_at(part, m.start(), m.end()))),
+                                      "gpu": gpu.group(1) if (gpu := GPU_NAME.search(clause)) else None}))
     return out
+
+
+# (data gpu: the GPU the figure's own clause names, "on our old DGX A100 it gave 230 GB/s", else None)
+# A copy run off the GPUs' direct path, or too small to reach its bandwidth, said in the figure's own clause: "40 GB/s
+# with P2P disabled", "NCCL_P2P_DISABLE=1", "for 64 KB buffers" (off_path: no measure of the links).
+_OFF_PATH = re.compile(r"\b(?:P2P\s*(?:disabled|off|=\s*0)|without\s+P2P|disabl\w*\s+P2P|NCCL_P2P_DISABLE|small\w*\s+"
+                       r"(?:copies|buffers?|messages?|transfers?|sizes?)|\d+(?:\.\d+)?\s*[KM]i?B(?!/|ps)\b)", re.I)
+
+
+def _clause_at(text: str, start: int, end: int) -> str:
+    """The clause of `text` holding [start, end) (rules.claims._CLAUSES bounds it)."""
+    a = max((c.end() for c in _CLAUSES.finditer(text, 0, start)), default=0)
+    b = next((c.start() for c in _CLAUSES.finditer(text, end)), len(text))
+    return text[a:b]
 
 
 # CUDA's bandwidthTest sample (cuda-samples/Samples/1_Utilities/bandwidthTest): a section per direction
@@ -2317,17 +2342,20 @@ def own_system_fine(facts: Facts, c: Claim) -> bool:
 # driver and kernel allow (NCCL_DMABUF_ENABLE, https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html),
 # and NVIDIA recommends it over the legacy module
 # (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html).
+# ("cannot use DMA-BUF", "DMA-BUF is not supported on our kernel" say the opposite)
+_NOT_BETWEEN = r"(?:(?!\b(?:not|no|never)\b|n't\b)[^.\n])"
 MORE_WORDS_K["dmabuf_used"] = [
-    r"\b(?:use|uses|using|used|with|via|through|over|switched to|rely on|relies on)\s+(?:the\s+)?(?:kernel'?s?\s+)?"
-    r"(?:DMA-?BUF|dmabuf)\b",
+    r"(?<!not )(?<!n't )(?<!unable to )\b(?:use|uses|using|used|with|via|through|over|switched to|rely on|relies on)"
+    r"\s+(?:the\s+)?(?:kernel'?s?\s+)?(?:DMA-?BUF|dmabuf)\b",
     r"\bNCCL_DMABUF_ENABLE\s*=\s*1\b",
-    r"\b(?:DMA-?BUF|dmabuf)\b[^.\n]{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
+    r"\b(?:DMA-?BUF|dmabuf)\b" + _NOT_BETWEEN
+    + r"{0,30}?\b(?:is\s+|are\s+)?(?:enabled|in use|supported|works|instead)\b",
 ]
 # NCCL's network lines quoted as carrying GPUDirect RDMA: "NET/IB with GDRDMA", "via NET/IB/0/GDRDMA", "GPUDirect
 # RDMA is in use".
 MORE_WORDS_K["gdr_on"] = [
-    r"\bNET/IB\b[^.\n]{0,40}?\bGDRDMA\b",
-    r"\bGDRDMA\b[^.\n]{0,30}?\bNET/IB\b",
+    r"\bNET/IB\b(?:(?!\bwithout\b)" + _NOT_BETWEEN + r"){0,40}?\bGDRDMA\b",
+    r"\bGDRDMA\b" + _NOT_BETWEEN + r"{0,30}?\bNET/IB\b",
     r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
 ]
 for _kind, _words in MORE_WORDS_K.items():
@@ -2614,8 +2642,30 @@ _OFFLOAD_WORDS = re.compile(
 # The reporter saying the layers are not (or no longer) on the CPU: "nothing is offloaded", "fits in VRAM".
 _NOT_OFFLOADED = re.compile(r"\b(?:no|not|never|nothing|none|no\s+longer|n't)\b[\w\s,-]{0,30}$", re.I)
 # A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
+# Output quoted from the documentation ("the FAQ says '48%/52% CPU/GPU' means ..."): an example, not this machine.
+_DOCS_SAY = re.compile(r"\b(?:docs?|documentation|FAQ|README|manual|guide|wiki)\b[^.;]{0,20}?\b(?:says?|states?|"
+                       r"mentions?|explains?|shows?|describes?)\b", re.I)
 _OFFLOAD_PLAN = re.compile(r"\b(?:try|trying|tried|could|should|would|maybe|perhaps|want to|how (?:do|can) I|"
                            r"is it possible)\b[^.;]{0,30}$", re.I)
+
+
+# The reporter saying the whole model is on the GPU now ("everything is on the GPU now", "all layers fit in VRAM"):
+# words about layers on the CPU in the same text then tell the past ("when part of the model ran on the CPU").
+_ALL_ON_GPU = re.compile(r"\b(?:everything|all (?:of )?(?:the |its )?(?:layers|weights|model|of it)|"
+                         r"the (?:whole|entire|full) model|it all)\b[\w\s,-]{0,20}?"
+                         r"\b(?:is|are|runs?|sits?|fits?|goes|went|loaded)\b[\w\s-]{0,15}?"
+                         r"\b(?:on|in|into|onto)\s+(?:the\s+)?(?:GPUs?|VRAM)\b", re.I)
+
+
+def all_on_gpu(text: str) -> bool:
+    """Does the reporter say, not negated, asked or supposed, that the whole model is on the GPU?"""
+    return any(not (_NOT_OFFLOADED.search(s[:m.start()]) or _guessed(s) or hypothetical(s, m.start()))
+               for s in sentences(text) for m in _ALL_ON_GPU.finditer(s))
+
+
+def _quoted_output(sentence: str, m: re.Match) -> bool:
+    """Is tool output written in prose as a condition, a guess or the docs' example, not what this machine printed?"""
+    return _guessed(sentence) or hypothetical(sentence, m.start()) or bool(_DOCS_SAY.search(sentence[:m.start()]))
 
 
 def partial_offload(facts: Facts) -> list[Claim]:
@@ -2634,21 +2684,24 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m in _OLLAMA_SPLIT.finditer(sentence):
                 cpu = int(m.group(1))
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
-                                 {"form": "ollama_ps", "cpu_pct": cpu, "origin": "output"}, negated=cpu == 0))
+                                 {"form": "ollama_ps", "cpu_pct": cpu, "origin": "output"}, negated=cpu == 0,
+                                 guess=prose and _quoted_output(sentence, m)))
             for m in _OLLAMA_ALL_GPU.finditer(sentence):
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
-                                 {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True))
+                                 {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True,
+                                 guess=prose and _quoted_output(sentence, m)))
             for m in _OFFLOADED.finditer(sentence):
                 on_gpu, layers = int(m.group(1)), int(m.group(2))
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
                                  {"form": "offloaded", "on_gpu": on_gpu, "layers": layers, "origin": "output"},
-                                 negated=on_gpu >= layers))
+                                 negated=on_gpu >= layers,
+                                 guess=prose and _quoted_output(sentence, m)))
             for m in _NGL.finditer(" " + sentence):
                 out.append(Claim("partial_offload", source, _quote(" " + sentence, m),
                                  {"form": "ngl", "on_gpu": int(m.group(1))}, guess=hypothetical(sentence, m.start())))
             for m in _OFFLOAD_WORDS.finditer(sentence) if prose else ():
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
-                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])),
+                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or all_on_gpu(text),
                                  guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
     return out

@@ -229,11 +229,15 @@ def nccl_affinity(facts: Facts, predictions=None):
     the process's CUDA device, matched to the topology's GPU index."""
     local = {g.index: (g, cpu_list(g.cpu_affinity)) for g in facts.of(GpuFact)
              if g.index is not None and g.cpu_affinity}
-    for e in facts.of(NcclEvent):
-        if e.kind != "affinity" or not e.data.get("cpu_ids"):
-            continue
+    bound = [e for e in facts.of(NcclEvent) if e.kind == "affinity" and e.data.get("cpu_ids")]
+    # One GPU number bound to different CPU sets: several processes (a per-rank CUDA_VISIBLE_DEVICES, several hosts)
+    # each call their own GPU N, which is then not the topology's GPU N.
+    masks = defaultdict(set)
+    for e in bound:
+        masks[e.data["gpu"]].add(tuple(e.data["cpu_ids"]))
+    for e in bound:
         gpu, ids = e.data["gpu"], e.data["cpu_ids"]
-        topo, node_cpus = local.get(gpu, (None, []))
+        topo, node_cpus = local.get(gpu, (None, [])) if len(masks[gpu]) == 1 else (None, [])
         if len(ids) == SINGLE_CORE:
             title, why = f"NCCL binds GPU{gpu}'s threads to one CPU core ({ids[0]})", (
                 "NCCL keeps the CPUs the process may use among the GPU's local ones; a single core means the "

@@ -191,6 +191,14 @@ _COPY_BENCH = re.compile(r"\b(?:nvbandwidth|p2pBandwidthLatencyTest|memcpy\w*|cu
                          r"device_to_device\w*)\b", re.I)
 
 
+def _other_gpu(named: str | None, gpu) -> bool:
+    """Does a figure's clause name a GPU other than the ticket's ("on our old DGX A100 it gave 230 GB/s")?"""
+    from rules import catalog
+
+    other = (catalog.find_gpu(named) or catalog.find_gpu_family(named)) if named else None
+    return bool(other and other.key.split("-")[0] != gpu.key.split("-")[0])  # another family ("h100" / "a100")
+
+
 @rule("ticket.copy_figure", "expected_physics", "nvlink_down", "pcie_fallback")
 def copy_figure(facts: Facts, predictions=None):
     """A GPU-to-GPU copy rate measured over NVLink (SXM boards, no datasheet figure quoted: link_figure
@@ -212,7 +220,8 @@ def copy_figure(facts: Facts, predictions=None):
         return
     copies = [f for f in figures if f.data["copy"] or bench]
     line = gpu.nvlink_gbs
-    usable = [(per_direction(f), f) for f in copies if not _HOST_WORDS.search(f.quote)]
+    usable = [(per_direction(f), f) for f in copies if not (_HOST_WORDS.search(f.quote) or f.data["off_path"]
+                                                            or _other_gpu(f.data["gpu"], gpu))]
     usable = [(v, f) for v, f in usable if v <= GIB_MARGIN * line]
     if not usable:
         return

@@ -727,7 +727,7 @@ def module_missing(facts: Facts, predictions=None):
     c = _first(facts, "module_missing")
     if not c or not any("peer" in g or "gdr" in g for g in (str(x).lower() for x in c.data.get("groups", []))):
         return
-    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not d.guess]:
+    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not (d.guess or d.negated)]:
         return  # GPUDirect RDMA registered through DMA-BUF, or seen in use: the module is not needed
     yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c),
                "The GPUDirect RDMA module (nvidia-peermem) is not loaded",
@@ -810,9 +810,10 @@ _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|
 _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
 # The engine itself running on CPUs (vLLM's CPU backend, llama.cpp without offload): no GPU waits on it.
 # ("the CPU only uses one core" says how the CPU is used, not that it runs alone; a utilisation figure after
-# "no GPU", as in "no GPU goes above 40%", measures a GPU that runs)
+# "no GPU", as in "no GPU goes above 40%", measures a GPU that runs; "no GPU at all and the CPU at 100%" does not)
 _CPU_ONLY = re.compile(r"\bCPU[- ](?:mode|backend|only|inference|device)\b(?!\s+(?:uses?|used|using|runs?|one)\b)|"
-                       r"\b(?:no|without (?:a|any)) GPUs?\b(?![^.;,\n]{0,40}?\d+(?:\.\d+)?\s*%)", re.I)
+                       r"\b(?:no|without (?:a|any)) GPUs?\b(?!(?:(?!\b(?:CPU|cores?|threads?)\b)[^.;,\n]){0,40}?"
+                       r"\d+(?:\.\d+)?\s*%)", re.I)
 
 
 def _cpu_only(facts: Facts) -> bool:
@@ -1611,7 +1612,7 @@ def partial_offload(facts: Facts, predictions=None):
     """Some of the model's layers run on the CPU (llama.cpp / Ollama partial offload): those layers are read from
     system memory at its bandwidth, so each token waits on the host. A host limit, not the GPUs' or their links'."""
     found = claims.partial_offload(facts)
-    if any(c.negated and c.data.get("origin") == "output" for c in found) and \
+    if any(c.negated and not c.guess and c.data.get("origin") == "output" for c in found) and \
             not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
         return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
     model = facts.subject.model if facts.subject else None

@@ -19,7 +19,7 @@ from diagnose.evidence import (
     Workload,
 )
 from rules import claims
-from rules.common import ev, gpus_per_node, make, measurements, need, node_count, passed, wfield
+from rules.common import ev, gpu_count, gpus_per_node, make, measurements, need, node_count, passed, wfield
 from rules.engine import rule
 
 DECODE = ("decode_tok_s", "output_tok_s")
@@ -247,7 +247,9 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
         return None
     gguf = None if dtype else quant_group(facts)
     stated, pp_src = wfield(facts, "pp")
-    if stated and stated > 1:
+    # a stated PP on top of this TP needing more GPUs than the ticket names (in all, not per node) is another run's
+    named = None if facts.workload().extra.get("gpus_per_node") else gpu_count(facts)
+    if stated and stated > 1 and not (named and tp * stated > named):
         pp = stated
     else:
         pp, pp_src = max(pp, 1), None

@@ -433,11 +433,13 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (gpu_line[0], gpu_line[1], n, counted)
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
             count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
-        if (model_line is None or _unversioned(model_line[1])) and \
+        # a sizeless tag ("ollama pull nomic-embed-text") gives way to a model named with its size on a later line
+        bare = model_line is not None and model_line[1].endswith(":latest")
+        if (model_line is None or bare or _unversioned(model_line[1])) and \
                 ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
             tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
             named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
-            if model_line is None or _refines(model_line[1], named):
+            if model_line is None or bare or _refines(model_line[1], named):
                 model_line = (i, named)
         if model_line is None and (m := OLLAMA_BARE.search(ln)):  # "ollama run llama3.3": the `latest` tag
             model_line = (i, f"{m.group(1) or m.group(2)}:latest")
