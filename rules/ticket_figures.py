@@ -559,24 +559,35 @@ def layer_split_over_gpus(facts: Facts) -> bool:
     return n >= 2 and bool(said or layer_split_engine(facts)) or (not n and bool(said))
 
 
+def one_gpu_pace(facts: Facts):
+    """One GPU streaming every weight: the pace of one stream through a layer split over several GPUs, or None when
+    the model is not split by layers over two or more GPUs (one GPU: ticket.measured_vs_expected judges its rate)."""
+    if facts.subject.model is None or not layer_split_over_gpus(facts):
+        return None
+    p = predict_layout(facts, 1, 1)
+    return p if p is not None and p.valid else None
+
+
+def at_one_gpus_pace(p, m: Measurement) -> bool:
+    """A one-stream rate (a prose figure or a tool's measured mean, such as ollama's eval rate, with the slack
+    measured_vs_expected gives prose) inside one GPU's band, up to 10 % above its expected figure."""
+    low = p.decode_tok_s_expected / p.band_high
+    return m.stat in ("reported", "mean") and (m.batch or 1) == 1 and \
+        lowest_normal(low, m) <= m.value <= 1.1 * p.decode_tok_s
+
+
 @rule("ticket.layer_split_rate", "expected_physics")
 def layer_split_rate(facts: Facts, predictions=None):
     """A decode rate from a layer split (llama.cpp, Ollama, accelerate device_map): the GPUs take
     turns, so one stream decodes at the pace of one GPU streaming all the weights, whatever the
     number of GPUs; the figure is judged against that single-GPU expectation."""
     model, model_src, gpu = _served(facts)
-    if model is None:
-        return
-    if not layer_split_over_gpus(facts):
-        return  # one GPU: ticket.measured_vs_expected judges its rate
-    p = predict_layout(facts, 1, 1)
-    if p is None or not p.valid:
+    p = one_gpu_pace(facts)
+    if model is None or p is None:
         return
     low, high = p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low
     for m in measurements(facts, "decode_tok_s"):
-        # a prose figure or a tool's measured mean (ollama's eval rate), with the slack measured_vs_expected gives it
-        if m.stat not in ("reported", "mean") or (m.batch or 1) > 1 or \
-                not lowest_normal(low, m) <= m.value <= 1.1 * p.decode_tok_s:
+        if not at_one_gpus_pace(p, m):
             continue
         yield make("ticket.layer_split_rate", "expected_physics", "info", 0.55,
                    f"{m.value:g} tok/s is one GPU's pace for this model: a layer split does not add speed",
