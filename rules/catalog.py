@@ -853,6 +853,54 @@ def ollama_sized_tag(name: str | None) -> str | None:
     return f"{bare.group(1).lower()}:{size}" if size else None
 
 
+# --------------------------------------------------------------------------- multi-node systems
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """A multi-node GPU system and its compute NICs (rules/catalog/systems.toml)."""
+
+    key: str
+    name: str
+    source: str
+    nics: int  # 0 = the vendor gives only the total
+    nic_gbit: float  # aggregate line rate per node and direction, Gb/s
+    aliases: tuple[str, ...]
+
+
+_SYSTEMS: list[tuple[re.Pattern, SystemSpec]] = []
+
+
+def _systems() -> list[tuple[re.Pattern, SystemSpec]]:
+    if not _SYSTEMS:
+        from diagnose.inputs import finite_number, load_toml
+
+        path = CATALOG_DIR / "systems.toml"
+        for key, row in load_toml(path, "catalog").items():
+            where = f"{path}: [{key}]"
+            aliases = row.get("aliases") if isinstance(row, dict) else None
+            if not aliases or not all(isinstance(a, str) and a.strip() for a in aliases) or not row.get("source"):
+                raise InputError(f"{where}: needs name, source, aliases and nics x gbit_per_nic or total_gbit")
+            nics = int(finite_number(row.get("nics", 0), f"{where} nics", low=0))
+            total = (nics * finite_number(row.get("gbit_per_nic"), f"{where} gbit_per_nic", positive=True) if nics
+                     else finite_number(row.get("total_gbit"), f"{where} total_gbit", positive=True))
+            spec = SystemSpec(key, str(row.get("name", key)), str(row["source"]), nics, total, tuple(aliases))
+            parts = "|".join(r"[\s_-]?".join(map(re.escape, re.split(r"[\s_-]+", a.strip())))
+                             for a in sorted(aliases, key=len, reverse=True))
+            _SYSTEMS.append((re.compile(rf"(?<![\w.])(?:{parts})(?![\w-])", re.I), spec))
+    return _SYSTEMS
+
+
+def named_systems(text: str | None) -> list[tuple[SystemSpec, re.Match]]:
+    """Every system of systems.toml that `text` names, each once, with its first mention."""
+    found = []
+    for pattern, spec in _systems():
+        m = pattern.search(text or "")
+        if m:
+            found.append((spec, m))
+    return found
+
+
 # --------------------------------------------------------------------------- GGUF weight types
 
 

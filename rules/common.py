@@ -262,7 +262,25 @@ def nic_rate_gbs(facts: Facts) -> tuple[float | None, list[Evidence]]:
         rate, quote = _rate_and_quote(text)
         if rate:
             return rate, [ev(src, f'NIC line rate as the reporter states it: "{quote}"', rate, unit="GB/s")]
-    return None, []
+    return _system_nic_rate(facts)
+
+
+def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
+    """The NIC aggregate of the one system the ticket names ('two DGX A100'), from rules/catalog/systems.toml;
+    none when it names no system or several (which one ran is then unclear)."""
+    from rules.catalog import named_systems
+
+    named = {}
+    for src, text in _claims.texts(facts):
+        for spec, m in named_systems(text):
+            named.setdefault(spec.key, (spec, src, m.group(0)))
+    if len(named) != 1:
+        return None, []
+    ((spec, src, quote),) = named.values()
+    rate = spec.nic_gbit / 8.0
+    nics = f"{spec.nics} x {spec.nic_gbit / spec.nics:g} Gb/s" if spec.nics else f"{spec.nic_gbit:g} Gb/s in all"
+    return rate, [ev(src, f'NIC aggregate of the named system "{quote}" from the system table '
+                          f"(rules/catalog/systems.toml: {spec.name}, {nics}, {spec.source})", rate, unit="GB/s")]
 
 
 # Gigabits, not gigabytes: the lower-case "b" decides ("200Gb/s", "200 Gbps", "200Gb", "200 Gbit/s"),
