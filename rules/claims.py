@@ -14,6 +14,7 @@ from typing import Any
 from diagnose import lazy_re as re
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
+from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
@@ -937,7 +938,7 @@ _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
 
 def _guessed(sentence: str) -> bool:
     s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
-    return bool(_GUESS.search(s)) or (s.rstrip().endswith(("?", "？")) and bool(_YES_NO.match(s)))
+    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s)))
 
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
@@ -1062,9 +1063,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
         window = sentence[max(0, m.start() - 20):m.start()].rsplit("\n", 1)[-1]
         return bool(re.search(r"\b(?:not|n't|never|no)\b[\w\s,'\"`-]{0,12}$", window, re.I)
                     and not re.search(r"\b(?:is|are|was)\s+not\b", m.group(0), re.I))
-    before = _NEGATION.search(sentence[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1])
-    if before and _CLAUSE.search(before.group(0)):
-        before = None  # "not working when each rank ...": the negation belongs to another clause
+    before = _said_not(sentence, m.start())  # "not working when each rank ...": another clause's is not this one's
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
     inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
@@ -1195,7 +1194,7 @@ def _asked_only(c: Claim, text: str) -> None:
     guess."""
     for sentence in sentences(text):
         m = _CLOCK_MHZ.search(sentence)
-        if m and not sentence.rstrip().endswith(("?", "？")):
+        if m and not asked(sentence):
             c.data["asked"] = c.quote
             c.quote, c.guess = _quote(sentence, m), False
             return
@@ -1288,7 +1287,7 @@ def claims(facts: Facts) -> list[Claim]:
             c.kind = "idle_state"  # low clocks or P8 while nothing runs: the driver's power saving, not a throttle
         elif c.kind == "clock_power" and not c.negated:
             sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
-            if c.guess and sentence.rstrip().endswith(("?", "？")):
+            if c.guess and asked(sentence):
                 _asked_only(c, by_source.get(c.source, ""))  # "Is the GPU throttling?": the question, not evidence
                 sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
             _clock_figure(c, sentence, gpu)
@@ -1761,7 +1760,7 @@ def bandwidth_figures(facts: Facts, earlier: bool = False) -> list[Claim]:
                     direction = _DIRECTION.search(near)
                     out.append(Claim("bandwidth_figure", source, _quote(part, m, 40),
                                      {"value": value, "spec": bool(_SPEC_WORDS.search(around)),
-                                      "question": part.rstrip().endswith(("?", "？")),
+                                      "question": asked(part),
                                       "direction": direction.group(1).lower() if direction else None,
                                       "copy": (bool(re.search(COPY_WORDS, part, re.I))
                                                and not _COLLECTIVE_BW.search(part)),
@@ -1955,7 +1954,6 @@ _RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z
 # A ratio the reporter expects or hopes for, not one they measured: "I expected 4x", "should be 2x faster".
 _RATIO_HOPED = re.compile(r"\b(?:expect\w*|should|hop(?:e|ed|ing)|ideal\w*|theoretical\w*|would|linear\w*|"
                           r"supposed|wish\w*|aim\w*)\b[^.\n]{0,25}$", re.I)
-_WORD_COUNTS = {"one": 1, "single": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16}
 _LAYOUT_COUNT = re.compile(
     r"\bTP\s*[=:]?\s*(\d{1,2})\b|\btp[-_ ]?(?:size\s*[=:]?\s*)?(\d{1,2})\b|\b(\d{1,2})[- ]way\b|"
     r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|devices?)\b|"
@@ -1981,7 +1979,7 @@ def _layout_counts(sentence: str) -> list[int]:
             out += [int(g) for g in m.groups() if int(g) not in out]
     for m in _LAYOUT_COUNT.finditer(sentence):
         token = next(g for g in m.groups() if g)
-        n = _WORD_COUNTS.get(token.lower()) if not token.isdigit() else int(token)
+        n = count_word(token)
         if n and n not in out:
             out.append(n)
     return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
-from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, number, quant_dtype, to_gbs, to_ms
+from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, cjk_spaced, engine_named, number, quant_dtype, to_gbs, to_ms
 from diagnose.evidence import (
     CollectiveResult,
     Measurement,
@@ -327,6 +327,7 @@ CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*
                                 r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
                                 r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
 _CJK_SECONDS = {"秒": 1.0, "s": 1.0, "分钟": 60.0, "min": 60.0, "毫秒": 1e-3, "ms": 1e-3}
+_ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS}  # a duration's unit in either language
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
 CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
@@ -411,8 +412,6 @@ def _refines(first: str, later: str) -> bool:
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
-    from diagnose.artifacts.text import cjk_spaced, engine_named
-
     out: list = []
     gpu_line = model_line = tp_line = pp_line = None
     count_line = None
@@ -483,10 +482,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     framework = engine_named(" ".join(ln for _, ln in prose[:40]))
     if framework:
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
-    gpus = (gpu_line[2] if gpu_line else None) or (count_line[1] if count_line else None)
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
     seamed = [(i, spaced[i]) for i, _ in prose]
-    out.extend(_rates(seamed, name, gpus if gpus and gpus >= 2 else 2))
+    out.extend(_rates(seamed, name, n if n and n >= 2 else 2))
     out.extend(_tokens_over_time(seamed, name))
     out.extend(_timing_lines(code_lines, name))
     out.extend(_latencies(seamed, name))
@@ -585,8 +583,9 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
         n = n or _ranks_of_figure(i, ln, runs)
         # a figure followed by its own word ("270 GB/s algbw") is that word's, whatever word precedes it
         after = [(m.group(3), m.group(1), m.group(2), m.start(1)) for m in BANDWIDTH_AFTER.finditer(ln)]
+        starts = {a[3] for a in after}
         named = [(m.group(1), m.group(2), m.group(3), m.start(2)) for m in BANDWIDTH.finditer(ln)
-                 if m.start(2) not in {a[3] for a in after}] + after
+                 if m.start(2) not in starts] + after
         if not named:
             for m in MEASURED_BW.finditer(ln):
                 value = to_gbs(number(m.group(1) or m.group(3)), m.group(2) or m.group(4))
@@ -876,7 +875,7 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str) -> list:
                  for m in TOKENS_IN_TIME.finditer(ln)]
         found += [(m, m.group(1), m.group(2), m.group(3)) for m in CJK_TOKENS_IN_TIME.finditer(ln)]
         for m, count, value, unit in found:
-            tokens, seconds = number(count), float(value) * {**_SECONDS, **_CJK_SECONDS}[unit.lower()]
+            tokens, seconds = number(count), float(value) * _ANY_SECONDS[unit.lower()]
             before = ln[max(0, m.start() - 30):m.start()].lower()
             if tokens < 16 or seconds <= 0 or re.search(r"prompt|input|context|prefill", before):
                 continue
