@@ -292,7 +292,13 @@ def per_head_attention_us(s: Setting, token_layers: float) -> float:
     head's K and V itself (calibration.toml [per_head_attention]), at the FP32 FMA rate."""
     elements = token_layers * (s.model.heads / s.tp) * s.model.head_dim * 2.0
     ops = s.cal.per_head_ops["kv8" if shapes.DTYPE_BYTES.get(s.kv_dtype, 2.0) < 2 else "kv16"]
-    return elements * ops / (s.gpu.fp32_tflops * 1e6 / 2.0) if s.gpu.fp32_tflops else 0.0
+    return elements * ops / _fma_per_us(s) if s.gpu.fp32_tflops else 0.0
+
+
+def _fma_per_us(s: Setting) -> float:
+    """FP32 fused multiply-adds per microsecond on CUDA cores (two FLOPs each): the rate per-element work
+    outside the tensor cores runs at."""
+    return s.gpu.fp32_tflops * 1e6 / 2.0
 
 
 def dequant_us(s: Setting, mat: shapes.Matrix) -> float:
@@ -302,7 +308,7 @@ def dequant_us(s: Setting, mat: shapes.Matrix) -> float:
     ops = s.cal.dequant_ops.get(s.dtype)
     if not ops or not s.gpu.fp32_tflops or _bytes_per_param(s, mat) >= 2.0:
         return 0.0
-    return mat.params * ops / (s.gpu.fp32_tflops * 1e6 / 2.0)
+    return mat.params * ops / _fma_per_us(s)
 
 
 def _bytes_per_param(s: Setting, mat: shapes.Matrix) -> float:

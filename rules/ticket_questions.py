@@ -16,7 +16,8 @@ import re
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, make, passed
-from rules.engine import FAILURES, rule, ticket_gaps
+from rules.engine import rule, ticket_gaps
+from rules.ticket_figures import asks_about_figures
 
 # Claim families that point at a fault, or at a platform where the question's answer is usually one
 # (a VM, ranks in separate containers, a riser): with any of them affirmed, "nothing is broken" is not
@@ -96,8 +97,7 @@ def scaling_asked(facts: Facts) -> claims.Claim | None:
     when nothing in the ticket
     points at a fault and, for a plain "no faster", no figure is there for the figure checks to judge; None
     otherwise. Replicas beating a sharded model is the all-reduce's cost whatever the figures."""
-    said = claims.symptom(facts)
-    if said is None or said in FAILURES or not claims.asks(facts) or fault_context(facts):
+    if not asks_about_figures(facts) or not claims.asks(facts) or fault_context(facts):
         return None
     found = claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) or claims.tp_pp_compared(facts)
     if found:
@@ -307,8 +307,7 @@ ALGO_NAMES = {"ring": "Ring", "tree": "Tree", "nvls": "NVLS", "nvlstree": "NVLST
 def algorithms_compared(facts: Facts, predictions=None):
     """Two NCCL algorithms set against each other ("Tree beats Ring on two nodes", "why NVLS + Tree rather than
     Tree?"), nothing pointing at a fault: their figures differ by design, and the busbw formula is the ring's."""
-    said = claims.symptom(facts)
-    if said is None or said in FAILURES or fault_context(facts):
+    if not asks_about_figures(facts) or fault_context(facts):
         return
     found = claims.algorithms_compared(facts)
     if not found:
@@ -339,8 +338,7 @@ VLLM_OPTIMIZATION = "https://docs.vllm.ai/en/latest/configuration/optimization.h
 def serving_tradeoff(facts: Facts, predictions=None):
     """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), or each request
     slowing as more run at once, asked or complained of with nothing broken in sight: both are how serving works."""
-    said = claims.symptom(facts)
-    if said is None or said in FAILURES or not (claims.asks(facts) or claims.complaint(facts)) or fault_context(facts):
+    if not asks_about_figures(facts) or not (claims.asks(facts) or claims.complaint(facts)) or fault_context(facts):
         return
     found = claims.phases_compared(facts) or claims.batch_tradeoff(facts)
     if not found:
@@ -381,8 +379,7 @@ def cpu_one_core(facts: Facts, predictions=None):
     """'The process never goes above 100 % CPU: is it limited to one core?' asked with nothing broken and nothing
     slow in sight: the engine's loop is one Python thread, held to one core by design (a slow job with the CPU
     pegged is ticket.cpu_bound's)."""
-    said = claims.symptom(facts)
-    if said is None or said in FAILURES or not claims.asks(facts) or claims.complaint(facts) or fault_context(facts):
+    if not asks_about_figures(facts) or not claims.asks(facts) or claims.complaint(facts) or fault_context(facts):
         return
     found = claims.cpu_ceiling(facts)
     if not found:

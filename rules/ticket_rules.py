@@ -421,7 +421,7 @@ def _p2p_refused_over_nvlink(facts: Facts, c: Claim):
     failing run only: "P2P not supported" beside working NVLink pairs often names the PCIe path alone."""
     said = claims.symptom_quote(facts)
     active = [n for n in facts.of(NvLinkFact) if n.active]
-    if c.guess or not active or not said or said[2] not in FAILURES:
+    if not active or not said or said[2] not in FAILURES:
         return
     yield make("ticket.p2p_refused", "p2p_disabled", "warning", weight(c),
                "Peer access is refused although the NVLink links are up",
@@ -440,8 +440,7 @@ def _p2p_refused_over_nvlink(facts: Facts, c: Claim):
 def pp_bubble(facts: Facts, predictions=None):
     """Pipeline parallelism judged by what it can give: with fewer micro-batches in flight than stages,
     the stages wait for each other (the pipeline bubble), and one request never gets faster."""
-    said = claims.symptom_quote(facts)
-    if not said or said[2] not in ("slow", "scaling", "normal?"):
+    if not _about_speed(facts):
         return
     pp, pp_src = wfield(facts, "pp")
     c = _first(facts, "pipeline_parallel")
@@ -1227,9 +1226,8 @@ def tcp_only(facts: Facts, predictions=None):
     c = _first(facts, "tcp_only")
     if not c or c.guess or not _across_nodes(facts):
         return  # (a question, "would plain ethernet be the reason?", is a guess: claims marks it)
-    said = claims.symptom_quote(facts)
     present = [m for _, t in claims.texts(facts) for m in _RDMA_WORDS.finditer(t) if not claims.ruled_out(t, m)]
-    if not said or said[2] not in ("slow", "scaling", "normal?") or present:
+    if not _about_speed(facts) or present:
         return  # an RDMA fabric named as present: its use is what to check (ticket.net_socket, nccl.socket_fallback)
     yield make("ticket.tcp_only", "socket_fallback", "warning", weight(c, 0.5),
                "The nodes talk over Ethernet alone: NCCL runs its TCP socket transport between them",
@@ -1250,15 +1248,15 @@ def pcie_words(facts: Facts, predictions=None):
     ticket complains of speed, and weaker: how a card is attached is a prior, not an observation."""
     if [g for g in facts.of(GpuFact) if g.pcie_gen_current or g.pcie_width_current] or facts.of(PcieLinkFact):
         return  # the link states themselves: topology.pcie_link judges them
-    said = claims.symptom_quote(facts)
+    about_speed = _about_speed(facts)
     c = _first(facts, "pcie_degraded")
     confidence = weight(c) if c else 0.0
     if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(c.quote)):
         # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, and only for a speed complaint
-        confidence = 0.45 if said and said[2] in ("slow", "scaling", "normal?") else 0.0
+        confidence = 0.45 if about_speed else 0.0
     if not c or c.guess or not confidence:
         c = _first(facts, "pcie_slot")
-        if not c or c.guess or not said or said[2] not in ("slow", "scaling", "normal?"):
+        if not c or c.guess or not about_speed:
             return
         confidence = 0.45
     yield make("ticket.pcie_words", "pcie_link_degraded", "warning", confidence,
