@@ -845,7 +845,8 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
         r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b",
         r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
-        r"GPU\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
+        r"(?:GPU|卡)\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
+        r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
     ],
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
@@ -949,7 +950,8 @@ _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|co
 
 def asked(sentence: str) -> bool:
     """Is the sentence a question ("... would plain ethernet be the reason?"): a cause offered, not one seen."""
-    return sentence.rstrip().endswith(("?", "？"))
+    # a Chinese question may end on its particle alone ("这是什么情况呢", "这正常吗")
+    return sentence.rstrip().endswith(("?", "？")) or bool(re.search(r"[吗呢么][。.!！]?$", sentence.rstrip()))
 
 
 def hypothetical(sentence: str, start: int) -> bool:
@@ -1311,7 +1313,9 @@ _UTIL = re.compile(
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
     r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
-    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%",
+    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
+    # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
+    r"(?<!显存)(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
@@ -1591,7 +1595,9 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|"
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
-              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale)\b|"
+              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
+              r"(?:fully )?(?:utili[sz]e|use) (?:the|all|both|my|our|its|their)\b[^.\n]{0,20}?"
+              r"\b(?:GPUs?|cards?|performance|compute|bandwidth))\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"

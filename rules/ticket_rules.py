@@ -34,6 +34,7 @@ from rules.beyond_roofline import beats, finding
 from rules.catalog import find_gpu_family
 from rules.claims import Claim
 from rules.common import (
+    TP_ENGINES,
     claim_ev,
     engine_of,
     ev,
@@ -889,7 +890,7 @@ def gpu_utilisation(facts: Facts, predictions=None):
     share = f"{pct:g} %" if pct is not None else "a low share"
     n = _gpus(facts)
     engine = engine_of(facts)
-    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
+    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts) or taking_turns(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
     if layer_split and (n or 2) >= 2:
         yield passed("ticket.gpu_utilisation", f"{share} per GPU is what a layer split gives",
@@ -916,6 +917,15 @@ def gpu_utilisation(facts: Facts, predictions=None):
                    evidence,
                    fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, "
                    "and fast uncontended CPU cores.")
+
+
+def taking_turns(facts: Facts) -> bool:
+    """One GPU busy (>= 90 %) while another all but idles (<= 20 %) under an engine that is not tensor-parallel: the
+    GPUs take turns, as in a layer split (or the model sits on one GPU). Tensor-parallel ranks run every layer
+    together and spin in NCCL while they wait, so their utilisation stays alike."""
+    shares = [c.data["percent"] for c in claims.find(facts, "gpu_util") if not c.data.get("below")]
+    return len(shares) >= 2 and max(shares) >= 90 and min(shares) <= 20 and engine_of(facts) not in TP_ENGINES \
+        and not _training(facts)
 
 
 def _about_performance(facts: Facts) -> bool:
