@@ -2018,6 +2018,9 @@ def speedups(facts: Facts) -> list[Claim]:
                 if re.match(r"\s*slower\b", after, re.I) and ratio > 1:
                     ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
                 small, large = _span(_layout_counts(sentence))
+                subject = _layout_counts(before)
+                if small and large and subject and subject[-1] == small and ratio > 0:
+                    ratio = 1 / ratio  # "1 GPU is 2x faster than TP=2": the smaller layout is the faster
                 if ratio <= 0 or (small and large and small >= large):
                     continue
                 out.append(Claim("speedup", source, _quote(sentence, m, 60),

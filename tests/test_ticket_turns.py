@@ -127,3 +127,64 @@ def test_development_cases_read_as_turns(tmp_path):
     facts = development_case(tmp_path / "b", "u7a03")
     assert layer_split_over_gpus(facts)
     assert verdict_of(facts)[0].category == "expected_physics"
+
+
+# --------------------------------------------------------------------------- figures as people write them
+
+
+def decode_rates(text: str) -> list[tuple[float, int | None]]:
+    from diagnose.evidence import Measurement
+
+    return [(m.value, m.batch) for m in issue(text).of(Measurement) if m.metric == "decode_tok_s"]
+
+
+@pytest.mark.parametrize("text, rate", [
+    ("llama-bench on one RTX 4090:\n| model | size | params | backend | ngl | test | t/s |\n"
+     "| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
+     "| llama 8B Q4_0 | 4.33 GiB | 8.03 B | CUDA | 99 | pp512 | 9000.10 ± 20.50 |\n"
+     "| llama 8B Q4_0 | 4.33 GiB | 8.03 B | CUDA | 99 | tg128 | 150.20 ± 0.40 |", 150.2),
+    ("Our bench table:\n| model | test | t/s |\n|---|---|---|\n| qwen2 7B Q8_0 | tg256 | 88.10 ± 1.20 |", 88.1),
+])
+def test_a_bare_llama_bench_table_gives_its_generation_rate(text, rate):
+    assert rate in [r for r, _ in decode_rates(text)]
+
+
+def test_a_prompt_row_alone_is_no_decode_rate():
+    text = "| model | test | t/s |\n|---|---|---|\n| llama 8B Q4_0 | pp512 | 9000.10 ± 20.50 |"
+    assert 9000.1 not in [r for r, _ in decode_rates(text)]
+
+
+@pytest.mark.parametrize("name", ["llama-bench", "llama-server", "llama_cli"])
+def test_llama_cpp_programs_name_llama_cpp(name):
+    from diagnose.artifacts.text import engine_named
+
+    assert engine_named(f"I ran {name} with -ngl 99 on two GPUs.") == "llama.cpp"
+
+
+@pytest.mark.parametrize("text", [
+    "With 16 concurrent requests each user gets 20 tok/s on the L40S.",
+    "At 16 concurrent users every request sees about 20 tokens/s.",
+    "With 16 parallel requests the per-user speed is 20 tok/s.",
+])
+def test_a_rate_each_user_gets_is_one_stream_in_the_batch(text):
+    assert (20.0, 16) in decode_rates(text)
+
+
+@pytest.mark.parametrize("text", [
+    "With 16 concurrent requests the total throughput is 320 tok/s.",  # the total, not one stream's
+    "Each answer is about 300 tokens; we get 20 tok/s with one request.",  # no load stated
+])
+def test_a_total_or_a_single_rate_is_not_read_per_user(text):
+    assert all(batch != 16 for _, batch in decode_rates(text))
+
+
+@pytest.mark.parametrize("sentence, ratio", [
+    ("1 GPU is 2x faster than TP=2 on these cards.", 0.5),
+    ("A single GPU runs 3x faster than 4 GPUs with this model.", 1 / 3),
+    ("One card is 1.5x slower than two cards.", 1.5),
+    ("TP4 is only 1.3x faster than TP1 on our box.", 1.3),  # the larger layout named first: as said
+    ("With 2 GPUs it is 1.5x slower than with 1 GPU.", 1 / 1.5),
+])
+def test_a_speed_up_reads_which_layout_is_faster(sentence, ratio):
+    (c,) = claims.speedups(said(sentence))
+    assert c.data["ratio"] == pytest.approx(ratio)
