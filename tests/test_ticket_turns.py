@@ -188,3 +188,31 @@ def test_a_total_or_a_single_rate_is_not_read_per_user(text):
 def test_a_speed_up_reads_which_layout_is_faster(sentence, ratio):
     (c,) = claims.speedups(said(sentence))
     assert c.data["ratio"] == pytest.approx(ratio)
+
+
+# --------------------------------------------------------------------------- mixed boards, by how far apart they run
+
+
+def mixed(text: str):
+    return [f for f in verdict_of(issue(text))[1] if f.rule == "ticket.mixed_gpus"]
+
+
+@pytest.mark.parametrize("text", [
+    "Our server mixes cards:\n- GPU 0: NVIDIA RTX 3090\n- GPU 1: NVIDIA RTX 4060 Ti\nInference with both is slow.",
+    "Our server mixes cards:\n- GPU 0: NVIDIA L40S\n- GPU 1: NVIDIA L40\nInference with both is slow.",  # 2x compute
+])
+def test_boards_far_apart_are_a_straggler_lead(text):
+    (f,) = mixed(text)
+    assert f.category == "straggler" and f.confidence == pytest.approx(0.65) and "x the slowest" in f.summary
+
+
+def test_boards_alike_in_speed_are_no_straggler():
+    # RTX 3090 against 3090 Ti: 1.08x bandwidth, 1.13x compute (rules/catalog)
+    assert mixed("Our server mixes cards:\n- GPU 0: NVIDIA GeForce RTX 3090\n- GPU 1: NVIDIA GeForce RTX 3090 Ti\n"
+                 "Inference with both is slow.") == []
+
+
+def test_boards_of_unknown_speed_are_a_weak_lead():
+    (f,) = mixed("Our server mixes cards:\n- GPU 0: NVIDIA TITAN Xp\n- GPU 1: NVIDIA TITAN X\n"
+                 "Inference with both is slow.")
+    assert f.confidence < 0.55 and "not in the catalog" in f.summary
