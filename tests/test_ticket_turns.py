@@ -216,3 +216,23 @@ def test_boards_of_unknown_speed_are_a_weak_lead():
     (f,) = mixed("Our server mixes cards:\n- GPU 0: NVIDIA TITAN Xp\n- GPU 1: NVIDIA TITAN X\n"
                  "Inference with both is slow.")
     assert f.confidence < 0.55 and "not in the catalog" in f.summary
+
+
+# --------------------------------------------------------------------------- a range of times is no single figure
+
+
+@pytest.mark.parametrize("text", [
+    "Why does TTFT go from 80 ms to 900 ms when I send a 16k-token prompt instead of 1k with Llama-3.1-8B on an "
+    "H100 in vLLM?",
+    "With Llama-3.1-8B on one H100 (vLLM) the TTFT rises from 0.08 s to 0.9 s for a 16k-token prompt vs a short one.",
+    "TTFT is between 80 and 900 ms for 16k-token prompts on Llama-3.1-8B, one H100, vLLM. Is that normal?",
+])
+def test_one_end_of_a_time_range_is_not_judged_against_the_prompt_length(text):
+    answer, findings = verdict_of(issue(text))
+    assert not [f for f in findings if f.rule == "ticket.ttft_vs_expected"]
+    assert not (answer.category == "other" and answer.confidence >= 0.7)
+
+
+def test_a_single_ttft_at_its_prompt_length_is_still_judged():
+    text = "Llama-3.1-8B on one H100 with vLLM: TTFT is 900 ms for a 16k-token prompt. Is that normal?"
+    assert [f for f in verdict_of(issue(text))[1] if f.rule == "ticket.ttft_vs_expected"]
