@@ -236,3 +236,39 @@ def test_one_end_of_a_time_range_is_not_judged_against_the_prompt_length(text):
 def test_a_single_ttft_at_its_prompt_length_is_still_judged():
     text = "Llama-3.1-8B on one H100 with vLLM: TTFT is 900 ms for a 16k-token prompt. Is that normal?"
     assert [f for f in verdict_of(issue(text))[1] if f.rule == "ticket.ttft_vs_expected"]
+
+
+# --------------------------------------------------------------------------- a total is every stream's output
+
+
+def rates(text: str) -> list[tuple[str, float]]:
+    from diagnose.evidence import Measurement
+
+    return [(m.metric, m.value) for m in issue(text).of(Measurement)]
+
+
+@pytest.mark.parametrize("text", [
+    "Our total throughput at batch 64 is 2500 tok/s.",
+    "We reach 2500 tok/s in total with 64 concurrent requests.",
+    "Aggregate generation speed is 2500 tokens/s across the batch.",
+    "The combined output of all requests is 2500 tok/s.",
+])
+def test_a_total_rate_is_the_output_of_all_streams(text):
+    assert ("output_tok_s", 2500.0) in rates(text)
+
+
+@pytest.mark.parametrize("text", [
+    "A single request only gets 40 tok/s.",
+    "Overall, I get 40 tok/s with one user.",  # 'overall' as 'in general'
+    "The total time is long: 40 tok/s for one request.",  # a total of something else, in another clause
+])
+def test_one_streams_rate_stays_a_decode_rate(text):
+    assert ("decode_tok_s", 40.0) in rates(text)
+
+
+def test_a_total_beside_a_single_stream_is_not_judged_as_one_stream():
+    text = ("Our total throughput at batch 64 is 2500 tok/s but a single request only gets 40 tok/s on vLLM with "
+            "Llama-3.1-70B TP=4 on 4x A100 80GB. Is something wrong?")
+    answer, findings = verdict_of(issue(text))
+    assert not [f for f in findings if "2500" in f.title]
+    assert not (answer.category == "other" and answer.confidence >= 0.7)
