@@ -1611,6 +1611,12 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"
                 r"\bshould (?:it|this|that) (?:be|run|go) (?:any )?(?:faster|higher|quicker)\b|"
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
+                # asking whether a figure or behaviour is right ("does this look right?", "am I doing something
+                # wrong?", "is that about right?", "does that make sense?")
+                r"\b(?:does|do) (?:this|that|it|these|those)(?: \w+)? (?:look|seem|sound)s? (?:right|correct|normal|"
+                r"ok|okay|fine|reasonable|good|plausible)\b|\b(?:does|do) (?:this|that|it|these) make sense\b|"
+                r"\bam I (?:doing|missing) (?:something|anything)\b|\bwhat am I (?:doing wrong|missing)\b|"
+                r"\b(?:is|are) (?:this|that|it|these) (?:about|roughly|more or less) right\b|\bas good as it gets\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
                 r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"

@@ -272,3 +272,22 @@ def test_a_total_beside_a_single_stream_is_not_judged_as_one_stream():
     answer, findings = verdict_of(issue(text))
     assert not [f for f in findings if "2500" in f.title]
     assert not (answer.category == "other" and answer.confidence >= 0.7)
+
+
+# --------------------------------------------------------------------------- "does this look right?"
+
+
+@pytest.mark.parametrize("question", [
+    "Does this look right?", "Do these numbers seem reasonable?", "Am I doing something wrong?", "What am I missing?",
+    "Does that make sense?", "Is that about right?", "Is this as good as it gets?",
+])
+def test_asking_whether_a_figure_is_right_is_an_is_this_normal_question(question):
+    text = f"# Throughput on an A10G\nWe get 30 tok/s on one A10G with TGI. {question}"
+    assert claims.symptom(said(text)) == "normal?"
+
+
+@pytest.mark.parametrize("statement", ["It looks right to me.", "I am doing something else now.",
+                                       "That made sense after the upgrade."])
+def test_saying_it_is_right_is_no_question(statement):
+    assert claims.symptom(said(f"# Throughput on an A10G\nWe get 30 tok/s on one A10G with TGI. {statement}")) \
+        != "normal?"
