@@ -2221,6 +2221,42 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
     return out
 
 
+# A longer prompt or context against the time it takes: prefill runs every prompt token through the model (compute
+# grows with the prompt, attention with its square) and each decode step reads the whole KV cache, so the first token
+# and then every token take longer as the prompt and the context grow (vLLM's optimization guide; NVIDIA's "Mastering
+# LLM Techniques: Inference Optimization").
+_LONGER_INPUT = re.compile(
+    r"\b(?:long(?:er)?|bigger|larger|more)\s+(?:prompts?|inputs?|contexts?|conversations?|histor(?:y|ies)|"
+    r"(?:input|prompt|context) tokens)\b|"
+    r"\b(?:prompts?|inputs?|contexts?|conversations?)(?:[- ]lengths?)?\s+"
+    r"(?:grows?|gets? longer|increases?|is longer)\b|"
+    r"\bas the (?:context|conversation|prompt|input|chat)\b[^.\n]{0,20}?\b(?:grows|gets longer|increases|fills)\b|"
+    r"\b\d+(?:\.\d+)?\s*[kK][- ]?(?:tokens?)?[- ](?:long\s+)?(?:prompts?|contexts?|inputs?)\b|"
+    r"\bwith (?:the )?(?:prompt|input|context) (?:length|size)\b|"
+    r"(?:输入|上下文|提示词|prompt)\S{0,4}越长", re.I)
+_TAKES_LONGER = re.compile(
+    r"\b(?:TTFT|time to first token|first token|latency|prefill|decod\w*|generation|tok\w*/s|speed|throughput|ITL|"
+    r"TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|decreas\w*|increas\w*|grows?|higher|longer|go(?:es)? up|"
+    r"rises?|from\s+~?\d)|"
+    r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency|prefill|decod\w*|generation)\b|"
+    r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
+
+
+def length_tradeoff(facts: Facts) -> list[Claim]:
+    """Sentences where a longer prompt or context makes the first token or each token slower ("TTFT grows with the
+    prompt length", "decode gets slower as the conversation gets longer", "输入越长首字越慢"): what prefill and the
+    KV cache cost by design. Ruled out ("TTFT does not grow with longer prompts") it does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            longer, slower = _LONGER_INPUT.search(sentence), _TAKES_LONGER.search(sentence)
+            if not (longer and slower) or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
+                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+                continue
+            out.append(Claim("length_tradeoff", source, _quote(sentence, slower, 60)))
+    return out
+
+
 # ------------------------------------------------------------------- a process held at one core
 
 # The serving process never above 100 % CPU (top counts one core as 100 %), or said to use one core only: one

@@ -291,3 +291,29 @@ def test_asking_whether_a_figure_is_right_is_an_is_this_normal_question(question
 def test_saying_it_is_right_is_no_question(statement):
     assert claims.symptom(said(f"# Throughput on an A10G\nWe get 30 tok/s on one A10G with TGI. {statement}")) \
         != "normal?"
+
+
+# --------------------------------------------------------------------------- a longer prompt takes longer
+
+
+@pytest.mark.parametrize("text", [
+    "Time to first token grows almost linearly with the prompt length on our A100 (vLLM). Is that expected?",
+    "With longer inputs the latency of the first token increases a lot in SGLang. Is something wrong?",
+    "Why is generation slower as the conversation gets longer? It starts at 60 tok/s in llama.cpp.",
+    "The TTFT goes from 0.1 s to 1.2 s when we send 16k-token prompts to TGI. Normal?",
+    "输入越长，首字延迟越长，这正常吗？",
+])
+def test_a_longer_prompt_taking_longer_is_the_serving_trade(text):
+    assert claims.length_tradeoff(said(text))
+    answer, findings = verdict_of(issue(text))
+    assert any(f.rule == "ticket.serving_tradeoff" for f in findings)
+    assert answer.category == "expected_physics"
+
+
+@pytest.mark.parametrize("text", [
+    "TTFT does not increase with longer prompts on our H100, which is great.",  # ruled out
+    "We use long prompts for RAG and the latency is fine.",  # nothing slower
+    "The prompt is 2k tokens; decode runs at 90 tok/s.",  # a length, no trade
+])
+def test_no_trade_without_a_longer_input_taking_longer(text):
+    assert not claims.length_tradeoff(said(text))
