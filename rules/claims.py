@@ -1956,7 +1956,12 @@ def complaint(facts: Facts) -> Claim | None:
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
 # than TP1", "a 1.8x speed-up from 1 to 2 GPUs", "with 8 GPUs the scaling efficiency is 60 %". The
 # vocabulary is benchmarking's (speed-up = t_small / t_large; efficiency = speed-up / GPU ratio).
-_RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?![\w.])", re.I)
+_RATIO = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:x|×|times)|[x×](\d+(?:\.\d+)?))(?![\w.])", re.I)
+# A speed-up as a percentage: "30% faster", "20 % slower", "improves the speed by only 10%" (1.3x, 0.8x, 1.1x).
+_PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
+                            r"(faster|quicker|slower|better|worse|more throughput)\b|"
+                            r"\b(?:improv\w*|increas\w*|speed\w*\s+up|rais\w*|gain\w*)\b[^.\n%]{0,30}?\bby\s+"
+                            r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
                           r"t/s|latency|better)\b", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
@@ -2013,16 +2018,22 @@ def speedups(facts: Facts) -> list[Claim]:
         for sentence in sentences(text):
             if not _SPEED_WORDS.search(sentence):
                 continue
-            for m in _RATIO.finditer(sentence):
+            for m, percent in [*((m, False) for m in _RATIO.finditer(sentence)),
+                               *((m, True) for m in _PERCENT_SPEED.finditer(sentence))]:
                 before = sentence[:m.start()]
                 if _RATIO_OF_GPUS.match(sentence[m.end():]) or _RATIO_HOPED.search(before):
                     continue
                 if _NEGATION.search(before[-15:]):
                     continue  # "not 2x faster": what it is not, not what it is
-                ratio = float(m.group(1))
-                after = sentence[m.end():m.end() + 20]
-                if re.match(r"\s*slower\b", after, re.I) and ratio > 1:
-                    ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
+                if percent:
+                    pct = float(m.group(1) or m.group(3)) / 100
+                    slower = bool(m.group(2)) and m.group(2).lower() in ("slower", "worse")
+                    ratio = 1 - pct if slower else 1 + pct  # "20% slower": 0.8x; "30% faster", "by 30%": 1.3x
+                else:
+                    ratio = float(m.group(1) or m.group(2))
+                    after = sentence[m.end():m.end() + 20]
+                    if re.match(r"\s*slower\b", after, re.I) and ratio > 1:
+                        ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
                 small, large = _span(_layout_counts(sentence))
                 subject = _layout_counts(before)
                 if small and large and subject and subject[-1] == small and ratio > 0:

@@ -317,3 +317,25 @@ def test_a_longer_prompt_taking_longer_is_the_serving_trade(text):
 ])
 def test_no_trade_without_a_longer_input_taking_longer(text):
     assert not claims.length_tradeoff(said(text))
+
+
+@pytest.mark.parametrize("sentence, ratio", [
+    ("With 2 GPUs it is only 30% faster than with 1 GPU.", 1.3),
+    ("TP=4 is 20% slower than TP=2.", 0.8),
+    ("Two cards only improve the speed by 10% over one card.", 1.1),
+    ("1 GPU is 25% faster than 2 GPUs.", 1 / 1.25),
+    ("Going to TP=2 only gives a x1.3 speed-up on our GPUs.", 1.3),
+])
+def test_speed_ups_written_as_percentages_or_x_first(sentence, ratio):
+    (c,) = claims.speedups(said(sentence))
+    assert c.data["ratio"] == pytest.approx(ratio)
+
+
+@pytest.mark.parametrize("sentence", [
+    "GPU util is 30% on 2 GPUs, faster would be nice.",  # a utilisation, not a speed-up
+    "We have 4x A100 and it is faster than before.",  # a count of GPUs
+    "It should be 30% faster with 2 GPUs.",  # hoped for
+    "It is not 30% faster with 2 GPUs.",  # ruled out
+])
+def test_percentages_that_are_no_measured_speed_up(sentence):
+    assert claims.speedups(said(sentence)) == []
