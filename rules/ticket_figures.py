@@ -356,7 +356,9 @@ def batched_rate(facts: Facts, predictions=None):
     model, model_src, gpu = _served(facts)
     if model is None:
         return
-    rates = [m for m in measurements(facts, "decode_tok_s") if m.stat == "reported"]
+    # (a rate the reporter calls the total is read as every stream's output: output_tok_s)
+    rates = [m for m in [*measurements(facts, "decode_tok_s"), *measurements(facts, "output_tok_s")]
+             if m.stat == "reported"]
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in rates:
