@@ -845,7 +845,8 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
         r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b",
         r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
-        r"GPU\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
+        r"(?:GPU|卡)\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
+        r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
     ],
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
@@ -949,7 +950,8 @@ _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|co
 
 def asked(sentence: str) -> bool:
     """Is the sentence a question ("... would plain ethernet be the reason?"): a cause offered, not one seen."""
-    return sentence.rstrip().endswith(("?", "？"))
+    # a Chinese question may end on its particle alone ("这是什么情况呢", "这正常吗")
+    return sentence.rstrip().endswith(("?", "？")) or bool(re.search(r"[吗呢么][。.!！]?$", sentence.rstrip()))
 
 
 def hypothetical(sentence: str, start: int) -> bool:
@@ -1311,7 +1313,9 @@ _UTIL = re.compile(
     # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
     r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
-    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%",
+    r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
+    # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
+    r"(?<!显存)(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
@@ -1591,7 +1595,9 @@ SYMPTOMS: list[tuple[str, str]] = [
     ("error", r"\berror\w*\b|\bexception\b|\btraceback\b|"
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
-              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale)\b|"
+              r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
+              r"(?:fully )?(?:utili[sz]e|use) (?:the|all|both|my|our|its|their)\b[^.\n]{0,20}?"
+              r"\b(?:GPUs?|cards?|performance|compute|bandwidth))\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
@@ -1605,6 +1611,12 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"
                 r"\bshould (?:it|this|that) (?:be|run|go) (?:any )?(?:faster|higher|quicker)\b|"
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
+                # asking whether a figure or behaviour is right ("does this look right?", "am I doing something
+                # wrong?", "is that about right?", "does that make sense?")
+                r"\b(?:does|do) (?:this|that|it|these|those)(?: \w+)? (?:look|seem|sound)s? (?:right|correct|normal|"
+                r"ok|okay|fine|reasonable|good|plausible)\b|\b(?:does|do) (?:this|that|it|these) make sense\b|"
+                r"\bam I (?:doing|missing) (?:something|anything)\b|\bwhat am I (?:doing wrong|missing)\b|"
+                r"\b(?:is|are) (?:this|that|it|these) (?:about|roughly|more or less) right\b|\bas good as it gets\b|"
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
                 r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
@@ -1944,7 +1956,12 @@ def complaint(facts: Facts) -> Claim | None:
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
 # than TP1", "a 1.8x speed-up from 1 to 2 GPUs", "with 8 GPUs the scaling efficiency is 60 %". The
 # vocabulary is benchmarking's (speed-up = t_small / t_large; efficiency = speed-up / GPU ratio).
-_RATIO = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|×|times)(?![\w.])", re.I)
+_RATIO = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:x|×|times)|[x×](\d+(?:\.\d+)?))(?![\w.])", re.I)
+# A speed-up as a percentage: "30% faster", "20 % slower", "improves the speed by only 10%" (1.3x, 0.8x, 1.1x).
+_PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
+                            r"(faster|quicker|slower|better|worse|more throughput)\b|"
+                            r"\b(?:improv\w*|increas\w*|speed\w*\s+up|rais\w*|gain\w*)\b[^.\n%]{0,30}?\bby\s+"
+                            r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
                           r"t/s|latency|better)\b", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
@@ -2001,17 +2018,26 @@ def speedups(facts: Facts) -> list[Claim]:
         for sentence in sentences(text):
             if not _SPEED_WORDS.search(sentence):
                 continue
-            for m in _RATIO.finditer(sentence):
+            for m, percent in [*((m, False) for m in _RATIO.finditer(sentence)),
+                               *((m, True) for m in _PERCENT_SPEED.finditer(sentence))]:
                 before = sentence[:m.start()]
                 if _RATIO_OF_GPUS.match(sentence[m.end():]) or _RATIO_HOPED.search(before):
                     continue
                 if _NEGATION.search(before[-15:]):
                     continue  # "not 2x faster": what it is not, not what it is
-                ratio = float(m.group(1))
-                after = sentence[m.end():m.end() + 20]
-                if re.match(r"\s*slower\b", after, re.I) and ratio > 1:
-                    ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
+                if percent:
+                    pct = float(m.group(1) or m.group(3)) / 100
+                    slower = bool(m.group(2)) and m.group(2).lower() in ("slower", "worse")
+                    ratio = 1 - pct if slower else 1 + pct  # "20% slower": 0.8x; "30% faster", "by 30%": 1.3x
+                else:
+                    ratio = float(m.group(1) or m.group(2))
+                    after = sentence[m.end():m.end() + 20]
+                    if re.match(r"\s*slower\b", after, re.I) and ratio > 1:
+                        ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
                 small, large = _span(_layout_counts(sentence))
+                subject = _layout_counts(before)
+                if small and large and subject and subject[-1] == small and ratio > 0:
+                    ratio = 1 / ratio  # "1 GPU is 2x faster than TP=2": the smaller layout is the faster
                 if ratio <= 0 or (small and large and small >= large):
                     continue
                 out.append(Claim("speedup", source, _quote(sentence, m, 60),
@@ -2203,6 +2229,42 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
                     re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
                 continue  # "the latency does not increase": ruled out
             out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
+    return out
+
+
+# A longer prompt or context against the time it takes: prefill runs every prompt token through the model (compute
+# grows with the prompt, attention with its square) and each decode step reads the whole KV cache, so the first token
+# and then every token take longer as the prompt and the context grow (vLLM's optimization guide; NVIDIA's "Mastering
+# LLM Techniques: Inference Optimization").
+_LONGER_INPUT = re.compile(
+    r"\b(?:long(?:er)?|bigger|larger|more)\s+(?:prompts?|inputs?|contexts?|conversations?|histor(?:y|ies)|"
+    r"(?:input|prompt|context) tokens)\b|"
+    r"\b(?:prompts?|inputs?|contexts?|conversations?)(?:[- ]lengths?)?\s+"
+    r"(?:grows?|gets? longer|increases?|is longer)\b|"
+    r"\bas the (?:context|conversation|prompt|input|chat)\b[^.\n]{0,20}?\b(?:grows|gets longer|increases|fills)\b|"
+    r"\b\d+(?:\.\d+)?\s*[kK][- ]?(?:tokens?)?[- ](?:long\s+)?(?:prompts?|contexts?|inputs?)\b|"
+    r"\bwith (?:the )?(?:prompt|input|context) (?:length|size)\b|"
+    r"(?:输入|上下文|提示词|prompt)\S{0,4}越长", re.I)
+_TAKES_LONGER = re.compile(
+    r"\b(?:TTFT|time to first token|first token|latency|prefill|decod\w*|generation|tok\w*/s|speed|throughput|ITL|"
+    r"TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|decreas\w*|increas\w*|grows?|higher|longer|go(?:es)? up|"
+    r"rises?|from\s+~?\d)|"
+    r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency|prefill|decod\w*|generation)\b|"
+    r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
+
+
+def length_tradeoff(facts: Facts) -> list[Claim]:
+    """Sentences where a longer prompt or context makes the first token or each token slower ("TTFT grows with the
+    prompt length", "decode gets slower as the conversation gets longer", "输入越长首字越慢"): what prefill and the
+    KV cache cost by design. Ruled out ("TTFT does not grow with longer prompts") it does not count."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(spaced(text)):
+            longer, slower = _LONGER_INPUT.search(sentence), _TAKES_LONGER.search(sentence)
+            if not (longer and slower) or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
+                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+                continue
+            out.append(Claim("length_tradeoff", source, _quote(sentence, slower, 60)))
     return out
 
 

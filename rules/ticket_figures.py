@@ -356,7 +356,9 @@ def batched_rate(facts: Facts, predictions=None):
     model, model_src, gpu = _served(facts)
     if model is None:
         return
-    rates = [m for m in measurements(facts, "decode_tok_s") if m.stat == "reported"]
+    # (a rate the reporter calls the total is read as every stream's output: output_tok_s)
+    rates = [m for m in [*measurements(facts, "decode_tok_s"), *measurements(facts, "output_tok_s")]
+             if m.stat == "reported"]
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in rates:
@@ -543,12 +545,22 @@ _LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e 
                                 + r")(?![\w-])", re.I)
 
 
+# Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
+# them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
+# (https://huggingface.co/docs/transformers/perf_infer_gpu_multi,
+# https://huggingface.co/docs/accelerate/usage_guides/big_modeling: "only one GPU will be active at a given moment").
+_TP_ASKED = re.compile(r"\btp_plan\b|\btorchrun\b|\btensor[-_ ]?parallel\w*|\bTP\s*=?\s*\d|张量并行", re.I)
+
+
 def layer_split_engine(facts: Facts) -> bool:
-    """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2')."""
+    """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2'); Hugging Face
+    transformers counts unless tensor parallelism is asked of it."""
     from rules.common import engine_of
 
     words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
-    return bool(_LAYER_SPLIT_NAMES.search(words))
+    if _LAYER_SPLIT_NAMES.search(words):
+        return True
+    return engine_of(facts) == "hf-eager" and not any(_TP_ASKED.search(t) for _, t in claims.texts(facts))
 
 
 def layer_split_over_gpus(facts: Facts) -> bool:

@@ -336,11 +336,12 @@ VLLM_OPTIMIZATION = "https://docs.vllm.ai/en/latest/configuration/optimization.h
 
 @rule("ticket.serving_tradeoff", "expected_physics")
 def serving_tradeoff(facts: Facts, predictions=None):
-    """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), or each request
-    slowing as more run at once, asked or complained of with nothing broken in sight: both are how serving works."""
+    """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), each request
+    slowing as more run at once, or the first token (and each token) slowing as the prompt and context grow, asked or
+    complained of with nothing broken in sight: all are how serving works."""
     if not asks_about_figures(facts) or not (claims.asks(facts) or claims.complaint(facts)) or fault_context(facts):
         return
-    found = claims.phases_compared(facts) or claims.batch_tradeoff(facts)
+    found = claims.phases_compared(facts) or claims.batch_tradeoff(facts) or claims.length_tradeoff(facts)
     if not found:
         return
     title, summary, fix = TRADEOFFS[found[0].kind]
@@ -366,6 +367,13 @@ TRADEOFFS = {
         "request's time per token and time to first token grow.",
         "Pick the concurrency that meets the latency target (`diagnose predict --batch 1,8,32`); cap it with the "
         "engine's max concurrent sequences, and add replicas for more total throughput."),
+    "length_tradeoff": (
+        "A longer prompt or context takes longer: prefill grows with the prompt, decode with the KV cache",
+        "The first token comes after the whole prompt has gone through the model: about two FLOPs per parameter per "
+        "prompt token, plus attention that grows with the prompt's square, so TTFT grows a little faster than the "
+        "prompt; each later token reads the whole KV cache, so decode also slows as the context fills.",
+        "Judge the TTFT at each prompt length against `diagnose predict --prompt N`; prefix caching, chunked "
+        "prefill or more GPUs per replica shorten long prefills."),
 }
 
 

@@ -34,6 +34,7 @@ from rules.beyond_roofline import beats, finding
 from rules.catalog import find_gpu_family
 from rules.claims import Claim
 from rules.common import (
+    TP_ENGINES,
     claim_ev,
     engine_of,
     ev,
@@ -206,6 +207,24 @@ def link_down(facts: Facts, predictions=None):
                refs=["fabric_manager"])
 
 
+# Mixed boards hold each other back when the fastest outruns the slowest by more than this in memory bandwidth
+# (decode) or dense compute (prefill), the catalog's figures: A100 80GB PCIe against SXM (1.05x) are alike, A100
+# 40GB against 80GB (1.3x bandwidth) or an RTX 3090 against a 4060 Ti (3.2x) are not.
+UNLIKE = 1.2
+# A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.
+UNKNOWN_PACE = 0.5
+
+
+def _pace_gap(names) -> float | None:
+    """The fastest board over the slowest, in memory bandwidth or dense compute, whichever differs more (the catalog's
+    figures); None when the catalog does not know every board named."""
+    specs = [find_gpu_family(n) for n in names]
+    if not all(specs):
+        return None
+    return max(max(getattr(s, k) for s in specs) / min(getattr(s, k) for s in specs)
+               for k in ("hbm_gbs", "bf16_tflops"))
+
+
 @rule("ticket.mixed_gpus", "straggler")
 def mixed_gpus(facts: Facts, predictions=None):
     """Different GPU models in one job: tensor parallelism (and a layer split) runs at the pace of the slowest."""
@@ -220,11 +239,17 @@ def mixed_gpus(facts: Facts, predictions=None):
                     names, src = listed, n.source
     if len({getattr(find_gpu_family(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
-    yield make("ticket.mixed_gpus", "straggler", "warning", OBSERVED,  # an inventory fact: a lead, not proof
+    pace = _pace_gap(names)
+    if pace is not None and pace < UNLIKE:
+        return  # boards alike in memory bandwidth and compute: neither holds the other back
+    yield make("ticket.mixed_gpus", "straggler", "warning",
+               OBSERVED if pace else UNKNOWN_PACE,  # an inventory fact: a lead, not proof
                f"Different GPU models work together ({', '.join(sorted(names))})",
                "Every tensor-parallel step waits for all GPUs, and a layer split hands each token through every GPU in "
                "turn, so the job runs at the pace of the slowest GPU, "
-               "with the extra copies between unlike cards on top.",
+               "with the extra copies between unlike cards on top."
+               + (f" The fastest is {pace:.1f}x the slowest in memory bandwidth or compute (rules/catalog)." if pace
+                  else " How far apart their speeds are is not in the catalog: a lead only."),
                [ev(src, "GPU models in the job", ", ".join(sorted(names)))],
                fix="Run on identical GPUs; otherwise give the slower card less work (uneven layer split) or leave it "
                "out and compare with the fastest GPU alone.")
@@ -889,7 +914,7 @@ def gpu_utilisation(facts: Facts, predictions=None):
     share = f"{pct:g} %" if pct is not None else "a low share"
     n = _gpus(facts)
     engine = engine_of(facts)
-    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts)
+    layer_split = claims.find(facts, "layer_split") or layer_split_engine(facts) or taking_turns(facts)
     evidence = [claim_ev(u, "GPU utilisation")]
     if layer_split and (n or 2) >= 2:
         yield passed("ticket.gpu_utilisation", f"{share} per GPU is what a layer split gives",
@@ -916,6 +941,15 @@ def gpu_utilisation(facts: Facts, predictions=None):
                    evidence,
                    fix="Profile the host (py-spy / nsys): use CUDA graphs, larger batches, a faster tokenizer path, "
                    "and fast uncontended CPU cores.")
+
+
+def taking_turns(facts: Facts) -> bool:
+    """One GPU busy (>= 90 %) while another all but idles (<= 20 %) under an engine that is not tensor-parallel: the
+    GPUs take turns, as in a layer split (or the model sits on one GPU). Tensor-parallel ranks run every layer
+    together and spin in NCCL while they wait, so their utilisation stays alike."""
+    shares = [c.data["percent"] for c in claims.find(facts, "gpu_util") if not c.data.get("below")]
+    return len(shares) >= 2 and max(shares) >= 90 and min(shares) <= 20 and engine_of(facts) not in TP_ENGINES \
+        and not _training(facts)
 
 
 def _about_performance(facts: Facts) -> bool:

@@ -190,8 +190,8 @@ def test_per_token_latencies_in_prose_are_read_in_ms_with_their_percentile():
                      "We get 1,234 tokens/s in total and 9.5it/s.\n")
     records, _ = parse_text(text, "issue.md")
     got = [(m.metric, m.value, m.stat, m.tp) for m in records if isinstance(m, Measurement)]
-    # no "9.5 it/s": prompts, not tokens
-    assert got == [("decode_tok_s", 1234.0, "reported", 2), ("itl_ms", 28.0, "reported", 2),
+    # no "9.5 it/s": prompts, not tokens; "1,234 tokens/s in total" is every stream's output, not one stream's
+    assert got == [("output_tok_s", 1234.0, "reported", 2), ("itl_ms", 28.0, "reported", 2),
                    ("ttft_ms", 1200.0, "reported", None), ("tpot_ms", 60.0, "p99", None),
                    ("itl_ms", 108.32, "reported", None)]
 

@@ -376,6 +376,15 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?)\b", re.I)
 # A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
 PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:user|request|stream|sequence|client|req)\b", re.I)
+# A rate the reporter calls the whole output of many streams ("total throughput is 2500 tok/s", "aggregate 2500 tok/s",
+# "2500 tok/s in total"), not one stream's.
+TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined|system)\b[^,;:.]{0,30}?$", re.I)
+TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
+# The same said before the figure: "each user gets 25 tok/s", "every request sees ~30 tokens/s", "per-user speed is 25".
+STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:one|user|request|stream|sequence|client)?\s*"
+                           r"(?:gets?|sees?|receives?|runs?\s+at|is\s+at|at|only\s+gets?)?|"
+                           r"\bper[- ](?:user|request|stream|sequence|client)\b[^,;:]{0,25}?)"
+                           r"\s*(?:only\s+)?(?:about|around|~)?\s*$", re.I)
 
 
 def _block_labels(prose: list[tuple[int, str]], code: list[tuple[int, str]]) -> dict[int, tuple[str, int, int]]:
@@ -486,7 +495,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     seamed = [(i, spaced[i]) for i, _ in prose]
     out.extend(_rates(seamed, name, n if n and n >= 2 else 2))
     out.extend(_tokens_over_time(seamed, name))
-    out.extend(_timing_lines(code_lines, name))
+    # (llama-bench prints a Markdown table, often pasted bare: its rows are prose lines)
+    out.extend(_timing_lines(code_lines + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
     out.extend(_latencies(seamed, name))
     out.extend(_bandwidths(seamed, name, code_lines))
     out.extend(_results_tables(prose, name))
@@ -814,10 +824,13 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
                 load = int(c.group(1) or c.group(2)) if c else None
                 batch = int(b.group(1)) if b else line_batch
-                if batch is None and load and PER_STREAM.match(clause, m.end()):
+                if batch is None and load and (PER_STREAM.match(clause, m.end())
+                                               or STREAM_BEFORE.search(clause[:m.start()])):
                     batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
-                out.append(Measurement(where(name, i), "output_tok_s_per_gpu" if per_gpu else "decode_tok_s",
-                                       number(m.group(1)), "tok/s", stat="reported", tp=tp,
+                # "total throughput at batch 64 is 2500 tok/s", "2500 tok/s aggregate": every stream's output together
+                total = TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
+                metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
+                out.append(Measurement(where(name, i), metric, number(m.group(1)), "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus))
     return out
 

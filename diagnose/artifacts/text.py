@@ -64,17 +64,25 @@ def to_int(value) -> int | None:
 # "sglang", "TensorRT-LLM", "TGI"). The name is kept as written; the rules resolve it.
 ENGINE_WORD = re.compile(
     r"\b(vllm|sglang|tensorrt[-_ ]?llm|trt[-_ ]?llm|text[-_ ]generation[-_ ]inference|TGI|lmdeploy|"
-    r"deepspeed(?:[-_ ]mii)?|fastertransformer|llama\.cpp|exllama(?:v2)?|ollama|gpt-fast|megatron(?:-lm)?|"
+    r"deepspeed(?:[-_ ]mii)?|fastertransformer|llama\.cpp|llama[-_](?:bench|server|cli)|exllama(?:v2)?|ollama|gpt-fast|"
+    r"megatron(?:-lm)?|"
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|"
     r"transformers|accelerate)\b",
     re.I,
 )
 
 
+# llama.cpp's own programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) name llama.cpp.
+_LLAMA_CPP_TOOL = re.compile(r"llama[-_](?:bench|server|cli)", re.I)
+
+
 def engine_named(text: str) -> str | None:
-    """The first serving engine or framework named in `text`, as written; None when none is."""
+    """The first serving engine or framework named in `text`, as written (a llama.cpp program as 'llama.cpp');
+    None when none is."""
     m = ENGINE_WORD.search(text or "")
-    return m.group(1) if m else None
+    if not m:
+        return None
+    return "llama.cpp" if _LLAMA_CPP_TOOL.fullmatch(m.group(1)) else m.group(1)
 
 
 # Weight quantisation as model names and engines spell it, as the weight dtype the predictor knows:
