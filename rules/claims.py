@@ -2702,4 +2702,91 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or all_on_gpu(text),
                                  guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
+            for m, negated, guess in over_vram(sentence, text) if prose else ():
+                out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
+                                 negated=negated, guess=guess))
+    return out
+
+
+# ------------------------------------------------------------------- (issue 11 n) host-side and GPU-state words
+# More ways the same situations are worded across engines' and vendors' documentation and many threads:
+# - idle_gap_slow: the call after a pause is the slow one ("after a 30 s pause the next request takes 3x longer",
+#   "with a 10 s sleep in between, the next frame jumps"): NVIDIA lowers an idle GPU's clocks and P-state
+#   (https://docs.nvidia.com/deploy/driver-persistence/, TensorRT's "GPU Clock Locking and Floating Clock",
+#   https://docs.nvidia.com/deeplearning/tensorrt/latest/performance/hw-sw-environment.html).
+# - few_requests: one input at a time named by what the job processes ("only one audio file", "a single image").
+# - gpu_build_slower: the GPU build or backend of a tool slower than the CPU one; with one input at a time that is the
+#   GPU's latency, not its throughput (FasterTransformer's README: "When batch size equals to 1, the ... execution
+#   time really depends on the CPU",
+#   https://github.com/NVIDIA/DeepLearningExamples/tree/master/FasterTransformer; GPUs trade latency for throughput).
+_GAP_PAUSE = r"(?:sleeps?|pauses?|delays?|waits?|breaks?|gaps?|idle(?:\s+(?:time|period|phase))?|inactivity|lulls?)"
+_GAP_NEXT = (r"\b(?:next|following|subsequent|first)\s+(?:\w+\s+)?(?:frames?|calls?|requests?|inferences?|runs?|"
+              r"iterations?|predictions?|queries|query|generations?|batch(?:es)?|images?|steps?|prompts?|forward)\b")
+_GAP_SLOWER = (r"\b(?:slow\w*|longer|increas\w*|higher|spikes?|jumps?|worse|"
+               r"\d+(?:\.\d+)?\s*(?:x|×)\s*(?:slower|longer)?|twice as (?:slow|long))\b")
+MORE_WORDS_N: dict[str, list[str]] = {
+    "idle_gap_slow": [
+        # a pause named before the call it slows: "with a 10 s sleep in the middle, the next frame takes longer"
+        r"\b" + _GAP_PAUSE + r"\b[^.\n]{0,40}?\b(?:in (?:the )?middle|in between|between|before|beforehand)\b"
+        r"[^.\n]{0,40}?" + _GAP_NEXT + r"[^.\n]{0,60}?" + _GAP_SLOWER,
+        # "after a 30 s pause, the next request is 3x slower", "following 2 minutes of inactivity"
+        r"\b(?:after|following)\s+(?:a\s+|an\s+|some\s+)?(?:\d+(?:\.\d+)?\s*-?\s*(?:ms|s|secs?|seconds?|mins?|"
+        r"minutes?)\s+(?:of\s+)?|(?:short|long|brief)\s+)?" + _GAP_PAUSE + r"\b[^.\n]{0,60}?" + _GAP_SLOWER,
+        # "if the GPU sits idle for a minute, the following query is slow" (an observation put as a when/if)
+        r"\b(?:sits?|stays?|is|was|left|goes)\s+idle\s+for\b[^.\n]{0,50}?" + _GAP_NEXT + r"[^.\n]{0,50}?" + _GAP_SLOWER,
+    ],
+    "few_requests": [
+        r"\b(?:only|just)\s+(?:one|a single|1)\s+(?:audio(?: file| clip)?s?|utterances?|images?|pictures?|photos?|"
+        r"frames?|samples?|inputs?|prompts?|requests?|queries|query|sentences?|files?|sequences?|examples?|"
+        r"documents?|videos?)\b",
+        r"\b(?:one|a single)\s+(?:audio(?: file| clip)?|utterance|image|picture|frame|sample|input|prompt|query|"
+        r"sentence|sequence|example)\s+at a time\b",
+    ],
+    "gpu_build_slower": [
+        # "the GPU build is slower than the CPU build", "cuda version runs slower than the CPU one",
+        # "batched-wav-nnet3-cuda is slower than nnet3-latgen-faster" (a tool's CUDA variant against its other)
+        r"\b[\w-]*(?:cuda|gpu)[\w-]*(?:\s+(?:build|version|backend|decoder|inference|model|path|mode|binary))?\s+"
+        r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b",
+        r"\b(?:slower|longer)\s+(?:on|with)\s+(?:the\s+)?GPU\s+than\s+(?:on|with)\s+(?:the\s+)?CPU\b",
+        r"\bCPU\b[^.\n]{0,20}?\b(?:is|was|runs?|ran)\s+(?:much\s+|even\s+|a lot\s+)?faster\s+than\s+(?:the\s+)?"
+        r"(?:GPU|CUDA)\b",
+    ],
+}
+_NEGATED_INSIDE_F += ("gpu_build_slower",)
+for _kind, _words in MORE_WORDS_N.items():
+    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
+
+# The model, or the memory it needs, larger than the GPU's memory: llama.cpp and Ollama then keep the layers that do
+# not fit on the CPU (Ollama FAQ, "How can I tell if my model was loaded onto the GPU?"), and on Windows the driver
+# pages the rest into shared system memory (NVIDIA, "CUDA - Sysmem Fallback Policy", driver 536.40 and later,
+# https://nvidia.custhelp.com/app/answers/detail/a_id/5490). Either way tokens wait on host memory.
+_VRAM = (r"(?:the\s+|my\s+|its\s+|our\s+|a\s+|each\s+)?(?:\d+(?:\.\d+)?\s*G(?:i)?B\s+(?:of\s+)?)?"
+         r"(?:(?:dedicated|available|free|total|GPU'?s?|card'?s?|graphics card'?s?)\s+)*"
+         r"(?:VRAM|(?:GPU|graphics|video|dedicated)(?:'s)?\s+(?:GPU\s+|graphics\s+|video\s+)?memory|"
+         r"(?:GPU |graphics |video )?memory of the (?:GPU|card))\b")
+_OVER_VRAM = re.compile(
+    r"\b(?:model|weights|it|(?:total\s+)?(?:graphics|GPU|video)\s+memory\s+(?:usage|use|needed|required)|"
+    r"memory\s+(?:usage|use|footprint|needed|required))\b(?P<gap>[^.;\n]{0,40}?)"
+    r"(?P<verb>\b(?:exceed(?:s|ed|ing)?|(?:is|are|was|were|gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bigger|larger)\s+"
+    r"than|(?:does|did|do)(?:n't| not)\s+fit\s+(?:in|into|on)|won't\s+fit\s+(?:in|into|on)|(?:is|was)\s+too\s+"
+    r"(?:big|large)\s+for|overflow(?:s|ed|ing)?)\s+)" + _VRAM +
+    r"|\b(?:uses?|using|used|spills?\s+(?:over\s+)?(?:in)?to|spilled\s+(?:over\s+)?(?:in)?to|goes\s+(?:in)?to|"
+    r"went\s+(?:in)?to|falls?\s+back\s+to|fell\s+back\s+to)\s+(?:the\s+)?(?:\d+(?:\.\d+)?\s*G(?:i)?B\s+(?:of\s+)?)?"
+    r"shared\s+(?:GPU\s+|graphics\s+|system\s+)?memory\b", re.I)
+_NOT_IN_GAP = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
+_ONLY_IF = re.compile(r"\b(?:if|unless|whether|in case)\b[^,;]*$", re.I)
+
+
+def over_vram(sentence: str, text: str) -> list[tuple[re.Match, bool, bool]]:
+    """(match, negated, guess) for each place the sentence puts the model past the GPU's memory: negated when a
+    'not' sits before a positive verb ('it does not exceed VRAM') or the text says everything is on the GPU; a guess
+    when asked, supposed, planned, or only a condition ('if the model exceeds VRAM, ...')."""
+    out = []
+    for m in _OVER_VRAM.finditer(sentence):
+        before = sentence[:m.start()]
+        gap = m.group("gap") or ""
+        negated = bool(_NOT_IN_GAP.search(gap) and m.group("verb") and "fit" not in m.group("verb").lower()) or \
+            bool(_NOT_OFFLOADED.search(before)) or all_on_gpu(text)
+        guess = _guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
+        out.append((m, negated, guess))
     return out

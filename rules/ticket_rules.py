@@ -1602,7 +1602,13 @@ def _layers_left(c: Claim, model) -> tuple[int, int] | None:
         return (d["on_gpu"], d["layers"]) if d["on_gpu"] < d["layers"] else None
     if d["form"] == "ngl":  # llama.cpp offloads min(-ngl, layers) repeating layers; -ngl 99 is "all"
         return (d["on_gpu"], model.layers) if model and d["on_gpu"] < model.layers else None
-    return (0, 0) if d["form"] == "words" or d.get("cpu_pct", 0) > 0 else None
+    return (0, 0) if d["form"] in ("words", "over_vram") or d.get("cpu_pct", 0) > 0 else None
+
+
+# Engines that keep every weight in VRAM and fail with an out-of-memory error rather than place layers on the CPU
+# (vLLM, SGLang, TensorRT-LLM, TGI, LMDeploy, DeepSpeed-Inference, FasterTransformer, gpt-fast): a model said to exceed
+# the GPU's memory under them is an OOM or a reason for TP, no partial offload.
+_NO_CPU_LAYERS = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
 
 
 @rule("ticket.partial_offload", "host_bound")
@@ -1614,6 +1620,8 @@ def partial_offload(facts: Facts, predictions=None):
             not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
         return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
     model = facts.subject.model if facts.subject else None
+    if (engine_of(facts) or "").startswith(_NO_CPU_LAYERS):
+        found = [c for c in found if c.data["form"] != "over_vram"]
     left = [(c, n) for c in found if (n := _layers_left(c, model))]
     if not left:
         return
@@ -1625,12 +1633,33 @@ def partial_offload(facts: Facts, predictions=None):
         evidence.append(ev(facts.subject.model_source, f"catalog {model.key}: layers", layers, on_gpu, "layers"))
     yield make("ticket.partial_offload", "host_bound", "warning", weight(c),
                split[0].upper() + split[1:] + ": those layers run from system memory",
-               "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU. Decoding reads every weight "
-               "once per token, and the CPU's layers are read from system RAM, whose bandwidth is an order of "
-               "magnitude below the GPU's memory; those layers set the token time and the GPUs wait for them.",
+               "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU (and on Windows the driver "
+               "pages what does not fit into shared system memory). Decoding reads every weight once per token, and "
+               "those layers are read from system RAM, whose bandwidth is an order of magnitude below the GPU's "
+               "memory; they set the token time and the GPUs wait for them.",
                evidence,
                fix="Fit every layer in VRAM: a smaller quantisation or context (the KV cache shares VRAM), more or "
                "larger GPUs, then offload all layers (`-ngl 999`, Ollama's num_gpu); `ollama ps` should read "
                "'100% GPU'.",
                refs=["https://github.com/ollama/ollama/blob/main/docs/faq.md",
                      "https://github.com/ggml-org/llama.cpp/blob/master/tools/main/README.md"])
+
+
+@rule("ticket.gpu_latency_one_input", "latency_bound_small_batch")
+def gpu_latency_one_input(facts: Facts, predictions=None):
+    """The GPU build of a tool slower than its CPU counterpart on one input at a time: a GPU earns its speed from
+    many inputs in parallel; one input leaves it mostly idle between short kernels, so launch, transfer and
+    synchronisation costs set the time (FasterTransformer's README: at batch size 1 the time 'really depends on
+    the CPU'). Latency, not a fault."""
+    slower, few = _first(facts, "gpu_build_slower"), _first(facts, "few_requests")
+    if not slower or slower.guess or not few or few.guess or _first(facts, "first_calls_slow"):
+        return  # (the first calls only: warm-up, ticket.explained)
+    yield make("ticket.gpu_latency_one_input", "latency_bound_small_batch", "warning", 0.6,
+               "One input at a time: the GPU path pays its fixed costs without the parallel work that repays them",
+               "A GPU is fast on many inputs at once. With a single input each step is a few short kernels: their "
+               "launches, the copies to and from the GPU and the synchronisation take as long as the arithmetic, so "
+               "the GPU path can lose to a CPU path that avoids them. That is the GPU's latency, not a fault.",
+               [claim_ev(slower, "GPU path against the other"), claim_ev(few, "inputs at a time")],
+               fix="Batch inputs (the batched decoders and servers exist for that), or keep the CPU path for single "
+               "low-latency requests; CUDA graphs trim the launch share.",
+               refs=["https://github.com/NVIDIA/DeepLearningExamples/tree/master/FasterTransformer#performance"])

@@ -1,0 +1,135 @@
+"""Issue 11 n: more host-side and GPU-state wording: the call after a pause being the slow one (idle clocks), one
+input at a time named by what is processed, a tool's GPU build slower than its CPU build, and the model (or its memory)
+past the GPU's memory, so llama.cpp / Ollama keep layers on the CPU or Windows pages them into shared memory.
+
+Each sentence is written the way these situations are worded in the vendors' and engines' documentation and across
+many threads; none is copied from a corpus case. Paraphrases must be read; negations, questions, conditions and
+suggestions must not be.
+"""
+
+import pytest
+
+from diagnose.bundle import read_bundle
+from diagnose.commands.ticket import ticket_predictions
+from diagnose.evidence import Facts, Note
+from rules import claims
+from rules.engine import evaluate, ticket_verdict
+
+
+def said(text: str) -> Facts:
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    return facts
+
+
+def observed(text: str, kind: str) -> list[claims.Claim]:
+    return [c for c in claims.find(said(text), kind) if not c.guess]
+
+
+def offload(text: str) -> list[claims.Claim]:
+    return [c for c in claims.partial_offload(said(text)) if c.data["form"] == "over_vram"]
+
+
+def verdict(tmp_path, text: str):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    return ticket_verdict(facts, evaluate(facts, ticket_predictions(facts)))
+
+
+PARAPHRASES = {
+    "idle_gap_slow": [
+        "After a 30 second pause the next request takes three times longer.",
+        "With a two-second delay in between, the next inference jumps from 4 ms to 15 ms.",
+        "If the server sits idle for a minute, the following query is noticeably slower.",
+        "Following 5 minutes of inactivity, the first generation is 2x slower.",
+    ],
+    "few_requests": [
+        "I decode only one audio file per run.",
+        "We send just a single image to the model.",
+        "It processes one utterance at a time.",
+    ],
+    "gpu_build_slower": [
+        "The CUDA build is slower than the CPU build on my laptop.",
+        "Inference runs slower on the GPU than on the CPU for one sentence.",
+        "The CPU is even faster than the GPU for this.",
+        "whisper-gpu was much slower than whisper-cpp in my test.",
+    ],
+}
+
+NOT_OBSERVED = {
+    "idle_gap_slow": [
+        "Even after a 30 second pause the next request is not slower.",
+        "A sleep between calls does not make the next call any slower.",
+        "Would a pause before the next request make it slower?",
+        "Someone suggested that after an idle period the next call is slower.",
+    ],
+    "few_requests": [
+        "We never send only one image; every batch holds 64.",
+    ],
+    "gpu_build_slower": [
+        "The GPU build is not slower than the CPU build.",
+        "Is the CUDA backend slower than the CPU backend?",
+        "The CPU was never faster than the GPU.",
+    ],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in PARAPHRASES.items() for t in ts])
+def test_paraphrase_is_read(kind, text):
+    assert observed(text, kind), text
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in NOT_OBSERVED.items() for t in ts])
+def test_negation_question_or_suggestion_is_no_observation(kind, text):
+    assert not observed(text, kind), text
+
+
+@pytest.mark.parametrize("text", [
+    "The model is larger than my 12 GB of VRAM, and generation crawls.",
+    "Once the memory usage exceeded the card's dedicated memory, tokens per second collapsed.",
+    "Task Manager shows it using 6 GB of shared GPU memory.",
+    "The 70B model doesn't fit in VRAM on a single 4090.",
+])
+def test_a_model_past_the_gpu_memory_is_read(text):
+    found = offload(text)
+    assert found and not found[0].negated and not found[0].guess, text
+
+
+@pytest.mark.parametrize("text", [
+    "The model does not exceed the GPU memory; it fits with room to spare.",
+    "Everything is on the GPU now; the model no longer exceeds VRAM.",
+])
+def test_a_model_said_within_the_gpu_memory_is_negated(text):
+    assert all(c.negated for c in offload(text)), text
+
+
+@pytest.mark.parametrize("text", [
+    "If the model exceeds VRAM, does Ollama move layers to the CPU?",
+    "I wonder whether the model is larger than the GPU memory.",
+    "Should I try a model that is bigger than my VRAM?",
+])
+def test_a_question_or_condition_about_the_memory_is_a_guess(text):
+    assert all(c.guess or c.negated for c in offload(text)), text
+
+
+@pytest.mark.parametrize("text,category", [
+    ("Ollama on Windows: once the model's memory use exceeds the dedicated VRAM the GPU sits at 5 % and generation "
+     "drops to 2 tok/s. Why so slow?", "host_bound"),
+    ("For just one image the GPU build is slower than the CPU build (40 ms against 25 ms). Why?",
+     "latency_bound_small_batch"),
+    ("With a 5 s pause in between, the next request takes 3x longer than when they come back to back.",
+     "throttling"),
+])
+def test_host_side_situations_get_their_category(tmp_path, text, category):
+    assert verdict(tmp_path, text).category == category
+
+
+@pytest.mark.parametrize("text,category", [
+    # vLLM keeps every weight in VRAM: a model past one GPU's memory is a reason for TP, no CPU layers
+    ("vllm serve: the model doesn't fit in GPU memory on one A100, so I run --tensor-parallel-size 2 and decode is "
+     "slow.", "host_bound"),
+    # many inputs at once: the GPU's throughput case, not one input's latency
+    ("For a batch of 64 images the GPU build is slower than the CPU build.", "latency_bound_small_batch"),
+])
+def test_misread_words_give_no_verdict_of_their_own(tmp_path, text, category):
+    assert verdict(tmp_path, text).category != category
