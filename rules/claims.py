@@ -2637,6 +2637,8 @@ _OFFLOAD_WORDS = re.compile(
     r"\bspill(?:s|ed|ing)?\s+(?:over\s+)?(?:in)?to\s+" + _CPU_SIDE + r"\b|"
     r"\boffload(?:s|ed|ing)?\s+(?:some|part|half|\d+)\s+(?:of\s+(?:the\s+|its\s+)?)?(?:layers|the model|weights)\s+"
     r"(?:to|on|onto)\s+" + _CPU_SIDE + r"\b", re.I)
+# A layer count followed, in its clause, by what it would do: a comparison put in the conditional, not the setting used.
+_WOULD_AFTER = re.compile(r"[^,;.\n]{0,25}?\b(?:would|could|might)\b", re.I)
 # The reporter saying the layers are not (or no longer) on the CPU: "nothing is offloaded", "fits in VRAM".
 _NOT_OFFLOADED = re.compile(r"\b(?:no|not|never|nothing|none|no\s+longer|n't)\b[\w\s,-]{0,30}$", re.I)
 # A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
@@ -2695,8 +2697,11 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                  negated=on_gpu >= layers,
                                  guess=prose and _quoted_output(sentence, m)))
             for m in _NGL.finditer(" " + sentence):
+                # ("-ngl 40 would be slower, so I use -ngl 99": the first is a comparison made in the conditional)
+                after = _WOULD_AFTER.match(sentence[max(0, m.end() - 1):])
                 out.append(Claim("partial_offload", source, _quote(" " + sentence, m),
-                                 {"form": "ngl", "on_gpu": int(m.group(1))}, guess=hypothetical(sentence, m.start())))
+                                 {"form": "ngl", "on_gpu": int(m.group(1))},
+                                 guess=hypothetical(sentence, m.start()) or bool(after)))
             for m in _OFFLOAD_WORDS.finditer(sentence) if prose else ():
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
@@ -2790,3 +2795,13 @@ def over_vram(sentence: str, text: str) -> list[tuple[re.Match, bool, bool]]:
         guess = _guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
         out.append((m, negated, guess))
     return out
+
+# A pasted `top` / `htop` process row (PID USER PR|PRI NI VIRT RES SHR S %CPU|CPU% %MEM TIME+ COMMAND, procps and htop
+# manuals) with the serving process at one core's worth, 95-105 %: a single-threaded Python engine loop (the GIL keeps
+# one process on one core) at its limit. Over 105 % is several threads busy, under 95 % a core with time to spare.
+_TOP_ROW = (r"(?m)^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+[\d.,]+[kmgtpKMGTP]?\s+[\d.,]+[kmgtpKMGTP]?\s+"
+            r"[\d.,]+[kmgtpKMGTP]?\s+[RSDITZ]\s+(?:9[5-9]|10[0-4])(?:[.,]\d)?\s+[\d.,]+\s+[\d:.]+\s+(?:\S*/)?"
+            r"(?:python\S*|vllm\S*|VLLM\S*|sglang\S*|ollama\S*|llama-server|llama-cli|text-generation\S*|tritonserver|"
+            r"trtllm\S*|torchrun|uvicorn|lmdeploy\S*)")
+PATTERNS["cpu_pegged_row"] = [_TOP_ROW]
+OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("cpu_pegged_row",)

@@ -780,7 +780,7 @@ def torch_releases(facts: Facts, predictions=None):
 @rule("ticket.cpu_bound", "host_bound")
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
-    c = _first(facts, "cpu_ab")
+    c = _first(facts, "cpu_ab") or _first(facts, "cpu_pegged_row")  # (a pasted top/htop row at one core's worth)
     if not c or _cpu_only(facts):
         return  # an engine running on the CPU itself has no GPU to starve
     if _first(facts, "launch_overhead"):

@@ -133,3 +133,43 @@ def test_host_side_situations_get_their_category(tmp_path, text, category):
 ])
 def test_misread_words_give_no_verdict_of_their_own(tmp_path, text, category):
     assert verdict(tmp_path, text).category != category
+
+
+TOP = """# Slow generation on one RTX 4090
+
+Generation is slow, about 9 tok/s with the 8B model on an RTX 4090. Output of top while it runs:
+
+```
+    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND
+  41233 ai        20   0   38.1g   6.2g   1.1g R {cpu}   4.9  21:07.13 {cmd}
+   1022 root      20   0  124.3m  12.0m   8.1m S   0.3   0.0   0:12.40 systemd-journal
+```
+"""
+
+
+@pytest.mark.parametrize("cpu,cmd", [("100.0", "python3"), ("99.7", "ollama"), ("101.3", "llama-server")])
+def test_a_pasted_top_row_at_one_core_is_a_host_limit(tmp_path, cpu, cmd):
+    assert verdict(tmp_path, TOP.format(cpu=cpu, cmd=cmd)).category == "host_bound"
+
+
+@pytest.mark.parametrize("cpu,cmd", [
+    ("12.0", "python3"),      # a core with time to spare
+    ("390.0", "python3"),     # several threads busy: not one saturated loop
+    ("100.0", "kworker/3:1"),  # not the serving process
+])
+def test_a_top_row_below_or_above_one_core_or_another_process_is_no_host_limit(tmp_path, cpu, cmd):
+    facts = read_bundle([_write(tmp_path, TOP.format(cpu=cpu, cmd=cmd))])
+    assert not claims.find(facts, "cpu_pegged_row")
+
+
+def _write(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    return tmp_path
+
+
+def test_a_layer_count_said_in_the_conditional_is_no_setting_in_use():
+    found = [c for c in claims.partial_offload(said("-ngl 40 would be slower, so I use -ngl 99 on the 3090."))
+             if c.data["form"] == "ngl" and c.data["on_gpu"] == 40]
+    assert found and found[0].guess
+    used = claims.partial_offload(said("I run it with -ngl 40 and the 3090 is busy only 30 % of the time."))
+    assert used and not used[0].guess
