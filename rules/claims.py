@@ -2805,3 +2805,49 @@ _TOP_ROW = (r"(?m)^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+[\d.,]+[kmgtpKMGTP]?\s+
             r"trtllm\S*|torchrun|uvicorn|lmdeploy\S*)")
 PATTERNS["cpu_pegged_row"] = [_TOP_ROW]
 OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("cpu_pegged_row",)
+
+# (issue 11 n) More word orders for situations the families above name:
+# - numa_words: binding to the GPUs' socket named as the change that paid ("doubles when I bind the server to the
+#   socket the GPUs are attached to"), gains said as a share ("30 % more throughput under numactl") (vLLM's and
+#   TensorRT-LLM's NUMA-binding docs, NCCL_IGNORE_CPU_AFFINITY).
+# - cpu_ab: the serving side's text stages slower than the GPU step ("detokenization takes longer than the decode
+#   step"), and the client's latency a multiple of the engine's: the gap is spent on the host (SGLang and vLLM
+#   document the tokenizer/detokenizer processes; --skip-tokenizer-init).
+# - one_slow: "one of the eight nodes is consistently slower", "every all-reduce waits for it".
+_GAIN = (r"(?:fast(?:er)?|doubl\w*|tripl\w*|improv\w*|helps?|helped|fix(?:es|ed)?|speeds? up|sped up|"
+         r"\d+(?:\.\d+)?\s*(?:%|x|×)\s*(?:more|faster|higher|better)|more (?:throughput|tok\w*|bandwidth|speed)|"
+         r"higher (?:throughput|bandwidth))")
+# (a gap without "not", "n't" or "never": "binding to the local node did not help" is no gain)
+_AFFIRMED = r"(?:(?!\b(?:not|never|no)\b|n't\b)[^.\n])"
+MORE_WORDS_N2: dict[str, list[str]] = {
+    "numa_words": [
+        r"\b" + _GAIN + r"\b" + _AFFIRMED + r"{0,60}?\b(?:bind|binding|bound|pin|pinning|pinned)\b[^.\n]{0,40}?\bto\s+"
+        r"(?:the\s+)?"
+        r"(?:same\s+|local\s+|right\s+|correct\s+)?(?:CPU\s+)?(?:socket|NUMA node|NUMA domain)\b",
+        r"\b(?:bind|binding|bound|pin|pinning|pinned)\b[^.\n]{0,40}?\bto\s+(?:the\s+)?(?:same\s+|local\s+|right\s+|"
+        r"correct\s+)?(?:CPU\s+)?(?:socket|NUMA node|NUMA domain)\b" + _AFFIRMED + r"{0,60}?\b" + _GAIN,
+        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|NUMA binding)\b" + _AFFIRMED + r"{0,60}?"
+        r"\b(?:gives?|gave|yields?|brings?)\s+(?:us\s+)?(?:about\s+|~)?\d+(?:\.\d+)?\s*(?:%|x|×)\s*"
+        r"(?:more|higher|faster|better)\b",
+    ],
+    "cpu_ab": [
+        r"\b(?:detokeni\w+|tokeni\w+|output process\w*|post-?process\w*|scheduling|the scheduler)\b"
+        + _AFFIRMED + r"{0,40}?"
+        r"\btak(?:e|es|ing)\s+(?:much\s+|far\s+)?(?:longer|more time)\s+than\s+(?:the\s+)?(?:decode|forward|model|GPU|"
+        r"engine)\b",
+        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:it|that|this)\s+(?:is\s+|was\s+)?(?:spent|goes|went)\s+"
+        r"(?:in|on|into|to)\s+(?:the\s+)?(?:tokeni\w+|detokeni\w+|schedul\w+|sampl\w+|pre-?process\w*|"
+        r"post-?process\w*|Python)\b",
+        r"\bclient[- ]side\s+(?:ITL|TPOT|latency|inter-token latency)\b[^.\n]{0,40}?\b(?:\d+(?:\.\d+)?\s*(?:x|×)|"
+        r"several times|much (?:higher|larger))\b[^.\n]{0,30}?\b(?:engine|server|scheduler)(?:'s|-side)?\b",
+    ],
+    "few_requests": [r"\bsingle[- ](?:request|stream|user|prompt|sequence)s?\b|\bone[- ](?:stream|user)\b"],
+    "one_slow": [
+        r"\b(?:one|a single)\s+of\s+(?:the|our|my)\s+(?:\w+\s+)?(?:GPUs|ranks|nodes|cards|workers|machines|servers|"
+        r"hosts)\b" + _AFFIRMED + r"{0,40}?\b(?:slower|lags?|lagging|late|behind|straggl\w+|takes? longer)\b",
+        r"\b(?:every|each)\s+(?:step|iteration|all[-_ ]?reduce|collective|batch)\s+(?:has to\s+)?waits?\s+(?:for|on)\s+"
+        r"(?:it|that (?:one|node|GPU|rank|card|machine))\b",
+    ],
+}
+for _kind, _words in MORE_WORDS_N2.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words

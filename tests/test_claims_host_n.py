@@ -173,3 +173,69 @@ def test_a_layer_count_said_in_the_conditional_is_no_setting_in_use():
     assert found and found[0].guess
     used = claims.partial_offload(said("I run it with -ngl 40 and the 3090 is busy only 30 % of the time."))
     assert used and not used[0].guess
+
+
+WIDER = {
+    "numa_words": [
+        "Throughput improves a lot once we pin the server to the same socket as its GPUs.",
+        "Binding each worker to the local NUMA node made decode 20% faster.",
+        "numactl --cpunodebind=1 gives us about 25% more tokens per second.",
+    ],
+    "cpu_ab": [
+        "Detokenization takes longer than the decode step at high concurrency.",
+        "Output processing takes more time than the forward pass once 300 requests stream.",
+        "py-spy says most of that goes to the tokenizer.",
+        "Client-side TPOT is 3x the server's figure.",
+    ],
+    "one_slow": [
+        "One of the four GPUs is always slower than the rest.",
+        "One of our servers takes longer per step than the others.",
+        "Each iteration waits on that node.",
+    ],
+    "few_requests": [
+        "Single-stream decode runs at 45 tok/s.",
+        "We measure single-request latency with curl.",
+        "It is a one-user chat app.",
+    ],
+}
+
+WIDER_NOT = {
+    "numa_words": [
+        "Binding the server to the local NUMA node did not help at all.",
+        "Would pinning to the same socket make it faster?",
+    ],
+    "cpu_ab": [
+        "Detokenization never takes longer than the decode step.",
+        "Tokenization does not take longer than the forward pass.",
+        "Is detokenization taking longer than the model?",
+    ],
+    "one_slow": [
+        "One of the nodes is not slower than the others.",
+        "Is one of the GPUs slower than the rest?",
+    ],
+    "few_requests": [
+        "This is not a single-stream test; 64 users send requests.",
+    ],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in WIDER.items() for t in ts])
+def test_wider_paraphrase_is_read(kind, text):
+    assert observed(text, kind), text
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in WIDER_NOT.items() for t in ts])
+def test_wider_negation_or_question_is_no_observation(kind, text):
+    assert not observed(text, kind), text
+
+
+@pytest.mark.parametrize("text,category", [
+    ("Decode doubles when I bind the vLLM server to the socket the GPUs are attached to with numactl on our "
+     "dual-socket box.", "numa_affinity"),
+    ("Detokenization in the API server takes longer than the decode step once 512 streams run, and the client sees "
+     "4x the engine's ITL.", "host_bound"),
+    ("One of the eight nodes is consistently slower; every all-reduce waits for it and the job runs at its pace.",
+     "straggler"),
+])
+def test_wider_words_get_their_category(tmp_path, text, category):
+    assert verdict(tmp_path, text).category == category
