@@ -2851,3 +2851,48 @@ MORE_WORDS_N2: dict[str, list[str]] = {
 }
 for _kind, _words in MORE_WORDS_N2.items():
     PATTERNS[_kind] = PATTERNS[_kind] + _words
+
+
+# ------------------------------------------------------------------- (issue 11 n) where the process is bound
+# The CPUs a launch binds its process to, as the tools spell them (taskset(1) -c LIST, numactl(8) --physcpubind / -C
+# LIST and --cpunodebind / -N NODE, docker run --cpuset-cpus LIST) or in words ("pinned to cores 32-63"); a Linux CPU
+# list as nvidia-smi topo -m prints its CPU Affinity column. Set against the CPUs local to the GPUs in use (that
+# column, or the NUMA node), a binding that shares none puts every launch and host copy across the socket link.
+_CPU_LIST = r"(\d{1,4}(?:\s*-\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*-\s*\d{1,4})?)*)(?![\d.])"
+_BIND_CPUS = re.compile(r"(?:\btaskset\s+(?:-\w*c\w*|--cpu-list)\s+|--physcpubind[= ]|"
+                        r"\bnumactl\s+(?:[^\n|;]{0,40}?\s)?-C\s+|--cpuset-cpus[= ]\"?|"
+                        r"\b(?:pinn?(?:ed|ing|s)?|bound|bind(?:s|ing)?)\s+(?:[\w-]+\s+){0,4}?"
+                        r"to\s+(?:the\s+)?(?:CPUs?|cores?|CPU cores|logical CPUs)\s+)" + _CPU_LIST, re.I)
+_BIND_NODE = re.compile(r"(?:--cpunodebind[= ]|\bnumactl\s+(?:[^\n|;]{0,40}?\s)?-N\s+)(\d)\b(?![\d,-])")
+_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
+_NO_BINDING = re.compile(r"\b(?:without|not|no longer|never|instead of|remov\w+|dropp\w+)\b[^.\n]{0,20}$", re.I)
+
+
+def cpu_binding(facts: Facts) -> list[Claim]:
+    """Each CPU binding the reporter's words or pasted commands give: data {cpus: [...]} or {node: N}; a guess when
+    asked, supposed or advised, negated when said to be absent or removed ('without taskset')."""
+    from diagnose.artifacts.nccl_log import cpu_list
+
+    out: list[Claim] = []
+    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    for source, text in texts(facts) + pasted:
+        for sentence in sentences(text):
+            for m, data in [(m, {"cpus": cpu_list(m.group(1))}) for m in _BIND_CPUS.finditer(sentence)] + \
+                           [(m, {"node": int(m.group(1))}) for m in _BIND_NODE.finditer(sentence)]:
+                if data.get("cpus") == []:
+                    continue
+                before = sentence[:m.start()]
+                out.append(Claim("cpu_binding", source, _quote(sentence, m), data,
+                                 negated=bool(_NO_BINDING.search(before)),
+                                 guess=_guessed(sentence) or hypothetical(sentence, m.start())))
+    return out
+
+
+def visible_gpus(facts: Facts) -> list[int]:
+    """The GPU indices CUDA_VISIBLE_DEVICES names in the reporter's text or pasted commands (empty when unset)."""
+    pasted = [n.text for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    for text in [t for _, t in texts(facts)] + pasted:
+        m = _VISIBLE.search(text)
+        if m:
+            return [int(x) for x in re.split(r"\s*,\s*", m.group(1))]
+    return []

@@ -1665,3 +1665,45 @@ def gpu_latency_one_input(facts: Facts, predictions=None):
                fix="Batch inputs (the batched decoders and servers exist for that), or keep the CPU path for single "
                "low-latency requests; CUDA graphs trim the launch share.",
                refs=["https://github.com/NVIDIA/DeepLearningExamples/tree/master/FasterTransformer#performance"])
+
+
+@rule("ticket.binding_off_node", "numa_affinity")
+def binding_off_node(facts: Facts, predictions=None):
+    """The process bound (taskset, numactl, a container cpuset) to CPUs that share none with the GPUs it drives (the
+    CPU Affinity column of `nvidia-smi topo -m`, or their NUMA node): every kernel launch, pinned host copy and NCCL
+    proxy step crosses the socket interconnect."""
+    from diagnose.artifacts.nccl_log import cpu_list
+
+    binds = [c for c in claims.cpu_binding(facts) if not c.guess and not c.negated]
+    if not binds:
+        return
+    gpus = {g.index: g for g in facts.of(GpuFact) if g.index is not None}
+    used = [gpus[i] for i in (claims.visible_gpus(facts) or sorted(gpus)) if i in gpus]
+    if not used:
+        return
+    local = [set(cpu_list(g.cpu_affinity)) if g.cpu_affinity else None for g in used]
+    nodes = [g.numa_node if g.numa_node is not None and g.numa_node >= 0 else None for g in used]
+    for c in binds:
+        if "cpus" in c.data and all(local):
+            cpus = set(c.data["cpus"])
+            if cpus & set().union(*local):
+                continue
+            theirs = ", ".join(f"GPU{g.index}: {g.cpu_affinity}" for g in used[:4])
+        elif "node" in c.data and all(n is not None for n in nodes):
+            if c.data["node"] in nodes:
+                continue
+            theirs = ", ".join(f"GPU{g.index}: NUMA {g.numa_node}" for g in used[:4])
+        else:
+            continue
+        g = used[0]
+        yield make("ticket.binding_off_node", "numa_affinity", "warning", 0.65,
+                   "The process is bound to CPUs off its GPUs' NUMA node",
+                   "Each GPU hangs off one CPU socket. Bound to the other socket's CPUs, the process launches its "
+                   "kernels, stages its pinned host buffers and runs NCCL's proxy threads across the socket "
+                   "interconnect, which adds latency to every step and halves host-to-device bandwidth.",
+                   [claim_ev(c, "CPU binding"),
+                    ev(g, f"CPUs local to the GPUs in use ({theirs})", g.cpu_affinity or g.numa_node)],
+                   fix="Bind to the GPUs' own node (`numactl --cpunodebind=N --membind=N`, `taskset -c` with the CPU "
+                   "Affinity list `nvidia-smi topo -m` prints for them), or leave binding to the engine.",
+                   refs=["numa"])
+        return

@@ -239,3 +239,54 @@ def test_wider_negation_or_question_is_no_observation(kind, text):
 ])
 def test_wider_words_get_their_category(tmp_path, text, category):
     assert verdict(tmp_path, text).category == category
+
+
+TOPO = """
+```
+        GPU0    GPU1    GPU2    GPU3    CPU Affinity    NUMA Affinity   GPU NUMA ID
+GPU0     X      NV12    SYS     SYS     0-23,48-71      0               N/A
+GPU1    NV12     X      SYS     SYS     0-23,48-71      0               N/A
+GPU2    SYS     SYS      X      NV12    24-47,72-95     1               N/A
+GPU3    SYS     SYS     NV12     X      24-47,72-95     1               N/A
+```
+"""
+
+
+@pytest.mark.parametrize("text", [
+    "We start it as `taskset -c 0-11 python serve.py`.",
+    "The launcher runs numactl --physcpubind=30-40 --membind=1 before the engine.",
+    "docker run --cpuset-cpus 4-7 --gpus all our-image",
+    "Each worker is pinned to cores 24-35 by our scheduler.",
+    "numactl --cpunodebind=1 --membind=1 python bench.py",
+])
+def test_a_cpu_binding_is_read(text):
+    found = claims.cpu_binding(said(text))
+    assert found and not found[0].guess and not found[0].negated, text
+
+
+@pytest.mark.parametrize("text", [
+    "We run it without taskset -c 0-11 now.",
+    "Should I start it with taskset -c 0-11?",
+    "Someone suggested numactl --cpunodebind=1 for this.",
+    "If I pin it to cores 24-35, would it get faster?",
+])
+def test_a_binding_asked_advised_or_removed_is_not_in_use(text):
+    assert all(c.guess or c.negated for c in claims.cpu_binding(said(text))), text
+
+
+@pytest.mark.parametrize("binding,gpus,off", [
+    ("taskset -c 24-35", "0,1", True),           # GPUs 0-1 are local to CPUs 0-23,48-71
+    ("taskset -c 0-11", "0,1", False),
+    ("numactl --cpunodebind=0 --membind=0", "2,3", True),
+    ("numactl --cpunodebind=1 --membind=1", "2,3", False),
+    ("taskset -c 0-11,24-35", "2,3", False),     # some local CPUs: not off the node
+])
+def test_a_binding_off_the_gpus_node_is_numa_affinity(tmp_path, binding, gpus, off):
+    text = (f"# TP=2 decode slower on some GPUs\n\nWe run `CUDA_VISIBLE_DEVICES={gpus} {binding} python serve.py "
+            "--tp 2` and decode is 30% slower than expected.\n" + TOPO)
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts, ticket_predictions(facts))
+    assert any(f.rule == "ticket.binding_off_node" for f in findings) is off
+    if off:
+        assert ticket_verdict(facts, findings).category == "numa_affinity"
