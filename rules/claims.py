@@ -2596,6 +2596,39 @@ def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
     return out
 
 
+# (issue 11 n) Per-rank figures listed one per line without a unit, the unit given once above them as logs and
+# spreadsheets head a column: "step time (ms):", "latency in ms", "times [s]".
+_UNIT_HEAD = re.compile(r"(?:\(|\[|\bin\s+)(ms|milliseconds?|s|secs?|seconds?|us|µs|microseconds?|tok/s|tokens/s|GB/s|"
+                        r"it/s|samples/s)(?:\)|\]|\b)", re.I)
+_RANK_LINE = re.compile(r"^\s*(?:rank|GPU|node|worker|device)\s*#?\s*(\d{1,3})\s*[:=]?\s+~?(\d+(?:\.\d+)?)\s*$", re.I)
+_UNIT_NAMES = {"millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+               "microsecond": "us", "microseconds": "us"}
+
+
+def _listed_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
+    """{unit: {rank: (value, line)}} from three or more consecutive 'rank N <figure>' lines under a line naming the
+    unit; nothing when no unit is named just above them."""
+    out: dict[str, dict[str, tuple[float, str]]] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        run = []
+        while i < len(lines) and _RANK_LINE.match(lines[i]):
+            run.append(lines[i])
+            i += 1
+        if len(run) >= 3:
+            head = next((lines[k] for k in range(i - len(run) - 1, max(-1, i - len(run) - 3), -1)
+                         if lines[k].strip()), "")
+            unit = _UNIT_HEAD.search(head)
+            if unit:
+                name = _UNIT_NAMES.get(unit.group(1).lower(), unit.group(1).lower())
+                for line in run:
+                    m = _RANK_LINE.match(line)
+                    out.setdefault(name, {}).setdefault(m.group(1), (float(m.group(2)), line.strip()))
+        i += 1 if not run else 0
+    return out
+
+
 def rank_figures(facts: Facts) -> list[Claim]:
     """Per-rank (per-GPU, per-node) figures the reporter lists in a sentence or a Markdown table, one claim per text
     and unit: data {unit, time (a duration, else a rate), figures: [(rank, value, quote, guessed)]}. Which rank stands
@@ -2607,6 +2640,9 @@ def rank_figures(facts: Facts) -> list[Claim]:
         for m in _RANK_FIGURE.finditer(spaced_bars):
             figure = (float(m.group(2)), _quote(spaced_bars, m, 40))
             by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), figure)
+        for unit, ranks in _listed_rank_figures(text).items():
+            for rank, figure in ranks.items():
+                by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in _table_rank_figures(text).items():
             for rank, figure in ranks.items():
                 by_unit.setdefault(unit, {}).setdefault(rank, figure)

@@ -290,3 +290,27 @@ def test_a_binding_off_the_gpus_node_is_numa_affinity(tmp_path, binding, gpus, o
     assert any(f.rule == "ticket.binding_off_node" for f in findings) is off
     if off:
         assert ticket_verdict(facts, findings).category == "numa_affinity"
+
+
+@pytest.mark.parametrize("block,unit,ranks", [
+    ("Step time per rank (ms):\nrank0 412\nrank1 409\nrank2 985\nrank3 407", "ms", 4),
+    ("Forward latency in ms\nGPU 0: 12.1\nGPU 1: 12.4\nGPU 2: 12.0", "ms", 3),
+    ("Throughput per node [tok/s]\nnode 1 = 5100\nnode 2 = 5080\nnode 3 = 2950\nnode 4 = 5120", "tok/s", 4),
+])
+def test_per_rank_lines_under_a_unit_are_read(block, unit, ranks):
+    found = [c for c in claims.rank_figures(said("Our per-rank numbers:\n\n" + block)) if c.data["unit"] == unit]
+    assert found and len(found[0].data["figures"]) == ranks
+
+
+@pytest.mark.parametrize("block", [
+    "Per rank:\nrank0 412\nrank1 409\nrank2 985",           # no unit named: counts, sizes or times?
+    "Step time per rank (ms):\nrank0 412\nrank1 409",         # two lines are no list
+])
+def test_per_rank_lines_without_a_unit_or_too_few_are_not(block):
+    assert not claims.rank_figures(said(block))
+
+
+def test_one_rank_apart_in_a_listed_block_is_a_straggler(tmp_path):
+    text = ("# Training slower than expected on 4 GPUs\n\nPer-rank step time from our logs (ms):\nrank0 412\n"
+            "rank1 409\nrank2 985\nrank3 407\n\nThe run is much slower than expected.\n")
+    assert verdict(tmp_path, text).category == "straggler"
