@@ -1280,6 +1280,7 @@ def claims(facts: Facts) -> list[Claim]:
                 out.append(c)
     out.extend(temperatures(said))
     out.extend(release_blocks(facts))
+    out.extend(profiler_busy(facts))
     _CACHE.clear()
     by_source = dict(said)
     for c in out:
@@ -2932,3 +2933,60 @@ def visible_gpus(facts: Facts) -> list[int]:
         if m:
             return [int(x) for x in re.split(r"\s*,\s*", m.group(1))]
     return []
+
+
+# (issue 11 n) The GPUs' socket and the process's binding named in one sentence and differing ("GPUs 0-3 hang off NUMA
+# node 0, but the worker is pinned with taskset -c 32-63, which is node 1"; "GPU2 and GPU3 are on socket 1, the
+# container runs with --cpuset-cpus 0-31 (socket 0)"): the binding is on the other socket (numa_words).
+# One node or host that alone brings the figure down: "fine on every pair except when node gpu-07 takes part".
+_SOCKET_NAMED = r"\b(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(\d)\b"
+_BINDER = (r"(?:\b(?:taskset|numactl|cpuset|pinn?(?:ed|ing|s)?|bound|binds?)\b|"
+           r"--(?:cpuset-cpus|cpunodebind|physcpubind)\b)")
+MORE_WORDS_N3: dict[str, list[str]] = {
+    "numa_words": [
+        r"\bGPUs?(?:\s*#?\d+)?\b[^.\n]{0,40}?\b(?:hang(?:s)? off|(?:is|are|sit|sits)\s+on|attached to|local to|"
+        r"connected to)\s+(?:CPU\s+)?" + _SOCKET_NAMED + r"[^.\n]{0,100}?" + _BINDER + r"[^.\n]{0,60}?"
+        r"\b(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(?!\1)\d\b",
+        _BINDER + r"[^.\n]{0,60}?" + _SOCKET_NAMED + r"[^.\n]{0,100}?\bGPUs?(?:\s*#?\d+)?\b[^.\n]{0,40}?"
+        r"\b(?:hang(?:s)? off|(?:is|are|sit|sits)\s+on|attached to|local to|connected to)\s+(?:CPU\s+)?"
+        r"(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(?!\1)\d\b",
+    ],
+    "one_slow": [
+        r"\b(?:fine|normal|ok|okay|good|as expected|full speed)\b[^.\n]{0,60}?\bexcept\s+(?:when|with|for|on|if)\s+"
+        r"(?:the\s+)?(?:node|host|GPU|rank|server|machine|card)\b[^.\n]{0,60}?"
+        r"\b(?:drops?|slow\w*|falls?|halv\w*|lower|third|quarter|half)\b",
+        r"\b(?:whenever|every time|only when)\s+(?:the\s+)?(?:node|host|GPU|rank|server|machine|card)\s+[\w.-]+\s+"
+        r"(?:takes part|is included|joins|is in the (?:ring|job|group))\b[^.\n]{0,60}?"
+        r"\b(?:drops?|slow\w*|falls?|halv\w*|lower)\b",
+    ],
+}
+for _kind, _words in MORE_WORDS_N3.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
+
+
+# torch.profiler's key_averages().table() ends with "Self CPU time total: 48.210ms" and "Self CUDA time total: 6.884ms"
+# (https://pytorch.org/docs/stable/profiler.html): the time the profiled host threads ran against the time kernels ran
+# on the GPU over the same window. Kernels busy for a small share of the host's time leave the GPU idle, waiting on
+# the host; read as a GPU-busy share (gpu_util, origin 'profiler') only at half or less, where the gap is plain.
+_PROF_TOTAL = re.compile(r"\bSelf (CPU|CUDA|GPU|Device) time total\s*:\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\b", re.I)
+_TO_MS = {"us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3}
+PROFILER_IDLE = 0.5
+
+
+def profiler_busy(facts: Facts) -> list[Claim]:
+    """A gpu_util claim (percent = GPU kernel time / host time) from a pasted torch.profiler table's totals."""
+    out: list[Claim] = []
+    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    for source, text in texts(facts) + pasted:
+        totals = {}
+        for m in _PROF_TOTAL.finditer(text):
+            totals.setdefault("cpu" if m.group(1).upper() == "CPU" else "gpu",
+                              (float(m.group(2)) * _TO_MS[m.group(3).lower()], m))
+        if "cpu" in totals and "gpu" in totals and totals["cpu"][0] > 0:
+            share = totals["gpu"][0] / totals["cpu"][0]
+            if share <= PROFILER_IDLE:
+                m = totals["gpu"][1]
+                out.append(Claim("gpu_util", source, _quote(text, m, 60),
+                                 {"percent": round(100 * share, 1), "below": False, "origin": "profiler",
+                                  "cpu_ms": totals["cpu"][0], "gpu_ms": totals["gpu"][0]}))
+    return out

@@ -314,3 +314,42 @@ def test_one_rank_apart_in_a_listed_block_is_a_straggler(tmp_path):
     text = ("# Training slower than expected on 4 GPUs\n\nPer-rank step time from our logs (ms):\nrank0 412\n"
             "rank1 409\nrank2 985\nrank3 407\n\nThe run is much slower than expected.\n")
     assert verdict(tmp_path, text).category == "straggler"
+
+
+@pytest.mark.parametrize("totals,busy", [
+    ("Self CPU time total: 48.210ms\nSelf CUDA time total: 6.884ms", 14.3),
+    ("Self CPU time total: 1.250s\nSelf CUDA time total: 310.000ms", 24.8),
+    ("Self CPU time total: 9120us\nSelf Device time total: 4100us", 45.0),
+])
+def test_profiler_totals_with_the_gpu_mostly_idle_are_a_busy_share(totals, busy):
+    found = [c for c in claims.claims(said("torch.profiler output:\n" + totals)) if c.kind == "gpu_util"]
+    assert found and found[0].data["percent"] == pytest.approx(busy, abs=0.1)
+
+
+@pytest.mark.parametrize("totals", [
+    "Self CPU time total: 20.000ms\nSelf CUDA time total: 18.500ms",   # kernels busy most of the host time
+    "Self CPU time total: 48.210ms",                                   # one total alone
+])
+def test_profiler_totals_with_a_busy_gpu_or_one_total_say_nothing(totals):
+    assert not [c for c in claims.claims(said("torch.profiler output:\n" + totals)) if c.kind == "gpu_util"]
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("GPUs 0-3 hang off NUMA node 0, but the launcher pins the worker with taskset -c 32-63, which is node 1.",
+     "numa_words"),
+    ("GPU2 and GPU3 are attached to socket 1 while the container runs with --cpuset-cpus 0-31 on socket 0.",
+     "numa_words"),
+    ("numactl binds the server to node 0 although the GPUs are local to node 1.", "numa_words"),
+    ("busbw is fine on every pair except when node gpu-07 takes part; then the ring drops to a third.", "one_slow"),
+    ("Whenever the host dgx-12 joins the job, the step time falls apart and slows by half.", "one_slow"),
+])
+def test_named_sockets_and_one_node_apart_are_read(text, kind):
+    assert observed(text, kind), text
+
+
+@pytest.mark.parametrize("text,kind", [
+    ("GPUs 0-3 hang off NUMA node 0 and taskset -c 0-15 keeps the worker on node 0 too.", "numa_words"),
+    ("busbw is fine on every pair, with no exception.", "one_slow"),
+])
+def test_same_socket_or_no_exception_is_not(text, kind):
+    assert not observed(text, kind), text
