@@ -936,9 +936,13 @@ _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
                      r"(?:is|are|was|were|does|dose|do|did|can|could|would|will|should|might|may|has|have)\b", re.I)
 
 
+# A Chinese yes/no question ("是不是掉卡了？", "是否是CPU瓶颈？", "...吗？"): a cause offered, as _YES_NO.
+_YES_NO_ZH = re.compile(r"是不是|是否|会不会|能不能|有没有|吗\s*[？?]\s*$|么\s*[？?]\s*$")
+
+
 def _guessed(sentence: str) -> bool:
     s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
-    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s)))
+    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)))
 
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
@@ -2747,6 +2751,11 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m, negated, guess in over_vram(sentence, text) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
+            for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH)) if prose else ():
+                for m in zh.finditer(sentence):
+                    out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": form},
+                                     negated=bool(m.group("not")) or all_on_gpu(text),
+                                     guess=_guessed(sentence) or asked(sentence)))
     return out
 
 
@@ -2990,3 +2999,29 @@ def profiler_busy(facts: Facts) -> list[Claim]:
                                  {"percent": round(100 * share, 1), "below": False, "origin": "profiler",
                                   "cpu_ms": totals["cpu"][0], "gpu_ms": totals["gpu"][0]}))
     return out
+
+
+# (issue 11 n) The same situations as Chinese threads word them: one card or node behind the rest ("其中一张卡
+# 明显比其他卡慢", "每次都要等它"), a GPU dropped from the bus ("掉卡", nvidia-smi no longer listing a card), ECC
+# errors ("ECC 错误", "不可纠正"); and (partial_offload) layers left on the CPU ("一部分层放在CPU上") or the model past
+# the GPU's memory ("显存放不下").
+# (the text is spaced between Chinese and Latin letters, "没有 ECC 错误": each negation is looked for with a space too)
+_ZH_NOT = "".join(f"(?<!{w}{s})" for w in ("没有", "没", "未", "不", "无", "不是", "并非", "并不是") for s in ("", " "))
+MORE_WORDS_N4: dict[str, list[str]] = {
+    "one_slow": [
+        r"(?:其中|有)?(?:一|某一?|某个|1)\s*(?:张|块|个|台)\s*(?:卡|GPU|显卡|节点|机器)[^\n。，,]{0,12}?"
+        r"(?:明显|总是|一直|特别)?\s*(?:比(?:其他|其它|别的)[^\n。，,]{0,6}?)?" + _ZH_NOT + r"(?:慢|拖后腿|落后)",
+        r"(?:每次|每一步|每个step)[^\n。]{0,20}?(?:都要|总要|都得)\s*等(?:它|这张卡|这个节点|那张卡|那个节点)",
+    ],
+    "hardware_error": [
+        _ZH_NOT + r"掉卡|" + _ZH_NOT + r"(?:显卡|GPU)\s*掉(?:线|了)",
+        r"(?:看不到|识别不到|检测不到|找不到)了?\s*(?:第\s*[一二三四五六七八\d]\s*张卡|一张卡|其中一张)",
+        _ZH_NOT + r"\bECC\b\s*(?:错误|报错)|" + _ZH_NOT + r"不可纠正",
+    ],
+}
+for _kind, _words in MORE_WORDS_N4.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_OFFLOAD_ZH = re.compile(r"(?P<not>没有|没|未|不)?\s*(?:一部分|部分|剩下的|其余的?|多余的?)(?:的)?\s*"
+                         r"(?:层|权重|模型|参数)?\s*(?:放|跑|加载|卸载|offload|分配)(?:在|到)\s*(?:CPU|内存|系统内存)")
+_OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:显存|GPU\s*内存|VRAM)\s*"
+                           r"(?:放不下|装不下|不够|不足)")

@@ -353,3 +353,43 @@ def test_named_sockets_and_one_node_apart_are_read(text, kind):
 ])
 def test_same_socket_or_no_exception_is_not(text, kind):
     assert not observed(text, kind), text
+
+
+ZH = {
+    "one_slow": [
+        "8卡推理时其中一张卡明显比其他卡慢。",
+        "有一个节点总是拖后腿。",
+        "每次allreduce都要等那张卡。",
+    ],
+    "hardware_error": [
+        "跑了一晚上之后掉卡了。",
+        "重启前 nvidia-smi 识别不到第三张卡。",
+        "日志里出现 ECC 错误，任务退出。",
+    ],
+}
+ZH_NOT = {
+    "one_slow": ["没有哪张卡比其他卡慢，8张卡速度一样。"],
+    "hardware_error": ["运行很稳定，没有掉卡，也没有ECC错误。", "是不是掉卡了？"],
+}
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in ZH.items() for t in ts])
+def test_chinese_wording_is_read(kind, text):
+    assert observed(text, kind), text
+
+
+@pytest.mark.parametrize("kind,text", [(k, t) for k, ts in ZH_NOT.items() for t in ts])
+def test_chinese_negation_or_question_is_no_observation(kind, text):
+    assert not observed(text, kind), text
+
+
+@pytest.mark.parametrize("text,form,used", [
+    ("模型太大，一部分层放在CPU上跑，速度很慢。", "words", True),
+    ("剩下的权重加载到内存，生成只有2 token/s。", "words", True),
+    ("70B 模型显存放不下。", "over_vram", True),
+    ("现在没有一部分层放在CPU上，全部在GPU里。", "words", False),
+    ("速度慢不是显存放不下的问题，模型只有7B。", "over_vram", False),
+])
+def test_chinese_layers_on_the_cpu(text, form, used):
+    found = [c for c in claims.partial_offload(said(text)) if c.data["form"] == form]
+    assert found and (not found[0].negated) is used
