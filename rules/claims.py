@@ -2504,8 +2504,15 @@ _SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|regress\w*|degrad
 
 # Which way a release comparison goes: "X is slower than Y", "moving to 2.3 made it slower", "downgrading makes it
 # faster" (the newer release slower).
-_SLOWER = re.compile(r"\b(?:slower|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b", re.I)
-_FASTER = re.compile(r"\b(?:faster|better|quicker|improv\w*|speed-?ups?)\b", re.I)
+# (issue 11 n) and the rate said lower or higher: "with 2.3 the throughput is lower", "lower tok/s on 2.4"
+_RATE_NAMES = r"(?:throughput|tok\w*/s|tok(?:en)?s? per second|speed|performance|bandwidth|samples/s|it/s|QPS)"
+_SLOWER = re.compile(r"\b(?:slower|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b|"
+                     r"\b(?:lower|less|reduced)\s+" + _RATE_NAMES + r"|\b" + _RATE_NAMES + r"\s+(?:is|was|gets|got|"
+                     r"becomes|became|goes|went)\s+(?:much\s+|a lot\s+|noticeably\s+|clearly\s+)?(?:lower|down)\b",
+                     re.I)
+_FASTER = re.compile(r"\b(?:faster|better|quicker|improv\w*|speed-?ups?)\b|"
+                     r"\bhigher\s+" + _RATE_NAMES + r"|\b" + _RATE_NAMES + r"\s+(?:is|was|gets|got|becomes|became|"
+                     r"goes|went)\s+(?:much\s+|a lot\s+|noticeably\s+|clearly\s+)?(?:higher|up)\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b", re.I)
 _BACK = re.compile(r"\b(?:downgrad\w*|roll(?:ed|ing)? back|revert\w*|go(?:ing)? back|went back)\b", re.I)
 _RELEASE_NUMBER = re.compile(r"(?<![\d.])(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB))")

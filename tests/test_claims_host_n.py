@@ -393,3 +393,14 @@ def test_chinese_negation_or_question_is_no_observation(kind, text):
 def test_chinese_layers_on_the_cpu(text, form, used):
     found = [c for c in claims.partial_offload(said(text)) if c.data["form"] == form]
     assert found and (not found[0].negated) is used
+
+
+@pytest.mark.parametrize("sentence,slower", [
+    ("After moving our DDP job from torch 2.1 to 2.3 the throughput is lower.", True),
+    ("torch 2.4 gives lower tok/s than torch 2.2 on the same GPUs.", True),
+    ("torch 2.2 has higher throughput than torch 2.4 for us.", True),
+    ("torch 2.4 gives higher throughput than torch 2.2.", False),
+    ("The throughput is not lower with torch 2.3 than with torch 2.1.", False),
+])
+def test_a_release_comparison_said_as_lower_or_higher_throughput(sentence, slower):
+    assert claims.newer_slower(sentence) is slower
