@@ -1209,12 +1209,22 @@ def _asked_only(c: Claim, text: str) -> None:
 LOWERED_LIMIT = 0.85
 
 
+# The board's own power stated beside a lowered limit: "(default 350 W)", "of its 450 W TDP", "stock 320W".
+_STATED_DEFAULT = re.compile(r"\b(?:default|rated|stock|factory|max(?:imum)?|TDP|TGP|normally)\b"
+                             r"(?:\s+(?:is|of|at|was))?\s*[:=]?\s*(\d{2,4})\s*(?:W|watts?)\b|\b(\d{2,4})\s*(?:W|watts?)\s+"
+                             r"(?:default|TDP|TGP|rated|stock)\b", re.I)
+
+
 def _power_limit(c: Claim, gpu) -> None:
     """A configured power limit set against the GPU's rated power (catalog tdp_w): well below it the claim stays
     power_limit (data watts, tdp_w); at or near it, or with no rated power to compare, it is power_limit_ok."""
     watts = float(c.data["groups"][0]) if c.data.get("groups") else 0.0
     tdp = getattr(gpu, "tdp_w", 0) or 0
-    c.data.update({"watts": watts, "tdp_w": tdp or None, "gpu": getattr(gpu, "key", None)})
+    stated = _STATED_DEFAULT.search(c.quote)  # (issue 11 n) the reporter's own "default 350 W" beside the limit
+    if not tdp and stated:
+        tdp = float(stated.group(1) or stated.group(2))
+    c.data.update({"watts": watts, "tdp_w": tdp or None, "gpu": getattr(gpu, "key", None),
+                   "reference": "catalog" if getattr(gpu, "tdp_w", 0) else "stated" if tdp else None})
     if not (tdp and 0 < watts < LOWERED_LIMIT * tdp):
         c.kind = "power_limit_ok"
 
@@ -1678,6 +1688,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "no errors", "does not hang"
             if kind == "slow" and _negated(kind, text, m):
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
+            if kind == "slow" and m.groupdict().get("was") and float(m.group("now")) >= float(m.group("was")):
+                continue  # "went from 24 to 38 tok/s": a gain
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -2830,7 +2842,7 @@ _OVER_VRAM = re.compile(
     r"(?:big|large)\s+for|overflow(?:s|ed|ing)?)\s+)" + _VRAM +
     r"|\b(?:uses?|using|used|spills?\s+(?:over\s+)?(?:in)?to|spilled\s+(?:over\s+)?(?:in)?to|goes\s+(?:in)?to|"
     r"went\s+(?:in)?to|falls?\s+back\s+to|fell\s+back\s+to)\s+(?:the\s+)?(?:\d+(?:\.\d+)?\s*G(?:i)?B\s+(?:of\s+)?)?"
-    r"shared\s+(?:GPU\s+|graphics\s+|system\s+)?memory\b", re.I)
+    r"shared\s+(?:GPU|graphics|system)\s+memory\b", re.I)  # (Task Manager's "Shared GPU memory"; NCCL's SHM is not)
 _NOT_IN_GAP = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
 _ONLY_IF = re.compile(r"\b(?:if|unless|whether|in case)\b[^,;]*$", re.I)
 
@@ -3032,3 +3044,34 @@ _OFFLOAD_ZH = re.compile(r"(?P<not>没有|没|未|不)?\s*(?:一部分|部分|�
                          r"(?:层|权重|模型|参数)?\s*(?:放|跑|加载|卸载|offload|分配)(?:在|到)\s*(?:CPU|内存|系统内存)")
 _OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:显存|GPU\s*内存|VRAM)\s*"
                            r"(?:放不下|装不下|不够|不足)")
+
+
+# (issue 11 n) A rate said to have gone from one figure to a lower one ("generation went from 38 to 24 tok/s", "dropped
+# from 5100 to 2950 samples/s") is a slowdown: symptom 'slow' when the second figure is the lower (symptom_quote checks
+# the order; "went from 24 to 38 tok/s" is a gain). Rates only: for times a rise is the slowdown.
+_RATE_UNIT = r"(?:tok\w*/s|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s|fps|images?/s)"
+_RATE_FELL = (r"\b(?:went|gone|goes|dropped|drops|fell|falls|decreased|changed|moved|came|is down|was down)\s+"
+              r"(?:down\s+)?"
+              r"from\s+~?(?P<was>\d+(?:\.\d+)?)\s*" + _RATE_UNIT + r"?\s+to\s+(?:only\s+)?~?(?P<now>\d+(?:\.\d+)?)\s*"
+              + _RATE_UNIT + r"\b")
+SYMPTOMS[:] = [(k, p + "|" + _RATE_FELL if k == "slow" else p) for k, p in SYMPTOMS]
+
+
+# (issue 11 n) A laptop GPU slower on battery than on mains: the notebook's power management lowers the GPU's power
+# limit on battery (NVIDIA Dynamic Boost and Battery Boost, https://www.nvidia.com/en-us/geforce/technologies/battery-
+# boost/), so the clocks come down: a power throttle by design (clock_power). And the vLLM V1 engine process
+# ("EngineCore", its busy loop the schedule-and-launch thread) or the serving process named at one core's worth.
+MORE_WORDS_N5: dict[str, list[str]] = {
+    "clock_power": [
+        r"\bon battery(?: power)?\b[^.\n]{0,60}?\b(?:slow\w*|only|drops?|lower|half|fewer)\b|"
+        r"\b(?:slow\w*|only|drops?|lower|half|fewer)\b[^.\n]{0,60}?\bon battery\b",
+        r"(?:用电池|不插电|拔掉电源)[^\n。]{0,30}?(?:慢|降|只有)",
+    ],
+    "cpu_ab": [
+        r"\b(?:EngineCore|engine[- ]core|engine process|scheduler process|API server process|server process|"
+        r"python3? process|main process)\b[^.\n%]{0,30}?\b(?:at|is at|sits at|hits|shows|uses?|pegged at|stuck at)\s+"
+        r"(?:~|about\s+)?(?:9\d|1\d\d)(?:\.\d+)?\s*%",
+    ],
+}
+for _kind, _words in MORE_WORDS_N5.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words

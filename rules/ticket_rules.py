@@ -1511,15 +1511,18 @@ def power_limit(facts: Facts, predictions=None):
     c = _first(facts, "power_limit")
     if not c or c.guess or not _about_speed(facts):
         return
-    gpu = facts.subject.gpu
+    stated = c.data.get("reference") == "stated"  # the reporter's own "default 350 W", no catalog GPU to read
+    board = "the board's stated default" if stated else f"{facts.subject.gpu.name}'s rated"
+    reference = (ev(c.cited, f'the board\'s power as the reporter states it: "{c.quote}"', c.data["tdp_w"], unit="W")
+                 if stated
+                 else ev(facts.subject.gpu_source, f"catalog {c.data['gpu']}: rated power", c.data["watts"],
+                         c.data["tdp_w"], "W"))
     yield make("ticket.power_limit", "throttling", "warning", min(weight(c), 0.55),
-               f"The power limit is {c.data['watts']:g} W, well below {gpu.name}'s rated {c.data['tdp_w']:g} W",
+               f"The power limit is {c.data['watts']:g} W, well below {board} {c.data['tdp_w']:g} W",
                f"A board capped below {claims.LOWERED_LIMIT:.0%} of its rated power lowers its clocks whenever the "
                "work would draw more (prefill, large batches, GEMM-heavy steps), and in a TP group every other GPU "
                "waits for the capped one.",
-               [claim_ev(c, "configured power limit"),
-                ev(facts.subject.gpu_source, f"catalog {c.data['gpu']}: rated power", c.data["watts"], c.data["tdp_w"],
-                   "W")],
+               [claim_ev(c, "configured power limit"), reference],
                fix="Check under load with `nvidia-smi -q -d POWER,PERFORMANCE` whether SW Power Cap is active; "
                "restore the default limit (`nvidia-smi -pl <default>`, persistence mode on) if the host's power and "
                "cooling allow it, and compare the speed.",

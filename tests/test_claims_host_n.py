@@ -404,3 +404,61 @@ def test_chinese_layers_on_the_cpu(text, form, used):
 ])
 def test_a_release_comparison_said_as_lower_or_higher_throughput(sentence, slower):
     assert claims.newer_slower(sentence) is slower
+
+
+@pytest.mark.parametrize("text", [
+    "On battery the laptop's RTX 4060 only gives 9 tok/s, plugged in 30.",
+    "Generation is half as fast when the notebook runs on battery power.",
+    "笔记本用电池的时候推理速度明显慢很多。",
+])
+def test_a_laptop_slower_on_battery_is_a_power_throttle(text):
+    assert observed(text, "clock_power"), text
+
+
+@pytest.mark.parametrize("text", [
+    "On battery the speed is the same as plugged in.",
+    "Is it slower on battery?",
+])
+def test_battery_without_a_slowdown_or_asked_is_not(text):
+    assert not observed(text, "clock_power"), text
+
+
+@pytest.mark.parametrize("text", [
+    "The EngineCore process sits at 100% in top while the H100 idles.",
+    "top: the API server process is at 99.7% the whole time.",
+    "The vLLM engine core hits 100 % of one core during decode.",
+])
+def test_the_engine_process_at_one_core_is_read(text):
+    assert observed(text, "cpu_ab"), text
+
+
+def test_the_engine_process_well_below_one_core_is_not():
+    assert not observed("The EngineCore process sits at 35% in top.", "cpu_ab")
+
+
+@pytest.mark.parametrize("text,slow", [
+    ("Since the upgrade generation went from 38 to 24 tok/s.", True),
+    ("Throughput dropped from 5100 samples/s to 2950 samples/s after the move.", True),
+    ("After the fix generation went from 24 to 38 tok/s.", False),
+])
+def test_a_rate_gone_lower_is_a_slow_symptom(tmp_path, text, slow):
+    (tmp_path / "issue.md").write_text("# Report\n\n" + text + "\n")
+    said_ = claims.symptom_quote(read_bundle([tmp_path]))
+    assert (said_[2] == "slow") is slow
+
+
+@pytest.mark.parametrize("text,category", [
+    ("With nvidia-smi -pl 150 on the card (default 350 W) generation went from 38 to 24 tok/s.", "throttling"),
+    ("We lowered the power limit to 250 W, stock 450 W TDP, and decode is slower now.", "throttling"),
+])
+def test_a_limit_below_the_stated_default_is_a_throttle(tmp_path, text, category):
+    assert verdict(tmp_path, text).category == category
+
+
+def test_a_limit_at_the_stated_default_is_no_throttle(tmp_path):
+    assert verdict(tmp_path, "The power limit is 340 W (default 350 W) and decode is slow.").category != "throttling"
+
+
+def test_nccl_shared_memory_is_no_model_in_shared_gpu_memory():
+    assert not offload("Bandwidth is higher with P2P enabled than when P2P is restricted so that NCCL uses shared "
+                       "memory.")
