@@ -2815,8 +2815,13 @@ MORE_WORDS_N: dict[str, list[str]] = {
     "gpu_build_slower": [
         # "the GPU build is slower than the CPU build", "cuda version runs slower than the CPU one",
         # "batched-wav-nnet3-cuda is slower than nnet3-latgen-faster" (a tool's CUDA variant against its other)
-        r"\b[\w-]*(?:cuda|gpu)[\w-]*(?:\s+(?:build|version|backend|decoder|inference|model|path|mode|binary))?\s+"
+        # (a tool's GPU variant by name, "whisper-gpu", "batched-...-cuda", CUDAExecutionProvider, against any other;
+        # "the GPU build/version/backend" only against the CPU one: "my GPU is slower than my old one" is no such pair)
+        r"(?:\b\w+[-_][\w-]*(?:cuda|gpu)[\w-]*|\b(?:cuda|gpu)[-_][\w-]+|\bCUDAExecutionProvider)\s+"
         r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b",
+        r"\b(?:GPU|CUDA)\s+(?:build|version|backend|decoder|inference|path|mode|binary|provider)\s+"
+        r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\s+(?:the\s+|my\s+)?"
+        r"(?:CPU|cpu)\b",
         r"\b(?:slower|longer)\s+(?:on|with)\s+(?:the\s+)?GPU\s+than\s+(?:on|with)\s+(?:the\s+)?CPU\b",
         r"\bCPU\b[^.\n]{0,20}?\b(?:is|was|runs?|ran)\s+(?:much\s+|even\s+|a lot\s+)?faster\s+than\s+(?:the\s+)?"
         r"(?:GPU|CUDA)\b",

@@ -53,6 +53,7 @@ PARAPHRASES = {
         "Inference runs slower on the GPU than on the CPU for one sentence.",
         "The CPU is even faster than the GPU for this.",
         "whisper-gpu was much slower than whisper-cpp in my test.",
+        "For a single image, CUDAExecutionProvider is slower than CPUExecutionProvider.",
     ],
 }
 
@@ -70,6 +71,8 @@ NOT_OBSERVED = {
         "The GPU build is not slower than the CPU build.",
         "Is the CUDA backend slower than the CPU backend?",
         "The CPU was never faster than the GPU.",
+        "With batch size 1 my new RTX 4090 GPU is slower than my old 3090.",   # two GPUs, no CPU path
+        "The GPU version is slower than the published figure.",
     ],
 }
 
