@@ -937,9 +937,13 @@ _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
                      r"(?:is|are|was|were|does|dose|do|did|can|could|would|will|should|might|may|has|have)\b", re.I)
 
 
+# A Chinese yes/no question ("是不是掉卡了？", "是否是CPU瓶颈？", "...吗？"): a cause offered, as _YES_NO.
+_YES_NO_ZH = re.compile(r"是不是|是否|会不会|能不能|有没有|吗\s*[？?]\s*$|么\s*[？?]\s*$")
+
+
 def _guessed(sentence: str) -> bool:
     s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
-    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s)))
+    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)))
 
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
@@ -1207,12 +1211,22 @@ def _asked_only(c: Claim, text: str) -> None:
 LOWERED_LIMIT = 0.85
 
 
+# The board's own power stated beside a lowered limit: "(default 350 W)", "of its 450 W TDP", "stock 320W".
+_STATED_DEFAULT = re.compile(r"\b(?:default|rated|stock|factory|max(?:imum)?|TDP|TGP|normally)\b"
+                             r"(?:\s+(?:is|of|at|was))?\s*[:=]?\s*(\d{2,4})\s*(?:W|watts?)\b|\b(\d{2,4})\s*(?:W|watts?)\s+"
+                             r"(?:default|TDP|TGP|rated|stock)\b", re.I)
+
+
 def _power_limit(c: Claim, gpu) -> None:
     """A configured power limit set against the GPU's rated power (catalog tdp_w): well below it the claim stays
     power_limit (data watts, tdp_w); at or near it, or with no rated power to compare, it is power_limit_ok."""
     watts = float(c.data["groups"][0]) if c.data.get("groups") else 0.0
     tdp = getattr(gpu, "tdp_w", 0) or 0
-    c.data.update({"watts": watts, "tdp_w": tdp or None, "gpu": getattr(gpu, "key", None)})
+    stated = _STATED_DEFAULT.search(c.quote)  # (issue 11 n) the reporter's own "default 350 W" beside the limit
+    if not tdp and stated:
+        tdp = float(stated.group(1) or stated.group(2))
+    c.data.update({"watts": watts, "tdp_w": tdp or None, "gpu": getattr(gpu, "key", None),
+                   "reference": "catalog" if getattr(gpu, "tdp_w", 0) else "stated" if tdp else None})
     if not (tdp and 0 < watts < LOWERED_LIMIT * tdp):
         c.kind = "power_limit_ok"
 
@@ -1282,6 +1296,7 @@ def claims(facts: Facts) -> list[Claim]:
                 out.append(c)
     out.extend(temperatures(said))
     out.extend(release_blocks(facts))
+    out.extend(profiler_busy(facts))
     _CACHE.clear()
     by_source = dict(said)
     for c in out:
@@ -1685,6 +1700,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "no errors", "does not hang"
             if kind == "slow" and _negated(kind, text, m):
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
+            if kind == "slow" and m.groupdict().get("was") and float(m.group("now")) >= float(m.group("was")):
+                continue  # "went from 24 to 38 tok/s": a gain
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -2561,8 +2578,15 @@ _SPEED_COMPARED = re.compile(r"\b(?:slower|faster|worse|better|regress\w*|degrad
 
 # Which way a release comparison goes: "X is slower than Y", "moving to 2.3 made it slower", "downgrading makes it
 # faster" (the newer release slower).
-_SLOWER = re.compile(r"\b(?:slower|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b", re.I)
-_FASTER = re.compile(r"\b(?:faster|better|quicker|improv\w*|speed-?ups?)\b", re.I)
+# (issue 11 n) and the rate said lower or higher: "with 2.3 the throughput is lower", "lower tok/s on 2.4"
+_RATE_NAMES = r"(?:throughput|tok\w*/s|tok(?:en)?s? per second|speed|performance|bandwidth|samples/s|it/s|QPS)"
+_SLOWER = re.compile(r"\b(?:slower|worse|regress\w*|degrad\w*|drop(?:s|ped)?)\b|"
+                     r"\b(?:lower|less|reduced)\s+" + _RATE_NAMES + r"|\b" + _RATE_NAMES + r"\s+(?:is|was|gets|got|"
+                     r"becomes|became|goes|went)\s+(?:much\s+|a lot\s+|noticeably\s+|clearly\s+)?(?:lower|down)\b",
+                     re.I)
+_FASTER = re.compile(r"\b(?:faster|better|quicker|improv\w*|speed-?ups?)\b|"
+                     r"\bhigher\s+" + _RATE_NAMES + r"|\b" + _RATE_NAMES + r"\s+(?:is|was|gets|got|becomes|became|"
+                     r"goes|went)\s+(?:much\s+|a lot\s+|noticeably\s+|clearly\s+)?(?:higher|up)\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b", re.I)
 _BACK = re.compile(r"\b(?:downgrad\w*|roll(?:ed|ing)? back|revert\w*|go(?:ing)? back|went back)\b", re.I)
 _RELEASE_NUMBER = re.compile(r"(?<![\d.])(\d\.\d{1,2}(?:\.\d{1,2})?)(?![\d.]*\d)(?!\s*(?:x|%|s\b|ms\b|GB))")
@@ -2658,6 +2682,39 @@ def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
     return out
 
 
+# (issue 11 n) Per-rank figures listed one per line without a unit, the unit given once above them as logs and
+# spreadsheets head a column: "step time (ms):", "latency in ms", "times [s]".
+_UNIT_HEAD = re.compile(r"(?:\(|\[|\bin\s+)(ms|milliseconds?|s|secs?|seconds?|us|µs|microseconds?|tok/s|tokens/s|GB/s|"
+                        r"it/s|samples/s)(?:\)|\]|\b)", re.I)
+_RANK_LINE = re.compile(r"^\s*(?:rank|GPU|node|worker|device)\s*#?\s*(\d{1,3})\s*[:=]?\s+~?(\d+(?:\.\d+)?)\s*$", re.I)
+_UNIT_NAMES = {"millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+               "microsecond": "us", "microseconds": "us"}
+
+
+def _listed_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
+    """{unit: {rank: (value, line)}} from three or more consecutive 'rank N <figure>' lines under a line naming the
+    unit; nothing when no unit is named just above them."""
+    out: dict[str, dict[str, tuple[float, str]]] = {}
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        run = []
+        while i < len(lines) and _RANK_LINE.match(lines[i]):
+            run.append(lines[i])
+            i += 1
+        if len(run) >= 3:
+            head = next((lines[k] for k in range(i - len(run) - 1, max(-1, i - len(run) - 3), -1)
+                         if lines[k].strip()), "")
+            unit = _UNIT_HEAD.search(head)
+            if unit:
+                name = _UNIT_NAMES.get(unit.group(1).lower(), unit.group(1).lower())
+                for line in run:
+                    m = _RANK_LINE.match(line)
+                    out.setdefault(name, {}).setdefault(m.group(1), (float(m.group(2)), line.strip()))
+        i += 1 if not run else 0
+    return out
+
+
 def rank_figures(facts: Facts) -> list[Claim]:
     """Per-rank (per-GPU, per-node) figures the reporter lists in a sentence or a Markdown table, one claim per text
     and unit: data {unit, time (a duration, else a rate), figures: [(rank, value, quote, guessed)]}. Which rank stands
@@ -2669,6 +2726,9 @@ def rank_figures(facts: Facts) -> list[Claim]:
         for m in _RANK_FIGURE.finditer(spaced_bars):
             figure = (float(m.group(2)), _quote(spaced_bars, m, 40))
             by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), figure)
+        for unit, ranks in _listed_rank_figures(text).items():
+            for rank, figure in ranks.items():
+                by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in _table_rank_figures(text).items():
             for rank, figure in ranks.items():
                 by_unit.setdefault(unit, {}).setdefault(rank, figure)
@@ -2699,6 +2759,8 @@ _OFFLOAD_WORDS = re.compile(
     r"\bspill(?:s|ed|ing)?\s+(?:over\s+)?(?:in)?to\s+" + _CPU_SIDE + r"\b|"
     r"\boffload(?:s|ed|ing)?\s+(?:some|part|half|\d+)\s+(?:of\s+(?:the\s+|its\s+)?)?(?:layers|the model|weights)\s+"
     r"(?:to|on|onto)\s+" + _CPU_SIDE + r"\b", re.I)
+# A layer count followed, in its clause, by what it would do: a comparison put in the conditional, not the setting used.
+_WOULD_AFTER = re.compile(r"[^,;.\n]{0,25}?\b(?:would|could|might)\b", re.I)
 # The reporter saying the layers are not (or no longer) on the CPU: "nothing is offloaded", "fits in VRAM".
 _NOT_OFFLOADED = re.compile(r"\b(?:no|not|never|nothing|none|no\s+longer|n't)\b[\w\s,-]{0,30}$", re.I)
 # A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
@@ -2757,11 +2819,326 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                  negated=on_gpu >= layers,
                                  guess=prose and _quoted_output(sentence, m)))
             for m in _NGL.finditer(" " + sentence):
+                # ("-ngl 40 would be slower, so I use -ngl 99": the first is a comparison made in the conditional)
+                after = _WOULD_AFTER.match(sentence[max(0, m.end() - 1):])
                 out.append(Claim("partial_offload", source, _quote(" " + sentence, m),
-                                 {"form": "ngl", "on_gpu": int(m.group(1))}, guess=hypothetical(sentence, m.start())))
+                                 {"form": "ngl", "on_gpu": int(m.group(1))},
+                                 guess=hypothetical(sentence, m.start()) or bool(after)))
             for m in _OFFLOAD_WORDS.finditer(sentence) if prose else ():
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or all_on_gpu(text),
                                  guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
+            for m, negated, guess in over_vram(sentence, text) if prose else ():
+                out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
+                                 negated=negated, guess=guess))
+            for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH)) if prose else ():
+                for m in zh.finditer(sentence):
+                    out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": form},
+                                     negated=bool(m.group("not")) or all_on_gpu(text),
+                                     guess=_guessed(sentence) or asked(sentence)))
     return out
+
+
+# ------------------------------------------------------------------- (issue 11 n) host-side and GPU-state words
+# More ways the same situations are worded across engines' and vendors' documentation and many threads:
+# - idle_gap_slow: the call after a pause is the slow one ("after a 30 s pause the next request takes 3x longer",
+#   "with a 10 s sleep in between, the next frame jumps"): NVIDIA lowers an idle GPU's clocks and P-state
+#   (https://docs.nvidia.com/deploy/driver-persistence/, TensorRT's "GPU Clock Locking and Floating Clock",
+#   https://docs.nvidia.com/deeplearning/tensorrt/latest/performance/hw-sw-environment.html).
+# - few_requests: one input at a time named by what the job processes ("only one audio file", "a single image").
+# - gpu_build_slower: the GPU build or backend of a tool slower than the CPU one; with one input at a time that is the
+#   GPU's latency, not its throughput (FasterTransformer's README: "When batch size equals to 1, the ... execution
+#   time really depends on the CPU",
+#   https://github.com/NVIDIA/DeepLearningExamples/tree/master/FasterTransformer; GPUs trade latency for throughput).
+_GAP_PAUSE = r"(?:sleeps?|pauses?|delays?|waits?|breaks?|gaps?|idle(?:\s+(?:time|period|phase))?|inactivity|lulls?)"
+_GAP_NEXT = (r"\b(?:next|following|subsequent|first)\s+(?:\w+\s+)?(?:frames?|calls?|requests?|inferences?|runs?|"
+              r"iterations?|predictions?|queries|query|generations?|batch(?:es)?|images?|steps?|prompts?|forward)\b")
+_GAP_SLOWER = (r"\b(?:slow\w*|longer|increas\w*|higher|spikes?|jumps?|worse|"
+               r"\d+(?:\.\d+)?\s*(?:x|×)\s*(?:slower|longer)?|twice as (?:slow|long))\b")
+MORE_WORDS_N: dict[str, list[str]] = {
+    "idle_gap_slow": [
+        # a pause named before the call it slows: "with a 10 s sleep in the middle, the next frame takes longer"
+        r"\b" + _GAP_PAUSE + r"\b[^.\n]{0,40}?\b(?:in (?:the )?middle|in between|between|before|beforehand)\b"
+        r"[^.\n]{0,40}?" + _GAP_NEXT + r"[^.\n]{0,60}?" + _GAP_SLOWER,
+        # "after a 30 s pause, the next request is 3x slower", "following 2 minutes of inactivity"
+        r"\b(?:after|following)\s+(?:a\s+|an\s+|some\s+)?(?:\d+(?:\.\d+)?\s*-?\s*(?:ms|s|secs?|seconds?|mins?|"
+        r"minutes?)\s+(?:of\s+)?|(?:short|long|brief)\s+)?" + _GAP_PAUSE + r"\b[^.\n]{0,60}?" + _GAP_SLOWER,
+        # "if the GPU sits idle for a minute, the following query is slow" (an observation put as a when/if)
+        r"\b(?:sits?|stays?|is|was|left|goes)\s+idle\s+for\b[^.\n]{0,50}?" + _GAP_NEXT + r"[^.\n]{0,50}?" + _GAP_SLOWER,
+    ],
+    "few_requests": [
+        r"\b(?:only|just)\s+(?:one|a single|1)\s+(?:audio(?: file| clip)?s?|utterances?|images?|pictures?|photos?|"
+        r"frames?|samples?|inputs?|prompts?|requests?|queries|query|sentences?|files?|sequences?|examples?|"
+        r"documents?|videos?)\b",
+        r"\b(?:one|a single)\s+(?:audio(?: file| clip)?|utterance|image|picture|frame|sample|input|prompt|query|"
+        r"sentence|sequence|example)\s+at a time\b",
+    ],
+    "gpu_build_slower": [
+        # "the GPU build is slower than the CPU build", "cuda version runs slower than the CPU one",
+        # "batched-wav-nnet3-cuda is slower than nnet3-latgen-faster" (a tool's CUDA variant against its other)
+        # (a tool's GPU variant by name, "whisper-gpu", "batched-...-cuda", CUDAExecutionProvider, against any other;
+        # "the GPU build/version/backend" only against the CPU one: "my GPU is slower than my old one" is no such pair)
+        r"(?:\b\w+[-_][\w-]*(?:cuda|gpu)[\w-]*|\b(?:cuda|gpu)[-_][\w-]+|\bCUDAExecutionProvider)\s+"
+        r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b",
+        r"\b(?:GPU|CUDA)\s+(?:build|version|backend|decoder|inference|path|mode|binary|provider)\s+"
+        r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\s+(?:the\s+|my\s+)?"
+        r"(?:CPU|cpu)\b",
+        r"\b(?:slower|longer)\s+(?:on|with)\s+(?:the\s+)?GPU\s+than\s+(?:on|with)\s+(?:the\s+)?CPU\b",
+        r"\bCPU\b[^.\n]{0,20}?\b(?:is|was|runs?|ran)\s+(?:much\s+|even\s+|a lot\s+)?faster\s+than\s+(?:the\s+)?"
+        r"(?:GPU|CUDA)\b",
+    ],
+}
+_NEGATED_INSIDE_F += ("gpu_build_slower",)
+for _kind, _words in MORE_WORDS_N.items():
+    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
+
+# The model, or the memory it needs, larger than the GPU's memory: llama.cpp and Ollama then keep the layers that do
+# not fit on the CPU (Ollama FAQ, "How can I tell if my model was loaded onto the GPU?"), and on Windows the driver
+# pages the rest into shared system memory (NVIDIA, "CUDA - Sysmem Fallback Policy", driver 536.40 and later,
+# https://nvidia.custhelp.com/app/answers/detail/a_id/5490). Either way tokens wait on host memory.
+_VRAM = (r"(?:the\s+|my\s+|its\s+|our\s+|a\s+|each\s+)?(?:\d+(?:\.\d+)?\s*G(?:i)?B\s+(?:of\s+)?)?"
+         r"(?:(?:dedicated|available|free|total|GPU'?s?|card'?s?|graphics card'?s?)\s+)*"
+         r"(?:VRAM|(?:GPU|graphics|video|dedicated)(?:'s)?\s+(?:GPU\s+|graphics\s+|video\s+)?memory|"
+         r"(?:GPU |graphics |video )?memory of the (?:GPU|card))\b")
+_OVER_VRAM = re.compile(
+    r"\b(?:model|weights|it|(?:total\s+)?(?:graphics|GPU|video)\s+memory\s+(?:usage|use|needed|required)|"
+    r"memory\s+(?:usage|use|footprint|needed|required))\b(?P<gap>[^.;\n]{0,40}?)"
+    r"(?P<verb>\b(?:exceed(?:s|ed|ing)?|(?:is|are|was|were|gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bigger|larger)\s+"
+    r"than|(?:does|did|do)(?:n't| not)\s+fit\s+(?:in|into|on)|won't\s+fit\s+(?:in|into|on)|(?:is|was)\s+too\s+"
+    r"(?:big|large)\s+for|overflow(?:s|ed|ing)?)\s+)" + _VRAM +
+    r"|\b(?:uses?|using|used|spills?\s+(?:over\s+)?(?:in)?to|spilled\s+(?:over\s+)?(?:in)?to|goes\s+(?:in)?to|"
+    r"went\s+(?:in)?to|falls?\s+back\s+to|fell\s+back\s+to)\s+(?:the\s+)?(?:\d+(?:\.\d+)?\s*G(?:i)?B\s+(?:of\s+)?)?"
+    r"shared\s+(?:GPU|graphics|system)\s+memory\b", re.I)  # (Task Manager's "Shared GPU memory"; NCCL's SHM is not)
+_NOT_IN_GAP = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
+_ONLY_IF = re.compile(r"\b(?:if|unless|whether|in case)\b[^,;]*$", re.I)
+
+
+def over_vram(sentence: str, text: str) -> list[tuple[re.Match, bool, bool]]:
+    """(match, negated, guess) for each place the sentence puts the model past the GPU's memory: negated when a
+    'not' sits before a positive verb ('it does not exceed VRAM') or the text says everything is on the GPU; a guess
+    when asked, supposed, planned, or only a condition ('if the model exceeds VRAM, ...')."""
+    out = []
+    for m in _OVER_VRAM.finditer(sentence):
+        before = sentence[:m.start()]
+        gap = m.group("gap") or ""
+        negated = bool(_NOT_IN_GAP.search(gap) and m.group("verb") and "fit" not in m.group("verb").lower()) or \
+            bool(_NOT_OFFLOADED.search(before)) or all_on_gpu(text)
+        guess = _guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
+        out.append((m, negated, guess))
+    return out
+
+# A pasted `top` / `htop` process row (PID USER PR|PRI NI VIRT RES SHR S %CPU|CPU% %MEM TIME+ COMMAND, procps and htop
+# manuals) with the serving process at one core's worth, 95-105 %: a single-threaded Python engine loop (the GIL keeps
+# one process on one core) at its limit. Over 105 % is several threads busy, under 95 % a core with time to spare.
+_TOP_ROW = (r"(?m)^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+[\d.,]+[kmgtpKMGTP]?\s+[\d.,]+[kmgtpKMGTP]?\s+"
+            r"[\d.,]+[kmgtpKMGTP]?\s+[RSDITZ]\s+(?:9[5-9]|10[0-4])(?:[.,]\d)?\s+[\d.,]+\s+[\d:.]+\s+(?:\S*/)?"
+            r"(?:python\S*|vllm\S*|VLLM\S*|sglang\S*|ollama\S*|llama-server|llama-cli|text-generation\S*|tritonserver|"
+            r"trtllm\S*|torchrun|uvicorn|lmdeploy\S*)")
+PATTERNS["cpu_pegged_row"] = [_TOP_ROW]
+OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("cpu_pegged_row",)
+
+# (issue 11 n) More word orders for situations the families above name:
+# - numa_words: binding to the GPUs' socket named as the change that paid ("doubles when I bind the server to the
+#   socket the GPUs are attached to"), gains said as a share ("30 % more throughput under numactl") (vLLM's and
+#   TensorRT-LLM's NUMA-binding docs, NCCL_IGNORE_CPU_AFFINITY).
+# - cpu_ab: the serving side's text stages slower than the GPU step ("detokenization takes longer than the decode
+#   step"), and the client's latency a multiple of the engine's: the gap is spent on the host (SGLang and vLLM
+#   document the tokenizer/detokenizer processes; --skip-tokenizer-init).
+# - one_slow: "one of the eight nodes is consistently slower", "every all-reduce waits for it".
+_GAIN = (r"(?:fast(?:er)?|doubl\w*|tripl\w*|improv\w*|helps?|helped|fix(?:es|ed)?|speeds? up|sped up|"
+         r"\d+(?:\.\d+)?\s*(?:%|x|×)\s*(?:more|faster|higher|better)|more (?:throughput|tok\w*|bandwidth|speed)|"
+         r"higher (?:throughput|bandwidth))")
+# (a gap without "not", "n't" or "never": "binding to the local node did not help" is no gain)
+_AFFIRMED = r"(?:(?!\b(?:not|never|no)\b|n't\b)[^.\n])"
+MORE_WORDS_N2: dict[str, list[str]] = {
+    "numa_words": [
+        r"\b" + _GAIN + r"\b" + _AFFIRMED + r"{0,60}?\b(?:bind|binding|bound|pin|pinning|pinned)\b[^.\n]{0,40}?\bto\s+"
+        r"(?:the\s+)?"
+        r"(?:same\s+|local\s+|right\s+|correct\s+)?(?:CPU\s+)?(?:socket|NUMA node|NUMA domain)\b",
+        r"\b(?:bind|binding|bound|pin|pinning|pinned)\b[^.\n]{0,40}?\bto\s+(?:the\s+)?(?:same\s+|local\s+|right\s+|"
+        r"correct\s+)?(?:CPU\s+)?(?:socket|NUMA node|NUMA domain)\b" + _AFFIRMED + r"{0,60}?\b" + _GAIN,
+        r"\b(?:numactl|taskset|--cpunodebind|--membind|CPU affinity|NUMA binding)\b" + _AFFIRMED + r"{0,60}?"
+        r"\b(?:gives?|gave|yields?|brings?)\s+(?:us\s+)?(?:about\s+|~)?\d+(?:\.\d+)?\s*(?:%|x|×)\s*"
+        r"(?:more|higher|faster|better)\b",
+    ],
+    "cpu_ab": [
+        r"\b(?:detokeni\w+|tokeni\w+|output process\w*|post-?process\w*|scheduling|the scheduler)\b"
+        + _AFFIRMED + r"{0,40}?"
+        r"\btak(?:e|es|ing)\s+(?:much\s+|far\s+)?(?:longer|more time)\s+than\s+(?:the\s+)?(?:decode|forward|model|GPU|"
+        r"engine)\b",
+        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:it|that|this)\s+(?:is\s+|was\s+)?(?:spent|goes|went)\s+"
+        r"(?:in|on|into|to)\s+(?:the\s+)?(?:tokeni\w+|detokeni\w+|schedul\w+|sampl\w+|pre-?process\w*|"
+        r"post-?process\w*|Python)\b",
+        r"\bclient[- ]side\s+(?:ITL|TPOT|latency|inter-token latency)\b[^.\n]{0,40}?\b(?:\d+(?:\.\d+)?\s*(?:x|×)|"
+        r"several times|much (?:higher|larger))\b[^.\n]{0,30}?\b(?:engine|server|scheduler)(?:'s|-side)?\b",
+    ],
+    "few_requests": [r"\bsingle[- ](?:request|stream|user|prompt|sequence)s?\b|\bone[- ](?:stream|user)\b"],
+    "one_slow": [
+        r"\b(?:one|a single)\s+of\s+(?:the|our|my)\s+(?:\w+\s+)?(?:GPUs|ranks|nodes|cards|workers|machines|servers|"
+        r"hosts)\b" + _AFFIRMED + r"{0,40}?\b(?:slower|lags?|lagging|late|behind|straggl\w+|takes? longer)\b",
+        r"\b(?:every|each)\s+(?:step|iteration|all[-_ ]?reduce|collective|batch)\s+(?:has to\s+)?waits?\s+(?:for|on)\s+"
+        r"(?:it|that (?:one|node|GPU|rank|card|machine))\b",
+    ],
+}
+for _kind, _words in MORE_WORDS_N2.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
+
+
+# ------------------------------------------------------------------- (issue 11 n) where the process is bound
+# The CPUs a launch binds its process to, as the tools spell them (taskset(1) -c LIST, numactl(8) --physcpubind / -C
+# LIST and --cpunodebind / -N NODE, docker run --cpuset-cpus LIST) or in words ("pinned to cores 32-63"); a Linux CPU
+# list as nvidia-smi topo -m prints its CPU Affinity column. Set against the CPUs local to the GPUs in use (that
+# column, or the NUMA node), a binding that shares none puts every launch and host copy across the socket link.
+_CPU_LIST = r"(\d{1,4}(?:\s*-\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*-\s*\d{1,4})?)*)(?![\d.])"
+_BIND_CPUS = re.compile(r"(?:\btaskset\s+(?:-\w*c\w*|--cpu-list)\s+|--physcpubind[= ]|"
+                        r"\bnumactl\s+(?:[^\n|;]{0,40}?\s)?-C\s+|--cpuset-cpus[= ]\"?|"
+                        r"\b(?:pinn?(?:ed|ing|s)?|bound|bind(?:s|ing)?)\s+(?:[\w-]+\s+){0,4}?"
+                        r"to\s+(?:the\s+)?(?:CPUs?|cores?|CPU cores|logical CPUs)\s+)" + _CPU_LIST, re.I)
+_BIND_NODE = re.compile(r"(?:--cpunodebind[= ]|\bnumactl\s+(?:[^\n|;]{0,40}?\s)?-N\s+)(\d)\b(?![\d,-])")
+_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
+_NO_BINDING = re.compile(r"\b(?:without|not|no longer|never|instead of|remov\w+|dropp\w+)\b[^.\n]{0,20}$", re.I)
+
+
+def cpu_binding(facts: Facts) -> list[Claim]:
+    """Each CPU binding the reporter's words or pasted commands give: data {cpus: [...]} or {node: N}; a guess when
+    asked, supposed or advised, negated when said to be absent or removed ('without taskset')."""
+    from diagnose.artifacts.nccl_log import cpu_list
+
+    out: list[Claim] = []
+    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    for source, text in texts(facts) + pasted:
+        for sentence in sentences(text):
+            for m, data in [(m, {"cpus": cpu_list(m.group(1))}) for m in _BIND_CPUS.finditer(sentence)] + \
+                           [(m, {"node": int(m.group(1))}) for m in _BIND_NODE.finditer(sentence)]:
+                if data.get("cpus") == []:
+                    continue
+                before = sentence[:m.start()]
+                out.append(Claim("cpu_binding", source, _quote(sentence, m), data,
+                                 negated=bool(_NO_BINDING.search(before)),
+                                 guess=_guessed(sentence) or hypothetical(sentence, m.start())))
+    return out
+
+
+def visible_gpus(facts: Facts) -> list[int]:
+    """The GPU indices CUDA_VISIBLE_DEVICES names in the reporter's text or pasted commands (empty when unset)."""
+    pasted = [n.text for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    for text in [t for _, t in texts(facts)] + pasted:
+        m = _VISIBLE.search(text)
+        if m:
+            return [int(x) for x in re.split(r"\s*,\s*", m.group(1))]
+    return []
+
+
+# (issue 11 n) The GPUs' socket and the process's binding named in one sentence and differing ("GPUs 0-3 hang off NUMA
+# node 0, but the worker is pinned with taskset -c 32-63, which is node 1"; "GPU2 and GPU3 are on socket 1, the
+# container runs with --cpuset-cpus 0-31 (socket 0)"): the binding is on the other socket (numa_words).
+# One node or host that alone brings the figure down: "fine on every pair except when node gpu-07 takes part".
+_SOCKET_NAMED = r"\b(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(\d)\b"
+_BINDER = (r"(?:\b(?:taskset|numactl|cpuset|pinn?(?:ed|ing|s)?|bound|binds?)\b|"
+           r"--(?:cpuset-cpus|cpunodebind|physcpubind)\b)")
+MORE_WORDS_N3: dict[str, list[str]] = {
+    "numa_words": [
+        r"\bGPUs?(?:\s*#?\d+)?\b[^.\n]{0,40}?\b(?:hang(?:s)? off|(?:is|are|sit|sits)\s+on|attached to|local to|"
+        r"connected to)\s+(?:CPU\s+)?" + _SOCKET_NAMED + r"[^.\n]{0,100}?" + _BINDER + r"[^.\n]{0,60}?"
+        r"\b(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(?!\1)\d\b",
+        _BINDER + r"[^.\n]{0,60}?" + _SOCKET_NAMED + r"[^.\n]{0,100}?\bGPUs?(?:\s*#?\d+)?\b[^.\n]{0,40}?"
+        r"\b(?:hang(?:s)? off|(?:is|are|sit|sits)\s+on|attached to|local to|connected to)\s+(?:CPU\s+)?"
+        r"(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(?!\1)\d\b",
+    ],
+    "one_slow": [
+        r"\b(?:fine|normal|ok|okay|good|as expected|full speed)\b[^.\n]{0,60}?\bexcept\s+(?:when|with|for|on|if)\s+"
+        r"(?:the\s+)?(?:node|host|GPU|rank|server|machine|card)\b[^.\n]{0,60}?"
+        r"\b(?:drops?|slow\w*|falls?|halv\w*|lower|third|quarter|half)\b",
+        r"\b(?:whenever|every time|only when)\s+(?:the\s+)?(?:node|host|GPU|rank|server|machine|card)\s+[\w.-]+\s+"
+        r"(?:takes part|is included|joins|is in the (?:ring|job|group))\b[^.\n]{0,60}?"
+        r"\b(?:drops?|slow\w*|falls?|halv\w*|lower)\b",
+    ],
+}
+for _kind, _words in MORE_WORDS_N3.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
+
+
+# torch.profiler's key_averages().table() ends with "Self CPU time total: 48.210ms" and "Self CUDA time total: 6.884ms"
+# (https://pytorch.org/docs/stable/profiler.html): the time the profiled host threads ran against the time kernels ran
+# on the GPU over the same window. Kernels busy for a small share of the host's time leave the GPU idle, waiting on
+# the host; read as a GPU-busy share (gpu_util, origin 'profiler') only at half or less, where the gap is plain.
+_PROF_TOTAL = re.compile(r"\bSelf (CPU|CUDA|GPU|Device) time total\s*:\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\b", re.I)
+_TO_MS = {"us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3}
+PROFILER_IDLE = 0.5
+
+
+def profiler_busy(facts: Facts) -> list[Claim]:
+    """A gpu_util claim (percent = GPU kernel time / host time) from a pasted torch.profiler table's totals."""
+    out: list[Claim] = []
+    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    for source, text in texts(facts) + pasted:
+        totals = {}
+        for m in _PROF_TOTAL.finditer(text):
+            totals.setdefault("cpu" if m.group(1).upper() == "CPU" else "gpu",
+                              (float(m.group(2)) * _TO_MS[m.group(3).lower()], m))
+        if "cpu" in totals and "gpu" in totals and totals["cpu"][0] > 0:
+            share = totals["gpu"][0] / totals["cpu"][0]
+            if share <= PROFILER_IDLE:
+                m = totals["gpu"][1]
+                out.append(Claim("gpu_util", source, _quote(text, m, 60),
+                                 {"percent": round(100 * share, 1), "below": False, "origin": "profiler",
+                                  "cpu_ms": totals["cpu"][0], "gpu_ms": totals["gpu"][0]}))
+    return out
+
+
+# (issue 11 n) The same situations as Chinese threads word them: one card or node behind the rest ("其中一张卡
+# 明显比其他卡慢", "每次都要等它"), a GPU dropped from the bus ("掉卡", nvidia-smi no longer listing a card), ECC
+# errors ("ECC 错误", "不可纠正"); and (partial_offload) layers left on the CPU ("一部分层放在CPU上") or the model past
+# the GPU's memory ("显存放不下").
+# (the text is spaced between Chinese and Latin letters, "没有 ECC 错误": each negation is looked for with a space too)
+_ZH_NOT = "".join(f"(?<!{w}{s})" for w in ("没有", "没", "未", "不", "无", "不是", "并非", "并不是") for s in ("", " "))
+MORE_WORDS_N4: dict[str, list[str]] = {
+    "one_slow": [
+        r"(?:其中|有)?(?:一|某一?|某个|1)\s*(?:张|块|个|台)\s*(?:卡|GPU|显卡|节点|机器)[^\n。，,]{0,12}?"
+        r"(?:明显|总是|一直|特别)?\s*(?:比(?:其他|其它|别的)[^\n。，,]{0,6}?)?" + _ZH_NOT + r"(?:慢|拖后腿|落后)",
+        r"(?:每次|每一步|每个step)[^\n。]{0,20}?(?:都要|总要|都得)\s*等(?:它|这张卡|这个节点|那张卡|那个节点)",
+    ],
+    "hardware_error": [
+        _ZH_NOT + r"掉卡|" + _ZH_NOT + r"(?:显卡|GPU)\s*掉(?:线|了)",
+        r"(?:看不到|识别不到|检测不到|找不到)了?\s*(?:第\s*[一二三四五六七八\d]\s*张卡|一张卡|其中一张)",
+        _ZH_NOT + r"\bECC\b\s*(?:错误|报错)|" + _ZH_NOT + r"不可纠正",
+    ],
+}
+for _kind, _words in MORE_WORDS_N4.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_OFFLOAD_ZH = re.compile(r"(?P<not>没有|没|未|不)?\s*(?:一部分|部分|剩下的|其余的?|多余的?)(?:的)?\s*"
+                         r"(?:层|权重|模型|参数)?\s*(?:放|跑|加载|卸载|offload|分配)(?:在|到)\s*(?:CPU|内存|系统内存)")
+_OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:显存|GPU\s*内存|VRAM)\s*"
+                           r"(?:放不下|装不下|不够|不足)")
+
+
+# (issue 11 n) A rate said to have gone from one figure to a lower one ("generation went from 38 to 24 tok/s", "dropped
+# from 5100 to 2950 samples/s") is a slowdown: symptom 'slow' when the second figure is the lower (symptom_quote checks
+# the order; "went from 24 to 38 tok/s" is a gain). Rates only: for times a rise is the slowdown.
+_RATE_UNIT = r"(?:tok\w*/s|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s|fps|images?/s)"
+_RATE_FELL = (r"\b(?:went|gone|goes|dropped|drops|fell|falls|decreased|changed|moved|came|is down|was down)\s+"
+              r"(?:down\s+)?"
+              r"from\s+~?(?P<was>\d+(?:\.\d+)?)\s*" + _RATE_UNIT + r"?\s+to\s+(?:only\s+)?~?(?P<now>\d+(?:\.\d+)?)\s*"
+              + _RATE_UNIT + r"\b")
+SYMPTOMS[:] = [(k, p + "|" + _RATE_FELL if k == "slow" else p) for k, p in SYMPTOMS]
+
+
+# (issue 11 n) A laptop GPU slower on battery than on mains: the notebook's power management lowers the GPU's power
+# limit on battery (NVIDIA Dynamic Boost and Battery Boost, https://www.nvidia.com/en-us/geforce/technologies/battery-
+# boost/), so the clocks come down: a power throttle by design (clock_power). And the vLLM V1 engine process
+# ("EngineCore", its busy loop the schedule-and-launch thread) or the serving process named at one core's worth.
+MORE_WORDS_N5: dict[str, list[str]] = {
+    "clock_power": [
+        r"\bon battery(?: power)?\b[^.\n]{0,60}?\b(?:slow\w*|only|drops?|lower|half|fewer)\b|"
+        r"\b(?:slow\w*|only|drops?|lower|half|fewer)\b[^.\n]{0,60}?\bon battery\b",
+        r"(?:用电池|不插电|拔掉电源)[^\n。]{0,30}?(?:慢|降|只有)",
+    ],
+    "cpu_ab": [
+        r"\b(?:EngineCore|engine[- ]core|engine process|scheduler process|API server process|server process|"
+        r"python3? process|main process)\b[^.\n%]{0,30}?\b(?:at|is at|sits at|hits|shows|uses?|pegged at|stuck at)\s+"
+        r"(?:~|about\s+)?(?:9\d|1\d\d)(?:\.\d+)?\s*%",
+    ],
+}
+for _kind, _words in MORE_WORDS_N5.items():
+    PATTERNS[_kind] = PATTERNS[_kind] + _words

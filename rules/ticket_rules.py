@@ -805,7 +805,7 @@ def torch_releases(facts: Facts, predictions=None):
 @rule("ticket.cpu_bound", "host_bound")
 def cpu_bound(facts: Facts, predictions=None):
     """A faster CPU speeds the engine up, or the CPU is pegged: the host side limits the GPUs."""
-    c = _first(facts, "cpu_ab")
+    c = _first(facts, "cpu_ab") or _first(facts, "cpu_pegged_row")  # (a pasted top/htop row at one core's worth)
     if not c or _cpu_only(facts):
         return  # an engine running on the CPU itself has no GPU to starve
     if _first(facts, "launch_overhead"):
@@ -828,7 +828,9 @@ def cpu_bound(facts: Facts, predictions=None):
 
 # The reporter's A/B of hosts or their words for the host holding the GPUs back (not a CPU-load figure alone).
 _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|"
-                     r"bottleneck\w*|bound|limited|overhead|GIL|global interpreter lock|wait\w*|idl\w+|starv\w+)\b",
+                     r"bottleneck\w*|bound|limited|overhead|GIL|global interpreter lock|wait\w*|idl\w+|starv\w+|"
+                     # (issue 11 n) a host stage measured against the GPU's step or as most of the time: the wait itself
+                     r"longer than|more time than|spent|most of|majority of|\d+(?:\.\d+)?\s*(?:x|×))(?!\w)",
                      re.I)
 # The reporter asks how to make the CPU-side stage faster: a request to speed it up is the complaint.
 _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
@@ -1543,15 +1545,18 @@ def power_limit(facts: Facts, predictions=None):
     c = _first(facts, "power_limit")
     if not c or c.guess or not _about_speed(facts):
         return
-    gpu = facts.subject.gpu
+    stated = c.data.get("reference") == "stated"  # the reporter's own "default 350 W", no catalog GPU to read
+    board = "the board's stated default" if stated else f"{facts.subject.gpu.name}'s rated"
+    reference = (ev(c.cited, f'the board\'s power as the reporter states it: "{c.quote}"', c.data["tdp_w"], unit="W")
+                 if stated
+                 else ev(facts.subject.gpu_source, f"catalog {c.data['gpu']}: rated power", c.data["watts"],
+                         c.data["tdp_w"], "W"))
     yield make("ticket.power_limit", "throttling", "warning", min(weight(c), 0.55),
-               f"The power limit is {c.data['watts']:g} W, well below {gpu.name}'s rated {c.data['tdp_w']:g} W",
+               f"The power limit is {c.data['watts']:g} W, well below {board} {c.data['tdp_w']:g} W",
                f"A board capped below {claims.LOWERED_LIMIT:.0%} of its rated power lowers its clocks whenever the "
                "work would draw more (prefill, large batches, GEMM-heavy steps), and in a TP group every other GPU "
                "waits for the capped one.",
-               [claim_ev(c, "configured power limit"),
-                ev(facts.subject.gpu_source, f"catalog {c.data['gpu']}: rated power", c.data["watts"], c.data["tdp_w"],
-                   "W")],
+               [claim_ev(c, "configured power limit"), reference],
                fix="Check under load with `nvidia-smi -q -d POWER,PERFORMANCE` whether SW Power Cap is active; "
                "restore the default limit (`nvidia-smi -pl <default>`, persistence mode on) if the host's power and "
                "cooling allow it, and compare the speed.",
@@ -1636,7 +1641,13 @@ def _layers_left(c: Claim, model) -> tuple[int, int] | None:
         return (d["on_gpu"], d["layers"]) if d["on_gpu"] < d["layers"] else None
     if d["form"] == "ngl":  # llama.cpp offloads min(-ngl, layers) repeating layers; -ngl 99 is "all"
         return (d["on_gpu"], model.layers) if model and d["on_gpu"] < model.layers else None
-    return (0, 0) if d["form"] == "words" or d.get("cpu_pct", 0) > 0 else None
+    return (0, 0) if d["form"] in ("words", "over_vram") or d.get("cpu_pct", 0) > 0 else None
+
+
+# Engines that keep every weight in VRAM and fail with an out-of-memory error rather than place layers on the CPU
+# (vLLM, SGLang, TensorRT-LLM, TGI, LMDeploy, DeepSpeed-Inference, FasterTransformer, gpt-fast): a model said to exceed
+# the GPU's memory under them is an OOM or a reason for TP, no partial offload.
+_NO_CPU_LAYERS = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
 
 
 @rule("ticket.partial_offload", "host_bound")
@@ -1648,6 +1659,8 @@ def partial_offload(facts: Facts, predictions=None):
             not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
         return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
     model = facts.subject.model if facts.subject else None
+    if (engine_of(facts) or "").startswith(_NO_CPU_LAYERS):
+        found = [c for c in found if c.data["form"] != "over_vram"]
     left = [(c, n) for c in found if (n := _layers_left(c, model))]
     if not left:
         return
@@ -1659,12 +1672,75 @@ def partial_offload(facts: Facts, predictions=None):
         evidence.append(ev(facts.subject.model_source, f"catalog {model.key}: layers", layers, on_gpu, "layers"))
     yield make("ticket.partial_offload", "host_bound", "warning", weight(c),
                split[0].upper() + split[1:] + ": those layers run from system memory",
-               "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU. Decoding reads every weight "
-               "once per token, and the CPU's layers are read from system RAM, whose bandwidth is an order of "
-               "magnitude below the GPU's memory; those layers set the token time and the GPUs wait for them.",
+               "llama.cpp and Ollama place the layers that do not fit in VRAM on the CPU (and on Windows the driver "
+               "pages what does not fit into shared system memory). Decoding reads every weight once per token, and "
+               "those layers are read from system RAM, whose bandwidth is an order of magnitude below the GPU's "
+               "memory; they set the token time and the GPUs wait for them.",
                evidence,
                fix="Fit every layer in VRAM: a smaller quantisation or context (the KV cache shares VRAM), more or "
                "larger GPUs, then offload all layers (`-ngl 999`, Ollama's num_gpu); `ollama ps` should read "
                "'100% GPU'.",
                refs=["https://github.com/ollama/ollama/blob/main/docs/faq.md",
                      "https://github.com/ggml-org/llama.cpp/blob/master/tools/main/README.md"])
+
+
+@rule("ticket.gpu_latency_one_input", "latency_bound_small_batch")
+def gpu_latency_one_input(facts: Facts, predictions=None):
+    """The GPU build of a tool slower than its CPU counterpart on one input at a time: a GPU earns its speed from
+    many inputs in parallel; one input leaves it mostly idle between short kernels, so launch, transfer and
+    synchronisation costs set the time (FasterTransformer's README: at batch size 1 the time 'really depends on
+    the CPU'). Latency, not a fault."""
+    slower, few = _first(facts, "gpu_build_slower"), _first(facts, "few_requests")
+    if not slower or slower.guess or not few or few.guess or _first(facts, "first_calls_slow"):
+        return  # (the first calls only: warm-up, ticket.explained)
+    yield make("ticket.gpu_latency_one_input", "latency_bound_small_batch", "warning", 0.6,
+               "One input at a time: the GPU path pays its fixed costs without the parallel work that repays them",
+               "A GPU is fast on many inputs at once. With a single input each step is a few short kernels: their "
+               "launches, the copies to and from the GPU and the synchronisation take as long as the arithmetic, so "
+               "the GPU path can lose to a CPU path that avoids them. That is the GPU's latency, not a fault.",
+               [claim_ev(slower, "GPU path against the other"), claim_ev(few, "inputs at a time")],
+               fix="Batch inputs (the batched decoders and servers exist for that), or keep the CPU path for single "
+               "low-latency requests; CUDA graphs trim the launch share.",
+               refs=["https://github.com/NVIDIA/DeepLearningExamples/tree/master/FasterTransformer#performance"])
+
+
+@rule("ticket.binding_off_node", "numa_affinity")
+def binding_off_node(facts: Facts, predictions=None):
+    """The process bound (taskset, numactl, a container cpuset) to CPUs that share none with the GPUs it drives (the
+    CPU Affinity column of `nvidia-smi topo -m`, or their NUMA node): every kernel launch, pinned host copy and NCCL
+    proxy step crosses the socket interconnect."""
+    from diagnose.artifacts.nccl_log import cpu_list
+
+    binds = [c for c in claims.cpu_binding(facts) if not c.guess and not c.negated]
+    if not binds:
+        return
+    gpus = {g.index: g for g in facts.of(GpuFact) if g.index is not None}
+    used = [gpus[i] for i in (claims.visible_gpus(facts) or sorted(gpus)) if i in gpus]
+    if not used:
+        return
+    local = [set(cpu_list(g.cpu_affinity)) if g.cpu_affinity else None for g in used]
+    nodes = [g.numa_node if g.numa_node is not None and g.numa_node >= 0 else None for g in used]
+    for c in binds:
+        if "cpus" in c.data and all(local):
+            cpus = set(c.data["cpus"])
+            if cpus & set().union(*local):
+                continue
+            theirs = ", ".join(f"GPU{g.index}: {g.cpu_affinity}" for g in used[:4])
+        elif "node" in c.data and all(n is not None for n in nodes):
+            if c.data["node"] in nodes:
+                continue
+            theirs = ", ".join(f"GPU{g.index}: NUMA {g.numa_node}" for g in used[:4])
+        else:
+            continue
+        g = used[0]
+        yield make("ticket.binding_off_node", "numa_affinity", "warning", 0.65,
+                   "The process is bound to CPUs off its GPUs' NUMA node",
+                   "Each GPU hangs off one CPU socket. Bound to the other socket's CPUs, the process launches its "
+                   "kernels, stages its pinned host buffers and runs NCCL's proxy threads across the socket "
+                   "interconnect, which adds latency to every step and halves host-to-device bandwidth.",
+                   [claim_ev(c, "CPU binding"),
+                    ev(g, f"CPUs local to the GPUs in use ({theirs})", g.cpu_affinity or g.numa_node)],
+                   fix="Bind to the GPUs' own node (`numactl --cpunodebind=N --membind=N`, `taskset -c` with the CPU "
+                   "Affinity list `nvidia-smi topo -m` prints for them), or leave binding to the engine.",
+                   refs=["numa"])
+        return
