@@ -19,7 +19,17 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
-from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, cjk_spaced, engine_named, number, quant_dtype, to_gbs, to_ms
+from diagnose.artifacts.text import (
+    RATE_UNIT,
+    TIME_UNIT,
+    cjk_spaced,
+    engine_named,
+    is_bits,
+    number,
+    quant_dtype,
+    to_gbs,
+    to_ms,
+)
 from diagnose.evidence import (
     CollectiveResult,
     Measurement,
@@ -598,7 +608,7 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                            for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()]))
         for word, figure, unit, at in named:
             metric = "algbw_gbs" if word.lower().startswith("alg") else "busbw_gbs"
-            if unit[1:2] == "b" and NETWORK_LINK.search(ln):
+            if is_bits(unit) and NETWORK_LINK.search(ln):
                 continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
             if _wished(ln, at):
                 continue
