@@ -211,7 +211,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
     "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
     # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
-    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP)\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
+    # (DeepSpeed's mp_size and Megatron's model-parallel size are the tensor-parallel degree)
+    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP|\bmp[-_ ]?size|\bmodel[-_ ]parallel(?:[-_ ]size)?)"
+                      r"\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
     # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
     # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
     "bimodal": [
