@@ -300,8 +300,9 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # NCCL's IB/RoCE transport off: NCCL_IB_DISABLE=1 "prevents the IB/RoCE transport from being used by NCCL;
     # NCCL will fall back to using IP sockets" (NCCL environment-variable documentation).
     "rdma_off": [
-        r"\b(?:IB|InfiniBand|RDMA|RoCE|GPUDirect RDMA)\b(?: transport| network| fabric)?\s*"
-        r"(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
+        # (GPUDirect RDMA off is gdr_off: NCCL keeps NET/IB and stages through host memory, no sockets)
+        r"(?<!GPUDirect )(?<!GPU Direct )(?<!GPU-Direct )\b(?:IB|InfiniBand|RDMA|RoCE)\b"
+        r"(?: transport| network| fabric)?\s*(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
         # (not "without IB": a cluster that has none runs NCCL on its Ethernet by design, no fallback)
         r"\b(?:disabl\w+|turn\w* off|switch\w* off)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b",
     ],
@@ -554,6 +555,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\bguest (?:OS|VM)\b", r"\bhypervisor\b", r"\bpassed[- ]through\b", r"\bpass-?through\b", r"\bvGPU\b",
         r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b",
         r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
+        # WSL 2 is a Hyper-V utility VM (collect_env's "microsoft-standard-WSL2" kernel), and Docker Desktop on
+        # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none
+        r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bDocker Desktop\b[^.\n]{0,30}?\bWindows\b|"
+        r"\bWindows\b[^.\n]{0,30}?\bDocker Desktop\b)",
     ],
     "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b",
                   r"\bsingularity\b|\bapptainer\b|\benroot\b|\bpodman\b"],
@@ -586,6 +591,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b",
         r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
+        # a count of named systems: "two DGX A100 nodes", "2 p4d.24xlarge instances", "four HGX H100 servers"
+        r"\b(?:two|three|four|eight|\d+)\s*x?\s+(?:DGX|HGX|p4de?|p5e?|ND\w*)\b[\w.-]*(?:\s+[\w.-]+){0,2}?\s+"
+        r"(?:nodes|servers|hosts|machines|instances|boxes|systems)\b",
     ],
     "hang": [_HANG,
              r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",

@@ -46,6 +46,7 @@ from rules.common import (
     nvlink_evidence,
     passed,
     settings,
+    wfield,
 )
 from rules.engine import rule
 
@@ -325,6 +326,20 @@ def p2p_status(facts: Facts, predictions=None):
     )
 
 
+# WSL 2 (and Docker Desktop on Windows, which runs in it): CUDA on WSL's support constraints
+# (https://docs.nvidia.com/cuda/wsl-user-guide/index.html) and NCCL's maintainers ("we don't support NCCL in WSL2
+# environments", https://github.com/NVIDIA/nccl-tests/issues/69): several GPUs there get no peer-to-peer path.
+_WSL = re.compile(r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bDocker Desktop\b)", re.I)
+
+
+def _multi_gpu(facts: Facts) -> bool:
+    """Does the job span GPUs: a TP or PP size over 1, or the reporter's words?"""
+    tp, _ = wfield(facts, "tp")
+    pp, _ = wfield(facts, "pp")
+    named = [g for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if str(g).isdigit()]
+    return (tp or 1) > 1 or (pp or 1) > 1 or any(int(g) > 1 for g in named) or claims.several_gpus(facts)
+
+
 def _virtual_symptoms(facts: Facts) -> list:
     """Signs that P2P (GPU<->GPU or GPU<->NIC) is broken in the way a VM breaks it."""
     out = []
@@ -351,10 +366,21 @@ def _virtual_symptoms(facts: Facts) -> list:
         out.append(claim_ev(c, "the same job is fine on bare metal and not in the VM"))
         break
     nodes, _ = node_count(facts)
+    busbw = [(m.value, m) for m in measurements(facts, "busbw_gbs")] + [(r.busbw_gbs, r) for r in large_results(facts)]
+    if busbw and not (nodes and nodes > 1):
+        # one guest: without P2P its GPUs stage through host memory, well under half of a PCIe x16 link
+        value, rec = max(busbw, key=lambda x: x[0])
+        half = 0.5 * pcie_gbs(facts.subject.gpu)
+        if value < half:
+            out.append(ev(rec, "busbw between the guest's GPUs against half a PCIe x16 link (P2P reaches 70-90 %)",
+                          value, round(half, 1), "GB/s"))
+    wsl = _WSL.search(" ".join(t for _, t in claims.texts(facts)))
+    said = claims.symptom_quote(facts)
+    if wsl and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts):
+        out.append(ev(said[0], f"a multi-GPU job under WSL 2, which gives its GPUs no peer-to-peer and NCCL does not "
+                      f"support: \"{said[1]}\""))
     if nodes and nodes > 1:
         rate, rate_ev = nic_rate_gbs(facts)
-        busbw = [(m.value, m) for m in measurements(facts, "busbw_gbs")]
-        busbw += [(r.busbw_gbs, r) for r in large_results(facts)]
         if rate and busbw:
             value, rec = max(busbw, key=lambda x: x[0])
             if value < 0.7 * rate:

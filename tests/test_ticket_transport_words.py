@@ -92,3 +92,91 @@ def test_the_bare_divisibility_error_at_the_tp_size_is_the_tp_error(text):
 def test_the_bare_divisibility_error_elsewhere_is_no_tp_error(text):
     _, findings = verdict(text)
     assert not fired(findings, "ticket.tp_size_error")
+
+
+def issue_verdict(tmp_path, text: str):
+    """The verdict on a ticket whose issue.md holds `text`, read as the ticket command reads it (figures and all)."""
+    from diagnose.bundle import read_bundle
+
+    (tmp_path / "issue.md").write_text("# Question\n\n" + text + "\n")
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+@pytest.mark.parametrize("text", [
+    "NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' on both nodes and training is slow.",
+    "Between the two nodes GPUDirect RDMA is disabled, the all-reduce is slow.",
+])
+def test_gpudirect_rdma_off_is_no_socket_fallback(text):
+    _, findings = verdict("Two nodes with 8 A100 each over HDR InfiniBand. " + text)
+    assert not fired(findings, "ticket.net_socket")
+    assert fired(findings, "ticket.gdr_off")
+
+
+def test_rdma_itself_off_between_nodes_still_reads_as_sockets():
+    _, findings = verdict("Two nodes with 8 A100 each; RDMA is disabled on the cluster and the all-reduce is slow.")
+    assert fired(findings, "ticket.net_socket")
+
+
+@pytest.mark.parametrize("text", [
+    "vLLM with --tensor-parallel-size 2 on two RTX 3090 hangs at startup. Python platform: "
+    "Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35",
+    "I run vLLM in Docker Desktop on Windows 11 with two 4090s; TP=2 never finishes loading, TP=1 works.",
+    "Under WSL2 on my gaming PC, two 3090s with tensor parallel 2 crash at the first all-reduce.",
+])
+def test_a_multi_gpu_failure_under_wsl2_is_virtualization(text):
+    answer, findings = verdict(text)
+    assert fired(findings, "topology.virtualization_no_p2p")
+    assert answer.category == "virtualization_no_p2p"
+
+
+@pytest.mark.parametrize("text", [
+    # one GPU under WSL2: nothing between GPUs to break
+    "Under WSL2 a single 4090 decodes at 20 tok/s, slower than I hoped.",
+    # WSL2 left behind
+    "I moved from WSL2 to native Ubuntu; vLLM TP=2 on two 3090 now hangs at startup.",
+    # WSL2 ruled out
+    "Not WSL, a native Ubuntu 22.04 install: vLLM TP=2 on two 3090 hangs at startup.",
+])
+def test_wsl2_without_a_multi_gpu_job_there_is_no_virtualization(text):
+    _, findings = verdict(text)
+    assert not fired(findings, "topology.virtualization_no_p2p")
+
+
+def test_a_low_busbw_inside_a_guest_is_a_virtual_symptom(tmp_path):
+    answer, findings = issue_verdict(tmp_path, "Two A100 passed through to a Proxmox VM. all_reduce_perf gives "
+                                               "busbw 4 GB/s between them.")
+    assert fired(findings, "topology.virtualization_no_p2p")
+    assert answer.category == "virtualization_no_p2p"
+
+
+def test_a_busbw_near_pcie_inside_a_guest_is_no_symptom(tmp_path):
+    _, findings = issue_verdict(tmp_path, "Two A100 passed through to a Proxmox VM. all_reduce_perf gives busbw "
+                                          "21 GB/s between them.")
+    assert not fired(findings, "topology.virtualization_no_p2p")
+
+
+@pytest.mark.parametrize("text,category", [
+    ("Two nodes with 100Gbps InfiniBand and 8 GPUs each; all_reduce_perf busbw is 3 GB/s. Is that normal?",
+     "socket_fallback"),
+    ("Two nodes, each with 8x 200Gb/s HDR NICs and 8 H100. all_reduce_perf across both nodes gives busbw 8 GB/s.",
+     "socket_fallback"),
+    ("Two nodes on 200Gb/s HDR, NCCL INFO Using network IB on both; all_reduce_perf busbw is 5 GB/s.",
+     "gdr_disabled"),
+])
+def test_an_internode_busbw_under_half_of_a_nic_is_not_physics(tmp_path, text, category):
+    answer, findings = issue_verdict(tmp_path, text)
+    assert [f.category for f in fired(findings, "nccl.busbw")] == [category]
+    assert answer.category != "expected_physics"
+
+
+@pytest.mark.parametrize("text", [
+    "Two nodes with 100Gbps InfiniBand and 8 GPUs each; all_reduce_perf busbw is 11 GB/s. Is that normal?",
+    # one GPU per node of two 8-NIC systems uses one port: 20 GB/s is most of it
+    "Two DGX A100 nodes. all_reduce_perf with one GPU per node gives busbw 20 GB/s. Is that normal?",
+])
+def test_an_internode_busbw_a_nic_carries_is_no_fault(tmp_path, text):
+    answer, findings = issue_verdict(tmp_path, text)
+    assert not [f for f in fired(findings, "nccl.busbw") if f.severity in ("warning", "critical")]
+    assert answer.category in ("healthy", "expected_physics", "insufficient_data")
