@@ -153,6 +153,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\blink width\b[^.\n]{0,20}?\b(?:as |is |of |at )?x(?:1|2|4)\b(?!\d)",  # (issue 11 f)
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
         r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
+        # nvidia-smi -q's "PCIe Generation / Max : 4 / Current : 1" and the query fields, current below max, in words
+        r"\bPCIe Generation\b\W{0,8}Max\W{0,8}([2-6])\W{0,8}Current\W{0,8}(?!\1)[1-5]\b",
+        r"\bgen(?:eration)?[._ ]current\b\W{0,6}([1-5])\b[^.\n]{0,20}?\bmax\b\W{0,6}(?!\1)[2-6]\b",
         # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
         r"(?<![\w.])(?:gen(?:eration)?\s?[1-4]|x[148])\b[^.\n]{0,40}?\b(?:while|whereas|but)\s+(?:all\s+)?(?:the\s+)?"
         r"(?:others?|rest|other (?:GPUs|cards))\b[^.\n]{0,25}?(?<![\w.])(?:gen(?:eration)?\s?[2-6]|x16)\b",
@@ -631,6 +634,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
         r"\b(?:link|links|lanes?)\s*\d*\s*(?:is|are|was|were|shows?)?\s*(?:<inactive>|inactive|down)\b",
         r"\bNVLink bridge\b[^.\n]{0,40}?\b(?:not (?:seated|detected|recogni[sz]ed|working)|loose|broken)\b",
+        # topo -m's legend for a pair the bridge should join, said against the bridge ("shows PHB between GPU0 and
+        # GPU1 although the NVLink bridge is installed"): the bridge is not linking (NV# is the legend's NVLink)
+        r"\btopo\b[^.\n]{0,40}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b[^.\n]{0,50}?\b(?:even though|although|though|despite|"
+        r"while|but|yet)\b[^.\n]{0,40}?\bNVLink(?: bridge)?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|"
+        r"connected|in place|present)\b",
+        r"\bNVLink bridges?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|connected|in place)\b"
+        r"[^.\n]{0,40}?\b(?:but|yet|still|however)\b[^.\n]{0,40}?\btopo\b[^.\n]{0,30}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b",
     ],
     # nvidia-smi / NVML answering slowly, in words ("nvidia-smi takes forever", "nvidia-smi is very slow").
     "nvidia_smi_slow_words": [
@@ -873,6 +883,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:how (?:to|do I|can I)|unable to|cannot|can't|fail\w* to|problem with)\s+"
         r"(?:enabl\w*|turn\w* on|us\w*|get)\s+"
         r"(?:the\s+)?(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b",
+        # NCCL's channel lines name it: "via NET/IB/0/GDRDMA"; the reporter sees them without it
+        r"\bNET/IB\b[^.\n]{0,40}?\b(?:but )?(?:never|no|not|without)\s+(?:any\s+|a\s+)?/?GDRDMA\b",
+        r"\b(?:no|never|without|missing)\s+(?:the\s+)?/?GDRDMA\b(?:[^.\n]{0,30}?\bNET/IB\b)?",
     ],
     # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
     "small_collective_slow": [
@@ -2403,7 +2416,12 @@ READ_BUSY = re.compile(
     r"\b(?:while|during)\s+(?:(?:it|they|we|the (?:job|model|server|GPUs?)) (?:is|are|was|were) )?"
     r"(?:running|training|serving|inference|generat\w+|benchmark\w*|decod\w+|the (?:run|benchmark|test|job|inference|"
     r"training))\b(?!\s+(?:the\s+)?(?:nvidia-smi|lspci|nvtop|nvitop|gpustat|dcgmi|nvidia-bug-report|lshw|dmidecode|"
-    r"htop|the command|this command|that command)\b)|\bunder (?:full |heavy )?load\b", re.I)
+    r"htop|the command|this command|that command)\b)|\bunder (?:full |heavy )?load\b|"
+    # an engine or benchmark named as the one at work: "while vLLM serves", "while all_reduce_perf runs"
+    r"\b(?:while|during)\s+(?:the\s+)?(?:vLLM|SGLang|TGI|TensorRT-LLM|trtllm\w*|llama\.cpp|llama-server|ollama|"
+    r"lmdeploy|DeepSpeed|torchrun|(?:all_reduce|all_gather|reduce_scatter|sendrecv)_perf|nvbandwidth|bandwidthTest|"
+    r"p2pBandwidthLatencyTest|the (?:model|server|engine))\s+(?:is\s+|was\s+)?(?:serv\w+|runs|running|ran|generat\w+|"
+    r"decod\w+|infer\w*|train\w*|benchmark\w*)\b", re.I)
 _SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
 
 

@@ -180,3 +180,99 @@ def test_an_internode_busbw_a_nic_carries_is_no_fault(tmp_path, text):
     answer, findings = issue_verdict(tmp_path, text)
     assert not [f for f in fired(findings, "nccl.busbw") if f.severity in ("warning", "critical")]
     assert answer.category in ("healthy", "expected_physics", "insufficient_data")
+
+
+@pytest.mark.parametrize("text", [
+    "nvidia-smi topo -m shows PHB between GPU0 and GPU1 even though the NVLink bridge is installed on the two 3090s.",
+    "The NVLink bridge is fitted, but topo -m still reports SYS between the pair.",
+    "Our topo -m output says NODE for GPU0-GPU1 although an NVLink bridge is attached.",
+])
+def test_a_pcie_path_in_topo_against_a_fitted_bridge_is_a_link_down(text):
+    answer, findings = verdict(text + " TP=2 decode is slow.")
+    assert fired(findings, "ticket.link_down")
+    assert answer.category == "nvlink_down"
+
+
+@pytest.mark.parametrize("text", [
+    # the bridge's pair shows NV#: linked
+    "nvidia-smi topo -m shows NV4 between GPU0 and GPU1, the NVLink bridge is installed.",
+    # no bridge said fitted
+    "nvidia-smi topo -m shows PHB between GPU0 and GPU1; we have no NVLink bridge.",
+    # asked, not seen
+    "Would topo -m show PHB even though the NVLink bridge is installed?",
+])
+def test_topo_paths_without_a_fitted_bridge_against_them_are_no_link_down(text):
+    _, findings = verdict(text)
+    assert not fired(findings, "ticket.link_down")
+
+
+@pytest.mark.parametrize("text", [
+    "The NCCL log shows channels via NET/IB/0 but never GDRDMA between our 2 nodes; all-reduce is slow.",
+    "Across the two nodes the channel lines have no GDRDMA, only NET/IB/1, and training is slow.",
+    "Between the nodes NET/IB is used without /GDRDMA in any channel line; throughput is low.",
+])
+def test_net_ib_channels_without_gdrdma_are_gdr_off(text):
+    answer, findings = verdict(text)
+    assert fired(findings, "ticket.gdr_off")
+    assert answer.category == "gdr_disabled"
+
+
+def test_channels_with_gdrdma_are_no_gdr_off():
+    _, findings = verdict("Between our 2 nodes every channel goes via NET/IB/0/GDRDMA; the all-reduce is slow.")
+    assert not fired(findings, "ticket.gdr_off")
+
+
+def test_nccl_lines_pasted_without_a_fence_leave_the_prose_read(tmp_path):
+    """An issue.md whose NCCL INFO lines sit between its sentences unfenced is still the reporter's words: both the
+    log lines and the prose around them are read."""
+    answer, findings = issue_verdict(
+        tmp_path, "Two nodes with 8 H100 each, vLLM TP=8 PP=2. The log says:\n"
+        "NCCL INFO NET/IB : No device found.\nNCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>\n"
+        "Decode is much slower than on one node.")
+    assert answer.category == "socket_fallback"
+
+
+def test_a_log_named_txt_is_no_prose():
+    from diagnose.artifacts import issue_md
+
+    log = "\n".join(f"host:12:34 [{r}] NCCL INFO Channel 00/0 : {r}[{r}] -> {r + 1}[{r + 1}] via P2P/IPC"
+                    for r in range(6))
+    assert issue_md.detect_named(log + "\nhost:12:34 [0] NCCL INFO Connected all rings\n", "nccl.txt") == 0.0
+
+
+@pytest.mark.parametrize("text", [
+    "Under load nvidia-smi -q reports PCIe Generation Max 4 Current 1 for GPU 1; TP=2 decode is slow.",
+    "While vLLM serves, nvidia-smi shows pcie.link.gen.current 2 against max 4 on GPU 1; decode is slow.",
+    "During the benchmark run GPU 3 reads PCIe Generation Max: 5 Current: 3, the others 5; all-reduce is slow.",
+])
+def test_a_pcie_generation_below_max_under_load_is_a_degraded_link(text):
+    answer, findings = verdict(text)
+    assert fired(findings, "ticket.pcie_words")
+    assert answer.category == "pcie_link_degraded"
+
+
+@pytest.mark.parametrize("text", [
+    "At idle nvidia-smi shows pcie.link.gen.current 1 against max 4 on both cards. Is that a problem? Decode is slow.",
+    "With the GPUs idle, nvidia-smi -q reports PCIe Generation Max 4 Current 1. Inference is slow.",
+])
+def test_a_low_pcie_generation_read_at_idle_is_power_saving(text):
+    answer, findings = verdict(text)
+    assert not fired(findings, "ticket.pcie_words")
+    assert answer.category != "pcie_link_degraded"
+
+
+def test_generation_at_its_max_is_no_degraded_link():
+    _, findings = verdict("Under load nvidia-smi -q reports PCIe Generation Max 4 Current 4 on every GPU; TP=4 slow.")
+    assert not fired(findings, "ticket.pcie_words")
+
+
+@pytest.mark.parametrize("text,busy", [
+    ("While vLLM serves the benchmark, lspci shows LnkSta 2.5GT/s.", True),
+    ("During all_reduce_perf runs the link reads Gen1.", True),
+    ("While the server is idle, lspci shows LnkSta 2.5GT/s.", False),
+    ("Should I read it while vLLM serves?", False),
+])
+def test_a_reading_taken_while_an_engine_works_is_under_load(text, busy):
+    from rules import claims
+
+    assert bool(claims.said_busy(text)) is busy

@@ -118,9 +118,11 @@ def detect_named(text: str, name: str) -> float:
     A log or table pasted alone has none and keeps its own kind."""
     if not PROSE_NAME.search(name) or _is_ticket_toml(text):
         return 0.0
+    # (log lines pasted without a fence are no one's sentences, and no lines against them either: "The log says:"
+    # over NCCL's INFO lines over "Decode is slow." is prose around a paste)
     lines = [ln for ln in _prose_lines(text[:20_000].splitlines())
-             if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln)]
-    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln) and not PRINTED.match(ln))
+             if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) and not PRINTED.match(ln)]
+    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln))
     return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
 
 
