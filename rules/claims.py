@@ -885,7 +885,7 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:the\s+)?(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b",
         # NCCL's channel lines name it: "via NET/IB/0/GDRDMA"; the reporter sees them without it
         r"\bNET/IB\b[^.\n]{0,40}?\b(?:but )?(?:never|no|not|without)\s+(?:any\s+|a\s+)?/?GDRDMA\b",
-        r"\b(?:no|never|without|missing)\s+(?:the\s+)?/?GDRDMA\b(?:[^.\n]{0,30}?\bNET/IB\b)?",
+        r"\b(?:no|never|without|missing)\s+(?:the\s+)?/?GDRDMA\b(?!\s+(?:issues?|problems?|errors?|trouble))",
     ],
     # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
     "small_collective_slow": [
