@@ -798,9 +798,11 @@ PATTERNS: dict[str, list[str]] = {
     # The engine refusing a TP size: its error catalog (vLLM, SGLang, TRT-LLM, DeepSpeed, Megatron).
     "tp_size_error": [
         r"\bnot aligned with the quantized weight shape\b",
-        r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp)",
-        r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?)",
-        r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|hidden_size|intermediate_size)\b\s*%\s*(?:tp|mp|world)\w*",
+        r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp|num_shards)",
+        # (TGI: "`num_heads` must be divisible by `num_shards` (got `num_heads`: 25 and `num_shards`: 2)")
+        r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?|num_shards)",
+        r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|head_num|kv_head_num|hidden_size|intermediate_size)\b"
+        r"\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
         r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
     ],

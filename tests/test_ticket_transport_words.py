@@ -276,3 +276,14 @@ def test_a_reading_taken_while_an_engine_works_is_under_load(text, busy):
     from rules import claims
 
     assert bool(claims.said_busy(text)) is busy
+
+
+@pytest.mark.parametrize("text", [
+    "text-generation-launcher --num-shard 2 fails: `num_heads` must be divisible by `num_shards` "
+    "(got `num_heads`: 25 and `num_shards`: 2)",
+    "lmdeploy serve with --tp 3 stops on assert head_num % tp == 0",
+])
+def test_other_engines_wordings_of_the_tp_refusal_are_the_tp_error(text):
+    answer, findings = verdict(text)
+    assert fired(findings, "ticket.tp_size_error")
+    assert answer.category == "tp_not_dividing_heads"
