@@ -260,6 +260,8 @@ def regression(facts: Facts, predictions=None):
     named = sorted({v for c in compared for v in c.data["versions"]}, key=version_key)
     newest = running or (named[-1] if named else None)
     known = [r for r in regressions() if newest and _in_range(newest, r["bad"]) and _scope_holds(facts, r)]
+    if compared and _heard_not_seen(compared[0]):
+        return
     if compared:
         c = compared[0]
         ratio = claims.stated_release_ratio(c.quote)
@@ -290,6 +292,20 @@ def regression(facts: Facts, predictions=None):
                    f"NCCL {newest} is in a range with a known regression",
                    f"If the symptom matches — {r['symptom']} — this version may be the cause.",
                    [ev(v, "NCCL version in use", newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
+
+
+# A release comparison asked about on someone else's word ("someone on a forum said so", "I read that ...") or
+# beside the reporter's own "our throughput seems fine": another system's regression, not one seen here.
+_HEARSAY = re.compile(r"\b(?:someone|somebody|people|others|a (?:forum|post|blog|thread|colleague|friend)|"
+                      r"I (?:read|heard|saw (?:a|on))|reportedly|rumou?r)\b", re.I)
+_OURS_FINE = re.compile(r"\b(?:our|my|mine|ours)\b[^.\n?]{0,40}?\b(?:seems?|looks?|is|are)\s+(?:\w+\s+)?"
+                        r"(?:fine|ok|okay|normal|good)\b", re.I)
+
+
+def _heard_not_seen(c) -> bool:
+    """Is a release comparison only asked about, on hearsay or with the reporter's own system said fine?"""
+    asked = any(claims.asked(s) and any(v in s for v in c.data.get("versions", [])) for s in claims.sentences(c.quote))
+    return asked and bool(_HEARSAY.search(c.quote) or _OURS_FINE.search(c.quote))
 
 
 def _within_noise(c, ratio: float, named: list[str]):

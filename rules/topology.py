@@ -159,7 +159,7 @@ def nccl_transport(facts: Facts, predictions=None):
         return  # topology.p2p_forced_off explains it
     evidence = [ev(shm[0], f"{len(shm)} of {len(local)} intra-node connections via {shm[0].detail or 'SHM'}",
                    shm[0].detail or "SHM", "P2P")]
-    nv = nvlink_evidence(facts)
+    nv = nvlink_evidence(facts) or _nvswitch_by_catalog(facts)
     links = gpu_links(facts)
     every_pair_nvlink = bool(links) and all(t.path.upper().startswith("NV") for t in links.values())
     if p2p and not every_pair_nvlink:

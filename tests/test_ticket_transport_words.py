@@ -287,3 +287,20 @@ def test_other_engines_wordings_of_the_tp_refusal_are_the_tp_error(text):
     answer, findings = verdict(text)
     assert fired(findings, "ticket.tp_size_error")
     assert answer.category == "tp_not_dividing_heads"
+
+
+@pytest.mark.parametrize("text", [
+    "Is NCCL 2.20 slower than 2.18? Someone on a forum said so; our throughput seems fine.",
+    "I read that NCCL 2.19.3 regressed against 2.18.5 on H100 - is that true? Our cluster looks fine.",
+])
+def test_a_release_regression_only_heard_of_is_none_here(text):
+    answer, findings = verdict(text)
+    assert not fired(findings, "nccl.regression")
+    assert answer.category != "nccl_regression"
+
+
+def test_a_release_regression_measured_here_stays_one():
+    answer, findings = verdict("Since we upgraded from NCCL 2.18.6 to 2.21.5 (same driver, same machines), the 2-node "
+                               "all_reduce busbw went from 190 GB/s to 95 GB/s.")
+    assert fired(findings, "nccl.regression")
+    assert answer.category == "nccl_regression"
