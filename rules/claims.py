@@ -560,7 +560,8 @@ PATTERNS: dict[str, list[str]] = {
         r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
         # WSL 2 is a Hyper-V utility VM (collect_env's "microsoft-standard-WSL2" kernel), and Docker Desktop on
         # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none
-        r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bDocker Desktop\b[^.\n]{0,30}?\bWindows\b|"
+        r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
+        r"\bDocker Desktop\b[^.\n]{0,30}?\bWindows\b|"
         r"\bWindows\b[^.\n]{0,30}?\bDocker Desktop\b)",
     ],
     "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b",

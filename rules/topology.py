@@ -329,7 +329,8 @@ def p2p_status(facts: Facts, predictions=None):
 # WSL 2 (and Docker Desktop on Windows, which runs in it): CUDA on WSL's support constraints
 # (https://docs.nvidia.com/cuda/wsl-user-guide/index.html) and NCCL's maintainers ("we don't support NCCL in WSL2
 # environments", https://github.com/NVIDIA/nccl-tests/issues/69): several GPUs there get no peer-to-peer path.
-_WSL = re.compile(r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bDocker Desktop\b)", re.I)
+_WSL = re.compile(r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
+                  r"\bDocker Desktop\b)", re.I)
 
 
 def _multi_gpu(facts: Facts) -> bool:

@@ -124,6 +124,7 @@ def test_rdma_itself_off_between_nodes_still_reads_as_sockets():
     "Linux-5.15.133.1-microsoft-standard-WSL2-x86_64-with-glibc2.35",
     "I run vLLM in Docker Desktop on Windows 11 with two 4090s; TP=2 never finishes loading, TP=1 works.",
     "Under WSL2 on my gaming PC, two 3090s with tensor parallel 2 crash at the first all-reduce.",
+    "In the Windows Subsystem for Linux, vLLM with --tensor-parallel-size 2 is stuck after NCCL init.",
 ])
 def test_a_multi_gpu_failure_under_wsl2_is_virtualization(text):
     answer, findings = verdict(text)
