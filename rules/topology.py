@@ -89,6 +89,22 @@ def p2p_off_settings(facts: Facts):
     return off
 
 
+def _workaround_for_failure(facts: Facts) -> bool:
+    """Does the ticket fail (hang, crash, error) and name the P2P switch as what makes it run ("works with",
+    "succeeds when", "unless", "only with")?"""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("hang", "crash", "error"):
+        return False
+    return any(_RUNS_WITH_P2P_OFF.search(t) for _, t in claims.texts(facts))
+
+
+# "hangs unless NCCL_P2P_DISABLE=1", "works with NCCL_P2P_DISABLE=1", "succeeds ... when direct GPU P2P is disabled"
+_RUNS_WITH_P2P_OFF = re.compile(
+    r"\b(?:unless|only with|works? (?:fine )?(?:with|when|after|once|if)|succeeds?\b[^.\n]{0,40}?\b(?:with|when|once)|"
+    r"runs? (?:fine )?(?:with|when|once)|(?:fixed|solved|resolved) (?:by|with))\b[^.\n]{0,40}?"
+    r"(?:NCCL_P2P_DISABLE\s*=\s*1|NCCL_P2P_LEVEL\s*=\s*LOC|P2P (?:is )?disabled|disabl\w+ P2P)", re.I)
+
+
 @rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled")
 def p2p_forced_off(facts: Facts, predictions=None):
     """An NCCL_* variable switches P2P off, so NCCL copies through host memory (SHM)."""
@@ -111,6 +127,20 @@ def p2p_forced_off(facts: Facts, predictions=None):
             fix=f"Unset {s.name} (check the job environment, container image and /etc/nccl.conf for "
             "inherited values), then confirm the NCCL_DEBUG=INFO log shows 'via P2P/IPC' or 'P2P/CUMEM'.",
             refs=["nccl_env", "nccl_trouble"],
+        )
+    elif _workaround_for_failure(facts):
+        # the job hangs or fails with P2P and runs with it off: the setting is the workaround, the P2P path the fault
+        yield make(
+            "topology.p2p_forced_off", "p2p_disabled", "warning", 0.75 if from_log else 0.6,
+            f"The GPUs fail over PCIe peer-to-peer and run with {s.name}={s.value}",
+            "A job that hangs or errors with P2P and runs once NCCL is told not to use it has a P2P path that the "
+            "driver advertises but the platform does not carry: ACS redirect or an IOMMU in translation mode on the "
+            "PCIe path (NCCL troubleshooting, 'PCI Access Control Services'), a board without PCIe P2P, or a VM. "
+            f"{s.name}={s.value} keeps it running at host-memory speed.",
+            evidence,
+            fix="On bare metal disable ACS on the PCIe bridges (or in the BIOS) and boot with iommu=pt; check with "
+            "`nvidia-smi topo -p2p r` and p2pBandwidthLatencyTest, then drop the setting.",
+            refs=["nccl_acs", "nccl_trouble"],
         )
     else:
         yield make(

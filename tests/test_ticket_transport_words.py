@@ -305,3 +305,27 @@ def test_a_release_regression_measured_here_stays_one():
                                "all_reduce busbw went from 190 GB/s to 95 GB/s.")
     assert fired(findings, "nccl.regression")
     assert answer.category == "nccl_regression"
+
+
+@pytest.mark.parametrize("text", [
+    "TP=2 on two L40S hangs at the first all-reduce unless NCCL_P2P_DISABLE=1 is set.",
+    "The two-rank all_reduce test freezes; it works fine with NCCL_P2P_DISABLE=1.",
+    "vLLM crashes with an NCCL error at startup on our 4 PCIe A6000s, solved by NCCL_P2P_LEVEL=LOC.",
+])
+def test_p2p_off_as_the_workaround_for_a_failure_says_the_p2p_path_fails(text):
+    answer, findings = verdict(text)
+    (f,) = fired(findings, "topology.p2p_forced_off")
+    assert f.category == "p2p_disabled" and f.title.startswith("The GPUs fail over PCIe peer-to-peer")
+    assert answer.category == "p2p_disabled"
+
+
+@pytest.mark.parametrize("text", [
+    # set, and the job is slow: the setting is the suspect
+    "We launch with NCCL_P2P_DISABLE=1 on two L40S and decode is slow.",
+    # a failure, but the setting not named as what makes it run
+    "TP=2 on two L40S hangs at start; our launch script exports NCCL_P2P_DISABLE=1.",
+])
+def test_p2p_off_without_it_fixing_a_failure_is_the_setting_itself(text):
+    _, findings = verdict(text)
+    (f,) = fired(findings, "topology.p2p_forced_off")
+    assert not f.title.startswith("The GPUs fail over PCIe peer-to-peer")
