@@ -153,6 +153,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         r"\blink width\b[^.\n]{0,20}?\b(?:as |is |of |at )?x(?:1|2|4)\b(?!\d)",  # (issue 11 f)
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
         r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
+        # nvidia-smi -q's "PCIe Generation / Max : 4 / Current : 1" and the query fields, current below max, in words
+        r"\bPCIe Generation\b\W{0,8}Max\W{0,8}([2-6])\W{0,8}Current\W{0,8}(?!\1)[1-5]\b",
+        r"\bgen(?:eration)?[._ ]current\b\W{0,6}([1-5])\b[^.\n]{0,20}?\bmax\b\W{0,6}(?!\1)[2-6]\b",
         # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
         r"(?<![\w.])(?:gen(?:eration)?\s?[1-4]|x[148])\b[^.\n]{0,40}?\b(?:while|whereas|but)\s+(?:all\s+)?(?:the\s+)?"
         r"(?:others?|rest|other (?:GPUs|cards))\b[^.\n]{0,25}?(?<![\w.])(?:gen(?:eration)?\s?[2-6]|x16)\b",
@@ -211,7 +214,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     # inside a container, /dev/shm too small for its shared-memory segments; also sockets, memlock, IB devices.
     "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
     # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
-    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP)\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
+    # (DeepSpeed's mp_size and Megatron's model-parallel size are the tensor-parallel degree)
+    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP|\bmp[-_ ]?size|\bmodel[-_ ]parallel(?:[-_ ]size)?)"
+                      r"\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
     # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
     # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
     "bimodal": [
@@ -298,8 +303,9 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # NCCL's IB/RoCE transport off: NCCL_IB_DISABLE=1 "prevents the IB/RoCE transport from being used by NCCL;
     # NCCL will fall back to using IP sockets" (NCCL environment-variable documentation).
     "rdma_off": [
-        r"\b(?:IB|InfiniBand|RDMA|RoCE|GPUDirect RDMA)\b(?: transport| network| fabric)?\s*"
-        r"(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
+        # (GPUDirect RDMA off is gdr_off: NCCL keeps NET/IB and stages through host memory, no sockets)
+        r"(?<!GPUDirect )(?<!GPU Direct )(?<!GPU-Direct )\b(?:IB|InfiniBand|RDMA|RoCE)\b"
+        r"(?: transport| network| fabric)?\s*(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
         # (not "without IB": a cluster that has none runs NCCL on its Ethernet by design, no fallback)
         r"\b(?:disabl\w+|turn\w* off|switch\w* off)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b",
     ],
@@ -552,6 +558,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\bguest (?:OS|VM)\b", r"\bhypervisor\b", r"\bpassed[- ]through\b", r"\bpass-?through\b", r"\bvGPU\b",
         r"\bSR-IOV\b", r"\bvirtuali[sz]ed\b", r"\bNCv\d\b|\bND\w*v\d\b",
         r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
+        # WSL 2 is a Hyper-V utility VM (collect_env's "microsoft-standard-WSL2" kernel), and Docker Desktop on
+        # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none
+        r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
+        r"\bDocker Desktop\b[^.\n]{0,30}?\bWindows\b|"
+        r"\bWindows\b[^.\n]{0,30}?\bDocker Desktop\b)",
     ],
     "container": [r"\bdocker\b", r"\bcontainers?\b", r"\bkubernetes\b|\bk8s\b", r"\bpods?\b",
                   r"\bsingularity\b|\bapptainer\b|\benroot\b|\bpodman\b"],
@@ -584,6 +595,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bmulti[- ]?(?:machines?|servers?|hosts?)\b",
         r"(?:多机|跨机|多节点|跨节点|双机|双节点|两台(?:机器|服务器|节点)|多台(?:机器|服务器))",
         r"\b(?:two|\d+)\s+(?:\w+\s+)?(?:nodes|servers|hosts|machines)\s+(?:connected|linked|over|via|through)\b",
+        # a count of named systems: "two DGX A100 nodes", "2 p4d.24xlarge instances", "four HGX H100 servers"
+        r"\b(?:two|three|four|eight|\d+)\s*x?\s+(?:DGX|HGX|p4de?|p5e?|ND\w*)\b[\w.-]*(?:\s+[\w.-]+){0,2}?\s+"
+        r"(?:nodes|servers|hosts|machines|instances|boxes|systems)\b",
     ],
     "hang": [_HANG,
              r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",
@@ -621,6 +635,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:down|inactive|<inactive>|not active|not detected|not working|disabled|offline|missing)\b",
         r"\b(?:link|links|lanes?)\s*\d*\s*(?:is|are|was|were|shows?)?\s*(?:<inactive>|inactive|down)\b",
         r"\bNVLink bridge\b[^.\n]{0,40}?\b(?:not (?:seated|detected|recogni[sz]ed|working)|loose|broken)\b",
+        # topo -m's legend for a pair the bridge should join, said against the bridge ("shows PHB between GPU0 and
+        # GPU1 although the NVLink bridge is installed"): the bridge is not linking (NV# is the legend's NVLink)
+        r"\btopo\b[^.\n]{0,40}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b[^.\n]{0,50}?\b(?:even though|although|though|despite|"
+        r"while|but|yet)\b[^.\n]{0,40}?\bNVLink(?: bridge)?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|"
+        r"connected|in place|present)\b",
+        r"\bNVLink bridges?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|connected|in place)\b"
+        r"[^.\n]{0,40}?\b(?:but|yet|still|however)\b[^.\n]{0,40}?\btopo\b[^.\n]{0,30}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b",
     ],
     # nvidia-smi / NVML answering slowly, in words ("nvidia-smi takes forever", "nvidia-smi is very slow").
     "nvidia_smi_slow_words": [
@@ -778,9 +799,11 @@ PATTERNS: dict[str, list[str]] = {
     # The engine refusing a TP size: its error catalog (vLLM, SGLang, TRT-LLM, DeepSpeed, Megatron).
     "tp_size_error": [
         r"\bnot aligned with the quantized weight shape\b",
-        r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp)",
-        r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?)",
-        r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|hidden_size|intermediate_size)\b\s*%\s*(?:tp|mp|world)\w*",
+        r"\b(?:is )?not divisible by\b[^.\n]{0,60}?\b(?:tensor|tp|parallel|world|mp|num_shards)",
+        # (TGI: "`num_heads` must be divisible by `num_shards` (got `num_heads`: 25 and `num_shards`: 2)")
+        r"\b(?:must|should) be divisible by\b[^.\n]{0,40}?\b(?:tensor|tp|parallel|world|mp|gpus?|num_shards)",
+        r"\b(?:heads?|num_heads|num_attention_heads|kv_heads|head_num|kv_head_num|hidden_size|intermediate_size)\b"
+        r"\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
         r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
     ],
@@ -864,6 +887,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:how (?:to|do I|can I)|unable to|cannot|can't|fail\w* to|problem with)\s+"
         r"(?:enabl\w*|turn\w* on|us\w*|get)\s+"
         r"(?:the\s+)?(?:GDR|GDRDMA|GPU ?Direct ?RDMA|GPUDirect)\b",
+        # NCCL's channel lines name it: "via NET/IB/0/GDRDMA"; the reporter sees them without it
+        r"\bNET/IB\b[^.\n]{0,40}?\b(?:but )?(?:never|no|not|without)\s+(?:any\s+|a\s+)?/?GDRDMA\b",
+        r"\b(?:no|never|without|missing)\s+(?:the\s+)?/?GDRDMA\b(?!\s+(?:issues?|problems?|errors?|trouble))",
     ],
     # A small collective (bytes to a megabyte) that takes milliseconds inside an application.
     "small_collective_slow": [
@@ -2472,7 +2498,12 @@ READ_BUSY = re.compile(
     r"\b(?:while|during)\s+(?:(?:it|they|we|the (?:job|model|server|GPUs?)) (?:is|are|was|were) )?"
     r"(?:running|training|serving|inference|generat\w+|benchmark\w*|decod\w+|the (?:run|benchmark|test|job|inference|"
     r"training))\b(?!\s+(?:the\s+)?(?:nvidia-smi|lspci|nvtop|nvitop|gpustat|dcgmi|nvidia-bug-report|lshw|dmidecode|"
-    r"htop|the command|this command|that command)\b)|\bunder (?:full |heavy )?load\b", re.I)
+    r"htop|the command|this command|that command)\b)|\bunder (?:full |heavy )?load\b|"
+    # an engine or benchmark named as the one at work: "while vLLM serves", "while all_reduce_perf runs"
+    r"\b(?:while|during)\s+(?:the\s+)?(?:vLLM|SGLang|TGI|TensorRT-LLM|trtllm\w*|llama\.cpp|llama-server|ollama|"
+    r"lmdeploy|DeepSpeed|torchrun|(?:all_reduce|all_gather|reduce_scatter|sendrecv)_perf|nvbandwidth|bandwidthTest|"
+    r"p2pBandwidthLatencyTest|the (?:model|server|engine))\s+(?:is\s+|was\s+)?(?:serv\w+|runs|running|ran|generat\w+|"
+    r"decod\w+|infer\w*|train\w*|benchmark\w*)\b", re.I)
 _SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
 
 

@@ -207,14 +207,33 @@ def nvlink_evidence(facts: Facts) -> list[Evidence]:
         if p.capability == "nvlink" and p.ok:
             out.append(ev(p, f"GPU{p.a}<->GPU{p.b} NVLink P2P status {p.status}", p.status))
             break
-    if not out:
+    gpu_pairs = [t for t in facts.of(TopologyPath) if t.a.upper().startswith("GPU") and t.b.upper().startswith("GPU")]
+    if not out and not gpu_pairs:  # a matrix read without NV# answers for the hardware, whatever the prose says
         for src, text in _claims.texts(facts):
-            m = re.search(r"\bNVLink\b|\bNVSwitch\b|\bNV\d+\b", text, re.I)
-            # "without NVLink", "无 nvlink"
-            if m and not re.search(r"\b(?:no|without)\s+NVLink|(?:无|没有|没|不带|未)\s*NVLink", text, re.I):
-                out.append(ev(src, f'the reporter describes NVLink: "{text[:120]}"'))
+            m = next((m for m in _NVLINK_WORD.finditer(text) if not _nvlink_denied(text, m)), None)
+            if m:
+                said = _claims.one_line(text[max(0, m.start() - 60):m.end() + 60])
+                out.append(ev(src, f'the reporter describes NVLink: "{said}"'))
                 break
     return out
+
+
+_NVLINK_WORD = re.compile(r"\bNVLink\b|\bNVSwitch\b|\bNV\d+\b", re.I)
+# NVLink said absent: "no NVLink", "without NVLink", "non-NVLink", "lacks NVLink", "doesn't have NVLink", "NVLink-less",
+# a spec list's "NVLink: None" / "NVLink bridge: N/A", "NVLink is not installed", "无 nvlink"; or only asked.
+_NVLINK_ABSENT = re.compile(r"(?:\b(?:non|no)[- ]|\black(?:s|ing)?\s+(?:an?\s+)?|"
+                            r"\b(?:don't|doesn't|do not|does not)\s+have\s+(?:an?\s+)?|"
+                            r"(?:无|没有|没|不带|未)\s*)$", re.I)
+_NVLINK_NONE_AFTER = re.compile(r"[- ]less\b|(?:\s*(?:bridge|links?)?\s*[:=]\s*|\s+(?:is|are)\s+)"
+                                r"(?:none|no|n/?a|absent|not present|not installed|not available)\b", re.I)
+
+
+def _nvlink_denied(text: str, m: re.Match) -> bool:
+    """Is this NVLink mention one the reporter rules out or only asks about ("Do I need NVLink?")?"""
+    before = text[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1]
+    rest = re.match(r"[^.!?。！？\n]*[.!?。！？]?", text[m.end():]).group(0)  # the sentence's end: a question?
+    return bool(_NVLINK_ABSENT.search(before) or _NVLINK_NONE_AFTER.match(text, m.end())
+                or _claims.ruled_out(text, m) or _claims.asked(rest))
 
 
 def has_nvlink(facts: Facts) -> bool:

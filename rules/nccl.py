@@ -260,6 +260,8 @@ def regression(facts: Facts, predictions=None):
     named = sorted({v for c in compared for v in c.data["versions"]}, key=version_key)
     newest = running or (named[-1] if named else None)
     known = [r for r in regressions() if newest and _in_range(newest, r["bad"]) and _scope_holds(facts, r)]
+    if compared and _heard_not_seen(compared[0]):
+        return
     if compared:
         c = compared[0]
         ratio = claims.stated_release_ratio(c.quote)
@@ -290,6 +292,20 @@ def regression(facts: Facts, predictions=None):
                    f"NCCL {newest} is in a range with a known regression",
                    f"If the symptom matches — {r['symptom']} — this version may be the cause.",
                    [ev(v, "NCCL version in use", newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
+
+
+# A release comparison asked about on someone else's word ("someone on a forum said so", "I read that ...") or
+# beside the reporter's own "our throughput seems fine": another system's regression, not one seen here.
+_HEARSAY = re.compile(r"\b(?:someone|somebody|people|others|a (?:forum|post|blog|thread|colleague|friend)|"
+                      r"I (?:read|heard|saw (?:a|on))|reportedly|rumou?r)\b", re.I)
+_OURS_FINE = re.compile(r"\b(?:our|my|mine|ours)\b[^.\n?]{0,40}?\b(?:seems?|looks?|is|are)\s+(?:\w+\s+)?"
+                        r"(?:fine|ok|okay|normal|good)\b", re.I)
+
+
+def _heard_not_seen(c) -> bool:
+    """Is a release comparison only asked about, on hearsay or with the reporter's own system said fine?"""
+    asked = any(claims.asked(s) and any(v in s for v in c.data.get("versions", [])) for s in claims.sentences(c.quote))
+    return asked and bool(_HEARSAY.search(c.quote) or _OURS_FINE.search(c.quote))
 
 
 def _within_noise(c, ratio: float, named: list[str]):
@@ -473,7 +489,32 @@ def _busbw_cause(facts: Facts, value: float, ic, group: list[int] | None) -> tup
     return "pcie_fallback", "traffic is not taking the direct GPU-to-GPU path (SHM or host-routed PCIe)"
 
 
-@rule("nccl.busbw", "other", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled")
+# NCCL's words for an inter-node transport on RDMA (net_ib.cc: "NET/IB : Using [0]mlx5_0:1/IB", "Using network IB",
+# channel lines "via NET/IB/0"), with or without GPUDirect RDMA.
+_IB_IN_USE = re.compile(r"\bUsing network IB\b|\bNET/IB\s*:\s*Using\b|\bvia NET/IB\b|\bNET/IB\s*:\s*GPU Direct RDMA\b",
+                        re.I)
+
+
+def _ports(origin) -> int:
+    """How many NIC ports an aggregate line rate adds up ("8 x 200 Gb/s", "2x HDR"), from its evidence; 1 if none."""
+    m = re.search(r"(\d+)\s*[x×]\s*(?:\d|EDR|HDR|NDR|XDR)", " ".join(e.detail for e in origin), re.I)
+    return max(1, int(m.group(1))) if m else 1
+
+
+def _network_cause(facts: Facts) -> tuple[str, str]:
+    """Why an inter-node all-reduce runs under half the NICs' figure, where no parsed log tells: with NCCL seen on
+    IB, GPUDirect RDMA off (the NIC stages GPU data through host memory); else NCCL on TCP sockets, the usual
+    reason for a fraction of an RDMA NIC's rate."""
+    if any(_IB_IN_USE.search(t) for _, t in claims.texts(facts)):
+        return "gdr_disabled", ("NCCL is on InfiniBand/RoCE, so the NIC-to-GPU path is the suspect: GPUDirect RDMA "
+                                "off (nvidia-peermem or DMA-BUF missing, ACS on) stages every transfer through host "
+                                "memory")
+    return "socket_fallback", ("NCCL on TCP sockets (no RDMA device usable where the job runs), or GPUDirect RDMA "
+                               "off; the NCCL_DEBUG=INFO log tells which")
+
+
+@rule("nccl.busbw", "other", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled", "socket_fallback",
+      "gdr_disabled")
 def busbw(facts: Facts, predictions=None):
     """Measured all-reduce busbw, per GPU group and from any source, against the typical figure of the
     fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
@@ -579,6 +620,22 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                              "typically gives.", [what] + origin, sure)
     from rules.topology import _p2p_off_by_design
 
+    if ic is None and value < BUSBW_FLOOR * expected / _ports(origin) and \
+            not [t for t in facts.of(NcclTransport) if t.transport == "NET"]:
+        # between nodes, under half of what even one of the NICs gives (a run on fewer GPUs than NICs uses fewer
+        # ports), and no log says which transport: not physics
+        category, cause = _network_cause(facts)
+        return ratio, make(
+            "nccl.busbw", category, "warning", 0.45,
+            f"all_reduce busbw{where_} is {value:g} GB/s, {ratio:.0%} of the ~{expected:.0f} GB/s {link} give",
+            f"Between nodes a ring all-reduce over RDMA reaches about 80 % of the NICs' line rate in nccl-tests; "
+            f"{value:g} GB/s is under half of that, so the traffic is not on the RDMA path at full rate. "
+            f"Likely cause: {cause}.",
+            [what] + origin + node_ev,
+            fix="Run all_reduce_perf across the nodes with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: 'NET/Socket' "
+                "or 'Using network Socket' means TCP; 'NET/IB' without '/GDRDMA' in the channel lines means GPUDirect "
+                "RDMA is off; check that every NIC (NCCL_IB_HCA) is used.",
+            refs=["nccl_trouble", "nccl_env"])
     if ratio >= BUSBW_FLOOR or ic is None or (ic.kind == "pcie" and _p2p_off_by_design(facts)):
         # boards whose driver refuses P2P copy through host memory, under the PCIe figure (ticket.busbw_without_p2p)
         return ratio, make("nccl.busbw", "other", "info", 0.4, f"Bus bandwidth is {ratio:.0%} of what {link} gives",

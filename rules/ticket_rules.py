@@ -197,8 +197,8 @@ def fabric_setup(facts: Facts, predictions=None):
 def link_down(facts: Facts, predictions=None):
     """The reporter says NVLink links are down, inactive, or a bridge is not seated."""
     c = _first(facts, "link_down")
-    if not c or facts.of(NvLinkFact):
-        return  # the link states themselves are attached: topology.nvlink_links judges them
+    if not c or c.guess or facts.of(NvLinkFact):
+        return  # (a question is no link seen down) the link states themselves: topology.nvlink_links judges them
     yield _on_claim("ticket.link_down", "nvlink_down", "warning", c, "link state",
                "NVLink is reported down or inactive",
                "Traffic between GPUs whose NVLinks are down goes over PCIe instead, at a fraction of the bandwidth.",
@@ -364,10 +364,38 @@ def pcie_pairs(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- software / configuration
 
 
+# The bare refusal of ensure_divisibility(numerator, denominator) in vLLM, SGLang and Megatron-LM
+# ("AssertionError: 25 is not divisible by 4"; vllm/distributed/utils.py, megatron/core/utils.py) names no
+# parallel size: it is the TP error only where its divisor is the tensor/model-parallel size the ticket names.
+_BARE_DIVISIBILITY = re.compile(r"\b(\d{1,6}) is not divisible by (\d{1,3})\b(?!\s*[.,]?\d)")
+
+
+def _tp_sizes(facts: Facts) -> set[int]:
+    """The tensor/model-parallel sizes the ticket names: its launch line's, and its words' ("tensor_parallel_size=4",
+    "--tp 4", "MPSIZE 4")."""
+    tp, _ = wfield(facts, "tp")
+    named = {int(g) for c in claims.find(facts, "tp_size_named") if not (c.negated or c.guess)
+             for g in c.data.get("groups", []) if str(g).isdigit()}
+    return {t for t in ({tp} if tp else set()) | named if t >= 2}
+
+
+def _bare_tp_error(facts: Facts) -> Claim | None:
+    """ensure_divisibility's bare message whose divisor is the ticket's TP size, as a tp_size_error claim."""
+    sizes = _tp_sizes(facts)
+    for src, text in claims.texts(facts) if sizes else ():
+        for sentence in claims.sentences(text):
+            for m in _BARE_DIVISIBILITY.finditer(sentence):
+                if int(m.group(2)) in sizes and not claims.asked(sentence):
+                    quote = claims.one_line(sentence[max(0, m.start() - 60):m.end() + 20])
+                    return Claim("tp_size_error", src, quote, {"groups": list(m.groups())})
+    return None
+
+
 @rule("ticket.tp_size_error", "tp_not_dividing_heads")
 def tp_size_error(facts: Facts, predictions=None):
     """The engine refuses the TP size: a dimension (heads, KV heads, quantised weight groups) does not split."""
     c = _first(facts, "tp_size_error")
+    c = c if c and not c.guess else _bare_tp_error(facts)  # "will I hit '... not divisible by ...'?" is no error
     if not c:
         return
     tp, tp_src = wfield(facts, "tp")
@@ -718,7 +746,7 @@ def tp_size_uneven(facts: Facts, predictions=None):
     tp, tp_src = wfield(facts, "tp")
     named = [int(g) for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if g.isdigit()]
     sizes = [t for t in ([tp] if tp else []) + named if t >= 3 and t % 3 == 0]
-    if not sizes or _first(facts, "tp_size_error"):
+    if not sizes or _first(facts, "tp_size_error") or _bare_tp_error(facts):
         return  # the engine's own error says it: ticket.tp_size_error
     where = ev(tp_src, "tensor-parallel size", sizes[0]) if tp in sizes else \
         claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])),
@@ -1277,6 +1305,12 @@ def tcp_only(facts: Facts, predictions=None):
                "(all_reduce_perf across the two nodes shows it).", refs=["nccl_env", "vllm_parallel"])
 
 
+# A reading the reporter took on an idle GPU: its link generation drops to save power (nvidia-smi -q's "PCIe
+# Generation Current" falls to 1 at idle and returns under load), so a low generation then is no fault.
+_READ_IDLE = re.compile(r"\b(?:at idle|(?:is|was|while|when|GPUs?|cards?)\s+idle|idling|at rest|(?:with\s+)?no load|"
+                        r"not (?:running|loaded|in use)|nothing (?:is )?running)\b", re.I)
+
+
 @rule("ticket.pcie_words", "pcie_link_degraded")
 def pcie_words(facts: Facts, predictions=None):
     """A PCIe link running below its capability (lspci's '(downgraded)', 'Gen1 instead of Gen4', 'stuck at
@@ -1288,8 +1322,15 @@ def pcie_words(facts: Facts, predictions=None):
     c = _first(facts, "pcie_degraded")
     confidence = weight(c) if c else 0.0
     if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(c.quote)):
-        # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, and only for a speed complaint
-        confidence = 0.45 if about_speed else 0.0
+        # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, only for a speed complaint,
+        # and none where the reporter says the GPU was idle when read
+        confidence = 0.45 if about_speed and not _READ_IDLE.search(c.quote) else 0.0
+        if _READ_IDLE.search(c.quote) and not c.negated:
+            yield passed("ticket.pcie_words", "A low PCIe generation read on an idle GPU is power saving",
+                         "NVIDIA GPUs drop their PCIe link to Gen1 when idle and return to full speed under load; "
+                         "only a reading under load (or fewer lanes than the card has) shows a degraded link.",
+                         [claim_ev(c, "PCIe link read at idle")], 0.6)
+            return
     if not c or c.guess or not confidence:
         c = _first(facts, "pcie_slot")
         if not c or c.guess or not about_speed:

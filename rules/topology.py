@@ -46,6 +46,7 @@ from rules.common import (
     nvlink_evidence,
     passed,
     settings,
+    wfield,
 )
 from rules.engine import rule
 
@@ -88,6 +89,22 @@ def p2p_off_settings(facts: Facts):
     return off
 
 
+def _workaround_for_failure(facts: Facts) -> bool:
+    """Does the ticket fail (hang, crash, error) and name the P2P switch as what makes it run ("works with",
+    "succeeds when", "unless", "only with")?"""
+    said = claims.symptom_quote(facts)
+    if not said or said[2] not in ("hang", "crash", "error"):
+        return False
+    return any(_RUNS_WITH_P2P_OFF.search(t) for _, t in claims.texts(facts))
+
+
+# "hangs unless NCCL_P2P_DISABLE=1", "works with NCCL_P2P_DISABLE=1", "succeeds ... when direct GPU P2P is disabled"
+_RUNS_WITH_P2P_OFF = re.compile(
+    r"\b(?:unless|only with|works? (?:fine )?(?:with|when|after|once|if)|succeeds?\b[^.\n]{0,40}?\b(?:with|when|once)|"
+    r"runs? (?:fine )?(?:with|when|once)|(?:fixed|solved|resolved) (?:by|with))\b[^.\n]{0,40}?"
+    r"(?:NCCL_P2P_DISABLE\s*=\s*1|NCCL_P2P_LEVEL\s*=\s*LOC|P2P (?:is )?disabled|disabl\w+ P2P)", re.I)
+
+
 @rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled")
 def p2p_forced_off(facts: Facts, predictions=None):
     """An NCCL_* variable switches P2P off, so NCCL copies through host memory (SHM)."""
@@ -110,6 +127,20 @@ def p2p_forced_off(facts: Facts, predictions=None):
             fix=f"Unset {s.name} (check the job environment, container image and /etc/nccl.conf for "
             "inherited values), then confirm the NCCL_DEBUG=INFO log shows 'via P2P/IPC' or 'P2P/CUMEM'.",
             refs=["nccl_env", "nccl_trouble"],
+        )
+    elif _workaround_for_failure(facts):
+        # the job hangs or fails with P2P and runs with it off: the setting is the workaround, the P2P path the fault
+        yield make(
+            "topology.p2p_forced_off", "p2p_disabled", "warning", 0.75 if from_log else 0.6,
+            f"The GPUs fail over PCIe peer-to-peer and run with {s.name}={s.value}",
+            "A job that hangs or errors with P2P and runs once NCCL is told not to use it has a P2P path that the "
+            "driver advertises but the platform does not carry: ACS redirect or an IOMMU in translation mode on the "
+            "PCIe path (NCCL troubleshooting, 'PCI Access Control Services'), a board without PCIe P2P, or a VM. "
+            f"{s.name}={s.value} keeps it running at host-memory speed.",
+            evidence,
+            fix="On bare metal disable ACS on the PCIe bridges (or in the BIOS) and boot with iommu=pt; check with "
+            "`nvidia-smi topo -p2p r` and p2pBandwidthLatencyTest, then drop the setting.",
+            refs=["nccl_acs", "nccl_trouble"],
         )
     else:
         yield make(
@@ -158,7 +189,7 @@ def nccl_transport(facts: Facts, predictions=None):
         return  # topology.p2p_forced_off explains it
     evidence = [ev(shm[0], f"{len(shm)} of {len(local)} intra-node connections via {shm[0].detail or 'SHM'}",
                    shm[0].detail or "SHM", "P2P")]
-    nv = nvlink_evidence(facts)
+    nv = nvlink_evidence(facts) or _nvswitch_by_catalog(facts)
     links = gpu_links(facts)
     every_pair_nvlink = bool(links) and all(t.path.upper().startswith("NV") for t in links.values())
     if p2p and not every_pair_nvlink:
@@ -325,6 +356,21 @@ def p2p_status(facts: Facts, predictions=None):
     )
 
 
+# WSL 2 (and Docker Desktop on Windows, which runs in it): CUDA on WSL's support constraints
+# (https://docs.nvidia.com/cuda/wsl-user-guide/index.html) and NCCL's maintainers ("we don't support NCCL in WSL2
+# environments", https://github.com/NVIDIA/nccl-tests/issues/69): several GPUs there get no peer-to-peer path.
+_WSL = re.compile(r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
+                  r"\bDocker Desktop\b)", re.I)
+
+
+def _multi_gpu(facts: Facts) -> bool:
+    """Does the job span GPUs: a TP or PP size over 1, or the reporter's words?"""
+    tp, _ = wfield(facts, "tp")
+    pp, _ = wfield(facts, "pp")
+    named = [g for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if str(g).isdigit()]
+    return (tp or 1) > 1 or (pp or 1) > 1 or any(int(g) > 1 for g in named) or claims.several_gpus(facts)
+
+
 def _virtual_symptoms(facts: Facts) -> list:
     """Signs that P2P (GPU<->GPU or GPU<->NIC) is broken in the way a VM breaks it."""
     out = []
@@ -351,10 +397,21 @@ def _virtual_symptoms(facts: Facts) -> list:
         out.append(claim_ev(c, "the same job is fine on bare metal and not in the VM"))
         break
     nodes, _ = node_count(facts)
+    busbw = [(m.value, m) for m in measurements(facts, "busbw_gbs")] + [(r.busbw_gbs, r) for r in large_results(facts)]
+    if busbw and not (nodes and nodes > 1):
+        # one guest: without P2P its GPUs stage through host memory, well under half of a PCIe x16 link
+        value, rec = max(busbw, key=lambda x: x[0])
+        half = 0.5 * pcie_gbs(facts.subject.gpu)
+        if value < half:
+            out.append(ev(rec, "busbw between the guest's GPUs against half a PCIe x16 link (P2P reaches 70-90 %)",
+                          value, round(half, 1), "GB/s"))
+    wsl = _WSL.search(" ".join(t for _, t in claims.texts(facts)))
+    said = claims.symptom_quote(facts)
+    if wsl and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts):
+        out.append(ev(said[0], f"a multi-GPU job under WSL 2, which gives its GPUs no peer-to-peer and NCCL does not "
+                      f"support: \"{said[1]}\""))
     if nodes and nodes > 1:
         rate, rate_ev = nic_rate_gbs(facts)
-        busbw = [(m.value, m) for m in measurements(facts, "busbw_gbs")]
-        busbw += [(r.busbw_gbs, r) for r in large_results(facts)]
         if rate and busbw:
             value, rec = max(busbw, key=lambda x: x[0])
             if value < 0.7 * rate:

@@ -356,3 +356,20 @@ def test_models_named_as_ollama_tags_and_moe_names_resolve(tag, key):
 ])
 def test_a_short_issue_is_recognised_by_a_sentence_naming_a_system_and_a_figure(text, recognised):
     assert (issue_md.detect(text) > 0) is recognised
+
+
+@pytest.mark.parametrize("line,value", [
+    ("Across the two nodes over HDR InfiniBand the all_reduce busbw is 20 Gbyte/s", 20.0),
+    ("On our RoCE link the bus bandwidth of all_reduce_perf is 11.5 GByte/s", 11.5),
+    ("busbw reaches 24 Gbytes/s between the nodes with the ConnectX-6 NICs", 24.0),
+])
+def test_a_bandwidth_in_bytes_on_a_network_line_is_measured(line, value):
+    """The bits test is text.is_bits: "Gbyte/s" beside an IB or RoCE word is bytes, a measurement."""
+    records, _ = facts_of(f"# Slow between nodes\n\n{line}, is this expected?\n")
+    assert [(m.metric, m.value) for m in of(records, Measurement)] == [("busbw_gbs", value)]
+
+
+@pytest.mark.parametrize("unit", ["Gbit/s", "Gbps", "Gb/s"])
+def test_a_bandwidth_in_bits_on_a_network_line_stays_the_link_rate(unit):
+    records, _ = facts_of(f"# IB question\n\nThe HDR link is 200 {unit} and the bus bandwidth is 200 {unit}, why?\n")
+    assert not of(records, Measurement)

@@ -19,7 +19,17 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
-from diagnose.artifacts.text import RATE_UNIT, TIME_UNIT, cjk_spaced, engine_named, number, quant_dtype, to_gbs, to_ms
+from diagnose.artifacts.text import (
+    RATE_UNIT,
+    TIME_UNIT,
+    cjk_spaced,
+    engine_named,
+    is_bits,
+    number,
+    quant_dtype,
+    to_gbs,
+    to_ms,
+)
 from diagnose.evidence import (
     CollectiveResult,
     Measurement,
@@ -108,9 +118,11 @@ def detect_named(text: str, name: str) -> float:
     A log or table pasted alone has none and keeps its own kind."""
     if not PROSE_NAME.search(name) or _is_ticket_toml(text):
         return 0.0
+    # (log lines pasted without a fence are no one's sentences, and no lines against them either: "The log says:"
+    # over NCCL's INFO lines over "Decode is slow." is prose around a paste)
     lines = [ln for ln in _prose_lines(text[:20_000].splitlines())
-             if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln)]
-    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln) and not PRINTED.match(ln))
+             if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) and not PRINTED.match(ln)]
+    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln))
     return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
 
 
@@ -608,7 +620,7 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
                            for m in BARE_FIGURE.finditer(s) if not GPU_MODEL_BEFORE.search(s[:m.start()]))
         for word, figure, unit, at in named:
             metric = "algbw_gbs" if word.lower().startswith("alg") else "busbw_gbs"
-            if unit[1:2] == "b" and NETWORK_LINK.search(ln):
+            if is_bits(unit) and NETWORK_LINK.search(ln):
                 continue  # "200Gb/s HDR ... bus bandwidth is 200Gb/s": the network link's rate, not a measurement
             if _wished(ln, at):
                 continue
