@@ -209,7 +209,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     t.kernels = kernels
     t.weights_ms, t.kv_ms, t.activation_ms, t.compute_ms = (us[k] / 1e3 for k in ("weights", "kv", "act", "compute"))
     t.overhead_ms = kernels * over / 1e3
-    t.allreduces = shapes.allreduces_per_pass(model, s.tp)
+    t.allreduces = shapes.allreduces_per_pass(model, s.tp, s.engine.parallel_block_allreduces)
     if t.allreduces:
         graphs = s.engine.cuda_graphs and not prefill
         ar = collectives.expected(s.fabric, s.tp, tokens * model.hidden * 2, nodes=s.nodes, engine=s.engine,
