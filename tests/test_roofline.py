@@ -478,6 +478,25 @@ def test_parallel_block_reduces_twice_per_layer_before_trtllm_0_7_1():
     assert old.expected_terms["allreduce_ms"] == pytest.approx(160 * old.allreduce_us_expected / 1e3, rel=1e-3)
 
 
+def test_elementwise_traffic_reads_the_ffn_once_without_a_gate():
+    """Beside its GEMMs a layer moves its activations through norms and residual adds (6 x hidden per token)
+    and its MLP activation kernel: SiLU x gate reads two ffn-wide tensors and writes one (3 x ffn), a plain
+    GELU (GPT-J, GPT-3, Falcon) reads one and writes one (2 x ffn). GPT-J's 2048-token prefill on one L40S
+    checked by hand: the activation term is the GEMMs' own input and output plus that traffic."""
+    from rules import shapes, step_model
+
+    cal = catalog.calibration()
+    l40s = catalog.gpu("l40s")
+    gptj = catalog.model("gpt-j-6b")
+    s = step_model.Setting(gptj, l40s, catalog.engine("trtllm"), cal, 1, "fp8", "fp8", tp_fabric(l40s, 1, 8)[0])
+    t = step_model.pass_terms(s, sequences=1, tokens_per_seq=2048, context=2048, prefill=True)
+    bw = s.stream_bw()
+    gemm_io = sum(2048 * (m.k + m.n) * 2.0 * m.groups for m in shapes.layer_matrices(gptj, 1, False)) * gptj.layers
+    head_io = (gptj.hidden + gptj.vocab) * 2.0  # the LM head runs on the last token only
+    elementwise = 2048 * (6 * gptj.hidden + 2 * gptj.ffn) * 2.0 * gptj.layers
+    assert t.activation_ms == pytest.approx((gemm_io + head_io + elementwise) / bw / 1e3, rel=1e-6)
+
+
 def test_unfused_context_attention_writes_every_score_matrix_to_memory():
     """FasterTransformer's GPT runs its prompt attention unfused unless FMHA_ENABLE=ON: QK^T as a batched
     GEMM (K = head_dim) into FP32 scores, a masked softmax to 16 bits, PV as a second batched GEMM, each over
