@@ -309,6 +309,9 @@ class EngineSpec:
     # MoE: each rank holds experts / tp whole experts and runs every one on every token (vLLM's Mixtral
     # before its fused-MoE kernel), not the tokens' own experts sharded over the ranks
     moe_dense_experts: bool = False
+    # all-reduces per layer of a parallel attention+MLP block (Falcon, GPT-J): 1 where the engine sums the
+    # two row-parallel outputs before one all-reduce, 2 where each reduces its own (rules.shapes)
+    parallel_block_allreduces: int = 1
     pp_microbatch_tokens: int = 0  # PP: most tokens per microbatch (FasterTransformer); 0 = one microbatch per stage
     pp_step_drains: bool = False  # PP: every decode step fills and drains the pipeline (no overlap across steps)
     activation_tokens: int = 8192  # tokens per forward pass the engine reserves activation memory for

@@ -194,11 +194,13 @@ def attended(model: ModelSpec, context: float) -> float:
     return ((model.layers - local) * context + local * model.sliding_window) / model.layers
 
 
-def allreduces_per_pass(model: ModelSpec, tp: int) -> int:
-    """Two per layer (after o_proj and down_proj); one with a parallel attention+MLP block."""
+def allreduces_per_pass(model: ModelSpec, tp: int, parallel_block: int = 1) -> int:
+    """Two per layer (after o_proj and down_proj); with a parallel attention+MLP block, one where the
+    engine sums both outputs before reducing (`parallel_block`, engines.toml parallel_block_allreduces:
+    2 where it reduces each apart)."""
     if tp == 1:
         return 0
-    return model.layers * (1 if model.parallel_attn else 2)
+    return model.layers * (parallel_block if model.parallel_attn else 2)
 
 
 def act_bytes_per_token(model: ModelSpec, tp: int) -> float:

@@ -198,7 +198,9 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         misc = (max(0, s.engine.kernels_per_layer - DENSE_GEMMS - 1)
                 + ((MOE_ROUTING_KERNELS + (1 if model.shared_experts else 0)) if moe else 0)
                 + (MLA_EXTRA_KERNELS if model.is_mla else 0))
-        us["act"] += tokens * (6 * model.hidden + 3 * ffn_w / s.tp) * 2.0 * count / bw
+        # their traffic: norms and residual adds ~6 x hidden per token; the MLP activation reads gate and up and
+        # writes one (3 x ffn), a plain GELU / ReLU reads one and writes one (2 x ffn)
+        us["act"] += tokens * (6 * model.hidden + (3 if model.gated_mlp else 2) * ffn_w / s.tp) * 2.0 * count / bw
         kernels += count * (len(mats) + 1 + misc)
     head_tokens = sequences  # logits only for the last token of each sequence
     head_params = model.lm_head_params() / s.tp
@@ -209,7 +211,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     t.kernels = kernels
     t.weights_ms, t.kv_ms, t.activation_ms, t.compute_ms = (us[k] / 1e3 for k in ("weights", "kv", "act", "compute"))
     t.overhead_ms = kernels * over / 1e3
-    t.allreduces = shapes.allreduces_per_pass(model, s.tp)
+    t.allreduces = shapes.allreduces_per_pass(model, s.tp, s.engine.parallel_block_allreduces)
     if t.allreduces:
         graphs = s.engine.cuda_graphs and not prefill
         ar = collectives.expected(s.fabric, s.tp, tokens * model.hidden * 2, nodes=s.nodes, engine=s.engine,

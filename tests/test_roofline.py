@@ -453,6 +453,50 @@ def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group
     assert short.itl_ms_expected < per_head.itl_ms_expected
 
 
+def test_parallel_block_reduces_twice_per_layer_before_trtllm_0_7_1():
+    """TensorRT-LLM before v0.7.1 built Falcon's attention and MLP each with its own all-reduce; v0.7.1 sums
+    the two outputs first ('Optimize AllReduce for parallel attention on Falcon and GPT-J'). Falcon-180B
+    (80 parallel layers) at TP8 runs 160 all-reduces per pass on the v0.5 profile, 80 on the later one, and
+    a sequential Llama 160 on both; the roofline keeps the fewest an engine can run."""
+    from rules import shapes, step_model
+
+    cal = catalog.calibration()
+    h100 = catalog.gpu("h100-sxm")
+    fabric = tp_fabric(h100, 8, 8)[0]
+    falcon, llama = catalog.model("falcon-180b"), catalog.model("llama-2-70b")
+
+    def count(model, engine):
+        s = step_model.Setting(model, h100, catalog.engine(engine), cal, 8, "fp8", "fp8", fabric)
+        return step_model.pass_terms(s, sequences=8, tokens_per_seq=1, context=512, prefill=False).allreduces
+
+    assert (count(falcon, "trtllm-mmha"), count(falcon, "trtllm")) == (160, 80)
+    assert (count(llama, "trtllm-mmha"), count(llama, "trtllm")) == (160, 160)
+    assert shapes.allreduces_per_pass(falcon, 8) == 80
+    kw = dict(batch=96, prompt=128, output=2048, dtype="fp8")
+    old = predict("falcon-180b", "h100-sxm", Layout(tp=8), engine="trtllm-mmha", **kw)
+    assert old.allreduce_count_per_step == 80  # the roofline's count
+    assert old.expected_terms["allreduce_ms"] == pytest.approx(160 * old.allreduce_us_expected / 1e3, rel=1e-3)
+
+
+def test_elementwise_traffic_reads_the_ffn_once_without_a_gate():
+    """Beside its GEMMs a layer moves its activations through norms and residual adds (6 x hidden per token)
+    and its MLP activation kernel: SiLU x gate reads two ffn-wide tensors and writes one (3 x ffn), a plain
+    GELU (GPT-J, GPT-3, Falcon) reads one and writes one (2 x ffn). GPT-J's 2048-token prefill on one L40S
+    checked by hand: the activation term is the GEMMs' own input and output plus that traffic."""
+    from rules import shapes, step_model
+
+    cal = catalog.calibration()
+    l40s = catalog.gpu("l40s")
+    gptj = catalog.model("gpt-j-6b")
+    s = step_model.Setting(gptj, l40s, catalog.engine("trtllm"), cal, 1, "fp8", "fp8", tp_fabric(l40s, 1, 8)[0])
+    t = step_model.pass_terms(s, sequences=1, tokens_per_seq=2048, context=2048, prefill=True)
+    bw = s.stream_bw()
+    gemm_io = sum(2048 * (m.k + m.n) * 2.0 * m.groups for m in shapes.layer_matrices(gptj, 1, False)) * gptj.layers
+    head_io = (gptj.hidden + gptj.vocab) * 2.0  # the LM head runs on the last token only
+    elementwise = 2048 * (6 * gptj.hidden + 2 * gptj.ffn) * 2.0 * gptj.layers
+    assert t.activation_ms == pytest.approx((gemm_io + head_io + elementwise) / bw / 1e3, rel=1e-6)
+
+
 def test_unfused_context_attention_writes_every_score_matrix_to_memory():
     """FasterTransformer's GPT runs its prompt attention unfused unless FMHA_ENABLE=ON: QK^T as a batched
     GEMM (K = head_dim) into FP32 scores, a masked softmax to 16 bits, PV as a second batched GEMM, each over
