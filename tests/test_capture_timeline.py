@@ -204,6 +204,26 @@ def test_collectives_matched_across_two_ranks_in_one_file():
     assert late.idle_ns == sum(hi - lo for lo, hi in waits) - sum(doing.values())
 
 
+def test_collectives_of_each_rank_from_the_kernel_read_equal_a_sorted_query():
+    """The ranks' collectives come from the communication kernels the kernel read kept (no sorted
+    scan per rank and kind): the same (start, end) rows, in the same order, as a plain query."""
+    from diagnose.capture.kernels import kernel_groups
+
+    with open_capture(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")) as cap:
+        ranks = multirank.ranks_of([cap], {cap.name: T.gpu_activity(cap)})
+        ops = multirank._op_names(cap)
+        assert ops and len(ranks) == 2
+        for r in ranks:
+            for ids in ops.values():
+                start, end, ended = multirank._comm_kernels(r, ids, {})
+                rows = cap.query(
+                    'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ? '
+                    f"AND ((globalPid >> 24) & 16777215) = ? AND demangledName IN ({','.join('?' * len(ids))}) "
+                    "ORDER BY start, rowid", (r.device, r.pid, *ids)).fetchall()
+                assert list(zip(start.tolist(), end.tolist())) == rows and ended.all() and len(rows) == 33
+        assert sum(len(c[0]) for c in kernel_groups(cap).comm_kernels) == 66
+
+
 def test_uvm_migrations_kept_apart_from_copies(tmp_path):
     """Unified-memory page migrations are MEMCPY rows (copyKind 11-13, memory kind 7): they are
     reported as UVM, never as pageable copies. Built with the real 2025.1 DDL (samples/schema)."""
