@@ -224,6 +224,22 @@ def test_collectives_of_each_rank_from_the_kernel_read_equal_a_sorted_query():
         assert sum(len(c[0]) for c in kernel_groups(cap).comm_kernels) == 66
 
 
+def test_pattern_steps_read_beside_the_nvtx_read_equal_a_read_of_their_own():
+    """Without NVTX steps, the NVTX reading thread reads the busiest GPU's kernel pattern once the
+    kernel walk names that GPU; the steps equal those pattern_steps reads alone for that GPU."""
+    from diagnose.capture import facts as F
+
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    steps = F.analyse([str(path)]).steps[path.name]
+    with open_capture(path) as cap:
+        acts = T.gpu_activity(cap)
+        assert S.nvtx_steps(cap) is None
+        busiest = max(acts, key=lambda a: (a.kernels.count, -a.pid))
+        own = S.pattern_steps(cap, busiest.pid, busiest.device)
+    assert steps.method.startswith("pattern:") and steps.count >= 3
+    assert steps == own and (steps.pid, steps.device) == (busiest.pid, busiest.device)
+
+
 def test_uvm_migrations_kept_apart_from_copies(tmp_path):
     """Unified-memory page migrations are MEMCPY rows (copyKind 11-13, memory kind 7): they are
     reported as UVM, never as pageable copies. Built with the real 2025.1 DDL (samples/schema)."""
