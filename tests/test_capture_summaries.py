@@ -111,10 +111,11 @@ def test_api_display_name_follows_nsys_2022_4():
     assert S.api_base_name("cudaGetDeviceProperties_v2_v12000") == "cudaGetDeviceProperties"
 
 
-def _nvtx_by_sql(path):
+def _nvtx_by_sql(path, text_factory=str):
     """nvtx_sum's groups by plain SQL, nsys's own way (a join to the domain rows and StringIds, then
     GROUP BY the name), and each group's durations, for the medians."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.text_factory = text_factory
     rows = db.execute("""
         WITH dom AS (SELECT domainId AS id, (globalTid >> 24) & 16777215 AS pid, text AS name, min(start)
                      FROM NVTX_EVENTS WHERE eventType = 75 GROUP BY 1, 2),
@@ -193,6 +194,27 @@ def test_nvtx_odd_texts_and_ids_read_as_plain_sql_says(tmp_path, monkeypatch):
     db.close()
     _check_nvtx(path)
     assert full[-2:] == [False, True]
+
+
+def test_nvtx_texts_beyond_ascii_and_invalid_utf8_read_as_plain_sql_says(tmp_path):
+    """Keys are read as bytes and each distinct key decoded once: multi-byte UTF-8 texts keep their
+    characters, and bytes that are not UTF-8 become U+FFFD as the reader decodes every text column,
+    grouped as plain SQL groups the raw texts."""
+    path = tmp_path / "utf8.sqlite"
+    shutil.copy(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite"), path)
+    path.chmod(0o644)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE NVTX_EVENTS SET text = 'Aufmerksamkeit \u6ce8\u610f\u529b', textId = NULL WHERE rowid IN "
+               "(SELECT rowid FROM NVTX_EVENTS WHERE eventType = 59 LIMIT 5)")
+    db.execute("UPDATE NVTX_EVENTS SET text = CAST(x'636166e9' AS TEXT), textId = NULL WHERE rowid IN "
+               "(SELECT rowid FROM NVTX_EVENTS WHERE eventType = 59 ORDER BY rowid DESC LIMIT 4)")
+    db.commit()
+    db.close()
+    want = _nvtx_by_sql(path, text_factory=lambda b: b.decode("utf-8", "replace"))
+    with open_capture(path) as cap:
+        got = {(r.name, r.extra["style"]): (r.count, r.total) for r in S.nvtx_summary(cap)}
+    assert got == {k: (len(v), sum(v)) for k, v in want.items()}
+    assert got[("Aufmerksamkeit \u6ce8\u610f\u529b", "PushPop")][0] == 5 and got[("caf\ufffd", "PushPop")][0] == 4
 
 
 def test_grouped_values_with_values_that_do_not_pack():
