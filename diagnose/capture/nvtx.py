@@ -279,10 +279,6 @@ def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool, values: 
         last = cap.query(f'SELECT max(max(start), max(coalesce("end", 0))) FROM {NVTX}').fetchone()[0]
         for rows, start in opened:
             tot.add(rows, last - start)
-    if values is not None:
-        values.join([p.values for p in parts], luts)
-        for rows, start in opened:
-            values.add_codes(rows, last - start)
     out = NvtxGroups(full=full)
     texts = [_text(k) for k in keys]
     parsed = [_parse(k) for k in texts]
@@ -307,9 +303,13 @@ def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool, values: 
             m[2] += total
             m[3], m[4] = min(m[3], low), max(m[4], high)
     out.rows = sorted(((*k, *v) for k, v in merged.items()), key=lambda r: (r[0] or "", r[1]))
-    if values is not None:
-        values.codes = {i: i for i in range(len(names))}
-        values.merge_keys(names.__getitem__)
+    if values is not None:  # each part's codes become their (name, style)'s code in one pass over the values
+        by_name: dict[tuple, int] = {}
+        named = np.fromiter((by_name.setdefault(n, len(by_name)) for n in names), dtype=np.int64, count=len(names))
+        values.join([p.values for p in parts], [named[lut] for lut in luts])
+        values.codes = by_name
+        for rows, start in opened:
+            values.add_codes(named[rows], last - start)
         out.stats = [(*k, *s) for k, *s in values.stats()]
     return out
 
