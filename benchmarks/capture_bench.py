@@ -17,9 +17,11 @@ they are first runs, the honest headline. Then, on their own lines, the cached r
 --stats --json run again, and the full analysis again with other flags (--tp 2 --batch 4).
 Last, a small real export's start-up: the CPU of `diagnose capture` beyond `python -c pass`
 (best and median of --small-runs; --small-only measures only that).
-Prints every ratio the issues name and whether it meets its target.
+Prints every ratio the issues name and whether it meets its target. `--pairs N` adds N interleaved
+first runs of `nsys stats` and --stats --json, with the best and median ratio (one run's ratio on a
+shared machine says little).
 
-    python benchmarks/capture_bench.py [--kernels 5000000] [--path FILE] [--distinct 1000000]
+    python benchmarks/capture_bench.py [--kernels 5000000] [--path FILE] [--distinct 1000000] [--pairs 5]
     python benchmarks/capture_bench.py --small-only [--small-runs 10]   # the small export's start-up alone
 """
 
@@ -186,6 +188,8 @@ def main() -> int:
     p.add_argument("--seed", default=str(SEED), help="real export to grow")
     p.add_argument("--small-runs", type=int, default=10, help="runs of the small-export start-up measurement")
     p.add_argument("--small-only", action="store_true", help="measure only the small export's start-up")
+    p.add_argument("--pairs", type=int, default=0,
+                   help="also this many interleaved first runs of `nsys stats` and --stats --json (best, median)")
     a = p.parse_args()
 
     tmp = tempfile.TemporaryDirectory(prefix="capture_bench_")
@@ -253,6 +257,8 @@ def main() -> int:
         print(verdict("nsys stats / diagnose --stats --json, cached re-run (wall)", ns[0] / stats_again[0], 3,
                       lower_is_better=False))
         print(f"  (CPU: {ns[3] / stats_again[3]:.2f})")
+        if a.pairs:
+            pairs(nsys, path, out, a.pairs)
     elif nsys:
         print(f"nsys stats failed ({nsys_failed.strip()}), so the --stats vs nsys stats ratio is not measured")
     else:
@@ -277,6 +283,25 @@ def main() -> int:
     small_export(out, a.small_runs)
     tmp.cleanup()
     return 0
+
+
+def pairs(nsys: str, path: Path, out: Path, n: int) -> None:
+    """`nsys stats` and a first run of --stats --json, one after the other, n times: on a machine
+    shared with other work one run's ratio says little; the best and the median of the pairs'
+    ratios say more (each pair meets about the same load)."""
+    walls, cpus = [], []
+    for i in range(n):
+        ns = timed([nsys, "stats", "-q", "-f", "csv", "-o", str(out / f"pair{i}"), "-r", ",".join(nsys_reports(nsys)),
+                    str(path)])
+        ours = timed(diagnose(str(path), "--stats", "--json", "-o", str(out / "pair.json")))
+        walls.append(ns[0] / ours[0])
+        cpus.append(ns[3] / ours[3])
+        print(f"  pair {i + 1}: nsys stats {ns[0]:.2f} s (cpu {ns[3]:.2f}), --stats --json {ours[0]:.2f} s "
+              f"(cpu {ours[3]:.2f}), load {os.getloadavg()[0]:.1f}")
+    print(verdict(f"nsys stats / --stats --json, best of {n} interleaved pairs (wall)", max(walls), 3,
+                  lower_is_better=False))
+    print(f"  (median {statistics.median(walls):.2f} wall; CPU best {max(cpus):.2f}, "
+          f"median {statistics.median(cpus):.2f})")
 
 
 def small_export(out: Path, runs: int) -> None:

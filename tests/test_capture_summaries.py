@@ -111,10 +111,11 @@ def test_api_display_name_follows_nsys_2022_4():
     assert S.api_base_name("cudaGetDeviceProperties_v2_v12000") == "cudaGetDeviceProperties"
 
 
-def _nvtx_by_sql(path):
+def _nvtx_by_sql(path, text_factory=str):
     """nvtx_sum's groups by plain SQL, nsys's own way (a join to the domain rows and StringIds, then
     GROUP BY the name), and each group's durations, for the medians."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db.text_factory = text_factory
     rows = db.execute("""
         WITH dom AS (SELECT domainId AS id, (globalTid >> 24) & 16777215 AS pid, text AS name, min(start)
                      FROM NVTX_EVENTS WHERE eventType = 75 GROUP BY 1, 2),
@@ -174,14 +175,9 @@ def test_nvtx_odd_texts_and_ids_read_as_plain_sql_says(tmp_path, monkeypatch):
     real, read = nvtx._Part._slow_keys, nvtx._Reader.read
     monkeypatch.setattr(nvtx._Part, "_slow_keys", lambda self, lo, hi: slow.append(lo) or real(self, lo, hi))
     monkeypatch.setattr(nvtx._Reader, "read", lambda self, full=False, seen=full: seen.append(full) or read(self, full))
-    path = tmp_path / "odd.sqlite"
-    shutil.copy(shared_path("captures", "memfusion_rtx3090x4_trt_2023_1.sqlite"), path)
-    path.chmod(0o644)
-    db = sqlite3.connect(path)
-    db.execute("UPDATE NVTX_EVENTS SET text = 'a\x1eb', textId = NULL WHERE rowid IN (SELECT rowid FROM NVTX_EVENTS "
-               "WHERE eventType = 59 LIMIT 3)")
-    db.execute("UPDATE NVTX_EVENTS SET text = '\x1c1\x1c2\x1c\x1dx', textId = NULL, domainId = 0 WHERE rowid IN "
-               "(SELECT rowid FROM NVTX_EVENTS WHERE eventType = 59 ORDER BY rowid DESC LIMIT 2)")
+    path, db = _texts_set(tmp_path, "memfusion_rtx3090x4_trt_2023_1", {"'a\x1eb'": "LIMIT 3",
+                                                                       "'\x1c1\x1c2\x1c\x1dx'": "DESC LIMIT 2"})
+    db.execute("UPDATE NVTX_EVENTS SET domainId = 0 WHERE text = '\x1c1\x1c2\x1c\x1dx'")
     db.execute("UPDATE NVTX_EVENTS SET domainId = 1 << 40 WHERE domainId IS NOT NULL AND domainId != 0")
     db.commit()
     _check_nvtx(path)
@@ -193,6 +189,34 @@ def test_nvtx_odd_texts_and_ids_read_as_plain_sql_says(tmp_path, monkeypatch):
     db.close()
     _check_nvtx(path)
     assert full[-2:] == [False, True]
+
+
+def _texts_set(tmp_path, name: str, texts: dict):
+    """A writable copy of a shared export whose first or last push/pop ranges get other texts
+    ({SQL text: 'LIMIT n' from the first, 'DESC LIMIT n' from the last}), and its connection."""
+    path = tmp_path / f"{name}.sqlite"
+    shutil.copy(shared_path("captures", f"{name}.sqlite"), path)
+    path.chmod(0o644)
+    db = sqlite3.connect(path)
+    for text, which in texts.items():
+        db.execute(f"UPDATE NVTX_EVENTS SET text = {text}, textId = NULL WHERE rowid IN (SELECT rowid FROM "
+                   f"NVTX_EVENTS WHERE eventType = 59 ORDER BY rowid {which})")
+    db.commit()
+    return path, db
+
+
+def test_nvtx_texts_beyond_ascii_and_invalid_utf8_read_as_plain_sql_says(tmp_path):
+    """Keys are read as bytes and each distinct key decoded once: multi-byte UTF-8 texts keep their
+    characters, and bytes that are not UTF-8 become U+FFFD as the reader decodes every text column,
+    grouped as plain SQL groups the raw texts."""
+    path, db = _texts_set(tmp_path, "nsysai_h100x2_fastvideo_train_before", {
+        "'Aufmerksamkeit \u6ce8\u610f\u529b'": "LIMIT 5", "CAST(x'636166e9' AS TEXT)": "DESC LIMIT 4"})
+    db.close()
+    want = _nvtx_by_sql(path, text_factory=lambda b: b.decode("utf-8", "replace"))
+    with open_capture(path) as cap:
+        got = {(r.name, r.extra["style"]): (r.count, r.total) for r in S.nvtx_summary(cap)}
+    assert got == {k: (len(v), sum(v)) for k, v in want.items()}
+    assert got[("Aufmerksamkeit \u6ce8\u610f\u529b", "PushPop")][0] == 5 and got[("caf\ufffd", "PushPop")][0] == 4
 
 
 def test_grouped_values_with_values_that_do_not_pack():

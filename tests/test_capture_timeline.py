@@ -204,6 +204,42 @@ def test_collectives_matched_across_two_ranks_in_one_file():
     assert late.idle_ns == sum(hi - lo for lo, hi in waits) - sum(doing.values())
 
 
+def test_collectives_of_each_rank_from_the_kernel_read_equal_a_sorted_query():
+    """The ranks' collectives come from the communication kernels the kernel read kept (no sorted
+    scan per rank and kind): the same (start, end) rows, in the same order, as a plain query."""
+    from diagnose.capture.kernels import kernel_groups
+
+    with open_capture(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")) as cap:
+        ranks = multirank.ranks_of([cap], {cap.name: T.gpu_activity(cap)})
+        ops = multirank._op_names(cap)
+        assert ops and len(ranks) == 2
+        for r in ranks:
+            for ids in ops.values():
+                start, end, ended = multirank._comm_kernels(r, ids, {})
+                rows = cap.query(
+                    'SELECT start, "end" FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = ? '
+                    f"AND ((globalPid >> 24) & 16777215) = ? AND demangledName IN ({','.join('?' * len(ids))}) "
+                    "ORDER BY start, rowid", (r.device, r.pid, *ids)).fetchall()
+                assert list(zip(start.tolist(), end.tolist())) == rows and ended.all() and len(rows) == 33
+        assert sum(len(c[0]) for c in kernel_groups(cap).comm_kernels) == 66
+
+
+def test_pattern_steps_read_beside_the_nvtx_read_equal_a_read_of_their_own():
+    """Without NVTX steps, the NVTX reading thread reads the busiest GPU's kernel pattern once the
+    kernel walk names that GPU; the steps equal those pattern_steps reads alone for that GPU."""
+    from diagnose.capture import facts as F
+
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    steps = F.analyse([str(path)]).steps[path.name]
+    with open_capture(path) as cap:
+        acts = T.gpu_activity(cap)
+        assert S.nvtx_steps(cap) is None
+        busiest = max(acts, key=lambda a: (a.kernels.count, -a.pid))
+        own = S.pattern_steps(cap, busiest.pid, busiest.device)
+    assert steps.method.startswith("pattern:") and steps.count >= 3
+    assert steps == own and (steps.pid, steps.device) == (busiest.pid, busiest.device)
+
+
 def test_uvm_migrations_kept_apart_from_copies(tmp_path):
     """Unified-memory page migrations are MEMCPY rows (copyKind 11-13, memory kind 7): they are
     reported as UVM, never as pageable copies. Built with the real 2025.1 DDL (samples/schema)."""

@@ -238,8 +238,9 @@ def find_steps(cap: Capture, tls: list[GpuTimeline], step_name: str | None) -> S
     """NVTX step ranges (named or auto-detected), else the repeating kernel pattern of the busiest GPU."""
     steps = cap.cache["nvtx_steps"] if "nvtx_steps" in cap.cache else S.nvtx_steps(cap, step_name)
     if steps is None and tls:
-        busiest = max(tls, key=lambda g: (g.kernels, -g.pid))
-        steps = S.pattern_steps(cap, busiest.pid, busiest.device)
+        busiest = max(tls, key=lambda g: (g.kernels, -g.pid))  # as _busiest
+        gpu, read = cap.cache.get("pattern_steps", (None, None))  # the NVTX thread's (_nvtx_aggregates)
+        steps = read if gpu == (busiest.pid, busiest.device) else S.pattern_steps(cap, busiest.pid, busiest.device)
     return steps if steps is not None and steps.count else None
 
 
@@ -321,12 +322,18 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
     """Everything that needs no NVTX, read while the NVTX thread (the longest) is still reading;
     returns the rest (_Rest: call it with the facts to finish this file)."""
     values = medians and with_summaries  # --stats: every duration too, for the medians
-    api = _in_background(cap, _api_aggregates, values)
-    ranges = _in_background(cap, _nvtx_aggregates, step_name, values)
+    api = _in_background(cap, _api_aggregates, values, medians if with_summaries else None)
+    busiest: dict = {}  # the GPU the kernel pattern's steps are read from, once the walk knows it
+    walked = threading.Event()
+    ranges = _in_background(cap, _nvtx_aggregates, step_name, values, busiest, walked)
     try:
         try:
             acts = T.gpu_activity(cap, values=values)
+            if acts:
+                b = _busiest(acts)
+                busiest["gpu"] = (b.pid, b.device)
         finally:
+            walked.set()
             _joined(cap, api)
         # the walk saw every (process, device) with kernels, copies or memsets: spare another scan
         cap.cache["used_devices"] = sorted((a.pid, a.device) for a in acts if a.device >= 0)
@@ -337,7 +344,6 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
         launch = launch_records(cap)
         if with_summaries:
             result.top_kernels[cap.name] = summaries.top_kernel_names(cap, TOP_KERNELS)
-            summaries.memop_summaries(cap, medians)  # cached for all_summaries
         groups = kernel_groups(cap)
         result.comm_names[cap.name] = {nid: C.collective_op(cap.string(nid) or "") or "other"
                                        for per_gpu in groups.comm.values() for nid in per_gpu}
@@ -484,21 +490,35 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
     return worker, into
 
 
-def _api_aggregates(other: Capture, medians: bool) -> None:
+def _api_aggregates(other: Capture, medians: bool, memops: bool | None) -> None:
     """The CUDA API groups (with every duration for --stats), the launch-latency sample, the
-    copies and the row counts."""
+    copies, the row counts, and the memory-operation summaries (with medians or not; None: none)."""
     if medians:
         summaries.api_stats(other)  # gives the groups too
     summaries.api_groups(other)
     T.queue_delays(other)
     T.copies(other)
     other.count(KERNEL), other.count(RUNTIME)
+    if memops is not None:
+        summaries.memop_summaries(other, memops)  # cached for all_summaries
 
 
-def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool) -> None:
-    """The NVTX groups (with every duration for --stats) and the NVTX steps."""
+def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool, busiest: dict,
+                     walked: threading.Event) -> None:
+    """The NVTX groups (with every duration for --stats) and the NVTX steps; without NVTX steps,
+    the kernel pattern's steps of the busiest GPU once the kernel walk names it (find_steps):
+    read here, they overlap what the calling thread does after the walk instead of following it."""
     nvtx.groups(other, values=medians)
     other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
+    if other.cache["nvtx_steps"] is None:
+        walked.wait()
+        if "gpu" in busiest:
+            other.cache["pattern_steps"] = (busiest["gpu"], S.pattern_steps(other, *busiest["gpu"]))
+
+
+def _busiest(acts: list[T.GpuActivity]) -> T.GpuActivity:
+    """The GPU with most kernels (the lowest pid among equals), as find_steps picks it."""
+    return max(acts, key=lambda a: (a.kernels.count, -a.pid))
 
 
 def launch_records(cap: Capture) -> list:

@@ -117,6 +117,9 @@ class KernelGroups:
     comm_chunks: list[tuple[int, int, int, int, list]] = field(default_factory=list)
     # every duration under its (name id, grid, block) group, when the medians are asked for (--stats)
     values: GroupedValues | None = None
+    # every communication kernel, per chunk: (GPU key, class-column id, start, end) arrays in rowid
+    # order, so matching collectives across ranks (multirank) needs no sorted scan of the table
+    comm_kernels: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     @property
     def classes(self) -> dict[int, int]:
@@ -225,6 +228,7 @@ class KernelReader:
         if not comm.any():
             return
         gpu, short, dur, start = gpu[comm], short[comm], dur[comm], start[comm]
+        self.groups.comm_kernels.append((gpu, short, start, start + dur))
         groups: list = []
         self.groups.comm_chunks.append((*rowids, int(start.min()), int(start.max()), groups))
         order = np.lexsort((short, gpu))

@@ -123,6 +123,26 @@ def _comm_cursor(rank: Rank, name_ids: list[int], col: str):
         (rank.device, rank.pid, *name_ids))
 
 
+def _comm_kernels(rank: Rank, ids: list[int], cache: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(start, end, has an end) of the rank's kernels with these class-column ids, by start: from
+    the communication kernels the kernel read kept (kernels.KernelGroups.comm_kernels) when it saw
+    every kernel row (none without an end) and the rank has a device, else by a sorted query."""
+    cap = rank.cap
+    groups = K.kernel_groups(cap)
+    if rank.device >= 0 and cap.count(KERNEL) == int(groups.by_name.arrays()[3].sum()):
+        if id(cap) not in cache:
+            parts = groups.comm_kernels or [(np.zeros(0, dtype=np.int64),) * 4]
+            cache[id(cap)] = tuple(np.concatenate(c) for c in zip(*parts))
+        gpu, name, start, end = cache[id(cap)]
+        mine = ((gpu >> 24) & 0xFFFFFF == rank.pid) & (gpu & K.NO_DEVICE == rank.device) & np.isin(name, ids)
+        start, end = start[mine], end[mine]
+        order = np.argsort(start, kind="stable")  # rowid order within equal starts, as SQLite's sort keeps
+        return start[order], end[order], np.ones(len(order), dtype=bool)
+    rows = _comm_cursor(rank, ids, cap._class_col).fetchall()
+    return (np.array([s for s, _ in rows], dtype=np.int64), np.array([e or 0 for _, e in rows], dtype=np.int64),
+            np.array([e is not None for _, e in rows], dtype=bool))
+
+
 def _op_names(cap: Capture) -> dict[str, list[int]]:
     """Collective kind -> the kernel name ids of that kind in this capture."""
     ensure_class_table(cap)
@@ -142,43 +162,40 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
     waits = [RankWait(r.label) for r in ranks]
     windows: list[list[tuple[int, int]]] = [[] for _ in ranks]
     results, total, apart = [], 0, 0
+    comm: dict[int, tuple] = {}  # id(capture) -> its communication kernels (_comm_kernels)
     for op in all_ops:
-        curs = []
+        rows = []
         for r in ranks:
             ids = per_cap_ops[id(r.cap)].get(op)
-            curs.append(_comm_cursor(r, ids, r.cap._class_col) if ids else None)
-        if any(c is None for c in curs):
+            rows.append(_comm_kernels(r, ids, comm) if ids else None)
+        if any(x is None for x in rows):
             continue
-        skew = OpSkew(op, 0)
-        total_skew = 0
-        while True:
-            rows = [c.fetchone() for c in curs]
-            if any(row is None for row in rows):
-                skew.mismatched = any(row is not None for row in rows)
-                break
-            arrivals = [row[0] + r.offset_ns for row, r in zip(rows, ranks)]
-            first = min(arrivals)
-            # a collective cannot end on one rank before another rank began it
-            ends = [row[1] + r.offset_ns for row, r in zip(rows, ranks) if row[1] is not None]
-            apart += bool(ends) and max(arrivals) > min(ends)
-            late = max(range(len(ranks)), key=lambda i: arrivals[i])
-            spread = arrivals[late] - first
-            skew.instances += 1
-            total_skew += spread
-            skew.max_ns = max(skew.max_ns, spread)
-            if len(skew.skews) < sample:
-                skew.skews.append(spread)
-            if spread > 0:
-                w = waits[late]
-                w.last_count += 1
-                w.lateness_ns += spread
-                if len(windows[late]) < MAX_WINDOWS:
-                    # the wait, in the late rank's own clock
-                    windows[late].append((first - ranks[late].offset_ns, rows[late][0]))
-        if skew.instances:
-            skew.mean_ns = total_skew / skew.instances
-            results.append(skew)
-            total += skew.instances
+        # the n-th collective of a kind on one rank is matched with the n-th on every other
+        n = min(len(s) for s, _, _ in rows)
+        skew = OpSkew(op, n, mismatched=any(len(s) != n for s, _, _ in rows))
+        if not n:
+            continue
+        arrivals = np.stack([s[:n] + r.offset_ns for (s, _, _), r in zip(rows, ranks)])
+        first, last = arrivals.min(axis=0), arrivals.max(axis=0)
+        late = arrivals.argmax(axis=0)  # the first rank to arrive last, as max() picks
+        spread = last - first
+        # a collective cannot end on one rank before another rank began it
+        ends = np.stack([np.where(has[:n], e[:n] + r.offset_ns, np.iinfo(np.int64).max)
+                         for (_, e, has), r in zip(rows, ranks)])
+        apart += int((last > ends.min(axis=0)).sum())
+        total_skew = int(spread.sum())
+        skew.max_ns = int(spread.max())
+        skew.skews = spread[:sample].tolist()
+        for i, (w, r) in enumerate(zip(waits, ranks)):
+            mine = np.flatnonzero((late == i) & (spread > 0))
+            w.last_count += len(mine)
+            w.lateness_ns += int(spread[mine].sum())
+            kept = mine[:max(0, MAX_WINDOWS - len(windows[i]))]
+            # the wait, in the late rank's own clock
+            windows[i] += zip((first[kept] - r.offset_ns).tolist(), rows[i][0][kept].tolist())
+        skew.mean_ns = total_skew / skew.instances
+        results.append(skew)
+        total += skew.instances
     if total and apart > total / 2:
         # most "matched" collectives never overlapped: these are not one run's ranks on one clock
         files = list(dict.fromkeys(r.cap.name for r in ranks))

@@ -80,6 +80,19 @@ def key_sql(cap: Capture, full: bool) -> tuple[str, str]:
     return value, f"CASE eventType {known} ELSE char(30, eventType) END"
 
 
+SEP_BYTES = SEP.encode()
+
+
+def _bytes(key: str) -> bytes:
+    """A key as SQLite's UTF-8 text holds it (a lone surrogate as char() writes it)."""
+    return key.encode("utf-8", "surrogatepass")
+
+
+def _text(key: bytes) -> str:
+    """A key read as bytes, decoded as the capture's text columns are (reader._decode)."""
+    return key.decode("utf-8", "replace")
+
+
 def _char(etype) -> str:
     """SQLite's char(eventType): one code point (U+FFFD when out of range)."""
     x = int(etype or 0)
@@ -118,7 +131,7 @@ class _Part:
 
     def __init__(self, cap: Capture, lo: int, hi: int, values: GroupedValues | None, full: bool):
         self.cap, self.lo, self.hi, self.full = cap, lo, hi, full
-        self.keys: dict[str, int] = {}  # key -> code, first seen first
+        self.keys: dict[bytes, int] = {}  # key (UTF-8, see _text) -> code, first seen first
         self.kinds = np.zeros(0, dtype=np.int8)  # per code: OTHER, RANGE_KIND or CREATE_KIND
         self.tot = Totals()  # per code, of the ended ranges
         self.open: list[tuple[np.ndarray, np.ndarray]] = []  # unended ranges: (codes, starts)
@@ -129,8 +142,10 @@ class _Part:
         """Every row in rowid chunks (no WHERE: filtering rows in SQLite costs more than reading
         the few that are not ranges); rows that are not ranges are dropped in numpy."""
         value, sep = key_sql(self.cap, self.full)
-        sql = (f'SELECT count(*), group_concat(coalesce("end" - start, -1 - start)), group_concat({value}, {sep}) '
-               f"FROM {NVTX} WHERE rowid >= ? AND rowid < ?")
+        # the keys as bytes: a str would be decoded once whole and split into str objects; bytes are
+        # split as they come, and only each distinct key is decoded (_text)
+        sql = (f'SELECT count(*), group_concat(coalesce("end" - start, -1 - start)), '
+               f"CAST(group_concat({value}, {sep}) AS BLOB) FROM {NVTX} WHERE rowid >= ? AND rowid < ?")
         first = f"SELECT eventType FROM {NVTX} WHERE rowid >= ? AND rowid < ? ORDER BY rowid LIMIT 1"
         for lo in range(self.lo, self.hi, CHUNK):
             hi = min(lo + CHUNK, self.hi)
@@ -140,9 +155,9 @@ class _Part:
                     d = _ints(d, n)
                 except ValueError as exc:
                     raise _corrupt(exc) from None
-                keys = keys.split(SEP) if keys is not None else []
+                keys = keys.split(SEP_BYTES) if keys is not None else []
                 if len(keys) == n:  # the first row has no separator in front: its event type is read here
-                    keys[0] = _char(self.cap.query(first, (lo, hi)).fetchone()[0]) + keys[0]
+                    keys[0] = _bytes(_char(self.cap.query(first, (lo, hi)).fetchone()[0])) + keys[0]
                 else:  # a separator inside a text, or an event type that is one
                     keys = self._slow_keys(lo, hi)
                 self._chunk(lo, hi, d, keys)
@@ -154,9 +169,9 @@ class _Part:
         rows = self.cap.query(
             f"SELECT eventType, {self.cap.col(t, 'domainId', '0')}, globalTid, {self.cap.col(t, 'textId')}, "
             f"{self.cap.col(t, 'text')} FROM {t} WHERE rowid >= ? AND rowid < ? ORDER BY rowid", (lo, hi))
-        return [_key(*r, self.full) for r in rows]
+        return [_bytes(_key(*r, self.full)) for r in rows]
 
-    def _chunk(self, lo: int, hi: int, d, keys: list[str]) -> None:
+    def _chunk(self, lo: int, hi: int, d, keys: list[bytes]) -> None:
         codes = self.keys
         try:  # keys seen before (most, after the first chunks): one C-level lookup per row
             row = np.fromiter(map(codes.__getitem__, keys), dtype=np.int64, count=len(keys))
@@ -164,7 +179,7 @@ class _Part:
             new = [k for k in dict.fromkeys(keys) if k not in codes]
             for k in new:
                 codes[k] = len(codes)
-            etypes = [_parse(k)[0] for k in new]
+            etypes = [_parse(_text(k))[0] for k in new]
             self.kinds = np.concatenate((self.kinds, np.array(
                 [RANGE_KIND if e in STYLES else CREATE_KIND if e == DOMAIN_CREATE else OTHER for e in etypes],
                 dtype=np.int8)))
@@ -250,7 +265,7 @@ def _threads(cap: Capture, bounds: list[tuple[int, int]], regions: list, full: b
 
 def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool, values: GroupedValues | None) -> NvtxGroups:
     """The parts' groups by key (in the order keys were first seen), named."""
-    keys: dict[str, int] = {}
+    keys: dict[bytes, int] = {}
     luts = [np.array([keys.setdefault(k, len(keys)) for k in p.keys], dtype=np.int64) for p in parts]
     tot = Totals()
     kinds = np.zeros(len(keys), dtype=np.int8)
@@ -264,15 +279,12 @@ def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool, values: 
         last = cap.query(f'SELECT max(max(start), max(coalesce("end", 0))) FROM {NVTX}').fetchone()[0]
         for rows, start in opened:
             tot.add(rows, last - start)
-    if values is not None:
-        values.join([p.values for p in parts], luts)
-        for rows, start in opened:
-            values.add_codes(rows, last - start)
     out = NvtxGroups(full=full)
-    parsed = [_parse(k) for k in keys]
+    texts = [_text(k) for k in keys]
+    parsed = [_parse(k) for k in texts]
     ids = strings_of(cap, [tid for _, _, _, tid, _ in parsed if tid is not None])
     names = []  # per key code: (name, style)
-    for key, (etype, domain, pid, text_id, text) in zip(keys, parsed):
+    for key, (etype, domain, pid, text_id, text) in zip(texts, parsed):
         base = ids.get(text_id, text) if text_id is not None else text
         dom = domains.get((domain, pid), (0, None))[1] if pid is not None else None
         names.append((base if dom is None or base is None else f"{dom}:{base}", STYLES.get(etype, "Unknown")))
@@ -291,9 +303,13 @@ def _merge(cap: Capture, parts: list[_Part], domains: dict, full: bool, values: 
             m[2] += total
             m[3], m[4] = min(m[3], low), max(m[4], high)
     out.rows = sorted(((*k, *v) for k, v in merged.items()), key=lambda r: (r[0] or "", r[1]))
-    if values is not None:
-        values.codes = {i: i for i in range(len(names))}
-        values.merge_keys(names.__getitem__)
+    if values is not None:  # each part's codes become their (name, style)'s code in one pass over the values
+        by_name: dict[tuple, int] = {}
+        named = np.fromiter((by_name.setdefault(n, len(by_name)) for n in names), dtype=np.int64, count=len(names))
+        values.join([p.values for p in parts], [named[lut] for lut in luts])
+        values.codes = by_name
+        for rows, start in opened:
+            values.add_codes(named[rows], last - start)
         out.stats = [(*k, *s) for k, *s in values.stats()]
     return out
 
