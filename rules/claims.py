@@ -3128,17 +3128,21 @@ SYMPTOMS[:] = [(k, p + "|" + _RATE_FELL if k == "slow" else p) for k, p in SYMPT
 # limit on battery (NVIDIA Dynamic Boost and Battery Boost, https://www.nvidia.com/en-us/geforce/technologies/battery-
 # boost/), so the clocks come down: a power throttle by design (clock_power). And the vLLM V1 engine process
 # ("EngineCore", its busy loop the schedule-and-launch thread) or the serving process named at one core's worth.
+_BATTERY_SLOWER = (r"\b(?:slow\w*|drops?|half|fewer|only\s+(?:gives?\s+|reach\w*\s+|gets?\s+|does\s+|manages?\s+)?"
+                   r"~?\d|lower\s+(?:speed|clocks?|tok\w*|throughput|performance|rate|fps))\b")
+# (one core's worth is also how a GPU-bound PyTorch job looks: CUDA spins a core while it waits on the GPU, so
+# ticket.cpu_bound counts this and a top row only beside a GPU seen idle)
+PROCESS_AT_CORE = (r"\b(?:EngineCore|engine[- ]core|engine process|scheduler process|API server process|"
+                   r"server process|python3? process|main process)\b[^.\n%]{0,30}?\b(?:at|is at|sits at|hits|shows|"
+                   r"uses?|pegged at|stuck at)\s+(?:~|about\s+)?(?:9\d|1\d\d)(?:\.\d+)?\s*%")
 MORE_WORDS_N5: dict[str, list[str]] = {
     "clock_power": [
-        r"\bon battery(?: power)?\b[^.\n]{0,60}?\b(?:slow\w*|only|drops?|lower|half|fewer)\b|"
-        r"\b(?:slow\w*|only|drops?|lower|half|fewer)\b[^.\n]{0,60}?\bon battery\b",
+        # (a speed word: "I only use it on battery" says when, not how fast)
+        r"\bon battery(?: power)?\b[^.\n]{0,60}?" + _BATTERY_SLOWER + r"|"
+        + _BATTERY_SLOWER + r"[^.\n]{0,60}?\bon battery\b",
         r"(?:用电池|不插电|拔掉电源)[^\n。]{0,30}?(?:慢|降|只有)",
     ],
-    "cpu_ab": [
-        r"\b(?:EngineCore|engine[- ]core|engine process|scheduler process|API server process|server process|"
-        r"python3? process|main process)\b[^.\n%]{0,30}?\b(?:at|is at|sits at|hits|shows|uses?|pegged at|stuck at)\s+"
-        r"(?:~|about\s+)?(?:9\d|1\d\d)(?:\.\d+)?\s*%",
-    ],
+    "cpu_ab": [PROCESS_AT_CORE],
 }
 for _kind, _words in MORE_WORDS_N5.items():
     PATTERNS[_kind] = PATTERNS[_kind] + _words
