@@ -2880,7 +2880,9 @@ MORE_WORDS_N: dict[str, list[str]] = {
         # (a tool's GPU variant by name, "whisper-gpu", "batched-...-cuda", CUDAExecutionProvider, against any other;
         # "the GPU build/version/backend" only against the CPU one: "my GPU is slower than my old one" is no such pair)
         r"(?:\b\w+[-_][\w-]*(?:cuda|gpu)[\w-]*|\b(?:cuda|gpu)[-_][\w-]+|\bCUDAExecutionProvider)\s+"
-        r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b",
+        r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\b"
+        # (against another GPU set-up, "multi-gpu is slower than single-gpu", it is no GPU-against-CPU pair)
+        r"(?!\s+(?:[\w.]+\s+){0,2}?[\w-]*(?:gpu|cuda))",
         r"\b(?:GPU|CUDA)\s+(?:build|version|backend|decoder|inference|path|mode|binary|provider)\s+"
         r"(?:is|was|runs?|ran|gets?|got)\s+(?:much\s+|even\s+|a lot\s+|far\s+)?slower\s+than\s+(?:the\s+|my\s+)?"
         r"(?:CPU|cpu)\b",
