@@ -409,11 +409,6 @@ MORE_WORDS_J: dict[str, list[str]] = {
         r"\bRemapped Rows?\b[^\n]{0,25}?\b(?:Pending|Failure(?: Occurred)?)\s*:\s*Yes\b",
         r"\bRemapping Failure Occurred\s*:\s*Yes\b", r"\bPending (?:Page )?(?:Blacklist|Retirement)\s*:\s*Yes\b",
     ],
-    "idle_gap_slow": [
-        # "every request after a quiet period takes 3x longer"
-        r"\bafter\s+(?:a\s+|an\s+|some\s+)?(?:quiet|idle|inactive|pause|break|gap|lull)\w*(?:\s+(?:period|time|phase|"
-        r"while|spell|minutes?|seconds?))?\b[^.\n]{0,60}?\b(?:slow\w*|longer|spikes?|higher|\d+(?:\.\d+)?\s*x)\b",
-    ],
     "numa_words": [
         # sysfs numa_node of -1 on a multi-socket host: no NUMA node is known for the device, so nothing can bind
         # its work locally (`nvidia-smi topo -m` then shows NUMA Affinity N/A). On one socket -1 is harmless: the
@@ -1119,7 +1114,8 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
             for m in re.finditer(p, sentence, re.I):
                 if kind == "clock_peers" and not _two_peers(sentence, m):
                     continue
-                guess = _guessed(sentence) or (kind in MORE_WORDS_K and hypothetical(sentence, m.start()))
+                guess = _guessed(sentence) or (kind in MORE_WORDS_K and hypothetical(sentence, m.start())) or \
+                    (asked(sentence) and bool(_CONDITIONAL.search(sentence[:m.start()])))  # "if X, is Y slower?"
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
                               negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:
@@ -2854,16 +2850,21 @@ def partial_offload(facts: Facts) -> list[Claim]:
 _GAP_PAUSE = r"(?:sleeps?|pauses?|delays?|waits?|breaks?|gaps?|idle(?:\s+(?:time|period|phase))?|inactivity|lulls?)"
 _GAP_NEXT = (r"\b(?:next|following|subsequent|first)\s+(?:\w+\s+)?(?:frames?|calls?|requests?|inferences?|runs?|"
               r"iterations?|predictions?|queries|query|generations?|batch(?:es)?|images?|steps?|prompts?|forward)\b")
-_GAP_SLOWER = (r"\b(?:slow\w*|longer|increas\w*|higher|spikes?|jumps?|worse|"
+# (a higher time, not any higher figure: "higher throughput" after a pause is the opposite)
+_GAP_SLOWER = (r"\b(?:slow\w*|longer|increas\w*|higher\s+(?:latenc\w+|times?|TTFT|ITL|TPOT)|spikes?|jumps?|worse|"
                r"\d+(?:\.\d+)?\s*(?:x|×)\s*(?:slower|longer)?|twice as (?:slow|long))\b")
 MORE_WORDS_N: dict[str, list[str]] = {
     "idle_gap_slow": [
         # a pause named before the call it slows: "with a 10 s sleep in the middle, the next frame takes longer"
-        r"\b" + _GAP_PAUSE + r"\b[^.\n]{0,40}?\b(?:in (?:the )?middle|in between|between|before|beforehand)\b"
+        r"\b" + _GAP_PAUSE + r"\b[^.\n]{0,40}?\b(?:in (?:the )?middle|in between|between(?=" + _CALLS + ")|before|"
+        r"beforehand)\b"
         r"[^.\n]{0,40}?" + _GAP_NEXT + r"[^.\n]{0,60}?" + _GAP_SLOWER,
-        # "after a 30 s pause, the next request is 3x slower", "following 2 minutes of inactivity"
+        # "after a 30 s pause, the next request is 3x slower", "following 2 minutes of inactivity", "every request
+        # after a quiet period takes 3x longer" (not a restart in between: "... I restarted the server and it was slow")
         r"\b(?:after|following)\s+(?:a\s+|an\s+|some\s+)?(?:\d+(?:\.\d+)?\s*-?\s*(?:ms|s|secs?|seconds?|mins?|"
-        r"minutes?)\s+(?:of\s+)?|(?:short|long|brief)\s+)?" + _GAP_PAUSE + r"\b[^.\n]{0,60}?" + _GAP_SLOWER,
+        r"minutes?)\s+(?:of\s+)?|(?:short|long|brief)\s+)?(?:" + _GAP_PAUSE + r"|(?:quiet|idle|inactive)\w*"
+        r"(?:\s+(?:period|time|phase|while|spell|minutes?|seconds?))?)\b"
+        r"(?:(?!\b(?:restart|reboot|reload|reinstall|redeploy|upgrad|updat)\w*)[^.\n]){0,60}?" + _GAP_SLOWER,
         # "if the GPU sits idle for a minute, the following query is slow" (an observation put as a when/if)
         r"\b(?:sits?|stays?|is|was|left|goes)\s+idle\s+for\b[^.\n]{0,50}?" + _GAP_NEXT + r"[^.\n]{0,50}?" + _GAP_SLOWER,
     ],
