@@ -2756,7 +2756,9 @@ _OFFLOAD_WORDS = re.compile(
     r"\boffload(?:s|ed|ing)?\s+(?:some|part|half|\d+)\s+(?:of\s+(?:the\s+|its\s+)?)?(?:layers|the model|weights)\s+"
     r"(?:to|on|onto)\s+" + _CPU_SIDE + r"\b", re.I)
 # A layer count followed, in its clause, by what it would do: a comparison put in the conditional, not the setting used.
-_WOULD_AFTER = re.compile(r"[^,;.\n]{0,25}?\b(?:would|could|might)\b", re.I)
+# (in the count's own clause: "-ngl 40 since more would not fit" gives the reason for the setting used)
+_WOULD_AFTER = re.compile(r"(?:(?!\b(?:since|because|as|so|but|and|while|though)\b)[^,;.\n]){0,25}?"
+                          r"\b(?:would|could|might)\b", re.I)
 # The reporter saying the layers are not (or no longer) on the CPU: "nothing is offloaded", "fits in VRAM".
 _NOT_OFFLOADED = re.compile(r"\b(?:no|not|never|nothing|none|no\s+longer|n't)\b[\w\s,-]{0,30}$", re.I)
 # A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
