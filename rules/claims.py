@@ -1208,9 +1208,11 @@ LOWERED_LIMIT = 0.85
 
 
 # The board's own power stated beside a lowered limit: "(default 350 W)", "of its 450 W TDP", "stock 320W".
-_STATED_DEFAULT = re.compile(r"\b(?:default|rated|stock|factory|max(?:imum)?|TDP|TGP|normally)\b"
-                             r"(?:\s+(?:is|of|at|was))?\s*[:=]?\s*(\d{2,4})\s*(?:W|watts?)\b|\b(\d{2,4})\s*(?:W|watts?)\s+"
-                             r"(?:default|TDP|TGP|rated|stock)\b", re.I)
+# nvidia-smi -q's "Default Power Limit : 350.00 W" too. Not "max" or "normally": those describe the draw ("draws max
+# 300 W"), and nvidia-smi's "Max Power Limit" is the top of the settable range, not the default.
+_STATED_DEFAULT = re.compile(r"\b(?:default|rated|stock|factory|TDP|TGP)\b(?:\s+power)?(?:\s+limit)?"
+                             r"(?:\s+(?:is|of|at|was))?\s*[:=]?\s*(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b|"
+                             r"\b(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\s+(?:default|TDP|TGP|rated|stock)\b", re.I)
 
 
 def _power_limit(c: Claim, gpu) -> None:
