@@ -3044,12 +3044,15 @@ def visible_gpus(facts: Facts) -> list[int]:
 _SOCKET_NAMED = r"\b(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(\d)\b"
 _BINDER = (r"(?:\b(?:taskset|numactl|cpuset|pinn?(?:ed|ing|s)?|bound|binds?)\b|"
            r"--(?:cpuset-cpus|cpunodebind|physcpubind)\b)")
+# (the node bound to is the first one named after the binder: "bind ... to node 0; the NIC sits on node 1" is no
+# mismatch for GPUs on node 0)
+_UNTIL_NODE = r"(?:(?!\b(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?\d\b)[^.\n]){0,60}?"
 MORE_WORDS_N3: dict[str, list[str]] = {
     "numa_words": [
         r"\bGPUs?(?:\s*#?\d+)?\b[^.\n]{0,40}?\b(?:hang(?:s)? off|(?:is|are|sit|sits)\s+on|attached to|local to|"
-        r"connected to)\s+(?:CPU\s+)?" + _SOCKET_NAMED + r"[^.\n]{0,100}?" + _BINDER + r"[^.\n]{0,60}?"
+        r"connected to)\s+(?:CPU\s+)?" + _SOCKET_NAMED + r"[^.\n]{0,100}?" + _BINDER + _UNTIL_NODE +
         r"\b(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(?!\1)\d\b",
-        _BINDER + r"[^.\n]{0,60}?" + _SOCKET_NAMED + r"[^.\n]{0,100}?\bGPUs?(?:\s*#?\d+)?\b[^.\n]{0,40}?"
+        _BINDER + _UNTIL_NODE + _SOCKET_NAMED + r"[^.\n]{0,100}?\bGPUs?(?:\s*#?\d+)?\b[^.\n]{0,40}?"
         r"\b(?:hang(?:s)? off|(?:is|are|sit|sits)\s+on|attached to|local to|connected to)\s+(?:CPU\s+)?"
         r"(?:socket|NUMA node|NUMA domain|node|NUMA)\s*#?(?!\1)\d\b",
     ],
