@@ -1596,6 +1596,21 @@ _FIGURE_QUESTION = (
 _TO_A_FIGURE = (r"(?:get|reach|achieve|hit|exceed|go|surpass|push|make)\b(?:\s+(?!to\b)[\w-]+){0,3}?\s+~?\d|"
                 r"get\s+(?:\w+\s+)?(?:speed-?up|gain|improvement|boost|benefit|performance)")
 
+# (issue 11 n) A rate said to have gone from one figure to a lower one ("generation went from 38 to 24 tok/s", "dropped
+# from 5100 to 2950 samples/s") is a slowdown: symptom 'slow' when the second figure is the lower (symptom_quote and
+# complaint check the order, _rate_rose; "went from 24 to 38 tok/s" is a gain). Rates only: for times a rise is the
+# slowdown.
+_RATE_UNIT = r"(?:tok\w*/s|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s|fps|images?/s)"
+_RATE_FELL = (r"\b(?:went|gone|goes|dropped|drops|fell|falls|decreased|changed|moved|came|is down|was down)\s+"
+              r"(?:down\s+)?"
+              r"from\s+~?(?P<was>\d+(?:\.\d+)?)\s*" + _RATE_UNIT + r"?\s+to\s+(?:only\s+)?~?(?P<now>\d+(?:\.\d+)?)\s*"
+              + _RATE_UNIT + r"\b")
+
+def _rate_rose(m: re.Match) -> bool:
+    """A rate that went from one figure to a higher one ("went from 24 to 38 tok/s"): a gain, not a slowdown."""
+    return bool(m.groupdict().get("was")) and float(m.group("now")) >= float(m.group("was"))
+
+
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
 SYMPTOMS: list[tuple[str, str]] = [
@@ -1634,7 +1649,7 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bis (?:this|it) (?:possible|using)\b|"
                 r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
                 + _FIGURE_QUESTION),
-    ("slow", r"\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
+    ("slow", _RATE_FELL + r"|\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
              r"tok\w*/s)\b|\b(?:speed|throughput|bandwidth|performance) (?:is |was )?(?:lesser|worse) than\b|"
              r"\bunder-?utili[sz]\w*|"
@@ -1698,7 +1713,7 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "no errors", "does not hang"
             if kind == "slow" and _negated(kind, text, m):
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
-            if kind == "slow" and m.groupdict().get("was") and float(m.group("now")) >= float(m.group("was")):
+            if kind == "slow" and _rate_rose(m):
                 continue  # "went from 24 to 38 tok/s": a gain
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
@@ -1960,7 +1975,7 @@ def complaint(facts: Facts) -> Claim | None:
     for source, text in texts(facts):
         for sentence in sentences(text):
             for m in _COMPLAINT.finditer(sentence):
-                if _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                if _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _rate_rose(m):
                     continue
                 return Claim("complaint", source, _quote(sentence, m, 60))
     return None
@@ -3123,15 +3138,6 @@ _OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:
                            r"(?:放不下|装不下|不够|不足)")
 
 
-# (issue 11 n) A rate said to have gone from one figure to a lower one ("generation went from 38 to 24 tok/s", "dropped
-# from 5100 to 2950 samples/s") is a slowdown: symptom 'slow' when the second figure is the lower (symptom_quote checks
-# the order; "went from 24 to 38 tok/s" is a gain). Rates only: for times a rise is the slowdown.
-_RATE_UNIT = r"(?:tok\w*/s|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s|fps|images?/s)"
-_RATE_FELL = (r"\b(?:went|gone|goes|dropped|drops|fell|falls|decreased|changed|moved|came|is down|was down)\s+"
-              r"(?:down\s+)?"
-              r"from\s+~?(?P<was>\d+(?:\.\d+)?)\s*" + _RATE_UNIT + r"?\s+to\s+(?:only\s+)?~?(?P<now>\d+(?:\.\d+)?)\s*"
-              + _RATE_UNIT + r"\b")
-SYMPTOMS[:] = [(k, p + "|" + _RATE_FELL if k == "slow" else p) for k, p in SYMPTOMS]
 
 
 # (issue 11 n) A laptop GPU slower on battery than on mains: the notebook's power management lowers the GPU's power
