@@ -933,7 +933,9 @@ _YES_NO = re.compile(r"^[#\s>*-]*(?:\[[^\]]*\]\s*)?"
 
 
 # A Chinese yes/no question ("是不是掉卡了？", "是否是CPU瓶颈？", "...吗？"): a cause offered, as _YES_NO.
-_YES_NO_ZH = re.compile(r"是不是|是否|会不会|能不能|有没有|吗\s*[？?]\s*$|么\s*[？?]\s*$")
+# ("有没有办法", "能不能帮忙" ask for a way or for help, not whether the words are so)
+_YES_NO_ZH = re.compile(r"是不是|是否|会不会|能不能(?!\s*(?:帮|办法))|有没有(?!\s*(?:办法|方法|人|大佬))|"
+                        r"吗\s*[？?]\s*$|么\s*[？?]\s*$")
 
 
 def _guessed(sentence: str) -> bool:
@@ -2697,8 +2699,9 @@ def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
 
 # (issue 11 n) Per-rank figures listed one per line without a unit, the unit given once above them as logs and
 # spreadsheets head a column: "step time (ms):", "latency in ms", "times [s]".
-_UNIT_HEAD = re.compile(r"(?:\(|\[|\bin\s+)(ms|milliseconds?|s|secs?|seconds?|us|µs|microseconds?|tok/s|tokens/s|GB/s|"
-                        r"it/s|samples/s)(?:\)|\]|\b)", re.I)
+# (a bracket after a word, "GPU(s):", is a plural, not a unit)
+_UNIT_HEAD = re.compile(r"(?:(?<!\w)\(|\[|\bin\s+)(ms|milliseconds?|s|secs?|seconds?|us|µs|microseconds?|tok/s|"
+                        r"tokens/s|GB/s|it/s|samples/s)(?:\)|\]|\b)", re.I)
 _RANK_LINE = re.compile(r"^\s*(?:rank|GPU|node|worker|device)\s*#?\s*(\d{1,3})\s*[:=]?\s+~?(\d+(?:\.\d+)?)\s*$", re.I)
 _UNIT_NAMES = {"millisecond": "ms", "milliseconds": "ms", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
                "microsecond": "us", "microseconds": "us"}
