@@ -955,6 +955,14 @@ def asked(sentence: str) -> bool:
     return sentence.rstrip().endswith(("?", "？")) or bool(re.search(r"[吗呢么][。.!！]?$", sentence.rstrip()))
 
 
+def _asked_if(sentence: str, start: int) -> bool:
+    """A yes/no question under a condition, the words in the condition: "If the GPU sits idle for a minute, is the
+    following query slower?" asks; "when I decode one audio, X is slower than Y, why?" reports."""
+    condition, comma, main = sentence[start:].partition(",")
+    return asked(sentence) and bool(comma) and bool(_CONDITIONAL.search(sentence[:start])) and \
+        bool(_YES_NO.match(main.strip()))
+
+
 def hypothetical(sentence: str, start: int) -> bool:
     """Is the sentence a question, or the clause before `start` a condition or an expectation?"""
     return asked(sentence) or bool(_CONDITIONAL.search(sentence[:start]))
@@ -1117,7 +1125,7 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
                 if kind == "clock_peers" and not _two_peers(sentence, m):
                     continue
                 guess = _guessed(sentence) or (kind in MORE_WORDS_K and hypothetical(sentence, m.start())) or \
-                    (asked(sentence) and bool(_CONDITIONAL.search(sentence[:m.start()])))  # "if X, is Y slower?"
+                    _asked_if(sentence, m.start())
                 claim = Claim(kind, "", _quote(sentence, m), {"groups": [g for g in m.groups() if g]},
                               negated=_negated(kind, sentence, m), guess=guess)
                 if not claim.negated and not claim.guess:

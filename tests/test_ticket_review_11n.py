@@ -83,6 +83,7 @@ def test_a_conditional_question_about_idle_time_is_a_guess(text):
 @pytest.mark.parametrize("text", [
     "After a 30 s pause the next request has higher latency.",
     "If the GPU sits idle for a minute, the following query is slow.",
+    "When the GPU sits idle for a minute, the following query is 3x slower, why?",  # a report asking why
     "Every request after a quiet period takes 3x longer.",
     "With a 10 s sleep between calls the next call is 2x slower.",
 ])
