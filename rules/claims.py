@@ -352,9 +352,9 @@ MORE_WORDS_J: dict[str, list[str]] = {
         # Hugging Face's warning "Using a slow tokenizer. This might cause a significant slowdown", and latency that
         # is mostly tokenization
         r"\bslow (?:Python )?tokeni[sz]er\b",
-        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:the\s+)?(?:latency|time|wall[- ]?time|TTFT)\s+"
-        r"(?:is|goes (?:to|into)|comes from|(?:is )?spent (?:in|on))\s+(?:the\s+)?(?:tokeni\w+|detokeni\w+|schedul\w+|"
-        r"sampl\w+|pre-?process\w*|post-?process\w*|Python)\b",
+        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:(?:the\s+)?(?:latency|time|wall[- ]?time|TTFT)|it|"
+        r"that|this)\s+(?:is|was|(?:goes|went) (?:to|into|in|on)|comes from|(?:is |was )?spent (?:in|on|into|to))\s+"
+        r"(?:the\s+)?(?:tokeni\w+|detokeni\w+|schedul\w+|sampl\w+|pre-?process\w*|post-?process\w*|Python)\b",
         # a host profile (py-spy, cProfile, nsys's CPU rows) where the serving stages take the time
         r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:the\s+)?(?:wall[- ]?(?:clock\s+)?|CPU\s+|step\s+)?"
         r"time\b[^.\n]{0,40}?\b(?:in|on|inside)\s+(?:the\s+)?(?:engine'?s?\s+)?(?:scheduler\w*|schedul\w+|"
@@ -845,7 +845,7 @@ PATTERNS: dict[str, list[str]] = {
     ],
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
-        r"single (?:request|stream|user|prompt|sequence))\b",
+        r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b",
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
         r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?"
         r"\b(?:is |are )?(?:small|low|few)\b",
@@ -3000,13 +3000,9 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         + _AFFIRMED + r"{0,40}?"
         r"\btak(?:e|es|ing)\s+(?:much\s+|far\s+)?(?:longer|more time)\s+than\s+(?:the\s+)?(?:decode|forward|model|GPU|"
         r"engine)\b",
-        r"\b(?:most|majority|bulk|\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:it|that|this)\s+(?:is\s+|was\s+)?(?:spent|goes|went)\s+"
-        r"(?:in|on|into|to)\s+(?:the\s+)?(?:tokeni\w+|detokeni\w+|schedul\w+|sampl\w+|pre-?process\w*|"
-        r"post-?process\w*|Python)\b",
         r"\bclient[- ]side\s+(?:ITL|TPOT|latency|inter-token latency)\b[^.\n]{0,40}?\b(?:\d+(?:\.\d+)?\s*(?:x|×)|"
         r"several times|much (?:higher|larger))\b[^.\n]{0,30}?\b(?:engine|server|scheduler)(?:'s|-side)?\b",
     ],
-    "few_requests": [r"\bsingle[- ](?:request|stream|user|prompt|sequence)s?\b|\bone[- ](?:stream|user)\b"],
     "one_slow": [
         r"\b(?:one|a single)\s+of\s+(?:the|our|my)\s+(?:\w+\s+)?(?:GPUs|ranks|nodes|cards|workers|machines|servers|"
         r"hosts)\b" + _AFFIRMED + r"{0,40}?\b(?:slower|lags?|lagging|late|behind|straggl\w+|takes? longer)\b",
