@@ -3025,7 +3025,6 @@ _BIND_CPUS = re.compile(r"(?:\btaskset\s+(?:-\w*c\w*|--cpu-list)\s+|--physcpubin
                         r"\b(?:pinn?(?:ed|ing|s)?|bound|bind(?:s|ing)?)\s+(?:[\w-]+\s+){0,4}?"
                         r"to\s+(?:the\s+)?(?:CPUs?|cores?|CPU cores|logical CPUs)\s+)" + _CPU_LIST, re.I)
 _BIND_NODE = re.compile(r"(?:--cpunodebind[= ]|\bnumactl\s+(?:[^\n|;]{0,40}?\s)?-N\s+)(\d)\b(?![\d,-])")
-_VISIBLE = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
 _NO_BINDING = re.compile(r"\b(?:without|not|no longer|never|instead of|remov\w+|dropp\w+)\b[^.\n]{0,20}$", re.I)
 
 
@@ -3047,16 +3046,6 @@ def cpu_binding(facts: Facts) -> list[Claim]:
                                  negated=bool(_NO_BINDING.search(before)),
                                  guess=_guessed(sentence) or hypothetical(sentence, m.start())))
     return out
-
-
-def visible_gpus(facts: Facts) -> list[int]:
-    """The GPU indices CUDA_VISIBLE_DEVICES names in the reporter's text or pasted commands (empty when unset)."""
-    pasted = [n.text for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
-    for text in [t for _, t in texts(facts)] + pasted:
-        m = _VISIBLE.search(text)
-        if m:
-            return [int(x) for x in re.split(r"\s*,\s*", m.group(1))]
-    return []
 
 
 # (issue 11 n) The GPUs' socket and the process's binding named in one sentence and differing ("GPUs 0-3 hang off NUMA

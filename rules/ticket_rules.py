@@ -1718,7 +1718,9 @@ def binding_off_node(facts: Facts, predictions=None):
     if not binds:
         return
     gpus = {g.index: g for g in facts.of(GpuFact) if g.index is not None}
-    used = [gpus[i] for i in (claims.visible_gpus(facts) or sorted(gpus)) if i in gpus]
+    visible = next((w.cuda_visible_devices for w in facts.of(Workload) if w.cuda_visible_devices), "")
+    chosen = [int(x) for x in re.split(r"[,\s]+", visible) if x.isdigit()]  # (UUIDs: every GPU, as unset)
+    used = [gpus[i] for i in (chosen or sorted(gpus)) if i in gpus]
     if not used:
         return
     local = [set(cpu_list(g.cpu_affinity)) if g.cpu_affinity else None for g in used]
