@@ -841,6 +841,9 @@ def cpu_bound(facts: Facts, predictions=None):
     low = [u for u in claims.find(facts, "gpu_util") if u.data["percent"] < 80 and not u.guess]
     if c.guess and not low and not _first(facts, "gpu_idle_words"):
         return  # "is the CPU the bottleneck?" alone is a question; with the GPU seen idle it is a lead
+    if (c.kind == "cpu_pegged_row" or re.search(claims.PROCESS_AT_CORE, c.quote, re.I)) and not low \
+            and not _first(facts, "gpu_idle_words"):
+        return  # one core at its limit is also how a GPU-bound PyTorch job looks (CUDA spins while it waits)
     if not (low or claims.complaint(facts) or _CPU_AB.search(c.quote)
             or any(_SPEED_UP.search(t) for _, t in claims.texts(facts))):
         return  # a busy CPU with the GPUs neither idle nor slow: nothing says the GPUs wait on it
@@ -1756,7 +1759,9 @@ def binding_off_node(facts: Facts, predictions=None):
     if not binds:
         return
     gpus = {g.index: g for g in facts.of(GpuFact) if g.index is not None}
-    used = [gpus[i] for i in (claims.visible_gpus(facts) or sorted(gpus)) if i in gpus]
+    visible = next((w.cuda_visible_devices for w in facts.of(Workload) if w.cuda_visible_devices), "")
+    chosen = [int(x) for x in re.split(r"[,\s]+", visible) if x.isdigit()]  # (UUIDs: every GPU, as unset)
+    used = [gpus[i] for i in (chosen or sorted(gpus)) if i in gpus]
     if not used:
         return
     local = [set(cpu_list(g.cpu_affinity)) if g.cpu_affinity else None for g in used]

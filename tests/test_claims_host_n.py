@@ -140,7 +140,8 @@ def test_misread_words_give_no_verdict_of_their_own(tmp_path, text, category):
 
 TOP = """# Slow generation on one RTX 4090
 
-Generation is slow, about 9 tok/s with the 8B model on an RTX 4090. Output of top while it runs:
+Generation is slow, about 9 tok/s with the 8B model on an RTX 4090, and nvidia-smi shows the GPU {gpu}.
+Output of top while it runs:
 
 ```
     PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND
@@ -152,7 +153,7 @@ Generation is slow, about 9 tok/s with the 8B model on an RTX 4090. Output of to
 
 @pytest.mark.parametrize("cpu,cmd", [("100.0", "python3"), ("99.7", "ollama"), ("101.3", "llama-server")])
 def test_a_pasted_top_row_at_one_core_is_a_host_limit(tmp_path, cpu, cmd):
-    assert verdict(tmp_path, TOP.format(cpu=cpu, cmd=cmd)).category == "host_bound"
+    assert verdict(tmp_path, TOP.format(cpu=cpu, cmd=cmd, gpu="at 35% utilization")).category == "host_bound"
 
 
 @pytest.mark.parametrize("cpu,cmd", [
@@ -161,7 +162,7 @@ def test_a_pasted_top_row_at_one_core_is_a_host_limit(tmp_path, cpu, cmd):
     ("100.0", "kworker/3:1"),  # not the serving process
 ])
 def test_a_top_row_below_or_above_one_core_or_another_process_is_no_host_limit(tmp_path, cpu, cmd):
-    facts = read_bundle([_write(tmp_path, TOP.format(cpu=cpu, cmd=cmd))])
+    facts = read_bundle([_write(tmp_path, TOP.format(cpu=cpu, cmd=cmd, gpu="at 35% utilization"))])
     assert not claims.find(facts, "cpu_pegged_row")
 
 
