@@ -10,6 +10,7 @@ bad file is an InputError naming the file and the field.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from contextlib import contextmanager
@@ -904,6 +905,20 @@ def named_systems(text: str | None) -> list[tuple[SystemSpec, re.Match]]:
     return found
 
 
+# --------------------------------------------------------------------------- gap costs
+
+
+@functools.lru_cache(maxsize=None)
+def gap_costs() -> dict[str, float]:
+    """The largest shortfall each mechanism accounts for, by finding category (rules/catalog/gap_costs.toml)."""
+    from diagnose.inputs import finite_number, load_toml
+
+    path = CATALOG_DIR / "gap_costs.toml"
+    return {category: finite_number(row.get("max_slowdown") if isinstance(row, dict) else None,
+                                    f"{path}: [{category}] max_slowdown", low=1.0)
+            for category, row in load_toml(path, "catalog").items()}
+
+
 # --------------------------------------------------------------------------- GGUF weight types
 
 
@@ -953,14 +968,19 @@ def gguf_type(name: str) -> GgufType:
     return found
 
 
+@functools.lru_cache(maxsize=1)
+def _gguf_pattern() -> re.Pattern:
+    """Any GGUF type name (the longest first, so Q4_K_M wins over Q4_K), or a bare K-quant."""
+    names = sorted(gguf_types(), key=len, reverse=True)
+    return re.compile(r"(?<![a-z0-9])(" + "|".join(map(re.escape, names)) + r"|Q[2-5]_K)(?![a-z0-9])", re.I)
+
+
 def named_gguf(text: str | None) -> str | None:
     """The GGUF type a model name, file or Ollama tag names ('llama-2-7b.Q5_K_M.gguf', 'qwen2.5:7b-q8_0'), else
     Ollama's default for a bare library tag; None for a name that names none (or a 16-bit Ollama tag)."""
     if not text:
         return None
-    names = sorted(gguf_types(), key=len, reverse=True)
-    pattern = r"(?<![a-z0-9])(" + "|".join(map(re.escape, names)) + r"|Q[2-5]_K)(?![a-z0-9])"
-    m = re.search(pattern, str(text), re.I)
+    m = _gguf_pattern().search(str(text))
     if m:
         return gguf_type(m.group(1)).name
     return OLLAMA_DEFAULT_GGUF if tag_weights(text) == OLLAMA_DEFAULT_WEIGHTS else None

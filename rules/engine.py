@@ -9,7 +9,6 @@ of the `rules` package: every module there is imported, so every command sees ev
 from __future__ import annotations
 
 import dataclasses
-import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from diagnose.errors import DiagnoseError, strict
 from diagnose.findings import SEVERITY_RANK, Evidence, Finding, Verdict
+from rules import catalog
 
 if TYPE_CHECKING:
     from rules.predictions import Predictions
@@ -216,15 +216,6 @@ def is_gap(f: Finding) -> bool:
     return f.category == "other" and f.is_problem and f.confidence > 0 and shortfall(f) is not None
 
 
-@functools.lru_cache(maxsize=None)
-def gap_costs() -> dict[str, float]:
-    """The largest shortfall each mechanism accounts for (rules/catalog/gap_costs.toml)."""
-    from rules.catalog import CATALOG_DIR, tomllib
-
-    with open(CATALOG_DIR / "gap_costs.toml", "rb") as fh:
-        return {category: float(row["max_slowdown"]) for category, row in tomllib.load(fh).items()}
-
-
 def explain_gaps(findings: list[Finding]) -> list[Finding]:
     """A finding that only measures a gap (is_gap) is a symptom; a finding whose mechanism predicts a
     slowdown of that size (a release comparison, eager mode, P2P off, SHM, sockets, a PCIe fallback, a
@@ -235,7 +226,7 @@ def explain_gaps(findings: list[Finding]) -> list[Finding]:
     The same rule for every category, decided here where the findings are combined, so every command gives
     the same verdict and exit code on the same evidence."""
     gaps = [(g, shortfall(g)) for g in findings if is_gap(g)]
-    costs = gap_costs() if gaps else {}
+    costs = catalog.gap_costs() if gaps else {}
     weighed: dict[int, Finding] = {}
     explained: dict[int, Finding] = {}
     for f in findings:

@@ -10,7 +10,8 @@ from conftest import diagnose
 
 from diagnose.bundle import read_bundle
 from diagnose.findings import SEVERITY_RANK, Evidence, Finding
-from rules.engine import evaluate, gap_costs, shortfall
+from rules.catalog import gap_costs
+from rules.engine import evaluate, shortfall
 
 # --------------------------------------------------------------------------- busbw after an NCCL release change
 

@@ -124,10 +124,11 @@ def parse(text: str, name: str) -> list:
     pending_op: str | None = None
     for n, line in lines(text):
         stripped = line.strip()
+        data_row = ROW_START.match(line)  # (a line starting with two numbers is no header, device or column line)
         if "#" not in line and "_perf" not in line and "NCCL Test" not in line and \
-                not any(p.match(line) for p in (HEADER, RANK, COLUMNS)):  # (their "#" may be lost: see HEADER)
+                (data_row or not any(p.match(line) for p in (HEADER, RANK, COLUMNS))):  # ("#" may be lost: HEADER)
             # Fast path for the bulk of a file: a data row or someone else's line.
-            row = _row(line.split(), block.columns) if ROW_START.match(line) else None
+            row = _row(line.split(), block.columns) if data_row else None
             if row is not None:
                 out.extend(_result(row, block, name, n))
             continue
