@@ -845,7 +845,7 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
         r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b",
         r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
-        r"(?:GPU|卡)\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
+        r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
         r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
     ],
     "few_requests": [
@@ -955,7 +955,9 @@ _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|co
 def asked(sentence: str) -> bool:
     """Is the sentence a question ("... would plain ethernet be the reason?"): a cause offered, not one seen."""
     # a Chinese question may end on its particle alone ("这是什么情况呢", "这正常吗")
-    return sentence.rstrip().endswith(("?", "？")) or bool(re.search(r"[吗呢么][。.!！]?$", sentence.rstrip()))
+    # (么 only as the particle: "这也没什么。", "就是这么。" state)
+    return sentence.rstrip().endswith(("?", "？")) or \
+        bool(re.search(r"(?:[吗呢]|(?<![什这那怎])么)[。.!！]?$", sentence.rstrip()))
 
 
 def hypothetical(sentence: str, start: int) -> bool:
@@ -1330,7 +1332,9 @@ _UTIL = re.compile(
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
-    r"(?<!显存)(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
+    # (not the CPU's, the RAM's, a link's bandwidth or memory: "CPU利用率 100%", "内存使用率", "带宽利用率")
+    r"(?<!显存)(?<!内存)(?<!带宽)(?<!CPU)(?<!CPU )"
+    r"(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
@@ -1611,8 +1615,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
-              r"(?:fully )?(?:utili[sz]e|use) (?:the|all|both|my|our|its|their)\b[^.\n]{0,20}?"
-              r"\b(?:GPUs?|cards?|performance|compute|bandwidth))\b|"
+              r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all)\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
@@ -1973,12 +1976,17 @@ def complaint(facts: Facts) -> Claim | None:
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
 # than TP1", "a 1.8x speed-up from 1 to 2 GPUs", "with 8 GPUs the scaling efficiency is 60 %". The
 # vocabulary is benchmarking's (speed-up = t_small / t_large; efficiency = speed-up / GPU ratio).
-_RATIO = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:x|×|times)|[x×](\d+(?:\.\d+)?))(?![\w.])", re.I)
+# ("x1.3" only before a speed word: "x16" and "x86" name PCIe lanes and a CPU)
+_RATIO = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:x|×|times)(?![\w.])|"
+                    r"[x×](\d+(?:\.\d+)?)(?![\w.])(?=\s*(?:speed-?ups?|faster|slower|quicker)\b))", re.I)
 # A speed-up as a percentage: "30% faster", "20 % slower", "improves the speed by only 10%" (1.3x, 0.8x, 1.1x).
 _PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
                             r"(faster|quicker|slower|better|worse|more throughput)\b|"
                             r"\b(?:improv\w*|increas\w*|speed\w*\s+up|rais\w*|gain\w*)\b[^.\n%]{0,30}?\bby\s+"
                             r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+# What went up "by N%" for it to be a speed-up: a speed, not a time or a memory figure.
+_SPEED_NOUN = re.compile(r"\b(?:speed\w*|throughput|tok\w*/s|t/s|perf\w*)", re.I)
+_TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
                           r"t/s|latency|better)\b", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
@@ -2026,6 +2034,11 @@ def _span(counts: list[int]) -> tuple[int | None, int | None]:
     return (None, counts[0]) if counts and counts[0] > 1 else (None, None)
 
 
+# A comparison named before the ratio ("compared with 1 GPU, it is 1.8x faster on 4"): the smaller layout is the
+# baseline there, not the subject.
+_BASELINE_FIRST = re.compile(r"\b(?:compared|relative|versus|vs|than|over|from)\b", re.I)
+
+
 def speedups(facts: Facts) -> list[Claim]:
     """Speed-ups the reporter measured between two layouts: data {ratio (larger layout's speed over the
     smaller's), small, large (GPU counts; None when unstated)}. A ratio hoped for ("should be 2x") or ruled
@@ -2042,6 +2055,9 @@ def speedups(facts: Facts) -> list[Claim]:
                     continue
                 if _NEGATION.search(before[-15:]):
                     continue  # "not 2x faster": what it is not, not what it is
+                if percent and m.group(3) and (not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
+                                               or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
+                    continue  # "latency increased by 30%", "memory use increased by 50%": not the speed that went up
                 if percent:
                     pct = float(m.group(1) or m.group(3)) / 100
                     slower = bool(m.group(2)) and m.group(2).lower() in ("slower", "worse")
@@ -2053,7 +2069,8 @@ def speedups(facts: Facts) -> list[Claim]:
                         ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
                 small, large = _span(_layout_counts(sentence))
                 subject = _layout_counts(before)
-                if small and large and subject and subject[-1] == small and ratio > 0:
+                if small and large and subject and subject[-1] == small and ratio > 0 \
+                        and not _BASELINE_FIRST.search(before):
                     ratio = 1 / ratio  # "1 GPU is 2x faster than TP=2": the smaller layout is the faster
                 if ratio <= 0 or (small and large and small >= large):
                     continue
