@@ -2271,7 +2271,7 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
 # and then every token take longer as the prompt and the context grow (vLLM's optimization guide; NVIDIA's "Mastering
 # LLM Techniques: Inference Optimization").
 _LONGER_INPUT = re.compile(
-    r"\b(?:long(?:er)?|bigger|larger|more)\s+(?:prompts?|inputs?|contexts?|conversations?|histor(?:y|ies)|"
+    r"\b(?:long(?:er)?|bigger|larger)\s+(?:prompts?|inputs?|contexts?|conversations?|histor(?:y|ies)|"
     r"(?:input|prompt|context) tokens)\b|"
     r"\b(?:prompts?|inputs?|contexts?|conversations?)(?:[- ]lengths?)?\s+"
     r"(?:grows?|gets? longer|increases?|is longer)\b|"
@@ -2279,12 +2279,19 @@ _LONGER_INPUT = re.compile(
     r"\b\d+(?:\.\d+)?\s*[kK][- ]?(?:tokens?)?[- ](?:long\s+)?(?:prompts?|contexts?|inputs?)\b|"
     r"\bwith (?:the )?(?:prompt|input|context) (?:length|size)\b|"
     r"(?:输入|上下文|提示词|prompt)\S{0,4}越长", re.I)
+# (a time goes up, a rate goes down: "TTFT drops for longer prompts" with a prefix cache is no cost)
 _TAKES_LONGER = re.compile(
-    r"\b(?:TTFT|time to first token|first token|latency|prefill|decod\w*|generation|tok\w*/s|speed|throughput|ITL|"
-    r"TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|decreas\w*|increas\w*|grows?|higher|longer|go(?:es)? up|"
-    r"rises?|from\s+~?\d)|"
-    r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency|prefill|decod\w*|generation)\b|"
+    r"\b(?:TTFT|time to first token|first token|latency|ITL|TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|increas\w*|grows?|"
+    r"higher|longer(?!\s+(?:prompts?|inputs?|contexts?|conversations?))|go(?:es)? up|rises?|from\s+~?\d)|"
+    r"\b(?:prefill|decod\w*|generation|tok\w*/s|speed|throughput)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|"
+    r"decreas\w*|lower|falls?|from\s+~?\d)|"
+    r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency)\b|"
+    r"\bslow\w*\b[^.\n]{0,40}?\b(?:prefill|decod\w*|generation)\b|"
     r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
+
+
+# The length tied to the change: "with longer inputs", "when we send 16k-token prompts", "for long contexts".
+_LENGTH_TIED = re.compile(r"\b(?:with|as|when|for|once|if|on)\b[^.,;\n]{0,20}$", re.I)
 
 
 def length_tradeoff(facts: Facts) -> list[Claim]:
@@ -2295,6 +2302,9 @@ def length_tradeoff(facts: Facts) -> list[Claim]:
     for source, text in texts(facts):
         for sentence in sentences(spaced(text)):
             longer, slower = _LONGER_INPUT.search(sentence), _TAKES_LONGER.search(sentence)
+            if longer and not (_LENGTH_TIED.search(sentence[:longer.start()]) or
+                               longer.group(0).lower().startswith(("as ", "with ")) or "越" in longer.group(0)):
+                continue  # "our longer prompts are fine, but decode drops after the update": the length is no cause
             if not (longer and slower) or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
                     re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
                 continue

@@ -173,3 +173,24 @@ def test_one_gpu_busy_then_idle_is_not_two_gpus_taking_turns(text):
 ])
 def test_two_gpus_told_apart_still_take_turns(text):
     assert taking_turns(issue("# q\n\n" + text))
+
+
+# --------------------------------------------------------------------------- 8: a longer prompt taking longer, directed
+
+
+@pytest.mark.parametrize("text", [
+    "With prefix caching on, TTFT drops a lot for longer prompts in vLLM.",
+    "With more prompts in flight the throughput increases on our H100.",
+    "Our longer prompts are answered fine, but decode speed drops to 5 tok/s after the driver update.",
+    "For longer contexts the decode speed goes up once the cache is warm.",
+])
+def test_a_length_without_a_cost_it_causes_is_no_trade(text):
+    assert not claims.length_tradeoff(said(text))
+
+
+@pytest.mark.parametrize("text", [
+    "For longer prompts the TTFT rises to 2 s on one A100.",
+    "When we send 32k-token prompts the decode speed drops to 20 tok/s.",
+])
+def test_a_length_tied_to_a_time_going_up_or_a_rate_going_down_is_the_trade(text):
+    assert claims.length_tradeoff(said(text))
