@@ -848,6 +848,12 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
         r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
     ],
+    # Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
+    # them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
+    # (https://huggingface.co/docs/transformers/perf_infer_gpu_multi,
+    # https://huggingface.co/docs/accelerate/usage_guides/big_modeling: "only one GPU will be active at a given
+    # moment"). Ruled out ("does not support tensor parallel") or asked about ("would TP help?") it is not used.
+    "tp_asked": [r"\btp_plan\b|\btorchrun\b|\btensor[-_ ]?parallel\w*|\bTP\s*=?\s*\d|张量并行"],
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
         r"single (?:request|stream|user|prompt|sequence))\b",

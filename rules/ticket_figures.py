@@ -545,13 +545,6 @@ _LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e 
                                 + r")(?![\w-])", re.I)
 
 
-# Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
-# them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
-# (https://huggingface.co/docs/transformers/perf_infer_gpu_multi,
-# https://huggingface.co/docs/accelerate/usage_guides/big_modeling: "only one GPU will be active at a given moment").
-_TP_ASKED = re.compile(r"\btp_plan\b|\btorchrun\b|\btensor[-_ ]?parallel\w*|\bTP\s*=?\s*\d|张量并行", re.I)
-
-
 def layer_split_engine(facts: Facts) -> bool:
     """Does the ticket run an engine that splits by layers? Whole names ('exllama' is not 'exllamav2'); Hugging Face
     transformers counts unless tensor parallelism is asked of it."""
@@ -560,7 +553,7 @@ def layer_split_engine(facts: Facts) -> bool:
     words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
     if _LAYER_SPLIT_NAMES.search(words):
         return True
-    return engine_of(facts) == "hf-eager" and not any(_TP_ASKED.search(t) for _, t in claims.texts(facts))
+    return engine_of(facts) == "hf-eager" and not any(not c.guess for c in claims.find(facts, "tp_asked"))
 
 
 def layer_split_over_gpus(facts: Facts) -> bool:

@@ -7,6 +7,7 @@ from test_ticket_questions import said
 
 from diagnose.evidence import Measurement
 from rules import claims
+from rules.ticket_figures import layer_split_engine
 from rules.ticket_rules import taking_turns
 
 
@@ -194,3 +195,20 @@ def test_a_length_without_a_cost_it_causes_is_no_trade(text):
 ])
 def test_a_length_tied_to_a_time_going_up_or_a_rate_going_down_is_the_trade(text):
     assert claims.length_tradeoff(said(text))
+
+
+# --------------------------------------------------------------------------- 10: tensor parallelism ruled out or asked
+
+
+@pytest.mark.parametrize("text", [
+    "Transformers does not support tensor parallel for this model, so we use device_map='auto' on 4 A100 GPUs.",
+    "We load Llama-2-70B with transformers and device_map='auto' on 4 A100 GPUs. Would tensor parallelism help?",
+    "We run transformers with device_map='auto' over 4 A100 GPUs; we have not tried tensor parallel yet.",
+])
+def test_tensor_parallelism_ruled_out_or_asked_leaves_a_layer_split(text):
+    assert layer_split_engine(issue("# q\n\n" + text))
+
+
+def test_tensor_parallelism_used_is_no_layer_split():
+    text = "We run Llama-2-70B with transformers and tp_plan='auto' under torchrun on 4 A100 GPUs."
+    assert not layer_split_engine(issue("# q\n\n" + text))
