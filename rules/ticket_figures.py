@@ -540,8 +540,11 @@ def latency_vs_expected(facts: Facts, predictions=None):
 
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).
 # ExLlama (v1) only splits by layers; ExLlamaV2 also runs tensor parallelism, so its name alone says neither.
-LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama", "text-generation-webui", "accelerate", "koboldcpp", "exllama")
-_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e in LAYER_SPLIT_ENGINES)
+# llama.cpp's own programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) run llama.cpp.
+LAYER_SPLIT_ENGINES = ("llama.cpp", "llama-bench", "llama-server", "llama-cli", "ollama", "text-generation-webui",
+                       "accelerate", "koboldcpp", "exllama")
+_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e).replace(r"\-", "[-_]")
+                                                               for e in LAYER_SPLIT_ENGINES)
                                 + r")(?![\w-])", re.I)
 
 

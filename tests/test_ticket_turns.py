@@ -154,10 +154,12 @@ def test_a_prompt_row_alone_is_no_decode_rate():
 
 
 @pytest.mark.parametrize("name", ["llama-bench", "llama-server", "llama_cli"])
-def test_llama_cpp_programs_name_llama_cpp(name):
+def test_llama_cpp_programs_are_kept_as_written_and_split_by_layers(name):
     from diagnose.artifacts.text import engine_named
 
-    assert engine_named(f"I ran {name} with -ngl 99 on two GPUs.") == "llama.cpp"
+    text = f"I ran {name} with -ngl 99 on two GPUs."
+    assert engine_named(text) == name
+    assert layer_split_engine(issue(text))
 
 
 @pytest.mark.parametrize("text", [
