@@ -212,3 +212,24 @@ def test_tensor_parallelism_ruled_out_or_asked_leaves_a_layer_split(text):
 def test_tensor_parallelism_used_is_no_layer_split():
     text = "We run Llama-2-70B with transformers and tp_plan='auto' under torchrun on 4 A100 GPUs."
     assert not layer_split_engine(issue("# q\n\n" + text))
+
+
+# --------------------------------------------------------------------------- the fabric named by the GPU's own links
+
+
+@pytest.mark.parametrize("gpu, words", [
+    ("rtx-3090", ("GeForce RTX 3090", "4 links")),  # NVIDIA's RTX 3090 page: NVLink 3 bridge, 4 links, 112.5 GB/s
+    ("titan-rtx", ("TITAN RTX", "2 links")),
+])
+def test_a_bridged_pair_is_named_by_its_own_links_not_the_a100s(gpu, words):
+    from rules import catalog, roofline
+
+    ic = roofline.tp_fabric(catalog.gpu(gpu), 2, 2)[0]
+    assert all(w in ic.name for w in words) and "A100" not in ic.name and "V100" not in ic.name
+
+
+def test_a_board_with_the_full_link_set_keeps_the_fabrics_name():
+    from rules import catalog, roofline
+
+    a100 = catalog.gpu("a100-80gb-sxm")
+    assert roofline.tp_fabric(a100, 8, 8)[0].name == catalog.interconnect(a100.interconnect).name
