@@ -218,7 +218,7 @@ def test_tensor_parallelism_used_is_no_layer_split():
 
 
 @pytest.mark.parametrize("gpu, words", [
-    ("rtx-3090", ("GeForce RTX 3090", "4 links")),  # NVIDIA's RTX 3090 page: NVLink 3 bridge, 4 links, 112.5 GB/s
+    ("rtx-3090", ("GeForce RTX 3090", "4 links")),  # catalog rtx-3090: NVLink 3 bridge, 4 links, 56.25 GB/s a direction
     ("titan-rtx", ("TITAN RTX", "2 links")),
 ])
 def test_a_bridged_pair_is_named_by_its_own_links_not_the_a100s(gpu, words):
