@@ -863,9 +863,15 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:low|zero|near zero|close to zero|almost zero|nearly zero|negligible)\b",
         r"\b(?:low|poor|zero)\s+GPU[- ]?(?:util\w*|usage|load|occupancy)\b",
         r"\bGPU\b[^.\n]{0,15}?\b(?:mostly|almost always|often) idle\b",
-        r"(?:GPU|卡)\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
+        r"(?:GPU|卡)(?!\S{0,2}?(?:显存|内存))\S{0,2}?\s*(?:利用率|使用率|占用)\s*(?:很|非常|极|比较)?(?:低|为\s*0|是\s*0)|"
         r"(?:低|很低的)\s*GPU\s*(?:利用率|使用率)",
     ],
+    # Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
+    # them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
+    # (https://huggingface.co/docs/transformers/perf_infer_gpu_multi,
+    # https://huggingface.co/docs/accelerate/usage_guides/big_modeling: "only one GPU will be active at a given
+    # moment"). Ruled out ("does not support tensor parallel") or asked about ("would TP help?") it is not used.
+    "tp_asked": [r"\btp_plan\b|\btorchrun\b|\btensor[-_ ]?parallel\w*|\bTP\s*=?\s*\d|张量并行"],
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
         r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b",
@@ -978,7 +984,9 @@ _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|co
 def asked(sentence: str) -> bool:
     """Is the sentence a question ("... would plain ethernet be the reason?"): a cause offered, not one seen."""
     # a Chinese question may end on its particle alone ("这是什么情况呢", "这正常吗")
-    return sentence.rstrip().endswith(("?", "？")) or bool(re.search(r"[吗呢么][。.!！]?$", sentence.rstrip()))
+    # (么 only as the particle: "这也没什么。", "就是这么。" state)
+    return sentence.rstrip().endswith(("?", "？")) or \
+        bool(re.search(r"(?:[吗呢]|(?<![什这那怎])么)[。.!！]?$", sentence.rstrip()))
 
 
 def _asked_if(sentence: str, start: int) -> bool:
@@ -1364,7 +1372,9 @@ _UTIL = re.compile(
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
-    r"(?<!显存)(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
+    # (not the CPU's, the RAM's, a link's bandwidth or memory: "CPU利用率 100%", "内存使用率", "带宽利用率")
+    r"(?<!显存)(?<!内存)(?<!带宽)(?<!CPU)(?<!CPU )"
+    r"(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
@@ -1660,8 +1670,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
-              r"(?:fully )?(?:utili[sz]e|use) (?:the|all|both|my|our|its|their)\b[^.\n]{0,20}?"
-              r"\b(?:GPUs?|cards?|performance|compute|bandwidth))\b|"
+              r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all)\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
@@ -2022,12 +2031,17 @@ def complaint(facts: Facts) -> Claim | None:
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
 # than TP1", "a 1.8x speed-up from 1 to 2 GPUs", "with 8 GPUs the scaling efficiency is 60 %". The
 # vocabulary is benchmarking's (speed-up = t_small / t_large; efficiency = speed-up / GPU ratio).
-_RATIO = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:x|×|times)|[x×](\d+(?:\.\d+)?))(?![\w.])", re.I)
+# ("x1.3" only before a speed word: "x16" and "x86" name PCIe lanes and a CPU)
+_RATIO = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:x|×|times)(?![\w.])|"
+                    r"[x×](\d+(?:\.\d+)?)(?![\w.])(?=\s*(?:speed-?ups?|faster|slower|quicker)\b))", re.I)
 # A speed-up as a percentage: "30% faster", "20 % slower", "improves the speed by only 10%" (1.3x, 0.8x, 1.1x).
 _PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
                             r"(faster|quicker|slower|better|worse|more throughput)\b|"
                             r"\b(?:improv\w*|increas\w*|speed\w*\s+up|rais\w*|gain\w*)\b[^.\n%]{0,30}?\bby\s+"
                             r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+# What went up "by N%" for it to be a speed-up: a speed, not a time or a memory figure.
+_SPEED_NOUN = re.compile(r"\b(?:speed\w*|throughput|tok\w*/s|t/s|perf\w*)", re.I)
+_TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
                           r"t/s|latency|better)\b", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
@@ -2075,6 +2089,11 @@ def _span(counts: list[int]) -> tuple[int | None, int | None]:
     return (None, counts[0]) if counts and counts[0] > 1 else (None, None)
 
 
+# A comparison named before the ratio ("compared with 1 GPU, it is 1.8x faster on 4"): the smaller layout is the
+# baseline there, not the subject.
+_BASELINE_FIRST = re.compile(r"\b(?:compared|relative|versus|vs|than|over|from)\b", re.I)
+
+
 def speedups(facts: Facts) -> list[Claim]:
     """Speed-ups the reporter measured between two layouts: data {ratio (larger layout's speed over the
     smaller's), small, large (GPU counts; None when unstated)}. A ratio hoped for ("should be 2x") or ruled
@@ -2091,6 +2110,9 @@ def speedups(facts: Facts) -> list[Claim]:
                     continue
                 if _NEGATION.search(before[-15:]):
                     continue  # "not 2x faster": what it is not, not what it is
+                if percent and m.group(3) and (not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
+                                               or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
+                    continue  # "latency increased by 30%", "memory use increased by 50%": not the speed that went up
                 if percent:
                     pct = float(m.group(1) or m.group(3)) / 100
                     slower = bool(m.group(2)) and m.group(2).lower() in ("slower", "worse")
@@ -2102,7 +2124,8 @@ def speedups(facts: Facts) -> list[Claim]:
                         ratio = 1 / ratio  # "1.5x slower with TP2": the larger layout is slower
                 small, large = _span(_layout_counts(sentence))
                 subject = _layout_counts(before)
-                if small and large and subject and subject[-1] == small and ratio > 0:
+                if small and large and subject and subject[-1] == small and ratio > 0 \
+                        and not _BASELINE_FIRST.search(before):
                     ratio = 1 / ratio  # "1 GPU is 2x faster than TP=2": the smaller layout is the faster
                 if ratio <= 0 or (small and large and small >= large):
                     continue
@@ -2303,7 +2326,7 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
 # and then every token take longer as the prompt and the context grow (vLLM's optimization guide; NVIDIA's "Mastering
 # LLM Techniques: Inference Optimization").
 _LONGER_INPUT = re.compile(
-    r"\b(?:long(?:er)?|bigger|larger|more)\s+(?:prompts?|inputs?|contexts?|conversations?|histor(?:y|ies)|"
+    r"\b(?:long(?:er)?|bigger|larger)\s+(?:prompts?|inputs?|contexts?|conversations?|histor(?:y|ies)|"
     r"(?:input|prompt|context) tokens)\b|"
     r"\b(?:prompts?|inputs?|contexts?|conversations?)(?:[- ]lengths?)?\s+"
     r"(?:grows?|gets? longer|increases?|is longer)\b|"
@@ -2311,12 +2334,19 @@ _LONGER_INPUT = re.compile(
     r"\b\d+(?:\.\d+)?\s*[kK][- ]?(?:tokens?)?[- ](?:long\s+)?(?:prompts?|contexts?|inputs?)\b|"
     r"\bwith (?:the )?(?:prompt|input|context) (?:length|size)\b|"
     r"(?:输入|上下文|提示词|prompt)\S{0,4}越长", re.I)
+# (a time goes up, a rate goes down: "TTFT drops for longer prompts" with a prefix cache is no cost)
 _TAKES_LONGER = re.compile(
-    r"\b(?:TTFT|time to first token|first token|latency|prefill|decod\w*|generation|tok\w*/s|speed|throughput|ITL|"
-    r"TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|decreas\w*|increas\w*|grows?|higher|longer|go(?:es)? up|"
-    r"rises?|from\s+~?\d)|"
-    r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency|prefill|decod\w*|generation)\b|"
+    r"\b(?:TTFT|time to first token|first token|latency|ITL|TPOT)\b[^.\n]{0,60}?\b(?:slow\w*|increas\w*|grows?|"
+    r"higher|longer(?!\s+(?:prompts?|inputs?|contexts?|conversations?))|go(?:es)? up|rises?|from\s+~?\d)|"
+    r"\b(?:prefill|decod\w*|generation|tok\w*/s|speed|throughput)\b[^.\n]{0,60}?\b(?:slow\w*|drops?|dropp\w*|"
+    r"decreas\w*|lower|falls?|from\s+~?\d)|"
+    r"\b(?:slow\w*|longer|increas\w*)\b[^.\n]{0,40}?\b(?:TTFT|first token|latency)\b|"
+    r"\bslow\w*\b[^.\n]{0,40}?\b(?:prefill|decod\w*|generation)\b|"
     r"越慢|首字(?:延迟)?\S{0,4}(?:越|变)(?:长|慢)|延迟\S{0,4}(?:越|变)(?:长|高)", re.I)
+
+
+# The length tied to the change: "with longer inputs", "when we send 16k-token prompts", "for long contexts".
+_LENGTH_TIED = re.compile(r"\b(?:with|as|when|for|once|if|on)\b[^.,;\n]{0,20}$", re.I)
 
 
 def length_tradeoff(facts: Facts) -> list[Claim]:
@@ -2327,6 +2357,9 @@ def length_tradeoff(facts: Facts) -> list[Claim]:
     for source, text in texts(facts):
         for sentence in sentences(spaced(text)):
             longer, slower = _LONGER_INPUT.search(sentence), _TAKES_LONGER.search(sentence)
+            if longer and not (_LENGTH_TIED.search(sentence[:longer.start()]) or
+                               longer.group(0).lower().startswith(("as ", "with ")) or "越" in longer.group(0)):
+                continue  # "our longer prompts are fine, but decode drops after the update": the length is no cause
             if not (longer and slower) or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
                     re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
                 continue

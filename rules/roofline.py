@@ -379,7 +379,9 @@ def _capped(gpu: GpuSpec, ic: InterconnectSpec) -> InterconnectSpec:
     if ic.kind not in ("nvlink", "nvswitch") or not gpu.nvlink_gbs:
         return ic
     if gpu.nvlink_gbs < ic.bandwidth_gbs:
-        ic = replace(ic, bandwidth_gbs=gpu.nvlink_gbs, achieved_gbs=ic.achieved_gbs * gpu.nvlink_gbs / ic.bandwidth_gbs)
+        # named by the GPU's own links: a bridged pair of RTX 3090s is no "NVLink 3 (A100, 12 links)"
+        ic = replace(ic, bandwidth_gbs=gpu.nvlink_gbs, achieved_gbs=ic.achieved_gbs * gpu.nvlink_gbs / ic.bandwidth_gbs,
+                     name=f"{ic.name.split(' (')[0]} ({gpu.name}, {gpu.nvlink_links} links)")
     if gpu.nvlink_achieved_gbs:
         ic = replace(ic, achieved_gbs=min(gpu.nvlink_achieved_gbs, ic.bandwidth_gbs))
     return ic

@@ -540,16 +540,12 @@ def latency_vs_expected(facts: Facts, predictions=None):
 
 # Engines that place whole layers on each GPU (pipeline without overlap for one stream).
 # ExLlama (v1) only splits by layers; ExLlamaV2 also runs tensor parallelism, so its name alone says neither.
-LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama", "text-generation-webui", "accelerate", "koboldcpp", "exllama")
-_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e) for e in LAYER_SPLIT_ENGINES)
+# llama.cpp's own programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) run llama.cpp.
+LAYER_SPLIT_ENGINES = ("llama.cpp", "llama-bench", "llama-server", "llama-cli", "ollama", "text-generation-webui",
+                       "accelerate", "koboldcpp", "exllama")
+_LAYER_SPLIT_NAMES = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(e).replace(r"\-", "[-_]")
+                                                               for e in LAYER_SPLIT_ENGINES)
                                 + r")(?![\w-])", re.I)
-
-
-# Tensor parallelism asked of Hugging Face transformers itself (tp_plan, torchrun), or named in words: without
-# them transformers spreads a model over the GPUs with accelerate's device_map, a layer split
-# (https://huggingface.co/docs/transformers/perf_infer_gpu_multi,
-# https://huggingface.co/docs/accelerate/usage_guides/big_modeling: "only one GPU will be active at a given moment").
-_TP_ASKED = re.compile(r"\btp_plan\b|\btorchrun\b|\btensor[-_ ]?parallel\w*|\bTP\s*=?\s*\d|张量并行", re.I)
 
 
 def layer_split_engine(facts: Facts) -> bool:
@@ -560,7 +556,7 @@ def layer_split_engine(facts: Facts) -> bool:
     words = " ".join(w.framework or "" for w in facts.of(Workload)) + " " + (engine_of(facts) or "")
     if _LAYER_SPLIT_NAMES.search(words):
         return True
-    return engine_of(facts) == "hf-eager" and not any(_TP_ASKED.search(t) for _, t in claims.texts(facts))
+    return engine_of(facts) == "hf-eager" and not any(not c.guess for c in claims.find(facts, "tp_asked"))
 
 
 def layer_split_over_gpus(facts: Facts) -> bool:

@@ -134,22 +134,6 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                evidence, fix=beyond_band_fix(facts))
 
 
-# Two times written as one change ("goes from 80 ms to 900 ms", "between 0.2 and 3 s"): each end has its own conditions.
-_TIME_RANGE = re.compile(r"\b(?:from|between)\s+~?(\d+(?:\.\d+)?)\s*(?:ms|s|sec\w*|seconds?)?\s+(?:to|and|->|→)\s+~?"
-                         r"(\d+(?:\.\d+)?)\s*(?:ms|s|sec\w*|seconds?)\b", re.I)
-
-
-def _one_end_of_a_range(facts: Facts, m) -> bool:
-    """Is the figure one end of a range of times its own line states ("TTFT goes from 80 ms to 900 ms")?"""
-    for source, text in claims.texts(facts):
-        if source != m.source:
-            continue
-        for r in _TIME_RANGE.finditer(text):
-            if any(abs(float(g) - m.value) < 1e-6 or abs(float(g) * 1000 - m.value) < 1e-3 for g in r.groups()):
-                return True
-    return False
-
-
 @rule("ticket.ttft_vs_expected", "expected_physics", "other")
 def ttft_vs_expected(facts: Facts, predictions=None):
     """A time to first token the reporter measured at a stated prompt length, against the prefill the
@@ -167,8 +151,7 @@ def ttft_vs_expected(facts: Facts, predictions=None):
     for m in ttfts:
         if m.stat != "reported" or (m.batch or 1) > 1:
             continue  # a percentile, or a batch's prefill: queueing the predictor does not model
-        if m.tp is None and (any(o.source == m.source and o.value != m.value and o.tp is None for o in ttfts)
-                             or _one_end_of_a_range(facts, m)):
+        if m.tp is None and any(o.source == m.source and o.value != m.value and o.tp is None for o in ttfts):
             continue  # "from 80 ms to 900 ms as the prompt grows to 16k": which figure the length belongs to is unsaid
         tp, pp, how = assumed_layout(facts, m, 1, prompt)
         p = predict_layout(facts, tp, 1, prompt, pp=pp)

@@ -982,7 +982,14 @@ def taking_turns(facts: Facts) -> bool:
     together and spin in NCCL while they wait, so their utilisation stays alike."""
     shares = [c.data["percent"] for c in claims.find(facts, "gpu_util") if not c.data.get("below")]
     return len(shares) >= 2 and max(shares) >= 90 and min(shares) <= 20 and engine_of(facts) not in TP_ENGINES \
-        and not _training(facts)
+        and not _training(facts) and not _first(facts, "util_swings") \
+        and any(_TWO_GPUS_TOLD_APART.search(t) for _, t in claims.texts(facts))
+
+
+# Two GPUs told apart ("GPU0 ... GPU1", "one card ... the other", "另一张卡"): the busy and the idle figure are two
+# GPUs, not one GPU at two moments ("100 % during prefill, then 10 % while decoding") or under two loads.
+_TWO_GPUS_TOLD_APART = re.compile(r"\bGPU\s*#?\d\b[^\n]*?\bGPU\s*#?\d\b|\bthe other\b|\banother (?:one|GPU|card)\b|"
+                                  r"另一|另外一|其他(?:卡|GPU)", re.I)
 
 
 def _about_performance(facts: Facts) -> bool:

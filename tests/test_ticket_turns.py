@@ -9,6 +9,7 @@ import pytest
 from test_ticket_isnormal_names import issue, verdict_of
 from test_ticket_questions import development_case, said
 
+from diagnose.evidence import Measurement
 from rules import claims
 from rules.ticket_figures import layer_split_engine, layer_split_over_gpus
 from rules.ticket_rules import taking_turns
@@ -133,8 +134,6 @@ def test_development_cases_read_as_turns(tmp_path):
 
 
 def decode_rates(text: str) -> list[tuple[float, int | None]]:
-    from diagnose.evidence import Measurement
-
     return [(m.value, m.batch) for m in issue(text).of(Measurement) if m.metric == "decode_tok_s"]
 
 
@@ -155,10 +154,12 @@ def test_a_prompt_row_alone_is_no_decode_rate():
 
 
 @pytest.mark.parametrize("name", ["llama-bench", "llama-server", "llama_cli"])
-def test_llama_cpp_programs_name_llama_cpp(name):
+def test_llama_cpp_programs_are_kept_as_written_and_split_by_layers(name):
     from diagnose.artifacts.text import engine_named
 
-    assert engine_named(f"I ran {name} with -ngl 99 on two GPUs.") == "llama.cpp"
+    text = f"I ran {name} with -ngl 99 on two GPUs."
+    assert engine_named(text) == name
+    assert layer_split_engine(issue(text))
 
 
 @pytest.mark.parametrize("text", [
@@ -170,12 +171,14 @@ def test_a_rate_each_user_gets_is_one_stream_in_the_batch(text):
     assert (20.0, 16) in decode_rates(text)
 
 
-@pytest.mark.parametrize("text", [
-    "With 16 concurrent requests the total throughput is 320 tok/s.",  # the total, not one stream's
-    "Each answer is about 300 tokens; we get 20 tok/s with one request.",  # no load stated
-])
-def test_a_total_or_a_single_rate_is_not_read_per_user(text):
-    assert all(batch != 16 for _, batch in decode_rates(text))
+def test_a_total_is_not_read_per_user():
+    facts = issue("With 16 concurrent requests the total throughput is 320 tok/s.")
+    assert [(m.metric, m.value) for m in facts.of(Measurement)] == [("output_tok_s", 320.0)]
+
+
+def test_a_single_rate_is_not_read_per_user():
+    rates = decode_rates("Each answer is about 300 tokens; we get 20 tok/s with one request.")  # no load stated
+    assert rates and all(batch != 16 for _, batch in rates)
 
 
 @pytest.mark.parametrize("sentence, ratio", [
@@ -242,8 +245,6 @@ def test_a_single_ttft_at_its_prompt_length_is_still_judged():
 
 
 def rates(text: str) -> list[tuple[str, float]]:
-    from diagnose.evidence import Measurement
-
     return [(m.metric, m.value) for m in issue(text).of(Measurement)]
 
 

@@ -350,6 +350,9 @@ LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|
                      # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
                      r"(首\s*(?:token|字|词)\s*(?:延迟|时延|时间|耗时))[^。，,\n\d]{0,10}?"
                      r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
+# Two times written as one change ("goes from 80 ms to 900 ms", "between 0.2 and 3 s"): neither end is a measurement.
+TIME_RANGE = re.compile(r"\b(?:from|between)\s+~?\d[\d,]*(?:\.\d+)?\s*(?:" + TIME_UNIT + r")?\s*(?:to|and|->|→|-)\s*~?"
+                        r"\d[\d,]*(?:\.\d+)?\s*" + TIME_UNIT, re.I)
 # The serving benchmarks' own lines quoted in prose, the unit before the figure: "Mean TPOT (ms): 18.5",
 # "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
 LATENCY_UNIT_FIRST = re.compile(r"\b(?:(mean|median|p\d{2}|avg)\s+)?(ITL|TPOT|TTFT)\s*\((ms|s)\)\s*:\s*(\d+(?:\.\d+)?)",
@@ -387,15 +390,19 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 # A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s" (not "per GPU").
 CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?)\b", re.I)
 # A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
-PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:user|request|stream|sequence|client|req)\b", re.I)
+_STREAM_NOUN = r"(?:user|request|stream|sequence|client)"
+PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|req)\b", re.I)
 # A rate the reporter calls the whole output of many streams ("total throughput is 2500 tok/s", "aggregate 2500 tok/s",
 # "2500 tok/s in total"), not one stream's.
-TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined|system)\b[^,;:.]{0,30}?$", re.I)
+# (the word describes the rate itself: "on this system I get 5 tok/s" is no total)
+TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined)\s+(?:(?:output|generation|decode|token)\s+)?"
+                        r"(?:throughput|rate|speed|output)\b[^,;:.]{0,25}?$|"
+                        r"\b(?:total|aggregate|combined)\s*(?:of\s+)?(?:about\s+|around\s+|~)?$", re.I)
 TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
 # The same said before the figure: "each user gets 25 tok/s", "every request sees ~30 tokens/s", "per-user speed is 25".
-STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:one|user|request|stream|sequence|client)?\s*"
+STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:one|" + _STREAM_NOUN + r")?\s*"
                            r"(?:gets?|sees?|receives?|runs?\s+at|is\s+at|at|only\s+gets?)?|"
-                           r"\bper[- ](?:user|request|stream|sequence|client)\b[^,;:]{0,25}?)"
+                           r"\bper[- ]" + _STREAM_NOUN + r"\b[^,;:]{0,25}?)"
                            r"\s*(?:only\s+)?(?:about|around|~)?\s*$", re.I)
 
 
@@ -933,6 +940,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
     for i, ln in prose:
+        ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
             if REFERENCE_FIGURE.search(clause):

@@ -72,17 +72,10 @@ ENGINE_WORD = re.compile(
 )
 
 
-# llama.cpp's own programs (https://github.com/ggml-org/llama.cpp/tree/master/tools) name llama.cpp.
-_LLAMA_CPP_TOOL = re.compile(r"llama[-_](?:bench|server|cli)", re.I)
-
-
 def engine_named(text: str) -> str | None:
-    """The first serving engine or framework named in `text`, as written (a llama.cpp program as 'llama.cpp');
-    None when none is."""
+    """The first serving engine or framework named in `text`, as written; None when none is."""
     m = ENGINE_WORD.search(text or "")
-    if not m:
-        return None
-    return "llama.cpp" if _LLAMA_CPP_TOOL.fullmatch(m.group(1)) else m.group(1)
+    return m.group(1) if m else None
 
 
 # Weight quantisation as model names and engines spell it, as the weight dtype the predictor knows:
