@@ -332,12 +332,14 @@ _ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS}  # a duration's unit in either langu
 CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
+# A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
+_FIGURE = r"(?<![A-Za-z])(\d[\d,]*(?:\.\d+)?)"
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
-                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")|"
+                     + _FIGURE + r"\s*(" + TIME_UNIT + ")|"
                      # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
                      r"(首\s*(?:token|字|词)\s*(?:延迟|时延|时间|耗时))[^。，,\n\d]{0,10}?"
-                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
+                     + _FIGURE + r"\s*(" + TIME_UNIT + ")", re.I)
 # The serving benchmarks' own lines quoted in prose, the unit before the figure: "Mean TPOT (ms): 18.5",
 # "Median TTFT (ms):  212.4" (vLLM benchmark_serving, SGLang bench_serving).
 LATENCY_UNIT_FIRST = re.compile(r"\b(?:(mean|median|p\d{2}|avg)\s+)?(ITL|TPOT|TTFT)\s*\((ms|s)\)\s*:\s*(\d+(?:\.\d+)?)",
@@ -350,7 +352,7 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
                         r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
-MS_PER_TOKEN = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
+MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
