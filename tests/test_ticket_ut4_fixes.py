@@ -2,7 +2,11 @@
 paraphrases of our own and a negation. Sentences are written for this test; none is a holdout case.
 """
 
+import json
+import random
+
 import pytest
+from conftest import diagnose
 
 from diagnose.artifacts import issue_md
 from diagnose.evidence import Measurement
@@ -32,3 +36,48 @@ def test_a_gpu_name_gives_no_time(text):
 ])
 def test_a_time_beside_a_gpu_name_is_still_read(text, value):
     assert ("ttft_ms", value) in measurements(text)
+
+
+# ------------------------------------------ impossible or unreadable input is bad input (ut4 #11, #12)
+
+TOML = '[hardware]\ngpu = "H100 SXM"\n[workload]\nmodel = "llama-3-8b"\n[[measured]]\nmetric = "{metric}"\nvalue = {value}\ntp = 1\n'
+
+
+def bad_input(result, needle: str) -> None:
+    assert result.exit_code == 2, (result.exit_code, result.stdout[-300:], result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and needle in lines[0] and "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("metric, value", [
+    ("decode_tok_s", "1e308"),       # the tester's file
+    ("decode_tok_s", "-40.0"),       # a negative rate
+    ("itl_ms", "0"),                 # would divide by zero
+    ("ttft_ms", "1e12"),             # thirty years to the first token
+])
+@pytest.mark.parametrize("in_folder", [False, True])
+def test_an_impossible_stated_figure_is_bad_input(tmp_path, metric, value, in_folder):
+    path = tmp_path / "ticket.toml"
+    path.write_text(TOML.format(metric=metric, value=value))
+    bad_input(diagnose("ticket", tmp_path if in_folder else path, "--json"), "ticket.toml")
+
+
+@pytest.mark.parametrize("metric, value", [("decode_tok_s", "40.0"), ("itl_ms", "25"), ("ttft_ms", "900")])
+def test_a_real_stated_figure_is_judged(tmp_path, metric, value):
+    (tmp_path / "ticket.toml").write_text(TOML.format(metric=metric, value=value))
+    result = diagnose("ticket", tmp_path, "--json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert any(m["metric"] == metric for m in json.loads(result.stdout)["facts"]["measurement"])
+
+
+@pytest.mark.parametrize("name", ["bad2.md", "notes.txt", "junk.bin"])
+def test_a_binary_file_named_on_the_command_line_is_bad_input(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(random.Random(1).randbytes(3072))
+    bad_input(diagnose("ticket", path), name)
+
+
+def test_a_binary_file_inside_a_folder_is_listed_not_fatal(tmp_path):
+    (tmp_path / "bad2.md").write_bytes(random.Random(1).randbytes(3072))
+    (tmp_path / "issue.md").write_text("Llama-3-8B on one H100 SXM with vLLM gives 40 tok/s at batch 1.\n")
+    assert diagnose("ticket", tmp_path, "--json").exit_code in (0, 1)
