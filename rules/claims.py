@@ -1702,6 +1702,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
             if kind == "slow" and m.groupdict().get("was") and float(m.group("now")) >= float(m.group("was")):
                 continue  # "went from 24 to 38 tok/s": a gain
+            if kind == "scaling" and _gain_ruled_out(text, m):
+                continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -1709,6 +1711,23 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
+
+
+_SLOW_WORD = re.compile(r"\bslow\w*", re.I)
+_ONE_GPU = re.compile(r"\b(?:1|one|single)\s*(?:GPU|card)s?\b|\bTP\s*=?\s*1\b", re.I)
+
+
+def _gain_ruled_out(text: str, m: re.Match) -> bool:
+    """A 'more GPUs ... slow' match whose slowness is not the larger layout's: ruled out ("that is not
+    slow") or said of the one-GPU run, the other layout after "than" ("1 GPU is 23% slower than TP=2")."""
+    for slow in _SLOW_WORD.finditer(m.group(0)):
+        start, end = m.start() + slow.start(), m.start() + slow.end()
+        if re.search(r"(?:\b(?:not|never|no)\b|n't)[\w\s,'\"`-]{0,12}$", text[max(0, start - 20):start], re.I):
+            return True
+        clause = re.split(r"[.!?;\n]", text[:start])[-1]
+        if _ONE_GPU.search(clause) and re.match(r"\s+than\b", text[end:]):
+            return True
+    return False
 
 
 def find(facts: Facts, kind: str, negated: bool = False) -> list[Claim]:

@@ -81,3 +81,39 @@ def test_a_binary_file_inside_a_folder_is_listed_not_fatal(tmp_path):
     (tmp_path / "bad2.md").write_bytes(random.Random(1).randbytes(3072))
     (tmp_path / "issue.md").write_text("Llama-3-8B on one H100 SXM with vLLM gives 40 tok/s at batch 1.\n")
     assert diagnose("ticket", tmp_path, "--json").exit_code in (0, 1)
+
+
+# ------------------------------------------------ a slowness ruled out or said of one GPU (ut4 #6)
+
+def symptom(text: str):
+    from diagnose.evidence import Facts
+    from rules import claims
+
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return claims.symptom_quote(facts)[2]
+
+
+HEAD = ("# 2x RTX 3090 TP=2 is 30% faster than 1 GPU, is this normal?\n\n"
+        "vLLM 0.6.3, Llama-3.1-8B-Instruct bf16, two RTX 3090 on PCIe 4.0 x16 (no NVLink), batch 1.\n")
+
+
+@pytest.mark.parametrize("line", [
+    "TP=1: 47 tok/s. TP=2: 61 tok/s. That is not slow, I think it is fine.",        # the tester's
+    "TP=1: 47 tok/s. TP=2: 61 tok/s. It isn't slow at all.",
+    "TP=1: 47 tok/s. TP=2: 61 tok/s. Never slow for us.",
+    "TP=1: 47 tok/s. 1 GPU is 23% slower than TP=2.",                                 # the tester's
+    "TP=1: 47 tok/s. A single GPU is 23% slower than the two.",
+    "TP=2: 61 tok/s. One card alone runs slower than TP=2.",
+])
+def test_a_slowness_ruled_out_or_of_one_gpu_is_no_scaling_complaint(line):
+    assert symptom(HEAD + line + "\nIs this normal scaling for PCIe?\n") == "normal?"
+
+
+@pytest.mark.parametrize("line", [
+    "TP=1: 47 tok/s. TP=2: 46 tok/s. That is slow, TP=2 should be faster.",
+    "TP=2 is slower than 1 GPU.",
+    "Two GPUs are slower than TP=1 here.",
+])
+def test_a_slowness_of_more_gpus_stays_a_scaling_complaint(line):
+    assert symptom(HEAD + line + "\nIs this normal scaling for PCIe?\n") == "scaling"
