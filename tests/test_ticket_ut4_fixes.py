@@ -117,3 +117,25 @@ def test_a_slowness_ruled_out_or_of_one_gpu_is_no_scaling_complaint(line):
 ])
 def test_a_slowness_of_more_gpus_stays_a_scaling_complaint(line):
     assert symptom(HEAD + line + "\nIs this normal scaling for PCIe?\n") == "scaling"
+
+
+# ------------------------------------------------- a figure someone else claimed is not measured (ut4 #7)
+
+@pytest.mark.parametrize("text", [
+    "Someone on Discord said a RTX 3060 12GB should give about 24.61 tokens/s eval rate on mistral 7B q4_0 "
+    "with ollama. Is that right? I have not tried yet.",                                  # the tester's
+    "A friend told me his RTX 3060 does 24.61 tokens/s with mistral 7B in ollama. Is that right?",
+    "People on reddit claim 24.61 tok/s for mistral 7B on an RTX 3060.",
+    "I heard an RTX 3060 gets 24.61 tok/s on mistral 7B with ollama.",
+    "An RTX 3060 should give about 24.61 tokens/s on mistral 7B. Is that right?",
+])
+def test_a_figure_someone_else_claimed_is_not_measured(text):
+    assert not [m for m in measurements(text) if m[0].endswith("tok_s")]
+
+
+@pytest.mark.parametrize("text", [
+    "Someone on Discord said 40 tok/s, but I get 24.61 tokens/s on my RTX 3060 with mistral 7B.",
+    "My RTX 3060 gives 24.61 tokens/s on mistral 7B with ollama. Is that right?",
+])
+def test_a_figure_the_reporter_measured_is_read_beside_hearsay(text):
+    assert ("decode_tok_s", 24.61) in measurements(text)

@@ -356,9 +356,13 @@ MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|se
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
+# Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
+# and what a board "should give" is an expectation, not a run.
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
-                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
-                              re.I)
+                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states)|"
+                              r"(?:someone|somebody|people|others|a (?:friend|colleague|user))\b[^.?!\d]{0,30}?"
+                              r"\b(?:said|says|say|told|tells|claim\w*|report(?:s|ed))|I (?:have |'ve )?heard|"
+                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b", re.I)
 # A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
