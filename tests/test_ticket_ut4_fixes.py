@@ -139,3 +139,26 @@ def test_a_figure_someone_else_claimed_is_not_measured(text):
 ])
 def test_a_figure_the_reporter_measured_is_read_beside_hearsay(text):
     assert ("decode_tok_s", 24.61) in measurements(text)
+
+
+# ------------------------------------- a total over many requests, said in Chinese (ut4 #9, t14's half)
+
+def rates(text: str) -> list[tuple[str, float, int | None]]:
+    return [(r.metric, r.value, r.concurrency) for r in issue_md.parse(text, "issue.md")
+            if isinstance(r, Measurement) and r.metric.endswith("tok_s")]
+
+
+@pytest.mark.parametrize("text", [
+    "单请求每秒 9 token，100 并发下总共每秒 700 token。",                  # the tester's
+    "单请求每秒 9 token，并发 100 时总计每秒 700 token。",
+    "单请求每秒 9 token，100 个并发请求合计每秒 700 个 token。",
+    "单请求每秒 9 token，100 并发时一共每秒 700 token。",
+    "A single request gets 9 tokens/s, and 100 concurrent requests give 700 tokens/s in total.",
+])
+def test_a_chinese_total_at_a_concurrency_is_the_batch_output(text):
+    assert ("decode_tok_s", 9.0, None) in rates(text)
+    assert ("output_tok_s", 700.0, 100) in rates(text)
+
+
+def test_a_chinese_rate_of_one_request_stays_a_stream_rate():
+    assert rates("单请求每秒 9 token，正常吗？") == [("decode_tok_s", 9.0, None)]

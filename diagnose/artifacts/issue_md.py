@@ -376,7 +376,9 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b|"
                         # "at 64 concurrency", "with 16 users", "at 8 clients" (a count of requests sent in all,
                         # "for 1000 requests", is not a load)
-                        r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)", re.I)
+                        r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)|"
+                        # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
+                        r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])", re.I)
 
 # A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s" (not "per GPU").
 CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?)\b", re.I)
@@ -385,6 +387,10 @@ PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:user|request|stream|se
 # A rate the reporter calls the whole output of many streams ("total throughput is 2500 tok/s", "aggregate 2500 tok/s",
 # "2500 tok/s in total"), not one stream's.
 TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined|system)\b[^,;:.]{0,30}?$", re.I)
+# A clause about one request alone: "single request", "one user", "单请求", "单个请求", "单并发".
+ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|单个?(?:请求|用户|并发)", re.I)
+# ... and in Chinese before the figure: "总共每秒 700 token", "合计", "总计", "一共", "总吞吐".
+CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
 TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
 # The same said before the figure: "each user gets 25 tok/s", "every request sees ~30 tokens/s", "per-user speed is 25".
 STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:one|user|request|stream|sequence|client)?\s*"
@@ -825,16 +831,18 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 gpus = int(n.group(1)) if n and 1 <= int(n.group(1)) <= 64 else None
                 tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
-                c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
+                # (the line's load is not that of a clause about one request: "单请求每秒 9 token，100 并发下 ...")
+                c = CONCURRENT.search(clause) or (None if ONE_STREAM.search(clause) else CONCURRENT.search(ln))
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
-                load = int(c.group(1) or c.group(2)) if c else None
+                load = int(next(g for g in c.groups() if g)) if c else None
                 batch = int(b.group(1)) if b else line_batch
                 if batch is None and load and (PER_STREAM.match(clause, m.end())
                                                or STREAM_BEFORE.search(clause[:m.start()])):
                     batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
                 # "total throughput at batch 64 is 2500 tok/s", "2500 tok/s aggregate": every stream's output together
-                total = TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
+                total = (TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
+                         or CJK_TOTAL.search(clause[:m.start()]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
                 out.append(Measurement(where(name, i), metric, number(m.group(1)), "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus))
