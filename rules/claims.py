@@ -2077,9 +2077,17 @@ def speedups(facts: Facts) -> list[Claim]:
                 if ratio <= 0 or (small and large and small >= large):
                     continue
                 out.append(Claim("speedup", source, _quote(sentence, m, 60),
-                                 {"ratio": ratio, "small": small, "large": large}))
+                                 {"ratio": ratio, "small": small, "large": large,
+                                  "rounding": _rounding(m.group(1) or m.group(3)) / 100 if percent
+                                  else _rounding(m.group(1) or m.group(2))}))
                 break
     return out
+
+
+def _rounding(written: str) -> float:
+    """Half a unit of the last digit written: "~1.0x" is anywhere from 0.95 to 1.05, "1.02x" from 1.015 to 1.025."""
+    decimals = len(written.partition(".")[2])
+    return 0.5 * 10 ** -decimals
 
 
 def scaling_efficiencies(facts: Facts) -> list[Claim]:

@@ -162,3 +162,33 @@ def test_a_chinese_total_at_a_concurrency_is_the_batch_output(text):
 
 def test_a_chinese_rate_of_one_request_stays_a_stream_rate():
     assert rates("单请求每秒 9 token，正常吗？") == [("decode_tok_s", 9.0, None)]
+
+
+# ------------------------------------ a rounded speed-up carries its rounding to the band (ut4 #5)
+
+T15 = ("# Tensor Parallelism vs Data Parallelism\n\nvLLM with llama-7B on one A100 80GB. With tensor parallel on 2 "
+       "GPUs there is no significant increase in token throughput. {said} Is the KV cache full, or is this normal?\n")
+
+
+def speedup_findings(text: str):
+    from diagnose.evidence import Facts
+    from rules.engine import evaluate
+
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return [f for f in evaluate(facts) if f.rule == "ticket.speedup_vs_expected"]
+
+
+@pytest.mark.parametrize("said", [
+    "With 2 GPUs there should be an acceleration of x1.5, but throughput stays basically the same (~1.0x).",  # tester's
+    "2 GPUs give a 1.0x speed-up over 1 GPU.",
+    "TP=2 is only 1.0x faster than 1 GPU.",
+])
+def test_a_speedup_written_to_one_decimal_is_judged_with_its_rounding(said):
+    (f,) = speedup_findings(T15.format(said=said))
+    assert f.category == "expected_physics" and f.severity == "info", f.title
+
+
+def test_a_speedup_written_to_two_decimals_below_the_band_still_warns():
+    (f,) = speedup_findings(T15.format(said="2 GPUs give a 0.80x speed-up over 1 GPU."))
+    assert f.category == "other" and f.severity == "warning", f.title
