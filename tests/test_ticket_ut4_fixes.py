@@ -192,3 +192,29 @@ def test_a_speedup_written_to_one_decimal_is_judged_with_its_rounding(said):
 def test_a_speedup_written_to_two_decimals_below_the_band_still_warns():
     (f,) = speedup_findings(T15.format(said="2 GPUs give a 0.80x speed-up over 1 GPU."))
     assert f.category == "other" and f.severity == "warning", f.title
+
+
+# ------------------------------------------ a per-token latency at the ticket's stated load (ut4 #3)
+
+def latencies(text: str) -> list[tuple[str, float, int | None]]:
+    return [(r.metric, r.value, r.batch) for r in issue_md.parse(text, "issue.md")
+            if isinstance(r, Measurement) and r.metric in ("itl_ms", "tpot_ms")]
+
+
+@pytest.mark.parametrize("text", [
+    "# vLLM 70B on 8x H100 at 64 concurrent requests\n\nvLLM 0.6, Llama-3-70B-Instruct, 8x H100 SXM TP=8, "
+    "benchmark_serving --max-concurrency 64.\nMean ITL 26 ms. Is that normal?\n",                       # the tester's
+    "Llama-3-70B on 8x H100 with TP=8, 64 concurrent requests.\nThe mean ITL is 26 ms.\n",
+    "We load it with --max-concurrency 64 on 8x H100.\n\nITL: 26 ms mean. Expected?\n",
+])
+def test_a_latency_takes_the_only_load_the_ticket_states(text):
+    assert latencies(text) == [("itl_ms", 26.0, 64)]
+
+
+def test_a_latency_without_a_stated_load_has_none():
+    assert latencies("Llama-3-70B on 8x H100 with TP=8.\nThe mean ITL is 26 ms.\n") == [("itl_ms", 26.0, None)]
+
+
+def test_a_latency_does_not_take_another_line_s_load_when_two_are_stated():
+    text = "Batch 1 gives 40 tok/s.\nAt 64 concurrent requests it is slower.\nThe mean ITL is 26 ms.\n"
+    assert latencies(text) == [("itl_ms", 26.0, None)]

@@ -919,6 +919,14 @@ def _line_batch(line: str, *figures: re.Pattern) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _only_load(prose: list[tuple[int, str]]) -> int | None:
+    """The one batch or concurrency the prose states ("--max-concurrency 64", "64 concurrent requests"), or None
+    when it states none or several: a per-token latency with no load of its own was measured at it."""
+    found = {int(b.group(1)) for _, ln in prose for b in BATCH.finditer(ln)}
+    found |= {int(next(g for g in c.groups() if g)) for _, ln in prose for c in CONCURRENT.finditer(ln)}
+    return found.pop() if len(found) == 1 else None
+
+
 def _prompt_len(prose: list[tuple[int, str]]) -> tuple[int, int] | None:
     """(line, tokens) of the first prompt length the prose states ("2k" is 2000), or None."""
     for i, ln in prose:
@@ -934,6 +942,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     """Per-token latencies (itl_ms, tpot_ms) and times to first token (ttft_ms) the prose states, in
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
+    only_load = _only_load(prose)
     for i, ln in prose:
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
@@ -954,6 +963,9 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
                 stat = (pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average")
                         else "reported")
+                batch = int(b.group(1)) if b else line_batch
+                if batch is None and metric != "ttft_ms":
+                    batch = only_load  # one stream's step time at the load the ticket runs, wherever it says it
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=int(b.group(1)) if b else line_batch))
+                                       batch=batch))
     return out
