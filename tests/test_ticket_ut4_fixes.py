@@ -218,3 +218,23 @@ def test_a_latency_without_a_stated_load_has_none():
 def test_a_latency_does_not_take_another_line_s_load_when_two_are_stated():
     text = "Batch 1 gives 40 tok/s.\nAt 64 concurrent requests it is slower.\nThe mean ITL is 26 ms.\n"
     assert latencies(text) == [("itl_ms", 26.0, None)]
+
+
+# ------------------------------------ a rate and its reciprocal on one line are one measurement (ut4 #2)
+
+@pytest.mark.parametrize("line", [
+    "print_timings:        eval time =    4020.70 ms /   218 runs   (   18.44 ms per token,    54.22 tokens per second)",
+    "llama_print_timings: eval time = 4020.70 ms / 218 runs (18.44 ms per token, 54.22 tokens per second)",
+    "Decode: 18.44 ms per token (54.22 tok/s).",
+])
+def test_a_latency_that_is_the_rate_s_reciprocal_is_not_judged_twice(line):
+    got = measurements(line)
+    assert ("decode_tok_s", 54.22) in got and not [m for m in got if m[0] in ("itl_ms", "tpot_ms")]
+
+
+@pytest.mark.parametrize("line", [
+    "Decode: 18.44 ms per token, and prefill runs at 540 tok/s.",   # another figure, not the reciprocal
+    "ITL 26 ms at 64 concurrent requests, total 2100 tok/s.",
+])
+def test_a_latency_beside_another_rate_is_kept(line):
+    assert [m for m in measurements(line) if m[0] in ("itl_ms", "tpot_ms")]

@@ -919,6 +919,12 @@ def _line_batch(line: str, *figures: re.Pattern) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _reciprocal_of_a_rate(line: str, per_s: float) -> bool:
+    """Does the line state this many tokens per second (within rounding)? llama.cpp's timings print each phase
+    both ways; judging both against two bands could call one run normal and slow at once."""
+    return any(abs(number(r.group(1)) - per_s) <= 0.01 * per_s for r in RATE.finditer(line))
+
+
 def _only_load(prose: list[tuple[int, str]]) -> int | None:
     """The one batch or concurrency the prose states ("--max-concurrency 64", "64 concurrent requests"), or None
     when it states none or several: a per-token latency with no load of its own was measured at it."""
@@ -958,6 +964,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
+                if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):
+                    continue  # "18.44 ms per token, 54.22 tokens per second": one measurement, judged as the rate
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
                           "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
                 pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
