@@ -238,3 +238,26 @@ def test_a_latency_that_is_the_rate_s_reciprocal_is_not_judged_twice(line):
 ])
 def test_a_latency_beside_another_rate_is_kept(line):
     assert [m for m in measurements(line) if m[0] in ("itl_ms", "tpot_ms")]
+
+
+# ------------------------------------------ the model a launch line serves, spelled in lower case (ut4 #8)
+
+def models(text: str) -> list[str]:
+    from diagnose.evidence import Workload
+
+    return [r.model for r in issue_md.parse(text, "issue.md") if isinstance(r, Workload) and r.model]
+
+
+@pytest.mark.parametrize("text, model", [
+    ("两台机器共16卡 H100 80GB，vllm serve deepseek-v3 --tensor-parallel-size 8 --pipeline-parallel-size 2。\n"
+     "单个请求推理速度非常慢，比没有量化的 qwen72b 慢接近5倍。\n", "deepseek-v3"),                      # the tester's
+    ("We run deepseek-v3 on 16x H100 with TP=8 and PP=2; it is 5x slower than qwen72b was.\n", "deepseek-v3"),
+    ("We serve deepseek-r1 with vLLM on 8x H200, 3 tok/s.\n", "deepseek-r1"),
+    ("DeepSeek-V3 on 16x H100, slower than Qwen2-72B.\n", "DeepSeek-V3"),
+])
+def test_the_served_model_is_read_whatever_its_case(text, model):
+    assert models(text)[:1] == [model]
+
+
+def test_a_distilled_deepseek_keeps_its_size():
+    assert models("ollama run deepseek-r1:7b on one RTX 3060, 20 tok/s.\n")[:1] == ["deepseek-r1:7b"]
