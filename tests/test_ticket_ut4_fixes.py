@@ -40,7 +40,8 @@ def test_a_time_beside_a_gpu_name_is_still_read(text, value):
 
 # ------------------------------------------ impossible or unreadable input is bad input (ut4 #11, #12)
 
-TOML = '[hardware]\ngpu = "H100 SXM"\n[workload]\nmodel = "llama-3-8b"\n[[measured]]\nmetric = "{metric}"\nvalue = {value}\ntp = 1\n'
+TOML = ('[hardware]\ngpu = "H100 SXM"\n[workload]\nmodel = "llama-3-8b"\n'
+        '[[measured]]\nmetric = "{metric}"\nvalue = {value}\ntp = 1\n')
 
 
 def bad_input(result, needle: str) -> None:
@@ -223,7 +224,8 @@ def test_a_latency_does_not_take_another_line_s_load_when_two_are_stated():
 # ------------------------------------ a rate and its reciprocal on one line are one measurement (ut4 #2)
 
 @pytest.mark.parametrize("line", [
-    "print_timings:        eval time =    4020.70 ms /   218 runs   (   18.44 ms per token,    54.22 tokens per second)",
+    "print_timings:        eval time =    4020.70 ms /   218 runs   (   18.44 ms per token,    54.22 tokens per "
+    "second)",
     "llama_print_timings: eval time = 4020.70 ms / 218 runs (18.44 ms per token, 54.22 tokens per second)",
     "Decode: 18.44 ms per token (54.22 tok/s).",
 ])
@@ -261,3 +263,17 @@ def test_the_served_model_is_read_whatever_its_case(text, model):
 
 def test_a_distilled_deepseek_keeps_its_size():
     assert models("ollama run deepseek-r1:7b on one RTX 3060, 20 tok/s.\n")[:1] == ["deepseek-r1:7b"]
+
+
+@pytest.mark.parametrize("text, model", [
+    ("[BENCHMARK] model_name llama_13b world_size 2 num_layers 40 hidden_size 5120 tokens_per_sec 43.09\n",
+     "llama_13b"),                                                                                          # tester's
+    ("mpirun -n 2 python benchmark.py -m llama_7b --mode plugin --batch_size 1\n", "llama_7b"),
+    ("We benchmark llama_70b on 8x A100.\n", "llama_70b"),
+])
+def test_a_model_named_with_an_underscore_is_read(text, model):
+    assert models(text)[:1] == [model]
+
+
+def test_an_underscore_name_without_a_size_is_no_model():
+    assert models("[BENCHMARK] model_name llama_large world_size 2\n") == []

@@ -288,9 +288,10 @@ MODEL_NAME = re.compile(
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
     r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
 # Any other name that ends in its size ("Baichuan2-13B-Chat", "internlm2-chat-20b", "Qwen2.5-Coder-32B",
-# "starcoder2-15b", Ollama's "mistral-small:24b"), when nothing above names the model: rules.subject resolves it
-# or takes a stand-in of that size. Not a mixture of experts' active size ("Llama-4-Scout-17B-16E").
-OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:]\d{1,3}(?:\.\d)?[bB])"
+# "starcoder2-15b", Ollama's "mistral-small:24b", TensorRT-LLM's benchmark "llama_13b"), when nothing above names
+# the model: rules.subject resolves it or takes a stand-in of that size. Not a mixture of experts' active size
+# ("Llama-4-Scout-17B-16E").
+OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:_]\d{1,3}(?:\.\d)?[bB])"
                          r"(?![\w.]|-\d+E\b|-A\d)")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
@@ -388,7 +389,8 @@ PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:user|request|stream|se
 # "2500 tok/s in total"), not one stream's.
 TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined|system)\b[^,;:.]{0,30}?$", re.I)
 # A clause about one request alone: "single request", "one user", "单请求", "单个请求", "单并发".
-ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|单个?(?:请求|用户|并发)", re.I)
+ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|"
+                        r"单个?(?:请求|用户|并发)", re.I)
 # ... and in Chinese before the figure: "总共每秒 700 token", "合计", "总计", "一共", "总吞吐".
 CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
 TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
