@@ -277,3 +277,41 @@ def test_a_model_named_with_an_underscore_is_read(text, model):
 
 def test_an_underscore_name_without_a_size_is_no_model():
     assert models("[BENCHMARK] model_name llama_large world_size 2\n") == []
+
+
+# -------------------------------- a serving benchmark's means are judged at its concurrency (ut4 #10)
+
+BENCH = """# vLLM benchmark on 2x A100 80GB SXM TP=2, is this normal?
+
+vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2
+{command}
+
+============ Serving Benchmark Result ============
+Successful requests:                     500
+Output token throughput (tok/s):         2091.50
+---------------Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          {tpot}
+Median TPOT (ms):                        {tpot}
+---------------Inter-token Latency----------------
+Mean ITL (ms):                           {tpot}
+Median ITL (ms):                         {tpot}
+==================================================
+"""
+COMMAND = ("python benchmarks/benchmark_serving.py --backend vllm --dataset-name random --random-input-len 1024 "
+           "--random-output-len 256 --max-concurrency 32 --num-prompts 500")
+
+
+def latency_findings(tmp_path, command: str, tpot: str):
+    (tmp_path / "issue.md").write_text(BENCH.format(command=command, tpot=tpot))
+    report = json.loads(diagnose("ticket", tmp_path, "--json", "--fail-on", "never").stdout)
+    return [f for f in report["findings"] if f["rule"] == "ticket.latency_vs_expected"]
+
+
+@pytest.mark.parametrize("tpot, category", [("14.60", "expected_physics"), ("60.00", "other")])
+def test_a_benchmark_mean_latency_is_judged_at_its_concurrency(tmp_path, tpot, category):
+    (f,) = latency_findings(tmp_path, COMMAND, tpot)
+    assert f["category"] == category and "batch 32" in f["evidence"][0]["detail"], f
+
+
+def test_a_benchmark_mean_at_an_unstated_load_is_not_judged_at_batch_1(tmp_path):
+    assert latency_findings(tmp_path, "", "14.60") == []
