@@ -315,3 +315,27 @@ def test_a_benchmark_mean_latency_is_judged_at_its_concurrency(tmp_path, tpot, c
 
 def test_a_benchmark_mean_at_an_unstated_load_is_not_judged_at_batch_1(tmp_path):
     assert latency_findings(tmp_path, "", "14.60") == []
+
+
+# --------------------------------------- a figure's own GPU count, said with the GPU's name (ut4 #9, t09)
+
+def rate_gpus(text: str) -> list[tuple[float, int | None]]:
+    return [(r.value, r.gpus) for r in issue_md.parse(text, "issue.md")
+            if isinstance(r, Measurement) and r.metric.endswith("tok_s")]
+
+
+@pytest.mark.parametrize("text", [
+    "With the same model on 2 A100 (80GB) I get ~700 tok/sec and much lower latency.",         # the tester's
+    "On 2x A100 80GB we get about 700 tok/s.",
+    "With 2 H100s the same model gives 700 tokens/s.",
+])
+def test_a_count_before_a_gpu_name_is_the_figure_s_gpus(text):
+    assert [(v, g) for v, g in rate_gpus(text) if v == 700.0] == [(700.0, 2)]
+
+
+@pytest.mark.parametrize("text", [
+    "On an A100 80GB I get 700 tok/s.",
+    "The A100 (80GB) gives 700 tok/s with 2 requests.",
+])
+def test_a_gpu_name_without_a_count_names_no_gpus(text):
+    assert rate_gpus(text) == [(700.0, None)]
