@@ -101,8 +101,11 @@ def read_bundle(paths) -> BundleFacts:
 
 def _refuse_named_unreadable(facts: BundleFacts, named: dict[str, Path]) -> None:
     """A file the user named on the command line that cannot be read (a damaged export, a TOML
-    error, no permission) is bad input, as `diagnose capture` treats it: exit 2 with one line. Inside
-    a folder the same file is one attachment among others, listed as unreadable in the answer."""
+    error, no permission, binary bytes) is bad input, as `diagnose capture` treats it: exit 2 with one
+    line. Inside a folder the same file is one attachment among others, listed as unreadable in the answer."""
+    for read in facts.files:
+        if read.problem == "binary" and read.name in named:
+            raise InputError(f"{named[read.name]}: binary file, neither text nor an nsys SQLite export")
     for n in facts.of(Note):
         if n.kind == "unreadable_file" and n.source in named:
             problem = n.text.removeprefix(f"{n.source}: ").removeprefix(f"{named[n.source]}: ")

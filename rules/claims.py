@@ -1760,6 +1760,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
             if kind == "slow" and _rate_rose(m):
                 continue  # "went from 24 to 38 tok/s": a gain
+            if kind == "scaling" and _gain_ruled_out(text, m):
+                continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -1767,6 +1769,23 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
+
+
+_SLOW_WORD = re.compile(r"\bslow\w*", re.I)
+_ONE_GPU = re.compile(r"\b(?:1|one|single)\s*(?:GPU|card)s?\b|\bTP\s*=?\s*1\b", re.I)
+
+
+def _gain_ruled_out(text: str, m: re.Match) -> bool:
+    """A 'more GPUs ... slow' match whose slowness is not the larger layout's: ruled out ("that is not
+    slow") or said of the one-GPU run, the other layout after "than" ("1 GPU is 23% slower than TP=2")."""
+    for slow in _SLOW_WORD.finditer(m.group(0)):
+        start, end = m.start() + slow.start(), m.start() + slow.end()
+        if re.search(r"(?:\b(?:not|never|no)\b|n't)[\w\s,'\"`-]{0,12}$", text[max(0, start - 20):start], re.I):
+            return True
+        clause = re.split(r"[.!?;\n]", text[:start])[-1]
+        if _ONE_GPU.search(clause) and re.match(r"\s+than\b", text[end:]):
+            return True
+    return False
 
 
 def find(facts: Facts, kind: str, negated: bool = False) -> list[Claim]:
@@ -2130,9 +2149,17 @@ def speedups(facts: Facts) -> list[Claim]:
                 if ratio <= 0 or (small and large and small >= large):
                     continue
                 out.append(Claim("speedup", source, _quote(sentence, m, 60),
-                                 {"ratio": ratio, "small": small, "large": large}))
+                                 {"ratio": ratio, "small": small, "large": large,
+                                  "rounding": _rounding(m.group(1) or m.group(3)) / 100 if percent
+                                  else _rounding(m.group(1) or m.group(2))}))
                 break
     return out
+
+
+def _rounding(written: str) -> float:
+    """Half a unit of the last digit written: "~1.0x" is anywhere from 0.95 to 1.05, "1.02x" from 1.015 to 1.025."""
+    decimals = len(written.partition(".")[2])
+    return 0.5 * 10 ** -decimals
 
 
 def scaling_efficiencies(facts: Facts) -> list[Claim]:

@@ -489,6 +489,11 @@ def faster_than_band(rule_id: str, what: str, band: str, bound: str, evidence):
                 "figure is to be compared with others.")
 
 
+# A figure as given: stated in prose ("reported") or a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
+# benchmark_serving block), run at the concurrency the benchmark states.
+JUDGED_STATS = ("reported", "mean")
+
+
 @rule("ticket.latency_vs_expected", "expected_physics", "other")
 def latency_vs_expected(facts: Facts, predictions=None):
     """A per-token latency the reporter states (ITL / TPOT), against the calibrated band and the
@@ -500,9 +505,12 @@ def latency_vs_expected(facts: Facts, predictions=None):
 
     for metric in ("itl_ms", "tpot_ms"):
         for m in measurements(facts, metric):
-            if m.stat != "reported":
-                continue
-            batch = m.batch or 1
+            if m.stat not in JUDGED_STATS:
+                continue  # a median or percentile: the bands are for a mean
+            load = m.batch or m.concurrency or wfield(facts, "concurrency")[0]
+            if m.stat == "mean" and not load:
+                continue  # a benchmark's mean at a load it does not state: not one stream's figure to judge at batch 1
+            batch = load or 1
             tp, pp, how = assumed_layout(facts, m, batch)
             p = predict_layout(facts, tp, batch, pp=pp)
             if p is None or not (p.valid and p.fits):

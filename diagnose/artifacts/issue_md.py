@@ -296,13 +296,14 @@ MODEL_NAME = re.compile(
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s:]?\d{1,3}[bB]|"
     r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
-    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:V3|R1|V2)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
+    r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
     r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
 # Any other name that ends in its size ("Baichuan2-13B-Chat", "internlm2-chat-20b", "Qwen2.5-Coder-32B",
-# "starcoder2-15b", Ollama's "mistral-small:24b"), when nothing above names the model: rules.subject resolves it
-# or takes a stand-in of that size. Not a mixture of experts' active size ("Llama-4-Scout-17B-16E").
-OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:]\d{1,3}(?:\.\d)?[bB])"
+# "starcoder2-15b", Ollama's "mistral-small:24b", TensorRT-LLM's benchmark "llama_13b"), when nothing above names
+# the model: rules.subject resolves it or takes a stand-in of that size. Not a mixture of experts' active size
+# ("Llama-4-Scout-17B-16E").
+OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:_]\d{1,3}(?:\.\d)?[bB])"
                          r"(?![\w.]|-\d+E\b|-A\d)")
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
@@ -344,12 +345,14 @@ _ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS}  # a duration's unit in either langu
 CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
+# A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
+_FIGURE = r"(?<![A-Za-z])(\d[\d,]*(?:\.\d+)?)"
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
-                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")|"
+                     + _FIGURE + r"\s*(" + TIME_UNIT + ")|"
                      # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
                      r"(首\s*(?:token|字|词)\s*(?:延迟|时延|时间|耗时))[^。，,\n\d]{0,10}?"
-                     r"(\d[\d,]*(?:\.\d+)?)\s*(" + TIME_UNIT + ")", re.I)
+                     + _FIGURE + r"\s*(" + TIME_UNIT + ")", re.I)
 # Two times written as one change ("goes from 80 ms to 900 ms", "between 0.2 and 3 s"): neither end is a measurement.
 TIME_RANGE = re.compile(r"\b(?:from|between)\s+~?\d[\d,]*(?:\.\d+)?\s*(?:" + TIME_UNIT + r")?\s*(?:to|and|->|→|-)\s*~?"
                         r"\d[\d,]*(?:\.\d+)?\s*" + TIME_UNIT, re.I)
@@ -365,13 +368,17 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
                         r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
-MS_PER_TOKEN = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
+MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
+# Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
+# and what a board "should give" is an expectation, not a run.
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
-                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states))\b",
-                              re.I)
+                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states)|"
+                              r"(?:someone|somebody|people|others|a (?:friend|colleague|user))\b[^.?!\d]{0,30}?"
+                              r"\b(?:said|says|say|told|tells|claim\w*|report(?:s|ed))|I (?:have |'ve )?heard|"
+                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b", re.I)
 # A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
@@ -385,10 +392,14 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         r"(?:requests?|users?|clients?|streams?|sequences?|prompts?)\b|"
                         # "at 64 concurrency", "with 16 users", "at 8 clients" (a count of requests sent in all,
                         # "for 1000 requests", is not a load)
-                        r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)", re.I)
+                        r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)|"
+                        # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
+                        r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])", re.I)
 
-# A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s" (not "per GPU").
-CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?)\b", re.I)
+# A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s", "on 2 A100 (80GB) ~700 tok/sec",
+# "2x H100s" (not "per GPU").
+CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?)\b",
+                         re.I)
 # A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
 _STREAM_NOUN = r"(?:user|request|stream|sequence|client)"
 PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|req)\b", re.I)
@@ -398,6 +409,11 @@ PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|
 TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined)\s+(?:(?:output|generation|decode|token)\s+)?"
                         r"(?:throughput|rate|speed|output)\b[^,;:.]{0,25}?$|"
                         r"\b(?:total|aggregate|combined)\s*(?:of\s+)?(?:about\s+|around\s+|~)?$", re.I)
+# A clause about one request alone: "single request", "one user", "单请求", "单个请求", "单并发".
+ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|"
+                        r"单个?(?:请求|用户|并发)", re.I)
+# ... and in Chinese before the figure: "总共每秒 700 token", "合计", "总计", "一共", "总吞吐".
+CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
 TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
 # The same said before the figure: "each user gets 25 tok/s", "every request sees ~30 tokens/s", "per-user speed is 25".
 STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:one|" + _STREAM_NOUN + r")?\s*"
@@ -838,16 +854,18 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 gpus = int(n.group(1)) if n and 1 <= int(n.group(1)) <= 64 else None
                 tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
-                c = CONCURRENT.search(clause) or CONCURRENT.search(ln)
+                # (the line's load is not that of a clause about one request: "单请求每秒 9 token，100 并发下 ...")
+                c = CONCURRENT.search(clause) or (None if ONE_STREAM.search(clause) else CONCURRENT.search(ln))
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
                 per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
-                load = int(c.group(1) or c.group(2)) if c else None
+                load = int(next(g for g in c.groups() if g)) if c else None
                 batch = int(b.group(1)) if b else line_batch
                 if batch is None and load and (PER_STREAM.match(clause, m.end())
                                                or STREAM_BEFORE.search(clause[:m.start()])):
                     batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
                 # "total throughput at batch 64 is 2500 tok/s", "2500 tok/s aggregate": every stream's output together
-                total = TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
+                total = (TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
+                         or CJK_TOTAL.search(clause[:m.start()]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
                 out.append(Measurement(where(name, i), metric, number(m.group(1)), "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus))
@@ -924,6 +942,20 @@ def _line_batch(line: str, *figures: re.Pattern) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _reciprocal_of_a_rate(line: str, per_s: float) -> bool:
+    """Does the line state this many tokens per second (within rounding)? llama.cpp's timings print each phase
+    both ways; judging both against two bands could call one run normal and slow at once."""
+    return any(abs(number(r.group(1)) - per_s) <= 0.01 * per_s for r in RATE.finditer(line))
+
+
+def _only_load(prose: list[tuple[int, str]]) -> int | None:
+    """The one batch or concurrency the prose states ("--max-concurrency 64", "64 concurrent requests"), or None
+    when it states none or several: a per-token latency with no load of its own was measured at it."""
+    found = {int(b.group(1)) for _, ln in prose for b in BATCH.finditer(ln)}
+    found |= {int(next(g for g in c.groups() if g)) for _, ln in prose for c in CONCURRENT.finditer(ln)}
+    return found.pop() if len(found) == 1 else None
+
+
 def _prompt_len(prose: list[tuple[int, str]]) -> tuple[int, int] | None:
     """(line, tokens) of the first prompt length the prose states ("2k" is 2000), or None."""
     for i, ln in prose:
@@ -939,6 +971,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     """Per-token latencies (itl_ms, tpot_ms) and times to first token (ttft_ms) the prose states, in
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
+    only_load = _only_load(prose)
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
@@ -955,11 +988,16 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
+                if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):
+                    continue  # "18.44 ms per token, 54.22 tokens per second": one measurement, judged as the rate
                 metric = ("ttft_ms" if what.startswith(("ttft", "time to first", "first")) else
                           "tpot_ms" if what.startswith(("tpot", "time per output")) else "itl_ms")
                 pct = PERCENTILE.search(clause[max(0, m.start() - 30):m.end() + 10])
                 stat = (pct.group(1).lower() if pct and pct.group(1).lower() not in ("mean", "avg", "average")
                         else "reported")
+                batch = int(b.group(1)) if b else line_batch
+                if batch is None and metric != "ttft_ms":
+                    batch = only_load  # one stream's step time at the load the ticket runs, wherever it says it
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=int(b.group(1)) if b else line_batch))
+                                       batch=batch))
     return out

@@ -28,8 +28,22 @@ def ticket(paths):
     from rules.engine import ticket_findings, ticket_verdict
 
     facts = read_bundle(list(paths))
+    _check_stated_figures(facts)
     return run_pipeline("ticket", {"paths": list(paths)}, facts, ticket_predictions(facts), weigh=ticket_findings,
                         decide=ticket_verdict, tables=_tables)
+
+
+def _check_stated_figures(facts) -> None:
+    """A figure a ticket.toml states as measured is typed by the user, not parsed from a tool's output:
+    one no hardware can produce (1e308 tok/s, a negative rate, a zero ITL) is bad input naming it, as
+    `diagnose scaling` refuses the same file, never a verdict."""
+    from diagnose.evidence import Measurement
+    from diagnose.scaling_inputs import check_measurement
+
+    stated = {read.name for read in facts.files if "ticket_toml" in read.kinds}
+    for m in facts.of(Measurement):
+        if m.source.rpartition(":")[0] in stated:
+            check_measurement(m)
 
 
 def ticket_predictions(facts):
