@@ -284,18 +284,37 @@ def nic_rate_gbs(facts: Facts) -> tuple[float | None, list[Evidence]]:
     return _system_nic_rate(facts)
 
 
-def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
-    """The NIC aggregate of the one system the ticket names ('two DGX A100'), from rules/catalog/systems.toml;
-    none when it names no system or several (which one ran is then unclear)."""
+def nic_ports(facts: Facts) -> int | None:
+    """How many NIC ports nic_rate_gbs's figure adds up, where known: the reporter's "8 x 200 Gb/s" (1 with no
+    count), or the named system's NIC count. A run with fewer GPUs per node than ports uses fewer of them."""
+    if facts.host("nic_rate_gbs"):
+        return None
+    for _, text in _claims.texts(facts):
+        if _rate_from_text(text):
+            m = re.search(r"(\d+)\s*[x×]\s*(?:\d|EDR|HDR|NDR|XDR)", text, re.I)
+            return int(m.group(1)) if m else 1
+    named = _named_system(facts)
+    return named[0].nics if named else None
+
+
+def _named_system(facts: Facts):
+    """(spec, source, quote) of the one system the ticket names ('two DGX A100'), from rules/catalog/systems.toml;
+    None when it names no system or several (which one ran is then unclear)."""
     from rules.catalog import named_systems
 
     named = {}
     for src, text in _claims.texts(facts):
         for spec, m in named_systems(text):
             named.setdefault(spec.key, (spec, src, m.group(0)))
-    if len(named) != 1:
+    return next(iter(named.values())) if len(named) == 1 else None
+
+
+def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
+    """The NIC aggregate of the one system the ticket names, from rules/catalog/systems.toml."""
+    named = _named_system(facts)
+    if named is None:
         return None, []
-    ((spec, src, quote),) = named.values()
+    spec, src, quote = named
     rate = spec.nic_gbit / 8.0
     nics = f"{spec.nics} x {spec.nic_gbit / spec.nics:g} Gb/s" if spec.nics else f"{spec.nic_gbit:g} Gb/s in all"
     return rate, [ev(src, f'NIC aggregate of the named system "{quote}" from the system table '
