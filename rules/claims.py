@@ -640,8 +640,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\btopo\b[^.\n]{0,40}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b[^.\n]{0,50}?\b(?:even though|although|though|despite|"
         r"while|but|yet)\b[^.\n]{0,40}?\bNVLink(?: bridge)?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|"
         r"connected|in place|present)\b",
-        r"\bNVLink bridges?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|connected|in place)\b"
-        r"[^.\n]{0,40}?\b(?:but|yet|still|however)\b[^.\n]{0,40}?\btopo\b[^.\n]{0,30}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b",
+        # ... not where the words say the PHB is gone ("no longer shows PHB", "now shows NV4"): a fix confirmed
+        r"\bNVLink bridges?\b(?![^.\n]*\bNV\d+\b)[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|connected|"
+        r"in place)\b[^.\n]{0,40}?\b(?:but|yet|still|however)\b[^.\n]{0,40}?\btopo\b"
+        r"(?:(?!\b(?:no longer|not|never|doesn't|does not|didn't|did not)\b)[^.\n]){0,30}?"
+        r"\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b",
     ],
     # nvidia-smi / NVML answering slowly, in words ("nvidia-smi takes forever", "nvidia-smi is very slow").
     "nvidia_smi_slow_words": [

@@ -228,12 +228,21 @@ _NVLINK_NONE_AFTER = re.compile(r"[- ]less\b|(?:\s*(?:bridge|links?)?\s*[:=]\s*|
                                 r"(?:none|no|n/?a|absent|not present|not installed|not available)\b", re.I)
 
 
+# The clause around an NVLink mention asks about it: it opens on a question word ("Do I need NVLink?", "so would an
+# NVLink bridge help?") or weighs it ("whether NVLink matters"). "...joined by an NVLink bridge, so why is it slow?"
+# asks about the speed, not the link.
+_ASKS_ABOUT = re.compile(r"^\s*(?:(?:so|and|but|then|also)\s+)?(?:do|does|did|is|are|was|were|would|will|should|could|"
+                         r"can|shall|might|must|may|has|have|what|which|how)\b|\b(?:whether|if)\b|需要|是否|要不要",
+                         re.I)
+
+
 def _nvlink_denied(text: str, m: re.Match) -> bool:
     """Is this NVLink mention one the reporter rules out or only asks about ("Do I need NVLink?")?"""
     before = text[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1]
     rest = re.match(r"[^.!?。！？\n]*[.!?。！？]?", text[m.end():]).group(0)  # the sentence's end: a question?
+    clause = re.split(r"[,;:.!?，；：。！？\n]", text[max(0, m.start() - 80):m.start()])[-1]  # its words before it
     return bool(_NVLINK_ABSENT.search(before) or _NVLINK_NONE_AFTER.match(text, m.end())
-                or _claims.ruled_out(text, m) or _claims.asked(rest))
+                or _claims.ruled_out(text, m) or (_claims.asked(rest) and _ASKS_ABOUT.search(clause)))
 
 
 def has_nvlink(facts: Facts) -> bool:
