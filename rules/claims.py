@@ -215,8 +215,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
     # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
     # (DeepSpeed's mp_size and Megatron's model-parallel size are the tensor-parallel degree)
-    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP|\bmp[-_ ]?size|\bmodel[-_ ]parallel(?:[-_ ]size)?)"
-                      r"\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
+    # A size form only for those two ("mp_size=4", "model_parallel_size: 4"): "model parallel on 2 nodes" counts nodes.
+    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP)\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])",
+                      r"\b(?:mp_size|model[-_ ]parallel[-_ ]size)\b\s*[=:]?\s*(\d{1,2})(?![\d.])"],
     # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
     # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
     "bimodal": [
@@ -809,6 +810,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
         r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
+        # ensure_divisibility's bare refusal in vLLM, SGLang and Megatron-LM ("AssertionError: 25 is not divisible by
+        # 4"; vllm/distributed/utils.py, megatron/core/utils.py) names no parallel size: data.groups keep both
+        # numbers, and the rule takes it only where the divisor is the ticket's TP size
+        r"\b(\d{1,6}) is not divisible by (\d{1,3})\b(?!\s*[.,]?\d)",
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
@@ -1071,7 +1076,7 @@ _SAID_BEFORE = re.compile(
     r"\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
     r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*[^.\n\"'“‘`]{0,20}?)"
     r"\s+(?:\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|report|reported|reports|"
-    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*)\b"
+    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*|get|gets|got|hit|hits|throw\w*|threw|rais\w+)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
 # A switch taken off: "I removed --enforce-eager", "dropped enforce_eager=True", "no longer pass --disable-cuda-graph".
 _SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
