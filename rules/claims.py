@@ -154,8 +154,13 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
         r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
         # nvidia-smi -q's "PCIe Generation / Max : 4 / Current : 1" and the query fields, current below max, in words
-        r"\bPCIe Generation\b\W{0,8}Max\W{0,8}([2-6])\W{0,8}Current\W{0,8}(?!\1)[1-5]\b",
+        # (the -q block spans lines: "PCIe Generation\n    Max      : 4\n    Current  : 1")
+        r"\bPCIe Generation\b\W{0,60}?\bMax\W{0,60}?([2-6])\W{0,60}?\bCurrent\W{0,60}?(?!\1)[1-5]\b",
+        r"\bPCIe Generation\b\W{0,60}?\bCurrent\W{0,60}?([1-5])\W{0,60}?\bMax\W{0,60}?(?!\1)[2-6]\b",
         r"\bgen(?:eration)?[._ ]current\b\W{0,6}([1-5])\b[^.\n]{0,20}?\bmax\b\W{0,6}(?!\1)[2-6]\b",
+        # the query fields in either order, then their values: "pcie.link.gen.max,pcie.link.gen.current ... 4, 1"
+        r"\bpcie\.link\.gen\.max\s*,\s*pcie\.link\.gen\.(?:gpu)?current\b[\s\S]{0,60}?(?<![\d.])([2-6])\s*,\s*(?!\1)[1-5]\b",
+        r"\bpcie\.link\.gen\.(?:gpu)?current\s*,\s*pcie\.link\.gen\.max\b[\s\S]{0,60}?(?<![\d.])([1-5])\s*,\s*(?!\1)[2-6]\b",
         # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
         r"(?<![\w.])(?:gen(?:eration)?\s?[1-4]|x[148])\b[^.\n]{0,40}?\b(?:while|whereas|but)\s+(?:all\s+)?(?:the\s+)?"
         r"(?:others?|rest|other (?:GPUs|cards))\b[^.\n]{0,25}?(?<![\w.])(?:gen(?:eration)?\s?[2-6]|x16)\b",
@@ -2512,7 +2517,10 @@ READ_BUSY = re.compile(
     r"lmdeploy|DeepSpeed|torchrun|(?:all_reduce|all_gather|reduce_scatter|sendrecv)_perf|nvbandwidth|bandwidthTest|"
     r"p2pBandwidthLatencyTest|the (?:model|server|engine))\s+(?:is\s+|was\s+)?(?:serv\w+|runs|running|ran|generat\w+|"
     r"decod\w+|infer\w*|train\w*|benchmark\w*)\b", re.I)
-_SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
+# "not running" as a state, not a speed: "the decode is not running any faster" says nothing of idleness.
+# (word prefixes: a quote may cut the word, "…not running much faste…")
+_SAID_IDLE = re.compile(r"\b(?:idle|idling|at rest|not (?:running|loaded|in use))\b"
+                        r"(?!\s+(?:any\s+|much\s+)?(?:fast|slow|bett|quick|well|as\b|at\s+full))", re.I)
 
 
 def _said_not(sentence: str, start: int) -> bool:
@@ -2522,13 +2530,19 @@ def _said_not(sentence: str, start: int) -> bool:
     return bool(before and not _CLAUSE.search(before.group(0)))
 
 
+def said_idle(text: str) -> bool:
+    """Does the reporter say, not negated, that the GPU was idle ("read at idle", "nothing running")? Then a low
+    clock, power state or link generation is power saving."""
+    return any(not _said_not(sentence, m.start())
+               for sentence in sentences(text) for words in (_SAID_IDLE, _IDLE_STATE) for m in words.finditer(sentence))
+
+
 def said_busy(text: str) -> str | None:
     """The reporter's words that a reading was taken under load, as a one-line quote; not when negated ("with no load,
     not while running vLLM"), asked, supposed or conditional ("should go back to Gen 4 under load", "should I capture
     it while running the benchmark?"), nor beside words, not themselves negated, that the GPU was idle."""
     for sentence in sentences(text):
-        idle = any(not _said_not(sentence, m.start())
-                   for words in (_SAID_IDLE, _IDLE_STATE) for m in words.finditer(sentence))
+        idle = said_idle(sentence)
         for m in READ_BUSY.finditer(sentence):
             if not (idle or _said_not(sentence, m.start()) or _guessed(sentence) or hypothetical(sentence, m.start())):
                 return one_line(sentence[max(0, m.start() - 40):m.end()])

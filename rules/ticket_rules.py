@@ -1295,12 +1295,6 @@ def tcp_only(facts: Facts, predictions=None):
                "(all_reduce_perf across the two nodes shows it).", refs=["nccl_env", "vllm_parallel"])
 
 
-# A reading the reporter took on an idle GPU: its link generation drops to save power (nvidia-smi -q's "PCIe
-# Generation Current" falls to 1 at idle and returns under load), so a low generation then is no fault.
-_READ_IDLE = re.compile(r"\b(?:at idle|(?:is|was|while|when|GPUs?|cards?)\s+idle|idling|at rest|(?:with\s+)?no load|"
-                        r"not (?:running|loaded|in use)|nothing (?:is )?running)\b", re.I)
-
-
 @rule("ticket.pcie_words", "pcie_link_degraded")
 def pcie_words(facts: Facts, predictions=None):
     """A PCIe link running below its capability (lspci's '(downgraded)', 'Gen1 instead of Gen4', 'stuck at
@@ -1314,8 +1308,9 @@ def pcie_words(facts: Facts, predictions=None):
     if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(c.quote)):
         # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, only for a speed complaint,
         # and none where the reporter says the GPU was idle when read
-        confidence = 0.45 if about_speed and not _READ_IDLE.search(c.quote) else 0.0
-        if _READ_IDLE.search(c.quote) and not c.negated:
+        idle = claims.said_idle(c.quote)  # idle: its link generation drops to save power (Current Gen1 at idle)
+        confidence = 0.45 if about_speed and not idle else 0.0
+        if idle and not c.negated:
             yield passed("ticket.pcie_words", "A low PCIe generation read on an idle GPU is power saving",
                          "NVIDIA GPUs drop their PCIe link to Gen1 when idle and return to full speed under load; "
                          "only a reading under load (or fewer lanes than the card has) shows a degraded link.",
