@@ -1299,10 +1299,11 @@ def claims(facts: Facts) -> list[Claim]:
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
-            effect = _effect(sentence)
+            removed = bool(_TAKEN_OFF.match(text, m.end()))  # "works with NCCL_P2P_DISABLE=1 removed": not in use
+            effect = None if removed else _effect(_clause_of(sentence, m.group(0)))
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect,
-                                                                     "tried": tried_only(sentence, effect)}))
+                                                                     "tried": removed or tried_only(sentence, effect)}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
@@ -1385,9 +1386,11 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
                          r"[\w\s]{0,12}$)|"
                          r"\b(?:below|under|less than|lower than|at most)\s+(?:~|about\s+|around\s+)?$", re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
-_FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
+_FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|"
+                    r"helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
+_NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|n't)\s+$", re.I)  # "did not help", "didn't fix"
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
                       re.I)
 
@@ -1405,6 +1408,16 @@ def tried_only(sentence: str, effect: str | None) -> bool:
     if effect == "fixes":
         return False
     return bool(_FOR_COMPARISON.search(sentence) or (effect == "worse" and _TRIED.search(sentence)))
+
+
+# A setting said taken off right after it: "with NCCL_P2P_DISABLE=1 removed", "NCCL_P2P_LEVEL=LOC unset".
+_TAKEN_OFF = re.compile(r"\s+(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|taken out|commented out)\b", re.I)
+
+
+def _clause_of(sentence: str, said: str) -> str:
+    """The part of `sentence` between semicolons that holds `said`: "even with X=1 it still hangs; it only works with
+    Y" gives each setting its own effect."""
+    return next((part for part in sentence.split(";") if said in part), sentence)
 
 
 def _sentence_at(text: str, pos: int) -> str:
@@ -1442,8 +1455,9 @@ def solved(facts: Facts) -> Claim | None:
 
 
 def _effect(sentence: str) -> str | None:
-    """'fixes' when the sentence says the setting made the problem go away, 'worse' when it hurt."""
-    if _FIXES.search(sentence):
+    """'fixes' when the sentence says the setting made the problem go away ("did not help" is no fix), 'worse' when
+    it hurt."""
+    if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in _FIXES.finditer(sentence)):
         return "fixes"
     if _WORSENS.search(sentence):
         return "worse"

@@ -82,27 +82,27 @@ def _p2p_level(value: str) -> int | None:
     return None
 
 
+def _p2p_off(name: str, value: str) -> bool:
+    """Does this NCCL setting switch GPU-to-GPU P2P off entirely?"""
+    if name == "NCCL_P2P_DISABLE":
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return name == "NCCL_P2P_LEVEL" and _p2p_level(value) == 0
+
+
 def p2p_off_settings(facts: Facts):
     """NCCL settings that switch GPU-to-GPU P2P off entirely, with their records."""
-    off = [s for s in settings(facts, "NCCL_P2P_DISABLE") if s.value.strip().lower() in ("1", "true", "yes", "on")]
-    off += [s for s in settings(facts, "NCCL_P2P_LEVEL") if _p2p_level(s.value) == 0]
-    return off
+    return [s for name in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL") for s in settings(facts, name)
+            if _p2p_off(name, s.value)]
 
 
 def _workaround_for_failure(facts: Facts) -> bool:
-    """Does the ticket fail (hang, crash, error) and name the P2P switch as what makes it run ("works with",
-    "succeeds when", "unless", "only with")?"""
+    """Does the ticket fail (hang, crash, error) and name a P2P-off setting as what makes it run (the setting's
+    effect "fixes": "works with", "unless", "only with", "solved by")?"""
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("hang", "crash", "error"):
         return False
-    return any(_RUNS_WITH_P2P_OFF.search(t) for _, t in claims.texts(facts))
-
-
-# "hangs unless NCCL_P2P_DISABLE=1", "works with NCCL_P2P_DISABLE=1", "succeeds ... when direct GPU P2P is disabled"
-_RUNS_WITH_P2P_OFF = re.compile(
-    r"\b(?:unless|only with|works? (?:fine )?(?:with|when|after|once|if)|succeeds?\b[^.\n]{0,40}?\b(?:with|when|once)|"
-    r"runs? (?:fine )?(?:with|when|once)|(?:fixed|solved|resolved) (?:by|with))\b[^.\n]{0,40}?"
-    r"(?:NCCL_P2P_DISABLE\s*=\s*1|NCCL_P2P_LEVEL\s*=\s*LOC|P2P (?:is )?disabled|disabl\w+ P2P)", re.I)
+    return any(c.data.get("effect") == "fixes" and _p2p_off(c.data["name"], c.data["value"])
+               for c in claims.find(facts, "setting"))
 
 
 @rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled")

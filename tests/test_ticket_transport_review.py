@@ -189,3 +189,29 @@ def test_a_bridge_installed_but_topo_showing_phb_is_a_link_down(tmp_path):
     said = "The NVLink bridge is installed, but topo -m shows PHB between GPU0 and GPU1. TP=2 is slow."
     _, findings = verdict(tmp_path, said)
     assert fired(findings, "ticket.link_down")
+
+
+# 6. The P2P switch as the workaround is read from the setting's own effect, in its own clause; one said taken off
+# is not what makes the job run.
+@pytest.mark.parametrize("text", [
+    "TP=2 on our two L40S freezes at the first all-reduce, even with NCCL_P2P_DISABLE=1 it still hangs; it only "
+    "works with NCCL_P2P_DISABLE=1 removed and ACS off.",
+    "The 4-rank all_reduce test on A10s hangs with NCCL_P2P_DISABLE=1 too; it runs fine once NCCL_P2P_DISABLE=1 is "
+    "unset and IOMMU is off.",
+    "vLLM crashes at startup on two A4000s; setting NCCL_P2P_LEVEL=LOC did not help; it succeeds with "
+    "NCCL_P2P_LEVEL=LOC dropped and the BIOS updated.",
+])
+def test_a_p2p_switch_that_does_not_fix_the_failure_is_no_workaround(tmp_path, text):
+    _, findings = verdict(tmp_path, text)
+    assert not [f for f in fired(findings, "topology.p2p_forced_off")
+                if f.title.startswith("The GPUs fail over PCIe peer-to-peer")]
+
+
+@pytest.mark.parametrize("text", [
+    "TP=2 on two A10s hangs at the first all-reduce; it only runs with NCCL_P2P_DISABLE=1.",
+    "Our 4-rank all_reduce test on A4000s freezes unless NCCL_P2P_LEVEL=LOC is exported.",
+])
+def test_a_p2p_switch_that_fixes_the_failure_is_the_workaround(tmp_path, text):
+    _, findings = verdict(tmp_path, text)
+    (f,) = fired(findings, "topology.p2p_forced_off")
+    assert f.title.startswith("The GPUs fail over PCIe peer-to-peer")
