@@ -310,7 +310,7 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # NCCL will fall back to using IP sockets" (NCCL environment-variable documentation).
     "rdma_off": [
         # (GPUDirect RDMA off is gdr_off: NCCL keeps NET/IB and stages through host memory, no sockets)
-        r"(?<!GPUDirect )(?<!GPU Direct )(?<!GPU-Direct )\b(?:IB|InfiniBand|RDMA|RoCE)\b"
+        r"(?<!Direct )(?<!Direct-)\b(?:IB|InfiniBand|RDMA|RoCE)\b"
         r"(?: transport| network| fabric)?\s*(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
         # (not "without IB": a cluster that has none runs NCCL on its Ethernet by design, no fallback)
         r"\b(?:disabl\w+|turn\w* off|switch\w* off)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b",

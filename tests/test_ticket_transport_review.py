@@ -215,3 +215,18 @@ def test_a_p2p_switch_that_fixes_the_failure_is_the_workaround(tmp_path, text):
     _, findings = verdict(tmp_path, text)
     (f,) = fired(findings, "topology.p2p_forced_off")
     assert f.title.startswith("The GPUs fail over PCIe peer-to-peer")
+
+
+# 12. GPUDirect RDMA off in any spelling is gdr_off, not RDMA (and so sockets) off.
+@pytest.mark.parametrize("text", [
+    "GPUDirect-RDMA is disabled on both nodes and training is slow.",
+    "GPU-Direct RDMA was turned off, the all-reduce is slow.",
+    "GPU Direct RDMA got switched off after the driver update.",
+])
+def test_gpudirect_rdma_off_is_no_rdma_off(text):
+    assert not [c for c in claims.claims(facts_of(text)) if c.kind == "rdma_off"]
+
+
+def test_rdma_itself_off_is_rdma_off():
+    assert [c for c in claims.claims(facts_of("RDMA is disabled between the nodes, so the job is slow."))
+            if c.kind == "rdma_off"]

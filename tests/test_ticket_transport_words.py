@@ -233,11 +233,14 @@ def test_nccl_lines_pasted_without_a_fence_leave_the_prose_read(tmp_path):
     assert answer.category == "socket_fallback"
 
 
-def test_a_log_named_txt_is_no_prose():
+def test_log_lines_pasted_in_prose_do_not_outvote_its_sentences():
     from diagnose.artifacts import issue_md
 
     log = "\n".join(f"host:12:34 [{r}] NCCL INFO Channel 00/0 : {r}[{r}] -> {r + 1}[{r + 1}] via P2P/IPC"
                     for r in range(6))
+    said = "The NCCL log of the slow run says this:\n" + log + "\nDecode stays slow on both of the cards.\n"
+    assert issue_md.detect_named(said, "notes.txt") == 0.9
+    # the log alone is no prose
     assert issue_md.detect_named(log + "\nhost:12:34 [0] NCCL INFO Connected all rings\n", "nccl.txt") == 0.0
 
 
