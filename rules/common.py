@@ -164,6 +164,17 @@ def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
     return None, []
 
 
+def tp_sizes(facts: Facts) -> list[tuple[int, Evidence]]:
+    """The tensor-parallel sizes the ticket names, each with its evidence: the launch line's first, then the
+    reporter's words ("TP=4", "mp_size=4"; a size asked about too: "should I use TP 3?" is what a heads rule answers),
+    not those ruled out. One reading for every rule, so the same words give the same verdict."""
+    tp, src = wfield(facts, "tp")
+    out = [(int(tp), ev(src, "tensor-parallel size", tp))] if tp else []
+    for c in _claims.find(facts, "tp_size_named"):
+        out += [(int(g), claim_ev(c, "TP size")) for g in c.data.get("groups", []) if str(g).isdigit()]
+    return out
+
+
 def gpus_per_node(facts: Facts) -> int | None:
     w = facts.workload()
     if w.extra.get("gpus_per_node"):  # counted per node in the ticket's words, the nodes left uncounted

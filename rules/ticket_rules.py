@@ -46,6 +46,7 @@ from rules.common import (
     measurements,
     node_count,
     passed,
+    tp_sizes,
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
@@ -365,12 +366,8 @@ def pcie_pairs(facts: Facts, predictions=None):
 
 
 def _tp_sizes(facts: Facts) -> set[int]:
-    """The tensor/model-parallel sizes the ticket names: its launch line's, and its words' ("tensor_parallel_size=4",
-    "--tp 4", DeepSpeed's "mp_size=4")."""
-    tp, _ = wfield(facts, "tp")
-    named = {int(g) for c in claims.find(facts, "tp_size_named") if not (c.negated or c.guess)
-             for g in c.data.get("groups", []) if str(g).isdigit()}
-    return {t for t in ({tp} if tp else set()) | named if t >= 2}
+    """The tensor/model-parallel sizes over 1 the ticket names (common.tp_sizes)."""
+    return {t for t, _ in tp_sizes(facts) if t >= 2}
 
 
 def _tp_error(facts: Facts) -> Claim | None:
@@ -733,14 +730,10 @@ def tp_size_uneven(facts: Facts, predictions=None):
         return
     if facts.subject.model is not None or any(w.extra.get("attention_heads") for w in facts.of(Workload)):
         return  # the heads are known: workload.tp_not_dividing_heads judges the layout exactly
-    tp, tp_src = wfield(facts, "tp")
-    named = [int(g) for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if g.isdigit()]
-    sizes = [t for t in ([tp] if tp else []) + named if t >= 3 and t % 3 == 0]
-    if not sizes or _tp_error(facts):
+    named = [(t, e) for t, e in tp_sizes(facts) if t >= 3 and t % 3 == 0]
+    if not named or _tp_error(facts):
         return  # the engine's own error says it: ticket.tp_size_error
-    where = ev(tp_src, "tensor-parallel size", sizes[0]) if tp in sizes else \
-        claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])),
-                 "TP size")
+    sizes, where = [named[0][0]], named[0][1]
     from rules.catalog import models
 
     specs = list(models().values())

@@ -46,6 +46,7 @@ from rules.common import (
     nvlink_evidence,
     passed,
     settings,
+    tp_sizes,
     wfield,
 )
 from rules.engine import rule
@@ -365,10 +366,8 @@ _WSL = re.compile(r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows S
 
 def _multi_gpu(facts: Facts) -> bool:
     """Does the job span GPUs: a TP or PP size over 1, or the reporter's words?"""
-    tp, _ = wfield(facts, "tp")
     pp, _ = wfield(facts, "pp")
-    named = [g for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if str(g).isdigit()]
-    return (tp or 1) > 1 or (pp or 1) > 1 or any(int(g) > 1 for g in named) or claims.several_gpus(facts)
+    return (pp or 1) > 1 or any(t > 1 for t, _ in tp_sizes(facts)) or claims.several_gpus(facts)
 
 
 def _virtual_symptoms(facts: Facts) -> list:

@@ -230,3 +230,16 @@ def test_gpudirect_rdma_off_is_no_rdma_off(text):
 def test_rdma_itself_off_is_rdma_off():
     assert [c for c in claims.claims(facts_of("RDMA is disabled between the nodes, so the job is slow."))
             if c.kind == "rdma_off"]
+
+
+# 11. One reading of the TP sizes named, for every rule.
+@pytest.mark.parametrize("text, sizes", [
+    ("We serve it with tensor_parallel_size=6 on six L40S.", [6]),
+    ("Should I use TP 3 or TP 6 for this model?", [3]),
+    ("DeepSpeed init_inference with mp_size=4 on four A10s.", [4]),
+    ("We don't use TP=6 any more; the job runs on one GPU.", []),
+])
+def test_tp_sizes_are_read_once_for_every_rule(text, sizes):
+    from rules.common import tp_sizes
+
+    assert [t for t, _ in tp_sizes(facts_of(text))] == sizes
