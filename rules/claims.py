@@ -566,7 +566,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
         # WSL 2 is a Hyper-V utility VM (collect_env's "microsoft-standard-WSL2" kernel), and Docker Desktop on
         # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none
-        r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
+        r"(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
         r"\bDocker Desktop\b[^.\n]{0,30}?\bWindows\b|"
         r"\bWindows\b[^.\n]{0,30}?\bDocker Desktop\b)",
     ],
@@ -1089,13 +1089,16 @@ _SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:
                              r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)"
                              r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
 _SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+\W?\s*[=:])")
+# A setup left behind: "we moved from WSL2 to Ubuntu", "migrated away from the KVM guest".
+_LEFT_FROM = re.compile(r"\b(?:mov(?:e|ed|ing)|migrat(?:e|ed|ing)|switch(?:ed|ing)?|came|went)\s+(?:over\s+)?"
+                        r"(?:away\s+)?from\s+(?:(?:the|our|a|an|my)\s+)?$", re.I)
 
 
 def _gone(sentence: str, m: re.Match) -> bool:
     """Is the match something the reporter says is gone: a quoted line the log no longer prints, or a switch they
     took off? Either is what ran before, no current evidence."""
     before = sentence[:m.start()].rsplit("\n", 1)[-1]
-    return bool(_SAID_BEFORE.search(before[-160:])
+    return bool(_SAID_BEFORE.search(before[-160:]) or _LEFT_FROM.search(before[-40:])
                 or (_SWITCH.match(m.group(0)) and _SWITCH_REMOVED.search(before[-40:])))
 
 

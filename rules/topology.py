@@ -360,8 +360,7 @@ def p2p_status(facts: Facts, predictions=None):
 # WSL 2 (and Docker Desktop on Windows, which runs in it): CUDA on WSL's support constraints
 # (https://docs.nvidia.com/cuda/wsl-user-guide/index.html) and NCCL's maintainers ("we don't support NCCL in WSL2
 # environments", https://github.com/NVIDIA/nccl-tests/issues/69): several GPUs there get no peer-to-peer path.
-_WSL = re.compile(r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
-                  r"\bDocker Desktop\b)", re.I)
+_WSL = re.compile(r"\bWSL|\bWindows Subsystem\b|\bDocker Desktop\b", re.I)  # which virtualized claims are WSL 2
 
 
 def _multi_gpu(facts: Facts) -> bool:
@@ -404,7 +403,7 @@ def _virtual_symptoms(facts: Facts) -> list:
         if value < half:
             out.append(ev(rec, "busbw between the guest's GPUs against half a PCIe x16 link (P2P reaches 70-90 %)",
                           value, round(half, 1), "GB/s"))
-    wsl = _WSL.search(" ".join(t for _, t in claims.texts(facts)))
+    wsl = [c for c in claims.find(facts, "virtualized") if _WSL.search(c.quote) and not c.guess]
     said = claims.symptom_quote(facts)
     if wsl and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts):
         out.append(ev(said[0], f"a multi-GPU job under WSL 2, which gives its GPUs no peer-to-peer and NCCL does not "

@@ -243,3 +243,23 @@ def test_tp_sizes_are_read_once_for_every_rule(text, sizes):
     from rules.common import tp_sizes
 
     assert [t for t, _ in tp_sizes(facts_of(text))] == sizes
+
+
+# 10. WSL 2 read from the virtualized claim, "from WSL2" by itself no setup left behind.
+@pytest.mark.parametrize("text", [
+    "I launch vLLM from WSL2 on Windows 11 with two 4090s and --tensor-parallel-size 2; it hangs at startup.",
+    "Running from a WSL 2 shell, two RTX 3090s with tensor_parallel_size=2 hang on the first all-reduce.",
+    "Inside the Windows Subsystem for Linux our two A4000s with --tensor-parallel-size 2 crash at load.",
+])
+def test_a_multi_gpu_job_under_wsl2_is_virtualized(tmp_path, text):
+    answer, _ = verdict(tmp_path, text)
+    assert answer.category == "virtualization_no_p2p"
+
+
+@pytest.mark.parametrize("text", [
+    "We moved from WSL2 to native Ubuntu 22.04; vLLM with --tensor-parallel-size 2 on two 4090s still hangs.",
+    "After we migrated away from the WSL 2 setup to bare Ubuntu, TP=2 on two 3090s hangs at startup.",
+])
+def test_wsl2_left_behind_is_no_vm(tmp_path, text):
+    answer, _ = verdict(tmp_path, text)
+    assert answer.category != "virtualization_no_p2p"
