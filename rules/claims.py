@@ -154,8 +154,13 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
         # nvidia-smi's own fields: pcie.link.width.current below pcie.link.width.max, "Link Width ... Current : 4x"
         r"\blink[ ._]width[ ._]current\b\W{0,6}(?:1|2|4|8)x?\b(?!\d)", r"\bCurrent\s*:\s*(?:1|2|4|8)x\b",
         # nvidia-smi -q's "PCIe Generation / Max : 4 / Current : 1" and the query fields, current below max, in words
-        r"\bPCIe Generation\b\W{0,8}Max\W{0,8}([2-6])\W{0,8}Current\W{0,8}(?!\1)[1-5]\b",
+        # (the -q block spans lines: "PCIe Generation\n    Max      : 4\n    Current  : 1")
+        r"\bPCIe Generation\b\W{0,60}?\bMax\W{0,60}?([2-6])\W{0,60}?\bCurrent\W{0,60}?(?!\1)[1-5]\b",
+        r"\bPCIe Generation\b\W{0,60}?\bCurrent\W{0,60}?([1-5])\W{0,60}?\bMax\W{0,60}?(?!\1)[2-6]\b",
         r"\bgen(?:eration)?[._ ]current\b\W{0,6}([1-5])\b[^.\n]{0,20}?\bmax\b\W{0,6}(?!\1)[2-6]\b",
+        # the query fields in either order, then their values: "pcie.link.gen.max,pcie.link.gen.current ... 4, 1"
+        r"\bpcie\.link\.gen\.max\s*,\s*pcie\.link\.gen\.(?:gpu)?current\b[\s\S]{0,60}?(?<![\d.])([2-6])\s*,\s*(?!\1)[1-5]\b",
+        r"\bpcie\.link\.gen\.(?:gpu)?current\s*,\s*pcie\.link\.gen\.max\b[\s\S]{0,60}?(?<![\d.])([1-5])\s*,\s*(?!\1)[2-6]\b",
         # one GPU's link below its peers': "GPU2 shows gen 3 and width x8 while the others are gen4 x16"
         r"(?<![\w.])(?:gen(?:eration)?\s?[1-4]|x[148])\b[^.\n]{0,40}?\b(?:while|whereas|but)\s+(?:all\s+)?(?:the\s+)?"
         r"(?:others?|rest|other (?:GPUs|cards))\b[^.\n]{0,25}?(?<![\w.])(?:gen(?:eration)?\s?[2-6]|x16)\b",
@@ -215,8 +220,9 @@ FAILURE_PATTERNS: dict[str, list[str]] = {
     "nccl_system_error": [r"\bunhandled system error\b", r"\bncclSystemError\b", r"\bNCCL_ERROR_SYSTEM_ERROR\b"],
     # A tensor-parallel size named in words, any language ("TP=6", "tensor parallel of 3", "张量并行使用3或者6").
     # (DeepSpeed's mp_size and Megatron's model-parallel size are the tensor-parallel degree)
-    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP|\bmp[-_ ]?size|\bmodel[-_ ]parallel(?:[-_ ]size)?)"
-                      r"\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])"],
+    # A size form only for those two ("mp_size=4", "model_parallel_size: 4"): "model parallel on 2 nodes" counts nodes.
+    "tp_size_named": [r"(?:张量并行|\btensor[-_ ]?parallel\w*|\bTP)\D{0,10}?(?<![\d.])(\d{1,2})(?![\d.])",
+                      r"\b(?:mp_size|model[-_ ]parallel[-_ ]size)\b\s*[=:]?\s*(\d{1,2})(?![\d.])"],
     # Step times that jump between two levels: a clock or power state switching (P-states, power brake,
     # thermal cycling) rather than a steady bottleneck (nvidia-smi clocks-event reasons, NVML docs).
     "bimodal": [
@@ -304,7 +310,7 @@ FAILURE_PATTERNS_F: dict[str, list[str]] = {
     # NCCL will fall back to using IP sockets" (NCCL environment-variable documentation).
     "rdma_off": [
         # (GPUDirect RDMA off is gdr_off: NCCL keeps NET/IB and stages through host memory, no sockets)
-        r"(?<!GPUDirect )(?<!GPU Direct )(?<!GPU-Direct )\b(?:IB|InfiniBand|RDMA|RoCE)\b"
+        r"(?<!Direct )(?<!Direct-)\b(?:IB|InfiniBand|RDMA|RoCE)\b"
         r"(?: transport| network| fabric)?\s*(?:is |was |were |got |being )?(?:disabled|turned off|switched off)\b",
         # (not "without IB": a cluster that has none runs NCCL on its Ethernet by design, no fallback)
         r"\b(?:disabl\w+|turn\w* off|switch\w* off)\s+(?:the\s+)?(?:IB|InfiniBand|RDMA|RoCE)\b",
@@ -555,7 +561,7 @@ PATTERNS: dict[str, list[str]] = {
         r"\bProxmox\b|\bVMware\b|\bESXi\b|\bHyper-V\b|\bXen\b|\bQEMU\b",
         # WSL 2 is a Hyper-V utility VM (collect_env's "microsoft-standard-WSL2" kernel), and Docker Desktop on
         # Windows runs its containers in it; a setup left behind ("moved from WSL2 to Ubuntu") is none
-        r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
+        r"(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
         r"\bDocker Desktop\b[^.\n]{0,30}?\bWindows\b|"
         r"\bWindows\b[^.\n]{0,30}?\bDocker Desktop\b)",
     ],
@@ -635,8 +641,11 @@ PATTERNS: dict[str, list[str]] = {
         r"\btopo\b[^.\n]{0,40}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b[^.\n]{0,50}?\b(?:even though|although|though|despite|"
         r"while|but|yet)\b[^.\n]{0,40}?\bNVLink(?: bridge)?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|"
         r"connected|in place|present)\b",
-        r"\bNVLink bridges?\b[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|connected|in place)\b"
-        r"[^.\n]{0,40}?\b(?:but|yet|still|however)\b[^.\n]{0,40}?\btopo\b[^.\n]{0,30}?\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b",
+        # ... not where the words say the PHB is gone ("no longer shows PHB", "now shows NV4"): a fix confirmed
+        r"\bNVLink bridges?\b(?![^.\n]*\bNV\d+\b)[^.\n]{0,20}?\b(?:is |are )?(?:installed|attached|fitted|connected|"
+        r"in place)\b[^.\n]{0,40}?\b(?:but|yet|still|however)\b[^.\n]{0,40}?\btopo\b"
+        r"(?:(?!\b(?:no longer|not|never|doesn't|does not|didn't|did not)\b)[^.\n]){0,30}?"
+        r"\b(?:PHB|PIX|PXB|NODE|SYS|SOC)\b",
     ],
     # nvidia-smi / NVML answering slowly, in words ("nvidia-smi takes forever", "nvidia-smi is very slow").
     "nvidia_smi_slow_words": [
@@ -801,6 +810,10 @@ PATTERNS: dict[str, list[str]] = {
         r"\s*%\s*(?:tp|mp|world)\w*",
         r"\bassert\w*[^\n]{0,60}?%\s*(?:mp_size|tp_size|world_size|tensor_parallel)\w*\s*==\s*0",
         r"\b(?:input|output) size\b[^.\n]{0,40}?\bnot (?:aligned|divisible)\b",
+        # ensure_divisibility's bare refusal in vLLM, SGLang and Megatron-LM ("AssertionError: 25 is not divisible by
+        # 4"; vllm/distributed/utils.py, megatron/core/utils.py) names no parallel size: data.groups keep both
+        # numbers, and the rule takes it only where the divisor is the ticket's TP size
+        r"\b(\d{1,6}) is not divisible by (\d{1,3})\b(?!\s*[.,]?\d)",
     ],
     # The reporter compares two CPUs, hosts' CPU settings, or CPU load: a host-side lead.
     "cpu_ab": [
@@ -1081,7 +1094,7 @@ _SAID_BEFORE = re.compile(
     r"\b(?:no longer|not any ?more|used to|previously|formerly|originally|(?:does|do|did)(?:n't| not)|"
     r"before (?:the |my |this |that |our )?(?:fix|change|upgrade|update|patch)\w*[^.\n\"'“‘`]{0,20}?)"
     r"\s+(?:\w+\s+){0,2}?(?:say|said|says|show|showed|shown|shows|print|printed|prints|report|reported|reports|"
-    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*)\b"
+    r"log|logged|logs|display\w*|warn\w*|see|saw|seen|complain\w*|get|gets|got|hit|hits|throw\w*|threw|rais\w+)\b"
     r"(?:[:,]?\s*[\"'“‘`][^\"'“”‘’`\n]{0,80}|\s*:\s*[^\n]{0,80}|\s*(?:that\s+)?)$", re.I)
 # A switch taken off: "I removed --enforce-eager", "dropped enforce_eager=True", "no longer pass --disable-cuda-graph".
 _SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|t(?:ook|ake|aken|aking) out|"
@@ -1089,13 +1102,16 @@ _SWITCH_REMOVED = re.compile(r"\b(?:remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:
                              r"stopp?(?:ed|ing) (?:using|passing|setting)|no longer (?:use|pass|set)\w*)"
                              r"\s+(?:the\s+)?(?:flag\s+|option\s+)?[\"'`]?$", re.I)
 _SWITCH = re.compile(r"\s*(?:-{1,2}\w|\w+\W?\s*[=:])")
+# A setup left behind: "we moved from WSL2 to Ubuntu", "migrated away from the KVM guest".
+_LEFT_FROM = re.compile(r"\b(?:mov(?:e|ed|ing)|migrat(?:e|ed|ing)|switch(?:ed|ing)?|came|went)\s+(?:over\s+)?"
+                        r"(?:away\s+)?from\s+(?:(?:the|our|a|an|my)\s+)?$", re.I)
 
 
 def _gone(sentence: str, m: re.Match) -> bool:
     """Is the match something the reporter says is gone: a quoted line the log no longer prints, or a switch they
     took off? Either is what ran before, no current evidence."""
     before = sentence[:m.start()].rsplit("\n", 1)[-1]
-    return bool(_SAID_BEFORE.search(before[-160:])
+    return bool(_SAID_BEFORE.search(before[-160:]) or _LEFT_FROM.search(before[-40:])
                 or (_SWITCH.match(m.group(0)) and _SWITCH_REMOVED.search(before[-40:])))
 
 
@@ -1302,10 +1318,11 @@ def claims(facts: Facts) -> list[Claim]:
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
-            effect = _effect(sentence)
+            removed = bool(_TAKEN_OFF.match(text, m.end()))  # "works with NCCL_P2P_DISABLE=1 removed": not in use
+            effect = None if removed else _effect(_clause_of(sentence, m.group(0)))
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect,
-                                                                     "tried": tried_only(sentence, effect)}))
+                                                                     "tried": removed or tried_only(sentence, effect)}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
@@ -1390,9 +1407,11 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
                          r"[\w\s]{0,12}$)|"
                          r"\b(?:below|under|less than|lower than|at most)\s+(?:~|about\s+|around\s+)?$", re.I)
 # What a setting did, as the sentence around it says: "setting NCCL_P2P_DISABLE=1 works around it".
-_FIXES = re.compile(r"\b(?:work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|helps?|helped|no longer|"
+_FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|"
+                    r"helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
+_NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|n't)\s+$", re.I)  # "did not help", "didn't fix"
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
                       re.I)
 
@@ -1410,6 +1429,16 @@ def tried_only(sentence: str, effect: str | None) -> bool:
     if effect == "fixes":
         return False
     return bool(_FOR_COMPARISON.search(sentence) or (effect == "worse" and _TRIED.search(sentence)))
+
+
+# A setting said taken off right after it: "with NCCL_P2P_DISABLE=1 removed", "NCCL_P2P_LEVEL=LOC unset".
+_TAKEN_OFF = re.compile(r"\s+(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|taken out|commented out)\b", re.I)
+
+
+def _clause_of(sentence: str, said: str) -> str:
+    """The part of `sentence` between semicolons that holds `said`: "even with X=1 it still hangs; it only works with
+    Y" gives each setting its own effect."""
+    return next((part for part in sentence.split(";") if said in part), sentence)
 
 
 def _sentence_at(text: str, pos: int) -> str:
@@ -1447,8 +1476,9 @@ def solved(facts: Facts) -> Claim | None:
 
 
 def _effect(sentence: str) -> str | None:
-    """'fixes' when the sentence says the setting made the problem go away, 'worse' when it hurt."""
-    if _FIXES.search(sentence):
+    """'fixes' when the sentence says the setting made the problem go away ("did not help" is no fix), 'worse' when
+    it hurt."""
+    if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in _FIXES.finditer(sentence)):
         return "fixes"
     if _WORSENS.search(sentence):
         return "worse"
@@ -2587,7 +2617,10 @@ READ_BUSY = re.compile(
     r"lmdeploy|DeepSpeed|torchrun|(?:all_reduce|all_gather|reduce_scatter|sendrecv)_perf|nvbandwidth|bandwidthTest|"
     r"p2pBandwidthLatencyTest|the (?:model|server|engine))\s+(?:is\s+|was\s+)?(?:serv\w+|runs|running|ran|generat\w+|"
     r"decod\w+|infer\w*|train\w*|benchmark\w*)\b", re.I)
-_SAID_IDLE = re.compile(r"\b(?:idle|not (?:running|loaded))\b", re.I)
+# "not running" as a state, not a speed: "the decode is not running any faster" says nothing of idleness.
+# (word prefixes: a quote may cut the word, "…not running much faste…")
+_SAID_IDLE = re.compile(r"\b(?:idle|idling|at rest|not (?:running|loaded|in use))\b"
+                        r"(?!\s+(?:any\s+|much\s+)?(?:fast|slow|bett|quick|well|as\b|at\s+full))", re.I)
 
 
 def _said_not(sentence: str, start: int) -> bool:
@@ -2597,13 +2630,19 @@ def _said_not(sentence: str, start: int) -> bool:
     return bool(before and not _CLAUSE.search(before.group(0)))
 
 
+def said_idle(text: str) -> bool:
+    """Does the reporter say, not negated, that the GPU was idle ("read at idle", "nothing running")? Then a low
+    clock, power state or link generation is power saving."""
+    return any(not _said_not(sentence, m.start())
+               for sentence in sentences(text) for words in (_SAID_IDLE, _IDLE_STATE) for m in words.finditer(sentence))
+
+
 def said_busy(text: str) -> str | None:
     """The reporter's words that a reading was taken under load, as a one-line quote; not when negated ("with no load,
     not while running vLLM"), asked, supposed or conditional ("should go back to Gen 4 under load", "should I capture
     it while running the benchmark?"), nor beside words, not themselves negated, that the GPU was idle."""
     for sentence in sentences(text):
-        idle = any(not _said_not(sentence, m.start())
-                   for words in (_SAID_IDLE, _IDLE_STATE) for m in words.finditer(sentence))
+        idle = said_idle(sentence)
         for m in READ_BUSY.finditer(sentence):
             if not (idle or _said_not(sentence, m.start()) or _guessed(sentence) or hypothetical(sentence, m.start())):
                 return one_line(sentence[max(0, m.start() - 40):m.end()])

@@ -164,6 +164,17 @@ def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
     return None, []
 
 
+def tp_sizes(facts: Facts) -> list[tuple[int, Evidence]]:
+    """The tensor-parallel sizes the ticket names, each with its evidence: the launch line's first, then the
+    reporter's words ("TP=4", "mp_size=4"; a size asked about too: "should I use TP 3?" is what a heads rule answers),
+    not those ruled out. One reading for every rule, so the same words give the same verdict."""
+    tp, src = wfield(facts, "tp")
+    out = [(int(tp), ev(src, "tensor-parallel size", tp))] if tp else []
+    for c in _claims.find(facts, "tp_size_named"):
+        out += [(int(g), claim_ev(c, "TP size")) for g in c.data.get("groups", []) if str(g).isdigit()]
+    return out
+
+
 def gpus_per_node(facts: Facts) -> int | None:
     w = facts.workload()
     if w.extra.get("gpus_per_node"):  # counted per node in the ticket's words, the nodes left uncounted
@@ -228,12 +239,21 @@ _NVLINK_NONE_AFTER = re.compile(r"[- ]less\b|(?:\s*(?:bridge|links?)?\s*[:=]\s*|
                                 r"(?:none|no|n/?a|absent|not present|not installed|not available)\b", re.I)
 
 
+# The clause around an NVLink mention asks about it: it opens on a question word ("Do I need NVLink?", "so would an
+# NVLink bridge help?") or weighs it ("whether NVLink matters"). "...joined by an NVLink bridge, so why is it slow?"
+# asks about the speed, not the link.
+_ASKS_ABOUT = re.compile(r"^\s*(?:(?:so|and|but|then|also)\s+)?(?:do|does|did|is|are|was|were|would|will|should|could|"
+                         r"can|shall|might|must|may|has|have|what|which|how)\b|\b(?:whether|if)\b|需要|是否|要不要",
+                         re.I)
+
+
 def _nvlink_denied(text: str, m: re.Match) -> bool:
     """Is this NVLink mention one the reporter rules out or only asks about ("Do I need NVLink?")?"""
     before = text[max(0, m.start() - 30):m.start()].rsplit("\n", 1)[-1]
     rest = re.match(r"[^.!?。！？\n]*[.!?。！？]?", text[m.end():]).group(0)  # the sentence's end: a question?
+    clause = re.split(r"[,;:.!?，；：。！？\n]", text[max(0, m.start() - 80):m.start()])[-1]  # its words before it
     return bool(_NVLINK_ABSENT.search(before) or _NVLINK_NONE_AFTER.match(text, m.end())
-                or _claims.ruled_out(text, m) or _claims.asked(rest))
+                or _claims.ruled_out(text, m) or (_claims.asked(rest) and _ASKS_ABOUT.search(clause)))
 
 
 def has_nvlink(facts: Facts) -> bool:
@@ -284,18 +304,37 @@ def nic_rate_gbs(facts: Facts) -> tuple[float | None, list[Evidence]]:
     return _system_nic_rate(facts)
 
 
-def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
-    """The NIC aggregate of the one system the ticket names ('two DGX A100'), from rules/catalog/systems.toml;
-    none when it names no system or several (which one ran is then unclear)."""
+def nic_ports(facts: Facts) -> int | None:
+    """How many NIC ports nic_rate_gbs's figure adds up, where known: the reporter's "8 x 200 Gb/s" (1 with no
+    count), or the named system's NIC count. A run with fewer GPUs per node than ports uses fewer of them."""
+    if facts.host("nic_rate_gbs"):
+        return None
+    for _, text in _claims.texts(facts):
+        if _rate_from_text(text):
+            m = re.search(r"(\d+)\s*[x×]\s*(?:\d|EDR|HDR|NDR|XDR)", text, re.I)
+            return int(m.group(1)) if m else 1
+    named = _named_system(facts)
+    return named[0].nics if named else None
+
+
+def _named_system(facts: Facts):
+    """(spec, source, quote) of the one system the ticket names ('two DGX A100'), from rules/catalog/systems.toml;
+    None when it names no system or several (which one ran is then unclear)."""
     from rules.catalog import named_systems
 
     named = {}
     for src, text in _claims.texts(facts):
         for spec, m in named_systems(text):
             named.setdefault(spec.key, (spec, src, m.group(0)))
-    if len(named) != 1:
+    return next(iter(named.values())) if len(named) == 1 else None
+
+
+def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
+    """The NIC aggregate of the one system the ticket names, from rules/catalog/systems.toml."""
+    named = _named_system(facts)
+    if named is None:
         return None, []
-    ((spec, src, quote),) = named.values()
+    spec, src, quote = named
     rate = spec.nic_gbit / 8.0
     nics = f"{spec.nics} x {spec.nic_gbit / spec.nics:g} Gb/s" if spec.nics else f"{spec.nic_gbit:g} Gb/s in all"
     return rate, [ev(src, f'NIC aggregate of the named system "{quote}" from the system table '

@@ -38,6 +38,7 @@ from rules.common import (
     make,
     measurements,
     need,
+    nic_ports,
     nic_rate_gbs,
     node_count,
     passed,
@@ -296,15 +297,26 @@ def regression(facts: Facts, predictions=None):
 
 # A release comparison asked about on someone else's word ("someone on a forum said so", "I read that ...") or
 # beside the reporter's own "our throughput seems fine": another system's regression, not one seen here.
-_HEARSAY = re.compile(r"\b(?:someone|somebody|people|others|a (?:forum|post|blog|thread|colleague|friend)|"
+_HEARSAY = re.compile(r"\b(?:someone|somebody|a (?:forum|post|blog|thread|colleague|friend)|"
                       r"I (?:read|heard|saw (?:a|on))|reportedly|rumou?r)\b", re.I)
 _OURS_FINE = re.compile(r"\b(?:our|my|mine|ours)\b[^.\n?]{0,40}?\b(?:seems?|looks?|is|are)\s+(?:\w+\s+)?"
                         r"(?:fine|ok|okay|normal|good)\b", re.I)
 
 
+# A change the reporter measured, in a statement: "our busbw dropped from 190 GB/s to 95 GB/s".
+_UNIT = r"(?:GB/s|Gb/s|tok(?:ens)?/s|ms|us|µs)"
+_FIGURES_FROM_TO = re.compile(r"\bfrom\s+~?\d+(?:\.\d+)?\s*" + _UNIT + r"?\s+to\s+~?\d+(?:\.\d+)?\s*" + _UNIT + r"\b",
+                              re.I)
+
+
 def _heard_not_seen(c) -> bool:
-    """Is a release comparison only asked about, on hearsay or with the reporter's own system said fine?"""
-    asked = any(claims.asked(s) and any(v in s for v in c.data.get("versions", [])) for s in claims.sentences(c.quote))
+    """Is a release comparison only asked about, on hearsay or with the reporter's own system said fine? Never
+    where the reporter gives figures of their own: a question beside them ("for others too?") asks for company."""
+    said = claims.sentences(c.quote)
+    if claims.version_figures(c.quote) or any(_FIGURES_FROM_TO.search(s) and not claims.asked(s)
+                                              and not _HEARSAY.search(s) for s in said):
+        return False
+    asked = any(claims.asked(s) and any(v in s for v in c.data.get("versions", [])) for s in said)
     return asked and bool(_HEARSAY.search(c.quote) or _OURS_FINE.search(c.quote))
 
 
@@ -495,12 +507,6 @@ _IB_IN_USE = re.compile(r"\bUsing network IB\b|\bNET/IB\s*:\s*Using\b|\bvia NET/
                         re.I)
 
 
-def _ports(origin) -> int:
-    """How many NIC ports an aggregate line rate adds up ("8 x 200 Gb/s", "2x HDR"), from its evidence; 1 if none."""
-    m = re.search(r"(\d+)\s*[x×]\s*(?:\d|EDR|HDR|NDR|XDR)", " ".join(e.detail for e in origin), re.I)
-    return max(1, int(m.group(1))) if m else 1
-
-
 def _network_cause(facts: Facts) -> tuple[str, str]:
     """Why an inter-node all-reduce runs under half the NICs' figure, where no parsed log tells: with NCCL seen on
     IB, GPUDirect RDMA off (the NIC stages GPU data through host memory); else NCCL on TCP sockets, the usual
@@ -620,10 +626,12 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                              "typically gives.", [what] + origin, sure)
     from rules.topology import _p2p_off_by_design
 
-    if ic is None and value < BUSBW_FLOOR * expected / _ports(origin) and \
+    ports, per_node = nic_ports(facts), gpus_per_node(facts)
+    used = per_node / ports if ports and per_node and per_node < ports else 1.0
+    if ic is None and value < BUSBW_FLOOR * expected * used and \
             not [t for t in facts.of(NcclTransport) if t.transport == "NET"]:
-        # between nodes, under half of what even one of the NICs gives (a run on fewer GPUs than NICs uses fewer
-        # ports), and no log says which transport: not physics
+        # between nodes, under half of what the NIC ports in use give (a run on fewer GPUs per node than NICs uses
+        # fewer ports), and no log says which transport: not physics
         category, cause = _network_cause(facts)
         return ratio, make(
             "nccl.busbw", category, "warning", 0.45,

@@ -46,6 +46,7 @@ from rules.common import (
     measurements,
     node_count,
     passed,
+    tp_sizes,
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
@@ -364,39 +365,25 @@ def pcie_pairs(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- software / configuration
 
 
-# The bare refusal of ensure_divisibility(numerator, denominator) in vLLM, SGLang and Megatron-LM
-# ("AssertionError: 25 is not divisible by 4"; vllm/distributed/utils.py, megatron/core/utils.py) names no
-# parallel size: it is the TP error only where its divisor is the tensor/model-parallel size the ticket names.
-_BARE_DIVISIBILITY = re.compile(r"\b(\d{1,6}) is not divisible by (\d{1,3})\b(?!\s*[.,]?\d)")
-
-
 def _tp_sizes(facts: Facts) -> set[int]:
-    """The tensor/model-parallel sizes the ticket names: its launch line's, and its words' ("tensor_parallel_size=4",
-    "--tp 4", "MPSIZE 4")."""
-    tp, _ = wfield(facts, "tp")
-    named = {int(g) for c in claims.find(facts, "tp_size_named") if not (c.negated or c.guess)
-             for g in c.data.get("groups", []) if str(g).isdigit()}
-    return {t for t in ({tp} if tp else set()) | named if t >= 2}
+    """The tensor/model-parallel sizes over 1 the ticket names (common.tp_sizes)."""
+    return {t for t, _ in tp_sizes(facts) if t >= 2}
 
 
-def _bare_tp_error(facts: Facts) -> Claim | None:
-    """ensure_divisibility's bare message whose divisor is the ticket's TP size, as a tp_size_error claim."""
-    sizes = _tp_sizes(facts)
-    for src, text in claims.texts(facts) if sizes else ():
-        for sentence in claims.sentences(text):
-            for m in _BARE_DIVISIBILITY.finditer(sentence):
-                if int(m.group(2)) in sizes and not claims.asked(sentence):
-                    quote = claims.one_line(sentence[max(0, m.start() - 60):m.end() + 20])
-                    return Claim("tp_size_error", src, quote, {"groups": list(m.groups())})
-    return None
+def _tp_error(facts: Facts) -> Claim | None:
+    """The engine's refusal of the TP size the reporter affirms; the bare "25 is not divisible by 4" (data.groups:
+    the two numbers) only where its divisor is a TP size the ticket names."""
+    found = [c for c in claims.find(facts, "tp_size_error") if len(c.data.get("groups", [])) != 2]
+    bare = [c for c in claims.find(facts, "tp_size_error") if len(c.data.get("groups", [])) == 2]
+    sizes = _tp_sizes(facts) if bare else set()
+    return _strongest(found + [c for c in bare if int(c.data["groups"][1]) in sizes])
 
 
 @rule("ticket.tp_size_error", "tp_not_dividing_heads")
 def tp_size_error(facts: Facts, predictions=None):
     """The engine refuses the TP size: a dimension (heads, KV heads, quantised weight groups) does not split."""
-    c = _first(facts, "tp_size_error")
-    c = c if c and not c.guess else _bare_tp_error(facts)  # "will I hit '... not divisible by ...'?" is no error
-    if not c:
+    c = _tp_error(facts)
+    if not c or c.guess:  # "will I hit '... not divisible by ...'?" is no error
         return
     tp, tp_src = wfield(facts, "tp")
     evidence = [claim_ev(c, "the engine's error")] + ([ev(tp_src, "tensor-parallel size", tp)] if tp else [])
@@ -743,14 +730,10 @@ def tp_size_uneven(facts: Facts, predictions=None):
         return
     if facts.subject.model is not None or any(w.extra.get("attention_heads") for w in facts.of(Workload)):
         return  # the heads are known: workload.tp_not_dividing_heads judges the layout exactly
-    tp, tp_src = wfield(facts, "tp")
-    named = [int(g) for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if g.isdigit()]
-    sizes = [t for t in ([tp] if tp else []) + named if t >= 3 and t % 3 == 0]
-    if not sizes or _first(facts, "tp_size_error") or _bare_tp_error(facts):
+    named = [(t, e) for t, e in tp_sizes(facts) if t >= 3 and t % 3 == 0]
+    if not named or _tp_error(facts):
         return  # the engine's own error says it: ticket.tp_size_error
-    where = ev(tp_src, "tensor-parallel size", sizes[0]) if tp in sizes else \
-        claim_ev(next(c for c in claims.find(facts, "tp_size_named") if str(sizes[0]) in c.data.get("groups", [])),
-                 "TP size")
+    sizes, where = [named[0][0]], named[0][1]
     from rules.catalog import models
 
     specs = list(models().values())
@@ -1315,12 +1298,6 @@ def tcp_only(facts: Facts, predictions=None):
                "(all_reduce_perf across the two nodes shows it).", refs=["nccl_env", "vllm_parallel"])
 
 
-# A reading the reporter took on an idle GPU: its link generation drops to save power (nvidia-smi -q's "PCIe
-# Generation Current" falls to 1 at idle and returns under load), so a low generation then is no fault.
-_READ_IDLE = re.compile(r"\b(?:at idle|(?:is|was|while|when|GPUs?|cards?)\s+idle|idling|at rest|(?:with\s+)?no load|"
-                        r"not (?:running|loaded|in use)|nothing (?:is )?running)\b", re.I)
-
-
 @rule("ticket.pcie_words", "pcie_link_degraded")
 def pcie_words(facts: Facts, predictions=None):
     """A PCIe link running below its capability (lspci's '(downgraded)', 'Gen1 instead of Gen4', 'stuck at
@@ -1334,8 +1311,9 @@ def pcie_words(facts: Facts, predictions=None):
     if c and not (_FEWER_LANES.search(c.quote) or claims.said_busy(c.quote)):
         # a lower speed alone is what an idle GPU's link does to save power (ASPM): weak, only for a speed complaint,
         # and none where the reporter says the GPU was idle when read
-        confidence = 0.45 if about_speed and not _READ_IDLE.search(c.quote) else 0.0
-        if _READ_IDLE.search(c.quote) and not c.negated:
+        idle = claims.said_idle(c.quote)  # idle: its link generation drops to save power (Current Gen1 at idle)
+        confidence = 0.45 if about_speed and not idle else 0.0
+        if idle and not c.negated:
             yield passed("ticket.pcie_words", "A low PCIe generation read on an idle GPU is power saving",
                          "NVIDIA GPUs drop their PCIe link to Gen1 when idle and return to full speed under load; "
                          "only a reading under load (or fewer lanes than the card has) shows a degraded link.",

@@ -46,6 +46,7 @@ from rules.common import (
     nvlink_evidence,
     passed,
     settings,
+    tp_sizes,
     wfield,
 )
 from rules.engine import rule
@@ -82,27 +83,27 @@ def _p2p_level(value: str) -> int | None:
     return None
 
 
+def _p2p_off(name: str, value: str) -> bool:
+    """Does this NCCL setting switch GPU-to-GPU P2P off entirely?"""
+    if name == "NCCL_P2P_DISABLE":
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return name == "NCCL_P2P_LEVEL" and _p2p_level(value) == 0
+
+
 def p2p_off_settings(facts: Facts):
     """NCCL settings that switch GPU-to-GPU P2P off entirely, with their records."""
-    off = [s for s in settings(facts, "NCCL_P2P_DISABLE") if s.value.strip().lower() in ("1", "true", "yes", "on")]
-    off += [s for s in settings(facts, "NCCL_P2P_LEVEL") if _p2p_level(s.value) == 0]
-    return off
+    return [s for name in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL") for s in settings(facts, name)
+            if _p2p_off(name, s.value)]
 
 
 def _workaround_for_failure(facts: Facts) -> bool:
-    """Does the ticket fail (hang, crash, error) and name the P2P switch as what makes it run ("works with",
-    "succeeds when", "unless", "only with")?"""
+    """Does the ticket fail (hang, crash, error) and name a P2P-off setting as what makes it run (the setting's
+    effect "fixes": "works with", "unless", "only with", "solved by")?"""
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("hang", "crash", "error"):
         return False
-    return any(_RUNS_WITH_P2P_OFF.search(t) for _, t in claims.texts(facts))
-
-
-# "hangs unless NCCL_P2P_DISABLE=1", "works with NCCL_P2P_DISABLE=1", "succeeds ... when direct GPU P2P is disabled"
-_RUNS_WITH_P2P_OFF = re.compile(
-    r"\b(?:unless|only with|works? (?:fine )?(?:with|when|after|once|if)|succeeds?\b[^.\n]{0,40}?\b(?:with|when|once)|"
-    r"runs? (?:fine )?(?:with|when|once)|(?:fixed|solved|resolved) (?:by|with))\b[^.\n]{0,40}?"
-    r"(?:NCCL_P2P_DISABLE\s*=\s*1|NCCL_P2P_LEVEL\s*=\s*LOC|P2P (?:is )?disabled|disabl\w+ P2P)", re.I)
+    return any(c.data.get("effect") == "fixes" and _p2p_off(c.data["name"], c.data["value"])
+               for c in claims.find(facts, "setting"))
 
 
 @rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled")
@@ -359,16 +360,13 @@ def p2p_status(facts: Facts, predictions=None):
 # WSL 2 (and Docker Desktop on Windows, which runs in it): CUDA on WSL's support constraints
 # (https://docs.nvidia.com/cuda/wsl-user-guide/index.html) and NCCL's maintainers ("we don't support NCCL in WSL2
 # environments", https://github.com/NVIDIA/nccl-tests/issues/69): several GPUs there get no peer-to-peer path.
-_WSL = re.compile(r"(?<!from )(?:\bWSL ?2?\b|microsoft-standard-WSL2|\bWindows Subsystem for Linux\b|"
-                  r"\bDocker Desktop\b)", re.I)
+_WSL = re.compile(r"\bWSL|\bWindows Subsystem\b|\bDocker Desktop\b", re.I)  # which virtualized claims are WSL 2
 
 
 def _multi_gpu(facts: Facts) -> bool:
     """Does the job span GPUs: a TP or PP size over 1, or the reporter's words?"""
-    tp, _ = wfield(facts, "tp")
     pp, _ = wfield(facts, "pp")
-    named = [g for c in claims.find(facts, "tp_size_named") for g in c.data.get("groups", []) if str(g).isdigit()]
-    return (tp or 1) > 1 or (pp or 1) > 1 or any(int(g) > 1 for g in named) or claims.several_gpus(facts)
+    return (pp or 1) > 1 or any(t > 1 for t, _ in tp_sizes(facts)) or claims.several_gpus(facts)
 
 
 def _virtual_symptoms(facts: Facts) -> list:
@@ -405,7 +403,7 @@ def _virtual_symptoms(facts: Facts) -> list:
         if value < half:
             out.append(ev(rec, "busbw between the guest's GPUs against half a PCIe x16 link (P2P reaches 70-90 %)",
                           value, round(half, 1), "GB/s"))
-    wsl = _WSL.search(" ".join(t for _, t in claims.texts(facts)))
+    wsl = [c for c in claims.find(facts, "virtualized") if _WSL.search(c.quote) and not c.guess]
     said = claims.symptom_quote(facts)
     if wsl and said and said[2] in ("hang", "crash", "error", "slow", "scaling") and _multi_gpu(facts):
         out.append(ev(said[0], f"a multi-GPU job under WSL 2, which gives its GPUs no peer-to-peer and NCCL does not "

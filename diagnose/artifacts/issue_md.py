@@ -276,7 +276,9 @@ TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall
                          r"spread over|split over|over (?:the|both|two|\d+) (?:nodes|servers|hosts|machines))\b", re.I)
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
-                          r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)", re.I)  # "8-GPU servers"
+                          r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)|"  # "8-GPU servers"
+                          # "one GPU per node": one rank a node, so a multi-node run uses one NIC port of each
+                          r"\b(one|1|a single)\s+GPU(?=\s+(?:per|on each|in each)\s+" + _NODE_NOUN + r"\b)", re.I)
 TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
