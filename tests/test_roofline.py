@@ -759,25 +759,3 @@ def test_vllm_pays_its_worker_hand_off_only_when_the_model_spans_several_process
     assert two.e2e_latency_ms_expected - bare.e2e_latency_ms_expected == pytest.approx(
         64 * vllm.multiprocess_ms_per_step, abs=0.01)
     assert two.decode_step_ms == bare.decode_step_ms  # the roofline holds no host time
-
-
-def test_a_kernels_fixed_time_is_sm_cycles_so_it_shrinks_with_the_clock():
-    """Ramp-up, the last partial wave and the gap between graph-replayed kernels are counts of SM clock
-    cycles: calibration.toml's kernel_overhead_us is stated at overhead_clock_mhz (A100's 1410 MHz) and
-    a GPU's own is that x 1410 / its max_clock_mhz (gpus.toml); an unknown clock keeps the reference."""
-    cal = catalog.calibration()
-    assert cal.overhead_clock_mhz == catalog.gpu("a100-80gb-sxm").max_clock_mhz == 1410
-    kw = dict(batch=1, prompt=128, output=128, engine="lmdeploy")
-    preds = {g: predict("llama-2-7b", g, Layout(tp=1), **kw) for g in ("a100-80gb-sxm", "h100-sxm", "rtx-4090", "a30")}
-    assert catalog.gpu("a30").max_clock_mhz == 0  # not in the catalog: the reference clock
-    per_kernel = {g: p.assumptions["kernel_overhead_us"] for g, p in preds.items()}
-    assert per_kernel["a100-80gb-sxm"] == per_kernel["a30"] == pytest.approx(cal.kernel_overhead_us, abs=1e-3)
-    assert per_kernel["h100-sxm"] == pytest.approx(cal.kernel_overhead_us * 1410 / 1980, abs=1e-3)
-    assert per_kernel["rtx-4090"] == pytest.approx(cal.kernel_overhead_us * 1410 / 2520, abs=1e-3)
-    # the same 261 kernels (32 layers x 8, the LM head and the step's own) cost that much each on every GPU
-    over = {g: p.expected_terms["overhead_ms"] for g, p in preds.items()}
-    assert over["a100-80gb-sxm"] == pytest.approx(261 * per_kernel["a100-80gb-sxm"] / 1e3, abs=1e-3)
-    assert over["rtx-4090"] / over["a100-80gb-sxm"] == pytest.approx(1410 / 2520, rel=1e-3)
-    # an engine's own fixed time is stated at the same clock and scales the same way
-    own = catalog.engine("gpt-fast").kernel_overhead_us
-    assert cal.kernel_overhead(catalog.engine("gpt-fast"), catalog.gpu("h100-sxm")) == pytest.approx(own * 1410 / 1980)
