@@ -517,8 +517,7 @@ class Calibration:
     """The fitted constants of the expected figures (calibration.toml; see its comments)."""
 
     stream_efficiency: float
-    kernel_overhead_us: float  # at overhead_clock_mhz; see kernel_overhead()
-    overhead_clock_mhz: float  # the SM clock kernel_overhead_us (and each engine's) is stated at
+    kernel_overhead_us: float
     attention_efficiency: float
     per_head_ops: dict  # CUDA-core operations per KV element per query head: "kv16" (16-bit KV), "kv8" (8-bit)
     dequant_ops: dict  # CUDA-core operations to turn one int4 / int8 weight into 16 bits ("int4", "int8")
@@ -533,13 +532,6 @@ class Calibration:
     custom: dict
     band: tuple[float, float]
     allreduce_band: tuple[float, float]
-
-    def kernel_overhead(self, engine: "EngineSpec", gpu: "GpuSpec") -> float:
-        """Fixed GPU time (us) of one of `engine`'s kernels on `gpu`. Ramp-up, the last partial wave and
-        the gap between graph-replayed kernels are counts of SM clock cycles, so the time stated at
-        overhead_clock_mhz scales with 1 / the GPU's top clock (the reference clock where it is unknown)."""
-        us = engine.kernel_overhead_us or self.kernel_overhead_us
-        return us * self.overhead_clock_mhz / (gpu.max_clock_mhz or self.overhead_clock_mhz)
 
     def gemm(self, dtype: str, gpu: "GpuSpec | None" = None) -> float:
         """Share of the datasheet tensor rate a model GEMM reaches on `gpu`: the GPU's measured
@@ -609,7 +601,6 @@ def _load_calibration(path: Path) -> Calibration:
     return Calibration(
         stream_efficiency=number(kernels, "stream_efficiency", "kernels"),
         kernel_overhead_us=number(kernels, "kernel_overhead_us", "kernels"),
-        overhead_clock_mhz=number(kernels, "overhead_clock_mhz", "kernels"),
         attention_efficiency=number(kernels, "attention_efficiency", "kernels"),
         per_head_ops={k: number(per_head, k, "per_head_attention") for k in ("kv16", "kv8")},
         dequant_ops={k: number(dequant, k, "dequant") for k in ("int4", "int8")},

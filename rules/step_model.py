@@ -1,15 +1,14 @@
 """The expected figures: one pass of a model through one TP rank, timed kernel by kernel as a
 healthy GPU running a given engine delivers it.
 
-A kernel costs a fixed time (calibration `kernel_overhead_us`: launch inside a graph, ramp-up, the
-last partial wave; SM clock cycles, so scaled by the GPU's clock) plus its bytes at the achieved
-stream bandwidth and its FLOPs at the achieved tensor rate for its shape and dtype, combined as
-they overlap (the larger far from the ridge point, more than either near it: `overlapped`); a
-grouped expert GEMM runs at a share of the dense rate (`expert_gemm_efficiency`). So the bandwidth
-a step achieves is a function of the bytes per kernel: near the stream efficiency when each GPU
-holds large matrices, falling as TP shrinks them (the implied MBU of published runs falls from
-~0.7 at TP1 to 0.3-0.4 at TP8), and the FLOPs a GEMM achieves falls when its output tiles do not
-fill the GPU's SMs.
+A kernel costs a fixed time (calibration `kernel_overhead_us`: launch inside a graph, ramp-up,
+the last partial wave) plus its bytes at the achieved stream bandwidth and its FLOPs at the
+achieved tensor rate for its shape and dtype, combined as they overlap (the larger far from
+the ridge point, more than either near it: `overlapped`); a grouped expert GEMM runs at a
+share of the dense rate (`expert_gemm_efficiency`). So the bandwidth a step achieves is a
+function of the bytes per kernel: near the stream efficiency when each GPU holds large matrices,
+falling as TP shrinks them (the implied MBU of published runs falls from ~0.7 at TP1 to 0.3-0.4
+at TP8), and the FLOPs a GEMM achieves falls when its output tiles do not fill the GPU's SMs.
 
 Per decoder layer: its GEMMs (rules.shapes.layer_matrices), one attention kernel, and the
 engine's other kernels (norms, rotary, activation, residual adds: `kernels_per_layer` minus
@@ -142,7 +141,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     model, cal = s.model, s.cal
     tokens = sequences * tokens_per_seq
     bw = s.stream_bw()
-    over = cal.kernel_overhead(s.engine, s.gpu)
+    over = s.engine.kernel_overhead_us or cal.kernel_overhead_us
     t = PassTerms()
     us = {"weights": 0.0, "kv": 0.0, "act": 0.0, "compute": 0.0}
     kernels = 0
