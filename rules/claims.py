@@ -2234,6 +2234,37 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
     return out
 
 
+# What a question asks of the speed: the effect of the matter at hand ("the performance impact", "a speed penalty",
+# "how fast", "how much slower"), which refers back to a layout named in the title, or a comparison ("would two GPUs
+# be faster than one?"), which names its own subject and so needs the layout in its own paragraph.
+_SPEED_EFFECT = (r"\b(?:performance|speed|latency|throughput)\s+(?:impact|penalty|hit|cost|difference|gain|loss|change|"
+                 r"drop)s?\b|\bhow (?:fast|slow|quick)\b|\bhow much (?:faster|slower|quicker|speed\w*)\b")
+_SPEED_EFFECT_ASKED = re.compile(_SPEED_EFFECT, re.I)
+_SPEED_ASKED = re.compile(_SPEED_EFFECT + r"|\b(?:faster|slower|quicker|speed\s*(?:it\s+)?up|speed-?up)\b", re.I)
+
+
+def layout_speed_asked(facts: Facts) -> list[Claim]:
+    """A question about what a larger layout does to the speed, asked before or instead of measuring it ("would
+    multiple GPUs be faster than a single GPU?", "can anyone confirm the performance impact?" under a title about
+    splitting the model over two cards): the scaling question in its prospective form. The layout must grow in the
+    question's own paragraph, or in the title for a question about an effect; a speed question ruled out ("I don't
+    mind it being slower") does not count, nor does a statement without a question (a suggestion someone else
+    made)."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        first = text.lstrip().split("\n", 1)[0]
+        title = first if first.startswith("#") and _LAYOUT_GROWS.search(first) else ""
+        for paragraph in re.split(r"\n\s*\n", text):
+            asked = _SPEED_ASKED if _LAYOUT_GROWS.search(paragraph) else _SPEED_EFFECT_ASKED if title else None
+            if asked is None:
+                continue
+            for sentence in sentences(paragraph):
+                m = asked.search(sentence) if _ASKS.search(sentence) else None
+                if m and not _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]):
+                    out.append(Claim("layout_speed_asked", source, _quote(sentence, m, 60)))
+    return out
+
+
 # One model sharded over several GPUs set against copies of it on fewer GPUs each (data parallelism, replicas,
 # separate instances, "less sharding"), the copies faster.
 _FEWER_SHARDS = (r"(?:\b(?:less|no|fewer|without|smaller)\s+(?:\w+\s+)?(?:shard\w*|tensor[-_ ]parallel\w*|TP)\b|"
