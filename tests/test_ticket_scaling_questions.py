@@ -63,6 +63,7 @@ def test_no_replica_comparison_where_none_is_made(sentence):
     "If I add a second RTX 4090, how much faster will token generation get?",
     "# Tensor parallel on 2 A6000s\n\nHas anybody measured the speed penalty?",  # the layout in the title
     "Is there a performance impact when the layers are split across 2 GPUs?",
+    "Is generation faster with 4 cards than with one?",
 ])
 def test_a_question_about_what_a_larger_layout_does_to_the_speed_is_read(text):
     assert [c.kind for c in claims.layout_speed_asked(_said(text))] == ["layout_speed_asked"]
@@ -75,6 +76,8 @@ def test_a_question_about_what_a_larger_layout_does_to_the_speed_is_read(text):
     "With 2 GPUs I don't care if it gets slower; how do I load the model?",  # the speed ruled out
     "Would the new driver be faster?",  # no layout that grows
     "# Two GPUs\n\nThe server runs fine.\n\nIs a newer driver faster?",  # the layout in another paragraph
+    "Is it normal that the tree algorithm is faster than ring on two nodes?",  # algorithms compared, not layouts
+    "Will the fix make it faster?",  # no layout at all
 ])
 def test_no_prospective_scaling_question_where_none_is_asked(text):
     assert claims.layout_speed_asked(_said(text)) == []
