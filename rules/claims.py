@@ -2291,6 +2291,45 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
     return out
 
 
+# What a question asks of the speed: the effect of the matter at hand ("the performance impact", "a speed penalty",
+# "how fast", "how much slower"), which may refer back to a layout named in its paragraph or the title; or a
+# comparison of layouts in the sentence itself ("would two GPUs be faster than one?", "is it faster with 4 cards?").
+# "Tree is faster than ring on two nodes" compares algorithms, not layouts.
+_SPEED_EFFECT = (r"\b(?:performance|speed|latency|throughput)\s+(?:impact|penalty|hit|cost|difference|gain|loss|change|"
+                 r"drop)s?\b|\bhow (?:fast|slow|quick)\b|\bhow much (?:faster|slower|quicker|speed\w*)\b")
+_SPEED_EFFECT_ASKED = re.compile(_SPEED_EFFECT, re.I)
+_SPEED_CHANGE = r"\b(?:faster|slower|quicker|speed\s*(?:it\s+)?up|speed-?up)\b"
+_GPUS_NAMED = (r"(?:\d+|two|three|four|six|eight|multiple|several|more|a second|another)\s+(?:\w+\s+)?"
+         r"(?:GPUs?|cards?|devices?)\b")
+_LAYOUTS_COMPARED = re.compile(
+    _SPEED_CHANGE + r"[^.?\n]{0,30}?\b(?:than\s+(?:on\s+|with\s+)?(?:a\s+single|a|one|1|single)\s+"
+    r"(?:GPU|card|device)\b|(?:with|on|using|across|over)\s+(?:the\s+)?" + _GPUS_NAMED + r")|"
+    r"\b" + _GPUS_NAMED + r"[^.?\n]{0,40}?" + _SPEED_CHANGE, re.I)
+
+
+def layout_speed_asked(facts: Facts) -> list[Claim]:
+    """A question about what a larger layout does to the speed, asked before or instead of measuring it ("would
+    multiple GPUs be faster than a single GPU?", "can anyone confirm the performance impact?" under a title about
+    splitting the model over two cards): the scaling question in its prospective form. A question about an effect
+    takes its layout from its paragraph or the title, a comparison names the layouts itself; a speed question ruled
+    out ("I don't mind it being slower") does not count, nor does a statement without a question (a suggestion
+    someone else made)."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        first = text.lstrip().split("\n", 1)[0]
+        title = first if first.startswith("#") and _LAYOUT_GROWS.search(first) else ""
+        for paragraph in re.split(r"\n\s*\n", text):
+            effect = bool(title or _LAYOUT_GROWS.search(paragraph))
+            for sentence in sentences(paragraph):
+                m = None if not _ASKS.search(sentence) else \
+                    (effect and _SPEED_EFFECT_ASKED.search(sentence)) or _LAYOUTS_COMPARED.search(sentence)
+                at = m.start() + re.search(_SPEED_CHANGE + "|" + _SPEED_EFFECT, m.group(0), re.I).start() \
+                    if m else 0  # where the speed word starts: "2 GPUs, I don't care if it gets slower" rules it out
+                if m and not _NEGATION.search(sentence[max(0, at - 30):at]):
+                    out.append(Claim("layout_speed_asked", source, _quote(sentence, m, 60)))
+    return out
+
+
 # One model sharded over several GPUs set against copies of it on fewer GPUs each (data parallelism, replicas,
 # separate instances, "less sharding"), the copies faster.
 _FEWER_SHARDS = (r"(?:\b(?:less|no|fewer|without|smaller)\s+(?:\w+\s+)?(?:shard\w*|tensor[-_ ]parallel\w*|TP)\b|"

@@ -102,7 +102,7 @@ def scaling_asked(facts: Facts) -> claims.Claim | None:
     found = claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) or claims.tp_pp_compared(facts)
     if found:
         return found[0]
-    found = claims.more_gpus_no_gain(facts)
+    found = claims.more_gpus_no_gain(facts) or claims.layout_speed_asked(facts)
     return found[0] if found and not figures(facts) else None
 
 
@@ -133,7 +133,8 @@ INFERENCE_OPTIMIZATION = "https://developer.nvidia.com/blog/mastering-llm-techni
 
 @rule("ticket.scaling_question", "expected_physics")
 def scaling_question(facts: Facts, predictions=None):
-    """'Why is it not faster on more GPUs?' asked with nothing broken in sight: tensor, pipeline and layer
+    """'Why is it not faster on more GPUs?' (or, before measuring, 'will it be faster on two?') asked with nothing
+    broken in sight: tensor, pipeline and layer
     splits give one stream little or nothing by design, and replicas beat a sharded model when it fits. A weak
     lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
     which knows the layout, outweighs it (rules.engine.quiet_priors)."""
@@ -141,7 +142,8 @@ def scaling_question(facts: Facts, predictions=None):
     if c is None:
         return
     question = claims.asks(facts)
-    evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'), claim_ev(c, "what they see")]
+    evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'),
+                claim_ev(c, "what they ask" if c.kind == "layout_speed_asked" else "what they see")]
     still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []
     attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
     if c.kind == "tp_pp_compared":

@@ -57,6 +57,39 @@ def test_no_replica_comparison_where_none_is_made(sentence):
     assert claims.replicas_beat_sharding(_said(sentence)) == []
 
 
+@pytest.mark.parametrize("text", [
+    "Would running the model on two GPUs be faster than on a single GPU?",
+    "We plan to shard a 34B model over four cards. How fast will generation be?",
+    "If I add a second RTX 4090, how much faster will token generation get?",
+    "# Tensor parallel on 2 A6000s\n\nHas anybody measured the speed penalty?",  # the layout in the title
+    "Is there a performance impact when the layers are split across 2 GPUs?",
+    "Is generation faster with 4 cards than with one?",
+])
+def test_a_question_about_what_a_larger_layout_does_to_the_speed_is_read(text):
+    assert [c.kind for c in claims.layout_speed_asked(_said(text))] == ["layout_speed_asked"]
+
+
+@pytest.mark.parametrize("text", [
+    "Splitting across two GPUs should be faster, a colleague suggested.",  # a suggestion, no question
+    "How do I split the model across 2 GPUs?",  # a how-to, not about speed
+    "Would two GPUs let me fit a 70B model?",  # memory, not speed
+    "With 2 GPUs I don't care if it gets slower; how do I load the model?",  # the speed ruled out
+    "Would the new driver be faster?",  # no layout that grows
+    "# Two GPUs\n\nThe server runs fine.\n\nIs a newer driver faster?",  # the layout in another paragraph
+    "Is it normal that the tree algorithm is faster than ring on two nodes?",  # algorithms compared, not layouts
+    "Will the fix make it faster?",  # no layout at all
+])
+def test_no_prospective_scaling_question_where_none_is_asked(text):
+    assert claims.layout_speed_asked(_said(text)) == []
+
+
+def test_a_prospective_scaling_question_is_answered_from_physics_at_low_confidence():
+    _, findings, v = _issue("# Speed of one model split over two cards\n\nI want to run a 30B 4-bit model on two "
+                            "12 GB cards. Can anyone confirm the performance impact? I hope for about 6 t/s.\n")
+    assert _rule(findings, "ticket.scaling_question") and v.category == "expected_physics"
+    assert v.confidence < 0.7 and not _rule(findings, "ticket.nothing_broken")
+
+
 def test_a_numberless_scaling_question_is_answered_from_physics():
     _, findings, v = _issue("# More GPUs, same decode speed?\n\nWhy does spreading the model over more graphics cards "
                             "not make token generation any faster? Is there a bottleneck I am missing?\n")
