@@ -228,8 +228,12 @@ def _pipeline_options(req: Request, node: int, tps: list[int], one, steps: list[
                              + (" (no TP all-reduce)." if tp == 1 else "."))
             return [o] + [x for x in (option(req, tp, q) for q in range(pp + 1, gpus // tp + 1)
                                       if gpus % (tp * q) == 0) if x]
-    usable = roofline.usable_gb(req.gpu, req.engine)
-    raise InputError(f"{model.name} ({one.weights_gb_per_gpu:.0f} GB of {req.dtype} weights + {one.reserved_gb:.1f} GB "
-                     f"for activations and buffers + KV for one {req.context}-token sequence) does not fit on {gpus} x "
-                     f"{req.gpu.name} ({gpus * usable:.0f} GB usable in total); use more GPUs, "
+    # the most-split layout, with the figures predict's does_not_fit gives for it
+    pp = gpus // tp
+    most = req.predict(tp, pp, 1, 1)
+    label = f"TP{tp}" + (f" x PP{pp}" if pp > 1 else "")
+    raise InputError(f"{model.name} does not fit on {gpus} x {req.gpu.name} even as {label}: short by "
+                     f"{most.memory_shortfall_gb:.1f} GB per GPU ({most.weights_gb_per_gpu:.1f} GB of weights + "
+                     f"{most.reserved_gb:.1f} GB kept by the engine + KV for one {req.context}-token sequence, "
+                     f"{roofline.usable_gb(req.gpu, req.engine):.1f} GB usable); use more GPUs, "
                      f"{roofline.smaller_dtype_hint(req.dtype)}or a shorter --context")

@@ -14,7 +14,7 @@ import json
 import math
 
 import pytest
-from conftest import diagnose
+from conftest import diagnose, report_json
 
 from diagnose.errors import InputError
 from rules import catalog, planner
@@ -336,3 +336,20 @@ def test_capacity_short_title_names_the_slo_when_the_slo_limits():
     o = rep["predictions"]["plan"]["chosen"]
     assert o["total_slots"] >= 64 > o["served"]
     assert "SLO" in short["title"] and f"holds {o['total_slots']}" in short["title"]
+
+
+def test_a_model_that_fits_no_layout_gives_plan_and_predict_the_same_figures():
+    """ut5 item 6. Issue 10: the planner's impossible memory exits 2 with the reason (README: exit 2 when the
+    request is impossible); predict, asked about a layout, answers with a predict.does_not_fit finding. Both
+    state the same evidence: the most-split layout's weights, engine reserve and shortfall per GPU."""
+    result = run("--model", "llama-3.1-405b", "--gpu", "h100-sxm", "--gpus", 8, "--context", 4096, "--concurrency", 8,
+                 "--json")
+    assert result.exit_code == 2 and result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
+    rep = report_json("predict", "--model", "llama-3.1-405b", "--gpu", "h100-sxm", "--tp", 8, "--context", 4096,
+                      "--batch", 1)
+    (f,) = [f for f in rep["findings"] if f["rule"] == "predict.does_not_fit"]
+    p = rep["predictions"]["layouts"][0]
+    for figure in (f"short by {p['memory_shortfall_gb']:.1f} GB per GPU",
+                   f"{p['weights_gb_per_gpu']:.1f} GB of weights", f"{p['reserved_gb']:.1f} GB kept by the engine"):
+        assert figure in f["summary"] and figure in result.stderr, figure
+    assert "TP8" in result.stderr
