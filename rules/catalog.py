@@ -931,6 +931,8 @@ class GgufType:
     block: str
     bits: float
     dtype: str
+    embd_bits: float = 0.0  # token_embd's type in this mix (llama.cpp keeps it in host memory)
+    output_bits: float = 0.0  # output.weight's (the LM head, or a tied table), on the GPU
 
 
 # Ollama's bare size tag ('llama3.1:8b') is the -q4_K_M build (https://ollama.com/library/llama3.1/tags).
@@ -944,14 +946,20 @@ def gguf_types() -> dict[str, GgufType]:
         from diagnose.inputs import finite_number, load_toml
 
         path = CATALOG_DIR / "gguf_types.toml"
-        for name, row in load_toml(path, "catalog").items():
+        rows = {str(name).upper(): row for name, row in load_toml(path, "catalog").items()}
+        bits = {}
+        for name, row in rows.items():
             where = f"{path}: [{name}]"
             if not isinstance(row, dict) or row.get("dtype") not in WEIGHT_DTYPES:
                 raise InputError(f"{where}: needs block, bytes, weights and a dtype of {', '.join(WEIGHT_DTYPES)}")
             size = finite_number(row.get("bytes"), f"{where} bytes", positive=True)
-            count = finite_number(row.get("weights"), f"{where} weights", positive=True)
-            _GGUF_CACHE[name.upper()] = GgufType(name.upper(), str(row.get("block", "")), 8 * size / count,
-                                                 row["dtype"])
+            bits[name] = 8 * size / finite_number(row.get("weights"), f"{where} weights", positive=True)
+        for name, row in rows.items():
+            edges = [str(row.get(role, name)).upper() for role in ("token_embd", "output")]  # names of other rows
+            if not set(edges) <= set(bits):
+                raise InputError(f"{path}: [{name}] token_embd/output {edges} name no row of the file")
+            _GGUF_CACHE[name] = GgufType(name, str(row.get("block", "")), bits[name], row["dtype"],
+                                         bits[edges[0]], bits[edges[1]])
     return _GGUF_CACHE
 
 

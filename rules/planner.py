@@ -95,7 +95,8 @@ def option(req: Request, tp: int, pp: int) -> Option | None:
         tok_s_total=total, ttft_ms=p.ttft_ms_expected, allreduce_share=p.allreduce_share_expected,
         meets_slo=meets, goodput=total if meets in (None, True) else 0.0,
         ep=tp * dp if req.model.is_moe else 1,
-        experts_per_gpu=round(req.model.experts / (tp * dp), 2) if req.model.is_moe else 0.0, notes=notes,
+        experts_per_gpu=round(req.model.experts / (tp * dp), 2) if req.model.is_moe else 0.0,
+        itl_ms_one=probe.decode_step_ms_expected, ttft_ms_one=probe.ttft_ms_expected, notes=notes,
     )
 
 
@@ -120,9 +121,9 @@ def _batch_within_slo(req: Request, tp: int, pp: int, dp: int, batch: int) -> in
 def best(options: list[Option], slo: bool) -> Option:
     """The option the objective picks: goodput within the SLO, else throughput at the asked
     concurrency; then more users served, then the lower ITL. Without any option meeting the SLO,
-    the one closest to it (lowest ITL)."""
+    the one closest to it (lowest ITL at one sequence per replica)."""
     if slo and not any(o.meets_slo for o in options):
-        return min(options, key=lambda o: (o.itl_ms, -o.served))
+        return min(options, key=lambda o: (o.itl_ms_one, o.ttft_ms_one, -o.served))
     return max(options, key=lambda o: (o.goodput if slo else o.tok_s_total, o.served, -o.itl_ms))
 
 
@@ -171,9 +172,7 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     if model.is_moe:
         steps.append(f"MoE: spread the {model.experts} experts over the {chosen.ep} GPUs of the TP x DP group (expert "
                      f"parallel, {chosen.experts_per_gpu:g} experts per GPU), attention by TP{chosen.tp}.")
-    # for a stricter latency SLO: the layout with the lowest ITL, where it is lower than the chosen one's
-    fallback = min((o for o in options if o is not chosen and o.itl_ms < chosen.itl_ms), key=lambda o: o.itl_ms,
-                   default=None)
+    fallback = stricter_fallback(options, chosen)
     return Plan(
         model=model.key, model_name=model.name, gpu=gpu.key, gpu_name=gpu.name, gpus=gpus,
         engine=engine.key, engine_name=engine.name, launch=engine.launch, launch_flags=engine.launch_flags,
@@ -185,13 +184,22 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     )
 
 
+def stricter_fallback(options: list[Option], chosen: Option) -> Option | None:
+    """For a stricter latency SLO: the layout reaching the lowest ITL at one sequence per replica,
+    where that is below the chosen layout's own (lower at the 0.1 ms the plan prints). Above the
+    chosen layout's one-sequence ITL it meets a stricter target by capping its own batch."""
+    floor = round(chosen.itl_ms_one, 1)
+    return min((o for o in options if o is not chosen and round(o.itl_ms_one, 1) < floor),
+               key=lambda o: o.itl_ms_one, default=None)
+
+
 def _why(chosen: Option, options: list[Option], req: Request, slo: bool) -> str:
     """One sentence on why the objective lands on `chosen`, naming the runner-up."""
     key = (lambda o: o.goodput) if slo else (lambda o: o.tok_s_total)
     others = sorted((o for o in options if o is not chosen), key=key, reverse=True)
     if slo and not chosen.meets_slo:
         return (f"No layout meets the SLO even at one sequence per replica; {chosen.label} comes closest "
-                f"(ITL {chosen.itl_ms:.1f} ms).")
+                f"(ITL {chosen.itl_ms_one:.1f} ms, TTFT {chosen.ttft_ms_one:.0f} ms at one sequence per replica).")
     what = "goodput within the SLO" if slo else f"output tok/s with {req.concurrency} concurrent users"
     text = f"{chosen.label} gives the most {what}: {key(chosen):.0f} tok/s serving {chosen.served} sequences"
     if others:
@@ -220,8 +228,12 @@ def _pipeline_options(req: Request, node: int, tps: list[int], one, steps: list[
                              + (" (no TP all-reduce)." if tp == 1 else "."))
             return [o] + [x for x in (option(req, tp, q) for q in range(pp + 1, gpus // tp + 1)
                                       if gpus % (tp * q) == 0) if x]
-    usable = roofline.usable_gb(req.gpu, req.engine)
-    raise InputError(f"{model.name} ({one.weights_gb_per_gpu:.0f} GB of {req.dtype} weights + {one.reserved_gb:.1f} GB "
-                     f"for activations and buffers + KV for one {req.context}-token sequence) does not fit on {gpus} x "
-                     f"{req.gpu.name} ({gpus * usable:.0f} GB usable in total); use more GPUs, "
+    # the most-split layout, with the figures predict's does_not_fit gives for it
+    pp = gpus // tp
+    most = req.predict(tp, pp, 1, 1)
+    label = f"TP{tp}" + (f" x PP{pp}" if pp > 1 else "")
+    raise InputError(f"{model.name} does not fit on {gpus} x {req.gpu.name} even as {label}: short by "
+                     f"{most.memory_shortfall_gb:.1f} GB per GPU ({most.weights_gb_per_gpu:.1f} GB of weights + "
+                     f"{most.reserved_gb:.1f} GB kept by the engine + KV for one {req.context}-token sequence, "
+                     f"{roofline.usable_gb(req.gpu, req.engine):.1f} GB usable); use more GPUs, "
                      f"{roofline.smaller_dtype_hint(req.dtype)}or a shorter --context")

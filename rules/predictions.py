@@ -104,6 +104,9 @@ class Option:
     goodput: float = 0.0  # tok/s within the SLO (= tok_s_total when it is met or none was asked)
     ep: int = 1
     experts_per_gpu: float = 0.0
+    # at one sequence per replica: the lowest latency this layout can give, whatever the SLO
+    itl_ms_one: float = 0.0
+    ttft_ms_one: float = 0.0
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -287,7 +287,7 @@ def decode_work(model: ModelSpec, tp: int, batch: int, context: int, dtype: str,
     """One decode step: every sequence in `batch` produces one token at `context` tokens of KV."""
     touched = experts_touched(model, batch) if model.is_moe else None
     head = model.lm_head_params() / tp  # tied: the embedding table is read as the LM head
-    weights = decoder_bytes_per_rank(model, tp, dtype, touched, group) + head * shapes.edge_bytes(dtype)
+    weights = decoder_bytes_per_rank(model, tp, dtype, touched, group) + head * shapes.edge_bytes(dtype, group)
     kv = batch * context * kv_bytes_per_token_per_gpu(model, tp, 1, kv_dtype, context)
     active = decoder_params_per_rank(model, tp, model.experts_active if model.is_moe else None) + head
     flops = batch * (2.0 * active + shapes.attention_flops_per_token(model, tp, shapes.attended(model, context)))
@@ -301,7 +301,7 @@ def prefill_work(model: ModelSpec, tp: int, sequences: int, prompt: int, dtype: 
     tokens = sequences * prompt
     touched = experts_touched(model, tokens) if model.is_moe else None
     head = model.lm_head_params() / tp
-    weights = decoder_bytes_per_rank(model, tp, dtype, touched, group) + head * shapes.edge_bytes(dtype)
+    weights = decoder_bytes_per_rank(model, tp, dtype, touched, group) + head * shapes.edge_bytes(dtype, group)
     kv = tokens * kv_bytes_per_token_per_gpu(model, tp, 1, kv_dtype, prompt)
     active = decoder_params_per_rank(model, tp, model.experts_active if model.is_moe else None)
     attn = shapes.attention_flops_per_token(model, tp, shapes.attended(model, prompt) / 2)  # causal: half on average

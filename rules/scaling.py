@@ -521,7 +521,9 @@ def comm_broken(r: ScalingRow) -> bool:
 
 
 def parse_slo(text: str | None) -> dict[str, tuple[str, str, float]]:
-    """'itl_p95=150ms,ttft_p95=2s' -> {'itl_p95': ('itl_ms', 'p95', 150.0), 'ttft_p95': ('ttft_ms', 'p95', 2000.0)}."""
+    """'itl_p95=150ms,ttft_p95=2s' -> {'itl_p95': ('itl_ms', 'p95', 150.0), 'ttft_p95': ('ttft_ms', 'p95', 2000.0)}.
+    A value needs its unit (a bare 2 is as likely 2 s as 2 ms), must be above 0 (no run meets a zero
+    limit) and each name may come once (which of two limits would be meant is not known)."""
     import re
 
     from diagnose.errors import InputError
@@ -532,11 +534,19 @@ def parse_slo(text: str | None) -> dict[str, tuple[str, str, float]]:
             continue
         m = re.fullmatch(r"(itl|tpot|ttft|e2el)_(p\d+(?:\.\d+)?|median|mean)=(\d+(?:\.\d+)?)(ms|s|us)?", part, re.I)
         if not m:
-            raise InputError(f"--slo {part!r}: expected e.g. itl_p95=150ms or ttft_p95=2s (itl, tpot, ttft, e2el)")
-        scale = {"s": 1e3, "us": 1e-3}.get((m.group(4) or "ms").lower(), 1.0)
+            raise InputError(f"--slo {part!r}: expected NAME_STAT=VALUE+UNIT, e.g. itl_p95=150ms or ttft_p95=2s "
+                             "(NAME itl, tpot, ttft or e2el; STAT p50..p99, median or mean; UNIT us, ms or s)")
+        if not m.group(4):
+            raise InputError(f"--slo {part!r}: the value has no unit; write {part}ms or {part}s")
+        if float(m.group(3)) <= 0:
+            raise InputError(f"--slo {part!r}: the limit must be above 0")
+        key = part.split("=")[0].lower()
+        if key in out:
+            raise InputError(f"--slo names {key} twice; give each limit once")
+        scale = {"s": 1e3, "us": 1e-3}.get(m.group(4).lower(), 1.0)
         what = m.group(1).lower()
         metric = "e2e_latency_ms" if what == "e2el" else f"{what}_ms"
-        out[part.split("=")[0].lower()] = (metric, m.group(2).lower(), float(m.group(3)) * scale)
+        out[key] = (metric, m.group(2).lower(), float(m.group(3)) * scale)
     return out
 
 

@@ -36,8 +36,13 @@ def bytes_per_param(dtype: str, group: int | str | None = None) -> float:
     return DTYPE_BYTES[dtype] + meta
 
 
-def edge_bytes(dtype: str) -> float:
-    """Embedding / LM-head bytes per parameter: 16-bit unless everything is fp32."""
+def edge_bytes(dtype: str, group: int | str | None = None) -> float:
+    """LM-head (and embedding) bytes per parameter: 16-bit unless everything is fp32; a GGUF mix's output
+    tensor type (rules/catalog/gguf_types.toml, as llama.cpp's quantize picks it) for a GGUF type."""
+    if isinstance(group, str):
+        from rules.catalog import gguf_type
+
+        return gguf_type(group).output_bits / 8
     return 4.0 if dtype == "fp32" else 2.0
 
 
@@ -100,6 +105,8 @@ def weights_bytes_per_gpu(model: ModelSpec, tp: int, pp: int, dtype: str, group:
     """Weights resident on the fullest GPU (first or last PP stage)."""
     stage_share = math.ceil(model.layers / pp) / model.layers
     decoder = decoder_bytes_per_rank(model, tp, dtype, group=group) * stage_share
+    if isinstance(group, str):  # llama.cpp: token_embd in host memory, the output tensor (a tied copy too) on GPU
+        return decoder + model.lm_head_params() * edge_bytes(dtype, group) / tp
     emb = model.embedding_params() * edge_bytes(dtype) / tp
     head = 0.0 if model.tied_embeddings else model.lm_head_params() * edge_bytes(dtype) / tp
     edges = emb + head if pp == 1 else max(emb, head if head else emb)

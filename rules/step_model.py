@@ -204,8 +204,8 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         kernels += count * (len(mats) + 1 + misc)
     head_tokens = sequences  # logits only for the last token of each sequence
     head_params = model.lm_head_params() / s.tp
-    kernel(head_params * shapes.edge_bytes(s.dtype), 0.0, head_tokens * (model.hidden + model.vocab / s.tp) * 2.0,
-           2.0 * head_tokens * head_params,
+    kernel(head_params * shapes.edge_bytes(s.dtype, s.group), 0.0,
+           head_tokens * (model.hidden + model.vocab / s.tp) * 2.0, 2.0 * head_tokens * head_params,
            s.tensor_rate(s.compute_dtype, head_tokens, model.vocab / s.tp, model.hidden))
     kernels += 1 + STEP_KERNELS
     t.kernels = kernels

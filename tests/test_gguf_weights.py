@@ -64,7 +64,9 @@ def test_gguf_weights_stream_their_block_scales():
     awq = predict_layout(facts_of(model="Llama-2-70B-AWQ", gpu="RTX 3090"), 1, 1)
     assert gguf.assumptions["quant_group"] == "Q4_K_M" and awq.assumptions["quant_group"] == 128
     ratio = shapes.bytes_per_param("int4", "Q4_K_M") / shapes.bytes_per_param("int4", 128)
-    assert gguf.weights_gb_per_gpu / awq.weights_gb_per_gpu == pytest.approx(ratio, rel=0.02)
+    edge = catalog.model("llama-2-70b").lm_head_params() / 1e9  # GGUF: a Q6_K head; AWQ: 16-bit embedding and head
+    decoder = (gguf.weights_gb_per_gpu - edge * 6.5625 / 8) / (awq.weights_gb_per_gpu - 2 * edge * 2)
+    assert decoder == pytest.approx(ratio, rel=0.002)
     assert gguf.expected_terms["weights_ms"] / awq.expected_terms["weights_ms"] == pytest.approx(ratio, rel=0.02)
     assert gguf.decode_tok_s_expected < awq.decode_tok_s_expected
 
@@ -171,3 +173,41 @@ def test_scaling_on_a_ticket_prices_the_type_its_text_names(tmp_path, text):
     expected, _ = _ticket_expected(tmp_path, text.format(q="Q6_K"))
     row = report_json("scaling", tmp_path, "--tp-of", f"{tmp_path}=1")["predictions"]["scaling"]["rows"][0]
     assert row["dtype"] == "int8" and 1000 / row["expected_ms"] == pytest.approx(expected, rel=0.002)
+
+
+# llama.cpp's quantize (src/llama-quant.cpp, llama_tensor_get_type_impl and llama_ftype_get_default_type,
+# https://github.com/ggml-org/llama.cpp/blob/master/src/llama-quant.cpp): output.weight (and a tied token_embd) is
+# Q6_K in every mix but Q8_0 (kept) and the 1-3 bit IQ mixes (Q5_K); an untied token_embd keeps the mix's default
+# block (Q4_K in Q4_K_M), except IQ1/IQ2_XS/IQ2_XXS (Q2_K) and IQ2_S/IQ2_M/IQ3_XXS (IQ3_S). llama.cpp keeps the input
+# layer on the CPU (src/llama-model.cpp: "there is very little benefit to offloading the input layer").
+@pytest.mark.parametrize("mix, embd, output", [
+    ("Q4_K_M", "Q4_K_M", "Q6_K"), ("Q5_K_S", "Q5_K_S", "Q6_K"), ("Q3_K_L", "Q3_K_L", "Q6_K"), ("Q4_0", "Q4_0", "Q6_K"),
+    ("Q6_K", "Q6_K", "Q6_K"), ("Q8_0", "Q8_0", "Q8_0"), ("IQ2_XXS", "Q2_K", "Q5_K_M"), ("IQ3_XXS", "IQ3_S", "Q5_K_M"),
+    ("IQ4_XS", "IQ4_XS", "Q6_K"), ("F16", "F16", "F16"),
+])
+def test_each_mix_stores_token_embd_and_output_as_llama_quant_picks(mix, embd, output):
+    t = catalog.gguf_type(mix)
+    assert t.embd_bits == catalog.gguf_type(embd).bits and t.output_bits == catalog.gguf_type(output).bits
+
+
+def test_llama31_8b_q4_k_m_on_a_gpu_holds_the_q6_k_head_and_not_the_embeddings():
+    """ut5 item 5: Llama 3.1 8B Q4_K_M (Ollama's llama3.1:8b, a 4.9 GB file) was priced at 6.03 GB per GPU with
+    a 16-bit embedding and LM head (2 x 1.05 GB). On the GPU: the decoder at the Q4_K floor (4.5 bits), the output
+    at Q6_K (6.5625 bits), no token_embd (host memory); the LM head streams at Q6_K each step."""
+    m = catalog.model("llama3.1:8b")
+    edge = m.vocab * m.hidden  # 128256 x 4096
+    rep = report_json("predict", "--model", "llama3.1:8b", "--gpu", "rtx-4090", "--quant", "Q4_K_M")
+    p = rep["predictions"]["layouts"][0]
+    decoder = shapes.decoder_bytes_per_rank(m, 1, "int4", group="Q4_K_M")
+    assert p["weights_gb_per_gpu"] == pytest.approx((decoder + edge * 6.5625 / 8) / 1e9, abs=0.01)
+    assert 4.0 < p["weights_gb_per_gpu"] < 4.92  # below the file: token_embd stays in host memory
+    # each step streams what the GPU holds (the Q6_K head included, no embedding) and the KV cache
+    assert 0 <= p["streamed_gb_per_step"] - p["weights_gb_per_gpu"] < 0.2
+
+
+def test_llama31_8b_q4_k_m_at_8k_fits_an_8_gb_card():
+    """ut5 item 5: Ollama runs llama3.1:8b fully on an 8 GB GPU; it was called 'does not fit (-0.7 GB)'."""
+    rep = report_json("predict", "--model", "llama3.1:8b", "--gpu", "rtx-3070", "--tp", 1, "--quant", "Q4_K_M",
+                      "--context", 8192)
+    assert rep["predictions"]["layouts"][0]["fits"]
+    assert not [f for f in rep["findings"] if f["rule"] == "predict.does_not_fit"]

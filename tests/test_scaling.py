@@ -386,6 +386,29 @@ def test_parse_slo():
                                                         "ttft_p95": ("ttft_ms", "p95", 2000.0)}
 
 
+@pytest.mark.parametrize("text,needle", [
+    ("itl_p95=0ms", "must be above 0"),          # a zero limit no run can meet, once accepted and ignored
+    ("ttft_p95=2", "no unit"),                    # a bare 2 was read as 2 ms where 2 s was meant
+    ("itl=50ms", "NAME_STAT"),                    # the message names the form that is accepted
+    ("itl_p95=50ms,itl_p95=10ms", "twice"),       # the last value silently won
+    ("itl_p95=50ms,ITL_P95=10ms", "twice"),
+])
+def test_parse_slo_refuses_values_it_would_misread(text, needle):
+    from diagnose.errors import InputError
+
+    with pytest.raises(InputError, match=needle) as info:
+        S.parse_slo(text)
+    assert "\n" not in str(info.value) and "--slo" in str(info.value)
+
+
+@pytest.mark.parametrize("slo", ["itl_p95=0ms", "ttft_p95=2", "itl=50ms", "itl_p95=50ms,itl_p95=10ms"])
+def test_plan_bad_slo_is_one_line_and_exit_2(slo):
+    result = diagnose("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context", "8192",
+                      "--slo", slo, "--json")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1 and "--slo" in result.stderr
+
+
 # --------------------------------------------------------------------------- bad input
 
 
