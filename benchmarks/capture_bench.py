@@ -28,6 +28,7 @@ shared machine says little).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import sqlite3
@@ -106,8 +107,9 @@ def timed(argv: list[str], ok=(0, 1), env=None, cache: Path | None = None) -> tu
     return wall, usage.ru_maxrss // 1024, out, usage.ru_utime + usage.ru_stime
 
 
+@functools.lru_cache(maxsize=None)
 def nsys_reports(nsys: str) -> list[str]:
-    """The four summaries `diagnose capture --stats` gives, by this nsys's names (renamed in 2023.1)."""
+    """The four summaries `diagnose capture --stats` gives, by this nsys's names (renamed in 2023.1); asked once."""
     names = subprocess.run([nsys, "stats", "--help-reports"], capture_output=True, text=True).stdout
     if "cuda_gpu_kern_sum" in names:
         return ["cuda_gpu_kern_sum", "cuda_api_sum", "cuda_gpu_mem_time_sum", "nvtx_sum"]

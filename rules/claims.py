@@ -15,7 +15,7 @@ from diagnose import lazy_re as re
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
-from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs
+from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
 
@@ -83,6 +83,11 @@ def texts(facts: Facts) -> list[tuple[str, str]]:
         if w.framework:
             out.append((f"{w.source} (framework)", w.framework))
     return out
+
+
+def _pasted(facts: Facts) -> list[tuple[str, str]]:
+    """(source, text) of every block of tool output the reporter pasted (not their own words)."""
+    return [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
 
 
 def _quote(text: str, m: re.Match, pad: int = 50) -> str:
@@ -514,7 +519,7 @@ def release_blocks(facts: Facts) -> list[Claim]:
     """An A/B of NCCL releases given as one block of pasted output per release: each prose line naming a
     release (and nothing else) is paired with the next pasted block of the same file, and the blocks'
     common figure must differ by more than RELEASES_DIFFER."""
-    outputs = sorted(((n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text),
+    outputs = sorted(_pasted(facts),
                      key=lambda s: _line_of(s[0]))
     for n in facts.of(Note):
         lines, where = n.text.splitlines() if n.kind == "description" and n.text else [], n.data.get("prose_sources")
@@ -2991,7 +2996,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
     ('100% GPU', 'offloaded 81/81') or the words rule it out. Whether -ngl leaves layers behind is the rule's to
     judge against the model's layer count."""
     out: list[Claim] = []
-    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    pasted = _pasted(facts)
     for block, text in texts(facts) + pasted:
         prose = (block, text) not in pasted
         for k, sentence in enumerate(sentences(text) if prose else text.splitlines()):
@@ -3203,7 +3208,7 @@ def cpu_binding(facts: Facts) -> list[Claim]:
     from diagnose.artifacts.nccl_log import cpu_list
 
     out: list[Claim] = []
-    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    pasted = _pasted(facts)
     for source, text in texts(facts) + pasted:
         for sentence in sentences(text):
             for m, data in [(m, {"cpus": cpu_list(m.group(1))}) for m in _BIND_CPUS.finditer(sentence)] + \
@@ -3254,19 +3259,18 @@ for _kind, _words in MORE_WORDS_N3.items():
 # on the GPU over the same window. Kernels busy for a small share of the host's time leave the GPU idle, waiting on
 # the host; read as a GPU-busy share (gpu_util, origin 'profiler') only at half or less, where the gap is plain.
 _PROF_TOTAL = re.compile(r"\bSelf (CPU|CUDA|GPU|Device) time total\s*:\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s)\b", re.I)
-_TO_MS = {"us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3}
 PROFILER_IDLE = 0.5
 
 
 def profiler_busy(facts: Facts) -> list[Claim]:
     """A gpu_util claim (percent = GPU kernel time / host time) from a pasted torch.profiler table's totals."""
     out: list[Claim] = []
-    pasted = [(n.source, n.text) for n in facts.of(Note) if n.kind == OUTPUT_KIND and n.text]
+    pasted = _pasted(facts)
     for source, text in texts(facts) + pasted:
         totals = {}
         for m in _PROF_TOTAL.finditer(text):
             totals.setdefault("cpu" if m.group(1).upper() == "CPU" else "gpu",
-                              (float(m.group(2)) * _TO_MS[m.group(3).lower()], m))
+                              (to_ms(float(m.group(2)), m.group(3)), m))
         if "cpu" in totals and "gpu" in totals and totals["cpu"][0] > 0:
             share = totals["gpu"][0] / totals["cpu"][0]
             if share <= PROFILER_IDLE:

@@ -365,17 +365,13 @@ def pcie_pairs(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- software / configuration
 
 
-def _tp_sizes(facts: Facts) -> set[int]:
-    """The tensor/model-parallel sizes over 1 the ticket names (common.tp_sizes)."""
-    return {t for t, _ in tp_sizes(facts) if t >= 2}
-
-
 def _tp_error(facts: Facts) -> Claim | None:
     """The engine's refusal of the TP size the reporter affirms; the bare "25 is not divisible by 4" (data.groups:
-    the two numbers) only where its divisor is a TP size the ticket names."""
-    found = [c for c in claims.find(facts, "tp_size_error") if len(c.data.get("groups", [])) != 2]
-    bare = [c for c in claims.find(facts, "tp_size_error") if len(c.data.get("groups", [])) == 2]
-    sizes = _tp_sizes(facts) if bare else set()
+    the two numbers) only where its divisor is a TP size over 1 the ticket names (common.tp_sizes)."""
+    errors = claims.find(facts, "tp_size_error")
+    found = [c for c in errors if len(c.data.get("groups", [])) != 2]
+    bare = [c for c in errors if len(c.data.get("groups", [])) == 2]
+    sizes = {t for t, _ in tp_sizes(facts) if t >= 2} if bare else set()
     return _strongest(found + [c for c in bare if int(c.data["groups"][1]) in sizes])
 
 
@@ -733,22 +729,22 @@ def tp_size_uneven(facts: Facts, predictions=None):
     named = [(t, e) for t, e in tp_sizes(facts) if t >= 3 and t % 3 == 0]
     if not named or _tp_error(facts):
         return  # the engine's own error says it: ticket.tp_size_error
-    sizes, where = [named[0][0]], named[0][1]
+    size, where = named[0]
     from rules.catalog import models
 
     specs = list(models().values())
-    fits = [m.name for m in specs if _splits(m, sizes[0])]
-    query = [m.name for m in specs if m.heads % sizes[0] == 0]
+    fits = [m.name for m in specs if _splits(m, size)]
+    query = [m.name for m in specs if m.heads % size == 0]
     yield make("ticket.tp_size_uneven", "tp_not_dividing_heads", "warning", 0.45,
-               f"TP={sizes[0]} splits the heads of {len(fits)} of the catalog's {len(specs)} models",
+               f"TP={size} splits the heads of {len(fits)} of the catalog's {len(specs)} models",
                "Tensor parallelism gives each GPU a whole number of query heads and of KV heads: TP must divide the "
                "attention heads (vLLM: \"Total number of attention heads (...) must be divisible by tensor parallel "
                "size\"), and divide the KV heads or be a multiple of them. Current models use grouped-query attention "
-               f"with 8 or 4 KV heads, which {sizes[0]} does not split; of the catalog's {len(specs)} models, "
-               f"{len(query)} have query heads {sizes[0]} divides ({', '.join(query) or 'none'}) and {len(fits)} "
+               f"with 8 or 4 KV heads, which {size} does not split; of the catalog's {len(specs)} models, "
+               f"{len(query)} have query heads {size} divides ({', '.join(query) or 'none'}) and {len(fits)} "
                f"both{' (' + ', '.join(fits) + ')' if fits else ''}, so engines refuse this TP size at load time "
                "for almost every model.",
-               [where, ev("rules/catalog/models.toml", f"catalog models whose query and KV heads TP={sizes[0]} splits",
+               [where, ev("rules/catalog/models.toml", f"catalog models whose query and KV heads TP={size} splits",
                           len(fits), len(specs))],
                fix="Check the model's num_attention_heads and num_key_value_heads in its config.json "
                "and use a TP size that divides them (2, 4 or 8); use the remaining GPUs for pipeline parallelism "
