@@ -668,3 +668,26 @@ def test_a_table_from_8_mib_gives_no_small_message_latency(tmp_path):
     assert refs["full"]["allreduce_ref_source"].startswith("measured curve")
     assert refs["from8m"]["allreduce_ref_source"].startswith("prediction:expected")
     assert refs["from8m"]["allreduce_ref_us"] < 20  # not the 83 us of the 8 MiB row
+
+
+def test_a_layout_faster_than_its_node_calibration_questions_the_calibration(tmp_path):
+    """Llama-3-70B on H100 with a real 4x RTX 4090 all_reduce_perf table (kalavai, PCIe, 32 us at 16 KB)
+    given as --node: TP4's 22 ms ITL is x0.93 of the healthy H100 figure but x0.80 of the calibrated
+    one. Faster than the band only because of the node's figures: the calibration does not describe the
+    run (another machine), so the layouts are not called 'inside the band or faster'."""
+    table = REPO / "tests" / "data" / "collectives" / "nccltests-rtx4090-4gpu-kalavai-docker.csv"
+    node = tmp_path / "node.txt"
+    node.write_text(_nccl_tests_text(table, 8).replace("NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 4090"))
+    runs = tmp_path / "itl.csv"
+    runs.write_text("layout,batch,metric,value,engine\nTP2,1,itl_ms,34,vllm\nTP4,1,itl_ms,22,vllm\n")
+    args = ("scaling", runs, "--model", "llama-3-70b", "--gpu", "h100-sxm")
+    plain = report_json(*args)
+    (f,) = [f for f in plain["findings"] if f["rule"] == "scaling.tracks_prediction"]
+    assert f["category"] == "expected_physics"  # against the catalog: both layouts in the band
+    rep = report_json(*args, "--node", node)
+    tp4 = {r["label"]: r for r in rep["predictions"]["scaling"]["rows"]}["TP4"]
+    assert tp4["status"] == "faster_than_band" and tp4["step_ms"] / tp4["expected_ms"] >= tp4["band_low"]
+    (f,) = [f for f in rep["findings"] if f["rule"] == "scaling.tracks_prediction"]
+    assert (f["category"], f["severity"]) == ("insufficient_data", "warning")
+    assert "TP4" in f["title"] and "calibration" in f["title"]
+    assert "inside the expected band" not in rep["verdict"]["summary"]
