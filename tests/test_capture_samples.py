@@ -135,6 +135,20 @@ def test_more_ranks_with_collectives_than_the_given_group():
     assert any("4 GPUs ran communication kernels" in t for t in titles), titles
 
 
+def test_a_given_tp_group_with_no_communication_kernels_is_a_contradiction():
+    """memfusion (TensorRT conv/pooling on one RTX 3090, no NCCL or all-reduce kernel) with --tp 4: a TP group
+    all-reduces every layer, so the capture contradicts the command line; the run is not called healthy."""
+    capture = shared_path("captures", "memfusion_rtx3090x4_trt_2023_1.sqlite")
+    rep = report(capture, "--model", "llama-2-7b", "--tp", "4")
+    (f,) = findings(rep, "capture.given_vs_recorded")
+    assert "--tp 4" in f["title"] and "no GPU ran communication kernels" in f["title"]
+    given, recorded = f["evidence"]
+    assert (given["measured"], recorded["measured"]) == (4, 0)
+    assert rep["verdict"]["category"] != "healthy"
+    # a TP4 capture whose four GPUs all-reduce: nothing contradicts --tp 4
+    assert findings(report(HEALTHY, "--tp", "4"), "capture.given_vs_recorded") == []
+
+
 def test_given_model_is_checked_against_the_recorded_one_and_a_step_beyond_the_band_is_a_warning():
     """The TP=4 export's launch line serves Meta-Llama-3-70B-Instruct: --model llama-3-8b contradicts it (named
     with both values, as --tp/--gpu are), and its 18.6 ms step is x1.83 the 8B's expected 10.2 ms, beyond the
