@@ -240,6 +240,18 @@ def test_without_launch_lines_or_session_starts_collectives_that_never_overlap_a
     assert rep["verdict"]["category"] == "straggler" and "rank 2" in rep["findings"][0]["title"]
 
 
+def test_a_subset_of_the_ranks_keeps_each_ranks_own_number():
+    """rank0 and rank2 of the four straggler files: the slow process is rank 2, as the full set names it,
+    not rank 1 by its place among the files given."""
+    def straggler(*files):
+        (f,) = [f for f in report(*files)["findings"] if f["rule"] == "capture.straggler"]
+        return f["title"].split(" is the straggler")[0]
+
+    whole = straggler(*STRAGGLERS)
+    assert whole.startswith("rank 2 (straggler_rank2.sqlite")
+    assert straggler(STRAGGLERS[0], STRAGGLERS[2]) == whole
+
+
 # ---------------------------------------------------------------- the same export twice
 
 
