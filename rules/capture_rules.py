@@ -319,8 +319,8 @@ def allreduce_fabric(facts: Facts, predictions=None):
     no_custom = expected < (nccl or 0.0) and "custom_allreduce" not in g.comm_libraries
     yield make(
         "capture.allreduce_fabric", "comm_bound", "critical", 0.7,
-        f"All-reduce takes {measured:.1f} us per call, slower than {'either fabric' if pcie else 'its fabric'} "
-        f"explains ({fabrics})",
+        f"All-reduce takes {measured:.1f} us per call against an expected {expected:.1f} us, slower than "
+        f"{'either fabric' if pcie else 'its fabric'} explains ({fabrics})",
         f"Each all-reduce on {g.gpu} lasts {measured:.1f} us, {ratio:.1f}x the slowest healthy path on {fabric}"
         + (f" and above the {pcie_fabric} prediction too" if pcie else "")
         + ": the time names no fabric. The transport NCCL reports (NCCL_DEBUG=INFO), the launch line's NCCL_* "

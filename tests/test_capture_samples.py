@@ -354,6 +354,20 @@ def test_one_expected_all_reduce_and_no_fabric_verdict_above_both_fabrics():
     assert row(fabric, "communication kernels by library")["measured"] == f"nccl x{all_reduces(PCIE) + 4}"
 
 
+def test_the_pcie_fallback_capture_states_one_fabric_and_one_expected_call():
+    """tp8_pcie_fallback (8 H100 80GB HBM3, NCCL_P2P_DISABLE=1): p2p_forced_off rests on the catalog's NVSwitch
+    board for that GPU, so the coverage finding says the links were not measured (not that nothing is known);
+    allreduce_fabric's title names the expected call its measured row is compared with, beside the fabrics."""
+    rep = report(PCIE)
+    (forced,) = findings(rep, "topology.p2p_forced_off")
+    assert any(e["detail"].startswith("catalog h100-sxm") for e in forced["evidence"])
+    (cov,) = findings(rep, "workload.evidence_coverage")
+    assert "not known" not in cov["title"] and "NVSwitch" in cov["summary"]
+    (fabric,) = findings(rep, "capture.allreduce_fabric")
+    measured = row(fabric, "mean all-reduce kernel time")
+    assert f"{measured['expected']:.1f} us" in fabric["title"]
+
+
 def test_pp_capture_counts_every_stage_as_gpus_working_together():
     """Review item 9: pp2_bubble's coverage finding said 1 GPU works together while pp_bubble named 2:
     TP x PP GPUs work together, here as many as the export ran kernels on."""
