@@ -315,8 +315,8 @@ def term_grows_with_tp(facts, predictions):
             groups.setdefault((r.batch, r.pp, r.dp, r.prompt, r.output, *same_system(r)), []).append(r)
     for (batch, *_), measured in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rows = _median_per_tp(measured)
-        if len(rows) < 2:
-            continue
+        if len(rows) < 2 or any(_faster_than_calibration_only(r) for r in measured):
+            continue  # one layout or none to compare, or terms from --node figures the run contradicts
         a, b = rows[0], rows[-1]
         growth = {k: b.expected_terms[k] - a.expected_terms[k] for k in TERMS if k != "unexplained_ms"}
         term = max(growth, key=growth.get)
