@@ -118,6 +118,11 @@ def given_vs_recorded(facts: Facts, predictions=None):
         if mine is not None and theirs and theirs[0] != mine:
             yield _contradiction(f"{flag} {mine}", f"{name}={theirs[0]}", theirs[1], name.upper(), mine, theirs[0])
     ranks = [g for g in _gpus(facts) if g.class_count.get("communication")]
+    if w.tp is not None and w.tp > 1 and _gpus(facts) and not ranks:
+        # a TP group all-reduces every layer: a capture with kernels and no collective is not of that group
+        where = ", ".join(dict.fromkeys(g.source for g in _gpus(facts))) + " (CUPTI_ACTIVITY_KIND_KERNEL)"
+        yield _contradiction(f"--tp {w.tp}", f"no GPU ran communication kernels ({len(_gpus(facts))} ran kernels)",
+                             where, "GPUs that all-reduce", w.tp, 0)
     if w.tp is not None and len(ranks) > w.tp * (w.pp or 1):
         mine = f"--tp {w.tp}" + (f" --pp {w.pp}" if w.pp else "")
         where = ", ".join(dict.fromkeys(g.source for g in ranks)) + " (CUPTI_ACTIVITY_KIND_KERNEL)"
@@ -314,8 +319,8 @@ def allreduce_fabric(facts: Facts, predictions=None):
     no_custom = expected < (nccl or 0.0) and "custom_allreduce" not in g.comm_libraries
     yield make(
         "capture.allreduce_fabric", "comm_bound", "critical", 0.7,
-        f"All-reduce takes {measured:.1f} us per call, slower than {'either fabric' if pcie else 'its fabric'} "
-        f"explains ({fabrics})",
+        f"All-reduce takes {measured:.1f} us per call against an expected {expected:.1f} us, slower than "
+        f"{'either fabric' if pcie else 'its fabric'} explains ({fabrics})",
         f"Each all-reduce on {g.gpu} lasts {measured:.1f} us, {ratio:.1f}x the slowest healthy path on {fabric}"
         + (f" and above the {pcie_fabric} prediction too" if pcie else "")
         + ": the time names no fabric. The transport NCCL reports (NCCL_DEBUG=INFO), the launch line's NCCL_* "

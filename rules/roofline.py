@@ -108,7 +108,7 @@ class Prediction:
     memory_ms: float
     compute_ms: float
     bound: str  # memory | compute
-    allreduce_count_per_step: int
+    allreduce_count_per_step: int  # the engine's own (a v0.5 parallel block reduces twice); the expected time's count
     allreduce_bytes: int  # one all-reduce message
     allreduce_ms_per_step: float
     pp_sendrecv_ms: float
@@ -559,7 +559,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         weights_ms=_r(roof.weights_ms * share, 4), kv_ms=_r(roof.kv_ms * share, 4),
         activation_ms=_r(roof.act_ms * share, 4), memory_ms=_r(roof.memory_ms * share, 4),
         compute_ms=_r(roof.compute_ms * share, 4), bound=roof.bound,
-        allreduce_count_per_step=round(dw.allreduces * share), allreduce_bytes=dw.message_bytes,
+        allreduce_count_per_step=round(exp.allreduces * m_e / pp), allreduce_bytes=dw.message_bytes,
         allreduce_ms_per_step=_r(roof.allreduce_ms * share, 4),
         pp_sendrecv_ms=_r(sendrecv_roof * (pp - 1), 4),
         pp_bubble_fraction=_r(1.0 - m / max(m, pp), 3),

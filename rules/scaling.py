@@ -77,14 +77,16 @@ class Calibration:
 
     def allreduce_us(self, nranks: int, size_bytes: float) -> tuple[float, str] | None:
         """All-reduce time at `size_bytes` on `nranks` GPUs, log-log interpolated on the measured
-        curve; below the smallest size the smallest size's time (the latency floor)."""
+        curve. Below the smallest size measured: None (the catalog's figure). A curve that starts at
+        `-b 8M` holds no latency floor: its first row is still climbing to the link's bandwidth, and
+        taking it for a 16 KB message makes each all-reduce several times too slow."""
         curve = self.allreduce.get(nranks)
         if not curve:
             return None
         sizes = [s for s, _, _ in curve]
         i = bisect.bisect_left(sizes, size_bytes)
         if i == 0:
-            return curve[0][1], curve[0][2]
+            return (curve[0][1], curve[0][2]) if sizes[0] == size_bytes else None
         if i == len(curve):
             s, t, src = curve[-1]
             return t * size_bytes / s, src  # beyond the curve: bandwidth-bound, time grows with size

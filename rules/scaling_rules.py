@@ -202,7 +202,7 @@ def launch_gaps(facts, predictions):
         )
 
 
-@rule("scaling.tracks_prediction", "expected_physics", needs=ScalingAnalysis)
+@rule("scaling.tracks_prediction", "expected_physics", "insufficient_data", needs=ScalingAnalysis)
 def tracks_prediction(facts, predictions):
     """Every layout's figures inside the band of the expected figures (or as far outside it as the
     smallest layout's, which scaling does not change): the scaling measured is what the hardware
@@ -216,6 +216,10 @@ def tracks_prediction(facts, predictions):
         return
     statuses = {rs[0].status for rs in layouts.values()}
     if not statuses <= HEALTHY_STATUSES:
+        return
+    doubted = [r for rs in layouts.values() for r in rs if _faster_than_calibration_only(r)]
+    if doubted:
+        yield _calibration_doubted(doubted)
         return
     worst = max((r for rs in layouts.values() for r in rs), key=lambda r: r.layout_ratio)
     n = sum(len(rs) for rs in layouts.values())
@@ -243,10 +247,42 @@ def tracks_prediction(facts, predictions):
     )
 
 
+def _faster_than_calibration_only(r: ScalingRow) -> bool:
+    """A measured step faster than the band of its --node-calibrated expectation, yet inside or above
+    the band of the healthy catalog figure: the node's figures (another machine, a table that does
+    not fit the run) make the expectation too slow, not the run fast."""
+    return (r.status == "faster_than_band" and r.time_metric and r.step_ms is not None and r.measured == r.step_ms
+            and r.ratio is not None and r.ratio < r.band_low and r.step_ms / r.expected_ms >= r.band_low)
+
+
+def _calibration_doubted(rs: list[ScalingRow]) -> Finding:
+    labels = ", ".join(dict.fromkeys(r.label for r in rs))
+    r = rs[0]
+    return Finding(
+        rule="scaling.tracks_prediction", category="insufficient_data", severity="warning", confidence=0.5,
+        title=f"{labels} runs faster than the --node calibration allows ({r.label}: x{r.ratio:.2f} the calibrated "
+        f"{r.expected:.4g} ms, x{r.step_ms / r.expected_ms:.2f} the healthy {r.expected_ms:.4g} ms; band "
+        f"x{r.band_low:.2f}-x{r.band_high:.2f})",
+        summary="Measured against the healthy figure the step is in or above the band; only the node's own figures ("
+        f"{'; '.join(r.calibrated_with[1:]) or 'measured rates'}) make it look faster than a healthy system. Those "
+        "figures do not describe this run (another machine, other GPUs, or a table that misses the run's message "
+        "size), so the scaling is not judged against them.",
+        evidence=[_step_ev(x) for x in rs[:4]] + [Evidence(
+            source=f"{SOURCE} ({r.model} {r.dtype} on {r.gpu}, {r.engine})",
+            detail="the healthy expected step, before the --node calibration", measured=r.step_ms,
+            expected=r.expected_ms, unit="ms")],
+        fix="Give --node the nccl-tests table / node report of the machine that ran these measurements (all-reduce "
+        "sizes down to the run's message size), or drop --node to judge against the healthy figures.",
+    )
+
+
 def _single_layout(rs: list[ScalingRow]):
     """One layout: no scaling to judge, but its figures against the expected band still say something."""
     r = rs[0]
     if r.status not in ("tracks", "faster_than_band"):
+        return
+    if _faster_than_calibration_only(r):
+        yield _calibration_doubted(rs)
         return
     yield Finding(
         rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.5,
@@ -279,8 +315,8 @@ def term_grows_with_tp(facts, predictions):
             groups.setdefault((r.batch, r.pp, r.dp, r.prompt, r.output, *same_system(r)), []).append(r)
     for (batch, *_), measured in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rows = _median_per_tp(measured)
-        if len(rows) < 2:
-            continue
+        if len(rows) < 2 or any(_faster_than_calibration_only(r) for r in measured):
+            continue  # one layout or none to compare, or terms from --node figures the run contradicts
         a, b = rows[0], rows[-1]
         growth = {k: b.expected_terms[k] - a.expected_terms[k] for k in TERMS if k != "unexplained_ms"}
         term = max(growth, key=growth.get)

@@ -114,7 +114,7 @@ def p2p_forced_off(facts: Facts, predictions=None):
         return
     s = off[0]
     from_log = not s.source.startswith("ticket.toml")
-    nv = nvlink_evidence(facts) or _nvswitch_by_catalog(facts)
+    nv = nvlink_evidence(facts) or nvswitch_by_catalog(facts)
     evidence = [ev(s, f"{s.name}={s.value} switches NCCL's peer-to-peer transport off", s.value, "unset")] + nv
     if nv:
         # A setting only named in the reporter's text may have been an experiment, not the job's.
@@ -190,7 +190,7 @@ def nccl_transport(facts: Facts, predictions=None):
         return  # topology.p2p_forced_off explains it
     evidence = [ev(shm[0], f"{len(shm)} of {len(local)} intra-node connections via {shm[0].detail or 'SHM'}",
                    shm[0].detail or "SHM", "P2P")]
-    nv = nvlink_evidence(facts) or _nvswitch_by_catalog(facts)
+    nv = nvlink_evidence(facts) or nvswitch_by_catalog(facts)
     links = gpu_links(facts)
     every_pair_nvlink = bool(links) and all(t.path.upper().startswith("NV") for t in links.values())
     if p2p and not every_pair_nvlink:
@@ -528,7 +528,7 @@ def _nvswitch_board(spec) -> bool:
     return str(getattr(spec, "interconnect", "") or "").startswith("nvswitch")
 
 
-def _nvswitch_by_catalog(facts: Facts) -> list:
+def nvswitch_by_catalog(facts: Facts) -> list:
     """Evidence that the GPUs sit on NVLink when no topology was given: a GPU named exactly (NVML, a
     capture's device name, not a bare family word) whose catalog row is an NVSwitch board (SXM), with no
     more GPUs in the job than its NVLink domain holds."""

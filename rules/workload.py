@@ -409,11 +409,22 @@ def evidence_coverage(facts: Facts, predictions=None):
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
     if links:
         return
+    from rules.topology import nvswitch_by_catalog
+
+    board = nvswitch_by_catalog(facts)  # the GPU model named exactly: what topology's rules assume
+    count = [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node", tp or per_node)]
+    if board:
+        yield need("workload.evidence_coverage", "How the GPUs are connected was not measured",
+                   f"Several GPUs work together. The catalog's {facts.subject.gpu.key} is "
+                   "an NVSwitch board, so every pair should share NVLink, but nothing measured on this node shows "
+                   "it (links down or a disabled fabric manager would not show here).",
+                   "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)",
+                   count + board)
+        return
     yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
                "Several GPUs work together, but nothing shows whether they talk over NVLink, a PCIe switch, "
                "or across CPU sockets.",
-               "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)",
-               [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node", tp or per_node)])
+               "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)", count)
 
 
 def _first_gpu_source(facts: Facts) -> str:

@@ -202,3 +202,26 @@ def test_the_reporters_words_get_the_nvls_ceiling_of_the_whole_switch(tmp_path, 
     (f,) = [f for f in report["findings"] if f["rule"] == "nccl.busbw"]
     assert (f["category"], f["severity"]) == expected
     assert any(e.get("expected") == 787.5 and "NVLS" in e["detail"] for e in f["evidence"])
+
+
+@pytest.mark.parametrize("busbw, expected, code", [
+    (21.0, ("pcie_fallback", "critical"), 1),
+    (150.0, ("other", "warning"), 0),
+])
+def test_scaling_judges_its_node_files_busbw_as_ticket_does(tmp_path, busbw, expected, code):
+    """`scaling --node` reads the same table (or node report) ticket reads: the same nccl.busbw
+    finding, verdict and exit code, not expected_physics over a calibration from a broken fabric."""
+    rec = recording(tmp_path, busbw)
+    assert diagnose("node", "--replay", rec, "--json", "-o", tmp_path / "n1.json").exit_code == code
+    table = tmp_path / "all_reduce_perf.txt"
+    table.write_text(nccl_tests_table(busbw))
+    runs = tmp_path / "itl.csv"
+    runs.write_text("layout,batch,metric,value,engine\nTP2,1,itl_ms,34,vllm\nTP8,1,itl_ms,19,vllm\n")
+    for node in (tmp_path / "n1.json", table):
+        alone = diagnose("ticket", node, "--json")
+        scaled = diagnose("scaling", runs, "--model", "llama-3-70b", "--gpu", "h100-sxm", "--node", node, "--json")
+        assert (scaled.exit_code, alone.exit_code) == (code, code), scaled.output
+        got, want = json.loads(scaled.stdout), json.loads(alone.stdout)
+        assert busbw_findings(got) == busbw_findings(want) == [expected]
+        if code:
+            assert got["verdict"]["category"] == want["verdict"]["category"] == expected[0]

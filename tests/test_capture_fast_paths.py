@@ -150,7 +150,8 @@ def test_lowered_patterns_classify_every_real_kernel_name_as_the_case_blind_ones
     from diagnose.capture import classify as C
 
     blind = [(re.compile(p.pattern, re.IGNORECASE), cls) for p, cls in
-             ((C._COMM, C.COMM), (C._ATTENTION, C.ATTENTION), (C._GEMM, C.GEMM), (C._NORM, C.NORM))]
+             ((C._COMM, C.COMM), (C._ATTENTION, C.ATTENTION), (C._NOT_GEMM, C.NORM), (C._GEMM, C.GEMM),
+              (C._NORM, C.NORM))]
     names = set()
     for path in sorted((SHARED / "captures").glob("*.sqlite")):
         db = sqlite3.connect(f"file:{path}?immutable=1", uri=True)

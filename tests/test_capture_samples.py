@@ -135,6 +135,20 @@ def test_more_ranks_with_collectives_than_the_given_group():
     assert any("4 GPUs ran communication kernels" in t for t in titles), titles
 
 
+def test_a_given_tp_group_with_no_communication_kernels_is_a_contradiction():
+    """memfusion (TensorRT conv/pooling on one RTX 3090, no NCCL or all-reduce kernel) with --tp 4: a TP group
+    all-reduces every layer, so the capture contradicts the command line; the run is not called healthy."""
+    capture = shared_path("captures", "memfusion_rtx3090x4_trt_2023_1.sqlite")
+    rep = report(capture, "--model", "llama-2-7b", "--tp", "4")
+    (f,) = findings(rep, "capture.given_vs_recorded")
+    assert "--tp 4" in f["title"] and "no GPU ran communication kernels" in f["title"]
+    given, recorded = f["evidence"]
+    assert (given["measured"], recorded["measured"]) == (4, 0)
+    assert rep["verdict"]["category"] != "healthy"
+    # a TP4 capture whose four GPUs all-reduce: nothing contradicts --tp 4
+    assert findings(report(HEALTHY, "--tp", "4"), "capture.given_vs_recorded") == []
+
+
 def test_given_model_is_checked_against_the_recorded_one_and_a_step_beyond_the_band_is_a_warning():
     """The TP=4 export's launch line serves Meta-Llama-3-70B-Instruct: --model llama-3-8b contradicts it (named
     with both values, as --tp/--gpu are), and its 18.6 ms step is x1.83 the 8B's expected 10.2 ms, beyond the
@@ -224,6 +238,18 @@ def test_without_launch_lines_or_session_starts_collectives_that_never_overlap_a
     ranks = [_without(tmp_path, p, p.name, "META_DATA_CAPTURE") for p in STRAGGLERS]
     rep = report(*ranks)
     assert rep["verdict"]["category"] == "straggler" and "rank 2" in rep["findings"][0]["title"]
+
+
+def test_a_subset_of_the_ranks_keeps_each_ranks_own_number():
+    """rank0 and rank2 of the four straggler files: the slow process is rank 2, as the full set names it,
+    not rank 1 by its place among the files given."""
+    def straggler(*files):
+        (f,) = [f for f in report(*files)["findings"] if f["rule"] == "capture.straggler"]
+        return f["title"].split(" is the straggler")[0]
+
+    whole = straggler(*STRAGGLERS)
+    assert whole.startswith("rank 2 (straggler_rank2.sqlite")
+    assert straggler(STRAGGLERS[0], STRAGGLERS[2]) == whole
 
 
 # ---------------------------------------------------------------- the same export twice
@@ -326,6 +352,20 @@ def test_one_expected_all_reduce_and_no_fabric_verdict_above_both_fabrics():
     assert fabric["category"] == "comm_bound" and fabric["severity"] == "critical"
     assert "slower than either fabric explains" in fabric["title"]
     assert row(fabric, "communication kernels by library")["measured"] == f"nccl x{all_reduces(PCIE) + 4}"
+
+
+def test_the_pcie_fallback_capture_states_one_fabric_and_one_expected_call():
+    """tp8_pcie_fallback (8 H100 80GB HBM3, NCCL_P2P_DISABLE=1): p2p_forced_off rests on the catalog's NVSwitch
+    board for that GPU, so the coverage finding says the links were not measured (not that nothing is known);
+    allreduce_fabric's title names the expected call its measured row is compared with, beside the fabrics."""
+    rep = report(PCIE)
+    (forced,) = findings(rep, "topology.p2p_forced_off")
+    assert any(e["detail"].startswith("catalog h100-sxm") for e in forced["evidence"])
+    (cov,) = findings(rep, "workload.evidence_coverage")
+    assert "not known" not in cov["title"] and "NVSwitch" in cov["summary"]
+    (fabric,) = findings(rep, "capture.allreduce_fabric")
+    measured = row(fabric, "mean all-reduce kernel time")
+    assert f"{measured['expected']:.1f} us" in fabric["title"]
 
 
 def test_pp_capture_counts_every_stage_as_gpus_working_together():

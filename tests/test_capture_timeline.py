@@ -137,6 +137,22 @@ def test_compute_kernel_classes(name, cls):
     assert C.collective_op(name) is None
 
 
+def test_tensorrt_pooling_kernels_are_not_gemms():
+    """TensorRT names its pooling kernels from the same xmma library as its convolutions
+    (memfusion: `sm50_xmma_pooling_...`): a pooling window is a memory-bound reduction, not a GEMM;
+    the implicit-GEMM convolutions beside them stay GEMMs."""
+    import sqlite3
+
+    db = sqlite3.connect(shared_path("captures", "memfusion_rtx3090x4_trt_2023_1.sqlite"))
+    names = [n for (n,) in db.execute("SELECT DISTINCT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                                      "JOIN StringIds s ON s.id = k.shortName")]
+    pooling = [n for n in names if "_pooling_" in n]
+    convs = [n for n in names if "implicit_gemm" in n]
+    assert len(pooling) == 2 and convs
+    assert {C.classify(n) for n in pooling} == {C.NORM}
+    assert {C.classify(n) for n in convs} == {C.GEMM}
+
+
 def test_steps_from_the_repeating_kernel_pattern():
     """Gaussian elimination launches Fan1 then Fan2 once per row: Fan1 marks the iteration."""
     with open_capture(shared_path("captures", "rodinia_gaussian_rtx3090_2022_4.sqlite")) as cap:

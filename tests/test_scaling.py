@@ -345,7 +345,8 @@ def test_a_measured_gemm_rate_overlaps_math_with_streaming(tmp_path):
 
 def test_calibration_curve_interpolates_log_log():
     cal = S.Calibration(allreduce={8: [(16384, 26.0, "a"), (262144, 61.0, "b")]})
-    assert cal.allreduce_us(8, 4096) == (26.0, "a")  # below the curve: its latency floor
+    assert cal.allreduce_us(8, 4096) is None  # below the curve: not measured (the catalog's figure)
+    assert cal.allreduce_us(8, 16384) == (26.0, "a")
     mid, _ = cal.allreduce_us(8, 65536)  # halfway in log(size)
     assert mid == pytest.approx((26.0 * 61.0) ** 0.5, rel=1e-6)
     assert cal.allreduce_us(8, 524288)[0] == pytest.approx(122.0)  # beyond: time grows with size
@@ -647,3 +648,71 @@ def test_a_csv_engine_column_picks_the_engine_profile(tmp_path):
     bad.write_text("layout,batch,metric,value,engine\nTP1,1,decode_tok_s,100,no-such-engine\n")
     result = diagnose("scaling", bad, *args)
     assert result.exit_code == 2 and "runs.csv:2: unknown engine 'no-such-engine'" in result.stderr, result.stderr
+
+
+def _nccl_tests_text(csv_path: Path, min_bytes: int) -> str:
+    """A published all_reduce_perf table (tests/data/collectives) printed as all_reduce_perf prints it,
+    from `-b min_bytes` (the rows below it dropped, as that run would not have measured them)."""
+    import csv
+
+    rows = [r for r in csv.DictReader(line for line in csv_path.read_text().splitlines() if not line.startswith("#"))
+            if int(r["size_bytes"]) >= min_bytes]
+    n = int(rows[0]["gpus"])
+    head = [f"# nThread 1 nGpus 1 minBytes {min_bytes} maxBytes {rows[-1]['size_bytes']} step: 2(factor) "
+            "warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    head += [f"#  Rank {i:2d} Group  0 Pid {300 + i:6d} on      node1 device {i:2d} [0x{16 * i + 24:02x}] "
+             "NVIDIA H100 80GB HBM3" for i in range(n)]
+    head += ["#", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time"
+             "   algbw   busbw #wrong", "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)"
+             "            (us)  (GB/s)  (GB/s)"]
+    body = []
+    for r in rows:
+        size, t, bus = int(r["size_bytes"]), float(r["time_us"]), float(r["busbw_gbs"])
+        alg = size / t / 1e3
+        body.append(f"{size:12d} {size // 4:13d}     float     sum      -1 {t:8.2f} {alg:7.2f} {bus:7.2f}      0 "
+                    f"{t:8.2f} {alg:7.2f} {bus:7.2f}      0")
+    return "\n".join(head + body) + "\n"
+
+
+def test_a_table_from_8_mib_gives_no_small_message_latency(tmp_path):
+    """nccl-tests run with `-b 8M` (a common way) measures no small message: its 8 MiB row (83 us on the
+    dgxc 8x H100 sample) is still climbing to the link's bandwidth, not a latency floor. A 16 KB
+    all-reduce then takes the catalog's figure; the same table from 8 B gives its measured 17.9 us."""
+    table = REPO / "tests" / "data" / "collectives" / "nccltests-h100-dgx-8gpu-dgxc-sample.csv"
+    csv = tmp_path / "itl.csv"
+    csv.write_text("layout,batch,metric,value,engine\nTP2,1,itl_ms,34,vllm\nTP8,1,itl_ms,19,vllm\n")
+    refs = {}
+    for name, low in (("full", 8), ("from8m", 8 << 20)):
+        node = tmp_path / f"{name}.txt"
+        node.write_text(_nccl_tests_text(table, low))
+        rep = report_json("scaling", csv, "--model", "llama-3-70b", "--gpu", "h100-sxm", "--node", node)
+        refs[name] = {r["label"]: r for r in rep["predictions"]["scaling"]["rows"]}["TP8"]
+    assert refs["full"]["allreduce_ref_us"] == pytest.approx(17.93, abs=0.01)
+    assert refs["full"]["allreduce_ref_source"].startswith("measured curve")
+    assert refs["from8m"]["allreduce_ref_source"].startswith("prediction:expected")
+    assert refs["from8m"]["allreduce_ref_us"] < 20  # not the 83 us of the 8 MiB row
+
+
+def test_a_layout_faster_than_its_node_calibration_questions_the_calibration(tmp_path):
+    """Llama-3-70B on H100 with a real 4x RTX 4090 all_reduce_perf table (kalavai, PCIe, 32 us at 16 KB)
+    given as --node: TP4's 22 ms ITL is x0.93 of the healthy H100 figure but x0.80 of the calibrated
+    one. Faster than the band only because of the node's figures: the calibration does not describe the
+    run (another machine), so the layouts are not called 'inside the band or faster'."""
+    table = REPO / "tests" / "data" / "collectives" / "nccltests-rtx4090-4gpu-kalavai-docker.csv"
+    node = tmp_path / "node.txt"
+    node.write_text(_nccl_tests_text(table, 8).replace("NVIDIA H100 80GB HBM3", "NVIDIA GeForce RTX 4090"))
+    runs = tmp_path / "itl.csv"
+    runs.write_text("layout,batch,metric,value,engine\nTP2,1,itl_ms,34,vllm\nTP4,1,itl_ms,22,vllm\n")
+    args = ("scaling", runs, "--model", "llama-3-70b", "--gpu", "h100-sxm")
+    plain = report_json(*args)
+    (f,) = [f for f in plain["findings"] if f["rule"] == "scaling.tracks_prediction"]
+    assert f["category"] == "expected_physics"  # against the catalog: both layouts in the band
+    rep = report_json(*args, "--node", node)
+    tp4 = {r["label"]: r for r in rep["predictions"]["scaling"]["rows"]}["TP4"]
+    assert tp4["status"] == "faster_than_band" and tp4["step_ms"] / tp4["expected_ms"] >= tp4["band_low"]
+    (f,) = [f for f in rep["findings"] if f["rule"] == "scaling.tracks_prediction"]
+    assert (f["category"], f["severity"]) == ("insufficient_data", "warning")
+    assert "TP4" in f["title"] and "calibration" in f["title"]
+    # nor are the calibrated terms (5.1 ms of all-reduce at TP4 from the 4090 curve) named as the physics of it
+    assert not [f for f in rep["findings"] if f["rule"] == "scaling.term_grows_with_tp"]
+    assert "inside the expected band" not in rep["verdict"]["summary"]

@@ -44,6 +44,9 @@ _GEMM = _lowered(
     r"|fp8_?gemm|deep_?gemm|grouped_?gemm|moe_?gemm|fused_moe|splitKreduce|cutlass_?80|sm90_|sm100_|triton_?mm"
     r"|convolve|conv2d|implicit_",
 )
+# Kernels of GEMM libraries that are not GEMMs: TensorRT's xmma pooling (a memory-bound window
+# reduction, counted with the norms and reductions), checked before _GEMM matches "xmma".
+_NOT_GEMM = _lowered(r"xmma_pooling|_pooling_")
 _NORM = _lowered(
     r"norm|rms|elementwise|vectorized|unrolled|activation|silu|gelu|swiglu|act_and_mul|rotary|rope"
     r"|softmax|reduce_kernel|fill|copy|cat_|CatArray|index|scatter|gather|embedding|triton_(poi|red|per)"
@@ -89,6 +92,8 @@ def classify(name: str) -> str:
         return COMM
     if _ATTENTION.search(base):
         return ATTENTION
+    if _NOT_GEMM.search(base):
+        return NORM
     if _GEMM.search(base):
         return GEMM
     if _NORM.search(base):

@@ -110,9 +110,23 @@ def ranks_of(caps: list[Capture], activities: dict[str, list]) -> list[Rank]:
         for a in acts:
             label = f"{cap.name} pid {a.pid} cuda:{a.device}" if len(caps) > 1 else f"pid {a.pid} cuda:{a.device}"
             ranks.append(Rank(cap, a.pid, a.device, offset, label))
-    for n, r in enumerate(ranks):
+    for n, r in zip(_rank_numbers(ranks), ranks):
         r.label = f"rank {n} ({r.label})"
     return ranks
+
+
+def _rank_numbers(ranks: list[Rank]) -> list[int]:
+    """Each rank's number as the run knew it, not its place among the files given (rank0 and rank2
+    of four are ranks 0 and 2): the number in its file's name when each file holds one rank, else
+    its device (one process per GPU on a node), else its place when neither tells them apart."""
+    per_file: dict[str, int] = {}
+    for r in ranks:
+        per_file[r.cap.name] = per_file.get(r.cap.name, 0) + 1
+    for number in (lambda r: rank_number(r.cap.name) if per_file[r.cap.name] == 1 else None, lambda r: r.device):
+        got = [number(r) for r in ranks]
+        if None not in got and len(set(got)) == len(got):
+            return got
+    return list(range(len(ranks)))
 
 
 def _comm_cursor(rank: Rank, name_ids: list[int], col: str):

@@ -171,10 +171,21 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     missing = [] if layouts else [_what_to_attach(analysis)]
     if len(layouts) == 1:
         missing.append("the same benchmark at a second layout (TP/2 or 2x TP) to judge the scaling")
-    report = run_pipeline("scaling", request or {}, data.facts, analysis, only=["scaling.", *SETTING_RULES],
+    report = run_pipeline("scaling", request or {}, _with_node(data.facts, node), analysis,
+                          only=["scaling.", *SETTING_RULES],
                           keep=lambda f: f.rule.startswith("scaling.") or f.is_problem, missing=missing,
                           facts_json=_facts_summary(data, node), tables=tables.scaling.tables(analysis))
     return report
+
+
+def _with_node(facts, node):
+    """The inputs' facts plus the --node files' (nccl-tests tables, node reports): the setting rules
+    read them as `ticket` does, so the same table gives the same cause, severity and exit code."""
+    from diagnose.evidence import Facts
+
+    if node is None or not node.records:
+        return facts
+    return Facts(records=[*facts.records, *node.records], missing=list(facts.missing))
 
 
 def _what_to_attach(analysis) -> str:
@@ -192,7 +203,7 @@ def _what_to_attach(analysis) -> str:
 # Rules that read a setting the inputs record (a capture's launch line, a ticket's environment) and
 # that can cause what scaling measures: the same evidence names the same cause as in `capture` and
 # `ticket`. Only their problems are shown; their passes are not about scaling.
-SETTING_RULES = ("topology.p2p_forced_off", "topology.nccl_transport", "topology.virtualization_no_p2p",
+SETTING_RULES = ("nccl.busbw", "topology.p2p_forced_off", "topology.nccl_transport", "topology.virtualization_no_p2p",
                  "nccl.socket_fallback", "workload.eager_mode")
 
 
