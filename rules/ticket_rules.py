@@ -840,7 +840,9 @@ def cpu_bound(facts: Facts, predictions=None):
 _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|"
                      r"bottleneck\w*|bound|limited|overhead|GIL|global interpreter lock|wait\w*|idl\w+|starv\w+|"
                      # (issue 11 n) a host stage measured against the GPU's step or as most of the time: the wait itself
-                     r"longer than|more time than|spent|most of|majority of|\d+(?:\.\d+)?\s*(?:x|×))(?!\w)",
+                     r"longer than|more time than|spent|most of|majority of|\d+(?:\.\d+)?\s*(?:x|×)|"
+                     # (ut6) a host profile's share: "the tokenizer takes 40% of the time"
+                     r"\d+(?:\.\d+)?\s*%\s+of)(?!\w)",
                      re.I)
 # The reporter asks how to make the CPU-side stage faster: a request to speed it up is the complaint.
 _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
