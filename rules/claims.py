@@ -2553,12 +2553,12 @@ MORE_WORDS_K: dict[str, list[str]] = {
     # nodes joined by Ethernet alone, no RDMA fabric: NCCL's only inter-node transport is then its TCP sockets
     "tcp_only": [
         r"\b(?:only|just|plain|regular|standard|ordinary|normal|commodity)\s+(?:an?\s+)?"
-        r"(?:\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)\s*)?(?:ethernet|TCP(?:/IP)?|GbE)\b",
+        r"(?:\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*)?(?:ethernet|TCP(?:/IP)?|GbE)\b",  # ("plain 25GbE")
         r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
         r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
         r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
         # "no IB errors", "no IB switch" (cabled back to back) say nothing against the fabric
-        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
+        r"\b(?:no|without)\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
         r"counters?))(?:\s+(?:network|fabric|NICs?|cards?|between))?\b",
     ],
     # Peer requests sent up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)" and "IO

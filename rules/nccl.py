@@ -154,7 +154,9 @@ def gdr(facts: Facts, predictions=None):
                          "NCCL's 'via NET/IB/.../GDRDMA' lines, as the reporter quotes them, show the NIC reading GPU "
                          "memory directly.", [claim_ev(quoted, "GDRDMA on the network path")], 0.5)
         elif multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
-                e for e in facts.of(NcclEvent) if e.kind == "using_socket"]:
+                e for e in facts.of(NcclEvent) if e.kind == "using_socket"] and not [
+                c for c in claims.find(facts, "tcp_only") if not c.guess and not c.negated]:
+            # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it)
             yield need("nccl.gdr", "Which network path NCCL uses between nodes is not known",
                        "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "
                        "InfiniBand through host memory, or TCP sockets; each is a different fix.",
