@@ -2553,12 +2553,12 @@ MORE_WORDS_K: dict[str, list[str]] = {
     # nodes joined by Ethernet alone, no RDMA fabric: NCCL's only inter-node transport is then its TCP sockets
     "tcp_only": [
         r"\b(?:only|just|plain|regular|standard|ordinary|normal|commodity)\s+(?:an?\s+)?"
-        r"(?:\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)\s*)?(?:ethernet|TCP(?:/IP)?|GbE)\b",
+        r"(?:\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*)?(?:ethernet|TCP(?:/IP)?|GbE)\b",  # ("plain 25GbE")
         r"\b(?:connected|linked|networked|joined)\s+(?:by|via|with|over|through)\s+(?:an?\s+)?(?:a\s+)?"
         r"\d+(?:\.\d+)?\s*(?:G|Gb|Gbps|Gbit|Gb/s|M|Mbps)?\s*(?:ethernet|GbE)\b",
         r"\b(?:over|via|through)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:GbE|G(?:b|bps|bit)?\s+ethernet)\b",
         # "no IB errors", "no IB switch" (cabled back to back) say nothing against the fabric
-        r"\bno\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
+        r"\b(?:no|without)\s+(?:RDMA|InfiniBand|IB|RoCE)\b(?!\s+(?:errors?|issues?|problems?|switch\w*|devices?|warnings?|"
         r"counters?))(?:\s+(?:network|fabric|NICs?|cards?|between))?\b",
     ],
     # Peer requests sent up to the root complex (NCCL troubleshooting, "PCI Access Control Services (ACS)" and "IO
@@ -3176,6 +3176,18 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         r"engine)\b",
         r"\bclient[- ]side\s+(?:ITL|TPOT|latency|inter-token latency)\b[^.\n]{0,40}?\b(?:\d+(?:\.\d+)?\s*(?:x|×)|"
         r"several times|much (?:higher|larger))\b[^.\n]{0,30}?\b(?:engine|server|scheduler)(?:'s|-side)?\b",
+        # a host profile (py-spy, cProfile, nsys) giving a serving stage a large share: "the tokenizer takes 40% of
+        # the time" (a share right after the verb: "takes less than 1%" is none)
+        r"\b(?:detokeni\w+|tokeni\w+|schedul\w+|sampl\w+|pre-?process\w*|post-?process\w*|output process\w*)"
+        r"(?:\s+(?:step|stage|process|thread))?\s+(?:takes?|took|taking|uses?|used|eats?|ate|accounts? for|"
+        r"consumes?|consumed)\s+(?:about\s+|around\s+|roughly\s+|~\s*|up to\s+)?(?:most|the (?:majority|bulk)|"
+        r"\d{2}(?:\.\d+)?\s*%)\s+of\s+(?:the\s+|each\s+)?(?:(?:wall[- ]?(?:clock\s+)?|CPU\s+|step\s+)?time|latency|"
+        r"step)\b",
+        # the GPU idle between whole steps, said of the GPU ("the GPU sits idle between steps"; not between
+        # requests: idle_gap_slow; nor a pipeline's stages: pp_bubble)
+        r"\bGPUs?\b[^.\n]{0,20}?\b(?:sits?|sitting|is|are|stays?|goes|go)\s+idle\s+between\s+(?:the\s+|consecutive\s+|"
+        r"each\s+|two\s+)?(?:(?:decode|decoding|forward|generation|engine|model)\s+)?(?:steps|iterations|passes)\b"
+        r"(?![^.\n]{0,30}?\b(?:pipeline|stages?)\b)",
     ],
     "one_slow": [
         r"\b(?:one|a single)\s+of\s+(?:the|our|my)\s+(?:\w+\s+)?(?:GPUs|ranks|nodes|cards|workers|machines|servers|"

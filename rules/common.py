@@ -343,7 +343,7 @@ def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
 
 # Gigabits, not gigabytes: the lower-case "b" decides ("200Gb/s", "200 Gbps", "200Gb", "200 Gbit/s"),
 # so a measured "250 GB/s" is never read as a NIC's line rate.
-_GBIT = r"G(?-i:b)(?:it)?(?:ps|/s|/sec|\b)"
+_GBIT = r"G(?-i:b)(?:it)?(?:ps|/s|/sec|E\b|\b)"  # (GbE: gigabit Ethernet, "25 GbE")
 
 
 def _rate_and_quote(text: str) -> tuple[float | None, str]:

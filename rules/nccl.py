@@ -154,7 +154,9 @@ def gdr(facts: Facts, predictions=None):
                          "NCCL's 'via NET/IB/.../GDRDMA' lines, as the reporter quotes them, show the NIC reading GPU "
                          "memory directly.", [claim_ev(quoted, "GDRDMA on the network path")], 0.5)
         elif multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
-                e for e in facts.of(NcclEvent) if e.kind == "using_socket"]:
+                e for e in facts.of(NcclEvent) if e.kind == "using_socket"] and not [
+                c for c in claims.find(facts, "tcp_only") if not c.guess and not c.negated]:
+            # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it)
             yield need("nccl.gdr", "Which network path NCCL uses between nodes is not known",
                        "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "
                        "InfiniBand through host memory, or TCP sockets; each is a different fix.",
@@ -391,6 +393,29 @@ def busbw_ceiling(line: float, n: int, nvls: bool, part_nvlink: bool = False) ->
     return line, f"busbw ceiling of a ring: the line rate {line:g} GB/s per direction (no in-network reduction)"
 
 
+def without_p2p(rule_id: str, value: float, gpu, gpu_src, what, pcie, origin: list | None = None):
+    """The finding for an all-reduce busbw on a board whose stock driver refuses PCIe peer-to-peer (catalog
+    `pcie_p2p = false`, GeForce): NCCL stages every chunk through host memory (SHM,
+    https://github.com/NVIDIA/nccl/issues/1639), each transfer crossing PCIe twice through memory all the GPUs
+    share, so the band that is physics on a P2P path ([BUSBW_FLOOR, 1] of its figure) halves: from a quarter
+    (BUSBW_BROKEN) of the P2P figure up to it. None outside (faster than PCIe, or slower than staging explains)."""
+    share = value / pcie.achieved_gbs
+    if not BUSBW_BROKEN <= share <= 1.2:
+        return None
+    return make(rule_id, "expected_physics", "info", 0.55,
+                f"{value:g} GB/s busbw is what {gpu.name} boards reach without peer-to-peer",
+                f"The stock driver does not give {gpu.name} PCIe peer-to-peer, so NCCL copies every chunk through host "
+                f"memory (SHM): each transfer crosses PCIe twice and the CPU's memory bandwidth is shared by all GPUs. "
+                f"{value:g} GB/s is {share:.0%} of the {pcie.achieved_gbs:g} GB/s a {pcie.name} path gives with "
+                f"peer-to-peer, not under the quarter ({BUSBW_BROKEN * pcie.achieved_gbs:.1f} GB/s) staging through "
+                "host memory explains; more GPUs share the same host memory, so the figure falls as GPUs are added.",
+                [what] + (origin or []) + [ev(gpu_src or "catalog", "GPU without PCIe P2P (catalog pcie_p2p = false): "
+                                              "NCCL stages through host memory (SHM)", gpu.key)],
+                fix="Expected on these boards; NVLink-capable or datacenter GPUs (PCIe P2P) or fewer GPUs per "
+                    "all-reduce raise it. Check the CPU memory channels are all populated.",
+                refs=["https://github.com/NVIDIA/nccl/issues/1639"])
+
+
 def _part_nvlink(spec, members, links: dict) -> bool:
     """Whether some pair of the group may talk over NVLink: the topology says so where it covers the
     group, else any GPU with NVLink links may be bridged."""
@@ -520,7 +545,7 @@ def _network_cause(facts: Facts) -> tuple[str, str]:
 
 
 @rule("nccl.busbw", "other", "pcie_fallback", "shm_fallback", "numa_affinity", "p2p_disabled", "socket_fallback",
-      "gdr_disabled")
+      "gdr_disabled", "expected_physics")
 def busbw(facts: Facts, predictions=None):
     """Measured all-reduce busbw, per GPU group and from any source, against the typical figure of the
     fabric its ring runs on (the topology where it covers the group, else the catalog interconnect)."""
@@ -644,8 +669,12 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                 "or 'Using network Socket' means TCP; 'NET/IB' without '/GDRDMA' in the channel lines means GPUDirect "
                 "RDMA is off; check that every NIC (NCCL_IB_HCA) is used.",
             refs=["nccl_trouble", "nccl_env"])
+    if ic is not None and ic.kind == "pcie" and not spec.pcie_p2p:
+        # boards whose driver refuses P2P copy through host memory, under the PCIe figure (as ticket.busbw_without_p2p)
+        shm = without_p2p("nccl.busbw", value, spec, spec_src, what, ic, origin)
+        if shm is not None:
+            return ratio, shm
     if ratio >= BUSBW_FLOOR or ic is None or (ic.kind == "pcie" and _p2p_off_by_design(facts)):
-        # boards whose driver refuses P2P copy through host memory, under the PCIe figure (ticket.busbw_without_p2p)
         return ratio, make("nccl.busbw", "other", "info", 0.4, f"Bus bandwidth is {ratio:.0%} of what {link} gives",
                            f"The largest all-reduce reaches {value:g} GB/s busbw against about {expected:.0f} GB/s "
                            f"typical of {link}. The other findings say why, if the evidence shows it.",

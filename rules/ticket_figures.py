@@ -301,43 +301,6 @@ def bridge_figure(facts: Facts, predictions=None):
                    refs=["https://github.com/NVIDIA/nccl/issues/1054"])
 
 
-@rule("ticket.busbw_without_p2p", "expected_physics")
-def busbw_without_p2p(facts: Facts, predictions=None):
-    """All-reduce busbw on boards whose driver refuses PCIe peer-to-peer (GeForce): NCCL stages every
-    transfer through host memory, so the CPU's memory and PCIe root ports, not the GPUs, set the
-    ceiling (https://github.com/NVIDIA/nccl/issues/1639)."""
-    if not asks_about_figures(facts) or _measured_by_a_tool(facts):
-        return
-    gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
-    if gpu is None or gpu.pcie_p2p:
-        return
-    nodes, _ = node_count(facts)
-    if nodes and nodes > 1:
-        return
-    rows = [m for m in measurements(facts, "busbw_gbs") if m.stat == "reported"]
-    if not rows:
-        return
-    from rules import catalog
-
-    pcie = catalog.interconnect(gpu.pcie_interconnect)
-    best = max(rows, key=lambda m: m.value)
-    share = best.value / pcie.achieved_gbs
-    if not PHYSICS_FLOOR <= share <= 1.2:
-        return
-    yield make("ticket.busbw_without_p2p", "expected_physics", "info", 0.55,
-               f"{best.value:g} GB/s busbw is what {gpu.name} boards reach without peer-to-peer",
-               f"The stock driver does not give {gpu.name} PCIe peer-to-peer, so NCCL copies every chunk through host "
-               f"memory (SHM): each transfer crosses PCIe twice and the CPU's memory bandwidth is shared by all GPUs. "
-               f"{best.value:g} GB/s is {share:.0%} of the {pcie.achieved_gbs:g} GB/s a {pcie.name} path gives with "
-               "peer-to-peer; more GPUs share the same host memory, so the figure falls as GPUs are added.",
-               [ev(best, f"all-reduce busbw{f' on {best.gpus} GPUs' if best.gpus else ''}", best.value,
-                   pcie.achieved_gbs, "GB/s"),
-                ev(gpu_src, "GPU without PCIe P2P (catalog)", gpu.key)],
-               fix="Expected on these boards; NVLink-capable or datacenter GPUs (PCIe P2P) or fewer GPUs per "
-               "all-reduce raise it. Check the CPU memory channels are all populated.",
-               refs=["https://github.com/NVIDIA/nccl/issues/1639"])
-
-
 # Above this share of one stream's roofline a tokens/s figure cannot be one stream's: the roofline is
 # an upper bound and 10 % covers the catalog's nominal memory bandwidth (the margin
 # ticket.measured_vs_expected uses for the same question).

@@ -41,9 +41,11 @@ from rules.common import (
     gpu_count,
     has_nvlink,
     is_virtualized,
+    large_results,
     links_per_gpu,
     make,
     measurements,
+    nic_rate_gbs,
     node_count,
     passed,
     tp_sizes,
@@ -836,11 +838,30 @@ def cpu_bound(facts: Facts, predictions=None):
                "graphs and async output processing, and move tokenization off the serving process.")
 
 
+def _busbw_at_line_rate(facts: Facts) -> tuple[float, float, list] | None:
+    """(busbw, NIC line rate GB/s, evidence) where the best large all-reduce busbw between nodes matches what the NIC's
+    line rate gives, as nccl.busbw judges it (BUSBW_MATCH of 80 % of the line rate); None otherwise or unknown."""
+    from rules.nccl import BUSBW_MATCH
+
+    rate, rate_ev = nic_rate_gbs(facts)
+    figures = [(r.busbw_gbs, r) for r in large_results(facts) if r.op == "all_reduce"]
+    figures += [(m.value, m) for m in measurements(facts, "busbw_gbs") if not m.size_bytes or m.size_bytes >= 64 << 20]
+    if not rate or not figures:
+        return None
+    value, rec = max(figures, key=lambda f: f[0])
+    if value < BUSBW_MATCH * 0.8 * rate:
+        return None
+    return value, rate, [ev(rec, "largest all-reduce busbw between the nodes", value, round(0.8 * rate, 2), "GB/s")
+                         ] + rate_ev
+
+
 # The reporter's A/B of hosts or their words for the host holding the GPUs back (not a CPU-load figure alone).
 _CPU_AB = re.compile(r"\b(?:upgrad\w+|chang\w+|switch\w+|different|faster|newer|better|"
                      r"bottleneck\w*|bound|limited|overhead|GIL|global interpreter lock|wait\w*|idl\w+|starv\w+|"
                      # (issue 11 n) a host stage measured against the GPU's step or as most of the time: the wait itself
-                     r"longer than|more time than|spent|most of|majority of|\d+(?:\.\d+)?\s*(?:x|×))(?!\w)",
+                     r"longer than|more time than|spent|most of|majority of|\d+(?:\.\d+)?\s*(?:x|×)|"
+                     # (ut6) a host profile's share: "the tokenizer takes 40% of the time"
+                     r"\d+(?:\.\d+)?\s*%\s+of)(?!\w)",
                      re.I)
 # The reporter asks how to make the CPU-side stage faster: a request to speed it up is the complaint.
 _SPEED_UP = re.compile(r"\b(?:speed (?:it |this |that )?up|accelerat\w*|make (?:it|this) faster)\b|提速|加速", re.I)
@@ -1272,7 +1293,7 @@ def net_socket(facts: Facts, predictions=None):
                     refs=["nccl_trouble", "nccl_env"])
 
 
-@rule("ticket.tcp_only", "socket_fallback")
+@rule("ticket.tcp_only", "socket_fallback", "expected_physics")
 def tcp_only(facts: Facts, predictions=None):
     """Nodes joined by Ethernet alone (no InfiniBand, RoCE or EFA), a job across them slow: NCCL's only inter-node
     transport there is its TCP socket one, a fraction of an RDMA fabric's bandwidth at many times its latency."""
@@ -1282,6 +1303,19 @@ def tcp_only(facts: Facts, predictions=None):
     present = [m for _, t in claims.texts(facts) for m in _RDMA_WORDS.finditer(t) if not claims.ruled_out(t, m)]
     if not _about_speed(facts) or present:
         return  # an RDMA fabric named as present: its use is what to check (ticket.net_socket, nccl.socket_fallback)
+    at_line = _busbw_at_line_rate(facts)
+    if at_line:
+        # sockets are the only transport on this Ethernet and they carry what it gives: as nccl.busbw, it matches
+        yield make("ticket.tcp_only", "expected_physics", "info", 0.55,
+                   "Over Ethernet alone NCCL's TCP sockets reach the link's line rate: this is what it carries",
+                   "Without an RDMA fabric (InfiniBand, RoCE, EFA) NCCL moves inter-node traffic through TCP sockets; "
+                   f"the all-reduce busbw of {at_line[0]:g} GB/s is {at_line[0] / at_line[1]:.0%} of the "
+                   f"{at_line[1]:g} GB/s the NIC's line rate gives, so the network is used at its speed. Only a faster "
+                   "link or RDMA NICs raise it.",
+                   [claim_ev(c, "the network between the nodes")] + at_line[2],
+                   fix="Nothing is broken; keep tensor parallelism inside a node and only pipeline stages or replicas "
+                   "across nodes, or add RDMA NICs (RoCE/InfiniBand) or a faster link.", refs=["nccl_env"])
+        return
     yield make("ticket.tcp_only", "socket_fallback", "warning", weight(c, 0.5),
                "The nodes talk over Ethernet alone: NCCL runs its TCP socket transport between them",
                "Without an RDMA fabric (InfiniBand, RoCE, EFA) NCCL moves inter-node traffic through TCP sockets: the "

@@ -161,10 +161,11 @@ def test_busbw_on_boards_without_peer_to_peer_is_bounded_by_host_memory():
     text = ("# Slow all-reduce on 4x RTX 4090\n\n4x RTX 4090 in one server, "
             "all_reduce_perf busbw 18 GB/s. Why so slow?\n")
     _, findings, v = _issue(text)
-    assert _rules(findings, "ticket.busbw_without_p2p") and v.category == "expected_physics"
+    (f,) = _rules(findings, "nccl.busbw")
+    assert f.category == v.category == "expected_physics"
     text = text.replace("18 GB/s", "2 GB/s")  # far below what host staging gives: not physics
     _, findings, _ = _issue(text)
-    assert not _rules(findings, "ticket.busbw_without_p2p")
+    assert [f.category for f in _rules(findings, "nccl.busbw")] != ["expected_physics"]
 
 
 def test_a_batch_total_below_large_batch_throughput_is_the_batch():
