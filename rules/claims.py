@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
+from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
@@ -1324,10 +1325,14 @@ def claims(facts: Facts) -> list[Claim]:
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
             removed = bool(_TAKEN_OFF.match(text, m.end()))  # "works with NCCL_P2P_DISABLE=1 removed": not in use
+            # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
+            # effect (the setting is what works), though it is not in use either
+            off = setting_off(text, m.start(), m.end())
+            removed = removed or (off and not re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I))
             effect = None if removed else _effect(_clause_of(sentence, m.group(0)))
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect,
-                                                                     "tried": removed or tried_only(sentence, effect)}))
+                                                                     "tried": removed or off or tried_only(sentence, effect)}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
