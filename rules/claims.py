@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
-from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
+from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
@@ -1330,9 +1330,9 @@ def claims(facts: Facts) -> list[Claim]:
             off = setting_off(text, m.start(), m.end())
             removed = removed or (off and not re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I))
             effect = None if removed else _effect(_clause_of(sentence, m.group(0)))
+            tried = removed or off or tried_only(sentence, effect)
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
-                                                                     "effect": effect,
-                                                                     "tried": removed or off or tried_only(sentence, effect)}))
+                                                                     "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
