@@ -1328,8 +1328,10 @@ def claims(facts: Facts) -> list[Claim]:
             # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
             # effect (the setting is what works), though it is not in use either
             off = setting_off(text, m.start(), m.end())
-            removed = removed or (off and not re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I))
             effect = None if removed else _effect(_clause_of(sentence, m.group(0)))
+            without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
+            if off and effect == "fixes" and not without:
+                effect = None
             tried = removed or off or tried_only(sentence, effect)
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
@@ -1420,6 +1422,8 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
 _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|"
                     r"helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"
+                    r"(?:launch|start|load|boot|come)(?:s|es|ed)?(?: up)? (?:fine|ok|okay|normally|successfully|"
+                    r"reliably|every time|each time|now)|"
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|n't)\s+$", re.I)  # "did not help", "didn't fix"
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
@@ -1427,7 +1431,7 @@ _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|
 
 
 # A setting run once to compare ("we also tried NCCL_IB_DISABLE=1 for comparison", "as an experiment I set ...") or
-# tried and dropped because it was slower: the job runs with another setting.
+# tried and dropped because it was slower or did not help: the job runs with another setting.
 _FOR_COMPARISON = re.compile(r"\b(?:for comparison|to compare|as an? (?:experiment|test|comparison)|"
                              r"just to (?:see|check|test)|out of curiosity)\b", re.I)
 _TRIED = re.compile(r"\b(?:tried|tested|experimented)\b", re.I)
@@ -1438,7 +1442,8 @@ def tried_only(sentence: str, effect: str | None) -> bool:
     fixed the problem stays in use)?"""
     if effect == "fixes":
         return False
-    return bool(_FOR_COMPARISON.search(sentence) or (effect == "worse" and _TRIED.search(sentence)))
+    return bool(_FOR_COMPARISON.search(sentence) or effect == "no_help"
+                or (effect == "worse" and _TRIED.search(sentence)))
 
 
 # A setting said taken off right after it: "with NCCL_P2P_DISABLE=1 removed", "NCCL_P2P_LEVEL=LOC unset".
@@ -1485,11 +1490,17 @@ def solved(facts: Facts) -> Claim | None:
     return None
 
 
+_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
+
+
 def _effect(sentence: str) -> str | None:
-    """'fixes' when the sentence says the setting made the problem go away ("did not help" is no fix), 'worse' when
-    it hurt."""
-    if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in _FIXES.finditer(sentence)):
+    """'fixes' when the sentence says the setting made the problem go away, 'no_help' when it says it did not ("did
+    not help", "still hangs"), 'worse' when it hurt."""
+    fixes = list(_FIXES.finditer(sentence))
+    if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
+    if fixes or _STILL_FAILS.search(sentence):
+        return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
     return None

@@ -47,12 +47,15 @@ ASSIGN = re.compile(
 )
 ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own error text, not a setting
 # A setting the prose on its line says is not in use: "we do not set X=1", "never use X=1", "we removed X=1",
-# "without X=1 ...", "X=1 is not set", "X=1 was removed". What runs is without it (README, claims).
+# "without X=1 ...", "X=1 is not set", "X=1 was removed"; or one tried that "did not help". What runs is without it
+# (README, claims).
 OFF_BEFORE = re.compile(r"(?:\b(?:not|never|no longer|without|remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|"
                         r"un-?set(?:ting)?|comment(?:ed|ing)? out|t(?:ook|ake|aken) out|got rid of|"
                         r"stopp?(?:ed|ing) (?:using|passing|setting))|n't)\b[\w\s,]{0,20}[\"'`]?$", re.I)
 OFF_AFTER = re.compile(r"^[\"'`]?\s+(?:(?:is|was|are|were)(?:\s+not|n't)\s+(?:\w+\s+)?(?:set|used|exported|enabled|"
-                       r"applied|passed|in use)\b|(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|commented out)\b)",
+                       r"applied|passed|in use)\b|(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|commented out)\b|"
+                       r"(?:did|does|do)(?: not|n't) (?:help|fix|change)\b|"
+                       r"(?:had|has|made|makes) no (?:effect|difference)\b)",
                        re.I)
 YAML_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
 YAML_VALUE = re.compile(r"^\s*value:\s*(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
