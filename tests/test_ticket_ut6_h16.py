@@ -109,3 +109,39 @@ def test_a_p2p_workaround_in_a_vm_is_the_hypervisor_and_its_fix_one_a_tenant_can
     assert judged and {f.category for f in judged} == {"virtualization_no_p2p"}
     assert all("hypervisor" in f.fix and "iommu=pt" not in f.fix for f in judged)
     assert answer.category == "virtualization_no_p2p"
+
+
+# --------------------------------------------------------------------------- 6. bad input is exit 2 in ticket too
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", '"nan"'])
+@pytest.mark.parametrize("command", ["ticket", "scaling"])
+def test_a_measured_value_that_is_no_number_is_bad_input(tmp_path, value, command):
+    from conftest import diagnose
+
+    (tmp_path / "ticket.toml").write_text(f'[[measured]]\nmetric="decode_tok_s"\nvalue={value}\ntp=1\n'
+                                          '[hardware]\ngpu="H100 SXM"\n[workload]\nmodel="llama-3-8b"\n')
+    result = diagnose(command, tmp_path / "ticket.toml" if command == "scaling" else tmp_path)
+    assert result.exit_code == 2 and "decode_tok_s" in result.stderr and "finite" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_finite_measured_value_still_reads(tmp_path):
+    from conftest import diagnose
+
+    (tmp_path / "ticket.toml").write_text('[[measured]]\nmetric="decode_tok_s"\nvalue=95.0\ntp=1\n'
+                                          '[hardware]\ngpu="H100 SXM"\n[workload]\nmodel="llama-3-8b"\n')
+    assert diagnose("ticket", tmp_path, "--json").exit_code in (0, 1)
+
+
+@pytest.mark.parametrize("name, data", [("empty.sqlite", b""), ("x.nsys-rep", b"hello\n"),
+                                        ("run.sqlite", b"not a database\n"), ("old.qdrep", b"")])
+def test_a_capture_named_on_the_command_line_that_is_none_is_bad_input(tmp_path, name, data):
+    from conftest import diagnose
+
+    (tmp_path / name).write_bytes(data)
+    result = diagnose("ticket", tmp_path / name)
+    assert result.exit_code == 2 and name in result.stderr and "not an nsys SQLite export" in result.stderr
+    # the same file inside a ticket folder is one unreadable attachment among others, listed in the answer
+    (tmp_path / "issue.md").write_text("Two nodes of 8x H100, all_reduce busbw 360 GB/s. Is this normal?\n")
+    assert diagnose("ticket", tmp_path, "--json", "--fail-on", "never").exit_code == 0
