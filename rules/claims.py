@@ -465,6 +465,7 @@ FAILURE_PATTERNS_J: dict[str, list[str]] = {
         r"(?:(?:is|was|got)\s+)?(?:set|lowered|capped|reduced|raised|increased|changed|limited)\s+(?:to|at)\s+|"
         r"from\s+\d{2,4}(?:\.\d+)?\s*(?:W|watts?)\s+to\s+)(?:about\s+|~)?(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b",
         r"(?:\s-pl|--power-limit)(?:=|\s+)(\d{2,4})\b(?!\s*%)",
+        r"\b(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\s+(?:power[- ]?)?limit\b",  # "one L4 (72 W limit)"
     ],
 }
 
@@ -989,9 +990,16 @@ _YES_NO_ZH = re.compile(r"是不是|是否|会不会|能不能(?!\s*(?:帮|办�
                         r"吗\s*[？?]\s*$|么\s*[？?]\s*$")
 
 
+# A question of a few words with no question word ("throttling?", "PCIe bottleneck?", "# NCCL bug?"): a cause offered
+# as a yes/no question with its verb left out.
+_BARE_QUESTION = re.compile(r"^[#\s>*-]*(?!(?:why|how|what|when|where|which|who)\b)"
+                            r"(?:[\w/.-]+\s+){0,3}[\w/.-]+\s*[?？]$", re.I)
+
+
 def _guessed(sentence: str) -> bool:
     s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
-    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)))
+    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)
+                                                       or _BARE_QUESTION.match(s)))
 
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
@@ -1209,6 +1217,16 @@ def _idle(text: str, quote: str) -> bool:
     return bool(_IDLE_STATE.search(_said_sentence(text, quote)))
 
 
+_POWER_CAP = re.compile(r"\bSW Power Cap\b(?!\s*:\s*Not)", re.I)
+_OTHER_REASON = re.compile(r"\b(?:HW Slowdown|Thermal Slowdown|HW Power Brake)\b(?!(?: Slowdown)?\s*:\s*Not)", re.I)
+
+
+def _power_cap_only(sentence: str) -> bool:
+    """Does the sentence show SW Power Cap active and no slowdown or thermal reason (what a board at its power limit
+    shows by design under full load)?"""
+    return bool(_POWER_CAP.search(sentence)) and not _OTHER_REASON.search(sentence)
+
+
 def _said_sentence(text: str, quote: str) -> str:
     """The sentence of `text` a claim was quoted from (the quote itself where it is not found)."""
     at = text.find(quote.strip("…").strip()[:40])
@@ -1379,6 +1397,7 @@ def claims(facts: Facts) -> list[Claim]:
                 _asked_only(c, by_source.get(c.source, ""))  # "Is the GPU throttling?": the question, not evidence
                 sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
             _clock_figure(c, sentence, gpu)
+            c.data["power_cap_only"] = _power_cap_only(sentence)
             if c.data.get("asked") and c.kind == "clock_power" and not c.data.get("max_clock_mhz"):
                 c.guess = True  # a figure with no top clock to set it against leaves the question open
         elif c.kind == "power_limit":
@@ -2686,8 +2705,10 @@ _SAID_IDLE = re.compile(r"\b(?:idle|idling|at rest|not (?:running|loaded|in use)
 def _said_not(sentence: str, start: int) -> bool:
     """Do the words just before `start`, in the same clause, negate what follows ("not while running vLLM",
     "(not under load)", "never during inference")?"""
-    before = _NEGATION.search(sentence[max(0, start - 30):start].rsplit("\n", 1)[-1])
-    return bool(before and not _CLAUSE.search(before.group(0)))
+    window = sentence[max(0, start - 30):start].rsplit("\n", 1)[-1]
+    before = _NEGATION.search(window)
+    # "HW Slowdown : Not Active, SW Power Cap : Active": a "Not" after a colon is the field before's value
+    return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
 
 
 def said_idle(text: str) -> bool:

@@ -126,6 +126,22 @@ def clock_power(facts: Facts, predictions=None):
         return
     if not c or c.guess:
         return  # a question or a hunch ("Is the GPU throttling?", "maybe the power cap") is no evidence of one
+    rated = _first(facts, "power_limit_ok")
+    if rated and not rated.negated and rated.data.get("tdp_w") and c.data.get("power_cap_only"):
+        # the board at its rated power limit: under full load the power controller caps clocks by design
+        yield make("ticket.clock_power", "expected_physics", "info", weight(c, 0.5),
+                   f"SW Power Cap at the rated {rated.data['tdp_w']:g} W limit: the GPU runs as designed",
+                   f"The limit the reporter gives ({rated.data['watts']:g} W) is the board's rated power "
+                   f"({rated.data['tdp_w']:g} W, {rated.data['reference']}). A GPU working flat out reaches it and the "
+                   "power controller lowers the clocks to stay there (nvidia-smi's 'SW Power Cap : Active'); no "
+                   "slowdown or thermal reason is active, so nothing holds the GPU below its design.",
+                   [claim_ev(c, "clock event reason the reporter reports"),
+                    ev(rated.cited, f'power limit the reporter gives ("{rated.quote}") against the board\'s rated '
+                       f'power ({rated.data["reference"]} {rated.data["gpu"] or ""})'.replace(" )", ")"),
+                       rated.data["watts"], rated.data["tdp_w"], "W")],
+                   fix="Nothing to fix in the clocks: more speed needs a GPU with a higher power budget.",
+                   refs=["throttle", "nvidia_smi"])
+        return
     unknown_top = f" ({c.data['mhz']:g} MHz could not be set against the GPU's top clock: the catalog has none " \
                   "for it; `nvidia-smi -q -d CLOCK` shows its Max Clocks)" if c.data.get("mhz") else ""
     yield make("ticket.clock_power", "throttling", "warning", weight(c),

@@ -145,3 +145,59 @@ def test_a_capture_named_on_the_command_line_that_is_none_is_bad_input(tmp_path,
     # the same file inside a ticket folder is one unreadable attachment among others, listed in the answer
     (tmp_path / "issue.md").write_text("Two nodes of 8x H100, all_reduce busbw 360 GB/s. Is this normal?\n")
     assert diagnose("ticket", tmp_path, "--json", "--fail-on", "never").exit_code == 0
+
+
+# --------------------------------------------------------------------------- 8. a title question is a guess
+
+REASONS = ("nvidia-smi -q says HW Slowdown : Not Active, SW Thermal Slowdown : Not Active, SW Power Cap : Active "
+           "while running vLLM at full load on one L4{limit}. Llama-3-8B, 14 tok/s batch 1. Is my GPU throttling?\n")
+
+
+def _titled(tmp_path, title, body):
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate
+
+    (tmp_path / "issue.md").write_text(f"# {title}\n\n{body}")
+    return evaluate(read_bundle([tmp_path]))
+
+
+@pytest.mark.parametrize("title", ["throttling?", "Power cap?", "GPU throttling issue?", "NCCL bug?"])
+def test_a_bare_question_is_a_guess(title):
+    from rules import claims
+
+    assert claims._guessed("# " + title) and claims._guessed(title)
+
+
+@pytest.mark.parametrize("title", ["Why so slow?", "The GPU is throttling at 72 W under load and decode is slow"])
+def test_a_why_question_or_a_statement_is_no_guess(title):
+    from rules import claims
+
+    assert not claims._guessed(title)
+
+
+@pytest.mark.parametrize("title", ["throttling?", "power cap?", "thermal throttling maybe?"])
+def test_the_cited_clock_reason_is_the_active_one_not_the_title(tmp_path, title):
+    findings = _titled(tmp_path, title, REASONS.format(limit=""))
+    (f,) = [f for f in findings if f.rule == "ticket.clock_power"]
+    assert "SW Power Cap : Active" in f.evidence[0].detail and title not in f.evidence[0].detail
+
+
+@pytest.mark.parametrize("limit", [" (72 W limit)", " with its 72 W power limit", " (power limit is 72 W)"])
+def test_sw_power_cap_at_the_rated_limit_under_load_is_by_design(tmp_path, limit):
+    findings = _titled(tmp_path, "throttling?", REASONS.format(limit=limit))
+    (f,) = [f for f in findings if f.rule == "ticket.clock_power"]
+    assert f.category == "expected_physics" and f.severity == "info"
+    assert [(e.measured, e.expected) for e in f.evidence if e.unit == "W"] == [(72.0, 72.0)]
+
+
+def test_sw_power_cap_at_a_lowered_limit_is_still_throttling(tmp_path):
+    findings = _titled(tmp_path, "throttling?", REASONS.format(limit=" (power limit set to 40 W)"))
+    assert {f.category for f in findings if f.rule in ("ticket.clock_power", "ticket.power_limit")
+            and f.severity != "ok"} == {"throttling"}
+
+
+def test_hw_slowdown_beside_the_power_cap_is_no_design_limit(tmp_path):
+    body = REASONS.format(limit=" (72 W limit)").replace("HW Slowdown : Not Active", "HW Slowdown : Active")
+    findings = _titled(tmp_path, "throttling?", body)
+    (f,) = [f for f in findings if f.rule == "ticket.clock_power"]
+    assert f.category == "throttling"
