@@ -2103,6 +2103,23 @@ def asks(facts: Facts) -> Claim | None:
     return None
 
 
+# The reporter has run nothing yet ("I have not tried yet", "haven't tested it so far", "we didn't run it yet", "before
+# buying"): a figure they quote is someone else's, and no behaviour of theirs is there to call normal.
+_UNTRIED = re.compile(r"\b(?:I|we)\s+(?:have\s+not|haven't|have\s+never|did\s+not|didn't|can't|cannot)\s+"
+                      r"(?:\w+\s+)?(?:tried|tested|run|ran|measured|benchmarked|bought|got)\b[^.?!\n]{0,30}?"
+                      r"\b(?:yet|so far|still)\b|\bnot (?:tried|tested|measured|run)\s+(?:it\s+|this\s+)?yet\b|"
+                      r"\b(?:before|planning to|plan to|thinking of|considering)\s+(?:buy|purchas|order|rent)\w*", re.I)
+
+
+def untried(facts: Facts) -> Claim | None:
+    """The reporter's words that they have not run the setup yet, or None."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            if (m := _UNTRIED.search(sentence)) and not asked(sentence):
+                return Claim("untried", source, _quote(sentence, m, 40))
+    return None
+
+
 def complaint(facts: Facts) -> Claim | None:
     """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
     ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall."""

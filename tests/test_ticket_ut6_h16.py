@@ -153,12 +153,14 @@ REASONS = ("nvidia-smi -q says HW Slowdown : Not Active, SW Thermal Slowdown : N
            "while running vLLM at full load on one L4{limit}. Llama-3-8B, 14 tok/s batch 1. Is my GPU throttling?\n")
 
 
-def _titled(tmp_path, title, body):
+def _titled(tmp_path, title, body, verdict=False):
     from diagnose.bundle import read_bundle
-    from rules.engine import evaluate
+    from rules.engine import evaluate, ticket_verdict
 
     (tmp_path / "issue.md").write_text(f"# {title}\n\n{body}")
-    return evaluate(read_bundle([tmp_path]))
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts)
+    return (ticket_verdict(facts, findings), findings) if verdict else findings
 
 
 @pytest.mark.parametrize("title", ["throttling?", "Power cap?", "GPU throttling issue?", "NCCL bug?"])
@@ -201,3 +203,29 @@ def test_hw_slowdown_beside_the_power_cap_is_no_design_limit(tmp_path):
     findings = _titled(tmp_path, "throttling?", body)
     (f,) = [f for f in findings if f.rule == "ticket.clock_power"]
     assert f.category == "throttling"
+
+
+# --------------------------------------------------------------------------- minor: nothing measured yet
+
+ASKED = ("Someone on Discord said a RTX 3060 12GB should give about 24.61 tokens/s eval rate on mistral 7B q4_0 "
+         "with ollama. Is that right? {said}\n")
+
+
+@pytest.mark.parametrize("said", [
+    "I have not tried yet.",  # the reporter's sentence
+    "We haven't tested it so far.",
+    "I'm planning to buy one next month.",
+    "I didn't run it yet, the card arrives Friday.",
+])
+def test_a_question_before_anything_ran_is_not_called_healthy(tmp_path, said):
+    answer, findings = _titled(tmp_path, "RTX 3060 12GB ollama mistral", ASKED.format(said=said), verdict=True)
+    assert answer.category == "insufficient_data"
+    (f,) = [f for f in findings if f.rule == "ticket.nothing_broken"]
+    assert f.category == "insufficient_data" and "measured figure" in f.fix
+
+
+@pytest.mark.parametrize("said", ["I tried it and it works as described.", "Have you tried it yet?"])
+def test_a_question_after_a_run_is_still_answered(tmp_path, said):
+    answer, findings = _titled(tmp_path, "RTX 3060 12GB ollama mistral", ASKED.format(said=said), verdict=True)
+    assert [f.category for f in findings if f.rule == "ticket.nothing_broken"] == ["healthy"]
+    assert answer.category == "healthy"
