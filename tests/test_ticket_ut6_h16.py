@@ -46,6 +46,18 @@ def test_a_setting_said_in_use_is_still_read(tmp_path, said):
     assert fired(findings, "topology.p2p_forced_off")
 
 
+@pytest.mark.parametrize("said", ["We set NCCL_IB_DISABLE=1;", "export NCCL_IB_DISABLE=1;"])
+def test_nccl_quoted_on_infiniband_contradicts_a_socket_fallback(tmp_path, said):
+    _, findings = issue_verdict(tmp_path, "Two DGX H100 nodes. " + said + " " + IB_LOG)
+    assert not fired(findings, "nccl.socket_fallback")
+
+
+@pytest.mark.parametrize("said", ["We set NCCL_IB_DISABLE=1;", "export NCCL_IB_DISABLE=1;"])
+def test_the_ib_setting_without_nccl_quoted_on_infiniband_is_still_the_socket_fallback(tmp_path, said):
+    answer, findings = issue_verdict(tmp_path, "Two DGX H100 nodes. " + said + " all_reduce_perf across both nodes: "
+                                     "busbw 12 GB/s at 8 GB.\n")
+    assert fired(findings, "nccl.socket_fallback") and answer.category == "socket_fallback"
+
 # --------------------------------------------------------------------------- 2. one P2P workaround, one judgment
 
 L4_HANG = "4x L4 on one bare-metal server. vLLM --tensor-parallel-size 4 hangs at startup. "
