@@ -24,6 +24,7 @@ from diagnose.evidence import Facts, Note, where
 from diagnose.inputs import check_path
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+CAPTURE_SUFFIXES = (".sqlite", ".sqlite3", ".nsys-rep", ".qdrep")  # names that say "an nsys capture"
 NEVER_READ = {"expected.toml"}
 # An answer key under another name: TOML whose first lines give the label and what is acceptable.
 ANSWER_KEY = re.compile(rb"(?m)^(?:acceptable|diagnosable)\s*=")
@@ -106,6 +107,9 @@ def _refuse_named_unreadable(facts: BundleFacts, named: dict[str, Path]) -> None
     for read in facts.files:
         if read.problem == "binary" and read.name in named:
             raise InputError(f"{named[read.name]}: binary file, neither text nor an nsys SQLite export")
+        if read.name in named and named[read.name].suffix.lower() in CAPTURE_SUFFIXES and not read.kinds:
+            # named as a capture (empty, or text under a capture's name): what `diagnose capture` refuses too
+            raise InputError(f"{named[read.name]}: not an nsys SQLite export ({read.problem or 'unrecognised'})")
     for n in facts.of(Note):
         if n.kind == "unreadable_file" and n.source in named:
             problem = n.text.removeprefix(f"{n.source}: ").removeprefix(f"{named[n.source]}: ")

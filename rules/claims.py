@@ -15,6 +15,7 @@ from diagnose import lazy_re as re
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
+from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.evidence import Facts, Note, Workload
@@ -464,6 +465,7 @@ FAILURE_PATTERNS_J: dict[str, list[str]] = {
         r"(?:(?:is|was|got)\s+)?(?:set|lowered|capped|reduced|raised|increased|changed|limited)\s+(?:to|at)\s+|"
         r"from\s+\d{2,4}(?:\.\d+)?\s*(?:W|watts?)\s+to\s+)(?:about\s+|~)?(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b",
         r"(?:\s-pl|--power-limit)(?:=|\s+)(\d{2,4})\b(?!\s*%)",
+        r"\b(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\s+(?:power[- ]?)?limit\b",  # "one L4 (72 W limit)"
     ],
 }
 
@@ -988,9 +990,16 @@ _YES_NO_ZH = re.compile(r"是不是|是否|会不会|能不能(?!\s*(?:帮|办�
                         r"吗\s*[？?]\s*$|么\s*[？?]\s*$")
 
 
+# A question of a few words with no question word ("throttling?", "PCIe bottleneck?", "# NCCL bug?"): a cause offered
+# as a yes/no question with its verb left out.
+_BARE_QUESTION = re.compile(r"^[#\s>*-]*(?!(?:why|how|what|when|where|which|who)\b)"
+                            r"(?:[\w/.-]+\s+){0,3}[\w/.-]+\s*[?？]$", re.I)
+
+
 def _guessed(sentence: str) -> bool:
     s = re.sub(r"^(?:\s*#{1,6}[^\n]*\n)+", "", sentence.strip())  # a title line above is not part of the sentence
-    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)))
+    return bool(_GUESS.search(s)) or (asked(s) and bool(_YES_NO.match(s) or _YES_NO_ZH.search(s)
+                                                       or _BARE_QUESTION.match(s)))
 
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
@@ -1208,6 +1217,16 @@ def _idle(text: str, quote: str) -> bool:
     return bool(_IDLE_STATE.search(_said_sentence(text, quote)))
 
 
+_POWER_CAP = re.compile(r"\bSW Power Cap\b(?!\s*:\s*Not)", re.I)
+_OTHER_REASON = re.compile(r"\b(?:HW Slowdown|Thermal Slowdown|HW Power Brake)\b(?!(?: Slowdown)?\s*:\s*Not)", re.I)
+
+
+def _power_cap_only(sentence: str) -> bool:
+    """Does the sentence show SW Power Cap active and no slowdown or thermal reason (what a board at its power limit
+    shows by design under full load)?"""
+    return bool(_POWER_CAP.search(sentence)) and not _OTHER_REASON.search(sentence)
+
+
 def _said_sentence(text: str, quote: str) -> str:
     """The sentence of `text` a claim was quoted from (the quote itself where it is not found)."""
     at = text.find(quote.strip("…").strip()[:40])
@@ -1324,10 +1343,16 @@ def claims(facts: Facts) -> list[Claim]:
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
             removed = bool(_TAKEN_OFF.match(text, m.end()))  # "works with NCCL_P2P_DISABLE=1 removed": not in use
+            # "we do not set X=1", "X=1 is not set": not in use, and no workaround; "without X=1 it hangs" keeps its
+            # effect (the setting is what works), though it is not in use either
+            off = setting_off(text, m.start(), m.end())
             effect = None if removed else _effect(_clause_of(sentence, m.group(0)))
+            without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
+            if off and effect == "fixes" and not without:
+                effect = None
+            tried = removed or off or tried_only(sentence, effect)
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
-                                                                     "effect": effect,
-                                                                     "tried": removed or tried_only(sentence, effect)}))
+                                                                     "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
         if m:
             seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
@@ -1372,6 +1397,7 @@ def claims(facts: Facts) -> list[Claim]:
                 _asked_only(c, by_source.get(c.source, ""))  # "Is the GPU throttling?": the question, not evidence
                 sentence = _said_sentence(by_source.get(c.source, ""), c.quote)
             _clock_figure(c, sentence, gpu)
+            c.data["power_cap_only"] = _power_cap_only(sentence)
             if c.data.get("asked") and c.kind == "clock_power" and not c.data.get("max_clock_mhz"):
                 c.guess = True  # a figure with no top clock to set it against leaves the question open
         elif c.kind == "power_limit":
@@ -1415,6 +1441,8 @@ _UTIL_BOUND = re.compile(r"(?P<not>(?:\b(?:not|never|cannot)\b|n't\b)\s+(?:\w+\s
 _FIXES = re.compile(r"\b(?:unless|only (?:\w+\s+)?with|work(?:s|ed)?(?:[- ]?around)?|fix\w*|solv\w*|resolv\w*|avoid\w*|"
                     r"helps?|helped|no longer|"
                     r"succeed\w*|passes|runs? (?:fine|normally|ok)|(?:it|that|this|then) runs|"
+                    r"(?:launch|start|load|boot|come)(?:s|es|ed)?(?: up)? (?:fine|ok|okay|normally|successfully|"
+                    r"reliably|every time|each time|now)|"
                     r"go(?:es)? away|went away|disappear\w*|gone)\b", re.I)
 _NOT_BEFORE = re.compile(r"(?:\b(?:not|never)|n't)\s+$", re.I)  # "did not help", "didn't fix"
 _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|hang\w*|fail\w*|crash\w*|worse)\b",
@@ -1422,7 +1450,7 @@ _WORSENS = re.compile(r"\b(?:slow\w*|low(?:er)? (?:speed|bandwidth|performance)|
 
 
 # A setting run once to compare ("we also tried NCCL_IB_DISABLE=1 for comparison", "as an experiment I set ...") or
-# tried and dropped because it was slower: the job runs with another setting.
+# tried and dropped because it was slower or did not help: the job runs with another setting.
 _FOR_COMPARISON = re.compile(r"\b(?:for comparison|to compare|as an? (?:experiment|test|comparison)|"
                              r"just to (?:see|check|test)|out of curiosity)\b", re.I)
 _TRIED = re.compile(r"\b(?:tried|tested|experimented)\b", re.I)
@@ -1433,7 +1461,8 @@ def tried_only(sentence: str, effect: str | None) -> bool:
     fixed the problem stays in use)?"""
     if effect == "fixes":
         return False
-    return bool(_FOR_COMPARISON.search(sentence) or (effect == "worse" and _TRIED.search(sentence)))
+    return bool(_FOR_COMPARISON.search(sentence) or effect == "no_help"
+                or (effect == "worse" and _TRIED.search(sentence)))
 
 
 # A setting said taken off right after it: "with NCCL_P2P_DISABLE=1 removed", "NCCL_P2P_LEVEL=LOC unset".
@@ -1480,11 +1509,17 @@ def solved(facts: Facts) -> Claim | None:
     return None
 
 
+_STILL_FAILS = re.compile(r"\bstill\s+(?:hangs?|hung|fails?|failed|crash\w*|freez\w*|froze|stuck|times? out)\b", re.I)
+
+
 def _effect(sentence: str) -> str | None:
-    """'fixes' when the sentence says the setting made the problem go away ("did not help" is no fix), 'worse' when
-    it hurt."""
-    if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in _FIXES.finditer(sentence)):
+    """'fixes' when the sentence says the setting made the problem go away, 'no_help' when it says it did not ("did
+    not help", "still hangs"), 'worse' when it hurt."""
+    fixes = list(_FIXES.finditer(sentence))
+    if any(not _NOT_BEFORE.search(sentence[:m.start()]) for m in fixes):
         return "fixes"
+    if fixes or _STILL_FAILS.search(sentence):
+        return "no_help"
     if _WORSENS.search(sentence):
         return "worse"
     return None
@@ -2065,6 +2100,23 @@ def asks(facts: Facts) -> Claim | None:
             for sentence in sentences(n.text):
                 if _ASKS.search(sentence):
                     return Claim("question", n.source, one_line(sentence)[:200])
+    return None
+
+
+# The reporter has run nothing yet ("I have not tried yet", "haven't tested it so far", "we didn't run it yet", "before
+# buying"): a figure they quote is someone else's, and no behaviour of theirs is there to call normal.
+_UNTRIED = re.compile(r"\b(?:I|we)\s+(?:have\s+not|haven't|have\s+never|did\s+not|didn't|can't|cannot)\s+"
+                      r"(?:\w+\s+)?(?:tried|tested|run|ran|measured|benchmarked|bought|got)\b[^.?!\n]{0,30}?"
+                      r"\b(?:yet|so far|still)\b|\bnot (?:tried|tested|measured|run)\s+(?:it\s+|this\s+)?yet\b|"
+                      r"\b(?:before|planning to|plan to|thinking of|considering)\s+(?:buy|purchas|order|rent)\w*", re.I)
+
+
+def untried(facts: Facts) -> Claim | None:
+    """The reporter's words that they have not run the setup yet, or None."""
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            if (m := _UNTRIED.search(sentence)) and not asked(sentence):
+                return Claim("untried", source, _quote(sentence, m, 40))
     return None
 
 
@@ -2670,8 +2722,10 @@ _SAID_IDLE = re.compile(r"\b(?:idle|idling|at rest|not (?:running|loaded|in use)
 def _said_not(sentence: str, start: int) -> bool:
     """Do the words just before `start`, in the same clause, negate what follows ("not while running vLLM",
     "(not under load)", "never during inference")?"""
-    before = _NEGATION.search(sentence[max(0, start - 30):start].rsplit("\n", 1)[-1])
-    return bool(before and not _CLAUSE.search(before.group(0)))
+    window = sentence[max(0, start - 30):start].rsplit("\n", 1)[-1]
+    before = _NEGATION.search(window)
+    # "HW Slowdown : Not Active, SW Power Cap : Active": a "Not" after a colon is the field before's value
+    return bool(before and not _CLAUSE.search(before.group(0)) and not re.search(r":\s*$", window[:before.start()]))
 
 
 def said_idle(text: str) -> bool:

@@ -270,6 +270,13 @@ def settings(facts: Facts, name: str) -> list[NcclSetting]:
     return found
 
 
+# What a VM's tenant can do when P2P between its GPUs fails: the hypervisor, not the guest, decides ACS and IOMMU.
+P2P_VM_FIX = ("In a VM the hypervisor decides whether GPUs may reach each other (ACS and the IOMMU are on "
+              "the host, out of the guest's reach): keep NCCL_P2P_DISABLE=1, or ask the provider for an instance "
+              "type or host setting with GPU peer-to-peer (or NVLink); on your own hypervisor pass the GPUs through "
+              "behind one PCIe switch with ACS off.")
+
+
 def is_virtualized(facts: Facts) -> list[Evidence]:
     out: list[Evidence] = []
     for g in facts.of(GpuFact):

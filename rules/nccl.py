@@ -85,7 +85,7 @@ def socket_fallback(facts: Facts, predictions=None):
             yield passed("nccl.socket_fallback", "NCCL uses InfiniBand/RoCE between nodes",
                          f"Inter-node connections go {ib_tx[0].detail}.",
                          [ev(ib_tx[0], "network transport", ib_tx[0].detail, "NET/IB")], 0.8)
-        elif forced:
+        elif forced and not _ib_quoted_in_use(facts):  # NCCL's own NET/IB lines, quoted, contradict the setting
             yield _socket_finding(facts, [ev(forced[0], f"{forced[0].name}={forced[0].value} keeps NCCL off InfiniBand",
                                              forced[0].value)], forced)
         return
@@ -97,6 +97,15 @@ def socket_fallback(facts: Facts, predictions=None):
     evidence += [ev(e, e.message[:100]) for e in ib_fail[:2]]
     evidence += [ev(s, f"{s.name}={s.value}", s.value) for s in forced[:1]]
     yield _socket_finding(facts, evidence, forced, rdma_expected=bool(ib_fail) or _rdma_hardware(facts))
+
+
+_IB_USING = re.compile(r"\bNET/IB\s*:\s*Using\s*\[\d")  # NCCL's init line naming the HCAs it opened
+
+
+def _ib_quoted_in_use(facts: Facts) -> bool:
+    """Does the reporter quote NCCL's log using InfiniBand ("NET/IB : Using [0]mlx5_0:1/IB", "via NET/IB/0/GDRDMA")?"""
+    return any(not c.guess and not c.negated for c in claims.find(facts, "gdr_on")) or any(
+        _IB_USING.search(text) for _, text in claims.texts(facts))
 
 
 def _rdma_hardware(facts: Facts) -> bool:

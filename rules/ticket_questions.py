@@ -183,7 +183,7 @@ def scaling_question(facts: Facts, predictions=None):
                "GPUs." + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
 
 
-@rule("ticket.nothing_broken", "healthy", "expected_physics")
+@rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data")
 def nothing_broken(facts: Facts, predictions=None):
     """The reporter asks whether a behaviour or figure is normal, and nothing in the ticket points at a
     fault: the answer is that it is (weakly: what was not attached can still show one). A question about more
@@ -199,6 +199,17 @@ def nothing_broken(facts: Facts, predictions=None):
     if fault_context(facts) or figures(facts):
         return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
     evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
+    if (ahead := claims.untried(facts)) is not None:
+        # nothing run yet: no behaviour to call normal, only a figure from elsewhere
+        yield make("ticket.nothing_broken", "insufficient_data", "info", 0.0,
+                   "Nothing has been run yet: there is no behaviour to judge",
+                   "The reporter asks about a figure or behaviour before running the setup; the ticket holds no "
+                   "measurement of theirs, so it can be neither normal nor faulty.",
+                   evidence + [claim_ev(ahead, "nothing measured yet")],
+                   fix="run it once and give the measured figure with the command that gave it (`diagnose predict` "
+                   "gives the expected figure for a GPU, model and layout before running)",
+                   ask="the measured figure (tok/s with batch and prompt/output lengths) and the command that gave it")
+        return
     still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []  # links and NCCL logs matter between GPUs
     attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
     shortfall = claims.complaint(facts)

@@ -34,6 +34,7 @@ from rules.beyond_roofline import beats, finding
 from rules.catalog import find_gpu_family
 from rules.claims import Claim
 from rules.common import (
+    P2P_VM_FIX,
     TP_ENGINES,
     claim_ev,
     engine_of,
@@ -127,6 +128,22 @@ def clock_power(facts: Facts, predictions=None):
         return
     if not c or c.guess:
         return  # a question or a hunch ("Is the GPU throttling?", "maybe the power cap") is no evidence of one
+    rated = _first(facts, "power_limit_ok")
+    if rated and not rated.negated and rated.data.get("tdp_w") and c.data.get("power_cap_only"):
+        # the board at its rated power limit: under full load the power controller caps clocks by design
+        yield make("ticket.clock_power", "expected_physics", "info", weight(c, 0.5),
+                   f"SW Power Cap at the rated {rated.data['tdp_w']:g} W limit: the GPU runs as designed",
+                   f"The limit the reporter gives ({rated.data['watts']:g} W) is the board's rated power "
+                   f"({rated.data['tdp_w']:g} W, {rated.data['reference']}). A GPU working flat out reaches it and the "
+                   "power controller lowers the clocks to stay there (nvidia-smi's 'SW Power Cap : Active'); no "
+                   "slowdown or thermal reason is active, so nothing holds the GPU below its design.",
+                   [claim_ev(c, "clock event reason the reporter reports"),
+                    ev(rated.cited, f'power limit the reporter gives ("{rated.quote}") against the board\'s rated '
+                       f'power ({rated.data["reference"]} {rated.data["gpu"] or ""})'.replace(" )", ")"),
+                       rated.data["watts"], rated.data["tdp_w"], "W")],
+                   fix="Nothing to fix in the clocks: more speed needs a GPU with a higher power budget.",
+                   refs=["throttle", "nvidia_smi"])
+        return
     unknown_top = f" ({c.data['mhz']:g} MHz could not be set against the GPU's top clock: the catalog has none " \
                   "for it; `nvidia-smi -q -d CLOCK` shows its Max Clocks)" if c.data.get("mhz") else ""
     yield make("ticket.clock_power", "throttling", "warning", weight(c),
@@ -589,7 +606,8 @@ WORKAROUNDS = {
 }
 
 
-@rule("ticket.setting_works_around", "p2p_disabled", "nvlink_down", "shm_too_small", "nccl_regression")
+@rule("ticket.setting_works_around", "p2p_disabled", "virtualization_no_p2p", "nvlink_down", "shm_too_small",
+      "nccl_regression")
 def setting_works_around(facts: Facts, predictions=None):
     """A setting that turns one NCCL path off makes a hang or failure go away: that path is broken."""
     for c in claims.find(facts, "setting"):
@@ -597,17 +615,18 @@ def setting_works_around(facts: Facts, predictions=None):
         if not known or c.data.get("effect") != "fixes" or c.data["value"] in ("", None):
             continue
         category, meaning = known
-        if category == "p2p_disabled" and is_virtualized(facts):
+        virt = category == "p2p_disabled" and is_virtualized(facts)
+        if virt:
             category = "virtualization_no_p2p"
         yield make("ticket.setting_works_around", category, "critical", weight(c),
                    f"{c.data['name']}={c.data['value']} works around the problem: {meaning}",
                    "Turning one transport off and seeing the problem go away locates it: the path NCCL chose is what "
                    "fails. On bare metal, P2P failures behind PCIe switches come from ACS/IOMMU (VT-d, "
                    "AMD-Vi) redirecting peer traffic; the workaround costs bandwidth.",
-                   [claim_ev(c, "the workaround the reporter found")],
-                   fix="Fix the path instead of disabling it: for P2P disable ACS on the PCIe switches / IOMMU (or set "
-                   "iommu=pt), then check with `p2pBandwidthLatencyTest`; for NVLS start fabric manager; "
-                   "for SHM give the container a larger /dev/shm.",
+                   [claim_ev(c, "the workaround the reporter found")] + (virt or []),
+                   fix=P2P_VM_FIX if virt else "Fix the path instead of disabling it: for P2P disable ACS on the PCIe "
+                   "switches / IOMMU (or set iommu=pt), then check with `p2pBandwidthLatencyTest`; for NVLS start "
+                   "fabric manager; for SHM give the container a larger /dev/shm.",
                    refs=["nccl_acs", "nccl_env"])
         return
 
@@ -1116,15 +1135,31 @@ def hang_on_pcie(facts: Facts, predictions=None):
     if (nodes and nodes > 1) or not ((n and n >= 2) or claims.several_gpus(facts)):
         return
     virt = is_virtualized(facts)
+    evidence = virt + [ev(hang[0], f'the symptom: "{hang[1]}"')]
+    # P2P switched off and the job still hangs: evidence against the P2P path, which lowers this lead
+    tried = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "no_help"
+             and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
+    if tried:
+        yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "info", 0.25,
+                   "A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
+                   "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. "
+                   "The reporter switched it off and the job still hangs, so the cause is elsewhere (the launch, a "
+                   "rank that never joins, the network or shared-memory transport).",
+                   evidence + [claim_ev(tried[0], "P2P switched off, and it still hangs")],
+                   fix="Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: "
+                   "they show which rank and which transport waits.",
+                   refs=["nccl_trouble"])
+        return
     yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
                "NCCL moves data between GPUs of a node with PCIe peer-to-peer when there is no NVLink. With PCIe ACS "
                "redirect on the switches or an IOMMU translating DMA (bare metal), or a hypervisor in between, "
                "the peer writes never arrive and the collective waits forever, while single-GPU work is fine.",
-               virt + [ev(hang[0], f'the symptom: "{hang[1]}"')],
+               evidence,
                fix="Run all_reduce_perf with NCCL_P2P_DISABLE=1: if it no longer hangs, "
-               "disable ACS on the PCIe switches (or boot with iommu=pt / VT-d off) and check "
-               "`p2pBandwidthLatencyTest`; attach `nvidia-smi topo -m` and `lspci -vvv | grep -i acsctl`.",
+               + ("the hypervisor blocks peer-to-peer: " + P2P_VM_FIX if virt else
+                  "disable ACS on the PCIe switches (or boot with iommu=pt / VT-d off) and check "
+                  "`p2pBandwidthLatencyTest`; attach `nvidia-smi topo -m` and `lspci -vvv | grep -i acsctl`."),
                refs=["nccl_acs", "nccl_trouble"])
 
 

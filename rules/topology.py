@@ -28,6 +28,7 @@ from diagnose.evidence import (
 from diagnose.findings import Evidence
 from rules import claims
 from rules.common import (
+    P2P_VM_FIX,
     claim_ev,
     ev,
     gpu_count,
@@ -106,7 +107,7 @@ def _workaround_for_failure(facts: Facts) -> bool:
                for c in claims.find(facts, "setting"))
 
 
-@rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled")
+@rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled", "virtualization_no_p2p")
 def p2p_forced_off(facts: Facts, predictions=None):
     """An NCCL_* variable switches P2P off, so NCCL copies through host memory (SHM)."""
     off = p2p_off_settings(facts)
@@ -130,22 +131,29 @@ def p2p_forced_off(facts: Facts, predictions=None):
             refs=["nccl_env", "nccl_trouble"],
         )
     elif _workaround_for_failure(facts):
-        # the job hangs or fails with P2P and runs with it off: the setting is the workaround, the P2P path the fault
+        # the job hangs or fails with P2P and runs with it off: the setting is the workaround, the P2P path the fault,
+        # judged as ticket.setting_works_around judges the same words (a failure: critical)
+        virt = is_virtualized(facts)
         yield make(
-            "topology.p2p_forced_off", "p2p_disabled", "warning", 0.75 if from_log else 0.6,
+            "topology.p2p_forced_off", "virtualization_no_p2p" if virt else "p2p_disabled", "critical",
+            0.75 if from_log else 0.6,
             f"The GPUs fail over PCIe peer-to-peer and run with {s.name}={s.value}",
             "A job that hangs or errors with P2P and runs once NCCL is told not to use it has a P2P path that the "
             "driver advertises but the platform does not carry: ACS redirect or an IOMMU in translation mode on the "
             "PCIe path (NCCL troubleshooting, 'PCI Access Control Services'), a board without PCIe P2P, or a VM. "
             f"{s.name}={s.value} keeps it running at host-memory speed.",
-            evidence,
-            fix="On bare metal disable ACS on the PCIe bridges (or in the BIOS) and boot with iommu=pt; check with "
-            "`nvidia-smi topo -p2p r` and p2pBandwidthLatencyTest, then drop the setting.",
+            evidence + virt,
+            fix=P2P_VM_FIX if virt else "On bare metal disable ACS on the PCIe bridges (or in the BIOS) and boot with "
+            "iommu=pt; check with `nvidia-smi topo -p2p r` and p2pBandwidthLatencyTest, then drop the setting.",
             refs=["nccl_acs", "nccl_trouble"],
         )
     else:
+        # the reporter says the failure stays with P2P off: the setting costs bandwidth but is not what fails
+        no_help = any(c.data.get("effect") == "no_help" and _p2p_off(c.data["name"], c.data["value"])
+                      for c in claims.find(facts, "setting"))
         yield make(
-            "topology.p2p_forced_off", "p2p_disabled", "warning", 0.75 if from_log else 0.6,
+            "topology.p2p_forced_off", "p2p_disabled", "info" if no_help else "warning",
+            0.3 if no_help else 0.75 if from_log else 0.6,
             f"{s.name}={s.value} switches GPU peer-to-peer off",
             f"{s.name}={s.value} tells NCCL not to use PCIe peer-to-peer between GPUs, so transfers are "
             "staged through host memory. On PCIe systems where P2P works this roughly halves bandwidth.",

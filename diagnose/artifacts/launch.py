@@ -46,6 +46,17 @@ ASSIGN = re.compile(
     r"(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'`;]*)"
 )
 ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own error text, not a setting
+# A setting the prose on its line says is not in use: "we do not set X=1", "never use X=1", "we removed X=1",
+# "without X=1 ...", "X=1 is not set", "X=1 was removed"; or one tried that "did not help". What runs is without it
+# (README, claims).
+OFF_BEFORE = re.compile(r"(?:\b(?:not|never|no longer|without|remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|"
+                        r"un-?set(?:ting)?|comment(?:ed|ing)? out|t(?:ook|ake|aken) out|got rid of|"
+                        r"stopp?(?:ed|ing) (?:using|passing|setting))|n't)\b[\w\s,]{0,20}[\"'`]?$", re.I)
+OFF_AFTER = re.compile(r"^[\"'`]?\s+(?:(?:is|was|are|were)(?:\s+not|n't)\s+(?:\w+\s+)?(?:set|used|exported|enabled|"
+                       r"applied|passed|in use)\b|(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|commented out)\b|"
+                       r"(?:did|does|do)(?: not|n't) (?:help|fix|change)\b|"
+                       r"(?:had|has|made|makes) no (?:effect|difference)\b)",
+                       re.I)
 YAML_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
 YAML_VALUE = re.compile(r"^\s*value:\s*(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")
 PY_ENVIRON = re.compile(r"os\.environ\[[\"'](?P<name>[A-Z][A-Z0-9_]*)[\"']\]\s*=\s*[\"'](?P<value>[^\"']*)[\"']")
@@ -322,10 +333,17 @@ def _echo(body: str, src: str) -> Workload:
     return w
 
 
+def setting_off(text: str, start: int, end: int) -> bool:
+    """Does the prose around the setting at text[start:end] say it is not in use (its own line only)?"""
+    before = text[max(0, start - 40):start].rsplit("\n", 1)[-1]
+    return bool(OFF_BEFORE.search(before) or OFF_AFTER.match(text[end:end + 60]))
+
+
 def _assignments(line: str, src: str) -> list:
     out: list = []
     line = ADVICE.sub("", line)
-    found = [(m.group("name"), m.group("value")) for m in ASSIGN.finditer(line)]
+    found = [(m.group("name"), m.group("value")) for m in ASSIGN.finditer(line)
+             if not setting_off(line, m.start("name"), m.end())]
     found += [(m.group("name"), m.group("value")) for m in PY_ENVIRON.finditer(line)]
     for var, value in found:
         if NCCL_NAMES.match(var):

@@ -126,7 +126,9 @@ def _checked(table: dict, schema: dict, prefix: str, source_of) -> tuple[dict, l
 
 
 def _typed(value, expected: type):
-    """`value` as `expected` (an int written as 8.0 or "8" is fine), or None; nan and inf are None."""
+    """`value` as `expected` (an int written as 8.0 or "8" is fine), or None. A float that is nan or inf is kept:
+    it is the figure the user typed, which the commands refuse as bad input naming it (scaling_inputs.
+    check_measurement), not a value silently dropped; a count that is nan or inf is None."""
     if isinstance(value, bool):
         return None
     if expected is str:
@@ -137,10 +139,10 @@ def _typed(value, expected: type):
         number = float(value)
     except ValueError:
         return None
-    if not math.isfinite(number):
-        return None
     if expected is float:
         return number
+    if not math.isfinite(number):
+        return None
     return int(number) if number == int(number) else None
 
 
