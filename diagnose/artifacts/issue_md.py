@@ -312,12 +312,12 @@ BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)
                        r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
                        # ... and in Chinese: "72B的AWQ模型", "跑 70B 模型"
                        r"(?<![\w.-])(\d{1,3}(?:\.\d)?)\s?b\s*的?\s*(?:[A-Za-z0-9_-]+\s*)?(?:模型|大模型)", re.I)
-# The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
-# which weights the tag pulls (rules.catalog.tag_weights).
 # An Ollama tag without a size, in Ollama's own command or listing ("ollama run llama3.3", "qwq:latest"): it pulls
 # the library's `latest` tag, whose size rules.catalog.ollama_sized_tag knows.
 OLLAMA_BARE = re.compile(r"\bollama\s+(?:run|pull)\s+([a-z][\w.-]*[a-z0-9])(?::latest)?(?![\w:.-])|"
                          r"(?<![\w./-])([a-z][\w.-]*[a-z0-9]):latest\b", re.I)
+# The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
+# which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
 CLAUSE = re.compile(r"[,;]\s+|\s*[，；]\s*|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
