@@ -577,6 +577,12 @@ def busbw(facts: Facts, predictions=None):
     yield from problems or [min(own or judged, key=lambda x: x[0])[1]]
 
 
+def _ports_in_use(facts: Facts) -> float:
+    """The share of the NIC ports a run uses: fewer GPUs per node than ports leave some idle."""
+    ports, per_node = nic_ports(facts), gpus_per_node(facts)
+    return per_node / ports if ports and per_node and per_node < ports else 1.0
+
+
 def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | None, group: list[int] | None,
                  what=None, system: tuple | None = None):
     """(measured / expected, finding) for one group's best large all-reduce busbw; None when nothing
@@ -660,10 +666,8 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                              "typically gives.", [what] + origin, sure)
     from rules.topology import _p2p_off_by_design
 
-    ports, per_node = nic_ports(facts), gpus_per_node(facts)
-    used = per_node / ports if ports and per_node and per_node < ports else 1.0
-    if ic is None and value < BUSBW_FLOOR * expected * used and \
-            not [t for t in facts.of(NcclTransport) if t.transport == "NET"]:
+    if ic is None and not any(t.transport == "NET" for t in facts.of(NcclTransport)) and \
+            value < BUSBW_FLOOR * expected * _ports_in_use(facts):
         # between nodes, under half of what the NIC ports in use give (a run on fewer GPUs per node than NICs uses
         # fewer ports), and no log says which transport: not physics
         category, cause = _network_cause(facts)
