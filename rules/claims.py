@@ -2950,9 +2950,9 @@ def _listed_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
     lines = text.splitlines()
     i = 0
     while i < len(lines):
-        run = []
-        while i < len(lines) and _RANK_LINE.match(lines[i]):
-            run.append(lines[i])
+        run = []  # (line, its match)
+        while i < len(lines) and (m := _RANK_LINE.match(lines[i])):
+            run.append((lines[i], m))
             i += 1
         if len(run) >= 3:
             head = next((lines[k] for k in range(i - len(run) - 1, max(-1, i - len(run) - 3), -1)
@@ -2960,8 +2960,7 @@ def _listed_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
             unit = _UNIT_HEAD.search(head)
             if unit:
                 name = _UNIT_NAMES.get(unit.group(1).lower(), unit.group(1).lower())
-                for line in run:
-                    m = _RANK_LINE.match(line)
+                for line, m in run:
                     out.setdefault(name, {}).setdefault(m.group(1), (float(m.group(2)), line.strip()))
         i += 1 if not run else 0
     return out
@@ -2978,10 +2977,7 @@ def rank_figures(facts: Facts) -> list[Claim]:
         for m in _RANK_FIGURE.finditer(spaced_bars):
             figure = (float(m.group(2)), _quote(spaced_bars, m, 40))
             by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), figure)
-        for unit, ranks in _listed_rank_figures(text).items():
-            for rank, figure in ranks.items():
-                by_unit.setdefault(unit, {}).setdefault(rank, figure)
-        for unit, ranks in _table_rank_figures(text).items():
+        for unit, ranks in [*_listed_rank_figures(text).items(), *_table_rank_figures(text).items()]:
             for rank, figure in ranks.items():
                 by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in by_unit.items():
