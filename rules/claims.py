@@ -8,6 +8,7 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -3049,6 +3050,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
     pasted = _pasted(facts)
     for block, text in texts(facts) + pasted:
         prose = (block, text) not in pasted
+        on_gpu = functools.cache(functools.partial(all_on_gpu, text))  # once per text, when a match first asks
         for k, sentence in enumerate(sentences(text) if prose else text.splitlines()):
             # a pasted block's line k is cited by its own line ("issue.md:6" + k), prose by ProseSource
             start = None if prose else re.search(r":(\d+)$", block)
@@ -3077,15 +3079,15 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m in _OFFLOAD_WORDS.finditer(sentence) if prose else ():
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
-                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or all_on_gpu(text),
+                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or on_gpu(),
                                  guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
-            for m, negated, guess in over_vram(sentence, text) if prose else ():
+            for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
             for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH)) if prose else ():
                 for m in zh.finditer(sentence):
                     out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": form},
-                                     negated=bool(m.group("not")) or all_on_gpu(text),
+                                     negated=bool(m.group("not")) or on_gpu(),
                                      guess=_guessed(sentence) or asked(sentence)))
     return out
 
@@ -3171,16 +3173,17 @@ _NOT_IN_GAP = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
 _ONLY_IF = re.compile(r"\b(?:if|unless|whether|in case)\b[^,;]*$", re.I)
 
 
-def over_vram(sentence: str, text: str) -> list[tuple[re.Match, bool, bool]]:
+def over_vram(sentence: str, on_gpu) -> list[tuple[re.Match, bool, bool]]:
     """(match, negated, guess) for each place the sentence puts the model past the GPU's memory: negated when a
-    'not' sits before a positive verb ('it does not exceed VRAM') or the text says everything is on the GPU; a guess
-    when asked, supposed, planned, or only a condition ('if the model exceeds VRAM, ...')."""
+    'not' sits before a positive verb ('it does not exceed VRAM') or the text says everything is on the GPU (on_gpu():
+    all_on_gpu of the whole text, asked only when needed); a guess when asked, supposed, planned, or only a condition
+    ('if the model exceeds VRAM, ...')."""
     out = []
     for m in _OVER_VRAM.finditer(sentence):
         before = sentence[:m.start()]
         gap = m.group("gap") or ""
         negated = bool(_NOT_IN_GAP.search(gap) and m.group("verb") and "fit" not in m.group("verb").lower()) or \
-            bool(_NOT_OFFLOADED.search(before)) or all_on_gpu(text)
+            bool(_NOT_OFFLOADED.search(before)) or on_gpu()
         guess = _guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
         out.append((m, negated, guess))
     return out
