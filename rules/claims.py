@@ -959,8 +959,17 @@ PATTERNS: dict[str, list[str]] = {
     **FAILURE_PATTERNS_F,
     **FAILURE_PATTERNS_J,
 }
-for _kind, _words in (*MORE_WORDS_F.items(), *MORE_WORDS_J.items()):
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+
+
+def _extend(more: dict[str, list[str]], new_kinds: bool = False) -> None:
+    """Add more wordings to PATTERNS' families: a kind PATTERNS lacks is a typo (KeyError) unless new_kinds says
+    the block brings families of its own."""
+    for kind, words in more.items():
+        PATTERNS[kind] = (PATTERNS.get(kind, []) if new_kinds else PATTERNS[kind]) + words
+
+
+_extend(MORE_WORDS_F)
+_extend(MORE_WORDS_J)
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
 # it was fine."): matched over the whole text.
@@ -2671,8 +2680,7 @@ MORE_WORDS_K["gdr_on"] = [
     r"\bGDRDMA\b" + _NOT_BETWEEN + r"{0,30}?\bNET/IB\b",
     r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
 ]
-for _kind, _words in MORE_WORDS_K.items():
-    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
+_extend(MORE_WORDS_K, new_kinds=True)
 
 # A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
 # whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
@@ -3149,8 +3157,7 @@ MORE_WORDS_N: dict[str, list[str]] = {
     ],
 }
 _NEGATED_INSIDE_F += ("gpu_build_slower",)
-for _kind, _words in MORE_WORDS_N.items():
-    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
+_extend(MORE_WORDS_N, new_kinds=True)
 
 # The model, or the memory it needs, larger than the GPU's memory: llama.cpp and Ollama then keep the layers that do
 # not fit on the CPU (Ollama FAQ, "How can I tell if my model was loaded onto the GPU?"), and on Windows the driver
@@ -3249,8 +3256,7 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         r"(?:it|that (?:one|node|GPU|rank|card|machine))\b",
     ],
 }
-for _kind, _words in MORE_WORDS_N2.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N2)
 
 
 # ------------------------------------------------------------------- (issue 11 n) where the process is bound
@@ -3315,8 +3321,7 @@ MORE_WORDS_N3: dict[str, list[str]] = {
         r"\b(?:drops?|slow\w*|falls?|halv\w*|lower)\b",
     ],
 }
-for _kind, _words in MORE_WORDS_N3.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N3)
 
 
 # torch.profiler's key_averages().table() ends with "Self CPU time total: 48.210ms" and "Self CUDA time total: 6.884ms"
@@ -3364,8 +3369,7 @@ MORE_WORDS_N4: dict[str, list[str]] = {
         _ZH_NOT + r"\bECC\b\s*(?:错误|报错)|" + _ZH_NOT + r"不可纠正",
     ],
 }
-for _kind, _words in MORE_WORDS_N4.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N4)
 _OFFLOAD_ZH = re.compile(r"(?P<not>没有|没|未|不)?\s*(?:一部分|部分|剩下的|其余的?|多余的?)(?:的)?\s*"
                          r"(?:层|权重|模型|参数)?\s*(?:放|跑|加载|卸载|offload|分配)(?:在|到)\s*(?:CPU|内存|系统内存)")
 _OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:显存|GPU\s*内存|VRAM)\s*"
@@ -3394,5 +3398,4 @@ MORE_WORDS_N5: dict[str, list[str]] = {
     ],
     "cpu_ab": [PROCESS_AT_CORE],
 }
-for _kind, _words in MORE_WORDS_N5.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N5)
