@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
+from diagnose.artifacts import nccl_log
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
@@ -85,6 +86,12 @@ def texts(facts: Facts) -> list[tuple[str, str]]:
         if w.framework:
             out.append((f"{w.source} (framework)", w.framework))
     return out
+
+
+def nccl_ib_quoted(facts: Facts, opened: bool = False) -> bool:
+    """Does the reporter quote NCCL's own lines showing InfiniBand in use (nccl_log.quotes_ib reads them; `opened`:
+    the init line naming the HCAs it opened)?"""
+    return any(nccl_log.quotes_ib(text, opened) for _, text in texts(facts))
 
 
 def _pasted(facts: Facts) -> list[tuple[str, str]]:
