@@ -8,10 +8,12 @@ families of phrasings for one physical situation, never one ticket's sentence.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from diagnose import lazy_re as re
+from diagnose.artifacts import nccl_log
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
 from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
@@ -84,6 +86,12 @@ def texts(facts: Facts) -> list[tuple[str, str]]:
         if w.framework:
             out.append((f"{w.source} (framework)", w.framework))
     return out
+
+
+def nccl_ib_quoted(facts: Facts, opened: bool = False) -> bool:
+    """Does the reporter quote NCCL's own lines showing InfiniBand in use (nccl_log.quotes_ib reads them; `opened`:
+    the init line naming the HCAs it opened)?"""
+    return any(nccl_log.quotes_ib(text, opened) for _, text in texts(facts))
 
 
 def _pasted(facts: Facts) -> list[tuple[str, str]]:
@@ -958,8 +966,17 @@ PATTERNS: dict[str, list[str]] = {
     **FAILURE_PATTERNS_F,
     **FAILURE_PATTERNS_J,
 }
-for _kind, _words in (*MORE_WORDS_F.items(), *MORE_WORDS_J.items()):
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+
+
+def _extend(more: dict[str, list[str]], new_kinds: bool = False) -> None:
+    """Add more wordings to PATTERNS' families: a kind PATTERNS lacks is a typo (KeyError) unless new_kinds says
+    the block brings families of its own."""
+    for kind, words in more.items():
+        PATTERNS[kind] = (PATTERNS.get(kind, []) if new_kinds else PATTERNS[kind]) + words
+
+
+_extend(MORE_WORDS_F)
+_extend(MORE_WORDS_J)
 
 # Families whose two halves are usually said in different sentences ("... in the VM. On bare metal
 # it was fine."): matched over the whole text.
@@ -2670,8 +2687,7 @@ MORE_WORDS_K["gdr_on"] = [
     r"\bGDRDMA\b" + _NOT_BETWEEN + r"{0,30}?\bNET/IB\b",
     r"\b(?:GPUDirect RDMA|GDRDMA|GDR)\s+(?:is\s+|was\s+)?(?:in use|enabled|active|used|on)\b",
 ]
-for _kind, _words in MORE_WORDS_K.items():
-    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
+_extend(MORE_WORDS_K, new_kinds=True)
 
 # A job said to span GPUs without a count: "multi-GPU training", "with both GPUs", "two RTX A6000 GPUs". A count is a
 # whole word before a plural: a model number or a memory size before "GPU" ("RTX 2080 GPU", "24GB GPU") is one GPU.
@@ -2950,9 +2966,9 @@ def _listed_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
     lines = text.splitlines()
     i = 0
     while i < len(lines):
-        run = []
-        while i < len(lines) and _RANK_LINE.match(lines[i]):
-            run.append(lines[i])
+        run = []  # (line, its match)
+        while i < len(lines) and (m := _RANK_LINE.match(lines[i])):
+            run.append((lines[i], m))
             i += 1
         if len(run) >= 3:
             head = next((lines[k] for k in range(i - len(run) - 1, max(-1, i - len(run) - 3), -1)
@@ -2960,8 +2976,7 @@ def _listed_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
             unit = _UNIT_HEAD.search(head)
             if unit:
                 name = _UNIT_NAMES.get(unit.group(1).lower(), unit.group(1).lower())
-                for line in run:
-                    m = _RANK_LINE.match(line)
+                for line, m in run:
                     out.setdefault(name, {}).setdefault(m.group(1), (float(m.group(2)), line.strip()))
         i += 1 if not run else 0
     return out
@@ -2978,10 +2993,7 @@ def rank_figures(facts: Facts) -> list[Claim]:
         for m in _RANK_FIGURE.finditer(spaced_bars):
             figure = (float(m.group(2)), _quote(spaced_bars, m, 40))
             by_unit.setdefault(m.group(3).lower(), {}).setdefault(m.group(1), figure)
-        for unit, ranks in _listed_rank_figures(text).items():
-            for rank, figure in ranks.items():
-                by_unit.setdefault(unit, {}).setdefault(rank, figure)
-        for unit, ranks in _table_rank_figures(text).items():
+        for unit, ranks in [*_listed_rank_figures(text).items(), *_table_rank_figures(text).items()]:
             for rank, figure in ranks.items():
                 by_unit.setdefault(unit, {}).setdefault(rank, figure)
         for unit, ranks in by_unit.items():
@@ -3053,6 +3065,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
     pasted = _pasted(facts)
     for block, text in texts(facts) + pasted:
         prose = (block, text) not in pasted
+        on_gpu = functools.cache(functools.partial(all_on_gpu, text))  # once per text, when a match first asks
         for k, sentence in enumerate(sentences(text) if prose else text.splitlines()):
             # a pasted block's line k is cited by its own line ("issue.md:6" + k), prose by ProseSource
             start = None if prose else re.search(r":(\d+)$", block)
@@ -3081,15 +3094,15 @@ def partial_offload(facts: Facts) -> list[Claim]:
             for m in _OFFLOAD_WORDS.finditer(sentence) if prose else ():
                 before = sentence[:m.start()]
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
-                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or all_on_gpu(text),
+                                 negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or on_gpu(),
                                  guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
-            for m, negated, guess in over_vram(sentence, text) if prose else ():
+            for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))
             for form, zh in (("words", _OFFLOAD_ZH), ("over_vram", _OVER_VRAM_ZH)) if prose else ():
                 for m in zh.finditer(sentence):
                     out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": form},
-                                     negated=bool(m.group("not")) or all_on_gpu(text),
+                                     negated=bool(m.group("not")) or on_gpu(),
                                      guess=_guessed(sentence) or asked(sentence)))
     return out
 
@@ -3151,8 +3164,7 @@ MORE_WORDS_N: dict[str, list[str]] = {
     ],
 }
 _NEGATED_INSIDE_F += ("gpu_build_slower",)
-for _kind, _words in MORE_WORDS_N.items():
-    PATTERNS[_kind] = PATTERNS.get(_kind, []) + _words
+_extend(MORE_WORDS_N, new_kinds=True)
 
 # The model, or the memory it needs, larger than the GPU's memory: llama.cpp and Ollama then keep the layers that do
 # not fit on the CPU (Ollama FAQ, "How can I tell if my model was loaded onto the GPU?"), and on Windows the driver
@@ -3175,16 +3187,17 @@ _NOT_IN_GAP = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
 _ONLY_IF = re.compile(r"\b(?:if|unless|whether|in case)\b[^,;]*$", re.I)
 
 
-def over_vram(sentence: str, text: str) -> list[tuple[re.Match, bool, bool]]:
+def over_vram(sentence: str, on_gpu) -> list[tuple[re.Match, bool, bool]]:
     """(match, negated, guess) for each place the sentence puts the model past the GPU's memory: negated when a
-    'not' sits before a positive verb ('it does not exceed VRAM') or the text says everything is on the GPU; a guess
-    when asked, supposed, planned, or only a condition ('if the model exceeds VRAM, ...')."""
+    'not' sits before a positive verb ('it does not exceed VRAM') or the text says everything is on the GPU (on_gpu():
+    all_on_gpu of the whole text, asked only when needed); a guess when asked, supposed, planned, or only a condition
+    ('if the model exceeds VRAM, ...')."""
     out = []
     for m in _OVER_VRAM.finditer(sentence):
         before = sentence[:m.start()]
         gap = m.group("gap") or ""
         negated = bool(_NOT_IN_GAP.search(gap) and m.group("verb") and "fit" not in m.group("verb").lower()) or \
-            bool(_NOT_OFFLOADED.search(before)) or all_on_gpu(text)
+            bool(_NOT_OFFLOADED.search(before)) or on_gpu()
         guess = _guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before) or _ONLY_IF.search(before))
         out.append((m, negated, guess))
     return out
@@ -3250,8 +3263,7 @@ MORE_WORDS_N2: dict[str, list[str]] = {
         r"(?:it|that (?:one|node|GPU|rank|card|machine))\b",
     ],
 }
-for _kind, _words in MORE_WORDS_N2.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N2)
 
 
 # ------------------------------------------------------------------- (issue 11 n) where the process is bound
@@ -3316,8 +3328,7 @@ MORE_WORDS_N3: dict[str, list[str]] = {
         r"\b(?:drops?|slow\w*|falls?|halv\w*|lower)\b",
     ],
 }
-for _kind, _words in MORE_WORDS_N3.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N3)
 
 
 # torch.profiler's key_averages().table() ends with "Self CPU time total: 48.210ms" and "Self CUDA time total: 6.884ms"
@@ -3365,8 +3376,7 @@ MORE_WORDS_N4: dict[str, list[str]] = {
         _ZH_NOT + r"\bECC\b\s*(?:错误|报错)|" + _ZH_NOT + r"不可纠正",
     ],
 }
-for _kind, _words in MORE_WORDS_N4.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N4)
 _OFFLOAD_ZH = re.compile(r"(?P<not>没有|没|未|不)?\s*(?:一部分|部分|剩下的|其余的?|多余的?)(?:的)?\s*"
                          r"(?:层|权重|模型|参数)?\s*(?:放|跑|加载|卸载|offload|分配)(?:在|到)\s*(?:CPU|内存|系统内存)")
 _OVER_VRAM_ZH = re.compile(r"(?P<not>没有|没|未|不会|并不|不是)?\s*(?:显存|GPU\s*内存|VRAM)\s*"
@@ -3395,5 +3405,4 @@ MORE_WORDS_N5: dict[str, list[str]] = {
     ],
     "cpu_ab": [PROCESS_AT_CORE],
 }
-for _kind, _words in MORE_WORDS_N5.items():
-    PATTERNS[_kind] = PATTERNS[_kind] + _words
+_extend(MORE_WORDS_N5)

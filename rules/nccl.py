@@ -99,13 +99,10 @@ def socket_fallback(facts: Facts, predictions=None):
     yield _socket_finding(facts, evidence, forced, rdma_expected=bool(ib_fail) or _rdma_hardware(facts))
 
 
-_IB_USING = re.compile(r"\bNET/IB\s*:\s*Using\s*\[\d")  # NCCL's init line naming the HCAs it opened
-
-
 def _ib_quoted_in_use(facts: Facts) -> bool:
     """Does the reporter quote NCCL's log using InfiniBand ("NET/IB : Using [0]mlx5_0:1/IB", "via NET/IB/0/GDRDMA")?"""
-    return any(not c.guess and not c.negated for c in claims.find(facts, "gdr_on")) or any(
-        _IB_USING.search(text) for _, text in claims.texts(facts))
+    return any(not c.guess and not c.negated for c in claims.find(facts, "gdr_on")) or claims.nccl_ib_quoted(
+        facts, opened=True)
 
 
 def _rdma_hardware(facts: Facts) -> bool:
@@ -537,15 +534,11 @@ def _busbw_cause(facts: Facts, value: float, ic, group: list[int] | None) -> tup
 
 # NCCL's words for an inter-node transport on RDMA (net_ib.cc: "NET/IB : Using [0]mlx5_0:1/IB", "Using network IB",
 # channel lines "via NET/IB/0"), with or without GPUDirect RDMA.
-_IB_IN_USE = re.compile(r"\bUsing network IB\b|\bNET/IB\s*:\s*Using\b|\bvia NET/IB\b|\bNET/IB\s*:\s*GPU Direct RDMA\b",
-                        re.I)
-
-
 def _network_cause(facts: Facts) -> tuple[str, str]:
     """Why an inter-node all-reduce runs under half the NICs' figure, where no parsed log tells: with NCCL seen on
     IB, GPUDirect RDMA off (the NIC stages GPU data through host memory); else NCCL on TCP sockets, the usual
     reason for a fraction of an RDMA NIC's rate."""
-    if any(_IB_IN_USE.search(t) for _, t in claims.texts(facts)):
+    if claims.nccl_ib_quoted(facts):
         return "gdr_disabled", ("NCCL is on InfiniBand/RoCE, so the NIC-to-GPU path is the suspect: GPUDirect RDMA "
                                 "off (nvidia-peermem or DMA-BUF missing, ACS on) stages every transfer through host "
                                 "memory")
@@ -575,6 +568,12 @@ def busbw(facts: Facts, predictions=None):
         return
     problems = [f for ratio, f in judged if f.severity in ("warning", "critical")]
     yield from problems or [min(own or judged, key=lambda x: x[0])[1]]
+
+
+def _ports_in_use(facts: Facts) -> float:
+    """The share of the NIC ports a run uses: fewer GPUs per node than ports leave some idle."""
+    ports, per_node = nic_ports(facts), gpus_per_node(facts)
+    return per_node / ports if ports and per_node and per_node < ports else 1.0
 
 
 def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | None, group: list[int] | None,
@@ -660,10 +659,8 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                              "typically gives.", [what] + origin, sure)
     from rules.topology import _p2p_off_by_design
 
-    ports, per_node = nic_ports(facts), gpus_per_node(facts)
-    used = per_node / ports if ports and per_node and per_node < ports else 1.0
-    if ic is None and value < BUSBW_FLOOR * expected * used and \
-            not [t for t in facts.of(NcclTransport) if t.transport == "NET"]:
+    if ic is None and not any(t.transport == "NET" for t in facts.of(NcclTransport)) and \
+            value < BUSBW_FLOOR * expected * _ports_in_use(facts):
         # between nodes, under half of what the NIC ports in use give (a run on fewer GPUs per node than NICs uses
         # fewer ports), and no log says which transport: not physics
         category, cause = _network_cause(facts)

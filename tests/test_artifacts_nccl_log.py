@@ -1,5 +1,7 @@
 """NCCL_DEBUG=INFO logs and NCCL errors: real ticket attachments, pasted variants, fuzz."""
 
+from pathlib import Path
+
 import pytest
 from artifact_fuzz import assert_survives_fuzz
 from conftest import shared_path
@@ -164,3 +166,20 @@ def test_old_ring_lines_timeouts_and_missing_interfaces():
     assert [t.detail for t in of(records, NcclTransport)] == ["P2P/IPC"]
     assert [e.source for e in of(records, NcclEvent, "timeout")] == ["old.log:3"]
     assert [e.source for e in of(records, NcclEvent, "net_init_failed")] == ["old.log:4"]
+
+
+def _corpus_line(folder, needle):
+    """The first line of a real public issue (tests/data/tickets) holding `needle`."""
+    text = (Path(__file__).parent / "data" / "tickets" / folder / "issue.md").read_text()
+    return next(ln for ln in text.splitlines() if needle in ln)
+
+
+def test_quotes_ib_reads_ncclS_own_lines_quoted_in_prose():
+    """Rules ask whether the reporter quotes NCCL on InfiniBand; the line formats live here (real issues' lines)."""
+    opened = _corpus_line("h018-nccl-tests-a100pcie-2node-bw-nps4", "NET/IB : Using [")
+    gdr = _corpus_line("n005-nccl-gdrdma-only-one-node", "via NET/IB/0/GDRDMA")
+    socket = _corpus_line("e030-nccl-no-plugin-found-info-only", "NET/Socket : Using [")
+    assert nccl_log.quotes_ib(opened) and nccl_log.quotes_ib(opened, opened=True)
+    assert nccl_log.quotes_ib(gdr) and not nccl_log.quotes_ib(gdr, opened=True)  # a channel line names no HCA opened
+    assert not nccl_log.quotes_ib(socket) and not nccl_log.quotes_ib(socket, opened=True)
+    assert not nccl_log.quotes_ib("NCCL INFO NET/IB : No device found.")

@@ -42,6 +42,12 @@ CHUNK = re.compile(r"P2P Chunksize set to (?P<n>\d+)")
 USING_NETWORK = re.compile(r"Using network (?P<net>.+?)\s*$")
 NET_SOCKET = re.compile(r"NET/Socket\s*:\s*Using\s+(?P<ifs>.+?)\s*$")
 NET_IB_USING = re.compile(r"NET/IB\s*:\s*Using\s+(?P<devs>.+?)(?:;|$)")
+# NCCL's lines that show InfiniBand/RoCE in use, as a reporter quotes them in their own words (a ticket's description,
+# an issue's prose): the init line naming the HCAs it opened ("NET/IB : Using [0]mlx5_0:1/IB"), and any of its
+# network lines ("Using network IB", "via NET/IB/0/GDRDMA", "NET/IB : GPU Direct RDMA Enabled for HCA 0").
+IB_HCAS_OPENED = re.compile(r"\bNET/IB\s*:\s*Using\s*\[\d")
+IB_IN_USE = re.compile(r"\bUsing network IB\b|\bNET/IB\s*:\s*Using\b|\bvia NET/IB\b|\bNET/IB\s*:\s*GPU Direct RDMA\b",
+                       re.I)
 GDR_HCA = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:HCA|GPU) .*?(?:\((?P<why>[^)]*)\))?\s*$")
 SHM_SEGMENT = re.compile(r"(?:creating shared memory segment|extend|open)\s+(?P<path>/dev/shm/[^\s()'\"]+)"
                          r"(?:\s+\(size (?P<size>\d+)\)|\s+to\s+(?P<to>\d+) bytes)?")
@@ -124,6 +130,12 @@ def parse(text: str, name: str) -> list:
             continue
         out.extend(_events(src, msg, level))
     return _first_workload_only(out)
+
+
+def quotes_ib(text: str, opened: bool = False) -> bool:
+    """Does this text quote NCCL's lines showing InfiniBand in use (IB_IN_USE; `opened`: the init line naming the HCAs
+    it opened, IB_HCAS_OPENED)? For prose that quotes a log without being one, which parse() never sees."""
+    return bool((IB_HCAS_OPENED if opened else IB_IN_USE).search(text))
 
 
 def _first_workload_only(records: list) -> list:

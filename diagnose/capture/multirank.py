@@ -144,11 +144,16 @@ def _comm_kernels(rank: Rank, ids: list[int], cache: dict) -> tuple[np.ndarray, 
     cap = rank.cap
     groups = K.kernel_groups(cap)
     if rank.device >= 0 and cap.count(KERNEL) == int(groups.by_name.arrays()[3].sum()):
-        if id(cap) not in cache:
-            parts = groups.comm_kernels or [(np.zeros(0, dtype=np.int64),) * 4]
-            cache[id(cap)] = tuple(np.concatenate(c) for c in zip(*parts))
-        gpu, name, start, end = cache[id(cap)]
-        mine = ((gpu >> 24) & 0xFFFFFF == rank.pid) & (gpu & K.NO_DEVICE == rank.device) & np.isin(name, ids)
+        key = (id(cap), rank.pid, rank.device)  # the rank's own kernels, masked once for all its operations
+        if key not in cache:
+            if id(cap) not in cache:
+                parts = groups.comm_kernels or [(np.zeros(0, dtype=np.int64),) * 4]
+                cache[id(cap)] = tuple(np.concatenate(c) for c in zip(*parts))
+            gpu, name, start, end = cache[id(cap)]
+            own = ((gpu >> 24) & 0xFFFFFF == rank.pid) & (gpu & K.NO_DEVICE == rank.device)
+            cache[key] = name[own], start[own], end[own]
+        name, start, end = cache[key]
+        mine = np.isin(name, ids)
         start, end = start[mine], end[mine]
         order = np.argsort(start, kind="stable")  # rowid order within equal starts, as SQLite's sort keeps
         return start[order], end[order], np.ones(len(order), dtype=bool)
@@ -176,7 +181,7 @@ def analyse(ranks: list[Rank], sample: int = 100_000) -> MultiRank | None:
     waits = [RankWait(r.label) for r in ranks]
     windows: list[list[tuple[int, int]]] = [[] for _ in ranks]
     results, total, apart = [], 0, 0
-    comm: dict[int, tuple] = {}  # id(capture) -> its communication kernels (_comm_kernels)
+    comm: dict = {}  # id(capture), and (id(capture), pid, device) per rank -> communication kernels (_comm_kernels)
     for op in all_ops:
         rows = []
         for r in ranks:
