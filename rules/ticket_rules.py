@@ -63,6 +63,8 @@ from rules.ticket_figures import (
     layer_split_engine,
     layer_split_over_gpus,
     layout_words,
+    one_gpu_pace,
+    split_pace,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -1032,7 +1034,10 @@ def measured_vs_expected(facts: Facts, predictions=None):
         return  # (a layout the predictor does not model, such as data-parallel attention, is not judged)
     if any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a table of layouts: ticket.comparison_set reads it as a set, a cell's TP is not the ticket's
+    split = one_gpu_pace(facts)
     for m in measurements(facts, "decode_tok_s"):
+        if split is not None and split_pace(facts, split, m):
+            continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace
         # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
         layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
         p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp)
