@@ -134,6 +134,35 @@ def given_vs_recorded(facts: Facts, predictions=None):
         yield from _model_contradiction(w.model, recorded)
 
 
+@rule("capture.layout_does_not_fit", "other")
+def layout_does_not_fit(facts: Facts, predictions=None):
+    """The capture ran, so its model fit the GPUs it ran on. When the layout and GPU the prediction
+    uses (given on the command line, else recorded) cannot hold the weights, the engine's reserve
+    and the batch's KV cache (the memory-fit check `predict` runs, predict.does_not_fit), the model,
+    layout or GPU named is not the one that ran, and every figure compared with the prediction is
+    of another run: say so, with predict's figures."""
+    from rules import catalog, roofline
+    from rules.predict_rules import shortfall_evidence, shortfall_words
+
+    p = predictions.roofline if isinstance(predictions, CapturePrediction) else None
+    if p is None or p.fits:
+        return
+    usable = roofline.usable_gb(catalog.gpu(p.gpu), catalog.engine(p.engine))
+    given = next((w for w in facts.of(Workload) if w.source == GIVEN), None)
+    named = [f"--{k} {v}" for k, v in (("model", given.model), ("tp", given.tp), ("pp", given.pp),
+                                        ("gpu", given.gpu), ("batch", given.batch)) if v is not None] if given else []
+    label = f"{p.model} on {p.gpu}, TP{p.tp}" + (f" PP{p.pp}" if p.pp > 1 else "") + f", batch {p.batch}"
+    src = f"prediction:roofline ({label})"
+    yield make("capture.layout_does_not_fit", "other", "warning", 0.8,
+               f"{label} does not fit in GPU memory, yet the capture ran",
+               f"{label} is {shortfall_words(p, usable)}: it cannot have run as stated. "
+               + (f"What the command line gave ({' '.join(named)}) " if named else "What the capture recorded ")
+               + "does not describe this run, so figures compared with the prediction are of another run.",
+               [shortfall_evidence(p, usable, src, label)],
+               fix="Check the model, --tp/--pp and --gpu against the run's launch line and nvidia-smi; drop an "
+                   "option to use what the capture recorded.")
+
+
 def _contradiction(mine: str, theirs: str, where: str, what: str, given, recorded):
     evidence = [ev(GIVEN, f"{what} given", given), ev(where, f"{what} recorded in the capture", recorded)]
     return make(

@@ -169,15 +169,8 @@ def does_not_fit(facts, predictions):
         severity="warning",
         confidence=0.9,
         title=f"{len(bad)} layout(s) do not fit in GPU memory",
-        summary=f"Does not fit: {names}. The worst, {worst.label}, is short by {worst.memory_shortfall_gb:.1f} GB "
-        f"per GPU ({worst.weights_gb_per_gpu:.1f} GB of weights + {worst.reserved_gb:.1f} GB kept by the engine, "
-        f"{usable:.1f} GB usable).",
-        evidence=[
-            Evidence(source=_where(p),
-                     detail=f"{p.label}: weights per GPU + kept by the engine + KV for the batch vs usable memory",
-                     measured=round(usable + p.memory_shortfall_gb, 2), expected=round(usable, 2), unit="GB")
-            for p in bad[:6]
-        ],
+        summary=f"Does not fit: {names}. The worst, {worst.label}, is {shortfall_words(worst, usable)}.",
+        evidence=[shortfall_evidence(p, usable, _where(p), p.label) for p in bad[:6]],
         fix=f"Use more GPUs per replica (TP or PP), {smaller_dtype_hint(worst.dtype)}an FP8 KV cache, "
         "or fewer concurrent sequences / shorter context.",
     )
@@ -314,6 +307,19 @@ def _single_layout(batch, p: PredictRow) -> Finding:
         ],
         fix="Compare with a measured ITL (diagnose capture / ticket); pass several --tp values to compare layouts.",
     )
+
+
+def shortfall_words(p, usable: float) -> str:
+    """How far one layout is from fitting: the words and figures every memory-fit finding prints
+    (predict's, and capture's for the layout it was given)."""
+    return (f"short by {p.memory_shortfall_gb:.1f} GB per GPU ({p.weights_gb_per_gpu:.1f} GB of weights + "
+            f"{p.reserved_gb:.1f} GB kept by the engine, {usable:.1f} GB usable)")
+
+
+def shortfall_evidence(p, usable: float, source: str, label: str) -> Evidence:
+    return Evidence(source=source, detail=f"{label}: weights per GPU + kept by the engine + KV for the batch vs "
+                    "usable memory", measured=round(usable + p.memory_shortfall_gb, 2), expected=round(usable, 2),
+                    unit="GB")
 
 
 def _usable_gb(predictions: PredictResult) -> float:

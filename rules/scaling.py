@@ -455,13 +455,26 @@ def _layout_status(rs: list[ScalingRow], ratio: float | None, hi: float, base_ra
         return "comm_broken"
     if any((r.launch_gap_share or 0) >= LAUNCH_GAP_SHARE for r in rs):
         return "launch_gaps"
-    if ratio < rs[0].band_low:
+    return series_status(ratio, rs[0].band_low, hi, base_ratio, is_base)
+
+
+def series_status(ratio: float, lo: float, hi: float, base_ratio: float, is_base: bool) -> str:
+    """One layout of a series (measured / expected time `ratio`) against the band (x`lo`-x`hi`) and the smallest
+    layout measured (`base_ratio`): the one judgement `scaling` and `ticket` give a TP series, so the same figures
+    get the same verdict in both. Faster than the band is not a fault; beyond it is broken unless the smallest
+    layout is as far beyond (slow_everywhere)."""
+    if ratio < lo:
         return "faster_than_band"  # above the roofline but quicker than the model expects: not a fault
     if ratio <= hi:
         return "tracks"
     if is_base or ratio <= base_ratio * hi:
         return "slow_everywhere" if base_ratio > hi else "tracks"
     return "beyond_band"
+
+
+def beyond_title(label: str, ratio: float, hi: float) -> str:
+    """The title of a layout judged beyond_band, in every command that judges a series."""
+    return f"{label} runs x{ratio:.2f} the expected time, beyond the band's x{hi:.2f} (x{ratio / hi:.2f} past it)"
 
 
 def _speedups(rows: list[ScalingRow]) -> None:

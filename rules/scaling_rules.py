@@ -9,7 +9,17 @@ from rules import beyond_roofline
 from rules.engine import rule
 from rules.predict_rules import layout_refused, refusals
 from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
-from rules.scaling import COMM_RATIO, COMM_SHARE_FLAT, SMALL_BATCH, SOURCE, TERM_NAMES, TERMS, comm_broken, same_system
+from rules.scaling import (
+    COMM_RATIO,
+    COMM_SHARE_FLAT,
+    SMALL_BATCH,
+    SOURCE,
+    TERM_NAMES,
+    TERMS,
+    beyond_title,
+    comm_broken,
+    same_system,
+)
 
 # Layout statuses of a system that is not broken: inside the band, faster than it (yet above the
 # roofline), or as far from it as the smallest layout (scaling does not change that distance).
@@ -168,9 +178,10 @@ def _beyond_finding(rs: list[ScalingRow]) -> Finding:
     ratio, hi, base = r.layout_ratio, r.band_high, r.base
     return Finding(
         rule="scaling.broken_layout", category="other", severity="warning", confidence=0.6,
-        title=f"{r.label} runs x{ratio:.2f} the expected time, beyond the band's x{hi:.2f} (x{ratio / hi:.2f} past it)",
-        summary=f"Over its {len(rs)} figure(s), {r.label} is x{ratio:.2f} slower than a healthy {r.engine} system "
-        f"gives for this model, GPU and lengths (median), while {base} is x{r.base_ratio:.2f}: something grows at "
+        title=beyond_title(r.label, ratio, hi),
+        summary=f"Over its {len(rs)} figure(s), {r.label} is x{ratio:.2f} slower than a healthy system with the "
+        f"{r.engine} profile{' (assumed: no engine named)' if r.engine == 'generic' else ''} gives for this model, "
+        f"GPU and lengths (median), while {base} is x{r.base_ratio:.2f}: something grows at "
         "this layout that the physics does not (a slow path, a throttled or straggling GPU, or host work per rank).",
         evidence=[_step_ev(x) for x in sorted(rs, key=lambda x: -x.ratio)[:4]] + [_model_ev(r)],
         fix="Capture one step per layout with nsys and run `diagnose capture` (exposed communication, launch gaps, "

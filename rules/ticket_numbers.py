@@ -25,7 +25,6 @@ from rules.ticket_figures import (
     PHYSICS_FLOOR,
     asks_about_figures,
     assumed_layout,
-    at_one_gpus_pace,
     band_evidence,
     beyond_band_fix,
     faster_than_band,
@@ -33,6 +32,7 @@ from rules.ticket_figures import (
     layout_words,
     one_gpu_pace,
     per_direction,
+    split_pace,
     unmodelled_layout,
 )
 from rules.workload import predict_layout, quantised_stream
@@ -390,7 +390,7 @@ def figure_unjudged(facts: Facts, predictions=None):
         if p is None or not p.valid or p.fits:
             return
         pace = one_gpu_pace(facts)
-        if pace is not None and at_one_gpus_pace(pace, m):
+        if pace is not None and split_pace(facts, pace, m):
             return  # a layer split's one stream needs no fit to judge: ticket.layer_split_rate set it against one GPU
         yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be judged: {model.name} does not fit as "
                    f"assumed", f"At {layout_words(p)} ({how}) with the checkpoint's {p.dtype} weights, "

@@ -63,6 +63,8 @@ from rules.ticket_figures import (
     layer_split_engine,
     layer_split_over_gpus,
     layout_words,
+    one_gpu_pace,
+    split_pace,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -1032,7 +1034,14 @@ def measured_vs_expected(facts: Facts, predictions=None):
         return  # (a layout the predictor does not model, such as data-parallel attention, is not judged)
     if any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a table of layouts: ticket.comparison_set reads it as a set, a cell's TP is not the ticket's
+    broken = tp_series_beyond_band(facts, model, model_src, gpu)
+    if broken:
+        yield broken
+        return
+    split = one_gpu_pace(facts)
     for m in measurements(facts, "decode_tok_s"):
+        if split is not None and split_pace(facts, split, m):
+            continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace
         # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
         layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
         p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp)
@@ -1069,6 +1078,51 @@ def measured_vs_expected(facts: Facts, predictions=None):
                    "physics costs time (host, transport, clocks, configuration).",
                    evidence, fix=beyond_band_fix(facts))
         return
+
+
+def tp_series_beyond_band(facts: Facts, model, model_src, gpu):
+    """Decode rates stated at two or more TP sizes are a TP series: each layout judged with the one judgement
+    `diagnose scaling` gives a series (rules.scaling.series_status: measured / expected time against the band and
+    against the smallest TP measured), so the same figures get the same verdict in both commands. The rates are
+    taken as the pure decode rates the band is for (no prose slack: the reporter states them per layout, as a
+    benchmark table would). A layout beyond the band: the finding scaling.broken_layout gives; else None."""
+    from rules.scaling import beyond_title, series_status
+
+    by_tp: dict[int, Measurement] = {}
+    for m in measurements(facts, "decode_tok_s"):
+        if m.tp and (m.batch or 1) == 1:
+            by_tp.setdefault(m.tp, m)
+    if len(by_tp) < 2:
+        return None
+    rows = []
+    for tp, m in sorted(by_tp.items()):
+        p = predict_layout(facts, tp, 1)
+        if p is None or not (p.valid and p.fits and p.decode_tok_s_expected) or m.value > p.decode_tok_s:
+            return None  # a layout that cannot run, or a figure beyond the bound: judged per figure below
+        rows.append((m, p, p.decode_tok_s_expected / m.value))
+    base_ratio = rows[0][2]
+    judged = [(m, p, r, series_status(r, p.band_low, p.band_high, base_ratio, i == 0))
+              for i, (m, p, r) in enumerate(rows)]
+    beyond = [x for x in judged if x[3] == "beyond_band"]
+    if not beyond:
+        return None
+    m, p, ratio, _ = max(beyond, key=lambda x: x[2])
+    evidence = []
+    for x, q, r, status in judged:
+        expected = q.decode_tok_s_expected
+        evidence.append(ev(x, f"decode rate at TP{x.tp}, batch 1: x{r:.2f} the expected time ({status})", x.value,
+                           round(expected, 1), "tok/s"))
+    evidence += band_evidence(m, f"decode rate at TP{m.tp}, batch 1", "tok/s", p.decode_tok_s_expected,
+                              band_text(p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low,
+                                        m.value), p.decode_tok_s, p, gpu, model_src, model)[1:]
+    return make("ticket.measured_vs_expected", "other", "warning", 0.6,  # scaling.broken_layout's confidence
+                beyond_title(f"TP{m.tp}", ratio, p.band_high),
+                f"Over the TP series the reporter states, TP{m.tp} is x{ratio:.2f} slower than a healthy system with "
+                f"the {p.engine} profile{'' if engine_of(facts) else ' (assumed: no engine named)'} gives for this "
+                f"model and GPU at batch 1, while TP{rows[0][0].tp} is x{base_ratio:.2f}: something grows at this "
+                "layout that the physics does not (a slow path, a throttled or straggling GPU, or host work per "
+                "rank). The same figures in `diagnose scaling` get the same judgement.",
+                evidence, fix=beyond_band_fix(facts))
 
 
 @rule("ticket.comparison_set", "latency_bound_small_batch", "expected_physics")

@@ -128,6 +128,25 @@ def test_given_tp_is_used_and_both_values_are_named():
     assert "tp=64" in rep["predictions"]["expected"]["source"]
 
 
+def test_a_given_layout_that_cannot_fit_the_given_gpu_is_a_contradiction_with_predicts_figures():
+    """Llama-3-70B at TP4 on RTX 4090s: ~35 GB of bf16 weights per GPU (70e9 x 2 B / 4) on a 24 GB card cannot
+    have run, yet the capture did: the memory-fit check `predict` runs says so, with the same figures predict
+    prints for that layout, and the same layout on the H100s the capture recorded fits (no such finding)."""
+    rep = report(HEALTHY, "--model", "llama-3-70b", "--tp", "4", "--gpu", "rtx-4090", "--batch", "1")
+    (f,) = findings(rep, "capture.layout_does_not_fit")
+    assert f["severity"] == "warning" and "--gpu rtx-4090" in f["summary"]
+    (e,) = f["evidence"]
+    assert e["measured"] > 70e9 * 2 / 4 / 1e9 > e["expected"]
+    (p,) = [g for g in report_json("predict", "--model", "llama-3-70b", "--tp", "4", "--gpu", "rtx-4090",
+                                   "--batch", "1")["findings"] if g["rule"] == "predict.does_not_fit"]
+    (pe,) = p["evidence"]
+    assert (e["measured"], e["expected"], e["unit"]) == (pe["measured"], pe["expected"], pe["unit"])
+    short = re.search(r"short by [^)]*\)", p["summary"]).group()
+    assert short in f["summary"]
+    assert findings(report(HEALTHY, "--model", "llama-3-70b", "--tp", "4", "--gpu", "h100-sxm", "--batch", "1"),
+                    "capture.layout_does_not_fit") == []
+
+
 def test_more_ranks_with_collectives_than_the_given_group():
     ranks = [SAMPLES / f"straggler_rank{i}.sqlite" for i in range(4)]
     rep = report(*ranks, "--tp", "2")

@@ -4,6 +4,7 @@ read as no speed at all. The sentences are paraphrases written for these tests, 
 wording; the corpus is scored by benchmarks/ticket_accuracy.py."""
 
 import pytest
+from conftest import report_json
 from test_ticket_figures import _issue  # the issue's facts, findings and verdict, as `diagnose ticket` reads it
 from test_ticket_numbers import _rule, _said  # a description's facts; one rule's findings
 
@@ -205,3 +206,32 @@ def test_a_tp_pp_question_is_answered_from_how_each_split_works():
                             "that?\n")
     (f,) = _rule(findings, "ticket.scaling_question")
     assert "pipeline split gives more throughput" in f.title and v.category == "expected_physics"
+
+
+# Llama-2-7B fp16 on A100 SXM at batch 1, TP1/TP2/TP4 (a user-tester's figures): the same series as a ticket's list
+# and as a `diagnose scaling` CSV.
+SERIES = {1: 80, 2: 95, 4: 100}
+
+
+def test_a_tp_series_gets_the_same_judgement_in_ticket_and_scaling(tmp_path):
+    """One judgement of a TP series (rules.scaling.series_status): measured / expected time per layout against the
+    band and the smallest TP. Both commands judge every layout, name the same layout beyond the band with the same
+    title, category and severity, and say the engine profile was assumed (none named)."""
+    (tmp_path / "issue.md").write_text(
+        "# TP barely helps Llama-2-7B on A100, is this normal?\n\nLlama-2-7B fp16, 8x A100 80GB SXM (NVSwitch), "
+        "batch 1 decode:\n" + "".join(f"- TP={tp}: {v} tok/s\n" for tp, v in SERIES.items()) + "Is this normal?\n")
+    csv = tmp_path / "series.csv"
+    csv.write_text("tp,metric,value,batch\n" + "".join(f"{tp},decode_tok_s,{v},1\n" for tp, v in SERIES.items()))
+    ticket = report_json("ticket", tmp_path / "issue.md")
+    scaling = report_json("scaling", csv, "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm")
+    (t,) = [f for f in ticket["findings"] if f["rule"] == "ticket.measured_vs_expected"]
+    (s,) = [f for f in scaling["findings"] if f["rule"] == "scaling.broken_layout"]
+    assert (t["title"], t["category"], t["severity"]) == (s["title"], s["category"], s["severity"])
+    assert ticket["verdict"]["category"] == scaling["verdict"]["category"] == "other"
+    assert "assumed: no engine named" in t["summary"] and "assumed: no engine named" in s["summary"]
+    # every layout of the ticket is judged, each measured against its own expected rate
+    judged = [e for e in t["evidence"] if e["detail"].startswith("decode rate at TP") and "expected time" in
+              e["detail"]]
+    assert [e["measured"] for e in judged] == list(SERIES.values())
+    beyond = [e for e in judged if "beyond_band" in e["detail"]]
+    assert len(beyond) == 1 and beyond[0]["measured"] < beyond[0]["expected"]

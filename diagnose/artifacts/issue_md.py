@@ -400,8 +400,9 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 
 # A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s", "on 2 A100 (80GB) ~700 tok/sec",
 # "2x H100s" (not "per GPU").
-CLAUSE_GPUS = re.compile(r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?)\b",
-                         re.I)
+CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|one|single|two|dual|three|four|quad|six|eight)\s*(?:x\s*)?"
+                         r"(?:NVIDIA\s+|GeForce\s+)*"
+                         r"(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?)\b", re.I)
 # A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
 _STREAM_NOUN = r"(?:user|request|stream|sequence|client)"
 PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|req)\b", re.I)
@@ -852,8 +853,11 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 elif tp is None and re.search(r"\bwith\s+(?:tensor[- ]parallel\w*|TP)\b", context, re.I):
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
                 # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s")
-                n = CLAUSE_GPUS.search(clause[:m.start()])
-                gpus = int(n.group(1)) if n and 1 <= int(n.group(1)) <= 64 else None
+                # (else a heading line above the block: "With 2x RTX 4090:" over a tool's timing line)
+                n = CLAUSE_GPUS.search(clause[:m.start()]) or (CLAUSE_GPUS.search(context[:-len(clause)])
+                                                               if context != clause else None)
+                gpus = _count(n.group(1)) if n else None
+                gpus = gpus if gpus and gpus <= 64 else None
                 tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
                 # (the line's load is not that of a clause about one request: "单请求每秒 9 token，100 并发下 ...")

@@ -64,7 +64,8 @@ def to_int(value) -> int | None:
 # "sglang", "TensorRT-LLM", "TGI"). The name is kept as written; the rules resolve it.
 ENGINE_WORD = re.compile(
     r"\b(vllm|sglang|tensorrt[-_ ]?llm|trt[-_ ]?llm|text[-_ ]generation[-_ ]inference|TGI|lmdeploy|"
-    r"deepspeed(?:[-_ ]mii)?|fastertransformer|llama\.cpp|llama[-_](?:bench|server|cli)|exllama(?:v2)?|ollama|gpt-fast|"
+    r"deepspeed(?:[-_ ]mii)?|fastertransformer|llama\.cpp|llama[-_](?:bench|server|cli|cpp[-_]python)|"
+    r"exllama(?:v2)?|ollama|gpt-fast|"
     r"megatron(?:-lm)?|"
     r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|"
     r"transformers|accelerate)\b",
