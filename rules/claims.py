@@ -3029,10 +3029,10 @@ _WOULD_AFTER = re.compile(r"(?:(?!\b(?:since|because|as|so|but|and|while|though)
                           r"\b(?:would|could|might)\b", re.I)
 # The reporter saying the layers are not (or no longer) on the CPU: "nothing is offloaded", "fits in VRAM".
 _NOT_OFFLOADED = re.compile(r"\b(?:no|not|never|nothing|none|no\s+longer|n't)\b[\w\s,-]{0,30}$", re.I)
-# A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
 # Output quoted from the documentation ("the FAQ says '48%/52% CPU/GPU' means ..."): an example, not this machine.
 _DOCS_SAY = re.compile(r"\b(?:docs?|documentation|FAQ|README|manual|guide|wiki)\b[^.;]{0,20}?\b(?:says?|states?|"
                        r"mentions?|explains?|shows?|describes?)\b", re.I)
+# A suggestion or a plan ("try offloading", "to fit a bigger context"), not where the layers are now.
 _OFFLOAD_PLAN = re.compile(r"\b(?:try|trying|tried|could|should|would|maybe|perhaps|want to|how (?:do|can) I|"
                            r"is it possible)\b[^.;]{0,30}$", re.I)
 
@@ -3080,10 +3080,10 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                  {"form": "ollama_ps", "cpu_pct": 0, "origin": "output"}, negated=True,
                                  guess=prose and _quoted_output(sentence, m)))
             for m in _OFFLOADED.finditer(sentence):
-                on_gpu, layers = int(m.group(1)), int(m.group(2))
+                loaded, layers = int(m.group(1)), int(m.group(2))
                 out.append(Claim("partial_offload", source, _quote(sentence, m),
-                                 {"form": "offloaded", "on_gpu": on_gpu, "layers": layers, "origin": "output"},
-                                 negated=on_gpu >= layers,
+                                 {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "output"},
+                                 negated=loaded >= layers,
                                  guess=prose and _quoted_output(sentence, m)))
             for m in _NGL.finditer(" " + sentence):
                 # ("-ngl 40 would be slower, so I use -ngl 99": the first is a comparison made in the conditional)

@@ -179,6 +179,17 @@ def test_a_layer_count_said_in_the_conditional_is_no_setting_in_use():
     assert used and not used[0].guess
 
 
+
+@pytest.mark.parametrize("text", [
+    "llama.cpp says offloaded 20/33 layers to GPU. The rest of the model does not fit in VRAM, so it spills to "
+    "system RAM.",
+    "The log shows offloaded 40/81 layers to GPU, and the model is bigger than the card's VRAM.",
+])
+def test_a_layer_count_then_offload_words_in_one_text_are_both_read(text):
+    # (the offloaded count once shadowed the text's cached all-on-GPU answer: the words after it raised TypeError)
+    forms = {c.data["form"] for c in claims.partial_offload(said(text))}
+    assert "offloaded" in forms and forms & {"words", "over_vram"}
+
 WIDER = {
     "numa_words": [
         "Throughput improves a lot once we pin the server to the same socket as its GPUs.",
