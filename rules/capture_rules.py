@@ -117,11 +117,12 @@ def given_vs_recorded(facts: Facts, predictions=None):
         theirs = next(((getattr(r, name), r.source) for r in recorded if getattr(r, name) is not None), None)
         if mine is not None and theirs and theirs[0] != mine:
             yield _contradiction(f"{flag} {mine}", f"{name}={theirs[0]}", theirs[1], name.upper(), mine, theirs[0])
-    ranks = [g for g in _gpus(facts) if g.class_count.get("communication")]
-    if w.tp is not None and w.tp > 1 and _gpus(facts) and not ranks:
+    gpus = _gpus(facts)
+    ranks = [g for g in gpus if g.class_count.get("communication")]
+    if w.tp is not None and w.tp > 1 and gpus and not ranks:
         # a TP group all-reduces every layer: a capture with kernels and no collective is not of that group
-        where = ", ".join(dict.fromkeys(g.source for g in _gpus(facts))) + " (CUPTI_ACTIVITY_KIND_KERNEL)"
-        yield _contradiction(f"--tp {w.tp}", f"no GPU ran communication kernels ({len(_gpus(facts))} ran kernels)",
+        where = ", ".join(dict.fromkeys(g.source for g in gpus)) + " (CUPTI_ACTIVITY_KIND_KERNEL)"
+        yield _contradiction(f"--tp {w.tp}", f"no GPU ran communication kernels ({len(gpus)} ran kernels)",
                              where, "GPUs that all-reduce", w.tp, 0)
     if w.tp is not None and len(ranks) > w.tp * (w.pp or 1):
         mine = f"--tp {w.tp}" + (f" --pp {w.pp}" if w.pp else "")

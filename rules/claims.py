@@ -30,7 +30,7 @@ _TEXT_KINDS = ("description", "software", "hardware", "interconnect", "comment")
 OUTPUT_KIND = "pasted_output"
 OUTPUT_FAMILIES = ("no_p2p", "link_down", "shm_error", "clock_power", "hardware_error", "fabric_setup", "tp_size_error",
                    "module_missing", "wrong_results", "iommu_fault", "exception", "eager_flag", "pipeline_parallel",
-                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error")
+                   "gdr_off", "net_socket", "pcie_degraded", "nccl_system_error", "cpu_pegged_row")
 
 
 @dataclass
@@ -2162,8 +2162,7 @@ _PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
                             r"(faster|quicker|slower|better|worse|more throughput)\b|"
                             r"\b(?:improv\w*|increas\w*|speed\w*\s+up|rais\w*|gain\w*)\b[^.\n%]{0,30}?\bby\s+"
                             r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
-# What went up "by N%" for it to be a speed-up: a speed, not a time or a memory figure.
-_SPEED_NOUN = re.compile(r"\b(?:speed\w*|throughput|tok\w*/s|t/s|perf\w*)", re.I)
+# What went up "by N%" for it to be a speed-up: a speed (_SPEED_NOUN, below), not a time or a memory figure.
 _TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
                           r"t/s|latency|better)\b", re.I)
@@ -2933,13 +2932,13 @@ def _table_rank_figures(text: str) -> dict[str, dict[str, tuple[float, str]]]:
         for row in rows[i + 2:]:
             if not row.startswith("|"):
                 break
-            if len(md_cells(row)) == len(header):
-                body.append(row)
-        at = _index_column(header, [md_cells(row) for row in body])
+            cells = md_cells(row)
+            if len(cells) == len(header):
+                body.append((row, cells))
+        at = _index_column(header, [cells for _, cells in body])
         if at is None:
             continue
-        for row in body:
-            cells = md_cells(row)
+        for row, cells in body:
             for k, cell in enumerate(cells):
                 unit_in = re.search(r"\b" + _FIGURE_UNIT, header[k])
                 m = re.fullmatch(r"~?(\d+(?:\.\d+)?)\s*(?:" + _FIGURE_UNIT + ")?", cell, re.I)
@@ -3209,8 +3208,7 @@ _TOP_ROW = (r"(?m)^\s*\d+\s+\S+\s+(?:-?\d+|rt)\s+-?\d+\s+[\d.,]+[kmgtpKMGTP]?\s+
             r"[\d.,]+[kmgtpKMGTP]?\s+[RSDITZ]\s+(?:9[5-9]|10[0-4])(?:[.,]\d)?\s+[\d.,]+\s+[\d:.]+\s+(?:\S*/)?"
             r"(?:python\S*|vllm\S*|VLLM\S*|sglang\S*|ollama\S*|llama-server|llama-cli|text-generation\S*|tritonserver|"
             r"trtllm\S*|torchrun|uvicorn|lmdeploy\S*)")
-PATTERNS["cpu_pegged_row"] = [_TOP_ROW]
-OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("cpu_pegged_row",)
+_extend({"cpu_pegged_row": [_TOP_ROW]}, new_kinds=True)
 
 # (issue 11 n) More word orders for situations the families above name:
 # - numa_words: binding to the GPUs' socket named as the change that paid ("doubles when I bind the server to the
@@ -3283,13 +3281,11 @@ _NO_BINDING = re.compile(r"\b(?:without|not|no longer|never|instead of|remov\w+|
 def cpu_binding(facts: Facts) -> list[Claim]:
     """Each CPU binding the reporter's words or pasted commands give: data {cpus: [...]} or {node: N}; a guess when
     asked, supposed or advised, negated when said to be absent or removed ('without taskset')."""
-    from diagnose.artifacts.nccl_log import cpu_list
-
     out: list[Claim] = []
     pasted = _pasted(facts)
     for source, text in texts(facts) + pasted:
         for sentence in sentences(text):
-            for m, data in [(m, {"cpus": cpu_list(m.group(1))}) for m in _BIND_CPUS.finditer(sentence)] + \
+            for m, data in [(m, {"cpus": nccl_log.cpu_list(m.group(1))}) for m in _BIND_CPUS.finditer(sentence)] + \
                            [(m, {"node": int(m.group(1))}) for m in _BIND_NODE.finditer(sentence)]:
                 if data.get("cpus") == []:
                     continue

@@ -101,7 +101,7 @@ def socket_fallback(facts: Facts, predictions=None):
 
 def _ib_quoted_in_use(facts: Facts) -> bool:
     """Does the reporter quote NCCL's log using InfiniBand ("NET/IB : Using [0]mlx5_0:1/IB", "via NET/IB/0/GDRDMA")?"""
-    return any(not c.guess and not c.negated for c in claims.find(facts, "gdr_on")) or claims.nccl_ib_quoted(
+    return any(not c.guess for c in claims.find(facts, "gdr_on")) or claims.nccl_ib_quoted(
         facts, opened=True)
 
 
@@ -154,14 +154,14 @@ def gdr(facts: Facts, predictions=None):
         return
     if not nets:
         multi, node_ev = _multi_node(facts)
-        quoted = next((c for c in claims.find(facts, "gdr_on") if not c.guess and not c.negated), None)
+        quoted = next((c for c in claims.find(facts, "gdr_on") if not c.guess), None)
         if multi and quoted:
             yield passed("nccl.gdr", "The reporter quotes GPUDirect RDMA on NCCL's network path",
                          "NCCL's 'via NET/IB/.../GDRDMA' lines, as the reporter quotes them, show the NIC reading GPU "
                          "memory directly.", [claim_ev(quoted, "GDRDMA on the network path")], 0.5)
         elif multi and not [t for t in facts.of(NcclTransport) if t.transport == "NET"] and not [
                 e for e in facts.of(NcclEvent) if e.kind == "using_socket"] and not [
-                c for c in claims.find(facts, "tcp_only") if not c.guess and not c.negated]:
+                c for c in claims.find(facts, "tcp_only") if not c.guess]:
             # (the reporter's "no RDMA, plain Ethernet" says the path: TCP sockets; ticket.tcp_only judges it)
             yield need("nccl.gdr", "Which network path NCCL uses between nodes is not known",
                        "The job spans nodes, but nothing shows whether NCCL uses InfiniBand with GPUDirect RDMA, "
@@ -676,7 +676,7 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
                 "RDMA is off; check that every NIC (NCCL_IB_HCA) is used.",
             refs=["nccl_trouble", "nccl_env"])
     if ic is not None and ic.kind == "pcie" and not spec.pcie_p2p:
-        # boards whose driver refuses P2P copy through host memory, under the PCIe figure (as ticket.busbw_without_p2p)
+        # boards whose driver refuses P2P copy through host memory, under the PCIe figure (without_p2p)
         shm = without_p2p("nccl.busbw", value, spec, spec_src, what, ic, origin)
         if shm is not None:
             return ratio, shm

@@ -556,7 +556,7 @@ def split_pace(facts: Facts, p, m: Measurement):
     GPU's bound by more than 10 % (counted another way: not judged here)."""
     from rules import catalog, collectives
 
-    if m.stat not in ("reported", "mean") or (m.batch or 1) != 1 or m.value > 1.1 * p.decode_tok_s:
+    if m.stat not in JUDGED_STATS or (m.batch or 1) != 1 or m.value > 1.1 * p.decode_tok_s:
         return None
     n = m.gpus or max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0, 2)
     fabric = catalog.interconnect(facts.subject.gpu.pcie_interconnect)

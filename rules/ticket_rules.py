@@ -131,7 +131,7 @@ def clock_power(facts: Facts, predictions=None):
     if not c or c.guess:
         return  # a question or a hunch ("Is the GPU throttling?", "maybe the power cap") is no evidence of one
     rated = _first(facts, "power_limit_ok")
-    if rated and not rated.negated and rated.data.get("tdp_w") and c.data.get("power_cap_only"):
+    if rated and rated.data.get("tdp_w") and c.data.get("power_cap_only"):
         # the board at its rated power limit: under full load the power controller caps clocks by design
         yield make("ticket.clock_power", "expected_physics", "info", weight(c, 0.5),
                    f"SW Power Cap at the rated {rated.data['tdp_w']:g} W limit: the GPU runs as designed",
@@ -781,7 +781,7 @@ def module_missing(facts: Facts, predictions=None):
     c = _first(facts, "module_missing")
     if not c or not any("peer" in g or "gdr" in g for g in (str(x).lower() for x in c.data.get("groups", []))):
         return
-    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not (d.guess or d.negated)]:
+    if [d for kind in ("dmabuf_used", "gdr_on") for d in claims.find(facts, kind) if not d.guess]:
         return  # GPUDirect RDMA registered through DMA-BUF, or seen in use: the module is not needed
     yield make("ticket.module_missing", "gdr_disabled", "warning", weight(c),
                "The GPUDirect RDMA module (nvidia-peermem) is not loaded",
@@ -1432,7 +1432,7 @@ def pcie_words(facts: Facts, predictions=None):
         # and none where the reporter says the GPU was idle when read
         idle = claims.said_idle(c.quote)  # idle: its link generation drops to save power (Current Gen1 at idle)
         confidence = 0.45 if about_speed and not idle else 0.0
-        if idle and not c.negated:
+        if idle:
             yield passed("ticket.pcie_words", "A low PCIe generation read on an idle GPU is power saving",
                          "NVIDIA GPUs drop their PCIe link to Gen1 when idle and return to full speed under load; "
                          "only a reading under load (or fewer lanes than the card has) shows a degraded link.",

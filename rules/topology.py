@@ -97,14 +97,19 @@ def p2p_off_settings(facts: Facts):
             if _p2p_off(name, s.value)]
 
 
+def _p2p_off_said(facts: Facts, effect: str) -> bool:
+    """Does the reporter name a P2P-off setting with this effect ("fixes", "no_help")?"""
+    return any(c.data.get("effect") == effect and _p2p_off(c.data["name"], c.data["value"])
+               for c in claims.find(facts, "setting"))
+
+
 def _workaround_for_failure(facts: Facts) -> bool:
     """Does the ticket fail (hang, crash, error) and name a P2P-off setting as what makes it run (the setting's
     effect "fixes": "works with", "unless", "only with", "solved by")?"""
     said = claims.symptom_quote(facts)
     if not said or said[2] not in ("hang", "crash", "error"):
         return False
-    return any(c.data.get("effect") == "fixes" and _p2p_off(c.data["name"], c.data["value"])
-               for c in claims.find(facts, "setting"))
+    return _p2p_off_said(facts, "fixes")
 
 
 @rule("topology.p2p_forced_off", "shm_fallback", "p2p_disabled", "virtualization_no_p2p")
@@ -149,8 +154,7 @@ def p2p_forced_off(facts: Facts, predictions=None):
         )
     else:
         # the reporter says the failure stays with P2P off: the setting costs bandwidth but is not what fails
-        no_help = any(c.data.get("effect") == "no_help" and _p2p_off(c.data["name"], c.data["value"])
-                      for c in claims.find(facts, "setting"))
+        no_help = _p2p_off_said(facts, "no_help")
         yield make(
             "topology.p2p_forced_off", "p2p_disabled", "info" if no_help else "warning",
             0.3 if no_help else 0.75 if from_log else 0.6,
