@@ -1,0 +1,74 @@
+"""'Is this normal?' tickets with figures (issue 11 q): what an expert reads in them that the tool misread.
+
+Texts here are paraphrases written for the tests, not taken from any case."""
+
+import pytest
+
+from diagnose.artifacts import issue_md
+from diagnose.evidence import Facts
+from rules.engine import evaluate, ticket_verdict
+
+
+def issue(text: str) -> Facts:
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return facts
+
+
+def rules_fired(text: str) -> set[str]:
+    return {f.rule for f in evaluate(issue(text)) if f.confidence > 0}
+
+
+# Two GPUs named in a sentence that compares two machines are not one job on mixed GPUs, in any language.
+@pytest.mark.parametrize("text", [
+    "# 同样的代码在 4090 上比在 V100 上快了3倍，这正常吗？\n\n模型是 Qwen2-7B，单卡推理。",
+    "# 为什么 A100 相比 3090 只快一点？\n\n我用同一个脚本测试，两台机器各一张卡。",
+    "# A6000 对比 4090 推理速度\n\n同一个模型在两台机器上跑，A6000 慢很多，是硬件原因吗",
+    "# 同じスクリプトで 4090 より V100 が5倍遅いのは普通ですか\n\n1枚ずつ、別々のマシンです。",
+    "# Same script: the 4090 box is 5x faster than the V100 box, normal?\n\nOne card in each machine.",
+])
+def test_gpus_compared_across_machines_are_not_mixed(text):
+    assert "ticket.mixed_gpus" not in rules_fired(text)
+
+
+@pytest.mark.parametrize("text", [
+    # one machine holding both cards, said in Chinese (an inventory, not a comparison)
+    "# 推理慢\n\n- GPU0: RTX 3090\n- GPU1: RTX 4060 Ti\n\n两张卡一起跑 70B，按层切分，速度很慢，正常吗？",
+    # 比如 ("for example") is no comparison
+    "# 慢\n\n- 显卡: RTX 3090 + RTX 4060 Ti\n\n比如 70B 模型按层切分到两张卡上只有 3 tok/s",
+])
+def test_mixed_cards_in_one_box_are_still_mixed(text):
+    assert "ticket.mixed_gpus" in rules_fired(text)
+
+
+VLLM_LOG = ("INFO 10-18 03:33:{s:02d} metrics.py:345] Avg prompt throughput: {p} tokens/s, Avg generation "
+            "throughput: {g} tokens/s, Running: {r} reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: "
+            "0.8%, CPU KV cache usage: 0.0%.")
+
+
+def _log(rows) -> str:
+    return "\n".join(VLLM_LOG.format(s=5 * i, p=p, g=g, r=r) for i, (p, g, r) in enumerate(rows))
+
+
+def test_a_request_arriving_and_draining_is_no_slowdown_over_time():
+    # one request: its first window holds the prompt, its last the drain; the figure said is the best seen
+    text = ("# Only 80 tokens/s at most on 4x V100, is that normal?\n\n```\n"
+            + _log([(7.3, 0.2, 1), (0.0, 52.5, 1), (0.0, 53.0, 1), (0.0, 52.8, 1), (0.0, 14.6, 0),
+                    (0.0, 0.0, 0)])
+            + "\n```\nThe best I see is 80 tokens/s; with vllm it was 50 tokens/s.")
+    assert "health.throttling" not in rules_fired(text)
+
+
+def test_the_same_load_slowing_down_is_still_a_slowdown():
+    rows = [(0.0, g, 4) for g in (120.0, 119.0, 118.5, 104.0, 96.0, 90.0, 86.0, 84.0)]
+    text = "# Generation slows down after a few minutes\n\n```\n" + _log(rows) + "\n```"
+    verdict = ticket_verdict(issue(text), evaluate(issue(text)))
+    assert "health.throttling" in rules_fired(text) and verdict.category == "throttling"
+
+
+def test_figures_stated_in_prose_do_not_make_a_series():
+    # six figures said in sentences, falling in reading order: a comparison of setups, not samples of one run
+    text = ("# Which setup is normal?\n\nOn the 4090 I get 90 tok/s. On the 3090 I get 80 tok/s. "
+            "On the A6000 I get 70 tok/s. On the 3080 I get 60 tok/s. On the 3060 I get 40 tok/s. "
+            "On the T4 I get 20 tok/s.")
+    assert "health.throttling" not in rules_fired(text)
