@@ -5,8 +5,9 @@ Texts here are paraphrases written for the tests, not taken from any case."""
 import pytest
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Measurement
 from rules.engine import evaluate, ticket_verdict
+from rules.subject import Subject
 
 
 def issue(text: str) -> Facts:
@@ -72,3 +73,68 @@ def test_figures_stated_in_prose_do_not_make_a_series():
             "On the A6000 I get 70 tok/s. On the 3080 I get 60 tok/s. On the 3060 I get 40 tok/s. "
             "On the T4 I get 20 tok/s.")
     assert "health.throttling" not in rules_fired(text)
+
+
+# A table that sets weight formats side by side, one column each: every cell is a decode rate with its dtype.
+@pytest.mark.parametrize("text, want", [
+    ("# Llama-2-7B tok/s by precision on my 4090\n\n| model | fp16 | int8 | int4 |\n|---|---|---|---|\n"
+     "| Llama-2-7B | 55 | 95 | 150 |", {("fp16", 55.0), ("int8", 95.0), ("int4", 150.0)}),
+    ("# speeds\n\n| GPU | BF16 (tokens per second) | AWQ (tokens per second) |\n| RTX 4090 | ~52.1 | ~140 |",
+     {("bf16", 52.1), ("int4", 140.0)}),
+    ("# llama.cpp on one 3090, tokens/s\n\n| | F16 | Q8_0 | Q4_K_M |\n|---|---:|---:|---:|\n| llama 8B | 50.2 | 88.1 | "
+     "120.5 |", {("fp16", 50.2), ("int8", 88.1), ("int4", 120.5)}),
+])
+def test_weight_format_columns_are_rates_with_their_dtype(text, want):
+    got = {(m.dtype, m.value) for m in issue(text).of(Measurement) if m.metric == "decode_tok_s"}
+    assert got == want
+
+
+@pytest.mark.parametrize("text", [
+    # one format only: no side by side (the figure is read, if at all, elsewhere with no dtype of its own)
+    "# memory\n\n| model | fp16 GB | note |\n|---|---|---|\n| Llama-2-7B | 13.5 | fits |",
+    # formats side by side, but the cells are memory sizes, not rates: nothing says tokens per second
+    "# How much memory\n\n| model | fp16 | int8 | int4 |\n|---|---|---|---|\n| Llama-2-7B | 13.5 | 7.0 | 3.9 |",
+])
+def test_weight_format_columns_without_rates_are_no_rates(text):
+    assert not [m for m in issue(text).of(Measurement) if m.dtype]
+
+
+def test_rows_of_another_model_are_not_the_named_models_figures():
+    text = ("# Llama-2-7B is slow, is this normal?\n\n| model | fp16 (t/s) | int4 (t/s) |\n|---|---|---|\n"
+            "| Mistral-7B | 60 | 160 |\n| Llama-2-7B | 55 | 150 |")
+    got = {(m.dtype, m.value) for m in issue(text).of(Measurement) if m.dtype}
+    assert got == {("fp16", 55.0), ("int4", 150.0)}
+
+
+def test_a_4bit_columns_figure_is_judged_against_4bit_weights():
+    # 150 tok/s is twice what a 4090 streams 16-bit Llama-2-7B weights at, and normal for 4-bit ones
+    text = ("# Is this normal on one RTX 4090?\n\n| model | int4 (tok/s) | int8 (tok/s) |\n|---|---|---|\n"
+            "| Llama-2-7B | 150 | 95 |")
+    facts = issue(text)
+    findings = [f for f in evaluate(facts) if f.rule == "ticket.measured_vs_expected"]
+    assert findings and findings[0].category == "expected_physics"
+    assert ticket_verdict(facts, evaluate(facts)).category == "expected_physics"
+
+
+@pytest.mark.parametrize("written, key", [
+    ("Jetson AGX Orin (64GB)", "agx-orin-64gb"),
+    ("AGX Orin", "agx-orin-64gb"),
+    ("an AGX Orin 32GB", "agx-orin-64gb"),  # the same 204.8 GB/s: decode is predicted alike
+    ("NVIDIA IGX Orin", "agx-orin-64gb"),
+])
+def test_jetson_agx_orin_as_people_write_it(written, key):
+    facts = issue(f"# slow?\n\nOn my {written}, llama.cpp gives 12 tok/s with Llama-2-7B Q4_0. Is this normal?")
+    assert Subject.of(facts).gpu.key == key
+
+
+
+@pytest.mark.parametrize("written", ["Jetson Orin NX 16GB", "Orin Nano 8GB"])
+def test_smaller_orin_modules_are_not_taken_for_the_agx(written):
+    # half the AGX's memory bandwidth: no row rather than the wrong one
+    facts = issue(f"# slow?\n\nOn my {written}, llama.cpp gives 12 tok/s with Llama-2-7B Q4_0. Is this normal?")
+    assert Subject.of(facts).gpu is None
+
+
+def test_an_orin_named_twice_is_one_gpu():
+    text = "# Latency on AGX Orin 64GB\n\nOn the Orin one forward pass takes 338 ms; the docs say 220 ms. Normal?"
+    assert "ticket.mixed_gpus" not in rules_fired(text)

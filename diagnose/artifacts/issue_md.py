@@ -23,6 +23,7 @@ from diagnose.artifacts.text import (
     RATE_UNIT,
     TIME_UNIT,
     cjk_spaced,
+    dtype_columns,
     engine_named,
     is_bits,
     number,
@@ -243,6 +244,8 @@ def _plain(text: str) -> str:
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
     r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
+    # Jetson modules: "Jetson AGX Orin", "Orin NX 16GB"
+    r"(?:Jetson[\s-]*)?(?:[AI]GX[\s-]*)?Orin(?:[\s-]*(?:NX|Nano))?|"
     r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|[345]500|5880)|P6000|"
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D))?)"
@@ -512,6 +515,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
         out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
+    out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
         tp_line = max(found, key=lambda x: x[1]) if found else None
@@ -696,6 +700,20 @@ NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
 
 def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _dtype_table_rates(prose: list[tuple[int, str]], name: str, model: str | None) -> list:
+    """Decode rates from a table of weight formats side by side (text.dtype_columns), each with its dtype: the
+    rows of the model the ticket names ("Qwen3-4B-VL" for Qwen3-4B), or the one row of a one-row table; a row of
+    another model is not this model's figure."""
+    said = any(RATE_WORDS.search(ln) for _, ln in prose if "|" not in ln)
+    rows = dtype_columns([(i, _plain(ln)) for i, ln in prose], said)
+    key = re.sub(r"[^a-z0-9]", "", (model or "").lower())
+    keep = [r for r in rows if key and key in re.sub(r"[^a-z0-9]", "", r[1].lower())]
+    if not keep and len({r[1] for r in rows}) == 1:
+        keep = rows
+    return [Measurement(where(name, i), "decode_tok_s", value, "tok/s", stat="reported", dtype=dtype)
+            for i, _, dtype, value in keep]
 
 
 def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
