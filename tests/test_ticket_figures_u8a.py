@@ -138,3 +138,36 @@ def test_smaller_orin_modules_are_not_taken_for_the_agx(written):
 def test_an_orin_named_twice_is_one_gpu():
     text = "# Latency on AGX Orin 64GB\n\nOn the Orin one forward pass takes 338 ms; the docs say 220 ms. Normal?"
     assert "ticket.mixed_gpus" not in rules_fired(text)
+
+
+@pytest.mark.parametrize("written, key", [
+    ("one H100 80GB HBM3", "h100-sxm"),  # nvidia-smi's name, memory type and all
+    ("an H200 141GB HBM3e", "h200-sxm"),
+    ("a B200 180GB HBM3e", "b200"),
+    ("an RTX PRO 6000", "rtx-pro-6000-blackwell"),
+    ("2x RTX Pro 6000 Blackwell Max-Q", "rtx-pro-6000-blackwell"),
+    ("an RTX 6000 Ada", "rtx-6000-ada"),  # the Ada card keeps its row
+])
+def test_gpus_as_nvidia_smi_and_shops_write_them(written, key):
+    facts = issue(f"# slow?\n\nOn {written}, vLLM gives 40 tok/s with Llama-3-8B. Is this normal?")
+    assert Subject.of(facts).gpu.key == key
+
+
+# A setting stated beside a figure inside its band is harmless there: the figure decides, not the setting.
+@pytest.mark.parametrize("text", [
+    "# Is this normal?\n\nvllm serve meta-llama/Meta-Llama-3-8B-Instruct --enforce-eager on one H100 80GB HBM3. "
+    "Single request decode is 95 tok/s. Is this normal?",
+    "# Is this normal?\n\npython -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --disable-cuda-graph "
+    "on one H100 80GB HBM3. One request decodes at 130 tok/s. Is this normal?",
+    "# Is this normal?\n\nSingle A100 80GB, NCCL_P2P_DISABLE=1 exported from an old script, vLLM Llama-2-7B, one "
+    "request 75 tok/s. Is that expected?",
+])
+def test_a_setting_beside_a_figure_in_its_band_is_not_the_cause(text):
+    facts = issue(text)
+    assert ticket_verdict(facts, evaluate(facts)).category in ("expected_physics", "healthy")
+
+
+def test_the_same_setting_beside_a_figure_far_below_its_band_is_the_cause():
+    facts = issue("# Is this normal?\n\nLlama-3-8B on a single RTX 4090 with vLLM --enforce-eager: about 12 tokens "
+                  "per second for one user. Is this what the card gives?")
+    assert ticket_verdict(facts, evaluate(facts)).category == "eager_mode"

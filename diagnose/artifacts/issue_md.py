@@ -246,6 +246,7 @@ GPU_NAME = re.compile(
     r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
     # Jetson modules: "Jetson AGX Orin", "Orin NX 16GB"
     r"(?:Jetson[\s-]*)?(?:[AI]GX[\s-]*)?Orin(?:[\s-]*(?:NX|Nano))?|"
+    r"RTX\s*PRO\s*[2-6]000(?:\s*Blackwell)?|"  # "RTX PRO 6000 Blackwell", before the Ada "RTX 6000"
     r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|[345]500|5880)|P6000|"
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D))?)"
