@@ -171,3 +171,20 @@ def test_the_same_setting_beside_a_figure_far_below_its_band_is_the_cause():
     facts = issue("# Is this normal?\n\nLlama-3-8B on a single RTX 4090 with vLLM --enforce-eager: about 12 tokens "
                   "per second for one user. Is this what the card gives?")
     assert ticket_verdict(facts, evaluate(facts)).category == "eager_mode"
+
+
+@pytest.mark.parametrize("written, key", [
+    ("L3-70B Q4_K_M", "llama-3-70b"),  # the community's shorthand
+    ("L3.1-8B fp16", "llama-3-8b"),
+    ("an L2-13B", "llama-2-13b"),
+    ("Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", "llama-3-8b"),  # a GGUF file name, quant suffix and all
+    ("qwen2.5 32b", "qwen2.5-32b"),
+])
+def test_models_as_people_write_them(written, key):
+    facts = issue(f"# slow?\n\nRunning {written} on one RTX 3090 with llama.cpp I get 20 tok/s. Is this normal?")
+    assert Subject.of(facts).model.key == key
+
+
+def test_an_l4_gpu_is_no_llama_shorthand():
+    facts = issue("# slow?\n\nOne L4 and one L40S, vLLM, Qwen2.5-7B: 30 tok/s. Is this normal?")
+    assert Subject.of(facts).model.key == "qwen2.5-7b"

@@ -300,6 +300,7 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s:]?\d{1,3}[bB]|"
+    r"L[23](?:\.\d)?-\d{1,3}[bB]|"  # the community's shorthand for Llama 2 / 3: "L3-70B", "L3.1-8B"
     r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
