@@ -188,3 +188,22 @@ def test_models_as_people_write_them(written, key):
 def test_an_l4_gpu_is_no_llama_shorthand():
     facts = issue("# slow?\n\nOne L4 and one L40S, vLLM, Qwen2.5-7B: 30 tok/s. Is this normal?")
     assert Subject.of(facts).model.key == "qwen2.5-7b"
+
+
+# Someone else's figure quoted beside the reporter's own is no measurement: a chart, a README, the docs, the
+# official numbers, in English, Chinese and Japanese.
+@pytest.mark.parametrize("text, measured", [
+    ("the README claims 120 tokens/s, I only see 70 tokens/s.", {70.0}),
+    ("the docs say 120 tok/s should be possible. Mine: 70 tok/s.", {70.0}),
+    ("the chart shows 120 tok/s; here it is 70 tok/s", {70.0}),
+    ("只能得到25t/s，官方给出的是>50t/s", {25.0}),
+    ("公式の数値は 50 tokens/s ですが、私の環境では 25 tokens/s です", {25.0}),
+])
+def test_a_quoted_reference_figure_is_not_the_measured_one(text, measured):
+    facts = issue(f"# slow?\n\nLlama-3-8B on a 4090 with llama.cpp: {text}")
+    assert {m.value for m in facts.of(Measurement) if m.metric == "decode_tok_s"} == measured
+
+
+def test_figures_the_reporter_measured_in_two_sentences_are_both_read():
+    facts = issue("# slow?\n\nLlama-3-8B on a 4090 with llama.cpp. Yesterday I got 70 tok/s. Today I get 50 tok/s.")
+    assert {m.value for m in facts.of(Measurement) if m.metric == "decode_tok_s"} == {70.0, 50.0}

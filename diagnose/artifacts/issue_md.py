@@ -324,7 +324,9 @@ OLLAMA_BARE = re.compile(r"\bollama\s+(?:run|pull)\s+([a-z][\w.-]*[a-z0-9])(?::l
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
-CLAUSE = re.compile(r"[,;]\s+|\s*[，；]\s*|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
+# (a sentence ends a clause too: "The docs say 120 tok/s. Mine: 70 tok/s." are two)
+CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+",
+                    re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
@@ -382,10 +384,15 @@ PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
 # and what a board "should give" is an expectation, not a run.
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
-                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states)|"
+                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark|chart|website|site|card)\s+"
+                              r"(?:says?|said|shows?|showed|reports?|lists?|gives?|states?|claim\w*|mention\w*|quot\w*|"
+                              r"promis\w*)|"
                               r"(?:someone|somebody|people|others|a (?:friend|colleague|user))\b[^.?!\d]{0,30}?"
                               r"\b(?:said|says|say|told|tells|claim\w*|report(?:s|ed))|I (?:have |'ve )?heard|"
-                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b", re.I)
+                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b"
+                              # the same in Chinese and Japanese: 官方/官网 (official), 文档 (docs), 论文 (paper),
+                              # 宣称/声称 (claims), 标称 (rated), 据说 (reportedly), 公式 (official), 公称 (nominal)
+                              r"|官方|官网|文档|論文|论文|宣称|声称|標称|标称|据说|公式|公称", re.I)
 # A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
