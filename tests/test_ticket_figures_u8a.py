@@ -5,7 +5,7 @@ Texts here are paraphrases written for the tests, not taken from any case."""
 import pytest
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts, Measurement
+from diagnose.evidence import Facts, Measurement, Note
 from rules.engine import evaluate, ticket_verdict
 from rules.subject import Subject
 
@@ -207,3 +207,28 @@ def test_a_quoted_reference_figure_is_not_the_measured_one(text, measured):
 def test_figures_the_reporter_measured_in_two_sentences_are_both_read():
     facts = issue("# slow?\n\nLlama-3-8B on a 4090 with llama.cpp. Yesterday I got 70 tok/s. Today I get 50 tok/s.")
     assert {m.value for m in facts.of(Measurement) if m.metric == "decode_tok_s"} == {70.0, 50.0}
+
+
+MARKDOWN_TABLE = "| GPUs | tok/s |\n|------|-------|\n| 1 | 60 |\n| 2 | 95 |\n| 4 | 120 |"
+
+
+@pytest.mark.parametrize("aligned", [
+    "```\nGPUs   tok/s\n1      60\n2      95\n4      120\n```",  # pasted output, spaces
+    "GPUs\ttok/s\n1\t60\n2\t95\n4\t120",  # typed with tabs
+    "```\n  GPUs    tok/s\n     1       60\n     2       95\n     4      120\n```",  # right-aligned numbers
+])
+def test_an_aligned_text_table_reads_as_its_markdown_twin(aligned):
+    head = "# Llama-3-8B on RTX 4090s with vLLM, one request: is this scaling normal?\n\n"
+    want, got = issue(head + MARKDOWN_TABLE), issue(head + aligned)
+    rows = [[(r["gpus"], r["value"]) for r in n.data["rows"]] for f in (want, got)
+            for n in f.of(Note) if n.kind == "results_table"]
+    assert rows == [[(1, 60.0), (2, 95.0), (4, 120.0)]] * 2
+    assert ticket_verdict(got, evaluate(got)).category == ticket_verdict(want, evaluate(want)).category
+
+
+@pytest.mark.parametrize("text", [
+    "```\nGPUs   tok/s\n1      60\n```",  # one row: a figure, not a table of layouts
+    "GPU usage  is 50%\nsome text  here\nmore text  there",  # spaced prose, no count column
+])
+def test_spaced_lines_that_are_no_table_of_layouts_are_not_read_as_one(text):
+    assert not [n for n in issue("# slow?\n\n" + text).of(Note) if n.kind == "results_table"]

@@ -550,7 +550,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_timing_lines(code_lines + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
     out.extend(_latencies(seamed, name))
     out.extend(_bandwidths(seamed, name, code_lines))
-    out.extend(_results_tables(prose, name))
+    out.extend(_results_tables(prose + _aligned_tables(list(prose) + list(code_lines)), name))
     named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
@@ -723,6 +723,27 @@ def _dtype_table_rates(prose: list[tuple[int, str]], name: str, model: str | Non
         keep = rows
     return [Measurement(where(name, i), "decode_tok_s", value, "tok/s", stat="reported", dtype=dtype)
             for i, _, dtype, value in keep]
+
+
+def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A results table typed or pasted as aligned text ("GPUs   tok/s" over "1      60"), its columns apart by two
+    spaces or a tab, written as Markdown rows for _results_tables: a header naming a GPU count or layouts, then
+    rows of as many cells. Lines already in Markdown are left to it."""
+    out: list[tuple[int, str]] = []
+    rows = [(i, re.split(r"\s{2,}|\t", ln.strip())) for i, ln in sorted(lines) if "|" not in ln]
+    k = 0
+    while k < len(rows):
+        i, head = rows[k]
+        k += 1
+        if len(head) < 2 or not any(GPUS_HEADER.match(c) or LAYOUT_HEADER.match(c) for c in head):
+            continue
+        body = []
+        while k < len(rows) and rows[k][0] == (body[-1][0] if body else i) + 1 and len(rows[k][1]) == len(head):
+            body.append(rows[k])
+            k += 1
+        if len(body) >= 2:
+            out.extend((j, "| " + " | ".join(cells) + " |") for j, cells in [(i, head), *body])
+    return out
 
 
 def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
