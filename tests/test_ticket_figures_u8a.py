@@ -113,6 +113,7 @@ def test_a_4bit_columns_figure_is_judged_against_4bit_weights():
     facts = issue(text)
     findings = [f for f in evaluate(facts) if f.rule == "ticket.measured_vs_expected"]
     assert findings and findings[0].category == "expected_physics"
+    assert any(e.detail.startswith("weights") and e.measured == "int4" for e in findings[0].evidence)  # said
     assert ticket_verdict(facts, evaluate(facts)).category == "expected_physics"
 
 
