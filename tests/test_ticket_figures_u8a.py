@@ -233,3 +233,15 @@ def test_an_aligned_text_table_reads_as_its_markdown_twin(aligned):
 ])
 def test_spaced_lines_that_are_no_table_of_layouts_are_not_read_as_one(text):
     assert not [n for n in issue("# slow?\n\n" + text).of(Note) if n.kind == "results_table"]
+
+
+@pytest.mark.parametrize("written, key", [
+    ("RTX 4070 Ti Super", "rtx-4070-ti-super"),  # two suffixes: not the plain 4070 Ti (504 against 672 GB/s)
+    ("RTX 4070 Ti", "rtx-4070-ti"),
+    ("RTX 3060 Ti", "rtx-3060-ti"),
+    ("two RTX 5060 Ti 16GB", "rtx-5060-ti-16gb"),
+    ("RTX 5070 Ti", "rtx-5070-ti"),
+])
+def test_geforce_cards_with_their_suffixes(written, key):
+    facts = issue(f"# slow?\n\nOn my {written}, llama.cpp gives 40 tok/s with Llama-3-8B Q4_K_M. Is this normal?")
+    assert Subject.of(facts).gpu.key == key
