@@ -112,13 +112,26 @@ def _slowdown_over_time(facts: Facts, readings):
                "(or `nvidia-smi dmon -s pct` for the whole run)")
 
 
+def _line_no(source: str) -> int:
+    tail = source.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
 def _declining_series(facts: Facts):
-    """(first, last) of a throughput series from one file that ends >=15% below where it began."""
+    """(first, last) of a throughput series from one file that ends >=15% below where it began. A series is
+    samples a log printed in turn (line order), not the figures a reporter states ("up to 80 tok/s") among
+    them; where the samples say their load (vLLM's "Running: N reqs"), only those at the usual load count:
+    a window as a request arrives or drains is not the same load slowing down."""
     by_file: dict[tuple[str, str], list[Measurement]] = {}
     for m in facts.of(Measurement):
-        if m.metric.endswith(("_s", "tok_s")) and ":" in m.source:
+        if m.metric.endswith(("_s", "tok_s")) and ":" in m.source and m.stat != "reported":
             by_file.setdefault((m.source.rsplit(":", 1)[0], m.metric), []).append(m)
     for series in by_file.values():
+        series.sort(key=lambda m: _line_no(m.source))
+        loads = [m.batch for m in series if m.batch]
+        if loads:
+            usual = max(set(loads), key=loads.count)
+            series = [m for m in series if m.batch == usual]
         if len(series) >= 6:
             q = max(1, len(series) // 4)
             head = sum(m.value for m in series[:q]) / q

@@ -1044,7 +1044,7 @@ def measured_vs_expected(facts: Facts, predictions=None):
             continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace
         # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
         layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
-        p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp)
+        p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s

@@ -64,10 +64,16 @@ def test_added_rows_take_no_other_rows_spelling(text, key):
     assert find_gpu_family(text).key == key
 
 
-@pytest.mark.parametrize("text", ["A500", "RTX 4080 SUPER", "4080 Super", "RTX A5500", "Tesla M60"])
+@pytest.mark.parametrize("text", ["A500", "RTX 4070 SUPER Ti", "RTX A5500", "Tesla M60"])
 def test_near_miss_names_stay_unmapped(text):
     # the catalog has no row for these: a neighbour's figures would be wrong for them
     assert find_gpu_family(text) is None
+
+
+@pytest.mark.parametrize("text", ["RTX 4080 SUPER", "4080 Super"])
+def test_a_super_card_has_its_own_row_not_the_plain_cards(text):
+    # (issue 11 q added the SUPER rows: the plain 4080's figures would be wrong for them)
+    assert find_gpu_family(text).key == "rtx-4080-super"
 
 
 def test_geforce_since_ampere_has_no_pcie_p2p_and_workstation_cards_do():

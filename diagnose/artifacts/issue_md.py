@@ -23,6 +23,7 @@ from diagnose.artifacts.text import (
     RATE_UNIT,
     TIME_UNIT,
     cjk_spaced,
+    dtype_columns,
     engine_named,
     is_bits,
     number,
@@ -243,9 +244,12 @@ def _plain(text: str) -> str:
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
     r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
+    # Jetson modules: "Jetson AGX Orin", "Orin NX 16GB"
+    r"(?:Jetson[\s-]*)?(?:[AI]GX[\s-]*)?Orin(?:[\s-]*(?:NX|Nano))?|"
+    r"RTX\s*PRO\s*[2-6]000(?:\s*Blackwell)?|"  # "RTX PRO 6000 Blackwell", before the Ada "RTX 6000"
     r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|[345]500|5880)|P6000|"
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
-    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D))?)"
+    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2})"
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
@@ -296,6 +300,7 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
     r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s:]?\d{1,3}[bB]|"
+    r"L[23](?:\.\d)?-\d{1,3}[bB]|"  # the community's shorthand for Llama 2 / 3: "L3-70B", "L3.1-8B"
     r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
@@ -319,7 +324,9 @@ OLLAMA_BARE = re.compile(r"\bollama\s+(?:run|pull)\s+([a-z][\w.-]*[a-z0-9])(?::l
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
 OLLAMA_VARIANT = re.compile(r"-[A-Za-z0-9][\w.-]*(?<![.-])")
-CLAUSE = re.compile(r"[,;]\s+|\s*[，；]\s*|\s+(?:and|but|while|whereas|vs\.?|versus)\s+", re.I)
+# (a sentence ends a clause too: "The docs say 120 tok/s. Mine: 70 tok/s." are two)
+CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+(?:and|but|while|whereas|vs\.?|versus)\s+",
+                    re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
@@ -377,10 +384,15 @@ PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
 # and what a board "should give" is an expectation, not a run.
 REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet|according to|"
-                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark)\s+(?:says|shows|reports|lists|gives|states)|"
+                              r"(?:page|table|blog|paper|readme|docs?|documentation|benchmark|chart|website|site|card)\s+"
+                              r"(?:says?|said|shows?|showed|reports?|lists?|gives?|states?|claim\w*|mention\w*|quot\w*|"
+                              r"promis\w*)|"
                               r"(?:someone|somebody|people|others|a (?:friend|colleague|user))\b[^.?!\d]{0,30}?"
                               r"\b(?:said|says|say|told|tells|claim\w*|report(?:s|ed))|I (?:have |'ve )?heard|"
-                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b", re.I)
+                              r"should (?:give|get|reach|deliver|do|hit|run at|be able to))\b"
+                              # the same in Chinese and Japanese: 官方/官网 (official), 文档 (docs), 论文 (paper),
+                              # 宣称/声称 (claims), 标称 (rated), 据说 (reportedly), 公式 (official), 公称 (nominal)
+                              r"|官方|官网|文档|論文|论文|宣称|声称|標称|标称|据说|公式|公称", re.I)
 # A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
@@ -512,6 +524,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
         out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
+    out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
         tp_line = max(found, key=lambda x: x[1]) if found else None
@@ -537,7 +550,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out.extend(_timing_lines(code_lines + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
     out.extend(_latencies(seamed, name))
     out.extend(_bandwidths(seamed, name, code_lines))
-    out.extend(_results_tables(prose, name))
+    out.extend(_results_tables(prose + _aligned_tables(list(prose) + list(code_lines)), name))
     named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
     if len({n for _, n, _, _ in named}) >= 2:
         out.append(Note(where(name, named[0][0]), "gpus_named", "; ".join(dict.fromkeys(n for _, n, _, _ in named)),
@@ -586,7 +599,10 @@ COLLECTIVE_BENCH = re.compile(r"\b(?:all_?reduce_perf|all_?gather_perf|reduce_sc
                               r"busbw|bus ?bw|algbw)\b", re.I)
 BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])"
                          r"(?!\s*(?:%|x\b|GPUs?\b|cards?\b|nodes?\b|ranks?\b|[KMGT]i?(?:[Bb](?:its?|ytes?)?)(?:/s|ps|/sec)?\b|[KMGT]\b|MHz\b|W\b))")
-COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b", re.I)
+COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b"
+                      # Chinese and Japanese comparisons: "A 比 B 快了5倍", "A 相比 B", "A 对比 B", "A より B が速い";
+                      # 比 but not 比如 ("for example") or 比例 ("ratio")
+                      r"|比(?![如例特率重])|より|不如|[快慢]了?\s*\d+(?:\.\d+)?\s*倍", re.I)
 # A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
 GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
@@ -695,6 +711,41 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+def _dtype_table_rates(prose: list[tuple[int, str]], name: str, model: str | None) -> list:
+    """Decode rates from a table of weight formats side by side (text.dtype_columns), each with its dtype: the
+    rows of the model the ticket names ("Qwen3-4B-VL" for Qwen3-4B), or the one row of a one-row table; a row of
+    another model is not this model's figure."""
+    said = any(RATE_WORDS.search(ln) for _, ln in prose if "|" not in ln)
+    rows = dtype_columns([(i, _plain(ln)) for i, ln in prose], said)
+    key = re.sub(r"[^a-z0-9]", "", (model or "").lower())
+    keep = [r for r in rows if key and key in re.sub(r"[^a-z0-9]", "", r[1].lower())]
+    if not keep and len({r[1] for r in rows}) == 1:
+        keep = rows
+    return [Measurement(where(name, i), "decode_tok_s", value, "tok/s", stat="reported", dtype=dtype)
+            for i, _, dtype, value in keep]
+
+
+def _aligned_tables(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """A results table typed or pasted as aligned text ("GPUs   tok/s" over "1      60"), its columns apart by two
+    spaces or a tab, written as Markdown rows for _results_tables: a header naming a GPU count or layouts, then
+    rows of as many cells. Lines already in Markdown are left to it."""
+    out: list[tuple[int, str]] = []
+    rows = [(i, re.split(r"\s{2,}|\t", ln.strip())) for i, ln in sorted(lines) if "|" not in ln]
+    k = 0
+    while k < len(rows):
+        i, head = rows[k]
+        k += 1
+        if len(head) < 2 or not any(GPUS_HEADER.match(c) or LAYOUT_HEADER.match(c) for c in head):
+            continue
+        body = []
+        while k < len(rows) and rows[k][0] == (body[-1][0] if body else i) + 1 and len(rows[k][1]) == len(head):
+            body.append(rows[k])
+            k += 1
+        if len(body) >= 2:
+            out.extend((j, "| " + " | ".join(cells) + " |") for j, cells in [(i, head), *body])
+    return out
+
+
 def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
     """Rows of a results table that sets GPU counts (or TP sizes) side by side, long ("| A100 | 2 | 29.39 |",
     a GPU-count column) or wide ("| batch | tp=2 | tp=4 |", one column per layout). One Note per table,
@@ -798,7 +849,9 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             if i in labels:
                 out.append((i, key, True, False))
                 continue
-            listed = len(ln.split()) <= 8 or "|" in ln or bool(re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
+            # (a CJK sentence has no spaces to count: its characters make it one, as in _wordy)
+            listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
+                re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
             out.append((i, key, bool(COMPARED.search(ln)) or _result_row(ln), listed))
     return out
 

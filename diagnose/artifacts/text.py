@@ -104,6 +104,50 @@ def quant_dtype(text: str | None) -> str | None:
     return None
 
 
+# 16-bit weights as a results table names its column ("W16A16 (TPS)", "FP16", "bf16 tok/s", "half").
+SIXTEEN_BIT = re.compile(r"(?<![a-z0-9])(?:(fp16|f16|float16|half|w16a16|16[-_ ]?bit)|(bf16|bfloat16))(?![a-z0-9])",
+                         re.I)
+
+
+def weight_dtype_named(text: str | None) -> str | None:
+    """The weight format a table header names: quant_dtype's 'int4' / 'int8' / 'fp8', else 'fp16' or 'bf16'."""
+    if found := quant_dtype(text):
+        return found
+    m = SIXTEEN_BIT.search(text or "")
+    return None if m is None else "fp16" if m.group(1) else "bf16"
+
+
+# A tokens-per-second unit in a header ("W4A16 (TPS)", "tok/s", "t/s", "tokens per second").
+HEADER_RATE = re.compile(r"(?<![a-z])(?:tps|tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tokens?\s+per\s+second)(?![a-z])", re.I)
+# One figure in a cell, approximate or not, with the unit or without: "~52.2", "≈ 45", "71.8 tok/s".
+CELL_FIGURE = re.compile(r"[~≈]?\s*(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s|t/s|tps)?", re.I)
+
+
+def dtype_columns(lines: list[tuple[int, str]], rate_said: bool) -> list[tuple[int, str, str, float]]:
+    """(line, row label, weight dtype, figure) for each cell of a Markdown table that sets weight formats side by
+    side, one column each ("| Model | W16A16 (TPS) | W8A16 (TPS) | W4A16 (TPS) |", "| model | fp16 | int4 |"), where
+    the header or the text around it says the figures are tokens per second (`rate_said`). The row label is the
+    first cell that is no figure (a model, a GPU)."""
+    out = []
+    k = 0
+    while k < len(lines):
+        head = [c.strip() for c in lines[k][1].strip().strip("|").split("|")]
+        k += 1
+        dtypes = {j: d for j, c in enumerate(head) if (d := weight_dtype_named(c))}
+        if len(set(dtypes.values())) < 2 or not (rate_said or any(HEADER_RATE.search(c) for c in head)):
+            continue
+        while k < len(lines) and "|" in lines[k][1]:
+            i, row = lines[k]
+            k += 1
+            cells = [c.strip() for c in row.strip().strip("|").split("|")]
+            if len(cells) != len(head):
+                continue
+            label = next((c for j, c in enumerate(cells) if j not in dtypes and c and not CELL_FIGURE.fullmatch(c)), "")
+            out.extend((i, label, dtypes[j], float(m.group(1))) for j in dtypes
+                       if (m := CELL_FIGURE.fullmatch(cells[j])))
+    return out
+
+
 # A data rate as people write it: bytes with a capital B ("GB/s", "GBps", "GiB/s", "MB/s", "GBytes/s") or
 # spelled out ("Gbyte/s"), bits with a small b ("Gb/s", "Gbps", "Gbit/s"); the capital decides, whatever the
 # case of the rest.
