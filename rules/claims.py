@@ -1114,6 +1114,17 @@ _SMI_SLOW = re.compile(
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
 _NEGATION = re.compile(r"\b(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|"
                        r"ruled out)\b[\w\s,-]{0,20}$", re.I)
+def negated_words(sentence: str, m: re.Match) -> bool:
+    """Does the reporter rule the words `m` matched out ("no longer", "not", "without" before them, "is not the issue"
+    after), as they would a claim's? For patterns kept outside PATTERNS (rules.ticket_questions)."""
+    return _negated("", sentence, m)
+
+
+def guessed(sentence: str) -> bool:
+    """Is the sentence a guess, a suggestion someone made or a yes/no question, rather than an observation?"""
+    return _guessed(sentence)
+
+
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
 _NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")
 
@@ -1757,7 +1768,10 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
-              r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all)\b|"
+              r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
+              # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
+              r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|the other|the second|"
+              r"more than one|multiple|several|\d+) ?(?:\w+ )?(?:GPUs?|cards?)?)\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
@@ -1780,6 +1794,12 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
                 r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
+                # ja / ko / ru / de / es: "正常ですか", "仕様ですか", "정상인가요", "это нормально", "zu erwarten",
+                # "es lo esperado" (issue 11 r)
+                r"正常(?:です|でしょう)か|普通(?:です|でしょう)か|仕様(?:です|でしょう)か|想定(?:通り|内)|こんなもの(?:です)?か|"
+                r"정상(?:인가요|입니까|인지|이에요|이죠|적인 (?:건가요|속도))|원래 (?:이런|그런)|"
+                r"нормальн\w*|ожидаем\w*|так и должно быть|"
+                r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
     ("slow", _RATE_FELL + r"|\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
@@ -2077,6 +2097,12 @@ _ASKS = re.compile(
     # an expectation the behaviour contradicts is a question unasked: "CPU load should be at best 100%"
     r"\bshould be at (?:best|most)\b|(?:to my|in my) understanding|I (?:thought|assumed|expected)\b|is supposed to|"
     r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|"
+    r"\bany idea\b|\bshould (?:I|we)\b[^.\n]{0,60}\?|"
+    # (issue 11 r) ja: ですか/ますか/でしょうか, ko: -까요/-나요/-니까, ru: почему/ли, de: warum/wieso/gibt es,
+    # es: por qué/hay alguna
+    r"(?:です|ます|でしょう)か|なぜ|どうして|(?:까요|나요|니까|는지)\s*[.?？]?\s*$|왜\b|"
+    r"\bпочему\b|\bли\b|\bкак (?:ускорить|сделать|заставить)\b|"
+    r"\b(?:warum|wieso|weshalb)\b|\bgibt es (?:eine|einen)\b|\bpor qu[eé]\b|\bhay (?:alguna|algún) (?:forma|manera)\b|"
     r"吗|是否|为什么|为何", re.I | re.M)
 # A complaint: something is called slow, low, poor or worse than a figure it is held against. The
 # symptom vocabulary of SYMPTOMS' "slow" class and of _NO_GAIN, read over the whole description.
@@ -2109,13 +2135,20 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         r"(?:tok\w*(?:/s)?|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps|个\s*token)", re.I)
 
 
+# The headings GitHub issue templates print above the reporter's text (Ollama's "What is the issue?", vLLM's "How would
+# you like to use vllm", the bug-report forms' "What happened?"): the form asks them, not the reporter (issue 11 r).
+_TEMPLATE_HEADING = re.compile(r"^[#\s>*.-]*(?:what is the issue|what happened|what did you expect(?: to happen)?|"
+                               r"is there an existing issue(?: for this)?|how would you like to use \w+|"
+                               r"(?:what is )?the expected behaviou?r|describe the bug)\s*[?？.:]?\s*$", re.I)
+
+
 def asks(facts: Facts) -> Claim | None:
     """The reporter's question (the first sentence of the description that asks), or None when the
     ticket only reports."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
             for sentence in sentences(n.text):
-                if _ASKS.search(sentence):
+                if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence):
                     return Claim("question", n.source, one_line(sentence)[:200])
     return None
 
@@ -2137,13 +2170,17 @@ def untried(facts: Facts) -> Claim | None:
     return None
 
 
-def complaint(facts: Facts) -> Claim | None:
+def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
-    ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall."""
+    ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall. `skip`: the words
+    it matches are not read (the observation a rule already explains, such as "only one GPU is used")."""
     for source, text in texts(facts):
         for sentence in sentences(text):
+            spans = [(k.start(), k.end()) for k in skip.finditer(sentence)] if skip is not None else []
             for m in _COMPLAINT.finditer(sentence):
                 if _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _rate_rose(m):
+                    continue
+                if any(m.start() < end and start < m.end() for start, end in spans):
                     continue
                 return Claim("complaint", source, _quote(sentence, m, 60))
     return None

@@ -1,0 +1,188 @@
+"""Behaviour by design read from the reporter's words (issue 11 r): one GPU doing the work when the model fits
+one, an idle GPU's power state, and the question forms and 'is this normal?' words of the languages these
+threads are written in.
+
+The sentences are written for these tests, several wordings each, none copied from a corpus case; the real
+cases used are development cases (tests never open the holdout or fresh parts).
+"""
+
+import pytest
+from test_ticket_questions import answer, development_case, said
+
+from diagnose.evidence import Workload
+from rules import claims
+from rules.ticket_questions import idle_reading, one_gpu_in_use
+
+# --------------------------------------------------------------------------- one GPU in use
+
+
+@pytest.mark.parametrize("text", [
+    "There are four A100 cards in the box, but the server only uses one GPU.",
+    "With 2x 3090 installed, only one of the GPUs is busy according to nvidia-smi.",
+    "The other three cards stay idle the whole time.",
+    "机器上有两张4090，但是只用了一张卡。",
+    "GPUは2枚あるのに1枚しか使われていません。",
+    "GPU가 두 개인데 하나만 사용됩니다.",
+    "Ich habe zwei Karten, aber nur eine GPU wird genutzt.",
+    "У меня две видеокарты, но используется только одна видеокарта.",
+    "Tengo dos tarjetas pero solo usa una GPU.",
+])
+def test_one_gpu_in_use_is_read_in_many_wordings(text):
+    assert one_gpu_in_use(said(text)) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "Since the update it no longer only uses one GPU.",          # ruled out
+    "Is only one GPU used when the model fits?",                 # a question, not an observation
+    "Someone suggested that it only uses one GPU by default.",   # a suggestion someone else made
+    "If only one GPU is used, the others should be free for a second model.",  # a condition
+    "Only one GPU is busy at a time, the others wait for it.",   # GPUs taking turns: a layer split
+    "Both GPUs are used.",                                        # not the claim at all
+])
+def test_one_gpu_in_use_rejects_negations_questions_advice_and_turns(text):
+    assert one_gpu_in_use(said(text)) is None
+
+
+def test_several_gpus_with_one_in_use_and_nothing_else_is_healthy_by_design():
+    verdict, findings = answer("I have four A100 GPUs in this server, but only one GPU is used.")
+    assert verdict.category == "healthy"
+    assert verdict.confidence < 0.7  # rests on the absence of a fault: never a confident answer
+    (f,) = [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+    assert "Assumed" in f.summary  # the assumption is said
+
+
+@pytest.mark.parametrize("text", [
+    "I have four A100 GPUs, but only one GPU is used and generation is very slow.",  # a complaint beside it
+    "I have four A100 GPUs, but only one GPU is used, then it hangs.",               # a failure
+    "I have four A100 GPUs; with NCCL_P2P_DISABLE=1 only one GPU is used.",          # a transport switched off
+    "I have one A100 and only one GPU is used.",                                       # nothing else to use
+])
+def test_one_gpu_by_design_stays_silent_beside_a_fault_or_with_one_gpu(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+
+
+def test_one_gpu_in_use_with_sharding_asked_for_is_not_by_design():
+    _, findings = answer("I have four A100 GPUs, but only one GPU is used.",
+                         Workload("launch.txt:1", framework="vllm", tp=4))
+    assert not [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+
+
+def test_real_case_ollama_one_gpu_of_four(tmp_path):
+    facts = development_case(tmp_path, "u8b01")
+    from rules.engine import evaluate, ticket_verdict
+
+    findings = evaluate(facts)
+    assert [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+    assert ticket_verdict(facts, findings).category == "healthy"
+
+
+def test_real_case_split_70b_with_a_speed_complaint_is_not_one_gpu_by_design(tmp_path):
+    # 'only uses one GPU out of four, and the speed ... is not satisfactory': a split model, not a placement
+    facts = development_case(tmp_path, "u6a06")
+    from rules.engine import evaluate
+
+    assert not [f for f in evaluate(facts) if f.rule == "ticket.one_gpu_by_design"]
+
+
+# --------------------------------------------------------------------------- an idle GPU's state
+
+
+@pytest.mark.parametrize("text", [
+    "When idle, nvidia-smi shows P0 and 60W / 300W on every card.",
+    "The card idles at P2, drawing 25W / 250W.",
+    "Between requests the clocks stay at 1410 MHz.",
+    "空闲时显卡一直停在P2状态。",
+    "アイドル時もP2のままです。",
+    "유휴 상태에서도 P2로 유지됩니다.",
+    "Im Leerlauf bleibt die Karte in P2.",
+    "В простое карта остаётся в P2.",
+    "En reposo la GPU se queda en P2.",
+])
+def test_idle_readings_are_read_in_many_wordings(text):
+    assert idle_reading(said(text)) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "It is not idle: P2 at 280W / 300W while training.",  # ruled out
+    "Does the GPU stay at P2 when idle?",                  # a question
+    "If it were idle it would drop to P8.",                # a condition
+    "The GPU sits at P2 under load.",                      # not idle
+])
+def test_idle_readings_reject_negations_questions_and_load(text):
+    assert idle_reading(said(text)) is None
+
+
+def test_idle_p_state_with_low_draw_is_healthy():
+    verdict, findings = answer("nvidia-smi shows the GPU idling at P2 while the server waits, 38W / 140W.")
+    assert verdict.category == "healthy" and verdict.confidence < 0.7
+    (f,) = [f for f in findings if f.rule == "ticket.idle_reading"]
+    assert any(e.measured == 38 and e.expected == 140 and e.unit == "W" for e in f.evidence)  # said and compared
+
+
+@pytest.mark.parametrize("text", [
+    "The GPU idles at P2, and the first request after a pause is very slow.",  # a complaint
+    "The GPU is idling at P0 with 280W / 300W drawn.",                          # most of the limit: busy
+    "Idling at P2, then it crashes with an Xid error.",                         # a failure
+])
+def test_idle_reading_gives_way_to_a_complaint_a_high_draw_or_a_fault(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.idle_reading"]
+
+
+def test_real_case_tgi_idling_at_p2(tmp_path):
+    facts = development_case(tmp_path, "u8b09")
+    from rules.engine import evaluate, ticket_verdict
+
+    findings = evaluate(facts)
+    assert [f for f in findings if f.rule == "ticket.idle_reading"]
+    assert ticket_verdict(facts, findings).category == "healthy"
+
+
+# --------------------------------------------------------------------------- question forms and 'normal?'
+
+
+@pytest.mark.parametrize("text", [
+    "Any idea why the second card is slower",
+    "Should I expect more from two cards?",
+    "二枚目のGPUが遅いのはなぜ",
+    "この速度は正常ですか",
+    "속도를 높일 방법이 있을까요",
+    "Почему вторая карта простаивает",
+    "Warum ist die zweite GPU im Leerlauf",
+    "Gibt es eine Möglichkeit, beide Karten zu nutzen",
+    "Por qué la segunda GPU no se usa",
+    "Hay alguna forma de usar las dos tarjetas",
+])
+def test_questions_in_many_languages_are_questions(text):
+    assert claims.asks(said(text))
+
+
+@pytest.mark.parametrize("text", [
+    "What is the issue?\n\nI have two GPUs and the second one is never used.",
+    "### What happened?\n\nThe model loads on GPU 0.",
+    "Describe the bug\n\nThe second GPU stays idle.",
+])
+def test_an_issue_templates_headings_are_not_the_reporters_question(text):
+    assert claims.asks(said(text)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "このくらいの速度は正常ですか",
+    "이 속도가 정상인가요",
+    "Это нормально, что вторая карта простаивает",
+    "Ist das bei zwei Karten zu erwarten",
+    "Es lo esperado con dos tarjetas",
+])
+def test_normal_question_words_in_many_languages(text):
+    assert claims.symptom(said(text)) == "normal?"
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("I have multiple GPUs, but I cannot use them all.", None),
+    ("We can't use both GPUs at once.", None),
+    ("I cannot load the model on the second GPU.", "error"),  # a failure stays a failure
+])
+def test_gpus_left_unused_are_not_an_error(text, kind):
+    found = claims.symptom(said(text))
+    assert (found == "error") == (kind == "error")
