@@ -1859,6 +1859,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
+            if kind == "error" and re.search(r"\bwhy\s+$", text[max(0, m.start() - 6):m.start()], re.I):
+                continue  # "why can't one request reach the batch's rate?": a question about capability (issue 11 r)
             if kind in ("hang", "crash", "error") and (
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):

@@ -570,3 +570,129 @@ def idle_state(facts: Facts, predictions=None):
                  + (f" ({draw:g} W of {cap:g} W here)" if draw is not None else "")
                  + ". Nothing runs slower for it; the state drops when the process exits.",
                  evidence, 0.5)
+
+
+# --------------------------------------------------------------------------- one GPU model against another (issue 11 r)
+# "The 4090 answers 5x faster than the V100", "A10 比 A100 慢": two GPU products set against each other. Decode streams
+# the weights through HBM and prefill runs on the tensor cores, so a board behind the other on both datasheet figures
+# (memory bandwidth and 16-bit tensor rate, rules/catalog/gpus.toml with its sources) is slower by design.
+_FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高于|强于|速い|빠르|schneller|быстрее|"
+                     r"m[aá]s r[aá]pid[oa]", re.I)
+_SLOWER = re.compile(r"\b(?:slower|worse|behind)\b|慢|低于|不如|遅い|느리|langsamer|медленнее|m[aá]s lent[oa]", re.I)
+_THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b|比|より|보다|\bals\b|\bчем\b|\bque\b", re.I)
+
+
+def gpus_compared(facts: Facts):
+    """(the GPU the reporter says is slower, the faster one, the claim) from one sentence that names two catalog GPUs
+    with a comparison between them; None when no sentence does, a name is not in the catalog, or the direction is not
+    said."""
+    from diagnose.artifacts.issue_md import GPU_NAME
+    from rules import catalog
+
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            names = [(m, catalog.find_gpu_family(m.group(1))) for m in GPU_NAME.finditer(sentence)]
+            named = [(m, g) for m, g in names if g is not None]
+            if len(named) < 2 or named[0][1].key == named[1][1].key:
+                continue
+            (ma, a), (mb, b) = named[:2]
+            between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
+            if not _THAN.search(between) or claims.guessed(sentence) and not claims.asked(sentence):
+                continue
+            said = between + " " + after
+            fast, slow = bool(_FASTER.search(said)), bool(_SLOWER.search(said))
+            if fast == slow:
+                continue  # no direction, or both words ("faster ... but slower at prefill")
+            quote = claims.one_line(sentence[max(0, ma.start() - 30):mb.end() + 40])
+            c = claims.Claim("gpus_compared", source, quote)
+            return (b, a, c) if fast else (a, b, c)
+    return None
+
+
+def _tensor_rate(g) -> float:
+    return g.fp16_tflops or g.bf16_tflops
+
+
+@rule("ticket.gpus_compared", "expected_physics")
+def gpu_models_compared(facts: Facts, predictions=None):
+    """'Why is GPU A slower than GPU B?' where A is behind B on both memory bandwidth and tensor rate and nothing is
+    broken in sight: the datasheets predict it. Silent when the slower board leads on either figure (then something
+    else holds it back, which the figures here cannot tell)."""
+    found = gpus_compared(facts)
+    if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+        return
+    slow, fast, c = found
+    if not (slow.hbm_gbs < fast.hbm_gbs and _tensor_rate(slow) < _tensor_rate(fast)):
+        return
+    yield make("ticket.gpus_compared", "expected_physics", "info", 0.5,
+               f"{slow.name} behind {fast.name}: its datasheet figures are lower on both counts",
+               f"Generating tokens reads every weight from memory once per step, so its rate follows memory bandwidth "
+               f"({slow.hbm_gbs:g} GB/s against {fast.hbm_gbs:g} GB/s); prompt processing and batches run on the "
+               f"tensor cores ({_tensor_rate(slow):g} against {_tensor_rate(fast):g} dense 16-bit TFLOPS). A board "
+               f"behind on both is slower by design; older boards may also lack the kernels a quantised model uses.",
+               [claim_ev(c, "the GPUs compared"),
+                ev("catalog:gpus.toml", f"memory bandwidth, {slow.name} vs {fast.name}", slow.hbm_gbs, fast.hbm_gbs,
+                   "GB/s"),
+                ev("catalog:gpus.toml", f"dense 16-bit tensor rate, {slow.name} vs {fast.name}", _tensor_rate(slow),
+                   _tensor_rate(fast), "TFLOPS")],
+               fix="Nothing is broken if the ratio of the rates is near the ratio of these figures; `diagnose predict "
+               "--gpu` for each board gives the expected rate of this model on it.")
+
+
+# --------------------------------------------------------------------------- one request against several (issue 11 r)
+# "One request: 70 tok/s; two requests: 140 tok/s": the total grows with the requests in flight while one stream stays
+# where it was. Decode reads every weight once per step whatever the batch, so a step serving two sequences costs about
+# what a step serving one does (memory-bound), and one stream cannot use the rate a batch shows (NVIDIA, "Mastering LLM
+# Techniques: Inference Optimization"; vLLM's optimization guide).
+_COUNT_WORDS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                "eight": 8, "ten": 10, "一": 1, "单": 1, "两": 2, "二": 2, "三": 3, "四": 4}
+_REQUESTS_RATE = re.compile(
+    r"(?<![\w.])(?P<n>a single|single|one|two|three|four|five|six|eight|ten|\d+|[一单两二三四])\s*"
+    r"(?:(?:concurrent|parallel|simultaneous)\s+)?(?:个\s*)?(?P<what>requests?|users?|streams?|sequences?|prompts?|"
+    r"clients?|请求|并发|路)(?![a-z])"
+    r"(?P<gap>[^.;\n]{0,70}?)(?<![\w.])(?P<rate>\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens? per second|tps)\b",
+    re.I)
+
+
+def concurrency_rates(facts: Facts) -> claims.Claim | None:
+    """Rates the reporter gives for one request and for several in flight, the several higher (by a third or more):
+    a Claim with data {"one": rate, "many": rate, "n": requests}, or None. Per-request rates ("each request gets ...")
+    are not totals and are left out."""
+    for source, text in claims.texts(facts):
+        seen: dict[int, tuple[float, re.Match]] = {}
+        for m in _REQUESTS_RATE.finditer(text):
+            word = m.group("n").lower()
+            n = _COUNT_WORDS.get(word) or (int(word) if word.isdigit() else None)
+            if not n or re.search(r"\b(?:each|per|every)\b|每", m.group("gap"), re.I):
+                continue
+            seen.setdefault(n, (float(m.group("rate")), m))
+        many = [n for n in seen if n >= 2]
+        if 1 in seen and many:
+            n = max(many)
+            one, many_rate = seen[1][0], seen[n][0]
+            if many_rate >= 1.3 * one:
+                start, end = seen[1][1].start(), seen[n][1].end()
+                return claims.Claim("concurrency_rates", source, claims.one_line(text[start:end])[:200],
+                                    {"one": one, "many": many_rate, "n": n})
+    return None
+
+
+@rule("ticket.concurrency_rates", "expected_physics")
+def one_request_against_several(facts: Facts, predictions=None):
+    """'One request gets 70 tok/s, two get 140 in total: why not 140 for one?' with nothing broken in sight: the
+    batch's trade, by design. Weak (0.5): a fault in sight outweighs it."""
+    c = concurrency_rates(facts)
+    if c is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+        return
+    one, many, n = c.data["one"], c.data["many"], c.data["n"]
+    yield make("ticket.concurrency_rates", "expected_physics", "info", 0.5,
+               f"{many:g} tok/s in total with {n} requests, {one:g} with one: the batch shares each step",
+               "Each decode step reads every weight once, whatever the number of sequences in it, so a step that "
+               "serves several sequences takes about as long as one that serves a single sequence: the total rises "
+               "with the requests in flight while each stream keeps its pace. One stream cannot use the rate a batch "
+               "shows; its speed is set by memory bandwidth (and by the GPUs of a tensor-parallel group).",
+               [claim_ev(c, "rates with one and with several requests"),
+                ev(c.cited, f"total rate with {n} requests against one", many, one, "tok/s")],
+               fix="Nothing is broken. For one stream: fewer bytes per token (quantised weights), tensor parallelism "
+               "over NVLink, or speculative decoding; for the total: batch more requests.",
+               refs=[INFERENCE_OPTIMIZATION, VLLM_OPTIMIZATION])

@@ -186,3 +186,69 @@ def test_normal_question_words_in_many_languages(text):
 def test_gpus_left_unused_are_not_an_error(text, kind):
     found = claims.symptom(said(text))
     assert (found == "error") == (kind == "error")
+
+
+# --------------------------------------------------------------------------- one GPU model against another
+
+
+@pytest.mark.parametrize("text", [
+    "Why does the 4090 answer five times faster than the V100?",
+    "The A10 is much slower than the A100, is that normal?",
+    "为什么 4090 比 V100 快这么多",
+    "T4 is slower than A100 for the same prompt.",
+])
+def test_a_board_behind_on_both_datasheet_figures_is_slower_by_design(text):
+    verdict, findings = answer(text)
+    assert verdict.category == "expected_physics" and verdict.confidence < 0.7
+    (f,) = [f for f in findings if f.rule == "ticket.gpus_compared"]
+    # each figure says where it came from and what it was set against
+    assert {e.unit for e in f.evidence if e.measured is not None} == {"GB/s", "TFLOPS"}
+    assert all(e.measured < e.expected for e in f.evidence if e.measured is not None)
+
+
+@pytest.mark.parametrize("text", [
+    "The H100 is slower than the A800 in our training job.",   # the stronger board behind: not physics
+    "We run the 4090 and the V100 side by side.",              # no comparison said
+    "I think the V100 is slower than the 4090, not measured.",  # a guess, not an observation
+    "The V100 is slower than the 4090 and then it hangs.",     # a failure
+])
+def test_gpu_comparison_stays_silent_when_the_datasheets_do_not_explain_it(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.gpus_compared"]
+
+
+# --------------------------------------------------------------------------- one request against several
+
+
+@pytest.mark.parametrize("text", [
+    "With one request I get 40 tok/s; with four concurrent requests the total is 150 tok/s.",
+    "A single user sees 35 tokens/s, 8 users see 200 tokens/s in total, why?",
+    "单个请求 30 tokens/s，两个请求 60 tokens/s，为什么单个请求不能更快",
+    "When I have one request the log shows 70 tokens/s; when I have two requests it shows 140 tokens/s, so why can't "
+    "one request reach 140?",
+])
+def test_a_total_that_grows_with_requests_is_the_batchs_trade(text):
+    verdict, findings = answer(text)
+    assert verdict.category == "expected_physics" and verdict.confidence < 0.7
+    (f,) = [f for f in findings if f.rule == "ticket.concurrency_rates"]
+    (figure,) = [e for e in f.evidence if e.measured is not None]
+    assert figure.measured > figure.expected and figure.unit == "tok/s"
+
+
+@pytest.mark.parametrize("text", [
+    "With one request I get 40 tok/s; with four requests each gets 38 tok/s.",  # per-request rates, not totals
+    "With one request 40 tok/s and with two requests 41 tok/s.",                # no gain to explain
+    "With one request 40 tok/s, with two requests 120 tok/s, then NCCL hangs.",  # a failure
+])
+def test_concurrency_rates_need_a_grown_total_and_no_fault(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.concurrency_rates"]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("Why can't one request reach the batch's rate?", None),
+    ("Why cannot the second GPU be used?", None),
+    ("It can't load the model on two GPUs.", "error"),
+])
+def test_why_cant_asks_about_capability_not_a_failure(text, kind):
+    assert (claims.symptom(said(text)) == "error") == (kind == "error")
