@@ -1770,7 +1770,8 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
               r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
               # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
-              r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|the other|the second|"
+              # ("cannot use the second GPU" stays a failure: one device out of reach)
+              r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|"
               r"more than one|multiple|several|\d+) ?(?:\w+ )?(?:GPUs?|cards?)?)\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
