@@ -3442,3 +3442,25 @@ MORE_WORDS_N5: dict[str, list[str]] = {
     "cpu_ab": [PROCESS_AT_CORE],
 }
 _extend(MORE_WORDS_N5)
+
+
+# --------------------------------------------------------------------------- warm-up in other languages (issue 11 r)
+# "Only the first call is slow, then it is fast", as the threads in Chinese, Japanese, Korean, German, Russian and
+# Spanish say it: the first units of work pay CUDA's lazy initialisation and NCCL's lazy connection set-up.
+MORE_WORDS_R: dict[str, list[str]] = {
+    # (the negations "不慢", "遅くない", "느리지 않", "nicht langsam", "не медленн", "no es lento" rule them out)
+    "first_calls_slow": [
+        r"(?:第一次|首次|头一次|第一个|前几次|前几个)\s*(?:推理|请求|调用|运行|预测|生成|inference)?"
+        r"(?:(?![不没])[^。\n，,]){0,20}?(?<![不没])(?:很慢|特别慢|非常慢|较慢|慢|耗时(?:很)?(?:长|久)|时间(?:很|较)?长)",
+        r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)?[^。\n]{0,20}?"
+        r"(?:遅(?:い|く|かった)(?!\s*(?:ない|なかった|ありません))|時間がかか(?!らない))",
+        r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)?[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
+        r"\b(?:erste[rsn]?|ersten paar)\s+(?:Aufruf|Anfrage|Inferenz|Durchlauf|Lauf|Schritt|Vorhersage)\w*\b"
+        r"(?:(?!\b(?:nicht|kein\w*)\b)[^.\n]){0,40}?\b(?:langsam\w*|dauert)",
+        r"(?:перв(?:ый|ая|ое|ые|ого|ых))\s+(?:запрос|вызов|инференс|прогон|шаг|генераци)\w*"
+        r"(?:(?!\bне\b)[^.\n]){0,40}?(?:медленн|долг|занима)",
+        r"\b(?:primer[ao]?s?)\s+(?:inferencias?|petici[oó]n|peticiones|solicitud\w*|llamadas?|ejecuci[oó]n|consultas?)\b"
+        r"(?:(?!\bno\b)[^.\n]){0,40}?\b(?:lent[ao]s?|tarda\w*)",
+    ],
+}
+_extend(MORE_WORDS_R)

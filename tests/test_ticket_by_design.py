@@ -252,3 +252,32 @@ def test_concurrency_rates_need_a_grown_total_and_no_fault(text):
 ])
 def test_why_cant_asks_about_capability_not_a_failure(text, kind):
     assert (claims.symptom(said(text)) == "error") == (kind == "error")
+
+
+# --------------------------------------------------------------------------- warm-up, in the threads' languages
+
+
+@pytest.mark.parametrize("text", [
+    "第一次推理很慢，之后就正常了，这正常吗？",
+    "最初の推論だけ遅く、その後は速いです。",
+    "첫 번째 추론만 느리고 이후에는 빠릅니다.",
+    "Der erste Aufruf dauert 5 s, danach 50 ms.",
+    "Первый запрос очень медленный, потом всё быстро.",
+    "La primera inferencia es lenta y luego es rápida.",
+])
+def test_only_the_first_call_slow_is_warm_up_in_many_languages(text):
+    assert claims.find(said(text), "first_calls_slow")
+    verdict, _ = answer(text)
+    assert verdict.category == "healthy" and verdict.confidence < 0.7
+
+
+@pytest.mark.parametrize("text", [
+    "第一次推理不慢，但之后越来越慢",
+    "最初の推論は遅くないです。",
+    "첫 번째 추론은 느리지 않습니다.",
+    "Der erste Aufruf ist nicht langsam.",
+    "Первый запрос не медленный.",
+    "La primera inferencia no es lenta.",
+])
+def test_a_first_call_said_not_slow_is_no_warm_up(text):
+    assert not claims.find(said(text), "first_calls_slow")
