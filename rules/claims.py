@@ -1720,6 +1720,22 @@ _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|�
                 r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)(?:(?!" + _OTHER_CAUSE
                 + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)")
 
+# (issue 11 r) More GPUs and no speed-up as Japanese, Korean, German, Russian and Spanish threads say it:
+# "2枚にしても速くならない", "GPU 두 개로 해도 빨라지지 않습니다", "mit zwei Karten nicht schneller",
+# "на двух видеокартах не быстрее", "con dos GPUs no es más rápido".
+_BOARD = r"(?:RTX\s*|GTX\s*)?[A-Z]{0,2}\d{3,4}(?:\s*Ti)?s?"  # "zwei RTX 3090", "dos A100"
+_WORLD_SCALING = (r"(?:\d+\s*枚|二枚|複数\s*の?\s*GPU|マルチ\s*GPU)[^。\n]{0,60}?"
+                  r"(?:速くならな|速くなりませ|遅く|変わらな|変わりませ|同じ)|"
+                  r"(?:\d+\s*개|두\s*개|여러\s*개?|멀티\s*GPU)[^.\n]{0,60}?(?:빨라지지\s*않|느려|차이가\s*없|똑같|같은\s*속도)|"
+                  r"\b(?:zwei|drei|vier|acht|mehrere[n]?|\d+)\s+(?:GPUs|Karten|Grafikkarten|" + _BOARD
+                  + r")\b[^.\n]{0,60}?"
+                  r"\b(?:nicht schneller|langsamer|kein\w* (?:Geschwindigkeits)?(?:gewinn|vorteil)|gleich schnell)|"
+                  r"(?:\b(?:двух|трёх|трех|четырёх|четырех|нескольких|\d+)\s+(?:видеокарт\w*|GPU|картах|" + _BOARD
+                  + r"))[^.\n]{0,60}?"
+                  r"(?:не быстрее|медленнее|нет прироста|так же)|"
+                  r"\b(?:dos|tres|cuatro|varias|m[uú]ltiples|\d+)\s+(?:GPUs|tarjetas|" + _BOARD + r")\b[^.\n]{0,60}?"
+                  r"\b(?:no (?:es |va |son |van )?m[aá]s r[aá]pid\w*|m[aá]s lent\w*|sin mejora|igual de r[aá]pid\w*)")
+
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one
 # development case used were dropped after code review 2: "this page states", "puzzled", "performance
@@ -1780,7 +1796,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bnot supported\b|\binvalid\b|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
-                + "|" + _CJK_SCALING),
+                + "|" + _CJK_SCALING + "|" + _WORLD_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|"
                 r"\b(?:is|are) (?:this|it|that|these|those)(?: (?:numbers?|figures?|results?|speeds?|values?|rates?|"
                 r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"

@@ -281,3 +281,43 @@ def test_only_the_first_call_slow_is_warm_up_in_many_languages(text):
 ])
 def test_a_first_call_said_not_slow_is_no_warm_up(text):
     assert not claims.find(said(text), "first_calls_slow")
+
+
+# --------------------------------------------------------------------------- more GPUs, no speed-up, in other languages
+
+
+@pytest.mark.parametrize("text", [
+    "2枚のGPUにしても速くならないです",
+    "GPU 두 개로 해도 빨라지지 않습니다",
+    "Mit llama.cpp und zwei RTX 3090 ist die Generierung nicht schneller als mit einer Karte.",
+    "На двух видеокартах генерация не быстрее, чем на одной",
+    "Con dos GPUs no es más rápido que con una",
+])
+def test_no_speed_up_from_more_gpus_in_many_languages(text):
+    assert claims.symptom(said(text)) == "scaling"
+
+
+@pytest.mark.parametrize("text", [
+    "Mit zwei Karten ist es schneller.",
+    "Con dos GPUs es más rápido.",
+    "2枚のGPUで速くなりました",
+    "На двух видеокартах стало быстрее.",
+])
+def test_a_speed_up_from_more_gpus_is_no_scaling_complaint(text):
+    assert claims.symptom(said(text)) != "scaling"
+
+
+def test_a_figure_that_fits_outranks_the_layouts_prior(tmp_path):
+    """A GeForce pair without P2P (the symptom's prior: p2p_disabled) whose measured rate sits in the expected band:
+    the fit says what holds here, and the prior stays as a lead below it, at info."""
+    (tmp_path / "issue.md").write_text(
+        "# vLLM TP2 slower than TP1 on two 4090\n\nvLLM with --tensor-parallel-size 2 on two RTX 4090 gives 60 tok/s "
+        "for Llama-2-7b, while one 4090 gives 75 tok/s. Is this expected?\n")
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate, ticket_findings, ticket_verdict
+
+    facts = read_bundle([tmp_path / "issue.md"])
+    findings = evaluate(facts)
+    assert ticket_verdict(facts, findings).category == "expected_physics"
+    (prior,) = [f for f in ticket_findings(facts, findings) if f.rule == "ticket.symptom_prior"]
+    assert prior.severity == "info" and prior.category == "p2p_disabled"
