@@ -1815,7 +1815,7 @@ SYMPTOMS: list[tuple[str, str]] = [
                 # "es lo esperado" (issue 11 r)
                 r"正常(?:です|でしょう)か|普通(?:です|でしょう)か|仕様(?:です|でしょう)か|想定(?:通り|内)|こんなもの(?:です)?か|"
                 r"정상(?:인가요|입니까|인지|이에요|이죠|적인 (?:건가요|속도))|원래 (?:이런|그런)|"
-                r"нормальн\w*|ожидаем\w*|так и должно быть|"
+                r"(?<!не)нормальн\w*|(?<!не)ожидаем\w*|так и должно быть|"
                 r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
     ("slow", _RATE_FELL + r"|\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"

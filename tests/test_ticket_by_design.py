@@ -178,6 +178,15 @@ def test_normal_question_words_in_many_languages(text):
     assert claims.symptom(said(text)) == "normal?"
 
 
+@pytest.mark.parametrize("text", [
+    "Это ненормально: карта простаивает.",       # called abnormal: a complaint, not the question
+    "Скорость неожиданно упала.",                # 'unexpectedly': not 'expected'
+    "このGPUは2枚あります。",                     # no question word at all
+])
+def test_abnormal_or_unrelated_words_are_not_the_normal_question(text):
+    assert claims.symptom(said(text)) != "normal?"
+
+
 @pytest.mark.parametrize("text, kind", [
     ("I have multiple GPUs, but I cannot use them all.", None),
     ("We can't use both GPUs at once.", None),
