@@ -1114,6 +1114,17 @@ _SMI_SLOW = re.compile(
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
 _NEGATION = re.compile(r"\b(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|"
                        r"ruled out)\b[\w\s,-]{0,20}$", re.I)
+def negated_words(sentence: str, m: re.Match) -> bool:
+    """Does the reporter rule the words `m` matched out ("no longer", "not", "without" before them, "is not the issue"
+    after), as they would a claim's? For patterns kept outside PATTERNS (rules.ticket_questions)."""
+    return _negated("", sentence, m)
+
+
+def guessed(sentence: str) -> bool:
+    """Is the sentence a guess, a suggestion someone made or a yes/no question, rather than an observation?"""
+    return _guessed(sentence)
+
+
 # Kinds whose patterns carry the negation themselves ("IB not detected" affirms a fallback).
 _NEGATIVE_KINDS = ("no_cpu_binding", "no_p2p", "module_missing", "link_down", "net_socket")
 
@@ -1709,6 +1720,22 @@ _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|�
                 r"(?:多卡|\d+\s*卡|\d+\s*张|tp\s*=?\s*\d)[^\n]{0,40}?(?:延迟|时延|耗时|TTFT)(?:(?!" + _OTHER_CAUSE
                 + r")[^\n]){0,30}?(?:更高|还高|变高|增加|变长|更长|上升)")
 
+# (issue 11 r) More GPUs and no speed-up as Japanese, Korean, German, Russian and Spanish threads say it:
+# "2枚にしても速くならない", "GPU 두 개로 해도 빨라지지 않습니다", "mit zwei Karten nicht schneller",
+# "на двух видеокартах не быстрее", "con dos GPUs no es más rápido".
+_BOARD = r"(?:RTX\s*|GTX\s*)?[A-Z]{0,2}\d{3,4}(?:\s*Ti)?s?"  # "zwei RTX 3090", "dos A100"
+_WORLD_SCALING = (r"(?:\d+\s*枚|二枚|複数\s*の?\s*GPU|マルチ\s*GPU)[^。\n]{0,60}?"
+                  r"(?:速くならな|速くなりませ|遅く|変わらな|変わりませ|同じ)|"
+                  r"(?:\d+\s*개|두\s*개|여러\s*개?|멀티\s*GPU)[^.\n]{0,60}?(?:빨라지지\s*않|느려|차이가\s*없|똑같|같은\s*속도)|"
+                  r"\b(?:zwei|drei|vier|acht|mehrere[n]?|\d+)\s+(?:GPUs|Karten|Grafikkarten|" + _BOARD
+                  + r")\b[^.\n]{0,60}?"
+                  r"\b(?:nicht schneller|langsamer|kein\w* (?:Geschwindigkeits)?(?:gewinn|vorteil)|gleich schnell)|"
+                  r"(?:\b(?:двух|трёх|трех|четырёх|четырех|нескольких|\d+)\s+(?:видеокарт\w*|GPU|картах|" + _BOARD
+                  + r"))[^.\n]{0,60}?"
+                  r"(?:не быстрее|медленнее|нет прироста|так же)|"
+                  r"\b(?:dos|tres|cuatro|varias|m[uú]ltiples|\d+)\s+(?:GPUs|tarjetas|" + _BOARD + r")\b[^.\n]{0,60}?"
+                  r"\b(?:no (?:es |va |son |van )?m[aá]s r[aá]pid\w*|m[aá]s lent\w*|sin mejora|igual de r[aá]pid\w*)")
+
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one
 # development case used were dropped after code review 2: "this page states", "puzzled", "performance
@@ -1757,7 +1784,11 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bfail(?:s|ed|ure)?\b(?!\s+to\s+(?:(?:scale|speed|improve|double|match|saturate|deliver|"
               r"use|utili[sz]e|beat|outperform|increase)\b|" + _TO_A_FIGURE + "))|"
               r"(?:\bcannot\b|\bcan't\b|\bunable to\b)(?!\s*(?:[?)!.,;]|$|(?:improve|increase|do better|scale|"
-              r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all)\b|"
+              r"(?:fully|efficiently|effectively) (?:use|utili[sz]e)|utili[sz]e all|"
+              # "I cannot use them all", "can't use both GPUs": GPUs left idle, a question of placement (issue 11 r)
+              # ("cannot use the second GPU" stays a failure: one device out of reach)
+              r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|"
+              r"more than one|multiple|several|\d+) ?(?:\w+ )?(?:GPUs?|cards?)?)\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
@@ -1765,7 +1796,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               r"\bnot supported\b|\binvalid\b|"
               r"\bWARN\b|报错|错误|失败|启动不了|无法启动"),
     ("scaling", _MORE_GPUS + r"[^\n]{0,200}?" + _NO_GAIN + "|" + _NO_GAIN + r"[^\n]{0,120}?" + _MORE_GPUS
-                + "|" + _CJK_SCALING),
+                + "|" + _CJK_SCALING + "|" + _WORLD_SCALING),
     ("normal?", r"\bnormal\b|\bexpected\b|\breasonable\b|"
                 r"\b(?:is|are) (?:this|it|that|these|those)(?: (?:numbers?|figures?|results?|speeds?|values?|rates?|"
                 r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"
@@ -1780,6 +1811,12 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\btheoretical\b|\bwhy (?:only|is (?:the|it|this))\b|\bhow to (?:verify|check|confirm)\b|"
                 r"\bis (?:this|it) (?:possible|using)\b|"
                 r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
+                # ja / ko / ru / de / es: "正常ですか", "仕様ですか", "정상인가요", "это нормально", "zu erwarten",
+                # "es lo esperado" (issue 11 r)
+                r"正常(?:です|でしょう)か|普通(?:です|でしょう)か|仕様(?:です|でしょう)か|想定(?:通り|内)|こんなもの(?:です)?か|"
+                r"정상(?:인가요|입니까|인지|이에요|이죠|적인 (?:건가요|속도))|원래 (?:이런|그런)|"
+                r"(?<!не)нормальн\w*|(?<!не)ожидаем\w*|так и должно быть|"
+                r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
     ("slow", _RATE_FELL + r"|\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
@@ -1839,6 +1876,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
+            if kind == "error" and re.search(r"\bwhy\s+$", text[max(0, m.start() - 6):m.start()], re.I):
+                continue  # "why can't one request reach the batch's rate?": a question about capability (issue 11 r)
             if kind in ("hang", "crash", "error") and (
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
@@ -2077,6 +2116,12 @@ _ASKS = re.compile(
     # an expectation the behaviour contradicts is a question unasked: "CPU load should be at best 100%"
     r"\bshould be at (?:best|most)\b|(?:to my|in my) understanding|I (?:thought|assumed|expected)\b|is supposed to|"
     r"(?:please |could you |can you |can someone |can anyone )?(?:help me )?(?:understand|explain)\b)|"
+    r"\bany idea\b|\bshould (?:I|we)\b[^.\n]{0,60}\?|"
+    # (issue 11 r) ja: ですか/ますか/でしょうか, ko: -까요/-나요/-니까, ru: почему/ли, de: warum/wieso/gibt es,
+    # es: por qué/hay alguna
+    r"(?:です|ます|でしょう)か|なぜ|どうして|(?:까요|나요|니까|는지)\s*[.?？]?\s*$|왜\b|"
+    r"\bпочему\b|\bли\b|\bкак (?:ускорить|сделать|заставить)\b|"
+    r"\b(?:warum|wieso|weshalb)\b|\bgibt es (?:eine|einen)\b|\bpor qu[eé]\b|\bhay (?:alguna|algún) (?:forma|manera)\b|"
     r"吗|是否|为什么|为何", re.I | re.M)
 # A complaint: something is called slow, low, poor or worse than a figure it is held against. The
 # symptom vocabulary of SYMPTOMS' "slow" class and of _NO_GAIN, read over the whole description.
@@ -2109,13 +2154,20 @@ _COMPLAINT = re.compile("|".join(p for kind, p in SYMPTOMS if kind == "slow") + 
                         r"(?:tok\w*(?:/s)?|t/s|tps|it/s|[GMT]B/?s|Gb/?s|GBps|个\s*token)", re.I)
 
 
+# The headings GitHub issue templates print above the reporter's text (Ollama's "What is the issue?", vLLM's "How would
+# you like to use vllm", the bug-report forms' "What happened?"): the form asks them, not the reporter (issue 11 r).
+_TEMPLATE_HEADING = re.compile(r"^[#\s>*.-]*(?:what is the issue|what happened|what did you expect(?: to happen)?|"
+                               r"is there an existing issue(?: for this)?|how would you like to use \w+|"
+                               r"(?:what is )?the expected behaviou?r|describe the bug)\s*[?？.:]?\s*$", re.I)
+
+
 def asks(facts: Facts) -> Claim | None:
     """The reporter's question (the first sentence of the description that asks), or None when the
     ticket only reports."""
     for n in facts.of(Note):
         if n.kind == "description" and n.text:
             for sentence in sentences(n.text):
-                if _ASKS.search(sentence):
+                if _ASKS.search(sentence) and not _TEMPLATE_HEADING.match(sentence):
                     return Claim("question", n.source, one_line(sentence)[:200])
     return None
 
@@ -2137,13 +2189,17 @@ def untried(facts: Facts) -> Claim | None:
     return None
 
 
-def complaint(facts: Facts) -> Claim | None:
+def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     """The reporter's complaint (something called slow, low, worse, below a figure), unless ruled out
-    ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall."""
+    ("it is not slow"); None: a question without one asks about behaviour, not about a shortfall. `skip`: the words
+    it matches are not read (the observation a rule already explains, such as "only one GPU is used")."""
     for source, text in texts(facts):
         for sentence in sentences(text):
+            spans = [(k.start(), k.end()) for k in skip.finditer(sentence)] if skip is not None else []
             for m in _COMPLAINT.finditer(sentence):
                 if _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _rate_rose(m):
+                    continue
+                if any(m.start() < end and start < m.end() for start, end in spans):
                     continue
                 return Claim("complaint", source, _quote(sentence, m, 60))
     return None
@@ -3402,3 +3458,25 @@ MORE_WORDS_N5: dict[str, list[str]] = {
     "cpu_ab": [PROCESS_AT_CORE],
 }
 _extend(MORE_WORDS_N5)
+
+
+# --------------------------------------------------------------------------- warm-up in other languages (issue 11 r)
+# "Only the first call is slow, then it is fast", as the threads in Chinese, Japanese, Korean, German, Russian and
+# Spanish say it: the first units of work pay CUDA's lazy initialisation and NCCL's lazy connection set-up.
+MORE_WORDS_R: dict[str, list[str]] = {
+    # (the negations "不慢", "遅くない", "느리지 않", "nicht langsam", "не медленн", "no es lento" rule them out)
+    "first_calls_slow": [
+        r"(?:第一次|首次|头一次|第一个|前几次|前几个)\s*(?:推理|请求|调用|运行|预测|生成|inference)?"
+        r"(?:(?![不没])[^。\n，,]){0,20}?(?<![不没])(?:很慢|特别慢|非常慢|较慢|慢|耗时(?:很)?(?:长|久)|时间(?:很|较)?长)",
+        r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)?[^。\n]{0,20}?"
+        r"(?:遅(?:い|く|かった)(?!\s*(?:ない|なかった|ありません))|時間がかか(?!らない))",
+        r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)?[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
+        r"\b(?:erste[rsn]?|ersten paar)\s+(?:Aufruf|Anfrage|Inferenz|Durchlauf|Lauf|Schritt|Vorhersage)\w*\b"
+        r"(?:(?!\b(?:nicht|kein\w*)\b)[^.\n]){0,40}?\b(?:langsam\w*|dauert)",
+        r"(?:перв(?:ый|ая|ое|ые|ого|ых))\s+(?:запрос|вызов|инференс|прогон|шаг|генераци)\w*"
+        r"(?:(?!\bне\b)[^.\n]){0,40}?(?:медленн|долг|занима)",
+        r"\b(?:primer[ao]?s?)\s+(?:inferencias?|petici[oó]n|peticiones|solicitud\w*|llamadas?|ejecuci[oó]n|consultas?)\b"
+        r"(?:(?!\bno\b)[^.\n]){0,40}?\b(?:lent[ao]s?|tarda\w*)",
+    ],
+}
+_extend(MORE_WORDS_R)

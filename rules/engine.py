@@ -476,8 +476,9 @@ FIGURE_FITS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "tic
 
 def fits_first(facts, findings: list[Finding]) -> list[Finding]:
     """A measured figure that fits the expected band outranks a cause whose every piece of evidence is the
-    reporter's prose (a keyword, an inventory line, a guess): such a cause stays in the report as a lead, at the
-    fit's level less a step, and keeps the lead only where a parsed artifact shows it."""
+    reporter's prose (a keyword, an inventory line, a guess), and a weaker prior about the layout: such a cause stays
+    in the report as a lead, at the fit's level less a step, and keeps the lead only where a parsed artifact shows
+    it."""
     fits = [f for f in findings if f.rule in FIGURE_FITS and f.category in CONCLUSIONS and f.confidence > 0]
     if not fits:
         return findings
@@ -486,7 +487,12 @@ def fits_first(facts, findings: list[Finding]) -> list[Finding]:
     def outranks_on_words(f: Finding) -> bool:
         return (is_cause(f) and f.category not in CONCLUSIONS and f.rule not in FIGURE_FITS
                 and (SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] or f.confidence >= best)
-                and words_only(facts, [f], f.category))
+                and (words_only(facts, [f], f.category) or prior_below(f)))
+
+    def prior_below(f: Finding) -> bool:
+        # a prior about the layout (GeForce boards without P2P) says what usually holds; a figure that fits says what
+        # holds here, at a higher confidence (issue 11 r)
+        return f.rule in PRIORS and f.confidence < best
 
     return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, best - 0.05), 2))
             if outranks_on_words(f) else f for f in findings]

@@ -416,3 +416,283 @@ def cpu_one_core(facts: Facts, predictions=None):
                "local, governor 'performance'), keep CUDA graphs on, and move tokenization to its own processes "
                "(several API-server processes in front of one engine).",
                refs=[GIL])
+
+
+# --------------------------------------------------------------------------- by design (issue 11 r)
+# "Only one of my GPUs is used": an engine serves a model that fits one GPU from one GPU unless told to shard it
+# (vLLM and SGLang default to tensor_parallel_size / --tp 1; Ollama loads a model that fits on a single GPU onto that
+# GPU, its FAQ: https://github.com/ollama/ollama/blob/main/docs/faq.md "How does Ollama load models on multiple GPUs?";
+# a PyTorch program runs on cuda:0 unless it places work elsewhere). Worded in the languages these threads use.
+_ONE_GPU_USED = re.compile(
+    r"\bonly (?:ever )?(?:uses?|using|used|utili[sz]\w+|runs? on|loads? (?:it |the model )?(?:on|into|onto))\s+"
+    r"(?:one|1|a single|the first|GPU\s*0|cuda:0)\b|"
+    r"\bonly (?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?)\b"
+    r"[^.\n]{0,25}?\b(?:is |are |was |gets? |got )?(?:used|utili[sz]ed|in use|busy|working|active|loaded)\b|"
+    r"\b(?:the )?(?:other|second|remaining|rest of the|other \d+)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
+    r"\b(?:stays? |are |is |sits? |remains? )?(?:idle|unused|not (?:being )?used|untouched|do(?:es)? nothing|at 0\s*%)|"
+    r"只\s*(?:用了|使用了?|用到了?|调用了?|跑了?)\s*(?:一|1|第一)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)|"
+    r"只有\s*(?:一|1)\s*(?:张|块|个)\s*(?:卡|GPU|显卡)\s*(?:在)?(?:用|工作|跑|被使用)|"
+    r"(?:另一张|另外的|其他的?|其余的?)\s*(?:卡|GPU|显卡)\s*(?:都)?(?:没有|没|未)(?:被)?(?:用|使用|工作)|"
+    r"(?:1|一)\s*枚\s*(?:の\s*(?:GPU|グラボ|カード)\s*)?しか\s*(?:使われ|使用され|動い|使っ)|"
+    r"(?:하나|1\s*개|한\s*개|한\s*장)\s*(?:만|밖에)\s*(?:사용|쓰|동작|작동)|"
+    r"\bnur (?:eine|1|die erste) (?:GPU|Grafikkarte|Karte)\b[^.\n]{0,30}?"
+    r"\b(?:genutzt|verwendet|benutzt|ausgelastet|aktiv)|"
+    r"(?:используется|работает|задействована|загружена)\s+только\s+(?:одна|1|первая)\s+(?:видеокарта|GPU|карта)|"
+    r"только\s+(?:одна|1|первая)\s+(?:видеокарта|GPU|карта)\s+(?:используется|работает|загружена)|"
+    r"\bsolo (?:usa|utiliza|se usa|se utiliza|está usando|ocupa)\s+(?:una|1|la primera)\s+(?:GPU|tarjeta)", re.I)
+# ... unless they take turns: one GPU busy at a time is a layer split (ticket.symptom_prior says why).
+_IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
+                      r"\balternat\w*|\bsequential\w*|轮流|交替|依次|順番|交互|번갈아|по очереди|abwechselnd|"
+                      r"por turnos", re.I)
+# Several GPUs in the reporter's words ("four 4090 GPUs", "4x A100", "multiple GPUs", "双卡").
+_SEVERAL_GPUS = re.compile(r"\b(?:multiple|several|many|two|three|four|five|six|seven|eight|\d+)\s+(?:\w+\s+)?"
+                           r"(?:GPUs|cards)\b|\b\d+\s*[x×]\s*[A-Z]{0,4}\s?\d{2,4}|\b[A-Z]{0,4}\s?\d{2,4}\s*[x×*]\s*\d+\b|"
+                           r"双卡|多卡|多张|(?:\d+|两|二|三|四|八)\s*(?:张|块)\s*(?:卡|显卡|\d{4})|複数\s*の?\s*GPU|"
+                           r"\d+\s*枚|여러|(?:\d+\s*개|두\s*개|세\s*개|네\s*개)|"
+                           r"mehrere|несколько|\d+\s+видеокарт|varias|múltiples", re.I)
+
+
+def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
+    """The reporter's observation that one of their GPUs does the work and the rest idle, or None: not negated
+    ("no longer only one GPU is used"), not a question ("is only one GPU used?"), not advice or a condition ("you
+    should only use one GPU"), and not GPUs taking turns."""
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            m = _ONE_GPU_USED.search(sentence)
+            if not m or _IN_TURN.search(sentence) or claims.hypothetical(sentence, m.start()) \
+                    or claims.negated_words(sentence, m) or claims.guessed(sentence):
+                continue
+            quote = claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40])
+            return claims.Claim("one_gpu_in_use", source, quote)
+    return None
+
+
+def _several_gpus(facts: Facts) -> bool:
+    return (gpu_count(facts) or 0) >= 2 or any(_SEVERAL_GPUS.search(t) for _, t in claims.texts(facts))
+
+
+def _sharding_asked(facts: Facts) -> bool:
+    """Did the reporter ask the engine to spread the model (TP or PP of 2 or more, a layer split's flag)? Then one
+    GPU doing the work is not the default placement."""
+    from rules.common import wfield
+
+    return (wfield(facts, "tp")[0] or 1) >= 2 or (wfield(facts, "pp")[0] or 1) >= 2 \
+        or bool(claims.find(facts, "layer_split")) or any(not c.guess for c in claims.find(facts, "tp_asked"))
+
+
+def _needs_several(facts: Facts) -> bool:
+    """Does the catalog say the model's weights do not fit one of the GPUs? Then it must be split and the GPUs
+    take turns (or the rest of it runs on the CPU): not one GPU by design."""
+    from rules.workload import predict_layout
+
+    p = predict_layout(facts, 1, 1)
+    return p is not None and not p.fits
+
+
+@rule("ticket.one_gpu_by_design", "healthy")
+def one_gpu_by_design(facts: Facts, predictions=None):
+    """'I have several GPUs but only one is used', with no sharding asked for and nothing broken in sight: engines
+    put a model that fits one GPU on one GPU by default. A weak answer (0.5, below every observed fault): a failure,
+    a fault word, a rate to judge, a split asked for or a model too big for one GPU each leave it unsaid."""
+    c = one_gpu_in_use(facts)
+    if c is None or not _several_gpus(facts) or claims.symptom(facts) in ("hang", "crash") or fault_context(facts) \
+            or figures(facts) or claims.complaint(facts, skip=_ONE_GPU_USED) or _sharding_asked(facts) \
+            or _needs_several(facts):
+        return  # (a speed complaint beside it: the GPUs may be taking turns over a split model, or starved)
+    yield passed("ticket.one_gpu_by_design",
+                 "One GPU does the work because the model fits on one: the engines' default placement",
+                 "Serving engines shard a model only when told to (vLLM's and SGLang's tensor-parallel size "
+                 "defaults to 1) or when it does not fit one GPU (Ollama loads a model that fits on a single GPU "
+                 "onto that GPU, which avoids the transfers between GPUs on every token), and a PyTorch program runs "
+                 "on cuda:0 unless it places work elsewhere; the other GPUs stay idle. Assumed: the model fits one "
+                 "GPU and no sharding was asked for (neither is contradicted by the ticket). More GPUs pay off as "
+                 "replicas for more concurrent requests (or tensor parallelism with NVLink), not as speed for one "
+                 "request.",
+                 [claim_ev(c, "what the reporter sees")], 0.5)
+
+
+# The GPU's idle state read as a fault: NVIDIA's performance states run from P0 (maximum) to P12 (minimum), and a
+# GPU holding a CUDA context is kept at a compute state (P2 or P0) rather than P8 while a process owns it; its draw
+# at idle stays far below the board's limit (nvidia-smi(1) "Performance State"; NVML nvmlDeviceGetPerformanceState:
+# https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html).
+NVML_PSTATE = "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html"
+_IDLE_WORDS = re.compile(r"\bidl(?:e|es|ing|ed)\b|\bat rest\b|\bno (?:load|requests?|traffic|work(?:load)?)\b|"
+                         r"\bnothing (?:is )?running\b|\bbetween (?:requests|generations|runs|jobs)\b|"
+                         r"空闲|闲置|待机|アイドル|유휴|\bim Leerlauf\b|\bв простое\b|\ben reposo\b", re.I)
+_STATE_READING = re.compile(r"(?<![A-Za-z0-9])P(?:1[0-2]|[0-9])(?![0-9A-Za-z])|\b(?:power|performance|perf)[- ]state\b|"
+                            r"\b\d+(?:\.\d+)?\s*W\b|\b\d{2,4}\s*MHz\b|\bclocks?\b|\bpower (?:draw|usage|consumption)\b",
+                            re.I)
+_DRAW_OF_CAP = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s*/\s*(\d+(?:\.\d+)?)\s*W\b", re.I)
+
+
+def idle_reading(facts: Facts) -> claims.Claim | None:
+    """The reporter's reading of a GPU's state, clocks or power while it has nothing to do, or None (a question
+    whether it idles, a negated or conditional idle, or no reading in the same sentence)."""
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            m = _IDLE_WORDS.search(sentence)
+            if not m or not _STATE_READING.search(sentence) or claims.negated_words(sentence, m) \
+                    or _SUPPOSED.search(sentence[:m.start()]) or claims.guessed(sentence):
+                continue
+            data = {}
+            draw = _DRAW_OF_CAP.search(text)
+            if draw and float(draw.group(2)) > 0:
+                data = {"draw_w": float(draw.group(1)), "cap_w": float(draw.group(2))}
+            return claims.Claim("idle_reading", source, claims.one_line(sentence)[:200], data)
+    return None
+
+
+# A condition or a supposition before the idle words ("if it were idle ..."); "when idle" is when the reading was taken.
+_SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$", re.I)
+# An idle draw above this share of the board's limit is no longer "idling" (a process keeping the GPU busy).
+IDLE_DRAW_SHARE = 0.5
+
+
+@rule("ticket.idle_reading", "healthy")
+def idle_state(facts: Facts, predictions=None):
+    """'nvidia-smi shows my idle GPU at P2 (or P0, or its clocks up)' with nothing slow and nothing broken in sight:
+    the driver's power management at work, not a fault. Weak (0.5): any complaint or fault outweighs it."""
+    c = idle_reading(facts)
+    if c is None or claims.complaint(facts) or fault_context(facts) or claims.symptom(facts) in ("hang", "crash",
+                                                                                                "error"):
+        return
+    draw, cap = c.data.get("draw_w"), c.data.get("cap_w")
+    if draw is not None and draw > IDLE_DRAW_SHARE * cap:
+        return  # drawing most of its limit: busy, whatever the reporter calls it
+    evidence = [claim_ev(c, "the idle reading")]
+    if draw is not None:
+        evidence.append(ev(c.cited, "idle draw against the board's power limit", draw, cap, "W"))
+    yield passed("ticket.idle_reading",
+                 "The idle GPU's state and draw are the driver's power management, not a fault",
+                 "NVIDIA GPUs run from performance state P0 (maximum) down to P8/P12 at rest; while a process holds a "
+                 "CUDA context (a loaded model, a server waiting for requests) the driver keeps the GPU at a compute "
+                 "state such as P2, and it draws a small share of its power limit"
+                 + (f" ({draw:g} W of {cap:g} W here)" if draw is not None else "")
+                 + ". Nothing runs slower for it; the state drops when the process exits.",
+                 evidence, 0.5)
+
+
+# --------------------------------------------------------------------------- one GPU model against another (issue 11 r)
+# "The 4090 answers 5x faster than the V100", "A10 比 A100 慢": two GPU products set against each other. Decode streams
+# the weights through HBM and prefill runs on the tensor cores, so a board behind the other on both datasheet figures
+# (memory bandwidth and 16-bit tensor rate, rules/catalog/gpus.toml with its sources) is slower by design.
+_FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高于|强于|速い|빠르|schneller|быстрее|"
+                     r"m[aá]s r[aá]pid[oa]", re.I)
+_SLOWER = re.compile(r"\b(?:slower|worse|behind)\b|慢|低于|不如|遅い|느리|langsamer|медленнее|m[aá]s lent[oa]", re.I)
+_THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b|比|より|보다|\bals\b|\bчем\b|\bque\b", re.I)
+
+
+def gpus_compared(facts: Facts):
+    """(the GPU the reporter says is slower, the faster one, the claim) from one sentence that names two catalog GPUs
+    with a comparison between them; None when no sentence does, a name is not in the catalog, or the direction is not
+    said."""
+    from diagnose.artifacts.issue_md import GPU_NAME
+    from rules import catalog
+
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            names = [(m, catalog.find_gpu_family(m.group(1))) for m in GPU_NAME.finditer(sentence)]
+            named = [(m, g) for m, g in names if g is not None]
+            if len(named) < 2 or named[0][1].key == named[1][1].key:
+                continue
+            (ma, a), (mb, b) = named[:2]
+            between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
+            if not _THAN.search(between) or claims.guessed(sentence) and not claims.asked(sentence):
+                continue
+            said = between + " " + after
+            fast, slow = bool(_FASTER.search(said)), bool(_SLOWER.search(said))
+            if fast == slow:
+                continue  # no direction, or both words ("faster ... but slower at prefill")
+            quote = claims.one_line(sentence[max(0, ma.start() - 30):mb.end() + 40])
+            c = claims.Claim("gpus_compared", source, quote)
+            return (b, a, c) if fast else (a, b, c)
+    return None
+
+
+def _tensor_rate(g) -> float:
+    return g.fp16_tflops or g.bf16_tflops
+
+
+@rule("ticket.gpus_compared", "expected_physics")
+def gpu_models_compared(facts: Facts, predictions=None):
+    """'Why is GPU A slower than GPU B?' where A is behind B on both memory bandwidth and tensor rate and nothing is
+    broken in sight: the datasheets predict it. Silent when the slower board leads on either figure (then something
+    else holds it back, which the figures here cannot tell)."""
+    found = gpus_compared(facts)
+    if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+        return
+    slow, fast, c = found
+    if not (slow.hbm_gbs < fast.hbm_gbs and _tensor_rate(slow) < _tensor_rate(fast)):
+        return
+    yield make("ticket.gpus_compared", "expected_physics", "info", 0.5,
+               f"{slow.name} behind {fast.name}: its datasheet figures are lower on both counts",
+               f"Generating tokens reads every weight from memory once per step, so its rate follows memory bandwidth "
+               f"({slow.hbm_gbs:g} GB/s against {fast.hbm_gbs:g} GB/s); prompt processing and batches run on the "
+               f"tensor cores ({_tensor_rate(slow):g} against {_tensor_rate(fast):g} dense 16-bit TFLOPS). A board "
+               f"behind on both is slower by design; older boards may also lack the kernels a quantised model uses.",
+               [claim_ev(c, "the GPUs compared"),
+                ev("catalog:gpus.toml", f"memory bandwidth, {slow.name} vs {fast.name}", slow.hbm_gbs, fast.hbm_gbs,
+                   "GB/s"),
+                ev("catalog:gpus.toml", f"dense 16-bit tensor rate, {slow.name} vs {fast.name}", _tensor_rate(slow),
+                   _tensor_rate(fast), "TFLOPS")],
+               fix="Nothing is broken if the ratio of the rates is near the ratio of these figures; `diagnose predict "
+               "--gpu` for each board gives the expected rate of this model on it.")
+
+
+# --------------------------------------------------------------------------- one request against several (issue 11 r)
+# "One request: 70 tok/s; two requests: 140 tok/s": the total grows with the requests in flight while one stream stays
+# where it was. Decode reads every weight once per step whatever the batch, so a step serving two sequences costs about
+# what a step serving one does (memory-bound), and one stream cannot use the rate a batch shows (NVIDIA, "Mastering LLM
+# Techniques: Inference Optimization"; vLLM's optimization guide).
+_COUNT_WORDS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                "eight": 8, "ten": 10, "一": 1, "单": 1, "两": 2, "二": 2, "三": 3, "四": 4}
+_REQUESTS_RATE = re.compile(
+    r"(?<![\w.])(?P<n>a single|single|one|two|three|four|five|six|eight|ten|\d+|[一单两二三四])\s*"
+    r"(?:(?:concurrent|parallel|simultaneous)\s+)?(?:个\s*)?(?P<what>requests?|users?|streams?|sequences?|prompts?|"
+    r"clients?|请求|并发|路)(?![a-z])"
+    r"(?P<gap>[^.;\n]{0,70}?)(?<![\w.])(?P<rate>\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens? per second|tps)\b",
+    re.I)
+
+
+def concurrency_rates(facts: Facts) -> claims.Claim | None:
+    """Rates the reporter gives for one request and for several in flight, the several higher (by a third or more):
+    a Claim with data {"one": rate, "many": rate, "n": requests}, or None. Per-request rates ("each request gets ...")
+    are not totals and are left out."""
+    for source, text in claims.texts(facts):
+        seen: dict[int, tuple[float, re.Match]] = {}
+        for m in _REQUESTS_RATE.finditer(text):
+            word = m.group("n").lower()
+            n = _COUNT_WORDS.get(word) or (int(word) if word.isdigit() else None)
+            if not n or re.search(r"\b(?:each|per|every)\b|每", m.group("gap"), re.I):
+                continue
+            seen.setdefault(n, (float(m.group("rate")), m))
+        many = [n for n in seen if n >= 2]
+        if 1 in seen and many:
+            n = max(many)
+            one, many_rate = seen[1][0], seen[n][0]
+            if many_rate >= 1.3 * one:
+                start, end = seen[1][1].start(), seen[n][1].end()
+                return claims.Claim("concurrency_rates", source, claims.one_line(text[start:end])[:200],
+                                    {"one": one, "many": many_rate, "n": n})
+    return None
+
+
+@rule("ticket.concurrency_rates", "expected_physics")
+def one_request_against_several(facts: Facts, predictions=None):
+    """'One request gets 70 tok/s, two get 140 in total: why not 140 for one?' with nothing broken in sight: the
+    batch's trade, by design. Weak (0.5): a fault in sight outweighs it."""
+    c = concurrency_rates(facts)
+    if c is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
+        return
+    one, many, n = c.data["one"], c.data["many"], c.data["n"]
+    yield make("ticket.concurrency_rates", "expected_physics", "info", 0.5,
+               f"{many:g} tok/s in total with {n} requests, {one:g} with one: the batch shares each step",
+               "Each decode step reads every weight once, whatever the number of sequences in it, so a step that "
+               "serves several sequences takes about as long as one that serves a single sequence: the total rises "
+               "with the requests in flight while each stream keeps its pace. One stream cannot use the rate a batch "
+               "shows; its speed is set by memory bandwidth (and by the GPUs of a tensor-parallel group).",
+               [claim_ev(c, "rates with one and with several requests"),
+                ev(c.cited, f"total rate with {n} requests against one", many, one, "tok/s")],
+               fix="Nothing is broken. For one stream: fewer bytes per token (quantised weights), tensor parallelism "
+               "over NVLink, or speculative decoding; for the total: batch more requests.",
+               refs=[INFERENCE_OPTIMIZATION, VLLM_OPTIMIZATION])

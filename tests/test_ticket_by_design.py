@@ -1,0 +1,332 @@
+"""Behaviour by design read from the reporter's words (issue 11 r): one GPU doing the work when the model fits
+one, an idle GPU's power state, and the question forms and 'is this normal?' words of the languages these
+threads are written in.
+
+The sentences are written for these tests, several wordings each, none copied from a corpus case; the real
+cases used are development cases (tests never open the holdout or fresh parts).
+"""
+
+import pytest
+from test_ticket_questions import answer, development_case, said
+
+from diagnose.evidence import Workload
+from rules import claims
+from rules.ticket_questions import idle_reading, one_gpu_in_use
+
+# --------------------------------------------------------------------------- one GPU in use
+
+
+@pytest.mark.parametrize("text", [
+    "There are four A100 cards in the box, but the server only uses one GPU.",
+    "With 2x 3090 installed, only one of the GPUs is busy according to nvidia-smi.",
+    "The other three cards stay idle the whole time.",
+    "机器上有两张4090，但是只用了一张卡。",
+    "GPUは2枚あるのに1枚しか使われていません。",
+    "GPU가 두 개인데 하나만 사용됩니다.",
+    "Ich habe zwei Karten, aber nur eine GPU wird genutzt.",
+    "У меня две видеокарты, но используется только одна видеокарта.",
+    "Tengo dos tarjetas pero solo usa una GPU.",
+])
+def test_one_gpu_in_use_is_read_in_many_wordings(text):
+    assert one_gpu_in_use(said(text)) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "Since the update it no longer only uses one GPU.",          # ruled out
+    "Is only one GPU used when the model fits?",                 # a question, not an observation
+    "Someone suggested that it only uses one GPU by default.",   # a suggestion someone else made
+    "If only one GPU is used, the others should be free for a second model.",  # a condition
+    "Only one GPU is busy at a time, the others wait for it.",   # GPUs taking turns: a layer split
+    "Both GPUs are used.",                                        # not the claim at all
+])
+def test_one_gpu_in_use_rejects_negations_questions_advice_and_turns(text):
+    assert one_gpu_in_use(said(text)) is None
+
+
+def test_several_gpus_with_one_in_use_and_nothing_else_is_healthy_by_design():
+    verdict, findings = answer("I have four A100 GPUs in this server, but only one GPU is used.")
+    assert verdict.category == "healthy"
+    assert verdict.confidence < 0.7  # rests on the absence of a fault: never a confident answer
+    (f,) = [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+    assert "Assumed" in f.summary  # the assumption is said
+
+
+@pytest.mark.parametrize("text", [
+    "I have four A100 GPUs, but only one GPU is used and generation is very slow.",  # a complaint beside it
+    "I have four A100 GPUs, but only one GPU is used, then it hangs.",               # a failure
+    "I have four A100 GPUs; with NCCL_P2P_DISABLE=1 only one GPU is used.",          # a transport switched off
+    "I have one A100 and only one GPU is used.",                                       # nothing else to use
+])
+def test_one_gpu_by_design_stays_silent_beside_a_fault_or_with_one_gpu(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+
+
+def test_one_gpu_in_use_with_sharding_asked_for_is_not_by_design():
+    _, findings = answer("I have four A100 GPUs, but only one GPU is used.",
+                         Workload("launch.txt:1", framework="vllm", tp=4))
+    assert not [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+
+
+def test_real_case_ollama_one_gpu_of_four(tmp_path):
+    facts = development_case(tmp_path, "u8b01")
+    from rules.engine import evaluate, ticket_verdict
+
+    findings = evaluate(facts)
+    assert [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
+    assert ticket_verdict(facts, findings).category == "healthy"
+
+
+def test_real_case_split_70b_with_a_speed_complaint_is_not_one_gpu_by_design(tmp_path):
+    # 'only uses one GPU out of four, and the speed ... is not satisfactory': a split model, not a placement
+    facts = development_case(tmp_path, "u6a06")
+    from rules.engine import evaluate
+
+    assert not [f for f in evaluate(facts) if f.rule == "ticket.one_gpu_by_design"]
+
+
+# --------------------------------------------------------------------------- an idle GPU's state
+
+
+@pytest.mark.parametrize("text", [
+    "When idle, nvidia-smi shows P0 and 60W / 300W on every card.",
+    "The card idles at P2, drawing 25W / 250W.",
+    "Between requests the clocks stay at 1410 MHz.",
+    "空闲时显卡一直停在P2状态。",
+    "アイドル時もP2のままです。",
+    "유휴 상태에서도 P2로 유지됩니다.",
+    "Im Leerlauf bleibt die Karte in P2.",
+    "В простое карта остаётся в P2.",
+    "En reposo la GPU se queda en P2.",
+])
+def test_idle_readings_are_read_in_many_wordings(text):
+    assert idle_reading(said(text)) is not None
+
+
+@pytest.mark.parametrize("text", [
+    "It is not idle: P2 at 280W / 300W while training.",  # ruled out
+    "Does the GPU stay at P2 when idle?",                  # a question
+    "If it were idle it would drop to P8.",                # a condition
+    "The GPU sits at P2 under load.",                      # not idle
+])
+def test_idle_readings_reject_negations_questions_and_load(text):
+    assert idle_reading(said(text)) is None
+
+
+def test_idle_p_state_with_low_draw_is_healthy():
+    verdict, findings = answer("nvidia-smi shows the GPU idling at P2 while the server waits, 38W / 140W.")
+    assert verdict.category == "healthy" and verdict.confidence < 0.7
+    (f,) = [f for f in findings if f.rule == "ticket.idle_reading"]
+    assert any(e.measured == 38 and e.expected == 140 and e.unit == "W" for e in f.evidence)  # said and compared
+
+
+@pytest.mark.parametrize("text", [
+    "The GPU idles at P2, and the first request after a pause is very slow.",  # a complaint
+    "The GPU is idling at P0 with 280W / 300W drawn.",                          # most of the limit: busy
+    "Idling at P2, then it crashes with an Xid error.",                         # a failure
+])
+def test_idle_reading_gives_way_to_a_complaint_a_high_draw_or_a_fault(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.idle_reading"]
+
+
+def test_real_case_tgi_idling_at_p2(tmp_path):
+    facts = development_case(tmp_path, "u8b09")
+    from rules.engine import evaluate, ticket_verdict
+
+    findings = evaluate(facts)
+    assert [f for f in findings if f.rule == "ticket.idle_reading"]
+    assert ticket_verdict(facts, findings).category == "healthy"
+
+
+# --------------------------------------------------------------------------- question forms and 'normal?'
+
+
+@pytest.mark.parametrize("text", [
+    "Any idea why the second card is slower",
+    "Should I expect more from two cards?",
+    "二枚目のGPUが遅いのはなぜ",
+    "この速度は正常ですか",
+    "속도를 높일 방법이 있을까요",
+    "Почему вторая карта простаивает",
+    "Warum ist die zweite GPU im Leerlauf",
+    "Gibt es eine Möglichkeit, beide Karten zu nutzen",
+    "Por qué la segunda GPU no se usa",
+    "Hay alguna forma de usar las dos tarjetas",
+])
+def test_questions_in_many_languages_are_questions(text):
+    assert claims.asks(said(text))
+
+
+@pytest.mark.parametrize("text", [
+    "What is the issue?\n\nI have two GPUs and the second one is never used.",
+    "### What happened?\n\nThe model loads on GPU 0.",
+    "Describe the bug\n\nThe second GPU stays idle.",
+])
+def test_an_issue_templates_headings_are_not_the_reporters_question(text):
+    assert claims.asks(said(text)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "このくらいの速度は正常ですか",
+    "이 속도가 정상인가요",
+    "Это нормально, что вторая карта простаивает",
+    "Ist das bei zwei Karten zu erwarten",
+    "Es lo esperado con dos tarjetas",
+])
+def test_normal_question_words_in_many_languages(text):
+    assert claims.symptom(said(text)) == "normal?"
+
+
+@pytest.mark.parametrize("text", [
+    "Это ненормально: карта простаивает.",       # called abnormal: a complaint, not the question
+    "Скорость неожиданно упала.",                # 'unexpectedly': not 'expected'
+    "このGPUは2枚あります。",                     # no question word at all
+])
+def test_abnormal_or_unrelated_words_are_not_the_normal_question(text):
+    assert claims.symptom(said(text)) != "normal?"
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("I have multiple GPUs, but I cannot use them all.", None),
+    ("We can't use both GPUs at once.", None),
+    ("I cannot load the model on the second GPU.", "error"),  # a failure stays a failure
+])
+def test_gpus_left_unused_are_not_an_error(text, kind):
+    found = claims.symptom(said(text))
+    assert (found == "error") == (kind == "error")
+
+
+# --------------------------------------------------------------------------- one GPU model against another
+
+
+@pytest.mark.parametrize("text", [
+    "Why does the 4090 answer five times faster than the V100?",
+    "The A10 is much slower than the A100, is that normal?",
+    "为什么 4090 比 V100 快这么多",
+    "T4 is slower than A100 for the same prompt.",
+])
+def test_a_board_behind_on_both_datasheet_figures_is_slower_by_design(text):
+    verdict, findings = answer(text)
+    assert verdict.category == "expected_physics" and verdict.confidence < 0.7
+    (f,) = [f for f in findings if f.rule == "ticket.gpus_compared"]
+    # each figure says where it came from and what it was set against
+    assert {e.unit for e in f.evidence if e.measured is not None} == {"GB/s", "TFLOPS"}
+    assert all(e.measured < e.expected for e in f.evidence if e.measured is not None)
+
+
+@pytest.mark.parametrize("text", [
+    "The H100 is slower than the A800 in our training job.",   # the stronger board behind: not physics
+    "We run the 4090 and the V100 side by side.",              # no comparison said
+    "I think the V100 is slower than the 4090, not measured.",  # a guess, not an observation
+    "The V100 is slower than the 4090 and then it hangs.",     # a failure
+])
+def test_gpu_comparison_stays_silent_when_the_datasheets_do_not_explain_it(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.gpus_compared"]
+
+
+# --------------------------------------------------------------------------- one request against several
+
+
+@pytest.mark.parametrize("text", [
+    "With one request I get 40 tok/s; with four concurrent requests the total is 150 tok/s.",
+    "A single user sees 35 tokens/s, 8 users see 200 tokens/s in total, why?",
+    "单个请求 30 tokens/s，两个请求 60 tokens/s，为什么单个请求不能更快",
+    "When I have one request the log shows 70 tokens/s; when I have two requests it shows 140 tokens/s, so why can't "
+    "one request reach 140?",
+])
+def test_a_total_that_grows_with_requests_is_the_batchs_trade(text):
+    verdict, findings = answer(text)
+    assert verdict.category == "expected_physics" and verdict.confidence < 0.7
+    (f,) = [f for f in findings if f.rule == "ticket.concurrency_rates"]
+    (figure,) = [e for e in f.evidence if e.measured is not None]
+    assert figure.measured > figure.expected and figure.unit == "tok/s"
+
+
+@pytest.mark.parametrize("text", [
+    "With one request I get 40 tok/s; with four requests each gets 38 tok/s.",  # per-request rates, not totals
+    "With one request 40 tok/s and with two requests 41 tok/s.",                # no gain to explain
+    "With one request 40 tok/s, with two requests 120 tok/s, then NCCL hangs.",  # a failure
+])
+def test_concurrency_rates_need_a_grown_total_and_no_fault(text):
+    _, findings = answer(text)
+    assert not [f for f in findings if f.rule == "ticket.concurrency_rates"]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("Why can't one request reach the batch's rate?", None),
+    ("Why cannot the second GPU be used?", None),
+    ("It can't load the model on two GPUs.", "error"),
+])
+def test_why_cant_asks_about_capability_not_a_failure(text, kind):
+    assert (claims.symptom(said(text)) == "error") == (kind == "error")
+
+
+# --------------------------------------------------------------------------- warm-up, in the threads' languages
+
+
+@pytest.mark.parametrize("text", [
+    "第一次推理很慢，之后就正常了，这正常吗？",
+    "最初の推論だけ遅く、その後は速いです。",
+    "첫 번째 추론만 느리고 이후에는 빠릅니다.",
+    "Der erste Aufruf dauert 5 s, danach 50 ms.",
+    "Первый запрос очень медленный, потом всё быстро.",
+    "La primera inferencia es lenta y luego es rápida.",
+])
+def test_only_the_first_call_slow_is_warm_up_in_many_languages(text):
+    assert claims.find(said(text), "first_calls_slow")
+    verdict, _ = answer(text)
+    assert verdict.category == "healthy" and verdict.confidence < 0.7
+
+
+@pytest.mark.parametrize("text", [
+    "第一次推理不慢，但之后越来越慢",
+    "最初の推論は遅くないです。",
+    "첫 번째 추론은 느리지 않습니다.",
+    "Der erste Aufruf ist nicht langsam.",
+    "Первый запрос не медленный.",
+    "La primera inferencia no es lenta.",
+])
+def test_a_first_call_said_not_slow_is_no_warm_up(text):
+    assert not claims.find(said(text), "first_calls_slow")
+
+
+# --------------------------------------------------------------------------- more GPUs, no speed-up, in other languages
+
+
+@pytest.mark.parametrize("text", [
+    "2枚のGPUにしても速くならないです",
+    "GPU 두 개로 해도 빨라지지 않습니다",
+    "Mit llama.cpp und zwei RTX 3090 ist die Generierung nicht schneller als mit einer Karte.",
+    "На двух видеокартах генерация не быстрее, чем на одной",
+    "Con dos GPUs no es más rápido que con una",
+])
+def test_no_speed_up_from_more_gpus_in_many_languages(text):
+    assert claims.symptom(said(text)) == "scaling"
+
+
+@pytest.mark.parametrize("text", [
+    "Mit zwei Karten ist es schneller.",
+    "Con dos GPUs es más rápido.",
+    "2枚のGPUで速くなりました",
+    "На двух видеокартах стало быстрее.",
+])
+def test_a_speed_up_from_more_gpus_is_no_scaling_complaint(text):
+    assert claims.symptom(said(text)) != "scaling"
+
+
+def test_a_figure_that_fits_outranks_the_layouts_prior(tmp_path):
+    """A GeForce pair without P2P (the symptom's prior: p2p_disabled) whose measured rate sits in the expected band:
+    the fit says what holds here, and the prior stays as a lead below it, at info."""
+    (tmp_path / "issue.md").write_text(
+        "# vLLM TP2 slower than TP1 on two 4090\n\nvLLM with --tensor-parallel-size 2 on two RTX 4090 gives 60 tok/s "
+        "for Llama-2-7b, while one 4090 gives 75 tok/s. Is this expected?\n")
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate, ticket_findings, ticket_verdict
+
+    facts = read_bundle([tmp_path / "issue.md"])
+    findings = evaluate(facts)
+    assert ticket_verdict(facts, findings).category == "expected_physics"
+    (prior,) = [f for f in ticket_findings(facts, findings) if f.rule == "ticket.symptom_prior"]
+    assert prior.severity == "info" and prior.category == "p2p_disabled"
