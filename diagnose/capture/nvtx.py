@@ -220,7 +220,7 @@ class _Reader:
         at least PART_CHUNKS chunks), merged by key. Short keys leave out the process of rows in
         domain 0; should the export name domain 0 (never seen), the table is read again with `full` keys."""
         cap = self.cap
-        lo, hi = cap.query(f"SELECT min(rowid), max(rowid) FROM {NVTX}").fetchone()
+        lo, hi = cap.rowid_bounds(NVTX)
         if lo is None:
             return NvtxGroups(stats=[] if self.values else None)
         n = max(1, min(os.cpu_count() or 1, (hi - lo + 1) // (PART_CHUNKS * CHUNK)))
