@@ -10,7 +10,7 @@ rows, then times, each in its own process (peak memory = that process's ru_maxrs
   4. `diagnose capture FILE --stats` in the terminal;
   5. `nsys stats` for the same four reports, where `nsys` is installed;
   6. (issue 17) an export with 1 M distinct kernel names: `diagnose capture --json`;
-  7. the NVTX read alone (capture.nvtx) on one thread and on os.cpu_count() threads.
+  7. the NVTX read alone (capture.nvtx) on one thread and on one thread per core.
 Every one of those runs starts with an empty analysis cache (capture.cache, a folder of its own)
 and byte-compiled modules, as an installed copy has them (compiled_env):
 they are first runs, the honest headline. Then, on their own lines, the cached re-runs: the
@@ -38,6 +38,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from diagnose.capture import forked  # the fork threshold and the core count the runs meet
+from diagnose.capture.forked import cores
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO.parent / "shared" / "captures" / "nsysai_h100x2_fastvideo_train_before.sqlite"
@@ -67,7 +70,7 @@ NVTX_READ = """
 import os, sys
 from diagnose.capture import nvtx
 from diagnose.capture.reader import open_capture
-os.cpu_count = lambda: int(sys.argv[2])
+nvtx.cores = lambda: int(sys.argv[2])
 with open_capture(sys.argv[1]) as cap:
     nvtx.groups(cap, values=True)
 """
@@ -238,8 +241,9 @@ def main() -> int:
     print(verdict("full analysis / bare GROUP BYs (wall)", full[0] / bare[0], 1.5))
     # CPU seconds too: on a machine shared with other work, wall time depends on what else runs
     print(f"  (CPU: {full[3] / bare[3]:.2f}; the analysis reads on several threads (kernels; API calls; NVTX in "
-          f"os.cpu_count() = {os.cpu_count()} parts), the bare GROUP BYs on one; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs: other work on them stretches every wall time)")
+          f"{cores()} parts, on a forked process of its own from {forked.MIN_ROWS:,} rows, its CPU counted here, "
+          "the peak the larger process's), the bare GROUP BYs on one; load average "
+          f"{os.getloadavg()[0]:.1f} on {cores()} CPUs: other work on them stretches every wall time)")
     print(verdict("peak memory of the full analysis, MB", full[1], 1024))
     print(verdict("peak memory of --stats --json, MB", stats[1], 1024))
     # the cached re-runs (their caches were filled by the first runs above)
@@ -267,7 +271,7 @@ def main() -> int:
         print("nsys stats: not installed here, so the --stats vs nsys stats ratio (target >= 3x) is not measured")
 
     # the NVTX read (most of --stats' work) on one thread and on as many as there are CPUs
-    threads = sorted({1, os.cpu_count() or 1})
+    threads = sorted({1, cores()})
     reads = {n: timed([sys.executable, "-c", NVTX_READ, str(path), str(n)]) for n in threads}
     print(f"NVTX read alone ({counts.get('NVTX_EVENTS', 0):,} rows, every duration kept): " + "; ".join(
         f"{n} thread{'s' * (n > 1)} {w:.2f} s wall, {c:.2f} s CPU" for n, (w, _, _, c) in reads.items()))
@@ -319,7 +323,7 @@ def small_export(out: Path, runs: int) -> None:
     print(verdict(f"small export ({SMALL.name}): CPU beyond Python's own start-up, s (best of {runs})",
                   min(small) - min(python), 0.25))
     print(f"  (median of {runs}: {statistics.median(small) - statistics.median(python):.2f} s; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+          f"load average {os.getloadavg()[0]:.1f} on {cores()} CPUs)")
 
 
 if __name__ == "__main__":

@@ -159,7 +159,7 @@ def test_nvtx_groups_equal_plain_sql_across_chunks_and_threads(monkeypatch):
         _check_nvtx(shared_path("captures", f"{name}.sqlite"))
         for cpus in (1, 2, 7):
             monkeypatch.setattr(nvtx, "CHUNK", 97)
-            monkeypatch.setattr(nvtx.os, "cpu_count", lambda cpus=cpus: cpus)
+            monkeypatch.setattr(nvtx, "cores", lambda cpus=cpus: cpus)
             _check_nvtx(shared_path("captures", f"{name}.sqlite"))
     assert 7 in threads and 2 in threads  # both exports were read in parts on threads
 

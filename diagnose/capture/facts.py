@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 
 from diagnose.capture import classify as C
+from diagnose.capture import forked, multirank, nvtx, summaries
 from diagnose.capture import kernels as K
-from diagnose.capture import multirank, nvtx, summaries
 from diagnose.capture import steps as S
 from diagnose.capture import timeline as T
 from diagnose.capture.kernels import kernel_groups
-from diagnose.capture.reader import KERNEL, RUNTIME, Capture, one_line, open_capture, read_error
+from diagnose.capture.reader import KERNEL, NVTX, RUNTIME, Capture, one_line, open_capture, read_error
 from diagnose.errors import InputError
 from diagnose.evidence import (
     CaptureInfo,
@@ -322,10 +322,12 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
     """Everything that needs no NVTX, read while the NVTX thread (the longest) is still reading;
     returns the rest (_Rest: call it with the facts to finish this file)."""
     values = medians and with_summaries  # --stats: every duration too, for the medians
+    # a large NVTX table is read on a process of its own, forked before this file's threads start
+    child = forked.Forked(_nvtx_read, cap, values) if forked.usable(cap.rowid_span(NVTX)) else None
     api = _in_background(cap, _api_aggregates, values, medians if with_summaries else None)
     busiest: dict = {}  # the GPU the kernel pattern's steps are read from, once the walk knows it
     walked = threading.Event()
-    ranges = _in_background(cap, _nvtx_aggregates, step_name, values, busiest, walked)
+    ranges = _in_background(cap, _nvtx_aggregates, step_name, values, busiest, walked, child)
     try:
         try:
             acts = T.gpu_activity(cap, values=values)
@@ -354,6 +356,8 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
         if nvtx_gpu:  # --nvtx-gpu: GPU time per NVTX range (two temp tables keyed for the joins)
             result.nvtx_gpu[cap.name] = summaries.nvtx_gpu_summary(cap)
     except BaseException:
+        if child:
+            child.stop()
         ranges[0].join()
         raise
     activities[cap.name] = acts
@@ -383,21 +387,26 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
             if st.p50_ns:
                 facts.add(Measurement(cap.source, "step_ms", st.p50_ns / 1e6, "ms", stat="median"))
 
-    return _Rest(rest, ranges[0])
+    return _Rest(rest, ranges[0], child)
 
 
 @dataclass
 class _Rest:
-    """The second half of one file's analysis (what needs its NVTX read), and that read's thread."""
+    """The second half of one file's analysis (what needs its NVTX read), that read's thread and
+    the process it reads on (forked.Forked), if any."""
 
     finish: Any
     worker: threading.Thread
+    child: forked.Forked | None = None
 
     def __call__(self, facts: Facts) -> None:
         self.finish(facts)
 
     def wait(self) -> None:
-        """Let the NVTX thread end before the file's connections close (an error left it running)."""
+        """Let the NVTX thread end before the file's connections close (an error left it running);
+        its process, should one still read (an error or Ctrl-C here), is stopped first."""
+        if self.child:
+            self.child.stop()
         self.worker.join()
 
 
@@ -504,16 +513,25 @@ def _api_aggregates(other: Capture, medians: bool, memops: bool | None) -> None:
 
 
 def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool, busiest: dict,
-                     walked: threading.Event) -> None:
-    """The NVTX groups (with every duration for --stats) and the NVTX steps; without NVTX steps,
-    the kernel pattern's steps of the busiest GPU once the kernel walk names it (find_steps):
-    read here, they overlap what the calling thread does after the walk instead of following it."""
+                     walked: threading.Event, child: forked.Forked | None = None) -> None:
+    """The NVTX groups (with every duration for --stats; from `child` when they are read on a
+    process of its own) and the NVTX steps; without NVTX steps, the kernel pattern's steps of the
+    busiest GPU once the kernel walk names it (find_steps): read here, they overlap what the
+    calling thread does after the walk instead of following it."""
+    if child:
+        other.cache["nvtx"] = child.result()
     nvtx.groups(other, values=medians)
     other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
     if other.cache["nvtx_steps"] is None:
         walked.wait()
         if "gpu" in busiest:
             other.cache["pattern_steps"] = (busiest["gpu"], S.pattern_steps(other, *busiest["gpu"]))
+
+
+def _nvtx_read(cap: Capture, values: bool) -> nvtx.NvtxGroups:
+    """The NVTX groups on a connection of the forked child's own (forked.Forked)."""
+    with cap.another() as other:
+        return nvtx.groups(other, values=values)
 
 
 def _busiest(acts: list[T.GpuActivity]) -> T.GpuActivity:

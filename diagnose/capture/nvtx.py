@@ -21,12 +21,12 @@ timestamp of the table.
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from diagnose.capture.forked import cores
 from diagnose.capture.grouped import GroupedValues, Totals
 from diagnose.capture.kernels import strings_of
 from diagnose.capture.reader import NVTX, Capture, _ints, pid_of
@@ -216,14 +216,14 @@ class _Reader:
         self.cap, self.values = cap, values
 
     def read(self, full: bool = False) -> NvtxGroups:
-        """The table in rowid ranges, one thread and connection each (os.cpu_count() of them, each
+        """The table in rowid ranges, one thread and connection each (one per core, each
         at least PART_CHUNKS chunks), merged by key. Short keys leave out the process of rows in
         domain 0; should the export name domain 0 (never seen), the table is read again with `full` keys."""
         cap = self.cap
-        lo, hi = cap.query(f"SELECT min(rowid), max(rowid) FROM {NVTX}").fetchone()
+        lo, hi = cap.rowid_bounds(NVTX)
         if lo is None:
             return NvtxGroups(stats=[] if self.values else None)
-        n = max(1, min(os.cpu_count() or 1, (hi - lo + 1) // (PART_CHUNKS * CHUNK)))
+        n = max(1, min(cores(), (hi - lo + 1) // (PART_CHUNKS * CHUNK)))
         step = -(-(hi - lo + 1) // (n * CHUNK)) * CHUNK
         bounds = [(a, min(a + step, hi + 1)) for a in range(lo, hi + 1, step)]
         shared = GroupedValues(hi - lo + 1) if self.values else None

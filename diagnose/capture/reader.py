@@ -191,8 +191,15 @@ class Capture:
         """max(rowid) - min(rowid) + 1: at least the table's row count, from two b-tree lookups."""
         if not self.has(table):
             return None
-        lo, hi = self.conn.execute(f'SELECT min(rowid), max(rowid) FROM "{table}"').fetchone()
+        lo, hi = self.rowid_bounds(table)
         return None if lo is None else hi - lo + 1
+
+    def rowid_bounds(self, table: str) -> tuple[int | None, int | None]:
+        """(min(rowid), max(rowid)), each its own subquery: SQLite answers a lone min() or max()
+        of the rowid from one end of the b-tree, but both in one SELECT scan the whole table
+        (0.28 s of CPU for 4.8 M NVTX rows, 0.06 s for 1 M kernels)."""
+        return self.conn.execute(f'SELECT (SELECT min(rowid) FROM "{table}"), (SELECT max(rowid) FROM "{table}")'
+                                 ).fetchone()
 
     def missing(self) -> list[str]:
         """Expected tables this export lacks, each with what that means."""
@@ -219,7 +226,7 @@ class Capture:
                     f"WHERE rowid >= ? AND rowid < ? AND ({where})")
 
         sql = select(exprs)
-        lo, hi = self.conn.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()
+        lo, hi = self.rowid_bounds(table)
         while lo is not None and lo <= hi:
             n, *texts = self.conn.execute(sql, (lo, lo + size)).fetchone()
             if n:

@@ -1,0 +1,127 @@
+"""A large NVTX table is read on a forked process (capture.forked): the same numbers as the read on
+threads, its errors as the one line, and Ctrl-C stops both processes without a traceback.
+
+Real exports here are small, so the tests lower forked.MIN_ROWS to make their NVTX read fork."""
+
+import glob
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import asdict
+
+import pytest
+from conftest import shared_path
+
+from diagnose.capture import facts, forked
+from diagnose.errors import InputError
+
+# the shared exports with an NVTX table
+NVTX_CAPTURES = ["dlprof_rtx2070_pytorch_nvtx_2022_1", "fuser_h100x8node_matmul_2024_6",
+                 "fuser_h200_crossentropy_2025_1", "memfusion_rtx3090x4_trt_2023_1",
+                 "nsysai_h100x2_fastvideo_train_before"]
+SMALL = "fuser_h200_crossentropy_2025_1"
+
+
+def _analysed(path, monkeypatch, min_rows):
+    monkeypatch.setattr(forked, "MIN_ROWS", min_rows)
+    made = []
+    real = forked.Forked
+
+    def counted(*args):
+        made.append(args[0].__name__)
+        return real(*args)
+
+    monkeypatch.setattr(forked, "Forked", counted)
+    result = facts.analyse([str(path)], medians=True)
+    return made, result.summaries, sorted(repr(asdict(r)) for r in result.facts.records)
+
+
+@pytest.mark.parametrize("stem", NVTX_CAPTURES)
+def test_the_forked_nvtx_read_gives_what_the_threads_give(stem, monkeypatch):
+    path = shared_path("captures", f"{stem}.sqlite")
+    made, summaries, records = _analysed(path, monkeypatch, 1)
+    assert made == ["_nvtx_read"]  # forked: one process, for the NVTX read
+    plain, summaries_t, records_t = _analysed(path, monkeypatch, 1 << 62)
+    assert plain == []
+    assert summaries[path.name]["nvtx"]  # NVTX rows were summarised, with medians
+    assert summaries == summaries_t and records == records_t
+
+
+def test_an_error_in_the_forked_read_is_the_one_line_input_error(monkeypatch):
+    path = shared_path("captures", f"{SMALL}.sqlite")
+    monkeypatch.setattr(forked, "MIN_ROWS", 1)
+
+    def damaged(cap, values):  # raised in the child, as SQLite raises it on a damaged page
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(facts, "_nvtx_read", damaged)
+    with pytest.raises(InputError, match=f"{SMALL}.sqlite.*malformed"):
+        facts.analyse([str(path)], medians=True)
+
+
+# the command, its NVTX read forked and held up in the child until it is interrupted; the file
+# argv[2] appears once the parent's own reads have started (after the fork)
+SLOW_CHILD = textwrap.dedent("""
+    import pathlib, sys, time
+    from diagnose.capture import facts, forked
+    from diagnose.cli import cli
+    forked.MIN_ROWS = 1
+    read, api = facts._nvtx_read, facts._api_aggregates
+    def slow(cap, values):
+        time.sleep(60)
+        return read(cap, values)
+    def started(*args):
+        pathlib.Path(sys.argv[2]).touch()
+        return api(*args)
+    facts._nvtx_read, facts._api_aggregates = slow, started
+    cli(["capture", sys.argv[1], "--stats", "--json", "--fail-on", "never"], prog_name="diagnose")
+""")
+
+
+def _children(pid: int) -> list[int]:
+    return [int(c) for f in glob.glob(f"/proc/{pid}/task/*/children") for c in open(f).read().split()]
+
+
+@pytest.mark.skipif(not glob.glob("/proc/self/task/*/children"), reason="needs Linux /proc/<pid>/task/*/children")
+@pytest.mark.parametrize("whom", ["the command only", "its process group (a terminal's Ctrl-C)"])
+def test_ctrl_c_stops_the_reading_process_too(whom, tmp_path):
+    path = shared_path("captures", f"{SMALL}.sqlite")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    started = tmp_path / "started"
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_CHILD, str(path), str(started)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    child = _children(proc.pid)
+    assert child and proc.poll() is None, "the NVTX read never forked"
+    if whom == "the command only":
+        proc.send_signal(signal.SIGINT)
+    else:
+        os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=20)  # well before the child's 60 s sleep ends
+    assert proc.returncode == 130 and err.split() == ["diagnose:", "aborted"], err  # the CLI's line, no traceback
+    assert not out
+    for pid in child:  # reaped, not left running
+        assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
+
+
+def test_no_fork_below_the_size_or_beside_other_threads():
+    assert not forked.usable(forked.MIN_ROWS - 1)
+    assert not forked.usable(None)
+    assert forked.usable(forked.MIN_ROWS) == (forked.cores() > 1)
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not forked.usable(forked.MIN_ROWS)  # a fork now could copy a lock another thread holds
+    finally:
+        stop.set()
+        other.join()
+
