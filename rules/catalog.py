@@ -299,6 +299,10 @@ class EngineSpec:
     # share of the dense GEMM rate its grouped (fused-MoE) expert GEMMs reach where its kernels differ from
     # the usual (a fused-MoE kernel at default, untuned block sizes); 0 = calibration.toml's
     expert_gemm_efficiency: float = 0.0
+    # TFLOPS per SM its grouped expert GEMMs cannot exceed, whatever the GPU's tensor rate: a kernel whose
+    # small default tiles leave it waiting on memory latency runs at the tiles each SM keeps in flight,
+    # so its rate follows the SM count, not the tensor peak (rules.step_model); 0 = no such limit
+    expert_gemm_sm_tflops: float = 0.0
     # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all); other
     # shapes run one thread block per query head on CUDA cores (rules.step_model)
     grouped_decode_attention: tuple[str, ...] = ("any",)

@@ -175,8 +175,9 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         for mat in mats:
             m = tokens * mat.tokens_share  # rows of each of its `groups` GEMMs (an expert's tokens)
             flops = 2.0 * m * mat.params
-            rate = (s.tensor_rate(s.compute_dtype, m, mat.n, mat.k)
-                    * ((s.engine.expert_gemm_efficiency or cal.expert_gemm_efficiency) if mat.grouped else 1.0))
+            rate = s.tensor_rate(s.compute_dtype, m, mat.n, mat.k)
+            if mat.grouped:
+                rate = expert_rate(s, rate)
             kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * mat.groups * count,
                    flops * count, rate, dequant_us(s, mat) * count)
         if prefill and s.engine.context_score_bytes and not model.is_mla:  # the score matrices go to memory
@@ -223,6 +224,18 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
     return t
+
+
+def expert_rate(s: Setting, dense_rate: float) -> float:
+    """FLOPs per microsecond of a grouped expert GEMM (fused MoE: each expert's tokens gathered, its rows
+    padded to the kernel's block) at the shape whose dense rate is `dense_rate`: a share of it
+    (`expert_gemm_efficiency`), and no more than the SMs sustain where the engine's kernel is bound by
+    the tiles each SM keeps in flight (engines.toml expert_gemm_sm_tflops: vLLM's fused MoE at its
+    default block sizes reaches about the same TFLOPS on an H100 as on an A100)."""
+    rate = dense_rate * (s.engine.expert_gemm_efficiency or s.cal.expert_gemm_efficiency)
+    if s.engine.expert_gemm_sm_tflops and s.gpu.sms:
+        rate = min(rate, s.engine.expert_gemm_sm_tflops * s.gpu.sms * 1e6)
+    return rate
 
 
 def unfused_attention(s: Setting, sequences: int, prompt: int) -> list[tuple[float, float, float]]:

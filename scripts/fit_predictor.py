@@ -67,13 +67,16 @@ GLOBAL = [
 ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0), ("attention_efficiency", 0.1, 0.98),
           # a fused-MoE kernel at untuned block sizes: the tuned kernels run 1.3-2x faster (engines.toml)
           ("expert_gemm_efficiency", 0.1, 1.0),
+          # TFLOPS per SM a latency-bound expert GEMM sustains (engines.toml expert_gemm_sm_tflops): a dense
+          # 16-bit GEMM reaches ~6 per SM on an H100, ~2.5 on an A100; a kernel far below either is bound elsewhere
+          ("expert_gemm_sm_tflops", 0.2, 8.0),
           # a graph-replayed tiny kernel takes under a microsecond (CUDA.jl: 80 broadcast kernels in 70 us
           # as one graph, https://cuda.juliagpu.org/dev/usage/graphs/); no engine's is above the generic one's
           ("kernel_overhead_us", 0.9, 12.0)]
 # constants an engine has only where its profile sets them (0 there = the calibration's)
-OWN = ("attention_efficiency", "kernel_overhead_us", "expert_gemm_efficiency")
+OWN = ("attention_efficiency", "kernel_overhead_us", "expert_gemm_efficiency", "expert_gemm_sm_tflops")
 # of those, what a TIED engine fits for itself (the kernel it differs in) rather than taking its twin's
-OWN_TIED = ("expert_gemm_efficiency",)
+OWN_TIED = ("expert_gemm_efficiency", "expert_gemm_sm_tflops")
 # engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5
 # differs from later releases in its decode attention kernel, not its host side; its fit rows are all
 # throughput, which cannot tell the per-request time apart; vLLM before its fused-MoE kernel differs

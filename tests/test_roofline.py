@@ -722,7 +722,10 @@ def test_vllm_mixtral_before_its_fused_moe_ran_whole_experts_on_every_token():
 def test_a_fused_moe_kernel_at_untuned_block_sizes_has_its_own_expert_rate():
     """vLLM's fused-MoE Triton kernel without a config file for the GPU and expert shape runs fixed
     default block sizes (engines.toml vllm-moe-untuned): its grouped expert GEMMs take that
-    profile's own fitted share of the dense rate; a dense model runs exactly as under vllm."""
+    profile's own fitted rate (a share of the dense rate, capped per SM); a dense model runs exactly
+    as under vllm."""
+    from rules import step_model
+
     untuned, vllm = catalog.engine("vllm-moe-untuned"), catalog.engine("vllm")
     assert untuned.expert_gemm_efficiency > 0 and not vllm.expert_gemm_efficiency
     assert (untuned.host_ms_per_step, untuned.host_ms_per_request) == (vllm.host_ms_per_step, vllm.host_ms_per_request)
@@ -732,12 +735,51 @@ def test_a_fused_moe_kernel_at_untuned_block_sizes_has_its_own_expert_rate():
     assert dense[0] == pytest.approx(dense[1])
     moe = {e: predict("mixtral-8x7b", "a100-80gb-sxm", Layout(tp=2), engine=e, **kw).ttft_batch_ms_expected
            for e in ("vllm", "vllm-moe-untuned")}
-    ratio = catalog.calibration().expert_gemm_efficiency / untuned.expert_gemm_efficiency
+    a100 = catalog.gpu("a100-80gb-sxm")
+    setting = {e: step_model.Setting(catalog.model("mixtral-8x7b"), a100, catalog.engine(e), catalog.calibration(), 2,
+                                     "bf16", "bf16", tp_fabric(a100, 2, 8)[0]) for e in ("vllm", "vllm-moe-untuned")}
+    # each expert's 16,000 rows of the 64,000-token prompt batch (gate and up: 14,336 wide at TP2)
+    dense_rate = setting["vllm"].tensor_rate("bf16", 16000, 14336, 4096)
+    ratio = (step_model.expert_rate(setting["vllm"], dense_rate)
+             / step_model.expert_rate(setting["vllm-moe-untuned"], dense_rate))
     # a 64 x 1000-token prefill is set mostly by its compute-bound expert GEMMs: it moves with their rate,
     # by most of the rates' ratio (the attention, dense GEMMs and all-reduces do not move)
     slower = moe["vllm-moe-untuned"] / moe["vllm"]
     assert (slower > 1) == (ratio > 1)
     assert abs(slower - 1) > 0.7 * abs(ratio - 1)
+
+
+def test_an_untuned_fused_moe_kernel_runs_at_a_rate_per_sm_not_a_share_of_the_tensor_peak():
+    """vLLM's fused MoE at its default block sizes adds ~127 ms per extra 1000-token sequence on two A100s
+    (PR 3240) and ~28.5 ms on eight H100s (PR 2542): about the same TFLOPS per SM on both GPUs, where a share
+    of the tensor peak would make the H100s 3x faster (engines.toml expert_gemm_sm_tflops). So the expected
+    figure follows both published tables from batch 1 to 64 without an error that grows with the batch."""
+    from pathlib import Path
+
+    from diagnose import published
+    from rules import step_model
+
+    untuned = catalog.engine("vllm-moe-untuned")
+    assert untuned.expert_gemm_sm_tflops > 0 and not catalog.engine("vllm").expert_gemm_sm_tflops
+    cal = catalog.calibration()
+    rates = {}
+    for gpu in ("a100-80gb-sxm", "h100-sxm"):
+        g = catalog.gpu(gpu)
+        s = step_model.Setting(catalog.model("mixtral-8x7b"), g, untuned, cal, 8, "bf16", "bf16", tp_fabric(g, 8, 8)[0])
+        dense = s.tensor_rate("bf16", 8192, 4096, 4096)
+        rates[gpu] = step_model.expert_rate(s, dense)
+        assert rates[gpu] <= dense * untuned.expert_gemm_efficiency  # never above the share of the dense rate
+        assert rates[gpu] <= untuned.expert_gemm_sm_tflops * g.sms * 1e6
+    # a large grouped GEMM on an H100 runs at the SM ratio over an A100 (132 / 108), not the tensor ratio (~3)
+    assert rates["h100-sxm"] / rates["a100-80gb-sxm"] < 1.5
+
+    catalog.configure([str(Path(__file__).parent / "data" / "published" / "models.toml")])
+    tables = Path(__file__).parent / "data" / "published"
+    for name in ("vllm-pr2542-mixtral-8x7b-h100-tp8-fusedmoe.csv", "vllm-pr3240-mixtral-8x7b-a100-tp2-main.csv"):
+        errors = {r.batch: 1 / published.expect(r).ratio(r.value) - 1 for r in published.read(tables / name)}
+        assert {1, 64} <= set(errors)
+        assert max(abs(e) for e in errors.values()) < 0.2, (name, errors)
+        assert abs(errors[64] - errors[1]) < 0.2, (name, errors)  # was -37 % against +2 % on the H100s
 
 
 def test_vllm_pays_its_worker_hand_off_only_when_the_model_spans_several_processes():

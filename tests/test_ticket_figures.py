@@ -219,12 +219,13 @@ def test_renamed_and_quantised_models_resolve_to_their_architecture(name, key):
 
 
 def test_a_per_token_latency_inside_the_band_is_physics_and_far_above_it_is_not():
+    # vLLM's expected TP4 step for Llama 3 70B at batch 1 is 23.3 ms, its band up to x1.26 (29.3 ms): 28 ms is inside
     text = ("# Is this ITL normal?\n\nWe serve Llama 3 70B with vLLM on 4x H100 SXM (TP=4). "
-            "The ITL is 30 ms at batch 1. Is this expected for this setup?\n")
+            "The ITL is 28 ms at batch 1. Is this expected for this setup?\n")
     _, findings, v = _issue(text)
     (f,) = _rules(findings, "ticket.latency_vs_expected")
-    assert v.category == "expected_physics" and f.evidence[0].measured == 30.0 and f.evidence[0].expected
-    _, findings, v = _issue(text.replace("30 ms", "120 ms"))
+    assert v.category == "expected_physics" and f.evidence[0].measured == 28.0 and f.evidence[0].expected
+    _, findings, v = _issue(text.replace("28 ms", "120 ms"))
     (f,) = _rules(findings, "ticket.latency_vs_expected")
     assert (v.category, f.severity) == ("other", "warning")  # the numbers contradict a physics answer
 
