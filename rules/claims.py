@@ -622,7 +622,9 @@ PATTERNS: dict[str, list[str]] = {
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
-        r"\bwithout (?:numactl|taskset)\b", r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
+        # (issue 11 s) not "with and without numactl": both runs named
+        r"(?<!\bwith and )(?<!\bwith or )\bwithout (?:numactl|taskset)\b",
+        r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
         r"--bind-to[ =]none\b",  # (issue 11 f) Open MPI's switch for no binding
     ],
     "multi_socket": [
@@ -1345,6 +1347,11 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
+        if not any(c.kind == "numa_words" and c.source == source and not c.negated and not c.guess for c in out):
+            ab = binding_ab(text)
+            if ab:
+                ab.source = source
+                out.append(ab)
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
@@ -3276,6 +3283,49 @@ _BIND_CPUS = re.compile(r"(?:\btaskset\s+(?:-\w*c\w*|--cpu-list)\s+|--physcpubin
                         r"to\s+(?:the\s+)?(?:CPUs?|cores?|CPU cores|logical CPUs)\s+)" + _CPU_LIST, re.I)
 _BIND_NODE = re.compile(r"(?:--cpunodebind[= ]|\bnumactl\s+(?:[^\n|;]{0,40}?\s)?-N\s+)(\d)\b(?![\d,-])")
 _NO_BINDING = re.compile(r"\b(?:without|not|no longer|never|instead of|remov\w+|dropp\w+)\b[^.\n]{0,20}$", re.I)
+
+
+# (issue 11 s) The same run measured with its threads and memory bound to one socket and without ("~4 t/s. Pinned to
+# one CPU with `numactl --cpunodebind=1 --membind=1`, ~8 t/s"): a binder in one sentence whose rate beats the rate of
+# a sentence without one by AB_GAIN, in the same unit. numactl(8) binds CPUs and memory to a node; unbound on a
+# multi-socket host, half the threads read memory across the socket link (numactl(8); NCCL environment docs,
+# NCCL_IGNORE_CPU_AFFINITY). A binding that made no difference or made it slower gives no claim; so does a sentence
+# naming the binder only as absent ("without numactl") or asked about.
+_AB_BINDER = re.compile(r"\b(?:numactl|taskset)\b|--(?:cpunodebind|membind|physcpubind|cpuset-cpus)\b|"
+                        r"--bind-to[ =](?:numa|socket|core)\b|"
+                        r"\b(?:pinn?(?:ed|ing)|bound|bind(?:ing)?)\s+(?:\w+\s+){0,3}?to\s+"
+                        r"(?:one|a single|1|the|its|their)(?:\s+own)?(?:\s+(?:local|same))?\s+"
+                        r"(?:CPU|socket|NUMA node|NUMA domain|node)s?\b", re.I)
+_AB_RATE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tok\w*/s|t/s|tps|tokens? per second|it/s|[GM]B/s|samples/s|"
+                      r"images?/s|img/s|fps)(?![\w/])", re.I)
+AB_GAIN = 1.2
+
+
+def _ab_unit(unit: str) -> str:
+    """One name per rate: 't/s', 'tps', 'tokens/s' and 'tokens per second' are all tokens per second."""
+    u = unit.lower()
+    return "tok/s" if u.startswith("t") else "img/s" if u.startswith("im") else u
+
+
+def binding_ab(text: str) -> Claim | None:
+    """The bound run's rate at least AB_GAIN times the unbound one's, each the only rate of its sentence: a
+    numa_words claim quoting the bound run, data {bound, unbound, unit}."""
+    bound, free = [], []
+    for sentence in sentences(text):
+        rates = [(float(m.group(1)), _ab_unit(m.group(2))) for m in _AB_RATE.finditer(sentence)]
+        if len(rates) != 1:
+            continue  # two figures in one sentence are a comparison of their own, not one run
+        b = _AB_BINDER.search(sentence)
+        if not b:
+            free.append(rates[0])
+        elif not _NO_BINDING.search(sentence[:b.start()]) and not hypothetical(sentence, b.start()):
+            bound.append((rates[0], sentence, b))
+    for (value, unit), sentence, b in bound:
+        others = [v for v, u in free if u == unit]
+        if others and value >= AB_GAIN * max(others):
+            return Claim("numa_words", "", _quote(sentence, b, 80),
+                         {"groups": [], "bound": value, "unbound": max(others), "unit": unit, "origin": "figures"})
+    return None
 
 
 def cpu_binding(facts: Facts) -> list[Claim]:

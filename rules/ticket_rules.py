@@ -1532,6 +1532,9 @@ def numa_words(facts: Facts, predictions=None):
         return
     evidence = [claim_ev(c, "CPU / NUMA placement")] if c and not c.guess else \
         [claim_ev(sockets, "several CPU sockets"), claim_ev(unbound, "the processes are not bound to CPUs")]
+    if c and c.data.get("origin") == "figures":  # (claims.binding_ab) the bound run's rate against the unbound one's
+        evidence.append(ev(c, "the rate bound to one NUMA node (expected: the unbound run's)", c.data["bound"],
+                           c.data["unbound"], c.data["unit"]))
     yield make("ticket.numa_words", "numa_affinity", "warning", weight(c) if c and not c.guess else 0.45,
                "The ranks' CPU work runs on the other socket from their GPUs",
                "A rank whose threads and pinned buffers sit on the far socket sends every launch, host copy and "
