@@ -1352,6 +1352,10 @@ def claims(facts: Facts) -> list[Claim]:
             if ab:
                 ab.source = source
                 out.append(ab)
+        ref = reference_rate(text)
+        if ref:
+            ref.source = source
+            out.append(ref)
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
@@ -3452,3 +3456,50 @@ MORE_WORDS_N5: dict[str, list[str]] = {
     "cpu_ab": [PROCESS_AT_CORE],
 }
 _extend(MORE_WORDS_N5)
+
+
+# (issue 11 s) One request at a time as reporters also say it: a concurrency of one ("concurrency=1",
+# "--max-concurrency 1", "one concurrent request"), "only tested a single prompt", and the Chinese forms
+# (单并发, 并发为1, 单个请求, 测试单条, 一次只发一条). benchmark_serving's --max-concurrency and trtllm-bench's
+# --concurrency name the requests in flight; at one, decode is latency-bound (few_requests).
+MORE_WORDS_S: dict[str, list[str]] = {
+    "few_requests": [
+        r"\bconcurrency\s*(?:=|:|of|is|was|set to)?\s*1\b(?!\.\d)",
+        r"--(?:max[-_])?concurrency[ =]1\b(?!\.\d)",
+        r"\b(?:1|one|a single)\s+concurrent\s+(?:request|user|stream|client|prompt)s?\b",
+        r"\bonly\s+(?:tested|ran|sent|measured|benchmarked|tried|timed)\s+(?:with\s+)?(?:a single|one|1)\s+"
+        r"(?:request|prompt|query|sequence|input|sample)\b",
+        r"单并发|并发(?:数|量)?\s*(?:为|=|是|设为|设置为)?\s*1(?![\d.])|单(?:个|次)?请求|单条(?:请求|输入|数据|样本|prompt|query)|"
+        r"(?:测试?|测了|跑了?)\s*单条|(?:一次|每次)只(?:发|跑|推理|处理|测)?\s*一(?:个|条)(?:请求|输入|数据|样本)?",
+    ],
+}
+_extend(MORE_WORDS_S)
+
+# (issue 11 s) A measured rate set against a published or expected one in one sentence ("only 87 tokens/s, not the
+# 239.98 tokens/s of the README", "2000 tok/s instead of the 6552 on the performance page", "只有87tokens/s，没有239.98
+# tokens/s"): two rates of one unit, a reference word among them, the larger at least REFERENCE_GAP times the smaller.
+# The larger is the reference, the smaller the measurement (data {measured, reference, unit}). A question ("should I
+# get 240 tok/s rather than 87?") is no claim; "went from 40 to 20 tok/s" names no reference.
+_REFERENCE_MARK = re.compile(
+    r"\b(?:instead of|rather than|expected|expecting|should (?:get|be|reach|see)|readme|docs?|documentation|"
+    r"official\w*|published|reported|claimed|advertised|paper|blog|"
+    r"perf(?:ormance)?[- ](?:page|table|overview|numbers?|docs?)|benchmark (?:page|table|results?|numbers?))\b|"
+    r"(?:\bnot|n't)\s+(?:(?:get\w*|reach\w*|see\w*|the|near|close to|anywhere near)\s+){0,2}(?:~|about\s+)?(?=\d)|"
+    r"没有\s*(?:达到\s*)?(?=\d)|达不到|不到\s*(?=\d)|而不是|官方|文档|宣称|标称|号称", re.I)
+REFERENCE_GAP = 1.5
+
+
+def reference_rate(text: str) -> Claim | None:
+    """The first sentence that sets a measured rate against a reference one (see _REFERENCE_MARK)."""
+    for sentence in sentences(text):
+        rates = [(float(m.group(1)), _ab_unit(m.group(2)), m) for m in _AB_RATE.finditer(sentence)]
+        if len(rates) != 2 or rates[0][1] != rates[1][1] or asked(sentence):
+            continue
+        mark = _REFERENCE_MARK.search(sentence)
+        if not mark:
+            continue
+        low, high = sorted(r[0] for r in rates)
+        if low > 0 and high >= REFERENCE_GAP * low:
+            return Claim("reference_rate", "", _quote(sentence, mark, 80),
+                         {"measured": low, "reference": high, "unit": rates[0][1]})
+    return None

@@ -1855,6 +1855,32 @@ def gpu_latency_one_input(facts: Facts, predictions=None):
                refs=["https://github.com/NVIDIA/DeepLearningExamples/tree/master/FasterTransformer#performance"])
 
 
+@rule("ticket.one_stream_vs_reference", "latency_bound_small_batch")
+def one_stream_vs_reference(facts: Facts, predictions=None):
+    """One request at a time measured against a published or expected throughput (claims.reference_rate): engines
+    publish throughput with many requests in flight (TensorRT-LLM's performance overview runs trtllm-bench at the
+    largest batch that fits; vLLM's throughput benchmarks keep hundreds of prompts queued), where each decode step's
+    weight reads serve the whole batch. One stream pays the same reads for one token, so its tok/s is a fraction of
+    the batched figure: latency, not a fault."""
+    few, ref = _first(facts, "few_requests"), _first(facts, "reference_rate")
+    if not few or few.guess or few.negated or not ref or ref.guess or ref.negated:
+        return
+    d = ref.data
+    yield make("ticket.one_stream_vs_reference", "latency_bound_small_batch", "warning", 0.6,
+               f"One request at a time ({d['measured']:g} {d['unit']}) set against a batched figure "
+               f"({d['reference']:g} {d['unit']})",
+               "Published throughput is measured with many requests in flight: every decode step reads the weights "
+               "once for the whole batch. A single request reads them for one token per step, so it reaches a "
+               "fraction of that figure on the same hardware; the gap is the batch, not a fault.",
+               [claim_ev(few, "requests in flight"),
+                ev(ref, "the measured rate (expected: the reference figure)", d["measured"], d["reference"],
+                   d["unit"])],
+               fix="Measure the way the reference was measured (its batch size or concurrency, e.g. trtllm-bench or "
+               "vLLM's benchmark_serving with many prompts), or compare one stream with a one-stream figure.",
+               refs=["https://nvidia.github.io/TensorRT-LLM/performance/perf-overview.html",
+                     "https://docs.vllm.ai/en/latest/contributing/benchmarks.html"])
+
+
 @rule("ticket.binding_off_node", "numa_affinity")
 def binding_off_node(facts: Facts, predictions=None):
     """The process bound (taskset, numactl, a container cpuset) to CPUs that share none with the GPUs it drives (the

@@ -97,3 +97,92 @@ def test_a_binding_that_did_not_help_is_no_numa_verdict(tmp_path):
     text = ("# Decode slow on our 2-socket server\n\nRunning the server normally gives about 6 tok/s.\n\n"
             "Running it under `numactl --cpunodebind=0 --membind=0` gives about 6 tok/s too.\n")
     assert verdict(tmp_path, text).category != "numa_affinity"
+
+
+# One request at a time, as benchmark tools and reporters say it (vLLM benchmark_serving --max-concurrency,
+# trtllm-bench --concurrency; Chinese 单并发 / 并发为1 / 单个请求 / 测试单条).
+ONE_IN_FLIGHT = [
+    "The numbers below are with concurrency=1 and 512 output tokens.",
+    "I ran benchmark_serving.py --max-concurrency 1 --num-prompts 50.",
+    "Measured with one concurrent request, greedy decoding.",
+    "I only tested a single prompt of 100 tokens.",
+    "压测时是单并发，输出长度 256。",
+    "并发数为1的时候延迟是 40 ms。",
+    "我只测了单条，输入 100，输出 50。",
+]
+
+NOT_ONE_IN_FLIGHT = [
+    "We run with concurrency 16 and 512 output tokens.",
+    "--max-concurrency 128 --num-prompts 1000",
+    "并发为16的时候吞吐最高。",
+    "Is concurrency=1 the right way to benchmark this?",
+]
+
+
+@pytest.mark.parametrize("text", ONE_IN_FLIGHT)
+def test_one_request_in_flight_is_read(text):
+    assert observed(text, "few_requests")
+
+
+@pytest.mark.parametrize("text", NOT_ONE_IN_FLIGHT)
+def test_many_requests_or_a_question_is_not_one_in_flight(text):
+    assert not observed(text, "few_requests")
+
+
+# A measured rate against a published or expected one, in one sentence.
+AGAINST_A_REFERENCE = [
+    ("I get 1800 tok/s instead of the 5000 tok/s listed on the performance page.", 1800, 5000),
+    ("Output throughput is only 41 tokens/s, not the 120 tokens/s the README shows.", 41, 120),
+    ("The docs report 95 it/s for this model, we see 30 it/s.", 30, 95),
+    ("实测只有 60 tokens/s，达不到官方的 150 tokens/s。", 60, 150),
+]
+
+NO_REFERENCE = [
+    "Throughput went from 40 tok/s to 20 tok/s after the upgrade.",      # a change, no reference named
+    "TP1 gives 3000 tok/s and TP2 gives 1500 tok/s.",                    # two layouts, no reference
+    "Should I get 240 tok/s rather than 87 tok/s here?",                 # asked
+    "I get 110 tok/s instead of the 120 tok/s in the README.",           # within the gap: no shortfall to explain
+]
+
+
+@pytest.mark.parametrize("text, measured, reference", AGAINST_A_REFERENCE)
+def test_a_rate_against_a_reference_is_read(text, measured, reference):
+    found = observed(text, "reference_rate")
+    assert found and (found[0].data["measured"], found[0].data["reference"]) == (measured, reference)
+
+
+@pytest.mark.parametrize("text", NO_REFERENCE)
+def test_changes_layouts_questions_and_small_gaps_are_no_reference(text):
+    assert not observed(text, "reference_rate")
+
+
+def test_one_stream_against_a_batched_figure_is_latency_bound(tmp_path):
+    text = ("# Far below the published throughput\n\nOur engine gives 140 tok/s instead of "
+            "the 5000 tok/s listed on the performance page. I ran it with concurrency=1.\n")
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts, ticket_predictions(facts))
+    found = next(f for f in findings if f.rule == "ticket.one_stream_vs_reference")
+    figure = next(e for e in found.evidence if e.measured is not None)
+    assert (figure.measured, figure.expected) == (140.0, 5000.0)
+    assert ticket_verdict(facts, findings).category == "latency_bound_small_batch"
+
+
+def test_a_one_stream_figure_the_predictor_can_place_may_be_called_expected(tmp_path):
+    """With the model and GPU known the predictor places the one-stream figure itself; both readings are right."""
+    text = ("# Far below the published throughput\n\nOn one H100 our Llama-3-8B engine gives 140 tok/s instead of "
+            "the 5000 tok/s listed on the performance page. I ran it with concurrency=1.\n")
+    assert verdict(tmp_path, text).category in ("latency_bound_small_batch", "expected_physics")
+
+
+@pytest.mark.parametrize("text", [
+    # many requests in flight: the batch is not the explanation
+    "# Far below the published throughput\n\nWe get 1800 tok/s instead of the 5000 tok/s on the performance page, "
+    "with concurrency 256.\n",
+    # no reference figure: one request alone proves nothing
+    "# Slow decode\n\nI ran it with concurrency=1 and get 60 tok/s.\n",
+])
+def test_without_both_halves_no_one_stream_finding(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    assert not [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.one_stream_vs_reference"]
