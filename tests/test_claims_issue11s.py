@@ -186,3 +186,53 @@ def test_without_both_halves_no_one_stream_finding(tmp_path, text):
     (tmp_path / "issue.md").write_text(text)
     facts = read_bundle([tmp_path])
     assert not [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.one_stream_vs_reference"]
+
+
+# A results table laid out the other way round: one row per quantity, one column per run.
+def turned_rows(table: str) -> list[dict]:
+    from diagnose.artifacts import parse_text
+
+    text = "# Throughput by layout on our server\n\nWe ran the same model with several layouts, results below.\n\n" + \
+        table.split("\n\n", 1)[1]
+    records, _ = parse_text(text, "issue.md")
+    tables = [r for r in records if isinstance(r, Note) and r.kind == "results_table"]
+    return tables[0].data["rows"] if tables else []
+
+
+TURNED = [
+    # a benchmark blog's spreadsheet: a TP-size row, an input and an output rate
+    ("# Bench\n\n| Config | A | B | C |\n|---|---|---|---|\n| Tensor Parallel Size | 1 | 2 | 4 |\n"
+     "| Input (tokens/s) | 900 | 700 | 500 |\n| Output (tokens/s) | 120 | 150 | 160 |\n",
+     [(1, 120), (2, 150), (4, 160)]),
+    # GPU counts named "num_gpus", a throughput row
+    ("# Scaling\n\n| run | r1 | r2 |\n|---|---|---|\n| num_gpus | 1 | 8 |\n| throughput | 2100 | 9800 |\n",
+     [(1, 2100), (8, 9800)]),
+    # "TP" and a rate in tok/s, the model named in the first row
+    ("# Qwen\n\n| model | Qwen-14B | Qwen-14B |\n|---|---|---|\n| TP | 1 | 2 |\n| decode tok/s | 40.5 | 61.2 |\n",
+     [(1, 40.5), (2, 61.2)]),
+]
+
+
+@pytest.mark.parametrize("text, expected", TURNED)
+def test_a_turned_table_reads_one_row_per_run(text, expected):
+    assert [(r["gpus"], r["value"]) for r in turned_rows(text)] == expected
+
+
+@pytest.mark.parametrize("text", [
+    # no row counts GPUs: a table of models, not layouts
+    "# Bench\n\n| metric | 7B | 13B |\n|---|---|---|\n| output tok/s | 90 | 50 |\n| TTFT ms | 80 | 120 |\n",
+    # the TP row holds words, not counts
+    "# Bench\n\n| metric | a | b |\n|---|---|---|\n| TP | yes | no |\n| output tok/s | 90 | 50 |\n",
+    # one layout only: nothing to compare
+    "# Bench\n\n| metric | a | b |\n|---|---|---|\n| TP | 2 | 2 |\n| output tok/s | 90 | 50 |\n",
+    # counts but no rate row
+    "# Bench\n\n| metric | a | b |\n|---|---|---|\n| GPUs | 1 | 2 |\n| memory GB | 30 | 15 |\n",
+])
+def test_tables_without_counts_layouts_or_rates_are_not_turned(text):
+    assert not turned_rows(text)
+
+
+def test_a_long_table_with_a_tensor_parallel_size_column_is_read():
+    text = ("# Bench\n\n| model | Tensor Parallel Size | Output tok/s |\n|---|---|---|\n| 7B | 1 | 3300 |\n"
+            "| 7B | 2 | 1500 |\n")
+    assert [(r["gpus"], r["value"]) for r in turned_rows(text)] == [(1, 3300), (2, 1500)]
