@@ -3503,3 +3503,16 @@ def reference_rate(text: str) -> Claim | None:
             return Claim("reference_rate", "", _quote(sentence, mark, 80),
                          {"measured": low, "reference": high, "unit": rates[0][1]})
     return None
+
+# (issue 11 s) The GPU said to sit idle in so many words ("the GPU is idle while ...", "the GPUs sit idle most of the
+# time", "the GPU idles between kernels", "GPU 空闲/闲置"): NVML's utilization is the share of time a kernel runs, so
+# an idle GPU under load is one waiting on its feeder. Not the idle state between requests or with no work
+# ("the GPU is idle when no requests come in"), nor "is not idle".
+_IDLE_NOT_LOAD = (r"(?![^.\n]{0,40}?\b(?:when|if|after|before|between)\b[^.\n]{0,30}?"
+                  r"\b(?:no|nothing|idle|finish\w*|done|requests?)\b)")
+_extend({"gpu_idle_words": [
+    r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|sat|stays?|remains?|was|were)\s+(?:mostly\s+|often\s+|largely\s+|"
+    r"just\s+|basically\s+)?idle\b" + _IDLE_NOT_LOAD,
+    r"\bGPUs?\s+(?:idles?|idling|starv\w+)\b" + _IDLE_NOT_LOAD,
+    r"GPU\s*(?:大部分时间|经常|基本|一直)?\s*(?:处于)?\s*(?:空闲|闲置)",
+]})

@@ -236,3 +236,34 @@ def test_a_long_table_with_a_tensor_parallel_size_column_is_read():
     text = ("# Bench\n\n| model | Tensor Parallel Size | Output tok/s |\n|---|---|---|\n| 7B | 1 | 3300 |\n"
             "| 7B | 2 | 1500 |\n")
     assert [(r["gpus"], r["value"]) for r in turned_rows(text)] == [(1, 3300), (2, 1500)]
+
+
+# The GPU said to sit idle in so many words, under load.
+GPU_IDLE = [
+    "During the benchmark the GPU is idle most of the time while the server process runs at 100% of a core.",
+    "Both GPUs sit idle while the tokenizer works through the batch.",
+    "The GPU idles between the small kernels of each decode step.",
+    "推理时 GPU 大部分时间处于空闲状态。",
+]
+
+NOT_GPU_IDLE = [
+    "The GPU is idle when no requests come in, which is expected.",   # no work: the idle state
+    "The GPU is not idle, it stays at 99% utilization.",               # negated
+    "Is the GPU idle while the CPU tokenizes?",                        # asked
+]
+
+
+@pytest.mark.parametrize("text", GPU_IDLE)
+def test_a_gpu_said_idle_under_load_is_read(text):
+    assert observed(text, "gpu_idle_words")
+
+
+@pytest.mark.parametrize("text", NOT_GPU_IDLE)
+def test_idle_with_no_work_negated_or_asked_is_not_read(text):
+    assert not observed(text, "gpu_idle_words")
+
+
+def test_a_pegged_serving_process_beside_an_idle_gpu_is_host_bound(tmp_path):
+    text = ("# Serving far below the offline benchmark\n\nWith 32 concurrent requests the API server process sits at "
+            "100% of one core and the GPU is idle most of the time.\n")
+    assert verdict(tmp_path, text).category == "host_bound"
