@@ -1363,10 +1363,13 @@ def claims(facts: Facts) -> list[Claim]:
                 and not nccl_unchanged(text):
             m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
-        engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared
+        # NCCL's own releases: nccl_versions_compared; one NCCL said unchanged beside two engine releases
+        # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
+        engine_versions = None if named and not nccl_unchanged(text) else _engine_versions(text)
         if engine_versions and _REGRESS_WORDS.search(text):
-            out.append(Claim("engine_versions_compared", source, engine_versions[2], {"engine": engine_versions[0],
-                                                                                       "versions": engine_versions[1]}))
+            out.append(Claim("engine_versions_compared", source, engine_versions[2], {
+                "engine": engine_versions[0], "versions": engine_versions[1],
+                "figures": release_figures(text, engine_versions[1])}))
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
@@ -1566,6 +1569,7 @@ def _engine_versions(text: str):
     """(engine, [versions], quote) when the text compares two releases of a serving engine."""
     m = _ENGINE_VERSION.search(text)
     versions: list[str] = []
+    named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
@@ -1573,13 +1577,31 @@ def _engine_versions(text: str):
         number = next(g for g in v.groups() if g)
         if number not in versions:
             versions.append(number)
-    if len(versions) < 2 or not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b",
-                                          text, re.I):
+        if re.search(_ENGINE_VERSION.pattern + r"\W{0,3}v?$", before, re.I):
+            named.add(number)
+    if len(versions) < 2 or (len(named) < 2 and not re.search(
+            r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)):
         return None
     if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
         return None
     anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
+
+
+# (issue 11 s) The figure each release gave, written right after it: "vLLM 0.5.4: 42 tok/s; vLLM 0.6.3: 31 tok/s",
+# "0.5.4 -> 42 tok/s", "with 0.6.3 we get 31 tok/s". {version: (value, unit)} for the releases with one.
+_RELEASE_FIGURE = r"(?:\s*(?::|=|->|→|\|)\s*|\s+(?:gives?|gave|got|does|did|reaches|reached|is at|was at|at|we get|" \
+                  r"I get|we got|I got|runs at|ran at)\s+)~?(\d+(?:\.\d+)?)\s*" \
+                  r"(tok\w*/s|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s|fps|images?/s|ms)\b"
+
+
+def release_figures(text: str, versions: list[str]) -> dict[str, tuple[float, str]]:
+    out = {}
+    for v in versions:
+        m = re.search(r"(?<![\d.])v?" + re.escape(v) + r"(?![\d.]*\d)" + _RELEASE_FIGURE, text, re.I)
+        if m:
+            out[v] = (float(m.group(1)), m.group(2))
+    return out
 
 
 

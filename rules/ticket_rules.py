@@ -800,11 +800,17 @@ def engine_versions(facts: Facts, predictions=None):
         return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
     versions = " vs ".join(c.data["versions"][:2])
     engine = c.data["engine"] or engine_of(facts) or "the engine"
+    evidence = [claim_ev(c, "releases compared")]
+    figures = c.data.get("figures") or {}
+    if len(figures) >= 2 and len({u.lower() for _, u in figures.values()}) == 1:  # (issue 11 s) each release's figure
+        old, new = sorted(figures, key=claims.version_key)[:1] + sorted(figures, key=claims.version_key)[-1:]
+        evidence.append(ev(c, f"{engine} {new} (expected: {old}'s figure, same setup)", figures[new][0],
+                           figures[old][0], figures[new][1]))
     yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6),
                f"{engine} {versions}: the same setup behaves differently between releases",
                "When only the engine's release changed, the difference is the engine's: a default that changed "
                "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
-               [claim_ev(c, "releases compared")],
+               evidence,
                fix="Compare the two releases' launch logs for changed defaults; bisect releases and report it upstream "
                "with both figures.")
 

@@ -267,3 +267,37 @@ def test_a_pegged_serving_process_beside_an_idle_gpu_is_host_bound(tmp_path):
     text = ("# Serving far below the offline benchmark\n\nWith 32 concurrent requests the API server process sits at "
             "100% of one core and the GPU is idle most of the time.\n")
     assert verdict(tmp_path, text).category == "host_bound"
+
+
+# Two releases of the serving engine, each with its figure, on the same setup: the engine's change (other).
+ENGINE_AB = [
+    ("# vLLM 0.6.3 slower than 0.5.4\n\nSame H100, same model (Llama-3-70B, TP=4). vLLM 0.5.4: 42 tok/s per "
+     "request; vLLM 0.6.3: 31 tok/s. NCCL is 2.20.5 in both images.\n", ("0.6.3", 31.0, 42.0)),
+    ("# SGLang throughput dropped\n\nOn our 8x A100 box SGLang 0.3.2 gives 2400 tok/s and SGLang 0.4.0 gives "
+     "1500 tok/s with the same launch flags.\n", ("0.4.0", 1500.0, 2400.0)),
+    ("# Regression between TensorRT-LLM releases\n\nTensorRT-LLM 0.9.0 -> 95 tok/s, TensorRT-LLM 0.11.0 -> 70 tok/s, "
+     "same engine build options, same A10G.\n", ("0.11.0", 70.0, 95.0)),
+]
+
+
+@pytest.mark.parametrize("text, expected", ENGINE_AB)
+def test_two_engine_releases_with_figures_are_the_engines_change(tmp_path, text, expected):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    findings = evaluate(facts, ticket_predictions(facts))
+    found = next(f for f in findings if f.rule == "ticket.engine_versions")
+    figure = next(e for e in found.evidence if e.measured is not None)
+    assert (figure.measured, figure.expected) == expected[1:] and expected[0] in figure.detail
+    assert ticket_verdict(facts, findings).category == "other"
+
+
+@pytest.mark.parametrize("text", [
+    # NCCL's own releases changed: not the engine's doing
+    "# Slower after upgrade\n\nvLLM 0.5.4 with NCCL 2.18.1: 42 tok/s; vLLM 0.6.3 with NCCL 2.20.5: 31 tok/s.\n",
+    # one release named: nothing compared
+    "# vLLM slow\n\nvLLM 0.6.3 gives 31 tok/s on one H100 for Llama-3-8B, is that expected?\n",
+])
+def test_nccl_changing_too_or_one_release_is_not_an_engine_ab(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    assert not [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.engine_versions"]
