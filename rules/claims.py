@@ -3538,3 +3538,28 @@ _extend({"gpu_idle_words": [
     r"\bGPUs?\s+(?:idles?|idling|starv\w+)\b" + _IDLE_NOT_LOAD,
     r"GPU\s*(?:大部分时间|经常|基本|一直)?\s*(?:处于)?\s*(?:空闲|闲置)",
 ]})
+
+
+# (issue 11 s) A container started for several GPUs with docker's default /dev/shm: a `docker run` (nvidia-docker,
+# podman) with GPUs and a tensor-parallel size of 2 or more (or two devices named), and neither --ipc=host, --shm-size
+# nor a /dev/shm mount anywhere in the ticket. Docker gives a container 64 MB of /dev/shm; vLLM's docs ("use the
+# --ipc=host flag or --shm-size flag ... particularly for tensor parallel inference"), SGLang's (--shm-size) and NCCL's
+# troubleshooting guide (Docker: shared memory) ask for more. Data {command}.
+_CONTAINER_RUN = re.compile(r"\b(?:nvidia-docker|docker|podman)\s+run\b", re.I)
+_CONTAINER_GPUS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|\bNVIDIA_VISIBLE_DEVICES=", re.I)
+_SEVERAL_GPUS = re.compile(r"--(?:tensor[-_]parallel[-_]size|tp[-_]size|tp|num[-_]shard)[= ](?:[2-9]|\d\d)\b|"
+                           r"\s-tp[= ](?:[2-9]|\d\d)\b|--gpus[= ]\"?'?(?:\"?device=)?\d+,\d+", re.I)
+_SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*host\b|/dev/shm\b|--ipc[= ]shareable",
+                        re.I)
+
+
+def container_default_shm(facts: Facts) -> Claim | None:
+    said = texts(facts) + _pasted(facts)
+    if any(_SHM_GIVEN.search(text) for _, text in said):
+        return None  # shared memory named anywhere: set, tried or asked about
+    for source, text in said:
+        for m in _CONTAINER_RUN.finditer(text):
+            command = text[m.start():m.start() + 2000].split("\n\n")[0]
+            if _CONTAINER_GPUS.search(command) and _SEVERAL_GPUS.search(command):
+                return Claim("container_default_shm", source, _quote(text, m, 100), {"command": command[:300]})
+    return None

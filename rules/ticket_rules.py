@@ -728,6 +728,26 @@ def system_error_in_container(facts: Facts, predictions=None):
                refs=["nccl_docker"])
 
 
+@rule("ticket.container_default_shm", "shm_too_small")
+def container_default_shm(facts: Facts, predictions=None):
+    """A multi-GPU container started with docker's 64 MB /dev/shm that hangs or fails: the engines' documentation asks
+    for --ipc=host or --shm-size for tensor parallelism (vLLM, SGLang), NCCL's for its shared-memory segments. A
+    lead for a hang or a failure, not for a slow run (NCCL picks another transport when SHM cannot start)."""
+    c = claims.container_default_shm(facts)
+    said = claims.symptom_quote(facts)
+    if not c or not said or said[2] not in ("hang", "crash", "error"):
+        return
+    yield make("ticket.container_default_shm", "shm_too_small", "warning", 0.55,
+               "The multi-GPU container runs with docker's default 64 MB /dev/shm",
+               "Tensor-parallel workers and NCCL's shared-memory transport put their buffers in /dev/shm; docker "
+               "gives a container 64 MB unless --ipc=host or --shm-size says otherwise, and the launch line sets "
+               "neither, so the workers can hang or fail while setting them up.",
+               [claim_ev(c, "container launch line")],
+               fix="Start the container with --ipc=host (or --shm-size of several GB; Kubernetes: an emptyDir with "
+               "medium: Memory at /dev/shm) and retry.",
+               refs=["nccl_docker", "https://docs.vllm.ai/en/latest/deployment/docker.html"])
+
+
 def _splits(spec, tp: int) -> bool:
     """Does TP give each GPU whole query heads and whole (or evenly replicated) KV heads? MLA's latent KV is on
     every rank, so only its query heads count."""

@@ -301,3 +301,47 @@ def test_nccl_changing_too_or_one_release_is_not_an_engine_ab(tmp_path, text):
     (tmp_path / "issue.md").write_text(text)
     facts = read_bundle([tmp_path])
     assert not [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.engine_versions"]
+
+
+# A multi-GPU container started with docker's default /dev/shm, and it hangs or fails.
+DEFAULT_SHM = [
+    "# Server hangs during startup\n\n```\ndocker run --gpus all -p 30000:30000 lmsysorg/sglang:latest python3 -m "
+    "sglang.launch_server --model-path Qwen/Qwen2-72B-Instruct --tp 4\n```\n\nThe log stops after loading the "
+    "weights and nothing happens.\n",
+    "# Crash with two GPUs in a container\n\n```\nnvidia-docker run --gpus '\"device=0,1\"' -p 8080:80 "
+    "ghcr.io/huggingface/text-generation-inference --model-id mistralai/Mistral-7B-v0.1 --num-shard 2\n```\n\n"
+    "The shards crash right after start with a NCCL error.\n",
+    "# TP=2 fails in podman\n\n```\npodman run --device nvidia.com/gpu=all --gpus all vllm/vllm-openai "
+    "--model Qwen/Qwen2-7B-Instruct --tensor-parallel-size=2\n```\n\nIt fails while the workers initialise.\n",
+]
+
+NOT_DEFAULT_SHM = [
+    # the flag is there
+    "# Server hangs during startup\n\n```\ndocker run --gpus all --ipc=host vllm/vllm-openai --model m "
+    "--tensor-parallel-size 2\n```\n\nIt hangs after loading.\n",
+    "# Server hangs during startup\n\n```\ndocker run --gpus all --shm-size 16g vllm/vllm-openai --model m "
+    "--tensor-parallel-size 2\n```\n\nIt hangs after loading.\n",
+    # named in the prose: tried already
+    "# Server hangs during startup\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n"
+    "```\n\nIt hangs after loading, also when I add --ipc=host.\n",
+    # one GPU
+    "# Server hangs during startup\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 1\n"
+    "```\n\nIt hangs after loading.\n",
+    # slow, not a hang or a failure
+    "# Decode slow in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n```\n\n"
+    "Decode is 20 tok/s slower than on the host.\n",
+]
+
+
+@pytest.mark.parametrize("text", DEFAULT_SHM)
+def test_a_multi_gpu_container_without_shared_memory_that_hangs_or_fails(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    assert [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.container_default_shm"]
+
+
+@pytest.mark.parametrize("text", NOT_DEFAULT_SHM)
+def test_shared_memory_given_tried_one_gpu_or_only_slow_is_no_lead(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    assert not [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.container_default_shm"]
