@@ -1815,6 +1815,9 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"正常吗|正常么|是否正常|正常不|合理吗|是否合理|符合预期|理论值|"
                 + _FIGURE_QUESTION),
     ("slow", _RATE_FELL + r"|\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
+             # (issue 11 s) the figure's name first: "throughput low", "the speed is very low"
+             r"\b(?:speed|throughput|bandwidth|performance)\s+(?:is\s+|was\s+|are\s+|seems\s+|looks\s+|stays\s+)?"
+             r"(?:very\s+|quite\s+|too\s+|rather\s+|so\s+)?low\b|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
              r"tok\w*/s)\b|\b(?:speed|throughput|bandwidth|performance) (?:is |was )?(?:lesser|worse) than\b|"
              r"\bunder-?utili[sz]\w*|"
@@ -3563,3 +3566,12 @@ def container_default_shm(facts: Facts) -> Claim | None:
             if _CONTAINER_GPUS.search(command) and _SEVERAL_GPUS.search(command):
                 return Claim("container_default_shm", source, _quote(text, m, 100), {"command": command[:300]})
     return None
+
+# (issue 11 s) The limit as nvidia-smi prints it: its default table's Pwr:Usage/Cap cell ("148W / 150W") and
+# nvidia-smi -q's "Current Power Limit : 250.00 W" / "Enforced Power Limit" said in prose without a verb. The cap
+# is the figure; _power_limit sets it against the board's rated power (catalog tdp_w or a default said beside it).
+_extend({"power_limit": [
+    r"(?<![\w.])\d{1,4}(?:\.\d+)?\s*W\s*/\s*(\d{2,4})\s*W\b",
+    r"\b(?:current|enforced|configured|requested)\s+power[- ]?limit\s*[:=]?\s*(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b",
+]})
+OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("power_limit",)

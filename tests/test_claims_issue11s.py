@@ -345,3 +345,49 @@ def test_shared_memory_given_tried_one_gpu_or_only_slow_is_no_lead(tmp_path, tex
     (tmp_path / "issue.md").write_text(text)
     facts = read_bundle([tmp_path])
     assert not [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.container_default_shm"]
+
+
+# The power limit as nvidia-smi prints it, well below the board's rated power.
+LOWERED_CAP = [
+    "# RTX 3090 slower than others report\n\nnvidia-smi while generating:\n\n```\n| 30%   60C    P2   "
+    "118W / 200W |  20000MiB / 24576MiB |     98%      Default |\n```\n\nI get 25 tok/s, others get 40.\n",
+    "# H100 training slower than our other node\n\nOn the slow node the Current Power Limit : 350.00 W, and the step "
+    "time is 30% higher than on the other H100 SXM node.\n",
+    "# Decode throughput low\n\nGPU: NVIDIA GeForce RTX 4090\n\nnvidia-smi -q says Enforced Power Limit : 250.00 W "
+    "while decoding; speed is 60 tok/s where reviews show 100.\n",
+]
+
+NOT_LOWERED_CAP = [
+    # at the rated power
+    "# RTX 3090 slower than others report\n\n```\n| 30%   60C    P2   "
+    "340W / 350W |  20000MiB / 24576MiB |     98%      Default |\n```\n\nI get 25 tok/s, others get 40.\n",
+    # the range the board allows, not the limit in force
+    "# RTX 4090 throughput low\n\nnvidia-smi -q lists Min Power Limit : 150.00 W and Max Power Limit : 600.00 W; "
+    "speed is 60 tok/s on the RTX 4090.\n",
+]
+
+
+@pytest.mark.parametrize("text", LOWERED_CAP)
+def test_a_cap_nvidia_smi_prints_well_below_rated_power_is_a_throttle_lead(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    assert [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.power_limit"]
+
+
+@pytest.mark.parametrize("text", NOT_LOWERED_CAP)
+def test_a_cap_at_rated_power_or_the_allowed_range_is_no_lead(tmp_path, text):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    assert not [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.power_limit"]
+
+
+@pytest.mark.parametrize("text, slow", [
+    ("# Throughput low on 2x A100\n\nWe serve Llama-2-13B.\n", True),
+    ("# Speed is very low with TP=2\n\nWe serve Llama-2-13B.\n", True),
+    ("# Bandwidth seems low between the nodes\n\nTwo nodes with HDR IB.\n", True),
+    ("# Throughput is not low, latency is the question\n\nWe serve Llama-2-13B.\n", False),
+    ("# Low power draw at idle\n\nThe GPU draws 20 W.\n", False),
+])
+def test_the_figure_named_before_low_is_a_slow_ticket(text, slow):
+    found = claims.symptom_quote(said(text))
+    assert (found is not None and found[2] == "slow") == slow
