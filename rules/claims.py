@@ -1348,7 +1348,7 @@ def claims(facts: Facts) -> list[Claim]:
                 c.source = source
                 out.append(c)
         if not any(c.kind == "numa_words" and c.source == source and not c.negated and not c.guess for c in out):
-            ab = binding_ab(text)
+            ab = binding_ab(text) or affinity_vs_binding(text)
             if ab:
                 ab.source = source
                 out.append(ab)
@@ -3575,3 +3575,29 @@ _extend({"power_limit": [
     r"\b(?:current|enforced|configured|requested)\s+power[- ]?limit\s*[:=]?\s*(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b",
 ]})
 OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("power_limit",)
+
+
+# (issue 11 s) The GPUs' CPU affinity as `nvidia-smi topo -m` prints it, quoted in prose ("topo -m gives CPU Affinity
+# 32-63 for GPU4-7"), beside a binding of the process to CPUs that share none of them ("the launcher runs those
+# ranks under taskset -c 0-31"): every launch and host copy of those ranks crosses the socket link (numa_words).
+_AFFINITY_SAID = re.compile(r"\bCPU[ _-]?Affinity\b\s*(?:of|for|is|was|=|:)?\s*(?:(?:GPUs?\s*[\d,-]+|the GPUs?)\s*"
+                            r"(?:is|are|=|:)?\s*)?" + _CPU_LIST, re.I)
+
+
+def affinity_vs_binding(text: str) -> Claim | None:
+    """A CPU binding in `text` that shares no CPU with a GPU CPU affinity said in it: a numa_words claim quoting
+    the binding, data {affinity, bound}."""
+    local = [nccl_log.cpu_list(m.group(1)) for m in _AFFINITY_SAID.finditer(text)]
+    local = [cpus for cpus in local if cpus]
+    if not local:
+        return None
+    for sentence in sentences(text):
+        for m in _BIND_CPUS.finditer(sentence):
+            bound = nccl_log.cpu_list(m.group(1))
+            if not bound or _NO_BINDING.search(sentence[:m.start()]) or hypothetical(sentence, m.start()):
+                continue
+            far = next((cpus for cpus in local if not set(cpus) & set(bound)), None)
+            if far:
+                return Claim("numa_words", "", _quote(sentence, m, 80),
+                             {"groups": [], "affinity": f"{far[0]}-{far[-1]}", "bound": m.group(1)})
+    return None

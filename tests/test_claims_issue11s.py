@@ -391,3 +391,30 @@ def test_a_cap_at_rated_power_or_the_allowed_range_is_no_lead(tmp_path, text):
 def test_the_figure_named_before_low_is_a_slow_ticket(text, slow):
     found = claims.symptom_quote(said(text))
     assert (found is not None and found[2] == "slow") == slow
+
+
+# A GPU's CPU affinity quoted in prose beside a binding that shares none of its CPUs.
+AFFINITY_OFF = [
+    "nvidia-smi topo -m shows CPU Affinity 48-95 for GPU 4-7, yet those workers are started with taskset -c 0-23.",
+    "The GPU's CPU affinity is 0-15,32-47 but the container runs with --cpuset-cpus 16-31.",
+    "topo -m: CPU Affinity 64-127. Our service is launched as numactl -C 0-63 python serve.py.",
+]
+
+AFFINITY_ON = [
+    # the binding is inside the affinity
+    "nvidia-smi topo -m shows CPU Affinity 48-95 for GPU 4-7 and the workers run under taskset -c 48-71.",
+    # the binding named only as absent
+    "topo -m shows CPU Affinity 48-95; we run without taskset -c 0-23 now.",
+    # asked
+    "topo -m shows CPU Affinity 48-95. Should we run under taskset -c 0-23?",
+]
+
+
+@pytest.mark.parametrize("text", AFFINITY_OFF)
+def test_a_binding_outside_the_gpus_affinity_is_read(text):
+    assert observed(text, "numa_words")
+
+
+@pytest.mark.parametrize("text", AFFINITY_ON)
+def test_a_binding_inside_absent_or_asked_is_not_read(text):
+    assert not observed(text, "numa_words")
