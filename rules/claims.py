@@ -3601,3 +3601,47 @@ def affinity_vs_binding(text: str) -> Claim | None:
                 return Claim("numa_words", "", _quote(sentence, m, 80),
                              {"groups": [], "affinity": f"{far[0]}-{far[-1]}", "bound": m.group(1)})
     return None
+
+
+# (issue 11 s) One node, GPU or rank singled out by an A/B the reporter ran (one_slow): the job back to speed without
+# it ("without node gpu-03 it takes 1.3 s", "excluding GPU 5 the step time goes back to normal"), every test that
+# includes it slow against the others ("every pair that includes node-7 gives 8 GB/s, all other pairs 22"), or its
+# own work measured longer than the others' ("rank 3's compute takes 30% longer than the other ranks"). A collective
+# finishes when its last rank arrives (NCCL docs; PyTorch distributed's straggler guidance).
+_ONE_NAMED = r"(?:the\s+)?(?:node|host|GPU|rank|card|server|machine|worker)\s*[#:]?\s*[\w.-]*\d[\w.-]*\b"
+_BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|fine|recover\w*|goes back|went back|drops? to|fell to|falls? to|"
+                  r"improv\w*|(?:only\s+)?takes?\s+(?:about\s+|~)?\d|is\s+(?:about\s+|~)?\d|gives?\s+(?:about\s+|~)?\d)")
+_extend({"one_slow": [
+    r"\b(?:without|excluding|exclud\w+|remov\w+|dropp\w+|drop|leav\w+ out|left out|skipp\w+|tak\w+ out|took out)\s+"
+    + _ONE_NAMED + _AFFIRMED + r"{0,80}?" + _BACK_TO_SPEED,
+    r"\b(?:every|each|any|all)\s+(?:[\w-]+\s+){0,2}?(?:tests?|runs?|pairs?|jobs?|combinations?)\s+(?:that\s+|which\s+)?"
+    r"(?:include|includes|including|involving|with)\s+" + _ONE_NAMED + _AFFIRMED + r"{0,80}?"
+    r"\b(?:other|rest|remaining|without)\b",
+    r"\b(?:rank|GPU|node|worker)\s*#?\d+(?:'s)?\s+(?:\w+\s+){0,2}?(?:takes?|is|runs?)\s+(?:about\s+|~)?"
+    r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)",
+]})
+
+
+# (issue 11 s) Two GPU models named as used together in one sentence ("we combined an RTX 3090 and an RTX 3060 with
+# tensor parallelism", "a 4090 plus a 3060 in one box", "mixed A100 and V100"): not a comparison of machines ("the
+# 4090 is faster than the 3060", "replaced the V100 with an A100"). Data {names}.
+_TOGETHER = re.compile(r"\b(?:combin\w+|together|mix(?:ed)?|mix of|paired|pair of|plus|alongside|along with|"
+                       r"tensor[- ]parallel\w*|split (?:across|over|between)|in (?:one|the same) (?:box|machine|server|"
+                       r"node|system))\b|\s\+\s", re.I)
+_CONTRAST = re.compile(r"\b(?:than|vs\.?|versus|compar\w+|instead of|replac\w+|switch\w*|upgrad\w*|swapp?\w*|"
+                       r"moved? from|rather than)\b", re.I)
+
+
+def gpus_together(facts: Facts) -> Claim | None:
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            found = list(GPU_NAME.finditer(sentence))
+            names = list(dict.fromkeys(m.group(1) for m in found))
+            if len(names) < 2 or not _TOGETHER.search(sentence) or asked(sentence):
+                continue
+            m = found[0]
+            second = next(x for x in found if x.group(1) == names[1])
+            if _CONTRAST.search(sentence[max(0, m.start() - 30):second.end()]):
+                continue  # the two named against each other, or one for the other
+            return Claim("gpus_together", source, _quote(sentence, m, 100), {"names": names})
+    return None

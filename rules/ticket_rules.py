@@ -259,6 +259,9 @@ def mixed_gpus(facts: Facts, predictions=None):
                 listed = {g["name"] for g in n.data.get("gpus", []) if not g["compared"] and g.get("listed")}
                 if len(listed) >= 2:
                     names, src = listed, n.source
+    together = claims.gpus_together(facts) if len(names) < 2 else None
+    if together:  # (issue 11 s) named as used together in one sentence, not compared
+        names, src = set(together.data["names"]), together.cited
     if len({getattr(find_gpu_family(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
     pace = _pace_gap(names)

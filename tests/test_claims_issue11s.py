@@ -418,3 +418,63 @@ def test_a_binding_outside_the_gpus_affinity_is_read(text):
 @pytest.mark.parametrize("text", AFFINITY_ON)
 def test_a_binding_inside_absent_or_asked_is_not_read(text):
     assert not observed(text, "numa_words")
+
+
+# One node, GPU or rank singled out by the reporter's own A/B.
+SINGLED_OUT = [
+    "With 8 nodes a step takes 3.4 s; without node dgx-05 it takes 2.2 s on the remaining 7.",
+    "Excluding GPU 6 via CUDA_VISIBLE_DEVICES, the iteration time goes back to normal.",
+    "Every nccl-tests pair that includes host b12 reaches 9 GB/s, all other pairs reach 23 GB/s.",
+    "Rank 2's forward pass takes 40% longer than the other ranks in every iteration.",
+]
+
+NOT_SINGLED_OUT = [
+    "Without node dgx-05 it is just as slow.",                          # no gain without it
+    "Excluding GPU 6 did not bring the iteration time back to normal.",  # negated
+    "Rank 2's forward pass takes as long as the other ranks.",           # no excess
+    "Every run reaches 9 GB/s whichever hosts take part.",               # nothing singled out
+]
+
+
+@pytest.mark.parametrize("text", SINGLED_OUT)
+def test_one_member_singled_out_by_an_ab_is_read(text):
+    assert observed(text, "one_slow")
+
+
+@pytest.mark.parametrize("text", NOT_SINGLED_OUT)
+def test_no_gain_negated_or_nothing_singled_out_is_not_read(text):
+    assert not observed(text, "one_slow")
+
+
+# Two GPU models said to be used together, not compared.
+TOGETHER = [
+    "We combined an RTX 3090 and an RTX 3060 with tensor parallelism; it runs slower than the 3090 alone.",
+    "The box has an RTX 4090 plus an RTX 3060 and vLLM splits the model across both.",
+    "Our node mixes A100 and V100 cards in one tensor-parallel group.",
+]
+
+NOT_TOGETHER = [
+    "The RTX 4090 is faster than the RTX 3060 in every test.",      # compared
+    "We replaced the V100 with an A100 and the job got faster.",    # one for the other
+    "Should we combine an RTX 3090 and an RTX 3060?",               # asked
+]
+
+
+def together_of(text: str):
+    return claims.gpus_together(said(text))
+
+
+@pytest.mark.parametrize("text", TOGETHER)
+def test_two_models_used_together_are_read(text):
+    assert together_of(text) is not None
+
+
+@pytest.mark.parametrize("text", NOT_TOGETHER)
+def test_two_models_compared_swapped_or_asked_are_not_together(text):
+    assert together_of(text) is None
+
+
+def test_two_unlike_models_together_make_a_straggler_verdict(tmp_path):
+    text = ("# TP slower than one GPU\n\nWe combined an RTX 3090 and an RTX 3060 with tensor parallelism; it runs "
+            "slower than the 3090 alone.\n")
+    assert verdict(tmp_path, text).category == "straggler"
