@@ -3645,3 +3645,22 @@ def gpus_together(facts: Facts) -> Claim | None:
                 continue  # the two named against each other, or one for the other
             return Claim("gpus_together", source, _quote(sentence, m, 100), {"names": names})
     return None
+
+# (issue 11 s) CUDA graphs left out at build or launch time ("we build without --use_cuda_graph", "engine built
+# without CUDA graphs"): TensorRT-LLM's --use_cuda_graph and the engines' graph options named as absent. And a profile
+# dominated by kernel launches as Nsight Systems' CUDA API summary shows it ("mostly cudaLaunchKernel", "80% of the
+# CUDA API time in cudaLaunchKernel"): the host's launch rate sets the pace (the CUDA graphs blog, nsys docs).
+_extend({
+    "eager_flag": [
+        r"\b(?:buil[dt]\w*|compil\w+|exported?|configured?|launch\w*|start\w*)\s+(?:\w+\s+){0,2}?without\s+(?:the\s+)?"
+        r"(?:--use[-_]cuda[-_]graphs?|use_cuda_graphs?|CUDA[- ]?graphs?|cudagraphs?)\b",
+    ],
+    "launch_overhead": [
+        r"\b(?:mostly|dominated by|most(?: of the)? (?:CPU |API )?time (?:is |in |on )?|spent (?:mostly )?in)\s*"
+        r"cudaLaunchKernel\b",
+        r"\bcudaLaunchKernel\b\s+(?:\w+\s+){0,2}?(?:dominat\w+|(?:takes?|is|accounts? for|uses?)\s+(?:up\s+)?"
+        r"(?:most of the|(?:about\s+|~)?[5-9]\d(?:\.\d+)?\s*%))",
+        r"\b[5-9]\d(?:\.\d+)?\s*%\s+(?:of\s+(?:the\s+)?(?:CUDA\s+)?(?:API|CPU)\s+time\s+)?(?:is\s+|in\s+|spent in\s+)?"
+        r"cudaLaunchKernel\b",
+    ],
+})

@@ -478,3 +478,36 @@ def test_two_unlike_models_together_make_a_straggler_verdict(tmp_path):
     text = ("# TP slower than one GPU\n\nWe combined an RTX 3090 and an RTX 3060 with tensor parallelism; it runs "
             "slower than the 3090 alone.\n")
     assert verdict(tmp_path, text).category == "straggler"
+
+
+# An NCCL transport line quoted in prose: the transport ends at the closing quote or comma.
+@pytest.mark.parametrize("line, via, gdr", [
+    ("The log reads 'Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0' without GDRDMA, busbw is 18 GB/s.",
+     "NET/IB/0", False),
+    ('It says "Channel 01/0 : 1[1] -> 9[1] [receive] via NET/IB/1/GDRDMA", so GDR works.', "NET/IB/1/GDRDMA", True),
+    ("Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0, then it hangs", "NET/IB/0", False),
+    ("x:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/0", "NET/AWS Libfabric/0", False),
+])
+def test_a_quoted_transport_line_keeps_only_nccls_words(line, via, gdr):
+    from diagnose.artifacts import nccl_log
+
+    m = nccl_log.CONNECTION.search(line)
+    assert m and m.group("via") == via
+    assert nccl_log._transport("issue.md:1", m, None).gdr is gdr
+
+
+@pytest.mark.parametrize("text, kind, read", [
+    # CUDA graphs left out at build or launch time
+    ("We build the engine without --use_cuda_graph and run batch 1.", "eager_flag", True),
+    ("The model was compiled without CUDA graphs to save memory.", "eager_flag", True),
+    ("We launch the server without cudagraphs because capture fails.", "eager_flag", True),
+    ("We never build without --use_cuda_graph.", "eager_flag", False),
+    ("Should we build without CUDA graphs?", "eager_flag", False),
+    # a profile dominated by kernel launches
+    ("nsys shows mostly cudaLaunchKernel on the CPU timeline.", "launch_overhead", True),
+    ("In the CUDA API summary cudaLaunchKernel takes 85% of the time.", "launch_overhead", True),
+    ("About 70% of the CUDA API time is spent in cudaLaunchKernel.", "launch_overhead", True),
+    ("cudaLaunchKernel takes 5% of the API time, cudaMemcpy most of the rest.", "launch_overhead", False),
+])
+def test_graphs_left_out_and_launch_dominated_profiles(text, kind, read):
+    assert bool(observed(text, kind)) == read
