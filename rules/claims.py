@@ -1381,7 +1381,8 @@ def claims(facts: Facts) -> list[Claim]:
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
-            tried = removed or off or tried_only(sentence, effect)
+            tried = removed or off or tried_only(sentence, effect) or (
+                effect != "fixes" and bool(_NOT_IN_USE_YET.search(sentence)))  # (issue 11 s) suggested, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
@@ -3664,3 +3665,28 @@ _extend({
         r"cudaLaunchKernel\b",
     ],
 })
+
+# (issue 11 s) Chinese wordings of the GDR module, NCCL's own upgrade and a narrow link, as reporters write them:
+# "没有加载 nvidia-peermem", "日志里没有 GDRDMA", "升级 NCCL 到 2.21 之后", "其中一张卡是 PCIe Gen1 x4". A link's width
+# does not shrink at idle (only its speed does, to save power), so a width of x1 or x4 counts as said; Gen1 only
+# with a narrow width beside it.
+_extend({
+    "module_missing": [
+        r"(?:没有|没|未)\s*(?:加载|安装|装|启用)\s*(nvidia[-_]peermem|nv_peer_mem|gdrdrv)\b|"
+        r"\b(nvidia[-_]peermem|nv_peer_mem|gdrdrv)\s*(?:模块)?\s*(?:没有|没|未)\s*(?:加载|安装|启用)",
+    ],
+    "gdr_off": [r"(?:没有|没|未)\s*(?:用上|使用|开启|启用|走)?\s*(?:GDRDMA|GDR\b|GPU\s*Direct\s*RDMA)"],
+    "nccl_upgrade": [r"(?:升级|更新|换)(?:了)?\s*(?:到\s*)?NCCL|\bNCCL\s*(?:版本)?\s*(?:升级|更新)(?:了|到|之后|后)"],
+    "pcie_degraded": [
+        r"(?:是|为|显示为?|跑在|变成了?)\s*PCIe\s*(?:Gen\s?\d\s*|\d\.0\s*)?x[14]\b(?!\d)|"
+        r"(?:是|为|显示为?|跑在|变成了?)\s*PCIe\s*Gen\s?[12]\s*x(?:[148])\b(?!\d)",
+        r"\b(?:is|shows|reports|sits at|links? at)\s+(?:PCIe\s*)?(?:Gen\s?\d\s*|\d\.0\s+)?x[14]\b(?!\d)",
+    ],
+})
+# Someone else's suggestion, or a setting not tried yet: "someone suggested NCCL_P2P_DISABLE=1 but I haven't tried
+# it", "the docs recommend NCCL_IB_DISABLE=0": named, not in use.
+_NOT_IN_USE_YET = re.compile(r"\b(?:suggest\w*|recommend\w*|advis\w*|propos\w*|told (?:me|us) to|someone said|"
+                             r"people (?:say|said)|(?:was|were) told)\b|"
+                             r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|yet to)\s+(?:\w+\s+)?"
+                             r"tr(?:y|ied)\b|"
+                             r"(?:建议|推荐)(?:我|我们)?|还没(?:有)?试|没(?:有)?试过", re.I)

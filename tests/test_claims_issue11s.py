@@ -9,6 +9,8 @@ none is copied from a corpus case. Paraphrases must be read; negations, question
 figures that do not improve must not be.
 """
 
+import re
+
 import pytest
 
 from diagnose.bundle import read_bundle
@@ -510,4 +512,37 @@ def test_a_quoted_transport_line_keeps_only_nccls_words(line, via, gdr):
     ("cudaLaunchKernel takes 5% of the API time, cudaMemcpy most of the rest.", "launch_overhead", False),
 ])
 def test_graphs_left_out_and_launch_dominated_profiles(text, kind, read):
+    assert bool(observed(text, kind)) == read
+
+
+# A setting someone else suggested, or one not tried yet, is named, not in use.
+@pytest.mark.parametrize("text, in_use", [
+    ("Someone on the forum suggested setting NCCL_P2P_DISABLE=1 but I haven't tried it.", False),
+    ("The docs recommend NCCL_IB_DISABLE=0 for this cluster.", False),
+    ("I was told to export NCCL_SHM_DISABLE=1, have not tried it yet.", False),
+    ("有人建议设置 NCCL_P2P_DISABLE=1，我还没试。", False),
+    ("We run with NCCL_P2P_DISABLE=1 on every node.", True),
+    ("Setting NCCL_P2P_DISABLE=1 fixes the hang, someone suggested it.", True),  # tried and it fixes: in use
+])
+def test_suggested_or_untried_settings_are_not_in_use(text, in_use):
+    from rules.common import settings
+
+    (name,) = set(re.findall(r"NCCL_\w+", text))
+    assert bool(settings(said(text), name)) == in_use
+
+
+@pytest.mark.parametrize("text, kind, read", [
+    ("两台机器之间是 RoCE，但是没有加载 nvidia-peermem。", "module_missing", True),
+    ("nvidia-peermem 模块没有加载，多机很慢。", "module_missing", True),
+    ("nvidia-peermem 已经加载了。", "module_missing", False),
+    ("日志里没有 GDRDMA，busbw 只有 10 GB/s。", "gdr_off", True),
+    ("日志里能看到 GDRDMA。", "gdr_off", False),
+    ("升级 NCCL 到 2.21 之后 all_reduce 变慢了。", "nccl_upgrade", True),
+    ("NCCL 升级之后训练变慢。", "nccl_upgrade", True),
+    ("我们没有动 NCCL，只升级了 PyTorch。", "nccl_upgrade", False),
+    ("其中一张卡是 PCIe Gen1 x4，另一张是 Gen4 x16。", "pcie_degraded", True),
+    ("nvidia-smi says the second card is x4 while the first is x16.", "pcie_degraded", True),
+    ("两张卡都是 PCIe Gen4 x16。", "pcie_degraded", False),
+])
+def test_chinese_gdr_upgrade_and_link_wordings(text, kind, read):
     assert bool(observed(text, kind)) == read
