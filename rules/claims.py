@@ -3690,3 +3690,12 @@ _NOT_IN_USE_YET = re.compile(r"\b(?:suggest\w*|recommend\w*|advis\w*|propos\w*|t
                              r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|yet to)\s+(?:\w+\s+)?"
                              r"tr(?:y|ied)\b|"
                              r"(?:建议|推荐)(?:我|我们)?|还没(?:有)?试|没(?:有)?试过", re.I)
+
+# (issue 11 s) One sequence at a time as launch flags and shorthand give it: "bs=1" / "BS1" (not "BS1 and BS8"),
+# vLLM's --max-num-seqs 1 / max_num_seqs=1, TensorRT-LLM's --max_batch_size 1, and "I send one prompt and wait".
+_extend({"few_requests": [
+    r"\bbs\s*[=:]?\s*1\b(?!\.\d)(?!\s*(?:and|,|/|-|to|vs\.?)\s*bs\s*[=:]?\s*\d)(?!\s*(?:,|/|-)\s*\d)",
+    r"(?:--?|\b)max[-_](?:num[-_]seqs|batch[-_]size|running[-_]requests)\s*[= ]\s*1\b(?![.\d])",
+    r"\b(?:send|sending|sent|run|running|ran|submit\w*|fire|firing)\s+(?:only\s+)?(?:one|a single)\s+"
+    r"(?:prompt|request|query)\s+(?:and\s+wait|at a time|then wait|and then)\b",
+]})

@@ -546,3 +546,17 @@ def test_suggested_or_untried_settings_are_not_in_use(text, in_use):
 ])
 def test_chinese_gdr_upgrade_and_link_wordings(text, kind, read):
     assert bool(observed(text, kind)) == read
+
+
+@pytest.mark.parametrize("text, read", [
+    ("We benchmark with bs=1 and 256 output tokens.", True),
+    ("vLLM with max_num_seqs=1 gives 40 tok/s.", True),
+    ("trtllm-build --max_batch_size 1 --max_input_len 2048", True),
+    ("I send one prompt and wait for the answer before the next.", True),
+    ("Results at BS1 and BS8 are below.", False),          # two batch sizes compared
+    ("bs=16 gives 900 tok/s.", False),
+    ("--max-num-seqs 16 --max-model-len 4096", False),
+    ("We send one prompt per user, 64 users at once.", False),
+])
+def test_one_sequence_as_flags_and_shorthand(text, read):
+    assert bool(observed(text, "few_requests")) == read
