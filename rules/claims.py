@@ -3699,3 +3699,7 @@ _extend({"few_requests": [
     r"\b(?:send|sending|sent|run|running|ran|submit\w*|fire|firing)\s+(?:only\s+)?(?:one|a single)\s+"
     r"(?:prompt|request|query)\s+(?:and\s+wait|at a time|then wait|and then)\b",
 ]})
+
+# (issue 11 s) The TP size written before the words: "8 GPUs with tensor parallelism", "4 cards using TP".
+_extend({"tp_size_named": [r"(?<![\d.])(\d{1,2})\s*(?:GPUs?|cards?|卡)\s+(?:with|using|for|via|in|under)\s+"
+                           r"(?:tensor[-_ ]?parallel\w*|TP)\b"]})

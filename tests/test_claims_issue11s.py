@@ -560,3 +560,14 @@ def test_chinese_gdr_upgrade_and_link_wordings(text, kind, read):
 ])
 def test_one_sequence_as_flags_and_shorthand(text, read):
     assert bool(observed(text, "few_requests")) == read
+
+
+@pytest.mark.parametrize("text, size", [
+    ("We run Llama-3-70B on 8 GPUs with tensor parallelism.", "8"),
+    ("It starts on 4 cards using TP, not on 6.", "4"),
+    ("I tried 3 GPUs via tensor-parallel and it refuses to load.", "3"),
+    ("We have 8 GPUs and run 2 replicas.", None),
+])
+def test_a_tp_size_written_before_the_words(text, size):
+    found = observed(text, "tp_size_named")
+    assert (found[0].data["groups"][0] if found else None) == size
