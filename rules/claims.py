@@ -3703,3 +3703,9 @@ _extend({"few_requests": [
 # (issue 11 s) The TP size written before the words: "8 GPUs with tensor parallelism", "4 cards using TP".
 _extend({"tp_size_named": [r"(?<![\d.])(\d{1,2})\s*(?:GPUs?|cards?|卡)\s+(?:with|using|for|via|in|under)\s+"
                            r"(?:tensor[-_ ]?parallel\w*|TP)\b"]})
+
+# (issue 11 s) Several sockets as lscpu and numactl print them ("Socket(s): 2", "NUMA node(s): 2",
+# "available: 2 nodes (0-1)"), read in pasted output too: the configuration fact beside an unbound process.
+_extend({"multi_socket": [r"\bSocket\(s\):\s*[2-8]\b", r"\bNUMA node\(s\):\s*[2-8]\b",
+                          r"\bavailable:\s*[2-8]\s+nodes\s*\(0-[1-7]\)"]})
+OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("multi_socket",)

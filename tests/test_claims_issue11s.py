@@ -571,3 +571,19 @@ def test_one_sequence_as_flags_and_shorthand(text, read):
 def test_a_tp_size_written_before_the_words(text, size):
     found = observed(text, "tp_size_named")
     assert (found[0].data["groups"][0] if found else None) == size
+
+
+def pasted(block: str) -> Facts:
+    facts = Facts()
+    facts.add(Note("issue.md:3", claims.OUTPUT_KIND, block))
+    return facts
+
+
+@pytest.mark.parametrize("block, several", [
+    ("Architecture: x86_64\nSocket(s): 2\nCore(s) per socket: 32", True),
+    ("NUMA node(s): 2\nNUMA node0 CPU(s): 0-31\nNUMA node1 CPU(s): 32-63", True),
+    ("available: 2 nodes (0-1)\nnode 0 cpus: 0 1 2 3\nnode 1 cpus: 4 5 6 7", True),
+    ("Architecture: x86_64\nSocket(s): 1\nNUMA node(s): 1", False),
+])
+def test_several_sockets_as_lscpu_and_numactl_print_them(block, several):
+    assert bool(claims.find(pasted(block), "multi_socket")) == several
