@@ -587,3 +587,17 @@ def pasted(block: str) -> Facts:
 ])
 def test_several_sockets_as_lscpu_and_numactl_print_them(block, several):
     assert bool(claims.find(pasted(block), "multi_socket")) == several
+
+
+@pytest.mark.parametrize("text, fired", [
+    ("# Inference slow\n\nWe run with NCCL_DEBUG=TRACE and NCCL_DEBUG_SUBSYS=ALL; the TP=2 run is 3x slower.\n", True),
+    ("# Inference slow\n\n`NCCL_DEBUG=TRACE torchrun --nproc_per_node 2 infer.py` gives 12 tok/s.\n", True),
+    ("# Inference slow\n\nWith NCCL_DEBUG=INFO the TP=2 run is 3x slower than expected.\n", False),
+    ("# Inference slow\n\nThe TP=2 run is 3x slower; we removed NCCL_DEBUG=TRACE before timing.\n", False),
+])
+def test_trace_logging_in_use_is_a_slow_nccl_path(tmp_path, text, fired):
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    found = [f for f in evaluate(facts, ticket_predictions(facts))
+             if f.rule == "nccl.slow_settings" and "NCCL_DEBUG" in f.title]
+    assert bool(found) == fired
