@@ -3551,7 +3551,7 @@ _extend({"gpu_idle_words": [
 # troubleshooting guide (Docker: shared memory) ask for more. Data {command}.
 _CONTAINER_RUN = re.compile(r"\b(?:nvidia-docker|docker|podman)\s+run\b", re.I)
 _CONTAINER_GPUS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|\bNVIDIA_VISIBLE_DEVICES=", re.I)
-_SEVERAL_GPUS = re.compile(r"--(?:tensor[-_]parallel[-_]size|tp[-_]size|tp|num[-_]shard)[= ](?:[2-9]|\d\d)\b|"
+_CONTAINER_TP = re.compile(r"--(?:tensor[-_]parallel[-_]size|tp[-_]size|tp|num[-_]shard)[= ](?:[2-9]|\d\d)\b|"
                            r"\s-tp[= ](?:[2-9]|\d\d)\b|--gpus[= ]\"?'?(?:\"?device=)?\d+,\d+", re.I)
 _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*host\b|/dev/shm\b|--ipc[= ]shareable",
                         re.I)
@@ -3564,7 +3564,7 @@ def container_default_shm(facts: Facts) -> Claim | None:
     for source, text in said:
         for m in _CONTAINER_RUN.finditer(text):
             command = text[m.start():m.start() + 2000].split("\n\n")[0]
-            if _CONTAINER_GPUS.search(command) and _SEVERAL_GPUS.search(command):
+            if _CONTAINER_GPUS.search(command) and _CONTAINER_TP.search(command):
                 return Claim("container_default_shm", source, _quote(text, m, 100), {"command": command[:300]})
     return None
 
@@ -3605,9 +3605,9 @@ def affinity_vs_binding(text: str) -> Claim | None:
 
 
 # (issue 11 s) One node, GPU or rank singled out by an A/B the reporter ran (one_slow): the job back to speed without
-# it ("without node gpu-03 it takes 1.3 s", "excluding GPU 5 the step time goes back to normal"), every test that
-# includes it slow against the others ("every pair that includes node-7 gives 8 GB/s, all other pairs 22"), or its
-# own work measured longer than the others' ("rank 3's compute takes 30% longer than the other ranks"). A collective
+# it ("without node gpu-03 it takes 1.3 s", "excluding GPU 5 the step time goes back to normal"), or its own work
+# measured longer than the others' ("rank 3's compute takes 30% longer than the other ranks"). (Every pair test that
+# includes one GPU being slow points at that GPU's link instead: ticket.one_gpu_every_peer.) A collective
 # finishes when its last rank arrives (NCCL docs; PyTorch distributed's straggler guidance).
 _ONE_NAMED = r"(?:the\s+)?(?:node|host|GPU|rank|card|server|machine|worker)\s*[#:]?\s*[\w.-]*\d[\w.-]*\b"
 _BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|fine|recover\w*|goes back|went back|drops? to|fell to|falls? to|"
@@ -3615,9 +3615,6 @@ _BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|fine|recover\w*|goes back|
 _extend({"one_slow": [
     r"\b(?:without|excluding|exclud\w+|remov\w+|dropp\w+|drop|leav\w+ out|left out|skipp\w+|tak\w+ out|took out)\s+"
     + _ONE_NAMED + _AFFIRMED + r"{0,80}?" + _BACK_TO_SPEED,
-    r"\b(?:every|each|any|all)\s+(?:[\w-]+\s+){0,2}?(?:tests?|runs?|pairs?|jobs?|combinations?)\s+(?:that\s+|which\s+)?"
-    r"(?:include|includes|including|involving|with)\s+" + _ONE_NAMED + _AFFIRMED + r"{0,80}?"
-    r"\b(?:other|rest|remaining|without)\b",
     r"\b(?:rank|GPU|node|worker)\s*#?\d+(?:'s)?\s+(?:\w+\s+){0,2}?(?:takes?|is|runs?)\s+(?:about\s+|~)?"
     r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)",
 ]})
