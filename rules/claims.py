@@ -622,7 +622,9 @@ PATTERNS: dict[str, list[str]] = {
     "no_cpu_binding": [
         r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
-        r"\bwithout (?:numactl|taskset)\b", r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
+        # (issue 11 s) not "with and without numactl": both runs named
+        r"(?<!\bwith and )(?<!\bwith or )\bwithout (?:numactl|taskset)\b",
+        r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
         r"--bind-to[ =]none\b",  # (issue 11 f) Open MPI's switch for no binding
     ],
     "multi_socket": [
@@ -1356,6 +1358,15 @@ def claims(facts: Facts) -> list[Claim]:
             if c:
                 c.source = source
                 out.append(c)
+        if not any(c.kind == "numa_words" and c.source == source and not c.negated and not c.guess for c in out):
+            ab = binding_ab(text) or affinity_vs_binding(text)
+            if ab:
+                ab.source = source
+                out.append(ab)
+        ref = reference_rate(text)
+        if ref:
+            ref.source = source
+            out.append(ref)
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
@@ -1363,10 +1374,13 @@ def claims(facts: Facts) -> list[Claim]:
                 and not nccl_unchanged(text):
             m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
-        engine_versions = None if named else _engine_versions(text)  # NCCL's own releases: nccl_versions_compared
+        # NCCL's own releases: nccl_versions_compared; one NCCL said unchanged beside two engine releases
+        # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
+        engine_versions = None if named and not nccl_unchanged(text) else _engine_versions(text)
         if engine_versions and _REGRESS_WORDS.search(text):
-            out.append(Claim("engine_versions_compared", source, engine_versions[2], {"engine": engine_versions[0],
-                                                                                       "versions": engine_versions[1]}))
+            out.append(Claim("engine_versions_compared", source, engine_versions[2], {
+                "engine": engine_versions[0], "versions": engine_versions[1],
+                "figures": release_figures(text, engine_versions[1])}))
         for m in _SETTING.finditer(text):
             value = m.group(2).rstrip(".:")
             sentence = _sentence_at(text, m.start())
@@ -1378,7 +1392,8 @@ def claims(facts: Facts) -> list[Claim]:
             without = re.search(r"\bwithout\W*$", text[max(0, m.start() - 12):m.start()], re.I)
             if off and effect == "fixes" and not without:
                 effect = None
-            tried = removed or off or tried_only(sentence, effect)
+            tried = removed or off or tried_only(sentence, effect) or (
+                effect != "fixes" and bool(_NOT_IN_USE_YET.search(sentence)))  # (issue 11 s) suggested, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
@@ -1566,6 +1581,7 @@ def _engine_versions(text: str):
     """(engine, [versions], quote) when the text compares two releases of a serving engine."""
     m = _ENGINE_VERSION.search(text)
     versions: list[str] = []
+    named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
@@ -1573,13 +1589,31 @@ def _engine_versions(text: str):
         number = next(g for g in v.groups() if g)
         if number not in versions:
             versions.append(number)
-    if len(versions) < 2 or not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b",
-                                          text, re.I):
+        if re.search(_ENGINE_VERSION.pattern + r"\W{0,3}v?$", before, re.I):
+            named.add(number)
+    if len(versions) < 2 or (len(named) < 2 and not re.search(
+            r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)):
         return None
     if not _PERF_WORDS.search(text):  # a behaviour change between releases is not a slowdown
         return None
     anchor = m or re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)
     return (m.group(1) if m else None), versions[:3], _quote(text, anchor, 120)
+
+
+# (issue 11 s) The figure each release gave, written right after it: "vLLM 0.5.4: 42 tok/s; vLLM 0.6.3: 31 tok/s",
+# "0.5.4 -> 42 tok/s", "with 0.6.3 we get 31 tok/s". {version: (value, unit)} for the releases with one.
+_RELEASE_FIGURE = r"(?:\s*(?::|=|->|→|\|)\s*|\s+(?:gives?|gave|got|does|did|reaches|reached|is at|was at|at|we get|" \
+                  r"I get|we got|I got|runs at|ran at)\s+)~?(\d+(?:\.\d+)?)\s*" \
+                  r"(tok\w*/s|t/s|tps|it/s|[GM]B/s|samples/s|req\w*/s|fps|images?/s|ms)\b"
+
+
+def release_figures(text: str, versions: list[str]) -> dict[str, tuple[float, str]]:
+    out = {}
+    for v in versions:
+        m = re.search(r"(?<![\d.])v?" + re.escape(v) + r"(?![\d.]*\d)" + _RELEASE_FIGURE, text, re.I)
+        if m:
+            out[v] = (float(m.group(1)), m.group(2))
+    return out
 
 
 
@@ -1819,6 +1853,9 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bzu erwarten\b|\berwartet\b|\bnormalerweise\b|\besperad[oa]s?\b|"
                 + _FIGURE_QUESTION),
     ("slow", _RATE_FELL + r"|\bslow\w*|\blow (?:\w+ )?(?:speed|throughput|bandwidth|performance|utili[sz]ation)|"
+             # (issue 11 s) the figure's name first: "throughput low", "the speed is very low"
+             r"\b(?:speed|throughput|bandwidth|performance)\s+(?:is\s+|was\s+|are\s+|seems\s+|looks\s+|stays\s+)?"
+             r"(?:very\s+|quite\s+|too\s+|rather\s+|so\s+)?low\b|"
              r"\b(?:lower|worse|less|lesser|reduced|decreased|bad) (?:\w+ )?(?:speed|throughput|bandwidth|performance|"
              r"tok\w*/s)\b|\b(?:speed|throughput|bandwidth|performance) (?:is |was )?(?:lesser|worse) than\b|"
              r"\bunder-?utili[sz]\w*|"
@@ -3334,6 +3371,49 @@ _BIND_NODE = re.compile(r"(?:--cpunodebind[= ]|\bnumactl\s+(?:[^\n|;]{0,40}?\s)?
 _NO_BINDING = re.compile(r"\b(?:without|not|no longer|never|instead of|remov\w+|dropp\w+)\b[^.\n]{0,20}$", re.I)
 
 
+# (issue 11 s) The same run measured with its threads and memory bound to one socket and without ("~4 t/s. Pinned to
+# one CPU with `numactl --cpunodebind=1 --membind=1`, ~8 t/s"): a binder in one sentence whose rate beats the rate of
+# a sentence without one by AB_GAIN, in the same unit. numactl(8) binds CPUs and memory to a node; unbound on a
+# multi-socket host, half the threads read memory across the socket link (numactl(8); NCCL environment docs,
+# NCCL_IGNORE_CPU_AFFINITY). A binding that made no difference or made it slower gives no claim; so does a sentence
+# naming the binder only as absent ("without numactl") or asked about.
+_AB_BINDER = re.compile(r"\b(?:numactl|taskset)\b|--(?:cpunodebind|membind|physcpubind|cpuset-cpus)\b|"
+                        r"--bind-to[ =](?:numa|socket|core)\b|"
+                        r"\b(?:pinn?(?:ed|ing)|bound|bind(?:ing)?)\s+(?:\w+\s+){0,3}?to\s+"
+                        r"(?:one|a single|1|the|its|their)(?:\s+own)?(?:\s+(?:local|same))?\s+"
+                        r"(?:CPU|socket|NUMA node|NUMA domain|node)s?\b", re.I)
+_AB_RATE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tok\w*/s|t/s|tps|tokens? per second|it/s|[GM]B/s|samples/s|"
+                      r"images?/s|img/s|fps)(?![\w/])", re.I)
+AB_GAIN = 1.2
+
+
+def _ab_unit(unit: str) -> str:
+    """One name per rate: 't/s', 'tps', 'tokens/s' and 'tokens per second' are all tokens per second."""
+    u = unit.lower()
+    return "tok/s" if u.startswith("t") else "img/s" if u.startswith("im") else u
+
+
+def binding_ab(text: str) -> Claim | None:
+    """The bound run's rate at least AB_GAIN times the unbound one's, each the only rate of its sentence: a
+    numa_words claim quoting the bound run, data {bound, unbound, unit}."""
+    bound, free = [], []
+    for sentence in sentences(text):
+        rates = [(float(m.group(1)), _ab_unit(m.group(2))) for m in _AB_RATE.finditer(sentence)]
+        if len(rates) != 1:
+            continue  # two figures in one sentence are a comparison of their own, not one run
+        b = _AB_BINDER.search(sentence)
+        if not b:
+            free.append(rates[0])
+        elif not _NO_BINDING.search(sentence[:b.start()]) and not hypothetical(sentence, b.start()):
+            bound.append((rates[0], sentence, b))
+    for (value, unit), sentence, b in bound:
+        others = [v for v, u in free if u == unit]
+        if others and value >= AB_GAIN * max(others):
+            return Claim("numa_words", "", _quote(sentence, b, 80),
+                         {"groups": [], "bound": value, "unbound": max(others), "unit": unit, "origin": "figures"})
+    return None
+
+
 def cpu_binding(facts: Facts) -> list[Claim]:
     """Each CPU binding the reporter's words or pasted commands give: data {cpus: [...]} or {node: N}; a guess when
     asked, supposed or advised, negated when said to be absent or removed ('without taskset')."""
@@ -3480,3 +3560,225 @@ MORE_WORDS_R: dict[str, list[str]] = {
     ],
 }
 _extend(MORE_WORDS_R)
+# (issue 11 s) One request at a time as reporters also say it: a concurrency of one ("concurrency=1",
+# "--max-concurrency 1", "one concurrent request"), "only tested a single prompt", and the Chinese forms
+# (单并发, 并发为1, 单个请求, 测试单条, 一次只发一条). benchmark_serving's --max-concurrency and trtllm-bench's
+# --concurrency name the requests in flight; at one, decode is latency-bound (few_requests).
+MORE_WORDS_S: dict[str, list[str]] = {
+    "few_requests": [
+        r"\bconcurrency\s*(?:=|:|of|is|was|set to)?\s*1\b(?!\.\d)",
+        r"--(?:max[-_])?concurrency[ =]1\b(?!\.\d)",
+        r"\b(?:1|one|a single)\s+concurrent\s+(?:request|user|stream|client|prompt)s?\b",
+        r"\bonly\s+(?:tested|ran|sent|measured|benchmarked|tried|timed)\s+(?:with\s+)?(?:a single|one|1)\s+"
+        r"(?:request|prompt|query|sequence|input|sample)\b",
+        r"单并发|并发(?:数|量)?\s*(?:为|=|是|设为|设置为)?\s*1(?![\d.])|单(?:个|次)?请求|单条(?:请求|输入|数据|样本|prompt|query)|"
+        r"(?:测试?|测了|跑了?)\s*单条|(?:一次|每次)只(?:发|跑|推理|处理|测)?\s*一(?:个|条)(?:请求|输入|数据|样本)?",
+    ],
+}
+_extend(MORE_WORDS_S)
+
+# (issue 11 s) A measured rate set against a published or expected one in one sentence ("only 87 tokens/s, not the
+# 239.98 tokens/s of the README", "2000 tok/s instead of the 6552 on the performance page", "只有87tokens/s，没有239.98
+# tokens/s"): two rates of one unit, a reference word among them, the larger at least REFERENCE_GAP times the smaller.
+# The larger is the reference, the smaller the measurement (data {measured, reference, unit}). A question ("should I
+# get 240 tok/s rather than 87?") is no claim; "went from 40 to 20 tok/s" names no reference.
+_REFERENCE_MARK = re.compile(
+    r"\b(?:instead of|rather than|expected|expecting|should (?:get|be|reach|see)|readme|docs?|documentation|"
+    r"official\w*|published|reported|claimed|advertised|paper|blog|"
+    r"perf(?:ormance)?[- ](?:page|table|overview|numbers?|docs?)|benchmark (?:page|table|results?|numbers?))\b|"
+    r"(?:\bnot|n't)\s+(?:(?:get\w*|reach\w*|see\w*|the|near|close to|anywhere near)\s+){0,2}(?:~|about\s+)?(?=\d)|"
+    r"没有\s*(?:达到\s*)?(?=\d)|达不到|不到\s*(?=\d)|而不是|官方|文档|宣称|标称|号称", re.I)
+REFERENCE_GAP = 1.5
+
+
+def reference_rate(text: str) -> Claim | None:
+    """The first sentence that sets a measured rate against a reference one (see _REFERENCE_MARK)."""
+    for sentence in sentences(text):
+        rates = [(float(m.group(1)), _ab_unit(m.group(2)), m) for m in _AB_RATE.finditer(sentence)]
+        if len(rates) != 2 or rates[0][1] != rates[1][1] or asked(sentence):
+            continue
+        mark = _REFERENCE_MARK.search(sentence)
+        if not mark:
+            continue
+        low, high = sorted(r[0] for r in rates)
+        if low > 0 and high >= REFERENCE_GAP * low:
+            return Claim("reference_rate", "", _quote(sentence, mark, 80),
+                         {"measured": low, "reference": high, "unit": rates[0][1]})
+    return None
+
+# (issue 11 s) The GPU said to sit idle in so many words ("the GPU is idle while ...", "the GPUs sit idle most of the
+# time", "the GPU idles between kernels", "GPU 空闲/闲置"): NVML's utilization is the share of time a kernel runs, so
+# an idle GPU under load is one waiting on its feeder. Not the idle state between requests or with no work
+# ("the GPU is idle when no requests come in"), nor "is not idle".
+_IDLE_NOT_LOAD = (r"(?![^.\n]{0,40}?\b(?:when|if|after|before|between)\b[^.\n]{0,30}?"
+                  r"\b(?:no|nothing|idle|finish\w*|done|requests?)\b)")
+_extend({"gpu_idle_words": [
+    r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|sat|stays?|remains?|was|were)\s+(?:mostly\s+|often\s+|largely\s+|"
+    r"just\s+|basically\s+)?idle\b" + _IDLE_NOT_LOAD,
+    r"\bGPUs?\s+(?:idles?|idling|starv\w+)\b" + _IDLE_NOT_LOAD,
+    r"GPU\s*(?:大部分时间|经常|基本|一直)?\s*(?:处于)?\s*(?:空闲|闲置)",
+]})
+
+
+# (issue 11 s) A container started for several GPUs with docker's default /dev/shm: a `docker run` (nvidia-docker,
+# podman) with GPUs and a tensor-parallel size of 2 or more (or two devices named), and neither --ipc=host, --shm-size
+# nor a /dev/shm mount anywhere in the ticket. Docker gives a container 64 MB of /dev/shm; vLLM's docs ("use the
+# --ipc=host flag or --shm-size flag ... particularly for tensor parallel inference"), SGLang's (--shm-size) and NCCL's
+# troubleshooting guide (Docker: shared memory) ask for more. Data {command}.
+_CONTAINER_RUN = re.compile(r"\b(?:nvidia-docker|docker|podman)\s+run\b", re.I)
+_CONTAINER_GPUS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|\bNVIDIA_VISIBLE_DEVICES=", re.I)
+_CONTAINER_TP = re.compile(r"--(?:tensor[-_]parallel[-_]size|tp[-_]size|tp|num[-_]shard)[= ](?:[2-9]|\d\d)\b|"
+                           r"\s-tp[= ](?:[2-9]|\d\d)\b|--gpus[= ]\"?'?(?:\"?device=)?\d+,\d+", re.I)
+_SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*host\b|/dev/shm\b|--ipc[= ]shareable",
+                        re.I)
+
+
+def container_default_shm(facts: Facts) -> Claim | None:
+    said = texts(facts) + _pasted(facts)
+    if any(_SHM_GIVEN.search(text) for _, text in said):
+        return None  # shared memory named anywhere: set, tried or asked about
+    for source, text in said:
+        for m in _CONTAINER_RUN.finditer(text):
+            command = text[m.start():m.start() + 2000].split("\n\n")[0]
+            if _CONTAINER_GPUS.search(command) and _CONTAINER_TP.search(command):
+                return Claim("container_default_shm", source, _quote(text, m, 100), {"command": command[:300]})
+    return None
+
+# (issue 11 s) The limit as nvidia-smi prints it: its default table's Pwr:Usage/Cap cell ("148W / 150W") and
+# nvidia-smi -q's "Current Power Limit : 250.00 W" / "Enforced Power Limit" said in prose without a verb. The cap
+# is the figure; _power_limit sets it against the board's rated power (catalog tdp_w or a default said beside it).
+_extend({"power_limit": [
+    r"(?<![\w.])\d{1,4}(?:\.\d+)?\s*W\s*/\s*(\d{2,4})\s*W\b",
+    r"\b(?:current|enforced|configured|requested)\s+power[- ]?limit\s*[:=]?\s*(\d{2,4}(?:\.\d+)?)\s*(?:W|watts?)\b",
+]})
+OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("power_limit",)
+
+
+# (issue 11 s) The GPUs' CPU affinity as `nvidia-smi topo -m` prints it, quoted in prose ("topo -m gives CPU Affinity
+# 32-63 for GPU4-7"), beside a binding of the process to CPUs that share none of them ("the launcher runs those
+# ranks under taskset -c 0-31"): every launch and host copy of those ranks crosses the socket link (numa_words).
+_AFFINITY_SAID = re.compile(r"\bCPU[ _-]?Affinity\b\s*(?:of|for|is|was|=|:)?\s*(?:(?:GPUs?\s*[\d,-]+|the GPUs?)\s*"
+                            r"(?:is|are|=|:)?\s*)?" + _CPU_LIST, re.I)
+
+
+def affinity_vs_binding(text: str) -> Claim | None:
+    """A CPU binding in `text` that shares no CPU with a GPU CPU affinity said in it: a numa_words claim quoting
+    the binding, data {affinity, bound}."""
+    local = [nccl_log.cpu_list(m.group(1)) for m in _AFFINITY_SAID.finditer(text)]
+    local = [cpus for cpus in local if cpus]
+    if not local:
+        return None
+    for sentence in sentences(text):
+        for m in _BIND_CPUS.finditer(sentence):
+            bound = nccl_log.cpu_list(m.group(1))
+            if not bound or _NO_BINDING.search(sentence[:m.start()]) or hypothetical(sentence, m.start()):
+                continue
+            far = next((cpus for cpus in local if not set(cpus) & set(bound)), None)
+            if far:
+                return Claim("numa_words", "", _quote(sentence, m, 80),
+                             {"groups": [], "affinity": f"{far[0]}-{far[-1]}", "bound": m.group(1)})
+    return None
+
+
+# (issue 11 s) One node, GPU or rank singled out by an A/B the reporter ran (one_slow): the job back to speed without
+# it ("without node gpu-03 it takes 1.3 s", "excluding GPU 5 the step time goes back to normal"), or its own work
+# measured longer than the others' ("rank 3's compute takes 30% longer than the other ranks"). (Every pair test that
+# includes one GPU being slow points at that GPU's link instead: ticket.one_gpu_every_peer.) A collective
+# finishes when its last rank arrives (NCCL docs; PyTorch distributed's straggler guidance).
+_ONE_NAMED = r"(?:the\s+)?(?:node|host|GPU|rank|card|server|machine|worker)\s*[#:]?\s*[\w.-]*\d[\w.-]*\b"
+_BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|fine|recover\w*|goes back|went back|drops? to|fell to|falls? to|"
+                  r"improv\w*|(?:only\s+)?takes?\s+(?:about\s+|~)?\d|is\s+(?:about\s+|~)?\d|gives?\s+(?:about\s+|~)?\d)")
+_extend({"one_slow": [
+    r"\b(?:without|excluding|exclud\w+|remov\w+|dropp\w+|drop|leav\w+ out|left out|skipp\w+|tak\w+ out|took out)\s+"
+    + _ONE_NAMED + _AFFIRMED + r"{0,80}?" + _BACK_TO_SPEED,
+    r"\b(?:rank|GPU|node|worker)\s*#?\d+(?:'s)?\s+(?:\w+\s+){0,2}?(?:takes?|is|runs?)\s+(?:about\s+|~)?"
+    r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)",
+]})
+
+
+# (issue 11 s) Two GPU models named as used together in one sentence ("we combined an RTX 3090 and an RTX 3060 with
+# tensor parallelism", "a 4090 plus a 3060 in one box", "mixed A100 and V100"): not a comparison of machines ("the
+# 4090 is faster than the 3060", "replaced the V100 with an A100"). Data {names}.
+_TOGETHER = re.compile(r"\b(?:combin\w+|together|mix(?:ed)?|mix of|paired|pair of|plus|alongside|along with|"
+                       r"tensor[- ]parallel\w*|split (?:across|over|between)|in (?:one|the same) (?:box|machine|server|"
+                       r"node|system))\b|\s\+\s", re.I)
+_CONTRAST = re.compile(r"\b(?:than|vs\.?|versus|compar\w+|instead of|replac\w+|switch\w*|upgrad\w*|swapp?\w*|"
+                       r"moved? from|rather than)\b", re.I)
+
+
+def gpus_together(facts: Facts) -> Claim | None:
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            found = list(GPU_NAME.finditer(sentence))
+            names = list(dict.fromkeys(m.group(1) for m in found))
+            if len(names) < 2 or not _TOGETHER.search(sentence) or asked(sentence):
+                continue
+            m = found[0]
+            second = next(x for x in found if x.group(1) == names[1])
+            if _CONTRAST.search(sentence[max(0, m.start() - 30):second.end()]):
+                continue  # the two named against each other, or one for the other
+            return Claim("gpus_together", source, _quote(sentence, m, 100), {"names": names})
+    return None
+
+# (issue 11 s) CUDA graphs left out at build or launch time ("we build without --use_cuda_graph", "engine built
+# without CUDA graphs"): TensorRT-LLM's --use_cuda_graph and the engines' graph options named as absent. And a profile
+# dominated by kernel launches as Nsight Systems' CUDA API summary shows it ("mostly cudaLaunchKernel", "80% of the
+# CUDA API time in cudaLaunchKernel"): the host's launch rate sets the pace (the CUDA graphs blog, nsys docs).
+_extend({
+    "eager_flag": [
+        r"\b(?:buil[dt]\w*|compil\w+|exported?|configured?|launch\w*|start\w*)\s+(?:\w+\s+){0,2}?without\s+(?:the\s+)?"
+        r"(?:--use[-_]cuda[-_]graphs?|use_cuda_graphs?|CUDA[- ]?graphs?|cudagraphs?)\b",
+    ],
+    "launch_overhead": [
+        r"\b(?:mostly|dominated by|most(?: of the)? (?:CPU |API )?time (?:is |in |on )?|spent (?:mostly )?in)\s*"
+        r"cudaLaunchKernel\b",
+        r"\bcudaLaunchKernel\b\s+(?:\w+\s+){0,2}?(?:dominat\w+|(?:takes?|is|accounts? for|uses?)\s+(?:up\s+)?"
+        r"(?:most of the|(?:about\s+|~)?[5-9]\d(?:\.\d+)?\s*%))",
+        r"\b[5-9]\d(?:\.\d+)?\s*%\s+(?:of\s+(?:the\s+)?(?:CUDA\s+)?(?:API|CPU)\s+time\s+)?(?:is\s+|in\s+|spent in\s+)?"
+        r"cudaLaunchKernel\b",
+    ],
+})
+
+# (issue 11 s) Chinese wordings of the GDR module, NCCL's own upgrade and a narrow link, as reporters write them:
+# "没有加载 nvidia-peermem", "日志里没有 GDRDMA", "升级 NCCL 到 2.21 之后", "其中一张卡是 PCIe Gen1 x4". A link's width
+# does not shrink at idle (only its speed does, to save power), so a width of x1 or x4 counts as said; Gen1 only
+# with a narrow width beside it.
+_extend({
+    "module_missing": [
+        r"(?:没有|没|未)\s*(?:加载|安装|装|启用)\s*(nvidia[-_]peermem|nv_peer_mem|gdrdrv)\b|"
+        r"\b(nvidia[-_]peermem|nv_peer_mem|gdrdrv)\s*(?:模块)?\s*(?:没有|没|未)\s*(?:加载|安装|启用)",
+    ],
+    "gdr_off": [r"(?:没有|没|未)\s*(?:用上|使用|开启|启用|走)?\s*(?:GDRDMA|GDR\b|GPU\s*Direct\s*RDMA)"],
+    "nccl_upgrade": [r"(?:升级|更新|换)(?:了)?\s*(?:到\s*)?NCCL|\bNCCL\s*(?:版本)?\s*(?:升级|更新)(?:了|到|之后|后)"],
+    "pcie_degraded": [
+        r"(?:是|为|显示为?|跑在|变成了?)\s*PCIe\s*(?:Gen\s?\d\s*|\d\.0\s*)?x[14]\b(?!\d)|"
+        r"(?:是|为|显示为?|跑在|变成了?)\s*PCIe\s*Gen\s?[12]\s*x(?:[148])\b(?!\d)",
+        r"\b(?:is|shows|reports|sits at|links? at)\s+(?:PCIe\s*)?(?:Gen\s?\d\s*|\d\.0\s+)?x[14]\b(?!\d)",
+    ],
+})
+# Someone else's suggestion, or a setting not tried yet: "someone suggested NCCL_P2P_DISABLE=1 but I haven't tried
+# it", "the docs recommend NCCL_IB_DISABLE=0": named, not in use.
+_NOT_IN_USE_YET = re.compile(r"\b(?:suggest\w*|recommend\w*|advis\w*|propos\w*|told (?:me|us) to|someone said|"
+                             r"people (?:say|said)|(?:was|were) told)\b|"
+                             r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|yet to)\s+(?:\w+\s+)?"
+                             r"tr(?:y|ied)\b|"
+                             r"(?:建议|推荐)(?:我|我们)?|还没(?:有)?试|没(?:有)?试过", re.I)
+
+# (issue 11 s) One sequence at a time as launch flags and shorthand give it: "bs=1" / "BS1" (not "BS1 and BS8"),
+# vLLM's --max-num-seqs 1 / max_num_seqs=1, TensorRT-LLM's --max_batch_size 1, and "I send one prompt and wait".
+_extend({"few_requests": [
+    r"\bbs\s*[=:]?\s*1\b(?!\.\d)(?!\s*(?:and|,|/|-|to|vs\.?)\s*bs\s*[=:]?\s*\d)(?!\s*(?:,|/|-)\s*\d)",
+    r"(?:--?|\b)max[-_](?:num[-_]seqs|batch[-_]size|running[-_]requests)\s*[= ]\s*1\b(?![.\d])",
+    r"\b(?:send|sending|sent|run|running|ran|submit\w*|fire|firing)\s+(?:only\s+)?(?:one|a single)\s+"
+    r"(?:prompt|request|query)\s+(?:and\s+wait|at a time|then wait|and then)\b",
+]})
+
+# (issue 11 s) The TP size written before the words: "8 GPUs with tensor parallelism", "4 cards using TP".
+_extend({"tp_size_named": [r"(?<![\d.])(\d{1,2})\s*(?:GPUs?|cards?|卡)\s+(?:with|using|for|via|in|under)\s+"
+                           r"(?:tensor[-_ ]?parallel\w*|TP)\b"]})
+
+# (issue 11 s) Several sockets as lscpu and numactl print them ("Socket(s): 2", "NUMA node(s): 2",
+# "available: 2 nodes (0-1)"), read in pasted output too: the configuration fact beside an unbound process.
+_extend({"multi_socket": [r"\bSocket\(s\):\s*[2-8]\b", r"\bNUMA node\(s\):\s*[2-8]\b",
+                          r"\bavailable:\s*[2-8]\s+nodes\s*\(0-[1-7]\)"]})
+OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("multi_socket",)

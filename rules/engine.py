@@ -474,18 +474,28 @@ FIGURE_FITS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "tic
                "ticket.ttft_vs_expected", "ticket.copy_figure", "ticket.host_copy_figure")
 
 
+# (issue 11 s) Checks that set two of the reporter's own runs against each other on the same system (two releases
+# of the engine, a run bound to one NUMA node and one unbound): when their evidence carries both figures, the
+# difference is measured, not a keyword, and one run fitting its band does not explain the other.
+FIGURE_AB = ("ticket.engine_versions", "ticket.numa_words")
+
+
+def _figure_ab(f: Finding) -> bool:
+    return f.rule in FIGURE_AB and any(e.measured is not None and e.expected is not None for e in f.evidence)
+
+
 def fits_first(facts, findings: list[Finding]) -> list[Finding]:
     """A measured figure that fits the expected band outranks a cause whose every piece of evidence is the
     reporter's prose (a keyword, an inventory line, a guess), and a weaker prior about the layout: such a cause stays
     in the report as a lead, at the fit's level less a step, and keeps the lead only where a parsed artifact shows
-    it."""
+    it. An A/B of the reporter's own figures (FIGURE_AB) is not demoted."""
     fits = [f for f in findings if f.rule in FIGURE_FITS and f.category in CONCLUSIONS and f.confidence > 0]
     if not fits:
         return findings
     best = max(f.confidence for f in fits)
 
     def outranks_on_words(f: Finding) -> bool:
-        return (is_cause(f) and f.category not in CONCLUSIONS and f.rule not in FIGURE_FITS
+        return (is_cause(f) and f.category not in CONCLUSIONS and f.rule not in FIGURE_FITS and not _figure_ab(f)
                 and (SEVERITY_RANK[f.severity] > SEVERITY_RANK["info"] or f.confidence >= best)
                 and (words_only(facts, [f], f.category) or prior_below(f)))
 

@@ -259,6 +259,9 @@ def mixed_gpus(facts: Facts, predictions=None):
                 listed = {g["name"] for g in n.data.get("gpus", []) if not g["compared"] and g.get("listed")}
                 if len(listed) >= 2:
                     names, src = listed, n.source
+    together = claims.gpus_together(facts) if len(names) < 2 else None
+    if together:  # (issue 11 s) named as used together in one sentence, not compared
+        names, src = set(together.data["names"]), together.cited
     if len({getattr(find_gpu_family(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
     pace = _pace_gap(names)
@@ -728,6 +731,26 @@ def system_error_in_container(facts: Facts, predictions=None):
                refs=["nccl_docker"])
 
 
+@rule("ticket.container_default_shm", "shm_too_small")
+def container_default_shm(facts: Facts, predictions=None):
+    """A multi-GPU container started with docker's 64 MB /dev/shm that hangs or fails: the engines' documentation asks
+    for --ipc=host or --shm-size for tensor parallelism (vLLM, SGLang), NCCL's for its shared-memory segments. A
+    lead for a hang or a failure, not for a slow run (NCCL picks another transport when SHM cannot start)."""
+    c = claims.container_default_shm(facts)
+    said = claims.symptom_quote(facts)
+    if not c or not said or said[2] not in ("hang", "crash", "error"):
+        return
+    yield make("ticket.container_default_shm", "shm_too_small", "warning", 0.55,
+               "The multi-GPU container runs with docker's default 64 MB /dev/shm",
+               "Tensor-parallel workers and NCCL's shared-memory transport put their buffers in /dev/shm; docker "
+               "gives a container 64 MB unless --ipc=host or --shm-size says otherwise, and the launch line sets "
+               "neither, so the workers can hang or fail while setting them up.",
+               [claim_ev(c, "container launch line")],
+               fix="Start the container with --ipc=host (or --shm-size of several GB; Kubernetes: an emptyDir with "
+               "medium: Memory at /dev/shm) and retry.",
+               refs=["nccl_docker", "https://docs.vllm.ai/en/latest/deployment/docker.html"])
+
+
 def _splits(spec, tp: int) -> bool:
     """Does TP give each GPU whole query heads and whole (or evenly replicated) KV heads? MLA's latent KV is on
     every rank, so only its query heads count."""
@@ -800,11 +823,17 @@ def engine_versions(facts: Facts, predictions=None):
         return  # PyTorch's own releases: ticket.torch_releases reads them (its NCCL changes with them)
     versions = " vs ".join(c.data["versions"][:2])
     engine = c.data["engine"] or engine_of(facts) or "the engine"
+    evidence = [claim_ev(c, "releases compared")]
+    figures = c.data.get("figures") or {}
+    if len(figures) >= 2 and len({u.lower() for _, u in figures.values()}) == 1:  # (issue 11 s) each release's figure
+        old, new = sorted(figures, key=claims.version_key)[:1] + sorted(figures, key=claims.version_key)[-1:]
+        evidence.append(ev(c, f"{engine} {new} (expected: {old}'s figure, same setup)", figures[new][0],
+                           figures[old][0], figures[new][1]))
     yield make("ticket.engine_versions", "other", "warning", weight(c, 0.6),
                f"{engine} {versions}: the same setup behaves differently between releases",
                "When only the engine's release changed, the difference is the engine's: a default that changed "
                "(scheduler, CUDA graphs, KV-cache settings) or a regression, not the GPUs.",
-               [claim_ev(c, "releases compared")],
+               evidence,
                fix="Compare the two releases' launch logs for changed defaults; bisect releases and report it upstream "
                "with both figures.")
 
@@ -1532,6 +1561,9 @@ def numa_words(facts: Facts, predictions=None):
         return
     evidence = [claim_ev(c, "CPU / NUMA placement")] if c and not c.guess else \
         [claim_ev(sockets, "several CPU sockets"), claim_ev(unbound, "the processes are not bound to CPUs")]
+    if c and c.data.get("origin") == "figures":  # (claims.binding_ab) the bound run's rate against the unbound one's
+        evidence.append(ev(c, "the rate bound to one NUMA node (expected: the unbound run's)", c.data["bound"],
+                           c.data["unbound"], c.data["unit"]))
     yield make("ticket.numa_words", "numa_affinity", "warning", weight(c) if c and not c.guess else 0.45,
                "The ranks' CPU work runs on the other socket from their GPUs",
                "A rank whose threads and pinned buffers sit on the far socket sends every launch, host copy and "
@@ -1850,6 +1882,32 @@ def gpu_latency_one_input(facts: Facts, predictions=None):
                fix="Batch inputs (the batched decoders and servers exist for that), or keep the CPU path for single "
                "low-latency requests; CUDA graphs trim the launch share.",
                refs=["https://github.com/NVIDIA/DeepLearningExamples/tree/master/FasterTransformer#performance"])
+
+
+@rule("ticket.one_stream_vs_reference", "latency_bound_small_batch")
+def one_stream_vs_reference(facts: Facts, predictions=None):
+    """One request at a time measured against a published or expected throughput (claims.reference_rate): engines
+    publish throughput with many requests in flight (TensorRT-LLM's performance overview runs trtllm-bench at the
+    largest batch that fits; vLLM's throughput benchmarks keep hundreds of prompts queued), where each decode step's
+    weight reads serve the whole batch. One stream pays the same reads for one token, so its tok/s is a fraction of
+    the batched figure: latency, not a fault."""
+    few, ref = _first(facts, "few_requests"), _first(facts, "reference_rate")
+    if not few or few.guess or few.negated or not ref or ref.guess or ref.negated:
+        return
+    d = ref.data
+    yield make("ticket.one_stream_vs_reference", "latency_bound_small_batch", "warning", 0.6,
+               f"One request at a time ({d['measured']:g} {d['unit']}) set against a batched figure "
+               f"({d['reference']:g} {d['unit']})",
+               "Published throughput is measured with many requests in flight: every decode step reads the weights "
+               "once for the whole batch. A single request reads them for one token per step, so it reaches a "
+               "fraction of that figure on the same hardware; the gap is the batch, not a fault.",
+               [claim_ev(few, "requests in flight"),
+                ev(ref, "the measured rate (expected: the reference figure)", d["measured"], d["reference"],
+                   d["unit"])],
+               fix="Measure the way the reference was measured (its batch size or concurrency, e.g. trtllm-bench or "
+               "vLLM's benchmark_serving with many prompts), or compare one stream with a one-stream figure.",
+               refs=["https://nvidia.github.io/TensorRT-LLM/performance/perf-overview.html",
+                     "https://docs.vllm.ai/en/latest/contributing/benchmarks.html"])
 
 
 @rule("ticket.binding_off_node", "numa_affinity")

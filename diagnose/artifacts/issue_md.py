@@ -695,7 +695,8 @@ def _after_bench(line: str) -> str:
 # A results table's columns: how many GPUs (or the TP size) a row ran on, and what it measured.
 # A bare "GPU" column numbers the GPUs (0, 1, 2 ...), it does not count them: not a layout column.
 GPUS_HEADER = re.compile(r"^(?:#\s*GPUs?|num[_ -]?gpus?|gpus|gpu[_ ]?count|n[_ ]?gpus?|tp|tp[_ ]?size|"
-                         r"tensor[_ ]?parallel\w*|num[_ -]?shards?|shards?|world[_ ]?size|cards|#\s*cards?)$", re.I)
+                         r"tensor[_ -]?parallel(?:[_ -]?size|\w*)|num[_ -]?shards?|shards?|world[_ ]?size|cards|"
+                         r"#\s*cards?)$", re.I)
 # How many copies of the model a row serves (vLLM/SGLang "data parallel", separate instances, replicas): each
 # copy has the TP column's GPUs, so the row uses replicas x TP of them.
 REPLICA_HEADER = re.compile(r"^(?:#\s*)?(?:instances?|replicas?|copies|dp|dp[_ ]?size|data[_ ]?parallel\w*|"
@@ -762,6 +763,12 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
         wide = {j: int(m.group(1) or m.group(2)) for j, c in enumerate(cells) if (m := LAYOUT_HEADER.match(c))}
         # (two columns do: "| GPUs | tok/s |", a count and its figure)
         if "|" not in head or len(cells) < 2 or not (any(GPUS_HEADER.match(c) for c in cells) or len(wide) >= 2):
+            turned = _transposed(lines, k - 1)
+            if turned:
+                k, cells, body = turned
+                rows = _long_rows(cells, body, None, outputs_first=True)
+                if len({row["gpus"] for row in rows}) >= 2:
+                    out.append(Note(where(name, i), "results_table", f"{len(rows)} rows", data={"rows": rows}))
             continue
         body = []
         while k < len(lines) and "|" in lines[k][1]:
@@ -786,7 +793,32 @@ CELL_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s)\b
 CELL_MS = re.compile(r"(\d+(?:\.\d+)?)\s*ms\b", re.I)
 
 
-def _long_rows(cells: list[str], body: list, default: str | None) -> list[dict]:
+# (issue 11 s) A table laid out the other way round: one row per quantity, one column per run ("| Tensor Parallel
+# Size | 1 | 2 | 1 |" over "| Output (tokens/s) | 3344.91 | 1516.37 | 4623.98 |"), as benchmark blogs and
+# spreadsheets print them. Turned so each run is a row, it reads as a long table.
+def _transposed(lines: list[tuple[int, str]], k: int) -> tuple[int, list[str], list] | None:
+    """(index after the table, the first column as headers, one body row per run) when the table starting at
+    lines[k] has a row whose first cell names the GPUs or the TP size and whose other cells are counts; else None."""
+    rows, end = [], k
+    while end < len(lines) and "|" in lines[end][1]:
+        vals = _cells(lines[end][1])
+        if not set("".join(vals)) <= set("-: "):
+            rows.append(vals)
+        end += 1
+    width = len(rows[0]) if rows else 0
+    if width < 3 or any(len(r) != width for r in rows) or not any(
+            GPUS_HEADER.match(r[0]) and all(v.isdigit() and int(v) >= 1 for v in r[1:]) for r in rows):
+        return None
+    line = lines[k][0]
+    return end, [r[0] for r in rows], [(line, [r[j] for r in rows]) for j in range(1, width)]
+
+
+# Which figure of a turned table's run is its main one: a rate, the output (decode) rate before the input's.
+_INPUT_RATE = re.compile(r"\b(?:input|prompt|prefill)\b", re.I)
+_OUTPUT_RATE = re.compile(r"\b(?:output|generat\w*|decode)\b", re.I)
+
+
+def _long_rows(cells: list[str], body: list, default: str | None, outputs_first: bool = False) -> list[dict]:
     # the GPU-count column: a header naming it whose cells are whole numbers
     gcol = next((j for j, c in enumerate(cells) if GPUS_HEADER.match(c) and body
                  and all(v[j].isdigit() and int(v[j]) >= 1 for _, v in body)), None)
@@ -798,6 +830,9 @@ def _long_rows(cells: list[str], body: list, default: str | None) -> list[dict]:
     per_copy = rcol is not None and bool(re.match(r"(?i)tp|tensor", cells[gcol]))
     columns = [(j, c, "rate" if RATE_WORDS.search(c) else "ms" if LATENCY_WORDS.search(c) else default)
                for j, c in enumerate(cells) if j not in (gcol, rcol)]
+    if outputs_first:  # a turned table lists every quantity: its main figure is the output rate
+        columns = [c for c in columns if c[2] == "rate"]
+        columns.sort(key=lambda c: (bool(_INPUT_RATE.search(c[1])), not _OUTPUT_RATE.search(c[1])))
     rows = []
     for r, vals in body:
         label = next((v for j, v in enumerate(vals) if j not in (gcol, rcol) and not NUMBER.fullmatch(v)

@@ -51,11 +51,15 @@ ADVICE = re.compile(r"run with NCCL_DEBUG=\w+")  # NCCL's advice in its own erro
 # (README, claims).
 OFF_BEFORE = re.compile(r"(?:\b(?:not|never|no longer|without|remov(?:e|ed|ing)|dropp?(?:ed|ing)?|delet(?:e|ed|ing)|"
                         r"un-?set(?:ting)?|comment(?:ed|ing)? out|t(?:ook|ake|aken) out|got rid of|"
-                        r"stopp?(?:ed|ing) (?:using|passing|setting))|n't)\b[\w\s,]{0,20}[\"'`]?$", re.I)
+                        r"stopp?(?:ed|ing) (?:using|passing|setting)|"
+                        # (issue 11 s) someone else's suggestion, not what runs: "someone suggested setting X=1"
+                        r"suggest\w*|recommend\w*|advis\w*|propos\w*|told (?:me|us) to)|n't)\b[\w\s,]{0,20}[\"'`]?$",
+                        re.I)
 OFF_AFTER = re.compile(r"^[\"'`]?\s+(?:(?:is|was|are|were)(?:\s+not|n't)\s+(?:\w+\s+)?(?:set|used|exported|enabled|"
                        r"applied|passed|in use)\b|(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|commented out)\b|"
                        r"(?:did|does|do)(?: not|n't) (?:help|fix|change)\b|"
-                       r"(?:had|has|made|makes) no (?:effect|difference)\b)",
+                       r"(?:had|has|made|makes) no (?:effect|difference)\b|"
+                       r"[^.\n]{0,30}?\bbut (?:I|we) (?:haven't|have not|didn't|did not) (?:yet )?(?:tried|tested)\b)",
                        re.I)
 YAML_NAME = re.compile(r"^\s*-?\s*name:\s*[\"']?(?P<name>[A-Z][A-Z0-9_]*)[\"']?\s*$", re.M)
 YAML_VALUE = re.compile(r"^\s*value:\s*(?P<value>\"[^\"]*\"|'[^']*'|\S+)\s*$")

@@ -32,7 +32,9 @@ FRAMEWORK_VERSION = re.compile(r"using nccl\s*==\s*(?P<v>\d+\.\d+\.\d+)", re.I)
 SETTING = re.compile(r"\b(?P<name>(?:NCCL|CUDA|UCX|FI|OMPI)_\w+) set by environment to\s*(?P<value>.*?)\.?\s*$")
 CONNECTION = re.compile(
     r"\b(?:Channel|Ring)\s+(?P<ch>\d+)(?:/\d+)?\s*:\s*(?P<rank>\d+)\[[^\]]*\]\s*->\s*(?P<peer>\d+)\[[^\]]*\]"
-    r"(?:\s*\[(?P<dir>send|receive)\])?\s+via\s+(?P<via>.+?)\s*$"
+    # (issue 11 s) the transport ends at a closing quote or a comma: a line quoted in prose ("... via NET/IB/0'
+    # without GDRDMA, and ...") keeps only NCCL's words (a plugin's name may hold a space: "NET/AWS Libfabric/0")
+    r"(?:\s*\[(?P<dir>send|receive)\])?\s+via\s+(?P<via>[^'\"`,;]+?)\s*(?:['\"`,;].*)?$"
 )
 RING = re.compile(r"\b(?:Channel\s+(?P<ch>\d+)/(?P<of>\d+)|Ring\s+(?P<ring>\d+))\s*:\s*"
                   r"(?P<ranks>-?\d+(?:\s+-?\d+)*)\s*$")
