@@ -1789,6 +1789,11 @@ SYMPTOMS: list[tuple[str, str]] = [
               # ("cannot use the second GPU" stays a failure: one device out of reach)
               r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|"
               r"more than one|multiple|several|\d+) ?(?:\w+ )?(?:GPUs?|cards?)?)\b|"
+              # a speed out of reach: "can't one request reach the batch's rate", "can't TPS be the maximum"
+              # ("cannot be loaded", "can't get the model to load" stay failures: no speed named)
+              r"(?:[\w'\"‘’“”]+\s+){0,3}?(?:reach|achieve|exceed|match|get|be)\b[^.?!\n]{0,30}?"
+              r"\b(?:max\w*|peak|faster|quicker|higher|better|rates?|speed|throughput|bandwidth|"
+              r"as (?:fast|high|good))\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
@@ -1876,8 +1881,6 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
-            if kind == "error" and re.search(r"\bwhy\s+$", text[max(0, m.start() - 6):m.start()], re.I):
-                continue  # "why can't one request reach the batch's rate?": a question about capability (issue 11 r)
             if kind in ("hang", "crash", "error") and (
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):

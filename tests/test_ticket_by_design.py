@@ -256,11 +256,26 @@ def test_concurrency_rates_need_a_grown_total_and_no_fault(text):
 
 @pytest.mark.parametrize("text, kind", [
     ("Why can't one request reach the batch's rate?", None),
-    ("Why cannot the second GPU be used?", None),
+    ("Why can't 'TPS' be the maximum for a single user?", None),
+    ("One stream cannot achieve the throughput of the whole batch.", None),   # no "why": the same speed out of reach
+    ("Why can a single request not be as fast as eight?", None),
     ("It can't load the model on two GPUs.", "error"),
+    # a "why" in front does not turn a failure into a question about speed (review of issue 11 r)
+    ("Why can't vLLM load the model on my H100?", "error"),
+    ("Why can't the server start on my two GPUs?", "error"),
+    ("Why does the engine fail to start on the second node?", "error"),
+    ("Why cannot the second GPU be used?", "error"),  # as "cannot use the second GPU": one device out of reach
+    ("The model cannot be loaded, why?", "error"),
+    ("I can't get the model to load.", "error"),
 ])
 def test_why_cant_asks_about_capability_not_a_failure(text, kind):
     assert (claims.symptom(said(text)) == "error") == (kind == "error")
+
+
+def test_a_failure_asked_about_with_why_is_no_healthy_system():
+    verdict, findings = answer("Why can't vLLM load the model on my H100?")
+    assert verdict.category != "healthy"
+    assert not [f for f in findings if f.rule == "ticket.nothing_broken"]
 
 
 # --------------------------------------------------------------------------- warm-up, in the threads' languages
