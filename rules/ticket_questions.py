@@ -425,7 +425,8 @@ def cpu_one_core(facts: Facts, predictions=None):
 # a PyTorch program runs on cuda:0 unless it places work elsewhere). Worded in the languages these threads use.
 _ONE_GPU_USED = re.compile(
     r"\bonly (?:ever )?(?:uses?|using|used|utili[sz]\w+|runs? on|loads? (?:it |the model )?(?:on|into|onto))\s+"
-    r"(?:one|1|a single|the first|GPU\s*0|cuda:0)\b|"
+    r"(?:(?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?|devices?)"
+    r"|GPU\s*0|cuda:0)\b|"  # (a GPU noun after the number: "only uses one CPU core", "only uses 1 GB" are no GPU)
     r"\bonly (?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?)\b"
     r"[^.\n]{0,25}?\b(?:is |are |was |gets? |got )?(?:used|utili[sz]ed|in use|busy|working|active|loaded)\b|"
     r"\b(?:the )?(?:other|second|remaining|rest of the|other \d+)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
@@ -444,12 +445,12 @@ _ONE_GPU_USED = re.compile(
 _IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
                       r"\balternat\w*|\bsequential\w*|轮流|交替|依次|順番|交互|번갈아|по очереди|abwechselnd|"
                       r"por turnos", re.I)
-# Several GPUs in the reporter's words ("four 4090 GPUs", "4x A100", "multiple GPUs", "双卡").
-_SEVERAL_GPUS = re.compile(r"\b(?:multiple|several|many|two|three|four|five|six|seven|eight|\d+)\s+(?:\w+\s+)?"
-                           r"(?:GPUs|cards)\b|\b\d+\s*[x×]\s*[A-Z]{0,4}\s?\d{2,4}|\b[A-Z]{0,4}\s?\d{2,4}\s*[x×*]\s*\d+\b|"
-                           r"双卡|多卡|多张|(?:\d+|两|二|三|四|八)\s*(?:张|块)\s*(?:卡|显卡|\d{4})|複数\s*の?\s*GPU|"
-                           r"\d+\s*枚|여러|(?:\d+\s*개|두\s*개|세\s*개|네\s*개)|"
-                           r"mehrere|несколько|\d+\s+видеокарт|varias|múltiples", re.I)
+# Several GPUs said without a number ("multiple GPUs", "多卡", "複数のGPU"): a GPU noun beside the word. Numbers are
+# the issue parser's (rules.common.gpu_count: "four 4090 GPUs", "两张4090", "GPUは2枚", "zwei Karten").
+_GPUS_UNCOUNTED = re.compile(r"\b(?:multiple|several|many)\s+(?:\w+\s+)?(?:GPUs|cards)\b|双卡|多卡|多张\s*(?:卡|显卡)|"
+                             r"複数\s*の?\s*(?:GPU|グラボ)|여러\s*(?:개의\s*|대의\s*)?(?:GPU|그래픽\s*카드)|"
+                             r"\bmehrere[n]?\s+(?:GPUs|Karten|Grafikkarten)\b|\bнескольк\w+\s+(?:видеокарт\w*|GPU)|"
+                             r"\b(?:varias|m[uú]ltiples)\s+(?:GPUs|tarjetas)\b", re.I)
 
 
 def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
@@ -468,7 +469,7 @@ def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
 
 
 def _several_gpus(facts: Facts) -> bool:
-    return (gpu_count(facts) or 0) >= 2 or any(_SEVERAL_GPUS.search(t) for _, t in claims.texts(facts))
+    return (gpu_count(facts) or 0) >= 2 or any(_GPUS_UNCOUNTED.search(t) for _, t in claims.texts(facts))
 
 
 def _sharding_asked(facts: Facts) -> bool:

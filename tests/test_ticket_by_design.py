@@ -43,8 +43,53 @@ def test_one_gpu_in_use_rejects_negations_questions_advice_and_turns(text):
     assert one_gpu_in_use(said(text)) is None
 
 
-def test_several_gpus_with_one_in_use_and_nothing_else_is_healthy_by_design():
-    verdict, findings = answer("I have four A100 GPUs in this server, but only one GPU is used.")
+def ticket(tmp_path, text: str):
+    """The verdict and findings of an issue.md holding `text` under a title, read as `diagnose ticket` reads it
+    (the GPU count is the issue parser's)."""
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate, ticket_verdict
+
+    (tmp_path / "issue.md").write_text(f"# Question about GPU use\n\n{text}\n")
+    facts = read_bundle([tmp_path / "issue.md"])
+    findings = evaluate(facts)
+    return ticket_verdict(facts, findings), findings
+
+
+def by_design(findings) -> bool:
+    return any(f.rule == "ticket.one_gpu_by_design" for f in findings)
+
+
+@pytest.mark.parametrize("text", [
+    "I have four A100 GPUs in this server, but only one GPU is used.",
+    "There are 2x RTX 3090 in the box and the server only uses one of the GPUs.",
+    "GPUは2枚あるのに1枚しか使われていません。",
+    "GPU가 두 개인데 하나만 사용됩니다.",
+    "Ich habe zwei Karten, aber nur eine GPU wird genutzt.",
+    "Tengo dos tarjetas pero solo usa una GPU.",
+    "We have multiple GPUs but only one GPU is busy.",
+])
+def test_several_gpus_counted_with_one_in_use_is_by_design(tmp_path, text):
+    assert by_design(ticket(tmp_path, text)[1])
+
+
+@pytest.mark.parametrize("text", [
+    # (review of issue 11 r) the number counts something else, or the "several" is not GPUs
+    "I have four A100 GPUs. The tokenizer only uses one CPU core.",
+    "I have four A100 GPUs. vLLM only uses 1 GB on each of them.",
+    "My four A100 GPUs are fine, but the loader only uses a single thread.",
+    "I have one RTX 4090 generating 1024x1024 images, and only one GPU is used.",
+    "With 1x A100 at 512x512, only one GPU is used.",
+    "Tengo varias preguntas: solo usa una GPU.",
+    "画像を2枚処理しますが、1枚のGPUしか使われていません。",
+    "요청 2개를 보내도 GPU 하나만 사용됩니다.",
+    "I have four A100 GPUs and all four are used.",  # negation: nothing left idle
+])
+def test_one_gpu_by_design_needs_several_gpus_and_a_gpu_left_idle(tmp_path, text):
+    assert not by_design(ticket(tmp_path, text)[1])
+
+
+def test_several_gpus_with_one_in_use_and_nothing_else_is_healthy_by_design(tmp_path):
+    verdict, findings = ticket(tmp_path, "I have four A100 GPUs in this server, but only one GPU is used.")
     assert verdict.category == "healthy"
     assert verdict.confidence < 0.7  # rests on the absence of a fault: never a confident answer
     (f,) = [f for f in findings if f.rule == "ticket.one_gpu_by_design"]
@@ -259,6 +304,7 @@ def test_concurrency_rates_need_a_grown_total_and_no_fault(text):
     ("Why can't 'TPS' be the maximum for a single user?", None),
     ("One stream cannot achieve the throughput of the whole batch.", None),   # no "why": the same speed out of reach
     ("Why can a single request not be as fast as eight?", None),
+    ("So why can't one request reach 140?", None),
     ("It can't load the model on two GPUs.", "error"),
     # a "why" in front does not turn a failure into a question about speed (review of issue 11 r)
     ("Why can't vLLM load the model on my H100?", "error"),

@@ -258,6 +258,21 @@ COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4
 CJK_GPU_COUNT = re.compile(r"([一单两二双三四六八]|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
 CJK_GPUS_COUNTED = re.compile(r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
                               r"(\d{1,2})\s*卡(?!\s*[A-Za-z0-9])")
+# ... and in the other languages these threads are written in, a counter or a GPU noun beside the number ("GPUは2枚",
+# "2枚のGPU", "GPU가 두 개", "zwei Karten", "две видеокарты", "dos tarjetas"; "画像を2枚" counts images, not GPUs).
+WORLD_COUNT_WORDS = {"zwei": 2, "drei": 3, "vier": 4, "acht": 8, "dos": 2, "tres": 3, "cuatro": 4, "ocho": 8,
+                     "два": 2, "две": 2, "двух": 2, "три": 3, "трёх": 3, "трех": 3, "четыре": 4, "четырёх": 4,
+                     "четырех": 4, "восемь": 8, "한": 1, "두": 2, "세": 3, "네": 4, "여덟": 8}
+_JA_GPU = r"(?:GPU|グラボ|グラフィックボード|ビデオカード)"
+_KO_GPU = r"(?:GPU|그래픽\s*카드|카드)"
+_KO_N = r"(\d{1,2}|한|두|세|네|여덟)"
+_EU_WORDS = "|".join(w for w in WORLD_COUNT_WORDS if w.isascii() or "\u0400" <= w[0] <= "\u04ff")
+WORLD_GPUS_COUNTED = re.compile(
+    _JA_GPU + r"\s*(?:は|が|を|も)?\s*(\d{1,2}|[一二三四八])\s*枚|(\d{1,2}|[一二三四八])\s*枚\s*の?\s*" + _JA_GPU + "|"
+    + _KO_GPU + r"\s*(?:가|이|를|을|는|은)?\s*" + _KO_N + r"\s*(?:개|장)|"
+    + _KO_N + r"\s*(?:개|장)\s*의?\s*" + _KO_GPU + "|"
+    r"\b(" + _EU_WORDS + r")\s+(?:\w+\s+)?(?:GPUs?|Karten|Grafikkarten|tarjetas|видеокарт\w*)(?!\w)|"
+    r"\b(\d{1,2})\s+(?:\w+\s+)?(?:Karten|Grafikkarten|tarjetas|видеокарт\w*)(?!\w)", re.I)
 _COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
 GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
@@ -489,7 +504,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                 gpu_line = (i, m.group(1).strip(), n if n and n <= 4096 else None, counted)
             elif n and n <= 4096:  # the title names the GPU, a later line counts them ("on 8xM40")
                 gpu_line = (gpu_line[0], gpu_line[1], n, counted)
-        if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)):
+        if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)
+                                   or WORLD_GPUS_COUNTED.search(ln)):
             count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
         # a sizeless tag ("ollama pull nomic-embed-text") gives way to a model named with its size on a later line
         bare = model_line is not None and model_line[1].endswith(":latest")
@@ -874,7 +890,7 @@ def _tp_size(m: re.Match) -> int:
 
 def _count(token: str) -> int | None:
     token = token.lower()
-    return COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
+    return COUNT_WORDS.get(token) or WORLD_COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
 
 
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
