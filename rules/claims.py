@@ -1724,17 +1724,25 @@ _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|�
 # "2枚にしても速くならない", "GPU 두 개로 해도 빨라지지 않습니다", "mit zwei Karten nicht schneller",
 # "на двух видеокартах не быстрее", "con dos GPUs no es más rápido".
 _BOARD = r"(?:RTX\s*|GTX\s*)?[A-Z]{0,2}\d{3,4}(?:\s*Ti)?s?"  # "zwei RTX 3090", "dos A100"
-_WORLD_SCALING = (r"(?:\d+\s*枚|二枚|複数\s*の?\s*GPU|マルチ\s*GPU)[^。\n]{0,60}?"
-                  r"(?:速くならな|速くなりませ|遅く|変わらな|変わりませ|同じ)|"
-                  r"(?:\d+\s*개|두\s*개|여러\s*개?|멀티\s*GPU)[^.\n]{0,60}?(?:빨라지지\s*않|느려|차이가\s*없|똑같|같은\s*속도)|"
+# (the count beside a GPU noun: "画像を2枚", "요청 2개" count images and requests; "同じモデル" is no same
+# speed; a speed set against "before" is a regression, not the cards' scaling)
+_WORLD_SCALING = (r"(?:(?:\d+|二|複数)\s*枚\s*の?\s*(?:GPU|グラボ)|(?:GPU|グラボ)\s*(?:を|が|は)?\s*(?:\d+|二)\s*枚|"
+                  r"複数\s*の?\s*GPU|マルチ\s*GPU)[^。\n]{0,60}?"
+                  r"(?:速くならな|速くなりませ|遅く|変わらな|変わりませ|同じ速度|同じくらいの速度)|"
+                  r"(?:(?:GPU|그래픽\s*카드)\s*(?:를|을|가|이)?\s*(?:\d+|두|세|네|여러)\s*개|"
+                  r"(?:\d+|두|세|네|여러)\s*개\s*의?\s*GPU|여러\s*GPU|멀티\s*GPU)"
+                  r"[^.\n]{0,60}?(?:빨라지지\s*않|느려|차이가\s*없|똑같|같은\s*속도)|"
                   r"\b(?:zwei|drei|vier|acht|mehrere[n]?|\d+)\s+(?:GPUs|Karten|Grafikkarten|" + _BOARD
                   + r")\b[^.\n]{0,60}?"
-                  r"\b(?:nicht schneller|langsamer|kein\w* (?:Geschwindigkeits)?(?:gewinn|vorteil)|gleich schnell)|"
+                  r"\b(?:nicht schneller|langsamer(?! als (?:vorher|früher|zuvor))|"
+                  r"kein\w* (?:Geschwindigkeits)?(?:gewinn|vorteil)|"
+                  r"gleich schnell)|"
                   r"(?:\b(?:двух|трёх|трех|четырёх|четырех|нескольких|\d+)\s+(?:видеокарт\w*|GPU|картах|" + _BOARD
                   + r"))[^.\n]{0,60}?"
                   r"(?:не быстрее|медленнее|нет прироста|так же)|"
                   r"\b(?:dos|tres|cuatro|varias|m[uú]ltiples|\d+)\s+(?:GPUs|tarjetas|" + _BOARD + r")\b[^.\n]{0,60}?"
-                  r"\b(?:no (?:es |va |son |van )?m[aá]s r[aá]pid\w*|m[aá]s lent\w*|sin mejora|igual de r[aá]pid\w*)")
+                  r"\b(?:no (?:es |va |son |van )?m[aá]s r[aá]pid\w*|m[aá]s lent[oa]s?\b(?! que antes)|sin mejora|"
+                  r"igual de r[aá]pid\w*)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one

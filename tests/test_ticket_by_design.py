@@ -377,6 +377,30 @@ def test_a_speed_up_from_more_gpus_is_no_scaling_complaint(text):
     assert claims.symptom(said(text)) != "scaling"
 
 
+@pytest.mark.parametrize("text", [
+    # (review of issue 11 r) the count is not of GPUs, "同じ" is not "the same speed", "before" is not fewer GPUs
+    "画像を2枚処理すると遅くなります",
+    "요청 2개를 보내면 느려요",
+    "2枚のGPUに同じモデルをロードしました。",
+    "Tengo 2 tarjetas y la carga del modelo es más lenta que antes",
+    "写真を3枚生成すると時間が変わらないです",        # three pictures
+    "문서 3개를 처리하면 느려집니다",                 # three documents
+    "Mit zwei Karten ist das Laden langsamer als vorher.",
+])
+def test_a_count_of_other_things_or_a_speed_against_before_is_no_scaling(text):
+    assert claims.symptom(said(text)) != "scaling"
+
+
+@pytest.mark.parametrize("text", [
+    "GPUを2枚にしても同じ速度です",
+    "2枚のGPUで動かすと遅くなります",
+    "GPU를 2개 사용해도 빨라지지 않습니다",
+    "Con 2 tarjetas es más lenta que con una.",
+])
+def test_more_gpus_counted_beside_their_noun_stay_a_scaling_complaint(text):
+    assert claims.symptom(said(text)) == "scaling"
+
+
 def test_a_figure_that_fits_outranks_the_layouts_prior(tmp_path):
     """A GeForce pair without P2P (the symptom's prior: p2p_disabled) whose measured rate sits in the expected band:
     the fit says what holds here, and the prior stays as a lead below it, at info."""
