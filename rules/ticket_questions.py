@@ -580,6 +580,7 @@ def idle_state(facts: Facts, predictions=None):
 _FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高于|强于|速い|빠르|schneller|быстрее|"
                      r"m[aá]s r[aá]pid[oa]", re.I)
 _SLOWER = re.compile(r"\b(?:slower|worse|behind)\b|慢|低于|不如|遅い|느리|langsamer|медленнее|m[aá]s lent[oa]", re.I)
+_CLAUSE_END = re.compile(r"\b(?:and|but|while|whereas)\b|[,;:，；。、]|但|而|が、|그런데|aber|pero|но\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b|比|より|보다|\bals\b|\bчем\b|\bque\b", re.I)
 
 
@@ -598,6 +599,7 @@ def gpus_compared(facts: Facts):
                 continue
             (ma, a), (mb, b) = named[:2]
             between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
+            after = _CLAUSE_END.split(after, 1)[0]  # "A100 vs H100 and the H100 is slower": the next clause's own
             if not _THAN.search(between) or claims.guessed(sentence) and not claims.asked(sentence):
                 continue
             said = between + " " + after

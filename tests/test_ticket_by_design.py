@@ -250,6 +250,8 @@ def test_gpus_left_unused_are_not_an_error(text, kind):
     "The A10 is much slower than the A100, is that normal?",
     "为什么 4090 比 V100 快这么多",
     "T4 is slower than A100 for the same prompt.",
+    "T4 compared to A100 is slower on the same prompt.",
+    "A100 相比 V100 快很多",
 ])
 def test_a_board_behind_on_both_datasheet_figures_is_slower_by_design(text):
     verdict, findings = answer(text)
@@ -265,6 +267,10 @@ def test_a_board_behind_on_both_datasheet_figures_is_slower_by_design(text):
     "We run the 4090 and the V100 side by side.",              # no comparison said
     "I think the V100 is slower than the 4090, not measured.",  # a guess, not an observation
     "The V100 is slower than the 4090 and then it hangs.",     # a failure
+    # (review of issue 11 r) the comparative belongs to the next clause, about the stronger board
+    "We compared A100 vs H100 and the H100 is slower than expected.",
+    "A100 versus H100, but the H100 is the slower one in our runs.",
+    "We ran the T4 against the A100 while the A100 was slower than the docs say.",
 ])
 def test_gpu_comparison_stays_silent_when_the_datasheets_do_not_explain_it(text):
     _, findings = answer(text)
