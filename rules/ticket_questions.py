@@ -523,7 +523,7 @@ _IDLE_WORDS = re.compile(r"\bidl(?:e|es|ing|ed)\b|\bat rest\b|\bno (?:load|reque
 _STATE_READING = re.compile(r"(?<![A-Za-z0-9])P(?:1[0-2]|[0-9])(?![0-9A-Za-z])|\b(?:power|performance|perf)[- ]state\b|"
                             r"\b\d+(?:\.\d+)?\s*W\b|\b\d{2,4}\s*MHz\b|\bclocks?\b|\bpower (?:draw|usage|consumption)\b",
                             re.I)
-_DRAW_OF_CAP = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s*/\s*(\d+(?:\.\d+)?)\s*W\b", re.I)
+_DRAW_OF_CAP = re.compile(r"\b(\d+(?:\.\d+)?)\s*W?\s*/\s*(\d+(?:\.\d+)?)\s*W\b", re.I)  # "38W / 140W", "38/140W"
 
 
 def idle_reading(facts: Facts) -> claims.Claim | None:
@@ -536,7 +536,7 @@ def idle_reading(facts: Facts) -> claims.Claim | None:
                     or _SUPPOSED.search(sentence[:m.start()]) or claims.guessed(sentence):
                 continue
             data = {}
-            draw = _DRAW_OF_CAP.search(text)
+            draw = _DRAW_OF_CAP.search(sentence)  # the idle sentence's draw, not one under load elsewhere
             if draw and float(draw.group(2)) > 0:
                 data = {"draw_w": float(draw.group(1)), "cap_w": float(draw.group(2))}
             return claims.Claim("idle_reading", source, claims.one_line(sentence)[:200], data)

@@ -158,8 +158,9 @@ def test_idle_readings_reject_negations_questions_and_load(text):
     assert idle_reading(said(text)) is None
 
 
-def test_idle_p_state_with_low_draw_is_healthy():
-    verdict, findings = answer("nvidia-smi shows the GPU idling at P2 while the server waits, 38W / 140W.")
+@pytest.mark.parametrize("draw", ["38W / 140W", "38/140W", "38 W/140 W", "38 / 140 W"])
+def test_idle_p_state_with_low_draw_is_healthy(draw):
+    verdict, findings = answer(f"nvidia-smi shows the GPU idling at P2 while the server waits, {draw}.")
     assert verdict.category == "healthy" and verdict.confidence < 0.7
     (f,) = [f for f in findings if f.rule == "ticket.idle_reading"]
     assert any(e.measured == 38 and e.expected == 140 and e.unit == "W" for e in f.evidence)  # said and compared
@@ -168,6 +169,8 @@ def test_idle_p_state_with_low_draw_is_healthy():
 @pytest.mark.parametrize("text", [
     "The GPU idles at P2, and the first request after a pause is very slow.",  # a complaint
     "The GPU is idling at P0 with 280W / 300W drawn.",                          # most of the limit: busy
+    "The GPU is idling at P0 with 280/300W.",                                   # the same, written as nvidia-smi does
+    "Idle, the card reads P0 and 280 W/300 W.",
     "Idling at P2, then it crashes with an Xid error.",                         # a failure
 ])
 def test_idle_reading_gives_way_to_a_complaint_a_high_draw_or_a_fault(text):
@@ -175,12 +178,22 @@ def test_idle_reading_gives_way_to_a_complaint_a_high_draw_or_a_fault(text):
     assert not [f for f in findings if f.rule == "ticket.idle_reading"]
 
 
+@pytest.mark.parametrize("text", [
+    "When idle the card stays at P2. During a training run it draws 290W / 300W.",
+    "Idling, it sits at P2. Under load it reaches 250/300W, as it should.",
+])
+def test_a_draw_under_load_in_another_sentence_is_not_the_idle_draw(text):
+    (f,) = [f for f in answer(text)[1] if f.rule == "ticket.idle_reading"]
+    assert not [e for e in f.evidence if e.unit == "W"]
+
+
 def test_real_case_tgi_idling_at_p2(tmp_path):
     facts = development_case(tmp_path, "u8b09")
     from rules.engine import evaluate, ticket_verdict
 
     findings = evaluate(facts)
-    assert [f for f in findings if f.rule == "ticket.idle_reading"]
+    (f,) = [f for f in findings if f.rule == "ticket.idle_reading"]
+    assert any(e.measured == 38 and e.expected == 140 for e in f.evidence)  # its "38/140W", read
     assert ticket_verdict(facts, findings).category == "healthy"
 
 
