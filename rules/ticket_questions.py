@@ -529,18 +529,19 @@ _DRAW_OF_CAP = re.compile(r"\b(\d+(?:\.\d+)?)\s*W?\s*/\s*(\d+(?:\.\d+)?)\s*W\b",
 def idle_reading(facts: Facts) -> claims.Claim | None:
     """The reporter's reading of a GPU's state, clocks or power while it has nothing to do, or None (a question
     whether it idles, a negated or conditional idle, or no reading in the same sentence)."""
+    first = None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
             m = _IDLE_WORDS.search(sentence)
             if not m or not _STATE_READING.search(sentence) or claims.negated_words(sentence, m) \
                     or _SUPPOSED.search(sentence[:m.start()]) or claims.guessed(sentence):
                 continue
-            data = {}
-            draw = _DRAW_OF_CAP.search(sentence)  # the idle sentence's draw, not one under load elsewhere
+            first = first or (source, sentence)
+            draw = _DRAW_OF_CAP.search(sentence)  # a draw said of the idle GPU, not one under load elsewhere
             if draw and float(draw.group(2)) > 0:
-                data = {"draw_w": float(draw.group(1)), "cap_w": float(draw.group(2))}
-            return claims.Claim("idle_reading", source, claims.one_line(sentence)[:200], data)
-    return None
+                return claims.Claim("idle_reading", source, claims.one_line(sentence)[:200],
+                                    {"draw_w": float(draw.group(1)), "cap_w": float(draw.group(2))})
+    return claims.Claim("idle_reading", first[0], claims.one_line(first[1])[:200]) if first else None
 
 
 # A condition or a supposition before the idle words ("if it were idle ..."); "when idle" is when the reading was taken.

@@ -372,6 +372,25 @@ def test_a_first_call_said_not_slow_is_no_warm_up(text):
     assert not claims.find(said(text), "first_calls_slow")
 
 
+@pytest.mark.parametrize("text", [
+    # (review of issue 11 r) a first use or deployment, slow ever since: no work named that warms up
+    "首次部署后推理速度很慢",
+    "처음 사용해보는데 너무 느려요",
+    "第一次用这个框架，速度很慢",
+    "最初から遅いです",
+    # the first call slow and the rest too: no warm-up
+    "Der erste Aufruf ist langsam, alle weiteren auch.",
+    "The first call is slow, and all later ones too.",
+    "The first request is slow, as is every request after it.",
+    "第一次推理很慢，之后也很慢",
+    "Первый запрос медленный, и все последующие тоже.",
+    "La primera inferencia es lenta y las siguientes también.",
+])
+def test_a_first_use_or_every_call_slow_is_no_warm_up(text):
+    assert not claims.find(said(text), "first_calls_slow")
+    assert answer(text)[0].category != "healthy"
+
+
 # --------------------------------------------------------------------------- more GPUs, no speed-up, in other languages
 
 
