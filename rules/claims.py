@@ -1172,10 +1172,21 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
     small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
     kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
+    kept_on = kept_on or kind == "first_calls_slow" and _REST_SLOW_TOO.search(sentence[m.end():])
     after = sentence[m.end():m.end() + 60]
     return bool(before or inside or small or kept_on or _NEGATED_AFTER.match(after) or _TOO_SMALL_AFTER.match(after))
 
 
+# The first call slow "and all later ones too": every call is slow, no warm-up (in the languages warm-up is read in).
+_REST_SLOW_TOO = re.compile(
+    r"^[^.\n]{0,30}?(?:\b(?:all|every|each|the)\s+(?:of\s+the\s+)?(?:later|subsequent|following|other|next|rest)"
+    r"(?:\s+(?:ones?|calls?|requests?|runs?|steps?))?\s+(?:are\s+|were\s+|is\s+|was\s+)?(?:slow\s+)?"
+    r"(?:too|as well|also)\b|\b(?:and|as is|like|so is)\s+every\s+(?:call|request|run|step|one)\b|"
+    r"\b(?:alle|die)\s+(?:weiteren|anderen|folgenden|nächsten)\s+(?:\w+\s+)?auch\b|"
+    r"\b(?:и\s+)?(?:все\s+)?(?:последующие|остальные|следующие)\s+(?:\w+\s+)?тоже|"
+    r"\b(?:y\s+)?(?:todas\s+|todos\s+)?(?:las|los)\s+(?:siguientes|dem[aá]s)\s+(?:\w+\s+)?tambi[eé]n|"
+    r"(?:之后|后面|以后|后续)(?:的)?(?:也|都|还是)(?:很|一样|一直)?慢|每次都慢|その後も遅|毎回遅|"
+    r"이후에도\s*느|매번\s*느)", re.I)
 # "... is negligible", "... was insignificant": the reporter measured the cause and found it too small to matter.
 _TOO_SMALL_AFTER = re.compile(r"^[\s:,\w/-]{0,25}?\b(?:is|are|was|were|seems?|looks?|stays?|remains?)\s+(?:\w+\s+)?"
                               r"(?:negligible|insignificant|minimal|trivial|not significant|close to zero|near zero|"
@@ -3477,11 +3488,12 @@ _extend(MORE_WORDS_N5)
 MORE_WORDS_R: dict[str, list[str]] = {
     # (the negations "不慢", "遅くない", "느리지 않", "nicht langsam", "не медленн", "no es lento" rule them out)
     "first_calls_slow": [
-        r"(?:第一次|首次|头一次|第一个|前几次|前几个)\s*(?:推理|请求|调用|运行|预测|生成|inference)?"
+        # (the work named: "首次部署后很慢", "처음 사용해보는데 느려요" are a first use, slow ever since)
+        r"(?:第一次|首次|头一次|第一个|前几次|前几个)\s*(?:推理|请求|调用|运行|预测|生成|inference)"
         r"(?:(?![不没])[^。\n，,]){0,20}?(?<![不没])(?:很慢|特别慢|非常慢|较慢|慢|耗时(?:很)?(?:长|久)|时间(?:很|较)?长)",
-        r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)?[^。\n]{0,20}?"
+        r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)[^。\n]{0,20}?"
         r"(?:遅(?:い|く|かった)(?!\s*(?:ない|なかった|ありません))|時間がかか(?!らない))",
-        r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)?[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
+        r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
         r"\b(?:erste[rsn]?|ersten paar)\s+(?:Aufruf|Anfrage|Inferenz|Durchlauf|Lauf|Schritt|Vorhersage)\w*\b"
         r"(?:(?!\b(?:nicht|kein\w*)\b)[^.\n]){0,40}?\b(?:langsam\w*|dauert)",
         r"(?:перв(?:ый|ая|ое|ые|ого|ых))\s+(?:запрос|вызов|инференс|прогон|шаг|генераци)\w*"
