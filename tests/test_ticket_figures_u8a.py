@@ -199,8 +199,23 @@ def test_an_l4_gpu_is_no_llama_shorthand():
     ("the chart shows 120 tok/s; here it is 70 tok/s", {70.0}),
     ("只能得到25t/s，官方给出的是>50t/s", {25.0}),
     ("公式の数値は 50 tokens/s ですが、私の環境では 25 tokens/s です", {25.0}),
+    ("NVIDIA's benchmark shows 120 tok/s, I only see 70 tok/s.", {70.0}),
+    ("文档里写的是 120 tok/s，实测只有 70 tok/s", {70.0}),
 ])
 def test_a_quoted_reference_figure_is_not_the_measured_one(text, measured):
+    facts = issue(f"# slow?\n\nLlama-3-8B on a 4090 with llama.cpp: {text}")
+    assert {m.value for m in facts.of(Measurement) if m.metric == "decode_tok_s"} == measured
+
+
+# (review of issue 11 q) the reporter's own benchmark or table, or the docs followed rather than quoted, is a run
+@pytest.mark.parametrize("text, measured", [
+    ("our benchmark showed 70 tok/s.", {70.0}),
+    ("my benchmark shows 70 tokens/s on one stream.", {70.0}),
+    ("in our table we list 70 tok/s for it.", {70.0}),
+    ("按照文档部署后实测只有 50 tok/s", {50.0}),
+    ("参考文档部署，实际速度 50 tokens/s", {50.0}),
+])
+def test_the_reporters_own_benchmark_or_the_docs_followed_keep_the_figure(text, measured):
     facts = issue(f"# slow?\n\nLlama-3-8B on a 4090 with llama.cpp: {text}")
     assert {m.value for m in facts.of(Measurement) if m.metric == "decode_tok_s"} == measured
 
