@@ -1812,7 +1812,7 @@ SYMPTOMS: list[tuple[str, str]] = [
               # ("cannot be loaded", "can't get the model to load" stay failures: no speed named)
               r"(?:[\w'\"‘’“”]+\s+){0,3}?(?:reach|achieve|exceed|match|get|be)\b[^.?!\n]{0,30}?"
               r"\b(?:max\w*|peak|faster|quicker|higher|better|rates?|speed|throughput|bandwidth|"
-              r"as (?:fast|high|good)|~?\d+)\b|"
+              r"as (?:fast|high|good)|~?\d+\b(?!\s*(?:\w+\s+)?(?:GPUs?|cards?|nodes?|devices?)\b))\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"

@@ -332,6 +332,7 @@ def test_concurrency_rates_need_a_grown_total_and_no_fault(text):
     ("Why cannot the second GPU be used?", "error"),  # as "cannot use the second GPU": one device out of reach
     ("The model cannot be loaded, why?", "error"),
     ("I can't get the model to load.", "error"),
+    ("Why can't I get the model to load on 2 GPUs?", "error"),
 ])
 def test_why_cant_asks_about_capability_not_a_failure(text, kind):
     assert (claims.symptom(said(text)) == "error") == (kind == "error")
