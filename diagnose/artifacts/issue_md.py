@@ -736,8 +736,7 @@ def _dtype_table_rates(prose: list[tuple[int, str]], name: str, model: str | Non
     """Decode rates from a table of weight formats side by side (text.dtype_columns), each with its dtype: the
     rows of the model the ticket names ("Qwen3-4B-VL" for Qwen3-4B), or the one row of a one-row table; a row of
     another model is not this model's figure."""
-    said = any(RATE_WORDS.search(ln) for _, ln in prose if "|" not in ln)
-    rows = dtype_columns([(i, _plain(ln)) for i, ln in prose], said)
+    rows = dtype_columns([(i, _plain(ln)) for i, ln in prose])
     key = re.sub(r"[^a-z0-9]", "", (model or "").lower())
     keep = [r for r in rows if key and key in re.sub(r"[^a-z0-9]", "", r[1].lower())]
     if not keep and len({r[1] for r in rows}) == 1:

@@ -123,18 +123,26 @@ HEADER_RATE = re.compile(r"(?<![a-z])(?:tps|tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|toke
 CELL_FIGURE = re.compile(r"[~≈]?\s*(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s|t/s|tps)?", re.I)
 
 
-def dtype_columns(lines: list[tuple[int, str]], rate_said: bool) -> list[tuple[int, str, str, float]]:
+# A size in a header or a caption ("fp16 (GB)", "VRAM needed:"): the table's figures are memory, not rates.
+MEMORY_UNIT = re.compile(r"(?<![a-z])(?:[KMGT]i?B|VRAM|memory|size)(?![a-z/])", re.I)
+
+
+def dtype_columns(lines: list[tuple[int, str]]) -> list[tuple[int, str, str, float]]:
     """(line, row label, weight dtype, figure) for each cell of a Markdown table that sets weight formats side by
     side, one column each ("| Model | W16A16 (TPS) | W8A16 (TPS) | W4A16 (TPS) |", "| model | fp16 | int4 |"), where
-    the header or the text around it says the figures are tokens per second (`rate_said`). The row label is the
-    first cell that is no figure (a model, a GPU)."""
+    the header or the caption line just above it says the figures are tokens per second (a rate said elsewhere in
+    the ticket does not make a table of sizes rates). The row label is the first cell that is no figure."""
     out = []
     k = 0
     while k < len(lines):
         head = [c.strip() for c in lines[k][1].strip().strip("|").split("|")]
+        caption = next((ln for _, ln in reversed(lines[:k]) if ln.strip()), "")
+        caption = "" if "|" in caption else caption
         k += 1
         dtypes = {j: d for j, c in enumerate(head) if (d := weight_dtype_named(c))}
-        if len(set(dtypes.values())) < 2 or not (rate_said or any(HEADER_RATE.search(c) for c in head)):
+        said = [*head, caption]
+        if len(set(dtypes.values())) < 2 or not any(HEADER_RATE.search(c) for c in said) \
+                or any(MEMORY_UNIT.search(c) for c in said):
             continue
         while k < len(lines) and "|" in lines[k][1]:
             i, row = lines[k]
