@@ -530,7 +530,7 @@ def release_blocks(facts: Facts) -> list[Claim]:
     release (and nothing else) is paired with the next pasted block of the same file, and the blocks'
     common figure must differ by more than RELEASES_DIFFER."""
     outputs = sorted(_pasted(facts),
-                     key=lambda s: _line_of(s[0]))
+                     key=lambda s: line_number(s[0]))
     for n in facts.of(Note):
         lines, where = n.text.splitlines() if n.kind == "description" and n.text else [], n.data.get("prose_sources")
         if not lines or not where or len(lines) > len(where):
@@ -541,7 +541,7 @@ def release_blocks(facts: Facts) -> list[Claim]:
             versions = {a or b for a, b in _RELEASE_INTRO.findall(line)}
             if len(versions) != 1:
                 continue
-            after = [(s, t) for s, t in outputs if s.rsplit(":", 1)[0] == file and _line_of(s) > _line_of(at)]
+            after = [(s, t) for s, t in outputs if s.rsplit(":", 1)[0] == file and line_number(s) > line_number(at)]
             if after:
                 picked.setdefault(versions.pop(), after[0])
         if len(picked) < 2 or len({s for s, _ in picked.values()}) < len(picked):
@@ -557,7 +557,8 @@ def release_blocks(facts: Facts) -> list[Claim]:
     return []
 
 
-def _line_of(source: str) -> int:
+def line_number(source: str) -> int:
+    """The line number a source names ("issue.md:12" -> 12), 0 when it names none: for reading order."""
     tail = source.rsplit(":", 1)[-1]
     return int(tail) if tail.isdigit() else 0
 
