@@ -1022,8 +1022,14 @@ def _guessed(sentence: str) -> bool:
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
 # to Gen 4 under load" quote a rule or an expectation, not what the reporter saw.
-_CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|could|supposed to|expected to)\b"
-                          r"[^,;:]*$", re.I)
+_SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$", re.I)
+_CONDITIONAL = re.compile(r"\b(?:when|whenever)\b[^,;:]*$|" + _SUPPOSED.pattern, re.I)
+
+
+def conditional(clause: str, when: bool = True) -> bool:
+    """Does the clause end in a condition or an expectation? when=False leaves "when" out, for a reading said with
+    the time it was taken ("when idle it sits at P2" is an observation; "if it were idle ..." is not)."""
+    return bool((_CONDITIONAL if when else _SUPPOSED).search(clause))
 
 
 def asked(sentence: str) -> bool:
@@ -1044,7 +1050,7 @@ def _asked_if(sentence: str, start: int) -> bool:
 
 def hypothetical(sentence: str, start: int) -> bool:
     """Is the sentence a question, or the clause before `start` a condition or an expectation?"""
-    return asked(sentence) or bool(_CONDITIONAL.search(sentence[:start]))
+    return asked(sentence) or conditional(sentence[:start])
 
 
 # "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.

@@ -534,7 +534,7 @@ def idle_reading(facts: Facts) -> claims.Claim | None:
         for sentence in claims.sentences(text):
             m = _IDLE_WORDS.search(sentence)
             if not m or not _STATE_READING.search(sentence) or claims.negated_words(sentence, m) \
-                    or _SUPPOSED.search(sentence[:m.start()]) or claims.guessed(sentence):
+                    or claims.conditional(sentence[:m.start()], when=False) or claims.guessed(sentence):
                 continue
             first = first or (source, sentence)
             draw = _DRAW_OF_CAP.search(sentence)  # a draw said of the idle GPU, not one under load elsewhere
@@ -544,8 +544,6 @@ def idle_reading(facts: Facts) -> claims.Claim | None:
     return claims.Claim("idle_reading", first[0], claims.one_line(first[1])[:200]) if first else None
 
 
-# A condition or a supposition before the idle words ("if it were idle ..."); "when idle" is when the reading was taken.
-_SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$", re.I)
 # An idle draw above this share of the board's limit is no longer "idling" (a process keeping the GPU busy).
 IDLE_DRAW_SHARE = 0.5
 
