@@ -15,11 +15,11 @@ from typing import Any
 from diagnose import lazy_re as re
 from diagnose.artifacts import nccl_log
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
-from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
+from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, Note, Workload
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /

@@ -28,6 +28,7 @@ from diagnose.artifacts.text import (
     is_bits,
     number,
     quant_dtype,
+    table_cells,
     to_gbs,
     to_ms,
 )
@@ -728,10 +729,6 @@ LATENCY_WORDS = re.compile(r"\b(?:ms|milliseconds?|latency|itl|tpot)\b", re.I)
 NUMBER = re.compile(r"[-+~]?\d[\d,]*(?:\.\d+)?")
 
 
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 def _dtype_table_rates(prose: list[tuple[int, str]], name: str, model: str | None) -> list:
     """Decode rates from a table of weight formats side by side (text.dtype_columns), each with its dtype: the
     rows of the model the ticket names ("Qwen3-4B-VL" for Qwen3-4B), or the one row of a one-row table; a row of
@@ -776,7 +773,7 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
     k = 0
     while k < len(lines):
         i, head = lines[k]
-        cells = _cells(head)
+        cells = table_cells(head)
         start = k
         k += 1
         wide = {j: int(m.group(1) or m.group(2)) for j, c in enumerate(cells) if (m := LAYOUT_HEADER.match(c))}
@@ -785,7 +782,7 @@ def _results_tables(prose: list[tuple[int, str]], name: str) -> list:
             continue
         body = []
         while k < len(lines) and "|" in lines[k][1]:
-            vals = _cells(lines[k][1])
+            vals = table_cells(lines[k][1])
             if len(vals) == len(cells) and not set("".join(vals)) <= set("-: "):
                 body.append((lines[k][0], vals))
             k += 1
@@ -883,7 +880,7 @@ def _result_row(line: str) -> bool:
     """A row of a results table ("| A100-80G | 2 | 29.39 | 28.71 |", "3090 24GB * 2 | 17.95 | OOM"):
     each row is another configuration measured, so the GPUs its rows name are compared, not one
     machine's inventory (an nvidia-smi box row holds one number-like cell at most)."""
-    cells = _cells(line)
+    cells = table_cells(line)
     return len(cells) >= 3 and sum(bool(RESULT_CELL.fullmatch(c)) for c in cells) >= 2
 
 

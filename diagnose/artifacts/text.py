@@ -123,6 +123,11 @@ HEADER_RATE = re.compile(r"(?<![a-z])(?:tps|tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|toke
 CELL_FIGURE = re.compile(r"[~≈]?\s*(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s|t/s|tps)?", re.I)
 
 
+def table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row, stripped ("| a | b |" -> ["a", "b"]): one splitter for every table reader."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 # A size in a header or a caption ("fp16 (GB)", "VRAM needed:"): the table's figures are memory, not rates.
 MEMORY_UNIT = re.compile(r"(?<![a-z])(?:[KMGT]i?B|VRAM|memory|size)(?![a-z/])", re.I)
 
@@ -135,7 +140,7 @@ def dtype_columns(lines: list[tuple[int, str]]) -> list[tuple[int, str, str, flo
     out = []
     k = 0
     while k < len(lines):
-        head = [c.strip() for c in lines[k][1].strip().strip("|").split("|")]
+        head = table_cells(lines[k][1])
         caption = next((ln for _, ln in reversed(lines[:k]) if ln.strip()), "")
         caption = "" if "|" in caption else caption
         k += 1
@@ -147,7 +152,7 @@ def dtype_columns(lines: list[tuple[int, str]]) -> list[tuple[int, str, str, flo
         while k < len(lines) and "|" in lines[k][1]:
             i, row = lines[k]
             k += 1
-            cells = [c.strip() for c in row.strip().strip("|").split("|")]
+            cells = table_cells(row)
             if len(cells) != len(head):
                 continue
             label = next((c for j, c in enumerate(cells) if j not in dtypes and c and not CELL_FIGURE.fullmatch(c)), "")
