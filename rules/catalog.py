@@ -779,10 +779,10 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
         return None
     # (not "quadro": "Quadro RTX 6000" is a Turing card, not the "RTX 6000" Ada)
     text = re.sub(r"\b(?:nvidia|geforce|tesla|jetson|gpus?|cards?)\b", " ", str(name), flags=re.I)
-    size = re.search(r"(\d{2,3})\s*G(?:i)?B?\b", text, re.I)
+    size = re.search(r"(?<![a-z])(\d{2,3})\s*G(?:i)?B?\b", text, re.I)  # (not the "10G" of "A10G": a name)
     form = re.search(r"\b(sxm\d?|pcie|nvl)\b", text, re.I)
     # (the memory type nvidia-smi prints after the size, "H100 80GB HBM3", "B200 180GB HBM3e", names no other row)
-    base = re.sub(r"(\d{2,3})\s*G(?:i)?B?\b|\b(?:sxm\d?|pcie|nvl|hbm\d?e?|gddr\d?x?|lpddr\d?x?)\b", " ", text,
+    base = re.sub(r"(?<![a-z])(\d{2,3})\s*G(?:i)?B?\b|\b(?:sxm\d?|pcie|nvl|hbm\d?e?|gddr\d?x?|lpddr\d?x?)\b", " ", text,
                   flags=re.I)
     base = _norm(re.sub(r"\s+", " ", base).strip())
     if not base or base.isdigit() and len(base) < 4:

@@ -75,6 +75,8 @@ def test_near_miss_names_stay_unmapped(text):
 @pytest.mark.parametrize("text, key", [
     ("RTX 4060 Ti", "rtx-4060-ti-16gb"), ("RTX 4070 Ti", "rtx-4070-ti"), ("L40", "l40"), ("L40S", "l40s"),
     ("A100 80GB", "a100-80gb-sxm"), ("H100", "h100-sxm"), ("RTX 4090 D", "rtx-4090-d"),
+    ("A10G", "a10g"),  # its "10G" is the name, not a 10 GB size (it was the A100 40GB's row)
+    ("A100-40GB", "a100-40gb-sxm"), ("V100 16GB", "v100-sxm2-16gb"),
 ])
 def test_a_card_named_whole_still_maps_to_its_row(text, key):
     assert find_gpu_family(text).key == key
