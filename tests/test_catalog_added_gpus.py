@@ -77,6 +77,9 @@ def test_near_miss_names_stay_unmapped(text):
     ("A100 80GB", "a100-80gb-sxm"), ("H100", "h100-sxm"), ("RTX 4090 D", "rtx-4090-d"),
     ("A10G", "a10g"),  # its "10G" is the name, not a 10 GB size (it was the A100 40GB's row)
     ("A100-40GB", "a100-40gb-sxm"), ("V100 16GB", "v100-sxm2-16gb"),
+    # (review of issue 11 q) the AGX Orin named with its size is that module; unsized, the 64GB row (NVML's Orin)
+    ("AGX Orin 32GB", "agx-orin-32gb"), ("Jetson AGX Orin 32GB", "agx-orin-32gb"), ("AGX Orin", "agx-orin-64gb"),
+    ("Orin", "agx-orin-64gb"), ("Jetson AGX Orin 64GB", "agx-orin-64gb"),
 ])
 def test_a_card_named_whole_still_maps_to_its_row(text, key):
     assert find_gpu_family(text).key == key
