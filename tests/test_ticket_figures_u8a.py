@@ -85,6 +85,8 @@ def test_figures_stated_in_prose_do_not_make_a_series():
      "120.5 |", {("fp16", 50.2), ("int8", 88.1), ("int4", 120.5)}),
     ("# slow?\n\nMy results on a 4090.\n\nDecode speed in tok/s:\n| model | fp16 | int4 |\n|---|---|---|\n"
      "| Llama-2-7B | 55 | 150 |", {("fp16", 55.0), ("int4", 150.0)}),  # the caption just above says so
+    ("# slow?\n\nTokens/s on a Jetson AGX Orin (64GB):\n| model | fp16 | int4 |\n|---|---|---|\n"
+     "| Llama-2-7B | 7 | 20 |", {("fp16", 7.0), ("int4", 20.0)}),  # the board's memory in the caption is no column
 ])
 def test_weight_format_columns_are_rates_with_their_dtype(text, want):
     got = {(m.dtype, m.value) for m in issue(text).of(Measurement) if m.metric == "decode_tok_s"}

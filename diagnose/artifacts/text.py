@@ -128,7 +128,7 @@ def table_cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-# A size in a header or a caption ("fp16 (GB)", "VRAM needed:"): the table's figures are memory, not rates.
+# A size in a header ("fp16 (GB)", "VRAM"): the column's figures are memory, not rates.
 MEMORY_UNIT = re.compile(r"(?<![a-z])(?:[KMGT]i?B|VRAM|memory|size)(?![a-z/])", re.I)
 
 
@@ -147,7 +147,7 @@ def dtype_columns(lines: list[tuple[int, str]]) -> list[tuple[int, str, str, flo
         dtypes = {j: d for j, c in enumerate(head) if (d := weight_dtype_named(c))}
         said = [*head, caption]
         if len(set(dtypes.values())) < 2 or not any(HEADER_RATE.search(c) for c in said) \
-                or any(MEMORY_UNIT.search(c) for c in said):
+                or any(MEMORY_UNIT.search(c) for c in head):  # (a caption may name the board's memory)
             continue
         while k < len(lines) and "|" in lines[k][1]:
             i, row = lines[k]
