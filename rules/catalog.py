@@ -760,6 +760,17 @@ def _by_name_and_memory(name: str) -> GpuSpec | None:
     return hits[0] if len(hits) == 1 else None
 
 
+# What follows a card's number in another card's name: "RTX 4060" is not the "RTX 4060 Ti 16GB", nor "L40" the "L40S",
+# nor "4090" the "4090 D" (a size, "sxm" or "pcie" after it narrows the same card).
+_OTHER_CARD = re.compile(r"^(?:ti|super|d(?!gx)|s(?!xm))")
+
+
+def _key_stem(key: str) -> list[str]:
+    """The key without its last part ("a100-80gb" -> "a100"), unless that part names another card ("rtx-4070-ti")."""
+    head, _, tail = key.rpartition("-")
+    return [head] if head and not _OTHER_CARD.match(tail) else []
+
+
 def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | None:
     """A GPU as people write it ("A100 80GB", "H100", "4090", "2x RTX A6000"), to a catalog row.
 
@@ -772,10 +783,10 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
         return None
     # (not "quadro": "Quadro RTX 6000" is a Turing card, not the "RTX 6000" Ada)
     text = re.sub(r"\b(?:nvidia|geforce|tesla|jetson|gpus?|cards?)\b", " ", str(name), flags=re.I)
-    size = re.search(r"(\d{2,3})\s*G(?:i)?B?\b", text, re.I)
+    size = re.search(r"(?<![a-z])(\d{2,3})\s*G(?:i)?B?\b", text, re.I)  # (not the "10G" of "A10G": a name)
     form = re.search(r"\b(sxm\d?|pcie|nvl)\b", text, re.I)
     # (the memory type nvidia-smi prints after the size, "H100 80GB HBM3", "B200 180GB HBM3e", names no other row)
-    base = re.sub(r"(\d{2,3})\s*G(?:i)?B?\b|\b(?:sxm\d?|pcie|nvl|hbm\d?e?|gddr\d?x?|lpddr\d?x?)\b", " ", text,
+    base = re.sub(r"(?<![a-z])(\d{2,3})\s*G(?:i)?B?\b|\b(?:sxm\d?|pcie|nvl|hbm\d?e?|gddr\d?x?|lpddr\d?x?)\b", " ", text,
                   flags=re.I)
     base = _norm(re.sub(r"\s+", " ", base).strip())
     if not base or base.isdigit() and len(base) < 4:
@@ -784,9 +795,10 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
     rows = [g for g in entries.values()
             if any(base == t or base == t.removeprefix("rtx").removeprefix("gtx")
                    for t in (_norm(n) for n in (g.key, *g.aliases, *g.key.split("-")[:1],
-                                                *(g.key.rsplit("-", 1)[:1]))))]
-    if not rows:
-        rows = [g for g in entries.values() if _norm(g.name).endswith(base) or _norm(g.key).startswith(base)]
+                                                *_key_stem(g.key))))]
+    if not rows:  # a row whose key only begins with the name: its size or form follows, not another card's suffix
+        rows = [g for g in entries.values() if _norm(g.name).endswith(base)
+                or _norm(g.key).startswith(base) and not _OTHER_CARD.match(_norm(g.key)[len(base):])]
     if size:
         rows = [g for g in rows if abs(g.memory_gb - float(size.group(1))) <= 0.1 * float(size.group(1))] or rows
     if form:

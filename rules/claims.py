@@ -15,11 +15,11 @@ from typing import Any
 from diagnose import lazy_re as re
 from diagnose.artifacts import nccl_log
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
-from diagnose.artifacts.issue_md import _cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
+from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, Note, Workload
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
@@ -530,7 +530,7 @@ def release_blocks(facts: Facts) -> list[Claim]:
     release (and nothing else) is paired with the next pasted block of the same file, and the blocks'
     common figure must differ by more than RELEASES_DIFFER."""
     outputs = sorted(_pasted(facts),
-                     key=lambda s: _line_of(s[0]))
+                     key=lambda s: line_number(s[0]))
     for n in facts.of(Note):
         lines, where = n.text.splitlines() if n.kind == "description" and n.text else [], n.data.get("prose_sources")
         if not lines or not where or len(lines) > len(where):
@@ -541,7 +541,7 @@ def release_blocks(facts: Facts) -> list[Claim]:
             versions = {a or b for a, b in _RELEASE_INTRO.findall(line)}
             if len(versions) != 1:
                 continue
-            after = [(s, t) for s, t in outputs if s.rsplit(":", 1)[0] == file and _line_of(s) > _line_of(at)]
+            after = [(s, t) for s, t in outputs if s.rsplit(":", 1)[0] == file and line_number(s) > line_number(at)]
             if after:
                 picked.setdefault(versions.pop(), after[0])
         if len(picked) < 2 or len({s for s, _ in picked.values()}) < len(picked):
@@ -557,7 +557,8 @@ def release_blocks(facts: Facts) -> list[Claim]:
     return []
 
 
-def _line_of(source: str) -> int:
+def line_number(source: str) -> int:
+    """The line number a source names ("issue.md:12" -> 12), 0 when it names none: for reading order."""
     tail = source.rsplit(":", 1)[-1]
     return int(tail) if tail.isdigit() else 0
 
@@ -1023,8 +1024,14 @@ def _guessed(sentence: str) -> bool:
 
 # A condition or what ought to be, in the clause before the words: "if ACS is enabled, ...", "the link should go back
 # to Gen 4 under load" quote a rule or an expectation, not what the reporter saw.
-_CONDITIONAL = re.compile(r"\b(?:if|when|whenever|unless|whether|should|would|could|supposed to|expected to)\b"
-                          r"[^,;:]*$", re.I)
+_SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$", re.I)
+_CONDITIONAL = re.compile(r"\b(?:when|whenever)\b[^,;:]*$|" + _SUPPOSED.pattern, re.I)
+
+
+def conditional(clause: str, when: bool = True) -> bool:
+    """Does the clause end in a condition or an expectation? when=False leaves "when" out, for a reading said with
+    the time it was taken ("when idle it sits at P2" is an observation; "if it were idle ..." is not)."""
+    return bool((_CONDITIONAL if when else _SUPPOSED).search(clause))
 
 
 def asked(sentence: str) -> bool:
@@ -1045,7 +1052,7 @@ def _asked_if(sentence: str, start: int) -> bool:
 
 def hypothetical(sentence: str, start: int) -> bool:
     """Is the sentence a question, or the clause before `start` a condition or an expectation?"""
-    return asked(sentence) or bool(_CONDITIONAL.search(sentence[:start]))
+    return asked(sentence) or conditional(sentence[:start])
 
 
 # "HW Slowdown does not appear", "P2P is not the issue", "NVLink: not active": negation after the words.
@@ -1174,10 +1181,21 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
     small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
     kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
+    kept_on = kept_on or kind == "first_calls_slow" and _REST_SLOW_TOO.search(sentence[m.end():])
     after = sentence[m.end():m.end() + 60]
     return bool(before or inside or small or kept_on or _NEGATED_AFTER.match(after) or _TOO_SMALL_AFTER.match(after))
 
 
+# The first call slow "and all later ones too": every call is slow, no warm-up (in the languages warm-up is read in).
+_REST_SLOW_TOO = re.compile(
+    r"^[^.\n]{0,30}?(?:\b(?:all|every|each|the)\s+(?:of\s+the\s+)?(?:later|subsequent|following|other|next|rest)"
+    r"(?:\s+(?:ones?|calls?|requests?|runs?|steps?))?\s+(?:are\s+|were\s+|is\s+|was\s+)?(?:slow\s+)?"
+    r"(?:too|as well|also)\b|\b(?:and|as is|like|so is)\s+every\s+(?:call|request|run|step|one)\b|"
+    r"\b(?:alle|die)\s+(?:weiteren|anderen|folgenden|nächsten)\s+(?:\w+\s+)?auch\b|"
+    r"\b(?:и\s+)?(?:все\s+)?(?:последующие|остальные|следующие)\s+(?:\w+\s+)?тоже|"
+    r"\b(?:y\s+)?(?:todas\s+|todos\s+)?(?:las|los)\s+(?:siguientes|dem[aá]s)\s+(?:\w+\s+)?tambi[eé]n|"
+    r"(?:之后|后面|以后|后续)(?:的)?(?:也|都|还是)(?:很|一样|一直)?慢|每次都慢|その後も遅|毎回遅|"
+    r"이후에도\s*느|매번\s*느)", re.I)
 # "... is negligible", "... was insignificant": the reporter measured the cause and found it too small to matter.
 _TOO_SMALL_AFTER = re.compile(r"^[\s:,\w/-]{0,25}?\b(?:is|are|was|were|seems?|looks?|stays?|remains?)\s+(?:\w+\s+)?"
                               r"(?:negligible|insignificant|minimal|trivial|not significant|close to zero|near zero|"
@@ -1758,17 +1776,25 @@ _CJK_SCALING = (r"(?:多卡|多GPU|多个GPU|多张|张卡|\d+\s*卡|\d+\s*张|�
 # "2枚にしても速くならない", "GPU 두 개로 해도 빨라지지 않습니다", "mit zwei Karten nicht schneller",
 # "на двух видеокартах не быстрее", "con dos GPUs no es más rápido".
 _BOARD = r"(?:RTX\s*|GTX\s*)?[A-Z]{0,2}\d{3,4}(?:\s*Ti)?s?"  # "zwei RTX 3090", "dos A100"
-_WORLD_SCALING = (r"(?:\d+\s*枚|二枚|複数\s*の?\s*GPU|マルチ\s*GPU)[^。\n]{0,60}?"
-                  r"(?:速くならな|速くなりませ|遅く|変わらな|変わりませ|同じ)|"
-                  r"(?:\d+\s*개|두\s*개|여러\s*개?|멀티\s*GPU)[^.\n]{0,60}?(?:빨라지지\s*않|느려|차이가\s*없|똑같|같은\s*속도)|"
+# (the count beside a GPU noun: "画像を2枚", "요청 2개" count images and requests; "同じモデル" is no same
+# speed; a speed set against "before" is a regression, not the cards' scaling)
+_WORLD_SCALING = (r"(?:(?:\d+|二|複数)\s*枚\s*の?\s*(?:GPU|グラボ)|(?:GPU|グラボ)\s*(?:を|が|は)?\s*(?:\d+|二)\s*枚|"
+                  r"複数\s*の?\s*GPU|マルチ\s*GPU)[^。\n]{0,60}?"
+                  r"(?:速くならな|速くなりませ|遅く|変わらな|変わりませ|同じ速度|同じくらいの速度)|"
+                  r"(?:(?:GPU|그래픽\s*카드)\s*(?:를|을|가|이)?\s*(?:\d+|두|세|네|여러)\s*개|"
+                  r"(?:\d+|두|세|네|여러)\s*개\s*의?\s*GPU|여러\s*GPU|멀티\s*GPU)"
+                  r"[^.\n]{0,60}?(?:빨라지지\s*않|느려|차이가\s*없|똑같|같은\s*속도)|"
                   r"\b(?:zwei|drei|vier|acht|mehrere[n]?|\d+)\s+(?:GPUs|Karten|Grafikkarten|" + _BOARD
                   + r")\b[^.\n]{0,60}?"
-                  r"\b(?:nicht schneller|langsamer|kein\w* (?:Geschwindigkeits)?(?:gewinn|vorteil)|gleich schnell)|"
+                  r"\b(?:nicht schneller|langsamer(?! als (?:vorher|früher|zuvor))|"
+                  r"kein\w* (?:Geschwindigkeits)?(?:gewinn|vorteil)|"
+                  r"gleich schnell)|"
                   r"(?:\b(?:двух|трёх|трех|четырёх|четырех|нескольких|\d+)\s+(?:видеокарт\w*|GPU|картах|" + _BOARD
                   + r"))[^.\n]{0,60}?"
                   r"(?:не быстрее|медленнее|нет прироста|так же)|"
                   r"\b(?:dos|tres|cuatro|varias|m[uú]ltiples|\d+)\s+(?:GPUs|tarjetas|" + _BOARD + r")\b[^.\n]{0,60}?"
-                  r"\b(?:no (?:es |va |son |van )?m[aá]s r[aá]pid\w*|m[aá]s lent\w*|sin mejora|igual de r[aá]pid\w*)")
+                  r"\b(?:no (?:es |va |son |van )?m[aá]s r[aá]pid\w*|m[aá]s lent[oa]s?\b(?! que antes)|sin mejora|"
+                  r"igual de r[aá]pid\w*)")
 
 # A question about a figure, not a fault report: "why is the bandwidth 160GB/s, instead of 400GB/s?",
 # "Question about NVLink max bandwidth", "confused by the latency number". (Phrasings that only one
@@ -1823,6 +1849,11 @@ SYMPTOMS: list[tuple[str, str]] = [
               # ("cannot use the second GPU" stays a failure: one device out of reach)
               r"(?:use|utili[sz]e) (?:them all|all (?:of )?(?:them|the|my|\d+)|both|every|"
               r"more than one|multiple|several|\d+) ?(?:\w+ )?(?:GPUs?|cards?)?)\b|"
+              # a speed out of reach: "can't one request reach the batch's rate", "can't TPS be the maximum"
+              # ("cannot be loaded", "can't get the model to load" stay failures: no speed named)
+              r"(?:[\w'\"‘’“”]+\s+){0,3}?(?:reach|achieve|exceed|match|get|be)\b[^.?!\n]{0,30}?"
+              r"\b(?:max\w*|peak|faster|quicker|higher|better|rates?|speed|throughput|bandwidth|"
+              r"as (?:fast|high|good)|~?\d+\b(?!\s*(?:\w+\s+)?(?:GPUs?|cards?|nodes?|devices?)\b))\b|"
               + _TO_A_FIGURE + "))|"
               r"\b(?:does ?n[o']t|not) (?:work|start|load|run)\w*\b|\brefuses?\b|"
               r"\bcan not (?:start|load|run|find|open|allocate|connect|enable|access|initiali[sz]e|launch|create|"
@@ -1913,8 +1944,6 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     source, text = opening
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
-            if kind == "error" and re.search(r"\bwhy\s+$", text[max(0, m.start() - 6):m.start()], re.I):
-                continue  # "why can't one request reach the batch's rate?": a question about capability (issue 11 r)
             if kind in ("hang", "crash", "error") and (
                     _NEGATION.search(text[max(0, m.start() - 30):m.start()])
                     or re.search(r"(?:没有|没|无|不|未)\s?$", text[max(0, m.start() - 3):m.start()])):
@@ -3546,11 +3575,12 @@ _extend(MORE_WORDS_N5)
 MORE_WORDS_R: dict[str, list[str]] = {
     # (the negations "不慢", "遅くない", "느리지 않", "nicht langsam", "не медленн", "no es lento" rule them out)
     "first_calls_slow": [
-        r"(?:第一次|首次|头一次|第一个|前几次|前几个)\s*(?:推理|请求|调用|运行|预测|生成|inference)?"
+        # (the work named: "首次部署后很慢", "처음 사용해보는데 느려요" are a first use, slow ever since)
+        r"(?:第一次|首次|头一次|第一个|前几次|前几个)\s*(?:推理|请求|调用|运行|预测|生成|inference)"
         r"(?:(?![不没])[^。\n，,]){0,20}?(?<![不没])(?:很慢|特别慢|非常慢|较慢|慢|耗时(?:很)?(?:长|久)|时间(?:很|较)?长)",
-        r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)?[^。\n]{0,20}?"
+        r"(?:最初|初回|一回目|1\s*回目)\s*(?:の)?\s*(?:推論|リクエスト|呼び出し|実行|生成)[^。\n]{0,20}?"
         r"(?:遅(?:い|く|かった)(?!\s*(?:ない|なかった|ありません))|時間がかか(?!らない))",
-        r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)?[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
+        r"(?:첫\s*번째|첫|처음)\s*(?:추론|요청|호출|실행|생성)[^.\n]{0,20}?(?:느리(?!지\s*않)|느려|오래\s*걸)",
         r"\b(?:erste[rsn]?|ersten paar)\s+(?:Aufruf|Anfrage|Inferenz|Durchlauf|Lauf|Schritt|Vorhersage)\w*\b"
         r"(?:(?!\b(?:nicht|kein\w*)\b)[^.\n]){0,40}?\b(?:langsam\w*|dauert)",
         r"(?:перв(?:ый|ая|ое|ые|ого|ых))\s+(?:запрос|вызов|инференс|прогон|шаг|генераци)\w*"

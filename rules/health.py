@@ -112,11 +112,6 @@ def _slowdown_over_time(facts: Facts, readings):
                "(or `nvidia-smi dmon -s pct` for the whole run)")
 
 
-def _line_no(source: str) -> int:
-    tail = source.rsplit(":", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
-
-
 def _declining_series(facts: Facts):
     """(first, last) of a throughput series from one file that ends >=15% below where it began. A series is
     samples a log printed in turn (line order), not the figures a reporter states ("up to 80 tok/s") among
@@ -127,7 +122,7 @@ def _declining_series(facts: Facts):
         if m.metric.endswith(("_s", "tok_s")) and ":" in m.source and m.stat != "reported":
             by_file.setdefault((m.source.rsplit(":", 1)[0], m.metric), []).append(m)
     for series in by_file.values():
-        series.sort(key=lambda m: _line_no(m.source))
+        series.sort(key=lambda m: claims.line_number(m.source))
         loads = [m.batch for m in series if m.batch]
         if loads:
             usual = max(set(loads), key=loads.count)

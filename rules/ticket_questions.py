@@ -425,7 +425,8 @@ def cpu_one_core(facts: Facts, predictions=None):
 # a PyTorch program runs on cuda:0 unless it places work elsewhere). Worded in the languages these threads use.
 _ONE_GPU_USED = re.compile(
     r"\bonly (?:ever )?(?:uses?|using|used|utili[sz]\w+|runs? on|loads? (?:it |the model )?(?:on|into|onto))\s+"
-    r"(?:one|1|a single|the first|GPU\s*0|cuda:0)\b|"
+    r"(?:(?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?|devices?)"
+    r"|GPU\s*0|cuda:0)\b|"  # (a GPU noun after the number: "only uses one CPU core", "only uses 1 GB" are no GPU)
     r"\bonly (?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?)\b"
     r"[^.\n]{0,25}?\b(?:is |are |was |gets? |got )?(?:used|utili[sz]ed|in use|busy|working|active|loaded)\b|"
     r"\b(?:the )?(?:other|second|remaining|rest of the|other \d+)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
@@ -444,12 +445,12 @@ _ONE_GPU_USED = re.compile(
 _IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\bin turns?\b|\btak(?:e|es|ing) turns\b|"
                       r"\balternat\w*|\bsequential\w*|轮流|交替|依次|順番|交互|번갈아|по очереди|abwechselnd|"
                       r"por turnos", re.I)
-# Several GPUs in the reporter's words ("four 4090 GPUs", "4x A100", "multiple GPUs", "双卡").
-_SEVERAL_GPUS = re.compile(r"\b(?:multiple|several|many|two|three|four|five|six|seven|eight|\d+)\s+(?:\w+\s+)?"
-                           r"(?:GPUs|cards)\b|\b\d+\s*[x×]\s*[A-Z]{0,4}\s?\d{2,4}|\b[A-Z]{0,4}\s?\d{2,4}\s*[x×*]\s*\d+\b|"
-                           r"双卡|多卡|多张|(?:\d+|两|二|三|四|八)\s*(?:张|块)\s*(?:卡|显卡|\d{4})|複数\s*の?\s*GPU|"
-                           r"\d+\s*枚|여러|(?:\d+\s*개|두\s*개|세\s*개|네\s*개)|"
-                           r"mehrere|несколько|\d+\s+видеокарт|varias|múltiples", re.I)
+# Several GPUs said without a number ("multiple GPUs", "多卡", "複数のGPU"): a GPU noun beside the word. Numbers are
+# the issue parser's (rules.common.gpu_count: "four 4090 GPUs", "两张4090", "GPUは2枚", "zwei Karten").
+_GPUS_UNCOUNTED = re.compile(r"\b(?:multiple|several|many)\s+(?:\w+\s+)?(?:GPUs|cards)\b|双卡|多卡|多张\s*(?:卡|显卡)|"
+                             r"複数\s*の?\s*(?:GPU|グラボ)|여러\s*(?:개의\s*|대의\s*)?(?:GPU|그래픽\s*카드)|"
+                             r"\bmehrere[n]?\s+(?:GPUs|Karten|Grafikkarten)\b|\bнескольк\w+\s+(?:видеокарт\w*|GPU)|"
+                             r"\b(?:varias|m[uú]ltiples)\s+(?:GPUs|tarjetas)\b", re.I)
 
 
 def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
@@ -468,7 +469,7 @@ def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
 
 
 def _several_gpus(facts: Facts) -> bool:
-    return (gpu_count(facts) or 0) >= 2 or any(_SEVERAL_GPUS.search(t) for _, t in claims.texts(facts))
+    return (gpu_count(facts) or 0) >= 2 or any(_GPUS_UNCOUNTED.search(t) for _, t in claims.texts(facts))
 
 
 def _sharding_asked(facts: Facts) -> bool:
@@ -522,28 +523,27 @@ _IDLE_WORDS = re.compile(r"\bidl(?:e|es|ing|ed)\b|\bat rest\b|\bno (?:load|reque
 _STATE_READING = re.compile(r"(?<![A-Za-z0-9])P(?:1[0-2]|[0-9])(?![0-9A-Za-z])|\b(?:power|performance|perf)[- ]state\b|"
                             r"\b\d+(?:\.\d+)?\s*W\b|\b\d{2,4}\s*MHz\b|\bclocks?\b|\bpower (?:draw|usage|consumption)\b",
                             re.I)
-_DRAW_OF_CAP = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s*/\s*(\d+(?:\.\d+)?)\s*W\b", re.I)
+_DRAW_OF_CAP = re.compile(r"\b(\d+(?:\.\d+)?)\s*W?\s*/\s*(\d+(?:\.\d+)?)\s*W\b", re.I)  # "38W / 140W", "38/140W"
 
 
 def idle_reading(facts: Facts) -> claims.Claim | None:
     """The reporter's reading of a GPU's state, clocks or power while it has nothing to do, or None (a question
     whether it idles, a negated or conditional idle, or no reading in the same sentence)."""
+    first = None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
             m = _IDLE_WORDS.search(sentence)
             if not m or not _STATE_READING.search(sentence) or claims.negated_words(sentence, m) \
-                    or _SUPPOSED.search(sentence[:m.start()]) or claims.guessed(sentence):
+                    or claims.conditional(sentence[:m.start()], when=False) or claims.guessed(sentence):
                 continue
-            data = {}
-            draw = _DRAW_OF_CAP.search(text)
+            first = first or (source, sentence)
+            draw = _DRAW_OF_CAP.search(sentence)  # a draw said of the idle GPU, not one under load elsewhere
             if draw and float(draw.group(2)) > 0:
-                data = {"draw_w": float(draw.group(1)), "cap_w": float(draw.group(2))}
-            return claims.Claim("idle_reading", source, claims.one_line(sentence)[:200], data)
-    return None
+                return claims.Claim("idle_reading", source, claims.one_line(sentence)[:200],
+                                    {"draw_w": float(draw.group(1)), "cap_w": float(draw.group(2))})
+    return claims.Claim("idle_reading", first[0], claims.one_line(first[1])[:200]) if first else None
 
 
-# A condition or a supposition before the idle words ("if it were idle ..."); "when idle" is when the reading was taken.
-_SUPPOSED = re.compile(r"\b(?:if|unless|whether|should|would|could|supposed to|expected to)\b[^,;:]*$", re.I)
 # An idle draw above this share of the board's limit is no longer "idling" (a process keeping the GPU busy).
 IDLE_DRAW_SHARE = 0.5
 
@@ -579,6 +579,7 @@ def idle_state(facts: Facts, predictions=None):
 _FASTER = re.compile(r"\b(?:faster|quicker|better|outperforms?|beats?)\b|快|高于|强于|速い|빠르|schneller|быстрее|"
                      r"m[aá]s r[aá]pid[oa]", re.I)
 _SLOWER = re.compile(r"\b(?:slower|worse|behind)\b|慢|低于|不如|遅い|느리|langsamer|медленнее|m[aá]s lent[oa]", re.I)
+_CLAUSE_END = re.compile(r"\b(?:and|but|while|whereas)\b|[,;:，；。、]|但|而|が、|그런데|aber|pero|но\b", re.I)
 _THAN = re.compile(r"\b(?:than|vs\.?|versus|compared (?:to|with))\b|比|より|보다|\bals\b|\bчем\b|\bque\b", re.I)
 
 
@@ -597,6 +598,7 @@ def gpus_compared(facts: Facts):
                 continue
             (ma, a), (mb, b) = named[:2]
             between, after = sentence[ma.end():mb.start()], sentence[mb.end():mb.end() + 40]
+            after = _CLAUSE_END.split(after, 1)[0]  # "A100 vs H100 and the H100 is slower": the next clause's own
             if not _THAN.search(between) or claims.guessed(sentence) and not claims.asked(sentence):
                 continue
             said = between + " " + after

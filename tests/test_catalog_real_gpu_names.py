@@ -272,6 +272,11 @@ def test_reduced_nvlink_slows_the_predicted_all_reduce():
         assert p_slow.decode_step_ms > p_fast.decode_step_ms
 
 
+# Rows no probe can tell apart from another row, reached only by the name a ticket writes: NVML names every Orin
+# module "Orin (nvgpu)" and an integrated GPU has no PCI id, so only "AGX Orin 32GB" written out selects that module.
+NAMED_ONLY = {"agx-orin-32gb"}
+
+
 def test_new_rows_cite_sources():
     new = [k for k, g in catalog.gpus().items()
            if any(s.startswith(("http", "capture ", "OGKM", "PCIIDS", "tests/")) for s in g.sources)]
@@ -280,4 +285,4 @@ def test_new_rows_cite_sources():
         spec = catalog.gpu(key)
         assert any(s.startswith("http") for s in spec.sources) or "PCIIDS" in spec.sources, key
         assert spec.confidence in ("H", "M", "L"), key
-        assert spec.nvml_names or spec.pci_device_ids, key
+        assert spec.nvml_names or spec.pci_device_ids or key in NAMED_ONLY, key

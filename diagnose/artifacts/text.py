@@ -123,23 +123,36 @@ HEADER_RATE = re.compile(r"(?<![a-z])(?:tps|tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|toke
 CELL_FIGURE = re.compile(r"[~≈]?\s*(\d+(?:\.\d+)?)\s*(?:tok(?:en)?s?\s*/\s*s|t/s|tps)?", re.I)
 
 
-def dtype_columns(lines: list[tuple[int, str]], rate_said: bool) -> list[tuple[int, str, str, float]]:
+def table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row, stripped ("| a | b |" -> ["a", "b"]): one splitter for every table reader."""
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+# A size in a header ("fp16 (GB)", "VRAM"): the column's figures are memory, not rates.
+MEMORY_UNIT = re.compile(r"(?<![a-z])(?:[KMGT]i?B|VRAM|memory|size)(?![a-z/])", re.I)
+
+
+def dtype_columns(lines: list[tuple[int, str]]) -> list[tuple[int, str, str, float]]:
     """(line, row label, weight dtype, figure) for each cell of a Markdown table that sets weight formats side by
     side, one column each ("| Model | W16A16 (TPS) | W8A16 (TPS) | W4A16 (TPS) |", "| model | fp16 | int4 |"), where
-    the header or the text around it says the figures are tokens per second (`rate_said`). The row label is the
-    first cell that is no figure (a model, a GPU)."""
+    the header or the caption line just above it says the figures are tokens per second (a rate said elsewhere in
+    the ticket does not make a table of sizes rates). The row label is the first cell that is no figure."""
     out = []
     k = 0
     while k < len(lines):
-        head = [c.strip() for c in lines[k][1].strip().strip("|").split("|")]
+        head = table_cells(lines[k][1])
+        caption = next((ln for _, ln in reversed(lines[:k]) if ln.strip()), "")
+        caption = "" if "|" in caption else caption
         k += 1
         dtypes = {j: d for j, c in enumerate(head) if (d := weight_dtype_named(c))}
-        if len(set(dtypes.values())) < 2 or not (rate_said or any(HEADER_RATE.search(c) for c in head)):
+        said = [*head, caption]
+        if len(set(dtypes.values())) < 2 or not any(HEADER_RATE.search(c) for c in said) \
+                or any(MEMORY_UNIT.search(c) for c in head):  # (a caption may name the board's memory)
             continue
         while k < len(lines) and "|" in lines[k][1]:
             i, row = lines[k]
             k += 1
-            cells = [c.strip() for c in row.strip().strip("|").split("|")]
+            cells = table_cells(row)
             if len(cells) != len(head):
                 continue
             label = next((c for j, c in enumerate(cells) if j not in dtypes and c and not CELL_FIGURE.fullmatch(c)), "")
