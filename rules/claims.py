@@ -3640,8 +3640,13 @@ def reference_rate(text: str) -> Claim | None:
 # time", "the GPU idles between kernels", "GPU 空闲/闲置"): NVML's utilization is the share of time a kernel runs, so
 # an idle GPU under load is one waiting on its feeder. Not the idle state between requests or with no work
 # ("the GPU is idle when no requests come in"), nor "is not idle".
-_IDLE_NOT_LOAD = (r"(?![^.\n]{0,40}?\b(?:when|if|after|before|between)\b[^.\n]{0,30}?"
-                  r"\b(?:no|nothing|idle|finish\w*|done|requests?)\b)")
+# A P-state reading ("idling at P8", "at power state 2") is the idle state: ticket.idle_reading's.
+_IDLE_NOT_LOAD = (r"(?!\s+(?:at|in)\s+(?:P\d|P-state|(?:power|performance)[- ]state))"
+                  r"(?![^.\n]{0,40}?\b(?:when|if|after|before|between)\b[^.\n]{0,30}?"
+                  r"\b(?:no|nothing|idle|finish\w*|done|requests?)\b)"
+                  # "while the server waits (for requests)": no work; "waits for the CPU / tokenizer" is load
+                  r"(?![^.\n]{0,40}?\b(?:server|engine|service|it)\s+(?:is\s+)?wait(?:s|ing)?\b"
+                  r"(?!\s+(?:for|on)\s+(?:the\s+)?(?:cpu|host|data|input|tokeni\w*|python|scheduler|dataloader)))")
 _extend({"gpu_idle_words": [
     r"\bGPUs?\b[^.\n]{0,15}?\b(?:is|are|sits?|sat|stays?|remains?|was|were)\s+(?:mostly\s+|often\s+|largely\s+|"
     r"just\s+|basically\s+)?idle\b" + _IDLE_NOT_LOAD,

@@ -246,12 +246,17 @@ GPU_IDLE = [
     "Both GPUs sit idle while the tokenizer works through the batch.",
     "The GPU idles between the small kernels of each decode step.",
     "推理时 GPU 大部分时间处于空闲状态。",
+    "The GPU is idle while the server waits for the tokenizer.",       # waiting on the host: load
 ]
 
 NOT_GPU_IDLE = [
     "The GPU is idle when no requests come in, which is expected.",   # no work: the idle state
     "The GPU is not idle, it stays at 99% utilization.",               # negated
     "Is the GPU idle while the CPU tokenizes?",                        # asked
+    "nvidia-smi shows the GPU idling at P2 while the server waits.",   # a P-state reading, no work
+    "The GPU idles at P8 overnight.",                                  # a P-state reading
+    "The card shows GPU idling at power state 2.",                     # a P-state reading
+    "The GPU is idle while the engine waits for new requests.",        # the server waiting: no work
 ]
 
 

@@ -818,7 +818,7 @@ def _transposed(lines: list[tuple[int, str]], k: int) -> tuple[int, list[str], l
     lines[k] has a row whose first cell names the GPUs or the TP size and whose other cells are counts; else None."""
     rows, end = [], k
     while end < len(lines) and "|" in lines[end][1]:
-        vals = _cells(lines[end][1])
+        vals = table_cells(lines[end][1])
         if not set("".join(vals)) <= set("-: "):
             rows.append(vals)
         end += 1
