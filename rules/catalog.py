@@ -84,6 +84,7 @@ class GpuSpec:
     sms: int
     interconnect: str  # default intra-node fabric, a key of interconnects()
     fp16_tflops: float = 0.0  # 0 = same as bf16
+    int8_tops: float = 0.0  # dense INT8 dot-product rate (DP4A or tensor cores); 0 = not in the catalog
     l2_mb: float = 0.0
     matmul_max: float = 0.0  # best measured 16-bit matmul / datasheet (MAMF); 0 = calibration.toml's typical
     matmul_fp8_max: float = 0.0  # the same for FP8
@@ -122,6 +123,8 @@ class GpuSpec:
             return self.fp16_tflops
         if dtype == "fp32":
             return self.fp32_tflops
+        if dtype == "int8" and self.int8_tops:
+            return self.int8_tops
         return self.bf16_tflops
 
 
@@ -307,6 +310,12 @@ class EngineSpec:
     # attention (flash / fMHA): the scores never leave the SM (rules.step_model.unfused_attention)
     context_score_bytes: float = 0.0
     fp8_kv_cache: bool = False  # an FP8 checkpoint gets an FP8 KV cache unless told otherwise
+    # the 16-bit type its GEMMs run in whatever the weights' type (llama.cpp: fp16, dequantising GGUF blocks);
+    # "" = the weights' own (bf16 for integer weights)
+    gemm_dtype: str = ""
+    # its GEMMs over integer (GGUF) weights may run as INT8 dot products (llama.cpp's MMQ kernels quantise the
+    # activations to 8 bits): the roofline then takes the GPU's INT8 rate where that is the faster
+    int8_gemm: bool = False
     # MoE: each rank holds experts / tp whole experts and runs every one on every token (vLLM's Mixtral
     # before its fused-MoE kernel), not the tokens' own experts sharded over the ranks
     moe_dense_experts: bool = False
