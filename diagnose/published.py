@@ -128,6 +128,16 @@ def read_dir(folder) -> list[Row]:
     return rows
 
 
+def weights(row: Row) -> tuple[str, str | None]:
+    """(dtype, GGUF type or None) of the row's weights: a llama.cpp row names its GGUF type (Q4_0, F16), whose
+    blocks fix the bytes a weight streams (rules/catalog/gguf_types.toml)."""
+    from rules import catalog
+
+    if row.dtype.upper() in catalog.gguf_types():
+        return catalog.gguf_type(row.dtype).dtype, row.dtype.upper()
+    return row.dtype, None
+
+
 def expect(row: Row, **overrides):
     """The roofline, expected value and band of the row's metric, for the setup it names.
 
@@ -137,9 +147,7 @@ def expect(row: Row, **overrides):
     from rules.expectations import expectation
     from rules.roofline import Layout, predict
 
-    dtype, group = row.dtype, None
-    if dtype.upper() in catalog.gguf_types():  # a llama.cpp row names its GGUF type: its blocks fix the bytes
-        dtype, group = catalog.gguf_type(dtype).dtype, dtype.upper()
+    dtype, group = weights(row)
     args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=dtype, quant_group=group,
                 engine=catalog.engine(row.engine), gpus_per_node=row.gpus_per_node, network=row.network)
     args.update(overrides)

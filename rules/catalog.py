@@ -686,7 +686,8 @@ def find_engine(text: str | None) -> EngineSpec | None:
         return None
     words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", str(text).lower())
     entries = _catalog().engine
-    for w in words:
+    # a two-word name ('LM Studio') is looked up as its hyphenated alias too
+    for w in [x for pair in zip(words, words[1:] + [""]) for x in (pair[0], "-".join(pair).rstrip("-"))]:
         for name in (w, w.rstrip("0123456789.-")):
             found = _lookup(entries, name) if name else None
             if found is not None and found.key != "generic":
