@@ -84,6 +84,9 @@ OWN_TIED = ("expert_gemm_efficiency",)
 TIED = {"trtllm-mmha": "trtllm", "vllm-moe-dense": "vllm", "vllm-moe-untuned": "vllm",
         # llama.cpp before CUDA graphs (or on a GPU before Ampere) differs in its launches only
         "llamacpp-eager": "llamacpp"}
+# what a tied engine fits for itself beyond OWN_TIED: llama.cpp launching every kernel from the host leaves a longer
+# gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference)
+TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",)}
 # what --only-engine fits: the engine's own constants, with the shared calibration held
 ONLY_ENGINE = ("host_ms_per_step", "kernel_overhead_us", "attention_efficiency")
 
@@ -141,7 +144,8 @@ class Trial:
 
     def set(self, key: tuple, value: float) -> None:
         if key[0] == "engine":
-            twins = () if key[2] in OWN_TIED else (t for t, to in TIED.items() if to == key[1] and t in self.engines)
+            twins = () if key[2] in OWN_TIED else (t for t, to in TIED.items() if to == key[1] and t in self.engines
+                                                   and key[2] not in TWIN_OWN.get(t, ()))
             for e in [key[1], *twins]:
                 self.engines[e] = dataclasses.replace(self.engines[e], **{key[2]: value})
             return
@@ -234,7 +238,7 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None) -> tuple
     for e, to in TIED.items():  # a tied engine starts from the constants it takes
         if e in trial.engines:
             for name, _, _ in ENGINE:
-                if name not in OWN_TIED:
+                if name not in OWN_TIED and name not in TWIN_OWN.get(e, ()):
                     trial.set(("engine", to, name), getattr(trial.engines[to], name))
     obj = Objective(rows, points, trial)
     keys = [] if only else [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
@@ -242,7 +246,7 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None) -> tuple
         for name, lo, hi in ENGINE:
             if only and name not in ONLY_ENGINE:
                 continue
-            if e in TIED and name not in OWN_TIED:
+            if e in TIED and name not in OWN_TIED and name not in TWIN_OWN.get(e, ()):
                 continue  # takes its twin's
             if name in OWN and not getattr(trial.engines[e], name):
                 continue  # the engine takes the calibration's
