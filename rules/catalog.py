@@ -679,6 +679,16 @@ def engine(name: str | None) -> EngineSpec:
     return found
 
 
+def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None) -> EngineSpec:
+    """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
+    format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU without BF16 tensor cores (compute
+    capability below 8.0, where ggml-cuda keeps CUDA graphs off: disable_due_to_gpu_arch) is llamacpp-eager."""
+    key = engine(name).key if name else ("llamacpp" if gguf else "generic")
+    if key == "llamacpp" and gpu is not None and gpu.bf16_tflops <= gpu.fp32_tflops:
+        key = "llamacpp-eager"
+    return engine(key)
+
+
 def find_engine(text: str | None) -> EngineSpec | None:
     """The engine a framework string names ('vLLM (vllm/vllm-openai:gptoss)', 'SGLang v0.4.1',
     'TensorRT-LLM 0.9'), by its first word or any key/alias in it; None when none matches."""

@@ -36,11 +36,7 @@ class Subject:
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
         gpu, gpu_source, by_family = _gpu(facts)
-        if key == "llamacpp" and gpu is not None and gpu.bf16_tflops <= gpu.fp32_tflops:
-            # no BF16 tensor cores = compute capability below 8.0, where llama.cpp keeps CUDA graphs off
-            # (ggml-cuda.cu: disable_due_to_gpu_arch): every kernel is launched from the host
-            key = "llamacpp-eager"
-        return cls(gpu, gpu_source, *_model(facts), catalog.engine(key) if key else None, by_family)
+        return cls(gpu, gpu_source, *_model(facts), catalog.run_engine(key, gpu) if key else None, by_family)
 
 
 def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
