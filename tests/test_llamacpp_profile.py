@@ -110,3 +110,22 @@ def test_layer_split_over_four_gpus_is_slower_than_one_gpu_roofline_allows():
     e = published.expect(row)
     one = published.expect(dataclasses.replace(row, pp=1))
     assert e.roofline <= one.roofline * 1.001 and row.value < e.roofline
+
+
+def test_gguf_weights_default_to_the_llamacpp_profile():
+    """A GGUF file is llama.cpp's format: with no engine named it runs there (eager below compute capability 8.0);
+    a named engine is kept."""
+    rtx, v100 = catalog.gpu("rtx-4090"), catalog.gpu("v100-pcie-16gb")
+    assert catalog.run_engine(None, rtx, "Q4_K_M").key == "llamacpp"
+    assert catalog.run_engine(None, v100, "Q4_0").key == "llamacpp-eager"
+    assert catalog.run_engine(None, rtx).key == "generic"
+    assert catalog.run_engine("vllm", v100, "Q4_0").key == "vllm"
+
+
+def test_predict_names_the_profile_it_took_for_a_quant():
+    import json
+
+    result = CliRunner().invoke(cli, ["predict", "--model", "llama-2-7b", "--gpu", "tesla-p40", "--tp", "1",
+                                      "--quant", "Q4_0", "--json"])
+    assert result.exit_code in (0, 1), result.output
+    assert json.loads(result.stdout)["inputs"]["engine"] == "llamacpp-eager"
