@@ -9,7 +9,8 @@ Format (tests/data/published/*.csv; `diagnose scaling` reads it too):
     # Split: fit | validation      (which part of the predictor's calibration the file is in)
     engine,gpu,gpus_per_node,model,dtype,tp,pp,batch,input_len,output_len,metric,value[,healthy]
 
-engine, gpu and model are catalog names (rules/catalog/*.toml); metric is one of
+engine, gpu and model are catalog names (rules/catalog/*.toml); dtype is a weight dtype (bf16, int4, ...)
+or a GGUF type (Q4_0, Q5_K_M: rules/catalog/gguf_types.toml), whose blocks give the bytes; metric is one of
 rules.expectations.METRICS; healthy (yes/no, default yes) says whether the source found the
 system working. A malformed row is an InputError naming its file and line.
 """
@@ -127,6 +128,16 @@ def read_dir(folder) -> list[Row]:
     return rows
 
 
+def weights(row: Row) -> tuple[str, str | None]:
+    """(dtype, GGUF type or None) of the row's weights: a llama.cpp row names its GGUF type (Q4_0, F16), whose
+    blocks fix the bytes a weight streams (rules/catalog/gguf_types.toml)."""
+    from rules import catalog
+
+    if row.dtype.upper() in catalog.gguf_types():
+        return catalog.gguf_type(row.dtype).dtype, row.dtype.upper()
+    return row.dtype, None
+
+
 def expect(row: Row, **overrides):
     """The roofline, expected value and band of the row's metric, for the setup it names.
 
@@ -136,7 +147,8 @@ def expect(row: Row, **overrides):
     from rules.expectations import expectation
     from rules.roofline import Layout, predict
 
-    args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=row.dtype,
+    dtype, group = weights(row)
+    args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=dtype, quant_group=group,
                 engine=catalog.engine(row.engine), gpus_per_node=row.gpus_per_node, network=row.network)
     args.update(overrides)
     p = predict(catalog.model(row.model), catalog.gpu(row.gpu), Layout(row.tp, row.pp), **args)

@@ -389,8 +389,9 @@ def published_measurement(row: published.Row) -> Measurement:
 
 
 def published_setup(row: published.Row) -> Setup:
-    return Setup(row.model, row.gpu, row.engine, row.dtype, row.input_len, row.output_len, row.gpus_per_node,
-                 row.network)
+    dtype, gguf = published.weights(row)
+    return Setup(row.model, row.gpu, row.engine, dtype, row.input_len, row.output_len, row.gpus_per_node,
+                 row.network, quant=gguf)
 
 
 # --------------------------------------------------------------------------- CSV

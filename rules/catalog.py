@@ -84,6 +84,7 @@ class GpuSpec:
     sms: int
     interconnect: str  # default intra-node fabric, a key of interconnects()
     fp16_tflops: float = 0.0  # 0 = same as bf16
+    int8_tops: float = 0.0  # dense INT8 dot-product rate (DP4A or tensor cores); 0 = not in the catalog
     l2_mb: float = 0.0
     matmul_max: float = 0.0  # best measured 16-bit matmul / datasheet (MAMF); 0 = calibration.toml's typical
     matmul_fp8_max: float = 0.0  # the same for FP8
@@ -122,6 +123,8 @@ class GpuSpec:
             return self.fp16_tflops
         if dtype == "fp32":
             return self.fp32_tflops
+        if dtype == "int8" and self.int8_tops:
+            return self.int8_tops
         return self.bf16_tflops
 
 
@@ -311,6 +314,12 @@ class EngineSpec:
     # attention (flash / fMHA): the scores never leave the SM (rules.step_model.unfused_attention)
     context_score_bytes: float = 0.0
     fp8_kv_cache: bool = False  # an FP8 checkpoint gets an FP8 KV cache unless told otherwise
+    # the 16-bit type its GEMMs run in whatever the weights' type (llama.cpp: fp16, dequantising GGUF blocks);
+    # "" = the weights' own (bf16 for integer weights)
+    gemm_dtype: str = ""
+    # its GEMMs over integer (GGUF) weights may run as INT8 dot products (llama.cpp's MMQ kernels quantise the
+    # activations to 8 bits): the roofline then takes the GPU's INT8 rate where that is the faster
+    int8_gemm: bool = False
     # MoE: each rank holds experts / tp whole experts and runs every one on every token (vLLM's Mixtral
     # before its fused-MoE kernel), not the tokens' own experts sharded over the ranks
     moe_dense_experts: bool = False
@@ -674,6 +683,16 @@ def engine(name: str | None) -> EngineSpec:
     return found
 
 
+def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None) -> EngineSpec:
+    """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
+    format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU without BF16 tensor cores (compute
+    capability below 8.0, where ggml-cuda keeps CUDA graphs off: disable_due_to_gpu_arch) is llamacpp-eager."""
+    key = engine(name).key if name else ("llamacpp" if gguf else "generic")
+    if key == "llamacpp" and gpu is not None and gpu.bf16_tflops <= gpu.fp32_tflops:
+        key = "llamacpp-eager"
+    return engine(key)
+
+
 def find_engine(text: str | None) -> EngineSpec | None:
     """The engine a framework string names ('vLLM (vllm/vllm-openai:gptoss)', 'SGLang v0.4.1',
     'TensorRT-LLM 0.9'), by its first word or any key/alias in it; None when none matches."""
@@ -681,7 +700,8 @@ def find_engine(text: str | None) -> EngineSpec | None:
         return None
     words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", str(text).lower())
     entries = _catalog().engine
-    for w in words:
+    # a two-word name ('LM Studio') is looked up as its hyphenated alias too
+    for w in [x for pair in zip(words, words[1:] + [""]) for x in (pair[0], "-".join(pair).rstrip("-"))]:
         for name in (w, w.rstrip("0123456789.-")):
             found = _lookup(entries, name) if name else None
             if found is not None and found.key != "generic":

@@ -461,6 +461,10 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     context = context or prompt + output
     tp, pp = layout.tp, layout.pp
     compute_dtype = "fp8" if dtype == "fp8" and gpu.fp8_tflops else ("fp16" if dtype == "fp16" else "bf16")
+    compute_dtype = eng.gemm_dtype or compute_dtype
+    # the bound takes the fastest path the engine may run (INT8 dot products on a GPU whose FP16 is slow)
+    roof_dtype = ("int8" if eng.int8_gemm and dtype in ("int4", "int8") and gpu.int8_tops > gpu.tflops(compute_dtype)
+                  else compute_dtype)
     fabric, nodes = tp_fabric(gpu, tp, gpus_per_node, interconnect, network)
     pp_fabric = _pp_fabric(gpu, layout, gpus_per_node, interconnect, network)
     p2p = gpu.pcie_p2p or fabric.kind != "pcie"
@@ -499,7 +503,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     sendrecv_roof = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
 
     dw = decode_work(model, tp, mb, context, dtype, kv_dtype, quant_group)
-    roof = roofline_pass(dw, gpu, fabric, tp, nodes, compute_dtype)
+    roof = roofline_pass(dw, gpu, fabric, tp, nodes, roof_dtype)
     step = _pipelined(roof.total_ms, pp, m, sendrecv_roof, one_shot=False)
     # the expected step runs the engine's own microbatches (engines.toml pp_microbatch_tokens, pp_step_drains)
     m_e = engine_microbatches(eng, batch, 1, pp)
@@ -516,11 +520,11 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     many = prefill_work(model, tp, mb, prompt, dtype, kv_dtype, quant_group)
     psr_roof = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
     psr_exp = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, graphs=False) / 1e3 if pp > 1 else 0.0
-    ttft = _pipelined(roofline_pass(one, gpu, fabric, tp, nodes, compute_dtype).total_ms, pp, 1, psr_roof,
+    ttft = _pipelined(roofline_pass(one, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, 1, psr_roof,
                       one_shot=True)
     one_exp = step_model.pass_terms(setting, sequences=1, tokens_per_seq=prompt, context=prompt, prefill=True)
     ttft_exp = _pipelined(one_exp.total_ms, pp, 1, psr_exp, one_shot=True) + eng.host_ms_per_request
-    many_roof = roofline_pass(many, gpu, fabric, tp, nodes, compute_dtype)
+    many_roof = roofline_pass(many, gpu, fabric, tp, nodes, roof_dtype)
     prefill_ms = _pipelined(many_roof.total_ms, pp, m, psr_roof * mb, one_shot=True)
     m_p = engine_microbatches(eng, batch, prompt, pp)
     mb_p = math.ceil(batch / m_p)
@@ -531,7 +535,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     # one request batch end to end: prefill, then output - 1 steps at the average context
     mid = prompt + output / 2
     mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
-    mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, compute_dtype).total_ms, pp, m, sendrecv_roof,
+    mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m, sendrecv_roof,
                           one_shot=False)
     mid_exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=mid, prefill=False)
     mid_step_exp = _pipelined(mid_exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + host_step

@@ -103,6 +103,8 @@ class Setting:
 
     @property
     def compute_dtype(self) -> str:
+        if self.engine.gemm_dtype:  # the engine's own GEMM type (llama.cpp: fp16 for every GGUF type)
+            return self.engine.gemm_dtype
         if self.dtype == "fp8" and self.gpu.fp8_tflops:
             return "fp8"
         return "fp16" if self.dtype == "fp16" else "bf16"

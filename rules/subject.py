@@ -36,7 +36,7 @@ class Subject:
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
         gpu, gpu_source, by_family = _gpu(facts)
-        return cls(gpu, gpu_source, *_model(facts), catalog.engine(key) if key else None, by_family)
+        return cls(gpu, gpu_source, *_model(facts), catalog.run_engine(key, gpu) if key else None, by_family)
 
 
 def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:

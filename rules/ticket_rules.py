@@ -34,6 +34,7 @@ from rules.beyond_roofline import beats, finding
 from rules.catalog import find_gpu_family
 from rules.claims import Claim
 from rules.common import (
+    LLAMACPP_ENGINES,
     P2P_VM_FIX,
     TP_ENGINES,
     claim_ev,
@@ -1324,7 +1325,7 @@ def symptom_prior(facts: Facts, predictions=None):
                        + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
         return
     engine = engine_of(facts)
-    tp_engine = engine not in (None, "generic", "hf-eager") or (wfield(facts, "tp")[0] or 0) >= 2
+    tp_engine = engine not in (None, "generic", "hf-eager", *LLAMACPP_ENGINES) or (wfield(facts, "tp")[0] or 0) >= 2
     if gpu is not None and not gpu.pcie_p2p and (n is None or n >= 2) and not has_nvlink(facts) and tp_engine:
         yield make("ticket.symptom_prior", "p2p_disabled", "warning", 0.55,
                    f"{gpu.name}: the driver refuses PCIe peer-to-peer, so TP traffic goes through host memory",

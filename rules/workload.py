@@ -276,13 +276,15 @@ def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) ->
     quantisation of local and community checkpoints)? True only when the ticket states no weights, the checkpoint
     ships 16-bit and no catalog serving engine (which loads the checkpoint as named) runs it: then a rate above the
     16-bit roofline says 'quantised' as readily as 'batched'."""
-    from rules.common import engine_of
+    from rules.common import LLAMACPP_ENGINES, engine_of
 
     model, gpu = facts.subject.model, facts.subject.gpu
     if model is None or gpu is None or weight_dtype(facts) or model.checkpoint_dtype not in ("bf16", "fp16", "fp32"):
         return False
-    if engine_of(facts) not in (None, "generic"):
-        return False  # a serving engine loads the checkpoint named, 16-bit unless the name or a flag says otherwise
+    if engine_of(facts) not in (None, "generic", *LLAMACPP_ENGINES):
+        # a serving engine loads the checkpoint named, 16-bit unless the name or a flag says otherwise; llama.cpp
+        # (Ollama) runs a GGUF file, most often a 4-bit one (Ollama's bare tags are Q4_K_M)
+        return False
     q = predict_layout(facts, tp, 1, dtype="int4")
     return q is not None and q.valid and rate <= margin * q.decode_tok_s
 

@@ -11,6 +11,9 @@ drown the rest. `validation` tables are never read here.
 
     python scripts/fit_predictor.py            # print the fitted constants and the fit error
     python scripts/fit_predictor.py --write    # and write them into the two TOML files
+    python scripts/fit_predictor.py --only-engine llamacpp [--write]   # one engine's own constants only
+                                               (host_ms_per_step, kernel_overhead_us, attention_efficiency) on
+                                               its fit rows; calibration.toml is neither moved nor written
 
 Then `python benchmarks/predictor_accuracy.py` reports the error on both parts.
 """
@@ -81,7 +84,14 @@ OWN_TIED = ("expert_gemm_efficiency", "expert_gemm_sm_tflops")
 # differs from later releases in its decode attention kernel, not its host side; its fit rows are all
 # throughput, which cannot tell the per-request time apart; vLLM before its fused-MoE kernel differs
 # in how it runs MoE experts, not in its scheduler)
-TIED = {"trtllm-mmha": "trtllm", "vllm-moe-dense": "vllm", "vllm-moe-untuned": "vllm"}
+TIED = {"trtllm-mmha": "trtllm", "vllm-moe-dense": "vllm", "vllm-moe-untuned": "vllm",
+        # llama.cpp before CUDA graphs (or on a GPU before Ampere) differs in its launches only
+        "llamacpp-eager": "llamacpp"}
+# what a tied engine fits for itself beyond OWN_TIED: llama.cpp launching every kernel from the host leaves a longer
+# gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference)
+TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",)}
+# what --only-engine fits: the engine's own constants, with the shared calibration held
+ONLY_ENGINE = ("host_ms_per_step", "kernel_overhead_us", "attention_efficiency")
 
 
 # --------------------------------------------------------------------------- data
@@ -137,7 +147,8 @@ class Trial:
 
     def set(self, key: tuple, value: float) -> None:
         if key[0] == "engine":
-            twins = () if key[2] in OWN_TIED else (t for t, to in TIED.items() if to == key[1] and t in self.engines)
+            twins = () if key[2] in OWN_TIED else (t for t, to in TIED.items() if to == key[1] and t in self.engines
+                                                   and key[2] not in TWIN_OWN.get(t, ()))
             for e in [key[1], *twins]:
                 self.engines[e] = dataclasses.replace(self.engines[e], **{key[2]: value})
             return
@@ -219,20 +230,26 @@ def golden(f, lo: float, hi: float, x0: float, steps: int = 14) -> tuple[float, 
     return (best, fbest) if fbest < f0 else (x0, f0)
 
 
-def fit(sweeps: int = 4, verbose: bool = True) -> tuple[Trial, Objective]:
+def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None) -> tuple[Trial, Objective]:
     rows, points = fit_rows(), collective_points()
+    if only:  # one engine (and its tied twins) on its own rows; the shared constants stay as they are
+        rows, points = [r for r in rows if only in (r.engine, TIED.get(r.engine))], []
+        if not rows:
+            raise SystemExit(f"no fit rows for engine {only!r}")
     engines = {r.engine for r in rows} | {TIED[e] for e in {r.engine for r in rows} if e in TIED}
     trial = Trial(catalog.calibration(), {k: catalog.engine(k) for k in engines})
     for e, to in TIED.items():  # a tied engine starts from the constants it takes
         if e in trial.engines:
             for name, _, _ in ENGINE:
-                if name not in OWN_TIED:
+                if name not in OWN_TIED and name not in TWIN_OWN.get(e, ()):
                     trial.set(("engine", to, name), getattr(trial.engines[to], name))
     obj = Objective(rows, points, trial)
-    keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
+    keys = [] if only else [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
     for e in sorted(engines):
         for name, lo, hi in ENGINE:
-            if e in TIED and name not in OWN_TIED:
+            if only and name not in ONLY_ENGINE:
+                continue
+            if e in TIED and name not in OWN_TIED and name not in TWIN_OWN.get(e, ()):
                 continue  # takes its twin's
             if name in OWN and not getattr(trial.engines[e], name):
                 continue  # the engine takes the calibration's
@@ -298,7 +315,10 @@ def _fmt(value: float) -> str:
     return f"{value:.3g}" if value < 100 else f"{value:.0f}"
 
 
-def write(trial: Trial, band: tuple, ar_band: tuple) -> None:
+def write(trial: Trial, band: tuple, ar_band: tuple, only: str | None = None) -> None:
+    if only:
+        _write_engines(trial, {only} | {t for t, to in TIED.items() if to == only}, ONLY_ENGINE)
+        return
     cal_path = catalog.CALIBRATION_FILE
     text = cal_path.read_text()
     for section, name, _, _ in GLOBAL:
@@ -309,10 +329,16 @@ def write(trial: Trial, band: tuple, ar_band: tuple) -> None:
         text = _set_value(text, section, "low", values[0])
         text = _set_value(text, section, "high", values[1])
     cal_path.write_text(text)
+    _write_engines(trial, set(trial.engines), [name for name, _, _ in ENGINE])
+
+
+def _write_engines(trial: Trial, keys: set, names) -> None:
     eng_path = catalog.CATALOG_DIR / "engines.toml"
     text = eng_path.read_text()
     for key, spec in trial.engines.items():
-        for name, _, _ in ENGINE:
+        if key not in keys:
+            continue
+        for name in names:
             if name in OWN and not getattr(spec, name):
                 continue
             text = _set_value(text, f"engine.{key}", name, getattr(spec, name))
@@ -324,9 +350,18 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="write the fitted constants into the TOML files")
     ap.add_argument("--sweeps", type=int, default=4)
     ap.add_argument("--bands-only", action="store_true", help="keep the constants, recompute only the bands")
+    ap.add_argument("--only-engine", metavar="KEY", help="fit only this engine's own constants on its own rows")
     args = ap.parse_args()
     catalog.configure([str(PUBLISHED / "models.toml")])
-    trial, obj = fit(0 if args.bands_only else args.sweeps)
+    trial, obj = fit(0 if args.bands_only else args.sweeps, only=args.only_engine)
+    if args.only_engine:  # the shared constants and bands stay; only the engine's own are printed and written
+        for key in sorted(k for k in trial.engines if args.only_engine in (k, TIED.get(k))):
+            print(f"[engine.{key}] " + ", ".join(f"{n} = {_fmt(getattr(trial.engines[key], n))}" for n in ONLY_ENGINE))
+        print(f"fit rows: median |log error| {statistics.median(obj.loss):.3f}")
+        if args.write:
+            write(trial, (), (), only=args.only_engine)
+            print(f"written: {catalog.CATALOG_DIR / 'engines.toml'}")
+        return
     band, ar_band = bands(obj)
     for section, name, _, _ in GLOBAL:
         print(f"[{section}] {name} = {_fmt(trial.get((section, name)))}")

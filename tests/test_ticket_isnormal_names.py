@@ -366,7 +366,8 @@ def test_a_layer_split_judges_prose_with_the_slack_and_a_tools_rate_without():
     (prose,) = _layer_split(issue(LAYER_SPLIT.format(f" and get {just_under} tokens/s for one request")))
     assert prose.category == "expected_physics"
     tool = LAYER_SPLIT.format("") + "\n```\nprompt eval rate: 300.0 tokens/s\neval rate: {} tokens/s\n```\n"
-    assert [f.category for f in _layer_split(issue(tool.format(14)))] == ["expected_physics"]
+    # inside the band (read from the prose finding, as the engine profile sets it): one GPU's pace
+    assert [f.category for f in _layer_split(issue(tool.format(round(1.1 * low, 1))))] == ["expected_physics"]
     assert [f.category for f in _layer_split(issue(tool.format(just_under)))] == ["other"]
 
 

@@ -561,7 +561,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     prompt = _prompt_len(prose)
     if prompt:
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
-    framework = engine_named(" ".join(ln for _, ln in prose[:40]))
+    # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
+    framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
     if framework:
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen

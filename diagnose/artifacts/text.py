@@ -67,7 +67,7 @@ ENGINE_WORD = re.compile(
     r"deepspeed(?:[-_ ]mii)?|fastertransformer|llama\.cpp|llama[-_](?:bench|server|cli|cpp[-_]python)|"
     r"exllama(?:v2)?|ollama|gpt-fast|"
     r"megatron(?:-lm)?|"
-    r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|"
+    r"text[-_ ]generation[-_ ]webui|oobabooga|koboldcpp|lm[-_ ]?studio|"
     r"transformers|accelerate)\b",
     re.I,
 )

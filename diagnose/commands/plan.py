@@ -26,8 +26,8 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs in one node: TP stays within a node, PP spans nodes beyond it.")
 @click.option("--engine",
-              help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, ...) "
-                   "[default: generic].")
+              help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, llamacpp, ...) "
+                   "[default: llamacpp for GGUF weights (--quant, an Ollama tag), else generic].")
 @quant_option
 @output_options
 def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine, quant):
@@ -61,8 +61,9 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     limits = parse_slo(slo)
     itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
-    result = planner.plan(catalog.model(model_name), catalog.gpu(gpu_name), gpus, context, concurrency,
-                          engine=catalog.engine(engine), prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
+    gpu = catalog.gpu(gpu_name)
+    result = planner.plan(catalog.model(model_name), gpu, gpus, context, concurrency,
+                          engine=catalog.run_engine(engine, gpu, gguf), prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
                           gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf)
     inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,
               "concurrency": concurrency, "slo": slo, "prompt": result.prompt, "dtype": result.dtype,

@@ -56,8 +56,9 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs per node (TP beyond this crosses the network).")
 @click.option("--engine",
-              help="Serving engine that runs it: vllm, sglang, trtllm, gpt-fast, hf-eager, fastertransformer, ... "
-                   "[default: generic]. Sets the all-reduce, CUDA graphs, host time and memory it keeps.")
+              help="Serving engine that runs it: vllm, sglang, trtllm, gpt-fast, hf-eager, fastertransformer, "
+                   "llamacpp, ... [default: llamacpp for GGUF weights (--quant, an Ollama tag), else generic]. Sets "
+                   "the all-reduce, CUDA graphs, host time and memory it keeps.")
 @click.option("--output-len", "output_len", type=token_count(),
               help="Output tokens per request, for the end-to-end latency [default: context - prompt, else 256].")
 @click.option("--quant-group", type=token_count(), help="Group size of int4/int8 weights (scales + zero points per "
@@ -92,10 +93,10 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
 
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
-    eng = catalog.engine(engine)
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
     dtype, gguf = weights(model_name, dtype, quant)
+    eng = catalog.run_engine(engine, gpu, gguf)
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:

@@ -1,0 +1,131 @@
+"""llama.cpp's engine profile (issue 10, for issue 11's consumer-GPU tickets), against its own published runs.
+
+- The names people run llama.cpp under (llama-server, Ollama, LM Studio, ...) pick the profile, and a GPU
+  without BF16 tensor cores (compute capability < 8.0, where llama.cpp keeps CUDA graphs off) its eager twin;
+  the ticket's finding names the profile.
+- Each part of the profile is needed by a real published row: CUDA graphs (PR 6766's before/after pair),
+  fp16 GEMMs over GGUF weights (a V100 prompt that would beat a bf16 roofline), INT8 dot products (a P40
+  prompt that beats its FP32 rate).
+"""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from diagnose import published
+from diagnose.cli import cli
+from rules import catalog
+
+DATA = Path(__file__).parent / "data"
+PUBLISHED = DATA / "published"
+TICKETS = DATA / "tickets"
+
+
+def _rows(table: str):
+    return published.read(PUBLISHED / table)
+
+
+@pytest.mark.parametrize("framework", ["llama.cpp", "Ollama 0.5.7", "ollama/ollama:latest", "llama-server",
+                                       "llama-bench b3000", "llama-cpp-python 0.2.90", "LM Studio 0.3.5",
+                                       "lmstudio", "koboldcpp 1.70"])
+def test_llamacpp_names_pick_the_profile(framework):
+    assert catalog.find_engine(framework).key == "llamacpp"
+
+
+@pytest.mark.parametrize("framework,key", [("vLLM 0.6.3", "vllm"), ("SGLang v0.4.1", "sglang"),
+                                           ("TensorRT-LLM 0.9", "trtllm")])
+def test_other_engines_keep_theirs(framework, key):
+    """The two-word lookup (LM Studio) does not swallow a name followed by its version."""
+    assert catalog.find_engine(framework).key == key
+
+
+def _ticket(folder) -> str:
+    result = CliRunner().invoke(cli, ["ticket", str(folder)])
+    assert result.exit_code in (0, 1), result.output
+    return result.output
+
+
+@pytest.mark.parametrize("gpu,profile", [("Tesla P40", "llamacpp-eager profile, tesla-p40"),
+                                         ("RTX 3090", "llamacpp profile, rtx-3090")])
+def test_ticket_names_the_llamacpp_profile_by_gpu_generation(tmp_path, gpu, profile):
+    (tmp_path / "issue.md").write_text(
+        f"# llama.cpp slow on {gpu}?\n\nI run llama-2-7b Q4_0 with llama.cpp (llama-server, all layers offloaded) "
+        f"on one {gpu} and get 40 tok/s when generating. Is this normal?\n")
+    assert f"expected band ({profile})" in _ticket(tmp_path)
+
+
+def test_llamacpp_named_inside_chinese_text():
+    """'在llama.cpp上推理' (no space around the name): a real ticket, judged with the llama.cpp profile."""
+    out = _ticket(TICKETS / "u8a02-minicpm-agx-orin-llamacpp-q4km-25-tps-zh")
+    assert "expected band (llamacpp profile, agx-orin-64gb)" in out
+    assert "expected_physics" in out
+
+
+def test_cuda_graphs_pair_from_pr_6766():
+    """The same GPU and model before (master, host launches) and after CUDA graphs: the graph profile expects the
+    faster decode, and each measurement sits inside its own profile's band."""
+    rows = _rows("llamacpp-pr6766-cuda-graphs-rtx3090-rtx4090.csv")
+    for gpu in ("rtx-3090", "rtx-4090"):
+        eager, graphs = (next(r for r in rows if r.gpu == gpu and r.engine == e)
+                         for e in ("llamacpp-eager", "llamacpp"))
+        e_eager, e_graphs = published.expect(eager), published.expect(graphs)
+        assert e_graphs.expected > e_eager.expected
+        assert e_eager.verdict(eager.value) == "inside" and e_graphs.verdict(graphs.value) == "inside"
+
+
+def test_gguf_type_in_a_published_row():
+    rows = _rows("llamacpp-pr4766-p40-llama-7b-quants.csv")
+    q4ks = next(r for r in rows if r.dtype == "Q4_K_S")
+    assert published.weights(q4ks) == ("int4", "Q4_K_S")
+    rtx = _rows("llamacpp-pr4766-rtx4090-codellama-7b.csv")
+    f16, q8 = (next(r for r in rtx if r.dtype == d and r.metric == "decode_tok_s") for d in ("F16", "Q8_0"))
+    # F16 streams 2 bytes a weight, Q8_0 34 per 32: the expected rates keep the measured order
+    assert published.expect(q8).expected > published.expect(f16).expected and q8.value > f16.value
+
+
+def test_fp16_gemms_keep_the_v100_prompt_above_the_roofline():
+    """llama.cpp multiplies GGUF weights in fp16: with bf16 (the FP32 rate on a V100) the published prompt
+    would be faster than physics allows."""
+    row = next(r for r in _rows("llamacpp-pr12183-v100-qwen2.5-3b.csv") if r.metric == "ttft_ms")
+    bf16 = dataclasses.replace(catalog.engine("llamacpp-eager"), gemm_dtype="")
+    assert published.expect(row, engine=bf16).verdict(row.value) == "faster_than_roofline"
+    assert published.expect(row).verdict(row.value) != "faster_than_roofline"
+
+
+def test_int8_dot_products_keep_the_p40_prompt_above_the_roofline():
+    """A P40 ran LLaMA-7B Q4_0's 512-token prompt above its FP32 rate: MMQ's INT8 dot products (47 TOPS)."""
+    row = next(r for r in _rows("llamacpp-pr4766-p40-llama-7b-quants.csv")
+               if r.metric == "ttft_ms" and r.dtype == "Q4_0")
+    no_int8 = dataclasses.replace(catalog.engine("llamacpp-eager"), int8_gemm=False)
+    assert published.expect(row, engine=no_int8).verdict(row.value) == "faster_than_roofline"
+    assert published.expect(row).verdict(row.value) != "faster_than_roofline"
+
+
+def test_layer_split_over_four_gpus_is_slower_than_one_gpu_roofline_allows():
+    """-sm layer on 4x RTX 4090: one stream visits the GPUs in turn, so its bound is one GPU streaming every
+    weight, not four: the published 4-GPU decode sits below one 4090's roofline."""
+    row = next(r for r in _rows("llamacpp-pr19378-4x-rtx4090-layer-split.csv") if r.metric == "decode_tok_s")
+    e = published.expect(row)
+    one = published.expect(dataclasses.replace(row, pp=1))
+    assert e.roofline <= one.roofline * 1.001 and row.value < e.roofline
+
+
+def test_gguf_weights_default_to_the_llamacpp_profile():
+    """A GGUF file is llama.cpp's format: with no engine named it runs there (eager below compute capability 8.0);
+    a named engine is kept."""
+    rtx, v100 = catalog.gpu("rtx-4090"), catalog.gpu("v100-pcie-16gb")
+    assert catalog.run_engine(None, rtx, "Q4_K_M").key == "llamacpp"
+    assert catalog.run_engine(None, v100, "Q4_0").key == "llamacpp-eager"
+    assert catalog.run_engine(None, rtx).key == "generic"
+    assert catalog.run_engine("vllm", v100, "Q4_0").key == "vllm"
+
+
+def test_predict_names_the_profile_it_took_for_a_quant():
+    import json
+
+    result = CliRunner().invoke(cli, ["predict", "--model", "llama-2-7b", "--gpu", "tesla-p40", "--tp", "1",
+                                      "--quant", "Q4_0", "--json"])
+    assert result.exit_code in (0, 1), result.output
+    assert json.loads(result.stdout)["inputs"]["engine"] == "llamacpp-eager"
