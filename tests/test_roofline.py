@@ -727,7 +727,7 @@ def test_a_fused_moe_kernel_at_untuned_block_sizes_has_its_own_expert_rate():
     from rules import step_model
 
     untuned, vllm = catalog.engine("vllm-moe-untuned"), catalog.engine("vllm")
-    assert untuned.expert_gemm_efficiency > 0 and not vllm.expert_gemm_efficiency
+    assert untuned.expert_gemm_sm_tflops > 0 and not vllm.expert_gemm_sm_tflops
     assert (untuned.host_ms_per_step, untuned.host_ms_per_request) == (vllm.host_ms_per_step, vllm.host_ms_per_request)
     kw = dict(batch=64, prompt=1000, output=50)
     dense = [predict("llama-2-13b", "a100-80gb-sxm", Layout(tp=2), engine=e, **kw).ttft_batch_ms_expected
@@ -768,8 +768,6 @@ def test_an_untuned_fused_moe_kernel_runs_at_a_rate_per_sm_not_a_share_of_the_te
         s = step_model.Setting(catalog.model("mixtral-8x7b"), g, untuned, cal, 8, "bf16", "bf16", tp_fabric(g, 8, 8)[0])
         dense = s.tensor_rate("bf16", 8192, 4096, 4096)
         rates[gpu] = step_model.expert_rate(s, dense)
-        assert rates[gpu] <= dense * untuned.expert_gemm_efficiency  # never above the share of the dense rate
-        assert rates[gpu] <= untuned.expert_gemm_sm_tflops * g.sms * 1e6
     # a large grouped GEMM on an H100 runs at the SM ratio over an A100 (132 / 108), not the tensor ratio (~3)
     assert rates["h100-sxm"] / rates["a100-80gb-sxm"] < 1.5
 
@@ -808,3 +806,20 @@ def test_vllm_pays_its_worker_hand_off_only_when_the_model_spans_several_process
     assert two.e2e_latency_ms_expected - bare.e2e_latency_ms_expected == pytest.approx(
         64 * vllm.multiprocess_ms_per_step, abs=0.01)
     assert two.decode_step_ms == bare.decode_step_ms  # the roofline holds no host time
+
+
+@pytest.mark.parametrize("gpu", ["a100-80gb-sxm", "h100-sxm", "l40s", "rtx-4090", "a10g"])
+@pytest.mark.parametrize("rows", [16, 256, 4096, 65536])
+def test_an_untuned_fused_moe_kernel_is_never_faster_than_the_tuned_one(gpu, rows):
+    """Default block sizes can only lose to a config tuned for the GPU and shape: where the per-SM cap does
+    not bind (a GeForce, an A10G, a small batch) the untuned kernel runs at the tuned kernels' share, not above
+    it (a share of its own once made it 1.36x faster than tuned there)."""
+    from rules import step_model
+
+    g, cal = catalog.gpu(gpu), catalog.calibration()
+    rate = {}
+    for e in ("vllm", "vllm-moe-untuned"):
+        s = step_model.Setting(catalog.model("mixtral-8x7b"), g, catalog.engine(e), cal, 2, "bf16", "bf16",
+                               tp_fabric(g, 2, 8)[0])
+        rate[e] = step_model.expert_rate(s, s.tensor_rate("bf16", rows, 14336, 4096))
+    assert rate["vllm-moe-untuned"] <= rate["vllm"]
