@@ -1566,6 +1566,7 @@ def _engine_versions(text: str):
     """(engine, [versions], quote) when the text compares two releases of a serving engine."""
     m = _ENGINE_VERSION.search(text)
     versions: list[str] = []
+    engines: set[str] = set()  # the engine named right before each release
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
@@ -1573,6 +1574,9 @@ def _engine_versions(text: str):
         number = next(g for g in v.groups() if g)
         if number not in versions:
             versions.append(number)
+        engines.update(e.group(1).lower() for e in list(_ENGINE_VERSION.finditer(before))[-1:])
+    if len(engines) > 1:
+        return None  # "vllm=0.6.2 vs sglang=0.3.2": two engines compared, each at its release, not two releases
     if len(versions) < 2 or not re.search(r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b",
                                           text, re.I):
         return None
