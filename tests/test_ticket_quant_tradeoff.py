@@ -16,6 +16,7 @@ from rules.quant_tradeoff import quantised_loses
     "Our 4-bit AWQ checkpoint gives no speedup over bf16 in the throughput benchmark.",
     "The speed with the 4-bit model is much worse than the original model when batch size is 64.",
     "量化后的模型在高并发下反而更慢",
+    "The GPTQ checkpoint gives no speedup at 64 concurrent requests.",  # no gain: over the original
 ])
 def test_a_quantised_model_losing_at_a_large_batch_is_read(sentence):
     (c,) = quantised_loses(_said(sentence))
@@ -41,6 +42,8 @@ def test_a_quantised_model_losing_at_one_request_is_read_as_small(sentence):
     "FP8 is slower than BF16 at batch 256.",  # 8-bit compute, not weight-only
     "The AWQ model is 3x faster than FP16 at batch 1.",  # it wins
     "We serve the AWQ model on two GPUs.",  # no comparison
+    "The AWQ model is slower than expected on our A100.",  # slower than a hope, not than the original
+    "量化模型很慢",  # slow, against nothing
 ])
 def test_no_quantised_loss_where_none_is_measured(sentence):
     assert quantised_loses(_said(sentence)) == []
