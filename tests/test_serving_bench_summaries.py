@@ -127,3 +127,12 @@ def test_perf_analyzer_summary_gives_rate_and_latency_per_concurrency():
 
 def test_prose_about_throughput_is_no_benchmark():
     assert serving_bench.detect("The throughput was fine yesterday; concurrency is not the question.\n") == 0.0
+
+
+def test_a_pasted_benchmark_without_model_or_gpu_asks_for_both():
+    from test_ticket_figures import _issue
+
+    _, findings, v = _issue("# slow\n\nOur in-house model on our GPUs. Is this normal?\n\n```\n" + LMDEPLOY + "```\n")
+    (f,) = [f for f in findings if f.rule == "ticket.figure_unjudged"]
+    assert v.category == "insufficient_data" and "nvidia-smi -L" in f.fix and "config.json" in f.fix
+    assert f.evidence[0].measured == 3522.187  # the benchmark's output rate, quoted as given
