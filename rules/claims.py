@@ -1600,6 +1600,7 @@ def _engine_versions(text: str):
     m = _ENGINE_VERSION.search(text)
     versions: list[str] = []
     named = set()  # releases written right after the engine's name ("vLLM 0.5.4 ... vLLM 0.6.3")
+    engines: set[str] = set()  # the engine named right before each release
     for v in _SEMVER.finditer(text):
         before = text[max(0, v.start() - 16):v.start()]
         if _OTHER_PRODUCT.search(before) and not _ENGINE_VERSION.search(before) and not before.rstrip().endswith("v"):
@@ -1609,6 +1610,9 @@ def _engine_versions(text: str):
             versions.append(number)
         if re.search(_ENGINE_VERSION.pattern + r"\W{0,3}v?$", before, re.I):
             named.add(number)
+        engines.update(e.group(1).lower() for e in list(_ENGINE_VERSION.finditer(before))[-1:])
+    if len(engines) > 1:
+        return None  # "vllm=0.6.2 vs sglang=0.3.2": two engines compared, each at its release, not two releases
     if len(versions) < 2 or (len(named) < 2 and not re.search(
             r"\b(?:upgrad\w*|downgrad\w*|release|version|after|before|from)\b", text, re.I)):
         return None

@@ -313,6 +313,24 @@ ONE_STREAM_MARGIN = 1.1
 FULL_LOAD_BATCHES = (256, 128, 64, 32)
 
 
+# The engine flags that cap the sequences decoded together (vLLM --max-num-seqs, TensorRT-LLM and LMDeploy
+# --max-batch-size: https://docs.vllm.ai/en/latest/serving/engine_args.html,
+# https://nvidia.github.io/TensorRT-LLM/performance/performance-tuning-guide/tuning-max-batch-size-and-max-num-tokens.html):
+# more requests in flight than that only queue.
+BATCH_CAPS = (("max_num_seqs", "--max-num-seqs"), ("max_batch_size", "--max-batch-size"))
+
+
+def engine_batch_cap(facts: Facts) -> tuple[int, str, str] | None:
+    """(sequences, source, flag) of the smallest batch cap a launch line sets, or None."""
+    caps = []
+    for w in facts.of(Workload):
+        for key, flag in BATCH_CAPS:
+            value = str(w.extra.get(key) or "")
+            if value.isdigit() and int(value) > 0:
+                caps.append((int(value), w.source, flag))
+    return min(caps, default=None)
+
+
 @rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
@@ -335,8 +353,10 @@ def batched_rate(facts: Facts, predictions=None):
             continue  # one stream could give it: the per-stream rules judge it
         if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
+        cap = engine_batch_cap(facts)
+        loads = (m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES
         best = None
-        for batch in ((m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES):
+        for batch in dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
             p = predict_layout(facts, tp, batch)
             if p is not None and p.valid and p.fits:
                 best = (batch, p)
@@ -348,6 +368,9 @@ def batched_rate(facts: Facts, predictions=None):
         low = total / p.band_high  # the calibrated band's slow edge (rules/expectations.py)
         band = band_text(low, total / p.band_low, m.value)
         at = f"{batch} concurrent requests (stated)" if m.concurrency else f"batch {batch} (full load)"
+        if cap and batch == cap[0] and batch < max(loads):
+            capped = "the stated concurrency" if m.concurrency else "full load"
+            at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps {capped})"
         evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
                        round(total), "tok/s"),
                     ev("prediction:roofline", f"one stream's roofline at TP={tp}", expected=round(one.decode_tok_s, 1),
@@ -355,6 +378,8 @@ def batched_rate(facts: Facts, predictions=None):
                     ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",
                        expected=band, unit="tok/s"),
                     ev(model_src, "model", model.key)] + weights_ev(p)
+        if cap and batch == cap[0]:
+            evidence.append(ev(cap[1], f"the engine's {cap[2]}: sequences decoded together at most", cap[0]))
         if m.value < low and not m.concurrency:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",

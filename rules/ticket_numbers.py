@@ -362,6 +362,10 @@ def host_copy_figure(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- a figure nothing can judge
 
 
+# A serving benchmark's own figures (rules.ticket_figures judges them once the model and the GPU are known).
+SERVING_FIGURES = ("output_tok_s", "tpot_ms", "itl_ms", "ttft_ms")
+
+
 @rule("ticket.figure_unjudged", "insufficient_data")
 def figure_unjudged(facts: Facts, predictions=None):
     """A decode rate the reporter measured that no expected figure can be set against: the catalog does not
@@ -370,11 +374,14 @@ def figure_unjudged(facts: Facts, predictions=None):
     ticket does not say. What an engineer asks for is the missing half of the prediction, not topology or
     NCCL logs."""
     rates = measurements(facts, "decode_tok_s")
+    model, gpu = facts.subject.model, facts.subject.gpu
+    if not rates and not (model and gpu):  # a serving benchmark's figures need the same two to be judged
+        rates = [m for metric in SERVING_FIGURES for m in measurements(facts, metric)]
     if not rates or unmodelled_layout(facts) or any(n.kind == "results_table" for n in facts.of(Note)):
         return
     m = rates[0]
-    model, gpu = facts.subject.model, facts.subject.gpu
-    evidence = [ev(m.source, "the measured decode rate", m.value, unit=m.unit)]
+    what = "the measured decode rate" if m.metric == "decode_tok_s" else f"the benchmark's {m.metric}"
+    evidence = [ev(m.source, what, m.value, unit=m.unit)]
     if model and gpu:
         tp, pp, how = assumed_layout(facts, m, m.batch or 1)
         p = predict_layout(facts, tp, m.batch or 1, pp=pp)
@@ -409,8 +416,10 @@ def figure_unjudged(facts: Facts, predictions=None):
     if gpu is None:
         asks.append(f"`nvidia-smi -L` ({named_gpu!r} is not in the catalog)" if named_gpu
                     else "`nvidia-smi -L` (which GPU ran it)")
-    yield need("ticket.figure_unjudged", f"{m.value:g} tok/s cannot be set against an expected figure",
-               "The reporter gives a decode rate, but the "
+    given = f"{m.value:g} {m.unit}" if m.unit else f"{m.value:g}"
+    kind = "a decode rate" if m.metric == "decode_tok_s" else "a serving benchmark's figures"
+    yield need("ticket.figure_unjudged", f"{given} cannot be set against an expected figure",
+               f"The reporter gives {kind}, but the "
                + ("model" if model is None and gpu else "GPU" if model else "model and the GPU")
                + " it ran on are not known to the catalog, so no roofline or calibrated band can be computed.",
                " and ".join(asks), evidence)

@@ -250,6 +250,21 @@ def test_engine_releases_compared(text, versions):
     assert c.data["versions"][:2] == versions
 
 
+@pytest.mark.parametrize("text", [
+    "I benchmarked vllm=0.6.2 vs sglang=0.3.2 on 2 H100s and vllm is slightly faster.",
+    "We compared vLLM 0.5.4 with SGLang 0.2.9 and the throughput of vLLM was lower.",
+    "lmdeploy v0.4.2 gives 20% more throughput than vllm v0.4.3 on our A100.",
+])
+def test_two_engines_each_at_its_release_are_no_release_comparison(text):
+    assert not claims.find(said(text), "engine_versions_compared")
+
+
+def test_one_engine_named_twice_is_still_a_release_comparison():
+    (c,) = claims.find(said("Since the upgrade vLLM 0.6.2 is slower than vLLM 0.5.4 on the same node."),
+                       "engine_versions_compared")
+    assert c.data["versions"][:2] == ["0.6.2", "0.5.4"]
+
+
 def test_a_speed_up_factor_is_not_a_release():
     assert not claims.find(said("vLLM got a 3.8x speedup and TGI 1.23x after the CPU change."),
                            "engine_versions_compared")

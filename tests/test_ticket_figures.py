@@ -378,6 +378,30 @@ def test_a_throughput_is_judged_at_the_concurrency_the_reporter_states():
     assert f.fix  # an answer says what to do, also when nothing is broken
 
 
+@pytest.mark.parametrize("launch,cap", [
+    ("vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-num-seqs 8", 8),
+    ("python -m vllm.entrypoints.openai.api_server --model meta-llama/Meta-Llama-3-8B-Instruct --max_num_seqs 16", 16),
+    ("trtllm-serve meta-llama/Meta-Llama-3-8B-Instruct --max_batch_size 4", 4),
+])
+def test_the_engine_batch_cap_sets_the_full_load_batch(launch, cap):
+    text = ("# Throughput lower than the published table\n\nLlama 3 8B on one H100 gives 700 tokens/s in total, "
+            f"the official table reports 12000 tokens/s.\n\n```\n{launch}\n```\n")
+    _, findings, _ = _issue(text)
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert any(f"batch {cap} (the engine" in e.detail for e in f.evidence)
+    assert any(str(e.measured) == str(cap) and "sequences decoded together" in e.detail for e in f.evidence)
+    assert not any("batch 256" in e.detail for e in f.evidence)
+
+
+def test_a_concurrency_above_the_engine_cap_is_judged_at_the_cap():
+    text = ("# Serving throughput question\n\nMistral-7B on one H100 SXM with vLLM. We get 700 tokens/s output "
+            "throughput with 64 concurrent requests. Is that normal?\n\n```\nvllm serve "
+            "mistralai/Mistral-7B-Instruct-v0.2 --max-num-seqs 8\n```\n")
+    _, findings, _ = _issue(text)
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert any("caps the stated concurrency" in e.detail for e in f.evidence)
+
+
 @pytest.mark.parametrize("framework,split", [("ExLlamaV2 0.2.7", False), ("exllama", True), ("llama.cpp b3561", True),
                                              ("vLLM 0.6.3", False)])
 def test_a_layer_split_engine_is_named_by_its_whole_name(framework, split):

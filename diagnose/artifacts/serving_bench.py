@@ -1,7 +1,11 @@
 """Serving benchmarks and throughput logs: what the user measured, with its statistic.
 
 Reads the result block of vLLM `benchmark_serving.py` / `vllm bench serve` and SGLang
-`bench_serving` (text, and the JSON / JSON-lines they save), the engines' periodic throughput
+`bench_serving` (text, and the JSON / JSON-lines they save), the other serving benchmarks' summaries
+(TensorRT-LLM `trtllm-bench` PERFORMANCE OVERVIEW, LMDeploy `profile_restful_api` / `profile_throughput`,
+the older vLLM and LightLLM `Throughput: 5.99 requests/s` block and `benchmark_throughput.py` line, vLLM's
+offline `Processed prompts: ... est. speed ... output: N toks/s` bar, Triton `perf_analyzer`'s
+`Concurrency: 1, throughput: 23.2 infer/sec, latency 43041 usec`), the engines' periodic throughput
 lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs`, SGLang
 `Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5`), `batch 8, input 128,
 output 256: 206.32 token/s` summaries, and training step lines (`9134.5 examples/sec;
@@ -72,6 +76,42 @@ STEP = re.compile(r"(?P<rate>\d+(?:\.\d+)?)\s*(?:examples|samples|images)/sec"
                   r"(?:;\s*(?P<sec>\d+(?:\.\d+)?)\s*sec/batch)?")
 CONCURRENCY = re.compile(r"^\s*Max(?:imum)? re\w+ concurrency:\s*(?P<v>\S+)", re.I)
 RATE = re.compile(r"^\s*Traffic request rate:\s*(?P<v>\S+)", re.I)  # before the result block (vLLM) or in it (SGLang)
+# TensorRT-LLM's trtllm-bench (https://nvidia.github.io/TensorRT-LLM/performance/perf-benchmarking.html): a
+# "PERFORMANCE OVERVIEW" block of "Label (unit):   value" rows, the concurrency in its REQUEST DETAILS above it.
+TRTLLM_HEADER = re.compile(r"^=*\s*PERFORMANCE OVERVIEW\s*$", re.I)
+TRTLLM_CONCURRENCY = re.compile(r"^\s*Number of concurrent requests:\s*(?P<v>\d+(?:\.\d+)?)", re.I)
+TRTLLM_ROWS = {
+    "request throughput": ("request_throughput", "req/s", None, 1.0),
+    "total output throughput": ("output_tok_s", "tok/s", None, 1.0),
+    "total token throughput": ("total_tok_s", "tok/s", None, 1.0),
+    "per user output throughput": ("request_tok_s", "tok/s", None, 1.0),  # one request's output rate
+    "per gpu output throughput": ("output_tok_s_per_gpu", "tok/s", None, 1.0),
+    "average request latency": ("e2e_latency_ms", "ms", "mean", 1.0),
+    "average time-to-first-token": ("ttft_ms", "ms", "mean", 1.0),
+    "average time-per-output-token": ("tpot_ms", "ms", "mean", 1.0),
+}
+# The first serving benchmarks' summary (vLLM's benchmark_serving.py before its result block, LightLLM's copy):
+# "Throughput: 5.99 requests/s" then "Average latency: 67.59 s"; vLLM's benchmark_throughput.py prints
+# "Throughput: 3.28 requests/s, 1414.42 total tokens/s, 714.48 output tokens/s" on one line.
+OLD_THROUGHPUT = re.compile(r"^\s*Throughput:\s*(?P<req>\d+(?:\.\d+)?)\s*requests?/s"
+                            r"(?:,\s*(?P<total>\d+(?:\.\d+)?)\s*(?:total\s+)?tokens?/s)?"
+                            r"(?:,\s*(?P<out>\d+(?:\.\d+)?)\s*output\s+tokens?/s)?", re.I)
+OLD_LATENCY = re.compile(r"^\s*Average latency:\s*(?P<v>\d+(?:\.\d+)?)\s*s\s*$", re.I)
+# LMDeploy's benchmark/profile_restful_api.py and profile_throughput.py summary
+# (https://lmdeploy.readthedocs.io/en/latest/benchmark/profile_api_server.html).
+LMDEPLOY_CONCURRENCY = re.compile(r"^\s*concurrency:\s*(?P<v>\d+)\b", re.I)
+LMDEPLOY_ROWS = re.compile(
+    r"^\s*(?:(?P<out>token throughput \(completion token\))|(?P<total>token throughput \(prompt \+ completion token\))|"
+    r"(?P<rps>RPS \(request per second\))):\s*(?P<v>\d+(?:\.\d+)?)", re.I)
+LMDEPLOY_TTFT = re.compile(r"^\s*first[ _]token latency(?:\(s\))?\s*\(min, max, ave\):\s*[\d.]+s?,\s*[\d.]+s?,\s*"
+                           r"(?P<v>\d+(?:\.\d+)?)s?", re.I)
+# vLLM's offline LLM.generate progress bar: the run's input and output token rates over every prompt.
+VLLM_OFFLINE = re.compile(r"Processed prompts:\s*100%.*?est\. speed input:\s*(?P<inp>\d+(?:\.\d+)?)\s*toks/s,\s*"
+                          r"output:\s*(?P<out>\d+(?:\.\d+)?)\s*toks/s")
+# Triton's perf_analyzer summary (https://docs.nvidia.com/deeplearning/triton-inference-server/user-guide/docs/
+# perf_analyzer/README.html): one line per concurrency.
+PERF_ANALYZER = re.compile(r"^\s*Concurrency:\s*(?P<c>\d+),\s*throughput:\s*(?P<t>\d+(?:\.\d+)?)\s*infer/sec,\s*"
+                           r"latency\s*(?P<l>\d+(?:\.\d+)?)\s*usec", re.I)
 
 
 def detect(text: str) -> float:
@@ -80,6 +120,9 @@ def detect(text: str) -> float:
         return 0.9
     if _json_results(head[:100_000]):
         return 0.9
+    if any(p.search(line) for line in head.splitlines()[:4000]
+           for p in (TRTLLM_HEADER, OLD_THROUGHPUT, LMDEPLOY_ROWS, VLLM_OFFLINE, PERF_ANALYZER)):
+        return 0.8
     if BATCH_SUMMARY.search(head) or len(STEP.findall(head, 0, 20_000)) >= 2:
         return 0.7
     return 0.0
@@ -95,6 +138,7 @@ def parse(text: str, name: str) -> list:
     rate: float | str | None = None
     header = 0  # the line of the result block being read
     periodic: dict[str, list] = {}
+    state: dict = {}  # the other summaries' context: their concurrency, whether a trtllm-bench block is open
     for n, line in lines(text):
         src = where(name, n)
         if (m := CONCURRENCY.search(line)) is not None:
@@ -113,6 +157,10 @@ def parse(text: str, name: str) -> list:
             record = _result_row(m.group("label"), m.group("value"), src, concurrency)
             if record is not None:
                 out.append(record)
+            continue
+        other = _summary_line(line, src, state)
+        if other is not None:
+            out.extend(other)
             continue
         if (m := VLLM_PERIODIC.search(line)) is not None:
             running = to_int(m.group("running"))
@@ -140,6 +188,50 @@ def parse(text: str, name: str) -> list:
     for series in periodic.values():
         out.extend(_thin(series))
     return out
+
+
+def _summary_line(line: str, src: str, state: dict) -> list | None:
+    """The figures one line of the other benchmarks' summaries states (None: not such a line). `state` carries
+    what an earlier line said: the concurrency a block runs at, and whether a trtllm-bench overview is open."""
+    if (m := PERF_ANALYZER.search(line)) is not None:
+        c = int(m.group("c"))
+        return [Measurement(src, "request_throughput", float(m.group("t")), "req/s", concurrency=c),
+                Measurement(src, "e2e_latency_ms", float(m.group("l")) / 1e3, "ms", stat="mean", concurrency=c)]
+    if (m := TRTLLM_CONCURRENCY.search(line)) is not None:
+        state["concurrency"] = int(float(m.group("v")))
+        return []
+    if (m := LMDEPLOY_CONCURRENCY.search(line)) is not None:
+        state["concurrency"] = int(m.group("v"))
+        return []
+    if TRTLLM_HEADER.search(line):
+        state["trtllm"] = True
+        return []
+    concurrency = state.get("concurrency")
+    if state.get("trtllm") and (m := ROW.match(line)) is not None:
+        key = re.sub(r"\s*[\[(].*$", "", m.group("label")).strip().lower()
+        v = number(m.group("value"))
+        if key in TRTLLM_ROWS and v is not None:
+            metric, unit, stat, scale = TRTLLM_ROWS[key]
+            return [Measurement(src, metric, v * scale, unit, stat=stat, concurrency=concurrency)]
+        return None
+    if (m := OLD_THROUGHPUT.search(line)) is not None:
+        out = [Measurement(src, "request_throughput", float(m.group("req")), "req/s", concurrency=concurrency)]
+        if m.group("total"):
+            out.append(Measurement(src, "total_tok_s", float(m.group("total")), "tok/s", concurrency=concurrency))
+        if m.group("out"):
+            out.append(Measurement(src, "output_tok_s", float(m.group("out")), "tok/s", concurrency=concurrency))
+        return out
+    if (m := OLD_LATENCY.search(line)) is not None:
+        return [Measurement(src, "e2e_latency_ms", float(m.group("v")) * 1e3, "ms", stat="mean")]
+    if (m := LMDEPLOY_ROWS.search(line)) is not None:
+        metric, unit = (("output_tok_s", "tok/s") if m.group("out") else ("total_tok_s", "tok/s") if m.group("total")
+                        else ("request_throughput", "req/s"))
+        return [Measurement(src, metric, float(m.group("v")), unit, concurrency=concurrency)]
+    if (m := LMDEPLOY_TTFT.search(line)) is not None:
+        return [Measurement(src, "ttft_ms", float(m.group("v")) * 1e3, "ms", stat="mean", concurrency=concurrency)]
+    if (m := VLLM_OFFLINE.search(line)) is not None:
+        return [Measurement(src, "output_tok_s", float(m.group("out")), "tok/s")]
+    return None
 
 
 def _result_workload(name: str, header: int, rate, concurrency: int | None) -> list:

@@ -1,0 +1,136 @@
+"""A weight-only quantised model set against its 16-bit original: no faster, or slower, at scale.
+
+AWQ, GPTQ and other 4-bit weight-only formats (W4A16) store each weight in a quarter of the bytes and widen it
+back to 16 bits inside the matrix multiply. Decode at a small batch is bound by reading the weights, so there
+they are faster; at a large batch (high concurrency, a throughput benchmark) the multiplies are bound by
+arithmetic, the bytes saved no longer matter and the dequantisation is extra work, so the quantised model
+gains nothing or runs slower than FP16/BF16 (AutoAWQ: "GEMM (quantized): Much faster than FP16 at batch sizes
+below 8 ... FP16 (non-quantized): Recommended for highest throughput",
+https://github.com/casper-hansen/AutoAWQ#readme; vLLM's AWQ page warns the same,
+https://docs.vllm.ai/en/latest/features/quantization/auto_awq.html). Slower at batch 1 is not that trade: 4-bit
+weights read a quarter of the bytes, so there the engine's kernel for the format, not physics, costs the time.
+FP8 and W8A8 are not weight-only: they run the multiplies in 8 bits and are left out.
+"""
+
+from __future__ import annotations
+
+from diagnose import lazy_re as re
+from diagnose.evidence import Facts
+from rules import claims
+from rules.common import claim_ev, make
+from rules.engine import rule
+from rules.ticket_figures import asks_about_figures
+
+AUTOAWQ = "https://github.com/casper-hansen/AutoAWQ#readme"
+VLLM_AWQ = "https://docs.vllm.ai/en/latest/features/quantization/auto_awq.html"
+
+# Weight-only low-bit formats as people write them (the engines' --quantization names, the checkpoint suffixes).
+_QUANT = (r"(?:\b(?:AWQ|GPTQ|Marlin|(?:awq|gptq)[-_]marlin|W4A16|int4|int-4|4[- ]?bits?|weight[- ]only|"
+          r"quanti[sz]ed|quanti[sz]ation|bnb|nf4|bitsandbytes|EXL2)\b|量化)")
+# Formats that compute in 8 bits (not weight-only): their trade is another one.
+_COMPUTE_8BIT = re.compile(r"\b(?:FP8|W8A8|E4M3|SmoothQuant)\b", re.I)
+# The 16-bit original.
+_FULL = (r"(?:\b(?:FP16|BF16|float16|bfloat16|half[- ]precision|full[- ]precision|16[- ]?bits?|un-?quanti[sz]ed|"
+         r"non-?[- ]?quanti[sz]ed|original (?:model|weights|checkpoint)|base model)\b|未量化|原始模型|原模型)")
+# The quantised one said slower or no faster than the original, in either order.
+_LOSES = (r"(?:slow\w*|lower (?:throughput|performance|speed|tok\w*/s)|less (?:throughput|faster)|worse|"
+          r"(?:no|not any|without (?:any )?)(?:\s+\w+)?\s*(?:speed[- ]?ups?|faster|gain|improvement|benefit)|"
+          r"not (?:any )?faster|\d+\s*% of|half (?:of|as fast)|"
+          r"(?:performance|throughput|speed|tok\w*/s)\s+(?:is|was|are|were|gets?|got|drops?|dropped)?\s*(?:much\s+|"
+          r"far\s+|a lot\s+)?(?:lower|worse|slower|below))")
+_WINS = r"(?:faster|quicker|higher throughput|outperform\w*|better|beat\w*|wins?)"
+_QUANT_LOSES = re.compile(
+    _QUANT + r"[^.\n]{0,80}?\b" + _LOSES + r"(?:[^.\n]{0,60}?" + _FULL + r")?|"
+    + _FULL + r"[^.\n]{0,60}?\b" + _WINS + r"\b[^.\n]{0,40}?" + _QUANT + r"|"
+    r"量化[^。\n]{0,20}?反而(?:更)?慢|量化[^。\n]{0,20}?比\s*" + _FULL + r"[^。\n]{0,10}慢", re.I)
+# Against what: the 16-bit original named, or a gain that did not come ("no speedup", "not faster": over the original).
+_FULL_NAMED = re.compile(_FULL, re.I)
+_NO_GAIN = re.compile(r"\b(?:no|not|without)\b|反而", re.I)
+# How large the batch was where the quantised model lost: the engine batch or the requests in flight.
+_BATCH_N = re.compile(r"\b(?:batch(?:[- ]?size)?|bs|concurrency|max[-_ ]num[-_ ]seqs|concurrent requests)"
+                      r"\s*(?:=|==|of|is|<=|>=|:)?\s*(\d+)|\b(\d+)\s+(?:concurrent|parallel|simultaneous)\b", re.I)
+_LARGE = re.compile(r"\b(?:high|large|larger|big|heavy)\s+(?:concurrency|batch\w*|load)|under load|"
+                    r"\bthroughput (?:benchmark|test)|高并发|大\s*batch", re.I)
+_SMALL = re.compile(r"\b(?:single|one) (?:request|user|stream|prompt|sequence)\b|"
+                    r"\bbatch(?:[- ]?size)?\s*(?:=|of)?\s*1\b|\bbs\s*=\s*1\b|单(?:条|并发|个请求)", re.I)
+# Said as what someone expects or suggests, not what ran: "they told me AWQ would be slower", "should be faster".
+_EXPECTATION = re.compile(r"\b(?:would|might|could|should|may|will)\s+(?:\w+\s+)?(?:be|run|get)\b|"
+                          r"\b(?:told|said|claims?|suggest\w*|heard|read)\b", re.I)
+# A loss ruled out inside the comparison: "not slower", "no longer slower", "without any slowdown".
+_RULED_OUT = re.compile(r"(?:\b(?:not|never|without|no)\b|n't)[^.\n]{0,15}?\b(?:slow|lower|worse|below)",
+                        re.I)
+_CONDITION = re.compile(r"\b(?:if|whether|unless)\b", re.I)
+# AutoAWQ's threshold: below a batch of 8 its quantised GEMM is faster than FP16.
+SMALL_BATCH = 8
+
+
+def _scale(sentence: str, text: str) -> str:
+    """'large', 'small' or 'unknown': the batch where the quantised model lost, from the sentence first, then the
+    ticket's text (its launch line or benchmark settings)."""
+    for where in (sentence, text):
+        sizes = [int(a or b) for a, b in _BATCH_N.findall(where)]
+        if _LARGE.search(where) or any(s > SMALL_BATCH for s in sizes):
+            return "large"
+        if _SMALL.search(where) or (sizes and max(sizes) <= SMALL_BATCH):
+            return "small"
+    return "unknown"
+
+
+def quantised_loses(facts: Facts) -> list[claims.Claim]:
+    """Sentences where a weight-only quantised model (AWQ, GPTQ, 4-bit) is slower than, or no faster than, its
+    16-bit original, with the batch it happened at (data['scale']). Ruled out ("AWQ is not slower than FP16"), said
+    of an 8-bit-compute format (FP8, W8A8), or a suggestion someone made ("they said AWQ would be slower") it does
+    not count; a question about it does (the reporter asks what the trade is)."""
+    out: list[claims.Claim] = []
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            m = _QUANT_LOSES.search(sentence)
+            if m is None or _COMPUTE_8BIT.search(sentence) or claims.negated_words(sentence, m):
+                continue
+            if not (_FULL_NAMED.search(sentence) or _NO_GAIN.search(m.group(0))):
+                continue  # "the AWQ model is slower than expected": slower than a hope, not than FP16
+            lead = sentence[:m.start()]
+            if _RULED_OUT.search(m.group(0)) or re.search(r"\b(?:is|are|was|were)\s+not\s+$|n't\s+$", lead, re.I):
+                continue  # "AWQ is not slower", "no longer slower", "without any slowdown"
+            expected = _EXPECTATION.search(lead) or _EXPECTATION.search(m.group(0))
+            if not claims.asked(sentence) and (claims.guessed(sentence) or expected or _CONDITION.search(lead)):
+                continue  # a suggestion or an expectation, not what they measured
+            out.append(claims.Claim("quantised_loses", source, claims.one_line(sentence[:240]),
+                                    {"scale": _scale(sentence, text)}))
+    return out
+
+
+@rule("ticket.quantised_vs_full", "expected_physics", "other")
+def quantised_vs_full(facts: Facts, predictions=None):
+    """A weight-only quantised model (AWQ, GPTQ, 4-bit) no faster or slower than its FP16/BF16 original: at a large
+    batch that is the format's trade (the multiplies are compute-bound and the dequantisation is extra work); at a
+    batch of one or a few the 4-bit weights should win, so there the engine's kernel for the format costs the
+    time."""
+    if not asks_about_figures(facts):
+        return
+    found = quantised_loses(facts)
+    if not found:
+        return
+    c = found[0]
+    said = claim_ev(c, "what the reporter compares")
+    if c.data["scale"] == "small":
+        yield make("ticket.quantised_vs_full", "other", "warning", 0.4,
+                   "The quantised model is slower than 16-bit at a small batch: its kernel, not the format, costs "
+                   "the time",
+                   "At a batch of one or a few, decode reads every weight per token, so 4-bit weights (a quarter of "
+                   "the bytes) should decode faster than FP16; the quantised run losing there points at the engine's "
+                   "kernel for the format (an unfused or unoptimised path), not at the hardware.",
+                   [said], fix="Use the engine's fast kernel for the format (vLLM: --quantization awq_marlin or "
+                   "gptq_marlin on Ampere and newer), or the engine's recommended format, and compare again at "
+                   "batch 1.", refs=[AUTOAWQ, VLLM_AWQ])
+        return
+    known = c.data["scale"] == "large"
+    yield make("ticket.quantised_vs_full", "expected_physics", "info", 0.55 if known else 0.45,
+               "A 4-bit weight-only model gains nothing over 16-bit at a large batch: the format's trade",
+               "AWQ/GPTQ store weights in 4 bits and widen them to 16 bits inside each matrix multiply. That saves "
+               "memory reads, which is what limits decode at a small batch; at a large batch the multiplies are "
+               "limited by arithmetic instead, so the saving stops mattering and the dequantisation is extra work: "
+               "the quantised model runs as fast as FP16 or slower."
+               + ("" if known else " The ticket does not say the batch: this holds for many requests at once."),
+               [said], fix="Serve FP16/BF16 (or FP8 on Hopper and newer) for the highest throughput; keep 4-bit "
+               "weights where memory or single-stream latency matters.", refs=[AUTOAWQ, VLLM_AWQ])
