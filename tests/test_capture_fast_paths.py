@@ -170,3 +170,36 @@ def test_lowered_patterns_classify_every_real_kernel_name_as_the_case_blind_ones
         assert C.classify(name) == want, name
         classes.add(want)
     assert {C.GEMM, C.COMM, C.NORM} <= classes  # the real names exercise the patterns
+
+
+def _latency_both_ways(path):
+    """queue_delays from the samples the kernel and API reads took, and from the SQL join."""
+    with open_capture(path) as cap:
+        T.gpu_activity(cap, values=True)
+        S.api_stats(cap)
+        sampled = T.queue_delays(cap)
+        took = T.launches.from_reads(cap, cap.cache["kernel_groups"].launch_sample, cap.cache["launch_sample_calls"])
+        for key in ("queue_delays", "kernel_groups", "launch_sample_calls"):
+            cap.cache.pop(key)
+        return sampled, took is not None, T.queue_delays(cap)
+
+
+@pytest.mark.parametrize("stem", CAPTURES)
+def test_launch_latency_sampled_by_the_reads_equals_the_join(stem):
+    """The launch-latency sample the kernel and API reads take (--stats) matches the same
+    (kernel, call) pairs as the join of the two tables in SQLite."""
+    sampled, from_reads, joined = _latency_both_ways(shared_path("captures", f"{stem}.sqlite"))
+    assert sampled == joined
+    assert from_reads or not joined
+
+
+def test_launch_latency_of_a_capture_with_many_kernels_and_sparse_rowids(tmp_path, monkeypatch):
+    """A stride above 1 samples the same launches both ways; where the rowid span is not the
+    kernel count (rows deleted or rewritten), the reads' stride is not the join's: the join runs."""
+    src = shared_path("captures", f"{BUSY}.sqlite")
+    monkeypatch.setattr(T.launches, "SAMPLE", 500)  # 4010 kernels: every 8th correlationId
+    sampled, from_reads, joined = _latency_both_ways(src)
+    assert from_reads and sampled == joined and 200 < sum(map(len, joined.values())) < 4010 // 8 * 2
+    sparse = _rewrite(src, tmp_path / "sparse.sqlite", rowid="rowid * 3")
+    sampled, from_reads, joined = _latency_both_ways(sparse)
+    assert not from_reads and sampled == joined and joined

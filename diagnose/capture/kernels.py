@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diagnose.capture import classify as C
+from diagnose.capture import launches
 from diagnose.capture.grouped import GroupedValues, distinct
 from diagnose.capture.reader import KERNEL, Capture, pid_of
 
@@ -120,6 +121,8 @@ class KernelGroups:
     # every communication kernel, per chunk: (GPU key, class-column id, start, end) arrays in rowid
     # order, so matching collectives across ranks (multirank) needs no sorted scan of the table
     comm_kernels: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # the kernels of the launch-latency sample (launches.kernel_side), None without correlationIds
+    launch_sample: launches.Sample | None = None
 
     @property
     def classes(self) -> dict[int, int]:
@@ -168,8 +171,12 @@ class KernelReader:
 
     def chunks(self):
         rowids: list[tuple[int, int]] = []
-        for start, end, pid_bits, dev, graph, short, name, g1, g2 in self.cap.chunks(
-                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids):
+        side = launches.kernel_side(self.cap)
+        self.groups.launch_sample, spec = side if side else (None, None)
+        for start, end, pid_bits, dev, graph, short, name, g1, g2, *sampled in self.cap.chunks(
+                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids, sample=spec):
+            if sampled:
+                self.groups.launch_sample.add(len(start), *sampled)
             gpu = gpu_key(pid_bits, dev)
             dur = end - start
             cls = self._classes(short)
