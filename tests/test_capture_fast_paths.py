@@ -203,3 +203,31 @@ def test_launch_latency_of_a_capture_with_many_kernels_and_sparse_rowids(tmp_pat
     sparse = _rewrite(src, tmp_path / "sparse.sqlite", rowid="rowid * 3")
     sampled, from_reads, joined = _latency_both_ways(sparse)
     assert not from_reads and sampled == joined and joined
+
+
+def _pattern_both_ways(path):
+    """Each GPU's pattern steps from the kernels the walk kept, and from a read of their own."""
+    from diagnose.capture import steps
+
+    with open_capture(path) as cap:
+        acts = T.gpu_activity(cap)
+        groups = K.kernel_groups(cap)
+        return [(steps.pattern_steps(cap, a.pid, a.device, sequence=groups.sequence(a.pid, a.device)),
+                 steps.pattern_steps(cap, a.pid, a.device)) for a in acts]
+
+
+@pytest.mark.parametrize("stem", CAPTURES)
+def test_pattern_steps_from_the_kernels_the_walk_kept_equal_a_read_of_their_own(stem):
+    for kept, read in _pattern_both_ways(shared_path("captures", f"{stem}.sqlite")):
+        assert kept == read
+
+
+def test_pattern_steps_kept_up_to_the_same_number_of_kernels_per_gpu(monkeypatch):
+    """Cut at a few hundred kernels per GPU (a million in use), both ways keep the same first ones."""
+    from diagnose.capture import steps
+
+    monkeypatch.setattr(K, "SEQUENCE_KEPT", 700)
+    monkeypatch.setattr(steps, "MAX_SEQUENCE", 700)
+    pairs = _pattern_both_ways(shared_path("captures", f"{BUSY}.sqlite"))
+    assert len(pairs) == 2 and all(kept == read for kept, read in pairs)
+    assert any(kept is not None for kept, _ in pairs)
