@@ -3,6 +3,12 @@
 A module that builds many patterns at import time (rules.claims: the phrasings of a ticket's
 text) would otherwise make every command pay for them (about 15 ms), although only a command
 that reads text ever matches one. Import it as `from diagnose import lazy_re as re`.
+
+Patterns given as strings to search, match, fullmatch, findall and finditer are compiled (by re,
+into its cache) only when the text can hold a match: a text shorter than the pattern's shortest
+match answers "no match" from the parsed pattern, about a fifth of compiling it. A capture's
+launch line gives the claims one short text (its framework, "vLLM"), which ~400 ticket phrasings
+would otherwise all be compiled for.
 """
 
 from __future__ import annotations
@@ -10,6 +16,11 @@ from __future__ import annotations
 import functools
 import re as _re
 from re import *  # noqa: F403 - the whole of re: its functions, flags, Match, Pattern, error
+
+try:
+    from re import _parser  # Python 3.11+
+except ImportError:  # Python 3.10
+    import sre_parse as _parser
 
 __all__ = list(_re.__all__)
 
@@ -38,9 +49,46 @@ def _taking_lazy(function):
     return call
 
 
-search, match, fullmatch = _taking_lazy(_re.search), _taking_lazy(_re.match), _taking_lazy(_re.fullmatch)
+SHORT_TEXT = 32  # texts shorter than this are first measured against the pattern's shortest match
+_used: set = set()  # (pattern, flags) of string patterns handed to re (compiled, or in re's cache)
+
+
+def _cannot_match(pattern, string, flags) -> bool:
+    """Is `string` too short for any match of the string `pattern`? Asked only of a short text
+    and a pattern not compiled yet (a compiled one answers as fast itself)."""
+    if not isinstance(pattern, str) or not isinstance(string, str):
+        return False
+    key = (pattern, flags)
+    if key in _used:
+        return False
+    if len(string) < SHORT_TEXT and len(string) < _shortest(pattern, flags):
+        return True
+    _used.add(key)
+    return False
+
+
+@functools.lru_cache(maxsize=None)
+def _shortest(pattern: str, flags) -> int:
+    """The length of the shortest text the pattern matches (re's parser; no compilation)."""
+    return _parser.parse(pattern, flags).getwidth()[0]
+
+
+def _matching(function, nothing):
+    """re's search-type function, answering `nothing()` without compiling where the text is too
+    short for the pattern (_cannot_match)."""
+    lazy = _taking_lazy(function)
+
+    @functools.wraps(function)
+    def call(pattern, string, flags=0):
+        return nothing() if _cannot_match(pattern, string, flags) else lazy(pattern, string, flags)
+
+    return call
+
+
+search, match = _matching(_re.search, lambda: None), _matching(_re.match, lambda: None)
+fullmatch = _matching(_re.fullmatch, lambda: None)
+findall, finditer = _matching(_re.findall, list), _matching(_re.finditer, lambda: iter(()))
 sub, subn, split = _taking_lazy(_re.sub), _taking_lazy(_re.subn), _taking_lazy(_re.split)
-findall, finditer = _taking_lazy(_re.findall), _taking_lazy(_re.finditer)
 
 
 class LazyPattern:

@@ -170,3 +170,64 @@ def test_lowered_patterns_classify_every_real_kernel_name_as_the_case_blind_ones
         assert C.classify(name) == want, name
         classes.add(want)
     assert {C.GEMM, C.COMM, C.NORM} <= classes  # the real names exercise the patterns
+
+
+def _latency_both_ways(path):
+    """queue_delays from the samples the kernel and API reads took, and from the SQL join."""
+    with open_capture(path) as cap:
+        T.gpu_activity(cap, values=True)
+        S.api_stats(cap)
+        sampled = T.queue_delays(cap)
+        took = T.launches.from_reads(cap, cap.cache["kernel_groups"].launch_sample, cap.cache["launch_sample_calls"])
+        for key in ("queue_delays", "kernel_groups", "launch_sample_calls"):
+            cap.cache.pop(key)
+        return sampled, took is not None, T.queue_delays(cap)
+
+
+@pytest.mark.parametrize("stem", CAPTURES)
+def test_launch_latency_sampled_by_the_reads_equals_the_join(stem):
+    """The launch-latency sample the kernel and API reads take (--stats) matches the same
+    (kernel, call) pairs as the join of the two tables in SQLite."""
+    sampled, from_reads, joined = _latency_both_ways(shared_path("captures", f"{stem}.sqlite"))
+    assert sampled == joined
+    assert from_reads or not joined
+
+
+def test_launch_latency_of_a_capture_with_many_kernels_and_sparse_rowids(tmp_path, monkeypatch):
+    """A stride above 1 samples the same launches both ways; where the rowid span is not the
+    kernel count (rows deleted or rewritten), the reads' stride is not the join's: the join runs."""
+    src = shared_path("captures", f"{BUSY}.sqlite")
+    monkeypatch.setattr(T.launches, "SAMPLE", 500)  # 4010 kernels: every 8th correlationId
+    sampled, from_reads, joined = _latency_both_ways(src)
+    assert from_reads and sampled == joined and 200 < sum(map(len, joined.values())) < 4010 // 8 * 2
+    sparse = _rewrite(src, tmp_path / "sparse.sqlite", rowid="rowid * 3")
+    sampled, from_reads, joined = _latency_both_ways(sparse)
+    assert not from_reads and sampled == joined and joined
+
+
+def _pattern_both_ways(path):
+    """Each GPU's pattern steps from the kernels the walk kept, and from a read of their own."""
+    from diagnose.capture import steps
+
+    with open_capture(path) as cap:
+        acts = T.gpu_activity(cap)
+        groups = K.kernel_groups(cap)
+        return [(steps.pattern_steps(cap, a.pid, a.device, sequence=groups.sequence(a.pid, a.device)),
+                 steps.pattern_steps(cap, a.pid, a.device)) for a in acts]
+
+
+@pytest.mark.parametrize("stem", CAPTURES)
+def test_pattern_steps_from_the_kernels_the_walk_kept_equal_a_read_of_their_own(stem):
+    for kept, read in _pattern_both_ways(shared_path("captures", f"{stem}.sqlite")):
+        assert kept == read
+
+
+def test_pattern_steps_kept_up_to_the_same_number_of_kernels_per_gpu(monkeypatch):
+    """Cut at a few hundred kernels per GPU (a million in use), both ways keep the same first ones."""
+    from diagnose.capture import steps
+
+    monkeypatch.setattr(K, "SEQUENCE_KEPT", 700)
+    monkeypatch.setattr(steps, "MAX_SEQUENCE", 700)
+    pairs = _pattern_both_ways(shared_path("captures", f"{BUSY}.sqlite"))
+    assert len(pairs) == 2 and all(kept == read for kept, read in pairs)
+    assert any(kept is not None for kept, _ in pairs)

@@ -72,3 +72,18 @@ def test_a_capture_compiles_none_of_the_ticket_text_patterns():
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True).stdout
     patterns, compiled = map(int, out.split())
     assert patterns >= 30 and compiled == 0
+
+
+def test_a_text_shorter_than_the_shortest_match_compiles_nothing():
+    """A short text (a capture's framework name) is answered from the parsed pattern's shortest
+    match, without compiling it; anything it could match is searched by re as before."""
+    pattern = r"\bNCCL_P2P_DISABLE\s*=\s*1\b"  # shortest match: 19 characters
+    re.purge()
+    assert lazy_re.search(pattern, "vLLM", re.I) is None
+    assert list(lazy_re.finditer(pattern, "vLLM", re.I)) == [] and lazy_re.findall(pattern, "vLLM") == []
+    assert lazy_re.match(pattern, "PyTorch") is None and lazy_re.fullmatch(pattern, "x") is None
+    assert not any(key[1] == pattern for key in re._cache)  # re compiled nothing for them
+    said, exact = "nccl_p2p_disable=1", r"NCCL_P2P_DISABLE\s*=\s*\d"  # both 18 characters at least: from re
+    assert lazy_re.search(exact, said, re.I).group(0) == re.search(exact, said, re.I).group(0) == said
+    assert lazy_re.search(r"a?", "").span() == (0, 0)  # a pattern that matches the empty text still does
+    assert lazy_re.findall(r"\d+", "8 GPUs") == ["8"] and lazy_re.search(pattern, "NCCL_P2P_DISABLE = 1", re.I)

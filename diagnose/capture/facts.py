@@ -240,7 +240,8 @@ def find_steps(cap: Capture, tls: list[GpuTimeline], step_name: str | None) -> S
     if steps is None and tls:
         busiest = max(tls, key=lambda g: (g.kernels, -g.pid))  # as _busiest
         gpu, read = cap.cache.get("pattern_steps", (None, None))  # the NVTX thread's (_nvtx_aggregates)
-        steps = read if gpu == (busiest.pid, busiest.device) else S.pattern_steps(cap, busiest.pid, busiest.device)
+        steps = read if gpu == (busiest.pid, busiest.device) else S.pattern_steps(
+            cap, busiest.pid, busiest.device, sequence=kernel_groups(cap).sequence(busiest.pid, busiest.device))
     return steps if steps is not None and steps.count else None
 
 
@@ -334,6 +335,7 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
             if acts:
                 b = _busiest(acts)
                 busiest["gpu"] = (b.pid, b.device)
+                busiest["sequence"] = kernel_groups(cap).sequence(b.pid, b.device)
         finally:
             walked.set()
             _joined(cap, api)
@@ -500,12 +502,15 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 
 
 def _api_aggregates(other: Capture, medians: bool, memops: bool | None) -> None:
-    """The CUDA API groups (with every duration for --stats), the launch-latency sample, the
-    copies, the row counts, and the memory-operation summaries (with medians or not; None: none)."""
+    """The CUDA API groups (with every duration for --stats, and the calls of the launch-latency
+    sample, matched with the kernel read's once both are done: launch_stats), else the latency
+    sample's join; the copies, the row counts, and the memory-operation summaries (with medians
+    or not; None: none)."""
     if medians:
         summaries.api_stats(other)  # gives the groups too
+    else:
+        T.queue_delays(other)
     summaries.api_groups(other)
-    T.queue_delays(other)
     T.copies(other)
     other.count(KERNEL), other.count(RUNTIME)
     if memops is not None:
@@ -524,8 +529,9 @@ def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool, busie
     other.cache["nvtx_steps"] = S.nvtx_steps(other, step_name)
     if other.cache["nvtx_steps"] is None:
         walked.wait()
-        if "gpu" in busiest:
-            other.cache["pattern_steps"] = (busiest["gpu"], S.pattern_steps(other, *busiest["gpu"]))
+        if "gpu" in busiest:  # from the kernels the walk kept for it (KernelGroups.sequence)
+            other.cache["pattern_steps"] = (busiest["gpu"], S.pattern_steps(other, *busiest["gpu"],
+                                                                             sequence=busiest["sequence"]))
 
 
 def _nvtx_read(cap: Capture, values: bool) -> nvtx.NvtxGroups:

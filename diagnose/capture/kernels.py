@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from diagnose.capture import classify as C
+from diagnose.capture import launches
 from diagnose.capture.grouped import GroupedValues, distinct
 from diagnose.capture.reader import KERNEL, Capture, pid_of
 
 CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
 NO_DEVICE = 0xFFFFFF  # deviceId NULL: kept apart from every real ordinal
+SEQUENCE_KEPT = 1_000_000  # kernels per GPU kept for the pattern steps (memory: 16 bytes each)
 
 
 def class_column(cap: Capture) -> str | None:
@@ -120,6 +122,12 @@ class KernelGroups:
     # every communication kernel, per chunk: (GPU key, class-column id, start, end) arrays in rowid
     # order, so matching collectives across ranks (multirank) needs no sorted scan of the table
     comm_kernels: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # the kernels of the launch-latency sample (launches.kernel_side), None without correlationIds
+    launch_sample: launches.Sample | None = None
+    # (pid, device) -> [rows kept, [(start, name id) per chunk]]: each GPU's first SEQUENCE_KEPT
+    # kernels in rowid order, named as pattern steps name them (steps.pattern_steps reads no
+    # kernel again); empty when the table has no name column
+    sequences: dict[tuple[int, int], list] = field(default_factory=dict)
 
     @property
     def classes(self) -> dict[int, int]:
@@ -138,6 +146,19 @@ class KernelGroups:
             out[i] = self.far.get(int(ids[i]), CLASS_CODES[C.OTHER])
         return out
 
+    def sequence(self, pid: int, device: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(start, name id) of the GPU's first SEQUENCE_KEPT kernels in rowid order, sorted by
+        start (stable), as pattern steps read them; None when no name column was read."""
+        if not self.sequences:
+            return None
+        _, parts = self.sequences.get((pid, device), (0, []))
+        if not parts:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        starts = np.concatenate([p[0] for p in parts])[:SEQUENCE_KEPT]
+        names = np.concatenate([p[1] for p in parts])[:SEQUENCE_KEPT]
+        order = np.argsort(starts, kind="stable")
+        return starts[order], names[order]
+
     def comm_rows(self) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
         """(pid, device) -> [(name id, count, total ns)] in name-id order."""
         return {k: [(nid, n, t) for nid, (n, t) in sorted(v.items())] for k, v in self.comm.items()}
@@ -153,14 +174,16 @@ class KernelReader:
         self.cap = cap
         self.groups = groups if groups is not None else KernelGroups()
         t = KERNEL
-        short = class_column(cap)
+        # the summary's name is the first of these that is not NULL (name_expr), the class's the
+        # first column (class_column), the pattern steps' the last: two columns give all three
+        self.names = [c for c in ("demangledName", "shortName") if cap.has_column(t, c)]
         dims = [cap.col(t, c, "0") for c in ("gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ")]
         self.exprs = [
             "start", '"end"',
             "coalesce(globalPid, 0) >> 24", f"coalesce(deviceId, {NO_DEVICE})",
             "graphNodeId IS NOT NULL" if cap.has_column(t, "graphNodeId") else "0",
-            f"coalesce({short}, -1)" if short else "-1",
-            name_expr(cap),
+            f"coalesce({self.names[0]}, -1)" if self.names else "-1",
+            f"coalesce({self.names[-1]}, -1)" if self.names else "-1",
             # grid and block packed into two integers (CUDA limits: grid y/z and block sizes < 2^16)
             f"({dims[0]}) | (({dims[1]}) << 32)",
             f"({dims[2]}) | (({dims[3]}) << 16) | (({dims[4]}) << 32) | (({dims[5]}) << 48)",
@@ -168,8 +191,15 @@ class KernelReader:
 
     def chunks(self):
         rowids: list[tuple[int, int]] = []
-        for start, end, pid_bits, dev, graph, short, name, g1, g2 in self.cap.chunks(
-                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids):
+        side = launches.kernel_side(self.cap)
+        self.groups.launch_sample, spec = side if side else (None, None)
+        for start, end, pid_bits, dev, graph, short, last, g1, g2, *sampled in self.cap.chunks(
+                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids, sample=spec):
+            if sampled:
+                self.groups.launch_sample.add(len(start), *sampled)
+            name = np.where(short != -1, short, np.where(last != -1, last, 0))  # name_expr's coalesce
+            if self.names:
+                self._keep_sequence(pid_bits, dev, start, last)
             gpu = gpu_key(pid_bits, dev)
             dur = end - start
             cls = self._classes(short)
@@ -182,6 +212,18 @@ class KernelReader:
         for _ in self.chunks():
             pass
         return self.groups
+
+    def _keep_sequence(self, pid_bits, dev, start, name):
+        """Each GPU's kernels (start, pattern name) in rowid order, up to SEQUENCE_KEPT."""
+        gpu = gpu_key(pid_bits & NO_DEVICE, dev)  # per (pid, device), as the walk and pattern steps group
+        single = gpu[0] == gpu[-1] and (gpu == gpu[0]).all()
+        for key in ([int(gpu[0])] if single else distinct(gpu).tolist()):
+            kept = self.groups.sequences.setdefault(gpu_of(key), [0, []])
+            room = SEQUENCE_KEPT - kept[0]
+            if room > 0:
+                part = (start, name) if single else (start[gpu == key], name[gpu == key])
+                kept[1].append((part[0][:room], part[1][:room]))
+                kept[0] += len(kept[1][-1][0])
 
     def _classes(self, short):
         """Class code per row, from a lookup array indexed by name id (StringIds ids are small);

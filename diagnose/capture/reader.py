@@ -68,15 +68,16 @@ SYNC_TYPES = {0: "Unknown", 1: "Event sync", 2: "Stream wait event", 3: "Stream 
 NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
 
 
-def _ints(text: str | None, n: int) -> np.ndarray:
-    """One group_concat'ed column ('12,7,-3') as n int64 values; ValueError if it is not that."""
+def _ints(text: str | None, n: int | None) -> np.ndarray:
+    """One group_concat'ed column ('12,7,-3') as n int64 values (None: as many as it holds);
+    ValueError if it is not that."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # numpy only warns when it stops at a non-integer
         try:
             values = np.fromstring(text or "", dtype=np.int64, sep=",")
         except (ValueError, DeprecationWarning):
             raise ValueError("not an integer where the schema has one") from None
-    if len(values) != n:
+    if n is not None and len(values) != n:
         raise ValueError(f"{len(values)} values where {n} rows were read")
     return values
 
@@ -209,7 +210,8 @@ class Capture:
     def query(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, params)
 
-    def chunks(self, table: str, exprs: list[str], where: str = "1", size: int = 1 << 16, rowids: list | None = None):
+    def chunks(self, table: str, exprs: list[str], where: str = "1", size: int = 1 << 16, rowids: list | None = None,
+               sample: tuple[str, list[str]] | None = None):
         """Yield the integer values of `exprs` over `table` in rowid order: one list of int64
         arrays (one per expression, equal lengths) per chunk of `size` rowids.
 
@@ -219,24 +221,37 @@ class Capture:
         coalesces). A chunk holding a REAL where an integer belongs is read again with CASTs
         (truncated, as a cursor read would); a NULL or text there is a damaged export
         (sqlite3.DatabaseError). Memory: one chunk. `rowids`, when given, gets the (first, end)
-        rowid range of each chunk appended just before the chunk is yielded.
+        rowid range of each chunk appended just before the chunk is yielded. `sample`, (condition,
+        expressions), adds one array per expression holding only the rows that meet the condition
+        (and give no NULL): one more group_concat that skips the others, so a sample of a table
+        costs no read of its own.
         """
-        def select(cols):
-            return (f"SELECT count(*), {', '.join(f'group_concat({e})' for e in cols)} FROM {table} "
+        def select(cols, picked):
+            joined = " || ',' || ".join(f"({e})" for e in picked)
+            extra = f", group_concat(CASE WHEN {sample[0]} THEN {joined} END)" if sample else ""
+            return (f"SELECT count(*), {', '.join(f'group_concat({e})' for e in cols)}{extra} FROM {table} "
                     f"WHERE rowid >= ? AND rowid < ? AND ({where})")
 
-        sql = select(exprs)
+        def parsed(n, texts):
+            values = [_ints(t, n) for t in texts[:len(exprs)]]
+            if sample:
+                picked = _ints(texts[-1], None).reshape(-1, len(sample[1]))
+                values += list(picked.T)
+            return values
+
+        cast = [] if sample is None else [f"CAST(({e}) AS INTEGER)" for e in sample[1]]
+        sql = select(exprs, sample[1] if sample else [])
         lo, hi = self.rowid_bounds(table)
         while lo is not None and lo <= hi:
             n, *texts = self.conn.execute(sql, (lo, lo + size)).fetchone()
             if n:
                 try:
-                    values = [_ints(t, n) for t in texts]
+                    values = parsed(n, texts)
                 except ValueError:
-                    n, *texts = self.conn.execute(select([f"CAST(({e}) AS INTEGER)" for e in exprs]),
+                    n, *texts = self.conn.execute(select([f"CAST(({e}) AS INTEGER)" for e in exprs], cast),
                                                   (lo, lo + size)).fetchone()
                     try:
-                        values = [_ints(t, n) for t in texts]
+                        values = parsed(n, texts)
                     except ValueError as exc:
                         raise sqlite3.DatabaseError(f"corrupt value in {table} ({exc})") from None
                 if rowids is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from diagnose.capture.grouped import distinct
+from diagnose.capture.kernels import SEQUENCE_KEPT
 from diagnose.capture.nvtx import ranges_named
 from diagnose.capture.reader import KERNEL, NVTX, Capture, pid_of
 from diagnose.capture.summaries import nvtx_groups
@@ -123,7 +124,8 @@ def _outermost(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-def pattern_steps(cap: Capture, pid: int, device: int, min_count: int = 3) -> Steps | None:
+def pattern_steps(cap: Capture, pid: int, device: int, min_count: int = 3,
+                  sequence: tuple[np.ndarray, np.ndarray] | None = None) -> Steps | None:
     """Steps as the period of the GPU's whole kernel sequence; None when it has none.
 
     A decode or training step launches the same kernel sequence every time, so the sequence of
@@ -136,13 +138,17 @@ def pattern_steps(cap: Capture, pid: int, device: int, min_count: int = 3) -> St
     over and over) is no step. The step times are the intervals between runs of a kernel that
     occurs once per period. A capture holding only repeated blocks of one step (no kernel outside
     the block) cannot tell the block from a step; `kernels_per_step` gives the period.
+    `sequence`: the GPU's (start, name id) as the kernel read kept them (KernelGroups.sequence),
+    else they are read here.
     """
     if not cap.has(KERNEL):
         return None
-    col = "shortName" if cap.has_column(KERNEL, "shortName") else "demangledName"
-    where = (f'"end" IS NOT NULL AND coalesce(deviceId, -1) = {int(device)} '
-             f"AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(pid)}")
-    starts, names = _sequence(cap, col, where)
+    if sequence is None:
+        col = "shortName" if cap.has_column(KERNEL, "shortName") else "demangledName"
+        where = (f'"end" IS NOT NULL AND coalesce(deviceId, -1) = {int(device)} '
+                 f"AND ((coalesce(globalPid, 0) >> 24) & 16777215) = {int(pid)}")
+        sequence = _sequence(cap, col, where)
+    starts, names = sequence
     n = len(names)
     if n < 2 * min_count:
         return None
@@ -160,7 +166,7 @@ def pattern_steps(cap: Capture, pid: int, device: int, min_count: int = 3) -> St
                  last_ns=last, window=window, kernels_per_step=period)
 
 
-MAX_SEQUENCE = 1_000_000  # kernels of one GPU read for the period (memory: 16 bytes each)
+MAX_SEQUENCE = SEQUENCE_KEPT  # kernels of one GPU read for the period (memory: 16 bytes each)
 
 
 def _sequence(cap: Capture, col: str, where: str):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from diagnose.capture import launches
 from diagnose.capture.grouped import GroupedValues, Totals, chunk_groups
 from diagnose.capture.kernels import kernel_groups, name_expr, strings_of
 from diagnose.capture.reader import COPY_OPERATION_NAMES, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME, Capture
@@ -173,8 +174,14 @@ def api_stats(cap: Capture) -> list[tuple]:
     reads the table once (cached per capture; the API thread reads it)."""
     if "api_stats" not in cap.cache:
         values, tot = GroupedValues(cap.rowid_span(RUNTIME)), Totals()
+        sample = None
         if cap.has(RUNTIME):
-            for key, d in cap.chunks(RUNTIME, [API_KEY, '"end" - start'], where='"end" IS NOT NULL'):
+            side = launches.call_side(cap)  # the launch-latency sample's calls, taken by the same read
+            sample, spec = side if side else (None, None)
+            for key, d, *sampled in cap.chunks(RUNTIME, [API_KEY, '"end" - start'], where='"end" IS NOT NULL',
+                                               sample=spec):
+                if sampled:
+                    sample.add(len(key), *sampled)
                 uniq, inverse = chunk_groups(key)
                 codes = values.code_of(uniq)[inverse]
                 values.add_codes(codes, d)
@@ -184,6 +191,7 @@ def api_stats(cap: Capture) -> list[tuple]:
             keys, *(a.tolist() for a in (tot.count, tot.total, tot.low, tot.high))))]
         values.merge_keys(lambda k: (RUNTIME, -1 if k & _NO_NAME == _NO_NAME else k & _NO_NAME))
         cap.cache["api_stats"] = values.stats()
+        cap.cache["launch_sample_calls"] = sample
     return cap.cache["api_stats"]
 
 

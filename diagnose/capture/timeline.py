@@ -20,6 +20,7 @@ import numpy as np
 
 from diagnose.capture import classify as C
 from diagnose.capture import kernels as K
+from diagnose.capture import launches
 from diagnose.capture.grouped import GroupedValues, distinct
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, Capture, pid_of
 from diagnose.capture.summaries import api_base_name, api_groups
@@ -398,34 +399,36 @@ def _queue_delay(cap: Capture, out: dict[int, ProcessApi]) -> None:
         p.queue_p50_ns = (values[(n - 1) // 2] + values[n // 2]) / 2
 
 
-def queue_delays(cap: Capture, sample: int = 50_000) -> dict[int, list[int]]:
+def queue_delays(cap: Capture) -> dict[int, list[int]]:
     """pid -> sorted launch-to-start latencies (API end -> kernel start) of a bounded sample of
-    launches (cached per capture).
+    launches (cached per capture; capture.launches).
 
-    Both sides are filtered on correlationId modulo a stride before the join, so SQLite joins
-    two small materialised sets instead of indexing the whole runtime table.
+    From the samples the kernel and API reads took when both did (--stats), else a join in
+    SQLite: both sides are filtered on correlationId modulo the stride before the join, so SQLite
+    joins two small materialised sets instead of indexing the whole runtime table.
     """
     if "queue_delays" in cap.cache:
         return cap.cache["queue_delays"]
-    delays: dict[int, list[int]] = {}
-    if cap.has(KERNEL) and cap.has(RUNTIME) and cap.has_column(KERNEL, "correlationId"):
-        step = max(1, cap.count(KERNEL) // sample)
-        sql = f"""
-        WITH kk AS MATERIALIZED (SELECT (coalesce(globalPid, 0) >> 24) & 16777215 AS pid, correlationId AS c, start
-                                 FROM {KERNEL} WHERE correlationId % {step} = 0),
-             rr AS MATERIALIZED (SELECT (globalTid >> 24) & 16777215 AS pid, correlationId AS c, "end"
-                                 FROM {RUNTIME} WHERE correlationId % {step} = 0)
-        SELECT kk.pid, kk.start - rr."end" FROM kk JOIN rr ON rr.c = kk.c AND rr.pid = kk.pid
-        WHERE kk.start > rr."end"
-        """
-        for pid, d in cap.query(sql):
-            delays.setdefault(int(pid or 0), []).append(d)
-        for values in delays.values():
-            values.sort()
+    groups = cap.cache.get("kernel_groups")
+    delays = launches.from_reads(cap, groups.launch_sample if groups else None, cap.cache.get("launch_sample_calls"))
+    if delays is None:
+        delays = {}
+        if cap.has(KERNEL) and cap.has(RUNTIME) and cap.has_column(KERNEL, "correlationId"):
+            step = launches.stride(cap.count(KERNEL))
+            sql = f"""
+            WITH kk AS MATERIALIZED (SELECT {launches.KERNEL_PID} AS pid, correlationId AS c, start
+                                     FROM {KERNEL} WHERE correlationId % {step} = 0),
+                 rr AS MATERIALIZED (SELECT {launches.CALL_PID} AS pid, correlationId AS c, "end"
+                                     FROM {RUNTIME} WHERE correlationId % {step} = 0)
+            SELECT kk.pid, kk.start - rr."end" FROM kk JOIN rr ON rr.c = kk.c AND rr.pid = kk.pid
+            WHERE kk.start > rr."end"
+            """
+            for pid, d in cap.query(sql):
+                delays.setdefault(int(pid or 0), []).append(d)
+            for values in delays.values():
+                values.sort()
     cap.cache["queue_delays"] = delays
     return delays
-
-
 
 
 BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of its time in latency
