@@ -331,6 +331,8 @@ class EngineSpec:
     # "fp16": its 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS calls: CUBLAS_COMPUTE_16F), which GeForce
     # boards run twice as fast as FP32 accumulate (gpus.toml fp16_acc16_tflops); "" = FP32 accumulate
     gemm_accumulate: str = ""
+    # its INT8 kernels unpack each weight tile once per tile of this many tokens (llama.cpp's MMQ: mmq_x); 0 = once
+    int8_tile_tokens: int = 0
     # a GEMM over quantised weights with more rows than this, on its 16-bit path, first writes the weights out as
     # F16 and multiplies that copy (llama.cpp: cuBLAS above MMQ_MAX_BATCH_SIZE); 0 = never
     f16_copy_tokens: int = 0

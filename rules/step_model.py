@@ -208,8 +208,11 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             act_b = m * (mat.k + mat.n) * 2.0 * mat.groups
             if _bytes_per_param(s, mat) < 2.0 and s.f16_copy(tokens, m, mat.n, mat.k):
                 act_b += mat.params * 4.0  # the F16 copy written, then read by the GEMM
+            unpacks = 1  # an INT8 kernel unpacks its weight tiles again for every tile of tokens (llama.cpp's MMQ)
+            if s.engine.int8_tile_tokens and s.int8_path and rate > s.tensor_rate(s.compute_dtype, m, mat.n, mat.k):
+                unpacks = math.ceil(m / s.engine.int8_tile_tokens)
             kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, act_b * count, flops * count, rate,
-                   dequant_us(s, mat) * count)
+                   dequant_us(s, mat) * unpacks * count)
         if prefill and s.engine.context_score_bytes and not model.is_mla:  # the score matrices go to memory
             kernel(0.0, tokens * kv_token_layer * count, 0.0, 0.0, 0.0)  # K and V written once
             for b, f, r in unfused_attention(s, sequences, tokens_per_seq):
