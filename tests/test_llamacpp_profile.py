@@ -11,6 +11,7 @@
 """
 
 import dataclasses
+import sys
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,22 @@ def test_the_f16_copy_explains_the_rtx4090_quantised_prompts(dtype):
     no_copy = dataclasses.replace(catalog.engine("llamacpp-eager"), f16_copy_tokens=0)
     assert published.expect(row, engine=no_copy).verdict(row.value) == "slower"
     assert published.expect(row).verdict(row.value) == "inside"
+
+
+def test_the_committed_llamacpp_constants_are_the_fits(monkeypatch):
+    """int8_gemm_efficiency and [dequant] gguf_k_low are what `scripts/fit_predictor.py --only-engine llamacpp
+    --hold host_ms_per_step,kernel_overhead_us` finds on the llamacpp fit rows, not figures set by hand."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fit_predictor", Path(__file__).parent.parent / "scripts"
+                                                  / "fit_predictor.py")
+    fitter = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fit_predictor", fitter)  # its dataclasses look their module up
+    spec.loader.exec_module(fitter)
+    trial, _ = fitter.fit(verbose=False, only="llamacpp", hold=("host_ms_per_step", "kernel_overhead_us"))
+    eng = catalog.engine("llamacpp")
+    assert trial.engines["llamacpp"].int8_gemm_efficiency == pytest.approx(eng.int8_gemm_efficiency, rel=0.01)
+    assert trial.engines["llamacpp-eager"].int8_gemm_efficiency == trial.engines["llamacpp"].int8_gemm_efficiency
+    assert trial.get(("dequant", "gguf_k_low")) == pytest.approx(catalog.calibration().dequant_ops["gguf_k_low"],
+                                                                 rel=0.01)
+    assert trial.engines["llamacpp"].host_ms_per_step == eng.host_ms_per_step  # held
