@@ -84,6 +84,9 @@ class GpuSpec:
     sms: int
     interconnect: str  # default intra-node fabric, a key of interconnects()
     fp16_tflops: float = 0.0  # 0 = same as bf16
+    # FP16 tensor rate with FP16 accumulate: GeForce boards run it at twice their FP32-accumulate rate (the
+    # fp16_tflops above); data-centre boards at the same rate; 0 = same as fp16
+    fp16_acc16_tflops: float = 0.0
     int8_tops: float = 0.0  # dense INT8 dot-product rate (DP4A or tensor cores); 0 = not in the catalog
     l2_mb: float = 0.0
     matmul_max: float = 0.0  # best measured 16-bit matmul / datasheet (MAMF); 0 = calibration.toml's typical
@@ -119,6 +122,8 @@ class GpuSpec:
         """Dense tensor rate for a compute dtype; weight-only int8/int4 compute in 16-bit."""
         if dtype == "fp8" and self.fp8_tflops:
             return self.fp8_tflops
+        if dtype == "fp16acc16":
+            return self.fp16_acc16_tflops or self.tflops("fp16")
         if dtype == "fp16" and self.fp16_tflops:
             return self.fp16_tflops
         if dtype == "fp32":
@@ -320,6 +325,17 @@ class EngineSpec:
     # its GEMMs over integer (GGUF) weights may run as INT8 dot products (llama.cpp's MMQ kernels quantise the
     # activations to 8 bits): the roofline then takes the GPU's INT8 rate where that is the faster
     int8_gemm: bool = False
+    # share of the INT8 datasheet rate those dot-product kernels reach (they unpack and scale every block beside
+    # the dot products); fitted where the engine has prompt rows on a GPU that takes the INT8 path
+    int8_gemm_efficiency: float = 0.0
+    # "fp16": its 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS calls: CUBLAS_COMPUTE_16F), which GeForce
+    # boards run twice as fast as FP32 accumulate (gpus.toml fp16_acc16_tflops); "" = FP32 accumulate
+    gemm_accumulate: str = ""
+    # its INT8 kernels unpack each weight tile once per tile of this many tokens (llama.cpp's MMQ: mmq_x); 0 = once
+    int8_tile_tokens: int = 0
+    # a GEMM over quantised weights with more rows than this, on its 16-bit path, first writes the weights out as
+    # F16 and multiplies that copy (llama.cpp: cuBLAS above MMQ_MAX_BATCH_SIZE); 0 = never
+    f16_copy_tokens: int = 0
     # MoE: each rank holds experts / tp whole experts and runs every one on every token (vLLM's Mixtral
     # before its fused-MoE kernel), not the tokens' own experts sharded over the ranks
     moe_dense_experts: bool = False
@@ -534,7 +550,9 @@ class Calibration:
     kernel_overhead_us: float
     attention_efficiency: float
     per_head_ops: dict  # CUDA-core operations per KV element per query head: "kv16" (16-bit KV), "kv8" (8-bit)
-    dequant_ops: dict  # CUDA-core operations to turn one int4 / int8 weight into 16 bits ("int4", "int8")
+    # CUDA-core operations to turn one int4 / int8 weight into 16 bits ("int4", "int8"), and one GGUF weight by its
+    # block family ("gguf_k_low": gguf_types.toml dequant)
+    dequant_ops: dict
     gemm_ceiling: dict
     tile_overhead_k: float
     overlap_p: float  # how fully a kernel overlaps its memory stream with its math (p-norm of the two times)
@@ -617,7 +635,8 @@ def _load_calibration(path: Path) -> Calibration:
         kernel_overhead_us=number(kernels, "kernel_overhead_us", "kernels"),
         attention_efficiency=number(kernels, "attention_efficiency", "kernels"),
         per_head_ops={k: number(per_head, k, "per_head_attention") for k in ("kv16", "kv8")},
-        dequant_ops={k: number(dequant, k, "dequant") for k in ("int4", "int8")},
+        dequant_ops={k: number(dequant, k, "dequant")
+                     for k in ("int4", "int8", *(k for k in dequant if k.startswith("gguf_")))},
         gemm_ceiling={k: number(ceiling, k, "gemm_ceiling") for k in ceiling},
         tile_overhead_k=number(shape, "tile_overhead_k", "gemm_shape"),
         overlap_p=number(shape, "overlap_p", "gemm_shape"),
@@ -971,6 +990,7 @@ class GgufType:
     dtype: str
     embd_bits: float = 0.0  # token_embd's type in this mix (llama.cpp keeps it in host memory)
     output_bits: float = 0.0  # output.weight's (the LM head, or a tied table), on the GPU
+    dequant: str = ""  # its block family's unpacking work (calibration.toml [dequant] gguf_<family>); "" = by dtype
 
 
 # Ollama's bare size tag ('llama3.1:8b') is the -q4_K_M build (https://ollama.com/library/llama3.1/tags).
@@ -997,7 +1017,7 @@ def gguf_types() -> dict[str, GgufType]:
             if not set(edges) <= set(bits):
                 raise InputError(f"{path}: [{name}] token_embd/output {edges} name no row of the file")
             _GGUF_CACHE[name] = GgufType(name, str(row.get("block", "")), bits[name], row["dtype"],
-                                         bits[edges[0]], bits[edges[1]])
+                                         bits[edges[0]], bits[edges[1]], str(row.get("dequant", "")))
     return _GGUF_CACHE
 
 

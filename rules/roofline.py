@@ -462,6 +462,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     tp, pp = layout.tp, layout.pp
     compute_dtype = "fp8" if dtype == "fp8" and gpu.fp8_tflops else ("fp16" if dtype == "fp16" else "bf16")
     compute_dtype = eng.gemm_dtype or compute_dtype
+    if compute_dtype == "fp16" and eng.gemm_accumulate == "fp16":  # GeForce: twice the FP32-accumulate rate
+        compute_dtype = "fp16acc16"
     # the bound takes the fastest path the engine may run (INT8 dot products on a GPU whose FP16 is slow)
     roof_dtype = ("int8" if eng.int8_gemm and dtype in ("int4", "int8") and gpu.int8_tops > gpu.tflops(compute_dtype)
                   else compute_dtype)

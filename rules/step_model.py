@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass, fields
 
 from rules import collectives, shapes
-from rules.catalog import Calibration, EngineSpec, GpuSpec, InterconnectSpec, ModelSpec
+from rules.catalog import Calibration, EngineSpec, GpuSpec, InterconnectSpec, ModelSpec, gguf_type
 
 STEP_KERNELS = 4  # per pass outside the layers: embedding, final norm, logits processing, sampling
 DENSE_GEMMS = 4  # QKV, O, gate/up, down: the GEMMs engines.toml kernels_per_layer counts in
@@ -103,11 +103,34 @@ class Setting:
 
     @property
     def compute_dtype(self) -> str:
+        if self.engine.gemm_dtype == "fp16" and self.engine.gemm_accumulate == "fp16":
+            return "fp16acc16"  # FP16 accumulate: twice the FP32-accumulate rate on GeForce boards
         if self.engine.gemm_dtype:  # the engine's own GEMM type (llama.cpp: fp16 for every GGUF type)
             return self.engine.gemm_dtype
         if self.dtype == "fp8" and self.gpu.fp8_tflops:
             return "fp8"
         return "fp16" if self.dtype == "fp16" else "bf16"
+
+    @property
+    def int8_path(self) -> bool:
+        """Whether the engine may multiply these integer weights with INT8 dot products (llama.cpp's MMQ: the
+        activations quantised to 8 bits) on a GPU that lists an INT8 rate."""
+        return self.engine.int8_gemm and self.dtype in ("int4", "int8") and bool(self.gpu.int8_tops)
+
+    def gemm_rate(self, m: float, n: float, k: float) -> float:
+        """Achieved FLOPs per microsecond of a weight GEMM: the engine's 16-bit path, or its INT8 path where that
+        is the faster on this GPU (a P40's 47 INT8 TOPS against its 11.8 FP16/FP32 TFLOPS; on a GPU with
+        16-bit tensor cores the 16-bit path), as the roofline takes the faster of the two peaks."""
+        rate = self.tensor_rate(self.compute_dtype, m, n, k)
+        return max(rate, self.tensor_rate("int8", m, n, k)) if self.int8_path else rate
+
+    def f16_copy(self, tokens: float, m: float, n: float, k: float) -> bool:
+        """Whether a GEMM of `tokens` rows over quantised weights first writes them out as F16 and multiplies that
+        copy (engines.toml f16_copy_tokens: llama.cpp hands a prompt's quantised weights to cuBLAS so, when its
+        16-bit path is the faster)."""
+        limit = self.engine.f16_copy_tokens
+        sixteen = self.tensor_rate(self.compute_dtype, m, n, k)
+        return bool(limit) and tokens > limit and self.gemm_rate(m, n, k) == sixteen
 
     def stream_bw(self) -> float:
         """Achieved bytes per microsecond of a long stream."""
@@ -120,6 +143,8 @@ class Setting:
         prologue and epilogue cost about `tile_overhead_k` steps of K, so a shallow K, as TP
         leaves the row-parallel GEMMs, runs less efficiently)."""
         eff = self.gemm_efficiency or self.cal.gemm(dtype, self.gpu)
+        if dtype == "int8":  # the engine's INT8 dot-product kernels (llama.cpp's MMQ), at their own share
+            eff = self.engine.int8_gemm_efficiency or eff
         depth = k / (k + self.cal.tile_overhead_k)
         return self.gpu.tflops(dtype) * 1e6 * eff * wave_efficiency(m, n, k, self.gpu.sms) * depth
 
@@ -177,11 +202,17 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         for mat in mats:
             m = tokens * mat.tokens_share  # rows of each of its `groups` GEMMs (an expert's tokens)
             flops = 2.0 * m * mat.params
-            rate = s.tensor_rate(s.compute_dtype, m, mat.n, mat.k)
+            rate = s.gemm_rate(m, mat.n, mat.k)
             if mat.grouped:
                 rate = expert_rate(s, rate)
-            kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, m * (mat.k + mat.n) * 2.0 * mat.groups * count,
-                   flops * count, rate, dequant_us(s, mat) * count)
+            act_b = m * (mat.k + mat.n) * 2.0 * mat.groups
+            if _bytes_per_param(s, mat) < 2.0 and s.f16_copy(tokens, m, mat.n, mat.k):
+                act_b += mat.params * 4.0  # the F16 copy written, then read by the GEMM
+            unpacks = 1  # an INT8 kernel unpacks its weight tiles again for every tile of tokens (llama.cpp's MMQ)
+            if s.engine.int8_tile_tokens and s.int8_path and rate > s.tensor_rate(s.compute_dtype, m, mat.n, mat.k):
+                unpacks = math.ceil(m / s.engine.int8_tile_tokens)
+            kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, act_b * count, flops * count, rate,
+                   dequant_us(s, mat) * unpacks * count)
         if prefill and s.engine.context_score_bytes and not model.is_mla:  # the score matrices go to memory
             kernel(0.0, tokens * kv_token_layer * count, 0.0, 0.0, 0.0)  # K and V written once
             for b, f, r in unfused_attention(s, sequences, tokens_per_seq):
@@ -320,12 +351,23 @@ def _fma_per_us(s: Setting) -> float:
 
 def dequant_us(s: Setting, mat: shapes.Matrix) -> float:
     """CUDA-core time to turn one pass's int4 / int8 weights of `mat` into 16 bits (weight-only
-    quantisation: the GEMM multiplies in 16 bits), once per weight, at the FP32 FMA rate
-    (calibration.toml [dequant]); 0 for 16-bit and FP8 weights and for matrices kept in 16 bits."""
-    ops = s.cal.dequant_ops.get(s.dtype)
+    quantisation: the GEMM multiplies in 16 bits), or to unpack a GGUF block's fields for the engine's dot
+    products, once per weight, at the FP32 FMA rate (calibration.toml [dequant], by dtype or GGUF block
+    family); 0 for 16-bit and FP8 weights and for matrices kept in 16 bits."""
+    ops = s.cal.dequant_ops.get(_dequant_key(s))
     if not ops or not s.gpu.fp32_tflops or _bytes_per_param(s, mat) >= 2.0:
         return 0.0
     return mat.params * ops / _fma_per_us(s)
+
+
+def _dequant_key(s: Setting) -> str:
+    """calibration.toml [dequant]'s key for these weights: a GGUF type's block family where the calibration has
+    one (gguf_types.toml dequant), else the weight dtype."""
+    if isinstance(s.group, str):
+        family = gguf_type(s.group).dequant
+        if f"gguf_{family}" in s.cal.dequant_ops:
+            return f"gguf_{family}"
+    return s.dtype
 
 
 def _bytes_per_param(s: Setting, mat: shapes.Matrix) -> float:

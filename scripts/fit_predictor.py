@@ -13,7 +13,8 @@ drown the rest. `validation` tables are never read here.
     python scripts/fit_predictor.py --write    # and write them into the two TOML files
     python scripts/fit_predictor.py --only-engine llamacpp [--write]   # one engine's own constants only
                                                (host_ms_per_step, kernel_overhead_us, attention_efficiency) on
-                                               its fit rows; calibration.toml is neither moved nor written
+                                               its fit rows; calibration.toml is held but for the constants only
+                                               that engine's rows tell (ONLY_ENGINE_CAL)
 
 Then `python benchmarks/predictor_accuracy.py` reports the error on both parts.
 """
@@ -56,6 +57,9 @@ GLOBAL = [
     # dequantising one weight-only int4 / int8 weight: a few instructions with lop3 tricks, a dozen in a
     # general kernel; int8 needs no unpacking and no zero point (calibration.toml [dequant])
     ("dequant", "int4", 1.0, 12.0), ("dequant", "int8", 0.5, 8.0),
+    # unpacking a 2-3 bit K-quant GGUF weight (Q2_K, Q3_K) for llama.cpp's dot products: ~3 counted a priori, a few
+    # dozen at most (calibration.toml [dequant]); the other GGUF families keep their a-priori counts
+    ("dequant", "gguf_k_low", 1.0, 40.0),
     ("gemm_efficiency", "bf16", 0.3, 1.0),
     ("gemm_efficiency", "fp8", 0.2, 1.0), ("nccl", "base_us", 1.0, 40.0), ("nccl", "hop_us_nvlink", 0.1, 6.0),
     ("nccl", "hop_us_pcie", 0.1, 10.0), ("nccl", "hop_us_network", 0.5, 40.0), ("nccl", "shm_hop_factor", 1.0, 8.0),
@@ -75,9 +79,12 @@ ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0),
           ("expert_gemm_sm_tflops", 0.2, 8.0),
           # a graph-replayed tiny kernel takes under a microsecond (CUDA.jl: 80 broadcast kernels in 70 us
           # as one graph, https://cuda.juliagpu.org/dev/usage/graphs/); no engine's is above the generic one's
-          ("kernel_overhead_us", 0.9, 12.0)]
+          ("kernel_overhead_us", 0.9, 12.0),
+          # share of the INT8 datasheet rate an engine's INT8 dot-product GEMMs reach (llama.cpp's MMQ)
+          ("int8_gemm_efficiency", 0.05, 1.0)]
 # constants an engine has only where its profile sets them (0 there = the calibration's)
-OWN = ("attention_efficiency", "kernel_overhead_us", "expert_gemm_efficiency", "expert_gemm_sm_tflops")
+OWN = ("attention_efficiency", "kernel_overhead_us", "expert_gemm_efficiency", "expert_gemm_sm_tflops",
+       "int8_gemm_efficiency")
 # of those, what a TIED engine fits for itself (the kernel it differs in) rather than taking its twin's
 OWN_TIED = ("expert_gemm_efficiency", "expert_gemm_sm_tflops")
 # engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5
@@ -91,7 +98,9 @@ TIED = {"trtllm-mmha": "trtllm", "vllm-moe-dense": "vllm", "vllm-moe-untuned": "
 # gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference)
 TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",)}
 # what --only-engine fits: the engine's own constants, with the shared calibration held
-ONLY_ENGINE = ("host_ms_per_step", "kernel_overhead_us", "attention_efficiency")
+ONLY_ENGINE = ("host_ms_per_step", "kernel_overhead_us", "attention_efficiency", "int8_gemm_efficiency")
+# calibration.toml constants that only one engine's rows tell, which --only-engine fits and writes with its own
+ONLY_ENGINE_CAL = {"llamacpp": (("dequant", "gguf_k_low"),)}
 
 
 # --------------------------------------------------------------------------- data
@@ -230,7 +239,7 @@ def golden(f, lo: float, hi: float, x0: float, steps: int = 14) -> tuple[float, 
     return (best, fbest) if fbest < f0 else (x0, f0)
 
 
-def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None) -> tuple[Trial, Objective]:
+def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None, hold: tuple = ()) -> tuple[Trial, Objective]:
     rows, points = fit_rows(), collective_points()
     if only:  # one engine (and its tied twins) on its own rows; the shared constants stay as they are
         rows, points = [r for r in rows if only in (r.engine, TIED.get(r.engine))], []
@@ -244,10 +253,10 @@ def fit(sweeps: int = 4, verbose: bool = True, only: str | None = None) -> tuple
                 if name not in OWN_TIED and name not in TWIN_OWN.get(e, ()):
                     trial.set(("engine", to, name), getattr(trial.engines[to], name))
     obj = Objective(rows, points, trial)
-    keys = [] if only else [((s, n), lo, hi) for s, n, lo, hi in GLOBAL]
+    keys = [((s, n), lo, hi) for s, n, lo, hi in GLOBAL if not only or (s, n) in ONLY_ENGINE_CAL.get(only, ())]
     for e in sorted(engines):
         for name, lo, hi in ENGINE:
-            if only and name not in ONLY_ENGINE:
+            if (only and name not in ONLY_ENGINE) or name in hold:
                 continue
             if e in TIED and name not in OWN_TIED and name not in TWIN_OWN.get(e, ()):
                 continue  # takes its twin's
@@ -316,11 +325,14 @@ def _fmt(value: float) -> str:
 
 
 def write(trial: Trial, band: tuple, ar_band: tuple, only: str | None = None) -> None:
-    if only:
-        _write_engines(trial, {only} | {t for t, to in TIED.items() if to == only}, ONLY_ENGINE)
-        return
     cal_path = catalog.CALIBRATION_FILE
     text = cal_path.read_text()
+    if only:
+        for section, name in ONLY_ENGINE_CAL.get(only, ()):
+            text = _set_value(text, section, name, trial.get((section, name)))
+        cal_path.write_text(text)
+        _write_engines(trial, {only} | {t for t, to in TIED.items() if to == only}, ONLY_ENGINE)
+        return
     for section, name, _, _ in GLOBAL:
         text = _set_value(text, section, name, trial.get((section, name)))
     text = _set_value(text, "gemm_efficiency", "fp16", trial.get(("gemm_efficiency", "bf16")))
@@ -351,12 +363,20 @@ def main() -> None:
     ap.add_argument("--sweeps", type=int, default=4)
     ap.add_argument("--bands-only", action="store_true", help="keep the constants, recompute only the bands")
     ap.add_argument("--only-engine", metavar="KEY", help="fit only this engine's own constants on its own rows")
+    ap.add_argument("--hold", metavar="NAMES", default="",
+                    help="engine constants to keep as they are (comma-separated: host_ms_per_step,kernel_overhead_us)")
     args = ap.parse_args()
     catalog.configure([str(PUBLISHED / "models.toml")])
-    trial, obj = fit(0 if args.bands_only else args.sweeps, only=args.only_engine)
+    hold = tuple(n for n in args.hold.split(",") if n)
+    unknown = [n for n in hold if n not in {name for name, _, _ in ENGINE}]
+    if unknown:
+        raise SystemExit(f"--hold: no engine constant {', '.join(unknown)}")
+    trial, obj = fit(0 if args.bands_only else args.sweeps, only=args.only_engine, hold=hold)
     if args.only_engine:  # the shared constants and bands stay; only the engine's own are printed and written
         for key in sorted(k for k in trial.engines if args.only_engine in (k, TIED.get(k))):
             print(f"[engine.{key}] " + ", ".join(f"{n} = {_fmt(getattr(trial.engines[key], n))}" for n in ONLY_ENGINE))
+        for section, name in ONLY_ENGINE_CAL.get(args.only_engine, ()):
+            print(f"[{section}] {name} = {_fmt(trial.get((section, name)))}")
         print(f"fit rows: median |log error| {statistics.median(obj.loss):.3f}")
         if args.write:
             write(trial, (), (), only=args.only_engine)

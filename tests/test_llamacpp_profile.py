@@ -6,9 +6,12 @@
 - Each part of the profile is needed by a real published row: CUDA graphs (PR 6766's before/after pair),
   fp16 GEMMs over GGUF weights (a V100 prompt that would beat a bf16 roofline), INT8 dot products (a P40
   prompt that beats its FP32 rate).
+- The mechanisms behind its expected figures, each against the rows it explains: FP16-accumulate GEMMs on
+  GeForce, the INT8 (MMQ) path on a P40, the 2-3 bit K-quants' unpacking work, a quantised prompt's F16 copy.
 """
 
 import dataclasses
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,3 +132,87 @@ def test_predict_names_the_profile_it_took_for_a_quant():
                                       "--quant", "Q4_0", "--json"])
     assert result.exit_code in (0, 1), result.output
     assert json.loads(result.stdout)["inputs"]["engine"] == "llamacpp-eager"
+
+
+def _row(table: str, metric: str, dtype: str):
+    return next(r for r in _rows(table) if r.metric == metric and r.dtype == dtype)
+
+
+def test_fp16_accumulate_explains_the_rtx4090_f16_prompt():
+    """ggml-cuda's cuBLAS GEMMs accumulate in FP16, which a GeForce board runs at twice its FP32-accumulate rate:
+    at the FP32-accumulate rate the published 512-token F16 prompt on an RTX 4090 is far faster than expected."""
+    row = _row("llamacpp-pr4766-rtx4090-codellama-7b.csv", "ttft_ms", "F16")
+    acc32 = dataclasses.replace(catalog.engine("llamacpp-eager"), gemm_accumulate="")
+    assert published.expect(row, engine=acc32).verdict(row.value) == "faster"
+    e = published.expect(row)
+    assert e.verdict(row.value) == "inside"
+    assert e.roofline < published.expect(row, engine=acc32).roofline  # the bound takes the faster path too
+
+
+def test_fp16_accumulate_rate_is_twice_on_geforce_only():
+    """The whitepapers' two figures per GeForce RTX board; data-centre boards accumulate in FP32 at full rate."""
+    gpus = catalog.gpus()
+    assert gpus["rtx-4090"].tflops("fp16acc16") == pytest.approx(330.3)
+    assert gpus["rtx-3090"].tflops("fp16acc16") == pytest.approx(142)
+    for key in ("a100-80gb-sxm", "v100-pcie-16gb", "tesla-p40", "rtx-a6000"):
+        assert gpus[key].tflops("fp16acc16") == gpus[key].tflops("fp16")
+    for gpu in gpus.values():
+        if gpu.fp16_acc16_tflops:
+            assert gpu.name.startswith("GeForce RTX")
+            assert gpu.fp16_acc16_tflops == pytest.approx(2 * gpu.fp16_tflops, rel=1e-3)
+
+
+@pytest.mark.parametrize("dtype", ["Q4_0", "Q4_1", "Q5_0", "Q4_K_S"])
+def test_int8_dot_products_explain_the_p40_prompts(dtype):
+    """A P40 (FP16 at 1/64 of FP32) runs a quantised prompt on MMQ's INT8 dot products: the expected figure takes
+    that path, where the 16-bit one would put every published prompt far slower than measured."""
+    row = _row("llamacpp-pr4766-p40-llama-7b-quants.csv", "ttft_ms", dtype)
+    sixteen = dataclasses.replace(catalog.engine("llamacpp-eager"), int8_gemm=False)
+    assert published.expect(row, engine=sixteen).expected > 1.4 * row.value
+    assert published.expect(row).verdict(row.value) == "inside"
+
+
+def test_low_bit_k_quant_unpacking_explains_the_p40_decode():
+    """Q2_K / Q3_K_S decode on a P40 runs at less than half its weight stream: the unpacking work of the 2-3 bit
+    K-quant family (calibration.toml [dequant] gguf_k_low) outlasts the stream; the legacy types' does not."""
+    cal = catalog.calibration()
+    without = dataclasses.replace(cal, dequant_ops={k: v for k, v in cal.dequant_ops.items() if k != "gguf_k_low"})
+    table = "llamacpp-pr4766-p40-llama-7b-quants.csv"
+    for dtype in ("Q2_K", "Q3_K_S"):
+        row = _row(table, "decode_tok_s", dtype)
+        with catalog.trial_calibration(without):
+            assert published.expect(row).verdict(row.value) == "slower"
+        assert published.expect(row).verdict(row.value) == "inside"
+    q4 = _row(table, "decode_tok_s", "Q4_0")
+    with catalog.trial_calibration(without):
+        before = published.expect(q4).expected
+    assert published.expect(q4).expected == before
+
+
+@pytest.mark.parametrize("dtype", ["Q8_0", "Q4_0"])
+def test_the_f16_copy_explains_the_rtx4090_quantised_prompts(dtype):
+    """A quantised prompt on a GPU with tensor cores goes to cuBLAS through an F16 copy of each matrix: without
+    its traffic the published RTX 4090 prompts would be far slower than expected."""
+    row = _row("llamacpp-pr4766-rtx4090-codellama-7b.csv", "ttft_ms", dtype)
+    no_copy = dataclasses.replace(catalog.engine("llamacpp-eager"), f16_copy_tokens=0)
+    assert published.expect(row, engine=no_copy).verdict(row.value) == "slower"
+    assert published.expect(row).verdict(row.value) == "inside"
+
+
+def test_the_committed_llamacpp_constants_are_the_fits(monkeypatch):
+    """int8_gemm_efficiency and [dequant] gguf_k_low are what `scripts/fit_predictor.py --only-engine llamacpp
+    --hold host_ms_per_step,kernel_overhead_us` finds on the llamacpp fit rows, not figures set by hand."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fit_predictor", Path(__file__).parent.parent / "scripts"
+                                                  / "fit_predictor.py")
+    fitter = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fit_predictor", fitter)  # its dataclasses look their module up
+    spec.loader.exec_module(fitter)
+    trial, _ = fitter.fit(verbose=False, only="llamacpp", hold=("host_ms_per_step", "kernel_overhead_us"))
+    eng = catalog.engine("llamacpp")
+    assert trial.engines["llamacpp"].int8_gemm_efficiency == pytest.approx(eng.int8_gemm_efficiency, rel=0.01)
+    assert trial.engines["llamacpp-eager"].int8_gemm_efficiency == trial.engines["llamacpp"].int8_gemm_efficiency
+    assert trial.get(("dequant", "gguf_k_low")) == pytest.approx(catalog.calibration().dequant_ops["gguf_k_low"],
+                                                                 rel=0.01)
+    assert trial.engines["llamacpp"].host_ms_per_step == eng.host_ms_per_step  # held
