@@ -313,6 +313,13 @@ ONE_STREAM_MARGIN = 1.1
 FULL_LOAD_BATCHES = (256, 128, 64, 32)
 
 
+def compute_ceiling(model, gpu, gpus: int) -> float:
+    """Tokens/s no batch can exceed: every token multiplies each active decoder weight once (2 FLOPs),
+    at the GPUs' fastest tensor-core rate (fp8 where it has one); attention and the head only add work."""
+    peak = max(gpu.tflops(d) for d in ("fp8", "fp16", "bf16")) * 1e12
+    return gpus * peak / (2 * model.decoder_params(active=True))
+
+
 @rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
@@ -335,6 +342,16 @@ def batched_rate(facts: Facts, predictions=None):
             continue  # one stream could give it: the per-stream rules judge it
         if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
+        gpus = max(tp, gpu_count(facts) or 1)
+        ceiling = compute_ceiling(model, gpu, gpus)
+        if m.value > ONE_STREAM_MARGIN * ceiling:
+            yield beyond_roofline.finding(
+                "ticket.batched_rate", f"decode throughput on {gpus} GPU(s)", m.value, ceiling, "tok/s",
+                [ev(m, "tokens/s reported", m.value, round(ceiling), "tok/s"),
+                 ev("prediction:roofline", f"{gpus} x {gpu.key} at their fastest tensor-core rate over 2 FLOPs per "
+                    "active weight per token, at any batch", expected=round(ceiling), unit="tok/s"),
+                 ev(model_src, "model", model.key)])
+            return
         best = None
         for batch in ((m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES):
             p = predict_layout(facts, tp, batch)
@@ -369,6 +386,9 @@ def batched_rate(facts: Facts, predictions=None):
                        "The throughput is lower than a healthy system gives with that many requests in flight; "
                        "something beyond physics costs time (host, transport, clocks, configuration).",
                        evidence, fix=beyond_band_fix(facts))
+        elif m.value > total / p.band_low:
+            yield faster_than_band("ticket.batched_rate", f"{m.value:g} tok/s at {at}", f"{band} tok/s",
+                                   f"under the compute ceiling of {ceiling:,.0f} tok/s", evidence)
         else:
             yield make("ticket.batched_rate", "expected_physics", "info", 0.5,
                        f"{m.value:g} tok/s is what batched decode of this model gives at {at} (about {total:.0f})",
