@@ -474,11 +474,27 @@ FIGURE_FITS = ("ticket.measured_vs_expected", "ticket.latency_vs_expected", "tic
                "ticket.ttft_vs_expected", "ticket.copy_figure", "ticket.host_copy_figure")
 
 
+# Explanations that call the reporter's figures normal by design ("the batch shares each step"): a figure check that
+# finds one of those same figures short of its band says otherwise, so they stay silent beside it.
+BY_DESIGN = ("ticket.concurrency_rates", "ticket.serving_tradeoff")
+
+
+def _shortfall_figures(findings: list[Finding]) -> set:
+    """The reporter's figures (value, unit) that a figure check found beyond its band at warning or worse."""
+    return {(e.measured, e.unit) for f in findings
+            if f.rule in FIGURE_FITS and f.category not in FIGURE_ANSWERED
+            and SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"]
+            for e in f.evidence if e.measured is not None and not e.source.startswith("prediction:")}
+
+
 def fits_first(facts, findings: list[Finding]) -> list[Finding]:
     """A measured figure that fits the expected band outranks a cause whose every piece of evidence is the
     reporter's prose (a keyword, an inventory line, a guess), and a weaker prior about the layout: such a cause stays
     in the report as a lead, at the fit's level less a step, and keeps the lead only where a parsed artifact shows
-    it."""
+    it. A 'by design' explanation of figures a figure check finds short is dropped: the same figures get one
+    verdict."""
+    short = _shortfall_figures(findings)
+    findings = [f for f in findings if not (f.rule in BY_DESIGN and short & {(e.measured, e.unit) for e in f.evidence})]
     fits = [f for f in findings if f.rule in FIGURE_FITS and f.category in CONCLUSIONS and f.confidence > 0]
     if not fits:
         return findings

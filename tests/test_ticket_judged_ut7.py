@@ -44,3 +44,34 @@ def test_a_plausible_total_is_still_judged_against_the_batch_band():
                             "under load.\n")
     (f,) = _rule(findings, "ticket.batched_rate")
     assert f.category == "latency_bound_small_batch" and "roofline" not in f.title
+
+
+# --------------------------------------------------------------------------- item 7: 'by design' beside a shortfall
+def _shown(text):
+    """The findings `diagnose ticket` shows (weighed as its verdict weighs them) and the verdict."""
+    from rules.engine import ticket_findings
+
+    facts, findings, verdict = _issue(text)
+    return ticket_findings(facts, findings), verdict
+
+
+@pytest.mark.parametrize("text", [
+    "# c\n\nOne request alone gets 60 tok/s on my A100 80GB with Llama-3.1-8B in vLLM; with 8 concurrent requests "
+    "the total is 400 tok/s.\n",
+    "# c\n\nLlama-3.1-8B on one A100 80GB in vLLM. A single request gets 62 tok/s; with 8 parallel requests the total "
+    "is only 350 tok/s.\n",
+    "# c\n\nServing Llama-3-8B with vLLM on an A100 80GB: one user sees 58 tok/s, and 8 concurrent users together get "
+    "380 tok/s.\n",
+])
+def test_a_total_short_of_its_band_is_not_also_called_the_batch_by_design(text):
+    shown, verdict = _shown(text)
+    assert [f.category for f in _rule(shown, "ticket.batched_rate")] == ["other"]
+    assert not _rule(shown, "ticket.concurrency_rates")
+    assert verdict.category == "other"
+
+
+def test_a_total_inside_its_band_keeps_the_by_design_answer():
+    shown, verdict = _shown("# c\n\nLlama-3.1-8B on one A100 80GB in vLLM: one request gets 60 tok/s, with 8 "
+                            "concurrent requests the total is 560 tok/s. Why is one request not faster?\n")
+    assert _rule(shown, "ticket.concurrency_rates")
+    assert verdict.category == "expected_physics"
