@@ -1236,7 +1236,11 @@ _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)
                          r"\bbetween\s+(?:requests|generations|runs|batches|calls|jobs)\b|"
                          r"\bwhen (?:there (?:is|are) )?no (?:requests?|traffic|load)\b|"
                          r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
-                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b",
+                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b|"
+                         # "my idle RTX 3090", "when nothing runs", "while the server waits for requests", "sits idle"
+                         r"\b(?:my|an?|the|our|its)\s+idle\b(?!-)|\bnothing\s+(?:is\s+)?(?:runs|running|loaded)\b|"
+                         r"\bwait(?:s|ing)?\s+for\s+(?:new\s+|incoming\s+)?(?:requests|work|jobs|input|prompts)\b|"
+                         r"\b(?:sits?|sitting|stays?|staying|idles?)\s+(?:idle|at\s+idle)\b|空闲|闲置|待机",
                          re.I)
 
 

@@ -75,3 +75,25 @@ def test_a_total_inside_its_band_keeps_the_by_design_answer():
                             "concurrent requests the total is 560 tok/s. Why is one request not faster?\n")
     assert _rule(shown, "ticket.concurrency_rates")
     assert verdict.category == "expected_physics"
+
+
+# --------------------------------------------------------------------------- item 6: an idle GPU's reading
+@pytest.mark.parametrize("text", [
+    "# p\n\nMy idle RTX 3090 stays at P2 (38W / 350W) while the vLLM server waits for requests. Is this normal?\n",
+    "# p\n\nWhen nothing runs, my RTX 3090 stays at P2 drawing 110W / 350W.\n",
+    "# p\n\nWhile vLLM is waiting for incoming requests the A100 sits at P0 and draws 90W of its 400W. Why?\n",
+    "# p\n\nThe GPU stays idle at P2 and only draws 60W / 350W, but nvidia-smi shows the clocks low.\n",
+])
+def test_an_idle_gpus_reading_is_never_a_throttle_under_load(text):
+    shown, verdict = _shown(text)
+    assert not _rule(shown, "ticket.clock_power")
+    assert verdict.category != "throttling"
+
+
+@pytest.mark.parametrize("text", [
+    "# p\n\nUnder full load my RTX 3090 stays at P2 drawing 110W / 350W and the clocks drop to 1200 MHz.\n",
+    "# p\n\nEven while generating, my idle-looking RTX 3090 is stuck at P2 drawing 110W / 350W.\n",
+])
+def test_the_same_reading_under_load_stays_a_throttle(text):
+    shown, verdict = _shown(text)
+    assert [f.category for f in _rule(shown, "ticket.clock_power")] == ["throttling"]
