@@ -97,3 +97,21 @@ def test_an_idle_gpus_reading_is_never_a_throttle_under_load(text):
 def test_the_same_reading_under_load_stays_a_throttle(text):
     shown, verdict = _shown(text)
     assert [f.category for f in _rule(shown, "ticket.clock_power")] == ["throttling"]
+
+
+# --------------------------------------------------------------------------- item 12: a passed setting check
+@pytest.mark.parametrize("text", [
+    (DATA / "t10_vllm359.md").read_text(),  # vllm-project/vllm#359: "This is far from official, how to fix that?"
+    "# q\n\nOur A100 runs Llama-2-7B through vLLM much slower than the blog post claims. What can we do?\n",
+    "# q\n\nvLLM on one A100 with llama-7b, CUDA graphs on, runs far below the published results. Any idea how to "
+    "fix it?\n",
+])
+def test_a_complaint_is_never_healthy_because_a_setting_check_passed(text):
+    shown, verdict = _shown(text)
+    assert verdict.category != "healthy"
+
+
+def test_a_question_without_a_complaint_may_still_be_healthy():
+    _, verdict = _shown("# q\n\nvLLM on one A100 with llama-7b, CUDA graphs on. The throughput matches the official "
+                        "numbers. Is there anything else to tune?\n")
+    assert verdict.category == "healthy"
