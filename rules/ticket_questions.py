@@ -198,6 +198,8 @@ def nothing_broken(facts: Facts, predictions=None):
         return  # a report without a question: nothing is asked to be judged normal
     if fault_context(facts) or figures(facts):
         return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
+    if claims.other_vendor(facts):
+        return  # what is known for trouble here is NVIDIA's: it cannot clear another vendor's GPU
     evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
     if (ahead := claims.untried(facts)) is not None:
         # nothing run yet: no behaviour to call normal, only a figure from elsewhere
@@ -553,8 +555,9 @@ def idle_state(facts: Facts, predictions=None):
     """'nvidia-smi shows my idle GPU at P2 (or P0, or its clocks up)' with nothing slow and nothing broken in sight:
     the driver's power management at work, not a fault. Weak (0.5): any complaint or fault outweighs it."""
     c = idle_reading(facts)
-    if c is None or claims.complaint(facts) or fault_context(facts) or claims.symptom(facts) in ("hang", "crash",
-                                                                                                "error"):
+    if c is None or claims.other_vendor(facts):
+        return  # P-states and the driver's power management are NVIDIA's: another vendor's idle draw is not them
+    if claims.complaint(facts) or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
         return
     draw, cap = c.data.get("draw_w"), c.data.get("cap_w")
     if draw is not None and draw > IDLE_DRAW_SHARE * cap:

@@ -115,3 +115,23 @@ def test_a_question_without_a_complaint_may_still_be_healthy():
     _, verdict = _shown("# q\n\nvLLM on one A100 with llama-7b, CUDA graphs on. The throughput matches the official "
                         "numbers. Is there anything else to tune?\n")
     assert verdict.category == "healthy"
+
+
+# --------------------------------------------------------------------------- item 11: another vendor's GPU
+@pytest.mark.parametrize("text", [
+    (DATA / "t13_rocm5219.md").read_text(),  # ROCm/ROCm#5219: MI355 idle draw, B200 only for comparison
+    "# Radeon RX 7900 XTX idle power\n\nMy Radeon RX 7900 XTX sits at 90W when idle with the model loaded in ollama. "
+    "Is this normal?\n",
+    "# idle draw\n\nOn our Intel Gaudi 2 box the cards draw 150W each at idle with nothing running. Is that "
+    "expected?\n",
+])
+def test_nvidia_explanations_stay_silent_for_another_vendors_gpu(text):
+    shown, verdict = _shown(text)
+    assert not _rule(shown, "ticket.idle_reading") and not _rule(shown, "ticket.nothing_broken")
+    assert verdict.category != "healthy"
+
+
+def test_an_nvidia_gpu_beside_another_vendors_keeps_its_explanation():
+    shown, verdict = _shown("# idle draw\n\nOur idle H100 draws 120W while the vLLM server waits for requests. A "
+                            "MI300X next to it draws 150W. Is this normal?\n")
+    assert _rule(shown, "ticket.idle_reading") and verdict.category == "healthy"
