@@ -2514,8 +2514,26 @@ def phases_compared(facts: Facts) -> list[Claim]:
             pre, dec = _PREFILL_WORDS.search(sentence), _DECODE_WORDS.search(sentence)
             rates = re.findall(r"\d\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", sentence, re.I)
             if pre and dec and (_PHASE_CONTRAST.search(sentence) or len(rates) >= 2):
-                out.append(Claim("phases_compared", source, one_line(sentence)[:200]))
+                out.append(Claim("phases_compared", source, one_line(sentence)[:200], _phase_rates(sentence)))
     return out
+
+
+_PHASE_RATE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", re.I)
+
+
+def _phase_rates(sentence: str) -> dict:
+    """{"prefill": rate, "decode": rate} as the sentence states them, each rate under the phase words nearest before it
+    ("prompt eval rate: 11.8 tokens/s ... eval rate: 6.1 tokens/s"); {} unless both are stated."""
+    pre = [(m.start(), m.end(), "prefill") for m in _PREFILL_WORDS.finditer(sentence)]
+    dec = [(m.start(), m.end(), "decode") for m in _DECODE_WORDS.finditer(sentence)
+           if not any(a <= m.start() < b for a, b, _ in pre)]  # "eval rate" inside "prompt eval rate" is prefill's
+    words = sorted(pre + dec)
+    out: dict = {}
+    for m in _PHASE_RATE.finditer(sentence):
+        before = [w for w in words if w[1] <= m.start()]
+        if before:
+            out.setdefault(before[-1][2], float(m.group(1)))
+    return out if len(out) == 2 else {}
 
 
 # More sequences per step (a bigger batch, more concurrent requests) against each one's own speed: the step

@@ -135,3 +135,26 @@ def test_an_nvidia_gpu_beside_another_vendors_keeps_its_explanation():
     shown, verdict = _shown("# idle draw\n\nOur idle H100 draws 120W while the vLLM server waits for requests. A "
                             "MI300X next to it draws 150W. Is this normal?\n")
     assert _rule(shown, "ticket.idle_reading") and verdict.category == "healthy"
+
+
+# --------------------------------------------------------------------------- item 8: a ratio the figures contradict
+@pytest.mark.parametrize("text", [
+    (DATA / "t02_ktransformers1012.md").read_text(),  # kvcache-ai/ktransformers#1012: 11.83 vs 6.15 tokens/s
+    (DATA / "x03_ktransformers1012_zh.md").read_text(),  # the same figures, decode first, in Chinese
+    "# pp vs tg\n\nWith llama.cpp on my RTX 3060 the prompt processing runs at 25 tok/s but generation at 12 tok/s. "
+    "Why?\n",
+    "# slow\n\nPrefill speed is 40 tokens/s while decode speed is 18 tokens/s on Qwen2-7B. Is this expected?\n",
+])
+def test_prefill_barely_faster_than_decode_is_not_called_the_phases_by_design(text):
+    shown, _ = _shown(text)
+    assert not _rule(shown, "ticket.serving_tradeoff")
+
+
+@pytest.mark.parametrize("text", [
+    "# pp vs tg\n\nWith llama.cpp on my RTX 3060 the prompt processing runs at 2500 tok/s but generation at 45 tok/s. "
+    "Why?\n",
+    "# slow\n\nprompt eval rate: 900.5 tokens/s, eval rate: 38.2 tokens/s. Why is generation so much slower?\n",
+])
+def test_prefill_many_times_faster_than_decode_is_still_by_design(text):
+    shown, _ = _shown(text)
+    assert [f.category for f in _rule(shown, "ticket.serving_tradeoff")] == ["expected_physics"]
