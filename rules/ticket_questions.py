@@ -198,8 +198,8 @@ def nothing_broken(facts: Facts, predictions=None):
         return  # a report without a question: nothing is asked to be judged normal
     if fault_context(facts) or figures(facts):
         return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
-    if claims.other_vendor(facts):
-        return  # what is known for trouble here is NVIDIA's: it cannot clear another vendor's GPU
+    if claims.other_vendor(facts) and idle_reading(facts):
+        return  # an idle draw is normal or not by its vendor's power management, known here for NVIDIA's only
     evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
     if (ahead := claims.untried(facts)) is not None:
         # nothing run yet: no behaviour to call normal, only a figure from elsewhere
