@@ -34,7 +34,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
-from rules.workload import predict_layout, quantised_stream
+from rules.workload import predict_layout, quantised_stream, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -589,7 +589,35 @@ def split_pace(facts: Facts, p, m: Measurement):
             1e3 / (1e3 / p.decode_tok_s + handover_ms), n)
 
 
-@rule("ticket.layer_split_rate", "expected_physics", "other")
+def split_does_not_fit(facts: Facts, n: int, rule_id: str, m: Measurement):
+    """The memory-fit check `predict` runs (predict.does_not_fit), for the layer split over `n` GPUs: a finding when
+    the weights, the engine's reserve and the KV cache exceed them, else None. A layer-split engine (llama.cpp,
+    Ollama, accelerate's device_map) then keeps the layers that do not fit on the CPU, and they set the pace."""
+    from rules import catalog, roofline
+    from rules.predict_rules import shortfall_evidence, shortfall_words
+
+    p = predict_layout(facts, 1, 1, pp=n)
+    if p is None or not p.valid or p.fits:
+        return None
+    if not weight_dtype(facts):  # weights unstated: a 4-bit checkpoint (the usual local one) that fits leaves it open
+        q = predict_layout(facts, 1, 1, pp=n, dtype="int4")
+        if q is None or not q.valid or q.fits:
+            return None
+    gpu = facts.subject.gpu
+    usable = roofline.usable_gb(gpu, catalog.engine(p.engine))
+    label = f"{facts.subject.model.name} split over {n} x {gpu.name}"
+    return make(rule_id, "host_bound", "warning", 0.6,
+                f"{label} does not fit in GPU memory: the rest runs on the CPU ({m.value:g} tok/s)",
+                f"{label} is {shortfall_words(p, usable)}. A layer-split engine keeps the layers that do not fit in "
+                "system memory and runs them on the CPU, so every token waits on host memory bandwidth; the rate is "
+                "not judged against the GPUs' pace.",
+                [ev(m, "decode rate reported", m.value, unit="tok/s"),
+                 shortfall_evidence(p, usable, f"prediction:roofline (TP1 PP{n})", label)],
+                fix="Fit every layer in VRAM: a smaller quantisation or context, or more or larger GPUs (`diagnose "
+                "predict` shows which layouts fit); `ollama ps` should read '100% GPU'.")
+
+
+@rule("ticket.layer_split_rate", "expected_physics", "other", "host_bound")
 def layer_split_rate(facts: Facts, predictions=None):
     """A decode rate from a layer split (llama.cpp, Ollama, accelerate device_map): the GPUs take
     turns, so one stream decodes at the pace of one GPU streaming all the weights, less the hand-over
@@ -605,6 +633,10 @@ def layer_split_rate(facts: Facts, predictions=None):
         if pace is None:
             continue
         expected, low, high, roofline, n = pace
+        unfit = split_does_not_fit(facts, n, "ticket.layer_split_rate", m)
+        if unfit is not None:
+            yield unfit
+            continue
         band = band_text(low, high, m.value)
         what = f"decode rate, one stream through {n} GPU(s) split by layers (one GPU's pace less {n - 1} hand-over(s))"
         evidence = band_evidence(m, what, "tok/s", round(expected, 2), band, roofline, p, gpu, model_src, model)

@@ -165,3 +165,23 @@ def test_another_vendors_gpu_keeps_a_vendor_neutral_answer():
     _, verdict = _shown("# first token delay\n\nIs it normal that the time to the first token grows with the length of "
                         "the prompt? Using an Intel Arc A750.\n")
     assert verdict.category in ("healthy", "expected_physics")
+
+
+# --------------------------------------------------------------------------- item 9: a split that cannot fit its GPUs
+@pytest.mark.parametrize("text", [
+    (DATA / "t19_ollama11676.md").read_text(),  # ollama/ollama#11676: gpt-oss:120b on two RTX 3090, 3.35 tok/s
+    "# slow\n\nRunning Llama-3.1-405B with llama.cpp split over four RTX 4090 gives 0.4 tok/s.\n",
+    "# slow\n\nOllama with qwen2.5:72b on 2x RTX 3060 12GB only gives 2 tokens/s. Why?\n",
+])
+def test_a_layer_split_that_cannot_fit_its_gpus_is_the_memory_fit_before_any_rate(text):
+    shown, verdict = _shown(text)
+    (f,) = _rule(shown, "ticket.layer_split_rate")
+    assert (f.category, f.severity) == ("host_bound", "warning") and "does not fit" in f.title
+    assert any(e.unit == "GB" for e in f.evidence)  # predict's shortfall, with its figures
+    assert verdict.category == "host_bound"
+
+
+def test_a_layer_split_that_fits_is_still_judged_against_its_band():
+    shown, _ = _shown("# slow\n\nOllama with llama3.1:8b split over two RTX 3090 only gives 3 tokens/s. Why?\n")
+    (f,) = _rule(shown, "ticket.layer_split_rate")
+    assert f.category == "other" and "below a layer split" in f.title
