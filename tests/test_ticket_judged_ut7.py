@@ -185,3 +185,46 @@ def test_a_layer_split_that_fits_is_still_judged_against_its_band():
     shown, _ = _shown("# slow\n\nOllama with llama3.1:8b split over two RTX 3090 only gives 3 tokens/s. Why?\n")
     (f,) = _rule(shown, "ticket.layer_split_rate")
     assert f.category == "other" and "below a layer split" in f.title
+
+
+# --------------------------------------------------------------------------- item 5: one TP series, one judgement
+P5_H100 = ("# Llama-3-8B on H100: more GPUs barely help?\n\nLlama-3-8B, vLLM, H100 80GB SXM, batch size 1. Decode "
+           "speed:\n\n| GPUs | tok/s |\n|------|-------|\n| 1    | 160   |\n| 2    | 215   |\n| 4    | 250   |\n\n"
+           "Is this expected?\n")
+
+
+def _scaling(tmp_path, rates: dict, model: str, gpu: str):
+    """`diagnose scaling` on the same figures: its verdict category and its findings' severities."""
+    import json
+
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    csv = tmp_path / "s.csv"
+    csv.write_text("layout,batch,metric,value\n" + "".join(f"TP{tp},1,decode_tok_s,{v}\n" for tp, v in rates.items()))
+    out = CliRunner().invoke(cli, ["scaling", str(csv), "--model", model, "--gpu", gpu, "--engine", "vllm", "--json"])
+    return json.loads(out.output)
+
+
+@pytest.mark.parametrize("text,rates,model,gpu", [
+    ((DATA / "w11_table_series.md").read_text(), {1: 95, 2: 120, 4: 130}, "qwen2.5-7b", "a100-80gb-sxm"),
+    ((DATA / "w11_table_series.md").read_text().replace("4      130", "4      60"), {1: 95, 2: 120, 4: 60},
+     "qwen2.5-7b", "a100-80gb-sxm"),
+    (P5_H100, {1: 160, 2: 215, 4: 250}, "llama-3-8b", "h100-sxm"),
+    (P5_H100.replace("| 4    | 250   |", "| 4    | 90    |"), {1: 160, 2: 215, 4: 90}, "llama-3-8b", "h100-sxm"),
+])
+def test_a_tp_table_in_a_ticket_gets_the_verdict_and_severity_scaling_gives(tmp_path, text, rates, model, gpu):
+    shown, verdict = _shown(text)
+    (f,) = _rule(shown, "ticket.comparison_set")
+    scaled = _scaling(tmp_path, rates, model, gpu)
+    broken = [g for g in scaled["findings"] if g["rule"] == "scaling.broken_layout"]
+    assert verdict.category == scaled["verdict"]["category"]
+    assert f.severity == (broken[0]["severity"] if broken else "info")
+    if broken:
+        assert f.title == broken[0]["title"]
+
+
+def test_a_table_without_a_stated_batch_keeps_the_flat_step_reading():
+    shown, _ = _shown((DATA / "w11_table_series.md").read_text().replace(", batch 1:", ":"))
+    assert all("expected band" not in f.title for f in _rule(shown, "ticket.comparison_set"))
