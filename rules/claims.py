@@ -2209,6 +2209,27 @@ def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     return None
 
 
+# --------------------------------------------------------------------------- GPUs of other vendors
+# Accelerators that are not NVIDIA's, as their makers name them: AMD Instinct MI-series and Radeon (ROCm),
+# Intel Arc / Data Center GPU Max / Gaudi (XPU), Apple M-series (Metal)
+# (https://www.amd.com/en/products/accelerators/instinct.html, https://www.intel.com/content/www/us/en/products/details/discrete-gpus.html,
+# https://developer.apple.com/metal/). NVIDIA's P-states, nvidia-smi fields, NVLink and NCCL do not describe them.
+_OTHER_VENDOR = re.compile(
+    r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
+    r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
+    r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|\bMetal\b", re.I)
+
+
+def other_vendor(facts: Facts) -> Claim | None:
+    """The non-NVIDIA accelerator the ticket is about: named in its title, or named where no NVIDIA GPU is; None
+    otherwise (a ticket that only compares with one stays NVIDIA's)."""
+    for source, text in texts(facts):
+        title = text.lstrip().split("\n", 1)[0]
+        m = _OTHER_VENDOR.search(title) or (facts.subject.gpu is None and _OTHER_VENDOR.search(text))
+        if m:
+            return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
+    return None
+
 # --------------------------------------------------------------------------- speed-ups and scaling efficiency
 
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
@@ -3502,25 +3523,3 @@ MORE_WORDS_R: dict[str, list[str]] = {
     ],
 }
 _extend(MORE_WORDS_R)
-
-
-# --------------------------------------------------------------------------- GPUs of other vendors
-# Accelerators that are not NVIDIA's, as their makers name them: AMD Instinct MI-series and Radeon (ROCm),
-# Intel Arc / Data Center GPU Max / Gaudi (XPU), Apple M-series (Metal)
-# (https://www.amd.com/en/products/accelerators/instinct.html, https://www.intel.com/content/www/us/en/products/details/discrete-gpus.html,
-# https://developer.apple.com/metal/). NVIDIA's P-states, nvidia-smi fields, NVLink and NCCL do not describe them.
-_OTHER_VENDOR = re.compile(
-    r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
-    r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
-    r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|\bMetal\b", re.I)
-
-
-def other_vendor(facts: Facts) -> Claim | None:
-    """The non-NVIDIA accelerator the ticket is about: named in its title, or named where no NVIDIA GPU is; None
-    otherwise (a ticket that only compares with one stays NVIDIA's)."""
-    for source, text in texts(facts):
-        title = text.lstrip().split("\n", 1)[0]
-        m = _OTHER_VENDOR.search(title) or (facts.subject.gpu is None and _OTHER_VENDOR.search(text))
-        if m:
-            return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
-    return None
