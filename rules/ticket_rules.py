@@ -1306,6 +1306,11 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
+    from rules.ticket_questions import work_duration
+
+    # a time per step or reply: only a figure check can call it physics (a layer split's turn-taking, below, explains
+    # any time: the GPUs work one after another whatever the figure)
+    untimed = work_duration(facts)
     # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question)
     if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
@@ -1336,7 +1341,7 @@ def symptom_prior(facts: Facts, predictions=None):
     known = gpu is not None or n or facts.subject.model is not None or facts.of(Measurement)
     # (a figure check that finds more than physics outweighs what follows: engine.quiet_priors, FIGURE_CHECKS)
     if kind == "normal?":
-        if known and (n or 0) >= 2 and _about_performance(facts):
+        if known and (n or 0) >= 2 and _about_performance(facts) and not untimed:
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
                        "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics",
                        "The reporter asks whether a multi-GPU figure is normal and no link, transport, "
@@ -1360,7 +1365,9 @@ def symptom_prior(facts: Facts, predictions=None):
                    "an NVLink bridge where the board has one, and measure `all_reduce_perf` to see the ceiling.",
                    refs=["nccl_trouble"])
         return
-    if kind == "scaling" and known:  # with nothing but the complaint, asking for the artifacts is the answer
+    if kind == "scaling" and known and not untimed:
+        # (with nothing but the complaint, asking for the artifacts is the answer; a time per step or per reply that
+        # no check could set against an expected figure may be any distance from physics, so no prior speaks for it)
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "

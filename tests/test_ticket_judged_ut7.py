@@ -228,3 +228,29 @@ def test_a_tp_table_in_a_ticket_gets_the_verdict_and_severity_scaling_gives(tmp_
 def test_a_table_without_a_stated_batch_keeps_the_flat_step_reading():
     shown, _ = _shown((DATA / "w11_table_series.md").read_text().replace(", batch 1:", ":"))
     assert all("expected band" not in f.title for f in _rule(shown, "ticket.comparison_set"))
+
+
+# --------------------------------------------------------------------------- item 10: a time per step or per reply
+@pytest.mark.parametrize("text", [
+    (DATA / "t17_baichuan13b156.md").read_text(),  # baichuan-inc/Baichuan-13B#156: 8*V100, 一个step就需要10s+
+    (DATA / "t21_secgpt48.md").read_text(),  # Clouditera/SecGPT#48: two A100, 一个回复要十几分钟
+    "# slow on 2 GPUs\n\nRunning Qwen-14B on two A100 40GB, every decode step takes 8 s. Why so slow?\n",
+    "# slow\n\n两张 A100，跑 Qwen-14B，每个回答要几分钟，这正常吗？\n",
+    "# slow\n\nTwo A100 40GB serving a 14B model with vLLM: a reply takes over ten minutes. Is this normal?\n",
+])
+def test_a_time_per_step_or_reply_is_never_called_physics_unjudged(text):
+    _, verdict = _shown(text)
+    assert verdict.category != "expected_physics"
+
+
+def test_a_layer_split_explains_a_time_per_request_as_its_turn_taking():
+    # ymcui/Chinese-LLaMA-Alpaca#506 worded anew: transformers over eight GPUs runs the layers one GPU after another
+    _, verdict = _shown("# slow\n\nAlpaca 13B with transformers spread over 8 A100: each request takes 40 s to answer. "
+                        "Is that normal?\n")
+    assert verdict.category == "expected_physics"
+
+
+def test_a_slowdown_on_more_gpus_without_a_time_keeps_the_physics_prior():
+    _, verdict = _shown("# slow on 2 GPUs\n\nRunning a 14B model on two A100 40GB with vLLM is slower than on one. "
+                        "Why?\n")
+    assert verdict.category == "expected_physics"
