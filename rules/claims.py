@@ -2209,6 +2209,27 @@ def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     return None
 
 
+# A time per unit of work ("a step takes 10 s+", "a reply takes over ten minutes", "一个step就需要10s+",
+# "一个回复要十几分钟"): a rate in other words, which only a figure check (with the model, GPU and lengths) can call
+# normal.
+_WORK_DURATION = re.compile(
+    r"\b(?:a|one|each|every|per)\s+(?:single\s+)?(?:decode\s+|decoding\s+|generation\s+)?"
+    r"(?:step|token|reply|response|answer|completion)\b[^.\n]{0,30}?"
+    r"(?:\d+(?:\.\d+)?\s*\+?\s*(?:ms|s|secs?|seconds?|min|mins|minutes?)\b|"
+    r"\b(?:several|ten|twenty|many|a few)\s+(?:minutes|seconds))|"
+    r"(?:一个|每个?|一条|单个)\s*(?:step|token|回复|回答|答案|请求)[^。，,\n]{0,12}?"
+    r"(?:\d+(?:\.\d+)?\s*\+?\s*(?:ms|s|秒|分钟|min)|[十几数两]+\s*(?:分钟|秒))", re.I)
+
+
+def work_duration_in(sentence: str) -> bool:
+    """Does the sentence give a time per step, token or reply (_WORK_DURATION)?"""
+    return bool(_WORK_DURATION.search(sentence))
+
+
+def work_duration(facts: Facts) -> bool:
+    """Does the reporter give a time per step, token or reply anywhere?"""
+    return any(work_duration_in(s) for _, t in texts(facts) for s in sentences(t))
+
 # --------------------------------------------------------------------------- GPUs of other vendors
 # Accelerators that are not NVIDIA's, as their makers name them: AMD Instinct MI-series and Radeon (ROCm),
 # Intel Arc / Data Center GPU Max / Gaudi (XPU), Apple M-series (Metal)

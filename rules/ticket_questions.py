@@ -77,23 +77,6 @@ _VALUE_QUESTION = re.compile(r"\b(?:this|these|that|those|my|our|the)\s+(?:\w+\s
                              r"[^.?\n]{0,40}?\b(?:normal|expected|right|correct|reasonable|ok(?:ay)?|good)\b", re.I)
 
 
-# A time per unit of work ("a step takes 10 s+", "a reply takes over ten minutes", "一个step就需要10s+",
-# "一个回复要十几分钟"): a rate in other words, which only a figure check (with the model, GPU and lengths) can call
-# normal.
-_WORK_DURATION = re.compile(
-    r"\b(?:a|one|each|every|per)\s+(?:single\s+)?(?:decode\s+|decoding\s+|generation\s+)?"
-    r"(?:step|token|reply|response|answer|completion)\b[^.\n]{0,30}?"
-    r"(?:\d+(?:\.\d+)?\s*\+?\s*(?:ms|s|secs?|seconds?|min|mins|minutes?)\b|"
-    r"\b(?:several|ten|twenty|many|a few)\s+(?:minutes|seconds))|"
-    r"(?:一个|每个?|一条|单个)\s*(?:step|token|回复|回答|答案|请求)[^。，,\n]{0,12}?"
-    r"(?:\d+(?:\.\d+)?\s*\+?\s*(?:ms|s|秒|分钟|min)|[十几数两]+\s*(?:分钟|秒))", re.I)
-
-
-def work_duration(facts: Facts) -> bool:
-    """Does the reporter give a time per step, token or reply (_WORK_DURATION)?"""
-    return any(_WORK_DURATION.search(s) for _, t in claims.texts(facts) for s in claims.sentences(t))
-
-
 def figures(facts: Facts) -> bool:
     """Does the ticket carry a measured rate (a benchmark's output, a rate in the reporter's words), or
     ask about one value it does not give? Whether that is normal is the figure checks' call: they
@@ -104,7 +87,7 @@ def figures(facts: Facts) -> bool:
     printed = [n for n in facts.of(Note) if n.kind == claims.OUTPUT_KIND and n.text and _RATE.search(n.text)]
     printed += [s for _, t in claims.texts(facts) for s in claims.sentences(t)
                 if (_RATE.search(s) and not _HOPED.search(s)) or len(_DURATION.findall(s)) >= 2
-                or _WORK_DURATION.search(s)]
+                or claims.work_duration_in(s)]
     asked = [t for _, t in claims.texts(facts) if _VALUE_QUESTION.search(t)]
     return bool(measured or said or printed or asked)
 

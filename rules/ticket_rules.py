@@ -1306,11 +1306,9 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
-    from rules.ticket_questions import work_duration
-
     # a time per step or reply: only a figure check can call it physics (a layer split's turn-taking, below, explains
     # any time: the GPUs work one after another whatever the figure)
-    untimed = work_duration(facts)
+    untimed = claims.work_duration(facts)
     # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question)
     if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
