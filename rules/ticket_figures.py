@@ -313,13 +313,6 @@ ONE_STREAM_MARGIN = 1.1
 FULL_LOAD_BATCHES = (256, 128, 64, 32)
 
 
-def compute_ceiling(model, gpu, gpus: int) -> float:
-    """Tokens/s no batch can exceed: every token multiplies each active decoder weight once (2 FLOPs),
-    at the GPUs' fastest tensor-core rate (fp8 where it has one); attention and the head only add work."""
-    peak = max(gpu.tflops(d) for d in ("fp8", "fp16", "bf16")) * 1e12
-    return gpus * peak / (2 * model.decoder_params(active=True))
-
-
 @rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
@@ -340,10 +333,8 @@ def batched_rate(facts: Facts, predictions=None):
         one = predict_layout(facts, tp, 1)
         if one is None or not one.valid or m.value <= ONE_STREAM_MARGIN * one.decode_tok_s:
             continue  # one stream could give it: the per-stream rules judge it
-        if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
-            continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         gpus = max(tp, gpu_count(facts) or 1)
-        ceiling = compute_ceiling(model, gpu, gpus)
+        ceiling = beyond_roofline.compute_ceiling(model, gpu, gpus)
         if m.value > ONE_STREAM_MARGIN * ceiling:
             yield beyond_roofline.finding(
                 "ticket.batched_rate", f"decode throughput on {gpus} GPU(s)", m.value, ceiling, "tok/s",
@@ -352,6 +343,8 @@ def batched_rate(facts: Facts, predictions=None):
                     "active weight per token, at any batch", expected=round(ceiling), unit="tok/s"),
                  ev(model_src, "model", model.key)])
             return
+        if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
+            continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         best = None
         for batch in ((m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES):
             p = predict_layout(facts, tp, batch)
