@@ -40,3 +40,10 @@ def finding(rule: str, what: str, measured: float, roofline: float, unit: str, e
 def _num(x: float) -> str:
     """4 significant figures, never an exponent: 41,810 ms, 5.292 ms."""
     return f"{x:,.0f}" if abs(x) >= 1e4 else f"{x:.4g}"
+
+
+def compute_ceiling(model, gpu, gpus: int) -> float:
+    """Tokens/s no batch can exceed: every token multiplies each active decoder weight once (2 FLOPs),
+    at the GPUs' fastest tensor-core rate (fp8 where it has one); attention and the head only add work."""
+    peak = max(gpu.tflops(d) for d in ("fp8", "fp16", "bf16")) * 1e12
+    return gpus * peak / (2 * model.decoder_params(active=True))

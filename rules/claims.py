@@ -1256,7 +1256,11 @@ _IDLE_STATE = re.compile(r"\b(?:when|while|at|in|during)\s+idle\b|\bidl(?:e|ing)
                          r"\bbetween\s+(?:requests|generations|runs|batches|calls|jobs)\b|"
                          r"\bwhen (?:there (?:is|are) )?no (?:requests?|traffic|load)\b|"
                          r"\bnothing\s+(?:is\s+)?running\b|\bno\s+(?:load|work(?:load)?|jobs?|process(?:es)?)\b|"
-                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b",
+                         r"\bnot\s+(?:running|doing)\s+anything\b|\bwithout\s+(?:any\s+)?load\b|\bis\s+idle\b|"
+                         # "my idle RTX 3090", "when nothing runs", "while the server waits for requests", "sits idle"
+                         r"\b(?:my|an?|the|our|its)\s+idle\b(?!-)|\bnothing\s+(?:is\s+)?(?:runs|running|loaded)\b|"
+                         r"\bwait(?:s|ing)?\s+for\s+(?:new\s+|incoming\s+)?(?:requests|work|jobs|input|prompts)\b|"
+                         r"\b(?:sits?|sitting|stays?|staying|idles?)\s+(?:idle|at\s+idle)\b|空闲|闲置|待机",
                          re.I)
 
 
@@ -2275,6 +2279,48 @@ def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
     return None
 
 
+# A time per unit of work ("a step takes 10 s+", "a reply takes over ten minutes", "一个step就需要10s+",
+# "一个回复要十几分钟"): a rate in other words, which only a figure check (with the model, GPU and lengths) can call
+# normal.
+_WORK_DURATION = re.compile(
+    r"\b(?:a|one|each|every|per)\s+(?:single\s+)?(?:decode\s+|decoding\s+|generation\s+)?"
+    r"(?:step|token|reply|response|answer|completion)\b[^.\n]{0,30}?"
+    r"(?:\d+(?:\.\d+)?\s*\+?\s*(?:ms|s|secs?|seconds?|min|mins|minutes?)\b|"
+    r"\b(?:several|ten|twenty|many|a few)\s+(?:minutes|seconds))|"
+    r"(?:一个|每个?|一条|单个)\s*(?:step|token|回复|回答|答案|请求)[^。，,\n]{0,12}?"
+    r"(?:\d+(?:\.\d+)?\s*\+?\s*(?:ms|s|秒|分钟|min)|[十几数两]+\s*(?:分钟|秒))", re.I)
+
+
+def work_duration_in(sentence: str) -> bool:
+    """Does the sentence give a time per step, token or reply (_WORK_DURATION)?"""
+    return bool(_WORK_DURATION.search(sentence))
+
+
+def work_duration(facts: Facts) -> bool:
+    """Does the reporter give a time per step, token or reply anywhere?"""
+    return any(work_duration_in(s) for _, t in texts(facts) for s in sentences(t))
+
+# --------------------------------------------------------------------------- GPUs of other vendors
+# Accelerators that are not NVIDIA's, as their makers name them: AMD Instinct MI-series and Radeon (ROCm),
+# Intel Arc / Data Center GPU Max / Gaudi (XPU), Apple M-series (Metal)
+# (https://www.amd.com/en/products/accelerators/instinct.html, https://www.intel.com/content/www/us/en/products/details/discrete-gpus.html,
+# https://developer.apple.com/metal/). NVIDIA's P-states, nvidia-smi fields, NVLink and NCCL do not describe them.
+_OTHER_VENDOR = re.compile(
+    r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
+    r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
+    r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|\bMetal\b", re.I)
+
+
+def other_vendor(facts: Facts) -> Claim | None:
+    """The non-NVIDIA accelerator the ticket is about: named in its title, or named where no NVIDIA GPU is; None
+    otherwise (a ticket that only compares with one stays NVIDIA's)."""
+    for source, text in texts(facts):
+        title = text.lstrip().split("\n", 1)[0]
+        m = _OTHER_VENDOR.search(title) or (facts.subject.gpu is None and _OTHER_VENDOR.search(text))
+        if m:
+            return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
+    return None
+
 # --------------------------------------------------------------------------- speed-ups and scaling efficiency
 
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
@@ -2580,8 +2626,26 @@ def phases_compared(facts: Facts) -> list[Claim]:
             pre, dec = _PREFILL_WORDS.search(sentence), _DECODE_WORDS.search(sentence)
             rates = re.findall(r"\d\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", sentence, re.I)
             if pre and dec and (_PHASE_CONTRAST.search(sentence) or len(rates) >= 2):
-                out.append(Claim("phases_compared", source, one_line(sentence)[:200]))
+                out.append(Claim("phases_compared", source, one_line(sentence)[:200], _phase_rates(sentence)))
     return out
+
+
+_PHASE_RATE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens per second)", re.I)
+
+
+def _phase_rates(sentence: str) -> dict:
+    """{"prefill": rate, "decode": rate} as the sentence states them, each rate under the phase words nearest before it
+    ("prompt eval rate: 11.8 tokens/s ... eval rate: 6.1 tokens/s"); {} unless both are stated."""
+    pre = [(m.start(), m.end(), "prefill") for m in _PREFILL_WORDS.finditer(sentence)]
+    dec = [(m.start(), m.end(), "decode") for m in _DECODE_WORDS.finditer(sentence)
+           if not any(a <= m.start() < b for a, b, _ in pre)]  # "eval rate" inside "prompt eval rate" is prefill's
+    words = sorted(pre + dec)
+    out: dict = {}
+    for m in _PHASE_RATE.finditer(sentence):
+        before = [w for w in words if w[1] <= m.start()]
+        if before:
+            out.setdefault(before[-1][2], float(m.group(1)))
+    return out if len(out) == 2 else {}
 
 
 # More sequences per step (a bigger batch, more concurrent requests) against each one's own speed: the step

@@ -439,8 +439,9 @@ def _ticket_symptom(facts) -> str | None:
     from rules.claims import complaint, symptom
 
     said = symptom(facts)
-    if said == "normal?" and complaint(facts):
-        # "only 235 GB/s, is that normal?": a complaint asked as a question; matching numbers make it physics
+    if said not in COMPLAINTS and complaint(facts):
+        # "only 235 GB/s, is that normal?", "far from official, how to fix that?": a complaint however it is asked;
+        # matching numbers make it physics, a setting check that passed does not answer it
         said = "slow"
     return said
 
@@ -449,7 +450,7 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
     """The findings a ticket reports, weighed as its verdict weighs them (fits_first, and a prior that a passed
     check outweighs), so their severities and the exit code say what the verdict says: a cause the weighing set
     aside stays in the report as an info lead below the check that outweighed it."""
-    findings = fits_first(facts, findings)
+    findings = fits_first(facts, one_reading(findings))
     causes, _, answered = _weighed(findings, _ticket_symptom(facts))
     if causes or not any(is_cause(f) for f in findings):
         return findings
@@ -460,7 +461,7 @@ def ticket_findings(facts, findings: list[Finding]) -> list[Finding]:
 def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
     confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
-    v = verdict(fits_first(facts, findings), getattr(facts, "missing", ()), _ticket_symptom(facts),
+    v = verdict(fits_first(facts, one_reading(findings)), getattr(facts, "missing", ()), _ticket_symptom(facts),
                 fallback_ask("ticket", facts))
     if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
         return dataclasses.replace(v, confidence=WORDS_ONLY)
@@ -506,6 +507,26 @@ def fits_first(facts, findings: list[Finding]) -> list[Finding]:
 
     return [dataclasses.replace(f, severity="info", confidence=round(min(f.confidence, best - 0.05), 2))
             if outranks_on_words(f) else f for f in findings]
+
+
+# Explanations that call the reporter's figures normal by design ("the batch shares each step"): a figure check that
+# finds one of those same figures short of its band says otherwise, so they stay silent beside it.
+BY_DESIGN = ("ticket.concurrency_rates", "ticket.serving_tradeoff")
+
+
+def _shortfall_figures(findings: list[Finding]) -> set:
+    """The reporter's figures (value, unit) that a figure check found beyond its band at warning or worse."""
+    return {(e.measured, e.unit) for f in findings
+            if f.rule in FIGURE_FITS and f.category not in FIGURE_ANSWERED
+            and SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"]
+            for e in f.evidence if e.measured is not None and not e.source.startswith("prediction:")}
+
+
+def one_reading(findings: list[Finding]) -> list[Finding]:
+    """The findings less a 'by design' explanation (BY_DESIGN) of a figure a figure check finds short: the same
+    figures get one verdict."""
+    short = _shortfall_figures(findings)
+    return [f for f in findings if not (f.rule in BY_DESIGN and short & {(e.measured, e.unit) for e in f.evidence})]
 
 
 # The most a verdict resting only on the reporter's prose may claim (rules.ticket_rules.OBSERVED): a

@@ -34,7 +34,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
-from rules.workload import predict_layout, quantised_stream
+from rules.workload import predict_layout, quantised_stream, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -351,6 +351,16 @@ def batched_rate(facts: Facts, predictions=None):
         one = predict_layout(facts, tp, 1)
         if one is None or not one.valid or m.value <= ONE_STREAM_MARGIN * one.decode_tok_s:
             continue  # one stream could give it: the per-stream rules judge it
+        gpus = max(tp, gpu_count(facts) or 1)
+        ceiling = beyond_roofline.compute_ceiling(model, gpu, gpus)
+        if m.value > ONE_STREAM_MARGIN * ceiling:
+            yield beyond_roofline.finding(
+                "ticket.batched_rate", f"decode throughput on {gpus} GPU(s)", m.value, ceiling, "tok/s",
+                [ev(m, "tokens/s reported", m.value, round(ceiling), "tok/s"),
+                 ev("prediction:roofline", f"{gpus} x {gpu.key} at their fastest tensor-core rate over 2 FLOPs per "
+                    "active weight per token, at any batch", expected=round(ceiling), unit="tok/s"),
+                 ev(model_src, "model", model.key)])
+            return
         if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         cap = engine_batch_cap(facts)
@@ -394,6 +404,9 @@ def batched_rate(facts: Facts, predictions=None):
                        "The throughput is lower than a healthy system gives with that many requests in flight; "
                        "something beyond physics costs time (host, transport, clocks, configuration).",
                        evidence, fix=beyond_band_fix(facts))
+        elif m.value > total / p.band_low:
+            yield faster_than_band("ticket.batched_rate", f"{m.value:g} tok/s at {at}", f"{band} tok/s",
+                                   f"under the compute ceiling of {ceiling:,.0f} tok/s", evidence)
         else:
             yield make("ticket.batched_rate", "expected_physics", "info", 0.5,
                        f"{m.value:g} tok/s is what batched decode of this model gives at {at} (about {total:.0f})",
@@ -594,7 +607,35 @@ def split_pace(facts: Facts, p, m: Measurement):
             1e3 / (1e3 / p.decode_tok_s + handover_ms), n)
 
 
-@rule("ticket.layer_split_rate", "expected_physics", "other")
+def split_does_not_fit(facts: Facts, n: int, rule_id: str, m: Measurement):
+    """The memory-fit check `predict` runs (predict.does_not_fit), for the layer split over `n` GPUs: a finding when
+    the weights, the engine's reserve and the KV cache exceed them, else None. A layer-split engine (llama.cpp,
+    Ollama, accelerate's device_map) then keeps the layers that do not fit on the CPU, and they set the pace."""
+    from rules import catalog, roofline
+    from rules.predict_rules import shortfall_evidence, shortfall_words
+
+    p = predict_layout(facts, 1, 1, pp=n)
+    if p is None or not p.valid or p.fits:
+        return None
+    if not weight_dtype(facts):  # weights unstated: a 4-bit checkpoint (the usual local one) that fits leaves it open
+        q = predict_layout(facts, 1, 1, pp=n, dtype="int4")
+        if q is None or not q.valid or q.fits:
+            return None
+    gpu = facts.subject.gpu
+    usable = roofline.usable_gb(gpu, catalog.engine(p.engine))
+    label = f"{facts.subject.model.name} split over {n} x {gpu.name}"
+    return make(rule_id, "host_bound", "warning", 0.6,
+                f"{label} does not fit in GPU memory: the rest runs on the CPU ({m.value:g} tok/s)",
+                f"{label} is {shortfall_words(p, usable)}. A layer-split engine keeps the layers that do not fit in "
+                "system memory and runs them on the CPU, so every token waits on host memory bandwidth; the rate is "
+                "not judged against the GPUs' pace.",
+                [ev(m, "decode rate reported", m.value, unit="tok/s"),
+                 shortfall_evidence(p, usable, f"prediction:roofline (TP1 PP{n})", label)],
+                fix="Fit every layer in VRAM: a smaller quantisation or context, or more or larger GPUs (`diagnose "
+                "predict` shows which layouts fit); `ollama ps` should read '100% GPU'.")
+
+
+@rule("ticket.layer_split_rate", "expected_physics", "other", "host_bound")
 def layer_split_rate(facts: Facts, predictions=None):
     """A decode rate from a layer split (llama.cpp, Ollama, accelerate device_map): the GPUs take
     turns, so one stream decodes at the pace of one GPU streaming all the weights, less the hand-over
@@ -610,6 +651,10 @@ def layer_split_rate(facts: Facts, predictions=None):
         if pace is None:
             continue
         expected, low, high, roofline, n = pace
+        unfit = split_does_not_fit(facts, n, "ticket.layer_split_rate", m)
+        if unfit is not None:
+            yield unfit
+            continue
         band = band_text(low, high, m.value)
         what = f"decode rate, one stream through {n} GPU(s) split by layers (one GPU's pace less {n - 1} hand-over(s))"
         evidence = band_evidence(m, what, "tok/s", round(expected, 2), band, roofline, p, gpu, model_src, model)

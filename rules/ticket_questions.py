@@ -86,7 +86,8 @@ def figures(facts: Facts) -> bool:
     said = [f for f in claims.bandwidth_figures(facts) if not f.data["spec"]]
     printed = [n for n in facts.of(Note) if n.kind == claims.OUTPUT_KIND and n.text and _RATE.search(n.text)]
     printed += [s for _, t in claims.texts(facts) for s in claims.sentences(t)
-                if (_RATE.search(s) and not _HOPED.search(s)) or len(_DURATION.findall(s)) >= 2]
+                if (_RATE.search(s) and not _HOPED.search(s)) or len(_DURATION.findall(s)) >= 2
+                or claims.work_duration_in(s)]
     asked = [t for _, t in claims.texts(facts) if _VALUE_QUESTION.search(t)]
     return bool(measured or said or printed or asked)
 
@@ -198,6 +199,8 @@ def nothing_broken(facts: Facts, predictions=None):
         return  # a report without a question: nothing is asked to be judged normal
     if fault_context(facts) or figures(facts):
         return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
+    if claims.other_vendor(facts) and idle_reading(facts):
+        return  # an idle draw is normal or not by its vendor's power management, known here for NVIDIA's only
     evidence = [ev(said[0], f'the reporter\'s question: "{question.quote if question else said[1]}"')]
     if (ahead := claims.untried(facts)) is not None:
         # nothing run yet: no behaviour to call normal, only a figure from elsewhere
@@ -347,6 +350,12 @@ def algorithms_compared(facts: Facts, predictions=None):
 VLLM_OPTIMIZATION = "https://docs.vllm.ai/en/latest/configuration/optimization.html"
 
 
+# "Many times faster": prefill runs every prompt token through one read of the weights, so on a GPU it is one to two
+# orders of magnitude faster than decode; a prefill rate under this multiple of the decode rate is not that contrast
+# (a short prompt timed with its overhead, or prefill on the CPU).
+MANY_TIMES = 3.0
+
+
 @rule("ticket.serving_tradeoff", "expected_physics")
 def serving_tradeoff(facts: Facts, predictions=None):
     """Prompt processing set against generation ("3000 tok/s on the prompt, 40 tok/s generating"), each request
@@ -357,6 +366,9 @@ def serving_tradeoff(facts: Facts, predictions=None):
     found = claims.phases_compared(facts) or claims.batch_tradeoff(facts) or claims.length_tradeoff(facts)
     if not found:
         return
+    rates = found[0].data if found[0].kind == "phases_compared" else {}
+    if rates and rates["prefill"] < MANY_TIMES * rates["decode"]:
+        return  # the figures quoted do not show the contrast the explanation states: prefill itself is slow
     title, summary, fix = TRADEOFFS[found[0].kind]
     yield make("ticket.serving_tradeoff", "expected_physics", "info", 0.5, title, summary,
                [claim_ev(found[0], "what the reporter sees")], fix=fix,
@@ -553,8 +565,9 @@ def idle_state(facts: Facts, predictions=None):
     """'nvidia-smi shows my idle GPU at P2 (or P0, or its clocks up)' with nothing slow and nothing broken in sight:
     the driver's power management at work, not a fault. Weak (0.5): any complaint or fault outweighs it."""
     c = idle_reading(facts)
-    if c is None or claims.complaint(facts) or fault_context(facts) or claims.symptom(facts) in ("hang", "crash",
-                                                                                                "error"):
+    if c is None or claims.other_vendor(facts):
+        return  # P-states and the driver's power management are NVIDIA's: another vendor's idle draw is not them
+    if claims.complaint(facts) or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
         return
     draw, cap = c.data.get("draw_w"), c.data.get("cap_w")
     if draw is not None and draw > IDLE_DRAW_SHARE * cap:

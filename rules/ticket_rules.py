@@ -1110,18 +1110,12 @@ def measured_vs_expected(facts: Facts, predictions=None):
         return
 
 
-def tp_series_beyond_band(facts: Facts, model, model_src, gpu):
-    """Decode rates stated at two or more TP sizes are a TP series: each layout judged with the one judgement
-    `diagnose scaling` gives a series (rules.scaling.series_status: measured / expected time against the band and
-    against the smallest TP measured), so the same figures get the same verdict in both commands. The rates are
-    taken as the pure decode rates the band is for (no prose slack: the reporter states them per layout, as a
-    benchmark table would). A layout beyond the band: the finding scaling.broken_layout gives; else None."""
-    from rules.scaling import beyond_title, series_status
+def tp_series(facts: Facts, by_tp: dict) -> list | None:
+    """Decode rates at batch 1 by TP size ({tp: Measurement}), each judged with the one judgement `diagnose scaling`
+    gives a series (rules.scaling.series_status): [(measurement, prediction, measured / expected time, status)], or
+    None when fewer than two layouts, or one cannot run or beats its bound (judged per figure)."""
+    from rules.scaling import series_status
 
-    by_tp: dict[int, Measurement] = {}
-    for m in measurements(facts, "decode_tok_s"):
-        if m.tp and (m.batch or 1) == 1:
-            by_tp.setdefault(m.tp, m)
     if len(by_tp) < 2:
         return None
     rows = []
@@ -1131,11 +1125,29 @@ def tp_series_beyond_band(facts: Facts, model, model_src, gpu):
             return None  # a layout that cannot run, or a figure beyond the bound: judged per figure below
         rows.append((m, p, p.decode_tok_s_expected / m.value))
     base_ratio = rows[0][2]
-    judged = [(m, p, r, series_status(r, p.band_low, p.band_high, base_ratio, i == 0))
-              for i, (m, p, r) in enumerate(rows)]
-    beyond = [x for x in judged if x[3] == "beyond_band"]
+    return [(m, p, r, series_status(r, p.band_low, p.band_high, base_ratio, i == 0))
+            for i, (m, p, r) in enumerate(rows)]
+
+
+def tp_series_beyond_band(facts: Facts, model, model_src, gpu, by_tp: dict | None = None,
+                          rule_id: str = "ticket.measured_vs_expected"):
+    """Decode rates stated at two or more TP sizes are a TP series: each layout judged with the one judgement
+    `diagnose scaling` gives a series (rules.scaling.series_status: measured / expected time against the band and
+    against the smallest TP measured), so the same figures get the same verdict in both commands. The rates are
+    taken as the pure decode rates the band is for (no prose slack: the reporter states them per layout, as a
+    benchmark table would). A layout beyond the band: the finding scaling.broken_layout gives; else None."""
+    from rules.scaling import beyond_title
+
+    if by_tp is None:
+        by_tp = {}
+        for m in measurements(facts, "decode_tok_s"):
+            if m.tp and (m.batch or 1) == 1:
+                by_tp.setdefault(m.tp, m)
+    judged = tp_series(facts, by_tp)
+    beyond = [x for x in judged or () if x[3] == "beyond_band"]
     if not beyond:
         return None
+    base_ratio = judged[0][2]
     m, p, ratio, _ = max(beyond, key=lambda x: x[2])
     evidence = []
     for x, q, r, status in judged:
@@ -1145,20 +1157,54 @@ def tp_series_beyond_band(facts: Facts, model, model_src, gpu):
     evidence += band_evidence(m, f"decode rate at TP{m.tp}, batch 1", "tok/s", p.decode_tok_s_expected,
                               band_text(p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low,
                                         m.value), p.decode_tok_s, p, gpu, model_src, model)[1:]
-    return make("ticket.measured_vs_expected", "other", "warning", 0.6,  # scaling.broken_layout's confidence
+    return make(rule_id, "other", "warning", 0.6,  # scaling.broken_layout's confidence
                 beyond_title(f"TP{m.tp}", ratio, p.band_high),
                 f"Over the TP series the reporter states, TP{m.tp} is x{ratio:.2f} slower than a healthy system with "
                 f"the {p.engine} profile{'' if engine_of(facts) else ' (assumed: no engine named)'} gives for this "
-                f"model and GPU at batch 1, while TP{rows[0][0].tp} is x{base_ratio:.2f}: something grows at this "
+                f"model and GPU at batch 1, while TP{judged[0][0].tp} is x{base_ratio:.2f}: something grows at this "
                 "layout that the physics does not (a slow path, a throttled or straggling GPU, or host work per "
                 "rank). The same figures in `diagnose scaling` get the same judgement.",
                 evidence, fix=beyond_band_fix(facts))
 
 
-@rule("ticket.comparison_set", "latency_bound_small_batch", "expected_physics")
+def _table_series(facts: Facts, n: Note, rows: list[dict]):
+    """A results table's tok/s column by GPU count at batch 1, as a TP series judged as `diagnose scaling` judges
+    one (tp_series): the broken layout's finding, or the 'inside the band' one, or None when it is not one."""
+    model, gpu = facts.subject.model, facts.subject.gpu
+    if model is None or gpu is None or unmodelled_layout(facts) or (wfield(facts, "batch")[0] or 0) != 1:
+        return None
+    if not all(r["kind"] == "rate" and re.search(r"tok|t/s", r["column"], re.I) for r in rows):
+        return None
+    file = n.source.rsplit(":", 1)[0]
+    by_tp = {r["gpus"]: Measurement(f"{file}:{r['line']}", "decode_tok_s", r["value"], unit="tok/s", stat="reported",
+                                    tp=r["gpus"], batch=1) for r in rows}
+    judged = tp_series(facts, by_tp)
+    if judged is None:
+        return None
+    broken = tp_series_beyond_band(facts, model, facts.subject.model_source, gpu, by_tp, "ticket.comparison_set")
+    if broken is not None:
+        return broken
+    if not {x[3] for x in judged} <= {"tracks", "faster_than_band"}:
+        return None
+    worst = max(judged, key=lambda x: x[2])
+    faster = " or faster" if any(x[3] == "faster_than_band" for x in judged) else ""
+    return make("ticket.comparison_set", "expected_physics", "info", 0.7,  # scaling.tracks_prediction's confidence
+                f"All {len(judged)} measured layouts are inside the expected band{faster} (worst TP{worst[0].tp}: "
+                f"x{worst[2]:.2f} the expected time, band x{worst[1].band_low:.2f}-x{worst[1].band_high:.2f})",
+                f"Each layout's rate sits inside the band of what a healthy {worst[1].engine} system delivers for this "
+                "model and GPU at batch 1: the scaling in the table is the scaling this hardware and engine give. "
+                "The same figures in `diagnose scaling` get the same judgement.",
+                [ev(x, f"decode rate at TP{x.tp}, batch 1: x{r:.2f} the expected time ({status})", x.value,
+                    round(q.decode_tok_s_expected, 1), "tok/s") for x, q, r, status in judged],
+                fix="Nothing to fix; choose the layout by latency and throughput goals (`diagnose predict`).")
+
+
+@rule("ticket.comparison_set", "latency_bound_small_batch", "expected_physics", "other")
 def comparison_set(facts: Facts, predictions=None):
-    """A results table that sets GPU counts side by side, read as a set: the step where more GPUs stop
-    paying (per-stream speed up by 10 % or less) is named, against ideal scaling of the smaller count."""
+    """A results table that sets GPU counts side by side, read as a set: a tok/s column at batch 1 for a model and
+    GPU the predictor knows is a TP series, judged as `diagnose scaling` judges it (same verdict and severity);
+    otherwise the step where more GPUs stop paying (per-stream speed up by 10 % or less) is named, against ideal
+    scaling of the smaller count."""
     for n in facts.of(Note):
         if n.kind != "results_table":
             continue
@@ -1166,6 +1212,11 @@ def comparison_set(facts: Facts, predictions=None):
         series: dict[str, list[dict]] = {}
         for row in n.data.get("rows", []):
             series.setdefault(row["label"], []).append(row)
+        if len(series) == 1:
+            judged = _table_series(facts, n, next(iter(series.values())))
+            if judged is not None:
+                yield judged
+                return
         for label, rows in series.items():
             rows = sorted(rows, key=lambda r: r["gpus"])
             for a, b in zip(rows, rows[1:]):
@@ -1285,6 +1336,9 @@ def symptom_prior(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
+    # a time per step or reply: only a figure check can call it physics (a layer split's turn-taking, below, explains
+    # any time: the GPUs work one after another whatever the figure)
+    untimed = claims.work_duration(facts)
     # (a slowness asked about, "only one GPU is busy at a time: is this a bug?", is the same question)
     if layer_split_over_gpus(facts) and (kind in ("scaling", "normal?") or (kind == "slow" and claims.asks(facts))):
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.55,
@@ -1315,7 +1369,7 @@ def symptom_prior(facts: Facts, predictions=None):
     known = gpu is not None or n or facts.subject.model is not None or facts.of(Measurement)
     # (a figure check that finds more than physics outweighs what follows: engine.quiet_priors, FIGURE_CHECKS)
     if kind == "normal?":
-        if known and (n or 0) >= 2 and _about_performance(facts):
+        if known and (n or 0) >= 2 and _about_performance(facts) and not untimed:
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
                        "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics",
                        "The reporter asks whether a multi-GPU figure is normal and no link, transport, "
@@ -1339,7 +1393,9 @@ def symptom_prior(facts: Facts, predictions=None):
                    "an NVLink bridge where the board has one, and measure `all_reduce_perf` to see the ceiling.",
                    refs=["nccl_trouble"])
         return
-    if kind == "scaling" and known:  # with nothing but the complaint, asking for the artifacts is the answer
+    if kind == "scaling" and known and not untimed:
+        # (with nothing but the complaint, asking for the artifacts is the answer; a time per step or per reply that
+        # no check could set against an expected figure may be any distance from physics, so no prior speaks for it)
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
