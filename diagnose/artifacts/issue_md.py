@@ -836,6 +836,18 @@ def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str 
     return rows
 
 
+# What follows a GPU's name without naming another product: its form factor, memory type or memory size.
+# A size is split from the name by a space or dash ("A100 80GB", "RTX 3090 24GB", "A100-40G"): glued, its
+# digits would run into the model number ("A10080GB" is not "A10" with "080GB").
+GPU_SUFFIX = re.compile(r"(?:[\s_-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+\d{2,3}\s*GB?)+$", re.I)
+
+
+def gpu_key(name: str) -> str:
+    """One product's key however it is written: "RTX 3090 24GB", "3090" -> "3090"; "A100 80GB SXM" -> "A100"."""
+    key = GPU_SUFFIX.sub("", name.strip())
+    return re.sub(r"\s+|-", "", key).upper().replace("RTX", "").replace("GTX", "")
+
+
 def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) -> list[tuple[int, str, bool, bool]]:
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
     named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
@@ -844,8 +856,7 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
-            key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "").replace("GTX", "")
-            key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
+            key = gpu_key(m.group(1))
             if i in labels:
                 out.append((i, key, True, False))
                 continue
