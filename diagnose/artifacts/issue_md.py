@@ -329,7 +329,8 @@ CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+
                     re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
-RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
+# (a figure starts at a number's start: "1e308 tok/s" is not 308 tok/s, "v2.50 t/s" not 50)
+RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
                   r"decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
 # A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
@@ -355,7 +356,7 @@ CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
-_FIGURE = r"(?<![A-Za-z])(\d[\d,]*(?:\.\d+)?)"
+_FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d[\d,]*(?:\.\d+)?)"
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
                      + _FIGURE + r"\s*(" + TIME_UNIT + ")|"
@@ -961,6 +962,27 @@ GGUF_TYPE = re.compile(r"\b(?:model\s+ftype|file\s+type|ftype)\s*=\s*([A-Za-z0-9
                        r"^\s*\|\s*[\w.-]+\s+[\d.]+[BbMm]\s+((?:I?Q\d\w*|F16|BF16|F32)\b)")
 
 
+# llama-bench's model cell is llama.cpp's model description, "<architecture> <size> <weight type>" ("llama 13B Q4_K -
+# Medium", "qwen3moe 30B.A3B Q4_K - Medium": a mixture's total and active sizes), and its params column the exact
+# parameter count ("13.02 B"): https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp (llama_model_desc).
+BENCH_MODEL = re.compile(r"^\s*\|\s*([a-z][\w-]*?)\s+(\d+(?:\.\d+)?)B(?:\.A(\d+(?:\.\d+)?)B)?\s+"
+                         r"(?:I?Q\d\w*|F16|BF16|F32|MXFP4)\b[^|]*\|"
+                         r"(?:\s*[\d.]+\s*[GM]iB\s*\|\s*(\d+(?:\.\d+)?)\s*B\s*\|)?", re.I)
+
+
+def _bench_model(line: str) -> str | None:
+    """The model a llama-bench row ran, as a name the catalog can place: a mixture by its architecture and both sizes
+    ("qwen3-30B-A3B"); a dense model by its architecture and its parameter count to a tenth ("llama 13.0B", which
+    tells Llama 2 7B's 6.74 B from Mistral 7B's 7.24 B that both print as "llama 7B")."""
+    m = BENCH_MODEL.match(line)
+    if not m:
+        return None
+    arch, size, active, params = m.groups()
+    if active:
+        return f"{re.sub(r'moe$', '', arch, flags=re.I)}-{size}B-A{active}B"
+    return f"{arch} {float(params):.1f}B" if params else f"{arch} {size}B"
+
+
 def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
     """The decode rate each pasted engine timing line states (TIMING_LINES; prompt eval lines skipped): measured by
     the tool, so judged as is;
@@ -972,6 +994,9 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
         dtype = quant_dtype(kind) or ("fp16" if kind.upper() in ("F16", "BF16") else None)
         if dtype:
             out.append(Workload(where(name, i), dtype=dtype))
+    models = [(i, model) for i, ln in code_lines if (model := _bench_model(ln))]
+    if models:
+        out.append(Workload(where(name, models[0][0]), model=models[0][1]))
     for i, ln in code_lines:
         if re.search(r"\bprompt[ _]eval\b", ln, re.I):
             continue
