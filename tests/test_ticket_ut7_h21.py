@@ -5,7 +5,7 @@ and a negation."""
 import pytest
 
 from diagnose.artifacts import issue_md
-from diagnose.evidence import Facts, Measurement, Note
+from diagnose.evidence import Facts, Measurement, Note, Workload
 from rules.engine import evaluate
 from rules.subject import Subject
 
@@ -100,6 +100,7 @@ def test_a_llama_bench_model_cell_names_the_model(cell, params, model):
     facts = issue(bench(cell, params))
     assert 33.1 in [m.value for m in facts.of(Measurement)]
     assert Subject.of(facts).model.key.split(" ")[0] == model
+    assert ("int4" if "Q4" in cell else "int8") in [w.dtype for w in facts.of(Workload)]  # the weights it ran
 
 
 def test_a_llama_bench_model_the_catalog_lacks_is_no_guess():

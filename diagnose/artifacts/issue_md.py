@@ -330,8 +330,8 @@ CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 # (a figure starts at a number's start: "1e308 tok/s" is not 308 tok/s, "v2.50 t/s" not 50)
-RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
-                  r"decode|decoding)\s+)?"
+RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+                  r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
 # A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
 # generate 1000 tokens". Output tokens over the whole request (prompt processing included): a decode rate's
@@ -959,7 +959,7 @@ TIMING_LINES = (
 # The weights' type llama.cpp prints for the file it loaded ("model ftype = Q4_0", "file type = Q4_K - Medium"), and
 # llama-bench's model column ("llama 8B Q4_K - Medium"): the quantisation the rates above ran with.
 GGUF_TYPE = re.compile(r"\b(?:model\s+ftype|file\s+type|ftype)\s*=\s*([A-Za-z0-9_]+)|"
-                       r"^\s*\|\s*[\w.-]+\s+[\d.]+[BbMm]\s+((?:I?Q\d\w*|F16|BF16|F32)\b)")
+                       r"^\s*\|\s*[\w.-]+\s+[\d.]+[BbMm](?:\.A[\d.]+B)?\s+((?:I?Q\d\w*|F16|BF16|F32)\b)")
 
 
 # llama-bench's model cell is llama.cpp's model description, "<architecture> <size> <weight type>" ("llama 13B Q4_K -
