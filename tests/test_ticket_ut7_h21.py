@@ -113,3 +113,44 @@ def test_the_prose_model_wins_over_the_table_cell():
     facts = issue(bench("llama 13B Q4_K - Medium", "13.02 B").replace("# Is this normal?",
                                                                         "# Llama-2-13B-chat: is this normal?"))
     assert Subject.of(facts).model.key == "llama-2-13b"
+
+
+# --------------------------------------------------------------------------- 3. each figure is its own GPU's
+
+def judged(text: str) -> list[float]:
+    """The decode rates ticket.measured_vs_expected set against the band."""
+    return [e.measured for f in fired(text).get("ticket.measured_vs_expected", []) for e in f.evidence
+            if e.unit == "tok/s" and isinstance(e.measured, float)]
+
+
+@pytest.mark.parametrize("text, own, other", [
+    # the tester's v08 and its Chinese twin w04: the ticket is about the H100 (its title), 95 tok/s is the A100's
+    ("# H100 slower than A100 with vLLM?\n\nSame model (Llama-3.1-8B, bf16), same vLLM 0.6.3. On A100 80GB SXM I get "
+     "95 tok/s, on H100 80GB SXM I get 70 tok/s for a single request. Is that expected?", 70.0, 95.0),
+    ("# H100比A100还慢？\n\n同样的模型 Llama-3.1-8B (bf16)，同样的 vLLM 0.6.3，单请求：A100 80GB 上是 95 tok/s，"
+     "H100 80GB 上只有 70 tok/s。这正常吗？", 70.0, 95.0),
+    # the tester's w05: the ticket is about the 3090, 60 tok/s is the 4090's
+    ("# 3090 slower than 4090 - normal?\n\nLlama-2-7B fp16 with llama.cpp: on the RTX 4090 I get 60 tok/s, on the "
+     "RTX 3090 I get 50 tok/s. Two different machines. Is this normal?", 50.0, 60.0),
+    # paraphrases: the figure after its GPU, the GPU after its figure
+    ("# My L40S box lags\n\nQwen2.5-7B in vLLM, one request: the A100 machine does 45 tok/s while the L40S does "
+     "25 tok/s. Why?", 25.0, 45.0),
+    ("# Is my 3090 slow?\n\nLlama-2-7B fp16, llama.cpp, batch 1. A friend measures 45 tok/s on his RTX 4090; I "
+     "measure 30 tok/s on the RTX 3090.", 30.0, 45.0),
+])
+def test_a_figure_said_of_another_gpu_is_not_judged_against_the_tickets_gpu(text, own, other):
+    assert other not in judged(text)
+    assert own in judged(text)
+
+
+def test_a_figure_whose_gpu_is_ambiguous_is_not_judged():
+    # the figure's clause names no GPU and its line names two: it could be either's
+    text = "# q\n\nLlama-3.1-8B in vLLM on A100 vs H100, one request: 70 tok/s. Is that normal?"
+    assert judged(text) == []
+
+
+def test_a_figure_of_the_tickets_own_gpu_is_still_judged():
+    # negation: the clause names the ticket's GPU with its memory size; another GPU named only in passing
+    text = ("# slow decode\n\nLlama-3.1-8B bf16 in vLLM, one request. On my H100 80GB I get 70 tok/s. "
+            "We do not own an A100.")
+    assert judged(text) == [70.0]

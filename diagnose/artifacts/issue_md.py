@@ -871,6 +871,18 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
 RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:?-{2,}:?", re.I)
 
 
+def clause_gpu(clause: str, line: str) -> str | None:
+    """The GPU product a figure's own clause names ("On A100 80GB I get 95 tok/s" -> "A100"); where the clause names
+    none but its line names two or more ("A100 vs H100 for Llama-8B: 95 tok/s"), all of them, joined by " / ": the
+    figure could be either's. None where nothing says, so the ticket's GPU holds."""
+    names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(clause))))
+    if not names:
+        names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(line))))
+        if len(names) < 2:
+            return None
+    return " / ".join(names)
+
+
 def _result_row(line: str) -> bool:
     """A row of a results table ("| A100-80G | 2 | 29.39 | 28.71 |", "3090 24GB * 2 | 17.95 | OOM"):
     each row is another configuration measured, so the GPUs its rows name are compared, not one
@@ -939,7 +951,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                          or CJK_TOTAL.search(clause[:m.start()]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
                 out.append(Measurement(where(name, i), metric, number(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=batch, concurrency=load, gpus=gpus))
+                                       batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln)))
     return out
 
 
@@ -1094,5 +1106,5 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 if batch is None and metric != "ttft_ms":
                     batch = only_load  # one stream's step time at the load the ticket runs, wherever it says it
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=batch))
+                                       batch=batch, gpu_name=clause_gpu(clause, ln)))
     return out
