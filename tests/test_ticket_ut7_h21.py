@@ -154,3 +154,33 @@ def test_a_figure_of_the_tickets_own_gpu_is_still_judged():
     text = ("# slow decode\n\nLlama-3.1-8B bf16 in vLLM, one request. On my H100 80GB I get 70 tok/s. "
             "We do not own an A100.")
     assert judged(text) == [70.0]
+
+
+def verdict_rule(text: str):
+    (f,) = fired(text)["ticket.measured_vs_expected"]
+    return f
+
+
+@pytest.mark.parametrize("text", [
+    # the tester's x08: two identical H100 servers
+    "# 같은 H100인데 두 대의 속도가 다릅니다\n\n서버 A (H100 80GB) 는 Llama-3.1-8B 에서 110 tok/s, "
+    "서버 B (H100 80GB) 는 75 tok/s 입니다. 같은 vLLM 버전입니다. 정상인가요?",
+    "# Two identical H100 boxes differ\n\nLlama-3.1-8B, vLLM, one request. Box one gives 110 tok/s, box two only "
+    "75 tok/s. Why?",
+    "# 两台一样的 H100 服务器速度不同\n\nLlama-3.1-8B，vLLM，单请求。第一台 110 tok/s，第二台只有 75 tok/s。",
+])
+def test_of_twin_figures_for_one_layout_the_slower_is_judged_without_prose_slack(text):
+    f = verdict_rule(text)
+    assert (f.category, f.severity) == ("other", "warning") and f.evidence[0].measured == 75.0
+    assert any(e.measured == 110.0 for e in f.evidence)  # the twin the verdict rests on is shown
+
+
+def test_a_lone_figure_at_the_bands_edge_keeps_its_prose_slack():
+    # negation: without a faster twin the same 75 tok/s reads as the band's low edge
+    f = verdict_rule("# H100 speed\n\nLlama-3.1-8B, vLLM, one request on one H100: 75 tok/s. Is this normal?")
+    assert f.category == "expected_physics"
+
+
+def test_twin_figures_both_inside_the_band_are_physics():
+    f = verdict_rule("# Two H100 boxes\n\nLlama-3.1-8B, vLLM, one request. Box one gives 110 tok/s, box two 100 tok/s.")
+    assert f.category == "expected_physics" and f.evidence[0].measured == 100.0
