@@ -184,3 +184,41 @@ def test_a_lone_figure_at_the_bands_edge_keeps_its_prose_slack():
 def test_twin_figures_both_inside_the_band_are_physics():
     f = verdict_rule("# Two H100 boxes\n\nLlama-3.1-8B, vLLM, one request. Box one gives 110 tok/s, box two 100 tok/s.")
     assert f.category == "expected_physics" and f.evidence[0].measured == 100.0
+
+
+# --------------------------------------------------------------------------- 4. a quoted figure is a reference
+
+@pytest.mark.parametrize("text, mine", [
+    # the tester's t05 (exllamav2 #346): the frontpage row is a reference, the pasted exllamav2 line the measurement
+    ("# Slow inference speed on A100?\n\nAccording to the benchmark info on the project frontpage:\n\n"
+     "Llama2 | EXL2 4.0 bpw | 7B | - | - | 164 t/s | 197 t/s\n-- | -- | -- | -- | -- | -- | --\n\n"
+     "I compiled ExLlama V2 from source and ran it on a A100-SXM4-80GB GPU. I got\n\n```\n"
+     "Response generated in 8.56 seconds, 1024 tokens, 119.64 tokens/second\n```\n", [119.64]),
+    # the tester's w07: the README's second figure follows "and"
+    ("# ExLlamaV2 on A100 slower than README\n\nThe README says 164 t/s for Llama2 7B EXL2 4.0 bpw on a 4090 and "
+     "197 t/s on an A100.\nI only get 60 tokens/second on my A100-SXM4-80GB. Is this expected?", [60.0]),
+    # the tester's w08: "The README benchmark is ..."
+    ("# slower than README\n\nI get 60 tokens/second on my A100-SXM4-80GB with Llama2 7B EXL2 4.0 bpw. The README "
+     "benchmark is 197 t/s on A100.\nIs this expected?", [60.0]),
+    # the tester's v01: a Markdown table under "The README lists these figures:"
+    ("# Slow inference speed on A100?\n\nThe README lists these figures:\n\n| Model | Quant | Size | 4090 | A100 |\n"
+     "|---|---|---|---|---|\n| Llama2 | EXL2 4.0 bpw | 7B | 164 t/s | 197 t/s |\n\nOn my A100-SXM4-80GB with "
+     "turboderp/Llama2-7B-exl2 4.0bpw I only get 60 tokens/second. Is this expected?", [60.0]),
+    # paraphrases
+    ("# slow\n\nThe docs quote 90 tok/s on an L40S, and 140 tok/s on an H100 for Qwen2.5-7B. On my L40S I see "
+     "45 tok/s.", [45.0]),
+    ("# 慢\n\n官方文档里 4090 是 160 tokens/s，A100 是 190 tokens/s。我的 A100 只有 70 tokens/s。", [70.0]),
+])
+def test_a_quoted_figure_is_a_reference_not_the_measurement(text, mine):
+    assert rates(text) == mine
+    assert "ticket.mixed_gpus" not in fired(text)  # a quoted table's GPU columns are no machine of the reporter's
+
+
+@pytest.mark.parametrize("text, mine", [
+    # negations: the reporter's own figure beside a reference, after "but", in the first person, under a plain heading
+    ("# slow\n\nThe README says 197 t/s, but I get 60 t/s on my A100.", [60.0]),
+    ("# slow\n\nFollowing the README I get 60 t/s on my A100.", [60.0]),
+    ("# results\n\nMy results:\n\n| GPU | t/s |\n|---|---|\n| A100 | 60 t/s |", [60.0]),
+])
+def test_the_reporters_own_figure_beside_a_reference_is_read(text, mine):
+    assert rates(text) == mine

@@ -199,7 +199,9 @@ def parse(text: str, name: str) -> list:
                       {"prose_sources": [where(name, i) for i, _ in prose[lead:]]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     labels = _block_labels(prose, code)
-    out.extend(_mentions(prose, name, code_lines, labels))
+    # (a table quoted from a README or a benchmark page holds no figure, and names no GPU, of the reporter's)
+    quoted = _quoted_tables(prose)
+    out.extend(_mentions([(i, ln) for i, ln in prose if i not in quoted], name, code_lines, labels))
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -207,7 +209,7 @@ def parse(text: str, name: str) -> list:
         if body.strip():
             out.append(Note(where(name, start), "pasted_output", body[:20_000]))
     kinds: list[str] = []
-    for start, body in [*code, (1, words)]:
+    for start, body in [*code, (1, "\n".join("" if i in quoted else ln for i, ln in prose))]:
         padded = "\n" * (start - 1) + body  # keep the issue's line numbers in every source
         records, read = parse_text(padded, name, skip=(KIND, "ticket_toml"))
         kinds.extend(k for k in read.kinds if k not in kinds)
@@ -394,6 +396,51 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               # the same in Chinese and Japanese: 官方/官网 (official), 文档 (docs), 论文 (paper),
                               # 宣称/声称 (claims), 标称 (rated), 据说 (reportedly), 公式 (official), 公称 (nominal)
                               r"|官方|官网|文档|論文|论文|宣称|声称|標称|标称|据说|公式|公称", re.I)
+# The reporter speaking of their own run: a clause in the first person ("but I get 60", "我只有", "у меня").
+OWN_WORDS = re.compile(r"\b(?:I|I'm|I've|we|we're|we've|my|our|me|us|mine|ich|wir|mein\w*|yo|mi|mis|obtengo|"
+                       r"nosotros|je|nous|mon|ma|mes)\b|"
+                       r"(?<![^\W\d_])(?:я|мы|у меня|у нас|мой|моя|мои|наш\w*|получаю)(?![^\W\d_])|"
+                       r"我|私|僕|俺|저는|제가|내|나는|우리", re.I)
+# A clause turning from a quoted figure to the reporter's ("here it is 70 tok/s", "实际只有 70", "но у меня 60").
+TURN_WORDS = re.compile(r"\b(?:but|however|yet|only|just|actually|here|in practice|in reality|really|measured|now|"
+                        r"today|aber|nur|pero|solo|sólo)\b|(?<![^\W\d_])(?:но|только)(?![^\W\d_])|"
+                        r"但|可是|却|实际|实测|只有|仅|しかし|でも|実際|하지만|실제", re.I)
+# Where published figures live: a clause naming one, not in the first person, quotes it ("The README benchmark is
+# 197 t/s on A100"); "following the README I get 60 t/s" is the reporter's.
+SOURCE_WORDS = re.compile(r"\b(?:readme|docs|documentation|model card|front ?page|home ?page|datasheet|spec sheet)\b",
+                          re.I)
+
+
+def _clauses(line: str) -> list[tuple[str, bool]]:
+    """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
+    says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
+    ("... and 197 t/s on an A100"), until one does ("but I only get 60")."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
+        quoting = False
+        for clause in CLAUSE.split(sentence):
+            own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
+            quoting = bool(REFERENCE_FIGURE.search(clause)) or ((quoting or bool(SOURCE_WORDS.search(clause)))
+                                                                  and not own)
+            out.append((clause, quoting))
+    return out
+
+
+def _quoted_tables(prose: list[tuple[int, str]]) -> set[int]:
+    """The rows of a table set under a line that announces a reference and states no figure of its own ("According
+    to the benchmark info on the project frontpage:", "The README lists these figures:"): published figures, and
+    the GPUs of their columns, not the reporter's."""
+    out: set[int] = set()
+    announced = False
+    for i, ln in prose:
+        if "|" in ln:
+            if announced:
+                out.add(i)
+        elif ln.strip():
+            announced = bool(REFERENCE_FIGURE.search(ln)) and not RATE.search(ln)
+    return out
+
+
 # A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
@@ -911,9 +958,9 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
             heading = (i, ln)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         line_batch = _line_batch(ln, RATE, CJK_RATE)
-        for clause in CLAUSE.split(ln):
+        for clause, quoted in _clauses(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
-            if REFERENCE_FIGURE.search(clause) or HOPED_FIGURE.search(clause):
+            if quoted or HOPED_FIGURE.search(clause):
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
                 continue
@@ -966,6 +1013,12 @@ TIMING_LINES = (
                r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I),
     re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I),
 )
+# ... and end to end, the prompt's processing in it: ExLlamaV2's examples print "Response generated in 8.56 seconds,
+# 1024 tokens, 119.64 tokens/second" (https://github.com/turboderp/exllamav2/tree/master/examples), a rate read with
+# a prose figure's slack.
+END_TO_END_LINES = (
+    re.compile(r"\bResponse generated in\s*[\d.]+\s*seconds?,\s*\d+\s*tokens?,\s*(\d+(?:\.\d+)?)\s*tokens?/s", re.I),
+)
 
 
 # The weights' type llama.cpp prints for the file it loaded ("model ftype = Q4_0", "file type = Q4_K - Medium"), and
@@ -1012,11 +1065,12 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
     for i, ln in code_lines:
         if re.search(r"\bprompt[ _]eval\b", ln, re.I):
             continue
-        for pattern in TIMING_LINES:
+        for pattern in TIMING_LINES + END_TO_END_LINES:
             m = pattern.search(ln)
             if m:
                 # the tool timed decode alone (no prompt, no HTTP turn): a mean, judged without a prose figure's slack
-                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="mean"))
+                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
+                                       stat="reported" if pattern in END_TO_END_LINES else "mean"))
                 break
     return out
 
@@ -1082,8 +1136,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
-        for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
-            if REFERENCE_FIGURE.search(clause):
+        for clause, quoted in _clauses(ln):
+            if quoted:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
