@@ -222,3 +222,31 @@ def test_a_quoted_figure_is_a_reference_not_the_measurement(text, mine):
 ])
 def test_the_reporters_own_figure_beside_a_reference_is_read(text, mine):
     assert rates(text) == mine
+
+
+# --------------------------------------------------------------------------- 7. machines compared, in any language
+
+@pytest.mark.parametrize("text", [
+    # the tester's w06 (German) and v10 (Russian)
+    "# 4090 schneller als 3090?\n\nLlama-2-7B in fp16 mit llama.cpp: auf der RTX 4090 bekomme ich 60 tok/s, auf der "
+    "RTX 3090 nur 50 tok/s (zwei verschiedene Rechner). Ist das normal?",
+    "# 3090 медленнее 4090 — это нормально?\n\nLlama-2-7B в fp16 через llama.cpp: на RTX 4090 получаю 60 tok/s, а на "
+    "RTX 3090 — 50 tok/s. Это нормально?",
+    # paraphrases: Spanish, French, Korean, and an English inventory of two separate machines
+    "# ¿La 3090 más lenta que la 4090?\n\nMismo modelo, la RTX 3090 da 50 tok/s y la RTX 4090 60 tok/s en "
+    "máquinas distintas.",
+    "# Vitesse\n\nMême modèle sur deux machines différentes :\n\n- RTX 4090\n- RTX 3090",
+    "# 속도 질문\n\n두 대의 다른 서버입니다.\n\n- RTX 4090\n- RTX 3090",
+    "# speed\n\n- Box A: RTX 4090\n- Box B: RTX 3090\n\nThese are two separate machines; same model on each.",
+])
+def test_gpus_of_machines_compared_are_not_mixed(text):
+    assert "ticket.mixed_gpus" not in fired(text)
+
+
+@pytest.mark.parametrize("text", [
+    # negations: one box holding both cards, said in German and in English
+    "# langsam\n\n- GPU0: RTX 3090\n- GPU1: RTX 4060 Ti\n\nBeide Karten in einem Rechner, Layer-Split, 3 tok/s.",
+    "# slow\n\n- GPU 0: RTX 3090\n- GPU 1: RTX 4060 Ti\n\nBoth cards sit in the same machine; the layers are split.",
+])
+def test_one_box_with_two_products_is_still_mixed(text):
+    assert "ticket.mixed_gpus" in fired(text)

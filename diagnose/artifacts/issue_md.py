@@ -650,7 +650,21 @@ BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b"
                       # Chinese and Japanese comparisons: "A 比 B 快了5倍", "A 相比 B", "A 对比 B", "A より B が速い";
                       # 比 but not 比如 ("for example") or 比例 ("ratio")
-                      r"|比(?![如例特率重])|より|不如|[快慢]了?\s*\d+(?:\.\d+)?\s*倍", re.I)
+                      r"|比(?![如例特率重])|より|不如|[快慢]了?\s*\d+(?:\.\d+)?\s*倍"
+                      # ... German, Spanish, French, Korean and Russian ones: "4090 schneller als 3090", "más lenta
+                      # que", "plus rapide que", "3090보다", "3090 медленнее 4090"
+                      r"|\b(?:schneller|langsamer|gegenüber|verglichen|im Vergleich|más rápid\w*|más lent\w*|"
+                      r"comparad\w*|frente a|plus rapide|plus lente?|par rapport)\b|보다|비해|대비"
+                      r"|(?<![^\W\d_])(?:быстрее|медленнее|по сравнению)(?![^\W\d_])", re.I)
+# GPUs said to sit in different machines ("two different machines", "zwei verschiedene Rechner", "两台不同的机器"):
+# each is its own system, compared, never one job's mixed GPUs.
+SEPARATE_MACHINES = re.compile(
+    r"\b(?:different|separate|two distinct)\s+(?:machines|computers|boxes|servers|hosts|PCs|systems|nodes)\b|"
+    r"\bverschiedenen?\s+(?:Rechner\w*|Maschinen|Computer\w*|Server\w*|PCs)\b|"
+    r"\b(?:máquinas|equipos|ordenadores|servidores)\s+(?:distint|diferent)\w*|\bdistint\w*\s+(?:máquinas|equipos)\b|"
+    r"\bmachines\s+différentes\b|"
+    r"(?<![^\W\d_])разных\s+(?:компьютер|машин|сервер)\w*|"
+    r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)", re.I)
 # A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
 GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
@@ -899,8 +913,10 @@ def gpu_key(name: str) -> str:
 def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) -> list[tuple[int, str, bool, bool]]:
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
     named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
-    labelling a pasted block (`labels`) names the system that block was measured on: compared."""
+    labelling a pasted block (`labels`) names the system that block was measured on: compared; so does every line
+    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES)."""
     out = []
+    apart = any(SEPARATE_MACHINES.search(ln) for _, ln in prose)
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
@@ -911,7 +927,7 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             # (a CJK sentence has no spaces to count: its characters make it one, as in _wordy)
             listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
                 re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
-            out.append((i, key, bool(COMPARED.search(ln)) or _result_row(ln), listed))
+            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln), listed))
     return out
 
 
