@@ -580,10 +580,12 @@ def layer_split_rate(facts: Facts, predictions=None):
     p = one_gpu_pace(facts)
     if model is None or p is None:
         return
+    judged = set()
     for m in measurements(facts, "decode_tok_s"):
         pace = split_pace(facts, p, m)
-        if pace is None:
-            continue
+        if pace is None or (m.value, pace[-1]) in judged:
+            continue  # (one figure said twice, once with its GPU count and once without, is judged once)
+        judged.add((m.value, pace[-1]))
         expected, low, high, roofline, n = pace
         band = band_text(low, high, m.value)
         what = f"decode rate, one stream through {n} GPU(s) split by layers (one GPU's pace less {n - 1} hand-over(s))"

@@ -250,3 +250,23 @@ def test_gpus_of_machines_compared_are_not_mixed(text):
 ])
 def test_one_box_with_two_products_is_still_mixed(text):
     assert "ticket.mixed_gpus" in fired(text)
+
+
+# --------------------------------------------------------------------------- 14. a figure said twice is judged once
+
+@pytest.mark.parametrize("text", [
+    # the tester's x09: the title and the text state the same rate
+    "# GPU-Util 100% but only 5 tok/s\n\nLlama-2-70B fp16 on 4x A100 80GB with HF transformers device_map=\"auto\". "
+    "nvidia-smi shows all four at ~25% each in turn. I get 5 tok/s. Is this normal?",
+    "# Only 5 tok/s\n\nLlama-2-70B fp16, accelerate device_map=auto over 4x A100 80GB. I get 5 tok/s on 4 GPUs.",
+    "# 只有 5 tok/s\n\nLlama-2-70B fp16，transformers device_map=auto，4 张 A100 80GB。速度只有 5 tok/s。",
+])
+def test_one_figure_said_twice_gives_one_finding(text):
+    assert len(fired(text)["ticket.layer_split_rate"]) == 1
+
+
+def test_two_different_figures_each_get_their_finding():
+    # negation: two rates are two figures
+    text = ("# slow\n\nLlama-2-70B fp16, accelerate device_map=auto over 4x A100 80GB. Yesterday I got 5 tok/s, "
+            "today 9 tok/s.")
+    assert sorted(f.evidence[0].measured for f in fired(text)["ticket.layer_split_rate"]) == [5.0, 9.0]

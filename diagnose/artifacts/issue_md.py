@@ -16,6 +16,7 @@ are tool output (rules weigh it as such). Names are kept as written ("8x A100 80
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
@@ -224,10 +225,19 @@ def parse(text: str, name: str) -> list:
     # listed apart, for engine.words_only to take away.
     tool_lines = {r.source for r in out if isinstance(r, TOOL_LINE_RECORDS)}
     out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in tool_lines)]
+    # the same figure said again (the title's "only 5 tok/s", the text's "I get 5 tok/s") is one figure, judged once
+    said: set[tuple] = set()
+    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and (
+        _said_again(r) in said or said.add(_said_again(r))))]
     out[0].data["output_lines"] = [s for s in out[0].data["prose_sources"] if s in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
     return out
+
+
+def _said_again(m: Measurement) -> tuple:
+    """A figure's every field but where it was said."""
+    return dataclasses.astuple(dataclasses.replace(m, source=""))
 
 
 def _plain(text: str) -> str:
