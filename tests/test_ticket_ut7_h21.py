@@ -270,3 +270,32 @@ def test_two_different_figures_each_get_their_finding():
     text = ("# slow\n\nLlama-2-70B fp16, accelerate device_map=auto over 4x A100 80GB. Yesterday I got 5 tok/s, "
             "today 9 tok/s.")
     assert sorted(f.evidence[0].measured for f in fired(text)["ticket.layer_split_rate"]) == [5.0, 9.0]
+
+
+# --------------------------------------------------------------------------- 15. a total at a stated load is judged
+
+@pytest.mark.parametrize("text", [
+    # the tester's sentence
+    "# slow with concurrency\n\nLlama-3.1-8B in vLLM on one A100 80GB. With 8 concurrent requests each gets 12 tok/s. "
+    "Total is only 96 tok/s. Is this normal?",
+    "# slow\n\nLlama-3.1-8B, vLLM, one A100 80GB, 8 concurrent requests: the total is 96 tok/s.",
+    "# slow\n\nLlama-3.1-8B on vLLM (one A100 80GB). At 8 concurrent requests the aggregate was just 96 tok/s.",
+])
+def test_a_total_said_at_a_stated_load_is_judged_as_the_batchs_total(text):
+    (f,) = fired(text)["ticket.batched_rate"]
+    assert (f.category, f.severity, f.evidence[0].measured) == ("other", "warning", 96.0)
+    assert "8 concurrent requests" in f.title
+
+
+def test_a_healthy_total_at_a_stated_load_is_physics():
+    # negation: 8 requests sharing 560 tok/s is what batched decode gives
+    text = "# ok?\n\nLlama-3.1-8B, vLLM, one A100 80GB, 8 concurrent requests: the total is 560 tok/s."
+    (f,) = fired(text)["ticket.batched_rate"]
+    assert f.category == "expected_physics"
+
+
+def test_a_rate_not_called_a_total_is_left_to_the_per_stream_rules():
+    # negation: "each gets 12 tok/s" is one stream's rate in a batch of 8, judged per stream
+    text = "# slow\n\nLlama-3.1-8B, vLLM, one A100 80GB. With 8 concurrent requests each gets 12 tok/s."
+    assert "ticket.batched_rate" not in fired(text)
+    assert judged(text) == [12.0]

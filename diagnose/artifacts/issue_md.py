@@ -481,7 +481,8 @@ PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|
 # (the word describes the rate itself: "on this system I get 5 tok/s" is no total)
 TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined)\s+(?:(?:output|generation|decode|token)\s+)?"
                         r"(?:throughput|rate|speed|output)\b[^,;:.]{0,25}?$|"
-                        r"\b(?:total|aggregate|combined)\s*(?:of\s+)?(?:about\s+|around\s+|~)?$", re.I)
+                        r"\b(?:total|aggregate|combined)\s*(?:(?:of|is|was|comes to|reaches)\s+)?(?:only\s+|just\s+)?"
+                        r"(?:about\s+|around\s+|~)?$", re.I)
 # A clause about one request alone: "single request", "one user", "单请求", "单个请求", "单并发".
 ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|"
                         r"单个?(?:请求|用户|并发)", re.I)
