@@ -62,14 +62,22 @@ def times(text: str) -> list[float]:
     return [m.value for m in issue(text).of(Measurement) if m.unit == "ms"]
 
 
-@pytest.mark.parametrize("text", [
-    "# huge\n\nLlama-2-7B on one H100 gives 1e308 tok/s. Is this normal?",  # the tester's bad/huge.md
-    "# fast\n\nMy 4090 reports 2.5e3 tokens/s for Llama-2-7B at batch 1.",
-    "# q\n\nvLLM prints 1E+05 tok/s on one A100, is that right?",
-    "# itl\n\nTPOT is 1e308 ms on one H100.",
+@pytest.mark.parametrize("text, value", [
+    ("# huge\n\nLlama-2-7B on one H100 gives 1e308 tok/s. Is this normal?", 1e308),  # the tester's bad/huge.md
+    ("# fast\n\nMy 4090 reports 2.5e3 tokens/s for Llama-2-7B at batch 1.", 2500.0),
+    ("# q\n\nvLLM prints 1E+05 tok/s on one A100, is that right?", 1e5),
 ])
-def test_a_figure_in_exponent_notation_is_not_read_as_its_exponent(text):
-    assert rates(text) + times(text) == []  # not at all, rather than a part of it
+def test_a_figure_in_exponent_notation_is_read_whole(text, value):
+    assert rates(text) == [value]  # whole, never its exponent ("308")
+
+
+def test_a_time_in_exponent_notation_is_not_read_as_its_exponent():
+    assert times("# itl\n\nTPOT is 1e308 ms on one H100.") == []
+
+
+def test_a_rate_in_exponent_notation_beyond_the_roofline_is_a_measurement_error():
+    (f,) = fired("# fast\n\nLlama-2-7B on one H100 gives 2.5e3 tok/s at batch 1.")["ticket.measured_vs_expected"]
+    assert (f.category, f.evidence[0].measured) == ("other", 2500.0)
 
 
 @pytest.mark.parametrize("text, value", [
