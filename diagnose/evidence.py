@@ -338,6 +338,9 @@ class Measurement(Fact):
     gpu: int | None = None
     size_bytes: int | None = None
     dtype: str | None = None
+    # the GPU product a reporter's figure is said of in its own clause ("on the A100 I get 95 tok/s"), several joined
+    # by " / " where the clause or its line names more than one: a figure of another GPU is not the ticket GPU's
+    gpu_name: str | None = None
 
 
 @dataclass

@@ -32,11 +32,25 @@ class Subject:
     engine: EngineSpec | None = None
     gpu_by_family: bool = False
 
+    def said_of(self, names: str | None) -> bool:
+        """Is a figure said of this GPU? True where it names no GPU, or only this product (any memory size or form
+        factor: "A100 80GB" of an A100 40GB SXM); False where it names another GPU, or several ("A100 / H100"), or
+        one the catalog lacks: such a figure is not judged against this GPU's band."""
+        if not names or self.gpu is None:
+            return True
+        return all(_product(_known(catalog.find_gpu_family, name=n) or _known(catalog.find_gpu, name=n))
+                   == _product(self.gpu) for n in names.split(" / "))
+
     @classmethod
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
         gpu, gpu_source, by_family = _gpu(facts)
         return cls(gpu, gpu_source, *_model(facts), catalog.run_engine(key, gpu) if key else None, by_family)
+
+
+def _product(spec: GpuSpec | None) -> str | None:
+    """A catalog row's product without its memory size or form factor ("a100-80gb-sxm" -> "a100")."""
+    return re.sub(r"-(?:\d+gb|sxm\d*|pcie|nvl)\b", "", spec.key) if spec else None
 
 
 def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:

@@ -1069,7 +1069,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
         yield broken
         return
     split = one_gpu_pace(facts)
-    for m in measurements(facts, "decode_tok_s"):
+    rates = measurements(facts, "decode_tok_s")
+    for m in slowest_first(rates):
         if split is not None and split_pace(facts, split, m):
             continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace
         # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
@@ -1092,7 +1093,13 @@ def measured_vs_expected(facts: Facts, predictions=None):
             yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{band} tok/s",
                                    f"roofline {roofline:.0f} tok/s", evidence)
             return
-        if m.value >= lowest_normal(low, m):  # a figure written in prose reads a little low (rules.expectations)
+        # a figure written in prose reads a little low (rules.expectations), unless the same reporter timed the same
+        # layout faster inside the band: timed alike, the slower one is short of its twin, not of the band's edge
+        twin = next((o for o in rates if o is not m and same_layout(o, m) and low <= o.value <= high), None)
+        if twin is not None and m.value < low:
+            evidence.append(ev(twin, "the same layout timed faster by the reporter, inside the band: no prose slack "
+                               "for the slower", twin.value, m.value, "tok/s"))
+        if m.value >= (low if twin else lowest_normal(low, m)):
             edge = ", at its low edge as a rate timed end to end reads" if m.value < low else ""
             yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6 if not edge else 0.55,
                        f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {band}{edge})",
@@ -1108,6 +1115,27 @@ def measured_vs_expected(facts: Facts, predictions=None):
                    "physics costs time (host, transport, clocks, configuration).",
                    evidence, fix=beyond_band_fix(facts))
         return
+
+
+def _layout(m: Measurement) -> tuple:
+    return m.tp, m.batch, m.concurrency, m.gpus, m.dtype, m.stat
+
+
+def same_layout(a: Measurement, b: Measurement) -> bool:
+    """Two figures stated for one layout (TP, batch, load, GPUs, weights) and timed alike."""
+    return _layout(a) == _layout(b)
+
+
+def slowest_first(ms: list[Measurement]) -> list[Measurement]:
+    """The figures in the order given, except that of several stated for one layout the slowest comes first:
+    "server A does 110 tok/s, server B 75 tok/s" on twin machines asks about the 75, and a verdict drawn from the
+    110 alone would call the shortfall physics."""
+    slowest: dict[tuple, Measurement] = {}
+    for m in ms:
+        if _layout(m) not in slowest or m.value < slowest[_layout(m)].value:
+            slowest[_layout(m)] = m
+    first = [m for m in ms if slowest[_layout(m)] is m]
+    return first + [m for m in ms if slowest[_layout(m)] is not m]
 
 
 def tp_series(facts: Facts, by_tp: dict) -> list | None:

@@ -26,8 +26,10 @@ RELEASE_CHANGES = [  # three wordings of "the bus bandwidth fell with an NCCL up
 
 
 def _ticket(tmp_path, text, *args):
-    (tmp_path / "issue.md").write_text(text)
-    result = diagnose("ticket", tmp_path, "--json", *args)
+    folder = tmp_path / "ticket"  # (beside _band_low's probe, whose figure is no part of this ticket)
+    folder.mkdir()
+    (folder / "issue.md").write_text(text)
+    result = diagnose("ticket", folder, "--json", *args)
     report = json.loads(result.output)
     return report, {f["rule"]: f for f in report["findings"]}, result.exit_code
 

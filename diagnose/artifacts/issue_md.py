@@ -16,6 +16,7 @@ are tool output (rules weigh it as such). Names are kept as written ("8x A100 80
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
@@ -200,7 +201,9 @@ def parse(text: str, name: str) -> list:
                       {"prose_sources": [where(name, i) for i, _ in prose[lead:]]})]
     code_lines = [(start + k, ln) for start, body in code for k, ln in enumerate(body.splitlines())]
     labels = _block_labels(prose, code)
-    out.extend(_mentions(prose, name, code_lines, labels))
+    # (a table quoted from a README or a benchmark page holds no figure, and names no GPU, of the reporter's)
+    quoted = _quoted_tables(prose)
+    out.extend(_mentions([(i, ln) for i, ln in prose if i not in quoted], name, code_lines, labels))
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -208,7 +211,7 @@ def parse(text: str, name: str) -> list:
         if body.strip():
             out.append(Note(where(name, start), "pasted_output", body[:20_000]))
     kinds: list[str] = []
-    for start, body in [*code, (1, words)]:
+    for start, body in [*code, (1, "\n".join("" if i in quoted else ln for i, ln in prose))]:
         padded = "\n" * (start - 1) + body  # keep the issue's line numbers in every source
         records, read = parse_text(padded, name, skip=(KIND, "ticket_toml"))
         kinds.extend(k for k in read.kinds if k not in kinds)
@@ -223,10 +226,19 @@ def parse(text: str, name: str) -> list:
     # listed apart, for engine.words_only to take away.
     tool_lines = {r.source for r in out if isinstance(r, TOOL_LINE_RECORDS)}
     out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and r.source in tool_lines)]
+    # the same figure said again (the title's "only 5 tok/s", the text's "I get 5 tok/s") is one figure, judged once
+    said: set[tuple] = set()
+    out = [r for r in out if not (isinstance(r, Measurement) and r.stat == "reported" and (
+        _said_again(r) in said or said.add(_said_again(r))))]
     out[0].data["output_lines"] = [s for s in out[0].data["prose_sources"] if s in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
     return out
+
+
+def _said_again(m: Measurement) -> tuple:
+    """A figure's every field but where it was said."""
+    return dataclasses.astuple(dataclasses.replace(m, source=""))
 
 
 def _plain(text: str) -> str:
@@ -345,8 +357,9 @@ CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+
                     re.I)
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
-RATE = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:(?:output|generated|generation|new|completion|"
-                  r"decode|decoding)\s+)?"
+# (a figure starts at a number's start: "1e308 tok/s" is not 308 tok/s, "v2.50 t/s" not 50)
+RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*"
+                  r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
 # A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
 # generate 1000 tokens". Output tokens over the whole request (prompt processing included): a decode rate's
@@ -371,7 +384,7 @@ CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
-_FIGURE = r"(?<![A-Za-z])(\d[\d,]*(?:\.\d+)?)"
+_FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d[\d,]*(?:\.\d+)?)"
 LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
                      + _FIGURE + r"\s*(" + TIME_UNIT + ")|"
@@ -414,6 +427,51 @@ REFERENCE_FIGURE = re.compile(r"\b(?:official\w*|published|advertis\w*|datasheet
                               # (文档 with what it says: "按照文档部署后实测" follows the docs and measures)
                               r"|官方|官网|文档\s*(?:中|里|上)?\s*(?:写|说|给出|标|称|显示|提到)|論文|论文|宣称|声称|標称|标称|"
                               r"据说|公式|公称", re.I)
+# The reporter speaking of their own run: a clause in the first person ("but I get 60", "我只有", "у меня").
+OWN_WORDS = re.compile(r"\b(?:I|I'm|I've|we|we're|we've|my|our|me|us|mine|ich|wir|mein\w*|yo|mi|mis|obtengo|"
+                       r"nosotros|je|nous|mon|ma|mes)\b|"
+                       r"(?<![^\W\d_])(?:я|мы|у меня|у нас|мой|моя|мои|наш\w*|получаю)(?![^\W\d_])|"
+                       r"我|私|僕|俺|저는|제가|내|나는|우리", re.I)
+# A clause turning from a quoted figure to the reporter's ("here it is 70 tok/s", "实际只有 70", "но у меня 60").
+TURN_WORDS = re.compile(r"\b(?:but|however|yet|only|just|actually|here|in practice|in reality|really|measured|now|"
+                        r"today|aber|nur|pero|solo|sólo)\b|(?<![^\W\d_])(?:но|только)(?![^\W\d_])|"
+                        r"但|可是|却|实际|实测|只有|仅|しかし|でも|実際|하지만|실제", re.I)
+# Where published figures live: a clause naming one, not in the first person, quotes it ("The README benchmark is
+# 197 t/s on A100"); "following the README I get 60 t/s" is the reporter's.
+SOURCE_WORDS = re.compile(r"\b(?:readme|docs|documentation|model card|front ?page|home ?page|datasheet|spec sheet)\b",
+                          re.I)
+
+
+def _clauses(line: str) -> list[tuple[str, bool]]:
+    """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
+    says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
+    ("... and 197 t/s on an A100"), until one does ("but I only get 60")."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
+        quoting = False
+        for clause in CLAUSE.split(sentence):
+            own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
+            quoting = bool(REFERENCE_FIGURE.search(clause)) or ((quoting or bool(SOURCE_WORDS.search(clause)))
+                                                                  and not own)
+            out.append((clause, quoting))
+    return out
+
+
+def _quoted_tables(prose: list[tuple[int, str]]) -> set[int]:
+    """The rows of a table set under a line that announces a reference and states no figure of its own ("According
+    to the benchmark info on the project frontpage:", "The README lists these figures:"): published figures, and
+    the GPUs of their columns, not the reporter's."""
+    out: set[int] = set()
+    announced = False
+    for i, ln in prose:
+        if "|" in ln:
+            if announced:
+                out.add(i)
+        elif ln.strip():
+            announced = bool(REFERENCE_FIGURE.search(ln)) and not RATE.search(ln)
+    return out
+
+
 # A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
 HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
                           r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
@@ -444,7 +502,8 @@ PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|
 # (the word describes the rate itself: "on this system I get 5 tok/s" is no total)
 TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined)\s+(?:(?:output|generation|decode|token)\s+)?"
                         r"(?:throughput|rate|speed|output)\b[^,;:.]{0,25}?$|"
-                        r"\b(?:total|aggregate|combined)\s*(?:of\s+)?(?:about\s+|around\s+|~)?$", re.I)
+                        r"\b(?:total|aggregate|combined)\s*(?:(?:of|is|was|comes to|reaches)\s+)?(?:only\s+|just\s+)?"
+                        r"(?:about\s+|around\s+|~)?$", re.I)
 # A clause about one request alone: "single request", "one user", "单请求", "单个请求", "单并发".
 ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|"
                         r"单个?(?:请求|用户|并发)", re.I)
@@ -625,7 +684,21 @@ BARE_FIGURE = re.compile(r"(?<![\w.])(\d{2,4}(?:\.\d+)?)(?![\d.])\+?(?![A-Za-z])
 COMPARED = re.compile(r"\b(?:vs\.?|versus|than|compared|comparison|against|instead of|faster|slower)\b"
                       # Chinese and Japanese comparisons: "A 比 B 快了5倍", "A 相比 B", "A 对比 B", "A より B が速い";
                       # 比 but not 比如 ("for example") or 比例 ("ratio")
-                      r"|比(?![如例特率重])|より|不如|[快慢]了?\s*\d+(?:\.\d+)?\s*倍", re.I)
+                      r"|比(?![如例特率重])|より|不如|[快慢]了?\s*\d+(?:\.\d+)?\s*倍"
+                      # ... German, Spanish, French, Korean and Russian ones: "4090 schneller als 3090", "más lenta
+                      # que", "plus rapide que", "3090보다", "3090 медленнее 4090"
+                      r"|\b(?:schneller|langsamer|gegenüber|verglichen|im Vergleich|más rápid\w*|más lent\w*|"
+                      r"comparad\w*|frente a|plus rapide|plus lente?|par rapport)\b|보다|비해|대비"
+                      r"|(?<![^\W\d_])(?:быстрее|медленнее|по сравнению)(?![^\W\d_])", re.I)
+# GPUs said to sit in different machines ("two different machines", "zwei verschiedene Rechner", "两台不同的机器"):
+# each is its own system, compared, never one job's mixed GPUs.
+SEPARATE_MACHINES = re.compile(
+    r"\b(?:different|separate|two distinct)\s+(?:machines|computers|boxes|servers|hosts|PCs|systems|nodes)\b|"
+    r"\bverschiedenen?\s+(?:Rechner\w*|Maschinen|Computer\w*|Server\w*|PCs)\b|"
+    r"\b(?:máquinas|equipos|ordenadores|servidores)\s+(?:distint|diferent)\w*|\bdistint\w*\s+(?:máquinas|equipos)\b|"
+    r"\bmachines\s+différentes\b|"
+    r"(?<![^\W\d_])разных\s+(?:компьютер|машин|сервер)\w*|"
+    r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)", re.I)
 # A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
 GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
@@ -889,27 +962,52 @@ def _wide_rows(cells: list[str], body: list, wide: dict[int, int], default: str 
     return rows
 
 
+# What follows a GPU's name without naming another product: its form factor, memory type or memory size.
+# A size is split from the name by a space or dash ("A100 80GB", "RTX 3090 24GB", "A100-40G"): glued, its
+# digits would run into the model number ("A10080GB" is not "A10" with "080GB").
+GPU_SUFFIX = re.compile(r"(?:[\s_-]*(?:SXM\d?|PCIe|NVL|HBM3e?)|[\s_-]+\d{2,3}\s*GB?)+$", re.I)
+
+
+def gpu_key(name: str) -> str:
+    """One product's key however it is written: "RTX 3090 24GB", "3090" -> "3090"; "A100 80GB SXM" -> "A100"."""
+    key = GPU_SUFFIX.sub("", name.strip())
+    return re.sub(r"\s+|-", "", key).upper().replace("RTX", "").replace("GTX", "")
+
+
 def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) -> list[tuple[int, str, bool, bool]]:
     """(line, GPU name, named in a comparison, named in an inventory line) for every GPU product
     named. An inventory line is short (a list item, "GPU: ...", a table row), not a sentence; a line
-    labelling a pasted block (`labels`) names the system that block was measured on: compared."""
+    labelling a pasted block (`labels`) names the system that block was measured on: compared; so does every line
+    of a ticket that says its GPUs sit in different machines (SEPARATE_MACHINES)."""
     out = []
+    apart = any(SEPARATE_MACHINES.search(ln) for _, ln in prose)
     for i, ln in prose:
         ln = _plain(ln)
         for m in GPU_NAME.finditer(ln):
-            key = re.sub(r"\s+|-", "", m.group(1)).upper().replace("RTX", "").replace("GTX", "")
-            key = re.sub(r"(SXM\d?|PCIE|NVL|HBM3E?|\d{2,3}GB?|80G|40G)+$", "", key)
+            key = gpu_key(m.group(1))
             if i in labels:
                 out.append((i, key, True, False))
                 continue
             # (a CJK sentence has no spaces to count: its characters make it one, as in _wordy)
             listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
                 re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
-            out.append((i, key, bool(COMPARED.search(ln)) or _result_row(ln), listed))
+            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln), listed))
     return out
 
 
 RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:?-{2,}:?", re.I)
+
+
+def clause_gpu(clause: str, line: str) -> str | None:
+    """The GPU product a figure's own clause names ("On A100 80GB I get 95 tok/s" -> "A100"); where the clause names
+    none but its line names two or more ("A100 vs H100 for Llama-8B: 95 tok/s"), all of them, joined by " / ": the
+    figure could be either's. None where nothing says, so the ticket's GPU holds."""
+    names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(clause))))
+    if not names:
+        names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(line))))
+        if len(names) < 2:
+            return None
+    return " / ".join(names)
 
 
 def _result_row(line: str) -> bool:
@@ -940,9 +1038,9 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
             heading = (i, ln)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         line_batch = _line_batch(ln, RATE, CJK_RATE)
-        for clause in CLAUSE.split(ln):
+        for clause, quoted in _clauses(ln):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
-            if REFERENCE_FIGURE.search(clause) or HOPED_FIGURE.search(clause):
+            if quoted or HOPED_FIGURE.search(clause):
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
                 continue
@@ -980,7 +1078,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                          or CJK_TOTAL.search(clause[:m.start()]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
                 out.append(Measurement(where(name, i), metric, number(m.group(1)), "tok/s", stat="reported", tp=tp,
-                                       batch=batch, concurrency=load, gpus=gpus))
+                                       batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln)))
     return out
 
 
@@ -995,12 +1093,39 @@ TIMING_LINES = (
                r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I),
     re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I),
 )
+# ... and end to end, the prompt's processing in it: ExLlamaV2's examples print "Response generated in 8.56 seconds,
+# 1024 tokens, 119.64 tokens/second" (https://github.com/turboderp/exllamav2/tree/master/examples), a rate read with
+# a prose figure's slack.
+END_TO_END_LINES = (
+    re.compile(r"\bResponse generated in\s*[\d.]+\s*seconds?,\s*\d+\s*tokens?,\s*(\d+(?:\.\d+)?)\s*tokens?/s", re.I),
+)
 
 
 # The weights' type llama.cpp prints for the file it loaded ("model ftype = Q4_0", "file type = Q4_K - Medium"), and
 # llama-bench's model column ("llama 8B Q4_K - Medium"): the quantisation the rates above ran with.
 GGUF_TYPE = re.compile(r"\b(?:model\s+ftype|file\s+type|ftype)\s*=\s*([A-Za-z0-9_]+)|"
-                       r"^\s*\|\s*[\w.-]+\s+[\d.]+[BbMm]\s+((?:I?Q\d\w*|F16|BF16|F32)\b)")
+                       r"^\s*\|\s*[\w.-]+\s+[\d.]+[BbMm](?:\.A[\d.]+B)?\s+((?:I?Q\d\w*|F16|BF16|F32)\b)")
+
+
+# llama-bench's model cell is llama.cpp's model description, "<architecture> <size> <weight type>" ("llama 13B Q4_K -
+# Medium", "qwen3moe 30B.A3B Q4_K - Medium": a mixture's total and active sizes), and its params column the exact
+# parameter count ("13.02 B"): https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp (llama_model_desc).
+BENCH_MODEL = re.compile(r"^\s*\|\s*([a-z][\w-]*?)\s+(\d+(?:\.\d+)?)B(?:\.A(\d+(?:\.\d+)?)B)?\s+"
+                         r"(?:I?Q\d\w*|F16|BF16|F32|MXFP4)\b[^|]*\|"
+                         r"(?:\s*[\d.]+\s*[GM]iB\s*\|\s*(\d+(?:\.\d+)?)\s*B\s*\|)?", re.I)
+
+
+def _bench_model(line: str) -> str | None:
+    """The model a llama-bench row ran, as a name the catalog can place: a mixture by its architecture and both sizes
+    ("qwen3-30B-A3B"); a dense model by its architecture and its parameter count to a tenth ("llama 13.0B", which
+    tells Llama 2 7B's 6.74 B from Mistral 7B's 7.24 B that both print as "llama 7B")."""
+    m = BENCH_MODEL.match(line)
+    if not m:
+        return None
+    arch, size, active, params = m.groups()
+    if active:
+        return f"{re.sub(r'moe$', '', arch, flags=re.I)}-{size}B-A{active}B"
+    return f"{arch} {float(params):.1f}B" if params else f"{arch} {size}B"
 
 
 def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
@@ -1014,14 +1139,18 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
         dtype = quant_dtype(kind) or ("fp16" if kind.upper() in ("F16", "BF16") else None)
         if dtype:
             out.append(Workload(where(name, i), dtype=dtype))
+    models = [(i, model) for i, ln in code_lines if (model := _bench_model(ln))]
+    if models:
+        out.append(Workload(where(name, models[0][0]), model=models[0][1]))
     for i, ln in code_lines:
         if re.search(r"\bprompt[ _]eval\b", ln, re.I):
             continue
-        for pattern in TIMING_LINES:
+        for pattern in TIMING_LINES + END_TO_END_LINES:
             m = pattern.search(ln)
             if m:
                 # the tool timed decode alone (no prompt, no HTTP turn): a mean, judged without a prose figure's slack
-                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s", stat="mean"))
+                out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
+                                       stat="reported" if pattern in END_TO_END_LINES else "mean"))
                 break
     return out
 
@@ -1087,8 +1216,8 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
-        for clause in (c for s in re.split(r"(?<=[.!?])\s+", ln) for c in CLAUSE.split(s)):
-            if REFERENCE_FIGURE.search(clause):
+        for clause, quoted in _clauses(ln):
+            if quoted:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
             b = BATCH.search(clause)
@@ -1111,5 +1240,5 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                 if batch is None and metric != "ttft_ms":
                     batch = only_load  # one stream's step time at the load the ticket runs, wherever it says it
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=batch))
+                                       batch=batch, gpu_name=clause_gpu(clause, ln)))
     return out
