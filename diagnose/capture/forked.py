@@ -8,7 +8,10 @@ SQLite or Python at the moment of the fork could leave a lock held in the child 
 
 The child ignores nothing and prints nothing: Ctrl-C in a terminal reaches it too, and it dies of
 the signal without a traceback (SIGINT's default action); the parent stops it on any error of its
-own (`stop`), and multiprocessing ends daemonic children when the interpreter exits.
+own (`stop`), and multiprocessing ends daemonic children when the interpreter exits. A parent that
+dies of a signal (kill, timeout, the OOM killer) runs none of that: on Linux the kernel sends the
+child SIGTERM then (PR_SET_PDEATHSIG), and the child holds no reader of the pipe, so a result no
+one reads fails to send (EPIPE) instead of blocking for ever on a full pipe.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class Forked:
 
         ctx = multiprocessing.get_context("fork")
         self._recv, send = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_child, args=(send, work, args), daemon=True)
+        self._proc = ctx.Process(target=_child, args=(self._recv, send, os.getpid(), work, args), daemon=True)
         self._proc.start()
         send.close()  # the child holds the only writer: its exit ends the pipe
 
@@ -71,15 +74,33 @@ class Forked:
         self._proc.join()
 
 
-def _child(send, work, args) -> None:
+def _child(recv, send, parent: int, work, args) -> None:
     import signal
 
+    recv.close()  # the parent's end: should the parent die, a send fails instead of filling the pipe
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends the child quietly; the parent reports it
+    _end_with_parent(parent)
     try:
         out = ("ok", work(*args))
     except Exception as exc:  # noqa: BLE001 - raised in the parent, where the analysis turns it into one line
         out = ("error", exc)
     try:
         send.send(out)
+    except OSError:  # the parent is gone (EPIPE): no one to tell
+        return
     except Exception as exc:  # noqa: BLE001 - an unpicklable result or error: its text still reaches the parent
         send.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def _end_with_parent(parent: int) -> None:
+    """Linux: SIGTERM to this process when its parent dies (prctl PR_SET_PDEATHSIG), so a killed
+    command leaves no reader behind; a parent already gone before the call ends it here."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no prctl: the closed reader above still ends a blocked send
+        return
+    if os.getppid() != parent:
+        os._exit(0)
