@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import threading
 
+from diagnose.errors import ProbeError
+
 # rows of a table from which its read goes to a process: where the NVTX read already splits across
 # threads (nvtx.PART_CHUNKS chunks a part). A fork and an empty result cost 3 ms (15 ms the first
 # time, importing multiprocessing; measured with the analysis imported), against 0.2 s of CPU for
@@ -58,8 +60,7 @@ class Forked:
             kind, value = self._recv.recv()
         except EOFError:
             self._proc.join()
-            raise RuntimeError(f"the capture's reading process ended without a result "
-                               f"(exit code {self._proc.exitcode})") from None
+            raise _no_result(self._proc.exitcode) from None
         finally:
             self._recv.close()
         self._proc.join()
@@ -72,6 +73,21 @@ class Forked:
         if self._proc.is_alive():
             self._proc.terminate()
         self._proc.join()
+
+
+def _no_result(code: int) -> Exception:
+    """A child that ended without a result: killed by a signal (the OOM killer's SIGKILL, a user's
+    kill) is a failed probe of this machine, not a bug of ours; any other exit is one."""
+    if code < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "unknown"
+        oom = "; out of memory?" if -code == signal.SIGKILL else ""
+        return ProbeError(f"the NVTX reading process was killed by signal {-code} ({name}{oom})")
+    return RuntimeError(f"the capture's reading process ended without a result (exit code {code})")
 
 
 def _child(recv, send, parent: int, work, args) -> None:
