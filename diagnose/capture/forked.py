@@ -3,8 +3,12 @@
 Why a process: the analysis reads on threads, and the sqlite3 module releases the GIL only while
 SQLite itself runs; the Python and numpy work on every chunk (splitting, dict look-ups, folds) is
 serialised by the GIL across all threads. A forked child has a GIL of its own, so that work runs
-on another core. Fork only while the process runs no other thread (`usable`): a thread inside
-SQLite or Python at the moment of the fork could leave a lock held in the child forever.
+on another core. Fork only on Linux (macOS frameworks are not fork-safe, which is why CPython spawns
+there) and only while the process runs no other Python thread (`usable`): a thread inside SQLite or
+Python at the moment of the fork could leave a lock held in the child forever. The native threads
+of numpy's OpenBLAS pool do not count: OpenBLAS joins its pool before any fork (pthread_atfork,
+openblas_fork_handler in https://github.com/OpenMathLib/OpenBLAS/blob/develop/driver/others/memory.c),
+so Python 3.12+'s DeprecationWarning on forking a multi-threaded process is silenced for this fork.
 
 The child ignores nothing and prints nothing: Ctrl-C in a terminal reaches it too, and it dies of
 the signal without a traceback (SIGINT's default action); the parent stops it on any error of its
@@ -17,7 +21,9 @@ one reads fails to send (EPIPE) instead of blocking for ever on a full pipe.
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import warnings
 
 from diagnose.errors import ProbeError
 
@@ -37,9 +43,9 @@ def cores() -> int:
 
 
 def usable(rows: int | None) -> bool:
-    """A fork for a read of `rows` rows: large enough, more than one core, no other thread running."""
+    """A fork for a read of `rows` rows: large enough, more than one core, Linux, no other thread running."""
     return bool(rows and rows >= MIN_ROWS and cores() > 1 and threading.active_count() == 1
-                and hasattr(os, "fork"))
+                and sys.platform == "linux")
 
 
 class Forked:
@@ -51,7 +57,9 @@ class Forked:
         ctx = multiprocessing.get_context("fork")
         self._recv, send = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_child, args=(self._recv, send, os.getpid(), work, args), daemon=True)
-        self._proc.start()
+        with warnings.catch_warnings():  # safe: no other thread runs (usable) to race on the filters
+            warnings.filterwarnings("ignore", "This process .* is multi-threaded, use of fork", DeprecationWarning)
+            self._proc.start()
         send.close()  # the child holds the only writer: its exit ends the pipe
 
     def result(self):
