@@ -90,7 +90,10 @@ NEEDS_PROC = pytest.mark.skipif(not glob.glob("/proc/self/task/*/children"),
 
 
 def _children(pid: int) -> list[int]:
-    return [int(c) for f in glob.glob(f"/proc/{pid}/task/*/children") for c in open(f).read().split()]
+    """The main thread's children (the fork is made there, forked.usable): its task is always
+    there, where another thread's could end between listing and reading."""
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(c) for c in f.read().split()]
 
 
 def _gone(pid: int) -> bool:
