@@ -40,7 +40,6 @@ import time
 from pathlib import Path
 
 from diagnose.capture import forked  # the fork threshold and the core count the runs meet
-from diagnose.capture.forked import cores
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO.parent / "shared" / "captures" / "nsysai_h100x2_fastvideo_train_before.sqlite"
@@ -241,9 +240,9 @@ def main() -> int:
     print(verdict("full analysis / bare GROUP BYs (wall)", full[0] / bare[0], 1.5))
     # CPU seconds too: on a machine shared with other work, wall time depends on what else runs
     print(f"  (CPU: {full[3] / bare[3]:.2f}; the analysis reads on several threads (kernels; API calls; NVTX in "
-          f"{cores()} parts, on a forked process of its own from {forked.MIN_ROWS:,} rows, its CPU counted here, "
-          "the peak the larger process's), the bare GROUP BYs on one; load average "
-          f"{os.getloadavg()[0]:.1f} on {cores()} CPUs: other work on them stretches every wall time)")
+          f"{forked.cores()} parts, on a forked process of its own from {forked.MIN_ROWS:,} rows, its CPU counted "
+          "here, the peak the larger process's), the bare GROUP BYs on one; load average "
+          f"{os.getloadavg()[0]:.1f} on {forked.cores()} CPUs: other work on them stretches every wall time)")
     print(verdict("peak memory of the full analysis, MB", full[1], 1024))
     print(verdict("peak memory of --stats --json, MB", stats[1], 1024))
     # the cached re-runs (their caches were filled by the first runs above)
@@ -271,7 +270,7 @@ def main() -> int:
         print("nsys stats: not installed here, so the --stats vs nsys stats ratio (target >= 3x) is not measured")
 
     # the NVTX read (most of --stats' work) on one thread and on as many as there are CPUs
-    threads = sorted({1, cores()})
+    threads = sorted({1, forked.cores()})
     reads = {n: timed([sys.executable, "-c", NVTX_READ, str(path), str(n)]) for n in threads}
     print(f"NVTX read alone ({counts.get('NVTX_EVENTS', 0):,} rows, every duration kept): " + "; ".join(
         f"{n} thread{'s' * (n > 1)} {w:.2f} s wall, {c:.2f} s CPU" for n, (w, _, _, c) in reads.items()))
@@ -323,7 +322,7 @@ def small_export(out: Path, runs: int) -> None:
     print(verdict(f"small export ({SMALL.name}): CPU beyond Python's own start-up, s (best of {runs})",
                   min(small) - min(python), 0.25))
     print(f"  (median of {runs}: {statistics.median(small) - statistics.median(python):.2f} s; "
-          f"load average {os.getloadavg()[0]:.1f} on {cores()} CPUs)")
+          f"load average {os.getloadavg()[0]:.1f} on {forked.cores()} CPUs)")
 
 
 if __name__ == "__main__":

@@ -399,7 +399,7 @@ class _Rest:
 
     finish: Any
     worker: threading.Thread
-    child: forked.Forked | None = None
+    child: forked.Forked | None
 
     def __call__(self, facts: Facts) -> None:
         self.finish(facts)
@@ -518,7 +518,7 @@ def _api_aggregates(other: Capture, medians: bool, memops: bool | None) -> None:
 
 
 def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool, busiest: dict,
-                     walked: threading.Event, child: forked.Forked | None = None) -> None:
+                     walked: threading.Event, child: forked.Forked | None) -> None:
     """The NVTX groups (with every duration for --stats; from `child` when they are read on a
     process of its own) and the NVTX steps; without NVTX steps, the kernel pattern's steps of the
     busiest GPU once the kernel walk names it (find_steps): read here, they overlap what the
