@@ -86,7 +86,8 @@ def cli():
       diagnose node --quick
 
     Exit codes: 0 no finding at or above --fail-on, 1 at least one such finding,
-    2 bad usage or unreadable input, 3 a probe or the tool itself failed.
+    2 bad usage or unreadable input, 3 a probe or the tool itself failed,
+    130 stopped by Ctrl-C, 143 stopped by SIGTERM.
     """
 
 
