@@ -3482,6 +3482,13 @@ _AB_BINDER = re.compile(r"\b(?:numactl|taskset)\b|--(?:cpunodebind|membind|physc
 _AB_RATE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tok\w*/s|t/s|tps|tokens? per second|it/s|[GM]B/s|samples/s|"
                       r"images?/s|img/s|fps)(?![\w/])", re.I)
 AB_GAIN = 1.2
+# A sentence is the unbound run only when it says so ("plain", "by default", "without numactl", "unpinned"), or when
+# the bound sentence says it is the same run ("same test/command"); runs at different batch sizes are no pair.
+_AB_UNBOUND = re.compile(r"\b(?:plain|by default|default (?:settings|launch|run|config\w*)|out of the box|normally|"
+                         r"unbound|unpinned|not (?:pinned|bound)|without (?:any\s+)?(?:pinning|binding))\b", re.I)
+_AB_SAME_RUN = re.compile(r"\bsame\s+(?:test|command|run|benchmark|bench|setup|job|script|workload|launch|"
+                          r"config\w*)\b", re.I)
+_AB_BATCH = re.compile(r"\b(?:batch(?:[- ]?size)?|bs|concurrency)\s*(?:of\s+|=\s*|:\s*)?(\d+)\b", re.I)
 
 
 def _ab_unit(unit: str) -> str:
@@ -3498,13 +3505,15 @@ def binding_ab(text: str) -> Claim | None:
         rates = [(float(m.group(1)), _ab_unit(m.group(2))) for m in _AB_RATE.finditer(sentence)]
         if len(rates) != 1:
             continue  # two figures in one sentence are a comparison of their own, not one run
+        batch = {m.group(1) for m in _AB_BATCH.finditer(sentence)}
         b = _AB_BINDER.search(sentence)
-        if not b:
-            free.append(rates[0])
-        elif not _NO_BINDING.search(sentence[:b.start()]) and not hypothetical(sentence, b.start()):
-            bound.append((rates[0], sentence, b))
-    for (value, unit), sentence, b in bound:
-        others = [v for v, u in free if u == unit]
+        if not b or _NO_BINDING.search(sentence[:b.start()]):
+            free.append((rates[0], batch, bool(b) or bool(_AB_UNBOUND.search(sentence))))
+        elif not hypothetical(sentence, b.start()):
+            bound.append((rates[0], sentence, b, batch, bool(_AB_SAME_RUN.search(sentence))))
+    for (value, unit), sentence, b, batch, same_run in bound:
+        others = [v for (v, u), fb, said in free
+                  if u == unit and (said or same_run) and not (batch and fb and batch != fb)]
         if others and value >= AB_GAIN * max(others):
             return Claim("numa_words", "", _quote(sentence, b, 80),
                          {"groups": [], "bound": value, "unbound": max(others), "unit": unit, "origin": "figures"})

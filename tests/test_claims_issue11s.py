@@ -42,6 +42,9 @@ BOUND_FASTER = [
     "Throughput is 1200 samples/s by default. Launching every rank under taskset -c 0-15 it goes up to 1650 samples/s.",
     "mpirun with default settings: 9.8 GB/s. Same command with --bind-to numa: 12.9 GB/s.",
     "Decode runs at about 20 t/s out of the box. After I pinned the workers to their local NUMA node it was 27 t/s.",
+    # (review st 1) the other run unmarked, the bound one said to be the same run
+    "The job gives 20 tok/s. Same script pinned with taskset -c 0-15: 30 tok/s.",
+    "Unpinned the server manages 14 tok/s at batch 4. Under numactl -N 1 -m 1 at batch 4 it reaches 21 tok/s.",
 ]
 
 NOT_A_GAIN = [
@@ -56,6 +59,14 @@ NOT_A_GAIN = [
     "It does 15 tok/s. If we pinned it with taskset it should reach 30 tok/s.",
     # different units: no A/B
     "Prefill takes 800 ms. Under numactl --cpunodebind=0 decode reaches 40 tok/s.",
+    # (review st 1) the other figure is another batch, driver or model, not the unbound run
+    "At batch 1 we get 40 tok/s. We always launch with numactl --cpunodebind=0 --membind=0 and at batch 8 reach "
+    "250 tok/s.",
+    "On the old driver it was 30 tok/s. Now, run with numactl --cpunodebind=0 python bench.py, it gives 45 tok/s on a "
+    "different model.",
+    "The 8B model decodes at 50 tok/s. The 1B model, launched under taskset -c 0-7, does 140 tok/s.",
+    "Plain launch at bs=1: 12 tok/s. Same command under numactl --cpunodebind=0 at bs=16: 90 tok/s.",
+    "Last month we saw 18 tok/s. Our launcher binds each worker to its local NUMA node and now shows 26 tok/s.",
 ]
 
 
