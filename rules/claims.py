@@ -3696,6 +3696,27 @@ _REFERENCE_MARK = re.compile(
     r"(?:\bnot|n't)\s+(?:(?:get\w*|reach\w*|see\w*|the|near|close to|anywhere near)\s+){0,2}(?:~|about\s+)?(?=\d)|"
     r"没有\s*(?:达到\s*)?(?=\d)|达不到|不到\s*(?=\d)|而不是|官方|文档|宣称|标称|号称", re.I)
 REFERENCE_GAP = 1.5
+# (the mark must govern the larger figure, next to it: "instead of the 5000 tok/s", "120 tok/s the README shows";
+# the larger one said to be our own earlier figure is a regression, not a reference: "not the 90 tok/s we had before")
+_REFERENCE_NEAR = 40
+_OUR_EARLIER = re.compile(r"\b(?:we|I)\s+(?:had|got|saw|used to|were getting|was getting)\b|\bused to\b|"
+                          r"\bpreviously\b|\bbefore\b|\bearlier\b|\blast (?:week|month|year|release|version)\b|"
+                          r"\bold (?:version|release|driver|build)\b|以前|之前|原来", re.I)
+
+
+def _reference_mark(sentence: str, rates: list) -> re.Match | None:
+    """The reference mark beside the larger of two rates, unless that figure is said to be our own earlier one."""
+    (_, _, first), (_, _, second) = rates
+    high = first if rates[0][0] >= rates[1][0] else second
+    start = first.end() if high is second else 0
+    end = second.start() if high is first else len(sentence)
+    before = max(start, high.start() - _REFERENCE_NEAR)
+    after = min(end, high.end() + _REFERENCE_NEAR)
+    if _OUR_EARLIER.search(sentence, before, after):
+        return None
+    # (the search before runs one character into the figure: "not the (?=\d)" looks ahead at it)
+    return _REFERENCE_MARK.search(sentence, before, high.start() + 1) or \
+        _REFERENCE_MARK.search(sentence, high.end(), after)
 
 
 def reference_rate(text: str) -> Claim | None:
@@ -3704,7 +3725,7 @@ def reference_rate(text: str) -> Claim | None:
         rates = [(float(m.group(1)), _ab_unit(m.group(2)), m) for m in _AB_RATE.finditer(sentence)]
         if len(rates) != 2 or rates[0][1] != rates[1][1] or asked(sentence):
             continue
-        mark = _REFERENCE_MARK.search(sentence)
+        mark = _reference_mark(sentence, rates)
         if not mark:
             continue
         low, high = sorted(r[0] for r in rates)

@@ -155,6 +155,17 @@ NO_REFERENCE = [
     "TP1 gives 3000 tok/s and TP2 gives 1500 tok/s.",                    # two layouts, no reference
     "Should I get 240 tok/s rather than 87 tok/s here?",                 # asked
     "I get 110 tok/s instead of the 120 tok/s in the README.",           # within the gap: no shortfall to explain
+    # (review st 2) the larger figure is our own earlier one, or the reference word governs neither figure
+    "Upgrading vLLM dropped us to 40 tok/s, not the 90 tok/s we had before, on Llama-3-8B on an A100.",
+    "After the driver update we see 35 tok/s instead of the 80 tok/s we used to get.",
+    "It now runs at 20 tok/s rather than 50 tok/s as previously measured on the same box.",
+    "Following the docs we set up TP2, which gives 45 tok/s; TP1 gives 95 tok/s.",
+]
+
+# (review st 2) the reference word governing the larger figure, not our own earlier one: still read
+AGAINST_A_REFERENCE += [
+    ("After the upgrade we see 40 tok/s, not the 90 tok/s that the model card reports.", 40, 90),
+    ("We reach 700 tok/s; the blog post shows 2100 tok/s for the same GPU.", 700, 2100),
 ]
 
 
