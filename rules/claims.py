@@ -569,6 +569,14 @@ _HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
+
+# (review st 3) A one that opens a sweep is no single stream: "bs=1 and 8", "batch size 1 to 32", "concurrency of 1, 8
+# and 64" (the next figure a count of something else is no sweep: "concurrency=1 and 512 output tokens").
+_NOT_A_SWEEP = (r"(?!\s*(?:and|or|to|through|,|/|-|–|~|vs\.?)\s*(?:(?:bs|batch(?:[ _-]?size)?|concurrency)\s*[=:]?\s*)?"
+                r"\d+(?:\.\d+)?(?!\d|\.\d|\s*(?:%|x\b|k\b|[KMG]i?B|ms\b|s\b|sec\w*|min\w*|tok\w*|output|input|"
+                r"prompt|request|GPU|card|node|user|seq\w*|step|iter\w*|sample|image|thread|layer|head|expert|word|"
+                r"char|byte|item|quer)))")
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -906,7 +914,7 @@ PATTERNS: dict[str, list[str]] = {
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
         r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b",
-        r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
+        r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
         r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?"
         r"\b(?:is |are )?(?:small|low|few)\b",
         r"#running-req: 1\b|\bRunning: 1 reqs\b",
@@ -3673,8 +3681,8 @@ _extend(MORE_WORDS_R)
 # --concurrency name the requests in flight; at one, decode is latency-bound (few_requests).
 MORE_WORDS_S: dict[str, list[str]] = {
     "few_requests": [
-        r"\bconcurrency\s*(?:=|:|of|is|was|set to)?\s*1\b(?!\.\d)",
-        r"--(?:max[-_])?concurrency[ =]1\b(?!\.\d)",
+        r"\bconcurrency\s*(?:=|:|of|is|was|set to)?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
+        r"--(?:max[-_])?concurrency[ =]1\b(?!\.\d)" + _NOT_A_SWEEP,
         r"\b(?:1|one|a single)\s+concurrent\s+(?:request|user|stream|client|prompt)s?\b",
         r"\bonly\s+(?:tested|ran|sent|measured|benchmarked|tried|timed)\s+(?:with\s+)?(?:a single|one|1)\s+"
         r"(?:request|prompt|query|sequence|input|sample)\b",
@@ -3900,7 +3908,7 @@ _NOT_IN_USE_YET = re.compile(r"\b(?:suggest\w*|recommend\w*|advis\w*|propos\w*|t
 # (issue 11 s) One sequence at a time as launch flags and shorthand give it: "bs=1" / "BS1" (not "BS1 and BS8"),
 # vLLM's --max-num-seqs 1 / max_num_seqs=1, TensorRT-LLM's --max_batch_size 1, and "I send one prompt and wait".
 _extend({"few_requests": [
-    r"\bbs\s*[=:]?\s*1\b(?!\.\d)(?!\s*(?:and|,|/|-|to|vs\.?)\s*bs\s*[=:]?\s*\d)(?!\s*(?:,|/|-)\s*\d)",
+    r"\bbs\s*[=:]?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
     r"(?:--?|\b)max[-_](?:num[-_]seqs|batch[-_]size|running[-_]requests)\s*[= ]\s*1\b(?![.\d])",
     r"\b(?:send|sending|sent|run|running|ran|submit\w*|fire|firing)\s+(?:only\s+)?(?:one|a single)\s+"
     r"(?:prompt|request|query)\s+(?:and\s+wait|at a time|then wait|and then)\b",

@@ -584,6 +584,16 @@ def test_chinese_gdr_upgrade_and_link_wordings(text, kind, read):
     ("bs=16 gives 900 tok/s.", False),
     ("--max-num-seqs 16 --max-model-len 4096", False),
     ("We send one prompt per user, 64 users at once.", False),
+    # (review st 3) a one that opens a sweep is no single stream; a one followed by another count still is
+    ("Llama-3-8B gives 40 tok/s with bs=1 and 8.", False),
+    ("We swept bs = 1 to 32.", False),
+    ("We swept concurrency 1 to 64.", False),
+    ("Numbers for a concurrency of 1, 8 and 64 are attached.", False),
+    ("Batch size 1/4/16 all show the same gap.", False),
+    ("The sweep ran --max-concurrency 1 through 32.", False),
+    ("We tried batch sizes from batch 1 - 16.", False),
+    ("We ran concurrency=1, 256 input tokens, 128 output tokens.", True),
+    ("Batch size 1 and 2 GPUs, TP2.", True),
 ])
 def test_one_sequence_as_flags_and_shorthand(text, read):
     assert bool(observed(text, "few_requests")) == read
