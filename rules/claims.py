@@ -3840,9 +3840,16 @@ _extend({"one_slow": [
 # (issue 11 s) Two GPU models named as used together in one sentence ("we combined an RTX 3090 and an RTX 3060 with
 # tensor parallelism", "a 4090 plus a 3060 in one box", "mixed A100 and V100"): not a comparison of machines ("the
 # 4090 is faster than the 3060", "replaced the V100 with an A100"). Data {names}.
-_TOGETHER = re.compile(r"\b(?:combin\w+|together|mix(?:ed)?|mix of|paired|pair of|plus|alongside|along with|"
-                       r"tensor[- ]parallel\w*|split (?:across|over|between)|in (?:one|the same) (?:box|machine|server|"
-                       r"node|system))\b|\s\+\s", re.I)
+# (review st 4) "plus" and "tensor parallel" alone say nothing of one job: "an H100 node and an A100 node, each running
+# its own copy with tensor parallelism". The words must say the two work as one, next to the names.
+_TOGETHER = re.compile(r"\b(?:combin\w+|together|pair(?:s|ed|ing)?|pair of|alongside|along with|"
+                       # ("mixed A100 and V100", "a mix of 3090s and 3060s"; not "mixed results")
+                       r"mix(?:ed|es|ing)?\s+(?:of\s+)?(?:\w+\s+){0,2}?(?=(?:RTX|GTX|Tesla|Quadro|[a-z]{1,3}\s?\d))|"
+                       r"split\w*\s+(?:\w+\s+){0,3}?(?:across|over|between)|across (?:both|the two|them|all)|"
+                       r"in (?:one|the same|a single) (?:box|machine|server|node|system|(?:tensor[- ]parallel |TP )?group)|"
+                       r"(?:one|the same|a single) (?:tensor[- ]parallel|TP) group)\b", re.I)
+_APART = re.compile(r"\b(?:each|separate\w*|own|independent\w*|individual\w*|apart)\b", re.I)
+_TOGETHER_NEAR = 60
 _CONTRAST = re.compile(r"\b(?:than|vs\.?|versus|compar\w+|instead of|replac\w+|switch\w*|upgrad\w*|swapp?\w*|"
                        r"moved? from|rather than)\b", re.I)
 
@@ -3852,10 +3859,13 @@ def gpus_together(facts: Facts) -> Claim | None:
         for sentence in sentences(text):
             found = list(GPU_NAME.finditer(sentence))
             names = list(dict.fromkeys(m.group(1) for m in found))
-            if len(names) < 2 or not _TOGETHER.search(sentence) or asked(sentence):
+            if len(names) < 2 or asked(sentence) or _APART.search(sentence):
                 continue
             m = found[0]
             second = next(x for x in found if x.group(1) == names[1])
+            if not _TOGETHER.search(sentence, max(0, m.start() - _TOGETHER_NEAR),
+                                    min(len(sentence), second.end() + _TOGETHER_NEAR)):
+                continue
             if _CONTRAST.search(sentence[max(0, m.start() - 30):second.end()]):
                 continue  # the two named against each other, or one for the other
             return Claim("gpus_together", source, _quote(sentence, m, 100), {"names": names})

@@ -486,6 +486,18 @@ NOT_TOGETHER = [
     "The RTX 4090 is faster than the RTX 3060 in every test.",      # compared
     "We replaced the V100 with an A100 and the job got faster.",    # one for the other
     "Should we combine an RTX 3090 and an RTX 3060?",               # asked
+    # (review st 4) two machines each running alone, "plus" of an inventory, tensor parallelism of each
+    "We have an H100 node and an A100 node; each runs its own copy of the model with tensor parallelism.",
+    "Our H100 box plus the A100 box in the other rack: the H100 runs Llama-3-8B at 60 tok/s on its own.",
+    "The A100 server and the L40S server serve separate models with tensor parallel size 2.",
+    "One team uses an RTX 4090, plus another uses an RTX 3090, independently of each other.",
+    "We got mixed results: some runs on an A100 look fine, others on an H100 do not, and so on for many more days.",
+]
+
+# (review st 4) the two said to work as one
+TOGETHER += [
+    "An RTX 4090 + an RTX 3090 in one box, serving Llama-3-8B across both with TP=2.",
+    "The tensor-parallel group pairs an A100 with an A6000.",
 ]
 
 
