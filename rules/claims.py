@@ -1397,6 +1397,11 @@ def claims(facts: Facts) -> list[Claim]:
         if ref:
             ref.source = source
             out.append(ref)
+        if not any(c.kind == "one_slow" and c.source == source for c in out):
+            slow = one_slow_ab(text)
+            if slow:
+                slow.source = source
+                out.append(slow)
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
@@ -3827,14 +3832,55 @@ def affinity_vs_binding(text: str) -> Claim | None:
 # includes one GPU being slow points at that GPU's link instead: ticket.one_gpu_every_peer.) A collective
 # finishes when its last rank arrives (NCCL docs; PyTorch distributed's straggler guidance).
 _ONE_NAMED = r"(?:the\s+)?(?:node|host|GPU|rank|card|server|machine|worker)\s*[#:]?\s*[\w.-]*\d[\w.-]*\b"
-_BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|fine|recover\w*|goes back|went back|drops? to|fell to|falls? to|"
-                  r"improv\w*|(?:only\s+)?takes?\s+(?:about\s+|~)?\d|is\s+(?:about\s+|~)?\d|gives?\s+(?:about\s+|~)?\d)")
+# (review st 5) Only words that say the speed came back; a bare figure ("it takes 2.2 s") only through one_slow_ab,
+# which compares it with the earlier one; never "worse" or "slower" after it; not a rank slower to load or start.
+_LEFT_OUT = (r"\b(?:without|excluding|exclud\w+|remov\w+|dropp\w+|drop|leav\w+ out|left out|skipp\w+|tak\w+ out|"
+             r"took out)\s+" + _ONE_NAMED)
+_BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|recover\w*|goes back|went back|back to (?:full )?(?:speed|\d)|"
+                  r"improv\w*)\b(?![^.\n]{0,40}?\b(?:worse|slower|no better|as slow)\b)")
+_NOT_THE_STEP = r"(?![^.\n]{0,40}?\b(?:load\w*|start\w*|init\w*|boot\w*|download\w*|compil\w*|warm\w*)\b)"
 _extend({"one_slow": [
-    r"\b(?:without|excluding|exclud\w+|remov\w+|dropp\w+|drop|leav\w+ out|left out|skipp\w+|tak\w+ out|took out)\s+"
-    + _ONE_NAMED + _AFFIRMED + r"{0,80}?" + _BACK_TO_SPEED,
+    _LEFT_OUT + _AFFIRMED + r"{0,80}?" + _BACK_TO_SPEED,
     r"\b(?:rank|GPU|node|worker)\s*#?\d+(?:'s)?\s+(?:\w+\s+){0,2}?(?:takes?|is|runs?)\s+(?:about\s+|~)?"
-    r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)",
+    r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)" + _NOT_THE_STEP,
 ]})
+_LEFT_OUT_FIGURE = re.compile(_LEFT_OUT + _AFFIRMED + r"{0,80}?\b(?:takes?|took|is|was|gives?|gave|reach\w*|runs? at)\s+"
+                              r"(?:only\s+)?(?:about\s+|~\s*)?(\d+(?:\.\d+)?)\s*(ms|s|sec\w*|min\w*)?", re.I)
+_STEP_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(ms|s|sec\w*|min\w*)\b", re.I)
+
+
+def _time_unit(unit: str) -> str:
+    u = unit.lower()
+    return "ms" if u.startswith("ms") else "min" if u.startswith("mi") else "s"
+
+
+def one_slow_ab(text: str) -> Claim | None:
+    """One member left out and the job's figure better than the one measured with it (a shorter time, a higher rate
+    in the same unit), said in the same or the previous sentence: a one_slow claim, data {without, with, unit}."""
+    said = sentences(text)
+    for i, sentence in enumerate(said):
+        m = _LEFT_OUT_FIGURE.search(sentence)
+        if not m or hypothetical(sentence, m.start()):
+            continue
+        earlier = sentence[:m.start()] + " " + (said[i - 1] if i else "")
+        value = float(m.group(1))
+        if m.group(2):  # a time: shorter is better
+            unit = _time_unit(m.group(2))
+            others = [float(x.group(1)) for x in _STEP_TIME.finditer(earlier) if _time_unit(x.group(2)) == unit]
+            other = max(others, default=0.0)
+            better = value * AB_GAIN <= other
+        else:  # a rate: higher is better
+            rate = _AB_RATE.match(sentence, m.start(1))
+            if not rate:
+                continue
+            unit = _ab_unit(rate.group(2))
+            others = [float(x.group(1)) for x in _AB_RATE.finditer(earlier) if _ab_unit(x.group(2)) == unit]
+            other = min(others, default=0.0)
+            better = other > 0 and value >= AB_GAIN * other
+        if better:
+            return Claim("one_slow", "", _quote(sentence, m, 80),
+                         {"groups": [], "without": value, "with": other, "unit": unit, "origin": "figures"})
+    return None
 
 
 # (issue 11 s) Two GPU models named as used together in one sentence ("we combined an RTX 3090 and an RTX 3060 with

@@ -291,7 +291,9 @@ def one_slow(facts: Facts, predictions=None):
                "One GPU (rank) is consistently slower and the others wait for it",
                "A collective finishes when its slowest rank arrives: one GPU held back by clocks, power, a PCIe link "
                "or a busier CPU core makes every other rank wait in the collective.",
-               [claim_ev(c, "one rank behind")],
+               [claim_ev(c, "one rank behind")] + ([ev(c, "the job's figure with that member left out (expected: "
+                                                       "with it)", c.data["without"], c.data["with"], c.data["unit"])]
+                                                   if c.data.get("origin") == "figures" else []),
                fix="Find why that GPU is slower: compare `nvidia-smi -q -d CLOCK,PERFORMANCE` and the PCIe link of "
                "that GPU with its peers, and its CPU/NUMA binding.",
                refs=["throttle"])

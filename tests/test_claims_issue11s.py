@@ -462,6 +462,19 @@ NOT_SINGLED_OUT = [
     "Excluding GPU 6 did not bring the iteration time back to normal.",  # negated
     "Rank 2's forward pass takes as long as the other ranks.",           # no excess
     "Every run reaches 9 GB/s whichever hosts take part.",               # nothing singled out
+    # (review st 5) a figure without the member that is worse, a bare number that is no figure, a slow load
+    "Step time on 4 nodes is 1.8 s. After removing node 3 from the hostfile the step time is 2.5 s, worse than before.",
+    "Excluding node gpu-03 is 1 option we have not tried yet.",
+    "Rank 3 takes 30% longer than the other ranks to load the checkpoint.",
+    "With all 8 GPUs we get 1400 tok/s; without GPU 6 it gives 1100 tok/s.",
+    "Without node b7 the run takes 3 s per step, slower than the 2 s we had with it.",
+    "Rank 5 is 2x slower than the rest during startup.",
+]
+
+# (review st 5) the job measured better with the member left out, by the reporter's own figures
+SINGLED_OUT += [
+    "The full job does 900 tok/s. Without GPU 5 it reaches 1500 tok/s.",
+    "All 16 nodes: 410 ms per step; excluding host n12 the step takes 260 ms.",
 ]
 
 
