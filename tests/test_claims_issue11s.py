@@ -575,6 +575,13 @@ def test_graphs_left_out_and_launch_dominated_profiles(text, kind, read):
     ("有人建议设置 NCCL_P2P_DISABLE=1，我还没试。", False),
     ("We run with NCCL_P2P_DISABLE=1 on every node.", True),
     ("Setting NCCL_P2P_DISABLE=1 fixes the hang, someone suggested it.", True),  # tried and it fixes: in use
+    # (review st 6) advice taken: the setting runs, whoever recommended it
+    ("The vendor recommended NCCL_P2P_DISABLE=1 and we run with it.", True),
+    ("We run with NCCL_P2P_DISABLE=1 as the vendor recommended.", True),
+    ("It was recommended for our PCIe box, so NCCL_P2P_DISABLE=1 is in our launch script.", True),
+    ("Our integrator advised NCCL_IB_DISABLE=1 and every job has used it since.", True),
+    ("A colleague suggested NCCL_P2P_DISABLE=1; not tried yet.", False),
+    ("Someone on the forum recommends NCCL_P2P_DISABLE=1.", False),
 ])
 def test_suggested_or_untried_settings_are_not_in_use(text, in_use):
     from rules.common import settings
