@@ -3780,15 +3780,30 @@ _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*hos
                         re.I)
 
 
+# (review st 7) A failure the default /dev/shm explains is one said of shared memory or of setting the workers up
+# (NCCL's shm transport, "Bus error", ncclSystemError, "fails while the workers initialise"); another failure named
+# (out of memory, a missing module, an illegal access) has its own cause.
+_SETUP_FAILURE = re.compile(r"\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error|unhandled system error|"
+                            r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
+_OTHER_FAILURE = re.compile(r"\b(?:out of memory|OutOfMemoryError|OOM|No module named|ModuleNotFoundError|ImportError|"
+                            r"illegal memory access)\b", re.I)
+
+
 def container_default_shm(facts: Facts) -> Claim | None:
+    """A multi-GPU container launch line without --ipc=host or --shm-size: data {command, setup} (setup: a failure
+    in the prose is said of shared memory or of setting the workers up). None when another failure is named."""
     said = texts(facts) + _pasted(facts)
     if any(_SHM_GIVEN.search(text) for _, text in said):
         return None  # shared memory named anywhere: set, tried or asked about
+    if any(_OTHER_FAILURE.search(text) for _, text in said):
+        return None
     for source, text in said:
         for m in _CONTAINER_RUN.finditer(text):
             command = text[m.start():m.start() + 2000].split("\n\n")[0]
             if _CONTAINER_GPUS.search(command) and _CONTAINER_TP.search(command):
-                return Claim("container_default_shm", source, _quote(text, m, 100), {"command": command[:300]})
+                setup = any(_SETUP_FAILURE.search(prose) for _, prose in texts(facts))
+                return Claim("container_default_shm", source, _quote(text, m, 100),
+                             {"command": command[:300], "setup": setup})
     return None
 
 # (issue 11 s) The limit as nvidia-smi prints it: its default table's Pwr:Usage/Cap cell ("148W / 150W") and

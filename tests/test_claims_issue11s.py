@@ -359,6 +359,25 @@ NOT_DEFAULT_SHM = [
     # slow, not a hang or a failure
     "# Decode slow in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n```\n\n"
     "Decode is 20 tok/s slower than on the host.\n",
+    # (review st 7) another failure named: its own cause, not the container's /dev/shm
+    "# OOM with TP2\n\n```\ndocker run --gpus all vllm/vllm-openai --model meta-llama/Meta-Llama-3-8B "
+    "--tensor-parallel-size 2 --max-model-len 131072\n```\n\nIt fails with torch.OutOfMemoryError: CUDA out of memory. "
+    "Tried to allocate 2.00 GiB.\n",
+    "# Error with TP4 in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 4\n"
+    "```\n\nThe server errors out with ModuleNotFoundError: No module named 'flash_attn'.\n",
+    "# Crash at the first request\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n"
+    "```\n\nThe first request crashes the engine with an illegal memory access.\n",
+    # a failure said of nothing shared memory or setup could explain
+    "# Wrong answers in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n"
+    "```\n\nThe JSON schema validation fails on every reply.\n",
+]
+
+# (review st 7) a failure said of shared memory or of the workers' setup: still the lead
+DEFAULT_SHM += [
+    "# Bus error in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n```\n\n"
+    "The workers die with a Bus error.\n",
+    "# NCCL error with TP2\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n```\n\n"
+    "It fails with ncclSystemError: unhandled system error.\n",
 ]
 
 
