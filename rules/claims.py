@@ -1429,7 +1429,7 @@ def claims(facts: Facts) -> list[Claim]:
             if off and effect == "fixes" and not without:
                 effect = None
             tried = removed or off or tried_only(sentence, effect) or (
-                effect != "fixes" and (guessed(sentence) or bool(_NOT_TRIED_YET.search(sentence))))  # suggested, untried
+                effect != "fixes" and (guessed(sentence) or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
@@ -3860,7 +3860,8 @@ _extend({"one_slow": [
     r"\b(?:rank|GPU|node|worker)\s*#?\d+(?:'s)?\s+(?:\w+\s+){0,2}?(?:takes?|is|runs?)\s+(?:about\s+|~)?"
     r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)" + _NOT_THE_STEP,
 ]})
-_LEFT_OUT_FIGURE = re.compile(_LEFT_OUT + _AFFIRMED + r"{0,80}?\b(?:takes?|took|is|was|gives?|gave|reach\w*|runs? at)\s+"
+_LEFT_OUT_FIGURE = re.compile(_LEFT_OUT + _AFFIRMED + r"{0,80}?\b(?:takes?|took|is|was|gives?|gave|reach\w*|runs? at)"
+                              r"\s+"
                               r"(?:only\s+)?(?:about\s+|~\s*)?(\d+(?:\.\d+)?)\s*(ms|s|sec\w*|min\w*)?", re.I)
 _STEP_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(ms|s|sec\w*|min\w*)\b", re.I)
 
@@ -3908,7 +3909,8 @@ _TOGETHER = re.compile(r"\b(?:combin\w+|together|pair(?:s|ed|ing)?|pair of|along
                        # ("mixed A100 and V100", "a mix of 3090s and 3060s"; not "mixed results")
                        r"mix(?:ed|es|ing)?\s+(?:of\s+)?(?:\w+\s+){0,2}?(?=(?:RTX|GTX|Tesla|Quadro|[a-z]{1,3}\s?\d))|"
                        r"split\w*\s+(?:\w+\s+){0,3}?(?:across|over|between)|across (?:both|the two|them|all)|"
-                       r"in (?:one|the same|a single) (?:box|machine|server|node|system|(?:tensor[- ]parallel |TP )?group)|"
+                       r"in (?:one|the same|a single) (?:box|machine|server|node|system|"
+                       r"(?:tensor[- ]parallel |TP )?group)|"
                        r"(?:one|the same|a single) (?:tensor[- ]parallel|TP) group)\b", re.I)
 _APART = re.compile(r"\b(?:each|separate\w*|own|independent\w*|individual\w*|apart)\b", re.I)
 _TOGETHER_NEAR = 60

@@ -687,8 +687,8 @@ def test_several_sockets_as_lscpu_and_numactl_print_them(block, several):
      "more logs but nothing is printed after init.\n", False),
     ("# NCCL error on 4 GPUs\n\nWith NCCL_DEBUG=TRACE exported, the job crashes with an unhandled system error.\n",
      False),
-    ("# Stuck at startup\n\nThe server is stuck after loading; NCCL_DEBUG=TRACE shows the last call was ncclCommInitRank."
-     "\n", False),
+    ("# Stuck at startup\n\nThe server is stuck after loading; NCCL_DEBUG=TRACE shows the last call was "
+     "ncclCommInitRank.\n", False),
 ])
 def test_trace_logging_in_use_is_a_slow_nccl_path(tmp_path, text, fired):
     (tmp_path / "issue.md").write_text(text)
