@@ -3912,7 +3912,8 @@ _TOGETHER = re.compile(r"\b(?:combin\w+|together|pair(?:s|ed|ing)?|pair of|along
                        r"in (?:one|the same|a single) (?:box|machine|server|node|system|"
                        r"(?:tensor[- ]parallel |TP )?group)|"
                        r"(?:one|the same|a single) (?:tensor[- ]parallel|TP) group)\b", re.I)
-_APART = re.compile(r"\b(?:each|separate\w*|own|independent\w*|individual\w*|apart)\b", re.I)
+_APART = re.compile(r"\b(?:each\s+(?:one\s+)?(?:runs?|serves?|hosts?|handles?|gets?)|separate\w*|own|independent\w*|"
+                    r"individual\w*|apart)\b", re.I)
 _TOGETHER_NEAR = 60
 _CONTRAST = re.compile(r"\b(?:than|vs\.?|versus|compar\w+|instead of|replac\w+|switch\w*|upgrad\w*|swapp?\w*|"
                        r"moved? from|rather than)\b", re.I)

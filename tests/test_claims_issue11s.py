@@ -530,6 +530,7 @@ NOT_TOGETHER = [
 TOGETHER += [
     "An RTX 4090 + an RTX 3090 in one box, serving Llama-3-8B across both with TP=2.",
     "The tensor-parallel group pairs an A100 with an A6000.",
+    "We combined an RTX 3090 and an RTX 3060, each with a x16 slot, in one tensor-parallel group.",
 ]
 
 
