@@ -93,6 +93,7 @@ class GpuSpec:
     matmul_fp8_max: float = 0.0  # the same for FP8
     # the top SM clock (MHz): CUDA's clockRate in a real capture, else the datasheet's boost clock; 0 = not known
     max_clock_mhz: float = 0.0
+    compute_capability: float = 0.0  # CUDA's (developer.nvidia.com/cuda-gpus); 0 = not known
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
     nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
@@ -704,10 +705,11 @@ def engine(name: str | None) -> EngineSpec:
 
 def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None) -> EngineSpec:
     """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
-    format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU without BF16 tensor cores (compute
-    capability below 8.0, where ggml-cuda keeps CUDA graphs off: disable_due_to_gpu_arch) is llamacpp-eager."""
+    format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU of compute capability
+    below 8.0 (ggml-cuda keeps CUDA graphs off there: disable_due_to_gpu_arch) is llamacpp-eager; a row that does not
+    know its capability (0) keeps the graphs."""
     key = engine(name).key if name else ("llamacpp" if gguf else "generic")
-    if key == "llamacpp" and gpu is not None and gpu.bf16_tflops <= gpu.fp32_tflops:
+    if key == "llamacpp" and gpu is not None and 0 < gpu.compute_capability < 8.0:
         key = "llamacpp-eager"
     return engine(key)
 

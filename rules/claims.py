@@ -569,6 +569,14 @@ _HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
 # catalogs), never from one ticket's sentence.
+
+# (review st 3) A one that opens a sweep is no single stream: "bs=1 and 8", "batch size 1 to 32", "concurrency of 1, 8
+# and 64" (the next figure a count of something else is no sweep: "concurrency=1 and 512 output tokens").
+_NOT_A_SWEEP = (r"(?!\s*(?:and|or|to|through|,|/|-|–|~|vs\.?)\s*(?:(?:bs|batch(?:[ _-]?size)?|concurrency)\s*[=:]?\s*)?"
+                r"\d+(?:\.\d+)?(?!\d|\.\d|\s*(?:%|x\b|k\b|[KMG]i?B|ms\b|s\b|sec\w*|min\w*|tok\w*|output|input|"
+                r"prompt|request|GPU|card|node|user|seq\w*|step|iter\w*|sample|image|thread|layer|head|expert|word|"
+                r"char|byte|item|quer)))")
+
 PATTERNS: dict[str, list[str]] = {
     "virtualized": [
         r"\bvirtual machines?\b", r"\bVMs?\b", r"\bKVM\b", r"\b(?:VM|KVM|hypervisor) guest\b",
@@ -906,7 +914,7 @@ PATTERNS: dict[str, list[str]] = {
     "few_requests": [
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
         r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b",
-        r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)",
+        r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
         r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?"
         r"\b(?:is |are )?(?:small|low|few)\b",
         r"#running-req: 1\b|\bRunning: 1 reqs\b",
@@ -995,8 +1003,9 @@ _GUESS = re.compile(
     r"(?:want|like|need) to know (?:if|whether)|wondering (?:if|whether)|"
     # a suggestion someone else made ("someone suggested --enforce-eager"): advice, not the setting in use
     # (not the bare passive: "it was recommended for V100 and we kept it" says what is in use)
-    r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))\s+"
-    r"(?:suggested|recommended|advised|told me)|(?:was|were|been) suggested to (?:try|use|set)|"
+    r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|maintainers?))"
+    r"(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+"
+    r"(?:suggest(?:s|ed)?|recommend(?:s|ed)?|advis(?:e|es|ed)|told me)|(?:was|were|been) suggested to (?:try|use|set)|"
     r"(?:before|planning to) (?:buy|purchas)\w*)\b", re.I)
 # "Is it the power cap?", "Does SW Power Cap cause this?": a yes/no question offers a cause; a
 # why-question ("why is the first call slow?") presupposes what it asks about.
@@ -1389,6 +1398,11 @@ def claims(facts: Facts) -> list[Claim]:
         if ref:
             ref.source = source
             out.append(ref)
+        if not any(c.kind == "one_slow" and c.source == source for c in out):
+            slow = one_slow_ab(text)
+            if slow:
+                slow.source = source
+                out.append(slow)
         named = nccl_versions(text)  # read once: the figures, the A/B and the engine's releases all start from it
         figured = version_figures(text, named)
         versions = figured or named
@@ -1415,7 +1429,7 @@ def claims(facts: Facts) -> list[Claim]:
             if off and effect == "fixes" and not without:
                 effect = None
             tried = removed or off or tried_only(sentence, effect) or (
-                effect != "fixes" and bool(_NOT_IN_USE_YET.search(sentence)))  # (issue 11 s) suggested, untried
+                effect != "fixes" and (guessed(sentence) or bool(_NOT_TRIED_YET.search(sentence))))  # advised, untried
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
@@ -3482,6 +3496,13 @@ _AB_BINDER = re.compile(r"\b(?:numactl|taskset)\b|--(?:cpunodebind|membind|physc
 _AB_RATE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(tok\w*/s|t/s|tps|tokens? per second|it/s|[GM]B/s|samples/s|"
                       r"images?/s|img/s|fps)(?![\w/])", re.I)
 AB_GAIN = 1.2
+# A sentence is the unbound run only when it says so ("plain", "by default", "without numactl", "unpinned"), or when
+# the bound sentence says it is the same run ("same test/command"); runs at different batch sizes are no pair.
+_AB_UNBOUND = re.compile(r"\b(?:plain|by default|default (?:settings|launch|run|config\w*)|out of the box|normally|"
+                         r"unbound|unpinned|not (?:pinned|bound)|without (?:any\s+)?(?:pinning|binding))\b", re.I)
+_AB_SAME_RUN = re.compile(r"\bsame\s+(?:test|command|run|benchmark|bench|setup|job|script|workload|launch|"
+                          r"config\w*)\b", re.I)
+_AB_BATCH = re.compile(r"\b(?:batch(?:[- ]?size)?|bs|concurrency)\s*(?:of\s+|=\s*|:\s*)?(\d+)\b", re.I)
 
 
 def _ab_unit(unit: str) -> str:
@@ -3498,13 +3519,15 @@ def binding_ab(text: str) -> Claim | None:
         rates = [(float(m.group(1)), _ab_unit(m.group(2))) for m in _AB_RATE.finditer(sentence)]
         if len(rates) != 1:
             continue  # two figures in one sentence are a comparison of their own, not one run
+        batch = {m.group(1) for m in _AB_BATCH.finditer(sentence)}
         b = _AB_BINDER.search(sentence)
-        if not b:
-            free.append(rates[0])
-        elif not _NO_BINDING.search(sentence[:b.start()]) and not hypothetical(sentence, b.start()):
-            bound.append((rates[0], sentence, b))
-    for (value, unit), sentence, b in bound:
-        others = [v for v, u in free if u == unit]
+        if not b or _NO_BINDING.search(sentence[:b.start()]):
+            free.append((rates[0], batch, bool(b) or bool(_AB_UNBOUND.search(sentence))))
+        elif not hypothetical(sentence, b.start()):
+            bound.append((rates[0], sentence, b, batch, bool(_AB_SAME_RUN.search(sentence))))
+    for (value, unit), sentence, b, batch, same_run in bound:
+        others = [v for (v, u), fb, said in free
+                  if u == unit and (said or same_run) and not (batch and fb and batch != fb)]
         if others and value >= AB_GAIN * max(others):
             return Claim("numa_words", "", _quote(sentence, b, 80),
                          {"groups": [], "bound": value, "unbound": max(others), "unit": unit, "origin": "figures"})
@@ -3664,8 +3687,8 @@ _extend(MORE_WORDS_R)
 # --concurrency name the requests in flight; at one, decode is latency-bound (few_requests).
 MORE_WORDS_S: dict[str, list[str]] = {
     "few_requests": [
-        r"\bconcurrency\s*(?:=|:|of|is|was|set to)?\s*1\b(?!\.\d)",
-        r"--(?:max[-_])?concurrency[ =]1\b(?!\.\d)",
+        r"\bconcurrency\s*(?:=|:|of|is|was|set to)?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
+        r"--(?:max[-_])?concurrency[ =]1\b(?!\.\d)" + _NOT_A_SWEEP,
         r"\b(?:1|one|a single)\s+concurrent\s+(?:request|user|stream|client|prompt)s?\b",
         r"\bonly\s+(?:tested|ran|sent|measured|benchmarked|tried|timed)\s+(?:with\s+)?(?:a single|one|1)\s+"
         r"(?:request|prompt|query|sequence|input|sample)\b",
@@ -3687,6 +3710,27 @@ _REFERENCE_MARK = re.compile(
     r"(?:\bnot|n't)\s+(?:(?:get\w*|reach\w*|see\w*|the|near|close to|anywhere near)\s+){0,2}(?:~|about\s+)?(?=\d)|"
     r"没有\s*(?:达到\s*)?(?=\d)|达不到|不到\s*(?=\d)|而不是|官方|文档|宣称|标称|号称", re.I)
 REFERENCE_GAP = 1.5
+# (the mark must govern the larger figure, next to it: "instead of the 5000 tok/s", "120 tok/s the README shows";
+# the larger one said to be our own earlier figure is a regression, not a reference: "not the 90 tok/s we had before")
+_REFERENCE_NEAR = 40
+_OUR_EARLIER = re.compile(r"\b(?:we|I)\s+(?:had|got|saw|used to|were getting|was getting)\b|\bused to\b|"
+                          r"\bpreviously\b|\bbefore\b|\bearlier\b|\blast (?:week|month|year|release|version)\b|"
+                          r"\bold (?:version|release|driver|build)\b|以前|之前|原来", re.I)
+
+
+def _reference_mark(sentence: str, rates: list) -> re.Match | None:
+    """The reference mark beside the larger of two rates, unless that figure is said to be our own earlier one."""
+    (_, _, first), (_, _, second) = rates
+    high = first if rates[0][0] >= rates[1][0] else second
+    start = first.end() if high is second else 0
+    end = second.start() if high is first else len(sentence)
+    before = max(start, high.start() - _REFERENCE_NEAR)
+    after = min(end, high.end() + _REFERENCE_NEAR)
+    if _OUR_EARLIER.search(sentence, before, after):
+        return None
+    # (the search before runs one character into the figure: "not the (?=\d)" looks ahead at it)
+    return _REFERENCE_MARK.search(sentence, before, high.start() + 1) or \
+        _REFERENCE_MARK.search(sentence, high.end(), after)
 
 
 def reference_rate(text: str) -> Claim | None:
@@ -3695,7 +3739,7 @@ def reference_rate(text: str) -> Claim | None:
         rates = [(float(m.group(1)), _ab_unit(m.group(2)), m) for m in _AB_RATE.finditer(sentence)]
         if len(rates) != 2 or rates[0][1] != rates[1][1] or asked(sentence):
             continue
-        mark = _REFERENCE_MARK.search(sentence)
+        mark = _reference_mark(sentence, rates)
         if not mark:
             continue
         low, high = sorted(r[0] for r in rates)
@@ -3736,15 +3780,30 @@ _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*hos
                         re.I)
 
 
+# (review st 7) A failure the default /dev/shm explains is one said of shared memory or of setting the workers up
+# (NCCL's shm transport, "Bus error", ncclSystemError, "fails while the workers initialise"); another failure named
+# (out of memory, a missing module, an illegal access) has its own cause.
+_SETUP_FAILURE = re.compile(r"\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error|unhandled system error|"
+                            r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
+_OTHER_FAILURE = re.compile(r"\b(?:out of memory|OutOfMemoryError|OOM|No module named|ModuleNotFoundError|ImportError|"
+                            r"illegal memory access)\b", re.I)
+
+
 def container_default_shm(facts: Facts) -> Claim | None:
+    """A multi-GPU container launch line without --ipc=host or --shm-size: data {command, setup} (setup: a failure
+    in the prose is said of shared memory or of setting the workers up). None when another failure is named."""
     said = texts(facts) + _pasted(facts)
     if any(_SHM_GIVEN.search(text) for _, text in said):
         return None  # shared memory named anywhere: set, tried or asked about
+    if any(_OTHER_FAILURE.search(text) for _, text in said):
+        return None
     for source, text in said:
         for m in _CONTAINER_RUN.finditer(text):
             command = text[m.start():m.start() + 2000].split("\n\n")[0]
             if _CONTAINER_GPUS.search(command) and _CONTAINER_TP.search(command):
-                return Claim("container_default_shm", source, _quote(text, m, 100), {"command": command[:300]})
+                setup = any(_SETUP_FAILURE.search(prose) for _, prose in texts(facts))
+                return Claim("container_default_shm", source, _quote(text, m, 100),
+                             {"command": command[:300], "setup": setup})
     return None
 
 # (issue 11 s) The limit as nvidia-smi prints it: its default table's Pwr:Usage/Cap cell ("148W / 150W") and
@@ -3789,22 +3848,73 @@ def affinity_vs_binding(text: str) -> Claim | None:
 # includes one GPU being slow points at that GPU's link instead: ticket.one_gpu_every_peer.) A collective
 # finishes when its last rank arrives (NCCL docs; PyTorch distributed's straggler guidance).
 _ONE_NAMED = r"(?:the\s+)?(?:node|host|GPU|rank|card|server|machine|worker)\s*[#:]?\s*[\w.-]*\d[\w.-]*\b"
-_BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|fine|recover\w*|goes back|went back|drops? to|fell to|falls? to|"
-                  r"improv\w*|(?:only\s+)?takes?\s+(?:about\s+|~)?\d|is\s+(?:about\s+|~)?\d|gives?\s+(?:about\s+|~)?\d)")
+# (review st 5) Only words that say the speed came back; a bare figure ("it takes 2.2 s") only through one_slow_ab,
+# which compares it with the earlier one; never "worse" or "slower" after it; not a rank slower to load or start.
+_LEFT_OUT = (r"\b(?:without|excluding|exclud\w+|remov\w+|dropp\w+|drop|leav\w+ out|left out|skipp\w+|tak\w+ out|"
+             r"took out)\s+" + _ONE_NAMED)
+_BACK_TO_SPEED = (r"\b(?:faster|normal|back to normal|recover\w*|goes back|went back|back to (?:full )?(?:speed|\d)|"
+                  r"improv\w*)\b(?![^.\n]{0,40}?\b(?:worse|slower|no better|as slow)\b)")
+_NOT_THE_STEP = r"(?![^.\n]{0,40}?\b(?:load\w*|start\w*|init\w*|boot\w*|download\w*|compil\w*|warm\w*)\b)"
 _extend({"one_slow": [
-    r"\b(?:without|excluding|exclud\w+|remov\w+|dropp\w+|drop|leav\w+ out|left out|skipp\w+|tak\w+ out|took out)\s+"
-    + _ONE_NAMED + _AFFIRMED + r"{0,80}?" + _BACK_TO_SPEED,
+    _LEFT_OUT + _AFFIRMED + r"{0,80}?" + _BACK_TO_SPEED,
     r"\b(?:rank|GPU|node|worker)\s*#?\d+(?:'s)?\s+(?:\w+\s+){0,2}?(?:takes?|is|runs?)\s+(?:about\s+|~)?"
-    r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)",
+    r"\d+(?:\.\d+)?\s*(?:%|x|×)\s+(?:longer|slower)\s+than\s+(?:the\s+|all\s+)?(?:other|rest)" + _NOT_THE_STEP,
 ]})
+_LEFT_OUT_FIGURE = re.compile(_LEFT_OUT + _AFFIRMED + r"{0,80}?\b(?:takes?|took|is|was|gives?|gave|reach\w*|runs? at)"
+                              r"\s+"
+                              r"(?:only\s+)?(?:about\s+|~\s*)?(\d+(?:\.\d+)?)\s*(ms|s|sec\w*|min\w*)?", re.I)
+_STEP_TIME = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(ms|s|sec\w*|min\w*)\b", re.I)
+
+
+def _time_unit(unit: str) -> str:
+    u = unit.lower()
+    return "ms" if u.startswith("ms") else "min" if u.startswith("mi") else "s"
+
+
+def one_slow_ab(text: str) -> Claim | None:
+    """One member left out and the job's figure better than the one measured with it (a shorter time, a higher rate
+    in the same unit), said in the same or the previous sentence: a one_slow claim, data {without, with, unit}."""
+    said = sentences(text)
+    for i, sentence in enumerate(said):
+        m = _LEFT_OUT_FIGURE.search(sentence)
+        if not m or hypothetical(sentence, m.start()):
+            continue
+        earlier = sentence[:m.start()] + " " + (said[i - 1] if i else "")
+        value = float(m.group(1))
+        if m.group(2):  # a time: shorter is better
+            unit = _time_unit(m.group(2))
+            others = [float(x.group(1)) for x in _STEP_TIME.finditer(earlier) if _time_unit(x.group(2)) == unit]
+            other = max(others, default=0.0)
+            better = value * AB_GAIN <= other
+        else:  # a rate: higher is better
+            rate = _AB_RATE.match(sentence, m.start(1))
+            if not rate:
+                continue
+            unit = _ab_unit(rate.group(2))
+            others = [float(x.group(1)) for x in _AB_RATE.finditer(earlier) if _ab_unit(x.group(2)) == unit]
+            other = min(others, default=0.0)
+            better = other > 0 and value >= AB_GAIN * other
+        if better:
+            return Claim("one_slow", "", _quote(sentence, m, 80),
+                         {"groups": [], "without": value, "with": other, "unit": unit, "origin": "figures"})
+    return None
 
 
 # (issue 11 s) Two GPU models named as used together in one sentence ("we combined an RTX 3090 and an RTX 3060 with
 # tensor parallelism", "a 4090 plus a 3060 in one box", "mixed A100 and V100"): not a comparison of machines ("the
 # 4090 is faster than the 3060", "replaced the V100 with an A100"). Data {names}.
-_TOGETHER = re.compile(r"\b(?:combin\w+|together|mix(?:ed)?|mix of|paired|pair of|plus|alongside|along with|"
-                       r"tensor[- ]parallel\w*|split (?:across|over|between)|in (?:one|the same) (?:box|machine|server|"
-                       r"node|system))\b|\s\+\s", re.I)
+# (review st 4) "plus" and "tensor parallel" alone say nothing of one job: "an H100 node and an A100 node, each running
+# its own copy with tensor parallelism". The words must say the two work as one, next to the names.
+_TOGETHER = re.compile(r"\b(?:combin\w+|together|pair(?:s|ed|ing)?|pair of|alongside|along with|"
+                       # ("mixed A100 and V100", "a mix of 3090s and 3060s"; not "mixed results")
+                       r"mix(?:ed|es|ing)?\s+(?:of\s+)?(?:\w+\s+){0,2}?(?=(?:RTX|GTX|Tesla|Quadro|[a-z]{1,3}\s?\d))|"
+                       r"split\w*\s+(?:\w+\s+){0,3}?(?:across|over|between)|across (?:both|the two|them|all)|"
+                       r"in (?:one|the same|a single) (?:box|machine|server|node|system|"
+                       r"(?:tensor[- ]parallel |TP )?group)|"
+                       r"(?:one|the same|a single) (?:tensor[- ]parallel|TP) group)\b", re.I)
+_APART = re.compile(r"\b(?:each\s+(?:one\s+)?(?:runs?|serves?|hosts?|handles?|gets?)|separate\w*|own|independent\w*|"
+                    r"individual\w*|apart)\b", re.I)
+_TOGETHER_NEAR = 60
 _CONTRAST = re.compile(r"\b(?:than|vs\.?|versus|compar\w+|instead of|replac\w+|switch\w*|upgrad\w*|swapp?\w*|"
                        r"moved? from|rather than)\b", re.I)
 
@@ -3814,10 +3924,13 @@ def gpus_together(facts: Facts) -> Claim | None:
         for sentence in sentences(text):
             found = list(GPU_NAME.finditer(sentence))
             names = list(dict.fromkeys(m.group(1) for m in found))
-            if len(names) < 2 or not _TOGETHER.search(sentence) or asked(sentence):
+            if len(names) < 2 or asked(sentence) or _APART.search(sentence):
                 continue
             m = found[0]
             second = next(x for x in found if x.group(1) == names[1])
+            if not _TOGETHER.search(sentence, max(0, m.start() - _TOGETHER_NEAR),
+                                    min(len(sentence), second.end() + _TOGETHER_NEAR)):
+                continue
             if _CONTRAST.search(sentence[max(0, m.start() - 30):second.end()]):
                 continue  # the two named against each other, or one for the other
             return Claim("gpus_together", source, _quote(sentence, m, 100), {"names": names})
@@ -3861,16 +3974,15 @@ _extend({
 })
 # Someone else's suggestion, or a setting not tried yet: "someone suggested NCCL_P2P_DISABLE=1 but I haven't tried
 # it", "the docs recommend NCCL_IB_DISABLE=0": named, not in use.
-_NOT_IN_USE_YET = re.compile(r"\b(?:suggest\w*|recommend\w*|advis\w*|propos\w*|told (?:me|us) to|someone said|"
-                             r"people (?:say|said)|(?:was|were) told)\b|"
-                             r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|yet to)\s+(?:\w+\s+)?"
-                             r"tr(?:y|ied)\b|"
-                             r"(?:建议|推荐)(?:我|我们)?|还没(?:有)?试|没(?:有)?试过", re.I)
+# (review st 6) Others' advice is what guessed() reads (claims._GUESS names the adviser: "the vendor recommended X=1
+# and we run with it" runs); here only what was told and not yet tried.
+_NOT_TRIED_YET = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|yet to)\s+(?:\w+\s+)?"
+                            r"tr(?:y|ied)\b|\b(?:was|were) told to\b|还没(?:有)?试|没(?:有)?试过", re.I)
 
 # (issue 11 s) One sequence at a time as launch flags and shorthand give it: "bs=1" / "BS1" (not "BS1 and BS8"),
 # vLLM's --max-num-seqs 1 / max_num_seqs=1, TensorRT-LLM's --max_batch_size 1, and "I send one prompt and wait".
 _extend({"few_requests": [
-    r"\bbs\s*[=:]?\s*1\b(?!\.\d)(?!\s*(?:and|,|/|-|to|vs\.?)\s*bs\s*[=:]?\s*\d)(?!\s*(?:,|/|-)\s*\d)",
+    r"\bbs\s*[=:]?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
     r"(?:--?|\b)max[-_](?:num[-_]seqs|batch[-_]size|running[-_]requests)\s*[= ]\s*1\b(?![.\d])",
     r"\b(?:send|sending|sent|run|running|ran|submit\w*|fire|firing)\s+(?:only\s+)?(?:one|a single)\s+"
     r"(?:prompt|request|query)\s+(?:and\s+wait|at a time|then wait|and then)\b",

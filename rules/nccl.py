@@ -221,9 +221,13 @@ def slow_settings_rule(facts: Facts, predictions=None):
                     hit = False
             if not hit:
                 continue
+            if "symptoms" in row:  # (a bundle without the reporter's words, or a title alone, says no symptom)
+                said = claims.symptom_quote(facts)
+                if said and said[2] not in row["symptoms"]:
+                    continue
             yield make("nccl.slow_settings", row["category"], row["severity"],
                        0.7 if row["severity"] == "warning" else 0.5,
-                       f"{s.name}={value} forces a slower NCCL path", row["why"],
+                       row.get("title", f"{s.name}={value} forces a slower NCCL path"), row["why"],
                        [ev(s, f"{s.name} set", value, "unset" if "values" in row else f">= {row['below']:g}")],
                        fix=row["fix"], refs=["nccl_env"])
             break

@@ -31,7 +31,12 @@ _QUANT = (r"(?:\b(?:AWQ|GPTQ|Marlin|(?:awq|gptq)[-_]marlin|W4A16|int4|int-4|4[- 
 _COMPUTE_8BIT = re.compile(r"\b(?:FP8|W8A8|E4M3|SmoothQuant)\b", re.I)
 # The 16-bit original.
 _FULL = (r"(?:\b(?:FP16|BF16|float16|bfloat16|half[- ]precision|full[- ]precision|16[- ]?bits?|un-?quanti[sz]ed|"
-         r"non-?[- ]?quanti[sz]ed|original (?:model|weights|checkpoint)|base model)\b|未量化|原始模型|原模型)")
+         r"non-?[- ]?quanti[sz]ed|original (?:model|weights|checkpoint))\b|未量化|原始模型|原模型)")
+# (review st 10) "base model" is the checkpoint before fine-tuning, not a 16-bit copy; and a quantisation the KV cache
+# names ("int8 KV cache quantization", "quantized KV cache") stores the cache, not the weights: no weight-only trade.
+_QUANT_WORD = re.compile(_QUANT, re.I)
+_KV_BEFORE = re.compile(r"\bKV(?:[- ]?cache)?\s+(?:\w+\s+)?$", re.I)
+_KV_AFTER = re.compile(r"\s*(?:\w+\s+)?(?:of\s+(?:the\s+)?)?KV\b", re.I)
 # The quantised one said slower or no faster than the original, in either order.
 _LOSES = (r"(?:slow\w*|lower (?:throughput|performance|speed|tok\w*/s)|less (?:throughput|faster)|worse|"
           r"(?:no|not any|without (?:any )?)(?:\s+\w+)?\s*(?:speed[- ]?ups?|faster|gain|improvement|benefit)|"
@@ -87,6 +92,9 @@ def quantised_loses(facts: Facts) -> list[claims.Claim]:
             m = _QUANT_LOSES.search(sentence)
             if m is None or _COMPUTE_8BIT.search(sentence) or claims.negated_words(sentence, m):
                 continue
+            if all(_KV_BEFORE.search(sentence, 0, q.start()) or _KV_AFTER.match(sentence, q.end())
+                   for q in _QUANT_WORD.finditer(sentence, m.start(), m.end())):
+                continue  # the KV cache quantised, not the weights
             if not (_FULL_NAMED.search(sentence) or _NO_GAIN.search(m.group(0))):
                 continue  # "the AWQ model is slower than expected": slower than a hope, not than FP16
             lead = sentence[:m.start()]

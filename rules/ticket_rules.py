@@ -291,7 +291,9 @@ def one_slow(facts: Facts, predictions=None):
                "One GPU (rank) is consistently slower and the others wait for it",
                "A collective finishes when its slowest rank arrives: one GPU held back by clocks, power, a PCIe link "
                "or a busier CPU core makes every other rank wait in the collective.",
-               [claim_ev(c, "one rank behind")],
+               [claim_ev(c, "one rank behind")] + ([ev(c, "the job's figure with that member left out (expected: "
+                                                       "with it)", c.data["without"], c.data["with"], c.data["unit"])]
+                                                   if c.data.get("origin") == "figures" else []),
                fix="Find why that GPU is slower: compare `nvidia-smi -q -d CLOCK,PERFORMANCE` and the PCIe link of "
                "that GPU with its peers, and its CPU/NUMA binding.",
                refs=["throttle"])
@@ -739,8 +741,8 @@ def container_default_shm(facts: Facts, predictions=None):
     lead for a hang or a failure, not for a slow run (NCCL picks another transport when SHM cannot start)."""
     c = claims.container_default_shm(facts)
     said = claims.symptom_quote(facts)
-    if not c or not said or said[2] not in ("hang", "crash", "error"):
-        return
+    if not c or not said or said[2] not in FAILURES or (said[2] != "hang" and not c.data["setup"]):
+        return  # a crash or error only when said of shared memory or of setting the workers up
     yield make("ticket.container_default_shm", "shm_too_small", "warning", 0.55,
                "The multi-GPU container runs with docker's default 64 MB /dev/shm",
                "Tensor-parallel workers and NCCL's shared-memory transport put their buffers in /dev/shm; docker "

@@ -42,6 +42,9 @@ BOUND_FASTER = [
     "Throughput is 1200 samples/s by default. Launching every rank under taskset -c 0-15 it goes up to 1650 samples/s.",
     "mpirun with default settings: 9.8 GB/s. Same command with --bind-to numa: 12.9 GB/s.",
     "Decode runs at about 20 t/s out of the box. After I pinned the workers to their local NUMA node it was 27 t/s.",
+    # (review st 1) the other run unmarked, the bound one said to be the same run
+    "The job gives 20 tok/s. Same script pinned with taskset -c 0-15: 30 tok/s.",
+    "Unpinned the server manages 14 tok/s at batch 4. Under numactl -N 1 -m 1 at batch 4 it reaches 21 tok/s.",
 ]
 
 NOT_A_GAIN = [
@@ -56,6 +59,14 @@ NOT_A_GAIN = [
     "It does 15 tok/s. If we pinned it with taskset it should reach 30 tok/s.",
     # different units: no A/B
     "Prefill takes 800 ms. Under numactl --cpunodebind=0 decode reaches 40 tok/s.",
+    # (review st 1) the other figure is another batch, driver or model, not the unbound run
+    "At batch 1 we get 40 tok/s. We always launch with numactl --cpunodebind=0 --membind=0 and at batch 8 reach "
+    "250 tok/s.",
+    "On the old driver it was 30 tok/s. Now, run with numactl --cpunodebind=0 python bench.py, it gives 45 tok/s on a "
+    "different model.",
+    "The 8B model decodes at 50 tok/s. The 1B model, launched under taskset -c 0-7, does 140 tok/s.",
+    "Plain launch at bs=1: 12 tok/s. Same command under numactl --cpunodebind=0 at bs=16: 90 tok/s.",
+    "Last month we saw 18 tok/s. Our launcher binds each worker to its local NUMA node and now shows 26 tok/s.",
 ]
 
 
@@ -144,6 +155,17 @@ NO_REFERENCE = [
     "TP1 gives 3000 tok/s and TP2 gives 1500 tok/s.",                    # two layouts, no reference
     "Should I get 240 tok/s rather than 87 tok/s here?",                 # asked
     "I get 110 tok/s instead of the 120 tok/s in the README.",           # within the gap: no shortfall to explain
+    # (review st 2) the larger figure is our own earlier one, or the reference word governs neither figure
+    "Upgrading vLLM dropped us to 40 tok/s, not the 90 tok/s we had before, on Llama-3-8B on an A100.",
+    "After the driver update we see 35 tok/s instead of the 80 tok/s we used to get.",
+    "It now runs at 20 tok/s rather than 50 tok/s as previously measured on the same box.",
+    "Following the docs we set up TP2, which gives 45 tok/s; TP1 gives 95 tok/s.",
+]
+
+# (review st 2) the reference word governing the larger figure, not our own earlier one: still read
+AGAINST_A_REFERENCE += [
+    ("After the upgrade we see 40 tok/s, not the 90 tok/s that the model card reports.", 40, 90),
+    ("We reach 700 tok/s; the blog post shows 2100 tok/s for the same GPU.", 700, 2100),
 ]
 
 
@@ -337,6 +359,25 @@ NOT_DEFAULT_SHM = [
     # slow, not a hang or a failure
     "# Decode slow in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n```\n\n"
     "Decode is 20 tok/s slower than on the host.\n",
+    # (review st 7) another failure named: its own cause, not the container's /dev/shm
+    "# OOM with TP2\n\n```\ndocker run --gpus all vllm/vllm-openai --model meta-llama/Meta-Llama-3-8B "
+    "--tensor-parallel-size 2 --max-model-len 131072\n```\n\nIt fails with torch.OutOfMemoryError: CUDA out of memory. "
+    "Tried to allocate 2.00 GiB.\n",
+    "# Error with TP4 in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 4\n"
+    "```\n\nThe server errors out with ModuleNotFoundError: No module named 'flash_attn'.\n",
+    "# Crash at the first request\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n"
+    "```\n\nThe first request crashes the engine with an illegal memory access.\n",
+    # a failure said of nothing shared memory or setup could explain
+    "# Wrong answers in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n"
+    "```\n\nThe JSON schema validation fails on every reply.\n",
+]
+
+# (review st 7) a failure said of shared memory or of the workers' setup: still the lead
+DEFAULT_SHM += [
+    "# Bus error in docker\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n```\n\n"
+    "The workers die with a Bus error.\n",
+    "# NCCL error with TP2\n\n```\ndocker run --gpus all vllm/vllm-openai --model m --tensor-parallel-size 2\n```\n\n"
+    "It fails with ncclSystemError: unhandled system error.\n",
 ]
 
 
@@ -440,6 +481,19 @@ NOT_SINGLED_OUT = [
     "Excluding GPU 6 did not bring the iteration time back to normal.",  # negated
     "Rank 2's forward pass takes as long as the other ranks.",           # no excess
     "Every run reaches 9 GB/s whichever hosts take part.",               # nothing singled out
+    # (review st 5) a figure without the member that is worse, a bare number that is no figure, a slow load
+    "Step time on 4 nodes is 1.8 s. After removing node 3 from the hostfile the step time is 2.5 s, worse than before.",
+    "Excluding node gpu-03 is 1 option we have not tried yet.",
+    "Rank 3 takes 30% longer than the other ranks to load the checkpoint.",
+    "With all 8 GPUs we get 1400 tok/s; without GPU 6 it gives 1100 tok/s.",
+    "Without node b7 the run takes 3 s per step, slower than the 2 s we had with it.",
+    "Rank 5 is 2x slower than the rest during startup.",
+]
+
+# (review st 5) the job measured better with the member left out, by the reporter's own figures
+SINGLED_OUT += [
+    "The full job does 900 tok/s. Without GPU 5 it reaches 1500 tok/s.",
+    "All 16 nodes: 410 ms per step; excluding host n12 the step takes 260 ms.",
 ]
 
 
@@ -464,6 +518,19 @@ NOT_TOGETHER = [
     "The RTX 4090 is faster than the RTX 3060 in every test.",      # compared
     "We replaced the V100 with an A100 and the job got faster.",    # one for the other
     "Should we combine an RTX 3090 and an RTX 3060?",               # asked
+    # (review st 4) two machines each running alone, "plus" of an inventory, tensor parallelism of each
+    "We have an H100 node and an A100 node; each runs its own copy of the model with tensor parallelism.",
+    "Our H100 box plus the A100 box in the other rack: the H100 runs Llama-3-8B at 60 tok/s on its own.",
+    "The A100 server and the L40S server serve separate models with tensor parallel size 2.",
+    "One team uses an RTX 4090, plus another uses an RTX 3090, independently of each other.",
+    "We got mixed results: some runs on an A100 look fine, others on an H100 do not, and so on for many more days.",
+]
+
+# (review st 4) the two said to work as one
+TOGETHER += [
+    "An RTX 4090 + an RTX 3090 in one box, serving Llama-3-8B across both with TP=2.",
+    "The tensor-parallel group pairs an A100 with an A6000.",
+    "We combined an RTX 3090 and an RTX 3060, each with a x16 slot, in one tensor-parallel group.",
 ]
 
 
@@ -528,6 +595,13 @@ def test_graphs_left_out_and_launch_dominated_profiles(text, kind, read):
     ("有人建议设置 NCCL_P2P_DISABLE=1，我还没试。", False),
     ("We run with NCCL_P2P_DISABLE=1 on every node.", True),
     ("Setting NCCL_P2P_DISABLE=1 fixes the hang, someone suggested it.", True),  # tried and it fixes: in use
+    # (review st 6) advice taken: the setting runs, whoever recommended it
+    ("The vendor recommended NCCL_P2P_DISABLE=1 and we run with it.", True),
+    ("We run with NCCL_P2P_DISABLE=1 as the vendor recommended.", True),
+    ("It was recommended for our PCIe box, so NCCL_P2P_DISABLE=1 is in our launch script.", True),
+    ("Our integrator advised NCCL_IB_DISABLE=1 and every job has used it since.", True),
+    ("A colleague suggested NCCL_P2P_DISABLE=1; not tried yet.", False),
+    ("Someone on the forum recommends NCCL_P2P_DISABLE=1.", False),
 ])
 def test_suggested_or_untried_settings_are_not_in_use(text, in_use):
     from rules.common import settings
@@ -562,6 +636,16 @@ def test_chinese_gdr_upgrade_and_link_wordings(text, kind, read):
     ("bs=16 gives 900 tok/s.", False),
     ("--max-num-seqs 16 --max-model-len 4096", False),
     ("We send one prompt per user, 64 users at once.", False),
+    # (review st 3) a one that opens a sweep is no single stream; a one followed by another count still is
+    ("Llama-3-8B gives 40 tok/s with bs=1 and 8.", False),
+    ("We swept bs = 1 to 32.", False),
+    ("We swept concurrency 1 to 64.", False),
+    ("Numbers for a concurrency of 1, 8 and 64 are attached.", False),
+    ("Batch size 1/4/16 all show the same gap.", False),
+    ("The sweep ran --max-concurrency 1 through 32.", False),
+    ("We tried batch sizes from batch 1 - 16.", False),
+    ("We ran concurrency=1, 256 input tokens, 128 output tokens.", True),
+    ("Batch size 1 and 2 GPUs, TP2.", True),
 ])
 def test_one_sequence_as_flags_and_shorthand(text, read):
     assert bool(observed(text, "few_requests")) == read
@@ -599,6 +683,13 @@ def test_several_sockets_as_lscpu_and_numactl_print_them(block, several):
     ("# Inference slow\n\n`NCCL_DEBUG=TRACE torchrun --nproc_per_node 2 infer.py` gives 12 tok/s.\n", True),
     ("# Inference slow\n\nWith NCCL_DEBUG=INFO the TP=2 run is 3x slower than expected.\n", False),
     ("# Inference slow\n\nThe TP=2 run is 3x slower; we removed NCCL_DEBUG=TRACE before timing.\n", False),
+    # (review st 8) TRACE set to get logs for a hang or a failure explains nothing
+    ("# all_reduce hangs at init on 2 nodes\n\ntorchrun hangs at the first all_reduce. I set NCCL_DEBUG=TRACE to get "
+     "more logs but nothing is printed after init.\n", False),
+    ("# NCCL error on 4 GPUs\n\nWith NCCL_DEBUG=TRACE exported, the job crashes with an unhandled system error.\n",
+     False),
+    ("# Stuck at startup\n\nThe server is stuck after loading; NCCL_DEBUG=TRACE shows the last call was "
+     "ncclCommInitRank.\n", False),
 ])
 def test_trace_logging_in_use_is_a_slow_nccl_path(tmp_path, text, fired):
     (tmp_path / "issue.md").write_text(text)
@@ -606,3 +697,5 @@ def test_trace_logging_in_use_is_a_slow_nccl_path(tmp_path, text, fired):
     found = [f for f in evaluate(facts, ticket_predictions(facts))
              if f.rule == "nccl.slow_settings" and "NCCL_DEBUG" in f.title]
     assert bool(found) == fired
+    # (review st 8) the log volume may cost time; TRACE forces no slower path, so it is no warning
+    assert all(f.severity == "info" and "path" not in f.title for f in found)

@@ -125,6 +125,30 @@ def test_gguf_weights_default_to_the_llamacpp_profile():
     assert catalog.run_engine("vllm", v100, "Q4_0").key == "vllm"
 
 
+@pytest.mark.parametrize("key, profile", [
+    # (review st 9) Turing is compute capability 7.5 whatever its bf16 row says: ggml-cuda keeps graphs off below 8.0
+    ("rtx-2080-ti", "llamacpp-eager"), ("t4", "llamacpp-eager"), ("titan-rtx", "llamacpp-eager"),
+    ("quadro-rtx-6000", "llamacpp-eager"), ("gtx-1080-ti", "llamacpp-eager"), ("tesla-p40", "llamacpp-eager"),
+    ("rtx-3060", "llamacpp"), ("a10", "llamacpp"), ("l4", "llamacpp"), ("rtx-5090", "llamacpp"),
+    ("agx-orin-64gb", "llamacpp"),
+])
+def test_llamacpp_graphs_follow_the_compute_capability(key, profile):
+    assert catalog.run_engine(None, catalog.gpu(key), "Q4_K_M").key == profile
+
+
+def test_a_row_without_its_compute_capability_keeps_the_graphs():
+    turing = catalog.gpu("rtx-2080-ti")
+    assert catalog.run_engine(None, dataclasses.replace(turing, compute_capability=0.0), "Q4_K_M").key == "llamacpp"
+
+
+def test_every_catalog_gpu_states_a_compute_capability_its_datasheet_rates_agree_with():
+    """NVIDIA's table for every row; FP8 tensor cores arrive with Ada (8.9) and Hopper (9.0), so a row with an FP8
+    rate below 8.9 would be a wrong capability or a wrong rate."""
+    for g in catalog.gpus().values():
+        assert 3.0 <= g.compute_capability <= 12.1, g.key
+        assert not (g.fp8_tflops and g.compute_capability < 8.9), g.key
+
+
 def test_predict_names_the_profile_it_took_for_a_quant():
     import json
 

@@ -17,6 +17,9 @@ from rules.quant_tradeoff import quantised_loses
     "The speed with the 4-bit model is much worse than the original model when batch size is 64.",
     "量化后的模型在高并发下反而更慢",
     "The GPTQ checkpoint gives no speedup at 64 concurrent requests.",  # no gain: over the original
+    # (review st 10) weights quantised beside a KV cache named elsewhere: still the trade
+    "The quantized weights are slower than the FP16 model at 64 concurrent requests, with the KV cache in fp16.",
+    "Weight-only quantization gives no speedup over bf16 at batch 64, KV cache left as is.",
 ])
 def test_a_quantised_model_losing_at_a_large_batch_is_read(sentence):
     (c,) = quantised_loses(_said(sentence))
@@ -44,6 +47,11 @@ def test_a_quantised_model_losing_at_one_request_is_read_as_small(sentence):
     "We serve the AWQ model on two GPUs.",  # no comparison
     "The AWQ model is slower than expected on our A100.",  # slower than a hope, not than the original
     "量化模型很慢",  # slow, against nothing
+    # (review st 10) the KV cache quantised, not the weights; a base model is the checkpoint before fine-tuning
+    "With int8 KV cache quantization the throughput is lower than with the FP16 cache.",
+    "A quantized KV cache makes decode slower than the bf16 cache at 64 concurrent requests.",
+    "Turning on KV cache quantization gives no speedup over the 16-bit cache.",
+    "Our AWQ model is slower than the base model it was fine-tuned from at 64 concurrent requests.",
 ])
 def test_no_quantised_loss_where_none_is_measured(sentence):
     assert quantised_loses(_said(sentence)) == []

@@ -53,7 +53,10 @@ OFF_BEFORE = re.compile(r"(?:\b(?:not|never|no longer|without|remov(?:e|ed|ing)|
                         r"un-?set(?:ting)?|comment(?:ed|ing)? out|t(?:ook|ake|aken) out|got rid of|"
                         r"stopp?(?:ed|ing) (?:using|passing|setting)|"
                         # (issue 11 s) someone else's suggestion, not what runs: "someone suggested setting X=1"
-                        r"suggest\w*|recommend\w*|advis\w*|propos\w*|told (?:me|us) to)|n't)\b[\w\s,]{0,20}[\"'`]?$",
+                        # (its adviser named, as claims._GUESS: "the vendor recommended X=1 and we run with it" runs)
+                        r"(?:someone|somebody|people|a colleague|a friend|(?:the )?(?:docs?|documentation|"
+                        r"maintainers?))(?:\s+(?:on|in|from|at)\s+(?:the\s+)?[\w-]+)?\s+(?:suggest\w*|recommend\w*|"
+                        r"advis\w*|propos\w*)|(?:told|advised) (?:me|us) to)|n't)\b[\w\s,]{0,20}[\"'`]?$",
                         re.I)
 OFF_AFTER = re.compile(r"^[\"'`]?\s+(?:(?:is|was|are|were)(?:\s+not|n't)\s+(?:\w+\s+)?(?:set|used|exported|enabled|"
                        r"applied|passed|in use)\b|(?:is\s+|was\s+)?(?:removed|unset|dropped|deleted|commented out)\b|"
