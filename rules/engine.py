@@ -376,6 +376,9 @@ MEASURED = ("nccl.busbw", "topology.pair_bandwidth")
 # best info-level lead, 4 of 5 were right, and the wrong one sat below a measured figure that fits, which outranks it.
 # Other commands keep such a lead behind the gap: no figures for them.
 WEAK_LEAD = 0.45
+# A lead its own rule rates below this says the evidence leans against it (ticket.hang_on_pcie at 0.25 when switching
+# P2P off did not cure the hang): it stays a lead behind insufficient_data. Rules' favouring leads sit at 0.4-0.6.
+LEAD_FLOOR = 0.4
 
 
 def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None,
@@ -424,7 +427,7 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             + "; ".join(dict.fromkeys(requests)),
         )
     ask = "; ".join(dict.fromkeys(requests)) or fallback
-    if lead and weak_lead is not None and top.confidence > 0:  # a lead favours its category, weakly
+    if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly
         return Verdict(top.category, round(min(top.confidence, weak_lead), 2),
                        f"Weak lead: {top.title}. Not enough evidence to be sure."
                        f"{f' What to attach next: {ask}.' if ask else ''}")

@@ -7,7 +7,7 @@ import json
 from conftest import REPO, diagnose
 
 from diagnose.findings import Evidence, Finding
-from rules.engine import WEAK_LEAD, verdict
+from rules.engine import LEAD_FLOOR, WEAK_LEAD, verdict
 
 T019 = REPO / "tests" / "data" / "tickets" / "t019-sglang-multi-machine-decode-24tps"
 
@@ -35,6 +35,10 @@ def test_nothing_favoured_stays_insufficient_data():
     assert verdict([GAP], symptom="slow", weak_lead=WEAK_LEAD).category == "insufficient_data"
     zero = _f("ticket.symptom_prior", "cross_node_tp", "info", 0.0)
     assert verdict([zero, GAP], symptom="scaling", weak_lead=WEAK_LEAD).category == "insufficient_data"
+    # a lead its rule rates below LEAD_FLOOR is evidence against it ("P2P switched off, still hangs")
+    against = _f("ticket.hang_on_pcie", "p2p_disabled", "info", LEAD_FLOOR - 0.15)
+    v = verdict([against, GAP], symptom="hang", weak_lead=WEAK_LEAD)
+    assert v.category == "insufficient_data" and "Weak lead so far" in v.summary
     # an info note of category other is no cause at all
     note = _f("ticket.note", "other", "info", 0.4)
     assert verdict([note, GAP], symptom="slow", weak_lead=WEAK_LEAD).category == "insufficient_data"
