@@ -368,15 +368,29 @@ FIGURE_ANSWERED = ("expected_physics", "p2p_disabled")
 MEASURED = ("nccl.busbw", "topology.pair_bandwidth")
 
 
+# (issue 11 u) "insufficient_data means nothing favours any category": on a ticket, an info-level cause that is not a
+# conclusion (a prior about the layout, a cause the gap weighing found too small alone) beside open gaps is the
+# verdict, at this confidence at most (below 0.5: a lead, never a confident answer), with what to attach next beside
+# it. Measured on the development and shared tickets (2026-12-02, /tmp/q11u): of 24 insufficient_data verdicts, 23
+# had no cause at any severity (they stay insufficient_data) and the one weak lead was the label; of every case's
+# best info-level lead, 4 of 5 were right, and the wrong one sat below a measured figure that fits, which outranks it.
+# Other commands keep such a lead behind the gap: no figures for them.
+WEAK_LEAD = 0.45
+# A lead its own rule rates below this says the evidence leans against it (ticket.hang_on_pcie at 0.25 when switching
+# P2P off did not cure the hang): it stays a lead behind insufficient_data. Rules' favouring leads sit at 0.4-0.6.
+LEAD_FLOOR = 0.4
+
+
 def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str | None = None,
-            fallback: str | None = None, verb: str = "attach") -> Verdict:
+            fallback: str | None = None, verb: str = "attach", weak_lead: float | None = None) -> Verdict:
     """The single most likely root cause, or healthy, or insufficient_data with what to attach.
 
     `symptom` (a ticket's class: hang, crash, error, scaling, normal?, slow; None elsewhere) weighs
     the causes: a failure is not explained by a performance-only category when another cause is
     present, and only checks that measured the complained-about figure can answer a complaint.
     `fallback` (fallback_ask) is what to ask for when no finding names a gap of its own. `verb`
-    asks for each gap: a ticket's reporter attaches files; a capture's user collects them.
+    asks for each gap: a ticket's reporter attaches files; a capture's user collects them. `weak_lead` (WEAK_LEAD,
+    tickets): an info-level lead beside gaps is the verdict at that confidence at most, not insufficient_data.
     """
     causes, passed, answered = _weighed(findings, symptom)
     gaps = [f for f in findings if f.category == "insufficient_data"]
@@ -413,6 +427,10 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
             + "; ".join(dict.fromkeys(requests)),
         )
     ask = "; ".join(dict.fromkeys(requests)) or fallback
+    if lead and weak_lead is not None and top.confidence >= LEAD_FLOOR:  # a lead favours its category, weakly
+        return Verdict(top.category, round(min(top.confidence, weak_lead), 2),
+                       f"Weak lead: {top.title}. Not enough evidence to be sure."
+                       f"{f' What to attach next: {ask}.' if ask else ''}")
     return Verdict("insufficient_data", 0.0, f"Not enough evidence to decide.{f' Next: {ask}.' if ask else ''}{lead}")
 
 
@@ -462,7 +480,7 @@ def ticket_verdict(facts, findings: list[Finding]) -> Verdict:
     """The verdict for a ticket: the findings weighed by the symptom its reporter describes, its
     confidence capped at WORDS_ONLY when everything behind it is the reporter's own prose."""
     v = verdict(fits_first(facts, one_reading(findings)), getattr(facts, "missing", ()), _ticket_symptom(facts),
-                fallback_ask("ticket", facts))
+                fallback_ask("ticket", facts), weak_lead=WEAK_LEAD)
     if v.confidence > WORDS_ONLY and words_only(facts, findings, v.category):
         return dataclasses.replace(v, confidence=WORDS_ONLY)
     return v
