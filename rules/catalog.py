@@ -348,6 +348,9 @@ class EngineSpec:
     cuda_graph_gb: float = 0.0  # memory the captured CUDA graphs hold per GPU
     comm_buffer_gb: float = 0.0  # NCCL and custom all-reduce buffers per GPU
     memory_utilization: float = 0.9  # share of each GPU's memory the engine may fill
+    # the same engine's profile for builds that differ in a way a ticket rarely states (llama.cpp before CUDA
+    # graphs): where the build is not stated, a figure is judged against the band covering both (rules.roofline.cover)
+    build_twin: str = ""
     launch: str = ""  # the engine's serve command, "" = none known: a plan names its settings engine-neutrally
     # "setting=flag" per plan setting (tp, pp, ep, context, batch, kv_fp8), {value} where it takes one
     launch_flags: tuple[str, ...] = ()
@@ -710,6 +713,17 @@ def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = 
     if key == "llamacpp" and gpu is not None and gpu.bf16_tflops <= gpu.fp32_tflops:
         key = "llamacpp-eager"
     return engine(key)
+
+
+# a llama.cpp build as its tools print it ("build: 3015", "b3015", "version: 3015") or a build date ("2024-06")
+_LLAMACPP_BUILD = re.compile(r"\b(?:b|build[:= ]\s*|version[:= ]\s*)\d{3,5}\b|\b20\d\d-[01]\d\b", re.I)
+
+
+def build_stated(engine: EngineSpec | None, text: str | None) -> bool:
+    """Does the framework text state the engine's own build? Only llama.cpp's build number or a date tells whether
+    CUDA graphs were in it: an embedder's version (Ollama 0.3, llama-cpp-python 0.2) does not, since embedders may
+    compile GGML_CUDA_USE_GRAPHS out (llamafile did: https://github.com/mozilla-ai/llamafile/pull/1051)."""
+    return bool(engine and engine.build_twin and text and _LLAMACPP_BUILD.search(str(text)))
 
 
 def find_engine(text: str | None) -> EngineSpec | None:

@@ -244,7 +244,8 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
 def _predict(run, model, gpu, *, batch, **kwargs):
     from rules import roofline
 
-    return roofline.predict(model, gpu, run.layout, batch=batch, **kwargs)
+    # a run's setup names its engine, never its build: llama.cpp's is judged against both builds' band
+    return roofline.predict_any_build(model, gpu, run.layout, batch=batch, build_stated=False, **kwargs)
 
 
 def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:

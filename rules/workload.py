@@ -255,9 +255,10 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
         pp, pp_src = max(pp, 1), None
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     try:
-        p = roofline.predict(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
-                             engine=facts.subject.engine, dtype=dtype or weight_dtype(facts), quant_group=gguf,
-                             gpus_per_node=per_node or 8)
+        p = roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
+                                       engine=facts.subject.engine, dtype=dtype or weight_dtype(facts),
+                                       quant_group=gguf, gpus_per_node=per_node or 8,
+                                       build_stated=build_stated(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if pp_src:
@@ -269,6 +270,13 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
         p.assumptions["gguf"] = (f"GGUF {t.name} weights: {t.bits:g} bits a weight ({t.block}, "
                                  "rules/catalog/gguf_types.toml)")
     return p
+
+
+def build_stated(facts: Facts) -> bool:
+    """Does a framework the ticket names state its engine's build (rules.catalog.build_stated)?"""
+    from rules import catalog
+
+    return any(catalog.build_stated(facts.subject.engine, w.framework) for w in facts.of(Workload))
 
 
 def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) -> bool:
