@@ -351,6 +351,9 @@ class EngineSpec:
     # the same engine's profile for builds that differ in a way a ticket rarely states (llama.cpp before CUDA
     # graphs): where the build is not stated, a figure is judged against the band covering both (rules.roofline.cover)
     build_twin: str = ""
+    # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
+    # a layer split), "dp" (replicas); plan and predict's sweep offer only these
+    parallel: tuple[str, ...] = ("tp", "pp", "dp")
     launch: str = ""  # the engine's serve command, "" = none known: a plan names its settings engine-neutrally
     # "setting=flag" per plan setting (tp, pp, ep, context, batch, kv_fp8), {value} where it takes one
     launch_flags: tuple[str, ...] = ()

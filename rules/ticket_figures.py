@@ -670,7 +670,7 @@ def layer_split_rate(facts: Facts, predictions=None):
                        "bigger model, they do not make one stream faster.",
                        evidence,
                        fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
-                       "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of "
+                       "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of "
                        "requests.")
             continue
         yield make("ticket.layer_split_rate", "other", "warning", 0.45,
