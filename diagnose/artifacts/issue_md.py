@@ -125,8 +125,14 @@ def detect_named(text: str, name: str) -> float:
     # over NCCL's INFO lines over "Decode is slow." is prose around a paste)
     lines = [ln for ln in _prose_lines(text[:20_000].splitlines())
              if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) and not PRINTED.match(ln)]
-    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln))
+    sentences = sum(1 for ln in lines if _sentence(ln))
     return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
+
+
+def _sentence(line: str) -> bool:
+    """A line ending as a sentence does, with four plain words, or a short one of three words or more, two of them
+    plain ("Is that normal?", "Ollama with llama3.1:8b on one H100 SXM."): short tickets are written so."""
+    return bool(SENTENCE_END.search(line)) and (_wordy(line, 4) or (_wordy(line, 2) and len(line.split()) >= 3))
 
 
 # A figure as a reporter states one: a rate, a latency, a bandwidth, a speed-up.
