@@ -63,7 +63,8 @@ def quant_option(func):
 def weights(model_name: str | None, dtype: str | None, quant: str | None) -> tuple[str | None, str | None]:
     """The weight dtype and GGUF type a command predicts with, as the ticket rules read them
     (rules.workload.quant_group): --quant, else the type an Ollama tag names; the dtype follows the type
-    unless --dtype is given, and a --dtype the --quant type is not is bad input. 16-bit types need no type."""
+    unless --dtype is given, and a --dtype the --quant type is not is bad input. A 16-bit type (F16, BF16) is still
+    GGUF weights: it is returned too, so the llama.cpp profile runs them (rules.catalog.run_engine)."""
     from diagnose.errors import InputError
     from rules import catalog
 
@@ -72,12 +73,14 @@ def weights(model_name: str | None, dtype: str | None, quant: str | None) -> tup
         if dtype and dtype != kind.dtype:
             raise InputError(f"--quant {kind.name} stores {kind.dtype} weights; --dtype {dtype} contradicts it")
     elif not dtype and catalog.tag_weights(model_name):
-        kind = catalog.gguf_type(catalog.named_gguf(model_name)) if catalog.named_gguf(model_name) else None
+        # a 16-bit tag ("llama3.1:8b-instruct-fp16") pulls a GGUF file too: its F16/BF16 type
+        named = catalog.named_gguf(model_name) or {"fp16": "F16", "bf16": "BF16"}.get(catalog.tag_weights(model_name))
+        kind = catalog.gguf_type(named) if named else None
     else:
         kind = None
     if kind is None:
         return dtype, None
-    return kind.dtype, (kind.name if kind.dtype in ("int4", "int8") else None)
+    return kind.dtype, kind.name
 
 
 class FiniteFloat(click.ParamType):
