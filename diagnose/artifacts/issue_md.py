@@ -554,6 +554,13 @@ def _refines(first: str, later: str) -> bool:
             and re.search(rf"(?<![\d.]){re.escape(size)}\s*[bB]\b", later) is not None)
 
 
+def _gpu_refines(first: str, later: str) -> bool:
+    """A later GPU name that says more of the same product ('A100' in a title, then 'A100 PCIe 80GB' or
+    'A100-SXM4-80GB' in the text): the text names the board the title shortened."""
+    a, b = (re.sub(r"[\s_-]+", " ", x.lower()).strip() for x in (first, later))
+    return len(b) > len(a) and b.startswith(a + " ")
+
+
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
@@ -563,6 +570,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
               for i, ln in prose}
     for i, ln in spaced.items():
+        if gpu_line is not None and (m := GPU_NAME.search(ln)) and _gpu_refines(gpu_line[1], m.group(1)):
+            gpu_line = (i, m.group(1).strip(), gpu_line[2], gpu_line[3])  # "A100" in the title, "A100 PCIe 80GB" below
         if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
