@@ -57,7 +57,7 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     from rules import catalog, planner
     from rules.scaling import parse_slo
 
-    dtype, gguf = weights(model_name, dtype, quant)
+    dtype, gguf = weights(model_name, dtype, quant, engine)
     limits = parse_slo(slo)
     itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)

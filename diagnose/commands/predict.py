@@ -96,7 +96,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     gpu = catalog.gpu(gpu_name)
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
-    dtype, gguf = weights(model_name, dtype, quant)
+    dtype, gguf = weights(model_name, dtype, quant, engine)
     eng = catalog.run_engine(engine, gpu, gguf)
     check_lengths(model, prompt, context)
     for key in (interconnect, network):

@@ -89,7 +89,7 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     model = catalog.model(model_name)
     gpu = catalog.gpu(gpu_name)
     check_lengths(model, prompt, context)
-    dtype, gguf = weights(model_name, dtype, quant)
+    dtype, gguf = weights(model_name, dtype, quant, engine)
     node = _node_facts(node_files)
     return build_report(data, model, gpu, node, slo_spec, gpus=gpus, batch=batch, prompt=prompt, context=context,
                         dtype=dtype, kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node,
