@@ -38,6 +38,10 @@ def weight_dtype(facts: Facts) -> str | None:
         found = catalog.named_weights(w.model)
         if found:
             return found
+    for w in facts.of(Workload):  # a library model that ships its own weights in every tag (gpt-oss: MXFP4)
+        own = catalog.ollama_default_gguf(w.model) if catalog.tag_weights(w.model) else None
+        if own:
+            return catalog.gguf_type(own).dtype
     return catalog.OLLAMA_DEFAULT_WEIGHTS if ollama_default(facts) else None
 
 
@@ -55,7 +59,8 @@ def ollama_default(facts: Facts) -> bool:
     models = [w.model for w in facts.of(Workload) if w.model]
     return ((any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
              or any(catalog.tag_weights(m) for m in models))
-            and not any(w.dtype for w in facts.of(Workload)) and not any(catalog.named_weights(m) for m in models))
+            and not any(w.dtype for w in facts.of(Workload)) and not any(catalog.named_weights(m) for m in models)
+            and not any(catalog.ollama_default_gguf(m) for m in models))
 
 
 @rule("workload.cross_node_tp", "cross_node_tp")
@@ -216,7 +221,7 @@ def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
 # ggml-common.h. The predictor streams the bytes of the type the ticket names (rules.shapes.bytes_per_param).
 _GGUF = re.compile(r"\bgguf\b|\bI?Q[1-8]_|\bllama\.?cpp\b|\bollama\b", re.I)
 # Without a type named, llama.cpp's common 4- and 8-bit files (the quantize README's recommended Q4_K_M, Q8_0).
-GGUF_BY_DTYPE = {"int4": "Q4_K_M", "int8": "Q8_0"}
+GGUF_BY_DTYPE = {"int4": "Q4_K_M", "int8": "Q8_0", "mxfp4": "MXFP4"}
 
 
 def quant_group(facts: Facts) -> str | None:
