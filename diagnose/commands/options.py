@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 
 import click
@@ -75,6 +76,8 @@ def weights(model_name: str | None, dtype: str | None, quant: str | None,
         kind = catalog.gguf_type(quant)
         if dtype and dtype != kind.dtype:
             raise InputError(f"--quant {kind.name} stores {kind.dtype} weights; --dtype {dtype} contradicts it")
+    elif not dtype and re.search(r"\.gguf$", str(model_name or ""), re.I) and catalog.named_gguf(model_name):
+        kind = catalog.gguf_type(catalog.named_gguf(model_name))  # a GGUF file's name names its type
     elif not dtype and (catalog.tag_weights(model_name) or (
             str(engine or "").strip().lower() == "ollama" and not catalog.named_weights(model_name))):
         # a 16-bit tag ("llama3.1:8b-instruct-fp16") pulls a GGUF file too: its F16/BF16 type

@@ -91,8 +91,9 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     from diagnose.errors import InputError
     from rules import catalog, roofline
     from rules.predictions import PredictRow
+    from rules.subject import model_named
 
-    model = catalog.model(model_name)
+    model = model_named(model_name)
     gpu = catalog.gpu(gpu_name)
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")

@@ -77,6 +77,7 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     from diagnose import scaling_inputs
     from diagnose.commands.predict import check_lengths
     from rules import catalog
+    from rules.subject import model_named
 
     if interconnect:
         catalog.interconnect(interconnect)
@@ -86,7 +87,7 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     data = scaling_inputs.collect(list(inputs), scaling_inputs.parse_tp_of(tp_of))
     given_model, given_gpu = bool(model_name), bool(gpu_name)  # flags win over what the inputs name
     model_name, gpu_name = _from_inputs(data, model_name, "model"), _from_inputs(data, gpu_name, "gpu")
-    model = catalog.model(model_name)
+    model = model_named(model_name)
     gpu = catalog.gpu(gpu_name)
     check_lengths(model, prompt, context)
     dtype, gguf = weights(model_name, dtype, quant, engine)
