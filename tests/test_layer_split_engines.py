@@ -76,3 +76,19 @@ def test_a_layer_split_finding_does_not_recommend_row_split(tmp_path):
         "Is that expected with tensor split across 4 GPUs?\n")
     found = evaluate(read_bundle([tmp_path]))
     assert found and all("split-mode row" not in (f.fix or "") for f in found)
+
+
+@pytest.mark.parametrize("rate,category", [(16.89, "expected_physics"), (15.5, "expected_physics")])
+def test_scaling_reads_a_llama_cpp_multi_gpu_row_as_its_layer_split_as_ticket_does(tmp_path, rate, category):
+    # the published 4x RTX 3090 rate, given as "TP4" with engine llamacpp: x2.64 the expected TP time before
+    csv = tmp_path / "r.csv"
+    csv.write_text(f"layout,batch,metric,value,stat,unit,engine\nTP4,1,decode_tok_s,{rate},mean,tok/s,llamacpp\n")
+    out = _run("scaling", csv, "--model", "llama-3-70b", "--gpu", "rtx-3090", "--quant", "Q4_K_M")
+    assert out["verdict"]["category"] == category
+    (row,) = out["predictions"]["scaling"]["rows"]
+    assert (row["tp"], row["pp"]) == (1, 4)
+    vllm = tmp_path / "v.csv"
+    vllm.write_text(csv.read_text().replace("llamacpp", "vllm"))
+    out = _run("scaling", vllm, "--model", "llama-3-70b", "--gpu", "rtx-3090", "--dtype", "int4")
+    (row,) = out["predictions"]["scaling"]["rows"]
+    assert row["tp"] == 4  # an engine that runs TP keeps it
