@@ -349,6 +349,12 @@ class EngineSpec:
     cuda_graph_gb: float = 0.0  # memory the captured CUDA graphs hold per GPU
     comm_buffer_gb: float = 0.0  # NCCL and custom all-reduce buffers per GPU
     memory_utilization: float = 0.9  # share of each GPU's memory the engine may fill
+    # the same engine's profile for builds that differ in a way a ticket rarely states (llama.cpp before CUDA
+    # graphs): where the build is not stated, a figure is judged against the band covering both (rules.roofline.cover)
+    build_twin: str = ""
+    # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
+    # a layer split), "dp" (replicas); plan and predict's sweep offer only these
+    parallel: tuple[str, ...] = ("tp", "pp", "dp")
     launch: str = ""  # the engine's serve command, "" = none known: a plan names its settings engine-neutrally
     # "setting=flag" per plan setting (tp, pp, ep, context, batch, kv_fp8), {value} where it takes one
     launch_flags: tuple[str, ...] = ()
@@ -714,6 +720,17 @@ def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = 
     return engine(key)
 
 
+# a llama.cpp build as its tools print it ("build: 3015", "b3015", "version: 3015") or a build date ("2024-06")
+_LLAMACPP_BUILD = re.compile(r"\b(?:b|build[:= ]\s*|version[:= ]\s*)\d{3,5}\b|\b20\d\d-[01]\d\b", re.I)
+
+
+def build_stated(engine: EngineSpec | None, text: str | None) -> bool:
+    """Does the framework text state the engine's own build? Only llama.cpp's build number or a date tells whether
+    CUDA graphs were in it: an embedder's version (Ollama 0.3, llama-cpp-python 0.2) does not, since embedders may
+    compile GGML_CUDA_USE_GRAPHS out (llamafile did: https://github.com/mozilla-ai/llamafile/pull/1051)."""
+    return bool(engine and engine.build_twin and text and _LLAMACPP_BUILD.search(str(text)))
+
+
 def find_engine(text: str | None) -> EngineSpec | None:
     """The engine a framework string names ('vLLM (vllm/vllm-openai:gptoss)', 'SGLang v0.4.1',
     'TensorRT-LLM 0.9'), by its first word or any key/alias in it; None when none matches."""
@@ -875,7 +892,7 @@ def find_model(name: str) -> ModelSpec | None:
 # the variants that name no quantisation pull 4-bit GGUF weights (Q4_K_M, Q4_0 for older models):
 # https://ollama.com/library/llama3.1/tags (the bare size tag is the -q4_K_M build). A tag that names a precision
 # ('-fp16') or another quantisation ('-q8_0') pulls that.
-OLLAMA_TAG = re.compile(r"^([a-z0-9][\w.]*):(\d[\w.-]*)$", re.I)
+OLLAMA_TAG = re.compile(r"^([a-z0-9][\w.-]*):(\d[\w.-]*)$", re.I)
 OLLAMA_DEFAULT_WEIGHTS = "int4"
 _PRECISIONS = (("bf16", re.compile(r"(?<![a-z0-9])bf16(?![a-z0-9])", re.I)),
                ("fp16", re.compile(r"(?<![a-z0-9])(?:fp16|f16|half)(?![a-z0-9])", re.I)),
@@ -894,23 +911,40 @@ def tag_weights(name: str | None) -> str | None:
     name that is no Ollama tag."""
     if not name or not (OLLAMA_TAG.match(name) or ollama_sized_tag(name)):
         return None
-    return named_weights(name) or OLLAMA_DEFAULT_WEIGHTS
+    own = ollama_default_gguf(name)
+    return named_weights(name) or (gguf_type(own).dtype if own else OLLAMA_DEFAULT_WEIGHTS)
 
 
 _OLLAMA_SIZES: dict[str, str] = {}
+_OLLAMA_GGUF: dict[str, str] = {}
+
+
+def _ollama_tables() -> None:
+    """rules/catalog/ollama_tags.toml's [default_size] and [default_gguf], read once."""
+    from diagnose.inputs import load_toml
+
+    path = CATALOG_DIR / "ollama_tags.toml"
+    data = load_toml(path, "catalog")
+    for section, table in (("default_size", _OLLAMA_SIZES), ("default_gguf", _OLLAMA_GGUF)):
+        rows = data.get(section, {})
+        if not isinstance(rows, dict) or not all(isinstance(v, str) for v in rows.values()):
+            raise InputError(f"{path}: [{section}] maps a library name to a string ('\"llama3.3\" = \"70b\"')")
+        table.update({k.lower(): v for k, v in rows.items()})
+
+
+def ollama_default_gguf(name: str | None) -> str | None:
+    """The GGUF type every tag of a library model ships where it is not the 4-bit default ('gpt-oss:20b' -> 'MXFP4',
+    ollama_tags.toml [default_gguf]); None for the others."""
+    if not _OLLAMA_SIZES:
+        _ollama_tables()
+    return _OLLAMA_GGUF.get(str(name or "").strip().split(":")[0].lower())
 
 
 def ollama_sized_tag(name: str | None) -> str | None:
     """The size tag a sizeless Ollama tag pulls ('llama3.3' or 'llama3.3:latest' -> 'llama3.3:70b',
     rules/catalog/ollama_tags.toml), or None for a sized tag or a name the table lacks."""
     if not _OLLAMA_SIZES:
-        from diagnose.inputs import load_toml
-
-        path = CATALOG_DIR / "ollama_tags.toml"
-        sizes = load_toml(path, "catalog").get("default_size", {})
-        if not isinstance(sizes, dict) or not all(isinstance(v, str) for v in sizes.values()):
-            raise InputError(f"{path}: [default_size] maps a tag to its size tag ('\"llama3.3\" = \"70b\"')")
-        _OLLAMA_SIZES.update({k.lower(): v for k, v in sizes.items()})
+        _ollama_tables()
     bare = re.fullmatch(r"([a-z0-9][\w.-]*?)(?::latest)?", str(name or "").strip(), re.I)
     size = bare and _OLLAMA_SIZES.get(bare.group(1).lower())
     return f"{bare.group(1).lower()}:{size}" if size else None
@@ -1051,6 +1085,9 @@ def named_gguf(text: str | None) -> str | None:
     m = _gguf_pattern().search(str(text))
     if m:
         return gguf_type(m.group(1)).name
+    own = ollama_default_gguf(text)
+    if own and tag_weights(text) == gguf_type(own).dtype:  # (a tag naming other weights, '-fp16', is not)
+        return gguf_type(own).name
     return OLLAMA_DEFAULT_GGUF if tag_weights(text) == OLLAMA_DEFAULT_WEIGHTS else None
 
 

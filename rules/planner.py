@@ -127,6 +127,23 @@ def best(options: list[Option], slo: bool) -> Option:
     return max(options, key=lambda o: (o.goodput if slo else o.tok_s_total, o.served, -o.itl_ms))
 
 
+def _simplicity(o: Option) -> tuple:
+    """Fewer GPUs per replica first (less to communicate, fail and launch), a layer split before TP."""
+    return o.tp * o.pp, o.tp, -o.served, o.itl_ms
+
+
+def ties(options: list[Option], top: Option, slo: bool) -> list[Option]:
+    """The options the predictor cannot tell from the top one: serving as many users, with an objective inside each
+    other's calibrated band (a rate at least band_low of the top's: the top is then inside its band too). Empty when
+    only the top qualifies."""
+    from rules import catalog
+
+    low = catalog.calibration().band[0]
+    key = (lambda o: o.goodput) if slo else (lambda o: o.tok_s_total)
+    found = [o for o in options if o.served >= top.served and key(o) >= key(top) * low and key(top) > 0]
+    return found if len(found) > 1 else []
+
+
 def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, prompt: int | None = None,
          dtype: str | None = None, kv_dtype: str | None = None, gpus_per_node: int = 8, itl_slo_ms: float | None = None,
          ttft_slo_ms: float | None = None, quant: str | None = None) -> Plan:
@@ -143,7 +160,8 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     req = Request(model, gpu, gpus, context, concurrency, prompt, dtype, kv_dtype, gpus_per_node, engine, itl_slo_ms,
                   ttft_slo_ms, quant)
     node = min(gpus, gpus_per_node)
-    tps = [t for t in TP_SIZES if t <= node and gpus % t == 0
+    # an engine that splits by layers only (llama.cpp, Ollama: engines.toml parallel) is offered no TP above 1
+    tps = [t for t in TP_SIZES if t <= node and gpus % t == 0 and (t == 1 or "tp" in engine.parallel)
            and not any(roofline.cannot_run(pr) for pr in roofline.validity(model, t, 1, dtype))]
     if not tps:
         raise InputError(f"no tensor-parallel size divides {gpus} GPU(s) and {model.name}'s {model.heads} heads / "
@@ -202,6 +220,18 @@ def _why(chosen: Option, options: list[Option], req: Request, slo: bool) -> str:
                 f"(ITL {chosen.itl_ms_one:.1f} ms, TTFT {chosen.ttft_ms_one:.0f} ms at one sequence per replica).")
     what = "goodput within the SLO" if slo else f"output tok/s with {req.concurrency} concurrent users"
     text = f"{chosen.label} gives the most {what}: {key(chosen):.0f} tok/s serving {chosen.served} sequences"
+    tied = ties(options, chosen, slo)
+    if tied:  # the pick stays the table's top (what every figure above says); the tie and its simpler side are said
+        from rules import catalog
+
+        lo, hi = catalog.calibration().band
+        simple = min(tied, key=_simplicity)
+        names = ", ".join(f"{o.label} {key(o):.0f} tok/s" for o in tied if o is not chosen)
+        text += (f"; it ties with {names}: inside each other's band (x{lo:g}-x{hi:g}) the predictor cannot tell "
+                 f"them apart")
+        return text + (f", and {simple.label} is the simpler layout (fewer GPUs per replica, less to communicate): "
+                       "prefer it unless the measured figures say otherwise." if simple is not chosen else
+                       f", and {chosen.label} is also the simpler layout.")
     if others:
         text += f" ({others[0].label}: {key(others[0]):.0f} tok/s, {others[0].served} sequences)"
     return text + "."
@@ -218,7 +248,11 @@ def _pipeline_options(req: Request, node: int, tps: list[int], one, steps: list[
             continue
         o = option(req, tp, pp)
         if o:
-            if tp * pp > node:
+            if "tp" not in req.engine.parallel:
+                steps.append(f"Does not fit on one GPU; {req.engine.name.split(' (')[0]} splits a model by whole "
+                             f"layers, not by tensor parallelism (engines.toml parallel): PP{pp} puts the "
+                             f"{model.layers} layers on {pp} GPUs, the fewest that hold it (no all-reduce).")
+            elif tp * pp > node:
                 steps.append(f"Does not fit in one node even at TP{tp}; TP{tp} within each node and PP{pp} across "
                              f"nodes ({math.ceil(tp * pp / node)} nodes per replica).")
             else:

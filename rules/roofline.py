@@ -610,6 +610,25 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     )
 
 
+BUILD_UNSTATED = "assumed: llama.cpp with or without CUDA graphs (builds before 2024-05 launch every kernel)"
+
+
+def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), *, engine, build_stated: bool,
+                      **kwargs) -> Prediction:
+    """The prediction for the engine as named, its band widened to cover its build twin's (engines.toml build_twin)
+    where the build is not stated: a figure either build gives is healthy, so ticket, scaling and capture judge one
+    figure alike. The expected figure stays the named profile's; the widening is said in the assumptions."""
+    p = predict(model, gpu, layout, engine=engine, **kwargs)
+    if build_stated or not (engine and engine.build_twin) or not p.decode_step_ms_expected:
+        return p
+    twin = predict(model, gpu, layout, engine=catalog.engine(engine.build_twin), **kwargs)
+    ratio = twin.decode_step_ms_expected / p.decode_step_ms_expected
+    p.band_low, p.band_high = min(p.band_low, twin.band_low * ratio), max(p.band_high, twin.band_high * ratio)
+    p.assumptions["band"] = [p.band_low, p.band_high]
+    p.assumptions["build"] = f"{BUILD_UNSTATED}: band covers {engine.key} and {twin.engine}"
+    return p
+
+
 def _check_args(layout, batch, prompt, context, output, dtype, kv_dtype, mbu, mfu, gpus_per_node, group) -> None:
     if min(layout.tp, layout.pp, layout.dp) < 1:
         raise InputError(f"layout {layout}: TP, PP and DP must be at least 1")

@@ -244,7 +244,14 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
 def _predict(run, model, gpu, *, batch, **kwargs):
     from rules import roofline
 
-    return roofline.predict(model, gpu, run.layout, batch=batch, **kwargs)
+    # a run's setup names its engine, never its build: llama.cpp's is judged against both builds' band
+    layout = run.layout
+    engine = kwargs.get("engine")
+    if engine is not None and "tp" not in engine.parallel and layout.tp > 1:
+        # an engine that splits by layers only (llama.cpp, Ollama: engines.toml parallel) runs "TP4" as its split
+        # over the 4 GPUs (-sm row is not modelled; a ticket reads it as a layer split too)
+        layout = roofline.Layout(1, layout.tp * layout.pp, layout.dp)
+    return roofline.predict_any_build(model, gpu, layout, batch=batch, build_stated=False, **kwargs)
 
 
 def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:

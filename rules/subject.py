@@ -185,6 +185,23 @@ FINE_TUNES = ((r"vicuna[-_ ]?(7b|13b)$", "llama-2-{0}"), (r"vicuna[-_ ]?33b$", "
               (r"zephyr[-_ ]?7b(?:[-_ ](?:alpha|beta|gemma))?$", "mistral-7b"))
 
 
+def model_named(name: str) -> ModelSpec:
+    """The catalog model a command's --model names, read as a ticket reads a name: a GGUF file name
+    ('Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf') or a fine-tune is its base model. Unknown: the catalog's own error."""
+    try:
+        return catalog.model(name)
+    except catalog.UnknownName:
+        stem = re.sub(r"\.gguf$", "", str(name), flags=re.I)
+        kind = catalog.named_gguf(stem) if stem != name else None
+        if kind:  # "llama-2-7b.Q5_K_M": the type after a dot, dash or underscore
+            stem = re.sub(rf"[.\-_ ]{re.escape(kind)}$", "", stem, flags=re.I)
+        for variant in _model_names(stem)[1:] if stem == name else _model_names(stem):
+            found = catalog.find_model(variant)
+            if found:
+                return found
+        raise
+
+
 def _model_names(name: str) -> list[str]:
     """The name as given, then without the org, the 'Meta-' prefix and a fine-tune suffix
     ('-Instruct', '-Chat', '-AWQ', '-v0.1', '-2507'): fine-tunes and quantisations share the base

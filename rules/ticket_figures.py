@@ -109,7 +109,8 @@ def unmodelled_figures(facts: Facts, predictions=None):
 def weights_ev(p) -> list:
     """The weights the prediction assumed, when an engine's default quantisation stood in for a ticket
     that names none, and the bits a weight of the GGUF type it priced."""
-    return [ev("prediction:weights", p.assumptions[k]) for k in ("weights", "gguf") if p.assumptions.get(k)]
+    return [ev("prediction:build" if k == "build" else "prediction:weights", p.assumptions[k])
+            for k in ("weights", "gguf", "build") if p.assumptions.get(k)]
 
 
 def band_evidence(m, detail: str, unit: str, expected: float, band: str, roofline: float, p, gpu, model_src, model):
@@ -669,7 +670,7 @@ def layer_split_rate(facts: Facts, predictions=None):
                        "bigger model, they do not make one stream faster.",
                        evidence,
                        fix="Use the fewest GPUs that hold the model; for speed on several GPUs use tensor parallelism "
-                       "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP, llama.cpp --split-mode row) and a batch of "
+                       "(vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) and a batch of "
                        "requests.")
             continue
         yield make("ticket.layer_split_rate", "other", "warning", 0.45,

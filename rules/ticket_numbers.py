@@ -81,7 +81,7 @@ def speedup_vs_expected(facts: Facts, predictions=None):
                        "stream decodes as fast as one GPU streaming every weight; more GPUs hold a bigger model, they "
                        "do not make one stream faster.",
                        [stated, ev(c, f"speed-up ({how})", round(ratio, 2), 1.0, "x")],
-                       fix="Use tensor parallelism (vLLM, SGLang, TensorRT-LLM, llama.cpp --split-mode row) for speed "
+                       fix="Use tensor parallelism (vLLM, SGLang, TensorRT-LLM, ExLlamaV2 TP) for speed "
                        "on several GPUs, or replicas for throughput.")
         return
     model, gpu = facts.subject.model, facts.subject.gpu

@@ -38,6 +38,10 @@ def weight_dtype(facts: Facts) -> str | None:
         found = catalog.named_weights(w.model)
         if found:
             return found
+    for w in facts.of(Workload):  # a library model that ships its own weights in every tag (gpt-oss: MXFP4)
+        own = catalog.ollama_default_gguf(w.model) if catalog.tag_weights(w.model) else None
+        if own:
+            return catalog.gguf_type(own).dtype
     return catalog.OLLAMA_DEFAULT_WEIGHTS if ollama_default(facts) else None
 
 
@@ -55,7 +59,8 @@ def ollama_default(facts: Facts) -> bool:
     models = [w.model for w in facts.of(Workload) if w.model]
     return ((any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
              or any(catalog.tag_weights(m) for m in models))
-            and not any(w.dtype for w in facts.of(Workload)) and not any(catalog.named_weights(m) for m in models))
+            and not any(w.dtype for w in facts.of(Workload)) and not any(catalog.named_weights(m) for m in models)
+            and not any(catalog.ollama_default_gguf(m) for m in models))
 
 
 @rule("workload.cross_node_tp", "cross_node_tp")
@@ -216,7 +221,7 @@ def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
 # ggml-common.h. The predictor streams the bytes of the type the ticket names (rules.shapes.bytes_per_param).
 _GGUF = re.compile(r"\bgguf\b|\bI?Q[1-8]_|\bllama\.?cpp\b|\bollama\b", re.I)
 # Without a type named, llama.cpp's common 4- and 8-bit files (the quantize README's recommended Q4_K_M, Q8_0).
-GGUF_BY_DTYPE = {"int4": "Q4_K_M", "int8": "Q8_0"}
+GGUF_BY_DTYPE = {"int4": "Q4_K_M", "int8": "Q8_0", "mxfp4": "MXFP4"}
 
 
 def quant_group(facts: Facts) -> str | None:
@@ -255,9 +260,10 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
         pp, pp_src = max(pp, 1), None
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     try:
-        p = roofline.predict(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
-                             engine=facts.subject.engine, dtype=dtype or weight_dtype(facts), quant_group=gguf,
-                             gpus_per_node=per_node or 8)
+        p = roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
+                                       engine=facts.subject.engine, dtype=dtype or weight_dtype(facts),
+                                       quant_group=gguf, gpus_per_node=per_node or 8,
+                                       build_stated=build_stated(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if pp_src:
@@ -269,6 +275,13 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
         p.assumptions["gguf"] = (f"GGUF {t.name} weights: {t.bits:g} bits a weight ({t.block}, "
                                  "rules/catalog/gguf_types.toml)")
     return p
+
+
+def build_stated(facts: Facts) -> bool:
+    """Does a framework the ticket names state its engine's build (rules.catalog.build_stated)?"""
+    from rules import catalog
+
+    return any(catalog.build_stated(facts.subject.engine, w.framework) for w in facts.of(Workload))
 
 
 def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) -> bool:

@@ -65,3 +65,26 @@ def test_deadline_stops_a_long_read():
 
     with pytest.raises(InputError, match="took too long"):
         analyse([str(shared_path("captures", "rodinia_gaussian_rtx3090_2022_4.sqlite"))], deadline_s=1e-9)
+
+
+def test_a_user_testers_flipped_copy_is_one_line_and_exit_2(tmp_path):
+    # 200 bytes of gameoflife_a100_2022_1 flipped (a user-tester's copy, tests/data): a schema byte that is not UTF-8
+    # made SQLite's own error message undecodable, and the UnicodeDecodeError left as an internal error (exit 3)
+    import json
+    from pathlib import Path
+
+    flips = json.loads((Path(__file__).parent / "data" / "flip_gameoflife_a100_seed1.json").read_text())
+    data = bytearray(shared_path("captures", flips["source"]).read_bytes())
+    for pos, value in flips["bytes"]:
+        data[pos] = value
+    assert _check(_write(tmp_path, "flip.sqlite", bytes(data))) == 2
+
+
+@pytest.mark.parametrize("name", ["rodinia_gaussian_rtx3090_2022_4.sqlite", "cardiac_rtx3060_2021_notables.sqlite",
+                                  "fuser_h200_crossentropy_2025_1.sqlite"])
+def test_a_schema_byte_that_is_not_utf8_is_a_damaged_file(tmp_path, name):
+    # the first NOT NULL of the schema as NOT \xb1ULL: SQLite's syntax error quotes the byte
+    data = bytearray(shared_path("captures", name).read_bytes())
+    data[data.find(b"NOT NULL") + 4] = 0xB1
+    result = CliRunner().invoke(cli, ["capture", str(_write(tmp_path, name, bytes(data)))])
+    assert result.exit_code == 2 and "damaged SQLite file" in result.output and "Traceback" not in result.output

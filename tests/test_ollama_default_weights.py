@@ -1,6 +1,8 @@
 """Ollama's library tags ship 4-bit weights unless the tag names another quantisation: a ticket that names Ollama
 and no quantisation is predicted at int4 and its finding says so. The issue texts are written for these tests."""
 
+import pytest
+
 from diagnose.bundle import read_bundle
 from rules.engine import evaluate
 from rules.workload import OLLAMA_WEIGHTS, weight_dtype
@@ -51,3 +53,31 @@ def test_predict_and_ticket_size_an_ollama_tag_alike():
     assert catalog.model("llama3.1:8b-instruct-fp16").checkpoint_dtype == "fp16"
     assert catalog.model("qwen2.5:7b-instruct-q8_0").checkpoint_dtype == "int8"
     assert catalog.model("Llama-3-8B").checkpoint_dtype == "bf16"  # no tag: the checkpoint's own
+
+
+def _predicted(*args) -> dict:
+    import json
+
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    out = CliRunner().invoke(cli, ["predict", "--tp", "1", *args, "--json", "--fail-on", "never"])
+    return json.loads(out.stdout)["predictions"]["layouts"][0]
+
+
+@pytest.mark.parametrize("model,said,gpu", [("llama-3-8b", "RTX 4090", "rtx-4090"),
+                                            ("Llama-3.1-8B", "A100 PCIe 80GB", "a100-80gb-pcie"),
+                                            ("mistral-7b", "RTX 3090", "rtx-3090")])
+def test_predict_with_engine_ollama_assumes_the_weights_a_ticket_naming_ollama_does(tmp_path, model, said, gpu):
+    # a user-tester's report: predict --engine ollama assumed bf16 (49 tok/s), ticket the library's 4-bit (130)
+    from rules.subject import Subject
+    from rules.workload import predict_layout
+
+    (tmp_path / "issue.md").write_text(f"# Ollama speed\n\n{model} with Ollama on one {said}. Is 50 tokens/s normal?\n")
+    facts = read_bundle([tmp_path])
+    facts.subject = Subject.of(facts)
+    ticket = predict_layout(facts, 1, 1)
+    row = _predicted("--engine", "ollama", "--model", model, "--gpu", gpu)
+    assert row["dtype"] == "int4" and row["decode_tok_s_expected"] == ticket.decode_tok_s_expected
+    assert _predicted("--engine", "llamacpp", "--model", model, "--gpu", gpu)["dtype"] != "int4"  # as named

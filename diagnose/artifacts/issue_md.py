@@ -125,8 +125,14 @@ def detect_named(text: str, name: str) -> float:
     # over NCCL's INFO lines over "Decode is slow." is prose around a paste)
     lines = [ln for ln in _prose_lines(text[:20_000].splitlines())
              if ln.strip() and not re.match(r"\s*(?:[-*+]|\d+[.)])\s", ln) and not PRINTED.match(ln)]
-    sentences = sum(1 for ln in lines if _wordy(ln, 4) and SENTENCE_END.search(ln))
+    sentences = sum(1 for ln in lines if _sentence(ln))
     return 0.9 if sentences and 3 * sentences >= len(lines) else 0.0
+
+
+def _sentence(line: str) -> bool:
+    """A line ending as a sentence does, with four plain words, or a short one of three words or more, two of them
+    plain ("Is that normal?", "Ollama with llama3.1:8b on one H100 SXM."): short tickets are written so."""
+    return bool(SENTENCE_END.search(line)) and (_wordy(line, 4) or (_wordy(line, 2) and len(line.split()) >= 3))
 
 
 # A figure as a reporter states one: a rate, a latency, a bandwidth, a speed-up.
@@ -548,6 +554,13 @@ def _refines(first: str, later: str) -> bool:
             and re.search(rf"(?<![\d.]){re.escape(size)}\s*[bB]\b", later) is not None)
 
 
+def _gpu_refines(first: str, later: str) -> bool:
+    """A later GPU name that says more of the same product ('A100' in a title, then 'A100 PCIe 80GB' or
+    'A100-SXM4-80GB' in the text): the text names the board the title shortened."""
+    a, b = (re.sub(r"[\s_-]+", " ", x.lower()).strip() for x in (first, later))
+    return len(b) > len(a) and b.startswith(a + " ")
+
+
 def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[int, str]] = (),
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
@@ -557,6 +570,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
               for i, ln in prose}
     for i, ln in spaced.items():
+        if gpu_line is not None and (m := GPU_NAME.search(ln)) and _gpu_refines(gpu_line[1], m.group(1)):
+            gpu_line = (i, m.group(1).strip(), gpu_line[2], gpu_line[3])  # "A100" in the title, "A100 PCIe 80GB" below
         if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])

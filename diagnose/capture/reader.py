@@ -447,7 +447,7 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     uri = _readonly_uri(p, head)
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=1.0, check_same_thread=False)
-    except sqlite3.Error as exc:
+    except SQLITE_ERRORS as exc:
         raise InputError(f"{p}: cannot open as SQLite ({exc})") from None
     conn.text_factory = _decode
     stop_at = time.monotonic() + deadline_s if deadline_s else None
@@ -458,7 +458,7 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
         conn.execute("PRAGMA temp_store = FILE")
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
         _check_size(p, size, head, conn)
-    except sqlite3.Error as exc:
+    except SQLITE_ERRORS as exc:
         conn.close()
         raise InputError(f"{p}: {describe_sqlite_error(exc)}") from None
     if "StringIds" not in tables or not any(t in tables for t in NSYS_MARKERS):
@@ -467,7 +467,7 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     cap = Capture(path=p, conn=conn, tables=tables, file=p, stop_at=stop_at)
     try:
         cap.meta = _read_meta(cap)
-    except sqlite3.Error as exc:
+    except SQLITE_ERRORS as exc:
         cap.close()
         raise InputError(f"{p}: {describe_sqlite_error(exc)}") from None
     return cap
@@ -539,8 +539,15 @@ def _copy_with_log(p: Path, wal: Path) -> Path:
     return folder / "capture.sqlite"
 
 
+# errors reading a file as SQLite: sqlite's own, and a message of its quoting schema bytes that are not UTF-8 (a damaged
+# sqlite_master), which the sqlite3 module fails to decode before it can raise the error
+SQLITE_ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
 def describe_sqlite_error(exc: Exception) -> str:
     """One short line for an sqlite error (messages may quote multi-line schema text)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "damaged SQLite file (its schema holds bytes that are not UTF-8)"
     text = one_line(str(exc))
     if "locked" in text:
         return "the database is locked by another process (wait for nsys to finish, or copy the file)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 
 import click
@@ -60,10 +61,14 @@ def quant_option(func):
     return click.option("--quant", help=QUANT_HELP)(func)
 
 
-def weights(model_name: str | None, dtype: str | None, quant: str | None) -> tuple[str | None, str | None]:
+def weights(model_name: str | None, dtype: str | None, quant: str | None,
+            engine: str | None = None) -> tuple[str | None, str | None]:
     """The weight dtype and GGUF type a command predicts with, as the ticket rules read them
     (rules.workload.quant_group): --quant, else the type an Ollama tag names; the dtype follows the type
-    unless --dtype is given, and a --dtype the --quant type is not is bad input. 16-bit types need no type."""
+    unless --dtype is given, and a --dtype the --quant type is not is bad input. A 16-bit type (F16, BF16) is still
+    GGUF weights: it is returned too, so the llama.cpp profile runs them (rules.catalog.run_engine). `--engine ollama`
+    with a model that names no weights pulls the library's 4-bit default, as a ticket naming Ollama assumes
+    (rules.workload.ollama_default)."""
     from diagnose.errors import InputError
     from rules import catalog
 
@@ -71,13 +76,20 @@ def weights(model_name: str | None, dtype: str | None, quant: str | None) -> tup
         kind = catalog.gguf_type(quant)
         if dtype and dtype != kind.dtype:
             raise InputError(f"--quant {kind.name} stores {kind.dtype} weights; --dtype {dtype} contradicts it")
-    elif not dtype and catalog.tag_weights(model_name):
-        kind = catalog.gguf_type(catalog.named_gguf(model_name)) if catalog.named_gguf(model_name) else None
+    elif not dtype and re.search(r"\.gguf$", str(model_name or ""), re.I) and catalog.named_gguf(model_name):
+        kind = catalog.gguf_type(catalog.named_gguf(model_name))  # a GGUF file's name names its type
+    elif not dtype and (catalog.tag_weights(model_name) or (
+            str(engine or "").strip().lower() == "ollama" and not catalog.named_weights(model_name))):
+        # a 16-bit tag ("llama3.1:8b-instruct-fp16") pulls a GGUF file too: its F16/BF16 type
+        tag = catalog.tag_weights(model_name) or catalog.OLLAMA_DEFAULT_WEIGHTS
+        named = catalog.named_gguf(model_name) or {"fp16": "F16", "bf16": "BF16", catalog.OLLAMA_DEFAULT_WEIGHTS:
+                                                   catalog.OLLAMA_DEFAULT_GGUF}.get(tag)
+        kind = catalog.gguf_type(named) if named else None
     else:
         kind = None
     if kind is None:
         return dtype, None
-    return kind.dtype, (kind.name if kind.dtype in ("int4", "int8") else None)
+    return kind.dtype, kind.name
 
 
 class FiniteFloat(click.ParamType):

@@ -56,13 +56,14 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     from diagnose.pipeline import run_pipeline
     from rules import catalog, planner
     from rules.scaling import parse_slo
+    from rules.subject import model_named
 
-    dtype, gguf = weights(model_name, dtype, quant)
+    dtype, gguf = weights(model_name, dtype, quant, engine)
     limits = parse_slo(slo)
     itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
     gpu = catalog.gpu(gpu_name)
-    result = planner.plan(catalog.model(model_name), gpu, gpus, context, concurrency,
+    result = planner.plan(model_named(model_name), gpu, gpus, context, concurrency,
                           engine=catalog.run_engine(engine, gpu, gguf), prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
                           gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf)
     inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,

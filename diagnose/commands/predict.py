@@ -37,7 +37,8 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @click.option("--gpus", type=gpu_count(),
               help="Fixed GPU count: compare every TP (x PP) that fits it, the rest as DP replicas.")
 @click.option("--tp", "tp_text", metavar="LIST",
-              help="Tensor-parallel sizes, e.g. 1,2,4,8 (default: 1,2,4,8, or the powers of 2 up to --gpus).")
+              help="Tensor-parallel sizes, e.g. 1,2,4,8 (default: 1,2,4,8, or the powers of 2 up to --gpus; "
+                   "an engine that splits by layers only, llama.cpp or Ollama, sweeps --pp instead).")
 @click.option("--pp", "pp_text", metavar="LIST", default="1", show_default=True,
               help="Pipeline-parallel sizes, e.g. 1,2.")
 @click.option("--dp", "dp_text", metavar="LIST", default="1", show_default=True,
@@ -90,18 +91,19 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     from diagnose.errors import InputError
     from rules import catalog, roofline
     from rules.predictions import PredictRow
+    from rules.subject import model_named
 
-    model = catalog.model(model_name)
+    model = model_named(model_name)
     gpu = catalog.gpu(gpu_name)
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
-    dtype, gguf = weights(model_name, dtype, quant)
+    dtype, gguf = weights(model_name, dtype, quant, engine)
     eng = catalog.run_engine(engine, gpu, gguf)
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:
             catalog.interconnect(key)  # fail early, with closest names
-    layouts = _layouts(gpus, int_list(tp_text, "--tp"), int_list(pp_text, "--pp"), int_list(dp_text, "--dp"))
+    layouts = _layouts(gpus, int_list(tp_text, "--tp"), int_list(pp_text, "--pp"), int_list(dp_text, "--dp"), eng)
     if not layouts:
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
                                  param_hint="--tp")
@@ -133,10 +135,15 @@ def check_lengths(model, prompt: int, context: int | None) -> None:
                          f"{model.max_context}-token window")
 
 
-def _layouts(gpus, tps, pps, dps):
-    """Every TP x PP x DP asked for; with --gpus, DP fills the GPU count."""
+def _layouts(gpus, tps, pps, dps, eng):
+    """Every TP x PP x DP asked for; with --gpus, DP fills the GPU count. The sweep (no --tp) offers what the engine
+    runs: an engine that splits by layers only (llama.cpp, Ollama: engines.toml parallel) sweeps PP, not TP."""
     from rules.roofline import Layout
 
+    if tps is None and "tp" not in eng.parallel:
+        tps = [1]
+        if pps == [1]:
+            pps = [p for p in (1, 2, 4, 8, 16, 32, 64) if p <= (gpus or 8)]
     if gpus:
         tps = tps or [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= gpus]
         return [Layout(tp, pp, gpus // (tp * pp)) for pp in pps for tp in tps if gpus % (tp * pp) == 0]

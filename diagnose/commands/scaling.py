@@ -77,6 +77,7 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     from diagnose import scaling_inputs
     from diagnose.commands.predict import check_lengths
     from rules import catalog
+    from rules.subject import model_named
 
     if interconnect:
         catalog.interconnect(interconnect)
@@ -86,10 +87,10 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     data = scaling_inputs.collect(list(inputs), scaling_inputs.parse_tp_of(tp_of))
     given_model, given_gpu = bool(model_name), bool(gpu_name)  # flags win over what the inputs name
     model_name, gpu_name = _from_inputs(data, model_name, "model"), _from_inputs(data, gpu_name, "gpu")
-    model = catalog.model(model_name)
+    model = model_named(model_name)
     gpu = catalog.gpu(gpu_name)
     check_lengths(model, prompt, context)
-    dtype, gguf = weights(model_name, dtype, quant)
+    dtype, gguf = weights(model_name, dtype, quant, engine)
     node = _node_facts(node_files)
     return build_report(data, model, gpu, node, slo_spec, gpus=gpus, batch=batch, prompt=prompt, context=context,
                         dtype=dtype, kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node,

@@ -31,13 +31,13 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         else:
             fits = "yes" if r.fits else f"no (-{r.memory_shortfall_gb:.1f} GB)"
         numbers = r.valid
-        itl = r.decode_step_ms_expected
+        itl = r.itl_ms_expected  # the JSON's ITL: a step at the reply's middle context (its mean)
         band = f"{itl * r.band_low:.2f}-{itl * r.band_high:.2f}" if numbers else "-"
         out.append([
             r.label, r.gpus, r.total_batch, fits,
             round(r.weights_gb_per_gpu, 1), r.max_concurrent_seqs,
             _n(r.prefill_tok_s_total_expected, numbers, 0), _n(r.ttft_ms_expected, numbers, 1),
-            _n(itl, numbers, 2), band, _n(r.decode_step_ms, numbers, 2),
+            _n(itl, numbers, 2), band, _n(r.itl_ms, numbers, 2),
             _n(r.decode_tok_s_expected, numbers, 1), _n(r.decode_tok_s_total_expected, numbers, 0),
             _n(100 * r.allreduce_share_expected, numbers, 0), _n(r.mbu_implied, numbers, 2),
             f"{eff:.0%}" if eff is not None and numbers and r.fits else "-",
@@ -58,7 +58,9 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         f"{a.get('memory_utilization', 0):.0%} of the GPU usable, "
         f"{a.get('reserved_gb', 0):g} GB of it kept for activations, "
         "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
-        "AR %: all-reduce share of the expected decode step. MBU: bytes streamed per step / (expected step x datasheet "
+        "ITL: the decode step at the reply's middle context (its mean over the reply, the JSON's itl_ms); "
+        "tok/s/seq: at the full context. AR %: all-reduce share of the expected decode step. "
+        "MBU: bytes streamed per step / (expected step x datasheet "
         "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
         if rows else ""
     )
