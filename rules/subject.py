@@ -208,11 +208,11 @@ def _model_names(name: str) -> list[str]:
     architecture. A distilled model is its student's architecture (DeepSeek-R1-Distill-Qwen-32B is
     a Qwen2.5-32B: https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-32B), and Qwen2's
     sizes that Qwen2.5 kept have the same shapes (hidden size, layers and heads of their config.json)."""
-    base = name.rsplit("/", 1)[-1]
+    base = re.sub(r"\.gguf$", "", name.rsplit("/", 1)[-1], flags=re.I)  # a GGUF file name, as predict reads one
     out = [name, base]
     trimmed = re.sub(r"^meta-", "", base, flags=re.I)
     while True:
-        shorter = re.sub(r"[-_ ](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|"
+        shorter = re.sub(r"[-_ .](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|"
                          r"nvfp4|mxfp4|fp4|w4a4|w4a8|w4a16|w8a8|[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$",
                          "", trimmed, flags=re.I)
         if shorter == trimmed:

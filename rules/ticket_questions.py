@@ -197,6 +197,8 @@ def nothing_broken(facts: Facts, predictions=None):
     question = claims.asks(facts)
     if said[2] == "other" and not question:
         return  # a report without a question: nothing is asked to be judged normal
+    if len(re.findall(r"\w+", " ".join(text for _, text in claims.texts(facts)))) <= 6:
+        return  # the question alone ("Is that normal?"): nothing described to call normal
     if fault_context(facts) or figures(facts):
         return  # a fault in sight, or a figure the figure checks judge (or, unjudged, cannot be called normal)
     if claims.other_vendor(facts) and idle_reading(facts):

@@ -140,10 +140,13 @@ def _layouts(gpus, tps, pps, dps, eng):
     runs: an engine that splits by layers only (llama.cpp, Ollama: engines.toml parallel) sweeps PP, not TP."""
     from rules.roofline import Layout
 
-    if tps is None and "tp" not in eng.parallel:
+    if "tp" not in eng.parallel:
+        if tps is not None:  # a TP size asked of such an engine is its layer split over that many GPUs, as `scaling`
+            pps = sorted({t * p for t in tps for p in pps})  # reads one (rules.scaling._predict)
+        elif pps == [1]:
+            pps = ([p for p in range(1, gpus + 1) if gpus % p == 0] if gpus
+                   else [p for p in (1, 2, 4, 8)])
         tps = [1]
-        if pps == [1]:
-            pps = [p for p in (1, 2, 4, 8, 16, 32, 64) if p <= (gpus or 8)]
     if gpus:
         tps = tps or [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= gpus]
         return [Layout(tp, pp, gpus // (tp * pp)) for pp in pps for tp in tps if gpus % (tp * pp) == 0]
