@@ -442,17 +442,31 @@ def copies(cap: Capture) -> list[CopyStats]:
     return cap.cache["copies"]
 
 
-def _copies(cap: Capture) -> list[CopyStats]:
-    """Grouped by (process, device, kind, pageable, large) and summed up here: a dozen sums of
-    products of the pageable flag, each evaluating it again, cost SQLite 4x as much."""
+PAGEABLE_UNDECIDED = 2  # the pageable flag where SQL leaves it NULL (a NULL srcKind or dstKind)
+
+
+def copy_group_keys(cap: Capture) -> list[str]:
+    """The copies' group keys as SQL (process, device, kind, pageable, large), none NULL: the
+    GROUP BY here and the memory-operation read of --stats (summaries), which reads them as keys."""
     src = cap.col(MEMCPY, "srcKind", "-1")
     dst = cap.col(MEMCPY, "dstKind", "-1")
-    sql = (f"SELECT gp, dev, kind, pg, b >= {BANDWIDTH_MIN_BYTES}, count(*), sum(d), sum(b) "
-           f"FROM (SELECT coalesce(globalPid, 0) AS gp, deviceId AS dev, copyKind AS kind, \"end\" - start AS d, "
-           f"coalesce(bytes, 0) AS b, (copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0)) AS pg "
-           f"FROM {MEMCPY} WHERE \"end\" IS NOT NULL) GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3")
+    return ["coalesce(globalPid, 0)", "coalesce(deviceId, -1)", "copyKind",
+            f"coalesce(copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0), {PAGEABLE_UNDECIDED})",
+            f"coalesce(bytes, 0) >= {BANDWIDTH_MIN_BYTES}"]
+
+
+def _copies(cap: Capture) -> list[CopyStats]:
+    """Grouped by (process, device, kind, pageable, large) and summed up here: a dozen sums of
+    products of the pageable flag, each evaluating it again, cost SQLite 4x as much. With
+    --stats the memory-operation read has grouped them already (summaries: copy_groups)."""
+    rows = cap.cache.get("copy_groups")
+    if rows is None:
+        keys = ", ".join(copy_group_keys(cap))
+        rows = cap.query(f"SELECT {keys}, count(*), sum(\"end\" - start), sum(coalesce(bytes, 0)) FROM {MEMCPY} "
+                         f"WHERE \"end\" IS NOT NULL GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3")
     groups: dict[tuple, list] = {}
-    for gp, dev, kind, pg, large, n, d, b in cap.query(sql):
+    for gp, dev, kind, pg, large, n, d, b in rows:
+        pg = None if pg == PAGEABLE_UNDECIDED else pg
         g = groups.setdefault((gp, dev, kind), [0, 0, 0, 0, 0, 0, [0, 0, 0], [0, 0, 0]])
         d, b = int(d or 0), int(b or 0)
         g[0], g[1], g[2] = g[0] + n, g[1] + d, g[2] + b
