@@ -490,19 +490,12 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
     """
     if not gaps or not cap.has(RUNTIME):
         return 0, 0
-    names = sorted({nid for _pid, nid, *_ in api_groups(cap)
-                    if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")})
-    if not names:
-        return 0, 0
-    marks = ",".join("?" * len(names))
-    cur = cap.query(
-        f"SELECT start, \"end\" FROM {RUNTIME} WHERE nameId IN ({marks}) "
-        f"AND ((globalTid >> 24) & 16777215) = ? ORDER BY \"end\"", (*names, pid))
+    calls = iter(_blocking_calls(cap).get(pid, ()))
     count = total = 0
-    api = cur.fetchone()
+    api = next(calls, None)
     for g0, g1 in gaps:
         while api is not None and api[1] < g0:
-            api = cur.fetchone()
+            api = next(calls, None)
         if api is None:
             break
         if api[1] <= g1 or api[0] <= g1:
@@ -511,6 +504,24 @@ def host_stall(cap: Capture, pid: int, gaps: list[tuple[int, int]]) -> tuple[int
     return count, total
 
 
+
+
+def _blocking_calls(cap: Capture) -> dict[int, list[tuple[int, int]]]:
+    """pid -> (start, end) of its sync and synchronous-copy calls, ordered by end (then start): one scan of
+    the API table for every process (cached per capture; was one scan per GPU with gaps, 0.08 s
+    of CPU each on 1.86 M calls)."""
+    if "blocking_calls" not in cap.cache:
+        names = sorted({nid for _pid, nid, *_ in api_groups(cap)
+                        if api_kind(cap.string(nid) or "") in ("sync", "sync_copy")})
+        calls: dict[int, list[tuple[int, int]]] = {}
+        if names:
+            marks = ",".join("?" * len(names))
+            for pid, start, end in cap.query(
+                    f"SELECT ((globalTid >> 24) & 16777215), start, \"end\" FROM {RUNTIME} WHERE nameId IN ({marks}) "
+                    f"ORDER BY \"end\", start", names):
+                calls.setdefault(pid, []).append((start, end))
+        cap.cache["blocking_calls"] = calls
+    return cap.cache["blocking_calls"]
 
 
 def gap_causes(cap: Capture, pid: int, device: int, gaps: list[tuple[int, int]], k: int = 3) -> list[IdleGapCause]:
