@@ -285,14 +285,26 @@ def _memop_rows(cap: Capture, medians: bool) -> tuple[list[SummaryRow], list[Sum
     return _finish(time_rows), _finish(size_rows)
 
 
+BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of its time in latency
+PAGEABLE_UNDECIDED = 2  # the pageable flag where SQL leaves it NULL (a NULL srcKind or dstKind)
+
+
+def copy_group_keys(cap: Capture) -> list[str]:
+    """The copies' group keys as SQL (process, device, kind, pageable, large), none NULL: the
+    GROUP BY of timeline.copies and the memory-operation read of --stats, which reads them as keys."""
+    src = cap.col(MEMCPY, "srcKind", "-1")
+    dst = cap.col(MEMCPY, "dstKind", "-1")
+    return ["coalesce(globalPid, 0)", "coalesce(deviceId, -1)", "copyKind",
+            f"coalesce(copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0), {PAGEABLE_UNDECIDED})",
+            f"coalesce(bytes, 0) >= {BANDWIDTH_MIN_BYTES}"]
+
+
 class _CopyGroups:
     """The copies' groups (timeline.copies: process, device, kind, pageable, large) taken from
     the memory-operation read, which reads them as its keys and merges them into kinds after:
     the copies then need no GROUP BY of their own (0.23 s of CPU on 254,365 copies)."""
 
     def __init__(self, cap: Capture):
-        from diagnose.capture.timeline import copy_group_keys  # timeline builds on summaries
-
         self.keys = copy_group_keys(cap)
         self.sums: dict[tuple, list[int]] = {}
 

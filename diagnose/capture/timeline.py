@@ -23,7 +23,7 @@ from diagnose.capture import kernels as K
 from diagnose.capture import launches
 from diagnose.capture.grouped import GroupedValues, distinct
 from diagnose.capture.reader import COPY_KINDS, KERNEL, MEMCPY, MEMSET, RUNTIME, UVM_COPY_KINDS, Capture, pid_of
-from diagnose.capture.summaries import api_base_name, api_groups
+from diagnose.capture.summaries import PAGEABLE_UNDECIDED, api_base_name, api_groups, copy_group_keys
 from diagnose.evidence import DURATION_EDGES_NS, CopyStats, IdleGapCause
 
 # Idle-gap histogram edges in microseconds (nsys analyze uses one 500 ms threshold; decode
@@ -431,28 +431,12 @@ def queue_delays(cap: Capture) -> dict[int, list[int]]:
     return delays
 
 
-BANDWIDTH_MIN_BYTES = 1 << 20  # 1 MiB: a PCIe copy this size spends < 5 % of its time in latency
-
-
 def copies(cap: Capture) -> list[CopyStats]:
     """Memory copies by (process, device, kind); UVM page migrations kept apart from real copies.
     One GROUP BY that also splits each group by pageable and by large (cached per capture)."""
     if "copies" not in cap.cache:
         cap.cache["copies"] = _copies(cap) if cap.has(MEMCPY) else []
     return cap.cache["copies"]
-
-
-PAGEABLE_UNDECIDED = 2  # the pageable flag where SQL leaves it NULL (a NULL srcKind or dstKind)
-
-
-def copy_group_keys(cap: Capture) -> list[str]:
-    """The copies' group keys as SQL (process, device, kind, pageable, large), none NULL: the
-    GROUP BY here and the memory-operation read of --stats (summaries), which reads them as keys."""
-    src = cap.col(MEMCPY, "srcKind", "-1")
-    dst = cap.col(MEMCPY, "dstKind", "-1")
-    return ["coalesce(globalPid, 0)", "coalesce(deviceId, -1)", "copyKind",
-            f"coalesce(copyKind IN (1, 2, 9) AND ({src} = 0 OR {dst} = 0), {PAGEABLE_UNDECIDED})",
-            f"coalesce(bytes, 0) >= {BANDWIDTH_MIN_BYTES}"]
 
 
 def _copies(cap: Capture) -> list[CopyStats]:
