@@ -231,3 +231,35 @@ def test_pattern_steps_kept_up_to_the_same_number_of_kernels_per_gpu(monkeypatch
     pairs = _pattern_both_ways(shared_path("captures", f"{BUSY}.sqlite"))
     assert len(pairs) == 2 and all(kept == read for kept, read in pairs)
     assert any(kept is not None for kept, _ in pairs)
+
+
+def _copies_both_ways(path):
+    """The copies grouped by the memory-operation read of --stats, and by their own GROUP BY."""
+    with open_capture(path) as cap:
+        S.memop_summaries(cap, True)
+        folded = T.copies(cap)
+        cap.cache.pop("copies"), cap.cache.pop("copy_groups", None)
+        return folded, T.copies(cap)
+
+
+@pytest.mark.parametrize("stem", CAPTURES)
+def test_copies_from_the_memory_operation_read_equal_their_group_by(stem):
+    folded, grouped = _copies_both_ways(shared_path("captures", f"{stem}.sqlite"))
+    assert [asdict(c) for c in folded] == [asdict(c) for c in grouped]
+
+
+def test_copies_with_an_undecided_pageable_flag_group_the_same_both_ways(tmp_path):
+    """A NULL srcKind leaves SQL's pageable flag NULL: counted in neither side, both ways."""
+    dst = shutil.copy(shared_path("captures", f"{BUSY}.sqlite"), tmp_path / "null_src.sqlite")
+    db = sqlite3.connect(dst)
+    db.execute(f"UPDATE {MEMCPY} SET srcKind = NULL, dstKind = 1 WHERE rowid % 3 = 0")
+    db.commit()
+    db.close()
+    folded, grouped = _copies_both_ways(dst)
+    assert [asdict(c) for c in folded] == [asdict(c) for c in grouped]
+    assert sum(c.count for c in folded) == 1020
+    with open_capture(shared_path("captures", f"{BUSY}.sqlite")) as cap:
+        untouched = T.copies(cap)
+    # 34 pageable HtoD copies (srcKind 0); the undecided third of them counts as pageable neither way
+    assert sum(c.pageable for c in untouched) == 34
+    assert 0 < sum(c.pageable for c in folded) < 34

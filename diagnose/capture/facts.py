@@ -511,10 +511,10 @@ def _api_aggregates(other: Capture, medians: bool, memops: bool | None) -> None:
     else:
         T.queue_delays(other)
     summaries.api_groups(other)
+    if memops is not None:
+        summaries.memop_summaries(other, memops)  # cached for all_summaries; with medians, the copies' groups too
     T.copies(other)
     other.count(KERNEL), other.count(RUNTIME)
-    if memops is not None:
-        summaries.memop_summaries(other, memops)  # cached for all_summaries
 
 
 def _nvtx_aggregates(other: Capture, step_name: str | None, medians: bool, busiest: dict,
