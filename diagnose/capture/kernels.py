@@ -24,6 +24,17 @@ NO_DEVICE = 0xFFFFFF  # deviceId NULL: kept apart from every real ordinal
 SEQUENCE_KEPT = 1_000_000  # kernels per GPU kept for the pattern steps (memory: 16 bytes each)
 
 
+def start_ordered(parts: list, limit: int = SEQUENCE_KEPT) -> tuple[np.ndarray, np.ndarray]:
+    """(start, name id) of the first `limit` kernels of (start, name) chunks in rowid order, sorted by start
+    (stable): the sequence the pattern steps read, whether kept by the kernel walk or read again."""
+    if not parts:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    starts = np.concatenate([p[0] for p in parts])[:limit]
+    names = np.concatenate([p[1] for p in parts])[:limit]
+    order = np.argsort(starts, kind="stable")
+    return starts[order], names[order]
+
+
 def class_column(cap: Capture) -> str | None:
     """The kernel column classes are read from: the demangled name where it exists, as the kernel
     summary and "Top kernels" name kernels, so a kernel has one class in every table (a short name
@@ -152,12 +163,7 @@ class KernelGroups:
         if not self.sequences:
             return None
         _, parts = self.sequences.get((pid, device), (0, []))
-        if not parts:
-            return np.empty(0, np.int64), np.empty(0, np.int64)
-        starts = np.concatenate([p[0] for p in parts])[:SEQUENCE_KEPT]
-        names = np.concatenate([p[1] for p in parts])[:SEQUENCE_KEPT]
-        order = np.argsort(starts, kind="stable")
-        return starts[order], names[order]
+        return start_ordered(parts)
 
     def comm_rows(self) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
         """(pid, device) -> [(name id, count, total ns)] in name-id order."""

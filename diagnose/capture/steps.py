@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from diagnose.capture.grouped import distinct
-from diagnose.capture.kernels import SEQUENCE_KEPT
+from diagnose.capture.kernels import SEQUENCE_KEPT, start_ordered
 from diagnose.capture.nvtx import ranges_named
 from diagnose.capture.reader import KERNEL, NVTX, Capture, pid_of
 from diagnose.capture.summaries import nvtx_groups
@@ -177,12 +177,7 @@ def _sequence(cap: Capture, col: str, where: str):
         have += len(start)
         if have >= MAX_SEQUENCE:
             break
-    if not parts:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    starts = np.concatenate([p[0] for p in parts])[:MAX_SEQUENCE]
-    names = np.concatenate([p[1] for p in parts])[:MAX_SEQUENCE]
-    order = np.argsort(starts, kind="stable")
-    return starts[order], names[order]
+    return start_ordered(parts, MAX_SEQUENCE)
 
 
 def _period(names, min_count: int) -> tuple[int, int] | None:
