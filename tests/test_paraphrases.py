@@ -23,7 +23,28 @@ PARAPHRASES = REPO / "tests" / "data" / "paraphrases"
 BUNDLES = sorted(p for p in PARAPHRASES.iterdir() if p.is_dir())
 
 # Paraphrases whose verdict still differs from the original's, and why (strict: a fix makes them pass loudly).
-KNOWN = {}
+KNOWN = {
+    # working set: left, as no general reading was found that would not fit the case
+    "028-vllm-6610-gh200-multinode-pp-socket-and-expected-a":
+        "'tokens/s and throughput did not change at all' reads as a scaling complaint (the original's "
+        "'saw no increase' as none), and then the pipeline bubble outranks 'the network does not limit PP decode'",
+    "u7a02-ollama-docker-multi-gpu-only-one-process-a":
+        "'the other GPUs stay unused' classes the ticket as slow, where the original's 'GPUs are not used' is a "
+        "question; as a complaint nothing explains it (Ollama placing a model that fits on one GPU is not modelled)",
+    "u7a05-baichuan-13b-2x4090-one-gpu-3pct-a":
+        "the paraphrase gets the case's label (expected_physics: a layer split leaves one GPU idle), the original the "
+        "accepted healthy",
+    # check set: seen only after the code changes, left unfitted
+    "006-nccl-949-a100-vm-internode-acs-b":
+        "'two 200G ports' (a NIC rate written without b/s) is not read as 200 Gb/s, so 27 GB/s "
+        "reads as above line rate",
+    "030-nccl-451-docker-ibv-open-device-failed-socket-b":
+        "'multi node' (two words) and 'containers' without 'Docker' are not read as multi-node / container",
+    "u7a11-qwen-two-gpus-slower-how-parallel-b":
+        "'single node, 2 cards, inference got slower' reads 'single node ... slower' as one slow node (straggler)",
+    "u7d02-sglang-single-request-70-tokps-two-requests-140-b":
+        "'about 14 ms per token' for one request is not read as a rate (70 tok/s), so the pair is not compared",
+}
 
 
 def original(bundle: Path) -> Path | None:
@@ -51,8 +72,12 @@ def test_every_case_has_both_paraphrases_and_its_original_is_here():
         assert (PARAPHRASES / f"{case}-a").is_dir() and (PARAPHRASES / f"{case}-b").is_dir(), case
 
 
-@pytest.mark.parametrize("bundle", [pytest.param(b, id=b.name, marks=[pytest.mark.xfail(strict=True, reason=KNOWN[b.name])]
-                                                 if b.name in KNOWN else []) for b in BUNDLES])
+def _param(bundle: Path):
+    known = KNOWN.get(bundle.name)
+    return pytest.param(bundle, id=bundle.name, marks=[pytest.mark.xfail(strict=True, reason=known)] if known else [])
+
+
+@pytest.mark.parametrize("bundle", [_param(b) for b in BUNDLES])
 def test_a_paraphrase_gets_the_verdict_of_its_original(bundle):
     source = original(bundle)
     if source is None:
