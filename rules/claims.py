@@ -629,7 +629,7 @@ PATTERNS: dict[str, list[str]] = {
              r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
              r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
-        r"without (?:any )?(?:cpu|numa|memory|process)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
+        r"\b(?:without|no) (?:any )?(?:cpu|numa|memory|process|core)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
         r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
         # (issue 11 s) not "with and without numactl": both runs named
         r"(?<!\bwith and )(?<!\bwith or )\bwithout (?:numactl|taskset)\b",
@@ -744,6 +744,8 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # One GPU, rank or node always behind the rest.
     "one_slow": [
+        # (not where the count is a place or a layout: "in the same machine it is slower", "with one GPU it is slower")
+        r"(?<!\bin )(?<!\bon )(?<!\bwith )(?<!\bwithin )(?<!\binside )(?<!\busing )(?<!\bfrom )(?<!\bacross )"
         r"\b(?:one|a single|single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
         r"(?:GPU|rank|node|card|device|worker|process|machine)\b"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
@@ -1068,7 +1070,10 @@ def hypothetical(sentence: str, start: int) -> bool:
 _NEGATED_AFTER = re.compile(
     r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|"
     r"were(?:n't| not)|never|not)\s+"
-    r"(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)",
+    r"(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)|"
+    # "throttling was ruled out", "NVLink has been excluded", "P2P can be ruled out"
+    r"^[\s:,\w/-]{0,25}?\b(?:is|are|was|were|has been|have been|had been|got|can be|could be|been)\s+(?:\w+\s+)?"
+    r"(?:ruled out|excluded|eliminated)\b",
     re.I)
 # Sentences: a claim's scope for negation and guessing.
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
@@ -1122,16 +1127,29 @@ _REGRESS_WORDS = re.compile(
     r"\b(?:slower|faster|drop\w*|regress\w*|lower|worse|better|only|upgrad\w*|downgrad\w*|lost|loses|degrad\w*)\b", re.I
 )
 _SETTING = re.compile(r"\b((?:NCCL|CUDA|TORCH_NCCL|NVIDIA)_[A-Z0-9_]+)\s*=\s*([^\s,;)'\"`]+)")
+# How long nvidia-smi takes, as people write a duration: a figure or an English number word ("takes ~30seconds",
+# "needs almost two minutes", "took over a minute", "takes several seconds").
+_DURATION_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "a couple of": 2,
+                   "a few": 3, "several": 3}
 _SMI_SLOW = re.compile(
-    r"nvidia-smi[^.\n]{0,80}?\b(?:takes?|took|needs?|needed|requires?)\s+(?:about |around |~|over |more than )?"
-    r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds|min|minutes)\b",
+    r"nvidia-smi[^.\n]{0,80}?\b(?:takes?|took|taking|needs?|needed|requires?|required)\s+"
+    r"(?:(?:about|around|approximately|roughly|almost|nearly|close to|up to|over|more than|at least|~|>)\s*)?"
+    r"(\d+(?:\.\d+)?|" + "|".join(sorted(_DURATION_WORDS, key=len, reverse=True)) + r")"
+    r"\s*(?:s|sec|secs|seconds?|min|mins|minutes?)\b",
     re.I,
 )
 
 
+def smi_seconds(m: re.Match) -> float:
+    """The seconds a _SMI_SLOW match says."""
+    figure = m.group(1).lower()
+    n = _DURATION_WORDS[figure] if figure in _DURATION_WORDS else float(figure)
+    return n * (60 if re.search(r"\bmin", m.group(0)[m.start(1) - m.start():], re.I) else 1)
+
+
 # "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
 _NEGATION = re.compile(r"\b(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|"
-                       r"ruled out)\b[\w\s,-]{0,20}$", re.I)
+                       r"ruled out|rule out|excluded|eliminated)\b[\w\s,-]{0,20}$", re.I)
 def negated_words(sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the words `m` matched out ("no longer", "not", "without" before them, "is not the issue"
     after), as they would a claim's? For patterns kept outside PATTERNS (rules.ticket_questions)."""
@@ -1326,12 +1344,14 @@ def _clock_figure(c: Claim, sentence: str, gpu) -> None:
     clock (catalog max_clock_mhz) it is no throttle (kind clock_at_max); where the catalog has no top clock for
     the GPU, the claim says so (data max_clock_mhz None) for the rule to report."""
     m = _CLOCK_MHZ.search(sentence)
-    if not m or _THROTTLE_WORDS.search(sentence):
-        return
+    if not m or any(not negated_words(sentence, w) for w in _THROTTLE_WORDS.finditer(sentence)):
+        return  # (a throttle ruled out beside the figure, "no throttling seen, clocks stay at 1410 MHz", is none)
     mhz, top = float(m.group(1)), getattr(gpu, "max_clock_mhz", 0) or 0
     c.data.update({"mhz": mhz, "max_clock_mhz": top or None, "gpu": getattr(gpu, "key", None)})
     if top and mhz >= AT_MAX_CLOCK * top:
         c.kind = "clock_at_max"
+    elif not top and _THROTTLE_WORDS.search(sentence):
+        c.negated = True  # no top clock to judge the figure by: the reporter's own "no throttling" stands
 
 
 def _asked_only(c: Claim, text: str) -> None:
@@ -1433,9 +1453,8 @@ def claims(facts: Facts) -> list[Claim]:
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
-        if m:
-            seconds = float(m.group(1)) * (60 if re.search(r"min", m.group(0), re.I) else 1)
-            out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": seconds}))
+        if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I):
+            out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": smi_seconds(m)}))
         for m in _UTIL.finditer(text):
             number = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
             pct = float(m.group(number))
@@ -1753,6 +1772,9 @@ _NO_GAIN = (r"(?:\bslow\w*|\bno (?:any )?(?:gain|improvement|speed-?up|differenc
             # a gain called too small to count: "very little or no boost", "hardly any speed-up", "marginal gain"
             r"\b(?:(?:very )?little|hardly any|barely any|almost no|not much|minimal|marginal|negligible)"
             r"(?: or no)? (?:gain|improvement|speed-?up|acceleration|benefit|boost|uplift)\b|"
+            # ... or the comparative hedged: "barely faster", "only slightly quicker", "not much faster"
+            r"\b(?:barely|hardly|scarcely|only (?:slightly|marginally|a (?:little|bit))|not (?:much|significantly|"
+            r"noticeably)|marginally) (?:any )?(?:faster|quicker|better)\b|"
             r"\bno (?:significant|noticeable|obvious|real|big|much|great) "
             r"(?:gain|improvement|speed-?up|difference|acceleration|benefit|increase)|"
             r"\b(?:remain\w*|stay\w*|stays|is|was|basically|almost|nearly|largely) "
@@ -1855,6 +1877,9 @@ def _rate_rose(m: re.Match) -> bool:
 
 # What kind of ticket it is, from the title and the opening of the description: the prior every
 # category's score starts from. Checked in this order; the first that matches wins.
+# A rate or bandwidth figure, and the words that mark a figure as published rather than measured.
+_FIGURE = r"\d+(?:\.\d+)?\s*(?:[GMT]B/s|Gb/s|Gbps|tok\w*/s|t/s)?"
+_PUBLISHED = r"(?:advertised|marketed|spec(?:'d|ced|ified)?|theoretical|rated|promised|claimed|official|nominal)\b"
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
@@ -1889,6 +1914,9 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"bandwidth|throughput|latency|performance))? (?:right|correct|ok|okay|fine|good|acceptable)\b|"
                 r"\bshould (?:it|this|that) (?:be|run|go) (?:any )?(?:faster|higher|quicker)\b|"
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
+                # "does this match what the hardware should give?", "is this in line with / on par with the spec?"
+                r"\b(?:does|do|is|are) (?:this|that|it|these|those)(?: \w+)? (?:match|meet|line up with|in line with|"
+                r"on par with|consistent with|close to)\b[^.\n]{0,60}\?|"
                 # asking whether a figure or behaviour is right ("does this look right?", "am I doing something
                 # wrong?", "is that about right?", "does that make sense?")
                 r"\b(?:does|do) (?:this|that|it|these|those)(?: \w+)? (?:look|seem|sound)s? (?:right|correct|normal|"
@@ -1918,6 +1946,10 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"\bdrop(?:s|ped|ping)?\b|"
              r"\b\d+(?:\.\d+)?\s*%\s+(?:below|short of|lower than|slower than|behind|"  # (issue 11 j)
              r"under\s+(?:the\s+|what\s+)?(?:expected|spec|published|advertised|claimed))\b|"  # (not "95% under load")
+             # a measured figure set against a published one: "749 GB/s vs the 900 GB/s advertised", "380 out of
+             # the marketed 450 GB/s", "1.3 TB/s instead of the theoretical 2 TB/s"
+             r"(?<![\w.])" + _FIGURE + r"\s*(?:\w+\s+)?(?:vs\.?|versus|out of|against|instead of|rather than|"
+             r"compared (?:to|with))\s+(?:the\s+|a\s+|an\s+)?(?:~?" + _FIGURE + r"\s*(?:\w+\s+)?)?" + _PUBLISHED + "|"
              r"\b(?:half|a third|a quarter|one third)\s+(?:of\s+)?(?:what|the\s+(?:speed|throughput|rate|performance|"
              r"bandwidth|tok\w*/s))\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
@@ -2402,6 +2434,12 @@ def _span(counts: list[int]) -> tuple[int | None, int | None]:
 _BASELINE_FIRST = re.compile(r"\b(?:compared|relative|versus|vs|than|over|from)\b", re.I)
 
 
+# An environment variable set or a command-line flag in the clause that states a ratio: the ratio is that setting's
+# effect (with vs without it), e.g. "with NCCL_P2P_DISABLE=1 it is 30% slower", "adding --enforce-eager made it 2x
+# slower".
+_SETTING_TOGGLED = re.compile(_SETTING.pattern + r"|(?<![\w-])--[a-z][\w-]+")
+
+
 def speedups(facts: Facts) -> list[Claim]:
     """Speed-ups the reporter measured between two layouts: data {ratio (larger layout's speed over the
     smaller's), small, large (GPU counts; None when unstated)}. A ratio hoped for ("should be 2x") or ruled
@@ -2418,6 +2456,9 @@ def speedups(facts: Facts) -> list[Claim]:
                     continue
                 if _NEGATION.search(before[-15:]):
                     continue  # "not 2x faster": what it is not, not what it is
+                if _SETTING_TOGGLED.search(_CLAUSES.split(before)[-1]):
+                    continue  # "with NCCL_P2P_DISABLE=1 it's 30% slower", "--enforce-eager makes it 2x slower": a
+                    # setting's A/B on one layout, not a speed-up between GPU counts
                 if percent and m.group(3) and (not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
                                                or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
                     continue  # "latency increased by 30%", "memory use increased by 50%": not the speed that went up

@@ -95,6 +95,8 @@ def _slowdown_over_time(facts: Facts, readings):
                            last.value, first.value, last.unit))
     if readings:
         return  # clocks were read and are fine: heat is not it
+    if claims.find(facts, "clock_power", negated=True) or claims.find(facts, "clock_at_max"):
+        return  # the reporter read the clocks and rules a throttle out ("no throttling in nvidia-smi -q")
     yield make(
         "health.throttling", "throttling", "warning", 0.55 if series else 0.5,
         "Throughput falls over time under a constant load: likely thermal throttling",

@@ -65,6 +65,10 @@ _EXPECTATION = re.compile(r"\b(?:would|might|could|should|may|will)\s+(?:\w+\s+)
 _RULED_OUT = re.compile(r"(?:\b(?:not|never|without|no)\b|n't)[^.\n]{0,15}?\b(?:slow|lower|worse|below)",
                         re.I)
 _CONDITION = re.compile(r"\b(?:if|whether|unless)\b", re.I)
+# A change of layout named between the format and the loss: the loss is the layout's ("AWQ with tensor parallel is
+# slower", "int4 on 2 GPUs gives no speed-up"), not the format's against FP16.
+_LAYOUT_CHANGE = re.compile(r"\b(?:TP|PP|tensor[- ]parallel\w*|pipeline[- ]parallel\w*|tp\s*=?\s*\d+|multi-?GPU|"
+                            r"(?:more|multiple|\d+|two|four|eight|second) (?:GPUs?|cards?))\b|多卡|并行", re.I)
 # AutoAWQ's threshold: below a batch of 8 its quantised GEMM is faster than FP16.
 SMALL_BATCH = 8
 
@@ -97,6 +101,8 @@ def quantised_loses(facts: Facts) -> list[claims.Claim]:
                 continue  # the KV cache quantised, not the weights
             if not (_FULL_NAMED.search(sentence) or _NO_GAIN.search(m.group(0))):
                 continue  # "the AWQ model is slower than expected": slower than a hope, not than FP16
+            if not _FULL_NAMED.search(m.group(0)) and _LAYOUT_CHANGE.search(m.group(0)):
+                continue  # "with AWQ, turning on TP gives no speedup": the layout's gain that did not come, not FP16's
             lead = sentence[:m.start()]
             if _RULED_OUT.search(m.group(0)) or re.search(r"\b(?:is|are|was|were)\s+not\s+$|n't\s+$", lead, re.I):
                 continue  # "AWQ is not slower", "no longer slower", "without any slowdown"

@@ -1,0 +1,85 @@
+"""The same facts told in other words give the same verdict (issue 11, paraphrase stress test).
+
+tests/data/paraphrases/<case>-a|b/ are written paraphrases of real cases (tests/data/tickets/<case> or
+../shared/tickets/<case>): the reporter's prose reworded the way other reporters write (terse, non-native,
+a long story, other units), the attached logs and tables unchanged. `-a` was the working set the claim reading
+was fixed against; `-b` was written at the same time and only checked. Each gets the verdict its original gets
+today, both read by the path `diagnose ticket` and benchmarks/ticket_accuracy.py take, without answer keys.
+"""
+
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SHARED
+
+from diagnose.bundle import read_bundle
+from diagnose.commands.ticket import ticket_predictions
+from rules.engine import evaluate, ticket_verdict
+
+PARAPHRASES = REPO / "tests" / "data" / "paraphrases"
+BUNDLES = sorted(p for p in PARAPHRASES.iterdir() if p.is_dir())
+
+# Paraphrases whose verdict still differs from the original's, and why (strict: a fix makes them pass loudly).
+KNOWN = {
+    # working set: left, as no general reading was found that would not fit the case
+    "028-vllm-6610-gh200-multinode-pp-socket-and-expected-a":
+        "'tokens/s and throughput did not change at all' reads as a scaling complaint (the original's "
+        "'saw no increase' as none), and then the pipeline bubble outranks 'the network does not limit PP decode'",
+    "u7a02-ollama-docker-multi-gpu-only-one-process-a":
+        "'the other GPUs stay unused' classes the ticket as slow, where the original's 'GPUs are not used' is a "
+        "question; as a complaint nothing explains it (Ollama placing a model that fits on one GPU is not modelled)",
+    "u7a05-baichuan-13b-2x4090-one-gpu-3pct-a":
+        "the paraphrase gets the case's label (expected_physics: a layer split leaves one GPU idle), the original the "
+        "accepted healthy",
+    # check set: seen only after the code changes, left unfitted
+    "006-nccl-949-a100-vm-internode-acs-b":
+        "'two 200G ports' (a NIC rate written without b/s) is not read as 200 Gb/s, so 27 GB/s "
+        "reads as above line rate",
+    "030-nccl-451-docker-ibv-open-device-failed-socket-b":
+        "'multi node' (two words) and 'containers' without 'Docker' are not read as multi-node / container",
+    "u7a11-qwen-two-gpus-slower-how-parallel-b":
+        "'single node, 2 cards, inference got slower' reads 'single node ... slower' as one slow node (straggler)",
+    "u7d02-sglang-single-request-70-tokps-two-requests-140-b":
+        "'about 14 ms per token' for one request is not read as a rate (70 tok/s), so the pair is not compared",
+}
+
+
+def original(bundle: Path) -> Path | None:
+    case = bundle.name[:-2]
+    for base in (REPO / "tests" / "data" / "tickets", SHARED / "tickets"):
+        if (base / case).is_dir():
+            return base / case
+    return None
+
+
+@functools.cache
+def verdict(folder: Path) -> str:
+    """The verdict category of a copy of the folder without its answer key."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "ticket"
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("expected.toml"))
+        facts = read_bundle([copy])
+        return ticket_verdict(facts, evaluate(facts, ticket_predictions(facts))).category
+
+
+def test_every_case_has_both_paraphrases_and_its_original_is_here():
+    cases = {p.name[:-2] for p in BUNDLES}
+    assert len(cases) >= 44
+    for case in cases:
+        assert (PARAPHRASES / f"{case}-a").is_dir() and (PARAPHRASES / f"{case}-b").is_dir(), case
+
+
+def _param(bundle: Path):
+    known = KNOWN.get(bundle.name)
+    return pytest.param(bundle, id=bundle.name, marks=[pytest.mark.xfail(strict=True, reason=known)] if known else [])
+
+
+@pytest.mark.parametrize("bundle", [_param(b) for b in BUNDLES])
+def test_a_paraphrase_gets_the_verdict_of_its_original(bundle):
+    source = original(bundle)
+    if source is None:
+        pytest.skip("the original case is not here (../shared is not checked out)")
+    assert verdict(bundle) == verdict(source)
