@@ -934,10 +934,18 @@ def _ollama_tables() -> None:
 
 def ollama_default_gguf(name: str | None) -> str | None:
     """The GGUF type every tag of a library model ships where it is not the 4-bit default ('gpt-oss:20b' -> 'MXFP4',
-    ollama_tags.toml [default_gguf]); None for the others."""
+    ollama_tags.toml [default_gguf]), for a model named by its Ollama tag or by its catalog name or Hugging Face id
+    ('gpt-oss-20b', 'openai/gpt-oss-20b': the library whose size tag resolves to that model); None for the others."""
     if not _OLLAMA_SIZES:
         _ollama_tables()
-    return _OLLAMA_GGUF.get(str(name or "").strip().split(":")[0].lower())
+    text = str(name or "").strip()
+    own = _OLLAMA_GGUF.get(text.split(":")[0].lower())
+    if own or ":" in text or not text:
+        return own
+    model = find_model(text)
+    size = re.search(r"-(\d+(?:\.\d+)?b)$", model.key if model else "")
+    return next((gguf for lib, gguf in _OLLAMA_GGUF.items()
+                 if size and (tag := find_model(f"{lib}:{size.group(1)}")) and tag.key == model.key), None)
 
 
 def ollama_sized_tag(name: str | None) -> str | None:

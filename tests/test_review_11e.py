@@ -39,3 +39,43 @@ def test_a_rate_or_a_ruled_out_single_request_is_not_small(sentence):
                                       "We never run a single request at a time."])
 def test_few_requests_is_not_read_from_rates_parts_or_negations(sentence):
     assert not claims.states("few_requests", sentence)
+
+
+# 2. The weights an engine ships for a model family come from its data (ollama_tags.toml [default_gguf]: gpt-oss is
+#    MXFP4 in every Ollama tag, https://ollama.com/library/gpt-oss), whether the model is named by its Ollama tag, its
+#    catalog name or its Hugging Face id; a family without a row keeps the library's 4-bit default (Q4_K_M).
+def _predicted_weights(model: str, engine: str = "ollama") -> tuple[str, str]:
+    import json
+
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    out = CliRunner().invoke(cli, ["predict", "--model", model, "--engine", engine, "--gpu", "h100-sxm", "--tp", "1",
+                                   "--json"])
+    assert out.exit_code == 0, out.output
+    inputs = json.loads(out.output)["inputs"]
+    return inputs["quant"], inputs["dtype"]
+
+
+@pytest.mark.parametrize("model", ["gpt-oss-20b", "openai/gpt-oss-20b", "gpt-oss:20b", "gpt-oss-120b"])
+def test_ollama_prices_gpt_oss_as_the_mxfp4_it_ships(model):
+    assert _predicted_weights(model) == ("MXFP4", "mxfp4")
+
+
+@pytest.mark.parametrize("model", ["llama-3-8b", "qwen2.5-7b", "llama3.1:8b"])
+def test_a_family_without_its_own_row_keeps_the_4_bit_default(model):
+    assert _predicted_weights(model) == ("Q4_K_M", "int4")
+
+
+def test_a_ticket_naming_ollama_and_gpt_oss_by_its_hub_id_is_judged_at_mxfp4(tmp_path):
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate
+    from rules.workload import weight_dtype
+
+    (tmp_path / "issue.md").write_text("# gpt-oss speed\n\nI run openai/gpt-oss-20b with Ollama on one RTX 4090 and "
+                                       "get 120 tokens/s. Is this normal?\n")
+    facts = read_bundle([tmp_path])
+    evaluate(facts)
+    assert facts.subject.model.key == "gpt-oss-20b"
+    assert weight_dtype(facts) != "int4"

@@ -82,8 +82,9 @@ def weights(model_name: str | None, dtype: str | None, quant: str | None,
             str(engine or "").strip().lower() == "ollama" and not catalog.named_weights(model_name))):
         # a 16-bit tag ("llama3.1:8b-instruct-fp16") pulls a GGUF file too: its F16/BF16 type
         tag = catalog.tag_weights(model_name) or catalog.OLLAMA_DEFAULT_WEIGHTS
-        named = catalog.named_gguf(model_name) or {"fp16": "F16", "bf16": "BF16", catalog.OLLAMA_DEFAULT_WEIGHTS:
-                                                   catalog.OLLAMA_DEFAULT_GGUF}.get(tag)
+        # (a model named by its catalog name ships what its library ships: gpt-oss-20b is MXFP4 in every tag)
+        named = catalog.named_gguf(model_name) or catalog.ollama_default_gguf(model_name) or {
+            "fp16": "F16", "bf16": "BF16", catalog.OLLAMA_DEFAULT_WEIGHTS: catalog.OLLAMA_DEFAULT_GGUF}.get(tag)
         kind = catalog.gguf_type(named) if named else None
     else:
         kind = None
