@@ -79,3 +79,29 @@ def test_a_ticket_naming_ollama_and_gpt_oss_by_its_hub_id_is_judged_at_mxfp4(tmp
     evaluate(facts)
     assert facts.subject.model.key == "gpt-oss-20b"
     assert weight_dtype(facts) != "int4"
+
+
+# 3. A GGUF file whose name states no type: predict, plan and scaling exit 2 asking for --quant (16-bit or 4-bit is a
+#    figure off by up to 4x); a ticket, which cannot ask, says what it assumed.
+@pytest.mark.parametrize("command", [["predict", "--tp", "1"], ["plan", "--gpus", "1", "--context", "4096"]])
+@pytest.mark.parametrize("name", ["llama-2-7b-chat.gguf", "Mistral-7B-Instruct-v0.2.gguf"])
+def test_a_gguf_name_without_its_type_is_bad_input_until_the_type_is_given(command, name):
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    args = [*command, "--model", name, "--gpu", "rtx-4090"]
+    out = CliRunner().invoke(cli, args)
+    assert out.exit_code == 2 and "cannot read the GGUF weight type" in out.output and "Traceback" not in out.output
+    assert CliRunner().invoke(cli, [*args, "--quant", "Q8_0"]).exit_code in (0, 1)
+
+
+@pytest.mark.parametrize("name,said", [("llama-2-7b-chat.gguf", True), ("llama-2-7b-chat.Q4_K_M.gguf", False)])
+def test_a_ticket_says_when_it_could_not_read_the_gguf_type(tmp_path, name, said):
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate
+
+    (tmp_path / "issue.md").write_text(f"# speed\n\nllama-server with {name} fully offloaded on one RTX 4090: "
+                                       "60 tokens/s at batch 1. Is this normal?\n")
+    (f,) = [f for f in evaluate(read_bundle([tmp_path])) if f.rule == "ticket.measured_vs_expected"]
+    assert any(f"could not be read from '{name}'" in e.detail for e in f.evidence) == said
