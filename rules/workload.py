@@ -296,10 +296,12 @@ def unread_gguf(facts: Facts) -> str | None:
 
 
 def build_stated(facts: Facts) -> bool:
-    """Does a framework the ticket names state its engine's build (rules.catalog.build_stated)?"""
+    """Do the builds the ticket states (its framework, log lines or prose) decide its engine's profile
+    (rules.catalog.build_side)? Where they put it before the boundary the subject already runs the twin."""
     from rules import catalog
+    from rules.common import engine_builds
 
-    return any(catalog.build_stated(facts.subject.engine, w.framework) for w in facts.of(Workload))
+    return catalog.build_side(facts.subject.engine, engine_builds(facts)) is not None
 
 
 def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) -> bool:

@@ -105,3 +105,64 @@ def test_a_ticket_says_when_it_could_not_read_the_gguf_type(tmp_path, name, said
                                        "60 tokens/s at batch 1. Is this normal?\n")
     (f,) = [f for f in evaluate(read_bundle([tmp_path])) if f.rule == "ticket.measured_vs_expected"]
     assert any(f"could not be read from '{name}'" in e.detail for e in f.evidence) == said
+
+
+# 1. A stated llama.cpp build picks its profile: release b2822 brought CUDA graphs (PR 6766, merged 2024-05-08), so a
+#    build number, tag or date before it is priced with llamacpp-eager, one after it with llamacpp, and one that
+#    straddles the day ("May 2024"), or none, keeps the band covering both. Wordings written for these tests.
+ISSUE = ("# llama.cpp speed\n\n{said}\n\nRunning Llama-3-8B Q4_K_M on one A100 PCIe 80GB with llama-cli, all layers "
+         "offloaded: 130 tokens per second at batch 1. Is this normal?\n")
+
+
+def _band_profile(tmp_path, name: str, text: str) -> str:
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate
+    from rules.roofline import BUILD_UNSTATED
+
+    (tmp_path / name).write_text(text)
+    (f,) = [f for f in evaluate(read_bundle([tmp_path])) if f.rule == "ticket.measured_vs_expected"]
+    if any(BUILD_UNSTATED in e.detail for e in f.evidence):
+        return "either"
+    (profile,) = [e.detail.split("(")[1].split(" profile")[0] for e in f.evidence
+                  if e.detail.startswith("expected band (")]
+    return profile
+
+
+@pytest.mark.parametrize("said,profile", [
+    ("```\nllama_perf_context_print: eval time = 7700 ms\nbuild: 4bd0f93e (2500)\n```", "llamacpp-eager"),
+    ("```\nmain: build = 2700 (a1b2c3d4)\n```", "llamacpp-eager"),
+    ("```\n$ ./llama-cli --version\nversion: 3447 (5e2727fe)\n```", "llamacpp"),
+    ("I compiled llama.cpp b2500 myself.", "llamacpp-eager"),
+    ("This is a llama.cpp release from March 2024.", "llamacpp-eager"),
+    ("It is llama.cpp built from a commit of 2023-11-20.", "llamacpp-eager"),
+    ("I am on release b3447.", "llamacpp"),
+    ("The llama.cpp build is from August 2024.", "llamacpp"),
+    ("I upgraded from b2000 to b3447 last week.", "llamacpp"),  # the build left behind is not the one that ran
+    ("It is not b2000 any more: b2900 now.", "llamacpp"),
+    ("This is a llama.cpp release from May 2024.", "either"),  # the month spans the day CUDA graphs came in
+    ("I use b2000 on one box and b3447 on the other.", "either"),  # two builds on both sides
+    ("I updated llama.cpp yesterday.", "either"),  # no build stated
+])
+def test_a_stated_build_prices_its_own_profile(tmp_path, said, profile):
+    assert _band_profile(tmp_path, "issue.md", ISSUE.format(said=said)) == profile
+
+
+@pytest.mark.parametrize("framework,profile", [("llama.cpp b2500", "llamacpp-eager"),
+                                               ("llama.cpp build: 3015", "llamacpp"),
+                                               ("llama-cpp-python 0.2.77", "either")])  # an embedder's version
+def test_ticket_toml_reads_the_build_its_framework_names(tmp_path, framework, profile):
+    toml = (f'description = "llama.cpp speed. Is this normal?"\n[hardware]\ngpu = "NVIDIA A100 80GB PCIe"\n'
+            f'gpu_count = 1\n[software]\nframework = "{framework}"\n[workload]\nmodel = "Llama-3-8B-Q4_K_M"\n'
+            'tp = 1\nbatch = 1\n[[measured]]\nmetric = "decode_tok_s"\nvalue = 130\ntp = 1\nbatch = 1\n')
+    assert _band_profile(tmp_path, "ticket.toml", toml) == profile
+
+
+def test_the_build_boundary_is_data():
+    from rules import catalog
+
+    eng = catalog.engine("llamacpp")
+    assert (eng.twin_before_build, eng.twin_before_date) == (2822, "2024-05-08")
+    assert catalog.build_side(eng, ["b2821"]) is True and catalog.build_side(eng, ["b2822"]) is False
+    assert catalog.build_side(eng, ["2024-05-07"]) is True and catalog.build_side(eng, ["2024-05-08"]) is False
+    assert catalog.build_side(eng, ["2024"]) is None and catalog.build_side(eng, []) is None
+    assert catalog.run_engine("llama.cpp", catalog.gpu("a100-80gb-pcie"), builds=["b2500"]).key == "llamacpp-eager"

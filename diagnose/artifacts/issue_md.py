@@ -27,6 +27,7 @@ from diagnose.artifacts.text import (
     dtype_columns,
     engine_named,
     is_bits,
+    llamacpp_builds,
     number,
     quant_dtype,
     table_cells,
@@ -639,6 +640,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
     if framework:
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
+    # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
+    # March 2024"), where it is first said
+    stated = [(i, b) for i, ln in sorted([*prose, *code_lines]) for b in llamacpp_builds(ln)]
+    if stated:
+        builds = list(dict.fromkeys(b for _, b in stated))
+        out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
     seamed = [(i, spaced[i]) for i, _ in prose]
     out.extend(_rates(seamed, name, n if n and n >= 2 else 2))
