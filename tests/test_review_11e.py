@@ -166,3 +166,28 @@ def test_the_build_boundary_is_data():
     assert catalog.build_side(eng, ["2024-05-07"]) is True and catalog.build_side(eng, ["2024-05-08"]) is False
     assert catalog.build_side(eng, ["2024"]) is None and catalog.build_side(eng, []) is None
     assert catalog.run_engine("llama.cpp", catalog.gpu("a100-80gb-pcie"), builds=["b2500"]).key == "llamacpp-eager"
+
+
+# 4. One ITL in every command: plan prices it as predict does, at the reply's middle context
+#    (rules.roofline.itl_context), and both say which context that is.
+@pytest.mark.parametrize("tp,context,seats", [(8, 8192, 64), (4, 4096, 16)])
+def test_plan_and_predict_give_the_same_itl_and_say_its_context(tp, context, seats):
+    import json
+
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    run = CliRunner().invoke
+    plan = run(cli, ["plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", str(tp), "--context",
+                     str(context), "--seats", str(seats), "--json"])
+    (o,) = [o for o in json.loads(plan.output)["predictions"]["plan"]["options"] if o["tp"] == tp and o["dp"] == 1]
+    args = ["predict", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", str(tp), "--batch",
+            str(o["batch_per_replica"]), "--context", str(context)]
+    (row,) = json.loads(run(cli, [*args, "--json"]).output)["predictions"]["layouts"]
+    assert o["itl_ms"] == row["itl_ms_expected"] and o["itl_ms_roofline"] == row["itl_ms"]
+    mid = f"{(1024 + context) // 2:,} tokens"  # prompt 1024 + half the (context - prompt) output
+    assert o["itl_context"] == (1024 + context) // 2
+    assert mid in run(cli, [*args]).output.replace("\n", " ")
+    assert mid in run(cli, ["plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", str(tp), "--context",
+                            str(context), "--seats", str(seats)]).output.replace("\n", " ")
