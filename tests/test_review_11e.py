@@ -191,3 +191,50 @@ def test_plan_and_predict_give_the_same_itl_and_say_its_context(tp, context, sea
     assert mid in run(cli, [*args]).output.replace("\n", " ")
     assert mid in run(cli, ["plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", str(tp), "--context",
                             str(context), "--seats", str(seats)]).output.replace("\n", " ")
+
+
+# 5. The reporter's own GPU wins over one the text gives to someone else, by the grammar of possession (a possessor
+#    or holder that is not the reporter), wherever the two are said; that GPU's figures are theirs, not judged.
+def _gpu_and_figures(tmp_path, text: str):
+    from diagnose.bundle import read_bundle
+    from diagnose.evidence import Measurement, Workload
+    from rules.engine import evaluate
+
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    evaluate(facts)
+    counts = [w.gpu_count for w in facts.of(Workload) if w.gpu_count]
+    return facts.subject.gpu.key, sorted(m.value for m in facts.of(Measurement)), counts
+
+
+@pytest.mark.parametrize("text,gpu,rates", [
+    ("# llama.cpp speed\n\nMy friend's RTX 4090 does 40 tok/s on Llama-2-7B Q4_K_M, my RTX 3090 does 20 tok/s. "
+     "Is this normal?", "rtx-3090", [20.0]),
+    ("# Slow on RTX 3090\n\nA colleague's 2x RTX 4090 box runs Llama-2-7B Q4_K_M at 40 tok/s; mine gets 20 tok/s. "
+     "Is this normal?", "rtx-3090", [20.0]),
+    ("# Slow generation\n\nA friend with an A100 gets 90 tok/s on Llama-3-8B with vLLM. On my L40S I only get "
+     "40 tok/s. Is this normal?", "l40s", [40.0]),
+    ("# speed\n\nSomeone who has an H100 sees 100 tok/s with vLLM and Llama-3-8B, while our A10G does 30 tok/s. "
+     "Is that expected?", "a10g", [30.0]),
+    ("# speed\n\nMy brother has two RTX 4090s and gets 40 tok/s with llama.cpp on Llama-2-7B Q4_K_M. I have one "
+     "RTX 3090 and get 20 tok/s. Is this normal?", "rtx-3090", [20.0]),
+    ("# H100 slower than expected\n\nYour A100 numbers show 90 tok/s for Llama-3-8B on vLLM, but my H100 gives "
+     "60 tok/s. Is this normal?", "h100-sxm", [60.0]),
+])
+def test_the_reporters_own_gpu_wins_over_someone_elses(tmp_path, text, gpu, rates):
+    key, figures, counts = _gpu_and_figures(tmp_path, text)
+    assert key.startswith(gpu.split("-sxm")[0]) and figures == rates
+    assert 2 not in counts  # a count said of someone else's box is not the reporter's
+
+
+@pytest.mark.parametrize("text,gpu", [
+    # negations and the reporter's own possessions: no one else's GPU here
+    ("# speed\n\nIt is not my friend's machine: my own RTX 4090 does 40 tok/s with llama.cpp on Llama-2-7B "
+     "Q4_K_M. Is this normal?", "rtx-4090"),
+    ("# speed\n\nMy RTX 4090 does 40 tok/s with llama.cpp on Llama-2-7B Q4_K_M and I have no friend with a 3090 to "
+     "compare. Is this normal?", "rtx-4090"),
+    ("# speed\n\nOur A100 serves Llama-3-8B with vLLM at 90 tok/s. Is this normal?", "a100"),
+])
+def test_the_reporters_own_gpu_is_kept(tmp_path, text, gpu):
+    key, figures, _ = _gpu_and_figures(tmp_path, text)
+    assert key.startswith(gpu) and figures

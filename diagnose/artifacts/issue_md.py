@@ -459,7 +459,7 @@ def _clauses(line: str) -> list[tuple[str, bool]]:
         for clause in CLAUSE.split(sentence):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
             quoting = bool(REFERENCE_FIGURE.search(clause)) or ((quoting or bool(SOURCE_WORDS.search(clause)))
-                                                                  and not own)
+                                                                  and not own) or _others_clause(clause)
             out.append((clause, quoting))
     return out
 
@@ -555,6 +555,39 @@ def _refines(first: str, later: str) -> bool:
             and re.search(rf"(?<![\d.]){re.escape(size)}\s*[bB]\b", later) is not None)
 
 
+# A GPU that belongs to someone else, by the grammar of possession: a possessor that is not the reporter before the
+# name in its clause ("my friend's 4090", "a colleague's A100", "his 3090", "your H100", "someone else's card") or a
+# person holding it ("a friend with a 4090", "people on 4090s", "someone who has an A100", "my brother has two 3090s").
+# The reporter's own ("my", "our", "mine", "I have") is not matched. Such a GPU is never the ticket's GPU.
+_PERSON = (r"(?:friends?|colleagues?|co-?workers?|brother|sister|cousin|dad|father|son|buddy|mate|boss|neighbou?r|"
+           r"room-?mate|teammates?|someone(?:\s+else)?|somebody(?:\s+else)?|anyone|everyone|others|other\s+(?:users?|"
+           r"people|folks)|another\s+(?:user|person|guy)|(?:a|the|this|that)\s+(?:guy|user|person|poster|commenter|"
+           r"redditor)|people|users|folks|OP|he|she|they)")
+OTHERS_GPU = re.compile(
+    r"(?:\b(?:his|her|their|your|theirs|yours)\s+|\b" + _PERSON + r"(?:'s|’s|s'|’)\s+|"
+    r"\b" + _PERSON + r"\s+(?:(?:with|using|on|running|who\s+(?:has|have|had|uses?|used|runs?|ran|owns?|bought)|"
+    r"that\s+(?:has|have|uses?|runs?))|(?:has|have|had|uses?|used|owns?|bought|got|runs?|ran)(?:\s+got)?)\s+)"
+    r"(?:(?:a|an|the|two|three|four|eight|dual|quad|\d+\s*(?:x|×)?|new|old|brand-new|same)\s+)*"
+    r"(?:(?:NVIDIA|Nvidia|nvidia|GeForce|Tesla|Quadro)\s+)*$", re.I)
+
+
+def _others_gpu(line: str, start: int) -> bool:
+    """Is the GPU named at `start` someone else's (OTHERS_GPU before it, within its clause)?"""
+    before = re.split(r"[,;:.!?]\s|\s(?:but|while|whereas|and)\s", line[max(0, start - 80):start])[-1]
+    return bool(OTHERS_GPU.search(before))
+
+
+def _others_clause(clause: str) -> bool:
+    """Does the clause speak of someone else's GPU only ("my friend's 4090 does 40 tok/s")? Its figures are theirs."""
+    found = [_others_gpu(clause, m.start()) for m in GPU_NAME.finditer(clause)]
+    return bool(found) and all(found)
+
+
+def _own_gpu(line: str) -> re.Match | None:
+    """The first GPU name in `line` that is not someone else's."""
+    return next((m for m in GPU_NAME.finditer(line) if not _others_gpu(line, m.start())), None)
+
+
 def _gpu_refines(first: str, later: str) -> bool:
     """A later GPU name that says more of the same product ('A100' in a title, then 'A100 PCIe 80GB' or
     'A100-SXM4-80GB' in the text): the text names the board the title shortened."""
@@ -571,9 +604,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
               for i, ln in prose}
     for i, ln in spaced.items():
-        if gpu_line is not None and (m := GPU_NAME.search(ln)) and _gpu_refines(gpu_line[1], m.group(1)):
+        # (a GPU said as someone else's, "my friend's 4090", is never the reporter's: _own_gpu)
+        if gpu_line is not None and (m := _own_gpu(ln)) and _gpu_refines(gpu_line[1], m.group(1)):
             gpu_line = (i, m.group(1).strip(), gpu_line[2], gpu_line[3])  # "A100" in the title, "A100 PCIe 80GB" below
-        if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
+        if (gpu_line is None or gpu_line[2] is None) and (m := _own_gpu(ln)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
@@ -1013,7 +1047,8 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             # (a CJK sentence has no spaces to count: its characters make it one, as in _wordy)
             listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
                 re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
-            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln), listed))
+            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln) or _others_gpu(ln, m.start()),
+                        listed))
     return out
 
 
