@@ -238,3 +238,16 @@ def test_the_reporters_own_gpu_wins_over_someone_elses(tmp_path, text, gpu, rate
 def test_the_reporters_own_gpu_is_kept(tmp_path, text, gpu):
     key, figures, _ = _gpu_and_figures(tmp_path, text)
     assert key.startswith(gpu) and figures
+
+
+@pytest.mark.parametrize("text,gpu,rates", [
+    # someone else's GPU and no GPU of the reporter's: the text is about that machine (a support engineer writing
+    # for a colleague), so it is the ticket's and its figure is judged
+    ("# slow node\n\nMy colleague's 8x H100 node serves Llama-3-70B with vLLM at TP8 and gets 20 tok/s per "
+     "sequence. Is this normal?", "h100", [20.0]),
+    ("# slow\n\nSomeone on our team with an A100 gets 30 tok/s on Llama-3-8B with vLLM. Is that expected?", "a100",
+     [30.0]),
+])
+def test_only_someone_elses_gpu_named_is_the_tickets_subject(tmp_path, text, gpu, rates):
+    key, figures, _ = _gpu_and_figures(tmp_path, text)
+    assert key.startswith(gpu) and figures == rates

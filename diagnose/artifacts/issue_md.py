@@ -449,17 +449,18 @@ SOURCE_WORDS = re.compile(r"\b(?:readme|docs|documentation|model card|front ?pag
                           re.I)
 
 
-def _clauses(line: str) -> list[tuple[str, bool]]:
+def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
     says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
-    ("... and 197 t/s on an A100"), until one does ("but I only get 60")."""
+    ("... and 197 t/s on an A100"), until one does ("but I only get 60"); with `apart` (the text names someone else's
+    GPU beside the reporter's, _sets_apart) a clause speaking of the other's GPU only."""
     out = []
     for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
         quoting = False
         for clause in CLAUSE.split(sentence):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
             quoting = bool(REFERENCE_FIGURE.search(clause)) or ((quoting or bool(SOURCE_WORDS.search(clause)))
-                                                                  and not own) or _others_clause(clause)
+                                                                  and not own) or (apart and _others_clause(clause))
             out.append((clause, quoting))
     return out
 
@@ -558,13 +559,14 @@ def _refines(first: str, later: str) -> bool:
 # A GPU that belongs to someone else, by the grammar of possession: a possessor that is not the reporter before the
 # name in its clause ("my friend's 4090", "a colleague's A100", "his 3090", "your H100", "someone else's card") or a
 # person holding it ("a friend with a 4090", "people on 4090s", "someone who has an A100", "my brother has two 3090s").
-# The reporter's own ("my", "our", "mine", "I have") is not matched. Such a GPU is never the ticket's GPU.
+# The reporter's own ("my", "our", "mine", "I have") is not matched. Where the text also names a GPU of the
+# reporter's, such a GPU is never the ticket's and its figures are not the reporter's; where it names only others'
+# (a support engineer writing about a colleague's node) that GPU is the one the ticket is about.
 _PERSON = (r"(?:friends?|colleagues?|co-?workers?|brother|sister|cousin|dad|father|son|buddy|mate|boss|neighbou?r|"
            r"room-?mate|teammates?|someone(?:\s+else)?|somebody(?:\s+else)?|anyone|everyone|others|other\s+(?:users?|"
-           r"people|folks)|another\s+(?:user|person|guy)|(?:a|the|this|that)\s+(?:guy|user|person|poster|commenter|"
-           r"redditor)|people|users|folks|OP|he|she|they)")
+           r"people|folks)|another\s+(?:user|person|guy)|people|folks|he|she)")
 OTHERS_GPU = re.compile(
-    r"(?:\b(?:his|her|their|your|theirs|yours)\s+|\b" + _PERSON + r"(?:'s|’s|s'|’)\s+|"
+    r"(?:\b(?:his|her|your|yours)\s+|\b" + _PERSON + r"(?:'s|’s|s'|’)\s+|"
     r"\b" + _PERSON + r"\s+(?:(?:with|using|on|running|who\s+(?:has|have|had|uses?|used|runs?|ran|owns?|bought)|"
     r"that\s+(?:has|have|uses?|runs?))|(?:has|have|had|uses?|used|owns?|bought|got|runs?|ran)(?:\s+got)?)\s+)"
     r"(?:(?:a|an|the|two|three|four|eight|dual|quad|\d+\s*(?:x|×)?|new|old|brand-new|same)\s+)*"
@@ -583,9 +585,15 @@ def _others_clause(clause: str) -> bool:
     return bool(found) and all(found)
 
 
-def _own_gpu(line: str) -> re.Match | None:
-    """The first GPU name in `line` that is not someone else's."""
-    return next((m for m in GPU_NAME.finditer(line) if not _others_gpu(line, m.start())), None)
+def _own_gpu(line: str, apart: bool = True) -> re.Match | None:
+    """The first GPU name in `line` that is not someone else's (`apart`), else the first."""
+    return next((m for m in GPU_NAME.finditer(line) if not (apart and _others_gpu(line, m.start()))), None)
+
+
+def _sets_apart(lines) -> bool:
+    """Does the text name a GPU of someone else's beside one of the reporter's? Only then is the other set apart."""
+    said = [_others_gpu(ln, m.start()) for _, ln in lines for m in GPU_NAME.finditer(ln)]
+    return any(said) and not all(said)
 
 
 def _gpu_refines(first: str, later: str) -> bool:
@@ -603,11 +611,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     count_line = None
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
               for i, ln in prose}
+    apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
-        # (a GPU said as someone else's, "my friend's 4090", is never the reporter's: _own_gpu)
-        if gpu_line is not None and (m := _own_gpu(ln)) and _gpu_refines(gpu_line[1], m.group(1)):
+        # (a GPU said as someone else's, "my friend's 4090", beside one of the reporter's is not theirs: _own_gpu)
+        if gpu_line is not None and (m := _own_gpu(ln, apart)) and _gpu_refines(gpu_line[1], m.group(1)):
             gpu_line = (i, m.group(1).strip(), gpu_line[2], gpu_line[3])  # "A100" in the title, "A100 PCIe 80GB" below
-        if (gpu_line is None or gpu_line[2] is None) and (m := _own_gpu(ln)):
+        if (gpu_line is None or gpu_line[2] is None) and (m := _own_gpu(ln, apart)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
@@ -1089,13 +1098,14 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
     TP (and batch) named in its own clause, else on its line, else in a heading line above it."""
     out = []
+    apart = _sets_apart(prose)
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         line_batch = _line_batch(ln, RATE, CJK_RATE)
-        for clause, quoted in _clauses(ln):
+        for clause, quoted in _clauses(ln, apart):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if quoted or HOPED_FIGURE.search(clause):
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
@@ -1270,10 +1280,11 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
     only_load = _only_load(prose)
+    apart = _sets_apart(prose)
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
-        for clause, quoted in _clauses(ln):
+        for clause, quoted in _clauses(ln, apart):
             if quoted:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]
