@@ -352,6 +352,10 @@ class EngineSpec:
     # the same engine's profile for builds that differ in a way a ticket rarely states (llama.cpp before CUDA
     # graphs): where the build is not stated, a figure is judged against the band covering both (rules.roofline.cover)
     build_twin: str = ""
+    # the first build that is this profile and not its twin: its build number (llama.cpp's release tag, b2822) and
+    # the day it was merged (ISO); a stated build before them runs the twin (rules.catalog.build_side)
+    twin_before_build: int = 0
+    twin_before_date: str = ""
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
@@ -709,26 +713,36 @@ def engine(name: str | None) -> EngineSpec:
     return found
 
 
-def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None) -> EngineSpec:
+def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None, builds=()) -> EngineSpec:
     """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
     format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU of compute capability
-    below 8.0 (ggml-cuda keeps CUDA graphs off there: disable_due_to_gpu_arch) is llamacpp-eager; a row that does not
-    know its capability (0) keeps the graphs."""
-    key = engine(name).key if name else ("llamacpp" if gguf else "generic")
-    if key == "llamacpp" and gpu is not None and 0 < gpu.compute_capability < 8.0:
-        key = "llamacpp-eager"
-    return engine(key)
+    below 8.0 (ggml-cuda keeps CUDA graphs off there: disable_due_to_gpu_arch), or of a stated build before its
+    twin boundary (build_side), is llamacpp-eager; a row that does not know its capability (0) keeps the graphs."""
+    found = engine(name) if name else engine("llamacpp" if gguf else "generic")
+    if found.key == "llamacpp" and gpu is not None and 0 < gpu.compute_capability < 8.0:
+        return engine("llamacpp-eager")
+    return engine(found.build_twin) if build_side(found, builds) else found
 
 
-# a llama.cpp build as its tools print it ("build: 3015", "b3015", "version: 3015") or a build date ("2024-06")
-_LLAMACPP_BUILD = re.compile(r"\b(?:b|build[:= ]\s*|version[:= ]\s*)\d{3,5}\b|\b20\d\d-[01]\d\b", re.I)
-
-
-def build_stated(engine: EngineSpec | None, text: str | None) -> bool:
-    """Does the framework text state the engine's own build? Only llama.cpp's build number or a date tells whether
-    CUDA graphs were in it: an embedder's version (Ollama 0.3, llama-cpp-python 0.2) does not, since embedders may
-    compile GGML_CUDA_USE_GRAPHS out (llamafile did: https://github.com/mozilla-ai/llamafile/pull/1051)."""
-    return bool(engine and engine.build_twin and text and _LLAMACPP_BUILD.search(str(text)))
+def build_side(engine: EngineSpec | None, builds) -> bool | None:
+    """Which side of the engine's build boundary (engines.toml twin_before_build / twin_before_date) the stated
+    builds are on: True where every one predates it (the twin ran), False where every one is at or after it, None where
+    none is stated, the engine has no twin, or they straddle it (two builds, or a month or year that spans the day).
+    Builds come as the parsers read them (diagnose.artifacts.text.llamacpp_builds): 'b2822', '2024', '2024-03',
+    '2024-03-15'. An embedder's own version (Ollama 0.3) is no build: embedders may compile CUDA graphs out
+    (llamafile did: https://github.com/mozilla-ai/llamafile/pull/1051)."""
+    if not (engine and engine.build_twin and engine.twin_before_build and engine.twin_before_date):
+        return None
+    sides = set()
+    for b in builds or ():
+        b = str(b)
+        if b.startswith("b") and b[1:].isdigit():
+            sides.add(int(b[1:]) < engine.twin_before_build)
+        elif re.fullmatch(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?", b):
+            first, last = (b + "-01-01")[:10], (b + "-12-31")[:10] if len(b) == 4 else (b + "-31")[:10]
+            day = engine.twin_before_date
+            sides.add(True if last < day else False if first >= day else None)
+    return sides.pop() if len(sides) == 1 else None
 
 
 def find_engine(text: str | None) -> EngineSpec | None:
@@ -934,10 +948,18 @@ def _ollama_tables() -> None:
 
 def ollama_default_gguf(name: str | None) -> str | None:
     """The GGUF type every tag of a library model ships where it is not the 4-bit default ('gpt-oss:20b' -> 'MXFP4',
-    ollama_tags.toml [default_gguf]); None for the others."""
+    ollama_tags.toml [default_gguf]), for a model named by its Ollama tag or by its catalog name or Hugging Face id
+    ('gpt-oss-20b', 'openai/gpt-oss-20b': the library whose size tag resolves to that model); None for the others."""
     if not _OLLAMA_SIZES:
         _ollama_tables()
-    return _OLLAMA_GGUF.get(str(name or "").strip().split(":")[0].lower())
+    text = str(name or "").strip()
+    own = _OLLAMA_GGUF.get(text.split(":")[0].lower())
+    if own or ":" in text or not text:
+        return own
+    model = find_model(text)
+    size = re.search(r"-(\d+(?:\.\d+)?b)$", model.key if model else "")
+    return next((gguf for lib, gguf in _OLLAMA_GGUF.items()
+                 if size and (tag := find_model(f"{lib}:{size.group(1)}")) and tag.key == model.key), None)
 
 
 def ollama_sized_tag(name: str | None) -> str | None:

@@ -1276,6 +1276,13 @@ def _first(kind: str, patterns: list[str], text: str) -> Claim | None:
     return guessed or negated
 
 
+def states(kind: str, text: str) -> bool:
+    """Does `text` state a claim of `kind` (its PATTERNS wordings), not ruled out? For a rule that asks it of one
+    sentence, so that one vocabulary serves every rule that needs the statement."""
+    found = _first(kind, PATTERNS[kind], text)
+    return bool(found and not found.negated)
+
+
 # A GPU with nothing to do: NVIDIA drops its clocks and performance state (P8, "GPU Idle" among nvidia-smi's
 # clocks event reasons) by design, so clock or power words said of an idle GPU describe power saving.
 # https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html
@@ -4027,6 +4034,10 @@ _extend({"few_requests": [
     r"(?:--?|\b)max[-_](?:num[-_]seqs|batch[-_]size|running[-_]requests)\s*[= ]\s*1\b(?![.\d])",
     r"\b(?:send|sending|sent|run|running|ran|submit\w*|fire|firing)\s+(?:only\s+)?(?:one|a single)\s+"
     r"(?:prompt|request|query)\s+(?:and\s+wait|at a time|then wait|and then)\b",
+    # (review 11e 6) the condition a figure was measured under: "for one request", "with a single sequence" (not a
+    # rate, "1 request per second", nor one of several, "one request of the batch")
+    r"\b(?:for|with|at|on|using)\s+(?:just\s+|only\s+)?(?:one|a single|1)\s+(?:request|prompt|sequence|query)\b"
+    r"(?!\s*(?:/|per\b|each\b|every\b|of\b|in\s+(?:the|a)\s+batch))",
 ]})
 
 # (issue 11 s) The TP size written before the words: "8 GPUs with tensor parallelism", "4 cards using TP".

@@ -96,6 +96,11 @@ def engine_of(facts: Facts) -> str | None:
     return None
 
 
+def engine_builds(facts: Facts) -> list[str]:
+    """The engine builds the facts state (parsers read them: diagnose.artifacts.text.llamacpp_builds), in order."""
+    return list(dict.fromkeys(b for w in facts.of(Workload) for b in w.extra.get("engine_builds", ())))
+
+
 def figure_tp(facts: Facts, m: Measurement) -> tuple[int, str] | None:
     """(TP, how it is known) from a figure's own clause: the TP stated with it, or the GPUs it names where the
     engine splits every layer over them ("with 4 GPUs 205 tok/s" under vLLM); None when the clause says neither."""

@@ -91,12 +91,14 @@ def option(req: Request, tp: int, pp: int) -> Option | None:
         kv_budget_gb_per_gpu=round(budget, 3), kv_bytes_per_token_per_gpu=kv_token,
         kv_tokens_per_replica=int(budget * 1e9 // kv_token),
         slots_per_replica=slots, total_slots=slots * dp, batch_per_replica=batch, served=served,
-        itl_ms=p.decode_step_ms_expected, itl_ms_roofline=p.decode_step_ms, tok_s_per_user=p.decode_tok_s_expected,
+        # ITL as predict gives it (roofline.itl_context: the reply's middle context); tok/s per user at the full one
+        itl_ms=p.itl_ms_expected, itl_ms_roofline=p.itl_ms, tok_s_per_user=p.decode_tok_s_expected,
         tok_s_total=total, ttft_ms=p.ttft_ms_expected, allreduce_share=p.allreduce_share_expected,
         meets_slo=meets, goodput=total if meets in (None, True) else 0.0,
         ep=tp * dp if req.model.is_moe else 1,
         experts_per_gpu=round(req.model.experts / (tp * dp), 2) if req.model.is_moe else 0.0,
-        itl_ms_one=probe.decode_step_ms_expected, ttft_ms_one=probe.ttft_ms_expected, notes=notes,
+        itl_ms_one=probe.itl_ms_expected, ttft_ms_one=probe.ttft_ms_expected, notes=notes,
+        itl_context=int(roofline.itl_context(p.prompt, p.output)),
     )
 
 
@@ -106,7 +108,7 @@ def _batch_within_slo(req: Request, tp: int, pp: int, dp: int, batch: int) -> in
 
     def ok(b: int) -> bool:
         p = req.predict(tp, pp, dp, b)
-        return ((not req.itl_slo_ms or p.decode_step_ms_expected <= req.itl_slo_ms)
+        return ((not req.itl_slo_ms or p.itl_ms_expected <= req.itl_slo_ms)
                 and (not req.ttft_slo_ms or p.ttft_ms_expected <= req.ttft_slo_ms))
 
     if not ok(1):

@@ -94,9 +94,9 @@ class Option:
     total_slots: int
     batch_per_replica: int
     served: int  # concurrent sequences this layout serves (<= the users asked for)
-    itl_ms: float
+    itl_ms: float  # at itl_context tokens, as predict's (rules.roofline.itl_context)
     itl_ms_roofline: float
-    tok_s_per_user: float
+    tok_s_per_user: float  # the decode step at the full context
     tok_s_total: float  # served x per-user rate
     ttft_ms: float
     allreduce_share: float
@@ -107,6 +107,7 @@ class Option:
     # at one sequence per replica: the lowest latency this layout can give, whatever the SLO
     itl_ms_one: float = 0.0
     ttft_ms_one: float = 0.0
+    itl_context: int = 0  # the context the ITL is priced at: the reply's middle
     notes: list[str] = field(default_factory=list)
 
     @property

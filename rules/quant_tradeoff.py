@@ -56,8 +56,6 @@ _BATCH_N = re.compile(r"\b(?:batch(?:[- ]?size)?|bs|concurrency|max[-_ ]num[-_ ]
                       r"\s*(?:=|==|of|is|<=|>=|:)?\s*(\d+)|\b(\d+)\s+(?:concurrent|parallel|simultaneous)\b", re.I)
 _LARGE = re.compile(r"\b(?:high|large|larger|big|heavy)\s+(?:concurrency|batch\w*|load)|under load|"
                     r"\bthroughput (?:benchmark|test)|高并发|大\s*batch", re.I)
-_SMALL = re.compile(r"\b(?:single|one) (?:request|user|stream|prompt|sequence)\b|"
-                    r"\bbatch(?:[- ]?size)?\s*(?:=|of)?\s*1\b|\bbs\s*=\s*1\b|单(?:条|并发|个请求)", re.I)
 # Said as what someone expects or suggests, not what ran: "they told me AWQ would be slower", "should be faster".
 _EXPECTATION = re.compile(r"\b(?:would|might|could|should|may|will)\s+(?:\w+\s+)?(?:be|run|get)\b|"
                           r"\b(?:told|said|claims?|suggest\w*|heard|read)\b", re.I)
@@ -80,7 +78,8 @@ def _scale(sentence: str, text: str) -> str:
         sizes = [int(a or b) for a, b in _BATCH_N.findall(where)]
         if _LARGE.search(where) or any(s > SMALL_BATCH for s in sizes):
             return "large"
-        if _SMALL.search(where) or (sizes and max(sizes) <= SMALL_BATCH):
+        # one request at a time in the words of the few_requests claim (one vocabulary for both)
+        if claims.states("few_requests", where) or (sizes and max(sizes) <= SMALL_BATCH):
             return "small"
     return "unknown"
 

@@ -535,7 +535,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     prompt_tokens = batch * prompt
 
     # one request batch end to end: prefill, then output - 1 steps at the average context
-    mid = prompt + output / 2
+    mid = itl_context(prompt, output)
     mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
     mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m, sendrecv_roof,
                           one_shot=False)
@@ -608,6 +608,15 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             "pp_microbatches": {"decode": m_e, "prefill": m_p, "step_drains": eng.pp_step_drains} if pp > 1 else None,
         },
     )
+
+
+def itl_context(prompt: int, output: int) -> float:
+    """The context the ITL is priced at in every command (predict, plan, scaling, tickets): the reply's middle,
+    prompt + half the output, where the step equals its mean over the reply (attention grows linearly with context)."""
+    return prompt + output / 2
+
+
+ITL_AT = "the decode step at the reply's middle context (prompt + half the output: its mean over the reply)"
 
 
 BUILD_UNSTATED = "assumed: llama.cpp with or without CUDA graphs (builds before 2024-05 launch every kernel)"

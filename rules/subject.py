@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, ModelSpec
-from rules.common import engine_of, has_nvlink, wfield
+from rules.common import engine_builds, engine_of, has_nvlink, wfield
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,8 @@ class Subject:
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
         gpu, gpu_source, by_family = _gpu(facts)
-        return cls(gpu, gpu_source, *_model(facts), catalog.run_engine(key, gpu) if key else None, by_family)
+        engine = catalog.run_engine(key, gpu, builds=engine_builds(facts)) if key else None
+        return cls(gpu, gpu_source, *_model(facts), engine, by_family)
 
 
 def _product(spec: GpuSpec | None) -> str | None:

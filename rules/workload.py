@@ -274,14 +274,34 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
         t = catalog.gguf_type(gguf)
         p.assumptions["gguf"] = (f"GGUF {t.name} weights: {t.bits:g} bits a weight ({t.block}, "
                                  "rules/catalog/gguf_types.toml)")
+    elif (file := unread_gguf(facts)) and not dtype:
+        p.assumptions["gguf"] = (f"the GGUF type could not be read from '{file}': the checkpoint's "
+                                 f"{p.dtype} weights assumed (a 4-bit file streams about a quarter of the bytes)")
     return p
 
 
-def build_stated(facts: Facts) -> bool:
-    """Does a framework the ticket names state its engine's build (rules.catalog.build_stated)?"""
+_GGUF_FILE = re.compile(r"[\w.+-]+\.gguf\b", re.I)
+
+
+def unread_gguf(facts: Facts) -> str | None:
+    """A GGUF file the ticket names whose weights nothing states (no type in its name, no quantisation said), or None:
+    the prediction then prices the checkpoint's own dtype and must say so."""
     from rules import catalog
 
-    return any(catalog.build_stated(facts.subject.engine, w.framework) for w in facts.of(Workload))
+    if weight_dtype(facts):
+        return None
+    names = [w.model for w in facts.of(Workload) if w.model] + [text for _, text in claims.texts(facts)]
+    files = [m.group(0) for text in names for m in _GGUF_FILE.finditer(text)]
+    return next((f for f in files if not catalog.named_gguf(f)), None)
+
+
+def build_stated(facts: Facts) -> bool:
+    """Do the builds the ticket states (its framework, log lines or prose) decide its engine's profile
+    (rules.catalog.build_side)? Where they put it before the boundary the subject already runs the twin."""
+    from rules import catalog
+    from rules.common import engine_builds
+
+    return catalog.build_side(facts.subject.engine, engine_builds(facts)) is not None
 
 
 def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) -> bool:

@@ -27,6 +27,7 @@ from diagnose.artifacts.text import (
     dtype_columns,
     engine_named,
     is_bits,
+    llamacpp_builds,
     number,
     quant_dtype,
     table_cells,
@@ -448,17 +449,18 @@ SOURCE_WORDS = re.compile(r"\b(?:readme|docs|documentation|model card|front ?pag
                           re.I)
 
 
-def _clauses(line: str) -> list[tuple[str, bool]]:
+def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
     says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
-    ("... and 197 t/s on an A100"), until one does ("but I only get 60")."""
+    ("... and 197 t/s on an A100"), until one does ("but I only get 60"); with `apart` (the text names someone else's
+    GPU beside the reporter's, _sets_apart) a clause speaking of the other's GPU only."""
     out = []
     for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
         quoting = False
         for clause in CLAUSE.split(sentence):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
             quoting = bool(REFERENCE_FIGURE.search(clause)) or ((quoting or bool(SOURCE_WORDS.search(clause)))
-                                                                  and not own)
+                                                                  and not own) or (apart and _others_clause(clause))
             out.append((clause, quoting))
     return out
 
@@ -554,6 +556,46 @@ def _refines(first: str, later: str) -> bool:
             and re.search(rf"(?<![\d.]){re.escape(size)}\s*[bB]\b", later) is not None)
 
 
+# A GPU that belongs to someone else, by the grammar of possession: a possessor that is not the reporter before the
+# name in its clause ("my friend's 4090", "a colleague's A100", "his 3090", "your H100", "someone else's card") or a
+# person holding it ("a friend with a 4090", "people on 4090s", "someone who has an A100", "my brother has two 3090s").
+# The reporter's own ("my", "our", "mine", "I have") is not matched. Where the text also names a GPU of the
+# reporter's, such a GPU is never the ticket's and its figures are not the reporter's; where it names only others'
+# (a support engineer writing about a colleague's node) that GPU is the one the ticket is about.
+_PERSON = (r"(?:friends?|colleagues?|co-?workers?|brother|sister|cousin|dad|father|son|buddy|mate|boss|neighbou?r|"
+           r"room-?mate|teammates?|someone(?:\s+else)?|somebody(?:\s+else)?|anyone|everyone|others|other\s+(?:users?|"
+           r"people|folks)|another\s+(?:user|person|guy)|people|folks|he|she)")
+OTHERS_GPU = re.compile(
+    r"(?:\b(?:his|her|your|yours)\s+|\b" + _PERSON + r"(?:'s|’s|s'|’)\s+|"
+    r"\b" + _PERSON + r"\s+(?:(?:with|using|on|running|who\s+(?:has|have|had|uses?|used|runs?|ran|owns?|bought)|"
+    r"that\s+(?:has|have|uses?|runs?))|(?:has|have|had|uses?|used|owns?|bought|got|runs?|ran)(?:\s+got)?)\s+)"
+    r"(?:(?:a|an|the|two|three|four|eight|dual|quad|\d+\s*(?:x|×)?|new|old|brand-new|same)\s+)*"
+    r"(?:(?:NVIDIA|Nvidia|nvidia|GeForce|Tesla|Quadro)\s+)*$", re.I)
+
+
+def _others_gpu(line: str, start: int) -> bool:
+    """Is the GPU named at `start` someone else's (OTHERS_GPU before it, within its clause)?"""
+    before = re.split(r"[,;:.!?]\s|\s(?:but|while|whereas|and)\s", line[max(0, start - 80):start])[-1]
+    return bool(OTHERS_GPU.search(before))
+
+
+def _others_clause(clause: str) -> bool:
+    """Does the clause speak of someone else's GPU only ("my friend's 4090 does 40 tok/s")? Its figures are theirs."""
+    found = [_others_gpu(clause, m.start()) for m in GPU_NAME.finditer(clause)]
+    return bool(found) and all(found)
+
+
+def _own_gpu(line: str, apart: bool = True) -> re.Match | None:
+    """The first GPU name in `line` that is not someone else's (`apart`), else the first."""
+    return next((m for m in GPU_NAME.finditer(line) if not (apart and _others_gpu(line, m.start()))), None)
+
+
+def _sets_apart(lines) -> bool:
+    """Does the text name a GPU of someone else's beside one of the reporter's? Only then is the other set apart."""
+    said = [_others_gpu(ln, m.start()) for _, ln in lines for m in GPU_NAME.finditer(ln)]
+    return any(said) and not all(said)
+
+
 def _gpu_refines(first: str, later: str) -> bool:
     """A later GPU name that says more of the same product ('A100' in a title, then 'A100 PCIe 80GB' or
     'A100-SXM4-80GB' in the text): the text names the board the title shortened."""
@@ -569,10 +611,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     count_line = None
     spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
               for i, ln in prose}
+    apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
-        if gpu_line is not None and (m := GPU_NAME.search(ln)) and _gpu_refines(gpu_line[1], m.group(1)):
+        # (a GPU said as someone else's, "my friend's 4090", beside one of the reporter's is not theirs: _own_gpu)
+        if gpu_line is not None and (m := _own_gpu(ln, apart)) and _gpu_refines(gpu_line[1], m.group(1)):
             gpu_line = (i, m.group(1).strip(), gpu_line[2], gpu_line[3])  # "A100" in the title, "A100 PCIe 80GB" below
-        if (gpu_line is None or gpu_line[2] is None) and (m := GPU_NAME.search(ln)):
+        if (gpu_line is None or gpu_line[2] is None) and (m := _own_gpu(ln, apart)):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
@@ -639,6 +683,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
     if framework:
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
+    # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
+    # March 2024"), where it is first said
+    stated = [(i, b) for i, ln in sorted([*prose, *code_lines]) for b in llamacpp_builds(ln)]
+    if stated:
+        builds = list(dict.fromkeys(b for _, b in stated))
+        out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
     seamed = [(i, spaced[i]) for i, _ in prose]
     out.extend(_rates(seamed, name, n if n and n >= 2 else 2))
@@ -1006,7 +1056,8 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             # (a CJK sentence has no spaces to count: its characters make it one, as in _wordy)
             listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
                 re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
-            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln), listed))
+            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln) or _others_gpu(ln, m.start()),
+                        listed))
     return out
 
 
@@ -1047,13 +1098,14 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
     TP (and batch) named in its own clause, else on its line, else in a heading line above it."""
     out = []
+    apart = _sets_apart(prose)
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
             heading = (i, ln)
         line_tps = {_tp_size(t) for t in TP.finditer(ln)}
         line_batch = _line_batch(ln, RATE, CJK_RATE)
-        for clause, quoted in _clauses(ln):
+        for clause, quoted in _clauses(ln, apart):
             context = clause if heading is None or i - heading[0] > 6 else f"{heading[1]} {clause}"
             if quoted or HOPED_FIGURE.search(clause):
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
@@ -1228,10 +1280,11 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
     only_load = _only_load(prose)
+    apart = _sets_apart(prose)
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
-        for clause, quoted in _clauses(ln):
+        for clause, quoted in _clauses(ln, apart):
             if quoted:
                 continue
             tps = [_tp_size(t) for t in TP.finditer(clause)]

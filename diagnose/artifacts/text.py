@@ -207,3 +207,49 @@ CJK_SEAM = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uff00-\uffef])(?=[A-Za-z
 def cjk_spaced(text: str) -> str:
     """The text with a space where CJK and Latin letters or digits meet."""
     return CJK_SEAM.sub(" ", text)
+
+
+# A llama.cpp build as its programs print it and people state it: the build number is the commit count of master
+# (scripts/build-info.sh: `git rev-list --count HEAD`) and names its release tag ('b3447',
+# https://github.com/ggml-org/llama.cpp/releases); llama-bench ends with "build: <hash> (<number>)", the other
+# programs log "build: <number> (<hash>)" or "build = <number> (<hash>)", and --version prints
+# "version: <number> (<hash>)". A date said of the build ("a llama.cpp release from March 2024", "built 2024-03-15")
+# dates it instead. Read here, judged by the rules (rules.catalog.build_side).
+_HASH = r"[0-9a-f]{7,10}"
+BUILD_LINE = re.compile(r"\b(?:build|version)\s*[:=]\s*(\d{3,5})(?!\d|\.\d)(?:\s*\(" + _HASH + r"\))?|"
+                        r"\bbuild\s*[:=]\s*" + _HASH + r"\s*\((\d{3,5})\)|"
+                        r"(?<![\w.-])b(\d{4,5})(?![\w-]|\.\w)|"
+                        r"\bbuild(?:\s+(?:number|no\.?))?\s*#?\s*(\d{3,5})(?!\d|\.\d)", re.I)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# the date said of the build itself: after a build word or the program's name, within a few words
+BUILD_DATE = re.compile(r"\b(?:build|built|release[sd]?|version|commit|compiled|cloned|pulled|checkout|checked out|"
+                        r"llama\.?cpp|llama-(?:server|cli|bench))\b[^.\n;]{0,30}?\b(?:from|of|dated|on|in|at)\s+"
+                        r"(?:early\s+|mid\s+|late\s+|the\s+)?(?P<date>(?P<y>20\d\d)(?:-(?P<m>[01]\d)(?:-(?P<d>[0-3]\d))?)?"
+                        r"(?![\d-]|\.\d)|" + _MONTH + r"\s+(?:[0-3]?\d(?:st|nd|rd|th)?,?\s+)?(?P<y2>20\d\d)\b)", re.I)
+# a build said as the one left behind or not used: "upgraded from b2000", "not b2000", "instead of the March build"
+_LEFT_BEHIND = re.compile(r"(?:\b(?:not|no longer|instead of|rather than)|n't|\b(?:upgrad|updat|mov|switch|migrat)\w*"
+                          r"\s+(?:\w+\s+){0,3}?from)\s+(?:the\s+|a\s+|an\s+)?"
+                          r"(?:(?!(?:to|but|and|now|then)\b)[\w.-]+\s+){0,2}?$", re.I)
+
+
+def llamacpp_builds(text: str | None) -> list[str]:
+    """The llama.cpp builds `text` states, in order and once each: 'b<number>' for a build number or tag, an ISO
+    date ('2024', '2024-03', '2024-03-15') for a dated one; builds said as left behind ('upgraded from b2000') are
+    not the one that ran and are skipped."""
+    text = str(text or "")
+    found: list[tuple[int, str]] = []
+    for m in BUILD_LINE.finditer(text):
+        if not _LEFT_BEHIND.search(text[max(0, m.start() - 60):m.start()]):
+            found.append((m.start(), f"b{int(next(g for g in m.groups() if g))}"))
+    for m in BUILD_DATE.finditer(text):
+        start = m.start("date")
+        if _LEFT_BEHIND.search(text[max(0, start - 60):start]):
+            continue
+        if m.group("y2"):
+            month = next(k for k, n in enumerate(_MONTHS, 1) if n.startswith(m.group(5).lower()[:3]))
+            found.append((start, f"{m.group('y2')}-{month:02d}"))
+        else:
+            found.append((start, "-".join(x for x in (m.group("y"), m.group("m"), m.group("d")) if x)))
+    return list(dict.fromkeys(b for _, b in sorted(found)))

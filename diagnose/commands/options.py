@@ -76,14 +76,19 @@ def weights(model_name: str | None, dtype: str | None, quant: str | None,
         kind = catalog.gguf_type(quant)
         if dtype and dtype != kind.dtype:
             raise InputError(f"--quant {kind.name} stores {kind.dtype} weights; --dtype {dtype} contradicts it")
-    elif not dtype and re.search(r"\.gguf$", str(model_name or ""), re.I) and catalog.named_gguf(model_name):
+    elif not dtype and re.search(r"\.gguf$", str(model_name or ""), re.I):
+        if not catalog.named_gguf(model_name):  # 16-bit or 4-bit: the figure would be off by up to 4x, never guessed
+            raise InputError(f"cannot read the GGUF weight type from the file name '{model_name}' (a name such as "
+                             "model.Q4_K_M.gguf states it; llama.cpp prints it as 'file type' when it loads the "
+                             "file): give it with --quant TYPE, or the weights with --dtype")
         kind = catalog.gguf_type(catalog.named_gguf(model_name))  # a GGUF file's name names its type
     elif not dtype and (catalog.tag_weights(model_name) or (
             str(engine or "").strip().lower() == "ollama" and not catalog.named_weights(model_name))):
         # a 16-bit tag ("llama3.1:8b-instruct-fp16") pulls a GGUF file too: its F16/BF16 type
         tag = catalog.tag_weights(model_name) or catalog.OLLAMA_DEFAULT_WEIGHTS
-        named = catalog.named_gguf(model_name) or {"fp16": "F16", "bf16": "BF16", catalog.OLLAMA_DEFAULT_WEIGHTS:
-                                                   catalog.OLLAMA_DEFAULT_GGUF}.get(tag)
+        # (a model named by its catalog name ships what its library ships: gpt-oss-20b is MXFP4 in every tag)
+        named = catalog.named_gguf(model_name) or catalog.ollama_default_gguf(model_name) or {
+            "fp16": "F16", "bf16": "BF16", catalog.OLLAMA_DEFAULT_WEIGHTS: catalog.OLLAMA_DEFAULT_GGUF}.get(tag)
         kind = catalog.gguf_type(named) if named else None
     else:
         kind = None

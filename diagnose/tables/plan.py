@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rules.predictions import Plan
+from rules.roofline import ITL_AT
 
 
 def tables(result: Plan) -> dict[str, dict]:
@@ -30,5 +31,7 @@ def plan_table(result: Plan) -> dict:
                     "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per "
                     "replica = KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users "
                     "served = min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. "
-                    "ITL and tok/s are the predictor's expected figures at the batch shown. pick: the chosen layout, "
+                    "ITL and tok/s are the predictor's expected figures at the batch shown: ITL is "
+                    f"{ITL_AT}, {result.chosen.itl_context:,} tokens (as `predict` gives it); tok/s per user is the "
+                    "step at the full context. pick: the chosen layout, "
                     f"and the fallback for a stricter latency SLO. Chosen by: {result.objective}."}

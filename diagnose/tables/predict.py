@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from rules.predictions import PredictResult, PredictRow
+from rules.roofline import ITL_AT, itl_context
 
 
 def tables(result: PredictResult) -> dict[str, dict]:
@@ -58,13 +59,18 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         f"{a.get('memory_utilization', 0):.0%} of the GPU usable, "
         f"{a.get('reserved_gb', 0):g} GB of it kept for activations, "
         "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
-        "ITL: the decode step at the reply's middle context (its mean over the reply, the JSON's itl_ms); "
+        f"ITL: {ITL_AT}, {_mid(rows)} tokens (the JSON's itl_ms); "
         "tok/s/seq: at the full context. AR %: all-reduce share of the expected decode step. "
         "MBU: bytes streamed per step / (expected step x datasheet "
         "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
         if rows else ""
     )
     return {"columns": COLUMNS, "rows": out, "note": note}
+
+
+def _mid(rows: list[PredictRow]) -> str:
+    """The context (tokens) each row's ITL is priced at."""
+    return " / ".join(f"{m:,}" for m in sorted({int(itl_context(r.prompt, r.output)) for r in rows}))
 
 
 def _engine_name(name) -> str:
