@@ -485,6 +485,26 @@ def test_parallel_block_reduces_twice_per_layer_before_trtllm_0_7_1():
     assert terms["allreduce_ms"] == pytest.approx(old.expected_terms["allreduce_ms"], rel=1e-3)
 
 
+def test_turbomind_int4_layer_runs_gate_up_and_silu_as_one_kernel():
+    """LMDeploy TurboMind fuses gate, up and SiLU into one GEMM only for 4-bit weights (fused_up_and_gate_ is
+    kINT4; LlamaFfnLayer's kFusedSiluFfn): its int4 decode layer runs one kernel fewer than its 16-bit one, so
+    the expected step is shorter by one kernel's fixed time per layer. Other engines and dtypes keep their count."""
+    lmd = catalog.engine("lmdeploy")
+    assert (lmd.layer_kernels("int4"), lmd.layer_kernels("fp16")) == (7, lmd.kernels_per_layer) == (7, 8)
+    assert catalog.engine("vllm").layer_kernels("int4") == catalog.engine("vllm").kernels_per_layer
+    kw = dict(batch=1, prompt=1, output=512, dtype="int4")
+    fused = predict("llama-2-7b", "rtx-4090", Layout(tp=1), engine="lmdeploy", **kw)
+    unfused = roofline.predict(catalog.model("llama-2-7b"), catalog.gpu("rtx-4090"), Layout(tp=1),
+                               engine=dataclasses.replace(lmd, int4_kernels_per_layer=0), **kw)
+    assert (fused.assumptions["kernels_per_layer"], unfused.assumptions["kernels_per_layer"]) == (7, 8)
+    one_kernel_per_layer = 32 * (lmd.kernel_overhead_us or catalog.calibration().kernel_overhead_us) / 1e3
+    assert unfused.decode_step_ms_expected - fused.decode_step_ms_expected == pytest.approx(one_kernel_per_layer,
+                                                                                            rel=0.2)
+    # the 16-bit path is untouched
+    assert predict("llama-2-7b", "rtx-4090", Layout(tp=1), engine="lmdeploy", batch=1, prompt=1, output=512,
+                   dtype="fp16").assumptions["kernels_per_layer"] == 8
+
+
 def test_elementwise_traffic_reads_the_ffn_once_without_a_gate():
     """Beside its GEMMs a layer moves its activations through norms and residual adds (6 x hidden per token)
     and its MLP activation kernel: SiLU x gate reads two ffn-wide tensors and writes one (3 x ffn), a plain
