@@ -359,12 +359,20 @@ class EngineSpec:
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
+    # kernels a layer runs when its weights are 4-bit weight-only (int4, w4a16) where the engine's int4 path fuses
+    # differently from its 16-bit one (TurboMind: gate, up and SiLU as one kernel); 0 = kernels_per_layer
+    int4_kernels_per_layer: int = 0
     launch: str = ""  # the engine's serve command, "" = none known: a plan names its settings engine-neutrally
     # "setting=flag" per plan setting (tp, pp, ep, context, batch, kv_fp8), {value} where it takes one
     launch_flags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     notes: str = ""
     sources: tuple[str, ...] = ()
+
+    def layer_kernels(self, dtype: str) -> int:
+        """Kernels one decoder layer runs in a decode step with weights of `dtype`."""
+        fused = self.int4_kernels_per_layer if dtype == "int4" else 0
+        return fused or self.kernels_per_layer
 
     def step_host_ms(self, processes: int) -> float:
         """Host time of one step on `processes` worker processes (tp x pp): the per-step host work,

@@ -229,7 +229,7 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
                 us["compute"] += max(0.0, per_head_attention_us(s, sequences * keys * count) - kv_b / kv_bw)
         # the engine's non-GEMM kernels of a dense layer, plus what an MoE layer adds beside its GEMMs
         # (routing; the shared expert's own activation), whatever its GEMM count
-        misc = (max(0, s.engine.kernels_per_layer - DENSE_GEMMS - 1)
+        misc = (max(0, s.engine.layer_kernels(s.dtype) - DENSE_GEMMS - 1)
                 + ((MOE_ROUTING_KERNELS + (1 if model.shared_experts else 0)) if moe else 0)
                 + (MLA_EXTRA_KERNELS if model.is_mla else 0))
         # their traffic: norms and residual adds ~6 x hidden per token; the MLP activation reads gate and up and

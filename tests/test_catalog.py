@@ -193,6 +193,8 @@ vocab = 128256
         ("[gpus.x]\nname = 1\n", "unknown table"),
         ("[gpu.x\n", "not valid TOML"),
         ('[interconnect.x]\nname="x"\nkind="wire"\nbandwidth_gbs=1\nachieved_gbs=1\nlatency_us=1\n', "'kind'"),
+        ('[engine.x]\nname="x"\ncuda_graphs=true\nkernels_per_layer=8\nint4_kernels_per_layer=-1\nlaunch_us=4\n'
+         'host_ms_per_step=1\nhost_ms_per_request=1\n', "'int4_kernels_per_layer' must be a non-negative"),
     ],
 )
 def test_malformed_catalog_names_file_and_field(tmp_path, text, field):

@@ -485,6 +485,61 @@ def test_parallel_block_reduces_twice_per_layer_before_trtllm_0_7_1():
     assert terms["allreduce_ms"] == pytest.approx(old.expected_terms["allreduce_ms"], rel=1e-3)
 
 
+def test_trtllm_0_5_reduces_with_nccl_and_launches_from_the_host():
+    """TensorRT-LLM v0.5.0 built and benchmarked with its defaults: the custom all-reduce is a build flag
+    (--use_custom_all_reduce, off unless passed) and gptSessionBenchmark replays CUDA graphs only with
+    --enable_cuda_graph, so its Falcon-180B FP8 TP8 step reduces with NCCL and launches every kernel from the
+    host; the same kernels under trtllm-mmha (v0.6.1 with an FP8 KV cache) reduce with the custom kernel."""
+    kw = dict(batch=96, prompt=128, output=2048, dtype="fp8")
+    v05 = predict("falcon-180b", "h100-sxm", Layout(tp=8), engine="trtllm-0.5", **kw)
+    v061 = predict("falcon-180b", "h100-sxm", Layout(tp=8), engine="trtllm-mmha", **kw)
+    assert v05.allreduce_impl.startswith("NCCL") and not v061.allreduce_impl.startswith("NCCL")
+    assert v05.assumptions["cuda_graphs"] is False and v061.assumptions["cuda_graphs"] is True
+    assert v05.allreduce_us_expected > v061.allreduce_us_expected
+    assert v05.allreduce_count_per_step == v061.allreduce_count_per_step == 160  # the same kernels otherwise
+    assert v05.decode_step_ms_expected > v061.decode_step_ms_expected
+    # a version as a ticket or table spells it finds the profile
+    assert {catalog.engine(n).key for n in ("trtllm-v0.5", "tensorrt-llm-0.5", "trtllm-0.5.0")} == {"trtllm-0.5"}
+
+
+def test_turbomind_int4_layer_runs_gate_up_and_silu_as_one_kernel():
+    """LMDeploy TurboMind fuses gate, up and SiLU into one GEMM only for 4-bit weights (fused_up_and_gate_ is
+    kINT4; LlamaFfnLayer's kFusedSiluFfn): its int4 decode layer runs one kernel fewer than its 16-bit one, so
+    the expected step is shorter by one kernel's fixed time per layer. Other engines and dtypes keep their count."""
+    lmd = catalog.engine("lmdeploy")
+    assert (lmd.layer_kernels("int4"), lmd.layer_kernels("fp16")) == (7, lmd.kernels_per_layer) == (7, 8)
+    assert catalog.engine("vllm").layer_kernels("int4") == catalog.engine("vllm").kernels_per_layer
+    kw = dict(batch=1, prompt=1, output=512, dtype="int4")
+    fused = predict("llama-2-7b", "rtx-4090", Layout(tp=1), engine="lmdeploy", **kw)
+    unfused = roofline.predict(catalog.model("llama-2-7b"), catalog.gpu("rtx-4090"), Layout(tp=1),
+                               engine=dataclasses.replace(lmd, int4_kernels_per_layer=0), **kw)
+    assert (fused.assumptions["kernels_per_layer"], unfused.assumptions["kernels_per_layer"]) == (7, 8)
+    one_kernel_per_layer = 32 * (lmd.kernel_overhead_us or catalog.calibration().kernel_overhead_us) / 1e3
+    assert unfused.decode_step_ms_expected - fused.decode_step_ms_expected == pytest.approx(one_kernel_per_layer,
+                                                                                            rel=0.2)
+    # the 16-bit path is untouched
+    assert predict("llama-2-7b", "rtx-4090", Layout(tp=1), engine="lmdeploy", batch=1, prompt=1, output=512,
+                   dtype="fp16").assumptions["kernels_per_layer"] == 8
+
+
+def test_every_published_table_stating_trtllm_0_5_takes_its_profile():
+    """Any table whose Conditions line names TensorRT-LLM v0.5 runs the v0.5 profile (its build and benchmark
+    defaults), and no other table does."""
+    from pathlib import Path
+
+    seen = 0
+    for path in sorted((Path(__file__).parent / "data" / "published").glob("*.csv")):
+        lines = path.read_text().splitlines()
+        conditions = next((x for x in lines if x.startswith("# Conditions:")), "")
+        engines = {x.split(",")[0] for x in lines if x and not x.startswith("#") and not x.startswith("engine,")}
+        if re.search(r"TensorRT-LLM v0\.5\b", conditions):
+            seen += 1
+            assert engines == {"trtllm-0.5"}, path.name
+        else:
+            assert "trtllm-0.5" not in engines, path.name
+    assert seen >= 4
+
+
 def test_elementwise_traffic_reads_the_ffn_once_without_a_gate():
     """Beside its GEMMs a layer moves its activations through norms and residual adds (6 x hidden per token)
     and its MLP activation kernel: SiLU x gate reads two ffn-wide tensors and writes one (3 x ffn), a plain
