@@ -3,8 +3,10 @@
 tests/data/paraphrases/<case>-a|b/ are written paraphrases of real cases (tests/data/tickets/<case> or
 ../shared/tickets/<case>): the reporter's prose reworded the way other reporters write (terse, non-native,
 a long story, other units), the attached logs and tables unchanged. `-a` was the working set the claim reading
-was fixed against; `-b` was written at the same time and only checked. Each gets the verdict its original gets
-today, both read by the path `diagnose ticket` and benchmarks/ticket_accuracy.py take, without answer keys.
+was fixed against; `-b` was written at the same time and only checked; `-c` (other development cases, one each)
+was written later, before the next pass of changes, and is never used to change code. Each gets the verdict its
+original gets today, both read by the path `diagnose ticket` and benchmarks/ticket_accuracy.py take, without
+answer keys.
 """
 
 import functools
@@ -44,6 +46,24 @@ KNOWN = {
         "'single node, 2 cards, inference got slower' reads 'single node ... slower' as one slow node (straggler)",
     "u7d02-sglang-single-request-70-tokps-two-requests-140-b":
         "'about 14 ms per token' for one request is not read as a rate (70 tok/s), so the pair is not compared",
+    # third set (-c): measured once when written, before the second pass; never used to change code
+    "t007-tgi-vs-ft-8gpu-allreduce-one-rank-late-c":
+        "paraphrase expected_physics, original straggler ('one process arrives later than the rest' for "
+        "'one process is slower than others')",
+    "t011-nccl-20node-a100-small-allreduce-4ms-c":
+        "paraphrase expected_physics, original straggler ('20 machines' for '20 nodes', 'costs around 4 ms')",
+    "t015-nccl-b200-allreduce-830-vs-900-c":
+        "paraphrase healthy, original expected_physics (the 830-vs-900 question asked first and tersely)",
+    "u308-nccl-ring-midsize-busbw-drops-with-nodes-c":
+        "paraphrase healthy, original expected_physics ('falls step by step as we add nodes')",
+    "u310-nccl-pytorch-process-cpu-400pct-c":
+        "paraphrase healthy, original expected_physics ('four full cores (about 400 %)' for 'CPU load of 400%')",
+    "u7a09-tgi-why-shard-models-that-fit-a100-c":
+        "paraphrase expected_physics, original healthy (the same question about sharding, shorter)",
+    "u7b09-groot-thor-torch-inference-slow-after-10s-sleep-c":
+        "paraphrase healthy, original throttling ('sleeps for 10 seconds between frames', 'takes a lot longer')",
+    "u8b09-tgi-a4000-idles-at-p2-38w-c":
+        "paraphrase insufficient_data, original healthy ('stays in P2 when idle', power 38/140W unchanged)",
 }
 
 
@@ -66,10 +86,18 @@ def verdict(folder: Path) -> str:
 
 
 def test_every_case_has_both_paraphrases_and_its_original_is_here():
-    cases = {p.name[:-2] for p in BUNDLES}
+    cases = {p.name[:-2] for p in BUNDLES if not p.name.endswith("-c")}
     assert len(cases) >= 44
     for case in cases:
         assert (PARAPHRASES / f"{case}-a").is_dir() and (PARAPHRASES / f"{case}-b").is_dir(), case
+
+
+def test_the_third_set_paraphrases_other_development_cases():
+    third = {p.name[:-2] for p in BUNDLES if p.name.endswith("-c")}
+    assert len(third) >= 25
+    for case in third:
+        assert not (PARAPHRASES / f"{case}-a").exists(), case
+        assert (REPO / "tests" / "data" / "tickets" / case).is_dir(), case
 
 
 def _param(bundle: Path):
