@@ -612,7 +612,10 @@ PATTERNS: dict[str, list[str]] = {
         r"越来越慢|跑一段时间(?:后|之后)?(?:就)?(?:变)?慢",
     ],
     "multi_node": [
-        r"\bmulti-?node\b", r"\binter-?node\b", r"\b(?:two|three|four|\d+)-node\b",
+        # also in two words, as many reporters write it ("[Multi node Training]",
+        # https://github.com/facebookresearch/detectron2/issues/4730; "error in multi node",
+        # https://github.com/pytorch/pytorch/issues/23363; "on multi nodes", https://github.com/NVIDIA/nccl-tests/issues/213)
+        r"\bmulti[- ]?nodes?\b", r"\binter[- ]?node\b", r"\b(?:two|three|four|\d+)-node\b",
         r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
@@ -744,9 +747,13 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # One GPU, rank or node always behind the rest.
     "one_slow": [
-        # (not where the count is a place or a layout: "in the same machine it is slower", "with one GPU it is slower")
+        # (not where the count is a place or a layout: "in the same machine it is slower", "with one GPU it is slower";
+        # nor a bare "single node / single GPU", which names the layout as "single-node" does: "Single-node and
+        # multi-node performance of H100 nodes", https://github.com/NVIDIA/nccl-tests/issues/290; "Multi GPU is slower
+        # than Single GPU", https://github.com/ildoonet/tf-pose-estimation/issues/86; "slower than single-node",
+        # https://github.com/mlfoundations/open_clip/issues/465; a straggler is "a single node", "one node")
         r"(?<!\bin )(?<!\bon )(?<!\bwith )(?<!\bwithin )(?<!\binside )(?<!\busing )(?<!\bfrom )(?<!\bacross )"
-        r"\b(?:one|a single|single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
+        r"\b(?:one|a single|(?<=\bno )single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
         r"(?:GPU|rank|node|card|device|worker|process|machine)\b"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
         r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b"

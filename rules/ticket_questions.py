@@ -667,7 +667,13 @@ _REQUESTS_RATE = re.compile(
     r"(?<![\w.])(?P<n>a single|single|one|two|three|four|five|six|eight|ten|\d+|[一单两二三四])\s*"
     r"(?:(?:concurrent|parallel|simultaneous)\s+)?(?:个\s*)?(?P<what>requests?|users?|streams?|sequences?|prompts?|"
     r"clients?|请求|并发|路)(?![a-z])"
-    r"(?P<gap>[^.;\n]{0,70}?)(?<![\w.])(?P<rate>\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens? per second|tps)\b",
+    r"(?P<gap>[^.;\n]{0,70}?)(?<![\w.])"
+    r"(?:(?P<rate>\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens? per second|tps)\b|"
+    # or the time between tokens, one stream's rate inverted ("14 ms per token", "TPOT 14 ms/token"): inter-token
+    # latency and per-user tok/s are one figure (https://github.com/tenstorrent/tt-inference-server/pull/3699 reports
+    # ITL 8.17 ms beside 126.8 tokens/s/user; https://github.com/sgl-project/sglang/pull/40224 defines per-request
+    # decode throughput as the reciprocal of TPOT; https://github.com/Gumpest/SparseVLMs/issues/32 "latency (ms/token)")
+    r"(?P<ms>\d+(?:\.\d+)?)\s*ms\s*(?:per|/|an?)\s*(?:output\s+|generated\s+)?tok(?:en)?s?\b)",
     re.I)
 
 
@@ -681,6 +687,11 @@ def concurrency_rates(facts: Facts) -> claims.Claim | None:
             word = m.group("n").lower()
             n = _COUNT_WORDS.get(word) or (int(word) if word.isdigit() else None)
             if not n or re.search(r"\b(?:each|per|every)\b|每", m.group("gap"), re.I):
+                continue
+            if m.group("ms"):
+                if n != 1 or not float(m.group("ms")):
+                    continue  # several streams' time per token is each stream's, not their total
+                seen.setdefault(1, (round(1000 / float(m.group("ms")), 1), m))
                 continue
             seen.setdefault(n, (float(m.group("rate")), m))
         many = [n for n in seen if n >= 2]

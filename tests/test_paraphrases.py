@@ -36,16 +36,6 @@ KNOWN = {
     "u7a05-baichuan-13b-2x4090-one-gpu-3pct-a":
         "the paraphrase gets the case's label (expected_physics: a layer split leaves one GPU idle), the original the "
         "accepted healthy",
-    # check set: seen only after the code changes, left unfitted
-    "006-nccl-949-a100-vm-internode-acs-b":
-        "'two 200G ports' (a NIC rate written without b/s) is not read as 200 Gb/s, so 27 GB/s "
-        "reads as above line rate",
-    "030-nccl-451-docker-ibv-open-device-failed-socket-b":
-        "'multi node' (two words) and 'containers' without 'Docker' are not read as multi-node / container",
-    "u7a11-qwen-two-gpus-slower-how-parallel-b":
-        "'single node, 2 cards, inference got slower' reads 'single node ... slower' as one slow node (straggler)",
-    "u7d02-sglang-single-request-70-tokps-two-requests-140-b":
-        "'about 14 ms per token' for one request is not read as a rate (70 tok/s), so the pair is not compared",
     # third set (-c): measured once when written, before the second pass; never used to change code
     "t007-tgi-vs-ft-8gpu-allreduce-one-rank-late-c":
         "paraphrase expected_physics, original straggler ('one process arrives later than the rest' for "
