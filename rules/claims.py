@@ -2015,6 +2015,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "went from 24 to 38 tok/s": a gain
             if kind == "scaling" and _gain_ruled_out(text, m):
                 continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
+            if kind == "scaling" and _other_upgrade(text, m):
+                continue  # "we doubled the network bandwidth but tokens/s did not change": that upgrade's
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -2026,6 +2028,31 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
 
 _SLOW_WORD = re.compile(r"\bslow\w*", re.I)
 _ONE_GPU = re.compile(r"\b(?:1|one|single)\s*(?:GPU|card)s?\b|\bTP\s*=?\s*1\b", re.I)
+
+
+# An upgrade of something other than the GPU count: the network, a link, a driver or library, the CPU, the GPU model.
+# "No gain after the upgrade" is that change's A/B, whatever GPU count the ticket names elsewhere ("I updated our device
+# from ethernet to InfiniBand, and expected ... a huge boost ... it did not happen",
+# https://github.com/open-mmlab/mmdetection/issues/6817; "Training speed is not improved by using a better GPU",
+# https://github.com/k2-fsa/icefall/issues/1698; "I upgraded to Titan X Pascal ... don't seem to process much
+# faster", https://github.com/yusuketomoto/chainer-fast-neuralstyle/issues/42).
+_OTHER_UPGRADE = re.compile(
+    r"\b(?:upgrad\w*|updat\w*|doubl\w*|switch\w*|mov\w*|replac\w*|increas\w*|improv\w*|went)\b[^.;\n]{0,40}?"
+    r"\b(?:(?:inter-?node |the )?(?:link|network|NIC|bandwidth|InfiniBand|IB|RoCE|ethernet|interconnect|fabric)s?|"
+    r"driver|CUDA|NCCL|PyTorch|torch|kernel|firmware|BIOS|CPU|RAM|storage|SSD|\d+\s*G(?:b|bps|bit)?(?:/s)?)\b",
+    re.I)
+
+
+def _other_upgrade(text: str, m: re.Match) -> bool:
+    """A scaling match whose no-gain sits in a sentence about upgrading something other than the GPU count (and that
+    sentence names no GPU count): the gain missing is that upgrade's."""
+    gains = list(re.finditer(_NO_GAIN, m.group(0), re.I))
+    if not gains:
+        return False
+    at = m.start() + gains[-1].start()
+    start = max((s.end() for s in _SENTENCE.finditer(text, 0, at)), default=0)
+    sentence = text[start:at + len(gains[-1].group(0))]
+    return bool(_OTHER_UPGRADE.search(sentence)) and not re.search(_MORE_GPUS, sentence, re.I)
 
 
 def _gain_ruled_out(text: str, m: re.Match) -> bool:

@@ -89,3 +89,17 @@ def test_one_stream_s_time_per_token_is_its_rate(text, one):
 ])
 def test_a_time_per_token_that_is_no_single_stream_rate_or_no_gain(text):
     assert concurrency_rates(said(text)) is None
+
+
+@pytest.mark.parametrize("text, kind", [
+    # a no-gain after upgrading something other than the GPU count is that upgrade's A/B
+    ("We serve on 2 GPUs. We moved the cluster from Ethernet to InfiniBand and the step time did not change.", "other"),
+    ("TP=4 on four cards. After we upgraded the NICs to 200 Gb/s the training saw no gain at all.", "other"),
+    ("Two A100 nodes here. Updating the driver brought no improvement.", "other"),
+    # ... but where the GPUs grew in that sentence, it stays a scaling complaint
+    ("After upgrading the driver we went from 2 GPUs to 4 GPUs and saw no speed-up.", "scaling"),
+    ("We doubled the cards from 2 to 4 GPUs and throughput did not change.", "scaling"),
+    ("With 4 GPUs it is no faster than with 1 GPU.", "scaling"),
+])
+def test_a_no_gain_after_another_upgrade_is_no_scaling_complaint(text, kind):
+    assert claims.symptom(said(text)) == kind

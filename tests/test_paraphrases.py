@@ -27,9 +27,6 @@ BUNDLES = sorted(p for p in PARAPHRASES.iterdir() if p.is_dir())
 # Paraphrases whose verdict still differs from the original's, and why (strict: a fix makes them pass loudly).
 KNOWN = {
     # working set: left, as no general reading was found that would not fit the case
-    "028-vllm-6610-gh200-multinode-pp-socket-and-expected-a":
-        "'tokens/s and throughput did not change at all' reads as a scaling complaint (the original's "
-        "'saw no increase' as none), and then the pipeline bubble outranks 'the network does not limit PP decode'",
     "u7a02-ollama-docker-multi-gpu-only-one-process-a":
         "'the other GPUs stay unused' classes the ticket as slow, where the original's 'GPUs are not used' is a "
         "question; as a complaint nothing explains it (Ollama placing a model that fits on one GPU is not modelled)",
