@@ -461,7 +461,12 @@ _IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\
                       r"por turnos", re.I)
 # Several GPUs said without a number ("multiple GPUs", "多卡", "複数のGPU"): a GPU noun beside the word. Numbers are
 # the issue parser's (rules.common.gpu_count: "four 4090 GPUs", "两张4090", "GPUは2枚", "zwei Karten").
+# "All (of) my GPUs" and "the other GPUs" are several too ("ollama not use all GPUs",
+# https://github.com/ollama/ollama/issues/5635; "ollama do not use all my gpus", https://github.com/ollama/ollama/issues/9129;
+# "how can I use all the GPUs I have?", https://github.com/meta-llama/llama3/issues/234).
 _GPUS_UNCOUNTED = re.compile(r"\b(?:multiple|several|many)\s+(?:\w+\s+)?(?:GPUs|cards)\b|双卡|多卡|多张\s*(?:卡|显卡)|"
+                             r"\ball (?:of )?(?:the |my |our |its )?(?:\w+\s+)?GPUs\b|"
+                             r"\b(?:the )?other (?:\w+\s+)?GPUs\b|"
                              r"複数\s*の?\s*(?:GPU|グラボ)|여러\s*(?:개의\s*|대의\s*)?(?:GPU|그래픽\s*카드)|"
                              r"\bmehrere[n]?\s+(?:GPUs|Karten|Grafikkarten)\b|\bнескольк\w+\s+(?:видеокарт\w*|GPU)|"
                              r"\b(?:varias|m[uú]ltiples)\s+(?:GPUs|tarjetas)\b", re.I)

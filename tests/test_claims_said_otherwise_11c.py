@@ -103,3 +103,18 @@ def test_a_time_per_token_that_is_no_single_stream_rate_or_no_gain(text):
 ])
 def test_a_no_gain_after_another_upgrade_is_no_scaling_complaint(text, kind):
     assert claims.symptom(said(text)) == kind
+
+
+@pytest.mark.parametrize("text, several", [
+    # "all my GPUs" and "the other GPUs" say there are several, as the count's words do
+    ("How do I make the server use all my GPUs? Only one GPU is used.", True),
+    ("Ollama runs on one card and the other GPUs stay idle.", True),
+    ("Can it use all of the GPUs? Only the first GPU is busy.", True),
+    # one GPU named, nothing else: no second GPU to leave idle
+    ("Only one GPU is used.", False),
+    ("It uses all of the GPU memory and only one GPU is used.", False),
+])
+def test_all_or_the_other_gpus_are_several(text, several):
+    from rules.ticket_questions import _several_gpus
+
+    assert _several_gpus(said(text)) is several

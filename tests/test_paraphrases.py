@@ -27,9 +27,6 @@ BUNDLES = sorted(p for p in PARAPHRASES.iterdir() if p.is_dir())
 # Paraphrases whose verdict still differs from the original's, and why (strict: a fix makes them pass loudly).
 KNOWN = {
     # working set: left, as no general reading was found that would not fit the case
-    "u7a02-ollama-docker-multi-gpu-only-one-process-a":
-        "'the other GPUs stay unused' classes the ticket as slow, where the original's 'GPUs are not used' is a "
-        "question; as a complaint nothing explains it (Ollama placing a model that fits on one GPU is not modelled)",
     "u7a05-baichuan-13b-2x4090-one-gpu-3pct-a":
         "the paraphrase gets the case's label (expected_physics: a layer split leaves one GPU idle), the original the "
         "accepted healthy",
