@@ -1520,8 +1520,12 @@ _CACHE: dict = {}
 _UTIL = re.compile(
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:GPU[- ]?|volatile\s+)?(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
-    # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
-    r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
+    # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature); a card or "the other
+    # one" named as the GPU is ("the other card is at 100%", "one of my gpu was peaking while the other one runs
+    # quietly", https://github.com/karpathy/char-rnn/issues/232; "GPU-0 runs at 100% ... while GPU-1 is idle",
+    # https://github.com/ollama/ollama/issues/11917)
+    r"\b(?:GPUs?|(?<!network )(?<!sound )(?<!SD )cards?|the other(?: one)?)\b"
+    r"(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)

@@ -118,3 +118,16 @@ def test_all_or_the_other_gpus_are_several(text, several):
     from rules.ticket_questions import _several_gpus
 
     assert _several_gpus(said(text)) is several
+
+
+@pytest.mark.parametrize("text, shares", [
+    # a card, or "the other one", named as the GPU whose utilisation it is
+    ("One card sits at 5% while the other card is at 100%.", [5.0, 100.0]),
+    ("GPU0 shows 2% utilization and the other one is at 97%.", [2.0, 97.0]),
+    ("My second card runs at 30% most of the time.", [30.0]),
+    # a card's memory, a network card, an SD card: no GPU utilisation
+    ("The other card's memory is at 90%.", []),
+    ("The network card is at 100% during the all-reduce.", []),
+])
+def test_a_card_or_the_other_one_is_at_a_share(text, shares):
+    assert sorted(c.data["percent"] for c in claims.find(said(text), "gpu_util")) == shares

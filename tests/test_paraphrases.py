@@ -26,10 +26,6 @@ BUNDLES = sorted(p for p in PARAPHRASES.iterdir() if p.is_dir())
 
 # Paraphrases whose verdict still differs from the original's, and why (strict: a fix makes them pass loudly).
 KNOWN = {
-    # working set: left, as no general reading was found that would not fit the case
-    "u7a05-baichuan-13b-2x4090-one-gpu-3pct-a":
-        "the paraphrase gets the case's label (expected_physics: a layer split leaves one GPU idle), the original the "
-        "accepted healthy",
     # third set (-c): measured once when written, before the second pass; never used to change code
     "t007-tgi-vs-ft-8gpu-allreduce-one-rank-late-c":
         "paraphrase expected_physics, original straggler ('one process arrives later than the rest' for "
