@@ -612,7 +612,10 @@ PATTERNS: dict[str, list[str]] = {
         r"越来越慢|跑一段时间(?:后|之后)?(?:就)?(?:变)?慢",
     ],
     "multi_node": [
-        r"\bmulti-?node\b", r"\binter-?node\b", r"\b(?:two|three|four|\d+)-node\b",
+        # also in two words, as many reporters write it ("[Multi node Training]",
+        # https://github.com/facebookresearch/detectron2/issues/4730; "error in multi node",
+        # https://github.com/pytorch/pytorch/issues/23363; "on multi nodes", https://github.com/NVIDIA/nccl-tests/issues/213)
+        r"\bmulti[- ]?nodes?\b", r"\binter[- ]?node\b", r"\b(?:two|three|four|\d+)-node\b",
         r"\bacross (?:two|several|multiple|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\bbetween (?:the )?(?:two|\d+) (?:nodes|servers|hosts|machines)\b",
         r"\b(?:on|using|with|over|spanning)\s+(?:two|\d+|multiple|several)\s+(?:nodes|servers|hosts)\b",
@@ -744,9 +747,13 @@ PATTERNS: dict[str, list[str]] = {
     ],
     # One GPU, rank or node always behind the rest.
     "one_slow": [
-        # (not where the count is a place or a layout: "in the same machine it is slower", "with one GPU it is slower")
+        # (not where the count is a place or a layout: "in the same machine it is slower", "with one GPU it is slower";
+        # nor a bare "single node / single GPU", which names the layout as "single-node" does: "Single-node and
+        # multi-node performance of H100 nodes", https://github.com/NVIDIA/nccl-tests/issues/290; "Multi GPU is slower
+        # than Single GPU", https://github.com/ildoonet/tf-pose-estimation/issues/86; "slower than single-node",
+        # https://github.com/mlfoundations/open_clip/issues/465; a straggler is "a single node", "one node")
         r"(?<!\bin )(?<!\bon )(?<!\bwith )(?<!\bwithin )(?<!\binside )(?<!\busing )(?<!\bfrom )(?<!\bacross )"
-        r"\b(?:one|a single|single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
+        r"\b(?:one|a single|(?<=\bno )single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
         r"(?:GPU|rank|node|card|device|worker|process|machine)\b"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
         r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b"
@@ -1520,8 +1527,12 @@ _CACHE: dict = {}
 _UTIL = re.compile(
     r"\b(\d{1,3}(?:\.\d+)?)\s*%\s*(?:GPU[- ]?|volatile\s+)?(?:util\w*|usage|load|busy|occupancy|occupation)\b|"
     r"\b(?:GPU[- ]?util\w*|GPU usage|GPU load|utili[sz]\w*|GPU-Util)\b[^.\n%]{0,30}?\b(\d{1,3}(?:\.\d+)?)\s*%|"
-    # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature)
-    r"\bGPUs?\b(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
+    # "the GPU only uses 10%", "each GPU is at 40%" (not its memory, fan, power or temperature); a card or "the other
+    # one" named as the GPU is ("the other card is at 100%", "one of my gpu was peaking while the other one runs
+    # quietly", https://github.com/karpathy/char-rnn/issues/232; "GPU-0 runs at 100% ... while GPU-1 is idle",
+    # https://github.com/ollama/ollama/issues/11917)
+    r"\b(?:GPUs?|(?<!network )(?<!sound )(?<!SD )cards?|the other(?: one)?)\b"
+    r"(?![^.\n%]{0,25}?\b(?:memory|VRAM|mem|fan|power|temp\w*|clock\w*)\b)[^.\n%]{0,20}?"
     r"\b(?:uses?|using|is at|are at|runs? at|sits? at|stays? at|shows?|reach\w*|only)\s+"
     r"(?:only\s+|about\s+|around\s+|~)?(?:at\s+)?(?:less than\s+|under\s+|below\s+)?(\d{1,3}(?:\.\d+)?)\s*%|"
     # nvidia-smi's GPU-Util as Chinese reporters name it ("利用率很低，3%", "使用率 100%"; 显存占用 is memory)
@@ -2015,6 +2026,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "went from 24 to 38 tok/s": a gain
             if kind == "scaling" and _gain_ruled_out(text, m):
                 continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
+            if kind == "scaling" and _other_upgrade(text, m):
+                continue  # "we doubled the network bandwidth but tokens/s did not change": that upgrade's
             if kind == "scaling" and about_memory(text[max(0, m.start() - 80):m.end()]):
                 continue  # memory spread over more cards ("KV cache usage is lower with more GPUs"), not a speed
             if kind == "hang" and re.match(r"stuck|stall", m.group(0), re.I) and \
@@ -2026,6 +2039,31 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
 
 _SLOW_WORD = re.compile(r"\bslow\w*", re.I)
 _ONE_GPU = re.compile(r"\b(?:1|one|single)\s*(?:GPU|card)s?\b|\bTP\s*=?\s*1\b", re.I)
+
+
+# An upgrade of something other than the GPU count: the network, a link, a driver or library, the CPU, the GPU model.
+# "No gain after the upgrade" is that change's A/B, whatever GPU count the ticket names elsewhere ("I updated our device
+# from ethernet to InfiniBand, and expected ... a huge boost ... it did not happen",
+# https://github.com/open-mmlab/mmdetection/issues/6817; "Training speed is not improved by using a better GPU",
+# https://github.com/k2-fsa/icefall/issues/1698; "I upgraded to Titan X Pascal ... don't seem to process much
+# faster", https://github.com/yusuketomoto/chainer-fast-neuralstyle/issues/42).
+_OTHER_UPGRADE = re.compile(
+    r"\b(?:upgrad\w*|updat\w*|doubl\w*|switch\w*|mov\w*|replac\w*|increas\w*|improv\w*|went)\b[^.;\n]{0,40}?"
+    r"\b(?:(?:inter-?node |the )?(?:link|network|NIC|bandwidth|InfiniBand|IB|RoCE|ethernet|interconnect|fabric)s?|"
+    r"driver|CUDA|NCCL|PyTorch|torch|kernel|firmware|BIOS|CPU|RAM|storage|SSD|\d+\s*G(?:b|bps|bit)?(?:/s)?)\b",
+    re.I)
+
+
+def _other_upgrade(text: str, m: re.Match) -> bool:
+    """A scaling match whose no-gain sits in a sentence about upgrading something other than the GPU count (and that
+    sentence names no GPU count): the gain missing is that upgrade's."""
+    gains = list(re.finditer(_NO_GAIN, m.group(0), re.I))
+    if not gains:
+        return False
+    at = m.start() + gains[-1].start()
+    start = max((s.end() for s in _SENTENCE.finditer(text, 0, at)), default=0)
+    sentence = text[start:at + len(gains[-1].group(0))]
+    return bool(_OTHER_UPGRADE.search(sentence)) and not re.search(_MORE_GPUS, sentence, re.I)
 
 
 def _gain_ruled_out(text: str, m: re.Match) -> bool:

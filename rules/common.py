@@ -325,8 +325,7 @@ def nic_ports(facts: Facts) -> int | None:
         return None
     for _, text in _claims.texts(facts):
         if _rate_from_text(text):
-            m = re.search(r"(\d+)\s*[x×]\s*(?:\d|EDR|HDR|NDR|XDR)", text, re.I)
-            return int(m.group(1)) if m else 1
+            return max(_ports(text, m) for pattern in (_GBIT_RATE, _IB_NAME) for m in pattern.finditer(text))
     named = _named_system(facts)
     return named[0].nics if named else None
 
@@ -356,8 +355,32 @@ def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
 
 
 # Gigabits, not gigabytes: the lower-case "b" decides ("200Gb/s", "200 Gbps", "200Gb", "200 Gbit/s"),
-# so a measured "250 GB/s" is never read as a NIC's line rate.
-_GBIT = r"G(?-i:b)(?:it)?(?:ps|/s|/sec|E\b|\b)"  # (GbE: gigabit Ethernet, "25 GbE")
+# so a measured "250 GB/s" is never read as a NIC's line rate. A bare "G" is a line rate too where a network port
+# follows ("two 200G ports", "a 100G NIC", "8x 400G RoCE", "400G CX7"), as network vendors and users name port speeds
+# (https://github.com/NVIDIA/nccl/issues/766: "a 100G NIC ... 4 to 8 200G RDMA NICs";
+# https://github.com/NVIDIA/nccl/issues/2409: "8x 400G RoCE"; https://github.com/NVIDIA/nccl/issues/1277:
+# "400G CX7 =4"); never before a card or memory ("a 24G card" is its memory).
+_PORT = (r"(?:\w+\s+)?(?:NICs?|ports?|links?|HCAs?|IB\b|InfiniBand|RoCE|Ethernet|network|CX-?\d|ConnectX|adapters?|"
+         r"uplinks?|interfaces?|fabric)")
+_GBIT = r"G(?:(?-i:b)(?:it)?(?:ps|/s|/sec|E\b|\b)|\b(?=[\s-]*" + _PORT + r"))"  # (GbE: gigabit Ethernet, "25 GbE")
+# How many ports a rate counts: "2x", "8 x", "8 *100 Gbps" (https://github.com/NVIDIA/nccl/issues/495), or a count
+# written before a plural port noun ("two 200G ports", "2 HDR NICs", "four 100G links").
+_PORT_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16}
+_GBIT_RATE = re.compile(r"(?:(?P<x>\d+)\s*[x×*]\s*)?(?:(?:EDR|HDR|NDR|XDR)\s*)?(?P<gbit>\d+(?:\.\d+)?)\s*" + _GBIT,
+                        re.I)
+_IB_NAME = re.compile(r"(?:(?P<x>\d+)\s*[x×*]\s*)?\b(?P<ib>EDR|HDR|NDR|XDR)\b", re.I)
+
+
+def _ports(text: str, m: re.Match) -> int:
+    """The port count before a rate match `m` (1 when none is written)."""
+    if m.group("x"):
+        return int(m.group("x"))
+    before = re.search(r"(?<![\w.])(\d+|" + "|".join(_PORT_COUNT_WORDS) + r")\s+$", text[:m.start()], re.I)
+    if before and re.match(r"[\s-]*(?:\w+\s+){0,2}?(?:NICs|ports|links|HCAs|adapters|uplinks|interfaces|cards)\b",
+                           text[m.end():], re.I):
+        word = before.group(1).lower()
+        return _PORT_COUNT_WORDS.get(word) or int(word)
+    return 1
 
 
 def _rate_and_quote(text: str) -> tuple[float | None, str]:
@@ -370,15 +393,14 @@ def _rate_and_quote(text: str) -> tuple[float | None, str]:
 
 
 def _rate_from_text(text: str) -> float | None:
-    """'2x HDR 200Gb/s' -> 50.0; '800 Gbps' -> 100.0 (the highest rate mentioned wins)."""
+    """'2x HDR 200Gb/s' -> 50.0; '800 Gbps' -> 100.0; 'two 200G ports' -> 50.0 (the highest rate mentioned wins)."""
     best = None
-    for m in re.finditer(r"(?:(\d+)\s*[x×]\s*)?(?:(EDR|HDR|NDR|XDR)\s*)?(\d+(?:\.\d+)?)\s*" + _GBIT, text, re.I):
-        n = int(m.group(1) or 1)
-        rate = n * float(m.group(3)) / 8.0
+    for m in _GBIT_RATE.finditer(text):
+        rate = _ports(text, m) * float(m.group("gbit")) / 8.0
         best = max(best or 0.0, rate)
     if best is None:
-        for m in re.finditer(r"(?:(\d+)\s*[x×]\s*)?\b(EDR|HDR|NDR|XDR)\b", text, re.I):
-            rate = int(m.group(1) or 1) * _IB_RATES[m.group(2).upper()]
+        for m in _IB_NAME.finditer(text):
+            rate = _ports(text, m) * _IB_RATES[m.group("ib").upper()]
             best = max(best or 0.0, rate)
     return best
 

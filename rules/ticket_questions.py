@@ -461,7 +461,12 @@ _IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\
                       r"por turnos", re.I)
 # Several GPUs said without a number ("multiple GPUs", "多卡", "複数のGPU"): a GPU noun beside the word. Numbers are
 # the issue parser's (rules.common.gpu_count: "four 4090 GPUs", "两张4090", "GPUは2枚", "zwei Karten").
+# "All (of) my GPUs" and "the other GPUs" are several too ("ollama not use all GPUs",
+# https://github.com/ollama/ollama/issues/5635; "ollama do not use all my gpus", https://github.com/ollama/ollama/issues/9129;
+# "how can I use all the GPUs I have?", https://github.com/meta-llama/llama3/issues/234).
 _GPUS_UNCOUNTED = re.compile(r"\b(?:multiple|several|many)\s+(?:\w+\s+)?(?:GPUs|cards)\b|双卡|多卡|多张\s*(?:卡|显卡)|"
+                             r"\ball (?:of )?(?:the |my |our |its )?(?:\w+\s+)?GPUs\b|"
+                             r"\b(?:the )?other (?:\w+\s+)?GPUs\b|"
                              r"複数\s*の?\s*(?:GPU|グラボ)|여러\s*(?:개의\s*|대의\s*)?(?:GPU|그래픽\s*카드)|"
                              r"\bmehrere[n]?\s+(?:GPUs|Karten|Grafikkarten)\b|\bнескольк\w+\s+(?:видеокарт\w*|GPU)|"
                              r"\b(?:varias|m[uú]ltiples)\s+(?:GPUs|tarjetas)\b", re.I)
@@ -667,7 +672,13 @@ _REQUESTS_RATE = re.compile(
     r"(?<![\w.])(?P<n>a single|single|one|two|three|four|five|six|eight|ten|\d+|[一单两二三四])\s*"
     r"(?:(?:concurrent|parallel|simultaneous)\s+)?(?:个\s*)?(?P<what>requests?|users?|streams?|sequences?|prompts?|"
     r"clients?|请求|并发|路)(?![a-z])"
-    r"(?P<gap>[^.;\n]{0,70}?)(?<![\w.])(?P<rate>\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens? per second|tps)\b",
+    r"(?P<gap>[^.;\n]{0,70}?)(?<![\w.])"
+    r"(?:(?P<rate>\d+(?:\.\d+)?)\s*(?:tok\w*/s|t/s|tokens?/s|tokens? per second|tps)\b|"
+    # or the time between tokens, one stream's rate inverted ("14 ms per token", "TPOT 14 ms/token"): inter-token
+    # latency and per-user tok/s are one figure (https://github.com/tenstorrent/tt-inference-server/pull/3699 reports
+    # ITL 8.17 ms beside 126.8 tokens/s/user; https://github.com/sgl-project/sglang/pull/40224 defines per-request
+    # decode throughput as the reciprocal of TPOT; https://github.com/Gumpest/SparseVLMs/issues/32 "latency (ms/token)")
+    r"(?P<ms>\d+(?:\.\d+)?)\s*ms\s*(?:per|/|an?)\s*(?:output\s+|generated\s+)?tok(?:en)?s?\b)",
     re.I)
 
 
@@ -681,6 +692,11 @@ def concurrency_rates(facts: Facts) -> claims.Claim | None:
             word = m.group("n").lower()
             n = _COUNT_WORDS.get(word) or (int(word) if word.isdigit() else None)
             if not n or re.search(r"\b(?:each|per|every)\b|每", m.group("gap"), re.I):
+                continue
+            if m.group("ms"):
+                if n != 1 or not float(m.group("ms")):
+                    continue  # several streams' time per token is each stream's, not their total
+                seen.setdefault(1, (round(1000 / float(m.group("ms")), 1), m))
                 continue
             seen.setdefault(n, (float(m.group("rate")), m))
         many = [n for n in seen if n >= 2]
