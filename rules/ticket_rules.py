@@ -59,6 +59,7 @@ from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
     assumed_layout,
     band_evidence,
+    batch_total,
     beyond_band_fix,
     faster_than_band,
     layer_split_engine,
@@ -1077,6 +1078,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
             continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace
         # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
         layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        if batch_total(facts, m, layout_tp):
+            continue  # a batch's total, not one stream's rate: ticket.batched_rate judges it at that batch
         p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue

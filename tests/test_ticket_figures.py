@@ -472,3 +472,64 @@ def test_a_layer_split_engine_splits_nothing_on_one_gpu(gpus, split):
     said = [f for f in findings if f.rule in ("ticket.layer_split_rate", "ticket.symptom_prior")
             and "layer split" in f.title]
     assert bool(said) is split
+
+
+# --------------------------------------------------------------------------- a rate at a stated batch (issue 11, q11a)
+# Paraphrases written for these tests: other engines, units and word orders than any corpus ticket.
+
+@pytest.mark.parametrize("text", [
+    "Llama-2-7B fp16, one A100 80GB, vLLM. At batch size 64 I get 1900 tok/s. Reasonable?",
+    "1,900 tokens per second is what we see for Llama 2 7B (float16) on an A100 80GB with bs=64 in vLLM. Normal?",
+    "Llama-2-7B fp16 on a single A100 80GB, vLLM offline inference with batch size 64: total throughput 1900 "
+    "tokens/s. Is that fine?",
+])
+def test_a_rate_at_a_stated_batch_above_one_streams_bound_is_the_batchs_total(text):
+    _, findings, v = _issue("# throughput\n\n" + text + "\n")
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert f.category == v.category == "expected_physics"
+    assert any("batch 64 (stated)" in str(e.expected) or "batch 64 (stated)" in e.detail for e in f.evidence)
+    # not one stream beating its roofline at batch 64 (a confidently wrong measurement error before)
+    assert not [g for g in _rules(findings, "ticket.measured_vs_expected") if g.category == "other"]
+    assert v.confidence < 0.7
+
+
+def test_a_batchs_total_far_below_the_band_is_not_physics():
+    # the negation: the same layout, a third of the expected total
+    _, findings, v = _issue("# throughput low\n\nLlama-2-7B fp16, one A100 80GB, vLLM offline batch of 64 prompts: "
+                            "only 500 tokens/s in total. Is this normal?\n")
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert f.category == v.category == "other"
+    assert "batch 64 (stated)" in f.title
+
+
+def test_one_streams_rate_at_a_stated_batch_stays_one_streams():
+    # "each sequence ... 30 tok/s" at batch 64 is below one stream's bound: judged per stream, not as a total
+    facts, findings, _ = _issue("# throughput\n\nLlama-2-7B fp16, one A100 80GB, vLLM, batch size 64: each "
+                                "sequence generates at 30 tok/s. Reasonable?\n")
+    assert not _rules(findings, "ticket.batched_rate")
+    (f,) = _rules(findings, "ticket.measured_vs_expected")
+    assert f.category == "expected_physics"
+
+
+@pytest.mark.parametrize("sentence,counted", [
+    ("vLLM offline batch of 64 prompts: 500 tokens/s in total.", True),
+    ("benchmark_serving.py --num-prompts 200 gives 1500 tok/s output throughput.", True),
+    ("Prompt processing runs at 900 tokens/s.", False),  # a prompt phase's rate is still not a decode rate
+])
+def test_a_count_of_prompts_is_requests_not_prompt_processing(sentence, counted):
+    records, _ = parse_text(f"# rates\n\nLlama-2-7B on one A100 80GB. {sentence}\n", "issue.md")
+    rates = [m for m in records if isinstance(m, Measurement) and m.metric in ("decode_tok_s", "output_tok_s")]
+    assert bool(rates) is counted
+
+
+@pytest.mark.parametrize("said", [
+    "Two A100 80GB PCIe cards (no NVLink bridge).",
+    "Two RTX A6000 without NVLink, PCIe 4.0 only.",
+    "Two RTX A6000 on PCIe 4.0. Would an NVLink bridge help?",  # asked about, not there
+])
+def test_a_copy_rate_on_boards_said_to_lack_their_bridge_is_read_against_pcie(said):
+    _, findings, v = _issue(f"# P2P speed\n\n{said} p2pBandwidthLatencyTest shows 22 GB/s unidirectional between "
+                            "GPU0 and GPU1. Is this normal?\n")
+    assert not _rules(findings, "ticket.bridge_figure")
+    (f,) = _rules(findings, "ticket.pcie_figure")
+    assert f.category == v.category == "expected_physics"

@@ -1043,6 +1043,10 @@ def _count(token: str) -> int | None:
     return COUNT_WORDS.get(token) or WORLD_COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
 
 
+# Prompts counted ("64 prompts", "--num-prompts 1000", "1,000 sampled prompts"): requests sent, whatever the phase.
+PROMPT_COUNT = re.compile(r"\b\d[\d,]*\s+(?:[a-z-]+\s+)?prompts\b|\bnum[-_ ]prompts?\b\s*=?\s*\d+", re.I)
+
+
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
     TP (and batch) named in its own clause, else on its line, else in a heading line above it."""
@@ -1060,7 +1064,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 # not measured
                 continue
             for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
-                label = clause[max(0, m.start() - 40):m.start()].lower()
+                # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
+                label = PROMPT_COUNT.sub(" ", clause[max(0, m.start() - 40):m.start()].lower())
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
