@@ -488,6 +488,28 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     return 1, ONE_GPU
 
 
+def defaults_assumed(facts: Facts, m: Measurement, how: str, p) -> list[str]:
+    """The defaults a figure's bound rests on where the ticket does not state them: weights in no format the
+    ticket names (the checkpoint's own 16 bits, or an engine's default quantisation) and a layout `how` says was
+    assumed (a GPU named without a count, "on an L4", is one GPU's layout, as stated). None for a figure a
+    ticket.toml states: its fields are the structured input `scaling` and `predict` read too, whose documented
+    defaults are the input's own."""
+    from diagnose.artifacts.text import SIXTEEN_BIT
+
+    structured = {read.name for read in getattr(facts, "files", None) or [] if "ticket_toml" in read.kinds}
+    if m.source.rpartition(":")[0] in structured:
+        return []
+    out = []
+    if p.assumptions.get("weights"):
+        out.append(p.assumptions["weights"])
+    elif not (getattr(m, "dtype", None) or weight_dtype(facts) or any(w.dtype for w in facts.of(Workload))
+              or any(SIXTEEN_BIT.search(text) for _, text in claims.texts(facts))):
+        out.append("the checkpoint's own 16-bit weights (the ticket names no weights format)")
+    if how.startswith("assumed") and not (how == ONE_GPU and (gpu_count(facts) or 1) == 1):
+        out.append(f"the layout ({how})")
+    return out
+
+
 def assumed_layout(facts: Facts, m: Measurement, batch: int = 1, prompt: int = 1024) -> tuple[int, int, str]:
     """(TP, PP, how it is known): assumed_tp's layout, except where it assumed one GPU, the ticket names several
     and the weights do not fit one. The model then sat on them layer by layer, as llama.cpp, Ollama and
@@ -548,7 +570,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
             evidence = band_evidence(m, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",
-                                              m.value, e.roofline, "ms", evidence)
+                                              m.value, e.roofline, "ms", evidence,
+                                              assumed=defaults_assumed(facts, m, how, p))
             elif verdict == "faster":
                 yield faster_than_band("ticket.latency_vs_expected", f"{m.value:g} ms per token",
                                        f"{band} ms", f"roofline {e.roofline:.3g} ms", evidence)

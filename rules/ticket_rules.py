@@ -61,6 +61,7 @@ from rules.ticket_figures import (
     band_evidence,
     batch_total,
     beyond_band_fix,
+    defaults_assumed,
     faster_than_band,
     layer_split_engine,
     layer_split_over_gpus,
@@ -1090,7 +1091,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
         evidence = band_evidence(m, what, "tok/s", expected, band, roofline, p, gpu, model_src, model)
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
-                          "tok/s", evidence)  # one stream's rate beyond the bound: as scaling and capture say it
+                          "tok/s", evidence,  # one stream's rate beyond the bound: as scaling and capture say it
+                          assumed=defaults_assumed(facts, m, how, p))
             return
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged

@@ -533,3 +533,30 @@ def test_a_copy_rate_on_boards_said_to_lack_their_bridge_is_read_against_pcie(sa
     assert not _rules(findings, "ticket.bridge_figure")
     (f,) = _rules(findings, "ticket.pcie_figure")
     assert f.category == v.category == "expected_physics"
+
+
+# --------------------------------------------------------------------------- beyond the bound on defaults (q11a)
+
+@pytest.mark.parametrize("text,assumed", [
+    # no weights format named: the bound is the checkpoint's 16 bits, which a quantised run would beat
+    ("gemma-2-9b-it on an L4 with vLLM, single request, ITL 60ms. Expected?", True),
+    ("On one L4 at batch size 1, Gemma 2 9B answers at 17 tokens/s in SGLang. Is that right?", True),
+    # the same figures with the weights stated: the bound is theirs, the input error confident
+    ("gemma-2-9b-it in bf16 on an L4 with vLLM, single request, ITL 60ms. Expected?", False),
+    ("On one L4 at batch size 1, Gemma 2 9B (fp16 weights) answers at 17 tokens/s in SGLang. Is that right?", False),
+    # weights stated, the layout not: two GPUs named and no TP, the engine's split is assumed
+    ("Llama-2-7B bf16 with vLLM on two A100 80GB at batch size 1: 400 tokens/s. Normal?", True),
+])
+def test_a_figure_beyond_a_bound_that_rests_on_defaults_is_a_lead_not_a_confident_error(text, assumed):
+    _, findings, v = _issue("# speed\n\n" + text + "\n")
+    (f,) = [f for f in findings if "beats the roofline" in f.title]
+    assert f.category == v.category == "other"
+    assert (f.confidence < 0.7) is assumed and (v.confidence < 0.7) is assumed
+    assert ("rests on defaults" in f.summary) is assumed
+
+
+@pytest.mark.parametrize("said", ["about 18 tokens a second", "18 tokens every second", "18 tokens each second"])
+def test_a_rate_in_words_per_second_is_a_rate(said):
+    records, _ = parse_text(f"# speed\n\nLlama-2-7B on a V100 32GB generates {said} for one request.\n", "issue.md")
+    (m,) = [m for m in records if isinstance(m, Measurement)]
+    assert (m.metric, m.value) == ("decode_tok_s", 18.0)
