@@ -555,8 +555,17 @@ def test_a_figure_beyond_a_bound_that_rests_on_defaults_is_a_lead_not_a_confiden
     assert ("rests on defaults" in f.summary) is assumed
 
 
-@pytest.mark.parametrize("said", ["about 18 tokens a second", "18 tokens every second", "18 tokens each second"])
-def test_a_rate_in_words_per_second_is_a_rate(said):
+@pytest.mark.parametrize("said,value", [("about 18 tokens a second", 18.0), ("18 tokens every second", 18.0),
+                                        ("18 tokens each second", 18.0), ("1.8k tokens/s", 1800.0),
+                                        ("1.8 K tok/s", 1800.0)])
+def test_a_rate_in_words_per_second_or_in_thousands_is_a_rate(said, value):
     records, _ = parse_text(f"# speed\n\nLlama-2-7B on a V100 32GB generates {said} for one request.\n", "issue.md")
     (m,) = [m for m in records if isinstance(m, Measurement)]
-    assert (m.metric, m.value) == ("decode_tok_s", 18.0)
+    assert (m.metric, m.value) == ("decode_tok_s", value)
+
+
+@pytest.mark.parametrize("said", ["with 4k tokens of context it runs at 30 tok/s",
+                                  "on a 4K context window it gives 30 tok/s"])
+def test_a_context_in_thousands_is_not_a_rate_in_thousands(said):
+    records, _ = parse_text(f"# speed\n\nLlama-2-7B on a V100 32GB: {said} for one request.\n", "issue.md")
+    assert [m.value for m in records if isinstance(m, Measurement) and m.metric == "decode_tok_s"] == [30.0]

@@ -364,7 +364,9 @@ CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 # (a figure starts at a number's start: "1e308 tok/s" is not 308 tok/s, "v2.50 t/s" not 50)
-RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*"
+# (thousands written with k: "2.3k tokens/s", "1.2K tok/s")
+RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
+                  r"(?P<k>\s?[kK](?=\s*(?:tok|tk/|t/s|tps)))?\s*"
                   r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+(?:per|a|an|each|every)\s+sec(?:ond)?|tps)"
                   r"(?![A-Za-z])", re.I)
@@ -1098,7 +1100,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 total = (TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
                          or CJK_TOTAL.search(clause[:m.start()]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
-                out.append(Measurement(where(name, i), metric, number(m.group(1)), "tok/s", stat="reported", tp=tp,
+                out.append(Measurement(where(name, i), metric, rate_value(m), "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln)))
     return out
 
@@ -1204,10 +1206,16 @@ def _line_batch(line: str, *figures: re.Pattern) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
+def rate_value(m: re.Match) -> float | None:
+    """The figure a RATE (or CJK_RATE) match states, its thousands suffix applied ("2.3k tok/s": 2300)."""
+    value = number(m.group(1))
+    return value * 1000 if value is not None and "k" in m.re.groupindex and m.group("k") else value
+
+
 def _reciprocal_of_a_rate(line: str, per_s: float) -> bool:
     """Does the line state this many tokens per second (within rounding)? llama.cpp's timings print each phase
     both ways; judging both against two bands could call one run normal and slow at once."""
-    return any(abs(number(r.group(1)) - per_s) <= 0.01 * per_s for r in RATE.finditer(line))
+    return any(abs(rate_value(r) - per_s) <= 0.01 * per_s for r in RATE.finditer(line))
 
 
 def _only_load(prose: list[tuple[int, str]]) -> int | None:
