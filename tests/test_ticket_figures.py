@@ -569,3 +569,21 @@ def test_a_rate_in_words_per_second_or_in_thousands_is_a_rate(said, value):
 def test_a_context_in_thousands_is_not_a_rate_in_thousands(said):
     records, _ = parse_text(f"# speed\n\nLlama-2-7B on a V100 32GB: {said} for one request.\n", "issue.md")
     assert [m.value for m in records if isinstance(m, Measurement) and m.metric == "decode_tok_s"] == [30.0]
+
+
+@pytest.mark.parametrize("said,value", [
+    ("自回归的tokens/s仅为40.24，是否太慢了？", 40.24),  # the unit before its figure
+    ("每秒生成 40 个 token，正常吗？", 40.0),
+    ("吞吐 40 tokens/秒，正常吗？", 40.0),
+    ("erreicht nur 40 Tokens pro Sekunde, ist das normal?", 40.0),
+    ("genera 40 tokens por segundo, ¿es normal?", 40.0),
+    ("génère 40 tokens par seconde, est-ce normal ?", 40.0),
+    ("は 40 トークン/秒 です。普通ですか？", 40.0),
+    ("its throughput (tok/s) is 40 for one request.", 40.0),
+    ("tokens/s = 40 for one request.", 40.0),
+    ("gives 30 tok/s, which is 40% lower than before.", 30.0),  # a share after a figure's unit is no second figure
+    ("tok/s: 35 at TP=1 and the memory is 40 GB.", 35.0),
+])
+def test_a_rate_in_other_languages_and_orders_is_read(said, value):
+    records, _ = parse_text(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}\n", "issue.md")
+    assert [m.value for m in records if isinstance(m, Measurement) and m.metric == "decode_tok_s"] == [value]

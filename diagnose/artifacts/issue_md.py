@@ -389,7 +389,19 @@ CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*
 _CJK_SECONDS = {"秒": 1.0, "s": 1.0, "分钟": 60.0, "min": 60.0, "毫秒": 1e-3, "ms": 1e-3}
 _ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS}  # a duration's unit in either language
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
-CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
+# Tokens per second as other languages and word orders write it (one number group, group 1):
+# - Chinese "每秒生成 40 个 token", "40 tokens/秒", Japanese "40 トークン/秒";
+# - German "Tokens pro Sekunde", Spanish/Portuguese "tokens por segundo", French "tokens par seconde", Russian
+#   "токенов в секунду";
+# - the unit before its figure, as tables and Chinese prose name a column: "tokens/s仅为40.24", "tok/s: 40",
+#   "throughput (tok/s) is 40" (not a figure after another figure's unit: "30 tok/s is 40 % lower").
+CJK_RATE = re.compile(
+    r"每秒\s*(?:[\u4e00-\u9fff]{1,4})?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)|"
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン)\s*/\s*秒|"
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:tokens?|Token|токен\w*)\s+(?:pro\s+Sekunde|por\s+segundo|par\s+seconde|"
+    r"в\s+секунду)|"
+    r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps)\)?\s*(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
+    r"(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|[KMGT]i?B|ms|s\b|GB/s))", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
@@ -1208,7 +1220,7 @@ def _line_batch(line: str, *figures: re.Pattern) -> int | None:
 
 def rate_value(m: re.Match) -> float | None:
     """The figure a RATE (or CJK_RATE) match states, its thousands suffix applied ("2.3k tok/s": 2300)."""
-    value = number(m.group(1))
+    value = number(next((g for g in m.groups() if g is not None and g[:1].isdigit()), None))
     return value * 1000 if value is not None and "k" in m.re.groupindex and m.group("k") else value
 
 
