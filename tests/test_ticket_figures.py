@@ -587,3 +587,20 @@ def test_a_context_in_thousands_is_not_a_rate_in_thousands(said):
 def test_a_rate_in_other_languages_and_orders_is_read(said, value):
     records, _ = parse_text(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}\n", "issue.md")
     assert [m.value for m in records if isinstance(m, Measurement) and m.metric == "decode_tok_s"] == [value]
+
+
+@pytest.mark.parametrize("said,value", [
+    ("每个 token 耗时 25 毫秒，正常吗？", 25.0),
+    ("平均每 token 延迟 0.03 秒，正常吗？", 30.0),
+    ("tarda 25 ms por token, ¿es normal?", 25.0),
+    ("met 25 ms par token, est-ce normal ?", 25.0),
+])
+def test_a_time_per_token_in_other_languages_is_read(said, value):
+    records, _ = parse_text(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}\n", "issue.md")
+    assert [m.value for m in records if isinstance(m, Measurement) and m.metric == "itl_ms"] == [value]
+
+
+def test_a_first_token_time_in_chinese_is_no_time_per_token():
+    records, _ = parse_text("# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B 首 token 耗时 800 ms，正常吗？\n",
+                            "issue.md")
+    assert [m.metric for m in records if isinstance(m, Measurement)] == ["ttft_ms"]

@@ -429,6 +429,11 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
+# ... and as other languages write it: Chinese "每个 token 耗时 25 毫秒", "每token 25ms"; Spanish, French, German and
+# Russian "25 ms por / par / pro / на token".
+WORLD_MS_PER_TOKEN = re.compile(r"每\s*(?:个|一个)?\s*token\s*的?\s*(?:平均)?\s*(?:耗时|延迟|时延|时间|用时)?\s*"
+                                r"(?:约|大约|为|是|要|需要)?\s*" + _FIGURE + r"\s*(ms|毫秒|s|秒)(?![A-Za-z])|"
+                                + _FIGURE + r"\s*(ms|s)\s+(?:por|par|pro|на)\s+(?:token|токен)", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 # Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
@@ -1256,7 +1261,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     only_load = _only_load(prose)
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
-        line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
+        line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause, quoted in _clauses(ln):
             if quoted:
                 continue
@@ -1266,6 +1271,9 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                      (m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
             found += [(m, "ms per token", number(m.group(1)), m.group(2).lower())
                       for m in MS_PER_TOKEN.finditer(clause)]
+            found += [(m, "ms per token", number(m.group(1) or m.group(3)),
+                       {"毫秒": "ms", "秒": "s"}.get(m.group(2) or m.group(4), (m.group(2) or m.group(4)).lower()))
+                      for m in WORLD_MS_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             for m, what, value, unit in found:
