@@ -604,3 +604,16 @@ def test_a_first_token_time_in_chinese_is_no_time_per_token():
     records, _ = parse_text("# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B 首 token 耗时 800 ms，正常吗？\n",
                             "issue.md")
     assert [m.metric for m in records if isinstance(m, Measurement)] == ["ttft_ms"]
+
+
+@pytest.mark.parametrize("text", [
+    "vLLM 部署 Llama-2-13B（fp16），A100 80G SXM，单请求：单卡 48 tokens/s，双卡 tp=2 时 70 tokens/s，"
+    "这个加速比正常吗？",
+    "Llama-2-13B fp16 with vLLM on A100 80GB SXM: with TP=2 I get 70 tok/s, a single GPU gives 48 tok/s. Normal?",
+    "Llama-2-13B fp16 with vLLM on A100 80GB SXM, TP=2 70 tok/s; 一张卡 48 tok/s. Is this normal?",
+])
+def test_a_rate_whose_own_clause_names_one_gpu_is_the_one_gpu_layout_not_the_lines_tp(text):
+    records, _ = parse_text(f"# speed-up question\n\n{text}\n", "issue.md")
+    assert sorted((m.value, m.tp) for m in records if isinstance(m, Measurement)) == [(48.0, 1), (70.0, 2)]
+    _, findings, v = _issue(f"# speed-up question\n\n{text}\n")
+    assert v.category == "expected_physics"  # x1.46 from TP1 to TP2 on NVLink A100s: the predictor's band

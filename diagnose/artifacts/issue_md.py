@@ -520,6 +520,9 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|one|single|two|dual|three|four|quad|six|eight)\s*(?:x\s*)?"
                          r"(?:NVIDIA\s+|GeForce\s+)*"
                          r"(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?)\b", re.I)
+# One GPU named in Chinese or Japanese: "单卡", "单张卡", "一张卡", "单块 GPU", "单GPU", "1枚".
+ONE_CARD = re.compile(r"单\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)|一\s*(?:张|块)\s*(?:卡|GPU|显卡)|(?:GPU|グラボ)?\s*1\s*枚",
+                      re.I)
 # A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
 _STREAM_NOUN = r"(?:user|request|stream|sequence|client)"
 PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|req)\b", re.I)
@@ -1102,6 +1105,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                                                                if context != clause else None)
                 gpus = _count(n.group(1)) if n else None
                 gpus = gpus if gpus and gpus <= 64 else None
+                # one GPU said in the figure's own clause ("单卡 48 tokens/s, tp=2 时 70") is its layout, not the line's
+                own = CLAUSE_GPUS.search(clause[:m.start()])
+                if not tps and ((own and _count(own.group(1)) == 1) or ONE_CARD.search(clause[:m.start()])):
+                    tp = 1
                 tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
                 # (the line's load is not that of a clause about one request: "单请求每秒 9 token，100 并发下 ...")
