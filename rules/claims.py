@@ -810,6 +810,14 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b"
         r"[^.\n]{0,20}?\b(?:(?:on|of|per|in)\s+(?:each|every|per|both|all)\b|per (?:GPU|card|device)\b)",
         r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
+        # (issue 11, q11a) one GPU's memory far above the weights: "takes 72 GB of GPU memory although the model is only
+        # 13 GB", "uses 90% of the VRAM for a 7B model", "显存占用 70 多 G，模型才 15G": the engine's reservation
+        r"\b(?:takes?|uses?|using|occup\w+|consum\w+|allocat\w+|reserv\w+|eats?|fills?)\s+"
+        r"(?:up to |about |around |~|over |almost |nearly )?\d+(?:\.\d+)?\s*(?:G(?:i)?B|%)\s+"
+        r"(?:of\s+)?(?:the\s+)?(?:GPU'?s?\s+)?(?:memory|VRAM)\b"
+        r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\bmodel\b",
+        r"(?:显存|GPU\s*内存)\s*(?:占用|使用|用了|占了)?[^。\n]{0,12}?\d+\s*(?:多\s*)?(?:G|GB|%)[^。\n]{0,30}?模型"
+        r"[^。\n]{0,12}?(?:才|只有|只|仅|不到)",
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [

@@ -352,3 +352,16 @@ def test_a_speedup_said_in_chinese_is_judged_against_the_predictors_band(ratio, 
                             f"tp=4 相比单卡加速比 {ratio}，正常吗？\n")
     (f,) = _rule(findings, "ticket.speedup_vs_expected")
     assert f.category == v.category == category and v.confidence < 0.7
+
+
+@pytest.mark.parametrize("text,explained", [
+    ("vLLM serving Llama-2-7B on one A100 80GB takes 72 GB of GPU memory although the model is only 13 GB. "
+     "Is this normal?", True),
+    ("SGLang uses 90% of the VRAM on my L40S for a 7B model. Why?", True),
+    ("用 vLLM 部署 Qwen2.5-7B-Instruct，单张 A100 80G，显存占用 70 多 G，模型才 15G，这正常吗？", True),
+    ("vLLM serving Llama-2-7B on one A100 80GB: the model is 13 GB and generation is slow. Is this normal?", False),
+])
+def test_an_engines_memory_reservation_on_one_gpu_is_explained(text, explained):
+    _, findings, _ = _issue(f"# memory\n\n{text}\n")
+    said = [f for f in findings if f.rule == "ticket.explained" and "memory" in f.title]
+    assert bool(said) is explained
