@@ -3732,6 +3732,7 @@ _extend(MORE_WORDS_S)
 # get 240 tok/s rather than 87?") is no claim; "went from 40 to 20 tok/s" names no reference.
 _REFERENCE_MARK = re.compile(
     r"\b(?:instead of|rather than|expected|expecting|should (?:get|be|reach|see)|readme|docs?|documentation|"
+    r"documents?|documented|"
     r"official\w*|published|reported|claimed|advertised|paper|blog|"
     r"perf(?:ormance)?[- ](?:page|table|overview|numbers?|docs?)|benchmark (?:page|table|results?|numbers?))\b|"
     r"(?:\bnot|n't)\s+(?:(?:get\w*|reach\w*|see\w*|the|near|close to|anywhere near)\s+){0,2}(?:~|about\s+)?(?=\d)|"
@@ -3758,6 +3759,11 @@ def _reference_mark(sentence: str, rates: list) -> re.Match | None:
     # (the search before runs one character into the figure: "not the (?=\d)" looks ahead at it)
     return _REFERENCE_MARK.search(sentence, before, high.start() + 1) or \
         _REFERENCE_MARK.search(sentence, high.end(), after)
+
+
+def reference_marked(sentence: str) -> bool:
+    """Does the sentence cite a published or expected figure's source (README, docs, official, paper, 'instead of')?"""
+    return bool(_REFERENCE_MARK.search(sentence))
 
 
 def reference_rate(text: str) -> Claim | None:

@@ -89,7 +89,11 @@ def figures(facts: Facts) -> bool:
                 if (_RATE.search(s) and not _HOPED.search(s)) or len(_DURATION.findall(s)) >= 2
                 or claims.work_duration_in(s)]
     asked = [t for _, t in claims.texts(facts) if _VALUE_QUESTION.search(t)]
-    return bool(measured or said or printed or asked)
+    # a time measured and a published one in sentences of their own ("I get 338 ms. The documentation says 220 ms."):
+    # an A/B the checks cannot place either
+    timed = [s for _, t in claims.texts(facts) for s in claims.sentences(t) if _DURATION.search(s)]
+    cited = len(timed) >= 2 and any(claims.reference_marked(s) for s in timed)
+    return bool(measured or said or printed or asked or cited)
 
 
 def scaling_asked(facts: Facts) -> claims.Claim | None:

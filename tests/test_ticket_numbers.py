@@ -365,3 +365,20 @@ def test_an_engines_memory_reservation_on_one_gpu_is_explained(text, explained):
     _, findings, _ = _issue(f"# memory\n\n{text}\n")
     said = [f for f in findings if f.rule == "ticket.explained" and "memory" in f.title]
     assert bool(said) is explained
+
+
+@pytest.mark.parametrize("text,cited", [
+    ("Inference takes 450 ms per image on my T4. The official benchmark lists 300 ms for this card. Is that normal?",
+     True),
+    ("我在 Orin 上测的是 450ms 一帧。官方文档写的是 300ms。这正常吗？", True),
+    ("One step takes 2.4 s here. The paper reports 1.1 s on the same GPU. Is that expected?", True),
+    # one time and no published one: the question alone is still asked about a behaviour
+    ("Inference takes 450 ms per image on my T4 with TensorRT. Is this normal?", False),
+])
+def test_a_time_set_against_a_published_one_in_another_sentence_is_not_called_normal(text, cited):
+    _, findings, v = _issue(f"# latency question\n\n{text}\n")
+    normal = [f for f in findings
+              if f.rule == "ticket.nothing_broken" and f.category in ("healthy", "expected_physics")]
+    assert (not normal) is cited
+    if cited:
+        assert v.category != "healthy"
