@@ -617,3 +617,14 @@ def test_a_rate_whose_own_clause_names_one_gpu_is_the_one_gpu_layout_not_the_lin
     assert sorted((m.value, m.tp) for m in records if isinstance(m, Measurement)) == [(48.0, 1), (70.0, 2)]
     _, findings, v = _issue(f"# speed-up question\n\n{text}\n")
     assert v.category == "expected_physics"  # x1.46 from TP1 to TP2 on NVLink A100s: the predictor's band
+
+
+@pytest.mark.parametrize("body,dtype", [
+    ("Running meta-llama/Llama-2-13b-chat-hf in 8-bit (bitsandbytes) on a single A10: 4 tokens per second.", "int8"),
+    ("I load TheBloke/Llama-2-13B-AWQ with vLLM on a single A10: 30 tokens per second.", "int4"),
+    ("I tried Llama-2-13B in 8-bit and Llama-2-13B in 4-bit on a single A10: 4 tokens per second.", None),  # which?
+    ("The A10 runs it at 4 tokens per second in 8-bit.", None),  # no model named again beside the format
+])
+def test_a_models_format_stated_where_the_body_names_it_again_is_its_weights(body, dtype):
+    records, _ = parse_text(f"# Llama 2 13B on A10 very slow\n\n{body} Is something wrong?\n", "issue.md")
+    assert [w.dtype for w in records if isinstance(w, Workload) and w.model] == [dtype]

@@ -21,6 +21,7 @@ import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import (
+    QUANT_DTYPES,
     RATE_UNIT,
     TIME_UNIT,
     cjk_spaced,
@@ -642,7 +643,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                            if (m := BARE_SIZE.search(ln))), None)
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
-        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
+        # ... else one another line gives where it names a model again (a title names it, the body its format:
+        # "meta-llama/Llama-2-13b-chat-hf in 8-bit (bitsandbytes)")
+        again = {dtype for i, ln in prose if i != model_line[0] and (MODEL_NAME.search(ln) or HF_ID.search(ln))
+                 for dtype, named in QUANT_DTYPES if named.search(ln)}
+        dtype = quant_dtype(line) or (again.pop() if len(again) == 1 else None)
+        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype))
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
