@@ -628,3 +628,9 @@ def test_a_rate_whose_own_clause_names_one_gpu_is_the_one_gpu_layout_not_the_lin
 def test_a_models_format_stated_where_the_body_names_it_again_is_its_weights(body, dtype):
     records, _ = parse_text(f"# Llama 2 13B on A10 very slow\n\n{body} Is something wrong?\n", "issue.md")
     assert [w.dtype for w in records if isinstance(w, Workload) and w.model] == [dtype]
+
+
+@pytest.mark.parametrize("said", ["genera 500 tokens en 20 segundos", "erzeugt 500 Tokens in 20 Sekunden",
+                                  "génère 500 tokens en 20 secondes", "gera 500 tokens em 20 segundos"])
+def test_tokens_over_a_time_in_other_languages_are_a_rate(said):
+    assert _figures(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}. Is this normal?\n") == [25.0]

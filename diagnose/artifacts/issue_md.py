@@ -388,7 +388,11 @@ CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*
                                 r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
                                 r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
 _CJK_SECONDS = {"秒": 1.0, "s": 1.0, "分钟": 60.0, "min": 60.0, "毫秒": 1e-3, "ms": 1e-3}
-_ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS}  # a duration's unit in either language
+# ... and in Spanish, Portuguese, French and German: "500 tokens en 20 segundos", "500 Tokens in 20 Sekunden".
+WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(?:unos\s+|environ\s+|etwa\s+)?"
+                                  r"(\d+(?:\.\d+)?)\s*(segundos|secondes|sekunden|minutos|minutes|minuten)\b", re.I)
+_WORLD_SECONDS = {"segundos": 1.0, "secondes": 1.0, "sekunden": 1.0, "minutos": 60.0, "minuten": 60.0}
+_ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS, **_WORLD_SECONDS}  # a duration's unit in any of these languages
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
 # Tokens per second as other languages and word orders write it (one number group, group 1):
 # - Chinese "每秒生成 40 个 token", "40 tokens/秒", Japanese "40 トークン/秒";
@@ -1218,6 +1222,7 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str) -> list:
         found = [(m, *((m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))))
                  for m in TOKENS_IN_TIME.finditer(ln)]
         found += [(m, m.group(1), m.group(2), m.group(3)) for m in CJK_TOKENS_IN_TIME.finditer(ln)]
+        found += [(m, m.group(1), m.group(2), m.group(3)) for m in WORLD_TOKENS_IN_TIME.finditer(ln)]
         for m, count, value, unit in found:
             tokens, seconds = number(count), float(value) * _ANY_SECONDS[unit.lower()]
             before = ln[max(0, m.start() - 30):m.start()].lower()
