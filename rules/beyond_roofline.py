@@ -13,6 +13,10 @@ from __future__ import annotations
 from diagnose.findings import Evidence, Finding
 
 CATEGORY, SEVERITY, CONFIDENCE = "other", "warning", 0.8
+# The same finding when the comparison rests on a default the input never stated (a ticket that names no weights
+# format or no layout): the bound it beats is the default's, so the verdict is a lead, below the 0.7 that means
+# confident.
+ASSUMED_CONFIDENCE = 0.5
 FIX = "Check the model, dtype, GPU, layout, batch and lengths given against the run that was measured; rerun."
 
 
@@ -24,15 +28,17 @@ def beats(measured: float, roofline: float, is_time: bool) -> bool:
 
 
 def finding(rule: str, what: str, measured: float, roofline: float, unit: str, evidence: list[Evidence],
-            fix: str = FIX) -> Finding:
-    """The finding every command gives for a figure that beats the roofline (`what`: 'TP8 batch 1')."""
+            fix: str = FIX, assumed: list[str] | None = None) -> Finding:
+    """The finding every command gives for a figure that beats the roofline (`what`: 'TP8 batch 1'); `assumed`:
+    the defaults the bound rests on (weights, layout) where the input did not state them."""
+    rests = f" The bound rests on defaults the input does not state: {'; '.join(assumed)}." if assumed else ""
     return Finding(
-        rule=rule, category=CATEGORY, severity=SEVERITY, confidence=CONFIDENCE,
+        rule=rule, category=CATEGORY, severity=SEVERITY, confidence=ASSUMED_CONFIDENCE if assumed else CONFIDENCE,
         title=f"{what}: measured {_num(measured)} {unit} beats the roofline ({_num(roofline)} {unit})",
         summary="No run can beat datasheet bandwidth and FLOPs, so the figure is a measurement or input error: the "
         "model, dtype, GPU, layout, batch or lengths given do not match what was measured (a quantised checkpoint "
         "taken for bf16, a smaller model, a batch's total read as one stream's rate, speculative decoding). It is "
-        "not judged against the expected band.",
+        "not judged against the expected band." + rests,
         evidence=evidence, fix=fix,
     )
 

@@ -819,6 +819,14 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:takes?|uses?|occup\w+|consum\w+|allocat\w+)\s+(?:up to |about |around |~)?\d+(?:\.\d+)?\s*G(?:i)?B\b"
         r"[^.\n]{0,20}?\b(?:(?:on|of|per|in)\s+(?:each|every|per|both|all)\b|per (?:GPU|card|device)\b)",
         r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
+        # (issue 11, q11a) one GPU's memory far above the weights: "takes 72 GB of GPU memory although the model is only
+        # 13 GB", "uses 90% of the VRAM for a 7B model", "显存占用 70 多 G，模型才 15G": the engine's reservation
+        r"\b(?:takes?|uses?|using|occup\w+|consum\w+|allocat\w+|reserv\w+|eats?|fills?)\s+"
+        r"(?:up to |about |around |~|over |almost |nearly )?\d+(?:\.\d+)?\s*(?:G(?:i)?B|%)\s+"
+        r"(?:of\s+)?(?:the\s+)?(?:GPU'?s?\s+)?(?:memory|VRAM)\b"
+        r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\bmodel\b",
+        r"(?:显存|GPU\s*内存)\s*(?:占用|使用|用了|占了)?[^。\n]{0,12}?\d+\s*(?:多\s*)?(?:G|GB|%)[^。\n]{0,30}?模型"
+        r"[^。\n]{0,12}?(?:才|只有|只|仅|不到)",
     ],
     # The share of time spent communicating, as the reporter measured it.
     "comm_share": [
@@ -2425,10 +2433,18 @@ _PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
                             r"(faster|quicker|slower|better|worse|more throughput)\b|"
                             r"\b(?:improv\w*|increas\w*|speed\w*\s+up|rais\w*|gain\w*)\b[^.\n%]{0,30}?\bby\s+"
                             r"(?:only\s+|about\s+|around\s+|~)?(\d{1,3}(?:\.\d+)?)\s*%", re.I)
+# A speed-up named as such, its figure after the name: "a speed-up of only 1.3", "speedup factor 2.1", Chinese
+# "加速比只有 1.3" (speed-up ratio; not a percentage, which _PERCENT_SPEED reads).
+_RATIO_NAMED = re.compile(r"(?:\bspeed-?up(?:\s+(?:ratio|factor))?\s*(?:of|is|was|=|:)?|"
+                          r"加速比\s*(?:只有|仅为|仅|为|是|约|才|大约)?)"
+                          r"\s*(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*%)", re.I)
+# ... and a percentage in Chinese word order: "只比单卡快 20%" (1.2x), "慢了 10%" (0.9x), "提升了 20%" (1.2x).
+_CJK_PERCENT = re.compile(r"(?P<dir>快|慢|提升|提高|增加|下降|降低)\s*了?\s*(?:约|大约|只有|仅|不到)?\s*"
+                          r"(?P<n>\d{1,3}(?:\.\d+)?)\s*[%％]")
 # What went up "by N%" for it to be a speed-up: a speed (_SPEED_NOUN, below), not a time or a memory figure.
 _TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
-                          r"t/s|latency|better)\b", re.I)
+                          r"t/s|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
 # ("4x L40S", "2x 3090s", "8x A100-80GB" name GPUs too)
 _RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}[A-Z]{0,3}s?|RTX|GTX|"
@@ -2440,7 +2456,9 @@ _LAYOUT_COUNT = re.compile(
     r"\bTP\s*[=:]?\s*(\d{1,2})\b|\btp[-_ ]?(?:size\s*[=:]?\s*)?(\d{1,2})\b|\b(\d{1,2})[- ]way\b|"
     r"\b(\d{1,2})\s*(?:x\s*)?(?:GPUs?|cards?|devices?)\b|"
     r"\b(one|single|two|dual|three|four|six|eight|sixteen)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
-    r"\b(\d{1,2})\s*[x×]\s*(?=[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3}|L\d{1,2}|V100|T4)", re.I)
+    r"\b(\d{1,2})\s*[x×]\s*(?=[A-Z]{1,3}\d{2,4}|RTX|H\d{2,3}|A\d{2,3}|L\d{1,2}|V100|T4)|"
+    # Chinese counts of cards: "4 张 L40S", "双卡", "单卡", "8卡"
+    r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)?|([一单两二双三四六八]|\d{1,2})\s*卡", re.I)
 _EFFICIENCY = re.compile(
     r"\b(?:scal\w*|parallel)\s+efficiency\b[^.\n%]{0,30}?(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%|"
     r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+(?:\w+\s+)?(?:scal\w*|parallel)\s+efficiency\b|"
@@ -2476,7 +2494,7 @@ def _span(counts: list[int]) -> tuple[int | None, int | None]:
 
 # A comparison named before the ratio ("compared with 1 GPU, it is 1.8x faster on 4"): the smaller layout is the
 # baseline there, not the subject.
-_BASELINE_FIRST = re.compile(r"\b(?:compared|relative|versus|vs|than|over|from)\b", re.I)
+_BASELINE_FIRST = re.compile(r"\b(?:compared|relative|versus|vs|than|over|from)\b|比|相比|相对于|对比", re.I)
 
 
 # An environment variable set or a command-line flag in the clause that states a ratio: the ratio is that setting's
@@ -2495,7 +2513,9 @@ def speedups(facts: Facts) -> list[Claim]:
             if not _SPEED_WORDS.search(sentence):
                 continue
             for m, percent in [*((m, False) for m in _RATIO.finditer(sentence)),
-                               *((m, True) for m in _PERCENT_SPEED.finditer(sentence))]:
+                               *((m, False) for m in _RATIO_NAMED.finditer(sentence)),
+                               *((m, True) for m in _PERCENT_SPEED.finditer(sentence)),
+                               *((m, "cjk") for m in _CJK_PERCENT.finditer(sentence))]:
                 before = sentence[:m.start()]
                 if _RATIO_OF_GPUS.match(sentence[m.end():]) or _RATIO_HOPED.search(before):
                     continue
@@ -2504,10 +2524,16 @@ def speedups(facts: Facts) -> list[Claim]:
                 if _SETTING_TOGGLED.search(_CLAUSES.split(before)[-1]):
                     continue  # "with NCCL_P2P_DISABLE=1 it's 30% slower", "--enforce-eager makes it 2x slower": a
                     # setting's A/B on one layout, not a speed-up between GPU counts
-                if percent and m.group(3) and (not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
-                                               or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
+                if percent is True and m.group(3) and (
+                        not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
+                        or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
                     continue  # "latency increased by 30%", "memory use increased by 50%": not the speed that went up
-                if percent:
+                if percent == "cjk":
+                    if re.search(r"延迟|时延|耗时|时间|显存|内存", sentence[max(0, m.start() - 12):m.start()]):
+                        continue  # a time or a memory figure that went up or down, not the speed
+                    pct = float(m.group("n")) / 100
+                    ratio = 1 - pct if m.group("dir") in ("慢", "下降", "降低") else 1 + pct
+                elif percent:
                     pct = float(m.group(1) or m.group(3)) / 100
                     slower = bool(m.group(2)) and m.group(2).lower() in ("slower", "worse")
                     ratio = 1 - pct if slower else 1 + pct  # "20% slower": 0.8x; "30% faster", "by 30%": 1.3x
@@ -2525,7 +2551,8 @@ def speedups(facts: Facts) -> list[Claim]:
                     continue
                 out.append(Claim("speedup", source, _quote(sentence, m, 60),
                                  {"ratio": ratio, "small": small, "large": large,
-                                  "rounding": _rounding(m.group(1) or m.group(3)) / 100 if percent
+                                  "rounding": _rounding(m.group("n")) / 100 if percent == "cjk"
+                                  else _rounding(m.group(1) or m.group(3)) / 100 if percent
                                   else _rounding(m.group(1) or m.group(2))}))
                 break
     return out
@@ -3791,6 +3818,7 @@ _extend(MORE_WORDS_S)
 # get 240 tok/s rather than 87?") is no claim; "went from 40 to 20 tok/s" names no reference.
 _REFERENCE_MARK = re.compile(
     r"\b(?:instead of|rather than|expected|expecting|should (?:get|be|reach|see)|readme|docs?|documentation|"
+    r"documents?|documented|"
     r"official\w*|published|reported|claimed|advertised|paper|blog|"
     r"perf(?:ormance)?[- ](?:page|table|overview|numbers?|docs?)|benchmark (?:page|table|results?|numbers?))\b|"
     r"(?:\bnot|n't)\s+(?:(?:get\w*|reach\w*|see\w*|the|near|close to|anywhere near)\s+){0,2}(?:~|about\s+)?(?=\d)|"
@@ -3817,6 +3845,11 @@ def _reference_mark(sentence: str, rates: list) -> re.Match | None:
     # (the search before runs one character into the figure: "not the (?=\d)" looks ahead at it)
     return _REFERENCE_MARK.search(sentence, before, high.start() + 1) or \
         _REFERENCE_MARK.search(sentence, high.end(), after)
+
+
+def reference_marked(sentence: str) -> bool:
+    """Does the sentence cite a published or expected figure's source (README, docs, official, paper, 'instead of')?"""
+    return bool(_REFERENCE_MARK.search(sentence))
 
 
 def reference_rate(text: str) -> Claim | None:

@@ -265,9 +265,8 @@ def bridge_figure(facts: Facts, predictions=None):
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     if gpu is None or not gpu.nvlink_bridged or not gpu.nvlink_gbs:
         return
-    text = " ".join(t for _, t in claims.texts(facts))
-    if not re.search(r"\bnvlink\b", text, re.I):
-        return  # without a bridge in the ticket, pcie_figure judges the copy
+    if not has_nvlink(facts):
+        return  # without a bridge in the ticket (or one said absent, "no NVLink bridge"), pcie_figure judges the copy
     figures = [f for f in claims.bandwidth_figures(facts) if _is_copy(f) and not f.data["question"]]
     if not figures or any(f.data["spec"] for f in figures):
         return
@@ -332,6 +331,24 @@ def engine_batch_cap(facts: Facts) -> tuple[int, str, str] | None:
     return min(caps, default=None)
 
 
+def stated_batch(facts: Facts, m: Measurement) -> int | None:
+    """The batch a rate was stated at (on the figure, else in the ticket's layout), or None."""
+    return m.batch or wfield(facts, "batch")[0]
+
+
+def batch_total(facts: Facts, m: Measurement, tp: int) -> bool:
+    """Is a rate stated at a batch of two or more that batch's total? Said so (output throughput), or above what
+    one stream can reach at that batch: "batch size 64: 1900 tok/s" is 64 streams' output, as the engines'
+    throughput benchmarks print it (vLLM benchmark_throughput, TensorRT-LLM trtllm-bench), not one stream's."""
+    batch = stated_batch(facts, m) or 1
+    if batch < 2 or m.stat != "reported":
+        return False
+    if m.metric == "output_tok_s":
+        return True
+    p = predict_layout(facts, tp, batch)
+    return p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s
+
+
 @rule("ticket.batched_rate", "latency_bound_small_batch", "expected_physics", "other")
 def batched_rate(facts: Facts, predictions=None):
     """A tokens/s figure above what one stream can reach is a batch's total; set against the
@@ -346,11 +363,14 @@ def batched_rate(facts: Facts, predictions=None):
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in rates:
-        if m.batch or wfield(facts, "batch")[0]:
-            continue  # a stated batch: ticket.measured_vs_expected judges the figure at it
         tp, _ = assumed_tp(facts, m)
+        total_at = stated_batch(facts, m) if batch_total(facts, m, tp) else None
+        if stated_batch(facts, m) and not total_at:
+            continue  # one stream's rate at a stated batch: ticket.measured_vs_expected judges the figure at it
+        load = m.concurrency or total_at  # the requests in flight the reporter states, if any
         one = predict_layout(facts, tp, 1)
-        called_total = m.metric == "output_tok_s" and (m.concurrency or 0) >= 2  # "8 requests, total 96 tok/s"
+        # "8 requests, total 96 tok/s", "batch size 64: 1900 tok/s"
+        called_total = (m.metric == "output_tok_s" or total_at) and (load or 0) >= 2
         if one is None or not one.valid or (m.value <= ONE_STREAM_MARGIN * one.decode_tok_s and not called_total):
             continue  # one stream could give it: the per-stream rules judge it (not a total said of a stated load)
         gpus = max(tp, gpu_count(facts) or 1)
@@ -366,7 +386,7 @@ def batched_rate(facts: Facts, predictions=None):
         if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         cap = engine_batch_cap(facts)
-        loads = (m.concurrency,) if m.concurrency else FULL_LOAD_BATCHES
+        loads = (load,) if load else FULL_LOAD_BATCHES
         best = None
         for batch in dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
             p = predict_layout(facts, tp, batch)
@@ -379,9 +399,10 @@ def batched_rate(facts: Facts, predictions=None):
         total = batch * p.decode_tok_s_expected
         low = total / p.band_high  # the calibrated band's slow edge (rules/expectations.py)
         band = band_text(low, total / p.band_low, m.value)
-        at = f"{batch} concurrent requests (stated)" if m.concurrency else f"batch {batch} (full load)"
+        at = (f"{batch} concurrent requests (stated)" if m.concurrency else
+              f"batch {batch} (stated)" if load else f"batch {batch} (full load)")
         if cap and batch == cap[0] and batch < max(loads):
-            capped = "the stated concurrency" if m.concurrency else "full load"
+            capped = "the stated concurrency" if load else "full load"
             at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps {capped})"
         evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
                        round(total), "tok/s"),
@@ -392,7 +413,7 @@ def batched_rate(facts: Facts, predictions=None):
                     ev(model_src, "model", model.key)] + weights_ev(p)
         if cap and batch == cap[0]:
             evidence.append(ev(cap[1], f"the engine's {cap[2]}: sequences decoded together at most", cap[0]))
-        if m.value < low and not m.concurrency:
+        if m.value < low and not load:
             yield make("ticket.batched_rate", "latency_bound_small_batch", "info", 0.5,
                        f"{m.value:g} tok/s is a small batch's throughput; batch {batch} gives about {total:.0f}",
                        "Decode reads every weight once per step whatever the batch, so throughput grows almost in step "
@@ -467,6 +488,28 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     return 1, ONE_GPU
 
 
+def defaults_assumed(facts: Facts, m: Measurement, how: str, p) -> list[str]:
+    """The defaults a figure's bound rests on where the ticket does not state them: weights in no format the
+    ticket names (the checkpoint's own 16 bits, or an engine's default quantisation) and a layout `how` says was
+    assumed (a GPU named without a count, "on an L4", is one GPU's layout, as stated). None for a figure a
+    ticket.toml states: its fields are the structured input `scaling` and `predict` read too, whose documented
+    defaults are the input's own."""
+    from diagnose.artifacts.text import SIXTEEN_BIT
+
+    structured = {read.name for read in getattr(facts, "files", None) or [] if "ticket_toml" in read.kinds}
+    if m.source.rpartition(":")[0] in structured:
+        return []
+    out = []
+    if p.assumptions.get("weights"):
+        out.append(p.assumptions["weights"])
+    elif not (getattr(m, "dtype", None) or weight_dtype(facts) or any(w.dtype for w in facts.of(Workload))
+              or any(SIXTEEN_BIT.search(text) for _, text in claims.texts(facts))):
+        out.append("the checkpoint's own 16-bit weights (the ticket names no weights format)")
+    if how.startswith("assumed") and not (how == ONE_GPU and (gpu_count(facts) or 1) == 1):
+        out.append(f"the layout ({how})")
+    return out
+
+
 def assumed_layout(facts: Facts, m: Measurement, batch: int = 1, prompt: int = 1024) -> tuple[int, int, str]:
     """(TP, PP, how it is known): assumed_tp's layout, except where it assumed one GPU, the ticket names several
     and the weights do not fit one. The model then sat on them layer by layer, as llama.cpp, Ollama and
@@ -527,7 +570,8 @@ def latency_vs_expected(facts: Facts, predictions=None):
             evidence = band_evidence(m, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",
-                                              m.value, e.roofline, "ms", evidence)
+                                              m.value, e.roofline, "ms", evidence,
+                                              assumed=defaults_assumed(facts, m, how, p))
             elif verdict == "faster":
                 yield faster_than_band("ticket.latency_vs_expected", f"{m.value:g} ms per token",
                                        f"{band} ms", f"roofline {e.roofline:.3g} ms", evidence)
@@ -692,8 +736,8 @@ def pcie_figure(facts: Facts, predictions=None):
     if gpu is None or (gpu.nvlink_gbs and not gpu.nvlink_bridged) or has_nvlink(facts):
         return  # NVLink carries the copies (an SXM board, or a bridge the topology shows)
     text = " ".join(t for _, t in claims.texts(facts))
-    if not re.search(claims.COPY_WORDS, text, re.I) or re.search(r"\bnvlink\b", text, re.I):
-        return
+    if not re.search(claims.COPY_WORDS, text, re.I):
+        return  # (NVLink the ticket affirms returned above; one said absent or only asked about leaves PCIe)
     from rules import catalog
 
     pcie = catalog.interconnect(gpu.pcie_interconnect)

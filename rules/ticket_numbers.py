@@ -27,6 +27,7 @@ from rules.ticket_figures import (
     assumed_layout,
     band_evidence,
     beyond_band_fix,
+    defaults_assumed,
     faster_than_band,
     layer_split_engine,
     layout_words,
@@ -168,7 +169,8 @@ def ttft_vs_expected(facts: Facts, predictions=None):
             yield beyond_roofline.finding("ticket.ttft_vs_expected", f"TP{tp} TTFT of a {prompt}-token prompt",
                                           m.value, e.roofline, "ms", evidence,
                                           fix=beyond_roofline.FIX + " A prefix-cache hit skips the prefill: measure "
-                                          "with caching off or with prompts not seen before.")
+                                          "with caching off or with prompts not seen before.",
+                                          assumed=defaults_assumed(facts, m, how, p))
         elif verdict == "faster":
             yield faster_than_band("ticket.ttft_vs_expected", f"{m.value:g} ms to the first token",
                                    f"{band} ms", f"roofline {e.roofline:.0f} ms", evidence)

@@ -89,7 +89,11 @@ def figures(facts: Facts) -> bool:
                 if (_RATE.search(s) and not _HOPED.search(s)) or len(_DURATION.findall(s)) >= 2
                 or claims.work_duration_in(s)]
     asked = [t for _, t in claims.texts(facts) if _VALUE_QUESTION.search(t)]
-    return bool(measured or said or printed or asked)
+    # a time measured and a published one in sentences of their own ("I get 338 ms. The documentation says 220 ms."):
+    # an A/B the checks cannot place either
+    timed = [s for _, t in claims.texts(facts) for s in claims.sentences(t) if _DURATION.search(s)]
+    cited = len(timed) >= 2 and any(claims.reference_marked(s) for s in timed)
+    return bool(measured or said or printed or asked or cited)
 
 
 def scaling_asked(facts: Facts) -> claims.Claim | None:
@@ -729,3 +733,86 @@ def one_request_against_several(facts: Facts, predictions=None):
                fix="Nothing is broken. For one stream: fewer bytes per token (quantised weights), tensor parallelism "
                "over NVLink, or speculative decoding; for the total: batch more requests.",
                refs=[INFERENCE_OPTIMIZATION, VLLM_OPTIMIZATION])
+
+
+# --------------------------------------------------------------------------- one stream's idle compute (issue 11, q11a)
+# "At batch 1 the tensor cores sit idle / compute throughput is 5 % / far from the 312 TFLOPS: is that normal?" A decode
+# step reads every weight once and does two FLOPs per weight per sequence, so with one sequence the time to stream the
+# weights from memory dwarfs the time the tensor cores need: decode at batch 1 is memory-bound by design (NVIDIA,
+# "Mastering LLM Techniques: Inference Optimization"). The predictor's two roofline terms say by how much. Not
+# nvidia-smi's GPU-Util, which counts the time any kernel runs (busy_not_saturated reads that).
+_COMPUTE = re.compile(r"\b(?:tensor[- ]?cores?|SMs?\s+(?:utili[sz]ation|efficiency|occupancy|throughput|activity|"
+                      r"are|is|sit)|compute\s+(?:utili[sz]ation|throughput|usage|units?|capacity|power|load)|"
+                      r"T?FLOP/?s|MFU|model FLOPs utili[sz]ation)\b|算力|计算单元|张量核心?", re.I)
+_IDLE = re.compile(r"\b(?:idle|unused|under-?(?:used|utili[sz]ed)|barely\s+(?:used|busy|touched)|"
+                   r"(?:not|never)\s+(?:fully\s+)?(?:used|utili[sz]ed|busy|saturated)|wasted|far\s+(?:from|below)|"
+                   r"low|tiny|(?:only|just|about|around|~)\s*\d{1,2}(?:\.\d+)?\s*%)|没有?(?:充分)?(?:利用|用满)|很低|闲置|浪费",
+                   re.I)
+_ONE_STREAM = re.compile(r"\b(?:batch[-_ ]?size\s*(?:=|:|of|is)?\s*1|bs\s*=?\s*1|batch\s+(?:of\s+)?1|"
+                         r"(?:single|one|a lone)\s+(?:request|user|stream|client|sequence|prompt)|"
+                         r"one\s+(?:request|prompt|user|query)\s+at\s+a\s+time)(?![\w.])|单(?:个)?(?:请求|并发|用户|路)",
+                         re.I)
+
+
+def compute_idle(facts: Facts) -> claims.Claim | None:
+    """The reporter's sentence saying the GPU's compute (tensor cores, SMs, FLOPS, MFU) goes unused, an observation
+    not ruled out ("the tensor cores are not idle") nor a guess; None otherwise."""
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            compute, idle = _COMPUTE.search(sentence), _IDLE.search(sentence)
+            if compute and idle and not claims.negated_words(sentence, idle) and not claims.negated_words(
+                    sentence, compute) and not (claims.guessed(sentence) and not claims.asked(sentence)):
+                return claims.Claim("compute_idle", source, claims.one_line(sentence)[:200])
+    return None
+
+
+def one_stream_stated(facts: Facts) -> claims.Claim | None:
+    """Where the ticket says one sequence decodes at a time (batch 1, a single request or user), else None."""
+    from rules.common import wfield
+
+    batch, src = wfield(facts, "batch")
+    if batch == 1:
+        return claims.Claim("one_stream", src, "batch 1")
+    for source, text in claims.texts(facts):
+        if m := _ONE_STREAM.search(text):
+            return claims.Claim("one_stream", source, claims.one_line(text[max(0, m.start() - 30):m.end() + 30]))
+    return None
+
+
+@rule("ticket.memory_bound_decode", "expected_physics")
+def memory_bound_decode(facts: Facts, predictions=None):
+    """'The tensor cores sit idle while one request decodes: is that normal?' with the model, GPU and layout stated
+    and one sequence at a time: the predictor's memory and compute terms for that step show the compute idle by
+    design. Weak (0.5): a fault in sight, or a figure the figure checks judge, outweighs it."""
+    from rules.common import wfield
+    from rules.workload import predict_layout
+
+    if not asks_about_figures(facts) or fault_context(facts) or figures(facts):
+        return
+    said, one = compute_idle(facts), one_stream_stated(facts)
+    model, gpu = facts.subject.model, facts.subject.gpu
+    if said is None or one is None or model is None or gpu is None:
+        return
+    tp = wfield(facts, "tp")[0] or (1 if (gpu_count(facts) or 1) == 1 else None)
+    p = predict_layout(facts, tp, 1) if tp else None  # several GPUs and no TP: the layout is not stated
+    if p is None or not (p.valid and p.fits) or p.bound != "memory":
+        return
+    busy = p.compute_ms / p.decode_step_ms_expected
+    yield make("ticket.memory_bound_decode", "expected_physics", "info", 0.5,
+               f"One stream's decode is memory-bound: the tensor cores are needed about {busy:.1%} of each step",
+               f"Each decode step streams {p.streamed_gb_per_step:.1f} GB of weights (and KV cache) from memory, "
+               f"{p.memory_ms:.2f} ms at {gpu.name}'s datasheet bandwidth, while its two FLOPs per weight need "
+               f"{p.compute_ms:.3f} ms of the tensor cores; the expected step is {p.decode_step_ms_expected:.1f} ms. "
+               "With one sequence the compute waits on memory by design: idle tensor cores at batch 1 are physics.",
+               [claim_ev(said, "what the reporter sees"), claim_ev(one, "one sequence at a time"),
+                ev("prediction:roofline", f"memory time per step at TP={p.tp} ({gpu.key})",
+                   expected=round(p.memory_ms, 2), unit="ms"),
+                ev("prediction:roofline", "tensor-core time per step at the datasheet rate",
+                   expected=round(p.compute_ms, 3), unit="ms"),
+                ev("prediction:expected", f"expected decode step ({p.engine} profile)",
+                   expected=round(p.decode_step_ms_expected, 1), unit="ms"),
+                ev(facts.subject.model_source, "model", model.key)],
+               fix="Nothing is broken. The compute is used by batching: more concurrent requests share each weight "
+               "read (throughput grows almost in step until compute or the KV cache limits it); for one stream, "
+               "quantised weights or more memory bandwidth make each step shorter.",
+               refs=[INFERENCE_OPTIMIZATION])

@@ -59,7 +59,9 @@ from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
     assumed_layout,
     band_evidence,
+    batch_total,
     beyond_band_fix,
+    defaults_assumed,
     faster_than_band,
     layer_split_engine,
     layer_split_over_gpus,
@@ -1077,6 +1079,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
             continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace
         # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
         layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
+        if batch_total(facts, m, layout_tp):
+            continue  # a batch's total, not one stream's rate: ticket.batched_rate judges it at that batch
         p = predict_layout(facts, layout_tp, m.batch or 1, pp=pp, dtype=m.dtype)  # a table's column names its weights
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected):
             continue
@@ -1087,7 +1091,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
         evidence = band_evidence(m, what, "tok/s", expected, band, roofline, p, gpu, model_src, model)
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
-                          "tok/s", evidence)  # one stream's rate beyond the bound: as scaling and capture say it
+                          "tok/s", evidence,  # one stream's rate beyond the bound: as scaling and capture say it
+                          assumed=defaults_assumed(facts, m, how, p))
             return
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged

@@ -28,6 +28,12 @@ def _described(text: str, *records) -> Facts:
     return facts
 
 
+def _figures(text: str, metric: str = "decode_tok_s") -> list[float]:
+    """The values of one metric an issue's prose gives, read as `diagnose ticket` reads it."""
+    records, _ = parse_text(text, "issue.md")
+    return [m.value for m in records if isinstance(m, Measurement) and m.metric == metric]
+
+
 def _rules(findings, name):
     return [f for f in findings if f.rule == name]
 
@@ -472,3 +478,159 @@ def test_a_layer_split_engine_splits_nothing_on_one_gpu(gpus, split):
     said = [f for f in findings if f.rule in ("ticket.layer_split_rate", "ticket.symptom_prior")
             and "layer split" in f.title]
     assert bool(said) is split
+
+
+# --------------------------------------------------------------------------- a rate at a stated batch (issue 11, q11a)
+# Paraphrases written for these tests: other engines, units and word orders than any corpus ticket.
+
+@pytest.mark.parametrize("text", [
+    "Llama-2-7B fp16, one A100 80GB, vLLM. At batch size 64 I get 1900 tok/s. Reasonable?",
+    "1,900 tokens per second is what we see for Llama 2 7B (float16) on an A100 80GB with bs=64 in vLLM. Normal?",
+    "Llama-2-7B fp16 on a single A100 80GB, vLLM offline inference with batch size 64: total throughput 1900 "
+    "tokens/s. Is that fine?",
+])
+def test_a_rate_at_a_stated_batch_above_one_streams_bound_is_the_batchs_total(text):
+    _, findings, v = _issue("# throughput\n\n" + text + "\n")
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert f.category == v.category == "expected_physics"
+    assert any("batch 64 (stated)" in str(e.expected) or "batch 64 (stated)" in e.detail for e in f.evidence)
+    # not one stream beating its roofline at batch 64 (a confidently wrong measurement error before)
+    assert not [g for g in _rules(findings, "ticket.measured_vs_expected") if g.category == "other"]
+    assert v.confidence < 0.7
+
+
+def test_a_batchs_total_far_below_the_band_is_not_physics():
+    # the negation: the same layout, a third of the expected total
+    _, findings, v = _issue("# throughput low\n\nLlama-2-7B fp16, one A100 80GB, vLLM offline batch of 64 prompts: "
+                            "only 500 tokens/s in total. Is this normal?\n")
+    (f,) = _rules(findings, "ticket.batched_rate")
+    assert f.category == v.category == "other"
+    assert "batch 64 (stated)" in f.title
+
+
+def test_one_streams_rate_at_a_stated_batch_stays_one_streams():
+    # "each sequence ... 30 tok/s" at batch 64 is below one stream's bound: judged per stream, not as a total
+    facts, findings, _ = _issue("# throughput\n\nLlama-2-7B fp16, one A100 80GB, vLLM, batch size 64: each "
+                                "sequence generates at 30 tok/s. Reasonable?\n")
+    assert not _rules(findings, "ticket.batched_rate")
+    (f,) = _rules(findings, "ticket.measured_vs_expected")
+    assert f.category == "expected_physics"
+
+
+@pytest.mark.parametrize("sentence,counted", [
+    ("vLLM offline batch of 64 prompts: 500 tokens/s in total.", True),
+    ("benchmark_serving.py --num-prompts 200 gives 1500 tok/s output throughput.", True),
+    ("Prompt processing runs at 900 tokens/s.", False),  # a prompt phase's rate is still not a decode rate
+])
+def test_a_count_of_prompts_is_requests_not_prompt_processing(sentence, counted):
+    text = f"# rates\n\nLlama-2-7B on one A100 80GB. {sentence}\n"
+    assert bool(_figures(text) + _figures(text, "output_tok_s")) is counted
+
+
+@pytest.mark.parametrize("said", [
+    "Two A100 80GB PCIe cards (no NVLink bridge).",
+    "Two RTX A6000 without NVLink, PCIe 4.0 only.",
+    "Two RTX A6000 on PCIe 4.0. Would an NVLink bridge help?",  # asked about, not there
+])
+def test_a_copy_rate_on_boards_said_to_lack_their_bridge_is_read_against_pcie(said):
+    _, findings, v = _issue(f"# P2P speed\n\n{said} p2pBandwidthLatencyTest shows 22 GB/s unidirectional between "
+                            "GPU0 and GPU1. Is this normal?\n")
+    assert not _rules(findings, "ticket.bridge_figure")
+    (f,) = _rules(findings, "ticket.pcie_figure")
+    assert f.category == v.category == "expected_physics"
+
+
+# --------------------------------------------------------------------------- beyond the bound on defaults (q11a)
+
+@pytest.mark.parametrize("text,assumed", [
+    # no weights format named: the bound is the checkpoint's 16 bits, which a quantised run would beat
+    ("gemma-2-9b-it on an L4 with vLLM, single request, ITL 60ms. Expected?", True),
+    ("On one L4 at batch size 1, Gemma 2 9B answers at 17 tokens/s in SGLang. Is that right?", True),
+    # the same figures with the weights stated: the bound is theirs, the input error confident
+    ("gemma-2-9b-it in bf16 on an L4 with vLLM, single request, ITL 60ms. Expected?", False),
+    ("On one L4 at batch size 1, Gemma 2 9B (fp16 weights) answers at 17 tokens/s in SGLang. Is that right?", False),
+    # weights stated, the layout not: two GPUs named and no TP, the engine's split is assumed
+    ("Llama-2-7B bf16 with vLLM on two A100 80GB at batch size 1: 400 tokens/s. Normal?", True),
+])
+def test_a_figure_beyond_a_bound_that_rests_on_defaults_is_a_lead_not_a_confident_error(text, assumed):
+    _, findings, v = _issue("# speed\n\n" + text + "\n")
+    (f,) = [f for f in findings if "beats the roofline" in f.title]
+    assert f.category == v.category == "other"
+    assert (f.confidence < 0.7) is assumed and (v.confidence < 0.7) is assumed
+    assert ("rests on defaults" in f.summary) is assumed
+
+
+@pytest.mark.parametrize("said,value", [("about 18 tokens a second", 18.0), ("18 tokens every second", 18.0),
+                                        ("18 tokens each second", 18.0), ("1.8k tokens/s", 1800.0),
+                                        ("1.8 K tok/s", 1800.0)])
+def test_a_rate_in_words_per_second_or_in_thousands_is_a_rate(said, value):
+    assert _figures(f"# speed\n\nLlama-2-7B on a V100 32GB generates {said} for one request.\n") == [value]
+
+
+@pytest.mark.parametrize("said", ["with 4k tokens of context it runs at 30 tok/s",
+                                  "on a 4K context window it gives 30 tok/s"])
+def test_a_context_in_thousands_is_not_a_rate_in_thousands(said):
+    assert _figures(f"# speed\n\nLlama-2-7B on a V100 32GB: {said} for one request.\n") == [30.0]
+
+
+@pytest.mark.parametrize("said,value", [
+    ("自回归的tokens/s仅为40.24，是否太慢了？", 40.24),  # the unit before its figure
+    ("每秒生成 40 个 token，正常吗？", 40.0),
+    ("吞吐 40 tokens/秒，正常吗？", 40.0),
+    ("erreicht nur 40 Tokens pro Sekunde, ist das normal?", 40.0),
+    ("genera 40 tokens por segundo, ¿es normal?", 40.0),
+    ("génère 40 tokens par seconde, est-ce normal ?", 40.0),
+    ("は 40 トークン/秒 です。普通ですか？", 40.0),
+    ("its throughput (tok/s) is 40 for one request.", 40.0),
+    ("tokens/s = 40 for one request.", 40.0),
+    ("gives 30 tok/s, which is 40% lower than before.", 30.0),  # a share after a figure's unit is no second figure
+    ("tok/s: 35 at TP=1 and the memory is 40 GB.", 35.0),
+])
+def test_a_rate_in_other_languages_and_orders_is_read(said, value):
+    assert _figures(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}\n") == [value]
+
+
+@pytest.mark.parametrize("said,value", [
+    ("每个 token 耗时 25 毫秒，正常吗？", 25.0),
+    ("平均每 token 延迟 0.03 秒，正常吗？", 30.0),
+    ("tarda 25 ms por token, ¿es normal?", 25.0),
+    ("met 25 ms par token, est-ce normal ?", 25.0),
+])
+def test_a_time_per_token_in_other_languages_is_read(said, value):
+    assert _figures(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}\n", "itl_ms") == [value]
+
+
+def test_a_first_token_time_in_chinese_is_no_time_per_token():
+    records, _ = parse_text("# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B 首 token 耗时 800 ms，正常吗？\n",
+                            "issue.md")
+    assert [m.metric for m in records if isinstance(m, Measurement)] == ["ttft_ms"]
+
+
+@pytest.mark.parametrize("text", [
+    "vLLM 部署 Llama-2-13B（fp16），A100 80G SXM，单请求：单卡 48 tokens/s，双卡 tp=2 时 70 tokens/s，"
+    "这个加速比正常吗？",
+    "Llama-2-13B fp16 with vLLM on A100 80GB SXM: with TP=2 I get 70 tok/s, a single GPU gives 48 tok/s. Normal?",
+    "Llama-2-13B fp16 with vLLM on A100 80GB SXM, TP=2 70 tok/s; 一张卡 48 tok/s. Is this normal?",
+])
+def test_a_rate_whose_own_clause_names_one_gpu_is_the_one_gpu_layout_not_the_lines_tp(text):
+    records, _ = parse_text(f"# speed-up question\n\n{text}\n", "issue.md")
+    assert sorted((m.value, m.tp) for m in records if isinstance(m, Measurement)) == [(48.0, 1), (70.0, 2)]
+    _, findings, v = _issue(f"# speed-up question\n\n{text}\n")
+    assert v.category == "expected_physics"  # x1.46 from TP1 to TP2 on NVLink A100s: the predictor's band
+
+
+@pytest.mark.parametrize("body,dtype", [
+    ("Running meta-llama/Llama-2-13b-chat-hf in 8-bit (bitsandbytes) on a single A10: 4 tokens per second.", "int8"),
+    ("I load TheBloke/Llama-2-13B-AWQ with vLLM on a single A10: 30 tokens per second.", "int4"),
+    ("I tried Llama-2-13B in 8-bit and Llama-2-13B in 4-bit on a single A10: 4 tokens per second.", None),  # which?
+    ("The A10 runs it at 4 tokens per second in 8-bit.", None),  # no model named again beside the format
+])
+def test_a_models_format_stated_where_the_body_names_it_again_is_its_weights(body, dtype):
+    records, _ = parse_text(f"# Llama 2 13B on A10 very slow\n\n{body} Is something wrong?\n", "issue.md")
+    assert [w.dtype for w in records if isinstance(w, Workload) and w.model] == [dtype]
+
+
+@pytest.mark.parametrize("said", ["genera 500 tokens en 20 segundos", "erzeugt 500 Tokens in 20 Sekunden",
+                                  "génère 500 tokens en 20 secondes", "gera 500 tokens em 20 segundos"])
+def test_tokens_over_a_time_in_other_languages_are_a_rate(said):
+    assert _figures(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}. Is this normal?\n") == [25.0]

@@ -21,6 +21,7 @@ import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import (
+    QUANT_DTYPES,
     RATE_UNIT,
     TIME_UNIT,
     cjk_spaced,
@@ -365,9 +366,12 @@ CLAUSE = re.compile(r"[,;]\s+|\s*[，；。！？、]\s*|(?<=[a-z)][.!?])\s+|\s+
 # Tokens per second as people write them ("1,234 tokens/s", "45 tok/sec", "12 t/s", "30 tps"). Not
 # tqdm's "it/s": vLLM and HF progress bars count prompts or steps per second with it.
 # (a figure starts at a number's start: "1e308 tok/s" is not 308 tok/s, "v2.50 t/s" not 50)
-RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*"
+# (thousands written with k: "2.3k tokens/s", "1.2K tok/s")
+RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:e[+-]?\d+)?)"
+                  r"(?P<k>\s?[kK](?=\s*(?:tok|tk/|t/s|tps)))?\s*"
                   r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
-                  r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+per\s+sec(?:ond)?|tps)(?![A-Za-z])", re.I)
+                  r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+(?:per|a|an|each|every)\s+sec(?:ond)?|tps)"
+                  r"(?![A-Za-z])", re.I)
 # A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
 # generate 1000 tokens". Output tokens over the whole request (prompt processing included): a decode rate's
 # lower bound, read as the decode rate the reporter experiences.
@@ -385,9 +389,25 @@ CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*
                                 r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
                                 r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
 _CJK_SECONDS = {"秒": 1.0, "s": 1.0, "分钟": 60.0, "min": 60.0, "毫秒": 1e-3, "ms": 1e-3}
-_ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS}  # a duration's unit in either language
+# ... and in Spanish, Portuguese, French and German: "500 tokens en 20 segundos", "500 Tokens in 20 Sekunden".
+WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(?:unos\s+|environ\s+|etwa\s+)?"
+                                  r"(\d+(?:\.\d+)?)\s*(segundos|secondes|sekunden|minutos|minutes|minuten)\b", re.I)
+_WORLD_SECONDS = {"segundos": 1.0, "secondes": 1.0, "sekunden": 1.0, "minutos": 60.0, "minuten": 60.0}
+_ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS, **_WORLD_SECONDS}  # a duration's unit in any of these languages
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
-CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)", re.I)
+# Tokens per second as other languages and word orders write it (one number group, group 1):
+# - Chinese "每秒生成 40 个 token", "40 tokens/秒", Japanese "40 トークン/秒";
+# - German "Tokens pro Sekunde", Spanish/Portuguese "tokens por segundo", French "tokens par seconde", Russian
+#   "токенов в секунду";
+# - the unit before its figure, as tables and Chinese prose name a column: "tokens/s仅为40.24", "tok/s: 40",
+#   "throughput (tok/s) is 40" (not a figure after another figure's unit: "30 tok/s is 40 % lower").
+CJK_RATE = re.compile(
+    r"每秒\s*(?:[\u4e00-\u9fff]{1,4})?\s*(\d+(?:\.\d+)?)\s*个?\s*(?:tokens?|词元)|"
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:个\s*)?(?:tokens?|词元|トークン)\s*/\s*秒|"
+    r"(?<![\w.,])(\d+(?:\.\d+)?)\s*(?:tokens?|Token|токен\w*)\s+(?:pro\s+Sekunde|por\s+segundo|par\s+seconde|"
+    r"в\s+секунду)|"
+    r"(?<![\d.]\s)(?<![\d.])\b(?:tok(?:en)?s?\s*/\s*s(?:ec)?|t/s|tps)\)?\s*(?:[:=：]|is|was|of|仅为|只有|为|是|约|达到|才)\s*"
+    r"(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*(?:%|[KMGT]i?B|ms|s\b|GB/s))", re.I)
 # Per-token latency and time to first token in prose: "ITL 28 ms", "TPOT of 45ms", "time per output
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
@@ -415,6 +435,11 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
+# ... and as other languages write it: Chinese "每个 token 耗时 25 毫秒", "每token 25ms"; Spanish, French, German and
+# Russian "25 ms por / par / pro / на token".
+WORLD_MS_PER_TOKEN = re.compile(r"每\s*(?:个|一个)?\s*token\s*的?\s*(?:平均)?\s*(?:耗时|延迟|时延|时间|用时)?\s*"
+                                r"(?:约|大约|为|是|要|需要)?\s*" + _FIGURE + r"\s*(ms|毫秒|s|秒)(?![A-Za-z])|"
+                                + _FIGURE + r"\s*(ms|s)\s+(?:por|par|pro|на)\s+(?:token|токен)", re.I)
 PERCENTILE = re.compile(r"\b(p50|p90|p95|p99|median|mean|avg|average)\b", re.I)
 # Someone else's figure: a published table, a datasheet, a promise ("should reach", "according to").
 # Hearsay is someone else's figure too: "someone on Discord said", "a friend told me", "I heard", "people claim",
@@ -502,6 +527,9 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
 CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|one|single|two|dual|three|four|quad|six|eight)\s*(?:x\s*)?"
                          r"(?:NVIDIA\s+|GeForce\s+)*"
                          r"(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?)\b", re.I)
+# One GPU named in Chinese or Japanese: "单卡", "单张卡", "一张卡", "单块 GPU", "单GPU", "1枚".
+ONE_CARD = re.compile(r"单\s*(?:张|块|个)?\s*(?:卡|GPU|显卡)|一\s*(?:张|块)\s*(?:卡|GPU|显卡)|(?:GPU|グラボ)?\s*1\s*枚",
+                      re.I)
 # A rate given per stream ("25 tok/s per user", "30 tokens/s for each request"): one stream's, whatever the load.
 _STREAM_NOUN = r"(?:user|request|stream|sequence|client)"
 PER_STREAM = re.compile(r"\s*(?:per|/|for each|each)\s*(?:" + _STREAM_NOUN + r"|req)\b", re.I)
@@ -663,7 +691,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                            if (m := BARE_SIZE.search(ln))), None)
     if model_line:  # with the weights' quantisation its line names ("Llama 2 70B Q4_K_M", "the AWQ version")
         line = next(ln for i, ln in prose if i == model_line[0])
-        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=quant_dtype(line)))
+        # ... else one another line gives where it names a model again (a title names it, the body its format:
+        # "meta-llama/Llama-2-13b-chat-hf in 8-bit (bitsandbytes)")
+        again = {dtype for i, ln in prose if i != model_line[0] and (MODEL_NAME.search(ln) or HF_ID.search(ln))
+                 for dtype, named in QUANT_DTYPES if named.search(ln)}
+        dtype = quant_dtype(line) or (again.pop() if len(again) == 1 else None)
+        out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype))
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
@@ -1094,6 +1127,10 @@ def _count(token: str) -> int | None:
     return COUNT_WORDS.get(token) or WORLD_COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
 
 
+# Prompts counted ("64 prompts", "--num-prompts 1000", "1,000 sampled prompts"): requests sent, whatever the phase.
+PROMPT_COUNT = re.compile(r"\b\d[\d,]*\s+(?:[a-z-]+\s+)?prompts\b|\bnum[-_ ]prompts?\b\s*=?\s*\d+", re.I)
+
+
 def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
     TP (and batch) named in its own clause, else on its line, else in a heading line above it."""
@@ -1112,7 +1149,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 # not measured
                 continue
             for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
-                label = clause[max(0, m.start() - 40):m.start()].lower()
+                # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
+                label = PROMPT_COUNT.sub(" ", clause[max(0, m.start() - 40):m.start()].lower())
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
@@ -1129,6 +1167,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                                                                if context != clause else None)
                 gpus = _count(n.group(1)) if n else None
                 gpus = gpus if gpus and gpus <= 64 else None
+                # one GPU said in the figure's own clause ("单卡 48 tokens/s, tp=2 时 70") is its layout, not the line's
+                own = CLAUSE_GPUS.search(clause[:m.start()])
+                if not tps and ((own and _count(own.group(1)) == 1) or ONE_CARD.search(clause[:m.start()])):
+                    tp = 1
                 tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
                 # (the line's load is not that of a clause about one request: "单请求每秒 9 token，100 并发下 ...")
@@ -1144,7 +1186,7 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
                 total = (TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
                          or CJK_TOTAL.search(clause[:m.start()]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
-                out.append(Measurement(where(name, i), metric, number(m.group(1)), "tok/s", stat="reported", tp=tp,
+                out.append(Measurement(where(name, i), metric, rate_value(m), "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln)))
     return out
 
@@ -1232,6 +1274,7 @@ def _tokens_over_time(prose: list[tuple[int, str]], name: str) -> list:
         found = [(m, *((m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))))
                  for m in TOKENS_IN_TIME.finditer(ln)]
         found += [(m, m.group(1), m.group(2), m.group(3)) for m in CJK_TOKENS_IN_TIME.finditer(ln)]
+        found += [(m, m.group(1), m.group(2), m.group(3)) for m in WORLD_TOKENS_IN_TIME.finditer(ln)]
         for m, count, value, unit in found:
             tokens, seconds = number(count), float(value) * _ANY_SECONDS[unit.lower()]
             before = ln[max(0, m.start() - 30):m.start()].lower()
@@ -1250,10 +1293,16 @@ def _line_batch(line: str, *figures: re.Pattern) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
+def rate_value(m: re.Match) -> float | None:
+    """The figure a RATE (or CJK_RATE) match states, its thousands suffix applied ("2.3k tok/s": 2300)."""
+    value = number(next((g for g in m.groups() if g is not None and g[:1].isdigit()), None))
+    return value * 1000 if value is not None and "k" in m.re.groupindex and m.group("k") else value
+
+
 def _reciprocal_of_a_rate(line: str, per_s: float) -> bool:
     """Does the line state this many tokens per second (within rounding)? llama.cpp's timings print each phase
     both ways; judging both against two bands could call one run normal and slow at once."""
-    return any(abs(number(r.group(1)) - per_s) <= 0.01 * per_s for r in RATE.finditer(line))
+    return any(abs(rate_value(r) - per_s) <= 0.01 * per_s for r in RATE.finditer(line))
 
 
 def _only_load(prose: list[tuple[int, str]]) -> int | None:
@@ -1283,7 +1332,7 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
     apart = _sets_apart(prose)
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
-        line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, LATENCY_UNIT_FIRST)
+        line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
         for clause, quoted in _clauses(ln, apart):
             if quoted:
                 continue
@@ -1293,6 +1342,9 @@ def _latencies(prose: list[tuple[int, str]], name: str) -> list:
                      (m, m.group(1).lower(), number(m.group(2)), m.group(3).lower()) for m in LATENCY.finditer(clause)]
             found += [(m, "ms per token", number(m.group(1)), m.group(2).lower())
                       for m in MS_PER_TOKEN.finditer(clause)]
+            found += [(m, "ms per token", number(m.group(1) or m.group(3)),
+                       {"毫秒": "ms", "秒": "s"}.get(m.group(2) or m.group(4), (m.group(2) or m.group(4)).lower()))
+                      for m in WORLD_MS_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
             for m, what, value, unit in found:

@@ -1,0 +1,56 @@
+"""One stream's idle compute asked about (rules.ticket_questions.memory_bound_decode): decode at batch 1 is
+memory-bound, and the answer carries the predictor's memory and tensor-core times for the stated layout. The texts
+are paraphrases written for these tests (other engines, GPUs, languages and word orders), with the negations and the
+contrary layouts the rule must stay silent on."""
+
+import pytest
+
+from diagnose.artifacts import parse_text
+from diagnose.evidence import Facts
+from rules.engine import evaluate, ticket_verdict
+
+RULE = "ticket.memory_bound_decode"
+
+
+def _ticket(text: str):
+    records, _ = parse_text(text, "issue.md")
+    facts = Facts()
+    facts.add(*records)
+    findings = evaluate(facts)
+    return [f for f in findings if f.rule == RULE], ticket_verdict(facts, findings)
+
+
+@pytest.mark.parametrize("text", [
+    "# GPU barely used at batch size 1\n\nLlama-2-13B fp16 on an A100 80GB with TensorRT-LLM. At batch size 1, nsys "
+    "shows tensor cores mostly idle and compute throughput around 5%. Is this normal, or is something misconfigured?\n",
+    "# Wasting the GPU?\n\nServing Qwen2.5-7B-Instruct to a single user on one L40S with SGLang, MFU is only 2%. "
+    "Are we wasting the GPU?\n",
+    "# 算力利用率低\n\n单请求推理 Llama-3-8B-Instruct，单张 H100，算力利用率很低，这正常吗？\n",
+    "# idle compute\n\nLlama-2-13B fp16 on four A100 80GB with TensorRT-LLM at tp=4, one request at a time: compute "
+    "utilization is low. Is this normal?\n",
+])
+def test_idle_compute_of_one_stream_is_memory_bound_physics_with_the_predicted_times(text):
+    (f,), v = _ticket(text)
+    assert f.category == v.category == "expected_physics" and v.confidence < 0.7
+    memory = next(e.expected for e in f.evidence if e.detail.startswith("memory time per step"))
+    compute = next(e.expected for e in f.evidence if e.detail.startswith("tensor-core time per step"))
+    assert memory > 10 * compute  # the physics the answer rests on, from the predictor, not a constant
+
+
+@pytest.mark.parametrize("text", [
+    # ruled out: the compute is busy
+    "# Tensor cores\n\nLlama-2-13B fp16 on an A100 80GB with TensorRT-LLM at batch size 1. The tensor cores are not "
+    "idle, they are busy all the time. Is this normal?\n",
+    # a large batch: decode there can be compute-bound, idle compute is not explained by batch-1 physics
+    "# Tensor cores idle at large batch\n\nLlama-2-13B fp16 on an A100 80GB with TensorRT-LLM at batch size 256: the "
+    "tensor cores are mostly idle. Is this normal?\n",
+    # several GPUs and no layout stated: the rule does not guess one
+    "# idle compute\n\nLlama-2-13B fp16 on four A100 80GB with TensorRT-LLM, one request at a time: compute "
+    "utilization is low. Is this normal?\n",
+    # nvidia-smi's utilisation is another reading (time a kernel runs), not the tensor cores
+    "# low util\n\nLlama-2-13B fp16 on one A100 80GB with vLLM, one request at a time: GPU-Util is only 40%. "
+    "Is this normal?\n",
+])
+def test_idle_compute_is_not_called_physics_when_ruled_out_batched_or_unlaid(text):
+    found, _ = _ticket(text)
+    assert not found
