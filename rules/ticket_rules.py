@@ -1288,6 +1288,25 @@ def comparison_set(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- the symptom's prior
 
 
+# (title, summary, what the quote shows, fix) of the P2P lead when the reporter's words lean against it.
+P2P_TRIED = ("A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
+             "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. The reporter "
+             "switched it off and the job still hangs, so the cause is elsewhere (the launch, a rank that never joins, "
+             "the network or shared-memory transport).",
+             "P2P switched off, and it still hangs",
+             "Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: they show "
+             "which rank and which transport waits.")
+# (issue 11) collectives completed before the hang: a blocked peer-to-peer path stops the first one
+P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlikely",
+            "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, the first collective never "
+            "completes: the job hangs at NCCL init or its first all-reduce, every time. This job ran collectives for "
+            "a while before it hung, so the path worked; a hang that comes later points at a rank that stopped (a GPU "
+            "error, an out-of-memory, a crashed worker) or at the software.",
+            "when the hang came",
+            "Attach `dmesg | grep -i xid` and `nvidia-smi -q -d ECC,ROW_REMAPPER` from the time of the hang, and a "
+            "`py-spy dump` of each stuck rank: they show which GPU or rank stopped.")
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -1304,18 +1323,15 @@ def hang_on_pcie(facts: Facts, predictions=None):
     # P2P switched off and the job still hangs: evidence against the P2P path, which lowers this lead
     tried = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "no_help"
              and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
-    if tried:
-        yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "info", 0.25,
-                   "A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
-                   "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. "
-                   "The reporter switched it off and the job still hangs, so the cause is elsewhere (the launch, a "
-                   "rank that never joins, the network or shared-memory transport).",
-                   evidence + [claim_ev(tried[0], "P2P switched off, and it still hangs")],
-                   fix="Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: "
-                   "they show which rank and which transport waits.",
-                   refs=["nccl_trouble"])
+    late = [c for c in claims.find(facts, "late_hang") if not c.guess]
+    category = "virtualization_no_p2p" if virt else "p2p_disabled"
+    against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else None
+    if against:  # evidence against the P2P path: it stays a lead below insufficient_data
+        said, (title, summary, quoted, fix) = against
+        yield make("ticket.hang_on_pcie", category, "info", 0.25, title, summary,
+                   evidence + [claim_ev(said, quoted)], fix=fix, refs=["nccl_trouble"])
         return
-    yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
+    yield make("ticket.hang_on_pcie", category, "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
                "NCCL moves data between GPUs of a node with PCIe peer-to-peer when there is no NVLink. With PCIe ACS "
                "redirect on the switches or an IOMMU translating DMA (bare metal), or a hypervisor in between, "
