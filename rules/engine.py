@@ -408,7 +408,9 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
         return Verdict("insufficient_data", 0.0, f"{blocking.title}: {blocking.summary} Next: {blocking.fix}")
     if causes:
         top = causes[0]
-        if not (gaps and top.severity == "info" and top.category not in CONCLUSIONS):
+        lead_only = top.severity == "info" and top.category not in CONCLUSIONS
+        # a lead its rule rates below LEAD_FLOOR leans against its category: never the verdict, gaps or none
+        if not (lead_only and (gaps or top.confidence < LEAD_FLOOR)):
             others = [f.category for f in causes[1:] if f.category != top.category]
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")

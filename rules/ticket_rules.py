@@ -1355,12 +1355,18 @@ def hang_on_pcie(facts: Facts, predictions=None):
     tried = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "no_help"
              and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
     late = [c for c in claims.find(facts, "late_hang") if not c.guess]
+    # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
+    done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
     category = "virtualization_no_p2p" if virt else "p2p_disabled"
-    against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else None
+    against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else (done[0], P2P_LATE) if done \
+        else None
     if against:  # evidence against the P2P path: it stays a lead below insufficient_data
         said, (title, summary, quoted, fix) = against
+        shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
+            ev(said, "collectives completed before the one that hung (PyTorch's NCCL watchdog)",
+               said.data["completed"])
         yield make("ticket.hang_on_pcie", category, "info", 0.25, title, summary,
-                   evidence + [claim_ev(said, quoted)], fix=fix, refs=["nccl_trouble"])
+                   evidence + [shown], fix=fix, refs=["nccl_trouble"])
         return
     yield make("ticket.hang_on_pcie", category, "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",

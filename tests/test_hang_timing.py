@@ -89,3 +89,27 @@ def test_a_setting_is_no_measurement_that_corroborates_a_cause():
     measured = _f("nccl.busbw", "pcie_fallback", "warning", 0.7, 3.1)
     assert corroborate([lead, setting])[0].confidence == 0.5
     assert corroborate([lead, measured])[0].confidence == 0.85
+
+
+WATCHDOG = ("[rank1]:[E1016 03:33:45.319862434 ProcessGroupNCCL.cpp:1628] [PG 0 Rank 1] Timeout at NCCL work: {at}, "
+            "last enqueued NCCL work: {at}, last completed NCCL work: {done}.\n")
+
+
+def test_public_physicsnemo_691_watchdog_counts_49_collectives_completed(tmp_path):
+    """https://github.com/NVIDIA/physicsnemo/issues/691: one machine, several cards, the all-reduce 50 times out and
+    PyTorch's watchdog says 49 completed: the peer path delivered 49 times, so it is no P2P verdict (with no gap
+    open either)."""
+    report = ticket(tmp_path, (ISSUES / "physicsnemo-691-watchdog-last-completed-49.md").read_text())
+    lead = p2p_lead(report)
+    assert lead["confidence"] < 0.4 and any(e["measured"] == 49 for e in lead["evidence"])
+    assert report["verdict"]["category"] == "insufficient_data"
+
+
+@pytest.mark.parametrize("at, done, late", [(1, 0, False), (1, -1, False), (8, 7, True)])
+def test_the_watchdogs_completed_count_not_its_enqueued_one_decides(tmp_path, at, done, late):
+    """The first collective hanging (0 completed; -1 before any) keeps the P2P lead; the CPU running ahead makes the
+    enqueued count no evidence."""
+    text = "# NCCL timeout with TP=2 on two PCIe GPUs\n\nThe all-reduce hangs.\n\n```\n" + \
+        WATCHDOG.format(at=at, done=done) + "```\n"
+    lead = p2p_lead(ticket(tmp_path, text))
+    assert (lead["confidence"] < 0.4) is late
