@@ -568,9 +568,10 @@ _HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
 # How many minutes, hours or days: "3", "two", "a few", "several".
 _SPAN = (r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a few|a couple of|several|"
          r"some|many)")
-# Any word for a job that stops making progress, for the claims that place the hang in time.
-_LATE_HANG = (r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|"
-              r"\btim(?:es|ed)? out\b|\bhangs?\b)")
+# Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
+# duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
+_STOPS = r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*)"
+_LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -635,11 +636,11 @@ PATTERNS: dict[str, list[str]] = {
     # path stops the first collective, at init or the first all-reduce. "hangs after 2 hours", "ran fine for a day,
     # then froze", "three hangs in 40 minutes", "stuck in the middle of training", "跑了几个小时后卡住".
     "late_hang": [
-        _LATE_HANG + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |approximately |over |more than |~)?"
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |approximately |over |more than |~)?"
         + _SPAN + r"\s*(?:(?:hours?|hrs?|h|days?)\b"
         r"(?!\s+(?:of\s+)?(?:loading|start\w*|init\w*|wait\w*))|(?:minutes?|mins?)\s+(?:of\s+)?(?:running|serving|"
         r"training|inference|generation|use|usage|traffic|load|work|benchmarking)\b)",
-        _LATE_HANG + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|many|"
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|many|"
         r"hundreds of|thousands of)\s+(?:successful\s+)?(?:steps|iterations|epochs|requests|batches|generations)\b",
         r"\b(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)\s+(?:fine|normally|well|ok(?:ay)?|"
         r"smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))\s+for\s+(?:a while|some time|"

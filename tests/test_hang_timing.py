@@ -53,6 +53,7 @@ def test_a_hang_after_healthy_running_keeps_p2p_below_a_lead(tmp_path, words):
     "It hangs right at startup, at the first all-reduce.",
     "The server hangs while loading, after 10 minutes of loading the weights.",
     "It hangs forever during NCCL init.",
+    "The first all_reduce timed out after 2 hours.",  # how long it waited, not when it stopped
     # negated: the reporter rules a late hang out
     "It does not hang after hours of serving; it hangs immediately.",
 ])
