@@ -565,6 +565,13 @@ def line_number(source: str) -> int:
 
 # A hang in words; "GPUs 4-7 hang off socket 1" is where they are attached (issue 11 j).
 _HANG = r"\bhangs?\b(?!\s+off\b)|\bhung\b|\bhanging\b(?!\s+off\b)"
+# How many minutes, hours or days: "3", "two", "a few", "several".
+_SPAN = (r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|a few|a couple of|several|"
+         r"some|many)")
+# Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
+# duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
+_STOPS = r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*)"
+_LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -626,6 +633,30 @@ PATTERNS: dict[str, list[str]] = {
         # a count of named systems: "two DGX A100 nodes", "2 p4d.24xlarge instances", "four HGX H100 servers"
         r"\b(?:two|three|four|eight|\d+)\s*x?\s+(?:DGX|HGX|p4de?|p5e?|ND\w*)\b[\w.-]*(?:\s+[\w.-]+){0,2}?\s+"
         r"(?:nodes|servers|hosts|machines|instances|boxes|systems)\b",
+    ],
+    # (issue 11) A hang that comes after the job has been running: collectives completed before it, so a peer-to-peer
+    # path that never delivers (ACS, the IOMMU, a hypervisor: NCCL's troubleshooting guide) is not what hangs; such a
+    # path stops the first collective, at init or the first all-reduce. "hangs after 2 hours", "ran fine for a day,
+    # then froze", "three hangs in 40 minutes", "stuck in the middle of training", "跑了几个小时后卡住".
+    "late_hang": [
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |approximately |over |more than |~)?"
+        + _SPAN + r"\s*(?:(?:hours?|hrs?|h|days?)\b"
+        r"(?!\s+(?:of\s+)?(?:loading|start\w*|init\w*|wait\w*))|(?:minutes?|mins?)\s+(?:of\s+)?(?:running|serving|"
+        r"training|inference|generation|use|usage|traffic|load|work|benchmarking)\b)",
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|many|"
+        r"hundreds of|thousands of)\s+(?:successful\s+)?(?:steps|iterations|epochs|requests|batches|generations)\b",
+        r"\b(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)\s+(?:fine|normally|well|ok(?:ay)?|"
+        r"smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))\s+for\s+(?:a while|some time|"
+        r"(?:about |around |over |~)?" + _SPAN + r"\s*(?:minutes?|mins?|hours?|"
+        r"hrs?|h|days?|weeks?|steps|iterations|epochs))\b[^.\n]{0,60}?" + _LATE_HANG,
+        r"\b(?:" + _SPAN + r"|multiple|repeated)\s+(?:\w+\s+)?(?:hangs|freezes|stalls|deadlocks)\s+"
+        r"(?:within|in|over|during)\s+(?:the\s+(?:first|last)\s+)?" + _SPAN + r"\s*"
+        r"(?:minutes?|mins?|hours?|hrs?|h|days?)\b",
+        _LATE_HANG + r"[^.\n]{0,30}?\bevery\s+(?:few\s+|\d+(?:\.\d+)?\s*|couple of\s+)?(?:minutes?|hours?|days?)\b",
+        _LATE_HANG + r"[^.\n]{0,30}?\b(?:in the middle of|midway through|partway through|halfway through|mid-)"
+        r"\s*(?:a\s+|the\s+)?(?:training|serving|generation|run|epoch|job|inference|benchmark)\b",
+        r"(?:运行|跑了?|服务)\s*(?:了)?\s*(?:一段时间|几个小时|几天|\d+\s*(?:分钟|小时|天))\s*(?:后|之后|以后)"
+        r"[^。\n]{0,20}?(?:卡住|卡死|hang|无响应)",
     ],
     "hang": [_HANG,
              r"\bstuck\b|\bstall(?:s|ed|ing)?\b", r"\bfreez\w*\b|\bfroze\b",

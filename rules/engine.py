@@ -163,11 +163,14 @@ EXPLAINS = {
 def corroborate(findings: list[Finding]) -> list[Finding]:
     """Each cause in EXPLAINS whose measured symptom was also found takes the symptom's severity
     when that is higher, and the two independent findings' joint confidence (noisy-OR:
-    1 - (1-a)(1-b)), so the same evidence gives the same lead in every command."""
+    1 - (1-a)(1-b)), so the same evidence gives the same lead in every command. A symptom counts only
+    when it carries a measured figure: a setting that forces a slow path (NCCL_PROTO=Simple, read as
+    comm_bound) is a cause of its own, not a measurement of another cause (issue 11: a PCIe hang's P2P lead,
+    0.5, rose to 0.85 on a protocol setting)."""
     out = []
     for f in findings:
         symptoms = [s for s in findings if s is not f and s.category in EXPLAINS.get(f.category, ())
-                    and s.is_problem and s.confidence > 0]
+                    and s.is_problem and s.confidence > 0 and any(_number(e.measured) for e in s.evidence)]
         if not f.is_problem or not symptoms:
             out.append(f)
             continue
@@ -405,7 +408,9 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
         return Verdict("insufficient_data", 0.0, f"{blocking.title}: {blocking.summary} Next: {blocking.fix}")
     if causes:
         top = causes[0]
-        if not (gaps and top.severity == "info" and top.category not in CONCLUSIONS):
+        lead_only = top.severity == "info" and top.category not in CONCLUSIONS
+        # a lead its rule rates below LEAD_FLOOR leans against its category: never the verdict, gaps or none
+        if not (lead_only and (gaps or top.confidence < LEAD_FLOOR)):
             others = [f.category for f in causes[1:] if f.category != top.category]
             also = f" Also seen: {', '.join(dict.fromkeys(others))}." if others else ""
             return Verdict(top.category, round(top.confidence, 2), f"{top.title}.{also}")

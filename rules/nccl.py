@@ -700,3 +700,85 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
             "topology has it) is expected, SHM or NET means a fallback; check `nvidia-smi nvlink -s` and "
             "`nvidia-smi topo -m`.",
         refs=["nccl_tests_perf", "nccl_trouble"])
+
+
+# --------------------------------------------------------------------------- a release too old for the GPU
+
+
+def support() -> dict:
+    return _toml("nccl_support.toml")
+
+
+def arch_floor(compute_capability: float) -> dict | None:
+    """The nccl_support.toml row for a GPU's compute capability: the same major, the highest minor not above it."""
+    if not compute_capability:
+        return None
+    major = int(compute_capability)
+    rows = [r for r in support().get("arch", []) if int(r["compute_capability"]) == major
+            and r["compute_capability"] <= compute_capability + 1e-9]
+    return max(rows, key=lambda r: r["compute_capability"], default=None)
+
+
+def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
+    """(version, where it was read) of the NCCL the failing run used: the newest a log or tool printed, else the one
+    release the reporter names (two named are a comparison, nccl.regression's)."""
+    versions = facts.of(NcclVersion)
+    if versions:
+        v = max(versions, key=lambda x: version_key(x.version))
+        return v.version, v
+    for source, text in claims.texts(facts):
+        named = claims.nccl_versions(text)
+        if len(named) == 1:
+            return named[0], source
+    return None
+
+
+_FAILED = ("error", "cuda_error", "timeout", "shared_mem_exceeds")
+
+
+@rule("nccl.version_floor", "nccl_regression")
+def version_floor(facts: Facts, predictions=None):
+    """A failing run on an NCCL release older than the first built for its GPU's architecture (or older than NCCL 2):
+    the library has no working code for the device, so a newer NCCL is the fix (rules/catalog/nccl_support.toml,
+    from NCCL's release notes). NCCL's own "ncclMaxSharedMem ... exceeds device/fn maxSharedMem" line says so
+    directly: its kernels do not fit this GPU's shared memory."""
+    sized = [e for e in facts.of(NcclEvent) if e.kind == "shared_mem_exceeds"]
+    said = claims.symptom_quote(facts)
+    failed = bool(sized) or any(e.kind in _FAILED for e in facts.of(NcclEvent)) or \
+        bool(said and said[2] in ("error", "hang", "crash"))
+    in_use = _nccl_in_use(facts)
+    if not failed or (in_use is None and not sized):
+        return
+    gpu = getattr(getattr(facts, "subject", None), "gpu", None)
+    row = arch_floor(gpu.compute_capability) if gpu else None
+    line = support().get("line", {})
+    evidence, why = [], None
+    version = in_use[0] if in_use else None
+    if version and version_key(version)[0] < line.get("oldest_major", 0):
+        why = f"NCCL {version} predates NCCL {line['oldest_major']}, the oldest line NVIDIA still releases"
+        evidence.append(ev(in_use[1], "NCCL version in use", version, f">= {line['oldest_major']}.0"))
+        evidence.append(ev(line["source"], "NCCL release line"))
+    elif version and row and version_key(version) < version_key(row["min_nccl"]):
+        why = f"NCCL {version} is older than {row['min_nccl']}, the first release for {row['gpus']}"
+        evidence.append(ev(in_use[1], f"NCCL version in use on {gpu.name}", version, f">= {row['min_nccl']}"))
+        evidence.append(ev(row["source"], f"first NCCL release for compute capability {row['compute_capability']}"))
+    if sized:
+        e = sized[0]
+        evidence.insert(0, ev(e, "NCCL's kernels need more shared memory per block than the device has",
+                              e.data["needed_bytes"], e.data["device_bytes"], "bytes"))
+    if not evidence:
+        return
+    yield make(
+        "nccl.version_floor", "nccl_regression", "warning", 0.75 if sized else 0.6,
+        f"The NCCL release is too old for this GPU: {why or 'its kernels do not fit the device'}",
+        "NCCL ships kernels built for the GPU architectures it knows; an older release has no tuned code (or a "
+        "wrong shared-memory size) for a newer architecture, and collectives fail or hang however the GPUs are "
+        "connected. "
+        + ("NCCL's own log line shows its kernels asking for more shared memory than the device allows. " if sized
+           else "")
+        + "Moving to a release that supports the GPU is the fix.",
+        evidence,
+        fix=f"Use NCCL {row['min_nccl'] if row else '2.x'} or newer (the nvidia-nccl-cu12 wheel, or rebuild "
+            "nccl-tests against the newer NCCL_HOME) and rerun with NCCL_DEBUG=INFO.",
+        refs=["nccl_releases"],
+    )

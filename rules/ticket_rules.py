@@ -12,6 +12,7 @@ not one ticket's wording: the claim families live in rules/claims.py.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 
 from diagnose import lazy_re as re
@@ -1078,6 +1079,13 @@ def measured_vs_expected(facts: Facts, predictions=None):
         if split is not None and split_pace(facts, split, m):
             continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace
         # the layout stated, else the engine's use of the GPUs named, else a layer split where one GPU is too small
+        said, per_step, measured = f"{m.value:g} tok/s", tokens_per_step(facts, m), m
+        if per_step:  # one verify step yields per_step tokens: the step rate is what the decode model predicts
+            step = dataclasses.replace(m, value=round(m.value / per_step.value, 2))
+            said = f"{m.value:g} tok/s ({step.value:g} steps/s x {per_step.value:g} tokens per step)"
+            spec_ev = [ev(per_step, "speculative decoding: mean tokens per verify step (the bonus token included); "
+                          "the rate is judged per step", per_step.value, unit="tok/step")]
+            m = step
         layout_tp, pp, how = assumed_layout(facts, m, m.batch or 1)
         if batch_total(facts, m, layout_tp):
             continue  # a batch's total, not one stream's rate: ticket.batched_rate judges it at that batch
@@ -1089,39 +1097,62 @@ def measured_vs_expected(facts: Facts, predictions=None):
         band = band_text(low, high, m.value)
         what = f"decode rate at {layout_words(p)} ({how}), batch {m.batch or 1}"
         evidence = band_evidence(m, what, "tok/s", expected, band, roofline, p, gpu, model_src, model)
+        if per_step:
+            evidence[0] = ev(m, f"{what}: verify steps per second, the measured {said}", m.value,
+                             round(expected, 1), "steps/s")
+            evidence += spec_ev
         if beats(m.value, roofline, False) and (m.stat != "reported" or m.batch or wfield(facts, "batch")[0]):
             yield finding("ticket.measured_vs_expected", f"TP{layout_tp} batch {m.batch or 1}", m.value, roofline,
-                          "tok/s", evidence,  # one stream's rate beyond the bound: as scaling and capture say it
-                          assumed=defaults_assumed(facts, m, how, p))
+                          "steps/s" if per_step else "tok/s", evidence,
+                          assumed=defaults_assumed(facts, m, how, p))  # one stream beyond the bound, as scaling says
             return
         if m.value > roofline * 1.1:
             continue  # above the bound: counted differently (total over a batch, prompt tokens); not judged
         if m.value > high:
-            yield faster_than_band("ticket.measured_vs_expected", f"{m.value:g} tok/s", f"{band} tok/s",
+            yield faster_than_band("ticket.measured_vs_expected", said, f"{band} tok/s",
                                    f"roofline {roofline:.0f} tok/s", evidence)
             return
         # a figure written in prose reads a little low (rules.expectations), unless the same reporter timed the same
         # layout faster inside the band: timed alike, the slower one is short of its twin, not of the band's edge
-        twin = next((o for o in rates if o is not m and same_layout(o, m) and low <= o.value <= high), None)
+        twin = next((o for o in rates if o is not measured and same_layout(o, m) and low <= o.value <= high), None)
         if twin is not None and m.value < low:
             evidence.append(ev(twin, "the same layout timed faster by the reporter, inside the band: no prose slack "
                                "for the slower", twin.value, m.value, "tok/s"))
         if m.value >= (low if twin else lowest_normal(low, m)):
             edge = ", at its low edge as a rate timed end to end reads" if m.value < low else ""
             yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6 if not edge else 0.55,
-                       f"{m.value:g} tok/s is what this model, GPU and layout deliver (expected {band}{edge})",
+                       f"{said} is what this model, GPU and layout deliver (expected {band}{edge})",
                        "The rate the reporter measured sits inside the calibrated band for this model on these GPUs; "
                        "decode streams every weight from memory per token, "
                        "and that bound, not a fault, sets the speed.",
                        evidence, fix="Nothing is broken; for more speed raise the batch, quantise, or use GPUs with "
                        "more memory bandwidth.")
             return
+        if per_step:  # drafting and verifying several tokens cost a step more than plain decode, by an unmodelled share
+            yield make("ticket.measured_vs_expected", "other", "info", 0.3,
+                       f"{said} is below the plain-decode band of {band} steps/s; the drafting cost is not modelled",
+                       "Under speculative decoding each step drafts tokens and verifies them together, so a step takes "
+                       "longer than a plain decode step by an amount the model does not predict: a step rate below "
+                       "the plain band is no evidence of a fault by itself.",
+                       evidence, fix="Compare with the same server without --speculative-config (tok/s at one "
+                       "request), and attach the engine log of both runs.")
+            return
         yield make("ticket.measured_vs_expected", "other", "warning", 0.45,
-                   f"{m.value:g} tok/s is below the expected {band} tok/s",
+                   f"{said} is below the expected {band} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",
                    evidence, fix=beyond_band_fix(facts))
         return
+
+
+def tokens_per_step(facts: Facts, m: Measurement) -> Measurement | None:
+    """Speculative decoding's mean tokens per verify step in the file `m` was read from (its median where the log
+    prints it periodically), when above 1: each step then streams the weights once and yields that many tokens."""
+    file = m.source.rsplit(":", 1)[0]
+    said = sorted((a for a in measurements(facts, "accept_len") if a.source.rsplit(":", 1)[0] == file),
+                  key=lambda a: a.value)
+    mid = said[len(said) // 2] if said else None
+    return mid if mid is not None and mid.value > 1 else None
 
 
 def _layout(m: Measurement) -> tuple:
@@ -1293,6 +1324,25 @@ def comparison_set(facts: Facts, predictions=None):
 # --------------------------------------------------------------------------- the symptom's prior
 
 
+# (title, summary, what the quote shows, fix) of the P2P lead when the reporter's words lean against it.
+P2P_TRIED = ("A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
+             "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. The reporter "
+             "switched it off and the job still hangs, so the cause is elsewhere (the launch, a rank that never joins, "
+             "the network or shared-memory transport).",
+             "P2P switched off, and it still hangs",
+             "Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: they show "
+             "which rank and which transport waits.")
+# (issue 11) collectives completed before the hang: a blocked peer-to-peer path stops the first one
+P2P_LATE = ("A hang after the job had been running: a blocked P2P path is unlikely",
+            "When ACS, the IOMMU or a hypervisor keeps peer writes from arriving, the first collective never "
+            "completes: the job hangs at NCCL init or its first all-reduce, every time. This job ran collectives for "
+            "a while before it hung, so the path worked; a hang that comes later points at a rank that stopped (a GPU "
+            "error, an out-of-memory, a crashed worker) or at the software.",
+            "when the hang came",
+            "Attach `dmesg | grep -i xid` and `nvidia-smi -q -d ECC,ROW_REMAPPER` from the time of the hang, and a "
+            "`py-spy dump` of each stuck rank: they show which GPU or rank stopped.")
+
+
 @rule("ticket.hang_on_pcie", "p2p_disabled", "virtualization_no_p2p")
 def hang_on_pcie(facts: Facts, predictions=None):
     """A collective that hangs between PCIe-connected GPUs of one node: the NCCL troubleshooting
@@ -1309,18 +1359,21 @@ def hang_on_pcie(facts: Facts, predictions=None):
     # P2P switched off and the job still hangs: evidence against the P2P path, which lowers this lead
     tried = [c for c in claims.find(facts, "setting") if c.data.get("effect") == "no_help"
              and c.data["name"] in ("NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL")]
-    if tried:
-        yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "info", 0.25,
-                   "A hang between PCIe-connected GPUs that switching P2P off did not cure: P2P is unlikely",
-                   "A hang that NCCL's peer-to-peer path causes goes away once NCCL is told not to use it. "
-                   "The reporter switched it off and the job still hangs, so the cause is elsewhere (the launch, a "
-                   "rank that never joins, the network or shared-memory transport).",
-                   evidence + [claim_ev(tried[0], "P2P switched off, and it still hangs")],
-                   fix="Attach the NCCL_DEBUG=INFO log of the hanging run and a `py-spy dump` of each stuck rank: "
-                   "they show which rank and which transport waits.",
-                   refs=["nccl_trouble"])
+    late = [c for c in claims.find(facts, "late_hang") if not c.guess]
+    # PyTorch's watchdog counting collectives that completed before the one that hung: the path delivered
+    done = [e for e in facts.of(NcclEvent) if e.kind == "collectives_completed" and e.data["completed"] > 0]
+    category = "virtualization_no_p2p" if virt else "p2p_disabled"
+    against = (tried[0], P2P_TRIED) if tried else (late[0], P2P_LATE) if late else (done[0], P2P_LATE) if done \
+        else None
+    if against:  # evidence against the P2P path: it stays a lead below insufficient_data
+        said, (title, summary, quoted, fix) = against
+        shown = claim_ev(said, quoted) if isinstance(said, Claim) else \
+            ev(said, "collectives completed before the one that hung (PyTorch's NCCL watchdog)",
+               said.data["completed"])
+        yield make("ticket.hang_on_pcie", category, "info", 0.25, title, summary,
+                   evidence + [shown], fix=fix, refs=["nccl_trouble"])
         return
-    yield make("ticket.hang_on_pcie", "virtualization_no_p2p" if virt else "p2p_disabled", "warning", 0.5,
+    yield make("ticket.hang_on_pcie", category, "warning", 0.5,
                "A hang between PCIe-connected GPUs: peer-to-peer is the first suspect",
                "NCCL moves data between GPUs of a node with PCIe peer-to-peer when there is no NVLink. With PCIe ACS "
                "redirect on the switches or an IOMMU translating DMA (bare metal), or a hypervisor in between, "

@@ -39,6 +39,11 @@ def test_nothing_favoured_stays_insufficient_data():
     against = _f("ticket.hang_on_pcie", "p2p_disabled", "info", LEAD_FLOOR - 0.15)
     v = verdict([against, GAP], symptom="hang", weak_lead=WEAK_LEAD)
     assert v.category == "insufficient_data" and "Weak lead so far" in v.summary
+    # ... with no gap open too: it leans against its category, so it is never the verdict (issue 11)
+    v = verdict([against], symptom="hang", weak_lead=WEAK_LEAD)
+    assert v.category == "insufficient_data" and "Weak lead so far" in v.summary
+    assert verdict([_f("ticket.hang_on_pcie", "p2p_disabled", "info", LEAD_FLOOR)], symptom="hang",
+                   weak_lead=WEAK_LEAD).category == "p2p_disabled"  # at the floor, no gap: a lead that stands
     # an info note of category other is no cause at all
     note = _f("ticket.note", "other", "info", 0.4)
     assert verdict([note, GAP], symptom="slow", weak_lead=WEAK_LEAD).category == "insufficient_data"

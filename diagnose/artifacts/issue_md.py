@@ -834,7 +834,8 @@ def _bandwidths(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[
     out = []
     runs = [(j, r) for j, ln in code_lines if (r := _run_ranks(ln))]
     for i, ln in prose:
-        ln = _plain(ln)  # image and link targets hold digits that are no figures
+        # image and link targets, and bare addresses ("nccl-tests/issues/287"), hold digits that are no figures
+        ln = re.sub(r"\bhttps?://\S+", " ", _plain(ln))
         gpus = [int(g.group(1)) for g in LINE_GPUS.finditer(ln) if 2 <= int(g.group(1)) <= 4096]
         # the figure's GPU count, when the line names one, else the run its sentence points at
         n = gpus[0] if len(set(gpus)) == 1 else None

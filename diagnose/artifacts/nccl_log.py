@@ -59,6 +59,14 @@ AFFINITY = re.compile(r"Setting affinity for GPU (?P<gpu>\d+) to (?P<mask>[0-9a-
 # or, since NCCL 2.23, CPU ranges ("0-31,64-95", ncclCpusetToRangeStr): https://github.com/NVIDIA/nccl src/misc/utils.cc
 CPU_SET_SIZE = 1024  # glibc's cpu_set_t: the most CPUs a mask can name
 HEX_MASK = re.compile(r"(?:[0-9a-fA-F]{2}){1,4}(?:,[0-9a-fA-F]{8})*")
+# NCCL 2.25 prints this at init when its kernels need more shared memory per block than the device allows: the
+# build's size table does not fit this GPU (2.25.1 on sm_120; NCCL 2.26.2's notes: "Fix shared memory usage on recent
+# Blackwell GPUs", issues NVIDIA/nccl-tests#287, #291, NVIDIA/nccl#1637). Source: NVIDIA/nccl src/enqueue.cc.
+SHARED_MEM = re.compile(r"\bncclMaxSharedMem\s+(?P<need>\d+)\s+exceeds\s+device/fn\s+maxSharedMem\s+(?P<have>\d+)")
+# PyTorch's NCCL watchdog on a timeout: "Timeout at NCCL work: 50, last enqueued NCCL work: 50, last completed NCCL
+# work: 49." (ProcessGroupNCCL.cpp): collectives of this process group that finished before the one that hung. The
+# enqueued count says nothing (the CPU runs ahead of the GPU); the completed one says the transport delivered.
+COMPLETED = re.compile(r"\blast completed NCCL work:\s*(?P<n>-?\d+)")
 CUDA_DRIVER = re.compile(r"\bcudaDriverVersion\s+(?P<v>\d+)")
 SHM_DF = re.compile(r"^(?P<fs>shm|tmpfs|none)\s+(?P<size>\d+(?:\.\d+)?[KMGT]?)\s+\S+\s+\S+\s+\S+\s+/dev/shm\s*$")
 
@@ -90,7 +98,9 @@ DETECTORS = (
     (re.compile(r"using nccl\s*==", re.I), 0.7),
     (re.compile(r"\bvia (?:P2P|SHM|NET|NVLS|COLLNET)/?", re.I), 0.7),
     (re.compile(r"\bNCCL version \d"), 0.5),
-    (re.compile(r"\bTest (?:NCCL|CUDA) failure \S+:\d+"), 0.8),  # nccl-tests' own error lines
+    (re.compile(r"Watchdog caught collective operation timeout|\blast completed NCCL work:"), 0.8),  # PyTorch's
+    # nccl-tests' own error lines ("Test NCCL failure common.cu:891 ..."; before 2019 "NCCL failure all_reduce.cu:95")
+    (re.compile(r"\b(?:Test )?(?:NCCL|CUDA) failure \S+\.cu:\d+"), 0.8),
 )
 
 
@@ -238,6 +248,13 @@ def _events(src: str, msg: str, level: str | None) -> list:
     if (m := CUDA_DRIVER.search(msg)) is not None:
         code = int(m.group("v"))
         out.append(HostFact(src, "cuda_driver_version", f"{code // 1000}.{code % 1000 // 10}"))
+        return out
+    if (m := COMPLETED.search(msg)) is not None:
+        out.append(NcclEvent(src, "collectives_completed", msg, {"completed": int(m.group("n"))}))
+        return out
+    if (m := SHARED_MEM.search(msg)) is not None:
+        out.append(NcclEvent(src, "shared_mem_exceeds", msg, {"needed_bytes": int(m.group("need")),
+                                                              "device_bytes": int(m.group("have"))}))
         return out
     if (m := GDR_HCA.search(msg)) is not None:
         out.append(NcclEvent(src, "gdr", msg, {"enabled": m.group("state") == "Enabled", "reason": m.group("why")}))

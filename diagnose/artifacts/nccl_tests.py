@@ -49,10 +49,14 @@ HEADER = re.compile(
 )
 GRAPH = re.compile(r"\bgraph:\s*(\d+)")
 VERSION = re.compile(r"#\s*nccl-tests version\s+(?P<tests>\S+)(?:.*?nccl-library=(?P<lib>\d+))?")
+# The NCCL major.minor the tests were built against, printed 2017-2019 (NVIDIA/nccl-tests 925a705)
+COMPILED = re.compile(r"#\s*NCCL Tests compiled with NCCL (?P<v>\d+\.\d+)\b")
 COLUMNS = re.compile(r"(?:#|^)\s*size\s+count\s+type\b.*\btime\b.*\balgbw\b.*\bbusbw\b")
-# (the NCCL 1.x tests printed "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB", one process, no host)
+# (the NCCL 1.x tests printed "#   Rank  0 uses device  0 [0x02] Tesla P100-PCIE-16GB", one process, no host; the
+# 2017-2019 tests "#   Rank  0 on     node03 device  0 [0x00] ...", no pid: NVIDIA/nccl-tests src/common.cu b188a15)
 RANK = re.compile(
-    r"(?:#|^)\s*Rank\s+(?P<rank>\d+)\s+(?:(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+device|uses device)"
+    r"(?:#|^)\s*Rank\s+(?P<rank>\d+)\s+(?:(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(?P<host>\S+)\s+device|"
+    r"uses device)"
     r"\s+(?P<dev>\d+)\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>.+?)\s*$"
 )
 AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<v>[-+\d.eE]+|nan|-nan)")
@@ -62,7 +66,7 @@ QUICK = re.compile(r"NCCL Test \((?P<op>\w+?)(?:_perf)?\):\s*algbw\s*=\s*(?P<alg
 ROW_START = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_][\w]*\s")
 DETECTORS = (
     (COLUMNS, 0.7), (HEADER, 0.7), (AVG, 0.7), (PERF_BINARY, 0.3), (RANK, 0.3), (QUICK, 0.7),
-    (re.compile(r"out-of-place\s+in-place"), 0.5), (VERSION, 0.7),
+    (re.compile(r"out-of-place\s+in-place"), 0.5), (VERSION, 0.7), (COMPILED, 0.7),
 )
 
 
@@ -141,6 +145,9 @@ def parse(text: str, name: str) -> list:
             out.append(Note(where(name, n), "software", f"nccl-tests {m.group('tests')}"))
             if m.group("lib"):
                 out.append(NcclVersion(where(name, n), nccl_version_from_code(int(m.group("lib")))))
+            continue
+        if (m := COMPILED.search(line)) is not None:
+            out.append(NcclVersion(where(name, n), m.group("v")))
             continue
         if (m := HEADER.search(line)) is not None:
             out.extend(_finish(block))

@@ -7,7 +7,8 @@ the older vLLM and LightLLM `Throughput: 5.99 requests/s` block and `benchmark_t
 offline `Processed prompts: ... est. speed ... output: N toks/s` bar, Triton `perf_analyzer`'s
 `Concurrency: 1, throughput: 23.2 infer/sec, latency 43041 usec`), the engines' periodic throughput
 lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs`, SGLang
-`Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5`), `batch 8, input 128,
+`Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5`), speculative decoding's tokens per
+verify step (vLLM `Mean acceptance length: 3.41`, SGLang `accept len: 3.17`: `accept_len`), `batch 8, input 128,
 output 256: 206.32 token/s` summaries, and training step lines (`9134.5 examples/sec;
 0.014 sec/batch`). Each figure is a Measurement with its stat (mean/median/p95/p99) and the
 concurrency or batch where the output states it. A result also states its completed requests,
@@ -65,6 +66,12 @@ VLLM_PERIODIC = re.compile(
     r"Avg generation throughput:\s*(?P<gen>\d+(?:\.\d+)?)\s*tokens/s"
     r"(?:,\s*Running:\s*(?P<running>\d+)\s*reqs)?"
 )
+# Speculative decoding's tokens per verify step, the bonus token included: vLLM's "SpecDecoding metrics: Mean
+# acceptance length: 3.41", SGLang's "accept len: 3.17" on its decode line, llama-server's "mean acceptance length =
+# 2.92" / "#mean acc len = 2.92". The definition (1 + accepted draft tokens / verify steps):
+# https://docs.nvidia.com/aiperf/v0.14.0/reference/per-request-speculative-decoding-acceptance
+SPEC_ACCEPT = re.compile(r"(?<![\w-])(?:Mean acceptance length|#?mean acc len|accept len(?:gth)?)\s*[:=]\s*"
+                         r"(?P<v>\d+(?:\.\d+)?)", re.I)
 SGLANG_PERIODIC = re.compile(r"Decode batch\..*?#running-req:\s*(?P<running>\d+).*?"
                              r"gen throughput \(token/s\):\s*(?P<gen>\d+(?:\.\d+)?)")
 BATCH_SUMMARY = re.compile(
@@ -123,7 +130,7 @@ def detect(text: str) -> float:
     if any(p.search(line) for line in head.splitlines()[:4000]
            for p in (TRTLLM_HEADER, OLD_THROUGHPUT, LMDEPLOY_ROWS, VLLM_OFFLINE, PERF_ANALYZER)):
         return 0.8
-    if BATCH_SUMMARY.search(head) or len(STEP.findall(head, 0, 20_000)) >= 2:
+    if BATCH_SUMMARY.search(head) or len(STEP.findall(head, 0, 20_000)) >= 2 or SPEC_ACCEPT.search(head):
         return 0.7
     return 0.0
 
@@ -162,6 +169,8 @@ def parse(text: str, name: str) -> list:
         if other is not None:
             out.extend(other)
             continue
+        if (m := SPEC_ACCEPT.search(line)) is not None:
+            periodic.setdefault("accept", []).append(Measurement(src, "accept_len", float(m.group("v")), "tok/step"))
         if (m := VLLM_PERIODIC.search(line)) is not None:
             running = to_int(m.group("running"))
             periodic.setdefault("decode", []).append(
