@@ -220,6 +220,27 @@ def test_collectives_matched_across_two_ranks_in_one_file():
     assert late.idle_ns == sum(hi - lo for lo, hi in waits) - sum(doing.values())
 
 
+def test_what_the_straggler_did_from_the_kept_kernels_equals_a_read_of_its_own(monkeypatch):
+    """The straggler's kernels come from the chunks the kernel read kept of its GPU; where it kept
+    too few (more kernels than SEQUENCE_KEPT), from a read of their own: the same sums either way."""
+    from diagnose.capture import kernels as K
+
+    def straggler():
+        with open_capture(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")) as cap:
+            ranks = multirank.ranks_of([cap], {cap.name: T.gpu_activity(cap)})
+            late = multirank.analyse(ranks).straggler()
+            rank = next(r for r in ranks if r.label == late.label)
+            return late, K.kernel_groups(cap).kept(rank.pid, rank.device)
+
+    kept_late, kept = straggler()
+    monkeypatch.setattr(K, "SEQUENCE_KEPT", 100)  # the kernel read keeps too few: a read of its own
+    read_late, none = straggler()
+    assert kept is not None and sum(len(part[0]) for part in kept) > 100 and none is None
+    assert kept_late.doing_ns == read_late.doing_ns and sum(kept_late.doing_ns.values()) > 0
+    assert list(kept_late.doing_ns) == list(read_late.doing_ns)  # the same order (the report's JSON)
+    assert kept_late.idle_ns == read_late.idle_ns
+
+
 def test_collectives_of_each_rank_from_the_kernel_read_equal_a_sorted_query():
     """The ranks' collectives come from the communication kernels the kernel read kept (no sorted
     scan per rank and kind): the same (start, end) rows, in the same order, as a plain query."""
