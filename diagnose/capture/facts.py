@@ -515,12 +515,12 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 
 
 def _api_aggregates(other: Capture, medians: bool, memops: bool | None) -> None:
-    """The CUDA API groups (with every duration for --stats, and the calls of the launch-latency
-    sample, matched with the kernel read's once both are done: launch_stats), else the latency
-    sample's join; the copies, the row counts, and the memory-operation summaries (with medians
-    or not; None: none)."""
+    """The CUDA API groups (with every duration for --stats, the calls of the launch-latency
+    sample, matched with the kernel read's once both are done: launch_stats, and the blocking
+    calls the host-stall check reads: timeline.blocking_sample), else the latency sample's join;
+    the copies, the row counts, and the memory-operation summaries (with medians or not; None: none)."""
     if medians:
-        summaries.api_stats(other)  # gives the groups too
+        summaries.api_stats(other, T.blocking_sample(other))  # gives the groups and the blocking calls too
     else:
         T.queue_delays(other)
     summaries.api_groups(other)

@@ -207,7 +207,8 @@ class KernelReader:
         side = launches.kernel_side(self.cap)
         self.groups.launch_sample, spec = side if side else (None, None)
         for start, end, pid_bits, dev, graph, short, last, g1, g2, *sampled in self.cap.chunks(
-                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids, sample=spec):
+                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids,
+                samples=[spec] if spec else []):
             if sampled:
                 self.groups.launch_sample.add(len(start), *sampled)
             name = np.where(short != -1, short, np.where(last != -1, last, 0))  # name_expr's coalesce

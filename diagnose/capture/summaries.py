@@ -176,20 +176,24 @@ API_KEY = "(((coalesce(globalTid, 0) >> 24) & 16777215) << 32) | coalesce(nameId
 _NO_NAME = 0xFFFFFFFF
 
 
-def api_stats(cap: Capture) -> list[tuple]:
+def api_stats(cap: Capture, calls: tuple[str, list[str]] | None = None) -> list[tuple]:
     """((table, nameId or -1), total, count, avg, med, min, max, stddev) of CUDA API calls: one
     chunked read of every call's duration by (pid, nameId), which gives api_groups too, so --stats
-    reads the table once (cached per capture; the API thread reads it)."""
+    reads the table once (cached per capture; the API thread reads it). `calls`, a sample spec
+    (Capture.chunks), is taken by the same read: its arrays become cache entry "api_calls"."""
     if "api_stats" not in cap.cache:
         values, tot = GroupedValues(cap.rowid_span(RUNTIME)), Totals()
-        sample = None
+        sample, taken = None, []
         if cap.has(RUNTIME):
             side = launches.call_side(cap)  # the launch-latency sample's calls, taken by the same read
             sample, spec = side if side else (None, None)
+            specs = [x for x in (spec, calls) if x]
             for key, d, *sampled in cap.chunks(RUNTIME, [API_KEY, '"end" - start'], where='"end" IS NOT NULL',
-                                               sample=spec):
-                if sampled:
-                    sample.add(len(key), *sampled)
+                                               samples=specs):
+                if spec:
+                    sample.add(len(key), *sampled[:len(spec[1])])
+                if calls:
+                    taken.append(sampled[-len(calls[1]):])
                 uniq, inverse = chunk_groups(key)
                 codes = values.code_of(uniq)[inverse]
                 values.add_codes(codes, d)
@@ -200,6 +204,9 @@ def api_stats(cap: Capture) -> list[tuple]:
         values.merge_keys(lambda k: (RUNTIME, -1 if k & _NO_NAME == _NO_NAME else k & _NO_NAME))
         cap.cache["api_stats"] = values.stats()
         cap.cache["launch_sample_calls"] = sample
+        if calls:
+            cap.cache["api_calls"] = [np.concatenate(c) for c in zip(*taken)] if taken else [
+                np.empty(0, np.int64) for _ in calls[1]]
     return cap.cache["api_stats"]
 
 
