@@ -35,10 +35,6 @@ class SummaryRow:
     time_pct: float = 0.0
     extra: dict = field(default_factory=dict)
 
-    def as_list(self) -> list:
-        return [round1(self.time_pct), self.total, self.count, round1(self.avg), round1(self.med),
-                self.min, self.max, round1(self.stddev)]
-
 
 def round1(x: float | None) -> float | None:
     """One decimal, halves away from zero, as SQLite's round() in the nsys stats scripts."""
@@ -47,6 +43,15 @@ def round1(x: float | None) -> float | None:
     if x is None:
         return None
     return math.floor(abs(x) * 10 + 0.5) / 10 * (1 if x >= 0 else -1)
+
+
+def round1_all(values: list) -> list:
+    """round1 of each value, in numpy where none is None (the same IEEE steps: a --stats table of
+    18.5 k NVTX rows rounds 74 k values, 0.02 s one call at a time)."""
+    if None in values:
+        return [round1(x) for x in values]
+    x = np.array(values, dtype=np.float64)
+    return (np.floor(np.abs(x) * 10 + 0.5) / 10 * np.where(x >= 0, 1, -1)).tolist()
 
 
 def chunked_stats(cap: Capture, parts: list[tuple[str, list[str], list[str]]], seen=None,
@@ -455,8 +460,10 @@ def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) ->
         cols += ["Style"]
     cols.append("Name")
     out = []
-    for r in rows[:limit] if limit else rows:
-        row = r.as_list()
+    shown = rows[:limit] if limit else rows
+    columns = [round1_all([getattr(r, name) for r in shown]) for name in ("time_pct", "avg", "med", "stddev")]
+    for r, pct, avg, med, dev in zip(shown, *columns):
+        row = [pct, r.total, r.count, avg, med, r.min, r.max, dev]
         if key == "kernels":
             row += [r.extra.get("grid"), r.extra.get("block")]
         elif key == "nvtx":
