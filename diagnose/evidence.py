@@ -742,9 +742,14 @@ class Facts:
         return grouped
 
 
+_PLAIN = (str, int, bool, type(None))  # JSON as they are (exact types: not a subclass, not a float)
+
+
 def jsonable(value):
     """Dataclasses, tuples, sets and floats that JSON cannot hold (nan, inf) made plain. The plain
-    types are checked first by exact type: a --stats report holds hundreds of thousands of values."""
+    types are checked first by exact type, and a container's plain items are taken without a call
+    of their own: a --stats report holds hundreds of thousands of values (0.08 -> 0.05 s of CPU
+    for the 430 k of a 1 M-kernel export's)."""
     import math
 
     kind = type(value)
@@ -753,9 +758,9 @@ def jsonable(value):
     if kind is float:
         return value if math.isfinite(value) else None
     if kind is dict:
-        return {k if type(k) is str else str(k): jsonable(v) for k, v in value.items()}
+        return {k if type(k) is str else str(k): v if type(v) in _PLAIN else jsonable(v) for k, v in value.items()}
     if kind is list or kind is tuple:
-        return [jsonable(v) for v in value]
+        return [v if type(v) in _PLAIN else jsonable(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return jsonable(dataclasses.asdict(value))
     if isinstance(value, dict):

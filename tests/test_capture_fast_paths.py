@@ -263,3 +263,24 @@ def test_copies_with_an_undecided_pageable_flag_group_the_same_both_ways(tmp_pat
     # 34 pageable HtoD copies (srcKind 0); the undecided third of them counts as pageable neither way
     assert sum(c.pageable for c in untouched) == 34
     assert 0 < sum(c.pageable for c in folded) < 34
+
+
+def _blocking_both_ways(path):
+    """Each process's sync and synchronous-copy calls as the API read of --stats took them, and as
+    their own scan of the API table finds them."""
+    with open_capture(path) as cap:
+        S.api_stats(cap, T.blocking_sample(cap))
+        taken = "api_calls" in cap.cache
+        sampled = T._blocking_calls(cap)
+        cap.cache.pop("blocking_calls"), cap.cache.pop("api_calls", None)
+        return sampled, taken, T._blocking_calls(cap)
+
+
+@pytest.mark.parametrize("stem", CAPTURES)
+def test_blocking_calls_taken_by_the_api_read_equal_their_own_scan(stem):
+    """The host-stall check's blocking calls, taken by the one read of the API table that --stats
+    makes (names from StringIds, '_vNNNN' suffixes dropped), equal a scan of the table for the
+    names the API groups give, in the same (end, start) order."""
+    sampled, taken, scanned = _blocking_both_ways(shared_path("captures", f"{stem}.sqlite"))
+    assert sampled == scanned
+    assert taken or not scanned

@@ -271,3 +271,16 @@ def test_grouped_values_joined_from_regions_equal_one_reader():
         assert (shared._buf is not None) == (room >= cut), "one buffer unless a part outgrew its region"
         shared.codes = {k: i for i, k in enumerate("abc")}
         assert shared.stats() == want, (cut, room)
+
+
+def test_a_table_rounds_its_columns_as_round1_rounds_each_value():
+    """summary_table rounds whole columns in numpy: the same floats as round1 one value at a time,
+    on halves (away from zero), negatives, large values and a column holding a None."""
+    import random
+
+    rng = random.Random(13)
+    values = [rng.choice([rng.uniform(-1e6, 1e6), rng.randint(-10**6, 10**6) / 20, rng.uniform(0, 1e15),
+                          rng.randint(0, 10**15) + 0.05, 0.0, -0.0]) for _ in range(20_000)]
+    assert S.round1_all(values) == [S.round1(x) for x in values]
+    assert [str(x) for x in S.round1_all(values)] == [str(S.round1(x)) for x in values]  # -0.0 too
+    assert S.round1_all([1.25, None, -1.25]) == [1.3, None, -1.3]

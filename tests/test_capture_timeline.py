@@ -69,6 +69,46 @@ def test_busy_idle_and_overlap_match_brute_force(name):
     assert any(a.large_gaps for a in acts.values())
 
 
+def test_idle_while_the_other_peer_was_busy_matches_brute_force():
+    """Send/recv peers (a real 2-GPU export): the part of each GPU's large gaps in which the other
+    GPU was not idle too, against a pairwise overlap sum of the two GPUs' gaps."""
+    from diagnose.capture.facts import analyse
+    from diagnose.evidence import GpuTimeline
+
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    with open_capture(path) as cap:
+        gaps = {(a.pid, a.device): a.large_gaps for a in T.gpu_activity(cap)}
+    tls = {(g.pid, g.device): g for g in analyse([str(path)], with_summaries=False).facts.of(GpuTimeline)}
+    assert len(gaps) == 2
+    for key, own in gaps.items():
+        (other,) = [v for k, v in gaps.items() if k != key]
+        both = sum(max(0, min(e, f) - max(s, t)) for s, e in own for t, f in other)
+        assert tls[key].idle_while_peer_busy_ns == sum(e - s for s, e in own) - both > 0
+
+
+def test_intersection_of_idle_gaps_counted_point_by_point():
+    """facts._intersect on random sorted disjoint intervals (touching ones too), chained over three
+    GPUs as for three peers: its length equals the time points covered by all three."""
+    import random
+
+    from diagnose.capture import facts as F
+
+    def intervals(rng):
+        t, out = 0, []
+        for _ in range(rng.randint(0, 12)):
+            t += rng.choice([0, rng.randint(1, 9)])
+            out.append((t, t + rng.randint(1, 9)))
+            t = out[-1][1]
+        return out
+
+    rng = random.Random(13)
+    for _ in range(500):
+        lists = [intervals(rng) for _ in range(3)]
+        covered = [{x for s, e in one for x in range(s, e)} for one in lists]
+        got = F._intersect(F._intersect(*(F._intervals(x) for x in lists[:2])), F._intervals(lists[2]))
+        assert F._length(got) == len(covered[0] & covered[1] & covered[2])
+
+
 def test_launch_and_sync_accounting_matches_nsys_stats():
     """Kernel launches and synchronisation calls agree with the cuda_api_sum CSV."""
     path = shared_path("captures", "nsys-stats-2022.4", "gameoflife_a100_2022_1_cudaapisum.csv")
@@ -218,6 +258,27 @@ def test_collectives_matched_across_two_ranks_in_one_file():
                 doing[C.classify(name)] = doing.get(C.classify(name), 0) + inside
     assert late.doing_ns == doing and sum(doing.values()) > 0
     assert late.idle_ns == sum(hi - lo for lo, hi in waits) - sum(doing.values())
+
+
+def test_what_the_straggler_did_from_the_kept_kernels_equals_a_read_of_its_own(monkeypatch):
+    """The straggler's kernels come from the chunks the kernel read kept of its GPU; where it kept
+    too few (more kernels than SEQUENCE_KEPT), from a read of their own: the same sums either way."""
+    from diagnose.capture import kernels as K
+
+    def straggler():
+        with open_capture(shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")) as cap:
+            ranks = multirank.ranks_of([cap], {cap.name: T.gpu_activity(cap)})
+            late = multirank.analyse(ranks).straggler()
+            rank = next(r for r in ranks if r.label == late.label)
+            return late, K.kernel_groups(cap).kept(rank.pid, rank.device)
+
+    kept_late, kept = straggler()
+    monkeypatch.setattr(K, "SEQUENCE_KEPT", 100)  # the kernel read keeps too few: a read of its own
+    read_late, none = straggler()
+    assert kept is not None and sum(len(part[0]) for part in kept) > 100 and none is None
+    assert kept_late.doing_ns == read_late.doing_ns and sum(kept_late.doing_ns.values()) > 0
+    assert list(kept_late.doing_ns) == list(read_late.doing_ns)  # the same order (the report's JSON)
+    assert kept_late.idle_ns == read_late.idle_ns
 
 
 def test_collectives_of_each_rank_from_the_kernel_read_equal_a_sorted_query():

@@ -39,3 +39,16 @@ def test_each_summary_row_and_table_row_sits_on_one_line(stats_report):
 def test_floats_json_cannot_hold_become_null_and_tuples_lists():
     assert jsonable({"a": math.nan, 1: (math.inf, -math.inf, 2.5), "b": [True, None, "x"]}) == {
         "a": None, "1": [None, None, 2.5], "b": [True, None, "x"]}
+
+
+def test_plain_items_of_containers_pass_and_the_rest_is_made_plain_at_any_depth():
+    """Items taken without a call of their own (str, int, bool, None) stay as they are; a numpy
+    scalar, a set, a tuple and a non-finite float inside rows are still made plain."""
+    import numpy as np
+
+    rows = [{"name": "k", "count": 3, "ok": True, "med": None, "avg": math.nan, "n": np.int64(7),
+             "ids": {2}, "dims": (1, np.float64(math.inf))}]
+    out = jsonable({"summaries": {"f": {"kernels": rows}}})
+    (row,) = out["summaries"]["f"]["kernels"]
+    assert row == {"name": "k", "count": 3, "ok": True, "med": None, "avg": None, "n": 7, "ids": [2], "dims": [1, None]}
+    assert type(row["n"]) is int and json.loads(json.dumps(out)) == out

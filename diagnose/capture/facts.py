@@ -7,6 +7,7 @@ Record types that only captures produce live here, as evidence.py allows.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sqlite3
 import threading
@@ -197,28 +198,40 @@ def _turn_taking(tls: list[GpuTimeline], gaps: dict) -> None:
     peers = [g for g in tls if g.comm_ops.get("send_recv") and not g.comm_ops.get("all_reduce")]
     if len(peers) < 2 or not all((g.pid, g.device) in gaps for g in peers):
         return
+    idle = {(g.pid, g.device): _intervals(gaps[(g.pid, g.device)]) for g in peers}
     for g in peers:
         together = None  # the times every other peer was idle too
         for o in peers:
             if o is not g:
-                together = (gaps[(o.pid, o.device)] if together is None
-                            else _intersect(together, gaps[(o.pid, o.device)]))
-        own = gaps[(g.pid, g.device)]
-        g.idle_while_peer_busy_ns = sum(e - s for s, e in own) - sum(e - s for s, e in _intersect(own, together))
+                mine = idle[(o.pid, o.device)]
+                together = mine if together is None else _intersect(together, mine)
+        own = idle[(g.pid, g.device)]
+        g.idle_while_peer_busy_ns = _length(own) - _length(_intersect(own, together))
 
 
-def _intersect(a: list, b: list) -> list[tuple[int, int]]:
-    """Intersection of two sorted lists of disjoint (start, end) intervals."""
-    out, i, j = [], 0, 0
-    while i < len(a) and j < len(b):
-        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if s < e:
-            out.append((s, e))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return out
+def _intervals(pairs: list) -> np.ndarray:
+    """(start, end) pairs as an (n, 2) int64 array."""
+    return np.fromiter(itertools.chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
+
+
+def _length(intervals: np.ndarray) -> int:
+    return int((intervals[:, 1] - intervals[:, 0]).sum())
+
+
+def _intersect(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intersection of two sorted (n, 2) arrays of disjoint [start, end) intervals: the stretches
+    between consecutive boundaries of either that both cover (one sort of the boundaries, where a
+    two-pointer walk in Python took 0.05 s for two GPUs' 22 k and 27 k gaps)."""
+    if not len(a) or not len(b):
+        return np.empty((0, 2), dtype=np.int64)
+    at = np.concatenate((a[:, 0], a[:, 1], b[:, 0], b[:, 1]))
+    step = np.repeat(np.array([1, -1, 1, -1], dtype=np.int64), [len(a), len(a), len(b), len(b)])
+    order = np.argsort(at, kind="stable")
+    at, step = at[order], step[order]
+    last = np.append(at[1:] != at[:-1], True)  # each boundary once, its coverage after every step there
+    where, cover = at[last], np.cumsum(step)[last]
+    both = np.flatnonzero(cover[:-1] == 2)
+    return np.stack((where[both], where[both + 1]), axis=1)
 
 
 def launch_stats(cap: Capture) -> list[LaunchStats]:
@@ -502,12 +515,12 @@ def _in_background(cap: Capture, work, *args) -> tuple[threading.Thread, dict]:
 
 
 def _api_aggregates(other: Capture, medians: bool, memops: bool | None) -> None:
-    """The CUDA API groups (with every duration for --stats, and the calls of the launch-latency
-    sample, matched with the kernel read's once both are done: launch_stats), else the latency
-    sample's join; the copies, the row counts, and the memory-operation summaries (with medians
-    or not; None: none)."""
+    """The CUDA API groups (with every duration for --stats, the calls of the launch-latency
+    sample, matched with the kernel read's once both are done: launch_stats, and the blocking
+    calls the host-stall check reads: timeline.blocking_sample), else the latency sample's join;
+    the copies, the row counts, and the memory-operation summaries (with medians or not; None: none)."""
     if medians:
-        summaries.api_stats(other)  # gives the groups too
+        summaries.api_stats(other, T.blocking_sample(other))  # gives the groups and the blocking calls too
     else:
         T.queue_delays(other)
     summaries.api_groups(other)

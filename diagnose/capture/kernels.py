@@ -21,7 +21,7 @@ from diagnose.capture.reader import KERNEL, Capture, pid_of
 
 CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
 NO_DEVICE = 0xFFFFFF  # deviceId NULL: kept apart from every real ordinal
-SEQUENCE_KEPT = 1_000_000  # kernels per GPU kept for the pattern steps (memory: 16 bytes each)
+SEQUENCE_KEPT = 1_000_000  # kernels per GPU kept for the pattern steps and the straggler (memory: 25 bytes each)
 
 
 def start_ordered(parts: list, limit: int = SEQUENCE_KEPT) -> tuple[np.ndarray, np.ndarray]:
@@ -135,9 +135,10 @@ class KernelGroups:
     comm_kernels: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
     # the kernels of the launch-latency sample (launches.kernel_side), None without correlationIds
     launch_sample: launches.Sample | None = None
-    # (pid, device) -> [rows kept, [(start, name id) per chunk]]: each GPU's first SEQUENCE_KEPT
-    # kernels in rowid order, named as pattern steps name them (steps.pattern_steps reads no
-    # kernel again); empty when the table has no name column
+    # (pid, device) -> [rows kept, [(start, name id, end, class code) per chunk]]: each GPU's first
+    # SEQUENCE_KEPT kernels in rowid order, named as pattern steps name them (steps.pattern_steps
+    # reads no kernel again) and classed as the walk classes them (multirank reads no kernel again
+    # for what the straggler did); empty when the table has no name column
     sequences: dict[tuple[int, int], list] = field(default_factory=dict)
 
     @property
@@ -164,6 +165,12 @@ class KernelGroups:
             return None
         _, parts = self.sequences.get((pid, device), (0, []))
         return start_ordered(parts)
+
+    def kept(self, pid: int, device: int) -> list | None:
+        """The GPU's kernels as the read kept them, one (start, name id, end, class code) part per
+        chunk of rowids in rowid order, when it kept all of them (fewer than SEQUENCE_KEPT); else None."""
+        rows, parts = self.sequences.get((pid, device), (None, None))
+        return parts if rows is not None and rows < SEQUENCE_KEPT else None
 
     def comm_rows(self) -> dict[tuple[int, int], list[tuple[int, int, int]]]:
         """(pid, device) -> [(name id, count, total ns)] in name-id order."""
@@ -200,15 +207,16 @@ class KernelReader:
         side = launches.kernel_side(self.cap)
         self.groups.launch_sample, spec = side if side else (None, None)
         for start, end, pid_bits, dev, graph, short, last, g1, g2, *sampled in self.cap.chunks(
-                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids, sample=spec):
+                KERNEL, self.exprs, where='"end" IS NOT NULL', size=self.CHUNK, rowids=rowids,
+                samples=[spec] if spec else []):
             if sampled:
                 self.groups.launch_sample.add(len(start), *sampled)
             name = np.where(short != -1, short, np.where(last != -1, last, 0))  # name_expr's coalesce
+            cls = self._classes(short)
             if self.names:
-                self._keep_sequence(pid_bits, dev, start, last)
+                self._keep_sequence(pid_bits, dev, start, last, end, cls)
             gpu = gpu_key(pid_bits, dev)
             dur = end - start
-            cls = self._classes(short)
             self._fold_names(name, g1, g2, dur)
             self._fold_comm(gpu, short, cls, dur, start, rowids[-1])
             yield gpu, start, end, cls | (graph << 3)
@@ -219,16 +227,17 @@ class KernelReader:
             pass
         return self.groups
 
-    def _keep_sequence(self, pid_bits, dev, start, name):
-        """Each GPU's kernels (start, pattern name) in rowid order, up to SEQUENCE_KEPT."""
+    def _keep_sequence(self, pid_bits, dev, start, name, end, cls):
+        """Each GPU's kernels (start, pattern name, end, class) in rowid order, up to SEQUENCE_KEPT."""
         gpu = gpu_key(pid_bits & NO_DEVICE, dev)  # per (pid, device), as the walk and pattern steps group
         single = gpu[0] == gpu[-1] and (gpu == gpu[0]).all()
+        cols = (start, name, end, cls.astype(np.int8))
         for key in ([int(gpu[0])] if single else distinct(gpu).tolist()):
             kept = self.groups.sequences.setdefault(gpu_of(key), [0, []])
             room = SEQUENCE_KEPT - kept[0]
             if room > 0:
-                part = (start, name) if single else (start[gpu == key], name[gpu == key])
-                kept[1].append((part[0][:room], part[1][:room]))
+                mine = slice(None) if single else gpu == key
+                kept[1].append(tuple(c[mine][:room] for c in cols))
                 kept[0] += len(kept[1][-1][0])
 
     def _classes(self, short):

@@ -211,7 +211,7 @@ class Capture:
         return self.conn.execute(sql, params)
 
     def chunks(self, table: str, exprs: list[str], where: str = "1", size: int = 1 << 16, rowids: list | None = None,
-               sample: tuple[str, list[str]] | None = None):
+               samples: list[tuple[str, list[str]]] = ()):
         """Yield the integer values of `exprs` over `table` in rowid order: one list of int64
         arrays (one per expression, equal lengths) per chunk of `size` rowids.
 
@@ -221,26 +221,27 @@ class Capture:
         coalesces). A chunk holding a REAL where an integer belongs is read again with CASTs
         (truncated, as a cursor read would); a NULL or text there is a damaged export
         (sqlite3.DatabaseError). Memory: one chunk. `rowids`, when given, gets the (first, end)
-        rowid range of each chunk appended just before the chunk is yielded. `sample`, (condition,
-        expressions), adds one array per expression holding only the rows that meet the condition
-        (and give no NULL): one more group_concat that skips the others, so a sample of a table
-        costs no read of its own.
+        rowid range of each chunk appended just before the chunk is yielded. Each of `samples`,
+        (condition, expressions), adds one array per expression holding only the rows that meet
+        the condition (and give no NULL): one more group_concat that skips the others, so a
+        sample of a table costs no read of its own.
         """
         def select(cols, picked):
-            joined = " || ',' || ".join(f"({e})" for e in picked)
-            extra = f", group_concat(CASE WHEN {sample[0]} THEN {joined} END)" if sample else ""
+            extra = ""
+            for condition, values in picked:
+                joined = " || ',' || ".join(f"({e})" for e in values)
+                extra += f", group_concat(CASE WHEN {condition} THEN {joined} END)"
             return (f"SELECT count(*), {', '.join(f'group_concat({e})' for e in cols)}{extra} FROM {table} "
                     f"WHERE rowid >= ? AND rowid < ? AND ({where})")
 
         def parsed(n, texts):
             values = [_ints(t, n) for t in texts[:len(exprs)]]
-            if sample:
-                picked = _ints(texts[-1], None).reshape(-1, len(sample[1]))
-                values += list(picked.T)
+            for text, (_, picked) in zip(texts[len(exprs):], samples):
+                values += list(_ints(text, None).reshape(-1, len(picked)).T)
             return values
 
-        cast = [] if sample is None else [f"CAST(({e}) AS INTEGER)" for e in sample[1]]
-        sql = select(exprs, sample[1] if sample else [])
+        cast = [(condition, [f"CAST(({e}) AS INTEGER)" for e in values]) for condition, values in samples]
+        sql = select(exprs, samples)
         lo, hi = self.rowid_bounds(table)
         while lo is not None and lo <= hi:
             n, *texts = self.conn.execute(sql, (lo, lo + size)).fetchone()

@@ -35,10 +35,6 @@ class SummaryRow:
     time_pct: float = 0.0
     extra: dict = field(default_factory=dict)
 
-    def as_list(self) -> list:
-        return [round1(self.time_pct), self.total, self.count, round1(self.avg), round1(self.med),
-                self.min, self.max, round1(self.stddev)]
-
 
 def round1(x: float | None) -> float | None:
     """One decimal, halves away from zero, as SQLite's round() in the nsys stats scripts."""
@@ -47,6 +43,15 @@ def round1(x: float | None) -> float | None:
     if x is None:
         return None
     return math.floor(abs(x) * 10 + 0.5) / 10 * (1 if x >= 0 else -1)
+
+
+def round1_all(values: list) -> list:
+    """round1 of each value, in numpy where none is None (the same IEEE steps: a --stats table of
+    18.5 k NVTX rows rounds 74 k values, 0.02 s one call at a time)."""
+    if None in values:
+        return [round1(x) for x in values]
+    x = np.array(values, dtype=np.float64)
+    return (np.floor(np.abs(x) * 10 + 0.5) / 10 * np.where(x >= 0, 1, -1)).tolist()
 
 
 def chunked_stats(cap: Capture, parts: list[tuple[str, list[str], list[str]]], seen=None,
@@ -176,20 +181,24 @@ API_KEY = "(((coalesce(globalTid, 0) >> 24) & 16777215) << 32) | coalesce(nameId
 _NO_NAME = 0xFFFFFFFF
 
 
-def api_stats(cap: Capture) -> list[tuple]:
+def api_stats(cap: Capture, calls: tuple[str, list[str]] | None = None) -> list[tuple]:
     """((table, nameId or -1), total, count, avg, med, min, max, stddev) of CUDA API calls: one
     chunked read of every call's duration by (pid, nameId), which gives api_groups too, so --stats
-    reads the table once (cached per capture; the API thread reads it)."""
+    reads the table once (cached per capture; the API thread reads it). `calls`, a sample spec
+    (Capture.chunks), is taken by the same read: its arrays become cache entry "api_calls"."""
     if "api_stats" not in cap.cache:
         values, tot = GroupedValues(cap.rowid_span(RUNTIME)), Totals()
-        sample = None
+        sample, taken = None, []
         if cap.has(RUNTIME):
             side = launches.call_side(cap)  # the launch-latency sample's calls, taken by the same read
             sample, spec = side if side else (None, None)
+            specs = [x for x in (spec, calls) if x]
             for key, d, *sampled in cap.chunks(RUNTIME, [API_KEY, '"end" - start'], where='"end" IS NOT NULL',
-                                               sample=spec):
-                if sampled:
-                    sample.add(len(key), *sampled)
+                                               samples=specs):
+                if spec:
+                    sample.add(len(key), *sampled[:len(spec[1])])
+                if calls:
+                    taken.append(sampled[-len(calls[1]):])
                 uniq, inverse = chunk_groups(key)
                 codes = values.code_of(uniq)[inverse]
                 values.add_codes(codes, d)
@@ -200,6 +209,9 @@ def api_stats(cap: Capture) -> list[tuple]:
         values.merge_keys(lambda k: (RUNTIME, -1 if k & _NO_NAME == _NO_NAME else k & _NO_NAME))
         cap.cache["api_stats"] = values.stats()
         cap.cache["launch_sample_calls"] = sample
+        if calls:
+            cap.cache["api_calls"] = [np.concatenate(c) for c in zip(*taken)] if taken else [
+                np.empty(0, np.int64) for _ in calls[1]]
     return cap.cache["api_stats"]
 
 
@@ -448,8 +460,10 @@ def summary_table(key: str, rows: list[SummaryRow], limit: int | None = None) ->
         cols += ["Style"]
     cols.append("Name")
     out = []
-    for r in rows[:limit] if limit else rows:
-        row = r.as_list()
+    shown = rows[:limit] if limit else rows
+    columns = [round1_all([getattr(r, name) for r in shown]) for name in ("time_pct", "avg", "med", "stddev")]
+    for r, pct, avg, med, dev in zip(shown, *columns):
+        row = [pct, r.total, r.count, avg, med, r.min, r.max, dev]
         if key == "kernels":
             row += [r.extra.get("grid"), r.extra.get("block")]
         elif key == "nvtx":
