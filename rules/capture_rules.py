@@ -135,6 +135,40 @@ def given_vs_recorded(facts: Facts, predictions=None):
         yield from _model_contradiction(w.model, recorded)
 
 
+@rule("capture.prediction_needs_gpu", "insufficient_data")
+def prediction_needs_gpu(facts: Facts, predictions=None):
+    """--model asks for a predicted step, and the roofline needs the GPU model too: from --gpu, or
+    from a name in the export's GPU inventory (TARGET_INFO_GPU) that the catalog knows. With
+    neither, say so and ask for --gpu, instead of a report that silently predicts nothing."""
+    from diagnose.evidence import GpuFact
+    from rules import catalog
+
+    given = next((w for w in facts.of(Workload) if w.source == GIVEN), None)
+    if given is None or not given.model or given.gpu:
+        return
+    if isinstance(predictions, CapturePrediction) and predictions.expected is not None:
+        return
+    named = [g for g in facts.of(GpuFact) if g.name]
+    if any(catalog.find_gpu(name=g.name) for g in named):
+        return  # the GPU is known; what stopped the prediction is the model (its own error or check)
+    if named:
+        why = f"the export names {', '.join(dict.fromkeys(g.name for g in named))}, which the catalog lacks"
+        evidence = [ev(named[0], "GPU named in the export", named[0].name)]
+    else:
+        infos = facts.of(CaptureInfo)
+        bare = [i for i in infos if any(m.startswith("TARGET_INFO_GPU") for m in i.missing_tables)]
+        why = (f"{', '.join(i.file for i in bare)} has no GPU inventory (no TARGET_INFO_GPU table, nsys "
+               f"{bare[0].product_version or 'unknown version'})" if bare else "the export lists no GPU by name")
+        evidence = [ev(bare[0] if bare else infos[0] if infos else GIVEN, "GPUs named in TARGET_INFO_GPU", 0)]
+    ask = (f"the GPU model: run the same command with `--gpu NAME` (the catalog's name for the GPU the capture "
+           f"ran on, as for `diagnose predict`) to compare the steps with {given.model}'s prediction")
+    yield make("capture.prediction_needs_gpu", "insufficient_data", "info", 0.0,
+               f"No prediction for --model {given.model}: the GPU model is not known",
+               f"The roofline needs the GPU's bandwidth and FLOP/s, and {why}; the step, all-reduce and efficiency "
+               "checks against the prediction could not run.", evidence,
+               fix="Give the GPU with --gpu NAME.", ask=ask)
+
+
 @rule("capture.layout_does_not_fit", "other")
 def layout_does_not_fit(facts: Facts, predictions=None):
     """The capture ran, so its model fit the GPUs it ran on. When the layout and GPU the prediction

@@ -394,3 +394,22 @@ def test_pp_capture_counts_every_stage_as_gpus_working_together():
     with sqlite3.connect(f"file:{PP2}?mode=ro", uri=True) as db:
         gpus = db.execute("SELECT count(DISTINCT deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
     assert gpus == 2 and row(f, "GPUs working together")["measured"] == gpus
+
+
+def test_model_without_a_known_gpu_asks_for_gpu():
+    """ut9b: the nsys 2026.2 fastvideo export has no TARGET_INFO_GPU, so --model alone cannot be
+    predicted; the report says so and asks for --gpu under Next, and --gpu gives the prediction."""
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:  # the premise, from the file itself
+        assert not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'TARGET_INFO_GPU'").fetchall()
+    rep = report(path, "--model", "llama-3-8b", "--tp", "2")
+    assert rep["predictions"] == {}
+    (f,) = findings(rep, "capture.prediction_needs_gpu")
+    assert f["category"] == "insufficient_data" and "TARGET_INFO_GPU" in f["summary"] and "--gpu NAME" in f["ask"]
+    assert "--gpu NAME" in rep["verdict"]["summary"]
+    assert "(capture.prediction_needs_gpu)" in run(path, "--model", "llama-3-8b", "--tp", "2").stdout
+    given = report(path, "--model", "llama-3-8b", "--tp", "2", "--gpu", "h100-sxm")
+    assert given["predictions"] and not findings(given, "capture.prediction_needs_gpu")
+    assert not findings(report(path), "capture.prediction_needs_gpu")  # no model asked for, nothing to predict
+    # an export whose inventory names a catalog GPU predicts from it without --gpu
+    assert not findings(report(HEALTHY, "--model", "llama-3-70b"), "capture.prediction_needs_gpu")
