@@ -156,7 +156,7 @@ def prediction_needs_gpu(facts: Facts, predictions=None):
         evidence = [ev(named[0], "GPU named in the export", named[0].name)]
     else:
         infos = facts.of(CaptureInfo)
-        bare = [i for i in infos if any(m.startswith("TARGET_INFO_GPU") for m in i.missing_tables)]
+        bare = [i for i in infos if any(m.split(":")[0] == "TARGET_INFO_GPU" for m in i.missing_tables)]
         why = (f"{', '.join(i.file for i in bare)} has no GPU inventory (no TARGET_INFO_GPU table, nsys "
                f"{bare[0].product_version or 'unknown version'})" if bare else "the export lists no GPU by name")
         evidence = [ev(bare[0] if bare else infos[0] if infos else GIVEN, "GPUs named in TARGET_INFO_GPU", 0)]
@@ -250,7 +250,7 @@ def trace_present(facts: Facts, predictions=None):
     missing and how to capture them (`nsys profile --trace=cuda,nvtx,osrt --cuda-graph-trace=node`),
     instead of failing."""
     for info in facts.of(CaptureInfo):
-        lacks = [m for m in info.missing_tables if m.startswith("CUPTI_ACTIVITY_KIND_KERNEL")]
+        lacks = [m for m in info.missing_tables if m.split(":")[0] == "CUPTI_ACTIVITY_KIND_KERNEL"]
         if lacks or not info.kernel_rows:
             yield need(
                 "capture.trace_present",
@@ -501,8 +501,12 @@ def straggler(facts: Facts, predictions=None):
 def host_bound(facts: Facts, predictions=None):
     """If the GPU drains, the host synchronises (or copies synchronously) and only then prepares
     the next work, the GPU idles for the host's whole turn. Idle gaps >= 50 us that begin at a
-    blocking call measure exactly that."""
+    blocking call measure exactly that. An export without the CUDA API table cannot tell a gap
+    after a blocking call from any other: no verdict either way (the Captures table names the table)."""
+    no_api = {i.source for i in facts.of(CaptureInfo) if not i.runtime_rows}
     for g in _gpus(facts):
+        if g.source in no_api:
+            continue
         share = g.host_stall_ns / g.span_ns
         idle = g.large_gap_ns - g.host_stall_ns
         evidence = [

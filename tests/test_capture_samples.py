@@ -413,3 +413,44 @@ def test_model_without_a_known_gpu_asks_for_gpu():
     assert not findings(report(path), "capture.prediction_needs_gpu")  # no model asked for, nothing to predict
     # an export whose inventory names a catalog GPU predicts from it without --gpu
     assert not findings(report(HEALTHY, "--model", "llama-3-70b"), "capture.prediction_needs_gpu")
+
+
+def _trimmed(tmp_path, name, *sql):
+    """A copy of a shared export with `sql` applied: what a trimmed or newer export may lack."""
+    import shutil
+
+    path = tmp_path / name
+    shutil.copy(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), path)
+    path.chmod(0o644)
+    with sqlite3.connect(path) as db:
+        for statement in sql:
+            db.execute(statement)
+    return path
+
+
+def test_missing_grid_columns_are_named_not_read_as_one_block_grids(tmp_path):
+    """ut9b: without gridX/Y/Z every kernel read as a 1-block grid (99.1 % of SM time empty; the
+    real export's grids give 76.9 %, its worst kernel 25 blocks)."""
+    real = report(shared_path("captures", "gameoflife_a100_2022_1.sqlite"))
+    (f,) = findings(real, "capture.small_grids")
+    assert "76.9%" in f["title"] and any(e["detail"].endswith(": 25 block(s)") for e in f["evidence"])
+    path = _trimmed(tmp_path, "g.sqlite", *(f"ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN {c}"
+                                            for c in ("gridX", "gridY", "gridZ")))
+    rep = report(path)
+    assert not findings(rep, "capture.small_grids")
+    (row,) = rep["tables"]["Captures"]["rows"]
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.gridX/gridY/gridZ" in row[-1]
+    assert not findings(rep, "capture.trace_present")  # the kernel table itself is there
+
+
+def test_missing_api_table_leaves_host_stalls_undecided(tmp_path):
+    """ut9b: without CUPTI_ACTIVITY_KIND_RUNTIME the host check passed citing that table ("gaps that
+    began at a host sync: 0 ms") and the largest gap's thread "ran no CUDA call"."""
+    real = report(shared_path("captures", "gameoflife_a100_2022_1.sqlite"))
+    assert findings(real, "capture.host_bound")
+    rep = report(_trimmed(tmp_path, "r.sqlite", "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME"))
+    assert not findings(rep, "capture.host_bound")
+    assert "Largest idle gaps: the CPU side" not in rep["tables"]
+    assert not [e for f in rep["findings"] for e in f["evidence"] if "CUPTI_ACTIVITY_KIND_RUNTIME" in e["source"]]
+    assert "CUPTI_ACTIVITY_KIND_RUNTIME" in rep["tables"]["Captures"]["rows"][0][-1]
+    assert findings(rep, "capture.launch_bound")  # from the kernel table's gaps alone

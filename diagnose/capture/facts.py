@@ -21,7 +21,16 @@ from diagnose.capture import kernels as K
 from diagnose.capture import steps as S
 from diagnose.capture import timeline as T
 from diagnose.capture.kernels import kernel_groups
-from diagnose.capture.reader import KERNEL, NVTX, RUNTIME, Capture, one_line, open_capture, read_error
+from diagnose.capture.reader import (
+    GRID_COLUMNS,
+    KERNEL,
+    NVTX,
+    RUNTIME,
+    Capture,
+    one_line,
+    open_capture,
+    read_error,
+)
 from diagnose.errors import InputError
 from diagnose.evidence import (
     CaptureInfo,
@@ -95,6 +104,8 @@ def grid_use(cap: Capture) -> GridUse | None:
     the smallest when several kinds ran). From the kernel read's per-(name, grid, block) groups.
     Communication kernels are left out: their block count is NCCL's channel count, sized for the
     links, not for the SMs."""
+    if cap.lacks_columns(KERNEL, GRID_COLUMNS):  # no grid sizes is not 1-block grids (Captures' "missing" says)
+        return None
     sms = [(g.sm_count, g.name) for g in cap.gpus() if g.used and g.sm_count]
     groups = kernel_groups(cap).by_name
     if not sms or not len(groups):
