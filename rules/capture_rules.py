@@ -36,6 +36,7 @@ from rules.predictions import CaptureExpectation, CapturePrediction
 # Thresholds (fractions of a GPU's active span unless stated).
 EXPOSED_COMM_WARN = 0.25  # exposed communication / busy time
 LAUNCH_GAP_SHARE = 0.10  # time lost in short (< 50 us) kernel-to-kernel gaps
+LAUNCH_MIN_GAPS = 100  # ... over at least this many gaps: fewer are a few pauses, not a launch rate
 IDLE_SHARE_BUBBLE = 0.20  # idle time of a pipeline stage
 HOST_STALL_SHARE = 0.15  # idle time that began at a host sync / synchronous copy
 HOST_IDLE_SHARE = 0.5  # idle in long gaps with nothing queued at all
@@ -400,8 +401,9 @@ def allreduce_fabric(facts: Facts, predictions=None):
 
 
 def _launch_limited(g: GpuTimeline, facts: Facts) -> bool:
-    """The GPU loses a tenth of its span in short gaps between kernels (see launch_bound)."""
-    return g.small_gap_ns >= LAUNCH_GAP_SHARE * g.span_ns and g.small_gaps >= 100
+    """The GPU loses a tenth of its span in short gaps between kernels, over enough gaps to be a
+    launch pattern rather than a few pauses (see launch_bound)."""
+    return g.small_gap_ns >= LAUNCH_GAP_SHARE * g.span_ns and g.small_gaps >= LAUNCH_MIN_GAPS
 
 
 @rule("capture.launch_bound", "launch_bound", "eager_mode")
@@ -417,6 +419,8 @@ def launch_bound(facts: Facts, predictions=None):
             ev(_where(g), "GPU idle in gaps < 50 us between kernels", ns_to_ms(g.small_gap_ns), None, "ms"),
             ev(_where(g), "share of the GPU's active span lost in those gaps", _pct(g.small_gap_ns, g.span_ns),
                f"< {int(LAUNCH_GAP_SHARE * 100)}", "%"),
+            ev(_where(g), f"gaps < 50 us (launch-bound takes at least {LAUNCH_MIN_GAPS} as well as the share)",
+               g.small_gaps, f"< {LAUNCH_MIN_GAPS}", None),
             ev(_where(g), "kernels / of them shorter than 10 us", g.kernels, None, None),
             ev(_where(g), "short kernels", g.short_kernels, None, None),
         ]
@@ -449,8 +453,11 @@ def launch_bound(facts: Facts, predictions=None):
                 refs=[REFS["graphs"]],
             )
         else:
+            few = g.small_gap_ns >= LAUNCH_GAP_SHARE * g.span_ns  # the share alone would have called it
             yield passed("capture.launch_bound", "Kernel launches keep up with the GPU" + _tag(facts, g.pid, g.device),
-                         f"{_pct(g.small_gap_ns, g.span_ns)}% of {g.gpu}'s span lost in short gaps.", evidence, 0.6)
+                         f"{_pct(g.small_gap_ns, g.span_ns)}% of {g.gpu}'s span lost in short gaps"
+                         + (f", but over only {g.small_gaps} gaps (fewer than {LAUNCH_MIN_GAPS}): a few pauses, not "
+                            "a launch rate the CPU cannot keep." if few else "."), evidence, 0.6)
 
 
 @rule("capture.straggler", "straggler")
@@ -470,7 +477,10 @@ def straggler(facts: Facts, predictions=None):
             ev(s.source, "time the other ranks waited for it (arrival skew, summed)", ns_to_ms(s.total_wait_ns),
                None, "ms"),
             ev(s.source, "mean wait per late collective", round(s.mean_wait_ns / 1e3, 1), None, "us"),
-            ev(s.source, "next worst rank's total", ns_to_ms(s.runner_up_wait_ns), None, "ms"),
+            ev(s.source, "the other ranks' waiting for it, share of the span", _pct(s.total_wait_ns, span),
+               f"< {int(STRAGGLER_WAIT_SHARE * 100)}", "%"),
+            ev(s.source, "next worst rank's total (a lone straggler: at most half of its own)",
+               ns_to_ms(s.runner_up_wait_ns), f"> {ns_to_ms(s.total_wait_ns / 2)}", "ms"),
             ev(s.source, "what it ran while the others waited (CUPTI_ACTIVITY_KIND_KERNEL)", doing or "nothing",
                None, None),
             ev(s.source, "of that, GPU idle", ns_to_ms(s.idle_ns), None, "ms"),
@@ -491,9 +501,12 @@ def straggler(facts: Facts, predictions=None):
                     "its PCIe/NVLink links and NUMA binding; look for extra work on that rank (logging, sampling).",
             )
         else:
+            why = ("no rank arrives last in most collectives alone" if not lone else
+                   f"{s.rank} arrives last most often, but the others' waiting for it is under "
+                   f"{int(STRAGGLER_WAIT_SHARE * 100)}% of the span")
             yield passed("capture.straggler", "No rank holds the others back",
                          f"Arrival skew totals {ns_to_ms(s.total_wait_ns)} ms "
-                         f"({_pct(s.total_wait_ns, span)}% of the span).",
+                         f"({_pct(s.total_wait_ns, span)}% of the span): {why}.",
                          evidence, 0.6)
 
 

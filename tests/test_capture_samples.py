@@ -454,3 +454,22 @@ def test_missing_api_table_leaves_host_stalls_undecided(tmp_path):
     assert not [e for f in rep["findings"] for e in f["evidence"] if "CUPTI_ACTIVITY_KIND_RUNTIME" in e["source"]]
     assert "CUPTI_ACTIVITY_KIND_RUNTIME" in rep["tables"]["Captures"]["rows"][0][-1]
     assert findings(rep, "capture.launch_bound")  # from the kernel table's gaps alone
+
+
+def _within(e) -> bool:
+    """An evidence row whose measured value meets its expected '< x' / '> x'."""
+    m = re.fullmatch(r"([<>])\s*([\d.]+)", str(e.get("expected") or ""))
+    if not m or not isinstance(e.get("measured"), (int, float)):
+        return False
+    return e["measured"] < float(m[2]) if m[1] == "<" else e["measured"] > float(m[2])
+
+
+@pytest.mark.parametrize("name, rule", [("gameoflife_a100_2022_1.sqlite", "capture.launch_bound"),
+                                        ("nsysai_h100x2_fastvideo_train_before.sqlite", "capture.straggler")])
+def test_a_passed_check_shows_the_test_that_passed_it(name, rule):
+    """ut9b: launch_bound passed gameoflife (61.8 % of the span in short gaps, 'expected < 10') on a
+    hidden 'at least 100 gaps' (there were 99); straggler passed fastvideo (rank 1 last at 22 of 33,
+    'expected < 17') on a 5 % wait share no row showed. Each pass now has a row within its bound."""
+    (f,) = findings(report(shared_path("captures", name)), rule)[:1]
+    assert f["severity"] == "ok"
+    assert any(_within(e) for e in f["evidence"]), f["evidence"]
