@@ -108,3 +108,30 @@ def test_two_gpu_models_listed_for_one_job_are_still_mixed(tmp_path):
     report = ticket(tmp_path, "# TP=2 slow\n\nvLLM with tensor-parallel-size 2 is slower than one GPU.\n\n"
                               "- GPU 0: H100 PCIe\n- GPU 1: A100 SXM4\n")
     assert [f["category"] for f in findings(report, "ticket.mixed_gpus")] == ["straggler"]
+
+
+# --------------------------------------------------------------------------- nccl-tests#44
+
+N44 = (ISSUES / "nccl-tests-44-2080ti-nvlink-bridge.txt").read_text()
+
+
+def test_two_bridged_gpus_above_pcie_are_judged_on_their_nvlink(tmp_path):
+    """nccl-tests#44: 2x RTX 2080 Ti reach 21.86 GB/s busbw, above PCIe Gen3's 15.75 GB/s line rate. With two GPUs
+    the ring is GPU0<->GPU1 with no PCIe hop to share, so the NVLink bridge carries it: judged against the
+    bridge's 2 links (50 GB/s per direction, ~40 typical), not passed as 'rings over NVLink pairs use PCIe
+    both ways' (ut9b)."""
+    (busbw,) = findings(ticket(tmp_path, N44, "nccl44"), "nccl.busbw")
+    assert busbw["severity"] != "ok" and "NVLink 2" in busbw["title"] and "55%" in busbw["title"]
+    assert busbw["evidence"][0]["measured"] == 21.86 and busbw["evidence"][0]["expected"] == 40.0
+    # the negation: the same two cards at a rate PCIe carries are judged against PCIe
+    def capped(line):  # every algbw/busbw at most 10 GB/s, the table's layout kept
+        cols = line.split()
+        if len(cols) < 11 or not cols[0].isdigit():
+            return line
+        for i in (-7, -6, -3, -2):  # algbw, busbw of out-of-place and in-place (the paste drops redop)
+            cols[i] = f"{min(float(cols[i]), 10.0):.2f}"
+        return "  ".join(cols)
+
+    slow = "\n".join(capped(line) for line in N44.splitlines())
+    (pcie,) = findings(ticket(tmp_path, slow, "slow"), "nccl.busbw")
+    assert "PCIe" in pcie["title"] or "pcie3" in json.dumps(pcie["evidence"])
