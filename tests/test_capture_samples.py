@@ -283,6 +283,20 @@ def test_the_same_export_through_a_link_is_refused(tmp_path):
     assert "rank1.sqlite" in line and "given twice" in line and HEALTHY.name in line
 
 
+def test_a_copy_of_an_export_is_not_a_second_rank(tmp_path):
+    """ut9b: a byte-identical copy under another name was read as a second rank (both pid 23009 cuda:0)."""
+    import shutil
+
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(HEALTHY, copy)
+    result = run(HEALTHY, copy)
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "copy.sqlite" in line and "the same capture as" in line and HEALTHY.name in line
+    # four ranks' exports of one run: four sessions, each its own start
+    assert run(*STRAGGLERS).exit_code in (0, 1)
+
+
 # ---------------------------------------------------------------- NVTX summary size
 
 

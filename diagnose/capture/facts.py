@@ -277,6 +277,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
             if names and i < len(names):
                 cap.path = type(cap.path)(names[i])
             caps.append(cap)
+        _refuse_same_session(caps)
         activities: dict[str, list] = {}
         for cap in caps:
             rest = _guarded(cap, _analyse_one, cap, result, activities, step_name, with_summaries, medians, nvtx_gpu)
@@ -328,6 +329,22 @@ def _refuse_repeats(paths: list[str]) -> None:
             same = "" if str(seen[key]) == str(path) else f" (the same file as {seen[key]})"
             raise InputError(f"{path}: given twice{same}; give each rank's export once")
         seen[key] = path
+
+
+def _refuse_same_session(caps: list[Capture]) -> None:
+    """A copy of an export (or the same report exported twice) is not a second rank: two ranks'
+    captures are two nsys sessions, so one session start on one host, with the same processes and
+    GPUs and the same kernel rows, is one capture given twice."""
+    seen: dict[tuple, Capture] = {}
+    for cap in caps:
+        start = cap.session_start_utc_ns()
+        if start is None:
+            continue
+        key = (start, cap.meta.get("EXPORT_HOST"), cap.count(KERNEL), tuple(cap.used_devices()))
+        if key in seen:
+            raise InputError(f"{cap.path}: the same capture as {seen[key].path} (session start {start} ns, the same "
+                             "processes, GPUs and kernels); give each rank's export once")
+        seen[key] = cap
 
 
 def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nvtx_gpu=False) -> _Rest:
