@@ -371,7 +371,8 @@ def tables(result, full_stats: bool) -> dict:
             "columns": ["GPU", "at ms", "gap ms", "CPU thread", "longest CUDA call in it", "its ms", "NVTX range",
                         "work launched by", "launched after ms"],
             "rows": [[f"pid {c.pid} cuda:{c.device}", ns_to_ms(c.start_ns), ns_to_ms(c.gap_ns),
-                      tid_of(c.launch_tid) if c.launch_tid is not None else None, c.cpu_call or "-",
+                      # a thread id is an id, not a quantity: a string, printed without separators
+                      str(tid_of(c.launch_tid)) if c.launch_tid is not None else None, c.cpu_call or "-",
                       ns_to_ms(c.cpu_call_ns), c.nvtx or "-", c.launch_call or "-",
                       ns_to_ms(c.launch_lead_ns) if c.launch_lead_ns is not None else None] for c in causes],
             "note": "The work that ended each gap leads to its launch call (correlationId) and thread; the CUDA call "

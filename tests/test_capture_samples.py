@@ -487,3 +487,12 @@ def test_a_passed_check_shows_the_test_that_passed_it(name, rule):
     (f,) = findings(report(shared_path("captures", name)), rule)[:1]
     assert f["severity"] == "ok"
     assert any(_within(e) for e in f["evidence"]), f["evidence"]
+
+
+def test_thread_ids_print_without_separators():
+    """ut9b: the largest-gap table printed 'CPU thread 3,410,277', a quantity's separators on an id."""
+    path = shared_path("captures", "fuser_h100x8node_matmul_2024_6.sqlite")
+    rows = report(path)["tables"]["Largest idle gaps: the CPU side"]["rows"]
+    assert rows and all(isinstance(r[3], str) and r[3].isdigit() for r in rows if r[3] is not None)
+    text = run(path, "--fail-on", "never").stdout
+    assert "3,410,277" not in text and "3410277" in text
