@@ -201,6 +201,22 @@ def test_a_bad_file_inside_a_folder_is_listed_and_the_rest_judged(tmp_path):
     assert f"{only_bad} (no node report among its *.json files)" in result.stderr and "x.json" in result.stderr
 
 
+def test_an_outlying_link_count_prints_as_a_count(tmp_path):
+    """ut9b: the fleet table printed a node with two NVLinks down as '16.0 !'."""
+    folder = tmp_path / "reports"
+    shutil.copytree(SAMPLES, folder)
+    path = folder / "hgx-h100-smi-p2p-bidirectional.json"
+    report = json.loads(path.read_text())
+    down = [link for link in report["facts"]["nv_link_fact"] if link["gpu"] == 0][:2]
+    for link in down:
+        link["active"] = False
+    path.write_text(json.dumps(report))
+    rows = json.loads(invoke("fleet", folder, "--json").output)["tables"]["Fleet"]["rows"]
+    (row,) = [r for r in rows if r[0] == "hgx-h100-smi-p2p-bidirectional"]
+    assert row[-1] == "16 !"
+    assert "16.0" not in invoke("fleet", folder).stdout
+
+
 def test_bad_input_exits_2(tmp_path):
     ticket = tmp_path / "ticket.json"
     ticket.write_text(json.dumps(Report(kind="ticket").to_dict()))
