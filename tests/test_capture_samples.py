@@ -496,3 +496,19 @@ def test_thread_ids_print_without_separators():
     assert rows and all(isinstance(r[3], str) and r[3].isdigit() for r in rows if r[3] is not None)
     text = run(path, "--fail-on", "never").stdout
     assert "3,410,277" not in text and "3410277" in text
+
+
+def test_kernels_that_end_before_they_start_are_a_damaged_export(tmp_path):
+    """ut9b: kernel rows with end < start were summed as negative durations ('-0.001 ms'), exit 0."""
+    import shutil
+
+    path = tmp_path / "negative.sqlite"
+    shutil.copy(HEALTHY, path)
+    path.chmod(0o644)
+    with sqlite3.connect(path) as db:
+        db.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start - 1000 '
+                   "WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 3)")
+    result = run(path)
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "negative.sqlite: damaged export: 3 CUPTI_ACTIVITY_KIND_KERNEL row(s) end before they start" in line
