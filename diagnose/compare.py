@@ -252,6 +252,9 @@ def _shown(m: Metric):
     return ("up" if m.value else "down") if m.name == "active" else m.value
 
 
+MAX_ROWS_SHOWN = 40  # beyond this many metrics the diff table shows only those beyond the threshold
+
+
 def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=("A", "B")) -> Report:
     """Report (kind 'compare') of B against A: a table of deltas, one finding per regressed group.
 
@@ -303,12 +306,16 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
              (f"better, {unlike}" if layouts else "better") if d.better_by() > threshold else "")]
         for d in deltas
     ]
+    within = [r for r in rows if not r[-1]]
+    hidden = len(within) if len(rows) > MAX_ROWS_SHOWN else 0  # 8 GPUs' P2P pairs: 200 rows, 198 unchanged
     tables = {
         f"{labels[0]} → {labels[1]}": {
             # A and B, not the file names: two long names as headers split the table in two at 100 columns
             "columns": ["group", "key", "metric", "A", "B", "unit", "change %", f"beyond {threshold:.0%}"],
-            "rows": rows,
+            "rows": [r for r in rows if r[-1]] if hidden else rows,
             "note": f"A: {labels[0]}; B: {labels[1]}."
+                    + (f" {hidden} of {len(rows)} metrics within {threshold:.0%} not shown (facts.metric_delta in "
+                       "--json has every one)." if hidden else "")
                     + (" Only in one run (not compared): " + "; ".join(only) + "." if only else ""),
         }
     }

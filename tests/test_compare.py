@@ -260,6 +260,26 @@ def test_captures_of_unrelated_programs_are_not_a_regression():
                 if x["rule"] == "compare.workload_differs"]
 
 
+def test_a_large_diff_table_shows_what_moved(tmp_path):
+    """ut9b: two 8-GPU node reports printed 198 unchanged P2P rows before the findings. Beyond
+    MAX_ROWS_SHOWN metrics the table keeps those beyond the threshold and says how many it left out;
+    facts.metric_delta keeps every one."""
+    from diagnose.compare import MAX_ROWS_SHOWN
+
+    a = REPO / "samples" / "fleet" / "hgx-h100-smi-p2p-bidirectional.json"
+    report = json.loads(a.read_text())
+    for link in [x for x in report["facts"]["nv_link_fact"] if x["gpu"] == 0][:2]:
+        link["active"] = False
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(report))
+    out = json.loads(run(a, b, "--json").output)
+    (table,) = [t for title, t in out["tables"].items() if "→" in title]
+    assert len(out["facts"]["metric_delta"]) > MAX_ROWS_SHOWN
+    assert [r[1] for r in table["rows"]] == ["GPU0 link 0", "GPU0 link 1"]
+    assert f"{len(out['facts']['metric_delta']) - 2} of {len(out['facts']['metric_delta'])} metrics within 10% " \
+           "not shown" in table["note"]
+
+
 def test_given_layouts_that_differ_are_named():
     """Reports of captures without metadata, analysed with --tp 4 and --tp 8 (and PP 2 only on one side)."""
     report = compare(Report(kind="capture", inputs={"tp": 4, "pp": 2}), Report(kind="capture", inputs={"tp": 8}))
