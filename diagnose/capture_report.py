@@ -50,16 +50,12 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
     inputs = {"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
               "step": step_name}
-    # what an export lacks is not attached but captured again: one command, not a line per table
-    # (the Captures table names the tables; capture.trace_present asks it where kernels are missing)
-    from rules.capture_rules import RECAPTURE
-
-    missing = [RECAPTURE] if facts.missing and all(i.kernel_rows for i in facts.of(CaptureInfo)) else []
+    # what an export lacks is asked for by capture.trace_present (a gap: the verdict and Next say it alike)
     from rules.engine import verdict
 
     # the user runs the tools again, nobody attaches anything: "collect", not a ticket's "attach"
     report = run_pipeline("capture", inputs, facts, predictions, tables=tables(result, full_stats),
-                          decide=lambda _facts, found: verdict(found, missing, verb="collect"))
+                          decide=lambda _facts, found: verdict(found, [], verb="collect"))
     report.predictions.pop("layout")  # the inputs say it
     efficiency = step_efficiency(facts, predictions.expected)
     if efficiency:

@@ -249,7 +249,9 @@ RECAPTURE = ("a new capture: `nsys profile --trace=cuda,nvtx,osrt --cuda-graph-t
 def trace_present(facts: Facts, predictions=None):
     """A capture without CUDA kernel rows cannot show where GPU time went: say which tables are
     missing and how to capture them (`nsys profile --trace=cuda,nvtx,osrt --cuda-graph-trace=node`),
-    instead of failing."""
+    instead of failing. One with kernels but without a table or column other checks read (NVTX
+    steps, the CUDA API, the GPU inventory, grid sizes) asks for the same, as a gap of its own, so
+    the verdict and the Next list say it alike."""
     for info in facts.of(CaptureInfo):
         lacks = [m for m in info.missing_tables if m.split(":")[0] == "CUPTI_ACTIVITY_KIND_KERNEL"]
         if lacks or not info.kernel_rows:
@@ -261,6 +263,17 @@ def trace_present(facts: Facts, predictions=None):
                 RECAPTURE,
                 [ev(info, f"tables missing in {info.file} (nsys {info.product_version or 'unknown version'})",
                     measured=len(info.missing_tables))],
+            )
+        elif info.missing_tables:  # kernels there, but a table or column some checks read is not
+            names = [m.split(":")[0] for m in info.missing_tables]
+            yield need(
+                "capture.trace_present",
+                f"{info.file}: the export lacks {', '.join(names)}",
+                f"The checks that read them could not run ({'; '.join(info.missing_tables)}); a capture with the "
+                "trace options below and a full `nsys export` has them.",
+                RECAPTURE,
+                [ev(info, f"tables or columns missing in {info.file} "
+                          f"(nsys {info.product_version or 'unknown version'})", measured=len(names))],
             )
 
 

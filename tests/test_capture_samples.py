@@ -421,7 +421,11 @@ def test_model_without_a_known_gpu_asks_for_gpu():
     (f,) = findings(rep, "capture.prediction_needs_gpu")
     assert f["category"] == "insufficient_data" and "TARGET_INFO_GPU" in f["summary"] and "--gpu NAME" in f["ask"]
     assert "--gpu NAME" in rep["verdict"]["summary"]
-    assert "(capture.prediction_needs_gpu)" in run(path, "--model", "llama-3-8b", "--tp", "2").stdout
+    text = run(path, "--model", "llama-3-8b", "--tp", "2").stdout
+    assert "(capture.prediction_needs_gpu)" in text
+    # what the summary asks, Next lists too: the inventory's absence is a gap of capture.trace_present
+    next_block = text.split("\nNext:\n", 1)[1]
+    assert "new capture" in rep["verdict"]["summary"] and "(capture.trace_present)" in next_block
     given = report(path, "--model", "llama-3-8b", "--tp", "2", "--gpu", "h100-sxm")
     assert given["predictions"] and not findings(given, "capture.prediction_needs_gpu")
     assert not findings(report(path), "capture.prediction_needs_gpu")  # no model asked for, nothing to predict
@@ -454,7 +458,8 @@ def test_missing_grid_columns_are_named_not_read_as_one_block_grids(tmp_path):
     assert not findings(rep, "capture.small_grids")
     (row,) = rep["tables"]["Captures"]["rows"]
     assert "CUPTI_ACTIVITY_KIND_KERNEL.gridX/gridY/gridZ" in row[-1]
-    assert not findings(rep, "capture.trace_present")  # the kernel table itself is there
+    (gap,) = findings(rep, "capture.trace_present")  # the kernel table itself is there: not "no kernel trace"
+    assert "lacks" in gap["title"] and "gridX/gridY/gridZ" in gap["title"] and "no GPU kernel trace" not in gap["title"]
 
 
 def test_missing_api_table_leaves_host_stalls_undecided(tmp_path):
