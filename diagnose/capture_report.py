@@ -50,16 +50,12 @@ def build(files, model=None, tp=None, pp=None, gpu=None, batch=None, step_name=N
         facts.extend(step_comm(result))  # per-step counts: step_vs_prediction, pp_bubble's micro-batches
     inputs = {"files": [str(f) for f in files], "model": model, "tp": tp, "pp": pp, "gpu": gpu, "batch": batch,
               "step": step_name}
-    # what an export lacks is not attached but captured again: one command, not a line per table
-    # (the Captures table names the tables; capture.trace_present asks it where kernels are missing)
-    from rules.capture_rules import RECAPTURE
-
-    missing = [RECAPTURE] if facts.missing and all(i.kernel_rows for i in facts.of(CaptureInfo)) else []
+    # what an export lacks is asked for by capture.trace_present (a gap: the verdict and Next say it alike)
     from rules.engine import verdict
 
     # the user runs the tools again, nobody attaches anything: "collect", not a ticket's "attach"
     report = run_pipeline("capture", inputs, facts, predictions, tables=tables(result, full_stats),
-                          decide=lambda _facts, found: verdict(found, missing, verb="collect"))
+                          decide=lambda _facts, found: verdict(found, [], verb="collect"))
     report.predictions.pop("layout")  # the inputs say it
     efficiency = step_efficiency(facts, predictions.expected)
     if efficiency:
@@ -371,7 +367,8 @@ def tables(result, full_stats: bool) -> dict:
             "columns": ["GPU", "at ms", "gap ms", "CPU thread", "longest CUDA call in it", "its ms", "NVTX range",
                         "work launched by", "launched after ms"],
             "rows": [[f"pid {c.pid} cuda:{c.device}", ns_to_ms(c.start_ns), ns_to_ms(c.gap_ns),
-                      tid_of(c.launch_tid) if c.launch_tid is not None else None, c.cpu_call or "-",
+                      # a thread id is an id, not a quantity: a string, printed without separators
+                      str(tid_of(c.launch_tid)) if c.launch_tid is not None else None, c.cpu_call or "-",
                       ns_to_ms(c.cpu_call_ns), c.nvtx or "-", c.launch_call or "-",
                       ns_to_ms(c.launch_lead_ns) if c.launch_lead_ns is not None else None] for c in causes],
             "note": "The work that ended each gap leads to its launch call (correlationId) and thread; the CUDA call "

@@ -252,6 +252,9 @@ def _shown(m: Metric):
     return ("up" if m.value else "down") if m.name == "active" else m.value
 
 
+MAX_ROWS_SHOWN = 40  # beyond this many metrics the diff table shows only those beyond the threshold
+
+
 def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=("A", "B")) -> Report:
     """Report (kind 'compare') of B against A: a table of deltas, one finding per regressed group.
 
@@ -272,8 +275,8 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     deltas = [Delta(ma[k], mb[k]) for k in ma if k in mb]
     deltas = [d for d in deltas if max(d.a.share, d.b.share) >= MIN_CLASS_SHARE]
     moved = [d for d in deltas if d.worse_by() > threshold]
-    layouts = _layout_findings(a, b, labels, moved, threshold)
-    regressions = [] if layouts else moved  # another layout's kernels and steps differ by design, not by fault
+    layouts = _layout_findings(a, b, labels, moved, threshold) + _workload_findings(a, b, labels, moved)
+    regressions = [] if layouts else moved  # another layout's (or program's) kernels differ by design, not by fault
     findings = _regression_findings(regressions, a, b, threshold, labels)
     findings += _new_problem_findings(a, b, labels)
     findings += layouts
@@ -295,19 +298,24 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
             f"{len(deltas)} metrics compared between {labels[0]} and {labels[1]}; none got worse beyond the threshold.",
             evidence=[_evidence(d, labels) for d in sorted(deltas, key=Delta.worse_by, reverse=True)[:3]],
         ))
+    unlike = "other layout" if any(f.rule == "compare.layout_differs" for f in layouts) else "other workload"
     rows = [
         [d.a.group, d.a.key, d.a.name, _shown(d.a), _shown(d.b), d.a.unit,
          None if d.change is None else round(100 * d.change, 1),
-         "REGRESSION" if d in regressions else "worse, other layout" if d in moved else (
-             ("better, other layout" if layouts else "better") if d.better_by() > threshold else "")]
+         "REGRESSION" if d in regressions else f"worse, {unlike}" if d in moved else (
+             (f"better, {unlike}" if layouts else "better") if d.better_by() > threshold else "")]
         for d in deltas
     ]
+    within = [r for r in rows if not r[-1]]
+    hidden = len(within) if len(rows) > MAX_ROWS_SHOWN else 0  # 8 GPUs' P2P pairs: 200 rows, 198 unchanged
     tables = {
         f"{labels[0]} → {labels[1]}": {
             # A and B, not the file names: two long names as headers split the table in two at 100 columns
             "columns": ["group", "key", "metric", "A", "B", "unit", "change %", f"beyond {threshold:.0%}"],
-            "rows": rows,
+            "rows": [r for r in rows if r[-1]] if hidden else rows,
             "note": f"A: {labels[0]}; B: {labels[1]}."
+                    + (f" {hidden} of {len(rows)} metrics within {threshold:.0%} not shown (facts.metric_delta in "
+                       "--json has every one)." if hidden else "")
                     + (" Only in one run (not compared): " + "; ".join(only) + "." if only else ""),
         }
     }
@@ -455,6 +463,42 @@ def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), thre
         ask=f"a run of {labels[1]} at {labels[0]}'s layout "
             f"({', '.join(f'{name} {la[key][0]}' for key, name in differ)}) to compare with it, "
             "or `diagnose capture --model ... --tp ...` on each run alone",
+    )]
+
+
+def kernel_names(report) -> dict[str, float]:
+    """Kernel name -> total ns over a capture report's files, from its kernel summaries (the rows
+    with most time each file kept)."""
+    out: dict[str, float] = {}
+    for per_file in ((report.facts or {}).get("summaries") or {}).values():
+        for row in per_file.get("kernels") or []:
+            if isinstance(row, dict) and row.get("name"):
+                out[row["name"]] = out.get(row["name"], 0) + (row.get("total") or 0)
+    return out
+
+
+def _workload_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) -> list[Finding]:
+    """Two captures that ran not one kernel of the same name are of different programs: a kernel
+    class's mean time then compares unrelated kernels, so no diff between them is a regression."""
+    if a.kind != "capture":
+        return []
+    na, nb = kernel_names(a), kernel_names(b)
+    if not na or not nb or na.keys() & nb.keys():
+        return []
+    top = [max(names, key=names.get) for names in (na, nb)]
+    worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    return [Finding(
+        "compare.workload_differs", "insufficient_data", "warning", 0.9,
+        f"the runs are not of the same workload: no kernel name in common ({len(na)} in {labels[0]}, "
+        f"{len(nb)} in {labels[1]})",
+        f"{labels[0]} and {labels[1]} ran different kernels (most time: {top[0]} in {labels[0]}, {top[1]} in "
+        f"{labels[1]}), so their kernel and step times are of different programs, not a regression or an "
+        "improvement." + (f" {len(worst)} metric(s) differ beyond the threshold." if worst else ""),
+        evidence=[Evidence(f"{labels[1]}: kernel summary", f"kernel names also in {labels[0]} (expected = "
+                                                          f"{labels[1]}'s {len(nb)} names)", 0, len(nb))]
+        + [_evidence(d, labels) for d in worst[:4]],
+        fix="compare two captures of the same program (a baseline of the same workload and layout)",
+        ask=f"a capture of the same workload as {labels[1]} to use as its baseline",
     )]
 
 

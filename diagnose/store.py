@@ -104,9 +104,11 @@ def _check_is_store(path: Path, empty_ok: bool, before_writing: bool = False) ->
     """Refuse, without writing a byte, a file that is not a results database: an nsys capture
     or any other SQLite file handed to --db would otherwise get the runs table and WAL mode.
     A database with no tables at all (a 0-byte file) is a store only when about to save.
-    Before writing, SQLite's own integrity check must pass: a damaged (bit-flipped) store is
-    named and left alone rather than written into."""
+    SQLite's own integrity check must pass before reading or writing: a damaged (bit-flipped)
+    store is named and left alone, by every command alike (history listing the rows it can still
+    reach while compare and fleet refuse would be two verdicts on one file)."""
     what = f"{path} is not a diagnose results database"
+    untouched = "; nothing was written to it" if before_writing else ""
     damaged = None
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
@@ -115,20 +117,19 @@ def _check_is_store(path: Path, empty_ok: bool, before_writing: bool = False) ->
                 lambda: conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall(),
                 path, READ_WAIT_SECONDS)}
             columns = {r[1] for r in conn.execute(f"PRAGMA table_info({TABLE})")} if TABLE in tables else set()
-            if before_writing and tables:
+            if tables:
                 problems = [r[0] for r in _retry(lambda: conn.execute("PRAGMA quick_check(3)").fetchall(), path)]
                 damaged = None if problems == ["ok"] else "; ".join(problems)
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         if any(word in str(exc).lower() for word in DAMAGED):
-            raise InputError(f"{path}: the results database is damaged ({exc}); nothing was written to it") from None
+            raise InputError(f"{path}: the results database is damaged ({exc}){untouched}") from None
         if "not a database" in str(exc) or "file is encrypted" in str(exc):
             raise InputError(f"{what} ({exc})") from None
         raise InputError(f"{path}: cannot open the results database ({exc})") from None  # e.g. a read-only folder
     if damaged:
-        raise InputError(f"{path}: the results database is damaged (integrity check: {damaged[:200]}); "
-                         "nothing was written to it")
+        raise InputError(f"{path}: the results database is damaged (integrity check: {damaged[:200]}){untouched}")
     if TABLE not in tables:
         if tables or not empty_ok:
             held = (f"its tables: {', '.join(sorted(tables)[:5])}{', ...' if len(tables) > 5 else ''}" if tables

@@ -36,6 +36,7 @@ from rules.predictions import CaptureExpectation, CapturePrediction
 # Thresholds (fractions of a GPU's active span unless stated).
 EXPOSED_COMM_WARN = 0.25  # exposed communication / busy time
 LAUNCH_GAP_SHARE = 0.10  # time lost in short (< 50 us) kernel-to-kernel gaps
+LAUNCH_MIN_GAPS = 100  # ... over at least this many gaps: fewer are a few pauses, not a launch rate
 IDLE_SHARE_BUBBLE = 0.20  # idle time of a pipeline stage
 HOST_STALL_SHARE = 0.15  # idle time that began at a host sync / synchronous copy
 HOST_IDLE_SHARE = 0.5  # idle in long gaps with nothing queued at all
@@ -135,6 +136,40 @@ def given_vs_recorded(facts: Facts, predictions=None):
         yield from _model_contradiction(w.model, recorded)
 
 
+@rule("capture.prediction_needs_gpu", "insufficient_data")
+def prediction_needs_gpu(facts: Facts, predictions=None):
+    """--model asks for a predicted step, and the roofline needs the GPU model too: from --gpu, or
+    from a name in the export's GPU inventory (TARGET_INFO_GPU) that the catalog knows. With
+    neither, say so and ask for --gpu, instead of a report that silently predicts nothing."""
+    from diagnose.evidence import GpuFact
+    from rules import catalog
+
+    given = next((w for w in facts.of(Workload) if w.source == GIVEN), None)
+    if given is None or not given.model or given.gpu:
+        return
+    if isinstance(predictions, CapturePrediction) and predictions.expected is not None:
+        return
+    named = [g for g in facts.of(GpuFact) if g.name]
+    if any(catalog.find_gpu(name=g.name) for g in named):
+        return  # the GPU is known; what stopped the prediction is the model (its own error or check)
+    if named:
+        why = f"the export names {', '.join(dict.fromkeys(g.name for g in named))}, which the catalog lacks"
+        evidence = [ev(named[0], "GPU named in the export", named[0].name)]
+    else:
+        infos = facts.of(CaptureInfo)
+        bare = [i for i in infos if any(m.split(":")[0] == "TARGET_INFO_GPU" for m in i.missing_tables)]
+        why = (f"{', '.join(i.file for i in bare)} has no GPU inventory (no TARGET_INFO_GPU table, nsys "
+               f"{bare[0].product_version or 'unknown version'})" if bare else "the export lists no GPU by name")
+        evidence = [ev(bare[0] if bare else infos[0] if infos else GIVEN, "GPUs named in TARGET_INFO_GPU", 0)]
+    ask = (f"the GPU model: run the same command with `--gpu NAME` (the catalog's name for the GPU the capture "
+           f"ran on, as for `diagnose predict`) to compare the steps with {given.model}'s prediction")
+    yield make("capture.prediction_needs_gpu", "insufficient_data", "info", 0.0,
+               f"No prediction for --model {given.model}: the GPU model is not known",
+               f"The roofline needs the GPU's bandwidth and FLOP/s, and {why}; the step, all-reduce and efficiency "
+               "checks against the prediction could not run.", evidence,
+               fix="Give the GPU with --gpu NAME.", ask=ask)
+
+
 @rule("capture.layout_does_not_fit", "other")
 def layout_does_not_fit(facts: Facts, predictions=None):
     """The capture ran, so its model fit the GPUs it ran on. When the layout and GPU the prediction
@@ -214,9 +249,11 @@ RECAPTURE = ("a new capture: `nsys profile --trace=cuda,nvtx,osrt --cuda-graph-t
 def trace_present(facts: Facts, predictions=None):
     """A capture without CUDA kernel rows cannot show where GPU time went: say which tables are
     missing and how to capture them (`nsys profile --trace=cuda,nvtx,osrt --cuda-graph-trace=node`),
-    instead of failing."""
+    instead of failing. One with kernels but without a table or column other checks read (NVTX
+    steps, the CUDA API, the GPU inventory, grid sizes) asks for the same, as a gap of its own, so
+    the verdict and the Next list say it alike."""
     for info in facts.of(CaptureInfo):
-        lacks = [m for m in info.missing_tables if m.startswith("CUPTI_ACTIVITY_KIND_KERNEL")]
+        lacks = [m for m in info.missing_tables if m.split(":")[0] == "CUPTI_ACTIVITY_KIND_KERNEL"]
         if lacks or not info.kernel_rows:
             yield need(
                 "capture.trace_present",
@@ -226,6 +263,17 @@ def trace_present(facts: Facts, predictions=None):
                 RECAPTURE,
                 [ev(info, f"tables missing in {info.file} (nsys {info.product_version or 'unknown version'})",
                     measured=len(info.missing_tables))],
+            )
+        elif info.missing_tables:  # kernels there, but a table or column some checks read is not
+            names = [m.split(":")[0] for m in info.missing_tables]
+            yield need(
+                "capture.trace_present",
+                f"{info.file}: the export lacks {', '.join(names)}",
+                f"The checks that read them could not run ({'; '.join(info.missing_tables)}); a capture with the "
+                "trace options below and a full `nsys export` has them.",
+                RECAPTURE,
+                [ev(info, f"tables or columns missing in {info.file} "
+                          f"(nsys {info.product_version or 'unknown version'})", measured=len(names))],
             )
 
 
@@ -366,8 +414,9 @@ def allreduce_fabric(facts: Facts, predictions=None):
 
 
 def _launch_limited(g: GpuTimeline, facts: Facts) -> bool:
-    """The GPU loses a tenth of its span in short gaps between kernels (see launch_bound)."""
-    return g.small_gap_ns >= LAUNCH_GAP_SHARE * g.span_ns and g.small_gaps >= 100
+    """The GPU loses a tenth of its span in short gaps between kernels, over enough gaps to be a
+    launch pattern rather than a few pauses (see launch_bound)."""
+    return g.small_gap_ns >= LAUNCH_GAP_SHARE * g.span_ns and g.small_gaps >= LAUNCH_MIN_GAPS
 
 
 @rule("capture.launch_bound", "launch_bound", "eager_mode")
@@ -383,6 +432,8 @@ def launch_bound(facts: Facts, predictions=None):
             ev(_where(g), "GPU idle in gaps < 50 us between kernels", ns_to_ms(g.small_gap_ns), None, "ms"),
             ev(_where(g), "share of the GPU's active span lost in those gaps", _pct(g.small_gap_ns, g.span_ns),
                f"< {int(LAUNCH_GAP_SHARE * 100)}", "%"),
+            ev(_where(g), f"gaps < 50 us (launch-bound takes at least {LAUNCH_MIN_GAPS} as well as the share)",
+               g.small_gaps, f"< {LAUNCH_MIN_GAPS}", None),
             ev(_where(g), "kernels / of them shorter than 10 us", g.kernels, None, None),
             ev(_where(g), "short kernels", g.short_kernels, None, None),
         ]
@@ -415,8 +466,11 @@ def launch_bound(facts: Facts, predictions=None):
                 refs=[REFS["graphs"]],
             )
         else:
+            few = g.small_gap_ns >= LAUNCH_GAP_SHARE * g.span_ns  # the share alone would have called it
             yield passed("capture.launch_bound", "Kernel launches keep up with the GPU" + _tag(facts, g.pid, g.device),
-                         f"{_pct(g.small_gap_ns, g.span_ns)}% of {g.gpu}'s span lost in short gaps.", evidence, 0.6)
+                         f"{_pct(g.small_gap_ns, g.span_ns)}% of {g.gpu}'s span lost in short gaps"
+                         + (f", but over only {g.small_gaps} gaps (fewer than {LAUNCH_MIN_GAPS}): a few pauses, not "
+                            "a launch rate the CPU cannot keep." if few else "."), evidence, 0.6)
 
 
 @rule("capture.straggler", "straggler")
@@ -436,7 +490,10 @@ def straggler(facts: Facts, predictions=None):
             ev(s.source, "time the other ranks waited for it (arrival skew, summed)", ns_to_ms(s.total_wait_ns),
                None, "ms"),
             ev(s.source, "mean wait per late collective", round(s.mean_wait_ns / 1e3, 1), None, "us"),
-            ev(s.source, "next worst rank's total", ns_to_ms(s.runner_up_wait_ns), None, "ms"),
+            ev(s.source, "the other ranks' waiting for it, share of the span", _pct(s.total_wait_ns, span),
+               f"< {int(STRAGGLER_WAIT_SHARE * 100)}", "%"),
+            ev(s.source, "next worst rank's total (a lone straggler: at most half of its own)",
+               ns_to_ms(s.runner_up_wait_ns), f"> {ns_to_ms(s.total_wait_ns / 2)}", "ms"),
             ev(s.source, "what it ran while the others waited (CUPTI_ACTIVITY_KIND_KERNEL)", doing or "nothing",
                None, None),
             ev(s.source, "of that, GPU idle", ns_to_ms(s.idle_ns), None, "ms"),
@@ -457,9 +514,12 @@ def straggler(facts: Facts, predictions=None):
                     "its PCIe/NVLink links and NUMA binding; look for extra work on that rank (logging, sampling).",
             )
         else:
+            why = ("no rank arrives last in most collectives alone" if not lone else
+                   f"{s.rank} arrives last most often, but the others' waiting for it is under "
+                   f"{int(STRAGGLER_WAIT_SHARE * 100)}% of the span")
             yield passed("capture.straggler", "No rank holds the others back",
                          f"Arrival skew totals {ns_to_ms(s.total_wait_ns)} ms "
-                         f"({_pct(s.total_wait_ns, span)}% of the span).",
+                         f"({_pct(s.total_wait_ns, span)}% of the span): {why}.",
                          evidence, 0.6)
 
 
@@ -467,8 +527,12 @@ def straggler(facts: Facts, predictions=None):
 def host_bound(facts: Facts, predictions=None):
     """If the GPU drains, the host synchronises (or copies synchronously) and only then prepares
     the next work, the GPU idles for the host's whole turn. Idle gaps >= 50 us that begin at a
-    blocking call measure exactly that."""
+    blocking call measure exactly that. An export without the CUDA API table cannot tell a gap
+    after a blocking call from any other: no verdict either way (the Captures table names the table)."""
+    no_api = {i.source for i in facts.of(CaptureInfo) if not i.runtime_rows}
     for g in _gpus(facts):
+        if g.source in no_api:
+            continue
         share = g.host_stall_ns / g.span_ns
         idle = g.large_gap_ns - g.host_stall_ns
         evidence = [

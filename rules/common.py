@@ -38,6 +38,7 @@ DOCS = {
     "xid": "https://docs.nvidia.com/deploy/xid-errors/index.html",
     "mem_errors": "https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html",
     "nvidia_smi": "https://docs.nvidia.com/deploy/nvidia-smi/index.html",
+    "persistence": "https://docs.nvidia.com/deploy/driver-persistence/overview.html",
     "throttle": "https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html",
     "vllm_parallel": "https://docs.vllm.ai/en/latest/serving/distributed_serving.html",
     "vllm_graphs": "https://docs.vllm.ai/en/latest/configuration/optimization.html",

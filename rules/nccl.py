@@ -605,6 +605,7 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
         if spec is None:
             return None
         from rules import roofline
+        from rules.catalog import interconnects
 
         known = nranks or (len(group) if group else None) or gpu_count(facts)
         n = known or 2
@@ -619,6 +620,15 @@ def _judge_busbw(facts: Facts, node: tuple, value: float, rec, nranks: int | Non
             if value <= pcie.bandwidth_gbs * LINE_SLACK:
                 ic, topo_ev = pcie, [ev(spec_src or "catalog", f"{spec.name}: NVLink only through an optional "
                                         "bridge, and nothing in the ticket shows one (assumed: PCIe)")]
+        bridge = f"nvlink{spec.nvlink_gen}"
+        if (not ring and ic.kind == "pcie" and spec.nvlink_bridged and known == 2 and system is None
+                and value > ic.bandwidth_gbs * LINE_SLACK and bridge in interconnects()):
+            # two GPUs have one ring, GPU0<->GPU1, and no PCIe hop in it to share: a busbw their PCIe cannot
+            # carry is on the NVLink bridge, judged against the bridge's links
+            pcie = ic
+            ic = roofline.tp_fabric(spec, 2, 2, interconnect=bridge)[0]
+            topo_ev = [ev(spec_src or "catalog", f"{spec.name}: busbw above PCIe's {pcie.bandwidth_gbs:g} GB/s line "
+                                                 "rate on one GPU pair: its NVLink bridge carries the ring")]
         expected, line, link = ic.achieved_gbs, ic.bandwidth_gbs, f"{ic.name}"
         origin = topo_ev + [ev(spec_src or "catalog", f"catalog {spec.key} over {ic.key}: nccl-tests all-reduce "
                                f"busbw typically {ic.achieved_gbs:g} GB/s, line rate {ic.bandwidth_gbs:g} GB/s per "

@@ -12,7 +12,7 @@ import itertools
 import re
 from typing import Any
 
-from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, TopologyPath
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, NvLinkFact, TopologyPath
 from probes.results import ProbeFailure
 from rules.common import ev, make, passed
 from rules.engine import rule
@@ -22,7 +22,10 @@ from rules.topology import PATH_RANK, gpu_links
 # reaches ~85-92% of HBM peak and a large bf16 GEMM ~65-80% of dense peak on a healthy GPU.
 HBM_FLOOR = 0.70
 GEMM_FLOOR = 0.50
-SLOW_DRIVER_S = 30.0  # NVML answering a whole inventory slower than this is not normal
+# A GPU the driver has to initialise costs "order of 1-3 second" each (ECC scrubbing), per NVIDIA's
+# driver-persistence overview: https://docs.nvidia.com/deploy/driver-persistence/overview.html.
+# An NVML inventory slower than the upper figure for every GPU is more than a cold start.
+COLD_INIT_PER_GPU_S = 3.0
 NVLINK_PATH = re.compile(r"NV(\d+)")
 
 
@@ -229,25 +232,55 @@ def gemm_below_catalog(facts: Facts, predictions=None):
 
 @rule("node.slow_driver", "nvlink_down", "other")
 def slow_driver(facts: Facts, predictions=None):
-    """NVML took tens of seconds to answer: the driver is (re)initialising something, typically
-    NVLinks that fail to train, or GPUs without persistence mode being brought up each time."""
+    """NVML took longer than cold-starting every GPU should: the driver is (re)initialising
+    something. Without persistence mode each client re-initialises the GPUs (ECC scrubbing, order
+    of 1-3 s per GPU, NVIDIA's driver-persistence overview); with persistence known on, a stall
+    over NVLinks points at links that keep failing to train."""
     seconds = facts.host("nvml_seconds")
-    if not seconds or not seconds.value or seconds.value < SLOW_DRIVER_S:
+    gpus = [g for g in facts.of(GpuFact) if g.index is not None]
+    count = facts.host("gpu_count")
+    n = max(len(gpus), int(count.value) if count is not None and count.value else 0, 1)
+    budget = COLD_INIT_PER_GPU_S * n
+    if not seconds or not seconds.value or seconds.value <= budget:
         return []
+    expected = ev(seconds, f"NVML inventory time (cold start of {n} GPU(s) at {COLD_INIT_PER_GPU_S:g} s each)",
+                  seconds.value, budget, "s")
+    pm_off = [g for g in gpus if g.persistence_mode is False]
+    pm_on = gpus and all(g.persistence_mode for g in gpus)
     nvlinked = [t for t in facts.of(TopologyPath) if NVLINK_PATH.fullmatch(t.path)]
-    if nvlinked:
-        return [make("node.slow_driver", "nvlink_down", "warning", 0.5,
+    links = facts.of(NvLinkFact)
+    down = [link for link in links if not link.active]
+    persistence_fix = ("Enable persistence (`sudo nvidia-smi -pm 1`, or run nvidia-persistenced) and time "
+                       "`nvidia-smi` again; if it still takes longer, check `nvidia-smi nvlink -s` / `-e`.")
+    if pm_off and not down:
+        first = pm_off[0]
+        return [make("node.slow_driver", "other", "warning", 0.5,
+                     f"The driver took {seconds.value:g} s to answer, with persistence mode off",
+                     f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s). Persistence mode is off on "
+                     f"{len(pm_off)} GPU(s), so every client (nvidia-smi, each CUDA job) re-initialises them"
+                     + (f", and all {len(links)} reported NVLinks are active." if links else "."),
+                     [expected, ev(first, f"GPU{first.index} persistence mode", "off", "on")],
+                     fix=persistence_fix, refs=["persistence"])]
+    if nvlinked or down:
+        link_ev = (ev(down[0], f"GPU{down[0].gpu} NVLink {down[0].link}", "inactive", "active") if down else
+                   ev(nvlinked[0], f"{nvlinked[0].a}-{nvlinked[0].b} path", nvlinked[0].path))
+        why = ("Persistence mode is on, so the GPUs were already initialised; " if pm_on else
+               "Persistence mode was not reported (a GPU without it is re-initialised by every client, the other "
+               "documented cause); ")
+        return [make("node.slow_driver", "nvlink_down", "warning", 0.5 if pm_on or down else 0.4,
                      f"The driver took {seconds.value:g} s to answer on an NVLink-connected box",
-                     "NVML normally answers in about a second. A driver that stalls for minutes while NVLinks are "
-                     "present is the signature of a link (or bridge) that keeps failing to train; collectives over "
-                     "it hang or crawl even though topo -m still lists NV#.",
-                     [ev(seconds, "NVML inventory time", seconds.value, 5, "s"),
-                      ev(nvlinked[0], f"{nvlinked[0].a}-{nvlinked[0].b} path", nvlinked[0].path)],
+                     f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s). {why}a driver that stalls "
+                     "while NVLinks are present is the signature of a link (or bridge) that keeps failing to train; "
+                     "collectives over it hang or crawl even though topo -m still lists NV#.",
+                     [expected, link_ev],
                      fix="Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` for inactive links or errors and "
-                         "reseat the bridge; `dmesg | grep -i nvlink` shows training failures.", refs=["nvidia_smi"])]
+                         "reseat the bridge; `dmesg | grep -i nvlink` shows training failures."
+                         + ("" if pm_on else " Check `nvidia-smi -q | grep -i persistence` too."),
+                     refs=["nvidia_smi", "persistence"])]
     return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
-                 "NVML normally answers in about a second; enable persistence mode so the driver stays initialised.",
-                 [ev(seconds, "NVML inventory time", seconds.value, 5, "s")], fix="sudo nvidia-smi -pm 1")]
+                 f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s); a driver kept initialised "
+                 "(persistence mode) answers without re-initialising the GPUs.",
+                 [expected], fix=persistence_fix, refs=["persistence"])]
 
 
 @rule("node.numa_placement", "numa_affinity")

@@ -374,14 +374,15 @@ def tp_fabric(gpu: GpuSpec, tp: int, gpus_per_node: int, interconnect=None,
 
 
 def _capped(gpu: GpuSpec, ic: InterconnectSpec) -> InterconnectSpec:
-    """An NVLink fabric cannot run faster than the GPU's own links (a bridged H100 PCIe: 300), and
-    reaches what was measured on them where the catalog has it (the same pair: 116 GB/s busbw)."""
+    """An NVLink fabric cannot run faster than the GPU's own links (a bridged H100 PCIe: 300), at the
+    fabric's protocol efficiency, or at what the catalog's nvlink_achieved_gbs says where it has one."""
     if ic.kind not in ("nvlink", "nvswitch") or not gpu.nvlink_gbs:
         return ic
     if gpu.nvlink_gbs < ic.bandwidth_gbs:
         # named by the GPU's own links: a bridged pair of RTX 3090s is no "NVLink 3 (A100, 12 links)"
         ic = replace(ic, bandwidth_gbs=gpu.nvlink_gbs, achieved_gbs=ic.achieved_gbs * gpu.nvlink_gbs / ic.bandwidth_gbs,
-                     name=f"{ic.name.split(' (')[0]} ({gpu.name}, {gpu.nvlink_links} links)")
+                     name=f"{ic.name.split(' (')[0]} ({gpu.name}, "
+                          f"{f'{gpu.nvlink_links} links' if gpu.nvlink_links else 'bridged pair'})")
     if gpu.nvlink_achieved_gbs:
         ic = replace(ic, achieved_gbs=min(gpu.nvlink_achieved_gbs, ic.bandwidth_gbs))
     return ic

@@ -120,6 +120,26 @@ def test_pasted_through_mpi_tags_crlf_and_colour():
             for r in of(nccl_tests.parse(mangled, "a"), CollectiveResult)] == clean
 
 
+def test_rows_tagged_by_the_launcher_at_the_start_and_mid_row():
+    """nccl#1453's rows as posted: "[0]" before the row and again after the root and error cells (the
+    launcher tags each write). They read as the same rows untagged, and the file is recognised (ut9b);
+    a line whose leading [0] is content (gpustat's GPU index) keeps it."""
+    from pathlib import Path
+
+    from diagnose.artifacts.text import clean
+
+    tagged = (Path(__file__).parent / "data" / "issues" / "nccl-1453-mpirun-rank-tagged-rows.txt").read_text()
+    untagged = tagged.replace("[0]", " ")
+    rows = [(r.size_bytes, r.time_us, r.busbw_gbs, r.in_place) for r in of(nccl_tests.parse(untagged, "a"),
+                                                                            CollectiveResult)]
+    assert len(rows) == 20 and (33554432, 2180.1, 29.5, False) in rows and (67108864, 24410.0, 5.27, False) in rows
+    assert [(r.size_bytes, r.time_us, r.busbw_gbs, r.in_place)
+            for r in of(nccl_tests.parse(tagged, "a"), CollectiveResult)] == rows
+    assert nccl_tests.detect(tagged) == nccl_tests.detect(untagged) > 0
+    assert clean("[0] # nThread 1 nGpus 1 minBytes 8").strip() == "# nThread 1 nGpus 1 minBytes 8"
+    assert clean("[0] NVIDIA GeForce RTX 3090 | 45'C,  0 % |") == "[0] NVIDIA GeForce RTX 3090 | 45'C,  0 % |"
+
+
 def test_old_generation_without_root_and_with_error_column():
     real = ticket_text("006-nccl-949-a100-vm-internode-acs")
     old = []

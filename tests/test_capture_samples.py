@@ -283,6 +283,20 @@ def test_the_same_export_through_a_link_is_refused(tmp_path):
     assert "rank1.sqlite" in line and "given twice" in line and HEALTHY.name in line
 
 
+def test_a_copy_of_an_export_is_not_a_second_rank(tmp_path):
+    """ut9b: a byte-identical copy under another name was read as a second rank (both pid 23009 cuda:0)."""
+    import shutil
+
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(HEALTHY, copy)
+    result = run(HEALTHY, copy)
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "copy.sqlite" in line and "the same capture as" in line and HEALTHY.name in line
+    # four ranks' exports of one run: four sessions, each its own start
+    assert run(*STRAGGLERS).exit_code in (0, 1)
+
+
 # ---------------------------------------------------------------- NVTX summary size
 
 
@@ -394,3 +408,112 @@ def test_pp_capture_counts_every_stage_as_gpus_working_together():
     with sqlite3.connect(f"file:{PP2}?mode=ro", uri=True) as db:
         gpus = db.execute("SELECT count(DISTINCT deviceId) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
     assert gpus == 2 and row(f, "GPUs working together")["measured"] == gpus
+
+
+def test_model_without_a_known_gpu_asks_for_gpu():
+    """ut9b: the nsys 2026.2 fastvideo export has no TARGET_INFO_GPU, so --model alone cannot be
+    predicted; the report says so and asks for --gpu under Next, and --gpu gives the prediction."""
+    path = shared_path("captures", "nsysai_h100x2_fastvideo_train_before.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:  # the premise, from the file itself
+        assert not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'TARGET_INFO_GPU'").fetchall()
+    rep = report(path, "--model", "llama-3-8b", "--tp", "2")
+    assert rep["predictions"] == {}
+    (f,) = findings(rep, "capture.prediction_needs_gpu")
+    assert f["category"] == "insufficient_data" and "TARGET_INFO_GPU" in f["summary"] and "--gpu NAME" in f["ask"]
+    assert "--gpu NAME" in rep["verdict"]["summary"]
+    text = run(path, "--model", "llama-3-8b", "--tp", "2").stdout
+    assert "(capture.prediction_needs_gpu)" in text
+    # what the summary asks, Next lists too: the inventory's absence is a gap of capture.trace_present
+    next_block = text.split("\nNext:\n", 1)[1]
+    assert "new capture" in rep["verdict"]["summary"] and "(capture.trace_present)" in next_block
+    given = report(path, "--model", "llama-3-8b", "--tp", "2", "--gpu", "h100-sxm")
+    assert given["predictions"] and not findings(given, "capture.prediction_needs_gpu")
+    assert not findings(report(path), "capture.prediction_needs_gpu")  # no model asked for, nothing to predict
+    # an export whose inventory names a catalog GPU predicts from it without --gpu
+    assert not findings(report(HEALTHY, "--model", "llama-3-70b"), "capture.prediction_needs_gpu")
+
+
+def _trimmed(tmp_path, name, *sql):
+    """A copy of a shared export with `sql` applied: what a trimmed or newer export may lack."""
+    import shutil
+
+    path = tmp_path / name
+    shutil.copy(shared_path("captures", "gameoflife_a100_2022_1.sqlite"), path)
+    path.chmod(0o644)
+    with sqlite3.connect(path) as db:
+        for statement in sql:
+            db.execute(statement)
+    return path
+
+
+def test_missing_grid_columns_are_named_not_read_as_one_block_grids(tmp_path):
+    """ut9b: without gridX/Y/Z every kernel read as a 1-block grid (99.1 % of SM time empty; the
+    real export's grids give 76.9 %, its worst kernel 25 blocks)."""
+    real = report(shared_path("captures", "gameoflife_a100_2022_1.sqlite"))
+    (f,) = findings(real, "capture.small_grids")
+    assert "76.9%" in f["title"] and any(e["detail"].endswith(": 25 block(s)") for e in f["evidence"])
+    path = _trimmed(tmp_path, "g.sqlite", *(f"ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN {c}"
+                                            for c in ("gridX", "gridY", "gridZ")))
+    rep = report(path)
+    assert not findings(rep, "capture.small_grids")
+    (row,) = rep["tables"]["Captures"]["rows"]
+    assert "CUPTI_ACTIVITY_KIND_KERNEL.gridX/gridY/gridZ" in row[-1]
+    (gap,) = findings(rep, "capture.trace_present")  # the kernel table itself is there: not "no kernel trace"
+    assert "lacks" in gap["title"] and "gridX/gridY/gridZ" in gap["title"] and "no GPU kernel trace" not in gap["title"]
+
+
+def test_missing_api_table_leaves_host_stalls_undecided(tmp_path):
+    """ut9b: without CUPTI_ACTIVITY_KIND_RUNTIME the host check passed citing that table ("gaps that
+    began at a host sync: 0 ms") and the largest gap's thread "ran no CUDA call"."""
+    real = report(shared_path("captures", "gameoflife_a100_2022_1.sqlite"))
+    assert findings(real, "capture.host_bound")
+    rep = report(_trimmed(tmp_path, "r.sqlite", "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME"))
+    assert not findings(rep, "capture.host_bound")
+    assert "Largest idle gaps: the CPU side" not in rep["tables"]
+    assert not [e for f in rep["findings"] for e in f["evidence"] if "CUPTI_ACTIVITY_KIND_RUNTIME" in e["source"]]
+    assert "CUPTI_ACTIVITY_KIND_RUNTIME" in rep["tables"]["Captures"]["rows"][0][-1]
+    assert findings(rep, "capture.launch_bound")  # from the kernel table's gaps alone
+
+
+def _within(e) -> bool:
+    """An evidence row whose measured value meets its expected '< x' / '> x'."""
+    m = re.fullmatch(r"([<>])\s*([\d.]+)", str(e.get("expected") or ""))
+    if not m or not isinstance(e.get("measured"), (int, float)):
+        return False
+    return e["measured"] < float(m[2]) if m[1] == "<" else e["measured"] > float(m[2])
+
+
+@pytest.mark.parametrize("name, rule", [("gameoflife_a100_2022_1.sqlite", "capture.launch_bound"),
+                                        ("nsysai_h100x2_fastvideo_train_before.sqlite", "capture.straggler")])
+def test_a_passed_check_shows_the_test_that_passed_it(name, rule):
+    """ut9b: launch_bound passed gameoflife (61.8 % of the span in short gaps, 'expected < 10') on a
+    hidden 'at least 100 gaps' (there were 99); straggler passed fastvideo (rank 1 last at 22 of 33,
+    'expected < 17') on a 5 % wait share no row showed. Each pass now has a row within its bound."""
+    (f,) = findings(report(shared_path("captures", name)), rule)[:1]
+    assert f["severity"] == "ok"
+    assert any(_within(e) for e in f["evidence"]), f["evidence"]
+
+
+def test_thread_ids_print_without_separators():
+    """ut9b: the largest-gap table printed 'CPU thread 3,410,277', a quantity's separators on an id."""
+    path = shared_path("captures", "fuser_h100x8node_matmul_2024_6.sqlite")
+    rows = report(path)["tables"]["Largest idle gaps: the CPU side"]["rows"]
+    assert rows and all(isinstance(r[3], str) and r[3].isdigit() for r in rows if r[3] is not None)
+    text = run(path, "--fail-on", "never").stdout
+    assert "3,410,277" not in text and "3410277" in text
+
+
+def test_kernels_that_end_before_they_start_are_a_damaged_export(tmp_path):
+    """ut9b: kernel rows with end < start were summed as negative durations ('-0.001 ms'), exit 0."""
+    import shutil
+
+    path = tmp_path / "negative.sqlite"
+    shutil.copy(HEALTHY, path)
+    path.chmod(0o644)
+    with sqlite3.connect(path) as db:
+        db.execute('UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start - 1000 '
+                   "WHERE rowid IN (SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 3)")
+    result = run(path)
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "negative.sqlite: damaged export: 3 CUPTI_ACTIVITY_KIND_KERNEL row(s) end before they start" in line

@@ -239,6 +239,47 @@ def test_captures_of_different_tp_are_not_like_for_like():
     assert not [f for f in same["findings"] if f["rule"] == "compare.layout_differs"]
 
 
+def test_captures_of_unrelated_programs_are_not_a_regression():
+    """ut9b: cupy's reconstruction (cupy_* kernels, 4x A100) against Game of Life (compute_kernel):
+    no kernel name in common, so the 'other' class's +84 % mean is two programs, not a critical regression."""
+    a = shared_path("captures", "recon_a100x4_cupy_2023_1.sqlite")
+    b = shared_path("captures", "gameoflife_a100_2022_1.sqlite")
+    result = run(a, b, "--json")
+    report = json.loads(result.output)
+    (f,) = [f for f in report["findings"] if f["rule"] == "compare.workload_differs"]
+    assert f["severity"] == "warning" and "no kernel name in common" in f["title"]
+    assert "compare.regression.kernel_class" not in {x["rule"] for x in report["findings"]}
+    assert not [x for x in report["findings"] if x["severity"] == "critical"] and result.exit_code == 0
+    (table,) = [t for title, t in report["tables"].items() if "→" in title]
+    assert {row[-1] for row in table["rows"]} - {""} == {"worse, other workload"}
+    # the same program twice, or the two ranks' exports of one run, keep their names in common
+    same = json.loads(run(b, b, "--json").output)
+    assert not [x for x in same["findings"] if x["rule"] == "compare.workload_differs"]
+    assert not [x for x in json.loads(run(SAMPLES / "tp4_nvlink_healthy.sqlite", SAMPLES / "tp8_pcie_fallback.sqlite",
+                                          "--json", "--fail-on", "never").output)["findings"]
+                if x["rule"] == "compare.workload_differs"]
+
+
+def test_a_large_diff_table_shows_what_moved(tmp_path):
+    """ut9b: two 8-GPU node reports printed 198 unchanged P2P rows before the findings. Beyond
+    MAX_ROWS_SHOWN metrics the table keeps those beyond the threshold and says how many it left out;
+    facts.metric_delta keeps every one."""
+    from diagnose.compare import MAX_ROWS_SHOWN
+
+    a = REPO / "samples" / "fleet" / "hgx-h100-smi-p2p-bidirectional.json"
+    report = json.loads(a.read_text())
+    for link in [x for x in report["facts"]["nv_link_fact"] if x["gpu"] == 0][:2]:
+        link["active"] = False
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(report))
+    out = json.loads(run(a, b, "--json").output)
+    (table,) = [t for title, t in out["tables"].items() if "→" in title]
+    assert len(out["facts"]["metric_delta"]) > MAX_ROWS_SHOWN
+    assert [r[1] for r in table["rows"]] == ["GPU0 link 0", "GPU0 link 1"]
+    assert f"{len(out['facts']['metric_delta']) - 2} of {len(out['facts']['metric_delta'])} metrics within 10% " \
+           "not shown" in table["note"]
+
+
 def test_given_layouts_that_differ_are_named():
     """Reports of captures without metadata, analysed with --tp 4 and --tp 8 (and PP 2 only on one side)."""
     report = compare(Report(kind="capture", inputs={"tp": 4, "pp": 2}), Report(kind="capture", inputs={"tp": 8}))

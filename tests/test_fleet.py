@@ -174,6 +174,49 @@ def test_empty_folders_are_named(tmp_path):
     assert f"no node reports found in {empty} (no *.json files); {also} (no *.json files)" in result.stderr
 
 
+def test_a_bad_file_inside_a_folder_is_listed_and_the_rest_judged(tmp_path):
+    """One crashed node's empty report, or the fleet's own report saved beside the node reports,
+    leaves the other nodes judged as without it; named on the command line it is bad input."""
+    folder = tmp_path / "reports"
+    shutil.copytree(SAMPLES, folder)
+    first = invoke("fleet", folder, "--json")
+    clean = json.loads(first.output)
+    (folder / "node9.json").write_text("")
+    assert invoke("fleet", folder, "--json", "-o", folder / "fleet.json").exit_code == first.exit_code
+    result = invoke("fleet", folder, "--json")
+    report = json.loads(result.output)
+    assert result.exit_code == first.exit_code and report["inputs"]["nodes"] == clean["inputs"]["nodes"] == 6
+    assert report["verdict"] == clean["verdict"]
+    assert [s.split(":")[0] for s in report["inputs"]["skipped"]] == [str(folder / "fleet.json"),
+                                                                      str(folder / "node9.json")]
+    assert "a fleet report" in report["inputs"]["skipped"][0] and "not valid JSON" in report["inputs"]["skipped"][1]
+    assert "2 file(s) in the folder(s) given are not node reports" in " ".join(invoke("fleet", folder).stdout.split())
+    named = invoke("fleet", folder / "node9.json")
+    assert named.exit_code == 2 and "node9.json: not a diagnose report JSON file" in named.stderr
+    only_bad = tmp_path / "bad"
+    only_bad.mkdir()
+    (only_bad / "x.json").write_text("{}")
+    result = invoke("fleet", only_bad)
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert f"{only_bad} (no node report among its *.json files)" in result.stderr and "x.json" in result.stderr
+
+
+def test_an_outlying_link_count_prints_as_a_count(tmp_path):
+    """ut9b: the fleet table printed a node with two NVLinks down as '16.0 !'."""
+    folder = tmp_path / "reports"
+    shutil.copytree(SAMPLES, folder)
+    path = folder / "hgx-h100-smi-p2p-bidirectional.json"
+    report = json.loads(path.read_text())
+    down = [link for link in report["facts"]["nv_link_fact"] if link["gpu"] == 0][:2]
+    for link in down:
+        link["active"] = False
+    path.write_text(json.dumps(report))
+    rows = json.loads(invoke("fleet", folder, "--json").output)["tables"]["Fleet"]["rows"]
+    (row,) = [r for r in rows if r[0] == "hgx-h100-smi-p2p-bidirectional"]
+    assert row[-1] == "16 !"
+    assert "16.0" not in invoke("fleet", folder).stdout
+
+
 def test_bad_input_exits_2(tmp_path):
     ticket = tmp_path / "ticket.json"
     ticket.write_text(json.dumps(Report(kind="ticket").to_dict()))

@@ -86,6 +86,19 @@ def test_bad_usage_is_one_line_and_exit_2(tmp_path):
     assert proc.returncode == 2 and "not a diagnose node recording" in proc.stderr
 
 
+def test_two_profiles_exclude_each_other():
+    """ut9b: `--quick --full` silently ran the full profile (the last flag won)."""
+    replay = ["--replay", os.path.join(RECORDINGS, "dgx-h100-topo-numa.json")]
+    for flags in (["--quick", "--full"], ["--standard", "--quick"]):
+        r = run(*flags, *replay)
+        assert r.exit_code == 2 and r.stdout == ""
+        (line,) = r.stderr.strip().splitlines()
+        assert "exclude each other" in line and all(f in line for f in flags)
+    for flags, profile in (([], "standard"), (["--quick"], "quick"), (["--full"], "full"),
+                           (["--quick", "--quick"], "quick")):
+        assert json.loads(run(*flags, *replay, "--json", "--fail-on", "never").stdout)["inputs"]["profile"] == profile
+
+
 def test_help_and_replay_work_without_torch():
     # torch made unimportable: --help and a replay must not need it
     code = ("import sys; sys.modules['torch'] = None; from diagnose.cli import cli; "

@@ -128,6 +128,36 @@ def test_nvlink_bridge_workstation_with_a_stalling_driver():
     assert slow.severity == "warning" and slow.evidence[0].measured == 112.0
 
 
+def _h100_with_slow_init(tmp_path, seconds, persistence):
+    """The HGX H100 recording (persistence Off on GPU0, all 18 links of each GPU active) with a slow nvmlInit."""
+    data = json.loads((RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json").read_text())
+    for answer in data["answers"]:
+        if answer["call"] == "nvmlInit":
+            answer["seconds"] = seconds
+        if answer["call"] == "nvmlDeviceGetPersistenceMode":
+            answer["value"] = persistence
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(data))
+    return path  # absolute: replay()'s RECORDINGS / path is this path
+
+
+@pytest.mark.parametrize("seconds, persistence, category", [
+    (45.0, 0, "other"),          # persistence off, every link active: a cold start each time, not a link fault
+    (45.0, 1, "nvlink_down"),    # persistence on rules out re-initialisation; the NVLinks remain
+    (20.0, 0, None),             # within 8 GPUs x 3 s of documented cold start: no finding
+])
+def test_slow_driver_weighs_persistence_against_links(tmp_path, seconds, persistence, category):
+    _, findings, _ = replay(_h100_with_slow_init(tmp_path, seconds, persistence))
+    slow = by_rule(findings, "node.slow_driver")
+    if category is None:
+        assert not slow
+        return
+    (f,) = slow
+    assert f.category == category
+    assert (f.evidence[0].measured, f.evidence[0].expected) == (seconds, 24.0)  # the threshold it was held to
+    assert all(e.expected is not None for e in f.evidence if e.measured in ("off", "inactive"))
+
+
 def test_gtx1080ti_gen1_reading_is_not_called_degraded():
     # nvtop: GPU0 GEN 3@16x, GPU1 GEN 1@16x, nothing about load. A reader says: an idle GPU drops to
     # Gen1 to save power; re-check under load before calling the link degraded.

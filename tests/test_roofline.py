@@ -398,17 +398,19 @@ def test_decode_roofline_never_slower_than_measured(ticket, gpu_key):
         assert value <= roof, (ticket, tp, batch, metric, value, roof)
 
 
-def test_bridged_h100_pcie_pair_runs_at_its_measured_bus_bandwidth():
-    """2x H100 PCIe over an NVLink bridge measure 115.4-116.3 GB/s all-reduce busbw at 1-4 GB
-    (collectives-reference.md [R15]); the expected figure gives that, not the 247 GB/s a scaled
-    NVSwitch figure would, and the roofline still sits below it."""
+def test_bridged_h100_pcie_pair_expects_its_links_at_nvlink_efficiency():
+    """2x H100 PCIe over an NVLink bridge: 300 GB/s per direction (600 bidirectional, gpus-specs [S1])
+    at NVLink's documented protocol efficiency (~370 of 450 GB/s, nccl-tests#212 [R2]; ~20 of each
+    link's 25 GB/s, nccl-tests#149) is ~247 GB/s busbw. nccl#1161's 115.4-116.3 GB/s [R15] is the
+    complaint, under half of that, not the typical figure; the roofline still sits below it."""
     from rules import collectives
 
     ic, _ = tp_fabric(catalog.gpu("h100-pcie"), 2, 8)
-    assert ic.bandwidth_gbs == 300 and ic.achieved_gbs == 116
+    assert ic.bandwidth_gbs == 300 and ic.achieved_gbs == pytest.approx(300 * 370 / 450)
+    assert "0 links" not in ic.name
     for size, measured_busbw in ((1 << 30, 115.4), (4 << 30, 116.3)):
         t = collectives.expected(ic, 2, size).us  # n = 2: busbw = algbw = bytes / time
-        assert size / t / 1e3 == pytest.approx(measured_busbw, rel=0.02)
+        assert measured_busbw / (size / t / 1e3) < 0.5
         assert collectives.roofline_us(ic, 2, size) < size / (measured_busbw * 1e3)
 
 

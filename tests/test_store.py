@@ -193,3 +193,28 @@ def test_history_table_keeps_words_and_values_whole(tmp_path):
         out = diagnose("history", "--db", db, env={"COLUMNS": width}).stdout
         assert "\ue000" not in out and "expected_physics" in out and "predict" in out, out
         assert max(len(line) for line in out.splitlines()) <= int(width)
+
+
+def test_a_damaged_store_gets_one_verdict_from_every_reader(tmp_path):
+    """ut9b: five runs, pages 3-5 overwritten. `history` listed what it could still reach (exit 0) while
+    compare and fleet refused (exit 2, saying 'nothing was written' though they only read): every reader
+    now refuses with the same line, and none claims a write it never attempted."""
+    path = tmp_path / "runs.db"
+    db = store.open_db(path)
+    samples = sorted((Path(__file__).parent.parent / "samples" / "fleet").glob("*.json"))[:5]
+    for sample in samples:  # real node reports: the rows span many pages, the damage hits some of them
+        store.save(Report.from_dict(json.loads(sample.read_text())), db=db)
+    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.conn.close()
+    with open(path, "r+b") as f:
+        f.seek(8192)
+        f.write(b"\x07" * 12288)
+    before = path.read_bytes()
+    lines = set()
+    for args in (["history"], ["history", "--json"], ["fleet"], ["compare", "1", "2"]):
+        result = CliRunner().invoke(cli, [*args, "--db", str(path)])
+        assert result.exit_code == 2, (args, result.output)
+        (line,) = result.stderr.strip().splitlines()
+        assert "the results database is damaged" in line and "nothing was written" not in line
+        lines.add(line)
+    assert len(lines) == 1 and path.read_bytes() == before

@@ -101,7 +101,7 @@ def bus_id(text: str) -> str | None:
 def detect(text: str) -> float:
     head = text[:300_000]
     total = sum(weight for pattern, weight in DETECTORS if pattern.search(head))
-    rows = sum(1 for line in head.splitlines()[:5000] if _row(line.split()) is not None)
+    rows = sum(1 for _, line in lines(head)[:5000] if _row(line.split()) is not None)  # launcher tags off
     if rows >= 2:
         total += 0.5
     return min(1.0, total)

@@ -21,6 +21,13 @@ LAUNCHER_PREFIX = re.compile(
 )
 
 
+# A bare rank tag, "[0] ", as MPICH/Hydra's -prepend-rank and mpirun --tag-output variants write it. Taken
+# off only where it cannot be content: when the same tag recurs in the line (each write the program made
+# tagged again: "[0]  1048576 ... -1[0]  1626.5 ...") or a comment follows it ("[0] # nThread 1 ...");
+# a lone "[0] NVIDIA ..." (gpustat's GPU index) stays.
+RANK_TAG = re.compile(r"^\s*(\[\d{1,5}\])")
+
+
 def clean(line: str) -> str:
     """One line without colour codes, carriage returns and launcher prefixes."""
     line = ANSI.sub("", line).replace("\r", "").replace("\x00", "")
@@ -28,6 +35,9 @@ def clean(line: str) -> str:
     while previous != line:  # prefixes can stack: "[1,0]<stdout>:0: ..."
         previous = line
         line = LAUNCHER_PREFIX.sub("", line, count=1)
+    tag = RANK_TAG.match(line)
+    if tag and (line.count(tag[1]) > 1 or line[tag.end():].lstrip().startswith("#")):
+        line = line[tag.end():].replace(tag[1], " ")
     return line
 
 

@@ -22,7 +22,16 @@ from diagnose.capture import kernels as K
 from diagnose.capture import steps as S
 from diagnose.capture import timeline as T
 from diagnose.capture.kernels import kernel_groups
-from diagnose.capture.reader import KERNEL, NVTX, RUNTIME, Capture, one_line, open_capture, read_error
+from diagnose.capture.reader import (
+    GRID_COLUMNS,
+    KERNEL,
+    NVTX,
+    RUNTIME,
+    Capture,
+    one_line,
+    open_capture,
+    read_error,
+)
 from diagnose.errors import InputError
 from diagnose.evidence import (
     CaptureInfo,
@@ -96,6 +105,8 @@ def grid_use(cap: Capture) -> GridUse | None:
     the smallest when several kinds ran). From the kernel read's per-(name, grid, block) groups.
     Communication kernels are left out: their block count is NCCL's channel count, sized for the
     links, not for the SMs."""
+    if cap.lacks_columns(KERNEL, GRID_COLUMNS):  # no grid sizes is not 1-block grids (Captures' "missing" says)
+        return None
     sms = [(g.sm_count, g.name) for g in cap.gpus() if g.used and g.sm_count]
     groups = kernel_groups(cap).by_name
     if not sms or not len(groups):
@@ -279,6 +290,7 @@ def analyse(paths: list[str], step_name: str | None = None, names: list[str] | N
             if names and i < len(names):
                 cap.path = type(cap.path)(names[i])
             caps.append(cap)
+        _refuse_same_session(caps)
         activities: dict[str, list] = {}
         for cap in caps:
             rest = _guarded(cap, _analyse_one, cap, result, activities, step_name, with_summaries, medians, nvtx_gpu)
@@ -330,6 +342,22 @@ def _refuse_repeats(paths: list[str]) -> None:
             same = "" if str(seen[key]) == str(path) else f" (the same file as {seen[key]})"
             raise InputError(f"{path}: given twice{same}; give each rank's export once")
         seen[key] = path
+
+
+def _refuse_same_session(caps: list[Capture]) -> None:
+    """A copy of an export (or the same report exported twice) is not a second rank: two ranks'
+    captures are two nsys sessions, so one session start on one host, with the same processes and
+    GPUs and the same kernel rows, is one capture given twice."""
+    seen: dict[tuple, Capture] = {}
+    for cap in caps:
+        start = cap.session_start_utc_ns()
+        if start is None:
+            continue
+        key = (start, cap.meta.get("EXPORT_HOST"), cap.count(KERNEL), tuple(cap.used_devices()))
+        if key in seen:
+            raise InputError(f"{cap.path}: the same capture as {seen[key].path} (session start {start} ns, the same "
+                             "processes, GPUs and kernels); give each rank's export once")
+        seen[key] = cap
 
 
 def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nvtx_gpu=False) -> _Rest:

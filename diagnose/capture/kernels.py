@@ -18,6 +18,7 @@ from diagnose.capture import classify as C
 from diagnose.capture import launches
 from diagnose.capture.grouped import GroupedValues, distinct
 from diagnose.capture.reader import KERNEL, Capture, pid_of
+from diagnose.errors import InputError
 
 CLASS_CODES = {C.COMM: 0, C.GEMM: 1, C.ATTENTION: 2, C.NORM: 3, C.OTHER: 4}
 NO_DEVICE = 0xFFFFFF  # deviceId NULL: kept apart from every real ordinal
@@ -217,6 +218,10 @@ class KernelReader:
                 self._keep_sequence(pid_bits, dev, start, last, end, cls)
             gpu = gpu_key(pid_bits, dev)
             dur = end - start
+            if len(dur) and dur.min() < 0:  # a kernel cannot end before it starts: damaged rows, not data
+                bad = dur < 0
+                raise InputError(f"{self.cap.path}: damaged export: {int(bad.sum())} {KERNEL} row(s) end before "
+                                 f"they start (first: start {int(start[bad][0])}, end {int(end[bad][0])})")
             self._fold_names(name, g1, g2, dur)
             self._fold_comm(gpu, short, cls, dur, start, rowids[-1])
             yield gpu, start, end, cls | (graph << 3)

@@ -46,6 +46,10 @@ EXPECTED_TABLES = {
     NVTX: "NVTX ranges (no step markers: capture with --trace=cuda,nvtx)",
     "TARGET_INFO_GPU": "GPU inventory",
 }
+# Columns of those tables that every nsys export since 2021 has and a check cannot do without
+# (the kernel's launch geometry: the small-grid check reads blocks per grid).
+GRID_COLUMNS = ("gridX", "gridY", "gridZ")
+EXPECTED_COLUMNS = [(KERNEL, GRID_COLUMNS, "kernel grid sizes (no small-grid check)")]
 
 # ENUM_CUDA_MEMCPY_OPER, as the short labels nsys stats prints (ENUM tables exist only >= 3.0.0).
 COPY_KINDS = {
@@ -203,8 +207,15 @@ class Capture:
                                  ).fetchone()
 
     def missing(self) -> list[str]:
-        """Expected tables this export lacks, each with what that means."""
-        return [f"{t}: {why}" for t, why in EXPECTED_TABLES.items() if not self.has(t)]
+        """Expected tables this export lacks, and expected columns of the tables it has, each with
+        what that means (a trimmed export keeps a table but can drop a column a check reads)."""
+        tables = [f"{t}: {why}" for t, why in EXPECTED_TABLES.items() if not self.has(t)]
+        return tables + [f"{t}.{'/'.join(cols)}: {why}" for t, cols, why in EXPECTED_COLUMNS
+                         if self.lacks_columns(t, cols)]
+
+    def lacks_columns(self, table: str, columns: tuple[str, ...]) -> bool:
+        """The table is there but not every one of `columns` is."""
+        return self.has(table) and not all(self.has_column(table, c) for c in columns)
 
     # ------------------------------------------------------------------ queries
     def query(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:

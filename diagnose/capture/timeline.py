@@ -537,9 +537,11 @@ def gap_causes(cap: Capture, pid: int, device: int, gaps: list[tuple[int, int]],
     scans of the kernel, API and NVTX tables, each restricted to the gaps' own times."""
     from diagnose.capture.summaries import nvtx_ranges_sql
 
+    if not cap.has(RUNTIME) or not cap.has_column(RUNTIME, "correlationId"):
+        return []  # no CPU side to show: an empty row would read "no CUDA call: host code"
     top = sorted(gaps, key=lambda g: g[0] - g[1])[:k]
     out = [IdleGapCause(cap.source, pid, device, int(a), int(b - a)) for a, b in top]
-    if not out or not cap.has(RUNTIME) or not cap.has_column(RUNTIME, "correlationId"):
+    if not out:
         return out
     ends = {int(b): g for (a, b), g in zip(top, out)}
     corr: dict[int, IdleGapCause] = {}

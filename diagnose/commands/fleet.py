@@ -47,10 +47,11 @@ def fleet(reports, db_path, since, z_threshold):
         raise InputError("give node report files or folders, or --db PATH")
     if since and not db_path:
         raise InputError(f"--since {since} filters the runs of --db; give --db PATH (report files carry no run time)")
-    from_files, duplicates = _from_files(reports)
+    from_files, duplicates, skipped = _from_files(reports)
     loaded = from_files + (list(_from_db(db_path, since)) if db_path else [])
     if not loaded:
-        where = [f"{p} (no *.json files)" for p in reports]
+        where = [f"{p} ({'no node report among its *.json files' if skipped else 'no *.json files'})"
+                 for p in reports] + skipped
         if db_path:
             where.append(f"{db_path} (no node runs{' since ' + since if since else ''})")
         raise InputError(f"no node reports found in {'; '.join(where)}")
@@ -61,6 +62,11 @@ def fleet(reports, db_path, since, z_threshold):
         if seen[n.node] > 1:
             n.node = f"{n.node}#{seen[n.node]}"
     report = fleet_report(nodes, z_threshold)
+    if skipped:  # one crashed node's empty file, or a fleet report saved beside the node reports
+        report.inputs["skipped"] = skipped
+        table = report.tables["Fleet"]
+        table["note"] = (f"{len(skipped)} file(s) in the folder(s) given are not node reports and were left out: "
+                         f"{'; '.join(skipped[:5])}{'; ...' if len(skipped) > 5 else ''}. " + table["note"])
     if duplicates:
         report.inputs["duplicates_dropped"] = len(duplicates)
         table = report.tables["Fleet"]
@@ -69,28 +75,28 @@ def fleet(reports, db_path, since, z_threshold):
     return report
 
 
-def _from_files(paths) -> tuple[list, list[str]]:
+def _from_files(paths) -> tuple[list, list[str], list[str]]:
     """The node reports in the files and folders given, each counted once: a file named twice
     (or also found in a folder given), or a copy of a report that names its host, would be one
-    node counted as several and could make up the fleet's minimum on its own."""
+    node counted as several and could make up the fleet's minimum on its own.
+
+    A file named on the command line that is not a node report is bad input (exit 2); one found
+    inside a folder is listed as skipped, so one empty or foreign file does not lose the fleet."""
     import hashlib
+    from pathlib import Path
 
     from diagnose.errors import InputError
-    from diagnose.findings import Report
-    from diagnose.inputs import parse_json, read_text
 
-    files = _report_files(paths)
-    loaded, duplicates, seen = [], [], {}
-    for f in files:
-        text = read_text(f, "report")  # kind and size checked first; not UTF-8 is bad input naming it
+    given = {Path(p) for p in paths if not Path(p).is_dir()}
+    loaded, duplicates, skipped, seen = [], [], [], {}
+    for f in _report_files(paths):
         try:
-            report = Report.from_dict(parse_json(text, f))
+            text, report = _node_report(f)
         except InputError as exc:
-            raise InputError(f"{f}: not a diagnose report JSON file ({str(exc).removeprefix(f'{f}: ')})") from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{f}: not a diagnose report JSON file ({exc})") from None
-        if report.kind != "node":
-            raise InputError(f"{f}: a {report.kind} report; fleet compares node reports (diagnose node --json)")
+            if f in given:
+                raise
+            skipped.append(str(exc))
+            continue
         # A live node's report names its host, and two runs never measure the same to the last
         # digit: the same text from a named host is a copy of one report. (Replays of one recording
         # name no host and stay apart: each stands for the node its file is named after.)
@@ -103,7 +109,25 @@ def _from_files(paths) -> tuple[list, list[str]]:
             continue
         seen.update((k, f) for k in keys)
         loaded.append((report, str(f), None))
-    return loaded, duplicates
+    return loaded, duplicates, skipped
+
+
+def _node_report(f):
+    """The text and Report of one node report file; InputError naming the file otherwise."""
+    from diagnose.errors import InputError
+    from diagnose.findings import Report
+    from diagnose.inputs import parse_json, read_text
+
+    text = read_text(f, "report")  # kind and size checked first; not UTF-8 is bad input naming it
+    try:
+        report = Report.from_dict(parse_json(text, f))
+    except InputError as exc:
+        raise InputError(f"{f}: not a diagnose report JSON file ({str(exc).removeprefix(f'{f}: ')})") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{f}: not a diagnose report JSON file ({exc})") from None
+    if report.kind != "node":
+        raise InputError(f"{f}: a {report.kind} report; fleet compares node reports (diagnose node --json)")
+    return text, report
 
 
 def _from_db(db_path, since):

@@ -24,11 +24,11 @@ def gpu_list(text: str | None) -> list[int] | None:
 
 
 @click.command("node")
-@click.option("--quick", "profile", flag_value="quick",
+@click.option("--quick", is_flag=True,
               help="Inventory, host checks, one short all_reduce sweep (under a minute).")
-@click.option("--standard", "profile", flag_value="standard", default=True,
+@click.option("--standard", is_flag=True,
               help="Adds all collectives on TP groups, PCIe under load, HBM/GEMM/GEMV, host and P2P copies (default).")
-@click.option("--full", "profile", flag_value="full",
+@click.option("--full", is_flag=True,
               help="Sweep to 1 GiB, every collective on every group, fp16/fp8 GEMM.")
 @click.option("--gpus", metavar="LIST", help="Only these GPU indices, e.g. 0,1,2,3.")
 @click.option("--record", "record", type=OutputPath(),
@@ -41,7 +41,7 @@ def gpu_list(text: str | None) -> list[int] | None:
               help="Without GPUs: run the collective sweep on gloo across this many local CPU processes "
                    "(tests the machinery).")
 @output_options
-def node(profile, gpus, record, replay, timeout, cpu_ranks):
+def node(quick, standard, full, gpus, record, replay, timeout, cpu_ranks):
     """Check this GPU server: inventory, topology, host settings, collectives and kernel rates.
 
     Without an NVIDIA driver or GPU the host checks still run; the report says so with the
@@ -60,6 +60,10 @@ def node(profile, gpus, record, replay, timeout, cpu_ranks):
     from probes.recording import LiveSession, ReplaySession
     from rules.engine import node_verdict
 
+    given = [name for name, on in (("quick", quick), ("standard", standard), ("full", full)) if on]
+    if len(given) > 1:  # one flag would silently win over the other
+        raise InputError(f"{' and '.join('--' + g for g in given)} exclude each other: give one profile")
+    profile = given[0] if given else "standard"
     if record and replay:
         raise InputError("--record and --replay exclude each other (a replay records nothing new)")
     if cpu_ranks == 1:

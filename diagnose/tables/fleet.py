@@ -26,7 +26,7 @@ def fleet_table(nodes: list, spread: FleetSpread) -> dict:
         for name in headline:
             v = n.values.get(name)
             flagged = (n.node, name) in outliers
-            cells.append(None if v is None else f"{fmt_value(float(v.value))} !" if flagged else v.value)
+            cells.append(None if v is None else f"{fmt_value(v.value)} !" if flagged else v.value)  # a count stays int
         own = n.verdict.category if n.verdict is not None else None
         rows.append([n.node, n.group, own, sum(1 for o in outliers if o[0] == n.node)] + cells)
     return {
