@@ -21,6 +21,15 @@ def shared_path(*parts) -> Path:
     return path
 
 
+def published_tables():
+    """(file name, its '# Conditions:' line, the engines its rows name) of every table in tests/data/published."""
+    for path in sorted((Path(__file__).parent / "data" / "published").glob("*.csv")):
+        lines = path.read_text().splitlines()
+        conditions = next((x for x in lines if x.startswith("# Conditions:")), "")
+        engines = {x.split(",")[0] for x in lines if x and not x.startswith("#") and not x.startswith("engine,")}
+        yield path.name, conditions, engines
+
+
 def diagnose(*args, env=None):
     """Run `diagnose ARGS...` in-process, as the shell would; a crash (not an exit) fails the test."""
     from click.testing import CliRunner
