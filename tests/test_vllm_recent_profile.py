@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import published_tables
+from conftest import ONE_GPU_RATE_TOML, measured_vs_expected, published_tables
 
 from diagnose import published
 from rules import catalog, roofline
@@ -100,3 +100,22 @@ def test_the_fit_never_moves_the_documented_constants(monkeypatch):
     assert trial.engines["vllm"].host_ms_per_step == 2.5
     assert trial.engines["vllm-0.14"].host_ms_per_step == 0.0
     assert trial.engines["vllm-0.14"].host_ms_per_request == 12.0
+
+
+def _measured_vs_expected(folder, framework, rate):
+    text = ONE_GPU_RATE_TOML.format(description=f"Llama-3.1-8B-Instruct on one H100 SXM, batch 1: {rate} tok/s per "
+                                    "stream. Is this normal?", gpu="NVIDIA H100 80GB HBM3", framework=framework,
+                                    model="meta-llama/Llama-3.1-8B-Instruct", rate=rate)
+    return measured_vs_expected(folder, "ticket.toml", text)
+
+
+def test_a_ticket_stating_a_recent_release_is_judged_on_its_profile(tmp_path):
+    """154 tok/s (6.48 ms a token, InferenceBench's vLLM 0.21.0 figure) is what a 0.14+ build does; the V0 band of an
+    older stated release puts it above the band. The finding names the profile it used."""
+    recent = _measured_vs_expected(tmp_path / "a", "vLLM 0.21.0", 154.3)
+    assert recent.category == "expected_physics"
+    assert any("vllm-0.14" in e.detail for e in recent.evidence)
+    assert "beats" not in recent.title
+    old = _measured_vs_expected(tmp_path / "b", "vLLM 0.9.2", 154.3)
+    assert not any("vllm-0.14" in e.detail for e in old.evidence)
+    assert "beats the calibrated" in old.title  # faster than the V0 band: not broken, but not what it expects
