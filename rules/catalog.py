@@ -356,6 +356,10 @@ class EngineSpec:
     # the day it was merged (ISO); a stated build before them runs the twin (rules.catalog.build_side)
     twin_before_build: int = 0
     twin_before_date: str = ""
+    # the profile of this engine's builds from a release on (vLLM 0.14's defaults): a table, ticket or framework
+    # string that states that version or a later one runs it (rules.catalog.find_engine)
+    newer_twin: str = ""
+    newer_from_version: str = ""
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
@@ -761,12 +765,27 @@ def find_engine(text: str | None) -> EngineSpec | None:
     words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", str(text).lower())
     entries = _catalog().engine
     # a two-word name ('LM Studio') is looked up as its hyphenated alias too
-    for w in [x for pair in zip(words, words[1:] + [""]) for x in (pair[0], "-".join(pair).rstrip("-"))]:
-        for name in (w, w.rstrip("0123456789.-")):
-            found = _lookup(entries, name) if name else None
-            if found is not None and found.key != "generic":
-                return found
+    for i, pair in enumerate(zip(words, words[1:] + [""])):
+        for w in (pair[0], "-".join(pair).rstrip("-")):
+            for name in (w, w.rstrip("0123456789.-")):
+                found = _lookup(entries, name) if name else None
+                if found is not None and found.key != "generic":
+                    return _newer(found, [w[len(name):].lstrip("-"), *words[i + 1:i + 3]])
     return None
+
+
+def _newer(found: EngineSpec, after: list[str]) -> EngineSpec:
+    """The engine's newer_twin where the first version written right after its name ('vLLM 0.21.0', 'vllm==0.15.1',
+    'vllm-0.14') is newer_from_version or later; the engine itself otherwise, or where no version follows. NVIDIA's
+    container tags (year.month: 'vllm:25.09-py3', 'vllm 25.09') are no release numbers and decide nothing."""
+    if not (found.newer_twin and found.newer_from_version):
+        return found
+    for w in after:
+        m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:\.?post\d+|rc\d+)?", w)
+        if m and int(m[1]) < 20:
+            first = tuple(int(x) for x in found.newer_from_version.split("."))
+            return engine(found.newer_twin) if (int(m[1]), int(m[2])) >= first else found
+    return found
 
 
 def gpu(name: str) -> GpuSpec:

@@ -959,7 +959,7 @@ def explained(facts: Facts, predictions=None):
     """Behaviour the reporter asks about that is how the software is designed to work."""
     c = _first(facts, "memory_per_gpu")
     engine = engine_of(facts)
-    if c and engine in (None, "vllm", "sglang", "trtllm", "lmdeploy"):
+    if c and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy"):
         yield passed("ticket.explained", "Each GPU's memory is filled by design",
                      "vLLM, SGLang, TensorRT-LLM and LMDeploy reserve a fixed fraction of every GPU's memory "
                      "(gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction) for weights plus KV "

@@ -94,7 +94,12 @@ OWN_TIED = ("expert_gemm_efficiency", "expert_gemm_sm_tflops")
 # in how it runs MoE experts, not in its scheduler)
 TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "vllm-moe-dense": "vllm", "vllm-moe-untuned": "vllm",
         # llama.cpp before CUDA graphs (or on a GPU before Ampere) differs in its launches only
-        "llamacpp-eager": "llamacpp"}
+        "llamacpp-eager": "llamacpp",
+        # vLLM 0.14+ differs in what its defaults document (engines.toml), held below; the rest is vllm's
+        "vllm-0.14": "vllm"}
+# constants a tied engine's profile sets from documentation and another engine's fit, which no fit moves: vLLM 0.14's
+# async scheduling takes the host's step off the critical path, and its compiled graph runs gpt-fast's kernel time
+HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us")}
 # what a tied engine fits for itself beyond OWN_TIED: llama.cpp launching every kernel from the host leaves a longer
 # gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference)
 TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",)}
@@ -158,7 +163,7 @@ class Trial:
     def set(self, key: tuple, value: float) -> None:
         if key[0] == "engine":
             twins = () if key[2] in OWN_TIED else (t for t, to in TIED.items() if to == key[1] and t in self.engines
-                                                   and key[2] not in TWIN_OWN.get(t, ()))
+                                                   and key[2] not in TWIN_OWN.get(t, ()) + HELD.get(t, ()))
             for e in [key[1], *twins]:
                 self.engines[e] = dataclasses.replace(self.engines[e], **{key[2]: value})
             return

@@ -21,6 +21,45 @@ def shared_path(*parts) -> Path:
     return path
 
 
+def published_tables():
+    """(file name, its '# Conditions:' line, the engines its rows name) of every table in tests/data/published."""
+    for path in sorted((Path(__file__).parent / "data" / "published").glob("*.csv")):
+        lines = path.read_text().splitlines()
+        conditions = next((x for x in lines if x.startswith("# Conditions:")), "")
+        engines = {x.split(",")[0] for x in lines if x and not x.startswith("#") and not x.startswith("engine,")}
+        yield path.name, conditions, engines
+
+
+# a ticket.toml stating one decode rate of one GPU at batch 1 (format: description, gpu, framework, model, rate)
+ONE_GPU_RATE_TOML = """description = "{description}"
+[hardware]
+gpu = "{gpu}"
+gpu_count = 1
+[software]
+framework = "{framework}"
+[workload]
+model = "{model}"
+tp = 1
+batch = 1
+[[measured]]
+metric = "decode_tok_s"
+value = {rate}
+tp = 1
+batch = 1
+"""
+
+
+def measured_vs_expected(folder, name, text):
+    """The ticket.measured_vs_expected finding of a bundle holding one file `name` with `text`."""
+    from diagnose.bundle import read_bundle
+    from rules.engine import evaluate
+
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text)
+    (f,) = [f for f in evaluate(read_bundle([folder])) if f.rule == "ticket.measured_vs_expected"]
+    return f
+
+
 def diagnose(*args, env=None):
     """Run `diagnose ARGS...` in-process, as the shell would; a crash (not an exit) fails the test."""
     from click.testing import CliRunner

@@ -8,37 +8,19 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from conftest import ONE_GPU_RATE_TOML, measured_vs_expected
 
-from diagnose.bundle import read_bundle
 from diagnose.cli import cli
-from rules.engine import evaluate
 from rules.roofline import BUILD_UNSTATED
 
-TOML = """description = "Ollama llama3.1:8b on one A100 PCIe 80GB: eval rate {rate} tokens/s. Is this normal?"
-[hardware]
-gpu = "NVIDIA A100 80GB PCIe"
-gpu_count = 1
-[software]
-framework = "{framework}"
-[workload]
-model = "llama3.1:8b"
-tp = 1
-batch = 1
-[[measured]]
-metric = "decode_tok_s"
-value = {rate}
-tp = 1
-batch = 1
-"""
 PROSE = ("# Ollama speed\n\nRunning `ollama run llama3.1:8b` on an A100 PCIe 80GB. `ollama run --verbose` says:\n\n"
          "eval rate: {rate} tokens/s\n\nIs this normal?\n")
 
 
-def _ticket(folder, name, text):
-    folder.mkdir(exist_ok=True)
-    (folder / name).write_text(text)
-    (f,) = [f for f in evaluate(read_bundle([folder])) if f.rule == "ticket.measured_vs_expected"]
-    return f
+def _toml(rate, framework):
+    return ONE_GPU_RATE_TOML.format(description=f"Ollama llama3.1:8b on one A100 PCIe 80GB: eval rate {rate} tokens/s. "
+                                    "Is this normal?", gpu="NVIDIA A100 80GB PCIe", framework=framework,
+                                    model="llama3.1:8b", rate=rate)
 
 
 def _scaling(tmp_path, rate, quant="Q4_K_M", model="llama-3-8b", gpu="a100-80gb-pcie"):
@@ -52,8 +34,8 @@ def _scaling(tmp_path, rate, quant="Q4_K_M", model="llama-3-8b", gpu="a100-80gb-
                                            (80, "other")])
 def test_ticket_toml_prose_and_scaling_give_one_verdict(tmp_path, rate, category):
     # an embedder's version (Ollama 0.3) does not say whether its llama.cpp build has CUDA graphs compiled in
-    toml = _ticket(tmp_path / "a", "ticket.toml", TOML.format(rate=rate, framework="Ollama 0.3"))
-    prose = _ticket(tmp_path / "b", "issue.md", PROSE.format(rate=rate))
+    toml = measured_vs_expected(tmp_path / "a", "ticket.toml", _toml(rate, "Ollama 0.3"))
+    prose = measured_vs_expected(tmp_path / "b", "issue.md", PROSE.format(rate=rate))
     assert toml.category == prose.category == category
     # scaling judges one layout's rate as healthy or not; a single slow layout is slow_everywhere (no verdict)
     assert (_scaling(tmp_path, rate) == "expected_physics") == (category == "expected_physics")
@@ -63,15 +45,16 @@ def test_ticket_toml_prose_and_scaling_give_one_verdict(tmp_path, rate, category
 
 def test_a_stated_llama_cpp_build_picks_the_cuda_graph_profile(tmp_path):
     # build 3015 (2024-05, CUDA graphs in): 138 tok/s is short of the graph build's band (155-227)
-    f = _ticket(tmp_path, "ticket.toml", TOML.format(rate=138.3, framework="llama.cpp build: 3015"))
+    f = measured_vs_expected(tmp_path, "ticket.toml", _toml(138.3, "llama.cpp build: 3015"))
     assert f.category == "other"
     assert not any(BUILD_UNSTATED in e.detail for e in f.evidence)
 
 
 def test_published_h100_q4_0_rate_is_healthy_in_ticket_and_scaling(tmp_path):
     # the same README: H100 PCIe 80GB, LLaMA 7B Q4_0 tg ~134 tok/s (an older build without CUDA graphs)
-    f = _ticket(tmp_path, "issue.md", "# llama.cpp speed\n\nllama.cpp with llama-2-7b Q4_0 on one H100 PCIe.\n\n"
-                "llama_print_timings: eval time = 7462.69 ms / 1000 runs (7.46 ms per token, 134.00 tokens per "
-                "second)\n\nIs that expected?\n")
+    f = measured_vs_expected(tmp_path, "issue.md",
+                             "# llama.cpp speed\n\nllama.cpp with llama-2-7b Q4_0 on one H100 PCIe.\n\n"
+                             "llama_print_timings: eval time = 7462.69 ms / 1000 runs (7.46 ms per token, 134.00 "
+                             "tokens per second)\n\nIs that expected?\n")
     assert f.category == "expected_physics"
     assert _scaling(tmp_path, 134, quant="Q4_0", model="llama-2-7b", gpu="h100-pcie") == "expected_physics"

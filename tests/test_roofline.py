@@ -10,7 +10,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from conftest import shared_path
+from conftest import published_tables, shared_path
 
 from diagnose.errors import InputError
 from rules import catalog, roofline
@@ -527,18 +527,13 @@ def test_turbomind_int4_layer_runs_gate_up_and_silu_as_one_kernel():
 def test_every_published_table_stating_trtllm_0_5_takes_its_profile():
     """Any table whose Conditions line names TensorRT-LLM v0.5 runs the v0.5 profile (its build and benchmark
     defaults), and no other table does."""
-    from pathlib import Path
-
     seen = 0
-    for path in sorted((Path(__file__).parent / "data" / "published").glob("*.csv")):
-        lines = path.read_text().splitlines()
-        conditions = next((x for x in lines if x.startswith("# Conditions:")), "")
-        engines = {x.split(",")[0] for x in lines if x and not x.startswith("#") and not x.startswith("engine,")}
+    for name, conditions, engines in published_tables():
         if re.search(r"TensorRT-LLM v0\.5\b", conditions):
             seen += 1
-            assert engines == {"trtllm-0.5"}, path.name
+            assert engines == {"trtllm-0.5"}, name
         else:
-            assert "trtllm-0.5" not in engines, path.name
+            assert "trtllm-0.5" not in engines, name
     assert seen >= 4
 
 

@@ -1,0 +1,121 @@
+"""vLLM 0.14 and later (engines.toml [engine."vllm-0.14"]): async scheduling on by default takes the per-step host
+work off the critical path, and the torch.compile'd model replayed as a CUDA graph runs gpt-fast's per-kernel time.
+A stated version picks the profile; an unstated one keeps the V0-fitted vllm profile."""
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ONE_GPU_RATE_TOML, measured_vs_expected, published_tables
+
+from diagnose import published
+from rules import catalog, roofline
+from rules.roofline import Layout
+
+PUBLISHED = Path(__file__).parent / "data" / "published"
+
+
+@pytest.fixture(autouse=True)
+def _bundled_catalog_only(monkeypatch):
+    monkeypatch.delenv("DIAGNOSE_CATALOG", raising=False)
+    catalog.configure([str(PUBLISHED / "models.toml")])
+
+
+def _step(engine: str, tp: int):
+    return roofline.predict(catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), Layout(tp=tp), batch=1, prompt=128,
+                            output=128, dtype="bf16", engine=catalog.engine(engine), gpus_per_node=8)
+
+
+def test_async_scheduling_hides_the_host_step_and_the_compiled_graph_runs_gpt_fast_kernel_time():
+    """The same Llama-3-70B TP4 decode step on 4 H100s: vllm (V0 builds) pays its host step and the broadcast to the
+    other workers; vllm-0.14 pays neither, and its kernels cost what gpt-fast's graph-replayed Inductor kernels do.
+    Weights, all-reduces and the kernel count are the same."""
+    old, new = _step("vllm", 4), _step("vllm-0.14", 4)
+    vllm, recent = catalog.engine("vllm"), catalog.engine("vllm-0.14")
+    assert old.expected_terms["host_ms"] == pytest.approx(vllm.host_ms_per_step + vllm.multiprocess_ms_per_step)
+    assert new.expected_terms["host_ms"] == 0.0
+    assert recent.kernel_overhead_us == catalog.engine("gpt-fast").kernel_overhead_us
+    assert new.expected_terms["overhead_ms"] < old.expected_terms["overhead_ms"]
+    for term in ("weights_ms", "allreduce_ms"):
+        assert new.expected_terms[term] == pytest.approx(old.expected_terms[term])
+    assert new.allreduce_count_per_step == old.allreduce_count_per_step
+    assert new.itl_ms_expected < old.itl_ms_expected
+    assert new.itl_ms == pytest.approx(old.itl_ms)  # the roofline does not depend on the engine's host side
+    assert recent.host_ms_per_request == vllm.host_ms_per_request  # not measured for V1: V0's
+
+
+@pytest.mark.parametrize("text,key", [
+    ("vLLM 0.21.0", "vllm-0.14"), ("vllm==0.15.1", "vllm-0.14"), ("vLLM v0.14.0", "vllm-0.14"),
+    ("vllm0.20.2", "vllm-0.14"), ("vllm/vllm-openai:v0.16.0", "vllm-0.14"), ("vLLM 1.0", "vllm-0.14"),
+    ("vllm-async", "vllm-0.14"),
+    # older releases, no version, or a version that is not vLLM's
+    ("vLLM 0.13.0", "vllm"), ("vllm==0.9.2", "vllm"), ("vLLM 0.6.3 + torch 2.4", "vllm"), ("vLLM", "vllm"),
+    ("vllm (vllm/vllm-openai:gptoss)", "vllm"), ("vLLM with CUDA 12.8", "vllm"),
+    # NVIDIA's container tags are year.month, not vLLM releases
+    ("nvcr.io/nvidia/vllm:25.09-py3", "vllm"), ("vLLM 26.02-py3", "vllm"), ("vllm 25.09", "vllm"),
+    # other engines keep their own profile whatever their version
+    ("SGLang 0.5.2", "sglang"), ("TensorRT-LLM 0.9", "trtllm")])
+def test_a_stated_vllm_version_picks_the_profile(text, key):
+    assert catalog.find_engine(text).key == key
+
+
+def test_every_published_table_stating_vllm_0_14_or_later_takes_its_profile():
+    """A table whose Conditions line states a vLLM release from 0.14 on runs vllm-0.14, and no other table does
+    (the perf-CI table states no release and stays on vllm)."""
+    seen = 0
+    for name, conditions, engines in published_tables():
+        versions = [(int(a), int(b)) for a, b in re.findall(r"\bvLLM v?(\d+)\.(\d+)", conditions)]
+        if versions and min(versions) >= (0, 14):
+            seen += 1
+            assert engines == {"vllm-0.14"}, name
+        else:
+            assert "vllm-0.14" not in engines, name
+    assert seen >= 2
+
+
+def test_the_recent_rows_decode_within_the_band_and_above_the_roofline():
+    """Measured batch-1 inter-token latencies of vLLM 0.21 (Llama-3.1-8B, one H100) and 0.22 (Qwen2.5-72B, TP4):
+    the V0-fitted profile put both outside the band, 46-47 % slow; the 0.14 profile holds them, and neither is faster
+    than the roofline."""
+    rows = [r for r in published.read_dir(PUBLISHED) if r.engine == "vllm-0.14" and r.metric == "itl_ms"]
+    assert len(rows) == 2
+    for r in rows:
+        assert published.expect(r).verdict(r.value) == "inside", r.source
+        assert published.expect(r, engine=catalog.engine("vllm")).verdict(r.value) == "faster", r.source
+
+
+def test_the_fit_never_moves_the_documented_constants(monkeypatch):
+    """vllm-0.14 is tied to vllm (scripts/fit_predictor.py TIED) but its host step and kernel time are held: a fit
+    that moves vllm's host step and per-request time moves only the per-request time of the 0.14 profile."""
+    spec = importlib.util.spec_from_file_location("fit_predictor", Path(__file__).parent.parent / "scripts"
+                                                  / "fit_predictor.py")
+    fitter = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fit_predictor", fitter)
+    spec.loader.exec_module(fitter)
+    trial = fitter.Trial(catalog.calibration(), {k: catalog.engine(k) for k in ("vllm", "vllm-0.14")})
+    trial.set(("engine", "vllm", "host_ms_per_step"), 2.5)
+    trial.set(("engine", "vllm", "host_ms_per_request"), 12.0)
+    assert trial.engines["vllm"].host_ms_per_step == 2.5
+    assert trial.engines["vllm-0.14"].host_ms_per_step == 0.0
+    assert trial.engines["vllm-0.14"].host_ms_per_request == 12.0
+
+
+def _measured_vs_expected(folder, framework, rate):
+    text = ONE_GPU_RATE_TOML.format(description=f"Llama-3.1-8B-Instruct on one H100 SXM, batch 1: {rate} tok/s per "
+                                    "stream. Is this normal?", gpu="NVIDIA H100 80GB HBM3", framework=framework,
+                                    model="meta-llama/Llama-3.1-8B-Instruct", rate=rate)
+    return measured_vs_expected(folder, "ticket.toml", text)
+
+
+def test_a_ticket_stating_a_recent_release_is_judged_on_its_profile(tmp_path):
+    """154 tok/s (6.48 ms a token, InferenceBench's vLLM 0.21.0 figure) is what a 0.14+ build does; the V0 band of an
+    older stated release puts it above the band. The finding names the profile it used."""
+    recent = _measured_vs_expected(tmp_path / "a", "vLLM 0.21.0", 154.3)
+    assert recent.category == "expected_physics"
+    assert any("vllm-0.14" in e.detail for e in recent.evidence)
+    assert "beats" not in recent.title
+    old = _measured_vs_expected(tmp_path / "b", "vLLM 0.9.2", 154.3)
+    assert not any("vllm-0.14" in e.detail for e in old.evidence)
+    assert "beats the calibrated" in old.title  # faster than the V0 band: not broken, but not what it expects
