@@ -41,10 +41,6 @@ KNOWN = {
         "paraphrase healthy, original expected_physics ('four full cores (about 400 %)' for 'CPU load of 400%')",
     "u7a09-tgi-why-shard-models-that-fit-a100-c":
         "paraphrase expected_physics, original healthy (the same question about sharding, shorter)",
-    "u7b09-groot-thor-torch-inference-slow-after-10s-sleep-c":
-        "paraphrase healthy, original throttling ('sleeps for 10 seconds between frames', 'takes a lot longer')",
-    "u8b09-tgi-a4000-idles-at-p2-38w-c":
-        "paraphrase insufficient_data, original healthy ('stays in P2 when idle', power 38/140W unchanged)",
     # fourth set (-d): 20 more development cases, written and measured once before any change of issue 11's
     # third round; never used to change code
     "h017-nccl-epyc-7k62-4090-slow-p2p-nps-d":
