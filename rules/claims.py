@@ -1255,10 +1255,19 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
     kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
     kept_on = kept_on or kind == "first_calls_slow" and _REST_SLOW_TOO.search(sentence[m.end():])
+    kept_on = kept_on or kind == "first_calls_slow" and _FIRST_AFTER_PAUSE.search(sentence[m.start():m.end() + 60])
     after = sentence[m.end():m.end() + 60]
     return bool(before or inside or small or kept_on or _NEGATED_AFTER.match(after) or _TOO_SMALL_AFTER.match(after))
 
 
+# (issue 11 t) The first call after a pause ("the first frame after a 10 s sleep", "the first request following an idle
+# period"): it comes after every pause, so it is the gap's (idle_gap_slow: the driver lowers an idle GPU's clocks and
+# P-state, https://docs.nvidia.com/deploy/driver-persistence/), not the run's warm-up, which comes once per process.
+# Not a start or restart ("the first request after startup" is warm-up).
+_FIRST_AFTER_PAUSE = re.compile(
+    _FIRST_WORK + r"\s+(?:(?:right|just|directly|immediately)\s+)?(?:after|following)\s+"
+    r"(?:a|an|the|some|each|every|any)?\s*(?:[\w.-]+\s+){0,3}?"
+    r"(?:sleeps?|pauses?|delays?|breaks?|gaps?|idle|inactivity|lulls?|quiet)\b", re.I)
 # The first call slow "and all later ones too": every call is slow, no warm-up (in the languages warm-up is read in).
 _REST_SLOW_TOO = re.compile(
     r"^[^.\n]{0,30}?(?:\b(?:all|every|each|the)\s+(?:of\s+the\s+)?(?:later|subsequent|following|other|next|rest)"
@@ -1927,6 +1936,24 @@ _RATE_FELL = (r"\b(?:went|gone|goes|dropped|drops|fell|falls|decreased|changed|m
               r"from\s+~?(?P<was>\d+(?:\.\d+)?)\s*" + _RATE_UNIT + r"?\s+to\s+(?:only\s+)?~?(?P<now>\d+(?:\.\d+)?)\s*"
               + _RATE_UNIT + r"\b")
 
+# (issue 11 t) A drop or a no-change that ends in a power state ("let it drop to P8", "does not change state to P8"):
+# the driver's power management lowering an idle GPU (P0 is the highest performance state, P8 or P12 the lowest,
+# https://github.com/NVIDIA/open-gpu-kernel-modules/issues/731), not a rate falling. Reporters write it so about idle
+# GPUs: "my idle clocks will not drop below 1860" (https://github.com/xor2k/gpu_undervolt/issues/2), "keep my gpu_0 in
+# a P0 state ... at idle instead of P8" (https://github.com/NVIDIA/k8s-device-plugin/issues/110), "will switch to p8
+# when idle?" (https://github.com/crashr/gppm/issues/2).
+_TO_POWER_STATE = re.compile(r"(?:\s+(?:its\s+|the\s+)?(?:power\s+|performance\s+|P-?)?state)?"
+                             r"\s+(?:back\s+)?(?:down\s+)?(?:to|into|in)\s+(?:the\s+|an?\s+)?(?:P\d{1,2}\b|"
+                             r"(?:idle|low(?:er)?[- ]power|power[- ]sav\w*|rest\w*)\s+"
+                             r"(?:P-?|power[- ]|performance[- ])?(?:state|mode)\b)", re.I)
+
+
+def _power_state_drop(text: str, m: re.Match) -> bool:
+    """A drop or a no-change that ends in a power state ("does not change state to P8", _TO_POWER_STATE): power
+    management, not a slowdown."""
+    return bool(_TO_POWER_STATE.match(text, m.end()))
+
+
 def _rate_rose(m: re.Match) -> bool:
     """A rate that went from one figure to a higher one ("went from 24 to 38 tok/s"): a gain, not a slowdown."""
     return bool(m.groupdict().get("was")) and float(m.group("now")) >= float(m.group("was"))
@@ -2061,8 +2088,8 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "no errors", "does not hang"
             if kind == "slow" and _negated(kind, text, m):
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
-            if kind == "slow" and _rate_rose(m):
-                continue  # "went from 24 to 38 tok/s": a gain
+            if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m)):
+                continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state
             if kind == "scaling" and _gain_ruled_out(text, m):
                 continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
             if kind == "scaling" and _other_upgrade(text, m):
@@ -2401,7 +2428,8 @@ def complaint(facts: Facts, skip: re.Pattern | None = None) -> Claim | None:
         for sentence in sentences(text):
             spans = [(k.start(), k.end()) for k in skip.finditer(sentence)] if skip is not None else []
             for m in _COMPLAINT.finditer(sentence):
-                if _NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _rate_rose(m):
+                if (_NEGATION.search(sentence[max(0, m.start() - 30):m.start()]) or _rate_rose(m)
+                        or _power_state_drop(sentence, m)):
                     continue
                 if any(m.start() < end and start < m.end() for start, end in spans):
                     continue

@@ -1,0 +1,74 @@
+"""Issue 11, third round: two readings whose structure, not their words, decides which rule answers.
+
+None of these sentences comes from a corpus case or a paraphrase folder. The first call after a pause is the gap's
+(clocks and P-state come down while the GPU idles, so it repeats after every pause), not a run's one-off warm-up; and
+a drop or a no-change that ends in a power state is the driver's power management, not a slowdown.
+"""
+
+import pytest
+
+from diagnose.evidence import Facts, Note
+from rules import claims
+from rules.subject import Subject
+from rules.ticket_questions import idle_state
+from rules.ticket_rules import explained, idle_clocks
+
+
+def said(text: str) -> Facts:
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    facts.subject = Subject.of(facts)  # as the engine resolves it before the rules run
+    return facts
+
+
+@pytest.mark.parametrize("text", [
+    "The first request after a 30 s pause takes three times longer than the rest.",
+    "Our first inference following an idle period of a minute is much slower.",
+    "The first frames right after a short sleep are slow, back to back they are fine.",
+    "the first query after some inactivity is slow",
+])
+def test_the_first_call_after_a_pause_is_the_gaps_not_warm_up(text):
+    facts = said(text)
+    assert not claims.find(facts, "first_calls_slow")
+    assert not [f for f in explained(facts) if "first calls" in f.title]
+
+
+@pytest.mark.parametrize("text", [
+    "The first request takes 20 s, every later one is fast.",
+    "The first request after startup is slow, then it is fine.",
+    "Only the first inference is slow; the ones after a pause are as fast as the rest.",
+    "The first few iterations after restarting the server take much longer.",
+])
+def test_a_first_call_of_the_run_is_still_warm_up(text):
+    assert claims.find(said(text), "first_calls_slow")
+
+
+def test_a_pause_before_the_first_call_gives_the_idle_clocks_lead():
+    facts = said("The first request after a 30 s pause takes three times longer than back-to-back requests.")
+    assert [f.category for f in idle_clocks(facts)] == ["throttling"]
+
+
+@pytest.mark.parametrize("text", [
+    "When idle the card sits at P2 while other apps let it drop to P8.",
+    "nvidia-smi shows P0 at idle; it never drops into an idle state.",
+    "It stays at P2 and just does not change state to P8 when nothing runs.",
+    "The clocks do not drop back down to the power-saving state after a job.",
+])
+def test_a_drop_to_a_power_state_is_not_a_complaint(text):
+    assert claims.complaint(said(text)) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Throughput drops to 20 tok/s after a minute.",
+    "Bandwidth drops from 180 GB/s to 90 GB/s with more nodes.",
+    "The speed does not change when I add a second GPU.",
+    "At idle it drops to P8, but under load the generation is slow.",
+])
+def test_a_drop_of_a_figure_is_still_a_complaint(text):
+    assert claims.complaint(said(text)) is not None
+
+
+def test_an_idle_reading_with_a_power_state_drop_is_answered_as_power_management():
+    facts = said("With the server idle nvidia-smi shows P2 at 35/150W; other servers let the GPU drop to P8. "
+                 "Could it use less power?")
+    assert [f.category for f in idle_state(facts)] == ["healthy"]
