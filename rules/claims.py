@@ -1071,9 +1071,10 @@ _NEGATED_AFTER = re.compile(
     r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|"
     r"were(?:n't| not)|never|not)\s+"
     r"(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)|"
-    # "throttling was ruled out", "NVLink has been excluded", "P2P can be ruled out"
-    r"^[\s:,\w/-]{0,25}?\b(?:is|are|was|were|has been|have been|had been|got|can be|could be|been)\s+(?:\w+\s+)?"
-    r"(?:ruled out|excluded|eliminated)\b",
+    # "throttling was ruled out", "NVLink has been excluded", "P2P can be ruled out"; not "was not ruled out", "has
+    # not (yet) been ruled out": a question still open
+    r"^(?:(?!\b(?:not|never|cannot)\b)[\s:,\w/-]){0,25}?\b(?:is|are|was|were|has been|have been|had been|got|"
+    r"can be|could be|been)\s+(?:(?!(?:not|never|yet)\b)\w+\s+)?(?:ruled out|excluded|eliminated)\b",
     re.I)
 # Sentences: a claim's scope for negation and guessing.
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
@@ -1147,9 +1148,15 @@ def smi_seconds(m: re.Match) -> float:
     return n * (60 if re.search(r"\bmin", m.group(0)[m.start(1) - m.start():], re.I) else 1)
 
 
-# "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
-_NEGATION = re.compile(r"\b(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|"
-                       r"ruled out|rule out|excluded|eliminated)\b[\w\s,-]{0,20}$", re.I)
+# "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out. A negator before
+# "rule out" ("could not rule out", "haven't yet ruled out"), or "to rule out" (a plan) other than "able to", leaves the
+# question open.
+_OPEN_RULE_OUT = r"(?:\s+yet)?(?:\s+able)?(?:\s+to)?(?:\s+be(?:en)?)?\s+rul(?:e|ed)\s+out\b"
+_NEGATION = re.compile(r"\b(?:(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor)"
+                       r"(?!" + _OPEN_RULE_OUT + r")|"
+                       r"(?<!\bnot )(?<!\bnot yet )(?<!n't )(?<!n't yet )(?<!\bcannot )(?<!\bnever )"
+                       r"(?:(?<!\bto )|(?<=\bable to )(?<!\bunable to )(?<!\bnot able to ))"
+                       r"(?:ruled out|rule out)|excluded|eliminated)\b[\w\s,-]{0,20}$", re.I)
 def negated_words(sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the words `m` matched out ("no longer", "not", "without" before them, "is not the issue"
     after), as they would a claim's? For patterns kept outside PATTERNS (rules.ticket_questions)."""
