@@ -8,7 +8,6 @@ from test_claims_said_otherwise_11b import said, verdict
 
 from rules import claims
 
-
 DROP = ("# Throughput drops over time\n\nvLLM, Llama-3-70B, TP=8 on 8x A100-SXM4-80GB. Throughput falls over time "
         "under a constant load: 900 tok/s at start, 500 tok/s after 20 minutes. ")
 
