@@ -2452,6 +2452,21 @@ _BASELINE_FIRST = re.compile(r"\b(?:compared|relative|versus|vs|than|over|from)\
 # effect (with vs without it), e.g. "with NCCL_P2P_DISABLE=1 it is 30% slower", "adding --enforce-eager made it 2x
 # slower".
 _SETTING_TOGGLED = re.compile(_SETTING.pattern + r"|(?<![\w-])--[a-z][\w-]+")
+# Settings that choose the layout itself are the comparison, not an A/B on one layout: vLLM's --tensor-parallel-size
+# / -tp / --pipeline-parallel-size / --data-parallel-size, SGLang's --tp-size / --dp-size, TGI's --num-shard, TRT-LLM's
+# --tp_size / --world_size, torchrun's --nproc_per_node, llama.cpp's --tensor-split / --split-mode, and which GPUs are
+# visible (https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html,
+# https://huggingface.co/docs/text-generation-inference/basic_tutorials/launcher,
+# https://pytorch.org/docs/stable/elastic/run.html).
+_LAYOUT_SETTING = re.compile(
+    r"(?:^|[-_])(?:tensor|pipeline|data|expert)[-_]parallel|(?:^|[-_])(?:tp|pp|dp|ep)(?:[-_]size)?$|num[-_]shard|"
+    r"world[-_]size|nproc|tensor[-_]split|split[-_]mode|gpus$|VISIBLE_DEVICES", re.I)
+
+
+def _setting_toggled(clause: str) -> bool:
+    """Does the clause set an environment variable or flag other than the GPU layout?"""
+    names = [(m.group(1) or m.group(0)).lstrip("-") for m in _SETTING_TOGGLED.finditer(clause)]
+    return bool(names) and not any(_LAYOUT_SETTING.search(n) for n in names)
 
 
 def speedups(facts: Facts) -> list[Claim]:
@@ -2470,7 +2485,7 @@ def speedups(facts: Facts) -> list[Claim]:
                     continue
                 if _NEGATION.search(before[-15:]):
                     continue  # "not 2x faster": what it is not, not what it is
-                if _SETTING_TOGGLED.search(_CLAUSES.split(before)[-1]):
+                if _setting_toggled(_CLAUSES.split(before)[-1]):
                     continue  # "with NCCL_P2P_DISABLE=1 it's 30% slower", "--enforce-eager makes it 2x slower": a
                     # setting's A/B on one layout, not a speed-up between GPU counts
                 if percent and m.group(3) and (not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])

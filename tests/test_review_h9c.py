@@ -35,3 +35,25 @@ def test_a_throttle_not_ruled_out_stays_a_lead(tmp_path, sentence):
 def test_a_throttle_ruled_out_is_negated(sentence):
     assert claims.find(said(sentence), "clock_power", negated=True)
     assert not claims.find(said(sentence), "clock_power")
+
+
+# 2. A flag that sets the layout is the comparison between GPU counts; any other flag or variable in the clause makes
+#    the ratio that setting's A/B on one layout.
+@pytest.mark.parametrize("sentence, ratio", [
+    ("Launching with --tensor-parallel-size 4 it is only 1.1x faster than with one GPU at batch 1.", 1.1),
+    ("Using --tp 4 gives a 1.8x speedup over 1 GPU.", 1.8),
+    ("With --num-shard 2 TGI is only 1.2x faster than on a single GPU.", 1.2),
+    ("Running torchrun --nproc_per_node 8 it is 3x faster than one GPU.", 3.0),
+    ("With CUDA_VISIBLE_DEVICES=0,1,2,3 it is 1.5x faster than with CUDA_VISIBLE_DEVICES=0.", 1.5),
+])
+def test_a_layout_flag_keeps_the_speedup(sentence, ratio):
+    assert [c.data["ratio"] for c in claims.speedups(said(sentence))] == [ratio]
+
+
+@pytest.mark.parametrize("sentence", [
+    "With NCCL_P2P_DISABLE=1 it is 30% slower on 4 GPUs.",
+    "Adding --enforce-eager made it 2x slower on 2 GPUs.",
+    "Passing --disable-custom-all-reduce it is 1.3x faster on 8 GPUs.",
+])
+def test_another_setting_is_an_ab_on_one_layout(sentence):
+    assert not claims.speedups(said(sentence))
