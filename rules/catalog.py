@@ -1115,6 +1115,9 @@ def named_gguf(text: str | None) -> str | None:
     m = _gguf_pattern().search(str(text))
     if m:
         return gguf_type(m.group(1)).name
+    if re.search(r"\.gguf$", str(text), re.I):  # a float GGUF file named by its precision ('Phi-3-mini-fp16.gguf')
+        precision = next((d for d, p in _PRECISIONS if p.search(str(text))), None)
+        return next((t.name for t in (gguf_type(n) for n in ("F16", "BF16", "F32")) if t.dtype == precision), None)
     own = ollama_default_gguf(text)
     if own and tag_weights(text) == gguf_type(own).dtype:  # (a tag naming other weights, '-fp16', is not)
         return gguf_type(own).name

@@ -5,6 +5,7 @@
 
 import pytest
 from test_claims_said_otherwise_11b import said, verdict
+from test_review_11e import _predicted_weights
 
 from rules import claims
 
@@ -57,3 +58,23 @@ def test_a_layout_flag_keeps_the_speedup(sentence, ratio):
 ])
 def test_another_setting_is_an_ab_on_one_layout(sentence):
     assert not claims.speedups(said(sentence))
+
+
+# 4. A GGUF file named by its float precision (Microsoft ships Phi-3-mini-4k-instruct-fp16.gguf,
+#    https://huggingface.co/microsoft/Phi-3-mini-4k-instruct-gguf) states its type: F16, BF16 or F32.
+@pytest.mark.parametrize("model, weights", [
+    ("Phi-3-mini-4k-instruct-fp16.gguf", ("F16", "fp16")),
+    ("Meta-Llama-3-8B-Instruct-bf16.gguf", ("BF16", "bf16")),
+    ("llama-2-7b-fp32.gguf", ("F32", "fp32")),
+])
+def test_a_gguf_file_named_by_its_precision_is_priced_at_it(model, weights):
+    assert _predicted_weights(model, "llamacpp") == weights
+
+
+def test_a_gguf_file_without_a_type_still_exits_2():
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    out = CliRunner().invoke(cli, ["predict", "--model", "Phi-3-mini-4k-instruct.gguf", "--gpu", "rtx-4090"])
+    assert out.exit_code == 2 and "--quant" in out.output
