@@ -7,6 +7,7 @@ import pytest
 from test_claims_said_otherwise_11b import said, verdict
 from test_review_11e import _predicted_weights
 
+from diagnose.artifacts.text import llamacpp_builds
 from rules import claims
 
 DROP = ("# Throughput drops over time\n\nvLLM, Llama-3-70B, TP=8 on 8x A100-SXM4-80GB. Throughput falls over time "
@@ -78,3 +79,40 @@ def test_a_gguf_file_without_a_type_still_exits_2():
 
     out = CliRunner().invoke(cli, ["predict", "--model", "Phi-3-mini-4k-instruct.gguf", "--gpu", "rtx-4090"])
     assert out.exit_code == 2 and "--quant" in out.output
+
+
+# 3. A build is read only where one is said: a date from llama.cpp's first month (2023-03) to today, not a figure
+#    with its unit, not when a GPU or a model "was released", "version:" only with its hash; a fork's count is no
+#    upstream build.
+@pytest.mark.parametrize("text", [
+    "I run llama.cpp at 2048 context on one RTX 3090.",
+    "llama.cpp on a 2080 Ti is slow.",
+    "llama.cpp on my RTX 3090 (the card was released in 2020).",
+    "llama.cpp with Qwen2.5, which was released in 2024-09.",
+    "Driver Version: 550, CUDA 12.4, llama.cpp.",
+    "A llama.cpp build from 2022.",
+    "llama.cpp at 2025 tokens of context.",
+])
+def test_no_build_where_none_is_said(text):
+    assert llamacpp_builds(text) == []
+
+
+@pytest.mark.parametrize("text, builds", [
+    ("A llama.cpp release from March 2024.", ["2024-03"]),
+    ("The build I use is from 2024.", ["2024"]),
+    ("llama-cli --version prints version: 3719 (6262d13e)", ["b3719"]),
+    ("llama.cpp b3447 on an RTX 3090", ["b3447"]),
+])
+def test_a_build_said_is_read(text, builds):
+    assert llamacpp_builds(text) == builds
+
+
+def test_a_forks_build_is_not_llamacpps(tmp_path):
+    from diagnose.bundle import read_bundle
+    from rules.common import engine_builds
+
+    text = "I run ik_llama.cpp (version: 3719 (6262d13e)) with llama-2-7b.Q4_0.gguf on one RTX 3090: 60 tok/s."
+    (tmp_path / "issue.md").write_text(text)
+    assert engine_builds(read_bundle([tmp_path])) == []
+    (tmp_path / "issue.md").write_text(text.replace("ik_llama.cpp", "llama.cpp"))
+    assert engine_builds(read_bundle([tmp_path])) == ["b3719"]

@@ -21,6 +21,7 @@ import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import (
+    LLAMACPP_FORK,
     RATE_UNIT,
     TIME_UNIT,
     cjk_spaced,
@@ -686,6 +687,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
     # March 2024"), where it is first said
     stated = [(i, b) for i, ln in sorted([*prose, *code_lines]) for b in llamacpp_builds(ln)]
+    fork = next((m.group(0) for _, ln in prose for m in [LLAMACPP_FORK.search(ln)] if m), None)
+    if fork:  # a fork numbers its own builds: they are not llama.cpp's (rules.common.engine_builds)
+        out.append(Workload(where(name, prose[0][0]), extra={"engine_fork": fork}))
     if stated:
         builds = list(dict.fromkeys(b for _, b in stated))
         out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))
