@@ -116,3 +116,31 @@ def test_a_forks_build_is_not_llamacpps(tmp_path):
     assert engine_builds(read_bundle([tmp_path])) == []
     (tmp_path / "issue.md").write_text(text.replace("ik_llama.cpp", "llama.cpp"))
     assert engine_builds(read_bundle([tmp_path])) == ["b3719"]
+
+
+# 6. The 11b patterns, each beyond the paraphrase it was written from: a straggler set against the others whatever
+#    the preposition, a "does this match" question only against a reference, a figure set against a published one
+#    slow only when it falls short of it (more than the 10 % a healthy part runs under its rating).
+@pytest.mark.parametrize("text, one_slow", [
+    ("On one GPU the all-reduce is always slower than on the other seven.", True),
+    ("With one rank always lagging behind, the step time doubles.", True),
+    ("On one node rank 3 is slower than the rest.", True),
+    ("On a single node it is slower than on two nodes.", False),
+    ("Using a single GPU the job takes longer than with 4 GPUs.", False),
+    ("In a single node, training with 2 cards is slower than with 1.", False),
+])
+def test_a_straggler_is_one_set_against_the_others(text, one_slow):
+    assert bool(claims.find(said(text), "one_slow")) is one_slow
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("Does this match my previous run from last week?", "other"),
+    ("Is this close to the deadline?", "other"),
+    ("Is this in line with the published numbers?", "normal?"),
+    ("Is this close to the theoretical peak?", "normal?"),
+    ("We get 880 GB/s out of the advertised 900 GB/s, which is fine.", "other"),
+    ("We measure 610 GB/s against the rated 900 GB/s.", "slow"),
+    ("890 GB/s vs 1.2 TB/s advertised.", "slow"),
+])
+def test_a_question_needs_a_reference_and_a_published_figure_a_shortfall(text, kind):
+    assert claims.symptom(said(text)) == kind
