@@ -144,3 +144,41 @@ def test_a_straggler_is_one_set_against_the_others(text, one_slow):
 ])
 def test_a_question_needs_a_reference_and_a_published_figure_a_shortfall(text, kind):
     assert claims.symptom(said(text)) == kind
+
+
+# 5. A pN latency target is checked at the step N % into the reply (prompt + N % of the output: one reply's steps
+#    grow with its context), and tok/s per user is 1000 / ITL at the ITL's own context, in plan and predict alike.
+def _plan(slo: str) -> dict:
+    import json
+
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    out = CliRunner().invoke(cli, ["plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", "8", "--context",
+                                   "8192", "--seats", "64", "--slo", slo, "--json", "--fail-on", "never"])
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)
+
+
+def test_a_p95_itl_target_is_checked_at_95_percent_of_the_reply():
+    from rules import catalog, roofline
+
+    rep = _plan("itl_p95=27ms")
+    plan = rep["predictions"]["plan"]
+    for o in plan["options"]:
+        assert o["tok_s_per_user"] == pytest.approx(1000 / o["itl_ms"], rel=2e-3)
+        layout = roofline.Layout(o["tp"], 1, o["dp"])
+        p95 = roofline.predict(catalog.model("llama-3-70b"), catalog.gpu("h100-sxm"), layout,
+                               batch=o["batch_per_replica"], prompt=1024, context=8192, itl_share=0.95)
+        assert o["slo_itl_context"] == int(1024 + 0.95 * (8192 - 1024)) == p95.itl_context
+        assert o["slo_itl_ms"] == p95.itl_ms_expected and (o["slo_itl_ms"] <= 27) is o["meets_slo"]
+    note = next(iter(rep["tables"].values()))["note"]
+    assert "95% of the output" in note and f"{plan['chosen']['slo_itl_context']:,} tokens" in note
+    # the mean ITL would have let TP8 take all 64 users; the p95 step caps its batch below that
+    assert plan["chosen"]["served"] < 64 and plan["chosen"]["itl_ms"] < plan["chosen"]["slo_itl_ms"] <= 27
+
+
+def test_a_median_target_is_checked_at_the_middle():
+    o = _plan("itl_p50=27ms")["predictions"]["plan"]["chosen"]
+    assert o["slo_itl_context"] == o["itl_context"] and o["slo_itl_ms"] == o["itl_ms"]
