@@ -182,3 +182,29 @@ def test_a_p95_itl_target_is_checked_at_95_percent_of_the_reply():
 def test_a_median_target_is_checked_at_the_middle():
     o = _plan("itl_p50=27ms")["predictions"]["plan"]["chosen"]
     assert o["slo_itl_context"] == o["itl_context"] and o["slo_itl_ms"] == o["itl_ms"]
+
+
+# 7. Someone else's GPU by the grammar of possession beyond the holder words 11e had: their machine holding it, the
+#    holder after the name, what others report on it; the reporter using a borrowed GPU runs it; a support engineer's
+#    "your node" is the ticket's machine (second person sets apart only beside the writer's own "my").
+@pytest.mark.parametrize("text, gpu, rates", [
+    ("# slow decode\n\nOn a coworker's workstation (RTX 4090) llama.cpp with Llama-2-7B Q4_0 does 40 tok/s, my RTX "
+     "3090 does 20 tok/s.", "rtx-3090", [20.0]),
+    ("# slow decode\n\nA colleague's server with an A100 runs Llama-3-8B on vLLM at 90 tok/s; on my L40S I get 40 "
+     "tok/s.", "l40s", [40.0]),
+    ("# slow decode\n\nThe 4090 my friend owns does 40 tok/s with llama.cpp and Llama-2-7B Q4_0; my RTX 3090 does "
+     "20 tok/s.", "rtx-3090", [20.0]),
+    ("# slow decode\n\nOther users on the forum report 40 tok/s on an RTX 4090 with llama.cpp and Llama-2-7B Q4_0; "
+     "I get 20 tok/s on an RTX 3090.", "rtx-3090", [20.0]),
+    ("# slow decode\n\nPeople here say they reach 90 tok/s with an A100 on vLLM and Llama-3-8B, my L40S does 40 "
+     "tok/s.", "l40s", [40.0]),
+    ("# slow decode\n\nI'm now using my friend's RTX 4090 (he lent it to me); llama.cpp with Llama-2-7B Q4_0 gives "
+     "40 tok/s.", "rtx-4090", [40.0]),
+    ("# support: slow serving\n\nHi, thanks for the logs. Your 8x H100 SXM node runs Llama-3-70B with vLLM TP=8 at "
+     "1200 tok/s; on our own 8x A100 reference box the same config gives 900 tok/s.", "h100", [900.0, 1200.0]),
+])
+def test_whose_gpu_it_is(tmp_path, text, gpu, rates):
+    from test_review_11e import _gpu_and_figures
+
+    key, figures, _ = _gpu_and_figures(tmp_path, text)
+    assert key.startswith(gpu) and figures == rates
