@@ -208,3 +208,48 @@ def test_whose_gpu_it_is(tmp_path, text, gpu, rates):
 
     key, figures, _ = _gpu_and_figures(tmp_path, text)
     assert key.startswith(gpu) and figures == rates
+
+
+# 10. A stated llama.cpp build, as a ticket takes it, in predict, plan and scaling (--build): the profile of its side
+#     of the CUDA-graphs boundary (engines.toml), the band of that profile alone; unstated, scaling keeps both.
+def _cli(*args):
+    import json
+
+    from click.testing import CliRunner
+
+    from diagnose.cli import cli
+
+    out = CliRunner().invoke(cli, [*args, "--json", "--fail-on", "never"])
+    return out.exit_code, json.loads(out.stdout) if out.exit_code == 0 else out.output
+
+
+@pytest.mark.parametrize("build, engine", [("b2000", "llamacpp-eager"), ("b3447", "llamacpp"),
+                                           ("2024-03", "llamacpp-eager"), ("2024-06-01", "llamacpp")])
+def test_a_stated_build_picks_its_profile_in_predict_and_plan(build, engine):
+    _, rep = _cli("predict", "--model", "llama-2-7b.Q4_0.gguf", "--gpu", "rtx-3090", "--tp", "1", "--build", build)
+    assert rep["predictions"]["layouts"][0]["engine"] == engine
+    _, rep = _cli("plan", "--model", "llama-2-7b.Q4_0.gguf", "--gpu", "rtx-3090", "--gpus", "1", "--context", "2048",
+                  "--build", build)
+    assert rep["predictions"]["plan"]["engine"] == engine
+
+
+def test_scaling_judges_a_stated_build_by_its_own_band(tmp_path):
+    runs = tmp_path / "runs.csv"
+    runs.write_text("layout,batch,metric,value\ntp1,1,decode_tok_s,116\n")
+    rows = {}
+    for build in (None, "b2000", "b3447"):
+        _, rep = _cli("scaling", str(runs), "--model", "llama-2-7b", "--gpu", "rtx-3090", "--quant", "Q4_0",
+                      "--engine", "llamacpp", *(("--build", build) if build else ()))
+        rows[build] = rep["predictions"]["scaling"]["rows"][0]
+    assert rows["b2000"]["engine"] == "llamacpp-eager" and rows["b3447"]["engine"] == "llamacpp"
+    assert rows["b3447"]["band_high"] == rows["b2000"]["band_high"] < rows[None]["band_high"]  # unstated: both
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--model", "llama-3-8b", "--gpu", "h100-sxm", "--engine", "vllm", "--build", "b3447"), "no build boundary"),
+    (("--model", "llama-2-7b.Q4_0.gguf", "--gpu", "rtx-3090", "--build", "last week"), "build number or tag"),
+    (("--model", "llama-2-7b.Q4_0.gguf", "--gpu", "rtx-3090", "--build", "2024"), "a year or build b2024"),
+])
+def test_a_build_that_says_nothing_exits_2(args, said):
+    code, out = _cli("predict", *args)
+    assert code == 2 and said in out and "Traceback" not in out

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import click
 
-from diagnose.commands.options import batch_size, gpu_count, output_options, quant_option, token_count, weights
+from diagnose.commands.options import (
+    batch_size,
+    build_option,
+    gpu_count,
+    output_options,
+    quant_option,
+    stated_builds,
+    token_count,
+    weights,
+)
 from diagnose.commands.predict import KV_DTYPE_HELP, KV_DTYPES
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
@@ -30,8 +39,10 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
               help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, llamacpp, ...) "
                    "[default: llamacpp for GGUF weights (--quant, an Ollama tag), else generic].")
 @quant_option
+@build_option
 @output_options
-def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine, quant):
+def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine, quant,
+         build):
     """Pick a TP/PP/DP layout for serving and show the napkin math.
 
     Works out every layout that fits (TP within a node, the other GPUs as replicas; PP across
@@ -67,7 +78,8 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
     gpu = catalog.gpu(gpu_name)
     result = planner.plan(model_named(model_name), gpu, gpus, context, concurrency,
-                          engine=catalog.run_engine(engine, gpu, gguf), prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
+                          engine=catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf)),
+                          prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
                           gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf,
                           itl_slo_share=slo_share(itl_limit[1]) if itl_limit else 0.5)
     inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,
