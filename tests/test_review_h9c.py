@@ -253,3 +253,23 @@ def test_scaling_judges_a_stated_build_by_its_own_band(tmp_path):
 def test_a_build_that_says_nothing_exits_2(args, said):
     code, out = _cli("predict", *args)
     assert code == 2 and said in out and "Traceback" not in out
+
+
+# 9. llama.cpp's graphs reach Volta and Turing from release b10042 (PR 25749's merge commit 3f08ef2c5); a ticket on a
+#    V100 judges a stated build by its side, an unstated one by the band covering both; a P40 (Pascal) stays eager.
+@pytest.mark.parametrize("gpu, said, engine", [
+    ("Tesla V100-SXM2-32GB", "llama.cpp b3447", "llamacpp-eager"),
+    ("Tesla V100-SXM2-32GB", "llama.cpp b10100", "llamacpp"),
+    ("Tesla T4", "a llama.cpp build from August 2026", "llamacpp"),
+    ("Tesla P40", "llama.cpp b10100", "llamacpp-eager"),
+])
+def test_a_stated_build_on_volta_or_turing_picks_its_side(tmp_path, gpu, said, engine):
+    from diagnose.bundle import read_bundle
+    from rules import catalog
+    from rules.common import engine_builds
+    from rules.subject import Subject
+
+    (tmp_path / "issue.md").write_text(f"# slow\n\nI run {said} with llama-2-7b.Q4_0.gguf on one {gpu} and get 60 "
+                                       "tok/s. Is this normal?\n")
+    facts = read_bundle([tmp_path])
+    assert catalog.run_engine(None, Subject.of(facts).gpu, "Q4_0", engine_builds(facts)).key == engine
