@@ -629,8 +629,11 @@ PATTERNS: dict[str, list[str]] = {
              r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
              r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
-        r"\b(?:without|no) (?:any )?(?:cpu|numa|memory|process|core)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
-        r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
+        # (not "no core binding issue here": no problem with the binding)
+        r"\b(?:without|no) (?:any )?(?:cpu|numa|memory|process|core)[\w ,/-]{0,30}?(?:binding|pinning|affinity)"
+        r"(?!\s+(?:issues?|problems?|errors?|concerns?)\b)",
+        r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b(?!\s+(?:issues?|problems?|errors?|concerns?)\b)",
+        r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
         # (issue 11 s) not "with and without numactl": both runs named
         r"(?<!\bwith and )(?<!\bwith or )\bwithout (?:numactl|taskset)\b",
         r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
@@ -1474,7 +1477,9 @@ def claims(facts: Facts) -> list[Claim]:
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
-        if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I):
+        # (negated inside, "nvidia-smi does not take 30 s", or before it as any claim is: "It is not true that ...")
+        if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I) \
+                and not _negated("", text, m):
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": smi_seconds(m)}))
         for m in _UTIL.finditer(text):
             number = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))

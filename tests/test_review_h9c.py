@@ -273,3 +273,16 @@ def test_a_stated_build_on_volta_or_turing_picks_its_side(tmp_path, gpu, said, e
                                        "tok/s. Is this normal?\n")
     facts = read_bundle([tmp_path])
     assert catalog.run_engine(None, Subject.of(facts).gpu, "Q4_0", engine_builds(facts)).key == engine
+
+
+# 11. Smaller: nvidia-smi's slowness ruled out as any claim is ("It is not true that ..."); "no core binding issue"
+#     says the binding is fine, not absent.
+@pytest.mark.parametrize("text, kind, found", [
+    ("It is not true that nvidia-smi takes 30 seconds.", "nvidia_smi_slow", False),
+    ("We ruled out that nvidia-smi takes 30 seconds.", "nvidia_smi_slow", False),
+    ("The node is slow and nvidia-smi takes 30 seconds to print.", "nvidia_smi_slow", True),
+    ("No core binding issue here, every rank is pinned.", "no_cpu_binding", False),
+    ("There is no CPU binding, the processes float across all cores.", "no_cpu_binding", True),
+])
+def test_smaller_negations(text, kind, found):
+    assert bool(claims.find(said(text), kind)) is found
