@@ -924,8 +924,10 @@ PATTERNS: dict[str, list[str]] = {
     # moment"). Ruled out ("does not support tensor parallel") or asked about ("would TP help?") it is not used.
     "tp_asked": [r"\btp_plan\b|\btorchrun\b|\btensor[-_ ]?parallel\w*|\bTP\s*=?\s*\d|张量并行"],
     "few_requests": [
+        # (not one request among many: "a single request is queued behind the rest")
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
-        r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b",
+        r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b"
+        r"(?![^.\n]{0,30}?\b(?:queued|queues|waits?|waiting|stuck|sits?)\s+(?:\w+\s+)?behind\b)",
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
         r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?"
         r"\b(?:is |are )?(?:small|low|few)\b",

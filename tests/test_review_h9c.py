@@ -283,6 +283,9 @@ def test_a_stated_build_on_volta_or_turing_picks_its_side(tmp_path, gpu, said, e
     ("The node is slow and nvidia-smi takes 30 seconds to print.", "nvidia_smi_slow", True),
     ("No core binding issue here, every rank is pinned.", "no_cpu_binding", False),
     ("There is no CPU binding, the processes float across all cores.", "no_cpu_binding", True),
+    ("A single request is queued behind the rest.", "few_requests", False),
+    ("A single user waits behind 300 others in the queue.", "few_requests", False),
+    ("With a single user the decode runs at 45 tok/s.", "few_requests", True),
 ])
 def test_smaller_negations(text, kind, found):
     assert bool(claims.find(said(text), kind)) is found
