@@ -360,6 +360,12 @@ class EngineSpec:
     # string that states that version or a later one runs it (rules.catalog.find_engine)
     newer_twin: str = ""
     newer_from_version: str = ""
+    # the architecture gate on its graphs (ggml-cuda's ggml_cuda_graph_set_enabled): GPUs below graphs_min_cc run the
+    # twin; from build graphs_since_build (merged graphs_since_date) GPUs of at least graphs_since_cc have them too
+    graphs_min_cc: float = 0.0
+    graphs_since_cc: float = 0.0
+    graphs_since_build: int = 0
+    graphs_since_date: str = ""
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
@@ -727,32 +733,40 @@ def engine(name: str | None) -> EngineSpec:
 
 def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None, builds=()) -> EngineSpec:
     """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
-    format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU of compute capability
-    below 8.0 (ggml-cuda keeps CUDA graphs off there: disable_due_to_gpu_arch), or of a stated build before its
-    twin boundary (build_side), is llamacpp-eager; a row that does not know its capability (0) keeps the graphs."""
+    format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU below its graphs' architecture gate
+    (engines.toml graphs_min_cc: ggml-cuda keeps CUDA graphs off there) is llamacpp-eager, but for a GPU the later
+    gate admits (graphs_since_cc) whose build is not stated to predate it (graphs_since_build); so is a stated build
+    before the twin boundary (build_side). A row that does not know its capability (0) keeps the graphs."""
     found = engine(name) if name else engine("llamacpp" if gguf else "generic")
-    if found.key == "llamacpp" and gpu is not None and 0 < gpu.compute_capability < 8.0:
-        return engine("llamacpp-eager")
+    cc = gpu.compute_capability if gpu is not None else 0
+    if found.build_twin and 0 < cc < found.graphs_min_cc:
+        # below the architecture gate: the twin, unless the GPU is of the later gate's range and the build states it
+        # is at or after that build (unstated: the engine as named, judged against both bands by its callers)
+        later = found.graphs_since_cc and cc >= found.graphs_since_cc and build_side(
+            found, builds, found.graphs_since_build, found.graphs_since_date) is not True
+        if not later:
+            return engine(found.build_twin)
     return engine(found.build_twin) if build_side(found, builds) else found
 
 
-def build_side(engine: EngineSpec | None, builds) -> bool | None:
-    """Which side of the engine's build boundary (engines.toml twin_before_build / twin_before_date) the stated
-    builds are on: True where every one predates it (the twin ran), False where every one is at or after it, None where
-    none is stated, the engine has no twin, or they straddle it (two builds, or a month or year that spans the day).
-    Builds come as the parsers read them (diagnose.artifacts.text.llamacpp_builds): 'b2822', '2024', '2024-03',
-    '2024-03-15'. An embedder's own version (Ollama 0.3) is no build: embedders may compile CUDA graphs out
-    (llamafile did: https://github.com/mozilla-ai/llamafile/pull/1051)."""
-    if not (engine and engine.build_twin and engine.twin_before_build and engine.twin_before_date):
+def build_side(engine: EngineSpec | None, builds, before_build: int = 0, before_date: str = "") -> bool | None:
+    """Which side of a build boundary of the engine's (engines.toml twin_before_build / twin_before_date, or the
+    one given) the stated builds are on: True where every one predates it (the twin ran), False where every one is at
+    or after it, None where none is stated, the engine has no twin, or they straddle it (two builds, or a month or year
+    that spans the day). Builds come as the parsers read them (diagnose.artifacts.text.llamacpp_builds): 'b2822',
+    '2024', '2024-03', '2024-03-15'. An embedder's own version (Ollama 0.3) is no build: embedders may compile CUDA
+    graphs out (llamafile did: https://github.com/mozilla-ai/llamafile/pull/1051)."""
+    before_build = before_build or (engine.twin_before_build if engine else 0)
+    day = before_date or (engine.twin_before_date if engine else "")
+    if not (engine and engine.build_twin and before_build and day):
         return None
     sides = set()
     for b in builds or ():
         b = str(b)
         if b.startswith("b") and b[1:].isdigit():
-            sides.add(int(b[1:]) < engine.twin_before_build)
+            sides.add(int(b[1:]) < before_build)
         elif re.fullmatch(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?", b):
             first, last = (b + "-01-01")[:10], (b + "-12-31")[:10] if len(b) == 4 else (b + "-31")[:10]
-            day = engine.twin_before_date
             sides.add(True if last < day else False if first >= day else None)
     return sides.pop() if len(sides) == 1 else None
 
@@ -1134,6 +1148,9 @@ def named_gguf(text: str | None) -> str | None:
     m = _gguf_pattern().search(str(text))
     if m:
         return gguf_type(m.group(1)).name
+    if re.search(r"\.gguf$", str(text), re.I):  # a float GGUF file named by its precision ('Phi-3-mini-fp16.gguf')
+        precision = next((d for d, p in _PRECISIONS if p.search(str(text))), None)
+        return next((t.name for t in (gguf_type(n) for n in ("F16", "BF16", "F32")) if t.dtype == precision), None)
     own = ollama_default_gguf(text)
     if own and tag_weights(text) == gguf_type(own).dtype:  # (a tag naming other weights, '-fp16', is not)
         return gguf_type(own).name

@@ -663,8 +663,11 @@ PATTERNS: dict[str, list[str]] = {
              r"\bdeadlock\w*\b", r"\bnever (?:finishes|completes|returns|ends)\b",
              r"\bno (?:progress|output) (?:at all|for)\b"],
     "no_cpu_binding": [
-        r"\b(?:without|no) (?:any )?(?:cpu|numa|memory|process|core)[\w ,/-]{0,30}?(?:binding|pinning|affinity)",
-        r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b", r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
+        # (not "no core binding issue here": no problem with the binding)
+        r"\b(?:without|no) (?:any )?(?:cpu|numa|memory|process|core)[\w ,/-]{0,30}?(?:binding|pinning|affinity)"
+        r"(?!\s+(?:issues?|problems?|errors?|concerns?)\b)",
+        r"\bno (?:cpu |numa |memory )?(?:binding|pinning)\b(?!\s+(?:issues?|problems?|errors?|concerns?)\b)",
+        r"\bnot (?:pinned|bound)\b", r"\bunpinned\b",
         # (issue 11 s) not "with and without numactl": both runs named
         r"(?<!\bwith and )(?<!\bwith or )\bwithout (?:numactl|taskset)\b",
         r"(?:没有|没|未|不)\s*(?:绑定|绑核|绑\s*CPU|做\s*(?:CPU|NUMA)\s*绑定)",
@@ -787,6 +790,13 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:one|a single|(?<=\bno )single|a certain|a specific|the same|always (?:a|one)|only one)\s+"
         r"(?:GPU|rank|node|card|device|worker|process|machine)\b"
         r"[^.\n]{0,40}?\b(?:slower|lag\w*|late|behind|straggl\w+|takes? longer)\b",
+        # whatever the preposition, one of them set against the others or lagging is a straggler ("On one GPU the
+        # all-reduce is always slower than on the other seven", "with one rank always lagging behind"); "on a single
+        # node it is slower than on two nodes" compares layouts
+        r"(?<!\ba )\b(?:one|a single|single)\s+(?:GPU|rank|node|card|device|worker|process|machine)\b[^.\n]{0,40}?"
+        r"(?:\b(?:lag(?:s|ged|ging)?|straggl\w+)\b|\b(?:slower|takes? longer|later)\b[^.\n]{0,12}?\bthan\s+"
+        r"(?:on\s+|in\s+|for\s+)?(?:all\s+)?(?:the\s+)?(?:others\b|rest\b|other\s+(?:\w+\s+)?(?:GPUs?|ranks?|nodes?|cards?|devices?|"
+        r"workers?|process(?:es)?|machines?|one|ones|two|three|five|six|seven|\d+)\b))",
         r"\b(?:the )?(?:other|rest of the|remaining) (?:GPUs|ranks|nodes|workers|processes|devices)\b"
         r"[^.\n]{0,30}?\bwait(?:s|ing)? for\b",
         r"\bstraggl\w+\b",
@@ -960,8 +970,10 @@ PATTERNS: dict[str, list[str]] = {
     # moment"). Ruled out ("does not support tensor parallel") or asked about ("would TP help?") it is not used.
     "tp_asked": [r"\btp_plan\b|\btorchrun\b|\btensor[-_ ]?parallel\w*|\bTP\s*=?\s*\d|张量并行"],
     "few_requests": [
+        # (not one request among many: "a single request is queued behind the rest")
         r"\b(?:non-?concurrent\w*|one request at a time|one at a time|"
-        r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b",
+        r"single[- ](?:request|stream|user|prompt|sequence)s?|one[- ](?:stream|user))\b"
+        r"(?![^.\n]{0,30}?\b(?:queued|queues|waits?|waiting|stuck|sits?)\s+(?:\w+\s+)?behind\b)",
         r"\bbatch(?:[ _-]?size)?\s*(?:=|of|is|:)?\s*1\b(?!\.\d)" + _NOT_A_SWEEP,
         r"\b(?:batch(?:[ _-]?size)?|running req\w*|concurrency|number of requests)\b[^.\n]{0,25}?"
         r"\b(?:is |are )?(?:small|low|few)\b",
@@ -1117,9 +1129,10 @@ _NEGATED_AFTER = re.compile(
     r"^[\s:,\w/-]{0,25}?\b(?:does(?:n't| not)|did(?:n't| not)|is(?:n't| not)|are(?:n't| not)|was(?:n't| not)|"
     r"were(?:n't| not)|never|not)\s+"
     r"(?:appear\w*|show\w*|present|happen\w*|occur\w*|seen|the (?:issue|problem|cause)|an issue|a problem|related)|"
-    # "throttling was ruled out", "NVLink has been excluded", "P2P can be ruled out"
-    r"^[\s:,\w/-]{0,25}?\b(?:is|are|was|were|has been|have been|had been|got|can be|could be|been)\s+(?:\w+\s+)?"
-    r"(?:ruled out|excluded|eliminated)\b",
+    # "throttling was ruled out", "NVLink has been excluded", "P2P can be ruled out"; not "was not ruled out", "has
+    # not (yet) been ruled out": a question still open
+    r"^(?:(?!\b(?:not|never|cannot)\b)[\s:,\w/-]){0,25}?\b(?:is|are|was|were|has been|have been|had been|got|"
+    r"can be|could be|been)\s+(?:(?!(?:not|never|yet)\b)\w+\s+)?(?:ruled out|excluded|eliminated)\b",
     re.I)
 # Sentences: a claim's scope for negation and guessing.
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n\s*\n|\n(?=\s*[-*#>|]|\s*\d+\.)")
@@ -1193,9 +1206,15 @@ def smi_seconds(m: re.Match) -> float:
     return n * (60 if re.search(r"\bmin", m.group(0)[m.start(1) - m.start():], re.I) else 1)
 
 
-# "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out.
-_NEGATION = re.compile(r"\b(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor|"
-                       r"ruled out|rule out|excluded|eliminated)\b[\w\s,-]{0,20}$", re.I)
+# "no thermal throttling", "not in a VM", "without hangs": the reporter rules the situation out. A negator before
+# "rule out" ("could not rule out", "haven't yet ruled out"), or "to rule out" (a plan) other than "able to", leaves the
+# question open.
+_OPEN_RULE_OUT = r"(?:\s+yet)?(?:\s+able)?(?:\s+to)?(?:\s+be(?:en)?)?\s+rul(?:e|ed)\s+out\b"
+_NEGATION = re.compile(r"\b(?:(?:no|none(?: of)?|not|never|without|isn't|aren't|wasn't|don't|doesn't|didn't|nor)"
+                       r"(?!" + _OPEN_RULE_OUT + r")|"
+                       r"(?<!\bnot )(?<!\bnot yet )(?<!n't )(?<!n't yet )(?<!\bcannot )(?<!\bnever )"
+                       r"(?:(?<!\bto )|(?<=\bable to )(?<!\bunable to )(?<!\bnot able to ))"
+                       r"(?:ruled out|rule out)|excluded|eliminated)\b[\w\s,-]{0,20}$", re.I)
 def negated_words(sentence: str, m: re.Match) -> bool:
     """Does the reporter rule the words `m` matched out ("no longer", "not", "without" before them, "is not the issue"
     after), as they would a claim's? For patterns kept outside PATTERNS (rules.ticket_questions)."""
@@ -1515,7 +1534,9 @@ def claims(facts: Facts) -> list[Claim]:
             out.append(Claim("setting", source, _quote(text, m, 30), {"name": m.group(1), "value": value,
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
-        if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I):
+        # (negated inside, "nvidia-smi does not take 30 s", or before it as any claim is: "It is not true that ...")
+        if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I) \
+                and not _negated("", text, m):
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": smi_seconds(m)}))
         for m in _UTIL.finditer(text):
             number = next(i for i in range(1, len(m.groups()) + 1) if m.group(i))
@@ -1964,6 +1985,12 @@ def _rate_rose(m: re.Match) -> bool:
 # A rate or bandwidth figure, and the words that mark a figure as published rather than measured.
 _FIGURE = r"\d+(?:\.\d+)?\s*(?:[GMT]B/s|Gb/s|Gbps|tok\w*/s|t/s)?"
 _PUBLISHED = r"(?:advertised|marketed|spec(?:'d|ced|ified)?|theoretical|rated|promised|claimed|official|nominal)\b"
+# What a figure is held against when someone asks whether it matches: a published, specified or expected figure, what
+# the hardware or others give ("does this match what the hardware should give?", "in line with the published numbers",
+# "close to the theoretical peak"); not one's own earlier run or a deadline.
+_REFERENCE = (r"\b(?:" + _PUBLISHED + r"|expect\w*|spec\w*|published|datasheet|roofline|peak|benchmarks?|reported|"
+              r"paper|blog|others|other (?:users|people)|hardware|theor\w*|"
+              r"what (?:\w+\s+){0,3}?(?:should|can|could|is supposed to|are supposed to|would)\b)")
 SYMPTOMS: list[tuple[str, str]] = [
     ("hang", _HANG + r"|\bstuck\b|\bstall(?:s|ed|ing)?\b|\bfreez\w*|\bfroze\b|\bdeadlock\w*|"
              r"\btimed? ?out\b|\bwatchdog\b|\bnever (?:finishes|completes|returns)\b|卡住|卡死|无响应|超时"),
@@ -2000,7 +2027,7 @@ SYMPTOMS: list[tuple[str, str]] = [
                 r"\bshould (?:I|we) (?:expect|get|see)\b|"
                 # "does this match what the hardware should give?", "is this in line with / on par with the spec?"
                 r"\b(?:does|do|is|are) (?:this|that|it|these|those)(?: \w+)? (?:match|meet|line up with|in line with|"
-                r"on par with|consistent with|close to)\b[^.\n]{0,60}\?|"
+                r"on par with|consistent with|close to)\b[^.\n?]{0,40}?" + _REFERENCE + r"[^.\n]{0,40}\?|"
                 # asking whether a figure or behaviour is right ("does this look right?", "am I doing something
                 # wrong?", "is that about right?", "does that make sense?")
                 r"\b(?:does|do) (?:this|that|it|these|those)(?: \w+)? (?:look|seem|sound)s? (?:right|correct|normal|"
@@ -2032,8 +2059,9 @@ SYMPTOMS: list[tuple[str, str]] = [
              r"under\s+(?:the\s+|what\s+)?(?:expected|spec|published|advertised|claimed))\b|"  # (not "95% under load")
              # a measured figure set against a published one: "749 GB/s vs the 900 GB/s advertised", "380 out of
              # the marketed 450 GB/s", "1.3 TB/s instead of the theoretical 2 TB/s"
-             r"(?<![\w.])" + _FIGURE + r"\s*(?:\w+\s+)?(?:vs\.?|versus|out of|against|instead of|rather than|"
-             r"compared (?:to|with))\s+(?:the\s+|a\s+|an\s+)?(?:~?" + _FIGURE + r"\s*(?:\w+\s+)?)?" + _PUBLISHED + "|"
+             r"(?<![\w.])(?P<vs_measured>" + _FIGURE + r")\s*(?:\w+\s+)?(?:vs\.?|versus|out of|against|instead of|"
+             r"rather than|compared (?:to|with))\s+(?:the\s+|a\s+|an\s+)?(?:~?(?P<vs_before>" + _FIGURE +
+             r")\s*(?:\w+\s+)?)?" + _PUBLISHED + r"(?:\s+(?P<vs_after>" + _FIGURE + "))?|"
              r"\b(?:half|a third|a quarter|one third)\s+(?:of\s+)?(?:what|the\s+(?:speed|throughput|rate|performance|"
              r"bandwidth|tok\w*/s))\b|"
              r"\b(?:can )?only (?:reach|reaches|get|gets|achieve|achieves|hit|hits)\b|"
@@ -2088,8 +2116,9 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "no errors", "does not hang"
             if kind == "slow" and _negated(kind, text, m):
                 continue  # "not bad throughput", "it never goes below 40 tok/s"
-            if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m)):
-                continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state
+            if kind == "slow" and (_rate_rose(m) or _power_state_drop(text, m) or _at_published(m)):
+                continue  # "went from 24 to 38 tok/s": a gain; "lets it drop to P8": an idle state;
+                # "880 GB/s out of the advertised 900": at spec
             if kind == "scaling" and _gain_ruled_out(text, m):
                 continue  # "that is not slow", "1 GPU is 23% slower than TP=2": the larger layout is not the slow one
             if kind == "scaling" and _other_upgrade(text, m):
@@ -2101,6 +2130,18 @@ def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
                 continue  # "throughput stuck at 20 tok/s": a figure that does not improve, not a hang
             return source, _quote(text, m, 60), kind
     return source, one_line(text[:120]), "other"  # a question or report of another kind
+
+
+def _at_published(m: re.Match) -> bool:
+    """Is a measured figure set against a published one within 10 % of it (the margin a healthy part runs at, as for
+    clocks above)? Both figures must be written: "880 GB/s out of the advertised 900 GB/s" is at spec."""
+    def value(figure: str | None) -> float | None:
+        n = re.match(r"\d+(?:\.\d+)?", figure or "")
+        return float(n.group(0)) * (1000 if re.search(r"\dT|\sT", figure) else 1) if n else None
+
+    measured = value(m.groupdict().get("vs_measured"))
+    published = value(m.groupdict().get("vs_before") or m.groupdict().get("vs_after"))
+    return bool(measured and published and measured >= 0.9 * published)
 
 
 _SLOW_WORD = re.compile(r"\bslow\w*", re.I)
@@ -2560,6 +2601,21 @@ _BASELINE_FIRST = re.compile(r"\b(?:compared|relative|versus|vs|than|over|from)\
 # effect (with vs without it), e.g. "with NCCL_P2P_DISABLE=1 it is 30% slower", "adding --enforce-eager made it 2x
 # slower".
 _SETTING_TOGGLED = re.compile(_SETTING.pattern + r"|(?<![\w-])--[a-z][\w-]+")
+# Settings that choose the layout itself are the comparison, not an A/B on one layout: vLLM's --tensor-parallel-size
+# / -tp / --pipeline-parallel-size / --data-parallel-size, SGLang's --tp-size / --dp-size, TGI's --num-shard, TRT-LLM's
+# --tp_size / --world_size, torchrun's --nproc_per_node, llama.cpp's --tensor-split / --split-mode, and which GPUs are
+# visible (https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html,
+# https://huggingface.co/docs/text-generation-inference/basic_tutorials/launcher,
+# https://pytorch.org/docs/stable/elastic/run.html).
+_LAYOUT_SETTING = re.compile(
+    r"(?:^|[-_])(?:tensor|pipeline|data|expert)[-_]parallel|(?:^|[-_])(?:tp|pp|dp|ep)(?:[-_]size)?$|num[-_]shard|"
+    r"world[-_]size|nproc|tensor[-_]split|split[-_]mode|gpus$|VISIBLE_DEVICES", re.I)
+
+
+def _setting_toggled(clause: str) -> bool:
+    """Does the clause set an environment variable or flag other than the GPU layout?"""
+    names = [(m.group(1) or m.group(0)).lstrip("-") for m in _SETTING_TOGGLED.finditer(clause)]
+    return bool(names) and not any(_LAYOUT_SETTING.search(n) for n in names)
 
 
 def speedups(facts: Facts) -> list[Claim]:
@@ -2580,7 +2636,7 @@ def speedups(facts: Facts) -> list[Claim]:
                     continue
                 if _NEGATION.search(before[-15:]):
                     continue  # "not 2x faster": what it is not, not what it is
-                if _SETTING_TOGGLED.search(_CLAUSES.split(before)[-1]):
+                if _setting_toggled(_CLAUSES.split(before)[-1]):
                     continue  # "with NCCL_P2P_DISABLE=1 it's 30% slower", "--enforce-eager makes it 2x slower": a
                     # setting's A/B on one layout, not a speed-up between GPU counts
                 if percent is True and m.group(3) and (

@@ -98,7 +98,10 @@ def engine_of(facts: Facts) -> str | None:
 
 
 def engine_builds(facts: Facts) -> list[str]:
-    """The engine builds the facts state (parsers read them: diagnose.artifacts.text.llamacpp_builds), in order."""
+    """The engine builds the facts state (parsers read them: diagnose.artifacts.text.llamacpp_builds), in order; none
+    where the ticket runs a fork of llama.cpp (ik_llama.cpp counts its own commits: its build dates no upstream one)."""
+    if any(w.extra.get("engine_fork") for w in facts.of(Workload)):
+        return []
     return list(dict.fromkeys(b for w in facts.of(Workload) for b in w.extra.get("engine_builds", ())))
 
 

@@ -61,7 +61,10 @@ def recommendation(facts, p: Plan):
             Evidence(_where(p, o), "KV tokens per replica (KV budget / KV bytes per token per GPU)",
                      o.kv_tokens_per_replica, unit="tokens"),
             Evidence(_where(p, o), "users served at once vs asked", o.served, p.concurrency, "sequences"),
-            Evidence(_where(p, o), "expected inter-token latency", o.itl_ms, p.itl_slo_ms, "ms"),
+            Evidence(_where(p, o), f"expected inter-token latency at {o.slo_itl_context:,} tokens (the SLO's "
+                     f"statistic, {p.itl_slo_share:.0%} into the reply)" if o.slo_itl_ms is not None else
+                     "expected inter-token latency", o.slo_itl_ms if o.slo_itl_ms is not None else o.itl_ms,
+                     p.itl_slo_ms, "ms"),
             Evidence(_where(p, o), f"expected output tok/s ({p.objective})", o.goodput if p.itl_slo_ms or
                      p.ttft_slo_ms else o.tok_s_total, unit="tok/s"),
         ],

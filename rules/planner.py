@@ -49,13 +49,15 @@ class Request:
     itl_slo_ms: float | None = None
     ttft_slo_ms: float | None = None
     quant: str | None = None  # a GGUF type (rules/catalog/gguf_types.toml)
+    itl_slo_share: float = 0.5  # where in the reply the ITL SLO's statistic falls (roofline.slo_share: p95 -> 0.95)
 
-    def predict(self, tp: int, pp: int, dp: int, batch: int):
+    def predict(self, tp: int, pp: int, dp: int, batch: int, itl_share: float = 0.5):
         from rules import roofline
 
         return roofline.predict(self.model, self.gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=self.prompt,
                                 context=self.context, dtype=self.dtype, kv_dtype=self.kv_dtype,
-                                gpus_per_node=self.gpus_per_node, engine=self.engine, quant_group=self.quant)
+                                gpus_per_node=self.gpus_per_node, engine=self.engine, quant_group=self.quant,
+                                itl_share=itl_share)
 
 
 def option(req: Request, tp: int, pp: int) -> Option | None:
@@ -64,6 +66,7 @@ def option(req: Request, tp: int, pp: int) -> Option | None:
 
     dp = req.gpus // (tp * pp)
     probe = req.predict(tp, pp, dp, 1)
+    one = req.predict(tp, pp, dp, 1, req.itl_slo_share) if req.itl_slo_ms else probe  # at the SLO's statistic
     slots = probe.max_concurrent_seqs
     if slots < 1:
         return None
@@ -78,7 +81,8 @@ def option(req: Request, tp: int, pp: int) -> Option | None:
         batch = capped or batch
     p = req.predict(tp, pp, dp, batch)
     served = min(req.concurrency, batch * dp)
-    total = round(p.decode_tok_s_expected * served, 1)
+    total = round(p.itl_tok_s_expected * served, 1)
+    at_slo = req.predict(tp, pp, dp, batch, req.itl_slo_share) if req.itl_slo_ms else None
     # the memory figures unrounded, as the prediction computes them
     usable = roofline.usable_gb(req.gpu, req.engine)
     weights = roofline.weights_bytes_per_gpu(req.model, roofline.Layout(tp, pp, dp), p.dtype, req.quant) / 1e9
@@ -91,14 +95,15 @@ def option(req: Request, tp: int, pp: int) -> Option | None:
         kv_budget_gb_per_gpu=round(budget, 3), kv_bytes_per_token_per_gpu=kv_token,
         kv_tokens_per_replica=int(budget * 1e9 // kv_token),
         slots_per_replica=slots, total_slots=slots * dp, batch_per_replica=batch, served=served,
-        # ITL as predict gives it (roofline.itl_context: the reply's middle context); tok/s per user at the full one
-        itl_ms=p.itl_ms_expected, itl_ms_roofline=p.itl_ms, tok_s_per_user=p.decode_tok_s_expected,
+        # ITL as predict gives it (roofline.itl_context: the reply's middle context), tok/s per user at the same one
+        itl_ms=p.itl_ms_expected, itl_ms_roofline=p.itl_ms, tok_s_per_user=p.itl_tok_s_expected,
         tok_s_total=total, ttft_ms=p.ttft_ms_expected, allreduce_share=p.allreduce_share_expected,
         meets_slo=meets, goodput=total if meets in (None, True) else 0.0,
         ep=tp * dp if req.model.is_moe else 1,
         experts_per_gpu=round(req.model.experts / (tp * dp), 2) if req.model.is_moe else 0.0,
-        itl_ms_one=probe.itl_ms_expected, ttft_ms_one=probe.ttft_ms_expected, notes=notes,
-        itl_context=int(roofline.itl_context(p.prompt, p.output)),
+        itl_ms_one=one.itl_ms_expected, ttft_ms_one=probe.ttft_ms_expected, notes=notes,
+        itl_context=p.itl_context,
+        slo_itl_ms=at_slo.itl_ms_expected if at_slo else None, slo_itl_context=at_slo.itl_context if at_slo else 0,
     )
 
 
@@ -107,7 +112,7 @@ def _batch_within_slo(req: Request, tp: int, pp: int, dp: int, batch: int) -> in
     when even one sequence per replica misses it (binary search: ITL grows with the batch)."""
 
     def ok(b: int) -> bool:
-        p = req.predict(tp, pp, dp, b)
+        p = req.predict(tp, pp, dp, b, req.itl_slo_share)  # the ITL at the SLO's statistic (p95: 95 % into the reply)
         return ((not req.itl_slo_ms or p.itl_ms_expected <= req.itl_slo_ms)
                 and (not req.ttft_slo_ms or p.ttft_ms_expected <= req.ttft_slo_ms))
 
@@ -148,7 +153,7 @@ def ties(options: list[Option], top: Option, slo: bool) -> list[Option]:
 
 def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, prompt: int | None = None,
          dtype: str | None = None, kv_dtype: str | None = None, gpus_per_node: int = 8, itl_slo_ms: float | None = None,
-         ttft_slo_ms: float | None = None, quant: str | None = None) -> Plan:
+         ttft_slo_ms: float | None = None, quant: str | None = None, itl_slo_share: float = 0.5) -> Plan:
     """Work out every layout and pick by the objective (module docstring); what the plan rules read.
     model, gpu, engine: the catalog rows (rules.catalog.model/gpu/engine), resolved by the command."""
     from rules import roofline
@@ -160,7 +165,7 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     if model.max_context and context > model.max_context:
         raise InputError(f"--context {context} is longer than {model.name}'s {model.max_context}-token window")
     req = Request(model, gpu, gpus, context, concurrency, prompt, dtype, kv_dtype, gpus_per_node, engine, itl_slo_ms,
-                  ttft_slo_ms, quant)
+                  ttft_slo_ms, quant, itl_slo_share)
     node = min(gpus, gpus_per_node)
     # an engine that splits by layers only (llama.cpp, Ollama: engines.toml parallel) is offered no TP above 1
     tps = [t for t in TP_SIZES if t <= node and gpus % t == 0 and (t == 1 or "tp" in engine.parallel)
@@ -199,7 +204,8 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
         context=context, prompt=prompt, concurrency=concurrency, dtype=dtype,
         kv_dtype=one.kv_dtype, gpus_per_node=gpus_per_node, objective="goodput within the SLO" if slo else
         f"output tok/s at {concurrency} concurrent users",
-        itl_slo_ms=itl_slo_ms, ttft_slo_ms=ttft_slo_ms, steps=steps, slo_met=chosen.meets_slo,
+        itl_slo_ms=itl_slo_ms, ttft_slo_ms=ttft_slo_ms, itl_slo_share=itl_slo_share, steps=steps,
+        slo_met=chosen.meets_slo,
         options=options, chosen=chosen, fallback=fallback, is_moe=model.is_moe,
     )
 

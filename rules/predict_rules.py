@@ -295,8 +295,8 @@ def _single_layout(batch, p: PredictRow) -> Finding:
         category="expected_physics",
         severity="info",
         confidence=0.6,
-        title=f"At batch {batch}: {p.label} should decode at {p.decode_tok_s_expected:.0f} tok/s per sequence "
-        f"({p.itl_ms_expected:.2f} ms ITL)",
+        title=f"At batch {batch}: {p.label} should decode at {p.itl_tok_s_expected:.0f} tok/s per sequence "
+        f"({p.itl_ms_expected:.2f} ms ITL at {p.itl_context:,} tokens, the reply's middle)",
         summary=f"The decode step is {p.bound}-bound: roofline {p.decode_step_ms:.2f} ms, expected "
         f"{p.decode_step_ms_expected:.2f} ms with {p.allreduce_share_expected:.0%} in all-reduces. TTFT for a "
         f"{p.prompt}-token prompt: {p.ttft_ms_expected:.0f} ms. Up to {p.max_concurrent_seqs} sequences of "

@@ -96,7 +96,7 @@ class Option:
     served: int  # concurrent sequences this layout serves (<= the users asked for)
     itl_ms: float  # at itl_context tokens, as predict's (rules.roofline.itl_context)
     itl_ms_roofline: float
-    tok_s_per_user: float  # the decode step at the full context
+    tok_s_per_user: float  # 1000 / itl_ms: at the same context
     tok_s_total: float  # served x per-user rate
     ttft_ms: float
     allreduce_share: float
@@ -108,6 +108,8 @@ class Option:
     itl_ms_one: float = 0.0
     ttft_ms_one: float = 0.0
     itl_context: int = 0  # the context the ITL is priced at: the reply's middle
+    slo_itl_ms: float | None = None  # the ITL at the SLO's statistic (its pN: prompt + N % of the output); None: no SLO
+    slo_itl_context: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -141,6 +143,7 @@ class Plan(Predictions):
     objective: str
     itl_slo_ms: float | None
     ttft_slo_ms: float | None
+    itl_slo_share: float  # the ITL SLO is checked at prompt + this share of the output (its pN: N %)
     steps: list[str]
     slo_met: bool | None
     options: list[Option]

@@ -22,6 +22,7 @@ ship them so); only decoder-layer weights take `dtype`. Activations are 16-bit.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 
 from diagnose.errors import InputError
@@ -145,6 +146,8 @@ class Prediction:
     e2e_latency_ms_expected: float
     band_low: float  # the expected figure's band, as factors on its times
     band_high: float
+    itl_context: int = 0  # the context the ITL is priced at: prompt + itl_share x output (itl_context())
+    itl_tok_s_expected: float = 0.0  # 1000 / itl_ms_expected: a sequence's rate at that same context
     expected_terms: dict = field(default_factory=dict)
     experts_touched_per_layer: float = 0.0
     problems: list[Problem] = field(default_factory=list)
@@ -439,7 +442,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             context: int | None = None, dtype: str | None = None, kv_dtype: str | None = None, interconnect=None,
             mbu: float | None = None, mfu: float | None = None, gpus_per_node: int = 8, network=None,
             engine: EngineSpec | None = None,
-            output: int | None = None, quant_group: int | str | None = None) -> Prediction:
+            output: int | None = None, quant_group: int | str | None = None, itl_share: float = 0.5) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
     context: KV tokens each sequence holds during decode (default prompt + output, output 256).
@@ -449,6 +452,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     mbu / mfu: override the calibrated stream and GEMM efficiencies.
     quant_group: the int4/int8 group size, or a GGUF type ('Q5_K_M': rules/catalog/gguf_types.toml) whose
     blocks give the bytes a weight streams.
+    itl_share: where in the reply the ITL is priced (itl_context): 0.5 its mean, 0.95 its 95th percentile step.
     model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
     catalog.engine); no engine is the catalog's generic profile.
     """
@@ -536,7 +540,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     prompt_tokens = batch * prompt
 
     # one request batch end to end: prefill, then output - 1 steps at the average context
-    mid = itl_context(prompt, output)
+    mid = itl_context(prompt, output, itl_share)
     mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
     mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m, sendrecv_roof,
                           one_shot=False)
@@ -585,7 +589,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         prefill_tok_s_expected=_r(prompt_tokens / prefill_ms_exp * 1e3),
         prefill_tok_s_total_expected=_r(prompt_tokens / prefill_ms_exp * 1e3 * layout.dp),
         ttft_batch_ms=_r(prefill_ms, 3), ttft_batch_ms_expected=_r(eng.host_ms_per_request + prefill_ms_exp, 3),
-        itl_ms=_r(mid_roof, 4), itl_ms_expected=_r(mid_step_exp, 4),
+        itl_ms=_r(mid_roof, 4), itl_ms_expected=_r(mid_step_exp, 4), itl_context=int(mid),
+        itl_tok_s_expected=_r(1e3 / mid_step_exp),
         e2e_latency_ms=_r(e2e, 3), e2e_latency_ms_expected=_r(e2e_exp, 3),
         band_low=lo, band_high=hi,
         expected_terms={k: _r(v, 4) for k, v in terms.items()},
@@ -611,10 +616,18 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     )
 
 
-def itl_context(prompt: int, output: int) -> float:
+def itl_context(prompt: int, output: int, share: float = 0.5) -> float:
     """The context the ITL is priced at in every command (predict, plan, scaling, tickets): the reply's middle,
-    prompt + half the output, where the step equals its mean over the reply (attention grows linearly with context)."""
-    return prompt + output / 2
+    prompt + half the output, where the step equals its mean over the reply (attention grows linearly with context).
+    A percentile of the reply's steps is the step that far into it: its p95 at prompt + 95 % of the output."""
+    return prompt + share * output
+
+
+def slo_share(stat: str | None) -> float:
+    """How far into the reply a latency target's statistic falls ('p95' -> 0.95; 'median', 'mean', 'p50' -> 0.5): the
+    steps of one reply grow with its context, so its pN step is the one at N % of the output."""
+    m = re.fullmatch(r"p(\d+(?:\.\d+)?)", str(stat or "").lower())
+    return float(m.group(1)) / 100 if m else 0.5
 
 
 ITL_AT = "the decode step at the reply's middle context (prompt + half the output: its mean over the reply)"

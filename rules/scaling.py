@@ -198,7 +198,8 @@ def _percentile(run, metric: str, stat: str):
 
 def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context=None, interconnect=None,
             gpus_per_node=8, cal: Calibration | None = None, default_batch: int = 1, engine=None,
-            override: frozenset = frozenset(), named: dict | None = None, quant: str | None = None) -> ScalingAnalysis:
+            override: frozenset = frozenset(), named: dict | None = None, quant: str | None = None,
+            builds=()) -> ScalingAnalysis:
     """Rows (one per run), each with its prediction, calibration and judgement; see the module doc.
 
     model, gpu (catalog rows), engine, dtype: for runs whose input does not name its own (a published
@@ -206,6 +207,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
     named: the catalog rows of the model and GPU names the runs carry, by (kind, name), as the command
     resolved them (diagnose.commands.scaling._resolve_named); rules never look a name up.
     quant: the GGUF type (--quant, an Ollama tag) whose bytes the weights stream; it states the dtype (override).
+    builds: the llama.cpp build the runs ran (--build), as a ticket states one: its side's profile, its own band.
     """
     from rules import catalog
 
@@ -224,13 +226,15 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         s = run.setup
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
-        e = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant))
+        named_engine = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant))
+        e = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant), builds)
         specs[("model", m.key)], specs[("gpu", g.key)], specs[("engine", e.key)] = m, g, e
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
-                     quant_group=pick("dtype", quant, s.quant))
+                     quant_group=pick("dtype", quant, s.quant),
+                     build_stated=catalog.build_side(named_engine, builds) is not None)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
@@ -241,17 +245,18 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
                            rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO, specs=specs)
 
 
-def _predict(run, model, gpu, *, batch, **kwargs):
+def _predict(run, model, gpu, *, batch, build_stated: bool = False, **kwargs):
     from rules import roofline
 
-    # a run's setup names its engine, never its build: llama.cpp's is judged against both builds' band
+    # a run's setup names its engine, never its build: llama.cpp's is judged against both builds' band unless --build
+    # states which side of the boundary it is on
     layout = run.layout
     engine = kwargs.get("engine")
     if engine is not None and "tp" not in engine.parallel and layout.tp > 1:
         # an engine that splits by layers only (llama.cpp, Ollama: engines.toml parallel) runs "TP4" as its split
         # over the 4 GPUs (-sm row is not modelled; a ticket reads it as a layer split too)
         layout = roofline.Layout(1, layout.tp * layout.pp, layout.dp)
-    return roofline.predict_any_build(model, gpu, layout, batch=batch, build_stated=False, **kwargs)
+    return roofline.predict_any_build(model, gpu, layout, batch=batch, build_stated=build_stated, **kwargs)
 
 
 def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:

@@ -213,8 +213,8 @@ def _model_names(name: str) -> list[str]:
     out = [name, base]
     trimmed = re.sub(r"^meta-", "", base, flags=re.I)
     while True:
-        shorter = re.sub(r"[-_ .](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|int4|int8|bnb|gguf|exl2|nf4|"
-                         r"nvfp4|mxfp4|fp4|w4a4|w4a8|w4a16|w8a8|[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$",
+        shorter = re.sub(r"[-_ .](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|fp32|f16|f32|int4|int8|bnb|gguf|"
+                         r"exl2|nf4|nvfp4|mxfp4|fp4|w4a4|w4a8|w4a16|w8a8|[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$",
                          "", trimmed, flags=re.I)
         if shorter == trimmed:
             break

@@ -101,11 +101,10 @@ def test_a_stated_pp_is_in_the_predicted_layout_and_the_evidence(tmp_path, text)
     f = _vs_expected(tmp_path)
     stages = [e for e in f["evidence"] if e["detail"].startswith("pipeline-parallel stages in the prediction")]
     assert [e["measured"] for e in stages] == [2]
-    table = next(iter(report_json("predict", "--model", "llama-3-70b", "--gpu", "l40s", "--tp", "4", "--pp", "2",
-                                  "--gpus-per-node", "4", "--engine", "vllm")["tables"].values()))
-    row = dict(zip(table["columns"], table["rows"][0]))
+    (layout,) = report_json("predict", "--model", "llama-3-70b", "--gpu", "l40s", "--tp", "4", "--pp", "2",
+                            "--gpus-per-node", "4", "--engine", "vllm")["predictions"]["layouts"]
     measured = next(e for e in f["evidence"] if e["unit"] == "tok/s" and e["measured"] is not None)
-    assert measured["expected"] == pytest.approx(row["tok/s/seq"], abs=0.05)
+    assert measured["expected"] == pytest.approx(layout["decode_tok_s_expected"], abs=0.05)  # both at full context
 
 
 @pytest.mark.parametrize("text", ["vLLM TP=8 Llama-3-70B on 8x L40S gives 12 tokens/s, no pipeline parallelism.",

@@ -116,24 +116,34 @@ def test_layer_split_over_four_gpus_is_slower_than_one_gpu_roofline_allows():
 
 
 def test_gguf_weights_default_to_the_llamacpp_profile():
-    """A GGUF file is llama.cpp's format: with no engine named it runs there (eager below compute capability 8.0);
-    a named engine is kept."""
+    """A GGUF file is llama.cpp's format: with no engine named it runs there (eager below compute capability 8.0
+    before b10042, below 7.0 always); a named engine is kept."""
     rtx, v100 = catalog.gpu("rtx-4090"), catalog.gpu("v100-pcie-16gb")
     assert catalog.run_engine(None, rtx, "Q4_K_M").key == "llamacpp"
-    assert catalog.run_engine(None, v100, "Q4_0").key == "llamacpp-eager"
+    assert catalog.run_engine(None, v100, "Q4_0", ["b4000"]).key == "llamacpp-eager"
     assert catalog.run_engine(None, rtx).key == "generic"
     assert catalog.run_engine("vllm", v100, "Q4_0").key == "vllm"
 
 
 @pytest.mark.parametrize("key, profile", [
-    # (review st 9) Turing is compute capability 7.5 whatever its bf16 row says: ggml-cuda keeps graphs off below 8.0
+    # (review st 9) Turing is compute capability 7.5 whatever its bf16 row says: ggml-cuda kept graphs off below 8.0
+    # until b10042 (PR 25749, Volta and Turing; engines.toml graphs_since_build); Pascal stays below the gate
     ("rtx-2080-ti", "llamacpp-eager"), ("t4", "llamacpp-eager"), ("titan-rtx", "llamacpp-eager"),
     ("quadro-rtx-6000", "llamacpp-eager"), ("gtx-1080-ti", "llamacpp-eager"), ("tesla-p40", "llamacpp-eager"),
     ("rtx-3060", "llamacpp"), ("a10", "llamacpp"), ("l4", "llamacpp"), ("rtx-5090", "llamacpp"),
     ("agx-orin-64gb", "llamacpp"),
 ])
 def test_llamacpp_graphs_follow_the_compute_capability(key, profile):
-    assert catalog.run_engine(None, catalog.gpu(key), "Q4_K_M").key == profile
+    assert catalog.run_engine(None, catalog.gpu(key), "Q4_K_M", ["b10041"]).key == profile
+
+
+@pytest.mark.parametrize("key, profile", [
+    ("rtx-2080-ti", "llamacpp"), ("t4", "llamacpp"), ("v100-pcie-16gb", "llamacpp"), ("tesla-p40", "llamacpp-eager"),
+    ("gtx-1080-ti", "llamacpp-eager"), ("rtx-3060", "llamacpp"),
+])
+def test_volta_and_turing_run_graphs_from_b10042(key, profile):
+    for builds in (["b10042"], ["2026-08"], []):  # unstated: the engine as named, judged against both bands
+        assert catalog.run_engine(None, catalog.gpu(key), "Q4_K_M", builds).key == profile
 
 
 def test_a_row_without_its_compute_capability_keeps_the_graphs():

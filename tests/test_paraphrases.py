@@ -28,9 +28,6 @@ BUNDLES = sorted(p for p in PARAPHRASES.iterdir() if p.is_dir())
 # Paraphrases whose verdict still differs from the original's, and why (strict: a fix makes them pass loudly).
 KNOWN = {
     # third set (-c): measured once when written, before the second pass; never used to change code
-    "t007-tgi-vs-ft-8gpu-allreduce-one-rank-late-c":
-        "paraphrase expected_physics, original straggler ('one process arrives later than the rest' for "
-        "'one process is slower than others')",
     "t011-nccl-20node-a100-small-allreduce-4ms-c":
         "paraphrase expected_physics, original straggler ('20 machines' for '20 nodes', 'costs around 4 ms')",
     "t015-nccl-b200-allreduce-830-vs-900-c":

@@ -19,4 +19,7 @@ def test_table_headline_and_json_give_one_itl(args):
     row = dict(zip(table["columns"], table["rows"][0]))
     assert row["ITL ms"] == round(layout["itl_ms_expected"], 2)
     assert row["ITL roofline"] == round(layout["itl_ms"], 2)
-    assert f"({layout['itl_ms_expected']:.2f} ms ITL)" in out["verdict"]["summary"] + json.dumps(out["findings"])
+    said = f"at {layout['itl_tok_s_expected']:.0f} tok/s per sequence ({layout['itl_ms_expected']:.2f} ms ITL at " \
+        f"{layout['itl_context']:,} tokens"
+    assert said in out["verdict"]["summary"] + json.dumps(out["findings"])
+    assert row["tok/s/seq"] == round(1000 / layout["itl_ms_expected"], 1)  # one context for both figures

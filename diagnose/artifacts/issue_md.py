@@ -21,6 +21,7 @@ import re
 
 from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import (
+    LLAMACPP_FORK,
     QUANT_DTYPES,
     RATE_UNIT,
     TIME_UNIT,
@@ -484,8 +485,8 @@ def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
         quoting = False
         for clause in CLAUSE.split(sentence):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
-            quoting = bool(REFERENCE_FIGURE.search(clause)) or ((quoting or bool(SOURCE_WORDS.search(clause)))
-                                                                  and not own) or (apart and _others_clause(clause))
+            quoting = bool(REFERENCE_FIGURE.search(clause)) or (
+                (quoting or bool(SOURCE_WORDS.search(clause))) and not own) or (apart and _others_clause(clause, line))
             out.append((clause, quoting))
     return out
 
@@ -593,23 +594,47 @@ def _refines(first: str, later: str) -> bool:
 _PERSON = (r"(?:friends?|colleagues?|co-?workers?|brother|sister|cousin|dad|father|son|buddy|mate|boss|neighbou?r|"
            r"room-?mate|teammates?|someone(?:\s+else)?|somebody(?:\s+else)?|anyone|everyone|others|other\s+(?:users?|"
            r"people|folks)|another\s+(?:user|person|guy)|people|folks|he|she)")
+# ("your" only where the writer speaks of their own in the first person singular in the same line, "your A100 gives
+# 90 tok/s, my H100 60": a support engineer's "your node ... our reference box" is the ticket's machine)
+_YOURS = re.compile(r"\byour\s+(?:(?:a|an|the|two|three|four|eight|\d+\s*(?:x|×)?|new|old|own)\s+)*"
+                    r"(?:(?:NVIDIA|Nvidia|nvidia|GeForce|Tesla|Quadro)\s+)*$", re.I)
+_WRITER_ALONE = re.compile(r"\b(?:my|mine|I)\b")
+_MACHINE = r"(?:workstation|machine|box|PC|rig|server|node|laptop|computer|desktop|setup|system|cluster)"
 OTHERS_GPU = re.compile(
-    r"(?:\b(?:his|her|your|yours)\s+|\b" + _PERSON + r"(?:'s|’s|s'|’)\s+|"
+    r"(?:\b(?:his|her)\s+|\b" + _PERSON + r"(?:'s|’s|s'|’)\s+|"
     r"\b" + _PERSON + r"\s+(?:(?:with|using|on|running|who\s+(?:has|have|had|uses?|used|runs?|ran|owns?|bought)|"
-    r"that\s+(?:has|have|uses?|runs?))|(?:has|have|had|uses?|used|owns?|bought|got|runs?|ran)(?:\s+got)?)\s+)"
+    r"that\s+(?:has|have|uses?|runs?))|(?:has|have|had|uses?|used|owns?|bought|got|runs?|ran)(?:\s+got)?)\s+|"
+    # what others report on a GPU: "other users on the forum report 40 tok/s on an RTX 4090"
+    r"\b" + _PERSON + r"\b[^,;.]{0,40}?\b(?:report\w*|get|gets|got|see|sees|saw|say|says|said|claim\w*|achiev\w*|"
+    r"reach\w*|measur\w*)\b[^,;.]{0,40}?\b(?:on|with|using)\s+)"
+    # their machine holding it: "a coworker's workstation (RTX 4090)", "a friend's box with a 4090"
+    r"(?:" + _MACHINE + r"\s*(?:\(\s*|(?:with|has|had)\s+))?"
     r"(?:(?:a|an|the|two|three|four|eight|dual|quad|\d+\s*(?:x|×)?|new|old|brand-new|same)\s+)*"
     r"(?:(?:NVIDIA|Nvidia|nvidia|GeForce|Tesla|Quadro)\s+)*$", re.I)
+# the holder after the name: "the 4090 my friend owns", "an A100 that a colleague has"
+_HELD_AFTER = re.compile(r"^[\w -]{0,20}?\s(?:that\s+|which\s+)?(?:my\s+|our\s+|a\s+|his\s+|her\s+|the\s+)?"
+                         + _PERSON + r"\s+(?:owns?|has|had|uses?|used|bought|runs?|ran)\b", re.I)
+# the reporter using it: "I'm now using my friend's RTX 4090", "we borrowed a colleague's A100"
+_REPORTER_USES = re.compile(r"\b(?:I|we)(?:'m|'re|'ve| am| are| have| had)?\s+(?:\w+\s+){0,2}?(?:using|use|used|"
+                            r"borrow(?:ed|ing)?|bought|buy|got|inherited|running|run|testing|tested|tried|trying)\s+"
+                            r"(?:on\s+|with\s+)?(?:my\s+|our\s+|a\s+|the\s+)?$", re.I)
 
 
-def _others_gpu(line: str, start: int) -> bool:
-    """Is the GPU named at `start` someone else's (OTHERS_GPU before it, within its clause)?"""
+def _others_gpu(line: str, start: int, context: str | None = None) -> bool:
+    """Is the GPU named at `start` someone else's (OTHERS_GPU before it, or its holder after it, within its clause),
+    and not one the reporter uses? `context`: the line a clause comes from (where the writer may say "my")."""
     before = re.split(r"[,;:.!?]\s|\s(?:but|while|whereas|and)\s", line[max(0, start - 80):start])[-1]
-    return bool(OTHERS_GPU.search(before))
+    if _YOURS.search(before) and _WRITER_ALONE.search(context or line):
+        return True
+    m = OTHERS_GPU.search(before)
+    if m:
+        return not _REPORTER_USES.search(before[:m.start()])
+    return bool(_HELD_AFTER.match(line[start:start + 60]))
 
 
-def _others_clause(clause: str) -> bool:
+def _others_clause(clause: str, line: str) -> bool:
     """Does the clause speak of someone else's GPU only ("my friend's 4090 does 40 tok/s")? Its figures are theirs."""
-    found = [_others_gpu(clause, m.start()) for m in GPU_NAME.finditer(clause)]
+    found = [_others_gpu(clause, m.start(), line) for m in GPU_NAME.finditer(clause)]
     return bool(found) and all(found)
 
 
@@ -719,6 +744,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
     # March 2024"), where it is first said
     stated = [(i, b) for i, ln in sorted([*prose, *code_lines]) for b in llamacpp_builds(ln)]
+    fork = next((m.group(0) for _, ln in prose for m in [LLAMACPP_FORK.search(ln)] if m), None)
+    if fork:  # a fork numbers its own builds: they are not llama.cpp's (rules.common.engine_builds)
+        out.append(Workload(where(name, prose[0][0]), extra={"engine_fork": fork}))
     if stated:
         builds = list(dict.fromkeys(b for _, b in stated))
         out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))

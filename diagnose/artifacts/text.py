@@ -226,22 +226,51 @@ def cjk_spaced(text: str) -> str:
 # "version: <number> (<hash>)". A date said of the build ("a llama.cpp release from March 2024", "built 2024-03-15")
 # dates it instead. Read here, judged by the rules (rules.catalog.build_side).
 _HASH = r"[0-9a-f]{7,10}"
-BUILD_LINE = re.compile(r"\b(?:build|version)\s*[:=]\s*(\d{3,5})(?!\d|\.\d)(?:\s*\(" + _HASH + r"\))?|"
+BUILD_LINE = re.compile(r"\bbuild\s*[:=]\s*(\d{3,5})(?!\d|\.\d)(?:\s*\(" + _HASH + r"\))?|"
+                        r"\bversion\s*[:=]\s*(\d{3,5})\s*\(" + _HASH + r"\)|"  # ("Driver Version: 550" is no build)
                         r"\bbuild\s*[:=]\s*" + _HASH + r"\s*\((\d{3,5})\)|"
                         r"(?<![\w.-])b(\d{4,5})(?![\w-]|\.\w)|"
                         r"\bbuild(?:\s+(?:number|no\.?))?\s*#?\s*(\d{3,5})(?!\d|\.\d)", re.I)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-# the date said of the build itself: after a build word or the program's name, within a few words
-BUILD_DATE = re.compile(r"\b(?:build|built|release[sd]?|version|commit|compiled|cloned|pulled|checkout|checked out|"
-                        r"llama\.?cpp|llama-(?:server|cli|bench))\b[^.\n;]{0,30}?\b(?:from|of|dated|on|in|at)\s+"
+# the date said of the build itself: after a build word or the program's name, within a few words; "X was released
+# in 2020" says when X (a GPU, a model) came out, not the build
+_PASSIVE = r"(?<!\bwas )(?<!\bwere )(?<!\bis )(?<!\bare )(?<!\bbeen )"
+BUILD_DATE = re.compile(r"\b(?:build|built|releases?|" + _PASSIVE + r"released|version|commit|compiled|cloned|pulled|"
+                        r"checkout|checked out|llama\.?cpp|llama-(?:server|cli|bench))\b"
+                        r"(?:(?!\b(?:was|were|is|are|been)\s+released\b)[^.\n;]){0,30}?\b(?:from|of|dated|on|in|at)\s+"
                         r"(?:early\s+|mid\s+|late\s+|the\s+)?(?P<date>(?P<y>20\d\d)(?:-(?P<m>[01]\d)(?:-(?P<d>[0-3]\d))?)?"
                         r"(?![\d-]|\.\d)|" + _MONTH + r"\s+(?:[0-3]?\d(?:st|nd|rd|th)?,?\s+)?(?P<y2>20\d\d)\b)", re.I)
 # a build said as the one left behind or not used: "upgraded from b2000", "not b2000", "instead of the March build"
 _LEFT_BEHIND = re.compile(r"(?:\b(?:not|no longer|instead of|rather than)|n't|\b(?:upgrad|updat|mov|switch|migrat)\w*"
                           r"\s+(?:\w+\s+){0,3}?from)\s+(?:the\s+|a\s+|an\s+)?"
                           r"(?:(?!(?:to|but|and|now|then)\b)[\w.-]+\s+){0,2}?$", re.I)
+
+
+# llama.cpp's first commit ("Initial release") is of 2023-03-10 (https://github.com/ggml-org/llama.cpp/commits): an
+# earlier year, a later one than today or a figure with its unit ("2048 context", "2080 Ti") dates no build.
+_FIRST_BUILD = "2023-03"
+_FIGURE_AFTER = re.compile(r"\s*(?:ctx|context|tokens?|tok|Ti|Super|GB|MB|k|x|W|MHz|series)\b", re.I)
+# A fork prints its own commit count the same way ("ik_llama.cpp ... version: 3719 (hash)"): a build it states is
+# not llama.cpp's (ik_llama.cpp ships CUDA graphs off, https://github.com/ikawrakow/ik_llama.cpp/issues/479).
+LLAMACPP_FORK = re.compile(r"\b[a-z0-9]+[_-]llama\.?cpp\b|\bllama\.?cpp\s+fork\b|\bfork\s+of\s+llama\.?cpp\b", re.I)
+
+
+def _dates_a_build(date: str) -> bool:
+    """Is an ISO date one a llama.cpp build can have: from its first month to today?"""
+    import datetime
+
+    return _FIRST_BUILD <= date[:7] and date[:4] <= str(datetime.date.today().year) and \
+        (len(date) == 4 or date[:7] <= datetime.date.today().isoformat()[:7])
+
+
+def build_extra(text: str | None) -> dict:
+    """A Workload's extra for the builds `text` states ("engine_builds") and the llama.cpp fork it names
+    ("engine_fork"); empty when it states neither."""
+    fork = LLAMACPP_FORK.search(str(text or ""))
+    builds = llamacpp_builds(text)
+    return {**({"engine_builds": builds} if builds else {}), **({"engine_fork": fork.group(0)} if fork else {})}
 
 
 def llamacpp_builds(text: str | None) -> list[str]:
@@ -255,11 +284,13 @@ def llamacpp_builds(text: str | None) -> list[str]:
             found.append((m.start(), f"b{int(next(g for g in m.groups() if g))}"))
     for m in BUILD_DATE.finditer(text):
         start = m.start("date")
-        if _LEFT_BEHIND.search(text[max(0, start - 60):start]):
+        if _LEFT_BEHIND.search(text[max(0, start - 60):start]) or _FIGURE_AFTER.match(text, m.end("date")):
             continue
         if m.group("y2"):
             month = next(k for k, n in enumerate(_MONTHS, 1) if n.startswith(m.group(5).lower()[:3]))
-            found.append((start, f"{m.group('y2')}-{month:02d}"))
+            date = f"{m.group('y2')}-{month:02d}"
         else:
-            found.append((start, "-".join(x for x in (m.group("y"), m.group("m"), m.group("d")) if x)))
+            date = "-".join(x for x in (m.group("y"), m.group("m"), m.group("d")) if x)
+        if _dates_a_build(date):
+            found.append((start, date))
     return list(dict.fromkeys(b for _, b in sorted(found)))

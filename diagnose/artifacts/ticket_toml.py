@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 
-from diagnose.artifacts.text import llamacpp_builds
+from diagnose.artifacts.text import build_extra
 from diagnose.evidence import HostFact, Measurement, NcclVersion, Note, Workload, where
 from diagnose.inputs import tomllib  # tomli on Python 3.10
 
@@ -59,8 +59,8 @@ def parse(text: str, name: str) -> list:
     for key, value in doc.items():
         if key == "description":
             out.append(Note(where(name, lines.key(None, "description")), "description", str(value)))
-            if builds := llamacpp_builds(str(value)):  # "a llama.cpp release from March 2024"
-                out.append(Workload(where(name, lines.key(None, "description")), extra={"engine_builds": builds}))
+            if extra := build_extra(str(value)):  # "a llama.cpp release from March 2024"
+                out.append(Workload(where(name, lines.key(None, "description")), extra=extra))
         elif key in SECTIONS and isinstance(value, dict):
             out.extend(_section(key, value, name, lines))
         elif key == "measured" and isinstance(value, list):
@@ -83,8 +83,7 @@ def _section(section: str, table: dict, name: str, lines: "_Lines") -> list:
     elif section == "software" and values:
         out.append(Note(src, "software", ", ".join(f"{k} {v}" for k, v in values.items()), dict(values)))
         if "framework" in values:  # with the build it names ("llama.cpp build: 3015", "llama.cpp b2500")
-            builds = llamacpp_builds(values["framework"])
-            out.append(Workload(src, framework=values["framework"], extra={"engine_builds": builds} if builds else {}))
+            out.append(Workload(src, framework=values["framework"], extra=build_extra(values["framework"])))
         if "nccl" in values and (m := VERSION.search(values["nccl"])):
             # software.cuda is the system's CUDA, not the runtime NCCL was built for: only NCCL's own
             # "NCCL version 2.x.y+cudaXX.Y" line says that, so the version carries no CUDA here.

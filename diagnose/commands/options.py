@@ -61,6 +61,40 @@ def quant_option(func):
     return click.option("--quant", help=QUANT_HELP)(func)
 
 
+BUILD_HELP = ("The llama.cpp build that ran: its number or release tag (3447, b3447) or a date (2024, 2024-03, "
+              "2024-03-15). It picks the profile of its side of the CUDA-graphs boundary (engines.toml build_twin), "
+              "as a ticket stating it does [default: unstated].")
+
+
+def build_option(func):
+    """--build, the same in predict, plan and scaling (stated_builds() reads it)."""
+    return click.option("--build", "build", help=BUILD_HELP)(func)
+
+
+def stated_builds(build: str | None, engine: str | None, gguf: str | None) -> list[str]:
+    """--build as the parsers write a build ('b3447', '2024-03'), for an engine with a build boundary; bad input (no
+    build, or an engine without a boundary: the value would be ignored) exits 2."""
+    from diagnose.errors import InputError
+    from rules import catalog
+
+    if not build:
+        return []
+    value = build.strip().lower()
+    if re.fullmatch(r"20(?:2[3-9]|[3-9]\d)", value):
+        raise InputError(f"--build {build}: a year or build b{value}? Write b{value} for the build, or {value}-MM "
+                         "for a month")
+    if re.fullmatch(r"b?\d{3,5}", value):
+        value = f"b{int(value.lstrip('b'))}"
+    elif not re.fullmatch(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?", value):
+        raise InputError(f"--build {build!r}: give a llama.cpp build number or tag (b3447) or a date "
+                         "(2024-03)")
+    named = catalog.engine(engine if engine else "llamacpp" if gguf else None)
+    if not named.build_twin:
+        raise InputError(f"--build {build}: {named.name} has no build boundary in engines.toml (a llama.cpp build "
+                         "is for --engine llamacpp or GGUF weights)")
+    return [value]
+
+
 def weights(model_name: str | None, dtype: str | None, quant: str | None,
             engine: str | None = None) -> tuple[str | None, str | None]:
     """The weight dtype and GGUF type a command predicts with, as the ticket rules read them

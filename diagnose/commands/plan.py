@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import click
 
-from diagnose.commands.options import batch_size, gpu_count, output_options, quant_option, token_count, weights
+from diagnose.commands.options import (
+    batch_size,
+    build_option,
+    gpu_count,
+    output_options,
+    quant_option,
+    stated_builds,
+    token_count,
+    weights,
+)
 from diagnose.commands.predict import KV_DTYPE_HELP, KV_DTYPES
 
 DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
@@ -19,7 +28,8 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--concurrency", "--seats", "concurrency", type=batch_size(), default=1, show_default=True,
               help="Concurrent sequences (users) to serve.")
 @click.option("--slo",
-              help="Latency SLO, e.g. itl_p95=50ms,ttft_p95=2s (the prediction is a typical value, not a percentile).")
+              help="Latency SLO, e.g. itl_p95=50ms,ttft_p95=2s (an ITL pN is checked at the step N % into the reply: "
+                   "prompt + N % of the output).")
 @click.option("--prompt", type=token_count(), help="Prompt tokens for the TTFT estimate [default: min(1024, context)].")
 @click.option("--dtype", type=click.Choice(DTYPES), help="Weight dtype [default: the checkpoint's].")
 @click.option("--kv-dtype", type=click.Choice(KV_DTYPES), help=KV_DTYPE_HELP)
@@ -29,8 +39,10 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
               help="Serving engine whose speed and memory use to expect (vllm, sglang, trtllm, llamacpp, ...) "
                    "[default: llamacpp for GGUF weights (--quant, an Ollama tag), else generic].")
 @quant_option
+@build_option
 @output_options
-def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine, quant):
+def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, kv_dtype, gpus_per_node, engine, quant,
+         build):
     """Pick a TP/PP/DP layout for serving and show the napkin math.
 
     Works out every layout that fits (TP within a node, the other GPUs as replicas; PP across
@@ -55,17 +67,21 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
     from rules import catalog, planner
+    from rules.roofline import slo_share
     from rules.scaling import parse_slo
     from rules.subject import model_named
 
     dtype, gguf = weights(model_name, dtype, quant, engine)
     limits = parse_slo(slo)
-    itl = next((v[2] for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
+    itl_limit = next((v for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
+    itl = itl_limit[2] if itl_limit else None
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
     gpu = catalog.gpu(gpu_name)
     result = planner.plan(model_named(model_name), gpu, gpus, context, concurrency,
-                          engine=catalog.run_engine(engine, gpu, gguf), prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
-                          gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf)
+                          engine=catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf)),
+                          prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
+                          gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf,
+                          itl_slo_share=slo_share(itl_limit[1]) if itl_limit else 0.5)
     inputs = {"model": result.model, "gpu": result.gpu, "gpus": gpus, "context": context,
               "concurrency": concurrency, "slo": slo, "prompt": result.prompt, "dtype": result.dtype,
               "kv_dtype": result.kv_dtype, "gpus_per_node": gpus_per_node, "engine": result.engine, "quant": gguf}

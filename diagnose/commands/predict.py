@@ -10,10 +10,12 @@ import click
 from diagnose.commands.options import (
     MAX_BATCH,
     FiniteFloat,
+    build_option,
     gpu_count,
     int_list,
     output_options,
     quant_option,
+    stated_builds,
     token_count,
     weights,
 )
@@ -65,6 +67,7 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @click.option("--quant-group", type=token_count(), help="Group size of int4/int8 weights (scales + zero points per "
               "group) [default: 128 for int4, per channel for int8].")
 @quant_option
+@build_option
 @click.option("--mbu", type=FiniteFloat(0, 1, low_open=True),
               help="Override the calibrated stream efficiency: the share of HBM bandwidth a long weight stream "
                    "reaches (0-1].")
@@ -73,7 +76,7 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
                    "(0-1].")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
-            interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, mbu, mfu):
+            interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, build, mbu, mfu):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
     Prints the scaling table (one row per layout and batch) with the roofline (datasheet
@@ -98,7 +101,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
     dtype, gguf = weights(model_name, dtype, quant, engine)
-    eng = catalog.run_engine(engine, gpu, gguf)
+    eng = catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf))
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:

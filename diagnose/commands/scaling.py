@@ -7,9 +7,11 @@ import click
 from diagnose.commands.options import (
     InputPath,
     batch_size,
+    build_option,
     gpu_count,
     output_options,
     quant_option,
+    stated_builds,
     token_count,
     weights,
 )
@@ -47,9 +49,10 @@ DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
 @click.option("--gpus-per-node", type=gpu_count(), default=8, show_default=True,
               help="GPUs per node (TP beyond this crosses the network).")
 @quant_option
+@build_option
 @output_options
 def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, batch, prompt, context, dtype, kv_dtype,
-            interconnect, gpus_per_node, quant):
+            interconnect, gpus_per_node, quant, build):
     """Explain measured TP scaling: a table per layout beside the prediction, and the decode step split into terms.
 
     INPUTS are measurements at several layouts: ticket folders or ticket.toml files ([[measured]]
@@ -94,7 +97,7 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     node = _node_facts(node_files)
     return build_report(data, model, gpu, node, slo_spec, gpus=gpus, batch=batch, prompt=prompt, context=context,
                         dtype=dtype, kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node,
-                        engine=engine, quant=gguf,
+                        engine=engine, quant=gguf, builds=stated_builds(build, engine, gguf),
                         override=frozenset(k for k, v in (("model", given_model), ("gpu", given_gpu),
                                                           ("engine", engine), ("dtype", dtype)) if v),
                         request={"inputs": list(inputs), "model": model.key, "gpu": gpu.key, "engine": engine,
@@ -147,7 +150,7 @@ def _node_facts(files):
 
 def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt=1024, context=None, dtype=None,
                  kv_dtype=None, interconnect=None, gpus_per_node=8, request=None, engine=None, override=frozenset(),
-                 quant=None):
+                 quant=None, builds=()):
     """The scaling Report: table, per-layout decomposition, findings and verdict."""
     from diagnose import tables
     from diagnose.errors import InputError
@@ -164,7 +167,8 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
                          "`diagnose node --json` report or nccl-tests output)")
     analysis = S.analyse(data.runs, model, gpu, dtype=dtype, kv_dtype=kv_dtype, prompt=prompt, context=context,
                          interconnect=interconnect, gpus_per_node=gpus_per_node, cal=cal, default_batch=batch,
-                         engine=engine, override=override, named=_resolve_named(data.runs, override), quant=quant)
+                         engine=engine, override=override, named=_resolve_named(data.runs, override), quant=quant,
+                         builds=builds)
     total_gpus = gpus or max(r.layout.gpus for r in data.runs)
     if slo_spec:
         analysis.goodput = S.goodput(data.runs, slo_spec, total_gpus)

@@ -32,6 +32,16 @@ def plan_table(result: Plan) -> dict:
                     "replica = KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users "
                     "served = min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. "
                     "ITL and tok/s are the predictor's expected figures at the batch shown: ITL is "
-                    f"{ITL_AT}, {result.chosen.itl_context:,} tokens (as `predict` gives it); tok/s per user is the "
-                    "step at the full context. pick: the chosen layout, "
+                    f"{ITL_AT}, {result.chosen.itl_context:,} tokens (as `predict` gives it); tok/s per user = "
+                    "1000 / ITL at that same context. " + _slo_note(result) + "pick: the chosen layout, "
                     f"and the fallback for a stricter latency SLO. Chosen by: {result.objective}."}
+
+
+def _slo_note(result: Plan) -> str:
+    """Where the ITL SLO was checked: its statistic's step in the reply."""
+    o = result.chosen
+    if o.slo_itl_ms is None:
+        return ""
+    return (f"SLO: the ITL limit's statistic is the step {result.itl_slo_share:.0%} into the reply, prompt + "
+            f"{result.itl_slo_share:.0%} of the output = {o.slo_itl_context:,} tokens ({o.label}: "
+            f"{o.slo_itl_ms:.1f} ms vs {result.itl_slo_ms:g} ms). ")

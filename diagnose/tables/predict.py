@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from rules.predictions import PredictResult, PredictRow
-from rules.roofline import ITL_AT, itl_context
+from rules.roofline import ITL_AT
 
 
 def tables(result: PredictResult) -> dict[str, dict]:
@@ -39,7 +39,9 @@ def scaling_table(rows: list[PredictRow]) -> dict:
             round(r.weights_gb_per_gpu, 1), r.max_concurrent_seqs,
             _n(r.prefill_tok_s_total_expected, numbers, 0), _n(r.ttft_ms_expected, numbers, 1),
             _n(itl, numbers, 2), band, _n(r.itl_ms, numbers, 2),
-            _n(r.decode_tok_s_expected, numbers, 1), _n(r.decode_tok_s_total_expected, numbers, 0),
+            # tok/s at the ITL's own context: 1000 / ITL per sequence, times every sequence (uneven replicas: each
+            # at the fullest one's rate, as PredictRow's totals)
+            _n(r.itl_tok_s_expected, numbers, 1), _n(r.itl_tok_s_expected * r.total_batch, numbers, 0),
             _n(100 * r.allreduce_share_expected, numbers, 0), _n(r.mbu_implied, numbers, 2),
             f"{eff:.0%}" if eff is not None and numbers and r.fits else "-",
         ])
@@ -60,7 +62,7 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         f"{a.get('reserved_gb', 0):g} GB of it kept for activations, "
         "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
         f"ITL: {ITL_AT}, {_mid(rows)} tokens (the JSON's itl_ms); "
-        "tok/s/seq: at the full context. AR %: all-reduce share of the expected decode step. "
+        "tok/s/seq: 1000 / ITL, at that same context. AR %: all-reduce share of the expected decode step. "
         "MBU: bytes streamed per step / (expected step x datasheet "
         "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
         if rows else ""
@@ -70,7 +72,7 @@ def scaling_table(rows: list[PredictRow]) -> dict:
 
 def _mid(rows: list[PredictRow]) -> str:
     """The context (tokens) each row's ITL is priced at."""
-    return " / ".join(f"{m:,}" for m in sorted({int(itl_context(r.prompt, r.output)) for r in rows}))
+    return " / ".join(f"{m:,}" for m in sorted({r.itl_context for r in rows}))
 
 
 def _engine_name(name) -> str:
