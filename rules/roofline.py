@@ -376,6 +376,15 @@ def tp_fabric(gpu: GpuSpec, tp: int, gpus_per_node: int, interconnect=None,
     return catalog.interconnect(gpu.pcie_interconnect), 1
 
 
+def unbridged(gpu: GpuSpec, fabric: InterconnectSpec, interconnect=None) -> InterconnectSpec:
+    """The fabric the expected figure runs on: a PCIe board whose NVLink exists only through an optional bridge
+    (catalog nvlink_bridged) runs over PCIe unless the caller names the bridge, as rules.nccl judges such a pair
+    (most machines lack the bridge). The roofline keeps the bridge, so a bridged pair never beats its bound."""
+    if interconnect is None and gpu.nvlink_bridged and fabric.kind == "nvlink":
+        return catalog.interconnect(gpu.pcie_interconnect)
+    return fabric
+
+
 def _capped(gpu: GpuSpec, ic: InterconnectSpec) -> InterconnectSpec:
     """An NVLink fabric cannot run faster than the GPU's own links (a bridged H100 PCIe: 300), at the
     fabric's protocol efficiency, or at what the catalog's nvlink_achieved_gbs says where it has one."""
@@ -474,7 +483,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
                   else compute_dtype)
     fabric, nodes = tp_fabric(gpu, tp, gpus_per_node, interconnect, network)
     pp_fabric = _pp_fabric(gpu, layout, gpus_per_node, interconnect, network)
-    p2p = gpu.pcie_p2p or fabric.kind != "pcie"
+    exp_fabric = unbridged(gpu, fabric, interconnect)
+    p2p = gpu.pcie_p2p or exp_fabric.kind != "pcie"
     problems = validity(model, tp, pp, dtype)
     if dtype == "fp8" and not gpu.fp8_tflops:
         problems.append(Problem("no_fp8", "other", "info",
@@ -506,7 +516,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     m = max(1, min(batch, pp))
     mb = math.ceil(batch / m)
     share = m / pp  # per GPU per step: m microbatches through 1/pp of the layers
-    setting = step_model.Setting(model, gpu, eng, cal, tp, dtype, kv_dtype, fabric, nodes, p2p, quant_group, mbu, mfu)
+    setting = step_model.Setting(model, gpu, eng, cal, tp, dtype, kv_dtype, exp_fabric, nodes, p2p, quant_group, mbu,
+                                 mfu)
     sendrecv_roof = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
 
     dw = decode_work(model, tp, mb, context, dtype, kv_dtype, quant_group)
@@ -559,7 +570,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     }
     return Prediction(
         model=model.key, gpu=gpu.key, engine=eng.key, tp=tp, pp=pp, dp=layout.dp, gpus=layout.gpus, batch=batch,
-        prompt=prompt, context=context, output=output, dtype=dtype, kv_dtype=kv_dtype, interconnect=fabric.key,
+        prompt=prompt, context=context, output=output, dtype=dtype, kv_dtype=kv_dtype, interconnect=exp_fabric.key,
         mbu=_r(mbu or cal.stream_efficiency, 3), mfu=_r(mfu or cal.gemm(compute_dtype, gpu), 3),
         valid=not any(p.severity == "error" and p.code != "does_not_fit" for p in problems),
         fits=shortfall == 0,
@@ -604,6 +615,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             "host_ms_per_request": eng.host_ms_per_request,
             "multiprocess_ms_per_step": eng.multiprocess_ms_per_step if tp * pp > 1 else 0.0,
             "allreduce": exp.allreduce_impl,
+            "nvlink_bridge": (f"not stated: the expected figure runs over {exp_fabric.name}, the bound allows "
+                              f"{fabric.name} (--interconnect {fabric.key} for a bridged pair)"
+                              if exp_fabric is not fabric else None),
             "memory_utilization": eng.memory_utilization, "reserved_gb": _r(reserve), "gpus_per_node": gpus_per_node,
             "pp_fabric": pp_fabric.key if pp > 1 else None, "band": [lo, hi],
             "quant_group": quant_group or shapes.DEFAULT_QUANT_GROUP.get(dtype),

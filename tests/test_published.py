@@ -75,7 +75,11 @@ def _scaling(*args):
 # attention that runs one thread block per query head on CUDA cores is modelled (masked MHA:
 # Falcon's 29 query heads per KV head; v0.6.1's FP8 KV cache, which XQA took only from 0.7.1). A
 # layout listed here may be beyond the band; the table's verdict is then not checked.
-KNOWN_MISSES: set = set()
+# TGI 1.0.3 (eager, no CUDA graphs) on 8 A10G at batch 1 (tgi-1.0-sagemaker-...csv): Llama-2-7B and 13B at TP8
+# measure x1.52 and x1.32 the expected time. Their TP4 and TP8 ITLs (16.8/17.9 ms, 21.0/21.6 ms) are flat in the
+# TP size, ~0.45 ms of host time per decoder layer, where the tgi profile's eager launches (12 us a kernel, not
+# fitted: no other TGI table) give ~0.15; 70B at TP8, GPU-bound, tracks. Not fitted from this one table.
+KNOWN_MISSES: set = {("llama-2-7b", "a10g", "TP8"), ("llama-2-13b", "a10g", "TP8")}
 
 
 @pytest.mark.parametrize("table", TABLES, ids=lambda p: p.name)
