@@ -448,6 +448,14 @@ SOURCE_WORDS = re.compile(r"\b(?:readme|docs|documentation|model card|front ?pag
                           re.I)
 
 
+# A relative clause setting the reporter's figure beside a reference ("I got 6,051 tok/s which is aligned with NV
+# published data", "we see 40 tok/s that matches the official table"): the reference is a clause of its own, so
+# the figure before it stays the reporter's.
+BESIDE_REFERENCE = re.compile(r"\s+(?=(?:which|that)\s+(?:(?:is|was|are|were|seems?|looks?)\s+(?:\w+\s+)?"
+                              r"(?:aligned|in line|consistent|on par|comparable|close|similar|near)|"
+                              r"match(?:es|ed)?|agrees?|corresponds?)\b)", re.I)
+
+
 def _clauses(line: str) -> list[tuple[str, bool]]:
     """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
     says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
@@ -455,7 +463,7 @@ def _clauses(line: str) -> list[tuple[str, bool]]:
     out = []
     for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
         quoting = False
-        for clause in CLAUSE.split(sentence):
+        for clause in (part for c in CLAUSE.split(sentence) for part in BESIDE_REFERENCE.split(c)):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
             quoting = bool(REFERENCE_FIGURE.search(clause)) or ((quoting or bool(SOURCE_WORDS.search(clause)))
                                                                   and not own)
@@ -1014,15 +1022,36 @@ RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:
 
 
 def clause_gpu(clause: str, line: str) -> str | None:
-    """The GPU product a figure's own clause names ("On A100 80GB I get 95 tok/s" -> "A100"); where the clause names
-    none but its line names two or more ("A100 vs H100 for Llama-8B: 95 tok/s"), all of them, joined by " / ": the
+    """The GPU product a figure's own clause names ("On A100 80GB I get 95 tok/s" -> "A100"), else the one an earlier
+    clause of its sentence says the run happened on ("On H200, I got 6,051 tok/s"); where neither does but its line
+    names two or more ("A100 vs H100 for Llama-8B: 95 tok/s"), all of them, joined by " / ": the
     figure could be either's. None where nothing says, so the ticket's GPU holds."""
     names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(clause))))
+    if not names and (ran := _ran_on(clause, line)):
+        return ran
     if not names:
         names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(line))))
         if len(names) < 2:
             return None
     return " / ".join(names)
+
+
+# "I ran the same on H200 and got 6,051 tok/s": the board the run happened on, in an earlier clause of its sentence
+RAN_ON = re.compile(r"\b(?:on|with|using)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:\d+\s*[x×]\s*)?$", re.I)
+
+
+def _ran_on(clause: str, line: str) -> str | None:
+    """The GPU an earlier clause of the figure's sentence says the run happened on ("on H200", "using an A100"),
+    where that part of the sentence names no other; else None."""
+    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
+        at = sentence.find(clause)
+        if at > 0:
+            before = _plain(sentence[:at])
+            found = list(GPU_NAME.finditer(before))
+            names = {gpu_key(m.group(1)) for m in found}
+            ran = len(names) == 1 and any(RAN_ON.search(before[:m.start()]) for m in found)
+            return names.pop() if ran else None
+    return None
 
 
 def _result_row(line: str) -> bool:

@@ -1,0 +1,52 @@
+"""How `diagnose ticket` reads the user-tester's tickets of report ut9a: each test runs the tester's own ticket
+(tests/data/ut9a, pasted from public threads; SOURCES.md) and paraphrases written here, with a case that must keep
+its old answer."""
+
+from pathlib import Path
+
+import pytest
+from test_ticket_figures import _issue
+
+from diagnose.artifacts import issue_md
+
+DATA = Path(__file__).parent / "data" / "ut9a"
+
+
+def _rule(findings, name):
+    return [f for f in findings if f.rule == name]
+
+
+# --------------------------------------------------------------------------- item 2: the measured order of two boards
+@pytest.mark.parametrize("line, value, gpu", [
+    # TRT-LLM#4043's own line: the figure set beside NVIDIA's published one is the reporter's, on the H200
+    ("I ran the same things on H200 and I got 6,051 token per second which is aligned with NV published data on H200.",
+     6051, "H200"),
+    ("On my H100 box we get 40 tok/s, which matches the official table.", 40, "H100"),
+    ("We tested with an A100 and measured 55 tok/s that is close to the published 60 tok/s.", 55, "A100"),
+    ("I get 30 tok/s, the H100 would give more.", 30, None),  # a board named after the run: not where it ran
+])
+def test_a_figure_beside_a_reference_is_the_reporters_on_the_board_it_ran_on(line, value, gpu):
+    found = [(m.value, m.gpu_name) for m in issue_md._rates([(1, line)], "issue.md")]
+    assert (value, gpu) in found
+    assert not [v for v, _ in found if v == 60]  # the published figure itself stays out
+
+
+def test_a_reference_figure_alone_is_still_not_measured():
+    assert not issue_md._rates([(1, "The published table says 60 tok/s on the H100.")], "issue.md")
+
+
+@pytest.mark.parametrize("text", [
+    (DATA / "trt4043_b200.md").read_text(),
+    "# B200 slow\n\nOn 8x B200 with vLLM, Llama-3.1-70B FP8 TP8 gives 2,000 tok/s. On our H200 box we got 3,500 tok/s. "
+    "The B200 should be faster than the H200, why not?\n",
+])
+def test_boards_measured_in_the_order_the_datasheets_contradict_are_not_slower_by_design(text):
+    _, findings, _ = _issue(text)
+    assert not _rule(findings, "ticket.gpus_compared")
+
+
+def test_boards_measured_in_the_datasheets_order_are_still_slower_by_design():
+    _, findings, _ = _issue("# slow\n\nOn our H200 box Llama-3.1-70B FP8 TP8 with vLLM gives 2,000 tok/s. On 8x B200 "
+                            "we got 3,500 tok/s. Why is the H200 slower than the B200?\n")
+    (f,) = _rule(findings, "ticket.gpus_compared")
+    assert f.category == "expected_physics"
