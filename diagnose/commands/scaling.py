@@ -205,7 +205,9 @@ def _what_to_attach(analysis) -> str:
 # that can cause what scaling measures: the same evidence names the same cause as in `capture` and
 # `ticket`. Only their problems are shown; their passes are not about scaling.
 SETTING_RULES = ("nccl.busbw", "topology.p2p_forced_off", "topology.nccl_transport", "topology.virtualization_no_p2p",
-                 "nccl.socket_fallback", "workload.eager_mode")
+                 "nccl.socket_fallback", "workload.eager_mode",
+                 # batch-1 rates at two TP sizes that physics explains: `ticket` leads with it on the same figures
+                 "workload.latency_bound_small_batch")
 
 
 def _facts_summary(data, node) -> dict:
