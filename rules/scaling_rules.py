@@ -487,15 +487,17 @@ def base_efficiency(facts, predictions):
     carries it (engine version, Python, sampling, clocks, unfused or MoE-routing kernels). Not a
     verdict on the scaling, but a figure slower than the band, so the warning `ticket` gives the
     same figure (ticket.measured_vs_expected: other, warning, 0.45): the same evidence, the same
-    severity and exit code. An info lead where a launch option takes the layout outside the
-    predictor (data-parallel attention), which `ticket` leaves unjudged."""
+    severity and exit code. An info lead where the expected figure leaves out what was measured: a
+    launch option takes the layout outside the predictor (data-parallel attention), which `ticket`
+    leaves unjudged, or the batch was derived from a request-rate benchmark, whose decode steps also
+    carry the arriving requests' prefills."""
     from rules.ticket_figures import unmodelled_layout
 
     for label, rs in _layouts(predictions).items():
         r = rs[0]
         if r.label != r.base or r.layout_ratio is None or r.layout_ratio <= r.band_high:
             continue
-        unmodelled = unmodelled_layout(facts)
+        unmodelled = unmodelled_layout(facts) or r.batch_how
         yield Finding(
             rule="scaling.base_efficiency", category="other", severity="info" if unmodelled else "warning",
             confidence=0.4 if unmodelled else 0.45,
