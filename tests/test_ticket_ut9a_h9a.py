@@ -50,3 +50,33 @@ def test_boards_measured_in_the_datasheets_order_are_still_slower_by_design():
                             "we got 3,500 tok/s. Why is the H200 slower than the B200?\n")
     (f,) = _rule(findings, "ticket.gpus_compared")
     assert f.category == "expected_physics"
+
+
+# --------------------------------------------------------------------------- item 5: the lengths a ticket states
+@pytest.mark.parametrize("text, prompt, output", [
+    ("I reached about 2000 tokens per second for an input of 35 tokens and an output of 250 tokens.", 35, 250),
+    ("trtllm-bench with ISL 124, OSL 2048, 3,000 prompts.", 124, 2048),
+    ("vllm bench serve --random-input-len 512 --random-output-len 128", 512, 128),
+    ("Prompt length: 2k, output length: 256.", 2000, 256),
+    ("Each request has 300 input tokens and 64 output tokens.", 300, 64),
+])
+def test_the_stated_prompt_and_reply_lengths_are_read(text, prompt, output):
+    facts, _, _ = _issue(f"# t\n\n{text}\n")
+    assert facts.workload().prompt_len == prompt and facts.workload().output_len == output
+
+
+def test_a_batch_total_is_judged_at_the_lengths_the_ticket_states():
+    """TRT-LLM#2648: Llama-3-8B on an A100, 2,000 tok/s 'for an input of 35 tokens and an output of 250 tokens'. The
+    full-load band is the predictor's at 35 in / 250 out (diagnose predict --prompt 35 --output-len 250), not at
+    its default 1024 / 256 (a longer KV cache: a lower band)."""
+    from rules import catalog
+    from rules.roofline import Layout, predict
+
+    _, findings, _ = _issue((DATA / "trt2648.md").read_text())
+    (f,) = _rule(findings, "ticket.batched_rate")
+    (band,) = [e for e in f.evidence if e.source == "prediction:expected"]
+    p = predict(catalog.model("llama-3-8b"), catalog.gpu("a100-80gb-sxm"), Layout(tp=1), batch=256, prompt=35,
+                output=250, engine=catalog.engine("trtllm"))
+    low, high = (float(x.replace(",", "")) for x in band.expected.split("-"))
+    total = 256 * p.decode_tok_s_expected
+    assert low == pytest.approx(total / p.band_high, rel=0.01) and high == pytest.approx(total / p.band_low, rel=0.01)

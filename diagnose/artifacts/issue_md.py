@@ -410,7 +410,16 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\b(?:prompt|input)[- _](?:length|len|tokens?|size)\s*(?:=|:|of|is|was)?\s*~?"
                         r"(\d{2,6}|\d{1,3}[kK])\b|"
                         r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
-                        r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
+                        r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b|"
+                        # "an input of 35 tokens" (TRT-LLM#2648)
+                        r"\b(?:prompt|input)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
+# The reply's length as benchmarks state it ("OSL 2048", "an output of 250 tokens", "output length: 128",
+# "256 output tokens", "--random-output-len 128"): the decode steps a throughput figure was averaged over.
+OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?output-len\s+(\d{1,6})\b|"
+                        r"\b(?:output|generation|completion)[- _](?:length|len|size)\s*(?:=|:|of|is|was)?\s*~?"
+                        r"(\d{1,6}|\d{1,3}[kK])\b|"
+                        r"\b(\d{1,6}|\d{1,3}[kK])\s+(?:output|generated)\s+tokens\b|"
+                        r"\b(?:output|generation)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
@@ -643,6 +652,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     prompt = _prompt_len(prose)
     if prompt:
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
+    reply = _prompt_len(prose, OUTPUT_LEN, low=1)
+    if reply:
+        out.append(Workload(where(name, reply[0]), output_len=reply[1]))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
     if framework:
@@ -1241,13 +1253,14 @@ def _only_load(prose: list[tuple[int, str]]) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _prompt_len(prose: list[tuple[int, str]]) -> tuple[int, int] | None:
-    """(line, tokens) of the first prompt length the prose states ("2k" is 2000), or None."""
+def _prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, low: int = 8) -> tuple[int, int] | None:
+    """(line, tokens) of the first prompt length (or, given OUTPUT_LEN, reply length) the prose states ("2k" is
+    2000), or None."""
     for i, ln in prose:
-        if (m := PROMPT_LEN.search(ln)):
+        if (m := pattern.search(ln)):
             token = next(g for g in m.groups() if g)
             n = int(token[:-1]) * 1000 if token[-1] in "kK" else int(token)
-            if 8 <= n <= 1_000_000:
+            if low <= n <= 1_000_000:
                 return i, n
     return None
 
