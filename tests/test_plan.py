@@ -192,6 +192,9 @@ def test_capacity_short_is_a_warning_finding_and_exit_0():
     (["--model", "llama-3-70b", "--gpus", 1, "--context", 8192], "does not fit on 1 x"),
     (["--model", "llama-3-70b", "--gpus", 8, "--context", 10**7], "longer than"),
     (["--model", "no-such-model", "--gpus", 8, "--context", 8192], "no-such-model"),
+    # a prompt longer than the context it must fit in: refused as predict refuses it, not clamped to the context
+    (["--model", "llama-3-8b", "--gpus", 1, "--context", 8192, "--prompt", 9000],
+     "--context 8192 is shorter than --prompt 9000"),
 ])
 def test_impossible_requests_exit_2_with_one_line(args, needle):
     result = run("--gpu", "h100-sxm", *args)
