@@ -229,8 +229,10 @@ def _why(chosen: Option, options: list[Option], req: Request, slo: bool) -> str:
         names = ", ".join(f"{o.label} {key(o):.0f} tok/s" for o in tied if o is not chosen)
         text += (f"; it ties with {names}: inside each other's band (x{lo:g}-x{hi:g}) the predictor cannot tell "
                  f"them apart")
-        return text + (f", and {simple.label} is the simpler layout (fewer GPUs per replica, less to communicate): "
-                       "prefer it unless the measured figures say otherwise." if simple is not chosen else
+        # one recommendation: the pick (headline, table, Fix line); the simpler twin is what to measure it against
+        return text + (f". The plan keeps {chosen.label}, the higher expected figure; {simple.label} is the simpler "
+                       "layout (fewer GPUs per replica, less to communicate) and the one to measure it against: "
+                       f"switch to it if {chosen.label} shows no measured gain." if simple is not chosen else
                        f", and {chosen.label} is also the simpler layout.")
     if others:
         text += f" ({others[0].label}: {key(others[0]):.0f} tok/s, {others[0].served} sequences)"
