@@ -407,6 +407,8 @@ def figure_unjudged(facts: Facts, predictions=None):
                    "the launch line or the model file name (which quantisation: AWQ, GPTQ, GGUF Q4_K_M, FP8 ...) "
                    "and the number of GPUs the model is split over", evidence)
         return
+    if gpu is None and claims.other_vendor(facts):
+        return  # another vendor's accelerator: no nvidia-smi to ask for (ticket.other_vendor says why)
     named_model = next((w.model for w in facts.of(Workload) if w.model), None)
     named_gpu = next((w.gpu for w in facts.of(Workload) if w.gpu), None)
     asks = []

@@ -138,9 +138,11 @@ def scaling_question(facts: Facts, predictions=None):
     broken in sight: tensor, pipeline and layer
     splits give one stream little or nothing by design, and replicas beat a sharded model when it fits. A weak
     lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
-    which knows the layout, outweighs it (rules.engine.quiet_priors)."""
+    which knows the layout, outweighs it (rules.engine.quiet_priors). Silent where another vendor's accelerator is
+    slow or does not scale (ticket.other_vendor: 'nothing broken' rests on checks made for NVIDIA's links)."""
     c = scaling_asked(facts)
-    if c is None:
+    said = claims.symptom_quote(facts)
+    if c is None or (claims.other_vendor(facts) and said and said[2] in ("scaling", "slow")):
         return
     question = claims.asks(facts)
     evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'),

@@ -418,7 +418,10 @@ def batch1_fits_fewer(facts: Facts, predictions=None):
 
 @rule("workload.evidence_coverage", "insufficient_data")
 def evidence_coverage(facts: Facts, predictions=None):
-    """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected."""
+    """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected (NVIDIA's tools: not asked of
+    another vendor's accelerator)."""
+    if claims.other_vendor(facts):
+        return
     tp, tp_src = wfield(facts, "tp")
     pp, pp_src = wfield(facts, "pp")
     per_node = gpus_per_node(facts)

@@ -80,3 +80,24 @@ def test_a_batch_total_is_judged_at_the_lengths_the_ticket_states():
     low, high = (float(x.replace(",", "")) for x in band.expected.split("-"))
     total = 256 * p.decode_tok_s_expected
     assert low == pytest.approx(total / p.band_high, rel=0.01) and high == pytest.approx(total / p.band_low, rel=0.01)
+
+
+# --------------------------------------------------------------------------- item 9: another vendor's accelerator
+@pytest.mark.parametrize("text", [
+    (DATA / "habana204.md").read_text(),
+    "# TP slower\n\nOn two MI300X with ROCm 6.1 and vLLM, TP=2 decodes Llama-3-8B slower than TP=1. Why?\n",
+    "# slow\n\nOur Intel Arc A770 only gives 9 tok/s on Mistral-7B, is it broken?\n",
+])
+def test_another_vendors_speed_question_is_not_judged_with_nvidia_physics(text):
+    facts, findings, verdict = _issue(text)
+    assert verdict.category == "insufficient_data"
+    (f,) = _rule(findings, "ticket.other_vendor")
+    assert "not an NVIDIA GPU" in f.title
+    asks = " ".join(x.ask or "" for x in findings) + verdict.summary
+    assert "nvidia-smi" not in asks and "NCCL" not in asks
+
+
+def test_an_nvidia_ticket_that_names_another_vendor_for_comparison_keeps_its_answer():
+    _, findings, verdict = _issue("# TP slower on H100\n\nOn two H100 SXM with vLLM, TP=2 decodes Llama-3-8B slower "
+                                  "than TP=1. On our MI300X box it scales. Why?\n")
+    assert not _rule(findings, "ticket.other_vendor") and verdict.category != "insufficient_data"
