@@ -414,7 +414,8 @@ def figure_unjudged(facts: Facts, predictions=None):
     asks = []
     if model is None:
         asks.append(f"the Hugging Face config.json of {named_model!r} (not in the catalog) and run `diagnose predict "
-                    "--model config.json --gpu G`" if named_model else "the model's name (or its config.json)")
+                    "--model config.json --gpu G`" if named_model
+                    else "the model's Hugging Face config.json (no model the catalog knows is named)")
     if gpu is None:
         asks.append(f"`nvidia-smi -L` ({named_gpu!r} is not in the catalog)" if named_gpu
                     else "`nvidia-smi -L` (which GPU ran it)")

@@ -101,3 +101,15 @@ def test_an_nvidia_ticket_that_names_another_vendor_for_comparison_keeps_its_ans
     _, findings, verdict = _issue("# TP slower on H100\n\nOn two H100 SXM with vLLM, TP=2 decodes Llama-3-8B slower "
                                   "than TP=1. On our MI300X box it scales. Why?\n")
     assert not _rule(findings, "ticket.other_vendor") and verdict.category != "insufficient_data"
+
+
+# --------------------------------------------------------------------------- item 10: a complaint no check could judge
+@pytest.mark.parametrize("text", [
+    (DATA / "tr3090.md").read_text(),  # 11 tok/s on a model the catalog lacks; the cause was a PCIe 2.0 x4 slot
+    "# slow\n\nFour RTX 3090 with llama.cpp, Foo-Ultra 90B Q4_K GGUF: only 6 tok/s and about 30% GPU usage each. "
+    "Disappointing, what is wrong?\n",
+])
+def test_a_slow_figure_no_check_could_judge_is_not_called_healthy(text):
+    _, findings, verdict = _issue(text)
+    assert verdict.category == "insufficient_data" and "No problem found" not in verdict.summary
+    assert "config.json" in verdict.summary and "model's name" not in verdict.summary
