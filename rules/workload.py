@@ -329,7 +329,7 @@ def latency_bound_small_batch(facts: Facts, predictions=None):
     predicted = consistent = None
     if p_lo and p_hi and p_lo.decode_tok_s_expected:
         predicted = p_hi.decode_tok_s_expected / p_lo.decode_tok_s_expected
-        evidence.append(ev("prediction:roofline", f"expected speed-up TP={tps[0]}->{tps[-1]} ({p_hi.engine} profile)",
+        evidence.append(ev("prediction:expected", f"expected speed-up TP={tps[0]}->{tps[-1]} ({p_hi.engine} profile)",
                            round(measured, 2), round(predicted, 2), "x"))
         # as scaling judges a layout: the larger TP's distance from its expected figure, relative to the
         # smaller TP's, inside the band (x band_high slower at most)
