@@ -187,6 +187,8 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
         steps.append(f"Without PCIe peer-to-peer on the {gpu.name}, NCCL stages each of {chosen.label}'s all-reduces "
                      f"through host memory (SHM): {shm.allreduce_us_expected:g} us per call expected at this batch, "
                      f"{chosen.allreduce_share:.0%} of the step; the figures above include it.")
+    if (note := roofline.fp8_upcast(gpu, dtype)):
+        steps.append(note + "; the figures above assume it.")
     if model.is_moe:
         steps.append(f"MoE: spread the {model.experts} experts over the {chosen.ep} GPUs of the TP x DP group (expert "
                      f"parallel, {chosen.experts_per_gpu:g} experts per GPU), attention by TP{chosen.tp}.")

@@ -258,7 +258,7 @@ def best_layout(facts, predictions):
                 f"{fastest.decode_tok_s_expected:.0f} tok/s per sequence). Most decode tokens per GPU: {per_gpu.label} "
                 f"({_total(per_gpu) / per_gpu.gpus:.0f} tok/s per GPU, {_total(per_gpu):.0f} tok/s in total). "
                 "TP cuts latency until the all-reduce dominates; DP replicas add throughput without any communication."
-                + skipped
+                + skipped + _notes(fastest)
             ),
             evidence=[
                 Evidence(source=_where(p),
@@ -288,6 +288,12 @@ def _expected_across_nodes(left_out: list[PredictRow], fastest: PredictRow) -> s
             "(nccl-tests across the nodes) before choosing it.")
 
 
+def _notes(p: PredictRow) -> str:
+    """The layout's info-level notes that change what its figures mean (FP8 weights upcast on a GPU without FP8
+    tensor cores), said in the text every format shows, not only in the JSON's layouts[].problems."""
+    return "".join(f" {pr.message}." for pr in p.problems if pr.code == "no_fp8")
+
+
 def _single_layout(batch, p: PredictRow) -> Finding:
     """Only one layout to judge: say what it should deliver and what bounds it."""
     return Finding(
@@ -300,7 +306,7 @@ def _single_layout(batch, p: PredictRow) -> Finding:
         summary=f"The decode step is {p.bound}-bound: roofline {p.decode_step_ms:.2f} ms, expected "
         f"{p.decode_step_ms_expected:.2f} ms with {p.allreduce_share_expected:.0%} in all-reduces. TTFT for a "
         f"{p.prompt}-token prompt: {p.ttft_ms_expected:.0f} ms. Up to {p.max_concurrent_seqs} sequences of "
-        f"{p.context} tokens fit per replica.",
+        f"{p.context} tokens fit per replica." + _notes(p),
         evidence=[
             # predicted, not measured: the expected figure and the roofline, each in the expected column
             Evidence(source=_where(p).replace(SOURCE, "prediction:expected"), detail=f"{p.label}: expected decode step",

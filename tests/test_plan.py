@@ -358,3 +358,11 @@ def test_a_model_that_fits_no_layout_gives_plan_and_predict_the_same_figures():
                    f"{p['weights_gb_per_gpu']:.1f} GB of weights", f"{p['reserved_gb']:.1f} GB kept by the engine"):
         assert figure in f["summary"] and figure in result.stderr, figure
     assert "TP8" in result.stderr
+
+
+@pytest.mark.parametrize("gpu, said", [("a100-80gb-sxm", True), ("h100-sxm", False)])
+def test_plan_says_fp8_weights_are_upcast_on_a_gpu_without_fp8(gpu, said):
+    """(ut9a item 12) the plan's figures on an A100 assume the 16-bit rate FP8 weights run at there."""
+    result = run("--model", "llama-3-70b", "--gpu", gpu, "--gpus", 8, "--context", 8192, "--dtype", "fp8", "--json")
+    steps = " ".join(json.loads(result.stdout)["predictions"]["plan"]["steps"])
+    assert ("no FP8 tensor cores: FP8 weights are upcast" in steps) == said

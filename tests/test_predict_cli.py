@@ -309,3 +309,13 @@ def test_predicted_figures_sit_in_the_expected_column():
     assert all(e["measured"] is None for e in best["evidence"])
     assert rows["prediction:expected"]["expected"] == pytest.approx(layout["decode_step_ms_expected"])
     assert rows["prediction:roofline"]["expected"] == pytest.approx(layout["decode_step_ms"])
+
+
+def test_fp8_weights_upcast_on_a_gpu_without_fp8_is_said_in_the_text_every_format_shows():
+    """(ut9a item 12) an A100 has no FP8 tensor cores: the note was only in the JSON's layouts[].problems."""
+    best = [f for f in run_json("--model", "llama-3-70b", "--gpu", "a100-80gb-sxm", "--tp", "4", "--dtype",
+                                "fp8")["findings"] if f["rule"] == "predict.best_layout"]
+    assert "no FP8 tensor cores: FP8 weights are upcast" in best[0]["summary"]
+    h100 = [f for f in run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4", "--dtype",
+                                "fp8")["findings"] if f["rule"] == "predict.best_layout"]
+    assert "upcast" not in h100[0]["summary"]
