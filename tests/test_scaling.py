@@ -720,3 +720,12 @@ def test_a_layout_faster_than_its_node_calibration_questions_the_calibration(tmp
     # nor are the calibrated terms (5.1 ms of all-reduce at TP4 from the 4090 curve) named as the physics of it
     assert not [f for f in rep["findings"] if f["rule"] == "scaling.term_grows_with_tp"]
     assert "inside the expected band" not in rep["verdict"]["summary"]
+
+
+def test_inputs_without_figures_say_so_before_asking_for_model_or_gpu():
+    """(ut9a item 13) shared ticket 056 holds a ticket.toml naming LLaMA-2-13B and a log, but no figure: the one line
+    says no measurements were found, not '--model is needed' (which no flag would have helped)."""
+    folder = shared_path("tickets", "056-vllm-596-3x3090-llama2-13b-40-heads-tp3")
+    result = diagnose("scaling", folder)
+    assert result.exit_code == 2 and result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert "no measurements found" in result.stderr and "--model" not in result.stderr
