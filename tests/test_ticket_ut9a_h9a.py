@@ -5,6 +5,7 @@ its old answer."""
 from pathlib import Path
 
 import pytest
+from conftest import report_json
 from test_ticket_figures import _issue
 
 from diagnose.artifacts import issue_md
@@ -113,3 +114,23 @@ def test_a_slow_figure_no_check_could_judge_is_not_called_healthy(text):
     _, findings, verdict = _issue(text)
     assert verdict.category == "insufficient_data" and "No problem found" not in verdict.summary
     assert "config.json" in verdict.summary and "model's name" not in verdict.summary
+
+
+# --------------------------------------------------------------------------- item 15: several degraded PCIe links
+HEADER = ("index, name, pci.bus_id, pcie.link.gen.current, pcie.link.width.current, pcie.link.gen.max, "
+          "pcie.link.width.max\n")
+
+
+@pytest.mark.parametrize("rows, worst", [
+    # the tester's reading of the post ("Gen2 x1" on one card, x8 on another), and the same with the GPUs swapped
+    (["0, NVIDIA GeForce RTX 3090, 00000000:0A:00.0, 3, 8, 3, 16", "1, NVIDIA GeForce RTX 3090, 00000000:0B:00.0, 3, "
+      "16, 3, 16", "2, NVIDIA GeForce RTX 3090, 00000000:41:00.0, 2, 1, 3, 16"], "GPU2"),
+    (["0, NVIDIA GeForce RTX 3090, 00000000:0A:00.0, 2, 1, 3, 16", "1, NVIDIA GeForce RTX 3090, 00000000:0B:00.0, 3, "
+      "16, 3, 16", "2, NVIDIA GeForce RTX 3090, 00000000:41:00.0, 3, 8, 3, 16"], "GPU0"),
+])
+def test_the_narrowest_pcie_link_leads(tmp_path, rows, worst):
+    (tmp_path / "smi.csv").write_text(HEADER + "\n".join(rows) + "\n")
+    report = report_json("ticket", tmp_path)
+    links = [f for f in report["findings"] if f["rule"] == "topology.pcie_link"]
+    assert len(links) == 2 and links[0]["title"].startswith(f"{worst} PCIe link runs at x1 instead of x16 at Gen2")
+    assert report["verdict"]["summary"].startswith(worst)
