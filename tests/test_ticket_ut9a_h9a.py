@@ -134,3 +134,27 @@ def test_the_narrowest_pcie_link_leads(tmp_path, rows, worst):
     links = [f for f in report["findings"] if f["rule"] == "topology.pcie_link"]
     assert len(links) == 2 and links[0]["title"].startswith(f"{worst} PCIe link runs at x1 instead of x16 at Gen2")
     assert report["verdict"]["summary"].startswith(worst)
+
+
+# --------------------------------------------------------------------------- item 2: a full load stated as its prompts
+@pytest.mark.parametrize("text", [
+    (DATA / "trt4043_b200.md").read_text(),  # trtllm-bench, 'number of prompt 3,000': 3,396 tok/s on 8 x B200
+    "# slow\n\nLlama-3.1-70B FP8 on 8x H100 with vLLM TP8, benchmark_throughput.py --num-prompts 2000, input 1024 "
+    "output 1024: only 900 tok/s output throughput.\n",
+])
+def test_a_rate_from_prompts_sent_at_once_below_the_band_is_a_fault_not_a_small_batch(text):
+    _, findings, verdict = _issue(text)
+    (f,) = _rule(findings, "ticket.batched_rate")
+    assert (f.category, f.severity) == ("other", "warning") and "sent at once" in f.title
+    assert verdict.category == "other"
+
+
+@pytest.mark.parametrize("text", [
+    # a request rate: the load is what that rate keeps in flight, not every prompt at once
+    "# slow\n\nLlama-3.1-70B FP8 on 8x H100 with vLLM TP8, --num-prompts 2000 --request-rate 2: only 900 tok/s.\n",
+    # fewer prompts than a full batch
+    "# slow\n\nLlama-3.1-70B FP8 on 8x H100 with vLLM TP8, --num-prompts 20: only 900 tok/s.\n",
+])
+def test_prompts_not_all_in_flight_keep_the_small_batch_reading(text):
+    _, findings, _ = _issue(text)
+    assert all(f.category != "other" for f in _rule(findings, "ticket.batched_rate"))

@@ -413,6 +413,10 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b|"
                         # "an input of 35 tokens" (TRT-LLM#2648)
                         r"\b(?:prompt|input)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
+# The requests an offline benchmark sends ("number of prompt 3,000", "--num-prompts 1000", "num_prompts=500"): with
+# no request rate they are all sent at once (trtllm-bench throughput; vLLM's benchmarks default to rate inf).
+NUM_PROMPTS = re.compile(r"\b(?:number\s+of\s+prompts?|num[-_ ]prompts?)\s*(?:[=:]|of|is)?\s*"
+                         r"(\d{1,3}(?:,\d{3})+|\d{1,7})\b", re.I)
 # The reply's length as benchmarks state it ("OSL 2048", "an output of 250 tokens", "output length: 128",
 # "256 output tokens", "--random-output-len 128"): the decode steps a throughput figure was averaged over.
 OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?output-len\s+(\d{1,6})\b|"
@@ -655,6 +659,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     reply = _prompt_len(prose, OUTPUT_LEN, low=1)
     if reply:
         out.append(Workload(where(name, reply[0]), output_len=reply[1]))
+    sent = next(((i, int(m.group(1).replace(",", ""))) for i, ln in prose if (m := NUM_PROMPTS.search(ln))), None)
+    if sent:
+        out.append(Workload(where(name, sent[0]), extra={"num_prompts": str(sent[1])}))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
     if framework:
