@@ -243,8 +243,8 @@ def test_a_derived_batchs_step_counts_each_step_once():
     assert run.batch == 243 and how == "time-weighted TPOT"
     assert step == pytest.approx((39661.89 - 3623.75) / (190594 / 1000 - 1), rel=1e-6)
     assert 1e3 * run.batch / step == pytest.approx(1283.98, rel=0.01)
-    # x2.5 the expected step, but those steps also carry the arriving requests' prefills (1,512 input tok/s), which
-    # the expected decode step leaves out: a lead, not a warning on a run its maintainer calls healthy
+    # x2.5 the expected step (those steps also carry the arriving requests' prefills, 1,512 input tok/s, which the
+    # expected decode step leaves out): a lead, not a warning on a run its maintainer calls healthy
     report = report_json("scaling", Path(__file__).parent / "data" / "ut9a" / "sgl1362.md")
     (base,) = [f for f in report["findings"] if f["rule"] == "scaling.base_efficiency"]
     assert base["severity"] == "info" and report["verdict"]["category"] == "insufficient_data"

@@ -172,10 +172,8 @@ def test_ticket_078_gpt_oss_tp2_slower_than_tp1_is_physics():
                                       "smallest layout's x1.29 (worst TP2: x1.49)"), tracks["title"]
     # the ticket names vLLM: its profile (custom all-reduce, host time per step) is what TP1 and TP2 are held to
     assert {x["engine"] for x in rep["predictions"]["scaling"]["rows"]} == {"vllm"}
-    # TP1 beyond the band is the warning `ticket` gives the same figure (ticket.measured_vs_expected), and the
-    # batch-1 split that physics explains leads as it does there: one verdict, severity and exit code
-    (base,) = findings(rep, "scaling.base_efficiency")
-    assert (base["category"], base["severity"]) == ("other", "warning")
+    # TP1 beyond the band is an info lead; the batch-1 split that physics explains leads as it does in `ticket`
+    assert all(f["severity"] == "info" for f in findings(rep, "scaling.base_efficiency"))
     assert rep["verdict"]["category"] == "latency_bound_small_batch"
 
 
