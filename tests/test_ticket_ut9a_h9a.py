@@ -158,3 +158,13 @@ def test_a_rate_from_prompts_sent_at_once_below_the_band_is_a_fault_not_a_small_
 def test_prompts_not_all_in_flight_keep_the_small_batch_reading(text):
     _, findings, _ = _issue(text)
     assert all(f.category != "other" for f in _rule(findings, "ticket.batched_rate"))
+
+
+@pytest.mark.parametrize("line, figures", [
+    ("With TP=1 the second token latency is 22 ms; with TP=2 it is 25 ms.", [(22.0, 1)]),  # HabanaAI/vllm-fork#204
+    ("2nd token latency: 45 ms at batch 1", [(45.0, None)]),
+    ("next-token latency 30ms, first token latency 200 ms", [(30.0, None)]),
+])
+def test_second_token_latency_is_the_per_token_latency(line, figures):
+    found = [(m.value, m.tp) for m in issue_md._latencies([(1, line)], "issue.md") if m.metric == "itl_ms"]
+    assert found == figures

@@ -391,7 +391,9 @@ CJK_RATE = re.compile(r"每秒\s*(?:约|大约|只有)?\s*(\d+(?:\.\d+)?)\s*个?
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
 _FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d[\d,]*(?:\.\d+)?)"
-LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
+# ("second / 2nd / next token latency": Intel's and Habana's name for the per-token latency after the first)
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|"
+                     r"(?:second|2nd|next)[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
                      + _FIGURE + r"\s*(" + TIME_UNIT + ")|"
                      # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
