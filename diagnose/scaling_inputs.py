@@ -88,6 +88,8 @@ class Run:
     setup: Setup = Setup()
     tag: str | None = None
     batch_how: str | None = None
+    # (ms, how, source) of a derived batch's decode step, each step counted once (derived_batch)
+    derived_step: tuple[float, str, str] | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -206,7 +208,7 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         check_measurement(m)
     setup = _setup_of(read)
     results = _results(read.of(Workload), measurements)
-    derived: dict[tuple[str, int], tuple[int, str] | None] = {}
+    derived: dict[tuple[str, int], tuple | None] = {}
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
         own = Layout(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
@@ -221,9 +223,9 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         # a result with no stated concurrency is a run of its own, whether or not its batch can be derived
         if (result[0], layout.dp) not in derived:
             derived[result[0], layout.dp] = derived_batch(result[1], layout.dp)
-        batch, how = derived[result[0], layout.dp] or (None, None)
+        batch, how, step = derived[result[0], layout.dp] or (None, None, None)
         run = _run(runs, layout, batch, setup, tag=_rate_of(result[1]), result=result[0])
-        run.batch_how = how
+        run.batch_how, run.derived_step = how, step
         run.measurements.append(m)
 
 
@@ -258,10 +260,13 @@ def _rate_of(result: list) -> str:
     return "rate inf" if rate == "inf" else f"rate {rate:g}/s"
 
 
-def derived_batch(result: list, replicas: int) -> tuple[int, str] | None:
-    """(batch per replica, how it was found) of a benchmark result that states no concurrency (no
-    max_concurrency: vLLM's benchmark_serving.py then sends requests at `request_rate` with no
-    cap); None when a figure it needs is missing.
+STEP_WEIGHTED = "time-weighted TPOT"  # how a derived batch's step is measured (derived_batch)
+
+
+def derived_batch(result: list, replicas: int) -> tuple[int, str, tuple[float, str, str] | None] | None:
+    """(batch per replica, how it was found, its decode step) of a benchmark result that states no
+    concurrency (no max_concurrency: vLLM's benchmark_serving.py then sends requests at `request_rate`
+    with no cap); None when a figure it needs is missing.
 
     The batch of a decode step is the sequences decoding, so Little's law is applied to the decode
     phase: sequences decoding = request_throughput x mean decode time per request, where decode
@@ -272,7 +277,15 @@ def derived_batch(result: list, replicas: int) -> tuple[int, str] | None:
     decode batch: at request rate inf they are many (the sample's first inf run: 649 in flight,
     512 decoding), so the text gives both.
     Source: https://github.com/vllm-project/vllm/blob/0049e29c41fd383bda519a3f250e3227713081ef/benchmarks/benchmark_serving.py
-    (calculate_metrics, benchmark, main's result_json)."""
+    (calculate_metrics, benchmark, main's result_json).
+
+    The step of that batch is the mean decode time per request over the mean tokens it decodes (output
+    tokens - 1, the first being TTFT's): each step counted once, as the batch's own output rate counts
+    them (batch / step = the tokens decoded per second). mean_tpot_ms averages each request's own
+    ratio instead, so short replies whose few steps carried prefills weigh as much as long ones
+    (SGLang#1362: mean TPOT 276.9 ms, this step 190 ms, median TPOT 190.4 ms). Mean tokens per request:
+    total_output_tokens / completed, else output throughput / request throughput. None (the mean TPOT
+    stands in) where neither is given."""
     from diagnose.inputs import MAX_BATCH, finite_number
 
     def get(metric, stat=None):
@@ -301,7 +314,19 @@ def derived_batch(result: list, replicas: int) -> tuple[int, str] | None:
     if ttft is not None:
         text += (f"; with mean_ttft_ms {ttft.value:.4g} (queued, prefilling) "
                  f"{rps.value * (decode_ms + ttft.value) / 1e3:.4g} in flight")
-    return max(1, round(per_replica)), text
+    out_rate = get("output_tok_s")
+    if done is not None and tokens is not None and done.value:
+        per_request, said = tokens.value / done.value, "total_output_tokens / completed"
+    elif out_rate is not None and rps.value:
+        per_request, said = out_rate.value / rps.value, "output throughput / request throughput"
+    else:
+        per_request, said = 0.0, ""
+    step = None
+    if per_request > 1 and decode_ms > 0:
+        step = (decode_ms / (per_request - 1), STEP_WEIGHTED, rps.source)
+        text += (f"; its step (the {STEP_WEIGHTED}) {decode_ms / 1e3:.4g} s decoding / ({said} {per_request:.4g} - 1) "
+                 f"= {step[0]:.4g} ms")
+    return max(1, round(per_replica)), text, step
 
 
 def check_measurement(m: Measurement) -> None:

@@ -312,8 +312,9 @@ class EngineSpec:
     # small default tiles leave it waiting on memory latency runs at the tiles each SM keeps in flight,
     # so its rate follows the SM count, not the tensor peak (rules.step_model); 0 = no such limit
     expert_gemm_sm_tflops: float = 0.0
-    # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all); other
-    # shapes run one thread block per query head on CUDA cores (rules.step_model)
+    # "head_dim:group" shapes its GQA-aware decode attention kernel covers ("any": all; either side a
+    # number, a range "lo-hi" or "*"); other shapes run one thread block per query head on CUDA cores
+    # (rules.step_model)
     grouped_decode_attention: tuple[str, ...] = ("any",)
     # bytes per element of the score matrix its prefill (context) attention writes when that attention
     # is unfused (QK^T to memory, softmax, then PV: FasterTransformer without FMHA_ENABLE); 0 = fused
@@ -535,6 +536,10 @@ def _check_links(cat: _Catalog) -> None:
         if e.custom_allreduce and e.custom_allreduce not in calibration().custom:
             raise InputError(f"{cat.where('engine', e.key)}: field 'custom_allreduce' names unknown kernel "
                              f"'{e.custom_allreduce}' (known: {', '.join(calibration().custom)})")
+        for shape in e.grouped_decode_attention:
+            if not re.fullmatch(r"any|(\*|\d+(-\d+)?):(\*|\d+(-\d+)?)", shape):
+                raise InputError(f"{cat.where('engine', e.key)}: field 'grouped_decode_attention' entry '{shape}' is "
+                                 "not 'any' or 'head_dim:group' (each a number, 'lo-hi' or '*')")
         if not 0 < e.memory_utilization <= 1 or e.kernels_per_layer < 1:
             raise InputError(f"{cat.where('engine', e.key)}: fields 'memory_utilization' must be in (0, 1] and "
                              "'kernels_per_layer' at least 1")

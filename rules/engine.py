@@ -423,7 +423,10 @@ def verdict(findings: list[Finding], missing: Iterable[str] = (), symptom: str |
     if passed and not gaps and best >= WEAK:
         checks = ", ".join(dict.fromkeys(f.rule for f in passed))
         return Verdict("healthy", round(best, 2), f"No problem found; checks that passed: {checks}.")
-    if passed and not lead and best >= WEAK:
+    # a speed complained of whose figure no check could judge (ticket.figure_unjudged) is not answered by a check of
+    # something else passing: the gaps are asked for, no "no problem found"
+    unjudged = symptom in ("slow", "scaling") and any(g.rule == "ticket.figure_unjudged" for g in gaps)
+    if passed and not lead and best >= WEAK and not unjudged:
         conf = min(0.6, max(f.confidence for f in passed))
         return Verdict(
             "healthy",

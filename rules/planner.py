@@ -189,11 +189,15 @@ def plan(model, gpu, gpus: int, context: int, concurrency: int, *, engine, promp
     slo = bool(itl_slo_ms or ttft_slo_ms)
     chosen = best(options, slo)
     steps.append(_why(chosen, options, req, slo))
+    if req.itl_slo_ms and chosen.meets_slo:
+        steps.append(_slo_headroom(chosen, req.itl_slo_ms))
     shm = req.predict(chosen.tp, chosen.pp, chosen.dp, chosen.batch_per_replica) if chosen.tp > 1 else None
     if shm is not None and "SHM" in shm.allreduce_impl:  # rules.collectives.nccl: no PCIe P2P on this GPU
         steps.append(f"Without PCIe peer-to-peer on the {gpu.name}, NCCL stages each of {chosen.label}'s all-reduces "
                      f"through host memory (SHM): {shm.allreduce_us_expected:g} us per call expected at this batch, "
                      f"{chosen.allreduce_share:.0%} of the step; the figures above include it.")
+    if (note := roofline.fp8_upcast(gpu, dtype)):
+        steps.append(note + "; the figures above assume it.")
     if model.is_moe:
         steps.append(f"MoE: spread the {model.experts} experts over the {chosen.ep} GPUs of the TP x DP group (expert "
                      f"parallel, {chosen.experts_per_gpu:g} experts per GPU), attention by TP{chosen.tp}.")
@@ -237,12 +241,26 @@ def _why(chosen: Option, options: list[Option], req: Request, slo: bool) -> str:
         names = ", ".join(f"{o.label} {key(o):.0f} tok/s" for o in tied if o is not chosen)
         text += (f"; it ties with {names}: inside each other's band (x{lo:g}-x{hi:g}) the predictor cannot tell "
                  f"them apart")
-        return text + (f", and {simple.label} is the simpler layout (fewer GPUs per replica, less to communicate): "
-                       "prefer it unless the measured figures say otherwise." if simple is not chosen else
+        # one recommendation: the pick (headline, table, Fix line); the simpler twin is what to measure it against
+        return text + (f". The plan keeps {chosen.label}, the higher expected figure; {simple.label} is the simpler "
+                       "layout (fewer GPUs per replica, less to communicate) and the one to measure it against: "
+                       f"switch to it if {chosen.label} shows no measured gain." if simple is not chosen else
                        f", and {chosen.label} is also the simpler layout.")
     if others:
         text += f" ({others[0].label}: {key(others[0]):.0f} tok/s, {others[0].served} sequences)"
     return text + "."
+
+
+def _slo_headroom(o: Option, limit: float) -> str:
+    """What 'met' rests on: the expected (typical) ITL, not a percentile. The calibrated band's slow edge is how slow
+    a healthy system of this layout runs; past the limit, a tail target (p95, p99) has no headroom."""
+    from rules import catalog
+
+    edge = o.itl_ms * catalog.calibration().band[1]
+    return (f"The ITL limit ({limit:g} ms) is checked against {o.label}'s expected ITL, {o.itl_ms:.1f} ms, a typical "
+            f"figure, not a percentile: a healthy system runs up to x{catalog.calibration().band[1]:g} of it "
+            f"({edge:.1f} ms), " + ("past the limit, so a p95 or p99 target may be missed; measure the tail before "
+                                     "relying on it." if edge > limit else "still within the limit."))
 
 
 def _pipeline_options(req: Request, node: int, tps: list[int], one, steps: list[str]) -> list[Option]:

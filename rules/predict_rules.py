@@ -150,8 +150,8 @@ def _layout_evidence(code: str, name: str, p: PredictRow, model: ModelSpec) -> l
         return [Evidence(source=f"catalog model {p.model}", detail=f"{name}: layers in the largest of {p.pp} stages "
                          f"({layers} layers)", measured=-(-layers // p.pp), expected=round(layers / p.pp, 2),
                          unit="layers")]
-    return [Evidence(source=_where(p), detail=f"{name}: all-reduce time per decode step ({_fabric(p)})",
-                     measured=p.allreduce_ms_per_step_expected, unit="ms")]
+    return [Evidence(source=_where(p), detail=f"{name}: expected all-reduce time per decode step ({_fabric(p)})",
+                     expected=p.allreduce_ms_per_step_expected, unit="ms")]
 
 
 @rule("predict.does_not_fit", "other", needs=PredictResult)
@@ -208,12 +208,12 @@ def allreduce_flattens_scaling(facts, predictions):
                 ),
                 evidence=[
                     Evidence(source=_where(a), detail=f"expected decode step at TP{a.tp}",
-                             measured=a.decode_step_ms_expected, unit="ms"),
-                    Evidence(source=_where(b), detail=f"expected decode step at TP{b.tp}",
-                             measured=b.decode_step_ms_expected, expected=round(a.decode_step_ms_expected / ideal, 3),
-                             unit="ms"),
-                    Evidence(source=_where(b), detail=f"all-reduce time per step at TP{b.tp} ({_fabric(b)})",
-                             measured=b.allreduce_ms_per_step_expected, unit="ms"),
+                             expected=a.decode_step_ms_expected, unit="ms"),
+                    Evidence(source=_where(b), detail=f"expected decode step at TP{b.tp} (ideal scaling from "
+                             f"TP{a.tp}: {a.decode_step_ms_expected / ideal:.3g} ms)",
+                             expected=b.decode_step_ms_expected, unit="ms"),
+                    Evidence(source=_where(b), detail=f"expected all-reduce time per step at TP{b.tp} ({_fabric(b)})",
+                             expected=b.allreduce_ms_per_step_expected, unit="ms"),
                 ],
                 fix="Keep TP at the smallest size that meets the latency target and scale out with DP; use CUDA graphs "
                 "and a custom/one-shot all-reduce (vLLM, TRT-LLM) for small messages; larger batches amortise the "
@@ -258,13 +258,13 @@ def best_layout(facts, predictions):
                 f"{fastest.decode_tok_s_expected:.0f} tok/s per sequence). Most decode tokens per GPU: {per_gpu.label} "
                 f"({_total(per_gpu) / per_gpu.gpus:.0f} tok/s per GPU, {_total(per_gpu):.0f} tok/s in total). "
                 "TP cuts latency until the all-reduce dominates; DP replicas add throughput without any communication."
-                + skipped
+                + skipped + _notes(fastest)
             ),
             evidence=[
                 Evidence(source=_where(p),
                          detail=f"{p.label}: expected ITL ({_total(p) / p.gpus:.1f} decode tok/s per GPU)"
                          + (", TP across nodes: not picked" if p in left_out else ""),
-                         measured=p.decode_step_ms_expected, unit="ms")
+                         expected=p.decode_step_ms_expected, unit="ms")
                 for p in sorted(every, key=lambda p: (p.gpus, p.tp))[:8]
             ],
             fix=f"Latency goal: serve with {fastest.label}. Throughput goal: {per_gpu.label}"
@@ -288,6 +288,12 @@ def _expected_across_nodes(left_out: list[PredictRow], fastest: PredictRow) -> s
             "(nccl-tests across the nodes) before choosing it.")
 
 
+def _notes(p: PredictRow) -> str:
+    """The layout's info-level notes that change what its figures mean (FP8 weights upcast on a GPU without FP8
+    tensor cores), said in the text every format shows, not only in the JSON's layouts[].problems."""
+    return "".join(f" {pr.message}." for pr in p.problems if pr.code == "no_fp8")
+
+
 def _single_layout(batch, p: PredictRow) -> Finding:
     """Only one layout to judge: say what it should deliver and what bounds it."""
     return Finding(
@@ -300,10 +306,14 @@ def _single_layout(batch, p: PredictRow) -> Finding:
         summary=f"The decode step is {p.bound}-bound: roofline {p.decode_step_ms:.2f} ms, expected "
         f"{p.decode_step_ms_expected:.2f} ms with {p.allreduce_share_expected:.0%} in all-reduces. TTFT for a "
         f"{p.prompt}-token prompt: {p.ttft_ms_expected:.0f} ms. Up to {p.max_concurrent_seqs} sequences of "
-        f"{p.context} tokens fit per replica.",
+        f"{p.context} tokens fit per replica." + _notes(p),
         evidence=[
-            Evidence(source=_where(p), detail=f"{p.label}: expected decode step (vs the pure roofline)",
-                     measured=p.decode_step_ms_expected, expected=p.decode_step_ms, unit="ms"),
+            # predicted, not measured: the expected figure and the roofline, each in the expected column
+            Evidence(source=_where(p).replace(SOURCE, "prediction:expected"), detail=f"{p.label}: expected decode step",
+                     expected=p.decode_step_ms_expected, unit="ms"),
+            Evidence(source=_where(p),
+                     detail=f"{p.label}: roofline decode step (datasheet bandwidth and FLOPs, ideal collectives)",
+                     expected=p.decode_step_ms, unit="ms"),
         ],
         fix="Compare with a measured ITL (diagnose capture / ticket); pass several --tp values to compare layouts.",
     )

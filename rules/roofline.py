@@ -486,10 +486,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     exp_fabric = unbridged(gpu, fabric, interconnect)
     p2p = gpu.pcie_p2p or exp_fabric.kind != "pcie"
     problems = validity(model, tp, pp, dtype)
-    if dtype == "fp8" and not gpu.fp8_tflops:
-        problems.append(Problem("no_fp8", "other", "info",
-                                f"{gpu.name} has no FP8 tensor cores: FP8 weights are upcast, compute runs at "
-                                "the 16-bit rate"))
+    if (note := fp8_upcast(gpu, dtype)):
+        problems.append(Problem("no_fp8", "other", "info", note))
     if nodes > 1:
         problems.append(Problem("tp_spans_nodes", "cross_node_tp", "warning",
                                 f"TP={tp} spans {nodes} nodes of {gpus_per_node} GPUs: every layer's all-reduce "
@@ -648,6 +646,14 @@ ITL_AT = "the decode step at the reply's middle context (prompt + half the outpu
 
 
 BUILD_UNSTATED = "assumed: llama.cpp with or without CUDA graphs (builds before 2024-05 launch every kernel)"
+
+
+def fp8_upcast(gpu: GpuSpec, dtype: str | None) -> str | None:
+    """What FP8 weights cost on a GPU without FP8 tensor cores (an A100, a V100): every report of the layout says it,
+    since its figures assume the 16-bit rate the weights were asked to avoid."""
+    if dtype == "fp8" and not gpu.fp8_tflops:
+        return f"{gpu.name} has no FP8 tensor cores: FP8 weights are upcast, compute runs at the 16-bit rate"
+    return None
 
 
 def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), *, engine, build_stated: bool,

@@ -154,12 +154,15 @@ def measured_step(run) -> tuple[float, str, str] | None:
     includes the prefills). None when the run has no decode figure.
 
     A run whose batch was derived by Little's law (scaling_inputs.derived_batch: request rate x
-    mean TPOT x output tokens) is measured by the same mean TPOT, so batch / step is the benchmark's
-    own output rate; a median ITL would leave out the steps that carry prefill chunks and overstate
-    the rate (rate inf in samples/bench: median ITL 37.3 ms, mean TPOT 61.8 ms). A run whose batch
+    mean decode time per request) is measured by the step derived with it (that decode time over the
+    tokens decoded: each step once), so batch / step is the benchmark's own output rate; where that is
+    missing, by the mean TPOT. A median ITL would leave out the steps that carry prefill chunks and
+    overstate the rate (rate inf in samples/bench: median ITL 37.3 ms, mean TPOT 61.8 ms). A run whose batch
     could not be derived has no step: batch 1 would judge figures of an unknown batch."""
     if run.tag and run.batch is None:
         return None
+    if run.batch_how and run.derived_step:
+        return run.derived_step
     if run.batch_how:
         m = run.get("tpot_ms", stats=("mean",)) or run.get("itl_ms", stats=("mean",))
         return (m.value, f"{STEP_NAMES[m.metric]} mean", m.source) if m else None

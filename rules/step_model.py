@@ -331,7 +331,16 @@ def grouped_attention(s: Setting) -> bool:
     if s.model.is_mla or "any" in shapes_ok:
         return True
     group = s.model.heads // max(1, s.model.kv_heads)
-    return f"{s.model.head_dim}:{group}" in shapes_ok
+    return any(_within(dims, s.model.head_dim) and _within(groups, group)
+               for dims, _, groups in (entry.partition(":") for entry in shapes_ok))
+
+
+def _within(side: str, value: int) -> bool:
+    """One side of a grouped_decode_attention entry: a number, a range 'lo-hi', or '*'."""
+    if side == "*":
+        return True
+    lo, _, hi = side.partition("-")
+    return int(lo) <= value <= int(hi or lo)
 
 
 def per_head_attention_us(s: Setting, token_layers: float) -> float:

@@ -409,12 +409,15 @@ def figure_unjudged(facts: Facts, predictions=None):
                    "the launch line or the model file name (which quantisation: AWQ, GPTQ, GGUF Q4_K_M, FP8 ...) "
                    "and the number of GPUs the model is split over", evidence)
         return
+    if gpu is None and claims.other_vendor(facts):
+        return  # another vendor's accelerator: no nvidia-smi to ask for (ticket.other_vendor says why)
     named_model = next((w.model for w in facts.of(Workload) if w.model), None)
     named_gpu = next((w.gpu for w in facts.of(Workload) if w.gpu), None)
     asks = []
     if model is None:
         asks.append(f"the Hugging Face config.json of {named_model!r} (not in the catalog) and run `diagnose predict "
-                    "--model config.json --gpu G`" if named_model else "the model's name (or its config.json)")
+                    "--model config.json --gpu G`" if named_model
+                    else "the model's Hugging Face config.json (no model the catalog knows is named)")
     if gpu is None:
         asks.append(f"`nvidia-smi -L` ({named_gpu!r} is not in the catalog)" if named_gpu
                     else "`nvidia-smi -L` (which GPU ran it)")

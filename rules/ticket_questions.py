@@ -142,9 +142,11 @@ def scaling_question(facts: Facts, predictions=None):
     broken in sight: tensor, pipeline and layer
     splits give one stream little or nothing by design, and replicas beat a sharded model when it fits. A weak
     lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
-    which knows the layout, outweighs it (rules.engine.quiet_priors)."""
+    which knows the layout, outweighs it (rules.engine.quiet_priors). Silent where another vendor's accelerator is
+    slow or does not scale (ticket.other_vendor: 'nothing broken' rests on checks made for NVIDIA's links)."""
     c = scaling_asked(facts)
-    if c is None:
+    said = claims.symptom_quote(facts)
+    if c is None or (claims.other_vendor(facts) and said and said[2] in ("scaling", "slow")):
         return
     question = claims.asks(facts)
     evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'),
@@ -639,16 +641,31 @@ def _tensor_rate(g) -> float:
     return g.fp16_tflops or g.bf16_tflops
 
 
+def _best_rate(facts: Facts, board) -> float | None:
+    """The highest tokens/s the ticket reports for one board: figures its clause says of that board, or naming
+    no board where the ticket's GPU is it."""
+    from rules import catalog
+
+    own = facts.subject is not None and facts.subject.gpu is not None and facts.subject.said_of(board.key)
+    rates = [m.value for m in facts.of(Measurement) if m.unit == "tok/s" and m.stat == "reported"
+             and (getattr(catalog.find_gpu_family(m.gpu_name), "key", None) == board.key if m.gpu_name else own)]
+    return max(rates, default=None)
+
+
 @rule("ticket.gpus_compared", "expected_physics")
 def gpu_models_compared(facts: Facts, predictions=None):
     """'Why is GPU A slower than GPU B?' where A is behind B on both memory bandwidth and tensor rate and nothing is
     broken in sight: the datasheets predict it. Silent when the slower board leads on either figure (then something
-    else holds it back, which the figures here cannot tell)."""
+    else holds it back, which the figures here cannot tell), or when the ticket measured the board the datasheets
+    put behind at the higher rate (the figures contradict the datasheets: not physics)."""
     found = gpus_compared(facts)
     if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
         return
     slow, fast, c = found
     if not (slow.hbm_gbs < fast.hbm_gbs and _tensor_rate(slow) < _tensor_rate(fast)):
+        return
+    slow_rate, fast_rate = _best_rate(facts, slow), _best_rate(facts, fast)
+    if slow_rate is not None and fast_rate is not None and slow_rate >= fast_rate:
         return
     yield make("ticket.gpus_compared", "expected_physics", "info", 0.5,
                f"{slow.name} behind {fast.name}: its datasheet figures are lower on both counts",

@@ -1413,13 +1413,34 @@ def software_error(facts: Facts, predictions=None):
 SERVING_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms")
 
 
+@rule("ticket.other_vendor", "insufficient_data")
+def other_vendor_speed(facts: Facts, predictions=None):
+    """A speed or scaling question about another vendor's accelerator (Gaudi, Instinct, Arc, Apple): its links,
+    collectives and kernels are not in the catalog, so no figure or prior here can judge it; say so rather than
+    answer with NVIDIA's physics or ask for nvidia-smi and NCCL logs."""
+    said = claims.symptom_quote(facts)
+    vendor = claims.other_vendor(facts)
+    if vendor is None or not said or said[2] not in ("scaling", "slow"):
+        return
+    name = vendor.data["name"]
+    yield make("ticket.other_vendor", "insufficient_data", "info", 0.0,
+               f"{name} is not an NVIDIA GPU: diagnose cannot judge its figures",
+               f"The ticket is about {name}. The GPU catalog, the expected figures and the link and collective checks "
+               "here are NVIDIA's (NVLink, PCIe P2P, NCCL); another vendor's interconnect, collective library and "
+               "kernels set its speed in ways none of them model, so neither a fault nor physics can be named.",
+               [ev(said[0], f'the reporter\'s question: "{said[1]}"'), claim_ev(vendor, "the accelerator")],
+               fix=f"Compare with {name}'s own published figures and profile with its vendor's tools",
+               ask=f"figures from {name}'s own tools (diagnose judges NVIDIA GPUs only)")
+
+
 @rule("ticket.symptom_prior", "expected_physics", "p2p_disabled", "cross_node_tp")
 def symptom_prior(facts: Facts, predictions=None):
     """'More GPUs are not faster' with nothing broken in sight: what a layer split or tensor
-    parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling."""
+    parallelism gives by physics, or, on boards whose driver refuses PCIe P2P, its ceiling. Silent for another
+    vendor's accelerator (ticket.other_vendor)."""
     said = claims.symptom_quote(facts)
     kind = said[2] if said else None
-    if kind not in ("scaling", "slow", "normal?"):
+    if kind not in ("scaling", "slow", "normal?") or (kind != "normal?" and claims.other_vendor(facts)):
         return
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)

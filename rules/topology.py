@@ -765,16 +765,27 @@ def _link_owner(link: PcieLinkFact, g: GpuFact | None, facts: Facts) -> str:
     return f"a GPU ({names.pop()})" if len(names) == 1 else "a GPU"
 
 
+def _link_share(g: GpuFact) -> float:
+    """The share of its own link's bandwidth a GPU's PCIe link trained at: lanes x the per-lane rate, which doubles
+    with each generation from Gen3 (8, 16, 32 GT/s; Gen2's 5 GT/s with 8b/10b coding carries half of Gen3's)."""
+    width = g.pcie_width_current / g.pcie_width_max if g.pcie_width_current and g.pcie_width_max else 1.0
+    gen = 2.0 ** (g.pcie_gen_current - g.pcie_gen_max) if g.pcie_gen_current and g.pcie_gen_max else 1.0
+    return width * min(gen, 1.0)
+
+
 def _gpu_pcie(facts: Facts, gpus: list[GpuFact], lspci_seen: bool):
     lows = []
-    for g in gpus:
+    # the narrowest link first: of several degraded GPUs the one with the least bandwidth left leads the report
+    for g in sorted(gpus, key=_link_share):
         if g.pcie_gen_current is None:
             continue
         idle = _idle(g)
         if g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max:
+            slower = (f" at Gen{g.pcie_gen_current} (capable of Gen{g.pcie_gen_max})"
+                      if g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max else "")
             yield make(
                 "topology.pcie_link", "pcie_link_degraded", "critical", 0.8,
-                f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}",
+                f"{label(g)} PCIe link runs at x{g.pcie_width_current} instead of x{g.pcie_width_max}{slower}",
                 "The link trained with fewer lanes than it supports; width does not drop for power saving.",
                 [ev(g, "current vs max PCIe width", g.pcie_width_current, g.pcie_width_max, "lanes")],
                 fix="Reseat the card or move it to a full x16 slot without a riser.", refs=["nvidia_smi"])

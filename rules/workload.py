@@ -238,11 +238,14 @@ def quant_group(facts: Facts) -> str | None:
     return next((t for t in named if t and catalog.gguf_type(t).dtype == dtype), GGUF_BY_DTYPE[dtype])
 
 
-def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: int = 1, dtype: str | None = None):
+def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None, pp: int = 1,
+                   dtype: str | None = None):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
     profile), with the pipeline stages the ticket states (placed on its nodes), else `pp` stages the caller
     assumed (a layer split over every GPU named), or None when the catalog does not know them or the predictor
-    rejects the layout. `dtype`: weights to assume in place of the ticket's (quantised_stream's 4-bit)."""
+    rejects the layout. The prompt and reply lengths the ticket states, where the caller gives none (else
+    1024 in and the predictor's default out): a decode rate is averaged over the reply's contexts.
+    `dtype`: weights to assume in place of the ticket's (quantised_stream's 4-bit)."""
     from diagnose.errors import InputError
     from rules import catalog, roofline
 
@@ -259,8 +262,11 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int = 1024, pp: in
     else:
         pp, pp_src = max(pp, 1), None
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
+    stated_prompt, stated_output = wfield(facts, "prompt_len")[0], wfield(facts, "output_len")[0]
+    prompt = prompt or stated_prompt or 1024
     try:
         p = roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
+                                       output=stated_output or None,
                                        engine=facts.subject.engine, dtype=dtype or weight_dtype(facts),
                                        quant_group=gguf, gpus_per_node=per_node or 8,
                                        build_stated=build_stated(facts))
@@ -343,7 +349,7 @@ def latency_bound_small_batch(facts: Facts, predictions=None):
     predicted = consistent = None
     if p_lo and p_hi and p_lo.decode_tok_s_expected:
         predicted = p_hi.decode_tok_s_expected / p_lo.decode_tok_s_expected
-        evidence.append(ev("prediction:roofline", f"expected speed-up TP={tps[0]}->{tps[-1]} ({p_hi.engine} profile)",
+        evidence.append(ev("prediction:expected", f"expected speed-up TP={tps[0]}->{tps[-1]} ({p_hi.engine} profile)",
                            round(measured, 2), round(predicted, 2), "x"))
         # as scaling judges a layout: the larger TP's distance from its expected figure, relative to the
         # smaller TP's, inside the band (x band_high slower at most)
@@ -432,7 +438,10 @@ def batch1_fits_fewer(facts: Facts, predictions=None):
 
 @rule("workload.evidence_coverage", "insufficient_data")
 def evidence_coverage(facts: Facts, predictions=None):
-    """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected."""
+    """Name the basic artifact a multi-GPU case lacks: how the GPUs are connected (NVIDIA's tools: not asked of
+    another vendor's accelerator)."""
+    if claims.other_vendor(facts):
+        return
     tp, tp_src = wfield(facts, "tp")
     pp, pp_src = wfield(facts, "pp")
     per_node = gpus_per_node(facts)

@@ -87,12 +87,12 @@ OWN = ("attention_efficiency", "kernel_overhead_us", "expert_gemm_efficiency", "
        "int8_gemm_efficiency")
 # of those, what a TIED engine fits for itself (the kernel it differs in) rather than taking its twin's
 OWN_TIED = ("expert_gemm_efficiency", "expert_gemm_sm_tflops")
-# engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5
-# differs from later releases in its decode attention kernel and its build and benchmark defaults, NCCL and no
-# CUDA graphs, not its host side; its fit rows are all
-# throughput, which cannot tell the per-request time apart; vLLM before its fused-MoE kernel differs
-# in how it runs MoE experts, not in its scheduler)
-TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "vllm-moe-dense": "vllm", "vllm-moe-untuned": "vllm",
+# engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5-v0.9
+# differ from later releases in their decode attention kernel, and v0.5 in its build and benchmark defaults, NCCL
+# and no CUDA graphs, not their host side; their fit rows are all throughput, which cannot tell the per-request
+# time apart; vLLM before its fused-MoE kernel differs in how it runs MoE experts, not in its scheduler)
+TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "trtllm-xqa8": "trtllm", "vllm-moe-dense": "vllm",
+        "vllm-moe-untuned": "vllm",
         # llama.cpp before CUDA graphs (or on a GPU before Ampere) differs in its launches only
         "llamacpp-eager": "llamacpp",
         # vLLM 0.14+ differs in what its defaults document (engines.toml), held below; the rest is vllm's

@@ -195,6 +195,8 @@ vocab = 128256
         ('[interconnect.x]\nname="x"\nkind="wire"\nbandwidth_gbs=1\nachieved_gbs=1\nlatency_us=1\n', "'kind'"),
         ('[engine.x]\nname="x"\ncuda_graphs=true\nkernels_per_layer=8\nint4_kernels_per_layer=-1\nlaunch_us=4\n'
          'host_ms_per_step=1\nhost_ms_per_request=1\n', "'int4_kernels_per_layer' must be a non-negative"),
+        ('[engine.x]\nname="x"\ncuda_graphs=true\nkernels_per_layer=7\nlaunch_us=4\nhost_ms_per_step=1\n'
+         'host_ms_per_request=1\ngrouped_decode_attention=["128x8"]\n', "'grouped_decode_attention' entry '128x8'"),
     ],
 )
 def test_malformed_catalog_names_file_and_field(tmp_path, text, field):

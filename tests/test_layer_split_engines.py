@@ -48,6 +48,12 @@ def test_plan_says_when_two_layouts_tie_inside_the_band():
     assert {o["tp"] for o in plan["options"]} == {1, 2}
     assert any("ties with" in s and "simpler layout" in s for s in plan["steps"])
     plan = _run("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", 8, "--context", 8192,
+                "--concurrency", 64)["predictions"]["plan"]
+    # (ut9a item 8) one layout to deploy: the pick the headline and the Fix name, never "prefer" the other
+    (tie,) = [s for s in plan["steps"] if "ties with" in s]
+    chosen = f"TP{plan['chosen']['tp']} x DP{plan['chosen']['dp']}"
+    assert f"The plan keeps {chosen}" in tie and "prefer" not in tie
+    plan = _run("plan", "--model", "llama-3-70b", "--gpu", "h100-sxm", "--gpus", 8, "--context", 8192,
                 "--concurrency", 64, "--dtype", "fp8")["predictions"]["plan"]
     rates = sorted(o["tok_s_total"] for o in plan["options"])
     assert any("ties with" in s for s in plan["steps"]) == (rates[-2] >= rates[-1] * catalog.calibration().band[0])

@@ -285,7 +285,7 @@ def test_the_all_reduce_evidence_names_the_shm_path_the_note_describes():
     says NCCL stages the all-reduce through host memory; it names the SHM path too."""
     report = run_json("--model", "llama-2-7b", "--gpu", "rtx-4090", "--tp", "1,2,4,8")
     flat = next(f for f in report["findings"] if f["rule"] == "predict.allreduce_flattens_scaling")
-    rows = [e["detail"] for e in flat["evidence"] if e["detail"].startswith("all-reduce time per step")]
+    rows = [e["detail"] for e in flat["evidence"] if e["detail"].startswith("expected all-reduce time per step")]
     assert rows and all(d.endswith("(pcie4, NCCL SHM)") for d in rows), rows
 
 
@@ -296,3 +296,26 @@ def test_an_ollama_tag_is_sized_at_the_weights_it_pulls():
     named = {p["tp"]: p for p in run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "1",
                                           "--prompt", "1", "--context", "1")["predictions"]["layouts"]}
     assert tag[1]["fits"] and not named[1]["fits"]
+
+
+def test_predicted_figures_sit_in_the_expected_column():
+    """(ut9a item 11) predict measures nothing: the expected decode step (prediction:expected) and the roofline
+    (prediction:roofline) each go under expected, never under measured (llama-3-70b, A100, TP4, FP8: 20.9 ms and
+    8.78 ms)."""
+    report = run_json("--model", "llama-3-70b", "--gpu", "a100-80gb-sxm", "--tp", "4", "--dtype", "fp8")
+    (best,) = [f for f in report["findings"] if f["rule"] == "predict.best_layout"]
+    (layout,) = report["predictions"]["layouts"]
+    rows = {e["source"].split(" ")[0]: e for e in best["evidence"]}
+    assert all(e["measured"] is None for e in best["evidence"])
+    assert rows["prediction:expected"]["expected"] == pytest.approx(layout["decode_step_ms_expected"])
+    assert rows["prediction:roofline"]["expected"] == pytest.approx(layout["decode_step_ms"])
+
+
+def test_fp8_weights_upcast_on_a_gpu_without_fp8_is_said_in_the_text_every_format_shows():
+    """(ut9a item 12) an A100 has no FP8 tensor cores: the note was only in the JSON's layouts[].problems."""
+    best = [f for f in run_json("--model", "llama-3-70b", "--gpu", "a100-80gb-sxm", "--tp", "4", "--dtype",
+                                "fp8")["findings"] if f["rule"] == "predict.best_layout"]
+    assert "no FP8 tensor cores: FP8 weights are upcast" in best[0]["summary"]
+    h100 = [f for f in run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4", "--dtype",
+                                "fp8")["findings"] if f["rule"] == "predict.best_layout"]
+    assert "upcast" not in h100[0]["summary"]

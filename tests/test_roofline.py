@@ -12,6 +12,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from conftest import published_tables, shared_path
 
+from diagnose import published
 from diagnose.errors import InputError
 from rules import catalog, roofline
 from rules.roofline import Layout, allreduce_time_us, experts_touched, tp_fabric, validity
@@ -424,7 +425,7 @@ def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group
     from rules import step_model
 
     cal = catalog.calibration()
-    trt, mmha = catalog.engine("trtllm"), catalog.engine("trtllm-mmha")
+    trt, mmha = catalog.engine("trtllm-xqa8"), catalog.engine("trtllm-mmha")
     falcon, llama = catalog.model("falcon-180b"), catalog.model("llama-2-70b")
     h200 = catalog.gpu("h200-sxm")
 
@@ -444,15 +445,41 @@ def test_per_query_head_decode_attention_is_cuda_core_bound_at_a_large_gqa_group
     # the decode step at 2k context is slower under masked MHA than under a GQA-aware kernel, by more than
     # the KV bytes take: the KV stream is not what bounds it
     kw = dict(batch=1024, prompt=128, output=2048, dtype="fp8")
-    per_head = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", **kw)
+    per_head = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm-xqa8", **kw)
     grouped = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="generic", kv_dtype="fp8", **kw)
     assert per_head.itl_ms_expected - grouped.itl_ms_expected > 2 * per_head.expected_terms["kv_ms"]
     assert per_head.assumptions["decode_attention"].startswith("one thread block per query head")
     assert grouped.assumptions["decode_attention"].startswith("grouped")
     # a short context keeps it small: the work grows with the KV it reads
-    short = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm", batch=1024, prompt=128, output=128,
-                    dtype="fp8")
+    short = predict("falcon-180b", "h200-sxm", Layout(tp=4), engine="trtllm-xqa8", batch=1024, prompt=128,
+                    output=128, dtype="fp8")
     assert short.itl_ms_expected < per_head.itl_ms_expected
+
+
+def test_current_trtllm_xqa_covers_gqa_groups_up_to_32():
+    """TensorRT-LLM's XQA JIT path (default since the v0.10 pre-releases) takes any GQA group of 2-32 query heads
+    per KV head at a head_dim multiple of 16 up to 256 (decoderXQAImplJIT/kernelUtils.cpp); plain MHA and larger
+    groups stay on masked MHA. The `trtllm` profile follows it; `trtllm-xqa8` keeps v0.6-v0.9's 128:8 kernel.
+    NVIDIA's v1.0 perf-overview gives Llama-3.1-405B FP8 on 8 x H200 5,348 output tok/s at 128/2048 (max load;
+    docs/calibration-figures.md R30): at batch 1024 the current profile's band holds it, the v0.9 one's does not."""
+    from rules import step_model
+
+    cal = catalog.calibration()
+    h200 = catalog.gpu("h200-sxm")
+    fabric = tp_fabric(h200, 8, 8)[0]
+
+    def grouped(model, engine):
+        return step_model.grouped_attention(step_model.Setting(
+            catalog.model(model), h200, catalog.engine(engine), cal, 8, "fp8", "fp8", fabric))
+
+    for model in ("llama-3-8b", "llama-3-405b", "falcon-180b", "llama-2-70b"):  # groups 4, 16, 29 at 64, 8
+        assert grouped(model, "trtllm"), model
+    assert not grouped("llama-3-8b", "trtllm-xqa8") and not grouped("llama-3-405b", "trtllm-xqa8")
+    assert not grouped("gpt-j-6b", "trtllm") and not grouped("llama-2-7b", "trtllm")  # MHA: masked MHA
+    row = published.Row("perf-overview v1.0", "trtllm", "h200-sxm", 8, "llama-3-405b", "fp8", 8, 1, 1024, 128, 2048,
+                        "output_tok_s_total", 5348)
+    assert published.expect(row).verdict(row.value) == "inside"
+    assert published.expect(row, engine=catalog.engine("trtllm-xqa8")).verdict(row.value) != "inside"
 
 
 def test_parallel_block_reduces_twice_per_layer_before_trtllm_0_7_1():

@@ -172,7 +172,9 @@ def test_ticket_078_gpt_oss_tp2_slower_than_tp1_is_physics():
                                       "smallest layout's x1.29 (worst TP2: x1.49)"), tracks["title"]
     # the ticket names vLLM: its profile (custom all-reduce, host time per step) is what TP1 and TP2 are held to
     assert {x["engine"] for x in rep["predictions"]["scaling"]["rows"]} == {"vllm"}
+    # TP1 beyond the band is an info lead; the batch-1 split that physics explains leads as it does in `ticket`
     assert all(f["severity"] == "info" for f in findings(rep, "scaling.base_efficiency"))
+    assert rep["verdict"]["category"] == "latency_bound_small_batch"
 
 
 # --------------------------------------------------------------------------- broken systems
@@ -716,3 +718,12 @@ def test_a_layout_faster_than_its_node_calibration_questions_the_calibration(tmp
     # nor are the calibrated terms (5.1 ms of all-reduce at TP4 from the 4090 curve) named as the physics of it
     assert not [f for f in rep["findings"] if f["rule"] == "scaling.term_grows_with_tp"]
     assert "inside the expected band" not in rep["verdict"]["summary"]
+
+
+def test_inputs_without_figures_say_so_before_asking_for_model_or_gpu():
+    """(ut9a item 13) shared ticket 056 holds a ticket.toml naming LLaMA-2-13B and a log, but no figure: the one line
+    says no measurements were found, not '--model is needed' (which no flag would have helped)."""
+    folder = shared_path("tickets", "056-vllm-596-3x3090-llama2-13b-40-heads-tp3")
+    result = diagnose("scaling", folder)
+    assert result.exit_code == 2 and result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert "no measurements found" in result.stderr and "--model" not in result.stderr

@@ -413,7 +413,9 @@ CJK_RATE = re.compile(
 # token: 35 ms", "108 ms per token", "TTFT 1.2 s" (vLLM's and SGLang's benchmark names, llama.cpp's timings).
 # A figure glued to a letter is part of a name, not a time: "L40S", "A40s", "H20s" are GPUs.
 _FIGURE = r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d[\d,]*(?:\.\d+)?)"
-LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|TTFT|"
+# ("second / 2nd / next token latency": Intel's and Habana's name for the per-token latency after the first)
+LATENCY = re.compile(r"\b(ITL|TPOT|inter[- ]token latency|time per output token|per[- ]token latency|"
+                     r"(?:second|2nd|next)[- ]token latency|TTFT|"
                      r"time to first token|first[- ]token latency)\b[^.\n\d]{0,25}?"
                      + _FIGURE + r"\s*(" + TIME_UNIT + ")|"
                      # ... and in Chinese: "首 token 延迟 800ms", "首字延迟 1.2 s"
@@ -432,7 +434,20 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
                         r"\b(?:prompt|input)[- _](?:length|len|tokens?|size)\s*(?:=|:|of|is|was)?\s*~?"
                         r"(\d{2,6}|\d{1,3}[kK])\b|"
                         r"\b(\d{2,6}|\d{1,3}[kK])\s+(?:prompt|input)\s+tokens\b|"
-                        r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b", re.I)
+                        r"\bISL\s*[=:]?\s*(\d{2,6}|\d{1,3}[kK])\b|--(?:random-)?input-len\s+(\d{2,6})\b|"
+                        # "an input of 35 tokens" (TRT-LLM#2648)
+                        r"\b(?:prompt|input)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
+# The requests an offline benchmark sends ("number of prompt 3,000", "--num-prompts 1000", "num_prompts=500"): with
+# no request rate they are all sent at once (trtllm-bench throughput; vLLM's benchmarks default to rate inf).
+NUM_PROMPTS = re.compile(r"\b(?:number\s+of\s+prompts?|num[-_ ]prompts?)\s*(?:[=:]|of|is)?\s*"
+                         r"(\d{1,3}(?:,\d{3})+|\d{1,7})\b", re.I)
+# The reply's length as benchmarks state it ("OSL 2048", "an output of 250 tokens", "output length: 128",
+# "256 output tokens", "--random-output-len 128"): the decode steps a throughput figure was averaged over.
+OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?output-len\s+(\d{1,6})\b|"
+                        r"\b(?:output|generation|completion)[- _](?:length|len|size)\s*(?:=|:|of|is|was)?\s*~?"
+                        r"(\d{1,6}|\d{1,3}[kK])\b|"
+                        r"\b(\d{1,6}|\d{1,3}[kK])\s+(?:output|generated)\s+tokens\b|"
+                        r"\b(?:output|generation)\s+of\s+(\d{1,6}|\d{1,3}[kK])\s+tokens?\b", re.I)
 PER_GPU = re.compile(r"(?:\bper|/|\beach)\s*(?:GPU|card|device|rank)\b", re.I)
 MS_PER_TOKEN = re.compile(_FIGURE + r"\s*(ms|msecs?|us|µs|μs|usecs?|s|secs?|seconds?)\s*"
                           r"(?:/|per)\s*(?:output\s+)?tok(?:en)?\b", re.I)
@@ -475,6 +490,14 @@ SOURCE_WORDS = re.compile(r"\b(?:readme|docs|documentation|model card|front ?pag
                           re.I)
 
 
+# A relative clause setting the reporter's figure beside a reference ("I got 6,051 tok/s which is aligned with NV
+# published data", "we see 40 tok/s that matches the official table"): the reference is a clause of its own, so
+# the figure before it stays the reporter's.
+BESIDE_REFERENCE = re.compile(r"\s+(?=(?:which|that)\s+(?:(?:is|was|are|were|seems?|looks?)\s+(?:\w+\s+)?"
+                              r"(?:aligned|in line|consistent|on par|comparable|close|similar|near)|"
+                              r"match(?:es|ed)?|agrees?|corresponds?)\b)", re.I)
+
+
 def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
     says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
@@ -483,7 +506,7 @@ def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     out = []
     for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
         quoting = False
-        for clause in CLAUSE.split(sentence):
+        for clause in (part for c in CLAUSE.split(sentence) for part in BESIDE_REFERENCE.split(c)):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
             quoting = bool(REFERENCE_FIGURE.search(clause)) or (
                 (quoting or bool(SOURCE_WORDS.search(clause))) and not own) or (apart and _others_clause(clause, line))
@@ -737,6 +760,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     prompt = _prompt_len(prose)
     if prompt:
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
+    reply = _prompt_len(prose, OUTPUT_LEN, low=1)
+    if reply:
+        out.append(Workload(where(name, reply[0]), output_len=reply[1]))
+    sent = next(((i, int(m.group(1).replace(",", ""))) for i, ln in prose if (m := NUM_PROMPTS.search(ln))), None)
+    if sent:
+        out.append(Workload(where(name, sent[0]), extra={"num_prompts": str(sent[1])}))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
     if framework:
@@ -1127,15 +1156,36 @@ RESULT_CELL = re.compile(r"[-+~]?\d[\d.,]*\s*(?:%|x|ms|s|tok/s|GB/s)?|OOM|N/?A|:
 
 
 def clause_gpu(clause: str, line: str) -> str | None:
-    """The GPU product a figure's own clause names ("On A100 80GB I get 95 tok/s" -> "A100"); where the clause names
-    none but its line names two or more ("A100 vs H100 for Llama-8B: 95 tok/s"), all of them, joined by " / ": the
+    """The GPU product a figure's own clause names ("On A100 80GB I get 95 tok/s" -> "A100"), else the one an earlier
+    clause of its sentence says the run happened on ("On H200, I got 6,051 tok/s"); where neither does but its line
+    names two or more ("A100 vs H100 for Llama-8B: 95 tok/s"), all of them, joined by " / ": the
     figure could be either's. None where nothing says, so the ticket's GPU holds."""
     names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(clause))))
+    if not names and (ran := _ran_on(clause, line)):
+        return ran
     if not names:
         names = list(dict.fromkeys(gpu_key(m.group(1)) for m in GPU_NAME.finditer(_plain(line))))
         if len(names) < 2:
             return None
     return " / ".join(names)
+
+
+# "I ran the same on H200 and got 6,051 tok/s": the board the run happened on, in an earlier clause of its sentence
+RAN_ON = re.compile(r"\b(?:on|with|using)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:\d+\s*[x×]\s*)?$", re.I)
+
+
+def _ran_on(clause: str, line: str) -> str | None:
+    """The GPU an earlier clause of the figure's sentence says the run happened on ("on H200", "using an A100"),
+    where that part of the sentence names no other; else None."""
+    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
+        at = sentence.find(clause)
+        if at > 0:
+            before = _plain(sentence[:at])
+            found = list(GPU_NAME.finditer(before))
+            names = {gpu_key(m.group(1)) for m in found}
+            ran = len(names) == 1 and any(RAN_ON.search(before[:m.start()]) for m in found)
+            return names.pop() if ran else None
+    return None
 
 
 def _result_row(line: str) -> bool:
@@ -1342,13 +1392,14 @@ def _only_load(prose: list[tuple[int, str]]) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _prompt_len(prose: list[tuple[int, str]]) -> tuple[int, int] | None:
-    """(line, tokens) of the first prompt length the prose states ("2k" is 2000), or None."""
+def _prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, low: int = 8) -> tuple[int, int] | None:
+    """(line, tokens) of the first prompt length (or, given OUTPUT_LEN, reply length) the prose states ("2k" is
+    2000), or None."""
     for i, ln in prose:
-        if (m := PROMPT_LEN.search(ln)):
+        if (m := pattern.search(ln)):
             token = next(g for g in m.groups() if g)
             n = int(token[:-1]) * 1000 if token[-1] in "kK" else int(token)
-            if 8 <= n <= 1_000_000:
+            if low <= n <= 1_000_000:
                 return i, n
     return None
 

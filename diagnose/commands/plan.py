@@ -76,8 +76,12 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     itl_limit = next((v for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     itl = itl_limit[2] if itl_limit else None
     ttft = next((v[2] for v in limits.values() if v[0] == "ttft_ms"), None)
-    gpu = catalog.gpu(gpu_name)
-    result = planner.plan(model_named(model_name), gpu, gpus, context, concurrency,
+    from diagnose.commands.predict import check_lengths
+
+    gpu, model = catalog.gpu(gpu_name), model_named(model_name)
+    if prompt:  # a prompt stated longer than the context is refused, as predict and scaling refuse it
+        check_lengths(model, prompt, context)
+    result = planner.plan(model, gpu, gpus, context, concurrency,
                           engine=catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf)),
                           prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
                           gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf,

@@ -88,6 +88,7 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
         catalog.engine(engine)
     slo_spec = _parse_slo(slo)
     data = scaling_inputs.collect(list(inputs), scaling_inputs.parse_tp_of(tp_of))
+    _need_runs(data)  # before asking for --model / --gpu: without figures no flag helps
     given_model, given_gpu = bool(model_name), bool(gpu_name)  # flags win over what the inputs name
     model_name, gpu_name = _from_inputs(data, model_name, "model"), _from_inputs(data, gpu_name, "gpu")
     model = model_named(model_name)
@@ -118,6 +119,15 @@ def _resolve_named(runs, override: frozenset = frozenset()) -> dict:
             if name and kind not in override and (kind, name) not in out:
                 out[(kind, name)] = find(name)
     return out
+
+
+def _need_runs(data) -> None:
+    """Bad input (exit 2) when the inputs hold no figure to judge."""
+    from diagnose.errors import InputError
+
+    if not data.runs:
+        raise InputError(f"no measurements found in {', '.join(data.files)} (need decode/output tok/s, ITL/TPOT, "
+                         "a step time, or a capture per layout)")
 
 
 def _from_inputs(data, given: str | None, what: str) -> str:
@@ -157,9 +167,7 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     from diagnose.pipeline import run_pipeline
     from rules import scaling as S
 
-    if not data.runs:
-        raise InputError(f"no measurements found in {', '.join(data.files)} (need decode/output tok/s, ITL/TPOT, "
-                         "a step time, or a capture per layout)")
+    _need_runs(data)
     cal = S.calibration(node)
     if node is not None and node.records and cal.empty:
         files = ", ".join(sorted({f.name for f in getattr(node, "files", [])}))
@@ -209,7 +217,9 @@ def _what_to_attach(analysis) -> str:
 # that can cause what scaling measures: the same evidence names the same cause as in `capture` and
 # `ticket`. Only their problems are shown; their passes are not about scaling.
 SETTING_RULES = ("nccl.busbw", "topology.p2p_forced_off", "topology.nccl_transport", "topology.virtualization_no_p2p",
-                 "nccl.socket_fallback", "workload.eager_mode")
+                 "nccl.socket_fallback", "workload.eager_mode",
+                 # batch-1 rates at two TP sizes that physics explains: `ticket` leads with it on the same figures
+                 "workload.latency_bound_small_batch")
 
 
 def _facts_summary(data, node) -> dict:

@@ -67,8 +67,9 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             "measures other than the step (TTFT, throughput), in its unit."
             + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
                "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures), "
-               "and its step is the mean TPOT the batch was derived with, so decode tok/s is the benchmark's own "
-               "output rate; ?: not derivable (the result lacks request_throughput or mean TPOT), so the run is not "
+               "and its step the decode time it was derived with over the tokens a request decodes (each step "
+               "once: the time-weighted TPOT), so decode tok/s is the benchmark's own output rate; ?: not derivable "
+               "(the result lacks request_throughput or mean TPOT), so the run is not "
                "judged (status "
                "batch unknown; its mean TPOT is shown, measured at that unknown batch)."
                if any(r.run for r in analysis.rows) else ""))
