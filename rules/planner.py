@@ -256,8 +256,9 @@ def _slo_headroom(o: Option, limit: float) -> str:
     a healthy system of this layout runs; past the limit, a tail target (p95, p99) has no headroom."""
     from rules import catalog
 
-    edge = o.itl_ms * catalog.calibration().band[1]
-    return (f"The ITL limit ({limit:g} ms) is checked against {o.label}'s expected ITL, {o.itl_ms:.1f} ms, a typical "
+    itl, at = (o.slo_itl_ms, f" at {o.slo_itl_context:,} tokens") if o.slo_itl_ms is not None else (o.itl_ms, "")
+    edge = itl * catalog.calibration().band[1]
+    return (f"The ITL limit ({limit:g} ms) is checked against {o.label}'s expected ITL{at}, {itl:.1f} ms, a typical "
             f"figure, not a percentile: a healthy system runs up to x{catalog.calibration().band[1]:g} of it "
             f"({edge:.1f} ms), " + ("past the limit, so a p95 or p99 target may be missed; measure the tail before "
                                      "relying on it." if edge > limit else "still within the limit."))

@@ -441,6 +441,9 @@ PROMPT_LEN = re.compile(r"\b(\d{2,6}|\d{1,3}[kK])[- ](?:token|tok)s?\s+(?:long\s
 # no request rate they are all sent at once (trtllm-bench throughput; vLLM's benchmarks default to rate inf).
 NUM_PROMPTS = re.compile(r"\b(?:number\s+of\s+prompts?|num[-_ ]prompts?)\s*(?:[=:]|of|is)?\s*"
                          r"(\d{1,3}(?:,\d{3})+|\d{1,7})\b", re.I)
+# The request rate a serving benchmark offers ("--request-rate 2", "request_rate=10", "request rate: inf"): with a
+# finite rate the prompts arrive over time, not all at once (vLLM benchmark_serving's --request-rate).
+REQUEST_RATE = re.compile(r"(?:--|\b)request[-_ ]rate\s*(?:[=:]|of|is)?\s*(inf(?:inity)?|\d+(?:\.\d+)?)\b", re.I)
 # The reply's length as benchmarks state it ("OSL 2048", "an output of 250 tokens", "output length: 128",
 # "256 output tokens", "--random-output-len 128"): the decode steps a throughput figure was averaged over.
 OUTPUT_LEN = re.compile(r"\bOSL\s*[=:]?\s*(\d{1,6}|\d{1,3}[kK])\b|--(?:random-)?output-len\s+(\d{1,6})\b|"
@@ -766,6 +769,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     sent = next(((i, int(m.group(1).replace(",", ""))) for i, ln in prose if (m := NUM_PROMPTS.search(ln))), None)
     if sent:
         out.append(Workload(where(name, sent[0]), extra={"num_prompts": str(sent[1])}))
+    rate = next(((i, m.group(1).lower()) for i, ln in prose if (m := REQUEST_RATE.search(ln))), None)
+    if rate:
+        out.append(Workload(where(name, rate[0]), extra={"request_rate": rate[1]}))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
     if framework:
