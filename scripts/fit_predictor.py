@@ -362,7 +362,9 @@ def _write_engines(trial: Trial, keys: set, names) -> None:
         for name in names:
             if name in OWN and not getattr(spec, name):
                 continue
-            text = _set_value(text, f"engine.{key}", name, getattr(spec, name))
+            # a key with a dot ("vllm-0.14", "trtllm-0.5") is a quoted TOML key
+            table = f'engine."{key}"' if "." in key else f"engine.{key}"
+            text = _set_value(text, table, name, getattr(spec, name))
     eng_path.write_text(text)
 
 
