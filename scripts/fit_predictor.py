@@ -101,8 +101,11 @@ TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "trtllm-xqa8": "trtllm"
 # async scheduling takes the host's step off the critical path, and its compiled graph runs gpt-fast's kernel time
 HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us")}
 # what a tied engine fits for itself beyond OWN_TIED: llama.cpp launching every kernel from the host leaves a longer
-# gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference)
-TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",)}
+# gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference); vLLM V1 runs
+# the API server (HTTP, chat template, tokenising, detokenising) in its own process apart from the EngineCore
+# (https://docs.vllm.ai/en/latest/design/arch_overview/, "V1 process architecture"), a request path V0's fitted
+# time does not describe, so vllm-0.14 fits its own per-request time on its own TTFT fit rows (four models)
+TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",), "vllm-0.14": ("host_ms_per_request",)}
 # what --only-engine fits: the engine's own constants, with the shared calibration held
 ONLY_ENGINE = ("host_ms_per_step", "kernel_overhead_us", "attention_efficiency", "int8_gemm_efficiency")
 # calibration.toml constants that only one engine's rows tell, which --only-engine fits and writes with its own
@@ -359,7 +362,9 @@ def _write_engines(trial: Trial, keys: set, names) -> None:
         for name in names:
             if name in OWN and not getattr(spec, name):
                 continue
-            text = _set_value(text, f"engine.{key}", name, getattr(spec, name))
+            # a key with a dot ("vllm-0.14", "trtllm-0.5") is a quoted TOML key
+            table = f'engine."{key}"' if "." in key else f"engine.{key}"
+            text = _set_value(text, table, name, getattr(spec, name))
     eng_path.write_text(text)
 
 

@@ -42,7 +42,7 @@ def test_plan_for_a_model_one_gpu_holds_offers_replicas_not_tp():
 
 
 def test_plan_says_when_two_layouts_tie_inside_the_band():
-    # vLLM runs TP: TP1 x DP2 and TP2 on two 4090s are within x0.861 of each other; the plan says so
+    # vLLM runs TP: TP1 x DP2 and TP2 on two 4090s are within the band's low factor of each other; the plan says so
     plan = _run("plan", "--model", "llama3.1:8b", "--gpu", "rtx-4090", "--gpus", 2, "--context", 4096,
                 "--concurrency", 8, "--engine", "vllm")["predictions"]["plan"]
     assert {o["tp"] for o in plan["options"]} == {1, 2}
