@@ -69,6 +69,9 @@ def test_a_shared_device_id_maps_no_row():
 @pytest.mark.parametrize("text, key", [
     ("Quadro RTX 6000", "quadro-rtx-6000"), ("Quadro RTX 8000", "quadro-rtx-8000"),
     ("RTX 6000 Ada", "rtx-6000-ada"), ("RTX PRO 6000 Blackwell", "rtx-pro-6000-blackwell"),
+    # "Pro" after the number, as owners write it: "two rtx 6000 pro blackwell", "rtx 6000 pro's"
+    # (github.com/vllm-project/vllm/issues/22479); it was the Ada card's row (960 vs 1792 GB/s)
+    ("rtx 6000 pro blackwell", "rtx-pro-6000-blackwell"), ("RTX 6000 Pro", "rtx-pro-6000-blackwell"),
 ])
 def test_a_qualified_rtx_6000_maps_to_its_own_card(text, key):
     assert find_gpu_family(text).key == key
@@ -95,8 +98,11 @@ def test_a_bare_rtx_6000_says_which_card_it_assumed(tmp_path):
     ("Deployed on a Tesla A2 16GB in the edge server.", ["A2 16GB"]),
     # a bare A2 is no GPU: a section, Google Cloud's A2 (A100) machine family
     ("See section A2 of the appendix.", []), ("We rent a2-highgpu-8g VMs on GCP.", []),
-    # a negation still names the card the sentence is about
+    ("tensor parallel is broken for rtx 6000 pro's", ["rtx 6000 pro"]),
+    ("4x RTX 6000 PRO Blackwell Max-Q on PCIe 5", ["RTX 6000 PRO Blackwell"]),
+    # negations: each card named is read as itself, for the rules to weigh
     ("It is NOT an A2, it is an A10.", ["A10"]),
+    ("This is an RTX 6000 Ada, not an RTX 6000 Pro.", ["RTX 6000 Ada", "RTX 6000 Pro"]),
 ])
 def test_prose_names_the_new_cards(sentence, names):
     assert [m.group(1) for m in GPU_NAME.finditer(sentence)] == names

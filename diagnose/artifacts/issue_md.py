@@ -269,6 +269,8 @@ GPU_NAME = re.compile(
     # Jetson modules: "Jetson AGX Orin", "Orin NX 16GB"
     r"(?:Jetson[\s-]*)?(?:[AI]GX[\s-]*)?Orin(?:[\s-]*(?:NX|Nano))?|"
     r"RTX\s*PRO\s*[2-6]000(?:\s*Blackwell)?|"  # "RTX PRO 6000 Blackwell", before the Ada "RTX 6000"
+    # ... and with "Pro" after the number, as owners write it ("two rtx 6000 pro blackwell", vllm#22479)
+    r"RTX\s*[2-6]000\s*PRO(?:\s*Blackwell)?|"
     # the A2 only after the vendor's name: a bare "A2" is a section, a paper or Google Cloud's A2 (A100) machines
     r"(?<=nvidia\s)A2|(?<=tesla\s)A2|"
     r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|8000|[345]500|5880)|P6000|"
