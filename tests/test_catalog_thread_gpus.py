@@ -100,9 +100,19 @@ def test_a_bare_rtx_6000_says_which_card_it_assumed(tmp_path):
     ("See section A2 of the appendix.", []), ("We rent a2-highgpu-8g VMs on GCP.", []),
     ("tensor parallel is broken for rtx 6000 pro's", ["rtx 6000 pro"]),
     ("4x RTX 6000 PRO Blackwell Max-Q on PCIe 5", ["RTX 6000 PRO Blackwell"]),
+    # "V100S" is NVIDIA's PCIe card (1134 GB/s, its own row); "V100s" is a plural of the V100
+    ("We run 4x Tesla V100S on PCIe.", ["V100S"]), ("V100S PCIe 32GB", ["V100S PCIe 32GB"]),
+    ("two V100s over NVLink", ["V100"]),
     # negations: each card named is read as itself, for the rules to weigh
     ("It is NOT an A2, it is an A10.", ["A10"]),
     ("This is an RTX 6000 Ada, not an RTX 6000 Pro.", ["RTX 6000 Ada", "RTX 6000 Pro"]),
 ])
 def test_prose_names_the_new_cards(sentence, names):
     assert [m.group(1) for m in GPU_NAME.finditer(sentence)] == names
+
+
+@pytest.mark.parametrize("name", ["V100S", "V100S PCIe 32GB", "Tesla V100S-PCIE-32GB"])
+def test_the_v100s_is_its_own_pcie_card(name):
+    spec = find_gpu_family(name)
+    assert (spec.key, spec.hbm_gbs, spec.nvlink_gbs) == ("v100s-pcie", 1134, 0)  # datasheet: 1134 GB/s, no NVLink
+    assert find_gpu_family("V100").key == "v100-sxm2-32gb"  # the bare family stays the SXM2 board
