@@ -17,6 +17,8 @@ ADDED = {
     "tesla-k80": (384, 5, 192), "tesla-m40": (384, 6, 128), "v100-pcie-16gb": (4096, 1.752, 64),
     "v100-pcie-32gb": (4096, 1.752, 64), "v100s-pcie": (4096, 2.214, 64), "titan-v": (3072, 1.7, 64),
     "gtx-1080": (256, 10, 128), "gtx-1070": (256, 8, 128),
+    # issue 11: named in public threads (tests/test_catalog_thread_gpus.py)
+    "quadro-rtx-8000": (384, 14, 64), "rtx-5880-ada": (384, 20, 128), "a2": (128, 12.5, 128),
 }
 
 
@@ -97,7 +99,7 @@ def test_geforce_since_ampere_has_no_pcie_p2p_and_workstation_cards_do():
     assert not any(catalog.gpu(k).pcie_p2p for k in geforce)
     assert all(catalog.gpu(k).pcie_p2p for k in ("rtx-a5000", "rtx-a4500", "tesla-p40", "v100s-pcie"))
     bridged = {k for k in ADDED if catalog.gpu(k).nvlink_bridged}
-    assert bridged == {"rtx-a5000", "rtx-a4500", "quadro-rtx-6000", "rtx-3090-ti"}
+    assert bridged == {"rtx-a5000", "rtx-a4500", "quadro-rtx-6000", "quadro-rtx-8000", "rtx-3090-ti"}
 
 
 def test_the_4090_d_has_its_own_row_with_fewer_sms():

@@ -264,12 +264,18 @@ def _plain(text: str) -> str:
 
 # GPU product names as people write them: "8x A100 80GB", "2 x RTX 4090", "H100 SXM", "A6000".
 GPU_NAME = re.compile(
-    r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla|Quadro)\s+)?"
-    r"((?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
+    r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
+    # "Quadro" stays in the name: "Quadro RTX 6000" is the Turing card, a bare "RTX 6000" the Ada one
+    r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100(?-i:S)|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
+    # "V100S" (capital S: NVIDIA's PCIe card, 1134 GB/s) is not "V100s" (plural, read by the suffix at the end)
     # Jetson modules: "Jetson AGX Orin", "Orin NX 16GB"
     r"(?:Jetson[\s-]*)?(?:[AI]GX[\s-]*)?Orin(?:[\s-]*(?:NX|Nano))?|"
     r"RTX\s*PRO\s*[2-6]000(?:\s*Blackwell)?|"  # "RTX PRO 6000 Blackwell", before the Ada "RTX 6000"
-    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|[345]500|5880)|P6000|"
+    # ... and with "Pro" after the number, as owners write it ("two rtx 6000 pro blackwell", vllm#22479)
+    r"RTX\s*[2-6]000\s*PRO(?:\s*Blackwell)?|"
+    # the A2 only after the vendor's name: a bare "A2" is a section, a paper or Google Cloud's A2 (A100) machines
+    r"(?<=nvidia\s)A2|(?<=tesla\s)A2|"
+    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|8000|[345]500|5880)|P6000|"
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
     r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2})"
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
