@@ -2473,9 +2473,13 @@ _RATIO_NAMED = re.compile(r"(?:\bspeed-?up(?:\s+(?:ratio|factor))?\s*(?:of|is|wa
 _CJK_PERCENT = re.compile(r"(?P<dir>快|慢|提升|提高|增加|下降|降低)\s*了?\s*(?:约|大约|只有|仅|不到)?\s*"
                           r"(?P<n>\d{1,3}(?:\.\d+)?)\s*[%％]")
 # What went up "by N%" for it to be a speed-up: a speed (_SPEED_NOUN, below), not a time or a memory figure.
+# ... and in Chinese, before a neutral verb (提升, 下降; 快 and 慢 say speed themselves): 速度 speed, 吞吐 throughput,
+# 性能 performance, 速率 rate, 加速 speed-up, a tokens/s unit; not 延迟/时延 latency, 耗时/时间 time, 显存/内存 memory.
+_CJK_SPEED_NOUN = re.compile(r"速度|吞吐|性能|速率|加速|tok\w*/s|t/s", re.I)
+_CJK_TIME_NOUN = re.compile(r"延迟|时延|耗时|时间|显存|内存")
 _TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
-                          r"t/s|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐", re.I)
+                          r"t/s|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐|性能", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
 # ("4x L40S", "2x 3090s", "8x A100-80GB" name GPUs too)
 _RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}[A-Z]{0,3}s?|RTX|GTX|"
@@ -2559,9 +2563,11 @@ def speedups(facts: Facts) -> list[Claim]:
                         not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
                         or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
                     continue  # "latency increased by 30%", "memory use increased by 50%": not the speed that went up
+                if percent == "cjk" and m.group("dir") not in ("快", "慢"):
+                    said = re.split(r"[，,。；;：:、]", before)[-1]  # what went up or down, in its own clause
+                    if not _CJK_SPEED_NOUN.search(said) or _CJK_TIME_NOUN.search(said):
+                        continue  # "功耗降低了 40%", "利用率下降了 30%", "延迟降低了 30%": not the speed
                 if percent == "cjk":
-                    if re.search(r"延迟|时延|耗时|时间|显存|内存", sentence[max(0, m.start() - 12):m.start()]):
-                        continue  # a time or a memory figure that went up or down, not the speed
                     pct = float(m.group("n")) / 100
                     ratio = 1 - pct if m.group("dir") in ("慢", "下降", "降低") else 1 + pct
                 elif percent:

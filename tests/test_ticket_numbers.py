@@ -46,6 +46,10 @@ def _rule(findings, name):
     ("4 张 L40S 上单请求的生成速度只比单卡快 20%。", 1.2, 1, 4),
     ("tp=4 相比单卡加速比只有 1.3。", 1.3, 1, 4),
     ("双卡比单卡慢了 10%。", 0.9, 1, 2),
+    # (cr10 #2) a neutral verb after a speed noun: throughput, speed, performance
+    ("从 1 卡到 2 卡，吞吐量提升了 30%。", 1.3, 1, 2),
+    ("换成 4 张卡以后推理速度只提高了 15%。", 1.15, None, 4),
+    ("两卡相比单卡，性能下降了 10%。", 0.9, 1, 2),
 ])
 def test_a_speedup_is_read_with_the_layouts_it_compares(sentence, ratio, small, large):
     found = claims.speedups(_said(sentence))
@@ -62,6 +66,11 @@ def test_a_speedup_is_read_with_the_layouts_it_compares(sentence, ratio, small, 
     "We run 4x A100 and the speed is fine.",
     "It took 2 to 3 seconds per answer with 2 GPUs.",  # no ratio at all
     "双卡的首 token 延迟降低了 30%。",  # a time that went down, not the speed
+    # (cr10 #2) what went up or down is no speed: power, utilisation, memory, temperature
+    "Llama-2-13B 双卡 A100 PCIe，vLLM。功耗降低了 40%，速度慢了一点。",
+    "从 4 卡到 8 卡，GPU 利用率下降了 30%，速度基本一样。",
+    "用 2 张卡后每张卡的显存占用降低了 45%。",
+    "从单卡换到双卡，GPU 温度提高了 10%，速度没变。",
     "The speedup should be 4 with four GPUs.",  # hoped for
 ])
 def test_hoped_negated_and_gpu_ratios_are_no_measured_speedup(sentence):
