@@ -570,8 +570,18 @@ _SPAN = (r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten
          r"some|many)")
 # Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
 # duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
-_STOPS = r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*)"
+_STOPS = (r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
+          r"\bstops? responding\b)")
 _LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
+_ABOUT = r"(?:about |around |roughly |approximately |over |more than |~)?"
+_FINE = r"(?:fine|normal(?:ly)?|well|ok(?:ay)?|good|smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))"
+# How long a job ran healthy: "a while", "a long time", "half a day", "3 hours", "200 steps".
+_RAN_FOR = (r"(?:a while|some time|a long time|long|" + _ABOUT + r"(?:half\s+)?" + _SPAN
+            + r"\s*(?:minutes?|mins?|hours?|hrs?|h|days?|weeks?|steps|iterations|epochs))")
+# ... that was no running: a span of loading, start-up or waiting ("after two hours of model loading, during NCCL
+# init") ends at the first collective, where a blocked peer path shows.
+_NOT_AT_START = (r"(?!\s*,?\s*(?:of|in|during|at|while|for)\s+(?:\w+\s+){0,2}?(?:load\w*|start\w*|init\w*|wait\w*|"
+                 r"download\w*|compil\w*|warm\w*|first (?:all-?reduce|collective|request|batch|step))\b)")
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -639,16 +649,15 @@ PATTERNS: dict[str, list[str]] = {
     # path stops the first collective, at init or the first all-reduce. "hangs after 2 hours", "ran fine for a day,
     # then froze", "three hangs in 40 minutes", "stuck in the middle of training", "跑了几个小时后卡住".
     "late_hang": [
-        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |approximately |over |more than |~)?"
-        + _SPAN + r"\s*(?:(?:hours?|hrs?|h|days?)\b"
-        r"(?!\s+(?:of\s+)?(?:loading|start\w*|init\w*|wait\w*))|(?:minutes?|mins?)\s+(?:of\s+)?(?:running|serving|"
-        r"training|inference|generation|use|usage|traffic|load|work|benchmarking)\b)",
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+" + _ABOUT + r"(?:half\s+)?" + _SPAN
+        + r"\s*(?:minutes?|mins?|hours?|hrs?|h|days?)\b" + _NOT_AT_START,
         _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|many|"
         r"hundreds of|thousands of)\s+(?:successful\s+)?(?:steps|iterations|epochs|requests|batches|generations)\b",
-        r"\b(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)\s+(?:fine|normally|well|ok(?:ay)?|"
-        r"smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))\s+for\s+(?:a while|some time|"
-        r"(?:about |around |over |~)?" + _SPAN + r"\s*(?:minutes?|mins?|hours?|"
-        r"hrs?|h|days?|weeks?|steps|iterations|epochs))\b[^.\n]{0,60}?" + _LATE_HANG,
+        # healthy for a span, then the stop: "ran fine for two days, then froze", "after serving for half a day it
+        # hangs", "works for a long time (thousands of requests), then gets stuck", "was OK during the first 3 hours"
+        r"\b(?:(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)(?:\s+" + _FINE + r")?|"
+        + _FINE + r")\s+(?:for|during|in)\s+(?:the\s+first\s+)?" + _RAN_FOR + r"\b" + _NOT_AT_START
+        + r"[^.\n]{0,60}?" + _LATE_HANG,
         r"\b(?:" + _SPAN + r"|multiple|repeated)\s+(?:\w+\s+)?(?:hangs|freezes|stalls|deadlocks)\s+"
         r"(?:within|in|over|during)\s+(?:the\s+(?:first|last)\s+)?" + _SPAN + r"\s*"
         r"(?:minutes?|mins?|hours?|hrs?|h|days?)\b",
