@@ -27,6 +27,7 @@ from diagnose.artifacts.text import (
     cjk_spaced,
     dtype_columns,
     engine_named,
+    engine_release,
     is_bits,
     llamacpp_builds,
     number,
@@ -714,7 +715,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
-    if framework:
+    if framework:  # with the release the prose writes after its name ("vLLM 0.21.0"): engine profiles differ by it
+        release = engine_release(" ".join(spaced[i] for i, _ in prose), framework)
+        framework = f"{framework} {release}" if release else framework
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
     # March 2024"), where it is first said
