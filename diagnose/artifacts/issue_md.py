@@ -506,9 +506,16 @@ def _quoted_tables(prose: list[tuple[int, str]]) -> set[int]:
     return out
 
 
-# A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
-HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
-                          r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
+# A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s";
+# and in the languages CJK_RATE reads rates in, the same verbs and nouns (goal, target, hope, want, expect):
+# Spanish/Portuguese "mi objetivo es 80 tokens por segundo", "quiero/espero/gostaria", French "objectif, je veux,
+# j'espère, voudrais", German "Ziel, möchte, will, erwarte, hoffe", Russian "цель, хочу, ожидаю", Chinese
+# "目标/希望/期望/想要/预期 每秒 40 个 token".
+HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*|"
+                          r"objetivo|quiero|quisiera|esper\w*|gustar\w*|quero|gostari\w*|objectif|veux|voudrais|"
+                          r"souhait\w*|ziel\w*|möchte|erwarte\w*|hoffe\w*|цел\w*|хочу|хотел\w*|ожида\w*)\b"
+                          r"(?:\s+\w+){0,4}?\s*[:=]?\s*(?:~|about|around|like|at least|unos|environ|etwa|около)?\s*\d|"
+                          r"(?:目标|希望|期望|想要|预期|期待)[^\d。，,；;\n]{0,10}\d", re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
                    r"(\d{1,4})\b", re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
