@@ -2477,7 +2477,7 @@ _PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
 # "加速比只有 1.3" (speed-up ratio; not a percentage, which _PERCENT_SPEED reads).
 _RATIO_NAMED = re.compile(r"(?:\bspeed-?up(?:\s+(?:ratio|factor))?\s*(?:of|is|was|=|:)?|"
                           r"加速比\s*(?:只有|仅为|仅|为|是|约|才|大约)?)"
-                          r"\s*(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*%)", re.I)
+                          r"\s*(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?!\d|\.\d|\s*%)", re.I)
 # ... and a percentage in Chinese word order: "只比单卡快 20%" (1.2x), "慢了 10%" (0.9x), "提升了 20%" (1.2x).
 _CJK_PERCENT = re.compile(r"(?P<dir>快|慢|提升|提高|增加|下降|降低)\s*了?\s*(?:约|大约|只有|仅|不到)?\s*"
                           r"(?P<n>\d{1,3}(?:\.\d+)?)\s*[%％]")

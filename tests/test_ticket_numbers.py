@@ -46,6 +46,9 @@ def _rule(findings, name):
     ("4 张 L40S 上单请求的生成速度只比单卡快 20%。", 1.2, 1, 4),
     ("tp=4 相比单卡加速比只有 1.3。", 1.3, 1, 4),
     ("双卡比单卡慢了 10%。", 0.9, 1, 2),
+    # (cr10 #9) the figure before a full stop ends the sentence, it is no decimal point
+    ("Going from TP4 to TP8 the speedup is 1.3.", 1.3, 4, 8),
+    ("On 2 GPUs we measured a speed-up of 2.", 2.0, None, 2),
     # (cr10 #2) a neutral verb after a speed noun: throughput, speed, performance
     ("从 1 卡到 2 卡，吞吐量提升了 30%。", 1.3, 1, 2),
     ("换成 4 张卡以后推理速度只提高了 15%。", 1.15, None, 4),
