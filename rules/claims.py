@@ -861,10 +861,12 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
         # (issue 11, q11a) one GPU's memory far above the weights: "takes 72 GB of GPU memory although the model is only
         # 13 GB", "uses 90% of the VRAM for a 7B model", "显存占用 70 多 G，模型才 15G": the engine's reservation
-        r"\b(?:takes?|uses?|using|occup\w+|consum\w+|allocat\w+|reserv\w+|eats?|fills?)\s+"
-        r"(?:up to |about |around |~|over |almost |nearly )?\d+(?:\.\d+)?\s*(?:G(?:i)?B|%)\s+"
-        r"(?:of\s+)?(?:the\s+)?(?:GPU'?s?\s+)?(?:memory|VRAM)\b"
-        r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\bmodel\b",
+        # (cr10 #8) said with any verb or reading: "nvidia-smi shows 74 GB used even though the weights are only 15 GB",
+        # "grabs 43 GiB of GPU memory but the model itself should be 26 GB", "memory is almost full (22 of 24 GB) for
+        # a 7B model": a memory figure, then a contrast with the model or its weights
+        r"\b(?:memory|VRAM|nvidia-smi|takes?|uses?|using|used|occup\w+|consum\w+|allocat\w+|reserv\w+|eats?|"
+        r"fills?|grabs?|holds?)\b[^.\n]{0,30}?\d+(?:\.\d+)?\s*(?:G(?:i)?B(?!\s*/\s*s|ps)|%)"
+        r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\b(?:model|weights)\b",
         r"(?:显存|GPU\s*内存)\s*(?:占用|使用|用了|占了)?[^。\n]{0,12}?\d+\s*(?:多\s*)?(?:G|GB|%)[^。\n]{0,30}?模型"
         r"[^。\n]{0,12}?(?:才|只有|只|仅|不到)",
     ],
@@ -3952,6 +3954,12 @@ _SETUP_FAILURE = re.compile(r"\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error
                             r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
 _OTHER_FAILURE = re.compile(r"\b(?:out of memory|OutOfMemoryError|OOM|No module named|ModuleNotFoundError|ImportError|"
                             r"illegal memory access)\b", re.I)
+
+
+def out_of_memory(facts: Facts) -> bool:
+    """Does the reporter say the job ran out of memory (or crashed on an illegal access), not ruling it out?"""
+    return any(not negated_words(sentence, m) for _, text in texts(facts) for sentence in sentences(text)
+               for m in re.finditer(r"\b(?:out of memory|OutOfMemoryError|OOM)\b", sentence, re.I))
 
 
 def container_default_shm(facts: Facts) -> Claim | None:

@@ -959,7 +959,10 @@ def explained(facts: Facts, predictions=None):
     """Behaviour the reporter asks about that is how the software is designed to work."""
     c = _first(facts, "memory_per_gpu")
     engine = engine_of(facts)
-    if c and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy"):
+    said = claims.symptom_quote(facts)
+    failed = claims.out_of_memory(facts) or (said is not None and said[2] in ("crash", "error", "hang"))
+    # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose)
+    if c and not failed and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy"):
         yield passed("ticket.explained", "Each GPU's memory is filled by design",
                      "vLLM, SGLang, TensorRT-LLM and LMDeploy reserve a fixed fraction of every GPU's memory "
                      "(gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction) for weights plus KV "

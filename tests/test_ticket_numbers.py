@@ -372,6 +372,16 @@ def test_a_speedup_said_in_chinese_is_judged_against_the_predictors_band(ratio, 
     ("SGLang uses 90% of the VRAM on my L40S for a 7B model. Why?", True),
     ("用 vLLM 部署 Qwen2.5-7B-Instruct，单张 A100 80G，显存占用 70 多 G，模型才 15G，这正常吗？", True),
     ("vLLM serving Llama-2-7B on one A100 80GB: the model is 13 GB and generation is slow. Is this normal?", False),
+    # (cr10 #8) other readings and verbs of the same situation, written for these tests
+    ("With SGLang on one H100, the memory readout says 71 GB in use, whereas the weights only need 16 GB. Why?", True),
+    ("TensorRT-LLM on an L4 holds 21 GiB of VRAM but the model should be about 8 GB. Is this a leak?", True),
+    ("LMDeploy on a 4090: VRAM is nearly full (23 of 24 GB) for a 3B model. Expected?", True),
+    # ... and a crash or running out of memory in the same ticket: a failure, not a reservation to explain
+    ("vLLM on an A100 40GB takes 38 GB of GPU memory although the model is only 26 GB, then the server crashes "
+     "when a second request arrives.", False),
+    ("SGLang holds 75 GB of VRAM but the model is 16 GB, and the next request fails with CUDA out of memory.", False),
+    # a bandwidth is no memory held
+    ("vLLM on one H100 reads memory at 2000 GB/s for the 8B model. Is this normal?", False),
 ])
 def test_an_engines_memory_reservation_on_one_gpu_is_explained(text, explained):
     _, findings, _ = _issue(f"# memory\n\n{text}\n")
