@@ -1528,6 +1528,8 @@ def claims(facts: Facts) -> list[Claim]:
                 continue  # "each GPU uses 90 % of its memory": a share of memory, not busy time
             if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
                 continue  # "drops to 0 % between requests": an idle GPU, not a low share of a running job
+            if _CHANGE_BY.search(text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]):
+                continue  # "utilisation dropped by 30 %", "利用率下降了 30%": how much it changed, not its level
             if 0 <= pct <= 100:
                 before = text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]
                 bound = _UTIL_BOUND.search(before)
@@ -1590,6 +1592,12 @@ _UTIL = re.compile(
     r"(?<!显存)(?<!内存)(?<!带宽)(?<!CPU)(?<!CPU )"
     r"(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
+# A change, not a level: "dropped by 30 %", "went up by 20 %", Chinese "下降了 30%", "提高了 20%" (but "dropped to
+# 30 %" is the level it reached).
+_CHANGE_BY = re.compile(r"\b(?:drop\w*|fell|fall\w*|decreas\w*|increas\w*|ris\w*|rose|went (?:up|down)|"
+                        r"improv\w*|reduc\w*|grew|grow\w*|climb\w*)\s+(?:by\s+)?(?:about\s+|around\s+|~)?$|"
+                        r"\bby\s+(?:about\s+|around\s+|~)?$|"
+                        r"(?:下降|降低|减少|提高|提升|增加|上升)\s*了?\s*(?:约|大约)?\s*$", re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
                              r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache)\b", re.I)
