@@ -477,23 +477,50 @@ def kernel_names(report) -> dict[str, float]:
     return out
 
 
+# NCCL's kernels as each release names them (shared/docs/nsys-sqlite-schema.md 9.1, from NVIDIA/nccl's sources):
+# up to 2.7 ncclAllReduceRingLLKernel_sum_f16, 2.8-2.18 ncclKernel_<Coll>_<ALGO>_<PROTO>_<Op>_<type>, 2.19 on
+# ncclDevKernel_<Coll>[_<Op>_<type>]_<ALGO>_<PROTO>, 2.27 ncclSymDevKernel_, 2.28 ncclSymkDevKernel_. An upgrade
+# renames every one; the collective it runs stays.
+_NCCL_KERNEL = re.compile(r"\bnccl(?:Dev|SymDev|SymkDev)?Kernel_([A-Za-z]+)|"
+                          r"\bnccl(AllReduce|AllGather|ReduceScatter|Broadcast|Reduce)(?:Ring|Tree|CollNet)\w*Kernel_")
+
+
+def _library_ops(names) -> set[str]:
+    """The library operations kernel names run, whatever release named them ('NCCL AllReduce')."""
+    return {f"NCCL {m[1] or m[2]}" for n in names if (m := _NCCL_KERNEL.search(n))}
+
+
+def nvtx_names(report) -> set[str]:
+    """The NVTX range names a capture report's summaries hold: the program's own labels for its phases."""
+    return {row["name"] for per_file in ((report.facts or {}).get("summaries") or {}).values()
+            for row in per_file.get("nvtx") or [] if isinstance(row, dict) and row.get("name")}
+
+
 def _workload_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) -> list[Finding]:
     """Two captures that ran not one kernel of the same name are of different programs: a kernel
-    class's mean time then compares unrelated kernels, so no diff between them is a regression."""
+    class's mean time then compares unrelated kernels, so no diff between them is a regression. Unless the
+    library renamed them: the same NCCL collectives under another release's names, and the program's own NVTX
+    ranges in common, are one program before and after an upgrade; the collectives alone only hint at it."""
     if a.kind != "capture":
         return []
     na, nb = kernel_names(a), kernel_names(b)
     if not na or not nb or na.keys() & nb.keys():
         return []
+    ops, ranges = _library_ops(na) & _library_ops(nb), nvtx_names(a) & nvtx_names(b)
+    if ops and ranges:
+        return []  # one program, its library's kernels renamed: the diff is judged as usual
     top = [max(names, key=names.get) for names in (na, nb)]
     worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    renamed = (f" Both run {', '.join(sorted(ops))} under another release's kernel names, which an NCCL upgrade "
+               "alone would explain; with no NVTX range in common nothing else shows it is one program." if ops
+               else "")
     return [Finding(
-        "compare.workload_differs", "insufficient_data", "warning", 0.9,
+        "compare.workload_differs", "insufficient_data", "warning", 0.5 if ops else 0.9,
         f"the runs are not of the same workload: no kernel name in common ({len(na)} in {labels[0]}, "
         f"{len(nb)} in {labels[1]})",
         f"{labels[0]} and {labels[1]} ran different kernels (most time: {top[0]} in {labels[0]}, {top[1]} in "
         f"{labels[1]}), so their kernel and step times are of different programs, not a regression or an "
-        "improvement." + (f" {len(worst)} metric(s) differ beyond the threshold." if worst else ""),
+        "improvement." + renamed + (f" {len(worst)} metric(s) differ beyond the threshold." if worst else ""),
         evidence=[Evidence(f"{labels[1]}: kernel summary", f"kernel names also in {labels[0]} (expected = "
                                                           f"{labels[1]}'s {len(nb)} names)", 0, len(nb))]
         + [_evidence(d, labels) for d in worst[:4]],

@@ -731,6 +731,11 @@ def engine(name: str | None) -> EngineSpec:
     """A serving engine profile by key or alias ('vllm', 'trt-llm', ...); None is 'generic'.
     Callers resolve a name once and pass the EngineSpec on."""
     found = _lookup(_catalog().engine, name or "generic")
+    # a name with its release ('vLLM 0.21.0', 'vllm==0.21.0'): the engine's profile for that release
+    said = re.fullmatch(r"\s*(\S+?)\s*(?:==|\s)\s*(v?\d+\.\d+\S*)\s*", name or "") if found is None else None
+    base = _lookup(_catalog().engine, said[1]) if said else None
+    if base is not None:
+        return _newer(base, [said[2]])
     if found is None:
         raise _unknown("engine", name, _catalog().engine)
     return found

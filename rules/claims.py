@@ -570,8 +570,18 @@ _SPAN = (r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten
          r"some|many)")
 # Any word for a job that stops making progress, for the claims that place the hang in time; a timeout only where no
 # duration follows it ("timed out after 2 hours" is how long it waited, not when it stopped).
-_STOPS = r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*)"
+_STOPS = (r"(?:" + _HANG + r"|\bstuck\b|\bfreez\w*|\bfroze\b|\bstall(?:s|ed)?\b|\bdeadlock\w*|\bunresponsive\b|"
+          r"\bstops? responding\b)")
 _LATE_HANG = r"(?:" + _STOPS + r"|\btim(?:es|ed)? out\b)"
+_ABOUT = r"(?:about |around |roughly |approximately |over |more than |~)?"
+_FINE = r"(?:fine|normal(?:ly)?|well|ok(?:ay)?|good|smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))"
+# How long a job ran healthy: "a while", "a long time", "half a day", "3 hours", "200 steps".
+_RAN_FOR = (r"(?:a while|some time|a long time|long|" + _ABOUT + r"(?:half\s+)?" + _SPAN
+            + r"\s*(?:minutes?|mins?|hours?|hrs?|h|days?|weeks?|steps|iterations|epochs))")
+# ... that was no running: a span of loading, start-up or waiting ("after two hours of model loading, during NCCL
+# init") ends at the first collective, where a blocked peer path shows.
+_NOT_AT_START = (r"(?!\s*,?\s*(?:of|in|during|at|while|for)\s+(?:\w+\s+){0,2}?(?:load\w*|start\w*|init\w*|wait\w*|"
+                 r"download\w*|compil\w*|warm\w*|first (?:all-?reduce|collective|request|batch|step))\b)")
 
 # One physical situation per entry; several phrasings each, taken from the vocabulary of the
 # tools involved (NCCL's messages and docs, nvidia-smi's field names, the engines' flags and error
@@ -639,16 +649,15 @@ PATTERNS: dict[str, list[str]] = {
     # path stops the first collective, at init or the first all-reduce. "hangs after 2 hours", "ran fine for a day,
     # then froze", "three hangs in 40 minutes", "stuck in the middle of training", "跑了几个小时后卡住".
     "late_hang": [
-        _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |approximately |over |more than |~)?"
-        + _SPAN + r"\s*(?:(?:hours?|hrs?|h|days?)\b"
-        r"(?!\s+(?:of\s+)?(?:loading|start\w*|init\w*|wait\w*))|(?:minutes?|mins?)\s+(?:of\s+)?(?:running|serving|"
-        r"training|inference|generation|use|usage|traffic|load|work|benchmarking)\b)",
+        _STOPS + r"[^.\n]{0,40}?\bafter\s+" + _ABOUT + r"(?:half\s+)?" + _SPAN
+        + r"\s*(?:minutes?|mins?|hours?|hrs?|h|days?)\b" + _NOT_AT_START,
         _STOPS + r"[^.\n]{0,40}?\bafter\s+(?:about |around |roughly |over |more than |~)?(?:\d{2,}|several|many|"
         r"hundreds of|thousands of)\s+(?:successful\s+)?(?:steps|iterations|epochs|requests|batches|generations)\b",
-        r"\b(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)\s+(?:fine|normally|well|ok(?:ay)?|"
-        r"smoothly|stabl[ey]|without (?:any )?(?:problems?|issues?|errors?))\s+for\s+(?:a while|some time|"
-        r"(?:about |around |over |~)?" + _SPAN + r"\s*(?:minutes?|mins?|hours?|"
-        r"hrs?|h|days?|weeks?|steps|iterations|epochs))\b[^.\n]{0,60}?" + _LATE_HANG,
+        # healthy for a span, then the stop: "ran fine for two days, then froze", "after serving for half a day it
+        # hangs", "works for a long time (thousands of requests), then gets stuck", "was OK during the first 3 hours"
+        r"\b(?:(?:run|runs|ran|running|work|works|worked|working|serv\w+|train\w*|went)(?:\s+" + _FINE + r")?|"
+        + _FINE + r")\s+(?:for|during|in)\s+(?:the\s+first\s+)?" + _RAN_FOR + r"\b" + _NOT_AT_START
+        + r"[^.\n]{0,60}?" + _LATE_HANG,
         r"\b(?:" + _SPAN + r"|multiple|repeated)\s+(?:\w+\s+)?(?:hangs|freezes|stalls|deadlocks)\s+"
         r"(?:within|in|over|during)\s+(?:the\s+(?:first|last)\s+)?" + _SPAN + r"\s*"
         r"(?:minutes?|mins?|hours?|hrs?|h|days?)\b",
@@ -862,10 +871,12 @@ PATTERNS: dict[str, list[str]] = {
         r"\b(?:memory|VRAM)\b[^.\n]{0,40}?\b(?:on|of|per)\s+(?:each|every)\s+GPU\b[^.\n]{0,30}?\b(?:high|full|same|\d+\s*G)",
         # (issue 11, q11a) one GPU's memory far above the weights: "takes 72 GB of GPU memory although the model is only
         # 13 GB", "uses 90% of the VRAM for a 7B model", "显存占用 70 多 G，模型才 15G": the engine's reservation
-        r"\b(?:takes?|uses?|using|occup\w+|consum\w+|allocat\w+|reserv\w+|eats?|fills?)\s+"
-        r"(?:up to |about |around |~|over |almost |nearly )?\d+(?:\.\d+)?\s*(?:G(?:i)?B|%)\s+"
-        r"(?:of\s+)?(?:the\s+)?(?:GPU'?s?\s+)?(?:memory|VRAM)\b"
-        r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\bmodel\b",
+        # (cr10 #8) said with any verb or reading: "nvidia-smi shows 74 GB used even though the weights are only 15 GB",
+        # "grabs 43 GiB of GPU memory but the model itself should be 26 GB", "memory is almost full (22 of 24 GB) for
+        # a 7B model": a memory figure, then a contrast with the model or its weights
+        r"\b(?:memory|VRAM|nvidia-smi|takes?|uses?|using|used|occup\w+|consum\w+|allocat\w+|reserv\w+|eats?|"
+        r"fills?|grabs?|holds?)\b[^.\n]{0,30}?\d+(?:\.\d+)?\s*(?:G(?:i)?B(?!\s*/\s*s|ps)|%)"
+        r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\b(?:model|weights)\b",
         r"(?:显存|GPU\s*内存)\s*(?:占用|使用|用了|占了)?[^。\n]{0,12}?\d+\s*(?:多\s*)?(?:G|GB|%)[^。\n]{0,30}?模型"
         r"[^。\n]{0,12}?(?:才|只有|只|仅|不到)",
     ],
@@ -1547,6 +1558,8 @@ def claims(facts: Facts) -> list[Claim]:
                 continue  # "each GPU uses 90 % of its memory": a share of memory, not busy time
             if pct < 50 and _IDLE_STATE.search(_sentence_at(text, m.start(number))):
                 continue  # "drops to 0 % between requests": an idle GPU, not a low share of a running job
+            if _CHANGE_BY.search(text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]):
+                continue  # "utilisation dropped by 30 %", "利用率下降了 30%": how much it changed, not its level
             if 0 <= pct <= 100:
                 before = text[max(0, m.start() - 30):m.start(number)].rsplit("\n", 1)[-1]
                 bound = _UTIL_BOUND.search(before)
@@ -1609,6 +1622,12 @@ _UTIL = re.compile(
     r"(?<!显存)(?<!内存)(?<!带宽)(?<!CPU)(?<!CPU )"
     r"(?:利用率|使用率|GPU\s*占用率?)[^\n%。;；]{0,12}?(\d{1,3}(?:\.\d+)?)\s*%",
     re.I)
+# A change, not a level: "dropped by 30 %", "went up by 20 %", Chinese "下降了 30%", "提高了 20%" (but "dropped to
+# 30 %" is the level it reached).
+_CHANGE_BY = re.compile(r"\b(?:drop\w*|fell|fall\w*|decreas\w*|increas\w*|ris\w*|rose|went (?:up|down)|"
+                        r"improv\w*|reduc\w*|grew|grow\w*|climb\w*)\s+(?:by\s+)?(?:about\s+|around\s+|~)?$|"
+                        r"\bby\s+(?:about\s+|around\s+|~)?$|"
+                        r"(?:下降|降低|减少|提高|提升|增加|上升)\s*了?\s*(?:约|大约)?\s*$", re.I)
 # A share of something else after the figure: "90 % of its memory", "60 % of the VRAM", "30 % fan".
 _NOT_BUSY_AFTER = re.compile(r"\s*(?:of\s+(?:its|the|their|each|all|total)?\s*(?:GPU\s+)?)?"
                              r"(?:memory|VRAM|mem|fan|power|capacity|KV[- ]?cache)\b", re.I)
@@ -2537,14 +2556,18 @@ _PERCENT_SPEED = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d+)?)\s*%\s+"
 # "加速比只有 1.3" (speed-up ratio; not a percentage, which _PERCENT_SPEED reads).
 _RATIO_NAMED = re.compile(r"(?:\bspeed-?up(?:\s+(?:ratio|factor))?\s*(?:of|is|was|=|:)?|"
                           r"加速比\s*(?:只有|仅为|仅|为|是|约|才|大约)?)"
-                          r"\s*(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?![\d.]|\s*%)", re.I)
+                          r"\s*(?:only\s+|about\s+|around\s+|~)?(\d+(?:\.\d+)?)(?!\d|\.\d|\s*%)", re.I)
 # ... and a percentage in Chinese word order: "只比单卡快 20%" (1.2x), "慢了 10%" (0.9x), "提升了 20%" (1.2x).
 _CJK_PERCENT = re.compile(r"(?P<dir>快|慢|提升|提高|增加|下降|降低)\s*了?\s*(?:约|大约|只有|仅|不到)?\s*"
                           r"(?P<n>\d{1,3}(?:\.\d+)?)\s*[%％]")
 # What went up "by N%" for it to be a speed-up: a speed (_SPEED_NOUN, below), not a time or a memory figure.
+# ... and in Chinese, before a neutral verb (提升, 下降; 快 and 慢 say speed themselves): 速度 speed, 吞吐 throughput,
+# 性能 performance, 速率 rate, 加速 speed-up, a tokens/s unit; not 延迟/时延 latency, 耗时/时间 time, 显存/内存 memory.
+_CJK_SPEED_NOUN = re.compile(r"速度|吞吐|性能|速率|加速|tok\w*/s|t/s", re.I)
+_CJK_TIME_NOUN = re.compile(r"延迟|时延|耗时|时间|显存|内存")
 _TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
-                          r"t/s|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐", re.I)
+                          r"t/s|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐|性能", re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
 # ("4x L40S", "2x 3090s", "8x A100-80GB" name GPUs too)
 _RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}[A-Z]{0,3}s?|RTX|GTX|"
@@ -2643,9 +2666,11 @@ def speedups(facts: Facts) -> list[Claim]:
                         not _SPEED_NOUN.search(sentence[max(0, m.start() - 30):m.end()])
                         or _TIME_NOUN.search(sentence[max(0, m.start() - 30):m.end()])):
                     continue  # "latency increased by 30%", "memory use increased by 50%": not the speed that went up
+                if percent == "cjk" and m.group("dir") not in ("快", "慢"):
+                    said = re.split(r"[，,。；;：:、]", before)[-1]  # what went up or down, in its own clause
+                    if not _CJK_SPEED_NOUN.search(said) or _CJK_TIME_NOUN.search(said):
+                        continue  # "功耗降低了 40%", "利用率下降了 30%", "延迟降低了 30%": not the speed
                 if percent == "cjk":
-                    if re.search(r"延迟|时延|耗时|时间|显存|内存", sentence[max(0, m.start() - 12):m.start()]):
-                        continue  # a time or a memory figure that went up or down, not the speed
                     pct = float(m.group("n")) / 100
                     ratio = 1 - pct if m.group("dir") in ("慢", "下降", "降低") else 1 + pct
                 elif percent:
@@ -4021,6 +4046,12 @@ _SETUP_FAILURE = re.compile(r"\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error
                             r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
 _OTHER_FAILURE = re.compile(r"\b(?:out of memory|OutOfMemoryError|OOM|No module named|ModuleNotFoundError|ImportError|"
                             r"illegal memory access)\b", re.I)
+
+
+def out_of_memory(facts: Facts) -> bool:
+    """Does the reporter say the job ran out of memory (or crashed on an illegal access), not ruling it out?"""
+    return any(not negated_words(sentence, m) for _, text in texts(facts) for sentence in sentences(text)
+               for m in re.finditer(r"\b(?:out of memory|OutOfMemoryError|OOM)\b", sentence, re.I))
 
 
 def container_default_shm(facts: Facts) -> Claim | None:

@@ -737,10 +737,18 @@ def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
         v = max(versions, key=lambda x: version_key(x.version))
         return v.version, v
     for source, text in claims.texts(facts):
-        named = claims.nccl_versions(text)
+        named = [v for v in claims.nccl_versions(text) if _affirmed(text, v)]
         if len(named) == 1:
             return named[0], source
     return None
+
+
+def _affirmed(text: str, version: str) -> bool:
+    """Is a release named, somewhere in the text, without the reporter ruling it out ("we already ruled out NCCL
+    2.14.3", "it is not 2.14.3", "we no longer use it")?"""
+    mention = re.compile(r"(?<![\d.])" + re.escape(version) + r"(?![\d])")
+    return any(not claims.negated_words(sentence, m)
+               for sentence in claims.sentences(text) for m in mention.finditer(sentence))
 
 
 _FAILED = ("error", "cuda_error", "timeout", "shared_mem_exceeds")
@@ -748,10 +756,11 @@ _FAILED = ("error", "cuda_error", "timeout", "shared_mem_exceeds")
 
 @rule("nccl.version_floor", "nccl_regression")
 def version_floor(facts: Facts, predictions=None):
-    """A failing run on an NCCL release older than the first built for its GPU's architecture (or older than NCCL 2):
-    the library has no working code for the device, so a newer NCCL is the fix (rules/catalog/nccl_support.toml,
-    from NCCL's release notes). NCCL's own "ncclMaxSharedMem ... exceeds device/fn maxSharedMem" line says so
-    directly: its kernels do not fit this GPU's shared memory."""
+    """A failing run on an NCCL release older than the first built for its GPU's architecture (or older than NCCL 2)
+    (rules/catalog/nccl_support.toml, from NCCL's release notes). Below an architecture's floor the driver JIT-compiles
+    the build's older PTX, so the release may run untuned: a lead, unless the notes record earlier builds failing on
+    the GPU. NCCL's own "ncclMaxSharedMem ... exceeds device/fn maxSharedMem" line says so directly: its kernels do
+    not fit this GPU's shared memory."""
     sized = [e for e in facts.of(NcclEvent) if e.kind == "shared_mem_exceeds"]
     said = claims.symptom_quote(facts)
     failed = bool(sized) or any(e.kind in _FAILED for e in facts.of(NcclEvent)) or \
@@ -762,7 +771,7 @@ def version_floor(facts: Facts, predictions=None):
     gpu = getattr(getattr(facts, "subject", None), "gpu", None)
     row = arch_floor(gpu.compute_capability) if gpu else None
     line = support().get("line", {})
-    evidence, why = [], None
+    evidence, why, jit = [], None, False
     version = in_use[0] if in_use else None
     if version and version_key(version)[0] < line.get("oldest_major", 0):
         why = f"NCCL {version} predates NCCL {line['oldest_major']}, the oldest line NVIDIA still releases"
@@ -772,6 +781,7 @@ def version_floor(facts: Facts, predictions=None):
         why = f"NCCL {version} is older than {row['min_nccl']}, the first release for {row['gpus']}"
         evidence.append(ev(in_use[1], f"NCCL version in use on {gpu.name}", version, f">= {row['min_nccl']}"))
         evidence.append(ev(row["source"], f"first NCCL release for compute capability {row['compute_capability']}"))
+        jit = not row.get("fails_before")  # earlier builds' PTX is JIT-compiled for it: they may run, untuned
     if sized:
         e = sized[0]
         evidence.insert(0, ev(e, "NCCL's kernels need more shared memory per block than the device has",
@@ -779,11 +789,13 @@ def version_floor(facts: Facts, predictions=None):
     if not evidence:
         return
     yield make(
-        "nccl.version_floor", "nccl_regression", "warning", 0.75 if sized else 0.6,
+        "nccl.version_floor", "nccl_regression", "warning", 0.75 if sized else 0.45 if jit else 0.6,
         f"The NCCL release is too old for this GPU: {why or 'its kernels do not fit the device'}",
         "NCCL ships kernels built for the GPU architectures it knows; an older release has no tuned code (or a "
-        "wrong shared-memory size) for a newer architecture, and collectives fail or hang however the GPUs are "
+        "wrong shared-memory size) for a newer architecture, and collectives can fail or hang however the GPUs are "
         "connected. "
+        + ("Its default build carries PTX for an older architecture that the driver JIT-compiles, so it may also "
+           "run: a suspect to remove first, not a proven cause. " if jit and not sized else "")
         + ("NCCL's own log line shows its kernels asking for more shared memory than the device allows. " if sized
            else "")
         + "Moving to a release that supports the GPU is the fix.",

@@ -784,12 +784,15 @@ def compute_idle(facts: Facts) -> claims.Claim | None:
 
 
 def one_stream_stated(facts: Facts) -> claims.Claim | None:
-    """Where the ticket says one sequence decodes at a time (batch 1, a single request or user), else None."""
+    """Where the ticket says one sequence decodes at a time (batch 1, a single request or user), else None. A batch
+    above 1 stated for the workload decides: "batch size 256 and one request's latency is fine" decodes 256."""
     from rules.common import wfield
 
     batch, src = wfield(facts, "batch")
     if batch == 1:
         return claims.Claim("one_stream", src, "batch 1")
+    if batch and batch > 1:
+        return None
     for source, text in claims.texts(facts):
         if m := _ONE_STREAM.search(text):
             return claims.Claim("one_stream", source, claims.one_line(text[max(0, m.start() - 30):m.end() + 30]))

@@ -959,7 +959,10 @@ def explained(facts: Facts, predictions=None):
     """Behaviour the reporter asks about that is how the software is designed to work."""
     c = _first(facts, "memory_per_gpu")
     engine = engine_of(facts)
-    if c and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy"):
+    said = claims.symptom_quote(facts)
+    failed = claims.out_of_memory(facts) or (said is not None and said[2] in ("crash", "error", "hang"))
+    # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose)
+    if c and not failed and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy"):
         yield passed("ticket.explained", "Each GPU's memory is filled by design",
                      "vLLM, SGLang, TensorRT-LLM and LMDeploy reserve a fixed fraction of every GPU's memory "
                      "(gpu_memory_utilization, mem_fraction_static, free_gpu_memory_fraction) for weights plus KV "
@@ -1146,13 +1149,28 @@ def measured_vs_expected(facts: Facts, predictions=None):
 
 
 def tokens_per_step(facts: Facts, m: Measurement) -> Measurement | None:
-    """Speculative decoding's mean tokens per verify step in the file `m` was read from (its median where the log
-    prints it periodically), when above 1: each step then streams the weights once and yields that many tokens."""
-    file = m.source.rsplit(":", 1)[0]
-    said = sorted((a for a in measurements(facts, "accept_len") if a.source.rsplit(":", 1)[0] == file),
+    """Speculative decoding's mean tokens per verify step in the run `m` was read from (its median where the log
+    prints it periodically), when above 1: each step then streams the weights once and yields that many tokens.
+    A run is the file, or the pasted block holding `m`: an issue pasting a baseline log without speculative decoding
+    beside the drafted one (the usual A/B) has the acceptance length in the other block only."""
+    run = _run_of(facts, m.source)
+    said = sorted((a for a in measurements(facts, "accept_len") if _run_of(facts, a.source) == run),
                   key=lambda a: a.value)
     mid = said[len(said) // 2] if said else None
     return mid if mid is not None and mid.value > 1 else None
+
+
+def _run_of(facts: Facts, source: str) -> tuple:
+    """The file of a source, and the pasted block (its first line) the source's line falls in, if any."""
+    file, _, line = source.rpartition(":")
+    if not line.isdigit():
+        return source, None
+    for n in facts.of(Note):
+        path, _, start = n.source.rpartition(":")
+        if n.kind == claims.OUTPUT_KIND and path == file and start.isdigit() and n.text:
+            if int(start) <= int(line) < int(start) + n.text.count("\n") + 1:
+                return file, int(start)
+    return file, None
 
 
 def _layout(m: Measurement) -> tuple:

@@ -277,6 +277,21 @@ def test_gpu_utilisation_figures():
     assert found == [35.0, 100.0]
 
 
+@pytest.mark.parametrize("text,percent", [
+    # (cr10 follow-up) a change in utilisation is no utilisation figure: sp2's 利用率下降了 30% read as 30 %
+    ("从 4 卡到 8 卡，GPU 利用率下降了 30%，速度基本一样。", None),
+    ("After adding the second card, GPU utilization fell by about 25%.", None),
+    ("GPU-Util went up by 20 % once we enabled CUDA graphs.", None),
+    ("换成 tp=2 后 GPU 使用率提高了 15%。", None),
+    # ... and the level it reached is one
+    ("With TP=8 the GPU utilization dropped to 30%.", 30.0),
+    ("GPU 利用率只有 30%。", 30.0),
+])
+def test_a_change_in_utilisation_is_not_its_level(text, percent):
+    found = [c.data["percent"] for c in claims.find(said(text), "gpu_util")]
+    assert found == ([percent] if percent is not None else [])
+
+
 @pytest.mark.parametrize("text,kind", [
     ("Inference hangs forever once I use 4 GPUs", "hang"),
     ("Segmentation fault (core dumped) when loading with TP=2", "crash"),

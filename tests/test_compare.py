@@ -315,3 +315,49 @@ def test_readme_fleet_compare_example_compares_something():
     assert not [f for f in report["findings"] if f["rule"] == "compare.nothing_in_common"]
     deltas = report["facts"]["metric_delta"]
     assert len(deltas) == 36 and {d["group"] for d in deltas} == {"NVLink"}
+
+
+def _nccl_only_capture(tmp_path, name: str, nccl: str, nvtx: bool) -> str:
+    """tp4_nvlink_healthy generated with NCCL `nccl`'s kernel names (samples/generate_capture.nccl_kernel, from NCCL's
+    sources) and only its NCCL kernels kept: a program whose every kernel is a library's, as nccl-tests is."""
+    import sqlite3
+
+    from samples import generate_capture as gen
+
+    base = gen.scenario
+
+    def with_release(scenario_name, schema=None):
+        s = base(scenario_name, schema)
+        s.cfg["nccl"] = nccl
+        return s
+
+    gen.scenario = with_release
+    try:
+        (path,) = gen.generate("tp4_nvlink_healthy", tmp_path / name)
+    finally:
+        gen.scenario = base
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE shortName NOT IN "
+                   "(SELECT id FROM StringIds WHERE value LIKE 'nccl%')")
+        if not nvtx:
+            db.execute("DELETE FROM NVTX_EVENTS")
+    return str(path)
+
+
+def test_an_nccl_upgrade_renames_kernels_but_is_the_same_workload(tmp_path):
+    """cr10 #10: NCCL 2.18 names its all-reduce ncclKernel_AllReduce_RING_LL_Sum___nv_bfloat16, 2.19 and later
+    ncclDevKernel_AllReduce_Sum_bf16_RING_LL: no kernel name in common, yet one program when its NVTX ranges are
+    the same. The collectives alone (no NVTX) only hint at it: a weak lead, not 0.9."""
+    old = _nccl_only_capture(tmp_path, "old.sqlite", "2.18.3", nvtx=True)
+    new = _nccl_only_capture(tmp_path, "new.sqlite", "2.21.5", nvtx=True)
+    bare = _nccl_only_capture(tmp_path, "bare.sqlite", "2.21.5", nvtx=False)
+    from diagnose.compare import kernel_names, load_run
+    names = [set(kernel_names(load_run(p)[0])) for p in (old, new)]
+    assert not names[0] & names[1]
+    assert any(n.startswith("ncclKernel_AllReduce") for n in names[0])
+    assert any(n.startswith("ncclDevKernel_AllReduce") for n in names[1])
+    same = json.loads(run(old, new, "--json", "--fail-on", "never").output)
+    assert not [f for f in same["findings"] if f["rule"] == "compare.workload_differs"]
+    (hint,) = [f for f in json.loads(run(old, bare, "--json", "--fail-on", "never").output)["findings"]
+               if f["rule"] == "compare.workload_differs"]
+    assert hint["confidence"] == 0.5 and "NCCL AllReduce" in hint["summary"]

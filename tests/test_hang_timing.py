@@ -41,6 +41,11 @@ SETUP = ("4x RTX A6000 PCIe (no NVLink) serving Llama-3-70B with vLLM, --tensor-
     "Inference works normally for a while, then it gets stuck until we restart.",
     "The job deadlocks in the middle of serving, never at startup.",
     "服务运行几个小时后卡住，重启后又正常。",
+    # (cr10 #5) a span of healthy running said other ways, and minutes without "of serving"
+    "After running smoothly for about 6 hours the workers stop responding.",
+    "It served traffic fine for half an hour, then the all-reduce stalled.",
+    "Everything is good during the first 2 days; then one rank freezes.",
+    "The engine hangs after 45 minutes.",
 ])
 def test_a_hang_after_healthy_running_keeps_p2p_below_a_lead(tmp_path, words):
     report = ticket(tmp_path, "# vLLM engine hang\n\n" + SETUP + words + "\n")
@@ -56,6 +61,11 @@ def test_a_hang_after_healthy_running_keeps_p2p_below_a_lead(tmp_path, words):
     "The first all_reduce timed out after 2 hours.",  # how long it waited, not when it stopped
     # negated: the reporter rules a late hang out
     "It does not hang after hours of serving; it hangs immediately.",
+    "It does not hang after 3 hours of serving; it hangs immediately.",
+    # (cr10 #5) a span of loading, compiling or init before the stop is no healthy running
+    "It froze after 20 minutes of compiling CUDA graphs, before any request.",
+    "The engine gets stuck after an hour, during the NCCL init.",
+    "It hangs after two hours of weight loading and never serves.",
 ])
 def test_a_hang_at_the_first_collective_keeps_the_p2p_lead_but_never_confident(tmp_path, words):
     report = ticket(tmp_path, "# vLLM engine hang\n\n" + SETUP + words + "\n")

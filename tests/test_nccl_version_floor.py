@@ -110,3 +110,35 @@ def test_public_rccl_7066_other_vendor_wording_of_the_shared_memory_line(tmp_pat
     f = floor(report)
     assert f["evidence"][0]["measured"] == 32832 and f["evidence"][0]["expected"] == 32768
     assert report["verdict"]["category"] == "nccl_regression"
+
+
+@pytest.mark.parametrize("text", [
+    "# NCCL error on H100\n\n8x H100 SXM. all_reduce_perf fails with 'unhandled cuda error'. The old NCCL 2.14.3 was "
+    "ruled out already (the image ships a newer one).\n",
+    "# NCCL error on H100\n\n8x H100 SXM, all_reduce_perf fails with an unhandled cuda error. We no longer use NCCL "
+    "2.14.3.\n",
+    "# NCCL error on H100\n\nall_reduce_perf on 8x H100 SXM fails with an unhandled cuda error; NCCL 2.14.3 is not the "
+    "cause.\n",
+])
+def test_a_release_the_reporter_rules_out_is_not_in_use(tmp_path, text):
+    """cr10 #3: a release named only to rule it out decides nothing."""
+    assert floor(ticket(tmp_path, text)) is None
+
+
+def test_of_two_releases_the_one_ruled_out_leaves_the_other_in_use(tmp_path):
+    text = ("# NCCL error on H100\n\n8x H100 SXM, all_reduce_perf fails with an unhandled cuda error. It is not NCCL "
+            "2.18.3 as the docs say: the container really ships NCCL 2.14.3.\n")
+    f = floor(ticket(tmp_path, text))
+    assert f is not None and any(e["measured"] == "2.14.3" for e in f["evidence"])
+
+
+def test_below_an_architecture_floor_the_old_ptx_may_run_so_it_is_a_lead(tmp_path):
+    """NCCL's default build embeds PTX for the newest architecture it knew (makefiles/common.mk of v2.14.3-1:
+    compute_80), which the driver JIT-compiles on sm_90: 2.14.3 on H100 may run, untuned. Without NCCL's own
+    shared-memory line the floor is a lead (below 0.5); where the notes record earlier builds failing (sm_120,
+    fails_before) or the release predates NCCL 2 it stays at 0.6 (test_u9a12..., test_public_5090_threads...)."""
+    report = ticket(tmp_path, "# all_reduce_perf crashes on H100\n\nWe run NCCL 2.14.3 on 8x H100 SXM and "
+                    "all_reduce_perf fails with an unhandled cuda error.\n")
+    f = floor(report)
+    assert f["confidence"] == 0.45 and "JIT" in f["summary"]
+    assert report["verdict"]["confidence"] < 0.5

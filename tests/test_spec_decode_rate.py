@@ -79,6 +79,19 @@ def test_tokens_per_step_from_another_file_do_not_apply(tmp_path):
     assert report["verdict"]["category"] == "expected_physics"  # 50 tok/s judged as plain decode
 
 
+def test_tokens_per_step_from_another_block_do_not_apply(tmp_path):
+    """cr10 #1: the usual A/B pastes the baseline (no drafting) and the drafted run as two blocks of one issue; the
+    baseline's rate is plain decode, the drafted block's is judged per step."""
+    ab = (QUESTION + "Baseline without speculative decoding:\n```\n" + RATE.format(rate=50) + "```\n"
+          "With the draft model:\n```\n" + RATE.format(rate=110) + VLLM_SPEC + "```\n")
+    f = rate_finding(run(tmp_path, {"issue.md": ab}))
+    assert (f["evidence"][0]["measured"], f["evidence"][0]["unit"]) == (50, "tok/s")
+    assert not any(e["unit"] == "tok/step" for e in f["evidence"])
+    faster_baseline = ab.replace("throughput: 50 tokens", "throughput: 500 tokens")
+    drafted = rate_finding(run(tmp_path / "drafted", {"issue.md": faster_baseline}))
+    assert drafted["evidence"][0]["unit"] == "steps/s"  # the baseline faster: the drafted 110 is judged first
+
+
 @pytest.mark.parametrize("name, value", [("llamacpp-24536-eagle3-mean-acceptance-length.md", 2.92),
                                          ("vllm-24127-specdecoding-metrics-line.md", 5.44)])
 def test_public_threads_print_tokens_per_step(tmp_path, name, value):

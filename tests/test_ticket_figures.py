@@ -590,6 +590,20 @@ def test_a_rate_in_other_languages_and_orders_is_read(said, value):
     assert _figures(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-7B {said}\n") == [value]
 
 
+@pytest.mark.parametrize("said", [
+    "Mi objetivo es 80 tokens por segundo, todavía no lo he medido.",
+    "quisiera llegar a 80 tokens por segundo.",
+    "gostaria de chegar a 80 tokens por segundo.",
+    "notre objectif : 80 tokens par seconde.",
+    "ich möchte 80 Tokens pro Sekunde erreichen.",
+    "希望能达到每秒 80 个 token。",
+    "目标是 80 tokens/秒。",
+])
+def test_a_rate_hoped_for_in_other_languages_is_no_measurement(said):
+    """cr10 #7: the languages CJK_RATE reads a rate in say a goal or a hope as English does ("I aim for 80 tok/s")."""
+    assert _figures(f"# speed\n\nOn one A100 80GB with vLLM, Llama-2-13B: {said}\n") == []
+
+
 @pytest.mark.parametrize("said,value", [
     ("每个 token 耗时 25 毫秒，正常吗？", 25.0),
     ("平均每 token 延迟 0.03 秒，正常吗？", 30.0),

@@ -44,6 +44,11 @@ def test_idle_compute_of_one_stream_is_memory_bound_physics_with_the_predicted_t
     # a large batch: decode there can be compute-bound, idle compute is not explained by batch-1 physics
     "# Tensor cores idle at large batch\n\nLlama-2-13B fp16 on an A100 80GB with TensorRT-LLM at batch size 256: the "
     "tensor cores are mostly idle. Is this normal?\n",
+    # (cr10 #6) a stated batch above 1 beside words of one stream: the batch decides, not the text scan
+    "# MFU\n\nQwen2.5-7B-Instruct on one L40S with SGLang, batch size 128; a single request's latency looks fine. "
+    "MFU is only 4%. Is this expected?\n",
+    "# idle\n\nLlama-2-13B fp16 on an A100 80GB with vLLM, --max-num-seqs 64 and batch=64, one user at a time "
+    "would be faster. The tensor cores are mostly idle. Normal?\n",
     # several GPUs and no layout stated: the rule does not guess one
     "# idle compute\n\nLlama-2-13B fp16 on four A100 80GB with TensorRT-LLM, one request at a time: compute "
     "utilization is low. Is this normal?\n",

@@ -46,6 +46,13 @@ def _rule(findings, name):
     ("4 张 L40S 上单请求的生成速度只比单卡快 20%。", 1.2, 1, 4),
     ("tp=4 相比单卡加速比只有 1.3。", 1.3, 1, 4),
     ("双卡比单卡慢了 10%。", 0.9, 1, 2),
+    # (cr10 #9) the figure before a full stop ends the sentence, it is no decimal point
+    ("Going from TP4 to TP8 the speedup is 1.3.", 1.3, 4, 8),
+    ("On 2 GPUs we measured a speed-up of 2.", 2.0, None, 2),
+    # (cr10 #2) a neutral verb after a speed noun: throughput, speed, performance
+    ("从 1 卡到 2 卡，吞吐量提升了 30%。", 1.3, 1, 2),
+    ("换成 4 张卡以后推理速度只提高了 15%。", 1.15, None, 4),
+    ("两卡相比单卡，性能下降了 10%。", 0.9, 1, 2),
 ])
 def test_a_speedup_is_read_with_the_layouts_it_compares(sentence, ratio, small, large):
     found = claims.speedups(_said(sentence))
@@ -62,6 +69,11 @@ def test_a_speedup_is_read_with_the_layouts_it_compares(sentence, ratio, small, 
     "We run 4x A100 and the speed is fine.",
     "It took 2 to 3 seconds per answer with 2 GPUs.",  # no ratio at all
     "双卡的首 token 延迟降低了 30%。",  # a time that went down, not the speed
+    # (cr10 #2) what went up or down is no speed: power, utilisation, memory, temperature
+    "Llama-2-13B 双卡 A100 PCIe，vLLM。功耗降低了 40%，速度慢了一点。",
+    "从 4 卡到 8 卡，GPU 利用率下降了 30%，速度基本一样。",
+    "用 2 张卡后每张卡的显存占用降低了 45%。",
+    "从单卡换到双卡，GPU 温度提高了 10%，速度没变。",
     "The speedup should be 4 with four GPUs.",  # hoped for
 ])
 def test_hoped_negated_and_gpu_ratios_are_no_measured_speedup(sentence):
@@ -360,6 +372,16 @@ def test_a_speedup_said_in_chinese_is_judged_against_the_predictors_band(ratio, 
     ("SGLang uses 90% of the VRAM on my L40S for a 7B model. Why?", True),
     ("用 vLLM 部署 Qwen2.5-7B-Instruct，单张 A100 80G，显存占用 70 多 G，模型才 15G，这正常吗？", True),
     ("vLLM serving Llama-2-7B on one A100 80GB: the model is 13 GB and generation is slow. Is this normal?", False),
+    # (cr10 #8) other readings and verbs of the same situation, written for these tests
+    ("With SGLang on one H100, the memory readout says 71 GB in use, whereas the weights only need 16 GB. Why?", True),
+    ("TensorRT-LLM on an L4 holds 21 GiB of VRAM but the model should be about 8 GB. Is this a leak?", True),
+    ("LMDeploy on a 4090: VRAM is nearly full (23 of 24 GB) for a 3B model. Expected?", True),
+    # ... and a crash or running out of memory in the same ticket: a failure, not a reservation to explain
+    ("vLLM on an A100 40GB takes 38 GB of GPU memory although the model is only 26 GB, then the server crashes "
+     "when a second request arrives.", False),
+    ("SGLang holds 75 GB of VRAM but the model is 16 GB, and the next request fails with CUDA out of memory.", False),
+    # a bandwidth is no memory held
+    ("vLLM on one H100 reads memory at 2000 GB/s for the 8B model. Is this normal?", False),
 ])
 def test_an_engines_memory_reservation_on_one_gpu_is_explained(text, explained):
     _, findings, _ = _issue(f"# memory\n\n{text}\n")

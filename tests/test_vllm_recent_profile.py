@@ -140,3 +140,28 @@ def test_a_ticket_stating_a_recent_release_is_judged_on_its_profile(tmp_path):
     old = _measured_vs_expected(tmp_path / "b", "vLLM 0.9.2", 154.3)
     assert not any("vllm-0.14" in e.detail for e in old.evidence)
     assert "beats the calibrated" in old.title  # faster than the V0 band: not broken, but not what it expects
+
+
+@pytest.mark.parametrize("said, recent", [
+    ("with vLLM 0.21.0, one request", True),
+    ("(vllm==0.21.0 from pip), one request", True),
+    ("with vLLM, one request. vLLM version: 0.15.1", True),
+    ("with vLLM v0.9.2, one request", False),
+    ("with vLLM, one request", False),  # no release stated: the V0-fitted profile
+    ("with vLLM 12.5 tok/s slower than SGLang, one request", False),  # a figure with its unit is no release
+])
+def test_the_release_the_prose_states_picks_the_profile_as_ticket_toml_does(tmp_path, said, recent):
+    """cr10 #4: the same facts in an issue's prose and in ticket.toml's framework get the same band."""
+    f = measured_vs_expected(tmp_path, "issue.md", f"# slow?\n\nLlama-3.1-8B-Instruct on one H100 SXM {said}: "
+                             "154.3 tok/s. Is this normal?\n")
+    assert any("vllm-0.14" in e.detail for e in f.evidence) is recent
+
+
+def test_predict_takes_an_engine_with_its_release(tmp_path):
+    from conftest import diagnose
+    assert catalog.engine("vLLM 0.21.0").key == catalog.engine("vllm==0.21.0").key == "vllm-0.14"
+    assert catalog.engine("vllm 0.8.5").key == "vllm"
+    with pytest.raises(catalog.UnknownName):
+        catalog.engine("no-such-engine 1.2")
+    result = diagnose("predict", "--engine", "vLLM 0.21.0", "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    assert result.exit_code == 0, result.output

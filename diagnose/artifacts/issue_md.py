@@ -28,6 +28,7 @@ from diagnose.artifacts.text import (
     cjk_spaced,
     dtype_columns,
     engine_named,
+    engine_release,
     is_bits,
     llamacpp_builds,
     number,
@@ -538,9 +539,16 @@ def _quoted_tables(prose: list[tuple[int, str]]) -> set[int]:
     return out
 
 
-# A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s".
-HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*)\b"
-                          r"(?:\s+\w+){0,4}?\s*(?:~|about|around|like|at least)?\s*\d", re.I)
+# A figure wished for, not measured: "I hope to get like 5-6 t/s", "we aim for 50 tok/s", "I expect 100 tokens/s";
+# and in the languages CJK_RATE reads rates in, the same verbs and nouns (goal, target, hope, want, expect):
+# Spanish/Portuguese "mi objetivo es 80 tokens por segundo", "quiero/espero/gostaria", French "objectif, je veux,
+# j'espère, voudrais", German "Ziel, möchte, will, erwarte, hoffe", Russian "цель, хочу, ожидаю", Chinese
+# "目标/希望/期望/想要/预期 每秒 40 个 token".
+HOPED_FIGURE = re.compile(r"\b(?:hop(?:e|ed|ing)|wish\w*|want\w*|aim\w*|target\w*|would like|expect\w*|plan\w*|"
+                          r"objetivo|quiero|quisiera|esper\w*|gustar\w*|quero|gostari\w*|objectif|veux|voudrais|"
+                          r"souhait\w*|ziel\w*|möchte|erwarte\w*|hoffe\w*|цел\w*|хочу|хотел\w*|ожида\w*)\b"
+                          r"(?:\s+\w+){0,4}?\s*[:=]?\s*(?:~|about|around|like|at least|unos|environ|etwa|около)?\s*\d|"
+                          r"(?:目标|希望|期望|想要|预期|期待)[^\d。，,；;\n]{0,10}\d", re.I)
 BATCH = re.compile(r"\b(?:batch[-_ ]?size|bs|batch|--batch-size|--max-num-seqs|concurrency)\s*(?:=|:|of)?\s*"
                    r"(\d{1,4})\b", re.I)
 # The decode batch named as such (not a concurrency or a scheduler limit): the workload's batch when it is the only one.
@@ -780,7 +788,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, rate[0]), extra={"request_rate": rate[1]}))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
     framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
-    if framework:
+    if framework:  # with the release the prose writes after its name ("vLLM 0.21.0"): engine profiles differ by it
+        release = engine_release(" ".join(spaced[i] for i, _ in prose), framework)
+        framework = f"{framework} {release}" if release else framework
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from
     # March 2024"), where it is first said

@@ -89,6 +89,22 @@ def engine_named(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+# A release written right after an engine's name, as pip, `vllm --version` and people write it: "vLLM 0.21.0",
+# "vllm==0.21.0", "vLLM version: 0.21.0", "SGLang v0.4.1", "vllm-0.14.0".
+# (a figure with its unit is no release: "vLLM 12.5 tok/s", "vLLM 1.5 s")
+_RELEASE_AFTER = re.compile(r"(?:==|[-@]|\s+version\s*[:=]?)?\s*\(?(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b"
+                            r"(?!\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|GB|GiB|tokens?|t/s))", re.I)
+
+
+def engine_release(text: str, name: str) -> str | None:
+    """The release written right after the first mention of engine `name` that has one ("vLLM 0.21.0"); None when
+    no mention has."""
+    for m in re.finditer(r"\b" + re.escape(name) + r"\b", text or "", re.I):
+        if (v := _RELEASE_AFTER.match(text, m.end())) is not None:
+            return v.group(1)
+    return None
+
+
 # Weight quantisation as model names and engines spell it, as the weight dtype the predictor knows:
 # AWQ / GPTQ / bitsandbytes 4-bit / GGUF Q2-Q5 / EXL2 store about 4 bits a weight (int4), GGUF Q6-Q8
 # / W8A8 / 8-bit about 8 (int8). NVFP4 (and a bare FP4) stores 4-bit floats with an FP8 scale per 16
