@@ -361,6 +361,9 @@ class EngineSpec:
     # string that states that version or a later one runs it (rules.catalog.find_engine)
     newer_twin: str = ""
     newer_from_version: str = ""
+    # ... and of its releases before one (TGI before 2.0 launched every kernel eagerly): a stated earlier one runs it
+    older_twin: str = ""
+    older_before_version: str = ""
     # the architecture gate on its graphs (ggml-cuda's ggml_cuda_graph_set_enabled): GPUs below graphs_min_cc run the
     # twin; from build graphs_since_build (merged graphs_since_date) GPUs of at least graphs_since_cc have them too
     graphs_min_cc: float = 0.0
@@ -800,15 +803,20 @@ def find_engine(text: str | None) -> EngineSpec | None:
 
 def _newer(found: EngineSpec, after: list[str]) -> EngineSpec:
     """The engine's newer_twin where the first version written right after its name ('vLLM 0.21.0', 'vllm==0.15.1',
-    'vllm-0.14') is newer_from_version or later; the engine itself otherwise, or where no version follows. NVIDIA's
-    container tags (year.month: 'vllm:25.09-py3', 'vllm 25.09') are no release numbers and decide nothing."""
-    if not (found.newer_twin and found.newer_from_version):
+    'vllm-0.14') is newer_from_version or later, its older_twin where it is before older_before_version ('TGI
+    1.0.3'); the engine itself otherwise, or where no version follows. NVIDIA's container tags (year.month:
+    'vllm:25.09-py3', 'vllm 25.09') are no release numbers and decide nothing."""
+    if not (found.newer_twin and found.newer_from_version) and not (found.older_twin and found.older_before_version):
         return found
     for w in after:
         m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:\.?post\d+|rc\d+)?", w)
         if m and int(m[1]) < 20:
-            first = tuple(int(x) for x in found.newer_from_version.split("."))
-            return engine(found.newer_twin) if (int(m[1]), int(m[2])) >= first else found
+            said = (int(m[1]), int(m[2]))
+            if found.newer_twin and said >= tuple(int(x) for x in found.newer_from_version.split(".")):
+                return engine(found.newer_twin)
+            if found.older_twin and said < tuple(int(x) for x in found.older_before_version.split(".")):
+                return engine(found.older_twin)
+            return found
     return found
 
 

@@ -874,8 +874,11 @@ PATTERNS: dict[str, list[str]] = {
         # (cr10 #8) said with any verb or reading: "nvidia-smi shows 74 GB used even though the weights are only 15 GB",
         # "grabs 43 GiB of GPU memory but the model itself should be 26 GB", "memory is almost full (22 of 24 GB) for
         # a 7B model": a memory figure, then a contrast with the model or its weights
-        r"\b(?:memory|VRAM|nvidia-smi|takes?|uses?|using|used|occup\w+|consum\w+|allocat\w+|reserv\w+|eats?|"
-        r"fills?|grabs?|holds?)\b[^.\n]{0,30}?\d+(?:\.\d+)?\s*(?:G(?:i)?B(?!\s*/\s*s|ps)|%)"
+        # A verb takes its figure next to it: in "using 2x RTX 4090 (24 GB) for the 70B model" or "used 4x A100 80GB
+        # for Llama-70B" the figure is the size of the card named with it, not memory held
+        r"(?:\b(?:memory|VRAM|nvidia-smi)\b[^.\n]{0,30}?|\b(?:takes?|uses?|using|used|occup\w+|consum\w+|allocat\w+|"
+        r"reserv\w+|eats?|fills?|grabs?|holds?)(?:\s+up)?\s+(?:up to |about |around |~|over |almost |nearly |only )?)"
+        r"\d+(?:\.\d+)?\s*(?:G(?:i)?B(?!\s*/\s*s|ps)|%)"
         r"[^.\n]{0,60}?\b(?:although|though|while|but|whereas|for|even though)\b[^.\n]{0,40}?\b(?:model|weights)\b",
         r"(?:显存|GPU\s*内存)\s*(?:占用|使用|用了|占了)?[^。\n]{0,12}?\d+\s*(?:多\s*)?(?:G|GB|%)[^。\n]{0,30}?模型"
         r"[^。\n]{0,12}?(?:才|只有|只|仅|不到)",

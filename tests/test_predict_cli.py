@@ -319,3 +319,14 @@ def test_fp8_weights_upcast_on_a_gpu_without_fp8_is_said_in_the_text_every_forma
     h100 = [f for f in run_json("--model", "llama-3-70b", "--gpu", "h100-sxm", "--tp", "4", "--dtype",
                                 "fp8")["findings"] if f["rule"] == "predict.best_layout"]
     assert "upcast" not in h100[0]["summary"]
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "h100-pcie"])  # h100-pcie: the optional NVLink bridge's note too
+def test_the_tables_note_states_the_kernel_cost_it_assumed(gpu):
+    """r11a: the note names the per-kernel fixed cost the expected figures used (s9-10e's bridge note had left that
+    line a plain string, printing '{a.get(...)}' instead of the figure)."""
+    report = run_json("--model", "llama-3.1-8b", "--gpu", gpu, "--tp", "1,2")
+    (table,) = report["tables"].values()
+    widest = max(report["predictions"]["layouts"], key=lambda p: p["tp"])
+    assert f"each kernel with a {widest['assumptions']['kernel_overhead_us']:.1f} us fixed cost" in table["note"]
+    assert "{" not in table["note"]

@@ -382,6 +382,12 @@ def test_a_speedup_said_in_chinese_is_judged_against_the_predictors_band(ratio, 
     ("SGLang holds 75 GB of VRAM but the model is 16 GB, and the next request fails with CUDA out of memory.", False),
     # a bandwidth is no memory held
     ("vLLM on one H100 reads memory at 2000 GB/s for the 8B model. Is this normal?", False),
+    # (r11a) a card's size named with the card is no memory held: "using 2x RTX 4090 (24 GB) for the model"
+    ("We used 4x A100 80GB for the Llama-2-70B model with vLLM and tensor parallel 4. Is this setup right?", False),
+    ("I am using 2x RTX 4090 (24 GB) for the Qwen2-72B AWQ model with vLLM. What TP should I pick?", False),
+    ("Using two L40S 48GB with SGLang, but the 70B model needs a third card. Expected?", False),
+    # ... while a verb with its figure still is, "up" or not
+    ("vLLM on one A100 80GB takes up 72 GB even though the model is only 15 GB. Why?", True),
 ])
 def test_an_engines_memory_reservation_on_one_gpu_is_explained(text, explained):
     _, findings, _ = _issue(f"# memory\n\n{text}\n")

@@ -149,6 +149,10 @@ def test_a_ticket_stating_a_recent_release_is_judged_on_its_profile(tmp_path):
     ("with vLLM v0.9.2, one request", False),
     ("with vLLM, one request", False),  # no release stated: the V0-fitted profile
     ("with vLLM 12.5 tok/s slower than SGLang, one request", False),  # a figure with its unit is no release
+    # (r11a) ... nor a span of time after the name
+    ("after serving with vLLM 2.5 hours under load, one request", False),
+    ("with vLLM (1.5 days uptime), one request", False),
+    ("with vLLM 3.2 min into the load test, one request", False),
 ])
 def test_the_release_the_prose_states_picks_the_profile_as_ticket_toml_does(tmp_path, said, recent):
     """cr10 #4: the same facts in an issue's prose and in ticket.toml's framework get the same band."""

@@ -91,9 +91,10 @@ def engine_named(text: str) -> str | None:
 
 # A release written right after an engine's name, as pip, `vllm --version` and people write it: "vLLM 0.21.0",
 # "vllm==0.21.0", "vLLM version: 0.21.0", "SGLang v0.4.1", "vllm-0.14.0".
-# (a figure with its unit is no release: "vLLM 12.5 tok/s", "vLLM 1.5 s")
+# (a figure with its unit is no release: "vLLM 12.5 tok/s", "vLLM 1.5 s", "running vLLM 2.5 hours")
 _RELEASE_AFTER = re.compile(r"(?:==|[-@]|\s+version\s*[:=]?)?\s*\(?(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b"
-                            r"(?!\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|GB|GiB|tokens?|t/s))", re.I)
+                            r"(?!\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|[MGT]i?B|tokens?|t/s|h\b|hrs?\b|hours?\b|min(?:s|utes?)?\b|days?\b|"
+                            r"weeks?\b|times\b))", re.I)
 
 
 def engine_release(text: str, name: str) -> str | None:
