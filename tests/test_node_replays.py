@@ -158,6 +158,24 @@ def test_slow_driver_weighs_persistence_against_links(tmp_path, seconds, persist
     assert all(e.expected is not None for e in f.evidence if e.measured in ("off", "inactive"))
 
 
+def test_slow_driver_with_persistence_off_and_a_link_down_says_both(tmp_path):
+    """Persistence reported off and an NVLink inactive: the finding names both as measured, never
+    'persistence mode was not reported' (r12 review: the text said so while GPU0 read 'off')."""
+    path = _h100_with_slow_init(tmp_path, 45.0, 0)
+    data = json.loads(path.read_text())
+    for answer in data["answers"]:
+        if answer["call"] == "nvmlDeviceGetNvLinkState" and answer["args"] == [0, 0]:
+            answer["value"] = 0
+    path.write_text(json.dumps(data))
+    _, findings, _ = replay(path)
+    (f,) = by_rule(findings, "node.slow_driver")
+    assert f.category == "nvlink_down"
+    assert "not reported" not in f.summary and "Persistence mode is off" in f.summary
+    shown = {(e.detail, e.measured, e.expected) for e in f.evidence}
+    assert {("GPU0 NVLink 0", "inactive", "active"), ("GPU0 persistence mode", "off", "on")} <= shown
+    assert "nvidia-smi -pm 1" in f.fix
+
+
 def test_gtx1080ti_gen1_reading_is_not_called_degraded():
     # nvtop: GPU0 GEN 3@16x, GPU1 GEN 1@16x, nothing about load. A reader says: an idle GPU drops to
     # Gen1 to save power; re-check under load before calling the link degraded.
