@@ -284,6 +284,13 @@ def slow_driver(facts: Facts, predictions=None):
                          + ("" if pm_on else " Enable persistence too (`sudo nvidia-smi -pm 1`)." if pm_off else
                             " Check `nvidia-smi -q | grep -i persistence` too."),
                      refs=["nvidia_smi", "persistence"])]
+    if pm_on:  # already kept initialised: not a cold start, and enabling persistence again fixes nothing
+        return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
+                     f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s), with persistence mode on, so "
+                     "the GPUs were not being initialised: the driver itself stalled.",
+                     [expected, ev(gpus[0], f"GPU{gpus[0].index} persistence mode", "on", "on")],
+                     fix="Look for driver errors while it stalls (`dmesg | grep -iE 'NVRM|Xid'`) and time `nvidia-smi` "
+                         "again.", refs=["persistence", "xid"])]
     return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
                  f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s); a driver kept initialised "
                  "(persistence mode) answers without re-initialising the GPUs.",
