@@ -466,14 +466,25 @@ def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), thre
     )]
 
 
+def _summary_rows(report, key: str):
+    """The named rows of one nsys-stats summary ('kernels', 'nvtx') over a capture report's files,
+    skipping what is not shaped as the capture command writes it (a report edited or written by
+    another tool): as the other metrics here, a part that cannot be read is not compared."""
+    summaries = (report.facts or {}).get("summaries")
+    for per_file in summaries.values() if isinstance(summaries, dict) else ():
+        rows = per_file.get(key) if isinstance(per_file, dict) else None
+        for row in rows if isinstance(rows, list) else ():
+            if isinstance(row, dict) and isinstance(row.get("name"), str) and row["name"]:
+                yield row
+
+
 def kernel_names(report) -> dict[str, float]:
     """Kernel name -> total ns over a capture report's files, from its kernel summaries (the rows
     with most time each file kept)."""
     out: dict[str, float] = {}
-    for per_file in ((report.facts or {}).get("summaries") or {}).values():
-        for row in per_file.get("kernels") or []:
-            if isinstance(row, dict) and row.get("name"):
-                out[row["name"]] = out.get(row["name"], 0) + (row.get("total") or 0)
+    for row in _summary_rows(report, "kernels"):
+        total = row.get("total")
+        out[row["name"]] = out.get(row["name"], 0) + (total if isinstance(total, (int, float)) else 0)
     return out
 
 
@@ -492,8 +503,7 @@ def _library_ops(names) -> set[str]:
 
 def nvtx_names(report) -> set[str]:
     """The NVTX range names a capture report's summaries hold: the program's own labels for its phases."""
-    return {row["name"] for per_file in ((report.facts or {}).get("summaries") or {}).values()
-            for row in per_file.get("nvtx") or [] if isinstance(row, dict) and row.get("name")}
+    return {row["name"] for row in _summary_rows(report, "nvtx")}
 
 
 def _workload_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) -> list[Finding]:

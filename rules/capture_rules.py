@@ -245,13 +245,19 @@ RECAPTURE = ("a new capture: `nsys profile --trace=cuda,nvtx,osrt --cuda-graph-t
              "then `nsys export --type sqlite run.nsys-rep` and `diagnose capture run.sqlite`")
 
 
+# Tables nsys writes only when the program produced such data (exports are lazy: no NVTX_EVENTS when
+# nothing emitted NVTX; docs/nsys-sqlite-schema.md section 2, `nsys export --lazy`): their absence is
+# no gap, and a new capture of the same program with --trace=nvtx would lack them as well.
+LAZY_ABSENT = ("NVTX_EVENTS",)
+
+
 @rule("capture.trace_present", "insufficient_data")
 def trace_present(facts: Facts, predictions=None):
     """A capture without CUDA kernel rows cannot show where GPU time went: say which tables are
     missing and how to capture them (`nsys profile --trace=cuda,nvtx,osrt --cuda-graph-trace=node`),
-    instead of failing. One with kernels but without a table or column other checks read (NVTX
-    steps, the CUDA API, the GPU inventory, grid sizes) asks for the same, as a gap of its own, so
-    the verdict and the Next list say it alike."""
+    instead of failing. One with kernels but without a table or column other checks read (the
+    CUDA API, the GPU inventory, grid sizes) asks for the same, as a gap of its own, so the verdict
+    and the Next list say it alike; no NVTX table is no gap (LAZY_ABSENT)."""
     for info in facts.of(CaptureInfo):
         lacks = [m for m in info.missing_tables if m.split(":")[0] == "CUPTI_ACTIVITY_KIND_KERNEL"]
         if lacks or not info.kernel_rows:
@@ -264,12 +270,13 @@ def trace_present(facts: Facts, predictions=None):
                 [ev(info, f"tables missing in {info.file} (nsys {info.product_version or 'unknown version'})",
                     measured=len(info.missing_tables))],
             )
-        elif info.missing_tables:  # kernels there, but a table or column some checks read is not
-            names = [m.split(":")[0] for m in info.missing_tables]
+        elif gaps := [m for m in info.missing_tables if m.split(":")[0] not in LAZY_ABSENT]:
+            # kernels there, but a table or column some checks read is not
+            names = [m.split(":")[0] for m in gaps]
             yield need(
                 "capture.trace_present",
                 f"{info.file}: the export lacks {', '.join(names)}",
-                f"The checks that read them could not run ({'; '.join(info.missing_tables)}); a capture with the "
+                f"The checks that read them could not run ({'; '.join(gaps)}); a capture with the "
                 "trace options below and a full `nsys export` has them.",
                 RECAPTURE,
                 [ev(info, f"tables or columns missing in {info.file} "

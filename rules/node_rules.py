@@ -265,18 +265,32 @@ def slow_driver(facts: Facts, predictions=None):
         link_ev = (ev(down[0], f"GPU{down[0].gpu} NVLink {down[0].link}", "inactive", "active") if down else
                    ev(nvlinked[0], f"{nvlinked[0].a}-{nvlinked[0].b} path", nvlinked[0].path))
         why = ("Persistence mode is on, so the GPUs were already initialised; " if pm_on else
+               f"Persistence mode is off on {len(pm_off)} GPU(s) too (each client re-initialises them), but "
+               f"{len(down)} NVLink(s) are inactive; " if pm_off else
                "Persistence mode was not reported (a GPU without it is re-initialised by every client, the other "
                "documented cause); ")
+        if pm_off:  # reported off: the evidence says so, as the branch above does
+            link_ev = [link_ev, ev(pm_off[0], f"GPU{pm_off[0].index} persistence mode", "off", "on")]
+        else:
+            link_ev = [link_ev]
         return [make("node.slow_driver", "nvlink_down", "warning", 0.5 if pm_on or down else 0.4,
                      f"The driver took {seconds.value:g} s to answer on an NVLink-connected box",
                      f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s). {why}a driver that stalls "
                      "while NVLinks are present is the signature of a link (or bridge) that keeps failing to train; "
                      "collectives over it hang or crawl even though topo -m still lists NV#.",
-                     [expected, link_ev],
+                     [expected, *link_ev],
                      fix="Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` for inactive links or errors and "
                          "reseat the bridge; `dmesg | grep -i nvlink` shows training failures."
-                         + ("" if pm_on else " Check `nvidia-smi -q | grep -i persistence` too."),
+                         + ("" if pm_on else " Enable persistence too (`sudo nvidia-smi -pm 1`)." if pm_off else
+                            " Check `nvidia-smi -q | grep -i persistence` too."),
                      refs=["nvidia_smi", "persistence"])]
+    if pm_on:  # already kept initialised: not a cold start, and enabling persistence again fixes nothing
+        return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
+                     f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s), with persistence mode on, so "
+                     "the GPUs were not being initialised: the driver itself stalled.",
+                     [expected, ev(gpus[0], f"GPU{gpus[0].index} persistence mode", "on", "on")],
+                     fix="Look for driver errors while it stalls (`dmesg | grep -iE 'NVRM|Xid'`) and time `nvidia-smi` "
+                         "again.", refs=["persistence", "xid"])]
     return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
                  f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s); a driver kept initialised "
                  "(persistence mode) answers without re-initialising the GPUs.",

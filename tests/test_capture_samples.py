@@ -462,6 +462,24 @@ def test_missing_grid_columns_are_named_not_read_as_one_block_grids(tmp_path):
     assert "lacks" in gap["title"] and "gridX/gridY/gridZ" in gap["title"] and "no GPU kernel trace" not in gap["title"]
 
 
+@pytest.mark.parametrize("name", ["gameoflife_a100_2022_1", "rodinia_gaussian_rtx3090_2022_4",
+                                  "recon_a100x4_cupy_2023_1", "bitonic_gtx1050_2024_5"])
+def test_no_nvtx_table_is_no_gap_and_asks_for_no_new_capture(name):
+    """r12 review: nsys writes NVTX_EVENTS only when the program emitted NVTX (lazy export), so its
+    absence is named in the Captures table but is no capture.trace_present gap: a new capture with
+    --trace=nvtx of the same CUDA program would lack it too, and Next asked for one on 12 of 20
+    exports. These real exports have kernels, the CUDA API and the GPU inventory."""
+    path = shared_path("captures", f"{name}.sqlite")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:  # the premise, from the file itself
+        tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "NVTX_EVENTS" not in tables and {"CUPTI_ACTIVITY_KIND_RUNTIME", "TARGET_INFO_GPU"} <= tables
+    rep = report(path)
+    (row,) = rep["tables"]["Captures"]["rows"]
+    assert "NVTX_EVENTS" in row[-1]  # still said where the export's contents are listed
+    assert not findings(rep, "capture.trace_present")
+    assert "new capture" not in rep["verdict"]["summary"]
+
+
 def test_missing_api_table_leaves_host_stalls_undecided(tmp_path):
     """ut9b: without CUPTI_ACTIVITY_KIND_RUNTIME the host check passed citing that table ("gaps that
     began at a host sync: 0 ms") and the largest gap's thread "ran no CUDA call"."""

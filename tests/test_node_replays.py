@@ -158,6 +158,41 @@ def test_slow_driver_weighs_persistence_against_links(tmp_path, seconds, persist
     assert all(e.expected is not None for e in f.evidence if e.measured in ("off", "inactive"))
 
 
+def test_slow_driver_with_persistence_off_and_a_link_down_says_both(tmp_path):
+    """Persistence reported off and an NVLink inactive: the finding names both as measured, never
+    'persistence mode was not reported' (r12 review: the text said so while GPU0 read 'off')."""
+    path = _h100_with_slow_init(tmp_path, 45.0, 0)
+    data = json.loads(path.read_text())
+    for answer in data["answers"]:
+        if answer["call"] == "nvmlDeviceGetNvLinkState" and answer["args"] == [0, 0]:
+            answer["value"] = 0
+    path.write_text(json.dumps(data))
+    _, findings, _ = replay(path)
+    (f,) = by_rule(findings, "node.slow_driver")
+    assert f.category == "nvlink_down"
+    assert "not reported" not in f.summary and "Persistence mode is off" in f.summary
+    shown = {(e.detail, e.measured, e.expected) for e in f.evidence}
+    assert {("GPU0 NVLink 0", "inactive", "active"), ("GPU0 persistence mode", "off", "on")} <= shown
+    assert "nvidia-smi -pm 1" in f.fix
+
+
+def test_slow_driver_with_persistence_on_and_no_nvlink_does_not_ask_to_enable_it(tmp_path):
+    """One H200 (VM), persistence on as recorded, no NVLink, nvmlInit 10 s: not a cold start, so the
+    fix is not 'enable persistence' (r12 review: it was, beside an NVLink check on a box without one)."""
+    data = json.loads((RECORDINGS / "h200-vm-one-gpu-smi-q.json").read_text())
+    for answer in data["answers"]:
+        if answer["call"] == "nvmlInit":
+            answer["seconds"] = 10.0
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(data))
+    _, findings, _ = replay(path)
+    (f,) = by_rule(findings, "node.slow_driver")
+    assert f.category == "other"
+    assert "-pm 1" not in f.fix and "nvlink" not in f.fix.lower() and "not being initialised" in f.summary
+    assert ("GPU0 persistence mode", "on") in {(e.detail, e.measured) for e in f.evidence}
+    assert (f.evidence[0].measured, f.evidence[0].expected) == (10.0, 3.0)
+
+
 def test_gtx1080ti_gen1_reading_is_not_called_degraded():
     # nvtop: GPU0 GEN 3@16x, GPU1 GEN 1@16x, nothing about load. A reader says: an idle GPU drops to
     # Gen1 to save power; re-check under load before calling the link degraded.
