@@ -14,9 +14,7 @@ from diagnose.commands.options import (
     token_count,
     weights,
 )
-from diagnose.commands.predict import KV_DTYPE_HELP, KV_DTYPES
-
-DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
+from diagnose.commands.predict import DTYPES, KV_DTYPE_HELP, KV_DTYPES
 
 
 @click.command("plan")

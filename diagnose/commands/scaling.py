@@ -15,8 +15,7 @@ from diagnose.commands.options import (
     token_count,
     weights,
 )
-
-DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "mxfp4", "fp32")
+from diagnose.commands.predict import DTYPES  # one list of weight dtypes for predict, plan and scaling
 
 
 @click.command("scaling")
