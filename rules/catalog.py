@@ -762,6 +762,10 @@ def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = 
     return engine(found.build_twin) if build_side(found, builds) else found
 
 
+# A build stated by its date: a year, a month or a day ('2024', '2024-03', '2024-03-15').
+BUILD_DATE = re.compile(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?")
+
+
 def build_side(engine: EngineSpec | None, builds, before_build: int = 0, before_date: str = "") -> bool | None:
     """Which side of a build boundary of the engine's (engines.toml twin_before_build / twin_before_date, or the
     one given) the stated builds are on: True where every one predates it (the twin ran), False where every one is at
@@ -778,7 +782,7 @@ def build_side(engine: EngineSpec | None, builds, before_build: int = 0, before_
         b = str(b)
         if b.startswith("b") and b[1:].isdigit():
             sides.add(int(b[1:]) < before_build)
-        elif re.fullmatch(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?", b):
+        elif BUILD_DATE.fullmatch(b):
             first, last = (b + "-01-01")[:10], (b + "-12-31")[:10] if len(b) == 4 else (b + "-31")[:10]
             sides.add(True if last < day else False if first >= day else None)
     return sides.pop() if len(sides) == 1 else None

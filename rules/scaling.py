@@ -229,15 +229,17 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         s = run.setup
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
-        named_engine = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant))
         e = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant), builds)
+        # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
+        stated = bool(builds) and catalog.build_side(
+            catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant)), builds) is not None
         specs[("model", m.key)], specs[("gpu", g.key)], specs[("engine", e.key)] = m, g, e
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
                      quant_group=pick("dtype", quant, s.quant),
-                     build_stated=catalog.build_side(named_engine, builds) is not None)
+                     build_stated=stated)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted

@@ -85,7 +85,7 @@ def stated_builds(build: str | None, engine: str | None, gguf: str | None) -> li
                          "for a month")
     if re.fullmatch(r"b?\d{3,5}", value):
         value = f"b{int(value.lstrip('b'))}"
-    elif not re.fullmatch(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?", value):
+    elif not catalog.BUILD_DATE.fullmatch(value):
         raise InputError(f"--build {build!r}: give a llama.cpp build number or tag (b3447) or a date "
                          "(2024-03)")
     named = catalog.engine(engine if engine else "llamacpp" if gguf else None)
@@ -111,11 +111,11 @@ def weights(model_name: str | None, dtype: str | None, quant: str | None,
         if dtype and dtype != kind.dtype:
             raise InputError(f"--quant {kind.name} stores {kind.dtype} weights; --dtype {dtype} contradicts it")
     elif not dtype and re.search(r"\.gguf$", str(model_name or ""), re.I):
-        if not catalog.named_gguf(model_name):  # 16-bit or 4-bit: the figure would be off by up to 4x, never guessed
+        if not (named := catalog.named_gguf(model_name)):  # 16-bit or 4-bit: off by up to 4x, never guessed
             raise InputError(f"cannot read the GGUF weight type from the file name '{model_name}' (a name such as "
                              "model.Q4_K_M.gguf states it; llama.cpp prints it as 'file type' when it loads the "
                              "file): give it with --quant TYPE, or the weights with --dtype")
-        kind = catalog.gguf_type(catalog.named_gguf(model_name))  # a GGUF file's name names its type
+        kind = catalog.gguf_type(named)  # a GGUF file's name names its type
     elif not dtype and (catalog.tag_weights(model_name) or (
             str(engine or "").strip().lower() == "ollama" and not catalog.named_weights(model_name))):
         # a 16-bit tag ("llama3.1:8b-instruct-fp16") pulls a GGUF file too: its F16/BF16 type
