@@ -4047,14 +4047,15 @@ _SHM_GIVEN = re.compile(r"--ipc[= ]host\b|--shm-size\b|\bshm_size\b|\bipc:\s*hos
 # (out of memory, a missing module, an illegal access) has its own cause.
 _SETUP_FAILURE = re.compile(r"\b(?:shm|shared memory|Bus error|NCCL|nccl\w*Error|unhandled system error|"
                             r"initiali[sz]\w*|init|start(?:ing|up)?|spawn\w*|set(?:ting)? up)\b|/dev/shm", re.I)
-_OTHER_FAILURE = re.compile(r"\b(?:out of memory|OutOfMemoryError|OOM|No module named|ModuleNotFoundError|ImportError|"
-                            r"illegal memory access)\b", re.I)
+_OOM = r"out of memory|OutOfMemoryError|OOM"
+_OTHER_FAILURE = re.compile(rf"\b(?:{_OOM}|No module named|ModuleNotFoundError|ImportError|illegal memory access)\b",
+                            re.I)
 
 
 def out_of_memory(facts: Facts) -> bool:
-    """Does the reporter say the job ran out of memory (or crashed on an illegal access), not ruling it out?"""
+    """Does the reporter say the job ran out of memory, not ruling it out?"""
     return any(not negated_words(sentence, m) for _, text in texts(facts) for sentence in sentences(text)
-               for m in re.finditer(r"\b(?:out of memory|OutOfMemoryError|OOM)\b", sentence, re.I))
+               for m in re.finditer(rf"\b(?:{_OOM})\b", sentence, re.I))
 
 
 def container_default_shm(facts: Facts) -> Claim | None:

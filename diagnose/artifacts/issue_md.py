@@ -508,13 +508,17 @@ BESIDE_REFERENCE = re.compile(r"\s+(?=(?:which|that)\s+(?:(?:is|was|are|were|see
                               r"match(?:es|ed)?|agrees?|corresponds?)\b)", re.I)
 
 
+# Where a sentence ends: after . ! ? and a space, or after a CJK full stop.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
+
+
 def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     """The line's clauses, each with whether it quotes a reference figure: a clause naming a source ("the README
     says 164 t/s on a 4090") and those after it in its sentence that do not speak of the reporter's own run
     ("... and 197 t/s on an A100"), until one does ("but I only get 60"); with `apart` (the text names someone else's
     GPU beside the reporter's, _sets_apart) a clause speaking of the other's GPU only."""
     out = []
-    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
+    for sentence in SENTENCE_END.split(line):
         quoting = False
         for clause in (part for c in CLAUSE.split(sentence) for part in BESIDE_REFERENCE.split(c)):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
@@ -707,9 +711,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
         # (a GPU said as someone else's, "my friend's 4090", beside one of the reporter's is not theirs: _own_gpu)
-        if gpu_line is not None and (m := _own_gpu(ln, apart)) and _gpu_refines(gpu_line[1], m.group(1)):
+        own = _own_gpu(ln, apart)
+        if gpu_line is not None and (m := own) and _gpu_refines(gpu_line[1], m.group(1)):
             gpu_line = (i, m.group(1).strip(), gpu_line[2], gpu_line[3])  # "A100" in the title, "A100 PCIe 80GB" below
-        if (gpu_line is None or gpu_line[2] is None) and (m := _own_gpu(ln, apart)):
+        if (gpu_line is None or gpu_line[2] is None) and (m := own):
             before, after = ln[:m.start()], ln[m.end():]
             count = GPU_COUNT.search(before[-24:]) or CJK_GPU_COUNT.search(before[-24:])
             n = _count(count.group(1)) if count else None
@@ -803,11 +808,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
     seamed = [(i, spaced[i]) for i, _ in prose]
-    out.extend(_rates(seamed, name, n if n and n >= 2 else 2))
+    out.extend(_rates(seamed, name, n if n and n >= 2 else 2, apart))  # the same lines _sets_apart read above
     out.extend(_tokens_over_time(seamed, name))
     # (llama-bench prints a Markdown table, often pasted bare: its rows are prose lines)
     out.extend(_timing_lines(code_lines + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
-    out.extend(_latencies(seamed, name))
+    out.extend(_latencies(seamed, name, apart))
     out.extend(_bandwidths(seamed, name, code_lines))
     out.extend(_results_tables(prose + _aligned_tables(list(prose) + list(code_lines)), name))
     named = _gpus_named(list(prose) + list(code_lines), set(labels or ()))
@@ -1199,7 +1204,7 @@ RAN_ON = re.compile(r"\b(?:on|with|using)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:\d
 def _ran_on(clause: str, line: str) -> str | None:
     """The GPU an earlier clause of the figure's sentence says the run happened on ("on H200", "using an A100"),
     where that part of the sentence names no other; else None."""
-    for sentence in re.split(r"(?<=[.!?])\s+|(?<=[。！？])\s*", line):
+    for sentence in SENTENCE_END.split(line):
         at = sentence.find(clause)
         if at > 0:
             before = _plain(sentence[:at])
@@ -1232,11 +1237,11 @@ def _count(token: str) -> int | None:
 PROMPT_COUNT = re.compile(r"\b\d[\d,]*\s+(?:[a-z-]+\s+)?prompts\b|\bnum[-_ ]prompts?\b\s*=?\s*\d+", re.I)
 
 
-def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2) -> list:
+def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: bool | None = None) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
     TP (and batch) named in its own clause, else on its line, else in a heading line above it."""
     out = []
-    apart = _sets_apart(prose)
+    apart = _sets_apart(prose) if apart is None else apart
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
@@ -1426,12 +1431,12 @@ def _prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, 
     return None
 
 
-def _latencies(prose: list[tuple[int, str]], name: str) -> list:
+def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = None) -> list:
     """Per-token latencies (itl_ms, tpot_ms) and times to first token (ttft_ms) the prose states, in
     ms, with the TP and batch their clause names; a percentile other than the mean is kept as its stat."""
     out = []
     only_load = _only_load(prose)
-    apart = _sets_apart(prose)
+    apart = _sets_apart(prose) if apart is None else apart
     for i, ln in prose:
         ln = TIME_RANGE.sub(" ", ln)  # "from 80 ms to 900 ms": which end a prompt length or a TP belongs to is unsaid
         line_batch = _line_batch(ln, LATENCY, MS_PER_TOKEN, WORLD_MS_PER_TOKEN, LATENCY_UNIT_FIRST)
