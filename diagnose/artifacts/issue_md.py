@@ -508,8 +508,8 @@ BESIDE_REFERENCE = re.compile(r"\s+(?=(?:which|that)\s+(?:(?:is|was|are|were|see
                               r"match(?:es|ed)?|agrees?|corresponds?)\b)", re.I)
 
 
-# Where a sentence ends: after . ! ? and a space, or after a CJK full stop.
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
+# Where a line splits into sentences: after . ! ? and a space, or after a CJK full stop.
+SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
@@ -518,7 +518,7 @@ def _clauses(line: str, apart: bool = False) -> list[tuple[str, bool]]:
     ("... and 197 t/s on an A100"), until one does ("but I only get 60"); with `apart` (the text names someone else's
     GPU beside the reporter's, _sets_apart) a clause speaking of the other's GPU only."""
     out = []
-    for sentence in SENTENCE_END.split(line):
+    for sentence in SENTENCE_SPLIT.split(line):
         quoting = False
         for clause in (part for c in CLAUSE.split(sentence) for part in BESIDE_REFERENCE.split(c)):
             own = OWN_WORDS.search(clause) or TURN_WORDS.search(clause)
@@ -1204,7 +1204,7 @@ RAN_ON = re.compile(r"\b(?:on|with|using)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:\d
 def _ran_on(clause: str, line: str) -> str | None:
     """The GPU an earlier clause of the figure's sentence says the run happened on ("on H200", "using an A100"),
     where that part of the sentence names no other; else None."""
-    for sentence in SENTENCE_END.split(line):
+    for sentence in SENTENCE_SPLIT.split(line):
         at = sentence.find(clause)
         if at > 0:
             before = _plain(sentence[:at])
