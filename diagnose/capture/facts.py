@@ -348,16 +348,21 @@ def _refuse_same_session(caps: list[Capture]) -> None:
     """A copy of an export (or the same report exported twice) is not a second rank: two ranks'
     captures are two nsys sessions, so one session start on one host, with the same processes and
     GPUs and the same kernel rows, is one capture given twice."""
-    seen: dict[tuple, Capture] = {}
+    sessions: dict[tuple, list[Capture]] = {}
     for cap in caps:
         start = cap.session_start_utc_ns()
-        if start is None:
-            continue
-        key = (start, cap.meta.get("EXPORT_HOST"), cap.count(KERNEL), tuple(cap.used_devices()))
-        if key in seen:
-            raise InputError(f"{cap.path}: the same capture as {seen[key].path} (session start {start} ns, the same "
-                             "processes, GPUs and kernels); give each rank's export once")
-        seen[key] = cap
+        if start is not None:
+            sessions.setdefault((start, cap.meta.get("EXPORT_HOST")), []).append(cap)
+    for (start, _host), same_start in sessions.items():
+        if len(same_start) < 2:
+            continue  # kernel rows and GPUs are counted only where two captures share a session start and host
+        seen: dict[tuple, Capture] = {}
+        for cap in same_start:
+            key = (cap.count(KERNEL), tuple(cap.used_devices()))
+            if key in seen:
+                raise InputError(f"{cap.path}: the same capture as {seen[key].path} (session start {start} ns, the "
+                                 "same processes, GPUs and kernels); give each rank's export once")
+            seen[key] = cap
 
 
 def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nvtx_gpu=False) -> _Rest:
