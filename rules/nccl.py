@@ -44,7 +44,7 @@ from rules.common import (
     passed,
     settings,
 )
-from rules.engine import rule
+from rules.engine import FAILURES, rule
 
 CATALOG_DIR = Path(__file__).parent / "catalog"
 
@@ -763,8 +763,8 @@ def version_floor(facts: Facts, predictions=None):
     not fit this GPU's shared memory."""
     sized = [e for e in facts.of(NcclEvent) if e.kind == "shared_mem_exceeds"]
     said = claims.symptom_quote(facts)
-    failed = bool(sized) or any(e.kind in _FAILED for e in facts.of(NcclEvent)) or \
-        bool(said and said[2] in ("error", "hang", "crash"))
+    failed = any(e.kind in _FAILED for e in facts.of(NcclEvent)) or \
+        bool(said and said[2] in FAILURES)
     in_use = _nccl_in_use(facts)
     if not failed or (in_use is None and not sized):
         return

@@ -960,7 +960,7 @@ def explained(facts: Facts, predictions=None):
     c = _first(facts, "memory_per_gpu")
     engine = engine_of(facts)
     said = claims.symptom_quote(facts)
-    failed = claims.out_of_memory(facts) or (said is not None and said[2] in ("crash", "error", "hang"))
+    failed = claims.out_of_memory(facts) or (said is not None and said[2] in FAILURES)
     # (a reservation explains high use, not a crash or an out-of-memory error: that is a failure to diagnose)
     if c and not failed and engine in (None, "vllm", "vllm-0.14", "sglang", "trtllm", "lmdeploy"):
         yield passed("ticket.explained", "Each GPU's memory is filled by design",

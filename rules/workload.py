@@ -280,7 +280,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
         t = catalog.gguf_type(gguf)
         p.assumptions["gguf"] = (f"GGUF {t.name} weights: {t.bits:g} bits a weight ({t.block}, "
                                  "rules/catalog/gguf_types.toml)")
-    elif (file := unread_gguf(facts)) and not dtype:
+    elif not dtype and (file := unread_gguf(facts)):  # the cheap test first: unread_gguf reads every text
         p.assumptions["gguf"] = (f"the GGUF type could not be read from '{file}': the checkpoint's "
                                  f"{p.dtype} weights assumed (a 4-bit file streams about a quarter of the bytes)")
     return p
