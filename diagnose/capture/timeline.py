@@ -52,7 +52,6 @@ SYNC_COPY_APIS = {"cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSym
                   "cudaMemcpyPeer", "cudaMemset", "cudaMemset2D", "cuMemcpy", "cuMemcpyHtoD", "cuMemcpyDtoH",
                   "cuMemcpyDtoD", "cuMemcpyPeer", "cuMemsetD8", "cuMemsetD32"}
 BLOCKING = ("sync", "sync_copy")  # the API kinds (api_kind) in which the host waits for the GPU
-BLOCKING_PID = "((globalTid >> 24) & 16777215)"
 
 
 def gap_bucket_labels() -> list[str]:
@@ -511,7 +510,7 @@ def _blocking_calls(cap: Capture) -> dict[int, list[tuple[int, int]]]:
         if names:
             marks = ",".join("?" * len(names))
             for pid, start, end in cap.query(
-                    f"SELECT {BLOCKING_PID}, start, \"end\" FROM {RUNTIME} WHERE nameId IN ({marks}) "
+                    f"SELECT {launches.CALL_PID}, start, \"end\" FROM {RUNTIME} WHERE nameId IN ({marks}) "
                     f"ORDER BY \"end\", start", names):
                 calls.setdefault(pid, []).append((start, end))
         cap.cache["blocking_calls"] = calls
@@ -529,7 +528,7 @@ def blocking_sample(cap: Capture) -> tuple[str, list[str]] | None:
            if api_kind(name or "") in BLOCKING]
     if not ids:
         return None
-    return f"nameId IN ({','.join(str(int(i)) for i in ids)})", [BLOCKING_PID, "start", '"end"']
+    return f"nameId IN ({','.join(str(int(i)) for i in ids)})", [launches.CALL_PID, "start", '"end"']
 
 
 def gap_causes(cap: Capture, pid: int, device: int, gaps: list[tuple[int, int]], k: int = 3) -> list[IdleGapCause]:
