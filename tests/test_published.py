@@ -79,7 +79,8 @@ def _scaling(*args):
 # layer (12 launches, 2 c10d all-reduces, 15 views: engines.toml tgi-1.0), which does not shrink with TP. That
 # brought the A10G Llama-2-7B/13B TP8 rows (x1.52 / x1.32 before) inside the band. On 8 A100-40GB (the same
 # harness, validation) 13B and 70B track; 7B measures 23.5 ms, x1.55 the expected 15.2 ms and slower than 13B's
-# 21.6 ms in the same run (its requests spread 21.5-25.8 ms at p90): not fitted away.
+# 21.6 ms in the same run (its requests spread 21.5-25.8 ms at p90): not fitted away. `scaling`, with only TP8 in
+# the table, calls it slow_everywhere and the table expected physics; listed so the benchmark's miss is said here.
 KNOWN_MISSES: set = {("llama-2-7b", "a100-40gb-sxm", "TP8")}
 
 
