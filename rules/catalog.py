@@ -297,6 +297,12 @@ class EngineSpec:
     # host time per step paid only when the model spans several worker processes (TP or PP > 1): the
     # engine handing each step's inputs to the other processes (and getting the output back)
     multiprocess_ms_per_step: float = 0.0
+    # host time of one all-reduce called eagerly through the framework (torch.distributed / c10d: work object,
+    # events, stream waits, the NCCL enqueue), where it is not one kernel launch; 0 = launch_us
+    allreduce_host_us: float = 0.0
+    # host time per decoder layer, no CUDA graphs, beside its launches: the views, slices and selects its Python
+    # code makes, which go through the dispatcher but launch nothing (counted from the engine's layer code)
+    host_us_per_layer: float = 0.0
     custom_allreduce: str = ""  # a [custom.<key>] of calibration.toml; "" = NCCL for every message
     custom_allreduce_max_bytes: int = 0  # larger messages go to NCCL
     custom_allreduce_max_ranks: int = 8

@@ -16,7 +16,8 @@ a dense layer's four GEMMs and its attention; an MoE layer adds its routing) wit
 activation traffic; per pass the LM head and a few sampling kernels; every all-reduce at the
 engine's implementation (rules.collectives), and apart from them the wait for the group's slowest
 GPU (`slowest_gpu_wait_ms`). Without CUDA graphs the host launches every
-kernel, so a pass takes at least kernels x `launch_us`. The engine's host time per step and per
+kernel, calls every all-reduce and makes the layer's views itself, so a pass takes at least kernels x `launch_us`
++ all-reduces x `allreduce_host_us` + layers x `host_us_per_layer`. The engine's host time per step and per
 request is added by the caller (rules.roofline), once. A decode attention kernel that runs one
 thread block per query head (grouped_attention false) may be bound by its CUDA-core work; a prefill
 attention that is not fused (engines.toml context_score_bytes) moves every score through memory.
@@ -254,7 +255,8 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         t.allreduce_ms = t.allreduces * ar.us / 1e3
         t.wait_ms = slowest_gpu_wait_ms(s.tp, t.memory_ms + t.compute_ms + t.overhead_ms, s.cal.gpu_speed_cv)
     if not s.engine.cuda_graphs or prefill:
-        host = (kernels + t.allreduces) * s.engine.launch_us / 1e3
+        host = (kernels * s.engine.launch_us + t.allreduces * (s.engine.allreduce_host_us or s.engine.launch_us)
+                + model.layers * s.engine.host_us_per_layer) / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
     return t
 

@@ -70,16 +70,18 @@ def _scaling(*args):
                                     "--fail-on", "never"])
 
 
-# Known misses, said plainly: none at present. TensorRT-LLM's Falcon-180B FP8 on H100 at TP8 and
+# Known misses, said plainly: one at present (TGI, below). TensorRT-LLM's Falcon-180B FP8 on H100 at TP8 and
 # v0.6.1's Llama-2-70B FP8 on H100 at TP4 (x1.9-2.2 the expected time before) track since decode
 # attention that runs one thread block per query head on CUDA cores is modelled (masked MHA:
 # Falcon's 29 query heads per KV head; v0.6.1's FP8 KV cache, which XQA took only from 0.7.1). A
 # layout listed here may be beyond the band; the table's verdict is then not checked.
-# TGI 1.0.3 (eager, no CUDA graphs) on 8 A10G at batch 1 (tgi-1.0-sagemaker-...csv): Llama-2-7B and 13B at TP8
-# measure x1.52 and x1.32 the expected time. Their TP4 and TP8 ITLs (16.8/17.9 ms, 21.0/21.6 ms) are flat in the
-# TP size, ~0.45 ms of host time per decoder layer, where the tgi profile's eager launches (12 us a kernel, not
-# fitted: no other TGI table) give ~0.15; 70B at TP8, GPU-bound, tracks. Not fitted from this one table.
-KNOWN_MISSES: set = {("llama-2-7b", "a10g", "TP8"), ("llama-2-13b", "a10g", "TP8")}
+# TGI 1.0.3 (eager, no CUDA graphs) at batch 1 is host-bound at TP8: each shard's Python issues ~0.38 ms per
+# layer (12 launches, 2 c10d all-reduces, 15 views: engines.toml tgi-1.0), which does not shrink with TP. That
+# brought the A10G Llama-2-7B/13B TP8 rows (x1.52 / x1.32 before) inside the band. On 8 A100-40GB (the same
+# harness, validation) 13B and 70B track; 7B measures 23.5 ms, x1.55 the expected 15.2 ms and slower than 13B's
+# 21.6 ms in the same run (its requests spread 21.5-25.8 ms at p90): not fitted away. `scaling`, with only TP8 in
+# the table, calls it slow_everywhere and the table expected physics; listed so the benchmark's miss is said here.
+KNOWN_MISSES: set = {("llama-2-7b", "a100-40gb-sxm", "TP8")}
 
 
 @pytest.mark.parametrize("table", TABLES, ids=lambda p: p.name)
