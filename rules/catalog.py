@@ -931,8 +931,9 @@ def _by_name_and_memory(name: str) -> GpuSpec | None:
 
 
 # What follows a card's number in another card's name: "RTX 4060" is not the "RTX 4060 Ti 16GB", nor "L40" the "L40S",
-# nor "4090" the "4090 D" (a size, "sxm" or "pcie" after it narrows the same card).
-_OTHER_CARD = re.compile(r"^(?:ti|super|d(?!gx)|s(?!xm))")
+# nor "4090" the "4090 D" (a size, "sxm" or "pcie" after it narrows the same card); nor a bare "RTX 4000" (Turing's
+# Quadro RTX 4000, or people's "RTX 4000 series") the "RTX 4000 Ada" (a row's alias may still claim the bare name).
+_OTHER_CARD = re.compile(r"^(?:ti|super|d(?!gx)|s(?!xm)|ada)")
 
 
 def _key_stem(key: str) -> list[str]:

@@ -277,9 +277,12 @@ GPU_NAME = re.compile(
     r"RTX\s*[2-6]000\s*PRO(?:\s*Blackwell)?|"
     # the A2 only after the vendor's name: a bare "A2" is a section, a paper or Google Cloud's A2 (A100) machines
     r"(?<=nvidia\s)A2|(?<=tesla\s)A2|"
-    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|8000|[345]500|5880)|P6000|"
+    # (the A4500 / A5500 Ampere cards; the "SFF" RTX 4000 Ada, "RTX 4000 SFF Ada" or "RTX 4000 SFF")
+    r"(?:RTX\s*)?A[2-6][05]00(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)(?:\s*SFF)?\s*Ada|RTX\s*4000\s*SFF|"
+    r"RTX\s*(?:[2-6]000|8000|[345]500|5880)|P6000|"
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
-    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2})"
+    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2}"
+    r"(?:\s*(?:Laptop|Mobile)(?:\s*GPU)?)?)"  # (the laptop part: its own memory and clocks, "RTX 4090 Laptop GPU")
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
