@@ -119,3 +119,11 @@ def test_unknown_names_still_refused():
     result = diagnose("predict", "--model", "llama-3-8b", "--gpu", "8x Radeon 7900", "--tp", "1")
     assert result.exit_code == 2
     assert "unknown GPU" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("text", ["NVIDIA GeForce RTX 4070 Laptop GPU", "RTX 4080 Laptop", "RTX 5090 Laptop",
+                                  "NVIDIA GeForce RTX 4060 Laptop GPU", "NVIDIA GeForce RTX 3080 Laptop GPU"])
+def test_a_laptop_part_never_takes_its_desktop_namesakes_row(text):
+    """A laptop part has its own SMs, memory and clocks; without a row of its own it stays unknown."""
+    spec = catalog.resolve_gpu(text)
+    assert spec is None or "laptop" in spec.key
