@@ -831,12 +831,47 @@ def _newer(found: EngineSpec, after: list[str]) -> EngineSpec:
 
 
 def gpu(name: str) -> GpuSpec:
-    """A GPU by key, alias, product name or NVML name; InputError with the closest names.
-    Commands call it once at their boundary and pass the GpuSpec on."""
-    found = _lookup(_catalog().gpu, name, lambda s: s.nvml_names)
+    """A GPU by key, alias, product name, NVML name or as people write it (resolve_gpu); InputError with the
+    closest names. Commands call it once at their boundary and pass the GpuSpec on."""
+    found = resolve_gpu(name)
     if found is None:
         raise _unknown("GPU", name, _catalog().gpu, lambda s: s.nvml_names)
     return found
+
+
+# A count before or after the product: "8x H100", "2 x 3090", "4*4090", "8 H100", "A100 x8" (not the "4090" of a name:
+# one to three digits and a separator or a space; not "80GB": a size).
+_COUNT_BEFORE = re.compile(r"^\s*\d{1,3}\s*(?:[x×*]\s*|\s(?=\s*[A-Za-z]))(?![BG]i?B\b)")
+_COUNT_AFTER = re.compile(r"(?:\s+[x×*]|\s*[×*])\s*\d{1,3}\s*$")  # (not the "x10" of "GX10")
+# A plural glued to a model number: "V100s", "3090s", "A100's". NVIDIA writes a product's own S capital ("V100S",
+# "L40S"; https://www.nvidia.com/en-us/data-center/l40s/, the V100 datasheet's "V100S PCIe"), so a lower-case s after
+# the number is a plural where the writer uses case; an all-lower-case name is first read as written ("l40s", a key).
+_PLURAL = re.compile(r"(?<=\d)(?:'s|s)$")
+
+
+def gpu_name(text: str | None) -> str:
+    """The product `text` names, without a count or a plural ending ("8x V100s" -> "V100")."""
+    name = re.sub(r"\s+", " ", str(text or "")).strip()
+    name = _COUNT_AFTER.sub("", _COUNT_BEFORE.sub("", name)).strip()
+    return _PLURAL.sub("", name) if name.endswith("'s") or name != name.lower() else name
+
+
+def resolve_gpu(text: str | None, nvlink: bool | None = None) -> GpuSpec | None:
+    """The one reading of a GPU name for every command (predict, plan, scaling, ticket): an exact catalog key, NVML
+    name or product name first (find_gpu), then an alias, then the product as people write it (find_gpu_family); where
+    `nvlink` is known it picks the SXM or PCIe board before an alias does. Counts and plurals off (gpu_name). None when
+    no row matches."""
+    entries = _catalog().gpu
+    name = gpu_name(text)
+    for candidate in dict.fromkeys((name, _PLURAL.sub("", name))):
+        if not candidate:
+            continue
+        alias = _lookup(entries, candidate, lambda s: s.nvml_names)
+        found = entries.get(candidate) or find_gpu(name=candidate) or (
+            find_gpu_family(candidate, nvlink) or alias if nvlink is not None else alias or find_gpu_family(candidate))
+        if found is not None:
+            return found
+    return None
 
 
 def interconnect(key: str) -> InterconnectSpec:
@@ -902,8 +937,9 @@ def _by_name_and_memory(name: str) -> GpuSpec | None:
 
 
 # What follows a card's number in another card's name: "RTX 4060" is not the "RTX 4060 Ti 16GB", nor "L40" the "L40S",
-# nor "4090" the "4090 D" (a size, "sxm" or "pcie" after it narrows the same card).
-_OTHER_CARD = re.compile(r"^(?:ti|super|d(?!gx)|s(?!xm))")
+# nor "4090" the "4090 D" (a size, "sxm" or "pcie" after it narrows the same card); nor a bare "RTX 4000" (Turing's
+# Quadro RTX 4000, or people's "RTX 4000 series") the "RTX 4000 Ada" (a row's alias may still claim the bare name).
+_OTHER_CARD = re.compile(r"^(?:ti|super|d(?!gx)|s(?!xm)|ada)")
 
 
 def _key_stem(key: str) -> list[str]:

@@ -445,9 +445,9 @@ def _system_of(facts: Facts, source: str) -> tuple[str, object] | None:
     for n in facts.of(Note):
         if n.kind == "system_label" and n.source.rpartition(":")[0] == file:
             if n.data["first"] <= int(line) <= n.data["last"]:
-                from rules.catalog import find_gpu_family
+                from rules.catalog import resolve_gpu
 
-                own, named = facts.subject.gpu, find_gpu_family(n.data["gpu"])
+                own, named = facts.subject.gpu, resolve_gpu(n.data["gpu"])
                 same = own is not None and named is not None and named.key == own.key
                 return None if same else (n.data["gpu"], named)
     return None

@@ -38,7 +38,7 @@ class Subject:
         one the catalog lacks: such a figure is not judged against this GPU's band."""
         if not names or self.gpu is None:
             return True
-        return all(_product(_known(catalog.find_gpu_family, name=n) or _known(catalog.find_gpu, name=n))
+        return all(_product(_known(catalog.resolve_gpu, text=n))
                    == _product(self.gpu) for n in names.split(" / "))
 
     @classmethod
@@ -65,13 +65,14 @@ def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
     gpu, source = wfield(facts, "gpu")
     if gpu:
         for name in (gpu, re.sub(r"\s*\(.*?\)", "", gpu).strip()):
-            spec = _known(catalog.find_gpu, name=name)
+            spec = _known(catalog.find_gpu, name=catalog.gpu_name(name))
             if spec:
                 return spec, source, False
-    # a family name as people write it ("A100 80GB", "H100"): the links seen pick SXM or PCIe
+    # a name as people write it ("A100 80GB", "8x H100", "V100s"): catalog.resolve_gpu, as predict, plan and scaling
+    # read their --gpu; the links seen pick SXM or PCIe
     names = [g.name for g in facts.of(GpuFact) if g.name] + ([gpu] if gpu else [])
     for name in names:
-        spec = _known(catalog.find_gpu_family, name=name, nvlink=_nvlink_hint(facts))
+        spec = _known(catalog.resolve_gpu, text=name, nvlink=_nvlink_hint(facts))
         if spec:
             src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
             return spec, f"{src} (GPU family '{name}' read as {spec.key})", True

@@ -203,7 +203,7 @@ def _other_gpu(named: str | None, gpu) -> bool:
     """Does a figure's clause name a GPU other than the ticket's ("on our old DGX A100 it gave 230 GB/s")?"""
     from rules import catalog
 
-    other = (catalog.find_gpu(named) or catalog.find_gpu_family(named)) if named else None
+    other = catalog.resolve_gpu(named)
     return bool(other and other.key.split("-")[0] != gpu.key.split("-")[0])  # another family ("h100" / "a100")
 
 

@@ -618,7 +618,7 @@ def gpus_compared(facts: Facts):
 
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
-            names = [(m, catalog.find_gpu_family(m.group(1))) for m in GPU_NAME.finditer(sentence)]
+            names = [(m, catalog.resolve_gpu(m.group(1))) for m in GPU_NAME.finditer(sentence)]
             named = [(m, g) for m, g in names if g is not None]
             if len(named) < 2 or named[0][1].key == named[1][1].key:
                 continue
@@ -648,7 +648,7 @@ def _best_rate(facts: Facts, board) -> float | None:
 
     own = facts.subject is not None and facts.subject.gpu is not None and facts.subject.said_of(board.key)
     rates = [m.value for m in facts.of(Measurement) if m.unit == "tok/s" and m.stat == "reported"
-             and (getattr(catalog.find_gpu_family(m.gpu_name), "key", None) == board.key if m.gpu_name else own)]
+             and (getattr(catalog.resolve_gpu(m.gpu_name), "key", None) == board.key if m.gpu_name else own)]
     return max(rates, default=None)
 
 

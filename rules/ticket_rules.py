@@ -32,7 +32,7 @@ from diagnose.evidence import (
 )
 from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
-from rules.catalog import find_gpu_family
+from rules.catalog import resolve_gpu
 from rules.claims import Claim
 from rules.common import (
     LLAMACPP_ENGINES,
@@ -244,7 +244,7 @@ UNKNOWN_PACE = 0.5
 def _pace_gap(names) -> float | None:
     """The fastest board over the slowest, in memory bandwidth or dense compute, whichever differs more (the catalog's
     figures); None when the catalog does not know every board named."""
-    specs = [find_gpu_family(n) for n in names]
+    specs = [resolve_gpu(n) for n in names]
     if not all(specs):
         return None
     return max(max(getattr(s, k) for s in specs) / min(getattr(s, k) for s in specs)
@@ -266,7 +266,7 @@ def mixed_gpus(facts: Facts, predictions=None):
     together = claims.gpus_together(facts) if len(names) < 2 else None
     if together:  # (issue 11 s) named as used together in one sentence, not compared
         names, src = set(together.data["names"]), together.cited
-    if len({getattr(find_gpu_family(n), "key", n) for n in names}) < 2:
+    if len({getattr(resolve_gpu(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
     pace = _pace_gap(names)
     if pace is not None and pace < UNLIKE:

@@ -19,6 +19,12 @@ ADDED = {
     "gtx-1080": (256, 10, 128), "gtx-1070": (256, 8, 128),
     # issue 11: named in public threads (tests/test_catalog_thread_gpus.py)
     "quadro-rtx-8000": (384, 14, 64), "rtx-5880-ada": (384, 20, 128), "a2": (128, 12.5, 128),
+    # issue 11 k: professional and GeForce cards users post
+    "rtx-2000-ada": (128, 14, 128), "rtx-4000-ada": (160, 18, 128), "rtx-4000-sff-ada": (160, 14, 128),
+    "rtx-4500-ada": (192, 18, 128), "rtx-5000-ada": (256, 18, 128), "a16": (128, 12.5, 128),
+    "rtx-a5500": (384, 16, 128), "rtx-4070": (192, 21, 128), "rtx-4060": (128, 17, 128), "rtx-5070": (192, 28, 128),
+    "rtx-5060": (128, 28, 128), "rtx-2080": (256, 14, 64), "rtx-2080-super": (256, 15.5, 64), "rtx-2060": (192, 14, 64),
+    "rtx-4090-laptop": (256, 18, 128),
 }
 
 
@@ -66,9 +72,10 @@ def test_added_rows_take_no_other_rows_spelling(text, key):
     assert find_gpu_family(text).key == key
 
 
-# (review of issue 11 q) real cards the catalog lacks, whose neighbour's name begins with theirs: the plain RTX 4060
-# and RTX 4070 are not the 4060 Ti 16GB and 4070 Ti (272 vs 288 GB/s; 46 vs 80 SMs' tensor rate)
-@pytest.mark.parametrize("text", ["A500", "RTX 4060", "GeForce RTX 4060", "RTX 4070", "RTX A5500", "Tesla M60"])
+# (review of issue 11 q) real cards the catalog lacks, whose neighbour's name begins with theirs; (issue 11 k) a bare
+# "RTX 4000" / "RTX 5000" is Turing's Quadro card or people's "RTX 4000 series", not the RTX 4000 / 5000 Ada
+@pytest.mark.parametrize("text", ["A500", "Tesla M60", "RTX 4000", "RTX 5000", "RTX 2000", "Quadro RTX 4000",
+                                  "RTX 4050"])
 def test_near_miss_names_stay_unmapped(text):
     # the catalog has no row for these: a neighbour's figures would be wrong for them
     assert find_gpu_family(text) is None
@@ -99,7 +106,10 @@ def test_geforce_since_ampere_has_no_pcie_p2p_and_workstation_cards_do():
     assert not any(catalog.gpu(k).pcie_p2p for k in geforce)
     assert all(catalog.gpu(k).pcie_p2p for k in ("rtx-a5000", "rtx-a4500", "tesla-p40", "v100s-pcie"))
     bridged = {k for k in ADDED if catalog.gpu(k).nvlink_bridged}
-    assert bridged == {"rtx-a5000", "rtx-a4500", "quadro-rtx-6000", "quadro-rtx-8000", "rtx-3090-ti"}
+    assert bridged == {"rtx-a5000", "rtx-a4500", "quadro-rtx-6000", "quadro-rtx-8000", "rtx-3090-ti", "rtx-a5500",
+                       "rtx-2080", "rtx-2080-super"}
+    assert not any(catalog.gpu(k).pcie_p2p for k in ("rtx-4070", "rtx-4060", "rtx-5070", "rtx-5060"))
+    assert all(catalog.gpu(k).pcie_p2p for k in ("rtx-2000-ada", "rtx-4500-ada", "rtx-5000-ada", "a16", "rtx-a5500"))
 
 
 def test_the_4090_d_has_its_own_row_with_fewer_sms():
@@ -107,3 +117,42 @@ def test_the_4090_d_has_its_own_row_with_fewer_sms():
     assert find_gpu(name="NVIDIA GeForce RTX 4090 D").key == "rtx-4090-d"
     assert (d.sms, full.sms) == (114, 128) and d.hbm_gbs == full.hbm_gbs
     assert d.bf16_tflops / full.bf16_tflops == pytest.approx(114 / 128, rel=0.02)
+
+
+# (issue 11 k) the plain cards beside the Ti / SUPER / SFF ones, and the professional names as owners write them
+@pytest.mark.parametrize("text, key", [
+    ("RTX 4060", "rtx-4060"), ("GeForce RTX 4060", "rtx-4060"), ("RTX 4060 Ti", "rtx-4060-ti-16gb"),
+    ("RTX 4070", "rtx-4070"), ("4070", "rtx-4070"), ("RTX 4070 Ti", "rtx-4070-ti"),
+    ("RTX 4070 SUPER", "rtx-4070-super"), ("RTX 5070", "rtx-5070"), ("RTX 5070 Ti", "rtx-5070-ti"),
+    ("RTX 5060", "rtx-5060"), ("RTX 5060 Ti", "rtx-5060-ti-16gb"),
+    ("RTX A5500", "rtx-a5500"), ("A5500", "rtx-a5500"), ("NVIDIA A16", "a16"), ("A16", "a16"),
+    ("RTX 2000 Ada", "rtx-2000-ada"), ("RTX 4000 Ada", "rtx-4000-ada"), ("RTX 4000 SFF Ada", "rtx-4000-sff-ada"),
+    ("RTX 4000 SFF", "rtx-4000-sff-ada"), ("RTX 4500 Ada", "rtx-4500-ada"), ("RTX 5000 Ada", "rtx-5000-ada"),
+    ("NVIDIA RTX 4000 SFF Ada Generation", "rtx-4000-sff-ada"), ("2x RTX 4500 Ada", "rtx-4500-ada"),
+    ("RTX 2080", "rtx-2080"), ("RTX 2080 SUPER", "rtx-2080-super"), ("RTX 2080 Ti", "rtx-2080-ti"),
+    ("RTX 2060", "rtx-2060"), ("NVIDIA GeForce RTX 4090 Laptop GPU", "rtx-4090-laptop"),
+    ("RTX 4090 Laptop", "rtx-4090-laptop"), ("4090 mobile", "rtx-4090-laptop"), ("RTX 4090", "rtx-4090"),
+])
+def test_issue_11k_rows_resolve_as_people_write_them(text, key):
+    assert catalog.resolve_gpu(text).key == key
+
+
+# Dense tensor rate per SM and clock: Ada / Ampere professional cards run FP16 with FP32 accumulate at 1024 FLOP per
+# SM per clock (the datasheets' sparse FP8 / 4), GeForce Ada and Blackwell at 512 (half their FP16-accumulate rate).
+# (The RTX 4000 Ada is left out: NVIDIA quotes its tensor rate below its boost clock, see its row.)
+@pytest.mark.parametrize("key, per_sm_clock", [
+    ("rtx-2000-ada", 1024), ("rtx-4000-sff-ada", 1024), ("rtx-4500-ada", 1024), ("rtx-5000-ada", 1024),
+    ("rtx-a5500", 1024), ("a16", 1024), ("rtx-4070", 512), ("rtx-4060", 512), ("rtx-5070", 512),
+    ("rtx-5060", 512), ("rtx-4090-laptop", 512),
+])
+def test_dense_tensor_rate_is_sms_times_clock(key, per_sm_clock):
+    spec = catalog.gpu(key)
+    assert spec.bf16_tflops == pytest.approx(spec.sms * per_sm_clock * spec.max_clock_mhz / 1e6, rel=0.02)
+
+
+@pytest.mark.parametrize("key", ["rtx-2080", "rtx-2080-super", "rtx-2060"])
+def test_turing_geforce_tensor_rate_is_fp16_only(key):
+    # Turing: FP16 tensor cores (512 FLOP per SM per clock with FP32 accumulate on GeForce), no BF16 (= the FP32 rate)
+    spec = catalog.gpu(key)
+    assert spec.fp16_tflops == pytest.approx(spec.sms * 512 * spec.max_clock_mhz / 1e6, rel=0.02)
+    assert spec.bf16_tflops == spec.fp32_tflops and spec.fp8_tflops == 0

@@ -267,8 +267,9 @@ def _plain(text: str) -> str:
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
     # "Quadro" stays in the name: "Quadro RTX 6000" is the Turing card, a bare "RTX 6000" the Ada one
-    r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100(?-i:S)|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
-    # "V100S" (capital S: NVIDIA's PCIe card, 1134 GB/s) is not "V100s" (plural, read by the suffix at the end)
+    r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40(?-i:S)|(?-i:l40s)|L40|L20|L4|A10G|A10|A30|A40|A16|V100(?-i:S)|(?-i:v100s)|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
+    # "V100S", "L40S" (capital S: NVIDIA's products) are not "V100s", "L40s" (plurals, read by the suffix at the
+    # end); an all-lower-case "v100s", "l40s" is the product, as catalog.resolve_gpu reads it (catalog.gpu_name)
     # Jetson modules: "Jetson AGX Orin", "Orin NX 16GB"
     r"(?:Jetson[\s-]*)?(?:[AI]GX[\s-]*)?Orin(?:[\s-]*(?:NX|Nano))?|"
     r"RTX\s*PRO\s*[2-6]000(?:\s*Blackwell)?|"  # "RTX PRO 6000 Blackwell", before the Ada "RTX 6000"
@@ -276,9 +277,12 @@ GPU_NAME = re.compile(
     r"RTX\s*[2-6]000\s*PRO(?:\s*Blackwell)?|"
     # the A2 only after the vendor's name: a bare "A2" is a section, a paper or Google Cloud's A2 (A100) machines
     r"(?<=nvidia\s)A2|(?<=tesla\s)A2|"
-    r"(?:RTX\s*)?A[2-6]000(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)\s*Ada|RTX\s*(?:[2-6]000|8000|[345]500|5880)|P6000|"
+    # (the A4500 / A5500 Ampere cards; the "SFF" RTX 4000 Ada, "RTX 4000 SFF Ada" or "RTX 4000 SFF")
+    r"(?:RTX\s*)?A[2-6][05]00(?:\s*Ada)?|(?:RTX\s*)?(?:[2-6]000|[345]500|5880)(?:\s*SFF)?\s*Ada|RTX\s*4000\s*SFF|"
+    r"RTX\s*(?:[2-6]000|8000|[345]500|5880)|P6000|"
     # a letter suffix glued to or spaced from the number names its own card ("3090Ti", "4090 D", "4080 SUPER")
-    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2})"
+    r"(?:(?:RTX|GTX)\s*)?(?:[2-5]0[5-9]0|1[06][5-8]0|20[6-8]0|TITAN\s*(?:RTX|Xp|V|X))(?:\s*(?:Ti|SUPER|D)){0,2}"
+    r"(?:\s*(?:Laptop|Mobile)(?:\s*GPU)?)?)"  # (the laptop part: its own memory and clocks, "RTX 4090 Laptop GPU")
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
 COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,

@@ -90,19 +90,44 @@ def engine_named(text: str) -> str | None:
 
 
 # A release written right after an engine's name, as pip, `vllm --version` and people write it: "vLLM 0.21.0",
-# "vllm==0.21.0", "vLLM version: 0.21.0", "SGLang v0.4.1", "vllm-0.14.0".
+# "vllm==0.21.0", "vLLM version: 0.21.0", "SGLang v0.4.1", "vllm-0.14.0", an image tag
+# "text-generation-inference:2.0.4".
 # (a figure with its unit is no release: "vLLM 12.5 tok/s", "vLLM 1.5 s", "running vLLM 2.5 hours")
-_RELEASE_AFTER = re.compile(r"(?:==|[-@]|\s+version\s*[:=]?)?\s*\(?(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b"
-                            r"(?!\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|[MGT]i?B|tokens?|t/s|h\b|hrs?\b|hours?\b|min(?:s|utes?)?\b|days?\b|"
-                            r"weeks?\b|times\b))", re.I)
+_UNIT_AFTER = (r"\s*(?:[%x×]|[a-z]+/s\b|m?s\b|sec|[MGT]i?B|tokens?|t/s|tps\b|h\b|hrs?\b|hours?\b|min(?:s|utes?)?\b|"
+               r"days?\b|weeks?\b|times\b)")
+_RELEASE_AFTER = re.compile(r"(==|[-@:]|\s+version\s*[:=]?)?\s*\(?(v?\d+\.\d+(?:\.\d+)?(?:\.?post\d+|rc\d+)?)\b"
+                            r"(?!" + _UNIT_AFTER + ")", re.I)
+# ... nor is one figure of a list that shares the unit written after the last: "vLLM 12.3, SGLang 15.1 tok/s",
+# "vLLM 41.2 and TGI 38.9 tokens/s"
+_LIST_OF_FIGURES = re.compile(r"\s*(?:,|;|/|\band\b|\bvs\.?|\bversus\b|\bor\b)\s*(?:[A-Za-z][\w.+-]*\s*){0,3}[:=]?\s*"
+                              r"~?\d+(?:\.\d+)?" + _UNIT_AFTER, re.I)
+# The majors each engine has released (PyPI / GitHub release histories): a bare "X.Y" with neither "v", "==" nor
+# "version" before it is read as a release only inside them; "v", "==", "version" or a third part say so anyway.
+# https://pypi.org/project/vllm/#history, https://pypi.org/project/sglang/#history,
+# https://github.com/huggingface/text-generation-inference/releases, https://pypi.org/project/tensorrt-llm/#history,
+# https://pypi.org/project/lmdeploy/#history, https://pypi.org/project/deepspeed/#history,
+# https://github.com/ollama/ollama/releases, https://pypi.org/project/transformers/#history,
+# https://pypi.org/project/accelerate/#history, https://pypi.org/project/exllamav2/#history,
+# https://github.com/LostRuins/koboldcpp/releases, https://github.com/oobabooga/text-generation-webui/releases
+RELEASE_MAJORS = {"vllm": (0,), "sglang": (0,), "tgi": (0, 1, 2, 3), "textgenerationinference": (0, 1, 2, 3),
+                  "tensorrtllm": (0, 1), "trtllm": (0, 1), "lmdeploy": (0,), "deepspeed": (0,), "deepspeedmii": (0,),
+                  "ollama": (0,), "transformers": (2, 3, 4, 5), "accelerate": (0, 1), "exllamav2": (0,),
+                  "koboldcpp": (1,), "textgenerationwebui": (1, 2, 3), "megatron": (0,), "megatronlm": (0,)}
 
 
 def engine_release(text: str, name: str) -> str | None:
     """The release written right after the first mention of engine `name` that has one ("vLLM 0.21.0"); None when
-    no mention has."""
+    no mention has. A bare two-part number is a release only in the engine's own range and not as one figure of a
+    list that shares a rate unit."""
+    majors = RELEASE_MAJORS.get(re.sub(r"[-_ ]", "", name.lower()), ())
     for m in re.finditer(r"\b" + re.escape(name) + r"\b", text or "", re.I):
-        if (v := _RELEASE_AFTER.match(text, m.end())) is not None:
-            return v.group(1)
+        v = _RELEASE_AFTER.match(text, m.end())
+        if v is None:
+            continue
+        release, said = v.group(2), bool(v.group(1)) or v.group(2)[:1] in "vV"
+        if said or release.count(".") >= 2 or (
+                int(release.split(".")[0]) in majors and not _LIST_OF_FIGURES.match(text, v.end())):
+            return release
     return None
 
 
