@@ -352,6 +352,13 @@ class EngineSpec:
     parallel_block_allreduces: int = 1
     pp_microbatch_tokens: int = 0  # PP: most tokens per microbatch (FasterTransformer); 0 = one microbatch per stage
     pp_step_drains: bool = False  # PP: every decode step fills and drains the pipeline (no overlap across steps)
+    # PP: bytes per value of the hidden state a stage hands the next (llama.cpp: 4, ggml's F32 activations)
+    hidden_state_bytes: int = 2
+    # PP: split over several GPUs by layers its steps run as its build_twin (llama.cpp drops its CUDA graphs there)
+    pp_eager: bool = False
+    # its prefill pass runs the prompt but its last token, which the decode step after it runs and samples the first
+    # output token from (TurboMind before its unified prefill/decode): a 1-token prompt costs one decode step
+    first_token_step: bool = False
     activation_tokens: int = 8192  # tokens per forward pass the engine reserves activation memory for
     cuda_graph_gb: float = 0.0  # memory the captured CUDA graphs hold per GPU
     comm_buffer_gb: float = 0.0  # NCCL and custom all-reduce buffers per GPU
@@ -747,6 +754,14 @@ def engine(name: str | None) -> EngineSpec:
         return _newer(base, [said[2]])
     if found is None:
         raise _unknown("engine", name, _catalog().engine)
+    return found
+
+
+def split_twin(found: EngineSpec, pp: int, lookup=None) -> EngineSpec:
+    """The profile that runs a model split over `pp` stages: an engine that drops its CUDA graphs there (engines.toml
+    pp_eager: llama.cpp's pipeline parallelism) runs as its build_twin, which `lookup` resolves (default: engine())."""
+    if pp > 1 and found.pp_eager and found.build_twin:
+        return (lookup or engine)(found.build_twin)
     return found
 
 

@@ -156,10 +156,13 @@ def custom(key: str, nranks: int, size_bytes: float, *, graphs: bool = True, lin
     return AllReduceTime(fixed + ring_bus_factor(nranks) * size_bytes / bus, f"{key} custom")
 
 
-def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, graphs: bool = True) -> float:
-    """One PP send/recv between neighbouring stages."""
+def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, graphs: bool = True,
+           p2p: bool = True) -> float:
+    """One PP send/recv between neighbouring stages. Without PCIe peer-to-peer (p2p False) the bytes are
+    staged through host memory: they cross PCIe twice."""
     if roofline:
         return ic.floor_us + size_bytes / (ic.bandwidth_gbs * 1e3)
     cal = catalog.calibration()
     fixed = cal.nccl["base_us"] + (0.0 if graphs else eager_extra_us(2))
-    return fixed + _hop_us(ic, cal.nccl, True) + size_bytes / (ic.achieved_gbs * 1e3)
+    crossings = 1 if p2p or ic.kind != "pcie" else 2
+    return fixed + _hop_us(ic, cal.nccl, True) + crossings * size_bytes / (ic.achieved_gbs * 1e3)

@@ -465,7 +465,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
     catalog.engine); no engine is the catalog's generic profile.
     """
-    eng = engine or catalog.engine(None)
+    eng = catalog.split_twin(engine or catalog.engine(None), layout.pp)
     cal = catalog.calibration()
     dtype = dtype or model.checkpoint_dtype
     kv_dtype = kv_dtype or default_kv_dtype(dtype, eng)
@@ -483,6 +483,14 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
                   else compute_dtype)
     fabric, nodes = tp_fabric(gpu, tp, gpus_per_node, interconnect, network)
     pp_fabric = _pp_fabric(gpu, layout, gpus_per_node, interconnect, network)
+    pp_exp_fabric = unbridged(gpu, pp_fabric, interconnect)  # as the TP fabric: a bridge only where named
+    pp_p2p = gpu.pcie_p2p or pp_exp_fabric.kind != "pcie"
+
+    def handover_ms(tokens: int, graphs: bool) -> float:
+        """One stage handing the hidden states of `tokens` tokens to the next, in the engine's bytes a value."""
+        size = tokens * model.hidden * eng.hidden_state_bytes
+        return collectives.p2p_us(pp_exp_fabric, size, graphs=graphs, p2p=pp_p2p) / 1e3 if pp > 1 else 0.0
+
     exp_fabric = unbridged(gpu, fabric, interconnect)
     p2p = gpu.pcie_p2p or exp_fabric.kind != "pcie"
     problems = validity(model, tp, pp, dtype)
@@ -524,10 +532,16 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     # the expected step runs the engine's own microbatches (engines.toml pp_microbatch_tokens, pp_step_drains)
     m_e = engine_microbatches(eng, batch, 1, pp)
     mb_e = math.ceil(batch / m_e)
-    sendrecv_e = collectives.p2p_us(pp_fabric, mb_e * model.hidden * 2, graphs=eng.cuda_graphs) / 1e3 if pp > 1 else 0.0
-    exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=context, prefill=False)
+    sendrecv_e = handover_ms(mb_e, eng.cuda_graphs)
     host_step = eng.step_host_ms(tp * pp)
-    step_exp = _pipelined(exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + host_step
+
+    def step_at(keys: float, sequences: int = mb_e, microbatches: int = m_e,
+                sendrecv: float = sendrecv_e) -> tuple[step_model.PassTerms, float]:
+        """The engine's decode step of `sequences` a microbatch at `keys` KV tokens each: its pass, and its time."""
+        terms = step_model.pass_terms(setting, sequences=sequences, tokens_per_seq=1, context=keys, prefill=False)
+        return terms, _pipelined(terms.total_ms, pp, microbatches, sendrecv, one_shot=eng.pp_step_drains) + host_step
+
+    exp, step_exp = step_at(context)
     exp_share = exp.scaled(m_e / pp)
     bubble = step_exp - host_step - exp_share.total_ms
 
@@ -535,17 +549,28 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     one = prefill_work(model, tp, 1, prompt, dtype, kv_dtype, quant_group)
     many = prefill_work(model, tp, mb, prompt, dtype, kv_dtype, quant_group)
     psr_roof = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
-    psr_exp = collectives.p2p_us(pp_fabric, prompt * model.hidden * 2, graphs=False) / 1e3 if pp > 1 else 0.0
     ttft = _pipelined(roofline_pass(one, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, 1, psr_roof,
                       one_shot=True)
-    one_exp = step_model.pass_terms(setting, sequences=1, tokens_per_seq=prompt, context=prompt, prefill=True)
-    ttft_exp = _pipelined(one_exp.total_ms, pp, 1, psr_exp, one_shot=True) + eng.host_ms_per_request
+    # an engine whose decode step runs the prompt's last token (first_token_step) prefills the rest, then takes a step
+    ctx = prompt - 1 if eng.first_token_step else prompt
+    psr_ctx = handover_ms(ctx, False)
+    m_p = engine_microbatches(eng, batch, ctx, pp)
+    mb_p = math.ceil(batch / m_p)
+
+    def prefill_at(sequences: int, microbatches: int) -> float:
+        """The engine's prefill of `sequences` prompts a microbatch, up to the step that samples the first token."""
+        if not ctx:
+            return 0.0
+        terms = step_model.pass_terms(setting, sequences=sequences, tokens_per_seq=ctx, context=ctx, prefill=True)
+        return _pipelined(terms.total_ms, pp, microbatches, psr_ctx * sequences, one_shot=True)
+
+    ttft_exp = prefill_at(1, 1) + eng.host_ms_per_request
+    prefill_ms_exp = prefill_at(mb_p, m_p)
+    if eng.first_token_step:
+        ttft_exp += step_at(prompt, 1, 1, handover_ms(1, eng.cuda_graphs))[1]
+        prefill_ms_exp += step_at(prompt)[1]
     many_roof = roofline_pass(many, gpu, fabric, tp, nodes, roof_dtype)
     prefill_ms = _pipelined(many_roof.total_ms, pp, m, psr_roof * mb, one_shot=True)
-    m_p = engine_microbatches(eng, batch, prompt, pp)
-    mb_p = math.ceil(batch / m_p)
-    many_exp = step_model.pass_terms(setting, sequences=mb_p, tokens_per_seq=prompt, context=prompt, prefill=True)
-    prefill_ms_exp = _pipelined(many_exp.total_ms, pp, m_p, psr_exp * mb_p, one_shot=True)
     prompt_tokens = batch * prompt
 
     # one request batch end to end: prefill, then output - 1 steps at the average context
@@ -553,8 +578,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
     mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m, sendrecv_roof,
                           one_shot=False)
-    mid_exp = step_model.pass_terms(setting, sequences=mb_e, tokens_per_seq=1, context=mid, prefill=False)
-    mid_step_exp = _pipelined(mid_exp.total_ms, pp, m_e, sendrecv_e, one_shot=eng.pp_step_drains) + host_step
+    mid_step_exp = step_at(mid)[1]
     e2e = prefill_ms + (output - 1) * mid_roof
     e2e_exp = eng.host_ms_per_request + prefill_ms_exp + (output - 1) * mid_step_exp
 

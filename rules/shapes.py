@@ -103,10 +103,17 @@ def decoder_bytes_per_rank(model: ModelSpec, tp: int, dtype: str, experts_touche
 
 def weights_bytes_per_gpu(model: ModelSpec, tp: int, pp: int, dtype: str, group: int | str | None = None) -> float:
     """Weights resident on the fullest GPU (first or last PP stage)."""
+    if isinstance(group, str):  # llama.cpp: token_embd in host memory, the output tensor (a tied copy too) on GPU,
+        # where its layer split counts it as one more layer: layer i goes to GPU floor(i x pp / (layers + 1)) and the
+        # output to the last (llm_load_tensors, act_gpu_layers = n_layer + 1), so the last GPU holds fewer layers
+        per_layer = decoder_bytes_per_rank(model, tp, dtype, group=group) / model.layers
+        held = [0] * pp
+        for i in range(model.layers):
+            held[i * pp // (model.layers + 1)] += 1
+        head = model.lm_head_params() * edge_bytes(dtype, group) / tp
+        return max(n * per_layer + (head if g == pp - 1 else 0.0) for g, n in enumerate(held))
     stage_share = math.ceil(model.layers / pp) / model.layers
     decoder = decoder_bytes_per_rank(model, tp, dtype, group=group) * stage_share
-    if isinstance(group, str):  # llama.cpp: token_embd in host memory, the output tensor (a tied copy too) on GPU
-        return decoder + model.lm_head_params() * edge_bytes(dtype, group) / tp
     emb = model.embedding_params() * edge_bytes(dtype) / tp
     head = 0.0 if model.tied_embeddings else model.lm_head_params() * edge_bytes(dtype) / tp
     edges = emb + head if pp == 1 else max(emb, head if head else emb)

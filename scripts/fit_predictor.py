@@ -12,7 +12,8 @@ drown the rest. `validation` tables are never read here.
     python scripts/fit_predictor.py            # print the fitted constants and the fit error
     python scripts/fit_predictor.py --write    # and write them into the two TOML files
     python scripts/fit_predictor.py --only-engine llamacpp [--write]   # one engine's own constants only
-                                               (host_ms_per_step, kernel_overhead_us, attention_efficiency) on
+                                               (host_ms_per_step, host_ms_per_request, kernel_overhead_us,
+                                               attention_efficiency) on
                                                its fit rows; calibration.toml is held but for the constants only
                                                that engine's rows tell (ONLY_ENGINE_CAL)
 
@@ -96,7 +97,9 @@ TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "trtllm-xqa8": "trtllm"
         # llama.cpp before CUDA graphs (or on a GPU before Ampere) differs in its launches only
         "llamacpp-eager": "llamacpp",
         # vLLM 0.14+ differs in what its defaults document (engines.toml), held below; the rest is vllm's
-        "vllm-0.14": "vllm"}
+        "vllm-0.14": "vllm",
+        # TurboMind before its unified prefill/decode differs in where the first token is sampled (engines.toml)
+        "lmdeploy-0.1a1": "lmdeploy"}
 # constants a tied engine's profile sets from documentation and another engine's fit, which no fit moves: vLLM 0.14's
 # async scheduling takes the host's step off the critical path, and its compiled graph runs gpt-fast's kernel time
 HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us")}
@@ -107,7 +110,8 @@ HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us")}
 # time does not describe, so vllm-0.14 fits its own per-request time on its own TTFT fit rows (four models)
 TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",), "vllm-0.14": ("host_ms_per_request",)}
 # what --only-engine fits: the engine's own constants, with the shared calibration held
-ONLY_ENGINE = ("host_ms_per_step", "kernel_overhead_us", "attention_efficiency", "int8_gemm_efficiency")
+ONLY_ENGINE = ("host_ms_per_step", "host_ms_per_request", "kernel_overhead_us", "attention_efficiency",
+               "int8_gemm_efficiency")
 # calibration.toml constants that only one engine's rows tell, which --only-engine fits and writes with its own
 ONLY_ENGINE_CAL = {"llamacpp": (("dequant", "gguf_k_low"),)}
 
@@ -163,6 +167,10 @@ class Trial:
             return self.cal.eager_extra_us
         return getattr(self.cal.custom[section.split(".", 1)[1]], name)
 
+    def runs(self, row: published.Row) -> catalog.EngineSpec:
+        """The trial's profile that runs the row (its engine, or that engine's twin where a split drops graphs)."""
+        return catalog.split_twin(self.engines[row.engine], row.pp, self.engines.__getitem__)
+
     def set(self, key: tuple, value: float) -> None:
         if key[0] == "engine":
             twins = () if key[2] in OWN_TIED else (t for t, to in TIED.items() if to == key[1] and t in self.engines
@@ -210,13 +218,13 @@ class Objective:
         self.refresh(None)
 
     def _row_loss(self, r) -> float:
-        e = published.expect(r, engine=self.trial.engines[r.engine])
+        e = published.expect(r, engine=self.trial.runs(r))
         return abs(math.log(e.ratio(r.value)))
 
     def refresh(self, engine: str | None) -> float:
         with catalog.trial_calibration(self.trial.cal):
             for i, r in enumerate(self.rows):
-                if engine is None or engine in (r.engine, TIED.get(r.engine)):
+                if engine is None or engine in (r.engine, TIED.get(r.engine), self.trial.runs(r).key):
                     self.loss[i] = self._row_loss(r)
             if engine is None:
                 for i, (c, t) in enumerate(self.points):
@@ -302,7 +310,7 @@ BAND = (0.025, 0.975)  # the band holds 95 % of the healthy fit rows: a 95 % pre
 def bands(obj: Objective) -> tuple[tuple[float, float], tuple[float, float]]:
     """The BAND percentiles of measured / expected (as slower-than-expected factors)."""
     with catalog.trial_calibration(obj.trial.cal):
-        q = sorted(published.expect(r, engine=obj.trial.engines[r.engine]).ratio(r.value) for r in obj.rows)
+        q = sorted(published.expect(r, engine=obj.trial.runs(r)).ratio(r.value) for r in obj.rows)
         c = sorted(t / published.expect_collective(p)[0] for p, t in obj.points)
 
     def pct(v, p):

@@ -44,7 +44,8 @@ def test_the_data_is_all_there():
     assert splits == {"fit", "validation"}
     validation = sum(1 for r in rows if r.split == "validation")
     assert 0.25 < validation / len(rows) < 0.45  # a third kept aside
-    assert {r.engine for r in rows} >= {"vllm", "trtllm", "fastertransformer", "gpt-fast", "lmdeploy", "deepspeed"}
+    assert {r.engine for r in rows} >= {"vllm", "trtllm", "fastertransformer", "gpt-fast", "lmdeploy-0.1a1",
+                                        "deepspeed", "llamacpp", "llamacpp-eager"}
     assert all(r.url.startswith("http") or "issue" in r.url for r in rows)  # every table cites its source
 
 
