@@ -78,6 +78,18 @@ def _served(facts: Facts):
 UNMODELLED_OPTIONS = ("enable_dp_attention",)
 
 
+# What a served model's speed is measured in (a collective benchmark's busbw is not one).
+SERVING_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms")
+_TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|"
+                       r"optimi[sz]er step)\b", re.I)
+
+
+def training_job(facts: Facts) -> bool:
+    """A training job (not a model served): its answer is not about decode steps."""
+    text = " ".join(t for _, t in claims.texts(facts))[:1500]
+    return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
+
+
 def unmodelled_layout(facts: Facts) -> str | None:
     """The launch option (of UNMODELLED_OPTIONS) that takes the layout outside the predictor, if any."""
     return next((k for w in facts.of(Workload) for k in UNMODELLED_OPTIONS if w.extra.get(k)), None)
