@@ -21,6 +21,7 @@ from diagnose.commands.ticket import ticket_predictions
 from diagnose.evidence import Facts, Note
 from rules import claims
 from rules.engine import evaluate, ticket_verdict
+from rules.subject import Subject
 
 DATA = Path(__file__).parent / "data" / "statements_11l"
 S = tomllib.loads((DATA / "sentences.toml").read_text())
@@ -152,3 +153,71 @@ def test_the_count_that_crosses_sockets_on_a_pcie_box(tmp_path):
                        "the bandwidth drops.", "topo_m_4x_t4_nccl428.txt")
     (f,) = found
     assert "GPU0 joins over SYS" in f.title and f.evidence[1].expected == "NODE"
+
+
+# ---------------------------------------------------------------- 5. the model in a container or service name
+
+@pytest.mark.parametrize("text,key", S["served_name"]["named"])
+def test_a_model_named_only_by_its_container_or_service_is_resolved(tmp_path, text, key):
+    (tmp_path / "issue.md").write_text(text)
+    model = Subject.of(read_bundle([tmp_path])).model
+    assert model is not None and model.key == key
+
+
+@pytest.mark.parametrize("text", ["Llama-2-7b-chat on one A100 decodes at 40 tok/s.",
+                                  "qwen2-72b-instruct on 4x A100 decodes at 20 tok/s."])
+def test_a_hyphen_after_the_release_is_still_the_size(tmp_path, text):
+    """"llama-2-7b" is Llama 2 at 7B, not a release 2.7: the hyphenated release needs a size after it."""
+    (tmp_path / "issue.md").write_text(text)
+    model = Subject.of(read_bundle([tmp_path])).model
+    assert model is not None and model.key in ("llama-2-7b", "qwen2-72b", "qwen2.5-72b")
+
+
+# ---------------------------------------------------------------- 6. a serving benchmark's TPOT at its load
+
+BENCH = """Llama-3.1-8B-Instruct on one H100 80GB SXM with vLLM.
+
+```
+{command}
+============ Serving Benchmark Result ============
+Successful requests:                     1000
+Benchmark duration (s):                  120.5
+Output token throughput (tok/s):         2100.2
+Mean TTFT (ms):                          150.3
+Mean TPOT (ms):                          13.9
+Median TPOT (ms):                        13.5
+Mean ITL (ms):                           13.8
+==================================================
+```
+Is this TPOT normal?
+"""
+
+
+def _latency(tmp_path, command: str, said: str = ""):
+    (tmp_path / "issue.md").write_text(BENCH.format(command=command) + said + "\n")
+    facts = read_bundle([tmp_path])
+    return [f for f in evaluate(facts, ticket_predictions(facts)) if f.rule == "ticket.latency_vs_expected"]
+
+
+@pytest.mark.parametrize("command,said", [
+    ("vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --max-concurrency 32 --num-prompts 1000", ""),
+    ("vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --num-prompts 1000",
+     "We ran it at --max-concurrency 32."),
+    ("python benchmarks/benchmark_serving.py --backend vllm --num-prompts 1000", "The client keeps 32 concurrent "
+                                                                                  "requests in flight."),
+])
+def test_a_benchmark_tpot_is_judged_at_the_load_the_ticket_states(tmp_path, command, said):
+    (f,) = _latency(tmp_path, command, said)
+    assert any("batch 32" in e.detail for e in f.evidence)
+
+
+def test_no_judgement_without_one_load(tmp_path):
+    # no load stated: a benchmark's mean is not one stream's figure
+    assert not _latency(tmp_path, "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --num-prompts 1000")
+
+
+def test_no_judgement_when_two_loads_are_named(tmp_path):
+    assert not _latency(tmp_path, "vllm bench serve --max-concurrency 8 --num-prompts 200\n"
+                                  "vllm bench serve --max-concurrency 32 --num-prompts 1000")
+    assert not _latency(tmp_path, "vllm bench serve --num-prompts 1000", "We tried 8 concurrent requests and then 32 "
+                                                                        "concurrent requests.")
