@@ -2769,6 +2769,11 @@ def worded_speedup(sentence: str) -> Claim | None:
                 return None  # "should be about the same", "it is not half the speed", "if TP4 were no faster"
             if _setting_toggled(_CLAUSES.split(before)[-1]):
                 return None  # a setting's A/B on one layout
+            said_of = re.split(r"[,;:—–]\s*|\s+(?:but|while|whereas|only)\s+", clause)
+            said_of = next((c for c in said_of if m.group(0) in c), clause)
+            if not re.search(r"\b" + _SPEED_NOUNS + r"\b|\b(?:fast|faster|quick|quicker|slow|slower|speed-?up)\b",
+                             said_of, re.I):
+                return None  # "the output is almost the same, but slower": the same what is not the speed
             subject = _compared_counts(before)
             if ratio != 1.0 and subject and subject[-1] == small and not _BASELINE_FIRST.search(before):
                 ratio = 1 / ratio  # "1 GPU is twice as fast as TP=2": the smaller layout is the faster

@@ -346,8 +346,10 @@ def count_scope(facts: Facts, predictions=None):
     c = said[0]
     bad = c.data["bad_from"]
     visible = next((w for w in facts.of(Workload) if w.cuda_visible_devices), None)
-    order = [int(x) for x in re.findall(r"\d+", visible.cuda_visible_devices)] if visible else sorted(
-        {i for pair in links for i in pair})
+    listed = [x for x in re.split(r"[,\s]+", visible.cuda_visible_devices.strip()) if x] if visible else []
+    if not all(x.isdigit() for x in listed):
+        return  # UUIDs: the matrix is indexed by number, so the order cannot be matched to it
+    order = [int(x) for x in listed] if visible else sorted({i for pair in links for i in pair})
     if bad < 2 or len(order) < bad:
         return
     fewer, added = order[:bad - 1], order[bad - 1]

@@ -221,3 +221,10 @@ def test_no_judgement_when_two_loads_are_named(tmp_path):
                                   "vllm bench serve --max-concurrency 32 --num-prompts 1000")
     assert not _latency(tmp_path, "vllm bench serve --num-prompts 1000", "We tried 8 concurrent requests and then 32 "
                                                                         "concurrent requests.")
+
+
+def test_gpus_listed_by_uuid_cannot_be_placed_in_the_matrix(tmp_path):
+    found, _ = _ticket(tmp_path, "With CUDA_VISIBLE_DEVICES=GPU-1abcdef,GPU-2abcdef,GPU-3abcdef,GPU-0abcdef it "
+                       "runs fine on three GPUs, but with four GPUs the bandwidth drops.", "topo_m_4x_t4_nccl428.txt")
+    assert not found
+
