@@ -15,6 +15,7 @@ from typing import Any
 from diagnose import lazy_re as re
 from diagnose.artifacts import nccl_log
 from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
+from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
 from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
@@ -1514,7 +1515,7 @@ def claims(facts: Facts) -> list[Claim]:
             ref.source = source
             out.append(ref)
         if not any(c.kind == "one_slow" and c.source == source for c in out):
-            slow = one_slow_ab(text)
+            slow = one_slow_ab(text) or ranks_together(text)
             if slow:
                 slow.source = source
                 out.append(slow)
@@ -2570,7 +2571,8 @@ _CJK_SPEED_NOUN = re.compile(r"速度|吞吐|性能|速率|加速|tok\w*/s|t/s",
 _CJK_TIME_NOUN = re.compile(r"延迟|时延|耗时|时间|显存|内存")
 _TIME_NOUN = re.compile(r"\b(?:latency|time|TTFT|ITL|TPOT|memory|VRAM)\b", re.I)
 _SPEED_WORDS = re.compile(r"\b(?:faster|quicker|slower|speed-?ups?|speeds?|throughput|perf\w*|scal\w*|tok\w*/s|"
-                          r"t/s|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐|性能", re.I)
+                          r"t/s|tokens? per second|latency|better|as (?:fast|quick) as)\b|加速|速度|快|慢|吞吐|性能",
+                          re.I)
 # A ratio of GPUs ("2x the GPUs", "4x A100"), not of speed.
 # ("4x L40S", "2x 3090s", "8x A100-80GB" name GPUs too)
 _RATIO_OF_GPUS = re.compile(r"^\s*(?:more\s+|the\s+)?(?:GPUs?|cards?|nodes?|[A-Z]{1,3}\d{2,4}[A-Z]{0,3}s?|RTX|GTX|"
@@ -2698,7 +2700,86 @@ def speedups(facts: Facts) -> list[Claim]:
                                   else _rounding(m.group(1) or m.group(3)) / 100 if percent
                                   else _rounding(m.group(1) or m.group(2))}))
                 break
+            else:
+                worded = worded_speedup(sentence)
+                if worded:
+                    worded.source = source
+                    out.append(worded)
     return out
+
+
+# (issue 11 l) A speed-up said in words between two named layouts: "TP=2 gives half the speed of one GPU" (x0.5),
+# "four cards are no faster than two", "TP4 and TP2 give about the same tok/s", "going from 1 to 2 GPUs barely changes
+# the throughput" (x1), "twice as fast on 2 GPUs" (x2). The words name no figure beyond the ratio itself, so it is read
+# to a tenth of it (the finest step people write a speed-up in, "1.1x"). Both layouts must be counted in the sentence:
+# "about the same as yesterday" compares no layouts; "lower with 2 GPUs" says no ratio and is left to more_gpus_no_gain.
+_SPEED_NOUNS = r"(?:speed|throughput|performance|perf|rate|tok\w*/s|t/s|tokens? per second|it/s|qps)"
+_NEARLY = r"(?:about|roughly|nearly|almost|basically|essentially|pretty much|more or less|practically)"
+_WORDED_RATIOS = (
+    (0.5, r"\bhalf\s+(?:the\s+|its\s+|their\s+|of\s+the\s+)?" + _SPEED_NOUNS + r"\b|\bhalf\s+as\s+(?:fast|quick)\b|"
+          r"\b(?:twice|two times)\s+as\s+slow\b|\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+|gets\s+)?"
+          r"(?:roughly\s+|about\s+|almost\s+|nearly\s+)?halved\b|"
+          r"\b" + _SPEED_NOUNS + r"\s+(?:is|was)\s+(?:only\s+|just\s+|about\s+|roughly\s+)?half\b"),
+    (1 / 3, r"\b(?:a|one)[- ]third\s+(?:of\s+)?(?:the\s+)?" + _SPEED_NOUNS + r"\b"),
+    (0.25, r"\b(?:a|one)[- ]quarter\s+(?:of\s+)?(?:the\s+)?" + _SPEED_NOUNS + r"\b"),
+    (2.0, r"\b(?:twice|two times)\s+as\s+(?:fast|quick)\b|\bdoubl(?:e|es|ed)\s+(?:the\s+)?" + _SPEED_NOUNS + r"\b|"
+          r"\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+)?(?:roughly\s+|about\s+|almost\s+|nearly\s+)?doubled\b"),
+    (1.0, r"\b(?:" + _NEARLY + r"\s+)?(?:the\s+)?same\s+" + _SPEED_NOUNS + r"\b|\b" + _NEARLY + r"\s+the\s+same\b|"
+          r"\b(?:(?:nearly|almost|basically|virtually|practically)\s+)?identical\b|"
+          r"\b(?:no|not)\s+(?:any\s+)?(?:faster|quicker)\b|"
+          r"\b(?:barely|hardly|scarcely)\s+(?:changes?|changed|moves?|moved|differs?|differed|improves?|improved)\b|"
+          r"\b(?:no|zero)\s+(?:speed-?up|gain|difference|improvement)\b|\bas\s+(?:fast|slow|quick)\s+as\b"),
+)
+_WORDED = [(ratio, re.compile(p, re.I)) for ratio, p in _WORDED_RATIOS]
+# Not the decode rate the ratio is judged against: a time to first token or a memory figure.
+_NOT_DECODE = re.compile(r"\b(?:TTFT|time to first token|prefill|memory|VRAM|KV[- ]?cache)\b", re.I)
+
+
+# The other layout said without its noun, the comparison carrying it: "no faster than using 2", "nearly identical to
+# that with just two"; and the TP size as a launch sets it ("tensor_parallel_size to 2": issue_md.TP).
+_OTHER_LAYOUT = re.compile(r"\b(?:than|to|as)\s+(?:(?:that|those|it|the one)\s+)?(?:with|using|on|at|for)?\s*"
+                           r"(?:just\s+|only\s+)?(\d{1,2}|one|two|three|four|six|eight)\b(?!\s*(?:%|x\b|×|times|"
+                           r"tok|t/s|ms\b|s\b|sec|GB|MB|it/s|tokens?|requests?|users?))", re.I)
+
+
+def _compared_counts(sentence: str) -> list[int]:
+    """_layout_counts, with the TP size a launch names and the other layout of an elliptical comparison."""
+    out = _layout_counts(sentence)
+    for m in [*TP_SIZE.finditer(sentence), *_OTHER_LAYOUT.finditer(sentence)]:
+        n = count_word(next(g for g in m.groups() if g))
+        if n and n not in out:
+            out.append(n)
+    return out
+
+
+def worded_speedup(sentence: str) -> Claim | None:
+    """A speedup claim (data as speedups()) from words that state the ratio between two layouts the sentence counts;
+    None where it counts fewer than two, is hoped for, ruled out or asked."""
+    counts = _compared_counts(sentence)
+    if len(counts) < 2 or _NOT_DECODE.search(sentence):
+        return None
+    small, large = _span(counts)
+    for ratio, pattern in _WORDED:
+        for m in pattern.finditer(sentence):
+            before = sentence[:m.start()]
+            clause = re.split(r"[,;:—–]\s*", before)[-1] + sentence[m.start():]
+            if _guessed(clause):  # "would TP4 be no faster?" asks, "I think it is about the same" guesses; "why is
+                return None  # TP4 no faster than TP2?" reports, and "I suspect X is flawed—TP4 is no faster" too
+            if _RATIO_HOPED.search(before) or _NEGATION.search(before[-15:]) or conditional(before, when=False):
+                return None  # "should be about the same", "it is not half the speed", "if TP4 were no faster"
+            if _setting_toggled(_CLAUSES.split(before)[-1]):
+                return None  # a setting's A/B on one layout
+            said_of = re.split(r"[,;:—–]\s*|\s+(?:but|while|whereas|only)\s+", clause)
+            said_of = next((c for c in said_of if m.group(0) in c), clause)
+            if not re.search(r"\b" + _SPEED_NOUNS + r"\b|\b(?:fast|faster|quick|quicker|slow|slower|speed-?up)\b",
+                             said_of, re.I):
+                return None  # "the output is almost the same, but slower": the same what is not the speed
+            subject = _compared_counts(before)
+            if ratio != 1.0 and subject and subject[-1] == small and not _BASELINE_FIRST.search(before):
+                ratio = 1 / ratio  # "1 GPU is twice as fast as TP=2": the smaller layout is the faster
+            return Claim("speedup", "", _quote(sentence, m, 60),
+                         {"ratio": ratio, "small": small, "large": large, "rounding": 0.1 * ratio, "worded": True})
+    return None
 
 
 def _rounding(written: str) -> float:
@@ -2805,6 +2886,97 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
             out.append(Claim("more_gpus_no_gain", source, _quote(sentence, effect, 60)))
     return out
 
+
+
+# (issue 11 l) Where the trouble starts, by GPU count: "fine up to 6 GPUs, slow with 7 or 8", "only at 3 or more
+# GPUs", "anything with GPU > 2 runs into issues" (https://github.com/BlackSamorez/tensor_parallel/issues/98), "the
+# benefit stops beyond two", "~1.9x on 2x 1080 Ti, but slows the server down if you use 4x"
+# (https://github.com/bigscience-workshop/petals/issues/203). The count where it changes is evidence: a ring that
+# grows past one PCIe switch, NUMA node or NVLink island runs at the pace of the new, slower link. Data {fine_upto,
+# bad_from} (either may be None); the counts are GPUs in use.
+_N = r"(\d{1,2}|two|three|four|five|six|seven|eight|sixteen)"
+_UNITS = r"(?:\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?|nodes?)\b)"
+_TROUBLE = (r"(?:slow\w*|drops?|dropp\w+|degrad\w*|worse|falls?|fell|hangs?|hung|fails?|failed|crash\w*|collaps\w*|"
+            r"errors?|issues?|problems?|stops?\s+(?:scaling|helping|improving)|no\s+(?:gain|speed-?up|benefit)|"
+            r"not\s+(?:scal\w*|faster)|stops?(?=\s+(?:beyond|after|past|above)\b))")
+_COUNT_SCOPE = (
+    # fine up to N ... trouble (with M): fine_upto N; bad_from the first larger count after it
+    ("upto", r"\b(?:fine|ok|okay|good|normal|well|works?|worked|working|scal\w+|as expected|no (?:problems?|issues?))\b"
+             r"[^.\n]{0,30}?\b(?:up to|until|through|for up to|with up to|<=|≤)\s*" + _N + _UNITS + r"?"
+             r"(?=[^.\n]{0,80}?\b" + _TROUBLE + r")"),
+    # only at N or more: bad_from N
+    ("from", r"\b(?:only|just)\s+(?:\w+\s+){0,3}?(?:with|at|on|using|from|for|once)\s+(?:we\s+(?:use|reach)\s+)?" + _N
+             + r"\s*(?:\+|or more|or above|and (?:more|above|up))" + _UNITS + r"?"),
+    ("beyond", r"\b(?:only|just)\s+(?:\w+\s+){0,3}?(?:with|at|on|using|from|for|once)\s+(?:more than|over|above)\s+"
+               + _N + _UNITS),
+    # trouble beyond N / with more than N / GPUs > N: bad_from N + 1
+    ("beyond", r"\b" + _TROUBLE + r"\b[^.\n]{0,40}?\b(?:beyond|above|past|over|more than|after|>)\s*" + _N
+               + r"(?:" + _UNITS + r"|\s*$|\s*[.,;)])"),
+    ("beyond", r"\b(?:GPUs?|cards?|ranks?)\s*(?:>|more than)\s*" + _N + r"\b(?=[^.\n]{0,60}?\b" + _TROUBLE + r")"),
+    ("beyond", r"\b(?:more than|over|above|beyond)\s+" + _N + _UNITS + r"(?=[^.\n]{0,60}?\b" + _TROUBLE + r")"),
+)
+_COUNT_SCOPES = [(how, re.compile(p, re.I)) for how, p in _COUNT_SCOPE]
+_LARGER = re.compile(r"\b(?:with|at|on|using|for|from|to)\s+(?:all\s+)?" + _N + r"(?:\s*(?:or|and|/|-)\s*" + _N + r")?"
+                     + _UNITS + r"?(?!\s*(?:%|x\b|tok|t/s|ms|s\b|GB|MB|users?|requests?))|" + r"\b" + _N + _UNITS, re.I)
+
+
+def count_scope(facts: Facts) -> list[Claim]:
+    """The GPU count where the reporter says the trouble starts (data {fine_upto, bad_from}); a guess or a question
+    is flagged, a ruled-out one ("no slowdown up to 8 GPUs") dropped."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for how, pattern in _COUNT_SCOPES:
+                m = pattern.search(sentence)
+                if not m or _negated("", sentence, m):
+                    continue
+                trouble = re.search(r"\b" + _TROUBLE + r"\b", sentence, re.I)
+                if not trouble or _NEGATION.search(sentence[max(0, trouble.start() - 15):trouble.start()]):
+                    continue  # "fine up to 8 GPUs, no slowdown at all": no threshold
+                n = count_word(m.group(1))
+                if not n:
+                    continue
+                fine, bad = (n, None) if how == "upto" else (None, n) if how == "from" else (n, n + 1)
+                if how == "upto":
+                    later = [c for x in _LARGER.finditer(sentence, m.end())
+                             for c in (count_word(g) for g in x.groups() if g) if c and c > n]
+                    bad = min(later, default=None)
+                out.append(Claim("count_scope", source, _quote(sentence, m, 60), {"fine_upto": fine, "bad_from": bad},
+                                 guess=_guessed(sentence) or hypothetical(sentence, m.start())))
+                break
+            else:
+                pair = _counts_contrasted(sentence)
+                if pair:
+                    pair.source = source
+                    out.append(pair)
+    return out
+
+
+# Two counts set against each other: "~1.9x on 2x 1080 Ti, but it slows down with 4x", "with 2 GPUs it is fine, but
+# with 4 GPUs the throughput halves": the good clause's count is fine_upto, the troubled clause's larger one bad_from.
+_COUNTS_CONTRAST = re.compile(r"[,;]?\s+(?:but|while|whereas|however|yet)\b|;\s*", re.I)
+_GOOD = re.compile(r"\b(?:fine|ok|okay|good|normal|works?|worked|well|speed-?ups?|faster|scales?|scaling|"
+                   r"as expected)\b", re.I)
+_COUNTED = re.compile(r"\b" + _N + r"\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?)\b|"
+                      r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}\b|[A-Za-z]{1,4}\s?\d{2,4})", re.I)
+
+
+def _counts_contrasted(sentence: str) -> Claim | None:
+    parts = _COUNTS_CONTRAST.split(sentence, maxsplit=1)
+    if len(parts) != 2:
+        return None
+    good, bad = parts
+    trouble = re.search(r"\b" + _TROUBLE + r"\b", bad, re.I)
+    if not _GOOD.search(good) or not trouble or re.search(r"\b" + _TROUBLE + r"\b", good, re.I) or \
+            _NEGATION.search(bad[max(0, trouble.start() - 15):trouble.start()]):
+        return None
+    low = [n for m in _COUNTED.finditer(good) for n in (count_word(g) for g in m.groups() if g) if n]
+    high = [n for m in _COUNTED.finditer(bad) for n in (count_word(g) for g in m.groups() if g) if n]
+    if not low or not high or max(high) <= max(low):
+        return None
+    return Claim("count_scope", "", _quote(sentence, trouble, 80), {"fine_upto": max(low),
+                                                                    "bad_from": min(n for n in high if n > max(low))},
+                 guess=_guessed(sentence))
 
 # What a question asks of the speed: the effect of the matter at hand ("the performance impact", "a speed penalty",
 # "how fast", "how much slower"), which may refer back to a layout named in its paragraph or the title; or a
@@ -4139,6 +4311,46 @@ def _time_unit(unit: str) -> str:
     u = unit.lower()
     return "ms" if u.startswith("ms") else "min" if u.startswith("mi") else "s"
 
+
+# (issue 11 l) A straggler as a timeline shows it: a collective finishes when its last rank arrives, so the others'
+# kernels spin until then (NCCL docs; https://github.com/NVIDIA/nccl/issues/460: "the GPU which has the smallest time
+# is the one which arrived the last"; nsys and Horovod timelines show "which workers were early and which were late",
+# https://github.com/horovod/horovod/pull/11). One numbered member arriving, entering or reaching the collective last
+# or late ("rank 3 always arrives later", "GPU 5 is the last to enter the all-reduce"), the last or slowest one named
+# ("the slowest rank is rank 6", "Latest: rank 6"), everyone waiting on a numbered one. Several named ("ranks 0/1/4/7
+# arrive late") is no single straggler; a rank late to load or start is not late to the step.
+_MEMBER = r"(?<![\w/-])(?:rank|GPU|node|worker|device|host|process)\s*#?\d+\b(?!\s*(?:,|/|and|or|&)\s*(?:\d|rank|GPU))"
+_ARRIVES = (r"(?:arriv\w*|enter\w*|reach\w*|gets?\s+(?:to|into)|got\s+(?:to|into)|join\w*|shows?\s+up|showed\s+up|"
+            r"hits?|launch\w*|issu\w*)")
+_extend({"one_slow": [
+    r"(?<!\bif )(?<!\bunless )(?<!\bwhether )" + _MEMBER + _AFFIRMED + r"{0,40}?\b" + _ARRIVES + r"\b" + _AFFIRMED
+    + r"{0,40}?\b(?:last|late|later|behind)\b" + _NOT_THE_STEP,
+    _MEMBER + r"\s+(?:is|was)\s+(?:always\s+|consistently\s+|usually\s+|often\s+)?the\s+last\s+(?:one\s+)?"
+    r"(?:to\s+)?" + _ARRIVES + _NOT_THE_STEP,
+    r"\b(?:the\s+)?(?:last|latest|slowest)\s*(?:one\s+|rank\s+|GPU\s+|node\s+|worker\s+)?(?:to\s+" + _ARRIVES
+    + r"\s+)?(?:is|was|:)\s*(?:always\s+|consistently\s+|usually\s+)?" + _MEMBER,
+    r"\b(?:all|every|the)\s+(?:other\s+|remaining\s+)?(?:ranks|GPUs|nodes|workers|processes)\s+(?:\w+\s+){0,2}?"
+    r"wait\w*\s+(?:for|on)\s+" + _MEMBER,
+    r"\b(?:everyone|everybody|all the others)\s+(?:\w+\s+){0,2}?wait\w*\s+(?:for|on)\s+" + _MEMBER,
+    # the others done, one still at work: "one rank - rank 247 - was still sending"
+    r"\b(?:one|a single|only one)\s+(?:rank|GPU|node|worker)\b[^.\n]{0,60}?\b(?:is|was)\s+still\s+(?:sending|receiving|"
+    r"running|computing|working|busy|in\s+(?:the\s+)?(?:all[-_ ]?reduce|collective|backward|forward))\b",
+]})
+# ... and ruled out: "all ranks arrive together", "every GPU enters the all-reduce at the same time", "the ranks reach
+# the collective within a few microseconds of each other": no straggler (claims() adds a negated one_slow claim).
+_RANKS_TOGETHER = re.compile(
+    r"\b(?:all|every|each|the)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:ranks?|GPUs?|nodes?|workers?|processes)\b[^.\n]{0,40}?\b"
+    + _ARRIVES + r"\b[^.\n]{0,40}?\b(?:together|at (?:about |roughly |nearly |almost )?the same time|"
+    r"simultaneously|(?:at once)|within\s+(?:a few|\d+(?:\.\d+)?)\s*(?:µs|us|microseconds?|ms)\b)", re.I)
+
+
+def ranks_together(text: str) -> Claim | None:
+    """A negated one_slow claim where the reporter says every rank arrives at once, said as an observation."""
+    for sentence in sentences(text):
+        m = _RANKS_TOGETHER.search(sentence)
+        if m and not _guessed(sentence) and not hypothetical(sentence, m.start()) and not _negated("", sentence, m):
+            return Claim("one_slow", "", _quote(sentence, m, 60), {"groups": [], "origin": "together"}, negated=True)
+    return None
 
 def one_slow_ab(text: str) -> Claim | None:
     """One member left out and the job's figure better than the one measured with it (a shorter time, a higher rate

@@ -16,7 +16,7 @@ from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Not
 from probes.results import ProbeFailure
 from rules.common import ev, make, passed
 from rules.engine import rule
-from rules.topology import PATH_RANK, gpu_links
+from rules.topology import gpu_links, path_cost
 
 # Fractions of the catalog figure below which a measured rate is a problem. A device copy
 # reaches ~85-92% of HBM peak and a large bf16 GEMM ~65-80% of dense peak on a healthy GPU.
@@ -324,11 +324,6 @@ def numa_placement(facts: Facts, predictions=None):
                  refs=["numa"])]
 
 
-def _path_cost(t: TopologyPath) -> int:
-    """How far a pair's traffic travels (topo -m legend order): any NVLink path is the shortest."""
-    return 1 if NVLINK_PATH.fullmatch(t.path) else PATH_RANK.get(t.path, 0)
-
-
 @rule("node.tp_groups", "pcie_fallback", "other")
 def tp_groups(facts: Facts, predictions=None):
     """Which TP group sizes this box serves well, from the path matrix (and the sweep if run)."""
@@ -352,7 +347,7 @@ def tp_groups(facts: Facts, predictions=None):
         else:
             host_routed.append(f"TP{size} ({'/'.join(sorted(kinds - {'nvlink'}))})")
         worst = max((paths[p] for g in groups for p in itertools.combinations(g, 2) if p in paths),
-                    key=_path_cost, default=None)  # the pair that bounds the group (SYS before NV#)
+                    key=path_cost, default=None)  # the pair that bounds the group (SYS before NV#)
         if worst is not None:
             evidence.append(ev(worst, f"TP{size}: {worst.a}-{worst.b} path", worst.path))
         measured = [r for r in _probe_results(facts) if r.op == "all_reduce" and r.group and len(r.group) == size

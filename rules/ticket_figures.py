@@ -78,6 +78,18 @@ def _served(facts: Facts):
 UNMODELLED_OPTIONS = ("enable_dp_attention",)
 
 
+# What a served model's speed is measured in (a collective benchmark's busbw is not one).
+SERVING_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms")
+_TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|"
+                       r"optimi[sz]er step)\b", re.I)
+
+
+def training_job(facts: Facts) -> bool:
+    """A training job (not a model served): its answer is not about decode steps."""
+    text = " ".join(t for _, t in claims.texts(facts))[:1500]
+    return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
+
+
 def unmodelled_layout(facts: Facts) -> str | None:
     """The launch option (of UNMODELLED_OPTIONS) that takes the layout outside the predictor, if any."""
     return next((k for w in facts.of(Workload) for k in UNMODELLED_OPTIONS if w.extra.get(k)), None)
@@ -554,6 +566,13 @@ def faster_than_band(rule_id: str, what: str, band: str, bound: str, evidence):
                 "figure is to be compared with others.")
 
 
+def one_load(facts: Facts) -> int | None:
+    """The concurrency the ticket states, when every statement of it agrees ("--max-concurrency 8" in one command and
+    32 in another leave a figure's own load unknown)."""
+    loads = {w.concurrency for w in facts.of(Workload) if w.concurrency}
+    return loads.pop() if len(loads) == 1 else None
+
+
 # A figure as given: stated in prose ("reported") or a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
 # benchmark_serving block), run at the concurrency the benchmark states.
 JUDGED_STATS = ("reported", "mean")
@@ -572,7 +591,7 @@ def latency_vs_expected(facts: Facts, predictions=None):
         for m in measurements(facts, metric):
             if m.stat not in JUDGED_STATS:
                 continue  # a median or percentile: the bands are for a mean
-            load = m.batch or m.concurrency or wfield(facts, "concurrency")[0]
+            load = m.batch or m.concurrency or one_load(facts)
             if m.stat == "mean" and not load:
                 continue  # a benchmark's mean at a load it does not state: not one stream's figure to judge at batch 1
             batch = load or 1

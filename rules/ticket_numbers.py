@@ -34,6 +34,7 @@ from rules.ticket_figures import (
     one_gpu_pace,
     per_direction,
     split_pace,
+    training_job,
     unmodelled_layout,
 )
 from rules.workload import predict_layout, quantised_stream
@@ -66,8 +67,8 @@ def speedup_vs_expected(facts: Facts, predictions=None):
     """A speed-up (or scaling efficiency) the reporter measured between two layouts, against what the
     predictor gives for the same model, GPU and engine at both: inside the band carried over to the ratio
     is physics (the fixed costs named), below it something else costs time."""
-    if not asks_about_figures(facts) or unmodelled_layout(facts):
-        return
+    if not asks_about_figures(facts) or unmodelled_layout(facts) or training_job(facts):
+        return  # (a training step is no decode step: the predictor's ratio is not its ratio)
     found = _stated_speedup(facts)
     if not found:
         return

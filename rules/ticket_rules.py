@@ -58,6 +58,7 @@ from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
 from rules.health import FATAL_XIDS
 from rules.ticket_figures import (
+    SERVING_METRICS,
     assumed_layout,
     band_evidence,
     batch_total,
@@ -69,6 +70,7 @@ from rules.ticket_figures import (
     layout_words,
     one_gpu_pace,
     split_pace,
+    training_job,
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
@@ -1015,7 +1017,7 @@ def gpu_utilisation(facts: Facts, predictions=None):
                      "the time; more GPUs add memory, not speed.",
                      evidence, 0.65)
     elif n and n >= 2 and not (_first(facts, "util_swings") or _first(facts, "input_starved")) \
-            and not (_training(facts) and (wfield(facts, "tp")[0] or 0) < 2):
+            and not (training_job(facts) and (wfield(facts, "tp")[0] or 0) < 2):
         # (idle stretches between busy ones are the host's: ticket.input_starved; data-parallel training waits in
         # its gradient all-reduce inside NCCL's spinning kernels, which count as busy, so its idle time is the host's)
         yield make("ticket.gpu_utilisation", "expected_physics", "info", 0.55,
@@ -1041,7 +1043,7 @@ def taking_turns(facts: Facts) -> bool:
     together and spin in NCCL while they wait, so their utilisation stays alike."""
     shares = [c.data["percent"] for c in claims.find(facts, "gpu_util") if not c.data.get("below")]
     return len(shares) >= 2 and max(shares) >= 90 and min(shares) <= 20 and engine_of(facts) not in TP_ENGINES \
-        and not _training(facts) and not _first(facts, "util_swings") \
+        and not training_job(facts) and not _first(facts, "util_swings") \
         and any(_TWO_GPUS_TOLD_APART.search(t) for _, t in claims.texts(facts))
 
 
@@ -1427,10 +1429,6 @@ def software_error(facts: Facts, predictions=None):
 
 
 
-# What a served model's speed is measured in (a collective benchmark's busbw is not one).
-SERVING_METRICS = ("decode_tok_s", "output_tok_s", "itl_ms", "tpot_ms", "ttft_ms")
-
-
 @rule("ticket.other_vendor", "insufficient_data")
 def other_vendor_speed(facts: Facts, predictions=None):
     """A speed or scaling question about another vendor's accelerator (Gaudi, Instinct, Arc, Apple): its links,
@@ -1479,7 +1477,7 @@ def symptom_prior(facts: Facts, predictions=None):
         return
     across = [c for c in claims.find(facts, "multi_node") if not c.guess]
     if across and kind in ("scaling", "slow") and not wfield(facts, "nodes")[0] and not wfield(facts, "tp")[0] \
-            and not _training(facts) \
+            and not training_job(facts) \
             and (engine_of(facts) or any(m.metric in SERVING_METRICS for m in facts.of(Measurement))):
         yield make("ticket.symptom_prior", "cross_node_tp", "info", 0.45,
                    "A model served across machines: tensor parallelism over the network is the first suspect",
@@ -1530,16 +1528,6 @@ def symptom_prior(facts: Facts, predictions=None):
                    "costs eat the gain. Nothing in the ticket shows a broken link or setting.",
                    evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
-
-
-_TRAINING = re.compile(r"\b(?:training|trains?|trained|fine-?tun\w*|pre-?train\w*|backward pass|gradients?|"
-                       r"optimi[sz]er step)\b", re.I)
-
-
-def _training(facts: Facts) -> bool:
-    """A training job (not a model served): its answer is not about decode steps."""
-    text = " ".join(t for _, t in claims.texts(facts))[:1500]
-    return bool(_TRAINING.search(text)) and not any(m.metric in SERVING_METRICS for m in facts.of(Measurement))
 
 
 def _still_to_attach(facts, why: str) -> str:

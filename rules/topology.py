@@ -56,6 +56,11 @@ from rules.engine import rule
 P2P_LEVELS = {"LOC": 0, "NVL": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SYS": 5}
 PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SOC": 5, "SYS": 5}
 
+
+def path_cost(t: TopologyPath) -> int:
+    """How far a pair's traffic travels (topo -m legend order): any NVLink path is the shortest."""
+    return 1 if re.fullmatch(r"NV\d+", t.path) else PATH_RANK.get(t.path, 0)
+
 # Xid codes of NVLink faults: 74 (up to Hopper), 144-150 (NVLink-5 era: NETIR, RLW, ... blocks).
 NVLINK_XIDS = {74, 144, 145, 146, 147, 148, 149, 150}
 # Replay and CRC errors are retried by the link layer and accumulate slowly on healthy links
@@ -320,6 +325,60 @@ def tp_group_paths(facts: Facts, predictions=None):
         fix="Choose GPUs that share NVLink for each TP group (read `nvidia-smi topo -m`), e.g. the bridged pairs.",
         refs=["nvidia_smi"],
     )
+
+
+# Where the paths change, in the words of topo -m's legend (nvidia-smi topo -h).
+_PATH_WORDS = {"PIX": "one PCIe switch", "PXB": "several PCIe switches", "PHB": "the CPU's PCIe host bridge",
+               "NODE": "the host bridges of one NUMA node", "SYS": "the link between CPU sockets, QPI/UPI/xGMI",
+               "SOC": "the link between CPU sockets, QPI/UPI/xGMI"}
+
+
+@rule("topology.count_scope", "expected_physics")
+def count_scope(facts: Facts, predictions=None):
+    """The GPU count where the reporter says the trouble starts, against the path matrix: when the GPU that count adds
+    reaches the others over a farther path (leaves the NVLink island, the PCIe switch or the NUMA node) than the
+    fewer GPUs share, a ring over them runs at the new link's pace. GPUs are taken in CUDA_VISIBLE_DEVICES order,
+    else by index (CUDA's default order), and said so."""
+    said = [c for c in claims.count_scope(facts) if not c.guess and c.data["bad_from"]]
+    links = gpu_links(facts)
+    if not said or not links:
+        return
+    c = said[0]
+    bad = c.data["bad_from"]
+    visible = next((w for w in facts.of(Workload) if w.cuda_visible_devices), None)
+    listed = [x for x in re.split(r"[,\s]+", visible.cuda_visible_devices.strip()) if x] if visible else []
+    if not all(x.isdigit() for x in listed):
+        return  # UUIDs: the matrix is indexed by number, so the order cannot be matched to it
+    order = [int(x) for x in listed] if visible else sorted({i for pair in links for i in pair})
+    if bad < 2 or len(order) < bad:
+        return
+    fewer, added = order[:bad - 1], order[bad - 1]
+    inner = [links.get(tuple(sorted(p))) for p in itertools.combinations(fewer, 2)]
+    joined = [links.get(tuple(sorted((g, added)))) for g in fewer]
+    if None in inner or None in joined:
+        return  # a pair the matrix does not give: nothing to compare
+    far = max(joined, key=path_cost)
+    near = max(inner, key=path_cost, default=None)
+    if near is not None and path_cost(far) <= path_cost(near):
+        return  # the added GPU reaches the others no farther than they reach each other: the count is no boundary
+    how = f"CUDA_VISIBLE_DEVICES={visible.cuda_visible_devices}" if visible else "GPUs taken by index (assumed)"
+    within = f"over {near.path} at worst" if near else "alone"
+    yield make("topology.count_scope", "expected_physics", "info", 0.55,
+               f"The trouble starts at {bad} GPUs, where GPU{added} joins over {far.path}",
+               f"With {bad - 1} GPU{'s' if bad > 2 else ''} ({', '.join(f'GPU{g}' for g in fewer)}) the traffic "
+               f"stays {within}; GPU{added} reaches {far.a if far.b == f'GPU{added}' else far.b} over {far.path} "
+               f"({_PATH_WORDS.get(far.path, 'a farther path')}). A ring all-reduce moves at the pace of its slowest "
+               "hop, so the count where the reporter sees the change is where the ring first takes that link: the "
+               "topology's figure, not a fault.",
+               [claim_ev(c, "where the reporter says it changes"),
+                ev(far, f"GPU{added} (the {bad}th GPU, {how}) to the others: farthest path", far.path,
+                   near.path if near else None),
+                *([ev(near, f"farthest path among the first {bad - 1} GPUs", near.path)] if near else [])],
+               fix=(f"Keep each TP group inside {_PATH_WORDS.get(near.path, 'one NVLink island')} (at most {bad - 1} "
+                    "GPUs here) and scale past it with replicas or pipeline stages" if near else
+                    "Pick GPUs joined by a nearer path (nvidia-smi topo -m), or serve replicas on one GPU each")
+               + "; measure the ring with all_reduce_perf at both counts to confirm.",
+               refs=["nvidia_smi"])
 
 
 @rule("topology.p2p_status", "p2p_disabled", "other")

@@ -347,9 +347,12 @@ HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
                    r")[A-Za-z0-9][\w.-]*)")
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
-    r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:\.\d)?)?[-\s:]?\d{1,3}[bB]|"
+    # (a release's dot written as a hyphen, as Kubernetes object names must: RFC 1123 labels allow only letters, digits
+    # and "-", https://kubernetes.io/docs/concepts/overview/working-with-objects/names/: "llama-3-1-8b-instruct-svc",
+    # "qwen2-5-72b-deploy")
+    r"\b((?:Meta-)?(?:Llama|LLaMA|llama)[-\s]?(?:\d(?:[.-]\d)?)?[-\s:]?\d{1,3}[bB]|"
     r"L[23](?:\.\d)?-\d{1,3}[bB]|"  # the community's shorthand for Llama 2 / 3: "L3-70B", "L3.1-8B"
-    r"(?:Qwen|QwQ|qwen|qwq)[\d.]*[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
+    r"(?:Qwen|QwQ|qwen|qwq)(?:\d-\d(?=-\d)|[\d.]*)[-\s:]?(?:0\.5|1\.5|\d{1,3})[bB](?:-A\d+B)?|(?:Mixtral|mixtral)[-\s:]?\d+x\d+[bB]|"
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
@@ -571,6 +574,12 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
                         r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])", re.I)
 
+# The serving benchmarks' cap on requests in flight, said in prose as a launch line sets it (vLLM's `vllm bench serve`
+# / benchmark_serving.py and SGLang's bench_serving `--max-concurrency N`,
+# https://docs.vllm.ai/en/stable/cli/bench/serve.html; a command in a code block is the launch parser's): the load
+# the ticket's mean TPOT / ITL was measured at.
+MAX_CONCURRENCY = re.compile(r"(?<![\w-])--max-concurrency[ =](\d{1,4})\b")
+
 # A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s", "on 2 A100 (80GB) ~700 tok/sec",
 # "2x H100s" (not "per GPU").
 CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|one|single|two|dual|three|four|quad|six|eight)\s*(?:x\s*)?"
@@ -783,6 +792,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if len({b for _, b in batches}) == 1:  # one batch for the whole ticket ("at batch 1"): the layout's
         i, b = min(batches)
         out.append(Workload(where(name, i), batch=b))
+    loads = {(i, int(next(g for g in m.groups() if g))) for i, ln in prose for m in CONCURRENT.finditer(ln)}
+    loads |= {(i, int(m.group(1))) for i, ln in prose for m in MAX_CONCURRENCY.finditer(ln)}  # (a command: launch)
+    if len({n for _, n in loads}) == 1:  # one load for the whole ticket: what its benchmark figures were run at
+        i, n = min(loads)
+        out.append(Workload(where(name, i), concurrency=n))
     prompt = _prompt_len(prose)
     if prompt:
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
