@@ -230,6 +230,10 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
         e = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant), builds)
+        # an engine named without its release: the newest's figure, every release's band (roofline.predict_any_build)
+        releases = () if s.engine_stated and s.engine and "engine" not in override else catalog.release_candidates(
+            pick("engine", engine, s.engine))
+        e = releases[-1] if releases else e
         # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
         stated = bool(builds) and catalog.build_side(
             catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant)), builds) is not None
@@ -239,7 +243,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
                      quant_group=pick("dtype", quant, s.quant),
-                     build_stated=stated)
+                     build_stated=stated, releases=releases)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
