@@ -520,8 +520,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     sendrecv_roof = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
 
     # the decode step every command judges (ticket, scaling, capture, predict, plan) is priced at one context: the
-    # reply's middle (itl_context), where the step equals its mean over the reply; `context` is the KV held at its end
-    step_ctx = itl_context(prompt, output)
+    # reply's middle (itl_context), where the step equals its mean over the reply; `context` is the KV held at its end,
+    # so never beyond it (a caller's context below the prompt, context=1: decode over an empty cache)
+    step_ctx = min(itl_context(prompt, output), context)
     dw = decode_work(model, tp, mb, int(step_ctx), dtype, kv_dtype, quant_group)
     roof = roofline_pass(dw, gpu, fabric, tp, nodes, roof_dtype)
     step = _pipelined(roof.total_ms, pp, m, sendrecv_roof, one_shot=False)

@@ -62,7 +62,7 @@ def test_async_scheduling_hides_the_host_step_and_the_compiled_graph_runs_gpt_fa
     # NVIDIA's container tags are year.month, not vLLM releases
     ("nvcr.io/nvidia/vllm:25.09-py3", "vllm"), ("vLLM 26.02-py3", "vllm"), ("vllm 25.09", "vllm"),
     # other engines keep their own profile whatever their version
-    ("SGLang 0.5.2", "sglang"), ("TensorRT-LLM 0.9", "trtllm")])
+    ("SGLang 0.5.2", "sglang"), ("TensorRT-LLM 0.9", "trtllm-xqa8")])
 def test_a_stated_vllm_version_picks_the_profile(text, key):
     assert catalog.find_engine(text).key == key
 
