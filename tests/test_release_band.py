@@ -32,7 +32,8 @@ def test_a_stated_release_picks_one_profile_and_no_band(text, key):
     ("vLLM", ("vllm", "vllm-0.8", "vllm-0.14")), ("vllm", ("vllm", "vllm-0.8", "vllm-0.14")),
     ("served with vllm-openai in docker", ("vllm", "vllm-0.8", "vllm-0.14")),
     ("text-generation-inference", ("tgi-1.0", "tgi")), ("TGI", ("tgi-1.0", "tgi")),
-    ("TensorRT-LLM", ("trtllm-0.5", "trtllm-xqa8", "trtllm")), ("trtllm-bench", ("trtllm-0.5", "trtllm-xqa8", "trtllm")),
+    ("TensorRT-LLM", ("trtllm-0.5", "trtllm-xqa8", "trtllm")),
+    ("trtllm-bench", ("trtllm-0.5", "trtllm-xqa8", "trtllm")),
     # a profile named by a release alias, and engines with one profile: nothing to widen
     ("vllm-v0", ()), ("vllm-0.8", ()), ("vllm-0.14", ()), ("trtllm-0.9", ()), ("trtllm-mmha", ()), ("SGLang", ()),
     ("llama.cpp", ()),
