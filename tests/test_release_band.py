@@ -97,3 +97,15 @@ def test_predict_scaling_and_ticket_expect_the_same_itl_for_the_same_facts(tmp_p
     (rate,) = [e for e in f.evidence if e.source.startswith("issue.md") and e.detail.startswith("decode rate")]
     assert rate.expected == pytest.approx(1e3 / itl, abs=0.06)
     assert any(RELEASE_UNSTATED in e.detail for e in f.evidence) is (engine == "vLLM")
+
+
+@pytest.mark.parametrize("engine, key", [("vllm", "vllm-0.14"), ("vllm 0.9.2", "vllm-0.8"), ("tgi", "tgi"),
+                                         ("TGI 1.0.3", "tgi-1.0"), ("sglang", "sglang")])
+def test_plan_and_predict_run_the_profile_a_ticket_would(engine, key):
+    """`--engine` without a release plans with the newest release's profile, as predict, scaling and a ticket
+    expect; with one, that release's."""
+    common = ("--model", "llama-3-70b", "--gpu", "h100-sxm", "--engine", engine, "--json")
+    plan = diagnose("plan", *common, "--gpus", "8", "--context", "4096", "--concurrency", "8")
+    pred = diagnose("predict", *common, "--tp", "4")
+    assert plan.exit_code in (0, 1) and pred.exit_code in (0, 1), plan.output + pred.output
+    assert json.loads(plan.stdout)["inputs"]["engine"] == json.loads(pred.stdout)["inputs"]["engine"] == key

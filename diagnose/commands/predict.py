@@ -11,11 +11,11 @@ from diagnose.commands.options import (
     MAX_BATCH,
     FiniteFloat,
     build_option,
+    engine_run,
     gpu_count,
     int_list,
     output_options,
     quant_option,
-    stated_builds,
     token_count,
     weights,
 )
@@ -101,9 +101,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
     dtype, gguf = weights(model_name, dtype, quant, engine)
-    eng = catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf))
-    releases = catalog.release_candidates(engine)  # 'vllm' without its release: the newest's figure, every one's band
-    eng = releases[-1] if releases else eng
+    eng, releases = engine_run(engine, gpu, gguf, build)  # 'vllm' without its release: the newest's, every one's band
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:
