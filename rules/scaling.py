@@ -441,10 +441,10 @@ def _judge(rows: list[ScalingRow]) -> None:
         ratio = {label: statistics.median(v) if v else None for label, v in usable.items()}
         # the smallest layout that can run: one the heads refuse measured something else
         base = min(by_layout, key=lambda lb: (not by_layout[lb][0].valid, by_layout[lb][0].gpus, by_layout[lb][0].tp))
-        hi = next(iter(by_layout.values()))[0].band_high
         base_ratio = ratio[base] or 1.0
         for label, rs in by_layout.items():
-            status = _layout_status(rs, ratio[label], hi, base_ratio, label == base)
+            # each layout against its own band: a band covering several releases (or builds) differs by layout
+            status = _layout_status(rs, ratio[label], rs[0].band_high, base_ratio, label == base)
             for r in rs:
                 r.status = status if status in UNJUDGED or r.position != "faster_than_roofline" else \
                     "faster_than_roofline"
