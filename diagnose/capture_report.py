@@ -220,14 +220,16 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     if not model:
         return out
     from rules import catalog, collectives, roofline
-    from rules.common import engine_of
+    from rules.common import engine_of, engine_releases
 
     spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
     if spec is None or (catalog.find_model(model) is None and not _given(facts, model)):
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
     engine = engine_of(facts)
-    pred = roofline.predict(catalog.model(model), spec, lay, batch=batch or 1, engine=catalog.engine(engine))
+    # an engine named without its release: the newest's figure, every release's band, as ticket and scaling
+    pred = roofline.predict_any_build(catalog.model(model), spec, lay, batch=batch or 1, engine=catalog.engine(engine),
+                                      build_stated=True, releases=engine_releases(facts))
     out.roofline = pred
     expected = CaptureExpectation(
         step_ms=pred.decode_step_ms_expected,

@@ -31,7 +31,7 @@ from pathlib import Path
 from diagnose import published
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, Measurement, Note, Workload
-from rules.common import engine_of
+from rules.common import engine_of, engine_releases
 from rules.roofline import Layout
 
 # Metrics a CSV may carry: the Measurement vocabulary plus the all-reduce kernel time per call.
@@ -72,6 +72,9 @@ class Setup:
     gpus_per_node: int | None = None
     network: str | None = None
     quant: str | None = None  # a GGUF type (rules/catalog/gguf_types.toml) the weights stream as
+    # the engine is the profile that ran, not a name that may stand for several releases: a published row (its curator
+    # picked the profile by the release its Conditions state) or a ticket stating its release
+    engine_stated: bool = False
 
 
 @dataclass
@@ -352,7 +355,8 @@ def _setup_of(read) -> Setup:
 
     named = Subject.of(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
-                 engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read))
+                 engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read),
+                 engine_stated=not engine_releases(read))
 
 
 def _content_layout(read) -> Layout | None:
@@ -416,7 +420,7 @@ def published_measurement(row: published.Row) -> Measurement:
 def published_setup(row: published.Row) -> Setup:
     dtype, gguf = published.weights(row)
     return Setup(row.model, row.gpu, row.engine, dtype, row.input_len, row.output_len, row.gpus_per_node,
-                 row.network, quant=gguf)
+                 row.network, quant=gguf, engine_stated=True)
 
 
 # --------------------------------------------------------------------------- CSV
@@ -438,7 +442,7 @@ def read_csv(path: Path) -> list[tuple[Measurement, Layout, Setup]]:
     layout and the engine its `engine` cell names (a catalog key or alias), so a file says what ran
     instead of a comment: the expected figure models that engine."""
     from diagnose.inputs import read_text
-    from rules.catalog import UnknownName
+    from rules.catalog import UnknownName, release_candidates
     from rules.catalog import engine as engine_spec
 
     text = read_text(path, "csv")
@@ -478,7 +482,8 @@ def read_csv(path: Path) -> list[tuple[Measurement, Layout, Setup]]:
         m = Measurement(src, metric, value, cell.get("unit") or CSV_METRICS[metric], stat=stat,
                         tp=layout.tp, pp=layout.pp, dp=layout.dp, batch=batch)
         check_measurement(m)
-        out.append((m, layout, Setup(engine=engine)))
+        stated = bool(engine) and not release_candidates(cell["engine"])  # 'vllm 0.9.2' states it; 'vllm' does not
+        out.append((m, layout, Setup(engine=engine, engine_stated=stated)))
     if not out:
         raise InputError(f"{path}: header but no rows")
     return out

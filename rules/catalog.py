@@ -370,13 +370,10 @@ class EngineSpec:
     # the day it was merged (ISO); a stated build before them runs the twin (rules.catalog.build_side)
     twin_before_build: int = 0
     twin_before_date: str = ""
-    # the profile of this engine's builds from a release on (vLLM 0.14's defaults): a table, ticket or framework
-    # string that states that version or a later one runs it (rules.catalog.find_engine)
-    newer_twin: str = ""
-    newer_from_version: str = ""
-    # ... and of its releases before one (TGI before 2.0 launched every kernel eagerly): a stated earlier one runs it
-    older_twin: str = ""
-    older_before_version: str = ""
+    # the one place an engine's releases map to its profiles: "from=profile" entries, oldest first ("0.8=vllm-0.8",
+    # "0.14=vllm-0.14"); a stated release runs the last entry at or before it (one before the first: this profile), and
+    # a name without its release is judged against the band of them all (release_candidates)
+    releases: tuple[str, ...] = ()
     # the architecture gate on its graphs (ggml-cuda's ggml_cuda_graph_set_enabled): GPUs below graphs_min_cc run the
     # twin; from build graphs_since_build (merged graphs_since_date) GPUs of at least graphs_since_cc have them too
     graphs_min_cc: float = 0.0
@@ -552,6 +549,10 @@ def _check_links(cat: _Catalog) -> None:
         if e.custom_allreduce and e.custom_allreduce not in calibration().custom:
             raise InputError(f"{cat.where('engine', e.key)}: field 'custom_allreduce' names unknown kernel "
                              f"'{e.custom_allreduce}' (known: {', '.join(calibration().custom)})")
+        for entry in e.releases:
+            if not re.fullmatch(r"\d+\.\d+=\S+", entry) or entry.split("=")[1] not in cat.engine:
+                raise InputError(f"{cat.where('engine', e.key)}: field 'releases' entry '{entry}' is not "
+                                 "'MAJOR.MINOR=profile' naming a known engine profile")
         for shape in e.grouped_decode_attention:
             if not re.fullmatch(r"any|(\*|\d+(-\d+)?):(\*|\d+(-\d+)?)", shape):
                 raise InputError(f"{cat.where('engine', e.key)}: field 'grouped_decode_attention' entry '{shape}' is "
@@ -751,7 +752,7 @@ def engine(name: str | None) -> EngineSpec:
     said = re.fullmatch(r"\s*(\S+?)\s*(?:==|\s)\s*(v?\d+\.\d+\S*)\s*", name or "") if found is None else None
     base = _lookup(_catalog().engine, said[1]) if said else None
     if base is not None:
-        return _newer(base, [said[2]])
+        return _release_profile(base, [said[2]])
     if found is None:
         raise _unknown("engine", name, _catalog().engine)
     return found
@@ -811,10 +812,16 @@ def build_side(engine: EngineSpec | None, builds, before_build: int = 0, before_
 
 def find_engine(text: str | None) -> EngineSpec | None:
     """The engine a framework string names ('vLLM (vllm/vllm-openai:gptoss)', 'SGLang v0.4.1',
-    'TensorRT-LLM 0.9'), by its first word or any key/alias in it; None when none matches."""
-    if not text:
-        return None
-    words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", str(text).lower())
+    'TensorRT-LLM 0.9'), by its first word or any key/alias in it, as the release written after it runs it
+    (_release_profile); None when none matches."""
+    found, _, after = _named(text)
+    return _release_profile(found, after) if found is not None else None
+
+
+def _named(text: str | None) -> tuple[EngineSpec | None, str, list[str]]:
+    """The engine profile a text names by key or alias, the name it matched, and the words after the name (where its
+    release would be)."""
+    words = re.findall(r"[a-z0-9][a-z0-9_.+-]*", str(text or "").lower())
     entries = _catalog().engine
     # a two-word name ('LM Studio') is looked up as its hyphenated alias too
     for i, pair in enumerate(zip(words, words[1:] + [""])):
@@ -822,27 +829,45 @@ def find_engine(text: str | None) -> EngineSpec | None:
             for name in (w, w.rstrip("0123456789.-")):
                 found = _lookup(entries, name) if name else None
                 if found is not None and found.key != "generic":
-                    return _newer(found, [w[len(name):].lstrip("-"), *words[i + 1:i + 3]])
-    return None
+                    return found, name, [w[len(name):].lstrip("-"), *words[i + 1:i + 3]]
+    return None, "", []
 
 
-def _newer(found: EngineSpec, after: list[str]) -> EngineSpec:
-    """The engine's newer_twin where the first version written right after its name ('vLLM 0.21.0', 'vllm==0.15.1',
-    'vllm-0.14') is newer_from_version or later, its older_twin where it is before older_before_version ('TGI
-    1.0.3'); the engine itself otherwise, or where no version follows. NVIDIA's container tags (year.month:
-    'vllm:25.09-py3', 'vllm 25.09') are no release numbers and decide nothing."""
-    if not (found.newer_twin and found.newer_from_version) and not (found.older_twin and found.older_before_version):
-        return found
+def _stated_release(after: list[str]) -> tuple[int, int] | None:
+    """(major, minor) of the first version written right after an engine's name ('0.21.0', 'v1.4.5', '0.5.3.post1');
+    None where none follows. NVIDIA's container tags (year.month: 'vllm:25.09-py3', 'vllm 25.09') are no release
+    numbers."""
     for w in after:
         m = re.fullmatch(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:\.?post\d+|rc\d+)?", w)
         if m and int(m[1]) < 20:
-            said = (int(m[1]), int(m[2]))
-            if found.newer_twin and said >= tuple(int(x) for x in found.newer_from_version.split(".")):
-                return engine(found.newer_twin)
-            if found.older_twin and said < tuple(int(x) for x in found.older_before_version.split(".")):
-                return engine(found.older_twin)
-            return found
-    return found
+            return int(m[1]), int(m[2])
+    return None
+
+
+def _releases(found: EngineSpec) -> list[tuple[tuple[int, int], str]]:
+    return [(tuple(int(x) for x in v.split(".")), key) for v, key in (e.split("=") for e in found.releases)]
+
+
+def _release_profile(found: EngineSpec, after: list[str]) -> EngineSpec:
+    """The profile of the release written right after the engine's name (engines.toml releases: the last entry at or
+    before it; before the first, the engine itself); the engine itself where none is written."""
+    said = _stated_release(after) if found.releases else None
+    if said is None:
+        return found
+    return engine(next((key for since, key in reversed(_releases(found)) if said >= since), found.key))
+
+
+def release_candidates(text: str | None) -> tuple[EngineSpec, ...]:
+    """The profiles an engine named without its release could have run ('vLLM', `--engine vllm`), oldest first, where
+    its releases map to several (engines.toml releases); () where a release is written after the name, or the engine
+    has one profile. The newest is the expected figure, the band covers them all (rules.roofline.predict_any_build)."""
+    found, name, after = _named(text)
+    # a name with a release in it ('vllm-v0', an alias) states it too
+    if found is None or not found.releases or _stated_release(after) is not None or re.search(r"\d", name):
+        return ()
+    entries = _releases(found)
+    keys = ([] if entries[0][0] <= (0, 0) else [found.key]) + [key for _, key in entries]
+    return tuple(engine(k) for k in dict.fromkeys(keys))
 
 
 def gpu(name: str) -> GpuSpec:

@@ -454,7 +454,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             output: int | None = None, quant_group: int | str | None = None, itl_share: float = 0.5) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
-    context: KV tokens each sequence holds during decode (default prompt + output, output 256).
+    context: KV tokens each sequence holds at the end of its reply (default prompt + output, output 256): the memory
+    check's. The decode step (decode_step_ms, its terms) and the ITL are priced at the reply's middle (itl_context).
     output: output tokens per request for the end-to-end latency (default context - prompt).
     dtype None: the checkpoint's own dtype (bf16 for most catalog models, fp8 for DeepSeek-V3,
     mxfp4 for GPT-OSS). kv_dtype None: what the engine picks (default_kv_dtype).
@@ -526,7 +527,11 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
                                  mfu)
     sendrecv_roof = collectives.p2p_us(pp_fabric, mb * model.hidden * 2, roofline=True) / 1e3 if pp > 1 else 0.0
 
-    dw = decode_work(model, tp, mb, context, dtype, kv_dtype, quant_group)
+    # the decode step every command judges (ticket, scaling, capture, predict, plan) is priced at one context: the
+    # reply's middle (itl_context), where the step equals its mean over the reply; `context` is the KV held at its end,
+    # so never beyond it (a caller's context below the prompt, context=1: decode over an empty cache)
+    step_ctx = min(itl_context(prompt, output), context)
+    dw = decode_work(model, tp, mb, int(step_ctx), dtype, kv_dtype, quant_group)
     roof = roofline_pass(dw, gpu, fabric, tp, nodes, roof_dtype)
     step = _pipelined(roof.total_ms, pp, m, sendrecv_roof, one_shot=False)
     # the expected step runs the engine's own microbatches (engines.toml pp_microbatch_tokens, pp_step_drains)
@@ -541,7 +546,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         terms = step_model.pass_terms(setting, sequences=sequences, tokens_per_seq=1, context=keys, prefill=False)
         return terms, _pipelined(terms.total_ms, pp, microbatches, sendrecv, one_shot=eng.pp_step_drains) + host_step
 
-    exp, step_exp = step_at(context)
+    exp, step_exp = step_at(step_ctx)
     exp_share = exp.scaled(m_e / pp)
     bubble = step_exp - host_step - exp_share.total_ms
 
@@ -670,6 +675,7 @@ ITL_AT = "the decode step at the reply's middle context (prompt + half the outpu
 
 
 BUILD_UNSTATED = "assumed: llama.cpp with or without CUDA graphs (builds before 2024-05 launch every kernel)"
+RELEASE_UNSTATED = "assumed: any release of the engine (none stated)"
 
 
 def fp8_upcast(gpu: GpuSpec, dtype: str | None) -> str | None:
@@ -681,18 +687,28 @@ def fp8_upcast(gpu: GpuSpec, dtype: str | None) -> str | None:
 
 
 def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), *, engine, build_stated: bool,
-                      **kwargs) -> Prediction:
-    """The prediction for the engine as named, its band widened to cover its build twin's (engines.toml build_twin)
-    where the build is not stated: a figure either build gives is healthy, so ticket, scaling and capture judge one
-    figure alike. The expected figure stays the named profile's; the widening is said in the assumptions."""
+                      releases: tuple = (), **kwargs) -> Prediction:
+    """The prediction for the engine as named, its band widened to cover what else it may have run: its build twin's
+    (engines.toml build_twin) where the build is not stated, and every release's profile where the engine is named
+    without its release (`releases`: rules.catalog.release_candidates, oldest first). A figure any of them gives is
+    healthy, so ticket, scaling and capture judge one figure alike. The expected figure is the named profile's, or
+    the newest release's; the widening is said in the assumptions."""
+    if releases:
+        engine = releases[-1]
     p = predict(model, gpu, layout, engine=engine, **kwargs)
-    if build_stated or not (engine and engine.build_twin) or not p.decode_step_ms_expected:
+    if not p.decode_step_ms_expected:
         return p
-    twin = predict(model, gpu, layout, engine=catalog.engine(engine.build_twin), **kwargs)
-    ratio = twin.decode_step_ms_expected / p.decode_step_ms_expected
-    p.band_low, p.band_high = min(p.band_low, twin.band_low * ratio), max(p.band_high, twin.band_high * ratio)
-    p.assumptions["band"] = [p.band_low, p.band_high]
-    p.assumptions["build"] = f"{BUILD_UNSTATED}: band covers {engine.key} and {twin.engine}"
+    others = [] if build_stated or not (engine and engine.build_twin) else [catalog.engine(engine.build_twin)]
+    for other in [*others, *releases[:-1]]:
+        q = predict(model, gpu, layout, engine=other, **kwargs)
+        ratio = q.decode_step_ms_expected / p.decode_step_ms_expected
+        p.band_low, p.band_high = min(p.band_low, q.band_low * ratio), max(p.band_high, q.band_high * ratio)
+    p.assumptions["band"] = [round(p.band_low, 3), round(p.band_high, 3)]
+    if others:
+        p.assumptions["build"] = f"{BUILD_UNSTATED}: band covers {engine.key} and {others[0].key}"
+    if releases:
+        p.assumptions["release"] = (f"{RELEASE_UNSTATED}: expected from the newest, {engine.key}; band covers "
+                                    f"{', '.join(e.key for e in releases)} (engines.toml releases)")
     return p
 
 

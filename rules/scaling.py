@@ -230,6 +230,10 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
         e = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant), builds)
+        # an engine named without its release: the newest's figure, every release's band (roofline.predict_any_build)
+        releases = () if s.engine_stated and s.engine and "engine" not in override else catalog.release_candidates(
+            pick("engine", engine, s.engine))
+        e = releases[-1] if releases else e
         # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
         stated = bool(builds) and catalog.build_side(
             catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant)), builds) is not None
@@ -239,7 +243,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
                      quant_group=pick("dtype", quant, s.quant),
-                     build_stated=stated)
+                     build_stated=stated, releases=releases)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
@@ -437,10 +441,10 @@ def _judge(rows: list[ScalingRow]) -> None:
         ratio = {label: statistics.median(v) if v else None for label, v in usable.items()}
         # the smallest layout that can run: one the heads refuse measured something else
         base = min(by_layout, key=lambda lb: (not by_layout[lb][0].valid, by_layout[lb][0].gpus, by_layout[lb][0].tp))
-        hi = next(iter(by_layout.values()))[0].band_high
         base_ratio = ratio[base] or 1.0
         for label, rs in by_layout.items():
-            status = _layout_status(rs, ratio[label], hi, base_ratio, label == base)
+            # each layout against its own band: a band covering several releases (or builds) differs by layout
+            status = _layout_status(rs, ratio[label], rs[0].band_high, base_ratio, label == base)
             for r in rs:
                 r.status = status if status in UNJUDGED or r.position != "faster_than_roofline" else \
                     "faster_than_roofline"

@@ -19,7 +19,18 @@ from diagnose.evidence import (
     Workload,
 )
 from rules import claims
-from rules.common import ev, gpu_count, gpus_per_node, make, measurements, need, node_count, passed, wfield
+from rules.common import (
+    engine_releases,
+    ev,
+    gpu_count,
+    gpus_per_node,
+    make,
+    measurements,
+    need,
+    node_count,
+    passed,
+    wfield,
+)
 from rules.engine import rule
 
 DECODE = ("decode_tok_s", "output_tok_s")
@@ -269,7 +280,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
                                        output=stated_output or None,
                                        engine=facts.subject.engine, dtype=dtype or weight_dtype(facts),
                                        quant_group=gguf, gpus_per_node=per_node or 8,
-                                       build_stated=build_stated(facts))
+                                       build_stated=build_stated(facts), releases=engine_releases(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if pp_src:

@@ -99,10 +99,14 @@ TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "trtllm-xqa8": "trtllm"
         # vLLM 0.14+ differs in what its defaults document (engines.toml), held below; the rest is vllm's
         "vllm-0.14": "vllm",
         # TurboMind before its unified prefill/decode differs in where the first token is sampled (engines.toml)
-        "lmdeploy-0.1a1": "lmdeploy"}
+        "lmdeploy-0.1a1": "lmdeploy",
+        # vLLM 0.8-0.13 (V1 without async scheduling) keeps vllm's host step and hand-off, with V1's kernels and request
+        # path held at the values vllm-0.14 documents and fits (engines.toml)
+        "vllm-0.8": "vllm"}
 # constants a tied engine's profile sets from documentation and another engine's fit, which no fit moves: vLLM 0.14's
 # async scheduling takes the host's step off the critical path, and its compiled graph runs gpt-fast's kernel time
-HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us")}
+HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us"),
+        "vllm-0.8": ("kernel_overhead_us", "host_ms_per_request")}
 # what a tied engine fits for itself beyond OWN_TIED: llama.cpp launching every kernel from the host leaves a longer
 # gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference); vLLM V1 runs
 # the API server (HTTP, chat template, tokenising, detokenising) in its own process apart from the EngineCore

@@ -722,13 +722,13 @@ def test_ideal_scaling_is_labelled_as_such(tmp_path):
     (f,) = [f for f in report["findings"] if f["rule"] == "workload.latency_bound_small_batch"]
     (row,) = [e for e in f["evidence"] if e["source"].startswith("ticket.toml") and e["expected"] is not None]
     assert row["expected"] == 180.0 and "ideal scaling" in row["detail"]
-    # "A100" is read as a GPU family, so the calibrated speed-up stands beside the ideal one: TP2 halves the
-    # ~2.93 ms weight stream but adds vLLM's hand-off to its second worker process (1.0 ms, engines.toml
-    # multiprocess_ms_per_step), 72 all-reduces (0.42 ms) and the wait for the slower GPU (0.15 ms), while
-    # the kernels' fixed cost (3.90 ms) and the 2.09 ms host time stay: about 9.0 ms either way, no speed-up
-    # (the vLLM profile's ratio: cited as prediction:expected, not the roofline's, ut9a item 11)
+    # "A100" is read as a GPU family, so the calibrated speed-up stands beside the ideal one. The ticket names vLLM
+    # without its release: the newest release's profile (vllm-0.14: no host step, no hand-off to the second worker)
+    # gives it: TP2 halves the ~2.93 ms weight stream and adds 72 all-reduces (0.43 ms) and the wait for the slower
+    # GPU (0.10 ms), while the kernels' fixed cost (2.18 ms) stays: 5.15 -> 4.22 ms, x1.22 (cited as
+    # prediction:expected, not the roofline's, ut9a item 11; V0's 1.68 ms host step and 1.0 ms hand-off made it ~x1.0)
     (predicted,) = [e for e in f["evidence"] if e["source"] == "prediction:expected"]
-    assert predicted["measured"] == 0.86 and 0.95 < predicted["expected"] < 1.05
+    assert predicted["measured"] == 0.86 and 1.15 < predicted["expected"] < 1.3
 
 
 def test_an_invalid_tp_is_one_finding_with_every_reason_and_the_valid_sizes():

@@ -38,7 +38,7 @@ def test_llamacpp_names_pick_the_profile(framework):
 
 
 @pytest.mark.parametrize("framework,key", [("vLLM 0.6.3", "vllm"), ("SGLang v0.4.1", "sglang"),
-                                           ("TensorRT-LLM 0.9", "trtllm")])
+                                           ("TensorRT-LLM 0.9", "trtllm-xqa8")])
 def test_other_engines_keep_theirs(framework, key):
     """The two-word lookup (LM Studio) does not swallow a name followed by its version."""
     assert catalog.find_engine(framework).key == key

@@ -75,8 +75,9 @@ def test_memory_term_table(dtype, expected_ms):
 
 
 def test_kv_read_at_long_context_tp8():
-    """One KV head per GPU at TP8: 32k context reads 1.34 GB per GPU per step, 0.40 ms."""
-    p = predict("llama-3-70b", "h100-sxm", Layout(tp=8), batch=1, context=32768)
+    """One KV head per GPU at TP8: 32k context reads 1.34 GB per GPU per step, 0.40 ms. (The step is priced at the
+    reply's middle: a 32k prompt puts it at 32k; a reply growing from 1k to 32k would read half.)"""
+    p = predict("llama-3-70b", "h100-sxm", Layout(tp=8), batch=1, prompt=32768, context=32768)
     assert p.kv_ms == pytest.approx(0.40, abs=0.01)
     assert p.kv_gb_per_seq_per_gpu == pytest.approx(1.342, abs=0.002)
 

@@ -63,8 +63,9 @@ def test_a_rate_without_a_batch_above_one_stream_is_still_read_as_a_batch_total(
 
 
 @pytest.mark.parametrize("text,rule", [
-    ("# decode\nWe serve Llama-3-8B on one A100 80GB with vLLM, batch 1, and get 112 tokens/s. Is this normal?\n",
-     "ticket.measured_vs_expected"),
+    # (a V0 release stated: its band; vLLM named without one is judged against every release's, which holds 112)
+    ("# decode\nWe serve Llama-3-8B on one A100 80GB with vLLM 0.6.3, batch 1, and get 112 tokens/s. Is this "
+     "normal?\n", "ticket.measured_vs_expected"),
     ("# ITL\nLlama-3-8B on one A100 80GB with vLLM, batch 1: ITL is 8.5 ms. Is this normal?\n",
      "ticket.latency_vs_expected"),
 ])

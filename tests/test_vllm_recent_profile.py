@@ -1,6 +1,7 @@
 """vLLM 0.14 and later (engines.toml [engine."vllm-0.14"]): async scheduling on by default takes the per-step host
 work off the critical path, and the torch.compile'd model replayed as a CUDA graph runs gpt-fast's per-kernel time.
-A stated version picks the profile; an unstated one keeps the V0-fitted vllm profile."""
+A stated version picks the profile (0.8-0.13: vllm-0.8, V1 without async scheduling; before 0.8: vllm, V0); vLLM named
+without one is judged against the band of all three, its expected figure the newest's."""
 
 import dataclasses
 import importlib.util
@@ -13,7 +14,7 @@ from conftest import ONE_GPU_RATE_TOML, measured_vs_expected, published_tables
 
 from diagnose import published
 from rules import catalog, roofline
-from rules.roofline import Layout
+from rules.roofline import RELEASE_UNSTATED, Layout
 
 PUBLISHED = Path(__file__).parent / "data" / "published"
 
@@ -54,27 +55,30 @@ def test_async_scheduling_hides_the_host_step_and_the_compiled_graph_runs_gpt_fa
     ("vllm0.20.2", "vllm-0.14"), ("vllm/vllm-openai:v0.16.0", "vllm-0.14"), ("vLLM 1.0", "vllm-0.14"),
     ("vllm-async", "vllm-0.14"),
     # older releases, no version, or a version that is not vLLM's
-    ("vLLM 0.13.0", "vllm"), ("vllm==0.9.2", "vllm"), ("vLLM 0.6.3 + torch 2.4", "vllm"), ("vLLM", "vllm"),
+    # V1 before async scheduling (0.8-0.13), V0 before it
+    ("vLLM 0.13.0", "vllm-0.8"), ("vllm==0.9.2", "vllm-0.8"), ("vLLM v0.8.0", "vllm-0.8"), ("vLLM 0.7.3", "vllm"),
+    ("vLLM 0.6.3 + torch 2.4", "vllm"), ("vLLM", "vllm"),
     ("vllm (vllm/vllm-openai:gptoss)", "vllm"), ("vLLM with CUDA 12.8", "vllm"),
     # NVIDIA's container tags are year.month, not vLLM releases
     ("nvcr.io/nvidia/vllm:25.09-py3", "vllm"), ("vLLM 26.02-py3", "vllm"), ("vllm 25.09", "vllm"),
     # other engines keep their own profile whatever their version
-    ("SGLang 0.5.2", "sglang"), ("TensorRT-LLM 0.9", "trtllm")])
+    ("SGLang 0.5.2", "sglang"), ("TensorRT-LLM 0.9", "trtllm-xqa8")])
 def test_a_stated_vllm_version_picks_the_profile(text, key):
     assert catalog.find_engine(text).key == key
 
 
 def test_every_published_table_stating_vllm_0_14_or_later_takes_its_profile():
-    """A table whose Conditions line states a vLLM release from 0.14 on runs vllm-0.14, and no other table does
-    (the perf-CI table states no release and stays on vllm)."""
+    """A table whose Conditions line states a vLLM release from 0.14 on runs vllm-0.14, and no other table does but a
+    build of main run with the async-scheduling flag 0.14 made the default (PR 25444's row); the perf-CI table states
+    no release and stays on vllm."""
     seen = 0
     for name, conditions, engines in published_tables():
         versions = [(int(a), int(b)) for a, b in re.findall(r"\bvLLM v?(\d+)\.(\d+)", conditions)]
         if versions and min(versions) >= (0, 14):
             seen += 1
             assert engines == {"vllm-0.14"}, name
-        else:
-            assert "vllm-0.14" not in engines, name
+        else:  # (or a build of main run with the flag that 0.14 made the default, its Conditions saying so)
+            assert "vllm-0.14" not in engines or "'--async-scheduling'" in conditions and not versions, name
     assert seen >= 2
 
 
@@ -142,29 +146,36 @@ def test_a_ticket_stating_a_recent_release_is_judged_on_its_profile(tmp_path):
     assert "beats the calibrated" in old.title  # faster than the V0 band: not broken, but not what it expects
 
 
-@pytest.mark.parametrize("said, recent", [
-    ("with vLLM 0.21.0, one request", True),
-    ("(vllm==0.21.0 from pip), one request", True),
-    ("with vLLM, one request. vLLM version: 0.15.1", True),
-    ("with vLLM v0.9.2, one request", False),
-    ("with vLLM, one request", False),  # no release stated: the V0-fitted profile
-    ("with vLLM 12.5 tok/s slower than SGLang, one request", False),  # a figure with its unit is no release
+@pytest.mark.parametrize("said, profile", [
+    ("with vLLM 0.21.0, one request", "vllm-0.14"),
+    ("(vllm==0.21.0 from pip), one request", "vllm-0.14"),
+    ("with vLLM, one request. vLLM version: 0.15.1", "vllm-0.14"),
+    ("with vLLM v0.9.2, one request", "vllm-0.8"),
+    ("with vLLM v0.6.3, one request", "vllm"),
+    ("with vLLM, one request", None),  # no release stated: the newest's figure, every release's band
+    ("with vLLM 12.5 tok/s slower than SGLang, one request", None),  # a figure with its unit is no release
     # (r11a) ... nor a span of time after the name
-    ("after serving with vLLM 2.5 hours under load, one request", False),
-    ("with vLLM (1.5 days uptime), one request", False),
-    ("with vLLM 3.2 min into the load test, one request", False),
+    ("after serving with vLLM 2.5 hours under load, one request", None),
+    ("with vLLM (1.5 days uptime), one request", None),
+    ("with vLLM 3.2 min into the load test, one request", None),
 ])
-def test_the_release_the_prose_states_picks_the_profile_as_ticket_toml_does(tmp_path, said, recent):
-    """cr10 #4: the same facts in an issue's prose and in ticket.toml's framework get the same band."""
+def test_the_release_the_prose_states_picks_the_profile_as_ticket_toml_does(tmp_path, said, profile):
+    """cr10 #4: the same facts in an issue's prose and in ticket.toml's framework get the same band; a release not
+    stated is said, with the profiles the band covers."""
     f = measured_vs_expected(tmp_path, "issue.md", f"# slow?\n\nLlama-3.1-8B-Instruct on one H100 SXM {said}: "
                              "154.3 tok/s. Is this normal?\n")
-    assert any("vllm-0.14" in e.detail for e in f.evidence) is recent
+    unstated = [e.detail for e in f.evidence if RELEASE_UNSTATED in e.detail]
+    assert any(f"({profile or 'vllm-0.14'} profile" in e.detail for e in f.evidence), f.evidence
+    assert bool(unstated) is (profile is None)
+    if unstated:
+        assert "band covers vllm, vllm-0.8, vllm-0.14" in unstated[0]
 
 
 def test_predict_takes_an_engine_with_its_release(tmp_path):
     from conftest import diagnose
     assert catalog.engine("vLLM 0.21.0").key == catalog.engine("vllm==0.21.0").key == "vllm-0.14"
-    assert catalog.engine("vllm 0.8.5").key == "vllm"
+    assert catalog.engine("vllm 0.8.5").key == "vllm-0.8"
+    assert catalog.engine("vllm 0.7.3").key == "vllm"
     with pytest.raises(catalog.UnknownName):
         catalog.engine("no-such-engine 1.2")
     result = diagnose("predict", "--engine", "vLLM 0.21.0", "--model", "llama-3.1-8b", "--gpu", "h100-sxm")

@@ -95,6 +95,17 @@ def stated_builds(build: str | None, engine: str | None, gguf: str | None) -> li
     return [value]
 
 
+def engine_run(engine: str | None, gpu, gguf: str | None, build: str | None) -> tuple:
+    """(profile, releases) predict and plan run for --engine: the one its name and --build pick, or, where the name
+    states no release of an engine whose releases run several profiles ('vllm', 'tgi', 'trtllm'), the newest
+    release's, with every candidate (rules.catalog.release_candidates) for the band, as a ticket naming it gets."""
+    from rules import catalog
+
+    named = catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf))
+    releases = catalog.release_candidates(engine)
+    return (releases[-1] if releases else named), releases
+
+
 def weights(model_name: str | None, dtype: str | None, quant: str | None,
             engine: str | None = None) -> tuple[str | None, str | None]:
     """The weight dtype and GGUF type a command predicts with, as the ticket rules read them

@@ -7,10 +7,10 @@ import click
 from diagnose.commands.options import (
     batch_size,
     build_option,
+    engine_run,
     gpu_count,
     output_options,
     quant_option,
-    stated_builds,
     token_count,
     weights,
 )
@@ -80,7 +80,7 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     if prompt:  # a prompt stated longer than the context is refused, as predict and scaling refuse it
         check_lengths(model, prompt, context)
     result = planner.plan(model, gpu, gpus, context, concurrency,
-                          engine=catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf)),
+                          engine=engine_run(engine, gpu, gguf, build)[0],
                           prompt=prompt, dtype=dtype, kv_dtype=kv_dtype,
                           gpus_per_node=gpus_per_node, itl_slo_ms=itl, ttft_slo_ms=ttft, quant=gguf,
                           itl_slo_share=slo_share(itl_limit[1]) if itl_limit else 0.5)

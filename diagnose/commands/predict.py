@@ -11,11 +11,11 @@ from diagnose.commands.options import (
     MAX_BATCH,
     FiniteFloat,
     build_option,
+    engine_run,
     gpu_count,
     int_list,
     output_options,
     quant_option,
-    stated_builds,
     token_count,
     weights,
 )
@@ -101,7 +101,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
     dtype, gguf = weights(model_name, dtype, quant, engine)
-    eng = catalog.run_engine(engine, gpu, gguf, stated_builds(build, engine, gguf))
+    eng, releases = engine_run(engine, gpu, gguf, build)  # 'vllm' without its release: the newest's, every one's band
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
         if key:
@@ -113,10 +113,11 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     rows = []
     for batch in int_list(batch_text, "--batch", MAX_BATCH):
         for layout in layouts:
-            p = roofline.predict(model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
-                                 dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect,
-                                 mbu=mbu, mfu=mfu, gpus_per_node=gpus_per_node, network=network, engine=eng,
-                                 output=output_len, quant_group=quant_group or gguf)
+            p = roofline.predict_any_build(
+                model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
+                dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect, mbu=mbu, mfu=mfu,
+                gpus_per_node=gpus_per_node, network=network, engine=eng, output=output_len,
+                quant_group=quant_group or gguf, build_stated=True, releases=releases)
             rows.append(PredictRow.of(p, batch))
     return build_report(model, gpu, eng, rows, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
