@@ -1992,10 +1992,23 @@ _TO_POWER_STATE = re.compile(r"(?:\s+(?:its\s+|the\s+)?(?:power\s+|performance\s
                              r"(?:P-?|power[- ]|performance[- ])?(?:state|mode)\b)", re.I)
 
 
+# A drop said of the time after the work ended ("As the benchmark ends they both drop to 1695, stay there for a minute,
+# then drop back to true idle", https://github.com/noonghunna/club-3090/issues/107): clocks leaving their boost once
+# the load is gone, power management again; a drop while the work runs stays a slowdown.
+_WORK_ENDED = re.compile(r"\b(?:as|when|once|after|whenever|at the end of)\s+(?:the\s+|a\s+|my\s+|each\s+|our\s+)?"
+                         r"(?:[\w-]+\s+)?(?:benchmark|bench|run|job|test|load|workload|inference|training|generation|"
+                         r"epoch)s?(?:\s+(?:run\s+)?(?:ends?|ended|finish(?:es|ed)?|stops?|stopped|completes?|completed|"
+                         r"(?:is|was|are|were)\s+(?:done|over|finished|complete))\b|(?=\s*,))", re.I)
+
+
 def _power_state_drop(text: str, m: re.Match) -> bool:
-    """A drop or a no-change that ends in a power state ("does not change state to P8", _TO_POWER_STATE): power
-    management, not a slowdown."""
-    return bool(_TO_POWER_STATE.match(text, m.end()))
+    """A drop or a no-change that ends in a power state ("does not change state to P8", _TO_POWER_STATE), or a drop
+    once the work has ended (_WORK_ENDED, earlier in its sentence): power management, not a slowdown."""
+    if _TO_POWER_STATE.match(text, m.end()):
+        return True
+    before = re.split(r"[.!?。？！]\s", text[max(0, m.start() - 100):m.start()])[-1]
+    ended = list(_WORK_ENDED.finditer(before))
+    return bool(ended) and not re.search(r"\b(?:start|began|begin)", ended[-1].group(0), re.I)
 
 
 def _rate_rose(m: re.Match) -> bool:
@@ -4164,7 +4177,12 @@ def _reference_mark(sentence: str, rates: list) -> re.Match | None:
 
 def reference_marked(sentence: str) -> bool:
     """Does the sentence cite a published or expected figure's source (README, docs, official, paper, 'instead of')?"""
-    return bool(_REFERENCE_MARK.search(sentence))
+    return bool(reference_mark(sentence))
+
+
+def reference_mark(sentence: str) -> re.Match | None:
+    """The first word of the sentence that cites a published or expected figure's source, or None."""
+    return _REFERENCE_MARK.search(sentence)
 
 
 def reference_rate(text: str) -> Claim | None:

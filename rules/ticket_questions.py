@@ -17,6 +17,7 @@ from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting,
 from rules import claims
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import rule, ticket_gaps
+from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import asks_about_figures
 
 # Claim families that point at a fault, or at a platform where the question's answer is usually one
@@ -59,6 +60,9 @@ def fault_context(facts: Facts) -> claims.Claim | None:
     for source, name, value in named:
         if _TRANSPORT_OFF.match(name) and str(value).strip() not in ("0", ""):
             return claims.Claim("setting", source, f"{name}={value}")
+    slower = reference_shortfall(facts)  # a job time past a reference scaled to these GPUs: beyond physics
+    if slower:
+        return claims.Claim("reference_shortfall", slower["source"], slower["quote"][0])
     return None
 
 

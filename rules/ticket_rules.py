@@ -57,6 +57,7 @@ from rules.common import (
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
 from rules.health import FATAL_XIDS
+from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import (
     SERVING_METRICS,
     assumed_layout,
@@ -1458,6 +1459,8 @@ def symptom_prior(facts: Facts, predictions=None):
     kind = said[2] if said else None
     if kind not in ("scaling", "slow", "normal?") or (kind != "normal?" and claims.other_vendor(facts)):
         return
+    if reference_shortfall(facts):
+        return  # slower than a reference run scaled to these GPUs: no physics (ticket.reference_scaled)
     gpu, gpu_src = facts.subject.gpu, facts.subject.gpu_source
     n = _gpus(facts)
     evidence = [ev(said[0], f'the reporter\'s question: "{said[1]}"')]
