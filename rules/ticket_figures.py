@@ -681,6 +681,11 @@ def split_pace(facts: Facts, p, m: Measurement):
     if m.stat not in JUDGED_STATS or (m.batch or 1) != 1 or m.value > 1.1 * p.decode_tok_s:
         return None
     n = m.gpus or max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0, 2)
+    if n > 1 and (q := predict_layout(facts, 1, 1, pp=n)) is not None and q.valid:
+        # the predictor's own layer split (PP n at batch 1: its hand-overs, the engine's split costs such as
+        # llama.cpp's F32 hand-over and graphs dropped in pipeline mode), the figure `predict --pp n` prints
+        return q.decode_tok_s_expected, q.decode_tok_s_expected / q.band_high, q.decode_tok_s_expected / q.band_low, \
+            q.decode_tok_s, n
     fabric = catalog.interconnect(facts.subject.gpu.pcie_interconnect)
     handover_ms = (n - 1) * collectives.p2p_us(fabric, facts.subject.model.hidden * 2) / 1e3
     step = 1e3 / p.decode_tok_s_expected + handover_ms
