@@ -235,7 +235,7 @@ def _results(workloads, measurements) -> dict[str, tuple[str, list]]:
     or above its line in the same file (the first result's, for a figure above every result)."""
     by_file: dict[str, list[tuple[int, object]]] = {}
     for w in workloads:
-        if "request_rate" in w.extra:
+        if w.extra.get("result") or "request_rate" in w.extra:
             file, _, line = str(w.source).rpartition(":")
             if line.isdigit():
                 by_file.setdefault(file, []).append((int(line), w))
@@ -257,7 +257,7 @@ def _results(workloads, measurements) -> dict[str, tuple[str, list]]:
 
 def _rate_of(result: list) -> str:
     rate = result[0].extra.get("request_rate")
-    return "rate inf" if rate == "inf" else f"rate {rate:g}/s"
+    return "rate inf" if rate == "inf" else "rate unstated" if rate is None else f"rate {rate:g}/s"
 
 
 STEP_WEIGHTED = "time-weighted TPOT"  # how a derived batch's step is measured (derived_batch)
