@@ -72,6 +72,9 @@ class Setup:
     gpus_per_node: int | None = None
     network: str | None = None
     quant: str | None = None  # a GGUF type (rules/catalog/gguf_types.toml) the weights stream as
+    # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
+    # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
+    unmodelled: str | None = None
 
 
 @dataclass
@@ -348,11 +351,13 @@ def _setup_of(read) -> Setup:
     """The engine, model, GPU and weights a file's own facts name (a ticket's [workload] and [hardware], a
     launch line, a capture's GPU), where the catalog knows them; the weights as the ticket rules read them."""
     from rules.subject import Subject
+    from rules.ticket_figures import unmodelled_layout
     from rules.workload import quant_group, weight_dtype
 
     named = Subject.of(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
-                 engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read))
+                 engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read),
+                 unmodelled=unmodelled_layout(read))
 
 
 def _content_layout(read) -> Layout | None:

@@ -4,7 +4,7 @@ threads; SOURCES.md), or an edit of it written here, through the command the tes
 import shutil
 from pathlib import Path
 
-from conftest import report_json
+from conftest import report_json, shared_path
 
 DATA = Path(__file__).parent / "data" / "ut10a"
 
@@ -45,3 +45,36 @@ def test_a_result_block_with_neither_rate_nor_request_throughput_is_not_judged(t
     assert [row[table["columns"].index("batch")] for row in table["rows"]] == ["?"]
     assert [(r["status"], r["ratio"]) for r in rows] == [("batch unknown", None)]
     assert report["verdict"]["category"] == "insufficient_data"
+
+
+# --------------------------------------------------------------------------- defect 3: an unmodelled launch option
+def _bundle_079(tmp_path, drop_option=False):
+    src = shared_path("tickets").glob("079-*")
+    folder = tmp_path / "b079"
+    shutil.copytree(next(src), folder)
+    if drop_option:
+        text = (folder / "attachment1.txt").read_text()
+        (folder / "attachment1.txt").write_text(text.replace(" --enable-dp-attention", ""))
+    return folder
+
+
+def test_scaling_does_not_judge_a_run_launched_with_an_option_ticket_cannot_model(tmp_path):
+    """Shared bundle 079 (SGLang's published DeepSeek-V3 baseline, --enable-dp-attention): ticket says 'Not judged';
+    scaling said 'Even TP8 runs x2.25 the expected time' and blamed the engine. Now its rows are 'not modelled',
+    with no expected step, no ratio and no finding."""
+    report, rows = _scaling_rows(_bundle_079(tmp_path))
+    measured = [r for r in rows if r["measured"] is not None and r["status"] != "batch unknown"]
+    assert len(measured) == 3
+    assert all(r["status"] == "not modelled" and r["ratio"] is None and r["expected"] is None for r in measured)
+    assert not [f for f in report["findings"] if f["rule"].startswith("scaling.")]
+    table = next(t for k, t in report["tables"].items() if k.startswith("Scaling"))
+    assert "--enable-dp-attention" in table["note"]
+
+
+def test_without_the_option_the_same_figures_are_judged(tmp_path):
+    """The same bundle less the flag (a plain TP8 launch): its figures are judged (the skip follows the option)."""
+    _, rows = _scaling_rows(_bundle_079(tmp_path, drop_option=True))
+    assert any(r["ratio"] is not None for r in rows)
+    assert not any(r["status"] == "not modelled" for r in rows)
+    # batch / output rate (upper bound) rows say so, not 'no figure' beside a measured and an expected value
+    assert [r["status"] for r in rows if r["position"] == "upper bound"] == ["upper bound"] * 2
