@@ -137,3 +137,48 @@ def test_a_prose_rate_inside_the_band_still_reads_inside(tmp_path):
     f = _rate_finding(tmp_path, 55)
     assert f["category"] == "expected_physics" and "sits inside the calibrated band" in f["summary"]
     assert "below" not in f["title"]
+
+
+# --------------------------------------------------------------------------- defect 1: a benchmark's short replies
+VLLM_BLOCK = """# {title}
+
+vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random --random-input-len 1024 \\
+--random-output-len 512 --num-prompts 1000 on one H100 SXM.
+
+```
+============ Serving Benchmark Result ============
+Successful requests:                     1000
+Benchmark duration (s):                  100.00
+Request throughput (req/s):              10.00
+Output token throughput (tok/s):         {out}
+==================================================
+```
+"""
+
+
+def test_a_benchmark_whose_requests_stopped_early_is_not_called_slow(tmp_path):
+    """TRT-LLM#6294 (Llama-3.1-8B FP8, one H100, trtllm-bench 128/128): 6957.3 output tok/s over 248.48 req/s is 28
+    tokens a request, not 128, so the output rate measures shorter replies; before, insufficient_data asking for
+    nvidia-smi -q and no finding."""
+    verdict, found = _ticket(_folder(tmp_path, "trt6294.md"))
+    f = found["ticket.short_outputs"]
+    assert verdict["category"] == "other" and f["severity"] == "warning"
+    assert "28 tokens each" in f["title"] and "128" in f["title"]
+    assert [e["measured"] for e in f["evidence"]][-1] == 28.0
+
+
+def test_another_benchmarks_short_replies_read_the_same(tmp_path):
+    """vLLM's result block, written here: 800 tok/s over 10 req/s is 80 tokens of the 512 asked."""
+    _, found = _ticket(_folder(tmp_path, text=VLLM_BLOCK.format(title="Low output throughput", out="800.00")))
+    assert "80 tokens each" in found["ticket.short_outputs"]["title"]
+
+
+def test_replies_at_their_full_length_are_not_short(tmp_path):
+    """The same block at 5000 tok/s (500 tokens a request of 512), and TRT-LLM#4043's H200 run (ISL 124, OSL 2048):
+    no finding."""
+    _, found = _ticket(_folder(tmp_path, text=VLLM_BLOCK.format(title="Low output throughput", out="5000.00")))
+    assert "ticket.short_outputs" not in found
+    other = tmp_path / "t4043"
+    other.mkdir()
+    shutil.copy(DATA.parent / "ut9a" / "trt4043_h200.md", other / "issue.md")
+    assert "ticket.short_outputs" not in _ticket(other)[1]
