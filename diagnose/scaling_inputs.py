@@ -75,6 +75,9 @@ class Setup:
     # the engine is the profile that ran, not a name that may stand for several releases: a published row (its curator
     # picked the profile by the release its Conditions state) or a ticket stating its release
     engine_stated: bool = False
+    # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
+    # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
+    unmodelled: str | None = None
 
 
 @dataclass
@@ -238,7 +241,7 @@ def _results(workloads, measurements) -> dict[str, tuple[str, list]]:
     or above its line in the same file (the first result's, for a figure above every result)."""
     by_file: dict[str, list[tuple[int, object]]] = {}
     for w in workloads:
-        if "request_rate" in w.extra:
+        if w.extra.get("result") or "request_rate" in w.extra:
             file, _, line = str(w.source).rpartition(":")
             if line.isdigit():
                 by_file.setdefault(file, []).append((int(line), w))
@@ -260,7 +263,7 @@ def _results(workloads, measurements) -> dict[str, tuple[str, list]]:
 
 def _rate_of(result: list) -> str:
     rate = result[0].extra.get("request_rate")
-    return "rate inf" if rate == "inf" else f"rate {rate:g}/s"
+    return "rate inf" if rate == "inf" else "rate unstated" if rate is None else f"rate {rate:g}/s"
 
 
 STEP_WEIGHTED = "time-weighted TPOT"  # how a derived batch's step is measured (derived_batch)
@@ -351,12 +354,13 @@ def _setup_of(read) -> Setup:
     """The engine, model, GPU and weights a file's own facts name (a ticket's [workload] and [hardware], a
     launch line, a capture's GPU), where the catalog knows them; the weights as the ticket rules read them."""
     from rules.subject import Subject
+    from rules.ticket_figures import unmodelled_layout
     from rules.workload import quant_group, weight_dtype
 
     named = Subject.of(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
                  engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read),
-                 engine_stated=not engine_releases(read))
+                 engine_stated=not engine_releases(read), unmodelled=unmodelled_layout(read))
 
 
 def _content_layout(read) -> Layout | None:

@@ -136,9 +136,12 @@ def quiet_priors(findings: list[Finding]) -> list[Finding]:
     fault = any(f.rule not in PRIORS and f.severity in ("warning", "critical") and is_cause(f) for f in findings)
     figures = any(f.rule in FIGURE_CHECKS and f.is_problem for f in findings)
     prior_spoke = any(f.rule == SYMPTOM_PRIOR for f in findings)
+    # the reporter's figure could not be set against an expected one (model, GPU or weights unknown): it may be any
+    # distance from physics, so no prior may call it physics or healthy (a verdict needs evidence)
+    unjudged = any(f.rule == FIGURE_UNJUDGED for f in findings)
 
     def quiet(f: Finding) -> bool:
-        return f.rule in PRIORS and ((fault and f.category in NOTHING_BROKEN_FORMS)
+        return f.rule in PRIORS and (((fault or unjudged) and f.category in NOTHING_BROKEN_FORMS)
                                      or (figures and f.category in FIGURE_ANSWERED)
                                      or (prior_spoke and f.rule != SYMPTOM_PRIOR))
 
@@ -362,6 +365,7 @@ ANSWERS_COMPLAINT = ("ticket.", "nccl.busbw", "topology.pair_bandwidth",
 # Rules that only state the symptom class's prior: any check that answers the question outweighs them.
 # The symptom's own prior gives the layout's reasons: where it speaks, the weaker "nothing broken" gives way.
 SYMPTOM_PRIOR = "ticket.symptom_prior"
+FIGURE_UNJUDGED = "ticket.figure_unjudged"  # a reporter's figure no expected figure could be set against
 PRIORS = (SYMPTOM_PRIOR, "ticket.nothing_broken", "ticket.scaling_question")
 # Checks that read the reporter's own figures or setup against what the hardware should give: when one finds
 # more than physics, the prior's "nothing points at a fault" and its PCIe-without-P2P ceiling give way to it.

@@ -234,6 +234,7 @@ class ScalingRow:
     ratio: float | None = None  # measured / expected in time (above 1 is slower); None: not judged
     position: str | None = None  # inside | slower | faster | faster_than_roofline | upper bound
     status: str = "no figure"  # the layout's judgement (rules.scaling._layout_status)
+    unmodelled: str | None = None  # the launch option that takes the run outside the predictor (not judged)
     # judged rows only: the smallest layout of the same system, the medians, the speed-up over it
     base: str | None = None
     layout_ratio: float | None = None

@@ -146,6 +146,8 @@ def calibration(facts) -> Calibration:
 
 STEP_NAMES = {"itl_ms": "ITL", "tpot_ms": "TPOT", "step_ms": "step"}
 BATCH_UNKNOWN = "batch unknown"  # the status of a benchmark result whose batch cannot be derived
+NOT_MODELLED = "not modelled"  # a run launched with an option the predictor does not model (Setup.unmodelled)
+UPPER_BOUND = "upper bound"  # a step read from an output rate that holds the prefills: it cannot be called slow
 
 
 def measured_step(run) -> tuple[float, str, str] | None:
@@ -341,6 +343,12 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         e = expectation(metric, p)
         row.metric, row.measured, row.measured_how, row.measured_source = metric, meas.value, metric, meas.source
         row.roofline, row.expected, row.time_metric = round(e.roofline, 4), round(e.expected, 4), e.is_time
+    if run.setup.unmodelled:
+        # as ticket.unmodelled_figures: the step is not the TP layout's step, so no expected figure or gap is shown
+        row.expected = row.explained_share = None
+        row.terms.pop("unexplained_ms", None)
+        row.status, row.unmodelled = NOT_MODELLED, run.setup.unmodelled
+        return row
     meas, exp, roof = row.measured, row.expected, row.roofline
     ratio = meas / exp if row.time_metric else exp / meas
     faster = beyond_roofline.beats(meas, roof, row.time_metric)
@@ -349,7 +357,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
                     "faster" if ratio < p.band_low else "inside")
     if "upper bound" in (row.measured_how or "") and not faster:
         # batch / output rate holds the prefills too: it can beat the roofline, it cannot be called slow
-        row.ratio, row.position = None, "upper bound"
+        row.ratio, row.position, row.status = None, UPPER_BOUND, UPPER_BOUND
     return row
 
 

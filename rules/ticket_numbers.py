@@ -426,6 +426,7 @@ def figure_unjudged(facts: Facts, predictions=None):
     kind = "a decode rate" if m.metric == "decode_tok_s" else "a serving benchmark's figures"
     yield need("ticket.figure_unjudged", f"{given} cannot be set against an expected figure",
                f"The reporter gives {kind}, but the "
-               + ("model" if model is None and gpu else "GPU" if model else "model and the GPU")
-               + " it ran on are not known to the catalog, so no roofline or calibrated band can be computed.",
+               + ("model it ran is" if model is None and gpu else "GPU it ran on is" if model
+                  else "model and the GPU it ran on are")
+               + " not known to the catalog, so no roofline or calibrated band can be computed.",
                " and ".join(asks), evidence)

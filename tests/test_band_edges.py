@@ -73,7 +73,7 @@ def test_a_figure_just_below_the_band_prints_below_it(tmp_path, text, setup):
     if below < low * REPORTED_RATE_SLACK:
         assert f["severity"] == "warning", f["title"]
     else:
-        assert f["category"] == "expected_physics" and "at its low edge" in f["title"], f["title"]
+        assert f["category"] == "expected_physics" and "below its low edge" in f["title"], f["title"]
     far = round(low * REPORTED_RATE_SLACK * 0.95, 1)  # beyond the slack: below the band, and printed below it
     _issue(tmp_path, text.format(setup=setup, rate=f"{far:g}"))
     f = _vs_expected(tmp_path)

@@ -13,8 +13,9 @@ output 256: 206.32 token/s` summaries, and training step lines (`9134.5 examples
 0.014 sec/batch`). Each figure is a Measurement with its stat (mean/median/p95/p99) and the
 concurrency or batch where the output states it. A result also states its completed requests,
 output tokens and duration (Measurements), and a Workload on its line (a JSON result's; a text
-block's header) with the offered `request_rate` (a number, or "inf"); the parser derives nothing
-from them.
+block's header) marked `result`, with the offered `request_rate` (a number, or "inf") where the output
+states one (benchmark_serving.py prints `Traffic request rate` before its progress bar, so a pasted
+result block often lacks it); the parser derives nothing from them.
 
 Periodic generation throughput is `decode_tok_s` with `batch` = the running requests: it is
 the decode rate of all running sequences together.
@@ -245,10 +246,15 @@ def _summary_line(line: str, src: str, state: dict) -> list | None:
 
 def _result_workload(name: str, header: int, rate, concurrency: int | None) -> list:
     """A Workload on a text result's header line, stating its request rate and concurrency (where
-    printed): diagnose.scaling_inputs groups the block's figures by it, as it does a JSON result's."""
-    if rate is None:
-        return []
-    return [Workload(where(name, header), concurrency=concurrency, extra={"request_rate": rate})]
+    printed): diagnose.scaling_inputs groups the block's figures by it, as it does a JSON result's,
+    whether or not the block printed its rate."""
+    return [Workload(where(name, header), concurrency=concurrency, extra=_result_extra(rate))]
+
+
+def _result_extra(rate) -> dict:
+    """A benchmark result's Workload extras: `result` marks it as one run's block, `request_rate` is
+    set only where the output states it (an unstated rate is not assumed)."""
+    return {"result": True, **({"request_rate": rate} if rate is not None else {})}
 
 
 def _result_row(label: str, value: str, src: str, concurrency: int | None) -> Measurement | None:
@@ -316,7 +322,7 @@ def _from_json(results: list[tuple[dict, int | None]], text: str, name: str) -> 
         out.append(Workload(where(name, line or _line_of(text_lines, "model_id") or 1),
                             model=model if isinstance(model, str) else None,
                             tp=tp, concurrency=concurrency, framework=_backend(doc.get("backend")),
-                            extra={"request_rate": rate} if rate is not None else {}))
+                            extra=_result_extra(rate)))
     return out
 
 

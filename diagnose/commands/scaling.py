@@ -203,11 +203,16 @@ def _with_node(facts, node):
 def _what_to_attach(analysis) -> str:
     """What would let a layout be judged: for benchmark results that hold a mean TPOT but no batch,
     the figure that derives the batch (not the TPOT they already have)."""
-    from rules.scaling import BATCH_UNKNOWN
+    from rules.scaling import BATCH_UNKNOWN, NOT_MODELLED
 
     if any(r.status == BATCH_UNKNOWN and r.measured is not None for r in analysis.rows):
         return ("each benchmark result's request_throughput (or a fixed --max-concurrency run): the mean TPOT is "
                 "there, but the batch it was measured at cannot be derived without it")
+    unmodelled = [r.unmodelled for r in analysis.rows if r.status == NOT_MODELLED]
+    if unmodelled:
+        flag = "--" + unmodelled[0].replace("_", "-")
+        return (f"the same benchmark without {flag} (the predictor does not model it), or compare with the engine's "
+                f"published figures for the same {flag} launch")
     return ("a figure per layout the predictor can judge: ITL/TPOT, decode tok/s at a known batch, an nsys capture, or "
             "latency/throughput with the input and output lengths")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from diagnose.formatting import fmt_value
 from rules.predictions import Goodput, GoodputRun, ScalingAnalysis, ScalingRow
+from rules.scaling import NOT_MODELLED, UPPER_BOUND
 
 
 def tables(analysis: ScalingAnalysis) -> dict[str, dict]:
@@ -52,7 +53,7 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             f"{r.ratio:.2f}" if has else "-", f"{r.layout_ratio:.2f}" if r.layout_ratio else "-",
             r.status,
             # the decode step of the model, where a decode step was measured (the HTML scaling chart draws them)
-            _n(r.roofline_ms, 3) if step else "-", _n(r.calibrated_ms, 3) if step else "-",
+            _n(r.roofline_ms, 3) if step else "-", _n(r.calibrated_ms, 3) if step and r.status != NOT_MODELLED else "-",
         ])
     cal = analysis.calibration
     lo, hi = analysis.band
@@ -65,17 +66,28 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             "size the model's heads or checkpoint blocks do not split is invalid_layout, not judged. roofline ms "
             "/ expected ms: the decode step of each, where a step was measured; roofline / expected: the figure a row "
             "measures other than the step (TTFT, throughput), in its unit."
-            + (" run: a benchmark result that states no concurrency, named by its request rate; its batch per replica "
+            + (" run: a benchmark result that states no concurrency, named by its request rate (rate unstated: "
+               "the output holds none); its batch per replica "
                "is derived, the mean sequences decoding by Little's law (the findings' evidence shows the figures), "
                "and its step the decode time it was derived with over the tokens a request decodes (each step "
                "once: the time-weighted TPOT), so decode tok/s is the benchmark's own output rate; ?: not derivable "
                "(the result lacks request_throughput or mean TPOT), so the run is not "
                "judged (status "
                "batch unknown; its mean TPOT is shown, measured at that unknown batch)."
-               if any(r.run for r in analysis.rows) else ""))
+               if any(r.run for r in analysis.rows) else "")
+            + (f" {UPPER_BOUND}: a step read as batch / output rate, which holds the prefills too, so it is not "
+               "judged slow." if any(r.status == UPPER_BOUND for r in analysis.rows) else "")
+            + (f" {NOT_MODELLED}: launched with {_options(analysis)}, which the predictor does not model (the step "
+               "is not the tensor-parallel layout's step), so the figure is shown, never judged, as in `diagnose "
+               "ticket`." if any(r.status == NOT_MODELLED for r in analysis.rows) else ""))
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows],
             "note": note}
+
+
+def _options(analysis: ScalingAnalysis) -> str:
+    """The unmodelled launch options of the runs, as flags ('--enable-dp-attention')."""
+    return ", ".join(dict.fromkeys("--" + r.unmodelled.replace("_", "-") for r in analysis.rows if r.unmodelled))
 
 
 def _batch(r: ScalingRow, step) -> int | str:
@@ -93,7 +105,7 @@ def decomposition_table(analysis: ScalingAnalysis) -> dict:
                "AR calls x us", "slowest-GPU wait", "host", "PP bubble", "unexplained", "AR source"]
     rows = []
     for r in analysis.rows:
-        if not r.step_ms:
+        if not r.step_ms or r.status == NOT_MODELLED:  # the terms are the TP layout's, not that run's
             continue
         t = r.terms
         ar_us = r.allreduce_measured_us if r.allreduce_measured_us is not None else r.allreduce_ref_us
