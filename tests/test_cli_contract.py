@@ -10,6 +10,7 @@ real tickets; the broken files are made from them (cut short, emptied) or are pl
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
@@ -273,6 +274,33 @@ def test_output_in_a_pseudo_filesystem_is_bad_input_before_any_work(folder, opti
     result = run(*args, option, target)
     assert_bad_input(result, target)
     assert "cannot write in" in result.stderr
+
+
+def test_output_through_a_link_writes_the_file_it_points_to(tmp_path):
+    """`-o LINK` fills the file behind the link and leaves the link a link (a rename would replace it)."""
+    real, link = tmp_path / "real.txt", tmp_path / "out"
+    real.write_text("")
+    link.symlink_to(real)
+    assert run("capture", HEALTHY, "--json", "-o", link, "--fail-on", "never").exit_code == 0
+    assert link.is_symlink() and json.loads(real.read_text())["schema"] == "diagnose.report/1"
+
+
+def test_output_to_a_stdout_link_with_stdout_redirected_feeds_the_redirect(tmp_path):
+    """The `-o /dev/stdout > r.html` idiom, with a link of our own to /proc/self/fd/1 instead of the
+    system's /dev/stdout: the report lands in r.html and the link stays a link."""
+    import subprocess
+    import sys
+
+    link, out = tmp_path / "stdout", tmp_path / "r.html"
+    link.symlink_to("/proc/self/fd/1")
+    with open(out, "w") as fh:
+        done = subprocess.run([sys.executable, "-m", "diagnose", "capture", str(HEALTHY), "--format", "html",
+                               "-o", str(link)], stdout=fh, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              env={**os.environ, "DIAGNOSE_CACHE": "off"}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1"
+    assert out.read_text().rstrip().endswith("</html>")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp file left beside the link
 
 
 def test_stats_dir_that_is_a_file_is_bad_input(tmp_path):

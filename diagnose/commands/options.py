@@ -259,9 +259,21 @@ def _db_path() -> str:
 
 def check_writable(path: str, option: str) -> None:
     """Refuse an output path whose folder is missing, read-only or not a real folder (/proc,
-    /sys) before any work is done."""
+    /sys) before any work is done. An existing link or device (`-o /dev/stdout`) is written
+    through, not created beside (diagnose.outputs), so only it must take writing."""
+    import stat
     from pathlib import Path
 
+    try:
+        mode = os.lstat(os.path.expanduser(path)).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        if os.path.exists(path) and not os.access(os.path.expanduser(path), os.W_OK):
+            from diagnose.errors import InputError
+
+            raise InputError(f"{option} {path}: not writable")
+        return
     folder = Path(path).expanduser().absolute().parent
     if not folder.is_dir():
         from diagnose.errors import InputError
