@@ -387,12 +387,15 @@ def test_output_file_gets_the_report_and_stdout_stays_empty(invocations, name, t
     assert json.loads(path.read_text())["schema"] == "diagnose.report/1"
 
 
-def test_unusable_results_database_fails_before_printing_the_report(tmp_path, junk):
-    """$DIAGNOSE_DB saves every run: a database that cannot be opened is exit 2 with stdout empty,
-    not a printed report followed by exit 2."""
-    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1",
+def test_unusable_results_database_costs_the_save_not_the_report(tmp_path, junk):
+    """$DIAGNOSE_DB saves every run: a file that is no database still gets the report printed,
+    then one stderr line saying it was not saved, exit 3 (the store failed, not the input)."""
+    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1", "--json",
                  env={"DIAGNOSE_DB": str(junk["binary"])})
-    assert_bad_input(result, "results database")
+    assert result.exit_code == 3, (result.exit_code, result.stderr)
+    assert json.loads(result.stdout)["schema"] == "diagnose.report/1"
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("diagnose: the report was printed but not saved: ") and "results database" in line
 
 
 def test_bad_input_leaves_no_half_written_output_file(tmp_path):
