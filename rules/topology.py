@@ -633,6 +633,46 @@ def fabric_manager(facts: Facts, predictions=None):
                      [ev(g, "fabric state", g.fabric_state, "Completed")], 0.7)
 
 
+# Fabric > Health values that say nothing is wrong (NVML fabric health summary and mask:
+# https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html). N/A: no fabric, or a driver
+# without the health report.
+FABRIC_FINE = {"healthy", "full", "n/a", "not supported", ""}
+
+
+@rule("topology.fabric_health", "nvlink_down")
+def fabric_health(facts: Facts, predictions=None):
+    """A fabric that registered (state Completed, status Success) can still be unhealthy: the fabric
+    manager lost routes or NVLinks, so peer traffic fails or runs at part of its bandwidth."""
+    gpus = [g for g in facts.of(GpuFact) if g.fabric_health or g.fabric_bandwidth]
+    if not gpus:
+        return
+    bad = [g for g in gpus if (g.fabric_health or "").lower() not in FABRIC_FINE
+           or (g.fabric_bandwidth or "").lower() not in FABRIC_FINE]
+    if not bad:
+        yield passed("topology.fabric_health", "The NVSwitch fabric reports itself healthy",
+                     f"nvidia-smi reports fabric health {gpus[0].fabric_health or 'n/a'}, bandwidth "
+                     f"{gpus[0].fabric_bandwidth or 'n/a'} on {len(gpus)} GPU(s).",
+                     [ev(g, f"{label(g)} fabric health", g.fabric_health, "Healthy") for g in gpus[:2]], 0.7)
+        return
+    unhealthy = [g for g in bad if (g.fabric_health or "").lower() == "unhealthy"]
+    severity, confidence = ("critical", 0.85) if unhealthy else ("warning", 0.7)
+    g = (unhealthy or bad)[0]
+    yield make(
+        "topology.fabric_health", "nvlink_down", severity, confidence,
+        f"The NVSwitch fabric reports itself {g.fabric_health or 'degraded'} on {len(bad)} of {len(gpus)} GPU(s)",
+        f"nvidia-smi's Fabric > Health section is the fabric manager's own verdict on the GPU's NVLink fabric: "
+        f"summary {g.fabric_health or 'n/a'}, bandwidth {g.fabric_bandwidth or 'n/a'}. Unhealthy means routes "
+        "or NVLinks the fabric needs are lost (peer traffic may fail or hang); Limited Capacity or Degraded "
+        "bandwidth means it works on fewer links, so all-reduce runs at part of the NVLink figure.",
+        [ev(x, f"{label(x)} fabric health summary, bandwidth",
+            f"{x.fabric_health or 'n/a'}, {x.fabric_bandwidth or 'n/a'}", "Healthy, Full") for x in bad[:2]],
+        fix="Check the fabric manager log (/var/log/fabricmanager.log) and `nvidia-smi nvlink -s` for down links; "
+        "drain the node and service the NVLinks/NVSwitch tray the log names (a GPU reset or reboot clears a "
+        "transient route loss).",
+        refs=["fabric_manager", "https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html"],
+    )
+
+
 @rule("topology.nvlink_errors", "nvlink_down")
 def nvlink_errors(facts: Facts, predictions=None):
     """Unstable NVLinks: error counters, Xid 74, or a driver that takes minutes to enumerate them."""
