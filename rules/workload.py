@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from diagnose.evidence import (
+    CaptureInfo,
     Facts,
     GpuFact,
     Measurement,
@@ -158,9 +159,18 @@ def heads_title(tp: int, heads: int) -> str:
     return f"TP={tp} does not divide the model's {heads} attention heads: the layout cannot run"
 
 
-@rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads")
+def _command_line() -> str:
+    """The source of what `capture`'s command line gave (imported only where a capture was read)."""
+    from diagnose.capture.facts import GIVEN
+
+    return GIVEN
+
+
+@rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads", "other")
 def tp_not_dividing_heads(facts: Facts, predictions=None):
-    """TP must divide the attention heads (and the KV heads, or be a multiple of them)."""
+    """TP must divide the attention heads (and the KV heads, or be a multiple of them). A TP given on
+    the command line of a capture that ran cannot have been the run's: the command line is wrong,
+    not the run (a warning, as capture.layout_does_not_fit)."""
     tp, tp_src = wfield(facts, "tp")
     if not tp or tp < 2:
         return
@@ -190,6 +200,20 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
                       ev(tp_src, "tensor-parallel size", tp)], 0.4)
         return
     good = [d for d in (1, 2, 4, 8, 16) if heads % d == 0 and d != tp]
+    if facts.of(CaptureInfo) and tp_src == _command_line():
+        yield make(
+            "workload.tp_not_dividing_heads", "other", "warning", 0.8,
+            f"--tp {tp} (command line) cannot be the captured run's layout: "
+            + (f"it does not divide the model's {heads} attention heads" if heads % tp
+               else f"it does not split the model's {kv} KV heads"),
+            "Tensor parallelism gives each GPU a whole number of heads, so an engine refuses this layout; the "
+            "capture ran, so what the command line gives is not the run, and figures compared with the "
+            "prediction are of another layout.",
+            problems + [ev(tp_src, "tensor-parallel size given", tp)],
+            fix=f"Give the TP the run used (one that divides {heads}, e.g. {', '.join(map(str, good[-3:]))}), "
+                "or drop --tp to use what the capture recorded.",
+        )
+        return
     yield make(
         "workload.tp_not_dividing_heads", "tp_not_dividing_heads", "critical", 0.95,
         heads_title(tp, heads) if heads % tp
