@@ -32,6 +32,7 @@ from rules.common import (
     claim_ev,
     ev,
     gpu_count,
+    gpu_indices,
     gpu_name,
     has_nvlink,
     is_virtualized,
@@ -273,6 +274,42 @@ def _mig_gpus(facts: Facts) -> set[int]:
     NVLink readings of such a GPU say nothing about a fault (MIG user guide; `nvidia-smi mig
     -lgip` lists P2P "No" for every profile)."""
     return {g.index for g in facts.of(GpuFact) if g.mig_mode}
+
+
+MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html"
+
+
+@rule("topology.mig_gpus", "p2p_disabled", "other")
+def mig_gpus(facts: Facts, predictions=None):
+    """A GPU in MIG mode cannot be a tensor-parallel peer: its instances have no peer-to-peer over
+    PCIe or NVLink, and CUDA enumerates the instances, not the GPU (MIG user guide). On a node
+    with several GPUs, or where TP >= 2 is stated, say which GPUs a TP group cannot use; a lone
+    MIG GPU is only noted."""
+    gpus = facts.of(GpuFact)
+    mig = sorted((g for g in gpus if g.mig_mode), key=lambda g: (g.index is None, g.index or 0))
+    if not mig:
+        return
+    tp, tp_src = wfield(facts, "tp")
+    peers = len(gpu_indices(facts) - _mig_gpus(facts))
+    names = ", ".join(label(g) for g in mig[:4]) + (", ..." if len(mig) > 4 else "")
+    evidence = [ev(g, f"{label(g)}'s MIG mode", "Enabled", "Disabled for a TP peer") for g in mig[:2]]
+    if (tp and tp >= 2) or len(gpus) >= 2:
+        evidence += [ev(tp_src, "tensor-parallel size", tp)] if tp else []
+        yield make(
+            "topology.mig_gpus", "p2p_disabled", "warning", 0.7,
+            f"{names} {'is' if len(mig) == 1 else 'are'} in MIG mode and cannot join a tensor-parallel group",
+            f"{len(mig)} of {len(gpus)} GPU(s) are partitioned with MIG. MIG instances have no peer-to-peer over "
+            "PCIe or NVLink, and CUDA sees their instances instead of the GPU, so NCCL cannot put them in a TP "
+            f"group with other GPUs; {peers} GPU(s) here can be TP peers. Link and P2P checks skip them.",
+            evidence,
+            fix="For tensor parallelism, disable MIG on these GPUs (`sudo nvidia-smi -i N -mig 0`, with no "
+                "process on the GPU; a reset may be needed), or size the TP group to the GPUs without MIG.",
+            refs=[MIG_GUIDE],
+        )
+        return
+    yield make("topology.mig_gpus", "other", "info", 0.5, f"{names[0].upper()}{names[1:]} is in MIG mode",
+               "MIG instances have no peer-to-peer, so this GPU cannot be a tensor-parallel peer; it serves "
+               "one model replica per instance.", evidence, refs=[MIG_GUIDE])
 
 
 def _p2p_off_by_design(facts: Facts) -> bool:

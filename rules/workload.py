@@ -20,7 +20,7 @@ from diagnose.evidence import (
     Workload,
 )
 from rules import claims
-from rules.common import ev, gpu_count, gpus_per_node, make, measurements, need, node_count, passed, wfield
+from rules.common import ev, gpu_count, gpu_indices, gpus_per_node, make, measurements, need, node_count, passed, wfield
 from rules.engine import rule
 
 DECODE = ("decode_tok_s", "output_tok_s")
@@ -472,6 +472,8 @@ def evidence_coverage(facts: Facts, predictions=None):
     _, count_src = wfield(facts, "gpu_count")
     if pp and pp >= 2:  # every pipeline stage holds its own TP group: TP x PP GPUs work together
         tp, tp_src = (tp or 1) * pp, tp_src if tp and tp >= 2 else pp_src
+    if per_node and per_node == len(gpu_indices(facts)):  # counted from the GPUs seen: a MIG GPU is no TP peer
+        per_node -= sum(1 for g in facts.of(GpuFact) if g.mig_mode and g.index is not None)
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)

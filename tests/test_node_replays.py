@@ -90,6 +90,25 @@ def test_a_mig_gpu_is_seen_and_not_judged_for_nvlink_or_p2p():
     assert not [f for f in findings if f.severity == "critical"]
 
 
+def test_a_mig_gpu_is_named_as_no_tp_peer():
+    """ut10b #5: the replay said healthy and asked for topo -m for '2 GPUs working together', while its
+    source's own reading is that GPU1 (MIG) is not a TP peer. Now a warning names GPU1, and with one
+    TP-capable GPU left nothing asks how the GPUs connect. A node whose GPUs report MIG Disabled, and a
+    lone MIG GPU (a -q -x paste of one A100), get no such warning."""
+    _, findings, verdict = replay("2x-a100-sxm-one-gpu-in-mig-mode.json")
+    (mig,) = by_rule(findings, "topology.mig_gpus")
+    assert (mig.severity, mig.category) == ("warning", "p2p_disabled") and mig.title.startswith("GPU1 is in MIG")
+    assert verdict.category == "p2p_disabled"
+    assert not by_rule(findings, "workload.evidence_coverage")
+    facts, findings, _ = replay("hgx-h100-nvlink-status-mig-disabled.json")
+    assert {g.mig_mode for g in facts.of(GpuFact)} == {False} and not by_rule(findings, "topology.mig_gpus")
+    from conftest import report_json
+
+    alone = report_json("ticket", RECORDINGS.parent / "data" / "hardware" / "real" / "smi_qx_a100_sxm4_mig_535.xml")
+    (note,) = [f for f in alone["findings"] if f["rule"] == "topology.mig_gpus"]
+    assert note["severity"] == "info" and alone["verdict"]["category"] == "healthy"
+
+
 def test_dgx_h100_topo_numa():
     # topo -m: every pair NV18, GPU0-3 on NUMA 0 (CPUs 0-55,112-167), GPU4-7 on NUMA 1.
     # A reader says: NVLink is fine for any TP size; pin each rank to its GPU's socket.
