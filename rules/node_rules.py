@@ -230,19 +230,30 @@ def gemm_below_catalog(facts: Facts, predictions=None):
                           "node.gemm_below_catalog", dtype="bf16")
 
 
+def driver_stall(facts: Facts):
+    """(the NVML time fact, the cold-start budget in s, GPUs counted) when NVML took longer than
+    cold-starting every GPU should, else None."""
+    seconds = facts.host("nvml_seconds")
+    count = facts.host("gpu_count")
+    n = max(len([g for g in facts.of(GpuFact) if g.index is not None]),
+            int(count.value) if count is not None and count.value else 0, 1)
+    budget = COLD_INIT_PER_GPU_S * n
+    if not seconds or not seconds.value or seconds.value <= budget:
+        return None
+    return seconds, budget, n
+
+
 @rule("node.slow_driver", "nvlink_down", "other")
 def slow_driver(facts: Facts, predictions=None):
     """NVML took longer than cold-starting every GPU should: the driver is (re)initialising
     something. Without persistence mode each client re-initialises the GPUs (ECC scrubbing, order
     of 1-3 s per GPU, NVIDIA's driver-persistence overview); with persistence known on, a stall
     over NVLinks points at links that keep failing to train."""
-    seconds = facts.host("nvml_seconds")
-    gpus = [g for g in facts.of(GpuFact) if g.index is not None]
-    count = facts.host("gpu_count")
-    n = max(len(gpus), int(count.value) if count is not None and count.value else 0, 1)
-    budget = COLD_INIT_PER_GPU_S * n
-    if not seconds or not seconds.value or seconds.value <= budget:
+    stall = driver_stall(facts)
+    if stall is None:
         return []
+    seconds, budget, n = stall
+    gpus = [g for g in facts.of(GpuFact) if g.index is not None]
     expected = ev(seconds, f"NVML inventory time (cold start of {n} GPU(s) at {COLD_INIT_PER_GPU_S:g} s each)",
                   seconds.value, budget, "s")
     pm_off = [g for g in gpus if g.persistence_mode is False]

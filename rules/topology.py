@@ -530,6 +530,10 @@ def nvlink_links(facts: Facts, predictions=None):
     inactive = [n for n in links if not n.active]
     active = [n for n in links if n.active]
     if not inactive:
+        from rules.node_rules import driver_stall
+
+        if driver_stall(facts) and not any(g.persistence_mode is False for g in facts.of(GpuFact)):
+            return  # a stall persistence does not explain: links that retrain read active between failures
         speeds = sorted({n.speed_gbs for n in active if n.speed_gbs})
         yield passed("topology.nvlink_links", f"All reported NVLinks are active ({links_per_gpu(active)})",
                      "Every NVLink listed is up" + (f" at {speeds[0]:g} GB/s." if len(speeds) == 1 else "."),

@@ -145,6 +145,19 @@ def test_nvlink_bridge_workstation_with_a_stalling_driver():
     assert v.category == "nvlink_down"
     slow = by_rule(findings, "node.slow_driver")[0]
     assert slow.severity == "warning" and slow.evidence[0].measured == 112.0
+    # ut10b #6: one story. The links' states are a snapshot (here, what topo -m's NV3 implies); a link
+    # that retrains reads active between failures, so they are no passed check beside the stall, and
+    # the finding asks for the link counters and persistence that would tell.
+    assert not by_rule(findings, "topology.nvlink_links")
+    assert "nvlink -e" in slow.fix and "persistence" in slow.fix
+
+
+@pytest.mark.parametrize("persistence, passes", [(0, True), (1, False)])
+def test_active_links_pass_beside_a_stall_only_where_persistence_explains_it(tmp_path, persistence, passes):
+    """Persistence reported off explains a slow NVML (each client re-initialises the GPUs): the active
+    links then pass. With persistence on, the stall points at the links, and their snapshot does not pass."""
+    _, findings, _ = replay(_h100_with_slow_init(tmp_path, 45.0, persistence))
+    assert [f.severity for f in by_rule(findings, "topology.nvlink_links")] == (["ok"] if passes else [])
 
 
 def _h100_with_slow_init(tmp_path, seconds, persistence):
