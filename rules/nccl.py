@@ -758,7 +758,7 @@ _FAILED = ("error", "cuda_error", "timeout", "shared_mem_exceeds")
 # Within one nccl-tests sweep, busbw rises with the message size toward its plateau: a larger message
 # amortises the same latency over more bytes on the same links. Over 16 real sweeps in
 # tests/data/collectives (A100/H100/H200/B200/L40S/RTX 4090; 1-4 nodes; IB, RoCE, TCPXO, sockets)
-# no size from 1 MiB up ever stayed below the best smaller size's busbw by more than 11 %. A drop
+# the sizes after any point from 1 MiB up reach the best smaller size's busbw again (at worst 1.00x). A drop
 # to under half of it that never recovers means the larger sizes ran another way: NCCL's tuner
 # switched algorithm or protocol at that size, or the traffic took another path.
 COLLAPSE_FROM_BYTES = 1 << 20
