@@ -135,3 +135,19 @@ def test_two_bridged_gpus_above_pcie_are_judged_on_their_nvlink(tmp_path):
     slow = "\n".join(capped(line) for line in N44.splitlines())
     (pcie,) = findings(ticket(tmp_path, slow, "slow"), "nccl.busbw")
     assert "PCIe" in pcie["title"] or "pcie3" in json.dumps(pcie["evidence"])
+
+
+def test_two_nccl_transport_logs_get_one_treatment():
+    """ut10b #11: nccl#820's channels (rank 7 to ranks 3 and 6 via P2P/IPC/read, no figure) said 'healthy
+    (0.80), no problem found' with no Next, while nccl#1773's log of the same kind (its command line names
+    -g 8) said healthy 0.60 and asked how the GPUs connect. Ranks NCCL connects inside a node are GPUs
+    working together, so both ask for the topology; the P2P check passes in both."""
+    seen = {}
+    for name in ("nccl-820-p2p-ipc-read-channels.log", "nccl-1773-p2p-level-sys-channels.log"):
+        result = diagnose("ticket", ISSUES / name, "--json", "--fail-on", "never")
+        report = json.loads(result.stdout)
+        rules = {f["rule"]: f for f in report["findings"]}
+        assert rules["topology.nccl_transport"]["severity"] == "ok", name
+        assert "nvidia-smi topo -m" in rules["workload.evidence_coverage"]["ask"], name
+        seen[name] = (report["verdict"]["category"], report["verdict"]["confidence"])
+    assert set(seen.values()) == {("healthy", 0.6)}, seen
