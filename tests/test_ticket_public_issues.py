@@ -151,3 +151,16 @@ def test_two_nccl_transport_logs_get_one_treatment():
         assert "nvidia-smi topo -m" in rules["workload.evidence_coverage"]["ask"], name
         seen[name] = (report["verdict"]["category"], report["verdict"]["confidence"])
     assert set(seen.values()) == {("healthy", 0.6)}, seen
+
+
+def test_nccls_own_path_dump_answers_how_the_gpus_connect():
+    """ut10b #11: nccl-tests#307 pasted NCCL's path dump (each GPU's path to every other: PHB inside a
+    socket, SYS across) and was asked for `nvidia-smi topo -m`, which the dump already answers. Its GPU
+    pairs are read (22 distinct pairs of 8 GPUs from 4 rows), and the ask is only for what is missing."""
+    result = diagnose("ticket", ISSUES / "nccl-tests-307-4090-nccl-path-dump.log", "--json", "--fail-on", "never")
+    report = json.loads(result.stdout)
+    paths = report["facts"]["topology_path"]
+    assert len(paths) == 22 and {p["path"] for p in paths} == {"PHB", "SYS"}
+    pair = {(p["a"], p["b"]): p["path"] for p in paths}
+    assert pair[("GPU/4e000", "GPU/ce000")] == "SYS" and pair[("GPU/ce000", "GPU/cf000")] == "PHB"
+    assert "topo -m" not in report["verdict"]["summary"] and "topo -m" not in json.dumps(report["tables"])
