@@ -547,8 +547,7 @@ def _machine_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) -> 
     a link's speed, a busbw, a kernel's time differ by design between them, so no diff is a
     regression, and a problem B reports is B's own, not new since A. A run that names no GPU is
     not judged."""
-    from diagnose.fleet import gpu_model
-    from rules.fleet_rules import UNNAMED_GPU
+    from rules.fleet_rules import UNNAMED_GPU, gpu_model
 
     gpus = [[g for g in (r.facts or {}).get("gpu_fact") or [] if isinstance(g, dict)] for r in (a, b)]
     models = [gpu_model(g) for g in gpus]

@@ -14,7 +14,7 @@ from typing import Any
 
 from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, NvLinkFact, TopologyPath
 from probes.results import ProbeFailure
-from rules.common import ev, make, passed
+from rules.common import COLD_INIT_PER_GPU_S, driver_stall, ev, make, passed
 from rules.engine import rule
 from rules.topology import PATH_RANK, gpu_links
 
@@ -22,10 +22,6 @@ from rules.topology import PATH_RANK, gpu_links
 # reaches ~85-92% of HBM peak and a large bf16 GEMM ~65-80% of dense peak on a healthy GPU.
 HBM_FLOOR = 0.70
 GEMM_FLOOR = 0.50
-# A GPU the driver has to initialise costs "order of 1-3 second" each (ECC scrubbing), per NVIDIA's
-# driver-persistence overview: https://docs.nvidia.com/deploy/driver-persistence/overview.html.
-# An NVML inventory slower than the upper figure for every GPU is more than a cold start.
-COLD_INIT_PER_GPU_S = 3.0
 NVLINK_PATH = re.compile(r"NV(\d+)")
 
 
@@ -228,19 +224,6 @@ def gemm_below_catalog(facts: Facts, predictions=None):
     """Dense bf16 GEMM rate against the catalog's dense bf16 TFLOP/s."""
     return _catalog_floor(facts, "gemm_tflops", "bf16_tflops", GEMM_FLOOR, "bf16 GEMM rate",
                           "node.gemm_below_catalog", dtype="bf16")
-
-
-def driver_stall(facts: Facts):
-    """(the NVML time fact, the cold-start budget in s, GPUs counted) when NVML took longer than
-    cold-starting every GPU should, else None."""
-    seconds = facts.host("nvml_seconds")
-    count = facts.host("gpu_count")
-    n = max(len([g for g in facts.of(GpuFact) if g.index is not None]),
-            int(count.value) if count is not None and count.value else 0, 1)
-    budget = COLD_INIT_PER_GPU_S * n
-    if not seconds or not seconds.value or seconds.value <= budget:
-        return None
-    return seconds, budget, n
 
 
 @rule("node.slow_driver", "nvlink_down", "other")

@@ -30,6 +30,7 @@ from rules import claims
 from rules.common import (
     P2P_VM_FIX,
     claim_ev,
+    driver_stall,
     ev,
     gpu_count,
     gpu_indices,
@@ -530,8 +531,6 @@ def nvlink_links(facts: Facts, predictions=None):
     inactive = [n for n in links if not n.active]
     active = [n for n in links if n.active]
     if not inactive:
-        from rules.node_rules import driver_stall
-
         if driver_stall(facts) and not any(g.persistence_mode is False for g in facts.of(GpuFact)):
             return  # a stall persistence does not explain: links that retrain read active between failures
         speeds = sorted({n.speed_gbs for n in active if n.speed_gbs})
