@@ -132,6 +132,29 @@ def test_ticket_missing_path_or_empty_folder_is_bad_input(junk, kind):
     assert_bad_input(run("ticket", junk[kind]), junk[kind].name)
 
 
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bzip2", "zip"])
+def test_a_compressed_export_says_how_to_unpack_it(tmp_path, kind):
+    """ut10b #12: `capture x.sqlite.gz` said only 'not an SQLite file'. A real export packed by each
+    tool (stdlib writers of the same formats) is named as such, with the command that unpacks it."""
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    data = HEALTHY.read_bytes()
+    path = tmp_path / f"capture.sqlite.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("capture.sqlite", data)
+    else:
+        path.write_bytes({"gzip": gzip.compress, "xz": lzma.compress, "bzip2": bz2.compress}[kind](data))
+    assert_bad_input(run("capture", path), "not an SQLite file", f"{kind}-compressed")
+    plain = tmp_path / "notes.sqlite"
+    plain.write_text("not a capture")
+    assert_bad_input(run("capture", plain), "not an SQLite file")
+    assert run("capture", plain).stderr.rstrip().endswith("notes.sqlite: not an SQLite file")
+
+
 def test_ticket_refuses_a_damaged_export_it_was_named(junk):
     """Named on the command line, a damaged export is bad input in `ticket` as in `capture`."""
     assert_bad_input(run("ticket", junk["truncated_header"]), "cut-5k.sqlite", "damaged")
