@@ -336,3 +336,25 @@ def test_a_cut_nvlink_paste_leaves_the_cut_gpu_not_reported_and_nvswitch_unknown
     assert facts.host("nvswitch").value is None
     (links,) = by_rule(findings, "topology.nvlink_links")
     assert "GPU 1" not in links.title and "GPU 1" not in links.evidence[0].detail
+
+
+def test_gpus_on_a_replay_keep_only_what_was_measured_on_them():
+    """ut10b #12: `--gpus 0,0` quietly became GPU 0, and on one GPU topology.pair_bandwidth passed on
+    the recording's 56 pairs of other GPUs. A repeated index is bad usage; a replay keeps the pairs
+    (and collective groups) measured within the GPUs chosen."""
+    from conftest import diagnose
+
+    rec = RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json"
+    twice = diagnose("node", "--replay", rec, "--gpus", "0,0")
+    assert twice.exit_code == 2 and "GPU 0 given more than once" in twice.stderr and twice.stdout == ""
+    for chosen, pairs in (("0", 0), ("0,1", 2), (None, 56)):
+        args = ("node", "--replay", rec, "--json", "--fail-on", "never") + (("--gpus", chosen) if chosen else ())
+        report = json.loads(diagnose(*args).stdout)
+        kept = report["facts"].get("pair_bandwidth", [])
+        assert len(kept) == pairs, (chosen, len(kept))
+        assert bool(by_rule_json(report, "topology.pair_bandwidth")) == bool(pairs), chosen
+
+
+def by_rule_json(report: dict, rule: str) -> list[dict]:
+    return [f for f in report["findings"] if f["rule"] == rule]
+
