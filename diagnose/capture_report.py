@@ -439,18 +439,18 @@ def _gpu_labels(gpus):
     return model, (lambda g: g.gpu.replace(f" ({model})", "") if model else g.gpu)
 
 
-def short_name(name: str, width: int = 70) -> str:
-    """A kernel's demangled name without its parameter list, cut to `width` characters."""
-    base = C._base(name) or name
-    return base if len(base) <= width else base[: width - 3] + "..."
-
 
 def top_kernels(top, others: int, whole: int) -> dict:
-    """The kernels that took most GPU time, by name (grid/block shapes merged)."""
+    """The kernels that took most GPU time, by name (grid/block shapes merged); each name without its
+    parameter list, cut to 48 characters (the name column of a 120-column terminal) where that keeps
+    distinct kernels distinct."""
+    from diagnose.formatting import distinct_cuts
+
     whole = whole or 1
+    labels = distinct_cuts([C._base(n) or n for n, _, _ in top], 48)
     return {
         "columns": ["kernel", "class", "total ms", "% of kernel time", "instances", "avg us"],
-        "rows": [[short_name(n), C.classify(n), ns_to_ms(t), round(100.0 * t / whole, 1), c, round(t / c / 1e3, 2)]
-                 for n, t, c in top],
+        "rows": [[label, C.classify(n), ns_to_ms(t), round(100.0 * t / whole, 1), c, round(t / c / 1e3, 2)]
+                 for label, (n, t, c) in zip(labels, top)],
         "note": f"{others} more kernel names not shown" if others else "",
     }

@@ -275,10 +275,12 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     deltas = [Delta(ma[k], mb[k]) for k in ma if k in mb]
     deltas = [d for d in deltas if max(d.a.share, d.b.share) >= MIN_CLASS_SHARE]
     moved = [d for d in deltas if d.worse_by() > threshold]
-    layouts = _layout_findings(a, b, labels, moved, threshold) + _workload_findings(a, b, labels, moved)
+    unrelated = _workload_findings(a, b, labels, moved) + _machine_findings(a, b, labels, moved)
+    layouts = _layout_findings(a, b, labels, moved, threshold) + unrelated
     regressions = [] if layouts else moved  # another layout's (or program's) kernels differ by design, not by fault
     findings = _regression_findings(regressions, a, b, threshold, labels)
-    findings += _new_problem_findings(a, b, labels)
+    # B's own problems are "new" only against a run of the same program on the same GPUs
+    findings += [] if unrelated else _new_problem_findings(a, b, labels)
     findings += layouts
     only = _only_in_one(ma, mb, labels)
     if not deltas and not any(f.is_problem for f in findings):
@@ -291,14 +293,15 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
             ask="two runs of the same sweep (`diagnose node --standard --json` on each node) or two captures of the "
                 "same workload",
         ))
-    elif not any(f.is_problem for f in findings):
+    elif not layouts and not any(f.is_problem for f in findings):  # unlike runs: nothing was judged, nothing passed
         findings.append(Finding(
             "compare.no_regression", "healthy", "ok", 0.9,
             f"no metric regressed by more than {threshold:.0%}",
             f"{len(deltas)} metrics compared between {labels[0]} and {labels[1]}; none got worse beyond the threshold.",
             evidence=[_evidence(d, labels) for d in sorted(deltas, key=Delta.worse_by, reverse=True)[:3]],
         ))
-    unlike = "other layout" if any(f.rule == "compare.layout_differs" for f in layouts) else "other workload"
+    unlike = ("other layout" if any(f.rule == "compare.layout_differs" for f in layouts) else
+              "other GPUs" if any(f.rule == "compare.machine_differs" for f in layouts) else "other workload")
     rows = [
         [d.a.group, d.a.key, d.a.name, _shown(d.a), _shown(d.b), d.a.unit,
          None if d.change is None else round(100 * d.change, 1),
@@ -536,6 +539,33 @@ def _workload_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) ->
         + [_evidence(d, labels) for d in worst[:4]],
         fix="compare two captures of the same program (a baseline of the same workload and layout)",
         ask=f"a capture of the same workload as {labels[1]} to use as its baseline",
+    )]
+
+
+def _machine_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) -> list[Finding]:
+    """Two runs on different GPU models (each resolved through the catalog, as fleet groups nodes):
+    a link's speed, a busbw, a kernel's time differ by design between them, so no diff is a
+    regression, and a problem B reports is B's own, not new since A. A run that names no GPU is
+    not judged."""
+    from rules.fleet_rules import UNNAMED_GPU, gpu_model
+
+    gpus = [[g for g in (r.facts or {}).get("gpu_fact") or [] if isinstance(g, dict)] for r in (a, b)]
+    models = [gpu_model(g) for g in gpus]
+    if UNNAMED_GPU in models or models[0] == models[1]:
+        return []
+    worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    return [Finding(
+        "compare.machine_differs", "insufficient_data", "warning", 0.9,
+        f"the runs are of different GPUs: {models[0]} in {labels[0]}, {models[1]} in {labels[1]}",
+        f"{labels[0]} ran on {models[0]} and {labels[1]} on {models[1]}: link speeds, bandwidths and kernel times "
+        "differ between GPU models by design, so a difference between the runs is not a regression or an "
+        "improvement, and a problem either reports is its own, not a change."
+        + (f" {len(worst)} metric(s) differ beyond the threshold." if worst else ""),
+        evidence=[Evidence(f"{labels[1]}: GPU facts", f"GPU model (expected = {labels[0]}'s)", models[1], models[0])]
+        + [_evidence(d, labels) for d in worst[:4]],
+        fix="compare two runs of the same machine (or of nodes with the same GPU model: `diagnose fleet`), and read "
+            "each run's own findings with `diagnose node` / `diagnose capture` on it",
+        ask=f"a run on {models[0]} (as {labels[0]}) to compare {labels[0]} with, or {labels[1]}'s own report",
     )]
 
 

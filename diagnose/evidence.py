@@ -92,6 +92,11 @@ class GpuFact(Fact):
     virtualization_mode: str | None = None  # "None", "Pass-Through", "VGPU", ...
     fabric_state: str | None = None  # "Completed", "In Progress", "Not Started", "Not Supported"
     fabric_status: str | None = None  # "Success" or an error
+    # Fabric > Health (nvidia-smi -q, driver 550+): Summary "Healthy", "Unhealthy", "Limited Capacity";
+    # Bandwidth "Full" or "Degraded" (NVML fabric health mask,
+    # https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html)
+    fabric_health: str | None = None
+    fabric_bandwidth: str | None = None
     numa_node: int | None = None
     cpu_affinity: str | None = None  # "0-55,112-167"
 

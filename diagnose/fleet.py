@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from diagnose.findings import Report
-from rules.fleet_rules import MIN_NODES, UNNAMED_GPU, Z_THRESHOLD, is_outlier, score
+from rules.fleet_rules import MIN_NODES, Z_THRESHOLD, gpu_model, is_outlier, score
 from rules.predictions import FleetMetric, FleetPoint, FleetSpread, NodeVerdict
 
 SMALL_MESSAGE_BYTES = 64 << 10  # "small-message latency": the largest size at or below 64 KiB
@@ -121,17 +121,6 @@ def node_verdict(report_facts: dict, source: str, node: str) -> NodeVerdict:
     return NodeVerdict(node, source, answer.category, answer.confidence, top.severity if top else "ok",
                        top.rule if top else "", top.title if top else answer.summary,
                        list(top.evidence[:2]) if top else [])
-
-
-def gpu_model(gpus: list[dict]) -> str:
-    """The node's GPU model: the catalog row most of its GPUs resolve to (the pipeline fills
-    `catalog_key` from the NVML name or the PCI device id, so "NVIDIA H100 80GB HBM3" and a GPU
-    known only by PCI id 0x2330 are one model), else the most common raw name."""
-    for field_name in ("catalog_key", "name"):
-        models = [g.get(field_name) for g in gpus if g.get(field_name)]
-        if models:
-            return max(sorted(set(models)), key=models.count)
-    return UNNAMED_GPU
 
 
 def _small_message_latency(collectives):

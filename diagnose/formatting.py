@@ -52,3 +52,35 @@ def fmt_bytes(value: float) -> str:
         if value >= scale:
             return f"{value / scale:.3g}{unit}"
     return f"{value:.3g}B"
+
+
+def distinct_cuts(names: list[str], width: int) -> list[str]:
+    """Each name cut to about `width` characters, distinct names kept distinct: where cut ends collide
+    (kernels that differ past the cut: tile sizes, template arguments), each keeps its start and,
+    after an ellipsis, the part around where it first differs from the names it collides with; a
+    name no such window tells apart stays whole."""
+    import os
+
+    labels = [n if len(n) <= width else n[: width - 1] + "…" for n in names]
+    head = width // 4
+    room = width - head - 2
+    for _ in range(4):
+        groups: dict[str, list[int]] = {}
+        for i, label in enumerate(labels):
+            groups.setdefault(label, []).append(i)
+        clashes = [idx for idx in groups.values() if len({names[i] for i in idx}) > 1]
+        if not clashes:
+            break
+        for idx in clashes:
+            for i in idx:
+                n = names[i]
+                d = max(len(os.path.commonprefix([n, names[j]])) for j in idx if names[j] != n)
+                start = min(max(head, d - room // 2), max(head, len(n) - room))
+                window = n[:head] + "…" + n[start:start + room] + ("…" if start + room < len(n) else "")
+                labels[i] = window if window != labels[i] else n  # no progress: whole
+    else:
+        seen: dict[str, int] = {}
+        for label in labels:
+            seen[label] = seen.get(label, 0) + 1
+        labels = [n if seen[label] > 1 else label for n, label in zip(names, labels)]
+    return labels

@@ -1,9 +1,11 @@
 """Writing a report file so that an interrupted run never leaves half of one.
 
 The text goes to a temporary file beside the target, then is renamed over it in one step
-(rename is atomic within a folder on POSIX). A target that exists and is not a regular file
-(`-o /dev/stdout`, a FIFO a script reads) is written directly: renaming over it would replace
-the device node, not feed it.
+(rename is atomic within a folder on POSIX). A target that is a symbolic link, or exists and
+is not a regular file (a FIFO a script reads, a device), is written through directly: renaming
+over it would replace the link or node itself, not feed what it points to. `-o /dev/stdout`
+with stdout redirected to a file is the case that matters: /dev/stdout is a link whose target
+is that regular file, and a rename would replace the system's /dev/stdout.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ def write_atomic(path, text: str) -> None:
     """Write `text` (UTF-8) to `path` by rename; OSError as the caller's to report."""
     path = os.fspath(path)
     try:
-        mode = os.stat(path).st_mode
+        mode = os.lstat(path).st_mode  # the link itself, not what it points to
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable
 
-from diagnose.evidence import Facts, GpuFact, Note, PcieLinkFact
+from diagnose.evidence import CollectiveResult, Facts, GpuFact, Note, PairBandwidth, PcieLinkFact
 from probes import collectives, host, nvml
 from probes.recording import Session
 from probes.results import MEASURED, ProbeFailure
@@ -100,7 +100,10 @@ def _collect(facts: Facts, at: dict, session: Session, profile, gpus, timeout, c
         for fact in gpu_facts:
             _reread(session, fact)
         sync_pcie_links(facts)
-        facts.add(load_results(session.results))
+        results = load_results(session.results)
+        if gpus is not None:  # --gpus on a replay: what the recording measured on the GPUs chosen
+            results = [r for r in results if _within(r, set(indices))]
+        facts.add(results)
         return None
     if _hung(facts.records):
         indices = []  # the driver does not answer: no GPU work can be trusted to finish
@@ -375,6 +378,15 @@ def _reread(session: Session, fact: GpuFact) -> None:
 def dump_results(records: list[Any]) -> list[dict]:
     """Measured records as JSON for a recording (NVML and host readings are recorded raw)."""
     return [{"type": type(r).__name__, **dataclasses.asdict(r)} for r in records if isinstance(r, MEASURED)]
+
+
+def _within(record, chosen: set[int]) -> bool:
+    """A recorded result measured only on the GPUs `chosen` (a pair's both ends, a collective's group)."""
+    if isinstance(record, PairBandwidth):
+        return record.a in chosen and record.b in chosen
+    if isinstance(record, CollectiveResult) and record.group is not None:
+        return set(record.group) <= chosen
+    return True
 
 
 def load_results(rows: list[dict]) -> list[Any]:

@@ -213,6 +213,25 @@ def gpus_per_node(facts: Facts) -> int | None:
     return None
 
 
+# A GPU the driver has to initialise costs "order of 1-3 second" each (ECC scrubbing), per NVIDIA's
+# driver-persistence overview: https://docs.nvidia.com/deploy/driver-persistence/overview.html.
+# An NVML inventory slower than the upper figure for every GPU is more than a cold start.
+COLD_INIT_PER_GPU_S = 3.0
+
+
+def driver_stall(facts: Facts):
+    """(the NVML time fact, the cold-start budget in s, GPUs counted) when NVML took longer than
+    cold-starting every GPU should, else None."""
+    seconds = facts.host("nvml_seconds")
+    count = facts.host("gpu_count")
+    n = max(len([g for g in facts.of(GpuFact) if g.index is not None]),
+            int(count.value) if count is not None and count.value else 0, 1)
+    budget = COLD_INIT_PER_GPU_S * n
+    if not seconds or not seconds.value or seconds.value <= budget:
+        return None
+    return seconds, budget, n
+
+
 def max_links_per_gpu(links) -> int:
     """The most links any one GPU lists: a paste cut off after a GPU's first link must not add it."""
     return max(Counter(n.gpu for n in links).values(), default=0)

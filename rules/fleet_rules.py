@@ -190,3 +190,14 @@ def not_compared(facts, spread: FleetSpread):
         "collect the same `diagnose node` run on every node of the model",
         f"{NODE_RUN} on every {groups} node, then `diagnose fleet` on the folder of reports",
     )
+
+
+def gpu_model(gpus: list[dict]) -> str:
+    """The node's GPU model: the catalog row most of its GPUs resolve to (the pipeline fills
+    `catalog_key` from the NVML name or the PCI device id, so "NVIDIA H100 80GB HBM3" and a GPU
+    known only by PCI id 0x2330 are one model), else the most common raw name."""
+    for field_name in ("catalog_key", "name"):
+        models = [g.get(field_name) for g in gpus if g.get(field_name)]
+        if models:
+            return max(sorted(set(models)), key=models.count)
+    return UNNAMED_GPU

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from diagnose.evidence import (
+    CollectiveResult,
     Facts,
     GpuFact,
     Measurement,
@@ -752,6 +753,68 @@ def _affirmed(text: str, version: str) -> bool:
 
 
 _FAILED = ("error", "cuda_error", "timeout", "shared_mem_exceeds")
+
+
+# Within one nccl-tests sweep, busbw rises with the message size toward its plateau: a larger message
+# amortises the same latency over more bytes on the same links. Over 16 real sweeps in
+# tests/data/collectives (A100/H100/H200/B200/L40S/RTX 4090; 1-4 nodes; IB, RoCE, TCPXO, sockets)
+# the sizes after any point from 1 MiB up reach the best smaller size's busbw again (at worst 1.00x). A drop
+# to under half of it that never recovers means the larger sizes ran another way: NCCL's tuner
+# switched algorithm or protocol at that size, or the traffic took another path.
+COLLAPSE_FROM_BYTES = 1 << 20
+COLLAPSE_FACTOR = 2.0
+
+
+def _sweeps(facts: Facts) -> list[list[CollectiveResult]]:
+    """One benchmark run's rows: consecutive lines of one file, one collective and column (in/out of
+    place), sizes rising; a size that does not rise starts the next run pasted after it."""
+    def line(r):
+        file, _, number = r.source.rpartition(":")
+        return (file, r.op, r.in_place, r.graph, r.tool), int(number) if number.isdigit() else 0
+
+    out: list[list[CollectiveResult]] = []
+    last = None
+    for r in sorted(facts.of(CollectiveResult), key=line):
+        key = line(r)[0]
+        if last is None or key != last[0] or r.size_bytes <= last[1].size_bytes:
+            out.append([])
+        out[-1].append(r)
+        last = (key, r)
+    return [[r for r in rows if r.size_bytes >= COLLAPSE_FROM_BYTES and r.busbw_gbs > 0] for rows in out]
+
+
+@rule("nccl.busbw_collapse", "other")
+def busbw_collapse(facts: Facts, predictions=None):
+    """busbw that falls to under half of a smaller size's, and stays there for every larger size
+    of the same sweep (at least two): the larger messages ran another algorithm, protocol or path,
+    whatever the hardware."""
+    worst = None
+    for rows in _sweeps(facts):
+        for i in range(1, len(rows) - 1):
+            best = max(rows[:i], key=lambda r: r.busbw_gbs)
+            rest = rows[i:]
+            top = max(r.busbw_gbs for r in rest)
+            if top * COLLAPSE_FACTOR < best.busbw_gbs and (worst is None or best.busbw_gbs / top > worst[0]):
+                worst = (best.busbw_gbs / top, best, rows[i], top, len(rest))
+    if worst is None:
+        return
+    ratio, best, first, top, n = worst
+    mib = lambda r: f"{r.size_bytes / (1 << 20):g} MiB"  # noqa: E731
+    yield make(
+        "nccl.busbw_collapse", "other", "warning", 0.6,
+        f"{best.op} busbw falls {ratio:.1f}x from {mib(best)} to {mib(first)} and stays down",
+        f"In one sweep busbw reaches {best.busbw_gbs:g} GB/s at {mib(best)}, then no size from {mib(first)} up "
+        f"({n} sizes) gets above {top:g} GB/s. Larger messages amortise the same latency over more bytes, so on "
+        "the same links busbw only rises toward a plateau; a drop that never recovers means the larger sizes ran "
+        "another way: NCCL's tuner switched algorithm or protocol there, or the traffic took another path.",
+        [ev(best, f"busbw at {mib(best)}", best.busbw_gbs, unit="GB/s"),
+         ev(first, f"busbw at {mib(first)} (the best of the {n} sizes from there up: {top:g})", first.busbw_gbs,
+            f">= {best.busbw_gbs / COLLAPSE_FACTOR:g} (half the smaller size's)", "GB/s")],
+        fix="Rerun the sizes around the drop with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING to see the "
+            "algorithm, protocol and transport used per size, then with NCCL_ALGO / NCCL_PROTO pinned to the "
+            "smaller size's choice; if the drop stays, compare the transport lines (P2P, SHM, NET) of both sizes.",
+        refs=["nccl_env", "nccl_tests_perf"],
+    )
 
 
 @rule("nccl.version_floor", "nccl_regression")

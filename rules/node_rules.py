@@ -14,7 +14,7 @@ from typing import Any
 
 from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Note, NvLinkFact, TopologyPath
 from probes.results import ProbeFailure
-from rules.common import ev, make, passed
+from rules.common import COLD_INIT_PER_GPU_S, driver_stall, ev, make, passed
 from rules.engine import rule
 from rules.topology import gpu_links, path_cost
 
@@ -22,10 +22,6 @@ from rules.topology import gpu_links, path_cost
 # reaches ~85-92% of HBM peak and a large bf16 GEMM ~65-80% of dense peak on a healthy GPU.
 HBM_FLOOR = 0.70
 GEMM_FLOOR = 0.50
-# A GPU the driver has to initialise costs "order of 1-3 second" each (ECC scrubbing), per NVIDIA's
-# driver-persistence overview: https://docs.nvidia.com/deploy/driver-persistence/overview.html.
-# An NVML inventory slower than the upper figure for every GPU is more than a cold start.
-COLD_INIT_PER_GPU_S = 3.0
 NVLINK_PATH = re.compile(r"NV(\d+)")
 
 
@@ -236,13 +232,11 @@ def slow_driver(facts: Facts, predictions=None):
     something. Without persistence mode each client re-initialises the GPUs (ECC scrubbing, order
     of 1-3 s per GPU, NVIDIA's driver-persistence overview); with persistence known on, a stall
     over NVLinks points at links that keep failing to train."""
-    seconds = facts.host("nvml_seconds")
-    gpus = [g for g in facts.of(GpuFact) if g.index is not None]
-    count = facts.host("gpu_count")
-    n = max(len(gpus), int(count.value) if count is not None and count.value else 0, 1)
-    budget = COLD_INIT_PER_GPU_S * n
-    if not seconds or not seconds.value or seconds.value <= budget:
+    stall = driver_stall(facts)
+    if stall is None:
         return []
+    seconds, budget, n = stall
+    gpus = [g for g in facts.of(GpuFact) if g.index is not None]
     expected = ev(seconds, f"NVML inventory time (cold start of {n} GPU(s) at {COLD_INIT_PER_GPU_S:g} s each)",
                   seconds.value, budget, "s")
     pm_off = [g for g in gpus if g.persistence_mode is False]

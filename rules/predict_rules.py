@@ -46,8 +46,9 @@ def invalid_layout(facts, predictions):
     """TP sizes the model's heads, KV heads, FFN or quantisation blocks cannot be split into: one
     finding per TP size, every reason in it, and the sizes that would work. A split the heads
     refuse, or one the checkpoint's quantisation blocks do not load at, cannot run at all, so it
-    is critical here as in capture, scaling and ticket (workload.tp_not_dividing_heads): a what-if
-    names the same impossible layout, and no other finding recommends it. A TP size the default
+    is critical here as in scaling and ticket (workload.tp_not_dividing_heads): a what-if names the
+    same impossible layout, and no other finding recommends it (on a capture that ran, such a --tp
+    is a warning that the command line is not the run). A TP size the default
     sweep chose by itself (no --tp) is only skipped, with a note: nobody asked for it."""
     by_tp: dict[int, tuple[PredictRow, list]] = {}
     for p in predictions.layouts:

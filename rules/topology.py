@@ -30,8 +30,10 @@ from rules import claims
 from rules.common import (
     P2P_VM_FIX,
     claim_ev,
+    driver_stall,
     ev,
     gpu_count,
+    gpu_indices,
     gpu_name,
     has_nvlink,
     is_virtualized,
@@ -278,6 +280,42 @@ def _mig_gpus(facts: Facts) -> set[int]:
     NVLink readings of such a GPU say nothing about a fault (MIG user guide; `nvidia-smi mig
     -lgip` lists P2P "No" for every profile)."""
     return {g.index for g in facts.of(GpuFact) if g.mig_mode}
+
+
+MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html"
+
+
+@rule("topology.mig_gpus", "p2p_disabled", "other")
+def mig_gpus(facts: Facts, predictions=None):
+    """A GPU in MIG mode cannot be a tensor-parallel peer: its instances have no peer-to-peer over
+    PCIe or NVLink, and CUDA enumerates the instances, not the GPU (MIG user guide). On a node
+    with several GPUs, or where TP >= 2 is stated, say which GPUs a TP group cannot use; a lone
+    MIG GPU is only noted."""
+    gpus = facts.of(GpuFact)
+    mig = sorted((g for g in gpus if g.mig_mode), key=lambda g: (g.index is None, g.index or 0))
+    if not mig:
+        return
+    tp, tp_src = wfield(facts, "tp")
+    peers = len(gpu_indices(facts) - _mig_gpus(facts))
+    names = ", ".join(label(g) for g in mig[:4]) + (", ..." if len(mig) > 4 else "")
+    evidence = [ev(g, f"{label(g)}'s MIG mode", "Enabled", "Disabled for a TP peer") for g in mig[:2]]
+    if (tp and tp >= 2) or len(gpus) >= 2:
+        evidence += [ev(tp_src, "tensor-parallel size", tp)] if tp else []
+        yield make(
+            "topology.mig_gpus", "p2p_disabled", "warning", 0.7,
+            f"{names} {'is' if len(mig) == 1 else 'are'} in MIG mode and cannot join a tensor-parallel group",
+            f"{len(mig)} of {len(gpus)} GPU(s) are partitioned with MIG. MIG instances have no peer-to-peer over "
+            "PCIe or NVLink, and CUDA sees their instances instead of the GPU, so NCCL cannot put them in a TP "
+            f"group with other GPUs; {peers} GPU(s) here can be TP peers. Link and P2P checks skip them.",
+            evidence,
+            fix="For tensor parallelism, disable MIG on these GPUs (`sudo nvidia-smi -i N -mig 0`, with no "
+                "process on the GPU; a reset may be needed), or size the TP group to the GPUs without MIG.",
+            refs=[MIG_GUIDE],
+        )
+        return
+    yield make("topology.mig_gpus", "other", "info", 0.5, f"{names[0].upper()}{names[1:]} is in MIG mode",
+               "MIG instances have no peer-to-peer, so this GPU cannot be a tensor-parallel peer; it serves "
+               "one model replica per instance.", evidence, refs=[MIG_GUIDE])
 
 
 def _p2p_off_by_design(facts: Facts) -> bool:
@@ -552,6 +590,8 @@ def nvlink_links(facts: Facts, predictions=None):
     inactive = [n for n in links if not n.active]
     active = [n for n in links if n.active]
     if not inactive:
+        if driver_stall(facts) and not any(g.persistence_mode is False for g in facts.of(GpuFact)):
+            return  # a stall persistence does not explain: links that retrain read active between failures
         speeds = sorted({n.speed_gbs for n in active if n.speed_gbs})
         yield passed("topology.nvlink_links", f"All reported NVLinks are active ({links_per_gpu(active)})",
                      "Every NVLink listed is up" + (f" at {speeds[0]:g} GB/s." if len(speeds) == 1 else "."),
@@ -690,6 +730,46 @@ def fabric_manager(facts: Facts, predictions=None):
         yield passed("topology.fabric_manager", "The NVSwitch fabric is initialised",
                      "nvidia-smi reports the fabric state Completed.",
                      [ev(g, "fabric state", g.fabric_state, "Completed")], 0.7)
+
+
+# Fabric > Health values that say nothing is wrong (NVML fabric health summary and mask:
+# https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html). N/A: no fabric, or a driver
+# without the health report.
+FABRIC_FINE = {"healthy", "full", "n/a", "not supported", ""}
+
+
+@rule("topology.fabric_health", "nvlink_down")
+def fabric_health(facts: Facts, predictions=None):
+    """A fabric that registered (state Completed, status Success) can still be unhealthy: the fabric
+    manager lost routes or NVLinks, so peer traffic fails or runs at part of its bandwidth."""
+    gpus = [g for g in facts.of(GpuFact) if g.fabric_health or g.fabric_bandwidth]
+    if not gpus:
+        return
+    bad = [g for g in gpus if (g.fabric_health or "").lower() not in FABRIC_FINE
+           or (g.fabric_bandwidth or "").lower() not in FABRIC_FINE]
+    if not bad:
+        yield passed("topology.fabric_health", "The NVSwitch fabric reports itself healthy",
+                     f"nvidia-smi reports fabric health {gpus[0].fabric_health or 'n/a'}, bandwidth "
+                     f"{gpus[0].fabric_bandwidth or 'n/a'} on {len(gpus)} GPU(s).",
+                     [ev(g, f"{label(g)} fabric health", g.fabric_health, "Healthy") for g in gpus[:2]], 0.7)
+        return
+    unhealthy = [g for g in bad if (g.fabric_health or "").lower() == "unhealthy"]
+    severity, confidence = ("critical", 0.85) if unhealthy else ("warning", 0.7)
+    g = (unhealthy or bad)[0]
+    yield make(
+        "topology.fabric_health", "nvlink_down", severity, confidence,
+        f"The NVSwitch fabric reports itself {g.fabric_health or 'degraded'} on {len(bad)} of {len(gpus)} GPU(s)",
+        f"nvidia-smi's Fabric > Health section is the fabric manager's own verdict on the GPU's NVLink fabric: "
+        f"summary {g.fabric_health or 'n/a'}, bandwidth {g.fabric_bandwidth or 'n/a'}. Unhealthy means routes "
+        "or NVLinks the fabric needs are lost (peer traffic may fail or hang); Limited Capacity or Degraded "
+        "bandwidth means it works on fewer links, so all-reduce runs at part of the NVLink figure.",
+        [ev(x, f"{label(x)} fabric health summary, bandwidth",
+            f"{x.fabric_health or 'n/a'}, {x.fabric_bandwidth or 'n/a'}", "Healthy, Full") for x in bad[:2]],
+        fix="Check the fabric manager log (/var/log/fabricmanager.log) and `nvidia-smi nvlink -s` for down links; "
+        "drain the node and service the NVLinks/NVSwitch tray the log names (a GPU reset or reboot clears a "
+        "transient route loss).",
+        refs=["fabric_manager", "https://docs.nvidia.com/deploy/nvml-api/group__nvmlFabricDefs.html"],
+    )
 
 
 @rule("topology.nvlink_errors", "nvlink_down")

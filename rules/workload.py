@@ -8,9 +8,11 @@ from __future__ import annotations
 import re
 
 from diagnose.evidence import (
+    CaptureInfo,
     Facts,
     GpuFact,
     Measurement,
+    NcclTransport,
     Note,
     NvLinkFact,
     P2PStatus,
@@ -23,6 +25,7 @@ from rules.common import (
     engine_releases,
     ev,
     gpu_count,
+    gpu_indices,
     gpus_per_node,
     make,
     measurements,
@@ -169,9 +172,18 @@ def heads_title(tp: int, heads: int) -> str:
     return f"TP={tp} does not divide the model's {heads} attention heads: the layout cannot run"
 
 
-@rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads")
+def _command_line() -> str:
+    """The source of what `capture`'s command line gave (imported only where a capture was read)."""
+    from diagnose.capture.facts import GIVEN
+
+    return GIVEN
+
+
+@rule("workload.tp_not_dividing_heads", "tp_not_dividing_heads", "other")
 def tp_not_dividing_heads(facts: Facts, predictions=None):
-    """TP must divide the attention heads (and the KV heads, or be a multiple of them)."""
+    """TP must divide the attention heads (and the KV heads, or be a multiple of them). A TP given on
+    the command line of a capture that ran cannot have been the run's: the command line is wrong,
+    not the run (a warning, as capture.layout_does_not_fit)."""
     tp, tp_src = wfield(facts, "tp")
     if not tp or tp < 2:
         return
@@ -201,6 +213,20 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
                       ev(tp_src, "tensor-parallel size", tp)], 0.4)
         return
     good = [d for d in (1, 2, 4, 8, 16) if heads % d == 0 and d != tp]
+    if facts.of(CaptureInfo) and tp_src == _command_line():
+        yield make(
+            "workload.tp_not_dividing_heads", "other", "warning", 0.8,
+            f"--tp {tp} (command line) cannot be the captured run's layout: "
+            + (f"it does not divide the model's {heads} attention heads" if heads % tp
+               else f"it does not split the model's {kv} KV heads"),
+            "Tensor parallelism gives each GPU a whole number of heads, so an engine refuses this layout; the "
+            "capture ran, so what the command line gives is not the run, and figures compared with the "
+            "prediction are of another layout.",
+            problems + [ev(tp_src, "tensor-parallel size given", tp)],
+            fix=f"Give the TP the run used (one that divides {heads}, e.g. {', '.join(map(str, good[-3:]))}), "
+                "or drop --tp to use what the capture recorded.",
+        )
+        return
     yield make(
         "workload.tp_not_dividing_heads", "tp_not_dividing_heads", "critical", 0.95,
         heads_title(tp, heads) if heads % tp
@@ -459,6 +485,12 @@ def evidence_coverage(facts: Facts, predictions=None):
     _, count_src = wfield(facts, "gpu_count")
     if pp and pp >= 2:  # every pipeline stage holds its own TP group: TP x PP GPUs work together
         tp, tp_src = (tp or 1) * pp, tp_src if tp and tp >= 2 else pp_src
+    if per_node and per_node == len(gpu_indices(facts)):  # counted from the GPUs seen: a MIG GPU is no TP peer
+        per_node -= sum(1 for g in facts.of(GpuFact) if g.mig_mode and g.index is not None)
+    local = [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]  # NCCL's intra-node connections
+    ranks = {r for t in local for r in (t.rank, t.peer) if r is not None}
+    if not per_node and len(ranks) >= 2:  # a NCCL log that connects ranks inside a node: they work together
+        per_node, count_src = len(ranks), local[0].source
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)
@@ -467,7 +499,9 @@ def evidence_coverage(facts: Facts, predictions=None):
     from rules.topology import nvswitch_by_catalog
 
     board = nvswitch_by_catalog(facts)  # the GPU model named exactly: what topology's rules assume
-    count = [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node", tp or per_node)]
+    count = [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node"
+                + (" (ranks NCCL connects inside it)" if count_src and local and count_src == local[0].source else ""),
+                tp or per_node)]
     if board:
         yield need("workload.evidence_coverage", "How the GPUs are connected was not measured",
                    f"Several GPUs work together. The catalog's {facts.subject.gpu.key} is "

@@ -147,6 +147,30 @@ def test_smi_q_single_sections_pasted_alone():
     assert smi_query.detect(text) >= 0.5
     (gpu,) = _of(smi_query.parse(text, "f"), GpuFact)
     assert (gpu.source, gpu.fabric_state, gpu.fabric_status) == ("f:3", "Completed", "Success")
+    assert (gpu.fabric_health, gpu.fabric_bandwidth) == ("Unhealthy", "Full")  # Fabric > Health, ut10b #3
+
+
+@pytest.mark.parametrize("summary, bandwidth, verdict, severity", [
+    ("Unhealthy", "Full", "nvlink_down", "critical"),  # the paste as filed (dra-driver-nvidia-gpu#626)
+    ("Limited Capacity", "Degraded", "nvlink_down", "warning"),  # NVML's other two non-healthy values
+    ("Healthy", "Degraded", "nvlink_down", "warning"),
+    ("Healthy", "Full", "healthy", "ok"),
+])
+def test_fabric_health_is_judged_not_only_its_registration(tmp_path, summary, bandwidth, verdict, severity):
+    """A fabric can register (State Completed, Status Success) and still report itself unhealthy;
+    the ticket read the registration alone and said healthy. The variants change the two values
+    as NVML defines them (nvmlFabricDefs); the paste re-indented with tabs reads the same."""
+    from conftest import report_json
+
+    text = _text("smi_q_grep_fabric_health_unhealthy.txt")
+    text = re.sub(r"Summary(\s+): Unhealthy", rf"Summary\1: {summary}", text)
+    text = re.sub(r"Bandwidth(\s+): Full", rf"Bandwidth\1: {bandwidth}", text)
+    for name, body in (("spaces.txt", text), ("tabs.txt", text.replace("    ", "\t"))):
+        (tmp_path / name).write_text(body)
+        report = report_json("ticket", tmp_path / name)
+        found = {f["rule"]: f for f in report["findings"]}
+        assert found["topology.fabric_health"]["severity"] == severity, (name, list(found))
+        assert report["verdict"]["category"] == verdict, (name, report["verdict"])
 
 
 def test_smi_q_h800_chunk_fabric_in_progress_then_next_gpu():

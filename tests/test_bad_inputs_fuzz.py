@@ -208,7 +208,6 @@ def _cases(c):
         (("fleet", c["fleet"], "--z", "0"), "--z"),
         (("fleet", c["fleet"], "--since", "1d"), "--since 1d filters the runs of --db"),
         (("ticket", "/proc/self/status"), "/proc/self/status: is a system pseudo-file"),
-        (("ticket", t, "--save", "--format", "json"), "flipped.db: the results database is damaged"),
         (("history", "--db", c["flipped.db"], "--host", "gpu-node-01"), "flipped.db: the results database is damaged"),
         (("history", "--db", c["flipped_table.db"]), "flipped_table.db: the results database is damaged"),
         (("compare", "--db", c["flipped_table.db"], "1", "2"), "flipped_table.db: the results database is damaged"),

@@ -79,6 +79,37 @@ def test_one_class_per_kernel_in_every_table():
     assert all(row[1] in table for row in top)
 
 
+@pytest.mark.parametrize("name", ["memfusion_rtx3090x4_trt_2023_1.sqlite",
+                                  "nsysai_h100x2_fastvideo_train_before.sqlite"])
+def test_distinct_top_kernels_read_distinct_at_120_columns(name):
+    """ut10b #8 (s9 #12): TensorRT's sm80_xmma_fprop kernels (tile sizes past the cut) and PyTorch's
+    elementwise_kernel templates (lambdas past the cut) printed 7 and 3 identical rows. Each name of the
+    summary is one row; its label in the table and its cell on a 120-column terminal are distinct, on
+    one line that fits."""
+    from conftest import diagnose
+
+    path = shared_path("captures", name)
+    report = build([str(path)])
+    labels = [row[0] for row in report.tables[f"Top kernels ({name})"]["rows"]]
+    assert len(labels) >= 14 and len(set(labels)) == len(labels) and all(len(x) <= 48 for x in labels), labels
+    out = diagnose("capture", path, "--fail-on", "never", env={"COLUMNS": "120"}).stdout
+    after = out.split(f"Top kernels ({name})", 1)[1].splitlines()
+    rule = next(i for i, line in enumerate(after) if line.strip().startswith("─"))
+    lines = after[rule + 1:after.index("", rule)]
+    assert len({line.split("   ")[0] for line in lines}) == len(lines) == len(labels), "\n".join(lines)
+    assert max(len(line) for line in out.splitlines() if "URL" not in line and "http" not in line) <= 120
+
+
+def test_distinct_cuts_leave_short_or_already_distinct_names_alone():
+    from diagnose.formatting import distinct_cuts
+
+    names = ["ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "a" * 60 + "x", "b" * 60 + "x"]
+    assert distinct_cuts(names, 48) == [names[0], "a" * 47 + "…", "b" * 47 + "…"]
+    same_start = ["k_" + "p" * 60 + "_tile128", "k_" + "p" * 60 + "_tile256"]
+    cut = distinct_cuts(same_start, 48)
+    assert len(set(cut)) == 2 and all(len(c) <= 48 for c in cut) and cut[0].endswith("tile128")
+
+
 def test_host_bound_evidence_shows_the_number_it_fired_on():
     (f,) = _findings(shared_path("captures", "fuser_h100x8node_matmul_2024_6.sqlite"), "capture.host_bound")
     fired = _evidence(f, "nothing queued")

@@ -10,6 +10,7 @@ real tickets; the broken files are made from them (cut short, emptied) or are pl
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import shutil
@@ -129,6 +130,29 @@ def test_a_damaged_capture_is_called_damaged(junk, command):
 @pytest.mark.parametrize("kind", ["missing", "directory"])
 def test_ticket_missing_path_or_empty_folder_is_bad_input(junk, kind):
     assert_bad_input(run("ticket", junk[kind]), junk[kind].name)
+
+
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bzip2", "zip"])
+def test_a_compressed_export_says_how_to_unpack_it(tmp_path, kind):
+    """ut10b #12: `capture x.sqlite.gz` said only 'not an SQLite file'. A real export packed by each
+    tool (stdlib writers of the same formats) is named as such, with the command that unpacks it."""
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    data = HEALTHY.read_bytes()
+    path = tmp_path / f"capture.sqlite.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("capture.sqlite", data)
+    else:
+        path.write_bytes({"gzip": gzip.compress, "xz": lzma.compress, "bzip2": bz2.compress}[kind](data))
+    assert_bad_input(run("capture", path), "not an SQLite file", f"{kind}-compressed")
+    plain = tmp_path / "notes.sqlite"
+    plain.write_text("not a capture")
+    assert_bad_input(run("capture", plain), "not an SQLite file")
+    assert run("capture", plain).stderr.rstrip().endswith("notes.sqlite: not an SQLite file")
 
 
 def test_ticket_refuses_a_damaged_export_it_was_named(junk):
@@ -275,6 +299,33 @@ def test_output_in_a_pseudo_filesystem_is_bad_input_before_any_work(folder, opti
     assert "cannot write in" in result.stderr
 
 
+def test_output_through_a_link_writes_the_file_it_points_to(tmp_path):
+    """`-o LINK` fills the file behind the link and leaves the link a link (a rename would replace it)."""
+    real, link = tmp_path / "real.txt", tmp_path / "out"
+    real.write_text("")
+    link.symlink_to(real)
+    assert run("capture", HEALTHY, "--json", "-o", link, "--fail-on", "never").exit_code == 0
+    assert link.is_symlink() and json.loads(real.read_text())["schema"] == "diagnose.report/1"
+
+
+def test_output_to_a_stdout_link_with_stdout_redirected_feeds_the_redirect(tmp_path):
+    """The `-o /dev/stdout > r.html` idiom, with a link of our own to /proc/self/fd/1 instead of the
+    system's /dev/stdout: the report lands in r.html and the link stays a link."""
+    import subprocess
+    import sys
+
+    link, out = tmp_path / "stdout", tmp_path / "r.html"
+    link.symlink_to("/proc/self/fd/1")
+    with open(out, "w") as fh:
+        done = subprocess.run([sys.executable, "-m", "diagnose", "capture", str(HEALTHY), "--format", "html",
+                               "-o", str(link)], stdout=fh, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              env={**os.environ, "DIAGNOSE_CACHE": "off"}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1"
+    assert out.read_text().rstrip().endswith("</html>")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp file left beside the link
+
+
 def test_stats_dir_that_is_a_file_is_bad_input(tmp_path):
     (tmp_path / "a-file").write_text("x")
     assert_bad_input(run("capture", PCIE, "--stats-dir", tmp_path / "a-file"), "not a folder")
@@ -359,12 +410,15 @@ def test_output_file_gets_the_report_and_stdout_stays_empty(invocations, name, t
     assert json.loads(path.read_text())["schema"] == "diagnose.report/1"
 
 
-def test_unusable_results_database_fails_before_printing_the_report(tmp_path, junk):
-    """$DIAGNOSE_DB saves every run: a database that cannot be opened is exit 2 with stdout empty,
-    not a printed report followed by exit 2."""
-    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1",
+def test_unusable_results_database_costs_the_save_not_the_report(tmp_path, junk):
+    """$DIAGNOSE_DB saves every run: a file that is no database still gets the report printed,
+    then one stderr line saying it was not saved, exit 3 (the store failed, not the input)."""
+    result = run("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1", "--json",
                  env={"DIAGNOSE_DB": str(junk["binary"])})
-    assert_bad_input(result, "results database")
+    assert result.exit_code == 3, (result.exit_code, result.stderr)
+    assert json.loads(result.stdout)["schema"] == "diagnose.report/1"
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("diagnose: the report was printed but not saved: ") and "results database" in line
 
 
 def test_bad_input_leaves_no_half_written_output_file(tmp_path):

@@ -252,6 +252,9 @@ def test_captures_of_unrelated_programs_are_not_a_regression():
     assert not [x for x in report["findings"] if x["severity"] == "critical"] and result.exit_code == 0
     (table,) = [t for title, t in report["tables"].items() if "→" in title]
     assert {row[-1] for row in table["rows"]} - {""} == {"worse, other workload"}
+    # ut10b #10: nothing was judged, so no check passed and no "new in B" problem leads (was other 0.60, small grids)
+    assert report["verdict"]["category"] == "insufficient_data", report["verdict"]
+    assert not [x for x in report["findings"] if x["rule"].startswith(("compare.new_finding", "compare.no_regression"))]
     # the same program twice, or the two ranks' exports of one run, keep their names in common
     same = json.loads(run(b, b, "--json").output)
     assert not [x for x in same["findings"] if x["rule"] == "compare.workload_differs"]
@@ -318,6 +321,24 @@ def test_a_folder_or_a_missing_rank_is_named(tmp_path):
     assert "no such file; expected an nsys SQLite export" in result.stderr
     result = run(f"{healthy},{healthy}", healthy)
     assert result.exit_code == 2 and f"{healthy}: named twice in " in result.stderr
+
+
+def test_node_reports_of_different_gpu_models_are_not_like_for_like():
+    """ut10b #10: the HGX H100 and the HGX A100 node reports compared as 12 'NVLink up/up' rows, link
+    speeds -5.9 %, and the A100's own NCCL_P2P_LEVEL=LOC as 'new in B' (critical, exit 1), with no word
+    that the GPUs differ. Each side's GPU model (resolved by the catalog) now says so; nothing is judged.
+    Two H100 SXM nodes (the README's example, one naming no GPU) are still compared as before."""
+    h100, a100 = (REPO / "samples" / "fleet" / f"{n}.json" for n in ("hgx-h100-nvlink-status-mig-disabled",
+                                                                     "hgx-a100-nvlink-p2p-level-loc"))
+    result = run(h100, a100, "--json")
+    report = json.loads(result.output)
+    (f,) = [f for f in report["findings"] if f["rule"] == "compare.machine_differs"]
+    assert "h100-sxm in" in f["title"] and "a100-80gb-sxm in" in f["title"] and f["severity"] == "warning"
+    assert report["verdict"]["category"] == "insufficient_data" and result.exit_code == 0
+    assert not [x for x in report["findings"] if x["rule"].startswith("compare.new_finding")]
+    same = json.loads(run(h100, h100, "--json").output)
+    assert not [x for x in same["findings"] if x["rule"] == "compare.machine_differs"]
+    assert same["verdict"]["category"] == "healthy"
 
 
 def test_readme_fleet_compare_example_compares_something():

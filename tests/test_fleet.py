@@ -17,8 +17,13 @@ invoke = diagnose
 
 
 def replay(recording, out):
-    """`diagnose node --replay` of a recording, as JSON: the node report each machine would send."""
-    result = invoke("node", "--replay", recording, "--json", "-o", out, "--fail-on", "never")
+    """`diagnose node --replay` of a recording, as JSON: the node report each machine would send. Each
+    node replays its own copy of the recording (named after its report), as each live node names its
+    own host: two reports of the same text are one report given twice, and fleet counts it once."""
+    own = recording if recording.parent == out.parent else out.parent / f"{out.stem}.recording.json"
+    if not own.exists():
+        shutil.copy(recording, own)
+    result = invoke("node", "--replay", own, "--json", "-o", out, "--fail-on", "never")
     assert result.exit_code == 0, result.output
     return out
 
@@ -162,6 +167,19 @@ def test_a_report_named_twice_or_copied_counts_once(tmp_path):
     report = json.loads(invoke("fleet", reports, *paths, "--json").output)
     assert len(report["tables"]["Fleet"]["rows"]) == 3 and report["verdict"]["category"] == "healthy"
     assert report["inputs"]["duplicates_dropped"] == 3
+
+
+def test_a_copied_replay_report_counts_once(tmp_path):
+    """ut10b #9: a copy of a sample (a replay report, which names no host) made the fleet count its
+    node twice ('P2P ... on 2 of 4 h100-sxm nodes'). The same text is one report; the samples
+    themselves, six different nodes, all stay."""
+    folder = tmp_path / "f"
+    shutil.copytree(SAMPLES, folder)
+    clean = json.loads(invoke("fleet", folder, "--json").output)
+    shutil.copy(folder / "hgx-h100-smi-p2p-bidirectional.json", folder / "copy.json")
+    report = json.loads(invoke("fleet", folder, "--json").output)
+    assert report["inputs"]["nodes"] == clean["inputs"]["nodes"] == 6 and report["inputs"]["duplicates_dropped"] == 1
+    assert "duplicates_dropped" not in clean
 
 
 def test_empty_folders_are_named(tmp_path):

@@ -404,8 +404,14 @@ def command_html(tmp_path, name, *args) -> Path:
 
 
 def node_json(tmp_path, recording, name):
+    """A node report replayed from its own copy of the recording (named after the node), as each live
+    node names its own host: fleet counts reports of the same text once."""
+    import shutil
+
     out = tmp_path / f"{name}.json"
-    result = CliRunner().invoke(cli, ["node", "--replay", str(RECORDINGS / recording), "--json", "-o", str(out),
+    own = tmp_path / f"{name}.recording.json"
+    shutil.copy(RECORDINGS / recording, own)
+    result = CliRunner().invoke(cli, ["node", "--replay", str(own), "--json", "-o", str(out),
                                       "--fail-on", "never"])
     assert result.exit_code == 0, result.output
     return out

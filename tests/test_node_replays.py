@@ -90,6 +90,25 @@ def test_a_mig_gpu_is_seen_and_not_judged_for_nvlink_or_p2p():
     assert not [f for f in findings if f.severity == "critical"]
 
 
+def test_a_mig_gpu_is_named_as_no_tp_peer():
+    """ut10b #5: the replay said healthy and asked for topo -m for '2 GPUs working together', while its
+    source's own reading is that GPU1 (MIG) is not a TP peer. Now a warning names GPU1, and with one
+    TP-capable GPU left nothing asks how the GPUs connect. A node whose GPUs report MIG Disabled, and a
+    lone MIG GPU (a -q -x paste of one A100), get no such warning."""
+    _, findings, verdict = replay("2x-a100-sxm-one-gpu-in-mig-mode.json")
+    (mig,) = by_rule(findings, "topology.mig_gpus")
+    assert (mig.severity, mig.category) == ("warning", "p2p_disabled") and mig.title.startswith("GPU1 is in MIG")
+    assert verdict.category == "p2p_disabled"
+    assert not by_rule(findings, "workload.evidence_coverage")
+    facts, findings, _ = replay("hgx-h100-nvlink-status-mig-disabled.json")
+    assert {g.mig_mode for g in facts.of(GpuFact)} == {False} and not by_rule(findings, "topology.mig_gpus")
+    from conftest import report_json
+
+    alone = report_json("ticket", RECORDINGS.parent / "data" / "hardware" / "real" / "smi_qx_a100_sxm4_mig_535.xml")
+    (note,) = [f for f in alone["findings"] if f["rule"] == "topology.mig_gpus"]
+    assert note["severity"] == "info" and alone["verdict"]["category"] == "healthy"
+
+
 def test_dgx_h100_topo_numa():
     # topo -m: every pair NV18, GPU0-3 on NUMA 0 (CPUs 0-55,112-167), GPU4-7 on NUMA 1.
     # A reader says: NVLink is fine for any TP size; pin each rank to its GPU's socket.
@@ -126,6 +145,19 @@ def test_nvlink_bridge_workstation_with_a_stalling_driver():
     assert v.category == "nvlink_down"
     slow = by_rule(findings, "node.slow_driver")[0]
     assert slow.severity == "warning" and slow.evidence[0].measured == 112.0
+    # ut10b #6: one story. The links' states are a snapshot (here, what topo -m's NV3 implies); a link
+    # that retrains reads active between failures, so they are no passed check beside the stall, and
+    # the finding asks for the link counters and persistence that would tell.
+    assert not by_rule(findings, "topology.nvlink_links")
+    assert "nvlink -e" in slow.fix and "persistence" in slow.fix
+
+
+@pytest.mark.parametrize("persistence, passes", [(0, True), (1, False)])
+def test_active_links_pass_beside_a_stall_only_where_persistence_explains_it(tmp_path, persistence, passes):
+    """Persistence reported off explains a slow NVML (each client re-initialises the GPUs): the active
+    links then pass. With persistence on, the stall points at the links, and their snapshot does not pass."""
+    _, findings, _ = replay(_h100_with_slow_init(tmp_path, 45.0, persistence))
+    assert [f.severity for f in by_rule(findings, "topology.nvlink_links")] == (["ok"] if passes else [])
 
 
 def _h100_with_slow_init(tmp_path, seconds, persistence):
@@ -304,3 +336,25 @@ def test_a_cut_nvlink_paste_leaves_the_cut_gpu_not_reported_and_nvswitch_unknown
     assert facts.host("nvswitch").value is None
     (links,) = by_rule(findings, "topology.nvlink_links")
     assert "GPU 1" not in links.title and "GPU 1" not in links.evidence[0].detail
+
+
+def test_gpus_on_a_replay_keep_only_what_was_measured_on_them():
+    """ut10b #12: `--gpus 0,0` quietly became GPU 0, and on one GPU topology.pair_bandwidth passed on
+    the recording's 56 pairs of other GPUs. A repeated index is bad usage; a replay keeps the pairs
+    (and collective groups) measured within the GPUs chosen."""
+    from conftest import diagnose
+
+    rec = RECORDINGS / "hgx-h100-smi-p2p-bidirectional.json"
+    twice = diagnose("node", "--replay", rec, "--gpus", "0,0")
+    assert twice.exit_code == 2 and "GPU 0 given more than once" in twice.stderr and twice.stdout == ""
+    for chosen, pairs in (("0", 0), ("0,1", 2), (None, 56)):
+        args = ("node", "--replay", rec, "--json", "--fail-on", "never") + (("--gpus", chosen) if chosen else ())
+        report = json.loads(diagnose(*args).stdout)
+        kept = report["facts"].get("pair_bandwidth", [])
+        assert len(kept) == pairs, (chosen, len(kept))
+        assert bool(by_rule_json(report, "topology.pair_bandwidth")) == bool(pairs), chosen
+
+
+def by_rule_json(report: dict, rule: str) -> list[dict]:
+    return [f for f in report["findings"] if f["rule"] == rule]
+

@@ -195,10 +195,8 @@ def test_history_table_keeps_words_and_values_whole(tmp_path):
         assert max(len(line) for line in out.splitlines()) <= int(width)
 
 
-def test_a_damaged_store_gets_one_verdict_from_every_reader(tmp_path):
-    """ut9b: five runs, pages 3-5 overwritten. `history` listed what it could still reach (exit 0) while
-    compare and fleet refused (exit 2, saying 'nothing was written' though they only read): every reader
-    now refuses with the same line, and none claims a write it never attempted."""
+def _damaged_store(tmp_path) -> Path:
+    """Five real node reports saved, then pages 3-5 overwritten (ut9b's damage)."""
     path = tmp_path / "runs.db"
     db = store.open_db(path)
     samples = sorted((Path(__file__).parent.parent / "samples" / "fleet").glob("*.json"))[:5]
@@ -209,6 +207,36 @@ def test_a_damaged_store_gets_one_verdict_from_every_reader(tmp_path):
     with open(path, "r+b") as f:
         f.seek(8192)
         f.write(b"\x07" * 12288)
+    return path
+
+
+@pytest.mark.parametrize("args", [
+    ["node", "--replay", "tests/recordings/dgx-h100-topo-numa.json", "--json"],
+    ["capture", "samples/captures/tp4_nvlink_healthy.sqlite", "--json"],
+])
+def test_a_damaged_store_costs_the_save_not_the_report(tmp_path, monkeypatch, args):
+    """ut10b #2: with $DIAGNOSE_DB on a damaged store, `node` and `capture` printed nothing and
+    wrote no -o (exit 2), so one bad store silenced a fleet's node runs. The report is written
+    first; then one stderr line says the save failed, exit 3; the store is left as it was."""
+    from conftest import REPO, diagnose
+
+    path = _damaged_store(tmp_path)
+    before = path.read_bytes()
+    out = tmp_path / "n.json"
+    result = diagnose(*[str(REPO / a) if a.startswith(("tests/", "samples/")) else a for a in args], "-o", out,
+                      env={"DIAGNOSE_DB": str(path)})
+    assert result.exit_code == 3, (result.exit_code, result.stderr)
+    assert json.loads(out.read_text())["schema"] == "diagnose.report/1" and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"diagnose: the report was written to {out} but not saved: ") and "damaged" in line
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_store_gets_one_verdict_from_every_reader(tmp_path):
+    """ut9b: five runs, pages 3-5 overwritten. `history` listed what it could still reach (exit 0) while
+    compare and fleet refused (exit 2, saying 'nothing was written' though they only read): every reader
+    now refuses with the same line, and none claims a write it never attempted."""
+    path = _damaged_store(tmp_path)
     before = path.read_bytes()
     lines = set()
     for args in (["history"], ["history", "--json"], ["fleet"], ["compare", "1", "2"]):

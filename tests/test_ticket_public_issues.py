@@ -135,3 +135,32 @@ def test_two_bridged_gpus_above_pcie_are_judged_on_their_nvlink(tmp_path):
     slow = "\n".join(capped(line) for line in N44.splitlines())
     (pcie,) = findings(ticket(tmp_path, slow, "slow"), "nccl.busbw")
     assert "PCIe" in pcie["title"] or "pcie3" in json.dumps(pcie["evidence"])
+
+
+def test_two_nccl_transport_logs_get_one_treatment():
+    """ut10b #11: nccl#820's channels (rank 7 to ranks 3 and 6 via P2P/IPC/read, no figure) said 'healthy
+    (0.80), no problem found' with no Next, while nccl#1773's log of the same kind (its command line names
+    -g 8) said healthy 0.60 and asked how the GPUs connect. Ranks NCCL connects inside a node are GPUs
+    working together, so both ask for the topology; the P2P check passes in both."""
+    seen = {}
+    for name in ("nccl-820-p2p-ipc-read-channels.log", "nccl-1773-p2p-level-sys-channels.log"):
+        result = diagnose("ticket", ISSUES / name, "--json", "--fail-on", "never")
+        report = json.loads(result.stdout)
+        rules = {f["rule"]: f for f in report["findings"]}
+        assert rules["topology.nccl_transport"]["severity"] == "ok", name
+        assert "nvidia-smi topo -m" in rules["workload.evidence_coverage"]["ask"], name
+        seen[name] = (report["verdict"]["category"], report["verdict"]["confidence"])
+    assert set(seen.values()) == {("healthy", 0.6)}, seen
+
+
+def test_nccls_own_path_dump_answers_how_the_gpus_connect():
+    """ut10b #11: nccl-tests#307 pasted NCCL's path dump (each GPU's path to every other: PHB inside a
+    socket, SYS across) and was asked for `nvidia-smi topo -m`, which the dump already answers. Its GPU
+    pairs are read (22 distinct pairs of 8 GPUs from 4 rows), and the ask is only for what is missing."""
+    result = diagnose("ticket", ISSUES / "nccl-tests-307-4090-nccl-path-dump.log", "--json", "--fail-on", "never")
+    report = json.loads(result.stdout)
+    paths = report["facts"]["topology_path"]
+    assert len(paths) == 22 and {p["path"] for p in paths} == {"PHB", "SYS"}
+    pair = {(p["a"], p["b"]): p["path"] for p in paths}
+    assert pair[("GPU/4e000", "GPU/ce000")] == "SYS" and pair[("GPU/ce000", "GPU/cf000")] == "PHB"
+    assert "topo -m" not in report["verdict"]["summary"] and "topo -m" not in json.dumps(report["tables"])

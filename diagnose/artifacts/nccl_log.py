@@ -20,7 +20,16 @@ from __future__ import annotations
 import re
 
 from diagnose.artifacts.text import lines
-from diagnose.evidence import HostFact, NcclEvent, NcclSetting, NcclTransport, NcclVersion, Workload, where
+from diagnose.evidence import (
+    HostFact,
+    NcclEvent,
+    NcclSetting,
+    NcclTransport,
+    NcclVersion,
+    TopologyPath,
+    Workload,
+    where,
+)
 
 KIND = "nccl_log"
 
@@ -30,6 +39,12 @@ PREFIX = re.compile(r"(?P<host>[\w.\-]+):(?P<pid>\d+):(?P<tid>\d+)\s+\[(?P<dev>\
 VERSION = re.compile(r"\bNCCL version:?\s*(?P<v>\d+\.\d+\.\d+)(?:[+-]cuda(?P<cuda>\d+\.\d+))?", re.I)
 FRAMEWORK_VERSION = re.compile(r"using nccl\s*==\s*(?P<v>\d+\.\d+\.\d+)", re.I)
 SETTING = re.compile(r"\b(?P<name>(?:NCCL|CUDA|UCX|FI|OMPI)_\w+) set by environment to\s*(?P<value>.*?)\.?\s*$")
+# NCCL's path dump (NCCL_DEBUG=INFO, GRAPH): "GPU/CE000 :GPU/0-4e000 (5/10.0/SYS) GPU/0-cf000 (4/24.0/PHB) ...",
+# one line per GPU, each entry (hops/bandwidth GB/s/path type) to another device (src/graph/paths.cc, printNodePaths).
+GPU_PATHS = re.compile(r"\bGPU/(?P<bus>[0-9A-Fa-f]+)\s*:\s*(?P<rest>(?:\w+/[\w-]+\s*\(\d+/[\d.]+/[A-Z0-9]+\)\s*)+)$")
+PATH_ENTRY = re.compile(r"\bGPU/(?:[0-9A-Fa-f]+-)?(?P<bus>[0-9A-Fa-f]+)\s*\(\d+/[\d.]+/(?P<type>[A-Z0-9]+)\)")
+# Path types are kept as NCCL names them: PIX, PXB, PHB and SYS mean what `nvidia-smi topo -m` means by
+# them; NCCL's own (NVL, NVB, C2C, PXN, P2C) are left to the rules that know them.
 CONNECTION = re.compile(
     r"\b(?:Channel|Ring)\s+(?P<ch>\d+)(?:/\d+)?\s*:\s*(?P<rank>\d+)\[[^\]]*\]\s*->\s*(?P<peer>\d+)\[[^\]]*\]"
     # (issue 11 s) the transport ends at a closing quote or a comma: a line quoted in prose ("... via NET/IB/0'
@@ -113,6 +128,7 @@ def parse(text: str, name: str) -> list:
     out: list = []
     seen_versions: set[str] = set()
     seen_transports: set[tuple] = set()
+    seen_paths: set[tuple] = set()
     for n, line in lines(text):
         if not _may_matter(line):
             continue
@@ -134,6 +150,13 @@ def parse(text: str, name: str) -> list:
             if key not in seen_transports:
                 seen_transports.add(key)
                 out.append(transport)
+            continue
+        if (g := GPU_PATHS.search(line.rstrip())) is not None:
+            for e in PATH_ENTRY.finditer(g.group("rest")):
+                pair = tuple(sorted((g.group("bus").lower(), e.group("bus").lower())))
+                if e.group("type") != "LOC" and pair[0] != pair[1] and pair not in seen_paths:
+                    seen_paths.add(pair)
+                    out.append(TopologyPath(src, f"GPU/{pair[0]}", f"GPU/{pair[1]}", e.group("type")))
             continue
         if (d := SHM_DF.search(line.strip())) is not None:
             out.append(HostFact(src, "shm_bytes", size_bytes(d.group("size"))))

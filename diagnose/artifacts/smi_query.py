@@ -76,6 +76,8 @@ _TEXT_FIELDS = {
     ("remapped rows", "remapping failure occurred"): "remapped_rows_failure",
     ("fabric", "state"): "fabric_state",
     ("fabric", "status"): "fabric_status",
+    ("health", "summary"): "fabric_health",  # Fabric > Health: the only Health section -q prints
+    ("health", "bandwidth"): "fabric_bandwidth",
 }
 
 # XML: (parent tag or None, tag) -> field.
@@ -112,6 +114,8 @@ _XML_FIELDS = {
     ("remapped_rows", "remapped_row_failure"): "remapped_rows_failure",
     ("fabric", "state"): "fabric_state",
     ("fabric", "status"): "fabric_status",
+    ("health", "summary"): "fabric_health",  # Fabric > Health: the only Health section -q prints
+    ("health", "bandwidth"): "fabric_bandwidth",
 }
 
 _INTS = {"pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "pcie_replay_counter"}

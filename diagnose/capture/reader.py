@@ -19,6 +19,11 @@ import numpy as np
 
 from diagnose.errors import InputError
 
+# Compressed files by their format's magic bytes (RFC 1952 gzip, xz, zstd RFC 8878, bzip2, zip): an export
+# shared compressed is said to be so, with the command that unpacks it.
+COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip -k FILE"), (b"\xfd7zXZ\x00", "xz", "unxz -k FILE"),
+              (b"\x28\xb5\x2f\xfd", "zstd", "unzstd FILE"), (b"BZh", "bzip2", "bunzip2 -k FILE"),
+              (b"PK\x03\x04", "zip", "unzip FILE"))
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 KERNEL = "CUPTI_ACTIVITY_KIND_KERNEL"
@@ -451,8 +456,10 @@ def open_capture(path: str | os.PathLike, deadline_s: float | None = None) -> Ca
     if size == 0:
         raise InputError(f"{p}: empty file (0 bytes), not an nsys SQLite export")
     if not head.startswith(SQLITE_MAGIC):
+        packed = next((f" ({kind}-compressed: run `{tool}` on it first)" for magic, kind, tool in COMPRESSED
+                       if head.startswith(magic)), "")
         hint = " (a .nsys-rep/.qdrep report: run `nsys export --type sqlite` on it first)" if p.suffix in (
-            ".nsys-rep", ".qdrep") else ""
+            ".nsys-rep", ".qdrep") else packed
         raise InputError(f"{p}: not an SQLite file{hint}")
     if len(head) < 100:
         raise InputError(f"{p}: truncated SQLite file ({size} bytes)")

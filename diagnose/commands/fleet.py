@@ -97,12 +97,10 @@ def _from_files(paths) -> tuple[list, list[str], list[str]]:
                 raise
             skipped.append(str(exc))
             continue
-        # A live node's report names its host, and two runs never measure the same to the last
-        # digit: the same text from a named host is a copy of one report. (Replays of one recording
-        # name no host and stay apart: each stands for the node its file is named after.)
-        facts = report.facts or {}
-        named = any(h.get("name") == "hostname" for h in facts.get("host_fact") or []) or report.inputs.get("host")
-        keys = [("path", f.resolve())] + ([("text", hashlib.sha256(text.encode()).hexdigest())] if named else [])
+        # Two nodes never write the same report to the last digit (a live one names its host, a
+        # replay its recording): the same text is one report given twice, a copy; the first file
+        # found stands for it.
+        keys = [("path", f.resolve()), ("text", hashlib.sha256(text.encode()).hexdigest())]
         first = next((seen[k] for k in keys if k in seen), None)
         if first is not None:
             duplicates.append(f"{f} (= {first})" if f.resolve() != first.resolve() else str(f))

@@ -14,12 +14,17 @@ def gpu_list(text: str | None) -> list[int] | None:
     if text is None:
         return None
     try:
-        values = sorted({int(x) for x in text.replace(" ", "").split(",") if x})
+        given = [int(x) for x in text.replace(" ", "").split(",") if x]
     except ValueError:
         raise click.BadParameter(f"expected GPU indices separated by commas, got {text!r}",
                                  param_hint="--gpus") from None
+    values = sorted(set(given))
     if not values or values[0] < 0:
         raise click.BadParameter(f"expected GPU indices 0, 1, 2, ..., got {text!r}", param_hint="--gpus")
+    if len(values) < len(given):  # '0,0' is not two GPUs: a typo the run must not quietly shrink to one
+        twice = sorted({v for v in given if given.count(v) > 1})
+        raise click.BadParameter(f"GPU {', '.join(map(str, twice))} given more than once in {text!r}",
+                                 param_hint="--gpus")
     return values
 
 

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from diagnose.errors import EXIT_FINDINGS, EXIT_OK
+from diagnose.errors import EXIT_FINDINGS, EXIT_OK, DiagnoseError, ProbeError
 from diagnose.inputs import MAX_BATCH, MAX_GPUS, MAX_TOKENS, SQLITE_MAX_INT  # noqa: F401 - the commands' option bounds
 
 SEVERITY_CHOICES = ("critical", "warning", "info", "never")
@@ -251,10 +251,6 @@ def output_options(func=None, *, default_format: str = "terminal", reads=None):
             params = {**kwargs, "catalog": catalog.extra_files(),
                       "db": [kwargs.get("db_path"), _db_path() if save else None]}
             refuse_overwriting_an_input(output, {**params, **(reads(kwargs) if reads else {})})
-        if save:  # a bad $DIAGNOSE_DB fails here, before any work and before the report is printed
-            from diagnose import store
-
-            store.open_db().conn.close()
         report = func(*args, **kwargs)
         finish(report, fmt or default_format, output, fail_on, save=save)
 
@@ -270,9 +266,21 @@ def _db_path() -> str:
 
 def check_writable(path: str, option: str) -> None:
     """Refuse an output path whose folder is missing, read-only or not a real folder (/proc,
-    /sys) before any work is done."""
+    /sys) before any work is done. An existing link or device (`-o /dev/stdout`) is written
+    through, not created beside (diagnose.outputs), so only it must take writing."""
+    import stat
     from pathlib import Path
 
+    try:
+        mode = os.lstat(os.path.expanduser(path)).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        if os.path.exists(path) and not os.access(os.path.expanduser(path), os.W_OK):
+            from diagnose.errors import InputError
+
+            raise InputError(f"{option} {path}: not writable")
+        return
     folder = Path(path).expanduser().absolute().parent
     if not folder.is_dir():
         from diagnose.errors import InputError
@@ -390,8 +398,11 @@ def _same_content(a: str, b: str) -> bool:
 
 
 def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = False) -> None:
-    """Render the report (and store it, with --save or $DIAGNOSE_DB) and exit with the code
-    DESIGN.md documents."""
+    """Render the report, then store it (--save or $DIAGNOSE_DB), and exit with the code
+    DESIGN.md documents. The report comes first: a damaged or unusable store costs the save
+    (one stderr line, exit 3, a tool-side failure), never the report of a run that worked."""
+    import sqlite3
+
     from diagnose.report import write
     from rules.engine import fails
 
@@ -400,7 +411,11 @@ def finish(report, fmt: str, output: str | None, fail_on: str, save: bool = Fals
         from diagnose import store
 
         if report.kind not in store.NOT_STORED:
-            run_id = store.save(report)
+            shown = f"written to {output}" if output else "printed"
+            try:
+                run_id = store.save(report)
+            except (DiagnoseError, sqlite3.Error, OSError) as exc:
+                raise ProbeError(f"the report was {shown} but not saved: {exc}") from None
             click.echo(f"diagnose: saved as run {run_id} in {store.default_path()}", err=True)
     sys.exit(EXIT_FINDINGS if fails(report.findings, fail_on) else EXIT_OK)
 

@@ -4,7 +4,8 @@ Every string passes report.escape.terminal (no escape sequence from an input rea
 terminal) and is handed to rich as Text, never as markup. Tables fit the width they get: below
 STACK_BELOW columns each row is printed as stacked `column: value` lines; wider, columns keep
 their longest word, a number keeps its unit, and names longer than LONG_NAME are shortened in
-the middle, so nothing is broken across lines.
+the middle, so nothing is broken across lines (unless that would print two distinct names of
+one column alike: that column keeps its names whole, folded).
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def _short(text: str) -> str:
     """Tokens longer than LONG_NAME shortened in the middle: the start and the end identify a
     kernel or a file better than a fold across three lines."""
     def cut(m):
-        word = m[0]
-        return word if len(word) <= LONG_NAME else word[: LONG_NAME // 2 - 1] + "…" + word[-(LONG_NAME // 2):]
+        word = m[0]  # one its producer already shortened ("…") keeps what that producer chose to show
+        if len(word) <= LONG_NAME or "…" in word:
+            return word
+        return word[: LONG_NAME // 2 - 1] + "…" + word[-(LONG_NAME // 2):]
     return re.sub(r"\S+", cut, text)
 
 
@@ -164,6 +167,10 @@ def _print_table(console, headers: list[str], rows: list[list[str]], head: bool)
     # inside; short words ("better, other layout") may wrap between them
     cells = [[_short(_text(c)).replace(" ", GLUE) if len(str(c)) <= SHORT_CELL and re.search(r"\d", str(c))
               else _short(_text(c)) for c in row] for row in rows]
+    for i in range(len(headers)):  # a column whose distinct names shortening would merge keeps them whole
+        if len({row[i] for row in cells}) < len({str(row[i]) for row in rows}):
+            for row, raw in zip(cells, rows):
+                row[i] = _text(raw[i])
     headers = [_text(h) for h in headers]
     natural = sum(max(len(c) for c in [h] + [row[i] for row in cells]) + 2 for i, h in enumerate(headers))
     too_wide = natural > console.width
