@@ -2542,6 +2542,13 @@ def other_vendor(facts: Facts) -> Claim | None:
             return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
     return None
 
+
+def other_vendor_speed(facts: Facts) -> Claim | None:
+    """other_vendor's accelerator where the ticket asks about its speed or scaling (ticket.other_vendor answers that,
+    and the rules built on NVIDIA's physics stay silent), else None."""
+    said = symptom_quote(facts)
+    return other_vendor(facts) if said and said[2] in ("scaling", "slow") else None
+
 # --------------------------------------------------------------------------- speed-ups and scaling efficiency
 
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster

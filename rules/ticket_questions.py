@@ -145,8 +145,7 @@ def scaling_question(facts: Facts, predictions=None):
     which knows the layout, outweighs it (rules.engine.quiet_priors). Silent where another vendor's accelerator is
     slow or does not scale (ticket.other_vendor: 'nothing broken' rests on checks made for NVIDIA's links)."""
     c = scaling_asked(facts)
-    said = claims.symptom_quote(facts)
-    if c is None or (claims.other_vendor(facts) and said and said[2] in ("scaling", "slow")):
+    if c is None or claims.other_vendor_speed(facts):
         return
     question = claims.asks(facts)
     evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'),
