@@ -441,6 +441,10 @@ class CaptureInfo(Fact):
     partial_export: str | None = None  # EXPORT_PARAM_TABLES_TO_EXPORT / TIMES_TO_EXPORT when set
     host: str | None = None
 
+    def missing_names(self) -> list[str]:
+        """The table (or table.columns) each missing_tables entry names, without the reason it gives."""
+        return [m.split(":")[0] for m in self.missing_tables]
+
 
 @dataclass
 class GpuTimeline(Fact):
