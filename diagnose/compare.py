@@ -488,17 +488,11 @@ def kernel_names(report) -> dict[str, float]:
     return out
 
 
-# NCCL's kernels as each release names them (shared/docs/nsys-sqlite-schema.md 9.1, from NVIDIA/nccl's sources):
-# up to 2.7 ncclAllReduceRingLLKernel_sum_f16, 2.8-2.18 ncclKernel_<Coll>_<ALGO>_<PROTO>_<Op>_<type>, 2.19 on
-# ncclDevKernel_<Coll>[_<Op>_<type>]_<ALGO>_<PROTO>, 2.27 ncclSymDevKernel_, 2.28 ncclSymkDevKernel_. An upgrade
-# renames every one; the collective it runs stays.
-_NCCL_KERNEL = re.compile(r"\bnccl(?:Dev|SymDev|SymkDev)?Kernel_([A-Za-z]+)|"
-                          r"\bnccl(AllReduce|AllGather|ReduceScatter|Broadcast|Reduce)(?:Ring|Tree|CollNet)\w*Kernel_")
-
-
 def _library_ops(names) -> set[str]:
     """The library operations kernel names run, whatever release named them ('NCCL AllReduce')."""
-    return {f"NCCL {m[1] or m[2]}" for n in names if (m := _NCCL_KERNEL.search(n))}
+    from diagnose.capture.classify import nccl_collective
+
+    return {f"NCCL {op}" for n in names if (op := nccl_collective(n))}
 
 
 def nvtx_names(report) -> set[str]:
