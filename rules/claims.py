@@ -4266,6 +4266,8 @@ _extend({"few_requests": [
     # rate, "1 request per second", nor one of several, "one request of the batch")
     r"\b(?:for|with|at|on|using)\s+(?:just\s+|only\s+)?(?:one|a single|1)\s+(?:request|prompt|sequence|query)\b"
     r"(?!\s*(?:/|per\b|each\b|every\b|of\b|in\s+(?:the|a)\s+batch))",
+    # one user in Chinese (单用户), as "single user" above and 单并发 / 单个请求 (ticket.memory_bound_decode read it)
+    r"单用户",
 ]})
 
 # (issue 11 s) The TP size written before the words: "8 GPUs with tensor parallelism", "4 cards using TP".
