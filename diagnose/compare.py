@@ -165,7 +165,7 @@ def _median_of_repeats(metrics: list[Metric]) -> list[Metric]:
 def step_metrics(facts: dict) -> list[Metric]:
     """Median and p95 of step durations: of every step where the capture report summarised them
     (`step_series`, since its `step_durations` keeps only some steps), else of the step records."""
-    from diagnose.evidence import STEP_KEYS
+    from diagnose.evidence import step_records
 
     series = [s for s in (facts.get("step_series") or {}).values() if isinstance(s, dict) and s.get("steps")]
     if series:  # one capture (per-rank exports: the first rank, as the step records' first source)
@@ -175,11 +175,8 @@ def step_metrics(facts: dict) -> list[Metric]:
         return [Metric("step time", key, "duration", s[f"{p}_ms"], "ms", "lower", source)
                 for key, p in (("median", "p50"), ("p95", "p95")) if isinstance(s.get(f"{p}_ms"), (int, float))]
     out = []
-    for name, records in facts.items():
-        if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
-            continue
-        key = next((k for k in STEP_KEYS if k in records[0]), None)
-        values = sorted(float(r[key]) for r in records if key and isinstance(r.get(key), (int, float)))
+    for name, records, key in step_records(facts):
+        values = sorted(float(r[key]) for r in records if isinstance(r.get(key), (int, float)))
         if not values:
             continue
         unit = "us" if key.endswith("_us") else "ms"

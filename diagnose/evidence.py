@@ -266,6 +266,16 @@ class NcclEvent(Fact):
 STEP_KEYS = ("duration_ms", "step_ms", "ms", "duration_us", "time_ms")
 
 
+def step_records(facts: dict):
+    """(name, records, the duration field) of each list of step records in a report's facts (its JSON form)."""
+    for name, records in facts.items():
+        if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
+            continue
+        key = next((k for k in STEP_KEYS if k in records[0]), None)
+        if key is not None:
+            yield name, records, key
+
+
 def bus_factor(op: str, nranks: int) -> float:
     """nccl-tests' bus bandwidth factor (busbw / algbw) for `op` on `nranks` ranks."""
     n = nranks
