@@ -318,7 +318,7 @@ def tables(result, full_stats: bool) -> dict:
         "columns": ["file", "nsys", "schema", "kernels", "GPUs used", "GPUs listed", "missing"],
         "rows": [[i.file, i.product_version or "?", i.schema_version or "?", i.kernel_rows,
                   ", ".join(i.gpus_used) or "-", len(i.gpus_listed),
-                  "; ".join(m.split(":")[0] for m in i.missing_tables) or "-"] for i in infos],
+                  "; ".join(i.missing_names()) or "-"] for i in infos],
         "note": "GPUs listed = TARGET_INFO_GPU (every GPU on the host); used = those with kernels or copies.",
     }
     gpus = [g for g in facts.of(GpuTimeline)]

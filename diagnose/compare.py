@@ -165,7 +165,7 @@ def _median_of_repeats(metrics: list[Metric]) -> list[Metric]:
 def step_metrics(facts: dict) -> list[Metric]:
     """Median and p95 of step durations: of every step where the capture report summarised them
     (`step_series`, since its `step_durations` keeps only some steps), else of the step records."""
-    from diagnose.evidence import STEP_KEYS
+    from diagnose.evidence import step_records
 
     series = [s for s in (facts.get("step_series") or {}).values() if isinstance(s, dict) and s.get("steps")]
     if series:  # one capture (per-rank exports: the first rank, as the step records' first source)
@@ -175,11 +175,8 @@ def step_metrics(facts: dict) -> list[Metric]:
         return [Metric("step time", key, "duration", s[f"{p}_ms"], "ms", "lower", source)
                 for key, p in (("median", "p50"), ("p95", "p95")) if isinstance(s.get(f"{p}_ms"), (int, float))]
     out = []
-    for name, records in facts.items():
-        if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
-            continue
-        key = next((k for k in STEP_KEYS if k in records[0]), None)
-        values = sorted(float(r[key]) for r in records if key and isinstance(r.get(key), (int, float)))
+    for name, records, key in step_records(facts):
+        values = sorted(float(r[key]) for r in records if isinstance(r.get(key), (int, float)))
         if not values:
             continue
         unit = "us" if key.endswith("_us") else "ms"
@@ -491,17 +488,11 @@ def kernel_names(report) -> dict[str, float]:
     return out
 
 
-# NCCL's kernels as each release names them (shared/docs/nsys-sqlite-schema.md 9.1, from NVIDIA/nccl's sources):
-# up to 2.7 ncclAllReduceRingLLKernel_sum_f16, 2.8-2.18 ncclKernel_<Coll>_<ALGO>_<PROTO>_<Op>_<type>, 2.19 on
-# ncclDevKernel_<Coll>[_<Op>_<type>]_<ALGO>_<PROTO>, 2.27 ncclSymDevKernel_, 2.28 ncclSymkDevKernel_. An upgrade
-# renames every one; the collective it runs stays.
-_NCCL_KERNEL = re.compile(r"\bnccl(?:Dev|SymDev|SymkDev)?Kernel_([A-Za-z]+)|"
-                          r"\bnccl(AllReduce|AllGather|ReduceScatter|Broadcast|Reduce)(?:Ring|Tree|CollNet)\w*Kernel_")
-
-
 def _library_ops(names) -> set[str]:
     """The library operations kernel names run, whatever release named them ('NCCL AllReduce')."""
-    return {f"NCCL {m[1] or m[2]}" for n in names if (m := _NCCL_KERNEL.search(n))}
+    from diagnose.capture.classify import nccl_collective
+
+    return {f"NCCL {op}" for n in names if (op := nccl_collective(n))}
 
 
 def nvtx_names(report) -> set[str]:

@@ -271,6 +271,16 @@ class NcclEvent(Fact):
 STEP_KEYS = ("duration_ms", "step_ms", "ms", "duration_us", "time_ms")
 
 
+def step_records(facts: dict):
+    """(name, records, the duration field) of each list of step records in a report's facts (its JSON form)."""
+    for name, records in facts.items():
+        if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
+            continue
+        key = next((k for k in STEP_KEYS if k in records[0]), None)
+        if key is not None:
+            yield name, records, key
+
+
 def bus_factor(op: str, nranks: int) -> float:
     """nccl-tests' bus bandwidth factor (busbw / algbw) for `op` on `nranks` ranks."""
     n = nranks
@@ -445,6 +455,10 @@ class CaptureInfo(Fact):
     runtime_rows: int = 0
     partial_export: str | None = None  # EXPORT_PARAM_TABLES_TO_EXPORT / TIMES_TO_EXPORT when set
     host: str | None = None
+
+    def missing_names(self) -> list[str]:
+        """The table (or table.columns) each missing_tables entry names, without the reason it gives."""
+        return [m.split(":")[0] for m in self.missing_tables]
 
 
 @dataclass

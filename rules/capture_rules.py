@@ -87,6 +87,11 @@ def _where(g: GpuTimeline) -> str:
     return f"{g.source} ({g.gpu})"
 
 
+def _api_calls(x) -> str:
+    """Where a process's CUDA API calls were read (a GpuTimeline or LaunchStats: their export and pid)."""
+    return f"{x.source} (pid {x.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
+
+
 def _pp(facts: Facts, predictions) -> int | None:
     """The pipeline depth when the run is pipeline-parallel, else None: as given (--pp) or recorded
     (the launch line); else the GPUs that exchange only send/recv, when each spent most of its
@@ -157,7 +162,7 @@ def prediction_needs_gpu(facts: Facts, predictions=None):
         evidence = [ev(named[0], "GPU named in the export", named[0].name)]
     else:
         infos = facts.of(CaptureInfo)
-        bare = [i for i in infos if any(m.split(":")[0] == "TARGET_INFO_GPU" for m in i.missing_tables)]
+        bare = [i for i in infos if "TARGET_INFO_GPU" in i.missing_names()]
         why = (f"{', '.join(i.file for i in bare)} has no GPU inventory (no TARGET_INFO_GPU table, nsys "
                f"{bare[0].product_version or 'unknown version'})" if bare else "the export lists no GPU by name")
         evidence = [ev(bare[0] if bare else infos[0] if infos else GIVEN, "GPUs named in TARGET_INFO_GPU", 0)]
@@ -259,8 +264,8 @@ def trace_present(facts: Facts, predictions=None):
     CUDA API, the GPU inventory, grid sizes) asks for the same, as a gap of its own, so the verdict
     and the Next list say it alike; no NVTX table is no gap (LAZY_ABSENT)."""
     for info in facts.of(CaptureInfo):
-        lacks = [m for m in info.missing_tables if m.split(":")[0] == "CUPTI_ACTIVITY_KIND_KERNEL"]
-        if lacks or not info.kernel_rows:
+        missing = dict(zip(info.missing_names(), info.missing_tables))  # table (or columns) -> what it means
+        if "CUPTI_ACTIVITY_KIND_KERNEL" in missing or not info.kernel_rows:
             yield need(
                 "capture.trace_present",
                 f"{info.file}: no GPU kernel trace in this export",
@@ -270,17 +275,16 @@ def trace_present(facts: Facts, predictions=None):
                 [ev(info, f"tables missing in {info.file} (nsys {info.product_version or 'unknown version'})",
                     measured=len(info.missing_tables))],
             )
-        elif gaps := [m for m in info.missing_tables if m.split(":")[0] not in LAZY_ABSENT]:
+        elif gaps := {n: m for n, m in missing.items() if n not in LAZY_ABSENT}:
             # kernels there, but a table or column some checks read is not
-            names = [m.split(":")[0] for m in gaps]
             yield need(
                 "capture.trace_present",
-                f"{info.file}: the export lacks {', '.join(names)}",
-                f"The checks that read them could not run ({'; '.join(gaps)}); a capture with the "
+                f"{info.file}: the export lacks {', '.join(gaps)}",
+                f"The checks that read them could not run ({'; '.join(gaps.values())}); a capture with the "
                 "trace options below and a full `nsys export` has them.",
                 RECAPTURE,
                 [ev(info, f"tables or columns missing in {info.file} "
-                          f"(nsys {info.product_version or 'unknown version'})", measured=len(names))],
+                          f"(nsys {info.product_version or 'unknown version'})", measured=len(gaps))],
             )
 
 
@@ -361,7 +365,7 @@ def allreduce_fabric(facts: Facts, predictions=None):
     measured, g = _allreduce_per_op(_gpus(facts))
     if measured is None or not expected:
         return
-    if _launch_limited(g, facts):
+    if _launch_limited(g):
         # Eager ranks reach each all-reduce at different times; the kernel time then holds the
         # wait for the peer, not the transfer. The launch_bound finding covers it.
         return
@@ -420,7 +424,7 @@ def allreduce_fabric(facts: Facts, predictions=None):
     )
 
 
-def _launch_limited(g: GpuTimeline, facts: Facts) -> bool:
+def _launch_limited(g: GpuTimeline) -> bool:
     """The GPU loses a tenth of its span in short gaps between kernels, over enough gaps to be a
     launch pattern rather than a few pauses (see launch_bound)."""
     return g.small_gap_ns >= LAUNCH_GAP_SHARE * g.span_ns and g.small_gaps >= LAUNCH_MIN_GAPS
@@ -435,9 +439,10 @@ def launch_bound(facts: Facts, predictions=None):
     for g in _gpus(facts):
         l = launches.get(g.pid)
         graphs = (l.graph_launches if l else 0) or g.graph_kernels
+        share = _pct(g.small_gap_ns, g.span_ns)
         evidence = [
             ev(_where(g), "GPU idle in gaps < 50 us between kernels", ns_to_ms(g.small_gap_ns), None, "ms"),
-            ev(_where(g), "share of the GPU's active span lost in those gaps", _pct(g.small_gap_ns, g.span_ns),
+            ev(_where(g), "share of the GPU's active span lost in those gaps", share,
                f"< {int(LAUNCH_GAP_SHARE * 100)}", "%"),
             ev(_where(g), f"gaps < 50 us (launch-bound takes at least {LAUNCH_MIN_GAPS} as well as the share)",
                g.small_gaps, f"< {LAUNCH_MIN_GAPS}", None),
@@ -445,22 +450,19 @@ def launch_bound(facts: Facts, predictions=None):
             ev(_where(g), "short kernels", g.short_kernels, None, None),
         ]
         if l:
-            evidence += [
-                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "kernel launch API calls",
-                   l.kernel_launches),
-                ev(f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)", "CUDA graph launches",
-                   l.graph_launches, None),
-            ]
+            api = _api_calls(g)
+            evidence += [ev(api, "kernel launch API calls", l.kernel_launches),
+                         ev(api, "CUDA graph launches", l.graph_launches, None)]
             if l.launch_avg_ns:
                 evidence.append(ev(f"{g.source} (pid {g.pid})", "mean CPU time per launch call",
                                    round(l.launch_avg_ns / 1e3, 2), round(g.kernel_ns / max(1, g.kernels) / 1e3, 2),
                                    "us"))
-        if _launch_limited(g, facts):
+        if _launch_limited(g):
             eager = not graphs and (l is None or l.kernel_launches >= 100)
             yield make(
                 "capture.launch_bound", "eager_mode" if eager else "launch_bound", "warning",
                 0.7 if eager else 0.6,
-                f"{_gpu_name(facts, g.pid, g.device)} idles {_pct(g.small_gap_ns, g.span_ns)}% of the time "
+                f"{_gpu_name(facts, g.pid, g.device)} idles {share}% of the time "
                 "between short kernels"
                 + (" and no CUDA graph was launched" if eager else ""),
                 f"On {g.gpu}, {g.small_gaps} gaps shorter than 50 us add up to {ns_to_ms(g.small_gap_ns)} ms: the CPU "
@@ -645,7 +647,7 @@ def sync_copies(facts: Facts, predictions=None):
         if not l.sync_copy_calls or not span or l.sync_copy_ns < COPY_SHARE * span:
             continue
         idle_ns, g = idle[(l.source, l.pid)]
-        src = f"{l.source} (pid {l.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
+        src = _api_calls(l)
         evidence = [ev(src, "synchronous copy/memset API calls", l.sync_copy_calls, 0, None),
                     ev(src, "time inside them", ns_to_ms(l.sync_copy_ns), None, "ms"),
                     ev(src, "share of the GPU's active span", _pct(l.sync_copy_ns, span), f"< {int(COPY_SHARE * 100)}",
@@ -921,7 +923,7 @@ def short_kernels(facts: Facts, predictions=None):
         if not edge:
             continue
         graphs = l.graph_launches or g.graph_kernels
-        src = f"{g.source} (pid {g.pid}, CUPTI_ACTIVITY_KIND_RUNTIME)"
+        src = _api_calls(g)
         evidence = [
             ev(src, "mean CPU time of a kernel launch call", round(l.launch_avg_ns / 1e3, 2), None, "us"),
             ev(f"{_where(g)} CUPTI_ACTIVITY_KIND_KERNEL", f"kernels shorter than {edge / 1e3:g} us (the histogram "
@@ -931,7 +933,7 @@ def short_kernels(facts: Facts, predictions=None):
         ]
         if n >= SHORT_KERNEL_SHARE * g.kernels and not graphs and g.kernels >= 100:
             yield make(
-                "capture.short_kernels", "launch_bound", "warning" if _launch_limited(g, facts) else "info", 0.5,
+                "capture.short_kernels", "launch_bound", "warning" if _launch_limited(g) else "info", 0.5,
                 f"{_pct(n, g.kernels)}% of kernels run shorter than the {l.launch_avg_ns / 1e3:.1f} us the CPU needs "
                 "to launch each" + _tag(facts, g.pid, g.device),
                 f"On {g.gpu}, {n} of {g.kernels} kernels finish in under {edge / 1e3:g} us, while each launch call "

@@ -2556,6 +2556,13 @@ def other_vendor(facts: Facts) -> Claim | None:
             return Claim("other_vendor", source, _quote(m.string, m, 40), {"name": m.group(0)})
     return None
 
+
+def other_vendor_speed(facts: Facts) -> Claim | None:
+    """other_vendor's accelerator where the ticket asks about its speed or scaling (ticket.other_vendor answers that,
+    and the rules built on NVIDIA's physics stay silent), else None."""
+    said = symptom_quote(facts)
+    return other_vendor(facts) if said and said[2] in ("scaling", "slow") else None
+
 # --------------------------------------------------------------------------- speed-ups and scaling efficiency
 
 # How much faster a larger layout runs than a smaller one, as reporters state it: "TP4 is only 1.3x faster
@@ -4489,6 +4496,8 @@ _extend({"few_requests": [
     # rate, "1 request per second", nor one of several, "one request of the batch")
     r"\b(?:for|with|at|on|using)\s+(?:just\s+|only\s+)?(?:one|a single|1)\s+(?:request|prompt|sequence|query)\b"
     r"(?!\s*(?:/|per\b|each\b|every\b|of\b|in\s+(?:the|a)\s+batch))",
+    # one user in Chinese (单用户), as "single user" above and 单并发 / 单个请求 (ticket.memory_bound_decode read it)
+    r"单用户",
 ]})
 
 # (issue 11 s) The TP size written before the words: "8 GPUs with tensor parallelism", "4 cards using TP".

@@ -270,9 +270,9 @@ def regression(facts: Facts, predictions=None):
     """Performance that changed with nothing but the NCCL version, and known regressions."""
     compared = claims.find(facts, "nccl_versions_compared")
     versions = facts.of(NcclVersion)
-    running = max((v.version for v in versions), key=version_key, default=None)
+    running = _newest_printed(facts)
     named = sorted({v for c in compared for v in c.data["versions"]}, key=version_key)
-    newest = running or (named[-1] if named else None)
+    newest = running.version if running else (named[-1] if named else None)
     known = [r for r in regressions() if newest and _in_range(newest, r["bad"]) and _scope_holds(facts, r)]
     if compared and _heard_not_seen(compared[0]):
         return
@@ -301,11 +301,15 @@ def regression(facts: Facts, predictions=None):
         )
     elif known:
         r = known[0]
-        v = next(v for v in versions if v.version == newest)
         yield make("nccl.regression", "other", "info", 0.3,
                    f"NCCL {newest} is in a range with a known regression",
                    f"If the symptom matches — {r['symptom']} — this version may be the cause.",
-                   [ev(v, "NCCL version in use", newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
+                   [ev(running, "NCCL version in use", newest, r["bad"])], fix=r["fix"], refs=[r["url"]])
+
+
+def _newest_printed(facts: Facts) -> NcclVersion | None:
+    """The newest NCCL release a log or tool printed (the first of equal ones), or None."""
+    return max(facts.of(NcclVersion), key=lambda v: version_key(v.version), default=None)
 
 
 # A release comparison asked about on someone else's word ("someone on a forum said so", "I read that ...") or
@@ -733,9 +737,7 @@ def arch_floor(compute_capability: float) -> dict | None:
 def _nccl_in_use(facts: Facts) -> tuple[str, object] | None:
     """(version, where it was read) of the NCCL the failing run used: the newest a log or tool printed, else the one
     release the reporter names (two named are a comparison, nccl.regression's)."""
-    versions = facts.of(NcclVersion)
-    if versions:
-        v = max(versions, key=lambda x: version_key(x.version))
+    if v := _newest_printed(facts):
         return v.version, v
     for source, text in claims.texts(facts):
         named = [v for v in claims.nccl_versions(text) if _affirmed(text, v)]

@@ -241,20 +241,20 @@ def slow_driver(facts: Facts, predictions=None):
                   seconds.value, budget, "s")
     pm_off = [g for g in gpus if g.persistence_mode is False]
     pm_on = gpus and all(g.persistence_mode for g in gpus)
+    off_ev = ev(pm_off[0], f"GPU{pm_off[0].index} persistence mode", "off", "on") if pm_off else None
+    took = f"The driver took {seconds.value:g} s to answer"
+    longer = f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s)"
     nvlinked = [t for t in facts.of(TopologyPath) if NVLINK_PATH.fullmatch(t.path)]
     links = facts.of(NvLinkFact)
     down = [link for link in links if not link.active]
     persistence_fix = ("Enable persistence (`sudo nvidia-smi -pm 1`, or run nvidia-persistenced) and time "
                        "`nvidia-smi` again; if it still takes longer, check `nvidia-smi nvlink -s` / `-e`.")
     if pm_off and not down:
-        first = pm_off[0]
-        return [make("node.slow_driver", "other", "warning", 0.5,
-                     f"The driver took {seconds.value:g} s to answer, with persistence mode off",
-                     f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s). Persistence mode is off on "
-                     f"{len(pm_off)} GPU(s), so every client (nvidia-smi, each CUDA job) re-initialises them"
+        return [make("node.slow_driver", "other", "warning", 0.5, f"{took}, with persistence mode off",
+                     f"{longer}. Persistence mode is off on {len(pm_off)} GPU(s), so every client (nvidia-smi, each "
+                     "CUDA job) re-initialises them"
                      + (f", and all {len(links)} reported NVLinks are active." if links else "."),
-                     [expected, ev(first, f"GPU{first.index} persistence mode", "off", "on")],
-                     fix=persistence_fix, refs=["persistence"])]
+                     [expected, off_ev], fix=persistence_fix, refs=["persistence"])]
     if nvlinked or down:
         link_ev = (ev(down[0], f"GPU{down[0].gpu} NVLink {down[0].link}", "inactive", "active") if down else
                    ev(nvlinked[0], f"{nvlinked[0].a}-{nvlinked[0].b} path", nvlinked[0].path))
@@ -263,14 +263,12 @@ def slow_driver(facts: Facts, predictions=None):
                f"{len(down)} NVLink(s) are inactive; " if pm_off else
                "Persistence mode was not reported (a GPU without it is re-initialised by every client, the other "
                "documented cause); ")
-        if pm_off:  # reported off: the evidence says so, as the branch above does
-            link_ev = [link_ev, ev(pm_off[0], f"GPU{pm_off[0].index} persistence mode", "off", "on")]
-        else:
-            link_ev = [link_ev]
+        # reported off: the evidence says so, as the branch above does
+        link_ev = [link_ev, off_ev] if pm_off else [link_ev]
         return [make("node.slow_driver", "nvlink_down", "warning", 0.5 if pm_on or down else 0.4,
-                     f"The driver took {seconds.value:g} s to answer on an NVLink-connected box",
-                     f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s). {why}a driver that stalls "
-                     "while NVLinks are present is the signature of a link (or bridge) that keeps failing to train; "
+                     f"{took} on an NVLink-connected box",
+                     f"{longer}. {why}a driver that stalls while NVLinks are present is the signature of a link "
+                     "(or bridge) that keeps failing to train; "
                      "collectives over it hang or crawl even though topo -m still lists NV#.",
                      [expected, *link_ev],
                      fix="Check `nvidia-smi nvlink -s` and `nvidia-smi nvlink -e` for inactive links or errors and "
@@ -279,15 +277,14 @@ def slow_driver(facts: Facts, predictions=None):
                             " Check `nvidia-smi -q | grep -i persistence` too."),
                      refs=["nvidia_smi", "persistence"])]
     if pm_on:  # already kept initialised: not a cold start, and enabling persistence again fixes nothing
-        return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
-                     f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s), with persistence mode on, so "
-                     "the GPUs were not being initialised: the driver itself stalled.",
+        return [make("node.slow_driver", "other", "warning", 0.4, took,
+                     f"{longer}, with persistence mode on, so the GPUs were not being initialised: the driver "
+                     "itself stalled.",
                      [expected, ev(gpus[0], f"GPU{gpus[0].index} persistence mode", "on", "on")],
                      fix="Look for driver errors while it stalls (`dmesg | grep -iE 'NVRM|Xid'`) and time `nvidia-smi` "
                          "again.", refs=["persistence", "xid"])]
-    return [make("node.slow_driver", "other", "warning", 0.4, f"The driver took {seconds.value:g} s to answer",
-                 f"Longer than cold-starting {n} GPU(s) should take ({budget:g} s); a driver kept initialised "
-                 "(persistence mode) answers without re-initialising the GPUs.",
+    return [make("node.slow_driver", "other", "warning", 0.4, took,
+                 f"{longer}; a driver kept initialised (persistence mode) answers without re-initialising the GPUs.",
                  [expected], fix=persistence_fix, refs=["persistence"])]
 
 

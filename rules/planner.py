@@ -23,7 +23,7 @@ divides the GPUs) raise InputError: the CLI prints one line and exits 2.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from diagnose.errors import InputError
 from rules.predictions import Option, Plan
@@ -50,14 +50,20 @@ class Request:
     ttft_slo_ms: float | None = None
     quant: str | None = None  # a GGUF type (rules/catalog/gguf_types.toml)
     itl_slo_share: float = 0.5  # where in the reply the ITL SLO's statistic falls (roofline.slo_share: p95 -> 0.95)
+    # one plan asks for the same layout and batch several times (the option, the SLO search, the plan's steps)
+    _predicted: dict = field(default_factory=dict, compare=False, repr=False)
 
     def predict(self, tp: int, pp: int, dp: int, batch: int, itl_share: float = 0.5):
+        """The prediction at this layout and batch, worked out once per request (the caller only reads it)."""
         from rules import roofline
 
-        return roofline.predict(self.model, self.gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=self.prompt,
-                                context=self.context, dtype=self.dtype, kv_dtype=self.kv_dtype,
-                                gpus_per_node=self.gpus_per_node, engine=self.engine, quant_group=self.quant,
-                                itl_share=itl_share)
+        key = (tp, pp, dp, batch, itl_share)
+        if key not in self._predicted:
+            self._predicted[key] = roofline.predict(
+                self.model, self.gpu, roofline.Layout(tp, pp, dp), batch=batch, prompt=self.prompt,
+                context=self.context, dtype=self.dtype, kv_dtype=self.kv_dtype, gpus_per_node=self.gpus_per_node,
+                engine=self.engine, quant_group=self.quant, itl_share=itl_share)
+        return self._predicted[key]
 
 
 def option(req: Request, tp: int, pp: int) -> Option | None:

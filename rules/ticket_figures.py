@@ -352,24 +352,30 @@ def batch_total(facts: Facts, m: Measurement, tp: int) -> bool:
     """Is a rate stated at a batch of two or more that batch's total? Said so (output throughput), or above what
     one stream can reach at that batch: "batch size 64: 1900 tok/s" is 64 streams' output, as the engines'
     throughput benchmarks print it (vLLM benchmark_throughput, TensorRT-LLM trtllm-bench), not one stream's."""
-    batch = stated_batch(facts, m) or 1
-    if batch < 2 or m.stat != "reported":
-        return False
+    return _total_of(facts, m, tp, stated_batch(facts, m)) is not None
+
+
+def _total_of(facts: Facts, m: Measurement, tp: int, batch: int | None):
+    """batch_total's answer for the batch stated: (that batch, the prediction read at it or None) when the rate is
+    the batch's total, else None; the prediction is handed on so that a caller judging the rate does not redo it."""
+    if (batch or 1) < 2 or m.stat != "reported":
+        return None
     if m.metric == "output_tok_s":
-        return True
+        return batch, None
     p = predict_layout(facts, tp, batch)
-    return p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s
+    return (batch, p) if p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s else None
 
 
 def sent_at_once(facts: Facts) -> tuple[int, str] | None:
     """(requests, source) of an offline benchmark that sends all its prompts at once: a prompt count stated with no
     request rate (or rate inf) and no concurrency cap (trtllm-bench throughput; vLLM's benchmarks default to rate
     inf). At least the largest full-load batch, it keeps the engine's batch full: the rate is a full load's."""
+    rate = str(facts.workload().extra.get("request_rate") or "inf").strip().lower()
+    if rate not in ("inf", "infinity") or wfield(facts, "concurrency")[0]:
+        return None
     for w in facts.of(Workload):
         n = str(w.extra.get("num_prompts") or "")
-        rate = str(facts.workload().extra.get("request_rate") or "inf").strip().lower()
-        if n.isdigit() and int(n) >= max(FULL_LOAD_BATCHES) and rate in ("inf", "infinity") \
-                and not wfield(facts, "concurrency")[0]:
+        if n.isdigit() and int(n) >= max(FULL_LOAD_BATCHES):
             return int(n), w.source
     return None
 
@@ -389,8 +395,9 @@ def batched_rate(facts: Facts, predictions=None):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in rates:
         tp, _ = assumed_tp(facts, m)
-        total_at = stated_batch(facts, m) if batch_total(facts, m, tp) else None
-        if stated_batch(facts, m) and not total_at:
+        stated = stated_batch(facts, m)
+        total_at, predicted = _total_of(facts, m, tp, stated) or (None, None)
+        if stated and not total_at:
             continue  # one stream's rate at a stated batch: ticket.measured_vs_expected judges the figure at it
         load = m.concurrency or total_at  # the requests in flight the reporter states, if any
         one = predict_layout(facts, tp, 1)
@@ -414,7 +421,7 @@ def batched_rate(facts: Facts, predictions=None):
         loads = (load,) if load else FULL_LOAD_BATCHES
         best = None
         for batch in dict.fromkeys(min(b, cap[0]) if cap else b for b in loads):
-            p = predict_layout(facts, tp, batch)
+            p = predicted if predicted is not None and batch == total_at else predict_layout(facts, tp, batch)
             if p is not None and p.valid and p.fits:
                 best = (batch, p)
                 break

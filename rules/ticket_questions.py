@@ -149,8 +149,7 @@ def scaling_question(facts: Facts, predictions=None):
     which knows the layout, outweighs it (rules.engine.quiet_priors). Silent where another vendor's accelerator is
     slow or does not scale (ticket.other_vendor: 'nothing broken' rests on checks made for NVIDIA's links)."""
     c = scaling_asked(facts)
-    said = claims.symptom_quote(facts)
-    if c is None or (claims.other_vendor(facts) and said and said[2] in ("scaling", "slow")):
+    if c is None or claims.other_vendor_speed(facts):
         return
     question = claims.asks(facts)
     evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'),
@@ -769,10 +768,6 @@ _IDLE = re.compile(r"\b(?:idle|unused|under-?(?:used|utili[sz]ed)|barely\s+(?:us
                    r"(?:not|never)\s+(?:fully\s+)?(?:used|utili[sz]ed|busy|saturated)|wasted|far\s+(?:from|below)|"
                    r"low|tiny|(?:only|just|about|around|~)\s*\d{1,2}(?:\.\d+)?\s*%)|没有?(?:充分)?(?:利用|用满)|很低|闲置|浪费",
                    re.I)
-_ONE_STREAM = re.compile(r"\b(?:batch[-_ ]?size\s*(?:=|:|of|is)?\s*1|bs\s*=?\s*1|batch\s+(?:of\s+)?1|"
-                         r"(?:single|one|a lone)\s+(?:request|user|stream|client|sequence|prompt)|"
-                         r"one\s+(?:request|prompt|user|query)\s+at\s+a\s+time)(?![\w.])|单(?:个)?(?:请求|并发|用户|路)",
-                         re.I)
 
 
 def compute_idle(facts: Facts) -> claims.Claim | None:
@@ -789,7 +784,8 @@ def compute_idle(facts: Facts) -> claims.Claim | None:
 
 def one_stream_stated(facts: Facts) -> claims.Claim | None:
     """Where the ticket says one sequence decodes at a time (batch 1, a single request or user), else None. A batch
-    above 1 stated for the workload decides: "batch size 256 and one request's latency is fine" decodes 256."""
+    above 1 stated for the workload decides: "batch size 256 and one request's latency is fine" decodes 256. The
+    words are the few_requests claim's (one vocabulary for every rule that reads one request at a time)."""
     from rules.common import wfield
 
     batch, src = wfield(facts, "batch")
@@ -797,10 +793,7 @@ def one_stream_stated(facts: Facts) -> claims.Claim | None:
         return claims.Claim("one_stream", src, "batch 1")
     if batch and batch > 1:
         return None
-    for source, text in claims.texts(facts):
-        if m := _ONE_STREAM.search(text):
-            return claims.Claim("one_stream", source, claims.one_line(text[max(0, m.start() - 30):m.end() + 30]))
-    return None
+    return next(iter(claims.find(facts, "few_requests")), None)
 
 
 @rule("ticket.memory_bound_decode", "expected_physics")

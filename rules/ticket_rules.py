@@ -1440,11 +1440,10 @@ def other_vendor_speed(facts: Facts, predictions=None):
     """A speed or scaling question about another vendor's accelerator (Gaudi, Instinct, Arc, Apple): its links,
     collectives and kernels are not in the catalog, so no figure or prior here can judge it; say so rather than
     answer with NVIDIA's physics or ask for nvidia-smi and NCCL logs."""
-    said = claims.symptom_quote(facts)
-    vendor = claims.other_vendor(facts)
-    if vendor is None or not said or said[2] not in ("scaling", "slow"):
+    vendor = claims.other_vendor_speed(facts)
+    if vendor is None:
         return
-    name = vendor.data["name"]
+    said, name = claims.symptom_quote(facts), vendor.data["name"]
     yield make("ticket.other_vendor", "insufficient_data", "info", 0.0,
                f"{name} is not an NVIDIA GPU: diagnose cannot judge its figures",
                f"The ticket is about {name}. The GPU catalog, the expected figures and the link and collective checks "
@@ -1462,7 +1461,7 @@ def symptom_prior(facts: Facts, predictions=None):
     vendor's accelerator (ticket.other_vendor)."""
     said = claims.symptom_quote(facts)
     kind = said[2] if said else None
-    if kind not in ("scaling", "slow", "normal?") or (kind != "normal?" and claims.other_vendor(facts)):
+    if kind not in ("scaling", "slow", "normal?") or claims.other_vendor_speed(facts):
         return
     if reference_shortfall(facts):
         return  # slower than a reference run scaled to these GPUs: no physics (ticket.reference_scaled)

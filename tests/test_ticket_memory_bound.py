@@ -28,6 +28,10 @@ def _ticket(text: str):
     "# 算力利用率低\n\n单请求推理 Llama-3-8B-Instruct，单张 H100，算力利用率很低，这正常吗？\n",
     "# idle compute\n\nLlama-2-13B fp16 on four A100 80GB with TensorRT-LLM at tp=4, one request at a time: compute "
     "utilization is low. Is this normal?\n",
+    # one stream in the few_requests claim's words (one vocabulary): a benchmark's concurrency of one, 单用户
+    "# MFU\n\nbenchmark_serving with --max-concurrency 1 against vLLM serving Llama-3-8B-Instruct on one H100 SXM: "
+    "MFU is only 3%. Is that expected?\n",
+    "# 张量核心闲置\n\n单用户使用 vLLM 推理 Qwen2.5-7B-Instruct，单张 L40S，张量核心大部分时间闲置，正常吗？\n",
 ])
 def test_idle_compute_of_one_stream_is_memory_bound_physics_with_the_predicted_times(text):
     (f,), v = _ticket(text)
@@ -52,6 +56,9 @@ def test_idle_compute_of_one_stream_is_memory_bound_physics_with_the_predicted_t
     # several GPUs and no layout stated: the rule does not guess one
     "# idle compute\n\nLlama-2-13B fp16 on four A100 80GB with TensorRT-LLM, one request at a time: compute "
     "utilization is low. Is this normal?\n",
+    # one stream ruled out in words, no batch stated
+    "# MFU\n\nLlama-2-13B fp16 on one A100 80GB with vLLM, not one request at a time but 64 concurrent ones: MFU "
+    "is only 4%. Is this expected?\n",
     # nvidia-smi's utilisation is another reading (time a kernel runs), not the tensor cores
     "# low util\n\nLlama-2-13B fp16 on one A100 80GB with vLLM, one request at a time: GPU-Util is only 40%. "
     "Is this normal?\n",

@@ -810,9 +810,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if rate:
         out.append(Workload(where(name, rate[0]), extra={"request_rate": rate[1]}))
     # with CJK text spaced from Latin words ("在llama.cpp上推理": no word edge around the name otherwise)
-    framework = engine_named(" ".join(spaced[i] for i, _ in prose[:40]))
+    lines = list(spaced.values())  # the prose lines in order (one per line number)
+    framework = engine_named(" ".join(lines[:40]))
     if framework:  # with the release the prose writes after its name ("vLLM 0.21.0"): engine profiles differ by it
-        release = engine_release(" ".join(spaced[i] for i, _ in prose), framework)
+        release = engine_release(" ".join(lines), framework)
         framework = f"{framework} {release}" if release else framework
         out.append(Workload(where(name, prose[0][0] if prose else 1), framework=framework))
     # the llama.cpp build a log line prints ("build: 8fcb5636 (4887)") or the prose states ("b3447", "a release from

@@ -101,6 +101,21 @@ def classify(name: str) -> str:
     return OTHER
 
 
+# NCCL's own kernels as each release names them (shared/docs/nsys-sqlite-schema.md 9.1, from NVIDIA/nccl's sources):
+# from 2.8 the collective follows the prefix (ncclKernel_, 2.19 ncclDevKernel_, 2.27 ncclSymDevKernel_, 2.28
+# ncclSymkDevKernel_); up to 2.7 it leads the name (ncclAllReduceRingLLKernel_sum_f16).
+_NCCL_KERNEL = re.compile(r"\bnccl(?:Sym[k]?)?(?:Dev)?Kernel_([A-Za-z]+)")
+_NCCL_KERNEL_2_7 = re.compile(
+    r"\bnccl(AllReduce|AllGather|ReduceScatter|Broadcast|Reduce)(?:Ring|Tree|CollNet)\w*Kernel_")
+
+
+def nccl_collective(name: str) -> str | None:
+    """The collective an NCCL kernel runs as NCCL names it ('AllReduce'), whatever release named the kernel (an
+    upgrade renames every one; the collective stays); None for a kernel NCCL did not name."""
+    m = _NCCL_KERNEL.search(name) or _NCCL_KERNEL_2_7.search(name)
+    return m[1] if m else None
+
+
 @lru_cache(maxsize=65536)
 def collective_op(name: str) -> str | None:
     """all_reduce / all_gather / reduce_scatter / all_to_all / broadcast / send_recv / reduce, or None."""
@@ -108,7 +123,7 @@ def collective_op(name: str) -> str | None:
     if not _COMM.search(base.lower()):
         return None
     # NCCL's own names carry the collective right after the prefix.
-    m = re.match(r"nccl(?:Sym[k]?)?(?:Dev)?Kernel_([A-Za-z]+)", base)
+    m = _NCCL_KERNEL.match(base)
     if m:
         base = m.group(1)
     elif base.startswith("nccl"):

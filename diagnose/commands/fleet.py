@@ -64,15 +64,18 @@ def fleet(reports, db_path, since, z_threshold):
     report = fleet_report(nodes, z_threshold)
     if skipped:  # one crashed node's empty file, or a fleet report saved beside the node reports
         report.inputs["skipped"] = skipped
-        table = report.tables["Fleet"]
-        table["note"] = (f"{len(skipped)} file(s) in the folder(s) given are not node reports and were left out: "
-                         f"{'; '.join(skipped[:5])}{'; ...' if len(skipped) > 5 else ''}. " + table["note"])
+        _note_first(report, "file(s) in the folder(s) given are not node reports and were left out:", skipped, "; ")
     if duplicates:
         report.inputs["duplicates_dropped"] = len(duplicates)
-        table = report.tables["Fleet"]
-        table["note"] = (f"{len(duplicates)} duplicate report(s) counted once: {', '.join(duplicates[:5])}"
-                         f"{', ...' if len(duplicates) > 5 else ''}. " + table["note"])
+        _note_first(report, "duplicate report(s) counted once:", duplicates, ", ")
     return report
+
+
+def _note_first(report, what: str, files: list[str], sep: str) -> None:
+    """Put 'N <what> <the first five files>.' before the fleet table's note."""
+    table = report.tables["Fleet"]
+    table["note"] = (f"{len(files)} {what} {sep.join(files[:5])}{sep + '...' if len(files) > 5 else ''}. "
+                     + table["note"])
 
 
 def _from_files(paths) -> tuple[list, list[str], list[str]]:

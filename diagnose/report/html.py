@@ -14,7 +14,7 @@ import statistics
 from collections import defaultdict
 
 from diagnose.errors import InputError, strict
-from diagnose.evidence import STEP_KEYS
+from diagnose.evidence import step_records
 from diagnose.formatting import fmt_bytes
 from diagnose.report import plots
 from diagnose.report.plots import esc
@@ -424,12 +424,7 @@ def _step_figures(report, facts):
     to what the hardware should give show at once. Fewer than two steps: a sentence, no plot."""
     out = []
     expected = (report.predictions or {}).get("expected") or {}
-    for name, records in facts.items():
-        if "step" not in name or not isinstance(records, list) or not records or not isinstance(records[0], dict):
-            continue
-        key = next((k for k in STEP_KEYS if k in records[0]), None)
-        if key is None:
-            continue
+    for name, records, key in step_records(facts):
         unit, scale = ("µs", 1000.0) if key.endswith("_us") else ("ms", 1.0)
         runs: dict[str, list[tuple[float, float]]] = {}
         for r in records:
