@@ -657,10 +657,15 @@ def gpu_models_compared(facts: Facts, predictions=None):
     """'Why is GPU A slower than GPU B?' where A is behind B on both memory bandwidth and tensor rate and nothing is
     broken in sight: the datasheets predict it. Silent when the slower board leads on either figure (then something
     else holds it back, which the figures here cannot tell), or when the ticket measured the board the datasheets
-    put behind at the higher rate (the figures contradict the datasheets: not physics)."""
+    put behind at the higher rate (the figures contradict the datasheets: not physics), or where both boards' rates and
+    the model are known (ticket.rate_ratio sets them against the predictor's ratio)."""
+    from rules.ticket_ratio import ratio_judged
+
     found = gpus_compared(facts)
     if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
         return
+    if ratio_judged(facts) is not None:
+        return  # both boards' rates and the model known: ticket.rate_ratio sets them against the predictor's ratio
     slow, fast, c = found
     if not (slow.hbm_gbs < fast.hbm_gbs and _tensor_rate(slow) < _tensor_rate(fast)):
         return
