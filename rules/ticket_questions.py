@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from diagnose.evidence import CollectiveResult, Facts, Measurement, NcclSetting, Note, PairBandwidth
-from rules import claims
+from rules import claims, ticket_ratio
 from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import rule, ticket_gaps
 from rules.reference_scaling import reference_shortfall
@@ -660,10 +660,13 @@ def gpu_models_compared(facts: Facts, predictions=None):
     """'Why is GPU A slower than GPU B?' where A is behind B on both memory bandwidth and tensor rate and nothing is
     broken in sight: the datasheets predict it. Silent when the slower board leads on either figure (then something
     else holds it back, which the figures here cannot tell), or when the ticket measured the board the datasheets
-    put behind at the higher rate (the figures contradict the datasheets: not physics)."""
+    put behind at the higher rate (the figures contradict the datasheets: not physics), or where both boards' rates and
+    the model are known (ticket.rate_ratio sets them against the predictor's ratio)."""
     found = gpus_compared(facts)
     if found is None or fault_context(facts) or claims.symptom(facts) in ("hang", "crash", "error"):
         return
+    if ticket_ratio.ratio_judged(facts) is not None:
+        return  # both boards' rates and the model known: ticket.rate_ratio sets them against the predictor's ratio
     slow, fast, c = found
     if not (slow.hbm_gbs < fast.hbm_gbs and _tensor_rate(slow) < _tensor_rate(fast)):
         return
@@ -683,6 +686,65 @@ def gpu_models_compared(facts: Facts, predictions=None):
                    _tensor_rate(fast), "TFLOPS")],
                fix="Nothing is broken if the ratio of the rates is near the ratio of these figures; `diagnose predict "
                "--gpu` for each board gives the expected rate of this model on it.")
+
+
+# --------------------------------------------------------------------------- two boards' measured rates (issue 11 m)
+@rule("ticket.rate_ratio", "expected_physics", "other")
+def rate_ratio(facts: Facts, predictions=None):
+    """Two boards' measured decode rates (the ticket's model, one batch): their ratio against the ratio of the
+    predictor's expected rates on each, within both boards' calibrated bands at their edges. Inside and neither board
+    below its own band: the boards' physics, naming the step's limiting term and both expected figures. Outside (or
+    one board alone below its band): that board delivers less than the other says it should. Silent on totals above
+    one stream's bound, rates at two loads, results tables, or a third board."""
+    found = ticket_ratio.ratio_judged(facts)
+    if found is None or claims.symptom(facts) in ("hang", "crash", "error"):
+        return
+    fast, slow, measured, (low, high) = found
+    (fb, fm, fp), (sb, sm, sp) = fast, slow
+    expected = fp.decode_tok_s_expected / sp.decode_tok_s_expected
+    term = ticket_ratio.limiting_term(fp)
+    evidence = [ev(fm, f"decode rate on the {fb.name}", fm.value, round(fp.decode_tok_s_expected, 1), "tok/s"),
+                ev(sm, f"decode rate on the {sb.name}", sm.value, round(sp.decode_tok_s_expected, 1), "tok/s"),
+                ev("prediction:expected", f"{fb.name} / {sb.name} decode rate ratio (expected: {fp.engine} profile, "
+                   f"TP={fp.tp} and TP={sp.tp}, batch {fm.batch or 1}; band from each board's calibrated band)",
+                   round(measured, 2), f"{low:.2f}-{high:.2f}", "x")]
+    sheet = [ticket_ratio.datasheet(term, b) for b in (fb, sb)]
+    share = {b.name: sum(p.expected_terms.get(t, 0.0) for t in ticket_ratio.TERMS[term]) / p.decode_step_ms_expected
+             for b, p in ((fb, fp), (sb, sp))}
+    evidence.append(ev("prediction:expected_terms", f"limiting term: {term}, its share of the expected step "
+                       f"({fb.name} vs {sb.name})", round(share[fb.name], 2), round(share[sb.name], 2)))
+    if sheet[0] is not None:
+        evidence.append(ev("catalog:gpus.toml", f"{term} datasheet figure, {fb.name} vs {sb.name}", sheet[0][0],
+                           sheet[1][0], sheet[0][1]))
+    assumed = sorted({a for p in (fp, sp) for a in p.assumptions["assumed"]})
+    if assumed:
+        evidence.append(ev("prediction:assumptions", "assumed for both boards alike: " + "; ".join(assumed)))
+    said = (f"{fb.name} {fm.value:g} tok/s against {sb.name} {sm.value:g} tok/s: x{measured:.2f}, expected "
+            f"x{expected:.2f} ({low:.2f}-{high:.2f})")
+    short = [s for s in (fast, slow) if ticket_ratio.below_own_band(s)]
+    if low <= measured <= high and not short:
+        if fault_context(facts):
+            return  # a fault in sight: the ratio does not clear it
+        yield make("ticket.rate_ratio", "expected_physics", "info", 0.55, f"{said}: the boards' physics",
+                   f"Both figures are this model's decode on these boards: a step is limited by {term} "
+                   f"({share[fb.name]:.0%} of the {fb.name}'s expected step, {share[sb.name]:.0%} of the "
+                   f"{sb.name}'s), and what both boards pay alike (launches, the engine's host time) draws the "
+                   "ratio toward 1 from the datasheets'; the band is each board's calibrated band at its edges.",
+                   evidence, fix="Nothing is broken; the faster board's lead on this model is what its "
+                   f"{term} allows (`diagnose predict --gpu` for each board gives both expected figures).")
+        return
+    if low <= measured <= high and len(short) == 2:
+        return  # both boards short of their own bands alike: a cause they share, which the ratio cannot name
+    short = fast if measured < low else slow if measured > high else short[0]
+    other = slow if short is fast else fast
+    yield make("ticket.rate_ratio", "other", "warning", 0.45,
+               f"{said}: the {short[0].name} delivers less than the {other[0].name} says it should",
+               f"Against the same model, batch and layout, the {short[0].name}'s rate ({short[1].value:g} tok/s, "
+               f"expected {short[2].decode_tok_s_expected:.0f}) falls behind what the {other[0].name}'s "
+               f"({other[1].value:g}, expected {other[2].decode_tok_s_expected:.0f}) implies: something beyond "
+               "physics costs the slower side time (clocks or power cap, host, engine build or settings).",
+               evidence, fix=f"On the {short[0].name}: check clocks and power (`nvidia-smi -q -d CLOCK,POWER`), the "
+               "engine version and flags against the other machine's, and time one request the same way on both.")
 
 
 # --------------------------------------------------------------------------- one request against several (issue 11 r)
