@@ -97,6 +97,9 @@ class GpuSpec:
     nvlink_domain: int = 1  # GPUs sharing one all-to-all NVLink fabric on the usual board
     pcie_p2p: bool = True  # false where the stock driver refuses PCIe peer-to-peer (NCCL must use SHM)
     nvlink_bridged: bool = False  # PCIe card whose NVLinks are wired only through bridges to its partner(s)
+    # People write this product's own S in lower case ("L40s"): a lower-case s after its number names it, not a plural
+    # of the card without the S (gpu_name). How each S product is written is measured in its row's comment and sources.
+    written_lower_s: bool = False
     # measured all-reduce bus bandwidth over its own NVLink; 0 = scaled from the fabric
     nvlink_achieved_gbs: float = 0.0
     nvml_names: tuple[str, ...] = ()
@@ -885,15 +888,22 @@ _COUNT_BEFORE = re.compile(r"^\s*\d{1,3}\s*(?:[x×*]\s*|\s(?=\s*[A-Za-z]))(?![BG
 _COUNT_AFTER = re.compile(r"(?:\s+[x×*]|\s*[×*])\s*\d{1,3}\s*$")  # (not the "x10" of "GX10")
 # A plural glued to a model number: "V100s", "3090s", "A100's". NVIDIA writes a product's own S capital ("V100S",
 # "L40S"; https://www.nvidia.com/en-us/data-center/l40s/, the V100 datasheet's "V100S PCIe"), so a lower-case s after
-# the number is a plural where the writer uses case; an all-lower-case name is first read as written ("l40s", a key).
+# the number is a plural where the writer uses case, unless people write that S product's own S in lower case (its
+# row's written_lower_s: "L40s" is how owners write the L40S); an all-lower-case name is first read as written ("l40s",
+# a key).
 _PLURAL = re.compile(r"(?<=\d)(?:'s|s)$")
 
 
 def gpu_name(text: str | None) -> str:
-    """The product `text` names, without a count or a plural ending ("8x V100s" -> "V100")."""
+    """The product `text` names, without a count or a plural ending ("8x V100s" -> "V100", "4 L40s" -> "L40S")."""
     name = re.sub(r"\s+", " ", str(text or "")).strip()
     name = _COUNT_AFTER.sub("", _COUNT_BEFORE.sub("", name)).strip()
-    return _PLURAL.sub("", name) if name.endswith("'s") or name != name.lower() else name
+    if name.endswith("'s") or name == name.lower():
+        return _PLURAL.sub("", name) if name.endswith("'s") else name
+    if name.endswith("s") and _PLURAL.search(name):
+        own = find_gpu(name=name[:-1] + "S")
+        return name[:-1] + "S" if own is not None and own.written_lower_s else name[:-1]
+    return name
 
 
 def resolve_gpu(text: str | None, nvlink: bool | None = None) -> GpuSpec | None:

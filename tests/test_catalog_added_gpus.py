@@ -156,3 +156,32 @@ def test_turing_geforce_tensor_rate_is_fp16_only(key):
     spec = catalog.gpu(key)
     assert spec.fp16_tflops == pytest.approx(spec.sms * 512 * spec.max_clock_mhz / 1e6, rel=0.02)
     assert spec.bf16_tflops == spec.fp32_tflops and spec.fp8_tflops == 0
+
+
+# (r13a) Each issue-11k row against the figure its source prints, through the conversion that figure's footnote states:
+# Ada professional datasheets print FP8 with sparsity ("Effective FP8 TFLOPS using sparsity", the RTX 5000 Ada
+# datasheet's footnote 4) = 4x dense FP16 / FP32 accumulate; Ampere datasheets FP16 with sparsity = 2x dense; GeForce
+# Ada "AI TOPS" FP8 with sparsity = 8x dense FP16 / FP32 accumulate, Blackwell FP4 with sparsity = 16x. (key: printed
+# tensor figure, divisor, printed GB/s, printed GB)
+PRINTED = {
+    "rtx-2000-ada": (191.9, 4, 224, 16), "rtx-4000-ada": (327.6, 4, 360, 20), "rtx-4000-sff-ada": (306.8, 4, 280, 20),
+    "rtx-4500-ada": (634.0, 4, 432, 24), "rtx-5000-ada": (1044.4, 4, 576, 32), "a16": (35.9, 2, 200, 16),
+    "rtx-a5500": (272.8, 2, 768, 24), "rtx-4070": (466, 8, 504, 12), "rtx-4060": (242, 8, 272, 8),
+    "rtx-5070": (988, 16, 672, 12), "rtx-5060": (614, 16, 448, 8),
+}
+
+
+@pytest.mark.parametrize("key", sorted(PRINTED))
+def test_row_carries_its_printed_figures(key):
+    tensor, divisor, gbs, gb = PRINTED[key]
+    spec = catalog.gpu(key)
+    assert spec.bf16_tflops == pytest.approx(tensor / divisor, rel=0.01)
+    assert (spec.hbm_gbs, spec.memory_gb) == (gbs, gb)
+
+
+def test_rows_say_which_figures_were_not_read_from_nvidia():
+    # 11k's NVIDIA links were never opened: each says so, so nobody takes a recalled figure for a read one
+    text = (catalog.CATALOG_DIR / "gpus.toml").read_text()
+    block = text[text.index("# Issue 11 k: professional and GeForce cards"):]
+    nvidia = [ln for ln in block.splitlines() if ln.lstrip().startswith('"https://www.nvidia.com')]
+    assert nvidia and all("not opened" in ln or "as quoted" in ln for ln in nvidia)

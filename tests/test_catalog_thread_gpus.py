@@ -102,7 +102,7 @@ def test_a_bare_rtx_6000_says_which_card_it_assumed(tmp_path):
     ("4x RTX 6000 PRO Blackwell Max-Q on PCIe 5", ["RTX 6000 PRO Blackwell"]),
     # "V100S" is NVIDIA's PCIe card (1134 GB/s, its own row); "V100s" is a plural of the V100
     ("We run 4x Tesla V100S on PCIe.", ["V100S"]), ("V100S PCIe 32GB", ["V100S PCIe 32GB"]),
-    ("two V100s over NVLink", ["V100"]),
+    ("two V100s over NVLink", ["V100s"]),  # (the resolver reads it: V100 plural, test_gpu_names_one_reading)
     # negations: each card named is read as itself, for the rules to weigh
     ("It is NOT an A2, it is an A10.", ["A10"]),
     ("This is an RTX 6000 Ada, not an RTX 6000 Pro.", ["RTX 6000 Ada", "RTX 6000 Pro"]),

@@ -5,7 +5,8 @@
 so the same string must give the same row everywhere. The spellings are the forms the tools and
 people print: nvidia-smi / NVML names (with and without "NVIDIA ", "Tesla "), torch's
 get_device_name (the NVML name), marketing names, catalog keys, lower case, doubled spaces,
-counts ("8x H100", "2 x 3090", "4*4090") and plurals ("V100s" is V100s, not NVIDIA's V100S).
+counts ("8x H100", "2 x 3090", "4*4090") and plurals ("V100s" is V100s, not NVIDIA's V100S; but "L40s" is how owners
+write the L40S, gpus.toml written_lower_s).
 """
 
 import json
@@ -59,11 +60,12 @@ SPELLINGS = {
     "4x4090": "rtx-4090",
     "8×A100-SXM4-80GB": "a100-80gb-sxm",
     "A100-SXM4-80GB x 8": "a100-80gb-sxm",
-    # plurals: a lower-case s after the number, where the writer uses case
+    # plurals: a lower-case s after the number, where the writer uses case ...
     "V100s": "v100-sxm2-32gb",
     "8 V100s": "v100-sxm2-32gb",
     "2 RTX 3090s": "rtx-3090",
-    "L40s": "l40",
+    # ... unless owners write that S product's own S in lower case (r13a: public text's "L40s" is the L40S)
+    "L40s": "l40s",
     "4 A100's": "a100-80gb-sxm",
 }
 
@@ -106,7 +108,7 @@ def test_every_command_reads_the_same_row(text, tmp_path):
     ("Our box has four V100S cards.", "v100s-pcie"),
     ("the cluster nodes carry v100s", "v100s-pcie"),
     ("I benchmarked two RTX 3090s against each other.", "rtx-3090"),
-    ("Tried it on 4 L40s and on 4 L40S too.", "l40"),
+    ("Tried it on 4 L40s and on 4 L40S too.", "l40s"),
 ])
 def test_ticket_prose_reads_names_as_the_resolver(sentence, key):
     """The ticket's prose pattern cuts the plural off the name it hands to the resolver."""
@@ -127,3 +129,27 @@ def test_a_laptop_part_never_takes_its_desktop_namesakes_row(text):
     """A laptop part has its own SMs, memory and clocks; without a row of its own it stays unknown."""
     spec = catalog.resolve_gpu(text)
     assert spec is None or "laptop" in spec.key
+
+
+# (r13a) How a lower-case s after the number reads follows how owners write each S product, measured in public text
+# (gpus.toml written_lower_s, cited in the rows): "L40s" names the L40S, "V100s" is V100s. Paraphrases and negations
+# not taken from the text the flag was measured on.
+@pytest.mark.parametrize("sentence, keys", [
+    ("Each node carries 2 L40s GPUs behind one PCIe switch.", ["l40s"]),
+    ("I rent one Nvidia L40s on a cloud box.", ["l40s"]),
+    ("Llama 70B in fp8 over 4x L40s, TP=4.", ["l40s"]),
+    ("It is NOT an L40S, it is a plain L40.", ["l40s", "l40"]),
+    ("We have two L40 cards, not the S version.", ["l40"]),
+    ("Our DGX-1 has 8 V100s on NVLink.", ["v100-sxm2-32gb"]),
+    ("The V100S PCIe cards were ruled out; we run V100s.", ["v100s-pcie", "v100-sxm2-32gb"]),
+])
+def test_lower_case_s_follows_how_each_product_is_written(sentence, keys):
+    assert [catalog.resolve_gpu(m.group(1)).key for m in GPU_NAME.finditer(sentence)] == keys
+
+
+def test_only_an_s_product_claims_its_lower_case_s():
+    # the flag marks a product whose own name ends in S after its number, and whose S-less namesake is a real row
+    flagged = [g for g in catalog._catalog().gpu.values() if g.written_lower_s]
+    assert [g.key for g in flagged] == ["l40s"]
+    for g in flagged:
+        assert g.name.endswith("S") and catalog.find_gpu(name=g.name[:-1]) is not None

@@ -267,9 +267,9 @@ def _plain(text: str) -> str:
 GPU_NAME = re.compile(
     r"(?<![-\w])(?:(?:NVIDIA|Nvidia|nvidia)\s+)?(?:(?:GeForce|Tesla)\s+)?"
     # "Quadro" stays in the name: "Quadro RTX 6000" is the Turing card, a bare "RTX 6000" the Ada one
-    r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40(?-i:S)|(?-i:l40s)|L40|L20|L4|A10G|A10|A30|A40|A16|V100(?-i:S)|(?-i:v100s)|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
-    # "V100S", "L40S" (capital S: NVIDIA's products) are not "V100s", "L40s" (plurals, read by the suffix at the
-    # end); an all-lower-case "v100s", "l40s" is the product, as catalog.resolve_gpu reads it (catalog.gpu_name)
+    r"((?:Quadro\s+)?(?:A100|H100|H200|H20|H800|A800|L40S|L40|L20|L4|A10G|A10|A30|A40|A16|V100S|V100|T4|P100|P40|P4|M40|K80|B200|B300|GB200|GH200|GB10|GX10|DGX[\s-]*Spark|"
+    # "V100s", "L40s" go to the resolver as written: whether the lower-case s is a plural ("8 V100s") or the product's
+    # own S ("4 L40s" are L40S cards) is how people write each product, the catalog's call (catalog.gpu_name)
     # Jetson modules: "Jetson AGX Orin", "Orin NX 16GB"
     r"(?:Jetson[\s-]*)?(?:[AI]GX[\s-]*)?Orin(?:[\s-]*(?:NX|Nano))?|"
     r"RTX\s*PRO\s*[2-6]000(?:\s*Blackwell)?|"  # "RTX PRO 6000 Blackwell", before the Ada "RTX 6000"
