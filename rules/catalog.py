@@ -339,6 +339,9 @@ class EngineSpec:
     # share of the INT8 datasheet rate those dot-product kernels reach (they unpack and scale every block beside
     # the dot products); fitted where the engine has prompt rows on a GPU that takes the INT8 path
     int8_gemm_efficiency: float = 0.0
+    # share of the GPU's matmul ceiling its own 16-bit GEMM path reaches where that is not the shared calibration's
+    # (llama.cpp: cuBLAS on F16 weights or on an F16 copy of quantised ones); 0 = calibration.toml [gemm_efficiency]
+    fp16_gemm_efficiency: float = 0.0
     # "fp16": its 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS calls: CUBLAS_COMPUTE_16F), which GeForce
     # boards run twice as fast as FP32 accumulate (gpus.toml fp16_acc16_tflops); "" = FP32 accumulate
     gemm_accumulate: str = ""
@@ -395,6 +398,10 @@ class EngineSpec:
     aliases: tuple[str, ...] = ()
     notes: str = ""
     sources: tuple[str, ...] = ()
+
+    def gemm_share(self, dtype: str) -> float:
+        """Its own share of the matmul ceiling for GEMMs in `dtype` (fp16_gemm_efficiency); 0 = the calibration's."""
+        return self.fp16_gemm_efficiency if dtype in ("fp16", "fp16acc16") else 0.0
 
     def layer_kernels(self, dtype: str) -> int:
         """Kernels one decoder layer runs in a decode step with weights of `dtype`."""
@@ -619,13 +626,13 @@ class Calibration:
     band: tuple[float, float]
     allreduce_band: tuple[float, float]
 
-    def gemm(self, dtype: str, gpu: "GpuSpec | None" = None) -> float:
+    def gemm(self, dtype: str, gpu: "GpuSpec | None" = None, share: float = 0.0) -> float:
         """Share of the datasheet tensor rate a model GEMM reaches on `gpu`: the GPU's measured
-        matmul ceiling (or the typical one) times the fitted share of it."""
+        matmul ceiling (or the typical one) times the fitted share of it (or an engine's own `share`)."""
         fp8 = dtype == "fp8"
         ceiling = (gpu.matmul_fp8_max if fp8 else gpu.matmul_max) if gpu is not None else 0.0
         ceiling = ceiling or self.gemm_ceiling["fp8" if fp8 else "bf16"]
-        return ceiling * (self.gemm_efficiency.get(dtype) or self.gemm_efficiency["bf16"])
+        return ceiling * (share or self.gemm_efficiency.get(dtype) or self.gemm_efficiency["bf16"])
 
 
 _CALIBRATION: dict[tuple, Calibration] = {}

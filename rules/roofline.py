@@ -636,7 +636,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         problems=problems,
         assumptions={
             "engine": eng.name, "cuda_graphs": eng.cuda_graphs, "stream_efficiency": mbu or cal.stream_efficiency,
-            "gemm_efficiency": mfu or cal.gemm(compute_dtype, gpu),
+            "gemm_efficiency": mfu or cal.gemm(compute_dtype, gpu, eng.gemm_share(compute_dtype)),
             "kernel_overhead_us": eng.kernel_overhead_us or cal.kernel_overhead_us,
             "kernels_per_layer": eng.layer_kernels(dtype), "host_ms_per_step": eng.host_ms_per_step,
             "host_ms_per_request": eng.host_ms_per_request,

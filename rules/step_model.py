@@ -143,7 +143,7 @@ class Setting:
         its tiles keep busy, times the share of each tile's time spent in its K loop (a tile's
         prologue and epilogue cost about `tile_overhead_k` steps of K, so a shallow K, as TP
         leaves the row-parallel GEMMs, runs less efficiently)."""
-        eff = self.gemm_efficiency or self.cal.gemm(dtype, self.gpu)
+        eff = self.gemm_efficiency or self.cal.gemm(dtype, self.gpu, self.engine.gemm_share(dtype))
         if dtype == "int8":  # the engine's INT8 dot-product kernels (llama.cpp's MMQ), at their own share
             eff = self.engine.int8_gemm_efficiency or eff
         depth = k / (k + self.cal.tile_overhead_k)
@@ -207,13 +207,18 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             if mat.grouped:
                 rate = expert_rate(s, rate)
             act_b = m * (mat.k + mat.n) * 2.0 * mat.groups
+            weights_b = mat.params * _bytes_per_param(s, mat) * count
             if _bytes_per_param(s, mat) < 2.0 and s.f16_copy(tokens, m, mat.n, mat.k):
-                act_b += mat.params * 4.0  # the F16 copy written, then read by the GEMM
+                # its own kernel before the GEMM (to_fp16_cuda, then cublasGemmEx on the same stream): the quantised
+                # weights read and unpacked, the F16 copy written; the GEMM then reads that copy, hidden under its MMAs
+                kernel(weights_b, 0.0, mat.params * 2.0 * count, 0.0, 0.0, dequant_us(s, mat) * count)
+                kernels += count
+                kernel(0.0, 0.0, (act_b + mat.params * 2.0) * count, flops * count, rate)
+                continue
             unpacks = 1  # an INT8 kernel unpacks its weight tiles again for every tile of tokens (llama.cpp's MMQ)
             if s.engine.int8_tile_tokens and s.int8_path and rate > s.tensor_rate(s.compute_dtype, m, mat.n, mat.k):
                 unpacks = math.ceil(m / s.engine.int8_tile_tokens)
-            kernel(mat.params * _bytes_per_param(s, mat) * count, 0.0, act_b * count, flops * count, rate,
-                   dequant_us(s, mat) * unpacks * count)
+            kernel(weights_b, 0.0, act_b * count, flops * count, rate, dequant_us(s, mat) * unpacks * count)
         if prefill and s.engine.context_score_bytes and not model.is_mla:  # the score matrices go to memory
             kernel(0.0, tokens * kv_token_layer * count, 0.0, 0.0, 0.0)  # K and V written once
             for b, f, r in unfused_attention(s, sequences, tokens_per_seq):
