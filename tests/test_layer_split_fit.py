@@ -71,7 +71,7 @@ def test_every_layer_split_figure_is_judged_whatever_the_layout(tmp_path, text):
     if 54.22 in judged:
         assert judged[54.22]["category"] == "expected_physics"
         # one hand-over of a 13B's hidden state (20 KB in F32) costs ~0.1 % of a step: below the evidence's rounding
-        assert judged[54.22]["evidence"][0]["expected"] >= slow["evidence"][0]["expected"]
+        assert judged[54.22]["evidence"][0]["expected"] > slow["evidence"][0]["expected"]
     if text is TIMINGS:
         assert judged[3.48]["category"] == "other" and set(judged) == {54.22, 19.77, 3.48}
     assert not any(f["rule"] in ("ticket.measured_vs_expected", "ticket.figure_unjudged") for f in rep["findings"])
