@@ -77,9 +77,14 @@ def ratio_judged(facts: Facts):
         return None  # rates at two loads: their ratio is the batch's as much as the boards'
     fast, slow = sorted(sides, key=lambda s: -s[2].decode_tok_s_expected)
     expected = fast[2].decode_tok_s_expected / slow[2].decode_tok_s_expected
-    # each healthy rate lies in expected / band_high .. expected / band_low (rules.expectations)
-    low = expected * slow[2].band_low / fast[2].band_high
-    high = expected * slow[2].band_high / fast[2].band_low
+    # each healthy rate lies in expected / band_high .. expected / band_low (rules.expectations), with the calibrated
+    # band (calibration.toml), not a band widened over the releases or builds an unstated engine may be: one release
+    # ran on both boards, so that spread moves both rates and cancels in their ratio
+    from rules import catalog
+
+    band_low, band_high = catalog.calibration().band
+    low = expected * band_low / band_high
+    high = expected * band_high / band_low
     return fast, slow, fast[1].value / slow[1].value, (low, high)
 
 

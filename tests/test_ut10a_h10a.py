@@ -34,7 +34,8 @@ def test_a_result_block_that_prints_no_request_rate_has_its_batch_derived_not_on
     _, rows = _scaling_rows(_folder(tmp_path, "vllm7567.md"))
     (row,) = [r for r in rows if r["step_source"] and r["step_source"].endswith(":14")]
     assert row["batch"] == 199 and row["batch_how"].startswith("derived")
-    assert 4 < row["ratio"] < 4.6
+    # x4.30 against vllm V0's step; x5.3 since vLLM named without its release is expected at the newest's (s10-10h)
+    assert 4 < row["ratio"] < 6
 
 
 def test_a_result_block_with_neither_rate_nor_request_throughput_is_not_judged(tmp_path):
