@@ -54,6 +54,22 @@ KNOWN = {
         "bandwidth (15.3 GB/s)')",
     "u8b01-ollama-four-4090-only-one-gpu-used-d":
         "paraphrase insufficient_data, original healthy ('4 x 4090', 'using just one GPU, the others do nothing')",
+    # fifth set (-e): 24 more development cases, written all at once, then measured once; never used to change code
+    "u10a08-alpaca-finetune-4xa100-sxm4-24h-eta-e":
+        "paraphrase expected_physics, original insufficient_data ('roughly 1440 minutes' for '24H ETA', '180 "
+        "minutes on eight 80 GB A100s' for '3 hours on 8 80GB A100s')",
+    "u204-trtllm-a100-llama3-8b-2000-vs-6552-tps-e":
+        "paraphrase healthy, original latency_bound_small_batch ('around 120,000 tokens per minute' for 'about "
+        "2000 tokens per second', shorter)",
+    "u304-nccltests-6node-h100-alltoall-busbw-question-e":
+        "paraphrase expected_physics, original healthy (a longer story: 'six H100 servers', 'eight ConnectX-7 NICs at "
+        "400 Gbps' for '8*400Gb cx7 nics'; the key accepts both)",
+    "u6a09-dgx-spark-llama33-70b-nvfp4-4-tokps-e":
+        "paraphrase other, original expected_physics ('roughly 240-250 ms' per token for '~4.0-4.2 tok/s', the "
+        "other models' speeds in ms per token too)",
+    "u7b03-kaldi-batched-cuda-decoder-one-audio-vs-cpu-e":
+        "paraphrase insufficient_data, original latency_bound_small_batch (in French: 'un seul fichier audio', "
+        "'6000 ms' for '6s')",
 }
 
 
