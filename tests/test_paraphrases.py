@@ -5,7 +5,8 @@ tests/data/paraphrases/<case>-a|b/ are written paraphrases of real cases (tests/
 a long story, other units), the attached logs and tables unchanged. `-a` was the working set the claim reading
 was fixed against; `-b` was written at the same time and only checked; `-c` (other development cases, one each)
 was written later, before the next pass of changes, and is never used to change code; `-d` (20 more
-development cases) likewise, before issue 11's third round. Each gets the verdict its
+development cases) likewise, before issue 11's third round; `-e` (24 more, one each) was written and measured once,
+never used to change code. Each gets the verdict its
 original gets today, both read by the path `diagnose ticket` and benchmarks/ticket_accuracy.py take, without
 answer keys.
 """
@@ -53,6 +54,22 @@ KNOWN = {
         "bandwidth (15.3 GB/s)')",
     "u8b01-ollama-four-4090-only-one-gpu-used-d":
         "paraphrase insufficient_data, original healthy ('4 x 4090', 'using just one GPU, the others do nothing')",
+    # fifth set (-e): 24 more development cases, written all at once, then measured once; never used to change code
+    "u10a08-alpaca-finetune-4xa100-sxm4-24h-eta-e":
+        "paraphrase expected_physics, original insufficient_data ('roughly 1440 minutes' for '24H ETA', '180 "
+        "minutes on eight 80 GB A100s' for '3 hours on 8 80GB A100s')",
+    "u204-trtllm-a100-llama3-8b-2000-vs-6552-tps-e":
+        "paraphrase healthy, original latency_bound_small_batch ('around 120,000 tokens per minute' for 'about "
+        "2000 tokens per second', shorter)",
+    "u304-nccltests-6node-h100-alltoall-busbw-question-e":
+        "paraphrase expected_physics, original healthy (a longer story: 'six H100 servers', 'eight ConnectX-7 NICs at "
+        "400 Gbps' for '8*400Gb cx7 nics'; the key accepts both)",
+    "u6a09-dgx-spark-llama33-70b-nvfp4-4-tokps-e":
+        "paraphrase other, original expected_physics ('roughly 240-250 ms' per token for '~4.0-4.2 tok/s', the "
+        "other models' speeds in ms per token too)",
+    "u7b03-kaldi-batched-cuda-decoder-one-audio-vs-cpu-e":
+        "paraphrase insufficient_data, original latency_bound_small_batch (in French: 'un seul fichier audio', "
+        "'6000 ms' for '6s')",
 }
 
 
@@ -81,12 +98,12 @@ def test_every_case_has_both_paraphrases_and_its_original_is_here():
         assert (PARAPHRASES / f"{case}-a").is_dir() and (PARAPHRASES / f"{case}-b").is_dir(), case
 
 
-@pytest.mark.parametrize("suffix,least", [("-c", 25), ("-d", 20)])
+@pytest.mark.parametrize("suffix,least", [("-c", 25), ("-d", 20), ("-e", 24)])
 def test_the_later_sets_paraphrase_other_development_cases_once(suffix, least):
     later = {p.name[:-2] for p in BUNDLES if p.name.endswith(suffix)}
     assert len(later) >= least
     for case in later:
-        others = [PARAPHRASES / f"{case}{s}" for s in ("-a", "-b", "-c", "-d") if s != suffix]
+        others = [PARAPHRASES / f"{case}{s}" for s in ("-a", "-b", "-c", "-d", "-e") if s != suffix]
         assert not any(o.exists() for o in others), case
         assert (REPO / "tests" / "data" / "tickets" / case).is_dir(), case
 
