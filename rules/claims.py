@@ -1994,11 +1994,14 @@ _TO_POWER_STATE = re.compile(r"(?:\s+(?:its\s+|the\s+)?(?:power\s+|performance\s
 
 # A drop said of the time after the work ended ("As the benchmark ends they both drop to 1695, stay there for a minute,
 # then drop back to true idle", https://github.com/noonghunna/club-3090/issues/107): clocks leaving their boost once
-# the load is gone, power management again; a drop while the work runs stays a slowdown.
-_WORK_ENDED = re.compile(r"\b(?:as|when|once|after|whenever|at the end of)\s+(?:the\s+|a\s+|my\s+|each\s+|our\s+)?"
-                         r"(?:[\w-]+\s+)?(?:benchmark|bench|run|job|test|load|workload|inference|training|generation|"
-                         r"epoch)s?(?:\s+(?:run\s+)?(?:ends?|ended|finish(?:es|ed)?|stops?|stopped|completes?|completed|"
-                         r"(?:is|was|are|were)\s+(?:done|over|finished|complete))\b|(?=\s*,))", re.I)
+# the load is gone, power management again; a drop while the work runs stays a slowdown. The end must be said (a verb
+# of ending, or "at the end of the run"): "after each epoch," or "after the warm-up run," is a later moment of work that
+# goes on, and an epoch's end is not the work's.
+_WORK = r"(?:[\w-]+\s+)?(?:benchmark|bench|run|job|test|load|workload|inference|training|generation)s?"
+_WORK_ENDED = re.compile(r"\b(?:(?:as|when|once|after|whenever)\s+(?:the\s+|a\s+|my\s+|each\s+|our\s+)?" + _WORK +
+                         r"\s+(?:run\s+)?(?:ends?|ended|finish(?:es|ed)?|stops?|stopped|completes?|completed|"
+                         r"(?:is|was|are|were)\s+(?:done|over|finished|complete))|at the end of (?:the|my|our)\s+" +
+                         _WORK + r")\b", re.I)
 
 
 def _power_state_drop(text: str, m: re.Match) -> bool:
