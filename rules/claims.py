@@ -2915,6 +2915,10 @@ _UNITS = r"(?:\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?|nodes?)\b)"
 _TROUBLE = (r"(?:slow\w*|drops?|dropp\w+|degrad\w*|worse|falls?|fell|hangs?|hung|fails?|failed|crash\w*|collaps\w*|"
             r"errors?|issues?|problems?|stops?\s+(?:scaling|helping|improving)|no\s+(?:gain|speed-?up|benefit)|"
             r"not\s+(?:scal\w*|faster)|stops?(?=\s+(?:beyond|after|past|above)\b))")
+# The troubles that are failures, not a pace: a hang, crash or error where the ring takes a farther path is a fault of
+# that path (P2P over the socket link, ACS, IOMMU), not the slower link's figure (data "fails").
+_FAILING = re.compile(r"\b(?:hangs?|hung|crash\w*|errors?|"
+                      r"fail(?:s|ed)?(?!\s+to\s+(?:scale|speed|improve|help|gain)))\b", re.I)
 _COUNT_SCOPE = (
     # fine up to N ... trouble (with M): fine_upto N; bad_from the first larger count after it
     ("upto", r"\b(?:fine|ok|okay|good|normal|well|works?|worked|working|scal\w+|as expected|no (?:problems?|issues?))\b"
@@ -2938,7 +2942,8 @@ _LARGER = re.compile(r"\b(?:with|at|on|using|for|from|to)\s+(?:all\s+)?" + _N + 
 
 def count_scope(facts: Facts) -> list[Claim]:
     """The GPU count where the reporter says the trouble starts (data {fine_upto, bad_from}); a guess or a question
-    is flagged, a ruled-out one ("no slowdown up to 8 GPUs") dropped."""
+    is flagged, a ruled-out one ("no slowdown up to 8 GPUs") dropped; data "fails" where the trouble is a hang, crash
+    or error (_FAILING) rather than a pace."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
@@ -2957,7 +2962,8 @@ def count_scope(facts: Facts) -> list[Claim]:
                     later = [c for x in _LARGER.finditer(sentence, m.end())
                              for c in (count_word(g) for g in x.groups() if g) if c and c > n]
                     bad = min(later, default=None)
-                out.append(Claim("count_scope", source, _quote(sentence, m, 60), {"fine_upto": fine, "bad_from": bad},
+                out.append(Claim("count_scope", source, _quote(sentence, m, 60),
+                                 {"fine_upto": fine, "bad_from": bad, "fails": bool(_FAILING.search(sentence))},
                                  guess=_guessed(sentence) or hypothetical(sentence, m.start())))
                 break
             else:
@@ -2990,9 +2996,9 @@ def _counts_contrasted(sentence: str) -> Claim | None:
     high = [n for m in _COUNTED.finditer(bad) for n in (count_word(g) for g in m.groups() if g) if n]
     if not low or not high or max(high) <= max(low):
         return None
-    return Claim("count_scope", "", _quote(sentence, trouble, 80), {"fine_upto": max(low),
-                                                                    "bad_from": min(n for n in high if n > max(low))},
-                 guess=_guessed(sentence))
+    return Claim("count_scope", "", _quote(sentence, trouble, 80),
+                 {"fine_upto": max(low), "bad_from": min(n for n in high if n > max(low)),
+                  "fails": bool(_FAILING.search(bad))}, guess=_guessed(sentence))
 
 # What a question asks of the speed: the effect of the matter at hand ("the performance impact", "a speed penalty",
 # "how fast", "how much slower"), which may refer back to a layout named in its paragraph or the title; or a
