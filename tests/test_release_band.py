@@ -134,3 +134,21 @@ def test_a_release_line_that_never_ran_the_gpu_is_no_candidate(tmp_path, gpu, na
     assert scal.exit_code in (0, 1), scal.output
     (row,) = json.loads(scal.stdout)["predictions"]["scaling"]["rows"]
     assert (row["band_low"], row["band_high"]) == pytest.approx((layout["band_low"], layout["band_high"]))
+
+
+@pytest.mark.parametrize("name, newest", [("vLLM", "vllm 0.14"), ("TGI", "tgi 2.0"), ("LMDeploy", "lmdeploy 0.2")])
+@pytest.mark.parametrize("gpu", ["b200", "rtx-5090", "h100-sxm"])
+def test_release_lines_before_blackwell_kernels_are_no_candidates_there(name, newest, gpu):
+    """vLLM before 0.8 (default wheels on CUDA 12.4 until v0.9.0), TGI before 2.0 and TurboMind up to v0.1.0a1 all came
+    before CUDA 12.8, the first toolkit that builds Blackwell kernels: on a B200 or RTX 5090 the unstated band drops
+    them (vLLM keeps 0.8-0.13, which reach v0.9), on an H100 they stay."""
+    model, spec = catalog.model("llama-3-8b"), catalog.gpu(gpu)
+    releases = catalog.release_candidates(name)
+    p = roofline.predict_any_build(model, spec, Layout(tp=2), engine=releases[-1], build_stated=True,
+                                   releases=releases)
+    each = [roofline.predict(model, spec, Layout(tp=2), engine=e) for e in releases]
+    kept = [q for q, e in zip(each, releases) if e.key != releases[0].key] if gpu != "h100-sxm" else each
+    assert p.engine == catalog.engine(newest).key
+    step = p.decode_step_ms_expected
+    assert step * p.band_low == pytest.approx(min(q.decode_step_ms_expected * q.band_low for q in kept))
+    assert step * p.band_high == pytest.approx(max(q.decode_step_ms_expected * q.band_high for q in kept))
