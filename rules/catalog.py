@@ -380,6 +380,9 @@ class EngineSpec:
     # "0.14=vllm-0.14"); a stated release runs the last entry at or before it (one before the first: this profile), and
     # a name without its release is judged against the band of them all (release_candidates)
     releases: tuple[str, ...] = ()
+    # the newest GPU architecture (compute capability) the releases this profile stands for ran on, 0 = no limit: a
+    # release profile above it is no candidate for an engine named without its release (roofline.predict_any_build)
+    max_cc: float = 0.0
     # the architecture gate on its graphs (ggml-cuda's ggml_cuda_graph_set_enabled): GPUs below graphs_min_cc run the
     # twin; from build graphs_since_build (merged graphs_since_date) GPUs of at least graphs_since_cc have them too
     graphs_min_cc: float = 0.0

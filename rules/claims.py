@@ -1994,11 +1994,14 @@ _TO_POWER_STATE = re.compile(r"(?:\s+(?:its\s+|the\s+)?(?:power\s+|performance\s
 
 # A drop said of the time after the work ended ("As the benchmark ends they both drop to 1695, stay there for a minute,
 # then drop back to true idle", https://github.com/noonghunna/club-3090/issues/107): clocks leaving their boost once
-# the load is gone, power management again; a drop while the work runs stays a slowdown.
-_WORK_ENDED = re.compile(r"\b(?:as|when|once|after|whenever|at the end of)\s+(?:the\s+|a\s+|my\s+|each\s+|our\s+)?"
-                         r"(?:[\w-]+\s+)?(?:benchmark|bench|run|job|test|load|workload|inference|training|generation|"
-                         r"epoch)s?(?:\s+(?:run\s+)?(?:ends?|ended|finish(?:es|ed)?|stops?|stopped|completes?|completed|"
-                         r"(?:is|was|are|were)\s+(?:done|over|finished|complete))\b|(?=\s*,))", re.I)
+# the load is gone, power management again; a drop while the work runs stays a slowdown. The end must be said (a verb
+# of ending, or "at the end of the run"): "after each epoch," or "after the warm-up run," is a later moment of work that
+# goes on, and an epoch's end is not the work's.
+_WORK = r"(?:[\w-]+\s+)?(?:benchmark|bench|run|job|test|load|workload|inference|training|generation)s?"
+_WORK_ENDED = re.compile(r"\b(?:(?:as|when|once|after|whenever)\s+(?:the\s+|a\s+|my\s+|each\s+|our\s+)?" + _WORK +
+                         r"\s+(?:run\s+)?(?:ends?|ended|finish(?:es|ed)?|stops?|stopped|completes?|completed|"
+                         r"(?:is|was|are|were)\s+(?:done|over|finished|complete))|at the end of (?:the|my|our)\s+" +
+                         _WORK + r")\b", re.I)
 
 
 def _power_state_drop(text: str, m: re.Match) -> bool:
@@ -2919,6 +2922,10 @@ _UNITS = r"(?:\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?|nodes?)\b)"
 _TROUBLE = (r"(?:slow\w*|drops?|dropp\w+|degrad\w*|worse|falls?|fell|hangs?|hung|fails?|failed|crash\w*|collaps\w*|"
             r"errors?|issues?|problems?|stops?\s+(?:scaling|helping|improving)|no\s+(?:gain|speed-?up|benefit)|"
             r"not\s+(?:scal\w*|faster)|stops?(?=\s+(?:beyond|after|past|above)\b))")
+# The troubles that are failures, not a pace: a hang, crash or error where the ring takes a farther path is a fault of
+# that path (P2P over the socket link, ACS, IOMMU), not the slower link's figure (data "fails").
+_FAILING = re.compile(r"\b(?:hangs?|hung|crash\w*|errors?|"
+                      r"fail(?:s|ed)?(?!\s+to\s+(?:scale|speed|improve|help|gain)))\b", re.I)
 _COUNT_SCOPE = (
     # fine up to N ... trouble (with M): fine_upto N; bad_from the first larger count after it
     ("upto", r"\b(?:fine|ok|okay|good|normal|well|works?|worked|working|scal\w+|as expected|no (?:problems?|issues?))\b"
@@ -2942,7 +2949,8 @@ _LARGER = re.compile(r"\b(?:with|at|on|using|for|from|to)\s+(?:all\s+)?" + _N + 
 
 def count_scope(facts: Facts) -> list[Claim]:
     """The GPU count where the reporter says the trouble starts (data {fine_upto, bad_from}); a guess or a question
-    is flagged, a ruled-out one ("no slowdown up to 8 GPUs") dropped."""
+    is flagged, a ruled-out one ("no slowdown up to 8 GPUs") dropped; data "fails" where the trouble is a hang, crash
+    or error (_FAILING) rather than a pace."""
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
@@ -2961,7 +2969,8 @@ def count_scope(facts: Facts) -> list[Claim]:
                     later = [c for x in _LARGER.finditer(sentence, m.end())
                              for c in (count_word(g) for g in x.groups() if g) if c and c > n]
                     bad = min(later, default=None)
-                out.append(Claim("count_scope", source, _quote(sentence, m, 60), {"fine_upto": fine, "bad_from": bad},
+                out.append(Claim("count_scope", source, _quote(sentence, m, 60),
+                                 {"fine_upto": fine, "bad_from": bad, "fails": bool(_FAILING.search(sentence))},
                                  guess=_guessed(sentence) or hypothetical(sentence, m.start())))
                 break
             else:
@@ -2994,9 +3003,9 @@ def _counts_contrasted(sentence: str) -> Claim | None:
     high = [n for m in _COUNTED.finditer(bad) for n in (count_word(g) for g in m.groups() if g) if n]
     if not low or not high or max(high) <= max(low):
         return None
-    return Claim("count_scope", "", _quote(sentence, trouble, 80), {"fine_upto": max(low),
-                                                                    "bad_from": min(n for n in high if n > max(low))},
-                 guess=_guessed(sentence))
+    return Claim("count_scope", "", _quote(sentence, trouble, 80),
+                 {"fine_upto": max(low), "bad_from": min(n for n in high if n > max(low)),
+                  "fails": bool(_FAILING.search(bad))}, guess=_guessed(sentence))
 
 # What a question asks of the speed: the effect of the matter at hand ("the performance impact", "a speed penalty",
 # "how fast", "how much slower"), which may refer back to a layout named in its paragraph or the title; or a

@@ -3,8 +3,10 @@
 The same job (model, data, steps) on fewer GPUs of one kind gives each GPU N_ref / N_mine times the reference GPU's
 share of the work and no more communication per GPU than the reference had (a ring all-reduce moves 2(n-1)/n of the
 data per GPU, which shrinks with n), so the reporter's time should be at most the reference time scaled by
-N_ref / N_mine (PyTorch DDP and the Hugging Face Trainer split each step's samples over the GPUs; a serving
-benchmark's fixed request set is the same work). A time well past that bound is not the physics of using fewer
+N_ref / N_mine (PyTorch DDP and the Hugging Face Trainer split each step's samples over the GPUs). It is a bound for
+data-parallel jobs of the same model: a served model sharded over fewer GPUs also loses KV-cache room to its weights,
+so its batch shrinks and its time may grow faster than N_ref / N_mine; a measured serving figure gives no bound. A
+reference naming another model size is another job. A time well past that bound is not the physics of using fewer
 GPUs: the run is slower than the reference's hardware delivered, and "multi-GPU figures like these are physics"
 must not answer it. More GPUs than the reference, or another kind of GPU, give no such bound.
 """
@@ -12,11 +14,12 @@ must not answer it. More GPUs than the reference, or another kind of GPU, give n
 from __future__ import annotations
 
 from diagnose import lazy_re as re
-from diagnose.evidence import Facts
+from diagnose.evidence import Facts, Measurement
 from rules import claims
 from rules.catalog import find_gpu_family
 from rules.common import ev, make
 from rules.engine import rule
+from rules.ticket_figures import SERVING_METRICS
 
 # A job's duration: hours, minutes or days ("24H ETA", "3 hours", "6hours", "40 minutes", "2 days"); seconds and
 # milliseconds are per-step or per-token times, not a job's.
@@ -27,6 +30,9 @@ _HOURS = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "min": 1 /
 _COUNTED = re.compile(r"(?<![\w.])(\d{1,3})\s*(?:x|×|\*)?\s*"
                       r"((?:\d+\s*GB\s+)?(?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX|Tesla|Quadro)\s*)?"
                       r"[A-Z]{0,3}\d{2,4}[A-Za-z]*(?:-[A-Za-z0-9]+)*)", re.I)
+# A model's parameter count as names write it ("LLaMA-7B", "the 65B model", "13b", "1.5B"): two runs of models of
+# different sizes are not the same job, whatever their GPUs.
+_PARAMS = re.compile(r"(?<![\w.])(\d{1,4}(?:\.\d+)?)\s?[bB](?![\w/])|(?<=-)(\d{1,4}(?:\.\d+)?)[bB](?![\w/])")
 # How far apart (characters) a duration and the GPU count it belongs to may sit in a sentence.
 _NEAR = 60
 # A time hoped for or supposed, not measured ("should my 4 A100s take 24 hours", "I expected 6 hours"): the words
@@ -66,6 +72,12 @@ def _runs(sentence: str) -> list[tuple[float, int, object, int, bool]]:
     return runs
 
 
+def _other_model(a: str, b: str) -> bool:
+    """Do both sentences name a model size, and different ones ("3 hours for the 7B" against "24 hours for the 65B")?"""
+    sizes = [{float(x) for m in _PARAMS.finditer(s) for x in m.groups() if x} for s in (a, b)]
+    return all(sizes) and sizes[0] != sizes[1]
+
+
 def reference_shortfall(facts: Facts) -> dict | None:
     """The reporter's run against a reference run on at least as many GPUs of the same kind, when the reporter's time
     is at least claims.REFERENCE_GAP times the reference time scaled to the reporter's GPU count; None otherwise.
@@ -82,11 +94,11 @@ def reference_shortfall(facts: Facts) -> dict | None:
             measured = [r for r in runs if not r[4]]  # ("should my 4 A100s take 24 hours?": no run of theirs)
             if measured and mine is None:
                 mine = (measured[0], source, sentence)
-    if not reference or not mine:
+    if not reference or not mine or any(m.metric in SERVING_METRICS for m in facts.of(Measurement)):
         return None
     (ref_h, ref_n, ref_board, *_), _, ref_sentence = reference
     (mine_h, mine_n, mine_board, *_), source, mine_sentence = mine
-    if mine_n > ref_n or not _alike(ref_board, mine_board) or ref_h <= 0:
+    if mine_n > ref_n or not _alike(ref_board, mine_board) or ref_h <= 0 or _other_model(ref_sentence, mine_sentence):
         return None
     bound = ref_h * ref_n / mine_n
     if mine_h < claims.REFERENCE_GAP * bound:

@@ -693,6 +693,8 @@ def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(),
     without its release (`releases`: rules.catalog.release_candidates, oldest first). A figure any of them gives is
     healthy, so ticket, scaling and capture judge one figure alike. The expected figure is the named profile's, or
     the newest release's; the widening is said in the assumptions."""
+    # a release line whose newest architecture is below this GPU's never ran on it (engines.toml max_cc): no candidate
+    releases = tuple(e for e in releases[:-1] if not e.max_cc or gpu.compute_capability <= e.max_cc) + releases[-1:]
     if releases:
         engine = releases[-1]
     p = predict(model, gpu, layout, engine=engine, **kwargs)
@@ -706,7 +708,10 @@ def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(),
     p.assumptions["band"] = [round(p.band_low, 3), round(p.band_high, 3)]
     if others:
         p.assumptions["build"] = f"{BUILD_UNSTATED}: band covers {engine.key} and {others[0].key}"
-    if releases:
+    if len(releases) == 1:
+        p.assumptions["release"] = (f"assumed: a release that runs {gpu.name} (none stated): {engine.key}, the only "
+                                    "profile of those releases (engines.toml max_cc)")
+    elif releases:
         p.assumptions["release"] = (f"{RELEASE_UNSTATED}: expected from the newest, {engine.key}; band covers "
                                     f"{', '.join(e.key for e in releases)} (engines.toml releases)")
     return p

@@ -377,7 +377,8 @@ def count_scope(facts: Facts, predictions=None):
     reaches the others over a farther path (leaves the NVLink island, the PCIe switch or the NUMA node) than the
     fewer GPUs share, a ring over them runs at the new link's pace. GPUs are taken in CUDA_VISIBLE_DEVICES order,
     else by index (CUDA's default order), and said so."""
-    said = [c for c in claims.count_scope(facts) if not c.guess and c.data["bad_from"]]
+    # a hang, crash or error from that count is a fault of the farther path, not its pace (claims._FAILING)
+    said = [c for c in claims.count_scope(facts) if not c.guess and c.data["bad_from"] and not c.data["fails"]]
     links = gpu_links(facts)
     if not said or not links:
         return

@@ -62,6 +62,7 @@ def test_a_pause_before_the_first_call_gives_the_idle_clocks_lead():
     "When the job finishes the graphics clock drops to 210 MHz within seconds.",
     "At the end of the run, both cards drop to 1695 MHz and then to 210.",
     "once the test is done the SM clock drops, as I would expect",
+    "When the run completes, the SM clock falls back to 210 MHz.",
 ])
 def test_a_drop_to_a_power_state_is_not_a_complaint(text):
     assert claims.complaint(said(text)) is None
@@ -77,6 +78,11 @@ def test_a_drop_to_a_power_state_is_not_a_complaint(text):
     "After the run started, throughput dropped by half.",
     "When I run the benchmark, tokens/s drop to 5.",
     "As the benchmark ends the clocks are fine. Halfway through the next run the speed drops to 3 tok/s.",
+    # a later moment of work that goes on, with no end said ("after X," alone is not the work's end)
+    "After each epoch, throughput drops by 30%.",
+    "After a few runs, the tokens/s drop to 5.",
+    "After the warmup run, throughput drops to 10 tok/s.",
+    "After the first benchmark, generation speed drops to 3 tok/s and stays there.",
 ])
 def test_a_drop_of_a_figure_is_still_a_complaint(text):
     assert claims.complaint(said(text)) is not None

@@ -155,6 +155,24 @@ def test_the_count_that_crosses_sockets_on_a_pcie_box(tmp_path):
     assert "GPU0 joins over SYS" in f.title and f.evidence[1].expected == "NODE"
 
 
+@pytest.mark.parametrize("text", [
+    "It runs fine on 4 GPUs, but with 5 GPUs the training hangs at the first all-reduce.",
+    "It works with up to 4 GPUs and crashes with an illegal memory access with 5 GPUs.",
+    "It only fails with 5 or more GPUs: NCCL error unhandled system error.",
+])
+def test_a_failure_from_the_count_is_no_topology_figure(tmp_path, text):
+    # the same nccl#499 matrix: a hang, crash or error where GPU4 joins over SYS is a fault of that path, not its pace
+    found, verdict = _ticket(tmp_path, text, "topo_m_8x_v100_nccl499.txt")
+    assert not found and verdict.category != "expected_physics"
+
+
+@pytest.mark.parametrize("text", ["It fails to scale beyond 4 GPUs.",
+                                  "With up to 4 GPUs it scales well, but with 5 GPUs it gets slower."])
+def test_a_pace_from_the_count_is_still_the_topology(tmp_path, text):
+    (f,), _ = _ticket(tmp_path, text, "topo_m_8x_v100_nccl499.txt")
+    assert "GPU4 joins over SYS" in f.title
+
+
 # ---------------------------------------------------------------- 5. the model in a container or service name
 
 @pytest.mark.parametrize("text,key", S["served_name"]["named"])

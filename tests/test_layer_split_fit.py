@@ -62,7 +62,7 @@ def _split_findings(tmp_path, text):
 def test_every_layer_split_figure_is_judged_whatever_the_layout(tmp_path, text):
     """Each one-stream figure of a layout is judged against one GPU's pace less the hand-over copies: 54.22 tok/s on
     one 4090 is inside it (physics), 19.77 on two and 3.48 on three are below it (the same `other` warning in every
-    layout), and the expected figure falls (slightly) with each hand-over added."""
+    layout), and the expected figure falls (slightly, within the displayed three digits) with each hand-over added."""
     rep, judged = _split_findings(tmp_path, text)
     assert rep["verdict"]["category"] == "other"
     slow = judged[19.77]
@@ -70,8 +70,10 @@ def test_every_layer_split_figure_is_judged_whatever_the_layout(tmp_path, text):
     assert 19.77 < float(slow["evidence"][1]["expected"].split("-")[0])
     if 54.22 in judged:
         assert judged[54.22]["category"] == "expected_physics"
-        # one hand-over of a 13B's hidden state (20 KB in F32) costs ~0.1 % of a step: below the evidence's rounding
+        # the split takes the predictor's PP figure (llama.cpp drops its CUDA graphs in pipeline mode): 77 vs 72 tok/s
         assert judged[54.22]["evidence"][0]["expected"] > slow["evidence"][0]["expected"]
+        assert "less 0 hand-over" in judged[54.22]["evidence"][0]["detail"]
+        assert "less 1 hand-over" in slow["evidence"][0]["detail"]
     if text is TIMINGS:
         assert judged[3.48]["category"] == "other" and set(judged) == {54.22, 19.77, 3.48}
     assert not any(f["rule"] in ("ticket.measured_vs_expected", "ticket.figure_unjudged") for f in rep["findings"])

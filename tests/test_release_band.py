@@ -109,3 +109,46 @@ def test_plan_and_predict_run_the_profile_a_ticket_would(engine, key):
     pred = diagnose("predict", *common, "--tp", "4")
     assert plan.exit_code in (0, 1) and pred.exit_code in (0, 1), plan.output + pred.output
     assert json.loads(plan.stdout)["inputs"]["engine"] == json.loads(pred.stdout)["inputs"]["engine"] == key
+
+
+@pytest.mark.parametrize("gpu, narrowed", [("b200", True), ("rtx-5090", True), ("h100-sxm", False)])
+def test_a_release_line_that_never_ran_the_gpu_is_no_candidate(tmp_path, gpu, narrowed):
+    """TensorRT-LLM first runs Blackwell (B200, GeForce RTX 50) on v0.17.0 (release notes): TensorRT-LLM named without
+    its release on such a GPU ran the newest profile only, so its band is that release's, not v0.5's eager one widened
+    in; on Hopper every release line stays a candidate. predict, scaling and a ticket give the one band."""
+    model, spec = catalog.model("llama-3-70b"), catalog.gpu(gpu)
+    unstated = roofline.predict_any_build(model, spec, Layout(tp=8), engine=catalog.engine("trtllm"),
+                                          build_stated=True, releases=catalog.release_candidates("TensorRT-LLM"))
+    stated = roofline.predict(model, spec, Layout(tp=8), engine=catalog.engine("TensorRT-LLM 0.17"))
+    assert unstated.decode_step_ms_expected == pytest.approx(stated.decode_step_ms_expected)
+    same = (unstated.band_low, unstated.band_high) == pytest.approx((stated.band_low, stated.band_high))
+    assert same is narrowed
+
+    pred = diagnose("predict", "--model", "llama-3-70b", "--gpu", gpu, "--tp", "8", "--engine", "trtllm", "--json")
+    assert pred.exit_code in (0, 1), pred.output
+    layout = json.loads(pred.stdout)["predictions"]["layouts"][0]
+    assert (layout["band_low"], layout["band_high"]) == pytest.approx((unstated.band_low, unstated.band_high))
+    runs = tmp_path / "itl.csv"
+    runs.write_text("layout,batch,metric,value,engine\nTP8,1,itl_ms,12,trtllm\n")
+    scal = diagnose("scaling", runs, "--model", "llama-3-70b", "--gpu", gpu, "--json")
+    assert scal.exit_code in (0, 1), scal.output
+    (row,) = json.loads(scal.stdout)["predictions"]["scaling"]["rows"]
+    assert (row["band_low"], row["band_high"]) == pytest.approx((layout["band_low"], layout["band_high"]))
+
+
+@pytest.mark.parametrize("name, newest", [("vLLM", "vllm 0.14"), ("TGI", "tgi 2.0"), ("LMDeploy", "lmdeploy 0.2")])
+@pytest.mark.parametrize("gpu", ["b200", "rtx-5090", "h100-sxm"])
+def test_release_lines_before_blackwell_kernels_are_no_candidates_there(name, newest, gpu):
+    """vLLM before 0.8 (default wheels on CUDA 12.4 until v0.9.0), TGI before 2.0 and TurboMind up to v0.1.0a1 all came
+    before CUDA 12.8, the first toolkit that builds Blackwell kernels: on a B200 or RTX 5090 the unstated band drops
+    them (vLLM keeps 0.8-0.13, which reach v0.9), on an H100 they stay."""
+    model, spec = catalog.model("llama-3-8b"), catalog.gpu(gpu)
+    releases = catalog.release_candidates(name)
+    p = roofline.predict_any_build(model, spec, Layout(tp=2), engine=releases[-1], build_stated=True,
+                                   releases=releases)
+    each = [roofline.predict(model, spec, Layout(tp=2), engine=e) for e in releases]
+    kept = [q for q, e in zip(each, releases) if e.key != releases[0].key] if gpu != "h100-sxm" else each
+    assert p.engine == catalog.engine(newest).key
+    step = p.decode_step_ms_expected
+    assert step * p.band_low == pytest.approx(min(q.decode_step_ms_expected * q.band_low for q in kept))
+    assert step * p.band_high == pytest.approx(max(q.decode_step_ms_expected * q.band_high for q in kept))
