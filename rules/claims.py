@@ -1286,6 +1286,7 @@ def _negated(kind: str, sentence: str, m: re.Match) -> bool:
     inside = kind in _NEGATED_INSIDE and _INSIDE_NEGATION.search(m.group(0))
     inside = inside or (kind in _NEGATED_INSIDE_F and _INSIDE_NEGATION_F.search(m.group(0)))
     inside = inside or (kind in _NEGATED_BY_NONE and _NONE_INSIDE.search(m.group(0)))
+    inside = inside or (kind in _NEGATED_ANYWHERE_INSIDE and _ANY_NEGATION.search(m.group(0)))
     small = kind in _NEGATED_BY_NONE and _SHARE.match(m.group(0)) and _SMALL_SHARE.search(sentence[:m.start()])
     kept_on = kind == "eager_flag" and _GRAPHS_KEPT_ON.search(sentence[m.end():])
     kept_on = kept_on or kind == "first_calls_slow" and _REST_SLOW_TOO.search(sentence[m.end():])
@@ -1333,6 +1334,10 @@ _GRAPHS_KEPT_ON = re.compile(r"\b(?:keep|kept|keeping|leave|left)\s+(?:them|it|(
 # Kinds whose matched words can carry their own negation ("the CPU is not the bottleneck").
 _NEGATED_INSIDE = ("cpu_ab", "gpu_idle_words")
 _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
+# Kinds whose words can carry an adverb between the verb and its negation ("the batch size is definitely not small",
+# "concurrency isn't low at all", "the number of requests is never small"): any negation inside rules them out.
+_NEGATED_ANYWHERE_INSIDE = ("few_requests",)
+_ANY_NEGATION = re.compile(r"\b(?:not|never|hardly)\b|n't\b", re.I)
 
 
 _CLAUSE = re.compile(r"\b(?:when|while|because|if|after|since|but|unless|whenever|so|as)\b", re.I)

@@ -251,7 +251,9 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
     alt = _dp_alternative(rows, cal, specs, dict(kv_dtype=kv_dtype, interconnect=interconnect,
                                                  quant_group=next((q for q in quants if q), None)))
-    band = catalog.calibration().band
+    # the band the rows were judged against: the calibrated one, wider where a row's engine is named without its
+    # release or build (roofline.predict_any_build covers every profile it may have run)
+    band = [min(r.band_low for r in rows), max(r.band_high for r in rows)] if rows else catalog.calibration().band
     return ScalingAnalysis(dp_alternative=alt, model=rows[0].model if rows else None, gpu=rows[0].gpu if rows else None,
                            rows=rows, calibration=cal.describe(), band=list(band), comm_ratio=COMM_RATIO, specs=specs)
 

@@ -678,11 +678,12 @@ def one_gpu_pace(facts: Facts):
 
 
 def split_pace(facts: Facts, p, m: Measurement):
-    """(expected, low, high, roofline, GPUs) of one stream through a layer split: one GPU streaming every weight
-    (`p`, one_gpu_pace) plus a hand-over of the hidden state from each GPU to the next per token (a PCIe
-    send/recv, rules.collectives.p2p_us); the GPUs of the figure's own clause, else of the ticket. None for a
-    figure that is not one stream's rate (a prose figure or a tool's measured mean at batch 1) or is above one
-    GPU's bound by more than 10 % (counted another way: not judged here)."""
+    """(expected, low, high, roofline, GPUs) of one stream through a layer split: the predictor's PP n figure at
+    batch 1 (what `predict --pp n` prints: one GPU's pace plus the engine's hand-overs and split costs), else, where
+    the predictor refuses that layout, one GPU streaming every weight (`p`, one_gpu_pace) plus a PCIe send/recv of
+    the hidden state per GPU boundary (rules.collectives.p2p_us); the GPUs of the figure's own clause, else of the
+    ticket. None for a figure that is not one stream's rate (a prose figure or a tool's measured mean at batch 1)
+    or is above one GPU's bound by more than 10 % (counted another way: not judged here)."""
     from rules import catalog, collectives
 
     if m.stat not in JUDGED_STATS or (m.batch or 1) != 1 or m.value > 1.1 * p.decode_tok_s:

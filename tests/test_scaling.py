@@ -732,3 +732,25 @@ def test_inputs_without_figures_say_so_before_asking_for_model_or_gpu():
     result = diagnose("scaling", folder)
     assert result.exit_code == 2 and result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert "no measurements found" in result.stderr and "--model" not in result.stderr
+
+
+def test_the_tables_band_is_the_band_its_rows_were_judged_against():
+    """samples/tickets/gptoss-tp2-slower (vLLM named without its release: each row's band covers every release's
+    profile, x0.857 to about x2.1 of the expected step) printed "band: x0.857-x1.26 of the expected time" under a
+    table whose rows were judged against the wider band: TP1's x2.16 read beyond the stated band. The note and the
+    JSON band now span the bands the rows carry; a run whose engine release is stated keeps the calibrated band."""
+    rep = report(REPO / "samples" / "tickets" / "gptoss-tp2-slower")
+    judged = rep["predictions"]["scaling"]["rows"]
+    lo, hi = min(r["band_low"] for r in judged), max(r["band_high"] for r in judged)
+    assert hi > catalog.calibration().band[1] * 1.2  # the release-wide band, wider than the calibrated one
+    assert rep["predictions"]["scaling"]["band"] == pytest.approx([lo, hi])
+    note = next(t["note"] for k, t in rep["tables"].items() if k.startswith("Scaling"))
+    assert f"band: x{lo:.3g}-x{hi:.3g}" in note, note
+    assert f"x{catalog.calibration().band[1]:g} of the expected" not in note
+    # the published table's rows name their engine release: one band, the calibrated one
+    pub = report(REPO / "samples" / "scaling" / "runs.csv", "--model", "llama-2-7b", "--gpu", "a100-80gb-sxm",
+                 "--engine", "gpt-fast")
+    lo, hi = catalog.calibration().band
+    assert pub["predictions"]["scaling"]["band"] == pytest.approx([lo, hi])
+    note = next(t["note"] for k, t in pub["tables"].items() if k.startswith("Scaling"))
+    assert f"band: x{lo:g}-x{hi:g} of the expected time." in note, note

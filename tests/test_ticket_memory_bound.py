@@ -66,3 +66,34 @@ def test_idle_compute_of_one_stream_is_memory_bound_physics_with_the_predicted_t
 def test_idle_compute_is_not_called_physics_when_ruled_out_batched_or_unlaid(text):
     found, _ = _ticket(text)
     assert not found
+
+
+# (review r13c) few requests ruled out inside its own words: "the batch size is definitely not small" matched the
+# few_requests pattern "batch size ... small", so one stream's batch-1 figures answered a ticket of 64 users.
+RULED_OUT_INSIDE = [
+    "# MFU\n\nLlama-2-13B fp16 on one A100 80GB with vLLM serving 64 concurrent users; the batch size is definitely "
+    "not small. MFU is only 4%. Is this expected?\n",
+    "# tensor cores idle\n\nQwen2.5-7B-Instruct on one L40S with SGLang: our concurrency isn't low at all, yet the "
+    "tensor cores sit mostly idle. Normal?\n",
+    "# low MFU\n\nMistral-7B bf16 on one H100 SXM with TensorRT-LLM, and the number of requests is never small "
+    "during the day; compute utilization is only 3%. Is something misconfigured?\n",
+]
+
+
+@pytest.mark.parametrize("text", RULED_OUT_INSIDE)
+def test_few_requests_ruled_out_inside_its_words_is_not_one_stream(text):
+    from rules import claims
+
+    found, _ = _ticket(text)
+    assert not found
+    records, _ = parse_text(text, "issue.md")
+    facts = Facts()
+    facts.add(*records)
+    assert not claims.find(facts, "few_requests") and claims.find(facts, "few_requests", negated=True)
+
+
+@pytest.mark.parametrize("text", [t.replace("definitely not small", "small").replace("isn't low at all", "is low")
+                                  .replace("is never small", "is small") for t in RULED_OUT_INSIDE[1:]])
+def test_few_requests_affirmed_in_the_same_words_still_reads_as_one_stream(text):
+    found, _ = _ticket(text)
+    assert found and found[0].category == "expected_physics"

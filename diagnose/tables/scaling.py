@@ -59,9 +59,10 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
     lo, hi = analysis.band
     note = ("roofline: datasheet bandwidth and FLOPs with ideal collectives (nothing real is faster); expected: what a "
             "healthy system running the engine delivers (rules.step_model, calibrated on published measurements)"
-            + (", with this machine's own figures: " + "; ".join(cal) if cal else "") + f"; band: x{lo:g}-x{hi:g} of "
-            "the expected time. measured / expected is in time (above 1 is slower). A layout is judged on the median "
-            "of its rows: inside the band tracks; below it is faster_than_band (quicker than the model expects, not "
+            + (", with this machine's own figures: " + "; ".join(cal) if cal else "")
+            + f"; band: x{lo:.3g}-x{hi:.3g} of the expected time" + _band_note(analysis)
+            + ". measured / expected is in time (above 1 is slower). A layout is judged on the median of its rows: "
+            "inside the band tracks; below it is faster_than_band (quicker than the model expects, not "
             "a fault); beyond it is broken unless the smallest layout is as far beyond (slow_everywhere); a TP "
             "size the model's heads or checkpoint blocks do not split is invalid_layout, not judged. roofline ms "
             "/ expected ms: the decode step of each, where a step was measured; roofline / expected: the figure a row "
@@ -83,6 +84,14 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
     keep = [i for i, c in enumerate(SCALING_COLUMNS) if any(row[i] != "-" for row in rows) or c == "measured"]
     return {"columns": [SCALING_COLUMNS[i] for i in keep], "rows": [[row[i] for i in keep] for row in rows],
             "note": note}
+
+
+def _band_note(analysis: ScalingAnalysis) -> str:
+    """Why the rows' bands differ, where they do: each row is judged against its own band column."""
+    if len({(r.band_low, r.band_high) for r in analysis.rows}) < 2:
+        return ""
+    return (" (each row against its own, its band column: an engine named without its release or build covers "
+            "every profile it may have run)")
 
 
 def _options(analysis: ScalingAnalysis) -> str:
