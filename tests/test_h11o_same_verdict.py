@@ -10,7 +10,8 @@ import re
 import shutil
 from pathlib import Path
 
-from conftest import report_json
+import pytest
+from conftest import report_json, shared_path
 
 DATA = Path(__file__).parent / "data"
 
@@ -81,3 +82,31 @@ def test_a_block_whose_batch_cannot_be_derived_is_still_not_judged(tmp_path):
                                                                  text))["findings"]}
     assert "ticket.latency_vs_expected" not in found
 
+
+# --------------------------------------------------------------------------- an unmodelled launch option (079)
+@pytest.mark.parametrize("bundle", ["shared", "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline-a",
+                                    "079-sglang-pr2643-deepseek-v3-h200-tp8-healthy-serving-baseline-b"])
+def test_a_prior_over_unjudged_figures_says_it_did_not_judge_them(tmp_path, bundle):
+    """Shared bundle 079 (SGLang's published DeepSeek-V3 baseline, --enable-dp-attention) and its two paraphrases:
+    scaling marks every row 'not modelled' and decides nothing (insufficient_data); the ticket keeps the answer key's
+    label (healthy; expected_physics accepted) from the 'is this normal?' prior, and its verdict now says the figures
+    behind it were not judged, as scaling's rows do, instead of reading as a check of them."""
+    source = next(shared_path("tickets").glob("079-*")) if bundle == "shared" else DATA / "paraphrases" / bundle
+    folder = tmp_path / "b079"
+    shutil.copytree(source, folder)
+    verdict = report_json("ticket", folder)["verdict"]
+    scaling = report_json("scaling", folder)
+    assert verdict["category"] == "expected_physics" and verdict["confidence"] < 0.5  # a lead, never confident
+    assert "not judged: --enable-dp-attention is not modelled" in verdict["summary"]
+    assert scaling["verdict"]["category"] == "insufficient_data"
+    assert {r["status"] for r in scaling["predictions"]["scaling"]["rows"] if r["measured"] is not None} \
+        <= {"not modelled", "batch unknown"}
+
+
+def test_without_the_option_the_prior_does_not_claim_unjudged_figures(tmp_path):
+    """The same bundle less the flag: the figures are judged, so no 'not judged' clause appears."""
+    folder = tmp_path / "b079"
+    shutil.copytree(next(shared_path("tickets").glob("079-*")), folder)
+    text = (folder / "attachment1.txt").read_text()
+    (folder / "attachment1.txt").write_text(text.replace(" --enable-dp-attention", ""))
+    assert "not judged" not in report_json("ticket", folder)["verdict"]["summary"]
