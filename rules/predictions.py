@@ -216,7 +216,7 @@ class ScalingRow:
     launch_gap_share: float | None
     band_low: float
     band_high: float
-    # a benchmark result that states no concurrency: its batch derived (scaling_inputs.derived_batch),
+    # a benchmark result that states no concurrency: its batch derived (rules.littles_law.derived_batch),
     # how, and the run's name (its request rate)
     batch_how: str | None = None
     run: str | None = None

@@ -155,7 +155,7 @@ def measured_step(run) -> tuple[float, str, str] | None:
     capture's step, else batch / decode rate, else batch / output rate (an upper bound: it
     includes the prefills). None when the run has no decode figure.
 
-    A run whose batch was derived by Little's law (scaling_inputs.derived_batch: request rate x
+    A run whose batch was derived by Little's law (rules.littles_law.derived_batch: request rate x
     mean decode time per request) is measured by the step derived with it (that decode time over the
     tokens decoded: each step once), so batch / step is the benchmark's own output rate; where that is
     missing, by the mean TPOT. A median ITL would leave out the steps that carry prefill chunks and

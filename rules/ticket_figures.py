@@ -17,6 +17,8 @@ application-level bandwidth is about 80 % of the NVLink line rate because of pac
 
 from __future__ import annotations
 
+import dataclasses
+
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import beyond_roofline, claims
@@ -580,6 +582,34 @@ def one_load(facts: Facts) -> int | None:
     return loads.pop() if len(loads) == 1 else None
 
 
+def derived_load(facts: Facts, m: Measurement):
+    """(batch per replica, how, (step ms, how, source) or None) of the serving-benchmark result that holds `m` and
+    states no concurrency: the sequences decoding by Little's law, derived by the one derivation `diagnose scaling`
+    uses (rules.littles_law.derived_batch), so both commands judge the block at one batch. None when `m` is in
+    no such result, a figure the law needs is missing, or one is out of range (the block is then not judged)."""
+    from diagnose.errors import InputError
+    from rules.littles_law import benchmark_results, derived_batch
+
+    found = benchmark_results(facts.of(Workload), facts.of(Measurement)).get(m.source)
+    try:
+        return derived_batch(found[1], wfield(facts, "dp")[0] or 1) if found else None
+    except InputError:
+        return None
+
+
+def derived_step(m: Measurement, derived, p, reply_stated: bool):
+    """(the figure judged, its expectation, its name) for a result whose batch was derived: the step derived with the
+    batch (each step once), else the mean TPOT, as rules.scaling.measured_step measures the run; a step against the
+    predicted step at the prompt's context, a mean over a stated reply against the mean over its contexts (_row)."""
+    from rules.expectations import expectation
+
+    step = derived[2]
+    if step is None:
+        return m, expectation("tpot_ms" if reply_stated else "step_ms", p), "TPOT mean"
+    judged = dataclasses.replace(m, source=step[2], metric="step_ms", value=round(step[0], 4))
+    return judged, expectation("step_ms", p), f"decode step ({step[1]})"
+
+
 # A figure as given: stated in prose ("reported") or a serving benchmark's mean ("Mean ITL (ms)" in vLLM's
 # benchmark_serving block), run at the concurrency the benchmark states.
 JUDGED_STATS = ("reported", "mean")
@@ -599,18 +629,23 @@ def latency_vs_expected(facts: Facts, predictions=None):
             if m.stat not in JUDGED_STATS:
                 continue  # a median or percentile: the bands are for a mean
             load = m.batch or m.concurrency or one_load(facts)
-            if m.stat == "mean" and not load:
+            derived = None if load or m.stat != "mean" else derived_load(facts, m)
+            if m.stat == "mean" and not load and derived is None:
                 continue  # a benchmark's mean at a load it does not state: not one stream's figure to judge at batch 1
-            batch = load or 1
+            batch = (derived[0] if derived else load) or 1
             tp, pp, how = assumed_layout(facts, m, batch)
             p = predict_layout(facts, tp, batch, pp=pp)
             if p is None or not (p.valid and p.fits):
                 continue
-            e = expectation(metric, p)
-            verdict = e.verdict(m.value)
-            band = band_text(e.low, e.high, m.value, digits=1)
-            what = f"{metric.split('_')[0].upper()} at {layout_words(p)} ({how}), batch {batch}"
-            evidence = band_evidence(m, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
+            judged, e, said = m, expectation(metric, p), f"{metric.split('_')[0].upper()}"
+            if derived:  # the block's own step at its derived batch, against the figure scaling sets it against
+                judged, e, said = derived_step(m, derived, p, bool(wfield(facts, "output_len")[0]))
+            verdict = e.verdict(judged.value)
+            band = band_text(e.low, e.high, judged.value, digits=1)
+            what = f"{said} at {layout_words(p)} ({how}), batch {batch}" + (f" per replica ({derived[1]})"
+                                                                            if derived else "")
+            evidence = band_evidence(judged, what, "ms", e.expected, band, e.roofline, p, gpu, model_src, model)
+            m = judged
             if verdict == "faster_than_roofline":  # a batch only lengthens a step: no batch makes this possible
                 yield beyond_roofline.finding("ticket.latency_vs_expected", f"TP{tp} batch {batch} per-token latency",
                                               m.value, e.roofline, "ms", evidence,

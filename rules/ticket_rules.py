@@ -1502,11 +1502,18 @@ def symptom_prior(facts: Facts, predictions=None):
     # (a figure check that finds more than physics outweighs what follows: engine.quiet_priors, FIGURE_CHECKS)
     if kind == "normal?":
         if known and (n or 0) >= 2 and _about_performance(facts) and not untimed:
+            # figures a launch option takes outside the predictor (ticket.unmodelled_figures; scaling's rows read 'not
+            # modelled'): the answer says it rests on this prior, not on a check of those figures
+            option = unmodelled_layout(facts)
+            flag = f"--{option.replace('_', '-')}" if option else ""
             yield make("ticket.symptom_prior", "expected_physics", "info", 0.45,
-                       "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics",
+                       "Nothing in the ticket points at a fault: multi-GPU figures like these are usually physics"
+                       + (f" (its own figures not judged: {flag} is not modelled)" if option else ""),
                        "The reporter asks whether a multi-GPU figure is normal and no link, transport, "
                        "clock or setting problem shows in what was given; "
-                       "communication and per-GPU work set these figures.",
+                       "communication and per-GPU work set these figures."
+                       + (f" With {flag} no expected band exists for the figures themselves, so this is what such "
+                          "systems usually show, not a measurement checked." if option else ""),
                        evidence, fix="Compare with `diagnose predict` for this model and GPUs"
                        + _still_to_attach(facts, "to confirm the links deliver their rate") + ".")
         return
