@@ -178,7 +178,7 @@ def measured_step(run) -> tuple[float, str, str] | None:
         return 1e3 * batch / m.value, f"{batch} / decode tok/s", m.source
     m = run.get("output_tok_s", stats=("median", "mean", None))
     if m and run.batch and not run.setup.output:
-        return 1e3 * batch / m.value, f"{batch} / output tok/s (upper bound)", m.source
+        return 1e3 * batch / m.value, f"{batch} / output tok/s ({UPPER_BOUND})", m.source
     return None
 
 
@@ -357,7 +357,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
     row.ratio = round(ratio, 3)
     row.position = ("faster_than_roofline" if faster else "slower" if ratio > p.band_high else
                     "faster" if ratio < p.band_low else "inside")
-    if "upper bound" in (row.measured_how or "") and not faster:
+    if UPPER_BOUND in (row.measured_how or "") and not faster:
         # batch / output rate holds the prefills too: it can beat the roofline, it cannot be called slow
         row.ratio, row.position, row.status = None, UPPER_BOUND, UPPER_BOUND
     return row
