@@ -485,15 +485,14 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     fabric, nodes = tp_fabric(gpu, tp, gpus_per_node, interconnect, network)
     pp_fabric = _pp_fabric(gpu, layout, gpus_per_node, interconnect, network)
     pp_exp_fabric = unbridged(gpu, pp_fabric, interconnect)  # as the TP fabric: a bridge only where named
-    pp_p2p = gpu.pcie_p2p or pp_exp_fabric.kind != "pcie"
 
     def handover_ms(tokens: int, graphs: bool) -> float:
         """One stage handing the hidden states of `tokens` tokens to the next, in the engine's bytes a value."""
         size = tokens * model.hidden * eng.hidden_state_bytes
-        return collectives.p2p_us(pp_exp_fabric, size, graphs=graphs, p2p=pp_p2p) / 1e3 if pp > 1 else 0.0
+        return collectives.p2p_us(pp_exp_fabric, size, graphs=graphs, p2p=gpu.pcie_p2p) / 1e3 if pp > 1 else 0.0
 
     exp_fabric = unbridged(gpu, fabric, interconnect)
-    p2p = gpu.pcie_p2p or exp_fabric.kind != "pcie"
+    p2p = collectives.peer_to_peer(gpu, exp_fabric)
     problems = validity(model, tp, pp, dtype)
     if (note := fp8_upcast(gpu, dtype)):
         problems.append(Problem("no_fp8", "other", "info", note))

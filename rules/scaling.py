@@ -393,7 +393,7 @@ def _healthy_slowest_us(p, gpu, ref: float) -> float:
     if p.tp <= 1:
         return ref
     fabric = catalog.interconnect(p.interconnect)
-    p2p = gpu.pcie_p2p or fabric.kind != "pcie"
+    p2p = collectives.peer_to_peer(gpu, fabric)
     nccl = collectives.nccl(fabric, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
                             p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))))
     return max(ref, nccl.us)
