@@ -926,9 +926,13 @@ def resolve_gpu(text: str | None, nvlink: bool | None = None) -> GpuSpec | None:
     for candidate in dict.fromkeys((name, _PLURAL.sub("", name))):
         if not candidate:
             continue
-        alias = _lookup(entries, candidate, lambda s: s.nvml_names)
-        found = entries.get(candidate) or find_gpu(name=candidate) or (
-            find_gpu_family(candidate, nvlink) or alias if nvlink is not None else alias or find_gpu_family(candidate))
+        found = entries.get(candidate) or find_gpu(name=candidate)
+        if found is None and nvlink is not None:
+            found = find_gpu_family(candidate, nvlink)
+        if found is None:  # the alias index is built only here: most names are found above
+            found = _lookup(entries, candidate, lambda s: s.nvml_names)
+        if found is None and nvlink is None:
+            found = find_gpu_family(candidate)
         if found is not None:
             return found
     return None
