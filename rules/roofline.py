@@ -579,10 +579,13 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
 
     # one request batch end to end: prefill, then output - 1 steps at the average context
     mid = itl_context(prompt, output, itl_share)
-    mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
-    mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m, sendrecv_roof,
-                          one_shot=False)
-    mid_step_exp = step_at(mid)[1]
+    if mid == step_ctx:  # the mean ITL (itl_share 0.5) within `context`: the judged step, priced above
+        mid_roof, mid_step_exp = step, step_exp
+    else:
+        mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
+        mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m,
+                              sendrecv_roof, one_shot=False)
+        mid_step_exp = step_at(mid)[1]
     e2e = prefill_ms + (output - 1) * mid_roof
     e2e_exp = eng.host_ms_per_request + prefill_ms_exp + (output - 1) * mid_step_exp
 
