@@ -231,20 +231,20 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         s = run.setup
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
-        e = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant), builds)
+        engine_name, gguf = pick("engine", engine, s.engine), pick("dtype", quant, s.quant)
+        e = catalog.run_engine(engine_name, g, gguf, builds)  # (run first: an unknown name is bad input)
         # an engine named without its release: the newest's figure, every release's band (roofline.predict_any_build)
         releases = () if s.engine_stated and s.engine and "engine" not in override else catalog.release_candidates(
-            pick("engine", engine, s.engine))
+            engine_name)
         e = releases[-1] if releases else e
         # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
-        stated = bool(builds) and catalog.build_side(
-            catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant)), builds) is not None
+        stated = bool(builds) and catalog.build_side(catalog.run_engine(engine_name, g, gguf), builds) is not None
         specs[("model", m.key)], specs[("gpu", g.key)], specs[("engine", e.key)] = m, g, e
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
-                     quant_group=pick("dtype", quant, s.quant),
+                     quant_group=gguf,
                      build_stated=stated, releases=releases)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
