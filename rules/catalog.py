@@ -908,8 +908,10 @@ def gpu_name(text: str | None) -> str:
     """The product `text` names, without a count or a plural ending ("8x V100s" -> "V100", "4 L40s" -> "L40S")."""
     name = re.sub(r"\s+", " ", str(text or "")).strip()
     name = _COUNT_AFTER.sub("", _COUNT_BEFORE.sub("", name)).strip()
-    if name.endswith("'s") or name == name.lower():
-        return _PLURAL.sub("", name) if name.endswith("'s") else name
+    if name.endswith("'s"):
+        return _PLURAL.sub("", name)
+    if name == name.lower():
+        return name
     if name.endswith("s") and _PLURAL.search(name):
         own = find_gpu(name=name[:-1] + "S")
         return name[:-1] + "S" if own is not None and own.written_lower_s else name[:-1]
