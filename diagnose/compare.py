@@ -335,6 +335,14 @@ def compare(a: Report, b: Report, threshold: float = DEFAULT_THRESHOLD, labels=(
     )
 
 
+def _moved_evidence(moved: list[Delta], labels) -> tuple[list[Delta], str, list[Evidence]]:
+    """What moved beyond the threshold between runs that are not like for like, worst first: the deltas, a sentence
+    counting them (empty when none) and the evidence of the worst four."""
+    worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    said = f" {len(worst)} metric(s) differ beyond the threshold." if worst else ""
+    return worst, said, [_evidence(d, labels) for d in worst[:4]]
+
+
 def _evidence(d: Delta, labels) -> Evidence:
     change = d.change
     pct = "n/a" if change is None else f"{100 * change:+.1f}%"
@@ -444,7 +452,7 @@ def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), thre
     if not differ:
         return []
     what = ", ".join(f"{name} {la[key][0]} in {labels[0]} and {lb[key][0]} in {labels[1]}" for key, name in differ)
-    worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    worst, _, moved_evidence = _moved_evidence(moved, labels)
     differs = (f" {len(worst)} metric(s) are worse by more than {threshold:.0%} in {labels[1]} "
                f"(most: {worst[0].a.group} {worst[0].a.key} {worst[0].a.name}, {worst[0].worse_by():.0%}); "
                "with another layout that is what "
@@ -456,8 +464,7 @@ def _layout_findings(a: Report, b: Report, labels, moved: list[Delta] = (), thre
         "collective sizes change with the layout, so a difference between them is not by itself a regression or "
         "an improvement." + differs,
         evidence=[Evidence(f"{labels[1]}: {lb[key][1]}", f"{name} size (expected = {labels[0]}: {la[key][1]})",
-                           lb[key][0], la[key][0]) for key, name in differ]
-        + [_evidence(d, labels) for d in worst[:4]],
+                           lb[key][0], la[key][0]) for key, name in differ] + moved_evidence,
         fix="compare two runs of the same layout (same --tp/--pp), or judge each run against its own prediction "
             "with `diagnose capture --model ... --tp ...`",
         ask=f"a run of {labels[1]} at {labels[0]}'s layout "
@@ -514,7 +521,7 @@ def _workload_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) ->
     if ops and ranges:
         return []  # one program, its library's kernels renamed: the diff is judged as usual
     top = [max(names, key=names.get) for names in (na, nb)]
-    worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    _, said, moved_evidence = _moved_evidence(moved, labels)
     renamed = (f" Both run {', '.join(sorted(ops))} under another release's kernel names, which an NCCL upgrade "
                "alone would explain; with no NVTX range in common nothing else shows it is one program." if ops
                else "")
@@ -524,10 +531,10 @@ def _workload_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) ->
         f"{len(nb)} in {labels[1]})",
         f"{labels[0]} and {labels[1]} ran different kernels (most time: {top[0]} in {labels[0]}, {top[1]} in "
         f"{labels[1]}), so their kernel and step times are of different programs, not a regression or an "
-        "improvement." + renamed + (f" {len(worst)} metric(s) differ beyond the threshold." if worst else ""),
+        "improvement." + renamed + said,
         evidence=[Evidence(f"{labels[1]}: kernel summary", f"kernel names also in {labels[0]} (expected = "
                                                           f"{labels[1]}'s {len(nb)} names)", 0, len(nb))]
-        + [_evidence(d, labels) for d in worst[:4]],
+        + moved_evidence,
         fix="compare two captures of the same program (a baseline of the same workload and layout)",
         ask=f"a capture of the same workload as {labels[1]} to use as its baseline",
     )]
@@ -544,16 +551,15 @@ def _machine_findings(a: Report, b: Report, labels, moved: list[Delta] = ()) -> 
     models = [gpu_model(g) for g in gpus]
     if UNNAMED_GPU in models or models[0] == models[1]:
         return []
-    worst = sorted(moved, key=Delta.worse_by, reverse=True)
+    _, said, moved_evidence = _moved_evidence(moved, labels)
     return [Finding(
         "compare.machine_differs", "insufficient_data", "warning", 0.9,
         f"the runs are of different GPUs: {models[0]} in {labels[0]}, {models[1]} in {labels[1]}",
         f"{labels[0]} ran on {models[0]} and {labels[1]} on {models[1]}: link speeds, bandwidths and kernel times "
         "differ between GPU models by design, so a difference between the runs is not a regression or an "
-        "improvement, and a problem either reports is its own, not a change."
-        + (f" {len(worst)} metric(s) differ beyond the threshold." if worst else ""),
+        "improvement, and a problem either reports is its own, not a change." + said,
         evidence=[Evidence(f"{labels[1]}: GPU facts", f"GPU model (expected = {labels[0]}'s)", models[1], models[0])]
-        + [_evidence(d, labels) for d in worst[:4]],
+        + moved_evidence,
         fix="compare two runs of the same machine (or of nodes with the same GPU model: `diagnose fleet`), and read "
             "each run's own findings with `diagnose node` / `diagnose capture` on it",
         ask=f"a run on {models[0]} (as {labels[0]}) to compare {labels[0]} with, or {labels[1]}'s own report",

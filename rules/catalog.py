@@ -908,8 +908,10 @@ def gpu_name(text: str | None) -> str:
     """The product `text` names, without a count or a plural ending ("8x V100s" -> "V100", "4 L40s" -> "L40S")."""
     name = re.sub(r"\s+", " ", str(text or "")).strip()
     name = _COUNT_AFTER.sub("", _COUNT_BEFORE.sub("", name)).strip()
-    if name.endswith("'s") or name == name.lower():
-        return _PLURAL.sub("", name) if name.endswith("'s") else name
+    if name.endswith("'s"):
+        return _PLURAL.sub("", name)
+    if name == name.lower():
+        return name
     if name.endswith("s") and _PLURAL.search(name):
         own = find_gpu(name=name[:-1] + "S")
         return name[:-1] + "S" if own is not None and own.written_lower_s else name[:-1]
@@ -926,9 +928,13 @@ def resolve_gpu(text: str | None, nvlink: bool | None = None) -> GpuSpec | None:
     for candidate in dict.fromkeys((name, _PLURAL.sub("", name))):
         if not candidate:
             continue
-        alias = _lookup(entries, candidate, lambda s: s.nvml_names)
-        found = entries.get(candidate) or find_gpu(name=candidate) or (
-            find_gpu_family(candidate, nvlink) or alias if nvlink is not None else alias or find_gpu_family(candidate))
+        found = entries.get(candidate) or find_gpu(name=candidate)
+        if found is None and nvlink is not None:
+            found = find_gpu_family(candidate, nvlink)
+        if found is None:  # the alias index is built only here: most names are found above
+            found = _lookup(entries, candidate, lambda s: s.nvml_names)
+        if found is None and nvlink is None:
+            found = find_gpu_family(candidate)
         if found is not None:
             return found
     return None

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 from rules import catalog
-from rules.catalog import EngineSpec, InterconnectSpec
+from rules.catalog import EngineSpec, GpuSpec, InterconnectSpec
 
 # NCCL's own tuner constants (src/graph/tuning.cc [R8]): which algorithm it picks, not how long it takes
 NCCL_RING_LL_US = 6.6
@@ -38,6 +38,11 @@ class AllReduceTime:
     # what ran: "NCCL ring", "NCCL SHM" (a ring staged through host memory), "NCCL tree", "NCCL NVLS",
     # "vllm custom"
     impl: str
+
+
+def peer_to_peer(gpu: GpuSpec, ic: InterconnectSpec) -> bool:
+    """Whether NCCL moves bytes GPU to GPU: always off PCIe; on PCIe only where the driver allows P2P."""
+    return gpu.pcie_p2p or ic.kind != "pcie"
 
 
 def ring_bus_factor(nranks: int) -> float:

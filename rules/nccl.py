@@ -771,13 +771,11 @@ def _sweeps(facts: Facts) -> list[list[CollectiveResult]]:
     """One benchmark run's rows: consecutive lines of one file, one collective and column (in/out of
     place), sizes rising; a size that does not rise starts the next run pasted after it."""
     def line(r):
-        file, _, number = r.source.rpartition(":")
-        return (file, r.op, r.in_place, r.graph, r.tool), int(number) if number.isdigit() else 0
+        return (r.source.rpartition(":")[0], r.op, r.in_place, r.graph, r.tool), claims.line_number(r.source)
 
     out: list[list[CollectiveResult]] = []
     last = None
-    for r in sorted(facts.of(CollectiveResult), key=line):
-        key = line(r)[0]
+    for (key, _), r in sorted(((line(r), r) for r in facts.of(CollectiveResult)), key=lambda pair: pair[0]):
         if last is None or key != last[0] or r.size_bytes <= last[1].size_bytes:
             out.append([])
         out[-1].append(r)

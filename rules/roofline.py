@@ -485,15 +485,14 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     fabric, nodes = tp_fabric(gpu, tp, gpus_per_node, interconnect, network)
     pp_fabric = _pp_fabric(gpu, layout, gpus_per_node, interconnect, network)
     pp_exp_fabric = unbridged(gpu, pp_fabric, interconnect)  # as the TP fabric: a bridge only where named
-    pp_p2p = gpu.pcie_p2p or pp_exp_fabric.kind != "pcie"
 
     def handover_ms(tokens: int, graphs: bool) -> float:
         """One stage handing the hidden states of `tokens` tokens to the next, in the engine's bytes a value."""
         size = tokens * model.hidden * eng.hidden_state_bytes
-        return collectives.p2p_us(pp_exp_fabric, size, graphs=graphs, p2p=pp_p2p) / 1e3 if pp > 1 else 0.0
+        return collectives.p2p_us(pp_exp_fabric, size, graphs=graphs, p2p=gpu.pcie_p2p) / 1e3 if pp > 1 else 0.0
 
     exp_fabric = unbridged(gpu, fabric, interconnect)
-    p2p = gpu.pcie_p2p or exp_fabric.kind != "pcie"
+    p2p = collectives.peer_to_peer(gpu, exp_fabric)
     problems = validity(model, tp, pp, dtype)
     if (note := fp8_upcast(gpu, dtype)):
         problems.append(Problem("no_fp8", "other", "info", note))
@@ -580,10 +579,13 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
 
     # one request batch end to end: prefill, then output - 1 steps at the average context
     mid = itl_context(prompt, output, itl_share)
-    mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
-    mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m, sendrecv_roof,
-                          one_shot=False)
-    mid_step_exp = step_at(mid)[1]
+    if mid == step_ctx:  # the mean ITL (itl_share 0.5) within `context`: the judged step, priced above
+        mid_roof, mid_step_exp = step, step_exp
+    else:
+        mid_work = decode_work(model, tp, mb, int(mid), dtype, kv_dtype, quant_group)
+        mid_roof = _pipelined(roofline_pass(mid_work, gpu, fabric, tp, nodes, roof_dtype).total_ms, pp, m,
+                              sendrecv_roof, one_shot=False)
+        mid_step_exp = step_at(mid)[1]
     e2e = prefill_ms + (output - 1) * mid_roof
     e2e_exp = eng.host_ms_per_request + prefill_ms_exp + (output - 1) * mid_step_exp
 

@@ -178,7 +178,7 @@ def measured_step(run) -> tuple[float, str, str] | None:
         return 1e3 * batch / m.value, f"{batch} / decode tok/s", m.source
     m = run.get("output_tok_s", stats=("median", "mean", None))
     if m and run.batch and not run.setup.output:
-        return 1e3 * batch / m.value, f"{batch} / output tok/s (upper bound)", m.source
+        return 1e3 * batch / m.value, f"{batch} / output tok/s ({UPPER_BOUND})", m.source
     return None
 
 
@@ -231,20 +231,20 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         s = run.setup
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
-        e = catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant), builds)
+        engine_name, gguf = pick("engine", engine, s.engine), pick("dtype", quant, s.quant)
+        e = catalog.run_engine(engine_name, g, gguf, builds)  # (run first: an unknown name is bad input)
         # an engine named without its release: the newest's figure, every release's band (roofline.predict_any_build)
         releases = () if s.engine_stated and s.engine and "engine" not in override else catalog.release_candidates(
-            pick("engine", engine, s.engine))
+            engine_name)
         e = releases[-1] if releases else e
         # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
-        stated = bool(builds) and catalog.build_side(
-            catalog.run_engine(pick("engine", engine, s.engine), g, pick("dtype", quant, s.quant)), builds) is not None
+        stated = bool(builds) and catalog.build_side(catalog.run_engine(engine_name, g, gguf), builds) is not None
         specs[("model", m.key)], specs[("gpu", g.key)], specs[("engine", e.key)] = m, g, e
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
-                     quant_group=pick("dtype", quant, s.quant),
+                     quant_group=gguf,
                      build_stated=stated, releases=releases)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
@@ -357,7 +357,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
     row.ratio = round(ratio, 3)
     row.position = ("faster_than_roofline" if faster else "slower" if ratio > p.band_high else
                     "faster" if ratio < p.band_low else "inside")
-    if "upper bound" in (row.measured_how or "") and not faster:
+    if UPPER_BOUND in (row.measured_how or "") and not faster:
         # batch / output rate holds the prefills too: it can beat the roofline, it cannot be called slow
         row.ratio, row.position, row.status = None, UPPER_BOUND, UPPER_BOUND
     return row
@@ -393,7 +393,7 @@ def _healthy_slowest_us(p, gpu, ref: float) -> float:
     if p.tp <= 1:
         return ref
     fabric = catalog.interconnect(p.interconnect)
-    p2p = gpu.pcie_p2p or fabric.kind != "pcie"
+    p2p = collectives.peer_to_peer(gpu, fabric)
     nccl = collectives.nccl(fabric, p.tp, p.allreduce_bytes, graphs=bool(p.assumptions.get("cuda_graphs")),
                             p2p=p2p, nodes=max(1, math.ceil(p.tp / p.assumptions.get("gpus_per_node", 8))))
     return max(ref, nccl.us)

@@ -207,8 +207,9 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
             if mat.grouped:
                 rate = expert_rate(s, rate)
             act_b = m * (mat.k + mat.n) * 2.0 * mat.groups
-            weights_b = mat.params * _bytes_per_param(s, mat) * count
-            if _bytes_per_param(s, mat) < 2.0 and s.f16_copy(tokens, m, mat.n, mat.k):
+            bpp = _bytes_per_param(s, mat)
+            weights_b = mat.params * bpp * count
+            if bpp < 2.0 and s.f16_copy(tokens, m, mat.n, mat.k):
                 # its own kernel before the GEMM (to_fp16_cuda, then cublasGemmEx on the same stream): the quantised
                 # weights read and unpacked, the F16 copy written; the GEMM then reads that copy, hidden under its MMAs
                 kernel(weights_b, 0.0, mat.params * 2.0 * count, 0.0, 0.0, dequant_us(s, mat) * count)

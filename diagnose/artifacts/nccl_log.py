@@ -41,8 +41,9 @@ FRAMEWORK_VERSION = re.compile(r"using nccl\s*==\s*(?P<v>\d+\.\d+\.\d+)", re.I)
 SETTING = re.compile(r"\b(?P<name>(?:NCCL|CUDA|UCX|FI|OMPI)_\w+) set by environment to\s*(?P<value>.*?)\.?\s*$")
 # NCCL's path dump (NCCL_DEBUG=INFO, GRAPH): "GPU/CE000 :GPU/0-4e000 (5/10.0/SYS) GPU/0-cf000 (4/24.0/PHB) ...",
 # one line per GPU, each entry (hops/bandwidth GB/s/path type) to another device (src/graph/paths.cc, printNodePaths).
-GPU_PATHS = re.compile(r"\bGPU/(?P<bus>[0-9A-Fa-f]+)\s*:\s*(?P<rest>(?:\w+/[\w-]+\s*\(\d+/[\d.]+/[A-Z0-9]+\)\s*)+)$")
-PATH_ENTRY = re.compile(r"\bGPU/(?:[0-9A-Fa-f]+-)?(?P<bus>[0-9A-Fa-f]+)\s*\(\d+/[\d.]+/(?P<type>[A-Z0-9]+)\)")
+_HOPS_BW_TYPE = r"\(\d+/[\d.]+/(?P<type>[A-Z0-9]+)\)"  # an entry's "(hops/bandwidth/path type)"
+GPU_PATHS = re.compile(r"\bGPU/(?P<bus>[0-9A-Fa-f]+)\s*:\s*(?P<rest>(?:\w+/[\w-]+\s*" + _HOPS_BW_TYPE + r"\s*)+)$")
+PATH_ENTRY = re.compile(r"\bGPU/(?:[0-9A-Fa-f]+-)?(?P<bus>[0-9A-Fa-f]+)\s*" + _HOPS_BW_TYPE)
 # Path types are kept as NCCL names them: PIX, PXB, PHB and SYS mean what `nvidia-smi topo -m` means by
 # them; NCCL's own (NVL, NVB, C2C, PXN, P2C) are left to the rules that know them.
 CONNECTION = re.compile(
@@ -151,7 +152,7 @@ def parse(text: str, name: str) -> list:
                 seen_transports.add(key)
                 out.append(transport)
             continue
-        if (g := GPU_PATHS.search(line.rstrip())) is not None:
+        if "GPU/" in line and (g := GPU_PATHS.search(line.rstrip())) is not None:
             for e in PATH_ENTRY.finditer(g.group("rest")):
                 pair = tuple(sorted((g.group("bus").lower(), e.group("bus").lower())))
                 if e.group("type") != "LOC" and pair[0] != pair[1] and pair not in seen_paths:
