@@ -2927,6 +2927,7 @@ _UNITS = r"(?:\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?|nodes?)\b)"
 _TROUBLE = (r"(?:slow\w*|drops?|dropp\w+|degrad\w*|worse|falls?|fell|hangs?|hung|fails?|failed|crash\w*|collaps\w*|"
             r"errors?|issues?|problems?|stops?\s+(?:scaling|helping|improving)|no\s+(?:gain|speed-?up|benefit)|"
             r"not\s+(?:scal\w*|faster)|stops?(?=\s+(?:beyond|after|past|above)\b))")
+_TROUBLED = re.compile(r"\b" + _TROUBLE + r"\b", re.I)
 # The troubles that are failures, not a pace: a hang, crash or error where the ring takes a farther path is a fault of
 # that path (P2P over the socket link, ACS, IOMMU), not the slower link's figure (data "fails").
 _FAILING = re.compile(r"\b(?:hangs?|hung|crash\w*|errors?|"
@@ -2959,13 +2960,13 @@ def count_scope(facts: Facts) -> list[Claim]:
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
-            for how, pattern in _COUNT_SCOPES:
+            trouble = _TROUBLED.search(sentence)
+            # "fine up to 8 GPUs, no slowdown at all": no threshold; the two-counts contrast is still tried
+            troubled = trouble and not _NEGATION.search(sentence[max(0, trouble.start() - 15):trouble.start()])
+            for how, pattern in _COUNT_SCOPES if troubled else ():
                 m = pattern.search(sentence)
                 if not m or _negated("", sentence, m):
                     continue
-                trouble = re.search(r"\b" + _TROUBLE + r"\b", sentence, re.I)
-                if not trouble or _NEGATION.search(sentence[max(0, trouble.start() - 15):trouble.start()]):
-                    continue  # "fine up to 8 GPUs, no slowdown at all": no threshold
                 n = count_word(m.group(1))
                 if not n:
                     continue
