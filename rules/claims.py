@@ -2996,17 +2996,21 @@ _COUNTED = re.compile(r"\b" + _N + r"\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?
                       r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}\b|[A-Za-z]{1,4}\s?\d{2,4})", re.I)
 
 
+def _counted(text: str) -> list[int]:
+    """The GPU counts a clause names, in order."""
+    return [n for m in _COUNTED.finditer(text) for n in (count_word(g) for g in m.groups() if g) if n]
+
+
 def _counts_contrasted(sentence: str) -> Claim | None:
     parts = _COUNTS_CONTRAST.split(sentence, maxsplit=1)
     if len(parts) != 2:
         return None
     good, bad = parts
-    trouble = re.search(r"\b" + _TROUBLE + r"\b", bad, re.I)
-    if not _GOOD.search(good) or not trouble or re.search(r"\b" + _TROUBLE + r"\b", good, re.I) or \
+    trouble = _TROUBLED.search(bad)
+    if not _GOOD.search(good) or not trouble or _TROUBLED.search(good) or \
             _NEGATION.search(bad[max(0, trouble.start() - 15):trouble.start()]):
         return None
-    low = [n for m in _COUNTED.finditer(good) for n in (count_word(g) for g in m.groups() if g) if n]
-    high = [n for m in _COUNTED.finditer(bad) for n in (count_word(g) for g in m.groups() if g) if n]
+    low, high = _counted(good), _counted(bad)
     if not low or not high or max(high) <= max(low):
         return None
     return Claim("count_scope", "", _quote(sentence, trouble, 80),
