@@ -32,7 +32,7 @@ from diagnose.evidence import (
 )
 from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
-from rules.catalog import resolve_gpu
+from rules.catalog import UNLIKE, pace_gap, resolve_gpu
 from rules.claims import Claim
 from rules.common import (
     LLAMACPP_ENGINES,
@@ -236,22 +236,8 @@ def link_down(facts: Facts, predictions=None):
                refs=["fabric_manager"])
 
 
-# Mixed boards hold each other back when the fastest outruns the slowest by more than this in memory bandwidth
-# (decode) or dense compute (prefill), the catalog's figures: A100 80GB PCIe against SXM (1.05x) are alike, A100
-# 40GB against 80GB (1.3x bandwidth) or an RTX 3090 against a 4060 Ti (3.2x) are not.
-UNLIKE = 1.2
 # A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.
 UNKNOWN_PACE = 0.5
-
-
-def _pace_gap(names) -> float | None:
-    """The fastest board over the slowest, in memory bandwidth or dense compute, whichever differs more (the catalog's
-    figures); None when the catalog does not know every board named."""
-    specs = [resolve_gpu(n) for n in names]
-    if not all(specs):
-        return None
-    return max(max(getattr(s, k) for s in specs) / min(getattr(s, k) for s in specs)
-               for k in ("hbm_gbs", "bf16_tflops"))
 
 
 @rule("ticket.mixed_gpus", "straggler")
@@ -271,7 +257,8 @@ def mixed_gpus(facts: Facts, predictions=None):
         names, src = set(together.data["names"]), together.cited
     if len({getattr(resolve_gpu(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
-    pace = _pace_gap(names)
+    specs = [resolve_gpu(n) for n in names]
+    pace = pace_gap(specs) if all(specs) else None  # None: the catalog does not know every board named
     if pace is not None and pace < UNLIKE:
         return  # boards alike in memory bandwidth and compute: neither holds the other back
     yield make("ticket.mixed_gpus", "straggler", "warning",
