@@ -52,6 +52,7 @@ from rules.common import (
     node_count,
     passed,
     tp_sizes,
+    visible_devices,
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
@@ -2087,8 +2088,7 @@ def binding_off_node(facts: Facts, predictions=None):
     if not binds:
         return
     gpus = {g.index: g for g in facts.of(GpuFact) if g.index is not None}
-    visible = next((w.cuda_visible_devices for w in facts.of(Workload) if w.cuda_visible_devices), "")
-    chosen = [int(x) for x in re.split(r"[,\s]+", visible) if x.isdigit()]  # (UUIDs: every GPU, as unset)
+    chosen = [int(x) for x in visible_devices(facts)[0] if x.isdigit()]  # (UUIDs: every GPU, as unset)
     used = [gpus[i] for i in (chosen or sorted(gpus)) if i in gpus]
     if not used:
         return

@@ -22,7 +22,6 @@ from diagnose.evidence import (
     PairBandwidth,
     PcieLinkFact,
     TopologyPath,
-    Workload,
     XidEvent,
 )
 from diagnose.findings import Evidence
@@ -50,6 +49,7 @@ from rules.common import (
     passed,
     settings,
     tp_sizes,
+    visible_devices,
     wfield,
 )
 from rules.engine import rule
@@ -327,15 +327,12 @@ def _p2p_off_by_design(facts: Facts) -> bool:
 @rule("topology.tp_group_paths", "pcie_fallback")
 def tp_group_paths(facts: Facts, predictions=None):
     """CUDA_VISIBLE_DEVICES picks GPUs that are not NVLink-connected on a box that has NVLink."""
-    visible, src = None, None
-    for w in facts.of(Workload):
-        if w.cuda_visible_devices:
-            visible, src = w.cuda_visible_devices, w.source
-            break
-    if not visible:
+    listed, w = visible_devices(facts)
+    if w is None:
         return
+    visible, src = w.cuda_visible_devices, w.source
     try:
-        chosen = [int(x) for x in re.split(r"[,\s]+", visible.strip()) if x != ""]
+        chosen = [int(x) for x in listed]
     except ValueError:
         return  # UUIDs: the matrix is indexed by number, so this cannot be judged
     paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath)
@@ -384,8 +381,7 @@ def count_scope(facts: Facts, predictions=None):
         return
     c = said[0]
     bad = c.data["bad_from"]
-    visible = next((w for w in facts.of(Workload) if w.cuda_visible_devices), None)
-    listed = [x for x in re.split(r"[,\s]+", visible.cuda_visible_devices.strip()) if x] if visible else []
+    listed, visible = visible_devices(facts)
     if not all(x.isdigit() for x in listed):
         return  # UUIDs: the matrix is indexed by number, so the order cannot be matched to it
     order = [int(x) for x in listed] if visible else sorted({i for pair in links for i in pair})
