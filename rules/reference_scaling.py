@@ -73,7 +73,23 @@ def _other_model(a: str, b: str) -> bool:
 def reference_shortfall(facts: Facts) -> dict | None:
     """The reporter's run against a reference run on at least as many GPUs of the same kind, when the reporter's time
     is at least claims.REFERENCE_GAP times the reference time scaled to the reporter's GPU count; None otherwise.
-    Data {mine_h, mine_gpus, ref_h, ref_gpus, bound_h, board, source, quote}."""
+    Data {mine_h, mine_gpus, ref_h, ref_gpus, bound_h, board, source, quote}. Many questions ask it of one ticket:
+    the answer is kept for the facts it was read from (as claims.claims does)."""
+    key = (id(facts), len(facts.records))
+    cached = _CACHE.get(key)
+    if cached is None or cached[0] is not facts:
+        cached = (facts, _shortfall(facts))
+        _CACHE.clear()
+        _CACHE[key] = cached
+    return cached[1]
+
+
+_CACHE: dict = {}
+
+
+def _shortfall(facts: Facts) -> dict | None:
+    if any(m.metric in SERVING_METRICS for m in facts.of(Measurement)):
+        return None  # (the cheap check first: serving figures are another question)
     reference, mine = None, None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
@@ -86,7 +102,11 @@ def reference_shortfall(facts: Facts) -> dict | None:
             measured = [r for r in runs if not r[4]]  # ("should my 4 A100s take 24 hours?": no run of theirs)
             if measured and mine is None:
                 mine = (measured[0], source, sentence)
-    if not reference or not mine or any(m.metric in SERVING_METRICS for m in facts.of(Measurement)):
+            if reference and mine:
+                break
+        if reference and mine:
+            break
+    if not reference or not mine:
         return None
     (ref_h, ref_n, ref_board, *_), _, ref_sentence = reference
     (mine_h, mine_n, mine_board, *_), source, mine_sentence = mine
