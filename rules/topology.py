@@ -296,7 +296,7 @@ def mig_gpus(facts: Facts, predictions=None):
     if not mig:
         return
     tp, tp_src = wfield(facts, "tp")
-    peers = len(gpu_indices(facts) - _mig_gpus(facts))
+    peers = len(gpu_indices(facts) - {g.index for g in mig})
     names = ", ".join(label(g) for g in mig[:4]) + (", ..." if len(mig) > 4 else "")
     evidence = [ev(g, f"{label(g)}'s MIG mode", "Enabled", "Disabled for a TP peer") for g in mig[:2]]
     if (tp and tp >= 2) or len(gpus) >= 2:
