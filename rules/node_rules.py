@@ -16,13 +16,12 @@ from diagnose.evidence import CollectiveResult, Facts, GpuFact, Measurement, Not
 from probes.results import ProbeFailure
 from rules.common import COLD_INIT_PER_GPU_S, driver_stall, ev, make, passed
 from rules.engine import rule
-from rules.topology import gpu_links, path_cost
+from rules.topology import NVLINK_PATH, gpu_links, path_cost
 
 # Fractions of the catalog figure below which a measured rate is a problem. A device copy
 # reaches ~85-92% of HBM peak and a large bf16 GEMM ~65-80% of dense peak on a healthy GPU.
 HBM_FLOOR = 0.70
 GEMM_FLOOR = 0.50
-NVLINK_PATH = re.compile(r"NV(\d+)")
 
 
 def _probe_results(facts: Facts) -> list[CollectiveResult]:

@@ -59,9 +59,13 @@ P2P_LEVELS = {"LOC": 0, "NVL": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SYS"
 PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SOC": 5, "SYS": 5}
 
 
+# A topo -m cell that is NVLink: "NV#", the # of bonded links.
+NVLINK_PATH = re.compile(r"NV(\d+)")
+
+
 def path_cost(t: TopologyPath) -> int:
     """How far a pair's traffic travels (topo -m legend order): any NVLink path is the shortest."""
-    return 1 if re.fullmatch(r"NV\d+", t.path) else PATH_RANK.get(t.path, 0)
+    return 1 if NVLINK_PATH.fullmatch(t.path) else PATH_RANK.get(t.path, 0)
 
 # Xid codes of NVLink faults: 74 (up to Hopper), 144-150 (NVLink-5 era: NETIR, RLW, ... blocks).
 NVLINK_XIDS = {74, 144, 145, 146, 147, 148, 149, 150}
