@@ -940,6 +940,19 @@ def resolve_gpu(text: str | None, nvlink: bool | None = None) -> GpuSpec | None:
     return None
 
 
+# Mixed boards hold each other back when the fastest outruns the slowest by this much or more in memory bandwidth
+# (decode) or dense compute (prefill), the catalog's figures: A100 80GB PCIe against SXM (1.05x) are alike, A100
+# 40GB against 80GB (1.3x bandwidth) or an RTX 3090 against a 4060 Ti (3.2x) are not.
+UNLIKE = 1.2
+
+
+def pace_gap(specs) -> float:
+    """The fastest board over the slowest, in memory bandwidth or dense compute, whichever differs more: one yardstick
+    for mixed boards in one job (ticket.mixed_gpus) and for a reference run on other boards (reference_scaling)."""
+    return max(max(getattr(s, k) for s in specs) / min(getattr(s, k) for s in specs)
+               for k in ("hbm_gbs", "bf16_tflops"))
+
+
 def interconnect(key: str) -> InterconnectSpec:
     """An interconnect by key; callers resolve it once and pass the InterconnectSpec on (the
     predictor's TP fabric may be a row capped to the GPU's own links, rules.roofline.tp_fabric)."""

@@ -2927,6 +2927,7 @@ _UNITS = r"(?:\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?|nodes?)\b)"
 _TROUBLE = (r"(?:slow\w*|drops?|dropp\w+|degrad\w*|worse|falls?|fell|hangs?|hung|fails?|failed|crash\w*|collaps\w*|"
             r"errors?|issues?|problems?|stops?\s+(?:scaling|helping|improving)|no\s+(?:gain|speed-?up|benefit)|"
             r"not\s+(?:scal\w*|faster)|stops?(?=\s+(?:beyond|after|past|above)\b))")
+_TROUBLED = re.compile(r"\b" + _TROUBLE + r"\b", re.I)
 # The troubles that are failures, not a pace: a hang, crash or error where the ring takes a farther path is a fault of
 # that path (P2P over the socket link, ACS, IOMMU), not the slower link's figure (data "fails").
 _FAILING = re.compile(r"\b(?:hangs?|hung|crash\w*|errors?|"
@@ -2959,13 +2960,13 @@ def count_scope(facts: Facts) -> list[Claim]:
     out: list[Claim] = []
     for source, text in texts(facts):
         for sentence in sentences(text):
-            for how, pattern in _COUNT_SCOPES:
+            trouble = _TROUBLED.search(sentence)
+            # "fine up to 8 GPUs, no slowdown at all": no threshold; the two-counts contrast is still tried
+            troubled = trouble and not _NEGATION.search(sentence[max(0, trouble.start() - 15):trouble.start()])
+            for how, pattern in _COUNT_SCOPES if troubled else ():
                 m = pattern.search(sentence)
                 if not m or _negated("", sentence, m):
                     continue
-                trouble = re.search(r"\b" + _TROUBLE + r"\b", sentence, re.I)
-                if not trouble or _NEGATION.search(sentence[max(0, trouble.start() - 15):trouble.start()]):
-                    continue  # "fine up to 8 GPUs, no slowdown at all": no threshold
                 n = count_word(m.group(1))
                 if not n:
                     continue
@@ -2995,17 +2996,21 @@ _COUNTED = re.compile(r"\b" + _N + r"\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?
                       r"(?<![\d.])(\d{1,2})\s*[x×]\s*(?=\d{3,4}\b|[A-Za-z]{1,4}\s?\d{2,4})", re.I)
 
 
+def _counted(text: str) -> list[int]:
+    """The GPU counts a clause names, in order."""
+    return [n for m in _COUNTED.finditer(text) for n in (count_word(g) for g in m.groups() if g) if n]
+
+
 def _counts_contrasted(sentence: str) -> Claim | None:
     parts = _COUNTS_CONTRAST.split(sentence, maxsplit=1)
     if len(parts) != 2:
         return None
     good, bad = parts
-    trouble = re.search(r"\b" + _TROUBLE + r"\b", bad, re.I)
-    if not _GOOD.search(good) or not trouble or re.search(r"\b" + _TROUBLE + r"\b", good, re.I) or \
+    trouble = _TROUBLED.search(bad)
+    if not _GOOD.search(good) or not trouble or _TROUBLED.search(good) or \
             _NEGATION.search(bad[max(0, trouble.start() - 15):trouble.start()]):
         return None
-    low = [n for m in _COUNTED.finditer(good) for n in (count_word(g) for g in m.groups() if g) if n]
-    high = [n for m in _COUNTED.finditer(bad) for n in (count_word(g) for g in m.groups() if g) if n]
+    low, high = _counted(good), _counted(bad)
     if not low or not high or max(high) <= max(low):
         return None
     return Claim("count_scope", "", _quote(sentence, trouble, 80),

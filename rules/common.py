@@ -312,6 +312,13 @@ def settings(facts: Facts, name: str) -> list[NcclSetting]:
     return found
 
 
+def visible_devices(facts: Facts) -> tuple[list[str], Workload | None]:
+    """CUDA_VISIBLE_DEVICES's entries as written (indices or UUIDs) and the workload fact that states it; ([], None)
+    when unset. What UUIDs mean is each caller's to decide."""
+    w = next((w for w in facts.of(Workload) if w.cuda_visible_devices), None)
+    return ([x for x in re.split(r"[,\s]+", w.cuda_visible_devices.strip()) if x] if w else []), w
+
+
 # What a VM's tenant can do when P2P between its GPUs fails: the hypervisor, not the guest, decides ACS and IOMMU.
 P2P_VM_FIX = ("In a VM the hypervisor decides whether GPUs may reach each other (ACS and the IOMMU are on "
               "the host, out of the guest's reach): keep NCCL_P2P_DISABLE=1, or ask the provider for an instance "

@@ -16,7 +16,7 @@ from __future__ import annotations
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement
 from rules import claims
-from rules.catalog import find_gpu_family
+from rules.catalog import UNLIKE, find_gpu_family, pace_gap
 from rules.common import ev, make
 from rules.engine import rule
 from rules.ticket_figures import SERVING_METRICS
@@ -39,19 +39,11 @@ _NEAR = 60
 # before it in its clause.
 _HEDGED = re.compile(r"\b(?:should(?:n't)?|expect\w*|would|hop(?:e|ed|ing)|supposed|wish|want\w*|aim\w*)\b[^.;,]*$",
                      re.I)
-# Boards count as the same kind when neither memory bandwidth nor dense compute differ by this factor or more
-# (rules.ticket_rules.UNLIKE: an A100 80GB PCIe against SXM are alike, an A100 40GB against 80GB are not).
-_ALIKE = 1.2
 
 
 def _board(token: str):
     """The catalog's GPU for a counted board's words ("A100s" is A100, "80GB A100" an A100 80GB), or None."""
     return find_gpu_family(re.sub(r"(?<=\d)s\b", "", token.strip()))
-
-
-def _alike(a, b) -> bool:
-    return all(max(getattr(a, k), getattr(b, k)) < _ALIKE * min(getattr(a, k), getattr(b, k))
-               for k in ("hbm_gbs", "bf16_tflops"))
 
 
 def _runs(sentence: str) -> list[tuple[float, int, object, int, bool]]:
@@ -81,7 +73,23 @@ def _other_model(a: str, b: str) -> bool:
 def reference_shortfall(facts: Facts) -> dict | None:
     """The reporter's run against a reference run on at least as many GPUs of the same kind, when the reporter's time
     is at least claims.REFERENCE_GAP times the reference time scaled to the reporter's GPU count; None otherwise.
-    Data {mine_h, mine_gpus, ref_h, ref_gpus, bound_h, board, source, quote}."""
+    Data {mine_h, mine_gpus, ref_h, ref_gpus, bound_h, board, source, quote}. Many questions ask it of one ticket:
+    the answer is kept for the facts it was read from (as claims.claims does)."""
+    key = (id(facts), len(facts.records))
+    cached = _CACHE.get(key)
+    if cached is None or cached[0] is not facts:
+        cached = (facts, _shortfall(facts))
+        _CACHE.clear()
+        _CACHE[key] = cached
+    return cached[1]
+
+
+_CACHE: dict = {}
+
+
+def _shortfall(facts: Facts) -> dict | None:
+    if any(m.metric in SERVING_METRICS for m in facts.of(Measurement)):
+        return None  # (the cheap check first: serving figures are another question)
     reference, mine = None, None
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
@@ -94,11 +102,16 @@ def reference_shortfall(facts: Facts) -> dict | None:
             measured = [r for r in runs if not r[4]]  # ("should my 4 A100s take 24 hours?": no run of theirs)
             if measured and mine is None:
                 mine = (measured[0], source, sentence)
-    if not reference or not mine or any(m.metric in SERVING_METRICS for m in facts.of(Measurement)):
+            if reference and mine:
+                break
+        if reference and mine:
+            break
+    if not reference or not mine:
         return None
     (ref_h, ref_n, ref_board, *_), _, ref_sentence = reference
     (mine_h, mine_n, mine_board, *_), source, mine_sentence = mine
-    if mine_n > ref_n or not _alike(ref_board, mine_board) or ref_h <= 0 or _other_model(ref_sentence, mine_sentence):
+    if mine_n > ref_n or pace_gap((ref_board, mine_board)) >= UNLIKE or ref_h <= 0 or \
+            _other_model(ref_sentence, mine_sentence):
         return None
     bound = ref_h * ref_n / mine_n
     if mine_h < claims.REFERENCE_GAP * bound:

@@ -35,10 +35,11 @@ def short_outputs(facts: Facts, predictions=None):
     osl, osl_src = wfield(facts, "output_len")
     if not osl or osl < 2:
         return
+    rates = measurements(facts, "request_throughput")
     for out in measurements(facts, "output_tok_s"):
         if out.stat is not None:  # a benchmark's own figure: prose rates are not a duration's totals
             continue
-        rps = next((m for m in measurements(facts, "request_throughput")
+        rps = next((m for m in rates
                     if m.stat is None and _file(m.source) == _file(out.source) and m.value > 0), None)
         if rps is None:
             continue

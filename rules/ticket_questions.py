@@ -19,6 +19,7 @@ from rules.common import claim_ev, ev, gpu_count, make, passed
 from rules.engine import rule, ticket_gaps
 from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import asks_about_figures
+from rules.ticket_ratio import tensor_rate
 
 # Claim families that point at a fault, or at a platform where the question's answer is usually one
 # (a VM, ranks in separate containers, a riser): with any of them affirmed, "nothing is broken" is not
@@ -640,10 +641,6 @@ def gpus_compared(facts: Facts):
     return None
 
 
-def _tensor_rate(g) -> float:
-    return g.fp16_tflops or g.bf16_tflops
-
-
 def _best_rate(facts: Facts, board) -> float | None:
     """The highest tokens/s the ticket reports for one board: figures its clause says of that board, or naming
     no board where the ticket's GPU is it."""
@@ -668,7 +665,7 @@ def gpu_models_compared(facts: Facts, predictions=None):
     if ticket_ratio.ratio_judged(facts) is not None:
         return  # both boards' rates and the model known: ticket.rate_ratio sets them against the predictor's ratio
     slow, fast, c = found
-    if not (slow.hbm_gbs < fast.hbm_gbs and _tensor_rate(slow) < _tensor_rate(fast)):
+    if not (slow.hbm_gbs < fast.hbm_gbs and tensor_rate(slow) < tensor_rate(fast)):
         return
     slow_rate, fast_rate = _best_rate(facts, slow), _best_rate(facts, fast)
     if slow_rate is not None and fast_rate is not None and slow_rate >= fast_rate:
@@ -677,13 +674,13 @@ def gpu_models_compared(facts: Facts, predictions=None):
                f"{slow.name} behind {fast.name}: its datasheet figures are lower on both counts",
                f"Generating tokens reads every weight from memory once per step, so its rate follows memory bandwidth "
                f"({slow.hbm_gbs:g} GB/s against {fast.hbm_gbs:g} GB/s); prompt processing and batches run on the "
-               f"tensor cores ({_tensor_rate(slow):g} against {_tensor_rate(fast):g} dense 16-bit TFLOPS). A board "
+               f"tensor cores ({tensor_rate(slow):g} against {tensor_rate(fast):g} dense 16-bit TFLOPS). A board "
                f"behind on both is slower by design; older boards may also lack the kernels a quantised model uses.",
                [claim_ev(c, "the GPUs compared"),
                 ev("catalog:gpus.toml", f"memory bandwidth, {slow.name} vs {fast.name}", slow.hbm_gbs, fast.hbm_gbs,
                    "GB/s"),
-                ev("catalog:gpus.toml", f"dense 16-bit tensor rate, {slow.name} vs {fast.name}", _tensor_rate(slow),
-                   _tensor_rate(fast), "TFLOPS")],
+                ev("catalog:gpus.toml", f"dense 16-bit tensor rate, {slow.name} vs {fast.name}", tensor_rate(slow),
+                   tensor_rate(fast), "TFLOPS")],
                fix="Nothing is broken if the ratio of the rates is near the ratio of these figures; `diagnose predict "
                "--gpu` for each board gives the expected rate of this model on it.")
 
@@ -699,9 +696,8 @@ def rate_ratio(facts: Facts, predictions=None):
     found = ticket_ratio.ratio_judged(facts)
     if found is None or claims.symptom(facts) in ("hang", "crash", "error"):
         return
-    fast, slow, measured, (low, high) = found
+    fast, slow, measured, expected, (low, high) = found
     (fb, fm, fp), (sb, sm, sp) = fast, slow
-    expected = fp.decode_tok_s_expected / sp.decode_tok_s_expected
     term = ticket_ratio.limiting_term(fp)
     evidence = [ev(fm, f"decode rate on the {fb.name}", fm.value, round(fp.decode_tok_s_expected, 1), "tok/s"),
                 ev(sm, f"decode rate on the {sb.name}", sm.value, round(sp.decode_tok_s_expected, 1), "tok/s"),
@@ -709,8 +705,7 @@ def rate_ratio(facts: Facts, predictions=None):
                    f"TP={fp.tp} and TP={sp.tp}, batch {fm.batch or 1}; band from each board's calibrated band)",
                    round(measured, 2), f"{low:.2f}-{high:.2f}", "x")]
     sheet = [ticket_ratio.datasheet(term, b) for b in (fb, sb)]
-    share = {b.name: sum(p.expected_terms.get(t, 0.0) for t in ticket_ratio.TERMS[term]) / p.decode_step_ms_expected
-             for b, p in ((fb, fp), (sb, sp))}
+    share = {b.name: ticket_ratio.term_ms(p, term) / p.decode_step_ms_expected for b, p in ((fb, fp), (sb, sp))}
     evidence.append(ev("prediction:expected_terms", f"limiting term: {term}, its share of the expected step "
                        f"({fb.name} vs {sb.name})", round(share[fb.name], 2), round(share[sb.name], 2)))
     if sheet[0] is not None:

@@ -41,9 +41,20 @@ def rated_boards(facts: Facts):
     return list(best.values()) if len(best) == 2 else None
 
 
+def term_ms(p, term: str) -> float:
+    """The time (ms) a prediction's step spends on one group of TERMS."""
+    return sum(p.expected_terms.get(t, 0.0) for t in TERMS[term])
+
+
 def limiting_term(p) -> str:
     """The group of a prediction's step terms that takes the most time."""
-    return max(TERMS, key=lambda k: sum(p.expected_terms.get(t, 0.0) for t in TERMS[k]))
+    return max(TERMS, key=lambda k: term_ms(p, k))
+
+
+def tensor_rate(board) -> float:
+    """A board's dense 16-bit tensor rate (TFLOPS): fp16 where the catalog gives it (Turing GeForce runs no bf16),
+    else bf16."""
+    return board.fp16_tflops or board.bf16_tflops
 
 
 def datasheet(term: str, board) -> tuple[float, str] | None:
@@ -52,12 +63,13 @@ def datasheet(term: str, board) -> tuple[float, str] | None:
     if term == "memory":
         return board.hbm_gbs, "GB/s"
     if term == "compute":
-        return board.fp16_tflops or board.bf16_tflops, "TFLOPS"
+        return tensor_rate(board), "TFLOPS"
     return None
 
 
 def ratio_judged(facts: Facts):
-    """(faster board's [board, measurement, prediction], slower's, the measured ratio, the ratio's band) where the
+    """(faster board's [board, measurement, prediction], slower's, the measured ratio, the expected ratio, the ratio's
+    band) where the
     ticket's model and two boards' rates at one batch are known and the predictor runs both; None otherwise. The
     faster board is the one the predictor expects faster."""
     from rules.workload import predict_layout
@@ -85,7 +97,7 @@ def ratio_judged(facts: Facts):
     band_low, band_high = catalog.calibration().band
     low = expected * band_low / band_high
     high = expected * band_high / band_low
-    return fast, slow, fast[1].value / slow[1].value, (low, high)
+    return fast, slow, fast[1].value / slow[1].value, expected, (low, high)
 
 
 def below_own_band(side) -> bool:

@@ -32,7 +32,7 @@ from diagnose.evidence import (
 )
 from rules import claims, fleet_rules
 from rules.beyond_roofline import beats, finding
-from rules.catalog import resolve_gpu
+from rules.catalog import UNLIKE, pace_gap, resolve_gpu
 from rules.claims import Claim
 from rules.common import (
     LLAMACPP_ENGINES,
@@ -52,6 +52,7 @@ from rules.common import (
     node_count,
     passed,
     tp_sizes,
+    visible_devices,
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
@@ -236,22 +237,8 @@ def link_down(facts: Facts, predictions=None):
                refs=["fabric_manager"])
 
 
-# Mixed boards hold each other back when the fastest outruns the slowest by more than this in memory bandwidth
-# (decode) or dense compute (prefill), the catalog's figures: A100 80GB PCIe against SXM (1.05x) are alike, A100
-# 40GB against 80GB (1.3x bandwidth) or an RTX 3090 against a 4060 Ti (3.2x) are not.
-UNLIKE = 1.2
 # A mixed pair whose speeds the catalog does not know: a lead below the physics answers (0.55) and OBSERVED faults.
 UNKNOWN_PACE = 0.5
-
-
-def _pace_gap(names) -> float | None:
-    """The fastest board over the slowest, in memory bandwidth or dense compute, whichever differs more (the catalog's
-    figures); None when the catalog does not know every board named."""
-    specs = [resolve_gpu(n) for n in names]
-    if not all(specs):
-        return None
-    return max(max(getattr(s, k) for s in specs) / min(getattr(s, k) for s in specs)
-               for k in ("hbm_gbs", "bf16_tflops"))
 
 
 @rule("ticket.mixed_gpus", "straggler")
@@ -271,7 +258,8 @@ def mixed_gpus(facts: Facts, predictions=None):
         names, src = set(together.data["names"]), together.cited
     if len({getattr(resolve_gpu(n), "key", n) for n in names}) < 2:
         return  # one product under two names ("DGX Spark" and its chip "GB10")
-    pace = _pace_gap(names)
+    specs = [resolve_gpu(n) for n in names]
+    pace = pace_gap(specs) if all(specs) else None  # None: the catalog does not know every board named
     if pace is not None and pace < UNLIKE:
         return  # boards alike in memory bandwidth and compute: neither holds the other back
     yield make("ticket.mixed_gpus", "straggler", "warning",
@@ -2107,8 +2095,7 @@ def binding_off_node(facts: Facts, predictions=None):
     if not binds:
         return
     gpus = {g.index: g for g in facts.of(GpuFact) if g.index is not None}
-    visible = next((w.cuda_visible_devices for w in facts.of(Workload) if w.cuda_visible_devices), "")
-    chosen = [int(x) for x in re.split(r"[,\s]+", visible) if x.isdigit()]  # (UUIDs: every GPU, as unset)
+    chosen = [int(x) for x in visible_devices(facts)[0] if x.isdigit()]  # (UUIDs: every GPU, as unset)
     used = [gpus[i] for i in (chosen or sorted(gpus)) if i in gpus]
     if not used:
         return

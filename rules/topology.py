@@ -22,7 +22,6 @@ from diagnose.evidence import (
     PairBandwidth,
     PcieLinkFact,
     TopologyPath,
-    Workload,
     XidEvent,
 )
 from diagnose.findings import Evidence
@@ -50,6 +49,7 @@ from rules.common import (
     passed,
     settings,
     tp_sizes,
+    visible_devices,
     wfield,
 )
 from rules.engine import rule
@@ -58,6 +58,10 @@ from rules.engine import rule
 P2P_LEVELS = {"LOC": 0, "NVL": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SYS": 5}
 PATH_RANK = {"X": 0, "NV": 1, "PIX": 2, "PXB": 3, "PHB": 4, "NODE": 4, "SOC": 5, "SYS": 5}
 NVLINK_PATH = re.compile(r"NV(\d+)")  # topo -m's NV# cell: the pair bonded by # NVLinks
+
+
+# A topo -m cell that is NVLink: "NV#", the # of bonded links.
+NVLINK_PATH = re.compile(r"NV(\d+)")
 
 
 def path_cost(t: TopologyPath) -> int:
@@ -297,7 +301,7 @@ def mig_gpus(facts: Facts, predictions=None):
     if not mig:
         return
     tp, tp_src = wfield(facts, "tp")
-    peers = len(gpu_indices(facts) - _mig_gpus(facts))
+    peers = len(gpu_indices(facts) - {g.index for g in mig})
     names = ", ".join(label(g) for g in mig[:4]) + (", ..." if len(mig) > 4 else "")
     evidence = [ev(g, f"{label(g)}'s MIG mode", "Enabled", "Disabled for a TP peer") for g in mig[:2]]
     if (tp and tp >= 2) or len(gpus) >= 2:
@@ -328,15 +332,12 @@ def _p2p_off_by_design(facts: Facts) -> bool:
 @rule("topology.tp_group_paths", "pcie_fallback")
 def tp_group_paths(facts: Facts, predictions=None):
     """CUDA_VISIBLE_DEVICES picks GPUs that are not NVLink-connected on a box that has NVLink."""
-    visible, src = None, None
-    for w in facts.of(Workload):
-        if w.cuda_visible_devices:
-            visible, src = w.cuda_visible_devices, w.source
-            break
-    if not visible:
+    listed, w = visible_devices(facts)
+    if w is None:
         return
+    visible, src = w.cuda_visible_devices, w.source
     try:
-        chosen = [int(x) for x in re.split(r"[,\s]+", visible.strip()) if x != ""]
+        chosen = [int(x) for x in listed]
     except ValueError:
         return  # UUIDs: the matrix is indexed by number, so this cannot be judged
     paths = {frozenset((t.a, t.b)): t for t in facts.of(TopologyPath)
@@ -385,8 +386,7 @@ def count_scope(facts: Facts, predictions=None):
         return
     c = said[0]
     bad = c.data["bad_from"]
-    visible = next((w for w in facts.of(Workload) if w.cuda_visible_devices), None)
-    listed = [x for x in re.split(r"[,\s]+", visible.cuda_visible_devices.strip()) if x] if visible else []
+    listed, visible = visible_devices(facts)
     if not all(x.isdigit() for x in listed):
         return  # UUIDs: the matrix is indexed by number, so the order cannot be matched to it
     order = [int(x) for x in listed] if visible else sorted({i for pair in links for i in pair})

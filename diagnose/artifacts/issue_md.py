@@ -788,15 +788,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
     if pp_line and 1 <= pp_line[1] <= 1024:
         out.append(Workload(where(name, pp_line[0]), pp=pp_line[1]))
-    batches = {(i, int(b.group(1))) for i, ln in prose for b in BATCH_ONLY.finditer(ln)}
-    if len({b for _, b in batches}) == 1:  # one batch for the whole ticket ("at batch 1"): the layout's
-        i, b = min(batches)
-        out.append(Workload(where(name, i), batch=b))
-    loads = {(i, int(next(g for g in m.groups() if g))) for i, ln in prose for m in CONCURRENT.finditer(ln)}
-    loads |= {(i, int(m.group(1))) for i, ln in prose for m in MAX_CONCURRENCY.finditer(ln)}  # (a command: launch)
-    if len({n for _, n in loads}) == 1:  # one load for the whole ticket: what its benchmark figures were run at
-        i, n = min(loads)
-        out.append(Workload(where(name, i), concurrency=n))
+    batch = _one_stated(prose, BATCH_ONLY)
+    if batch:  # one batch for the whole ticket ("at batch 1"): the layout's
+        out.append(Workload(where(name, batch[0]), batch=batch[1]))
+    load = _one_stated(prose, CONCURRENT, MAX_CONCURRENCY)  # (--max-concurrency: a command's launch)
+    if load:  # one load for the whole ticket: what its benchmark figures were run at
+        out.append(Workload(where(name, load[0]), concurrency=load[1]))
     prompt = _prompt_len(prose)
     if prompt:
         out.append(Workload(where(name, prompt[0]), prompt_len=prompt[1]))
@@ -1433,9 +1430,15 @@ def _reciprocal_of_a_rate(line: str, per_s: float) -> bool:
 def _only_load(prose: list[tuple[int, str]]) -> int | None:
     """The one batch or concurrency the prose states ("--max-concurrency 64", "64 concurrent requests"), or None
     when it states none or several: a per-token latency with no load of its own was measured at it."""
-    found = {int(b.group(1)) for _, ln in prose for b in BATCH.finditer(ln)}
-    found |= {int(next(g for g in c.groups() if g)) for _, ln in prose for c in CONCURRENT.finditer(ln)}
-    return found.pop() if len(found) == 1 else None
+    one = _one_stated(prose, BATCH, CONCURRENT)
+    return one[1] if one else None
+
+
+def _one_stated(prose: list[tuple[int, str]], *patterns: re.Pattern) -> tuple[int, int] | None:
+    """(first line, value) where the prose states one value (each match's filled group) however often, or None where
+    it states none or several: a ticket-wide batch or load is only read where nothing contradicts it."""
+    found = {(i, int(next(g for g in m.groups() if g))) for i, ln in prose for p in patterns for m in p.finditer(ln)}
+    return min(found) if len({n for _, n in found}) == 1 else None
 
 
 def _prompt_len(prose: list[tuple[int, str]], pattern: re.Pattern = PROMPT_LEN, low: int = 8) -> tuple[int, int] | None:
