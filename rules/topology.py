@@ -348,7 +348,9 @@ def tp_group_paths(facts: Facts, predictions=None):
     group = [paths.get(frozenset((f"GPU{a}", f"GPU{b}"))) for i, a in enumerate(chosen) for b in chosen[i + 1:]]
     off = [t for t in group if t is not None and not t.path.upper().startswith("NV")]
     if not off:
-        first = next(t for t in group if t)
+        if None in group:
+            return  # a GPU the matrix does not show (-1 hides GPUs; an index past the box): not every pair is known
+        first = group[0]
         yield passed("topology.tp_group_paths", "The selected GPUs are NVLink-connected",
                      f"Every pair of CUDA_VISIBLE_DEVICES={visible} is joined by NVLink.",
                      [ev(src, "CUDA_VISIBLE_DEVICES", visible), ev(first, "path", first.path)], 0.6)

@@ -545,6 +545,17 @@ def test_tp_scaling_far_below_the_prediction_is_not_called_physics(tmp_path):
     assert not [f for f in by_rule(fs, "workload.latency_bound_small_batch") if f.category == "expected_physics"]
 
 
+@pytest.mark.parametrize("visible", ["0,9", "-1,0", "1,2,12"])
+def test_visible_devices_the_matrix_does_not_show_are_not_judged(tmp_path, visible):
+    """A GPU index past the box, or -1 (CUDA's way to hide GPUs): no pair claim and no traceback (was a
+    StopIteration raised inside the rule's generator)."""
+    path = bundle(tmp_path, "033-nccl-tests-29-dgx1-v100-gdr-enabled-doubled")
+    (path / "launch.txt").write_text(f"CUDA_VISIBLE_DEVICES={visible} vllm serve meta-llama/Llama-3-8B "
+                                     f"--tensor-parallel-size 2\n")
+    _, fs = run(path, "topology.tp_group")
+    assert not by_rule(fs, "topology.tp_group_paths")
+
+
 @pytest.mark.parametrize("visible, bad", [("0,5", True), ("0,1,2,3", False)])
 def test_visible_devices_against_the_nvlink_mesh(tmp_path, visible, bad):
     """DGX-1 cube mesh (033's real topo -m): GPU0 and GPU5 are joined by SYS, GPU0-3 by NVLink."""
