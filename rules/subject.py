@@ -49,6 +49,11 @@ class Subject:
             return True
         return same_model(figure_model(names), self.model)
 
+    def model_of(self, names: str | None) -> ModelSpec | None:
+        """The model a figure is of: the one its clause names (figure_model), else this ticket's; None where the
+        clause names several or one nothing places, so no rule guesses."""
+        return figure_model(names) if names else self.model
+
     @classmethod
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)

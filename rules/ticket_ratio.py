@@ -30,14 +30,13 @@ def rated_boards(facts: Facts):
     ticket.comparison_set), leaves no pair. Each rate is of the model its own clause names ("13B on the 4090 does
     30"), else the ticket's; a rate whose model is ambiguous ("7B / 13B") or unknown leaves no pair: no guess."""
     from rules import catalog
-    from rules.subject import figure_model
 
     best: dict[str, tuple] = {}
     for m in facts.of(Measurement):
         if m.metric != "decode_tok_s" or m.unit != "tok/s" or not m.gpu_name:
             continue
         board = catalog.resolve_gpu(m.gpu_name)
-        model = figure_model(m.model) if m.model else facts.subject.model
+        model = facts.subject.model_of(m.model)
         if board is None or model is None:
             return None
         if board.key not in best or m.value > best[board.key][1].value:
