@@ -157,21 +157,31 @@ def _sized_stand_in(model: str) -> ModelSpec | None:
 
 def figure_model(names: str | None) -> ModelSpec | None:
     """The catalog row of the one model a figure's clause names (Measurement.model), read as a ticket's model is: a
-    catalog name first, else a dense stand-in of its size ('13B'); None for several names or one nothing places."""
-    if not names or " / " in names:
+    catalog name first, else a dense stand-in of its size ('13B'); several names are one model only where all are
+    the same model (an HF id and its short name); None for two models or a name nothing places."""
+    if not names:
         return None
-    found = next((spec for n in _model_names(names) if (spec := catalog.find_model(n))), None)
-    return found or _sized_stand_in(names)
+    specs = [next((spec for n in _model_names(name) if (spec := catalog.find_model(n))), None)
+             or _sized_stand_in(name) for name in names.split(" / ")]
+    return specs[0] if all(same_model(specs[0], s) for s in specs) else None
 
 
 def same_model(a: ModelSpec | None, b: ModelSpec | None) -> bool:
-    """One model: the same catalog row, or, where either is only a stand-in for a size, sizes a stand-in could share."""
+    """One model as the predictor sees it: the same catalog row or the same shape (Llama 3 8B and Llama 3.1 8B share
+    every config.json figure decode turns on), or, where either is only a stand-in for a size, sizes a stand-in could
+    share."""
     if a is None or b is None:
         return False
     if "stand-in" not in a.key and "stand-in" not in b.key:
-        return a.key == b.key
+        return a.key == b.key or _shape(a) == _shape(b)
     sizes = a.published_params_b, b.published_params_b
     return all(sizes) and abs(sizes[0] - sizes[1]) <= STAND_IN_SPREAD * max(sizes)
+
+
+def _shape(m: ModelSpec) -> tuple:
+    """What a decode step's bytes and FLOPs turn on (config.json's sizes)."""
+    return (m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.vocab, m.experts, m.experts_active,
+            m.expert_ffn)
 
 
 # An expert model's active size ('-A3B'), expert count ('-16E', '-128E') or a MoE marker in its name: no dense size

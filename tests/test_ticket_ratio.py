@@ -140,7 +140,10 @@ def test_another_models_figure_is_not_judged_against_the_tickets_model():
     assert [f.evidence[0].measured for f in judged] == [150.0]
     # one model said again by its size alone ("the 7B", "the 70B") is the ticket's model: still judged
     for text, value in (("# slow\n\nExLlama GPTQ 4-bit on my RTX 4090 with Llama-2-7B: the 7B does 30 tok/s.\n", 30),
-                        ("# slow\n\nExLlama GPTQ 4-bit on my RTX 4090 with Llama-2-7B: 30 tok/s.\n", 30)):
+                        ("# slow\n\nExLlama GPTQ 4-bit on my RTX 4090 with Llama-2-7B: 30 tok/s.\n", 30),
+                        # another release of one shape is the same model to the predictor
+                        ("# slow\n\nvLLM with meta-llama/Meta-Llama-3-8B-Instruct on my RTX 4090: Llama 3.1 8B does "
+                         "20 tok/s.\n", 20)):
         _, findings, _ = _ratio(text)
         (f,) = [f for f in findings if f.rule == "ticket.measured_vs_expected"]
         assert f.category == "other" and f.evidence[0].measured == value
