@@ -356,6 +356,9 @@ class Measurement(Fact):
     # the GPU product a reporter's figure is said of in its own clause ("on the A100 I get 95 tok/s"), several joined
     # by " / " where the clause or its line names more than one: a figure of another GPU is not the ticket GPU's
     gpu_name: str | None = None
+    # the model a figure's own clause names ("13B on the 4090 does 30 tok/s"), several joined by " / " where its line
+    # names more than one and its clause none: a figure of another model is not judged against the ticket's model
+    model: str | None = None
 
 
 @dataclass

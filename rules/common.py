@@ -453,10 +453,11 @@ def large_results(facts: Facts, min_bytes: int = 64 << 20) -> list[CollectiveRes
 
 
 def measurements(facts: Facts, metric: str) -> list[Measurement]:
-    """The figures of one metric that are the ticket GPU's: one its own clause says of another GPU ("on the A100 I
-    get 95 tok/s" in a ticket about an H100) is that GPU's, not judged against this one's band."""
+    """The figures of one metric that are the ticket GPU's and model's: one its own clause says of another GPU ("on the
+    A100 I get 95 tok/s" in a ticket about an H100) or another model ("the 13B does 30 tok/s" in a ticket about a 7B)
+    is that GPU's or model's, not judged against this one's band."""
     subject = facts.subject
     return [m for m in facts.of(Measurement) if m.metric == metric
-            and (subject is None or subject.said_of(m.gpu_name))]
+            and (subject is None or (subject.said_of(m.gpu_name) and subject.model_said_of(m.model)))]
 
 

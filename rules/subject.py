@@ -41,6 +41,19 @@ class Subject:
         return all(_product(_known(catalog.resolve_gpu, text=n))
                    == _product(self.gpu) for n in names.split(" / "))
 
+    def model_said_of(self, names: str | None) -> bool:
+        """Is a figure said of this model? True where it names none, or one the same as this (the same catalog row,
+        or the same size where either is known only by its size: "the 70B" of Llama-3-70B); False where it names
+        another, several ("7B / 13B"), or one no catalog row nor size places: not judged against this model."""
+        if not names or self.model is None:
+            return True
+        return same_model(figure_model(names), self.model)
+
+    def model_of(self, names: str | None) -> ModelSpec | None:
+        """The model a figure is of: the one its clause names (figure_model), else this ticket's; None where the
+        clause names several or one nothing places, so no rule guesses."""
+        return figure_model(names) if names else self.model
+
     @classmethod
     def of(cls, facts: Facts) -> "Subject":
         key = engine_of(facts)
@@ -123,14 +136,52 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
     for w in facts.of(Workload):
         # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
         # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
-        if EXPERT_SIZE.search(w.model or ""):
-            continue  # a mixture of experts reads its active weights per token: no dense model stands in
-        for name in _model_names(w.model) if w.model else ():
-            size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
-            spec = size and _dense_family(size.group(1), ":" in w.model) and _stand_in(float(size.group(2)))
-            if spec:
-                return spec, w.source
+        spec = _sized_stand_in(w.model) if w.model else None
+        if spec:
+            return spec, w.source
     return None, None
+
+
+def _sized_stand_in(model: str) -> ModelSpec | None:
+    """A dense stand-in for a name that ends in its size, or is one ('a 70B model', 'Llama 70B', 'Baichuan2-13B');
+    not an expert's active size ('-A3B') nor an expert count ('-16E'): a mixture has no dense size to stand in for."""
+    if EXPERT_SIZE.search(model):
+        return None  # a mixture of experts reads its active weights per token: no dense model stands in
+    for name in _model_names(model):
+        size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
+        spec = size and _dense_family(size.group(1), ":" in model) and _stand_in(float(size.group(2)))
+        if spec:
+            return spec
+    return None
+
+
+def figure_model(names: str | None) -> ModelSpec | None:
+    """The catalog row of the one model a figure's clause names (Measurement.model), read as a ticket's model is: a
+    catalog name first, else a dense stand-in of its size ('13B'); several names are one model only where all are
+    the same model (an HF id and its short name); None for two models or a name nothing places."""
+    if not names:
+        return None
+    specs = [next((spec for n in _model_names(name) if (spec := catalog.find_model(n))), None)
+             or _sized_stand_in(name) for name in names.split(" / ")]
+    return specs[0] if all(same_model(specs[0], s) for s in specs) else None
+
+
+def same_model(a: ModelSpec | None, b: ModelSpec | None) -> bool:
+    """One model as the predictor sees it: the same catalog row or the same shape (Llama 3 8B and Llama 3.1 8B share
+    every config.json figure decode turns on), or, where either is only a stand-in for a size, sizes a stand-in could
+    share."""
+    if a is None or b is None:
+        return False
+    if "stand-in" not in a.key and "stand-in" not in b.key:
+        return a.key == b.key or _shape(a) == _shape(b)
+    sizes = a.published_params_b, b.published_params_b
+    return all(sizes) and abs(sizes[0] - sizes[1]) <= STAND_IN_SPREAD * max(sizes)
+
+
+def _shape(m: ModelSpec) -> tuple:
+    """What a decode step's bytes and FLOPs turn on (config.json's sizes)."""
+    return (m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.vocab, m.experts, m.experts_active,
+            m.expert_ffn)
 
 
 # An expert model's active size ('-A3B'), expert count ('-16E', '-128E') or a MoE marker in its name: no dense size

@@ -686,21 +686,29 @@ def gpu_models_compared(facts: Facts, predictions=None):
 
 
 # --------------------------------------------------------------------------- two boards' measured rates (issue 11 m)
+def _models_said(fp, sp) -> str:
+    """Which model each side's figure is of: one model for both, or each board's own ("13B on the 4090")."""
+    return f"{fp.model}'s" if fp.model == sp.model else f"each board's own model's ({fp.model}, {sp.model})"
+
+
 @rule("ticket.rate_ratio", "expected_physics", "other")
 def rate_ratio(facts: Facts, predictions=None):
-    """Two boards' measured decode rates (the ticket's model, one batch): their ratio against the ratio of the
-    predictor's expected rates on each, within both boards' calibrated bands at their edges. Inside and neither board
-    below its own band: the boards' physics, naming the step's limiting term and both expected figures. Outside (or
-    one board alone below its band): that board delivers less than the other says it should. Silent on totals above
-    one stream's bound, rates at two loads, results tables, or a third board."""
+    """Two boards' measured decode rates (each of the model its own clause names, else the ticket's; one batch): their
+    ratio against the ratio of the predictor's expected rates on each, within both boards' calibrated bands at their
+    edges. Inside and neither board below its own band: the boards' physics, naming the step's limiting term and both
+    expected figures. Outside (or one board alone below its band): that board delivers less than the other says it
+    should. Silent on totals above one stream's bound, rates at two loads, results tables, a third board, or a rate
+    whose model is ambiguous."""
     found = ticket_ratio.ratio_judged(facts)
     if found is None or claims.symptom(facts) in ("hang", "crash", "error"):
         return
     fast, slow, measured, expected, (low, high) = found
     (fb, fm, fp), (sb, sm, sp) = fast, slow
     term = ticket_ratio.limiting_term(fp)
-    evidence = [ev(fm, f"decode rate on the {fb.name}", fm.value, round(fp.decode_tok_s_expected, 1), "tok/s"),
-                ev(sm, f"decode rate on the {sb.name}", sm.value, round(sp.decode_tok_s_expected, 1), "tok/s"),
+    evidence = [ev(fm, f"decode rate of {fp.model} on the {fb.name}", fm.value, round(fp.decode_tok_s_expected, 1),
+                   "tok/s"),
+                ev(sm, f"decode rate of {sp.model} on the {sb.name}", sm.value, round(sp.decode_tok_s_expected, 1),
+                   "tok/s"),
                 ev("prediction:expected", f"{fb.name} / {sb.name} decode rate ratio (expected: {fp.engine} profile, "
                    f"TP={fp.tp} and TP={sp.tp}, batch {fm.batch or 1}; band from each board's calibrated band)",
                    round(measured, 2), f"{low:.2f}-{high:.2f}", "x")]
@@ -721,11 +729,11 @@ def rate_ratio(facts: Facts, predictions=None):
         if fault_context(facts):
             return  # a fault in sight: the ratio does not clear it
         yield make("ticket.rate_ratio", "expected_physics", "info", 0.55, f"{said}: the boards' physics",
-                   f"Both figures are this model's decode on these boards: a step is limited by {term} "
+                   f"Both figures are {_models_said(fp, sp)} decode on these boards: a step is limited by {term} "
                    f"({share[fb.name]:.0%} of the {fb.name}'s expected step, {share[sb.name]:.0%} of the "
                    f"{sb.name}'s), and what both boards pay alike (launches, the engine's host time) draws the "
                    "ratio toward 1 from the datasheets'; the band is each board's calibrated band at its edges.",
-                   evidence, fix="Nothing is broken; the faster board's lead on this model is what its "
+                   evidence, fix="Nothing is broken; the faster board's lead here is what its "
                    f"{term} allows (`diagnose predict --gpu` for each board gives both expected figures).")
         return
     if low <= measured <= high and len(short) == 2:
@@ -734,7 +742,8 @@ def rate_ratio(facts: Facts, predictions=None):
     other = slow if short is fast else fast
     yield make("ticket.rate_ratio", "other", "warning", 0.45,
                f"{said}: the {short[0].name} delivers less than the {other[0].name} says it should",
-               f"Against the same model, batch and layout, the {short[0].name}'s rate ({short[1].value:g} tok/s, "
+               f"Against {_models_said(fp, sp)} predictions at one batch, the {short[0].name}'s rate "
+               f"({short[1].value:g} tok/s, "
                f"expected {short[2].decode_tok_s_expected:.0f}) falls behind what the {other[0].name}'s "
                f"({other[1].value:g}, expected {other[2].decode_tok_s_expected:.0f}) implies: something beyond "
                "physics costs the slower side time (clocks or power cap, host, engine build or settings).",

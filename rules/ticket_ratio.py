@@ -25,8 +25,10 @@ TERMS = {
 
 
 def rated_boards(facts: Facts):
-    """[(board, its fastest one-stream decode rate)] for exactly two catalog boards the ticket's figures name, or
-    None: a rate naming no board, or a third board (a results table: ticket.comparison_set), leaves no pair."""
+    """[(board, its fastest one-stream decode rate, the model that rate is of)] for exactly two catalog boards the
+    ticket's figures name, or None: a rate naming no board, or a third board (a results table:
+    ticket.comparison_set), leaves no pair. Each rate is of the model its own clause names ("13B on the 4090 does
+    30"), else the ticket's; a rate whose model is ambiguous ("7B / 13B") or unknown leaves no pair: no guess."""
     from rules import catalog
 
     best: dict[str, tuple] = {}
@@ -34,10 +36,11 @@ def rated_boards(facts: Facts):
         if m.metric != "decode_tok_s" or m.unit != "tok/s" or not m.gpu_name:
             continue
         board = catalog.resolve_gpu(m.gpu_name)
-        if board is None:
+        model = facts.subject.model_of(m.model)
+        if board is None or model is None:
             return None
         if board.key not in best or m.value > best[board.key][1].value:
-            best[board.key] = (board, m)
+            best[board.key] = (board, m, model)
     return list(best.values()) if len(best) == 2 else None
 
 
@@ -74,13 +77,13 @@ def ratio_judged(facts: Facts):
     faster board is the one the predictor expects faster."""
     from rules.workload import predict_layout
 
-    pair = rated_boards(facts) if facts.subject.model is not None else None
+    pair = rated_boards(facts)
     if pair is None or any(n.kind == "results_table" for n in facts.of(Note)):
         return None
     sides = []
-    for board, m in pair:
+    for board, m, model in pair:
         tp, how = assumed_tp(facts, m)
-        p = predict_layout(facts, tp, m.batch or 1, dtype=m.dtype, gpu=board)
+        p = predict_layout(facts, tp, m.batch or 1, dtype=m.dtype, gpu=board, model=model)
         if p is None or not (p.valid and p.fits and p.decode_tok_s_expected) or m.value > ONE_STREAM * p.decode_tok_s:
             return None  # not predicted, or above one stream's bound: a batch's total at a load nobody stated
         p.assumptions["assumed"] = defaults_assumed(facts, m, how, p)

@@ -276,18 +276,19 @@ def quant_group(facts: Facts) -> str | None:
 
 
 def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None, pp: int = 1,
-                   dtype: str | None = None, gpu=None):
+                   dtype: str | None = None, gpu=None, model=None):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
     profile), with the pipeline stages the ticket states (placed on its nodes), else `pp` stages the caller
     assumed (a layer split over every GPU named), or None when the catalog does not know them or the predictor
     rejects the layout. The prompt and reply lengths the ticket states, where the caller gives none (else
     1024 in and the predictor's default out): a decode rate is averaged over the reply's contexts.
     `dtype`: weights to assume in place of the ticket's (quantised_stream's 4-bit). `gpu`: another board the ticket
-    names, in place of its own (two boards' rates set side by side)."""
+    names, in place of its own (two boards' rates set side by side). `model`: the model a figure's own clause names, in
+    place of the ticket's (rules.subject.figure_model)."""
     from diagnose.errors import InputError
     from rules import catalog, roofline
 
-    model = facts.subject.model
+    model = model or facts.subject.model
     gpu = gpu or facts.subject.gpu
     if model is None or gpu is None:
         return None

@@ -1213,6 +1213,39 @@ def clause_gpu(clause: str, line: str) -> str | None:
     return " / ".join(names)
 
 
+# A model named by its size alone inside a figure's clause ("13B on the 4090 does 30 tok/s", "the 7b gets 48"): the
+# size is the model's name there, not a unit (a byte size carries its G/M/K before the B).
+CLAUSE_SIZE = re.compile(r"(?<![\w.:/-])(\d{1,3}(?:\.\d)?)[bB](?![\w-]|\.\w)")
+
+
+# A model named only to say it was not the one run: "not the 13B", "instead of Llama-2-13B", "rather than 13B".
+NOT_THIS_MODEL = re.compile(r"\b(?:not|instead\s+of|rather\s+than)\s+(?:the\s+|a\s+)?$", re.I)
+
+
+def _models_in(text: str) -> list[str]:
+    """The models a piece of text names as run, in order, once each: full names (an HF id, a known family with its
+    size, any name ending in its size); where none, sizes alone ("7B"). A name negated ("not the 13B") is not run."""
+    text = _plain(text)
+    found = sorted((m.start(), m.group(1)) for rx in (HF_ID, MODEL_NAME, OTHER_MODEL) for m in rx.finditer(text))
+    found = found or [(m.start(), f"{m.group(1)}B") for m in CLAUSE_SIZE.finditer(text)]
+    names = [n for at, n in found if not NOT_THIS_MODEL.search(text[max(0, at - 20):at])]
+    # a full name matched twice (an HF id and the family name inside it) is one model: the longest spelling holds
+    names = [n for n in names if not any(n != o and n.lower() in o.lower() for o in names)]
+    return list(dict.fromkeys(names))
+
+
+def clause_model(clause: str, line: str) -> str | None:
+    """The model a figure's own clause names ("13B on the 4090 does 30 tok/s" -> "13B"); where its clause names none
+    but its line names two or more ("Llama-2-7B and Llama-2-13B: 48 tok/s"), all of them, joined by " / ": the figure
+    could be either's. None where nothing says, so the ticket's model holds (as clause_gpu for the GPU)."""
+    names = _models_in(clause)
+    if not names:
+        names = _models_in(line)
+        if len(names) < 2:
+            return None
+    return " / ".join(names)
+
+
 # "I ran the same on H200 and got 6,051 tok/s": the board the run happened on, in an earlier clause of its sentence
 RAN_ON = re.compile(r"\b(?:on|with|using)\s+(?:an?\s+|the\s+|my\s+|our\s+)?(?:\d+\s*[x×]\s*)?$", re.I)
 
@@ -1309,7 +1342,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                          or CJK_TOTAL.search(clause[:m.start()]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
                 out.append(Measurement(where(name, i), metric, rate_value(m), "tok/s", stat="reported", tp=tp,
-                                       batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln)))
+                                       batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
+                                       model=clause_model(clause, ln)))
     return out
 
 
@@ -1489,5 +1523,6 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
                 if batch is None and metric != "ttft_ms":
                     batch = only_load  # one stream's step time at the load the ticket runs, wherever it says it
                 out.append(Measurement(where(name, i), metric, ms, "ms", stat=stat, tp=tps[0] if tps else None,
-                                       batch=batch, gpu_name=clause_gpu(clause, ln)))
+                                       batch=batch, gpu_name=clause_gpu(clause, ln),
+                                       model=clause_model(clause, ln)))
     return out
