@@ -633,7 +633,9 @@ class Calibration:
         """Share of the datasheet tensor rate a model GEMM reaches on `gpu`: the GPU's measured
         matmul ceiling (or the typical one) times the fitted share of it (or an engine's own `share`)."""
         fp8 = dtype == "fp8"
-        ceiling = (gpu.matmul_fp8_max if fp8 else gpu.matmul_max) if gpu is not None else 0.0
+        # matmul_max is measured at FP32 accumulate: a GeForce board's doubled FP16-accumulate rate is not
+        measured = gpu is not None and not (dtype == "fp16acc16" and gpu.fp16_acc16_tflops)
+        ceiling = (gpu.matmul_fp8_max if fp8 else gpu.matmul_max) if measured else 0.0
         ceiling = ceiling or self.gemm_ceiling["fp8" if fp8 else "bf16"]
         return ceiling * (share or self.gemm_efficiency.get(dtype) or self.gemm_efficiency["bf16"])
 
