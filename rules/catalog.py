@@ -306,6 +306,10 @@ class EngineSpec:
     # host time per decoder layer, no CUDA graphs, beside its launches: the views, slices and selects its Python
     # code makes, which go through the dispatcher but launch nothing (counted from the engine's layer code)
     host_us_per_layer: float = 0.0
+    # decode steps replay piecewise CUDA graphs (vLLM's PIECEWISE cudagraph mode): each decoder layer's attention runs
+    # eagerly between two graph pieces, and a step pays this many microseconds per layer for it beside the GPU's work
+    # (rules.step_model); 0 = one graph for the whole step (or no graphs at all)
+    piecewise_layer_us: float = 0.0
     custom_allreduce: str = ""  # a [custom.<key>] of calibration.toml; "" = NCCL for every message
     custom_allreduce_max_bytes: int = 0  # larger messages go to NCCL
     custom_allreduce_max_ranks: int = 8

@@ -81,8 +81,8 @@ def passed(rule: str, title: str, summary: str, evidence: Iterable[Evidence], co
 # Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
 # (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
 # Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
-TP_ENGINES = ("vllm", "vllm-0.8", "vllm-0.14", "sglang", "trtllm", "trtllm-xqa8", "trtllm-mmha", "trtllm-0.5",
-              "lmdeploy", "tgi", "deepspeed")
+TP_ENGINES = ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14", "sglang", "trtllm", "trtllm-xqa8", "trtllm-mmha",
+              "trtllm-0.5", "lmdeploy", "tgi", "deepspeed")
 # llama.cpp's profiles (Ollama, llama-cpp-python, LM Studio, koboldcpp run it): whole layers per GPU, GGUF weights
 LLAMACPP_ENGINES = ("llamacpp", "llamacpp-eager")
 

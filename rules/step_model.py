@@ -17,8 +17,9 @@ activation traffic; per pass the LM head and a few sampling kernels; every all-r
 engine's implementation (rules.collectives), and apart from them the wait for the group's slowest
 GPU (`slowest_gpu_wait_ms`). Without CUDA graphs the host launches every
 kernel, calls every all-reduce and makes the layer's views itself, so a pass takes at least kernels x `launch_us`
-+ all-reduces x `allreduce_host_us` + layers x `host_us_per_layer`. The engine's host time per step and per
-request is added by the caller (rules.roofline), once. A decode attention kernel that runs one
++ all-reduces x `allreduce_host_us` + layers x `host_us_per_layer`; with piecewise CUDA graphs (each layer's
+attention eager between graph pieces) a decode pass adds layers x `piecewise_layer_us`. The engine's host time per
+step and per request is added by the caller (rules.roofline), once. A decode attention kernel that runs one
 thread block per query head (grouped_attention false) may be bound by its CUDA-core work; a prefill
 attention that is not fused (engines.toml context_score_bytes) moves every score through memory.
 """
@@ -51,7 +52,8 @@ class PassTerms:
     weights/kv/activation: their bytes at the achieved stream bandwidth; compute: GEMM and
     attention time beyond their streaming (compute-bound kernels); overhead: the fixed time of
     every kernel; allreduce: every all-reduce; wait: the TP group's wait at its all-reduces for
-    its slowest GPU; launch: host launch time the GPU waits for (no CUDA graphs only).
+    its slowest GPU; launch: host launch time the GPU waits for (no CUDA graphs, or the eager attention
+    between piecewise graph pieces).
     """
 
     weights_ms: float = 0.0
@@ -264,6 +266,8 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
         host = (kernels * s.engine.launch_us + t.allreduces * (s.engine.allreduce_host_us or s.engine.launch_us)
                 + model.layers * s.engine.host_us_per_layer) / 1e3
         t.launch_ms = max(0.0, host - t.total_ms)
+    elif s.engine.piecewise_layer_us:  # piecewise graphs: each layer's attention runs eagerly between two pieces
+        t.launch_ms = model.layers * s.engine.piecewise_layer_us / 1e3
     return t
 
 

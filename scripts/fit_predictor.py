@@ -102,13 +102,15 @@ TIED = {"trtllm-mmha": "trtllm", "trtllm-0.5": "trtllm", "trtllm-xqa8": "trtllm"
         "vllm-0.14": "vllm",
         # TurboMind before its unified prefill/decode differs in where the first token is sampled (engines.toml)
         "lmdeploy-0.1a1": "lmdeploy",
-        # vLLM 0.8-0.13 (V1 without async scheduling) keeps vllm's host step and hand-off, with V1's kernels and request
-        # path held at the values vllm-0.14 documents and fits (engines.toml)
-        "vllm-0.8": "vllm"}
+        # vLLM 0.8-0.10 and 0.11-0.13 (V1 without async scheduling; piecewise, then full decode graphs) keep vllm's
+        # host step and hand-off, with V1's kernels and request path held at the values vllm-0.14 documents and fits,
+        # and 0.8-0.10's per-layer piecewise cost set from published pairs (engines.toml)
+        "vllm-0.8": "vllm", "vllm-0.11": "vllm"}
 # constants a tied engine's profile sets from documentation and another engine's fit, which no fit moves: vLLM 0.14's
 # async scheduling takes the host's step off the critical path, and its compiled graph runs gpt-fast's kernel time
 HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us"),
-        "vllm-0.8": ("kernel_overhead_us", "host_ms_per_request")}
+        "vllm-0.8": ("kernel_overhead_us", "host_ms_per_request"),
+        "vllm-0.11": ("kernel_overhead_us", "host_ms_per_request")}
 # what a tied engine fits for itself beyond OWN_TIED: llama.cpp launching every kernel from the host leaves a longer
 # gap between kernels than its CUDA-graph replay (PR 6766's before/after pair measures the difference); vLLM V1 runs
 # the API server (HTTP, chat template, tokenising, detokenising) in its own process apart from the EngineCore

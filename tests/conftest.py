@@ -60,6 +60,23 @@ def measured_vs_expected(folder, name, text):
     return f
 
 
+def llama8b_itl_predict_and_scaling(folder, engine: str, itl_ms: float) -> tuple[dict, dict]:
+    """Llama-3-8B on one H100, one request, 512-token prompts, 256 out, run by `engine`: predict's layout, and
+    scaling's row for a measured ITL of `itl_ms` (both commands exit 0 or 1)."""
+    import json
+
+    pred = diagnose("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1", "--engine", engine,
+                    "--prompt", "512", "--output-len", "256", "--json")
+    assert pred.exit_code == 0, pred.output
+    runs = folder / "itl.csv"
+    runs.write_text(f"layout,batch,metric,value,engine\nTP1,1,itl_ms,{itl_ms},{engine}\n")
+    scal = diagnose("scaling", runs, "--model", "llama-3-8b", "--gpu", "h100-sxm", "--prompt", "512", "--context",
+                    "768", "--json")
+    assert scal.exit_code in (0, 1), scal.output
+    (row,) = json.loads(scal.stdout)["predictions"]["scaling"]["rows"]
+    return json.loads(pred.stdout)["predictions"]["layouts"][0], row
+
+
 def diagnose(*args, env=None):
     """Run `diagnose ARGS...` in-process, as the shell would; a crash (not an exit) fails the test."""
     from click.testing import CliRunner

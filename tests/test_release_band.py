@@ -6,16 +6,17 @@ the same expected ITL for the same facts."""
 import json
 
 import pytest
-from conftest import diagnose, measured_vs_expected
+from conftest import diagnose, llama8b_itl_predict_and_scaling, measured_vs_expected
 
 from rules import catalog, roofline
 from rules.roofline import RELEASE_UNSTATED, Layout
 
 
 @pytest.mark.parametrize("text, key", [
-    # V0 before 0.8; V1 without async scheduling 0.8-0.13 (V1 default from v0.8.0, PR 13726); async from 0.14
+    # V0 before 0.8; V1 without async scheduling 0.8-0.13 (V1 default from v0.8.0, PR 13726), piecewise graphs until
+    # 0.10, full decode graphs from 0.11 (PR 25444); async from 0.14
     ("vLLM 0.7.3", "vllm"), ("vllm==0.8.0", "vllm-0.8"), ("vLLM v0.10.1.post1", "vllm-0.8"),
-    ("vllm/vllm-openai:v0.13.0", "vllm-0.8"), ("vLLM 0.14.0", "vllm-0.14"),
+    ("vllm/vllm-openai:v0.13.0", "vllm-0.11"), ("vLLM 0.14.0", "vllm-0.14"),
     ("TGI 1.4.5", "tgi-1.0"), ("text-generation-inference 2.0.1", "tgi"),
     # TensorRT-LLM: v0.5's defaults, v0.6-v0.9's precompiled XQA, the XQA JIT from v0.10 (1.x too)
     ("TensorRT-LLM 0.5.0", "trtllm-0.5"), ("tensorrt_llm==0.9.0", "trtllm-xqa8"), ("TensorRT-LLM v0.10.0", "trtllm"),
@@ -29,14 +30,15 @@ def test_a_stated_release_picks_one_profile_and_no_band(text, key):
 
 
 @pytest.mark.parametrize("text, keys", [
-    ("vLLM", ("vllm", "vllm-0.8", "vllm-0.14")), ("vllm", ("vllm", "vllm-0.8", "vllm-0.14")),
-    ("served with vllm-openai in docker", ("vllm", "vllm-0.8", "vllm-0.14")),
+    ("vLLM", ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14")),
+    ("vllm", ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14")),
+    ("served with vllm-openai in docker", ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14")),
     ("text-generation-inference", ("tgi-1.0", "tgi")), ("TGI", ("tgi-1.0", "tgi")),
     ("TensorRT-LLM", ("trtllm-0.5", "trtllm-xqa8", "trtllm")),
     ("trtllm-bench", ("trtllm-0.5", "trtllm-xqa8", "trtllm")),
     # a profile named by a release alias, and engines with one profile: nothing to widen
-    ("vllm-v0", ()), ("vllm-0.8", ()), ("vllm-0.14", ()), ("trtllm-0.9", ()), ("trtllm-mmha", ()), ("SGLang", ()),
-    ("llama.cpp", ()),
+    ("vllm-v0", ()), ("vllm-0.8", ()), ("vllm-0.11", ()), ("vllm-0.14", ()), ("trtllm-0.9", ()), ("trtllm-mmha", ()),
+    ("SGLang", ()), ("llama.cpp", ()),
 ])
 def test_an_engine_named_without_its_release_could_have_run_every_profile(text, keys):
     assert tuple(e.key for e in catalog.release_candidates(text)) == keys
@@ -55,7 +57,8 @@ def test_the_unstated_band_covers_every_release_and_centres_on_the_newest():
     step = p.decode_step_ms_expected
     assert step * p.band_low == pytest.approx(min(q.decode_step_ms_expected * q.band_low for q in each.values()))
     assert step * p.band_high == pytest.approx(max(q.decode_step_ms_expected * q.band_high for q in each.values()))
-    assert each["vllm"].decode_step_ms_expected > each["vllm-0.8"].decode_step_ms_expected > step
+    assert (each["vllm"].decode_step_ms_expected > each["vllm-0.8"].decode_step_ms_expected
+            > each["vllm-0.11"].decode_step_ms_expected > step)
     assert RELEASE_UNSTATED in p.assumptions["release"]
 
 
@@ -74,20 +77,9 @@ def test_predict_scaling_and_ticket_expect_the_same_itl_for_the_same_facts(tmp_p
     """Llama-3.1-8B on one H100, one request, 512-token prompts and 256 output tokens: `predict` gives its ITL at
     the reply's middle (640 tokens); `scaling` of a measured ITL and a ticket's decode rate are judged against the
     same step (they priced it at the full 768 before, 0.2-1 % apart), whatever release is stated or not."""
-    name = engine.replace("vLLM ", "vllm ").lower()
-    pred = diagnose("predict", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "1", "--engine", name,
-                    "--prompt", "512", "--output-len", "256", "--json")
-    assert pred.exit_code == 0, pred.output
-    layout = json.loads(pred.stdout)["predictions"]["layouts"][0]
+    layout, row = llama8b_itl_predict_and_scaling(tmp_path, engine.replace("vLLM ", "vllm ").lower(), 7.5)
     assert layout["itl_context"] == 640 and layout["decode_step_ms_expected"] == layout["itl_ms_expected"]
     itl = layout["itl_ms_expected"]
-
-    runs = tmp_path / "itl.csv"
-    runs.write_text(f"layout,batch,metric,value,engine\nTP1,1,itl_ms,7.5,{name}\n")
-    scal = diagnose("scaling", runs, "--model", "llama-3-8b", "--gpu", "h100-sxm", "--prompt", "512", "--context",
-                    "768", "--json")
-    assert scal.exit_code in (0, 1), scal.output
-    (row,) = json.loads(scal.stdout)["predictions"]["scaling"]["rows"]
     assert row["expected"] == pytest.approx(itl, abs=1e-4)
     assert (row["band_low"], row["band_high"]) == pytest.approx((layout["band_low"], layout["band_high"]))
 
@@ -141,7 +133,7 @@ def test_a_release_line_that_never_ran_the_gpu_is_no_candidate(tmp_path, gpu, na
 def test_release_lines_before_blackwell_kernels_are_no_candidates_there(name, newest, gpu):
     """vLLM before 0.8 (default wheels on CUDA 12.4 until v0.9.0), TGI before 2.0 and TurboMind up to v0.1.0a1 all came
     before CUDA 12.8, the first toolkit that builds Blackwell kernels: on a B200 or RTX 5090 the unstated band drops
-    them (vLLM keeps 0.8-0.13, which reach v0.9), on an H100 they stay."""
+    them (vLLM keeps 0.8-0.10 and 0.11-0.13, from v0.9 on), on an H100 they stay."""
     model, spec = catalog.model("llama-3-8b"), catalog.gpu(gpu)
     releases = catalog.release_candidates(name)
     p = roofline.predict_any_build(model, spec, Layout(tp=2), engine=releases[-1], build_stated=True,

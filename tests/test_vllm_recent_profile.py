@@ -1,7 +1,8 @@
 """vLLM 0.14 and later (engines.toml [engine."vllm-0.14"]): async scheduling on by default takes the per-step host
 work off the critical path, and the torch.compile'd model replayed as a CUDA graph runs gpt-fast's per-kernel time.
-A stated version picks the profile (0.8-0.13: vllm-0.8, V1 without async scheduling; before 0.8: vllm, V0); vLLM named
-without one is judged against the band of all three, its expected figure the newest's."""
+A stated version picks the profile (0.8-0.10: vllm-0.8 and 0.11-0.13: vllm-0.11, V1 without async scheduling, with
+piecewise then full decode graphs; before 0.8: vllm, V0); vLLM named without one is judged against the band of all
+four, its expected figure the newest's."""
 
 import dataclasses
 import importlib.util
@@ -55,8 +56,9 @@ def test_async_scheduling_hides_the_host_step_and_the_compiled_graph_runs_gpt_fa
     ("vllm0.20.2", "vllm-0.14"), ("vllm/vllm-openai:v0.16.0", "vllm-0.14"), ("vLLM 1.0", "vllm-0.14"),
     ("vllm-async", "vllm-0.14"),
     # older releases, no version, or a version that is not vLLM's
-    # V1 before async scheduling (0.8-0.13), V0 before it
-    ("vLLM 0.13.0", "vllm-0.8"), ("vllm==0.9.2", "vllm-0.8"), ("vLLM v0.8.0", "vllm-0.8"), ("vLLM 0.7.3", "vllm"),
+    # V1 before async scheduling (0.8-0.13: piecewise graphs to 0.10, full decode graphs from 0.11), V0 before it
+    ("vLLM 0.13.0", "vllm-0.11"), ("vllm 0.11.0", "vllm-0.11"), ("vLLM v0.10.2", "vllm-0.8"),
+    ("vllm==0.9.2", "vllm-0.8"), ("vLLM v0.8.0", "vllm-0.8"), ("vLLM 0.7.3", "vllm"),
     ("vLLM 0.6.3 + torch 2.4", "vllm"), ("vLLM", "vllm"),
     ("vllm (vllm/vllm-openai:gptoss)", "vllm"), ("vLLM with CUDA 12.8", "vllm"),
     # NVIDIA's container tags are year.month, not vLLM releases
@@ -168,7 +170,7 @@ def test_the_release_the_prose_states_picks_the_profile_as_ticket_toml_does(tmp_
     assert any(f"({profile or 'vllm-0.14'} profile" in e.detail for e in f.evidence), f.evidence
     assert bool(unstated) is (profile is None)
     if unstated:
-        assert "band covers vllm, vllm-0.8, vllm-0.14" in unstated[0]
+        assert "band covers vllm, vllm-0.8, vllm-0.11, vllm-0.14" in unstated[0]
 
 
 def test_predict_takes_an_engine_with_its_release(tmp_path):
