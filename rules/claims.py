@@ -1801,15 +1801,6 @@ _VERSION_FIGURE = re.compile(r"(?<![\d.])(v)?([12]\.\d{1,2}(?:\.\d{1,2})?)(-\d)?
 RELEASES_DIFFER = 1.2
 
 
-# "with 2.18 it works, with 2.19 it hangs": one release fails where another does not.
-_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succeed\w*|passe[sd])\b", re.I)
-_FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*)\b", re.I)
-_ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|"
-                    r"same (?:error|hang|problem|issue|result))\b", re.I)
-# Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works".
-_CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
-
-
 def _versions_contrasted(text: str, named: list[str]) -> bool:
     """A sentence that names two of the NCCL releases with a word that contrasts them ("2.16.2 is slower than
     2.14.3", "dropped from 2.19.3 to 2.20.3"), or one release with such a word and the other in the next
@@ -1830,26 +1821,70 @@ def _versions_contrasted(text: str, named: list[str]) -> bool:
 _RELEASE_CHANGE = re.compile(r"\b(?:regress\w*|upgrad\w*|downgrad\w*)\b", re.I)
 
 
-def failure_ab(text: str, named: list[str] | None = None) -> bool:
-    """(`named`: the text's nccl_versions, when the caller has them.) A sentence saying one NCCL release
-    works and another fails: the works-word and the fails-word each in a clause naming its own release
-    (not every release failing alike, nor a contrast of node counts)."""
+# "with 2.18 it works, with 2.19 it hangs", "2.27 was very slow, but 2.21 was normal": one release behaves
+# badly where another does not. The words are how people report a release change (NCCL release notes and
+# issue threads): a failure (hang, crash, error) or a slowdown on one side, "works", "fine", "normal", "no problems"
+# on the other. A negator before a word turns it over ("no problems", "not normal", "doesn't work"), and so does
+# a word after it saying it went away ("the hang is gone").
+_WORKS = re.compile(r"\b(?:works?|worked|working|fine|ok|okay|succeed\w*|passe[sd]|normal(?:ly)?|as expected|"
+                    r"good|correct(?:ly)?)\b", re.I)
+_FAILS = re.compile(r"\b(?:hang\w*|hung|stuck|fail\w*|crash\w*|errors?|deadlock\w*|segfault\w*|freez\w*|froze|"
+                    r"problems?|issues?|bugs?|"
+                    r"slow(?:er|s|ed|ing|ly)?|poor(?:ly)?|worse|degrad\w*|regress\w*|drop(?:s|ped)?|"
+                    r"low(?:er)?(?!\s+(?:latency|latencies|overhead|memory|power|temperature)))\b", re.I)
+_NEGATED_BEFORE = re.compile(r"(?:\b(?:not|no|never|nor|without|none of)|n't)(?:\s+\w+){0,2}\s+$", re.I)
+_GONE_AFTER = re.compile(r"\s+(?:\w+\s+){0,2}?(?:is|are|was|were)?\s*(?:gone|went away|disappear\w*|resolved|"
+                         r"fixed)\b", re.I)
+_ALIKE = re.compile(r"\b(?:both|either|neither|all (?:of )?(?:them|versions|releases)|"
+                    r"same (?:error|hang|problem|issue|result))\b", re.I)
+# Clauses of one sentence: "with 2.18 it works, with 2.19 it hangs", "2.21.5 crashes while 2.20.5 works".
+_CLAUSES = re.compile(r"[,;]\s*|\s+(?:while|whereas|but|and|although)\s+", re.I)
+# Halves of one sentence split only at a contrast: "with 2.27 ..., the bw was very slow, but 2.21 was normal".
+_RELEASE_CONTRAST = re.compile(r";\s*|,?\s+(?:while|whereas|but|although|however)\s+", re.I)
+
+
+# A release named as a bound ("releases newer than v2.11.4", "since 2.19", ">= 2.5.6") is where a change starts,
+# not the release the sentence says behaves so.
+_BOUND = re.compile(r"(?:\b(?:than|since|after|before|until|prior to)|[<>]=?)\s*(?:NCCL\s*)?v?$", re.I)
+
+
+def _state(part: str) -> str | None:
+    """'good' or 'bad' when every behaviour word of the part says the same once negations are applied."""
+    said = set()
+    for word, meaning in ((_WORKS, "good"), (_FAILS, "bad")):
+        for m in word.finditer(part):
+            flip = _NEGATED_BEFORE.search(part[:m.start()]) or _GONE_AFTER.match(part, m.end())
+            said.add(meaning if not flip else ("bad" if meaning == "good" else "good"))
+    return said.pop() if len(said) == 1 else None
+
+
+def release_sides(text: str, named: list[str] | None = None) -> tuple[set[str], set[str]]:
+    """(releases said to behave well, releases said to behave badly) over the whole text: each sentence is
+    cut at its contrasts and, failing that, at its commas; a part counts when it names releases and says one
+    thing about them. Questions, guesses and sentences treating the releases alike are skipped. A line break
+    ends a part as a full stop does (pasted output or an image between two lines is no sentence)."""
     known = set(nccl_versions(text) if named is None else named)
-    for sentence in sentences(text):
-        if _ALIKE.search(sentence):
+    good: set[str] = set()
+    bad: set[str] = set()
+    for sentence in (line for s in sentences(text) for line in s.splitlines()):  # a line ends a thought too
+        if _ALIKE.search(sentence) or asked(sentence) or _guessed(sentence):
             continue
-        works, fails = set(), set()
-        for clause in _CLAUSES.split(sentence):
-            named = {m.group(1) for m in _VERSION.finditer(clause)} & known
-            if len(named) != 1:
-                continue
-            if _FAILS.search(clause):
-                fails |= named
-            elif _WORKS.search(clause):
-                works |= named
-        if works and fails and works != fails:
-            return True
-    return False
+        for cut in (_RELEASE_CONTRAST, _CLAUSES):
+            for part in cut.split(sentence):
+                releases = {m.group(1) for m in _VERSION.finditer(part)
+                            if not _BOUND.search(part[max(0, m.start() - 16):m.start()])} & known
+                state = _state(part) if releases else None
+                (good if state == "good" else bad if state == "bad" else set()).update(releases)
+    return good, bad
+
+
+def failure_ab(text: str, named: list[str] | None = None) -> bool:
+    """(`named`: the text's nccl_versions, when the caller has them.) The text says one NCCL release works
+    (or runs normally) and another fails (or is slow): the works-side and the fails-side each in a part naming
+    its own release, in one sentence or in different ones (not every release failing alike, nor a contrast of
+    node counts)."""
+    good, bad = release_sides(text, named)
+    return bool(good and bad and not good & bad)
 
 
 def version_figures(text: str, named: list[str] | None = None) -> list[str]:

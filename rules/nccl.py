@@ -20,6 +20,7 @@ from diagnose.evidence import (
     GpuFact,
     Measurement,
     NcclEvent,
+    NcclSetting,
     NcclTransport,
     NcclVersion,
     Note,
@@ -249,7 +250,17 @@ def _in_range(version: str, spec: str) -> bool:
     return True
 
 
+def _workaround_on(facts: Facts, row: dict) -> bool:
+    """A known regression's own workaround (a NAME=VALUE its fix names) already set: it cannot be what the
+    reporter sees."""
+    on = {(s.name, s.value.strip().lower()) for s in facts.of(NcclSetting)}
+    named = re.findall(r"\b(NCCL_[A-Z0-9_]+)=(\w+)", row.get("fix", ""))
+    return any((name, value.lower()) in on for name, value in named)
+
+
 def _scope_holds(facts: Facts, row: dict) -> bool:
+    if _workaround_on(facts, row):
+        return False
     multi, _ = _multi_node(facts)
     scope = row.get("scope", "any")
     if scope == "inter-node" and multi is False:
