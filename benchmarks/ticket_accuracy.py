@@ -94,9 +94,10 @@ def write_split() -> None:
     print(f"{len(names)} holdout cases written to {CORPUS / 'SPLIT.toml'}")
 
 
-def diagnose(folder: Path) -> tuple[str, float, list[str]]:
-    """(verdict, confidence, distinct cause categories best first) for a copy of the folder
-    without its answer key."""
+def diagnose(folder: Path) -> tuple[str, float, list[str], list[str]]:
+    """(verdict, confidence, distinct cause categories best first, rules that crashed) for a copy of the
+    folder without its answer key. A crashed rule is a bug that can change a verdict without an error
+    (rules.engine.evaluate keeps the report going), so it is counted, not hidden."""
     from diagnose.bundle import read_bundle
     from diagnose.commands.ticket import ticket_predictions
     from rules.engine import evaluate, is_cause, ticket_verdict
@@ -108,7 +109,8 @@ def diagnose(folder: Path) -> tuple[str, float, list[str]]:
         findings = evaluate(facts, ticket_predictions(facts))  # as `diagnose ticket` judges it
         answer = ticket_verdict(facts, findings)
     ranked = [answer.category] + [f.category for f in findings if is_cause(f)]
-    return answer.category, answer.confidence, list(dict.fromkeys(ranked))
+    crashed = [f.rule for f in findings if f.title.startswith(f"rule {f.rule} failed:")]
+    return answer.category, answer.confidence, list(dict.fromkeys(ranked)), crashed
 
 
 def score(results) -> dict:
@@ -141,11 +143,11 @@ def main() -> None:
         accepted = {key["label"], *key.get("acceptable", [])}
         if not key.get("diagnosable", True):  # the bundle cannot decide it: asking for the deciding artifact is right
             accepted.add("insufficient_data")
-        got, conf, ranked = diagnose(folder)
+        got, conf, ranked, crashed = diagnose(folder)
         results.append({"split": split, "case": folder.name, "label": key["label"], "verdict": got, "confidence": conf,
                         "top1": got in accepted, "top3": bool(accepted & set(ranked[:3])),
                         "confident_wrong": got not in accepted and got != "insufficient_data" and conf >= CONFIDENT,
-                        "question": key.get("question", "")})
+                        "question": key.get("question", ""), "crashed": crashed})
     if args.cases:  # never the holdout's or fresh cases unless asked for by name: they are scored, not studied
         for r in (results if args.split in ("holdout", "fresh")
                   else [r for r in results if r["split"] not in ("holdout", "fresh")]):
@@ -176,6 +178,10 @@ def main() -> None:
         s = score(scaling)
         print(f"== 'is this normal?' / scaling questions (all splits): {s['n']} cases, top-1 {s['top1']:.0%}, "
               f"insufficient_data {s['insufficient']:.0%}")
+    crashes = collections.Counter(rule for r in results for rule in r["crashed"])
+    print(f"rule crashes: {sum(bool(r['crashed']) for r in results)} cases"
+          + (f" ({', '.join(f'{rule} x{n}' for rule, n in crashes.most_common())})" if crashes else ""))
+    ok &= not crashes
     print(f"\ntargets met: {'yes' if ok else 'no'}")
 
 
