@@ -72,6 +72,7 @@ class Setup:
     # the engine is the profile that ran, not a name that may stand for several releases: a published row (its curator
     # picked the profile by the release its Conditions state) or a ticket stating its release
     engine_stated: bool = False
+    builds: tuple[str, ...] = ()  # the engine builds the input states (a published table's '# Build:' line)
     # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
     # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
     unmodelled: str | None = None
@@ -326,7 +327,7 @@ def published_measurement(row: published.Row) -> Measurement:
 def published_setup(row: published.Row) -> Setup:
     dtype, gguf = published.weights(row)
     return Setup(row.model, row.gpu, row.engine, dtype, row.input_len, row.output_len, row.gpus_per_node,
-                 row.network, quant=gguf, engine_stated=True)
+                 row.network, quant=gguf, engine_stated=True, builds=row.builds)
 
 
 # --------------------------------------------------------------------------- CSV
