@@ -7,6 +7,7 @@ Format (tests/data/published/*.csv; `diagnose scaling` reads it too):
     # Source: <URL with commit or date>, <section>
     # Conditions: <engine version, CUDA graphs, clocks, what the metric means>
     # Split: fit | validation      (which part of the predictor's calibration the file is in)
+    # Build: b2824, b2833           (optional: the engine builds the table ran, where its profile depends on them)
     engine,gpu,gpus_per_node,model,dtype,tp,pp,batch,input_len,output_len,metric,value[,healthy]
 
 engine, gpu and model are catalog names (rules/catalog/*.toml); dtype is a weight dtype (bf16, int4, ...)
@@ -20,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +52,7 @@ class Row:
     split: str = "fit"
     url: str = ""  # the file's Source line
     network: str | None = None  # the fabric between nodes, where the row spans several
+    builds: tuple[str, ...] = ()  # the file's '# Build:' line ('b2824', '2024-05'), as a ticket states them
 
     @property
     def table(self) -> str:
@@ -78,6 +81,7 @@ def read(path) -> list[Row]:
     split = next((c.split(":", 1)[1].strip().lower() for c in comments if c.lower().startswith("split:")), "fit")
     if split not in SPLITS:
         raise InputError(f"{path}: '# Split: {split}' must be one of {', '.join(SPLITS)}")
+    builds = _builds(path, next((c.split(":", 1)[1] for c in comments if c.lower().startswith("build:")), ""))
     numbered = [(n, ln) for n, ln in enumerate(lines, start=1) if ln.strip() and not ln.lstrip().startswith("#")]
     if not numbered:
         raise InputError(f"{path}: no rows")
@@ -89,13 +93,24 @@ def read(path) -> list[Row]:
                          f"(missing: {', '.join(missing)})")
     out = []
     for (n, _), cells in zip(numbered[1:], rows[1:]):
-        out.append(_row(dict(zip(header, (c.strip() for c in cells))), f"{path.name}:{n}", split, url))
+        out.append(_row(dict(zip(header, (c.strip() for c in cells))), f"{path.name}:{n}", split, url, builds))
     if not out:
         raise InputError(f"{path}: header but no rows")
     return out
 
 
-def _row(cell: dict, src: str, split: str, url: str) -> Row:
+def _builds(path: Path, line: str) -> tuple[str, ...]:
+    """The builds a '# Build:' line states: release tags (b2824) or dates (2024-05), comma-separated."""
+    from rules.catalog import BUILD_DATE
+
+    builds = tuple(b.strip().lower() for b in line.split(",") if b.strip())
+    bad = [b for b in builds if not (re.fullmatch(r"b\d+", b) or BUILD_DATE.fullmatch(b))]
+    if bad:
+        raise InputError(f"{path}: '# Build: {line.strip()}': {bad[0]!r} is no build tag (b2824) or date (2024-05)")
+    return builds
+
+
+def _row(cell: dict, src: str, split: str, url: str, builds: tuple[str, ...] = ()) -> Row:
     metric = cell.get("metric", "")
     if metric not in METRICS:
         raise InputError(f"{src}: unknown metric {metric!r} (known: {', '.join(METRICS)})")
@@ -117,7 +132,7 @@ def _row(cell: dict, src: str, split: str, url: str) -> Row:
         raise InputError(f"{src}: healthy must be yes or no, got {healthy!r}")
     return Row(src, cell["engine"], cell["gpu"], ints["gpus_per_node"] or 8, cell["model"], cell["dtype"], ints["tp"],
                ints["pp"] or 1, ints["batch"], ints["input_len"], ints["output_len"], metric, value, healthy == "yes",
-               split, url, cell.get("network") or None)
+               split, url, cell.get("network") or None, builds)
 
 
 def read_dir(folder) -> list[Row]:
@@ -145,13 +160,20 @@ def expect(row: Row, **overrides):
     """
     from rules import catalog
     from rules.expectations import expectation
-    from rules.roofline import Layout, predict
+    from rules.roofline import Layout, predict_any_build
 
     dtype, group = weights(row)
+    # the profile the row names, as its builds run a split by layers (unstated: the newest builds)
     args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=dtype, quant_group=group,
-                engine=catalog.engine(row.engine), gpus_per_node=row.gpus_per_node, network=row.network)
+                engine=catalog.split_build(catalog.engine(row.engine), row.builds), gpus_per_node=row.gpus_per_node,
+                network=row.network)
     args.update(overrides)
-    p = predict(catalog.model(row.model), catalog.gpu(row.gpu), Layout(row.tp, row.pp), **args)
+    # a split whose builds the table does not state (or straddle a flip) may have kept its graphs or not: the band
+    # covers the eager twin too, as for a ticket
+    engine = args["engine"]
+    undecided = row.pp > 1 and engine.pp_graphs_flips and catalog.split_graphs(engine, row.builds) is None
+    p = predict_any_build(catalog.model(row.model), catalog.gpu(row.gpu), Layout(row.tp, row.pp),
+                          build_stated=not undecided, **args)
     return expectation(row.metric, p)
 
 

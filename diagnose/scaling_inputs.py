@@ -30,7 +30,7 @@ from pathlib import Path
 from diagnose import published
 from diagnose.errors import InputError
 from diagnose.evidence import Facts, Measurement, Note, Workload
-from rules.common import engine_of, engine_releases
+from rules.common import engine_builds, engine_of, engine_releases
 from rules.littles_law import UNIT_LIMITS, benchmark_results, derived_batch
 from rules.roofline import Layout
 
@@ -72,6 +72,8 @@ class Setup:
     # the engine is the profile that ran, not a name that may stand for several releases: a published row (its curator
     # picked the profile by the release its Conditions state) or a ticket stating its release
     engine_stated: bool = False
+    # the engine builds the input states (a published table's '# Build:' line, a ticket's framework or log lines)
+    builds: tuple[str, ...] = ()
     # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
     # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
     unmodelled: str | None = None
@@ -253,8 +255,8 @@ def check_measurement(m: Measurement) -> None:
 
 
 def _setup_of(read) -> Setup:
-    """The engine, model, GPU and weights a file's own facts name (a ticket's [workload] and [hardware], a
-    launch line, a capture's GPU), where the catalog knows them; the weights as the ticket rules read them."""
+    """The engine, model, GPU, weights and builds a file's own facts name (a ticket's [workload] and [hardware], a
+    launch line, a capture's GPU), where the catalog knows them; weights and builds as the ticket rules read them."""
     from rules.subject import Subject
     from rules.ticket_figures import unmodelled_layout
     from rules.workload import quant_group, weight_dtype
@@ -262,7 +264,8 @@ def _setup_of(read) -> Setup:
     named = Subject.of(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
                  engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read),
-                 engine_stated=not engine_releases(read), unmodelled=unmodelled_layout(read))
+                 engine_stated=not engine_releases(read), unmodelled=unmodelled_layout(read),
+                 builds=tuple(engine_builds(read)))
 
 
 def _content_layout(read) -> Layout | None:
@@ -326,7 +329,7 @@ def published_measurement(row: published.Row) -> Measurement:
 def published_setup(row: published.Row) -> Setup:
     dtype, gguf = published.weights(row)
     return Setup(row.model, row.gpu, row.engine, dtype, row.input_len, row.output_len, row.gpus_per_node,
-                 row.network, quant=gguf, engine_stated=True)
+                 row.network, quant=gguf, engine_stated=True, builds=row.builds)
 
 
 # --------------------------------------------------------------------------- CSV

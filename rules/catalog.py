@@ -393,6 +393,9 @@ class EngineSpec:
     graphs_since_cc: float = 0.0
     graphs_since_build: int = 0
     graphs_since_date: str = ""
+    # the builds where a split by layers (pp_eager) gains or loses its CUDA graphs, "build=day" oldest first: before the
+    # first it runs the twin, each entry flips that (rules.catalog.split_graphs); () = every build alike
+    pp_graphs_flips: tuple[str, ...] = ()
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
@@ -566,6 +569,11 @@ def _check_links(cat: _Catalog) -> None:
         if e.custom_allreduce and e.custom_allreduce not in calibration().custom:
             raise InputError(f"{cat.where('engine', e.key)}: field 'custom_allreduce' names unknown kernel "
                              f"'{e.custom_allreduce}' (known: {', '.join(calibration().custom)})")
+        flips = [re.fullmatch(r"(\d+)=(20\d\d-[01]\d-[0-3]\d)", f) for f in e.pp_graphs_flips]
+        ordered = all(flips) and all(int(a[1]) < int(b[1]) and a[2] <= b[2] for a, b in zip(flips, flips[1:]))
+        if not ordered:
+            raise InputError(f"{cat.where('engine', e.key)}: field 'pp_graphs_flips' must list 'BUILD=YYYY-MM-DD' "
+                             "entries, oldest first")
         for entry in e.releases:
             if not re.fullmatch(r"\d+\.\d+=\S+", entry) or entry.split("=")[1] not in cat.engine:
                 raise InputError(f"{cat.where('engine', e.key)}: field 'releases' entry '{entry}' is not "
@@ -785,12 +793,41 @@ def split_twin(found: EngineSpec, pp: int, lookup=None) -> EngineSpec:
     return found
 
 
+def split_graphs(found: EngineSpec, builds) -> bool | None:
+    """Does a split of `found` by layers keep its CUDA graphs in the builds stated (engines.toml pp_graphs_flips)?
+    True or False where every one is in a range that does or does not, None where none is stated, they straddle a
+    flip (a month spanning its day, two builds), or the engine has no flips."""
+    if not found.pp_graphs_flips:
+        return None
+    sides = [build_side(found, builds, int(b), day) for b, day in (f.split("=") for f in found.pp_graphs_flips)]
+    if None in sides:
+        return None
+    return sides.count(False) % 2 == 1  # past an odd number of flips: the graphs are back
+
+
+def split_build(found: EngineSpec, builds) -> EngineSpec:
+    """`found` as the builds stated run a split by layers: with its CUDA graphs (pp_eager off) where they keep them,
+    or, none stated or straddling a flip, where the newest builds do (callers widen the band: build_decides)."""
+    keeps = split_graphs(found, builds)
+    if keeps is None and found.pp_eager and found.pp_graphs_flips:
+        keeps = len(found.pp_graphs_flips) % 2 == 1
+    return dataclasses.replace(found, pp_eager=False) if keeps else found
+
+
+def build_decides(found: EngineSpec | None, builds) -> bool:
+    """Do the builds stated decide every build boundary of the engine's profile (build_side's, and a layer split's:
+    split_graphs)? Where not, a figure is judged against the band covering the twin too (roofline.predict_any_build)."""
+    return found is not None and build_side(found, builds) is not None and (
+        not found.pp_graphs_flips or split_graphs(found, builds) is not None)
+
+
 def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = None, builds=()) -> EngineSpec:
     """The profile that runs the model: the engine named, else llama.cpp's where the weights are a GGUF file (its
     format: an Ollama tag, --quant Q4_K_M), else generic. llama.cpp on a GPU below its graphs' architecture gate
     (engines.toml graphs_min_cc: ggml-cuda keeps CUDA graphs off there) is llamacpp-eager, but for a GPU the later
     gate admits (graphs_since_cc) whose build is not stated to predate it (graphs_since_build); so is a stated build
-    before the twin boundary (build_side). A row that does not know its capability (0) keeps the graphs."""
+    before the twin boundary (build_side). A row that does not know its capability (0) keeps the graphs, and a split
+    by layers keeps them where its builds do (split_build)."""
     found = engine(name) if name else engine("llamacpp" if gguf else "generic")
     cc = gpu.compute_capability if gpu is not None else 0
     if found.build_twin and 0 < cc < found.graphs_min_cc:
@@ -800,7 +837,7 @@ def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = 
             found, builds, found.graphs_since_build, found.graphs_since_date) is not True
         if not later:
             return engine(found.build_twin)
-    return engine(found.build_twin) if build_side(found, builds) else found
+    return engine(found.build_twin) if build_side(found, builds) else split_build(found, builds)
 
 
 # A build stated by its date: a year, a month or a day ('2024', '2024-03', '2024-03-15').

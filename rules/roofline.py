@@ -678,6 +678,8 @@ ITL_AT = "the decode step at the reply's middle context (prompt + half the outpu
 
 BUILD_UNSTATED = "assumed: llama.cpp with or without CUDA graphs (builds before 2024-05 launch every kernel)"
 RELEASE_UNSTATED = "assumed: any release of the engine (none stated)"
+SPLIT_BUILDS = ("a split by layers keeps the graphs in some builds only (engines.toml pp_graphs_flips): expected as "
+                "the newest builds run it")
 
 
 def fp8_upcast(gpu: GpuSpec, dtype: str | None) -> str | None:
@@ -691,7 +693,8 @@ def fp8_upcast(gpu: GpuSpec, dtype: str | None) -> str | None:
 def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), *, engine, build_stated: bool,
                       releases: tuple = (), **kwargs) -> Prediction:
     """The prediction for the engine as named, its band widened to cover what else it may have run: its build twin's
-    (engines.toml build_twin) where the build is not stated, and every release's profile where the engine is named
+    (engines.toml build_twin) where the builds stated do not decide it (catalog.build_decides: a split by layers
+    with graphs or without), and every release's profile where the engine is named
     without its release (`releases`: rules.catalog.release_candidates, oldest first). A figure any of them gives is
     healthy, so ticket, scaling and capture judge one figure alike. The expected figure is the named profile's, or
     the newest release's; the widening is said in the assumptions."""
@@ -710,6 +713,8 @@ def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(),
     p.assumptions["band"] = [round(p.band_low, 3), round(p.band_high, 3)]
     if others:
         p.assumptions["build"] = f"{BUILD_UNSTATED}: band covers {engine.key} and {others[0].key}"
+        if layout.pp > 1 and engine.pp_graphs_flips:
+            p.assumptions["build"] += f"; {SPLIT_BUILDS}"
     if len(releases) == 1:
         p.assumptions["release"] = (f"assumed: a release that runs {gpu.name} (none stated): {engine.key}, the only "
                                     "profile of those releases (engines.toml max_cc)")

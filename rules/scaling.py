@@ -232,13 +232,15 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         m = spec("model", model, s.model)
         g = spec("gpu", gpu, s.gpu)
         engine_name, gguf = pick("engine", engine, s.engine), pick("dtype", quant, s.quant)
-        e = catalog.run_engine(engine_name, g, gguf, builds)  # (run first: an unknown name is bad input)
+        # the builds --build states, else those the run's own input states (a published table's '# Build:' line)
+        run_builds = builds or s.builds
+        e = catalog.run_engine(engine_name, g, gguf, run_builds)  # (run first: an unknown name is bad input)
         # an engine named without its release: the newest's figure, every release's band (roofline.predict_any_build)
         releases = () if s.engine_stated and s.engine and "engine" not in override else catalog.release_candidates(
             engine_name)
         e = releases[-1] if releases else e
         # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
-        stated = bool(builds) and catalog.build_side(catalog.run_engine(engine_name, g, gguf), builds) is not None
+        stated = bool(run_builds) and catalog.build_decides(catalog.run_engine(engine_name, g, gguf), run_builds)
         specs[("model", m.key)], specs[("gpu", g.key)], specs[("engine", e.key)] = m, g, e
         p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
                      context=None if s.output else context, output=s.output, interconnect=interconnect,

@@ -342,11 +342,11 @@ def unread_gguf(facts: Facts) -> str | None:
 
 def build_stated(facts: Facts) -> bool:
     """Do the builds the ticket states (its framework, log lines or prose) decide its engine's profile
-    (rules.catalog.build_side)? Where they put it before the boundary the subject already runs the twin."""
+    (rules.catalog.build_decides)? Where they put it before the boundary the subject already runs the twin."""
     from rules import catalog
     from rules.common import engine_builds
 
-    return catalog.build_side(facts.subject.engine, engine_builds(facts)) is not None
+    return catalog.build_decides(facts.subject.engine, engine_builds(facts))
 
 
 def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) -> bool:

@@ -177,7 +177,8 @@ class Trial:
 
     def runs(self, row: published.Row) -> catalog.EngineSpec:
         """The trial's profile that runs the row (its engine, or that engine's twin where a split drops graphs)."""
-        return catalog.split_twin(self.engines[row.engine], row.pp, self.engines.__getitem__)
+        found = catalog.split_build(self.engines[row.engine], row.builds)
+        return catalog.split_twin(found, row.pp, self.engines.__getitem__)
 
     def set(self, key: tuple, value: float) -> None:
         if key[0] == "engine":
