@@ -1027,6 +1027,17 @@ def _key_stem(key: str) -> list[str]:
     return [head] if head and not _OTHER_CARD.match(tail) else []
 
 
+def _cuts_a_form(key: str, head: str) -> bool:
+    """Does `head` (normalised) end inside a form-factor part of the key ("a100s" inside the "sxm" of a100-sxm-64gb)?"""
+    done = ""
+    for part in key.split("-"):
+        part = _norm(part)
+        if len(done) < len(head) < len(done) + len(part):
+            return bool(re.fullmatch(r"sxm\d?|pcie|nvl", part))
+        done += part
+    return False
+
+
 def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | None:
     """A GPU as people write it ("A100 80GB", "H100", "4090", "2x RTX A6000"), to a catalog row.
 
@@ -1052,9 +1063,11 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
             if any(base == t or base == t.removeprefix("rtx").removeprefix("gtx")
                    for t in (_norm(n) for n in (g.key, *g.aliases, *g.key.split("-")[:1],
                                                 *_key_stem(g.key))))]
-    if not rows:  # a row whose key only begins with the name: its size or form follows, not another card's suffix
+    if not rows:  # a row whose key only begins with the name: its size or form follows, not another card's suffix,
+        # and a form follows whole ("a100s" is the A100 plural, not the start of "a100-sxm-64gb")
         rows = [g for g in entries.values() if _norm(g.name).endswith(base)
-                or _norm(g.key).startswith(base) and not _OTHER_CARD.match(_norm(g.key)[len(base):])]
+                or _norm(g.key).startswith(base) and not _OTHER_CARD.match(_norm(g.key)[len(base):])
+                and not _cuts_a_form(g.key, base)]
     if size:
         rows = [g for g in rows if abs(g.memory_gb - float(size.group(1))) <= 0.1 * float(size.group(1))] or rows
     if form:
