@@ -491,7 +491,8 @@ def evidence_coverage(facts: Facts, predictions=None):
         per_node -= sum(1 for g in facts.of(GpuFact) if g.mig_mode and g.index is not None)
     local = [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]  # NCCL's intra-node connections
     ranks = {r for t in local for r in (t.rank, t.peer) if r is not None}
-    if not per_node and len(ranks) >= 2:  # a NCCL log that connects ranks inside a node: they work together
+    by_nccl = not per_node and len(ranks) >= 2
+    if by_nccl:  # a NCCL log that connects ranks inside a node: they work together
         per_node, count_src = len(ranks), local[0].source
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
@@ -501,9 +502,9 @@ def evidence_coverage(facts: Facts, predictions=None):
     from rules.topology import nvswitch_by_catalog
 
     board = nvswitch_by_catalog(facts)  # the GPU model named exactly: what topology's rules assume
+    # (the label names NCCL's ranks only where the count shown is theirs: a stated TP size is shown from its source)
     count = [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node"
-                + (" (ranks NCCL connects inside it)" if count_src and local and count_src == local[0].source else ""),
-                tp or per_node)]
+                + (" (ranks NCCL connects inside it)" if by_nccl and not tp else ""), tp or per_node)]
     if board:
         yield need("workload.evidence_coverage", "How the GPUs are connected was not measured",
                    f"Several GPUs work together. The catalog's {facts.subject.gpu.key} is "
