@@ -360,6 +360,10 @@ class EngineSpec:
     pp_step_drains: bool = False  # PP: every decode step fills and drains the pipeline (no overlap across steps)
     # PP: bytes per value of the hidden state a stage hands the next (llama.cpp: 4, ggml's F32 activations)
     hidden_state_bytes: int = 2
+    # PP: how a stage hands the next its hidden state: "nccl" (NCCL send/recv: without PCIe peer-to-peer its SHM
+    # transport, the all-reduce's path model) or "copy" (cudaMemcpyPeerAsync: without it the driver stages the bytes
+    # through host memory, across PCIe twice)
+    pp_handover: str = "nccl"
     # PP: split over several GPUs by layers its steps run as its build_twin (llama.cpp drops its CUDA graphs there)
     pp_eager: bool = False
     # its prefill pass runs the prompt but its last token, which the decode step after it runs and samples the first
@@ -570,6 +574,8 @@ def _check_links(cat: _Catalog) -> None:
             if not re.fullmatch(r"any|(\*|\d+(-\d+)?):(\*|\d+(-\d+)?)", shape):
                 raise InputError(f"{cat.where('engine', e.key)}: field 'grouped_decode_attention' entry '{shape}' is "
                                  "not 'any' or 'head_dim:group' (each a number, 'lo-hi' or '*')")
+        if e.pp_handover not in ("nccl", "copy"):
+            raise InputError(f"{cat.where('engine', e.key)}: field 'pp_handover' must be 'nccl' or 'copy'")
         if not 0 < e.memory_utilization <= 1 or e.kernels_per_layer < 1:
             raise InputError(f"{cat.where('engine', e.key)}: fields 'memory_utilization' must be in (0, 1] and "
                              "'kernels_per_layer' at least 1")
