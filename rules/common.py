@@ -78,11 +78,16 @@ def passed(rule: str, title: str, summary: str, evidence: Iterable[Evidence], co
 # --------------------------------------------------------------------------- hardware
 
 
-# Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
-# (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
-# Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
-TP_ENGINES = ("vllm", "vllm-0.8", "vllm-0.14", "sglang", "trtllm", "trtllm-xqa8", "trtllm-mmha", "trtllm-0.5",
-              "lmdeploy", "tgi", "deepspeed")
+def tp_engine(key: str | None) -> bool:
+    """Does the catalog engine `key` (as engine_of returns it) split each layer over the GPUs it is given unless
+    told otherwise? Its profile's `parallel` says so, first (engines.toml): a layer split (llama.cpp, Ollama,
+    accelerate's device_map) puts whole layers on each GPU instead; every release profile carries its own."""
+    from rules import catalog
+
+    found = catalog.engines().get(key) if key else None
+    return found is not None and found.parallel[:1] == ("tp",)
+
+
 # llama.cpp's profiles (Ollama, llama-cpp-python, LM Studio, koboldcpp run it): whole layers per GPU, GGUF weights
 LLAMACPP_ENGINES = ("llamacpp", "llamacpp-eager")
 
@@ -123,7 +128,7 @@ def figure_tp(facts: Facts, m: Measurement) -> tuple[int, str] | None:
     if m.tp:
         return m.tp, "stated with the figure"
     engine = engine_of(facts) or ""
-    if m.gpus and engine in TP_ENGINES:
+    if m.gpus and tp_engine(engine):
         return m.gpus, f"assumed: the {engine} engine splits the model over the {m.gpus} GPUs of the figure"
     return None
 

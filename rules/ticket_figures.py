@@ -24,7 +24,6 @@ from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import beyond_roofline, claims
 from rules.common import (
-    TP_ENGINES,
     claim_ev,
     ev,
     gpu_count,
@@ -33,6 +32,7 @@ from rules.common import (
     make,
     measurements,
     node_count,
+    tp_engine,
     wfield,
 )
 from rules.engine import FAILURES, rule, ticket_gaps
@@ -522,7 +522,7 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     if tp:
         return tp, "the ticket's layout"
     n = gpu_count(facts)
-    if n and n > 1 and (engine_of(facts) or "") in TP_ENGINES:
+    if n and n > 1 and tp_engine(engine_of(facts)):
         return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
     return 1, ONE_GPU
 

@@ -242,7 +242,7 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
 
 def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     """{TP: figure at batch 1}: the TP stated with each figure, or the GPUs its clause names where the engine
-    splits every layer over them (rules.common.TP_ENGINES)."""
+    splits every layer over them (rules.common.tp_engine)."""
     from rules.common import figure_tp
 
     out: dict[int, Measurement] = {}
