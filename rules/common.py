@@ -164,6 +164,33 @@ def gpu_indices(facts: Facts) -> set[int]:
     return idx
 
 
+def distinct_gpus(gpus: list[GpuFact]) -> list[GpuFact]:
+    """One record per GPU (the numbered one where there is one): records are one GPU read from several sources (an
+    `nvidia-smi -q -x` paste and a table of the same GPU) where they share a UUID, bus ID or index and no UUID or bus
+    ID tells them apart; a record naming none of them adds no GPU beside others."""
+    def ids(g):
+        bus = (g.bus_id or "").lower()[-12:] or None  # (0000:01:00.0 and 00000000:01:00.0 are one address)
+        return {"uuid": g.uuid, "bus": bus, "index": g.index}
+
+    def same(a: dict, b: dict) -> bool:
+        if any(a[k] is not None and b[k] is not None and a[k] != b[k] for k in ("uuid", "bus")):
+            return False
+        shared = [k for k in a if a[k] is not None and a[k] == b[k]]
+        return bool(shared) or all(v is None for v in a.values()) or all(v is None for v in b.values())
+
+    groups: list[list] = []  # [representative, ids]
+    for g in gpus:
+        own = ids(g)
+        match = next((grp for grp in groups if same(grp[1], own)), None)
+        if match is None:
+            groups.append([g, own])
+            continue
+        match[1].update({k: v for k, v in own.items() if v is not None})
+        if match[0].index is None and g.index is not None:
+            match[0] = g
+    return [first for first, _ in groups]
+
+
 def gpu_count(facts: Facts) -> int | None:
     """GPUs in the job or the node, from any source; None when unknown."""
     w = facts.workload()

@@ -22,6 +22,7 @@ from diagnose.evidence import (
 )
 from rules import claims
 from rules.common import (
+    distinct_gpus,
     engine_releases,
     ev,
     gpu_count,
@@ -488,7 +489,7 @@ def evidence_coverage(facts: Facts, predictions=None):
     if pp and pp >= 2:  # every pipeline stage holds its own TP group: TP x PP GPUs work together
         tp, tp_src = (tp or 1) * pp, tp_src if tp and tp >= 2 else pp_src
     if per_node and per_node == len(gpu_indices(facts)):  # counted from the GPUs seen: a MIG GPU is no TP peer
-        per_node -= sum(1 for g in facts.of(GpuFact) if g.mig_mode and g.index is not None)
+        per_node -= sum(1 for g in distinct_gpus(facts.of(GpuFact)) if g.mig_mode and g.index is not None)
     local = [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]  # NCCL's intra-node connections
     ranks = {r for t in local for r in (t.rank, t.peer) if r is not None}
     by_nccl = not per_node and len(ranks) >= 2
