@@ -364,6 +364,10 @@ class EngineSpec:
     pp_step_drains: bool = False  # PP: every decode step fills and drains the pipeline (no overlap across steps)
     # PP: bytes per value of the hidden state a stage hands the next (llama.cpp: 4, ggml's F32 activations)
     hidden_state_bytes: int = 2
+    # PP: how a stage hands the next its hidden state: "nccl" (NCCL send/recv: without PCIe peer-to-peer its SHM
+    # transport, the all-reduce's path model) or "copy" (cudaMemcpyPeerAsync: without it the driver stages the bytes
+    # through host memory, across PCIe twice)
+    pp_handover: str = "nccl"
     # PP: split over several GPUs by layers its steps run as its build_twin (llama.cpp drops its CUDA graphs there)
     pp_eager: bool = False
     # its prefill pass runs the prompt but its last token, which the decode step after it runs and samples the first
@@ -582,6 +586,8 @@ def _check_links(cat: _Catalog) -> None:
             if not re.fullmatch(r"any|(\*|\d+(-\d+)?):(\*|\d+(-\d+)?)", shape):
                 raise InputError(f"{cat.where('engine', e.key)}: field 'grouped_decode_attention' entry '{shape}' is "
                                  "not 'any' or 'head_dim:group' (each a number, 'lo-hi' or '*')")
+        if e.pp_handover not in ("nccl", "copy"):
+            raise InputError(f"{cat.where('engine', e.key)}: field 'pp_handover' must be 'nccl' or 'copy'")
         if not 0 < e.memory_utilization <= 1 or e.kernels_per_layer < 1:
             raise InputError(f"{cat.where('engine', e.key)}: fields 'memory_utilization' must be in (0, 1] and "
                              "'kernels_per_layer' at least 1")
@@ -1070,6 +1076,17 @@ def _key_stem(key: str) -> list[str]:
     return [head] if head and not _OTHER_CARD.match(tail) else []
 
 
+def _cuts_a_form(key: str, head: str) -> bool:
+    """Does `head` (normalised) end inside a form-factor part of the key ("a100s" inside the "sxm" of a100-sxm-64gb)?"""
+    done = ""
+    for part in key.split("-"):
+        part = _norm(part)
+        if len(done) < len(head) < len(done) + len(part):
+            return bool(re.fullmatch(r"sxm\d?|pcie|nvl", part))
+        done += part
+    return False
+
+
 def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | None:
     """A GPU as people write it ("A100 80GB", "H100", "4090", "2x RTX A6000"), to a catalog row.
 
@@ -1095,9 +1112,11 @@ def find_gpu_family(name: str | None, nvlink: bool | None = None) -> GpuSpec | N
             if any(base == t or base == t.removeprefix("rtx").removeprefix("gtx")
                    for t in (_norm(n) for n in (g.key, *g.aliases, *g.key.split("-")[:1],
                                                 *_key_stem(g.key))))]
-    if not rows:  # a row whose key only begins with the name: its size or form follows, not another card's suffix
+    if not rows:  # a row whose key only begins with the name: its size or form follows, not another card's suffix,
+        # and a form follows whole ("a100s" is the A100 plural, not the start of "a100-sxm-64gb")
         rows = [g for g in entries.values() if _norm(g.name).endswith(base)
-                or _norm(g.key).startswith(base) and not _OTHER_CARD.match(_norm(g.key)[len(base):])]
+                or _norm(g.key).startswith(base) and not _OTHER_CARD.match(_norm(g.key)[len(base):])
+                and not _cuts_a_form(g.key, base)]
     if size:
         rows = [g for g in rows if abs(g.memory_gb - float(size.group(1))) <= 0.1 * float(size.group(1))] or rows
     if form:

@@ -14,7 +14,7 @@ from typing import Any
 
 from diagnose import lazy_re as re
 from diagnose.artifacts import nccl_log
-from diagnose.artifacts.issue_md import GPU_NAME, GPUS_HEADER
+from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GPU_NAME, GPUS_HEADER, words_pattern
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
 from diagnose.artifacts.launch import setting_off
@@ -2957,7 +2957,7 @@ def more_gpus_no_gain(facts: Facts) -> list[Claim]:
 # (https://github.com/bigscience-workshop/petals/issues/203). The count where it changes is evidence: a ring that
 # grows past one PCIe switch, NUMA node or NVLink island runs at the pace of the new, slower link. Data {fine_upto,
 # bad_from} (either may be None); the counts are GPUs in use.
-_N = r"(\d{1,2}|two|three|four|five|six|seven|eight|sixteen)"
+_N = r"(\d{1,2}|" + words_pattern(ENGLISH_COUNT_WORDS) + ")"
 _UNITS = r"(?:\s*(?:x\s*)?(?:GPUs?|cards?|ranks?|devices?|nodes?)\b)"
 _TROUBLE = (r"(?:slow\w*|drops?|dropp\w+|degrad\w*|worse|falls?|fell|hangs?|hung|fails?|failed|crash\w*|collaps\w*|"
             r"errors?|issues?|problems?|stops?\s+(?:scaling|helping|improving)|no\s+(?:gain|speed-?up|benefit)|"

@@ -104,7 +104,7 @@ def nccl(ic: InterconnectSpec, nranks: int, size_bytes: float, *, nodes: int = 1
     fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(nranks))
     hop = _hop_us(ic, c, p2p)
     shm = not p2p and ic.kind == "pcie"
-    bus = ic.achieved_gbs * 1e3 * (c["shm_bus_factor"] if shm else 1.0)  # bytes per microsecond
+    bus = _bus(ic, c, p2p)
     if ic.kind != "network" or nodes <= 1:
         data = ring_bus_factor(nranks) * size_bytes
         ring = AllReduceTime(fixed + 2 * (nranks - 1) * hop + data / bus, "NCCL SHM" if shm else "NCCL ring")
@@ -162,12 +162,21 @@ def custom(key: str, nranks: int, size_bytes: float, *, graphs: bool = True, lin
 
 
 def p2p_us(ic: InterconnectSpec, size_bytes: float, *, roofline: bool = False, graphs: bool = True,
-           p2p: bool = True) -> float:
-    """One PP send/recv between neighbouring stages. Without PCIe peer-to-peer (p2p False) the bytes are
-    staged through host memory: they cross PCIe twice."""
+           p2p: bool = True, copy: bool = False) -> float:
+    """One PP send/recv between neighbouring stages: an NCCL send/recv is one step of the all-reduce's path model
+    (nccl), so without PCIe peer-to-peer (p2p False) the bytes take NCCL's SHM transport, with its hop and its share
+    of the bus bandwidth, as the ring's steps do. `copy`: the engine copies with cudaMemcpyPeerAsync (llama.cpp,
+    engines.toml pp_handover), which the driver stages through host memory without P2P: the bytes cross PCIe twice."""
     if roofline:
         return ic.floor_us + size_bytes / (ic.bandwidth_gbs * 1e3)
-    cal = catalog.calibration()
-    fixed = cal.nccl["base_us"] + (0.0 if graphs else eager_extra_us(2))
-    crossings = 1 if p2p or ic.kind != "pcie" else 2
-    return fixed + _hop_us(ic, cal.nccl, True) + crossings * size_bytes / (ic.achieved_gbs * 1e3)
+    c = catalog.calibration().nccl
+    fixed = c["base_us"] + (0.0 if graphs else eager_extra_us(2))
+    if copy:
+        crossings = 1 if p2p or ic.kind != "pcie" else 2
+        return fixed + _hop_us(ic, c, True) + crossings * size_bytes / _bus(ic, c, True)
+    return fixed + _hop_us(ic, c, p2p) + size_bytes / _bus(ic, c, p2p)
+
+
+def _bus(ic: InterconnectSpec, c: dict, p2p: bool) -> float:
+    """Bytes per microsecond NCCL moves on this fabric: without PCIe peer-to-peer, SHM's share of it."""
+    return ic.achieved_gbs * 1e3 * (c["shm_bus_factor"] if not p2p and ic.kind == "pcie" else 1.0)

@@ -78,11 +78,16 @@ def passed(rule: str, title: str, summary: str, evidence: Iterable[Evidence], co
 # --------------------------------------------------------------------------- hardware
 
 
-# Engines that split each layer over the GPUs they are given (tensor parallelism); a layer split
-# (llama.cpp, Ollama, accelerate) puts whole layers on each GPU instead.
-# Catalog engine keys (rules/catalog/engines.toml), as engine_of() returns them.
-TP_ENGINES = ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14", "sglang", "trtllm", "trtllm-xqa8", "trtllm-mmha",
-              "trtllm-0.5", "lmdeploy", "tgi", "deepspeed")
+def tp_engine(key: str | None) -> bool:
+    """Does the catalog engine `key` (as engine_of returns it) split each layer over the GPUs it is given unless
+    told otherwise? Its profile's `parallel` says so, first (engines.toml): a layer split (llama.cpp, Ollama,
+    accelerate's device_map) puts whole layers on each GPU instead; every release profile carries its own."""
+    from rules import catalog
+
+    found = catalog.engines().get(key) if key else None
+    return found is not None and found.parallel[:1] == ("tp",)
+
+
 # llama.cpp's profiles (Ollama, llama-cpp-python, LM Studio, koboldcpp run it): whole layers per GPU, GGUF weights
 LLAMACPP_ENGINES = ("llamacpp", "llamacpp-eager")
 
@@ -123,7 +128,7 @@ def figure_tp(facts: Facts, m: Measurement) -> tuple[int, str] | None:
     if m.tp:
         return m.tp, "stated with the figure"
     engine = engine_of(facts) or ""
-    if m.gpus and engine in TP_ENGINES:
+    if m.gpus and tp_engine(engine):
         return m.gpus, f"assumed: the {engine} engine splits the model over the {m.gpus} GPUs of the figure"
     return None
 
@@ -157,6 +162,33 @@ def gpu_indices(facts: Facts) -> set[int]:
             if m:
                 idx.add(int(m.group(1)))
     return idx
+
+
+def distinct_gpus(gpus: list[GpuFact]) -> list[GpuFact]:
+    """One record per GPU (the numbered one where there is one): records are one GPU read from several sources (an
+    `nvidia-smi -q -x` paste and a table of the same GPU) where they share a UUID, bus ID or index and no UUID or bus
+    ID tells them apart; a record naming none of them adds no GPU beside others."""
+    def ids(g):
+        bus = (g.bus_id or "").lower()[-12:] or None  # (0000:01:00.0 and 00000000:01:00.0 are one address)
+        return {"uuid": g.uuid, "bus": bus, "index": g.index}
+
+    def same(a: dict, b: dict) -> bool:
+        if any(a[k] is not None and b[k] is not None and a[k] != b[k] for k in ("uuid", "bus")):
+            return False
+        shared = [k for k in a if a[k] is not None and a[k] == b[k]]
+        return bool(shared) or all(v is None for v in a.values()) or all(v is None for v in b.values())
+
+    groups: list[list] = []  # [representative, ids]
+    for g in gpus:
+        own = ids(g)
+        match = next((grp for grp in groups if same(grp[1], own)), None)
+        if match is None:
+            groups.append([g, own])
+            continue
+        match[1].update({k: v for k, v in own.items() if v is not None})
+        if match[0].index is None and g.index is not None:
+            match[0] = g
+    return [first for first, _ in groups]
 
 
 def gpu_count(facts: Facts) -> int | None:

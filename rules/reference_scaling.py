@@ -16,7 +16,7 @@ from __future__ import annotations
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement
 from rules import claims
-from rules.catalog import UNLIKE, find_gpu_family, pace_gap
+from rules.catalog import UNLIKE, pace_gap, resolve_gpu
 from rules.common import ev, make
 from rules.engine import rule
 from rules.ticket_figures import SERVING_METRICS
@@ -27,7 +27,8 @@ _DURATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|minutes?|min
 _HOURS = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "min": 1 / 60, "mins": 1 / 60,
           "minute": 1 / 60, "minutes": 1 / 60, "day": 24.0, "days": 24.0}
 # A GPU count with the board it counts: "4xA100-SXM4-80GB", "8 80GB A100s", "2 x RTX 3090", "16 H100s", "8 A100 GPUs".
-_COUNTED = re.compile(r"(?<![\w.])(\d{1,3})\s*(?:x|×|\*)?\s*"
+# The count is set off by a separator or a space, as catalog.gpu_name reads one ("240s" is no "2 x 40s").
+_COUNTED = re.compile(r"(?<![\w.])(\d{1,3})(?:\s*[x×*]\s*|\s+)"
                       r"((?:\d+\s*GB\s+)?(?:NVIDIA\s+)?(?:(?:GeForce\s+)?(?:RTX|GTX|Tesla|Quadro)\s*)?"
                       r"[A-Z]{0,3}\d{2,4}[A-Za-z]*(?:-[A-Za-z0-9]+)*)", re.I)
 # A model's parameter count as names write it ("LLaMA-7B", "the 65B model", "13b", "1.5B"): two runs of models of
@@ -41,15 +42,10 @@ _HEDGED = re.compile(r"\b(?:should(?:n't)?|expect\w*|would|hop(?:e|ed|ing)|suppo
                      re.I)
 
 
-def _board(token: str):
-    """The catalog's GPU for a counted board's words ("A100s" is A100, "80GB A100" an A100 80GB), or None."""
-    return find_gpu_family(re.sub(r"(?<=\d)s\b", "", token.strip()))
-
-
 def _runs(sentence: str) -> list[tuple[float, int, object, int, bool]]:
     """(hours, GPUs, board, position, hedged) of each duration said with a GPU count beside it; a duration negated
     ("I do not get 24 hours any more") is no run, one hoped for or supposed is marked hedged."""
-    counts = [(m, _board(m.group(2))) for m in _COUNTED.finditer(sentence)]
+    counts = [(m, resolve_gpu(m.group(2))) for m in _COUNTED.finditer(sentence)]  # (the one reading)
     runs = []
     for d in _DURATION.finditer(sentence):
         if claims.negated_words(sentence, d):

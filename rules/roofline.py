@@ -489,7 +489,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     def handover_ms(tokens: int, graphs: bool) -> float:
         """One stage handing the hidden states of `tokens` tokens to the next, in the engine's bytes a value."""
         size = tokens * model.hidden * eng.hidden_state_bytes
-        return collectives.p2p_us(pp_exp_fabric, size, graphs=graphs, p2p=gpu.pcie_p2p) / 1e3 if pp > 1 else 0.0
+        return collectives.p2p_us(pp_exp_fabric, size, graphs=graphs, p2p=gpu.pcie_p2p,
+                                  copy=eng.pp_handover == "copy") / 1e3 if pp > 1 else 0.0
 
     exp_fabric = unbridged(gpu, fabric, interconnect)
     p2p = collectives.peer_to_peer(gpu, exp_fabric)

@@ -18,12 +18,12 @@ application-level bandwidth is about 80 % of the NVLink line rate because of pac
 from __future__ import annotations
 
 import dataclasses
+import typing
 
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts, Measurement, Note, PairBandwidth, Workload
 from rules import beyond_roofline, claims
 from rules.common import (
-    TP_ENGINES,
     claim_ev,
     ev,
     gpu_count,
@@ -32,6 +32,7 @@ from rules.common import (
     make,
     measurements,
     node_count,
+    tp_engine,
     wfield,
 )
 from rules.engine import FAILURES, rule, ticket_gaps
@@ -521,7 +522,7 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     if tp:
         return tp, "the ticket's layout"
     n = gpu_count(facts)
-    if n and n > 1 and (engine_of(facts) or "") in TP_ENGINES:
+    if n and n > 1 and tp_engine(engine_of(facts)):
         return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
     return 1, ONE_GPU
 
@@ -712,39 +713,53 @@ def one_gpu_pace(facts: Facts):
     return p if p is not None and p.valid else None
 
 
-def split_pace(facts: Facts, p, m: Measurement):
-    """(expected, low, high, roofline, GPUs) of one stream through a layer split: the predictor's PP n figure at
-    batch 1 (what `predict --pp n` prints: one GPU's pace plus the engine's hand-overs and split costs), else, where
-    the predictor refuses that layout, one GPU streaming every weight (`p`, one_gpu_pace) plus a PCIe send/recv of
-    the hidden state per GPU boundary (rules.collectives.p2p_us); the GPUs of the figure's own clause, else of the
-    ticket. None for a figure that is not one stream's rate (a prose figure or a tool's measured mean at batch 1)
-    or is above one GPU's bound by more than 10 % (counted another way: not judged here)."""
+class SplitPace(typing.NamedTuple):
+    """One stream's pace through a layer split over `gpus` GPUs, and the predictor's layout for it (`layout`: PP
+    `gpus` at batch 1, None where it refuses it), so the memory-fit check reads the same prediction."""
+
+    expected: float
+    low: float
+    high: float
+    roofline: float
+    gpus: int
+    layout: object
+
+
+def split_pace(facts: Facts, p, m: Measurement) -> SplitPace | None:
+    """The pace of one stream through a layer split: the predictor's PP n figure at batch 1 (what `predict --pp n`
+    prints: one GPU's pace plus the engine's hand-overs and split costs), else, where the predictor refuses that
+    layout, one GPU streaming every weight (`p`, one_gpu_pace) plus a PCIe send/recv of the hidden state per GPU
+    boundary (rules.collectives.p2p_us); the GPUs of the figure's own clause, else of the ticket. None for a figure
+    that is not one stream's rate (a prose figure or a tool's measured mean at batch 1) or is above one GPU's bound
+    by more than 10 % (counted another way: not judged here)."""
     from rules import catalog, collectives
 
     if m.stat not in JUDGED_STATS or (m.batch or 1) != 1 or m.value > 1.1 * p.decode_tok_s:
         return None
     n = m.gpus or max(wfield(facts, "tp")[0] or 0, gpu_count(facts) or 0, 2)
-    if n > 1 and (q := predict_layout(facts, 1, 1, pp=n)) is not None and q.valid:
+    q = p if n == 1 else predict_layout(facts, 1, 1, pp=n)  # (one GPU: one_gpu_pace's own prediction)
+    if n > 1 and q is not None and q.valid:
         # the predictor's own layer split (PP n at batch 1: its hand-overs, the engine's split costs such as
         # llama.cpp's F32 hand-over and graphs dropped in pipeline mode), the figure `predict --pp n` prints
-        return q.decode_tok_s_expected, q.decode_tok_s_expected / q.band_high, q.decode_tok_s_expected / q.band_low, \
-            q.decode_tok_s, n
+        return SplitPace(q.decode_tok_s_expected, q.decode_tok_s_expected / q.band_high,
+                         q.decode_tok_s_expected / q.band_low, q.decode_tok_s, n, q)
     fabric = catalog.interconnect(facts.subject.gpu.pcie_interconnect)
     handover_ms = (n - 1) * collectives.p2p_us(fabric, facts.subject.model.hidden * 2) / 1e3
     step = 1e3 / p.decode_tok_s_expected + handover_ms
     expected = 1e3 / step
-    return (expected, expected / p.band_high, expected / p.band_low,
-            1e3 / (1e3 / p.decode_tok_s + handover_ms), n)
+    return SplitPace(expected, expected / p.band_high, expected / p.band_low,
+                     1e3 / (1e3 / p.decode_tok_s + handover_ms), n, q)
 
 
-def split_does_not_fit(facts: Facts, n: int, rule_id: str, m: Measurement):
-    """The memory-fit check `predict` runs (predict.does_not_fit), for the layer split over `n` GPUs: a finding when
-    the weights, the engine's reserve and the KV cache exceed them, else None. A layer-split engine (llama.cpp,
-    Ollama, accelerate's device_map) then keeps the layers that do not fit on the CPU, and they set the pace."""
+def split_does_not_fit(facts: Facts, pace: SplitPace, rule_id: str, m: Measurement):
+    """The memory-fit check `predict` runs (predict.does_not_fit), for the layer split of `pace` (its own PP n
+    prediction): a finding when the weights, the engine's reserve and the KV cache exceed its GPUs, else None. A
+    layer-split engine (llama.cpp, Ollama, accelerate's device_map) then keeps the layers that do not fit on the
+    CPU, and they set the pace."""
     from rules import catalog, roofline
     from rules.predict_rules import shortfall_evidence, shortfall_words
 
-    p = predict_layout(facts, 1, 1, pp=n)
+    p, n = pace.layout, pace.gpus
     if p is None or not p.valid or p.fits:
         return None
     if not weight_dtype(facts):  # weights unstated: a 4-bit checkpoint (the usual local one) that fits leaves it open
@@ -779,11 +794,11 @@ def layer_split_rate(facts: Facts, predictions=None):
     judged = set()
     for m in measurements(facts, "decode_tok_s"):
         pace = split_pace(facts, p, m)
-        if pace is None or (m.value, pace[-1]) in judged:
+        if pace is None or (m.value, pace.gpus) in judged:
             continue  # (one figure said twice, once with its GPU count and once without, is judged once)
-        judged.add((m.value, pace[-1]))
-        expected, low, high, roofline, n = pace
-        unfit = split_does_not_fit(facts, n, "ticket.layer_split_rate", m)
+        judged.add((m.value, pace.gpus))
+        expected, low, high, roofline, n = pace[:5]
+        unfit = split_does_not_fit(facts, pace, "ticket.layer_split_rate", m)
         if unfit is not None:
             yield unfit
             continue

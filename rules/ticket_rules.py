@@ -37,7 +37,6 @@ from rules.claims import Claim
 from rules.common import (
     LLAMACPP_ENGINES,
     P2P_VM_FIX,
-    TP_ENGINES,
     claim_ev,
     engine_of,
     ev,
@@ -51,6 +50,7 @@ from rules.common import (
     nic_rate_gbs,
     node_count,
     passed,
+    tp_engine,
     tp_sizes,
     visible_devices,
     wfield,
@@ -1031,7 +1031,7 @@ def taking_turns(facts: Facts) -> bool:
     GPUs take turns, as in a layer split (or the model sits on one GPU). Tensor-parallel ranks run every layer
     together and spin in NCCL while they wait, so their utilisation stays alike."""
     shares = [c.data["percent"] for c in claims.find(facts, "gpu_util") if not c.data.get("below")]
-    return len(shares) >= 2 and max(shares) >= 90 and min(shares) <= 20 and engine_of(facts) not in TP_ENGINES \
+    return len(shares) >= 2 and max(shares) >= 90 and min(shares) <= 20 and not tp_engine(engine_of(facts)) \
         and not training_job(facts) and not _first(facts, "util_swings") \
         and any(_TWO_GPUS_TOLD_APART.search(t) for _, t in claims.texts(facts))
 

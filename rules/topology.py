@@ -29,6 +29,7 @@ from rules import claims
 from rules.common import (
     P2P_VM_FIX,
     claim_ev,
+    distinct_gpus,
     driver_stall,
     ev,
     gpu_count,
@@ -293,10 +294,10 @@ MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html"
 @rule("topology.mig_gpus", "p2p_disabled", "other")
 def mig_gpus(facts: Facts, predictions=None):
     """A GPU in MIG mode cannot be a tensor-parallel peer: its instances have no peer-to-peer over
-    PCIe or NVLink, and CUDA enumerates the instances, not the GPU (MIG user guide). On a node
-    with several GPUs, or where TP >= 2 is stated, say which GPUs a TP group cannot use; a lone
-    MIG GPU is only noted."""
-    gpus = facts.of(GpuFact)
+    PCIe or NVLink, and CUDA enumerates the instances, not the GPU (MIG user guide). Where the layout
+    needs a peer (TP >= 2 stated, or a node of several GPUs with no TP stated), say which GPUs a TP
+    group cannot use; a lone MIG GPU, or a stated TP of 1, is only noted."""
+    gpus = distinct_gpus(facts.of(GpuFact))
     mig = sorted((g for g in gpus if g.mig_mode), key=lambda g: (g.index is None, g.index or 0))
     if not mig:
         return
@@ -304,7 +305,7 @@ def mig_gpus(facts: Facts, predictions=None):
     peers = len(gpu_indices(facts) - {g.index for g in mig})
     names = ", ".join(label(g) for g in mig[:4]) + (", ..." if len(mig) > 4 else "")
     evidence = [ev(g, f"{label(g)}'s MIG mode", "Enabled", "Disabled for a TP peer") for g in mig[:2]]
-    if (tp and tp >= 2) or len(gpus) >= 2:
+    if (tp and tp >= 2) or (not tp and len(gpus) >= 2):
         evidence += [ev(tp_src, "tensor-parallel size", tp)] if tp else []
         yield make(
             "topology.mig_gpus", "p2p_disabled", "warning", 0.7,
@@ -318,9 +319,11 @@ def mig_gpus(facts: Facts, predictions=None):
             refs=[MIG_GUIDE],
         )
         return
-    yield make("topology.mig_gpus", "other", "info", 0.5, f"{names[0].upper()}{names[1:]} is in MIG mode",
-               "MIG instances have no peer-to-peer, so this GPU cannot be a tensor-parallel peer; it serves "
-               "one model replica per instance.", evidence, refs=[MIG_GUIDE])
+    one = len(mig) == 1
+    yield make("topology.mig_gpus", "other", "info", 0.5,
+               f"{names[0].upper()}{names[1:]} {'is' if one else 'are'} in MIG mode",
+               f"MIG instances have no peer-to-peer, so {'this GPU' if one else 'these GPUs'} cannot be a "
+               "tensor-parallel peer; each instance serves one model replica.", evidence, refs=[MIG_GUIDE])
 
 
 def _p2p_off_by_design(facts: Facts) -> bool:

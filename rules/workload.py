@@ -22,6 +22,7 @@ from diagnose.evidence import (
 )
 from rules import claims
 from rules.common import (
+    distinct_gpus,
     engine_releases,
     ev,
     gpu_count,
@@ -242,7 +243,7 @@ def tp_not_dividing_heads(facts: Facts, predictions=None):
 
 def _by_tp(facts: Facts, metric: str) -> dict[int, Measurement]:
     """{TP: figure at batch 1}: the TP stated with each figure, or the GPUs its clause names where the engine
-    splits every layer over them (rules.common.TP_ENGINES)."""
+    splits every layer over them (rules.common.tp_engine)."""
     from rules.common import figure_tp
 
     out: dict[int, Measurement] = {}
@@ -488,10 +489,11 @@ def evidence_coverage(facts: Facts, predictions=None):
     if pp and pp >= 2:  # every pipeline stage holds its own TP group: TP x PP GPUs work together
         tp, tp_src = (tp or 1) * pp, tp_src if tp and tp >= 2 else pp_src
     if per_node and per_node == len(gpu_indices(facts)):  # counted from the GPUs seen: a MIG GPU is no TP peer
-        per_node -= sum(1 for g in facts.of(GpuFact) if g.mig_mode and g.index is not None)
+        per_node -= sum(1 for g in distinct_gpus(facts.of(GpuFact)) if g.mig_mode and g.index is not None)
     local = [t for t in facts.of(NcclTransport) if t.transport in ("P2P", "SHM")]  # NCCL's intra-node connections
     ranks = {r for t in local for r in (t.rank, t.peer) if r is not None}
-    if not per_node and len(ranks) >= 2:  # a NCCL log that connects ranks inside a node: they work together
+    by_nccl = not per_node and len(ranks) >= 2
+    if by_nccl:  # a NCCL log that connects ranks inside a node: they work together
         per_node, count_src = len(ranks), local[0].source
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
@@ -501,9 +503,9 @@ def evidence_coverage(facts: Facts, predictions=None):
     from rules.topology import nvswitch_by_catalog
 
     board = nvswitch_by_catalog(facts)  # the GPU model named exactly: what topology's rules assume
+    # (the label names NCCL's ranks only where the count shown is theirs: a stated TP size is shown from its source)
     count = [ev(tp_src or count_src or _first_gpu_source(facts), "GPUs working together in a node"
-                + (" (ranks NCCL connects inside it)" if count_src and local and count_src == local[0].source else ""),
-                tp or per_node)]
+                + (" (ranks NCCL connects inside it)" if by_nccl and not tp else ""), tp or per_node)]
     if board:
         yield need("workload.evidence_coverage", "How the GPUs are connected was not measured",
                    f"Several GPUs work together. The catalog's {facts.subject.gpu.key} is "

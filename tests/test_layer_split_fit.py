@@ -77,3 +77,30 @@ def test_every_layer_split_figure_is_judged_whatever_the_layout(tmp_path, text):
     if text is TIMINGS:
         assert judged[3.48]["category"] == "other" and set(judged) == {54.22, 19.77, 3.48}
     assert not any(f["rule"] in ("ticket.measured_vs_expected", "ticket.figure_unjudged") for f in rep["findings"])
+
+
+UNFIT = "# Slow 70B\n\nLlama 3 70B Q8_0 gguf with llama.cpp over 2x RTX 3060 runs {rate} tokens/s. Is that normal?\n"
+
+
+@pytest.mark.parametrize("text", [LIST, TIMINGS, SPLIT[0].format(rate=2), UNFIT.format(rate=1.5)])
+def test_each_split_figure_predicts_its_layer_split_once(tmp_path, monkeypatch, text):
+    """The pace and the memory-fit check of one figure read one prediction of its PP n layout (rules.ticket_figures
+    SplitPace.layout), not one for the pace and another for the fit. The predictor itself runs: the wrapper only
+    counts its calls."""
+    from diagnose.bundle import read_bundle
+    from rules import ticket_figures, workload
+    from rules.engine import evaluate
+
+    (tmp_path / "issue.md").write_text(text)
+    facts = read_bundle([tmp_path])
+    calls = []
+
+    def counted(facts, tp, batch, prompt=None, pp=1, dtype=None, **kw):
+        calls.append((pp, dtype))
+        return workload.predict_layout(facts, tp, batch, prompt, pp, dtype, **kw)
+
+    monkeypatch.setattr(ticket_figures, "predict_layout", counted)
+    findings = evaluate(facts, only=["ticket.layer_split_rate"])
+    split = [f for f in findings if "less 0 hand-over" not in f.evidence[0].detail]  # (one GPU: no PP layout)
+    assert split
+    assert len([c for c in calls if c == (c[0], None) and c[0] > 1]) == len(split)

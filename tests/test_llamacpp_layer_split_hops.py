@@ -45,9 +45,10 @@ def test_the_hand_over_is_f32_and_staged_without_p2p():
     ic = catalog.interconnect("pcie4")
     state = 512 * catalog.model("llama-3-8b").hidden * catalog.engine("llamacpp").hidden_state_bytes
     assert state == 512 * 4096 * 4
-    base = collectives.p2p_us(ic, 0)
-    assert collectives.p2p_us(ic, state, p2p=False) - base == pytest.approx(
-        2 * (collectives.p2p_us(ic, state) - base))
+    assert catalog.engine("llamacpp").pp_handover == catalog.engine("llamacpp-eager").pp_handover == "copy"
+    base = collectives.p2p_us(ic, 0, copy=True)
+    assert collectives.p2p_us(ic, state, p2p=False, copy=True) - base == pytest.approx(
+        2 * (collectives.p2p_us(ic, state, copy=True) - base))
 
 
 def test_seventy_b_f16_fits_six_3090s_as_it_ran():

@@ -121,3 +121,26 @@ def test_the_development_case(tmp_path):
     found = reference_shortfall(facts)
     assert found["mine_h"] == 24 and found["ref_h"] == 3 and found["bound_h"] == 6
     assert ticket_verdict(facts, evaluate(facts)).category == "insufficient_data"
+
+
+@pytest.mark.parametrize("ref, mine, board", [("L40s", "L40S", "l40s"), ("l40s", "L40S", "l40s"),
+                                              ("a100s", "A100s", "a100-80gb-sxm"), ("V100s", "V100", "v100-sxm2-32gb")])
+def test_the_reference_board_is_read_as_every_command_reads_it(ref, mine, board):
+    """The counted boards go through catalog.resolve_gpu, the one reading of a GPU name: 'L40s' is how owners write
+    the L40S (its row's written_lower_s), so the reference and the reporter run the same board; a lower-case 'a100s'
+    is the A100 plural, not the start of the 64 GB SXM row's key."""
+    from rules.catalog import resolve_gpu
+
+    facts = issue(f"# Slow\n\nThe README reports 3 hours on 8 {ref}. My 4 {mine} take 12 hours.\n")
+    found = reference_shortfall(facts)
+    assert found and found["bound_h"] == 6 and resolve_gpu(found["board"]).key == board
+    assert resolve_gpu(ref).key == resolve_gpu(mine).key == board
+
+
+@pytest.mark.parametrize("text", ["The same test on vllm takes 240s, about 2 hours in all on 4 A100s.",
+                                  "2 hours on 4 A100s against 4 hours in all; the run logged 240s per epoch."])
+def test_digits_run_together_are_no_count_and_board(text):
+    """'240s' is a time, not '2 x 40s': a count is set off from its board by a separator or a space."""
+    from rules.reference_scaling import _runs
+
+    assert {(n, board.key) for _, n, board, *_ in _runs(text)} == {(4, "a100-80gb-sxm")}

@@ -285,8 +285,21 @@ GPU_NAME = re.compile(
     r"(?:\s*(?:Laptop|Mobile)(?:\s*GPU)?)?)"  # (the laptop part: its own memory and clocks, "RTX 4090 Laptop GPU")
     r"(?:[\s-]*(?:SXM\d?|PCIe|NVL|HBM3e?|\d{2,3}\s*GB|80G|40G))*)(?:s|'s)?(?![\w])",  # "two 3090s", "A100's"
     re.I)
-COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "dual": 2, "three": 3, "four": 4, "quad": 4, "six": 6, "eight": 8,
-               "sixteen": 16, "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
+# A count said in English words: the cardinals one to twelve, sixteen, and the words that name a count ("a single",
+# "a pair of", "dual", "quad", "a dozen"). Zero is no GPU count, and is left out.
+ENGLISH_COUNT_WORDS = {"single": 1, "one": 1, "two": 2, "a pair of": 2, "dual": 2, "three": 3, "four": 4, "quad": 4,
+                       "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+                       "a dozen": 12, "sixteen": 16}
+COUNT_WORDS = {**ENGLISH_COUNT_WORDS,
+               "一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "六": 6, "八": 8}
+
+
+def words_pattern(words) -> str:
+    """An alternation of count words, the longest first ("sixteen" before "six"), any run of spaces inside one
+    ("a  pair of")."""
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
+
+
 # A count in Chinese: a numeral and the measure word for cards ("两张 A100", "8 卡 4090", "四块 3090").
 CJK_GPU_COUNT = re.compile(r"([一单两二双三四六八]|\d{1,4})\s*(?:张|块|个|片|卡)\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$")
 CJK_GPUS_COUNTED = re.compile(r"([一单两二双三四六八]|\d{1,2})\s*(?:张|块)\s*(?:显卡|卡|GPU)|"
@@ -306,7 +319,7 @@ WORLD_GPUS_COUNTED = re.compile(
     + _KO_N + r"\s*(?:개|장)\s*의?\s*" + _KO_GPU + "|"
     r"\b(" + _EU_WORDS + r")\s+(?:\w+\s+)?(?:GPUs?|Karten|Grafikkarten|tarjetas|видеокарт\w*)(?!\w)|"
     r"\b(\d{1,2})\s+(?:\w+\s+)?(?:Karten|Grafikkarten|tarjetas|видеокарт\w*)(?!\w)", re.I)
-_COUNT = r"(\d{1,4}|" + "|".join(COUNT_WORDS) + r")"
+_COUNT = r"(\d{1,4}|" + words_pattern(COUNT_WORDS) + r")"
 GPU_COUNT = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*(?:(?:NVIDIA|Nvidia|nvidia)\s+)?$", re.I)
 # "Two nodes, 8x A100 each", "8 GPUs per server": a count per node, not the job's total.
 PER_NODE = re.compile(r"^[^.\n;]{0,30}?\b(?:each|per (?:node|server|host|machine)|"
@@ -582,7 +595,7 @@ MAX_CONCURRENCY = re.compile(r"(?<![\w-])--max-concurrency[ =](\d{1,4})\b")
 
 # A GPU count in a figure's clause: "1 GPU: 150 tok/s", "with 4 cards 205 tok/s", "on 2 A100 (80GB) ~700 tok/sec",
 # "2x H100s" (not "per GPU").
-CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|one|single|two|dual|three|four|quad|six|eight)\s*(?:x\s*)?"
+CLAUSE_GPUS = re.compile(r"\b(\d{1,2}|" + words_pattern(ENGLISH_COUNT_WORDS) + r")\s*(?:x\s*)?"
                          r"(?:NVIDIA\s+|GeForce\s+)*"
                          r"(?:GPUs?|cards?|(?:RTX\s*)?[ABHLTV]\d{2,3}[A-Z]?s?|RTX\s*\d{4}s?)\b", re.I)
 # One GPU named in Chinese or Japanese: "单卡", "单张卡", "一张卡", "单块 GPU", "单GPU", "1枚".
@@ -1278,7 +1291,7 @@ def _tp_size(m: re.Match) -> int:
 
 
 def _count(token: str) -> int | None:
-    token = token.lower()
+    token = " ".join(token.lower().split())
     return COUNT_WORDS.get(token) or WORLD_COUNT_WORDS.get(token) or (int(token) if token.isdigit() else None)
 
 

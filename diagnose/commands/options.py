@@ -170,8 +170,9 @@ class FiniteFloat(click.ParamType):
 class InputPath(click.ParamType):
     """A path the user hands us to read, checked by diagnose.inputs.check_path at parse time:
     it exists, is a regular file (or a folder with `folder`), not a FIFO, device or /proc file,
-    and within the size bound of its kind. Returns the path as given (a str). `missing_ok`: a
-    path that does not exist is left to the command (a results database says how to make one)."""
+    and within the size bound of its kind. Returns the path (a str) with a leading `~` expanded, as the shell would
+    have (`--db=~/runs.db` reaches the program unexpanded): what is checked is what is read. `missing_ok`: a path
+    that does not exist is left to the command (a results database says how to make one)."""
 
     name = "path"
 
@@ -184,14 +185,15 @@ class InputPath(click.ParamType):
         from diagnose.errors import InputError
         from diagnose.inputs import check_path
 
+        value = _os.path.expanduser(str(value))
         if self.missing_ok and not _os.path.lexists(value):
-            return str(value)
+            return value
         folder = _os.path.isdir(value) if self.folder is None else self.folder
         try:
             check_path(value, self.kind, folder=folder)
         except InputError as exc:
             self.fail(str(exc), param, ctx)
-        return str(value)
+        return value
 
 
 def output_options(func=None, *, default_format: str = "terminal", reads=None):
@@ -267,21 +269,23 @@ def _db_path() -> str:
 def check_writable(path: str, option: str) -> None:
     """Refuse an output path whose folder is missing, read-only or not a real folder (/proc,
     /sys) before any work is done. An existing link or device (`-o /dev/stdout`) is written
-    through, not created beside (diagnose.outputs), so only it must take writing."""
+    through, not created beside (diagnose.outputs), so only it must take writing. A leading `~` is the home
+    folder here as in OutputPath, which hands the writer the same expanded path."""
     import stat
     from pathlib import Path
 
+    path = os.path.expanduser(path)
     try:
-        mode = os.lstat(os.path.expanduser(path)).st_mode
+        mode = os.lstat(path).st_mode
     except OSError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        if os.path.exists(path) and not os.access(os.path.expanduser(path), os.W_OK):
+        if os.path.exists(path) and not os.access(path, os.W_OK):
             from diagnose.errors import InputError
 
             raise InputError(f"{option} {path}: not writable")
         return
-    folder = Path(path).expanduser().absolute().parent
+    folder = Path(path).absolute().parent
     if not folder.is_dir():
         from diagnose.errors import InputError
 
@@ -332,13 +336,14 @@ class OutputPath(click.ParamType):
         from diagnose.errors import InputError
 
         option = param.opts[-1] if param is not None and param.opts else "path"
+        value = os.path.expanduser(str(value))  # (`-o=~/x.json` reaches us unexpanded: checked and written expanded)
         if not self.folder and os.path.isdir(value):
             self.fail(f"{value} is a folder; give a file name", param, ctx)
         try:
             (check_writable_folder if self.folder else check_writable)(value, option)
         except InputError as exc:
             self.fail(str(exc).removeprefix(f"{option} "), param, ctx)
-        return str(value)
+        return value
 
 
 def refuse_overwriting_an_input(output: str, params: dict) -> None:

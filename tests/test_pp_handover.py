@@ -1,0 +1,46 @@
+"""A PP hand-over by NCCL send/recv takes the all-reduce's path model (rules.collectives): between GPUs without PCIe
+peer-to-peer NCCL uses its SHM transport for sends as for the ring's steps, with the same hop and the same share of
+the bus bandwidth (calibration.toml [nccl] shm_*). It used to stage the bytes as a peer copy does (PCIe crossed
+twice), which only llama.cpp's cudaMemcpyPeerAsync does (engines.toml pp_handover = "copy")."""
+
+import pytest
+
+from rules import catalog, collectives
+
+
+def test_worked_example_a_bf16_hidden_state_over_pcie4_without_p2p():
+    """Llama 3 70B's hidden state (8192 BF16 values, 16,384 bytes) over PCIe Gen4 (24.5 GB/s achieved), from a CUDA
+    graph. With P2P: 6.98 us fixed + 1.56 us hop + 16384 B / 24,500 B/us = 9.209 us. Without P2P (SHM): 6.98 + 1.56
+    x 1 + 16384 / (24,500 x 0.105) = 6.98 + 1.56 + 6.369 = 14.909 us; staged as a peer copy it was 9.877 us."""
+    c = catalog.calibration().nccl
+    ic = catalog.interconnect("pcie4")
+    assert (c["base_us"], c["hop_us_pcie"], c["shm_hop_factor"], c["shm_bus_factor"], ic.achieved_gbs) == (
+        6.98, 1.56, 1, 0.105, 24.5)  # the constants the figures above were worked with
+    assert collectives.p2p_us(ic, 16384) == pytest.approx(9.209, abs=1e-3)
+    assert collectives.p2p_us(ic, 16384, p2p=False) == pytest.approx(14.909, abs=1e-3)
+    assert collectives.p2p_us(ic, 16384, p2p=False, copy=True) == pytest.approx(9.877, abs=1e-3)
+
+
+@pytest.mark.parametrize("fabric", ["pcie3", "pcie4", "pcie5", "nvlink3"])
+@pytest.mark.parametrize("p2p", [True, False])
+@pytest.mark.parametrize("size", [0, 16384, 8 << 20])
+def test_a_send_is_one_step_of_the_two_rank_ring(fabric, p2p, size):
+    """Two ranks' ring all-reduce is the fixed cost, two hops and 2(n-1)/n = 1 x the bytes: a send is the same less
+    one hop, on whichever path (P2P or SHM) the all-reduce takes."""
+    ic = catalog.interconnect(fabric)
+    ring = collectives.nccl(ic, 2, size, p2p=p2p)
+    hop = collectives._hop_us(ic, catalog.calibration().nccl, p2p)
+    assert ring.us - collectives.p2p_us(ic, size, p2p=p2p) == pytest.approx(hop)
+
+
+def test_engines_say_how_they_hand_over(tmp_path):
+    """NCCL engines default to "nccl"; a user profile naming another way is bad input (exit 2, one line)."""
+    from conftest import diagnose
+
+    assert catalog.engine("vllm").pp_handover == "nccl"
+    assert {e.pp_handover for e in catalog.engines().values()} == {"nccl", "copy"}
+    extra = tmp_path / "engines.toml"
+    extra.write_text('[engine.mine]\nname = "mine"\ncuda_graphs = true\nkernels_per_layer = 9\nlaunch_us = 12.0\n'
+                     'host_ms_per_step = 1.0\nhost_ms_per_request = 5.0\npp_handover = "memcpy"\n')
+    result = diagnose("predict", "--catalog", extra, "--engine", "mine", "--model", "llama-3-8b", "--gpu", "h100-sxm")
+    assert result.exit_code == 2 and "pp_handover" in result.stderr and "Traceback" not in result.stderr
