@@ -1324,7 +1324,8 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 continue
             for m in _clause_rates(ln, clause, dot, compared.get(i, set())):
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
-                label = PROMPT_COUNT.sub(" ", clause[max(0, m.start - 40):m.start].lower())
+                # (nor is a prompt's length, "input length 4096: we get 12 tok/s", a prompt-processing rate's label)
+                label = PROMPT_COUNT.sub(" ", PROMPT_LEN.sub(" ", clause[:m.start])[-40:].lower())
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
