@@ -57,6 +57,7 @@ def test_a_ratio_reads_the_reference_before_it_when_none_follows():
 
 @pytest.mark.parametrize("text", [
     "The 15 tok/s I posted earlier was wrong.",  # taken back
+    "Sorry, the 150 tok/s in my first post was a typo.",
     "Loading a 4096 tokens context took 2 minutes.",  # a load, not a generation
     "tqdm shows 30 it/s for the prompts.",  # iterations are no tokens unless said
     "Memory use is 30 % lower than with fp16.",  # a ratio of no speed
@@ -67,6 +68,8 @@ def test_what_is_no_measured_speed_is_not_read(text):
 
 @pytest.mark.parametrize("text,value", [
     ("I do not get more than 20 tok/s.", 20.0),  # a bound on the measurement, not a denial
+    ("20 tok/s is wrong for this GPU, something is broken.", 20.0),  # a complaint, not a retraction
+    ("The 12 tok/s was wrong for an H100, so we checked the clocks.", 12.0),
     ("Not even 20 tok/s here.", 20.0),
     ("We get 1.250 tok/s on the CPU fallback, which is useless.", 1.25),  # English writes decimals with a dot
     ("Memory use is 30 % lower than with fp16, and we get 40 tok/s.", 40.0),  # the ratio is not about the speed

@@ -187,9 +187,11 @@ def change_start(text: str, start: int, end: int) -> bool:
 NEGATED = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:(?:the|a|an|at|like|really)\s+)?" + _APPROX + r"$", re.I)
 BUT_FIGURE = re.compile(r"[^.;!?]*?\bbut\s+(?:rather\s+)?(?:it\s+is\s+|it's\s+|we\s+get\s+|I\s+get\s+)?" + _APPROX
                         + NUM + r"(?!\d|[.,]\d|\s*(?:%|x\b|×|[A-Za-z]))", re.I)
-# "the earlier report of 20 tok/s was wrong", "that 20 tok/s figure was a typo": a figure taken back.
-RETRACTED = re.compile(r"\b(?:was|were|is|are)\s+(?:\w+\s+)?(?:wrong|incorrect|mistaken|a\s+mistake|a\s+typo|"
-                       r"bogus|invalid)\b", re.I)
+# "the earlier report of 20 tok/s was wrong", "the 15 tok/s I posted before was a typo": a figure taken back. A typo, or
+# "wrong" said of an earlier statement; "20 tok/s is wrong for this GPU" complains about the measurement and keeps it.
+RETRACTED = re.compile(r"\b(?:was|were|is|are)\s+(?:\w+\s+)?(?:a\s+)?typo\b|"
+                       r"\b(?:earlier|before|previous\w*|first|last|posted|reported|said|quoted|above)\b[^.;]*?"
+                       r"\b(?:was|were)\s+(?:\w+\s+)?(?:wrong|incorrect|mistaken|a\s+mistake|bogus|invalid)\b", re.I)
 
 
 def negated(text: str, start: int) -> bool:
