@@ -359,6 +359,13 @@ class Measurement(Fact):
     # the model a figure's own clause names ("13B on the 4090 does 30 tok/s"), several joined by " / " where its line
     # names more than one and its clause none: a figure of another model is not judged against the ticket's model
     model: str | None = None
+    # the reporter's words where the figure was converted from them ("5,400 tokens per minute", "3x slower than ...
+    # 90 tok/s", "20-25 tok/s"): a finding quotes them beside the value in the rules' unit
+    said: str | None = None
+
+    @property
+    def cited(self) -> str:
+        return f'{self.source} "{self.said}"' if self.said else self.source
 
 
 @dataclass

@@ -102,10 +102,11 @@ class Run:
         return list(dict.fromkeys(out))
 
     def get(self, metric: str, stats=("median", "mean", "p50", None)) -> Measurement | None:
-        """The first measurement of `metric` with one of `stats`, in that order of preference."""
+        """The first measurement of `metric` with one of `stats`, in that order of preference; a figure a reporter
+        states with no statistic named ("reported") counts as one with none, as `ticket` judges it."""
         for stat in stats:
             for m in self.measurements:
-                if m.metric == metric and m.stat == stat:
+                if m.metric == metric and (m.stat == stat or (stat is None and m.stat == "reported")):
                     return m
         return None
 
@@ -206,7 +207,8 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         run.capture = capture_comm(timelines, steps)
         run.measurements.extend(m for m in measurements if m.metric == "step_ms")
         return
-    kept = [m for m in measurements if m.metric in CSV_METRICS or m.metric in ("input_tok_s", "total_tok_s")]
+    kept = [m for m in measurements if (m.metric in CSV_METRICS or m.metric in ("input_tok_s", "total_tok_s"))
+            and not _another_models(read, m)]
     if not kept:
         return
     for m in kept:
@@ -217,7 +219,7 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
     for m in kept:
         # --tp-of wins; else a figure's own tp (ticket.toml, a JSON result); else the file's layout.
         own = Layout(m.tp, m.pp or 1, m.dp or 1) if m.tp else None
-        layout = given or own or file_layout
+        layout = given or own or file_layout or _ticket_layout(read, m)
         if layout is None:
             raise InputError(f"{m.source}: cannot tell which layout this measurement is for; put tp in the file name "
                              f"(bench_tp4.json) or pass --tp-of {path.name}=TP")
@@ -232,6 +234,32 @@ def _from_facts(read, path: Path, given: Layout | None, runs: dict) -> None:
         run = _run(runs, layout, batch, setup, tag=_rate_of(result[1]), result=result[0])
         run.batch_how, run.derived_step = how, step
         run.measurements.append(m)
+
+
+def _ticket_layout(read, m: Measurement) -> Layout | None:
+    """The layout `ticket` judges a reporter's figure at where nothing names one (rules.ticket_figures.assumed_layout:
+    the ticket's layout, every GPU named for a TP engine, else one GPU, or the layers split where the weights do not
+    fit one), so both commands compare the same figure with the same prediction; None for any other input."""
+    from rules.subject import Subject
+    from rules.ticket_figures import assumed_layout
+
+    if m.stat != "reported":
+        return None
+    read.subject = read.subject or Subject.of(read)
+    tp, pp, _ = assumed_layout(read, m, m.batch or 1)
+    return Layout(tp, pp)
+
+
+def _another_models(read, m: Measurement) -> bool:
+    """Is this a reporter's figure whose own clause names a model other than the ticket's? `ticket` does not judge it
+    against the ticket's model (rules.subject.figure_model), and neither does scaling."""
+    from rules.subject import Subject, figure_model, same_model
+
+    if m.stat != "reported" or not m.model:
+        return False
+    read.subject = read.subject or Subject.of(read)
+    named = figure_model(m.model)
+    return named is not None and read.subject.model is not None and not same_model(named, read.subject.model)
 
 
 def _rate_of(result: list) -> str:
@@ -259,12 +287,13 @@ def _setup_of(read) -> Setup:
     launch line, a capture's GPU), where the catalog knows them; weights and builds as the ticket rules read them."""
     from rules.subject import Subject
     from rules.ticket_figures import unmodelled_layout
-    from rules.workload import quant_group, weight_dtype
+    from rules.workload import quant_group, stated_lengths, weight_dtype
 
     named = Subject.of(read)
+    prompt, output = stated_lengths(read)  # the lengths `ticket` predicts the figures at
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
-                 engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read),
-                 engine_stated=not engine_releases(read), unmodelled=unmodelled_layout(read),
+                 engine=engine_of(read), dtype=weight_dtype(read), prompt=prompt, output=output,
+                 quant=quant_group(read), engine_stated=not engine_releases(read), unmodelled=unmodelled_layout(read),
                  builds=tuple(engine_builds(read)))
 
 

@@ -81,6 +81,11 @@ def expectation(metric: str, p) -> Expectation:
 REPORTED_RATE_SLACK = 0.85
 
 
+# A reporter's rate below even that: the one judgement `ticket` (ticket.measured_vs_expected) and `scaling` (its only
+# layout, scaling.base_efficiency) give it, so the same figure gets the same verdict, severity and exit code.
+BELOW_BAND = {"category": "other", "severity": "warning", "confidence": 0.45}
+
+
 def lowest_normal(low: float, measured) -> float:
     """The lowest rate that still reads as the band: its low edge, less the slack of a figure written in prose
     (Measurement.stat 'reported')."""

@@ -228,6 +228,8 @@ class ScalingRow:
     measured: float | None = None
     measured_how: str | None = None
     measured_source: str | None = None
+    # a reporter's figure, written in prose (Measurement.stat "reported"): judged with the slack `ticket` gives it
+    reported: bool = False
     roofline: float | None = None
     expected: float | None = None
     time_metric: bool | None = None

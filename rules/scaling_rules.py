@@ -7,6 +7,7 @@ from __future__ import annotations
 from diagnose.findings import Evidence, Finding
 from rules import beyond_roofline
 from rules.engine import rule
+from rules.expectations import BELOW_BAND
 from rules.predict_rules import layout_refused, refusals
 from rules.predictions import Goodput, ScalingAnalysis, ScalingRow
 from rules.scaling import (
@@ -489,13 +490,19 @@ def base_efficiency(facts, predictions):
     architecture's extra kernels) look the same, and the band holds 90 % of healthy runs, so healthy
     published tables have such a base (5 of them in tests/data/published). `ticket` warns on one such
     figure (ticket.measured_vs_expected); the verdict and the exit code agree where the same figures
-    lead both (workload.latency_bound_small_batch runs in scaling too)."""
-    for label, rs in _layouts(predictions).items():
+    lead both (workload.latency_bound_small_batch runs in scaling too), and a reporter's prose figures at the
+    only layout measured are judged as `ticket` judges them (rules.expectations.BELOW_BAND: a warning)."""
+    layouts = _layouts(predictions)
+    for label, rs in layouts.items():
         r = rs[0]
         if r.label != r.base or r.layout_ratio is None or r.layout_ratio <= r.band_high:
             continue
+        # a reporter's figures at the only layout measured: no scaling to judge them against, judged as `ticket`
+        # judges them (a tool's output at one layout stays a lead: an unmodelled option looks the same)
+        judged = BELOW_BAND if len(layouts) == 1 and all(x.reported for x in rs) else \
+            {"category": "other", "severity": "info", "confidence": 0.4}
         yield Finding(
-            rule="scaling.base_efficiency", category="other", severity="info", confidence=0.4,
+            rule="scaling.base_efficiency", **judged,
             title=f"Even {label} runs x{r.layout_ratio:.2f} the expected time of a healthy {r.engine} system "
             f"(band up to x{r.band_high:.2f})",
             summary=f"At the smallest layout measured the figures are x{r.layout_ratio:.2f} what this model, GPU and "

@@ -56,7 +56,7 @@ from rules.common import (
     wfield,
 )
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
-from rules.expectations import REPORTED_RATE_SLACK, band_text, lowest_normal
+from rules.expectations import BELOW_BAND, REPORTED_RATE_SLACK, band_text, lowest_normal
 from rules.health import FATAL_XIDS
 from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import (
@@ -1136,7 +1136,7 @@ def measured_vs_expected(facts: Facts, predictions=None):
                        evidence, fix="Compare with the same server without --speculative-config (tok/s at one "
                        "request), and attach the engine log of both runs.")
             return
-        yield make("ticket.measured_vs_expected", "other", "warning", 0.45,
+        yield make("ticket.measured_vs_expected", *BELOW_BAND.values(),
                    f"{said} is below the expected {band} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",

@@ -276,6 +276,13 @@ def quant_group(facts: Facts) -> str | None:
     return next((t for t in named if t and catalog.gguf_type(t).dtype == dtype), GGUF_BY_DTYPE[dtype])
 
 
+def stated_lengths(facts: Facts) -> tuple[int | None, int | None]:
+    """(prompt, reply) lengths in tokens the input states (its prose, ticket.toml, a launch line, a benchmark's
+    result), None where it states none: `ticket` predicts a figure at them and `scaling` takes them as the run's
+    setup, both through this one reading, so the same ticket gets the same expected figure from both."""
+    return wfield(facts, "prompt_len")[0], wfield(facts, "output_len")[0]
+
+
 def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None, pp: int = 1,
                    dtype: str | None = None, gpu=None, model=None):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
@@ -302,7 +309,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     else:
         pp, pp_src = max(pp, 1), None
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
-    stated_prompt, stated_output = wfield(facts, "prompt_len")[0], wfield(facts, "output_len")[0]
+    stated_prompt, stated_output = stated_lengths(facts)
     prompt = prompt or stated_prompt or 1024
     try:
         p = roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,

@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from diagnose.artifacts import figures
+from diagnose.artifacts.figures import Figure
 from diagnose.artifacts.launch import nccl_tests_ranks
 from diagnose.artifacts.text import (
     LLAMACPP_FORK,
@@ -400,28 +402,16 @@ RATE = re.compile(r"(?<![A-Za-z0-9_.,])(?<![eE][+-])(\d{1,3}(?:,\d{3})+(?:\.\d+)
                   r"(?:(?:output|generated|generation|new|completion|decode|decoding)\s+)?"
                   r"(?:tok(?:en)?s?\s*/\s*s(?:ec(?:ond)?)?|tk/s|t/s|tokens?\s+(?:per|a|an|each|every)\s+sec(?:ond)?|tps)"
                   r"(?![A-Za-z])", re.I)
-# A rate written as a count over a time: "512 tokens in 40 s", "took 40 s for 512 tokens", "needs 3 minutes to
-# generate 1000 tokens". Output tokens over the whole request (prompt processing included): a decode rate's
-# lower bound, read as the decode rate the reporter experiences.
-_SECONDS = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0,
-            "minute": 60.0, "minutes": 60.0}
-_DURATION_UNIT = r"(ms|s|secs?|seconds?|mins?|minutes?)\b"
-TOKENS_IN_TIME = re.compile(
-    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:new\s+|output\s+|generated\s+)?tokens?\s+"
-    r"(?:in|within|took|takes|taking|needed|need)\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)\s*" + _DURATION_UNIT
-    + r"|\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)\s*"
-    + _DURATION_UNIT + r"\s+(?:for|to\s+(?:generate|produce|output|decode|write))\s+(?:the\s+)?"
-    r"(\d{1,3}(?:,\d{3})+|\d+)\s+(?:new\s+|output\s+)?tokens?\b", re.I)
+# A rate written as a count over a time ("512 tokens in 40 s", "5,400 tokens per minute", "2 seconds per 100 tokens",
+# a job's length): diagnose.artifacts.figures reads them, in tok/s.
 # ... and in Chinese: "生成 512 个 token 用了 40 秒", "输出1000个token耗时 2 分钟".
 CJK_TOKENS_IN_TIME = re.compile(r"(?:生成|输出|推理)了?\s*(\d+)\s*个?\s*(?:tokens?|词元)\s*"
                                 r"(?:用了|花了|耗时|需要|要|用时)\s*(?:约|大约|大概)?\s*"
                                 r"(\d+(?:\.\d+)?)\s*(秒|s|分钟|min|毫秒|ms)", re.I)
-_CJK_SECONDS = {"秒": 1.0, "s": 1.0, "分钟": 60.0, "min": 60.0, "毫秒": 1e-3, "ms": 1e-3}
+_CJK_SECONDS = {"秒": 1.0, "分钟": 60.0, "毫秒": 1e-3}
 # ... and in Spanish, Portuguese, French and German: "500 tokens en 20 segundos", "500 Tokens in 20 Sekunden".
 WORLD_TOKENS_IN_TIME = re.compile(r"(?<![\w.])(\d+)\s+tokens?\s+(?:en|em|in)\s+(?:unos\s+|environ\s+|etwa\s+)?"
                                   r"(\d+(?:\.\d+)?)\s*(segundos|secondes|sekunden|minutos|minutes|minuten)\b", re.I)
-_WORLD_SECONDS = {"segundos": 1.0, "secondes": 1.0, "sekunden": 1.0, "minutos": 60.0, "minuten": 60.0}
-_ANY_SECONDS = {**_SECONDS, **_CJK_SECONDS, **_WORLD_SECONDS}  # a duration's unit in any of these languages
 # ... and in Chinese: "每秒 45 个 token", "每秒约 30 tokens".
 # Tokens per second as other languages and word orders write it (one number group, group 1):
 # - Chinese "每秒生成 40 个 token", "40 tokens/秒", Japanese "40 トークン/秒";
@@ -837,8 +827,11 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
     seamed = [(i, spaced[i]) for i, _ in prose]
-    out.extend(_rates(seamed, name, n if n and n >= 2 else 2, apart))  # the same lines _sets_apart read above
-    out.extend(_tokens_over_time(seamed, name))
+    dot = figures.comma_decimals(" ".join(ln for _, ln in seamed))  # "3.100 tok/s" is 3100 in a German ticket
+    relative, compared = _relative_rates(seamed, name, dot)
+    out.extend(relative)
+    out.extend(_rates(seamed, name, n if n and n >= 2 else 2, apart, dot, compared))  # the lines _sets_apart read
+    out.extend(_tokens_over_time(seamed, name, dot))
     # (llama-bench prints a Markdown table, often pasted bare: its rows are prose lines)
     out.extend(_timing_lines(code_lines + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
     out.extend(_latencies(seamed, name, apart))
@@ -1299,11 +1292,37 @@ def _count(token: str) -> int | None:
 PROMPT_COUNT = re.compile(r"\b\d[\d,]*\s+(?:[a-z-]+\s+)?prompts\b|\bnum[-_ ]prompts?\b\s*=?\s*\d+", re.I)
 
 
-def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: bool | None = None) -> list:
+def _clause_rates(ln: str, clause: str, dot: bool, compared: set[int]) -> list[Figure]:
+    """The decode rates a clause states, in tok/s, each with the words it was read from where they are more than a
+    figure and its unit (figures): not the comparator of a ratio (`compared`: where such figures start in the line),
+    the start of a change ("from 50 tok/s to 25"), a negated or retracted figure (the figure a "but" gives instead
+    is read in its place); a range stands for its middle."""
+    out, at = [], ln.find(clause)
+    for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
+        if at + m.start() in compared or figures.change_start(ln, at + m.start(), at + m.end()):
+            continue
+        if figures.negated(clause, m.start()) or figures.RETRACTED.search(clause):
+            alt = figures.instead(ln, at + m.end(), dot)
+            if alt:  # "not 50 tok/s like the blog says but 20": 20 tok/s, said in the negated figure's clause
+                out.append(Figure(m.start(), m.end(), alt.value, ln[at + m.start():alt.end]))
+            continue
+        value, said = rate_value(m, dot), None
+        middle = figures.range_middle(ln, at + m.start(), value, dot)  # (the line's: "and" ends a clause)
+        if middle is not None:
+            value, said = middle, ln[figures.RANGE_START.search(ln[:at + m.start()]).start():at + m.end()].strip()
+        elif value != rate_value(m):
+            said = m.group(0)
+        out.append(Figure(m.start(), m.end(), value, said))
+    return out + figures.token_rates(clause, dot)
+
+
+def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: bool | None = None,
+           dot: bool = False, compared: dict[int, set[int]] | None = None) -> list:
     """'TP=1: 90 tok/s', 'with tensor parallel 2 I get 40 tokens/s, with TP=4 35': a rate with the
     TP (and batch) named in its own clause, else on its line, else in a heading line above it."""
     out = []
     apart = _sets_apart(prose) if apart is None else apart
+    compared = compared or {}
     heading: tuple[int, str] | None = None  # "With TP:" above a block of result lines
     for i, ln in prose:
         if ln.strip().endswith(":") and len(ln.split()) <= 8:
@@ -1316,9 +1335,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # a published, promised or hoped-for figure ("the official table reports 12000 tokens/s"),
                 # not measured
                 continue
-            for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
+            for m in _clause_rates(ln, clause, dot, compared.get(i, set())):
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
-                label = PROMPT_COUNT.sub(" ", clause[max(0, m.start() - 40):m.start()].lower())
+                # (nor is a prompt's length, "input length 4096: we get 12 tok/s", a prompt-processing rate's label)
+                label = PROMPT_COUNT.sub(" ", PROMPT_LEN.sub(" ", clause[:m.start])[-40:].lower())
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
@@ -1331,33 +1351,72 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                     tp = with_tp  # "with TP", its size unsaid: the GPUs the prose names, else 2
                 # the GPUs the figure's own clause names before it ("1 GPU: 150 tok/s", "with 2 GPUs 190 tok/s")
                 # (else a heading line above the block: "With 2x RTX 4090:" over a tool's timing line)
-                n = CLAUSE_GPUS.search(clause[:m.start()]) or (CLAUSE_GPUS.search(context[:-len(clause)])
+                n = CLAUSE_GPUS.search(clause[:m.start]) or (CLAUSE_GPUS.search(context[:-len(clause)])
                                                                if context != clause else None)
                 gpus = _count(n.group(1)) if n else None
                 gpus = gpus if gpus and gpus <= 64 else None
                 # one GPU said in the figure's own clause ("单卡 48 tokens/s, tp=2 时 70") is its layout, not the line's
-                own = CLAUSE_GPUS.search(clause[:m.start()])
-                if not tps and ((own and _count(own.group(1)) == 1) or ONE_CARD.search(clause[:m.start()])):
+                own = CLAUSE_GPUS.search(clause[:m.start])
+                if not tps and ((own and _count(own.group(1)) == 1) or ONE_CARD.search(clause[:m.start])):
                     tp = 1
                 tp = 1 if tp is None and gpus == 1 else tp
                 b = BATCH.search(clause)
                 # (the line's load is not that of a clause about one request: "单请求每秒 9 token，100 并发下 ...")
                 c = CONCURRENT.search(clause) or (None if ONE_STREAM.search(clause) else CONCURRENT.search(ln))
                 # "1,200 tok/s per GPU", "tokens/s/gpu": a share of the total, not one stream's rate
-                per_gpu = PER_GPU.search(clause[m.start():m.end() + 20])
+                per_gpu = PER_GPU.search(clause[m.start:m.end + 20])
                 load = int(next(g for g in c.groups() if g)) if c else None
                 batch = int(b.group(1)) if b else line_batch
-                if batch is None and load and (PER_STREAM.match(clause, m.end())
-                                               or STREAM_BEFORE.search(clause[:m.start()])):
+                if batch is None and load and (PER_STREAM.match(clause, m.end)
+                                               or STREAM_BEFORE.search(clause[:m.start])):
                     batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
                 # "total throughput at batch 64 is 2500 tok/s", "2500 tok/s aggregate": every stream's output together
-                total = (TOTAL_RATE.search(clause[:m.start()]) or TOTAL_RATE_AFTER.match(clause, m.end())
-                         or CJK_TOTAL.search(clause[:m.start()]))
+                total = (TOTAL_RATE.search(clause[:m.start]) or TOTAL_RATE_AFTER.match(clause, m.end)
+                         or CJK_TOTAL.search(clause[:m.start]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
-                out.append(Measurement(where(name, i), metric, rate_value(m), "tok/s", stat="reported", tp=tp,
+                out.append(Measurement(where(name, i), metric, m.value, "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
-                                       model=clause_model(clause, ln)))
+                                       model=clause_model(clause, ln), said=m.said))
     return out
+
+
+def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) -> tuple[list, dict[int, set[int]]]:
+    """Rates said relative to another ("3x slower than a colleague's box, which does 90 tok/s", "30 % slower than the
+    100 tok/s of last month", "only 1.3x faster than one GPU" after "one GPU gives 50 tok/s"): the reference times
+    the factor (figures.relative), with the layout, GPU and model the phrase's own clause names. The reference is the
+    first rate after the phrase in its sentence, else the last before it, else the last of the sentence before; one
+    after the phrase is a comparator, not measured here ({line: where it starts}), unless its words name a layout."""
+    out, compared, last = [], {}, None
+    for i, ln in prose:
+        at = 0
+        for sentence in SENTENCE_SPLIT.split(ln):
+            at = ln.find(sentence, at)
+            rates = [(ln.find(c, at) + r.start, ln.find(c, at) + r.end, r.value, r.said) for c, _ in _clauses(sentence)
+                     for r in _clause_rates(ln, c, dot, set())]
+            for m, factor in figures.relative(sentence):
+                lead = re.split(r"[,;:]\s", sentence[:m.start()])[-1]
+                if HOPED_FIGURE.search(lead + m.group(0)) or REFERENCE_FIGURE.search(lead) or figures.negated(
+                        sentence, m.start()):
+                    continue
+                after = [r for r in rates if r[0] >= at + m.end()]
+                before = [r for r in rates if r[1] <= at + m.start()]
+                ref = after[0] if after else before[-1] if before else last
+                # (a sentence stating the measured figure itself only compares two stated figures: "4 times slower:
+                # 52 ms per token where the page shows 47 tok/s")
+                if ref is None or len(rates) > 1 or any(p.search(sentence) for p in (MS_PER_TOKEN, LATENCY)) \
+                        or figures.token_times(sentence):
+                    continue
+                if after and not TP.search(ln[at + m.end():ref[1]]):
+                    compared.setdefault(i, set()).add(ref[0])
+                tps = [_tp_size(t) for t in TP.finditer(lead)]
+                # (the words from the phrase to its reference where it follows, else the phrase and the reference)
+                said = ln[at + m.start():ref[1]] if after else f"{m.group(0)} {ref[3] or ln[ref[0]:ref[1]]}"
+                out.append(Measurement(where(name, i), "decode_tok_s", round(ref[2] * factor, 3), "tok/s",
+                                       stat="reported", tp=tps[0] if tps else None, gpu_name=clause_gpu(lead, ln),
+                                       model=clause_model(lead, ln), said=said))
+            last = rates[-1] if rates else last
+            at += len(sentence)
+    return out, compared
 
 
 # Decode rates as local engines print them, one stream each (prompt processing lines are not decode):
@@ -1433,24 +1492,22 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
     return out
 
 
-def _tokens_over_time(prose: list[tuple[int, str]], name: str) -> list:
-    """'512 tokens in 40 s', 'took 40 s for 512 tokens': the count over the time as a rate, where the line gives
-    no rate of its own (a textgen line states both) and the count is an output, not a prompt length."""
+def _tokens_over_time(prose: list[tuple[int, str]], name: str, dot: bool = False) -> list:
+    """'512 tokens in 40 s', '1,000,000 output tokens took 4 hours', '生成 512 个 token 用了 40 秒': the count over the
+    time as a rate, where the line states no rate _rates reads (a textgen line states both) and the count is an
+    output, not a prompt length. Read per line: a job's count and time are often clauses apart."""
     out = []
     for i, ln in prose:
-        if RATE.search(ln):
+        if RATE.search(ln) or any(figures.token_rates(c, dot) for c, _ in _clauses(ln)):
             continue
-        found = [(m, *((m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))))
-                 for m in TOKENS_IN_TIME.finditer(ln)]
-        found += [(m, m.group(1), m.group(2), m.group(3)) for m in CJK_TOKENS_IN_TIME.finditer(ln)]
-        found += [(m, m.group(1), m.group(2), m.group(3)) for m in WORLD_TOKENS_IN_TIME.finditer(ln)]
-        for m, count, value, unit in found:
-            tokens, seconds = number(count), float(value) * _ANY_SECONDS[unit.lower()]
-            before = ln[max(0, m.start() - 30):m.start()].lower()
-            if tokens < 16 or seconds <= 0 or re.search(r"prompt|input|context|prefill", before):
-                continue
-            out.append(Measurement(where(name, i), "decode_tok_s", round(tokens / seconds, 3), "tok/s",
-                                   stat="reported"))
+        found = figures.counted_rates(ln, dot)
+        for m in [*CJK_TOKENS_IN_TIME.finditer(ln), *WORLD_TOKENS_IN_TIME.finditer(ln)]:
+            unit = m.group(3).lower()
+            time = float(m.group(2)) * _CJK_SECONDS.get(unit, 0.0) or figures.seconds(float(m.group(2)), unit)
+            if time > 0 and not re.search(r"prompt|input|context|prefill", ln[max(0, m.start() - 30):m.start()], re.I):
+                found.append(Figure(m.start(), m.end(), round(number(m.group(1)) / time, 3), m.group(0)))
+        out += [Measurement(where(name, i), "decode_tok_s", f.value, "tok/s", stat="reported", said=f.said)
+                for f in found]
     return out
 
 
@@ -1462,9 +1519,10 @@ def _line_batch(line: str, *figures: re.Pattern) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
-def rate_value(m: re.Match) -> float | None:
-    """The figure a RATE (or CJK_RATE) match states, its thousands suffix applied ("2.3k tok/s": 2300)."""
-    value = number(next((g for g in m.groups() if g is not None and g[:1].isdigit()), None))
+def rate_value(m: re.Match, dot: bool = False) -> float | None:
+    """The figure a RATE (or CJK_RATE) match states, its thousands suffix applied ("2.3k tok/s": 2300; "3.100 tok/s"
+    is 3100 where the text writes decimals with a comma, `dot`)."""
+    value = figures.value_of(next((g for g in m.groups() if g is not None and g[:1].isdigit()), None) or "", dot)
     return value * 1000 if value is not None and "k" in m.re.groupindex and m.group("k") else value
 
 
@@ -1523,6 +1581,7 @@ def _latencies(prose: list[tuple[int, str]], name: str, apart: bool | None = Non
                       for m in WORLD_MS_PER_TOKEN.finditer(clause)]
             found += [(m, m.group(2).lower(), float(m.group(4)), m.group(3).lower())
                       for m in LATENCY_UNIT_FIRST.finditer(clause)]
+            found += [(m, "ms per token", value, unit) for m, value, unit in figures.token_times(clause)]
             for m, what, value, unit in found:
                 ms = to_ms(value, unit)
                 if ms > 0 and _reciprocal_of_a_rate(ln, 1000 / ms):

@@ -1,0 +1,246 @@
+"""Speeds as reporters write them, in the units the rules judge (tok/s): one place for units, ratios and the
+figures that are no measurement.
+
+People state one decode speed many ways: per minute or hour ("5,400 tokens per minute"), as a time per count ("2
+seconds per 100 tokens", "every 100 tokens take ~6 s"), as a job's length ("1,000,000 output tokens took 4 hours"),
+as a loop's "it/s" when each iteration yields one token, as a range ("20-25 tok/s": its middle), relative to another
+figure ("3x slower than ... 90 tok/s", "30 % slower than the 100 tok/s", "about half the speed of TP8"), and with
+thousands written the European way where the text's language writes decimals with a comma ("3.100 tok/s": CLDR's
+number symbols, https://cldr.unicode.org/translation/number-currency-formats/number-symbols). The figure a change
+starts from ("from 50 tok/s to 25"), the comparator of a ratio, a negated figure ("not 50 tok/s ... but 20") and a
+retracted one ("the 20 tok/s was wrong") are not the measurement.
+
+Each reader returns Figure(start, end, value, said): the span in the text, the value in tok/s and the words it was
+read from, which the finding quotes. Parsers call these; nothing here judges a figure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from diagnose.artifacts.text import number
+
+
+@dataclass(frozen=True)
+class Figure:
+    start: int
+    end: int
+    value: float
+    said: str
+
+
+# ------------------------------------------------------------------------------------------------ units
+NUM = r"(\d{1,3}(?:[,.]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_APPROX = r"(?:(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|only|just)\s+|[~≈]\s*)?"
+_TOKENS = r"(?:(?:output|generated|new|completion|decode[d]?)\s+)?(?:tokens?|toks?)"
+DURATION_UNIT = r"(ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b"
+_SECONDS = (("ms", 1e-3), ("milli", 1e-3), ("h", 3600.0), ("m", 60.0), ("s", 1.0))
+
+
+def seconds(value: float, unit: str) -> float:
+    """A duration in `unit` (DURATION_UNIT) in seconds."""
+    unit = unit.lower()
+    return value * next(scale for prefix, scale in _SECONDS if unit.startswith(prefix))
+
+
+# Function words of languages whose locale writes the decimal mark as a comma and groups thousands with a dot or a
+# space (CLDR: de, fr, es, it, pt, nl, ru), and of English, which writes them the other way round.
+_COMMA_LOCALE_WORDS = re.compile(
+    r"(?<![^\W\d_])(?:und|mit|auf|wir|nicht|ist|eine?|der|die|das|avec|nous|est|les|des|une|pas|con|los|las|una|por|"
+    r"que|com|não|uma|sono|della|il|non|met|het|een|niet|и|с|на|не|мы)(?![^\W\d_])", re.I)
+_ENGLISH_WORDS = re.compile(r"\b(?:the|and|with|is|we|not|of|to|on|it|this|that|are|for)\b", re.I)
+
+
+def comma_decimals(text: str) -> bool:
+    """Does the text read as a language that writes decimals with a comma (so "3.100" is three thousand one
+    hundred)?"""
+    return len(_COMMA_LOCALE_WORDS.findall(text)) > len(_ENGLISH_WORDS.findall(text))
+
+
+def value_of(token: str, dot_thousands: bool = False) -> float | None:
+    """A number as written: "1,200" is 1200; "1.200.000" is 1.2 million, and "3.100" three thousand one hundred in
+    a text that writes decimals with a comma (dot_thousands)."""
+    if re.fullmatch(r"\d{1,3}(?:\.\d{3}){2,}", token) or (dot_thousands and re.fullmatch(r"\d{1,3}\.\d{3}", token)):
+        return float(token.replace(".", ""))
+    return number(token)
+
+
+# ------------------------------------------------------------------------------------------------ rates
+# "5,400 tokens per minute", "900 tokens a minute", "6k tok/min", "40,000 tokens/hour"
+PER_TIME = re.compile(r"(?<![\w.,])" + NUM + r"\s*([kK])?\s*" + _TOKENS
+                      + r"\s*(?:/\s*|per\s+|an?\s+|each\s+|every\s+)(min(?:ute)?|h(?:ou)?r|h)\b", re.I)
+# "2 seconds per 100 tokens", "6 s for every 100 tokens", "1.5 s each 50 tokens"
+TIME_PER_COUNT = re.compile(r"(?<![\w.,])" + NUM + r"\s*" + DURATION_UNIT + r"\s+(?:per|for|for\s+every|every|each)\s+"
+                            + NUM + r"\s+" + _TOKENS + r"\b", re.I)
+# "every 100 tokens of output cost me ~6 seconds", "each 50 tokens take 2 s", "100 tokens every 2 seconds"
+COUNT_COSTS_TIME = re.compile(r"\b(?:every|each|per)\s+" + NUM + r"\s+" + _TOKENS + r"\b[^.;\d]{0,25}?\s"
+                              r"(?:takes?|took|costs?|needs?|lasts?)\s+(?:me\s+|us\s+)?" + _APPROX + NUM + r"\s*"
+                              + DURATION_UNIT + "|"
+                              r"(?<![\w.,])" + NUM + r"\s+" + _TOKENS + r"\s+(?:every|each)\s+" + _APPROX + NUM
+                              + r"\s*" + DURATION_UNIT, re.I)
+# A count over the time it took, a job's length included: "512 tokens in 40 s", "1,000,000 output tokens took 4
+# hours", "250,000 output tokens, one request after the other, takes about 90 minutes", "took 40 s for 512 tokens".
+# Output tokens over the whole request (prompt processing included): the decode rate the reporter experiences.
+TOKENS_IN_TIME = re.compile(
+    r"(?<![\w.,])" + NUM + r"\s+" + _TOKENS + r"(?:[^.;\d]{0,60}?\s|\s+)"
+    r"(?:in|within|took|takes|taking|needed|needs?|required|requires|lasted|lasts)\s+" + _APPROX + NUM + r"\s*"
+    + DURATION_UNIT + "|"
+    r"\b(?:takes?|took|taking|needs?|needed|spent|spends)\s+" + _APPROX + NUM + r"\s*" + DURATION_UNIT
+    + r"\s+(?:for|to\s+(?:generate|produce|output|decode|write))\s+(?:the\s+)?" + NUM + r"\s+" + _TOKENS + r"\b", re.I)
+# A progress bar's "47 it/s" where the text says each iteration yields one token (tqdm counts iterations; vLLM's and
+# HF's bars count prompts or steps, which are no tokens unless so said).
+IT_PER_S = re.compile(r"(?<![\w.,])" + NUM + r"\s*it/s\b", re.I)
+ONE_TOKEN_PER_ITERATION = re.compile(
+    r"\b(?:one|a single|1)\s+token\s+(?:per|each|every|an?)\s+(?:iteration|step|it)\b|"
+    r"\b(?:each|every|per)\s+(?:iteration|step)\s+(?:yields?|produces?|generates?|emits?|is)\s+(?:one|a single|1)\s+"
+    r"token\b", re.I)
+
+
+def _count_over_time(m: re.Match, count: str, value: str, unit: str, dot: bool) -> Figure | None:
+    tokens, time = value_of(count, dot), value_of(value, dot)
+    if not tokens or not time or tokens < 16:  # (a handful of tokens is a step, not a rate)
+        return None
+    return Figure(m.start(), m.end(), round(tokens / seconds(time, unit), 3), m.group(0).strip())
+
+
+def _one_each(found: list) -> list[Figure]:
+    seen: list[Figure] = []
+    for f in sorted((f for f in found if f), key=lambda f: (f.start, -f.end)):
+        if not any(f.start < s.end and s.start < f.end for s in seen):  # one reading per span of words
+            seen.append(f)
+    return seen
+
+
+def token_rates(clause: str, dot_thousands: bool = False) -> list[Figure]:
+    """Decode rates a clause states per minute or hour, or as a time per count of tokens, in tok/s (not the "N tok/s"
+    form: issue_md.RATE reads that)."""
+    out = []
+    for m in PER_TIME.finditer(clause):
+        base = value_of(m.group(1), dot_thousands)
+        if base:
+            per = 60.0 if m.group(3).lower().startswith("m") else 3600.0
+            out.append(Figure(m.start(), m.end(), round(base * (1000 if m.group(2) else 1) / per, 3),
+                              m.group(0).strip()))
+    out += [_count_over_time(m, m.group(3), m.group(1), m.group(2), dot_thousands)
+            for m in TIME_PER_COUNT.finditer(clause)]
+    out += [_count_over_time(m, *((m.group(1), m.group(2), m.group(3)) if m.group(1) else m.groups()[3:6]),
+                             dot_thousands) for m in COUNT_COSTS_TIME.finditer(clause)]
+    return _one_each(out)
+
+
+def counted_rates(line: str, dot_thousands: bool = False) -> list[Figure]:
+    """Rates a line states as a count over the time it took (a job's count and time are often clauses apart), and a
+    loop's it/s where the line says each iteration yields one token, in tok/s."""
+    out = []
+    for m in TOKENS_IN_TIME.finditer(line):
+        count, value, unit = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4),
+                                                                                      m.group(5))
+        # (a prompt's or a context's length is no output, and a load or warm-up time no generation)
+        around = line[max(0, m.start() - 30):m.end()].lower()
+        if not re.search(r"prompt|input|context|prefill|load|warm|download|compil", around):
+            out.append(_count_over_time(m, count, value, unit, dot_thousands))
+    if ONE_TOKEN_PER_ITERATION.search(line):
+        out += [Figure(m.start(), m.end(), v, m.group(0)) for m in IT_PER_S.finditer(line)
+                if (v := value_of(m.group(1), dot_thousands))]
+    return _one_each(out)
+
+
+# A per-token time in words: "each token takes ~12 ms", "every token needs 40 ms", "a token every 80 ms".
+TIME_PER_TOKEN = re.compile(r"\b(?:each|every|a|one|per)\s+(?:output\s+|new\s+|generated\s+)?token\s+"
+                            r"(?:takes?|took|needs?|costs?|comes?(?:\s+out)?\s+(?:in|after|every)|arrives?\s+every|"
+                            r"every)\s+" + _APPROX + NUM + r"\s*(ms|msecs?|milliseconds?|s|secs?|seconds?)\b", re.I)
+
+
+def token_times(text: str) -> list[tuple[re.Match, float, str]]:
+    """(match, value, unit) of each per-token time said in words (issue_md.MS_PER_TOKEN reads "45 ms/token")."""
+    return [(m, number(m.group(1)), m.group(2)) for m in TIME_PER_TOKEN.finditer(text) if number(m.group(1))]
+
+
+# ------------------------------------------------------------------------------------------------ ranges, changes
+# "20-25 tok/s", "20 to 25 tok/s", "between 20 and 25 tok/s": the figure that ends it stands for the middle.
+RANGE_START = re.compile(r"(?:\bbetween\s+" + _APPROX + NUM + r"\s+and|" + _APPROX + NUM + r"\s*(?:-|–|—|to))\s*"
+                         + _APPROX + r"$", re.I)
+# "from 50 tok/s to 25", "went from 50 to 25 tok/s": the change's start is no longer the speed.
+CHANGE_START = re.compile(r"\bfrom\s+" + _APPROX + r"$", re.I)
+CHANGE_END = re.compile(r"\s*(?:to|->|→|down to|up to)\s+" + _APPROX + r"\d", re.I)
+
+
+def range_middle(text: str, start: int, end_value: float, dot_thousands: bool = False) -> float | None:
+    """The middle of a range whose last figure starts at `start`, or None where none ends there (a change "from 50
+    to 25 tok/s" is no range)."""
+    m = RANGE_START.search(text[:start])
+    if not m or start - m.start() > 40 or CHANGE_START.search(text[:m.start()]):
+        return None
+    low = value_of(m.group(1) or m.group(2), dot_thousands)
+    return round((low + end_value) / 2, 3) if low is not None and low < end_value else None
+
+
+def change_start(text: str, start: int, end: int) -> bool:
+    """Is the figure at [start, end) where a stated change begins ("from 50 tok/s to 25 tok/s")?"""
+    return bool(CHANGE_START.search(text[max(0, start - 30):start]) and CHANGE_END.match(text, end))
+
+
+# ------------------------------------------------------------------------------------------------ not measured
+# "not 50 tok/s (like in the blog) but 20", "it isn't 50 tok/s": the figure negated directly (not "not even 20 tok/s"
+# or "not more than 20 tok/s": those bound the measurement).
+NEGATED = re.compile(r"(?:\bnot|n't|\bnever)\s+(?:(?:the|a|an|at|like|really)\s+)?" + _APPROX + r"$", re.I)
+BUT_FIGURE = re.compile(r"[^.;!?]*?\bbut\s+(?:rather\s+)?(?:it\s+is\s+|it's\s+|we\s+get\s+|I\s+get\s+)?" + _APPROX
+                        + NUM + r"(?!\d|[.,]\d|\s*(?:%|x\b|×|[A-Za-z]))", re.I)
+# "the earlier report of 20 tok/s was wrong", "the 15 tok/s I posted before was a typo": a figure taken back. A typo, or
+# "wrong" said of an earlier statement; "20 tok/s is wrong for this GPU" complains about the measurement and keeps it.
+RETRACTED = re.compile(r"\b(?:was|were|is|are)\s+(?:\w+\s+)?(?:a\s+)?typo\b|"
+                       r"\b(?:earlier|before|previous\w*|first|last|posted|reported|said|quoted|above)\b[^.;]*?"
+                       r"\b(?:was|were)\s+(?:\w+\s+)?(?:wrong|incorrect|mistaken|a\s+mistake|bogus|invalid)\b", re.I)
+
+
+def negated(text: str, start: int) -> bool:
+    """Is the figure starting at `start` denied where it is said?"""
+    return bool(NEGATED.search(text[max(0, start - 24):start]))
+
+
+def instead(text: str, end: int, dot_thousands: bool = False) -> Figure | None:
+    """The figure a "but" puts in place of the negated one that ends at `end` ("not 50 tok/s ... but 20": 20, in the
+    negated figure's unit)."""
+    m = BUT_FIGURE.match(text, end)
+    value = value_of(m.group(1), dot_thousands) if m else None
+    return Figure(m.start(1), m.end(1), value, text[m.start(1):m.end(1)]) if value else None
+
+
+# ------------------------------------------------------------------------------------------------ ratios
+_FACTOR_WORDS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
+                 "a quarter": 0.25, "one quarter": 0.25, "twice": 2.0, "double": 2.0, "triple": 3.0}
+# A figure said relative to another: "3x slower than", "2.5 times faster than", "30 % slower than", "40% lower than",
+# "about half the speed of", "twice the throughput of".
+RELATIVE = re.compile(
+    r"(?<![\w.])" + NUM + r"\s*(?:x|×|times)\s+(slower|faster|quicker|lower|higher|less|more)\b(?:\s+than)?|"
+    r"(?<![\w.])" + NUM + r"\s*%\s+(slower|faster|quicker|lower|higher|less|more|below|above)\b(?:\s+than)?|"
+    r"\b(half|a half|one half|a third|one third|a quarter|one quarter|twice|double|triple)\s+(?:of\s+)?(?:the\s+)?"
+    r"(?:speed|throughput|rate|performance|tok/s|tokens per second)\s+(?:of|as)\b", re.I)
+_SLOWER = ("slower", "lower", "less", "below")
+# "lower", "higher", "less", "more" say a speed only beside a word for one ("throughput is 30 % lower than ...")
+_LEVEL = ("lower", "higher", "less", "more", "below", "above")
+SPEED = re.compile(r"\b(?:speed|throughput|rate|tok(?:en)?s?\b|tok/s|t/s|tps|decode|decoding|generation|performance|"
+                   r"perf|fast|slow)", re.I)
+
+
+def relative(text: str) -> list[tuple[re.Match, float]]:
+    """(match, factor) of each relative figure: the measured figure is the reference's value times the factor."""
+    out = []
+    for m in RELATIVE.finditer(text):
+        word = (m.group(2) or m.group(4) or "").lower()
+        said = re.split(r"[,;:]\s", text[:m.start()])[-1] + re.split(r"[,;:]\s|\s(?:and|but)\s", text[m.start():])[0]
+        if word in _LEVEL and not SPEED.search(said):
+            continue  # "memory use is 30 % lower than with fp16": not a speed
+        if m.group(1):
+            n = number(m.group(1))
+            factor = (1 / n if m.group(2).lower() in _SLOWER else n) if n and n >= 1 else None
+        elif m.group(3):
+            n = number(m.group(3))
+            factor = (1 - n / 100 if m.group(4).lower() in _SLOWER else 1 + n / 100) if n is not None and n < 100 \
+                else None
+        else:
+            factor = _FACTOR_WORDS[m.group(5).lower()]
+        if factor:
+            out.append((m, factor))
+    return out
