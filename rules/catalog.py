@@ -717,15 +717,19 @@ def _load_calibration(path: Path) -> Calibration:
 
 
 def _norm(text: str) -> str:
-    """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal."""
-    return re.sub(r"[^0-9a-z.]", "", str(text).lower()).replace(".", "")
+    """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal ('Command R+' and 'command-r-plus' too)."""
+    return re.sub(r"[^0-9a-z.]", "", str(text).lower().replace("+", "plus")).replace(".", "")
 
 
 def _index(entries: dict, extra_names) -> dict[str, str]:
+    """Every entry's names, normalised; a Hugging Face id ('org/name') also by its name, as people drop the org."""
     index: dict[str, str] = {}
     for key, spec in entries.items():
         for name in (key, spec.name, *spec.aliases, *extra_names(spec)):
             index.setdefault(_norm(name), key)
+        for name in spec.aliases:
+            if "/" in name:
+                index.setdefault(_norm(name.rsplit("/", 1)[-1]), key)
     return index
 
 
