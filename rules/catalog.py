@@ -733,8 +733,18 @@ def _index(entries: dict, extra_names) -> dict[str, str]:
     return index
 
 
-def _lookup(entries: dict, name: str, extra_names=lambda s: ()):
-    return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
+_NAMES_ONLY: dict[int, tuple[dict, int, dict[str, str]]] = {}
+
+
+def _lookup(entries: dict, name: str, extra_names=None):
+    """The entry `name` names. The index of a table's own names is built once per table (model names are tried
+    many ways: rules.subject._model_names); one with extra names (NVML's) is built per call."""
+    if extra_names is not None:
+        return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
+    held = _NAMES_ONLY.get(id(entries))
+    if held is None or held[0] is not entries or held[1] != len(entries):
+        held = _NAMES_ONLY[id(entries)] = (entries, len(entries), _index(entries, lambda s: ()))
+    return entries.get(name) or entries.get(held[2].get(_norm(name), ""))
 
 
 def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> UnknownName:
