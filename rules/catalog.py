@@ -717,8 +717,11 @@ def _load_calibration(path: Path) -> Calibration:
 
 
 def _norm(text: str) -> str:
-    """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal ('Command R+' and 'command-r-plus' too)."""
-    return re.sub(r"[^0-9a-z.]", "", str(text).lower().replace("+", "plus")).replace(".", "")
+    """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal ('Command R+' and 'command-r-plus' too; a
+    release's '3.1', '3_1' and '31' too). The gap between a release and the size after it is kept, so 'qwen2-57b'
+    (Qwen2's 57B) is not 'qwen2.5-7b'."""
+    text = re.sub(r"(?<=\d)[^0-9a-z.]+(?=\d+(?:\.\d+)?b(?![a-z0-9]))", "~", str(text).lower().replace("+", "plus"))
+    return re.sub(r"[^0-9a-z.~]", "", text).replace(".", "")
 
 
 def _index(entries: dict, extra_names) -> dict[str, str]:

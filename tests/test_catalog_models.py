@@ -279,3 +279,15 @@ def test_capture_takes_the_names():
     by_repo = report_json("capture", healthy, "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4")
     step = [f for f in by_key["findings"] if f["rule"] == "capture.step_vs_prediction"]
     assert step and step == [f for f in by_repo["findings"] if f["rule"] == "capture.step_vs_prediction"]
+
+
+def test_no_two_rows_share_a_name_as_names_are_compared():
+    """Names compare without their punctuation ('3.1' = '3_1' = '31'), so two rows' names must not collapse into one:
+    'qwen2-57b' (Qwen2's 57B mixture) once read as 'qwen2.5-7b'."""
+    owners: dict[str, set[str]] = {}
+    for key, m in catalog.models().items():
+        for name in (key, m.name, *m.aliases):
+            owners.setdefault(catalog._norm(name), set()).add(key)
+    assert not {n: keys for n, keys in owners.items() if len(keys) > 1}
+    assert model_named("qwen2:57b").key == "qwen2-57b-a14b" and model_named("qwen2.5:7b").key == "qwen2.5-7b"
+    assert model_named("Qwen2-57B-A14B").key != model_named("Qwen2.5-7B").key
