@@ -221,14 +221,21 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
         return out
     from rules import catalog, collectives, roofline
     from rules.common import engine_of, engine_releases
+    from rules.subject import model_named
 
     spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
-    if spec is None or (catalog.find_model(model) is None and not _given(facts, model)):
+    if spec is None:
+        return out
+    try:  # the name read as predict, plan, scaling and ticket read it ('Meta-Llama-3.1-70B-Instruct-AWQ')
+        shape = model_named(model)
+    except catalog.UnknownName:
+        if _given(facts, model):
+            raise  # the user's own --model: their error
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
     engine = engine_of(facts)
     # an engine named without its release: the newest's figure, every release's band, as ticket and scaling
-    pred = roofline.predict_any_build(catalog.model(model), spec, lay, batch=batch or 1, engine=catalog.engine(engine),
+    pred = roofline.predict_any_build(shape, spec, lay, batch=batch or 1, engine=catalog.engine(engine),
                                       build_stated=True, releases=engine_releases(facts))
     out.roofline = pred
     expected = CaptureExpectation(

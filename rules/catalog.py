@@ -737,20 +737,37 @@ def _load_calibration(path: Path) -> Calibration:
 
 
 def _norm(text: str) -> str:
-    """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal."""
-    return re.sub(r"[^0-9a-z.]", "", str(text).lower()).replace(".", "")
+    """'NVIDIA H100-SXM5 80GB' and 'nvidia_h100 sxm5 80gb' compare equal ('Command R+' and 'command-r-plus' too; a
+    release's '3.1', '3_1' and '31' too). The gap between a release and the size after it is kept, so 'qwen2-57b'
+    (Qwen2's 57B) is not 'qwen2.5-7b'."""
+    text = re.sub(r"(?<=\d)[^0-9a-z.]+(?=\d+(?:\.\d+)?b(?![a-z0-9]))", "~", str(text).lower().replace("+", "plus"))
+    return re.sub(r"[^0-9a-z.~]", "", text).replace(".", "")
 
 
 def _index(entries: dict, extra_names) -> dict[str, str]:
+    """Every entry's names, normalised; a Hugging Face id ('org/name') also by its name, as people drop the org."""
     index: dict[str, str] = {}
     for key, spec in entries.items():
         for name in (key, spec.name, *spec.aliases, *extra_names(spec)):
             index.setdefault(_norm(name), key)
+        for name in spec.aliases:
+            if "/" in name:
+                index.setdefault(_norm(name.rsplit("/", 1)[-1]), key)
     return index
 
 
-def _lookup(entries: dict, name: str, extra_names=lambda s: ()):
-    return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
+_NAMES_ONLY: dict[int, tuple[dict, int, dict[str, str]]] = {}
+
+
+def _lookup(entries: dict, name: str, extra_names=None):
+    """The entry `name` names. The index of a table's own names is built once per table (model names are tried
+    many ways: rules.subject._model_names); one with extra names (NVML's) is built per call."""
+    if extra_names is not None:
+        return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
+    held = _NAMES_ONLY.get(id(entries))
+    if held is None or held[0] is not entries or held[1] != len(entries):
+        held = _NAMES_ONLY[id(entries)] = (entries, len(entries), _index(entries, lambda s: ()))
+    return entries.get(name) or entries.get(held[2].get(_norm(name), ""))
 
 
 def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> UnknownName:

@@ -223,12 +223,23 @@ STAND_IN_SPREAD = 0.15
 
 def _stand_in(billions: float) -> ModelSpec | None:
     """The dense catalog model whose published size is nearest `billions` (within STAND_IN_SPREAD), keyed so that
-    every finding shows the shape was assumed; None when the catalog has none that close."""
+    every finding shows the shape was assumed; None when the catalog has none that close. A model of the usual
+    block (_usual_block) stands in where one is that close: an unnamed size is most likely one. Names write sizes
+    to a tenth at most ('7.2B'), so distances are compared to a tenth; of equals, the catalog's earlier row."""
     dense = [m for m in catalog.models().values() if not m.is_moe and m.published_params_b]
-    best = min(dense, key=lambda m: abs(m.published_params_b - billions), default=None)
-    if best is None or abs(best.published_params_b - billions) > STAND_IN_SPREAD * billions:
-        return None
-    return dataclasses.replace(best, key=f"{best.key} (stand-in for a {billions:g}B model)")
+    for pool in ([m for m in dense if _usual_block(m)], dense):
+        best = min(pool, key=lambda m: round(abs(m.published_params_b - billions), 1), default=None)
+        if best is not None and abs(best.published_params_b - billions) <= STAND_IN_SPREAD * billions:
+            return dataclasses.replace(best, key=f"{best.key} (stand-in for a {billions:g}B model)")
+    return None
+
+
+def _usual_block(m: ModelSpec) -> bool:
+    """The decoder block of nearly every open model since Llama (Llama 2/3, Mistral, Qwen, Gemma, Phi, Yi, InternLM,
+    DeepSeek's dense models: rules/catalog/models.toml): attention, then a gated MLP, in turn. The GPT-style blocks
+    (an ungated MLP, attention beside the MLP: GPT-J, OPT, GPT-NeoX, BLOOM, Falcon, StarCoder2, Command-R) are of a
+    few older or niche lines, so they stand in only for a size no usual model is near."""
+    return m.gated_mlp and not m.parallel_attn
 
 
 # Community fine-tunes tickets name, with the base whose shapes they keep (each model card says which):
@@ -261,17 +272,19 @@ def _model_names(name: str) -> list[str]:
     architecture. A distilled model is its student's architecture (DeepSeek-R1-Distill-Qwen-32B is
     a Qwen2.5-32B: https://huggingface.co/deepseek-ai/DeepSeek-R1-Distill-Qwen-32B), and Qwen2's
     sizes that Qwen2.5 kept have the same shapes (hidden size, layers and heads of their config.json)."""
-    base = re.sub(r"\.gguf$", "", name.rsplit("/", 1)[-1], flags=re.I)  # a GGUF file name, as predict reads one
+    # a GGUF file name, as predict reads one; a model's folder, with or without its closing slash
+    base = re.sub(r"\.gguf$", "", name.rstrip("/").rsplit("/", 1)[-1], flags=re.I)
     out = [name, base]
     trimmed = re.sub(r"^meta-", "", base, flags=re.I)
+    out.append(trimmed)
     while True:
-        shorter = re.sub(r"[-_ .](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|fp32|f16|f32|int4|int8|bnb|gguf|"
+        shorter = re.sub(r"[-_ .:](instruct|chat|hf|base|it|awq|gptq|fp8|fp16|bf16|fp32|f16|f32|int4|int8|bnb|gguf|"
                          r"exl2|nf4|nvfp4|mxfp4|fp4|w4a4|w4a8|w4a16|w8a8|[48]bit|q\d(?:_\w+)?|v\d+(?:\.\d+)*|\d{4})$",
                          "", trimmed, flags=re.I)
         if shorter == trimmed:
             break
         trimmed = shorter
-    out.append(trimmed)
+        out.append(trimmed)  # each step: 'DeepSeek-V3-AWQ' is 'DeepSeek-V3' before its '-V3' goes
     if ":" in trimmed:  # an Ollama tag, "mistral-small:24b": the family and its size
         out.append(trimmed.replace(":", "-"))
     distill = re.search(r"distill[-_ ](qwen|llama)[-_ ]?(\d+(?:\.\d+)?b)\b", base, re.I)
@@ -283,9 +296,9 @@ def _model_names(name: str) -> list[str]:
     if r1:
         size = r1.group(1).lower()
         out.append("deepseek-v3" if size == "671b" else ("llama-3-" if size in ("8b", "70b") else "qwen2.5-") + size)
-    for pattern, base in FINE_TUNES:
+    for pattern, parent in FINE_TUNES:
         if tuned := re.match(pattern, trimmed, re.I):
-            out.append(base.format(*tuned.groups()))
+            out.append(parent.format(*tuned.groups()))
             break
     # Qwen2.5-Coder keeps Qwen2.5's shapes (https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct/blob/main/config.json)
     coder = re.match(r"qwen2\.5[-_ ]coder[-_ :](\d+(?:\.\d+)?b)$", trimmed, re.I)
@@ -294,4 +307,21 @@ def _model_names(name: str) -> list[str]:
     older = re.match(r"qwen2[-_ ](\d+(?:\.\d+)?b)$", trimmed, re.I)
     if older:
         out.append(f"qwen2.5-{older.group(1).lower()}")
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out + _runs_with_size(base)))
+
+
+# A word of a model name that states a size: '70B', '0.5b', '8x7B' (Mixtral's experts x size), and the words that may
+# follow one in the same name, a mixture's active size or expert count ('-A3B', '-16E').
+SIZE_WORD = re.compile(r"\d+(?:\.\d+)?b|\d+x\d+(?:\.\d+)?b|a\d+(?:\.\d+)?b|\d+e", re.I)
+
+
+def _runs_with_size(name: str) -> list[str]:
+    """The runs of a name's words that end in a size, longest first: the base a fine-tune, merge or repackaging names
+    inside its own name, as Hugging Face repository names are built (a publisher's words around the base's name:
+    'Hermes-3-Llama-3.1-70B', 'OpenHermes-2.5-Mistral-7B', 'Qwen2.5-7B-Instruct-unsloth-bnb-4bit',
+    'models--meta-llama--Llama-3.1-8B'). The caller looks each up whole, so a run only names a catalog model it
+    spells out with its size; a family word alone ('phi-4' in 'phi-4-mini') names none."""
+    words = [w for w in re.split(r"[-_\s:/]+", name) if w]
+    runs = [(j - i, i, "-".join(words[i:j])) for j in range(1, len(words) + 1) if SIZE_WORD.fullmatch(words[j - 1])
+            for i in range(max(0, j - 5), j - 1)]
+    return [run for _, _, run in sorted(runs, key=lambda r: (-r[0], r[1]))]

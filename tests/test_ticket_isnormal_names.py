@@ -776,7 +776,8 @@ def test_another_family_named_later_does_not_replace_the_title_model():
 @pytest.mark.parametrize("name, key", [
     ("Qwen2.5-Coder-32B-Instruct", "qwen2.5-32b"),  # Qwen2.5's shapes: resolved, not stood in for
     ("Llama-65B", "stand-in for a 65B model"),  # LLaMA's family, all dense in the catalog
-    ("internlm2-chat-20b", "stand-in for a 20B model"),  # a new release of a line the catalog knows, all dense
+    ("internlm2-chat-20b", "internlm2.5-20b"),  # InternLM2's config.json repeats InternLM2.5's (issue 11 q)
+    ("internlm3-8b-instruct", "stand-in for a 8B model"),  # a new release of a line the catalog knows, all dense
     ("nvidia/Gemma-4-31B-IT-NVFP4", "stand-in for a 31B model"),
 ])
 def test_a_name_ending_in_its_size_resolves_or_gets_a_stand_in(name, key):
@@ -910,7 +911,8 @@ def test_ollama_deepseek_r1_tags_are_the_models_they_pull(tag, key):
 @pytest.mark.parametrize("tag, key", [
     ("qwen2.5-coder:32b", "qwen2.5-32b"),
     ("mistral-small:24b", "mistral-small-24b"),
-    ("falcon:40b", "stand-in for a 40B model"),
+    ("falcon:40b", "falcon-40b"),  # a catalog row since issue 11 q
+    ("falcon:11b", "stand-in for a 11B model"),
 ])
 def test_other_ollama_tags_with_a_size_resolve_or_get_a_stand_in(tag, key):
     assert key in Subject.of(issue(f"# q\n\nollama run {tag} on 2x RTX 3090 gives 15 tok/s.")).model.key

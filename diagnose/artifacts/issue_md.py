@@ -358,7 +358,8 @@ CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\
                      r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
 HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
                    r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
-                   r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX)"
+                   r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX|"
+                   r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral)"
                    r")[A-Za-z0-9][\w.-]*)")
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
@@ -371,7 +372,12 @@ MODEL_NAME = re.compile(
     r"(?:Mistral|mistral)[-\s:]?(?:Small[-\s](?:\d(?:\.\d)?[-\s])?)?\d+[bB]|(?:Phi|phi)[-\s]?[34](?:[-\s]mini)?|"
     r"(?:DeepSeek|deepseek)[-\s]?R1[-\s]Distill[-\s](?:Qwen|Llama)[-\s]?\d{1,3}[bB]|deepseek-r1:\d{1,3}(?:\.\d)?b|(?:DeepSeek|deepseek)[-\s]?(?:[Vv][23]|[Rr]1)|(?:gemma|Gemma)[-\s]?\d[-\s:]?\d{1,3}[bB]|(?:Falcon|falcon)[-\s]?\d{1,3}[bB]|"
     r"gpt-oss-\d+b|(?:CodeLlama|codellama)[-\s]?\d{1,3}[bB]|(?:Yi|yi)-\d+[bB]|(?:dbrx|DBRX)|"
+    # lines named without a size ("GLM-4.5-Air", "Kimi K2", "Command R+", "Llama 4 Scout"): one size per name
+    r"(?:GLM|glm)-?4\.[56](?:-Air|-air)?|(?:Kimi|kimi)[-\s]K2|(?:Command|command)[-\s][Rr](?:[-\s][Pp]lus)?|"
+    r"(?:Llama|llama)[-\s]?4[-\s](?:Scout|scout)|"
     r"(?:Vicuna|vicuna|Zephyr|zephyr)[-\s]?\d{1,3}[bB](?:[-\s]v\d(?:\.\d)?)?)\b")
+# ... and Cohere's "Command R+", whose plus sign ends no word (so not inside MODEL_NAME's word boundaries)
+PLUS_MODEL = re.compile(r"(?<![\w-])((?:Command|command)[-\s][Rr]\+)")
 # Any other name that ends in its size ("Baichuan2-13B-Chat", "internlm2-chat-20b", "Qwen2.5-Coder-32B",
 # "starcoder2-15b", Ollama's "mistral-small:24b", TensorRT-LLM's benchmark "llama_13b"), when nothing above names
 # the model: rules.subject resolves it or takes a stand-in of that size. Not a mixture of experts' active size
@@ -748,7 +754,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         # a sizeless tag ("ollama pull nomic-embed-text") gives way to a model named with its size on a later line
         bare = model_line is not None and model_line[1].endswith(":latest")
         if (model_line is None or bare or _unversioned(model_line[1])) and \
-                ((m := HF_ID.search(ln)) or (m := MODEL_NAME.search(ln))):
+                ((m := HF_ID.search(ln)) or (m := PLUS_MODEL.search(ln)) or (m := MODEL_NAME.search(ln))):
             tag = OLLAMA_VARIANT.match(ln, m.end()) if ":" in m.group(1) else None
             named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
             if model_line is None or bare or _refines(model_line[1], named):
@@ -1232,7 +1238,8 @@ def _models_in(text: str) -> list[str]:
     """The models a piece of text names as run, in order, once each: full names (an HF id, a known family with its
     size, any name ending in its size); where none, sizes alone ("7B"). A name negated ("not the 13B") is not run."""
     text = _plain(text)
-    found = sorted((m.start(), m.group(1)) for rx in (HF_ID, MODEL_NAME, OTHER_MODEL) for m in rx.finditer(text))
+    found = sorted((m.start(), m.group(1)) for rx in (HF_ID, MODEL_NAME, PLUS_MODEL, OTHER_MODEL)
+                   for m in rx.finditer(text))
     found = found or [(m.start(), f"{m.group(1)}B") for m in CLAUSE_SIZE.finditer(text)]
     names = [n for at, n in found if not NOT_THIS_MODEL.search(text[max(0, at - 20):at])]
     # a full name matched twice (an HF id and the family name inside it) is one model: the longest spelling holds
