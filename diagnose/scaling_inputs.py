@@ -72,6 +72,10 @@ class Setup:
     # the engine is the profile that ran, not a name that may stand for several releases: a published row (its curator
     # picked the profile by the release its Conditions state) or a ticket stating its release
     engine_stated: bool = False
+    # not stated: the release profiles its material leaves (rules.common.engine_releases), keys oldest first, and what
+    # narrowed them; () = every release's
+    releases: tuple[str, ...] = ()
+    release_note: str = ""
     # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
     # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
     unmodelled: str | None = None
@@ -260,9 +264,11 @@ def _setup_of(read) -> Setup:
     from rules.workload import quant_group, weight_dtype
 
     named = Subject.of(read)
+    releases, note = engine_releases(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
                  engine=engine_of(read), dtype=weight_dtype(read), quant=quant_group(read),
-                 engine_stated=not engine_releases(read), unmodelled=unmodelled_layout(read))
+                 engine_stated=not releases, releases=tuple(e.key for e in releases) if note else (),
+                 release_note=note, unmodelled=unmodelled_layout(read))
 
 
 def _content_layout(read) -> Layout | None:
