@@ -124,16 +124,24 @@ def engine_releases(facts: Facts) -> tuple[tuple, str]:
 
 @functools.lru_cache(maxsize=32)
 def _release_marks(text: str, engine_key: str) -> tuple[dict, ...]:
-    """The engine's release markers `text` shows, each where first shown and not said to be off on its line, with its
-    line number (a ticket's rules ask for them many times; a text's hash is cached, so the lookup is cheap)."""
+    """The engine's release markers `text` shows, each where first shown and not said to be off on its line or left
+    behind ("upgraded from vllm==0.6.3"), with its line number (a ticket's rules ask for them many times; a text's
+    hash is cached, so the lookup is cheap)."""
     from diagnose.artifacts.launch import setting_off
+    from diagnose.artifacts.text import left_behind
     from rules import catalog
 
     found: dict[tuple, dict] = {}
     for h in catalog.release_marks(text, engine_key):
-        if (h["marker"], h["release"]) not in found and not setting_off(text, h["start"], h["end"]):
+        if (h["marker"], h["release"]) not in found and not setting_off(text, h["start"], h["end"]) \
+                and not left_behind(text, _word_start(text, h["start"])):
             found[(h["marker"], h["release"])] = {**h, "line": text.count("\n", 0, h["start"]) + 1}
     return tuple(found.values())
+
+
+def _word_start(text: str, at: int) -> int:
+    """Where the whitespace-delimited word holding text[at] starts ("ghcr.io/huggingface/text-generation-..."))."""
+    return max(text.rfind(c, 0, at) for c in " \t\n") + 1
 
 
 def engine_builds(facts: Facts) -> list[str]:

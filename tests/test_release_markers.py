@@ -89,6 +89,9 @@ def test_a_marker_narrows_the_releases_and_says_where_it_was_read(framework, lin
     ("vLLM", "we do not set VLLM_USE_V1=0 anywhere"),
     ("vLLM", "we removed --num-scheduler-steps 8 last week"),
     ("TensorRT-LLM", "without trtllm-serve, through the Triton backend"),
+    # a release left behind is not the one that ran
+    ("vLLM", "we upgraded from vllm==0.6.3 last month"),
+    ("TGI", "we migrated from ghcr.io/huggingface/text-generation-inference:1.4 to the new image"),
 ])
 def test_absence_or_negation_leaves_every_release(framework, line):
     got, note = left(framework, line)
