@@ -176,3 +176,26 @@ def test_ticket_and_scaling_judge_the_marked_material_alike(tmp_path):
         rows = json.loads(scal.stdout)["predictions"]["scaling"]["rows"]
         assert rows and all(r["band_high"] * r["expected_ms"] == pytest.approx(top, abs=0.05) for r in rows)
         assert f"2.3-{top} ms" in ticket["verdict"]["summary"]
+
+
+def test_capture_reads_the_markers_of_its_recorded_command_line(tmp_path):
+    """The bundled TP=4 capture's recorded vLLM command line, with and without --async-scheduling added to it: the
+    flag drops V0 from the band capture judges the step against, and the finding's assumptions say why."""
+    import shutil
+    import sqlite3
+
+    from conftest import REPO
+
+    marked = tmp_path / "async.sqlite"
+    shutil.copy(REPO / "samples" / "captures" / "tp4_nvlink_healthy.sqlite", marked)
+    with sqlite3.connect(marked) as db:
+        n = db.execute("SELECT count(*) FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS_0:ARGUMENT_%'").fetchone()[0]
+        db.execute("INSERT INTO META_DATA_CAPTURE VALUES (?, ?)", (f"PROCESS_0:ARGUMENT_{n}", "--async-scheduling"))
+    given = ("--model", "llama-3-70b", "--gpu", "h100-sxm", "--json", "--fail-on", "never")
+    plain = json.loads(diagnose("capture", REPO / "samples" / "captures" / "tp4_nvlink_healthy.sqlite", *given).stdout)
+    flagged = json.loads(diagnose("capture", marked, *given).stdout)
+    before, after = plain["predictions"]["expected"], flagged["predictions"]["expected"]
+    assert after["step_ms"] == before["step_ms"] and after["band"][1] < before["band"][1]
+    assert RELEASE_UNSTATED in plain["predictions"]["roofline"]["assumptions"]["release"]
+    note = flagged["predictions"]["roofline"]["assumptions"]["release"]
+    assert "'--async-scheduling' (capture:async.sqlite META_DATA_CAPTURE:1)" in note and "vllm-0.8, vllm-0.14" in note
