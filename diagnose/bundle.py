@@ -38,9 +38,11 @@ class BundleFacts(Facts):
     files: list[FileRead] = field(default_factory=list)
 
 
-def read_file(path: Path, name: str, captures: list | None = None) -> tuple[list, FileRead]:
+def read_file(path: Path, name: str, captures: list | None = None,
+              material: list | None = None) -> tuple[list, FileRead]:
     """One file of a bundle: SQLite captures go to the capture reader (or, given `captures`, are
-    appended there to be read together with the bundle's other exports), text to the parsers."""
+    appended there to be read together with the bundle's other exports), text to the parsers (and, given
+    `material`, appended there as (name, text): Facts.material)."""
     check_path(path, "attachment")  # a FIFO or device would block the read below for ever
     try:
         with open(path, "rb") as fh:
@@ -63,6 +65,8 @@ def read_file(path: Path, name: str, captures: list | None = None) -> tuple[list
         read = FileRead(name, problem="binary")
         return [Note(where(name), "unrecognised_file", f"{name}: binary file, not an nsys SQLite export")], read
     text = data.decode("utf-16", errors="replace") if _is_utf16(data) else data.decode("utf-8", errors="replace")
+    if material is not None:
+        material.append((name, text))
     try:
         records, read = parse_text(text.lstrip("\ufeff"), name)
     except RecursionError:  # a JSON or TOML parser met absurd nesting: no real attachment has it
@@ -83,7 +87,7 @@ def read_bundle(paths) -> BundleFacts:
     facts = BundleFacts()
     captures: list[tuple[Path, str, FileRead]] = []
     for path, name, skipped in files:
-        records, read = _skipped(name, skipped) if skipped else read_file(path, name, captures)
+        records, read = _skipped(name, skipped) if skipped else read_file(path, name, captures, facts.material)
         facts.extend(records)
         facts.files.append(read)
     from diagnose.capture.multirank import run_of

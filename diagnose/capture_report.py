@@ -234,9 +234,11 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
         return out  # a model named only in the capture's launch line that the catalog lacks: no prediction
     lay = roofline.Layout(tp=layout["tp"], pp=layout["pp"], dp=1)
     engine = engine_of(facts)
-    # an engine named without its release: the newest's figure, every release's band, as ticket and scaling
+    # an engine named without its release: the newest's figure, the band of every release the material leaves, as
+    # ticket and scaling
+    releases, release_note = engine_releases(facts)
     pred = roofline.predict_any_build(shape, spec, lay, batch=batch or 1, engine=catalog.engine(engine),
-                                      build_stated=True, releases=engine_releases(facts))
+                                      build_stated=True, releases=releases, release_note=release_note)
     out.roofline = pred
     expected = CaptureExpectation(
         step_ms=pred.decode_step_ms_expected,

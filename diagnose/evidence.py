@@ -711,6 +711,9 @@ class Facts:
     records: list[Any] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     subject: Any = field(default=None, repr=False, compare=False)
+    # (name, text) of each text the facts were read from (a ticket's files, a capture's command line), for the rules
+    # that weigh what the material shows as a whole (rules.common.engine_releases); not shown
+    material: list[tuple[str, str]] = field(default_factory=list, repr=False, compare=False)
 
     def add(self, *records: Any) -> None:
         for record in records:

@@ -74,6 +74,10 @@ class Setup:
     engine_stated: bool = False
     # the engine builds the input states (a published table's '# Build:' line, a ticket's framework or log lines)
     builds: tuple[str, ...] = ()
+    # not stated: the release profiles its material leaves (rules.common.engine_releases), keys oldest first, and what
+    # narrowed them; () = every release's
+    releases: tuple[str, ...] = ()
+    release_note: str = ""
     # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
     # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
     unmodelled: str | None = None
@@ -291,10 +295,12 @@ def _setup_of(read) -> Setup:
 
     named = Subject.of(read)
     prompt, output = stated_lengths(read)  # the lengths `ticket` predicts the figures at
+    releases, note = engine_releases(read)
     return Setup(model=named.model.key if named.model else None, gpu=named.gpu.key if named.gpu else None,
                  engine=engine_of(read), dtype=weight_dtype(read), prompt=prompt, output=output,
-                 quant=quant_group(read), engine_stated=not engine_releases(read), unmodelled=unmodelled_layout(read),
-                 builds=tuple(engine_builds(read)))
+                 quant=quant_group(read), engine_stated=not releases,
+                 releases=tuple(e.key for e in releases) if note else (), release_note=note,
+                 unmodelled=unmodelled_layout(read), builds=tuple(engine_builds(read)))
 
 
 def _content_layout(read) -> Layout | None:

@@ -282,6 +282,19 @@ class ModelSpec:
 
 
 @dataclass(frozen=True)
+class ReleaseMarker:
+    """Something a run's material shows that only some releases of its engine have (a launch flag, a log line, an
+    environment variable, a printed version): the releases it implies narrow an engine named without its release
+    (rules.catalog.narrow_releases). A pattern with a group named `release` states the release itself."""
+
+    pattern: str  # a regular expression over one line of the material (case-insensitive)
+    means: str  # what it shows, as a finding says it ("V0's stats line")
+    source: str  # where the release range is documented (URL)
+    first: str = ""  # MAJOR.MINOR of the first release that has it; "" = every release before `last`
+    last: str = ""  # MAJOR.MINOR of the last release that has it; "" = every release from `first` on
+
+
+@dataclass(frozen=True)
 class EngineSpec:
     """How a serving engine runs a model, as far as step time and memory go (engines.toml).
 
@@ -388,6 +401,8 @@ class EngineSpec:
     # "0.14=vllm-0.14"); a stated release runs the last entry at or before it (one before the first: this profile), and
     # a name without its release is judged against the band of them all (release_candidates)
     releases: tuple[str, ...] = ()
+    # what the material shows that tells its releases apart (engines.toml [[engine.X.release_markers]] tables)
+    release_markers: tuple[ReleaseMarker, ...] = ()
     # the newest GPU architecture (compute capability) the releases this profile stands for ran on, 0 = no limit: a
     # release profile above it is no candidate for an engine named without its release (roofline.predict_any_build)
     max_cc: float = 0.0
@@ -514,7 +529,7 @@ def _build(cls, key: str, entry: dict, where: str):
         hint = closest_names(unknown[0], fields, n=3)
         raise InputError(f"{where}: unknown field '{unknown[0]}'"
                          + (f" (did you mean {', '.join(hint)}?)" if hint else ""))
-    values = {"key": key}
+    values = {"key": key} if "key" in fields else {}
     for name, f in fields.items():
         if name == "key":
             continue
@@ -528,6 +543,10 @@ def _build(cls, key: str, entry: dict, where: str):
 
 def _coerce(value, f: dataclasses.Field, where: str):
     kind = str(f.type)
+    if f.name == "release_markers":
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise InputError(f"{where}: field 'release_markers' must be a list of tables")
+        return tuple(_build(ReleaseMarker, "", v, f"{where} release_markers") for v in value)
     if kind.startswith("tuple"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise InputError(f"{where}: field '{f.name}' must be a list of strings")
@@ -582,6 +601,14 @@ def _check_links(cat: _Catalog) -> None:
             if not re.fullmatch(r"\d+\.\d+=\S+", entry) or entry.split("=")[1] not in cat.engine:
                 raise InputError(f"{cat.where('engine', e.key)}: field 'releases' entry '{entry}' is not "
                                  "'MAJOR.MINOR=profile' naming a known engine profile")
+        for m in e.release_markers:
+            try:
+                re.compile(m.pattern)
+            except re.error as exc:
+                raise InputError(f"{cat.where('engine', e.key)}: release marker '{m.pattern}': {exc}") from None
+            if any(v and not re.fullmatch(r"\d+\.\d+", v) for v in (m.first, m.last)):
+                raise InputError(f"{cat.where('engine', e.key)}: release marker '{m.pattern}': 'first' and 'last' "
+                                 "must be MAJOR.MINOR")
         for shape in e.grouped_decode_attention:
             if not re.fullmatch(r"any|(\*|\d+(-\d+)?):(\*|\d+(-\d+)?)", shape):
                 raise InputError(f"{cat.where('engine', e.key)}: field 'grouped_decode_attention' entry '{shape}' is "
@@ -947,6 +974,60 @@ def release_candidates(text: str | None) -> tuple[EngineSpec, ...]:
     entries = _releases(found)
     keys = ([] if entries[0][0] <= (0, 0) else [found.key]) + [key for _, key in entries]
     return tuple(engine(k) for k in dict.fromkeys(keys))
+
+
+def release_marks(text: str, engine_key: str):
+    """Every place `text` shows one of the engine's release markers (engines.toml release_markers), in marker order, as
+    {"engine", "marker" (its index), "said" (the text matched), "release" (the one it states, else ""), "start",
+    "end"}. Finding only: narrow_releases weighs them."""
+    for i, m in enumerate(engine(engine_key).release_markers):
+        for hit in _marker_re(m.pattern).finditer(text):
+            yield {"engine": engine_key, "marker": i, "said": hit.group(0).strip(),
+                   "release": hit.groupdict().get("release") or "", "start": hit.start(), "end": hit.end()}
+
+
+@functools.lru_cache(maxsize=None)
+def _marker_re(pattern: str) -> re.Pattern:
+    return re.compile(pattern, re.I)
+
+
+def _version(text: str, default: tuple[int, int]) -> tuple[int, int]:
+    m = re.match(r"v?(\d+)\.(\d+)", text or "")
+    return (int(m[1]), int(m[2])) if m else default
+
+
+def narrow_releases(candidates: tuple[EngineSpec, ...], marks) -> tuple[tuple[EngineSpec, ...], str]:
+    """The release profiles left of `candidates` (release_candidates: an engine named without its release) once the
+    markers the material shows (release_marks, each with its "source") are weighed, and what narrowed them: each
+    marker implies a range of releases (engines.toml release_markers), the ranges are intersected, and a profile stays
+    where its own releases (engines.toml releases) meet what is left. Markers that contradict each other, or leave no
+    profile, leave the candidates as they were, and the note says so; no marker: the candidates and ""."""
+    base = next((e for e in candidates if e.releases), None)
+    hits = [h for h in marks or () if base is not None and h.get("engine") == base.key
+            and h.get("marker", -1) < len(base.release_markers)]
+    if not hits:
+        return candidates, ""
+    ranges = []
+    for h in {(h["marker"], h.get("release", "")): h for h in hits}.values():  # once per marker and release
+        m = base.release_markers[h["marker"]]
+        lo = _version(h.get("release") or m.first, (0, 0))
+        hi = _version(h.get("release") or m.last, (99, 99))
+        span = (f"{base.name} {h['release']}" if h.get("release") else f"{base.name} {m.first} to {m.last}"
+                if m.first and m.last else f"{base.name} {m.first} or later" if m.first else
+                f"{base.name} {m.last} or earlier")
+        ranges.append((lo, hi, f"'{h['said']}' ({h.get('source', 'the material')}): {m.means}, {span}"))
+    lo, hi = max(r[0] for r in ranges), min(r[1] for r in ranges)
+    said = "; ".join(r[2] for r in ranges)
+    if lo > hi:
+        return candidates, f"release markers contradict each other ({said}): band left over every release"
+    entries = _releases(base)
+    bounds = ([] if entries[0][0] <= (0, 0) else [((0, 0), base.key)]) + entries
+    spans = {key: (since, bounds[i + 1][0] if i + 1 < len(bounds) else (99, 100)) for i, (since, key) in
+             enumerate(bounds)}
+    left = tuple(e for e in candidates if e.key in spans and spans[e.key][0] <= hi and spans[e.key][1] > lo)
+    if not left:
+        return candidates, f"release markers ({said}) match no release profile: band left over every release"
+    return left, f"release narrowed by {said}"
 
 
 def gpu(name: str) -> GpuSpec:

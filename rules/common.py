@@ -6,6 +6,7 @@ Each answer comes with the evidence it rests on, so a finding can quote it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from typing import Any, Iterable
@@ -21,6 +22,7 @@ from diagnose.evidence import (
     P2PStatus,
     TopologyPath,
     Workload,
+    where,
 )
 from diagnose.findings import Evidence, Finding
 from rules import claims as _claims
@@ -103,15 +105,48 @@ def engine_of(facts: Facts) -> str | None:
     return None
 
 
-def engine_releases(facts: Facts) -> tuple:
+def engine_releases(facts: Facts) -> tuple[tuple, str]:
     """The profiles the framework a launch line or ticket names could have run where it names no release ('vLLM'),
-    oldest first; () where it states one or the engine has one profile (rules.catalog.release_candidates)."""
+    oldest first, and how the material narrowed them ("" where nothing did); ((), "") where it states one or the
+    engine has one profile (rules.catalog.release_candidates). What narrows them: the release markers the material
+    shows (engines.toml release_markers; rules.catalog.narrow_releases weighs them), each where it is first shown and
+    not said to be off on its line ("we do not set VLLM_USE_V1=0": diagnose.artifacts.launch.setting_off)."""
     from rules import catalog
 
     for w in facts.of(Workload):
         if catalog.find_engine(w.framework) is not None:
-            return catalog.release_candidates(w.framework)
-    return ()
+            candidates = catalog.release_candidates(w.framework)
+            base = next((e for e in candidates if e.releases), None)
+            if base is None or not base.release_markers:
+                return candidates, ""
+            marks: dict[tuple, dict] = {}
+            for name, text in facts.material:
+                for h in _release_marks(text, base.key):
+                    marks.setdefault((h["marker"], h["release"]), {**h, "source": where(name, h["line"])})
+            return catalog.narrow_releases(candidates, list(marks.values()))
+    return (), ""
+
+
+@functools.lru_cache(maxsize=32)
+def _release_marks(text: str, engine_key: str) -> tuple[dict, ...]:
+    """The engine's release markers `text` shows, each where first shown and not said to be off on its line or left
+    behind ("upgraded from vllm==0.6.3"), with its line number (a ticket's rules ask for them many times; a text's
+    hash is cached, so the lookup is cheap)."""
+    from diagnose.artifacts.launch import setting_off
+    from diagnose.artifacts.text import left_behind
+    from rules import catalog
+
+    found: dict[tuple, dict] = {}
+    for h in catalog.release_marks(text, engine_key):
+        if (h["marker"], h["release"]) not in found and not setting_off(text, h["start"], h["end"]) \
+                and not left_behind(text, _word_start(text, h["start"])):
+            found[(h["marker"], h["release"])] = {**h, "line": text.count("\n", 0, h["start"]) + 1}
+    return tuple(found.values())
+
+
+def _word_start(text: str, at: int) -> int:
+    """Where the whitespace-delimited word holding text[at] starts ("ghcr.io/huggingface/text-generation-..."))."""
+    return max(text.rfind(c, 0, at) for c in " \t\n") + 1
 
 
 def engine_builds(facts: Facts) -> list[str]:

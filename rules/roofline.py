@@ -692,13 +692,14 @@ def fp8_upcast(gpu: GpuSpec, dtype: str | None) -> str | None:
 
 
 def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), *, engine, build_stated: bool,
-                      releases: tuple = (), **kwargs) -> Prediction:
+                      releases: tuple = (), release_note: str = "", **kwargs) -> Prediction:
     """The prediction for the engine as named, its band widened to cover what else it may have run: its build twin's
     (engines.toml build_twin) where the builds stated do not decide it (catalog.build_decides: a split by layers
     with graphs or without), and every release's profile where the engine is named
     without its release (`releases`: rules.catalog.release_candidates, oldest first). A figure any of them gives is
     healthy, so ticket, scaling and capture judge one figure alike. The expected figure is the named profile's, or
-    the newest release's; the widening is said in the assumptions."""
+    the newest release's; the widening, and what narrowed the releases (`release_note`: rules.catalog.narrow_releases),
+    is said in the assumptions."""
     # a release line whose newest architecture is below this GPU's never ran on it (engines.toml max_cc): no candidate
     releases = tuple(e for e in releases[:-1] if not e.max_cc or gpu.compute_capability <= e.max_cc) + releases[-1:]
     if releases:
@@ -716,7 +717,11 @@ def predict_any_build(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(),
         p.assumptions["build"] = f"{BUILD_UNSTATED}: band covers {engine.key} and {others[0].key}"
         if layout.pp > 1 and engine.pp_graphs_flips:
             p.assumptions["build"] += f"; {SPLIT_BUILDS}"
-    if len(releases) == 1:
+    if release_note:
+        p.assumptions["release"] = (f"{release_note}: expected from {engine.key}"
+                                    + (f"; band covers {', '.join(e.key for e in releases)}" if len(releases) > 1
+                                       else "") + " (engines.toml releases)")
+    elif len(releases) == 1:
         p.assumptions["release"] = (f"assumed: a release that runs {gpu.name} (none stated): {engine.key}, the only "
                                     "profile of those releases (engines.toml max_cc)")
     elif releases:

@@ -239,6 +239,9 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         # an engine named without its release: the newest's figure, every release's band (roofline.predict_any_build)
         releases = () if s.engine_stated and s.engine and "engine" not in override else catalog.release_candidates(
             engine_name)
+        # ... but for those the file's own material rules out (rules.common.engine_releases)
+        note = s.release_note if releases and "engine" not in override else ""
+        releases = tuple(catalog.engine(k) for k in s.releases) if note and s.releases else releases
         e = releases[-1] if releases else e
         # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
         stated = bool(run_builds) and catalog.build_decides(catalog.run_engine(engine_name, g, gguf), run_builds)
@@ -248,7 +251,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
                      gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
                      network=s.network, batch=run.batch or default_batch,
                      quant_group=gguf,
-                     build_stated=stated, releases=releases)
+                     build_stated=stated, releases=releases, release_note=note)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted

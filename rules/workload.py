@@ -311,12 +311,14 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     stated_prompt, stated_output = stated_lengths(facts)
     prompt = prompt or stated_prompt or 1024
+    releases, release_note = engine_releases(facts)
     try:
         p = roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
                                        output=stated_output or None,
                                        engine=facts.subject.engine, dtype=dtype or weight_dtype(facts),
                                        quant_group=gguf, gpus_per_node=per_node or 8,
-                                       build_stated=build_stated(facts), releases=engine_releases(facts))
+                                       build_stated=build_stated(facts), releases=releases,
+                                       release_note=release_note)
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if pp_src:

@@ -290,6 +290,11 @@ _LEFT_BEHIND = re.compile(r"(?:\b(?:not|no longer|instead of|rather than)|n't|\b
                           r"(?:(?!(?:to|but|and|now|then)\b)[\w.-]+\s+){0,2}?$", re.I)
 
 
+def left_behind(text: str, start: int) -> bool:
+    """Is what starts at text[start] said as left behind ("upgraded from b2000", "not vllm==0.6.3"): not what ran?"""
+    return bool(_LEFT_BEHIND.search(text[max(0, start - 60):start]))
+
+
 # llama.cpp's first commit ("Initial release") is of 2023-03-10 (https://github.com/ggml-org/llama.cpp/commits): an
 # earlier year, a later one than today or a figure with its unit ("2048 context", "2080 Ti") dates no build.
 _FIRST_BUILD = "2023-03"
@@ -322,11 +327,11 @@ def llamacpp_builds(text: str | None) -> list[str]:
     text = str(text or "")
     found: list[tuple[int, str]] = []
     for m in BUILD_LINE.finditer(text):
-        if not _LEFT_BEHIND.search(text[max(0, m.start() - 60):m.start()]):
+        if not left_behind(text, m.start()):
             found.append((m.start(), f"b{int(next(g for g in m.groups() if g))}"))
     for m in BUILD_DATE.finditer(text):
         start = m.start("date")
-        if _LEFT_BEHIND.search(text[max(0, start - 60):start]) or _FIGURE_AFTER.match(text, m.end("date")):
+        if left_behind(text, start) or _FIGURE_AFTER.match(text, m.end("date")):
             continue
         if m.group("y2"):
             month = next(k for k, n in enumerate(_MONTHS, 1) if n.startswith(m.group(5).lower()[:3]))

@@ -418,6 +418,8 @@ def _analyse_one(cap, result, activities, step_name, with_summaries, medians, nv
         for m in ci.missing_tables:
             facts.missing.append(f"{cap.name}: {m}")
         facts.extend(launch)
+        if launch:
+            facts.material.append((f"{cap.source} META_DATA_CAPTURE", cap.launch_text() or ""))
         if with_summaries:
             result.summaries[cap.name] = summaries.all_summaries(cap, medians=medians,
                                                                  limit=None if medians else SUMMARY_ROWS)
