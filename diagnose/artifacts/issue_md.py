@@ -213,7 +213,9 @@ def parse(text: str, name: str) -> list:
     labels = _block_labels(prose, code)
     # (a table quoted from a README or a benchmark page holds no figure, and names no GPU, of the reporter's)
     quoted = _quoted_tables(prose)
-    out.extend(_mentions([(i, ln) for i, ln in prose if i not in quoted], name, code_lines, labels))
+    noted = _fenced_notes(code)
+    words_said = sorted([(i, ln) for i, ln in prose if i not in quoted] + noted)
+    out.extend(_mentions(words_said, name, code_lines, labels))
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -243,6 +245,24 @@ def parse(text: str, name: str) -> list:
     out[0].data["output_lines"] = [s for s in out[0].data["prose_sources"] if s in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
+    return out
+
+
+# A line a tool or a shell printed, not one a person typed: a prompt or a flag, an assignment, a log's brackets or
+# "key: value" fields, a path.
+_TOOLISH = re.compile(r"^\s*(?:[$#>]|\.?/|python|pip|docker|export|sudo)|--|=|\[|\]|\w:\s|[/\\]\w+[/\\]", re.I)
+
+
+def _fenced_notes(code: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The lines of a fenced block that holds only a short note the reporter typed (issue templates put an
+    "Environment" or "System Info" answer in a code box: "A100 llama2-13B"): one or two short lines, none
+    shaped like a command, a log line or a key-value field. They name the reporter's setup as prose does."""
+    out = []
+    for start, body in code:
+        lines = [(start + k, ln) for k, ln in enumerate(body.splitlines()) if ln.strip()]
+        if 0 < len(lines) <= 2 and all(len(ln) <= 60 and len(ln.split()) <= 8 and not _TOOLISH.search(ln)
+                                       for _, ln in lines):
+            out.extend(lines)
     return out
 
 
@@ -341,10 +361,15 @@ PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|t
                 r"(?<![\w-])(?:--pipeline-parallel-size|--pp|--pp-size)[ =](\d{1,3})\b", re.I)
 CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
                      r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
-HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
+# (not a code repository's path: "github.com/ggerganov/llama.cpp" names an engine's source, and a name ending in a
+# source or script file's extension, ".cpp", ".py", ".git", is code, never weights; Hugging Face ids are
+# "org/name" on huggingface.co: https://huggingface.co/docs/hub/repositories)
+# (nor a path's inner folders, "./build/bin/llama-cli": after a "/", only a name with a size or a version in it)
+HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)(?:(?<!/)|(?=[\w-]{1,40}/[\w.-]*\d))"
+                   r"([A-Za-z0-9][\w-]{1,40}/"
                    r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX)"
-                   r")[A-Za-z0-9][\w.-]*)")
+                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh))(?![\w.-])")
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
     # (a release's dot written as a hyphen, as Kubernetes object names must: RFC 1123 labels allow only letters, digits
@@ -719,7 +744,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out: list = []
     gpu_line = model_line = tp_line = pp_line = None
     count_line = None
-    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
+    # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
+    # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
+    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
+                                   r"\1 x ", ln))
               for i, ln in prose}
     apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
@@ -1306,6 +1334,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
             for m in [*RATE.finditer(clause), *CJK_RATE.finditer(clause)]:
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
                 label = PROMPT_COUNT.sub(" ", clause[max(0, m.start() - 40):m.start()].lower())
+                # (an aside closed before the figure's own words, "(... even for a prompt like Hi) at a throughput
+                # of 0.2 tok/s", is not its label; "throughput (prompt): 500" keeps its own)
+                if len(label.rsplit(")", 1)[-1].split()) >= 2:
+                    label = label.rsplit(")", 1)[-1]
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
