@@ -147,3 +147,34 @@ def test_aside_before_a_rate_is_not_its_label(text, value):
 ])
 def test_prompt_rates_stay_prompt_rates(text):
     assert [r for r in issue_md.parse(text, "x.md") if isinstance(r, Measurement)] == []
+
+
+def test_rate_of_a_finetune_is_judged_on_its_base():
+    facts = _facts(DATA / "fastchat2746.md")
+    v = _verdict(facts)
+    assert v.category == "other" and "0.2 tok/s" in v.summary  # TP=4 on 4 A100s at 0.2 tok/s: a fault, not physics
+
+
+@pytest.mark.parametrize("text, model", [
+    ("Vicuna-13B, a fine-tune of Llama-2-13B, runs at 5 tok/s", "Llama-2-13B"),
+    ("MyBot-7B (based on Qwen2.5-7B) gives 30 tok/s", "Qwen2.5-7B"),
+    ("our Zephyr-7B which is a finetuned version of Mistral-7B does 12 tok/s", "Mistral-7B"),
+    ("Llama-2-13B is not a variant of Mistral-7B: 48 tok/s", "Llama-2-13B / Mistral-7B"),  # negated: two models
+    ("Llama-2-13B vs Qwen2.5-14B, same box, 48 tok/s in total", "Llama-2-13B / Qwen2.5-14B"),  # compared: two
+])
+def test_finetune_names_its_base(text, model):
+    assert [r.model for r in issue_md.parse(text, "x.md") if isinstance(r, Measurement)] == [model]
+
+
+@pytest.mark.parametrize("text, count", [
+    ("using the tp module for 2-GPU inference is 2 times slower than single-GPU inference", 2),
+    ("On our 4-GPU setup decode is 20 tok/s", 4),
+    ("The 8-GPU run was slower.", 8),
+])
+def test_n_gpu_compound_counts(text, count):
+    assert [r.gpu_count for r in issue_md.parse(text, "x.md") if isinstance(r, Workload) and r.gpu_count] == [count]
+
+
+@pytest.mark.parametrize("text", ["a 2-GPU-hour budget was spent", "We compared against a 2-GPU baseline"])
+def test_n_gpu_other_nouns_are_not_counts(text):
+    assert [r for r in issue_md.parse(text, "x.md") if isinstance(r, Workload) and r.gpu_count] == []

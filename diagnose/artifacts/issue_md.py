@@ -349,6 +349,9 @@ TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
                           r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)|"  # "8-GPU servers"
+                          # "2-GPU inference", "a 4-GPU setup", "the 8-GPU run": the count the work ran on
+                          r"\b(\d{1,2})-GPU(?=\s+(?:inference|serving|decod\w*|generation|setups?|runs?|rigs?|"
+                          r"systems?|configs?|configurations?|deployments?)\b)|"
                           # "one GPU per node": one rank a node, so a multi-node run uses one NIC port of each
                           r"\b(one|1|a single)\s+GPU(?=\s+(?:per|on each|in each)\s+" + _NODE_NOUN + r"\b)", re.I)
 TP = re.compile(
@@ -1266,12 +1269,32 @@ def clause_model(clause: str, line: str) -> str | None:
     """The model a figure's own clause names ("13B on the 4090 does 30 tok/s" -> "13B"); where its clause names none
     but its line names two or more ("Llama-2-7B and Llama-2-13B: 48 tok/s"), all of them, joined by " / ": the figure
     could be either's. None where nothing says, so the ticket's model holds (as clause_gpu for the GPU)."""
-    names = _models_in(clause)
+    names, said = _models_in(clause), clause
     if not names:
-        names = _models_in(line)
+        names, said = _models_in(line), line
         if len(names) < 2:
             return None
+    if len(names) == 2 and (base := _base_of(names, said)):
+        return base
     return " / ".join(names)
+
+
+# "X, a fine-tuned variant of Y", "X (based on Y)", "X, derived from Y": a fine-tune keeps its base model's
+# architecture (https://huggingface.co/docs/transformers/training: fine-tuning trains a pretrained model's weights,
+# its shape unchanged), so both names are one model whose shape the base names.
+FINETUNE_OF = re.compile(r"\b(?:fine[- ]?tun\w*|finetun\w*|variant|derivative|version)\s+(?:of|from)\b|"
+                         r"\b(?:based|built)\s+on\b|\bderived\s+from\b", re.I)
+
+
+def _base_of(names: list[str], line: str) -> str | None:
+    """The base model where the line says the first name is a fine-tune of the second; else None."""
+    text = _plain(line)
+    first, second = (text.find(n) for n in names)
+    between = text[first:second] if 0 <= first < second else ""
+    m = FINETUNE_OF.search(between)
+    if m and not re.search(r"\b(?:not|isn't|is\s+no|never)\b", between[:m.start()], re.I):
+        return names[1]
+    return None
 
 
 # "I ran the same on H200 and got 6,051 tok/s": the board the run happened on, in an earlier clause of its sentence
