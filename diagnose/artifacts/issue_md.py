@@ -215,7 +215,9 @@ def parse(text: str, name: str) -> list:
     labels = _block_labels(prose, code)
     # (a table quoted from a README or a benchmark page holds no figure, and names no GPU, of the reporter's)
     quoted = _quoted_tables(prose)
-    out.extend(_mentions([(i, ln) for i, ln in prose if i not in quoted], name, code_lines, labels))
+    noted = _fenced_notes(code)
+    words_said = sorted([(i, ln) for i, ln in prose if i not in quoted] + noted)
+    out.extend(_mentions(words_said, name, code_lines, labels))
     for i, (gpu, first, last) in labels.items():  # "H100 PCIe" over one block, "A100 SXM4" over another
         out.append(Note(where(name, i), "system_label", gpu, {"gpu": gpu, "first": first, "last": last}))
     # each pasted block as its own attachment; the prose too (logs pasted without a fence)
@@ -245,6 +247,24 @@ def parse(text: str, name: str) -> list:
     out[0].data["output_lines"] = [s for s in out[0].data["prose_sources"] if s in tool_lines]
     if kinds:  # artifacts.parse_text lists them beside "issue_md" in what was read from the file
         out.append(Note(where(name), EMBEDDED, ", ".join(kinds)))
+    return out
+
+
+# A line a tool or a shell printed, not one a person typed: a prompt or a flag, an assignment, a log's brackets or
+# "key: value" fields, a path.
+_TOOLISH = re.compile(r"^\s*(?:[$#>]|\.?/|python|pip|docker|export|sudo)|--|=|\[|\]|\w:\s|[/\\]\w+[/\\]", re.I)
+
+
+def _fenced_notes(code: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The lines of a fenced block that holds only a short note the reporter typed (issue templates put an
+    "Environment" or "System Info" answer in a code box: "A100 llama2-13B"): one or two short lines, none
+    shaped like a command, a log line or a key-value field. They name the reporter's setup as prose does."""
+    out = []
+    for start, body in code:
+        lines = [(start + k, ln) for k, ln in enumerate(body.splitlines()) if ln.strip()]
+        if 0 < len(lines) <= 2 and all(len(ln) <= 60 and len(ln.split()) <= 8 and not _TOOLISH.search(ln)
+                                       for _, ln in lines):
+            out.extend(lines)
     return out
 
 
@@ -344,6 +364,9 @@ TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall
 GPU_COUNT_AFTER = re.compile(r"^\s*(?:GPUs?|cards?)?\s*(?:x|×|\*)\s*(\d{1,4})\b", re.I)
 GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(?:GPUs|cards|graphics cards)\b|"
                           r"\b(\d{1,2})-GPU(?=\s+" + _NODE_NOUN + r"\b)|"  # "8-GPU servers"
+                          # "2-GPU inference", "a 4-GPU setup", "the 8-GPU run": the count the work ran on
+                          r"\b(\d{1,2})-GPU(?=\s+(?:inference|serving|decod\w*|generation|setups?|runs?|rigs?|"
+                          r"systems?|configs?|configurations?|deployments?)\b)|"
                           # "one GPU per node": one rank a node, so a multi-node run uses one NIC port of each
                           r"\b(one|1|a single)\s+GPU(?=\s+(?:per|on each|in each)\s+" + _NODE_NOUN + r"\b)", re.I)
 TP = re.compile(
@@ -356,11 +379,16 @@ PP = re.compile(r"\b(?:pipeline[-_ ]?parallel(?:ism|[-_ ]size)?\s*(?:=|:|is|of|t
                 r"(?<![\w-])(?:--pipeline-parallel-size|--pp|--pp-size)[ =](\d{1,3})\b", re.I)
 CODE_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size|tp|mp_size)\s*[=:]\s*(\d{1,3})\b|"
                      r"(?:--tensor-parallel-size|--tp-size|--tp|-tp)[ =](\d{1,3})\b")
-HF_ID = re.compile(r"(?<![\w.])([A-Za-z0-9][\w-]{1,40}/"
+# (not a code repository's path: "github.com/ggerganov/llama.cpp" names an engine's source, and a name ending in a
+# source or script file's extension, ".cpp", ".py", ".git", is code, never weights; Hugging Face ids are
+# "org/name" on huggingface.co: https://huggingface.co/docs/hub/repositories)
+# (nor a path's inner folders, "./build/bin/llama-cli": after a "/", only a name with a size or a version in it)
+HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)(?:(?<!/)|(?=[\w-]{1,40}/[\w.-]*\d))"
+                   r"([A-Za-z0-9][\w-]{1,40}/"
                    r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX|"
                    r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral)"
-                   r")[A-Za-z0-9][\w.-]*)")
+                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh))(?![\w.-])")
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
     # (a release's dot written as a hyphen, as Kubernetes object names must: RFC 1123 labels allow only letters, digits
@@ -728,7 +756,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     out: list = []
     gpu_line = model_line = tp_line = pp_line = None
     count_line = None
-    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}\b)", r"\1 x ", ln))  # "8xH100" -> "8 x H100"
+    # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
+    # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
+    spaced = {i: cjk_spaced(re.sub(r"(\d)\s*[x×]\s*(?=[A-Z]|\d{4}(?:\s?(?:[Tt][Ii]|[Ss][Uu][Pp][Ee][Rr]))?\b)",
+                                   r"\1 x ", ln))
               for i, ln in prose}
     apart = _sets_apart(spaced.items())
     for i, ln in spaced.items():
@@ -1251,12 +1282,32 @@ def clause_model(clause: str, line: str) -> str | None:
     """The model a figure's own clause names ("13B on the 4090 does 30 tok/s" -> "13B"); where its clause names none
     but its line names two or more ("Llama-2-7B and Llama-2-13B: 48 tok/s"), all of them, joined by " / ": the figure
     could be either's. None where nothing says, so the ticket's model holds (as clause_gpu for the GPU)."""
-    names = _models_in(clause)
+    names, said = _models_in(clause), clause
     if not names:
-        names = _models_in(line)
+        names, said = _models_in(line), line
         if len(names) < 2:
             return None
+    if len(names) == 2 and (base := _base_of(names, said)):
+        return base
     return " / ".join(names)
+
+
+# "X, a fine-tuned variant of Y", "X (based on Y)", "X, derived from Y": a fine-tune keeps its base model's
+# architecture (https://huggingface.co/docs/transformers/training: fine-tuning trains a pretrained model's weights,
+# its shape unchanged), so both names are one model whose shape the base names.
+FINETUNE_OF = re.compile(r"\b(?:fine[- ]?tun\w*|finetun\w*|variant|derivative|version)\s+(?:of|from)\b|"
+                         r"\b(?:based|built)\s+on\b|\bderived\s+from\b", re.I)
+
+
+def _base_of(names: list[str], line: str) -> str | None:
+    """The base model where the line says the first name is a fine-tune of the second; else None."""
+    text = _plain(line)
+    first, second = (text.find(n) for n in names)
+    between = text[first:second] if 0 <= first < second else ""
+    m = FINETUNE_OF.search(between)
+    if m and not re.search(r"\b(?:not|isn't|is\s+no|never)\b", between[:m.start()], re.I):
+        return names[1]
+    return None
 
 
 # "I ran the same on H200 and got 6,051 tok/s": the board the run happened on, in an earlier clause of its sentence
@@ -1346,6 +1397,10 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 # (a count of prompts is the requests sent, "a batch of 64 prompts: 500 tok/s", not prompt processing)
                 # (nor is a prompt's length, "input length 4096: we get 12 tok/s", a prompt-processing rate's label)
                 label = PROMPT_COUNT.sub(" ", PROMPT_LEN.sub(" ", clause[:m.start])[-40:].lower())
+                # (an aside closed before the figure's own words, "(... even for a prompt like Hi) at a throughput
+                # of 0.2 tok/s", is not its label; "throughput (prompt): 500" keeps its own)
+                if len(label.rsplit(")", 1)[-1].split()) >= 2:
+                    label = label.rsplit(")", 1)[-1]
                 if (re.search(r"prompt|prefill|input", label)
                         and not re.search(r"generat|decode|output", label.split("prompt")[-1])):
                     continue  # prompt-processing rate: not a decode rate
