@@ -115,6 +115,19 @@ def one_line(snippet: str) -> str:
 
 # Words an engine's log puts before a switch it recommends (not one that is set).
 _ADVICE = r"(?<!use ')(?<!set ')(?<!by )(?<!try )"
+# A tensor or buffer moved from one GPU to another ("moving a tensor from cuda:0 to cuda:1", "copying between GPUs",
+# "cudaMemcpyPeer from GPU0 to GPU1"), and what such a copy can land: zeros, wrong or corrupted values.
+_PEER_MOVE = (r"\b(?:mov(?:e|es|ed|ing)|cop(?:y|ies|ied|ying)|transfer(?:s|red|ring)?|send(?:s|ing)?|sent|"
+              r"cudaMemcpy(?:Peer)?(?:Async)?)\b")
+GPU_TO_GPU = (r"(?:\b(?:between|across)\s+(?:the\s+|two\s+|my\s+|different\s+|\w+\s+)?"
+               r"(?:GPUs|cards|(?:CUDA\s+)?devices)\b|"
+               r"\bfrom\s+(?:one|a|the\s+first)\s+GPU\s+to\s+(?:another|a\s+second|the\s+other|a\s+different)\b|"
+               r"\bto\s+(?:another|a\s+second|the\s+other|a\s+different)\s+(?:GPU|card|device)\b|"
+               r"[`'\"]?cuda:\s*\d[`'\"]?[^.\n]{0,40}?[`'\"]?cuda:\s*\d\b|\bGPU\s*\d\b[^.\n]{0,40}?\bGPU\s*\d\b)")
+_PEER_WRONG = (r"(?:\b(?:all[- ])?zeros?\b(?:\s+tensor)?|\bzero (?:tensor|values?)\b|\bincorrect(?:ly)?\b|\bcorrupt\w*|"
+               r"\bgarbage\b|\bfails? silently\b|\bwrong (?:values?|data|results?|numbers?)\b|"
+               r"\b(?:is|are|was|were)(?:n't| not) (?:right|correct)\b|"
+               r"\bnot (?:cop(?:y|ied|ying)|mov(?:ed|ing)|transferr(?:ed|ing))\b[^.\n]{0,20}?\bcorrectly\b)")
 
 # The first units of work of a run, as people count them: the collective calls, steps and requests of
 # the engines' and NCCL's docs, and the items a benchmark loop processes (images, prompts, batches, epochs).
@@ -847,6 +860,15 @@ PATTERNS: dict[str, list[str]] = {
         r"(?:incorrect|corrupt\w*|wrong|garbage|NaNs?|nan)\b",
         r"\b#?\s*wrong\b[^\n]{0,20}\b[1-9]\d*\b", r"\bOut of bounds values\s*:\s*[1-9]",
         r"\baccuracy (?:does ?n[o']t|would ?n[o']t|did ?n[o']t|never) (?:go up|improve|increase)\b",
+        # A copy from one GPU to another that lands zeros or wrong values (a copy through the host is right): the
+        # peer DMA is redirected or faulted (NCCL troubleshooting, "PCI Access Control Services"; CUDA's simpleP2P
+        # checks exactly this). Reported as "moving a tensor from cuda:0 to cuda:1 gets a zero tensor"
+        # (pytorch/pytorch#87363), "any attempt to copy tensors between devices fails silently ... all of the values
+        # are set to zero" (#13803), "isn't copying the data correctly when it is moved from one GPU to another GPU"
+        # (#132397), "weights aren't right on the second gpu" (#70048).
+        _PEER_MOVE + r"[^.\n]{0,80}?" + GPU_TO_GPU + r"[^.\n]{0,80}?" + _PEER_WRONG,
+        _PEER_WRONG + r"[^.\n]{0,60}?" + _PEER_MOVE + r"[^.\n]{0,60}?" + GPU_TO_GPU,
+        _PEER_MOVE + r"[^.\n]{0,60}?" + _PEER_WRONG + r"[^.\n]{0,60}?" + GPU_TO_GPU,
     ],
     # The IOMMU faulting on GPU DMA: peer traffic blocked on bare metal (AMD-Vi / Intel DMAR).
     "iommu_fault": [

@@ -134,6 +134,13 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
             if spec:
                 return spec, w.source
     for w in facts.of(Workload):
+        # a word the reporter put after "Ollama" ("Ollama Mixtral uses 7% of the GPU"): a library tag where the tag
+        # table knows it, which pulls its `latest` size
+        tag = catalog.ollama_sized_tag(w.extra.get("ollama_named")) if w.extra.get("ollama_named") else None
+        spec = catalog.find_model(tag) if tag else None
+        if spec:
+            return spec, w.source
+    for w in facts.of(Workload):
         # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
         # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
         spec = _sized_stand_in(w.model) if w.model else None

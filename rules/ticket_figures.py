@@ -751,15 +751,13 @@ def split_pace(facts: Facts, p, m: Measurement) -> SplitPace | None:
                      1e3 / (1e3 / p.decode_tok_s + handover_ms), n, q)
 
 
-def split_does_not_fit(facts: Facts, pace: SplitPace, rule_id: str, m: Measurement):
-    """The memory-fit check `predict` runs (predict.does_not_fit), for the layer split of `pace` (its own PP n
-    prediction): a finding when the weights, the engine's reserve and the KV cache exceed its GPUs, else None. A
-    layer-split engine (llama.cpp, Ollama, accelerate's device_map) then keeps the layers that do not fit on the
-    CPU, and they set the pace."""
+def unfit_layout(facts: Facts, n: int, p=None):
+    """(prediction, usable GB per GPU, "<model> split over n x <gpu>") when the memory-fit check `predict` runs
+    (predict.does_not_fit) finds the weights, the engine's reserve and the KV cache larger than `n` of the ticket's
+    GPUs, also at 4 bits where the weights' type is unstated; else None. `p`: the PP n prediction already made."""
     from rules import catalog, roofline
-    from rules.predict_rules import shortfall_evidence, shortfall_words
 
-    p, n = pace.layout, pace.gpus
+    p = p if p is not None else predict_layout(facts, 1, 1, pp=n)
     if p is None or not p.valid or p.fits:
         return None
     if not weight_dtype(facts):  # weights unstated: a 4-bit checkpoint (the usual local one) that fits leaves it open
@@ -768,7 +766,21 @@ def split_does_not_fit(facts: Facts, pace: SplitPace, rule_id: str, m: Measureme
             return None
     gpu = facts.subject.gpu
     usable = roofline.usable_gb(gpu, catalog.engine(p.engine))
-    label = f"{facts.subject.model.name} split over {n} x {gpu.name}"
+    where = f"split over {n} x {gpu.name}" if n > 1 else f"on one {gpu.name}"
+    return p, usable, f"{facts.subject.model.name} {where}"
+
+
+def split_does_not_fit(facts: Facts, pace: SplitPace, rule_id: str, m: Measurement):
+    """The memory-fit check for the layer split of `pace` (unfit_layout on its own PP n prediction), for a decode
+    rate: a finding when the model does not fit them, else None. A layer-split engine (llama.cpp, Ollama, accelerate's device_map) then
+    keeps the layers that do not fit on the CPU, and they set the pace."""
+    from rules.predict_rules import shortfall_evidence, shortfall_words
+
+    n = pace.gpus
+    unfit = unfit_layout(facts, n, pace.layout) if pace.layout is not None else None
+    if unfit is None:
+        return None
+    p, usable, label = unfit
     return make(rule_id, "host_bound", "warning", 0.6,
                 f"{label} does not fit in GPU memory: the rest runs on the CPU ({m.value:g} tok/s)",
                 f"{label} is {shortfall_words(p, usable)}. A layer-split engine keeps the layers that do not fit in "
@@ -778,6 +790,61 @@ def split_does_not_fit(facts: Facts, pace: SplitPace, rule_id: str, m: Measureme
                  shortfall_evidence(p, usable, f"prediction:roofline (TP1 PP{n})", label)],
                 fix="Fit every layer in VRAM: a smaller quantisation or context, or more or larger GPUs (`diagnose "
                 "predict` shows which layouts fit); `ollama ps` should read '100% GPU'.")
+
+
+# Engines that place the layers which do not fit in VRAM on the CPU and carry on (llama.cpp's -ngl, Ollama's
+# scheduler, accelerate's device_map="auto"), rather than stop with an out-of-memory error as vLLM, SGLang or
+# TensorRT-LLM do (https://github.com/ollama/ollama/blob/main/docs/faq.md; llama.cpp tools/main/README.md -ngl;
+# https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
+_CPU_LAYER_ENGINES = ("llamacpp", "ollama", "accelerate", "transformers")
+
+
+def _sized(facts: Facts) -> bool:
+    """Does the name the ticket's model was read from pin its size: a size in it ("70b", "8x7B", "Llama-2-13b"), a
+    catalog id, or a sizeless Ollama tag whose library default the tag table knows ("mixtral" -> "mixtral:8x7b")?"""
+    from rules import catalog
+
+    names = [w.model or w.extra.get("ollama_named") for w in facts.of(Workload)
+             if w.source == facts.subject.model_source]
+    return any(re.search(r"\d(?:\.\d+)?\s*[bB]\b|\d+x\d+[bB]\b", n) or "/" in n or catalog.ollama_sized_tag(n)
+               for n in names if n)
+
+
+@rule("ticket.model_over_vram", "host_bound")
+def model_over_vram(facts: Facts, predictions=None):
+    """A model the catalog sizes above all of the ticket's GPU memory, under an engine that runs what does not fit
+    on the CPU, in a ticket with no decode rate to judge (ticket.layer_split_rate judges those): part of every
+    token is computed from system memory, so the GPUs idle and the host sets the pace. Predicted from the catalog's
+    sizes, not seen: a lead below the reporter's own 'offloaded n/m layers' (ticket.partial_offload)."""
+    from rules.common import engine_of
+
+    engine = engine_of(facts) or ""
+    if not facts.subject or not facts.subject.model or not facts.subject.gpu \
+            or not engine.startswith(_CPU_LAYER_ENGINES) or measurements(facts, "decode_tok_s") \
+            or claims.symptom(facts) in ("hang", "crash", "error"):
+        return
+    if any(c.negated and not c.guess and c.data.get("origin") == "output" for c in claims.partial_offload(facts)):
+        return  # "100% GPU" / "offloaded 33/33": the reporter's output shows every layer in VRAM
+    from rules.predict_rules import shortfall_evidence, shortfall_words
+
+    if not _sized(facts):
+        return  # "deepseek-r1" alone spans a 1.5B distill to the 671B model: the weights are not known
+    n = gpu_count(facts) or 1
+    unfit = unfit_layout(facts, n)
+    if unfit is None:
+        return
+    p, usable, label = unfit
+    yield make("ticket.model_over_vram", "host_bound", "warning", 0.55,
+               f"{label} does not fit in GPU memory: the layers left over run on the CPU",
+               f"{label} is {shortfall_words(p, usable)}. The engine keeps the layers that do not fit in system "
+               "memory and computes them on the CPU; decoding reads every weight once per token, those from system "
+               "RAM at a fraction of the GPU's memory bandwidth, so the GPU finishes its layers and waits (low GPU "
+               "utilisation, a busy CPU).",
+               [shortfall_evidence(p, usable, f"prediction:roofline (TP1 PP{n})", label)],
+               fix="Fit every layer in VRAM: a smaller quantisation or model, a shorter context (the KV cache shares "
+               "VRAM), or more or larger GPUs (`diagnose predict` shows which layouts fit); `ollama ps` should read "
+               "'100% GPU', llama.cpp's log 'offloaded N/N layers'.",
+               refs=["https://github.com/ollama/ollama/blob/main/docs/faq.md"])
 
 
 @rule("ticket.layer_split_rate", "expected_physics", "other", "host_bound")

@@ -482,13 +482,31 @@ _GPUS_UNCOUNTED = re.compile(r"\b(?:multiple|several|many)\s+(?:\w+\s+)?(?:GPUs|
                              r"\b(?:varias|m[uú]ltiples)\s+(?:GPUs|tarjetas)\b", re.I)
 
 
+# One GPU, named by its index, seen at work ("nvidia-smi shows GPU-2 is being used", "only GPU 1 is busy"), where the
+# same text makes two or more devices visible (CUDA_VISIBLE_DEVICES=2,3: the CUDA environment variable lists the
+# devices a process may use, https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars): one of the
+# GPUs offered does the work (ollama/ollama#5093). A sentence naming a second index busy is no such statement.
+_INDEX_BUSY = re.compile(r"\b(?:shows?|showing|shown|see|sees|saw|seeing|only|just)\s+(?:that\s+)?(?:the\s+)?"
+                         r"GPU[- ]?#?(\d+)\s+(?:is\s+|was\s+)?(?:being\s+)?(?:used|busy|in use|utili[sz]ed|loaded|"
+                         r"working|active)\b", re.I)
+_GPU_INDEX = re.compile(r"\bGPU[- ]?#?(\d+)\b", re.I)
+_VISIBLE_SEVERAL = re.compile(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?\d+\s*,\s*\d+")
+
+
+def _one_index_busy(sentence: str, text: str) -> re.Match | None:
+    m = _INDEX_BUSY.search(sentence)
+    if not m or not _VISIBLE_SEVERAL.search(text) or len({g for g in _GPU_INDEX.findall(sentence)}) > 1:
+        return None
+    return m
+
+
 def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
     """The reporter's observation that one of their GPUs does the work and the rest idle, or None: not negated
     ("no longer only one GPU is used"), not a question ("is only one GPU used?"), not advice or a condition ("you
     should only use one GPU"), and not GPUs taking turns."""
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
-            m = _ONE_GPU_USED.search(sentence)
+            m = _ONE_GPU_USED.search(sentence) or _one_index_busy(sentence, text)
             if not m or _IN_TURN.search(sentence) or claims.hypothetical(sentence, m.start()) \
                     or claims.negated_words(sentence, m) or claims.guessed(sentence):
                 continue

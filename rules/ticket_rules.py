@@ -665,7 +665,9 @@ def p2p_corrupts(facts: Facts, predictions=None):
     wrong = _first(facts, "wrong_results")
     if not (fault or wrong):
         return
-    if not fault and not ((_gpus(facts) or 0) >= 2 or claims.find(facts, "multi_node") is None):
+    # (a copy from one GPU to another names two GPUs itself: "between devices", "cuda:0 to cuda:1")
+    peer = bool(wrong and re.search(claims.GPU_TO_GPU, wrong.quote, re.I))
+    if not fault and not peer and not ((_gpus(facts) or 0) >= 2 or claims.find(facts, "multi_node") is None):
         return
     virt = is_virtualized(facts)
     evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results")) if c]

@@ -388,7 +388,10 @@ HF_ID = re.compile(r"(?<![\w.-])(?<!github\.com/)(?<!gitlab\.com/)(?:(?<!/)|(?=[
                    r"(?=[\w.-]*?(?:[Ll]lama|[Qq]wen|[Mm]istral|[Mm]ixtral|[Dd]eep[Ss]eek|"
                    r"[Gg]emma|[Pp]hi|[Ff]alcon|gpt|GPT|[Yy]i|[Bb]loom|[Oo][Pp][Tt]|[Cc]ode|[Vv]icuna|[Ii]nternLM|dbrx|DBRX|"
                    r"GLM|glm|[Kk]imi|c4ai|[Cc]ommand|[Ss]tar[Cc]oder|[Bb]aichuan|[Mm]inistral|[Mm]agistral|[Dd]evstral)"
-                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh))(?![\w.-])")
+                   r")[A-Za-z0-9][\w.-]*(?<!\.cpp)(?<!\.py)(?<!\.git)(?<!\.sh))"
+                   # a GitHub page's path is an owner/repository, no model ("github.com/ollama/ollama/assets/...",
+                   # ".../issues/7648"): GitHub's own URL segments follow it
+                   r"(?![\w.-])(?!/(?:assets|issues|pull|blob|tree|releases|commit|files|discussions|wiki|actions|raw)\b)")
 MODEL_NAME = re.compile(
     # (a colon as Ollama's tags write it: "llama3.1:70b", "qwen2.5:7b", "gemma2:9b", "mixtral:8x7b")
     # (a release's dot written as a hyphen, as Kubernetes object names must: RFC 1123 labels allow only letters, digits
@@ -419,7 +422,10 @@ BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)
                        r"(?<![\w.-])(\d{1,3}(?:\.\d)?)\s?b\s*的?\s*(?:[A-Za-z0-9_-]+\s*)?(?:模型|大模型)", re.I)
 # An Ollama tag without a size, in Ollama's own command or listing ("ollama run llama3.3", "qwq:latest"): it pulls
 # the library's `latest` tag, whose size rules.catalog.ollama_sized_tag knows.
+# ... and in prose, a name right after the engine's ("Ollama Mixtral uses only 7% of the GPU", ollama/ollama#2362):
+# recorded as a candidate only, which rules.subject keeps where rules/catalog/ollama_tags.toml knows the name.
 OLLAMA_BARE = re.compile(r"\bollama\s+(?:run|pull)\s+([a-z][\w.-]*[a-z0-9])(?::latest)?(?![\w:.-])|"
+                         r"\bOllama\s+(?:runs?\s+|running\s+|with\s+)?([A-Za-z][\w.-]*[A-Za-z0-9])(?![\w:.-])|"
                          r"(?<![\w./-])([a-z][\w.-]*[a-z0-9]):latest\b", re.I)
 # The variant an Ollama tag names after its size ("llama3.1:8b-instruct-fp16", ":70b-instruct-q4_K_M"): it says
 # which weights the tag pulls (rules.catalog.tag_weights).
@@ -754,7 +760,7 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
               labels: dict | None = None) -> list:
     """Workload and Measurement facts from what the reporter names in the prose."""
     out: list = []
-    gpu_line = model_line = tp_line = pp_line = None
+    gpu_line = model_line = tp_line = pp_line = ollama_named = None
     count_line = None
     # "8xH100" -> "8 x H100"; "4x3090ti" -> "4 x 3090ti" (NVIDIA's GeForce names end in "Ti" or "SUPER":
     # https://www.nvidia.com/en-us/geforce/graphics-cards/compare/)
@@ -790,8 +796,12 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             named = m.group(1) + (tag.group(0) if tag else "")  # "llama3.1:8b-instruct-fp16" whole
             if model_line is None or bare or _refines(model_line[1], named):
                 model_line = (i, named)
-        if model_line is None and (m := OLLAMA_BARE.search(ln)):  # "ollama run llama3.3": the `latest` tag
-            model_line = (i, f"{m.group(1) or m.group(2)}:latest")
+        found = list(OLLAMA_BARE.finditer(ln)) if model_line is None else []
+        tag = next((m.group(1) or m.group(3) for m in found if m.group(1) or m.group(3)), None)
+        if tag:  # "ollama run llama3.3": the `latest` tag
+            model_line = (i, f"{tag}:latest")
+        elif found and ollama_named is None:
+            ollama_named = (i, found[0].group(2).lower())
         if tp_line is None and (m := TP.search(ln)):
             tp_line = (i, _tp_size(m))
         if pp_line is None and (m := PP.search(ln)):
@@ -820,6 +830,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
                  for dtype, named in QUANT_DTYPES if named.search(ln)}
         dtype = quant_dtype(line) or (again.pop() if len(again) == 1 else None)
         out.append(Workload(where(name, model_line[0]), model=model_line[1], dtype=dtype))
+    elif ollama_named:  # a word after "Ollama" that may be a library tag: rules.subject asks the tag table
+        out.append(Workload(where(name, ollama_named[0]), extra={"ollama_named": ollama_named[1]}))
     out.extend(_dtype_table_rates(prose, name, model_line[1] if model_line else None))
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
@@ -940,6 +952,14 @@ SEPARATE_MACHINES = re.compile(
     r"\bmachines\s+différentes\b|"
     r"(?<![^\W\d_])разных\s+(?:компьютер|машин|сервер)\w*|"
     r"不同的?(?:机器|电脑|服务器|主机)|別々の(?:マシン|PC|サーバ)|다른\s*(?:서버|머신|컴퓨터|PC)", re.I)
+# A line that gives the outcome of the same test on one system ("- With RTX3090, CUDA 11.4: OK", "On the A6000: works",
+# "2080 Ti -> fine", "RTX 4090: same error"): each such line is another machine tried, so the GPU it names is
+# compared, not one more board of the reporter's job (pytorch/pytorch#87363 lists "With other GPU cards" this way).
+OUTCOME_LINE = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])?\s*(?:(?:with|on|using|tested on|tried on|under)\s+)?[^:\n|]{1,60}?(?::|->|=>|→|—|–)\s*"
+    r"(?:ok(?:ay)?|works?|working|worked|fine|pass(?:es|ed)?|good|bad|no (?:issues?|problems?|errors?)|fails?|failed|"
+    r"failing|broken|hangs?|crash(?:es|ed)?|same(?: (?:issue|problem|error|result|bug))?|reproduces?|reproduced|"
+    r"not reproduced|does(?: not|n't) reproduce)\b[\s.!)]*$", re.I)
 # A GPU's model number is no figure: "8*3090", "4×4090" (read as "4 x 4090"), "RTX 3090", "Tesla V100" (issue 11 k).
 GPU_MODEL_BEFORE = re.compile(r"(?:[*×]\s?|\b\d+\s*x\s|\b(?:RTX|GTX|RX|Titan|Tesla|Quadro|GeForce)[ -]?)$", re.I)
 
@@ -1233,8 +1253,8 @@ def _gpus_named(prose: list[tuple[int, str]], labels: set[int] = frozenset()) ->
             # (a CJK sentence has no spaces to count: its characters make it one, as in _wordy)
             listed = (len(ln.split()) <= 8 and len(CJK.findall(ln)) < 10) or "|" in ln or bool(
                 re.match(r"\s*(?:[-*]|\d+[.)]|GPU\s*\d*\s*:)", ln))
-            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln) or _others_gpu(ln, m.start()),
-                        listed))
+            out.append((i, key, apart or bool(COMPARED.search(ln)) or _result_row(ln) or _others_gpu(ln, m.start())
+                        or bool(OUTCOME_LINE.match(ln)), listed))
     return out
 
 
