@@ -1338,7 +1338,8 @@ _NEGATED_INSIDE = ("cpu_ab", "gpu_idle_words")
 _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
 # Kinds whose words can carry an adverb between the verb and its negation ("the batch size is definitely not small",
 # "concurrency isn't low at all", "the number of requests is never small"): any negation inside rules them out.
-_NEGATED_ANYWHERE_INSIDE = ("few_requests",)
+# (layer_slower, rules.ticket_layers: "through the proxy it is not slower" rules the layer out)
+_NEGATED_ANYWHERE_INSIDE = ("few_requests", "layer_slower")
 _ANY_NEGATION = re.compile(r"\b(?:not|never|hardly)\b|n't\b", re.I)
 
 
