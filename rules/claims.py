@@ -761,7 +761,9 @@ PATTERNS: dict[str, list[str]] = {
         r"\bSW Power Cap\b(?!\s*:\s*Not)", r"\bHW Slowdown\b(?!\s*:\s*Not)",
         r"\bHW Power Brake\b(?!(?: Slowdown)?\s*:\s*Not)",
         r"\b(?:SW |HW )?Thermal Slowdown\b(?!\s*:\s*Not)",
-        r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b",
+        # (not dcgm-exporter's counter description "Throttling duration due to power constraints (in us)": the
+        # name of a metric, not an event)
+        r"\bpower[- ]capp(?:ed|ing)\b", r"\bthrottl\w+\b(?!\s+duration\b)",
         r"\bclocks?\b[^.\n]{0,30}?\b(?:stuck|locked|drops?|dropp\w+|reduced|lower\w*|capped)\b",
         r"\bfrequency (?:reduction|drops?|throttl\w*)\b", r"\b(?:stuck|stays|remains) (?:in|at) P[2-8]\b",
         # the board drawing far less than its limit under full load: the power controller holds it back
@@ -1358,7 +1360,8 @@ _NEGATED_INSIDE = ("cpu_ab", "gpu_idle_words")
 _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b", re.I)
 # Kinds whose words can carry an adverb between the verb and its negation ("the batch size is definitely not small",
 # "concurrency isn't low at all", "the number of requests is never small"): any negation inside rules them out.
-_NEGATED_ANYWHERE_INSIDE = ("few_requests",)
+# (layer_slower, rules.ticket_layers: "through the proxy it is not slower" rules the layer out)
+_NEGATED_ANYWHERE_INSIDE = ("few_requests", "layer_slower")
 _ANY_NEGATION = re.compile(r"\b(?:not|never|hardly)\b|n't\b", re.I)
 
 
@@ -4585,3 +4588,18 @@ _extend({"tp_size_named": [r"(?<![\d.])(\d{1,2})\s*(?:GPUs?|cards?|卡)\s+(?:wit
 _extend({"multi_socket": [r"\bSocket\(s\):\s*[2-8]\b", r"\bNUMA node\(s\):\s*[2-8]\b",
                           r"\bavailable:\s*[2-8]\s+nodes\s*\(0-[1-7]\)"]})
 OUTPUT_FAMILIES = OUTPUT_FAMILIES + ("multi_socket",)
+
+# (issue 11 r) DCGM's own wording for a clocks event, from its error catalog (dcgmlib/dcgm_errors.h,
+# https://github.com/NVIDIA/DCGM): DCGM_FR_CLOCK_THROTTLE_THERMAL / _POWER "Detected clock throttling due to
+# thermal|power violation in GPU %u" (DCGM 4 says "clocks event" for "clock throttling"), DCGM_FR_THERMAL_VIOLATIONS
+# (_TS) "There were thermal violations totaling %.1f seconds" / "Thermal violations totaling %.1f seconds started at",
+# DCGM_FR_THROTTLING_VIOLATION "Clocks are being throttled for GPU %u" (4.x: "optimized"), the codes themselves, and
+# the violation counters dcgm-exporter exports (DCGM_FI_DEV_THERMAL_VIOLATION / _POWER_VIOLATION, time spent held
+# down) above zero.
+_extend({"clock_power": [
+    r"\bclocks? (?:event|throttling)\s+due to\s+(?:thermal|power)\s+violation",
+    r"\b(?:thermal|power) violations?\s+totaling\s+\d",
+    r"\bClocks are being (?:throttled|optimized) for GPU\b",
+    r"\bDCGM_FR_(?:CLOCKS?_(?:EVENT|THROTTLE)_(?:THERMAL|POWER)|THERMAL_VIOLATIONS(?:_TS)?|THROTTLING_VIOLATION)\b",
+    r"\bDCGM_FI_DEV_(?:THERMAL|POWER)_VIOLATION\b(?:\{[^}\n]*\})?\s+[1-9]",
+]})
