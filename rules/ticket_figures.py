@@ -772,8 +772,8 @@ def unfit_layout(facts: Facts, n: int, p=None):
 
 def split_does_not_fit(facts: Facts, pace: SplitPace, rule_id: str, m: Measurement):
     """The memory-fit check for the layer split of `pace` (unfit_layout on its own PP n prediction), for a decode
-    rate: a finding when the model does not fit them, else None. A layer-split engine (llama.cpp, Ollama, accelerate's device_map) then
-    keeps the layers that do not fit on the CPU, and they set the pace."""
+    rate: a finding when the model does not fit them, else None. A layer-split engine (llama.cpp, Ollama,
+    accelerate's device_map) then keeps the layers that do not fit on the CPU, and they set the pace."""
     from rules.predict_rules import shortfall_evidence, shortfall_words
 
     n = pace.gpus

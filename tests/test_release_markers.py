@@ -11,9 +11,10 @@ from conftest import diagnose
 from diagnose.evidence import Facts, Workload
 from rules import catalog, roofline
 from rules.common import engine_releases
+from rules.expectations import REPORTED_RATE_SLACK
 from rules.roofline import RELEASE_UNSTATED, Layout
 
-VLLM = ("vllm", "vllm-0.8", "vllm-0.14")
+VLLM = ("vllm", "vllm-0.8", "vllm-0.11", "vllm-0.14")
 TRTLLM = ("trtllm-0.5", "trtllm-xqa8", "trtllm")
 
 
@@ -34,7 +35,7 @@ def left(framework: str, *lines: str) -> tuple[tuple[str, ...], str]:
     ("vLLM", "INFO 06-16 10:03:14 [loggers.py:87] Engine 000: Avg prompt throughput: 1254.4 tokens/s, Avg generation "
              "throughput: 29.2 tokens/s, Running: 10 reqs, Waiting: 4 reqs, GPU KV cache usage: 57.9%, Prefix cache "
              "hit "
-             "rate: 40.5%", ("vllm-0.8", "vllm-0.14")),
+             "rate: 40.5%", ("vllm-0.8", "vllm-0.11", "vllm-0.14")),
     # the V1 guide's way back to V0 (https://docs.vllm.ai/en/v0.10.0/usage/v1_guide.html), in a docker -e and an export
     ("vLLM", "docker run --gpus all -e VLLM_USE_V1=0 vllm/vllm-openai --model x", ("vllm", "vllm-0.8")),
     ("vllm", 'export VLLM_USE_V1="0"', ("vllm", "vllm-0.8")),
@@ -43,19 +44,19 @@ def left(framework: str, *lines: str) -> tuple[tuple[str, ...], str]:
              "--num-scheduler-steps 8", ("vllm", "vllm-0.8")),
     ("vLLM", "LLM(model=m, num_scheduler_steps=8)", ("vllm", "vllm-0.8")),
     # opt-in async scheduling (https://github.com/vllm-project/vllm/pull/19970)
-    ("vLLM", "vllm serve Qwen/Qwen3-8B --async-scheduling", ("vllm-0.8", "vllm-0.14")),
+    ("vLLM", "vllm serve Qwen/Qwen3-8B --async-scheduling", ("vllm-0.8", "vllm-0.11", "vllm-0.14")),
     # the graph mode setting (https://docs.vllm.ai/en/latest/design/cuda_graphs/)
     ("vLLM", """vllm serve m --compilation-config '{"cudagraph_mode": "FULL_DECODE_ONLY"}'""",
-     ("vllm-0.8", "vllm-0.14")),
-    ("vLLM", "vllm serve m -O.cudagraph_mode=PIECEWISE", ("vllm-0.8", "vllm-0.14")),
+     ("vllm-0.8", "vllm-0.11", "vllm-0.14")),
+    ("vLLM", "vllm serve m -O.cudagraph_mode=PIECEWISE", ("vllm-0.8", "vllm-0.11", "vllm-0.14")),
     # the benchmark CLI (https://github.com/vllm-project/vllm/pull/16690)
     ("vLLM", "vllm bench serve --model Qwen/Qwen2.5-VL-7B-Instruct --backend openai-chat "
              "--endpoint /v1/chat/completions",
-     ("vllm-0.8", "vllm-0.14")),
+     ("vllm-0.8", "vllm-0.11", "vllm-0.14")),
     # a pinned release: the image tag (https://github.com/vllm-project/vllm/pull/7412), a freeze line, the banner
     # (https://github.com/vllm-project/vllm/pull/23762)
     ("vLLM", "  - vllm/vllm-openai:v0.5.0.post1", ("vllm",)),
-    ("vLLM", "vllm==0.11.2", ("vllm-0.8",)),
+    ("vLLM", "vllm==0.11.2", ("vllm-0.11",)),
     ("vLLM", "INFO 08-28 08:41:58 [api_server.py:122] vLLM API server version 0.10.1rc2.dev310+g4f35be10a",
      ("vllm-0.8",)),
     # TensorRT-LLM: the unified build (https://github.com/NVIDIA/TensorRT-LLM/issues/1840), the server
@@ -129,9 +130,11 @@ def test_the_vllm_8b_tp8_h100_band_before_and_after():
     low, high = step * before.band_low, step * before.band_high
     assert (round(low, 2), round(high, 2)) == (2.32, 8.27)  # 3.6x wide
     assert step * after.band_low == pytest.approx(low)
-    assert step * after.band_high == pytest.approx(6.8, abs=0.05)  # V1 without async scheduling is the slowest left
+    # V1 with piecewise graphs (0.8-0.10) is the slowest left
+    assert step * after.band_high == pytest.approx(7.36, abs=0.05)
     assert RELEASE_UNSTATED in before.assumptions["release"]
-    assert "Engine 000" in after.assumptions["release"] and "vllm-0.8, vllm-0.14" in after.assumptions["release"]
+    release = after.assumptions["release"]
+    assert "Engine 000" in release and "vllm-0.8, vllm-0.11, vllm-0.14" in release
 
 
 TICKET = ("# slow decode\n\nLlama-3-8B with vLLM on 8x H100 SXM, tensor parallel 8, one request at a time: 7.5 ms per "
@@ -153,28 +156,32 @@ def latency_finding(folder, text):
 
 
 def test_a_ticket_says_which_marker_narrowed_its_band(tmp_path):
-    """7.5 ms per token: inside every release's band (V0's host step reaches 8.3 ms), above V1's (6.8 ms) once the
+    """7.5 ms per token: inside every release's band (V0's host step reaches 8.3 ms), above V1's (7.4 ms) once the
     pasted log shows the V1 engine ran."""
     plain = latency_finding(tmp_path / "plain", TICKET)
     marked = latency_finding(tmp_path / "v1", TICKET + f"\n```\n{V1_LINE}\n```\n")
-    assert "expected 2.3-8.3 ms" in plain.title and "expected 2.3-6.8 ms" in marked.title
+    assert "expected 2.3-8.3 ms" in plain.title and "expected 2.3-7.4 ms" in marked.title
     (unstated,) = [e.detail for e in plain.evidence if RELEASE_UNSTATED in e.detail]
     (narrowed,) = [e.detail for e in marked.evidence if "release narrowed by" in e.detail]
-    assert "band covers vllm, vllm-0.8, vllm-0.14" in unstated
+    assert "band covers vllm, vllm-0.8, vllm-0.11, vllm-0.14" in unstated
     assert "'Engine 000: Avg prompt throughput' (issue.md:10)" in narrowed
-    assert "band covers vllm-0.8, vllm-0.14" in narrowed
+    assert "band covers vllm-0.8, vllm-0.11, vllm-0.14" in narrowed
 
 
 def test_ticket_and_scaling_judge_the_marked_material_alike(tmp_path):
     """The same folders read by `ticket` and by `scaling`: both take the band the material leaves."""
-    for name, text, top in (("plain", TICKET, 8.3), ("v1", TICKET + f"\n```\n{V1_LINE}\n```\n", 6.8)):
+    for name, text, top in (("plain", TICKET, 8.3), ("v1", TICKET + f"\n```\n{V1_LINE}\n```\n", 7.4)):
         folder = tmp_path / name
         folder.mkdir()
         (folder / "issue.md").write_text(text)
         ticket = json.loads(diagnose("ticket", folder, "--json", "--fail-on", "never").stdout)
         scal = diagnose("scaling", folder, "--model", "llama-3-8b", "--gpu", "h100-sxm", "--json", "--fail-on", "never")
         rows = json.loads(scal.stdout)["predictions"]["scaling"]["rows"]
-        assert rows and all(r["band_high"] * r["expected_ms"] == pytest.approx(top, abs=0.05) for r in rows)
+        # (a row of the reporter's prose figure carries the allowance ticket gives such figures: rules.expectations
+        # REPORTED_RATE_SLACK, since s11-11p)
+        assert rows and all(r["band_high"] * r["expected_ms"] in (pytest.approx(top, abs=0.05),
+                                                                 pytest.approx(top / REPORTED_RATE_SLACK, abs=0.1))
+                            for r in rows)
         assert f"2.3-{top} ms" in ticket["verdict"]["summary"]
 
 
@@ -198,4 +205,5 @@ def test_capture_reads_the_markers_of_its_recorded_command_line(tmp_path):
     assert after["step_ms"] == before["step_ms"] and after["band"][1] < before["band"][1]
     assert RELEASE_UNSTATED in plain["predictions"]["roofline"]["assumptions"]["release"]
     note = flagged["predictions"]["roofline"]["assumptions"]["release"]
-    assert "'--async-scheduling' (capture:async.sqlite META_DATA_CAPTURE:1)" in note and "vllm-0.8, vllm-0.14" in note
+    assert "'--async-scheduling' (capture:async.sqlite META_DATA_CAPTURE:1)" in note
+    assert "vllm-0.8, vllm-0.11, vllm-0.14" in note
