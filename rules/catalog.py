@@ -954,6 +954,13 @@ def _releases(found: EngineSpec) -> list[tuple[tuple[int, int], str]]:
     return [(tuple(int(x) for x in v.split(".")), key) for v, key in (e.split("=") for e in found.releases)]
 
 
+def _release_lines(found: EngineSpec) -> list[tuple[tuple[int, int], str]]:
+    """(first release, profile key) of each release line, oldest first; the engine's own profile runs the releases
+    before its first entry (engines.toml releases)."""
+    entries = _releases(found)
+    return ([] if entries[0][0] <= (0, 0) else [((0, 0), found.key)]) + entries
+
+
 def _release_profile(found: EngineSpec, after: list[str]) -> EngineSpec:
     """The profile of the release written right after the engine's name (engines.toml releases: the last entry at or
     before it; before the first, the engine itself); the engine itself where none is written."""
@@ -971,9 +978,7 @@ def release_candidates(text: str | None) -> tuple[EngineSpec, ...]:
     # a name with a release in it ('vllm-v0', an alias) states it too
     if found is None or not found.releases or _stated_release(after) is not None or re.search(r"\d", name):
         return ()
-    entries = _releases(found)
-    keys = ([] if entries[0][0] <= (0, 0) else [found.key]) + [key for _, key in entries]
-    return tuple(engine(k) for k in dict.fromkeys(keys))
+    return tuple(engine(k) for k in dict.fromkeys(key for _, key in _release_lines(found)))
 
 
 def release_marks(text: str, engine_key: str):
@@ -1020,8 +1025,7 @@ def narrow_releases(candidates: tuple[EngineSpec, ...], marks) -> tuple[tuple[En
     said = "; ".join(r[2] for r in ranges)
     if lo > hi:
         return candidates, f"release markers contradict each other ({said}): band left over every release"
-    entries = _releases(base)
-    bounds = ([] if entries[0][0] <= (0, 0) else [((0, 0), base.key)]) + entries
+    bounds = _release_lines(base)
     spans = {key: (since, bounds[i + 1][0] if i + 1 < len(bounds) else (99, 100)) for i, (since, key) in
              enumerate(bounds)}
     left = tuple(e for e in candidates if e.key in spans and spans[e.key][0] <= hi and spans[e.key][1] > lo)

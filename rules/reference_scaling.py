@@ -14,6 +14,7 @@ must not answer it. More GPUs than the reference, or another kind of GPU, give n
 from __future__ import annotations
 
 from diagnose import lazy_re as re
+from diagnose.artifacts.figures import seconds
 from diagnose.evidence import Facts, Measurement
 from rules import claims
 from rules.catalog import UNLIKE, pace_gap, resolve_gpu
@@ -24,8 +25,6 @@ from rules.ticket_figures import SERVING_METRICS
 # A job's duration: hours, minutes or days ("24H ETA", "3 hours", "6hours", "40 minutes", "2 days"); seconds and
 # milliseconds are per-step or per-token times, not a job's.
 _DURATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|minutes?|mins?|days?)\b", re.I)
-_HOURS = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "min": 1 / 60, "mins": 1 / 60,
-          "minute": 1 / 60, "minutes": 1 / 60, "day": 24.0, "days": 24.0}
 # A GPU count with the board it counts: "4xA100-SXM4-80GB", "8 80GB A100s", "2 x RTX 3090", "16 H100s", "8 A100 GPUs".
 # The count is set off by a separator or a space, as catalog.gpu_name reads one ("240s" is no "2 x 40s").
 _COUNTED = re.compile(r"(?<![\w.])(\d{1,3})(?:\s*[x×*]\s*|\s+)"
@@ -55,7 +54,7 @@ def _runs(sentence: str) -> list[tuple[float, int, object, int, bool]]:
                 and not (m.start() <= d.start() < m.end())]
         if near:
             m, board = min(near, key=lambda mb: min(abs(mb[0].start() - d.end()), abs(d.start() - mb[0].end())))
-            runs.append((float(d.group(1)) * _HOURS[d.group(2).lower()], int(m.group(1)), board, d.start(),
+            runs.append((seconds(float(d.group(1)), d.group(2)) / 3600, int(m.group(1)), board, d.start(),
                          bool(_HEDGED.search(sentence[:min(d.start(), m.start())]))))
     return runs
 

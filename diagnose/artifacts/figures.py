@@ -35,11 +35,11 @@ NUM = r"(\d{1,3}(?:[,.]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _APPROX = r"(?:(?:about|around|roughly|approximately|approx\.?|nearly|almost|some|only|just)\s+|[~≈]\s*)?"
 _TOKENS = r"(?:(?:output|generated|new|completion|decode[d]?)\s+)?(?:tokens?|toks?)"
 DURATION_UNIT = r"(ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b"
-_SECONDS = (("ms", 1e-3), ("milli", 1e-3), ("h", 3600.0), ("m", 60.0), ("s", 1.0))
+_SECONDS = (("ms", 1e-3), ("milli", 1e-3), ("h", 3600.0), ("m", 60.0), ("s", 1.0), ("d", 86400.0))
 
 
 def seconds(value: float, unit: str) -> float:
-    """A duration in `unit` (DURATION_UNIT) in seconds."""
+    """A duration in `unit` (DURATION_UNIT, or days: a job's length, rules.reference_scaling) in seconds."""
     unit = unit.lower()
     return value * next(scale for prefix, scale in _SECONDS if unit.startswith(prefix))
 
