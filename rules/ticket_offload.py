@@ -13,7 +13,7 @@ from rules import claims, offload
 from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements
 from rules.engine import rule
 from rules.expectations import band_text, lowest_normal
-from rules.ticket_figures import JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
+from rules.ticket_figures import _CPU_LAYER_ENGINES, JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
 from rules.workload import predict_layout
 
 # Engines that keep every weight in VRAM unless told otherwise (rules/ticket_rules.py _NO_CPU_LAYERS): a model too
@@ -54,15 +54,20 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
     c = _affirmed(found, "experts")
     if c is not None and model.is_moe:
         return [(offload.experts_on_cpu(p), [claim_ev(c, "experts on the CPU")])]
-    if (engine_of(facts) or "").startswith(_VRAM_ONLY):
+    engine = engine_of(facts) or ""
+    said = [claim_ev(c, "part of the model off the GPU") for c in found
+            if c.data["form"] in ("words", "over_vram", "accelerate") and not c.negated and not c.guess][:1]
+    # too large for the GPUs only counts where the GPUs are counted, the engine runs what does not fit on the host,
+    # or the ticket names the host's CPU or says the model spills (an unstated count of data-centre GPUs is no offload)
+    host_named = any(c.data.get("cpu") and not c.guess for c in claims.host_platform(facts))
+    if engine.startswith(_VRAM_ONLY) or not (gpu_count(facts) or engine.startswith(_CPU_LAYER_ENGINES)
+                                             or host_named or said):
         return []
     n = gpu_count(facts) or 1
     unfit = unfit_layout(facts, n, predict_layout(facts, 1, 1, pp=n) if n > 1 else p)
     if unfit is None:
         return []
     _, usable, label = unfit
-    said = [claim_ev(c, "part of the model off the GPU") for c in found
-            if c.data["form"] in ("words", "over_vram", "accelerate") and not c.negated and not c.guess][:1]
     shortfall = [ev("prediction:roofline", f"{label}: weights {p.weights_gb_per_gpu:.0f} GB against "
                     f"{usable * n:.0f} GB usable GPU memory", round(p.weights_gb_per_gpu, 1), round(usable * n, 1),
                     "GB")] + said

@@ -48,6 +48,8 @@ def _pace(row: dict) -> offload.OffloadPace:
     ("AMD EPYC 7B13 64-Core Processor", 8, 3200),  # Milan, a cloud SKU
     ("AMD Ryzen Threadripper PRO 7985WX", 8, 5200),
     ("Core i9-13900K", 2, 5600),
+    ("AMD Ryzen 9 7950X", 2, 5200),  # a desktop part, not the Threadripper 7960X/7970X/7980X
+    ("AMD Ryzen Threadripper 7980X", 4, 5200),
     ("Ryzen 9 5950X", 2, 3200),
 ])
 def test_cpu_families_give_their_documented_channels_and_speed(cpu, channels, mts):
@@ -221,3 +223,73 @@ def test_every_layer_on_the_gpu_is_no_offload(tmp_path):
     _, found = _verdict(tmp_path, "llama.cpp says offloaded 33/33 layers to GPU. Llama-3-8B Q4_K_M on an RTX 3060, "
                                   "Ryzen 5 5600X. I get 55 tok/s, is that normal?")
     assert "ticket.offload_rate" not in found
+
+
+# ------------------------------------------------------------------------------------------- diagnose predict
+
+
+def _predict(*args):
+    from conftest import diagnose
+
+    return diagnose("predict", "--tp", "1", *args)
+
+
+def _offload_finding(*args) -> dict:
+    import json
+
+    result = _predict(*args, "--json")
+    assert result.exit_code == 0, result.output + result.stderr
+    report = json.loads(result.stdout)
+    (f,) = [f for f in report["findings"] if f["rule"] == "predict.offload"]
+    assert report["predictions"]["offload"]
+    return f
+
+
+def test_predict_prices_the_published_ktransformers_machine():
+    """The KTransformers tutorial's one-socket Xeon Gold 6454S row: 8.73 tok/s, inside the band predict prints."""
+    f = _offload_finding("--model", "deepseek-v3", "--gpu", "rtx-4090-d", "--quant", "Q4_K_M", "--experts-on-cpu",
+                         "--host", "Xeon Gold 6454S")
+    low, high = map(float, f["title"].split("band ")[1].split(")")[0].split("-"))
+    assert low <= 8.73 <= high
+    assert any(e["source"] == "prediction:expected" for e in f["evidence"])
+
+
+def test_predict_more_cpu_layers_is_slower_and_the_copy_offload_is_priced_over_pcie():
+    def expected(*args):
+        return next(e["expected"] for e in _offload_finding("--model", "llama-3-70b", "--gpu", "rtx-4090", "--quant",
+                                                            "Q4_K_M", "--host", "Ryzen 9 7950X", *args)["evidence"])
+
+    assert expected("--cpu-layers", "60") < expected("--cpu-layers", "40")
+    f = _offload_finding("--model", "llama-3-8b", "--gpu", "rtx-4090", "--cpu-offload-gb", "4")
+    assert "over PCIe" in f["evidence"][1]["detail"] and "assumed" in f["evidence"][2]["detail"]
+
+
+@pytest.mark.parametrize("args", [
+    ("--cpu-layers", "90"),  # more than the model has
+    ("--experts-on-cpu",),  # a dense model
+    ("--cpu-layers", "4", "--cpu-offload-gb", "3"),  # two placements
+    ("--host", "Commodore 64", "--cpu-layers", "4"),  # a CPU the data file does not know, no channels given
+    ("--host-mts", "4800",),  # a host with no offload
+])
+def test_predict_offload_bad_input_is_one_line_and_exit_2(args):
+    result = _predict("--model", "llama-3-70b", "--gpu", "rtx-4090", "--quant", "Q4_K_M", *args)
+    assert result.exit_code == 2 and "Traceback" not in result.output + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("text", [
+    "Running DeepSeek-R1 FP8 on H200s, I get 25 tok/s per request, is this normal?",
+    "Llama-3.1-405B bf16 on A100 80GB, decode is 4 tok/s, is that expected?",
+])
+def test_too_large_for_one_gpu_with_the_gpus_uncounted_is_no_offload(tmp_path, text):
+    """Data-centre GPUs whose count the ticket leaves out hold a large model between them; without a host named, an
+    engine that spills, or words of a spill, no offload is inferred."""
+    _, found = _verdict(tmp_path, text)
+    assert "ticket.offload_rate" not in found
+
+
+def test_a_host_named_beside_a_model_far_past_the_gpu_is_an_offload(tmp_path):
+    _, found = _verdict(tmp_path, "DeepSeek-R1 Q4_K_M on one RTX 4090, host is an EPYC 9654 with 12 channels of "
+                                  "DDR5-4800. Decode runs at 11 tokens/s. Is this what I should expect?")
+    f = found["ticket.offload_rate"]
+    assert f.category == "expected_physics" and "experts" in f.title
