@@ -3786,6 +3786,95 @@ def _quoted_output(sentence: str, m: re.Match) -> bool:
     return _guessed(sentence) or hypothetical(sentence, m.start()) or bool(_DOCS_SAY.search(sentence[:m.start()]))
 
 
+# (issue 11 w) Where else a model's weights sit outside the GPU, as each engine documents it:
+# - vLLM's --cpu-offload-gb N ("the space in GiB to offload to CPU, per GPU ... loaded on the fly in each forward
+#   pass", https://docs.vllm.ai/en/latest/configuration/engine_args.html): N GiB cross PCIe every step.
+# - MoE experts computed on the CPU: KTransformers places the routed experts on the CPU and attention on the GPU
+#   (https://github.com/kvcache-ai/ktransformers/blob/main/doc/en/DeepseekR1_V3_tutorial.md, "Expert Offload"; its
+#   optimize rules name the CPU expert op KExpertsCPU); llama.cpp's --cpu-moe / --n-cpu-moe N and -ot "exps=CPU"
+#   keep expert tensors in host memory (https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md).
+# - accelerate's device_map="auto" warns "Some parameters are on the meta device because they were offloaded to the
+#   cpu" (or "disk"); those weights are copied to the GPU for each forward
+#   (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
+_CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
+_EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:--cpu-moe\b|--n-cpu-moe[\s=]+\d+|(?:-ot|--override-tensor)[\s=]+[\"']?"
+                           r"[^\s\"']*exps[^\s\"']*=CPU\b)|\bKExpertsCPU\b|\bk[-_ ]?transformers\b", re.I)
+_EXPERT_WORDS = re.compile(
+    r"\b(?:routed\s+|MoE\s+)?experts?\b(?:\s+(?:weights|layers|tensors|computation|compute))?[\w\s,-]{0,20}?"
+    r"\b(?:on|to|in|into|onto)\s+" + _CPU_SIDE + r"\b|"
+    r"\b(?:offload\w*|put(?:ting)?|plac\w+|keep\w*|kept|mov\w+|run\w*|comput\w+)\s+(?:the\s+|all\s+|its\s+|"
+    r"routed\s+|MoE\s+)*experts?\s+(?:\w+\s+)?(?:to|on|onto|in)\s+" + _CPU_SIDE + r"\b|"
+    r"\bCPU[-\s]+(?:side\s+)?experts?\b|专家[^。，,.]{0,10}?(?:放|跑|卸载|offload)\w*\s*(?:在|到)\s*(?:CPU|内存)", re.I)
+_ACCELERATE_OFFLOADED = re.compile(r"\boffloaded to the (cpu and disk|cpu|disk)\b", re.I)
+# "we don't use ktransformers", "without --cpu-moe", "the experts are not on the CPU": ruled out before or inside.
+_NOT_THERE = re.compile(r"(?:\b(?:no|not|never|without|nothing|none)\b|n't)[\w\s,-]{0,30}$", re.I)
+
+
+def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
+    """partial_offload's other placements in one sentence or line: weights copied over PCIe each step (form 'pcie',
+    gb), MoE experts on the CPU (form 'experts'), accelerate's offload warning (form 'accelerate', to)."""
+    for m in _CPU_OFFLOAD_GB.finditer(sentence):
+        gb = float(m.group(1))
+        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "pcie", "gb": gb * 2**30 / 1e9},
+                         negated=gb == 0, guess=hypothetical(sentence, m.start())))
+    for rx in (_EXPERT_FLAGS, _EXPERT_WORDS) if prose else (_EXPERT_FLAGS,):
+        for m in rx.finditer(sentence):
+            before = sentence[:m.start()]
+            out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "experts"},
+                             negated=bool(_NOT_THERE.search(before + m.group(0))),
+                             guess=prose and (_guessed(sentence) or asked(sentence)
+                                              or bool(_OFFLOAD_PLAN.search(before)))))
+    for m in _ACCELERATE_OFFLOADED.finditer(sentence):
+        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "accelerate", "to": m.group(1)},
+                         negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])),
+                         guess=prose and hypothetical(sentence, m.start())))
+
+
+# The host a CPU part runs on, as reporters and lscpu write it: the CPU's model name, the memory's generation and speed
+# ("DDR5-4800", "DDR4 2400", "4800MHz DDR5", "DDR5 RDIMM 4800", "DDR4@3600"), the channels ("12-channel", "8 channels",
+# "12通道") and the sockets ("dual socket", "2 x Xeon", "EPYC 9654 x2", "双路", lscpu's "Socket(s): 2"). Which family a
+# name belongs to and what it implies is rules/offload.py's (from rules/catalog/host_memory.toml).
+_CPU_NAME = re.compile(
+    r"\b(?:(?:Intel\W*)?Xeon\W*(?:\(R\)\s*)?(?:CPU\s*)?(?:Platinum|Gold|Silver|Bronze|[wW][3579]-|6\d{3}P|E\d-?)\s*"
+    r"[\w+-]*|(?:AMD\s*)?EPYC\s*\w+|(?:AMD\s*)?(?:Ryzen\s*)?Threadripper(?:\s*PRO)?\s*\w+|(?:AMD\s*)?Ryzen\s*[3579]\s*"
+    r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*)")
+_DDR = re.compile(r"\bDDR\s*([45])(?:[\s@-]*(?:R?DIMM|RECC|ECC|SDRAM|RAM|memory|内存|\s)*[\s@-]*(\d{4})\b|"
+                  r"(?=\b))|\b(\d{4})\s*(?:MT/s|MHz|mhz)\s*(?:DDR\s*([45]))?", re.I)
+_CHANNELS = re.compile(r"\b(\d{1,2})\s*[- ]?(?:memory\s+)?channels?\b|(\d{1,2})\s*通道", re.I)
+_SOCKETS = re.compile(
+    r"\b(?:dual|two|2)[\s-]*(?:socket|sockets|CPU|CPUs|processors?|EPYC|Xeon)\b|\b(?:2|two)\s*[x×*]\s*(?:Intel\s*|AMD\s*)?"
+    r"(?:Xeon|EPYC)|\b(?:EPYC|Xeon)[\w\s()-]{0,30}?\s*[x×*]\s*2\b|双路|\bSocket\(s\):\s*(?P<n>\d)", re.I)
+_ONE_SOCKET = re.compile(r"\b(?:single|one|1)[\s-]*socket\b|单路|\bSocket\(s\):\s*1\b", re.I)
+
+
+def host_platform(facts: Facts) -> list[Claim]:
+    """The host the reporter describes, one claim per fact found: data {cpu: name} | {ddr: 'ddr4'|'ddr5', mts} |
+    {channels} | {sockets}. A figure asked about or put as a plan ("should I buy DDR5-6400?") is a guess."""
+    out: list[Claim] = []
+    for source, text in texts(facts) + _pasted(facts):
+        for sentence in sentences(text):
+            guess = asked(sentence) or bool(_OFFLOAD_PLAN.search(sentence))
+            for m in _CPU_NAME.finditer(sentence):
+                out.append(Claim("host_platform", source, _quote(sentence, m), {"cpu": m.group(0)}, guess=guess))
+            for m in _DDR.finditer(sentence):
+                gen = m.group(1) or m.group(4)
+                mts = int(m.group(2) or m.group(3) or 0)
+                if (gen or mts) and (not mts or 1600 <= mts <= 9600) and (gen or mts >= 2133):
+                    data = {"ddr": f"ddr{gen}" if gen else ("ddr5" if mts >= 4000 else "ddr4"), "mts": mts or None}
+                    out.append(Claim("host_platform", source, _quote(sentence, m), data, guess=guess))
+            for m in _CHANNELS.finditer(sentence):
+                n = int(m.group(1) or m.group(2))
+                if 1 <= n <= 24:
+                    out.append(Claim("host_platform", source, _quote(sentence, m), {"channels": n}, guess=guess))
+            for m in _SOCKETS.finditer(sentence):
+                n = int(m.group("n") or 2)
+                out.append(Claim("host_platform", source, _quote(sentence, m), {"sockets": n},
+                                 negated=bool(_NOT_OFFLOADED.search(sentence[:m.start()])), guess=guess))
+            for m in _ONE_SOCKET.finditer(sentence):
+                out.append(Claim("host_platform", source, _quote(sentence, m), {"sockets": 1}, guess=guess))
+    return out
+
+
 def partial_offload(facts: Facts) -> list[Claim]:
     """Where the reporter's output or words put some of the model's layers on the CPU: data {form: 'ollama_ps' |
     'offloaded' | 'ngl' | 'words', cpu_pct, on_gpu, layers}; negated when the output says all of it is on the GPU
@@ -3826,6 +3915,7 @@ def partial_offload(facts: Facts) -> list[Claim]:
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "words"},
                                  negated=bool(_NOT_OFFLOADED.search(before + m.group(0)[:25])) or on_gpu(),
                                  guess=_guessed(sentence) or asked(sentence) or bool(_OFFLOAD_PLAN.search(before))))
+            _elsewhere(out, source, sentence, prose)
             for m, negated, guess in over_vram(sentence, on_gpu) if prose else ():
                 out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "over_vram"},
                                  negated=negated, guess=guess))

@@ -64,13 +64,17 @@ class PredictResult(Predictions):
     gpu: GpuSpec
     engine: EngineSpec
     tp_asked: bool = True  # the TP sizes were named (--tp), not chosen by the default sweep
+    # weights asked to stay off the GPU and the host they run from (--cpu-layers, --experts-on-cpu, --cpu-offload-gb,
+    # --host, --host-mts, --host-channels, --sockets); None when none was (rules/predict_offload.py)
+    offload: dict | None = None
 
     @property
     def assumptions(self) -> dict:
         return self.layouts[0].assumptions if self.layouts else {}
 
     def report_json(self) -> dict[str, Any]:
-        return {"layouts": [r.to_dict() for r in self.layouts], "assumptions": self.assumptions}
+        out = {"layouts": [r.to_dict() for r in self.layouts], "assumptions": self.assumptions}
+        return out | ({"offload": self.offload} if self.offload else {})
 
 
 # --------------------------------------------------------------------------- diagnose plan

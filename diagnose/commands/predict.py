@@ -74,9 +74,21 @@ KV_DTYPE_HELP = ("KV-cache dtype [default: fp8 with --dtype fp8 where the engine
 @click.option("--mfu", type=FiniteFloat(0, 1, low_open=True),
               help="Override the calibrated GEMM efficiency: the share of the tensor FLOPs a large GEMM reaches "
                    "(0-1].")
+@click.option("--cpu-layers", type=click.IntRange(1), help="Decoder layers computed on the CPU from host memory "
+              "(llama.cpp / Ollama: the layers -ngl leaves out); judged at TP1 batch 1.")
+@click.option("--experts-on-cpu", is_flag=True, help="MoE routed experts computed on the CPU (KTransformers, "
+              "llama.cpp --cpu-moe); attention and shared experts on the GPU.")
+@click.option("--cpu-offload-gb", type=FiniteFloat(0, 10**5, low_open=True),
+              help="GiB of weights kept in host memory and copied to the GPU every step (vLLM --cpu-offload-gb).")
+@click.option("--host", "host_cpu", help="The host's CPU for an offload (EPYC 9654, Xeon Gold 6454S, Ryzen 9 7950X) "
+              "[default: a desktop-to-server band].")
+@click.option("--host-mts", type=click.IntRange(800, 12800), help="Host memory speed in MT/s (DDR5-4800: 4800).")
+@click.option("--host-channels", type=click.IntRange(1, 24), help="Populated memory channels per socket.")
+@click.option("--sockets", type=click.IntRange(1, 8), help="CPU sockets the offloaded weights are spread over.")
 @output_options
 def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, prompt, context, dtype, kv_dtype,
-            interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, build, mbu, mfu):
+            interconnect, network, gpus_per_node, engine, output_len, quant_group, quant, build, mbu, mfu,
+            cpu_layers, experts_on_cpu, cpu_offload_gb, host_cpu, host_mts, host_channels, sockets):
     """Predict prefill and decode throughput, ITL, TTFT and memory fit for TP/PP/DP layouts.
 
     Prints the scaling table (one row per layout and batch) with the roofline (datasheet
@@ -106,6 +118,8 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     for key in (interconnect, network):
         if key:
             catalog.interconnect(key)  # fail early, with closest names
+    offload = offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host_cpu, host_mts, host_channels,
+                              sockets)
     layouts = _layouts(gpus, int_list(tp_text, "--tp"), int_list(pp_text, "--pp"), int_list(dp_text, "--dp"), eng)
     if not layouts:
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
@@ -119,7 +133,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
                 gpus_per_node=gpus_per_node, network=network, engine=eng, output=output_len,
                 quant_group=quant_group or gguf, build_stated=True, releases=releases)
             rows.append(PredictRow.of(p, batch))
-    return build_report(model, gpu, eng, rows, request={
+    return build_report(model, gpu, eng, rows, offload=offload, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
         "kv_dtype": kv_dtype, "interconnect": interconnect, "network": network, "gpus_per_node": gpus_per_node,
@@ -157,14 +171,40 @@ def _layouts(gpus, tps, pps, dps, eng):
     return [Layout(tp, pp, dp) for dp in dps for pp in pps for tp in (tps or [1, 2, 4, 8])]
 
 
-def build_report(model, gpu, eng, rows: list[PredictRow], request):
+def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts, channels, sockets) -> dict | None:
+    """The weights asked to stay off the GPU and the host they run from, checked against the model and the CPU
+    families rules/catalog/host_memory.toml knows; None when no offload was asked."""
+    from diagnose.errors import InputError
+    from rules import offload
+
+    placements = [name for name, v in (("--cpu-layers", cpu_layers), ("--experts-on-cpu", experts_on_cpu),
+                                       ("--cpu-offload-gb", cpu_offload_gb)) if v]
+    if len(placements) > 1:
+        raise InputError(f"{' and '.join(placements)} both place weights off the GPU: give one")
+    if not placements:
+        if host or mts or channels or sockets:
+            raise InputError("--host, --host-mts, --host-channels and --sockets describe an offload: add --cpu-layers, "
+                             "--experts-on-cpu or --cpu-offload-gb")
+        return None
+    if cpu_layers and cpu_layers > model.layers:
+        raise InputError(f"--cpu-layers {cpu_layers}: {model.name} has {model.layers} layers")
+    if experts_on_cpu and not model.is_moe:
+        raise InputError(f"--experts-on-cpu: {model.name} is a dense model, it has no experts")
+    if host and not channels and offload.cpu_family(host) is None:
+        raise InputError(f"--host {host!r}: no CPU family in rules/catalog/host_memory.toml matches it; "
+                         "give --host-channels (and --host-mts)")
+    return {"cpu_layers": cpu_layers, "experts_on_cpu": experts_on_cpu, "cpu_offload_gb": cpu_offload_gb,
+            "host": host, "host_mts": mts, "host_channels": channels, "sockets": sockets}
+
+
+def build_report(model, gpu, eng, rows: list[PredictRow], request, offload: dict | None = None):
     """The predict Report: scaling table, per-layout predictions, findings and verdict."""
     from diagnose import tables
     from diagnose.evidence import Facts
     from diagnose.pipeline import run_pipeline
     from rules.predictions import PredictResult
 
-    result = PredictResult(rows, model, gpu, eng, tp_asked=request.get("tp") is not None)
+    result = PredictResult(rows, model, gpu, eng, tp_asked=request.get("tp") is not None, offload=offload)
     return run_pipeline("predict", request, Facts(), result, only=["predict."],
                         decide=lambda _facts, findings: _verdict(findings), tables=tables.predict.tables(result))
 

@@ -1,0 +1,177 @@
+"""The decode rate of a model that does not sit wholly in GPU memory: where each byte is read per token.
+
+Decoding one token reads every active weight once (model-configs.md). Weights on the GPU are read from its memory at
+the pace the predictor calibrates (rules.roofline: the all-in-VRAM prediction's step, scaled to the share of bytes left
+there); layers or experts computed on the CPU (llama.cpp / Ollama CPU layers, KTransformers' or llama.cpp's
+`--cpu-moe` experts) are read from system memory at the host's bandwidth; weights kept in host memory and copied to the
+GPU for every step (vLLM `--cpu-offload-gb`, accelerate's cpu offload, ZeRO-Inference) cross PCIe. The three times add
+up: one stream's layers run one after another. An MoE token reads only its active experts' bytes.
+
+Host bandwidth is data (rules/catalog/host_memory.toml): channels x MT/s x 8 bytes per socket, from the CPU the reporter
+names or, unnamed, a band over the platform classes that can hold the bytes; what decode achieves of that peak is the
+range measured on CPU-only decode and copy benchmarks cited there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import statistics
+
+from diagnose import lazy_re as re
+
+# PCIe copies reach about 80 % of the link's line rate after packet overhead (the share rules/ticket_figures.py's
+# pcie_figure uses, after NVIDIA's p2pBandwidthLatencyTest figures).
+PCIE_COPY_SHARE = 0.8
+# vLLM's --cpu-offload-gb is "the space in GiB to offload to CPU, per GPU"
+# (https://docs.vllm.ai/en/latest/configuration/engine_args.html#-cpu-offload-gb); every forward pass copies it in.
+GIB = 2**30 / 1e9
+
+
+@dataclasses.dataclass(frozen=True)
+class HostMemory:
+    """Peak host-memory bandwidth the CPU part can read at (GB/s, low..high) and how it was found."""
+
+    low_gbs: float
+    high_gbs: float
+    what: str  # "Xeon Scalable 1st gen (Skylake-SP): 6 x DDR4-2666 = 128 GB/s per socket"
+    assumed: bool  # no CPU or memory named: a band over the platform classes
+
+
+@functools.cache
+def _table() -> dict:
+    from diagnose.inputs import load_toml
+    from rules.catalog import CATALOG_DIR
+
+    return load_toml(CATALOG_DIR / "host_memory.toml", "catalog")
+
+
+@functools.cache
+def achieved_share() -> tuple[float, float, float]:
+    """(lowest, median, highest) share of peak that CPU decode and copy benchmarks reached (host_memory.toml)."""
+    shares = sorted(row["achieved_gbs"] / row["peak_gbs"] for row in _table()["achieved"])
+    return shares[0], statistics.median(shares), shares[-1]
+
+
+def cpu_family(text: str) -> tuple[dict, int] | None:
+    """(the CPU family row, the MT/s it lists for this model's tier) of the first family whose pattern the text
+    names, else None."""
+    for row in _table()["cpu"]:
+        m = re.search(row["pattern"], text, re.I)
+        if m:
+            tiers = row.get("mts_by_tier")
+            mts = tiers.get(m.group(1), max(tiers.values())) if tiers else row["mts"]
+            return row, mts
+    return None
+
+
+def host_memory(cpu: str | None = None, mts: int | None = None, channels: int | None = None,
+                sockets: int | None = None, ddr: str | None = None, held_gb: float = 0.0) -> HostMemory:
+    """The host's peak read bandwidth for the CPU part. A named CPU gives its channels and fastest listed grade, which
+    the reporter's own DDR speed or channel count replace. A second socket adds its channels only for an engine that
+    keeps each socket's share local (KTransformers' USE_NUMA, llama.cpp --numa), so two sockets span one to two.
+    Nothing named: the classes (desktop, HEDT, server) whose memory holds `held_gb`, slowest to fastest."""
+    table = _table()
+    family = cpu_family(cpu) if cpu else None
+    if family or channels:
+        row, listed = family or ({}, None)
+        kind = ddr or row.get("ddr") or ("ddr5" if (mts or 0) >= 4000 else "ddr4")
+        speed = mts or listed or max(table["ddr"][kind])
+        ch = channels or row.get("channels") or 2
+        per_socket = ch * speed * 8 / 1e3
+        name = row.get("family", "stated platform")
+        what = f"{name}: {ch} x {kind.upper()}-{speed} = {per_socket:.0f} GB/s per socket"
+        high = per_socket * (sockets or 1)
+        if (sockets or 1) > 1:
+            what += f", {sockets} sockets"
+        return HostMemory(per_socket, high, what, assumed=False)
+    classes = [c for c in table["class"].values() if c["max_memory_gb"] >= held_gb] or list(table["class"].values())
+    low = min(c["channels"][0] * (mts or c["mts"][0]) for c in classes) * 8 / 1e3
+    high = max(c["channels"][1] * (mts or c["mts"][1]) for c in classes) * 8 / 1e3 * (sockets or 1)
+    names = [k for k, c in table["class"].items() if c in classes]
+    what = (f"CPU not named, assumed: a {names[0]} to {names[-1]} platform that holds {held_gb:.0f} GB "
+            f"({low:.0f}-{high:.0f} GB/s)")
+    return HostMemory(low, high, what, assumed=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    """Where one token's weight bytes are read: GB from host memory by the CPU, GB copied over PCIe, the rest on GPU."""
+
+    cpu_gb: float
+    pcie_gb: float
+    words: str  # "40 of 81 layers on the CPU"
+
+
+def layers_on_cpu(p, on_gpu: int, layers: int) -> Placement:
+    """llama.cpp / Ollama: `on_gpu` of the model's repeating layers on the GPU, the rest (and the output layer unless
+    every layer is offloaded, llama.cpp's n_gpu_layers > n_layer) computed on the CPU from host memory."""
+    from rules import catalog, shapes
+
+    model = catalog.models()[p.model]
+    dtype, group = p.dtype, p.assumptions.get("quant_group")
+    per_layer = shapes.decoder_bytes_per_rank(model, 1, dtype, experts_touched=model.experts_active or None,
+                                              group=group) / model.layers / 1e9
+    head = model.lm_head_params() * shapes.edge_bytes(dtype, group) / 1e9
+    cpu = max(0, model.layers - on_gpu) * per_layer + (head if on_gpu < model.layers else 0.0)
+    return Placement(cpu, 0.0, f"{max(0, layers - on_gpu)} of {layers} layers on the CPU")
+
+
+def share_on_cpu(p, cpu_pct: float) -> Placement:
+    """Ollama's `ollama ps` split ('48%/52% CPU/GPU'): that share of the model's bytes is read by the CPU."""
+    return Placement(p.streamed_gb_per_step * cpu_pct / 100, 0.0, f"{cpu_pct:g} % of the model on the CPU")
+
+
+def experts_on_cpu(p) -> Placement | None:
+    """KTransformers / llama.cpp --cpu-moe: the routed experts a token activates are computed on the CPU; attention,
+    shared experts and dense layers stay on the GPU. None for a dense model."""
+    from rules import catalog, shapes
+
+    model = catalog.models()[p.model]
+    if not model.is_moe:
+        return None
+
+    dtype, group = p.dtype, p.assumptions.get("quant_group")
+    routed = model.moe_layers * model.experts_active * model.mlp_params(model.expert_ffn)
+    per_param = shapes.DTYPE_BYTES[dtype] if dtype == "mxfp4" else shapes.bytes_per_param(dtype, group)
+    return Placement(routed * per_param / 1e9, 0.0,
+                     f"the {model.experts_active} active routed experts of {model.experts} on the CPU")
+
+
+def streamed_over_pcie(gb: float) -> Placement:
+    """vLLM --cpu-offload-gb / accelerate cpu offload / ZeRO-Inference: `gb` of weights copied to the GPU each step."""
+    return Placement(0.0, gb, f"{gb:g} GB of weights copied from host memory every step")
+
+
+@dataclasses.dataclass(frozen=True)
+class OffloadPace:
+    """One stream's decode rate with part of the model off the GPU: expected and band (tok/s), and the terms."""
+
+    expected: float
+    low: float
+    high: float
+    vram_tok_s: float  # the same model all in VRAM (the predictor's expected figure, fit or not)
+    placement: Placement
+    host: HostMemory
+    gpu_ms: float
+    cpu_ms: float  # at the median achieved share
+    pcie_ms: float
+
+
+def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> OffloadPace:
+    """The decode rate with `placement`'s bytes off the GPU: the all-in-VRAM step scaled to the bytes left on the GPU,
+    plus the host-memory read at the achieved share of peak, plus the PCIe copy. The band's slow edge takes the lowest
+    share of the slowest peak, the fast edge the highest of the fastest."""
+    total = p.streamed_gb_per_step
+    off = min(total, placement.cpu_gb + placement.pcie_gb)
+    gpu_ms = 1e3 / p.decode_tok_s_expected * (total - off) / total
+    pcie_ms = placement.pcie_gb / (pcie_gbs * PCIE_COPY_SHARE) * 1e3 if placement.pcie_gb else 0.0
+    lo, mid, hi = achieved_share()
+    peak_mid = (host.low_gbs * host.high_gbs) ** 0.5
+
+    def ms(share: float, peak: float) -> float:
+        return gpu_ms + pcie_ms + (placement.cpu_gb / (peak * share) * 1e3 if placement.cpu_gb else 0.0)
+
+    cpu_ms = ms(mid, peak_mid) - gpu_ms - pcie_ms
+    return OffloadPace(1e3 / ms(mid, peak_mid), 1e3 / ms(lo, host.low_gbs), 1e3 / ms(hi, host.high_gbs),
+                       p.decode_tok_s_expected, placement, host, gpu_ms, cpu_ms, pcie_ms)

@@ -1,0 +1,165 @@
+"""A decode rate from a model run partly outside GPU memory, against where its bytes are read per token.
+
+"I get 3 tok/s with 40 of 81 layers on the GPU, is that normal?" is answered with rules/offload.py: the layers or
+experts on the CPU read their weights from host memory (the CPU the ticket names, rules/catalog/host_memory.toml), the
+weights copied in each step cross PCIe, the rest reads from the GPU at the predictor's pace. Inside that band the
+offload is the whole story; far below it something else costs time too.
+"""
+
+from __future__ import annotations
+
+from diagnose.evidence import Facts
+from rules import claims, offload
+from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements
+from rules.engine import rule
+from rules.expectations import band_text, lowest_normal
+from rules.ticket_figures import _CPU_LAYER_ENGINES, JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
+from rules.workload import predict_layout
+
+# Engines that keep every weight in VRAM unless told otherwise (rules/ticket_rules.py _NO_CPU_LAYERS): a model too
+# large for the GPUs under them is an out-of-memory error, not an offload, unless --cpu-offload-gb is set.
+_VRAM_ONLY = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
+
+
+def _affirmed(found: list[claims.Claim], form: str) -> claims.Claim | None:
+    return next((c for c in found if c.data["form"] == form and not c.negated and not c.guess), None)
+
+
+def _resident_per_layer_gb(p, model) -> float:
+    """Bytes one decoder layer holds in memory (every expert, not only the active ones)."""
+    from rules import shapes
+
+    return shapes.decoder_bytes_per_rank(model, 1, p.dtype, group=p.assumptions.get("quant_group")) / model.layers / 1e9
+
+
+def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
+    """Where the ticket puts the weights that are not in VRAM, each with its evidence: the reporter's output or words
+    (layers, an `ollama ps` share, experts, a PCIe offload), else, for a model larger than all the ticket's GPU memory
+    under an engine that runs what does not fit from host memory, both ways an engine could have placed it (the
+    layers that do not fit, and for an MoE the routed experts). Empty when nothing says or implies an offload."""
+    found = claims.partial_offload(facts)
+    if any(c.negated and not c.guess and c.data.get("origin") == "output" for c in found):
+        return []  # "100% GPU" / "offloaded 33/33 layers": every layer is in VRAM
+    if (c := _affirmed(found, "pcie")) is not None:
+        return [(offload.streamed_over_pcie(c.data["gb"]), [claim_ev(c, "weights kept in host memory")])]
+    for form in ("offloaded", "ngl"):
+        c = _affirmed(found, form)
+        if c is not None and c.data["on_gpu"] < model.layers:
+            layers = c.data.get("layers") or model.layers
+            on_gpu = c.data["on_gpu"] if form == "ngl" else round(c.data["on_gpu"] * model.layers / layers)
+            return [(offload.layers_on_cpu(p, on_gpu, model.layers), [claim_ev(c, "layers on the GPU")])]
+    c = _affirmed(found, "ollama_ps")
+    if c is not None and c.data["cpu_pct"] > 0:
+        return [(offload.share_on_cpu(p, c.data["cpu_pct"]), [claim_ev(c, "share of the model on the CPU")])]
+    c = _affirmed(found, "experts")
+    if c is not None and model.is_moe:
+        return [(offload.experts_on_cpu(p), [claim_ev(c, "experts on the CPU")])]
+    engine = engine_of(facts) or ""
+    said = [claim_ev(c, "part of the model off the GPU") for c in found
+            if c.data["form"] in ("words", "over_vram", "accelerate") and not c.negated and not c.guess][:1]
+    # too large for the GPUs only counts where the GPUs are counted, the engine runs what does not fit on the host,
+    # or the ticket names the host's CPU or says the model spills (an unstated count of data-centre GPUs is no offload)
+    host_named = any(c.data.get("cpu") and not c.guess for c in claims.host_platform(facts))
+    if engine.startswith(_VRAM_ONLY) or not (gpu_count(facts) or engine.startswith(_CPU_LAYER_ENGINES)
+                                             or host_named or said):
+        return []
+    n = gpu_count(facts) or 1
+    unfit = unfit_layout(facts, n, predict_layout(facts, 1, 1, pp=n) if n > 1 else p)
+    if unfit is None:
+        return []
+    _, usable, label = unfit
+    shortfall = [ev("prediction:roofline", f"{label}: weights {p.weights_gb_per_gpu:.0f} GB against "
+                    f"{usable * n:.0f} GB usable GPU memory", round(p.weights_gb_per_gpu, 1), round(usable * n, 1),
+                    "GB")] + said
+    fits = max(0, min(model.layers - 1, int(usable * n / _resident_per_layer_gb(p, model))))
+    out = [(offload.layers_on_cpu(p, fits, model.layers), shortfall)]
+    experts = offload.experts_on_cpu(p)
+    if experts is not None:
+        out.append((experts, shortfall))
+    return out
+
+
+def host(facts: Facts, held_gb: float) -> tuple[offload.HostMemory, list]:
+    """The host's memory bandwidth from the CPU, memory and sockets the ticket states, with the claims it rests on."""
+    said = [c for c in claims.host_platform(facts) if not c.guess and not c.negated]
+
+    def first(key):
+        return next((c for c in said if c.data.get(key)), None)
+
+    cpu, ddr, channels, sockets = first("cpu"), first("ddr"), first("channels"), first("sockets")
+    n_sockets = sockets.data["sockets"] if sockets else None
+    n_channels = channels.data["channels"] if channels else None
+    family = offload.cpu_family(cpu.data["cpu"]) if cpu else None
+    if n_channels and n_sockets and n_sockets > 1 and family and n_channels > family[0]["channels"]:
+        n_channels //= n_sockets  # "24 channels" on two 12-channel sockets: the total
+    found = offload.host_memory(cpu.data["cpu"] if cpu else None, ddr.data["mts"] if ddr else None, n_channels,
+                                n_sockets, ddr.data["ddr"] if ddr else None, held_gb)
+    evidence = [claim_ev(c, what) for c, what in ((cpu, "CPU"), (ddr, "memory"), (channels, "memory channels"),
+                                                  (sockets, "sockets")) if c]
+    return found, evidence
+
+
+@rule("ticket.offload_rate", "expected_physics", "host_bound")
+def offload_rate(facts: Facts, predictions=None):
+    """One stream's decode rate with part of the model in host memory, against the rate its placement allows:
+    host-memory reads for the CPU's share, PCIe copies for weights streamed in, the GPU's pace for the rest."""
+    model, model_src, gpu = _served(facts)
+    if model is None:
+        return
+    rates = [m for m in measurements(facts, "decode_tok_s") if m.stat in JUDGED_STATS and (m.batch or 1) == 1]
+    p = predict_layout(facts, 1, 1) if rates else None
+    if p is None or not p.valid:
+        return
+    placed = placements(facts, p, model)
+    if not placed:
+        return
+    from rules import catalog
+
+    held = max(0.0, p.weights_gb_per_gpu - gpu.memory_gb * (gpu_count(facts) or 1))  # what host memory must hold
+    memory, host_ev = host(facts, held)
+    pcie = catalog.interconnect(gpu.pcie_interconnect).bandwidth_gbs
+    paces = [offload.decode_pace(p, pl, memory, pcie) for pl, _ in placed]
+    low, high = min(x.low for x in paces), max(x.high for x in paces)
+    expected = (min(x.expected for x in paces) * max(x.expected for x in paces)) ** 0.5
+    lo, mid, hi = offload.achieved_share()
+    m = min(rates, key=lambda r: r.value)  # (of several rates the slowest, the one a complaint is about)
+    if m.value > high * 1.1:
+        return  # faster than any placement allows: the figure counts something else, or the placement differs
+    band = band_text(low, high, m.value, digits=1)
+    where = " or ".join(x.placement.words for x in paces)
+    terms = "; ".join(f"{x.placement.words}: {x.placement.cpu_gb:.2f} GB read by the CPU"
+                      + (f", {x.placement.pcie_gb:.1f} GB over PCIe ({x.pcie_ms:.0f} ms)"
+                         if x.placement.pcie_gb else "")
+                      + f", the GPU's share {x.gpu_ms:.0f} ms" for x in paces)
+    evidence = [ev(m, f"decode rate with {where} (band {band} tok/s)", m.value, round(expected, 2), "tok/s")]
+    evidence += placed[0][1] + host_ev
+    evidence += [ev("rules/catalog/host_memory.toml", ("assumed: " if memory.assumed else "") + memory.what,
+                    expected=f"{memory.low_gbs:.0f}-{memory.high_gbs:.0f}", unit="GB/s"),
+                 ev("rules/catalog/host_memory.toml", f"CPU decode reads {lo:.0%}-{hi:.0%} of peak (median {mid:.0%}) "
+                    "in the CPU-only measurements cited there"),
+                 ev("prediction:offload", f"per token, {terms}"),
+                 ev("prediction:expected", f"all in VRAM ({p.engine} profile, {gpu.key}), were it to fit",
+                    expected=round(p.decode_tok_s_expected, 1), unit="tok/s"),
+                 ev(model_src, "model", model.key)] + weights_ev(p)
+    if m.value >= lowest_normal(low, m):
+        yield make("ticket.offload_rate", "expected_physics", "info", 0.6,
+                   f"{m.value:g} tok/s is what this placement allows: {where} (expected {band} tok/s; "
+                   f"{p.decode_tok_s_expected:.0f} tok/s if it all sat in VRAM)",
+                   "Each token reads every active weight once. The part in host memory is read at the host's memory "
+                   "bandwidth, an order of magnitude below the GPU's, and the GPU waits for it; that, not a fault, "
+                   "sets the rate.",
+                   evidence,
+                   fix="Nothing is broken. More speed needs fewer bytes off the GPU (a smaller quantisation or model, "
+                   "more or larger GPUs) or more host bandwidth (every memory channel populated, faster DIMMs, a "
+                   "platform with more channels, NUMA-local placement).",
+                   refs=["https://github.com/kvcache-ai/ktransformers/blob/main/doc/en/DeepseekR1_V3_tutorial.md",
+                         "https://github.com/ggml-org/llama.cpp/blob/master/tools/main/README.md"])
+        return
+    # the host computes most of each token here, so a rate below what its memory allows is lost on the host side
+    yield make("ticket.offload_rate", "host_bound", "warning", 0.5,
+               f"{m.value:g} tok/s is below even the offloaded placement's {band} tok/s ({where})",
+               "Host-memory reads explain a slow rate, but not this slow. The CPU side sets the pace of an offloaded "
+               "model, and here it runs below what its memory allows: memory channels left empty or slow, NUMA "
+               "placement, too many CPU threads (hyper-threads) or too few, swapping, or another load on the host.",
+               evidence, fix=beyond_band_fix(facts) + " Check that every memory channel is populated (dmidecode -t "
+               "memory), the thread count matches physical cores, and the weights are not paged from disk.")
