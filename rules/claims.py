@@ -3143,6 +3143,53 @@ def replicas_beat_sharding(facts: Facts) -> list[Claim]:
     return out
 
 
+# The two ways to serve one model on several GPUs, as people name them when they ask which to pick: copies of it
+# (replicas, data parallelism, DDP, separate instances or services, one per GPU) or one
+# model sharded across the GPUs (tensor parallelism, one instance over all of them). vLLM's parallelism guide
+# (https://docs.vllm.ai/en/latest/serving/parallelism_scaling/: "if the model fits on a single GPU, distributed
+# inference is probably unnecessary"; tensor parallelism "if the model is too large for a single GPU") answers:
+# shard only as far as the model needs; beyond that, replicas add throughput without the per-layer all-reduce.
+_COPIES = (_FEWER_SHARDS + r"|\bDDP\b|"
+           r"\b(?:two|three|four|eight|multiple|several|separate|independent|\d+)\s+(?:\w+\s+){0,2}?"
+           r"(?:instances|servers|services|deployments)\b|"
+           r"\b(?:one|a|an|single|separate)\s+(?:\w+\s+){0,2}?(?:instance|server|service|process|engine|copy|replica)\s+"
+           r"(?:\w+\s+)?(?:on|per|for)\s+(?:each|every|one|a single)\s+(?:GPU|card|device)\b")
+_ONE_SHARDED = (_SHARDED + r"|--tensor[-_]parallel[-_]size")
+# one instance set against the copies stands for the sharded layout only where the ticket has several GPUs
+_ONE_INSTANCE = r"\b(?:a|one|single)\s+(?:\w+\s+){0,2}?(?:instance|server|service)\b(?!\s+(?:on|per|for)\s+each)"
+_CHOICE = re.compile(r"\b(?:which|better|best|recommend\w*|prefer\w*|advantages?|benefits?|pros and cons|trade-?offs?|"
+                     r"should (?:I|we)|vs\.?|versus)\b|\bor\b", re.I)
+
+
+def _named(pattern: str, text: str) -> bool:
+    """Does `text` name what `pattern` matches somewhere without ruling it out just before ("no replicas")?"""
+    return any(not _NEGATION.search(text[max(0, m.start() - 30):m.start()]) for m in re.finditer(pattern, text, re.I))
+
+
+def layout_choice_asked(facts: Facts) -> list[Claim]:
+    """A question asking which of the two layouts to serve a model with on several GPUs: copies of it (replicas,
+    data parallelism, one instance per GPU) or one model sharded by tensor parallelism ("two instances or TP=2,
+    which is better?", "why use TP when the model fits one GPU, wouldn't DDP be better?"). Both layouts named in
+    the question's paragraph (or the title) and not ruled out ("no replicas", "not TP"); a statement of what
+    someone runs, with no question, does not count. data {tp_named}: False where one instance stands for the sharded
+    layout, which it is only on several GPUs (the rule checks the count)."""
+    out: list[Claim] = []
+    for source, text in texts(facts):
+        first = text.lstrip().split("\n", 1)[0]
+        title = first if first.startswith("#") else ""
+        for paragraph in re.split(r"\n\s*\n", text):
+            scope = title + "\n" + paragraph
+            tp_named = _named(_ONE_SHARDED, scope)
+            if not (_named(_COPIES, scope) and (tp_named or _named(_ONE_INSTANCE, scope))):
+                continue
+            for sentence in sentences(paragraph):
+                m = _CHOICE.search(sentence) if _ASKS.search(sentence) else None
+                if m:
+                    out.append(Claim("layout_choice_asked", source, _quote(sentence, m, 80), {"tp_named": tp_named}))
+                    break
+    return out
+
+
 # ------------------------------------------------------------------- what the serving phases and the batch trade
 
 # Prompt processing (prefill: every prompt token in one step, compute-bound) against generation (decode: one token

@@ -103,13 +103,16 @@ def figures(facts: Facts) -> bool:
 
 def scaling_asked(facts: Facts) -> claims.Claim | None:
     """The reporter's question about a layout that grows without the speed following ("why does adding GPUs not
-    speed up generation?", "why are replicas faster than one sharded model?", "why is PP faster than TP here?"),
+    speed up generation?", "why are replicas faster than one sharded model?", "why is PP faster than TP here?",
+    "two instances or TP=2, which is better?"),
     when nothing in the ticket
     points at a fault and, for a plain "no faster", no figure is there for the figure checks to judge; None
     otherwise. Replicas beating a sharded model is the all-reduce's cost whatever the figures."""
     if not asks_about_figures(facts) or not claims.asks(facts) or fault_context(facts):
         return None
-    found = claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) or claims.tp_pp_compared(facts)
+    # a choice asked is answered as one, before what the same sentence seems to say won
+    found = [c for c in claims.layout_choice_asked(facts) if c.data["tp_named"] or (gpu_count(facts) or 0) >= 2] \
+        or claims.replicas_beat_sharding(facts) or _replicas_win_in_table(facts) or claims.tp_pp_compared(facts)
     if found:
         return found[0]
     found = claims.more_gpus_no_gain(facts) or claims.layout_speed_asked(facts)
@@ -145,7 +148,8 @@ INFERENCE_OPTIMIZATION = "https://developer.nvidia.com/blog/mastering-llm-techni
 def scaling_question(facts: Facts, predictions=None):
     """'Why is it not faster on more GPUs?' (or, before measuring, 'will it be faster on two?') asked with nothing
     broken in sight: tensor, pipeline and layer
-    splits give one stream little or nothing by design, and replicas beat a sharded model when it fits. A weak
+    splits give one stream little or nothing by design, and replicas beat a sharded model when it fits (the answer,
+    too, to "replicas or TP, which should I pick?"). A weak
     lead (it rests on the absence of a fault): any fault found, a figure check or the symptom's own prior,
     which knows the layout, outweighs it (rules.engine.quiet_priors). Silent where another vendor's accelerator is
     slow or does not scale (ticket.other_vendor: 'nothing broken' rests on checks made for NVIDIA's links)."""
@@ -154,44 +158,54 @@ def scaling_question(facts: Facts, predictions=None):
         return
     question = claims.asks(facts)
     evidence = [ev(question.source, f'the reporter\'s question: "{question.quote}"'),
-                claim_ev(c, "what they ask" if c.kind == "layout_speed_asked" else "what they see")]
+                claim_ev(c, "what they ask" if c.kind.startswith("layout_") else "what they see")]
     still = ticket_gaps(facts) if (gpu_count(facts) or 0) >= 2 else []
     attach = f" Attach {', '.join(still)} to rule a fault out." if still else ""
+    title, why, fix = _SCALING_ANSWERS[c.kind]
     if c.kind == "tp_pp_compared":
-        winner = ("A pipeline split gives more throughput than tensor parallelism here: by design" if c.data["pp_wins"]
-                  else "Tensor parallelism is faster than a pipeline split for one request: by design")
-        yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN, winner,
-                   "Tensor parallelism splits every layer and all-reduces its activations twice per layer, so each "
-                   "request's step is shorter but the links carry traffic at every layer; a pipeline split sends one "
-                   "activation per stage boundary, so it needs little bandwidth and keeps more requests in flight "
-                   "(more throughput over PCIe), but one request passes the stages one after another and gets no "
-                   "faster." + attach,
-                   evidence, fix="Pick by the target: tensor parallelism inside an NVLink domain for latency, pipeline "
-                   "stages (or replicas) across slow links and for throughput (`diagnose plan` compares the layouts)."
-                   + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
-        return
-    if c.kind == "replicas_beat_sharding":
-        yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN,
-                   "Copies of a model that fits on fewer GPUs beat one model sharded over all of them: by design",
-                   "A sharded (tensor-parallel) model all-reduces its activations twice per layer for every step, over "
-                   "PCIe or NVLink, and each GPU runs smaller, less efficient kernels; replicas on fewer GPUs each do "
-                   "no such exchange and batch their own requests, so for throughput they win whenever the model fits "
-                   "(the more so without NVLink)." + attach,
-                   evidence, fix="Shard only as far as the model and its KV cache need; serve the rest as replicas "
-                   "behind a load balancer (`diagnose plan` compares the layouts)." + attach,
-                   refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
-        return
-    yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN,
-               "More GPUs do not decode one stream much faster: each token waits for the one before it",
-               "Generating a token reads every weight once and needs the previous token, so a single stream is "
-               "bound by memory bandwidth and runs step after step. A layer or pipeline split runs the GPUs one after "
-               "another (more memory, no speed); tensor parallelism divides the weight reads but adds two all-reduces "
-               "per layer, whose fixed cost eats the gain for small or quantised models, single requests and GPUs "
-               "without NVLink. More GPUs pay off in prompt processing and in throughput over many concurrent "
-               "requests." + attach,
-               evidence, fix="Judge the figures against `diagnose predict --model M --gpu G --tp 1,2` for this model "
-               "and batch; for one stream use the fewest GPUs that hold the model, and batch requests to use more "
-               "GPUs." + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+        title = title[c.data["pp_wins"]]
+    yield make("ticket.scaling_question", "expected_physics", "info", NOTHING_BROKEN, title, why + attach,
+               evidence, fix=fix + attach, refs=["vllm_parallel", INFERENCE_OPTIMIZATION])
+
+
+# The answer to each form of the scaling question: (title, why, fix); tp_pp_compared's title by whether PP won.
+_SCALING_ANSWERS = {
+    "tp_pp_compared": (
+        ("Tensor parallelism is faster than a pipeline split for one request: by design",
+         "A pipeline split gives more throughput than tensor parallelism here: by design"),
+        "Tensor parallelism splits every layer and all-reduces its activations twice per layer, so each request's step "
+        "is shorter but the links carry traffic at every layer; a pipeline split sends one activation per stage "
+        "boundary, so it needs little bandwidth and keeps more requests in flight (more throughput over PCIe), but one "
+        "request passes the stages one after another and gets no faster.",
+        "Pick by the target: tensor parallelism inside an NVLink domain for latency, pipeline stages (or replicas) "
+        "across slow links and for throughput (`diagnose plan` compares the layouts)."),
+    "layout_choice_asked": (
+        "Replicas or one tensor-parallel model: shard only as far as the model needs",
+        "Tensor parallelism is for a model (and its KV cache) too large for one GPU: it all-reduces the activations "
+        "twice per layer at every step, so it shortens one request's step but spends link time that replicas never "
+        "pay. A model that fits one GPU serves more total throughput as one copy per GPU behind a load balancer, which "
+        "scales with the copies; a wider group buys lower latency per request and room for more KV cache, at that "
+        "communication cost (the less so with NVLink).",
+        "Use the fewest GPUs per copy that hold the model and its KV cache, and serve the rest as replicas; compare "
+        "the layouts with `diagnose plan` for this model and GPU."),
+    "replicas_beat_sharding": (
+        "Copies of a model that fits on fewer GPUs beat one model sharded over all of them: by design",
+        "A sharded (tensor-parallel) model all-reduces its activations twice per layer for every step, over PCIe or "
+        "NVLink, and each GPU runs smaller, less efficient kernels; replicas on fewer GPUs each do no such exchange "
+        "and batch their own requests, so for throughput they win whenever the model fits (the more so without "
+        "NVLink).",
+        "Shard only as far as the model and its KV cache need; serve the rest as replicas behind a load balancer "
+        "(`diagnose plan` compares the layouts)."),
+}
+_SCALING_ANSWERS["more_gpus_no_gain"] = _SCALING_ANSWERS["layout_speed_asked"] = (
+    "More GPUs do not decode one stream much faster: each token waits for the one before it",
+    "Generating a token reads every weight once and needs the previous token, so a single stream is bound by memory "
+    "bandwidth and runs step after step. A layer or pipeline split runs the GPUs one after another (more memory, no "
+    "speed); tensor parallelism divides the weight reads but adds two all-reduces per layer, whose fixed cost eats "
+    "the gain for small or quantised models, single requests and GPUs without NVLink. More GPUs pay off in prompt "
+    "processing and in throughput over many concurrent requests.",
+    "Judge the figures against `diagnose predict --model M --gpu G --tp 1,2` for this model and batch; for one stream "
+    "use the fewest GPUs that hold the model, and batch requests to use more GPUs.")
 
 
 @rule("ticket.nothing_broken", "healthy", "expected_physics", "insufficient_data")
