@@ -1325,17 +1325,21 @@ def ollama_sized_tag(name: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class SystemSpec:
-    """A multi-node GPU system and its compute NICs (rules/catalog/systems.toml)."""
+    """A GPU system or cloud instance: its GPUs and compute NICs (rules/catalog/systems.toml)."""
 
     key: str
     name: str
     source: str
-    nics: int  # 0 = the vendor gives only the total
-    nic_gbit: float  # aggregate line rate per node and direction, Gb/s
+    nics: int  # 0 = the vendor gives only the total (or none)
+    nic_gbit: float  # aggregate line rate per node and direction, Gb/s; 0 where none is documented
     aliases: tuple[str, ...]
+    gpu: str | None = None  # a key of gpus.toml; None where the system comes with more than one board
+    gpus: int | None = None  # GPUs per system (node, instance)
+    gpu_link: str | None = None  # "nvswitch", "nvlink" or "pcie"; None for one GPU
 
 
 _SYSTEMS: list[tuple[re.Pattern, SystemSpec]] = []
+_GPU_LINKS = ("nvswitch", "nvlink", "pcie")
 
 
 def _systems() -> list[tuple[re.Pattern, SystemSpec]]:
@@ -1347,19 +1351,32 @@ def _systems() -> list[tuple[re.Pattern, SystemSpec]]:
             where = f"{path}: [{key}]"
             aliases = row.get("aliases") if isinstance(row, dict) else None
             if not aliases or not all(isinstance(a, str) and a.strip() for a in aliases) or not row.get("source"):
-                raise InputError(f"{where}: needs name, source, aliases and nics x gbit_per_nic or total_gbit")
+                raise InputError(f"{where}: needs name, source, aliases, and gpus or NICs")
             nics = int(finite_number(row.get("nics", 0), f"{where} nics", low=0))
             total = (nics * finite_number(row.get("gbit_per_nic"), f"{where} gbit_per_nic", positive=True) if nics
-                     else finite_number(row.get("total_gbit"), f"{where} total_gbit", positive=True))
-            spec = SystemSpec(key, str(row.get("name", key)), str(row["source"]), nics, total, tuple(aliases))
+                     else finite_number(row["total_gbit"], f"{where} total_gbit", positive=True)
+                     if "total_gbit" in row else 0.0)
+            gpu = row.get("gpu")
+            if gpu is not None and gpu not in gpus():
+                raise InputError(f"{where}: gpu '{gpu}' is not a key of gpus.toml")
+            count = int(finite_number(row["gpus"], f"{where} gpus", positive=True)) if "gpus" in row else None
+            link = row.get("gpu_link")
+            if link is not None and link not in _GPU_LINKS:
+                raise InputError(f"{where}: gpu_link must be one of {', '.join(_GPU_LINKS)}")
+            if not total and not count:
+                raise InputError(f"{where}: needs name, source, aliases, and gpus or NICs")
+            spec = SystemSpec(key, str(row.get("name", key)), str(row["source"]), nics, total, tuple(aliases),
+                              gpu, count, link)
             parts = "|".join(r"[\s_-]?".join(map(re.escape, re.split(r"[\s_-]+", a.strip())))
                              for a in sorted(aliases, key=len, reverse=True))
-            _SYSTEMS.append((re.compile(rf"(?<![\w.])(?:{parts})(?![\w-])", re.I), spec))
+            # (Azure writes a VM size with its "Standard_" prefix: "Standard_ND96asr_v4")
+            _SYSTEMS.append((re.compile(rf"(?<![\w.])(?:Standard_)?(?:{parts})(?![\w-])", re.I), spec))
     return _SYSTEMS
 
 
 def named_systems(text: str | None) -> list[tuple[SystemSpec, re.Match]]:
-    """Every system of systems.toml that `text` names, each once, with its first mention."""
+    """Every system of systems.toml that `text` names, each once, with its first mention (the caller weighs
+    negations: "not on a p4d")."""
     found = []
     for pattern, spec in _systems():
         m = pattern.search(text or "")

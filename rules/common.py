@@ -227,11 +227,17 @@ def distinct_gpus(gpus: list[GpuFact]) -> list[GpuFact]:
 
 
 def gpu_count(facts: Facts) -> int | None:
-    """GPUs in the job or the node, from any source; None when unknown."""
+    """GPUs in the job or the node, from any source (last, the GPUs of the one system or cloud instance the ticket
+    names: a g5.12xlarge holds 4); None when unknown."""
     w = facts.workload()
     seen = len(gpu_indices(facts))
     counts = [c for c in (w.gpu_count, seen or None) if c]
-    return max(counts) if counts else None
+    return max(counts) if counts else _system_gpus(facts)
+
+
+def _system_gpus(facts: Facts) -> int | None:
+    named = named_system(facts)
+    return named[0].gpus if named else None
 
 
 def node_count(facts: Facts) -> tuple[int | None, list[Evidence]]:
@@ -277,7 +283,7 @@ def gpus_per_node(facts: Facts) -> int | None:
         return seen
     if w.gpu_count and nodes is None:
         return w.gpu_count
-    return None
+    return _system_gpus(facts)
 
 
 # A GPU the driver has to initialise costs "order of 1-3 second" each (ECC scrubbing), per NVIDIA's
@@ -435,26 +441,30 @@ def nic_ports(facts: Facts) -> int | None:
     for _, text in _claims.texts(facts):
         if _rate_from_text(text):
             return max(_ports(text, m) for pattern in (_GBIT_RATE, _IB_NAME) for m in pattern.finditer(text))
-    named = _named_system(facts)
-    return named[0].nics if named else None
+    named = named_system(facts)
+    return named[0].nics if named and named[0].nic_gbit else None
 
 
-def _named_system(facts: Facts):
-    """(spec, source, quote) of the one system the ticket names ('two DGX A100'), from rules/catalog/systems.toml;
-    None when it names no system or several (which one ran is then unclear)."""
+def named_system(facts: Facts):
+    """(spec, source, quote) of the one system or cloud instance the ticket names ('two DGX A100', 'on a
+    p4de.24xlarge'), from rules/catalog/systems.toml; None when it names none, or several (which one ran is then
+    unclear). A mention the reporter rules out ("not on a p4d", "p4d was ruled out") names nothing."""
     from rules.catalog import named_systems
 
     named = {}
     for src, text in _claims.texts(facts):
         for spec, m in named_systems(text):
-            named.setdefault(spec.key, (spec, src, m.group(0)))
+            start = max(text.rfind(c, 0, m.start()) for c in ".!?\n") + 1  # the sentence that names it
+            sentence = text[start:]
+            if not _claims.negated_words(sentence, re.compile(re.escape(m.group(0))).search(sentence)):
+                named.setdefault(spec.key, (spec, src, m.group(0)))
     return next(iter(named.values())) if len(named) == 1 else None
 
 
 def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
     """The NIC aggregate of the one system the ticket names, from rules/catalog/systems.toml."""
-    named = _named_system(facts)
-    if named is None:
+    named = named_system(facts)
+    if named is None or not named[0].nic_gbit:
         return None, []
     spec, src, quote = named
     rate = spec.nic_gbit / 8.0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, ModelSpec
-from rules.common import engine_builds, engine_of, has_nvlink, wfield
+from rules.common import engine_builds, engine_of, has_nvlink, named_system, wfield
 
 
 @dataclass(frozen=True)
@@ -84,12 +84,25 @@ def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
     # a name as people write it ("A100 80GB", "8x H100", "V100s"): catalog.resolve_gpu, as predict, plan and scaling
     # read their --gpu; the links seen pick SXM or PCIe
     names = [g.name for g in facts.of(GpuFact) if g.name] + ([gpu] if gpu else [])
+    system = _system_gpu(facts)
     for name in names:
         spec = _known(catalog.resolve_gpu, text=name, nvlink=_nvlink_hint(facts))
         if spec:
+            if system and _product(system[0]) == _product(spec):  # "A100" on a p4de.24xlarge: its A100 80GB SXM
+                return system[0], system[1], False
             src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
             return spec, f"{src} (GPU family '{name}' read as {spec.key})", True
-    return None, None, False
+    return (system[0], system[1], False) if system else (None, None, False)
+
+
+def _system_gpu(facts: Facts) -> tuple[GpuSpec, str] | None:
+    """(GpuSpec, source) of the board of the one system or cloud instance the ticket names (rules/catalog/
+    systems.toml: a p4de.24xlarge holds A100 80GB SXM); None when it names none, several, or one of several boards."""
+    named = named_system(facts)
+    if named is None or not named[0].gpu:
+        return None
+    spec, src, quote = named
+    return catalog.gpus()[spec.gpu], f"{src} (the instance '{quote}' holds {spec.gpu}: {spec.source})"
 
 
 def _nvlink_hint(facts: Facts) -> bool | None:

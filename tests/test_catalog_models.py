@@ -149,7 +149,7 @@ NOT_IN_CATALOG = [
     "meta-llama/Llama-3.2-11B-Vision-Instruct",  # a cross-attention decoder the catalog has no row for
     "meta-llama/Llama-4-Maverick-17B-128E-Instruct",  # Scout's 17B active, other experts
     "Qwen/Qwen3-Next-80B-A3B-Instruct",  # Qwen3-30B-A3B's active size, another model
-    "Qwen/Qwen1.5-72B-Chat",  # Qwen2.5-72B's size, an older line of other shapes
+    "Qwen/CodeQwen1.5-7B",  # Qwen1.5-7B's size and line name, other shapes (GQA, its own vocabulary)
     "google/gemma-3n-E4B-it",  # an 'E4B' is not Gemma 3's 4B
     "deepseek-ai/deepseek-coder-6.7b-instruct",  # a size of a line the catalog has only at 33B
     "tiiuae/falcon-11B",  # a size of a line the catalog has at 7B, 40B, 180B

@@ -53,8 +53,11 @@ def test_stated_nic_rate_wins_over_the_table():
 def test_two_systems_named_give_no_ceiling():
     """Which of two named systems ran is unclear, so neither one's NICs are the ceiling."""
     assert _busbw("# busbw across nodes\n\nDGX A100 on 2 nodes: all_reduce busbw is 90 GB/s.\n")
-    assert not _busbw("# busbw across nodes\n\nMoving from DGX A100 to DGX H100: on 2 nodes all_reduce busbw is "
+    assert not _busbw("# busbw across nodes\n\nWe have DGX A100 and DGX H100 nodes; on 2 nodes all_reduce busbw is "
                       "90 GB/s.\n")
+    # ... but one the reporter moved away from is not the one that ran (claims.negated_words reads "moving from")
+    (f,) = _busbw("# busbw across nodes\n\nMoving from DGX A100 to DGX H100: on 2 nodes all_reduce busbw is 90 GB/s.\n")
+    assert any("DGX H100" in e.detail and "8 x 400 Gb/s" in e.detail for e in f.evidence)
 
 
 @pytest.mark.parametrize("text,key,gbit", [
@@ -66,6 +69,80 @@ def test_aliases_as_people_write_them(text, key, gbit):
     assert (spec.key, spec.nic_gbit) == (key, gbit) and spec.source.startswith("https://")
 
 
-@pytest.mark.parametrize("text", ["GPU stuck in P5 state", "p4de.24xlarge", "DGX A1000", "MyDGX A100x"])
+@pytest.mark.parametrize("text", ["GPU stuck in P5 state", "p4dn.24xlarge", "DGX A1000", "MyDGX A100x", "g5.64xlarge",
+                                  "p7.48xlarge", "a2-highgpu-3g", "NC12ads_A100_v4", "eg5.xlarge"])
 def test_no_system_in_lookalikes(text):
     assert catalog.named_systems(text) == []
+
+
+# Cloud instances as users write them; each row's GPU and count are its vendor page's (rules/catalog/systems.toml).
+INSTANCES = [
+    ("We run vLLM on a p4de.24xlarge.", "a100-80gb-sxm", 8),  # AWS
+    ("Serving from one g5.12xlarge (SageMaker endpoint).", "a10g", 4),
+    ("a g5.xlarge for the small model", "a10g", 1),
+    ("Benchmarks on g6e.48xlarge, EKS.", "l40s", 8),
+    ("p3.8xlarge with the old AMI", "v100-sxm2-16gb", 4),
+    ("Our GKE node pool is a2-ultragpu-8g.", "a100-80gb-sxm", 8),  # Google Cloud
+    ("one A3 Mega (a3-megagpu-8g) VM", "h100-sxm", 8),
+    ("a g2-standard-24 VM on GKE", "l4", 2),
+    ("Azure VM size Standard_NC24ads_A100_v4", "a100-80gb-pcie", 1),  # Azure
+    ("on ND96isr_H200_v5", "h200-sxm", 8),
+    ("NC64as_T4_v3 in West Europe", "t4", 4),
+]
+
+
+def _facts(text: str) -> Facts:
+    records, _ = parse_text(f"# slow decode\n\n{text} Llama-3-8B decodes at 30 tok/s at batch 1.\n", "issue.md")
+    facts = Facts()
+    facts.add(*records)
+    return facts
+
+
+@pytest.mark.parametrize("text, gpu, count", INSTANCES)
+def test_an_instance_names_its_gpu_and_count(text, gpu, count):
+    from rules.common import gpu_count, gpus_per_node
+    from rules.subject import Subject
+
+    facts = _facts(text)
+    subject = Subject.of(facts)
+    assert subject.gpu.key == gpu and not subject.gpu_by_family and "systems" not in subject.gpu_source
+    assert subject.gpu_source.split("holds ")[1].startswith(gpu) and "https://" in subject.gpu_source
+    assert gpu_count(facts) == count and gpus_per_node(facts) == count
+
+
+def test_every_row_gives_its_gpu_from_the_gpu_catalog():
+    for _, spec in catalog._systems():
+        assert spec.gpu is None or spec.gpu in catalog.gpus(), spec.key
+        assert spec.gpus or spec.nic_gbit, spec.key
+    keys = {spec.key for _, spec in catalog._systems()}
+    assert len(keys) >= 55  # AWS, Google Cloud and Azure GPU instance types by GPU count, and the DGX systems
+
+
+@pytest.mark.parametrize("text", [
+    "We are not on a p4d anymore, this is our own box.",
+    "The p4de.24xlarge was ruled out; we use our own nodes.",
+    "It is NOT a g5.12xlarge.",
+    "No g6e.48xlarge here.",
+])
+def test_an_instance_ruled_out_names_nothing(text):
+    from rules.common import gpu_count
+    from rules.subject import Subject
+
+    facts = _facts(text)
+    assert Subject.of(facts).gpu is None and gpu_count(facts) is None
+
+
+def test_a_stated_count_and_board_win_over_the_instance():
+    from rules.common import gpu_count
+    from rules.subject import Subject
+
+    facts = _facts("On a p4de.24xlarge we use only 2 GPUs for this test.")
+    assert gpu_count(facts) == 2 and Subject.of(facts).gpu.key == "a100-80gb-sxm"
+    facts = _facts("An A100 80GB PCIe box, not the p4d.")
+    assert Subject.of(facts).gpu.key == "a100-80gb-pcie"
+
+
+def test_an_instance_without_a_documented_fabric_gives_no_nic_ceiling():
+    """A g5.12xlarge's network differs by size and is a VM's shared Ethernet: no inter-node ceiling is taken."""
+    (f,) = _busbw("# busbw across nodes\n\nTwo g5.12xlarge nodes: all_reduce busbw is 3 GB/s.\n")
+    assert not any("systems.toml" in e.detail for e in f.evidence)

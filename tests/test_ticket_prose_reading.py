@@ -49,6 +49,32 @@ def test_a_gpu_count_per_node_is_read_in_the_forms_people_write(line, count, nod
     assert _workload(line) == (count, nodes)
 
 
+@pytest.mark.parametrize("line,count,nodes", [
+    # products of nodes and GPUs per node, as hardware lines write them
+    ("We serve it on 2*H100.", 2, None),
+    ("Hardware: 2 x 8 x 80G.", 16, 2),  # GPUs named by their memory alone
+    ("Cluster: 2*8*H100 80GB with RoCE.", 16, 2),
+    ("4×8×A100 40GB for the run.", 32, 4),
+    ("Machine: 2 x 8 x 80GB A100, IB between them.", 16, 2),
+    ("We use 8xH100 x 2 nodes.", 16, 2),
+    ("8x A100 x 4 servers over HDR.", 32, 4),
+    ("two nodes with 8 A100 each.", 16, 2),
+    ("16 GPUs across 2 nodes.", 16, None),  # the job's total
+    ("1 x 8 x H100 in one box.", 8, None),
+])
+def test_a_gpu_count_written_as_a_product_is_read(line, count, nodes):
+    assert _workload(line) == (count, nodes)
+
+
+@pytest.mark.parametrize("text", [
+    "We use batch 2*8 on one H100.",
+    "Server: 2 x 8 x 32G DDR4 DIMMs, one A100.",  # host memory, not GPUs
+    "One A100. Our sweep was:\n\n```\nfor b in 2*8 4*8 8*8; do run $b; done\nsize = 2 * 8 * 80\n```\n",
+])
+def test_a_product_that_counts_no_gpus_is_no_gpu_count(text):
+    assert _workload(text) == (1, None)
+
+
 @pytest.mark.parametrize("setup", [
     "Two nodes, each with 8x H100 SXM, connected with InfiniBand NDR.",
     "2 nodes with 8 GPUs each (H100 SXM), InfiniBand NDR between them.",

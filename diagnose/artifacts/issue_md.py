@@ -357,6 +357,17 @@ EACH_THEN_COUNT = re.compile(r"\b(?:each|every|per)(?:\s+" + _NODE_NOUN + r")?\s
 # ... or the count describes the nodes the job counts: "Two 8x H100 nodes", "2x 8-GPU servers"
 NODE_COUNT_BEFORE = re.compile(r"\b" + _COUNT + r"\s*(?:x|×|\*)?\s*$", re.I)
 NODE_AFTER = re.compile(r"^\s*(?:GPUs?\s+|cards?\s+)?" + _NODE_NOUN + r"\b", re.I)
+# ... or as a product, nodes times GPUs per node: "2*8*H100", "2 x 8 x H100 80GB" (the count read is the second
+# factor; this is the first, just before it); and the nodes after the GPUs: "8xH100 x 2 nodes"
+NODE_FACTOR_BEFORE = re.compile(r"\b(\d{1,4})\s*[x×*]\s*$", re.I)
+NODES_TIMES_AFTER = re.compile(r"^\s*(?:[x×*]|times)\s*" + _COUNT + r"\s+(?:GPU\s+)?(?:nodes|servers|hosts|machines|"
+                               r"instances|boxes)\b", re.I)
+# ... and a GPU named by its memory alone in such a product, as hardware lines write a node layout: "2 x 8 x 80G",
+# "4*8*40GB" (nodes x GPUs x memory per GPU). Not a line about host memory ("2 x 8 x 32G DDR4 DIMMs").
+GPU_MEMORY_PRODUCT = re.compile(r"\b\d{1,4}\s*[x×*]\s*(\d{1,2})\s*[x×*]\s*\d{2,3}\s*G(?:B|iB)?\b"
+                                r"(?!\s*(?:/s|ps|bits?)\b)", re.I)
+HOST_MEMORY = re.compile(r"\b(?:RAM|DRAM|DDR\d?|DIMMs?|memory sticks?|system memory|host memory|swap|disks?|SSDs?|"
+                         r"NVMe|HDDs?)\b", re.I)
 # "16 A100 in total", "a total of 16 GPUs", "16 H100 across two nodes": the job's count, whatever names the nodes
 TOTAL_BEFORE = re.compile(r"\b(?:total of|in total|altogether|overall)\s*$", re.I)
 TOTAL_AFTER = re.compile(r"^[^.;\n]{0,24}?\b(?:in total|total|altogether|overall|combined|in all|across|"
@@ -788,6 +799,8 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         if count_line is None and (m := GPUS_COUNTED.search(ln) or CJK_GPUS_COUNTED.search(ln)
                                    or WORLD_GPUS_COUNTED.search(ln)):
             count_line = (i, _count(next(g for g in m.groups() if g)), (i, m.start(), m.end()))
+        elif count_line is None and (m := GPU_MEMORY_PRODUCT.search(ln)) and not HOST_MEMORY.search(ln):
+            count_line = (i, int(m.group(1)), (i, m.start(1), m.end()))  # _per_node reads the nodes before it
         # a sizeless tag ("ollama pull nomic-embed-text") gives way to a model named with its size on a later line
         bare = model_line is not None and model_line[1].endswith(":latest")
         if (model_line is None or bare or _unversioned(model_line[1])) and \
@@ -896,13 +909,14 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
 def _per_node(spaced: dict[int, str], i: int, start: int, end: int) -> tuple[bool, int | None]:
     """(said per node, the nodes counted) of the GPU count at line i, [start, end) (the count to the GPUs it
     counts): "Two nodes, 8x A100 each", "Two nodes, each with 8x H100", "2 nodes x 8 H100", "Two 8x H100 nodes",
-    "2x 8-GPU servers". The nodes are counted on the same line, else once in the prose; None when they are not
-    (or are one). (False, None) when the count is the job's total."""
+    "2x 8-GPU servers", "2*8*H100", "8xH100 x 2 nodes". The nodes are counted on the same line, else once in the
+    prose; None when they are not (or are one). (False, None) when the count is the job's total."""
     line = spaced[i]
     before, after = line[:start], line[end:]
     if TOTAL_AFTER.match(after) or TOTAL_BEFORE.search(before):
         return False, None
-    if (m := NODES_THEN_COUNT.search(before)) or (
+    if (m := NODE_FACTOR_BEFORE.search(before)) or (m := NODES_TIMES_AFTER.match(after)) or (
+            m := NODES_THEN_COUNT.search(before)) or (
             NODE_AFTER.match(after) and (m := NODE_COUNT_BEFORE.search(before))):
         n = _count(m.group(1))
     elif PER_NODE.match(after) or EACH_THEN_COUNT.search(before):

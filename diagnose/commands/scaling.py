@@ -95,9 +95,11 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     check_lengths(model, prompt, context)
     dtype, gguf = weights(model_name, dtype, quant, engine)
     node = _node_facts(node_files)
+    ctx = click.get_current_context()
+    flags = frozenset(n for n in ctx.params if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT)
     return build_report(data, model, gpu, node, slo_spec, gpus=gpus, batch=batch, prompt=prompt, context=context,
                         dtype=dtype, kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node,
-                        engine=engine, quant=gguf, builds=stated_builds(build, engine, gguf),
+                        engine=engine, quant=gguf, builds=stated_builds(build, engine, gguf), flags=flags,
                         override=frozenset(k for k, v in (("model", given_model), ("gpu", given_gpu),
                                                           ("engine", engine), ("dtype", dtype)) if v),
                         request={"inputs": list(inputs), "model": model.key, "gpu": gpu.key, "engine": engine,
@@ -159,8 +161,9 @@ def _node_facts(files):
 
 def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt=1024, context=None, dtype=None,
                  kv_dtype=None, interconnect=None, gpus_per_node=8, request=None, engine=None, override=frozenset(),
-                 quant=None, builds=()):
-    """The scaling Report: table, per-layout decomposition, findings and verdict."""
+                 quant=None, builds=(), flags: frozenset | None = None):
+    """The scaling Report: table, per-layout decomposition, findings and verdict. flags: the options given on the
+    command line (None: not known, no layout table)."""
     from diagnose import tables
     from diagnose.errors import InputError
     from diagnose.pipeline import run_pipeline
@@ -186,8 +189,61 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
     report = run_pipeline("scaling", request or {}, _with_node(data.facts, node), analysis,
                           only=["scaling.", *SETTING_RULES],
                           keep=lambda f: f.rule.startswith("scaling.") or f.is_problem, missing=missing,
-                          facts_json=_facts_summary(data, node), tables=tables.scaling.tables(analysis))
+                          facts_json=_facts_summary(data, node),
+                          tables=tables.scaling.tables(analysis, None if flags is None else tables.scaling.layout_table(
+                              layout_facts(data.runs, analysis, flags, gpus_per_node=gpus_per_node, batch=batch,
+                                           prompt=prompt, dtype=dtype, kv_dtype=kv_dtype))))
     return report
+
+
+def layout_facts(runs, analysis, flags: frozenset, *, gpus_per_node: int, batch: int, prompt: int, dtype: str | None,
+                 kv_dtype: str | None) -> list[tuple[str, str, str, str]]:
+    """(fact, value, how, source) of each fact of the layout the rows were predicted with: "stated" by the inputs
+    (the file that states it), "given" on the command line (the option), else "assumed" (the default it takes and
+    where that comes from), so a verdict never rests on a layout the reader cannot see."""
+    rows = analysis.rows
+
+    def values(attr):
+        return ", ".join(dict.fromkeys(str(getattr(r, attr)) for r in rows))
+
+    def origin(setup_attr, flag, assumed_source, given_source=None):
+        stated = [r for r in runs if getattr(r.setup, setup_attr)]
+        if flag in flags:
+            return "given", given_source or f"--{flag.replace('_', '-')}"
+        if stated and len(stated) == len(runs):
+            return "stated", ", ".join(dict.fromkeys(r.sources[0] for r in stated if r.sources)) or "the inputs"
+        return "assumed", assumed_source
+
+    out = [("GPU", values("gpu"), *origin("gpu", "gpu_name", "none (--gpu is required when the inputs name none)",
+                                          "--gpu"))]
+    out.append(("GPUs per layout", ", ".join(dict.fromkeys(f"{r.label}: {r.gpus}" for r in rows)), "stated",
+                "the layout each input names (its TP x PP x DP; --tp-of where given)"))
+    how, src = origin("gpus_per_node", "gpus_per_node", "--gpus-per-node default: an 8-GPU node (HGX/DGX baseboard)")
+    out.append(("GPUs per node", str(gpus_per_node) if how != "stated" else
+                ", ".join(dict.fromkeys(str(r.setup.gpus_per_node) for r in runs)), how, src))
+    how, src = origin("engine", "engine", "no engine in the inputs or --engine: the catalog's generic profile "
+                      "(rules/catalog/engines.toml)")
+    if how != "assumed" and ("engine" in flags or not all(r.setup.engine_stated for r in runs)):
+        src += "; its release not stated: the newest release's profile, judged against every release's band"
+    out.append(("engine", values("engine"), how, src))
+    if dtype and not {"dtype", "quant"} & flags:  # the --model name states its weights ("-AWQ", an Ollama tag)
+        out.append(("weights", values("dtype"), "given", "the --model name (its quantisation)"))
+    else:
+        out.append(("weights", values("dtype"), *origin(
+            "dtype", "dtype", "the checkpoint's dtype (rules/catalog/models.toml checkpoint_dtype, else bf16)",
+            "--quant" if "quant" in flags else "--dtype")))
+    out.append(("KV cache", kv_dtype or "bf16", "given" if "kv_dtype" in flags else "assumed",
+                "--kv-dtype" if "kv_dtype" in flags else "--kv-dtype default"))
+    unstated = [r for r in rows if not r.batch_stated]
+    if unstated:
+        out.append(("batch", str(batch), "given" if "batch" in flags else "assumed",
+                    ("--batch" if "batch" in flags else "--batch default") + " for "
+                    + ", ".join(dict.fromkeys(r.label for r in unstated)) + " (rows that state no batch)"))
+    how, src = origin("prompt", "prompt", "--prompt default")
+    out.append(("prompt tokens", values("prompt") if how == "stated" else str(prompt), how, src))
+    out.append(("interconnect", values("interconnect"), "given" if "interconnect" in flags else "assumed",
+                "--interconnect" if "interconnect" in flags else "the GPU's fabric (rules/catalog/gpus.toml)"))
+    return out
 
 
 def _with_node(facts, node):

@@ -8,12 +8,22 @@ from rules.predictions import Goodput, GoodputRun, ScalingAnalysis, ScalingRow
 from rules.scaling import NOT_MODELLED, UPPER_BOUND
 
 
-def tables(analysis: ScalingAnalysis) -> dict[str, dict]:
+def tables(analysis: ScalingAnalysis, layout: dict | None = None) -> dict[str, dict]:
     out = {f"Scaling: {_names(analysis)}": scaling_table(analysis),
            "Decode step decomposition (ms per step)": decomposition_table(analysis)}
     if analysis.goodput:
         out["Goodput within the SLO"] = goodput_table(analysis.goodput)
+    if layout:  # (last: readers take the first table as the scaling table)
+        out["Layout: stated, given or assumed"] = layout
     return out
+
+
+def layout_table(facts: list[tuple[str, str, str, str]]) -> dict:
+    """Each fact of the layout the prediction ran with (GPU, GPUs, engine, weights, ...): stated by the inputs, given
+    on the command line, or assumed (a default), with where it comes from."""
+    return {"columns": ["fact", "value", "how", "source"], "rows": [list(f) for f in facts],
+            "note": "assumed: neither the inputs nor the command line state it; the prediction takes the value shown "
+                    "(give it with the option named to change it)."}
 
 
 def _names(analysis: ScalingAnalysis) -> str:
