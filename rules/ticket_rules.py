@@ -665,9 +665,10 @@ def p2p_corrupts(facts: Facts, predictions=None):
     wrong = _first(facts, "wrong_results")
     if not (fault or wrong):
         return
-    # (a copy from one GPU to another names two GPUs itself: "between devices", "cuda:0 to cuda:1")
+    # Wrong results alone point to the peer path only in a job with peers: a copy from one GPU to another (it names
+    # two GPUs itself: "between devices", "cuda:0 to cuda:1"), two or more GPUs, or a job across nodes.
     peer = bool(wrong and re.search(claims.GPU_TO_GPU, wrong.quote, re.I))
-    if not fault and not peer and not ((_gpus(facts) or 0) >= 2 or claims.find(facts, "multi_node") is None):
+    if not fault and not peer and (_gpus(facts) or 0) < 2 and (node_count(facts)[0] or 1) < 2:
         return
     virt = is_virtualized(facts)
     evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results")) if c]

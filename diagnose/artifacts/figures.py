@@ -208,14 +208,30 @@ def instead(text: str, end: int, dot_thousands: bool = False) -> Figure | None:
 
 
 # ------------------------------------------------------------------------------------------------ ratios
-_FACTOR_WORDS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
-                 "a quarter": 0.25, "one quarter": 0.25, "twice": 2.0, "double": 2.0, "triple": 3.0}
+# Words for a multiple of a speed, one table for every reader of ratios: (factor, the words' pattern). Read here as a
+# figure relative to another ("about half the speed of TP8", "twice the throughput of") and in rules.claims as a
+# speed-up between two layouts ("TP=2 gives half the speed of one GPU", "twice as fast on 2 GPUs").
+FACTOR_WORDS = (
+    (0.5, r"(?:a |one )?half"),
+    (1 / 3, r"(?:a|one)[- ]third"),
+    (0.25, r"(?:a|one)[- ]quarter"),
+    (2.0, r"twice|two times|double"),
+    (3.0, r"triple|three times"),
+)
+FACTOR_WORD = "|".join(words for _, words in FACTOR_WORDS)
+
+
+def factor_of(words: str) -> float:
+    """The factor FACTOR_WORDS gives the words ("one third": 1/3)."""
+    return next(factor for factor, pattern in FACTOR_WORDS if re.fullmatch(pattern, words, re.I))
+
+
 # A figure said relative to another: "3x slower than", "2.5 times faster than", "30 % slower than", "40% lower than",
 # "about half the speed of", "twice the throughput of".
 RELATIVE = re.compile(
     r"(?<![\w.])" + NUM + r"\s*(?:x|×|times)\s+(slower|faster|quicker|lower|higher|less|more)\b(?:\s+than)?|"
     r"(?<![\w.])" + NUM + r"\s*%\s+(slower|faster|quicker|lower|higher|less|more|below|above)\b(?:\s+than)?|"
-    r"\b(half|a half|one half|a third|one third|a quarter|one quarter|twice|double|triple)\s+(?:of\s+)?(?:the\s+)?"
+    r"\b(" + FACTOR_WORD + r")\s+(?:of\s+)?(?:the\s+)?"
     r"(?:speed|throughput|rate|performance|tok/s|tokens per second)\s+(?:of|as)\b", re.I)
 _SLOWER = ("slower", "lower", "less", "below")
 # "lower", "higher", "less", "more" say a speed only beside a word for one ("throughput is 30 % lower than ...")
@@ -240,7 +256,7 @@ def relative(text: str) -> list[tuple[re.Match, float]]:
             factor = (1 - n / 100 if m.group(4).lower() in _SLOWER else 1 + n / 100) if n is not None and n < 100 \
                 else None
         else:
-            factor = _FACTOR_WORDS[m.group(5).lower()]
+            factor = factor_of(m.group(5))
         if factor:
             out.append((m, factor))
     return out
