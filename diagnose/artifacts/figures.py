@@ -260,3 +260,76 @@ def relative(text: str) -> list[tuple[re.Match, float]]:
         if factor:
             out.append((m, factor))
     return out
+
+
+# ------------------------------------------------------------------------------------------------ losses
+# How many times slower a run is than another, as people say it: "50x slower", "fifty times slower", "4-5x slower" (at
+# its low end, the least the reporter claims), "an order of magnitude slower", a rate that fell ("from 40 tok/s to 1
+# tok/s"), a time that grew ("takes 10 minutes instead of 10 seconds", "from 2 s to 90 s"). The English numerals are
+# read as written, up to a thousand.
+_ONES = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+         "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+         "eighteen": 18, "nineteen": 19}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_BIG = {"hundred": 100, "thousand": 1000}
+
+
+def _alternation(words) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+NUMBER_WORD = (r"(?:(?:a|one)\s+)?(?:" + _alternation(_BIG) + r")|(?:" + _alternation(_TENS) + r")(?:[- ](?:"
+               + _alternation(_ONES) + r"))?|" + _alternation(_ONES))
+
+
+def number_word(words: str) -> float | None:
+    """The value of an English numeral NUMBER_WORD reads ("fifty": 50, "twenty-five": 25, "a hundred": 100)."""
+    total = 0
+    for w in re.split(r"[\s-]+", words.lower()):
+        total += _ONES.get(w, 0) + _TENS.get(w, 0) + _BIG.get(w, 0)
+    return float(total) or None
+
+
+_RATE = (r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tok(?:en)?s?\s+(?:per|a)\s+sec(?:ond)?|t/s|tps|it/s|"
+         r"(?:samples?|images?|items?|req(?:uest)?s?)\s*/\s*s)")
+_TIME = DURATION_UNIT[1:-3].join(("(?:", ")"))  # the units, no group
+_SLOWER = r"(?:slower|longer|more\s+slowly)\b"
+LOSS = re.compile(
+    r"(?<![\w.])(?:(?P<lo>" + NUM[1:-1] + r")\s*(?:x|×)?\s*(?:-|–|to)\s*)?"
+    r"(?:(?P<n>" + NUM[1:-1] + r")|(?P<w>" + NUMBER_WORD + r"))\s*(?:x|×|times)[\])]?\s+" + _SLOWER + "|"
+    r"\b(?:an|one|(?P<k>" + NUMBER_WORD + r"|\d))\s+(?P<mag>orders?)\s+of\s+magnitude\s+" + _SLOWER + "|"
+    r"\bfrom\s+" + _APPROX + r"(?P<r0>" + NUM[1:-1] + r")\s*(?:" + _RATE + r")?\s*(?:to|->|→|down\s+to)\s+" + _APPROX
+    + r"(?P<r1>" + NUM[1:-1] + r")\s*" + _RATE + r"\b|"
+    r"\bfrom\s+" + _APPROX + r"(?P<t0>" + NUM[1:-1] + r")\s*(?P<u0>" + _TIME + r")\b\s*(?:to|->|→|up\s+to)\s+" + _APPROX
+    + r"(?P<t1>" + NUM[1:-1] + r")\s*(?P<u1>" + _TIME + r")\b|"
+    r"(?<![\w.])(?P<a>" + NUM[1:-1] + r")\s*(?P<ua>" + _RATE + "|" + _TIME + r")\b\s+(?:instead\s+of|rather\s+than)\s+"
+    r"(?:the\s+)?" + _APPROX + r"(?P<b>" + NUM[1:-1] + r")\s*(?P<ub>" + _RATE + "|" + _TIME + r")\b", re.I)
+
+
+def _rate(unit: str) -> bool:
+    return bool(re.fullmatch(_RATE, unit, re.I))
+
+
+def losses(text: str) -> list[tuple[re.Match, float]]:
+    """(match, factor) of each slowdown the text states: the slower run takes `factor` times as long (a gain, "from
+    1 to 40 tok/s", is none)."""
+    out = []
+    for m in LOSS.finditer(text):
+        if m["n"] or m["w"]:  # "50x slower", "fifty times slower"; a range at its low end ("(30-60x) slower": 30)
+            factor = number(m["lo"] or m["n"]) if m["lo"] or m["n"] else number_word(m["w"])
+        elif m["mag"]:  # "an order of magnitude slower", "two orders of magnitude slower"
+            factor = 10 ** ((number_word(m["k"]) or number(m["k"])) if m["k"] else 1)
+        elif m["r0"]:  # a rate that fell
+            before, after = number(m["r0"]), number(m["r1"])
+            factor = before / after if before and after else None
+        elif m["t0"]:  # a time that grew
+            before, after = seconds(number(m["t0"]) or 0, m["u0"]), seconds(number(m["t1"]) or 0, m["u1"])
+            factor = after / before if before and after else None
+        else:  # "1 tok/s instead of 40 tok/s", "10 minutes instead of 10 seconds"
+            a, b = number(m["a"]), number(m["b"])
+            if not a or not b or _rate(m["ua"]) != _rate(m["ub"]):
+                continue  # a rate against a time: no ratio
+            factor = b / a if _rate(m["ua"]) else seconds(a, m["ua"]) / seconds(b, m["ub"])
+        if factor and factor > 1:
+            out.append((m, factor))
+    return out
