@@ -4,8 +4,8 @@ A module that builds many patterns at import time (rules.claims: the phrasings o
 text) would otherwise make every command pay for them (about 15 ms), although only a command
 that reads text ever matches one. Import it as `from diagnose import lazy_re as re`.
 
-Patterns given as strings to search, match, fullmatch, findall and finditer are compiled (by re,
-into its cache) only when the text can hold a match: a text shorter than the pattern's shortest
+Patterns given as strings to search, match, fullmatch, findall and finditer are compiled (once for
+the process, _from_string) only when the text can hold a match: a text shorter than the pattern's shortest
 match answers "no match" from the parsed pattern, about a fifth of compiling it. A capture's
 launch line gives the claims one short text (its framework, "vLLM"), which ~400 ticket phrasings
 would otherwise all be compiled for.
@@ -73,6 +73,13 @@ def _shortest(pattern: str, flags) -> int:
     return _parser.parse(pattern, flags).getwidth()[0]
 
 
+@functools.lru_cache(maxsize=None)
+def _from_string(pattern: str, flags) -> _re.Pattern:
+    """A string pattern compiled once for the process: re's own cache holds 512 patterns, fewer than the ticket
+    phrasings given as strings, and past it each ticket would compile them all again."""
+    return _re.compile(pattern, flags)
+
+
 def _matching(function, nothing):
     """re's search-type function, answering `nothing()` without compiling where the text is too
     short for the pattern (_cannot_match)."""
@@ -80,7 +87,11 @@ def _matching(function, nothing):
 
     @functools.wraps(function)
     def call(pattern, string, flags=0):
-        return nothing() if _cannot_match(pattern, string, flags) else lazy(pattern, string, flags)
+        if _cannot_match(pattern, string, flags):
+            return nothing()
+        if isinstance(pattern, str):
+            return function(_from_string(pattern, flags), string)
+        return lazy(pattern, string, flags)
 
     return call
 

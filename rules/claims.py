@@ -14,6 +14,8 @@ from typing import Any
 
 from diagnose import lazy_re as re
 from diagnose.artifacts import nccl_log
+from diagnose.artifacts.figures import FACTOR_WORDS
+from diagnose.artifacts.figures import losses as figure_losses
 from diagnose.artifacts.issue_md import ENGLISH_COUNT_WORDS, GPU_NAME, GPUS_HEADER, words_pattern
 from diagnose.artifacts.issue_md import TP as TP_SIZE
 from diagnose.artifacts.issue_md import _count as count_word  # one reading of a GPU count said in words
@@ -2803,14 +2805,17 @@ def speedups(facts: Facts) -> list[Claim]:
 # "about the same as yesterday" compares no layouts; "lower with 2 GPUs" says no ratio and is left to more_gpus_no_gain.
 _SPEED_NOUNS = r"(?:speed|throughput|performance|perf|rate|tok\w*/s|t/s|tokens? per second|it/s|qps)"
 _NEARLY = r"(?:about|roughly|nearly|almost|basically|essentially|pretty much|more or less|practically)"
+_SPEED_AS = r"(?:the\s+|its\s+|their\s+|of\s+the\s+|of\s+)?" + _SPEED_NOUNS + r"\b"
+# The multiples people say in words (figures.FACTOR_WORDS, the table figures.relative reads too) in a speed-up's
+# frames: "half the speed", "a third of the throughput", "twice as fast" (the factor) and "twice as slow" (its inverse);
+# then the verbs and the sameness words only a speed-up between layouts uses.
 _WORDED_RATIOS = (
-    (0.5, r"\bhalf\s+(?:the\s+|its\s+|their\s+|of\s+the\s+)?" + _SPEED_NOUNS + r"\b|\bhalf\s+as\s+(?:fast|quick)\b|"
-          r"\b(?:twice|two times)\s+as\s+slow\b|\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+|gets\s+)?"
-          r"(?:roughly\s+|about\s+|almost\s+|nearly\s+)?halved\b|"
-          r"\b" + _SPEED_NOUNS + r"\s+(?:is|was)\s+(?:only\s+|just\s+|about\s+|roughly\s+)?half\b"),
-    (1 / 3, r"\b(?:a|one)[- ]third\s+(?:of\s+)?(?:the\s+)?" + _SPEED_NOUNS + r"\b"),
-    (0.25, r"\b(?:a|one)[- ]quarter\s+(?:of\s+)?(?:the\s+)?" + _SPEED_NOUNS + r"\b"),
-    (2.0, r"\b(?:twice|two times)\s+as\s+(?:fast|quick)\b|\bdoubl(?:e|es|ed)\s+(?:the\s+)?" + _SPEED_NOUNS + r"\b|"
+    *((factor, r"\b(?:" + words + r")\s+(?:" + _SPEED_AS + r"|as\s+(?:fast|quick)\b)")
+      for factor, words in FACTOR_WORDS),
+    *((1 / factor, r"\b(?:" + words + r")\s+as\s+slow\b") for factor, words in FACTOR_WORDS),
+    (0.5, r"\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+|gets\s+)?(?:roughly\s+|about\s+|almost\s+|nearly\s+)?"
+          r"halved\b|\b" + _SPEED_NOUNS + r"\s+(?:is|was)\s+(?:only\s+|just\s+|about\s+|roughly\s+)?half\b"),
+    (2.0, r"\bdoubl(?:es|ed)\s+(?:the\s+)?" + _SPEED_NOUNS + r"\b|"
           r"\b" + _SPEED_NOUNS + r"\s+(?:is\s+|was\s+|got\s+)?(?:roughly\s+|about\s+|almost\s+|nearly\s+)?doubled\b"),
     (1.0, r"\b(?:" + _NEARLY + r"\s+)?(?:the\s+)?same\s+" + _SPEED_NOUNS + r"\b|\b" + _NEARLY + r"\s+the\s+same\b|"
           r"\b(?:(?:nearly|almost|basically|virtually|practically)\s+)?identical\b|"
@@ -2868,6 +2873,39 @@ def worded_speedup(sentence: str) -> Claim | None:
             return Claim("speedup", "", _quote(sentence, m, 60),
                          {"ratio": ratio, "small": small, "large": large, "rounding": 0.1 * ratio, "worded": True})
     return None
+
+
+def _loss_measured(sentence: str, m: re.Match | None) -> bool:
+    """Is the loss `m` said what the reporter measured, not hoped for ("should not be 50x slower"), ruled out ("it is
+    not ten times slower", "... was ruled out"), guessed or asked ("is it 50x slower?") or a condition ("if it were
+    50x slower")?"""
+    before = sentence[:m.start()] if m else ""
+    return not (_RATIO_HOPED.search(before) or _NEGATION.search(before[-15:]) or _guessed(sentence)
+                or (m and negated_words(sentence, m)) or conditional(re.split(r"[,;:]\s", before)[-1], when=False))
+
+
+def stated_losses(facts: Facts) -> list[Claim]:
+    """Slowdowns the reporter measured: a speed-up below one (speedups) and the losses figures.losses reads ("fifty
+    times slower", "from 40 tok/s to 1 tok/s", "10 minutes instead of 10 seconds"), data {factor (how many times as
+    long the slower run takes), small, large (the GPU counts the sentence names; None when unstated)}. Hoped for,
+    ruled out, guessed or conditional ones are no measurement (_loss_measured)."""
+    out = []
+    for c in speedups(facts):
+        said = figure_losses(c.quote)
+        if 0 < c.data["ratio"] < 1 and _loss_measured(c.quote, said[0][0] if said else None):
+            out.append(Claim("loss", c.source, c.quote, {"factor": 1 / c.data["ratio"], "small": c.data["small"],
+                                                         "large": c.data["large"]}))
+    for source, text in texts(facts):
+        for sentence in sentences(text):
+            for m, factor in figure_losses(sentence):
+                if not _loss_measured(sentence, m):
+                    continue  # "should not be 50x slower", "it is not ten times slower", "if it were 50x slower"
+                if any(c.source == source and abs(c.data["factor"] - factor) <= 0.01 * factor for c in out):
+                    continue  # the speed-up read it already
+                small, large = _span(_layout_counts(sentence))
+                out.append(Claim("loss", source, _quote(sentence, m, 60),
+                                 {"factor": factor, "small": small, "large": large}))
+    return out
 
 
 def _rounding(written: str) -> float:

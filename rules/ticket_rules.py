@@ -58,6 +58,7 @@ from rules.common import (
 from rules.engine import FAILURES, NCCL_LOG, rule, ticket_gaps
 from rules.expectations import BELOW_BAND, REPORTED_RATE_SLACK, band_text, lowest_normal
 from rules.health import FATAL_XIDS
+from rules.loss_bound import within_physics
 from rules.reference_scaling import reference_shortfall
 from rules.ticket_figures import (
     SERVING_METRICS,
@@ -665,9 +666,10 @@ def p2p_corrupts(facts: Facts, predictions=None):
     wrong = _first(facts, "wrong_results")
     if not (fault or wrong):
         return
-    # (a copy from one GPU to another names two GPUs itself: "between devices", "cuda:0 to cuda:1")
+    # Wrong results alone point to the peer path only in a job with peers: a copy from one GPU to another (it names
+    # two GPUs itself: "between devices", "cuda:0 to cuda:1"), two or more GPUs, or a job across nodes.
     peer = bool(wrong and re.search(claims.GPU_TO_GPU, wrong.quote, re.I))
-    if not fault and not peer and not ((_gpus(facts) or 0) >= 2 or claims.find(facts, "multi_node") is None):
+    if not fault and not peer and (_gpus(facts) or 0) < 2 and (node_count(facts)[0] or 1) < 2:
         return
     virt = is_virtualized(facts)
     evidence = [claim_ev(c, what) for c, what in ((fault, "IOMMU fault on GPU DMA"), (wrong, "wrong results")) if c]
@@ -1524,13 +1526,15 @@ def symptom_prior(facts: Facts, predictions=None):
         return
     if kind == "scaling" and known and not untimed:
         # (with nothing but the complaint, asking for the artifacts is the answer; a time per step or per reply that
-        # no check could set against an expected figure may be any distance from physics, so no prior speaks for it)
+        # no check could set against an expected figure may be any distance from physics, so no prior speaks for it;
+        # a loss stated beyond what physics allows is ticket.loss_beyond_physics's, which quiets this prior)
         yield make("ticket.symptom_prior", "expected_physics", "info", 0.5,
                    "Tensor parallelism not paying off is what physics predicts for many setups",
                    "Splitting a model over more GPUs divides the weight traffic per GPU but adds two all-reduces per "
                    "layer and smaller kernels; for small models, single requests or PCIe-connected GPUs those fixed "
                    "costs eat the gain. Nothing in the ticket shows a broken link or setting.",
-                   evidence, fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
+                   evidence + within_physics(facts),
+                   fix="Compare with the expected figures (`diagnose predict --model M --gpu G --tp 1,2,4`)"
                    + _still_to_attach(facts, "to rule out a transport problem") + ".")
 
 

@@ -284,7 +284,8 @@ def stated_lengths(facts: Facts) -> tuple[int | None, int | None]:
 
 
 def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None, pp: int = 1,
-                   dtype: str | None = None, gpu=None, model=None):
+                   dtype: str | None = None, gpu=None, model=None, interconnect: str | None = None,
+                   engine=None):
     """The prediction for the ticket's model and GPU at this TP, batch and prompt length (its engine's
     profile), with the pipeline stages the ticket states (placed on its nodes), else `pp` stages the caller
     assumed (a layer split over every GPU named), or None when the catalog does not know them or the predictor
@@ -292,7 +293,9 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     1024 in and the predictor's default out): a decode rate is averaged over the reply's contexts.
     `dtype`: weights to assume in place of the ticket's (quantised_stream's 4-bit). `gpu`: another board the ticket
     names, in place of its own (two boards' rates set side by side). `model`: the model a figure's own clause names, in
-    place of the ticket's (rules.subject.figure_model)."""
+    place of the ticket's (rules.subject.figure_model). `interconnect`: the fabric to put the TP group on in place of
+    the board's own, and `engine`: another engine profile in place of the ticket's (rules.loss_bound's worst case:
+    PCIe, each engine an unnamed one may be)."""
     from diagnose.errors import InputError
     from rules import catalog, roofline
 
@@ -315,10 +318,11 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     try:
         p = roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
                                        output=stated_output or None,
-                                       engine=facts.subject.engine, dtype=dtype or weight_dtype(facts),
+                                       engine=engine or facts.subject.engine,
+                                       dtype=dtype or weight_dtype(facts),
                                        quant_group=gguf, gpus_per_node=per_node or 8,
                                        build_stated=build_stated(facts), releases=releases,
-                                       release_note=release_note)
+                                       release_note=release_note, interconnect=interconnect)
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if pp_src:

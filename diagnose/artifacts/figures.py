@@ -208,14 +208,30 @@ def instead(text: str, end: int, dot_thousands: bool = False) -> Figure | None:
 
 
 # ------------------------------------------------------------------------------------------------ ratios
-_FACTOR_WORDS = {"half": 0.5, "a half": 0.5, "one half": 0.5, "a third": 1 / 3, "one third": 1 / 3,
-                 "a quarter": 0.25, "one quarter": 0.25, "twice": 2.0, "double": 2.0, "triple": 3.0}
+# Words for a multiple of a speed, one table for every reader of ratios: (factor, the words' pattern). Read here as a
+# figure relative to another ("about half the speed of TP8", "twice the throughput of") and in rules.claims as a
+# speed-up between two layouts ("TP=2 gives half the speed of one GPU", "twice as fast on 2 GPUs").
+FACTOR_WORDS = (
+    (0.5, r"(?:a |one )?half"),
+    (1 / 3, r"(?:a|one)[- ]third"),
+    (0.25, r"(?:a|one)[- ]quarter"),
+    (2.0, r"twice|two times|double"),
+    (3.0, r"triple|three times"),
+)
+FACTOR_WORD = "|".join(words for _, words in FACTOR_WORDS)
+
+
+def factor_of(words: str) -> float:
+    """The factor FACTOR_WORDS gives the words ("one third": 1/3)."""
+    return next(factor for factor, pattern in FACTOR_WORDS if re.fullmatch(pattern, words, re.I))
+
+
 # A figure said relative to another: "3x slower than", "2.5 times faster than", "30 % slower than", "40% lower than",
 # "about half the speed of", "twice the throughput of".
 RELATIVE = re.compile(
     r"(?<![\w.])" + NUM + r"\s*(?:x|×|times)\s+(slower|faster|quicker|lower|higher|less|more)\b(?:\s+than)?|"
     r"(?<![\w.])" + NUM + r"\s*%\s+(slower|faster|quicker|lower|higher|less|more|below|above)\b(?:\s+than)?|"
-    r"\b(half|a half|one half|a third|one third|a quarter|one quarter|twice|double|triple)\s+(?:of\s+)?(?:the\s+)?"
+    r"\b(" + FACTOR_WORD + r")\s+(?:of\s+)?(?:the\s+)?"
     r"(?:speed|throughput|rate|performance|tok/s|tokens per second)\s+(?:of|as)\b", re.I)
 _SLOWER = ("slower", "lower", "less", "below")
 # "lower", "higher", "less", "more" say a speed only beside a word for one ("throughput is 30 % lower than ...")
@@ -240,7 +256,80 @@ def relative(text: str) -> list[tuple[re.Match, float]]:
             factor = (1 - n / 100 if m.group(4).lower() in _SLOWER else 1 + n / 100) if n is not None and n < 100 \
                 else None
         else:
-            factor = _FACTOR_WORDS[m.group(5).lower()]
+            factor = factor_of(m.group(5))
         if factor:
+            out.append((m, factor))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ losses
+# How many times slower a run is than another, as people say it: "50x slower", "fifty times slower", "4-5x slower" (at
+# its low end, the least the reporter claims), "an order of magnitude slower", a rate that fell ("from 40 tok/s to 1
+# tok/s"), a time that grew ("takes 10 minutes instead of 10 seconds", "from 2 s to 90 s"). The English numerals are
+# read as written, up to a thousand.
+_ONES = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+         "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+         "eighteen": 18, "nineteen": 19}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_BIG = {"hundred": 100, "thousand": 1000}
+
+
+def _alternation(words) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+NUMBER_WORD = (r"(?:(?:a|one)\s+)?(?:" + _alternation(_BIG) + r")|(?:" + _alternation(_TENS) + r")(?:[- ](?:"
+               + _alternation(_ONES) + r"))?|" + _alternation(_ONES))
+
+
+def number_word(words: str) -> float | None:
+    """The value of an English numeral NUMBER_WORD reads ("fifty": 50, "twenty-five": 25, "a hundred": 100)."""
+    total = 0
+    for w in re.split(r"[\s-]+", words.lower()):
+        total += _ONES.get(w, 0) + _TENS.get(w, 0) + _BIG.get(w, 0)
+    return float(total) or None
+
+
+_RATE = (r"(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tok(?:en)?s?\s+(?:per|a)\s+sec(?:ond)?|t/s|tps|it/s|"
+         r"(?:samples?|images?|items?|req(?:uest)?s?)\s*/\s*s)")
+_TIME = DURATION_UNIT[1:-3].join(("(?:", ")"))  # the units, no group
+_SLOWER = r"(?:slower|longer|more\s+slowly)\b"
+LOSS = re.compile(
+    r"(?<![\w.])(?:(?P<lo>" + NUM[1:-1] + r")\s*(?:x|×)?\s*(?:-|–|to)\s*)?"
+    r"(?:(?P<n>" + NUM[1:-1] + r")|(?P<w>" + NUMBER_WORD + r"))\s*(?:x|×|times)[\])]?\s+" + _SLOWER + "|"
+    r"\b(?:an|one|(?P<k>" + NUMBER_WORD + r"|\d))\s+(?P<mag>orders?)\s+of\s+magnitude\s+" + _SLOWER + "|"
+    r"\bfrom\s+" + _APPROX + r"(?P<r0>" + NUM[1:-1] + r")\s*(?:" + _RATE + r")?\s*(?:to|->|→|down\s+to)\s+" + _APPROX
+    + r"(?P<r1>" + NUM[1:-1] + r")\s*" + _RATE + r"\b|"
+    r"\bfrom\s+" + _APPROX + r"(?P<t0>" + NUM[1:-1] + r")\s*(?P<u0>" + _TIME + r")\b\s*(?:to|->|→|up\s+to)\s+" + _APPROX
+    + r"(?P<t1>" + NUM[1:-1] + r")\s*(?P<u1>" + _TIME + r")\b|"
+    r"(?<![\w.])(?P<a>" + NUM[1:-1] + r")\s*(?P<ua>" + _RATE + "|" + _TIME + r")\b\s+(?:instead\s+of|rather\s+than)\s+"
+    r"(?:the\s+)?" + _APPROX + r"(?P<b>" + NUM[1:-1] + r")\s*(?P<ub>" + _RATE + "|" + _TIME + r")\b", re.I)
+
+
+def _rate(unit: str) -> bool:
+    return bool(re.fullmatch(_RATE, unit, re.I))
+
+
+def losses(text: str) -> list[tuple[re.Match, float]]:
+    """(match, factor) of each slowdown the text states: the slower run takes `factor` times as long (a gain, "from
+    1 to 40 tok/s", is none)."""
+    out = []
+    for m in LOSS.finditer(text):
+        if m["n"] or m["w"]:  # "50x slower", "fifty times slower"; a range at its low end ("(30-60x) slower": 30)
+            factor = number(m["lo"] or m["n"]) if m["lo"] or m["n"] else number_word(m["w"])
+        elif m["mag"]:  # "an order of magnitude slower", "two orders of magnitude slower"
+            factor = 10 ** ((number_word(m["k"]) or number(m["k"])) if m["k"] else 1)
+        elif m["r0"]:  # a rate that fell
+            before, after = number(m["r0"]), number(m["r1"])
+            factor = before / after if before and after else None
+        elif m["t0"]:  # a time that grew
+            before, after = seconds(number(m["t0"]) or 0, m["u0"]), seconds(number(m["t1"]) or 0, m["u1"])
+            factor = after / before if before and after else None
+        else:  # "1 tok/s instead of 40 tok/s", "10 minutes instead of 10 seconds"
+            a, b = number(m["a"]), number(m["b"])
+            if not a or not b or _rate(m["ua"]) != _rate(m["ub"]):
+                continue  # a rate against a time: no ratio
+            factor = b / a if _rate(m["ua"]) else seconds(a, m["ua"]) / seconds(b, m["ub"])
+        if factor and factor > 1:
             out.append((m, factor))
     return out

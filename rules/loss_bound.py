@@ -1,0 +1,191 @@
+"""How much slower physics lets a larger layout run than a smaller one, and a reported loss weighed against it
+(issue 11 x).
+
+"TP=2 is slower than one GPU" can be physics: the two all-reduces per layer, the host's step and the smaller kernels
+cost more than the halved weight traffic saves. But physics bounds the loss. Take the worst configuration a healthy
+machine may have: the larger layout's all-reduce over PCIe without peer-to-peer (NCCL's SHM transport, each step
+through host memory, no engine kernel), at the batch stated (else one request), the larger layout at its band's slow
+end and the smaller at its fast end (rules.expectations; the band covers the builds and releases an unstated engine
+may be). The predictor (rules.roofline) prices both; their ratio is the most a layout can lose. A loss beyond it is no
+physics: a path that is broken, not slow (P2P faulted, a socket fallback, a host-bound loop, weights offloaded to the
+CPU, a hang retried). Where the ticket does not name the model or the GPU, the bound is the largest over the catalog's
+models or boards: what physics allows for any of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import math
+
+from diagnose import lazy_re as re
+from diagnose.evidence import Facts
+from rules import catalog, claims
+from rules.common import claim_ev, ev, gpu_count, make, wfield
+from rules.engine import rule
+from rules.ticket_figures import layer_split_engine, training_job
+from rules.workload import predict_layout
+
+# How much more confident the finding grows for each doubling of the loss beyond the bound, from LEAD at the bound up
+# to CEILING: the words alone (a reporter's ratio) never make it a confident answer, since the broken path is unnamed.
+LEAD, PER_DOUBLING, CEILING = 0.45, 0.1, 0.65
+
+
+def _no_p2p(gpu):
+    """The board with its PCIe peer-to-peer refused: NCCL stages every step through host memory."""
+    return dataclasses.replace(gpu, pcie_p2p=False)
+
+
+def _step_ratio(small_p, large_p) -> float | None:
+    """The larger layout's slowest healthy step over the smaller's fastest, or None where one is not predicted."""
+    if not all(p is not None and p.valid and p.fits and p.decode_step_ms_expected for p in (small_p, large_p)):
+        return None
+    return (large_p.decode_step_ms_expected * large_p.band_high) / (small_p.decode_step_ms_expected * small_p.band_low)
+
+
+def _layout(n: int, split: bool) -> dict:
+    """A layout of n GPUs: tensor parallel, or n pipeline stages of whole layers (a layer split)."""
+    return {"tp": 1, "pp": n} if split else {"tp": n}
+
+
+def _priced(models, gpus, engines, small: int, large: int, batch: int, split: bool) -> list[tuple]:
+    """(ratio, model, board, engine) of every combination the predictor prices."""
+    from diagnose.errors import InputError
+    from rules import roofline
+
+    out = []
+    for m, g, e in itertools.product(models, gpus, engines):
+        try:
+            one = roofline.predict(m, g, roofline.Layout(**_layout(small, split)), batch=batch, engine=e)
+            many = roofline.predict(m, _no_p2p(g), roofline.Layout(**_layout(large, split)), batch=batch,
+                                    engine=e, interconnect=g.pcie_interconnect)
+        except InputError:
+            continue
+        if (r := _step_ratio(one, many)):
+            out.append((r, m, g, e))
+    return out
+
+
+# Where neither the model nor the board is named, every pair is priced with the generic engine profile and these many
+# worst pairs with every engine's (the grid of all three is too long to price per ticket; an engine moves the ratio by
+# less than the pairs differ, so the worst pairs stay the worst).
+WORST_PAIRS = 8
+
+
+@functools.lru_cache(maxsize=64)
+def _catalog_worst(model_key: str | None, gpu_key: str | None, engine_key: str | None, small: int, large: int,
+                   batch: int, split: bool) -> tuple[float, str, str, str] | None:
+    """The worst ratio over the catalog's models (or boards) where the ticket names none, and over its engines where
+    it names no engine either: (ratio, model, board, engine)."""
+    engines = [catalog.engine(engine_key)] if engine_key else list(catalog.engines().values())
+    models = [catalog.model(model_key)] if model_key else list(catalog.models().values())
+    gpus = [catalog.gpu(gpu_key)] if gpu_key else list(catalog.gpus().values())
+    if model_key or gpu_key or engine_key:
+        priced = _priced(models, gpus, engines, small, large, batch, split)
+    else:
+        pairs = sorted(_priced(models, gpus, [catalog.engine(None)], small, large, batch, split),
+                       key=lambda x: -x[0])[:WORST_PAIRS]
+        priced = [x for _, m, g, _ in pairs for x in _priced([m], [g], engines, small, large, batch, split)]
+    if not priced:
+        return None
+    r, m, g, e = max(priced, key=lambda x: x[0])
+    return r, m.key, g.key, e.key
+
+
+def worst_slowdown(facts: Facts, small: int, large: int) -> tuple[float, str] | None:
+    """(the most times slower physics lets `large` GPUs run than `small`, what it assumed), or None where the
+    predictor cannot price the layouts (the model does not fit the smaller one)."""
+    batch = wfield(facts, "batch")[0] or 1
+    split = bool(claims.find(facts, "layer_split") or layer_split_engine(facts))
+    model, gpu = facts.subject.model, facts.subject.gpu
+    how = (f"{'layer split' if split else 'TP'} over {large} GPUs against {small}, PCIe without peer-to-peer "
+           f"(NCCL SHM through host memory), batch {batch}, each at its band's far end")
+    engine = facts.subject.engine
+    if model is not None and gpu is not None:
+        # an engine the ticket does not name may be any of the catalog's: the slowest of them bounds the loss
+        one, many = _layout(small, split), _layout(large, split)
+        worst = None
+        for e in [engine] if engine else catalog.engines().values():
+            ratio = _step_ratio(predict_layout(facts, one["tp"], batch, pp=one.get("pp", 1), engine=e),
+                                predict_layout(facts, many["tp"], batch, pp=many.get("pp", 1), gpu=_no_p2p(gpu),
+                                               interconnect=gpu.pcie_interconnect, engine=e))
+            if ratio and (worst is None or ratio > worst[0]):
+                worst = (ratio, e.key)
+        if worst is None:
+            return None
+        return worst[0], f"{how}; {model.key} on {gpu.key}, {worst[1]}" + ("" if engine else
+                                                                            " (the slowest engine; none named)")
+    worst = _catalog_worst(model.key if model else None, gpu.key if gpu else None, engine.key if engine else None,
+                           small, large, batch, split)
+    if worst is None:
+        return None
+    unnamed = " and ".join(w for w, known in (("models", model), ("GPUs", gpu)) if known is None)
+    return worst[0], f"{how}; the worst over the catalog's {unnamed} ({worst[1]} on {worst[2]}, {worst[3]}): none named"
+
+
+# Weights sharded over the GPUs and gathered whole for every forward pass (PyTorch FSDP "all-gathers the full
+# parameters before the forward computation", https://pytorch.org/docs/stable/fsdp.html; DeepSpeed ZeRO stage 3
+# partitions the parameters the same way, https://deepspeed.readthedocs.io/en/latest/zero3.html): each token moves the
+# model over the links, a cost the TP and layer-split bound does not price, so it bounds no such loss.
+_GATHERED_WEIGHTS = re.compile(r"\bFSDP\b|FullyShardedDataParallel|\bZeRO[-_ ]?(?:stage[-_ ]?)?3\b|"
+                               r"\bzero_?stage\W{0,3}3\b|\bstage\W{0,3}3\b[^.\n]{0,30}\bZeRO\b", re.I)
+
+
+def weighed_loss(facts: Facts):
+    """(loss claim, factor, bound, how the bound was priced, smaller and larger GPU counts) of the largest slowdown
+    the reporter measured between two layouts where the predictor can bound it; None otherwise (no multi-GPU layout,
+    a training job, the model not fitting the smaller layout)."""
+    losses = claims.stated_losses(facts)
+    if not losses or training_job(facts) or claims.other_vendor_speed(facts) \
+            or any(_GATHERED_WEIGHTS.search(text) for _, text in claims.texts(facts)):
+        return None
+    c = max(losses, key=lambda c: c.data["factor"])
+    tp, _ = wfield(facts, "tp")
+    large = c.data["large"] or tp or gpu_count(facts)
+    small = c.data["small"] or 1
+    if not large or large <= small:
+        return None
+    bound = worst_slowdown(facts, small, large)
+    return (c, c.data["factor"], *bound, small, large) if bound else None
+
+
+def _weighed_ev(c, factor: float, bound: float, how: str) -> list:
+    return [claim_ev(c, "the loss stated"),
+            ev(c, f"times slower, stated; physics allows at most x{bound:.2g} on this layout", round(factor, 2),
+               round(bound, 2), "x"),
+            ev("prediction:worst", f"the worst healthy configuration priced: {how}")]
+
+
+def within_physics(facts: Facts) -> list:
+    """The evidence that a stated loss is inside what physics allows (for a prior that calls it physics); [] where no
+    loss is stated, none can be bounded, or it exceeds the bound."""
+    found = weighed_loss(facts)
+    if not found or found[1] > found[2]:
+        return []
+    return _weighed_ev(*found[:4])
+
+
+@rule("ticket.loss_beyond_physics", "other")
+def loss_beyond_physics(facts: Facts, predictions=None):
+    """A loss between two layouts larger than the worst configuration physics allows: something is broken, not slow."""
+    found = weighed_loss(facts)
+    if not found:
+        return
+    c, factor, bound, how, small, large = found
+    if factor <= bound:
+        return
+    excess = factor / bound
+    confidence = min(CEILING, LEAD + PER_DOUBLING * math.log2(excess))
+    # within one doubling of the bound the predictor's own error and a rounded ratio may close the gap: a lead
+    yield make("ticket.loss_beyond_physics", "other", "warning" if excess >= 2 else "info", confidence,
+               f"x{factor:.3g} slower on {large} GPUs than on {small}: physics allows at most x{bound:.2g}",
+               f"Physics allows at most x{bound:.2g} slower on this layout; reported x{factor:.3g}. Even with every "
+               "all-reduce staged through host memory and both runs at the far ends of their bands, the larger "
+               "layout loses no more than that; a loss beyond it is a path that is broken, not one that is slow.",
+               _weighed_ev(c, factor, bound, how),
+               fix="Look for a broken path, not a slow one: P2P refused or faulted (`p2pBandwidthLatencyTest`, "
+               "NCCL_DEBUG=INFO: 'via SHM' or 'NET/Socket' between GPUs of one node), a host-bound loop (one CPU "
+               "core at 100 %, the GPUs idle between steps), weights offloaded to the CPU, or a hang and retry "
+               "(NCCL timeouts in the log); attach the NCCL_DEBUG=INFO output and `nvidia-smi topo -m`.",
+               refs=["nccl_trouble"])
