@@ -1320,6 +1320,43 @@ def ollama_sized_tag(name: str | None) -> str | None:
     return f"{bare.group(1).lower()}:{size}" if size else None
 
 
+# --------------------------------------------------------------------------- cloud instances
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """A cloud instance type and the GPUs it holds (rules/catalog/instances.toml)."""
+
+    name: str  # as written: 'g4dn.metal'
+    family: str  # the row's name: 'AWS EC2 G4dn'
+    gpu: GpuSpec
+    gpus: int
+    source: str
+
+
+# AWS writes an instance type <family>.<size> (https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html)
+INSTANCE_TYPE = re.compile(r"^([a-z][a-z0-9-]*)\.([a-z0-9-]+)$")
+
+
+@functools.lru_cache(maxsize=None)
+def _instances() -> dict:
+    from diagnose.inputs import load_toml
+
+    return load_toml(CATALOG_DIR / "instances.toml", "catalog")
+
+
+def instance(text: str | None) -> InstanceSpec | None:
+    """The instance type `text` names ('g4dn.metal', 'p4d.24xlarge') with its GPU and their count, or None for a name
+    instances.toml does not list (a size its family does not list is not guessed)."""
+    m = INSTANCE_TYPE.match(str(text or "").strip().lower())
+    row = _instances().get(m.group(1)) if m else None
+    count = row.get("gpus", {}).get(m.group(2)) if isinstance(row, dict) else None
+    if not count:
+        return None
+    return InstanceSpec(f"{m.group(1)}.{m.group(2)}", str(row.get("name", m.group(1))), gpu(row["gpu"]), int(count),
+                        str(row["source"]))
+
+
 # --------------------------------------------------------------------------- multi-node systems
 
 

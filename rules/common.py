@@ -227,10 +227,14 @@ def distinct_gpus(gpus: list[GpuFact]) -> list[GpuFact]:
 
 
 def gpu_count(facts: Facts) -> int | None:
-    """GPUs in the job or the node, from any source; None when unknown."""
+    """GPUs in the job or the node, from any source (the count an instance type named holds, where none is
+    stated); None when unknown."""
+    from rules import catalog
+
     w = facts.workload()
     seen = len(gpu_indices(facts))
-    counts = [c for c in (w.gpu_count, seen or None) if c]
+    held = None if w.gpu_count else catalog.instance(w.gpu)  # an instance type named for its GPUs holds a count
+    counts = [c for c in (w.gpu_count, seen or None, held and held.gpus) if c]
     return max(counts) if counts else None
 
 

@@ -76,6 +76,9 @@ def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
             if spec:
                 return spec, g.source, False
     gpu, source = wfield(facts, "gpu")
+    held = catalog.instance(gpu)  # a cloud instance type named for its GPUs ("g4dn.metal": 8x T4)
+    if held:
+        return held.gpu, f"{source} ({held.name}: {held.gpus}x {held.gpu.name}, {held.source})", False
     if gpu:
         for name in (gpu, re.sub(r"\s*\(.*?\)", "", gpu).strip()):
             spec = _known(catalog.find_gpu, name=catalog.gpu_name(name))

@@ -415,6 +415,10 @@ PLUS_MODEL = re.compile(r"(?<![\w-])((?:Command|command)[-\s][Rr]\+)")
 # ("Llama-4-Scout-17B-16E").
 OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:_]\d{1,3}(?:\.\d)?[bB])"
                          r"(?![\w.]|-\d+E\b|-A\d)")
+# A cloud instance type as AWS writes it, <family>.<size> ("g4dn.metal", "p4d.24xlarge", "g5.12xlarge":
+# https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html): where no GPU is named it is recorded
+# as the GPU named, which rules.catalog.instance resolves to the board and count the instance holds.
+INSTANCE_TYPE = re.compile(r"(?<![\w.-])([a-z]+\d+[a-z0-9-]*\.(?:\d*x?large|metal|medium))(?![\w.-])", re.I)
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
                        r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
@@ -806,6 +810,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
             tp_line = (i, _tp_size(m))
         if pp_line is None and (m := PP.search(ln)):
             pp_line = (i, _tp_size(m))
+    if gpu_line is None:  # no GPU named: the instance type named holds them ("on an EC2 g4dn.metal")
+        gpu_line = next(((i, m.group(1), None, None) for i, ln in spaced.items()
+                         if (m := INSTANCE_TYPE.search(ln))), None)
     # where the count was said (line, its start, the end of the GPUs it counts): said per node, it is multiplied
     counted = gpu_line[3] if gpu_line and gpu_line[2] else count_line[2] if count_line else None
     per_node, nodes = _per_node(spaced, *counted) if counted else (False, None)
