@@ -1334,8 +1334,10 @@ class InstanceSpec:
     source: str
 
 
-# AWS writes an instance type <family>.<size> (https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html)
-INSTANCE_TYPE = re.compile(r"^([a-z][a-z0-9-]*)\.([a-z0-9-]+)$")
+# AWS writes an instance type <family>.<size> (https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html),
+# Google Cloud a machine type <series>-<type>-<size> ("a2-highgpu-8g", "g2-standard-24":
+# https://cloud.google.com/compute/docs/machine-resource)
+INSTANCE_TYPE = re.compile(r"^([a-z][a-z0-9-]*)\.([a-z0-9-]+)$|^([a-z]\d+-[a-z]+)-(\d+g?)$")
 
 
 @functools.lru_cache(maxsize=None)
@@ -1349,12 +1351,12 @@ def instance(text: str | None) -> InstanceSpec | None:
     """The instance type `text` names ('g4dn.metal', 'p4d.24xlarge') with its GPU and their count, or None for a name
     instances.toml does not list (a size its family does not list is not guessed)."""
     m = INSTANCE_TYPE.match(str(text or "").strip().lower())
-    row = _instances().get(m.group(1)) if m else None
-    count = row.get("gpus", {}).get(m.group(2)) if isinstance(row, dict) else None
+    family, size = (m.group(1) or m.group(3), m.group(2) or m.group(4)) if m else (None, None)
+    row = _instances().get(family) if m else None
+    count = row.get("gpus", {}).get(size) if isinstance(row, dict) else None
     if not count:
         return None
-    return InstanceSpec(f"{m.group(1)}.{m.group(2)}", str(row.get("name", m.group(1))), gpu(row["gpu"]), int(count),
-                        str(row["source"]))
+    return InstanceSpec(m.group(0), str(row.get("name", family)), gpu(row["gpu"]), int(count), str(row["source"]))
 
 
 # --------------------------------------------------------------------------- multi-node systems

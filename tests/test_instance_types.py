@@ -46,14 +46,19 @@ def _verdict(tmp_path: Path, text: str):
     ("p3.8xlarge", "v100-sxm2-16gb", 4), ("p3dn.24xlarge", "v100-sxm2-32gb", 8),
     ("p4d.24xlarge", "a100-40gb-sxm", 8), ("p4de.24xlarge", "a100-80gb-sxm", 8),
     ("p5.48xlarge", "h100-sxm", 8), ("p5e.48xlarge", "h200-sxm", 8),
+    # Google Cloud: <series>-<type>-<GPUs>g, and G2 by its vCPUs
+    ("a2-highgpu-1g", "a100-40gb-sxm", 1), ("a2-megagpu-16g", "a100-40gb-sxm", 16),
+    ("a2-ultragpu-8g", "a100-80gb-sxm", 8), ("a3-highgpu-8g", "h100-sxm", 8), ("a3-ultragpu-8g", "h200-sxm", 8),
+    ("g2-standard-8", "l4", 1), ("g2-standard-24", "l4", 2), ("g2-standard-96", "l4", 8),
 ])
 def test_instance_holds_gpus(name, gpu, count):
     found = catalog.instance(name)
     assert found is not None and (found.gpu.key, found.gpus) == (gpu, count)
-    assert found.source.startswith("https://aws.amazon.com/") or found.source.startswith("https://docs.aws")
+    assert found.source.startswith(("https://aws.amazon.com/", "https://docs.aws", "https://cloud.google.com/"))
 
 
-@pytest.mark.parametrize("name", ["m5.metal", "c5.24xlarge", "g4dn.3xlarge", "p4d.xlarge", "g5", "A100", "", None])
+@pytest.mark.parametrize("name", ["m5.metal", "c5.24xlarge", "g4dn.3xlarge", "p4d.xlarge", "g5", "A100", "", None,
+                                  "n1-standard-8", "a2-highgpu-3g", "g2-standard-6"])
 def test_no_guess(name):
     """A family with no GPUs, a size the family does not have, or no instance form: nothing is read."""
     assert catalog.instance(name) is None
@@ -63,6 +68,8 @@ def test_no_guess(name):
     ("Serving Llama-2-13B with vLLM on a g5.12xlarge, one request gets 20 tok/s. Normal?", "a10g", 4),
     ("We rent p4d.24xlarge nodes and run Mixtral there; decode is 45 tokens/s for a single user.", "a100-40gb-sxm", 8),
     ("Our EC2 g6.xlarge box does 30 tok/s with llama3 8b, is that expected?", "l4", 1),
+    ("On a GCP a2-ultragpu-2g VM, vLLM serves Llama-3-8B at 90 tokens/s per request.", "a100-80gb-sxm", 2),
+    ("Benchmarking on g2-standard-24 (Google Cloud) with TGI: 25 tok/s for Mistral 7B.", "l4", 2),
     # a count the reporter states wins over the instance's
     ("On a g4dn.metal using only 2 GPUs, llama.cpp gives 9 tok/s on a 13B model.", "t4", 2),
 ])

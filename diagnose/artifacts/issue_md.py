@@ -416,9 +416,11 @@ PLUS_MODEL = re.compile(r"(?<![\w-])((?:Command|command)[-\s][Rr]\+)")
 OTHER_MODEL = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9.]{2,}(?:-[A-Za-z][A-Za-z0-9.]*)*[-:_]\d{1,3}(?:\.\d)?[bB])"
                          r"(?![\w.]|-\d+E\b|-A\d)")
 # A cloud instance type as AWS writes it, <family>.<size> ("g4dn.metal", "p4d.24xlarge", "g5.12xlarge":
-# https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html): where no GPU is named it is recorded
-# as the GPU named, which rules.catalog.instance resolves to the board and count the instance holds.
-INSTANCE_TYPE = re.compile(r"(?<![\w.-])([a-z]+\d+[a-z0-9-]*\.(?:\d*x?large|metal|medium))(?![\w.-])", re.I)
+# https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html), or a Google Cloud GPU machine
+# type ("a2-highgpu-8g", "g2-standard-24": https://cloud.google.com/compute/docs/accelerator-optimized-machines): where
+# no GPU is named it is recorded as the GPU named, which rules.catalog.instance resolves to the board and its count.
+INSTANCE_TYPE = re.compile(r"(?<![\w.-])([a-z]+\d+[a-z0-9-]*\.(?:\d*x?large|metal|medium)|"
+                           r"[a-z]\d+-(?:high|mega|ultra|edge)gpu-\d+g|g2-standard-\d+)(?![\w.-])", re.I)
 # A model named by its size alone: "a 70B model", "the 7b", "our 13B (Q4_K_M)", "a 34B LLM".
 BARE_SIZE = re.compile(r"\b(?:a|an|the|my|our|this|that|same)\s+(\d{1,3}(?:\.\d)?)\s?b\b(?![\w.-])|"
                        r"\b(\d{1,3}(?:\.\d)?)\s?b\s+(?:model|LLM|dense model)\b|"
