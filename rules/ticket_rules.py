@@ -76,7 +76,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
-from rules.workload import assumed_cut, predict_layout
+from rules.workload import QUANTISATION_ASK, assumed_cut, assumed_weights, predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
 # reporter's observation (at most), the reporter's guess. Measured on tickets the rules were not
@@ -1143,7 +1143,7 @@ def measured_vs_expected(facts: Facts, predictions=None):
                    f"{said} is below the expected {band} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",
-                   evidence, fix=beyond_band_fix(facts))
+                   evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(p)) + beyond_band_fix(facts))
         return
 
 

@@ -396,6 +396,13 @@ def fits_only_quantised(p, priced, gpu, engine: str):
     return p4
 
 
+# Below the band of weights assumed quantised, which quantisation ran decides first: the band is the fast kernels'
+# (AWQ/GPTQ with Marlin, FP8), and vLLM warns that its bitsandbytes path "can be slower than non-quantized models"
+# (https://docs.vllm.ai/en/latest/features/quantization/bnb.html; its load-time warning).
+QUANTISATION_ASK = ("Say which quantisation ran (AWQ, GPTQ, FP8, bitsandbytes, GGUF): the band assumed 4- to 8-bit "
+                    "weights on the engine's fast kernels, and bitsandbytes decodes slower than 16-bit weights;")
+
+
 def assumed_weights(p) -> str | None:
     """The weights fits_only_quantised inferred for a prediction, as its evidence says them; None where read."""
     said = str(p.assumptions.get("weights", ""))
