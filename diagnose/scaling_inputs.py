@@ -78,6 +78,9 @@ class Setup:
     # narrowed them; () = every release's
     releases: tuple[str, ...] = ()
     release_note: str = ""
+    # a ticket whose engine keeps every weight on the GPU and that names no weights (rules.workload.may_run_quantised):
+    # a checkpoint whose 16-bit weights overflow its GPUs ran quantised, priced as `ticket` prices it
+    may_run_quantised: bool = False
     # a launch option the input states that takes the step outside the predictor (rules.ticket_figures.
     # UNMODELLED_OPTIONS): the run's figures are shown, never judged, as ticket does
     unmodelled: str | None = None
@@ -291,7 +294,7 @@ def _setup_of(read) -> Setup:
     launch line, a capture's GPU), where the catalog knows them; weights and builds as the ticket rules read them."""
     from rules.subject import Subject
     from rules.ticket_figures import unmodelled_layout
-    from rules.workload import quant_group, stated_lengths, weight_dtype
+    from rules.workload import may_run_quantised, quant_group, stated_lengths, weight_dtype
 
     named = Subject.of(read)
     prompt, output = stated_lengths(read)  # the lengths `ticket` predicts the figures at
@@ -300,7 +303,8 @@ def _setup_of(read) -> Setup:
                  engine=engine_of(read), dtype=weight_dtype(read), prompt=prompt, output=output,
                  quant=quant_group(read), engine_stated=not releases,
                  releases=tuple(e.key for e in releases) if note else (), release_note=note,
-                 unmodelled=unmodelled_layout(read), builds=tuple(engine_builds(read)))
+                 unmodelled=unmodelled_layout(read), builds=tuple(engine_builds(read)),
+                 may_run_quantised=may_run_quantised(read))
 
 
 def _content_layout(read) -> Layout | None:

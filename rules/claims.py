@@ -2610,10 +2610,12 @@ def work_duration(facts: Facts) -> bool:
 # Intel Arc / Data Center GPU Max / Gaudi (XPU), Apple M-series (Metal)
 # (https://www.amd.com/en/products/accelerators/instinct.html, https://www.intel.com/content/www/us/en/products/details/discrete-gpus.html,
 # https://developer.apple.com/metal/). NVIDIA's P-states, nvidia-smi fields, NVLink and NCCL do not describe them.
+# ("metal" after a dot is a cloud instance's bare-metal size, "g4dn.metal", "m5.metal":
+# https://docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html)
 _OTHER_VENDOR = re.compile(
     r"\bMI\s?(?:25|50|60|100|210|250X?|300[AX]?|325X|350X?|355X?)\b|\bInstinct\b|\bRadeon\b|\bRX\s?[5-9]\d{3}\b|"
     r"\bROCm\b|\brocm-smi\b|\bamd-smi\b|\bIntel\s+(?:Arc|Data\s+Center\s+GPU|Gaudi|GPU\s+Max)\b|\bArc\s+[AB]\d{3}\b|"
-    r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|\bMetal\b", re.I)
+    r"\bGaudi\s?\d?\b|\bXPU\b|\bApple\s+(?:M[1-5]|silicon)\b|\bM[1-5]\s+(?:Pro|Max|Ultra)\b|(?<!\.)\bMetal\b", re.I)
 
 
 def other_vendor(facts: Facts) -> Claim | None:

@@ -250,6 +250,9 @@ class ScalingRow:
     speedup_base: str | None = None
     # the healthy model's terms, which add up to the expected step (terms split the measured one)
     expected_terms: dict[str, float] = field(default_factory=dict)
+    # the weights the row was priced at where the input names none and they were inferred
+    # (rules.workload.fits_only_quantised), said in its evidence
+    weights_assumed: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The row as the report holds it: the figures a row of its kind has, and no others."""

@@ -30,6 +30,7 @@ returns and nothing else.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import statistics
 from dataclasses import dataclass, field
@@ -216,6 +217,7 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
     builds: the llama.cpp build the runs ran (--build), as a ticket states one: its side's profile, its own band.
     """
     from rules import catalog
+    from rules.workload import fits_only_quantised
 
     cal = cal or Calibration()
     rows = []
@@ -246,12 +248,14 @@ def analyse(runs, model, gpu, *, dtype=None, kv_dtype=None, prompt=1024, context
         # a stated build decides between the named engine and its twin; with none stated there is nothing to weigh
         stated = bool(run_builds) and catalog.build_decides(catalog.run_engine(engine_name, g, gguf), run_builds)
         specs[("model", m.key)], specs[("gpu", g.key)], specs[("engine", e.key)] = m, g, e
-        p = _predict(run, m, g, dtype=pick("dtype", dtype, s.dtype), kv_dtype=kv_dtype, prompt=s.prompt or prompt,
-                     context=None if s.output else context, output=s.output, interconnect=interconnect,
-                     gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e,
-                     network=s.network, batch=run.batch or default_batch,
-                     quant_group=gguf,
-                     build_stated=stated, releases=releases, release_note=note)
+        priced = functools.partial(_predict, run, m, g, kv_dtype=kv_dtype, prompt=s.prompt or prompt,
+                                   context=None if s.output else context, output=s.output, interconnect=interconnect,
+                                   gpus_per_node=s.gpus_per_node or gpus_per_node, engine=e, network=s.network,
+                                   batch=run.batch or default_batch, quant_group=gguf, build_stated=stated,
+                                   releases=releases, release_note=note)
+        p = priced(dtype=pick("dtype", dtype, s.dtype))
+        if s.may_run_quantised and "dtype" not in override:  # as `ticket` prices it (rules.workload.predict_layout)
+            p = fits_only_quantised(p, priced, g, engine_name or e.key)
         rows.append(_row(run, p, g, cal, run.batch or default_batch))
     _judge(rows)
     quants = [pick("dtype", quant, r.setup.quant) for r in runs]  # the runs' weights, as each was predicted
@@ -280,6 +284,7 @@ def _predict(run, model, gpu, *, batch, build_stated: bool = False, **kwargs):
 
 def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
     from rules.expectations import expectation
+    from rules.workload import assumed_weights
 
     step = measured_step(run)
     ar_ref, ar_ref_src = _allreduce_reference(p, cal)
@@ -325,6 +330,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         prefill_tok_s_expected=p.prefill_tok_s_expected,
         capture_calls=cap.calls if cap else None, capture_source=cap.source if cap else None,
         launch_gap_share=cap.gap_share if cap else None, band_low=p.band_low, band_high=p.band_high,
+        weights_assumed=assumed_weights(p),
     )
     if step:
         row.terms["unexplained_ms"] = round(step[0] - calibrated, 4)

@@ -65,7 +65,8 @@ def _step_ev(r: ScalingRow) -> Evidence:
 def _model_ev(r: ScalingRow) -> Evidence:
     return Evidence(source=f"{SOURCE} ({r.model} {r.dtype} on {r.gpu}, {r.engine}, {_what(r)})",
                     detail=f"expected {r.metric} ({'; '.join(r.calibrated_with)}); the roofline (nothing real is "
-                    f"faster) is {r.roofline:.4g} {_unit(r)}", expected=r.expected, unit=_unit(r))
+                    f"faster) is {r.roofline:.4g} {_unit(r)}" + (f"; {r.weights_assumed}" if r.weights_assumed else ""),
+                    expected=r.expected, unit=_unit(r))
 
 
 def _layouts(predictions: ScalingAnalysis) -> dict[str, list[ScalingRow]]:
@@ -249,12 +250,14 @@ def tracks_prediction(facts, predictions):
                  f"layout's x{worst.base_ratio:.2f} (worst {worst.label}: x{worst.layout_ratio:.2f})")
         where = (f"are as far from what a healthy {worst.engine} system delivers as the smallest layout's, which "
                  "scaling does not change (see the base-efficiency finding)")
+    inferred = any(r.weights_assumed for rs in layouts.values() for r in rs)  # priced at weights the input never named
     yield Finding(
-        rule="scaling.tracks_prediction", category="expected_physics", severity="info", confidence=0.7,
-        title=title,
+        rule="scaling.tracks_prediction", category="expected_physics", severity="info",
+        confidence=0.6 if inferred else 0.7, title=title,
         summary=f"Each layout's {n} figure(s) {where}, for this model and GPU. The scaling measured is the scaling "
         "this hardware and engine give; nothing here points to a broken layout.",
-        evidence=[_step_ev(r) for rs in layouts.values() for r in rs[:2]][:8],
+        evidence=[_step_ev(r) for rs in layouts.values() for r in rs[:2]][:8]
+        + [_model_ev(r) for r in [worst] if r.weights_assumed],
         fix="Nothing to fix; choose the layout by latency and throughput goals (see the goodput and DP findings).",
     )
 

@@ -88,11 +88,19 @@ def _gpu(facts: Facts) -> tuple[GpuSpec | None, str | None, bool]:
     for name in names:
         spec = _known(catalog.resolve_gpu, text=name, nvlink=_nvlink_hint(facts))
         if spec:
-            if system and _product(system[0]) == _product(spec):  # "A100" on a p4de.24xlarge: its A100 80GB SXM
+            # "A100" on a p4de.24xlarge: its A100 80GB SXM; a memory size the reporter states ("A100 80GB" on a
+            # p4d.24xlarge, whose A100s have 40) is their reading of the board and is kept
+            if system and _product(system[0]) == _product(spec) and not _states_other_memory(name, system[0]):
                 return system[0], system[1], False
             src = next((g.source for g in facts.of(GpuFact) if g.name == name), source)
             return spec, f"{src} (GPU family '{name}' read as {spec.key})", True
     return (system[0], system[1], False) if system else (None, None, False)
+
+
+def _states_other_memory(name: str, board: GpuSpec) -> bool:
+    """Does the GPU name state a memory size ("A100 80GB", "A100-40G") other than the board's?"""
+    sizes = {int(m) for m in re.findall(r"(?<!\d)(\d{2,3})\s?G(?:B|iB)?\b", name, re.I)}
+    return bool(sizes) and int(board.memory_gb) not in sizes
 
 
 def _system_gpu(facts: Facts) -> tuple[GpuSpec, str] | None:

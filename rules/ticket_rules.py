@@ -77,7 +77,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
-from rules.workload import predict_layout
+from rules.workload import QUANTISATION_ASK, assumed_cut, assumed_weights, predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
 # reporter's observation (at most), the reporter's guess. Measured on tickets the rules were not
@@ -1123,7 +1123,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
                      f"is {under:.0%} below the calibrated band's low edge for this model on these GPUs, within the "
                      f"{1 - REPORTED_RATE_SLACK:.0%} a rate written in prose reads low (what was timed holds the "
                      "prompt, sampling and the reply's turn, and the figure is rounded)")
-            yield make("ticket.measured_vs_expected", "expected_physics", "info", 0.6 if not edge else 0.55,
+            yield make("ticket.measured_vs_expected", "expected_physics", "info",
+                       (0.6 if not edge else 0.55) - assumed_cut(p),
                        f"{said} is what this model, GPU and layout deliver (expected {band}{edge})",
                        f"The rate the reporter measured {where}; "
                        "decode streams every weight from memory per token, "
@@ -1144,7 +1145,7 @@ def measured_vs_expected(facts: Facts, predictions=None):
                    f"{said} is below the expected {band} tok/s",
                    "The measured rate is slower than a healthy system with this engine delivers; something beyond "
                    "physics costs time (host, transport, clocks, configuration).",
-                   evidence, fix=beyond_band_fix(facts))
+                   evidence, fix=(QUANTISATION_ASK + " ") * bool(assumed_weights(p)) + beyond_band_fix(facts))
         return
 
 

@@ -23,6 +23,7 @@ from diagnose.evidence import (
 from rules import claims
 from rules.common import (
     distinct_gpus,
+    engine_of,
     engine_releases,
     ev,
     gpu_count,
@@ -315,14 +316,17 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     stated_prompt, stated_output = stated_lengths(facts)
     prompt = prompt or stated_prompt or 1024
     releases, release_note = engine_releases(facts)
+
+    def priced(dtype):
+        return roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
+                                          output=stated_output or None, engine=engine or facts.subject.engine,
+                                          dtype=dtype, quant_group=gguf, gpus_per_node=per_node or 8,
+                                          build_stated=build_stated(facts), releases=releases,
+                                          release_note=release_note, interconnect=interconnect)
     try:
-        p = roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
-                                       output=stated_output or None,
-                                       engine=engine or facts.subject.engine,
-                                       dtype=dtype or weight_dtype(facts),
-                                       quant_group=gguf, gpus_per_node=per_node or 8,
-                                       build_stated=build_stated(facts), releases=releases,
-                                       release_note=release_note, interconnect=interconnect)
+        p = priced(dtype=dtype or weight_dtype(facts))
+        if not dtype and p.kv_budget_gb < 0 and may_run_quantised(facts):
+            p = fits_only_quantised(p, priced, gpu, engine_of(facts))
     except InputError:  # a layout the predictor rejects is not this rule's problem
         return None
     if pp_src:
@@ -337,6 +341,81 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
         p.assumptions["gguf"] = (f"the GGUF type could not be read from '{file}': the checkpoint's "
                                  f"{p.dtype} weights assumed (a 4-bit file streams about a quarter of the bytes)")
     return p
+
+
+# Engines that hold every weight in GPU memory unless told otherwise: vLLM and SGLang offload only with
+# --cpu-offload-gb (default 0: https://docs.vllm.ai/en/latest/configuration/engine_args.html,
+# https://docs.sglang.ai/advanced_features/server_arguments.html); TensorRT-LLM, TGI, LMDeploy's TurboMind,
+# FasterTransformer and gpt-fast load the whole model onto the GPUs. (llama.cpp, Ollama and accelerate's
+# device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
+GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "fastertransformer", "gpt-fast")
+# ("--cpu-offload-gb 0", the default written out, offloads nothing)
+_OFFLOAD = re.compile(r"(?<![a-z])offload(?:s|ed|ing)?(?![a-z])(?![-_]gb[=\s]+0\b)|\bon (?:the )?CPUs?\b", re.I)
+QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
+                    "checkpoint's {dtype} weights need {need:.0f} GB a GPU where {gpu} holds {have:g} GB, and {engine} "
+                    "keeps every weight on the GPU, so the run that gave the figure was quantised; the ticket does "
+                    "not say to what")
+
+
+def may_run_quantised(facts: Facts) -> bool:
+    """Could the run have used quantised weights the ticket does not name? Its engine keeps every weight on the GPU
+    (GPU_RESIDENT) and nothing says the weights, 16 bits or an offload: then a checkpoint whose 16-bit weights do
+    not fit the layout's GPUs (fits_only_quantised) ran quantised. An engine that spills layers to the CPU, or an
+    unnamed one, may have run it off the GPU instead."""
+    from diagnose.artifacts.text import SIXTEEN_BIT
+
+    engine = engine_of(facts) or ""
+    if not engine.startswith(GPU_RESIDENT) or weight_dtype(facts) or any(w.dtype for w in facts.of(Workload)):
+        return False
+    if unread_gguf(facts):
+        return False
+    texts = [text for _, text in claims.texts(facts)]
+    return not any(SIXTEEN_BIT.search(t) or _OFFLOAD.search(t) for t in texts) and not any(
+        str(v).strip() not in ("", "0") for w in facts.of(Workload) for k, v in w.extra.items() if "offload" in k)
+
+
+def fits_only_quantised(p, priced, gpu, engine: str):
+    """The prediction a run that may be quantised (may_run_quantised) is judged by: where the checkpoint's own 16-bit
+    weights alone overflow the GPUs (`p`), the 4-bit one (`priced(dtype)` prices another) with its band reaching the
+    8-bit one's slow edge, as predict_any_build widens a band over the builds an engine may have run; the 4-bit one
+    alone where 8 bits overflow too; `p` where even 4 bits do (a layout or format the ticket does not state). The
+    assumption is said. `ticket` (predict_layout) and `scaling` (rules.scaling.analyse) both take it from here."""
+    if p.kv_budget_gb >= 0 or p.dtype not in ("bf16", "fp16"):
+        return p
+    p4 = priced(dtype="int4")
+    if p4.kv_budget_gb < 0:
+        return p
+    p8 = priced(dtype="int8")
+    if p8.kv_budget_gb >= 0 and p4.decode_step_ms_expected:
+        ratio = p8.decode_step_ms_expected / p4.decode_step_ms_expected
+        p4.band_high = max(p4.band_high, p8.band_high * ratio)
+        p4.assumptions["band"] = [round(p4.band_low, 3), round(p4.band_high, 3)]
+        said = QUANTISED_TO_FIT
+    else:
+        said = QUANTISED_TO_FIT.replace("4-bit (the expected figure) to 8-bit (the band's slow edge)",
+                                        "4-bit (8-bit does not fit either)")
+    p4.assumptions["weights"] = said.format(dtype=p.dtype, need=p.weights_gb_per_gpu + p.reserved_gb,
+                                            gpu=gpu.name, have=gpu.memory_gb, engine=engine)
+    return p4
+
+
+# Below the band of weights assumed quantised, which quantisation ran decides first: the band is the fast kernels'
+# (AWQ/GPTQ with Marlin, FP8), and vLLM warns that its bitsandbytes path "can be slower than non-quantized models"
+# (https://docs.vllm.ai/en/latest/features/quantization/bnb.html; its load-time warning).
+QUANTISATION_ASK = ("Say which quantisation ran (AWQ, GPTQ, FP8, bitsandbytes, GGUF): the band assumed 4- to 8-bit "
+                    "weights on the engine's fast kernels, and bitsandbytes decodes slower than 16-bit weights;")
+
+
+def assumed_weights(p) -> str | None:
+    """The weights fits_only_quantised inferred for a prediction, as its evidence says them; None where read."""
+    said = str(p.assumptions.get("weights", ""))
+    return said if said.startswith(QUANTISED_TO_FIT[:26]) else None
+
+
+def assumed_cut(p) -> float:
+    """How much an answer resting on weights assumed to fit (fits_only_quantised) gives up in confidence: the format is
+    inferred, not read, so a figure inside its band is physics less surely than one priced at weights stated."""
+    return 0.1 if assumed_weights(p) else 0.0
 
 
 _GGUF_FILE = re.compile(r"[\w.+-]+\.gguf\b", re.I)
@@ -368,7 +447,7 @@ def quantised_stream(facts: Facts, tp: int, rate: float, margin: float = 1.0) ->
     quantisation of local and community checkpoints)? True only when the ticket states no weights, the checkpoint
     ships 16-bit and no catalog serving engine (which loads the checkpoint as named) runs it: then a rate above the
     16-bit roofline says 'quantised' as readily as 'batched'."""
-    from rules.common import LLAMACPP_ENGINES, engine_of
+    from rules.common import LLAMACPP_ENGINES
 
     model, gpu = facts.subject.model, facts.subject.gpu
     if model is None or gpu is None or weight_dtype(facts) or model.checkpoint_dtype not in ("bf16", "fp16", "fp32"):

@@ -291,10 +291,20 @@ def test_small_and_recent_checkpoints_resolve(name, key):
 
 
 def test_weights_that_cannot_fit_as_assumed_ask_for_the_quantisation():
-    facts = issue("# speed\n\nPhi-4 on one RTX 4090 with vLLM decodes at 30 tok/s, is that normal?")
+    facts = issue("# speed\n\nPhi-4 on one RTX 4090 decodes at 30 tok/s, is that normal?")
     _, findings = verdict_of(facts)
     (f,) = [f for f in findings if f.rule == "ticket.figure_unjudged"]
     assert "quantisation" in f.fix and "does not fit" in f.title
+
+
+def test_an_engine_that_keeps_the_weights_on_the_gpu_ran_them_quantised():
+    """(s12-11v) The same figure from vLLM, which offloads nothing unless told: the run was quantised, judged at 4- to
+    8-bit weights, said as assumed, and the shortfall's fix asks which quantisation ran (rules.workload)."""
+    facts = issue("# speed\n\nPhi-4 on one RTX 4090 with vLLM decodes at 30 tok/s, is that normal?")
+    _, findings = verdict_of(facts)
+    assert not any(f.rule == "ticket.figure_unjudged" for f in findings)
+    (f,) = [f for f in findings if f.rule == "ticket.measured_vs_expected"]
+    assert any("assumed: quantised weights" in e.detail for e in f.evidence) and "which quantisation" in f.fix
 
 
 def test_weights_that_fit_are_judged_without_asking():
