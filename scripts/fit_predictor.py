@@ -178,8 +178,9 @@ class Trial:
         return getattr(self.cal.custom[section.split(".", 1)[1]], name)
 
     def runs(self, row: published.Row) -> catalog.EngineSpec:
-        """The trial's profile that runs the row (its engine, or that engine's twin where a split drops graphs)."""
-        found = catalog.split_build(self.engines[row.engine], row.builds)
+        """The trial's profile that runs the row as its builds do (a split's graphs, a quantised prompt's MMQ), or
+        that engine's twin where a split drops graphs."""
+        found = catalog.build_profile(self.engines[row.engine], row.builds)
         return catalog.split_twin(found, row.pp, self.engines.__getitem__)
 
     def set(self, key: tuple, value: float) -> None:

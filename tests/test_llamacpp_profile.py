@@ -300,6 +300,29 @@ def test_mmq_tensor_cores_need_turing(gpu, mma):
     assert s.int8_mma is mma
 
 
+@pytest.mark.parametrize("gpu,builds,dtype,says", [
+    ("rtx-4090", (), "Q4_K_M", "MMQ on INT8 tensor cores (llama.cpp from b3216): 40% of 660.6 INT8 TOPS"),
+    ("rtx-4090", ("b2824",), "Q4_K_M", "an F16 copy of the weights, then cuBLAS"),
+    ("tesla-p40", (), "Q4_0", "MMQ on INT8 dot products"),
+    ("rtx-2000-ada-test", (), "Q4_K_M", "gpus.toml lists no INT8 rate"),
+    ("rtx-4090", (), "F16", None)])
+def test_predict_says_which_path_a_quantised_prompt_takes(gpu, builds, dtype, says):
+    """The summary's "GEMMs at N % of the tensor rate" is the 16-bit path's: a quantised prompt's own path and rate
+    are said beside it (assumptions prompt_gemm), and a board without an INT8 rate says it is priced without MMQ."""
+    from diagnose import published as pub
+    from rules.roofline import Layout, predict
+
+    g = (dataclasses.replace(catalog.gpu("rtx-4090"), int8_tops=0.0, name="a board without an INT8 rate")
+         if gpu == "rtx-2000-ada-test" else catalog.gpu(gpu))
+    row = dataclasses.replace(_row("llamacpp-pr24127-rtx4090-llama-3-8b-q4ks-mmq.csv", "ttft_ms", "Q4_K_S"),
+                              dtype=dtype, builds=builds)
+    dt, group = pub.weights(row)
+    eng = catalog.run_engine("llamacpp", g, builds=builds)
+    p = predict(catalog.model("llama-3-8b"), g, Layout(), engine=eng, prompt=512, output=1, dtype=dt,
+                quant_group=group)
+    assert (p.assumptions["prompt_gemm"] or None) == says or says in p.assumptions["prompt_gemm"]
+
+
 def test_mmq_activations_travel_as_q8_1():
     """quantize_mmq_q8_1 reads the F32 activations and writes 1.125 bytes a value (block_q8_1_mmq: 128 int8 values
     and 16 bytes of scales), the kernel reads those and writes F32 results."""
