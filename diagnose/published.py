@@ -163,9 +163,9 @@ def expect(row: Row, **overrides):
     from rules.roofline import Layout, predict_any_build
 
     dtype, group = weights(row)
-    # the profile the row names, as its builds run a split by layers (unstated: the newest builds)
+    # the profile the row names, as its builds run a split by layers and a quantised prompt (unstated: the newest)
     args = dict(batch=row.batch, prompt=row.input_len, output=row.output_len, dtype=dtype, quant_group=group,
-                engine=catalog.split_build(catalog.engine(row.engine), row.builds), gpus_per_node=row.gpus_per_node,
+                engine=catalog.build_profile(catalog.engine(row.engine), row.builds), gpus_per_node=row.gpus_per_node,
                 network=row.network)
     args.update(overrides)
     # a split whose builds the table does not state (or straddle a flip) may have kept its graphs or not: the band

@@ -367,6 +367,16 @@ class EngineSpec:
     # a GEMM over quantised weights with more rows than this, on its 16-bit path, first writes the weights out as
     # F16 and multiplies that copy (llama.cpp: cuBLAS above MMQ_MAX_BATCH_SIZE); 0 = never
     f16_copy_tokens: int = 0
+    # from this compute capability its INT8 GEMMs over quantised weights run on INT8 tensor cores for every batch, in
+    # place of the 16-bit path and its F16 copy (llama.cpp's MMQ from b3216 on Turing and newer); 0 = never
+    int8_mma_cc: float = 0.0
+    # share of the INT8 datasheet rate those tensor-core kernels reach; and the tokens of one tile of them, for each
+    # of which a weight tile is unpacked again (mmq_x); the first build that runs them and the day it was merged
+    # (a stated build before it runs the 16-bit path: rules.catalog.mmq_build)
+    int8_mma_efficiency: float = 0.0
+    int8_mma_tile_tokens: int = 0
+    int8_mma_since_build: int = 0
+    int8_mma_since_date: str = ""
     # MoE: each rank holds experts / tp whole experts and runs every one on every token (vLLM's Mixtral
     # before its fused-MoE kernel), not the tokens' own experts sharded over the ranks
     moe_dense_experts: bool = False
@@ -864,6 +874,20 @@ def split_build(found: EngineSpec, builds) -> EngineSpec:
     return dataclasses.replace(found, pp_eager=False) if keeps else found
 
 
+def mmq_build(found: EngineSpec, builds) -> EngineSpec:
+    """`found` as the builds stated run a quantised prompt: on INT8 tensor cores (int8_mma_cc) from
+    int8_mma_since_build on, on the 16-bit path where every build stated predates it; none stated or straddling it,
+    as the newest builds do."""
+    if found.int8_mma_cc and build_side(found, builds, found.int8_mma_since_build, found.int8_mma_since_date):
+        return dataclasses.replace(found, int8_mma_cc=0.0)
+    return found
+
+
+def build_profile(found: EngineSpec, builds) -> EngineSpec:
+    """`found` as the builds stated run it: a split by layers (split_build) and a quantised prompt (mmq_build)."""
+    return mmq_build(split_build(found, builds), builds)
+
+
 def build_decides(found: EngineSpec | None, builds) -> bool:
     """Do the builds stated decide every build boundary of the engine's profile (build_side's, and a layer split's:
     split_graphs)? Where not, a figure is judged against the band covering the twin too (roofline.predict_any_build)."""
@@ -887,7 +911,7 @@ def run_engine(name: str | None, gpu: GpuSpec | None = None, gguf: str | None = 
             found, builds, found.graphs_since_build, found.graphs_since_date) is not True
         if not later:
             return engine(found.build_twin)
-    return engine(found.build_twin) if build_side(found, builds) else split_build(found, builds)
+    return engine(found.build_twin) if build_side(found, builds) else build_profile(found, builds)
 
 
 # A build stated by its date: a year, a month or a day ('2024', '2024-03', '2024-03-15').
@@ -903,7 +927,7 @@ def build_side(engine: EngineSpec | None, builds, before_build: int = 0, before_
     graphs out (llamafile did: https://github.com/mozilla-ai/llamafile/pull/1051)."""
     before_build = before_build or (engine.twin_before_build if engine else 0)
     day = before_date or (engine.twin_before_date if engine else "")
-    if not (engine and engine.build_twin and before_build and day):
+    if not (engine and (engine.build_twin or before_build) and before_build and day):
         return None
     sides = set()
     for b in builds or ():

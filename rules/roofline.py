@@ -656,8 +656,27 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
                 "grouped (each KV head read once per GQA group)" if step_model.grouped_attention(setting)
                 else "one thread block per query head (CUDA cores; engines.toml grouped_decode_attention)"),
             "pp_microbatches": {"decode": m_e, "prefill": m_p, "step_drains": eng.pp_step_drains} if pp > 1 else None,
+            "prompt_gemm": prompt_gemm(setting),
         },
     )
+
+
+def prompt_gemm(s: step_model.Setting) -> str | None:
+    """How a prompt's GEMMs over integer (GGUF) weights run, where the engine has its own path for them (llama.cpp):
+    the figure the summary's "GEMMs at N % of the tensor rate" does not describe. None: no such path."""
+    eng = s.engine
+    if not s.int8_path:
+        if eng.int8_gemm and s.dtype in ("int4", "int8") and eng.int8_mma_cc and \
+                s.gpu.compute_capability >= eng.int8_mma_cc:
+            return (f"MMQ on INT8 tensor cores in these llama.cpp builds, but gpus.toml lists no INT8 rate for "
+                    f"{s.gpu.name}: priced as an F16 copy of the weights, then cuBLAS")
+        return None
+    if s.int8_mma:
+        return (f"MMQ on INT8 tensor cores (llama.cpp from b3216): {eng.int8_mma_efficiency:.0%} of "
+                f"{s.gpu.int8_tops:g} INT8 TOPS, activations quantised to q8_1, no F16 copy")
+    if s.f16_copy(eng.f16_copy_tokens + 1, 512, s.model.hidden, s.model.hidden):
+        return "an F16 copy of the weights, then cuBLAS (llama.cpp before b3216)"
+    return f"MMQ on INT8 dot products: {eng.int8_gemm_efficiency:.0%} of {s.gpu.int8_tops:g} INT8 TOPS"
 
 
 def itl_context(prompt: int, output: int, share: float = 0.5) -> float:

@@ -43,6 +43,12 @@ MLA_EXTRA_KERNELS = 6
 UNFUSED_ATTENTION_KERNELS = 3  # QK^T batched GEMM, masked softmax, PV batched GEMM (one fused kernel otherwise)
 TILE = 128  # output tile edge of the tensor-core GEMM kernels (cuBLAS / CUTLASS 128x128 tiles)
 SPLIT_K_MIN = 512  # shortest K slice a split-K GEMM gives one work unit
+# 16-bit tensor cores from Volta (compute capability 7.0) on: llama.cpp's dp4a INT8 kernels run a prompt only below
+# it (ggml-cuda's CUDA_USE_TENSOR_CORES / fp16_mma_available hand larger batches to cuBLAS there)
+FP16_TENSOR_CC = 7.0
+# most rows ggml-cuda multiplies with its mat-vec kernels (MMVQ_MAX_BATCH_SIZE, ggml/src/ggml-cuda/mmvq.cuh); more go
+# to MMQ
+MMVQ_MAX_BATCH = 8
 
 
 @dataclass
@@ -120,18 +126,36 @@ class Setting:
         activations quantised to 8 bits) on a GPU that lists an INT8 rate."""
         return self.engine.int8_gemm and self.dtype in ("int4", "int8") and bool(self.gpu.int8_tops)
 
+    @property
+    def int8_mma(self) -> bool:
+        """Whether those INT8 GEMMs run on INT8 tensor cores whatever the batch (engines.toml int8_mma_cc: llama.cpp's
+        MMQ from b3216 on compute capability 7.5 and newer), in place of the 16-bit path."""
+        cc = self.engine.int8_mma_cc
+        return self.int8_path and bool(cc) and self.gpu.compute_capability >= cc
+
+    def mmq_rows(self, m: float) -> bool:
+        """Whether a weight GEMM of m rows runs as MMQ on INT8 tensor cores: more rows than a mat-vec kernel takes
+        (ggml-cuda's MMVQ up to MMVQ_MAX_BATCH_SIZE, mmvq.cuh), on the path int8_mma opens."""
+        return self.int8_mma and m > MMVQ_MAX_BATCH
+
     def gemm_rate(self, m: float, n: float, k: float) -> float:
-        """Achieved FLOPs per microsecond of a weight GEMM: the engine's 16-bit path, or its INT8 path where that
-        is the faster on this GPU (a P40's 47 INT8 TOPS against its 11.8 FP16/FP32 TFLOPS; on a GPU with
-        16-bit tensor cores the 16-bit path), as the roofline takes the faster of the two peaks."""
+        """Achieved FLOPs per microsecond of a weight GEMM: the engine's INT8 tensor-core path where it runs one
+        (mmq_rows), else its 16-bit path, or its INT8 dot-product path where that is the faster on this GPU (a P40's
+        47 INT8 TOPS against its 11.8 FP16/FP32 TFLOPS; on a GPU with 16-bit tensor cores the 16-bit path)."""
+        if self.mmq_rows(m):
+            return self.tensor_rate("int8", m, n, k)
         rate = self.tensor_rate(self.compute_dtype, m, n, k)
-        return max(rate, self.tensor_rate("int8", m, n, k)) if self.int8_path else rate
+        if not self.int8_path or self.gpu.compute_capability >= FP16_TENSOR_CC:
+            return rate
+        return max(rate, self.tensor_rate("int8", m, n, k))
 
     def f16_copy(self, tokens: float, m: float, n: float, k: float) -> bool:
         """Whether a GEMM of `tokens` rows over quantised weights first writes them out as F16 and multiplies that
         copy (engines.toml f16_copy_tokens: llama.cpp hands a prompt's quantised weights to cuBLAS so, when its
         16-bit path is the faster)."""
         limit = self.engine.f16_copy_tokens
+        if self.int8_mma:
+            return False
         sixteen = self.tensor_rate(self.compute_dtype, m, n, k)
         return bool(limit) and tokens > limit and self.gemm_rate(m, n, k) == sixteen
 
@@ -146,8 +170,8 @@ class Setting:
         prologue and epilogue cost about `tile_overhead_k` steps of K, so a shallow K, as TP
         leaves the row-parallel GEMMs, runs less efficiently)."""
         eff = self.gemm_efficiency or self.cal.gemm(dtype, self.gpu, self.engine.gemm_share(dtype))
-        if dtype == "int8":  # the engine's INT8 dot-product kernels (llama.cpp's MMQ), at their own share
-            eff = self.engine.int8_gemm_efficiency or eff
+        if dtype == "int8":  # the engine's INT8 kernels (llama.cpp's MMQ), at their own share: tensor cores or dp4a
+            eff = (self.engine.int8_mma_efficiency if self.int8_mma else self.engine.int8_gemm_efficiency) or eff
         depth = k / (k + self.cal.tile_overhead_k)
         return self.gpu.tflops(dtype) * 1e6 * eff * wave_efficiency(m, n, k, self.gpu.sms) * depth
 
@@ -219,7 +243,10 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
                 kernel(0.0, 0.0, (act_b + mat.params * 2.0) * count, flops * count, rate)
                 continue
             unpacks = 1  # an INT8 kernel unpacks its weight tiles again for every tile of tokens (llama.cpp's MMQ)
-            if s.engine.int8_tile_tokens and s.int8_path and rate > s.tensor_rate(s.compute_dtype, m, mat.n, mat.k):
+            if s.mmq_rows(m):
+                unpacks = math.ceil(m / (s.engine.int8_mma_tile_tokens or m))
+                act_b = mmq_activation_bytes(m, mat)
+            elif s.engine.int8_tile_tokens and s.int8_path and rate > s.tensor_rate(s.compute_dtype, m, mat.n, mat.k):
                 unpacks = math.ceil(m / s.engine.int8_tile_tokens)
             kernel(weights_b, 0.0, act_b * count, flops * count, rate, dequant_us(s, mat) * unpacks * count)
         if prefill and s.engine.context_score_bytes and not model.is_mla:  # the score matrices go to memory
@@ -269,6 +296,15 @@ def pass_terms(s: Setting, *, sequences: int, tokens_per_seq: int, context: floa
     elif s.engine.piecewise_layer_us:  # piecewise graphs: each layer's attention runs eagerly between two pieces
         t.launch_ms = model.layers * s.engine.piecewise_layer_us / 1e3
     return t
+
+
+Q8_1_BYTES = 36 / 32  # llama.cpp's q8_1 block: 32 int8 values and a half2 (scale, sum), 1.125 bytes a value
+
+
+def mmq_activation_bytes(m: float, mat) -> float:
+    """Activation traffic of one MMQ GEMM of m rows (mmq.cu ggml_cuda_mul_mat_q): quantize_mmq_q8_1 reads the F32
+    input and writes it as q8_1, the GEMM reads that and writes its F32 result."""
+    return m * (mat.k * (4.0 + 2 * Q8_1_BYTES) + mat.n * 4.0) * mat.groups
 
 
 def expert_rate(s: Setting, dense_rate: float) -> float:

@@ -83,11 +83,13 @@ ENGINE = [("host_ms_per_step", 0.02, 30.0), ("host_ms_per_request", 0.1, 300.0),
           ("kernel_overhead_us", 0.9, 12.0),
           # share of the INT8 datasheet rate an engine's INT8 dot-product GEMMs reach (llama.cpp's MMQ)
           ("int8_gemm_efficiency", 0.05, 1.0),
+          # the same on INT8 tensor cores (llama.cpp's MMQ from b3216 on Turing and newer)
+          ("int8_mma_efficiency", 0.05, 1.0),
           # share of the 16-bit datasheet rate an engine's own 16-bit GEMM path reaches (llama.cpp's cuBLAS calls)
           ("fp16_gemm_efficiency", 0.2, 1.0)]
 # constants an engine has only where its profile sets them (0 there = the calibration's)
 OWN = ("attention_efficiency", "kernel_overhead_us", "expert_gemm_efficiency", "expert_gemm_sm_tflops",
-       "int8_gemm_efficiency", "fp16_gemm_efficiency")
+       "int8_gemm_efficiency", "int8_mma_efficiency", "fp16_gemm_efficiency")
 # of those, what a TIED engine fits for itself (the kernel it differs in) rather than taking its twin's
 OWN_TIED = ("expert_gemm_efficiency", "expert_gemm_sm_tflops")
 # engines that are one runtime in another version and take its fitted constants (TensorRT-LLM v0.5-v0.9
@@ -119,7 +121,7 @@ HELD = {"vllm-0.14": ("host_ms_per_step", "kernel_overhead_us"),
 TWIN_OWN = {"llamacpp-eager": ("kernel_overhead_us",), "vllm-0.14": ("host_ms_per_request",)}
 # what --only-engine fits: the engine's own constants, with the shared calibration held
 ONLY_ENGINE = ("host_ms_per_step", "host_ms_per_request", "kernel_overhead_us", "attention_efficiency",
-               "int8_gemm_efficiency", "fp16_gemm_efficiency")
+               "int8_gemm_efficiency", "int8_mma_efficiency", "fp16_gemm_efficiency")
 # calibration.toml constants that only one engine's rows tell, which --only-engine fits and writes with its own
 ONLY_ENGINE_CAL = {"llamacpp": (("dequant", "gguf_k_low"),)}
 
@@ -176,8 +178,9 @@ class Trial:
         return getattr(self.cal.custom[section.split(".", 1)[1]], name)
 
     def runs(self, row: published.Row) -> catalog.EngineSpec:
-        """The trial's profile that runs the row (its engine, or that engine's twin where a split drops graphs)."""
-        found = catalog.split_build(self.engines[row.engine], row.builds)
+        """The trial's profile that runs the row as its builds do (a split's graphs, a quantised prompt's MMQ), or
+        that engine's twin where a split drops graphs."""
+        found = catalog.build_profile(self.engines[row.engine], row.builds)
         return catalog.split_twin(found, row.pp, self.engines.__getitem__)
 
     def set(self, key: tuple, value: float) -> None:

@@ -233,6 +233,105 @@ def test_the_f16_copy_explains_the_rtx4090_quantised_prompts(dtype):
     assert published.expect(row).verdict(row.value) == "inside"
 
 
+# the fit prompt rows of builds from b3216 (MMQ by default), one GPU each
+MMQ_FIT = [("llamacpp-pr24127-rtx4090-llama-3-8b-q4ks-mmq.csv", "rtx-4090"),
+           ("llamacpp-lhl-rtx3090-rtx4090-mistral-7b-b4006.csv", "rtx-3090"),
+           ("llamacpp-lhl-rtx3090-rtx4090-mistral-7b-b4006.csv", "rtx-4090")]
+
+
+def _cublas(row):
+    """The row's profile with MMQ's INT8 tensor-core path off: the F16 copy and cuBLAS of builds before b3216."""
+    return dataclasses.replace(catalog.build_profile(catalog.engine(row.engine), row.builds), int8_mma_cc=0.0)
+
+
+@pytest.mark.parametrize("table,gpu", MMQ_FIT)
+def test_mmq_on_int8_tensor_cores_explains_the_prompts_of_builds_from_b3216(table, gpu):
+    """From b3216 a quantised prompt on Turing and newer runs on MMQ's INT8 tensor cores: priced on the cuBLAS path
+    of earlier builds these published prompts ran far faster than the band allows; on MMQ they sit inside it."""
+    row = next(r for r in _rows(table) if r.metric == "ttft_ms" and r.gpu == gpu)
+    assert published.expect(row, engine=_cublas(row)).verdict(row.value) == "faster"
+    assert published.expect(row).verdict(row.value) == "inside"
+
+
+def test_mmq_follows_the_stated_build():
+    """A stated build before b3216 keeps the cuBLAS path (the A40's b2833, whose notebooks print
+    'GGML_CUDA_FORCE_MMQ: no'); one at or after it, or none stated, runs MMQ; a month spanning 2024-06-24 decides
+    nothing, so the newest builds' path is taken."""
+    eng = catalog.engine("llamacpp")
+    assert catalog.mmq_build(eng, ("b2833",)).int8_mma_cc == 0
+    assert catalog.mmq_build(eng, ("2024-05",)).int8_mma_cc == 0
+    for builds in (("b3216",), ("b6413",), (), ("2024-06",), ("b3000", "b4000")):
+        assert catalog.mmq_build(eng, builds).int8_mma_cc == eng.int8_mma_cc == 7.5
+    row = _row("llamacpp-xiongjiedai-a40-layer-split-2024-05.csv", "ttft_ms", "Q4_K_M")
+    assert row.builds == ("b2833",)
+    assert published.expect(row).expected == published.expect(row, engine=_cublas(row)).expected
+
+
+def test_the_a40_70b_prompt_is_no_mmq_effect():
+    """The A40's 70B Q4_K_M prompt (b2833) ran 1.85x the expected time. Had it run MMQ (a later build), the expected
+    time would be shorter still: the mechanism points the other way, so it cannot explain the miss."""
+    row = next(r for r in _rows("llamacpp-xiongjiedai-a40-layer-split-2024-05.csv")
+               if r.metric == "ttft_ms" and r.dtype == "Q4_K_M" and r.model == "llama-3-70b" and r.pp == 1)
+    a40 = dataclasses.replace(catalog.gpu("a40"), int8_tops=299.3)  # GA102 whitepaper: A40 INT8 tensor, dense
+    from rules.expectations import expectation
+    from rules.roofline import Layout, predict
+
+    def ttft(engine):
+        p = predict(catalog.model(row.model), a40, Layout(), engine=engine, batch=1, prompt=512, output=1,
+                    dtype="int4", quant_group="Q4_K_M")
+        return expectation("ttft_ms", p).expected
+
+    mmq, cublas = ttft(catalog.engine("llamacpp")), ttft(_cublas(row))
+    assert mmq < cublas < row.value
+
+
+@pytest.mark.parametrize("gpu,mma", [("rtx-2080-ti", True), ("rtx-4090", True), ("rtx-pro-6000-blackwell", True),
+                                     ("v100-pcie-16gb", False), ("tesla-p40", False)])
+def test_mmq_tensor_cores_need_turing(gpu, mma):
+    """ggml_cuda_should_use_mmq: INT8 mma from compute capability 7.5; a V100 (FP16 tensor cores, no INT8 mma) hands
+    a prompt to cuBLAS, a P40 runs MMQ on __dp4a (its own path, int8_gemm_efficiency)."""
+    from rules import step_model
+
+    g = catalog.gpu(gpu)
+    # a board the catalog gives no INT8 rate gets one here: the gate under test is the compute capability
+    g = g if g.int8_tops else dataclasses.replace(g, int8_tops=2 * g.tflops("fp16acc16"))
+    s = step_model.Setting(catalog.model("llama-3-8b"), g, catalog.engine("llamacpp"), catalog.calibration(), 1,
+                           "int4", "fp16", catalog.interconnects()[g.interconnect])
+    assert s.int8_mma is mma
+
+
+@pytest.mark.parametrize("gpu,builds,dtype,says", [
+    ("rtx-4090", (), "Q4_K_M", "MMQ on INT8 tensor cores (llama.cpp from b3216): 40% of 660.6 INT8 TOPS"),
+    ("rtx-4090", ("b2824",), "Q4_K_M", "an F16 copy of the weights, then cuBLAS"),
+    ("tesla-p40", (), "Q4_0", "MMQ on INT8 dot products"),
+    ("rtx-2000-ada-test", (), "Q4_K_M", "gpus.toml lists no INT8 rate"),
+    ("rtx-4090", (), "F16", None)])
+def test_predict_says_which_path_a_quantised_prompt_takes(gpu, builds, dtype, says):
+    """The summary's "GEMMs at N % of the tensor rate" is the 16-bit path's: a quantised prompt's own path and rate
+    are said beside it (assumptions prompt_gemm), and a board without an INT8 rate says it is priced without MMQ."""
+    from diagnose import published as pub
+    from rules.roofline import Layout, predict
+
+    g = (dataclasses.replace(catalog.gpu("rtx-4090"), int8_tops=0.0, name="a board without an INT8 rate")
+         if gpu == "rtx-2000-ada-test" else catalog.gpu(gpu))
+    row = dataclasses.replace(_row("llamacpp-pr24127-rtx4090-llama-3-8b-q4ks-mmq.csv", "ttft_ms", "Q4_K_S"),
+                              dtype=dtype, builds=builds)
+    dt, group = pub.weights(row)
+    eng = catalog.run_engine("llamacpp", g, builds=builds)
+    p = predict(catalog.model("llama-3-8b"), g, Layout(), engine=eng, prompt=512, output=1, dtype=dt,
+                quant_group=group)
+    assert (p.assumptions["prompt_gemm"] or None) == says or says in p.assumptions["prompt_gemm"]
+
+
+def test_mmq_activations_travel_as_q8_1():
+    """quantize_mmq_q8_1 reads the F32 activations and writes 1.125 bytes a value (block_q8_1_mmq: 128 int8 values
+    and 16 bytes of scales), the kernel reads those and writes F32 results."""
+    from rules import shapes, step_model
+
+    mat = shapes.layer_matrices(catalog.model("llama-3-8b"), 1, False, 0.0, False)[0]
+    assert step_model.mmq_activation_bytes(512, mat) == 512 * (mat.k * (4 + 2 * 144 / 128) + mat.n * 4)
+
+
 def test_the_committed_llamacpp_constants_are_the_fits(monkeypatch):
     """int8_gemm_efficiency and [dequant] gguf_k_low are what `scripts/fit_predictor.py --only-engine llamacpp
     --hold host_ms_per_step,kernel_overhead_us,host_ms_per_request` finds on the llamacpp fit rows, not figures set
@@ -249,6 +348,7 @@ def test_the_committed_llamacpp_constants_are_the_fits(monkeypatch):
     eng = catalog.engine("llamacpp")
     assert trial.engines["llamacpp"].int8_gemm_efficiency == pytest.approx(eng.int8_gemm_efficiency, rel=0.01)
     assert trial.engines["llamacpp-eager"].int8_gemm_efficiency == trial.engines["llamacpp"].int8_gemm_efficiency
+    assert trial.engines["llamacpp"].int8_mma_efficiency == pytest.approx(eng.int8_mma_efficiency, rel=0.01)
     assert trial.get(("dequant", "gguf_k_low")) == pytest.approx(catalog.calibration().dequant_ops["gguf_k_low"],
                                                                  rel=0.01)
     assert trial.engines["llamacpp"].host_ms_per_step == eng.host_ms_per_step  # held

@@ -41,8 +41,9 @@ def test_the_conversion_costs_a_prompt_on_a_tensor_core_gpu_not_a_decode_step():
     """On an RTX 4090 the F16 copy adds to a Q4_K_M prompt at least the datasheet time of its own traffic (the ~0.56
     bytes a weight read, 2 written: 2.5 bytes a weight of the layers' matrices, 17 ms; it added 14.6 ms while it was
     hidden under the GEMM; measured F16 -> Q4_K_M: 54.6 -> 71.7 ms); a decode step (1 token: MMVQ on the quantised
-    blocks, no copy) stays faster than F16's."""
-    model, gpu, eng = catalog.model("llama-3-8b"), catalog.gpu("rtx-4090"), catalog.engine("llamacpp")
+    blocks, no copy) stays faster than F16's. The profile as a 2024 build runs it (b2824: before b3216's MMQ)."""
+    model, gpu = catalog.model("llama-3-8b"), catalog.gpu("rtx-4090")
+    eng = catalog.mmq_build(catalog.engine("llamacpp"), ("b2824",))
 
     def run(dtype, group, prompt):
         return predict(model, gpu, Layout(), prompt=prompt, output=1, dtype=dtype, quant_group=group, engine=eng)

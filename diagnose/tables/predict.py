@@ -66,6 +66,7 @@ def scaling_table(rows: list[PredictRow]) -> dict:
         "tok/s/seq: 1000 / ITL, at that same context. AR %: all-reduce share of the expected decode step. "
         "MBU: bytes streamed per step / (expected step x datasheet "
         "bandwidth). eff.: decode tok/s per GPU of one replica (TP x PP) vs the smallest replica that fits."
+        + (f" Quantised prompt GEMMs: {a['prompt_gemm']}." if a.get("prompt_gemm") else "")
         + (f" Release: {a['release']}." if a.get("release") else "")
         if rows else ""
     )
