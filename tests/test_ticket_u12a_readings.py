@@ -11,21 +11,11 @@ physics, with paraphrases and negations:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from conftest import diagnose
+from test_ticket_public_issues import ticket  # the same folder-and-diagnose helper
 
 ISSUES = Path(__file__).parent / "data" / "issues"
-
-
-def ticket(tmp_path, text: str, name: str = "case") -> dict:
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "issue.md").write_text(text)
-    result = diagnose("ticket", folder, "--json")
-    assert result.exit_code in (0, 1), result.output
-    return json.loads(result.stdout)
 
 
 def rules_of(report: dict) -> set[str]:
