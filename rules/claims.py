@@ -2983,7 +2983,10 @@ _NO_EFFECT = re.compile(
     r"(?:\w+\s+)?(?:affect|change|improve|increase|help|speed\s*up|accelerate|boost|raise)\b|"
     r"\bno\s+(?:\w+\s+)?(?:increase|change|effect|impact)\s+(?:in|on|to)\b|\bmakes? no difference\b|"
     r"没有(?:速度)?提升|无提升|没有加速|没有变快|(?:更|变|反而|还)慢|比[^，。,.]{0,20}?慢|速度(?:没有|无)(?:变化|提升)|"
-    r"(?:速度|吞吐)[^，。,.]{0,10}?一样", re.I)
+    r"(?:速度|吞吐)[^，。,.]{0,10}?一样|"
+    # "速度和我用单卡跑的差不多" (about the same as one card), "还没有单卡的快" / "不如单卡快" (not even as fast as one)
+    r"(?:速度|吞吐)[^，。,.]{0,12}?(?:差不多|相当|相近|持平)|"
+    r"(?:还|并|都)?没有[^，。,.？?]{0,10}?快|不如[^，。,.？?]{0,10}?快", re.I)
 # What the speed is of: a rate, generation or decode, latency. A memory figure ("KV cache usage is lower with
 # more GPUs", "VRAM per card drops") is capacity spread over more cards, not a speed that failed to follow.
 _MEMORY_ONLY = re.compile(r"\b(?:memory|VRAM|KV[- ]?cache|cache usage|GiB|MiB)\b|显存|内存", re.I)
@@ -3831,6 +3834,15 @@ _OLLAMA_SPLIT = re.compile(r"\b(\d{1,3})\s*%\s*/\s*(\d{1,3})\s*%\s*CPU\s*/\s*GPU
 _OLLAMA_ALL_GPU = re.compile(r"(?<![\d/%])\s100\s*%\s*GPU\b(?![\s-]*(?:util\w*|usage|load|busy|compute))", re.I)
 _OFFLOADED = re.compile(r"\boffload(?:ed|ing)\s+(\d{1,3})\s*/\s*(\d{1,3})\s+(?:repeating\s+)?layers\s+to\s+GPU\b", re.I)
 _NGL = re.compile(r"(?:\s-ngl|--n-gpu-layers|--gpu-layers|\bnum_gpu)[\s=:\"]+(\d{1,4})\b", re.I)
+# Ollama's server log states the placement it chose before loading: `msg="offload to cuda" layers.requested=-1
+# layers.model=65 layers.offload=42 ...` (llm/memory.go; the same numbers `ollama ps` turns into "35%/65% CPU/GPU").
+_OLLAMA_LAYERS = re.compile(r"\blayers\.model=(\d{1,3})\b.{0,80}?\blayers\.offload=(\d{1,3})\b|"
+                            r"\blayers\.offload=(\d{1,3})\b.{0,80}?\blayers\.model=(\d{1,3})\b", re.I)
+# text-generation-webui's GPTQ-for-LLaMa loader: "--pre_layer PRE_LAYER [PRE_LAYER ...] The number of layers to
+# allocate to the GPU. Setting this parameter enables CPU offloading for 4-bit models. For multi-gpu, write the numbers
+# separated by spaces, eg --pre_layer 30 60." (docs/Command-line-flags / the README's "GPTQ" flags): the last number is
+# how many layers sit on the GPUs, the rest of the model's layers run on the CPU, as -ngl does in llama.cpp.
+_PRE_LAYER = re.compile(r"--pre[_-]layers?[\s=]+(\d{1,3}(?:\s+\d{1,3})*)\b", re.I)
 _CPU_SIDE = r"(?:the\s+)?(?:CPU|system\s+(?:RAM|memory)|(?:main\s+|host\s+)?RAM|host\s+memory)"
 _OFFLOAD_WORDS = re.compile(
     r"\b(?:part|parts|some|half|rest|remainder|portion|\d{1,3}\s*%|(?:a\s+)?few|many)\s+(?:of\s+)?"
@@ -3991,6 +4003,18 @@ def partial_offload(facts: Facts) -> list[Claim]:
                                  {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "output"},
                                  negated=loaded >= layers,
                                  guess=prose and _quoted_output(sentence, m)))
+            for m in _OLLAMA_LAYERS.finditer(sentence):
+                layers, loaded = (int(m.group(1)), int(m.group(2))) if m.group(1) \
+                    else (int(m.group(4)), int(m.group(3)))
+                if layers:
+                    out.append(Claim("partial_offload", source, _quote(sentence, m),
+                                     {"form": "offloaded", "on_gpu": loaded, "layers": layers, "origin": "output"},
+                                     negated=loaded >= layers, guess=prose and _quoted_output(sentence, m)))
+            for m in _PRE_LAYER.finditer(sentence):
+                out.append(Claim("partial_offload", source, _quote(sentence, m),
+                                 {"form": "ngl", "on_gpu": int(m.group(1).split()[-1])},
+                                 guess=hypothetical(sentence, m.start())
+                                 or bool(_OFFLOAD_PLAN.search(sentence[:m.start()]))))
             for m in _NGL.finditer(" " + sentence):
                 # ("-ngl 40 would be slower, so I use -ngl 99": the first is a comparison made in the conditional)
                 after = _WOULD_AFTER.match(sentence[max(0, m.end() - 1):])

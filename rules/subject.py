@@ -161,23 +161,37 @@ def _model(facts: Facts) -> tuple[ModelSpec | None, str | None]:
         spec = catalog.find_model(tag) if tag else None
         if spec:
             return spec, w.source
+    dense = _declared_dense(facts)
     for w in facts.of(Workload):
         # 'a 70B model', or a name ending in its size that the catalog does not know ('Llama 70B', 'Baichuan2-13B',
         # 'Llama-3.1-Nemotron-70B-Instruct'); not an expert's active size ('-A3B') nor an expert count ('-16E')
-        spec = _sized_stand_in(w.model) if w.model else None
+        spec = _sized_stand_in(w.model, dense) if w.model else None
         if spec:
             return spec, w.source
     return None, None
 
 
-def _sized_stand_in(model: str) -> ModelSpec | None:
+# text-generation-webui's GPTQ loader takes the architecture of a pre-quantised model on the command line:
+# "--model_type MODEL_TYPE  Model type of pre-quantized model. Currently LLaMA, OPT, and GPT-J are supported."
+# (its docs' command-line flags, GPTQ section). All three are dense, so a fine-tune of unknown family named with its
+# size ('Pygmalion-13b' with --model_type llama) may have a dense stand-in of that size.
+_MODEL_TYPE_DENSE = re.compile(r"--model[_-]type[\s=]+[\"']?(?:llama|opt|gptj|gpt-j)\b", re.I)
+
+
+def _declared_dense(facts: Facts) -> bool:
+    from rules.claims import texts  # rules.claims reads Subject: imported when asked, not at load
+    return any(_MODEL_TYPE_DENSE.search(text) for _, text in texts(facts))
+
+
+def _sized_stand_in(model: str, dense: bool = False) -> ModelSpec | None:
     """A dense stand-in for a name that ends in its size, or is one ('a 70B model', 'Llama 70B', 'Baichuan2-13B');
-    not an expert's active size ('-A3B') nor an expert count ('-16E'): a mixture has no dense size to stand in for."""
+    not an expert's active size ('-A3B') nor an expert count ('-16E'): a mixture has no dense size to stand in for.
+    dense: the ticket declares a dense architecture (--model_type llama), so a family the catalog lacks may stand in."""
     if EXPERT_SIZE.search(model):
         return None  # a mixture of experts reads its active weights per token: no dense model stands in
     for name in _model_names(model):
         size = re.fullmatch(r"(?:([A-Za-z][\w.:-]*?)[\s_:-])?(\d{1,3}(?:\.\d)?)\s?[bB]", name.rsplit("/", 1)[-1])
-        spec = size and _dense_family(size.group(1), ":" in model) and _stand_in(float(size.group(2)))
+        spec = size and (dense or _dense_family(size.group(1), ":" in model)) and _stand_in(float(size.group(2)))
         if spec:
             return spec
     return None

@@ -465,6 +465,10 @@ _ONE_GPU_USED = re.compile(
     r"\bonly (?:ever )?(?:uses?|using|used|utili[sz]\w+|runs? on|loads? (?:it |the model )?(?:on|into|onto))\s+"
     r"(?:(?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?|devices?)"
     r"|GPU\s*0|cuda:0)\b|"  # (a GPU noun after the number: "only uses one CPU core", "only uses 1 GB" are no GPU)
+    # the engine's own choice, said without "only": "loading a model would automatically use one card",
+    # "it now always loads onto a single GPU" (ollama/ollama#4198's wording)
+    r"\b(?:automatically|always|now)\s+(?:uses?|using|loads?(?:\s+(?:it|the model))?\s+(?:on|into|onto)|runs?\s+on|"
+    r"goes\s+(?:on|to))\s+(?:one|1|a single|the first)\s+(?:\w+\s+)?(?:GPUs?|cards?|devices?)\b|"
     r"\bonly (?:one|1|a single|the first)\s+(?:of (?:the|my|them|those|these)\s+)?(?:\w+\s+)?(?:GPUs?|cards?)\b"
     r"[^.\n]{0,25}?\b(?:is |are |was |gets? |got )?(?:used|utili[sz]ed|in use|busy|working|active|loaded)\b|"
     r"\b(?:the )?(?:other|second|remaining|rest of the|other \d+)\s+(?:\w+\s+)?(?:GPUs?|cards?)\b[^.\n]{0,30}?"
@@ -489,7 +493,7 @@ _IN_TURN = re.compile(r"\bat a time\b|\bat once\b|\bone after (?:the )?other\b|\
 # https://github.com/ollama/ollama/issues/5635; "ollama do not use all my gpus", https://github.com/ollama/ollama/issues/9129;
 # "how can I use all the GPUs I have?", https://github.com/meta-llama/llama3/issues/234).
 _GPUS_UNCOUNTED = re.compile(r"\b(?:multiple|several|many)\s+(?:\w+\s+)?(?:GPUs|cards)\b|双卡|多卡|多张\s*(?:卡|显卡)|"
-                             r"\ball (?:of )?(?:the |my |our |its )?(?:\w+\s+)?GPUs\b|"
+                             r"\ball (?:of )?(?:the |my |our |its )?(?:\w+\s+)?(?:GPUs|GPU cards|graphics cards)\b|"
                              r"\b(?:the )?other (?:\w+\s+)?GPUs\b|"
                              r"複数\s*の?\s*(?:GPU|グラボ)|여러\s*(?:개의\s*|대의\s*)?(?:GPU|그래픽\s*카드)|"
                              r"\bmehrere[n]?\s+(?:GPUs|Karten|Grafikkarten)\b|\bнескольк\w+\s+(?:видеокарт\w*|GPU)|"
@@ -514,6 +518,9 @@ def _one_index_busy(sentence: str, text: str) -> re.Match | None:
     return m
 
 
+_HABIT_WOULD = re.compile(r"\bwould\s+$", re.I)
+
+
 def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
     """The reporter's observation that one of their GPUs does the work and the rest idle, or None: not negated
     ("no longer only one GPU is used"), not a question ("is only one GPU used?"), not advice or a condition ("you
@@ -521,7 +528,12 @@ def one_gpu_in_use(facts: Facts) -> claims.Claim | None:
     for source, text in claims.texts(facts):
         for sentence in claims.sentences(text):
             m = _ONE_GPU_USED.search(sentence) or _one_index_busy(sentence, text)
-            if not m or _IN_TURN.search(sentence) or claims.hypothetical(sentence, m.start()) \
+            if not m:
+                continue
+            # "loading a model would automatically use one card": a habit ('would' of what it kept doing), not a
+            # condition; the 'would' right before "automatically"/"always" is left out of the clause checked
+            habit = _HABIT_WOULD.search(sentence[:m.start()]) if m.group(0)[:1].lower() == "a" else None
+            if _IN_TURN.search(sentence) or claims.hypothetical(sentence, habit.start() if habit else m.start()) \
                     or claims.negated_words(sentence, m) or claims.guessed(sentence):
                 continue
             quote = claims.one_line(sentence[max(0, m.start() - 40):m.end() + 40])
@@ -931,3 +943,59 @@ def memory_bound_decode(facts: Facts, predictions=None):
                "read (throughput grows almost in step until compute or the KV cache limits it); for one stream, "
                "quantised weights or more memory bandwidth make each step shorter.",
                refs=[INFERENCE_OPTIMIZATION])
+
+
+# GPUs without NVLink exchange data over PCIe: a PCIe 4.0 x16 link carries about 32 GB/s each way, NVLink 3 on an
+# A100 600 GB/s in all, so collectives and split layers take longer without it, by design (NVIDIA's NVLink page,
+# https://www.nvidia.com/en-us/data-center/nvlink/; transformers' "GPUs without NVLink": DDP on two TITAN RTX 101 s with
+# NVLink against 131 s without, https://huggingface.co/docs/transformers/perf_hardware).
+PERF_HARDWARE = "https://huggingface.co/docs/transformers/perf_hardware"
+_NO_NVLINK = re.compile(
+    r"\b(?:without|no|lack(?:ing|s)?(?:\s+of)?|missing|(?:do|does|did)(?:n't| not) have|not\s+(?:\w+\s+){0,2}?"
+    r"(?:linked|connected|bridged|joined)\s+(?:with|by|via|through|over))\s+(?:an?\s+|any\s+|the\s+)?"
+    r"NV[- ]?Link\w*\b|"
+    r"\bNV[- ]?Link\w*\b[^.?!\n]{0,25}?\b(?:absent|missing|not (?:present|available|installed|supported))\b|"
+    r"\bonly (?:over|via|through|on) PCI-?e\b|\bPCI-?e[- ]only\b|"
+    r"(?:没有|没|无|不支持|不带)\s*(?:NV[- ]?Link|nvlink|NVLINK)", re.I)
+_SPEED_WORD = re.compile(r"\b(?:slow\w*|fast\w*|speed\w*|performance|throughput|bottleneck\w*|scal(?:e|es|ing)|"
+                         r"impact\w*|affect\w*|penalt\w*|overhead)\b|慢|速度|提升|性能|瓶颈", re.I)
+
+
+def nvlink_absence_asked(facts: Facts) -> claims.Claim | None:
+    """The reporter asks whether GPUs without NVLink (PCIe only) are slower, or why they are ("does that mean the speed
+    may be slower when the GPUs are not linked with NVLink?", "没有nvlink 速度没有提升吗?"), and nothing in the ticket
+    points at a fault; None otherwise. A statement that NVLink is down ("NVLink: inactive" where it was fitted) is a
+    link fault, not this question."""
+    if fault_context(facts):
+        return None
+    for source, text in claims.texts(facts):
+        for sentence in claims.sentences(text):
+            m = _NO_NVLINK.search(sentence)
+            if m and claims.asked(sentence) and _SPEED_WORD.search(sentence):
+                return claims.Claim("nvlink_absence_asked", source, claims.one_line(sentence)[:200])
+    return None
+
+
+@rule("ticket.nvlink_question", "expected_physics")
+def nvlink_question(facts: Facts, predictions=None):
+    """'Will (or why are) my GPUs slower without NVLink?' with nothing broken in sight: yes, by design. Without NVLink
+    the GPUs exchange gradients, activations and KV blocks over PCIe, an order of magnitude less bandwidth; what is
+    lost depends on how much of a step is communication. A weak lead (0.45, NOTHING_BROKEN): any fault found or a
+    figure judged outweighs it."""
+    c = nvlink_absence_asked(facts)
+    if c is None or claims.other_vendor_speed(facts):
+        return
+    yield make("ticket.nvlink_question", "expected_physics", "info", NOTHING_BROKEN,
+               "Without NVLink the GPUs talk over PCIe: slower multi-GPU steps are expected, not a fault",
+               "Without NVLink every exchange between the GPUs (data-parallel gradient all-reduce, tensor-parallel "
+               "activations, pipeline hand-offs) goes over PCIe: about 32 GB/s each way on PCIe 4.0 x16, and less "
+               "through a host bridge or across CPU sockets, against hundreds of GB/s over NVLink. Frameworks "
+               "(PyTorch DDP, Accelerate, DeepSpeed) use NCCL over whatever link there is, so the same job scales "
+               "worse; how much depends on the share of each step spent communicating (large models and small "
+               "per-GPU batches lose the most). Nothing in the ticket points at a fault.",
+               [claim_ev(c, "the reporter's question")],
+               fix="Keep per-GPU work large relative to the exchange (bigger per-GPU batches, gradient accumulation, "
+               "DDP's bucketed overlap), use pipeline stages or replicas rather than tensor parallelism across PCIe, "
+               "and check `nvidia-smi topo -m` that the GPUs share a PCIe switch or host bridge rather than a "
+               "cross-socket (SYS) path.",
+               refs=[PERF_HARDWARE, "https://www.nvidia.com/en-us/data-center/nvlink/"])

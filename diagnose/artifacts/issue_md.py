@@ -60,6 +60,10 @@ EXCLUSIVE = True  # see artifacts.parse_text: this parser hands the code blocks 
 
 FENCE = re.compile(r"^\s*(```+|~~~+)")
 FENCE_ANYWHERE = re.compile(r"^\s*(```+|~~~+)", re.M)
+# An opening fence's info string names a language ("```shell", "```python title"); a log line pasted onto the fence
+# itself ("```time=2024-08-12T20:24:12 level=INFO ...", ollama/ollama#6348) is output: key=value pairs or a long run of
+# words. CommonMark hides it, but the reporter pasted it, and readers quote it.
+_PASTED_ON_FENCE = re.compile(r"^\S+=\S+\s+\S+=|^(?=.{40})\S+(?:\s+\S+){5}")
 PLAIN_WORD = re.compile(r"^[a-z]{2,}[,.;:!?]?$")
 TITLE = re.compile(r"^#\s+\S")
 ISSUE_HEADINGS = re.compile(
@@ -188,6 +192,9 @@ def blocks(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
         m = FENCE.match(ln)
         if current is None and m:
             current, start, fence = [], i + 1, m.group(1)[:3]
+            info = ln[m.end():].strip()
+            if _PASTED_ON_FENCE.search(info):  # "```time=... msg=...": output typed onto the fence, not a language
+                current, start = [info], i
             continue
         if current is not None and m and m.group(1).startswith(fence):
             code.append((start, "\n".join(current)))
