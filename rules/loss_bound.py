@@ -74,14 +74,15 @@ WORST_PAIRS = 8
 
 
 @functools.lru_cache(maxsize=64)
-def _catalog_worst(model_key: str | None, gpu_key: str | None, engine_key: str | None, small: int, large: int,
-                   batch: int, split: bool) -> tuple[float, str, str, str] | None:
+def _catalog_worst(model, gpu, engine, small: int, large: int, batch: int,
+                   split: bool) -> tuple[float, str, str, str] | None:
     """The worst ratio over the catalog's models (or boards) where the ticket names none, and over its engines where
-    it names no engine either: (ratio, model, board, engine)."""
-    engines = [catalog.engine(engine_key)] if engine_key else list(catalog.engines().values())
-    models = [catalog.model(model_key)] if model_key else list(catalog.models().values())
-    gpus = [catalog.gpu(gpu_key)] if gpu_key else list(catalog.gpus().values())
-    if model_key or gpu_key or engine_key:
+    it names no engine either: (ratio, model, board, engine). The specs the ticket names are passed as they are (a
+    stand-in model's key is no catalog name)."""
+    engines = [engine] if engine else list(catalog.engines().values())
+    models = [model] if model else list(catalog.models().values())
+    gpus = [gpu] if gpu else list(catalog.gpus().values())
+    if model or gpu or engine:
         priced = _priced(models, gpus, engines, small, large, batch, split)
     else:
         pairs = sorted(_priced(models, gpus, [catalog.engine(None)], small, large, batch, split),
@@ -116,8 +117,7 @@ def worst_slowdown(facts: Facts, small: int, large: int) -> tuple[float, str] | 
             return None
         return worst[0], f"{how}; {model.key} on {gpu.key}, {worst[1]}" + ("" if engine else
                                                                             " (the slowest engine; none named)")
-    worst = _catalog_worst(model.key if model else None, gpu.key if gpu else None, engine.key if engine else None,
-                           small, large, batch, split)
+    worst = _catalog_worst(model, gpu, engine, small, large, batch, split)
     if worst is None:
         return None
     unnamed = " and ".join(w for w, known in (("models", model), ("GPUs", gpu)) if known is None)
