@@ -222,6 +222,7 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     from rules import catalog, collectives, roofline
     from rules.common import engine_of, engine_releases
     from rules.subject import model_named
+    from rules.workload import quant_group, weight_dtype
 
     spec = catalog.gpu(gpu) if gpu else _capture_gpu(facts, catalog)
     if spec is None:
@@ -237,7 +238,9 @@ def predict(facts, model, tp, pp, batch, gpu) -> CapturePrediction:
     # an engine named without its release: the newest's figure, the band of every release the material leaves, as
     # ticket and scaling
     releases, release_note = engine_releases(facts)
+    # the weights the --model name or launch line states ('-AWQ', --quantization fp8), as a ticket reads them
     pred = roofline.predict_any_build(shape, spec, lay, batch=batch or 1, engine=catalog.engine(engine),
+                                      dtype=weight_dtype(facts), quant_group=quant_group(facts),
                                       build_stated=True, releases=releases, release_note=release_note)
     out.roofline = pred
     expected = CaptureExpectation(

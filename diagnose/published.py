@@ -10,8 +10,10 @@ Format (tests/data/published/*.csv; `diagnose scaling` reads it too):
     # Build: b2824, b2833           (optional: the engine builds the table ran, where its profile depends on them)
     engine,gpu,gpus_per_node,model,dtype,tp,pp,batch,input_len,output_len,metric,value[,healthy]
 
-engine, gpu and model are catalog names (rules/catalog/*.toml); dtype is a weight dtype (bf16, int4, ...)
-or a GGUF type (Q4_0, Q5_K_M: rules/catalog/gguf_types.toml), whose blocks give the bytes; metric is one of
+engine and gpu are catalog names (rules/catalog/*.toml), model a catalog name or one --model takes
+('Qwen/Qwen2.5-72B-Instruct-AWQ', rules.subject.model_named); dtype is a weight dtype (bf16, int4, ...)
+or a GGUF type (Q4_0, Q5_K_M: rules/catalog/gguf_types.toml), whose blocks give the bytes, or empty for what the
+model's name states (else the checkpoint's); metric is one of
 rules.expectations.METRICS; healthy (yes/no, default yes) says whether the source found the
 system working. A malformed row is an InputError naming its file and line.
 """
@@ -145,12 +147,13 @@ def read_dir(folder) -> list[Row]:
 
 def weights(row: Row) -> tuple[str, str | None]:
     """(dtype, GGUF type or None) of the row's weights: a llama.cpp row names its GGUF type (Q4_0, F16), whose
-    blocks fix the bytes a weight streams (rules/catalog/gguf_types.toml)."""
+    blocks fix the bytes a weight streams (rules/catalog/gguf_types.toml); an empty dtype cell takes what the model's
+    name states ('-AWQ', 'GPTQ-Int8': rules.catalog.named_weights, as every command reads a name), else ''."""
     from rules import catalog
 
     if row.dtype.upper() in catalog.gguf_types():
         return catalog.gguf_type(row.dtype).dtype, row.dtype.upper()
-    return row.dtype, None
+    return row.dtype or catalog.named_weights(row.model) or "", None
 
 
 def expect(row: Row, **overrides):
@@ -161,6 +164,7 @@ def expect(row: Row, **overrides):
     from rules import catalog
     from rules.expectations import expectation
     from rules.roofline import Layout, predict_any_build
+    from rules.subject import model_named
 
     dtype, group = weights(row)
     # the profile the row names, as its builds run a split by layers and a quantised prompt (unstated: the newest)
@@ -172,7 +176,7 @@ def expect(row: Row, **overrides):
     # covers the eager twin too, as for a ticket
     engine = args["engine"]
     undecided = row.pp > 1 and engine.pp_graphs_flips and catalog.split_graphs(engine, row.builds) is None
-    p = predict_any_build(catalog.model(row.model), catalog.gpu(row.gpu), Layout(row.tp, row.pp),
+    p = predict_any_build(model_named(row.model), catalog.gpu(row.gpu), Layout(row.tp, row.pp),
                           build_stated=not undecided, **args)
     return expectation(row.metric, p)
 

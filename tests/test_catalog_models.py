@@ -271,14 +271,17 @@ def test_the_readme_counts_the_catalogs_shapes():
 
 
 def test_capture_takes_the_names():
-    """capture's --model is read by the same resolver: a quantised repository's name is its base's shape."""
+    """capture's --model is read by the same resolver: a quantised repository's name is its base's shape, with the
+    weights its name states (as ticket, predict and scaling read them: tests/test_weights_from_model_name.py)."""
     from conftest import REPO, report_json
 
     healthy = REPO / "samples" / "captures" / "tp4_nvlink_healthy.sqlite"
     by_key = report_json("capture", healthy, "--model", "llama-3-70b")
     by_repo = report_json("capture", healthy, "--model", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4")
-    step = [f for f in by_key["findings"] if f["rule"] == "capture.step_vs_prediction"]
-    assert step and step == [f for f in by_repo["findings"] if f["rule"] == "capture.step_vs_prediction"]
+    key, repo = by_key["predictions"]["roofline"], by_repo["predictions"]["roofline"]
+    assert key["model"] == repo["model"] == "llama-3-70b"
+    assert (key["dtype"], repo["dtype"]) == ("bf16", "int4")
+    assert [f["rule"] for f in by_repo["findings"]].count("capture.step_vs_prediction") == 1
 
 
 def test_no_two_rows_share_a_name_as_names_are_compared():

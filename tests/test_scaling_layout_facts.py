@@ -53,7 +53,8 @@ def test_an_ollama_tag_states_its_weights(tmp_path):
     csv.write_text(RUNS)
     result = diagnose("scaling", str(csv), "--model", "llama3.1:8b-instruct-q8_0", "--gpu", "l40s", "--json")
     assert result.exit_code in (0, 1), result.output + result.stderr
-    assert _layout(result)["weights"][1:] == ["given", "the --model name (its quantisation)"]
+    assert _layout(result)["weights"] == ["int8", "stated", "the model name 'llama3.1:8b-instruct-q8_0' (its "
+                                          "quantisation, rules.catalog.named_weights)"]
 
 
 def test_what_a_ticket_states_is_stated():

@@ -139,10 +139,28 @@ def engine_release(text: str, name: str) -> str | None:
 # https://huggingface.co/docs/transformers/main/en/quantization/overview,
 # https://github.com/ggml-org/llama.cpp/blob/master/tools/quantize/README.md,
 # https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-precision-inference/
+# The checkpoints' own naming conventions, each read here:
+# - AWQ: '-AWQ' (https://qwen.readthedocs.io/en/latest/quantization/awq.html: Qwen2.5-7B-Instruct-AWQ, 4-bit);
+# - GPTQ: '-GPTQ-Int4' / '-GPTQ-Int8' (https://qwen.readthedocs.io/en/latest/quantization/gptq.html), or the bits
+#   in a branch name ('gptq-8bit-128g-actorder_True', https://huggingface.co/TheBloke/Llama-2-70B-GPTQ); a bare
+#   '-GPTQ' is the 4-bit default;
+# - FP8: '-FP8', '-FP8-Dynamic' (https://docs.vllm.ai/projects/llm-compressor/en/stable/examples/quantization_w8a8_fp8/);
+# - llm-compressor schemes: 'quantized.w4a16', 'quantized.w8a8' (INT8 weights), 'W8A8-FP8'
+#   (https://github.com/vllm-project/llm-compressor/tree/main/examples/quantization_w4a16, .../quantization_w8a8_int8;
+#   https://huggingface.co/neuralmagic/Meta-Llama-3.1-8B-Instruct-quantized.w8a8);
+# - bitsandbytes: '-bnb-4bit', '-unsloth-bnb-4bit' (https://huggingface.co/unsloth/Meta-Llama-3.1-8B-Instruct-bnb-4bit);
+# - EXL2: '-exl2' with its average bits per weight, '4.65bpw', '8.0bpw-h8' (https://github.com/turboderp/exllamav2:
+#   2 to 8 bits a weight); a stated bit count goes to the nearer of 4 and 8 bits in ratio (their geometric middle is
+#   5.66: below 6 bits int4, from 6 int8), and the bits, where stated, decide over the format's 4-bit default;
+# - GGUF types: Q2_K..Q5_K_M, IQ*, Q6_K, Q8_0 (llama.cpp's quantize README above).
+# MLX checkpoints ('mlx-community/...-4bit') run on Apple silicon, not on NVIDIA GPUs: no convention of theirs is
+# read here (their '4bit' reads as any bit count does).
+_BITS = r"(?<![a-z0-9.])(?:{})(?:\.\d+)?[-_ ]?(?:bits?|bpw)(?![a-z0-9])"
 QUANT_DTYPES = (
     ("fp8", re.compile(r"(?<![a-z0-9])fp8(?![a-z0-9])", re.I)),
-    ("int8", re.compile(r"(?<![a-z0-9])(?:int8|w8a8|w8a16|8[-_ ]?bit|q[68](?:_k)?(?:_[a-z0-9]+)?)(?![a-z0-9])", re.I)),
-    ("int4", re.compile(r"(?<![a-z0-9])(?:awq|gptq|int4|w4a16|w4a8\w*|w4a4|nvfp4|fp4|nf4|bnb[-_ ]?4bit|4[-_ ]?bit|"
+    ("int8", re.compile(_BITS.format("[6-8]") + r"|(?<![a-z0-9])(?:int8|w8a8|w8a16|q[68](?:_k)?(?:_[a-z0-9]+)?)"
+                        r"(?![a-z0-9])", re.I)),
+    ("int4", re.compile(_BITS.format("[2-5]") + r"|(?<![a-z0-9])(?:awq|gptq|int4|w4a16|w4a8\w*|w4a4|nvfp4|fp4|nf4|"
                         r"q[2-5](?:_k)?(?:_[a-z0-9]+)?|iq[1-4]\w*|exl2)(?![a-z0-9])", re.I)),
 )
 

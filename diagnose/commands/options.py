@@ -3,6 +3,7 @@ at parse time, exit 2), the output options, and `finish`, which renders, stores 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -106,40 +107,66 @@ def engine_run(engine: str | None, gpu, gguf: str | None, build: str | None) -> 
     return (releases[-1] if releases else named), releases
 
 
-def weights(model_name: str | None, dtype: str | None, quant: str | None,
-            engine: str | None = None) -> tuple[str | None, str | None]:
+@dataclasses.dataclass(frozen=True)
+class Weights:
+    """The weights a command predicts with, and where they come from: 'given' (--dtype, --quant), 'stated' (the
+    model's own name) or 'assumed' (a default), as scaling's layout table shows them."""
+
+    dtype: str | None
+    gguf: str | None
+    how: str
+    source: str
+
+
+CHECKPOINT_WEIGHTS = "the checkpoint's dtype (rules/catalog/models.toml checkpoint_dtype, else bf16)"
+
+
+def weights(model_name: str | None, dtype: str | None, quant: str | None, engine: str | None = None) -> Weights:
     """The weight dtype and GGUF type a command predicts with, as the ticket rules read them
-    (rules.workload.quant_group): --quant, else the type an Ollama tag names; the dtype follows the type
-    unless --dtype is given, and a --dtype the --quant type is not is bad input. A 16-bit type (F16, BF16) is still
-    GGUF weights: it is returned too, so the llama.cpp profile runs them (rules.catalog.run_engine). `--engine ollama`
-    with a model that names no weights pulls the library's 4-bit default, as a ticket naming Ollama assumes
-    (rules.workload.ollama_default)."""
+    (rules.workload.weight_dtype, quant_group): --quant, else --dtype, else what the model's name states
+    (rules.catalog.named_weights: '-AWQ', 'GPTQ-Int8', '-FP8-Dynamic', 'Q4_K_M', a GGUF file's or Ollama tag's type),
+    else None (the checkpoint's own). The dtype follows a GGUF type unless --dtype is given, and a --dtype the --quant
+    type is not is bad input. A 16-bit type (F16, BF16) is still GGUF weights: it is returned too, so the llama.cpp
+    profile runs them (rules.catalog.run_engine). `--engine ollama` with a model that names no weights pulls the
+    library's 4-bit default, as a ticket naming Ollama assumes (rules.workload.ollama_default). A config.json is read
+    for its own quantization_config (rules.catalog), not for its path's words."""
     from diagnose.errors import InputError
     from rules import catalog
 
+    name = str(model_name or "")
+    said = None if re.search(r"\.json$", name, re.I) else catalog.named_weights(model_name)
+    stated = f"the model name '{name}' (its quantisation, rules.catalog.named_weights)"
     if quant:
         kind = catalog.gguf_type(quant)
         if dtype and dtype != kind.dtype:
             raise InputError(f"--quant {kind.name} stores {kind.dtype} weights; --dtype {dtype} contradicts it")
-    elif not dtype and re.search(r"\.gguf$", str(model_name or ""), re.I):
+        how, source = "given", "--quant"
+    elif dtype:
+        return Weights(dtype, None, "given", "--dtype")
+    elif re.search(r"\.gguf$", name, re.I):
         if not (named := catalog.named_gguf(model_name)):  # 16-bit or 4-bit: off by up to 4x, never guessed
             raise InputError(f"cannot read the GGUF weight type from the file name '{model_name}' (a name such as "
                              "model.Q4_K_M.gguf states it; llama.cpp prints it as 'file type' when it loads the "
                              "file): give it with --quant TYPE, or the weights with --dtype")
-        kind = catalog.gguf_type(named)  # a GGUF file's name names its type
-    elif not dtype and (catalog.tag_weights(model_name) or (
-            str(engine or "").strip().lower() == "ollama" and not catalog.named_weights(model_name))):
+        kind, how, source = catalog.gguf_type(named), "stated", stated  # a GGUF file's name names its type
+    elif catalog.tag_weights(model_name) or (str(engine or "").strip().lower() == "ollama" and not said):
         # a 16-bit tag ("llama3.1:8b-instruct-fp16") pulls a GGUF file too: its F16/BF16 type
         tag = catalog.tag_weights(model_name) or catalog.OLLAMA_DEFAULT_WEIGHTS
         # (a model named by its catalog name ships what its library ships: gpt-oss-20b is MXFP4 in every tag)
-        named = catalog.named_gguf(model_name) or catalog.ollama_default_gguf(model_name) or {
+        own = catalog.ollama_default_gguf(model_name)
+        named = catalog.named_gguf(model_name) or own or {
             "fp16": "F16", "bf16": "BF16", catalog.OLLAMA_DEFAULT_WEIGHTS: catalog.OLLAMA_DEFAULT_GGUF}.get(tag)
         kind = catalog.gguf_type(named) if named else None
+        how, source = ("stated", stated) if said else ("assumed", (
+            "the weights every tag of its Ollama library ships (rules/catalog/ollama_tags.toml [default_gguf])" if own
+            else "an Ollama library tag that names no weights pulls its 4-bit default (Q4_K_M)"))
+    elif said:
+        return Weights(said, None, "stated", stated)
     else:
-        kind = None
+        return Weights(None, None, "assumed", CHECKPOINT_WEIGHTS)
     if kind is None:
-        return dtype, None
-    return kind.dtype, kind.name
+        return Weights(dtype, None, how, source)
+    return Weights(kind.dtype, kind.name, how, source)
 
 
 class FiniteFloat(click.ParamType):

@@ -69,7 +69,8 @@ def plan(model_name, gpu_name, gpus, context, concurrency, slo, prompt, dtype, k
     from rules.scaling import parse_slo
     from rules.subject import model_named
 
-    dtype, gguf = weights(model_name, dtype, quant, engine)
+    said = weights(model_name, dtype, quant, engine)
+    dtype, gguf = said.dtype, said.gguf
     limits = parse_slo(slo)
     itl_limit = next((v for v in limits.values() if v[0] in ("itl_ms", "tpot_ms")), None)
     itl = itl_limit[2] if itl_limit else None

@@ -112,7 +112,8 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     gpu = catalog.gpu(gpu_name)
     if quant and quant_group:
         raise InputError("--quant and --quant-group both set the weights' bytes: give one")
-    dtype, gguf = weights(model_name, dtype, quant, engine)
+    said = weights(model_name, dtype, quant, engine)
+    dtype, gguf = said.dtype, said.gguf
     eng, releases = engine_run(engine, gpu, gguf, build)  # 'vllm' without its release: the newest's, every one's band
     check_lengths(model, prompt, context)
     for key in (interconnect, network):
@@ -132,6 +133,8 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
                 dtype=dtype or model.checkpoint_dtype, kv_dtype=kv_dtype, interconnect=interconnect, mbu=mbu, mfu=mfu,
                 gpus_per_node=gpus_per_node, network=network, engine=eng, output=output_len,
                 quant_group=quant_group or gguf, build_stated=True, releases=releases)
+            # where the weights came from, as scaling's layout table says it: given, stated by the name, or assumed
+            p.assumptions["weights"] = f"{p.dtype}{f' (GGUF {gguf})' if gguf else ''}, {said.how}: {said.source}"
             rows.append(PredictRow.of(p, batch))
     return build_report(model, gpu, eng, rows, offload=offload, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,

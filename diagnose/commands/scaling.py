@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from diagnose.commands.options import (
+    CHECKPOINT_WEIGHTS,
     InputPath,
     batch_size,
     build_option,
@@ -93,13 +94,16 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
     model = model_named(model_name)
     gpu = catalog.gpu(gpu_name)
     check_lengths(model, prompt, context)
-    dtype, gguf = weights(model_name, dtype, quant, engine)
+    # the --model name states its weights ('-AWQ', an Ollama tag) as it would in a ticket; a name the inputs carry is
+    # their own (each run's setup reads it: rules.workload.weight_dtype, a published row's dtype)
+    said = weights(model_name if given_model else None, dtype, quant, engine)
+    dtype, gguf = said.dtype, said.gguf
     node = _node_facts(node_files)
     ctx = click.get_current_context()
     flags = frozenset(n for n in ctx.params if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT)
     return build_report(data, model, gpu, node, slo_spec, gpus=gpus, batch=batch, prompt=prompt, context=context,
                         dtype=dtype, kv_dtype=kv_dtype, interconnect=interconnect, gpus_per_node=gpus_per_node,
-                        engine=engine, quant=gguf, builds=stated_builds(build, engine, gguf), flags=flags,
+                        engine=engine, quant=gguf, builds=stated_builds(build, engine, gguf), flags=flags, said=said,
                         override=frozenset(k for k, v in (("model", given_model), ("gpu", given_gpu),
                                                           ("engine", engine), ("dtype", dtype)) if v),
                         request={"inputs": list(inputs), "model": model.key, "gpu": gpu.key, "engine": engine,
@@ -110,12 +114,14 @@ def scaling(inputs, model_name, gpu_name, engine, tp_of, node_files, slo, gpus, 
 
 def _resolve_named(runs, override: frozenset = frozenset()) -> dict:
     """The catalog rows of the model and GPU names the runs carry, by (kind, name): what the
-    command resolves once for analyse (a kind given on the command line is not looked up)."""
+    command resolves once for analyse (a kind given on the command line is not looked up). A model is read as
+    --model reads it (rules.subject.model_named: 'Qwen2.5-72B-Instruct-AWQ' is Qwen2.5-72B)."""
     from rules import catalog
+    from rules.subject import model_named
 
     out = {}
     for run in runs:
-        for kind, find in (("model", catalog.model), ("gpu", catalog.gpu)):
+        for kind, find in (("model", model_named), ("gpu", catalog.gpu)):
             name = getattr(run.setup, kind)
             if name and kind not in override and (kind, name) not in out:
                 out[(kind, name)] = find(name)
@@ -161,9 +167,10 @@ def _node_facts(files):
 
 def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt=1024, context=None, dtype=None,
                  kv_dtype=None, interconnect=None, gpus_per_node=8, request=None, engine=None, override=frozenset(),
-                 quant=None, builds=(), flags: frozenset | None = None):
+                 quant=None, builds=(), flags: frozenset | None = None, said=None):
     """The scaling Report: table, per-layout decomposition, findings and verdict. flags: the options given on the
-    command line (None: not known, no layout table)."""
+    command line (None: not known, no layout table); said: the command's weights and their origin
+    (diagnose.commands.options.Weights)."""
     from diagnose import tables
     from diagnose.errors import InputError
     from diagnose.pipeline import run_pipeline
@@ -192,11 +199,11 @@ def build_report(data, model, gpu, node, slo_spec, *, gpus=None, batch=1, prompt
                           facts_json=_facts_summary(data, node),
                           tables=tables.scaling.tables(analysis, None if flags is None else tables.scaling.layout_table(
                               layout_facts(data.runs, analysis, flags, gpus_per_node=gpus_per_node, batch=batch,
-                                           prompt=prompt, dtype=dtype, kv_dtype=kv_dtype))))
+                                           prompt=prompt, said=said, kv_dtype=kv_dtype))))
     return report
 
 
-def layout_facts(runs, analysis, flags: frozenset, *, gpus_per_node: int, batch: int, prompt: int, dtype: str | None,
+def layout_facts(runs, analysis, flags: frozenset, *, gpus_per_node: int, batch: int, prompt: int, said,
                  kv_dtype: str | None) -> list[tuple[str, str, str, str]]:
     """(fact, value, how, source) of each fact of the layout the rows were predicted with: "stated" by the inputs
     (the file that states it), "given" on the command line (the option), else "assumed" (the default it takes and
@@ -226,12 +233,10 @@ def layout_facts(runs, analysis, flags: frozenset, *, gpus_per_node: int, batch:
     if how != "assumed" and ("engine" in flags or not all(r.setup.engine_stated for r in runs)):
         src += "; its release not stated: the newest release's profile, judged against every release's band"
     out.append(("engine", values("engine"), how, src))
-    if dtype and not {"dtype", "quant"} & flags:  # the --model name states its weights ("-AWQ", an Ollama tag)
-        out.append(("weights", values("dtype"), "given", "the --model name (its quantisation)"))
+    if said is not None and (said.dtype or said.gguf):  # the command line's: a flag, or what the --model name states
+        out.append(("weights", values("dtype"), said.how, said.source))
     else:
-        out.append(("weights", values("dtype"), *origin(
-            "dtype", "dtype", "the checkpoint's dtype (rules/catalog/models.toml checkpoint_dtype, else bf16)",
-            "--quant" if "quant" in flags else "--dtype")))
+        out.append(("weights", values("dtype"), *origin("dtype", "dtype", CHECKPOINT_WEIGHTS)))
     out.append(("KV cache", kv_dtype or "bf16", "given" if "kv_dtype" in flags else "assumed",
                 "--kv-dtype" if "kv_dtype" in flags else "--kv-dtype default"))
     unstated = [r for r in rows if not r.batch_stated]

@@ -58,7 +58,9 @@ def scaling_table(rows: list[PredictRow]) -> dict:
            if a.get("multiprocess_ms_per_step") else "; ")
         + f"band x{a.get('band', [0, 0])[0]:g}-x{a.get('band', [0, 0])[1]:g} of the expected time "
         "(the calibration's 5th-95th percentiles). 'Roofline' is datasheet bandwidth and FLOPs with ideal "
-        "collectives. Memory: "
+        "collectives. "
+        + (f"Weights: {a['weights']}. " if a.get("weights") else "")
+        + "Memory: "
         f"{a.get('memory_utilization', 0):.0%} of the GPU usable, "
         f"{a.get('reserved_gb', 0):g} GB of it kept for activations, "
         "graphs and buffers. Batch = concurrent sequences in total, split over DP replicas. GB/GPU: weights per GPU. "
