@@ -83,7 +83,8 @@ REAL_NAMES = [
      "https://huggingface.co/nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"),
     ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama-4-scout",
      "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct"),
-    ("Qwen/Qwen2.5-72B-Instruct-AWQ", "qwen2.5-72b", "https://huggingface.co/Qwen/Qwen2.5-72B-Instruct-AWQ"),
+    # Qwen's own AWQ of the 72B is its own row: padded to FFN 29696 so TP 2/4/8 load (QwenLM/Qwen3-VL#230)
+    ("Qwen/Qwen2.5-72B-Instruct-AWQ", "qwen2.5-72b-padded-int4", "https://huggingface.co/Qwen/Qwen2.5-72B-Instruct-AWQ"),
     ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "qwen2.5-7b", "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4"),
     ("Qwen/Qwen2.5-Coder-32B-Instruct-GPTQ-Int4", "qwen2.5-32b",
      "https://huggingface.co/Qwen/Qwen2.5-Coder-32B-Instruct-GPTQ-Int4"),
@@ -258,7 +259,7 @@ def test_a_line_named_as_not_run_is_not_the_figures_model(text):
 
 @pytest.mark.parametrize("path, key", [
     ("/models/Meta-Llama-3.1-8B-Instruct/", "llama-3-8b"),  # a model's folder, its closing slash kept
-    ("~/hf/Qwen2.5-72B-Instruct-AWQ/", "qwen2.5-72b"),
+    ("~/hf/Qwen2.5-72B-Instruct-AWQ/", "qwen2.5-72b-padded-int4"),
     ("./gemma-3-27b-it", "gemma-3-27b"),
 ])
 def test_a_models_folder_is_its_model(path, key):
