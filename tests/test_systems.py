@@ -172,9 +172,10 @@ def test_a_row_without_a_url_is_refused(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("text, unconfirmed", [
-    ("Serving Llama-3-8B on one g6.xlarge: decode is 9 tok/s at batch 1, expected?", True),
-    ("llama-3-8b via vLLM, instance type g6e.xlarge, single stream: 20 tok/s. Normal?", True),
+    ("Serving Llama-3-8B on a p5.48xlarge with one GPU (TP=1): decode is 90 tok/s at batch 1, expected?", True),
+    ("Llama-3-8B on Standard_NC80adis_H100_v5, TP=2, one request at a time: 120 tok/s decode.", True),
     ("Serving Llama-3-8B on one g5.xlarge: decode is 9 tok/s at batch 1, expected?", False),
+    ("llama-3-8b via vLLM, instance type g6e.xlarge, single stream: 20 tok/s. Normal?", False),
     ("Llama-3-8B on Standard_NC24ads_A100_v4, one request at a time: 40 tok/s decode.", False),
 ])
 def test_a_finding_that_uses_an_unconfirmed_row_says_so(text, unconfirmed):
