@@ -1360,6 +1360,12 @@ class SystemSpec:
     gpu: str | None = None  # a key of gpus.toml; None where the system comes with more than one board
     gpus: int | None = None  # GPUs per system (node, instance)
     gpu_link: str | None = None  # "nvswitch", "nvlink" or "pcie"; None for one GPU
+    confirmed: bool = True  # False: no vendor text was read for the row; its evidence says so
+
+    @property
+    def cited(self) -> str:
+        """The row's source as evidence cites it, flagged where the row is unconfirmed."""
+        return self.source if self.confirmed else f"{self.source}; unconfirmed catalog row"
 
 
 _SYSTEMS: list[tuple[re.Pattern, SystemSpec]] = []
@@ -1376,6 +1382,8 @@ def _systems() -> list[tuple[re.Pattern, SystemSpec]]:
             aliases = row.get("aliases") if isinstance(row, dict) else None
             if not aliases or not all(isinstance(a, str) and a.strip() for a in aliases) or not row.get("source"):
                 raise InputError(f"{where}: needs name, source, aliases, and gpus or NICs")
+            if not str(row["source"]).startswith("https://"):
+                raise InputError(f"{where}: source must be the URL of the text the row was read from")
             nics = int(finite_number(row.get("nics", 0), f"{where} nics", low=0))
             total = (nics * finite_number(row.get("gbit_per_nic"), f"{where} gbit_per_nic", positive=True) if nics
                      else finite_number(row["total_gbit"], f"{where} total_gbit", positive=True)
@@ -1389,8 +1397,11 @@ def _systems() -> list[tuple[re.Pattern, SystemSpec]]:
                 raise InputError(f"{where}: gpu_link must be one of {', '.join(_GPU_LINKS)}")
             if not total and not count:
                 raise InputError(f"{where}: needs name, source, aliases, and gpus or NICs")
+            confirmed = row.get("confirmed", True)
+            if not isinstance(confirmed, bool):
+                raise InputError(f"{where}: confirmed must be true or false")
             spec = SystemSpec(key, str(row.get("name", key)), str(row["source"]), nics, total, tuple(aliases),
-                              gpu, count, link)
+                              gpu, count, link, confirmed)
             parts = "|".join(r"[\s_-]?".join(map(re.escape, re.split(r"[\s_-]+", a.strip())))
                              for a in sorted(aliases, key=len, reverse=True))
             # (Azure writes a VM size with its "Standard_" prefix: "Standard_ND96asr_v4"; a family alias followed

@@ -470,7 +470,7 @@ def _system_nic_rate(facts: Facts) -> tuple[float | None, list[Evidence]]:
     rate = spec.nic_gbit / 8.0
     nics = f"{spec.nics} x {spec.nic_gbit / spec.nics:g} Gb/s" if spec.nics else f"{spec.nic_gbit:g} Gb/s in all"
     return rate, [ev(src, f'NIC aggregate of the named system "{quote}" from the system table '
-                          f"(rules/catalog/systems.toml: {spec.name}, {nics}, {spec.source})", rate, unit="GB/s")]
+                          f"(rules/catalog/systems.toml: {spec.name}, {nics}, {spec.cited})", rate, unit="GB/s")]
 
 
 # Gigabits, not gigabytes: the lower-case "b" decides ("200Gb/s", "200 Gbps", "200Gb", "200 Gbit/s"),

@@ -125,7 +125,25 @@ def evaluate(facts, predictions: Predictions | None = None, only: Iterable[str] 
                     fix="Report it with the inputs that triggered it.",
                 )
             )
-    return sorted(quiet_priors(explain_gaps(corroborate(findings))), key=Finding.sort_key)
+    return sorted(flag_unconfirmed_row(facts, quiet_priors(explain_gaps(corroborate(findings)))), key=Finding.sort_key)
+
+
+def flag_unconfirmed_row(facts, findings: list[Finding]) -> list[Finding]:
+    """A finding that judges with the GPU of a named instance whose systems.toml row no vendor text confirmed says
+    so in its evidence: its figures came from that row (a NIC ceiling from the row says so where it is cited)."""
+    from rules.common import named_system
+
+    named, gpu = named_system(facts), facts.subject.gpu
+    if not named or named[0].confirmed or gpu is None or named[0].gpu != gpu.key:
+        return findings
+    spec, src, quote = named
+    note = Evidence(source=src, detail=f"GPU board and count of the named instance '{quote}' "
+                                       f"(rules/catalog/systems.toml: {spec.name}, {spec.cited})", measured=gpu.key)
+    for f in findings:
+        said = " ".join(f"{e.source} {e.detail} {e.measured} {e.expected}" for e in f.evidence)
+        if gpu.key in said and "unconfirmed catalog row" not in said:
+            f.evidence.append(note)
+    return findings
 
 
 def quiet_priors(findings: list[Finding]) -> list[Finding]:

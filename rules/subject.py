@@ -110,7 +110,7 @@ def _system_gpu(facts: Facts) -> tuple[GpuSpec, str] | None:
     if named is None or not named[0].gpu:
         return None
     spec, src, quote = named
-    return catalog.gpus()[spec.gpu], f"{src} (the instance '{quote}' holds {spec.gpu}: {spec.source})"
+    return catalog.gpus()[spec.gpu], f"{src} (the instance '{quote}' holds {spec.gpu}: {spec.cited})"
 
 
 def _nvlink_hint(facts: Facts) -> bool | None:

@@ -146,3 +146,64 @@ def test_an_instance_without_a_documented_fabric_gives_no_nic_ceiling():
     """A g5.12xlarge's network differs by size and is a VM's shared Ethernet: no inter-node ceiling is taken."""
     (f,) = _busbw("# busbw across nodes\n\nTwo g5.12xlarge nodes: all_reduce busbw is 3 GB/s.\n")
     assert not any("systems.toml" in e.detail for e in f.evidence)
+
+
+# ---- the rows as checked against their vendors' text (2026-12-02): each cites the text it was read from, and a
+# row no text confirmed says so wherever a finding uses it
+
+def test_every_row_cites_the_url_of_the_text_it_was_read_from():
+    import re
+
+    for _, spec in catalog._systems():
+        assert re.fullmatch(r"https://[\w.-]+\.[a-z]{2,}/\S+", spec.source), spec.key
+    unconfirmed = {spec.key for _, spec in catalog._systems() if not spec.confirmed}
+    assert {"p5", "g6e_8", "dgx_a100"} <= unconfirmed and not {"p4d", "nd_h100_v5", "a3_ultragpu_8"} & unconfirmed
+
+
+def test_a_row_without_a_url_is_refused(tmp_path, monkeypatch):
+    from diagnose.errors import InputError
+
+    (tmp_path / "systems.toml").write_text('[box]\nname = "a box"\nsource = "from memory"\ngpus = 8\n'
+                                           'aliases = ["box"]\n')
+    monkeypatch.setattr(catalog, "CATALOG_DIR", tmp_path)
+    monkeypatch.setattr(catalog, "_SYSTEMS", [])
+    with pytest.raises(InputError, match="source must be the URL"):
+        catalog._systems()
+
+
+@pytest.mark.parametrize("text, unconfirmed", [
+    ("Serving Llama-3-8B on a p5.48xlarge with one GPU (TP=1): decode is 90 tok/s at batch 1, expected?", True),
+    ("Llama-3-8B on Standard_NC80adis_H100_v5, TP=2, one request at a time: 120 tok/s decode.", True),
+    ("Serving Llama-3-8B on one g5.xlarge: decode is 9 tok/s at batch 1, expected?", False),
+    ("llama-3-8b via vLLM, instance type g6e.xlarge, single stream: 20 tok/s. Normal?", False),
+    ("Llama-3-8B on Standard_NC24ads_A100_v4, one request at a time: 40 tok/s decode.", False),
+])
+def test_a_finding_that_uses_an_unconfirmed_row_says_so(text, unconfirmed):
+    records, _ = parse_text(f"# decode speed\n\n{text}\n", "issue.md")
+    facts = Facts()
+    facts.add(*records)
+    (judged,) = [f for f in evaluate(facts) if f.rule == "ticket.measured_vs_expected"]
+    flagged = [e for e in judged.evidence if "unconfirmed catalog row" in e.detail]
+    assert bool(flagged) == unconfirmed
+    assert all("systems.toml" in e.detail and "https://" in e.detail for e in flagged)
+
+
+def test_a_nic_ceiling_from_an_unconfirmed_row_says_so():
+    (p5,) = _busbw("# busbw across nodes\n\nTwo p5 instances (16 GPUs): all_reduce busbw 150 GB/s at 8 GB.\n")
+    (cited,) = [e for e in p5.evidence if "systems.toml" in e.detail]
+    assert "unconfirmed catalog row" in cited.detail and "3200 Gb/s in all" in cited.detail
+    (nd,) = _busbw("# busbw across nodes\n\nTwo ND H100 v5 VMs, 16 GPUs: all_reduce busbw 150 GB/s at 8 GB.\n")
+    assert not any("unconfirmed" in e.detail for e in nd.evidence)
+
+
+def test_corrected_rows():
+    """What the vendors' text changed: p4d/p4de are 4 network cards of 100 Gb/s (EC2 User Guide: "4x 100 Gigabit");
+    A2 VMs have only the VM's Ethernet (no GPU fabric: no NIC ceiling); A3 Edge, whose GPU-NIC figure did not fit
+    the documented total and could not be read, is no longer a row."""
+    ((p4d, _),) = catalog.named_systems("on p4d.24xlarge")
+    assert (p4d.nics, p4d.nic_gbit) == (4, 400)
+    (f,) = _busbw("# busbw across nodes\n\nTwo p4d.24xlarge nodes: all_reduce busbw is 40 GB/s.\n")
+    assert any("4 x 100 Gb/s" in e.detail for e in f.evidence)
+    ((a2, _),) = catalog.named_systems("a2-ultragpu-8g")
+    assert (a2.gpu, a2.gpus, a2.nic_gbit) == ("a100-80gb-sxm", 8, 0)
+    assert catalog.named_systems("an a3-edgegpu-8g VM") == []
