@@ -305,6 +305,8 @@ def test_mmq_tensor_cores_need_turing(gpu, mma):
     ("rtx-4090", ("b2824",), "Q4_K_M", "an F16 copy of the weights, then cuBLAS"),
     ("tesla-p40", (), "Q4_0", "MMQ on INT8 dot products"),
     ("rtx-2000-ada-test", (), "Q4_K_M", "gpus.toml lists no INT8 rate"),
+    ("t4", (), "Q4_K_M", "of 130 INT8 TOPS"),  # Turing: NVIDIA's T4 page gives the INT8 rate
+    ("rtx-4080", (), "Q4_K_M", "gpus.toml lists no INT8 rate"),  # no NVIDIA source found for its INT8 rate
     ("rtx-4090", (), "F16", None)])
 def test_predict_says_which_path_a_quantised_prompt_takes(gpu, builds, dtype, says):
     """The summary's "GEMMs at N % of the tensor rate" is the 16-bit path's: a quantised prompt's own path and rate
@@ -321,6 +323,14 @@ def test_predict_says_which_path_a_quantised_prompt_takes(gpu, builds, dtype, sa
     p = predict(catalog.model("llama-3-8b"), g, Layout(), engine=eng, prompt=512, output=1, dtype=dt,
                 quant_group=group)
     assert (p.assumptions["prompt_gemm"] or None) == says or says in p.assumptions["prompt_gemm"]
+
+
+def test_int8_rates_are_dense():
+    """INT8 tensor rate = twice the FP16-accumulate tensor rate on Turing to Hopper (NVIDIA's whitepapers); a sparse
+    figure entered by mistake would read 2x, a GeForce FP32-accumulate one 0.5x."""
+    for key, g in catalog.gpus().items():
+        if g.int8_tops and 7.5 <= g.compute_capability < 10:
+            assert 0.98 <= g.int8_tops / (2 * g.tflops("fp16acc16")) <= 1.02, key
 
 
 def test_mmq_activations_travel_as_q8_1():
