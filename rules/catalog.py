@@ -1404,9 +1404,10 @@ def _systems() -> list[tuple[re.Pattern, SystemSpec]]:
                               gpu, count, link, confirmed)
             parts = "|".join(r"[\s_-]?".join(map(re.escape, re.split(r"[\s_-]+", a.strip())))
                              for a in sorted(aliases, key=len, reverse=True))
-            # (Azure writes a VM size with its "Standard_" prefix: "Standard_ND96asr_v4"; a family alias followed
+            # (Azure writes a VM size with its "Standard_" prefix: "Standard_ND96asr_v4", SageMaker an EC2 type with
+            # "ml.": "ml.g5.12xlarge", https://aws.amazon.com/sagemaker/pricing/; a family alias followed
             # by a size it does not list, "p4d.xlarge", names no row)
-            _SYSTEMS.append((re.compile(rf"(?<![\w.])(?:Standard_)?(?:{parts})(?![\w-]|\.\w)", re.I), spec))
+            _SYSTEMS.append((re.compile(rf"(?<![\w.])(?:Standard_|ml\.)?(?:{parts})(?![\w-]|\.\w)", re.I), spec))
     return _SYSTEMS
 
 

@@ -119,3 +119,17 @@ def test_real_thread_names_its_instance():
     facts = read_bundle([REPO / "tests" / "data" / "normal_questions" / "tgi1129.md"])
     facts.subject = Subject.of(facts)
     assert facts.subject.gpu.key == "a100-80gb-sxm" and gpu_count(facts) == 8
+
+
+@pytest.mark.parametrize("text, gpu, count", [
+    ("Deployed on a SageMaker endpoint, instance type ml.g5.12xlarge, 20 tok/s per request.", "a10g", 4),
+    ("Our ml.p4d.24xlarge endpoint serves Llama-2-70B.", "a100-40gb-sxm", 8),
+])
+def test_sagemaker_prefix_names_the_ec2_type(text, gpu, count):
+    """SageMaker writes an EC2 instance type with 'ml.' (https://aws.amazon.com/sagemaker/pricing/)."""
+    (spec, _), = catalog.named_systems(text)
+    assert (spec.gpu, spec.gpus) == (gpu, count)
+
+
+def test_a_dotted_word_before_an_alias_is_not_a_prefix():
+    assert catalog.named_systems("see html.g5.12xlarge") == []
