@@ -143,3 +143,19 @@ def test_negations_leave_a_single_stream(tmp_path, said):
     facts = _facts(tmp_path, HEAD + "Serving it with vLLM. " + said + "\n")
     assert not any(m.concurrency for m in facts.of(Measurement))
     assert not any(m.scope == "aggregate" for m in facts.of(Measurement) if m.metric == "decode_tok_s")
+
+
+@pytest.mark.parametrize("said, load", [
+    ("Each of the 28 users gets about 5 tokens per second.", 28),
+    ("Every one of the 16 requests sees 20 tok/s.", 16),
+    ("Each of the 8 clients gets 95 tok/s.", 8),
+])
+def test_each_of_n_users_is_one_stream_of_n(tmp_path, said, load):
+    facts = _facts(tmp_path, HEAD + "Serving it with vLLM. " + said + "\n")
+    (rate,) = [m for m in facts.of(Measurement) if m.metric == "decode_tok_s"]
+    assert rate.scope == "per_stream" and rate.batch == load == rate.concurrency
+
+
+def test_each_of_n_other_things_is_no_load(tmp_path):
+    facts = _facts(tmp_path, HEAD + "We tested each of the 3 models; the fastest does 90 tok/s.\n")
+    assert all(m.batch is None and m.concurrency is None and m.scope is None for m in facts.of(Measurement))

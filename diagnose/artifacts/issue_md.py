@@ -629,6 +629,8 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # requests being served at once)
                         r"\b(\d{1,4})\s+(?:(?:requests?|sequences?|users?)\s+in[- ]flight\b|in[- ]flight\s+"
                         r"(?:requests?|sequences?))|"
+                        # "each of the 28 users", "every one of the 16 requests": as many served together
+                        r"\b(?:each|every\s+one)\s+of\s+the\s+(\d{1,4})\s+(?:users|requests|clients|streams)\b|"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
                         r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])", re.I)
 
@@ -663,7 +665,9 @@ ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|clien
 CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
 TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
 # The same said before the figure: "each user gets 25 tok/s", "every request sees ~30 tokens/s", "per-user speed is 25".
-STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:one|" + _STREAM_NOUN + r")?\s*"
+# ("each of the 28 users gets 5 tok/s", "every one of the 16 requests sees 20": one of that many)
+STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+\d{1,4}\s+" + _STREAM_NOUN + r"s|one|"
+                           + _STREAM_NOUN + r")?\s*"
                            r"(?:gets?|sees?|receives?|runs?\s+at|is\s+at|at|only\s+gets?)?|"
                            r"\bper[- ]" + _STREAM_NOUN + r"\b[^,;:]{0,25}?)"
                            r"\s*(?:only\s+)?(?:about|around|~)?\s*$", re.I)
