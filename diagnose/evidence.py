@@ -362,6 +362,11 @@ class Measurement(Fact):
     # the reporter's words where the figure was converted from them ("5,400 tokens per minute", "3x slower than ...
     # 90 tok/s", "20-25 tok/s"): a finding quotes them beside the value in the rules' unit
     said: str | None = None
+    # what the figure counts, where its source says: "aggregate" (every sequence in flight together: SGLang's "gen
+    # throughput", vLLM's "Avg generation throughput", a benchmark's "Output token throughput") or "per_stream" (one
+    # request's: TPOT, ITL, llama.cpp's "eval time", Ollama's "eval rate"); None where the source does not say. The
+    # parser records it beside the concurrency the line states; the rules decide what it is compared with.
+    scope: str | None = None
 
     @property
     def cited(self) -> str:

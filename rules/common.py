@@ -6,6 +6,7 @@ Each answer comes with the evidence it rests on, so a finding can quote it.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections import Counter
@@ -527,6 +528,62 @@ def _rate_from_text(text: str) -> float | None:
 def large_results(facts: Facts, min_bytes: int = 64 << 20) -> list[CollectiveResult]:
     """Collective rows big enough to measure bandwidth; small sizes only measure latency."""
     return [r for r in facts.of(CollectiveResult) if r.size_bytes >= min_bytes and r.busbw_gbs > 0]
+
+
+def usual_load(series: list[Measurement]) -> int | None:
+    """The running requests most of a log's periodic lines state (the steady load), or None where none states one."""
+    loads = [m.batch for m in series if m.batch]
+    return max(sorted(set(loads)), key=loads.count) if loads else None
+
+
+def _periodic(m: Measurement) -> bool:
+    """An engine's stats line: an aggregate rate with no statistic of its own, stating its running requests."""
+    return m.scope == "aggregate" and m.stat is None and bool(m.concurrency)
+
+
+def steady_rates(ms: list[Measurement]) -> list[Measurement]:
+    """The figures, with each file's periodic aggregate rates (an engine's stats lines, each stating its running
+    requests) reduced to those at the usual load: lines as requests arrive or drain are a ramp, not the load judged,
+    and a log whose every line states another count (a queue draining) has no steady load at all. A reporter's
+    figures and one-off results pass as they are."""
+    series: dict[str, list[Measurement]] = {}
+    for m in ms:
+        if _periodic(m):
+            series.setdefault(m.source.rsplit(":", 1)[0], []).append(m)
+    keep = set()
+    for one in series.values():
+        usual = usual_load(one)
+        at_usual = [m for m in one if m.batch == usual]
+        if len(one) == 1 or len(at_usual) >= 2:
+            keep.update(id(m) for m in at_usual)
+    return [m for m in ms if not _periodic(m) or id(m) in keep]
+
+
+def steady_logs(facts: Facts, metric: str = "decode_tok_s") -> list[Measurement]:
+    """One figure per log of an engine's periodic throughput: the median of its lines at the steady load
+    (steady_rates), its `said` naming the running requests, how many lines it stands for and how many ramp lines
+    were left out, so that a finding says where its number came from."""
+    by_file: dict[str, list[Measurement]] = {}
+    for m in measurements(facts, metric):
+        if _periodic(m):
+            by_file.setdefault(m.source.rsplit(":", 1)[0], []).append(m)
+    out = []
+    for series in by_file.values():
+        steady = sorted(steady_rates(series), key=lambda m: m.value)
+        if not steady:
+            continue
+        mid = steady[(len(steady) - 1) // 2]
+        ramp = len(series) - len(steady)
+        said = (f"{mid.value:g} tok/s over {mid.concurrency} running requests"
+                + (f", median of {len(steady)} lines at that load" if len(steady) > 1 else "")
+                + (f"; {ramp} lines at other loads left out" if ramp else ""))
+        out.append(dataclasses.replace(mid, said=said))
+    return out
+
+
+def one_off(ms: list[Measurement]) -> list[Measurement]:
+    """The figures that are not an engine's periodic stats lines (steady_logs stands for those)."""
+    return [m for m in ms if not _periodic(m)]
 
 
 def measurements(facts: Facts, metric: str) -> list[Measurement]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from diagnose.evidence import Facts, GpuFact, Measurement, NcclEvent, Note, XidEvent
 from rules import claims
-from rules.common import claim_ev, ev, label, make, need, passed
+from rules.common import claim_ev, ev, label, make, need, passed, usual_load
 from rules.engine import rule
 
 THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown"}
@@ -125,9 +125,8 @@ def _declining_series(facts: Facts):
             by_file.setdefault((m.source.rsplit(":", 1)[0], m.metric), []).append(m)
     for series in by_file.values():
         series.sort(key=lambda m: claims.line_number(m.source))
-        loads = [m.batch for m in series if m.batch]
-        if loads:
-            usual = max(set(loads), key=loads.count)
+        usual = usual_load(series)
+        if usual:
             series = [m for m in series if m.batch == usual]
         if len(series) >= 6:
             q = max(1, len(series) // 4)

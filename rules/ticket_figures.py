@@ -32,6 +32,7 @@ from rules.common import (
     make,
     measurements,
     node_count,
+    steady_logs,
     tp_engine,
     wfield,
 )
@@ -361,10 +362,12 @@ def batch_total(facts: Facts, m: Measurement, tp: int) -> bool:
 def _total_of(facts: Facts, m: Measurement, tp: int, batch: int | None):
     """batch_total's answer for the batch stated: (that batch, the prediction read at it or None) when the rate is
     the batch's total, else None; the prediction is handed on so that a caller judging the rate does not redo it."""
-    if (batch or 1) < 2 or m.stat != "reported":
+    if (batch or 1) < 2 or m.scope == "per_stream":
         return None
-    if m.metric == "output_tok_s":
+    if m.metric == "output_tok_s" or m.scope == "aggregate":  # the source defines it as every stream's together
         return batch, None
+    if m.stat != "reported":
+        return None
     p = predict_layout(facts, tp, batch)
     return (batch, p) if p is not None and p.valid and m.value > ONE_STREAM_MARGIN * p.decode_tok_s else None
 
@@ -391,9 +394,10 @@ def batched_rate(facts: Facts, predictions=None):
     model, model_src, gpu = _served(facts)
     if model is None:
         return
-    # (a rate the reporter calls the total is read as every stream's output: output_tok_s)
+    # (a rate the reporter calls the total is read as every stream's output: output_tok_s; an engine's stats lines
+    # are every running request's together, one figure per log at its steady load)
     rates = [m for m in [*measurements(facts, "decode_tok_s"), *measurements(facts, "output_tok_s")]
-             if m.stat == "reported"]
+             if m.stat == "reported"] + steady_logs(facts)
     if len(rates) > 2 or any(n.kind == "results_table" for n in facts.of(Note)):
         return  # a sweep or a results table: the comparison-set rules read it as a set
     for m in rates:
@@ -418,7 +422,7 @@ def batched_rate(facts: Facts, predictions=None):
                     "active weight per token, at any batch", expected=round(ceiling), unit="tok/s"),
                  ev(model_src, "model", model.key)])
             return
-        if quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
+        if m.scope != "aggregate" and quantised_stream(facts, tp, m.value, ONE_STREAM_MARGIN):
             continue  # weights unstated: one stream of a 4-bit checkpoint could give it (ticket.figure_unjudged asks)
         cap = engine_batch_cap(facts)
         loads = (load,) if load else FULL_LOAD_BATCHES
@@ -434,13 +438,17 @@ def batched_rate(facts: Facts, predictions=None):
         total = batch * p.decode_tok_s_expected
         low = total / p.band_high  # the calibrated band's slow edge (rules/expectations.py)
         band = band_text(low, total / p.band_low, m.value)
-        at = (f"{batch} concurrent requests (stated)" if m.concurrency else
+        at = (f"{batch} running requests (the engine's stats line)" if m.concurrency and m.stat is None else
+              f"{batch} concurrent requests (stated)" if m.concurrency else
               f"batch {batch} (stated)" if load else f"batch {batch} (full load)")
         if cap and batch == cap[0] and batch < max(loads):
             capped = "the stated concurrency" if load else "full load"
             at = f"batch {batch} (the engine's {cap[2]} {cap[0]} caps {capped})"
-        evidence = [ev(m, "tokens/s reported (a batch's total: one stream cannot exceed the roofline)", m.value,
-                       round(total), "tok/s"),
+        said = ("tokens/s over every running request (the engine's stats line)" if m.scope == "aggregate" else
+                "tokens/s reported (a batch's total: one stream cannot exceed the roofline)")
+        if load:
+            said += f": {m.value / load:.3g} tok/s per request over {load}"
+        evidence = [ev(m, said, m.value, round(total), "tok/s"),
                     ev("prediction:roofline", f"one stream's roofline at TP={tp}", expected=round(one.decode_tok_s, 1),
                        unit="tok/s"),
                     ev("prediction:expected", f"expected decode throughput at {at} ({gpu.key})",

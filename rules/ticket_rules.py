@@ -49,7 +49,9 @@ from rules.common import (
     measurements,
     nic_rate_gbs,
     node_count,
+    one_off,
     passed,
+    steady_logs,
     tp_engine,
     tp_sizes,
     visible_devices,
@@ -1072,7 +1074,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
         yield broken
         return
     split = one_gpu_pace(facts)
-    rates = measurements(facts, "decode_tok_s")
+    # an engine's stats lines stand as one figure per log, at its steady load (rules.common.steady_logs)
+    rates = one_off(measurements(facts, "decode_tok_s")) + steady_logs(facts)
     for m in slowest_first(rates):
         if split is not None and split_pace(facts, split, m):
             continue  # one stream through a layer split: ticket.layer_split_rate judges it against one GPU's pace

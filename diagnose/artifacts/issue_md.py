@@ -632,6 +632,12 @@ CONCURRENT = re.compile(r"\b(\d{1,4})\s+(?:concurrent|parallel|simultaneous)\s+"
                         # "at 64 concurrency", "with 16 users", "at 8 clients" (a count of requests sent in all,
                         # "for 1000 requests", is not a load)
                         r"\b(?:at|with)\s+(\d{1,4})\s+(?:concurrency|users|clients|concurrent\b)|"
+                        # "28 requests in flight", "16 in-flight requests" (the term the engines' docs use for the
+                        # requests being served at once)
+                        r"\b(\d{1,4})\s+(?:(?:requests?|sequences?|users?)\s+in[- ]flight\b|in[- ]flight\s+"
+                        r"(?:requests?|sequences?))|"
+                        # "each of the 28 users", "every one of the 16 requests": as many served together
+                        r"\b(?:each|every\s+one)\s+of\s+the\s+(\d{1,4})\s+(?:users|requests|clients|streams)\b|"
                         # ... and in Chinese: "100 并发", "100 个并发请求", "并发 100", "并发数为 100"
                         r"(?<![\d.])(\d{1,4})\s*个?\s*并发|并发数?\s*(?:为|=|:|：)?\s*(\d{1,4})(?![\d.])", re.I)
 
@@ -666,7 +672,9 @@ ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|clien
 CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
 TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
 # The same said before the figure: "each user gets 25 tok/s", "every request sees ~30 tokens/s", "per-user speed is 25".
-STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:one|" + _STREAM_NOUN + r")?\s*"
+# ("each of the 28 users gets 5 tok/s", "every one of the 16 requests sees 20": one of that many)
+STREAM_BEFORE = re.compile(r"(?:\b(?:each|every)\s+(?:(?:one\s+)?of\s+the\s+\d{1,4}\s+" + _STREAM_NOUN + r"s|one|"
+                           + _STREAM_NOUN + r")?\s*"
                            r"(?:gets?|sees?|receives?|runs?\s+at|is\s+at|at|only\s+gets?)?|"
                            r"\bper[- ]" + _STREAM_NOUN + r"\b[^,;:]{0,25}?)"
                            r"\s*(?:only\s+)?(?:about|around|~)?\s*$", re.I)
@@ -1470,16 +1478,17 @@ def _rates(prose: list[tuple[int, str]], name: str, with_tp: int = 2, apart: boo
                 per_gpu = PER_GPU.search(clause[m.start:m.end + 20])
                 load = int(next(g for g in c.groups() if g)) if c else None
                 batch = int(b.group(1)) if b else line_batch
-                if batch is None and load and (PER_STREAM.match(clause, m.end)
-                                               or STREAM_BEFORE.search(clause[:m.start])):
+                one_stream = PER_STREAM.match(clause, m.end) or STREAM_BEFORE.search(clause[:m.start])
+                if batch is None and load and one_stream:
                     batch = load  # "25 tok/s per user at 16 users": one stream's rate in a decode batch of 16
                 # "total throughput at batch 64 is 2500 tok/s", "2500 tok/s aggregate": every stream's output together
                 total = (TOTAL_RATE.search(clause[:m.start]) or TOTAL_RATE_AFTER.match(clause, m.end)
                          or CJK_TOTAL.search(clause[:m.start]))
                 metric = "output_tok_s_per_gpu" if per_gpu else "output_tok_s" if total else "decode_tok_s"
+                scope = "aggregate" if total else "per_stream" if one_stream else None  # as the reporter says it
                 out.append(Measurement(where(name, i), metric, m.value, "tok/s", stat="reported", tp=tp,
                                        batch=batch, concurrency=load, gpus=gpus, gpu_name=clause_gpu(clause, ln),
-                                       model=clause_model(clause, ln), said=m.said))
+                                       model=clause_model(clause, ln), said=m.said, scope=scope))
     return out
 
 
@@ -1522,7 +1531,8 @@ def _relative_rates(prose: list[tuple[int, str]], name: str, dot: bool = False) 
     return out, compared
 
 
-# Decode rates as local engines print them, one stream each (prompt processing lines are not decode):
+# Decode rates as local engines print them, one stream each (prompt processing lines are not decode; llama-server
+# prints its timings per slot, one request each: scope "per_stream"):
 # - `ollama run --verbose`: "eval rate:            8.69 tokens/s" (after "prompt eval rate: ...");
 # - llama.cpp's timings: "eval time = 58900.00 ms / 511 runs ( 115.26 ms per token, 8.68 tokens per second)";
 # - llama-bench's table: "| llama 8B Q4_K - Medium | ... | tg128 | 126.44 ± 0.38 |" (pp512 rows are prompt).
@@ -1590,7 +1600,7 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
             if m:
                 # the tool timed decode alone (no prompt, no HTTP turn): a mean, judged without a prose figure's slack
                 out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
-                                       stat="reported" if pattern in END_TO_END_LINES else "mean"))
+                                       stat="reported" if pattern in END_TO_END_LINES else "mean", scope="per_stream"))
                 break
     return out
 

@@ -17,12 +17,17 @@ block's header) marked `result`, with the offered `request_rate` (a number, or "
 states one (benchmark_serving.py prints `Traffic request rate` before its progress bar, so a pasted
 result block often lacks it); the parser derives nothing from them.
 
-Periodic generation throughput is `decode_tok_s` with `batch` = the running requests: it is
-the decode rate of all running sequences together.
+Periodic generation throughput is `decode_tok_s` with `batch` and `concurrency` = the running requests the line
+states: it is the decode rate of all running sequences together (SGLang's scheduler divides the tokens every running
+request decoded by the interval; vLLM's stats logger likewise counts every running request's tokens:
+https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/scheduler.py,
+https://github.com/vllm-project/vllm/blob/main/vllm/engine/metrics.py). Each figure's `scope` says whether it counts
+every sequence in flight ("aggregate") or one request ("per_stream"), as the format defines it (SCOPES).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -122,6 +127,20 @@ PERF_ANALYZER = re.compile(r"^\s*Concurrency:\s*(?P<c>\d+),\s*throughput:\s*(?P<
                            r"latency\s*(?P<l>\d+(?:\.\d+)?)\s*usec", re.I)
 
 
+# What each figure these formats print counts, by their own definitions: token and request throughputs are over
+# every request in flight (vLLM's benchmark_serving divides all output tokens by the run's duration; trtllm-bench's
+# "Total Output Throughput"; the "batch 8, input 128, output 256: N token/s" summaries of vLLM's and TensorRT-LLM's
+# throughput benchmarks), the per-token latencies and TTFT are one request's (averaged over requests), as is
+# trtllm-bench's "Per User Output Throughput".
+SCOPES = {
+    "decode_tok_s": "aggregate", "output_tok_s": "aggregate", "total_tok_s": "aggregate", "input_tok_s": "aggregate",
+    "peak_output_tok_s": "aggregate", "prefill_tok_s": "aggregate", "request_throughput": "aggregate",
+    "output_tok_s_per_gpu": "aggregate",
+    "tpot_ms": "per_stream", "itl_ms": "per_stream", "ttft_ms": "per_stream", "e2e_latency_ms": "per_stream",
+    "request_tok_s": "per_stream",
+}
+
+
 def detect(text: str) -> float:
     head = text[:300_000]
     if RESULT_HEADER.search(head) or VLLM_PERIODIC.search(head) or SGLANG_PERIODIC.search(head):
@@ -137,6 +156,12 @@ def detect(text: str) -> float:
 
 
 def parse(text: str, name: str) -> list:
+    """The figures the text states, each with its scope (SCOPES) where the format defines it."""
+    return [dataclasses.replace(m, scope=SCOPES.get(m.metric)) if isinstance(m, Measurement) else m
+            for m in _parse(text, name)]
+
+
+def _parse(text: str, name: str) -> list:
     results = _json_results(text)
     if results:
         return _from_json(results, text, name)
@@ -175,14 +200,15 @@ def parse(text: str, name: str) -> list:
         if (m := VLLM_PERIODIC.search(line)) is not None:
             running = to_int(m.group("running"))
             periodic.setdefault("decode", []).append(
-                Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=running))
+                Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=running, concurrency=running))
             if float(m.group("prompt")) > 0:
                 periodic.setdefault("prefill", []).append(
                     Measurement(src, "prefill_tok_s", float(m.group("prompt")), "tok/s"))
             continue
         if (m := SGLANG_PERIODIC.search(line)) is not None:
             periodic.setdefault("decode", []).append(
-                Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=int(m.group("running"))))
+                Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=int(m.group("running")),
+                            concurrency=int(m.group("running"))))
             continue
         if (m := BATCH_SUMMARY.search(line)) is not None:
             # One run of several: the batch goes on the figure, not on the ticket's Workload.
