@@ -3938,7 +3938,10 @@ _CPU_NAME = re.compile(
     r"[\w+-]*|(?:AMD\s*)?EPYC\s*\w+|(?:AMD\s*)?(?:Ryzen\s*)?Threadripper(?:\s*PRO)?\s*\w+|(?:AMD\s*)?Ryzen\s*[3579]\s*"
     r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*)")
 _DDR = re.compile(r"\bDDR\s*([45])(?:[\s@-]*(?:R?DIMM|RECC|ECC|SDRAM|RAM|memory|内存|\s)*[\s@-]*(\d{4})\b|"
-                  r"(?=\b))|\b(\d{4})\s*(?:MT/s|MHz|mhz)\s*(?:DDR\s*([45]))?", re.I)
+                  r"(?=\b))|\b(\d{4})\s*(MT/s|MHz)\s*(?:DDR\s*([45]))?", re.I)
+# A bare "NNNN MHz" is a memory speed only beside memory words (a DIMM, RAM, dmidecode's "Speed:" / "Configured Memory
+# Speed:"): nvidia-smi -q prints its clocks the same way ("Graphics : 3120 MHz", "Memory : 2619 MHz").
+_MEMORY_WORDS = re.compile(r"\b(?:DDR\s*[45]?|(?:R|SO-?|U)?DIMMs?|RAM|Speed\s*:)|内存", re.I)
 _CHANNELS = re.compile(r"\b(\d{1,2})\s*[- ]?(?:memory\s+)?channels?\b|(\d{1,2})\s*通道", re.I)
 _SOCKETS = re.compile(
     r"\b(?:dual|two|2)[\s-]*(?:socket|sockets|CPU|CPUs|processors?|EPYC|Xeon)\b|\b(?:2|two)\s*[x×*]\s*(?:Intel\s*|AMD\s*)?"
@@ -3947,7 +3950,7 @@ _ONE_SOCKET = re.compile(r"\b(?:single|one|1)[\s-]*socket\b|单路|\bSocket\(s\)
 
 
 def host_platform(facts: Facts) -> list[Claim]:
-    """The host the reporter describes, one claim per fact found: data {cpu: name} | {ddr: 'ddr4'|'ddr5', mts} |
+    """The host the reporter describes, one claim per fact found: data {cpu: name} | {ddr: 'ddr4'|'ddr5'|None, mts} |
     {channels} | {sockets}. A figure asked about or put as a plan ("should I buy DDR5-6400?") is a guess."""
     out: list[Claim] = []
     for source, text in texts(facts) + _pasted(facts):
@@ -3956,10 +3959,15 @@ def host_platform(facts: Facts) -> list[Claim]:
             for m in _CPU_NAME.finditer(sentence):
                 out.append(Claim("host_platform", source, _quote(sentence, m), {"cpu": m.group(0)}, guess=guess))
             for m in _DDR.finditer(sentence):
-                gen = m.group(1) or m.group(4)
+                gen = m.group(1) or m.group(5)
                 mts = int(m.group(2) or m.group(3) or 0)
+                if not gen and (m.group(4) or "").lower() == "mhz" and not (
+                        _MEMORY_WORDS.search(sentence[max(0, m.start() - 30):m.start()])
+                        or _MEMORY_WORDS.search(sentence[m.end():m.end() + 12])):
+                    continue
                 if (gen or mts) and (not mts or 1600 <= mts <= 9600) and (gen or mts >= 2133):
-                    data = {"ddr": f"ddr{gen}" if gen else ("ddr5" if mts >= 4000 else "ddr4"), "mts": mts or None}
+                    # the generation only where named: a speed alone leaves it to the CPU family (rules/offload.py)
+                    data = {"ddr": f"ddr{gen}" if gen else None, "mts": mts or None}
                     out.append(Claim("host_platform", source, _quote(sentence, m), data, guess=guess))
             for m in _CHANNELS.finditer(sentence):
                 n = int(m.group(1) or m.group(2))

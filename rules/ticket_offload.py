@@ -86,16 +86,19 @@ def host(facts: Facts, held_gb: float) -> tuple[offload.HostMemory, list]:
     def first(key):
         return next((c for c in said if c.data.get(key)), None)
 
-    cpu, ddr, channels, sockets = first("cpu"), first("ddr"), first("channels"), first("sockets")
+    cpu, ddr, speed, channels, sockets = first("cpu"), first("ddr"), first("mts"), first("channels"), first("sockets")
     n_sockets = sockets.data["sockets"] if sockets else None
     n_channels = channels.data["channels"] if channels else None
     family = offload.cpu_family(cpu.data["cpu"]) if cpu else None
     if n_channels and n_sockets and n_sockets > 1 and family and n_channels > family[0]["channels"]:
         n_channels //= n_sockets  # "24 channels" on two 12-channel sockets: the total
-    found = offload.host_memory(cpu.data["cpu"] if cpu else None, ddr.data["mts"] if ddr else None, n_channels,
+    found = offload.host_memory(cpu.data["cpu"] if cpu else None, speed.data["mts"] if speed else None, n_channels,
                                 n_sockets, ddr.data["ddr"] if ddr else None, held_gb)
-    evidence = [claim_ev(c, what) for c, what in ((cpu, "CPU"), (ddr, "memory"), (channels, "memory channels"),
-                                                  (sockets, "sockets")) if c]
+    memory = [c for c in (ddr, speed) if c]
+    if len(memory) == 2 and memory[0] is memory[1]:
+        memory = memory[:1]  # "DDR5-4800" names both
+    evidence = [claim_ev(c, what) for c, what in ((cpu, "CPU"), *((c, "memory") for c in memory),
+                                                  (channels, "memory channels"), (sockets, "sockets")) if c]
     return found, evidence
 
 

@@ -1,0 +1,48 @@
+"""The review of the offload model (rules/offload.py, rules/ticket_offload.py, rules/predict_offload.py): what the
+host's memory is read from, the flags that ask for an offload, the physical limits of a request. Sentences are written
+the way reporters, nvidia-smi, dmidecode and lscpu write them, with negatives beside each positive."""
+
+import pytest
+from test_offload_11w import _platform, _verdict
+
+from diagnose.evidence import Facts, Note
+from rules import claims
+
+
+def _speeds(text: str) -> list:
+    facts = Facts()
+    facts.add(Note("issue.md:1", "description", text))
+    return [c.data["mts"] for c in claims.host_platform(facts) if c.data.get("mts")]
+
+
+@pytest.mark.parametrize("text", [
+    "Max Clocks\n    Graphics                          : 3120 MHz\n    Memory                            : 10501 MHz",
+    "Clocks: Graphics : 2520 MHz, SM : 2520 MHz, Memory : 2619 MHz, Video : 1965 MHz",
+    "the GPU boosts to 2610 MHz and the memory clock sits at 2619 MHz",
+])
+def test_gpu_clocks_are_not_the_hosts_memory_speed(text):
+    assert _speeds(text) == []
+
+
+@pytest.mark.parametrize("text, mts", [
+    ("Configured Memory Speed: 3200 MHz", 3200),
+    ("\tSpeed: 2933 MHz", 2933),
+    ("128 GB of 3600MHz RAM in four DIMMs", 3600),
+    ("DDR4 at 3200 MHz", 3200),
+    ("64GB 6400MHz DDR5", 6400),
+    ("memory runs at 4800 MT/s", 4800),
+])
+def test_a_memory_speed_beside_memory_words_is_read(text, mts):
+    assert _speeds(text) == [mts]
+
+
+def test_a_speed_alone_leaves_the_generation_to_the_cpu(tmp_path):
+    """A bare speed names no generation: an EPYC 9654 (DDR5) stays DDR5 whatever the text's clocks say."""
+    assert _platform("Configured Memory Speed: 3200 MHz").get("ddr") is None
+    _, found = _verdict(tmp_path, "# DeepSeek-V3 slow with ktransformers\n\nI run DeepSeek-V3 Q4_K_M with "
+                                  "ktransformers on one RTX 4090, host is an AMD EPYC 9654.\nDecode is 6 tok/s at "
+                                  "batch 1.\n\nnvidia-smi -q:\n    Max Clocks\n"
+                                  "        Graphics                          : 3120 MHz\n"
+                                  "        SM                                : 3120 MHz\n")
+    details = " ".join(e.detail or "" for e in found["ticket.offload_rate"].evidence)
+    assert "DDR5-4800" in details and "DDR4" not in details
