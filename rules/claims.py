@@ -3895,7 +3895,8 @@ def _quoted_output(sentence: str, m: re.Match) -> bool:
 # - accelerate's device_map="auto" warns "Some parameters are on the meta device because they were offloaded to the
 #   cpu" (or "disk"); those weights are copied to the GPU for each forward
 #   (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
-_CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
+# vLLM's / SGLang's flag and its Python keyword: GiB per GPU kept in host memory (zero, the default, offloads nothing).
+CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
 _EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:--cpu-moe\b|--n-cpu-moe[\s=]+\d+|(?:-ot|--override-tensor)[\s=]+[\"']?"
                            r"[^\s\"']*exps[^\s\"']*=CPU\b)|\bKExpertsCPU\b|\bk[-_ ]?transformers\b", re.I)
 _EXPERT_WORDS = re.compile(
@@ -3912,7 +3913,7 @@ _NOT_THERE = re.compile(r"(?:\b(?:no|not|never|without|nothing|none)\b|n't)[\w\s
 def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
     """partial_offload's other placements in one sentence or line: weights copied over PCIe each step (form 'pcie',
     gb), MoE experts on the CPU (form 'experts'), accelerate's offload warning (form 'accelerate', to)."""
-    for m in _CPU_OFFLOAD_GB.finditer(sentence):
+    for m in CPU_OFFLOAD_GB.finditer(sentence):
         gb = float(m.group(1))
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "pcie", "gb": gb * 2**30 / 1e9},
                          negated=gb == 0, guess=hypothetical(sentence, m.start())))

@@ -349,8 +349,17 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
 # FasterTransformer and gpt-fast load the whole model onto the GPUs. (llama.cpp, Ollama and accelerate's
 # device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
 GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "fastertransformer", "gpt-fast")
-# ("--cpu-offload-gb 0", the default written out, offloads nothing)
-_OFFLOAD = re.compile(r"(?<![a-z])offload(?:s|ed|ing)?(?![a-z])(?![-_]gb[=\s]+0\b)|\bon (?:the )?CPUs?\b", re.I)
+# An offload in words; vLLM's --cpu-offload-gb is read by its one reader (claims.CPU_OFFLOAD_GB), an offload unless
+# its value is zero ("--cpu-offload-gb 0", the default written out, offloads nothing; 0.5 does).
+_OFFLOAD = re.compile(r"(?<![a-z])(?<!cpu[-_])offload(?:s|ed|ing)?(?![a-z])(?![-_]gb)|\bon (?:the )?CPUs?\b", re.I)
+
+
+def _offload_gb(value) -> bool:
+    """Does a --cpu-offload-gb value (text or number) keep any weights off the GPU?"""
+    try:
+        return float(str(value).strip() or 0) != 0
+    except ValueError:
+        return True  # a value that is no number is still an offload asked for
 QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
                     "checkpoint's {dtype} weights need {need:.0f} GB a GPU where {gpu} holds {have:g} GB, and {engine} "
                     "keeps every weight on the GPU, so the run that gave the figure was quantised; the ticket does "
@@ -370,8 +379,9 @@ def may_run_quantised(facts: Facts) -> bool:
     if unread_gguf(facts):
         return False
     texts = [text for _, text in claims.texts(facts)]
-    return not any(SIXTEEN_BIT.search(t) or _OFFLOAD.search(t) for t in texts) and not any(
-        str(v).strip() not in ("", "0") for w in facts.of(Workload) for k, v in w.extra.items() if "offload" in k)
+    return not any(SIXTEEN_BIT.search(t) or _OFFLOAD.search(t)
+                   or any(_offload_gb(m.group(1)) for m in claims.CPU_OFFLOAD_GB.finditer(t)) for t in texts) \
+        and not any(_offload_gb(v) for w in facts.of(Workload) for k, v in w.extra.items() if "offload" in k)
 
 
 def fits_only_quantised(p, priced, gpu, engine: str):

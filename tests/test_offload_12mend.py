@@ -46,3 +46,28 @@ def test_a_speed_alone_leaves_the_generation_to_the_cpu(tmp_path):
                                   "        SM                                : 3120 MHz\n")
     details = " ".join(e.detail or "" for e in found["ticket.offload_rate"].evidence)
     assert "DDR5-4800" in details and "DDR4" not in details
+
+
+def _may_run_quantised(tmp_path, text: str) -> bool:
+    from diagnose.bundle import read_bundle
+    from rules import workload
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "issue.md").write_text(text)
+    return workload.may_run_quantised(read_bundle([folder]))
+
+
+@pytest.mark.parametrize("flag, offloads", [
+    ("--cpu-offload-gb 0.5", True),
+    ("--cpu-offload-gb=0.25", True),
+    ("cpu_offload_gb=2", True),
+    ("--cpu-offload-gb 0", False),
+    ("--cpu-offload-gb 0.0", False),
+])
+def test_a_fractional_cpu_offload_is_an_offload_and_only_zero_is_none(tmp_path, flag, offloads):
+    """An engine that keeps every weight on the GPU ran a model too big for it quantised, unless weights were
+    offloaded: 0.5 GiB is an offload, 0 or 0.0 (the default written out) is none."""
+    text = (f"Serving Llama-3-70B-Instruct with vLLM on 2x L40S, tensor parallel 2, started with {flag}. "
+            "Decode is 2 tok/s for one request.")
+    assert _may_run_quantised(tmp_path, text) is not offloads
