@@ -3944,9 +3944,12 @@ _DDR = re.compile(r"\bDDR\s*([45])(?:[\s@-]*(?:R?DIMM|RECC|ECC|SDRAM|RAM|memory|
 # Speed:"): nvidia-smi -q prints its clocks the same way ("Graphics : 3120 MHz", "Memory : 2619 MHz").
 _MEMORY_WORDS = re.compile(r"\b(?:DDR\s*[45]?|(?:R|SO-?|U)?DIMMs?|RAM|Speed\s*:)|内存", re.I)
 _CHANNELS = re.compile(r"\b(\d{1,2})\s*[- ]?(?:memory\s+)?channels?\b|(\d{1,2})\s*通道", re.I)
+# A count of CPUs is sockets only in socket words: "dual CPU" / "dual-socket" / "2 x Xeon" / "2P server" are, while
+# "2 CPUs", "--cpus 2" and "two CPU threads" count cores or threads as often as sockets and are not read.
 _SOCKETS = re.compile(
-    r"\b(?:dual|two|2)[\s-]*(?:socket|sockets|CPU|CPUs|processors?|EPYC|Xeon)\b|\b(?:2|two)\s*[x×*]\s*(?:Intel\s*|AMD\s*)?"
-    r"(?:Xeon|EPYC)|\b(?:EPYC|Xeon)[\w\s()-]{0,30}?\s*[x×*]\s*2\b|双路|\bSocket\(s\):\s*(?P<n>\d)", re.I)
+    r"\b(?:dual[\s-]*(?:socket|sockets|CPU|CPUs|processors?|EPYC|Xeon)|(?:two|2)[\s-]*(?:socket|sockets|EPYC|Xeon))\b|"
+    r"\b(?:2|two)\s*[x×*]\s*(?:Intel\s*|AMD\s*)?(?:Xeon|EPYC)|\b(?:EPYC|Xeon)[\w\s()-]{0,30}?\s*[x×*]\s*2\b|"
+    r"\b2P\s+(?:server|system|platform|node|machine|box|EPYC|Xeon)\b|双路|\bSocket\(s\):\s*(?P<n>\d)", re.I)
 _ONE_SOCKET = re.compile(r"\b(?:single|one|1)[\s-]*socket\b|单路|\bSocket\(s\):\s*1\b", re.I)
 
 
@@ -3972,7 +3975,11 @@ def host_platform(facts: Facts) -> list[Claim]:
                     out.append(Claim("host_platform", source, _quote(sentence, m), data, guess=guess))
             for m in _CHANNELS.finditer(sentence):
                 n = int(m.group(1) or m.group(2))
-                if 1 <= n <= 24:
+                near = sentence[max(0, m.start() - 40):m.end() + 40]
+                # memory channels beside memory words or a CPU ("8-channel DDR5", "12-channel EPYC"), not NCCL's
+                # "Using 24 channels" or an audio interface's "8 channels"
+                if 1 <= n <= 24 and (_MEMORY_WORDS.search(near) or re.search(r"\bmemory\b", near, re.I)
+                                     or _CPU_NAME.search(near)):
                     out.append(Claim("host_platform", source, _quote(sentence, m), {"channels": n}, guess=guess))
             for m in _SOCKETS.finditer(sentence):
                 n = int(m.group("n") or 2)

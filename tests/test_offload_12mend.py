@@ -71,3 +71,30 @@ def test_a_fractional_cpu_offload_is_an_offload_and_only_zero_is_none(tmp_path, 
     text = (f"Serving Llama-3-70B-Instruct with vLLM on 2x L40S, tensor parallel 2, started with {flag}. "
             "Decode is 2 tok/s for one request.")
     assert _may_run_quantised(tmp_path, text) is not offloads
+
+
+@pytest.mark.parametrize("text", [
+    "I have 2 CPUs and one RTX 4090",
+    "docker run --gpus all --cpus 2 vllm/vllm-openai",
+    "llama.cpp with two CPU threads is slow",
+    "NCCL INFO Using 24 channels",
+    "NCCL INFO 8 coll channels, 8 p2p channels",
+    "the audio interface records 8 channels at 48 kHz",
+])
+def test_cpu_counts_and_other_channels_are_not_the_host(text):
+    got = _platform(text)
+    assert "sockets" not in got and "channels" not in got
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("a dual-socket Genoa box", {"sockets": 2}),
+    ("2P EPYC server with 24 DIMMs", {"sockets": 2}),
+    ("dual CPU Xeon board", {"sockets": 2}),
+    ("8-channel DDR5 workstation", {"channels": 8}),
+    ("12 memory channels populated", {"channels": 12}),
+    ("a 12-channel EPYC 9654", {"channels": 12}),
+    ("the box has 12 channels populated with 64GB RDIMMs", {"channels": 12}),
+])
+def test_sockets_and_memory_channels_in_their_own_words(text, expect):
+    got = _platform(text)
+    assert {k: got.get(k) for k in expect} == expect
