@@ -161,7 +161,8 @@ class OffloadPace:
 def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> OffloadPace:
     """The decode rate with `placement`'s bytes off the GPU: the all-in-VRAM step scaled to the bytes left on the GPU,
     plus the host-memory read at the achieved share of peak, plus the PCIe copy. The band's slow edge takes the lowest
-    share of the slowest peak, the fast edge the highest of the fastest."""
+    share of the slowest peak, the fast edge the highest of the fastest; the GPU's share keeps the predictor's own band
+    (so a placement with nothing on the CPU still has one)."""
     total = p.streamed_gb_per_step
     off = min(total, placement.cpu_gb + placement.pcie_gb)
     gpu_ms = 1e3 / p.decode_tok_s_expected * (total - off) / total
@@ -169,9 +170,10 @@ def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> O
     lo, mid, hi = achieved_share()
     peak_mid = (host.low_gbs * host.high_gbs) ** 0.5
 
-    def ms(share: float, peak: float) -> float:
-        return gpu_ms + pcie_ms + (placement.cpu_gb / (peak * share) * 1e3 if placement.cpu_gb else 0.0)
+    def ms(share: float, peak: float, gpu_factor: float = 1.0) -> float:
+        return gpu_ms * gpu_factor + pcie_ms + (placement.cpu_gb / (peak * share) * 1e3 if placement.cpu_gb else 0.0)
 
     cpu_ms = ms(mid, peak_mid) - gpu_ms - pcie_ms
-    return OffloadPace(1e3 / ms(mid, peak_mid), 1e3 / ms(lo, host.low_gbs), 1e3 / ms(hi, host.high_gbs),
+    return OffloadPace(1e3 / ms(mid, peak_mid), 1e3 / ms(lo, host.low_gbs, p.band_high),
+                       1e3 / ms(hi, host.high_gbs, p.band_low),
                        p.decode_tok_s_expected, placement, host, gpu_ms, cpu_ms, pcie_ms)

@@ -98,3 +98,34 @@ def test_cpu_counts_and_other_channels_are_not_the_host(text):
 def test_sockets_and_memory_channels_in_their_own_words(text, expect):
     got = _platform(text)
     assert {k: got.get(k) for k in expect} == expect
+
+
+@pytest.mark.parametrize("args", [
+    ("--tp", "2", "--cpu-layers", "10"),  # the offload is priced for one GPU; TP2 alone would print no offload line
+    ("--tp", "1", "--pp", "2", "--cpu-layers", "10"),
+    ("--tp", "1", "--batch", "8", "--cpu-layers", "10"),
+    ("--tp", "1", "--cpu-offload-gb", "4", "--host", "EPYC 9654"),  # a PCIe copy reads no host memory channel
+    ("--tp", "1", "--cpu-offload-gb", "4", "--host-mts", "4800"),
+])
+def test_offload_options_predict_would_ignore_are_refused(args):
+    from conftest import diagnose
+
+    result = diagnose("predict", "--model", "llama-3-8b", "--gpu", "rtx-4090", *args)
+    assert result.exit_code == 2 and "Traceback" not in result.output + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_sweep_that_holds_tp1_still_prices_the_offload():
+    from test_offload_11w import _offload_finding
+
+    assert "10 of 32 layers" in _offload_finding("--model", "llama-3-8b", "--gpu", "rtx-4090", "--tp", "1,2",
+                                                 "--cpu-layers", "10")["title"]
+
+
+def test_an_offload_band_has_width_even_with_nothing_on_the_cpu():
+    """A PCIe-only offload reads no host memory, yet the GPU's share keeps the predictor's band: low < high."""
+    from test_offload_11w import _offload_finding
+
+    title = _offload_finding("--model", "llama-3-70b", "--gpu", "rtx-4090", "--cpu-offload-gb", "10")["title"]
+    low, high = map(float, title.split("band ")[1].split(")")[0].split("-"))
+    assert low < high

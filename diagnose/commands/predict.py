@@ -124,8 +124,12 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     if not layouts:
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
                                  param_hint="--tp")
+    batches = int_list(batch_text, "--batch", MAX_BATCH)
+    if offload and not (1 in batches and any(lay.tp == 1 and lay.pp == 1 for lay in layouts)):
+        raise InputError("an offload (--cpu-layers, --experts-on-cpu, --cpu-offload-gb) is judged for one stream on "
+                         "one GPU: include --tp 1, --pp 1 and --batch 1")
     rows = []
-    for batch in int_list(batch_text, "--batch", MAX_BATCH):
+    for batch in batches:
         for layout in layouts:
             p = roofline.predict_any_build(
                 model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
@@ -186,6 +190,9 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
             raise InputError("--host, --host-mts, --host-channels and --sockets describe an offload: add --cpu-layers, "
                              "--experts-on-cpu or --cpu-offload-gb")
         return None
+    if cpu_offload_gb and (host or mts or channels or sockets):
+        raise InputError("--host, --host-mts, --host-channels and --sockets describe the CPU's memory, which "
+                         "--cpu-offload-gb does not read from (its weights are copied over PCIe): drop them")
     if cpu_layers and cpu_layers > model.layers:
         raise InputError(f"--cpu-layers {cpu_layers}: {model.name} has {model.layers} layers")
     if experts_on_cpu and not model.is_moe:
