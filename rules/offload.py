@@ -46,6 +46,11 @@ def _table() -> dict:
     return load_toml(CATALOG_DIR / "host_memory.toml", "catalog")
 
 
+def max_channels() -> int:
+    """The most memory channels a socket of any platform class has (host_memory.toml [class])."""
+    return max(c["channels"][1] for c in _table()["class"].values())
+
+
 @functools.cache
 def achieved_share() -> tuple[float, float, float]:
     """(lowest, median, highest) share of peak that CPU decode and copy benchmarks reached (host_memory.toml)."""
@@ -75,16 +80,21 @@ def host_memory(cpu: str | None = None, mts: int | None = None, channels: int | 
     family = cpu_family(cpu) if cpu else None
     if family or channels:
         row, listed = family or ({}, None)
-        kind = ddr or row.get("ddr") or ("ddr5" if (mts or 0) >= 4000 else "ddr4")
-        speed = mts or listed or max(table["ddr"][kind])
+        kind = ddr or row.get("ddr") or (("ddr5" if mts >= 4000 else "ddr4") if mts else None)
+        if mts or listed:
+            slow = fast = mts or listed
+            grade = f"{(kind or 'ddr').upper()}-{slow}"
+        else:  # channels alone: every JEDEC grade of the generation named, or of both, and said to be assumed
+            grades = table["ddr"][kind] if kind else [g for k in table["ddr"].values() for g in k]
+            slow, fast = min(grades), max(grades)
+            grade = f"{kind.upper() if kind else 'DDR4/DDR5'} at {slow}-{fast} MT/s (speed assumed)"
         ch = channels or row.get("channels") or 2
-        per_socket = ch * speed * 8 / 1e3
         name = row.get("family", "stated platform")
-        what = f"{name}: {ch} x {kind.upper()}-{speed} = {per_socket:.0f} GB/s per socket"
-        high = per_socket * (sockets or 1)
+        what = f"{name}: {ch} x {grade} = {ch * slow * 8 / 1e3:.0f}" + (
+            f"-{ch * fast * 8 / 1e3:.0f}" if fast != slow else "") + " GB/s per socket"
         if (sockets or 1) > 1:
             what += f", {sockets} sockets"
-        return HostMemory(per_socket, high, what, assumed=False)
+        return HostMemory(ch * slow * 8 / 1e3, ch * fast * 8 / 1e3 * (sockets or 1), what, assumed=fast != slow)
     classes = [c for c in table["class"].values() if c["max_memory_gb"] >= held_gb] or list(table["class"].values())
     low = min(c["channels"][0] * (mts or c["mts"][0]) for c in classes) * 8 / 1e3
     high = max(c["channels"][1] * (mts or c["mts"][1]) for c in classes) * 8 / 1e3 * (sockets or 1)
@@ -174,6 +184,8 @@ def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> O
         return gpu_ms * gpu_factor + pcie_ms + (placement.cpu_gb / (peak * share) * 1e3 if placement.cpu_gb else 0.0)
 
     cpu_ms = ms(mid, peak_mid) - gpu_ms - pcie_ms
-    return OffloadPace(1e3 / ms(mid, peak_mid), 1e3 / ms(lo, host.low_gbs, p.band_high),
-                       1e3 / ms(hi, host.high_gbs, p.band_low),
+    vram = p.decode_tok_s_expected  # moving bytes off the GPU never makes a token faster than all in VRAM
+    return OffloadPace(min(vram, 1e3 / ms(mid, peak_mid)), min(vram / p.band_high, 1e3 / ms(lo, host.low_gbs,
+                                                                                            p.band_high)),
+                       min(vram / p.band_low, 1e3 / ms(hi, host.high_gbs, p.band_low)),
                        p.decode_tok_s_expected, placement, host, gpu_ms, cpu_ms, pcie_ms)

@@ -129,3 +129,35 @@ def test_an_offload_band_has_width_even_with_nothing_on_the_cpu():
     title = _offload_finding("--model", "llama-3-70b", "--gpu", "rtx-4090", "--cpu-offload-gb", "10")["title"]
     low, high = map(float, title.split("band ")[1].split(")")[0].split("-"))
     assert low < high
+
+
+@pytest.mark.parametrize("args", [
+    ("--tp", "1", "--cpu-offload-gb", "99999"),  # more than the model's weights
+    ("--tp", "1", "--cpu-layers", "10", "--host-channels", "24", "--sockets", "8"),  # no socket has 24 channels
+])
+def test_an_offload_no_machine_could_hold_is_refused(args):
+    from conftest import diagnose
+
+    result = diagnose("predict", "--model", "llama-3-70b", "--gpu", "rtx-4090", "--quant", "Q4_K_M", *args)
+    assert result.exit_code == 2 and "Traceback" not in result.output + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_offload_is_never_faster_than_all_in_vram():
+    """Eight 12-channel DDR5-6400 sockets out-read one layer's share of the GPU; the offload still cannot be faster."""
+    from test_offload_11w import _offload_finding
+
+    f = _offload_finding("--model", "llama-3-8b", "--gpu", "rtx-4090", "--cpu-layers", "1", "--host-channels", "12",
+                         "--host-mts", "6400", "--sockets", "8")
+    expected = f["evidence"][0]["expected"]
+    vram = next(e["expected"] for e in f["evidence"] if e["source"] == "prediction:expected")
+    assert expected <= vram
+
+
+def test_channels_without_a_speed_say_the_speed_is_assumed():
+    from test_offload_11w import _offload_finding
+
+    f = _offload_finding("--model", "llama-3-70b", "--gpu", "rtx-4090", "--quant", "Q4_K_M", "--cpu-layers", "10",
+                         "--host-channels", "8")
+    host = next(e for e in f["evidence"] if e["source"] == "rules/catalog/host_memory.toml")
+    assert host["detail"].startswith("assumed") and "3200" not in host["detail"]

@@ -137,6 +137,10 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
                 gpus_per_node=gpus_per_node, network=network, engine=eng, output=output_len,
                 quant_group=quant_group or gguf, build_stated=True, releases=releases)
             rows.append(PredictRow.of(p, batch))
+    single = next((r for r in rows if r.tp == 1 and r.pp == 1), None)
+    if offload and cpu_offload_gb and single and cpu_offload_gb * 2**30 / 1e9 > single.weights_gb_per_gpu:
+        raise InputError(f"--cpu-offload-gb {cpu_offload_gb:g}: more than the {single.weights_gb_per_gpu:.1f} GB of "
+                         f"weights one GPU holds at TP1")
     return build_report(model, gpu, eng, rows, offload=offload, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
@@ -193,6 +197,9 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
     if cpu_offload_gb and (host or mts or channels or sockets):
         raise InputError("--host, --host-mts, --host-channels and --sockets describe the CPU's memory, which "
                          "--cpu-offload-gb does not read from (its weights are copied over PCIe): drop them")
+    if channels and channels > offload.max_channels():
+        raise InputError(f"--host-channels {channels}: no platform in rules/catalog/host_memory.toml has more than "
+                         f"{offload.max_channels()} memory channels a socket")
     if cpu_layers and cpu_layers > model.layers:
         raise InputError(f"--cpu-layers {cpu_layers}: {model.name} has {model.layers} layers")
     if experts_on_cpu and not model.is_moe:
