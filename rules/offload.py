@@ -20,9 +20,6 @@ import statistics
 
 from diagnose import lazy_re as re
 
-# PCIe copies reach about 80 % of the link's line rate after packet overhead (the share rules/ticket_figures.py's
-# pcie_figure uses, after NVIDIA's p2pBandwidthLatencyTest figures).
-PCIE_COPY_SHARE = 0.8
 # vLLM's --cpu-offload-gb is "the space in GiB to offload to CPU, per GPU"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html#-cpu-offload-gb); every forward pass copies it in.
 GIB = 2**30 / 1e9
@@ -170,13 +167,14 @@ class OffloadPace:
 
 def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> OffloadPace:
     """The decode rate with `placement`'s bytes off the GPU: the all-in-VRAM step scaled to the bytes left on the GPU,
-    plus the host-memory read at the achieved share of peak, plus the PCIe copy. The band's slow edge takes the lowest
-    share of the slowest peak, the fast edge the highest of the fastest; the GPU's share keeps the predictor's own band
-    (so a placement with nothing on the CPU still has one)."""
+    plus the host-memory read at the achieved share of peak, plus the PCIe copy at `pcie_gbs`, the link's measured
+    achieved_gbs (rules/catalog/interconnects.toml: nvbandwidth host-to-device figures), not a share of line rate. The
+    band's slow edge takes the lowest share of the slowest peak, the fast edge the highest of the fastest; the GPU's
+    share keeps the predictor's own band (so a placement with nothing on the CPU still has one)."""
     total = p.streamed_gb_per_step
     off = min(total, placement.cpu_gb + placement.pcie_gb)
     gpu_ms = 1e3 / p.decode_tok_s_expected * (total - off) / total
-    pcie_ms = placement.pcie_gb / (pcie_gbs * PCIE_COPY_SHARE) * 1e3 if placement.pcie_gb else 0.0
+    pcie_ms = placement.pcie_gb / pcie_gbs * 1e3 if placement.pcie_gb else 0.0
     lo, mid, hi = achieved_share()
     peak_mid = (host.low_gbs * host.high_gbs) ** 0.5
 

@@ -120,7 +120,7 @@ def offload_rate(facts: Facts, predictions=None):
 
     held = max(0.0, p.weights_gb_per_gpu - gpu.memory_gb * (gpu_count(facts) or 1))  # what host memory must hold
     memory, host_ev = host(facts, held)
-    pcie = catalog.interconnect(gpu.pcie_interconnect).bandwidth_gbs
+    pcie = catalog.interconnect(gpu.pcie_interconnect).achieved_gbs
     paces = [offload.decode_pace(p, pl, memory, pcie) for pl, _ in placed]
     low, high = min(x.low for x in paces), max(x.high for x in paces)
     expected = (min(x.expected for x in paces) * max(x.expected for x in paces)) ** 0.5
