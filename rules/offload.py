@@ -146,7 +146,7 @@ def experts_on_cpu(p) -> Placement | None:
 
 
 def streamed_over_pcie(gb: float) -> Placement:
-    """vLLM --cpu-offload-gb / accelerate cpu offload / ZeRO-Inference: `gb` of weights copied to the GPU each step."""
+    """vLLM --cpu-offload-gb / accelerate cpu offload / ZeRO-Inference: `gb` of weights copied to each GPU each step."""
     return Placement(0.0, gb, f"{gb:g} GB of weights copied from host memory every step")
 
 
@@ -171,10 +171,11 @@ def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> O
     achieved_gbs (rules/catalog/interconnects.toml: nvbandwidth host-to-device figures), not a share of line rate. The
     band's slow edge takes the lowest share of the slowest peak, the fast edge the highest of the fastest; the GPU's
     share keeps the predictor's own band (so a placement with nothing on the CPU still has one)."""
-    total = p.streamed_gb_per_step
-    off = min(total, placement.cpu_gb + placement.pcie_gb)
+    total = p.streamed_gb_per_step  # every GPU of the replica
+    # --cpu-offload-gb is per GPU: each TP rank copies its own share over its own link at once, PP stages in turn
+    off = min(total, placement.cpu_gb + placement.pcie_gb * p.tp * p.pp)
     gpu_ms = 1e3 / p.decode_tok_s_expected * (total - off) / total
-    pcie_ms = placement.pcie_gb / pcie_gbs * 1e3 if placement.pcie_gb else 0.0
+    pcie_ms = placement.pcie_gb * p.pp / pcie_gbs * 1e3 if placement.pcie_gb else 0.0
     lo, mid, hi = achieved_share()
     peak_mid = (host.low_gbs * host.high_gbs) ** 0.5
 

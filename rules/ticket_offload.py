@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from diagnose.evidence import Facts
 from rules import claims, offload
-from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements
+from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements, wfield
 from rules.engine import rule
 from rules.expectations import band_text, lowest_normal
 from rules.ticket_figures import _CPU_LAYER_ENGINES, JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
@@ -110,7 +110,7 @@ def offload_rate(facts: Facts, predictions=None):
     if model is None:
         return
     rates = [m for m in measurements(facts, "decode_tok_s") if m.stat in JUDGED_STATS and (m.batch or 1) == 1]
-    p = predict_layout(facts, 1, 1) if rates else None
+    p = predict_layout(facts, wfield(facts, "tp")[0] or 1, 1) if rates else None  # the layout the ticket states
     if p is None or not p.valid:
         return
     placed = placements(facts, p, model)
@@ -118,7 +118,8 @@ def offload_rate(facts: Facts, predictions=None):
         return
     from rules import catalog
 
-    held = max(0.0, p.weights_gb_per_gpu - gpu.memory_gb * (gpu_count(facts) or 1))  # what host memory must hold
+    # what host memory must hold
+    held = max(0.0, p.weights_gb_per_gpu * p.tp * p.pp - gpu.memory_gb * (gpu_count(facts) or 1))
     memory, host_ev = host(facts, held)
     pcie = catalog.interconnect(gpu.pcie_interconnect).achieved_gbs
     paces = [offload.decode_pace(p, pl, memory, pcie) for pl, _ in placed]

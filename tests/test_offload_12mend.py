@@ -161,3 +161,16 @@ def test_channels_without_a_speed_say_the_speed_is_assumed():
                          "--host-channels", "8")
     host = next(e for e in f["evidence"] if e["source"] == "rules/catalog/host_memory.toml")
     assert host["detail"].startswith("assumed") and "3200" not in host["detail"]
+
+
+def test_the_offload_is_priced_on_the_layout_the_ticket_states(tmp_path):
+    """vLLM's --cpu-offload-gb is per GPU; under tensor parallel 2 each rank reads half the weights, so the all-in-VRAM
+    figure the offload is scaled from is TP2's, faster than one GPU's."""
+    def vram(folder: str, layout: str) -> float:
+        (tmp_path / folder).mkdir()
+        _, found = _verdict(tmp_path / folder, f"Serving Llama-3-8B-Instruct with vLLM {layout}, started with "
+                                               "--cpu-offload-gb 2. Decode is 3 tok/s for one request.")
+        f = found["ticket.offload_rate"]
+        return next(e.expected for e in f.evidence if e.source == "prediction:expected")
+
+    assert vram("tp2", "on 2x RTX 4090, --tensor-parallel-size 2") > vram("tp1", "on one RTX 4090")
