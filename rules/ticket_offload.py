@@ -14,11 +14,7 @@ from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements,
 from rules.engine import rule
 from rules.expectations import band_text, lowest_normal
 from rules.ticket_figures import _CPU_LAYER_ENGINES, JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
-from rules.workload import predict_layout
-
-# Engines that keep every weight in VRAM unless told otherwise (rules/ticket_rules.py _NO_CPU_LAYERS): a model too
-# large for the GPUs under them is an out-of-memory error, not an offload, unless --cpu-offload-gb is set.
-_VRAM_ONLY = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
+from rules.workload import GPU_RESIDENT, predict_layout
 
 
 def _affirmed(found: list[claims.Claim], form: str) -> claims.Claim | None:
@@ -60,7 +56,9 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
     # too large for the GPUs only counts where the GPUs are counted, the engine runs what does not fit on the host,
     # or the ticket names the host's CPU or says the model spills (an unstated count of data-centre GPUs is no offload)
     host_named = any(c.data.get("cpu") and not c.guess for c in claims.host_platform(facts))
-    if engine.startswith(_VRAM_ONLY) or not (gpu_count(facts) or engine.startswith(_CPU_LAYER_ENGINES)
+    # under an engine that keeps every weight in VRAM, a model too large for the GPUs is an out-of-memory error, not
+    # an offload, unless --cpu-offload-gb is set (read above)
+    if engine.startswith(GPU_RESIDENT) or not (gpu_count(facts) or engine.startswith(_CPU_LAYER_ENGINES)
                                              or host_named or said):
         return []
     n = gpu_count(facts) or 1

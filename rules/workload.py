@@ -346,9 +346,10 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
 # Engines that hold every weight in GPU memory unless told otherwise: vLLM and SGLang offload only with
 # --cpu-offload-gb (default 0: https://docs.vllm.ai/en/latest/configuration/engine_args.html,
 # https://docs.sglang.ai/advanced_features/server_arguments.html); TensorRT-LLM, TGI, LMDeploy's TurboMind,
-# FasterTransformer and gpt-fast load the whole model onto the GPUs. (llama.cpp, Ollama and accelerate's
-# device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
-GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "fastertransformer", "gpt-fast")
+# FasterTransformer and gpt-fast load the whole model onto the GPUs, as DeepSpeed-Inference's init_inference does
+# (ZeRO-Inference offloads only when its config says so: https://www.deepspeed.ai/tutorials/inference-tutorial/).
+# (llama.cpp, Ollama and accelerate's device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
+GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
 # An offload in words; vLLM's --cpu-offload-gb is read by its one reader (claims.CPU_OFFLOAD_GB), an offload unless
 # its value is zero ("--cpu-offload-gb 0", the default written out, offloads nothing; 0.5 does).
 _OFFLOAD = re.compile(r"(?<![a-z])(?<!cpu[-_])offload(?:s|ed|ing)?(?![a-z])(?![-_]gb)|\bon (?:the )?CPUs?\b", re.I)

@@ -174,3 +174,15 @@ def test_the_offload_is_priced_on_the_layout_the_ticket_states(tmp_path):
         return next(e.expected for e in f.evidence if e.source == "prediction:expected")
 
     assert vram("tp2", "on 2x RTX 4090, --tensor-parallel-size 2") > vram("tp1", "on one RTX 4090")
+
+
+@pytest.mark.parametrize("engine, resident", [
+    ("DeepSpeed-Inference (init_inference)", True),
+    ("vLLM", True),
+    ("llama.cpp", False),
+])
+def test_one_list_of_engines_that_keep_every_weight_on_the_gpu(tmp_path, engine, resident):
+    """The engines that load the whole model onto the GPUs (workload.GPU_RESIDENT, read by the quantised-run, offload
+    and partial-offload rules alike): a checkpoint too big for the GPUs under them ran quantised, as under vLLM."""
+    text = f"Llama-3-70B-Instruct with {engine} on 2x L40S, tensor parallel 2. Decode is 9 tok/s for one request."
+    assert _may_run_quantised(tmp_path, text) is resident
