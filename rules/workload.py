@@ -350,17 +350,6 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
 # (ZeRO-Inference offloads only when its config says so: https://www.deepspeed.ai/tutorials/inference-tutorial/).
 # (llama.cpp, Ollama and accelerate's device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
 GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
-# An offload in words; vLLM's --cpu-offload-gb is read by its one reader (claims.CPU_OFFLOAD_GB), an offload unless
-# its value is zero ("--cpu-offload-gb 0", the default written out, offloads nothing; 0.5 does).
-_OFFLOAD = re.compile(r"(?<![a-z])(?<!cpu[-_])offload(?:s|ed|ing)?(?![a-z])(?![-_]gb)|\bon (?:the )?CPUs?\b", re.I)
-
-
-def _offload_gb(value) -> bool:
-    """Does a --cpu-offload-gb value (text or number) keep any weights off the GPU?"""
-    try:
-        return float(str(value).strip() or 0) != 0
-    except ValueError:
-        return True  # a value that is no number is still an offload asked for
 QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
                     "checkpoint's {dtype} weights need {need:.0f} GB a GPU where {gpu} holds {have:g} GB, and {engine} "
                     "keeps every weight on the GPU, so the run that gave the figure was quantised; the ticket does "
@@ -380,9 +369,20 @@ def may_run_quantised(facts: Facts) -> bool:
     if unread_gguf(facts):
         return False
     texts = [text for _, text in claims.texts(facts)]
-    return not any(SIXTEEN_BIT.search(t) or _OFFLOAD.search(t)
-                   or any(_offload_gb(m.group(1)) for m in claims.CPU_OFFLOAD_GB.finditer(t)) for t in texts) \
-        and not any(_offload_gb(v) for w in facts.of(Workload) for k, v in w.extra.items() if "offload" in k)
+    if any(SIXTEEN_BIT.search(t) for t in texts):
+        return False
+    # an offload the ticket states (claims.partial_offload, the one reader: --cpu-offload-gb above 0, layers or
+    # experts on the CPU, accelerate's warning, words), or a launch field asking for one
+    return not any(not c.negated for c in claims.partial_offload(facts)) and not any(
+        _offload_gb(v) for w in facts.of(Workload) for k, v in w.extra.items() if "offload" in k)
+
+
+def _offload_gb(value) -> bool:
+    """Does a launch field's offload value (text or number) keep any weights off the GPU? Only zero keeps none."""
+    try:
+        return float(str(value).strip() or 0) != 0
+    except ValueError:
+        return True  # a value that is no number is still an offload asked for
 
 
 def fits_only_quantised(p, priced, gpu, engine: str):

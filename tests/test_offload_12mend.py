@@ -186,3 +186,16 @@ def test_one_list_of_engines_that_keep_every_weight_on_the_gpu(tmp_path, engine,
     and partial-offload rules alike): a checkpoint too big for the GPUs under them ran quantised, as under vLLM."""
     text = f"Llama-3-70B-Instruct with {engine} on 2x L40S, tensor parallel 2. Decode is 9 tok/s for one request."
     assert _may_run_quantised(tmp_path, text) is resident
+
+
+@pytest.mark.parametrize("said, offloads", [
+    ("I offload part of the model to system RAM.", True),
+    ("Some layers run on the CPU.", True),
+    ("cpu_offload_gb=4 in the LLM() call.", True),
+    ("Nothing is offloaded to the CPU.", False),
+    ("--cpu-offload-gb 0 is set.", False),
+])
+def test_the_quantised_run_reads_the_offload_through_the_one_reader(tmp_path, said, offloads):
+    """may_run_quantised and the offload rules read an offload the same way (claims.partial_offload)."""
+    text = f"Llama-3-70B-Instruct with vLLM on 2x L40S, tensor parallel 2. {said} Decode is 9 tok/s for one request."
+    assert _may_run_quantised(tmp_path, text) is not offloads
