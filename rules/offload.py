@@ -15,7 +15,6 @@ range measured on CPU-only decode and copy benchmarks cited there.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import statistics
 
 from diagnose import lazy_re as re
@@ -35,12 +34,11 @@ class HostMemory:
     assumed: bool  # no CPU or memory named: a band over the platform classes
 
 
-@functools.cache
 def _table() -> dict:
-    from diagnose.inputs import load_toml
-    from rules.catalog import CATALOG_DIR
+    """host_memory.toml through rules.catalog, so --catalog / $DIAGNOSE_CATALOG files can add CPU families and rows."""
+    from rules import catalog
 
-    return load_toml(CATALOG_DIR / "host_memory.toml", "catalog")
+    return catalog.host_memory()
 
 
 def max_channels() -> int:
@@ -48,7 +46,6 @@ def max_channels() -> int:
     return max(c["channels"][1] for c in _table()["class"].values())
 
 
-@functools.cache
 def achieved_share() -> tuple[float, float, float]:
     """(lowest, median, highest) share of peak that CPU-only decode reached (host_memory.toml [[achieved]]): the edges
     over every row, the centre over machines, each the median of its own rows (one box measured twice is one

@@ -216,3 +216,42 @@ def test_the_share_centre_counts_each_machine_once_and_only_decode():
     assert len(machines) < len(rows)  # the dual EPYC 9175F was measured twice
     _, mid, _ = offload.achieved_share()
     assert mid == pytest.approx(statistics.median(statistics.median(v) for v in machines.values()))
+
+
+_USER_CPU = """[[cpu]]
+family = "Example Z9 (a user's CPU)"
+pattern = '\\bZ9-\\d{4}\\b'
+class = "server"
+channels = 16
+ddr = "ddr5"
+mts = 8000
+"""
+
+
+@pytest.mark.parametrize("how", ["--catalog", "DIAGNOSE_CATALOG"])
+def test_a_users_catalog_file_adds_cpu_families(tmp_path, how):
+    """host_memory.toml is read through rules.catalog: a --catalog file or $DIAGNOSE_CATALOG adds a CPU family."""
+    import json
+
+    from conftest import diagnose
+
+    path = tmp_path / "cpu.toml"
+    path.write_text(_USER_CPU)
+    args = ["predict", "--model", "llama-3-70b", "--gpu", "rtx-4090", "--tp", "1", "--quant", "Q4_K_M",
+            "--cpu-layers", "40", "--host", "Z9-1234", "--json"]
+    result = diagnose(*args[:1], "--catalog", path, *args[1:]) if how == "--catalog" else \
+        diagnose(*args, env={"DIAGNOSE_CATALOG": str(path)})
+    assert result.exit_code == 0, result.output + result.stderr
+    (f,) = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "predict.offload"]
+    assert any("16 x DDR5-8000" in (e["detail"] or "") for e in f["evidence"])
+
+
+def test_a_users_cpu_row_without_its_channels_is_bad_input(tmp_path):
+    from conftest import diagnose
+
+    path = tmp_path / "cpu.toml"
+    path.write_text(_USER_CPU.replace("channels = 16\n", ""))
+    result = diagnose("predict", "--catalog", path, "--model", "llama-3-70b", "--gpu", "rtx-4090", "--tp", "1",
+                      "--cpu-layers", "40", "--host", "Z9-1234")
+    assert result.exit_code == 2 and "Traceback" not in result.output + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "channels" in result.stderr
