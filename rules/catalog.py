@@ -3,7 +3,8 @@
 Extra files come from `--catalog FILE` (repeatable) or $DIAGNOSE_CATALOG (paths separated by
 os.pathsep). Their entries add to or replace the bundled ones by key. A file may hold any of
 the tables `[gpu.<key>]`, `[interconnect.<key>]`, `[model.<key>]`, `[engine.<key>]`; the fields are
-those of GpuSpec, InterconnectSpec, ModelSpec and EngineSpec below. Files are read and checked on first use; a
+those of GpuSpec, InterconnectSpec, ModelSpec and EngineSpec below; and host_memory.toml's `[[cpu]]` families and
+`[[achieved]]` rows (host_memory()). Files are read and checked on first use; a
 bad file is an InputError naming the file and the field.
 """
 
@@ -54,6 +55,7 @@ def check() -> None:
     before any work, rather than a lookup that some rule treats as 'unknown name'. (Without one, the
     bundled tables are read on first use; tests check them.)"""
     _catalog()
+    host_memory()
 
 
 class UnknownName(InputError):
@@ -520,8 +522,11 @@ def _load_file(cat: _Catalog, path: str) -> None:
 
     data = load_toml(path, "catalog")  # kind, size, UTF-8 and nesting checked: bad input names the file
     for section, entries in data.items():
+        if section in HOST_MEMORY_TABLES:
+            continue  # host-memory rows: host_memory() reads and checks them
         if section not in _SPECS:
-            raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model, engine)")
+            raise InputError(f"{path}: unknown table [{section}] (expected one of: gpu, interconnect, model, engine, "
+                             "cpu, achieved)")
         if not isinstance(entries, dict):
             raise InputError(f"{path}: [{section}] must hold tables like [{section}.<key>]")
         for key, entry in entries.items():
@@ -529,6 +534,43 @@ def _load_file(cat: _Catalog, path: str) -> None:
                 raise InputError(f"{path}: [{section}.{key}] must be a table of fields")
             getattr(cat, section)[key] = _build(_SPECS[section], key, entry, f"{path}: [{section}.{key}]")
             cat.origin[(section, key)] = path
+
+
+# rules/catalog/host_memory.toml's row tables a user's file may add to: [[cpu]] families (matched before the bundled
+# ones, so a user's row wins) and [[achieved]] CPU-decode measurements.
+HOST_MEMORY_TABLES = {"cpu": ("family", "pattern", "channels"), "achieved": ("what", "peak_gbs", "achieved_gbs")}
+_HOST_CACHE: dict[tuple, dict] = {}
+
+
+def host_memory() -> dict:
+    """rules/catalog/host_memory.toml with the [[cpu]] and [[achieved]] rows of the user's catalog files added, each
+    row checked for its required fields (a bad one is an InputError naming the file)."""
+    from diagnose.inputs import load_toml
+
+    files = (str(CATALOG_DIR / "host_memory.toml"),) + _EXTRA_FILES
+    key = tuple((f, _stamp(f)) for f in files)
+    if key not in _HOST_CACHE:
+        table = load_toml(files[0], "catalog")
+        for path in _EXTRA_FILES:
+            data = load_toml(path, "catalog")
+            for section, needed in HOST_MEMORY_TABLES.items():
+                rows = data.get(section, [])
+                if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                    raise InputError(f"{path}: [[{section}]] must be an array of tables")
+                for r in rows:
+                    missing = [f for f in needed if f not in r]
+                    if missing or (section == "cpu" and not ("mts" in r or "mts_by_tier" in r)):
+                        raise InputError(f"{path}: [[{section}]] {r.get(needed[0], '?')!r}: missing field "
+                                         f"'{(missing or ['mts'])[0]}'")
+                    if section == "cpu":
+                        try:
+                            re.compile(r["pattern"])
+                        except re.error as e:
+                            raise InputError(f"{path}: [[cpu]] {r['family']!r}: pattern is no regular expression "
+                                             f"({e})") from None
+                table[section] = rows + table[section] if section == "cpu" else table[section] + rows
+        _HOST_CACHE[key] = table
+    return _HOST_CACHE[key]
 
 
 def _build(cls, key: str, entry: dict, where: str):

@@ -3895,7 +3895,8 @@ def _quoted_output(sentence: str, m: re.Match) -> bool:
 # - accelerate's device_map="auto" warns "Some parameters are on the meta device because they were offloaded to the
 #   cpu" (or "disk"); those weights are copied to the GPU for each forward
 #   (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
-_CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
+# vLLM's / SGLang's flag and its Python keyword: GiB per GPU kept in host memory (zero, the default, offloads nothing).
+CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
 _EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:--cpu-moe\b|--n-cpu-moe[\s=]+\d+|(?:-ot|--override-tensor)[\s=]+[\"']?"
                            r"[^\s\"']*exps[^\s\"']*=CPU\b)|\bKExpertsCPU\b|\bk[-_ ]?transformers\b", re.I)
 _EXPERT_WORDS = re.compile(
@@ -3912,7 +3913,7 @@ _NOT_THERE = re.compile(r"(?:\b(?:no|not|never|without|nothing|none)\b|n't)[\w\s
 def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
     """partial_offload's other placements in one sentence or line: weights copied over PCIe each step (form 'pcie',
     gb), MoE experts on the CPU (form 'experts'), accelerate's offload warning (form 'accelerate', to)."""
-    for m in _CPU_OFFLOAD_GB.finditer(sentence):
+    for m in CPU_OFFLOAD_GB.finditer(sentence):
         gb = float(m.group(1))
         out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "pcie", "gb": gb * 2**30 / 1e9},
                          negated=gb == 0, guess=hypothetical(sentence, m.start())))
@@ -3938,16 +3939,22 @@ _CPU_NAME = re.compile(
     r"[\w+-]*|(?:AMD\s*)?EPYC\s*\w+|(?:AMD\s*)?(?:Ryzen\s*)?Threadripper(?:\s*PRO)?\s*\w+|(?:AMD\s*)?Ryzen\s*[3579]\s*"
     r"\w+(?:\s*X3D)?|(?:Intel\W*)?Core\W*(?:\(TM\)\s*)?(?:i[3579]-\w+|Ultra\s*[579]\s*\w+)|\bi[3579]-\d{4,5}\w*)")
 _DDR = re.compile(r"\bDDR\s*([45])(?:[\s@-]*(?:R?DIMM|RECC|ECC|SDRAM|RAM|memory|内存|\s)*[\s@-]*(\d{4})\b|"
-                  r"(?=\b))|\b(\d{4})\s*(?:MT/s|MHz|mhz)\s*(?:DDR\s*([45]))?", re.I)
+                  r"(?=\b))|\b(\d{4})\s*(MT/s|MHz)\s*(?:DDR\s*([45]))?", re.I)
+# A bare "NNNN MHz" is a memory speed only beside memory words (a DIMM, RAM, dmidecode's "Speed:" / "Configured Memory
+# Speed:"): nvidia-smi -q prints its clocks the same way ("Graphics : 3120 MHz", "Memory : 2619 MHz").
+_MEMORY_WORDS = re.compile(r"\b(?:DDR\s*[45]?|(?:R|SO-?|U)?DIMMs?|RAM|Speed\s*:)|内存", re.I)
 _CHANNELS = re.compile(r"\b(\d{1,2})\s*[- ]?(?:memory\s+)?channels?\b|(\d{1,2})\s*通道", re.I)
+# A count of CPUs is sockets only in socket words: "dual CPU" / "dual-socket" / "2 x Xeon" / "2P server" are, while
+# "2 CPUs", "--cpus 2" and "two CPU threads" count cores or threads as often as sockets and are not read.
 _SOCKETS = re.compile(
-    r"\b(?:dual|two|2)[\s-]*(?:socket|sockets|CPU|CPUs|processors?|EPYC|Xeon)\b|\b(?:2|two)\s*[x×*]\s*(?:Intel\s*|AMD\s*)?"
-    r"(?:Xeon|EPYC)|\b(?:EPYC|Xeon)[\w\s()-]{0,30}?\s*[x×*]\s*2\b|双路|\bSocket\(s\):\s*(?P<n>\d)", re.I)
+    r"\b(?:dual[\s-]*(?:socket|sockets|CPU|CPUs|processors?|EPYC|Xeon)|(?:two|2)[\s-]*(?:socket|sockets|EPYC|Xeon))\b|"
+    r"\b(?:2|two)\s*[x×*]\s*(?:Intel\s*|AMD\s*)?(?:Xeon|EPYC)|\b(?:EPYC|Xeon)[\w\s()-]{0,30}?\s*[x×*]\s*2\b|"
+    r"\b2P\s+(?:server|system|platform|node|machine|box|EPYC|Xeon)\b|双路|\bSocket\(s\):\s*(?P<n>\d)", re.I)
 _ONE_SOCKET = re.compile(r"\b(?:single|one|1)[\s-]*socket\b|单路|\bSocket\(s\):\s*1\b", re.I)
 
 
 def host_platform(facts: Facts) -> list[Claim]:
-    """The host the reporter describes, one claim per fact found: data {cpu: name} | {ddr: 'ddr4'|'ddr5', mts} |
+    """The host the reporter describes, one claim per fact found: data {cpu: name} | {ddr: 'ddr4'|'ddr5'|None, mts} |
     {channels} | {sockets}. A figure asked about or put as a plan ("should I buy DDR5-6400?") is a guess."""
     out: list[Claim] = []
     for source, text in texts(facts) + _pasted(facts):
@@ -3956,14 +3963,23 @@ def host_platform(facts: Facts) -> list[Claim]:
             for m in _CPU_NAME.finditer(sentence):
                 out.append(Claim("host_platform", source, _quote(sentence, m), {"cpu": m.group(0)}, guess=guess))
             for m in _DDR.finditer(sentence):
-                gen = m.group(1) or m.group(4)
+                gen = m.group(1) or m.group(5)
                 mts = int(m.group(2) or m.group(3) or 0)
+                if not gen and (m.group(4) or "").lower() == "mhz" and not (
+                        _MEMORY_WORDS.search(sentence[max(0, m.start() - 30):m.start()])
+                        or _MEMORY_WORDS.search(sentence[m.end():m.end() + 12])):
+                    continue
                 if (gen or mts) and (not mts or 1600 <= mts <= 9600) and (gen or mts >= 2133):
-                    data = {"ddr": f"ddr{gen}" if gen else ("ddr5" if mts >= 4000 else "ddr4"), "mts": mts or None}
+                    # the generation only where named: a speed alone leaves it to the CPU family (rules/offload.py)
+                    data = {"ddr": f"ddr{gen}" if gen else None, "mts": mts or None}
                     out.append(Claim("host_platform", source, _quote(sentence, m), data, guess=guess))
             for m in _CHANNELS.finditer(sentence):
                 n = int(m.group(1) or m.group(2))
-                if 1 <= n <= 24:
+                near = sentence[max(0, m.start() - 40):m.end() + 40]
+                # memory channels beside memory words or a CPU ("8-channel DDR5", "12-channel EPYC"), not NCCL's
+                # "Using 24 channels" or an audio interface's "8 channels"
+                if 1 <= n <= 24 and (_MEMORY_WORDS.search(near) or re.search(r"\bmemory\b", near, re.I)
+                                     or _CPU_NAME.search(near)):
                     out.append(Claim("host_platform", source, _quote(sentence, m), {"channels": n}, guess=guess))
             for m in _SOCKETS.finditer(sentence):
                 n = int(m.group("n") or 2)

@@ -15,14 +15,10 @@ range measured on CPU-only decode and copy benchmarks cited there.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import statistics
 
 from diagnose import lazy_re as re
 
-# PCIe copies reach about 80 % of the link's line rate after packet overhead (the share rules/ticket_figures.py's
-# pcie_figure uses, after NVIDIA's p2pBandwidthLatencyTest figures).
-PCIE_COPY_SHARE = 0.8
 # vLLM's --cpu-offload-gb is "the space in GiB to offload to CPU, per GPU"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html#-cpu-offload-gb); every forward pass copies it in.
 GIB = 2**30 / 1e9
@@ -38,19 +34,28 @@ class HostMemory:
     assumed: bool  # no CPU or memory named: a band over the platform classes
 
 
-@functools.cache
 def _table() -> dict:
-    from diagnose.inputs import load_toml
-    from rules.catalog import CATALOG_DIR
+    """host_memory.toml through rules.catalog, so --catalog / $DIAGNOSE_CATALOG files can add CPU families and rows."""
+    from rules import catalog
 
-    return load_toml(CATALOG_DIR / "host_memory.toml", "catalog")
+    return catalog.host_memory()
 
 
-@functools.cache
+def max_channels() -> int:
+    """The most memory channels a socket of any platform class has (host_memory.toml [class])."""
+    return max(c["channels"][1] for c in _table()["class"].values())
+
+
 def achieved_share() -> tuple[float, float, float]:
-    """(lowest, median, highest) share of peak that CPU decode and copy benchmarks reached (host_memory.toml)."""
-    shares = sorted(row["achieved_gbs"] / row["peak_gbs"] for row in _table()["achieved"])
-    return shares[0], statistics.median(shares), shares[-1]
+    """(lowest, median, highest) share of peak that CPU-only decode reached (host_memory.toml [[achieved]]): the edges
+    over every row, the centre over machines, each the median of its own rows (one box measured twice is one
+    machine)."""
+    rows = _table()["achieved"]
+    shares = sorted(row["achieved_gbs"] / row["peak_gbs"] for row in rows)
+    machines: dict[str, list[float]] = {}
+    for row in rows:
+        machines.setdefault(row.get("machine", row["what"]), []).append(row["achieved_gbs"] / row["peak_gbs"])
+    return shares[0], statistics.median(statistics.median(v) for v in machines.values()), shares[-1]
 
 
 def cpu_family(text: str) -> tuple[dict, int] | None:
@@ -75,16 +80,21 @@ def host_memory(cpu: str | None = None, mts: int | None = None, channels: int | 
     family = cpu_family(cpu) if cpu else None
     if family or channels:
         row, listed = family or ({}, None)
-        kind = ddr or row.get("ddr") or ("ddr5" if (mts or 0) >= 4000 else "ddr4")
-        speed = mts or listed or max(table["ddr"][kind])
+        kind = ddr or row.get("ddr") or (("ddr5" if mts >= 4000 else "ddr4") if mts else None)
+        if mts or listed:
+            slow = fast = mts or listed
+            grade = f"{(kind or 'ddr').upper()}-{slow}"
+        else:  # channels alone: every JEDEC grade of the generation named, or of both, and said to be assumed
+            grades = table["ddr"][kind] if kind else [g for k in table["ddr"].values() for g in k]
+            slow, fast = min(grades), max(grades)
+            grade = f"{kind.upper() if kind else 'DDR4/DDR5'} at {slow}-{fast} MT/s (speed assumed)"
         ch = channels or row.get("channels") or 2
-        per_socket = ch * speed * 8 / 1e3
         name = row.get("family", "stated platform")
-        what = f"{name}: {ch} x {kind.upper()}-{speed} = {per_socket:.0f} GB/s per socket"
-        high = per_socket * (sockets or 1)
+        what = f"{name}: {ch} x {grade} = {ch * slow * 8 / 1e3:.0f}" + (
+            f"-{ch * fast * 8 / 1e3:.0f}" if fast != slow else "") + " GB/s per socket"
         if (sockets or 1) > 1:
             what += f", {sockets} sockets"
-        return HostMemory(per_socket, high, what, assumed=False)
+        return HostMemory(ch * slow * 8 / 1e3, ch * fast * 8 / 1e3 * (sockets or 1), what, assumed=fast != slow)
     classes = [c for c in table["class"].values() if c["max_memory_gb"] >= held_gb] or list(table["class"].values())
     low = min(c["channels"][0] * (mts or c["mts"][0]) for c in classes) * 8 / 1e3
     high = max(c["channels"][1] * (mts or c["mts"][1]) for c in classes) * 8 / 1e3 * (sockets or 1)
@@ -139,7 +149,7 @@ def experts_on_cpu(p) -> Placement | None:
 
 
 def streamed_over_pcie(gb: float) -> Placement:
-    """vLLM --cpu-offload-gb / accelerate cpu offload / ZeRO-Inference: `gb` of weights copied to the GPU each step."""
+    """vLLM --cpu-offload-gb / accelerate cpu offload / ZeRO-Inference: `gb` of weights copied to each GPU each step."""
     return Placement(0.0, gb, f"{gb:g} GB of weights copied from host memory every step")
 
 
@@ -160,18 +170,24 @@ class OffloadPace:
 
 def decode_pace(p, placement: Placement, host: HostMemory, pcie_gbs: float) -> OffloadPace:
     """The decode rate with `placement`'s bytes off the GPU: the all-in-VRAM step scaled to the bytes left on the GPU,
-    plus the host-memory read at the achieved share of peak, plus the PCIe copy. The band's slow edge takes the lowest
-    share of the slowest peak, the fast edge the highest of the fastest."""
-    total = p.streamed_gb_per_step
-    off = min(total, placement.cpu_gb + placement.pcie_gb)
+    plus the host-memory read at the achieved share of peak, plus the PCIe copy at `pcie_gbs`, the link's measured
+    achieved_gbs (rules/catalog/interconnects.toml: nvbandwidth host-to-device figures), not a share of line rate. The
+    band's slow edge takes the lowest share of the slowest peak, the fast edge the highest of the fastest; the GPU's
+    share keeps the predictor's own band (so a placement with nothing on the CPU still has one)."""
+    total = p.streamed_gb_per_step  # every GPU of the replica
+    # --cpu-offload-gb is per GPU: each TP rank copies its own share over its own link at once, PP stages in turn
+    off = min(total, placement.cpu_gb + placement.pcie_gb * p.tp * p.pp)
     gpu_ms = 1e3 / p.decode_tok_s_expected * (total - off) / total
-    pcie_ms = placement.pcie_gb / (pcie_gbs * PCIE_COPY_SHARE) * 1e3 if placement.pcie_gb else 0.0
+    pcie_ms = placement.pcie_gb * p.pp / pcie_gbs * 1e3 if placement.pcie_gb else 0.0
     lo, mid, hi = achieved_share()
     peak_mid = (host.low_gbs * host.high_gbs) ** 0.5
 
-    def ms(share: float, peak: float) -> float:
-        return gpu_ms + pcie_ms + (placement.cpu_gb / (peak * share) * 1e3 if placement.cpu_gb else 0.0)
+    def ms(share: float, peak: float, gpu_factor: float = 1.0) -> float:
+        return gpu_ms * gpu_factor + pcie_ms + (placement.cpu_gb / (peak * share) * 1e3 if placement.cpu_gb else 0.0)
 
     cpu_ms = ms(mid, peak_mid) - gpu_ms - pcie_ms
-    return OffloadPace(1e3 / ms(mid, peak_mid), 1e3 / ms(lo, host.low_gbs), 1e3 / ms(hi, host.high_gbs),
+    vram = p.decode_tok_s_expected  # moving bytes off the GPU never makes a token faster than all in VRAM
+    return OffloadPace(min(vram, 1e3 / ms(mid, peak_mid)), min(vram / p.band_high, 1e3 / ms(lo, host.low_gbs,
+                                                                                            p.band_high)),
+                       min(vram / p.band_low, 1e3 / ms(hi, host.high_gbs, p.band_low)),
                        p.decode_tok_s_expected, placement, host, gpu_ms, cpu_ms, pcie_ms)

@@ -47,7 +47,7 @@ def offload_pace(facts, predictions):
         usable = gpu.memory_bytes / 1e9 * predictions.engine.memory_utilization
         memory = offload.host_memory(asked.get("host"), asked.get("host_mts"), asked.get("host_channels"),
                                      asked.get("sockets"), held_gb=off_gb)
-        pace = offload.decode_pace(p, placed, memory, catalog.interconnect(gpu.pcie_interconnect).bandwidth_gbs)
+        pace = offload.decode_pace(p, placed, memory, catalog.interconnect(gpu.pcie_interconnect).achieved_gbs)
         lo, mid, hi = offload.achieved_share()
         band = band_text(pace.low, pace.high, digits=1)
         still = f"; the {left:.0f} GB left on the GPU still exceed its {usable:.0f} GB usable" if left > usable else ""

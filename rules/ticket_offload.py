@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from diagnose.evidence import Facts
 from rules import claims, offload
-from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements
+from rules.common import claim_ev, engine_of, ev, gpu_count, make, measurements, wfield
 from rules.engine import rule
 from rules.expectations import band_text, lowest_normal
 from rules.ticket_figures import _CPU_LAYER_ENGINES, JUDGED_STATS, _served, beyond_band_fix, unfit_layout, weights_ev
-from rules.workload import predict_layout
-
-# Engines that keep every weight in VRAM unless told otherwise (rules/ticket_rules.py _NO_CPU_LAYERS): a model too
-# large for the GPUs under them is an out-of-memory error, not an offload, unless --cpu-offload-gb is set.
-_VRAM_ONLY = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
+from rules.workload import GPU_RESIDENT, predict_layout
 
 
 def _affirmed(found: list[claims.Claim], form: str) -> claims.Claim | None:
@@ -60,7 +56,9 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
     # too large for the GPUs only counts where the GPUs are counted, the engine runs what does not fit on the host,
     # or the ticket names the host's CPU or says the model spills (an unstated count of data-centre GPUs is no offload)
     host_named = any(c.data.get("cpu") and not c.guess for c in claims.host_platform(facts))
-    if engine.startswith(_VRAM_ONLY) or not (gpu_count(facts) or engine.startswith(_CPU_LAYER_ENGINES)
+    # under an engine that keeps every weight in VRAM, a model too large for the GPUs is an out-of-memory error, not
+    # an offload, unless --cpu-offload-gb is set (read above)
+    if engine.startswith(GPU_RESIDENT) or not (gpu_count(facts) or engine.startswith(_CPU_LAYER_ENGINES)
                                              or host_named or said):
         return []
     n = gpu_count(facts) or 1
@@ -86,16 +84,19 @@ def host(facts: Facts, held_gb: float) -> tuple[offload.HostMemory, list]:
     def first(key):
         return next((c for c in said if c.data.get(key)), None)
 
-    cpu, ddr, channels, sockets = first("cpu"), first("ddr"), first("channels"), first("sockets")
+    cpu, ddr, speed, channels, sockets = first("cpu"), first("ddr"), first("mts"), first("channels"), first("sockets")
     n_sockets = sockets.data["sockets"] if sockets else None
     n_channels = channels.data["channels"] if channels else None
     family = offload.cpu_family(cpu.data["cpu"]) if cpu else None
     if n_channels and n_sockets and n_sockets > 1 and family and n_channels > family[0]["channels"]:
         n_channels //= n_sockets  # "24 channels" on two 12-channel sockets: the total
-    found = offload.host_memory(cpu.data["cpu"] if cpu else None, ddr.data["mts"] if ddr else None, n_channels,
+    found = offload.host_memory(cpu.data["cpu"] if cpu else None, speed.data["mts"] if speed else None, n_channels,
                                 n_sockets, ddr.data["ddr"] if ddr else None, held_gb)
-    evidence = [claim_ev(c, what) for c, what in ((cpu, "CPU"), (ddr, "memory"), (channels, "memory channels"),
-                                                  (sockets, "sockets")) if c]
+    memory = [c for c in (ddr, speed) if c]
+    if len(memory) == 2 and memory[0] is memory[1]:
+        memory = memory[:1]  # "DDR5-4800" names both
+    evidence = [claim_ev(c, what) for c, what in ((cpu, "CPU"), *((c, "memory") for c in memory),
+                                                  (channels, "memory channels"), (sockets, "sockets")) if c]
     return found, evidence
 
 
@@ -107,7 +108,7 @@ def offload_rate(facts: Facts, predictions=None):
     if model is None:
         return
     rates = [m for m in measurements(facts, "decode_tok_s") if m.stat in JUDGED_STATS and (m.batch or 1) == 1]
-    p = predict_layout(facts, 1, 1) if rates else None
+    p = predict_layout(facts, wfield(facts, "tp")[0] or 1, 1) if rates else None  # the layout the ticket states
     if p is None or not p.valid:
         return
     placed = placements(facts, p, model)
@@ -115,9 +116,10 @@ def offload_rate(facts: Facts, predictions=None):
         return
     from rules import catalog
 
-    held = max(0.0, p.weights_gb_per_gpu - gpu.memory_gb * (gpu_count(facts) or 1))  # what host memory must hold
+    # what host memory must hold
+    held = max(0.0, p.weights_gb_per_gpu * p.tp * p.pp - gpu.memory_gb * (gpu_count(facts) or 1))
     memory, host_ev = host(facts, held)
-    pcie = catalog.interconnect(gpu.pcie_interconnect).bandwidth_gbs
+    pcie = catalog.interconnect(gpu.pcie_interconnect).achieved_gbs
     paces = [offload.decode_pace(p, pl, memory, pcie) for pl, _ in placed]
     low, high = min(x.low for x in paces), max(x.high for x in paces)
     expected = (min(x.expected for x in paces) * max(x.expected for x in paces)) ** 0.5

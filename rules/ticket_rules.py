@@ -79,7 +79,7 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
-from rules.workload import QUANTISATION_ASK, assumed_cut, assumed_weights, predict_layout
+from rules.workload import GPU_RESIDENT, QUANTISATION_ASK, assumed_cut, assumed_weights, predict_layout
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
 # reporter's observation (at most), the reporter's guess. Measured on tickets the rules were not
@@ -2008,12 +2008,6 @@ def _layers_left(c: Claim, model) -> tuple[int, int] | None:
     return (0, 0) if d["form"] in ("words", "over_vram") or d.get("cpu_pct", 0) > 0 else None
 
 
-# Engines that keep every weight in VRAM and fail with an out-of-memory error rather than place layers on the CPU
-# (vLLM, SGLang, TensorRT-LLM, TGI, LMDeploy, DeepSpeed-Inference, FasterTransformer, gpt-fast): a model said to exceed
-# the GPU's memory under them is an OOM or a reason for TP, no partial offload.
-_NO_CPU_LAYERS = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
-
-
 @rule("ticket.partial_offload", "host_bound")
 def partial_offload(facts: Facts, predictions=None):
     """Some of the model's layers run on the CPU (llama.cpp / Ollama partial offload): those layers are read from
@@ -2023,7 +2017,9 @@ def partial_offload(facts: Facts, predictions=None):
             not any(c.data.get("origin") == "output" and _layers_left(c, None) for c in found):
         return  # "100% GPU" / "offloaded 81/81": every layer is in VRAM, whatever the words guess
     model = facts.subject.model if facts.subject else None
-    if (engine_of(facts) or "").startswith(_NO_CPU_LAYERS):
+    # under an engine that keeps every weight in VRAM (workload.GPU_RESIDENT) a model said to exceed the GPU's memory
+    # is an out-of-memory error or a reason for TP, no partial offload
+    if (engine_of(facts) or "").startswith(GPU_RESIDENT):
         found = [c for c in found if c.data["form"] != "over_vram"]
     left = [(c, n) for c in found if (n := _layers_left(c, model))]
     if not left:

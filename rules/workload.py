@@ -346,11 +346,10 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
 # Engines that hold every weight in GPU memory unless told otherwise: vLLM and SGLang offload only with
 # --cpu-offload-gb (default 0: https://docs.vllm.ai/en/latest/configuration/engine_args.html,
 # https://docs.sglang.ai/advanced_features/server_arguments.html); TensorRT-LLM, TGI, LMDeploy's TurboMind,
-# FasterTransformer and gpt-fast load the whole model onto the GPUs. (llama.cpp, Ollama and accelerate's
-# device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
-GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "fastertransformer", "gpt-fast")
-# ("--cpu-offload-gb 0", the default written out, offloads nothing)
-_OFFLOAD = re.compile(r"(?<![a-z])offload(?:s|ed|ing)?(?![a-z])(?![-_]gb[=\s]+0\b)|\bon (?:the )?CPUs?\b", re.I)
+# FasterTransformer and gpt-fast load the whole model onto the GPUs, as DeepSpeed-Inference's init_inference does
+# (ZeRO-Inference offloads only when its config says so: https://www.deepspeed.ai/tutorials/inference-tutorial/).
+# (llama.cpp, Ollama and accelerate's device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
+GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
 QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
                     "checkpoint's {dtype} weights need {need:.0f} GB a GPU where {gpu} holds {have:g} GB, and {engine} "
                     "keeps every weight on the GPU, so the run that gave the figure was quantised; the ticket does "
@@ -370,8 +369,20 @@ def may_run_quantised(facts: Facts) -> bool:
     if unread_gguf(facts):
         return False
     texts = [text for _, text in claims.texts(facts)]
-    return not any(SIXTEEN_BIT.search(t) or _OFFLOAD.search(t) for t in texts) and not any(
-        str(v).strip() not in ("", "0") for w in facts.of(Workload) for k, v in w.extra.items() if "offload" in k)
+    if any(SIXTEEN_BIT.search(t) for t in texts):
+        return False
+    # an offload the ticket states (claims.partial_offload, the one reader: --cpu-offload-gb above 0, layers or
+    # experts on the CPU, accelerate's warning, words), or a launch field asking for one
+    return not any(not c.negated for c in claims.partial_offload(facts)) and not any(
+        _offload_gb(v) for w in facts.of(Workload) for k, v in w.extra.items() if "offload" in k)
+
+
+def _offload_gb(value) -> bool:
+    """Does a launch field's offload value (text or number) keep any weights off the GPU? Only zero keeps none."""
+    try:
+        return float(str(value).strip() or 0) != 0
+    except ValueError:
+        return True  # a value that is no number is still an offload asked for
 
 
 def fits_only_quantised(p, priced, gpu, engine: str):

@@ -102,8 +102,9 @@ def test_more_layers_on_the_gpu_is_faster_and_all_of_them_reads_nothing_from_the
 def test_weights_streamed_over_pcie_cost_their_copy_time():
     p = _prediction("llama-3-8b", "RTX 4090", "Q8_0")
     host = offload.host_memory("Ryzen 9 7950X")
-    pace = offload.decode_pace(p, offload.streamed_over_pcie(4.0), host, 31.5)
-    assert pace.pcie_ms == pytest.approx(4.0 / (31.5 * offload.PCIE_COPY_SHARE) * 1e3)
+    pcie4 = catalog.interconnect("pcie4").achieved_gbs  # measured host-to-device, not a share of line rate
+    pace = offload.decode_pace(p, offload.streamed_over_pcie(4.0), host, pcie4)
+    assert pace.pcie_ms == pytest.approx(4.0 / pcie4 * 1e3)
     assert pace.expected < 1e3 / pace.pcie_ms
 
 
@@ -114,14 +115,17 @@ def test_published_offload_rates_sit_in_the_band_and_near_the_expected_figure():
     """Fit rows were read while writing the model, validation rows (every third) only after it was fixed; the errors
     at that point: fit median 24 %, validation +11 %, -54 %, -2 %. Two rows fall outside their band: a reporter's
     2.3 tok/s on eight DDR4 channels shared by two EPYC 7C13 (the thread suspects the half-populated memory) and a
-    llama-server figure above what ten CPU layers on dual-channel DDR5 allow."""
+    llama-server figure above what ten CPU layers on dual-channel DDR5 allow. The share's centre then leaned on an
+    Intel MLC copy reading of one of these rows' own box (ktransformers#587, no decode); without it, each machine
+    counted once, the centre is 58 % (was 50 %) and the median error over all rows 36 % (was 21 %; fit 39 %,
+    validation 24 %, max 49 %): a rate no longer helped by a test row's own machine."""
     errors, inside = [], 0
     for row in ROWS:
         pace = _pace(row)
         errors.append(abs(pace.expected / row["tok_s"] - 1))
         inside += pace.low <= row["tok_s"] <= pace.high
     assert len(ROWS) >= 8 and {r["split"] for r in ROWS} == {"fit", "validation"}
-    assert statistics.median(errors) < 0.3
+    assert statistics.median(errors) < 0.4
     assert inside >= len(ROWS) - 2
 
 

@@ -125,8 +125,12 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     if not layouts:
         raise click.BadParameter(f"no TP x PP in {tp_text or 'the defaults'} x {pp_text} divides --gpus {gpus}",
                                  param_hint="--tp")
+    batches = int_list(batch_text, "--batch", MAX_BATCH)
+    if offload and not (1 in batches and any(lay.tp == 1 and lay.pp == 1 for lay in layouts)):
+        raise InputError("an offload (--cpu-layers, --experts-on-cpu, --cpu-offload-gb) is judged for one stream on "
+                         "one GPU: include --tp 1, --pp 1 and --batch 1")
     rows = []
-    for batch in int_list(batch_text, "--batch", MAX_BATCH):
+    for batch in batches:
         for layout in layouts:
             p = roofline.predict_any_build(
                 model, gpu, layout, batch=math.ceil(batch / layout.dp), prompt=prompt, context=context,
@@ -136,6 +140,10 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
             # where the weights came from, as scaling's layout table says it: given, stated by the name, or assumed
             p.assumptions["weights"] = f"{p.dtype}{f' (GGUF {gguf})' if gguf else ''}, {said.how}: {said.source}"
             rows.append(PredictRow.of(p, batch))
+    single = next((r for r in rows if r.tp == 1 and r.pp == 1), None)
+    if offload and cpu_offload_gb and single and cpu_offload_gb * 2**30 / 1e9 > single.weights_gb_per_gpu:
+        raise InputError(f"--cpu-offload-gb {cpu_offload_gb:g}: more than the {single.weights_gb_per_gpu:.1f} GB of "
+                         f"weights one GPU holds at TP1")
     return build_report(model, gpu, eng, rows, offload=offload, request={
         "model": model.key, "gpu": gpu.key, "gpus": gpus, "tp": tp_text, "pp": pp_text, "dp": dp_text,
         "batch": batch_text, "prompt": prompt, "context": context, "dtype": dtype or model.checkpoint_dtype,
@@ -189,6 +197,12 @@ def offload_request(model, cpu_layers, experts_on_cpu, cpu_offload_gb, host, mts
             raise InputError("--host, --host-mts, --host-channels and --sockets describe an offload: add --cpu-layers, "
                              "--experts-on-cpu or --cpu-offload-gb")
         return None
+    if cpu_offload_gb and (host or mts or channels or sockets):
+        raise InputError("--host, --host-mts, --host-channels and --sockets describe the CPU's memory, which "
+                         "--cpu-offload-gb does not read from (its weights are copied over PCIe): drop them")
+    if channels and channels > offload.max_channels():
+        raise InputError(f"--host-channels {channels}: no platform in rules/catalog/host_memory.toml has more than "
+                         f"{offload.max_channels()} memory channels a socket")
     if cpu_layers and cpu_layers > model.layers:
         raise InputError(f"--cpu-layers {cpu_layers}: {model.name} has {model.layers} layers")
     if experts_on_cpu and not model.is_moe:
