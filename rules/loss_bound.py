@@ -22,7 +22,7 @@ import math
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts
 from rules import catalog, claims
-from rules.common import claim_ev, ev, gpu_count, make, wfield
+from rules.common import claim_ev, engine_releases, ev, gpu_count, make, wfield
 from rules.engine import rule
 from rules.ticket_figures import layer_split_engine, training_job
 from rules.workload import predict_layout
@@ -50,16 +50,19 @@ def _layout(n: int, split: bool) -> dict:
 
 
 def _priced(models, gpus, engines, small: int, large: int, batch: int, split: bool) -> list[tuple]:
-    """(ratio, model, board, engine) of every combination the predictor prices."""
+    """(ratio, model, board, engine) of every combination the predictor prices, each engine profile as predict_layout
+    prices one it is given (its build twin in the band; no other release), so naming a fact never raises the bound."""
     from diagnose.errors import InputError
     from rules import roofline
+
+    def priced(m, gpu, e, n, **kw):
+        return roofline.predict_any_build(m, gpu, roofline.Layout(**_layout(n, split)), batch=batch, engine=e,
+                                          build_stated=False, **kw)
 
     out = []
     for m, g, e in itertools.product(models, gpus, engines):
         try:
-            one = roofline.predict(m, g, roofline.Layout(**_layout(small, split)), batch=batch, engine=e)
-            many = roofline.predict(m, _no_p2p(g), roofline.Layout(**_layout(large, split)), batch=batch,
-                                    engine=e, interconnect=g.pcie_interconnect)
+            one, many = priced(m, g, e, small), priced(m, _no_p2p(g), e, large, interconnect=g.pcie_interconnect)
         except InputError:
             continue
         if (r := _step_ratio(one, many)):
@@ -74,15 +77,14 @@ WORST_PAIRS = 8
 
 
 @functools.lru_cache(maxsize=64)
-def _catalog_worst(model, gpu, engine, small: int, large: int, batch: int,
+def _catalog_worst(model, gpu, engines: tuple, named: bool, small: int, large: int, batch: int,
                    split: bool) -> tuple[float, str, str, str] | None:
-    """The worst ratio over the catalog's models (or boards) where the ticket names none, and over its engines where
-    it names no engine either: (ratio, model, board, engine). The specs the ticket names are passed as they are (a
-    stand-in model's key is no catalog name)."""
-    engines = [engine] if engine else list(catalog.engines().values())
+    """The worst ratio over the catalog's models (or boards) where the ticket names none, and over the engine profiles
+    (_profiles; `named`: the ticket names the engine): (ratio, model, board, engine). The specs the ticket names are
+    passed as they are (a stand-in model's key is no catalog name)."""
     models = [model] if model else list(catalog.models().values())
     gpus = [gpu] if gpu else list(catalog.gpus().values())
-    if model or gpu or engine:
+    if model or gpu or named:
         priced = _priced(models, gpus, engines, small, large, batch, split)
     else:
         pairs = sorted(_priced(models, gpus, [catalog.engine(None)], small, large, batch, split),
@@ -94,6 +96,15 @@ def _catalog_worst(model, gpu, engine, small: int, large: int, batch: int,
     return r, m.key, g.key, e.key
 
 
+def _profiles(facts: Facts, engine) -> list:
+    """The engine profiles the run may have been, each priced as itself (both layouts a loss compares ran on one
+    release): every release of the engine named without its release, as far as the material narrows them
+    (engine_releases); the profile named; every profile in the catalog where none is named."""
+    if engine is None:
+        return list(catalog.engines().values())
+    return list(engine_releases(facts)[0]) or [engine]
+
+
 def worst_slowdown(facts: Facts, small: int, large: int) -> tuple[float, str] | None:
     """(the most times slower physics lets `large` GPUs run than `small`, what it assumed), or None where the
     predictor cannot price the layouts (the model does not fit the smaller one)."""
@@ -103,11 +114,12 @@ def worst_slowdown(facts: Facts, small: int, large: int) -> tuple[float, str] | 
     how = (f"{'layer split' if split else 'TP'} over {large} GPUs against {small}, PCIe without peer-to-peer "
            f"(NCCL SHM through host memory), batch {batch}, each at its band's far end")
     engine = facts.subject.engine
+    profiles = _profiles(facts, engine)
     if model is not None and gpu is not None:
         # an engine the ticket does not name may be any of the catalog's: the slowest of them bounds the loss
         one, many = _layout(small, split), _layout(large, split)
         worst = None
-        for e in [engine] if engine else catalog.engines().values():
+        for e in profiles:
             ratio = _step_ratio(predict_layout(facts, one["tp"], batch, pp=one.get("pp", 1), engine=e),
                                 predict_layout(facts, many["tp"], batch, pp=many.get("pp", 1), gpu=_no_p2p(gpu),
                                                interconnect=gpu.pcie_interconnect, engine=e))
@@ -115,13 +127,14 @@ def worst_slowdown(facts: Facts, small: int, large: int) -> tuple[float, str] | 
                 worst = (ratio, e.key)
         if worst is None:
             return None
-        return worst[0], f"{how}; {model.key} on {gpu.key}, {worst[1]}" + ("" if engine else
-                                                                            " (the slowest engine; none named)")
-    worst = _catalog_worst(model, gpu, engine, small, large, batch, split)
+        return worst[0], f"{how}; {model.key} on {gpu.key}, {worst[1]}" + (
+            "" if engine else " (the slowest engine; none named)")
+    worst = _catalog_worst(model, gpu, tuple(profiles), engine is not None, small, large, batch, split)
     if worst is None:
         return None
     unnamed = " and ".join(w for w, known in (("models", model), ("GPUs", gpu)) if known is None)
-    return worst[0], f"{how}; the worst over the catalog's {unnamed} ({worst[1]} on {worst[2]}, {worst[3]}): none named"
+    return worst[0], (f"{how}; the worst over the catalog's {unnamed} ({worst[1]} on {worst[2]}, {worst[3]}): "
+                      "none named")
 
 
 # Weights sharded over the GPUs and gathered whole for every forward pass (PyTorch FSDP "all-gathers the full

@@ -296,7 +296,8 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     names, in place of its own (two boards' rates set side by side). `model`: the model a figure's own clause names, in
     place of the ticket's (rules.subject.figure_model). `interconnect`: the fabric to put the TP group on in place of
     the board's own, and `engine`: another engine profile in place of the ticket's (rules.loss_bound's worst case:
-    PCIe, each engine an unnamed one may be)."""
+    PCIe, each release of each engine the run may have been), priced as that one profile: no other release widens its
+    band, since both layouts a loss compares ran on one."""
     from diagnose.errors import InputError
     from rules import catalog, roofline
 
@@ -315,7 +316,8 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     stated_prompt, stated_output = stated_lengths(facts)
     prompt = prompt or stated_prompt or 1024
-    releases, release_note = engine_releases(facts)
+    # the ticket's engine over the releases it may have run; a profile the caller names, as that one release
+    releases, release_note = engine_releases(facts) if engine is None else ((), "")
 
     def priced(dtype):
         return roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,

@@ -133,6 +133,37 @@ def test_the_bound_over_unnamed_models_holds_the_named_models():
     assert 1 < one <= every and "the worst over the catalog's models" in how
 
 
+# the grid the invariant is checked on: engines with several releases (vLLM, TGI), one without (SGLang), an eager one;
+# a small and a mid model; a consumer and a workstation board. Written as a reporter would, not from a case.
+ENGINES = ["vLLM", "TGI", "SGLang", "HF transformers"]
+MODELS = ["Qwen2.5-0.5B", "Llama-3-8B"]
+GPUS = ["RTX 4090", "RTX A6000"]
+
+
+def _bound(model: str = "", gpu: str = "", engine: str = "") -> float:
+    on = " ".join(w for w in (f"with {engine}" if engine else "", f"on 2x {gpu}" if gpu else "") if w)
+    found = loss_bound.worst_slowdown(issue(f"# TP\n\nRunning {model or 'the model'} {on}: TP=2 is 3x slower than "
+                                            "TP=1 at batch 1."), 1, 2)
+    assert found is not None, (model, gpu, engine)
+    return found[0]
+
+
+@pytest.mark.parametrize("model, gpu", [(m, g) for m in MODELS for g in GPUS])
+def test_leaving_the_engine_unnamed_never_tightens_the_bound(model, gpu):
+    # naming the engine can only narrow what the run may have been: the bound without it holds each engine's
+    unnamed = _bound(model, gpu)
+    for engine in ENGINES:
+        assert _bound(model, gpu, engine) <= unnamed + 1e-9, engine
+
+
+@pytest.mark.parametrize("engine", ["", "vLLM"])
+def test_leaving_the_model_or_board_unnamed_never_tightens_the_bound(engine):
+    for gpu in GPUS:
+        assert max(_bound(m, gpu, engine) for m in MODELS) <= _bound("", gpu, engine) + 1e-9, gpu
+    for model in MODELS:
+        assert max(_bound(model, g, engine) for g in GPUS) <= _bound(model, "", engine) + 1e-9, model
+
+
 # --------------------------------------------------------------------------- development cases and real threads
 
 def test_development_cases_that_state_a_loss_keep_their_verdicts(tmp_path):
