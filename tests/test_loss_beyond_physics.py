@@ -164,6 +164,35 @@ def test_leaving_the_model_or_board_unnamed_never_tightens_the_bound(engine):
         assert max(_bound(model, g, engine) for g in GPUS) <= _bound(model, "", engine) + 1e-9, model
 
 
+@pytest.mark.parametrize("board, fabric", [
+    ("H100 SXM", "own fabric"), ("B200", "own fabric"), ("A100 SXM4 80GB", "own fabric"),  # SXM: no PCIe card
+    ("RTX 4090", "PCIe Gen4 x8 without peer-to-peer"),  # a consumer desktop's second slot
+    ("RTX 3090", "PCIe Gen4 x8 without peer-to-peer"),  # the NVLink bridge is optional
+    ("H100 PCIe", "PCIe Gen5 x8 without peer-to-peer"), ("L40S", "PCIe Gen4 x8 without peer-to-peer"),
+    ("RTX 4060 Ti 16GB", "PCIe Gen4 x8 without peer-to-peer"),  # an x8 card stays x8
+])
+def test_the_worst_healthy_fabric_is_what_the_board_allows(board, fabric):
+    found = loss_bound.worst_slowdown(issue(f"# TP\n\nQwen2.5-0.5B on 2x {board}: TP=2 is 3x slower than TP=1."), 1, 2)
+    assert found is not None and fabric in found[1]
+
+
+def test_half_the_lanes_never_lowers_the_bound():
+    from rules import catalog
+
+    for gen in (3, 4, 5, 6):
+        x16, x8 = catalog.interconnect(f"pcie{gen}"), catalog.interconnect(f"pcie{gen}-x8")
+        assert x8.bandwidth_gbs == x16.bandwidth_gbs / 2 and x8.achieved_gbs == x16.achieved_gbs / 2
+    # over the whole catalog: no SXM board is priced over PCIe, no PCIe card over more than x8 without P2P
+    for g in catalog.gpus().values():
+        board, key, _ = loss_bound.worst_fabric(g)
+        if key is None:
+            assert g.interconnect.startswith(("nvlink", "nvswitch")) and not g.nvlink_bridged, g.key
+        else:
+            ic = catalog.interconnect(key)
+            assert ic.kind == "pcie" and ic.bandwidth_gbs <= catalog.interconnect(g.pcie_interconnect).bandwidth_gbs / 2
+            assert not board.pcie_p2p, g.key
+
+
 # --------------------------------------------------------------------------- development cases and real threads
 
 def test_development_cases_that_state_a_loss_keep_their_verdicts(tmp_path):
