@@ -24,13 +24,18 @@ from diagnose import lazy_re as re
 from diagnose.evidence import Facts
 from rules import catalog, claims
 from rules.common import claim_ev, engine_releases, ev, gpu_count, make, wfield
-from rules.engine import rule
+from rules.engine import WEAK_LEAD, WORDS_ONLY, rule
 from rules.ticket_figures import layer_split_engine, training_job
 from rules.workload import predict_layout
 
-# How much more confident the finding grows for each doubling of the loss beyond the bound, from LEAD at the bound up
-# to CEILING: the words alone (a reporter's ratio) never make it a confident answer, since the broken path is unnamed.
-LEAD, PER_DOUBLING, CEILING = 0.45, 0.1, 0.65
+# The finding's confidence, from LEAD at the bound up to CEILING. At the bound it is a lead (rules.engine.WEAK_LEAD:
+# below 0.5, never a confident answer); the ratio is the reporter's prose and the broken path is unnamed, so it never
+# passes what a verdict on prose alone may claim (rules.engine.WORDS_ONLY). It climbs over two doublings: the two
+# predictions the bound divides may each be off by the predictor's largest error (max |error| 46 % fit, 44 %
+# validation: benchmarks/predictor_accuracy.py, README), 1.46 x 1.44 = 2.1 together, about one doubling: within one
+# the gap may be the predictor's (an info lead), past two no such error explains it (the ceiling).
+LEAD, CEILING = WEAK_LEAD, WORDS_ONLY
+PER_DOUBLING = (CEILING - LEAD) / 2
 
 
 # The narrowest slot a healthy desktop gives a second card: x8 (interconnects.toml pcieN-x8 says where from).

@@ -110,6 +110,16 @@ def test_confidence_grows_with_the_excess():
     assert confidence(5) < confidence(10) <= confidence(60) < 0.7  # never a confident answer from words alone
 
 
+def test_confidence_runs_from_a_lead_to_what_words_alone_may_claim():
+    # at the bound a lead, past two doublings what a verdict on prose alone may claim (rules.engine), never more
+    from rules.engine import WEAK_LEAD, WORDS_ONLY
+
+    facts = issue("# TP\n\nTP=2 is 1000x slower than TP=1.")
+    _, found = judged(facts)
+    assert found["ticket.loss_beyond_physics"].confidence == WORDS_ONLY
+    assert loss_bound.LEAD == WEAK_LEAD and loss_bound.LEAD + 2 * loss_bound.PER_DOUBLING == pytest.approx(WORDS_ONLY)
+
+
 def test_a_loss_inside_what_physics_allows_keeps_expected_physics_and_says_the_bound():
     verdict, found = judged(issue("# TP slow\n\nTP=2 is 1.5x slower than TP=1 with Qwen2.5-0.5B."))
     assert verdict.category == "expected_physics" and "ticket.loss_beyond_physics" not in found
