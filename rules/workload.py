@@ -354,9 +354,10 @@ GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "fastertransforme
 # ("--cpu-offload-gb 0", the default written out, offloads nothing)
 _OFFLOAD = re.compile(r"(?<![a-z])offload(?:s|ed|ing)?(?![a-z])(?![-_]gb[=\s]+0\b)|\bon (?:the )?CPUs?\b", re.I)
 QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
-                    "checkpoint's {dtype} weights need {need:.0f} GB a GPU where {gpu} holds {have:g} GB, and {engine} "
-                    "keeps every weight on the GPU, so the run that gave the figure was quantised; the ticket does "
-                    "not say to what")
+                    "checkpoint's {dtype} weights with the engine's activations, graphs and buffers need {need:.0f} GB "
+                    "a GPU where {engine} fills {usable:.0f} GB of {gpu}'s {have:g} GiB (its memory utilisation), "
+                    "leaving no KV cache, and it keeps every weight on the GPU and starts only with room for its KV "
+                    "cache, so the run that gave the figure was quantised; the ticket does not say to what")
 
 
 def may_run_quantised(facts: Facts) -> bool:
@@ -378,10 +379,13 @@ def may_run_quantised(facts: Facts) -> bool:
 
 def fits_only_quantised(p, priced, gpu, engine: str):
     """The prediction a run that may be quantised (may_run_quantised) is judged by: where the checkpoint's own 16-bit
-    weights alone overflow the GPUs (`p`), the 4-bit one (`priced(dtype)` prices another) with its band reaching the
-    8-bit one's slow edge, as predict_any_build widens a band over the builds an engine may have run; the 4-bit one
-    alone where 8 bits overflow too; `p` where even 4 bits do (a layout or format the ticket does not state). The
-    assumption is said. `ticket` (predict_layout) and `scaling` (rules.scaling.analyse) both take it from here."""
+    weights leave no KV cache on the GPUs (`p`: with the engine's activations, graphs and buffers they pass the share
+    of memory it fills, its memory_utilization; vLLM then refuses to start: "No available memory for the cache
+    blocks", https://github.com/vllm-project/vllm/issues/2248), the 4-bit one (`priced(dtype)` prices another) with
+    its band reaching the 8-bit one's slow edge, as predict_any_build widens a band over the builds an engine may have
+    run; the 4-bit one alone where 8 bits leave none either; `p` where even 4 bits do (a layout or format the ticket
+    does not state). The assumption is said. `ticket` (predict_layout) and `scaling` (rules.scaling.analyse) both
+    take it from here."""
     if p.kv_budget_gb >= 0 or p.dtype not in ("bf16", "fp16"):
         return p
     p4 = priced(dtype="int4")
@@ -397,6 +401,7 @@ def fits_only_quantised(p, priced, gpu, engine: str):
         said = QUANTISED_TO_FIT.replace("4-bit (the expected figure) to 8-bit (the band's slow edge)",
                                         "4-bit (8-bit does not fit either)")
     p4.assumptions["weights"] = said.format(dtype=p.dtype, need=p.weights_gb_per_gpu + p.reserved_gb,
+                                            usable=p.weights_gb_per_gpu + p.reserved_gb + p.kv_budget_gb,
                                             gpu=gpu.name, have=gpu.memory_gb, engine=engine)
     return p4
 
