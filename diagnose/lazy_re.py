@@ -50,7 +50,11 @@ def _taking_lazy(function):
 
 
 SHORT_TEXT = 32  # texts shorter than this are first measured against the pattern's shortest match
-_used: set = set()  # (pattern, flags) of string patterns handed to re (compiled, or in re's cache)
+# The most string patterns kept per process: the static ones number about 500 (the claims' phrasings, 24 shared
+# tickets read in one process), but patterns built from a ticket's own quotes (rules.claims: where a quote was said)
+# are new with every ticket, so a long run would otherwise grow without bound.
+CACHED = 4096
+_used: set = set()  # (pattern, flags) of string patterns handed to re (compiled, or in re's cache); at most CACHED
 
 
 def _cannot_match(pattern, string, flags) -> bool:
@@ -63,17 +67,19 @@ def _cannot_match(pattern, string, flags) -> bool:
         return False
     if len(string) < SHORT_TEXT and len(string) < _shortest(pattern, flags):
         return True
+    if len(_used) >= CACHED:  # only a short cut: forgetting it costs a parse, never a wrong answer
+        _used.clear()
     _used.add(key)
     return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=CACHED)
 def _shortest(pattern: str, flags) -> int:
     """The length of the shortest text the pattern matches (re's parser; no compilation)."""
     return _parser.parse(pattern, flags).getwidth()[0]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=CACHED)
 def _from_string(pattern: str, flags) -> _re.Pattern:
     """A string pattern compiled once for the process: re's own cache holds 512 patterns, fewer than the ticket
     phrasings given as strings, and past it each ticket would compile them all again."""

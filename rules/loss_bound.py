@@ -3,12 +3,13 @@
 
 "TP=2 is slower than one GPU" can be physics: the two all-reduces per layer, the host's step and the smaller kernels
 cost more than the halved weight traffic saves. But physics bounds the loss. Take the worst configuration a healthy
-machine may have: the larger layout's all-reduce over PCIe without peer-to-peer (NCCL's SHM transport, each step
-through host memory, no engine kernel), at the batch stated (else one request), the larger layout at its band's slow
-end and the smaller at its fast end (rules.expectations; the band covers the builds and releases an unstated engine
-may be). The predictor (rules.roofline) prices both; their ratio is the most a layout can lose. A loss beyond it is no
-physics: a path that is broken, not slow (P2P faulted, a socket fallback, a host-bound loop, weights offloaded to the
-CPU, a hang retried). Where the ticket does not name the model or the GPU, the bound is the largest over the catalog's
+machine may have: the larger layout's all-reduce on the worst fabric the board allows (worst_fabric: an SXM board's
+own NVLink or NVSwitch; a PCIe card's PCIe at x8 without peer-to-peer, NCCL's SHM transport, each step through host
+memory, no engine kernel), at the batch stated (else one request), the larger layout at its band's slow end and the
+smaller at its fast end (rules.expectations), for each engine profile the run may have been (_profiles).
+The predictor (rules.roofline) prices both; their ratio is the most a layout can lose. A loss beyond it is no physics:
+a path that is broken, not slow (P2P faulted, a socket fallback, a host-bound loop, weights offloaded to the CPU, a hang
+retried). Where the ticket does not name the model or the GPU, the bound is the largest over the catalog's
 models or boards: what physics allows for any of them.
 """
 
@@ -22,19 +23,36 @@ import math
 from diagnose import lazy_re as re
 from diagnose.evidence import Facts
 from rules import catalog, claims
-from rules.common import claim_ev, ev, gpu_count, make, wfield
-from rules.engine import rule
+from rules.common import claim_ev, engine_releases, ev, gpu_count, make, wfield
+from rules.engine import WEAK_LEAD, WORDS_ONLY, rule
 from rules.ticket_figures import layer_split_engine, training_job
 from rules.workload import predict_layout
 
-# How much more confident the finding grows for each doubling of the loss beyond the bound, from LEAD at the bound up
-# to CEILING: the words alone (a reporter's ratio) never make it a confident answer, since the broken path is unnamed.
-LEAD, PER_DOUBLING, CEILING = 0.45, 0.1, 0.65
+# The finding's confidence, from LEAD at the bound up to CEILING. At the bound it is a lead (rules.engine.WEAK_LEAD:
+# below 0.5, never a confident answer); the ratio is the reporter's prose and the broken path is unnamed, so it never
+# passes what a verdict on prose alone may claim (rules.engine.WORDS_ONLY). It climbs over two doublings: the two
+# predictions the bound divides may each be off by the predictor's largest error (max |error| 46 % fit, 44 %
+# validation: benchmarks/predictor_accuracy.py, README), 1.46 x 1.44 = 2.1 together, about one doubling: within one
+# the gap may be the predictor's (an info lead), past two no such error explains it (the ceiling).
+LEAD, CEILING = WEAK_LEAD, WORDS_ONLY
+PER_DOUBLING = (CEILING - LEAD) / 2
 
 
-def _no_p2p(gpu):
-    """The board with its PCIe peer-to-peer refused: NCCL stages every step through host memory."""
-    return dataclasses.replace(gpu, pcie_p2p=False)
+# The narrowest slot a healthy desktop gives a second card: x8 (interconnects.toml pcieN-x8 says where from).
+WORST_LANES = 8
+
+
+def worst_fabric(gpu) -> tuple:
+    """(the board as priced, the fabric key or None for the board's own, how it is said) of the worst fabric a healthy
+    machine gives the board: an SXM or on-package board (its catalog fabric NVLink or NVSwitch, no bridge) runs on
+    that fabric, as its row places it; a PCIe card (a bridge is optional) on PCIe at WORST_LANES lanes (or its own,
+    where fewer) with its peer-to-peer refused, so NCCL stages every step through host memory."""
+    if catalog.interconnect(gpu.interconnect).kind != "pcie" and not gpu.nvlink_bridged:
+        return gpu, None, f"{gpu.name}'s own fabric ({gpu.interconnect}, the catalog's row)"
+    lanes = min(gpu.pcie_lanes or WORST_LANES, WORST_LANES)
+    key = gpu.pcie_interconnect if lanes >= 16 else f"{gpu.pcie_interconnect}-x{lanes}"
+    return (dataclasses.replace(gpu, pcie_p2p=False), key,
+            f"PCIe Gen{gpu.pcie_gen} x{lanes} without peer-to-peer (NCCL SHM through host memory)")
 
 
 def _step_ratio(small_p, large_p) -> float | None:
@@ -50,16 +68,20 @@ def _layout(n: int, split: bool) -> dict:
 
 
 def _priced(models, gpus, engines, small: int, large: int, batch: int, split: bool) -> list[tuple]:
-    """(ratio, model, board, engine) of every combination the predictor prices."""
+    """(ratio, model, board, engine) of every combination the predictor prices, each engine profile as predict_layout
+    prices one it is given (its build twin in the band; no other release), so naming a fact never raises the bound."""
     from diagnose.errors import InputError
     from rules import roofline
+
+    def priced(m, gpu, e, n, **kw):
+        return roofline.predict_any_build(m, gpu, roofline.Layout(**_layout(n, split)), batch=batch, engine=e,
+                                          build_stated=False, **kw)
 
     out = []
     for m, g, e in itertools.product(models, gpus, engines):
         try:
-            one = roofline.predict(m, g, roofline.Layout(**_layout(small, split)), batch=batch, engine=e)
-            many = roofline.predict(m, _no_p2p(g), roofline.Layout(**_layout(large, split)), batch=batch,
-                                    engine=e, interconnect=g.pcie_interconnect)
+            board, fabric, _ = worst_fabric(g)
+            one, many = priced(m, g, e, small), priced(m, board, e, large, interconnect=fabric)
         except InputError:
             continue
         if (r := _step_ratio(one, many)):
@@ -74,15 +96,14 @@ WORST_PAIRS = 8
 
 
 @functools.lru_cache(maxsize=64)
-def _catalog_worst(model, gpu, engine, small: int, large: int, batch: int,
+def _catalog_worst(model, gpu, engines: tuple, named: bool, small: int, large: int, batch: int,
                    split: bool) -> tuple[float, str, str, str] | None:
-    """The worst ratio over the catalog's models (or boards) where the ticket names none, and over its engines where
-    it names no engine either: (ratio, model, board, engine). The specs the ticket names are passed as they are (a
-    stand-in model's key is no catalog name)."""
-    engines = [engine] if engine else list(catalog.engines().values())
+    """The worst ratio over the catalog's models (or boards) where the ticket names none, and over the engine profiles
+    (_profiles; `named`: the ticket names the engine): (ratio, model, board, engine). The specs the ticket names are
+    passed as they are (a stand-in model's key is no catalog name)."""
     models = [model] if model else list(catalog.models().values())
     gpus = [gpu] if gpu else list(catalog.gpus().values())
-    if model or gpu or engine:
+    if model or gpu or named:
         priced = _priced(models, gpus, engines, small, large, batch, split)
     else:
         pairs = sorted(_priced(models, gpus, [catalog.engine(None)], small, large, batch, split),
@@ -94,34 +115,47 @@ def _catalog_worst(model, gpu, engine, small: int, large: int, batch: int,
     return r, m.key, g.key, e.key
 
 
+def _profiles(facts: Facts, engine) -> list:
+    """The engine profiles the run may have been, each priced as itself (both layouts a loss compares ran on one
+    release): every release of the engine named without its release, as far as the material narrows them
+    (engine_releases); the profile named; every profile in the catalog where none is named."""
+    if engine is None:
+        return list(catalog.engines().values())
+    return list(engine_releases(facts)[0]) or [engine]
+
+
 def worst_slowdown(facts: Facts, small: int, large: int) -> tuple[float, str] | None:
     """(the most times slower physics lets `large` GPUs run than `small`, what it assumed), or None where the
     predictor cannot price the layouts (the model does not fit the smaller one)."""
     batch = wfield(facts, "batch")[0] or 1
     split = bool(claims.find(facts, "layer_split") or layer_split_engine(facts))
     model, gpu = facts.subject.model, facts.subject.gpu
-    how = (f"{'layer split' if split else 'TP'} over {large} GPUs against {small}, PCIe without peer-to-peer "
-           f"(NCCL SHM through host memory), batch {batch}, each at its band's far end")
+    how = (f"{'layer split' if split else 'TP'} over {large} GPUs against {small}, batch {batch}, each at its band's "
+           "far end")
     engine = facts.subject.engine
+    profiles = _profiles(facts, engine)
     if model is not None and gpu is not None:
         # an engine the ticket does not name may be any of the catalog's: the slowest of them bounds the loss
         one, many = _layout(small, split), _layout(large, split)
+        board, fabric, said = worst_fabric(gpu)
         worst = None
-        for e in [engine] if engine else catalog.engines().values():
+        for e in profiles:
             ratio = _step_ratio(predict_layout(facts, one["tp"], batch, pp=one.get("pp", 1), engine=e),
-                                predict_layout(facts, many["tp"], batch, pp=many.get("pp", 1), gpu=_no_p2p(gpu),
-                                               interconnect=gpu.pcie_interconnect, engine=e))
+                                predict_layout(facts, many["tp"], batch, pp=many.get("pp", 1), gpu=board,
+                                               interconnect=fabric, engine=e))
             if ratio and (worst is None or ratio > worst[0]):
                 worst = (ratio, e.key)
         if worst is None:
             return None
-        return worst[0], f"{how}; {model.key} on {gpu.key}, {worst[1]}" + ("" if engine else
-                                                                            " (the slowest engine; none named)")
-    worst = _catalog_worst(model, gpu, engine, small, large, batch, split)
+        return worst[0], f"{how}, {said}; {model.key} on {gpu.key}, {worst[1]}" + (
+            "" if engine else " (the slowest engine; none named)")
+    worst = _catalog_worst(model, gpu, tuple(profiles), engine is not None, small, large, batch, split)
     if worst is None:
         return None
     unnamed = " and ".join(w for w, known in (("models", model), ("GPUs", gpu)) if known is None)
-    return worst[0], f"{how}; the worst over the catalog's {unnamed} ({worst[1]} on {worst[2]}, {worst[3]}): none named"
+    said = worst_fabric(catalog.gpu(worst[2]))[2]
+    return worst[0], (f"{how}, {said}; the worst over the catalog's {unnamed} ({worst[1]} on {worst[2]}, {worst[3]}): "
+                      "none named")
 
 
 # Weights sharded over the GPUs and gathered whole for every forward pass (PyTorch FSDP "all-gathers the full

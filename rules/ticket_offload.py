@@ -100,6 +100,14 @@ def host(facts: Facts, held_gb: float) -> tuple[offload.HostMemory, list]:
     return found, evidence
 
 
+# A rate up to 10 % above the fastest placement still reads as this offload (a rounded or differently timed figure):
+# the margin ticket_figures, ticket_numbers and ticket_rules give a rate above the predictor's bound before calling it
+# counted another way. It is a convention, not this model's residual: the published offload rows
+# (tests/data/offload_rows.toml) have median error 21 %, and one validation row of nine, a llama-server rate, sits
+# 1.65x above its band's fast edge; such a figure gets no finding here (unjudged), never a wrong one.
+ABOVE_FASTEST = 1.1
+
+
 @rule("ticket.offload_rate", "expected_physics", "host_bound")
 def offload_rate(facts: Facts, predictions=None):
     """One stream's decode rate with part of the model in host memory, against the rate its placement allows:
@@ -125,7 +133,7 @@ def offload_rate(facts: Facts, predictions=None):
     expected = (min(x.expected for x in paces) * max(x.expected for x in paces)) ** 0.5
     lo, mid, hi = offload.achieved_share()
     m = min(rates, key=lambda r: r.value)  # (of several rates the slowest, the one a complaint is about)
-    if m.value > high * 1.1:
+    if m.value > high * ABOVE_FASTEST:
         return  # faster than any placement allows: the figure counts something else, or the placement differs
     band = band_text(low, high, m.value, digits=1)
     where = " or ".join(x.placement.words for x in paces)

@@ -296,7 +296,8 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     names, in place of its own (two boards' rates set side by side). `model`: the model a figure's own clause names, in
     place of the ticket's (rules.subject.figure_model). `interconnect`: the fabric to put the TP group on in place of
     the board's own, and `engine`: another engine profile in place of the ticket's (rules.loss_bound's worst case:
-    PCIe, each engine an unnamed one may be)."""
+    PCIe, each release of each engine the run may have been), priced as that one profile: no other release widens its
+    band, since both layouts a loss compares ran on one."""
     from diagnose.errors import InputError
     from rules import catalog, roofline
 
@@ -315,7 +316,8 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
     per_node = gpus_per_node(facts) if pp > 1 else None  # where the stages sit: a boundary may cross the network
     stated_prompt, stated_output = stated_lengths(facts)
     prompt = prompt or stated_prompt or 1024
-    releases, release_note = engine_releases(facts)
+    # the ticket's engine over the releases it may have run; a profile the caller names, as that one release
+    releases, release_note = engine_releases(facts) if engine is None else ((), "")
 
     def priced(dtype):
         return roofline.predict_any_build(model, gpu, roofline.Layout(tp=tp, pp=pp), batch=batch, prompt=prompt,
@@ -351,9 +353,10 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
 # (llama.cpp, Ollama and accelerate's device_map="auto" spill layers to the CPU instead: ticket.model_over_vram.)
 GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
 QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
-                    "checkpoint's {dtype} weights need {need:.0f} GB a GPU where {gpu} holds {have:g} GB, and {engine} "
-                    "keeps every weight on the GPU, so the run that gave the figure was quantised; the ticket does "
-                    "not say to what")
+                    "checkpoint's {dtype} weights with the engine's activations, graphs and buffers need {need:.0f} GB "
+                    "a GPU where {engine} fills {usable:.0f} GB of {gpu}'s {have:g} GiB (its memory utilisation), "
+                    "leaving no KV cache, and it keeps every weight on the GPU and starts only with room for its KV "
+                    "cache, so the run that gave the figure was quantised; the ticket does not say to what")
 
 
 def may_run_quantised(facts: Facts) -> bool:
@@ -387,10 +390,13 @@ def _offload_gb(value) -> bool:
 
 def fits_only_quantised(p, priced, gpu, engine: str):
     """The prediction a run that may be quantised (may_run_quantised) is judged by: where the checkpoint's own 16-bit
-    weights alone overflow the GPUs (`p`), the 4-bit one (`priced(dtype)` prices another) with its band reaching the
-    8-bit one's slow edge, as predict_any_build widens a band over the builds an engine may have run; the 4-bit one
-    alone where 8 bits overflow too; `p` where even 4 bits do (a layout or format the ticket does not state). The
-    assumption is said. `ticket` (predict_layout) and `scaling` (rules.scaling.analyse) both take it from here."""
+    weights leave no KV cache on the GPUs (`p`: with the engine's activations, graphs and buffers they pass the share
+    of memory it fills, its memory_utilization; vLLM then refuses to start: "No available memory for the cache
+    blocks", https://github.com/vllm-project/vllm/issues/2248), the 4-bit one (`priced(dtype)` prices another) with
+    its band reaching the 8-bit one's slow edge, as predict_any_build widens a band over the builds an engine may have
+    run; the 4-bit one alone where 8 bits leave none either; `p` where even 4 bits do (a layout or format the ticket
+    does not state). The assumption is said. `ticket` (predict_layout) and `scaling` (rules.scaling.analyse) both
+    take it from here."""
     if p.kv_budget_gb >= 0 or p.dtype not in ("bf16", "fp16"):
         return p
     p4 = priced(dtype="int4")
@@ -406,6 +412,7 @@ def fits_only_quantised(p, priced, gpu, engine: str):
         said = QUANTISED_TO_FIT.replace("4-bit (the expected figure) to 8-bit (the band's slow edge)",
                                         "4-bit (8-bit does not fit either)")
     p4.assumptions["weights"] = said.format(dtype=p.dtype, need=p.weights_gb_per_gpu + p.reserved_gb,
+                                            usable=p.weights_gb_per_gpu + p.reserved_gb + p.kv_budget_gb,
                                             gpu=gpu.name, have=gpu.memory_gb, engine=engine)
     return p4
 

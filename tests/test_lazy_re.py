@@ -87,3 +87,18 @@ def test_a_text_shorter_than_the_shortest_match_compiles_nothing():
     assert lazy_re.search(exact, said, re.I).group(0) == re.search(exact, said, re.I).group(0) == said
     assert lazy_re.search(r"a?", "").span() == (0, 0)  # a pattern that matches the empty text still does
     assert lazy_re.findall(r"\d+", "8 GPUs") == ["8"] and lazy_re.search(pattern, "NCCL_P2P_DISABLE = 1", re.I)
+
+
+def test_patterns_built_from_quotes_do_not_grow_the_cache_without_bound():
+    # rules.claims locates a quote by a pattern built from its words: a new pattern for every ticket's quotes
+    from rules.claims import ProseSource
+
+    src = ProseSource("issue.md")
+    src.text = "a long reporter's text, long enough to be searched without the short-text check " * 3
+    src.lines = ("issue.md:1",)
+    for i in range(lazy_re.CACHED * 2):
+        assert src.line_of(f"quote number {i} of a ticket") == "issue.md"
+    assert lazy_re._from_string.cache_info().currsize <= lazy_re.CACHED
+    assert len(lazy_re._used) <= lazy_re.CACHED
+    # a static pattern still answers after the quotes pushed it out
+    assert lazy_re.search(r"long\s+enough", src.text) is not None

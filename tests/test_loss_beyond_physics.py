@@ -110,6 +110,16 @@ def test_confidence_grows_with_the_excess():
     assert confidence(5) < confidence(10) <= confidence(60) < 0.7  # never a confident answer from words alone
 
 
+def test_confidence_runs_from_a_lead_to_what_words_alone_may_claim():
+    # at the bound a lead, past two doublings what a verdict on prose alone may claim (rules.engine), never more
+    from rules.engine import WEAK_LEAD, WORDS_ONLY
+
+    facts = issue("# TP\n\nTP=2 is 1000x slower than TP=1.")
+    _, found = judged(facts)
+    assert found["ticket.loss_beyond_physics"].confidence == WORDS_ONLY
+    assert loss_bound.LEAD == WEAK_LEAD and loss_bound.LEAD + 2 * loss_bound.PER_DOUBLING == pytest.approx(WORDS_ONLY)
+
+
 def test_a_loss_inside_what_physics_allows_keeps_expected_physics_and_says_the_bound():
     verdict, found = judged(issue("# TP slow\n\nTP=2 is 1.5x slower than TP=1 with Qwen2.5-0.5B."))
     assert verdict.category == "expected_physics" and "ticket.loss_beyond_physics" not in found
@@ -131,6 +141,66 @@ def test_the_bound_over_unnamed_models_holds_the_named_models():
     one, _ = loss_bound.worst_slowdown(named, 1, 2)
     every, how = loss_bound.worst_slowdown(unnamed, 1, 2)
     assert 1 < one <= every and "the worst over the catalog's models" in how
+
+
+# the grid the invariant is checked on: engines with several releases (vLLM, TGI), one without (SGLang), an eager one;
+# a small and a mid model; a consumer and a workstation board. Written as a reporter would, not from a case.
+ENGINES = ["vLLM", "TGI", "SGLang", "HF transformers"]
+MODELS = ["Qwen2.5-0.5B", "Llama-3-8B"]
+GPUS = ["RTX 4090", "RTX A6000"]
+
+
+def _bound(model: str = "", gpu: str = "", engine: str = "") -> float:
+    on = " ".join(w for w in (f"with {engine}" if engine else "", f"on 2x {gpu}" if gpu else "") if w)
+    found = loss_bound.worst_slowdown(issue(f"# TP\n\nRunning {model or 'the model'} {on}: TP=2 is 3x slower than "
+                                            "TP=1 at batch 1."), 1, 2)
+    assert found is not None, (model, gpu, engine)
+    return found[0]
+
+
+@pytest.mark.parametrize("model, gpu", [(m, g) for m in MODELS for g in GPUS])
+def test_leaving_the_engine_unnamed_never_tightens_the_bound(model, gpu):
+    # naming the engine can only narrow what the run may have been: the bound without it holds each engine's
+    unnamed = _bound(model, gpu)
+    for engine in ENGINES:
+        assert _bound(model, gpu, engine) <= unnamed + 1e-9, engine
+
+
+@pytest.mark.parametrize("engine", ["", "vLLM"])
+def test_leaving_the_model_or_board_unnamed_never_tightens_the_bound(engine):
+    for gpu in GPUS:
+        assert max(_bound(m, gpu, engine) for m in MODELS) <= _bound("", gpu, engine) + 1e-9, gpu
+    for model in MODELS:
+        assert max(_bound(model, g, engine) for g in GPUS) <= _bound(model, "", engine) + 1e-9, model
+
+
+@pytest.mark.parametrize("board, fabric", [
+    ("H100 SXM", "own fabric"), ("B200", "own fabric"), ("A100 SXM4 80GB", "own fabric"),  # SXM: no PCIe card
+    ("RTX 4090", "PCIe Gen4 x8 without peer-to-peer"),  # a consumer desktop's second slot
+    ("RTX 3090", "PCIe Gen4 x8 without peer-to-peer"),  # the NVLink bridge is optional
+    ("H100 PCIe", "PCIe Gen5 x8 without peer-to-peer"), ("L40S", "PCIe Gen4 x8 without peer-to-peer"),
+    ("RTX 4060 Ti 16GB", "PCIe Gen4 x8 without peer-to-peer"),  # an x8 card stays x8
+])
+def test_the_worst_healthy_fabric_is_what_the_board_allows(board, fabric):
+    found = loss_bound.worst_slowdown(issue(f"# TP\n\nQwen2.5-0.5B on 2x {board}: TP=2 is 3x slower than TP=1."), 1, 2)
+    assert found is not None and fabric in found[1]
+
+
+def test_half_the_lanes_never_lowers_the_bound():
+    from rules import catalog
+
+    for gen in (3, 4, 5, 6):
+        x16, x8 = catalog.interconnect(f"pcie{gen}"), catalog.interconnect(f"pcie{gen}-x8")
+        assert x8.bandwidth_gbs == x16.bandwidth_gbs / 2 and x8.achieved_gbs == x16.achieved_gbs / 2
+    # over the whole catalog: no SXM board is priced over PCIe, no PCIe card over more than x8 without P2P
+    for g in catalog.gpus().values():
+        board, key, _ = loss_bound.worst_fabric(g)
+        if key is None:
+            assert g.interconnect.startswith(("nvlink", "nvswitch")) and not g.nvlink_bridged, g.key
+        else:
+            ic = catalog.interconnect(key)
+            assert ic.kind == "pcie" and ic.bandwidth_gbs <= catalog.interconnect(g.pcie_interconnect).bandwidth_gbs / 2
+            assert not board.pcie_p2p, g.key
 
 
 # --------------------------------------------------------------------------- development cases and real threads

@@ -117,3 +117,17 @@ def test_scaling_prices_it_alike(tmp_path, text, category):
     judged = next(f for f in t["findings"] if f["rule"] == "ticket.measured_vs_expected")
     assert judged["evidence"][0]["expected"] == pytest.approx(1000 / row["expected_ms"], abs=0.1)
     assert row["dtype"] == "int4" and row["weights_assumed"].startswith(ASSUMED)
+
+
+@pytest.mark.parametrize("text", [
+    "Mistral-7B-Instruct with vLLM on an RTX 4080 (16GB): one request decodes at 40 tok/s. Is that normal?",
+    "vllm serve mistralai/Mistral-7B-Instruct-v0.2 on a single RTX A4000 16 GB, about 35 tokens/s for one user. ok?",
+])
+def test_the_words_say_what_overflows_the_share_the_engine_fills(tmp_path, text):
+    # Mistral 7B's bf16 weights (14.5 GB) fit the 15.5 GB vLLM fills of a 16 GiB card (gpu_memory_utilization 0.9);
+    # with its activations and graphs they leave no KV cache, and vLLM will not start ("No available memory for the
+    # cache blocks"): the words must say that, not that the weights alone overflow the card
+    _, findings = _judged(tmp_path, text)
+    said = next(str(e.detail) for f in findings for e in f.evidence if ASSUMED in str(e.detail))
+    need, usable = (float(said.split(word)[0].split()[-1]) for word in (" GB a GPU", " GB of "))
+    assert "activations" in said and "no KV cache" in said and need > usable
