@@ -41,9 +41,10 @@ SET = re.compile(rf"(?<![\w-])(?:--)?[\"']?(?P<flag>{_NAMES})[\"']?\s*(?:=|:|\s|
 # prose: "with 95 % (GPU) memory utilisation", "GPU memory utilization set to 0.95 / of 95%", "mem fraction 0.85"
 _SHARE = r"(?:(?:gpu|vram)\s+)?(?:memory|mem)\s+(?:utili[sz]ation|fraction)"
 _VALUE = r"(?P<value>\d*\.?\d+)(?P<pct>\s*%|\s*percent)?"
+_VALUE2 = _VALUE.replace("value", "value2").replace("pct", "pct2")  # the same, where the name comes first
 PROSE = re.compile(rf"\b(?:with|using|use|set(?:ting)?|(?:rais|lower|increas|reduc|decreas)\w*)\s+"
                    rf"(?:(?:the|a|an|our|its)\s+)?(?:{_VALUE}\s+{_SHARE}|{_SHARE}\s+(?:(?:is|was)\s+)?"
-                   rf"(?:set\s+)?(?:to|of|at|=|:)?\s*{_VALUE.replace('value', 'value2').replace('pct', 'pct2')})(?!\.?\d)(?!\w)",
+                   rf"(?:set\s+)?(?:to|of|at|=|:)?\s*{_VALUE2})(?!\.?\d)(?!\w)",
                    re.I)
 # a figure read off a monitor ("nvidia-smi shows 95 % memory utilization"): what is in use, not what was set
 OBSERVED = re.compile(r"\b(?:nvidia-smi|nvtop|gpustat|dcgm\w*|shows?|showing|reports?|reported|observ\w*|measur\w*|"
