@@ -251,6 +251,21 @@ def usable_gb(gpu: GpuSpec, engine: EngineSpec) -> float:
     return gpu.memory_bytes / 1e9 * engine.memory_utilization
 
 
+def stated_usable_gb(gpu: GpuSpec, engine: EngineSpec, share: tuple[float, str, str] | None,
+                     held_gb: float) -> tuple[float, str]:
+    """(GB the engine may fill on one GPU, where that share came from): a stated share of the whole GPU, or of what
+    the weights and reserve (`held_gb`) leave free (TensorRT-LLM's free_gpu_memory_fraction, LMDeploy's
+    cache_max_entry_count); else the profile's default (usable_gb)."""
+    if share is None:
+        return usable_gb(gpu, engine), f"engine default {engine.memory_utilization:.0%} ({engine.key}, engines.toml)"
+    fraction, of, said = share
+    total = gpu.memory_bytes / 1e9
+    if of == "free":
+        return (held_gb + fraction * max(0.0, total - held_gb),
+                f"{said}: {fraction:.0%} of the memory left after weights")
+    return total * fraction, f"{said}: {fraction:.0%} of the GPU"
+
+
 def reserved_gb(model: ModelSpec, tp: int, engine: EngineSpec, gpus_in_group: int) -> float:
     """What the engine keeps per GPU besides weights and KV: the activations of one forward pass
     of `activation_tokens` tokens (the MLP's widest intermediate, a few hidden-size buffers, the
@@ -451,7 +466,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             context: int | None = None, dtype: str | None = None, kv_dtype: str | None = None, interconnect=None,
             mbu: float | None = None, mfu: float | None = None, gpus_per_node: int = 8, network=None,
             engine: EngineSpec | None = None,
-            output: int | None = None, quant_group: int | str | None = None, itl_share: float = 0.5) -> Prediction:
+            output: int | None = None, quant_group: int | str | None = None, itl_share: float = 0.5,
+            memory_share: tuple[float, str, str] | None = None) -> Prediction:
     """Roofline and expected performance of `model` on `layout` x `gpu` run by `engine`.
 
     context: KV tokens each sequence holds at the end of its reply (default prompt + output, output 256): the memory
@@ -463,6 +479,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
     quant_group: the int4/int8 group size, or a GGUF type ('Q5_K_M': rules/catalog/gguf_types.toml) whose
     blocks give the bytes a weight streams.
     itl_share: where in the reply the ITL is priced (itl_context): 0.5 its mean, 0.95 its 95th percentile step.
+    memory_share: (fraction, "total" or "free", words) the engine was told to fill (rules.workload.memory_share) in
+    place of its profile's memory_utilization: of the whole GPU, or of what the weights and reserve leave free.
     model, gpu and engine are catalog rows the command resolved once (catalog.model / catalog.gpu /
     catalog.engine); no engine is the catalog's generic profile.
     """
@@ -503,9 +521,9 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
                                 f"crosses {fabric.name}"))
 
     # memory fit
-    usable = usable_gb(gpu, eng)
     weights_gb = weights_bytes_per_gpu(model, layout, dtype, quant_group) / 1e9
     reserve = reserved_gb(model, tp, eng, tp * pp)
+    usable, share_said = stated_usable_gb(gpu, eng, memory_share, weights_gb + reserve)
     kv_seq_gb = context * kv_bytes_per_token_per_gpu(model, tp, pp, kv_dtype, context) / 1e9
     budget = usable - weights_gb - reserve
     max_seqs = max(0, int(budget // kv_seq_gb)) if kv_seq_gb > 0 else 0
@@ -516,7 +534,7 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
         problems.append(Problem("does_not_fit", "other", "error",
                                 f"{what} need {need_gb:.1f} GB per GPU with {reserve:.1f} GB the engine keeps for "
                                 "activations, graphs and buffers; "
-                                f"{usable:.1f} GB usable ({eng.memory_utilization:.0%} of {gpu.memory_gb:g} GiB): "
+                                f"{usable:.1f} GB usable of {gpu.memory_gb:g} GiB ({share_said}): "
                                 f"short by {shortfall:.1f} GB"))
 
     # decode: m microbatches of the batch in flight through pp stages
@@ -648,7 +666,8 @@ def predict(model: ModelSpec, gpu: GpuSpec, layout: Layout = Layout(), batch: in
             "nvlink_bridge": (f"not stated: the expected figure runs over {exp_fabric.name}, the bound allows "
                               f"{fabric.name} (--interconnect {fabric.key} for a bridged pair)"
                               if exp_fabric is not fabric else None),
-            "memory_utilization": eng.memory_utilization, "reserved_gb": _r(reserve), "gpus_per_node": gpus_per_node,
+            "memory_utilization": _r(usable / (gpu.memory_bytes / 1e9), 3), "memory_share": share_said,
+            "reserved_gb": _r(reserve), "gpus_per_node": gpus_per_node,
             "pp_fabric": pp_fabric.key if pp > 1 else None, "band": [lo, hi],
             "quant_group": quant_group or shapes.DEFAULT_QUANT_GROUP.get(dtype),
             "overlap": "none (communication adds to the step)",

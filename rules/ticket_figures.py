@@ -763,8 +763,6 @@ def unfit_layout(facts: Facts, n: int, p=None):
     """(prediction, usable GB per GPU, "<model> split over n x <gpu>") when the memory-fit check `predict` runs
     (predict.does_not_fit) finds the weights, the engine's reserve and the KV cache larger than `n` of the ticket's
     GPUs, also at 4 bits where the weights' type is unstated; else None. `p`: the PP n prediction already made."""
-    from rules import catalog, roofline
-
     p = p if p is not None else predict_layout(facts, 1, 1, pp=n)
     if p is None or not p.valid or p.fits:
         return None
@@ -773,7 +771,7 @@ def unfit_layout(facts: Facts, n: int, p=None):
         if q is None or not q.valid or q.fits:
             return None
     gpu = facts.subject.gpu
-    usable = roofline.usable_gb(gpu, catalog.engine(p.engine))
+    usable = p.weights_gb_per_gpu + p.reserved_gb + p.kv_budget_gb  # the predictor's usable memory (a stated share)
     where = f"split over {n} x {gpu.name}" if n > 1 else f"on one {gpu.name}"
     return p, usable, f"{facts.subject.model.name} {where}"
 

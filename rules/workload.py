@@ -284,6 +284,29 @@ def stated_lengths(facts: Facts) -> tuple[int | None, int | None]:
     return wfield(facts, "prompt_len")[0], wfield(facts, "output_len")[0]
 
 
+def memory_share(facts: Facts) -> tuple[float, str, str] | None:
+    """The share of each GPU's memory the run's engine was told to fill, where the material states it: (fraction,
+    what it is of: "total" GPU memory or the "free" memory left after the weights, the words saying where it was
+    stated). The flag decides what it is of (diagnose.artifacts.memory_share.FLAGS, from each engine's docs); prose
+    naming no flag takes the meaning of the ticket's engine's own flag, else the whole GPU's. None: unstated, and
+    the predictor keeps the engine profile's default (engines.toml memory_utilization)."""
+    from diagnose.artifacts.memory_share import FLAGS
+    from rules import catalog
+
+    for w in facts.of(Workload):
+        value = w.extra.get("memory_share")
+        if value is None:
+            continue
+        flag = w.extra.get("memory_share_flag", "")
+        of = FLAGS[flag][1] if flag in FLAGS else "total"
+        if flag not in FLAGS and (key := engine_of(facts)):
+            family = key.split("-")[0]
+            of = next((o for label, o in FLAGS.values()
+                       if (e := catalog.find_engine(label)) is not None and e.key.split("-")[0] == family), of)
+        return float(value), of, f"stated: {flag} {value:g} ({w.source})"
+    return None
+
+
 def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None, pp: int = 1,
                    dtype: str | None = None, gpu=None, model=None, interconnect: str | None = None,
                    engine=None):
@@ -324,7 +347,8 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
                                           output=stated_output or None, engine=engine or facts.subject.engine,
                                           dtype=dtype, quant_group=gguf, gpus_per_node=per_node or 8,
                                           build_stated=build_stated(facts), releases=releases,
-                                          release_note=release_note, interconnect=interconnect)
+                                          release_note=release_note, interconnect=interconnect,
+                                          memory_share=memory_share(facts))
     try:
         p = priced(dtype=dtype or weight_dtype(facts))
         if not dtype and p.kv_budget_gb < 0 and may_run_quantised(facts):
@@ -354,7 +378,7 @@ def predict_layout(facts: Facts, tp: int, batch: int, prompt: int | None = None,
 GPU_RESIDENT = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy", "deepspeed", "fastertransformer", "gpt-fast")
 QUANTISED_TO_FIT = ("assumed: quantised weights, 4-bit (the expected figure) to 8-bit (the band's slow edge): the "
                     "checkpoint's {dtype} weights with the engine's activations, graphs and buffers need {need:.0f} GB "
-                    "a GPU where {engine} fills {usable:.0f} GB of {gpu}'s {have:g} GiB (its memory utilisation), "
+                    "a GPU where {engine} fills {usable:.0f} GB of {gpu}'s {have:g} GiB ({share}), "
                     "leaving no KV cache, and it keeps every weight on the GPU and starts only with room for its KV "
                     "cache, so the run that gave the figure was quantised; the ticket does not say to what")
 
@@ -413,7 +437,8 @@ def fits_only_quantised(p, priced, gpu, engine: str):
                                         "4-bit (8-bit does not fit either)")
     p4.assumptions["weights"] = said.format(dtype=p.dtype, need=p.weights_gb_per_gpu + p.reserved_gb,
                                             usable=p.weights_gb_per_gpu + p.reserved_gb + p.kv_budget_gb,
-                                            gpu=gpu.name, have=gpu.memory_gb, engine=engine)
+                                            gpu=gpu.name, have=gpu.memory_gb, engine=engine,
+                                            share=p.assumptions.get("memory_share", "its memory utilisation"))
     return p4
 
 

@@ -21,7 +21,7 @@ import re
 
 from diagnose.artifacts import figures
 from diagnose.artifacts.figures import Figure
-from diagnose.artifacts.launch import nccl_tests_ranks
+from diagnose.artifacts.launch import nccl_tests_ranks, share_fact
 from diagnose.artifacts.text import (
     LLAMACPP_FORK,
     QUANT_DTYPES,
@@ -880,6 +880,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     reply = _prompt_len(prose, OUTPUT_LEN, low=1)
     if reply:
         out.append(Workload(where(name, reply[0]), output_len=reply[1]))
+    share = next((f for i, ln in sorted([*prose, *code_lines]) if (f := share_fact(ln, where(name, i)))), None)
+    if share:  # the memory share the engine was told to fill: the first stated
+        out.append(share)
     sent = next(((i, int(m.group(1).replace(",", ""))) for i, ln in prose if (m := NUM_PROMPTS.search(ln))), None)
     if sent:
         out.append(Workload(where(name, sent[0]), extra={"num_prompts": str(sent[1])}))

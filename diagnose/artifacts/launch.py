@@ -18,6 +18,7 @@ import math
 import re
 import shlex
 
+from diagnose.artifacts import memory_share
 from diagnose.artifacts.nccl_log import size_bytes
 from diagnose.artifacts.text import lines, to_int
 from diagnose.evidence import HostFact, NcclSetting, Note, Workload, where
@@ -124,6 +125,8 @@ def parse(text: str, name: str) -> list:
             out.extend(_assignments(f"{yaml_name}={m.group('value')}", src))
         yaml_name = m.group("name") if (m := YAML_NAME.match(line)) is not None else None
         out.extend(_assignments(line, src))
+        if (share := share_fact(line, src)) is not None:
+            out.append(share)
         if (m := HEADS_ERROR.search(line)) is not None:
             out.append(Workload(src, tp=int(m.group("tp")), extra={"attention_heads": int(m.group("heads"))}))
             out.append(Note(src, "error", line.strip().strip("`")))
@@ -136,6 +139,15 @@ def parse(text: str, name: str) -> list:
         elif _engine_args(line):
             out.extend(_command("engine-args " + line.strip(), src))
     return out
+
+
+def share_fact(line: str, src: str) -> Workload | None:
+    """The engine's memory share the line sets (diagnose.artifacts.memory_share), as a Workload's extras."""
+    found = memory_share.stated(line)
+    if found is None:
+        return None
+    flag, value, engine = found
+    return Workload(src, extra={"memory_share": value, "memory_share_flag": flag, "memory_share_engine": engine})
 
 
 def _engine_args(line: str) -> bool:
