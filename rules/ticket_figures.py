@@ -521,7 +521,7 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     """(TP of the layout a figure ran on, how it is known). The figure's own clause first, then the
     ticket's layout; with neither, an engine that does tensor parallelism is taken to use every GPU
     the ticket names, and anything else one GPU: the answer says it assumed so."""
-    from rules.common import engine_of, figure_tp, wfield
+    from rules.common import engine_of, figure_tp, job_gpus, wfield
 
     own = figure_tp(facts, m)
     if own and (m.tp or own[0] > 1):  # (one GPU named beside a figure leaves the ticket's layout to say)
@@ -529,6 +529,9 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     tp, _ = wfield(facts, "tp")
     if tp:
         return tp, "the ticket's layout"
+    job = job_gpus(facts)
+    if job and job[0] == 1:
+        return 1, f"one GPU: the job runs on one of the machine's GPUs ({job[1].source})"
     n = gpu_count(facts)
     if n and n > 1 and tp_engine(engine_of(facts)):
         return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
