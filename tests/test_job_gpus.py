@@ -76,3 +76,30 @@ def test_a_stated_tp_still_wins_over_the_words():
     facts = _facts("I run vLLM with --tensor-parallel-size 2 on one GPU of a g6.48xlarge (really two of them).")
     assert facts.workload().tp == 2
     assert any(isinstance(r, Workload) and r.extra.get("job_gpus") == 1 for r in facts.records)
+
+
+def _layout_rows(text: str) -> list[str]:
+    facts = _facts("# Slow decode\n\n" + text)
+    return [e.detail for f in evaluate(facts) if f.rule == "ticket.measured_vs_expected" for e in f.evidence
+            if e.detail.startswith("decode rate at")]
+
+
+@pytest.mark.parametrize("engine", ["vLLM", "SGLang"])
+def test_an_engine_that_runs_one_gpu_unless_told_is_assumed_on_one(engine):
+    """vLLM's --tensor-parallel-size and SGLang's --tp-size default to 1: one stream's figure, no layout stated, a
+    model that fits one L4, is priced at TP=1 and says it assumed the engine's default."""
+    rows = _layout_rows(f"I run Llama-3.1-8B with {engine} on a g6.48xlarge; a single request decodes at 9 tok/s.")
+    assert rows and "TP=1" in rows[0] and "default layout, one GPU" in rows[0] and "assumed" in rows[0], rows
+
+
+@pytest.mark.parametrize("text", [
+    # TGI shards over every GPU it sees unless told (text-generation-launcher --sharded)
+    "I run Llama-3.1-8B with TGI (text-generation-inference) on a g6.48xlarge; a single request decodes at 9 tok/s.",
+    # a model that does not fit one L4 was split by the reporter, whatever the default
+    "I run Llama-3.1-70B with vLLM on a g6.48xlarge; a single request decodes at 9 tok/s.",
+    # faster than one L4's roofline for the model: more GPUs made it
+    "I run Llama-3.1-8B with vLLM on a g6.48xlarge; a single request decodes at 40 tok/s.",
+])
+def test_the_default_is_not_assumed_where_the_engine_or_the_figure_rules_it_out(text):
+    rows = _layout_rows(text)
+    assert rows and all("TP=8" in r and "splits the model over the 8 GPUs" in r for r in rows), rows
