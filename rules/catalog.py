@@ -430,6 +430,9 @@ class EngineSpec:
     # the ways it spreads one model over GPUs: "tp" (tensor parallel, NCCL all-reduces), "pp" (whole layers per GPU,
     # a layer split), "dp" (replicas); plan and predict's sweep offer only these
     parallel: tuple[str, ...] = ("tp", "pp", "dp")
+    # the GPUs it splits one model over where the launch names no layout: 1 where its TP size defaults to 1 (vLLM,
+    # SGLang, LMDeploy, TensorRT-LLM), 0 = every GPU it sees (TGI's launcher: rules.ticket_figures.assumed_tp)
+    default_tp: int = 0
     # kernels a layer runs when its weights are 4-bit weight-only (int4, w4a16) where the engine's int4 path fuses
     # differently from its 16-bit one (TurboMind: gate, up and SiLU as one kernel); 0 = kernels_per_layer
     int4_kernels_per_layer: int = 0

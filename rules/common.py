@@ -227,9 +227,28 @@ def distinct_gpus(gpus: list[GpuFact]) -> list[GpuFact]:
     return [first for first, _ in groups]
 
 
+def job_gpus(facts: Facts) -> tuple[int, Workload] | None:
+    """(GPUs the job runs on, the fact that says so) where the ticket sets them apart from the machine's: its words
+    ("on one GPU of a g6.48xlarge", `--gpus 1`) or one CUDA_VISIBLE_DEVICES list of GPU numbers; None otherwise
+    (several lists, per-rank or per-server, say nothing about one job)."""
+    said = next((w for w in facts.of(Workload) if w.extra.get("job_gpus")), None)
+    if said:
+        return int(said.extra["job_gpus"]), said
+    lists = {w.cuda_visible_devices.strip(): w for w in facts.of(Workload) if w.cuda_visible_devices}
+    if len(lists) == 1:
+        devices, w = visible_devices(facts)
+        if devices and all(d.isdigit() for d in devices):
+            return len(set(devices)), w
+    return None
+
+
 def gpu_count(facts: Facts) -> int | None:
-    """GPUs in the job or the node, from any source (last, the GPUs of the one system or cloud instance the ticket
-    names: a g5.12xlarge holds 4); None when unknown."""
+    """GPUs in the job or the node, from any source: the job's own where the ticket says it uses fewer than the
+    machine has (job_gpus), last the GPUs of the one system or cloud instance the ticket names (a g5.12xlarge holds
+    4); None when unknown."""
+    job = job_gpus(facts)
+    if job:
+        return job[0]
     w = facts.workload()
     seen = len(gpu_indices(facts))
     counts = [c for c in (w.gpu_count, seen or None) if c]

@@ -38,7 +38,7 @@ from rules.common import (
 )
 from rules.engine import FAILURES, rule, ticket_gaps
 from rules.expectations import band_text, lowest_normal
-from rules.workload import predict_layout, quantised_stream, weight_dtype
+from rules.workload import assumed_weights, predict_layout, quantised_stream, weight_dtype
 
 # A quoted figure is one of the catalog's specification figures when it is within this of it.
 SPEC_MATCH = 0.03
@@ -517,11 +517,29 @@ def faster_than_physics(facts: Facts, predictions=None):
 ONE_GPU = "assumed: one GPU (no layout stated)"
 
 
+def one_stream(facts: Facts, m: Measurement) -> bool:
+    """Is `m` one stream's pace (a decode rate or per-token latency at no load above 1)? Only such a figure follows an
+    engine's one-GPU default: a deployment's total over N GPUs may be N one-GPU replicas (vLLM production-stack) or
+    one TP=N server, and either way all N GPUs made it."""
+    loads = {x for x in (m.batch, m.concurrency, one_load(facts), wfield(facts, "batch")[0]) if x}
+    return m.metric in ("decode_tok_s", "itl_ms", "tpot_ms") and loads <= {1}
+
+
+def _one_gpu_could(m: Measurement, roofline_tok_s: float) -> bool:
+    """Could one stream on one GPU have given `m` (within ONE_STREAM_MARGIN of its roofline)? A faster figure rules
+    the one-GPU default out: more GPUs made it, as TP or as replicas."""
+    tok_s = m.value if m.metric == "decode_tok_s" else 1000.0 / m.value if m.value > 0 else 0.0
+    return tok_s <= ONE_STREAM_MARGIN * roofline_tok_s
+
+
 def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     """(TP of the layout a figure ran on, how it is known). The figure's own clause first, then the
-    ticket's layout; with neither, an engine that does tensor parallelism is taken to use every GPU
-    the ticket names, and anything else one GPU: the answer says it assumed so."""
-    from rules.common import engine_of, figure_tp, wfield
+    ticket's layout, then the GPUs the ticket says the job runs on; with none, an engine that does tensor
+    parallelism is taken to use every GPU the ticket names (one stream's figure under an engine that runs one GPU
+    unless told, engines.toml default_tp, one GPU where the model fits it), and anything else one GPU: the answer
+    says it assumed so."""
+    from rules import catalog
+    from rules.common import engine_of, figure_tp, job_gpus, wfield
 
     own = figure_tp(facts, m)
     if own and (m.tp or own[0] > 1):  # (one GPU named beside a figure leaves the ticket's layout to say)
@@ -529,9 +547,20 @@ def assumed_tp(facts: Facts, m: Measurement) -> tuple[int, str]:
     tp, _ = wfield(facts, "tp")
     if tp:
         return tp, "the ticket's layout"
+    job = job_gpus(facts)
+    if job and job[0] == 1:
+        return 1, f"one GPU: the job runs on one of the machine's GPUs ({job[1].source})"
     n = gpu_count(facts)
-    if n and n > 1 and tp_engine(engine_of(facts)):
-        return n, f"assumed: the {engine_of(facts)} engine splits the model over the {n} GPUs named"
+    engine = engine_of(facts)
+    if n and n > 1 and tp_engine(engine):
+        if catalog.engines()[engine].default_tp == 1 and one_stream(facts, m):
+            one = predict_layout(facts, 1, 1)
+            # (at the ticket's weights: a fit only with weights assumed quantised is no fit of the model as named)
+            if one is not None and one.valid and one.fits and not assumed_weights(one) \
+                    and _one_gpu_could(m, one.decode_tok_s):
+                return 1, (f"assumed: {engine}'s default layout, one GPU (tensor parallel size 1 unless told; no "
+                           f"layout stated, and the model fits one of the {n} GPUs named)")
+        return n, f"assumed: the {engine} engine splits the model over the {n} GPUs named"
     return 1, ONE_GPU
 
 

@@ -29,6 +29,7 @@ from rules.common import (
     gpu_count,
     gpu_indices,
     gpus_per_node,
+    job_gpus,
     make,
     measurements,
     need,
@@ -630,6 +631,8 @@ def evidence_coverage(facts: Facts, predictions=None):
     by_nccl = not per_node and len(ranks) >= 2
     if by_nccl:  # a NCCL log that connects ranks inside a node: they work together
         per_node, count_src = len(ranks), local[0].source
+    if (job := job_gpus(facts)) and job[0] == 1:
+        per_node = None  # the job runs on one of the node's GPUs: no peers to connect
     if not ((tp and tp >= 2) or (per_node and per_node >= 2)):
         return
     links = facts.of(TopologyPath) or facts.of(NvLinkFact) or facts.of(P2PStatus) or facts.of(PairBandwidth)

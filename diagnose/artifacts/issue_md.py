@@ -387,6 +387,38 @@ GPUS_COUNTED = re.compile(r"\b" + _COUNT.replace("4}", "2}") + r"\s+(?:\w+\s+)?(
                           r"systems?|configs?|configurations?|deployments?)\b)|"
                           # "one GPU per node": one rank a node, so a multi-node run uses one NIC port of each
                           r"\b(one|1|a single)\s+GPU(?=\s+(?:per|on each|in each)\s+" + _NODE_NOUN + r"\b)", re.I)
+# The GPUs the job runs on, said apart from those the machine has: "on one GPU of a g6.48xlarge", "with a single
+# GPU of the 8", "on just one of the 4 GPUs", "pinned to only GPU 0", "on GPU 0 only"; Docker's `--gpus 1` /
+# `--gpus device=0`
+# (https://docs.docker.com/engine/containers/resource_constraints/#gpu: a count, or "device=" and the GPUs' ids).
+# Not a count the sentence denies or measures against ("does not fit on a single GPU of the node", "more than one GPU
+# of"), nor one GPU of several that a fault or a reading singles out ("one GPU of the 8 failed", "one GPU is at 100 %"),
+# nor what the software is seen to do ("it seems to only use one GPU out of four": the complaint, not the setup).
+_ONE = r"(?:one|a single|1|single|a lone)"
+JOB_ON_ONE = re.compile(
+    r"\b(?:on|with|onto|to)\s+(?:only\s+|just\s+)?" + _ONE + r"\s+(?:GPU|card)\s+(?:of|out of|from)\b|"
+    r"\b(?:on|onto|to)\s+(?:only|just)\s+(?:one|1|a single)\s+of\s+(?:the|its|my|our|his|their|them|those|these)\b|"
+    r"\b(?:on|to)\s+(?:only|just)\s+GPU\s*#?\s*\d{1,2}\b(?!\s*(?:,|and|&)\s*\d)|"
+    r"\b(?:on|to)\s+GPU\s*#?\s*\d{1,2}\s+only\b", re.I)
+JOB_NOT = re.compile(r"\b(?:not|n't|never|cannot|can't|won't|more than|too\s+\w+\s+for|instead of|rather than|than)"
+                     r"\s+(?:\w+\s+){0,3}$", re.I)
+JOB_FAULT_AFTER = re.compile(r"^[^.;\n]{0,40}?\b(?:fail\w*|dead|died|broken|faulty|missing|fell off|XID|errors?|"
+                             r"slower|faster|hotter|throttl\w*|idle|at 100|busy|stuck|working|active|used|"
+                             r"utili[sz]\w*|loaded)\b", re.I)
+DOCKER_GPUS = re.compile(r"--gpus[= ]+[\"']*(?:(device=)([\w,-]+)|(\d{1,3})\b)", re.I)
+
+
+def _job_gpus(lines) -> tuple[int, int] | None:
+    """(line, GPUs the job runs on) where the ticket says the job uses fewer than the machine it names, else None."""
+    for i, ln in lines:
+        if (m := DOCKER_GPUS.search(ln)):
+            return i, (len([x for x in m.group(2).split(",") if x]) if m.group(1) else int(m.group(3)))
+        for m in JOB_ON_ONE.finditer(ln):
+            if not JOB_NOT.search(ln[max(0, m.start() - 40):m.start()]) and not JOB_FAULT_AFTER.match(ln[m.end():]):
+                return i, 1
+    return None
+
+
 TP = re.compile(
     r"(?:\btensor[-_ ]?parallel(?:ism|[-_ ]size)?|\btp(?:[-_ ]?size)?)\s*(?:=|:|is|of|to|=\s*)?\s*(\d{1,3})\b|"
     r"\bTP(\d{1,3})\b|\b(?:-tp|--tp|--tensor-parallel-size|--tp-size)[ =](\d{1,3})\b", re.I)
@@ -864,6 +896,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     if tp_line is None:  # a layout set in pasted code: LLM(tensor_parallel_size=2), --tp 4; the largest is the question
         found = [(i, int(m.group(1) or m.group(2))) for i, ln in code_lines for m in CODE_TP.finditer(ln)]
         tp_line = max(found, key=lambda x: x[1]) if found else None
+    job = _job_gpus([*prose, *code_lines])
+    if job and job[1] >= 1:
+        out.append(Workload(where(name, job[0]), extra={"job_gpus": job[1]}))
     if tp_line and 1 <= tp_line[1] <= 1024:
         out.append(Workload(where(name, tp_line[0]), tp=tp_line[1]))
     if pp_line and 1 <= pp_line[1] <= 1024:
