@@ -1581,6 +1581,17 @@ TIMING_LINES = (
                r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I),
     re.compile(r"\|\s*tg\d+\s*\|\s*(\d+(?:\.\d+)?)\s*(?:±|\+/-)", re.I),
 )
+# llama-server prints the same lines per request, under a header naming its slot and task ("slot print_timing: id  0
+# | task 12 |" on the line before since 2024; older builds "print_timings] prompt eval time = ... id_slot=0 id_task=3",
+# https://github.com/ggml-org/llama.cpp/blob/master/tools/server/server-context.cpp, server_slot::print_timings): one
+# request's rates while the server's other slots may be decoding. How many slots it runs is what its launch says
+# ("-np 4", "--parallel 4") or its log ("initializing slots, n_slots = 4"); else the load is unknown, never 1.
+SLOT_TIMING = re.compile(r"\bslot\s+print_timing:\s*id\s+\d+\s*\|\s*task\s+-?\d+|"
+                         r"\bprint_timings\b.*\bid_slot\W{0,2}\d", re.I)
+SLOT_COUNT = re.compile(r"(?<![\w-])(?:-np|--parallel)(?:\s+|=)(\d{1,4})\b|\bn_slots\s*[=:]\s*(\d{1,4})\b")
+SERVER_LAUNCH = re.compile(r"\bllama[-_]server\b|(?:^|[\s/])server(?:\.exe)?\s+-", re.I)
+PROMPT_TIMING = re.compile(r"\bprompt eval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
+                           r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I)
 # ... and end to end, the prompt's processing in it: ExLlamaV2's examples print "Response generated in 8.56 seconds,
 # 1024 tokens, 119.64 tokens/second" (https://github.com/turboderp/exllamav2/tree/master/examples), a rate read with
 # a prose figure's slack.
@@ -1630,7 +1641,15 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
     models = [(i, model) for i, ln in code_lines if (model := _bench_model(ln))]
     if models:
         out.append(Workload(where(name, models[0][0]), model=models[0][1]))
+    slots = _slot_count(code_lines)
+    in_slot = False  # under a llama-server slot header: the timing lines that follow are that slot's
     for i, ln in code_lines:
+        in_slot = bool(SLOT_TIMING.search(ln)) or (in_slot and bool(re.search(r"\b(?:eval|total) time\s*=", ln)))
+        load = slots if in_slot else None
+        if (m := PROMPT_TIMING.search(ln)) is not None:  # the prompt's processing: one request's prefill rate
+            out.append(Measurement(where(name, i), "prefill_tok_s", float(m.group(1)), "tok/s", stat="mean",
+                                   scope="per_stream", concurrency=load))
+            continue
         if re.search(r"\bprompt[ _]eval\b", ln, re.I):
             continue
         for pattern in TIMING_LINES + END_TO_END_LINES:
@@ -1638,9 +1657,18 @@ def _timing_lines(code_lines: list[tuple[int, str]], name: str) -> list:
             if m:
                 # the tool timed decode alone (no prompt, no HTTP turn): a mean, judged without a prose figure's slack
                 out.append(Measurement(where(name, i), "decode_tok_s", float(m.group(1)), "tok/s",
-                                       stat="reported" if pattern in END_TO_END_LINES else "mean", scope="per_stream"))
+                                       stat="reported" if pattern in END_TO_END_LINES else "mean", scope="per_stream",
+                                       concurrency=load))
                 break
     return out
+
+
+def _slot_count(code_lines: list[tuple[int, str]]) -> int | None:
+    """The slots llama-server runs, where its launch ("llama-server ... -np 4", "--parallel 4") or its log
+    ("initializing slots, n_slots = 4") says; one count, else None (mpirun's -np is not a server's)."""
+    found = {int(m.group(1) or m.group(2)) for _, ln in code_lines for m in SLOT_COUNT.finditer(ln)
+             if m.group(2) or SERVER_LAUNCH.search(ln)}
+    return found.pop() if len(found) == 1 else None
 
 
 def _tokens_over_time(prose: list[tuple[int, str]], name: str, dot: bool = False) -> list:

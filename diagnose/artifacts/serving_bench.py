@@ -7,7 +7,8 @@ the older vLLM and LightLLM `Throughput: 5.99 requests/s` block and `benchmark_t
 offline `Processed prompts: ... est. speed ... output: N toks/s` bar, Triton `perf_analyzer`'s
 `Concurrency: 1, throughput: 23.2 infer/sec, latency 43041 usec`), the engines' periodic throughput
 lines (vLLM/Aphrodite `Avg generation throughput: 45.2 tokens/s, Running: 1 reqs`, SGLang
-`Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5`), speculative decoding's tokens per
+`Decode batch. #running-req: 8, ... gen throughput (token/s): 310.5` and its prefill line's `input throughput
+(token/s)`), speculative decoding's tokens per
 verify step (vLLM `Mean acceptance length: 3.41`, SGLang `accept len: 3.17`: `accept_len`), `batch 8, input 128,
 output 256: 206.32 token/s` summaries, and training step lines (`9134.5 examples/sec;
 0.014 sec/batch`). Each figure is a Measurement with its stat (mean/median/p95/p99) and the
@@ -78,8 +79,16 @@ VLLM_PERIODIC = re.compile(
 # https://docs.nvidia.com/aiperf/v0.14.0/reference/per-request-speculative-decoding-acceptance
 SPEC_ACCEPT = re.compile(r"(?<![\w-])(?:Mean acceptance length|#?mean acc len|accept len(?:gth)?)\s*[:=]\s*"
                          r"(?P<v>\d+(?:\.\d+)?)", re.I)
-SGLANG_PERIODIC = re.compile(r"Decode batch\..*?#running-req:\s*(?P<running>\d+).*?"
+# (releases before 2025 end "Decode batch" / "Prefill batch" with a period, later ones with a comma)
+SGLANG_PERIODIC = re.compile(r"Decode batch[.,].*?#running-req:\s*(?P<running>\d+).*?"
                              r"gen throughput \(token/s\):\s*(?P<gen>\d+(?:\.\d+)?)")
+# SGLang's prefill line: the prompts it admits now (#new-seq), the requests already running, and where the release
+# prints it the prompt tokens it prefilled since the last such line over the time between them ("input throughput
+# (token/s)", scheduler.log_prefill_stats / scheduler_metrics_mixin.py,
+# https://github.com/sgl-project/sglang/blob/main/python/sglang/srt/managers/scheduler.py): every request's, so
+# aggregate, at the new and running requests together.
+SGLANG_PREFILL = re.compile(r"Prefill batch[.,]\s*#new-seq:\s*(?P<new>\d+).*?#running-req:\s*(?P<running>\d+).*?"
+                            r"input throughput \(token/s\):\s*(?P<tok>\d+(?:\.\d+)?)")
 BATCH_SUMMARY = re.compile(
     r"batch(?: size)?\s*(?P<batch>\d+),\s*input(?: len)?\s*(?P<input>\d+),\s*output(?: len)?\s*(?P<output>\d+)"
     r"\s*:\s*\**\s*"
@@ -143,7 +152,7 @@ SCOPES = {
 
 def detect(text: str) -> float:
     head = text[:300_000]
-    if RESULT_HEADER.search(head) or VLLM_PERIODIC.search(head) or SGLANG_PERIODIC.search(head):
+    if RESULT_HEADER.search(head) or any(p.search(head) for p in (VLLM_PERIODIC, SGLANG_PERIODIC, SGLANG_PREFILL)):
         return 0.9
     if _json_results(head[:100_000]):
         return 0.9
@@ -209,6 +218,11 @@ def _parse(text: str, name: str) -> list:
             periodic.setdefault("decode", []).append(
                 Measurement(src, "decode_tok_s", float(m.group("gen")), "tok/s", batch=int(m.group("running")),
                             concurrency=int(m.group("running"))))
+            continue
+        if (m := SGLANG_PREFILL.search(line)) is not None:
+            load = int(m.group("new")) + int(m.group("running"))
+            periodic.setdefault("prefill", []).append(
+                Measurement(src, "prefill_tok_s", float(m.group("tok")), "tok/s", concurrency=load))
             continue
         if (m := BATCH_SUMMARY.search(line)) is not None:
             # One run of several: the batch goes on the figure, not on the ticket's Workload.
