@@ -79,7 +79,14 @@ from rules.ticket_figures import (
     unmodelled_layout,
 )
 from rules.topology import pcie_gbs
-from rules.workload import GPU_RESIDENT, QUANTISATION_ASK, assumed_cut, assumed_weights, predict_layout
+from rules.workload import (
+    GPU_RESIDENT,
+    QUANTISATION_ASK,
+    assumed_cut,
+    assumed_weights,
+    batch_words,
+    predict_layout,
+)
 
 # Confidence of a finding that rests on one claim: tool output quoted in the ticket, the
 # reporter's observation (at most), the reporter's guess. Measured on tickets the rules were not
@@ -1096,7 +1103,8 @@ def measured_vs_expected(facts: Facts, predictions=None):
         expected, roofline = p.decode_tok_s_expected, p.decode_tok_s
         low, high = expected / p.band_high, expected / p.band_low
         band = band_text(low, high, m.value)
-        what = f"decode rate at {layout_words(p)} ({how}), batch {m.batch or 1}"
+        at, _ = batch_words(facts, m)  # (an assumed batch does not lower confidence: see batch_words)
+        what = f"decode rate at {layout_words(p)} ({how}), {at}"
         evidence = band_evidence(m, what, "tok/s", expected, band, roofline, p, gpu, model_src, model)
         if per_step:
             evidence[0] = ev(m, f"{what}: verify steps per second, the measured {said}", m.value,

@@ -462,6 +462,24 @@ def assumed_cut(p) -> float:
     return 0.1 if assumed_weights(p) else 0.0
 
 
+def batch_words(facts: Facts, m) -> tuple[str, bool]:
+    """(words, assumed) for the batch a figure is judged at: its own, a ticket-wide one, the reporter's "one request at
+    a time" quoted, or batch 1 assumed because nothing states a load. An assumed batch does not cut confidence: 0.05
+    off an inside-band answer let a layout's prior (p2p_disabled, tests/test_ticket_by_design.py) outrank a fit."""
+    if m.batch:
+        return f"batch {m.batch}", False
+    batch, _ = wfield(facts, "batch")
+    if batch:
+        return f"batch {batch} (stated)", False
+    load = m.concurrency or wfield(facts, "concurrency")[0]
+    if load and load > 1:  # a load stated, but not that the figure is one stream's at it
+        return f"batch 1 (assumed: {load} requests in flight stated, the figure not said to be one stream's)", True
+    said = next((w.extra["load_stated"] for w in facts.of(Workload) if w.extra.get("load_stated")), None)
+    if said:
+        return f"batch 1 (stated: '{said}')", False
+    return "batch 1 (assumed: none stated)", True
+
+
 _GGUF_FILE = re.compile(r"[\w.+-]+\.gguf\b", re.I)
 
 

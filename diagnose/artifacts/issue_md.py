@@ -700,6 +700,21 @@ TOTAL_RATE = re.compile(r"\b(?:total|aggregate|combined)\s+(?:(?:output|generati
 # A clause about one request alone: "single request", "one user", "单请求", "单个请求", "单并发".
 ONE_STREAM = re.compile(r"\b(?:single|one|a lone)\s+(?:request|user|stream|client|sequence)\b|"
                         r"单个?(?:请求|用户|并发)", re.I)
+# One request at a time, said as the circumstance a figure was measured in (vLLM's and SGLang's serving benchmarks
+# call it concurrency 1; https://docs.vllm.ai/en/stable/cli/bench/serve.html): "with a single request", "one request
+# at a time", "for one user", "no concurrent requests", "sequentially", "batch size 1". A request or user that is the
+# subject of a clause ("a single request failed", "one user reported") is no load, so the noun must follow a
+# preposition or carry "at a time"; "not a single request" denies it.
+ONE_AT_A_TIME = re.compile(r"(?<!\bnot )\b(?:(?:with|at|for|using|on|in|under|by|even with)\s+(?:only\s+|just\s+)?"
+                           r"(?:a\s+)?(?:single|one|1)[- ](?:request|user|stream|client|sequence|prompt)s?\b|"
+                           r"(?:one|a single|1)\s+(?:request|prompt|sequence)\s+at\s+a\s+time\b|"
+                           r"\bno\s+(?:other\s+)?(?:concurrent|parallel|simultaneous)\s+(?:requests?|users?|load)\b|"
+                           # requests, not layers or GPUs, one after another
+                           r"\b(?:requests?|prompts?)\s+(?:(?:were|are|was|is)\s+)?(?:sent|run|issued|processed)?\s*"
+                           r"(?:sequentially|one\s+after\s+(?:another|the\s+other))\b|"
+                           r"\b(?:sent|ran|sending|running|issued|processed)\s+(?:the\s+|my\s+|all\s+)?"
+                           r"(?:requests|prompts)\s+(?:sequentially|one\s+after\s+(?:another|the\s+other))\b|"
+                           r"\b(?:batch[-_ ]?size|bs)\s*(?:=|:|of)?\s*1\b(?!\.?\d))", re.I)
 # ... and in Chinese before the figure: "总共每秒 700 token", "合计", "总计", "一共", "总吞吐".
 CJK_TOTAL = re.compile(r"(?:总共|总计|合计|一共|总吞吐量?)[^，,；;。]{0,10}$")
 TOTAL_RATE_AFTER = re.compile(r"\s*(?:in total|total|aggregate|overall|combined|all together|across all)\b", re.I)
@@ -906,6 +921,9 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
     batch = _one_stated(prose, BATCH_ONLY)
     if batch:  # one batch for the whole ticket ("at batch 1"): the layout's
         out.append(Workload(where(name, batch[0]), batch=batch[1]))
+    alone = _one_at_a_time(prose)
+    if alone:  # one request at a time, in the reporter's words: the batch a figure with none of its own ran at
+        out.append(Workload(where(name, alone[0]), extra={"load_stated": alone[1]}))
     load = _one_stated(prose, CONCURRENT, MAX_CONCURRENCY)  # (--max-concurrency: a command's launch)
     if load:  # one load for the whole ticket: what its benchmark figures were run at
         out.append(Workload(where(name, load[0]), concurrency=load[1]))
@@ -1716,6 +1734,13 @@ def _only_load(prose: list[tuple[int, str]]) -> int | None:
     when it states none or several: a per-token latency with no load of its own was measured at it."""
     one = _one_stated(prose, BATCH, CONCURRENT)
     return one[1] if one else None
+
+
+def _one_at_a_time(prose: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """(line, words) where the prose says its figures ran one request at a time and states no other load, or None."""
+    if _only_load(prose) not in (None, 1) or any(CONCURRENT.search(ln) for _, ln in prose):
+        return None
+    return next(((i, m.group(0).strip()) for i, ln in prose if (m := ONE_AT_A_TIME.search(ln))), None)
 
 
 def _one_stated(prose: list[tuple[int, str]], *patterns: re.Pattern) -> tuple[int, int] | None:
