@@ -105,6 +105,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
     """
     from diagnose.errors import InputError
     from rules import catalog, roofline
+    from rules import offload as host_offload
     from rules.predictions import PredictRow
     from rules.subject import model_named
 
@@ -141,7 +142,7 @@ def predict(model_name, gpu_name, gpus, tp_text, pp_text, dp_text, batch_text, p
             p.assumptions["weights"] = f"{p.dtype}{f' (GGUF {gguf})' if gguf else ''}, {said.how}: {said.source}"
             rows.append(PredictRow.of(p, batch))
     single = next((r for r in rows if r.tp == 1 and r.pp == 1), None)
-    if offload and cpu_offload_gb and single and cpu_offload_gb * 2**30 / 1e9 > single.weights_gb_per_gpu:
+    if offload and cpu_offload_gb and single and cpu_offload_gb * host_offload.GIB > single.weights_gb_per_gpu:
         raise InputError(f"--cpu-offload-gb {cpu_offload_gb:g}: more than the {single.weights_gb_per_gpu:.1f} GB of "
                          f"weights one GPU holds at TP1")
     return build_report(model, gpu, eng, rows, offload=offload, request={
