@@ -2211,9 +2211,13 @@ def symptom(facts: Facts) -> str | None:
 def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     """(source, quote, symptom) of the words that class the ticket."""
     opening = _opening(facts)
-    if not opening:
-        return None
-    source, text = opening
+    return _symptom_quote(*opening) if opening else None
+
+
+@functools.lru_cache(maxsize=256)
+def _symptom_quote(source: str, text: str) -> tuple[str, str, str]:
+    """symptom_quote of one opening: the words alone decide it, so the many rules that ask it of one ticket read them
+    once."""
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
             if kind in ("hang", "crash", "error") and (
