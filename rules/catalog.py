@@ -475,8 +475,14 @@ class _Catalog:
         return f"{self.origin.get((section, key), '?')}: [{section}.{key}]"
 
 
+@functools.lru_cache(maxsize=4)
+def _bundled_paths(folder: Path) -> tuple[str, ...]:
+    """The bundled tables' paths, joined once: every catalog lookup checks their stamps."""
+    return tuple(str(folder / f) for f in BUNDLED)
+
+
 def _catalog() -> _Catalog | _BundledTables:
-    files = tuple(str(CATALOG_DIR / f) for f in BUNDLED) + _EXTRA_FILES
+    files = _bundled_paths(CATALOG_DIR) + _EXTRA_FILES
     key = tuple((f, _stamp(f)) for f in files)  # a file edited since is read again
     if key not in _CACHE and not _EXTRA_FILES:
         _CACHE[key] = _BundledTables()
@@ -838,18 +844,30 @@ def _index(entries: dict, extra_names) -> dict[str, str]:
     return index
 
 
-_NAMES_ONLY: dict[int, tuple[dict, int, dict[str, str]]] = {}
+_INDEXES: dict[tuple, tuple[dict, int, dict]] = {}
 
 
-def _lookup(entries: dict, name: str, extra_names=None):
-    """The entry `name` names. The index of a table's own names is built once per table (model names are tried
-    many ways: rules.subject._model_names); one with extra names (NVML's) is built per call."""
-    if extra_names is not None:
-        return entries.get(name) or entries.get(_index(entries, extra_names).get(_norm(name), ""))
-    held = _NAMES_ONLY.get(id(entries))
+def _held(entries: dict, how, build) -> dict:
+    """build(entries), kept per table and `how` until the table is replaced or grows (a catalog file edited, a user's
+    file read): model names are tried many ways (rules.subject._model_names), GPU names on every ticket."""
+    held = _INDEXES.get((id(entries), how))
     if held is None or held[0] is not entries or held[1] != len(entries):
-        held = _NAMES_ONLY[id(entries)] = (entries, len(entries), _index(entries, lambda s: ()))
-    return entries.get(name) or entries.get(held[2].get(_norm(name), ""))
+        held = _INDEXES[(id(entries), how)] = (entries, len(entries), build(entries))
+    return held[2]
+
+
+def _no_names(spec) -> tuple:
+    return ()
+
+
+def _nvml_names(spec) -> tuple:
+    return tuple(spec.nvml_names)
+
+
+def _lookup(entries: dict, name: str, extra_names=_no_names):
+    """The entry `name` names: by key, or by any of its names (key, name, aliases and `extra_names`), normalised."""
+    index = _held(entries, extra_names, lambda e: _index(e, extra_names))
+    return entries.get(name) or entries.get(index.get(_norm(name), ""))
 
 
 def _unknown(what: str, name: str, entries: dict, extra_names=lambda s: ()) -> UnknownName:
@@ -1152,7 +1170,7 @@ def resolve_gpu(text: str | None, nvlink: bool | None = None) -> GpuSpec | None:
         if found is None and nvlink is not None:
             found = find_gpu_family(candidate, nvlink)
         if found is None:  # the alias index is built only here: most names are found above
-            found = _lookup(entries, candidate, lambda s: s.nvml_names)
+            found = _lookup(entries, candidate, _nvml_names)
         if found is None and nvlink is None:
             found = find_gpu_family(candidate)
         if found is not None:
@@ -1210,11 +1228,17 @@ def find_gpu(name: str | None = None, pci_device_id=None) -> GpuSpec | None:
                 return g
     if not name:
         return None
-    wanted = _norm(name)
-    for g in _catalog().gpu.values():
-        if wanted in {_norm(n) for n in (*g.nvml_names, g.key, g.name)}:
-            return g
-    return _by_name_and_memory(name)
+    found = _held(_catalog().gpu, find_gpu, _exact_gpu_names).get(_norm(name))
+    return found if found is not None else _by_name_and_memory(name)
+
+
+def _exact_gpu_names(entries: dict) -> dict[str, GpuSpec]:
+    """Every row's NVML names, key and product name, normalised: the first row in catalog order keeps a shared one."""
+    index: dict[str, GpuSpec] = {}
+    for g in entries.values():
+        for n in (*g.nvml_names, g.key, g.name):
+            index.setdefault(_norm(n), g)
+    return index
 
 
 def _by_name_and_memory(name: str) -> GpuSpec | None:

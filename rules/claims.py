@@ -24,6 +24,7 @@ from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, Note, Workload
+from rules.offload import GIB  # vLLM's --cpu-offload-gb is GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -1209,10 +1210,14 @@ def nccl_unchanged(text: str) -> bool:
                for s in sentences(text))
 
 
+# A text that talks about NCCL: by name, or its library's package ('libnccl2').
+_NCCL_NAMED = re.compile(r"\bNCCL\b|\blibnccl", re.I)
+
+
 def nccl_versions(text: str) -> list[str]:
     """NCCL versions named in a text that talks about NCCL ('from 2.22 to 2.25', '2.5.6 faster', the Debian
     package 'libnccl2=2.20.5-1+cuda12.4')."""
-    if not re.search(r"\bNCCL\b|\blibnccl", text, re.I):
+    if not _NCCL_NAMED.search(text):
         return []
     found: list[str] = []
     for m in _VERSION.finditer(text):
@@ -1364,6 +1369,8 @@ _INSIDE_NEGATION = re.compile(r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|
 # "concurrency isn't low at all", "the number of requests is never small"): any negation inside rules them out.
 # (layer_slower, rules.ticket_layers: "through the proxy it is not slower" rules the layer out)
 _NEGATED_ANYWHERE_INSIDE = ("few_requests", "layer_slower")
+# A change said not to happen inside its own words ("the latency does not increase").
+_NOT_SAID = re.compile(r"\b(?:not|never|no)\b|n't\b", re.I)
 _ANY_NEGATION = re.compile(r"\b(?:not|never|hardly)\b|n't\b", re.I)
 
 
@@ -1556,7 +1563,7 @@ def claims(facts: Facts) -> list[Claim]:
         versions = figured or named
         if (figured or (len(versions) >= 2 and (_versions_contrasted(text, named) or failure_ab(text, named)))) \
                 and not nccl_unchanged(text):
-            m = re.search(r"\bNCCL\b|\blibnccl", text, re.I)
+            m = _NCCL_NAMED.search(text)
             out.append(Claim("nccl_versions_compared", source, _quote(text, m, 120), {"versions": versions}))
         # NCCL's own releases: nccl_versions_compared; one NCCL said unchanged beside two engine releases
         # ("NCCL is 2.20.5 in both images") leaves the engine as what changed (issue 11 s)
@@ -1582,7 +1589,7 @@ def claims(facts: Facts) -> list[Claim]:
                                                                      "effect": effect, "tried": tried}))
         m = _SMI_SLOW.search(text)
         # (negated inside, "nvidia-smi does not take 30 s", or before it as any claim is: "It is not true that ...")
-        if m and not re.search(r"\b(?:not|never|no longer)\b|n't\b", m.group(0)[:m.start(1) - m.start()], re.I) \
+        if m and not _NOT_IN_GAP.search(m.group(0)[:m.start(1) - m.start()]) \
                 and not _negated("", text, m):
             out.append(Claim("nvidia_smi_slow", source, _quote(text, m), {"seconds": smi_seconds(m)}))
         for m in _UTIL.finditer(text):
@@ -2211,9 +2218,13 @@ def symptom(facts: Facts) -> str | None:
 def symptom_quote(facts: Facts) -> tuple[str, str, str] | None:
     """(source, quote, symptom) of the words that class the ticket."""
     opening = _opening(facts)
-    if not opening:
-        return None
-    source, text = opening
+    return _symptom_quote(*opening) if opening else None
+
+
+@functools.lru_cache(maxsize=256)
+def _symptom_quote(source: str, text: str) -> tuple[str, str, str]:
+    """symptom_quote of one opening: the words alone decide it, so the many rules that ask it of one ticket read them
+    once."""
     for kind, pattern in SYMPTOMS:
         for m in re.finditer(pattern, text, re.I):
             if kind in ("hang", "crash", "error") and (
@@ -3305,7 +3316,7 @@ def batch_tradeoff(facts: Facts) -> list[Claim]:
             more = _MORE_IN_FLIGHT.search(sentence)
             slower = _EACH_SLOWER.search(sentence) if more else None
             if not slower or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
-                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+                    _NOT_SAID.search(slower.group(0)):
                 continue  # "the latency does not increase": ruled out
             out.append(Claim("batch_tradeoff", source, _quote(sentence, slower, 60)))
     return out
@@ -3351,7 +3362,7 @@ def length_tradeoff(facts: Facts) -> list[Claim]:
                                longer.group(0).lower().startswith(("as ", "with ")) or "越" in longer.group(0)):
                 continue  # "our longer prompts are fine, but decode drops after the update": the length is no cause
             if not (longer and slower) or _NEGATION.search(sentence[max(0, slower.start() - 30):slower.start()]) or \
-                    re.search(r"\b(?:not|never|no)\b|n't\b", slower.group(0), re.I):
+                    _NOT_SAID.search(slower.group(0)):
                 continue
             out.append(Claim("length_tradeoff", source, _quote(sentence, slower, 60)))
     return out
@@ -3915,7 +3926,7 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
     gb), MoE experts on the CPU (form 'experts'), accelerate's offload warning (form 'accelerate', to)."""
     for m in CPU_OFFLOAD_GB.finditer(sentence):
         gb = float(m.group(1))
-        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "pcie", "gb": gb * 2**30 / 1e9},
+        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "pcie", "gb": gb * GIB},
                          negated=gb == 0, guess=hypothetical(sentence, m.start())))
     for rx in (_EXPERT_FLAGS, _EXPERT_WORDS) if prose else (_EXPERT_FLAGS,):
         for m in rx.finditer(sentence):

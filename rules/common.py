@@ -95,6 +95,11 @@ def tp_engine(key: str | None) -> bool:
 LLAMACPP_ENGINES = ("llamacpp", "llamacpp-eager")
 
 
+def runs_ollama(facts: Facts) -> bool:
+    """Does a launch line or ticket.toml name Ollama as the framework (its library tags and default weights apply)?"""
+    return any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
+
+
 def engine_of(facts: Facts) -> str | None:
     """The catalog engine profile of the framework a launch line or ticket.toml names, if any."""
     from rules import catalog

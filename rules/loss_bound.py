@@ -55,9 +55,14 @@ def worst_fabric(gpu) -> tuple:
             f"PCIe Gen{gpu.pcie_gen} x{lanes} without peer-to-peer (NCCL SHM through host memory)")
 
 
+def _stepped(p) -> bool:
+    """The predictor priced a decode step for the layout: valid, fitting, with a step."""
+    return p is not None and p.valid and p.fits and bool(p.decode_step_ms_expected)
+
+
 def _step_ratio(small_p, large_p) -> float | None:
     """The larger layout's slowest healthy step over the smaller's fastest, or None where one is not predicted."""
-    if not all(p is not None and p.valid and p.fits and p.decode_step_ms_expected for p in (small_p, large_p)):
+    if not (_stepped(small_p) and _stepped(large_p)):
         return None
     return (large_p.decode_step_ms_expected * large_p.band_high) / (small_p.decode_step_ms_expected * small_p.band_low)
 
@@ -67,9 +72,20 @@ def _layout(n: int, split: bool) -> dict:
     return {"tp": 1, "pp": n} if split else {"tp": n}
 
 
+def _weights_overflow(model, gpu, engine, layout) -> bool:
+    """The weights alone exceed what the engine may fill on the board (rules.roofline.usable_gb), so no reserve or KV
+    cache makes them fit and the predictor prices no step: a bound checked before its full pass, which most of the
+    catalog's pairs never need (a 70B model on one 24 GB card)."""
+    from rules import roofline
+
+    eng = catalog.split_twin(engine, layout.pp)
+    return roofline.weights_bytes_per_gpu(model, layout, model.checkpoint_dtype) / 1e9 > roofline.usable_gb(gpu, eng)
+
+
 def _priced(models, gpus, engines, small: int, large: int, batch: int, split: bool) -> list[tuple]:
     """(ratio, model, board, engine) of every combination the predictor prices, each engine profile as predict_layout
-    prices one it is given (its build twin in the band; no other release), so naming a fact never raises the bound."""
+    prices one it is given (its build twin in the band; no other release), so naming a fact never raises the bound.
+    The larger layout is priced only where the smaller one is: a ratio needs both."""
     from diagnose.errors import InputError
     from rules import roofline
 
@@ -77,11 +93,22 @@ def _priced(models, gpus, engines, small: int, large: int, batch: int, split: bo
         return roofline.predict_any_build(m, gpu, roofline.Layout(**_layout(n, split)), batch=batch, engine=e,
                                           build_stated=False, **kw)
 
+    def worst(g):
+        try:
+            return worst_fabric(g)
+        except InputError:
+            return None
+
+    fabrics = {g.key: worst(g) for g in gpus}
+    one_layout = roofline.Layout(**_layout(small, split))
     out = []
     for m, g, e in itertools.product(models, gpus, engines):
+        if fabrics[g.key] is None or _weights_overflow(m, g, e, one_layout):
+            continue
+        board, fabric, _ = fabrics[g.key]
         try:
-            board, fabric, _ = worst_fabric(g)
-            one, many = priced(m, g, e, small), priced(m, board, e, large, interconnect=fabric)
+            one = priced(m, g, e, small)
+            many = priced(m, board, e, large, interconnect=fabric) if _stepped(one) else None
         except InputError:
             continue
         if (r := _step_ratio(one, many)):

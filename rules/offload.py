@@ -18,6 +18,7 @@ import dataclasses
 import statistics
 
 from diagnose import lazy_re as re
+from diagnose.findings import Evidence
 
 # vLLM's --cpu-offload-gb is "the space in GiB to offload to CPU, per GPU"
 # (https://docs.vllm.ai/en/latest/configuration/engine_args.html#-cpu-offload-gb); every forward pass copies it in.
@@ -44,6 +45,16 @@ def _table() -> dict:
 def max_channels() -> int:
     """The most memory channels a socket of any platform class has (host_memory.toml [class])."""
     return max(c["channels"][1] for c in _table()["class"].values())
+
+
+def host_memory_ev(memory: HostMemory) -> list[Evidence]:
+    """The two figures an offloaded decode rests on, said alike wherever one is priced: the host's peak read bandwidth
+    (or what it was assumed to be) and the share of peak CPU decode reached in the measurements cited."""
+    lo, mid, hi = achieved_share()
+    return [Evidence("rules/catalog/host_memory.toml", ("assumed: " if memory.assumed else "") + memory.what, None,
+                     f"{memory.low_gbs:.0f}-{memory.high_gbs:.0f}", "GB/s"),
+            Evidence("rules/catalog/host_memory.toml", f"CPU decode reads {lo:.0%}-{hi:.0%} of peak (median {mid:.0%}) "
+                     "in the CPU-only measurements cited there")]
 
 
 def achieved_share() -> tuple[float, float, float]:

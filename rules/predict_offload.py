@@ -48,7 +48,6 @@ def offload_pace(facts, predictions):
         memory = offload.host_memory(asked.get("host"), asked.get("host_mts"), asked.get("host_channels"),
                                      asked.get("sockets"), held_gb=off_gb)
         pace = offload.decode_pace(p, placed, memory, catalog.interconnect(gpu.pcie_interconnect).achieved_gbs)
-        lo, mid, hi = offload.achieved_share()
         band = band_text(pace.low, pace.high, digits=1)
         still = f"; the {left:.0f} GB left on the GPU still exceed its {usable:.0f} GB usable" if left > usable else ""
         yield Finding(
@@ -64,10 +63,7 @@ def offload_pace(facts, predictions):
                 Evidence("prediction:offload", f"per token: {placed.cpu_gb:.2f} GB read by the CPU "
                          f"({pace.cpu_ms:.0f} ms), {placed.pcie_gb:.2f} GB over PCIe ({pace.pcie_ms:.0f} ms), "
                          f"the GPU's share {pace.gpu_ms:.0f} ms"),
-                Evidence("rules/catalog/host_memory.toml", ("assumed: " if memory.assumed else "") + memory.what,
-                         None, f"{memory.low_gbs:.0f}-{memory.high_gbs:.0f}", "GB/s"),
-                Evidence("rules/catalog/host_memory.toml", f"CPU decode reads {lo:.0%}-{hi:.0%} of peak "
-                         f"(median {mid:.0%}) in the CPU-only measurements cited there"),
+                *offload.host_memory_ev(memory),
                 Evidence("prediction:expected", f"all in VRAM ({p.engine} profile, {gpu.key})", None,
                          round(pace.vram_tok_s, 1), "tok/s"),
                 Evidence("prediction:roofline", "weights left on the GPU", round(left, 1), round(usable, 1), "GB"),

@@ -322,7 +322,7 @@ def _row(run, p, gpu, cal: Calibration, batch: int) -> ScalingRow:
         allreduce_ref_us=round(ar_ref, 2), allreduce_ref_source=ar_ref_src,
         allreduce_healthy_max_us=round(_healthy_slowest_us(p, gpu, ar_ref), 2),
         allreduce_measured_us=ar_meas, allreduce_measured_source=ar_meas_src, interconnect=p.interconnect,
-        fits=p.fits, weights_gb_per_gpu=p.weights_gb_per_gpu, gpu_memory_gb=round(gpu.memory_gb * 2**30 / 1e9, 1),
+        fits=p.fits, weights_gb_per_gpu=p.weights_gb_per_gpu, gpu_memory_gb=round(gpu.memory_bytes / 1e9, 1),
         valid=p.valid and not refusals(p.problems), model=p.model, gpu=p.gpu, dtype=p.dtype,
         prefill_tok_s=_value(run, "prefill_tok_s"), output_tok_s=_value(run, "output_tok_s"),
         itl_p95_ms=_pvalue(run, "itl_ms", "p95"), ttft_p95_ms=_pvalue(run, "ttft_ms", "p95"),

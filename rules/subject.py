@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from diagnose.evidence import Facts, GpuFact, TopologyPath, Workload
 from rules import catalog
 from rules.catalog import EngineSpec, GpuSpec, ModelSpec
-from rules.common import engine_builds, engine_of, has_nvlink, named_system, wfield
+from rules.common import engine_builds, engine_of, has_nvlink, named_system, runs_ollama, wfield
 
 
 @dataclass(frozen=True)
@@ -254,8 +254,7 @@ def _dense_family(family: str | None, ollama_tag: bool = False) -> bool:
 def _ollama_latest(facts: Facts, name: str) -> list[str]:
     """A sizeless model name in a ticket that runs Ollama ('llama3.3', framework 'ollama') is the library's `latest`
     tag, whose size rules/catalog/ollama_tags.toml gives; outside Ollama a bare family name names no size."""
-    ollama = any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
-    return [f"{name}:latest"] if ollama and ":" not in name else []
+    return [f"{name}:latest"] if runs_ollama(facts) and ":" not in name else []
 
 
 # How far a stand-in's published size may be from the size named: dense models of one size class stream the same

@@ -947,11 +947,16 @@ def pcie_figure(facts: Facts, predictions=None):
     usable = [(per_direction(f), f) for f in figures if not f.data["spec"]]
     low = [(v, f) for v, f in usable if v < PHYSICS_FLOOR * COPY_SHARE * line]
     usable = [(v, f) for v, f in usable if PHYSICS_FLOOR * COPY_SHARE * line <= v <= 1.05 * line]
+
+    def copy_ev(value: float, c) -> list:
+        """The copy rate stated, against what a copy reaches over the board's own PCIe link."""
+        return [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(COPY_SHARE * line, 1), "GB/s"),
+                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}", expected=line,
+                   unit="GB/s")]
+
     if low:  # the slowest figure named is the one to judge: "GPU 3 gets 3 GB/s, the other pairs 20 GB/s"
         value, c = min(low, key=lambda x: x[0])
-        evidence = [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(COPY_SHARE * line, 1), "GB/s"),
-                    ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}",
-                       expected=line, unit="GB/s")]
+        evidence = copy_ev(value, c)
         if not gpu.pcie_p2p:
             yield make("ticket.pcie_figure", "p2p_disabled", "warning", 0.5,
                        f"{value:g} GB/s is a copy staged through host memory: {gpu.name} has no PCIe peer-to-peer",
@@ -975,7 +980,5 @@ def pcie_figure(facts: Facts, predictions=None):
                f"{gpu.name} GPUs without NVLink copy over PCIe: a x16 link's line rate is {line:g} GB/s per direction "
                "and packet and protocol overhead leave about 80 % of it to a copy; the figure sits there, so the link "
                "runs at its full width and speed.",
-               [claim_ev(c, "the copy rate"), ev(c, "per direction", value, round(COPY_SHARE * line, 1), "GB/s"),
-                ev(gpu_src, f"catalog {gpu.key}: PCIe Gen{gpu.pcie_gen} x{gpu.pcie_lanes}",
-                   expected=line, unit="GB/s")],
+               copy_ev(value, c),
                fix="Nothing to fix for the link; for more GPU-to-GPU bandwidth use NVLink-capable GPUs.")

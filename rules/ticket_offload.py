@@ -131,7 +131,6 @@ def offload_rate(facts: Facts, predictions=None):
     paces = [offload.decode_pace(p, pl, memory, pcie) for pl, _ in placed]
     low, high = min(x.low for x in paces), max(x.high for x in paces)
     expected = (min(x.expected for x in paces) * max(x.expected for x in paces)) ** 0.5
-    lo, mid, hi = offload.achieved_share()
     m = min(rates, key=lambda r: r.value)  # (of several rates the slowest, the one a complaint is about)
     if m.value > high * ABOVE_FASTEST:
         return  # faster than any placement allows: the figure counts something else, or the placement differs
@@ -143,10 +142,7 @@ def offload_rate(facts: Facts, predictions=None):
                       + f", the GPU's share {x.gpu_ms:.0f} ms" for x in paces)
     evidence = [ev(m, f"decode rate with {where} (band {band} tok/s)", m.value, round(expected, 2), "tok/s")]
     evidence += placed[0][1] + host_ev
-    evidence += [ev("rules/catalog/host_memory.toml", ("assumed: " if memory.assumed else "") + memory.what,
-                    expected=f"{memory.low_gbs:.0f}-{memory.high_gbs:.0f}", unit="GB/s"),
-                 ev("rules/catalog/host_memory.toml", f"CPU decode reads {lo:.0%}-{hi:.0%} of peak (median {mid:.0%}) "
-                    "in the CPU-only measurements cited there"),
+    evidence += [*offload.host_memory_ev(memory),
                  ev("prediction:offload", f"per token, {terms}"),
                  ev("prediction:expected", f"all in VRAM ({p.engine} profile, {gpu.key}), were it to fit",
                     expected=round(p.decode_tok_s_expected, 1), unit="tok/s"),

@@ -1225,6 +1225,12 @@ def tp_series(facts: Facts, by_tp: dict) -> list | None:
             for i, (m, p, r) in enumerate(rows)]
 
 
+def _series_ev(judged) -> list:
+    """Each layout of a judged TP series (tp_series): its rate against the expected one, and the judgement it got."""
+    return [ev(x, f"decode rate at TP{x.tp}, batch 1: x{r:.2f} the expected time ({status})", x.value,
+               round(q.decode_tok_s_expected, 1), "tok/s") for x, q, r, status in judged]
+
+
 def tp_series_beyond_band(facts: Facts, model, model_src, gpu, by_tp: dict | None = None,
                           rule_id: str = "ticket.measured_vs_expected"):
     """Decode rates stated at two or more TP sizes are a TP series: each layout judged with the one judgement
@@ -1245,11 +1251,7 @@ def tp_series_beyond_band(facts: Facts, model, model_src, gpu, by_tp: dict | Non
         return None
     base_ratio = judged[0][2]
     m, p, ratio, _ = max(beyond, key=lambda x: x[2])
-    evidence = []
-    for x, q, r, status in judged:
-        expected = q.decode_tok_s_expected
-        evidence.append(ev(x, f"decode rate at TP{x.tp}, batch 1: x{r:.2f} the expected time ({status})", x.value,
-                           round(expected, 1), "tok/s"))
+    evidence = _series_ev(judged)
     evidence += band_evidence(m, f"decode rate at TP{m.tp}, batch 1", "tok/s", p.decode_tok_s_expected,
                               band_text(p.decode_tok_s_expected / p.band_high, p.decode_tok_s_expected / p.band_low,
                                         m.value), p.decode_tok_s, p, gpu, model_src, model)[1:]
@@ -1290,8 +1292,7 @@ def _table_series(facts: Facts, n: Note, rows: list[dict]):
                 f"Each layout's rate sits inside the band of what a healthy {worst[1].engine} system delivers for this "
                 "model and GPU at batch 1: the scaling in the table is the scaling this hardware and engine give. "
                 "The same figures in `diagnose scaling` get the same judgement.",
-                [ev(x, f"decode rate at TP{x.tp}, batch 1: x{r:.2f} the expected time ({status})", x.value,
-                    round(q.decode_tok_s_expected, 1), "tok/s") for x, q, r, status in judged],
+                _series_ev(judged),
                 fix="Nothing to fix; choose the layout by latency and throughput goals (`diagnose predict`).")
 
 

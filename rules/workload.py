@@ -35,6 +35,7 @@ from rules.common import (
     need,
     node_count,
     passed,
+    runs_ollama,
     wfield,
 )
 from rules.engine import rule
@@ -74,8 +75,7 @@ def ollama_default(facts: Facts) -> bool:
     from rules import catalog
 
     models = [w.model for w in facts.of(Workload) if w.model]
-    return ((any(re.search(r"\bollama\b", w.framework or "", re.I) for w in facts.of(Workload))
-             or any(catalog.tag_weights(m) for m in models))
+    return ((runs_ollama(facts) or any(catalog.tag_weights(m) for m in models))
             and not any(w.dtype for w in facts.of(Workload)) and not any(catalog.named_weights(m) for m in models)
             and not any(catalog.ollama_default_gguf(m) for m in models))
 

@@ -234,3 +234,15 @@ def test_a_real_loss_within_one_doubling_of_the_bound_is_only_a_lead(tmp_path):
     # nvidia-cosmos/cosmos-predict2#20: "around 4x slower" on 8 GPUs (a known miss: the thread found a setup problem)
     _, found = judged(real(tmp_path, "cosmos20"))
     assert found["ticket.loss_beyond_physics"].severity == "info"
+
+
+@pytest.mark.parametrize("board", ["rtx-4090", "a100-80gb-sxm", "rtx-4060-ti-16gb"])
+def test_a_pair_skipped_for_its_weights_is_one_the_predictor_cannot_fit(board):
+    # the bound that spares the catalog grid most predictions: weights beyond what the engine may fill never fit
+    from rules import catalog, roofline
+
+    gpu, engine, one = catalog.gpu(board), catalog.engine(None), roofline.Layout(tp=1)
+    skipped = [m for m in catalog.models().values() if loss_bound._weights_overflow(m, gpu, engine, one)]
+    assert skipped and len(skipped) < len(catalog.models())
+    for m in skipped:
+        assert not roofline.predict(m, gpu, one, engine=engine).fits, m.key

@@ -25,6 +25,8 @@ _LINK = re.compile(r"\bLink\s+(\d+)\s*:\s*(.*?)\s*(?=\bLink\s+\d+\s*:|$)")
 _SPEED = re.compile(r"^(?:Speed\s*:?\s*)?(\d+(?:\.\d+)?)\s*GB/s", re.I)
 _INACTIVE = re.compile(r"^<?\s*(?:inactive|down|disabled)\s*>?", re.I)
 _ERROR = re.compile(r"^([A-Za-z][A-Za-z .]*?)\s*(?:Errors?)?\s*:\s*(\d+)$")
+# nvidia-smi's line for a GPU without an active NVLink: read by detect() and parse() alike.
+_ALL_INACTIVE = re.compile(r"all links are in\s*active", re.I)
 _CUT = re.compile(r"^\s*(?:\.{3,}|…)\s*(?:<?\s*snip\w*\s*>?\s*(?:\.{3,}|…)?)?\s*$", re.I)
 
 
@@ -33,7 +35,7 @@ def detect(text: str) -> float:
     links = len(re.findall(r"\bLink\s+\d+\s*:\s*(?:\d+(?:\.\d+)?\s*GB/s|<?inactive>?|Inactive)", head, re.I))
     if links and re.search(r"(?m)^\s*GPU\s+\d+\s*:|GPU\s+\d+ has nvlinks", head):
         return 0.95 if links >= 2 else 0.7
-    if re.search(r"all links are in\s*active", head, re.I):
+    if _ALL_INACTIVE.search(head):
         return 0.8
     if len(re.findall(r"\bLink\s+\d+\s*:\s*\w[\w ]*Errors?\s*:\s*\d+", head)) >= 2:
         return 0.8
@@ -65,7 +67,7 @@ def parse(text: str, name: str) -> list:
                 seen_gpus.add((gpu, uuid))
                 records.append(GpuFact(src, index=gpu, name=model, uuid=uuid))
             continue
-        if re.search(r"all links are in\s*active", line, re.I):
+        if _ALL_INACTIVE.search(line):
             records.append(Note(src, "nvlink_all_inactive", line.strip(), {"gpu": gpu}))
             continue
         mention = _GPU_IN_TEXT.search(line)
