@@ -426,6 +426,36 @@ def count_scope(facts: Facts, predictions=None):
                refs=["nvidia_smi"])
 
 
+# What each code of `nvidia-smi topo -p2p` (and NVML's nvmlGpuP2PStatus_t) says refuses peer-to-peer, as its legend
+# prints it ("CNS = Chipset not supported", "GNS = GPU not supported", "TNS = Topology not supported", "DR = Disabled by
+# regkey", "NS = Not supported"; https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html
+# nvmlGpuP2PStatus_t), and the fix that code calls for: only the chipset's and the topology's answers depend on
+# the platform's PCIe settings; a GPU that does not support P2P or a registry key is no BIOS matter.
+P2P_CODES = {
+    "CNS": ("chipset not supported: the PCIe root complex or chipset refuses P2P between them",
+            "Disable ACS on the PCIe switches and root ports between the GPUs (BIOS or setpci), boot with iommu=pt, "
+            "and re-run `nvidia-smi topo -p2p r`."),
+    "TNS": ("topology not supported: the PCIe path between them allows no P2P",
+            "Keep each TP group under one PCIe root complex (one CPU socket, the GPUs `nvidia-smi topo -m` shows as "
+            "PIX/PXB/PHB); where the BIOS offers it, disable ACS and boot with iommu=pt, then re-run "
+            "`nvidia-smi topo -p2p r`."),
+    "GNS": ("GPU not supported: the board or its driver refuses P2P",
+            "No PCIe or BIOS setting turns it on: the board or its driver refuses peer-to-peer. Expect all-reduce "
+            "through host memory at host-memory and root-complex bandwidth, prefer pipeline or data parallelism "
+            "across these GPUs, or use boards that support P2P or NVLink."),
+    "DR": ("disabled by a driver registry key",
+           "Remove the registry key that disables peer-to-peer (the NVreg_RegistryDwords option of the nvidia "
+           "kernel module), reload the driver, and re-run `nvidia-smi topo -p2p r`."),
+}
+_P2P_GENERIC_FIX = ("Disable ACS on the PCIe switches between the GPUs (BIOS or setpci), boot with iommu=pt, "
+                    "and re-run `nvidia-smi topo -p2p r`.")
+
+
+def _p2p_said(p: P2PStatus) -> str:
+    """'P2P read', or where the paste cut the command that names the capability, 'P2P (capability not shown)'."""
+    return f"P2P {p.capability}" if p.capability != "unknown" else "P2P (capability not shown)"
+
+
 @rule("topology.p2p_status", "p2p_disabled", "other")
 def p2p_status(facts: Facts, predictions=None):
     """The driver's own answer to 'can GPU a read/write GPU b' (topo -p2p, NVML)."""
@@ -452,24 +482,28 @@ def p2p_status(facts: Facts, predictions=None):
         yield make(
             "topology.p2p_status", "other", "info", 0.6,
             f"Peer-to-peer is off between the {spec.name} GPUs, as its driver ships",
-            f"The driver reports P2P {b.capability} as '{b.status}' between GPU{b.a} and GPU{b.b}. The stock driver "
+            f"The driver reports {_p2p_said(b)} as '{b.status}' between GPU{b.a} and GPU{b.b}. The stock driver "
             f"does not allow PCIe peer-to-peer on {spec.name}, so NCCL stages GPU-to-GPU traffic through host "
             "memory by design: all-reduce bandwidth is bounded by host memory and the CPU's PCIe root complex.",
-            [ev(b, f"GPU{b.a}->GPU{b.b} P2P {b.capability}", b.status, "OK"),
+            [ev(b, f"GPU{b.a}->GPU{b.b} {_p2p_said(b)}", b.status, "OK"),
              ev(spec_src or "catalog",
                 f"catalog {spec.key}: pcie_p2p = false ({spec.notes or 'P2P off in the stock driver'})")],
         )
         return
+    codes = list(dict.fromkeys(p.status.upper() for p in bad))
+    known = P2P_CODES.get(codes[0]) if len(codes) == 1 else None  # one stated reason: its own words and fix
+    summary = (f"The driver reports {_p2p_said(b)} as '{b.status}' between GPU{b.a} and GPU{b.b}"
+               + (f" ({P2P_CODES[codes[0]][0]})" if codes[0] in P2P_CODES else "")
+               + ", so NCCL falls back to host memory for those pairs.")
+    if not known:
+        summary += (" On bare metal this is usually ACS redirect on a PCIe switch, the IOMMU in translation mode, or "
+                    "a board/driver that does not support P2P.")
     yield make(
         "topology.p2p_status", "p2p_disabled", "critical", 0.85,
-        f"Peer-to-peer is not supported between {len(bad)} of {len(rows)} GPU pairs",
-        f"The driver reports P2P {b.capability} as '{b.status}' between GPU{b.a} and GPU{b.b}, so NCCL "
-        "falls back to host memory for those pairs. On bare metal this is usually ACS redirect on a PCIe "
-        "switch, the IOMMU in translation mode, or a board/driver that does not support P2P.",
-        [ev(p, f"GPU{p.a}->GPU{p.b} P2P {p.capability}", p.status, "OK") for p in bad[:4]],
-        fix="Disable ACS on the PCIe switches between the GPUs (BIOS or setpci), boot with iommu=pt, "
-        "and re-run `nvidia-smi topo -p2p r`.",
-        refs=["nccl_acs"],
+        f"Peer-to-peer is not supported between {len(bad)} of {len(rows)} GPU pairs", summary,
+        [ev(p, f"GPU{p.a}->GPU{p.b} {_p2p_said(p)}", p.status, "OK") for p in bad[:4]],
+        fix=known[1] if known else _P2P_GENERIC_FIX,
+        refs=["nccl_acs"] if not known or codes[0] in ("CNS", "TNS") else ["nvml_p2p"],
     )
 
 

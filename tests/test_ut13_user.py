@@ -1,0 +1,107 @@
+"""Defects found by using the tool as its three users on real public pastes (session s13, tests/data/ut13; SOURCES.md
+gives each thread's address), each fixed in general and tested here on the paste that showed it and on text written
+here (other engines' and tools' forms, negations):
+
+- llama.cpp's timing lines pasted as a quote or bare prose are tool output: only the eval line is a decode rate (the
+  sample line's "31565.97 tokens per second" is the sampler's, ggml-org/llama.cpp#6476);
+- a `topo -p2p` code says why P2P is refused, and the fix follows it: 'GNS' (GPU not supported) is the board or its
+  driver, which no ACS or IOMMU setting changes (noonghunna/club-3090#1133, 2x RTX 5090 pasted without its name);
+  'DR' (disabled by regkey), which newer legends print, is read as a cell;
+"""
+
+from pathlib import Path
+
+import pytest
+from conftest import report_json
+
+from diagnose.artifacts import issue_md, topo
+from diagnose.evidence import Facts, Measurement, P2PStatus
+from rules.engine import evaluate
+
+DATA = Path(__file__).parent / "data" / "ut13"
+
+
+def issue(text: str) -> Facts:
+    facts = Facts()
+    facts.add(*issue_md.parse(text, "issue.md"))
+    return facts
+
+
+def rates(facts: Facts) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for m in facts.of(Measurement):
+        out.setdefault(m.metric, []).append(m.value)
+    return out
+
+
+# --------------------------------------------------------------------------- llama.cpp timing lines outside a fence
+
+def test_quoted_llamacpp_timings_give_the_eval_rate_not_the_samplers():
+    found = rates(issue((DATA / "llamacpp6476.md").read_text()))
+    assert found["decode_tok_s"] == [13.34]  # the eval line of build b2474
+    assert sorted(found["prefill_tok_s"]) == [4.39, 8.76]  # each build's prompt eval line
+    assert 31565.97 not in found["decode_tok_s"] and 40933.8 not in found["decode_tok_s"]
+
+
+@pytest.mark.parametrize("lines, decode", [
+    # the 2024 names (llama_perf_*), pasted bare under a sentence
+    ("llama_perf_sampler_print:    sampling time =      12.10 ms /   200 runs   (    0.06 ms per token, 16528.93 "
+     "tokens per second)\nllama_perf_context_print:        eval time =    5210.44 ms /   199 runs   (   26.18 ms per "
+     "token,    38.19 tokens per second)", 38.19),
+    # quoted, with no eval line at all: no decode rate, not the sampler's
+    ("> llama_print_timings:      sample time =       3.13 ms /   128 runs   (    0.02 ms per token, 40933.80 tokens "
+     "per second)\n> llama_print_timings:        load time =    9945.29 ms", None),
+])
+def test_timing_lines_in_prose_other_forms(lines, decode):
+    text = f"# Two GPUs slower than one\n\nWith two RTX 3090 the speed is poor, these are the timings:\n\n{lines}\n"
+    found = rates(issue(text)).get("decode_tok_s", [])
+    assert found == ([decode] if decode else [])
+
+
+# --------------------------------------------------------------------------- topo -p2p codes and their fixes
+
+def p2p_finding(text: str):
+    facts = Facts()
+    facts.add(*topo.parse(text, "topo.txt"))
+    return facts, next(f for f in evaluate(facts) if f.rule == "topology.p2p_status")
+
+
+def test_gns_on_an_unnamed_board_is_not_sent_to_the_bios():
+    facts, f = p2p_finding((DATA / "club3090_1133_topo_p2p.txt").read_text())
+    assert [p.status for p in facts.of(P2PStatus) if p.a != p.b] == ["GNS"]
+    assert f.category == "p2p_disabled"
+    assert "GPU not supported" in f.summary and "capability not shown" in f.summary
+    assert "ACS" not in f.fix and "iommu" not in f.fix and "board" in f.fix
+
+
+MATRIX = "nvidia-smi topo -p2p r\n \tGPU0\tGPU1\tGPU2\n GPU0\tX\t{ab}\t{ac}\n GPU1\t{ab}\tX\tOK\n GPU2\t{ac}\tOK\tX\n"
+
+
+@pytest.mark.parametrize("ab, ac, words, in_fix, not_in_fix", [
+    ("CNS", "CNS", "chipset not supported", "ACS", "board"),
+    ("TNS", "OK", "topology not supported", "root complex", "registry"),
+    ("DR", "DR", "registry key", "NVreg_RegistryDwords", "ACS"),
+    ("CNS", "GNS", "usually ACS redirect", "ACS", "registry"),  # two reasons: the general account and fix
+])
+def test_each_code_gets_its_own_account(ab, ac, words, in_fix, not_in_fix):
+    facts, f = p2p_finding(MATRIX.format(ab=ab, ac=ac))
+    assert {p.capability for p in facts.of(P2PStatus)} == {"read"}
+    assert words in f.summary and in_fix in f.fix and not_in_fix not in f.fix
+    assert "P2P read" in f.evidence[0].detail
+
+
+# --------------------------------------------------------------------------- every paste is read as what it is
+
+@pytest.mark.parametrize("name, kinds", [
+    ("club3090_1133_topo_p2p.txt", "topo_matrix"),
+    ("nccl1453_h100_topo.txt", "topo_matrix"),
+    ("nccl1435_allgather_2gpu.txt", "nccl_tests"),
+    ("nccl1469_h100_16node_rows.txt", "nccl_tests"),
+    ("nccl583_a100_mpirun_header.txt", "nccl_tests"),
+    ("nccl814_p2p_matrix_6gpu.txt", "p2p_test"),
+    ("nvidia_docker1090_smi_q.txt", "smi_query"),
+    ("sglang10216.md", "issue_md, serving_bench"),
+])
+def test_each_paste_is_recognised(name, kinds):
+    (row,) = report_json("ticket", DATA / name)["tables"]["Attachments read"]["rows"]
+    assert row[0] == name and kinds in row[1] and row[2] > 0, row
