@@ -7,6 +7,10 @@ here (other engines' and tools' forms, negations):
 - a `topo -p2p` code says why P2P is refused, and the fix follows it: 'GNS' (GPU not supported) is the board or its
   driver, which no ACS or IOMMU setting changes (noonghunna/club-3090#1133, 2x RTX 5090 pasted without its name);
   'DR' (disabled by regkey), which newer legends print, is read as a cell;
+- a scaling table of two models (gpt-fast's Llama-3.1 8B and 70B rows, one published README table) names each row's
+  model, and its headline names the worst layout's system: two "TP2" rows read alike otherwise;
+- a plan whose SLO caps a layout's batch below its share of the users says so beside the table (TP1 x DP4 served 80 of
+  100 users while holding 212 sequences, with nothing saying why);
 """
 
 from pathlib import Path
@@ -88,6 +92,50 @@ def test_each_code_gets_its_own_account(ab, ac, words, in_fix, not_in_fix):
     assert {p.capability for p in facts.of(P2PStatus)} == {"read"}
     assert words in f.summary and in_fix in f.fix and not_in_fix not in f.fix
     assert "P2P read" in f.evidence[0].detail
+
+
+# --------------------------------------------------------------------------- scaling tables of several systems
+
+PUBLISHED = Path(__file__).parent / "data" / "published"
+
+
+def test_a_table_of_two_models_names_each_rows_model():
+    r = report_json("scaling", PUBLISHED / "gptfast-tp-llama-3.1-a100-c9f683e.csv")
+    table = next(t for k, t in r["tables"].items() if k.startswith("Scaling:"))
+    cols = table["columns"]
+    assert "model" in cols and "GPU" not in cols  # one GPU: no column for it
+    seen = {(row[cols.index("layout")], row[cols.index("model")]) for row in table["rows"]}
+    assert {("TP2", "llama-3-8b"), ("TP2", "llama-3-70b")} <= seen
+    title = next(f["title"] for f in r["findings"] if f["rule"] == "scaling.tracks_prediction")
+    assert "worst TP2 (llama-3-70b" in title  # the 70B's TP2 (its smallest layout, TP1 does not fit) is the worst
+
+
+def test_a_table_of_one_model_keeps_no_model_column():
+    r = report_json("scaling", PUBLISHED / "gptfast-tp-llama-3-8b-a100-0fb6914.csv")
+    table = next(t for k, t in r["tables"].items() if k.startswith("Scaling:"))
+    assert "model" not in table["columns"] and "GPU" not in table["columns"]
+
+
+# --------------------------------------------------------------------------- a plan's SLO cap said beside its table
+
+def plan_table(*slo):
+    r = report_json("plan", "--model", "llama-3-8b", "--gpu", "l40s", "--gpus", "4", "--context", "4096",
+                    "--seats", "100", *slo)
+    return next(t for k, t in r["tables"].items() if k.startswith("Plan"))
+
+
+def test_a_batch_the_slo_caps_is_said_beside_the_table():
+    table = plan_table("--slo", "itl_p95=40ms")
+    cols = table["columns"]
+    row = next(r for r in table["rows"] if r[0] == "TP1 x DP4")
+    capped = row[cols.index("batch/replica")]
+    assert capped < 25 and row[cols.index("users served")] == 4 * capped  # 100 users over 4 replicas: 25 asked
+    assert f"TP1 x DP4: batch per replica capped at {capped} (from 25) to meet the SLO" in table["note"]
+
+
+def test_no_cap_no_words():
+    assert "capped" not in plan_table("--slo", "itl_p95=200ms")["note"]
+    assert "capped" not in plan_table()["note"]
 
 
 # --------------------------------------------------------------------------- every paste is read as what it is
