@@ -1135,3 +1135,55 @@ def pair_bandwidth(facts: Facts, predictions=None):
 def _share_range(low: float, high: float) -> str:
     """'82%–86%', or '90%' when both ends round alike."""
     return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}–{high:.0%}"
+
+
+# A direct PCIe peer copy crosses the PCIe fabric once; a copy staged through host memory (P2P=Disabled in the CUDA
+# sample p2pBandwidthLatencyTest) crosses it twice and adds a host-memory copy, so a healthy peer path is at least as
+# fast. Below it (the better of P2P reads and writes, a tenth of margin for noise), peer requests are being forwarded
+# by the CPU: ACS redirect or a translating IOMMU sends them up to the root complex (NCCL troubleshooting, "PCI Access
+# Control Services"), or the pair crosses CPU sockets, where NCCL's maintainers find P2P worse than SHM
+# (https://github.com/NVIDIA/nccl/issues/428: "recent Intel CPUs have horrible P2P performance" through the CPU).
+# NCCL's P2P transport then runs slower than its SHM one would.
+P2P_BELOW_STAGED = 0.9
+
+
+@rule("topology.p2p_slower_than_host", "p2p_disabled", "numa_affinity")
+def p2p_slower_than_host(facts: Facts, predictions=None):
+    """GPU pairs whose P2P copy is slower than the same copy staged through host memory (p2pBandwidthLatencyTest's
+    P2P=Enabled against its P2P=Disabled matrix)."""
+    if is_virtualized(facts):
+        return  # topology.virtualization_no_p2p tells a guest's story
+    rates: dict[tuple, dict[bool, PairBandwidth]] = defaultdict(dict)
+    for p in facts.of(PairBandwidth):
+        if p.a != p.b and p.p2p_enabled is not None and p.unit.lower() in ("gb/s", "gbps") and p.value > 0:
+            best = rates[(p.a, p.b, p.direction)].get(p.p2p_enabled)
+            if best is None or p.value > best.value:  # P2P reads and writes: the better path NCCL can take
+                rates[(p.a, p.b, p.direction)][p.p2p_enabled] = p
+    both = [(r[True], r[False]) for r in rates.values() if True in r and False in r]
+    slow = [(on, off) for on, off in both if on.value < P2P_BELOW_STAGED * off.value]
+    if not slow:
+        return
+    on, off = min(slow, key=lambda x: x[0].value / x[1].value)
+    paths = [_topo_path(facts, p.a, p.b) for p, _ in slow]
+    across = bool(paths) and all(t is not None and t.path.upper() in ("SYS", "SOC") for t in paths)
+    way = "bidirectional" if on.direction == "bi" else "one direction"
+    yield make(
+        "topology.p2p_slower_than_host", "numa_affinity" if across else "p2p_disabled", "warning", 0.5,
+        f"P2P is slower than staging through host memory on {len(slow)} of {len(both)} GPU pairs "
+        f"(GPU{on.a}->GPU{on.b}: {on.value:g} vs {off.value:g} GB/s)",
+        "A direct peer copy crosses PCIe once and a copy through host memory twice, so a healthy peer path is at "
+        "least as fast. Here the peer path is slower: "
+        + ("these pairs cross CPU sockets (topo: SYS), whose interconnect forwards PCIe peer writes poorly. "
+           if across else "the CPU forwards the peer requests (ACS redirect on a PCIe switch, a translating IOMMU, "
+           "or pairs across CPU sockets). ")
+        + "NCCL's P2P transport between them runs slower than its shared-memory one would.",
+        [ev(on, f"GPU{on.a}->GPU{on.b} P2P=Enabled copy ({way}, the better of reads and writes)", on.value,
+            off.value, "GB/s"),
+         ev(off, f"GPU{off.a}->GPU{off.b} P2P=Disabled copy through host memory ({way}): the rate compared with",
+            off.value, unit="GB/s")]
+        + [ev(t, f"{t.a}<->{t.b} path", t.path) for t in paths[:1] if t is not None],
+        fix="Check ACS on the PCIe switches (`lspci -vvv`: ACSCtl ReqRedir+) and boot with iommu=pt; keep TP groups "
+        "within one socket (`nvidia-smi topo -m`); compare all_reduce_perf with NCCL_P2P_LEVEL=NODE (or "
+        "NCCL_P2P_DISABLE=1) against the default and keep the faster.",
+        refs=["nccl_acs", "nccl_env"],
+    )

@@ -9,6 +9,8 @@ here (other engines' and tools' forms, negations):
   'DR' (disabled by regkey), which newer legends print, is read as a cell;
 - a scaling table of two models (gpt-fast's Llama-3.1 8B and 70B rows, one published README table) names each row's
   model, and its headline names the worst layout's system: two "TP2" rows read alike otherwise;
+- p2pBandwidthLatencyTest's P2P=Enabled copies slower than its P2P=Disabled ones (staged through host memory) are a
+  peer path the CPU forwards (NVIDIA/nccl#814: 10-12 vs 20-22 GB/s on every pair), across sockets numa_affinity;
 - a plan whose SLO caps a layout's batch below its share of the users says so beside the table (TP1 x DP4 served 80 of
   100 users while holding 212 sequences, with nothing saying why);
 """
@@ -18,8 +20,8 @@ from pathlib import Path
 import pytest
 from conftest import report_json
 
-from diagnose.artifacts import issue_md, topo
-from diagnose.evidence import Facts, Measurement, P2PStatus
+from diagnose.artifacts import issue_md, p2p_test, topo
+from diagnose.evidence import Facts, Measurement, P2PStatus, PairBandwidth
 from rules.engine import evaluate
 
 DATA = Path(__file__).parent / "data" / "ut13"
@@ -153,3 +155,69 @@ def test_no_cap_no_words():
 def test_each_paste_is_recognised(name, kinds):
     (row,) = report_json("ticket", DATA / name)["tables"]["Attachments read"]["rows"]
     assert row[0] == name and kinds in row[1] and row[2] > 0, row
+
+
+# --------------------------------------------------------------------------- P2P slower than staging through the host
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "tickets"
+
+
+def p2p_findings(*texts: tuple[str, object]):
+    """(facts, this rule's findings) of each text read by its parser."""
+    facts = Facts()
+    for text, parser in texts:
+        facts.add(*parser.parse(text, "t.txt"))
+    return facts, [f for f in evaluate(facts) if f.rule == "topology.p2p_slower_than_host"]
+
+
+def test_p2p_below_the_host_staged_copy_is_a_forwarded_peer_path():
+    facts, (f,) = p2p_findings(((DATA / "nccl814_p2p_matrix_6gpu.txt").read_text(), p2p_test))
+    assert (f.category, f.severity) == ("p2p_disabled", "warning")
+    assert "30 of 30 GPU pairs" in f.title
+    slowest = f.evidence[0]
+    assert slowest.measured < 0.9 * slowest.expected and slowest.unit == "GB/s"
+    assert {p.p2p_enabled for p in facts.of(PairBandwidth)} == {True, False}
+
+
+def test_p2p_faster_than_staged_is_no_finding():
+    """NVIDIA/nccl-tests#74 (shared case 022): with P2P enabled the A40 pairs reach 40-101 GB/s against 19-21 staged;
+    what is slow there is the socket boundary, host.cross_socket_p2p's finding."""
+    case = SHARED / "022-nccl-tests-74-a40-epyc-nps4-cross-socket-p2p-slower" / "attachment2.txt"
+    if not case.exists():
+        pytest.skip("../shared/tickets is not beside the checkout")
+    facts, found = p2p_findings((case.read_text(), p2p_test))
+    assert facts.of(PairBandwidth) and not found
+
+
+CROSS = """Bidirectional P2P=Disabled Bandwidth Matrix (GB/s)
+   D\\D     0      1      2      3
+     0 500.00  20.10  19.80  19.90
+     1  20.20 500.00  19.70  19.60
+     2  19.90  19.80 500.00  20.30
+     3  19.70  19.90  20.40 500.00
+Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)
+   D\\D     0      1      2      3
+     0 500.00  41.20  14.10  14.30
+     1  41.00 500.00  14.20  14.00
+     2  14.20  14.10 500.00  41.30
+     3  14.00  14.30  41.10 500.00
+P2P=Enabled Latency (P2P Writes) Matrix (us)
+   GPU     0      1      2      3
+     0   2.10  90.00  90.00  90.00
+     1  90.00   2.10  90.00  90.00
+     2  90.00  90.00   2.10  90.00
+     3  90.00  90.00  90.00   2.10
+"""
+TOPO4 = """\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\tNUMA Affinity
+GPU0\t X \tNODE\tSYS\tSYS\t0-23\t0
+GPU1\tNODE\t X \tSYS\tSYS\t0-23\t0
+GPU2\tSYS\tSYS\t X \tNODE\t24-47\t1
+GPU3\tSYS\tSYS\tNODE\t X \t24-47\t1
+"""
+
+
+def test_pairs_across_sockets_are_numa_affinity_and_latency_is_not_compared():
+    _, (f,) = p2p_findings((CROSS, p2p_test), (TOPO4, topo))
+    assert f.category == "numa_affinity" and "8 of 12 GPU pairs" in f.title and "SYS" in f.evidence[-1].measured
+    _, (g,) = p2p_findings((CROSS, p2p_test))  # no topology: the CPU forwards them, which way unknown
+    assert g.category == "p2p_disabled" and "across CPU sockets" in g.summary
