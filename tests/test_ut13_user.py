@@ -11,6 +11,8 @@ here (other engines' and tools' forms, negations):
   model, and its headline names the worst layout's system: two "TP2" rows read alike otherwise;
 - p2pBandwidthLatencyTest's P2P=Enabled copies slower than its P2P=Disabled ones (staged through host memory) are a
   peer path the CPU forwards (NVIDIA/nccl#814: 10-12 vs 20-22 GB/s on every pair), across sockets numa_affinity;
+- where the reporter says how the GPUs connect ("2x RTX A6000 and an NvLink bridge", ollama/ollama#2191) the ask for
+  the topology says nothing *measured* shows it, not that nothing shows it;
 - a plan whose SLO caps a layout's batch below its share of the users says so beside the table (TP1 x DP4 served 80 of
   100 users while holding 212 sequences, with nothing saying why);
 """
@@ -221,3 +223,9 @@ def test_pairs_across_sockets_are_numa_affinity_and_latency_is_not_compared():
     assert f.category == "numa_affinity" and "8 of 12 GPU pairs" in f.title and "SYS" in f.evidence[-1].measured
     _, (g,) = p2p_findings((CROSS, p2p_test))  # no topology: the CPU forwards them, which way unknown
     assert g.category == "p2p_disabled" and "across CPU sockets" in g.summary
+
+
+def test_the_links_ask_says_words_are_not_a_measurement():
+    r = report_json("ticket", DATA / "ollama2191.md")
+    (f,) = [f for f in r["findings"] if f["rule"] == "workload.evidence_coverage"]
+    assert "nothing measured shows whether they talk over NVLink" in f["summary"] and "topo -m" in f["fix"]
