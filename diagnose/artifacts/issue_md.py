@@ -959,9 +959,10 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         builds = list(dict.fromkeys(b for _, b in stated))
         out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
-    # (llama.cpp's timing lines quoted or pasted bare are output: read as _timing_lines reads a block, not as prose)
-    timed = [(i, ln) for i, ln in prose if LLAMA_TIMING.search(ln)]
-    seamed = [(i, spaced[i]) for i, _ in prose if not LLAMA_TIMING.search(spaced[i])]
+    # (llama.cpp's timing lines quoted or pasted bare: only the eval line is a decode rate, LLAMA_TIMING)
+    timed = [(i, ln) for i, ln in prose if PROMPT_TIMING.search(ln)]
+    seamed = [(i, spaced[i]) for i, _ in prose
+              if not (LLAMA_TIMING.search(spaced[i]) and not DECODE_TIMING.search(spaced[i]))]
     dot = figures.comma_decimals(" ".join(ln for _, ln in seamed))  # "3.100 tok/s" is 3100 in a German ticket
     relative, compared = _relative_rates(seamed, name, dot)
     out.extend(relative)
@@ -1614,7 +1615,10 @@ SERVER_LAUNCH = re.compile(r"\bllama[-_]server\b|(?:^|[\s/])server(?:\.exe)?\s+-
 # ms per token, 31565.97 tokens per second)", "prompt eval time", "eval time", "total time"; since 2024
 # "llama_perf_sampler_print: sampling time = ...", https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp
 # llama_perf_context_print): output wherever it is pasted, a quote or bare prose too, and only its eval line is decode.
+# The prose reader keeps that line (with the GPUs a line above names, "With 2x RTX 4090:"); the others are no rate
+# of the reporter's, and a prompt eval line is the prompt's (_timing_lines reads it as a block's).
 LLAMA_TIMING = re.compile(r"\b(?:load|sampl(?:e|ing)|prompt eval|eval|total) time\s*=\s*[\d.]+\s*ms\b", re.I)
+DECODE_TIMING = re.compile(r"(?<!prompt )\beval time\s*=", re.I)
 PROMPT_TIMING = re.compile(r"\bprompt eval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
                            r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I)
 # ... and end to end, the prompt's processing in it: ExLlamaV2's examples print "Response generated in 8.56 seconds,
