@@ -33,6 +33,7 @@ DOCS = {
     "nccl_env": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html",
     "nccl_trouble": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html",
     "nccl_acs": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs",
+    "nvml_p2p": "https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html",
     "nccl_docker": "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#sharing-data",
     "nccl_tests_perf": "https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md",
     "nccl_releases": "https://docs.nvidia.com/deeplearning/nccl/release-notes/index.html",

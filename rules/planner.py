@@ -83,7 +83,7 @@ def option(req: Request, tp: int, pp: int) -> Option | None:
         capped = _batch_within_slo(req, tp, pp, dp, batch)
         meets = capped is not None
         if capped is not None and capped < batch:
-            notes.append(f"batch per replica capped at {capped} (from {batch}) to meet ITL <= {req.itl_slo_ms:g} ms")
+            notes.append(f"batch per replica capped at {capped} (from {batch}) to meet the SLO")
         batch = capped or batch
     p = req.predict(tp, pp, dp, batch)
     served = min(req.concurrency, batch * dp)

@@ -235,19 +235,20 @@ def tracks_prediction(facts, predictions):
         yield _calibration_doubted(doubted)
         return
     worst = max((r for rs in layouts.values() for r in rs), key=lambda r: r.layout_ratio)
+    worst_label = next(k for k, rs in layouts.items() if worst in rs)  # with its system, where there are several
     n = sum(len(rs) for rs in layouts.values())
     if statuses == {"faster_than_band"} or statuses == {"faster_than_band", "tracks"}:
-        title = (f"All {len(layouts)} measured layouts are inside the expected band or faster (worst {worst.label}: "
+        title = (f"All {len(layouts)} measured layouts are inside the expected band or faster (worst {worst_label}: "
                  f"x{worst.layout_ratio:.2f} the expected time, band x{worst.band_low:.2f}-x{worst.band_high:.2f})")
         where = (f"sit, by their median, inside the band of what a healthy {worst.engine} system delivers or above "
                  "it in speed (still below the roofline)")
     elif statuses == {"tracks"} and worst.layout_ratio <= worst.band_high:
-        title = (f"All {len(layouts)} measured layouts are inside the expected band (worst {worst.label}: "
+        title = (f"All {len(layouts)} measured layouts are inside the expected band (worst {worst_label}: "
                  f"x{worst.layout_ratio:.2f} the expected time, band x{worst.band_low:.2f}-x{worst.band_high:.2f})")
         where = f"sit, by their median, inside the band of what a healthy {worst.engine} system delivers"
     else:
         title = (f"All {len(layouts)} measured layouts scale as expected: each is within the band of the smallest "
-                 f"layout's x{worst.base_ratio:.2f} (worst {worst.label}: x{worst.layout_ratio:.2f})")
+                 f"layout's x{worst.base_ratio:.2f} (worst {worst_label}: x{worst.layout_ratio:.2f})")
         where = (f"are as far from what a healthy {worst.engine} system delivers as the smallest layout's, which "
                  "scaling does not change (see the base-efficiency finding)")
     inferred = any(r.weights_assumed for rs in layouts.values() for r in rs)  # priced at weights the input never named

@@ -426,6 +426,36 @@ def count_scope(facts: Facts, predictions=None):
                refs=["nvidia_smi"])
 
 
+# What each code of `nvidia-smi topo -p2p` (and NVML's nvmlGpuP2PStatus_t) says refuses peer-to-peer, as its legend
+# prints it ("CNS = Chipset not supported", "GNS = GPU not supported", "TNS = Topology not supported", "DR = Disabled by
+# regkey", "NS = Not supported"; https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html
+# nvmlGpuP2PStatus_t), and the fix that code calls for: only the chipset's and the topology's answers depend on
+# the platform's PCIe settings; a GPU that does not support P2P or a registry key is no BIOS matter.
+P2P_CODES = {
+    "CNS": ("chipset not supported: the PCIe root complex or chipset refuses P2P between them",
+            "Disable ACS on the PCIe switches and root ports between the GPUs (BIOS or setpci), boot with iommu=pt, "
+            "and re-run `nvidia-smi topo -p2p r`."),
+    "TNS": ("topology not supported: the PCIe path between them allows no P2P",
+            "Keep each TP group under one PCIe root complex (one CPU socket, the GPUs `nvidia-smi topo -m` shows as "
+            "PIX/PXB/PHB); where the BIOS offers it, disable ACS and boot with iommu=pt, then re-run "
+            "`nvidia-smi topo -p2p r`."),
+    "GNS": ("GPU not supported: the board or its driver refuses P2P",
+            "No PCIe or BIOS setting turns it on: the board or its driver refuses peer-to-peer. Expect all-reduce "
+            "through host memory at host-memory and root-complex bandwidth, prefer pipeline or data parallelism "
+            "across these GPUs, or use boards that support P2P or NVLink."),
+    "DR": ("disabled by a driver registry key",
+           "Remove the registry key that disables peer-to-peer (the NVreg_RegistryDwords option of the nvidia "
+           "kernel module), reload the driver, and re-run `nvidia-smi topo -p2p r`."),
+}
+_P2P_GENERIC_FIX = ("Disable ACS on the PCIe switches between the GPUs (BIOS or setpci), boot with iommu=pt, "
+                    "and re-run `nvidia-smi topo -p2p r`.")
+
+
+def _p2p_said(p: P2PStatus) -> str:
+    """'P2P read', or where the paste cut the command that names the capability, 'P2P (capability not shown)'."""
+    return f"P2P {p.capability}" if p.capability != "unknown" else "P2P (capability not shown)"
+
+
 @rule("topology.p2p_status", "p2p_disabled", "other")
 def p2p_status(facts: Facts, predictions=None):
     """The driver's own answer to 'can GPU a read/write GPU b' (topo -p2p, NVML)."""
@@ -452,24 +482,28 @@ def p2p_status(facts: Facts, predictions=None):
         yield make(
             "topology.p2p_status", "other", "info", 0.6,
             f"Peer-to-peer is off between the {spec.name} GPUs, as its driver ships",
-            f"The driver reports P2P {b.capability} as '{b.status}' between GPU{b.a} and GPU{b.b}. The stock driver "
+            f"The driver reports {_p2p_said(b)} as '{b.status}' between GPU{b.a} and GPU{b.b}. The stock driver "
             f"does not allow PCIe peer-to-peer on {spec.name}, so NCCL stages GPU-to-GPU traffic through host "
             "memory by design: all-reduce bandwidth is bounded by host memory and the CPU's PCIe root complex.",
-            [ev(b, f"GPU{b.a}->GPU{b.b} P2P {b.capability}", b.status, "OK"),
+            [ev(b, f"GPU{b.a}->GPU{b.b} {_p2p_said(b)}", b.status, "OK"),
              ev(spec_src or "catalog",
                 f"catalog {spec.key}: pcie_p2p = false ({spec.notes or 'P2P off in the stock driver'})")],
         )
         return
+    codes = list(dict.fromkeys(p.status.upper() for p in bad))
+    known = P2P_CODES.get(codes[0]) if len(codes) == 1 else None  # one stated reason: its own words and fix
+    summary = (f"The driver reports {_p2p_said(b)} as '{b.status}' between GPU{b.a} and GPU{b.b}"
+               + (f" ({P2P_CODES[codes[0]][0]})" if codes[0] in P2P_CODES else "")
+               + ", so NCCL falls back to host memory for those pairs.")
+    if not known:
+        summary += (" On bare metal this is usually ACS redirect on a PCIe switch, the IOMMU in translation mode, or "
+                    "a board/driver that does not support P2P.")
     yield make(
         "topology.p2p_status", "p2p_disabled", "critical", 0.85,
-        f"Peer-to-peer is not supported between {len(bad)} of {len(rows)} GPU pairs",
-        f"The driver reports P2P {b.capability} as '{b.status}' between GPU{b.a} and GPU{b.b}, so NCCL "
-        "falls back to host memory for those pairs. On bare metal this is usually ACS redirect on a PCIe "
-        "switch, the IOMMU in translation mode, or a board/driver that does not support P2P.",
-        [ev(p, f"GPU{p.a}->GPU{p.b} P2P {p.capability}", p.status, "OK") for p in bad[:4]],
-        fix="Disable ACS on the PCIe switches between the GPUs (BIOS or setpci), boot with iommu=pt, "
-        "and re-run `nvidia-smi topo -p2p r`.",
-        refs=["nccl_acs"],
+        f"Peer-to-peer is not supported between {len(bad)} of {len(rows)} GPU pairs", summary,
+        [ev(p, f"GPU{p.a}->GPU{p.b} {_p2p_said(p)}", p.status, "OK") for p in bad[:4]],
+        fix=known[1] if known else _P2P_GENERIC_FIX,
+        refs=["nccl_acs"] if not known or codes[0] in ("CNS", "TNS") else ["nvml_p2p"],
     )
 
 
@@ -1101,3 +1135,55 @@ def pair_bandwidth(facts: Facts, predictions=None):
 def _share_range(low: float, high: float) -> str:
     """'82%–86%', or '90%' when both ends round alike."""
     return f"{low:.0%}" if f"{low:.0%}" == f"{high:.0%}" else f"{low:.0%}–{high:.0%}"
+
+
+# A direct PCIe peer copy crosses the PCIe fabric once; a copy staged through host memory (P2P=Disabled in the CUDA
+# sample p2pBandwidthLatencyTest) crosses it twice and adds a host-memory copy, so a healthy peer path is at least as
+# fast. Below it (the better of P2P reads and writes, a tenth of margin for noise), peer requests are being forwarded
+# by the CPU: ACS redirect or a translating IOMMU sends them up to the root complex (NCCL troubleshooting, "PCI Access
+# Control Services"), or the pair crosses CPU sockets, where NCCL's maintainers find P2P worse than SHM
+# (https://github.com/NVIDIA/nccl/issues/428: "recent Intel CPUs have horrible P2P performance" through the CPU).
+# NCCL's P2P transport then runs slower than its SHM one would.
+P2P_BELOW_STAGED = 0.9
+
+
+@rule("topology.p2p_slower_than_host", "p2p_disabled", "numa_affinity")
+def p2p_slower_than_host(facts: Facts, predictions=None):
+    """GPU pairs whose P2P copy is slower than the same copy staged through host memory (p2pBandwidthLatencyTest's
+    P2P=Enabled against its P2P=Disabled matrix)."""
+    if is_virtualized(facts):
+        return  # topology.virtualization_no_p2p tells a guest's story
+    rates: dict[tuple, dict[bool, PairBandwidth]] = defaultdict(dict)
+    for p in facts.of(PairBandwidth):
+        if p.a != p.b and p.p2p_enabled is not None and p.unit.lower() in ("gb/s", "gbps") and p.value > 0:
+            best = rates[(p.a, p.b, p.direction)].get(p.p2p_enabled)
+            if best is None or p.value > best.value:  # P2P reads and writes: the better path NCCL can take
+                rates[(p.a, p.b, p.direction)][p.p2p_enabled] = p
+    both = [(r[True], r[False]) for r in rates.values() if True in r and False in r]
+    slow = [(on, off) for on, off in both if on.value < P2P_BELOW_STAGED * off.value]
+    if not slow:
+        return
+    on, off = min(slow, key=lambda x: x[0].value / x[1].value)
+    paths = [_topo_path(facts, p.a, p.b) for p, _ in slow]
+    across = bool(paths) and all(t is not None and t.path.upper() in ("SYS", "SOC") for t in paths)
+    way = "bidirectional" if on.direction == "bi" else "one direction"
+    yield make(
+        "topology.p2p_slower_than_host", "numa_affinity" if across else "p2p_disabled", "warning", 0.5,
+        f"P2P is slower than staging through host memory on {len(slow)} of {len(both)} GPU pairs "
+        f"(GPU{on.a}->GPU{on.b}: {on.value:g} vs {off.value:g} GB/s)",
+        "A direct peer copy crosses PCIe once and a copy through host memory twice, so a healthy peer path is at "
+        "least as fast. Here the peer path is slower: "
+        + ("these pairs cross CPU sockets (topo: SYS), whose interconnect forwards PCIe peer writes poorly. "
+           if across else "the CPU forwards the peer requests (ACS redirect on a PCIe switch, a translating IOMMU, "
+           "or pairs across CPU sockets). ")
+        + "NCCL's P2P transport between them runs slower than its shared-memory one would.",
+        [ev(on, f"GPU{on.a}->GPU{on.b} P2P=Enabled copy ({way}, the better of reads and writes)", on.value,
+            off.value, "GB/s"),
+         ev(off, f"GPU{off.a}->GPU{off.b} P2P=Disabled copy through host memory ({way}): the rate compared with",
+            off.value, unit="GB/s")]
+        + [ev(t, f"{t.a}<->{t.b} path", t.path) for t in paths[:1] if t is not None],
+        fix="Check ACS on the PCIe switches (`lspci -vvv`: ACSCtl ReqRedir+) and boot with iommu=pt; keep TP groups "
+        "within one socket (`nvidia-smi topo -m`); compare all_reduce_perf with NCCL_P2P_LEVEL=NODE (or "
+        "NCCL_P2P_DISABLE=1) against the default and keep the faster.",
+        refs=["nccl_acs", "nccl_env"],
+    )

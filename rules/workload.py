@@ -671,7 +671,7 @@ def evidence_coverage(facts: Facts, predictions=None):
                    count + board)
         return
     yield need("workload.evidence_coverage", "How the GPUs are connected is not known",
-               "Several GPUs work together, but nothing shows whether they talk over NVLink, a PCIe switch, "
+               "Several GPUs work together, but nothing measured shows whether they talk over NVLink, a PCIe switch, "
                "or across CPU sockets.",
                "`nvidia-smi topo -m` from the node (and `nvidia-smi nvlink -s` if it shows NV# links)", count)
 

@@ -959,14 +959,17 @@ def _mentions(prose: list[tuple[int, str]], name: str, code_lines: list[tuple[in
         builds = list(dict.fromkeys(b for _, b in stated))
         out.append(Workload(where(name, stated[0][0]), extra={"engine_builds": builds}))
     # figures read with a space where CJK meets Latin ("测出来busbw 只有160GB/s"): the words' edges are then seen
-    seamed = [(i, spaced[i]) for i, _ in prose]
+    # (llama.cpp's timing lines quoted or pasted bare: only the eval line is a decode rate, LLAMA_TIMING)
+    timed = [(i, ln) for i, ln in prose if PROMPT_TIMING.search(ln)]
+    seamed = [(i, spaced[i]) for i, _ in prose
+              if not (LLAMA_TIMING.search(spaced[i]) and not DECODE_TIMING.search(spaced[i]))]
     dot = figures.comma_decimals(" ".join(ln for _, ln in seamed))  # "3.100 tok/s" is 3100 in a German ticket
     relative, compared = _relative_rates(seamed, name, dot)
     out.extend(relative)
     out.extend(_rates(seamed, name, n if n and n >= 2 else 2, apart, dot, compared))  # the lines _sets_apart read
     out.extend(_tokens_over_time(seamed, name, dot))
     # (llama-bench prints a Markdown table, often pasted bare: its rows are prose lines)
-    out.extend(_timing_lines(code_lines + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
+    out.extend(_timing_lines(code_lines + timed + [(i, ln) for i, ln in prose if ln.lstrip().startswith("|")], name))
     out.extend(_latencies(seamed, name, apart))
     out.extend(_bandwidths(seamed, name, code_lines))
     out.extend(_results_tables(prose + _aligned_tables(list(prose) + list(code_lines)), name))
@@ -1608,6 +1611,14 @@ SLOT_TIMING = re.compile(r"\bslot\s+print_timing:\s*id\s+\d+\s*\|\s*task\s+-?\d+
                          r"\bprint_timings\b.*\bid_slot\W{0,2}\d", re.I)
 SLOT_COUNT = re.compile(r"(?<![\w-])(?:-np|--parallel)(?:\s+|=)(\d{1,4})\b|\bn_slots\s*[=:]\s*(\d{1,4})\b")
 SERVER_LAUNCH = re.compile(r"\bllama[-_]server\b|(?:^|[\s/])server(?:\.exe)?\s+-", re.I)
+# llama.cpp's timing block prints one line per phase ("llama_print_timings: load time = ...", "sample time = ... ( 0.03
+# ms per token, 31565.97 tokens per second)", "prompt eval time", "eval time", "total time"; since 2024
+# "llama_perf_sampler_print: sampling time = ...", https://github.com/ggml-org/llama.cpp/blob/master/src/llama-context.cpp
+# llama_perf_context_print): output wherever it is pasted, a quote or bare prose too, and only its eval line is decode.
+# The prose reader keeps that line (with the GPUs a line above names, "With 2x RTX 4090:"); the others are no rate
+# of the reporter's, and a prompt eval line is the prompt's (_timing_lines reads it as a block's).
+LLAMA_TIMING = re.compile(r"\b(?:load|sampl(?:e|ing)|prompt eval|eval|total) time\s*=\s*[\d.]+\s*ms\b", re.I)
+DECODE_TIMING = re.compile(r"(?<!prompt )\beval time\s*=", re.I)
 PROMPT_TIMING = re.compile(r"\bprompt eval time\s*=.*?\(\s*[\d.]+\s*ms per token,\s*"
                            r"(\d+(?:\.\d+)?)\s*tokens? per second", re.I)
 # ... and end to end, the prompt's processing in it: ExLlamaV2's examples print "Response generated in 8.56 seconds,

@@ -27,9 +27,9 @@ _HEADER_TOKEN = re.compile(
     r"|mlx\d+_(?:bond_)?\d+|[A-Za-z][A-Za-z0-9_.]*\d(?![A-Za-z0-9_.]*\d)|(?P<bad>\S+)"
 )
 _LABEL = re.compile(r"\s*(GPU\d+(?:-\d+)?|NIC\d+|mlx\d+_(?:bond_)?\d+|[A-Za-z][A-Za-z0-9_.]*\d)"
-                    r"(?=\s|X|NV|PIX|PXB|PHB|NODE|SYS|SOC|OK|CNS|GNS|TNS|NS)")
+                    r"(?=\s|X|NV|PIX|PXB|PHB|NODE|SYS|SOC|OK|CNS|GNS|TNS|DR|NS)")
 _PATH_CELL = re.compile(r"\s*(NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|X)")
-_P2P_CELL = re.compile(r"\s*(OK|CNS|GNS|TNS|DNS|NS|U|X)(?![A-Za-z])")
+_P2P_CELL = re.compile(r"\s*(OK|CNS|GNS|TNS|DNS|DR|NS|U|X)(?![A-Za-z])")
 _NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
 _P2P_COMMAND = re.compile(r"topo\s+(?:-p2p|--p2p)\s*([rwnap])\b")
 _P2P_CAPABILITY = {"r": "read", "w": "write", "n": "nvlink", "a": "atomics", "p": "prop"}

@@ -29,12 +29,20 @@ def plan_table(result: Plan) -> dict:
     return {"columns": COLUMNS, "rows": rows,
             "note": f"{result.dtype} weights, {result.kv_dtype} KV cache, as {result.engine_name} runs them. "
                     "GB kept: activations, CUDA graphs and communication buffers the engine reserves. KV tokens per "
-                    "replica = KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Users "
+                    "replica = KV budget per GPU / KV bytes per token per GPU; seqs = KV tokens / context. Batch per "
+                    "replica: the users over the replicas, at most the seqs it holds" + _capped(result) + ". Users "
                     "served = min(users, batch per replica x replicas); tok/s total = users served x tok/s per user. "
                     "ITL and tok/s are the predictor's expected figures at the batch shown: ITL is "
                     f"{ITL_AT}, {result.chosen.itl_context:,} tokens (as `predict` gives it); tok/s per user = "
                     "1000 / ITL at that same context. " + _slo_note(result) + "pick: the chosen layout, "
                     f"and the fallback for a stricter latency SLO. Chosen by: {result.objective}."}
+
+
+def _capped(result: Plan) -> str:
+    """Where the SLO capped a layout's batch below its share of the users (else the table cannot say why it serves
+    fewer users than it holds)."""
+    capped = [f"{o.label}: {n}" for o in result.options for n in o.notes if n.startswith("batch per replica capped")]
+    return f" ({'; '.join(capped)})" if capped else ""
 
 
 def _slo_note(result: Plan) -> str:

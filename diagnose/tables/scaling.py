@@ -34,13 +34,15 @@ def _names(analysis: ScalingAnalysis) -> str:
         (f" (+{len(pairs) - 3} more)" if len(pairs) > 3 else "")
 
 
-SCALING_COLUMNS = ["layout", "run", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user", "decode tok/s",
-                   "speed-up / ideal", "roofline", "expected", "band", "measured / expected", "layout median", "status",
-                   "roofline ms", "expected ms"]
+SCALING_COLUMNS = ["layout", "model", "GPU", "run", "GPUs", "batch", "in/out", "measured", "as", "tok/s/user",
+                   "decode tok/s", "speed-up / ideal", "roofline", "expected", "band", "measured / expected",
+                   "layout median", "status", "roofline ms", "expected ms"]
 
 
 def scaling_table(analysis: ScalingAnalysis) -> dict:
     rows = []
+    # which model and GPU a row measured, where the inputs hold several (a TP2 row of each model reads alike otherwise)
+    models, gpus = ({getattr(r, k) for r in analysis.rows} for k in ("model", "gpu"))
     for r in analysis.rows:
         step = r.step_ms
         has = r.ratio is not None
@@ -53,7 +55,8 @@ def scaling_table(analysis: ScalingAnalysis) -> dict:
             band = "-"
         rows.append([
             # the batch stays a number: the HTML scaling chart computes throughput from it
-            r.label, r.run or "-", r.gpus, _batch(r, step),
+            r.label, r.model if len(models) > 1 else "-", r.gpu if len(gpus) > 1 else "-", r.run or "-", r.gpus,
+            _batch(r, step),
             f"{r.prompt}/{r.output}" if r.output else "-",
             _n(r.measured, 4) if r.measured is not None else "-", r.measured_how or "-",
             _n(1e3 / step if step else None, 1), _n(_total_tok_s(r), 0),
