@@ -24,6 +24,7 @@ from diagnose.artifacts.text import RATE_UNIT, is_bits, to_gbs, to_ms
 from diagnose.artifacts.text import cjk_spaced as spaced  # CJK runs words together with Latin ones
 from diagnose.artifacts.text import table_cells as md_cells  # one Markdown cell splitter for every table reader
 from diagnose.evidence import Facts, Note, Workload
+from rules.offload import GIB  # vLLM's --cpu-offload-gb counts GiB
 
 # Which text a claim may come from: the reporter's description, and the free-text hardware /
 # software fields a ticket.toml carries.
@@ -3915,7 +3916,7 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
     gb), MoE experts on the CPU (form 'experts'), accelerate's offload warning (form 'accelerate', to)."""
     for m in CPU_OFFLOAD_GB.finditer(sentence):
         gb = float(m.group(1))
-        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "pcie", "gb": gb * 2**30 / 1e9},
+        out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "pcie", "gb": gb * GIB},
                          negated=gb == 0, guess=hypothetical(sentence, m.start())))
     for rx in (_EXPERT_FLAGS, _EXPERT_WORDS) if prose else (_EXPERT_FLAGS,):
         for m in rx.finditer(sentence):
