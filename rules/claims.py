@@ -3898,7 +3898,10 @@ def _quoted_output(sentence: str, m: re.Match) -> bool:
 #   (https://huggingface.co/docs/accelerate/concept_guides/big_model_inference).
 # vLLM's / SGLang's flag and its Python keyword: GiB per GPU kept in host memory (zero, the default, offloads nothing).
 CPU_OFFLOAD_GB = re.compile(r"(?:--cpu[-_]offload[-_]gb|\bcpu_offload_gb)[\s=:\"']+(\d+(?:\.\d+)?)", re.I)
-_EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:--cpu-moe\b|--n-cpu-moe[\s=]+\d+|(?:-ot|--override-tensor)[\s=]+[\"']?"
+# --n-cpu-moe N (-ncmoe N) keeps only the first N layers' experts on the CPU (https://github.com/ggml-org/llama.cpp/pull/15077):
+# the claim carries N as first_layers.
+_EXPERT_FLAGS = re.compile(r"(?:\s|^)(?:(?:--cpu-moe|-cmoe)\b|(?:--n-cpu-moe|-ncmoe)[\s=]+(?P<first>\d+)|"
+                           r"(?:-ot|--override-tensor)[\s=]+[\"']?"
                            r"[^\s\"']*exps[^\s\"']*=CPU\b)|\bKExpertsCPU\b|\bk[-_ ]?transformers\b", re.I)
 _EXPERT_WORDS = re.compile(
     r"\b(?:routed\s+|MoE\s+)?experts?\b(?:\s+(?:weights|layers|tensors|computation|compute))?[\w\s,-]{0,20}?"
@@ -3921,7 +3924,9 @@ def _elsewhere(out: list, source: str, sentence: str, prose: bool) -> None:
     for rx in (_EXPERT_FLAGS, _EXPERT_WORDS) if prose else (_EXPERT_FLAGS,):
         for m in rx.finditer(sentence):
             before = sentence[:m.start()]
-            out.append(Claim("partial_offload", source, _quote(sentence, m), {"form": "experts"},
+            first = m.groupdict().get("first")
+            data = {"form": "experts", **({"first_layers": int(first)} if first else {})}
+            out.append(Claim("partial_offload", source, _quote(sentence, m), data,
                              negated=bool(_NOT_THERE.search(before + m.group(0))),
                              guess=prose and (_guessed(sentence) or asked(sentence)
                                               or bool(_OFFLOAD_PLAN.search(before)))))

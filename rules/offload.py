@@ -167,7 +167,7 @@ def experts_on_cpu(p, first_layers: int | None = None) -> Placement | None:
         max(0, min(first_layers, model.layers) - model.first_dense_layers)
     one = model.mlp_params(model.expert_ffn) * (shapes.DTYPE_BYTES[dtype] if dtype == "mxfp4"
                                                 else shapes.bytes_per_param(dtype, group)) / 1e9
-    where = "" if on_cpu == model.moe_layers else f" of {on_cpu} of {model.moe_layers} MoE layers"
+    where = "" if on_cpu == model.moe_layers else f" in {on_cpu} of {model.moe_layers} MoE layers"
     words = f"the {model.experts_active} active routed experts of {model.experts}{where} on the CPU"
     return Placement(on_cpu * model.experts_active * one, 0.0, words, "experts", on_cpu * model.experts * one)
 

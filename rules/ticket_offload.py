@@ -42,7 +42,7 @@ def placements(facts: Facts, p, model) -> list[tuple[offload.Placement, list]]:
         return [(offload.share_on_cpu(p, c.data["cpu_pct"]), [claim_ev(c, "share of the model on the CPU")])]
     c = _affirmed(found, "experts")
     if c is not None and model.is_moe:
-        return [(offload.experts_on_cpu(p), [claim_ev(c, "experts on the CPU")])]
+        return [(offload.experts_on_cpu(p, c.data.get("first_layers")), [claim_ev(c, "experts on the CPU")])]
     engine = engine_of(facts) or ""
     said = [claim_ev(c, "part of the model off the GPU") for c in found
             if c.data["form"] in ("words", "over_vram", "accelerate") and not c.negated and not c.guess][:1]

@@ -202,6 +202,17 @@ def test_experts_on_the_cpu_paraphrased_negated_and_asked(text, negated, guess):
     assert found and found[0].negated == negated and found[0].guess == guess
 
 
+@pytest.mark.parametrize("text, first", [
+    ("llama-server -m gpt-oss-120b-mxfp4.gguf -ngl 99 --n-cpu-moe 30 -c 16384", 30),
+    ("./llama-cli -ngl 999 -ncmoe=20 -m qwen3-235b.gguf", 20),
+    ("llama-server -ngl 99 --cpu-moe --jinja", None),
+    ("llama-server -ngl 99 -cmoe", None),
+])
+def test_n_cpu_moe_reads_how_many_layers_keep_their_experts_on_the_cpu(text, first):
+    (c,) = [c for c in _offload(text) if c.data["form"] == "experts"]
+    assert c.data.get("first_layers") == first and not c.negated and not c.guess
+
+
 def test_accelerates_offload_warning_is_read():
     text = "Some parameters are on the meta device because they were offloaded to the cpu."
     (c,) = [c for c in _offload(text) if c.data["form"] == "accelerate"]
@@ -262,6 +273,15 @@ def test_a_rate_far_below_the_band_is_the_host_side(tmp_path):
                                   "second. Is this expected?")
     f = found["ticket.offload_rate"]
     assert f.category == "host_bound" and "below" in f.title
+
+
+def test_a_ticket_prices_only_the_layers_n_cpu_moe_names(tmp_path):
+    """--n-cpu-moe 30 on a 36-layer gpt-oss-120b: the ticket reads the experts of 30 layers from host memory, as
+    predict would, not all 36."""
+    _, found = _verdict(tmp_path, "gpt-oss-120b (MXFP4 GGUF) on one RTX 4090 with llama-server -ngl 99 --n-cpu-moe 30. "
+                                  "CPU is a Ryzen 9 7950X with DDR5-6000. I get 9 tok/s, is that normal?")
+    f = found["ticket.offload_rate"]
+    assert "in 30 of 36 MoE layers" in f.title
 
 
 def test_every_layer_on_the_gpu_is_no_offload(tmp_path):
