@@ -15,8 +15,8 @@ def placement(p, asked: dict, model) -> offload.Placement | None:
     None for none."""
     if asked.get("cpu_layers"):
         return offload.layers_on_cpu(p, model.layers - asked["cpu_layers"], model.layers)
-    if asked.get("experts_on_cpu"):
-        return offload.experts_on_cpu(p)
+    if asked.get("experts_on_cpu") or asked.get("n_cpu_moe"):
+        return offload.experts_on_cpu(p, asked.get("n_cpu_moe"))
     if asked.get("cpu_offload_gb"):
         return offload.streamed_over_pcie(asked["cpu_offload_gb"] * offload.GIB)
     return None

@@ -329,9 +329,24 @@ def test_predict_more_cpu_layers_is_slower_and_the_copy_offload_is_priced_over_p
     assert "over PCIe" in f["evidence"][1]["detail"] and "assumed" in f["evidence"][2]["detail"]
 
 
+def test_predict_n_cpu_moe_prices_only_the_first_layers_experts():
+    """--n-cpu-moe N (llama.cpp): fewer layers' experts on the CPU, a faster token than all of them (--experts-on-cpu);
+    a model with more layers than N keeps the rest on the GPU."""
+    def expected(*args):
+        f = _offload_finding("--model", "qwen3-30b-a3b", "--gpu", "rtx-4090", "--quant", "Q4_K_M", "--host",
+                             "Ryzen 9 7950X", *args)
+        return f["evidence"][0]["expected"], f["title"]
+
+    some, title = expected("--n-cpu-moe", "24")
+    every, _ = expected("--experts-on-cpu")
+    assert some > every and "in 24 of 48 MoE layers" in title
+
+
 @pytest.mark.parametrize("args", [
     ("--cpu-layers", "90"),  # more than the model has
     ("--experts-on-cpu",),  # a dense model
+    ("--n-cpu-moe", "20"),  # a dense model too
+    ("--experts-on-cpu", "--n-cpu-moe", "20"),  # two placements
     ("--cpu-layers", "4", "--cpu-offload-gb", "3"),  # two placements
     ("--host", "Commodore 64", "--cpu-layers", "4"),  # a CPU the data file does not know, no channels given
     ("--host-mts", "4800",),  # a host with no offload
